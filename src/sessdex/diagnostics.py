@@ -1,0 +1,59 @@
+"""What a reader could not use: counted, named by file and line, never by content.
+
+Sources and files.py record into a `Diagnostics`; the index keeps the counts per file so
+`sessdex doctor` can report them without reading anything again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+MAX_DETAILS = 200  # per run: enough for --verbose, bounded for a huge broken home
+
+
+@dataclass(slots=True)
+class Diagnostics:
+    skipped: Counter[str] = field(default_factory=Counter)  # reason -> lines
+    unknown: Counter[str] = field(default_factory=Counter)  # record type -> count
+    versions: Counter[str] = field(default_factory=Counter)  # CLI version -> sessions
+    details: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, reason)
+    problems: list[str] = field(default_factory=list)  # whole-store failures, one line each
+
+    def skip(self, path: str, line: int, reason: str) -> None:
+        self.skipped[reason] += 1
+        if len(self.details) < MAX_DETAILS:
+            self.details.append((path, line, reason))
+
+    def unknown_type(self, record_type: str, version: str | None = None) -> None:
+        key = f"{record_type}@{version}" if version else record_type
+        self.unknown[key] += 1
+
+    def problem(self, message: str) -> None:
+        if message not in self.problems:
+            self.problems.append(message)
+
+    def update(self, other: Diagnostics) -> None:
+        self.skipped.update(other.skipped)
+        self.unknown.update(other.unknown)
+        self.versions.update(other.versions)
+        room = MAX_DETAILS - len(self.details)
+        if room > 0:
+            self.details.extend(other.details[:room])
+        for message in other.problems:
+            self.problem(message)
+
+    @property
+    def skipped_total(self) -> int:
+        return sum(self.skipped.values())
+
+    def to_json(self) -> dict[str, dict[str, int]]:
+        return {"skipped": dict(self.skipped), "unknown": dict(self.unknown), "versions": dict(self.versions)}
+
+    @classmethod
+    def from_json(cls, value: dict[str, dict[str, int]]) -> Diagnostics:
+        return cls(
+            skipped=Counter(value.get("skipped", {})),
+            unknown=Counter(value.get("unknown", {})),
+            versions=Counter(value.get("versions", {})),
+        )

@@ -1,0 +1,50 @@
+"""The errors sessdex raises on purpose, each with a message that says what to do next.
+
+    SessdexError
+    ├── UnknownApp          --app names no known source
+    ├── SessionNotFound     no session id starts with the prefix
+    ├── AmbiguousId         the prefix matches several sessions
+    ├── ResumeRefused       a preflight check failed (folder gone, CLI missing, session open)
+    └── IndexBusy           another sessdex holds the index for too long
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class SessdexError(Exception):
+    """An error we explain to the user; the CLI prints it and exits 1."""
+
+
+class UnknownApp(SessdexError):
+    def __init__(self, name: str, known: Sequence[str]) -> None:
+        super().__init__(f"unknown app {name!r}. Known apps: {', '.join(known)}.")
+        self.name = name
+
+
+class SessionNotFound(SessdexError):
+    def __init__(self, prefix: str) -> None:
+        super().__init__(f"no session id starts with {prefix!r}. Run 'sessdex list' to see recent ones.")
+        self.prefix = prefix
+
+
+class AmbiguousId(SessdexError):
+    def __init__(self, prefix: str, candidates: Sequence[tuple[str, str, str]]) -> None:
+        """`candidates` holds (app, id, title) for each match."""
+        apps: dict[str, int] = {}
+        for app, _, _ in candidates:
+            apps[app] = apps.get(app, 0) + 1
+        counted = ", ".join(f"{n} {app}" for app, n in sorted(apps.items()))
+        super().__init__(f"{prefix!r} matches {len(candidates)} sessions ({counted}); type more of the id.")
+        self.prefix = prefix
+        self.candidates = list(candidates)
+
+
+class ResumeRefused(SessdexError):
+    """A resume preflight check failed; the message says which and why."""
+
+
+class IndexBusy(SessdexError):
+    def __init__(self, path: str) -> None:
+        super().__init__(f"the index at {path} is busy (another sessdex is refreshing it); try again.")

@@ -1,0 +1,452 @@
+"""Bounded, read-only IO that every source uses: lines, head and tail, JSON, foreign SQLite.
+
+Nothing here writes into, locks or trusts the file it reads. Memory stays bounded by the
+named limits below, whatever the size of one line or one file: an over-long line is
+skipped (listing) or compacted by eliding its long strings (reading), never held whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Literal
+from urllib.parse import quote
+
+import orjson
+
+from .diagnostics import Diagnostics
+
+HEAD_LINES = 80  # lines read from the start of a transcript for listing
+LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
+TAIL_BYTES = 512 * 1024  # listing: bytes read from the end of a transcript
+READ_LINE_CAP = 4 * 1024 * 1024  # reading: a longer line has its long strings elided
+KEEP_STRING = 64 * 1024  # reading an over-long line: strings longer than this are elided
+COMPACT_CAP = 4 * 1024 * 1024  # ...and if what is left is still longer, the line is skipped
+CHUNK = 1024 * 1024
+
+ELIDED_PREFIX = "\x00sessdex-elided:"
+_ELIDED_JSON = b"\\u0000sessdex-elided:"
+_QUOTE_OR_BACKSLASH = re.compile(rb'["\\]')
+
+Oversize = Literal["skip", "compact"]
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    number: int  # 1-based within the file
+    offset: int  # byte offset of the line's start
+    data: bytes  # without the newline
+    end: int  # byte offset just past the newline (or the data, for an unterminated line)
+    complete: bool  # ended by a newline
+    compacted: bool = False  # long strings were replaced by elision markers
+
+
+def elided(value: str) -> tuple[int, str] | None:
+    """(original byte length, first bytes) when `value` is an elision marker, else None."""
+    if not value.startswith(ELIDED_PREFIX):
+        return None
+    size, _, hint = value[len(ELIDED_PREFIX) :].partition(":")
+    return (int(size), hint) if size.isdigit() else None
+
+
+def human_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open for reading, decompressing `.zst` transparently."""
+    name = os.fspath(path)
+    raw = open(name, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+    if name.endswith(".zst"):
+        import io
+
+        import zstandard
+
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))  # type: ignore[arg-type]
+    return raw
+
+
+class _Compactor:
+    """Streams one over-long JSON line, replacing strings longer than KEEP_STRING with markers."""
+
+    __slots__ = ("escape", "in_string", "keep", "out", "overflow", "string_length")
+
+    def __init__(self) -> None:
+        self.out = bytearray()
+        self.in_string = False
+        self.escape = False
+        self.string_length = 0
+        self.keep = bytearray()
+        self.overflow = False
+
+    def feed(self, data: bytes) -> None:
+        if self.overflow:
+            return
+        i, n = 0, len(data)
+        while i < n:
+            if not self.in_string:
+                q = data.find(b'"', i)
+                if q < 0:
+                    self.out += data[i:]
+                    break
+                self.out += data[i : q + 1]
+                self.in_string, self.string_length, self.keep = True, 0, bytearray()
+                i = q + 1
+                continue
+            if self.escape:
+                self._take(data[i : i + 1])
+                self.escape = False
+                i += 1
+                continue
+            m = _QUOTE_OR_BACKSLASH.search(data, i)
+            j = m.start() if m else n
+            self._take(data[i:j])
+            if m is None:
+                break
+            if data[j] == 0x5C:  # backslash: the next byte is escaped, maybe in the next chunk
+                self._take(b"\\")
+                self.escape = True
+                i = j + 1
+                continue
+            if self.string_length <= KEEP_STRING:
+                self.out += self.keep
+            else:
+                hint = bytes(self.keep[:48]).split(b"\\")[0]
+                self.out += _ELIDED_JSON + str(self.string_length).encode() + b":" + hint
+            self.out += b'"'
+            self.in_string = False
+            self.keep = bytearray()
+            i = j + 1
+        if len(self.out) > COMPACT_CAP:
+            self.overflow = True
+            self.out = bytearray()
+
+    def _take(self, segment: bytes) -> None:
+        self.string_length += len(segment)
+        if len(self.keep) <= KEEP_STRING:
+            self.keep += segment[: KEEP_STRING + 1 - len(self.keep)]
+
+
+def iter_lines(
+    stream: BinaryIO,
+    *,
+    offset: int = 0,
+    first_number: int = 1,
+    max_lines: int | None = None,
+    cap: int = LINE_CAP,
+    oversize: Oversize = "skip",
+    hold_partial: bool = False,
+    diagnostics: Diagnostics | None = None,
+    path: str = "",
+) -> Iterator[Line]:
+    """Yield the lines of `stream` from its current position (which is `offset`).
+
+    A line longer than `cap` is never held whole: with `oversize="skip"` it is counted
+    as "too long" and passed over; with "compact" its long strings are elided. With
+    `hold_partial`, an unterminated last line is not yielded (a writer may finish it).
+    """
+    number = first_number
+    position = offset  # absolute offset of buf[0]
+    buf = b""
+    emitted = 0
+
+    def finish(data: bytes, start: int, end: int, complete: bool, compacted: bool = False) -> Line | None:
+        if len(data) > cap and not compacted:
+            if oversize == "compact":
+                compactor = _Compactor()
+                compactor.feed(data)
+                if not compactor.overflow:
+                    return Line(number, start, bytes(compactor.out), end, complete, True)
+            if diagnostics is not None:
+                diagnostics.skip(path, number, "too long")
+            return None
+        return Line(number, start, data, end, complete, compacted)
+
+    start = 0  # buf[:start] is already consumed
+    while True:
+        chunk = stream.read(CHUNK)
+        if not chunk:
+            break
+        buf = buf[start:] + chunk if start < len(buf) else chunk
+        start = 0
+        while True:
+            nl = buf.find(b"\n", start)
+            if nl < 0:
+                if len(buf) - start <= cap:
+                    break
+                # an over-long line in progress: stream the rest of it without holding it
+                result, rest, length = _consume_oversize(stream, buf[start:], oversize)
+                end = position + length + (0 if rest is None else 1)
+                line = None
+                if result is not None:
+                    line = finish(result[0], position, end, result[1], compacted=True)
+                elif diagnostics is not None:
+                    diagnostics.skip(path, number, "too long")
+                position = end
+                buf, start = rest or b"", 0
+                if rest is None and hold_partial:
+                    return
+            else:
+                line = finish(buf[start:nl], position, position + nl - start + 1, True)
+                position += nl - start + 1
+                start = nl + 1
+            if line is not None:
+                yield line
+                emitted += 1
+            number += 1
+            if max_lines is not None and emitted >= max_lines:
+                return
+    if start < len(buf) and not hold_partial:
+        line = finish(buf[start:], position, position + len(buf) - start, False)
+        if line is not None:
+            yield line
+
+
+def _consume_oversize(
+    stream: BinaryIO, prefix: bytes, oversize: Oversize
+) -> tuple[tuple[bytes, bool] | None, bytes | None, int]:
+    """Read one over-long line to its newline without holding it.
+
+    Returns ((compacted data, complete) or None if skipped, the bytes after the newline or
+    None at end of file, the line's length without the newline).
+    """
+    compactor = _Compactor() if oversize == "compact" else None
+    length = 0
+    data = prefix
+    while True:
+        nl = data.find(b"\n")
+        piece = data if nl < 0 else data[:nl]
+        length += len(piece)
+        if compactor is not None:
+            compactor.feed(piece)
+        if nl >= 0:
+            rest: bytes | None = data[nl + 1 :]
+            break
+        data = stream.read(CHUNK)
+        if not data:
+            rest = None
+            break
+    if compactor is None or compactor.overflow:
+        return None, rest, length
+    return (bytes(compactor.out), rest is not None), rest, length
+
+
+def head_lines(
+    path: str | os.PathLike[str],
+    max_lines: int = HEAD_LINES,
+    *,
+    diagnostics: Diagnostics | None = None,
+) -> list[Line]:
+    """The first `max_lines` lines, each at most LINE_CAP long (longer ones are skipped)."""
+    with open_binary(path) as stream:
+        return list(
+            iter_lines(stream, max_lines=max_lines, diagnostics=diagnostics, path=os.fspath(path))
+        )
+
+
+def tail_lines(path: str | os.PathLike[str], nbytes: int = TAIL_BYTES) -> list[Line]:
+    """The complete lines within the last `nbytes` bytes; the cut first piece is dropped.
+
+    Line numbers are unknown this far from the start: they are counted from 1 within the tail.
+    """
+    name = os.fspath(path)
+    if name.endswith(".zst"):
+        return _tail_of_stream(name, nbytes)
+    with open(name, "rb") as stream:
+        size = stream.seek(0, os.SEEK_END)
+        start = max(0, size - nbytes)
+        stream.seek(start)
+        data = stream.read(nbytes)
+    return _split_tail(data, start)
+
+
+def _tail_of_stream(name: str, nbytes: int) -> list[Line]:
+    kept = b""
+    position = 0
+    with open_binary(name) as stream:
+        while chunk := stream.read(CHUNK):
+            kept = (kept + chunk)[-nbytes:]
+            position += len(chunk)
+    return _split_tail(kept, position - len(kept))
+
+
+def _split_tail(data: bytes, start: int) -> list[Line]:
+    pieces = data.split(b"\n")
+    offset = start
+    lines: list[Line] = []
+    for i, piece in enumerate(pieces):
+        end = offset + len(piece)
+        last = i == len(pieces) - 1
+        if not (i == 0 and start > 0) and (piece or not last):
+            lines.append(Line(len(lines) + 1, offset, piece, end + (0 if last else 1), not last))
+        offset = end + 1
+    return lines
+
+
+def parse_json(line: Line, diagnostics: Diagnostics | None = None, path: str = "") -> dict[str, object] | None:
+    """The JSON object on `line`, or None (counted: "not JSON", "truncated", "not an object")."""
+    data = line.data
+    if not data.strip():
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        if diagnostics is not None:
+            diagnostics.skip(path, line.number, "not JSON" if line.complete else "truncated")
+        return None
+    if not isinstance(value, dict):
+        if diagnostics is not None:
+            diagnostics.skip(path, line.number, "not an object")
+        return None
+    return value
+
+
+def iter_records(
+    path: str | os.PathLike[str],
+    diagnostics: Diagnostics | None = None,
+    *,
+    offset: int = 0,
+    first_number: int = 1,
+    hold_partial: bool = False,
+    full: bool = False,
+) -> Iterator[tuple[Line, dict[str, object]]]:
+    """Stream a whole JSONL file as (line, object); bad lines are counted, never raised.
+
+    Lines up to READ_LINE_CAP are parsed whole; longer ones have their long strings
+    elided (see `elided`) unless `full` is set.
+    """
+    name = os.fspath(path)
+    with open_binary(name) as stream:
+        if offset:
+            stream.seek(offset)
+        for line in iter_lines(
+            stream,
+            offset=offset,
+            first_number=first_number,
+            cap=(1 << 62) if full else READ_LINE_CAP,
+            oversize="compact",
+            hold_partial=hold_partial,
+            diagnostics=diagnostics,
+            path=name,
+        ):
+            record = parse_json(line, diagnostics, name)
+            if record is not None:
+                yield line, record
+
+
+def read_json_file(path: str | os.PathLike[str], limit: int = 64 * 1024 * 1024) -> object | None:
+    """A whole small JSON document (meta files, indexes); None if missing, too big or broken."""
+    try:
+        with open_binary(path) as stream:
+            data = stream.read(limit + 1)
+    except OSError:
+        return None
+    if len(data) > limit:
+        return None
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def entries(directory: Path, root: Path | None = None) -> list[os.DirEntry[str]]:
+    """The directory's entries sorted by name; symlinks that leave `root` are left out.
+
+    A missing or unreadable directory has no entries.
+    """
+    try:
+        with os.scandir(directory) as it:
+            found = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
+    if root is None:
+        return found
+    kept = []
+    for entry in found:
+        if entry.is_symlink():
+            try:
+                Path(entry.path).resolve().relative_to(root.resolve())
+            except (OSError, ValueError):
+                continue
+        kept.append(entry)
+    return kept
+
+
+# --- foreign SQLite -------------------------------------------------------------------
+
+
+def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
+    """Open another app's SQLite database without writing a byte into its folder.
+
+    With no `-wal` file, `immutable=1` is safe (no locks, no `-shm`). With one, the newest
+    rows live only in the WAL, which `immutable=1` ignores and `mode=ro` needs a `-shm`
+    for: so a snapshot of the database and its WAL is copied into sessdex's cache and
+    opened there.
+    """
+    name = os.fspath(path)
+    wal = name + "-wal"
+    if os.path.exists(wal) and os.path.getsize(wal) > 0:
+        name = _snapshot(name)
+        connection = sqlite3.connect(name, check_same_thread=False)
+        connection.execute("PRAGMA query_only = 1")
+    else:
+        uri = "file:" + quote(os.path.abspath(name)) + "?immutable=1"
+        connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    return connection
+
+
+def _fingerprint(name: str) -> tuple[tuple[int, int], ...]:
+    result = []
+    for suffix in ("", "-wal"):
+        try:
+            st = os.stat(name + suffix)
+            result.append((st.st_size, st.st_mtime_ns))
+        except FileNotFoundError:
+            result.append((-1, -1))
+    return tuple(result)
+
+
+def _snapshot(name: str, attempts: int = 5) -> str:
+    """Copy db + wal into the cache, retrying while the app writes between the two copies."""
+    from .paths import snapshot_dir
+
+    key = hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:16]
+    target_dir = snapshot_dir() / key
+    target_dir.mkdir(parents=True, exist_ok=True)
+    target = target_dir / os.path.basename(name)
+    for _ in range(attempts):
+        before = _fingerprint(name)
+        for suffix in ("-shm", "-wal", ""):
+            try:
+                (target_dir / (target.name + suffix)).unlink()
+            except FileNotFoundError:
+                pass
+        shutil.copyfile(name, target)
+        try:
+            shutil.copyfile(name + "-wal", str(target) + "-wal")
+        except FileNotFoundError:
+            pass
+        if _fingerprint(name) == before:
+            break
+    return str(target)
+
+
+def table_columns(connection: sqlite3.Connection, table: str) -> set[str]:
+    """The columns `table` has (empty if it does not exist): readers tolerate missing ones."""
+    rows = connection.execute(f"PRAGMA table_info({quote_identifier(table)})").fetchall()
+    return {row[1] for row in rows}
+
+
+def quote_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'

@@ -1,0 +1,174 @@
+"""The values every source translates into: Session, Event, Usage.
+
+Frozen, IO-free values. Identity, merging and de-duplication belong to the index and
+to `api`; a source only says what one file told it. Nothing here is shaped after one
+app's format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from datetime import datetime
+from typing import Literal, TypeAlias
+
+JSONScalar: TypeAlias = str | int | float | bool | None
+JSONValue: TypeAlias = JSONScalar | list["JSONValue"] | dict[str, "JSONValue"]
+Extra: TypeAlias = Mapping[str, JSONValue]
+
+EventKind = Literal[
+    "user",  # typed input
+    "assistant",  # what the model said
+    "thinking",
+    "tool_call",
+    "tool_result",
+    "usage",
+    "turn_end",
+    "compaction",
+    "subagent",  # a spawn: the child session id, agent type, description
+    "error",  # API or tool failure
+    "meta",  # model, mode or branch changes
+]
+EVENT_KINDS: tuple[EventKind, ...] = (
+    "user",
+    "assistant",
+    "thinking",
+    "tool_call",
+    "tool_result",
+    "usage",
+    "turn_end",
+    "compaction",
+    "subagent",
+    "error",
+    "meta",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens of one model response (or a sum of them).
+
+    `input_tokens` excludes cache reads and writes, whatever the app's own convention:
+    sources convert, so sums across apps mean the same thing.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    model: str | None = None
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+            self.model if self.model == other.model else (self.model or other.model),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """What one file (or one database row) says about one session.
+
+    Every field but `app` and `id` may be unknown (None). Several files can speak of
+    the same session (a transcript, a title index, a state database); the index merges
+    them field by field, higher `precedence` first.
+    """
+
+    app: str
+    id: str
+    path: str | None = None  # the file, or "<db path>#<table>/<id>", it came from
+    cwd: str | None = None
+    branch: str | None = None
+    title: str | None = None
+    created: datetime | None = None
+    updated: datetime | None = None
+    model: str | None = None
+    effort: str | None = None
+    permission_mode: str | None = None
+    cli_version: str | None = None
+    bytes: int | None = None
+    parent_id: str | None = None  # set for sub-agents and forks
+    agent_type: str | None = None
+    precedence: int = 0
+    listed: bool = True  # False: only fills in fields of a session another file lists
+    extra: Extra = field(default_factory=dict)
+
+    def merged_with(self, other: Session) -> Session:
+        """Fill this session's unknown fields from `other` (which has lower precedence)."""
+        changes: dict[str, object] = {}
+        for f in fields(self):
+            if f.name in ("app", "id", "precedence", "listed", "extra"):
+                continue
+            if getattr(self, f.name) is None and getattr(other, f.name) is not None:
+                changes[f.name] = getattr(other, f.name)
+        if other.extra:
+            changes["extra"] = {**other.extra, **self.extra}
+        changes["listed"] = self.listed or other.listed
+        return replace(self, **changes) if changes else self  # type: ignore[arg-type]
+
+
+def merge(fragments: list[Session]) -> Session:
+    """One session from everything several files say of it: higher precedence wins per field."""
+    ordered = sorted(fragments, key=lambda s: -s.precedence)
+    result = ordered[0]
+    for other in ordered[1:]:
+        result = result.merged_with(other)
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One thing that happened in a session, in the one closed set of kinds.
+
+    What each kind carries (sources fill these the same way, whatever the app):
+
+    - user / assistant / thinking: `text`.
+    - tool_call: `tool` (the app's tool name), `call_id`, `extra["input"]` (the arguments as
+      parsed JSON, or a string); `text` only when the input is not JSON (a raw patch).
+    - tool_result: `call_id`, `text` (the output flattened to text), `is_error`.
+    - usage: `usage`, one event per billed model response after the app's de-duplication;
+      its `time` is the response's last line.
+    - turn_end: the model finished its turn (`extra["reason"]` if the app says why).
+    - compaction: `text` is the summary when the app keeps one.
+    - subagent: a spawn. `call_id` of the spawning tool call, `text` the description,
+      `extra["child_id"]` the child session id, `extra["agent_type"]`.
+    - error: `text` says what failed (API error, crash, aborted turn).
+    - meta: `text` says what changed; `extra` holds it ("model", "permission_mode", "branch", "cwd").
+
+    Events of a sub-agent carry its id in `agent_id` (None for the lead agent); a big
+    payload elided by files.py is summarised in `text` ("image, 3.1 MB").
+    """
+
+    session_id: str
+    seq: int
+    kind: EventKind
+    time: datetime | None = None
+    time_estimated: bool = False
+    agent_id: str | None = None  # None for the lead agent
+    text: str | None = None
+    tool: str | None = None
+    call_id: str | None = None
+    is_error: bool = False
+    usage: Usage | None = None
+    extra: Extra = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePlan:
+    """How to reopen a session: the argv to run, where, and what was held back."""
+
+    argv: tuple[str, ...]
+    cwd: str
+    program: str  # the executable that must be on PATH
+    install_hint: str
+    notes: tuple[str, ...] = ()
+    withheld: tuple[str, ...] = ()  # permission flags left out because they loosen the default

@@ -1,0 +1,40 @@
+"""The registry of sources: one module per agent app, all behind `base.Source`."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from functools import cache
+from typing import cast
+
+from ..errors import UnknownApp
+from .base import Home, Location, Source
+
+__all__ = ["Home", "Location", "Source", "all_sources", "get", "names"]
+
+# Built-in apps, in the order `doctor` shows them. A third-party adapter would take the
+# same path through an entry point.
+BUILTIN: tuple[str, ...] = (
+    "claude",
+    "codex",
+)
+
+
+@cache
+def _load(name: str) -> Source:
+    return cast(Source, importlib.import_module(f"{__name__}.{name}"))
+
+
+def names() -> tuple[str, ...]:
+    return BUILTIN
+
+
+def get(name: str) -> Source:
+    if name not in BUILTIN:
+        raise UnknownApp(name, BUILTIN)
+    return _load(name)
+
+
+def all_sources(selected: Sequence[str] = ()) -> list[Source]:
+    """The sources to use: all of them, or those named (each checked)."""
+    return [get(name) for name in (selected or BUILTIN)]

@@ -1,0 +1,56 @@
+"""Shared fixtures: a fake home made of every app's fixture tree, a fresh sessdex state dir.
+
+No test ever reads the real home: `SESSDEX_HOME` points at a temporary folder and every
+source is handed an explicit `Home`.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.sources import Home
+
+DATA = Path(__file__).parent / "data"
+
+
+def app_home(app: str) -> Path:
+    """The fixture home of one app: tests/data/<app>/home."""
+    return DATA / app / "home"
+
+
+def merged_home(target: Path) -> Path:
+    """Copy every app's fixture home into one folder, as a real home holds them all."""
+    target.mkdir(parents=True, exist_ok=True)
+    for home in sorted(DATA.glob("*/home")):
+        shutil.copytree(home, target, dirs_exist_ok=True, symlinks=True)
+    return target
+
+
+@pytest.fixture(autouse=True)
+def sessdex_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """sessdex's own cache/data go to a fresh folder; the user's real home is never read."""
+    state = tmp_path_factory.mktemp("sessdex-state")
+    monkeypatch.setenv("SESSDEX_HOME", str(state))
+    fake_user_home = tmp_path_factory.mktemp("empty-user-home")
+    monkeypatch.setenv("HOME", str(fake_user_home))
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "CODEX_SQLITE_HOME", "VIBE_HOME", "GEMINI_CLI_HOME",
+                 "COPILOT_HOME", "PI_CODING_AGENT_DIR", "KIMI_SHARE_DIR", "CURSOR_CONFIG_DIR",
+                 "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "PAGER"):
+        monkeypatch.delenv(name, raising=False)
+    return state
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    """A fake home holding every app's fixture sessions (a private copy per test)."""
+    return Home.at(merged_home(tmp_path / "home"))
+
+
+@pytest.fixture
+def run() -> Iterator[CliRunner]:
+    yield CliRunner()

@@ -1,0 +1,190 @@
+"""files.py: bounded line reading, head/tail, JSON, and foreign SQLite opened without a write."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tracemalloc
+from pathlib import Path
+
+import orjson
+import pytest
+import zstandard
+
+from sessdex import files
+from sessdex.diagnostics import Diagnostics
+
+
+def write_lines(path: Path, lines: list[bytes], final_newline: bool = True) -> Path:
+    path.write_bytes(b"\n".join(lines) + (b"\n" if final_newline else b""))
+    return path
+
+
+def test_lines_keep_numbers_and_offsets(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "a.jsonl", [b'{"a":1}', b"", b'{"b":2}'])
+    with open(path, "rb") as stream:
+        lines = list(files.iter_lines(stream))
+    assert [(line.number, line.data) for line in lines] == [(1, b'{"a":1}'), (2, b""), (3, b'{"b":2}')]
+    data = path.read_bytes()
+    for line in lines:
+        assert data[line.offset : line.offset + len(line.data)] == line.data
+        assert line.end == line.offset + len(line.data) + 1
+
+
+def test_over_long_line_is_skipped_and_counted_without_losing_the_next(tmp_path: Path) -> None:
+    big = b'{"x":"' + b"A" * (3 * files.CHUNK) + b'"}'
+    path = write_lines(tmp_path / "a.jsonl", [b'{"n":1}', big, b'{"n":3}'])
+    diagnostics = Diagnostics()
+    lines = files.head_lines(path, diagnostics=diagnostics)
+    assert [line.number for line in lines] == [1, 3]
+    assert lines[1].data == b'{"n":3}'
+    assert diagnostics.skipped == {"too long": 1}
+    assert diagnostics.details == [(str(path), 2, "too long")]
+
+
+def test_compacted_line_keeps_structure_and_names_the_elided_size(tmp_path: Path) -> None:
+    image = "Q" * (6 * 1024 * 1024)
+    record = {"type": "user", "content": [{"type": "image", "data": image}, {"type": "text", "text": 'say "hi"\\'}]}
+    path = write_lines(tmp_path / "a.jsonl", [orjson.dumps(record), b'{"after":true}'])
+    got = list(files.iter_records(path))
+    assert len(got) == 2
+    line, value = got[0]
+    assert line.compacted
+    content = value["content"]
+    assert isinstance(content, list)
+    assert files.elided(content[0]["data"]) == (len(image), "Q" * 48)
+    assert content[1]["text"] == 'say "hi"\\'
+    assert got[1][1] == {"after": True}
+
+
+def test_compacting_a_huge_line_stays_bounded_in_memory(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    with open(path, "wb") as out:
+        out.write(b'{"type":"user","data":"')
+        for _ in range(50):
+            out.write(b"B" * (1024 * 1024))
+        out.write(b'"}\n{"ok":1}\n')
+    tracemalloc.start()
+    records = [value for _, value in files.iter_records(path)]
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert records[1] == {"ok": 1}
+    assert files.elided(str(records[0]["data"]))[0] == 50 * 1024 * 1024  # type: ignore[index]
+    assert peak < 12 * 1024 * 1024
+
+
+def test_truncated_last_line_is_reported_as_truncated(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "a.jsonl", [b'{"a":1}', b'{"b":'], final_newline=False)
+    diagnostics = Diagnostics()
+    assert [value for _, value in files.iter_records(path, diagnostics)] == [{"a": 1}]
+    assert diagnostics.skipped == {"truncated": 1}
+
+
+def test_hold_partial_waits_for_the_newline(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "a.jsonl", [b'{"a":1}', b'{"b":2}'], final_newline=False)
+    got = list(files.iter_records(path, hold_partial=True))
+    assert [value for _, value in got] == [{"a": 1}]
+    assert got[-1][0].end == len(b'{"a":1}\n')
+
+
+def test_bad_lines_are_counted_by_reason(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "a.jsonl", [b"not json", b"[1,2]", b'{"ok":1}'])
+    diagnostics = Diagnostics()
+    assert [v for _, v in files.iter_records(path, diagnostics)] == [{"ok": 1}]
+    assert diagnostics.skipped == {"not JSON": 1, "not an object": 1}
+
+
+def test_tail_drops_the_cut_first_line(tmp_path: Path) -> None:
+    lines = [orjson.dumps({"n": i, "pad": "x" * 100}) for i in range(2000)]
+    path = write_lines(tmp_path / "a.jsonl", lines)
+    tail = files.tail_lines(path, nbytes=4096)
+    values = [orjson.loads(line.data) for line in tail]
+    assert values[-1]["n"] == 1999
+    assert all(isinstance(v, dict) for v in values)
+    assert len(tail) < 40
+
+
+def test_tail_of_a_small_file_keeps_the_first_line(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "a.jsonl", [b'{"a":1}', b'{"b":2}'])
+    assert [line.data for line in files.tail_lines(path)] == [b'{"a":1}', b'{"b":2}']
+
+
+def test_zstd_files_read_like_plain_ones(tmp_path: Path) -> None:
+    raw = b'{"a":1}\n{"b":2}\n'
+    path = tmp_path / "a.jsonl.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress(raw))
+    assert [v for _, v in files.iter_records(path)] == [{"a": 1}, {"b": 2}]
+    assert [line.data for line in files.tail_lines(path)] == [b'{"a":1}', b'{"b":2}']
+    assert [line.data for line in files.head_lines(path, 1)] == [b'{"a":1}']
+
+
+def test_iter_lines_from_an_offset(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "a.jsonl", [b'{"a":1}', b'{"b":2}'])
+    got = list(files.iter_records(path, offset=8, first_number=2))
+    assert [(line.number, value) for line, value in got] == [(2, {"b": 2})]
+
+
+def _make_wal_db(path: Path) -> sqlite3.Connection:
+    writer = sqlite3.connect(path)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("CREATE TABLE t (id INTEGER)")
+    writer.execute("INSERT INTO t VALUES (1)")
+    writer.commit()
+    writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    writer.execute("INSERT INTO t VALUES (2)")
+    writer.execute("CREATE TABLE only_in_wal (x TEXT)")
+    writer.commit()
+    return writer
+
+
+def test_sqlite_with_wal_sees_uncheckpointed_rows_and_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    app = tmp_path / "app"
+    app.mkdir()
+    writer = _make_wal_db(app / "state.sqlite")
+    before = {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in app.iterdir()}
+    connection = files.open_sqlite(app / "state.sqlite")
+    assert [r[0] for r in connection.execute("SELECT id FROM t ORDER BY id")] == [1, 2]
+    assert "x" in files.table_columns(connection, "only_in_wal")
+    connection.close()
+    after = {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in app.iterdir()}
+    assert after == before
+    writer.close()
+
+
+def test_sqlite_without_wal_opens_immutable(tmp_path: Path) -> None:
+    db = tmp_path / "plain.sqlite"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE t (id INTEGER)")
+    conn.execute("INSERT INTO t VALUES (7)")
+    conn.commit()
+    conn.close()
+    os.chmod(tmp_path, 0o555)
+    try:
+        connection = files.open_sqlite(db)
+        assert connection.execute("SELECT id FROM t").fetchall() == [(7,)]
+        connection.close()
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.sqlite"]
+    finally:
+        os.chmod(tmp_path, 0o755)
+
+
+def test_entries_skip_symlinks_leaving_the_root(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "b").write_text("x")
+    (root / "a").symlink_to(tmp_path)
+    (root / "c").symlink_to(root / "b")
+    assert [e.name for e in files.entries(root, root)] == ["b", "c"]
+    assert files.entries(tmp_path / "missing") == []
+
+
+def test_compactor_handles_escapes_split_across_feeds() -> None:
+    compactor = files._Compactor()
+    text = b'{"a":"' + b"x" * (files.KEEP_STRING + 10) + b'\\', b'"y","b":"ok\\"q"}'
+    compactor.feed(text[0])
+    compactor.feed(text[1])
+    value = orjson.loads(bytes(compactor.out))
+    assert files.elided(value["a"])[0] == files.KEEP_STRING + 13  # type: ignore[index]
+    assert value["b"] == 'ok"q'

@@ -1,0 +1,166 @@
+"""The source contract, the same for every registered app, over tests/data/<app>/.
+
+Each app's fixture folder holds `home/` (a fake home in the app's real layout),
+`expected.json` (the sessions a person checked by hand, and the override variable to try)
+and `malformed/home/` (broken input that must be counted, never raised).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import orjson
+import pytest
+
+from sessdex import sources
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import EVENT_KINDS, Session, merge
+from sessdex.sources import Home, Source
+
+DATA = Path(__file__).parent / "data"
+APPS = sources.names()
+
+
+def discover(source: Source, home: Home, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    location = source.locate(home)
+    fragments: dict[str, list[Session]] = {}
+    for path in source.scan(location):
+        for session in source.parse(path, location, diagnostics):
+            fragments.setdefault(session.id, []).append(session)
+    merged = {key: merge(parts) for key, parts in fragments.items()}
+    return {key: s for key, s in merged.items() if s.listed}
+
+
+def expected(app: str) -> dict[str, object]:
+    value = orjson.loads((DATA / app / "expected.json").read_bytes())
+    assert isinstance(value, dict)
+    return value
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            st = path.lstat()
+            data = path.read_bytes() if stat.S_ISREG(st.st_mode) else b""
+            out[str(path.relative_to(root))] = (st.st_mode, st.st_mtime_ns, data)
+    return out
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_every_app_has_fixtures_and_a_description(app: str) -> None:
+    source = sources.get(app)
+    assert source.NAME == app
+    assert source.TITLE and source.CHECKED_WITH
+    assert (DATA / app / "home").is_dir()
+    assert (DATA / app / "expected.json").is_file()
+    assert (DATA / app / "malformed" / "home").is_dir()
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_discover_finds_exactly_the_fixture_sessions(app: str) -> None:
+    source = sources.get(app)
+    found = discover(source, Home.at(DATA / app / "home"))
+    wanted = expected(app)["sessions"]
+    assert isinstance(wanted, list)
+    assert sorted(found) == sorted(w["id"] for w in wanted)
+    for want in wanted:
+        session = found[want["id"]]
+        for key, value in want.items():
+            got = getattr(session, key)
+            if hasattr(got, "isoformat"):
+                got = got.isoformat().replace("+00:00", "Z")
+            assert got == value, f"{app} {want['id']} {key}"
+        assert session.app == app
+        assert session.path
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_discover_is_stable(app: str) -> None:
+    source = sources.get(app)
+    home = Home.at(DATA / app / "home")
+    location = source.locate(home)
+    assert list(source.scan(location)) == list(source.scan(location))
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_read_yields_ordered_events_of_known_kinds(app: str) -> None:
+    source = sources.get(app)
+    diagnostics = Diagnostics()
+    found = discover(source, Home.at(DATA / app / "home"))
+    total = 0
+    for session in found.values():
+        events = list(source.read(session, diagnostics))
+        seqs = [e.seq for e in events]
+        assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+        for event in events:
+            assert event.kind in EVENT_KINDS
+            assert event.session_id == session.id
+        total += len(events)
+    assert total > 0
+    assert diagnostics.skipped_total == 0, diagnostics.details
+    assert not diagnostics.unknown, diagnostics.unknown
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_malformed_input_is_counted_never_raised_nor_leaked(app: str) -> None:
+    source = sources.get(app)
+    diagnostics = Diagnostics()
+    home = Home.at(DATA / app / "malformed" / "home")
+    found = discover(source, home, diagnostics)
+    for session in found.values():
+        for _ in source.read(session, diagnostics):
+            pass
+    assert diagnostics.skipped_total + len(diagnostics.problems) + sum(diagnostics.unknown.values()) > 0
+    for path, line, reason in diagnostics.details:
+        assert reason in {"not JSON", "truncated", "too long", "not an object", "unreadable", "vanished", "bad value"}
+        assert isinstance(line, int) and isinstance(path, str)
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_environment_override_is_honoured(app: str, tmp_path: Path) -> None:
+    source = sources.get(app)
+    override = expected(app).get("override")
+    assert isinstance(override, dict) and override, "expected.json names the override to test"
+    environ = {name: str(DATA / app / "home" / relative) for name, relative in override.items()}
+    home = Home(tmp_path / "nobody", environ)
+    location = source.locate(home)
+    assert location.override and location.override.split("=")[0] in override
+    assert sorted(discover(source, home)) == sorted(w["id"] for w in expected(app)["sessions"])  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_nothing_is_written_into_the_app_folder(app: str, tmp_path: Path) -> None:
+    source = sources.get(app)
+    copy = tmp_path / "home"
+    shutil.copytree(DATA / app / "home", copy, symlinks=True)
+    before = snapshot(copy)
+    for dirpath, dirnames, filenames in os.walk(copy):
+        for name in dirnames + filenames:
+            os.chmod(Path(dirpath) / name, 0o555 if name in dirnames else 0o444)
+    os.chmod(copy, 0o555)
+    try:
+        diagnostics = Diagnostics()
+        for session in discover(source, Home.at(copy), diagnostics).values():
+            list(source.read(session, diagnostics))
+            source.resume(session)
+    finally:
+        for dirpath, dirnames, _ in os.walk(copy):
+            os.chmod(dirpath, 0o755)
+            for name in dirnames:
+                os.chmod(Path(dirpath) / name, 0o755)
+    after = snapshot(copy)
+    assert {k: v[1:] for k, v in after.items()} == {k: v[1:] for k, v in before.items()}
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_an_absent_app_costs_nothing(app: str, tmp_path: Path) -> None:
+    source = sources.get(app)
+    location = source.locate(Home.at(tmp_path))
+    assert not location.exists
+    assert list(source.scan(location)) == []

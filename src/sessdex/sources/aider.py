@@ -1,0 +1,493 @@
+"""Aider: one Markdown chat log per repository, every run of aider appended to it.
+
+Aider writes `.aider.chat.history.md` into the git root it works in (or its cwd
+outside git); each run opens with `# aider chat started at <local time>`, user input
+is `#### ` lines, aider's own output (command echo, file adds, token reports, errors)
+is `> ` block quotes, and the model's replies are plain Markdown. There is no session
+id, no per-message time and no index of repositories, so:
+
+- sessions are the "chat started" sections; the id is a short hash of the history
+  file's folder name, the file's first heading and the section's byte offset, so it
+  survives moving or copying the home;
+- repositories are found only where something cheap already names them: the home
+  itself, and the project lists other agents keep (`~/.claude.json` "projects" keys,
+  `~/.gemini/projects.json`, `~/.codex/config.toml` `[projects]`), at most
+  MAX_FOLDERS folders, one `stat` each (plus the enclosing git root). The disk is
+  never crawled, so a repository no agent has recorded is not found.
+
+Listing needs one pass over the file (a byte test per line) to find the sections;
+nothing is parsed but the opening lines of each. Times are the local wall-clock
+times aider printed, read in this machine's time zone. The `> Tokens: … sent, …
+received.` report is the only usage aider logs: one `usage` event per report, its
+figures rounded by aider (`1.2k`), cache reads and writes taken out of "sent".
+Model replies and quoted output cannot be told apart when a reply itself contains
+`> ` or `#### ` lines; we read such lines as aider's markup. `.aider.input.history`
+and `--llm-history-file` logs are not read.
+
+`AIDER_CHAT_HISTORY_FILE` (aider reads every option from `AIDER_*` variables): an
+absolute path is the one file to read (its sessions have no known cwd); a relative
+one is the name looked for in each repository. Resume: aider cannot reopen one run;
+`aider --restore-chat-history` in the repository reloads the whole file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import tomllib
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from .base import Home, Location
+
+NAME = "aider"
+TITLE = "Aider"
+CHECKED_WITH = "aider 0.86.1 (one real public chat log); markup read from aider's io.py — Medium confidence"
+ENV_VARS = ("AIDER_CHAT_HISTORY_FILE",)
+
+HISTORY = ".aider.chat.history.md"
+MAX_FOLDERS = 500  # recorded project folders looked at per scan
+GIT_ROOT_DEPTH = 8  # parents climbed from a recorded folder to its git root
+PROJECT_LIST_CAP = 16 * 1024 * 1024  # bytes read from another agent's project list
+HEAD_LINES = 200  # lines of a section read for its title, model and version
+
+_HEADER = b"# aider chat started at "
+_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+_TOKENS = re.compile(
+    r"Tokens: (?P<sent>[\d.]+[kM]?) sent"
+    r"(?:, (?P<write>[\d.]+[kM]?) cache write)?"
+    r"(?:, (?P<hit>[\d.]+[kM]?) cache hit)?"
+    r", (?P<received>[\d.]+[kM]?) received\."
+    r"(?: Cost: \$(?P<cost>[\d.]+) message)?"
+)
+_MODEL = re.compile(r"^(?:Main model|Model): (\S+)")
+_VERSION = re.compile(r"^Aider v(\S+)")
+
+log = logging.getLogger(__name__)
+
+
+def locate(home: Home) -> Location:
+    """`~/.aider` (aider's own caches folder) marks an aider user; repositories hold the logs."""
+    value = home.environ.get("AIDER_CHAT_HISTORY_FILE")
+    if value and os.path.isabs(os.path.expanduser(value)):
+        path = Path(value).expanduser()
+        return Location(path.parent, override=f"AIDER_CHAT_HISTORY_FILE={value}")
+    override = f"AIDER_CHAT_HISTORY_FILE={value}" if value else None
+    return Location(home.path / ".aider", override=override)
+
+
+def scan(location: Location) -> Iterator[Path]:
+    """The history files of the home and of every folder another agent has recorded."""
+    if not location.exists:
+        return
+    single = _single_file(location)
+    if single is not None:
+        if single.is_file():
+            yield single
+        return
+    name = _history_name(location)
+    home = location.root.parent
+    found: set[Path] = set()
+    for folder in [home, *_recorded_folders(home)]:
+        for target in (folder, _git_root(folder)):
+            if target is None:
+                continue
+            path = target / name
+            if path not in found and path.is_file():
+                found.add(path)
+    yield from sorted(found)
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    """One session per "chat started" section of the file."""
+    try:
+        size = path.stat().st_size
+        mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+        sections = _sections(path, diagnostics)
+    except FileNotFoundError:
+        diagnostics.problem(f"aider: {path} vanished while it was read")
+        return []
+    except OSError as error:
+        diagnostics.problem(f"aider: cannot read {path}: {error.strerror}")
+        return []
+    if not sections:
+        return []
+    cwd = None if _single_file(location) == path else str(path.parent)
+    first_header = sections[0].header
+    sessions = []
+    for index, section in enumerate(sections):
+        last = index == len(sections) - 1
+        end = None if last else sections[index + 1].offset
+        extra: dict[str, JSONValue] = {
+            "offset": section.offset,
+            "end": end,
+            "time_zone": "local",
+        }
+        sessions.append(
+            Session(
+                app=NAME,
+                id=_session_id(path.parent.name, first_header, section.offset),
+                path=str(path),
+                cwd=cwd,
+                title=section.title,
+                created=section.started,
+                updated=mtime if last else None,
+                model=section.model,
+                cli_version=section.version,
+                bytes=(size if end is None else end) - section.offset,
+                extra=extra,
+            )
+        )
+    for section in sections:
+        if section.version:
+            diagnostics.versions[section.version] += 1
+    return sessions
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    """The section's user input, replies, aider output and token reports, in file order."""
+    if session.path is None:
+        return
+    start = _int(session.extra.get("offset"))
+    end = session.extra.get("end")
+    stop = end if isinstance(end, int) else None
+    begin = max(start, offset)
+    reader = _Reader(session)
+    try:
+        with open(session.path, "rb") as stream:
+            stream.seek(begin)
+            for line in files.iter_lines(
+                stream, offset=begin, cap=files.READ_LINE_CAP, path=session.path
+            ):
+                if stop is not None and line.offset >= stop:
+                    break
+                if begin > start and line.offset == begin and offset > start:
+                    continue  # the partial line at a --tail offset
+                if line.offset > start and line.data.startswith(_HEADER):
+                    break
+                yield from reader.feed(line.data.decode("utf-8", "replace"))
+    except FileNotFoundError:
+        diagnostics.problem(f"aider: {session.path} vanished")
+        return
+    yield from reader.flush()
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`aider --restore-chat-history` in the repository: aider reloads the whole log, not one run."""
+    if session.cwd is None:
+        return None
+    argv = ["aider", "--restore-chat-history"]
+    if session.model:
+        argv += ["--model", session.model]
+    return ResumePlan(
+        argv=tuple(argv),
+        cwd=session.cwd,
+        program="aider",
+        install_hint="python -m pip install aider-install && aider-install",
+        notes=(
+            "aider has no per-run resume: --restore-chat-history loads every run in this "
+            "repository's .aider.chat.history.md into the new chat",
+        ),
+    )
+
+
+# --- listing ---------------------------------------------------------------------------
+
+
+class _Section:
+    __slots__ = ("header", "model", "offset", "started", "title", "titles", "version")
+
+    def __init__(self, offset: int, header: str) -> None:
+        self.offset = offset
+        self.header = header
+        self.started = _header_time(header)
+        self.title: str | None = None
+        self.titles: list[str] = []
+        self.model: str | None = None
+        self.version: str | None = None
+
+
+def _sections(path: Path, diagnostics: Diagnostics) -> list[_Section]:
+    sections: list[_Section] = []
+    current: _Section | None = None
+    seen = 0
+    pending: list[str] = []
+    with open(path, "rb") as stream:
+        for line in files.iter_lines(stream):
+            data = line.data
+            if data.startswith(_HEADER):
+                if current is not None:
+                    _finish(current, pending)
+                current = _Section(line.offset, data.decode("utf-8", "replace").strip())
+                if current.started is None:
+                    diagnostics.skip(str(path), line.number, "bad value")
+                sections.append(current)
+                seen, pending = 0, []
+                continue
+            if current is None or seen >= HEAD_LINES:
+                continue
+            seen += 1
+            if data.startswith(b"#### "):
+                pending.append(_strip_markup(data[5:]))
+                continue
+            if pending:
+                current.titles.append(" ".join(p for p in pending if p))
+                pending = []
+            if data.startswith(b"> "):
+                text = _strip_markup(data[2:])
+                model = _MODEL.match(text)
+                if model and current.model is None:
+                    current.model = model.group(1)
+                version = _VERSION.match(text)
+                if version and current.version is None:
+                    current.version = version.group(1)
+    if current is not None:
+        _finish(current, pending)
+    return sections
+
+
+def _finish(section: _Section, pending: list[str]) -> None:
+    if pending:
+        section.titles.append(" ".join(p for p in pending if p))
+    plain = [t for t in section.titles if t and not t.startswith("/")]
+    chosen = plain[0] if plain else (section.titles[0] if section.titles else None)
+    section.title = chosen.strip() if chosen else None
+
+
+def _strip_markup(data: bytes) -> str:
+    return data.decode("utf-8", "replace").rstrip()
+
+
+def _header_time(header: str) -> datetime | None:
+    text = header[len(_HEADER) :].strip()
+    try:
+        return datetime.strptime(text, _TIME_FORMAT).astimezone(UTC)
+    except ValueError:
+        return None
+
+
+def _session_id(folder: str, first_header: str, offset: int) -> str:
+    key = f"{folder}\0{first_header}\0{offset}".encode()
+    return hashlib.sha1(key).hexdigest()[:12]
+
+
+def _single_file(location: Location) -> Path | None:
+    if location.override is None:
+        return None
+    value = location.override.partition("=")[2]
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else None
+
+
+def _history_name(location: Location) -> str:
+    if location.override is not None:
+        value = location.override.partition("=")[2]
+        if value and not Path(value).expanduser().is_absolute():
+            return value
+    return HISTORY
+
+
+def _recorded_folders(home: Path) -> list[Path]:
+    """Project folders other agents have written down, in a stable order, at most MAX_FOLDERS."""
+    names: list[str] = []
+    claude = files.read_json_file(home / ".claude.json", limit=PROJECT_LIST_CAP)
+    if isinstance(claude, dict) and isinstance(claude.get("projects"), dict):
+        names += sorted(claude["projects"])
+    gemini = files.read_json_file(
+        home / ".gemini" / "projects.json", limit=PROJECT_LIST_CAP
+    )
+    if isinstance(gemini, dict) and isinstance(gemini.get("projects"), dict):
+        names += sorted(gemini["projects"])
+    projects = _read_toml(home / ".codex" / "config.toml").get("projects")
+    if isinstance(projects, dict):
+        names += sorted(projects)
+    folders: list[Path] = []
+    seen: set[str] = set()
+    for name in names:
+        if not isinstance(name, str) or not os.path.isabs(name) or name in seen:
+            continue
+        seen.add(name)
+        folders.append(Path(name))
+        if len(folders) >= MAX_FOLDERS:
+            break
+    return folders
+
+
+def _read_toml(path: Path) -> dict[str, object]:
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read(PROJECT_LIST_CAP + 1)
+    except OSError:
+        return {}
+    if len(data) > PROJECT_LIST_CAP:
+        return {}
+    try:
+        return tomllib.loads(data.decode("utf-8", "replace"))
+    except tomllib.TOMLDecodeError:
+        log.debug("aider: %s is not valid TOML", path)
+        return {}
+
+
+def _git_root(folder: Path) -> Path | None:
+    """The nearest folder at or above `folder` holding `.git` (aider logs there), if any."""
+    current = folder
+    for _ in range(GIT_ROOT_DEPTH):
+        if (current / ".git").exists():
+            return current if current != folder else None
+        if current.parent == current:
+            return None
+        current = current.parent
+    return None
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+class _Reader:
+    """Turns the section's lines into events; blocks of one kind are joined into one event."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.seq = 0
+        self.kind: str | None = None  # "user", "quote" or "text"
+        self.lines: list[str] = []
+        self.command: str | None = (
+            None  # call id of the slash command whose output follows
+        )
+        self.started = session.created
+        self.model = session.model
+
+    def feed(self, text: str) -> Iterator[Event]:
+        if text.startswith("# aider chat started at "):
+            return
+        if text.startswith("#### "):
+            kind, body = "user", text[5:].rstrip()
+        elif text.startswith("> ") or text == ">":
+            kind, body = "quote", text[2:].rstrip()
+        else:
+            kind, body = "text", text.rstrip()
+        if kind != self.kind:
+            yield from self.flush()
+            self.kind = kind
+        self.lines.append(body)
+
+    def flush(self) -> Iterator[Event]:
+        kind, lines = self.kind, self.lines
+        self.kind, self.lines = None, []
+        if kind is None:
+            return
+        text = "\n".join(lines).strip()
+        if kind == "user":
+            message = "\n".join(line.strip() for line in lines).strip()
+            if not message:
+                return
+            yield self._event("user", text=message)
+            if message.startswith("/"):
+                name, _, rest = message.partition(" ")
+                self.command = f"{self.session.id}:{self.seq}"
+                yield self._event(
+                    "tool_call",
+                    tool=name,
+                    call_id=self.command,
+                    extra={"input": rest.strip()},
+                )
+            else:
+                self.command = None
+        elif kind == "text":
+            if text:
+                self.command = None
+                yield self._event("assistant", text=text)
+        else:
+            yield from self._quote(lines)
+
+    def _quote(self, lines: list[str]) -> Iterator[Event]:
+        body: list[str] = []
+        for line in lines:
+            match = _TOKENS.search(line)
+            if match is None:
+                body.append(line)
+                continue
+            yield from self._quote_text(body)
+            body = []
+            yield self._event(
+                "usage", usage=_usage(match, self.model), extra=_cost(match)
+            )
+            yield self._event("turn_end")
+        yield from self._quote_text(body)
+
+    def _quote_text(self, lines: list[str]) -> Iterator[Event]:
+        text = "\n".join(lines).strip()
+        if not text:
+            return
+        if self.command is not None:
+            yield self._event("tool_result", call_id=self.command, text=text)
+            self.command = None
+            return
+        extra: dict[str, JSONValue] = {}
+        for line in lines:
+            model = _MODEL.match(line)
+            if model:
+                extra["model"] = self.model = model.group(1)
+        yield self._event("meta", text=text, extra=extra)
+
+    def _event(self, kind: EventKind, **fields: object) -> Event:
+        time = (
+            self.started if self.seq == 0 else None
+        )  # aider logs no per-message times
+        event = Event(
+            session_id=self.session.id,
+            seq=self.seq,
+            kind=kind,
+            time=time,
+            time_estimated=time is not None,
+            **fields,  # type: ignore[arg-type]
+        )
+        self.seq += 1
+        return event
+
+
+def _tokens(value: str | None) -> int:
+    if not value:
+        return 0
+    scale = 1
+    if value[-1] in "kM":
+        scale = 1000 if value[-1] == "k" else 1_000_000
+        value = value[:-1]
+    try:
+        return round(float(value) * scale)
+    except ValueError:
+        return 0
+
+
+def _usage(match: re.Match[str], model: str | None) -> Usage:
+    sent, write, hit = (
+        _tokens(match["sent"]),
+        _tokens(match["write"]),
+        _tokens(match["hit"]),
+    )
+    return Usage(
+        input_tokens=max(0, sent - write - hit),
+        output_tokens=_tokens(match["received"]),
+        cache_read_tokens=hit,
+        cache_write_tokens=write,
+        model=model,
+    )
+
+
+def _cost(match: re.Match[str]) -> dict[str, JSONValue]:
+    extra: dict[str, JSONValue] = {"approximate": True}
+    if match["cost"]:
+        extra["cost_usd"] = float(match["cost"])
+    return extra
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0

@@ -1,0 +1,212 @@
+"""Aider quirks: one Markdown log per repository, split into runs; repos found only where agents recorded them."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+import pytest
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage
+from sessdex.sources import Home, aider
+
+DATA = Path(__file__).parent.parent / "data" / "aider"
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Aider prints local wall-clock times: pin the zone so the figures below are fixed."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def sessions(home: Home) -> list[Session]:
+    location = aider.locate(home)
+    found: list[Session] = []
+    for path in aider.scan(location):
+        found += aider.parse(path, location, Diagnostics())
+    return found
+
+
+def events(session: Session) -> list[Event]:
+    return list(aider.read(session, Diagnostics()))
+
+
+def history(folder: Path, *runs: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    text = "".join(
+        f"\n# aider chat started at {run}\n\n#### hello from {folder.name}  \n\nhi\n\n"
+        for run in runs
+    )
+    path = folder / aider.HISTORY
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_each_run_of_the_log_is_one_session() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    assert [s.created for s in found] == [
+        datetime(2025, 10, 20, 21, 49, 17, tzinfo=UTC),
+        datetime(2025, 10, 20, 21, 49, 22, tzinfo=UTC),
+        datetime(2025, 10, 24, 10, 15, 3, tzinfo=UTC),
+    ]
+    assert all(s.cwd == str(DATA / "home") for s in found)
+    # the runs tile the file: each starts where the previous one ended
+    ends = [s.extra["end"] for s in found]
+    assert [s.extra["offset"] for s in found[1:]] == ends[:-1]
+    assert ends[-1] is None and found[-1].updated is not None
+    assert found[0].updated is None
+
+
+def test_title_skips_slash_commands_and_joins_multiline_input() -> None:
+    last = sessions(Home.at(DATA / "home"))[-1]
+    assert last.title == "What does estimate_tokens do with images? Keep it short."
+    assert last.model == "anthropic/claude-sonnet-4-5"
+    assert last.cli_version == "0.86.1"
+
+
+def test_events_follow_the_markup() -> None:
+    last = sessions(Home.at(DATA / "home"))[-1]
+    got = events(last)
+    assert [e.kind for e in got] == [
+        "meta",  # the opening block: command line, version, models
+        "user", "tool_call", "tool_result",  # /add and its output
+        "user", "assistant", "usage", "turn_end",
+        "user", "tool_call", "tool_result",  # /run
+        "user", "assistant", "usage", "turn_end",
+        "meta",  # applied edit, commit
+    ]  # fmt: skip
+    assert got[4].text == "What does estimate_tokens do with images?\nKeep it short."
+    assert (
+        got[9].tool == "/run"
+        and got[9].extra["input"] == "pytest -q tests/test_tokens.py"
+    )
+    assert (
+        got[10].call_id == got[9].call_id
+        and got[10].text
+        and got[10].text.startswith("3 passed")
+    )
+    assert got[0].time == last.created and got[0].time_estimated
+
+
+def test_usage_totals_are_the_token_reports_with_cache_taken_out() -> None:
+    last = sessions(Home.at(DATA / "home"))[-1]
+    total = sum((e.usage for e in events(last) if e.usage), Usage())
+    # "2.4k sent, 57 received" and "12k sent, 1.5k cache write, 8.2k cache hit, 212 received"
+    assert (total.input_tokens, total.output_tokens) == (
+        2400 + (12000 - 1500 - 8200),
+        57 + 212,
+    )
+    assert (total.cache_read_tokens, total.cache_write_tokens) == (8200, 1500)
+    assert total.model == "anthropic/claude-sonnet-4-5"
+
+
+def test_repositories_come_only_from_recorded_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    (home / ".aider").mkdir(parents=True)
+    claude_repo, gemini_repo, codex_repo = (
+        tmp_path / "w" / "api",
+        tmp_path / "w" / "web",
+        tmp_path / "w" / "cli",
+    )
+    (claude_repo / ".git").mkdir(parents=True)
+    history(
+        claude_repo, "2026-01-02 09:00:00"
+    )  # recorded as a subfolder: aider logs at the git root
+    history(gemini_repo, "2026-01-03 09:00:00", "2026-01-03 10:00:00")
+    history(codex_repo, "2026-01-04 09:00:00")
+    history(tmp_path / "w" / "unrecorded", "2026-01-05 09:00:00")
+    history(
+        home / "deep" / "inside" / "home", "2026-01-06 09:00:00"
+    )  # not recorded either
+    (home / ".claude.json").write_bytes(
+        orjson.dumps({"projects": {str(claude_repo / "src"): {}, "relative/x": {}}})
+    )
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "projects.json").write_bytes(
+        orjson.dumps({"projects": {str(gemini_repo): "web"}})
+    )
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(
+        f'[projects."{codex_repo}"]\ntrust_level = "trusted"\n'
+    )
+
+    def no_crawl(*args: object, **kwargs: object) -> None:
+        raise AssertionError("aider's scan must not list directories")
+
+    monkeypatch.setattr(os, "walk", no_crawl)
+    monkeypatch.setattr(os, "scandir", no_crawl)
+    found = sessions(Home.at(home))
+    assert sorted({s.cwd for s in found}) == sorted(
+        str(p) for p in (claude_repo, gemini_repo, codex_repo)
+    )
+    assert len(found) == 4
+    assert {s.title for s in found} == {
+        "hello from api",
+        "hello from web",
+        "hello from cli",
+    }
+
+
+def test_ids_survive_moving_the_home(tmp_path: Path) -> None:
+    copy = tmp_path / "elsewhere" / "home"
+    copy.mkdir(parents=True)
+    (copy / ".aider").mkdir()
+    (copy / aider.HISTORY).write_bytes((DATA / "home" / aider.HISTORY).read_bytes())
+    assert [s.id for s in sessions(Home.at(copy))] == [
+        s.id for s in sessions(Home.at(DATA / "home"))
+    ]
+
+
+def test_an_absolute_history_file_override_is_read_alone(tmp_path: Path) -> None:
+    target = DATA / "home" / aider.HISTORY
+    home = Home(tmp_path / "nobody", {"AIDER_CHAT_HISTORY_FILE": str(target)})
+    found = sessions(home)
+    assert len(found) == 3 and all(s.cwd is None for s in found)
+    assert aider.resume(found[-1]) is None  # no known folder to reopen it in
+
+
+def test_a_relative_override_names_the_file_in_each_repository(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".aider").mkdir(parents=True)
+    (home / "notes").mkdir()
+    (home / "notes" / "aider.md").write_text(
+        "\n# aider chat started at 2026-02-01 08:00:00\n\n#### hi  \n"
+    )
+    history(
+        home, "2026-02-02 08:00:00"
+    )  # the default name is not what this user's aider writes
+    found = sessions(Home(home, {"AIDER_CHAT_HISTORY_FILE": "notes/aider.md"}))
+    assert [s.title for s in found] == ["hi"]
+
+
+def test_resume_reloads_the_whole_log_in_the_repository() -> None:
+    last = sessions(Home.at(DATA / "home"))[-1]
+    plan = aider.resume(last)
+    assert plan is not None
+    assert plan.argv == (
+        "aider",
+        "--restore-chat-history",
+        "--model",
+        "anthropic/claude-sonnet-4-5",
+    )
+    assert plan.cwd == str(DATA / "home") and plan.program == "aider"
+    assert plan.notes and not plan.withheld
+
+
+def test_tail_offset_starts_inside_the_run() -> None:
+    last = sessions(Home.at(DATA / "home"))[-1]
+    data = (DATA / "home" / aider.HISTORY).read_bytes()
+    offset = data.index(b"#### Make PDFs")
+    got = list(aider.read(last, Diagnostics(), offset=offset - 3))
+    assert got[0].kind == "user" and got[0].text == "Make PDFs count the same way."

@@ -7,6 +7,7 @@ skipped (listing) or compacted by eliding its long strings (reading), never held
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -26,8 +27,12 @@ HEAD_LINES = 80  # lines read from the start of a transcript for listing
 LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
 TAIL_BYTES = 512 * 1024  # listing: bytes read from the end of a transcript
 READ_LINE_CAP = 4 * 1024 * 1024  # reading: a longer line has its long strings elided
-KEEP_STRING = 64 * 1024  # reading an over-long line: strings longer than this are elided
-COMPACT_CAP = 4 * 1024 * 1024  # ...and if what is left is still longer, the line is skipped
+KEEP_STRING = (
+    64 * 1024
+)  # reading an over-long line: strings longer than this are elided
+COMPACT_CAP = (
+    4 * 1024 * 1024
+)  # ...and if what is left is still longer, the line is skipped
 CHUNK = 1024 * 1024
 
 ELIDED_PREFIX = "\x00sessdex-elided:"
@@ -42,7 +47,9 @@ class Line:
     number: int  # 1-based within the file
     offset: int  # byte offset of the line's start
     data: bytes  # without the newline
-    end: int  # byte offset just past the newline (or the data, for an unterminated line)
+    end: (
+        int  # byte offset just past the newline (or the data, for an unterminated line)
+    )
     complete: bool  # ended by a newline
     compacted: bool = False  # long strings were replaced by elision markers
 
@@ -73,7 +80,9 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
 
         import zstandard
 
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))  # type: ignore[arg-type]
+        return io.BufferedReader(
+            zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
+        )
     return raw
 
 
@@ -114,7 +123,9 @@ class _Compactor:
             self._take(data[i:j])
             if m is None:
                 break
-            if data[j] == 0x5C:  # backslash: the next byte is escaped, maybe in the next chunk
+            if (
+                data[j] == 0x5C
+            ):  # backslash: the next byte is escaped, maybe in the next chunk
                 self._take(b"\\")
                 self.escape = True
                 i = j + 1
@@ -123,7 +134,9 @@ class _Compactor:
                 self.out += self.keep
             else:
                 hint = bytes(self.keep[:48]).split(b"\\")[0]
-                self.out += _ELIDED_JSON + str(self.string_length).encode() + b":" + hint
+                self.out += (
+                    _ELIDED_JSON + str(self.string_length).encode() + b":" + hint
+                )
             self.out += b'"'
             self.in_string = False
             self.keep = bytearray()
@@ -161,13 +174,17 @@ def iter_lines(
     buf = b""
     emitted = 0
 
-    def finish(data: bytes, start: int, end: int, complete: bool, compacted: bool = False) -> Line | None:
+    def finish(
+        data: bytes, start: int, end: int, complete: bool, compacted: bool = False
+    ) -> Line | None:
         if len(data) > cap and not compacted:
             if oversize == "compact":
                 compactor = _Compactor()
                 compactor.feed(data)
                 if not compactor.overflow:
-                    return Line(number, start, bytes(compactor.out), end, complete, True)
+                    return Line(
+                        number, start, bytes(compactor.out), end, complete, True
+                    )
             if diagnostics is not None:
                 diagnostics.skip(path, number, "too long")
             return None
@@ -251,7 +268,12 @@ def head_lines(
     """The first `max_lines` lines, each at most LINE_CAP long (longer ones are skipped)."""
     with open_binary(path) as stream:
         return list(
-            iter_lines(stream, max_lines=max_lines, diagnostics=diagnostics, path=os.fspath(path))
+            iter_lines(
+                stream,
+                max_lines=max_lines,
+                diagnostics=diagnostics,
+                path=os.fspath(path),
+            )
         )
 
 
@@ -289,12 +311,16 @@ def _split_tail(data: bytes, start: int) -> list[Line]:
         end = offset + len(piece)
         last = i == len(pieces) - 1
         if not (i == 0 and start > 0) and (piece or not last):
-            lines.append(Line(len(lines) + 1, offset, piece, end + (0 if last else 1), not last))
+            lines.append(
+                Line(len(lines) + 1, offset, piece, end + (0 if last else 1), not last)
+            )
         offset = end + 1
     return lines
 
 
-def parse_json(line: Line, diagnostics: Diagnostics | None = None, path: str = "") -> dict[str, object] | None:
+def parse_json(
+    line: Line, diagnostics: Diagnostics | None = None, path: str = ""
+) -> dict[str, object] | None:
     """The JSON object on `line`, or None (counted: "not JSON", "truncated", "not an object")."""
     data = line.data
     if not data.strip():
@@ -303,7 +329,9 @@ def parse_json(line: Line, diagnostics: Diagnostics | None = None, path: str = "
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         if diagnostics is not None:
-            diagnostics.skip(path, line.number, "not JSON" if line.complete else "truncated")
+            diagnostics.skip(
+                path, line.number, "not JSON" if line.complete else "truncated"
+            )
         return None
     if not isinstance(value, dict):
         if diagnostics is not None:
@@ -345,7 +373,9 @@ def iter_records(
                 yield line, record
 
 
-def read_json_file(path: str | os.PathLike[str], limit: int = 64 * 1024 * 1024) -> object | None:
+def read_json_file(
+    path: str | os.PathLike[str], limit: int = 64 * 1024 * 1024
+) -> object | None:
     """A whole small JSON document (meta files, indexes); None if missing, too big or broken."""
     try:
         with open_binary(path) as stream:
@@ -355,9 +385,10 @@ def read_json_file(path: str | os.PathLike[str], limit: int = 64 * 1024 * 1024) 
     if len(data) > limit:
         return None
     try:
-        return orjson.loads(data)
+        value: object = orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
+    return value
 
 
 def entries(directory: Path, root: Path | None = None) -> list[os.DirEntry[str]]:
@@ -428,15 +459,11 @@ def _snapshot(name: str, attempts: int = 5) -> str:
     for _ in range(attempts):
         before = _fingerprint(name)
         for suffix in ("-shm", "-wal", ""):
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 (target_dir / (target.name + suffix)).unlink()
-            except FileNotFoundError:
-                pass
         shutil.copyfile(name, target)
-        try:
+        with contextlib.suppress(FileNotFoundError):
             shutil.copyfile(name + "-wal", str(target) + "-wal")
-        except FileNotFoundError:
-            pass
         if _fingerprint(name) == before:
             break
     return str(target)
@@ -444,7 +471,9 @@ def _snapshot(name: str, attempts: int = 5) -> str:
 
 def table_columns(connection: sqlite3.Connection, table: str) -> set[str]:
     """The columns `table` has (empty if it does not exist): readers tolerate missing ones."""
-    rows = connection.execute(f"PRAGMA table_info({quote_identifier(table)})").fetchall()
+    rows = connection.execute(
+        f"PRAGMA table_info({quote_identifier(table)})"
+    ).fetchall()
     return {row[1] for row in rows}
 
 

@@ -61,7 +61,12 @@ class Usage:
 
     @property
     def total(self) -> int:
-        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_read_tokens
+            + self.cache_write_tokens
+        )
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -171,4 +176,6 @@ class ResumePlan:
     program: str  # the executable that must be on PATH
     install_hint: str
     notes: tuple[str, ...] = ()
-    withheld: tuple[str, ...] = ()  # permission flags left out because they loosen the default
+    withheld: tuple[
+        str, ...
+    ] = ()  # permission flags left out because they loosen the default

@@ -1,0 +1,476 @@
+"""The library: one function per user action. The CLI, MCP server and web UI wrap these.
+
+Functions take a `Home` (whose sessions) and return values or records; they raise
+`SessdexError` children with messages meant for people. Nothing here names an app.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import orjson
+
+from . import sources
+from .diagnostics import Diagnostics
+from .errors import AmbiguousId, ResumeRefused, SessdexError, SessionNotFound
+from .index import Index, Progress, RefreshReport, Row
+from .model import Event, ResumePlan, Session
+from .sources import Home
+from .tree import AgentNode, build_tree
+
+
+@dataclass(slots=True)
+class Listing:
+    rows: list[Row]
+    report: RefreshReport
+
+    def sessions(self) -> list[Session]:
+        return [row.session() for row in self.rows]
+
+
+def parse_since(value: str, now: datetime | None = None) -> datetime:
+    """'3d', '12h', '2w', '30m' ago, or a date/time ('2026-11-01', ISO 8601); UTC."""
+    now = now or datetime.now(UTC)
+    match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", value)
+    if match:
+        amount, unit = int(match.group(1)), match.group(2)
+        return now - timedelta(
+            **{{"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: amount}
+        )
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise SessdexError(
+            f"cannot read the time {value!r}: use 3d, 12h, 2w or a date like 2026-11-01."
+        ) from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def open_index(
+    home: Home, apps: Sequence[str] = (), progress: Progress | None = None
+) -> tuple[Index, RefreshReport]:
+    """The home's index, refreshed for the selected apps."""
+    selected = sources.all_sources(apps)
+    index = Index(home)
+    report = index.refresh(selected, progress)
+    return index, report
+
+
+def list_sessions(
+    home: Home,
+    *,
+    apps: Sequence[str] = (),
+    since: datetime | None = None,
+    here: str | None = None,
+    limit: int | None = None,
+    include_subagents: bool = False,
+    progress: Progress | None = None,
+) -> Listing:
+    """Every session, newest first (top-level only unless `include_subagents`)."""
+    index, report = open_index(home, apps, progress)
+    try:
+        rows = index.rows(
+            apps=apps,
+            since=since,
+            under=here,
+            include_subagents=include_subagents,
+            limit=limit,
+        )
+    finally:
+        index.close()
+    return Listing(rows, report)
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    words: tuple[str, ...] = ()
+    scoped: tuple[
+        tuple[str, str], ...
+    ] = ()  # (field, value): app, id, title, dir, branch
+    apps: tuple[str, ...] = ()
+
+
+_SCOPES = {
+    "app": "app",
+    "id": "id",
+    "title": "title",
+    "dir": "dir",
+    "cwd": "dir",
+    "folder": "dir",
+    "branch": "branch",
+}
+
+
+def parse_query(text: str) -> Query:
+    """Words that must all match; `app:codex`, `branch:fix/`, `dir:shop-api`, `id:7f3a` narrow."""
+    words: list[str] = []
+    scoped: list[tuple[str, str]] = []
+    apps: list[str] = []
+    for token in text.split():
+        name, colon, value = token.partition(":")
+        if colon and name.lower() in _SCOPES and value:
+            scope = _SCOPES[name.lower()]
+            if scope == "app":
+                apps.append(sources.get(value.lower()).NAME)
+            else:
+                scoped.append((scope, value))
+        else:
+            words.append(token)
+    return Query(tuple(words), tuple(scoped), tuple(apps))
+
+
+def find_sessions(
+    home: Home,
+    text: str,
+    *,
+    apps: Sequence[str] = (),
+    since: datetime | None = None,
+    here: str | None = None,
+    limit: int | None = None,
+    include_subagents: bool = False,
+    progress: Progress | None = None,
+) -> Listing:
+    """Sessions matching every word (case-insensitive) in title, folder, branch, app or id."""
+    query = parse_query(text)
+    selected = tuple(apps) + query.apps
+    if apps and query.apps:
+        selected = tuple(a for a in apps if a in query.apps)
+    index, report = open_index(home, selected, progress)
+    prefix = query.words[0] if len(query.words) == 1 else None
+    try:
+        rows = index.rows(
+            apps=selected,
+            since=since,
+            under=here,
+            words=query.words,
+            scoped=query.scoped,
+            include_subagents=include_subagents,
+            limit=limit,
+            first_prefix=prefix,
+        )
+    finally:
+        index.close()
+    return Listing(rows, report)
+
+
+def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Session:
+    """The one session whose id starts with `prefix` (sub-agents included)."""
+    prefix = prefix.strip()
+    if not prefix:
+        raise SessionNotFound(prefix)
+    index, _ = open_index(home, (), progress)
+    try:
+        rows = index.by_prefix(prefix)
+    finally:
+        index.close()
+    exact = [row for row in rows if row.id.lower() == prefix.lower()]
+    if len(exact) == 1:
+        return exact[0].session()
+    if not rows:
+        raise SessionNotFound(prefix)
+    if len(rows) > 1:
+        candidates = []
+        for row in rows:
+            record = orjson.loads(row.record)
+            candidates.append((row.app, row.id, record.get("title") or ""))
+        raise AmbiguousId(prefix, candidates)
+    return rows[0].session()
+
+
+# --- resume ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ResumeCheck:
+    """A resume plan and what its preflight found."""
+
+    session: Session
+    plan: ResumePlan
+    refusals: list[str] = field(
+        default_factory=list
+    )  # reasons not to run it (unless forced)
+    warnings: list[str] = field(default_factory=list)
+    branch_mismatch: tuple[str, str] | None = None  # (recorded, current)
+    live_pids: list[int] = field(default_factory=list)
+    cli_path: str | None = None
+
+    @property
+    def command(self) -> str:
+        """The shell line a person can paste: every path and id quoted."""
+        return shlex.join(["cd", self.plan.cwd]) + " && " + shlex.join(self.plan.argv)
+
+
+def check_resume(
+    home: Home, prefix: str, *, keep_permissions: bool = False
+) -> ResumeCheck:
+    """Build the resume command for a session and run every preflight check on it."""
+    session = resolve(home, prefix)
+    source = sources.get(session.app)
+    plan = source.resume(session, keep_permissions=keep_permissions)
+    if plan is None:
+        raise ResumeRefused(
+            f"{source.TITLE} has no command to resume a session from the command line; open it in the app itself."
+        )
+    check = ResumeCheck(session, plan)
+    check.warnings.extend(plan.notes)
+    check.warnings.extend(
+        f"left out {item} (looser than the CLI's default; --keep-permissions keeps it)"
+        for item in plan.withheld
+    )
+    if not plan.cwd or not os.path.isdir(plan.cwd):
+        check.refusals.append(
+            f"the session's folder {plan.cwd or '(unknown)'} no longer exists; sessdex never resumes elsewhere."
+        )
+    elif session.branch:
+        current = current_branch(plan.cwd)
+        if current is not None and current != session.branch:
+            check.branch_mismatch = (session.branch, current)
+    check.cli_path = shutil.which(plan.program)
+    if check.cli_path is None:
+        check.refusals.append(
+            f"'{plan.program}' is not on PATH. Install it with: {plan.install_hint}"
+        )
+    check.live_pids = live_processes(plan.program, session.id)
+    return check
+
+
+def current_branch(cwd: str) -> str | None:
+    """The branch checked out in `cwd` now, or None when it is not a git work tree."""
+    try:
+        result = subprocess.run(
+            ["git", "-C", cwd, "rev-parse", "--abbrev-ref", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    branch = result.stdout.strip()
+    return branch if result.returncode == 0 and branch else None
+
+
+def live_processes(program: str, session_id: str) -> list[int]:
+    """Processes running `program` whose command line names this session."""
+    pids = []
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    me = os.getpid()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        names = [os.path.basename(a.decode(errors="replace")) for a in args[:3] if a]
+        if program in names and any(session_id.encode() in a for a in args):
+            pids.append(int(entry.name))
+    return sorted(pids)
+
+
+# --- doctor -----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class AppReport:
+    app: str
+    title: str
+    checked_with: str
+    root: str
+    override: str | None
+    exists: bool
+    sessions: int
+    files: int
+    versions: dict[str, int]
+    diagnostics: Diagnostics
+
+    def record(self) -> dict[str, object]:
+        return {
+            "app": self.app,
+            "title": self.title,
+            "checked_with": self.checked_with,
+            "root": self.root,
+            "override": self.override,
+            "exists": self.exists,
+            "sessions": self.sessions,
+            "files": self.files,
+            "versions": self.versions,
+            "skipped_lines": dict(self.diagnostics.skipped),
+            "unknown_record_types": dict(self.diagnostics.unknown),
+            "problems": list(self.diagnostics.problems),
+        }
+
+
+def doctor(
+    home: Home, apps: Sequence[str] = (), progress: Progress | None = None
+) -> list[AppReport]:
+    """Per app: where sessdex looked, what it found, what it skipped and why."""
+    index, report = open_index(home, apps, progress)
+    try:
+        stats = index.app_stats()
+    finally:
+        index.close()
+    reports = []
+    for source in sources.all_sources(apps):
+        location = report.locations.get(source.NAME)
+        entry = stats.get(source.NAME, {})
+        diagnostics = entry.get("diagnostics")
+        if not isinstance(diagnostics, Diagnostics):
+            diagnostics = Diagnostics()
+        if source.NAME in report.failures:
+            diagnostics.problem(report.failures[source.NAME])
+        versions = entry.get("versions", {})
+        reports.append(
+            AppReport(
+                app=source.NAME,
+                title=source.TITLE,
+                checked_with=source.CHECKED_WITH,
+                root=str(location.root) if location else "?",
+                override=location.override if location else None,
+                exists=bool(location and location.exists),
+                sessions=int(entry.get("sessions", 0)),  # type: ignore[call-overload]
+                files=int(entry.get("files", 0)),  # type: ignore[call-overload]
+                versions=dict(versions) if isinstance(versions, dict) else {},
+                diagnostics=diagnostics,
+            )
+        )
+    return reports
+
+
+def skipped_summary(report: RefreshReport) -> str | None:
+    """One warning line for what this refresh could not read, or None."""
+    lines = 0
+    files: dict[str, set[str]] = {}
+    for app, diagnostics in report.diagnostics.items():
+        lines += diagnostics.skipped_total
+        for path, _, _ in diagnostics.details:
+            files.setdefault(app, set()).add(path)
+    if not lines:
+        return None
+    where = ", ".join(
+        f"{len(paths)} {app} file{'s' if len(paths) != 1 else ''}"
+        for app, paths in sorted(files.items())
+    )
+    return f"skipped {lines} unreadable line{'s' if lines != 1 else ''} in {where}; see --verbose or 'sessdex doctor'"
+
+
+def demo_home() -> Home:
+    """The small demo home shipped inside the package."""
+    return Home.at(Path(__file__).parent / "demo" / "home")
+
+
+# --- transcripts ----------------------------------------------------------------------------
+
+SUBAGENT_MODES = ("inline", "tree", "none")
+_TAIL_WINDOW = 256 * 1024
+
+
+@dataclass(slots=True)
+class Transcript:
+    """A session and its events (a generator: iterate once)."""
+
+    session: Session
+    events: Iterator[Event]
+    diagnostics: Diagnostics
+    partial: bool = False  # only the end of the session was read (--tail)
+
+
+def transcript(
+    home: Home,
+    prefix: str,
+    *,
+    subagents: str = "inline",
+    tail: int | None = None,
+    full: bool = False,
+    progress: Progress | None = None,
+) -> Transcript:
+    """The session's events, sub-agents included unless `subagents == "none"`.
+
+    With `tail`, only the last `tail` events of the lead agent's file are read, starting
+    from the end of the file, so a 2 GB transcript answers at once.
+    """
+    session = resolve(home, prefix, progress=progress)
+    source = sources.get(session.app)
+    diagnostics = Diagnostics()
+    if tail is not None:
+        return Transcript(
+            session,
+            iter(_tail_events(source, session, diagnostics, tail, full)),
+            diagnostics,
+            True,
+        )
+    events = source.read(session, diagnostics, full=full)
+    if subagents == "none":
+        events = (e for e in events if e.agent_id is None)
+    return Transcript(session, _guarded(events, diagnostics, session), diagnostics)
+
+
+def _guarded(
+    events: Iterator[Event], diagnostics: Diagnostics, session: Session
+) -> Iterator[Event]:
+    """Stop cleanly, with a problem noted, if the file vanishes or breaks mid-read."""
+    try:
+        yield from events
+    except OSError as error:
+        diagnostics.problem(f"{session.app}: stopped reading {session.path}: {error}")
+
+
+def _tail_events(
+    source: sources.Source,
+    session: Session,
+    diagnostics: Diagnostics,
+    count: int,
+    full: bool,
+) -> list[Event]:
+    from collections import deque
+
+    size = 0
+    if (
+        session.path
+        and os.path.isfile(session.path)
+        and not session.path.endswith(".zst")
+    ):
+        size = os.path.getsize(session.path)
+    window = _TAIL_WINDOW
+    while True:
+        offset = max(0, size - window)
+        kept: deque[Event] = deque(maxlen=count)
+        for event in _guarded(
+            source.read(session, diagnostics, full=full, offset=offset),
+            diagnostics,
+            session,
+        ):
+            if event.agent_id is None:
+                kept.append(event)
+        if len(kept) >= count or offset == 0:
+            return list(kept)
+        window *= 4
+
+
+def agent_tree(home: Home, prefix: str) -> tuple[Session, AgentNode]:
+    """The session's sub-agent tree: per node type, description, status, tokens, tool calls."""
+    found = transcript(home, prefix)
+    return found.session, build_tree(
+        found.session.id, found.events, found.session.agent_type
+    )
+
+
+def refuse_agent_folder(home: Home, output: str) -> None:
+    """Exports never land inside an agent's folders (sessdex writes only where it is asked)."""
+    target = Path(output).expanduser().absolute()
+    for source in sources.all_sources():
+        root = source.locate(home).root.absolute()
+        if target == root or root in target.parents:
+            raise SessdexError(
+                f"refusing to write into {source.TITLE}'s folder {root}; choose another path."
+            )

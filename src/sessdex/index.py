@@ -1,0 +1,521 @@
+"""The index: a SQLite cache in sessdex's own cache dir of every session the sources list.
+
+A refresh stats every candidate file and re-parses only those whose size, mtime or inode
+(or, for a database, its WAL) changed; vanished files drop out. What several files say
+about one session is kept per file (`fragments`) and merged into `sessions`, whose rows
+hold the ready-made JSON record so that listing never re-reads a transcript.
+
+Two sessdex processes may refresh at once: parsing happens outside any transaction, and
+writes are one short IMMEDIATE transaction each, waiting on the other's lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import orjson
+
+from .diagnostics import Diagnostics
+from .errors import IndexBusy
+from .model import Session, merge
+from .paths import cache_dir
+from .sources import Home, Location, Source
+from .views.records import session_from_state, session_record, session_state
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+_DB_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".vscdb")
+BUSY_TIMEOUT_MS = 15_000
+
+
+def _m001_initial(db: sqlite3.Connection) -> None:
+    db.executescript(
+        """
+        CREATE TABLE files (
+            path TEXT PRIMARY KEY,
+            app TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            wal TEXT NOT NULL DEFAULT '',
+            diagnostics BLOB
+        );
+        CREATE INDEX files_app ON files(app);
+        CREATE TABLE fragments (
+            path TEXT NOT NULL,
+            app TEXT NOT NULL,
+            id TEXT NOT NULL,
+            state BLOB NOT NULL
+        );
+        CREATE INDEX fragments_path ON fragments(path);
+        CREATE INDEX fragments_key ON fragments(app, id);
+        CREATE TABLE sessions (
+            app TEXT NOT NULL,
+            id TEXT NOT NULL,
+            parent_id TEXT,
+            updated REAL,
+            cwd TEXT,
+            search TEXT NOT NULL,
+            record BLOB NOT NULL,
+            state BLOB NOT NULL,
+            PRIMARY KEY (app, id)
+        );
+        CREATE INDEX sessions_updated ON sessions(updated DESC);
+        CREATE INDEX sessions_id ON sessions(id);
+        """
+    )
+
+
+# Numbered migrations: append, never edit a released one.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m001_initial,)
+
+
+@dataclass(slots=True)
+class RefreshReport:
+    scanned: int = 0
+    parsed: int = 0
+    vanished: int = 0
+    seconds: float = 0.0
+    locations: dict[str, Location] = field(default_factory=dict)
+    diagnostics: dict[str, Diagnostics] = field(
+        default_factory=dict
+    )  # app -> this run's news
+    failures: dict[str, str] = field(
+        default_factory=dict
+    )  # app -> why its listing failed
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One indexed session: its public JSON record, and the full state on demand."""
+
+    app: str
+    id: str
+    record: bytes
+    state: bytes
+
+    def session(self) -> Session:
+        return session_from_state(self.state)
+
+
+def index_file(home: Home) -> Path:
+    """One index per home (and app overrides), so a copied home never mixes with yours."""
+    relevant = sorted(
+        (k, v)
+        for k, v in home.environ.items()
+        if k.isupper() and (k.endswith(("_HOME", "_DIR")))
+    )
+    key = hashlib.sha256(orjson.dumps([str(home.path), relevant])).hexdigest()[:12]
+    return cache_dir() / f"index-{key}.sqlite"
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(
+        path,
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+        except (
+            sqlite3.OperationalError
+        ) as error:  # another process is switching it right now
+            log.debug("journal mode unchanged: %s", error)
+    db.execute("PRAGMA synchronous = NORMAL")
+    _migrate(db, path)
+    return db
+
+
+def _migrate(db: sqlite3.Connection, path: Path) -> None:
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version >= len(MIGRATIONS):
+        return
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        raise IndexBusy(str(path)) from error
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[
+            0
+        ]  # another process may have migrated
+        for number in range(version, len(MIGRATIONS)):
+            MIGRATIONS[number](db)
+            db.execute(f"PRAGMA user_version = {number + 1}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def _signature(path: str, st: os.stat_result) -> str:
+    if not path.endswith(_DB_SUFFIXES):
+        return ""
+    try:
+        wal = os.stat(path + "-wal")
+    except OSError:
+        return ""
+    return f"{wal.st_size}:{wal.st_mtime_ns}"
+
+
+def _search_text(session: Session) -> str:
+    return "\x00".join(
+        part.lower()
+        for part in (
+            session.app,
+            session.id,
+            session.title or "",
+            session.cwd or "",
+            session.branch or "",
+        )
+    )
+
+
+class Index:
+    """The index of one home. Use `refresh()` then the query methods."""
+
+    def __init__(self, home: Home, path: Path | None = None) -> None:
+        self.home = home
+        self.path = path or index_file(home)
+        self.db = connect(self.path)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- refresh ---------------------------------------------------------------------
+
+    def refresh(
+        self, sources: Sequence[Source], progress: Progress | None = None
+    ) -> RefreshReport:
+        started = time.perf_counter()
+        report = RefreshReport()
+        names = [s.NAME for s in sources]
+        known: dict[str, tuple[int, int, int, str]] = {}
+        marks = ",".join("?" * len(names))
+        for path, size, mtime_ns, inode, wal in self.db.execute(
+            f"SELECT path, size, mtime_ns, inode, wal FROM files WHERE app IN ({marks})",
+            names,
+        ):
+            known[path] = (size, mtime_ns, inode, wal)
+        seen: set[str] = set()
+        changed: list[tuple[Source, Location, str, tuple[int, int, int, str]]] = []
+        for source in sources:
+            location = self._locate(source, report)
+            if location is None or not location.exists:
+                continue
+            try:
+                for candidate in source.scan(location):
+                    name = os.fspath(candidate)
+                    try:
+                        st = os.stat(name)
+                    except OSError:
+                        continue
+                    signature = (
+                        st.st_size,
+                        st.st_mtime_ns,
+                        st.st_ino,
+                        _signature(name, st),
+                    )
+                    seen.add(name)
+                    report.scanned += 1
+                    if known.get(name) != signature:
+                        changed.append((source, location, name, signature))
+            except OSError as error:
+                report.failures[source.NAME] = (
+                    f"could not list {location.root}: {error}"
+                )
+                seen.update(p for p in known if p.startswith(str(location.root)))
+        vanished = [p for p in known if p not in seen]
+        report.vanished = len(vanished)
+        parsed = self._parse_all(changed, report, progress)
+        if changed or vanished:
+            self._write(parsed, vanished)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _locate(self, source: Source, report: RefreshReport) -> Location | None:
+        try:
+            location = source.locate(self.home)
+        except Exception as error:
+            if os.environ.get("SESSDEX_DEBUG"):
+                raise
+            report.failures[source.NAME] = f"could not locate its folder: {error}"
+            return None
+        report.locations[source.NAME] = location
+        return location
+
+    def _parse_all(
+        self,
+        changed: list[tuple[Source, Location, str, tuple[int, int, int, str]]],
+        report: RefreshReport,
+        progress: Progress | None,
+    ) -> list[tuple[str, str, tuple[int, int, int, str], list[Session], Diagnostics]]:
+        total = len(changed)
+
+        def parse_one(
+            item: tuple[Source, Location, str, tuple[int, int, int, str]],
+        ) -> tuple[str, str, tuple[int, int, int, str], list[Session], Diagnostics]:
+            source, location, name, signature = item
+            diagnostics = Diagnostics()
+            try:
+                sessions = source.parse(Path(name), location, diagnostics)
+            except FileNotFoundError:
+                diagnostics.skip(name, 0, "vanished")
+                sessions = []
+            except Exception as error:  # one broken file never hides the rest
+                if os.environ.get("SESSDEX_DEBUG"):
+                    raise
+                diagnostics.problem(
+                    f"{source.NAME}: could not read {name}: {type(error).__name__}: {error}"
+                )
+                sessions = []
+            return source.NAME, name, signature, sessions, diagnostics
+
+        results = []
+        # Reading is mostly waiting on the disk and on zstd/orjson, which release the GIL.
+        workers = min(4, os.cpu_count() or 1) if total > 64 else 1
+        items: Iterable[
+            tuple[str, str, tuple[int, int, int, str], list[Session], Diagnostics]
+        ]
+        if workers > 1:
+            pool = ThreadPoolExecutor(workers)
+            items = pool.map(parse_one, changed)
+        else:
+            pool = None
+            items = map(parse_one, changed)
+        try:
+            for done, result in enumerate(items, 1):
+                results.append(result)
+                report.parsed += 1
+                report.diagnostics.setdefault(result[0], Diagnostics()).update(
+                    result[4]
+                )
+                if progress is not None:
+                    progress(done, total)
+        finally:
+            if pool is not None:
+                pool.shutdown()
+        return results
+
+    def _write(
+        self,
+        parsed: list[
+            tuple[str, str, tuple[int, int, int, str], list[Session], Diagnostics]
+        ],
+        vanished: list[str],
+    ) -> None:
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            raise IndexBusy(str(self.path)) from error
+        try:
+            affected: set[tuple[str, str]] = set()
+            gone = [(p,) for p in vanished] + [(name,) for _, name, _, _, _ in parsed]
+            for chunk in _chunks(gone, 500):
+                marks = ",".join("?" * len(chunk))
+                paths = [p for (p,) in chunk]
+                affected.update(
+                    db.execute(
+                        f"SELECT app, id FROM fragments WHERE path IN ({marks})", paths
+                    ).fetchall()
+                )
+                db.execute(f"DELETE FROM fragments WHERE path IN ({marks})", paths)
+                db.execute(f"DELETE FROM files WHERE path IN ({marks})", paths)
+            file_rows = []
+            fragment_rows = []
+            for app, name, (
+                size,
+                mtime_ns,
+                inode,
+                wal,
+            ), sessions, diagnostics in parsed:
+                blob = None
+                if diagnostics.skipped or diagnostics.unknown or diagnostics.problems:
+                    blob = orjson.dumps(
+                        {
+                            **diagnostics.to_json(),
+                            "problems": diagnostics.problems,
+                            "details": diagnostics.details,
+                        }
+                    )
+                file_rows.append((name, app, size, mtime_ns, inode, wal, blob))
+                for session in sessions:
+                    fragment_rows.append(
+                        (name, session.app, session.id, session_state(session))
+                    )
+                    affected.add((session.app, session.id))
+            db.executemany(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)", file_rows
+            )
+            db.executemany("INSERT INTO fragments VALUES (?, ?, ?, ?)", fragment_rows)
+            self._merge(affected)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _merge(self, keys: set[tuple[str, str]]) -> None:
+        db = self.db
+        for app, session_id in keys:
+            states = [
+                row[0]
+                for row in db.execute(
+                    "SELECT state FROM fragments WHERE app = ? AND id = ?",
+                    (app, session_id),
+                )
+            ]
+            if not states:
+                db.execute(
+                    "DELETE FROM sessions WHERE app = ? AND id = ?", (app, session_id)
+                )
+                continue
+            session = merge([session_from_state(s) for s in states])
+            if not session.listed:
+                db.execute(
+                    "DELETE FROM sessions WHERE app = ? AND id = ?", (app, session_id)
+                )
+                continue
+            updated = session.updated or session.created
+            db.execute(
+                "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    app,
+                    session_id,
+                    session.parent_id,
+                    updated.timestamp() if updated else None,
+                    session.cwd,
+                    _search_text(session),
+                    orjson.dumps(session_record(session)),
+                    session_state(session),
+                ),
+            )
+
+    # --- queries -----------------------------------------------------------------------
+
+    def rows(
+        self,
+        *,
+        apps: Sequence[str] = (),
+        since: datetime | None = None,
+        under: str | None = None,
+        words: Sequence[str] = (),
+        scoped: Sequence[tuple[str, str]] = (),
+        include_subagents: bool = False,
+        limit: int | None = None,
+        first_prefix: str | None = None,
+    ) -> list[Row]:
+        """Sessions newest first, filtered; `first_prefix` ranks id-prefix matches first."""
+        where: list[str] = []
+        args: list[object] = []
+        if apps:
+            where.append(f"app IN ({','.join('?' * len(apps))})")
+            args.extend(apps)
+        if since is not None:
+            where.append("updated >= ?")
+            args.append(since.timestamp())
+        if under is not None:
+            where.append("(cwd = ? OR substr(cwd, 1, ?) = ?)")
+            base = under.rstrip("/") or "/"
+            prefix = base if base.endswith("/") else base + "/"
+            args.extend([base, len(prefix), prefix])
+        if not include_subagents:
+            where.append("parent_id IS NULL")
+        for word in words:
+            where.append("instr(search, ?) > 0")
+            args.append(word.lower())
+        for column, value in scoped:
+            position = {"app": 0, "id": 1, "title": 2, "dir": 3, "branch": 4}[column]
+            where.append(f"instr(_field(search, {position}), ?) > 0")
+            args.append(value.lower())
+        order = "updated DESC NULLS LAST, app, id"
+        if first_prefix:
+            order = "(substr(id, 1, ?) = ?) DESC, " + order
+        sql = "SELECT app, id, record, state FROM sessions"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY " + order
+        order_args: list[object] = (
+            [len(first_prefix), first_prefix.lower()] if first_prefix else []
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            order_args.append(limit)
+        if scoped:
+            self.db.create_function("_field", 2, _field, deterministic=True)
+        return [Row(*r) for r in self.db.execute(sql, [*args, *order_args])]
+
+    def by_prefix(self, prefix: str, limit: int = 20) -> list[Row]:
+        """Sessions (sub-agents too) whose id starts with `prefix`, case-insensitively."""
+        low = prefix.lower()
+        return [
+            Row(*r)
+            for r in self.db.execute(
+                "SELECT app, id, record, state FROM sessions WHERE lower(substr(id, 1, ?)) = ? "
+                "ORDER BY updated DESC LIMIT ?",
+                (len(prefix), low, limit),
+            )
+        ]
+
+    def children(self, app: str, parent_id: str) -> list[Row]:
+        return [
+            Row(*r)
+            for r in self.db.execute(
+                "SELECT app, id, record, state FROM sessions WHERE app = ? AND parent_id = ? ORDER BY updated",
+                (app, parent_id),
+            )
+        ]
+
+    def app_stats(self) -> dict[str, dict[str, object]]:
+        """Per app: files, sessions, CLI versions, and the diagnostics stored with each file."""
+        stats: dict[str, dict[str, object]] = {}
+        for app, count in self.db.execute(
+            "SELECT app, count(*) FROM sessions GROUP BY app"
+        ):
+            stats.setdefault(app, {})["sessions"] = count
+        for app, state in self.db.execute("SELECT app, state FROM sessions"):
+            version = orjson.loads(state).get("cli_version")
+            if version:
+                versions = stats.setdefault(app, {}).setdefault("versions", {})
+                assert isinstance(versions, dict)
+                versions[version] = versions.get(version, 0) + 1
+        for app, blob in self.db.execute(
+            "SELECT app, diagnostics FROM files WHERE diagnostics IS NOT NULL"
+        ):
+            value = orjson.loads(blob)
+            entry = stats.setdefault(app, {})
+            diagnostics = entry.setdefault("diagnostics", Diagnostics())
+            assert isinstance(diagnostics, Diagnostics)
+            diagnostics.update(Diagnostics.from_json(value))
+            for problem in value.get("problems", []):
+                diagnostics.problem(problem)
+            for path, line, reason in value.get("details", []):
+                if len(diagnostics.details) < 200:
+                    diagnostics.details.append((path, line, reason))
+        for app, count in self.db.execute(
+            "SELECT app, count(*) FROM files GROUP BY app"
+        ):
+            stats.setdefault(app, {})["files"] = count
+        return stats
+
+
+def _field(search: str, position: int) -> str:
+    parts = search.split("\x00")
+    return parts[position] if position < len(parts) else ""
+
+
+def _chunks(items: list[tuple[str]], size: int) -> Iterable[list[tuple[str]]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

@@ -1,0 +1,121 @@
+"""The sub-agent tree of a session, built from its events alone (no app knowledge).
+
+A `subagent` event opens a child node; events carrying that child's `agent_id` count
+towards it; the tool result answering the spawning call closes it (done, or failed when
+it is an error). Nesting follows from sub-agents spawning sub-agents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from .model import Event, JSONValue, Usage
+
+
+@dataclass(slots=True)
+class AgentNode:
+    id: str
+    agent_type: str | None = None
+    description: str | None = None
+    status: str = "running"  # running / done / failed
+    usage: Usage = field(default_factory=Usage)
+    tool_calls: int = 0
+    events: int = 0
+    started: datetime | None = None
+    ended: datetime | None = None
+    call_id: str | None = None
+    children: list[AgentNode] = field(default_factory=list)
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.started is None or self.ended is None:
+            return None
+        return max(0.0, (self.ended - self.started).total_seconds())
+
+    def record(self) -> dict[str, JSONValue]:
+        from .views.records import iso, usage_record
+
+        return {
+            "id": self.id,
+            "agent_type": self.agent_type,
+            "description": self.description,
+            "status": self.status,
+            "usage": usage_record(self.usage),
+            "tool_calls": self.tool_calls,
+            "events": self.events,
+            "started": iso(self.started),
+            "ended": iso(self.ended),
+            "duration_seconds": self.duration_seconds,
+            "children": [child.record() for child in self.children],
+        }
+
+    def walk(self) -> Iterable[tuple[int, AgentNode]]:
+        stack: list[tuple[int, AgentNode]] = [(0, self)]
+        while stack:
+            depth, node = stack.pop()
+            yield depth, node
+            stack.extend((depth + 1, child) for child in reversed(node.children))
+
+
+def build_tree(
+    session_id: str, events: Iterable[Event], agent_type: str | None = None
+) -> AgentNode:
+    """The lead agent as root, each sub-agent under the agent that spawned it."""
+    root = AgentNode(session_id, agent_type=agent_type or "lead")
+    nodes: dict[str | None, AgentNode] = {None: root, session_id: root}
+    by_call: dict[str, AgentNode] = {}
+    last_kind: dict[str, str] = {}
+    for event in events:
+        node = nodes.get(event.agent_id)
+        if node is None:  # events of a sub-agent whose spawn we did not see
+            node = AgentNode(event.agent_id or "?")
+            nodes[event.agent_id] = node
+            root.children.append(node)
+        node.events += 1
+        if event.time is not None:
+            if node.started is None or event.time < node.started:
+                node.started = event.time
+            if node.ended is None or event.time > node.ended:
+                node.ended = event.time
+        if event.kind == "subagent":
+            child_id = event.extra.get("child_id")
+            key = str(child_id) if child_id is not None else f"{node.id}:{event.seq}"
+            child = nodes.get(key)
+            if child is None:
+                child = AgentNode(key)
+                nodes[key] = child
+            elif child in root.children and node is not root:
+                root.children.remove(child)
+            agent = event.extra.get("agent_type")
+            child.agent_type = str(agent) if agent is not None else child.agent_type
+            child.description = event.text or child.description
+            child.call_id = event.call_id
+            if child not in node.children:
+                node.children.append(child)
+            if event.call_id:
+                by_call[event.call_id] = child
+        elif event.kind == "tool_call":
+            node.tool_calls += 1
+        elif event.kind == "usage" and event.usage is not None:
+            node.usage = node.usage + event.usage
+        elif event.kind == "tool_result" and event.call_id in by_call:
+            by_call[event.call_id].status = "failed" if event.is_error else "done"
+        last_kind[node.id] = event.kind
+    kind = last_kind.get(root.id)
+    root.status = (
+        "failed"
+        if kind == "error"
+        else "done"
+        if kind in ("turn_end", "assistant")
+        else "running"
+    )
+    for _, node in root.walk():
+        if (
+            node is not root
+            and node.status == "running"
+            and last_kind.get(node.id) == "error"
+        ):
+            node.status = "failed"
+    return root

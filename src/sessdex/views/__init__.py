@@ -1,0 +1,1 @@
+"""Ways to show sessions and events: the JSON shape (records), the terminal (text), HTML."""

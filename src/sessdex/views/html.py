@@ -1,0 +1,117 @@
+"""A self-contained, offline HTML export of one session.
+
+Everything from the transcript is escaped with `html.escape`, nothing is linkified, and a
+Content-Security-Policy forbids scripts altogether: a transcript holding `<script>`,
+`<img onerror>` or `javascript:` links renders as inert text. Light and dark follow the
+reader's system; tool calls, thinking and sub-agents are collapsible `<details>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from html import escape
+
+from ..model import Event, Session
+from .records import iso
+from .text import clean, one_line, tokens, tool_summary
+
+_STYLE = """
+:root { color-scheme: light dark; --bg:#fff; --fg:#1b1f24; --dim:#6a737d; --user:#0b6e4f; --tool:#005cc5;
+        --err:#b31d28; --box:#f6f8fa; --line:#d0d7de; }
+@media (prefers-color-scheme: dark) { :root { --bg:#0d1117; --fg:#e6edf3; --dim:#8b949e; --user:#3fb950;
+        --tool:#58a6ff; --err:#f85149; --box:#161b22; --line:#30363d; } }
+body { background:var(--bg); color:var(--fg); font:15px/1.5 system-ui, sans-serif; max-width:960px; margin:2em auto; padding:0 1em; }
+h1 { font-size:1.4em; margin-bottom:.2em; } .facts { color:var(--dim); font-size:.9em; }
+.ev { margin:.6em 0; } .user { border-left:3px solid var(--user); padding-left:.8em; }
+.user .who { color:var(--user); font-weight:600; } .assistant { padding-left:.8em; }
+pre { background:var(--box); border:1px solid var(--line); padding:.6em; overflow-x:auto; white-space:pre-wrap; word-break:break-word; }
+details { margin:.3em 0; } summary { cursor:pointer; color:var(--tool); }
+.thinking summary { color:var(--dim); font-style:italic; } .error { color:var(--err); }
+.sub { border-left:2px dashed var(--line); margin-left:1em; padding-left:.8em; }
+.meta { color:var(--dim); font-size:.85em; } .text { white-space:pre-wrap; }
+"""
+
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
+
+
+def _e(text: str | None) -> str:
+    return escape(clean(text), quote=True)
+
+
+def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
+    title = _e(one_line(session.title or "(untitled)"))
+    yield (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+        '<meta name="referrer" content="no-referrer">'
+        f'<meta name="viewport" content="width=device-width"><title>{title}</title><style>{_STYLE}</style></head><body>\n'
+    )
+    facts = " · ".join(
+        _e(one_line(x))
+        for x in (
+            session.app,
+            session.id,
+            session.cwd,
+            session.branch,
+            session.model,
+            iso(session.created),
+        )
+        if x
+    )
+    yield f'<h1>{title}</h1><div class="facts">{facts}</div>\n'
+    # Sub-agent events go inside a <details> opened at their spawn; they arrive interleaved,
+    # so each agent's block is closed when another agent's event comes.
+    open_agent: str | None = None
+    for event in events:
+        if event.agent_id != open_agent:
+            if open_agent is not None:
+                yield "</div></details>\n"
+            if event.agent_id is not None:
+                yield f'<details class="sub" open><summary>sub-agent {_e(event.agent_id)}</summary><div>\n'
+            open_agent = event.agent_id
+        piece = _event(event)
+        if piece:
+            yield piece
+    if open_agent is not None:
+        yield "</div></details>\n"
+    yield "</body></html>\n"
+
+
+def _event(event: Event) -> str:
+    kind = event.kind
+    if kind == "user":
+        return f'<div class="ev user"><div class="who">User</div><div class="text">{_e(event.text)}</div></div>\n'
+    if kind == "assistant":
+        return f'<div class="ev assistant"><div class="text">{_e(event.text)}</div></div>\n'
+    if kind == "thinking":
+        return f'<details class="ev thinking"><summary>thinking</summary><pre>{_e(event.text)}</pre></details>\n'
+    if kind == "tool_call":
+        value = event.extra.get("input", event.text)
+        summary = _e(
+            tool_summary(event.tool, value if value is not None else event.text, 120)
+        )
+        import orjson
+
+        body = (
+            value
+            if isinstance(value, str)
+            else orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+        )
+        return f'<details class="ev tool"><summary>{summary}</summary><pre>{_e(body)}</pre></details>\n'
+    if kind == "tool_result":
+        css = "ev result error" if event.is_error else "ev result"
+        label = "error" if event.is_error else "result"
+        return f'<details class="{css}"><summary>{label}</summary><pre>{_e(event.text)}</pre></details>\n'
+    if kind == "subagent":
+        agent = event.extra.get("agent_type")
+        return f'<div class="ev meta">spawned sub-agent <b>{_e(str(agent) if agent else "agent")}</b> — {_e(event.text)}</div>\n'
+    if kind == "compaction":
+        return f'<details class="ev meta"><summary>context compacted</summary><pre>{_e(event.text)}</pre></details>\n'
+    if kind == "error":
+        return f'<div class="ev error">error: {_e(event.text)}</div>\n'
+    if kind == "usage" and event.usage is not None:
+        u = event.usage
+        return f'<div class="ev meta">tokens: {tokens(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens)} in, {tokens(u.output_tokens)} out</div>\n'
+    if kind == "meta" and event.text:
+        return f'<div class="ev meta">{_e(event.text)}</div>\n'
+    return ""

@@ -1,0 +1,81 @@
+"""Markdown export: compact, readable, good to paste into another agent.
+
+Text is cleaned of control characters; code fences grow longer than any fence inside
+the text, so transcript content cannot close them early.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ..model import Event, Session
+from .records import iso
+from .text import clean, one_line, tokens, tool_summary
+
+
+def _fence(text: str) -> str:
+    longest = 2
+    run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    return "`" * (longest + 1)
+
+
+def _quote_block(text: str) -> str:
+    fence = _fence(text)
+    return f"{fence}\n{text}\n{fence}"
+
+
+def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
+    yield f"# {one_line(session.title or '(untitled)')}\n\n"
+    facts = [
+        ("app", session.app),
+        ("session", session.id),
+        ("folder", session.cwd),
+        ("branch", session.branch),
+        ("model", session.model),
+        ("started", iso(session.created)),
+        ("updated", iso(session.updated)),
+    ]
+    yield (
+        "".join(
+            f"- **{name}**: `{one_line(value)}`\n" for name, value in facts if value
+        )
+        + "\n"
+    )
+    total_in = total_out = 0
+    for event in events:
+        who = f" (sub-agent {one_line(event.agent_id, 12)})" if event.agent_id else ""
+        kind = event.kind
+        if kind == "user":
+            yield f"## User{who}\n\n{clean(event.text)}\n\n"
+        elif kind == "assistant":
+            yield f"**Assistant{who}:** {clean(event.text)}\n\n"
+        elif kind == "thinking" and event.text:
+            yield f"<details><summary>thinking{who}</summary>\n\n{_quote_block(clean(event.text))}\n\n</details>\n\n"
+        elif kind == "tool_call":
+            value = event.extra.get("input", event.text)
+            yield f"- 🔧 {tool_summary(event.tool, value if value is not None else event.text, 200)}{who}\n"
+        elif kind == "tool_result":
+            text = clean(event.text)
+            if len(text) > 2000:
+                text = text[:2000] + f"\n… ({len(text) - 2000} more characters)"
+            label = "error" if event.is_error else "result"
+            yield f"\n  {label}:\n\n{_quote_block(text)}\n\n"
+        elif kind == "subagent":
+            agent = event.extra.get("agent_type")
+            yield f"- 🤖 sub-agent **{one_line(str(agent) if agent else 'agent')}**: {one_line(event.text)}\n"
+        elif kind == "compaction":
+            yield "\n---\n*Context compacted.*\n\n"
+        elif kind == "error":
+            yield f"> **Error{who}:** {one_line(event.text)}\n\n"
+        elif kind == "usage" and event.usage is not None:
+            total_in += (
+                event.usage.input_tokens
+                + event.usage.cache_read_tokens
+                + event.usage.cache_write_tokens
+            )
+            total_out += event.usage.output_tokens
+    if total_in or total_out:
+        yield f"\n---\nTokens: {tokens(total_in)} in, {tokens(total_out)} out.\n"

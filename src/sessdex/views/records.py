@@ -1,0 +1,134 @@
+"""The one JSON shape of sessions and events, used by `--json`, the MCP server and the web UI.
+
+A field has one name everywhere. Times are ISO 8601 in UTC with a trailing Z.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import cast
+
+import orjson
+
+from ..model import Event, JSONValue, Session, Usage
+
+SESSION_FIELDS = (
+    "app",
+    "id",
+    "cwd",
+    "branch",
+    "title",
+    "created",
+    "updated",
+    "model",
+    "effort",
+    "permission_mode",
+    "cli_version",
+    "path",
+    "bytes",
+    "parent_id",
+    "agent_type",
+)
+
+
+def iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    text = value.astimezone(UTC).isoformat(timespec="milliseconds")
+    return text.replace("+00:00", "Z")
+
+
+def parse_iso(value: object) -> datetime | None:
+    """A datetime from an ISO string or epoch seconds/milliseconds; None if unreadable."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        if isinstance(value, int | float):
+            seconds = value / 1000 if value > 1e11 else value
+            return datetime.fromtimestamp(seconds, UTC)
+        if isinstance(value, str) and value:
+            parsed = datetime.fromisoformat(
+                value.replace("Z", "+00:00") if value.endswith("Z") else value
+            )
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def session_record(session: Session) -> dict[str, JSONValue]:
+    """The public JSON object of a session."""
+    record: dict[str, JSONValue] = {}
+    for name in SESSION_FIELDS:
+        value = getattr(session, name)
+        record[name] = iso(value) if isinstance(value, datetime) else value
+    return record
+
+
+def session_state(session: Session) -> bytes:
+    """Everything a session holds, extra included, for the index to store and restore."""
+    record = session_record(session)
+    record["precedence"] = session.precedence
+    record["listed"] = session.listed
+    record["extra"] = cast(JSONValue, dict(session.extra))
+    return orjson.dumps(record)
+
+
+def session_from_state(data: bytes | str) -> Session:
+    value = orjson.loads(data)
+    return Session(
+        app=value["app"],
+        id=value["id"],
+        path=value.get("path"),
+        cwd=value.get("cwd"),
+        branch=value.get("branch"),
+        title=value.get("title"),
+        created=parse_iso(value.get("created")),
+        updated=parse_iso(value.get("updated")),
+        model=value.get("model"),
+        effort=value.get("effort"),
+        permission_mode=value.get("permission_mode"),
+        cli_version=value.get("cli_version"),
+        bytes=value.get("bytes"),
+        parent_id=value.get("parent_id"),
+        agent_type=value.get("agent_type"),
+        precedence=value.get("precedence", 0),
+        listed=value.get("listed", True),
+        extra=value.get("extra") or {},
+    )
+
+
+def usage_record(usage: Usage) -> dict[str, JSONValue]:
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
+        "reasoning_tokens": usage.reasoning_tokens,
+        "model": usage.model,
+    }
+
+
+def event_record(event: Event, *, with_extra: bool = True) -> dict[str, JSONValue]:
+    """The public JSON object of an event (`show --json`, `follow --nl`, exports)."""
+    record: dict[str, JSONValue] = {
+        "seq": event.seq,
+        "kind": event.kind,
+        "time": iso(event.time),
+        "time_estimated": event.time_estimated,
+        "session_id": event.session_id,
+        "agent_id": event.agent_id,
+        "text": event.text,
+        "tool": event.tool,
+        "call_id": event.call_id,
+        "is_error": event.is_error,
+        "usage": usage_record(event.usage) if event.usage is not None else None,
+    }
+    if with_extra and event.extra:
+        record["extra"] = cast(JSONValue, dict(event.extra))
+    return record
+
+
+def dumps(value: object) -> bytes:
+    """JSON for scripts: UTF-8, no NaN, non-str keys allowed (counters)."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)

@@ -1,0 +1,129 @@
+"""Terminal text: untrusted transcript text made harmless, and small formatting helpers.
+
+Titles and transcript text come from models and users. Before anything reaches a terminal,
+control characters and escape sequences are removed so they cannot move the cursor, retitle
+the window, write a hyperlink or hide text.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+# ESC-introduced sequences (CSI, OSC, DCS, …) first, so their parameters go too; then any
+# remaining C0/C1 control character, and bidi controls that can reorder what a reader sees.
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC, DCS, SOS, PM, APC
+    r"|\x1b[@-Z\\-_]"  # two-byte sequences
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+    r"|\x9d[^\x07\x9c]*(?:\x07|\x9c)?"  # 8-bit OSC
+)
+_CONTROLS = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+_SPACES = re.compile(r"\s+")
+
+
+def clean(text: str | None, *, keep_newlines: bool = True) -> str:
+    """`text` with escape sequences and control characters removed (tabs and newlines kept)."""
+    if not text:
+        return ""
+    text = _ESCAPES.sub("", text)
+    text = _CONTROLS.sub("", text)
+    if not keep_newlines:
+        text = _SPACES.sub(" ", text).strip()
+    return text
+
+
+def one_line(text: str | None, width: int | None = None) -> str:
+    """Clean text on one line, cut to `width` characters with an ellipsis."""
+    line = clean(text, keep_newlines=False)
+    if width is not None and len(line) > width:
+        return line[: max(0, width - 1)] + "…"
+    return line
+
+
+def age(when: datetime | None, now: datetime | None = None) -> str:
+    """'5m', '3h', '2d', '7w': how long ago, compactly."""
+    if when is None:
+        return "?"
+    seconds = ((now or datetime.now(UTC)) - when).total_seconds()
+    if seconds < 60:
+        return "now"
+    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return "now"
+
+
+def short_path(path: str | None, home: str | None = None) -> str:
+    if not path:
+        return "-"
+    if home and (path == home or path.startswith(home.rstrip("/") + "/")):
+        return "~" + path[len(home.rstrip("/")) :]
+    return path
+
+
+_INPUT_KEYS = (
+    "command",
+    "cmd",
+    "file_path",
+    "path",
+    "filePath",
+    "pattern",
+    "query",
+    "url",
+    "description",
+    "prompt",
+    "skill",
+)
+
+
+def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
+    """'Bash — npm test': the tool and its most telling argument, on one line."""
+    detail = ""
+    if isinstance(value, dict):
+        for key in _INPUT_KEYS:
+            found = value.get(key)
+            if isinstance(found, list):
+                found = " ".join(str(part) for part in found)
+            if isinstance(found, str) and found.strip():
+                detail = found
+                break
+        else:
+            import orjson
+
+            detail = orjson.dumps(value).decode() if value else ""
+    elif isinstance(value, str):
+        detail = value
+    name = one_line(tool or "tool")
+    return f"{name} — {one_line(detail, width)}" if detail else name
+
+
+def fold(text: str | None, lines: int = 3, width: int = 160) -> str:
+    """The first few lines of a long output, with a count of what was left out."""
+    cleaned = clean(text)
+    parts = cleaned.splitlines()
+    shown = [p if len(p) <= width else p[: width - 1] + "…" for p in parts[:lines]]
+    if len(parts) > lines:
+        shown.append(f"… {len(parts) - lines} more lines")
+    return "\n".join(shown)
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f}m"
+    return f"{seconds / 3600:.1f}h"
+
+
+def tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 1_000:
+        return f"{n / 1_000:.1f}k"
+    return str(n)

@@ -1,0 +1,51 @@
+"""Small builders for tests: Claude Code-shaped session files in a temporary fake home."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def claude_line(session_id: str, cwd: str, **fields: object) -> dict[str, object]:
+    base: dict[str, object] = {
+        "cwd": cwd,
+        "sessionId": session_id,
+        "version": "2.1.197",
+        "gitBranch": "main",
+        "userType": "external",
+        "isSidechain": False,
+    }
+    base.update(fields)
+    return base
+
+
+def write_claude_session(
+    home: Path,
+    session_id: str,
+    cwd: str,
+    *,
+    title: str | None = None,
+    prompt: str = "hello there",
+    branch: str = "main",
+    model: str = "claude-sonnet-4-5",
+    permission_mode: str = "default",
+    when: str = "2026-11-20T10:00:00.000Z",
+) -> Path:
+    """A two-turn Claude Code transcript under home/.claude/projects/<slug>/<id>.jsonl."""
+    slug = cwd.replace("/", "-")
+    path = home / ".claude" / "projects" / slug / f"{session_id}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        claude_line(session_id, cwd, type="user", uuid="u1", parentUuid=None, timestamp=when, gitBranch=branch,
+                    permissionMode=permission_mode, message={"role": "user", "content": prompt}),
+        claude_line(session_id, cwd, type="assistant", uuid="a1", parentUuid="u1", timestamp=when.replace("00.000Z", "05.000Z"),
+                    gitBranch=branch, requestId="req_1",
+                    message={"id": "msg_1", "role": "assistant", "model": model, "stop_reason": "end_turn",
+                             "content": [{"type": "text", "text": "hi"}],
+                             "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 0,
+                                       "cache_creation_input_tokens": 0}}),
+    ]
+    if title is not None:
+        lines.append({"type": "custom-title", "customTitle": title, "sessionId": session_id})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path

@@ -1,0 +1,296 @@
+"""The command line as a person uses it: list, find, resume, doctor, demo."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex import api
+from sessdex.cli import main
+from tests.helpers import write_claude_session
+
+DEMO = str(api.demo_home().path)
+CLAUDE_A = "3f2b9c1e-8d4a-4e7b-9a61-0c5d2e7f8a90"
+CLAUDE_B = "a7c41d05-2b9e-4f3a-8c17-5e6d9b0a1f24"
+CODEX = "019a7e21-5c3d-7b40-9e8f-2a1b3c4d5e6f"
+
+
+def invoke(*args: str, runner: CliRunner | None = None) -> tuple[int, str, str]:
+    result = (runner or CliRunner()).invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_list_json_has_every_session_newest_first_with_the_documented_fields() -> None:
+    code, out, _ = invoke("list", "--json", "--home", DEMO)
+    assert code == 0
+    sessions = json.loads(out)
+    assert [s["id"] for s in sessions] == [CODEX, CLAUDE_A, CLAUDE_B]
+    for key in ("app", "id", "cwd", "branch", "title", "created", "updated", "model", "effort",
+                "permission_mode", "cli_version", "path", "bytes", "parent_id"):
+        assert key in sessions[0]
+    codex = sessions[0]
+    assert codex["app"] == "codex"
+    assert codex["title"] == "Checkout timeout under load"
+    assert codex["branch"] == "fix/checkout-timeout"
+    assert codex["cwd"] == "/home/demo/code/shop-api"
+    assert codex["model"] == "gpt-5.1-codex"
+    assert codex["updated"].endswith("Z")
+    assert sessions[1]["title"] == "Retry checkout payments with backoff"
+    assert sessions[2]["title"] == "Fix the broken links in the deployment guide"
+    assert all(s["parent_id"] is None for s in sessions)
+
+
+def test_list_nl_and_limit_and_app_filter() -> None:
+    code, out, _ = invoke("list", "--nl", "--limit", "2", "--home", DEMO)
+    assert code == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [s["id"] for s in lines] == [CODEX, CLAUDE_A]
+    _, out, _ = invoke("list", "--json", "--app", "claude", "--home", DEMO)
+    assert {s["app"] for s in json.loads(out)} == {"claude"}
+
+
+def test_list_since_filters_by_update_time() -> None:
+    _, out, _ = invoke("list", "--json", "--since", "2026-11-27", "--home", DEMO)
+    assert [s["id"] for s in json.loads(out)] == [CODEX, CLAUDE_A]
+
+
+def test_list_human_output_is_one_line_per_session() -> None:
+    code, out, _ = invoke("list", "--home", DEMO)
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == 3
+    assert lines[0].startswith("codex")
+    assert "019a7e21" in lines[0] and "Checkout timeout under load" in lines[0]
+    assert "~/code/shop-api" not in lines[0]  # the demo home is not the user's home
+
+
+def test_unknown_app_is_a_clear_error() -> None:
+    code, _, err = invoke("list", "--app", "cladue", "--home", DEMO)
+    assert code == 1
+    assert "unknown app 'cladue'" in err and "claude" in err
+
+
+def test_find_matches_all_words_across_fields() -> None:
+    _, out, _ = invoke("find", "checkout", "--json", "--home", DEMO)
+    assert {s["id"] for s in json.loads(out)} == {CODEX, CLAUDE_A}
+    _, out, _ = invoke("find", "checkout", "backoff", "--json", "--home", DEMO)
+    assert [s["id"] for s in json.loads(out)] == [CLAUDE_A]
+    _, out, _ = invoke("find", "CHECKOUT", "app:codex", "--json", "--home", DEMO)
+    assert [s["id"] for s in json.loads(out)] == [CODEX]
+    _, out, _ = invoke("find", "branch:fix/", "--json", "--home", DEMO)
+    assert [s["id"] for s in json.loads(out)] == [CODEX]
+    _, out, _ = invoke("find", "dir:docs-site", "--json", "--home", DEMO)
+    assert [s["id"] for s in json.loads(out)] == [CLAUDE_B]
+    code, out, _ = invoke("find", "nothing-like-this", "--json", "--home", DEMO)
+    assert code == 0 and json.loads(out) == []
+
+
+def test_find_ranks_an_id_prefix_first() -> None:
+    _, out, _ = invoke("find", "a7c4", "--json", "--home", DEMO)
+    assert [s["id"] for s in json.loads(out)][0] == CLAUDE_B
+
+
+def test_here_keeps_sessions_of_this_folder_and_below(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "code" / "shop"
+    (project / "sub").mkdir(parents=True)
+    other = tmp_path / "code" / "shopping"
+    other.mkdir()
+    home = tmp_path / "home"
+    write_claude_session(home, "11111111-0000-4000-8000-000000000001", str(project))
+    write_claude_session(home, "22222222-0000-4000-8000-000000000002", str(project / "sub"))
+    write_claude_session(home, "33333333-0000-4000-8000-000000000003", str(other))
+    monkeypatch.chdir(project)
+    _, out, _ = invoke("list", "--here", "--json", "--home", str(home))
+    assert sorted(s["id"][:2] for s in json.loads(out)) == ["11", "22"]
+
+
+def test_resume_print_keeps_model_and_quotes_everything() -> None:
+    code, out, err = invoke("resume", CODEX[:8], "--print", "--home", DEMO)
+    assert code == 0
+    words = shlex.split(out)
+    assert words[:3] == ["cd", "/home/demo/code/shop-api", "&&"]
+    assert words[3:6] == ["codex", "resume", CODEX]
+    assert "-m" in words and words[words.index("-m") + 1] == "gpt-5.1-codex"
+    assert "no longer exists" in err  # the demo folder is not on this machine: said, not hidden
+
+
+def test_hostile_folder_name_comes_out_inert(tmp_path: Path) -> None:
+    folder = tmp_path / "a b'; rm -rf ~ $(touch pwned) `id`"
+    folder.mkdir()
+    home = tmp_path / "home"
+    session_id = "44444444-0000-4000-8000-000000000004"
+    write_claude_session(home, session_id, str(folder))
+    code, out, _ = invoke("resume", "4444", "--print", "--home", str(home))
+    assert code == 0
+    words = shlex.split(out)
+    assert words[1] == str(folder)
+    assert words[3:6] == ["claude", "--resume", session_id]
+    marker = tmp_path / "ran"
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "claude").write_text(f"#!/bin/sh\npwd > '{marker}'\n")
+    (fake_bin / "claude").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}"}
+    subprocess.run(["bash", "-c", out], cwd=tmp_path, env=env, check=True)
+    assert marker.read_text().strip() == str(folder)
+    assert not (tmp_path / "pwned").exists() and not (folder / "pwned").exists()
+
+
+def test_resume_refuses_a_missing_folder(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_claude_session(home, "55555555-0000-4000-8000-000000000005", str(tmp_path / "gone"))
+    code, _, err = invoke("resume", "5555", "--home", str(home))
+    assert code == 1
+    assert "no longer exists" in err and "never resumes elsewhere" in err
+
+
+def test_ambiguous_prefix_lists_the_candidates(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_claude_session(home, "66666666-0000-4000-8000-000000000006", str(tmp_path), title="first")
+    write_claude_session(home, "66666666-1111-4000-8000-000000000007", str(tmp_path), title="second")
+    code, _, err = invoke("resume", "6666", "--print", "--home", str(home))
+    assert code == 1
+    assert "matches 2 sessions (2 claude)" in err
+    assert "first" in err and "second" in err
+    code, _, err = invoke("resume", "zzzz", "--home", str(home))
+    assert code == 1 and "no session id starts with 'zzzz'" in err
+
+
+def _git_repo(folder: Path, branch: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", "-b", branch, str(folder)], check=True)
+
+
+def _run_sessdex(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sessdex", *args], env=env, cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+
+
+def test_resume_runs_the_cli_in_the_folder_and_refuses_a_branch_switch(tmp_path: Path) -> None:
+    folder = tmp_path / "project"
+    _git_repo(folder, "feature/x")
+    home = tmp_path / "home"
+    session_id = "77777777-0000-4000-8000-000000000008"
+    write_claude_session(home, session_id, str(folder), branch="feature/x", model="claude-opus-4-1")
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    log = tmp_path / "argv"
+    (fake_bin / "claude").write_text(f'#!/bin/sh\npwd > "{log}"\nprintf "%s\\n" "$@" >> "{log}"\n')
+    (fake_bin / "claude").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}"}
+    result = _run_sessdex(["resume", "7777", "--home", str(home)], env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = log.read_text().splitlines()
+    assert lines[0] == str(folder)
+    assert lines[1:3] == ["--resume", session_id]
+    assert "--model" in lines and lines[lines.index("--model") + 1] == "claude-opus-4-1"
+
+    subprocess.run(["git", "-C", str(folder), "checkout", "-q", "-b", "main"], check=True)
+    log.unlink()
+    result = _run_sessdex(["resume", "7777", "--home", str(home)], env, tmp_path)
+    assert result.returncode == 1
+    assert "feature/x" in result.stderr and "main" in result.stderr and "--yes" in result.stderr
+    assert not log.exists()
+    assert subprocess.run(["git", "-C", str(folder), "rev-parse", "--abbrev-ref", "HEAD"], capture_output=True, text=True).stdout.strip() == "main"
+    result = _run_sessdex(["resume", "7777", "--yes", "--home", str(home)], env, tmp_path)
+    assert result.returncode == 0 and log.exists()
+
+
+def test_resume_says_how_to_install_a_missing_cli(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_claude_session(home, "88888888-0000-4000-8000-000000000009", str(tmp_path))
+    env = {**os.environ, "PATH": str(tmp_path / "empty-bin")}
+    result = _run_sessdex(["resume", "8888", "--home", str(home)], env, tmp_path)
+    assert result.returncode == 1
+    assert "'claude' is not on PATH" in result.stderr and "npm install" in result.stderr
+
+
+def test_resume_refuses_while_a_running_cli_has_the_session_open(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    session_id = "99999999-0000-4000-8000-00000000000a"
+    write_claude_session(home, session_id, str(tmp_path))
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "claude").write_text("#!/bin/sh\nexec sleep 30\n")
+    (fake_bin / "claude").chmod(0o755)
+    live = subprocess.Popen(
+        ["bash", "-c", 'exec -a claude "$0" -c "import time; time.sleep(30)" --resume "$1"', sys.executable, session_id]
+    )
+    try:
+        env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}"}
+        result = _run_sessdex(["resume", "9999", "--home", str(home)], env, tmp_path)
+        assert result.returncode == 1
+        assert f"pid {live.pid}" in result.stderr and "--force" in result.stderr
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_withheld_permission_mode_is_said_and_kept_on_request(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_claude_session(home, "aaaaaaaa-0000-4000-8000-00000000000b", str(tmp_path), permission_mode="bypassPermissions")
+    _, out, err = invoke("resume", "aaaa", "--print", "--home", str(home))
+    assert "bypassPermissions" not in out and "dangerously" not in out
+    assert "bypassPermissions" in err or "permission" in err
+    _, out, _ = invoke("resume", "aaaa", "--print", "--keep-permissions", "--home", str(home))
+    assert "bypassPermissions" in out or "--dangerously-skip-permissions" in out
+
+
+def test_titles_with_escape_sequences_print_harmless(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    evil = "\x1b]0;owned\x07\x1b[31mred\x1b[0m \x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\ \u202eexe.txt\x9b31m"
+    write_claude_session(home, "bbbbbbbb-0000-4000-8000-00000000000c", str(tmp_path), title=evil)
+    _, out, _ = invoke("list", "--home", str(home))
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out and "\x9b" not in out
+    assert "red" in out and "link" in out
+    _, out, _ = invoke("list", "--json", "--home", str(home))
+    assert json.loads(out)[0]["title"] == evil  # JSON keeps the text exactly, escaped
+
+
+def test_doctor_json_reports_each_app() -> None:
+    code, out, _ = invoke("doctor", "--json", "--home", DEMO)
+    assert code == 0
+    reports = {r["app"]: r for r in json.loads(out)}
+    assert reports["claude"]["sessions"] == 2
+    assert reports["codex"]["sessions"] == 1
+    assert reports["claude"]["root"].endswith("/.claude")
+    assert reports["claude"]["versions"] == {"2.1.197": 2}
+    for report in reports.values():
+        assert set(report) >= {"app", "root", "override", "sessions", "versions", "skipped_lines", "unknown_record_types"}
+        assert report["skipped_lines"] == {} and report["unknown_record_types"] == {}
+
+
+def test_doctor_counts_skipped_lines_without_showing_content(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path = write_claude_session(home, "cccccccc-0000-4000-8000-00000000000d", str(tmp_path))
+    with path.open("a") as out:
+        out.write('{"type": "user", "secret-content-here\n')
+    code, out, _ = invoke("doctor", "--json", "--app", "claude", "--home", str(home))
+    report = json.loads(out)[0]
+    assert sum(report["skipped_lines"].values()) == 1
+    assert "secret-content-here" not in out
+    _, _, err = invoke("list", "--verbose", "--home", str(home))
+    assert "secret-content-here" not in err
+
+
+def test_demo_shows_list_find_and_a_resume_command() -> None:
+    code, out, _ = invoke("demo")
+    assert code == 0
+    assert "$ sessdex list" in out and "$ sessdex find checkout" in out
+    assert "Checkout timeout under load" in out
+    assert "codex resume 019a7e21-5c3d-7b40-9e8f-2a1b3c4d5e6f" in out
+
+
+def test_help_version_and_usage_errors() -> None:
+    code, out, _ = invoke("-h")
+    assert code == 0 and "list" in out and "resume" in out
+    code, out, _ = invoke("--version")
+    assert code == 0 and "sessdex" in out
+    code, _, _ = invoke("list", "--limit", "zero")
+    assert code == 2

@@ -1,0 +1,110 @@
+"""The index: incremental refresh, vanished files, concurrent processes, migrations."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sessdex import api, index, sources
+from sessdex.sources import Home
+from tests.helpers import write_claude_session
+
+
+def make_home(tmp_path: Path, count: int) -> Path:
+    home = tmp_path / "home"
+    for n in range(count):
+        write_claude_session(home, f"{n:08x}-0000-4000-8000-{n:012x}", f"/work/p{n % 7}", title=f"session {n}")
+    return home
+
+
+def counting_parse(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    claude = sources.get("claude")
+    original = claude.parse
+    calls: list[str] = []
+
+    def parse(path, location, diagnostics):  # type: ignore[no-untyped-def]
+        calls.append(str(path))
+        return original(path, location, diagnostics)
+
+    monkeypatch.setattr(claude, "parse", parse)
+    return calls
+
+
+def test_refresh_rereads_only_changed_files_and_drops_vanished_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home_dir = make_home(tmp_path, 5)
+    home = Home.at(home_dir)
+    calls = counting_parse(monkeypatch)
+    assert len(api.list_sessions(home, apps=["claude"]).rows) == 5
+    assert len(calls) == 5
+    calls.clear()
+    assert len(api.list_sessions(home, apps=["claude"]).rows) == 5
+    assert calls == []  # nothing changed: nothing parsed
+    files = sorted(home_dir.rglob("*.jsonl"))
+    with files[0].open("a") as out:
+        out.write(json.dumps({"type": "custom-title", "customTitle": "renamed", "sessionId": files[0].stem}) + "\n")
+    files[1].unlink()
+    listing = api.list_sessions(home, apps=["claude"])
+    assert calls == [str(files[0])]
+    assert listing.report.vanished == 1
+    titles = {s.id: s.title for s in listing.sessions()}
+    assert titles[files[0].stem] == "renamed"
+    assert files[1].stem not in titles
+
+
+def test_a_file_deleted_during_refresh_is_skipped_not_fatal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home_dir = make_home(tmp_path, 3)
+    claude = sources.get("claude")
+    original = claude.parse
+    victim = sorted(home_dir.rglob("*.jsonl"))[0]
+
+    def parse(path, location, diagnostics):  # type: ignore[no-untyped-def]
+        if path == victim:
+            victim.unlink()
+        return original(path, location, diagnostics)
+
+    monkeypatch.setattr(claude, "parse", parse)
+    listing = api.list_sessions(Home.at(home_dir), apps=["claude"])
+    assert victim.stem not in {row.id for row in listing.rows}
+    assert len(listing.rows) == 2
+    assert listing.report.diagnostics["claude"].skipped == {"vanished": 1}
+    monkeypatch.setattr(claude, "parse", original)
+    assert len(api.list_sessions(Home.at(home_dir), apps=["claude"]).rows) == 2
+
+
+def test_two_processes_refreshing_at_once_agree(tmp_path: Path) -> None:
+    home_dir = make_home(tmp_path, 150)
+    env = {**os.environ}
+    command = [sys.executable, "-m", "sessdex", "list", "--json", "--home", str(home_dir)]
+    procs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(3)]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    for proc, (out, err) in zip(procs, outputs, strict=True):
+        assert proc.returncode == 0, err.decode()
+        assert len(json.loads(out)) == 150
+    integrity = index.connect(index.index_file(Home.at(home_dir))).execute("PRAGMA integrity_check").fetchone()[0]
+    assert integrity == "ok"
+
+
+def test_schema_is_migrated_once_and_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    db = index.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == len(index.MIGRATIONS)
+    db.close()
+    db = index.connect(path)  # reopening runs nothing again
+    assert db.execute("PRAGMA user_version").fetchone()[0] == len(index.MIGRATIONS)
+
+
+def test_each_home_has_its_own_index(tmp_path: Path) -> None:
+    a = make_home(tmp_path / "a", 2)
+    b = make_home(tmp_path / "b", 3)
+    assert len(api.list_sessions(Home.at(a)).rows) == 2
+    assert len(api.list_sessions(Home.at(b)).rows) == 3
+    assert len(api.list_sessions(Home.at(a)).rows) == 2
+
+
+def test_index_lives_in_sessdex_state_dir(tmp_path: Path, sessdex_state: Path) -> None:
+    assert index.index_file(Home.at(tmp_path)).parent == sessdex_state / "cache"

@@ -1,0 +1,143 @@
+"""show, tree and export as a person sees them, with hostile transcript text kept inert."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex import api
+from sessdex.cli import main
+from sessdex.views.text import clean, fold, tool_summary
+from tests.helpers import write_claude_session
+
+DEMO = str(api.demo_home().path)
+CLAUDE_A = "3f2b9c1e-8d4a-4e7b-9a61-0c5d2e7f8a90"
+CODEX = "019a7e21-5c3d-7b40-9e8f-2a1b3c4d5e6f"
+HOSTILE = (
+    "<script>document.title='PWNED'</script>"
+    "<img src=x onerror=\"document.body.setAttribute('data-pwned','1')\">"
+    "<a href=\"javascript:alert(1)\">click</a> \x1b]0;owned\x07\x1b[2J ```\nfenced"
+)
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_clean_removes_escape_sequences_and_controls() -> None:
+    assert clean("a\x1b[31mb\x1b]0;t\x07c\x00d\x9b2Je\u202ef") == "abcdef"
+    assert clean("line1\nline2\ttab") == "line1\nline2\ttab"
+
+
+def test_tool_summary_and_fold() -> None:
+    assert tool_summary("Bash", {"command": "npm test", "description": "run"}) == "Bash — npm test"
+    assert tool_summary("shell", {"command": ["bash", "-lc", "ls"]}) == "shell — bash -lc ls"
+    assert fold("a\nb\nc\nd\ne", 3) == "a\nb\nc\n… 2 more lines"
+
+
+def test_show_json_events_have_the_documented_shape() -> None:
+    code, out, _ = invoke("show", CLAUDE_A[:6], "--json", "--home", DEMO)
+    assert code == 0
+    events = json.loads(out)
+    assert events[0]["kind"] == "user"
+    assert events[0]["text"] == "Add a retry with backoff to the checkout payment call"
+    for event in events:
+        assert set(event) >= {"seq", "kind", "time", "time_estimated", "session_id", "agent_id", "text", "tool",
+                              "call_id", "is_error", "usage"}
+        assert event["session_id"] == CLAUDE_A
+    calls = [e for e in events if e["kind"] == "tool_call"]
+    results = [e for e in events if e["kind"] == "tool_result"]
+    assert calls[0]["tool"] == "Bash" and results[0]["call_id"] == calls[0]["call_id"]
+    usage = [e["usage"] for e in events if e["kind"] == "usage"]
+    assert sum(u["output_tokens"] for u in usage) == 60 + 180 + 180
+    assert all(u["model"] == "claude-sonnet-4-5" for u in usage)
+    seqs = [e["seq"] for e in events]
+    assert seqs == sorted(seqs)
+
+
+def test_show_nl_and_tail() -> None:
+    _, out, _ = invoke("show", CODEX[:8], "--nl", "--home", DEMO)
+    events = [json.loads(line) for line in out.splitlines()]
+    assert events[0]["kind"] in ("user", "meta")
+    assert any(e["kind"] == "tool_call" for e in events)
+    _, out, _ = invoke("show", CLAUDE_A[:8], "--json", "--tail", "2", "--home", DEMO)
+    tail = json.loads(out)
+    assert len(tail) == 2
+
+
+def test_show_in_the_terminal_folds_tool_calls(tmp_path: Path) -> None:
+    code, out, _ = invoke("show", CLAUDE_A[:8], "--home", DEMO)
+    assert code == 0
+    assert "Retry checkout payments with backoff" in out
+    assert "Using Bash — pytest -q tests/test_checkout.py" in out
+    assert "ok: 42 passed" in out
+    _, out, _ = invoke("show", CLAUDE_A[:8], "--detail", "user", "--home", DEMO)
+    assert "Using Bash" not in out and "Add a retry" in out
+
+
+def test_hostile_text_is_harmless_in_the_terminal(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_claude_session(home, "dddddddd-0000-4000-8000-00000000000e", str(tmp_path), prompt=HOSTILE, title="[bold red]x[/]")
+    code, out, _ = invoke("show", "dddd", "--home", str(home))
+    assert code == 0
+    assert "\x1b" not in out and "\x07" not in out
+    assert "[bold red]x[/]" in out  # Rich markup in a title is shown, not interpreted
+
+
+def test_markdown_export_keeps_fences_closed(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_claude_session(home, "eeeeeeee-0000-4000-8000-00000000000f", str(tmp_path), prompt=HOSTILE)
+    code, out, _ = invoke("export", "eeee", "--format", "md", "--home", str(home))
+    assert code == 0
+    assert out.startswith("# hello") or out.startswith("# <script>")
+    assert "\x1b" not in out
+
+
+def test_export_refuses_to_write_into_an_agent_folder(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_claude_session(home, "ffffffff-0000-4000-8000-000000000010", str(tmp_path))
+    target = home / ".claude" / "projects" / "export.md"
+    code, _, err = invoke("export", "ffff", "-o", str(target), "--home", str(home))
+    assert code == 1 and "refusing to write" in err
+    assert not target.exists()
+
+
+def _chromium() -> str | None:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and os.environ.get("SESSDEX_REQUIRE_TOOLS") == "1":
+        pytest.fail("chromium is required here (SESSDEX_REQUIRE_TOOLS=1) but not installed")
+    return found
+
+
+@pytest.mark.browser
+def test_html_export_renders_hostile_text_inert_in_a_real_browser(tmp_path: Path) -> None:
+    chromium = _chromium()
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed (scripts/test installs it as root)")
+    home = tmp_path / "home"
+    write_claude_session(home, "12121212-0000-4000-8000-000000000011", str(tmp_path), prompt=HOSTILE, title=HOSTILE)
+    out_file = tmp_path / "session.html"
+    code, _, err = invoke("export", "1212", "--format", "html", "-o", str(out_file), "--home", str(home))
+    assert code == 0, err
+    profile = tmp_path / "profile"
+    result = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+         "--virtual-time-budget=2000", "--dump-dom", out_file.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    dom = result.stdout
+    assert "</html>" in dom, result.stderr[-2000:]
+    assert "<title>PWNED</title>" not in dom
+    assert "data-pwned" not in dom.replace("setAttribute('data-pwned'", "")
+    assert "<script" not in dom.lower()
+    assert "<img" not in dom.lower()
+    assert 'href="javascript:' not in dom.lower()
+    assert "&lt;script&gt;document.title" in dom  # shown as text

@@ -18,6 +18,9 @@ BUILTIN: tuple[str, ...] = (
     "claude",
     "codex",
     "aider",
+    "cline",
+    "roo",
+    "kilo",
 )
 
 

@@ -1,0 +1,680 @@
+"""The task store Cline, Roo Code and Kilo Code share: JSON files in an editor's globalStorage.
+
+Not a source itself: `cline`, `roo` and `kilo` each bind one `TaskStore` to their
+extension id. Each task is `<editor user dir>/User/globalStorage/<extension id>/tasks/<id>/`
+with `ui_messages.json` (what the user saw, one `{ts, type: say|ask, say|ask, text}` per
+message), `api_conversation_history.json` (what the model was sent), `task_metadata.json`
+(models used) and, in Roo-style stores, `history_item.json`; Cline keeps the history list
+in `state/taskHistory.json`. Every file is rewritten whole on each change.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue, Session, Usage
+from .base import Home, Location
+
+# Editors built on VS Code whose user folders may hold these extensions.
+EDITORS = (
+    "Code",
+    "Code - Insiders",
+    "Code - OSS",
+    "VSCodium",
+    "Cursor",
+    "Windsurf",
+    "Antigravity",
+)
+# Remote and server installs keep the same tree under the home, not the config folder.
+SERVER_DIRS = (
+    ".vscode-server/data",
+    ".vscode-server-insiders/data",
+    ".vscode-remote/data",
+    ".cursor-server/data",
+)
+HEAD_BYTES = (
+    64 * 1024
+)  # read from the start of ui_messages.json / api history for listing
+TAIL_BYTES = 4 * 1024  # read from the end of ui_messages.json for the last time stamp
+JSON_CAP = 64 * 1024 * 1024  # a task JSON file bigger than this is not read whole
+SMALL_CAP = 4 * 1024 * 1024  # metadata and history item files
+CHILD_DEPTH = 3  # sub-task levels read into a parent's events
+
+_TS = re.compile(rb'"ts"\s*:\s*(\d{10,})')
+_CWD = re.compile(r"Current (?:Working|Workspace) Directory \(([^)\n]+)\)")
+
+# ui message kinds that carry nothing a reader of the session needs (UI state, retries,
+# progress, warnings); everything else is translated or counted as unknown.
+IGNORED = frozenset(
+    {
+        "api_req_finished", "api_req_retried", "api_req_retry_delayed", "api_req_rate_limit_wait",
+        "checkpoint_created", "checkpoint_saved", "shell_integration_warning",
+        "shell_integration_warning_with_suggestion", "info", "task_progress", "hook_status",
+        "hook_output_stream", "mcp_notification", "load_mcp_documentation", "clineignore_error",
+        "rooignore_error", "too_many_tools_warning", "conditional_rules_applied", "partial_tool_result",
+        "state_snapshot", "generate_explanation", "user_edit_todos", "subagent_usage", "image",
+        "mcp_server_request_started", "resume_task", "resume_completed_task",
+        "auto_approval_max_req_reached", "status_acknowledgment", "change_todo_list", "report_bug",
+        "codebase_search_result", "payment_required_prompt", "subagent",
+    }
+)  # fmt: skip
+ERRORS = frozenset(
+    {
+        "error", "error_retry", "api_req_failed", "mistake_limit_reached", "diff_error",
+        "condense_context_error", "command_permission_denied",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class TaskStore:
+    """One extension's tasks, in every editor that has it installed."""
+
+    app: str
+    extension_ids: tuple[str, ...]
+
+    def locate(self, home: Home) -> Location:
+        """The editors' config folder (`XDG_CONFIG_HOME` on Linux, as Electron resolves it)."""
+        value = home.env_dir("XDG_CONFIG_HOME")
+        if value is not None:
+            return Location(
+                value, override=f"XDG_CONFIG_HOME={home.environ['XDG_CONFIG_HOME']}"
+            )
+        candidates = [
+            home.path / ".config",
+            home.path / "Library" / "Application Support",
+        ]
+        candidates.append(home.path / "AppData" / "Roaming")
+        for candidate in candidates:
+            if candidate.is_dir():
+                return Location(candidate)
+        return Location(candidates[0])
+
+    def storage_dirs(self, location: Location) -> list[Path]:
+        """Every `globalStorage/<extension id>` folder that exists, in a stable order."""
+        users = [location.root / editor for editor in EDITORS]
+        if location.override is None:
+            home = _home_of(location.root)
+            if home is not None:
+                users += [home / server for server in SERVER_DIRS]
+        found = []
+        for user in users:
+            for extension in self.extension_ids:
+                folder = user / "User" / "globalStorage" / extension
+                if folder.is_dir():
+                    found.append(folder)
+        return found
+
+    def scan(self, location: Location) -> Iterator[Path]:
+        if not location.exists:
+            return
+        for storage in self.storage_dirs(location):
+            history = storage / "state" / "taskHistory.json"
+            if history.is_file():
+                yield history
+            for task in files.entries(storage / "tasks", storage):
+                if not task.is_dir():
+                    continue
+                for entry in files.entries(Path(task.path), storage):
+                    if entry.name == "ui_messages.json":
+                        yield Path(entry.path)
+
+    def parse(self, path: Path, diagnostics: Diagnostics) -> list[Session]:
+        if path.name == "taskHistory.json":
+            return self._parse_history(path, diagnostics)
+        return self._parse_task(path, diagnostics)
+
+    def _parse_history(self, path: Path, diagnostics: Diagnostics) -> list[Session]:
+        """Cline's history list: titles, folders and models for tasks the task folders list."""
+        items = _read_json(path, JSON_CAP, diagnostics)
+        if not isinstance(items, list):
+            return []
+        sessions = []
+        for item in items:
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                continue
+            sessions.append(
+                Session(
+                    app=self.app,
+                    id=item["id"],
+                    path=str(path),
+                    cwd=_text(item.get("cwdOnTaskInitialization"))
+                    or _text(item.get("workspace")),
+                    title=_first_line(
+                        _text(item.get("title")) or _text(item.get("task"))
+                    ),
+                    updated=_ms(item.get("ts")),
+                    model=_text(item.get("modelId")),
+                    parent_id=_text(item.get("parentTaskId")),
+                    precedence=-1,  # the task folder's own files say it better
+                    listed=False,
+                )
+            )
+        return sessions
+
+    def _parse_task(self, path: Path, diagnostics: Diagnostics) -> list[Session]:
+        """One task: head and tail of ui_messages.json, and its small sibling files."""
+        folder = path.parent
+        try:
+            size = path.stat().st_size
+            with open(path, "rb") as stream:
+                head = stream.read(HEAD_BYTES)
+                stream.seek(max(0, size - TAIL_BYTES))
+                tail = stream.read(TAIL_BYTES)
+        except FileNotFoundError:
+            diagnostics.problem(f"{self.app}: {path} vanished while it was read")
+            return []
+        opening = _first_messages(head)
+        first = opening[0] if opening else None
+        stamps = _TS.findall(tail)
+        item = _read_json(folder / "history_item.json", SMALL_CAP, None)
+        item = item if isinstance(item, dict) else {}
+        metadata = _read_json(folder / "task_metadata.json", SMALL_CAP, None)
+        model, mode = _last_model(metadata)
+        model = model or _first_model(opening)
+        title = _text(item.get("title")) or _text(item.get("task"))
+        if title is None and first is not None and first.get("say") in ("task", "text"):
+            title = _text(first.get("text"))
+        extra: dict[str, JSONValue] = {}
+        if mode or _text(item.get("mode")):
+            extra["mode"] = mode or _text(item.get("mode"))
+        children = item.get("childIds")
+        if isinstance(children, list):
+            extra["children"] = [c for c in children if isinstance(c, str)]
+        return [
+            Session(
+                app=self.app,
+                id=folder.name,
+                path=str(path),
+                cwd=_text(item.get("workspace")) or _cwd_from_history(folder),
+                title=_first_line(title),
+                created=_ms(first.get("ts")) if first else None,
+                updated=_ms(int(stamps[-1])) if stamps else None,
+                model=model,
+                bytes=size,
+                parent_id=_text(item.get("parentTaskId")),
+                extra=extra,
+            )
+        ]
+
+    def read(
+        self, session: Session, diagnostics: Diagnostics, offset: int = 0
+    ) -> Iterator[Event]:
+        if session.path is None:
+            return
+        translator = _Translator(
+            self, session, diagnostics, include_children=offset == 0
+        )
+        yield from translator.task(Path(session.path), None, 0)
+
+
+class _Translator:
+    """ui_messages.json → events; sub-tasks (Roo-style `newTask`) inlined with their agent_id."""
+
+    def __init__(
+        self,
+        store: TaskStore,
+        session: Session,
+        diagnostics: Diagnostics,
+        include_children: bool,
+    ) -> None:
+        self.store = store
+        self.session = session
+        self.diagnostics = diagnostics
+        self.include_children = include_children
+        self.seq = 0
+
+    def task(self, path: Path, agent: str | None, depth: int) -> Iterator[Event]:
+        messages = _read_json(
+            path,
+            JSON_CAP,
+            self.diagnostics,
+            missing=f"{self.store.app}: {path} vanished",
+        )
+        if messages is None:
+            return
+        if not isinstance(messages, list):
+            self.diagnostics.skip(
+                str(path), 1, "bad value"
+            )  # JSON, but not the array of messages
+            return
+        children = self._children(path, agent)
+        state = _State(model=self.session.model if agent is None else None)
+        held: dict[str, object] | None = None
+        for index, message in enumerate(messages):
+            if not isinstance(message, dict):
+                self.diagnostics.skip(str(path), index + 1, "not an object")
+                continue
+            if held is not None:
+                if not _continues(held, message):
+                    yield from self._message(held, state, agent, children, path, depth)
+                held = None
+            if index == 0 and message.get("say") == "text":
+                message = {
+                    **message,
+                    "say": "task",
+                }  # Roo and older Cline open a task with it
+            if message.get("partial") is True and message.get("say") in (
+                "text",
+                "reasoning",
+            ):
+                held = message  # streamed: a later message may repeat it in full
+                continue
+            yield from self._message(message, state, agent, children, path, depth)
+        if held is not None:
+            yield from self._message(held, state, agent, children, path, depth)
+
+    def _children(self, path: Path, agent: str | None) -> list[str]:
+        if agent is None:
+            listed = self.session.extra.get("children")
+            if isinstance(listed, list):
+                return [c for c in listed if isinstance(c, str)]
+        item = _read_json(path.parent / "history_item.json", SMALL_CAP, None)
+        if isinstance(item, dict) and isinstance(item.get("childIds"), list):
+            return [c for c in item["childIds"] if isinstance(c, str)]
+        return []
+
+    def _message(
+        self,
+        message: dict[str, object],
+        state: _State,
+        agent: str | None,
+        children: list[str],
+        path: Path,
+        depth: int,
+    ) -> Iterator[Event]:
+        kind = (
+            message.get("say") if message.get("type") == "say" else message.get("ask")
+        )
+        if not isinstance(kind, str):
+            self.diagnostics.unknown_type(f"{message.get('type')}:?")
+            return
+        text = _text(message.get("text")) or ""
+        time = _ms(message.get("ts"))
+        call_id = f"{agent or self.session.id}:{message.get('ts')}"
+        info = message.get("modelInfo")
+        if isinstance(info, dict) and _text(info.get("modelId")):
+            state.model = _text(info.get("modelId"))
+
+        def event(kind: EventKind, **fields: object) -> Event:
+            made = Event(
+                session_id=self.session.id,
+                seq=self.seq,
+                kind=kind,
+                time=time,
+                agent_id=agent,
+                **fields,  # type: ignore[arg-type]
+            )
+            self.seq += 1
+            return made
+
+        if kind in ("task", "user_feedback", "user_feedback_diff"):
+            if text:
+                yield event(
+                    "user",
+                    text=_diff_text(text) if kind == "user_feedback_diff" else text,
+                )
+        elif kind == "text":
+            if text:
+                yield event("assistant", text=text)
+        elif kind == "reasoning":
+            if text:
+                yield event("thinking", text=text)
+        elif kind == "completion_result":
+            if text:
+                yield event("assistant", text=text)
+                yield event("turn_end", extra={"reason": "completion"})
+        elif kind in (
+            "followup",
+            "plan_mode_respond",
+            "act_mode_respond",
+            "qna_respond",
+            "make_plan",
+        ):
+            data = _json_object(text)
+            said = (
+                _text(data.get("question")) or _text(data.get("response"))
+                if data
+                else None
+            )
+            if said or text:
+                yield event("assistant", text=said or text)
+        elif kind == "api_req_started" or kind in (
+            "deleted_api_reqs",
+            "api_req_deleted",
+        ):
+            yield from self._usage(kind, text, state, event)
+        elif kind in ERRORS:
+            yield event("error", text=text or kind, extra={"type": kind})
+        elif kind in (
+            "command",
+            "tool",
+            "use_mcp_server",
+            "browser_action_launch",
+            "browser_action",
+            "new_task",
+        ):
+            yield from self._tool(kind, text, call_id, state, event)
+            if kind == "tool" and depth < CHILD_DEPTH:
+                yield from self._spawn(
+                    text, call_id, state, children, path, depth, event
+                )
+        elif kind in (
+            "command_output",
+            "mcp_server_response",
+            "browser_action_result",
+            "subtask_result",
+        ):
+            result = _result_text(kind, text)
+            target = state.pending.get(
+                "subtask" if kind == "subtask_result" else kind, call_id
+            )
+            yield event("tool_result", call_id=target, text=result)
+        elif kind in (
+            "condense_context",
+            "condense",
+            "summarize_task",
+            "sliding_window_truncation",
+        ):
+            condense = message.get("contextCondense")
+            summary = (
+                _text(condense.get("summary")) if isinstance(condense, dict) else None
+            )
+            yield event("compaction", text=summary or text or None)
+        elif kind in ("use_subagents", "spawn_task"):
+            yield event(
+                "tool_call",
+                tool=kind,
+                call_id=call_id,
+                extra={"input": _json_or_text(text)},
+            )
+        elif kind in IGNORED:
+            return
+        else:
+            self.diagnostics.unknown_type(f"{message.get('type')}:{kind}")
+
+    def _usage(
+        self, kind: str, text: str, state: _State, event: _Maker
+    ) -> Iterator[Event]:
+        data = _json_object(text)
+        if not data:
+            return
+        tokens = [
+            _int(data.get(key))
+            for key in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites")
+        ]
+        if any(tokens):
+            extra: dict[str, JSONValue] = {}
+            if isinstance(data.get("cost"), int | float):
+                extra["cost_usd"] = data["cost"]  # type: ignore[assignment]
+            if kind != "api_req_started":
+                extra["deleted"] = (
+                    True  # requests removed from the task, kept in its totals
+                )
+            usage = Usage(tokens[0], tokens[1], tokens[2], tokens[3], model=state.model)
+            yield event("usage", usage=usage, extra=extra)
+        reason = _text(data.get("cancelReason"))
+        if reason:
+            failed = _text(data.get("streamingFailedMessage"))
+            yield event(
+                "error",
+                text=failed or f"request cancelled ({reason})",
+                extra={"type": reason},
+            )
+
+    def _tool(
+        self, kind: str, text: str, call_id: str, state: _State, event: _Maker
+    ) -> Iterator[Event]:
+        data = _json_object(text)
+        if kind == "command":
+            state.pending["command_output"] = call_id
+            yield event(
+                "tool_call",
+                tool="execute_command",
+                call_id=call_id,
+                extra={"input": {"command": text}},
+            )
+        elif kind == "use_mcp_server":
+            state.pending["mcp_server_response"] = call_id
+            name = _text(data.get("toolName")) if data else None
+            yield event(
+                "tool_call",
+                tool=name or "use_mcp_server",
+                call_id=call_id,
+                extra={"input": _json_or_text(text)},
+            )
+        elif kind in ("browser_action_launch", "browser_action"):
+            state.pending["browser_action_result"] = call_id
+            value = _json_or_text(text) if data else {"action": "launch", "url": text}
+            yield event(
+                "tool_call",
+                tool="browser_action",
+                call_id=call_id,
+                extra={"input": value},
+            )
+        elif kind == "new_task":
+            yield event(
+                "tool_call",
+                tool="new_task",
+                call_id=call_id,
+                extra={"input": {"context": text}},
+            )
+        else:
+            name = _text(data.get("tool")) if data else None
+            yield event(
+                "tool_call",
+                tool=name or "tool",
+                call_id=call_id,
+                extra={"input": _json_or_text(text)},
+            )
+
+    def _spawn(
+        self,
+        text: str,
+        call_id: str,
+        state: _State,
+        children: list[str],
+        path: Path,
+        depth: int,
+        event: _Maker,
+    ) -> Iterator[Event]:
+        data = _json_object(text)
+        if not data or data.get("tool") != "newTask":
+            return
+        state.pending["subtask"] = call_id
+        child = children[state.spawned] if state.spawned < len(children) else None
+        state.spawned += 1
+        mode = _text(data.get("mode"))
+        extra: dict[str, JSONValue] = {"child_id": child, "agent_type": mode}
+        yield event(
+            "subagent", call_id=call_id, text=_text(data.get("content")), extra=extra
+        )
+        if child is None or not self.include_children:
+            return
+        child_path = path.parent.parent / child / "ui_messages.json"
+        if child_path.is_file():
+            yield from self.task(child_path, child, depth + 1)
+
+
+class _Maker(Protocol):
+    def __call__(self, kind: EventKind, **fields: object) -> Event: ...
+
+
+@dataclass(slots=True)
+class _State:
+    """What one task's translation remembers: the model, open tool calls, sub-tasks spawned."""
+
+    model: str | None
+    spawned: int = 0
+    pending: dict[str, str] = field(
+        default_factory=dict
+    )  # result kind -> call id awaiting it
+
+
+# --- small helpers ---------------------------------------------------------------------
+
+
+def _home_of(config: Path) -> Path | None:
+    for depth, name in (
+        (1, ".config"),
+        (2, "Library/Application Support"),
+        (2, "AppData/Roaming"),
+    ):
+        if config.as_posix().endswith("/" + name):
+            return config.parents[depth - 1]
+    return None
+
+
+def _read_json(
+    path: Path, cap: int, diagnostics: Diagnostics | None, missing: str | None = None
+) -> object | None:
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        if diagnostics is not None and missing is not None:
+            diagnostics.problem(missing)
+        return None
+    except OSError:
+        return None
+    if size > cap:
+        if diagnostics is not None:
+            diagnostics.skip(str(path), 1, "too long")
+        return None
+    value = files.read_json_file(path, limit=cap)
+    if value is None and size and diagnostics is not None:
+        diagnostics.skip(str(path), 1, "not JSON")
+    return value
+
+
+def _first_messages(head: bytes) -> list[dict[str, object]]:
+    """The objects of a JSON array that fit whole in the file's first bytes."""
+    text = head.decode("utf-8", "ignore")
+    decoder = json.JSONDecoder()
+    found: list[dict[str, object]] = []
+    position = text.find("{")
+    if position < 0 or text[:position].strip() != "[":
+        return found
+    while position >= 0:
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except ValueError:
+            break
+        if isinstance(value, dict):
+            found.append(value)
+        rest = text[end:].lstrip()
+        if not rest.startswith(","):
+            break
+        position = text.find("{", end)
+    return found
+
+
+def _first_model(messages: list[dict[str, object]]) -> str | None:
+    for message in messages:
+        info = message.get("modelInfo")
+        if isinstance(info, dict) and _text(info.get("modelId")):
+            return _text(info.get("modelId"))
+    return None
+
+
+def _cwd_from_history(folder: Path) -> str | None:
+    """The folder the extension reported to the model in its first environment details."""
+    try:
+        with open(folder / "api_conversation_history.json", "rb") as stream:
+            head = stream.read(HEAD_BYTES).decode("utf-8", "ignore")
+    except OSError:
+        return None
+    match = _CWD.search(head)
+    return match.group(1).strip() if match else None
+
+
+def _last_model(metadata: object) -> tuple[str | None, str | None]:
+    if not isinstance(metadata, dict) or not isinstance(
+        metadata.get("model_usage"), list
+    ):
+        return None, None
+    for entry in reversed(metadata["model_usage"]):
+        if isinstance(entry, dict) and _text(entry.get("model_id")):
+            return _text(entry.get("model_id")), _text(entry.get("mode"))
+    return None, None
+
+
+def _continues(held: dict[str, object], message: dict[str, object]) -> bool:
+    """True when `message` is the same streamed message as `held`, only longer."""
+    if message.get("say") != held.get("say") or message.get("type") != held.get("type"):
+        return False
+    before, after = held.get("text"), message.get("text")
+    if not isinstance(before, str) or not isinstance(after, str):
+        return False
+    return after.startswith(before.removesuffix("...").removesuffix("…"))
+
+
+def _json_object(text: str) -> dict[str, object] | None:
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _json_or_text(text: str) -> JSONValue:
+    data = _json_object(text)
+    return data if data is not None else text  # type: ignore[return-value]
+
+
+def _result_text(kind: str, text: str) -> str:
+    data = _json_object(text)
+    if kind == "browser_action_result" and data:
+        parts = [f"url: {data['currentUrl']}"] if _text(data.get("currentUrl")) else []
+        if _text(data.get("logs")):
+            parts.append(str(data["logs"]))
+        if data.get("screenshot"):
+            parts.append("[screenshot]")
+        return "\n".join(parts)
+    return text
+
+
+def _diff_text(text: str) -> str:
+    data = _json_object(text)
+    if data and _text(data.get("diff")):
+        return str(data["diff"])
+    return text
+
+
+def _text(value: object) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _first_line(value: str | None) -> str | None:
+    if not value:
+        return None
+    for line in value.splitlines():
+        if line.strip():
+            return line.strip()
+    return None
+
+
+def _int(value: object) -> int:
+    return (
+        int(value)
+        if isinstance(value, int | float) and not isinstance(value, bool)
+        else 0
+    )
+
+
+def _ms(value: object) -> datetime | None:
+    if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(value / 1000, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None

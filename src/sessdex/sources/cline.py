@@ -1,0 +1,64 @@
+"""Cline (VS Code extension `saoudrizwan.claude-dev`): tasks as JSON files in globalStorage.
+
+Cline writes each task to `<editor>/User/globalStorage/saoudrizwan.claude-dev/tasks/<id>/`
+(`ui_messages.json`, `api_conversation_history.json`, `task_metadata.json`, all rewritten
+whole) and its history list to `state/taskHistory.json`; the editor is VS Code or a fork
+(Insiders, VSCodium, Cursor, Windsurf, …), also its remote-server installs. The reading is
+shared with Roo Code and Kilo Code; see `_vscode_tasks` for what is read and ignored.
+
+We list a task from the head and tail of `ui_messages.json` (first message: time and
+title; last `ts`: updated), the model from `task_metadata.json`, the folder from the
+history list or the first "Current Working Directory (…)" the extension told the model.
+Events come from `ui_messages.json`, which holds what the user saw; tool outputs other
+than command, MCP and browser results exist only in `api_conversation_history.json`,
+which we do not read. Usage: one `usage` event per `api_req_started` message (Cline
+rewrites that one message as the request streams, so it is counted once), plus one per
+`deleted_api_reqs` (requests removed by a checkpoint restore, still billed); `tokensIn`
+is taken as the uncached input, as Cline reports it for Anthropic-style providers. Files
+over 64 MB are skipped as "too long". Older Cline kept its history list in VS Code's own
+`state.vscdb`; we do not open that shared database. No CLI resume: the extension's
+History view reopens a task, so `resume` returns None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..diagnostics import Diagnostics
+from ..model import Event, ResumePlan, Session
+from ._vscode_tasks import TaskStore
+from .base import Home, Location
+
+NAME = "cline"
+TITLE = "Cline (VS Code extension)"
+CHECKED_WITH = (
+    "public synthetic ui_messages.json samples and Cline's source (disk.ts, ExtensionMessage.ts); "
+    "no real task folder seen — Low confidence"
+)
+ENV_VARS = ("XDG_CONFIG_HOME",)
+
+_STORE = TaskStore(NAME, ("saoudrizwan.claude-dev",))
+
+
+def locate(home: Home) -> Location:
+    return _STORE.locate(home)
+
+
+def scan(location: Location) -> Iterator[Path]:
+    return _STORE.scan(location)
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    return _STORE.parse(path, diagnostics)
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    return _STORE.read(session, diagnostics, offset)
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """None: Cline has no command line; its History view in the editor reopens the task."""
+    return None

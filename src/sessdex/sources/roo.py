@@ -1,0 +1,58 @@
+"""Roo Code (VS Code extension `rooveterinaryinc.roo-cline`): tasks as JSON files in globalStorage.
+
+Roo writes each task to `<editor>/User/globalStorage/rooveterinaryinc.roo-cline/tasks/<uuid>/`
+(`ui_messages.json`, `api_conversation_history.json`, `task_metadata.json`, and
+`history_item.json` with the title, `workspace` folder, `mode` and sub-task links), each
+rewritten whole. The reading is shared with Cline and Kilo Code (see `_vscode_tasks` and
+the `cline` module for what is read, ignored, and how usage is counted).
+
+Sub-tasks: a `newTask` tool call starts a child task in its own folder whose
+`history_item.json` names `parentTaskId`; the child is listed with `parent_id` set, and a
+parent's events include a `subagent` event at the spawn followed by the child's events
+(matched to the parent's `childIds` in order) with `agent_id` = the child's id. Older Roo
+kept its history list in VS Code's `state.vscdb`, which we do not open: such tasks still
+list, from their own files. No CLI resume: the extension's History view reopens a task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..diagnostics import Diagnostics
+from ..model import Event, ResumePlan, Session
+from ._vscode_tasks import TaskStore
+from .base import Home, Location
+
+NAME = "roo"
+TITLE = "Roo Code (VS Code extension)"
+CHECKED_WITH = (
+    "a public synthetic ui_messages.json sample and Roo Code's source (history.ts, globalFileNames.ts); "
+    "no real task folder seen — Low confidence"
+)
+ENV_VARS = ("XDG_CONFIG_HOME",)
+
+_STORE = TaskStore(NAME, ("rooveterinaryinc.roo-cline",))
+
+
+def locate(home: Home) -> Location:
+    return _STORE.locate(home)
+
+
+def scan(location: Location) -> Iterator[Path]:
+    return _STORE.scan(location)
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    return _STORE.parse(path, diagnostics)
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    return _STORE.read(session, diagnostics, offset)
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """None: Roo Code has no command line; its History view in the editor reopens the task."""
+    return None

@@ -1,0 +1,199 @@
+"""Cline quirks: tasks in any VS Code-family editor, usage from api_req_started, no CLI resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, _vscode_tasks, cline
+
+DATA = Path(__file__).parent.parent / "data" / "cline"
+EXTENSION = "saoudrizwan.claude-dev"
+
+
+def sessions(home: Home, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
+    location = cline.locate(home)
+    parts: dict[str, list[Session]] = {}
+    for path in cline.scan(location):
+        for session in cline.parse(path, location, diagnostics or Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    return {key: merge(value) for key, value in parts.items()}
+
+
+def events(session: Session, diagnostics: Diagnostics | None = None) -> list[Event]:
+    return list(cline.read(session, diagnostics or Diagnostics()))
+
+
+def total(found: list[Event]) -> tuple[Usage, float]:
+    usage = sum((e.usage for e in found if e.usage), Usage())
+    cost = sum(float(e.extra.get("cost_usd") or 0) for e in found if e.kind == "usage")  # type: ignore[arg-type]
+    return usage, round(cost, 6)
+
+
+def task(
+    home: Path, task_id: str, messages: list[object], user_dir: str = ".config/Code"
+) -> Path:
+    folder = home / user_dir / "User" / "globalStorage" / EXTENSION / "tasks" / task_id
+    folder.mkdir(parents=True)
+    path = folder / "ui_messages.json"
+    path.write_text(json.dumps(messages))
+    return path
+
+
+def api_req(ts: int, **fields: object) -> dict[str, object]:
+    return {
+        "ts": ts,
+        "type": "say",
+        "say": "api_req_started",
+        "text": json.dumps(fields),
+    }
+
+
+def test_usage_totals_match_the_history_list_figures() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    # figures Cline itself keeps per task in state/taskHistory.json, checked by hand
+    usage, cost = total(events(found["1790931121000"]))
+    assert (usage.input_tokens, usage.output_tokens) == (3120, 645)
+    assert (usage.cache_read_tokens, usage.cache_write_tokens) == (6210, 3660)
+    assert cost == 0.0312
+    assert usage.model == "claude-sonnet-4-5"
+    usage, cost = total(events(found["1740470400000"]))
+    assert (
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cache_read_tokens,
+        usage.cache_write_tokens,
+    ) == (
+        750,
+        800,
+        110,
+        70,
+    )
+    assert cost == 0.006
+
+
+def test_events_of_a_current_task() -> None:
+    got = events(sessions(Home.at(DATA / "home"))["1790931121000"])
+    assert [e.kind for e in got] == [
+        "user", "usage", "thinking", "assistant", "tool_call", "usage", "assistant",
+        "tool_call", "tool_call", "tool_result", "usage", "assistant", "turn_end",
+    ]  # fmt: skip
+    read_file, edit, command, output = got[4], got[7], got[8], got[9]
+    assert (
+        read_file.tool == "readFile"
+        and read_file.extra["input"]["path"] == "src/router.ts"
+    )  # type: ignore[index]
+    assert edit.tool == "editedExistingFile"
+    assert command.tool == "execute_command" and command.extra["input"] == {
+        "command": "npm test -- --silent"
+    }
+    assert (
+        output.call_id == command.call_id and output.text and "4 passed" in output.text
+    )
+    assert (
+        got[0].text
+        == "Add a /health endpoint to the API\nIt should return the git sha."
+    )
+    assert (
+        got[0].time is not None
+        and got[0].time.isoformat() == "2026-10-02T08:52:01+00:00"
+    )
+
+
+def test_listing_reads_only_heads_tails_and_small_files() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    current = found["1790931121000"]
+    assert current.title == "Add a /health endpoint to the API"  # first line only
+    assert current.cwd == "/home/alex/code/shop-api"  # from the environment details
+    assert (
+        found["1740470400000"].cwd == "/home/alex/code/dashboard"
+    )  # only the history list knows it
+    assert (
+        found["1790940000000"].model == "gpt-5"
+    )  # from modelInfo in the first messages
+
+
+def test_every_editor_and_remote_server_is_looked_at(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    task(
+        home,
+        "1",
+        [{"ts": 1, "type": "say", "say": "task", "text": "in vscodium"}],
+        ".config/VSCodium",
+    )
+    task(
+        home,
+        "2",
+        [{"ts": 2, "type": "say", "say": "task", "text": "over ssh"}],
+        ".vscode-server/data",
+    )
+    task(
+        home,
+        "3",
+        [{"ts": 3, "type": "say", "say": "task", "text": "not cline"}],
+        ".config/Code/../Zed",
+    )
+    found = sessions(Home.at(home))
+    assert {s.title for s in found.values()} == {"in vscodium", "over ssh"}
+
+
+def test_only_this_extensions_tasks_are_listed(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    task(home, "1", [{"ts": 1, "type": "say", "say": "task", "text": "mine"}])
+    other = home / ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/2"
+    other.mkdir(parents=True)
+    (other / "ui_messages.json").write_text(
+        '[{"ts": 2, "type": "say", "say": "text", "text": "roo"}]'
+    )
+    assert [s.title for s in sessions(Home.at(home)).values()] == ["mine"]
+
+
+def test_deleted_requests_count_and_cancelled_ones_are_errors(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    task(
+        home,
+        "7",
+        [
+            {"ts": 7, "type": "say", "say": "task", "text": "t"},
+            {
+                "ts": 8,
+                "type": "say",
+                "say": "deleted_api_reqs",
+                "text": json.dumps({"tokensIn": 10, "tokensOut": 5}),
+            },
+            api_req(
+                9,
+                tokensIn=4,
+                tokensOut=0,
+                cancelReason="streaming_failed",
+                streamingFailedMessage="overloaded",
+            ),
+            api_req(10),  # a request still in flight: nothing billed yet
+        ],
+    )
+    got = events(sessions(Home.at(home))["7"])
+    assert [e.kind for e in got] == ["user", "usage", "usage", "error"]
+    assert got[1].extra["deleted"] is True and got[3].text == "overloaded"
+    assert total(got)[0].input_tokens == 14
+
+
+def test_a_huge_task_file_is_skipped_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    task(home, "5", [{"ts": 5, "type": "say", "say": "task", "text": "x" * 5000}])
+    monkeypatch.setattr(_vscode_tasks, "JSON_CAP", 1000)
+    diagnostics = Diagnostics()
+    found = sessions(Home.at(home))
+    assert found["5"].title == "x" * 5000  # listing reads the head only
+    assert events(found["5"], diagnostics) == []
+    assert diagnostics.skipped["too long"] == 1
+
+
+def test_no_cli_resume() -> None:
+    for session in sessions(Home.at(DATA / "home")).values():
+        assert cline.resume(session) is None

@@ -1,0 +1,101 @@
+"""Roo Code quirks: sub-tasks (newTask) are child sessions, inlined in the parent's events."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, roo
+
+DATA = Path(__file__).parent.parent / "data" / "roo"
+PARENT = "7c1a2b3d-0e4f-4a5b-8c6d-7e8f9a0b1c2d"
+CHILD = "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b"
+SAMPLE = "2b9d4c1e-7f00-4a53-9d7e-1c2f3a4b5c6d"
+
+
+def sessions() -> dict[str, Session]:
+    location = roo.locate(Home.at(DATA / "home"))
+    parts: dict[str, list[Session]] = {}
+    for path in roo.scan(location):
+        for session in roo.parse(path, location, Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    return {key: merge(value) for key, value in parts.items()}
+
+
+def events(session: Session, offset: int = 0) -> list[Event]:
+    return list(roo.read(session, Diagnostics(), offset=offset))
+
+
+def test_the_child_task_names_its_parent() -> None:
+    found = sessions()
+    assert found[CHILD].parent_id == PARENT
+    assert (
+        found[PARENT].extra["mode"] == "architect"
+        and found[CHILD].extra["mode"] == "code"
+    )
+    assert found[PARENT].cwd == "/home/alex/code/reports"  # history_item.json workspace
+
+
+def test_the_spawn_is_a_subagent_event_followed_by_the_childs_events() -> None:
+    got = events(sessions()[PARENT])
+    spawn = next(e for e in got if e.kind == "subagent")
+    assert spawn.extra == {"child_id": CHILD, "agent_type": "code"}
+    assert spawn.text == "Implement CSV export in src/reports/export.ts"
+    child = [e for e in got if e.agent_id == CHILD]
+    assert [e.kind for e in child] == [
+        "user",
+        "usage",
+        "tool_call",
+        "assistant",
+        "turn_end",
+    ]
+    assert got.index(child[0]) == got.index(spawn) + 1
+    result = next(e for e in got if e.kind == "tool_result")
+    assert result.call_id == spawn.call_id and result.agent_id is None
+    assert [e.seq for e in got] == list(range(len(got)))
+    compaction = next(e for e in got if e.kind == "compaction")
+    assert compaction.text == "User wants CSV export; subtask done."
+
+
+def test_usage_of_parent_and_child_by_agent() -> None:
+    got = events(sessions()[PARENT])
+    lead = sum((e.usage for e in got if e.usage and e.agent_id is None), Usage())
+    sub = sum((e.usage for e in got if e.usage and e.agent_id == CHILD), Usage())
+    assert (
+        lead.input_tokens,
+        lead.output_tokens,
+        lead.cache_read_tokens,
+        lead.cache_write_tokens,
+    ) == (
+        4230,
+        440,
+        4100,
+        4100,
+    )
+    assert (sub.input_tokens, sub.output_tokens, sub.cache_write_tokens) == (
+        2100,
+        650,
+        2000,
+    )
+
+
+def test_a_tail_read_leaves_the_children_out() -> None:
+    got = events(sessions()[PARENT], offset=1)
+    assert not any(e.agent_id for e in got)
+
+
+def test_a_streamed_message_is_shown_once() -> None:
+    got = events(sessions()[SAMPLE])
+    # the sample streams "I'll create a GitHub Actions workflow…" twice, the second one longer
+    assistant = [e.text for e in got if e.kind == "assistant"]
+    assert (
+        len(assistant) == 2
+        and assistant[0]
+        and assistant[0].endswith("on pull requests.")
+    )
+    assert got[0].kind == "user"  # Roo opens a task with say "text": the user's prompt
+
+
+def test_no_cli_resume() -> None:
+    assert roo.resume(sessions()[PARENT]) is None

@@ -21,6 +21,7 @@ BUILTIN: tuple[str, ...] = (
     "cline",
     "roo",
     "kilo",
+    "droid",
 )
 
 

@@ -1,0 +1,384 @@
+"""Factory droid: one JSONL transcript per session under ~/.factory/sessions, plus settings.
+
+droid appends `~/.factory/sessions/<cwd slug>/<id>.jsonl`: a `session_start` record (id,
+title, cwd, owner, version) then `message` records holding Anthropic-style
+`{role, content[]}` (text, thinking, tool_use, tool_result) with an ISO `timestamp`. Next
+to it `<id>.settings.json` holds the session's model, reasoning effort, autonomy level
+and `tokenUsage` totals. Flat `sessions/<id>.jsonl` files are read too.
+
+Listing reads the transcript's head (session_start, first prompt) and tail (last time);
+the settings file is its own fragment (model, effort, autonomy as permission mode). A
+user message's leading `<system-reminder>` blocks are not the user's words: they are
+dropped from titles and user events. Usage: droid logs no per-response usage that we
+have seen, so `read` emits one `usage` event with the session totals of `tokenUsage`
+(`extra["session_total"]`), unless messages carry their own `usage` (then one per
+message, and the total is not added). `~/.factory/projects` stream-JSON exports are not
+read. droid documents no override variable; like any Node CLI it finds `~` through
+`$HOME`, which is the one honoured here. Resume: `droid --resume <id>` (Factory's CLI
+reference; `droid exec -s <id>` continues headless) — not verified against droid itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from .base import Home, Location
+
+NAME = "droid"
+TITLE = "Factory droid"
+CHECKED_WITH = (
+    "public synthetic samples (droid 0.81-era session store) and reader projects; "
+    "never run — Low confidence"
+)
+ENV_VARS = ("HOME",)
+
+SETTINGS_CAP = 4 * 1024 * 1024
+_REMINDER = re.compile(
+    r"^\s*<system-reminder>.*?</system-reminder>\s*", re.DOTALL | re.IGNORECASE
+)
+_IGNORED = frozenset({"session_start"})
+
+
+def locate(home: Home) -> Location:
+    value = home.env_dir("HOME")
+    if value is not None and value != home.path:
+        return Location(value / ".factory", override=f"HOME={home.environ['HOME']}")
+    return Location(home.path / ".factory")
+
+
+def scan(location: Location) -> Iterator[Path]:
+    """Transcripts and their settings files under sessions/, one folder level deep."""
+    if not location.exists:
+        return
+    sessions = location.root / "sessions"
+    for entry in files.entries(sessions, location.root):
+        if entry.is_dir():
+            for child in files.entries(Path(entry.path), location.root):
+                if _wanted(child.name) and child.is_file():
+                    yield Path(child.path)
+        elif _wanted(entry.name) and entry.is_file():
+            yield Path(entry.path)
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name.endswith(".settings.json"):
+        return _parse_settings(path)
+    try:
+        size = path.stat().st_size
+        head = files.head_lines(path, diagnostics=diagnostics)
+        tail = files.tail_lines(path)
+    except FileNotFoundError:
+        diagnostics.problem(f"droid: {path} vanished while it was read")
+        return []
+    start: dict[str, object] = {}
+    first_time: datetime | None = None
+    prompt: str | None = None
+    for line in head:
+        record = files.parse_json(line, diagnostics, str(path))
+        if record is None:
+            continue
+        if record.get("type") == "session_start" and not start:
+            start = record
+        elif record.get("type") == "message":
+            first_time = first_time or _time(record.get("timestamp"))
+            if prompt is None and _role(record) == "user":
+                prompt = _prompt(record)
+    last_time = None
+    for line in reversed(tail):
+        if b'"timestamp"' not in line.data:
+            continue
+        record = files.parse_json(line)
+        if record is not None and _time(record.get("timestamp")):
+            last_time = _time(record.get("timestamp"))
+            break
+    version = start.get("version")
+    cli_version = version if isinstance(version, str) else None
+    if cli_version:
+        diagnostics.versions[cli_version] += 1
+    extra: dict[str, JSONValue] = {}
+    if isinstance(version, int):
+        extra["format_version"] = version
+    title = _text(start.get("sessionTitle")) or _text(start.get("title")) or prompt
+    return [
+        Session(
+            app=NAME,
+            id=_text(start.get("id")) or path.stem,
+            path=str(path),
+            cwd=_text(start.get("cwd")),
+            title=_first_line(title),
+            created=first_time,
+            updated=last_time or first_time,
+            cli_version=cli_version,
+            bytes=size,
+            extra=extra,
+        )
+    ]
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if session.path is None:
+        return
+    seq = 0
+    per_message_usage = False
+    last_time: datetime | None = None
+
+    def event(kind: EventKind, time: datetime | None, **fields: object) -> Event:
+        nonlocal seq
+        made = Event(session_id=session.id, seq=seq, kind=kind, time=time, **fields)  # type: ignore[arg-type]
+        seq += 1
+        return made
+
+    try:
+        for line, record in files.iter_records(
+            session.path, diagnostics, offset=offset, full=full
+        ):
+            if offset and line.offset == offset:
+                continue  # the partial line at a --tail offset
+            kind = record.get("type")
+            if kind == "message":
+                time = _time(record.get("timestamp"))
+                last_time = time or last_time
+                message = record.get("message")
+                if not isinstance(message, dict):
+                    diagnostics.skip(session.path, line.number, "bad value")
+                    continue
+                for made in _message(message, time, event, diagnostics):
+                    per_message_usage = per_message_usage or made.kind == "usage"
+                    yield made
+            elif kind in _IGNORED:
+                continue
+            else:
+                diagnostics.unknown_type(str(kind), session.cli_version)
+    except FileNotFoundError:
+        diagnostics.problem(f"droid: {session.path} vanished")
+        return
+    if not per_message_usage and offset == 0:
+        total = _settings_usage(Path(session.path), session.model)
+        if total is not None:
+            yield event("usage", last_time, usage=total, extra={"session_total": True})
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`droid --resume <id>` in the session's folder (from Factory's docs; unverified)."""
+    if session.cwd is None:
+        return None
+    return ResumePlan(
+        argv=("droid", "--resume", session.id),
+        cwd=session.cwd,
+        program="droid",
+        install_hint="curl -fsSL https://app.factory.ai/cli | sh",
+        notes=(
+            "resume flag from Factory's CLI reference, not checked against a droid install; "
+            f"headless: droid exec -s {session.id}",
+        ),
+    )
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def _wanted(name: str) -> bool:
+    return name.endswith(".jsonl") or name.endswith(".settings.json")
+
+
+def _parse_settings(path: Path) -> list[Session]:
+    settings = files.read_json_file(path, limit=SETTINGS_CAP)
+    if not isinstance(settings, dict):
+        return []
+    defaults = settings.get("sessionDefaultSettings")
+    defaults = defaults if isinstance(defaults, dict) else {}
+    model = _text(settings.get("model")) or _text(defaults.get("model"))
+    effort = _text(settings.get("reasoningEffort")) or _text(
+        defaults.get("reasoningEffort")
+    )
+    autonomy = (
+        _text(settings.get("autonomyLevel"))
+        or _text(settings.get("autonomyMode"))
+        or _text(defaults.get("autonomyLevel"))
+    )
+    extra: dict[str, JSONValue] = {}
+    if _text(settings.get("providerLock")):
+        extra["provider"] = _text(settings.get("providerLock"))
+    return [
+        Session(
+            app=NAME,
+            id=path.name.removesuffix(".settings.json"),
+            path=str(path),
+            model=model,
+            effort=effort,
+            permission_mode=autonomy,
+            precedence=-1,  # fills in; the transcript stays the session's file
+            listed=False,
+            extra=extra,
+        )
+    ]
+
+
+def _settings_usage(transcript: Path, model: str | None) -> Usage | None:
+    settings = files.read_json_file(
+        transcript.with_name(transcript.stem + ".settings.json"), limit=SETTINGS_CAP
+    )
+    if not isinstance(settings, dict) or not isinstance(
+        settings.get("tokenUsage"), dict
+    ):
+        return None
+    tokens = settings["tokenUsage"]
+    usage = Usage(
+        input_tokens=_int(tokens.get("inputTokens")),
+        output_tokens=_int(tokens.get("outputTokens")),
+        cache_read_tokens=_int(tokens.get("cacheReadTokens")),
+        cache_write_tokens=_int(tokens.get("cacheCreationTokens")),
+        reasoning_tokens=_int(tokens.get("thinkingTokens")),
+        model=model,
+    )
+    return usage if usage.total or usage.reasoning_tokens else None
+
+
+class _Maker(Protocol):
+    def __call__(
+        self, kind: EventKind, time: datetime | None, **fields: object
+    ) -> Event: ...
+
+
+def _message(
+    message: dict[str, object],
+    time: datetime | None,
+    event: _Maker,
+    diagnostics: Diagnostics,
+) -> Iterator[Event]:
+    role = message.get("role")
+    content = message.get("content")
+    blocks = (
+        [{"type": "text", "text": content}] if isinstance(content, str) else content
+    )
+    if not isinstance(blocks, list):
+        return
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            text = _text(block.get("text"))
+            if role == "user" and text:
+                text = _unremind(text)
+            if text:
+                yield event("user" if role == "user" else "assistant", time, text=text)
+        elif kind == "thinking":
+            text = _text(block.get("thinking")) or _text(block.get("text"))
+            if text:
+                yield event("thinking", time, text=text)
+        elif kind == "tool_use":
+            value = block.get("input")
+            yield event(
+                "tool_call",
+                time,
+                tool=_text(block.get("name")),
+                call_id=_text(block.get("id")),
+                extra={
+                    "input": value if isinstance(value, dict | list | str) else None
+                },
+            )
+        elif kind == "tool_result":
+            yield event(
+                "tool_result",
+                time,
+                call_id=_text(block.get("tool_use_id")),
+                text=_flatten(block.get("content")),
+                is_error=block.get("is_error") is True,
+            )
+        elif kind in ("image", "redacted_thinking"):
+            continue
+        else:
+            diagnostics.unknown_type(f"message.content.{kind}")
+    usage = message.get("usage")
+    if role == "assistant" and isinstance(usage, dict):
+        yield event(
+            "usage",
+            time,
+            usage=Usage(
+                input_tokens=_int(usage.get("input_tokens")),
+                output_tokens=_int(usage.get("output_tokens")),
+                cache_read_tokens=_int(usage.get("cache_read_input_tokens")),
+                cache_write_tokens=_int(usage.get("cache_creation_input_tokens")),
+                model=_text(message.get("model")),
+            ),
+        )
+
+
+def _flatten(content: object) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            elif isinstance(part, dict) and part.get("type") == "image":
+                parts.append("[image]")
+        return "\n".join(parts)
+    return None
+
+
+def _role(record: dict[str, object]) -> object:
+    message = record.get("message")
+    return message.get("role") if isinstance(message, dict) else None
+
+
+def _prompt(record: dict[str, object]) -> str | None:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return _unremind(content)
+    if isinstance(content, list):
+        for block in content:
+            if (
+                isinstance(block, dict)
+                and block.get("type") == "text"
+                and isinstance(block.get("text"), str)
+            ):
+                return _unremind(block["text"])
+    return None
+
+
+def _unremind(text: str) -> str | None:
+    """The text without its leading <system-reminder> blocks (droid's, not the user's)."""
+    while match := _REMINDER.match(text):
+        text = text[match.end() :]
+    return _text(text)
+
+
+def _time(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _text(value: object) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _first_line(value: str | None) -> str | None:
+    if not value:
+        return None
+    return next((line.strip() for line in value.splitlines() if line.strip()), None)
+
+
+def _int(value: object) -> int:
+    return (
+        int(value)
+        if isinstance(value, int | float) and not isinstance(value, bool)
+        else 0
+    )

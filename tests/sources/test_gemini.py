@@ -1,0 +1,244 @@
+"""Gemini CLI quirks: last write wins, `$set` summaries, rewinds, checkpoints, sub-agent chats."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, gemini
+
+HOME = Path(__file__).parent.parent / "data" / "gemini" / "home"
+SHOP = "/home/alex/code/shop-api"
+BASIC = "91700103-d86c-4b78-a644-1859e018e21c"
+DELEGATING = "b44832f3-f4fa-4a19-8699-656bec90e64d"
+CHILD = "85b47322-1c7f-4f31-830e-607bca07767c"
+REWOUND = "c0ffee12-3b4a-4c5d-8e6f-7a8b9c0d1e2f"
+COMPRESSED = "d00dfeed-1111-4222-8333-944455556666"
+LEGACY = "5a1e9c3b-7d2e-4f10-9a3b-0c1d2e3f4a5b"
+UNMAPPED = "5e55a0f1-2b3c-4d5e-8f70-819203a4b5c6"
+
+
+def sessions(home: Path = HOME) -> dict[str, Session]:
+    location = gemini.locate(Home.at(home))
+    fragments: dict[str, list[Session]] = {}
+    for path in gemini.scan(location):
+        for session in gemini.parse(path, location, Diagnostics()):
+            fragments.setdefault(session.id, []).append(session)
+    return {key: merge(parts) for key, parts in fragments.items()}
+
+
+def events(session_id: str) -> list[Event]:
+    diagnostics = Diagnostics()
+    found = list(gemini.read(sessions()[session_id], diagnostics))
+    assert diagnostics.skipped_total == 0 and not diagnostics.unknown
+    return found
+
+
+def texts(found: list[Event], kind: str, agent: str | None = None) -> list[str]:
+    return [e.text or "" for e in found if e.kind == kind and e.agent_id == agent]
+
+
+def total(found: list[Event], agent: str | None = None) -> Usage:
+    usage = Usage()
+    for event in found:
+        if event.usage is not None and event.agent_id == agent:
+            usage += event.usage
+    return usage
+
+
+def test_rewritten_messages_and_resume_checkpoints_are_read_once() -> None:
+    found = events(BASIC)
+    assert texts(found, "user") == [
+        "SCENARIO=basic Please run the greeting shell command and tell me what it printed.",
+        "SCENARIO=resume Please run the greeting command once more after resuming.",
+    ]
+    # each tool call was written twice, and the resume checkpoint restated the first one
+    calls = [e.call_id for e in found if e.kind == "tool_call"]
+    results = [e.call_id for e in found if e.kind == "tool_result"]
+    assert len(calls) == 2 and calls == results
+    assert [e.kind for e in found].count("turn_end") == 2
+    # four model responses of 1200 in / 30 out, each counted once
+    assert total(found) == Usage(
+        input_tokens=4800, output_tokens=120, model="gemini-3.8-flash"
+    )
+
+
+def test_summary_written_later_is_the_title() -> None:
+    found = sessions()
+    assert (
+        found[DELEGATING].title
+        == "Ran the greeting shell command in the shop repository."
+    )
+    assert found[REWOUND].title == "Fix login redirect loop with an allow-list"
+    # no summary: the first typed message, never the <session_context> preamble
+    assert found[BASIC].title and found[BASIC].title.startswith("SCENARIO=basic")
+
+
+def test_rewind_drops_messages_but_keeps_their_billed_tokens() -> None:
+    found = events(REWOUND)
+    assert (
+        texts(found, "user")
+        == [
+            "Fix the login redirect loop in @src/auth.ts",  # displayContent, not the expanded file
+            "Keep the query parameter but check it against an allow-list.",
+        ]
+    )
+    assert "Switching to a cookie-based guard." not in texts(found, "assistant")
+    rewind = next(e for e in found if e.kind == "meta" and e.extra.get("rewound"))
+    assert rewind.extra["rewound"] == 2
+    rewound_usage = [e for e in found if e.kind == "usage" and e.extra.get("rewound")]
+    assert [e.usage for e in rewound_usage] == [
+        Usage(
+            input_tokens=1000,
+            output_tokens=150,
+            cache_read_tokens=6000,
+            model="gemini-3.8-pro",
+        )
+    ]
+    # g1 2000/200/3000 (80 thoughts), g2 1000/200/5000, rewound g3 1000/150/6000,
+    # g4 1010 (7500 - 6500 cached + 10 tool)/340 (300 + 40 thoughts)/6500
+    assert total(found) == Usage(
+        input_tokens=5010,
+        output_tokens=890,
+        cache_read_tokens=20500,
+        reasoning_tokens=120,
+        model="gemini-3.8-pro",
+    )
+    assert (
+        texts(found, "thinking")[0]
+        == "Looking at auth\nThe redirect happens in the guard."
+    )
+
+
+def test_compression_checkpoint_is_a_compaction_with_its_summary() -> None:
+    found = events(COMPRESSED)
+    compaction = next(e for e in found if e.kind == "compaction")
+    assert compaction.text and compaction.text.startswith(
+        "<state_snapshot>Migration 0042"
+    )
+    assert compaction.extra["replaced_messages"] == 2
+    assert texts(found, "user") == [
+        "Write a migration for the sessions table.",
+        "Now backfill expires_at.",
+        "Add an index on expires_at.",
+    ]
+    order = [e.kind for e in found]
+    assert order.index("compaction") < order.index("user", order.index("compaction"))
+    assert total(found) == Usage(
+        input_tokens=3100, output_tokens=280, model="gemini-3.8-flash"
+    )
+
+
+def test_subagent_chat_is_linked_and_read_inside_its_parent() -> None:
+    listed = sessions()
+    assert listed[CHILD].parent_id == DELEGATING
+    assert listed[CHILD].cwd == SHOP
+    found = events(DELEGATING)
+    spawn = next(e for e in found if e.kind == "subagent")
+    assert spawn.call_id == "invoke_agent__invoke_agent_1796026317242_0"
+    assert spawn.extra == {"child_id": CHILD, "agent_type": "generalist"}
+    assert spawn.text and spawn.text.startswith("SCENARIO=child")
+    child = [e for e in found if e.agent_id == CHILD]
+    assert [e.tool for e in child if e.kind == "tool_call"] == [
+        "run_shell_command",
+        "complete_task",
+    ]
+    result = next(
+        e for e in found if e.kind == "tool_result" and e.call_id == spawn.call_id
+    )
+    assert spawn.seq < child[0].seq and child[-1].seq < result.seq
+    assert total(found) == Usage(
+        input_tokens=2400, output_tokens=60, model="gemini-3.8-flash"
+    )
+    assert total(found, CHILD) == Usage(
+        input_tokens=2400, output_tokens=60, model="gemini-3.8-flash"
+    )
+
+
+def test_project_folders_map_back_to_a_cwd_or_say_unknown() -> None:
+    listed = sessions()
+    assert listed[BASIC].cwd == SHOP  # .project_root marker
+    assert (
+        listed[REWOUND].cwd == "/home/dev/webapp"
+    )  # marker only, not in projects.json
+    assert (
+        listed[LEGACY].cwd == "/home/dev/legacy-app"
+    )  # sha256 folder matched via projects.json
+    assert listed[UNMAPPED].cwd is None
+    assert gemini.resume(listed[UNMAPPED]) is None
+
+
+def test_legacy_one_file_chat_reads_with_errors_and_usage() -> None:
+    found = events(LEGACY)
+    failed = next(e for e in found if e.kind == "tool_result")
+    assert (
+        failed.is_error
+        and failed.text == "Command exited with code 1: 1 failed, 12 passed"
+    )
+    assert total(found) == Usage(
+        input_tokens=300,
+        output_tokens=50,
+        cache_read_tokens=100,
+        model="gemini-2.5-pro",
+    )
+
+
+def test_converted_legacy_chat_lists_once_from_its_jsonl(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    chats = next((home / ".gemini" / "tmp").glob("2136a249*/chats"))
+    legacy = chats / "session-2025-11-02T10-15-5a1e9c3b.json"
+    document = json.loads(legacy.read_text())
+    header = {
+        k: document[k] for k in ("sessionId", "projectHash", "startTime", "lastUpdated")
+    }
+    lines = [
+        header,
+        *document["messages"],
+        {"$set": {"lastUpdated": "2026-01-05T10:00:00.000Z"}},
+    ]
+    (chats / (legacy.name + "l")).write_text(
+        "".join(json.dumps(r) + "\n" for r in lines)
+    )
+    session = sessions(home)[LEGACY]
+    assert session.path and session.path.endswith(".jsonl")
+    assert (
+        session.updated and session.updated.isoformat() == "2026-01-05T10:00:00+00:00"
+    )
+
+
+def test_resume_keeps_model_and_withholds_loose_approval_modes() -> None:
+    session = sessions()[BASIC]
+    plan = gemini.resume(session)
+    assert plan is not None
+    assert plan.argv == ("gemini", "--resume", BASIC, "--model", "gemini-3.8-flash")
+    assert plan.cwd == SHOP and plan.program == "gemini" and not plan.withheld
+    strict = gemini.resume(replace(session, permission_mode="plan"))
+    assert strict is not None and strict.argv[-2:] == ("--approval-mode", "plan")
+    loose = gemini.resume(replace(session, permission_mode="yolo"))
+    assert loose is not None and "--approval-mode" not in loose.argv
+    assert loose.withheld == ("--approval-mode yolo",)
+    kept = gemini.resume(
+        replace(session, permission_mode="yolo"), keep_permissions=True
+    )
+    assert kept is not None and kept.argv[-2:] == ("--approval-mode", "yolo")
+    assert gemini.resume(sessions()[CHILD]) is None
+
+
+def test_tail_read_from_an_offset_sees_only_new_records() -> None:
+    session = sessions()[BASIC]
+    assert session.path
+    data = Path(session.path).read_bytes()
+    start = data.index(b'{"id":"96d0a780')  # the resumed turn's prompt
+    for offset in (start, start - 20):  # at a line start, or inside the line before
+        diagnostics = Diagnostics()
+        found = list(gemini.read(session, diagnostics, offset=offset))
+        assert texts(found, "user") == [
+            "SCENARIO=resume Please run the greeting command once more after resuming."
+        ]
+        assert [e.seq for e in found] == list(range(len(found)))
+        assert diagnostics.skipped_total == 0

@@ -23,6 +23,7 @@ BUILTIN: tuple[str, ...] = (
     "roo",
     "kilo",
     "droid",
+    "amp",
 )
 
 

@@ -1,0 +1,130 @@
+"""Amp quirks: whole-file thread JSON, ledger-or-message usage, handoffs kept out of parent_id."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage
+from sessdex.sources import Home, amp
+
+DATA = Path(__file__).parent.parent / "data" / "amp"
+THREAD = "T-5e1c9a70-2b1f-4c3e-9d7a-0f1e2d3c4b5a"
+
+
+def sessions(home: Home) -> dict[str, Session]:
+    location = amp.locate(home)
+    found: dict[str, Session] = {}
+    for path in amp.scan(location):
+        for session in amp.parse(path, location, Diagnostics()):
+            found[session.id] = session
+    return found
+
+
+def events(session: Session) -> list[Event]:
+    return list(amp.read(session, Diagnostics()))
+
+
+def totals(got: list[Event]) -> Usage:
+    return sum((e.usage for e in got if e.usage), Usage())
+
+
+def test_message_usage_without_a_ledger() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[THREAD])
+    usage = totals(got)
+    assert (usage.input_tokens, usage.output_tokens) == (12 + 40, 180 + 95)
+    assert (usage.cache_read_tokens, usage.cache_write_tokens) == (9800, 9800 + 310)
+    assert [e.kind for e in got] == [
+        "user", "thinking", "assistant", "tool_call", "usage", "tool_result", "assistant", "usage", "turn_end",
+    ]  # fmt: skip
+    assert got[5].call_id == got[3].call_id == "toolu_01" and not got[5].is_error
+
+
+def test_ledger_events_win_and_sit_after_the_message_they_billed() -> None:
+    got = events(sessions(Home.at(DATA / "home"))["test-thread-1"])
+    usage = totals(got)
+    assert (usage.input_tokens, usage.output_tokens) == (
+        150 + 0 + 350 + 500,
+        200 + 15 + 450 + 300,
+    )
+    kinds = [e.kind for e in got]
+    assert kinds.count("usage") == 4
+    # the title generation billed message 1 (the first prompt); the first reply is message 2
+    assert got[1].kind == "usage" and got[1].extra["operation"] == "title-generation"
+    assert got[4].kind == "usage" and got[4].extra == {
+        "operation": "conversation",
+        "credits": 5,
+    }
+
+
+def test_listing_fields() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    thread = found[THREAD]
+    assert (thread.cwd, thread.branch, thread.model) == (
+        "/home/alex/code/shop",
+        "fix-checkout",
+        "claude-sonnet-4-5",
+    )
+    assert (
+        thread.parent_id is None
+        and thread.extra["handoff_parent"] == "T-0b6f2c1e-9a8d-4e7f-b6a5-4c3d2e1f0a9b"
+    )
+    assert thread.extra["mode"] == "smart"
+    assert (
+        found["test-thread-edge"].title
+        == "Fix the null pointer bug in the checkout flow"
+    )  # no title: first prompt
+
+
+def test_a_failed_tool_run_is_an_error_result(tmp_path: Path) -> None:
+    threads = tmp_path / "home" / ".local" / "share" / "amp" / "threads"
+    threads.mkdir(parents=True)
+    thread = {
+        "id": "T-x",
+        "created": 1,
+        "messages": [
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Bash",
+                        "input": {"cmd": "x"},
+                    }
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "toolUseID": "t1",
+                        "run": {"status": "error", "error": "boom"},
+                    }
+                ],
+            },
+        ],
+    }
+    (threads / "T-x.json").write_text(json.dumps(thread))
+    got = events(sessions(Home.at(tmp_path / "home"))["T-x"])
+    assert got[-1].is_error and got[-1].text == "boom"
+
+
+def test_xdg_data_home_moves_the_store(tmp_path: Path) -> None:
+    location = amp.locate(
+        Home(tmp_path, {"XDG_DATA_HOME": str(DATA / "home" / ".local" / "share")})
+    )
+    assert (
+        location.override
+        and location.root == DATA / "home" / ".local" / "share" / "amp"
+    )
+
+
+def test_resume_needs_the_threads_folder() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    plan = amp.resume(found[THREAD])
+    assert plan is not None and plan.argv == ("amp", "threads", "continue", THREAD)
+    assert plan.cwd == "/home/alex/code/shop" and not plan.withheld
+    assert amp.resume(found["test-thread-1"]) is None

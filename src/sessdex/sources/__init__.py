@@ -24,6 +24,7 @@ BUILTIN: tuple[str, ...] = (
     "kilo",
     "droid",
     "amp",
+    "antigravity",
 )
 
 

@@ -1,0 +1,710 @@
+"""Google Antigravity: the `agy` CLI's transcripts and databases, and what the IDE leaves readable.
+
+Antigravity keeps its files in `~/.gemini` (beside Gemini CLI's):
+
+- `antigravity-cli/brain/<id>/.system_generated/logs/transcript.jsonl` — the agy CLI's
+  readable mirror, one step per line (`{step_index, source, type, status, created_at,
+  content, thinking, tool_calls[{name, args}]}`); user text sits in `<USER_REQUEST>`, model
+  changes in `<USER_SETTINGS_CHANGE>`. This is what `show` reads.
+- `antigravity-cli/conversations/<id>.db` — agy's SQLite store (`steps` rows whose payloads
+  are protobuf); we list the conversation and count its steps, nothing more.
+- `antigravity/conversations/<id>.pb` — the IDE's conversations, encrypted: listed with
+  "encrypted — summary only", never decoded. Newer IDE builds' `antigravity-ide/…/*.db`
+  are listed the same way.
+- `antigravity*/brain/<id>/*.md` — the agent's artifacts (task, implementation plan,
+  walkthrough): listed, and shown as events after the transcript (`*.resolved*` copies and
+  `*.metadata.json` are not read).
+- the IDE's `<config>/Antigravity/User/globalStorage/state.vscdb` (VS Code's key/value
+  SQLite): `antigravityUnifiedStateSync.trajectorySummaries` holds base64 protobuf
+  summaries — title, step count, created/updated times, workspace URI — for about the
+  100 newest conversations, and `jetskiStateSync.agentManagerInitState` their last-active
+  times. A small protobuf wire-format walker below reads them; both only fill in fields.
+
+No token usage is written anywhere readable, so no `usage` events. Times in the IDE
+summaries are protobuf Timestamps; transcript times are ISO strings. agy documents no
+override variable; it finds `~` through `$HOME`, the one honoured here. Resume: `agy
+--conversation=<id>` (reported by reader projects, unverified) for agy conversations; IDE
+conversations reopen in the IDE only, so None.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session
+from .base import Home, Location
+
+NAME = "antigravity"
+TITLE = "Google Antigravity (IDE and agy CLI)"
+CHECKED_WITH = (
+    "agy 1.0.x transcript samples (public, trimmed), state.vscdb layout from reverse-engineering notes; "
+    "no real install seen — Low confidence"
+)
+ENV_VARS = ("HOME",)
+
+ENCRYPTED_TITLE = "encrypted conversation — summary only"
+SUMMARIES_KEY = "antigravityUnifiedStateSync.trajectorySummaries"
+INIT_STATE_KEY = "jetskiStateSync.agentManagerInitState"
+IDE_CONFIGS = (
+    ".config/Antigravity",
+    "Library/Application Support/Antigravity",
+    "AppData/Roaming/Antigravity",
+)
+STORES = ("antigravity", "antigravity-cli", "antigravity-ide")
+ARTIFACT_CAP = 1024 * 1024  # bytes of one brain artifact shown
+ARTIFACT_ORDER = ("task.md", "implementation_plan.md", "walkthrough.md")
+
+_REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*</USER_REQUEST>", re.DOTALL)
+_SETTING = re.compile(
+    r"<USER_SETTINGS_CHANGE>\s*(.*?)\s*</USER_SETTINGS_CHANGE>", re.DOTALL
+)
+_MODEL = re.compile(r"`Model Selection` from .*? to (.+?)\.?\s*$", re.MULTILINE)
+_TOOL_STEPS = frozenset(
+    {
+        "RUN_COMMAND", "VIEW_FILE", "LIST_DIRECTORY", "CODE_ACTION", "SEARCH_WEB", "GREP_SEARCH", "FIND",
+        "READ_URL_CONTENT", "VIEW_CODE_ITEM", "VIEW_FILE_OUTLINE", "COMMAND_STATUS", "SEND_COMMAND_INPUT",
+        "MCP_TOOL", "READ_RESOURCE", "LIST_RESOURCES", "WRITE_TO_FILE", "VIEW_CONTENT_CHUNK",
+    }
+)  # fmt: skip
+_IGNORED_STEPS = frozenset(
+    {"CONVERSATION_HISTORY", "SYSTEM_MESSAGE", "EPHEMERAL_MESSAGE", "TASK_BOUNDARY"}
+)
+_FAILED = frozenset({"ERROR", "FAILED", "CANCELED", "CANCELLED"})
+
+
+def locate(home: Home) -> Location:
+    value = home.env_dir("HOME")
+    if value is not None and value != home.path:
+        return Location(value / ".gemini", override=f"HOME={home.environ['HOME']}")
+    return Location(home.path / ".gemini")
+
+
+def scan(location: Location) -> Iterator[Path]:
+    """Transcripts, conversation files, brain artifacts, and the IDE's state database."""
+    if not location.exists:
+        return
+    root = location.root
+    for store in STORES:
+        folder = root / store
+        for entry in files.entries(folder / "conversations", root):
+            if entry.name.endswith((".pb", ".db")) and entry.is_file():
+                yield Path(entry.path)
+        for brain in files.entries(folder / "brain", root):
+            if not brain.is_dir():
+                continue
+            transcript = (
+                Path(brain.path) / ".system_generated" / "logs" / "transcript.jsonl"
+            )
+            if transcript.is_file():
+                yield transcript
+            for artifact in files.entries(Path(brain.path), root):
+                if _is_artifact(artifact.name) and artifact.is_file():
+                    yield Path(artifact.path)
+    for config in IDE_CONFIGS:
+        state = root.parent / config / "User" / "globalStorage" / "state.vscdb"
+        if state.is_file():
+            yield state
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    try:
+        if path.name == "transcript.jsonl":
+            return _parse_transcript(path, diagnostics)
+        if path.name == "state.vscdb":
+            return _parse_state(path, diagnostics)
+        if path.suffix == ".db":
+            return [_parse_database(path, diagnostics)]
+        if path.suffix == ".pb":
+            extra: dict[str, JSONValue] = {"conversation": str(path), "encrypted": True}
+            return [
+                Session(
+                    app=NAME,
+                    id=path.stem,
+                    path=str(path),
+                    title=ENCRYPTED_TITLE,
+                    bytes=_size(path),
+                    extra=extra,
+                )
+            ]
+        return [_parse_artifact(path)]
+    except FileNotFoundError:
+        diagnostics.problem(f"antigravity: {path} vanished while it was read")
+        return []
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    reader = _Reader(session, diagnostics)
+    transcript = _extra_path(session, "transcript")
+    if transcript is not None:
+        try:
+            yield from reader.transcript(transcript, offset, full)
+        except FileNotFoundError:
+            diagnostics.problem(f"antigravity: {transcript} vanished")
+    elif _extra_path(session, "conversation_db") is not None:
+        steps = session.extra.get("steps")
+        yield reader.event(
+            "meta",
+            None,
+            text=f"agy stores this conversation's {steps} steps as protobuf; not decoded",
+        )
+    elif session.extra.get("encrypted"):
+        yield reader.event(
+            "meta",
+            None,
+            text="the conversation is encrypted on disk: only its summary and artifacts are readable",
+        )
+    if offset:
+        return
+    brain = _extra_path(session, "brain")
+    if brain is not None:
+        yield from reader.artifacts(brain)
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`agy --conversation=<id>` for agy conversations; None for the IDE's."""
+    if "transcript" not in session.extra and "conversation_db" not in session.extra:
+        return None
+    hint = session.extra.get("cwd_hint")
+    cwd = session.cwd or (hint if isinstance(hint, str) else None)
+    if cwd is None:
+        return None
+    notes = [
+        "resume flag as reader projects report it; not checked against an agy install"
+    ]
+    if session.cwd is None:
+        notes.append("folder guessed from the first directory the agent listed")
+    return ResumePlan(
+        argv=("agy", f"--conversation={session.id}"),
+        cwd=cwd,
+        program="agy",
+        install_hint="install Google Antigravity, which ships the agy command line",
+        notes=tuple(notes),
+    )
+
+
+# --- protobuf wire format -----------------------------------------------------------
+
+
+def proto_fields(data: bytes) -> list[tuple[int, int, int | bytes]]:
+    """(field number, wire type, value) for each field of one protobuf message.
+
+    Varints and fixed-width numbers come back as ints, length-delimited fields as bytes
+    (a nested message, a string or raw bytes: the caller knows which). Groups and any
+    malformed input raise ValueError.
+    """
+    fields: list[tuple[int, int, int | bytes]] = []
+    position, end = 0, len(data)
+    while position < end:
+        key, position = _varint(data, position)
+        number, wire = key >> 3, key & 7
+        if number == 0:
+            raise ValueError("field number 0")
+        value: int | bytes
+        if wire == 0:
+            value, position = _varint(data, position)
+        elif wire in (1, 5):
+            width = 8 if wire == 1 else 4
+            if position + width > end:
+                raise ValueError("truncated fixed-width field")
+            value = int.from_bytes(data[position : position + width], "little")
+            position += width
+        elif wire == 2:
+            length, position = _varint(data, position)
+            if position + length > end:
+                raise ValueError("truncated length-delimited field")
+            value = data[position : position + length]
+            position += length
+        else:
+            raise ValueError(f"wire type {wire}")
+        fields.append((number, wire, value))
+    return fields
+
+
+def _varint(data: bytes, position: int) -> tuple[int, int]:
+    result = shift = 0
+    for _ in range(10):
+        if position >= len(data):
+            raise ValueError("truncated varint")
+        byte = data[position]
+        position += 1
+        result |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return result, position
+        shift += 7
+    raise ValueError("varint too long")
+
+
+def _first(
+    fields: list[tuple[int, int, int | bytes]], number: int, wire: int
+) -> int | bytes | None:
+    return next((value for n, w, value in fields if n == number and w == wire), None)
+
+
+def _proto_time(value: int | bytes | None) -> datetime | None:
+    """A google.protobuf.Timestamp message: seconds (1), nanos (2)."""
+    if not isinstance(value, bytes):
+        return None
+    try:
+        fields = proto_fields(value)
+    except ValueError:
+        return None
+    seconds, nanos = _first(fields, 1, 0), _first(fields, 2, 0)
+    if not isinstance(seconds, int) or seconds <= 0:
+        return None
+    try:
+        moment = datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return (
+        moment.replace(microsecond=(nanos // 1000) % 1_000_000)
+        if isinstance(nanos, int)
+        else moment
+    )
+
+
+def _unbase64(value: bytes) -> bytes | None:
+    try:
+        return base64.b64decode(value.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def trajectory_summaries(value: str | bytes) -> list[dict[str, JSONValue]]:
+    """Decode the IDE's trajectory summaries value: base64 protobuf with base64 protobuf inside.
+
+    Each entry is (1: conversation id, 2: {1: base64 of the detail message}); the detail
+    holds 1: title, 2: step count, 3: created, 7: updated, 9: {1: workspace URI},
+    10: last active. Raises ValueError when the value is not this shape.
+    """
+    raw = _unbase64(value.encode() if isinstance(value, str) else value)
+    if raw is None:
+        raise ValueError("not base64")
+    found: list[dict[str, JSONValue]] = []
+    for number, wire, entry in proto_fields(raw):
+        if number != 1 or wire != 2 or not isinstance(entry, bytes):
+            continue
+        fields = proto_fields(entry)
+        ident, wrapper = _first(fields, 1, 2), _first(fields, 2, 2)
+        if not isinstance(ident, bytes) or not isinstance(wrapper, bytes):
+            continue
+        inner = _first(proto_fields(wrapper), 1, 2)
+        detail = (_unbase64(inner) or inner) if isinstance(inner, bytes) else None
+        summary: dict[str, JSONValue] = {"id": ident.decode("utf-8", "replace")}
+        if detail is not None:
+            summary.update(_detail(proto_fields(detail)))
+        found.append(summary)
+    return found
+
+
+def _detail(fields: list[tuple[int, int, int | bytes]]) -> dict[str, JSONValue]:
+    detail: dict[str, JSONValue] = {}
+    title = _first(fields, 1, 2)
+    if isinstance(title, bytes):
+        detail["title"] = title.decode("utf-8", "replace")
+    steps = _first(fields, 2, 0)
+    if isinstance(steps, int):
+        detail["steps"] = steps
+    for number, name in ((3, "created"), (7, "updated"), (10, "last_active")):
+        moment = _proto_time(_first(fields, number, 2))
+        if moment is not None:
+            detail[name] = moment.isoformat()
+    workspace = _first(fields, 9, 2)
+    if isinstance(workspace, bytes):
+        uri = _first(proto_fields(workspace), 1, 2)
+        if isinstance(uri, bytes):
+            detail["workspace"] = uri.decode("utf-8", "replace")
+    return detail
+
+
+def last_active_times(value: str | bytes) -> dict[str, datetime]:
+    """From agentManagerInitState: field 10 entries (1: conversation id, 2: Timestamp)."""
+    raw = _unbase64(value.encode() if isinstance(value, str) else value)
+    if raw is None:
+        raise ValueError("not base64")
+    found: dict[str, datetime] = {}
+    for number, wire, entry in proto_fields(raw):
+        if number != 10 or wire != 2 or not isinstance(entry, bytes):
+            continue
+        fields = proto_fields(entry)
+        ident, moment = _first(fields, 1, 2), _proto_time(_first(fields, 2, 2))
+        if isinstance(ident, bytes) and moment is not None:
+            found[ident.decode("utf-8", "replace")] = moment
+    return found
+
+
+# --- listing --------------------------------------------------------------------------
+
+
+def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    """Fill-in fragments from the IDE's summaries; the conversation files are what list."""
+    try:
+        connection = files.open_sqlite(path)
+    except (sqlite3.Error, OSError) as error:
+        diagnostics.problem(f"antigravity: cannot open {path}: {error}")
+        return []
+    try:
+        if "key" not in files.table_columns(connection, "ItemTable"):
+            return []
+        rows = dict(
+            connection.execute(
+                "SELECT key, value FROM ItemTable WHERE key IN (?, ?)",
+                (SUMMARIES_KEY, INIT_STATE_KEY),
+            ).fetchall()
+        )
+    except sqlite3.Error as error:
+        diagnostics.problem(f"antigravity: cannot read {path}: {error}")
+        return []
+    finally:
+        connection.close()
+    sessions: list[Session] = []
+    where = f"{path}#ItemTable/"
+    if rows.get(SUMMARIES_KEY):
+        try:
+            summaries = trajectory_summaries(rows[SUMMARIES_KEY])
+        except ValueError:
+            diagnostics.skip(str(path), 1, "bad value")
+            summaries = []
+        for summary in summaries:
+            workspace = summary.get("workspace")
+            extra: dict[str, JSONValue] = {}
+            for key in ("steps", "workspace"):
+                if key in summary:
+                    extra[key] = summary[key]
+            sessions.append(
+                Session(
+                    app=NAME,
+                    id=str(summary["id"]),
+                    path=where + SUMMARIES_KEY,
+                    cwd=_local_path(workspace if isinstance(workspace, str) else None),
+                    title=_one_line(summary.get("title")),
+                    created=_iso(summary.get("created")),
+                    updated=_iso(summary.get("updated"))
+                    or _iso(summary.get("last_active")),
+                    precedence=3,
+                    listed=False,
+                    extra=extra,
+                )
+            )
+    if rows.get(INIT_STATE_KEY):
+        try:
+            active = last_active_times(rows[INIT_STATE_KEY])
+        except ValueError:
+            diagnostics.skip(str(path), 1, "bad value")
+            active = {}
+        for ident, moment in sorted(active.items()):
+            sessions.append(
+                Session(
+                    app=NAME,
+                    id=ident,
+                    path=where + INIT_STATE_KEY,
+                    updated=moment,
+                    precedence=-1,
+                    listed=False,
+                )
+            )
+    return sessions
+
+
+def _parse_transcript(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    ident = path.parents[2].name
+    head = files.head_lines(path, diagnostics=diagnostics)
+    tail = files.tail_lines(path)
+    title = model = hint = None
+    created = None
+    for line in head:
+        record = files.parse_json(line, diagnostics, str(path))
+        if record is None:
+            continue
+        created = created or _iso(record.get("created_at"))
+        content = record.get("content")
+        if record.get("type") == "USER_INPUT" and isinstance(content, str):
+            title = title or _one_line(_request(content))
+            model = model or _model(content)
+        if hint is None and record.get("type") == "PLANNER_RESPONSE":
+            hint = _directory_hint(record.get("tool_calls"))
+    updated = None
+    for line in reversed(tail):
+        record = files.parse_json(line)
+        if record is not None and _iso(record.get("created_at")):
+            updated = _iso(record.get("created_at"))
+            break
+    extra: dict[str, JSONValue] = {
+        "transcript": str(path),
+        "brain": str(path.parents[2]),
+    }
+    if hint:
+        extra["cwd_hint"] = hint
+    return [
+        Session(
+            app=NAME,
+            id=ident,
+            path=str(path),
+            title=title,
+            created=created,
+            updated=updated or created,
+            model=model,
+            bytes=_size(path),
+            precedence=2,
+            extra=extra,
+        )
+    ]
+
+
+def _parse_database(path: Path, diagnostics: Diagnostics) -> Session:
+    """An agy (or newer IDE) conversation database: listed, with its step count."""
+    extra: dict[str, JSONValue] = {"conversation_db": str(path)}
+    try:
+        connection = files.open_sqlite(path)
+        try:
+            if files.table_columns(connection, "steps"):
+                (count,) = connection.execute("SELECT COUNT(*) FROM steps").fetchone()
+                extra["steps"] = int(count)
+        finally:
+            connection.close()
+    except sqlite3.Error as error:
+        diagnostics.problem(f"antigravity: cannot read {path}: {error}")
+    return Session(
+        app=NAME, id=path.stem, path=str(path), bytes=_size(path), extra=extra
+    )
+
+
+def _parse_artifact(path: Path) -> Session:
+    """A brain artifact: the conversation exists (legacy agy wrote nothing else)."""
+    title = None
+    if path.name == "task.md":
+        for line in files.head_lines(path, 40):
+            text = line.data.decode("utf-8", "replace").strip()
+            if text.startswith("#"):
+                title = text.lstrip("#").strip() or None
+                break
+    extra: dict[str, JSONValue] = {"brain": str(path.parent)}
+    updated = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    return Session(
+        app=NAME,
+        id=path.parent.name,
+        path=str(path),
+        title=title,
+        updated=updated,
+        precedence=1,
+        extra=extra,
+    )
+
+
+# --- reading --------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
+        self.session = session
+        self.diagnostics = diagnostics
+        self.seq = 0
+
+    def event(self, kind: EventKind, time: datetime | None, **fields: object) -> Event:
+        made = Event(
+            session_id=self.session.id,
+            seq=self.seq,
+            kind=kind,
+            time=time,
+            **fields,  # type: ignore[arg-type]
+        )
+        self.seq += 1
+        return made
+
+    def transcript(self, path: Path, offset: int, full: bool) -> Iterator[Event]:
+        pending: list[str] = []  # call ids of tool calls still waiting for their step
+        for line, record in files.iter_records(
+            path, self.diagnostics, offset=offset, full=full
+        ):
+            if offset and line.offset == offset:
+                continue  # the partial line at a --tail offset
+            kind = record.get("type")
+            time = _iso(record.get("created_at"))
+            raw = record.get("content")
+            content = raw if isinstance(raw, str) else None
+            failed = record.get("status") in _FAILED
+            if kind == "USER_INPUT":
+                text = _request(content or "")
+                if text:
+                    yield self.event("user", time, text=text)
+                model = _model(content or "")
+                if model:
+                    yield self.event(
+                        "meta", time, text=f"model: {model}", extra={"model": model}
+                    )
+            elif kind == "PLANNER_RESPONSE":
+                thinking = record.get("thinking")
+                if isinstance(thinking, str) and thinking.strip():
+                    yield self.event("thinking", time, text=thinking.strip())
+                if content and content.strip():
+                    yield self.event("assistant", time, text=content.strip())
+                calls = record.get("tool_calls")
+                for index, call in enumerate(calls if isinstance(calls, list) else []):
+                    if not isinstance(call, dict):
+                        continue
+                    call_id = f"{record.get('step_index')}.{index}"
+                    pending.append(call_id)
+                    yield self.event(
+                        "tool_call",
+                        time,
+                        tool=call.get("name"),
+                        call_id=call_id,
+                        extra={"input": _args(call.get("args"))},
+                    )
+            elif kind == "GENERIC":
+                if content and content.strip():
+                    yield self.event("assistant", time, text=content.strip())
+            elif kind == "CHECKPOINT":
+                yield self.event("compaction", time, text=content)
+            elif kind == "ERROR_MESSAGE":
+                yield self.event("error", time, text=content or "error")
+            elif isinstance(kind, str) and (
+                kind in _TOOL_STEPS or kind.startswith("BROWSER_")
+            ):
+                target = pending.pop(0) if pending else None
+                yield self.event(
+                    "tool_result",
+                    time,
+                    call_id=target,
+                    text=content,
+                    is_error=failed,
+                    extra={"step": kind},
+                )
+            elif kind in _IGNORED_STEPS:
+                continue
+            else:
+                self.diagnostics.unknown_type(str(kind))
+                if content:  # keep what the agent did visible, as an unmatched result
+                    yield self.event(
+                        "tool_result",
+                        time,
+                        text=content,
+                        is_error=failed,
+                        extra={"step": str(kind)},
+                    )
+
+    def artifacts(self, brain: Path) -> Iterator[Event]:
+        names = [
+            e.name for e in files.entries(brain) if _is_artifact(e.name) and e.is_file()
+        ]
+        names.sort(
+            key=lambda n: (
+                ARTIFACT_ORDER.index(n) if n in ARTIFACT_ORDER else len(ARTIFACT_ORDER),
+                n,
+            )
+        )
+        for name in names:
+            path = brain / name
+            try:
+                with open(path, "rb") as stream:
+                    data = stream.read(ARTIFACT_CAP + 1)
+                mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+            except FileNotFoundError:
+                self.diagnostics.problem(f"antigravity: {path} vanished")
+                continue
+            text = data[:ARTIFACT_CAP].decode("utf-8", "replace").strip()
+            if len(data) > ARTIFACT_CAP:
+                text += f"\n[… cut at {files.human_bytes(ARTIFACT_CAP)}]"
+            yield self.event(
+                "assistant",
+                mtime,
+                time_estimated=True,
+                text=text,
+                extra={"artifact": name},
+            )
+
+
+# --- small helpers ----------------------------------------------------------------------
+
+
+def _is_artifact(name: str) -> bool:
+    return name.endswith(".md") and ".resolved" not in name
+
+
+def _request(content: str) -> str | None:
+    match = _REQUEST.search(content)
+    text = match.group(1) if match else _SETTING.sub("", content)
+    return text.strip() or None
+
+
+def _model(content: str) -> str | None:
+    for block in _SETTING.findall(content):
+        match = _MODEL.search(block)
+        if match:
+            return match.group(1).strip()
+    return None
+
+
+def _args(value: object) -> JSONValue:
+    """Tool arguments, whose values agy stores JSON-encoded a second time."""
+    if not isinstance(value, dict):
+        return None
+    decoded: dict[str, JSONValue] = {}
+    for key, item in value.items():
+        if isinstance(item, str):
+            try:
+                decoded[str(key)] = json.loads(item)
+            except ValueError:
+                decoded[str(key)] = item
+        else:
+            decoded[str(key)] = item
+    return decoded
+
+
+def _directory_hint(calls: object) -> str | None:
+    args = (
+        _args(calls[0].get("args"))
+        if isinstance(calls, list) and calls and isinstance(calls[0], dict)
+        else None
+    )
+    if isinstance(args, dict):
+        folder = args.get("DirectoryPath") or args.get("Cwd")
+        if isinstance(folder, str) and folder.startswith("/"):
+            return folder
+    return None
+
+
+def _extra_path(session: Session, key: str) -> Path | None:
+    value = session.extra.get(key)
+    return Path(value) if isinstance(value, str) else None
+
+
+def _local_path(uri: str | None) -> str | None:
+    if not uri:
+        return None
+    parsed = urlparse(uri)
+    return unquote(parsed.path) or None if parsed.scheme == "file" else None
+
+
+def _one_line(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    return next((line.strip() for line in value.splitlines() if line.strip()), None)
+
+
+def _iso(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None

@@ -1,0 +1,201 @@
+"""Antigravity quirks: protobuf summaries in state.vscdb, encrypted conversations, agy transcripts."""
+
+from __future__ import annotations
+
+import base64
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, merge
+from sessdex.sources import Home, antigravity
+
+DATA = Path(__file__).parent.parent / "data" / "antigravity"
+CLI, CLI_DB_ONLY = (
+    "3f6c2d1a-8b4e-4c7f-9a10-2b3c4d5e6f70",
+    "7d2e9f10-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+)
+IDE, IDE_BARE, LEGACY = (
+    "a4316ff4-30d1-4849-a87c-facf37f2cb6c",
+    "95fec432-25db-4e85-b4a6-9ba9fa8d1398",
+    "c0ffee00-1234-4567-89ab-cdef01234567",
+)
+
+
+# a protobuf writer just big enough to build the values Antigravity stores
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, n = n & 0x7F, n >> 7
+        out.append(low | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(number: int, value: int | str | bytes) -> bytes:
+    if isinstance(value, int):
+        return varint(number << 3) + varint(value)
+    data = value.encode() if isinstance(value, str) else value
+    return varint(number << 3 | 2) + varint(len(data)) + data
+
+
+def timestamp(seconds: int, nanos: int = 0) -> bytes:
+    return field(1, seconds) + (field(2, nanos) if nanos else b"")
+
+
+def sessions(home: Home, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
+    location = antigravity.locate(home)
+    parts: dict[str, list[Session]] = {}
+    for path in antigravity.scan(location):
+        for session in antigravity.parse(path, location, diagnostics or Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    return {key: merge(value) for key, value in parts.items()}
+
+
+def events(session: Session) -> list[Event]:
+    return list(antigravity.read(session, Diagnostics()))
+
+
+def test_trajectory_summaries_decode_a_value_built_here() -> None:
+    detail = (
+        field(1, "Port the parser")
+        + field(2, 141)
+        + field(3, timestamp(1766194542, 250_000_000))
+        + field(4, "28c63c12-1ca9-4a8d-803d-000000000000")
+        + field(5, 1)
+        + field(7, timestamp(1766194627))
+        + field(9, field(1, "file:///home/dev/parser") + field(3, "parser"))
+        + field(10, timestamp(1766194606))
+        + varint(15 << 3 | 5) + b"\x01\x02\x03\x04"  # a fixed32 field nobody reads
+        + varint(16 << 3 | 1) + b"\x00" * 8  # and a fixed64 one
+    )  # fmt: skip
+    entry = field(1, "0b7c5e4a-0000-4000-8000-000000000001") + field(
+        2, field(1, base64.b64encode(detail))
+    )
+    value = base64.b64encode(
+        field(1, entry) + field(1, field(1, "no-detail") + field(2, b""))
+    ).decode()
+    first, second = antigravity.trajectory_summaries(value)
+    assert first == {
+        "id": "0b7c5e4a-0000-4000-8000-000000000001",
+        "title": "Port the parser",
+        "steps": 141,
+        "created": "2025-12-20T01:35:42.250000+00:00",
+        "updated": "2025-12-20T01:37:07+00:00",
+        "last_active": "2025-12-20T01:36:46+00:00",
+        "workspace": "file:///home/dev/parser",
+    }
+    assert second == {"id": "no-detail"}
+
+
+def test_the_walker_refuses_broken_input() -> None:
+    assert antigravity.proto_fields(b"\x08\x96\x01") == [(1, 0, 150)]
+    for broken in (
+        b"\x08",
+        b"\x0a\x05ab",
+        b"\x0b",
+        b"\x00\x01",
+        b"\x08" + b"\xff" * 11,
+    ):
+        with pytest.raises(ValueError):
+            antigravity.proto_fields(broken)
+    with pytest.raises(ValueError):
+        antigravity.trajectory_summaries("%%% not base64")
+
+
+def test_encrypted_conversations_are_listed_not_failed() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(Home.at(DATA / "home"), diagnostics)
+    bare = found[IDE_BARE]
+    assert (
+        bare.listed
+        and bare.title == antigravity.ENCRYPTED_TITLE
+        and bare.extra["encrypted"] is True
+    )
+    assert (
+        bare.updated is not None
+        and bare.updated.isoformat() == "2026-10-02T00:13:20.505000+00:00"
+    )
+    got = events(bare)
+    assert (
+        [e.kind for e in got] == ["meta"] and got[0].text and "encrypted" in got[0].text
+    )
+    assert not diagnostics.skipped and not diagnostics.problems
+
+
+def test_ide_summary_and_brain_artifacts_make_a_readable_session() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    ide = found[IDE]
+    assert (
+        ide.title == "Adding Serif Font to AI Replies"
+    )  # the summary beats the task.md heading
+    assert ide.cwd == "/home/alex/code/site" and ide.extra["steps"] == 141
+    got = events(ide)
+    assert [(e.kind, e.extra.get("artifact")) for e in got] == [
+        ("meta", None),
+        ("assistant", "task.md"),
+        ("assistant", "implementation_plan.md"),
+        ("assistant", "walkthrough.md"),
+    ]
+    assert all(e.time_estimated for e in got[1:])
+
+
+def test_a_summary_without_files_does_not_list() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    assert not found["0e1d2c3b-4a59-4687-9a5b-4c3d2e1f0a98"].listed
+    assert found[LEGACY].listed and found[LEGACY].title == "Antigravity fixture"
+
+
+def test_agy_transcript_events() -> None:
+    session = sessions(Home.at(DATA / "home"))[CLI]
+    got = events(session)
+    assert got[0].kind == "user" and got[0].text == "List the files."
+    assert got[1].extra == {"model": "Gemini 3.5 Flash (Medium)"}
+    call = next(e for e in got if e.kind == "tool_call")
+    assert call.tool == "list_dir"
+    assert call.extra["input"] == {
+        "DirectoryPath": "/tmp/repo",
+        "toolSummary": "Listing contents",
+    }
+    assert got[got.index(call) + 1].call_id == call.call_id
+    assert [e.kind for e in got].count("compaction") == 1
+    assert session.extra["steps"] == 12  # from the agy database beside it
+
+
+def test_agy_database_rows_in_an_unmerged_wal_are_counted(tmp_path: Path) -> None:
+    conversations = tmp_path / "home" / ".gemini" / "antigravity-cli" / "conversations"
+    conversations.mkdir(parents=True)
+    path = conversations / "5a5a5a5a-0000-4000-8000-000000000000.db"
+    writer = sqlite3.connect(path)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute(
+        "CREATE TABLE steps (idx INTEGER PRIMARY KEY, step_type INTEGER, status INTEGER, metadata BLOB, step_payload BLOB)"
+    )
+    writer.executemany(
+        "INSERT INTO steps VALUES (?, 1, 1, x'', x'')", [(i,) for i in range(4)]
+    )
+    writer.commit()
+    try:
+        assert (path.parent / (path.name + "-wal")).stat().st_size > 0
+        before = sorted(p.name for p in conversations.iterdir())
+        [session] = sessions(Home.at(tmp_path / "home")).values()
+        assert session.extra["steps"] == 4
+        assert (
+            sorted(p.name for p in conversations.iterdir()) == before
+        )  # nothing written beside it
+    finally:
+        writer.close()
+
+
+def test_resume_only_for_agy_conversations() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    plan = antigravity.resume(found[CLI])
+    assert plan is not None and plan.argv == ("agy", f"--conversation={CLI}")
+    assert plan.cwd == "/tmp/repo" and any("guessed" in note for note in plan.notes)
+    assert antigravity.resume(found[CLI_DB_ONLY]) is None  # no folder known
+    assert (
+        antigravity.resume(found[IDE]) is None
+    )  # the IDE reopens its own conversations

@@ -25,6 +25,14 @@ BUILTIN: tuple[str, ...] = (
     "droid",
     "amp",
     "antigravity",
+    "copilot",
+    "pi",
+    "kimi",
+    "cursor",
+    "opencode",
+    "crush",
+    "goose",
+    "qwen",
 )
 
 

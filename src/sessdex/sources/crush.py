@@ -1,0 +1,594 @@
+"""Crush (charmbracelet), and the Go OpenCode it grew from: one SQLite database per project.
+
+Crush keeps each project's sessions in `<project>/.crush/crush.db` (SQLite, WAL; a custom
+`data_directory` moves it). The projects themselves are listed in `projects.json`
+(`{projects: [{path, data_dir, last_accessed}]}`) in Crush's global data folder:
+`$CRUSH_GLOBAL_DATA`, else `$XDG_DATA_HOME/crush`, else `~/.local/share/crush`. That
+registry is the only way in: the disk is never crawled, so a project Crush never
+registered (older releases did not) is not found. The Go OpenCode (opencode-ai/opencode,
+Crush's ancestor) wrote the same tables to `<project>/.opencode/opencode.db` and kept
+no registry: it is found only in projects Crush registered too. When a registered path
+is missing (a copied or moved home), it is looked up again under the folders just above
+the registry, keeping the path's tail (`/home/alex/code/app` -> `<copy>/code/app`).
+
+We read `sessions` (`id`, `parent_session_id`, `title`, token counters, `cost`,
+`created_at`/`updated_at`: unix seconds in Crush, ISO text in Go OpenCode) and
+`messages` (`role`, `parts` JSON list of `{type, data}`: text, reasoning, image_url,
+binary, tool_call, tool_result, finish, shell_command; `model`, `provider`,
+`is_summary_message`). Columns missing from older databases are tolerated. Sessions
+named `title-<id>` only generate a title and are skipped; `files` (file history) and
+`read_files` are ignored. Child sessions of the `agent` tool have the spawning call's id
+(`<message id>$$<call id>` in Crush, the bare call id in Go OpenCode).
+
+Usage: Crush records no per-response tokens, only counters on the session row, so one
+`usage` event per session carries them (`extra["scope"] = "session"`). They are rough:
+current Crush keeps the last response's context (input + cache reads, and its output),
+older releases kept running sums that included cache tokens; the `cost` column is
+cumulative in all of them and is passed on in `extra`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+
+import orjson
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from .base import Home, Location
+
+NAME = "crush"
+TITLE = "Crush"
+CHECKED_WITH = "crush schema of 2025-08 (real DB) to 2026-01 (migrations, synthetic DB); Go OpenCode 2025-05 (real DB)"
+ENV_VARS = ("CRUSH_GLOBAL_DATA", "XDG_DATA_HOME")
+
+INSTALL_HINT = (
+    "brew install charmbracelet/tap/crush  (or: npm install -g @charmland/crush)"
+)
+
+_SESSION_COLUMNS = ("id", "parent_session_id", "title", "message_count", "prompt_tokens", "completion_tokens",
+                    "cost", "created_at", "updated_at", "summary_message_id")  # fmt: skip
+_RELOCATE_LEVELS = 4  # folders above the registry tried as the old home's new place
+
+
+@dataclass(frozen=True, slots=True)
+class _Project:
+    path: str  # as Crush recorded it: the cwd of its sessions
+    data_dir: str  # as recorded
+    found: Path  # where the project folder is now
+    found_data: Path  # where the data folder is now
+
+
+def locate(home: Home) -> Location:
+    value = home.env_dir("CRUSH_GLOBAL_DATA")
+    if value is not None:
+        return Location(value, override=f"CRUSH_GLOBAL_DATA={value}")
+    xdg = home.env_dir("XDG_DATA_HOME")
+    return Location(
+        home.xdg("data") / "crush", override=f"XDG_DATA_HOME={xdg}" if xdg else None
+    )
+
+
+def scan(location: Location) -> Iterator[Path]:
+    """Each registered project's database; reads only the small `projects.json`."""
+    if not location.exists:
+        return
+    found = set()
+    for project in _projects(location):
+        for db in (
+            project.found_data / "crush.db",
+            project.found / ".opencode" / "opencode.db",
+        ):
+            if db.is_file():
+                found.add(db)
+    yield from sorted(found)
+
+
+def _projects(location: Location) -> list[_Project]:
+    registry = files.read_json_file(
+        location.root / "projects.json", limit=16 * 1024 * 1024
+    )
+    listed = registry.get("projects") if isinstance(registry, dict) else None
+    projects = []
+    for item in listed if isinstance(listed, list) else []:
+        path = item.get("path") if isinstance(item, dict) else None
+        if not isinstance(path, str) or not path:
+            continue
+        data_dir = item.get("data_dir")
+        data_dir = (
+            data_dir
+            if isinstance(data_dir, str) and data_dir
+            else str(PurePosixPath(path) / ".crush")
+        )
+        found = _relocated(path, location.root)
+        inside = PurePosixPath(data_dir).is_relative_to(path)
+        found_data = (
+            found / PurePosixPath(data_dir).relative_to(path)
+            if inside
+            else _relocated(data_dir, location.root)
+        )
+        projects.append(_Project(path, data_dir, found, found_data))
+    return projects
+
+
+def _relocated(recorded: str, registry: Path) -> Path:
+    """`recorded` if it exists, else the same tail under a folder near the registry."""
+    path = Path(recorded)
+    if path.exists() or not path.is_absolute():
+        return path
+    parts = path.parts[1:]
+    anchors = [registry, *registry.parents][1 : _RELOCATE_LEVELS + 1]
+    for start in range(1, len(parts) - 1):  # keep at least two folders of the tail
+        for anchor in anchors:
+            candidate = anchor.joinpath(*parts[start:])
+            if candidate.is_dir():
+                return candidate
+    return path
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    project = next(
+        (
+            p
+            for p in _projects(location)
+            if path.parent in (p.found_data, p.found / ".opencode")
+        ),
+        None,
+    )
+    store = "opencode-go" if path.parent.name == ".opencode" else "crush"
+    try:
+        connection = files.open_sqlite(path)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(f"{NAME}: cannot open {path}: {error}")
+        return []
+    try:
+        available = files.table_columns(connection, "sessions")
+        if "id" not in available:
+            diagnostics.problem(
+                f"{NAME}: {path} has no sessions table; not a Crush database we know"
+            )
+            return []
+        columns = [c for c in _SESSION_COLUMNS if c in available]
+        rows = connection.execute(
+            f"SELECT {', '.join(columns)} FROM sessions WHERE id NOT LIKE 'title-%' ORDER BY created_at, id"
+        ).fetchall()
+        models = _last_models(connection)
+    except sqlite3.Error as error:
+        diagnostics.problem(f"{NAME}: cannot read {path}: {error}")
+        return []
+    finally:
+        connection.close()
+
+    sessions = []
+    for values in rows:
+        row = dict(zip(columns, values, strict=True))
+        session_id = row["id"]
+        if not isinstance(session_id, str) or not session_id:
+            continue
+        model, provider = models.get(session_id, (None, None))
+        extra: dict[str, JSONValue] = {"store": store}
+        for key in ("prompt_tokens", "completion_tokens", "cost", "message_count"):
+            if isinstance(row.get(key), int | float):
+                extra[key] = row[key]
+        if provider:
+            extra["provider"] = provider
+        if project is not None:
+            extra["data_dir"] = project.data_dir
+        parent = row.get("parent_session_id")
+        sessions.append(
+            Session(
+                app=NAME,
+                id=session_id,
+                path=f"{path}#sessions/{session_id}",
+                cwd=project.path if project else str(path.parent.parent),
+                title=_one_line(row.get("title")),
+                created=_when(row.get("created_at")),
+                updated=_when(row.get("updated_at")),
+                model=model,
+                parent_id=parent if isinstance(parent, str) and parent else None,
+                agent_type="agent" if isinstance(parent, str) and parent else None,
+                extra=extra,
+            )
+        )
+    return sessions
+
+
+def _last_models(
+    connection: sqlite3.Connection,
+) -> dict[str, tuple[str | None, str | None]]:
+    """Each session's newest assistant model (and provider, where the column exists)."""
+    columns = files.table_columns(connection, "messages")
+    if not {"session_id", "model", "created_at"} <= columns:
+        return {}
+    provider = "provider" if "provider" in columns else "NULL"
+    rows = connection.execute(
+        f"SELECT session_id, model, {provider}, max(created_at) FROM messages "
+        "WHERE role = 'assistant' AND coalesce(model, '') != '' GROUP BY session_id"
+    ).fetchall()
+    return {row[0]: (row[1], row[2] or None) for row in rows}
+
+
+# --- reading ------------------------------------------------------------------------
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if not session.path or "#sessions/" not in session.path:
+        return
+    db = session.path.split("#sessions/")[0]
+    try:
+        connection = files.open_sqlite(db)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(f"{NAME}: cannot open {db}: {error}")
+        return
+    reader = _Reader(session.id, diagnostics, connection, db)
+    try:
+        yield from reader.session(session.id, None, 0)
+    except sqlite3.Error as error:
+        diagnostics.problem(f"{NAME}: cannot read {db}: {error}")
+    finally:
+        connection.close()
+
+
+class _Reader:
+    def __init__(
+        self,
+        session_id: str,
+        diagnostics: Diagnostics,
+        connection: sqlite3.Connection,
+        db: str,
+    ) -> None:
+        self.session_id = session_id
+        self.db = db
+        self.diagnostics = diagnostics
+        self.connection = connection
+        self.seq = 0
+        self.message_columns = files.table_columns(connection, "messages")
+        self.session_columns = files.table_columns(connection, "sessions")
+
+    def event(
+        self,
+        kind: EventKind,
+        time: datetime | None,
+        agent: str | None,
+        **fields: object,
+    ) -> Event:
+        event = Event(self.session_id, self.seq, kind, time, agent_id=agent, **fields)  # type: ignore[arg-type]
+        self.seq += 1
+        return event
+
+    def session(
+        self, session_id: str, agent: str | None, depth: int
+    ) -> Iterator[Event]:
+        wanted = [c for c in _SESSION_COLUMNS if c in self.session_columns]
+        row = self.connection.execute(
+            f"SELECT {', '.join(wanted)} FROM sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        info = dict(zip(wanted, row, strict=True)) if row else {}
+        summary_id = info.get("summary_message_id")
+        if not {"id", "session_id", "role", "parts"} <= self.message_columns:
+            self.diagnostics.problem(f"{NAME}: {self.db} has no messages table we know")
+            return
+        optional = ", ".join(
+            c if c in self.message_columns else "NULL"
+            for c in (
+                "created_at",
+                "updated_at",
+                "model",
+                "provider",
+                "is_summary_message",
+            )
+        )
+        order = "created_at, rowid" if "created_at" in self.message_columns else "rowid"
+        messages = self.connection.execute(
+            f"SELECT id, role, parts, {optional} FROM messages WHERE session_id = ? ORDER BY {order}",
+            (session_id,),
+        )
+        last_model = None
+        last_time = None
+        for (
+            message_id,
+            role,
+            parts_json,
+            created,
+            updated,
+            model,
+            _provider,
+            is_summary,
+        ) in messages:
+            time = _when(created)
+            last_time = _when(updated) or time or last_time
+            last_model = model or last_model
+            summary = bool(is_summary) or message_id == summary_id
+            for part in _parts(
+                parts_json, self.diagnostics, f"{self.db}#messages/{message_id}"
+            ):
+                yield from self.part(
+                    part, role, message_id, time, agent, summary, depth
+                )
+        usage = Usage(
+            input_tokens=_int(info.get("prompt_tokens")),
+            output_tokens=_int(info.get("completion_tokens")),
+            model=last_model,
+        )
+        if usage.total:
+            cost = info.get("cost")
+            extra: dict[str, JSONValue] = {"scope": "session"}
+            if isinstance(cost, int | float):
+                extra["cost"] = cost
+            yield self.event(
+                "usage",
+                _when(info.get("updated_at")) or last_time,
+                agent,
+                usage=usage,
+                extra=extra,
+            )
+
+    def part(
+        self,
+        part: dict[str, object],
+        role: object,
+        message_id: str,
+        time: datetime | None,
+        agent: str | None,
+        summary: bool,
+        depth: int,
+    ) -> Iterator[Event]:
+        kind = part.get("type")
+        data = part.get("data")
+        data = data if isinstance(data, dict) else {}
+        if kind == "text":
+            text = _text(data.get("text"))
+            if text and summary:
+                yield self.event("compaction", time, agent, text=text)
+            elif text:
+                yield self.event(
+                    "user" if role == "user" else "assistant", time, agent, text=text
+                )
+        elif kind == "reasoning":
+            text = _text(data.get("thinking"))
+            if text:
+                yield self.event("thinking", time, agent, text=text)
+        elif kind == "image_url":
+            yield self.event(
+                _speaker(role), time, agent, text=f"[image {_short(data.get('url'))}]"
+            )
+        elif kind == "binary":
+            yield self.event(_speaker(role), time, agent, text=_binary_label(data))
+        elif kind == "tool_call":
+            yield from self.tool_call(data, message_id, time, agent, depth)
+        elif kind == "tool_result":
+            content = data.get("content")
+            text = _text(content) if isinstance(content, str) else None
+            if not text and data.get("mime_type"):
+                text = f"[{data['mime_type']}]"
+            yield self.event(
+                "tool_result",
+                time,
+                agent,
+                call_id=_str(data.get("tool_call_id")),
+                tool=_str(data.get("name")),
+                text=text,
+                is_error=bool(data.get("is_error")),
+            )
+        elif kind == "finish":
+            yield from self.finish(data, role, time, agent)
+        elif kind == "shell_command":
+            command = _str(data.get("command"))
+            yield self.event(
+                "tool_call",
+                time,
+                agent,
+                tool="shell",
+                extra={"input": {"command": command}, "user": True},
+            )
+            exit_code = data.get("exit_code")
+            yield self.event(
+                "tool_result",
+                time,
+                agent,
+                tool="shell",
+                text=_text(data.get("output")),
+                is_error=exit_code not in (0, None),
+            )
+        else:
+            self.diagnostics.unknown_type(f"part:{kind}")
+
+    def tool_call(
+        self,
+        data: dict[str, object],
+        message_id: str,
+        time: datetime | None,
+        agent: str | None,
+        depth: int,
+    ) -> Iterator[Event]:
+        call_id = _str(data.get("id"))
+        name = _str(data.get("name"))
+        raw = data.get("input")
+        arguments = _arguments(raw)
+        if isinstance(arguments, str):
+            yield self.event(
+                "tool_call",
+                time,
+                agent,
+                tool=name,
+                call_id=call_id,
+                text=arguments,
+                extra={"input": arguments},
+            )
+        else:
+            yield self.event(
+                "tool_call",
+                time,
+                agent,
+                tool=name,
+                call_id=call_id,
+                extra={"input": arguments},
+            )
+        if call_id is None:
+            return
+        child = self.connection.execute(
+            "SELECT id FROM sessions WHERE id IN (?, ?) AND parent_session_id IS NOT NULL",
+            (f"{message_id}$${call_id}", call_id),
+        ).fetchone()
+        if child is None:
+            return
+        description = arguments.get("prompt") if isinstance(arguments, dict) else None
+        yield self.event(
+            "subagent",
+            time,
+            agent,
+            call_id=call_id,
+            text=description if isinstance(description, str) else None,
+            extra={"child_id": child[0], "agent_type": name},
+        )
+        if depth < 4 and child[0] != self.session_id:
+            yield from self.session(child[0], child[0], depth + 1)
+
+    def finish(
+        self,
+        data: dict[str, object],
+        role: object,
+        time: datetime | None,
+        agent: str | None,
+    ) -> Iterator[Event]:
+        if role != "assistant":
+            return
+        reason = _str(data.get("reason"))
+        finished = _when(data.get("time")) or time
+        if reason in ("error", "canceled", "permission_denied"):
+            message = _str(data.get("message")) or reason
+            details = _str(data.get("details"))
+            text = f"{message}: {details}" if details else message
+            yield self.event(
+                "error", finished, agent, text=text, extra={"reason": reason}
+            )
+        elif reason not in (None, "tool_use"):
+            yield self.event("turn_end", finished, agent, extra={"reason": reason})
+
+
+def _parts(
+    value: object, diagnostics: Diagnostics, where: str
+) -> list[dict[str, object]]:
+    try:
+        parts = orjson.loads(value) if isinstance(value, str | bytes) else []
+    except orjson.JSONDecodeError:
+        diagnostics.skip(where, 0, "not JSON")
+        return []
+    return [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+
+
+def _arguments(raw: object) -> JSONValue:
+    if not isinstance(raw, str) or not raw:
+        return _json(raw)
+    try:
+        parsed: JSONValue = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return raw
+    return parsed
+
+
+def _binary_label(data: dict[str, object]) -> str:
+    mime = _str(data.get("MIMEType")) or "binary"
+    encoded = data.get("Data") if isinstance(data.get("Data"), str) else ""
+    assert isinstance(encoded, str)
+    marker = files.elided(encoded)
+    size = (
+        (marker[0] if marker else len(encoded)) * 3 // 4
+    )  # base64 holds 3 bytes in 4 characters
+    name = _str(data.get("Path"))
+    return f"[{mime}{' ' + name if name else ''}, {files.human_bytes(size)}]"
+
+
+def _speaker(role: object) -> EventKind:
+    return "user" if role == "user" else "assistant"
+
+
+def _short(value: object) -> str:
+    text = value if isinstance(value, str) else ""
+    return text if len(text) <= 80 and not text.startswith("data:") else text[:40] + "…"
+
+
+def _text(value: object) -> str | None:
+    if not isinstance(value, str) or not value:
+        return None
+    marker = files.elided(value)
+    return f"[text, {files.human_bytes(marker[0])}]" if marker else value
+
+
+def _json(value: object) -> JSONValue:
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    try:
+        parsed: JSONValue = orjson.loads(orjson.dumps(value))
+    except TypeError:
+        return str(value)
+    return parsed
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _one_line(value: object) -> str | None:
+    text = " ".join(value.split()) if isinstance(value, str) else ""
+    return text or None
+
+
+def _int(value: object) -> int:
+    return (
+        int(value)
+        if isinstance(value, int | float) and not isinstance(value, bool)
+        else 0
+    )
+
+
+def _when(value: object) -> datetime | None:
+    """Unix seconds (Crush), milliseconds, or ISO text (Go OpenCode), as an aware UTC time."""
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if value <= 0:
+            return None
+        try:
+            return datetime.fromtimestamp(
+                value / 1000 if value > 10**11 else value, UTC
+            )
+        except (OverflowError, OSError, ValueError):
+            return None
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.strip().replace(" ", "T").replace("Z", "+00:00")
+    if "." in text:  # Go writes nanoseconds; Python takes at most six digits
+        head, _, rest = text.partition(".")
+        digits = "".join(c for c in rest if c.isdigit())
+        text = f"{head}.{digits[:6]}{rest[len(digits) :]}"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`crush --session <id>` in the project folder; None for Go OpenCode sessions.
+
+    The Go OpenCode CLI has no way to reopen a given session. Crush's only approval
+    flag, `--yolo`, loosens the default and is never added.
+    """
+    if session.extra.get("store") == "opencode-go":
+        return None
+    argv = ["crush", "--session", session.id]
+    data_dir = session.extra.get("data_dir")
+    cwd = session.cwd or "."
+    if isinstance(data_dir, str) and data_dir != str(PurePosixPath(cwd) / ".crush"):
+        argv += ["--data-dir", data_dir]
+    return ResumePlan(
+        argv=tuple(argv), cwd=cwd, program="crush", install_hint=INSTALL_HINT
+    )

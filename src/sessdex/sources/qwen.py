@@ -1,0 +1,604 @@
+"""Qwen Code: one append-only JSONL transcript per session, Claude-Code-like records.
+
+Qwen Code writes `~/.qwen/projects/<cwd with separators as "-">/chats/<sessionId>.jsonl`
+(archived ones under `chats/archive/`); `QWEN_RUNTIME_DIR`, else `QWEN_HOME`, moves the
+`~/.qwen` part. Each line is a record `{uuid, parentUuid, sessionId, timestamp, type, cwd,
+version, gitBranch, ...}` of type `user`, `assistant` (Gemini `Content` parts: text,
+`thought` text, `functionCall`; plus `model` and `usageMetadata`), `tool_result`
+(`functionResponse` parts and `toolCallResult`) or `system` with a `subtype`.
+
+Listing reads the head and the tail only: the id is the file stem (what `qwen --resume`
+looks up), cwd / branch / version / times come from the records, the title from the
+last `custom_title` record, the model from the last `session_model` record (else the
+last assistant `model`), the approval mode from the last `session_approval_mode`, a
+parent from `parent_session` (or a `/branch` copy's `forkedFrom`). Qwen re-appends the
+title record every 32 KB so a tail read finds it.
+
+Usage: one `usage` event per assistant `uuid` (streamed replies can be written as several
+fragments sharing one uuid: only the last fragment's `usageMetadata` counts). Gemini
+names: `promptTokenCount` includes `cachedContentTokenCount`, which is subtracted;
+output is `candidatesTokenCount + thoughtsTokenCount`. Sub-agents (the `agent` tool)
+leave no transcript in 0.15.x: their model calls appear only as `ui_telemetry`
+`api_response` events carrying `subagent_name`, which become usage events with the
+sub-agent's run id as `agent_id`. The main agent's `api_response` telemetry duplicates
+its assistant records and is ignored, and so is `usageMetadata` on sidechain records
+(their calls are in the telemetry). Other bookkeeping subtypes are known and ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, Extra, JSONValue, ResumePlan, Session, Usage
+from .base import Home, Location
+
+NAME = "qwen"
+TITLE = "Qwen Code"
+CHECKED_WITH = (
+    "qwen 0.15.10 (real files); 0.21 record shapes (public synthetic samples)"
+)
+ENV_VARS = ("QWEN_RUNTIME_DIR", "QWEN_HOME")
+
+INSTALL_HINT = "npm install -g @qwen-code/qwen-code"
+
+# Approval modes no looser than the CLI's default ("default" asks before edits and shell).
+_SAFE_MODES = {"default", "plan"}
+
+_IGNORED_SYSTEM = {
+    "attribution_snapshot",
+    "slash_command",
+    "at_command",
+    "file_history_snapshot",
+    "session_notes",
+    "session_source",
+    "session_execution_engine",
+    "session_artifact_event",
+    "session_artifact_snapshot",
+    "session_sources_snapshot",
+    "parent_session",
+    "omni_recall",
+    "agent_bootstrap",
+    "agent_launch_prompt",
+    "agent_retry",
+    "agent_session_ready",
+    "user_text_elements",
+    "branch_checkpoint",
+    "goal_state",
+    "goal_runtime",
+    "goal_turn_end",
+    "background_task_completed",
+    "managed_session_header_v1",
+    "managed_session_event_v1",
+    "managed_session_commit_v1",
+}
+_META_USER_SUBTYPES = {"notification", "cron", "goal_runtime"}
+
+
+def locate(home: Home) -> Location:
+    for var in ENV_VARS:
+        value = home.env_dir(var)
+        if value is not None:
+            return Location(value, override=f"{var}={value}")
+    return Location(home.path / ".qwen")
+
+
+def scan(location: Location) -> Iterator[Path]:
+    if not location.exists:
+        return
+    root = location.root
+    for project in files.entries(root / "projects", root):
+        if not project.is_dir():
+            continue
+        chats = Path(project.path) / "chats"
+        for folder in (chats, chats / "archive"):
+            for entry in files.entries(folder, root):
+                if entry.name.endswith(".jsonl") and entry.is_file():
+                    yield Path(entry.path)
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    name = str(path)
+    try:
+        size = path.stat().st_size
+        lines = _head_and_tail(path, size)
+    except FileNotFoundError:
+        diagnostics.skip(name, 0, "vanished")
+        return []
+    except OSError:
+        diagnostics.skip(name, 0, "unreadable")
+        return []
+
+    info: dict[str, str | None] = {}
+    first: dict[str, object] | None = None
+    last: dict[str, object] | None = None
+    for line in lines:
+        wanted = any(marker in line.data for marker in _MARKERS)
+        if first is not None and not wanted:
+            continue
+        record = files.parse_json(line)
+        if record is None:
+            continue
+        if first is None and _str(record.get("timestamp")):
+            first = record
+        forked = record.get("forkedFrom")
+        if isinstance(forked, dict) and "fork" not in info:
+            info["fork"] = _str(forked.get("sessionId"))
+        payload = record.get("systemPayload")
+        payload = payload if isinstance(payload, dict) else {}
+        subtype = record.get("subtype") if record.get("type") == "system" else None
+        if subtype == "custom_title":
+            title = _str(payload.get("customTitle"))
+            if title:
+                info["title"] = " ".join(title.split())
+        elif subtype == "session_model":
+            info["session_model"] = _str(payload.get("modelId"))
+        elif subtype == "session_approval_mode":
+            info["mode"] = _str(payload.get("mode"))
+        elif subtype == "parent_session":
+            info["parent"] = _str(payload.get("parentSessionId"))
+    for line in reversed(lines):
+        record = files.parse_json(line)
+        if record is None or not _str(record.get("timestamp")):
+            continue
+        last = last or record
+        if record.get("type") == "assistant" and _str(record.get("model")):
+            info["assistant_model"] = _str(record.get("model"))
+            break
+    if first is None or last is None:
+        return []
+
+    version = _str(last.get("version")) or _str(first.get("version"))
+    if version:
+        diagnostics.versions[version] += 1
+    extra: dict[str, JSONValue] = (
+        {"archived": True} if path.parent.name == "archive" else {}
+    )
+    return [
+        Session(
+            app=NAME,
+            id=path.name[: -len(".jsonl")],
+            path=name,
+            cwd=_str(first.get("cwd")),
+            branch=_str(last.get("gitBranch")) or _str(first.get("gitBranch")),
+            title=info.get("title"),
+            created=_time(_str(first.get("timestamp"))),
+            updated=_time(_str(last.get("timestamp"))),
+            model=info.get("session_model") or info.get("assistant_model"),
+            permission_mode=info.get("mode"),
+            cli_version=version,
+            bytes=size,
+            parent_id=info.get("parent") or info.get("fork"),
+            extra=extra,
+        )
+    ]
+
+
+# Lines worth a JSON parse when listing: the metadata records (re-appended near the end).
+_MARKERS = (
+    b'"custom_title"',
+    b'"session_model"',
+    b'"session_approval_mode"',
+    b'"parent_session"',
+    b'"forkedFrom"',
+)
+
+
+def _head_and_tail(path: Path, size: int) -> list[files.Line]:
+    """The whole file when it is small, else its first lines and its last TAIL_BYTES."""
+    if size <= files.TAIL_BYTES:
+        return files.tail_lines(path)
+    head = files.head_lines(path)
+    boundary = head[-1].offset if head else -1
+    return head + [line for line in files.tail_lines(path) if line.offset > boundary]
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if not session.path:
+        return
+    reader = _Reader(session.id, diagnostics)
+    try:
+        for line, record in files.iter_records(
+            session.path, diagnostics, offset=offset, full=full
+        ):
+            if (
+                offset
+                and line.offset == offset
+                and not _at_line_start(session.path, offset)
+            ):
+                continue
+            yield from reader.record(record)
+    except FileNotFoundError:
+        diagnostics.problem(f"{NAME}: {session.path} vanished before it could be read")
+    except OSError as error:
+        diagnostics.problem(f"{NAME}: cannot read {session.path}: {error.strerror}")
+    yield from reader.flush()
+
+
+def _at_line_start(path: str, offset: int) -> bool:
+    with open(path, "rb") as stream:
+        stream.seek(offset - 1)
+        return stream.read(1) == b"\n"
+
+
+class _Reader:
+    """Translates records into events, holding back one assistant usage until its uuid ends."""
+
+    def __init__(self, session_id: str, diagnostics: Diagnostics) -> None:
+        self.session_id = session_id
+        self.diagnostics = diagnostics
+        self.seq = 0
+        self.pending: tuple[str, Usage, datetime | None] | None = None
+        self.counted: set[str] = set()
+
+    def event(self, kind: EventKind, time: datetime | None, **fields: object) -> Event:
+        event = Event(self.session_id, self.seq, kind, time, **fields)  # type: ignore[arg-type]
+        self.seq += 1
+        return event
+
+    def flush(self) -> Iterator[Event]:
+        if self.pending is not None:
+            uuid, usage, time = self.pending
+            self.pending = None
+            self.counted.add(uuid)
+            yield self.event("usage", time, usage=usage)
+
+    def record(self, record: dict[str, object]) -> Iterator[Event]:
+        uuid = _str(record.get("uuid")) or ""
+        if self.pending is not None and self.pending[0] != uuid:
+            yield from self.flush()
+        kind = record.get("type")
+        time = _time(_str(record.get("timestamp")))
+        agent = (
+            _str(record.get("agentId"))
+            if record.get("isSidechain") or record.get("agentId")
+            else None
+        )
+        subtype = _str(record.get("subtype"))
+        version = _str(record.get("version"))
+        if kind == "user":
+            yield from self.user(record, subtype, time, agent, version)
+        elif kind == "assistant":
+            yield from self.assistant(record, uuid, time, agent)
+        elif kind == "tool_result":
+            yield from self.tool_result(record, time, agent)
+        elif kind == "system":
+            yield from self.system(record, subtype, time, agent, version)
+        else:
+            self.diagnostics.unknown_type(str(kind), version)
+
+    def user(
+        self,
+        record: dict[str, object],
+        subtype: str | None,
+        time: datetime | None,
+        agent: str | None,
+        version: str | None,
+    ) -> Iterator[Event]:
+        payload = record.get("systemPayload")
+        display = (
+            _str(payload.get("displayText")) if isinstance(payload, dict) else None
+        )
+        text = display if display is not None else _joined_text(record.get("message"))
+        if subtype in _META_USER_SUBTYPES:
+            yield self.event(
+                "meta", time, agent_id=agent, text=text, extra={"subtype": subtype}
+            )
+        elif subtype in (None, "mid_turn_user_message", "realtime_message"):
+            if text:
+                yield self.event("user", time, agent_id=agent, text=text)
+        else:
+            self.diagnostics.unknown_type(f"user/{subtype}", version)
+
+    def assistant(
+        self,
+        record: dict[str, object],
+        uuid: str,
+        time: datetime | None,
+        agent: str | None,
+    ) -> Iterator[Event]:
+        for part in _parts(record.get("message")):
+            text = part.get("text")
+            call = part.get("functionCall")
+            if isinstance(text, str) and text:
+                yield self.event(
+                    "thinking" if part.get("thought") else "assistant",
+                    time,
+                    agent_id=agent,
+                    text=text,
+                )
+            elif isinstance(call, dict):
+                yield from self.tool_call(call, time, agent)
+        usage = _usage(record.get("usageMetadata"), _str(record.get("model")))
+        if usage is not None and agent is None and uuid not in self.counted:
+            self.pending = (uuid, usage, time)
+
+    def tool_call(
+        self, call: dict[str, object], time: datetime | None, agent: str | None
+    ) -> Iterator[Event]:
+        name = _str(call.get("name"))
+        call_id = _str(call.get("id"))
+        args = call.get("args")
+        yield self.event(
+            "tool_call",
+            time,
+            agent_id=agent,
+            tool=name,
+            call_id=call_id,
+            extra={"input": _json_value(args)},
+        )
+        if name in ("agent", "task") and isinstance(args, dict):
+            yield self.event(
+                "subagent",
+                time,
+                agent_id=agent,
+                call_id=call_id,
+                text=_str(args.get("description")),
+                extra={"agent_type": _json_value(args.get("subagent_type"))},
+            )
+
+    def tool_result(
+        self, record: dict[str, object], time: datetime | None, agent: str | None
+    ) -> Iterator[Event]:
+        result = record.get("toolCallResult")
+        status = result.get("status") if isinstance(result, dict) else None
+        for part in _parts(record.get("message")):
+            response = part.get("functionResponse")
+            if not isinstance(response, dict):
+                continue
+            body = response.get("response")
+            error = isinstance(body, dict) and "error" in body and "output" not in body
+            yield self.event(
+                "tool_result",
+                time,
+                agent_id=agent,
+                call_id=_str(response.get("id")),
+                tool=_str(response.get("name")),
+                text=_result_text(body),
+                is_error=bool(error or status in ("error", "cancelled")),
+            )
+
+    def system(
+        self,
+        record: dict[str, object],
+        subtype: str | None,
+        time: datetime | None,
+        agent: str | None,
+        version: str | None,
+    ) -> Iterator[Event]:
+        payload = record.get("systemPayload")
+        payload = payload if isinstance(payload, dict) else {}
+        if subtype == "ui_telemetry":
+            yield from self.telemetry(payload.get("uiEvent"), time)
+        elif subtype == "chat_compression":
+            yield self.event(
+                "compaction", time, agent_id=agent, text=_compaction_summary(payload)
+            )
+        elif subtype == "custom_title":
+            title = _str(payload.get("customTitle"))
+            yield self.event(
+                "meta",
+                time,
+                agent_id=agent,
+                text=f"title: {title}",
+                extra={"title": title},
+            )
+        elif subtype == "session_model":
+            model = _str(payload.get("modelId"))
+            yield self.event(
+                "meta",
+                time,
+                agent_id=agent,
+                text=f"model: {model}",
+                extra={"model": model},
+            )
+        elif subtype == "session_approval_mode":
+            mode = _str(payload.get("mode"))
+            yield self.event(
+                "meta",
+                time,
+                agent_id=agent,
+                text=f"approval mode: {mode}",
+                extra={"permission_mode": mode},
+            )
+        elif subtype == "rewind":
+            count = payload.get("truncatedCount")
+            yield self.event(
+                "meta",
+                time,
+                agent_id=agent,
+                text=f"rewind: {count} items dropped",
+                extra={"rewind": True},
+            )
+        elif subtype == "turn_result":
+            state = _str(payload.get("state"))
+            if state == "completed":
+                yield self.event(
+                    "turn_end",
+                    time,
+                    agent_id=agent,
+                    extra={"reason": _json_value(payload.get("stopReason"))},
+                )
+            else:
+                error = payload.get("error")
+                message = (
+                    _str(error.get("message")) if isinstance(error, dict) else None
+                )
+                yield self.event(
+                    "error", time, agent_id=agent, text=message or f"turn {state}"
+                )
+        elif subtype in _IGNORED_SYSTEM:
+            return
+        else:
+            self.diagnostics.unknown_type(f"system/{subtype}", version)
+
+    def telemetry(self, event: object, time: datetime | None) -> Iterator[Event]:
+        if not isinstance(event, dict):
+            return
+        name = event.get("event.name")
+        if name == "qwen-code.api_error":
+            message = (
+                _str(event.get("error_message"))
+                or _str(event.get("error"))
+                or "API error"
+            )
+            yield self.event(
+                "error",
+                time,
+                text=message,
+                extra={"model": _json_value(event.get("model"))},
+            )
+            return
+        subagent = _str(event.get("subagent_name"))
+        if name != "qwen-code.api_response" or subagent is None:
+            return
+        usage = Usage(
+            input_tokens=max(
+                0,
+                _int(event.get("input_token_count"))
+                - _int(event.get("cached_content_token_count")),
+            ),
+            output_tokens=_int(event.get("output_token_count"))
+            + _int(event.get("thoughts_token_count")),
+            cache_read_tokens=_int(event.get("cached_content_token_count")),
+            reasoning_tokens=_int(event.get("thoughts_token_count")),
+            model=_str(event.get("model")),
+        )
+        yield self.event(
+            "usage",
+            time,
+            agent_id=_subagent_run(event.get("prompt_id"), subagent),
+            usage=usage,
+        )
+
+
+def _subagent_run(prompt_id: object, name: str) -> str:
+    """`<session>#<agent>-<suffix>#<round>` names one sub-agent run; fall back to its name."""
+    parts = prompt_id.split("#") if isinstance(prompt_id, str) else []
+    return parts[1] if len(parts) == 3 and parts[1] else name
+
+
+def _usage(value: object, model: str | None) -> Usage | None:
+    if not isinstance(value, dict) or not value:
+        return None
+    prompt = _int(value.get("promptTokenCount"))
+    cached = _int(value.get("cachedContentTokenCount"))
+    thoughts = _int(value.get("thoughtsTokenCount"))
+    output = _int(value.get("candidatesTokenCount")) + thoughts
+    if not (prompt or output):
+        return None
+    return Usage(
+        input_tokens=max(0, prompt - cached),
+        output_tokens=output,
+        cache_read_tokens=cached,
+        reasoning_tokens=thoughts,
+        model=model,
+    )
+
+
+def _compaction_summary(payload: dict[str, object]) -> str | None:
+    history = payload.get("compressedHistory")
+    if isinstance(history, list):
+        for content in history:
+            text = _joined_text(content)
+            if text:
+                return text
+    return None
+
+
+def _parts(message: object) -> list[dict[str, object]]:
+    parts = message.get("parts") if isinstance(message, dict) else None
+    return (
+        [part for part in parts if isinstance(part, dict)]
+        if isinstance(parts, list)
+        else []
+    )
+
+
+def _joined_text(message: object) -> str | None:
+    texts = [
+        part["text"]
+        for part in _parts(message)
+        if isinstance(part.get("text"), str) and not part.get("thought")
+    ]
+    return "\n".join(texts) if texts else None  # type: ignore[arg-type]
+
+
+def _result_text(body: object) -> str | None:
+    if isinstance(body, dict):
+        for key in ("output", "error"):
+            value = body.get(key)
+            if isinstance(value, str):
+                return _summarised(value)
+    if body is None:
+        return None
+    if isinstance(body, str):
+        return _summarised(body)
+    return orjson.dumps(body).decode()
+
+
+def _summarised(text: str) -> str:
+    marker = files.elided(text)
+    return f"[output, {files.human_bytes(marker[0])}]" if marker else text
+
+
+def _json_value(value: object) -> JSONValue:
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    try:
+        parsed: JSONValue = orjson.loads(orjson.dumps(value))
+    except TypeError:
+        return str(value)
+    return parsed
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`qwen --resume <id>` in the session's folder, keeping its model and a safe approval mode.
+
+    Approval modes `default` and `plan` are kept; `auto-edit` and `yolo` loosen the
+    default and are withheld unless `keep_permissions`.
+    """
+    argv = ["qwen", "--resume", session.id]
+    withheld: list[str] = []
+    if session.model:
+        argv += ["--model", session.model]
+    mode = session.permission_mode
+    if mode == "plan" or (mode and mode not in _SAFE_MODES and keep_permissions):
+        argv += ["--approval-mode", mode]
+    elif mode and mode not in _SAFE_MODES:
+        withheld.append(f"--approval-mode {mode}")
+    extra: Extra = session.extra
+    notes = ("archived session: Qwen may not list it",) if extra.get("archived") else ()
+    return ResumePlan(
+        argv=tuple(argv),
+        cwd=session.cwd or ".",
+        program="qwen",
+        install_hint=INSTALL_HINT,
+        notes=notes,
+        withheld=tuple(withheld),
+    )

@@ -1,0 +1,274 @@
+"""Crush quirks: projects found through projects.json, per-project WAL databases, Go OpenCode."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, crush
+
+HOME = Path(__file__).parent.parent / "data" / "crush" / "home"
+SHOP_DB = HOME / "code" / "shop-api" / ".crush" / "crush.db"
+SHOP = "/home/alex/code/shop-api"
+MAIN = "8c1f2e3d-4a5b-4c6d-9e7f-0a1b2c3d4e5f"
+CHILD = "m-assistant-1$$call_agent_1"
+NOORA = "a1898573-ca36-4b7c-a7a5-7617a8e34c61"
+DBOS = "f306c145-4c83-492c-b575-739c30bbced4"
+
+
+def sessions(
+    home: Path = HOME, diagnostics: Diagnostics | None = None
+) -> dict[str, Session]:
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    location = crush.locate(Home.at(home))
+    fragments: dict[str, list[Session]] = {}
+    for path in crush.scan(location):
+        for session in crush.parse(path, location, diagnostics):
+            fragments.setdefault(session.id, []).append(session)
+    return {key: merge(parts) for key, parts in fragments.items()}
+
+
+def events(session_id: str, home: Path = HOME) -> list[Event]:
+    diagnostics = Diagnostics()
+    found = list(crush.read(sessions(home)[session_id], diagnostics))
+    assert (
+        diagnostics.skipped_total == 0
+        and not diagnostics.unknown
+        and not diagnostics.problems
+    )
+    return found
+
+
+def total(found: list[Event], agent: str | None = None) -> Usage:
+    usage = Usage()
+    for event in found:
+        if event.usage is not None and event.agent_id == agent:
+            usage += event.usage
+    return usage
+
+
+def registry(home: Path, *projects: tuple[str, str]) -> None:
+    folder = home / ".local" / "share" / "crush"
+    folder.mkdir(parents=True, exist_ok=True)
+    listed = [
+        {"path": path, "data_dir": data_dir, "last_accessed": "2026-12-01T09:00:00Z"}
+        for path, data_dir in projects
+    ]
+    (folder / "projects.json").write_text(json.dumps({"projects": listed}))
+
+
+def test_projects_come_from_the_registry_and_title_sessions_are_skipped() -> None:
+    found = sessions()
+    assert f"title-{MAIN}" not in found
+    assert {s.cwd for s in found.values()} == {
+        SHOP,
+        "/home/alex/code/noora",
+        "/home/alex/code/dbos-transact-golang",
+    }
+    assert found[NOORA].extra["store"] == "opencode-go"
+    assert found[DBOS].extra["store"] == "crush"
+    assert found[MAIN].extra["provider"] == "anthropic"
+
+
+def test_agent_tool_child_session_is_linked_and_read_inline() -> None:
+    found = sessions()
+    assert found[CHILD].parent_id == MAIN and found[CHILD].agent_type == "agent"
+    parent = events(MAIN)
+    spawn = next(e for e in parent if e.kind == "subagent")
+    assert spawn.call_id == "call_agent_1" and spawn.extra == {
+        "child_id": CHILD,
+        "agent_type": "agent",
+    }
+    assert spawn.text == "Find every caller of checkout()"
+    inline = [e.kind for e in parent if e.agent_id == CHILD]
+    assert inline == [
+        "user",
+        "tool_call",
+        "tool_result",
+        "assistant",
+        "turn_end",
+        "usage",
+    ]
+
+
+def test_usage_is_the_session_counters() -> None:
+    parent = events(MAIN)
+    usage_events = [e for e in parent if e.kind == "usage"]
+    assert [e.extra["scope"] for e in usage_events] == ["session", "session"]
+    assert total(parent) == Usage(5200, 310, model="claude-sonnet-4-5")
+    assert total(parent, CHILD) == Usage(1800, 40, model="claude-sonnet-4-5")
+    assert usage_events[-1].extra["cost"] == 0.042
+    assert total(events(DBOS)) == Usage(15805, 59, model="gpt-5")
+    assert total(events(NOORA)) == Usage()  # the Go OpenCode row kept no tokens
+
+
+def test_parts_become_events() -> None:
+    found = [e for e in events(MAIN) if e.agent_id is None]
+    kinds = [e.kind for e in found]
+    assert kinds[:5] == ["user", "thinking", "assistant", "tool_call", "subagent"]
+    failed = next(
+        e for e in found if e.kind == "tool_result" and e.call_id == "call_edit_1"
+    )
+    assert failed.is_error and failed.text == "old_string not found in file"
+    shell = [e for e in found if e.tool == "shell"]
+    assert [e.kind for e in shell] == ["tool_call", "tool_result"] and shell[
+        1
+    ].text == "3 passed in 0.12s"
+    assert any(
+        e.kind == "user"
+        and e.text == "[image/png /home/alex/code/shop-api/screen.png, 72 B]"
+        for e in found
+    )
+    assert (
+        next(e for e in found if e.kind == "compaction").text
+        == "Summary: checkout() got a retry decorator; tests pass."
+    )
+    assert (
+        next(e for e in found if e.kind == "error").text == "API Error: 529 overloaded"
+    )
+
+
+def test_go_opencode_times_and_finish_reasons() -> None:
+    found = sessions()[NOORA]
+    assert (
+        found.created is not None
+        and found.created.isoformat() == "2025-05-28T12:54:40.381000+00:00"
+    )
+    kinds = [e.kind for e in events(NOORA)]
+    assert kinds == [
+        "user",
+        "tool_call",
+        "tool_result",
+        "tool_call",
+        "tool_result",
+        "assistant",
+        "error",
+    ]
+
+
+def test_a_moved_home_is_found_again_and_a_gone_project_costs_nothing(
+    tmp_path: Path,
+) -> None:
+    copy = tmp_path / "copied-home"
+    shutil.copytree(HOME, copy)
+    assert set(sessions(copy)) == set(sessions())
+    registry(copy, ("/nowhere/at/all", "/nowhere/at/all/.crush"))
+    assert sessions(copy) == {}
+
+
+def test_custom_data_dir_and_resume(tmp_path: Path) -> None:
+    found = sessions()
+    plan = crush.resume(found[MAIN])
+    assert (
+        plan is not None
+        and plan.argv == ("crush", "--session", MAIN)
+        and plan.cwd == SHOP
+    )
+    assert not plan.withheld and plan.program == "crush"
+    assert (
+        crush.resume(found[NOORA]) is None
+    )  # Go OpenCode cannot reopen a given session
+    custom = replace(
+        found[MAIN], extra={**found[MAIN].extra, "data_dir": "/data/crush/shop"}
+    )
+    moved = crush.resume(custom)
+    assert moved is not None and moved.argv == (
+        "crush",
+        "--session",
+        MAIN,
+        "--data-dir",
+        "/data/crush/shop",
+    )
+
+
+def test_newest_rows_in_the_wal_are_listed_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    data = home / "code" / "shop-api" / ".crush"
+    data.mkdir(parents=True)
+    shutil.copy(SHOP_DB, data / "crush.db")
+    registry(home, (str(home / "code" / "shop-api"), str(data)))
+    writer = sqlite3.connect(data / "crush.db")
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute(
+            "INSERT INTO sessions (id, title, message_count, prompt_tokens, completion_tokens, cost, updated_at, "
+            "created_at) VALUES ('s-new', 'Only in the WAL', 0, 0, 0, 0, 1796200000, 1796200000)"
+        )
+        writer.commit()
+        assert (data / "crush.db-wal").stat().st_size > 0
+        before = {
+            p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in data.iterdir()
+        }
+        found = sessions(home)
+        assert found["s-new"].title == "Only in the WAL" and found["s-new"].cwd == str(
+            home / "code" / "shop-api"
+        )
+        assert MAIN in found
+        assert {
+            p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in data.iterdir()
+        } == before
+    finally:
+        writer.close()
+
+
+def test_missing_columns_and_a_corrupt_database(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    old, bad = home / "old" / ".crush", home / "bad" / ".crush"
+    old.mkdir(parents=True)
+    bad.mkdir(parents=True)
+    registry(home, (str(home / "old"), str(old)), (str(home / "bad"), str(bad)))
+    db = sqlite3.connect(old / "crush.db")
+    db.execute(
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT NOT NULL, created_at INTEGER NOT NULL)"
+    )
+    db.execute(
+        "CREATE TABLE messages (id TEXT PRIMARY KEY, session_id TEXT, role TEXT, parts TEXT, created_at INTEGER)"
+    )
+    db.execute(
+        "INSERT INTO sessions VALUES ('s-old', 'Before the counters', 1754709060)"
+    )
+    db.execute(
+        """INSERT INTO messages VALUES ('m1', 's-old', 'user', '[{"type":"text","data":{"text":"hi"}}]', 1754709060)"""
+    )
+    db.commit()
+    db.close()
+    (bad / "crush.db").write_bytes(b"\x00" * 1024)
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert (
+        list(found) == ["s-old"]
+        and found["s-old"].updated is None
+        and found["s-old"].model is None
+    )
+    assert (
+        len(diagnostics.problems) == 1
+        and "bad/.crush/crush.db" in diagnostics.problems[0]
+    )
+    assert [e.kind for e in events("s-old", home)] == ["user"]
+
+
+def test_env_overrides(tmp_path: Path) -> None:
+    own = Home(
+        tmp_path,
+        {
+            "CRUSH_GLOBAL_DATA": str(tmp_path / "g"),
+            "XDG_DATA_HOME": str(tmp_path / "x"),
+        },
+    )
+    assert crush.locate(own).root == tmp_path / "g"
+    xdg = crush.locate(Home(tmp_path, {"XDG_DATA_HOME": str(tmp_path / "x")}))
+    assert (
+        xdg.root == tmp_path / "x" / "crush"
+        and xdg.override == f"XDG_DATA_HOME={tmp_path / 'x'}"
+    )
+    assert (
+        crush.locate(Home.at(tmp_path)).root == tmp_path / ".local" / "share" / "crush"
+    )

@@ -1,0 +1,231 @@
+"""OpenCode quirks: one WAL database for every session, child sessions, the older JSON tree."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, opencode
+
+HOME = Path(__file__).parent.parent / "data" / "opencode" / "home"
+DB = HOME / ".local" / "share" / "opencode" / "opencode.db"
+SHOP = "/home/alex/code/shop-api"
+BASIC = "ses_dd47cef52ffe38O37iH1Ffe05b"
+PARENT = "ses_dd47cc97dffecuMitBkETrvX9v"
+CHILD = "ses_dd47cc26cffeODfwLbHNPwBmj1"
+CACHED = "ses_dd40000000ffeSynthCache01"
+
+
+def sessions(
+    home: Path = HOME, diagnostics: Diagnostics | None = None
+) -> dict[str, Session]:
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    location = opencode.locate(Home.at(home))
+    fragments: dict[str, list[Session]] = {}
+    for path in opencode.scan(location):
+        for session in opencode.parse(path, location, diagnostics):
+            fragments.setdefault(session.id, []).append(session)
+    return {key: merge(parts) for key, parts in fragments.items()}
+
+
+def events(session_id: str, home: Path = HOME) -> list[Event]:
+    diagnostics = Diagnostics()
+    found = list(opencode.read(sessions(home)[session_id], diagnostics))
+    assert (
+        diagnostics.skipped_total == 0
+        and not diagnostics.unknown
+        and not diagnostics.problems
+    )
+    return found
+
+
+def total(found: list[Event], agent: str | None = None) -> Usage:
+    usage = Usage()
+    for event in found:
+        if event.usage is not None and event.agent_id == agent:
+            usage += event.usage
+    return usage
+
+
+def folder_state(folder: Path) -> dict[str, tuple[int, int]]:
+    return {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()}
+
+
+def test_usage_totals_per_session() -> None:
+    # two resumed turns of two model responses each, 1200 in / 30 out (the session row says 4800 / 120)
+    assert total(events(BASIC)) == Usage(4800, 120, model="mock-model")
+    # input excludes the cache already; output adds the reasoning OpenCode keeps apart
+    assert total(events(CACHED)) == Usage(
+        50, 28, 900, 100, 8, model="claude-sonnet-4-5"
+    )
+    assert total(events("s_stage0_large")) == Usage(120, 16, model="gpt-4o-mini")
+
+
+def test_task_tool_spawns_a_child_session_read_inline() -> None:
+    found = sessions()
+    assert found[CHILD].parent_id == PARENT and found[CHILD].agent_type == "general"
+    assert found[PARENT].parent_id is None
+    parent_events = events(PARENT)
+    spawn = next(e for e in parent_events if e.kind == "subagent")
+    assert spawn.call_id == "f0d316dd3" and spawn.text == "Greeting sub-agent"
+    assert spawn.extra == {"child_id": CHILD, "agent_type": "general"}
+    child_events = [e for e in parent_events if e.agent_id == CHILD]
+    assert [e.kind for e in child_events] == [
+        "user", "tool_call", "tool_result", "usage", "assistant", "usage", "turn_end"
+    ]  # fmt: skip
+    # the child's events come between the spawn and the task tool's result
+    result = next(
+        e for e in parent_events if e.kind == "tool_result" and e.call_id == "f0d316dd3"
+    )
+    assert spawn.seq < child_events[0].seq and child_events[-1].seq < result.seq
+    assert total(parent_events) == Usage(2400, 60, model="mock-model")
+    assert total(parent_events, CHILD) == Usage(2400, 60, model="mock-model")
+    # read on its own, the child's events carry no agent id
+    assert {e.agent_id for e in events(CHILD)} == {None}
+
+
+def test_json_tree_parts_become_events() -> None:
+    found = events("s_stage0_large")
+    assert [e.kind for e in found] == [
+        "user", "tool_call", "tool_result", "meta", "assistant", "thinking", "compaction",
+        "usage", "error", "turn_end", "user", "assistant",
+    ]  # fmt: skip
+    assert found[3].extra == {"synthetic": True}
+    assert found[4].text == "[file error.log, text/plain]"
+    assert found[8].text == "The operation was aborted."
+
+
+def test_a_database_row_wins_over_the_json_file_of_the_same_session(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    session_file = home / ".local/share/opencode/storage/session/proj_test/copy.json"
+    session_file.write_text(json.dumps({"id": BASIC, "directory": "/elsewhere", "title": "Old JSON title",
+                                        "time": {"created": 1, "updated": 2}}))  # fmt: skip
+    found = sessions(home)[BASIC]
+    assert found.title == "Checkout retry smoke test" and found.cwd == SHOP
+    assert found.path is not None and "#session/" in found.path
+
+
+def _wal_database(folder: Path) -> sqlite3.Connection:
+    """A live OpenCode-like database whose newest rows sit only in the WAL."""
+    folder.mkdir(parents=True)
+    writer = sqlite3.connect(folder / "opencode.db")
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    source = sqlite3.connect(f"file:{DB}?immutable=1", uri=True)
+    for table in ("session", "message", "part"):
+        (ddl,) = source.execute(
+            "SELECT sql FROM sqlite_master WHERE name = ?", (table,)
+        ).fetchone()
+        writer.execute(ddl)
+        rows = source.execute(f"SELECT * FROM {table}").fetchall()
+        writer.executemany(
+            f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows
+        )
+    source.close()
+    writer.commit()
+    writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    writer.execute(
+        "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) "
+        "VALUES ('ses_newest_only_in_wal', 'p', 's', '/home/alex/code/new', 'Written a moment ago', '1.18.33', "
+        "1796040000000, 1796040001000)"
+    )
+    writer.commit()
+    return writer
+
+
+def test_newest_rows_in_the_wal_are_listed_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "home" / ".local" / "share" / "opencode"
+    writer = _wal_database(folder)
+    try:
+        assert (folder / "opencode.db-wal").stat().st_size > 0
+        before = folder_state(folder)
+        found = sessions(tmp_path / "home")
+        assert found["ses_newest_only_in_wal"].title == "Written a moment ago"
+        assert found["ses_newest_only_in_wal"].cwd == "/home/alex/code/new"
+        assert total(events(BASIC, tmp_path / "home")) == Usage(
+            4800, 120, model="mock-model"
+        )
+        assert folder_state(folder) == before
+    finally:
+        writer.close()
+
+
+def test_a_locked_database_is_still_read(tmp_path: Path) -> None:
+    folder = tmp_path / "home" / ".local" / "share" / "opencode"
+    folder.mkdir(parents=True)
+    shutil.copy(DB, folder / "opencode.db")
+    locker = sqlite3.connect(folder / "opencode.db")
+    locker.execute("BEGIN EXCLUSIVE")
+    try:
+        diagnostics = Diagnostics()
+        found = sessions(tmp_path / "home", diagnostics)
+        assert BASIC in found or diagnostics.problems
+    finally:
+        locker.rollback()
+        locker.close()
+
+
+def test_missing_columns_are_tolerated(tmp_path: Path) -> None:
+    folder = tmp_path / "home" / ".local" / "share" / "opencode"
+    folder.mkdir(parents=True)
+    old = sqlite3.connect(folder / "opencode.db")
+    old.execute(
+        "CREATE TABLE session (id TEXT PRIMARY KEY, title TEXT, time_created INTEGER)"
+    )
+    old.execute("INSERT INTO session VALUES ('ses_old', 'An old one', 1730000000000)")
+    old.commit()
+    old.close()
+    diagnostics = Diagnostics()
+    found = sessions(tmp_path / "home", diagnostics)
+    assert found["ses_old"].title == "An old one" and found["ses_old"].cwd is None
+    assert any("lacks directory, time_updated" in p for p in diagnostics.problems)
+    read = Diagnostics()
+    assert list(opencode.read(found["ses_old"], read)) == []
+    assert read.problems  # no message table: reported, not raised
+
+
+def test_a_corrupt_database_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    folder = tmp_path / "home" / ".local" / "share" / "opencode"
+    folder.mkdir(parents=True)
+    (folder / "opencode.db").write_bytes(b"SQLite format 3\x00" + os.urandom(3000))
+    diagnostics = Diagnostics()
+    assert sessions(tmp_path / "home", diagnostics) == {}
+    assert diagnostics.problems and "opencode.db" in diagnostics.problems[0]
+
+
+def test_channel_databases_are_scanned_and_sidecar_files_are_not(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / ".local" / "share" / "opencode"
+    folder.mkdir(parents=True)
+    for name in (
+        "opencode.db",
+        "opencode-dev.db",
+        "opencode.db-wal",
+        "opencode.db-shm",
+        "other.db",
+    ):
+        (folder / name).write_bytes(b"")
+    names = [p.name for p in opencode.scan(opencode.locate(Home.at(tmp_path)))]
+    assert names == ["opencode-dev.db", "opencode.db"]
+
+
+def test_resume_argv() -> None:
+    found = sessions()
+    plan = opencode.resume(found[BASIC])
+    assert plan is not None
+    assert plan.argv == ("opencode", "--session", BASIC, "--model", "mock/mock-model")
+    assert plan.cwd == SHOP and plan.program == "opencode" and not plan.withheld
+    cached = opencode.resume(found[CACHED])
+    assert cached is not None and cached.argv[-1] == "anthropic/claude-sonnet-4-5"
+    assert found[CACHED].effort == "high"

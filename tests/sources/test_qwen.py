@@ -1,0 +1,239 @@
+"""Qwen Code quirks: metadata records (last wins), fragments sharing a uuid, sub-agent telemetry."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from sessdex import files
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, qwen
+
+HOME = Path(__file__).parent.parent / "data" / "qwen" / "home"
+SHOP = "/home/alex/code/shop-api"
+BASIC = "06673cb3-1b6b-451c-9e31-28b1903607da"
+DELEGATING = "51ca07c5-86d5-4e2f-bd10-43feff49e3db"
+FEATURES = "5d1e0c2a-7b3f-4e8a-9c1d-2f6a8b4e0c11"
+PUBLIC = "019f0000-0000-7000-8000-000000000001"
+
+
+def sessions(home: Path = HOME) -> dict[str, Session]:
+    location = qwen.locate(Home.at(home))
+    fragments: dict[str, list[Session]] = {}
+    for path in qwen.scan(location):
+        for session in qwen.parse(path, location, Diagnostics()):
+            fragments.setdefault(session.id, []).append(session)
+    return {key: merge(parts) for key, parts in fragments.items()}
+
+
+def events(session_id: str) -> list[Event]:
+    diagnostics = Diagnostics()
+    found = list(qwen.read(sessions()[session_id], diagnostics))
+    assert diagnostics.skipped_total == 0 and not diagnostics.unknown
+    return found
+
+
+def total(found: list[Event], agent: str | None = None) -> Usage:
+    usage = Usage()
+    for event in found:
+        if event.usage is not None and event.agent_id == agent:
+            usage += event.usage
+    return usage
+
+
+def test_basic_and_resumed_turns_read_in_order() -> None:
+    found = events(BASIC)
+    assert [e.kind for e in found[:6]] == [
+        "user",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "assistant",
+        "usage",
+    ]
+    assert [e.text for e in found if e.kind == "user"] == [
+        "SCENARIO=basic Please run the greeting shell command and tell me what it printed.",
+        "SCENARIO=resume Please run the greeting command once more after resuming.",
+    ]
+    call = found[1]
+    assert call.tool == "run_shell_command" and call.call_id == "e71671fb0"
+    assert call.extra["input"] == {
+        "command": "echo hello-from-tool",
+        "description": "Print a greeting",
+    }
+    assert found[3].call_id == "e71671fb0" and "Output: hello-from-tool" in (
+        found[3].text or ""
+    )
+
+
+def test_usage_totals_per_fixture() -> None:
+    # four model responses of 1200 in / 30 out, checked by hand against usageMetadata
+    assert total(events(BASIC)) == Usage(4800, 120, model="mock-model")
+    assert total(events("1f538cf4-236e-4575-9a3b-683f2a204349")) == Usage(
+        2400, 60, model="mock-model"
+    )
+    # the synthetic file: 2000 prompt of which 500 cached, 40 + 10 thoughts; then 2100 of which 2000 cached, 20
+    assert total(events(FEATURES)) == Usage(
+        1600, 70, 2500, 0, 10, model="qwen3-coder-plus"
+    )
+    assert total(events(PUBLIC)) == Usage()
+
+
+def test_fragments_sharing_a_uuid_count_once_with_the_last_usage() -> None:
+    usages = [e.usage for e in events(FEATURES) if e.kind == "usage"]
+    assert usages == [
+        Usage(1500, 50, 500, 0, 10, model="qwen3-coder-plus"),
+        Usage(100, 20, 2000, 0, 0, model="qwen3-coder-plus"),
+    ]
+
+
+def test_sub_agent_spawn_and_its_telemetry_usage() -> None:
+    found = events(DELEGATING)
+    spawn = next(e for e in found if e.kind == "subagent")
+    assert spawn.call_id == "9cb191903" and spawn.text == "Greeting sub-agent"
+    assert spawn.extra["agent_type"] == "general-purpose"
+    # the lead agent's own telemetry duplicates its assistant records and is not counted
+    assert total(found) == Usage(2400, 60, model="mock-model")
+    assert total(found, "general-purpose-eh56xt") == Usage(2400, 60, model="mock-model")
+    result = next(e for e in found if e.kind == "tool_result")
+    assert result.text == "Sub-agent report: the command printed hello-from-subagent."
+
+
+def test_metadata_records_last_one_wins() -> None:
+    session = sessions()[FEATURES]
+    assert (
+        session.title == "Rename checkout helper"
+    )  # the manual rename after the auto title
+    assert session.model == "qwen3-coder-plus"  # session_model
+    assert session.permission_mode == "yolo"  # plan, then yolo
+    kinds = [e.kind for e in events(FEATURES)]
+    assert (
+        kinds.count("meta") == 5 and "compaction" in kinds and kinds[-1] == "turn_end"
+    )
+
+
+def test_public_shape_thoughts_hook_context_and_notifications() -> None:
+    found = events(PUBLIC)
+    assert [e.kind for e in found] == [
+        "user",
+        "thinking",
+        "tool_call",
+        "tool_result",
+        "assistant",
+        "meta",
+    ]
+    assert (
+        found[0].text == "Inspect the synthetic fixture."
+    )  # displayText, not the hook context
+    assert sessions()[PUBLIC].cwd == "/tmp/as-qwen-fixture/project"
+
+
+def test_resume_keeps_plan_and_withholds_looser_modes() -> None:
+    session = sessions()[FEATURES]
+    plan = qwen.resume(session)
+    assert plan is not None
+    assert plan.argv == ("qwen", "--resume", FEATURES, "--model", "qwen3-coder-plus")
+    assert plan.cwd == SHOP and plan.program == "qwen"
+    assert plan.withheld == ("--approval-mode yolo",)
+    kept = qwen.resume(session, keep_permissions=True)
+    assert kept is not None and kept.argv[-2:] == ("--approval-mode", "yolo")
+    planning = qwen.resume(replace(session, permission_mode="plan"))
+    assert (
+        planning is not None
+        and planning.argv[-2:] == ("--approval-mode", "plan")
+        and not planning.withheld
+    )
+    default = qwen.resume(replace(session, permission_mode="default"))
+    assert (
+        default is not None
+        and "--approval-mode" not in default.argv
+        and not default.withheld
+    )
+    edits = qwen.resume(replace(session, permission_mode="auto-edit"))
+    assert edits is not None and edits.withheld == ("--approval-mode auto-edit",)
+
+
+def _record(session_id: str, n: int, **fields: object) -> str:
+    base = {
+        "uuid": f"u{n}",
+        "parentUuid": f"u{n - 1}" if n else None,
+        "sessionId": session_id,
+        "timestamp": f"2026-11-30T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
+        "type": "user",
+        "cwd": SHOP,
+        "version": "0.15.10",
+        "gitBranch": "main",
+    }
+    base.update(fields)
+    return json.dumps(base, separators=(",", ":")) + "\n"
+
+
+def test_listing_a_big_file_reads_head_and_tail_only(tmp_path: Path) -> None:
+    session_id = "9a9a9a9a-0000-4000-8000-000000000000"
+    chats = tmp_path / ".qwen" / "projects" / "-home-alex-code-shop-api" / "chats"
+    chats.mkdir(parents=True)
+    path = chats / f"{session_id}.jsonl"
+    filler = "x" * 4000
+    with path.open("w") as out:
+        out.write(
+            _record(
+                session_id, 0, message={"role": "user", "parts": [{"text": "start"}]}
+            )
+        )
+        for n in range(1, 400):  # about 1.6 MB: the middle is never read when listing
+            out.write(
+                _record(
+                    session_id,
+                    n,
+                    type="assistant",
+                    model="old-model",
+                    message={"parts": [{"text": filler}]},
+                )
+            )
+        out.write(
+            _record(
+                session_id,
+                400,
+                type="system",
+                subtype="custom_title",
+                systemPayload={"customTitle": "Tail title"},
+            )
+        )
+    assert path.stat().st_size > 3 * files.TAIL_BYTES
+    found = sessions(tmp_path)[session_id]
+    assert (
+        found.title == "Tail title" and found.cwd == SHOP and found.model == "old-model"
+    )
+    assert (
+        found.created is not None
+        and found.updated is not None
+        and found.updated > found.created
+    )
+
+
+def test_offset_reads_from_the_next_whole_line() -> None:
+    session = sessions()[BASIC]
+    assert session.path is not None
+    data = Path(session.path).read_bytes()
+    middle = data.index(b'"SCENARIO=resume') - 10  # inside the resumed user record
+    found = list(qwen.read(session, Diagnostics(), offset=middle))
+    assert found and found[0].seq == 0
+    assert "SCENARIO=resume" not in " ".join(
+        e.text or "" for e in found if e.kind == "user"
+    )
+    assert [e.kind for e in found][:2] == ["tool_call", "usage"]
+
+
+def test_env_override_order(tmp_path: Path) -> None:
+    runtime, home_dir = tmp_path / "runtime", tmp_path / "qwen-home"
+    both = Home(
+        tmp_path, {"QWEN_RUNTIME_DIR": str(runtime), "QWEN_HOME": str(home_dir)}
+    )
+    assert (
+        qwen.locate(both).root == runtime
+        and qwen.locate(both).override == f"QWEN_RUNTIME_DIR={runtime}"
+    )
+    assert qwen.locate(Home(tmp_path, {"QWEN_HOME": str(home_dir)})).root == home_dir
+    assert qwen.locate(Home.at(tmp_path)).root == tmp_path / ".qwen"

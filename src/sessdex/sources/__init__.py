@@ -17,6 +17,7 @@ __all__ = ["Home", "Location", "Source", "all_sources", "get", "names"]
 BUILTIN: tuple[str, ...] = (
     "claude",
     "codex",
+    "vibe",
     "gemini",
     "aider",
     "cline",

@@ -1,0 +1,784 @@
+"""GitHub Copilot CLI: one `events.jsonl` per session under `$COPILOT_HOME/session-state/<uuid>/`.
+
+What it writes: an append-only event log (`{type, data, id, parentId, timestamp, agentId?}`)
+and a tiny `workspace.yaml` beside it (`name` is the first prompt or the `/rename` name).
+Sub-agents live inside the parent's log: their events carry `agentId` (older builds only
+`data.parentToolCallId`), and `subagent.started.toolCallId` names the spawning `task` call.
+Files from 0.0.342 to about 1.0.10 are flat `session-state/<uuid>.jsonl`; both are read.
+
+What we read: `session.start`/`session.resume` (id, cwd, branch, model, version), the
+conversation events, and `workspace.yaml` (title; parsed line-wise, no YAML dependency).
+Sub-agents are not listed as sessions (they have no file of their own); their events come
+with `agent_id`.
+
+Usage: builds from 1.0.102 write one `session.usage_record` per model call (the `usage` of
+`assistant.usage`, de-duplicated by `apiCallId`): one usage event each. Older builds wrote
+token totals only in `session.shutdown.modelMetrics` (cumulative since the session began,
+as 1.0.102 shows across a resume): when a segment has no per-call record, each shutdown
+yields one usage event per model, the increase since the previous shutdown, dated at the
+shutdown; a crashed session without shutdown has no usage, and a read from an offset skips
+these totals (the previous shutdown is unseen). Copilot's `inputTokens` counts cache reads
+and writes; we subtract them (`tokenDetails.input` is already net).
+
+Resume: `copilot --resume <id>` (the form the 1.0.102 runs used) with `--model` and
+`--reasoning-effort`; a recorded `session.permissions_changed` to `allow-all` becomes
+`--allow-all`, withheld unless asked for (the default asks before tools run).
+
+Ignored, on purpose: system prompts, hooks, permission prompts, UI and telemetry events
+(`_IGNORED`). Everything else unknown is counted by diagnostics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypedDict, Unpack
+
+import orjson
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, Extra, JSONValue, ResumePlan, Session, Usage
+from .base import Home, Location
+
+NAME = "copilot"
+TITLE = "GitHub Copilot CLI"
+CHECKED_WITH = "copilot 1.0.11 - 1.0.102"
+ENV_VARS = ("COPILOT_HOME",)
+
+
+class _Fields(TypedDict, total=False):
+    """The optional parts of an Event, as keyword arguments."""
+
+    agent_id: str | None
+    text: str | None
+    tool: str | None
+    call_id: str | None
+    is_error: bool
+    usage: Usage | None
+    extra: Extra
+
+
+_EVENTS = "events.jsonl"
+_WORKSPACE = "workspace.yaml"
+_WORKSPACE_CAP = 256 * 1024
+
+# Known record types that carry nothing a reader of the conversation needs.
+_IGNORED = frozenset(
+    {
+        "system.message",
+        "system.notification",
+        "assistant.turn_start",
+        "assistant.intent",
+        "assistant.idle",
+        "assistant.message_start",
+        "assistant.message_delta",
+        "assistant.reasoning_delta",
+        "assistant.streaming_delta",
+        "assistant.tool_call_delta",
+        "assistant.server_tool_progress",
+        "tool.execution_partial_result",
+        "tool.execution_progress",
+        "tool.user_requested",
+        "subagent.configured",
+        "subagent.completed",
+        "subagent.selected",
+        "subagent.deselected",
+        "hook.start",
+        "hook.end",
+        "hook.progress",
+        "session.info",
+        "session.warning",
+        "session.idle",
+        "session.usage_checkpoint",
+        "session.usage_info",
+        "session.compaction_start",
+        "session.title_changed",
+        "session.todos_changed",
+        "session.plan_changed",
+        "session.workspace_file_changed",
+        "session.snapshot_rewind",
+        "session.task_complete",
+        "session.tools_updated",
+        "session.skills_loaded",
+        "session.mcp_servers_loaded",
+        "session.background_tasks_changed",
+        "session.remote_steerable_changed",
+        "session.session_limits_changed",
+        "session.context_changed",
+        "session.binary_asset",
+        "skill.invoked",
+        "pending_messages.modified",
+        "permission.requested",
+        "permission.completed",
+        "user_input.requested",
+        "user_input.completed",
+        "elicitation.requested",
+        "elicitation.completed",
+        "command.queued",
+        "command.execute",
+        "command.completed",
+        "model.call_start",
+        "model.call_finished",
+        "model.call_final_result",
+    }
+)
+
+
+def locate(home: Home) -> Location:
+    override = home.env_dir("COPILOT_HOME")
+    if override is not None:
+        return Location(override, f"COPILOT_HOME={override}")
+    return Location(home.path / ".copilot")
+
+
+def scan(location: Location) -> Iterator[Path]:
+    if not location.exists:
+        return
+    state = location.root / "session-state"
+    for entry in files.entries(state, location.root):
+        if entry.is_dir():
+            names = {e.name for e in files.entries(Path(entry.path), location.root)}
+            for name in (_EVENTS, _WORKSPACE):
+                if name in names:
+                    yield Path(entry.path) / name
+        elif entry.name.endswith(".jsonl"):
+            yield Path(entry.path)
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == _WORKSPACE:
+        return _parse_workspace(path)
+    try:
+        size = path.stat().st_size
+        head = files.head_lines(path, diagnostics=diagnostics)
+        tail = files.tail_lines(path)
+    except FileNotFoundError:
+        return []
+    last_head = head[-1].end if head else 0
+    lines = [(line, True) for line in head] + [
+        (line, False) for line in tail if line.offset >= last_head
+    ]
+    legacy = path.name != _EVENTS
+    fields: dict[str, object] = {}
+    first_prompt: str | None = None
+    updated: datetime | None = None
+    for line, counted in lines:
+        # a torn last line is one the app is still writing: not counted as broken
+        record = files.parse_json(
+            line, diagnostics if counted and line.complete else None, str(path)
+        )
+        if record is None:
+            continue
+        stamp = _time(record.get("timestamp"))
+        updated = stamp or updated
+        kind = record.get("type")
+        data = _dict(record.get("data"))
+        main = (
+            not isinstance(record.get("agentId"), str)
+            and "parentToolCallId" not in data
+        )
+        if kind == "session.start":
+            fields.setdefault("id", _str(data.get("sessionId")))
+            fields.setdefault("created", _time(data.get("startTime")) or stamp)
+            fields.setdefault("cli_version", _str(data.get("copilotVersion")))
+            _context(fields, data)
+            fields["model"] = _str(data.get("selectedModel")) or fields.get("model")
+        elif kind == "session.resume":
+            _context(fields, data)
+            fields["model"] = _str(data.get("selectedModel")) or fields.get("model")
+        elif kind == "session.model_change" and main:
+            fields["model"] = _str(data.get("newModel")) or fields.get("model")
+            fields["effort"] = _str(data.get("reasoningEffort"))
+        elif kind == "session.permissions_changed" and main:
+            fields["permission_mode"] = _str(data.get("mode"))
+        elif kind == "session.shutdown":
+            fields["model"] = _str(data.get("currentModel")) or fields.get("model")
+        elif kind == "user.message" and main and first_prompt is None:
+            first_prompt = _one_line(_str(data.get("content")))
+    repository = _str(fields.get("repository"))
+    session_id = _str(fields.get("id")) or (path.stem if legacy else path.parent.name)
+    # The title lives in workspace.yaml; only the flat legacy files have none.
+    title = first_prompt if legacy or not (path.parent / _WORKSPACE).exists() else None
+    return [
+        Session(
+            app=NAME,
+            id=session_id,
+            path=str(path),
+            cwd=_str(fields.get("cwd")),
+            branch=_str(fields.get("branch")),
+            title=title,
+            created=_datetime(fields.get("created")),
+            updated=updated,
+            model=_str(fields.get("model")),
+            effort=_str(fields.get("effort")),
+            permission_mode=_str(fields.get("permission_mode")),
+            cli_version=_str(fields.get("cli_version")),
+            bytes=size,
+            precedence=1,
+            extra={"repository": repository} if repository else {},
+        )
+    ]
+
+
+def _parse_workspace(path: Path) -> list[Session]:
+    values = _read_yaml(path)
+    if not values:
+        return []
+    session_id = values.get("id") or path.parent.name
+    return [
+        Session(
+            app=NAME,
+            id=session_id,
+            cwd=values.get("cwd"),
+            branch=values.get("branch"),
+            title=_one_line(values.get("name")),
+            created=_time(values.get("created_at")),
+            listed=False,
+            extra={"user_named": values.get("user_named") == "true"},
+        )
+    ]
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if not session.path:
+        return
+    path = Path(session.path)
+    reader = _Reader(session, offset)
+    try:
+        start = _line_start(path, offset)
+        for _line, record in files.iter_records(
+            path, diagnostics, offset=start, full=full
+        ):
+            kind = record.get("type")
+            if not isinstance(kind, str):
+                diagnostics.unknown_type("<no type>", session.cli_version)
+                continue
+            if kind in _IGNORED:
+                continue
+            if not reader.handles(kind):
+                diagnostics.unknown_type(kind, session.cli_version)
+                continue
+            yield from reader.translate(kind, record)
+    except FileNotFoundError:
+        diagnostics.problem(f"{path}: vanished while reading")
+
+
+class _Reader:
+    """Translates one session's events in order; keeps the little state the links need."""
+
+    def __init__(self, session: Session, offset: int) -> None:
+        self.session = session
+        self.seq = 0
+        self.offset = offset
+        self.call_owner: dict[
+            str, str | None
+        ] = {}  # tool call id -> agent that asked for it
+        self.child_of_call: dict[str, str] = {}  # spawning tool call id -> sub-agent id
+        self.final: dict[
+            str | None, bool
+        ] = {}  # agent -> its last message asked for no tool
+        self.last_thinking: dict[str | None, str] = {}
+        self.billed: set[str] = set()  # apiCallIds already counted
+        self.records_since_shutdown = 0
+        self.totals: dict[str, Usage] = {}
+
+    _HANDLERS = frozenset(
+        {
+            "session.start",
+            "session.resume",
+            "session.model_change",
+            "session.mode_changed",
+            "session.permissions_changed",
+            "session.auto_mode_resolved",
+            "session.handoff",
+            "session.context_cleared",
+            "session.truncation",
+            "session.compaction_complete",
+            "session.error",
+            "session.shutdown",
+            "session.usage_record",
+            "assistant.usage",
+            "user.message",
+            "assistant.message",
+            "assistant.reasoning",
+            "assistant.turn_end",
+            "tool.execution_start",
+            "tool.execution_complete",
+            "subagent.started",
+            "subagent.failed",
+            "abort",
+        }
+    )
+
+    def handles(self, kind: str) -> bool:
+        return kind in self._HANDLERS
+
+    def event(
+        self, kind: EventKind, record: Mapping[str, object], **fields: Unpack[_Fields]
+    ) -> Event:
+        fields.setdefault("agent_id", self.agent(record))
+        event = Event(
+            session_id=self.session.id,
+            seq=self.seq,
+            kind=kind,
+            time=_time(record.get("timestamp")),
+            **fields,
+        )
+        self.seq += 1
+        return event
+
+    def agent(self, record: Mapping[str, object]) -> str | None:
+        agent = record.get("agentId")
+        if isinstance(agent, str) and agent:
+            return agent
+        parent_call = _str(_dict(record.get("data")).get("parentToolCallId"))
+        if parent_call:
+            return self.child_of_call.get(parent_call, parent_call)
+        return None
+
+    def translate(self, kind: str, record: Mapping[str, object]) -> Iterator[Event]:
+        data = _dict(record.get("data"))
+        agent = self.agent(record)
+        if kind in ("session.start", "session.resume"):
+            context = _dict(data.get("context"))
+            meta: dict[str, JSONValue] = {
+                key: value
+                for key, value in (
+                    ("model", _str(data.get("selectedModel"))),
+                    ("cwd", _str(context.get("cwd"))),
+                    ("branch", _str(context.get("branch"))),
+                )
+                if value
+            }
+            text = "session started" if kind == "session.start" else "session resumed"
+            yield self.event("meta", record, text=text, extra=meta)
+        elif kind == "session.model_change":
+            model = _str(data.get("newModel"))
+            change: dict[str, JSONValue] = {"model": model}
+            if _str(data.get("reasoningEffort")):
+                change["effort"] = _str(data.get("reasoningEffort"))
+            yield self.event("meta", record, text=f"model: {model}", extra=change)
+        elif kind == "session.auto_mode_resolved":
+            model = _str(data.get("chosenModel"))
+            yield self.event(
+                "meta", record, text=f"auto model: {model}", extra={"model": model}
+            )
+        elif kind == "session.mode_changed":
+            mode = _str(data.get("newMode"))
+            yield self.event("meta", record, text=f"mode: {mode}", extra={"mode": mode})
+        elif kind == "session.permissions_changed":
+            mode = _str(data.get("mode"))
+            yield self.event(
+                "meta",
+                record,
+                text=f"permissions: {mode}",
+                extra={"permission_mode": mode},
+            )
+        elif kind == "session.handoff":
+            yield self.event(
+                "meta", record, text="handed off", extra={"handoff": _json(data)}
+            )
+        elif kind == "session.context_cleared":
+            yield self.event("compaction", record, extra={"reason": "cleared"})
+        elif kind == "session.truncation":
+            removed = data.get("messagesRemovedDuringTruncation")
+            yield self.event(
+                "compaction",
+                record,
+                extra={"reason": "truncation", "messages_removed": _json(removed)},
+            )
+        elif kind == "session.compaction_complete":
+            if data.get("success") is False:
+                yield self.event(
+                    "error",
+                    record,
+                    text=f"compaction failed: {_text(data.get('error'))}",
+                )
+                return
+            summary = _text(data.get("summaryContent"))
+            yield self.event(
+                "compaction", record, text=summary, extra={"reason": "compaction"}
+            )
+        elif kind in ("session.error", "abort", "subagent.failed"):
+            why = (
+                _text(data.get("message"))
+                or _text(data.get("error"))
+                or _text(data.get("reason"))
+            )
+            prefix = {"abort": "aborted", "subagent.failed": "sub-agent failed"}.get(
+                kind, "error"
+            )
+            yield self.event(
+                "error", record, text=f"{prefix}: {why}" if why else prefix
+            )
+        elif kind in ("session.usage_record", "assistant.usage"):
+            usage_data = (
+                _dict(data.get("usage")) if kind == "session.usage_record" else data
+            )
+            call = _str(usage_data.get("apiCallId"))
+            if call and call in self.billed:
+                return
+            if call:
+                self.billed.add(call)
+            self.records_since_shutdown += 1
+            yield self.event(
+                "usage",
+                record,
+                usage=_gross_usage(usage_data, _str(usage_data.get("model"))),
+            )
+        elif kind == "session.shutdown":
+            yield from self.shutdown(record, data)
+        elif kind == "user.message":
+            self.final[agent] = False
+            yield self.event("user", record, text=_text(data.get("content")))
+        elif kind == "assistant.reasoning":
+            yield from self.thinking(record, agent, data.get("content"))
+        elif kind == "assistant.message":
+            yield from self.thinking(record, agent, data.get("reasoningText"))
+            content = _text(data.get("content"))
+            if content and content.strip():
+                yield self.event("assistant", record, text=content)
+            requests = data.get("toolRequests")
+            calls = (
+                [r for r in requests if isinstance(r, dict)]
+                if isinstance(requests, list)
+                else []
+            )
+            for request in calls:
+                call_id = _str(request.get("toolCallId"))
+                if call_id:
+                    self.call_owner[call_id] = agent
+                yield self.tool_call(
+                    record, call_id, _str(request.get("name")), request.get("arguments")
+                )
+            self.final[agent] = not calls
+        elif kind == "assistant.turn_end":
+            if self.final.pop(agent, False):
+                yield self.event("turn_end", record)
+        elif kind == "tool.execution_start":
+            call_id = _str(data.get("toolCallId"))
+            if call_id and call_id not in self.call_owner:
+                self.call_owner[call_id] = agent
+                yield self.tool_call(
+                    record, call_id, _str(data.get("toolName")), data.get("arguments")
+                )
+        elif kind == "tool.execution_complete":
+            yield self.tool_result(record, data)
+        elif kind == "subagent.started":
+            call_id = _str(data.get("toolCallId"))
+            child = _str(record.get("agentId")) or call_id
+            if call_id and child:
+                self.child_of_call[call_id] = child
+            agent_type = _str(data.get("agentType")) or _str(data.get("agentName"))
+            description = _text(data.get("agentDescription")) or _text(
+                data.get("agentDisplayName")
+            )
+            yield self.event(
+                "subagent",
+                record,
+                agent_id=self.call_owner.get(call_id) if call_id else None,
+                call_id=call_id,
+                text=description,
+                extra={"child_id": child, "agent_type": agent_type},
+            )
+
+    def thinking(
+        self, record: Mapping[str, object], agent: str | None, value: object
+    ) -> Iterator[Event]:
+        text = _text(value)
+        if not text or not text.strip() or self.last_thinking.get(agent) == text:
+            return
+        self.last_thinking[agent] = text
+        yield self.event("thinking", record, text=text)
+
+    def tool_call(
+        self,
+        record: Mapping[str, object],
+        call_id: str | None,
+        tool: str | None,
+        arguments: object,
+    ) -> Event:
+        value = _arguments(arguments)
+        text = value if isinstance(value, str) else None  # not JSON: a raw patch, say
+        return self.event(
+            "tool_call",
+            record,
+            tool=tool,
+            call_id=call_id,
+            text=text,
+            extra={"input": value},
+        )
+
+    def tool_result(
+        self, record: Mapping[str, object], data: Mapping[str, object]
+    ) -> Event:
+        result = _dict(data.get("result"))
+        text = _text(result.get("content")) or _text(result.get("detailedContent"))
+        error = data.get("error")
+        if not text and error is not None:
+            text = (
+                _text(_dict(error).get("message"))
+                if isinstance(error, dict)
+                else _text(error)
+            )
+        return self.event(
+            "tool_result",
+            record,
+            call_id=_str(data.get("toolCallId")),
+            text=text,
+            is_error=data.get("success") is False,
+        )
+
+    def shutdown(
+        self, record: Mapping[str, object], data: Mapping[str, object]
+    ) -> Iterator[Event]:
+        totals = _shutdown_totals(data)
+        if self.records_since_shutdown == 0 and self.offset == 0:
+            for model, total in totals.items():
+                before = self.totals.get(model, Usage())
+                delta = _minus(total, before)
+                if (
+                    delta is None
+                ):  # the counters went down: a fresh count, not a running one
+                    delta = total
+                if delta.total or delta.reasoning_tokens:
+                    yield self.event(
+                        "usage",
+                        record,
+                        agent_id=None,
+                        usage=delta,
+                        extra={"from": "shutdown totals"},
+                    )
+        self.totals = totals or self.totals
+        self.records_since_shutdown = 0
+
+
+def _gross_usage(data: Mapping[str, object], model: str | None) -> Usage:
+    """Copilot's inputTokens include cache reads and writes: keep only the rest."""
+    cache_read = _int(data.get("cacheReadTokens"))
+    cache_write = _int(data.get("cacheWriteTokens"))
+    return Usage(
+        input_tokens=max(0, _int(data.get("inputTokens")) - cache_read - cache_write),
+        output_tokens=_int(data.get("outputTokens")),
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+        reasoning_tokens=_int(data.get("reasoningTokens")),
+        model=model,
+    )
+
+
+def _shutdown_totals(data: Mapping[str, object]) -> dict[str, Usage]:
+    totals: dict[str, Usage] = {}
+    for model, metric in _dict(data.get("modelMetrics")).items():
+        usage = _dict(_dict(metric).get("usage"))
+        if usage:
+            totals[model] = _gross_usage(usage, model)
+    if totals:
+        return totals
+    details = _dict(data.get("tokenDetails"))
+    current = _str(data.get("currentModel"))
+    if details and current:
+
+        def count(key: str) -> int:
+            return _int(_dict(details.get(key)).get("tokenCount"))
+
+        totals[current] = Usage(
+            count("input"),
+            count("output"),
+            count("cache_read"),
+            count("cache_write"),
+            0,
+            current,
+        )
+    return totals
+
+
+def _minus(after: Usage, before: Usage) -> Usage | None:
+    parts = (
+        after.input_tokens - before.input_tokens,
+        after.output_tokens - before.output_tokens,
+        after.cache_read_tokens - before.cache_read_tokens,
+        after.cache_write_tokens - before.cache_write_tokens,
+        after.reasoning_tokens - before.reasoning_tokens,
+    )
+    if any(part < 0 for part in parts):
+        return None
+    return Usage(*parts, model=after.model)
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    if not session.cwd:
+        return None
+    argv = ["copilot", "--resume", session.id]
+    if session.model:
+        argv += ["--model", session.model]
+    if session.effort:
+        argv += ["--reasoning-effort", session.effort]
+    withheld: list[str] = []
+    if session.permission_mode == "allow-all":
+        if keep_permissions:
+            argv.append("--allow-all")
+        else:
+            withheld.append("--allow-all")
+    return ResumePlan(
+        argv=tuple(argv),
+        cwd=session.cwd,
+        program="copilot",
+        install_hint="npm install -g @github/copilot",
+        withheld=tuple(withheld),
+    )
+
+
+# --- small helpers ----------------------------------------------------------------------
+
+
+def _line_start(path: Path, offset: int) -> int:
+    """The first line start at or after `offset` (a cut line at `offset` is dropped)."""
+    if offset <= 0:
+        return 0
+    with open(path, "rb") as stream:
+        stream.seek(offset - 1)
+        if stream.read(1) == b"\n":
+            return offset
+        position = offset
+        while chunk := stream.read(files.CHUNK):
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                return position + newline + 1
+            position += len(chunk)
+        return position
+
+
+def _read_yaml(path: Path) -> dict[str, str]:
+    """The top-level scalars of a small YAML mapping, read line-wise (all Copilot writes)."""
+    try:
+        with open(path, "rb") as stream:
+            raw = stream.read(_WORKSPACE_CAP)
+    except OSError:
+        return {}
+    lines = raw.decode("utf-8", errors="replace").splitlines()
+    values: dict[str, str] = {}
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if not line or line[0] in " \t#-" or ":" not in line:
+            continue
+        key, _, value = line.partition(":")
+        value = value.strip()
+        continuation: list[str] = []
+        while i < len(lines) and (not lines[i].strip() or lines[i][0] in " \t"):
+            continuation.append(lines[i].strip())
+            i += 1
+        while continuation and not continuation[-1]:
+            continuation.pop()
+        if value[:1] in ("|", ">") and value.strip("|>+-0123456789") == "":
+            joiner = "\n" if value[0] == "|" else " "
+            values[key.strip()] = joiner.join(continuation).strip()
+            continue
+        value = " ".join([value, *continuation]).strip() if continuation else value
+        if value.startswith('"') and value.endswith('"') and len(value) >= 2:
+            try:
+                decoded = orjson.loads(value)
+            except orjson.JSONDecodeError:
+                decoded = value[1:-1]
+            value = decoded if isinstance(decoded, str) else value[1:-1]
+        elif value.startswith("'") and value.endswith("'") and len(value) >= 2:
+            value = value[1:-1].replace("''", "'")
+        elif value in ("~", "null"):
+            continue
+        values[key.strip()] = value
+    return values
+
+
+def _context(fields: dict[str, object], data: Mapping[str, object]) -> None:
+    context = _dict(data.get("context"))
+    for key, name in (
+        ("cwd", "cwd"),
+        ("branch", "branch"),
+        ("repository", "repository"),
+    ):
+        value = _str(context.get(key))
+        if value:
+            fields[name] = value
+
+
+def _arguments(value: object) -> JSONValue:
+    if isinstance(value, str):
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return _text(value)
+        return _json(parsed)
+    return _json(value)
+
+
+def _json(value: object) -> JSONValue:
+    """A JSON value with elided strings replaced by a short summary."""
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return str(value)
+
+
+def _text(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    marker = files.elided(value)
+    if marker is not None:
+        return f"[text, {files.human_bytes(marker[0])}]"
+    return value
+
+
+def _one_line(value: str | None) -> str | None:
+    if not value:
+        return None
+    line = " ".join(value.split())
+    return line or None
+
+
+def _time(value: object) -> datetime | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        seconds = value / 1000 if value > 1e11 else value
+        try:
+            return datetime.fromtimestamp(seconds, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _datetime(value: object) -> datetime | None:
+    return value if isinstance(value, datetime) else None
+
+
+def _dict(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int(value: object) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)
+    return 0

@@ -1,0 +1,492 @@
+"""Cursor CLI (`agent`): JSONL transcripts under `$CURSOR_CONFIG_DIR/projects/`, plus a chat store.
+
+What it writes: `projects/<slug>/agent-transcripts/<id>/<id>.jsonl` (slug: the workspace
+path without its leading `/`, other `/` as `-`; the IDE's agent writes here too), records
+`{role, message: {content: [text | tool_use | …]}}` and `{type: "turn_ended", status}`, with
+no times, no tool results, no usage and no model. The CLI rewrites the file whole on resume.
+Sub-agents: `…/<id>/subagents/<sub id>.jsonl`. The CLI also keeps
+`chats/<md5(workspace)>/<id>/store.db` (SQLite: a `meta` row of hex-encoded JSON with
+`name`, `mode`, `isRunEverything`, `lastUsedModel`, `createdAt`; content-addressed blobs
+ordered only by a protobuf tree) and a `meta.json` beside it (`createdAtMs`, `updatedAtMs`,
+sometimes `cwd`). That store is `~/.cursor/chats` or, on Linux, `~/.config/cursor/chats`;
+with `CURSOR_CONFIG_DIR` set, everything is under it.
+
+What we read: the transcripts (first query as fallback title, events), the store's `meta`
+row (title, model, mode) through files.open_sqlite, and `meta.json` (times, cwd). When no
+`cwd` is recorded, the slug's dashes are resolved by matching md5 of each candidate path
+against the chat folder's name. The blobs are not read (their order needs the protobuf).
+Without a chat store a session's cwd is unknown and its time is the file's mtime.
+
+Usage: none is recorded locally, so no usage events. Sub-agent transcripts carry no link to
+the spawning call: their events follow the parent's, each introduced by a `subagent` event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+import sqlite3
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypedDict, Unpack
+
+import orjson
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, Extra, JSONValue, ResumePlan, Session, Usage
+from .base import Home, Location
+
+NAME = "cursor"
+TITLE = "Cursor CLI"
+CHECKED_WITH = "Cursor CLI 2026.06-2026.08 (per public readers); no real capture"
+ENV_VARS = ("CURSOR_CONFIG_DIR",)
+
+
+class _Fields(TypedDict, total=False):
+    """The optional parts of an Event, as keyword arguments."""
+
+    agent_id: str | None
+    text: str | None
+    tool: str | None
+    call_id: str | None
+    is_error: bool
+    usage: Usage | None
+    extra: Extra
+
+
+_DEFAULT_NAMES = frozenset({"", "New Agent", "New Chat"})
+_USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
+_MAX_DASHES = 14  # resolving a slug tries 2**dashes paths
+
+
+def locate(home: Home) -> Location:
+    override = home.env_dir("CURSOR_CONFIG_DIR")
+    if override is not None:
+        return Location(override, f"CURSOR_CONFIG_DIR={override}")
+    return Location(home.path / ".cursor")
+
+
+def _chat_roots(location: Location) -> list[Path]:
+    roots = [location.root / "chats"]
+    if location.override is None:  # the CLI's XDG config dir on Linux, beside ~/.cursor
+        roots.append(location.root.parent / ".config" / "cursor" / "chats")
+    return roots
+
+
+def scan(location: Location) -> Iterator[Path]:
+    if not location.exists:
+        return
+    root = location.root
+    for project in files.entries(root / "projects", root):
+        transcripts = Path(project.path) / "agent-transcripts"
+        for entry in files.entries(transcripts, root):
+            if not entry.is_dir():
+                continue
+            folder = Path(entry.path)
+            names = {e.name for e in files.entries(folder, root)}
+            if f"{entry.name}.jsonl" in names:
+                yield folder / f"{entry.name}.jsonl"
+            if "subagents" in names:
+                for child in files.entries(folder / "subagents", root):
+                    if child.name.endswith(".jsonl"):
+                        yield Path(child.path)
+    for chats in _chat_roots(location):
+        for workspace in files.entries(chats, chats.parent):
+            for chat in files.entries(Path(workspace.path), chats.parent):
+                if not chat.is_dir():
+                    continue
+                names = {e.name for e in files.entries(Path(chat.path), chats.parent)}
+                for name in ("store.db", "meta.json"):
+                    if name in names:
+                        yield Path(chat.path) / name
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == "store.db":
+        return _parse_store(path, diagnostics)
+    if path.name == "meta.json":
+        return _parse_chat_meta(path)
+    try:
+        stat = path.stat()
+        head = files.head_lines(path, diagnostics=diagnostics)
+    except FileNotFoundError:
+        return []
+    child = path.parent.name == "subagents"
+    session_dir = path.parent.parent if child else path.parent
+    slug = session_dir.parent.parent.name
+    first_query: str | None = None
+    roles = 0
+    for line in head:
+        record = files.parse_json(
+            line, diagnostics if line.complete else None, str(path)
+        )
+        if record is None or record.get("role") not in ("user", "assistant"):
+            continue
+        roles += 1
+        if record.get("role") == "user" and first_query is None:
+            first_query = _one_line(_user_text(_blocks(record)))
+    if roles == 0:
+        return []
+    return [
+        Session(
+            app=NAME,
+            id=path.stem,
+            path=str(path),
+            cwd=_resolve_slug(slug, session_dir.name, _chat_roots(location)),
+            title=first_query,
+            updated=datetime.fromtimestamp(stat.st_mtime, UTC),
+            bytes=stat.st_size,
+            parent_id=session_dir.name if child else None,
+            precedence=1,
+        )
+    ]
+
+
+def _parse_store(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    try:
+        connection = files.open_sqlite(path)
+    except (OSError, sqlite3.Error):
+        diagnostics.problem(f"{path}: cannot open the chat store")
+        return []
+    try:
+        if not {"key", "value"} <= files.table_columns(connection, "meta"):
+            return []
+        rows = connection.execute("SELECT key, value FROM meta").fetchall()
+    except sqlite3.Error:
+        diagnostics.problem(f"{path}: cannot read the chat store's meta table")
+        return []
+    finally:
+        connection.close()
+    meta: dict[str, object] = {}
+    for key, value in rows:
+        decoded = _decode_meta(value)
+        if isinstance(decoded, dict):
+            meta.update(decoded)
+        elif isinstance(key, str):
+            meta[key] = decoded
+    name = _str(meta.get("name"))
+    mode = (
+        "run-everything"
+        if meta.get("isRunEverything") is True
+        else _str(meta.get("mode"))
+    )
+    return [
+        Session(
+            app=NAME,
+            id=_str(meta.get("agentId")) or path.parent.name,
+            title=None if name is None or name in _DEFAULT_NAMES else _one_line(name),
+            created=_time(meta.get("createdAt")),
+            model=_str(meta.get("lastUsedModel")),
+            permission_mode=mode,
+            precedence=2,
+            listed=False,
+        )
+    ]
+
+
+def _parse_chat_meta(path: Path) -> list[Session]:
+    meta = files.read_json_file(path, limit=1024 * 1024)
+    if not isinstance(meta, dict):
+        return []
+    return [
+        Session(
+            app=NAME,
+            id=path.parent.name,
+            cwd=_str(meta.get("cwd")),
+            created=_time(meta.get("createdAtMs")),
+            updated=_time(meta.get("updatedAtMs")),
+            precedence=3,
+            listed=False,
+        )
+    ]
+
+
+def _decode_meta(value: object) -> object:
+    """A meta value: hex-encoded JSON (current CLI), plain JSON, or a plain string."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if not isinstance(value, str):
+        return value
+    text = value
+    if re.fullmatch(r"(?:[0-9a-fA-F]{2})+", value):
+        try:
+            text = bytes.fromhex(value).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return value
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return value
+
+
+def _resolve_slug(slug: str, session_id: str, chat_roots: list[Path]) -> str | None:
+    """The workspace path whose md5 names the chat folder holding this session, if any."""
+    digests = {
+        workspace.name
+        for chats in chat_roots
+        for workspace in files.entries(chats)
+        if (Path(workspace.path) / session_id).is_dir()
+    }
+    if not digests or not slug:
+        return None
+    pieces = slug.split("-")
+    if len(pieces) - 1 > _MAX_DASHES:
+        return None
+    for joins in itertools.product(("/", "-"), repeat=len(pieces) - 1):
+        candidate = "/" + "".join(
+            p + j for p, j in zip(pieces, (*joins, ""), strict=True)
+        )
+        if hashlib.md5(candidate.encode("utf-8")).hexdigest() in digests:
+            return candidate
+    return None
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if not session.path:
+        return
+    path = Path(session.path)
+    reader = _Reader(session, diagnostics)
+    try:
+        yield from reader.transcript(
+            path, full=full, offset=_line_start(path, offset), agent=None
+        )
+    except FileNotFoundError:
+        diagnostics.problem(f"{path}: vanished while reading")
+        return
+    if offset or path.parent.name == "subagents":
+        return
+    for child in files.entries(path.parent / "subagents"):
+        if not child.name.endswith(".jsonl"):
+            continue
+        child_id = child.name.removesuffix(".jsonl")
+        yield reader.event(
+            "subagent",
+            None,
+            text=_child_query(Path(child.path)),
+            extra={"child_id": child_id, "agent_type": None},
+        )
+        try:
+            yield from reader.transcript(
+                Path(child.path), full=full, offset=0, agent=child_id
+            )
+        except FileNotFoundError:
+            diagnostics.problem(f"{child.path}: vanished while reading")
+
+
+def _child_query(path: Path) -> str | None:
+    try:
+        head = files.head_lines(path, 5)
+    except FileNotFoundError:
+        return None
+    for line in head:
+        record = files.parse_json(line)
+        if record is not None and record.get("role") == "user":
+            return _one_line(_user_text(_blocks(record)))
+    return None
+
+
+class _Reader:
+    def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
+        self.session = session
+        self.diagnostics = diagnostics
+        self.seq = 0
+
+    def event(
+        self, kind: EventKind, agent: str | None, **fields: Unpack[_Fields]
+    ) -> Event:
+        fields["agent_id"] = agent
+        event = Event(session_id=self.session.id, seq=self.seq, kind=kind, **fields)
+        self.seq += 1
+        return event
+
+    def transcript(
+        self, path: Path, *, full: bool, offset: int, agent: str | None
+    ) -> Iterator[Event]:
+        for _line, record in files.iter_records(
+            path, self.diagnostics, offset=offset, full=full
+        ):
+            role = record.get("role")
+            if role == "user":
+                text = _user_text(_blocks(record))
+                if text:
+                    yield self.event("user", agent, text=text)
+                yield from self.blocks(record, agent, user=True)
+            elif role == "assistant":
+                yield from self.blocks(record, agent, user=False)
+            elif record.get("type") == "turn_ended":
+                yield self.event(
+                    "turn_end", agent, extra={"reason": _str(record.get("status"))}
+                )
+            elif role == "system":
+                continue
+            else:
+                kind = (
+                    record.get("type")
+                    if isinstance(record.get("type"), str)
+                    else f"role/{role}"
+                )
+                self.diagnostics.unknown_type(str(kind))
+
+    def blocks(
+        self, record: Mapping[str, object], agent: str | None, *, user: bool
+    ) -> Iterator[Event]:
+        texts: list[str] = []
+
+        def flush() -> Iterator[Event]:
+            if texts:
+                yield self.event("assistant", agent, text="\n".join(texts))
+                texts.clear()
+
+        for block in _blocks(record):
+            kind = block.get("type")
+            if kind == "text":
+                value = _text(block.get("text"))
+                if value and not user:
+                    texts.append(value)
+            elif kind in ("thinking", "reasoning"):
+                yield from flush()
+                value = _text(block.get("thinking")) or _text(block.get("text"))
+                if value and value.strip():
+                    yield self.event("thinking", agent, text=value)
+            elif kind in ("tool_use", "tool_call", "tool-call"):
+                yield from flush()
+                yield self.event(
+                    "tool_call",
+                    agent,
+                    tool=_str(block.get("name")),
+                    call_id=_str(block.get("id")),
+                    extra={"input": _json(block.get("input", block.get("args")))},
+                )
+            elif kind in ("tool_result", "tool-result"):
+                yield from flush()
+                yield self.event(
+                    "tool_result",
+                    agent,
+                    call_id=_str(block.get("tool_use_id")) or _str(block.get("id")),
+                    text=_content_text(block.get("content")),
+                    is_error=block.get("is_error") is True,
+                )
+            elif kind == "image" and not user:
+                texts.append("[image]")
+        yield from flush()
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`agent --resume <id>` in the workspace (the CLI finds chats by md5 of the cwd)."""
+    if session.parent_id or not session.cwd:
+        return None
+    argv = ["agent", "--resume", session.id]
+    if session.model:
+        argv += ["--model", session.model]
+    withheld: list[str] = []
+    if session.permission_mode == "run-everything":
+        if keep_permissions:
+            argv.append("--force")
+        else:
+            withheld.append("--force")
+    return ResumePlan(
+        argv=tuple(argv),
+        cwd=session.cwd,
+        program="agent",
+        install_hint="curl https://cursor.com/install -fsS | bash",
+        notes=("older installs name the program cursor-agent",),
+        withheld=tuple(withheld),
+    )
+
+
+# --- small helpers ----------------------------------------------------------------------
+
+
+def _blocks(record: Mapping[str, object]) -> list[dict[str, object]]:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return (
+        [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    )
+
+
+def _user_text(blocks: list[dict[str, object]]) -> str | None:
+    """What the user typed: the text blocks, with Cursor's <user_query> wrapper taken off."""
+    texts = [
+        t for b in blocks if b.get("type") == "text" and (t := _text(b.get("text")))
+    ]
+    if not texts:
+        return None
+    joined = "\n".join(texts)
+    queries = _USER_QUERY.findall(joined)
+    return "\n".join(queries) if queries else joined.strip()
+
+
+def _content_text(value: object) -> str | None:
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, list):
+        texts = [
+            t for b in value if isinstance(b, dict) and (t := _text(b.get("text")))
+        ]
+        return "\n".join(texts) if texts else None
+    return None
+
+
+def _line_start(path: Path, offset: int) -> int:
+    """The first line start at or after `offset` (a cut line at `offset` is dropped)."""
+    if offset <= 0:
+        return 0
+    with open(path, "rb") as stream:
+        stream.seek(offset - 1)
+        if stream.read(1) == b"\n":
+            return offset
+        position = offset
+        while chunk := stream.read(files.CHUNK):
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                return position + newline + 1
+            position += len(chunk)
+        return position
+
+
+def _json(value: object) -> JSONValue:
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return str(value)
+
+
+def _text(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    marker = files.elided(value)
+    if marker is not None:
+        return f"[text, {files.human_bytes(marker[0])}]"
+    return value
+
+
+def _one_line(value: str | None) -> str | None:
+    if not value:
+        return None
+    return " ".join(value.split()) or None
+
+
+def _time(value: object) -> datetime | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        try:
+            return datetime.fromtimestamp(value / 1000 if value > 1e11 else value, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    return None
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None

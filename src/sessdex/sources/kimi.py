@@ -1,0 +1,745 @@
+"""Kimi CLI (MoonshotAI/kimi-cli): one folder per session under `$KIMI_SHARE_DIR/sessions/`.
+
+What it writes: `sessions/<md5(work dir)>/<session uuid>/` (a non-local KAOS prefixes the
+folder with its name) holding `wire.jsonl` (every UI event with a timestamp: the user's
+turns, merged text and thinking parts, tool calls and results, one `StatusUpdate` with the
+step's token usage per model call, and `SubagentEvent`s wrapping a sub-agent's events),
+`context.jsonl` (the model's context: messages, checkpoints, context size; rewritten when
+the user undoes or compacts) and `state.json` (custom title, approval, plan mode). Sub-agent
+instances live in `subagents/<agent id>/` (`meta.json`, their own `wire.jsonl`). `kimi.json`
+at the root maps work directories, whose md5 names the folders, back to their paths.
+
+What we read: `wire.jsonl` for listing and reading (the first `TurnBegin` is the fallback
+title, as kimi itself derives it); `state.json` for the title and the approval mode;
+`kimi.json` for the cwd; sub-agents' `meta.json` and `wire.jsonl`. Older sessions with only
+`context.jsonl` are read from it (no times, no usage). Sub-agent events come inline from the
+parent's wire (`SubagentEvent`); a sub-agent whose events never reached the parent (run in
+the background) is appended from its own wire after the parent's events.
+
+Usage: one event per `StatusUpdate` carrying `token_usage` (one per model call, keyed by
+`message_id`); `input_other` already excludes cache reads and writes. Kimi records no model
+name per session (a sub-agent's `meta.json` has one) and no git branch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypedDict, Unpack
+
+import orjson
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, Extra, JSONValue, ResumePlan, Session, Usage
+from .base import Home, Location
+
+NAME = "kimi"
+TITLE = "Kimi CLI"
+CHECKED_WITH = "kimi-cli 1.49 source (wire protocol 1.x); no real capture"
+ENV_VARS = ("KIMI_SHARE_DIR",)
+
+
+class _Fields(TypedDict, total=False):
+    """The optional parts of an Event, as keyword arguments."""
+
+    agent_id: str | None
+    text: str | None
+    tool: str | None
+    call_id: str | None
+    is_error: bool
+    usage: Usage | None
+    extra: Extra
+
+
+_WIRE = "wire.jsonl"
+_CONTEXT = "context.jsonl"
+_STATE = "state.json"
+_CHECKPOINT = re.compile(r"^\s*(<system>)?\s*CHECKPOINT \d+\s*(</system>)?\s*$")
+
+# Known wire messages that say nothing about the conversation itself.
+_IGNORED = frozenset(
+    {
+        "StepBegin",
+        "CompactionEnd",
+        "ToolCallPart",
+        "HookTriggered",
+        "HookResolved",
+        "MCPLoadingBegin",
+        "MCPLoadingEnd",
+        "Notification",
+        "ApprovalRequest",
+        "ApprovalResponse",
+        "ApprovalRequestResolved",
+        "ToolCallRequest",
+        "QuestionRequest",
+        "QuestionResponse",
+        "HookRequest",
+        "HookResponse",
+    }
+)
+_HANDLED = frozenset(
+    {
+        "TurnBegin",
+        "SteerInput",
+        "TurnEnd",
+        "StepInterrupted",
+        "StepRetry",
+        "CompactionBegin",
+        "StatusUpdate",
+        "ContentPart",
+        "ToolCall",
+        "ToolResult",
+        "SubagentEvent",
+        "PlanDisplay",
+        "BtwBegin",
+        "BtwEnd",
+    }
+)
+_CONTEXT_IGNORED = frozenset({"_system_prompt", "_checkpoint", "_usage", "system"})
+
+
+def locate(home: Home) -> Location:
+    override = home.env_dir("KIMI_SHARE_DIR")
+    if override is not None:
+        return Location(override, f"KIMI_SHARE_DIR={override}")
+    return Location(home.path / ".kimi")
+
+
+def scan(location: Location) -> Iterator[Path]:
+    if not location.exists:
+        return
+    root = location.root
+    for work_dir in files.entries(root / "sessions", root):
+        if not work_dir.is_dir():
+            continue
+        for entry in files.entries(Path(work_dir.path), root):
+            if entry.is_dir():
+                yield from _session_files(Path(entry.path), root)
+            elif entry.name.endswith(".jsonl"):
+                yield Path(
+                    entry.path
+                )  # a context file from before sessions had folders
+
+
+def _session_files(folder: Path, root: Path) -> Iterator[Path]:
+    names = {e.name: e for e in files.entries(folder, root)}
+    if _WIRE in names:
+        yield folder / _WIRE
+    elif _CONTEXT in names:
+        yield folder / _CONTEXT
+    if _STATE in names:
+        yield folder / _STATE
+    if "subagents" in names and names["subagents"].is_dir():
+        for child in files.entries(folder / "subagents", root):
+            if child.is_dir():
+                child_names = {e.name for e in files.entries(Path(child.path), root)}
+                for name in (_WIRE, _CONTEXT):
+                    if name in child_names:
+                        yield Path(child.path) / name
+                        break
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == _STATE:
+        return _parse_state(path)
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return []
+    child = path.parent.parent.name == "subagents"
+    legacy = path.name not in (_WIRE, _CONTEXT)
+    if child:
+        session_dir = path.parent.parent.parent
+    else:
+        session_dir = path.parent.parent if legacy else path.parent
+    work_dir = session_dir if legacy else session_dir.parent
+    session_id = path.stem if legacy else path.parent.name
+    facts = (
+        _wire_facts(path, diagnostics)
+        if path.name == _WIRE
+        else _context_facts(path, diagnostics)
+    )
+    if facts is None:
+        return []
+    created, updated, first_prompt, protocol = facts
+    if path.name != _WIRE:
+        updated = datetime.fromtimestamp(
+            stat.st_mtime, UTC
+        )  # kimi's own "updated" for these
+    extra: dict[str, JSONValue] = {"protocol_version": protocol} if protocol else {}
+    cwd = _work_dirs(location.root).get(work_dir.name)
+    if not child:
+        return [
+            Session(
+                app=NAME,
+                id=session_id,
+                path=str(path),
+                cwd=cwd,
+                title=first_prompt,
+                created=created,
+                updated=updated,
+                bytes=stat.st_size,
+                precedence=1,
+                extra=extra,
+            )
+        ]
+    meta = files.read_json_file(path.parent / "meta.json", limit=1024 * 1024)
+    meta = meta if isinstance(meta, dict) else {}
+    spec = _dict(meta.get("launch_spec"))
+    return [
+        Session(
+            app=NAME,
+            id=_str(meta.get("agent_id")) or session_id,
+            path=str(path),
+            cwd=cwd,
+            title=_one_line(_str(meta.get("description"))) or first_prompt,
+            created=created or _time(meta.get("created_at")),
+            updated=updated or _time(meta.get("updated_at")),
+            model=_str(spec.get("effective_model")) or _str(spec.get("model_override")),
+            bytes=stat.st_size,
+            parent_id=session_dir.name,
+            agent_type=_str(meta.get("subagent_type")),
+            precedence=1,
+            extra={**extra, "status": _str(meta.get("status"))},
+        )
+    ]
+
+
+def _parse_state(path: Path) -> list[Session]:
+    state = files.read_json_file(path, limit=4 * 1024 * 1024)
+    if not isinstance(state, dict):
+        return []
+    approval = _dict(state.get("approval"))
+    if approval.get("yolo") is True:
+        mode = "yolo"
+    elif approval.get("afk") is True:
+        mode = "afk"
+    elif state.get("plan_mode") is True:
+        mode = "plan"
+    else:
+        mode = "default"
+    return [
+        Session(
+            app=NAME,
+            id=path.parent.name,
+            title=_one_line(_str(state.get("custom_title"))),
+            permission_mode=mode,
+            precedence=2,
+            listed=False,
+            extra={"archived": state.get("archived") is True},
+        )
+    ]
+
+
+Facts = tuple[datetime | None, datetime | None, str | None, str | None]
+
+
+def _wire_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
+    """(first time, last time, first prompt, protocol version); None for a wire with no turn yet."""
+    try:
+        head = files.head_lines(path, diagnostics=diagnostics)
+        tail = files.tail_lines(path)
+    except FileNotFoundError:
+        return None
+    created: datetime | None = None
+    prompt: str | None = None
+    protocol: str | None = None
+    records = 0
+    for line in head:
+        record = files.parse_json(
+            line, diagnostics if line.complete else None, str(path)
+        )
+        if record is None:
+            continue
+        if record.get("type") == "metadata":
+            protocol = _str(record.get("protocol_version"))
+            continue
+        records += 1
+        created = created or _time(record.get("timestamp"))
+        message = _dict(record.get("message"))
+        if prompt is None and message.get("type") == "TurnBegin":
+            prompt = _one_line(
+                _parts_text(_dict(message.get("payload")).get("user_input"))
+            )
+    updated = None
+    for line in reversed(tail):
+        match = (
+            re.match(rb'\{"timestamp":\s*([0-9.]+)', line.data)
+            if line.complete
+            else None
+        )
+        if match:
+            updated = _time(float(match.group(1)))
+            break
+    if records == 0:
+        return None
+    return created, updated or created, prompt, protocol
+
+
+def _context_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
+    try:
+        head = files.head_lines(path, diagnostics=diagnostics)
+    except FileNotFoundError:
+        return None
+    prompt: str | None = None
+    seen = False
+    for line in head:
+        record = files.parse_json(
+            line, diagnostics if line.complete else None, str(path)
+        )
+        role = record.get("role") if record else None
+        if not isinstance(role, str) or role.startswith("_"):
+            continue
+        seen = True
+        if role == "user" and prompt is None and record is not None:
+            text = _parts_text(record.get("content"))
+            if text and not _CHECKPOINT.match(text):
+                prompt = _one_line(text)
+    return (None, None, prompt, None) if seen else None
+
+
+def _work_dirs(root: Path) -> dict[str, str]:
+    """Session folder name -> work directory, from kimi.json."""
+    metadata = files.read_json_file(root / "kimi.json", limit=16 * 1024 * 1024)
+    found: dict[str, str] = {}
+    listed = _dict(metadata).get("work_dirs")
+    for work_dir in listed if isinstance(listed, list) else []:
+        if not isinstance(work_dir, dict) or not isinstance(work_dir.get("path"), str):
+            continue
+        digest = hashlib.md5(
+            work_dir["path"].encode("utf-8")
+        ).hexdigest()  # kimi names folders so
+        kaos = work_dir.get("kaos")
+        name = digest if kaos in (None, "local") else f"{kaos}_{digest}"
+        found[name] = work_dir["path"]
+    return found
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if not session.path:
+        return
+    path = Path(session.path)
+    reader = _Reader(session, diagnostics)
+    try:
+        if path.name == _WIRE:
+            yield from reader.wire(path, full=full, offset=_line_start(path, offset))
+        else:
+            yield from reader.context(path, full=full, offset=_line_start(path, offset))
+    except FileNotFoundError:
+        diagnostics.problem(f"{path}: vanished while reading")
+        return
+    if offset or session.parent_id or path.parent.parent.name == "subagents":
+        return
+    # sub-agents whose events never reached the parent's wire (background runs)
+    for child in files.entries(path.parent / "subagents"):
+        if not child.is_dir() or child.name in reader.spawned:
+            continue
+        meta = files.read_json_file(Path(child.path) / "meta.json", limit=1024 * 1024)
+        meta = meta if isinstance(meta, dict) else {}
+        child_id = _str(meta.get("agent_id")) or child.name
+        yield reader.event(
+            "subagent",
+            None,
+            text=_str(meta.get("description")),
+            extra={"child_id": child_id, "agent_type": _str(meta.get("subagent_type"))},
+        )
+        child_wire = Path(child.path) / _WIRE
+        try:
+            if child_wire.is_file():
+                yield from reader.wire(child_wire, full=full, offset=0, agent=child_id)
+            elif (Path(child.path) / _CONTEXT).is_file():
+                yield from reader.context(
+                    Path(child.path) / _CONTEXT, full=full, offset=0, agent=child_id
+                )
+        except FileNotFoundError:
+            diagnostics.problem(f"{child_wire}: vanished while reading")
+
+
+class _Reader:
+    """Translates wire messages (and context messages) into events, in order."""
+
+    def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
+        self.session = session
+        self.diagnostics = diagnostics
+        self.seq = 0
+        self.spawned: set[str] = set()  # sub-agent ids already introduced
+        self.billed: set[str] = set()
+        self.calls: dict[
+            str, tuple[str | None, JSONValue]
+        ] = {}  # call id -> (agent, arguments)
+
+    def event(
+        self, kind: EventKind, time: datetime | None, **fields: Unpack[_Fields]
+    ) -> Event:
+        event = Event(
+            session_id=self.session.id, seq=self.seq, kind=kind, time=time, **fields
+        )
+        self.seq += 1
+        return event
+
+    def wire(
+        self, path: Path, *, full: bool, offset: int, agent: str | None = None
+    ) -> Iterator[Event]:
+        for _line, record in files.iter_records(
+            path, self.diagnostics, offset=offset, full=full
+        ):
+            if record.get("type") == "metadata":
+                continue
+            message = _dict(record.get("message"))
+            yield from self.message(message, _time(record.get("timestamp")), agent)
+
+    def message(
+        self, message: Mapping[str, object], time: datetime | None, agent: str | None
+    ) -> Iterator[Event]:
+        kind = message.get("type")
+        payload = _dict(message.get("payload"))
+        if not isinstance(kind, str):
+            self.diagnostics.unknown_type("<no type>")
+            return
+        if kind in _IGNORED:
+            return
+        if kind not in _HANDLED:
+            self.diagnostics.unknown_type(kind)
+            return
+        if kind in ("TurnBegin", "SteerInput"):
+            yield self.event(
+                "user",
+                time,
+                agent_id=agent,
+                text=_parts_text(payload.get("user_input")),
+            )
+        elif kind == "TurnEnd":
+            yield self.event("turn_end", time, agent_id=agent)
+        elif kind == "StepInterrupted":
+            yield self.event("error", time, agent_id=agent, text="step interrupted")
+        elif kind == "StepRetry":
+            why = _str(payload.get("error_type")) or "error"
+            yield self.event(
+                "error",
+                time,
+                agent_id=agent,
+                text=f"retrying after {why}",
+                extra={"retry": True},
+            )
+        elif kind == "CompactionBegin":
+            yield self.event("compaction", time, agent_id=agent)
+        elif kind == "StatusUpdate":
+            usage = _dict(payload.get("token_usage"))
+            message_id = _str(payload.get("message_id"))
+            if not usage or (message_id and message_id in self.billed):
+                return
+            if message_id:
+                self.billed.add(message_id)
+            yield self.event(
+                "usage",
+                time,
+                agent_id=agent,
+                usage=Usage(
+                    input_tokens=_int(usage.get("input_other")),
+                    output_tokens=_int(usage.get("output")),
+                    cache_read_tokens=_int(usage.get("input_cache_read")),
+                    cache_write_tokens=_int(usage.get("input_cache_creation")),
+                    model=self.session.model,
+                ),
+            )
+        elif kind == "ContentPart":
+            yield from self.part(payload, time, agent, "assistant")
+        elif kind == "ToolCall":
+            yield self.tool_call(payload, time, agent)
+        elif kind == "ToolResult":
+            value = _dict(payload.get("return_value"))
+            text = _parts_text(value.get("output")) or _text(value.get("message"))
+            yield self.event(
+                "tool_result",
+                time,
+                agent_id=agent,
+                call_id=_str(payload.get("tool_call_id")),
+                text=text,
+                is_error=value.get("is_error") is True,
+            )
+        elif kind == "PlanDisplay":
+            yield self.event(
+                "meta",
+                time,
+                agent_id=agent,
+                text=_text(payload.get("content")),
+                extra={"plan": True},
+            )
+        elif kind == "BtwBegin":
+            yield self.event(
+                "user",
+                time,
+                agent_id=agent,
+                text=_text(payload.get("question")),
+                extra={"btw": True},
+            )
+        elif kind == "BtwEnd":
+            if _str(payload.get("error")):
+                yield self.event(
+                    "error", time, agent_id=agent, text=_str(payload.get("error"))
+                )
+            else:
+                yield self.event(
+                    "assistant",
+                    time,
+                    agent_id=agent,
+                    text=_text(payload.get("response")),
+                    extra={"btw": True},
+                )
+        elif kind == "SubagentEvent":
+            yield from self.subagent(payload, time, agent)
+
+    def subagent(
+        self, payload: Mapping[str, object], time: datetime | None, agent: str | None
+    ) -> Iterator[Event]:
+        call_id = _str(payload.get("parent_tool_call_id")) or _str(
+            payload.get("task_tool_call_id")
+        )
+        child = _str(payload.get("agent_id")) or call_id or "subagent"
+        if child not in self.spawned:
+            self.spawned.add(child)
+            owner, arguments = (
+                self.calls.get(call_id, (agent, None)) if call_id else (agent, None)
+            )
+            description = (
+                _dict(arguments).get("description")
+                if isinstance(arguments, dict)
+                else None
+            )
+            yield self.event(
+                "subagent",
+                time,
+                agent_id=owner,
+                call_id=call_id,
+                text=_str(description),
+                extra={
+                    "child_id": child,
+                    "agent_type": _str(payload.get("subagent_type")),
+                },
+            )
+        yield from self.message(_dict(payload.get("event")), time, child)
+
+    def part(
+        self,
+        part: Mapping[str, object],
+        time: datetime | None,
+        agent: str | None,
+        role: EventKind,
+    ) -> Iterator[Event]:
+        kind = part.get("type")
+        if kind == "text":
+            text = _text(part.get("text"))
+            if text and text.strip():
+                yield self.event(role, time, agent_id=agent, text=text)
+        elif kind == "think":
+            text = _text(part.get("think"))
+            if text and text.strip():
+                yield self.event("thinking", time, agent_id=agent, text=text)
+        elif isinstance(kind, str) and kind.endswith("_url"):
+            yield self.event(role, time, agent_id=agent, text=_media(part))
+
+    def tool_call(
+        self, payload: Mapping[str, object], time: datetime | None, agent: str | None
+    ) -> Event:
+        function = _dict(payload.get("function"))
+        call_id = _str(payload.get("id"))
+        arguments = _arguments(function.get("arguments"))
+        if call_id:
+            self.calls[call_id] = (agent, arguments)
+        return self.event(
+            "tool_call",
+            time,
+            agent_id=agent,
+            tool=_str(function.get("name")),
+            call_id=call_id,
+            text=arguments if isinstance(arguments, str) else None,
+            extra={"input": arguments},
+        )
+
+    def context(
+        self, path: Path, *, full: bool, offset: int, agent: str | None = None
+    ) -> Iterator[Event]:
+        """An older session's model context: messages only, no times and no usage."""
+        for _line, record in files.iter_records(
+            path, self.diagnostics, offset=offset, full=full
+        ):
+            role = record.get("role")
+            if not isinstance(role, str):
+                self.diagnostics.unknown_type("<no role>")
+                continue
+            if role in _CONTEXT_IGNORED:
+                continue
+            content = record.get("content")
+            if role == "user":
+                text = _parts_text(content)
+                if text and not _CHECKPOINT.match(text):
+                    yield self.event("user", None, agent_id=agent, text=text)
+            elif role == "assistant":
+                if isinstance(content, str) and content.strip():
+                    yield self.event(
+                        "assistant", None, agent_id=agent, text=_text(content)
+                    )
+                for part in content if isinstance(content, list) else []:
+                    if isinstance(part, dict):
+                        yield from self.part(part, None, agent, "assistant")
+                calls = record.get("tool_calls")
+                for call in calls if isinstance(calls, list) else []:
+                    if isinstance(call, dict):
+                        yield self.tool_call(call, None, agent)
+            elif role == "tool":
+                yield self.event(
+                    "tool_result",
+                    None,
+                    agent_id=agent,
+                    call_id=_str(record.get("tool_call_id")),
+                    text=_parts_text(content),
+                )
+            else:
+                self.diagnostics.unknown_type(f"context/{role}")
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`kimi --session <id>` run in the session's work directory; sub-agents have no resume."""
+    if session.parent_id or not session.cwd:
+        return None
+    argv = ["kimi", "--session", session.id]
+    if session.model:
+        argv += ["--model", session.model]
+    withheld: list[str] = []
+    notes: list[str] = []
+    if session.permission_mode in ("yolo", "afk"):
+        flag = f"--{session.permission_mode}"
+        if keep_permissions:
+            argv.append(flag)
+        else:
+            withheld.append(flag)
+            notes.append(
+                f"kimi restores the {session.permission_mode} approval saved in the session's state.json"
+            )
+    elif session.permission_mode == "plan":
+        argv.append("--plan")
+    return ResumePlan(
+        argv=tuple(argv),
+        cwd=session.cwd,
+        program="kimi",
+        install_hint="uv tool install kimi-cli",
+        notes=tuple(notes),
+        withheld=tuple(withheld),
+    )
+
+
+# --- small helpers ----------------------------------------------------------------------
+
+
+def _line_start(path: Path, offset: int) -> int:
+    """The first line start at or after `offset` (a cut line at `offset` is dropped)."""
+    if offset <= 0:
+        return 0
+    with open(path, "rb") as stream:
+        stream.seek(offset - 1)
+        if stream.read(1) == b"\n":
+            return offset
+        position = offset
+        while chunk := stream.read(files.CHUNK):
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                return position + newline + 1
+            position += len(chunk)
+        return position
+
+
+def _parts_text(value: object) -> str | None:
+    """A user input or tool output: a string, or content parts."""
+    if isinstance(value, str):
+        return _text(value)
+    if not isinstance(value, list):
+        return None
+    texts: list[str] = []
+    for part in value:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "text":
+            text = _text(part.get("text"))
+            if text:
+                texts.append(text)
+        elif isinstance(kind, str) and kind.endswith("_url"):
+            texts.append(_media(part))
+    return "\n".join(texts) if texts else None
+
+
+def _media(part: Mapping[str, object]) -> str:
+    kind = str(part.get("type", "media")).removesuffix("_url")
+    url = _dict(part.get(f"{kind}_url")).get("url")
+    if isinstance(url, str):
+        marker = files.elided(url)
+        size = marker[0] if marker else len(url)
+        if url.startswith("data:") or marker:
+            return f"[{kind}, {files.human_bytes(size * 3 // 4)}]"
+        return f"[{kind}: {url}]"
+    return f"[{kind}]"
+
+
+def _arguments(value: object) -> JSONValue:
+    if isinstance(value, str):
+        try:
+            return _json(orjson.loads(value))
+        except orjson.JSONDecodeError:
+            return _text(value)
+    return _json(value)
+
+
+def _json(value: object) -> JSONValue:
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return str(value)
+
+
+def _text(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    marker = files.elided(value)
+    if marker is not None:
+        return f"[text, {files.human_bytes(marker[0])}]"
+    return value
+
+
+def _one_line(value: str | None) -> str | None:
+    if not value:
+        return None
+    return " ".join(value.split()) or None
+
+
+def _time(value: object) -> datetime | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        try:
+            return datetime.fromtimestamp(value / 1000 if value > 1e11 else value, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    return None
+
+
+def _dict(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return int(value)

@@ -1,0 +1,610 @@
+"""pi (badlogic/pi-mono coding agent): one JSONL tree per session under `$PI_CODING_AGENT_DIR/sessions/`.
+
+What it writes: `sessions/--<cwd with / as ->--/<ISO time>_<uuid>.jsonl`, a header line
+(`type: session`, `version`, `id`, `timestamp`, `cwd`, `parentSession` for forks) and then
+entries with `id`/`parentId`. Branches made with `/tree` live in the same file; the
+conversation is the chain from the last entry up to the root. Forks (`/fork`) are new files
+whose header names the file they came from: `parent_id` is that file's session uuid.
+
+What we read: the header (id, cwd, created), the last `model_change` or assistant model, the
+last `thinking_level_change` (effort) and the last `session_info.name` (title; the first
+prompt if none) from the head and tail. `read` makes one pass over the ids only, to find the
+active branch, and a second pass translating the entries on it: entries of abandoned branches
+are left out (their gist survives as `branch_summary`).
+
+Usage: one event per assistant message (pi writes each response once); pi's `input` already
+excludes cache reads and writes. pi has no sub-agents, no git branch and no CLI version in
+its files. Ignored on purpose: `custom` (extension state) and `label` entries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypedDict, Unpack
+
+import orjson
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, Extra, JSONValue, ResumePlan, Session, Usage
+from .base import Home, Location
+
+NAME = "pi"
+TITLE = "pi coding agent"
+CHECKED_WITH = "pi 0.73.1, 0.74 (session format 3)"
+ENV_VARS = ("PI_CODING_AGENT_DIR",)
+
+
+class _Fields(TypedDict, total=False):
+    """The optional parts of an Event, as keyword arguments."""
+
+    agent_id: str | None
+    text: str | None
+    tool: str | None
+    call_id: str | None
+    is_error: bool
+    usage: Usage | None
+    extra: Extra
+
+
+_THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+_IGNORED = frozenset({"custom", "label"})
+_IDS = re.compile(rb'"id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")')
+_TAIL_KEYS = (
+    b'"model_change"',
+    b'"thinking_level_change"',
+    b'"session_info"',
+    b'"role":"assistant"',
+)
+
+
+def locate(home: Home) -> Location:
+    override = home.env_dir("PI_CODING_AGENT_DIR")
+    if override is not None:
+        return Location(override, f"PI_CODING_AGENT_DIR={override}")
+    return Location(home.path / ".pi" / "agent")
+
+
+def scan(location: Location) -> Iterator[Path]:
+    if not location.exists:
+        return
+    for project in files.entries(location.root / "sessions", location.root):
+        if not project.is_dir():
+            continue
+        for entry in files.entries(Path(project.path), location.root):
+            if entry.name.endswith(".jsonl"):
+                yield Path(entry.path)
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    try:
+        size = path.stat().st_size
+        head = files.head_lines(path, diagnostics=diagnostics)
+        tail = files.tail_lines(path)
+    except FileNotFoundError:
+        return []
+    header = files.parse_json(head[0], diagnostics, str(path)) if head else None
+    if header is None or header.get("type") != "session":
+        return []
+    state = _Summary()
+    last_head = head[-1].end
+    for line in head[1:]:
+        record = files.parse_json(
+            line, diagnostics if line.complete else None, str(path)
+        )
+        if record is not None:
+            state.take(record)
+    for line in tail:
+        if line.offset < last_head or not line.complete:
+            continue
+        if any(key in line.data for key in _TAIL_KEYS):
+            record = files.parse_json(line)
+            if record is not None:
+                state.take(record)
+        else:
+            state.stamp(line.data)
+    parent = _str(header.get("parentSession"))
+    version = header.get("version")
+    extra: dict[str, JSONValue] = {
+        "format_version": version if isinstance(version, int) else 1
+    }
+    if state.provider:
+        extra["provider"] = state.provider
+    return [
+        Session(
+            app=NAME,
+            id=_str(header.get("id")) or path.stem.rpartition("_")[2],
+            path=str(path),
+            cwd=_str(header.get("cwd")),
+            title=state.name or state.first_prompt,
+            created=_time(header.get("timestamp")),
+            updated=state.updated or _time(header.get("timestamp")),
+            model=state.model,
+            effort=state.effort,
+            bytes=size,
+            parent_id=_session_id_of(parent) if parent else None,
+            extra=extra,
+        )
+    ]
+
+
+class _Summary:
+    """What listing needs from the entries it sees; the last word wins."""
+
+    def __init__(self) -> None:
+        self.model: str | None = None
+        self.provider: str | None = None
+        self.effort: str | None = None
+        self.name: str | None = None
+        self.first_prompt: str | None = None
+        self.updated: datetime | None = None
+
+    def take(self, record: Mapping[str, object]) -> None:
+        self.updated = _time(record.get("timestamp")) or self.updated
+        kind = record.get("type")
+        if kind == "model_change":
+            self.model = _str(record.get("modelId")) or self.model
+            self.provider = _str(record.get("provider")) or self.provider
+        elif kind == "thinking_level_change":
+            self.effort = _str(record.get("thinkingLevel")) or self.effort
+        elif kind == "session_info":
+            self.name = _one_line(_str(record.get("name"))) or self.name
+        elif kind == "message":
+            message = _dict(record.get("message"))
+            role = message.get("role")
+            if role == "assistant":
+                self.model = _str(message.get("model")) or self.model
+                self.provider = _str(message.get("provider")) or self.provider
+            elif role == "user" and self.first_prompt is None:
+                self.first_prompt = _one_line(_content_text(message.get("content")))
+
+    def stamp(self, data: bytes) -> None:
+        match = re.search(rb'"timestamp":"([^"]+)"', data[:400])
+        if match:
+            self.updated = (
+                _time(match.group(1).decode("ascii", "replace")) or self.updated
+            )
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if not session.path:
+        return
+    path = Path(session.path)
+    try:
+        branch = _active_branch(path)
+        start = _line_start(path, offset)
+        reader = _Reader(session)
+        for _line, record in files.iter_records(
+            path, diagnostics, offset=start, full=full
+        ):
+            entry_id = record.get("id")
+            kind = record.get("type")
+            if kind == "session":
+                continue
+            if (
+                branch is not None
+                and isinstance(entry_id, str)
+                and entry_id not in branch
+            ):
+                continue
+            if not isinstance(kind, str):
+                diagnostics.unknown_type("<no type>")
+                continue
+            if kind in _IGNORED:
+                continue
+            if not reader.handles(kind, record):
+                diagnostics.unknown_type(_kind_name(kind, record))
+                continue
+            yield from reader.translate(kind, record)
+    except FileNotFoundError:
+        diagnostics.problem(f"{path}: vanished while reading")
+
+
+def _active_branch(path: Path) -> set[str] | None:
+    """Ids on the chain from the last entry to the root; None for a file with no tree (v1)."""
+    parents: dict[str, str | None] = {}
+    last: str | None = None
+    with files.open_binary(path) as stream:
+        for line in files.iter_lines(
+            stream, cap=files.READ_LINE_CAP, oversize="compact"
+        ):
+            match = _IDS.search(line.data[:300])
+            if match and not line.complete and not _is_json(line.data):
+                continue  # a torn last line is not the leaf yet
+            if match:
+                entry_id = match.group(1).decode("utf-8", "replace")
+                parent = (
+                    match.group(2).decode("utf-8", "replace")
+                    if match.group(2) is not None
+                    else None
+                )
+            else:
+                try:
+                    record = orjson.loads(line.data)
+                except orjson.JSONDecodeError:
+                    continue
+                if (
+                    not isinstance(record, dict)
+                    or not isinstance(record.get("id"), str)
+                    or "parentId" not in record
+                ):
+                    continue
+                entry_id, parent = record["id"], _str(record.get("parentId"))
+            parents[entry_id] = parent
+            last = entry_id
+    if last is None:
+        return None
+    chain: set[str] = set()
+    node: str | None = last
+    while node is not None and node not in chain:
+        chain.add(node)
+        node = parents.get(node)
+    return chain
+
+
+class _Reader:
+    """Translates pi entries into events; sequence numbers run across the whole read."""
+
+    _KINDS = frozenset(
+        {
+            "message",
+            "model_change",
+            "thinking_level_change",
+            "compaction",
+            "branch_summary",
+            "custom_message",
+            "session_info",
+        }
+    )
+    _ROLES = frozenset(
+        {
+            "user",
+            "assistant",
+            "toolResult",
+            "bashExecution",
+            "custom",
+            "branchSummary",
+            "compactionSummary",
+        }
+    )
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.seq = 0
+
+    def handles(self, kind: str, record: Mapping[str, object]) -> bool:
+        if kind != "message":
+            return kind in self._KINDS
+        return _dict(record.get("message")).get("role") in self._ROLES
+
+    def event(
+        self, kind: EventKind, record: Mapping[str, object], **fields: Unpack[_Fields]
+    ) -> Event:
+        event = Event(
+            session_id=self.session.id,
+            seq=self.seq,
+            kind=kind,
+            time=_time(record.get("timestamp")),
+            **fields,
+        )
+        self.seq += 1
+        return event
+
+    def translate(self, kind: str, record: Mapping[str, object]) -> Iterator[Event]:
+        if kind == "model_change":
+            model = _str(record.get("modelId"))
+            provider = _str(record.get("provider"))
+            yield self.event(
+                "meta",
+                record,
+                text=f"model: {provider}/{model}",
+                extra={"model": model, "provider": provider},
+            )
+        elif kind == "thinking_level_change":
+            level = _str(record.get("thinkingLevel"))
+            yield self.event(
+                "meta", record, text=f"thinking: {level}", extra={"effort": level}
+            )
+        elif kind == "session_info":
+            name = _str(record.get("name"))
+            yield self.event(
+                "meta", record, text=f"named: {name}", extra={"title": name}
+            )
+        elif kind == "compaction":
+            tokens = record.get("tokensBefore")
+            yield self.event(
+                "compaction",
+                record,
+                text=_text(record.get("summary")),
+                extra={
+                    "reason": "compaction",
+                    "tokens_before": tokens if isinstance(tokens, int) else None,
+                },
+            )
+        elif kind == "branch_summary":
+            yield self.event(
+                "compaction",
+                record,
+                text=_text(record.get("summary")),
+                extra={"reason": "branch"},
+            )
+        elif kind == "custom_message":
+            custom = _str(record.get("customType"))
+            yield self.event(
+                "meta",
+                record,
+                text=_content_text(record.get("content")),
+                extra={"custom_type": custom},
+            )
+        elif kind == "message":
+            yield from self.message(record, _dict(record.get("message")))
+
+    def message(
+        self, record: Mapping[str, object], message: Mapping[str, object]
+    ) -> Iterator[Event]:
+        role = message.get("role")
+        if role == "user":
+            yield self.event("user", record, text=_content_text(message.get("content")))
+        elif role == "assistant":
+            yield from self.assistant(record, message)
+        elif role == "toolResult":
+            yield self.event(
+                "tool_result",
+                record,
+                call_id=_str(message.get("toolCallId")),
+                text=_content_text(message.get("content")),
+                is_error=message.get("isError") is True,
+            )
+        elif role == "bashExecution":
+            # a command the user ran with `!`: shown as a call and its result
+            call_id = _str(record.get("id"))
+            command = _text(message.get("command"))
+            yield self.event(
+                "tool_call",
+                record,
+                tool="bash",
+                call_id=call_id,
+                extra={"input": {"command": command}, "by_user": True},
+            )
+            exit_code = message.get("exitCode")
+            failed = message.get("cancelled") is True or (
+                isinstance(exit_code, int) and exit_code != 0
+            )
+            yield self.event(
+                "tool_result",
+                record,
+                call_id=call_id,
+                text=_text(message.get("output")),
+                is_error=failed,
+            )
+        elif role == "custom":
+            custom = _str(message.get("customType"))
+            yield self.event(
+                "meta",
+                record,
+                text=_content_text(message.get("content")),
+                extra={"custom_type": custom},
+            )
+        elif role in ("branchSummary", "compactionSummary"):
+            reason = "branch" if role == "branchSummary" else "compaction"
+            yield self.event(
+                "compaction",
+                record,
+                text=_text(message.get("summary")),
+                extra={"reason": reason},
+            )
+
+    def assistant(
+        self, record: Mapping[str, object], message: Mapping[str, object]
+    ) -> Iterator[Event]:
+        content = message.get("content")
+        blocks = (
+            [b for b in content if isinstance(b, dict)]
+            if isinstance(content, list)
+            else []
+        )
+        texts: list[str] = []
+
+        def flush() -> Iterator[Event]:
+            if texts:
+                yield self.event("assistant", record, text="\n".join(texts))
+                texts.clear()
+
+        if isinstance(content, str) and content:
+            texts.append(content)
+        for block in blocks:
+            kind = block.get("type")
+            if kind == "text":
+                value = _text(block.get("text"))
+                if value:
+                    texts.append(value)
+            elif kind == "thinking":
+                yield from flush()
+                value = _text(block.get("thinking"))
+                if value and value.strip():
+                    yield self.event("thinking", record, text=value)
+            elif kind == "toolCall":
+                yield from flush()
+                yield self.event(
+                    "tool_call",
+                    record,
+                    tool=_str(block.get("name")),
+                    call_id=_str(block.get("id")),
+                    extra={"input": _json(block.get("arguments"))},
+                )
+            elif kind == "image":
+                texts.append(_image(block))
+        yield from flush()
+        usage = _dict(message.get("usage"))
+        model = _str(message.get("model"))
+        if usage:
+            yield self.event(
+                "usage",
+                record,
+                usage=Usage(
+                    input_tokens=_int(usage.get("input")),
+                    output_tokens=_int(usage.get("output")),
+                    cache_read_tokens=_int(usage.get("cacheRead")),
+                    cache_write_tokens=_int(usage.get("cacheWrite")),
+                    model=model,
+                ),
+            )
+        stop = message.get("stopReason")
+        if stop in ("error", "aborted"):
+            why = _text(message.get("errorMessage"))
+            label = "aborted" if stop == "aborted" else "error"
+            yield self.event("error", record, text=f"{label}: {why}" if why else label)
+        elif stop in ("stop", "length"):
+            yield self.event("turn_end", record, extra={"reason": stop})
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`pi --session <file>` reopens the file itself (an id would be looked up in pi's own dir)."""
+    if not session.path or not session.cwd:
+        return None
+    argv = ["pi", "--session", session.path]
+    provider = session.extra.get("provider")
+    if isinstance(provider, str) and provider and session.model:
+        argv += ["--provider", provider]
+    if session.model:
+        argv += ["--model", session.model]
+    if session.effort in _THINKING_LEVELS:
+        argv += ["--thinking", session.effort]
+    return ResumePlan(
+        argv=tuple(argv),
+        cwd=session.cwd,
+        program="pi",
+        install_hint="npm install -g @mariozechner/pi-coding-agent",
+    )
+
+
+# --- small helpers ----------------------------------------------------------------------
+
+
+def _session_id_of(parent_path: str) -> str:
+    """The session uuid in a session file name `<time>_<uuid>.jsonl`."""
+    stem = parent_path.replace("\\", "/").rpartition("/")[2]
+    stem = stem.removesuffix(".jsonl")
+    return stem.rpartition("_")[2] or stem
+
+
+def _is_json(data: bytes) -> bool:
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def _kind_name(kind: str, record: Mapping[str, object]) -> str:
+    if kind == "message":
+        role = _dict(record.get("message")).get("role")
+        return f"message/{role}" if isinstance(role, str) else "message/<no role>"
+    return kind
+
+
+def _line_start(path: Path, offset: int) -> int:
+    """The first line start at or after `offset` (a cut line at `offset` is dropped)."""
+    if offset <= 0:
+        return 0
+    with open(path, "rb") as stream:
+        stream.seek(offset - 1)
+        if stream.read(1) == b"\n":
+            return offset
+        position = offset
+        while chunk := stream.read(files.CHUNK):
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                return position + newline + 1
+            position += len(chunk)
+        return position
+
+
+def _content_text(content: object) -> str | None:
+    """User or tool content: a string, or blocks of text and images."""
+    if isinstance(content, str):
+        return _text(content)
+    if not isinstance(content, list):
+        return None
+    parts: list[str] = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            value = _text(block.get("text"))
+            if value:
+                parts.append(value)
+        elif block.get("type") == "image":
+            parts.append(_image(block))
+    return "\n".join(parts) if parts else None
+
+
+def _image(block: Mapping[str, object]) -> str:
+    data = block.get("data")
+    size = 0
+    if isinstance(data, str):
+        marker = files.elided(data)
+        size = marker[0] if marker else len(data)
+    mime = _str(block.get("mimeType")) or "image"
+    return f"[{mime}, {files.human_bytes(size * 3 // 4)}]"
+
+
+def _json(value: object) -> JSONValue:
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return str(value)
+
+
+def _text(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    marker = files.elided(value)
+    if marker is not None:
+        return f"[text, {files.human_bytes(marker[0])}]"
+    return value
+
+
+def _one_line(value: str | None) -> str | None:
+    if not value:
+        return None
+    return " ".join(value.split()) or None
+
+
+def _time(value: object) -> datetime | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        try:
+            return datetime.fromtimestamp(value / 1000 if value > 1e11 else value, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _dict(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return int(value)

@@ -1,0 +1,280 @@
+"""Copilot CLI quirks: workspace.yaml titles, sub-agents inside the parent log, two kinds of usage."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, copilot
+
+DATA = Path(__file__).parent.parent / "data" / "copilot"
+BASIC = "16801a53-676d-4309-90f1-817ad09d82dd"
+SUBAGENT = "52ee9297-7cb3-468f-8ca4-46f6b927c8c7"
+OLDER = "7e1d0c2a-5b3f-4c8e-9a61-2f0b4d6e8a10"
+FLAT = "aaaabbbb-1111-2222-3333-ccccddddeeee"
+CHILD = "875a1830-7b81-4bd1-acd7-7c1f0f2bd5b1"
+
+
+def sessions(home: Home) -> dict[str, Session]:
+    location = copilot.locate(home)
+    parts: dict[str, list[Session]] = {}
+    for path in copilot.scan(location):
+        for session in copilot.parse(path, location, Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    return {key: merge(value) for key, value in parts.items()}
+
+
+def events(
+    session: Session, diagnostics: Diagnostics | None = None, offset: int = 0
+) -> list[Event]:
+    return list(copilot.read(session, diagnostics or Diagnostics(), offset=offset))
+
+
+def total(got: list[Event]) -> Usage:
+    return sum((e.usage for e in got if e.usage), start=Usage())
+
+
+def write_events(path: Path, records: list[dict[str, object]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_titles_come_from_workspace_yaml_or_the_first_prompt() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    assert (
+        found[OLDER].title == "Ledger cleanup"
+    )  # a `name: |-` block scalar, renamed by the user
+    assert found[BASIC].title.startswith("SCENARIO=basic Please run")  # type: ignore[union-attr]
+    assert found[FLAT].title == "List the files"  # flat legacy file, no workspace.yaml
+    assert found[BASIC].path and found[BASIC].path.endswith("events.jsonl")
+
+
+def test_workspace_yaml_scalars_are_read_without_a_yaml_library(tmp_path: Path) -> None:
+    path = tmp_path / "session-state" / "s1" / "workspace.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "id: s1\ncwd: \"/home/dev/a \\\"b\\\"\"\nbranch: 'it''s'\nname: >-\n  Fix the\n  flaky test\nsummary: ~\n"
+    )
+    (fragment,) = copilot.parse(path, copilot.locate(Home.at(tmp_path)), Diagnostics())
+    assert (fragment.cwd, fragment.branch, fragment.title, fragment.listed) == (
+        '/home/dev/a "b"',
+        "it's",
+        "Fix the flaky test",
+        False,
+    )
+
+
+def test_sub_agent_events_carry_its_agent_id() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[SUBAGENT])
+    spawn = [e for e in got if e.kind == "subagent"]
+    assert len(spawn) == 1
+    assert spawn[0].call_id == "2fbeec47b" and spawn[0].agent_id is None
+    assert spawn[0].extra == {"child_id": CHILD, "agent_type": "general-purpose"}
+    assert spawn[0].text == "Greeting sub-agent"
+    child = [e for e in got if e.agent_id == CHILD]
+    assert [e.kind for e in child] == [
+        "meta",
+        "user",
+        "usage",
+        "tool_call",
+        "tool_result",
+        "usage",
+        "assistant",
+        "turn_end",
+    ]
+    task_result = next(
+        e for e in got if e.kind == "tool_result" and e.call_id == "2fbeec47b"
+    )
+    assert task_result.agent_id is None and task_result.seq > child[-1].seq
+
+
+def test_older_sub_agent_events_are_linked_by_parent_tool_call_id(
+    tmp_path: Path,
+) -> None:
+    stamp = "2026-11-20T10:00:00.000Z"
+    path = write_events(
+        tmp_path / ".copilot" / "session-state" / "s2" / "events.jsonl",
+        [
+            {
+                "type": "session.start",
+                "data": {"sessionId": "s2", "copilotVersion": "1.0.40"},
+                "timestamp": stamp,
+            },
+            {
+                "type": "subagent.started",
+                "data": {"toolCallId": "call-9", "agentName": "explore"},
+                "timestamp": stamp,
+            },
+            {
+                "type": "assistant.message",
+                "data": {
+                    "parentToolCallId": "call-9",
+                    "content": "found it",
+                    "toolRequests": [],
+                },
+                "timestamp": stamp,
+            },
+        ],
+    )
+    (session,) = copilot.parse(path, copilot.locate(Home.at(tmp_path)), Diagnostics())
+    got = events(session)
+    assert got[1].kind == "subagent" and got[1].extra["child_id"] == "call-9"
+    assert (got[2].kind, got[2].agent_id, got[2].text) == (
+        "assistant",
+        "call-9",
+        "found it",
+    )
+
+
+def test_usage_is_one_event_per_usage_record() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    basic = [e for e in events(found[BASIC]) if e.kind == "usage"]
+    assert len(basic) == 4  # two calls before the resume, two after
+    assert total(basic) == Usage(4800, 120, 0, 0, 0, "mock-model")
+    split = events(found[SUBAGENT])
+    assert total([e for e in split if e.agent_id is None]) == Usage(
+        2400, 60, 0, 0, 0, "mock-model"
+    )
+    assert total([e for e in split if e.agent_id == CHILD]) == Usage(
+        2400, 60, 0, 0, 0, "mock-model"
+    )
+
+
+def test_without_usage_records_the_shutdown_totals_count_once_each() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[OLDER])
+    usage = [e for e in got if e.kind == "usage"]
+    # first shutdown: gpt-5-mini 12000 input of which 9000 cache reads and 1000 writes;
+    # second: gpt-5-mini unchanged (no event), claude-haiku-4.5 new
+    assert [e.usage for e in usage] == [
+        Usage(2000, 150, 9000, 1000, 0, "gpt-5-mini"),
+        Usage(1000, 40, 4000, 0, 0, "claude-haiku-4.5"),
+    ]
+    assert [e.time.isoformat() for e in usage if e.time] == [
+        "2026-11-20T10:00:14+00:00",
+        "2026-11-20T10:03:10+00:00",
+    ]
+    assert total(usage).total == 3000 + 190 + 13000 + 1000
+
+
+def test_input_tokens_exclude_cache_and_duplicates_count_once(tmp_path: Path) -> None:
+    stamp = "2026-11-20T10:00:00.000Z"
+    call = {
+        "model": "m",
+        "inputTokens": 1000,
+        "outputTokens": 7,
+        "cacheReadTokens": 800,
+        "cacheWriteTokens": 100,
+        "apiCallId": "c1",
+    }
+    path = write_events(
+        tmp_path / ".copilot" / "session-state" / "s3" / "events.jsonl",
+        [
+            {"type": "session.start", "data": {"sessionId": "s3"}, "timestamp": stamp},
+            {
+                "type": "session.usage_record",
+                "data": {"usage": call},
+                "timestamp": stamp,
+            },
+            {"type": "assistant.usage", "data": call, "timestamp": stamp},
+            {
+                "type": "session.shutdown",
+                "data": {"modelMetrics": {"m": {"usage": call}}},
+                "timestamp": stamp,
+            },
+        ],
+    )
+    (session,) = copilot.parse(path, copilot.locate(Home.at(tmp_path)), Diagnostics())
+    assert [e.usage for e in events(session) if e.usage] == [
+        Usage(100, 7, 800, 100, 0, "m")
+    ]
+
+
+def test_turn_end_only_when_the_model_stops_asking_for_tools() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[BASIC])
+    kinds = [
+        e.kind for e in got if e.kind in ("tool_call", "assistant", "turn_end", "user")
+    ]
+    assert kinds == [
+        "user",
+        "tool_call",
+        "assistant",
+        "turn_end",
+        "user",
+        "tool_call",
+        "assistant",
+        "turn_end",
+    ]
+
+
+def test_errors_aborts_and_model_changes_are_shown() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[OLDER])
+    assert [e.text for e in got if e.kind == "error"] == [
+        "error: Example model error",
+        "aborted: user cancelled",
+    ]
+    assert [(e.text, e.extra.get("model")) for e in got if e.kind == "meta"] == [
+        ("session started", "gpt-5-mini"),
+        ("model: gpt-5-mini", "gpt-5-mini"),
+        ("session resumed", "gpt-5-mini"),
+        ("model: claude-haiku-4.5", "claude-haiku-4.5"),
+    ]
+    thinking = [e.text for e in got if e.kind == "thinking"]
+    assert thinking == ["The user wants a listing."]
+    call = next(e for e in got if e.kind == "tool_call")
+    assert call.extra["input"] == {"command": "ls"}  # a JSON string argument, parsed
+
+
+def test_reading_from_an_offset_drops_the_cut_line() -> None:
+    session = sessions(Home.at(DATA / "home"))[BASIC]
+    assert session.path
+    data = Path(session.path).read_bytes()
+    cut = data.index(b"\n", len(data) // 2) - 10  # inside a line
+    diagnostics = Diagnostics()
+    got = events(session, diagnostics, offset=cut)
+    assert got and diagnostics.skipped_total == 0
+    assert got[0].seq == 0
+
+
+def test_resume_keeps_model_and_effort_and_withholds_allow_all(tmp_path: Path) -> None:
+    older = sessions(Home.at(DATA / "home"))[OLDER]
+    plan = copilot.resume(older)
+    assert plan is not None
+    assert plan.argv == (
+        "copilot",
+        "--resume",
+        OLDER,
+        "--model",
+        "claude-haiku-4.5",
+        "--reasoning-effort",
+        "high",
+    )
+    assert (plan.cwd, plan.program, plan.withheld) == (
+        "/home/dev/code/ledger",
+        "copilot",
+        (),
+    )
+    loose = replace(older, permission_mode="allow-all")
+    plan = copilot.resume(loose)
+    assert (
+        plan is not None
+        and plan.withheld == ("--allow-all",)
+        and "--allow-all" not in plan.argv
+    )
+    kept = copilot.resume(loose, keep_permissions=True)
+    assert kept is not None and kept.argv[-1] == "--allow-all" and kept.withheld == ()
+
+
+def test_a_torn_last_line_is_not_counted_when_listing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = home / ".copilot" / "session-state" / BASIC / "events.jsonl"
+    with path.open("ab") as stream:
+        stream.write(b'{"type":"user.message","data":{"content":"half')
+    diagnostics = Diagnostics()
+    copilot.parse(path, copilot.locate(Home.at(home)), diagnostics)
+    assert diagnostics.skipped_total == 0

@@ -1,0 +1,172 @@
+"""Cursor CLI quirks: titles from the chat store (also in its WAL), cwd from md5 folders, sub-agents."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, merge
+from sessdex.sources import Home, cursor
+
+DATA = Path(__file__).parent.parent / "data" / "cursor"
+SHOP = "4c8f2a1e-6b3d-4e5f-9a0b-1c2d3e4f5a6b"
+SUB = "9d8e7f6a-5b4c-4d3e-8f2a-1b0c9d8e7f6a"
+NOTES = "a1b2c3d4-e5f6-7890-abcd-ef1234567890"
+BARE = "7e6d5c4b-3a29-4180-b7c6-d5e4f3a2b1c0"
+
+
+def sessions(home: Home) -> dict[str, Session]:
+    location = cursor.locate(home)
+    parts: dict[str, list[Session]] = {}
+    for path in cursor.scan(location):
+        for session in cursor.parse(path, location, Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    return {key: merge(value) for key, value in parts.items()}
+
+
+def events(session: Session) -> list[Event]:
+    return list(cursor.read(session, Diagnostics()))
+
+
+def write_store(folder: Path, meta: dict[str, object]) -> sqlite3.Connection:
+    """A chat store in WAL mode whose meta row stays in the WAL while the connection is open."""
+    folder.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(folder / "store.db")
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA wal_autocheckpoint=0")
+    db.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    db.commit()
+    db.execute("INSERT INTO meta VALUES ('0', ?)", (json.dumps(meta).encode().hex(),))
+    db.commit()
+    return db
+
+
+def test_titles_come_from_the_store_else_the_first_query() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    assert found[SHOP].title == "List files and git status"
+    assert found[NOTES].title == "Test Session"
+    assert found[BARE].title == "Add a health check route"  # <user_query> taken off
+    assert found[SHOP].path and found[SHOP].path.endswith(f"{SHOP}.jsonl")
+
+
+def test_cwd_from_meta_json_or_from_the_md5_of_the_slug() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    assert found[NOTES].cwd == "/home/dev/code/notes"  # meta.json says so
+    assert (
+        found[SHOP].cwd == "/home/dev/code/shop-web"
+    )  # "home-dev-code-shop-web": the dash that stays
+    assert found[SUB].cwd == "/home/dev/code/shop-web"
+    assert found[BARE].cwd is None  # no chat store: the slug alone is ambiguous
+
+
+def test_store_rows_still_in_the_wal_are_read(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    digest = hashlib.md5(b"/home/dev/code/api").hexdigest()
+    folder = home / ".cursor" / "chats" / digest / BARE
+    db = write_store(
+        folder,
+        {
+            "agentId": BARE,
+            "name": "Health check",
+            "mode": "default",
+            "isRunEverything": False,
+            "lastUsedModel": "gpt-5",
+            "createdAt": 1795255200000,
+        },
+    )
+    try:
+        assert (folder / "store.db-wal").stat().st_size > 0
+        before = sorted(p.name for p in folder.iterdir())
+        found = sessions(Home.at(home))[BARE]
+        assert (found.title, found.model, found.permission_mode, found.cwd) == (
+            "Health check",
+            "gpt-5",
+            "default",
+            "/home/dev/code/api",
+        )
+        assert (
+            sorted(p.name for p in folder.iterdir()) == before
+        )  # read from a copy in sessdex's cache
+    finally:
+        db.close()
+
+
+def test_the_default_name_is_not_a_title(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    digest = hashlib.md5(b"/home/dev/code/api").hexdigest()
+    db = write_store(
+        home / ".cursor" / "chats" / digest / BARE,
+        {"agentId": BARE, "name": "New Agent"},
+    )
+    db.close()
+    assert sessions(Home.at(home))[BARE].title == "Add a health check route"
+
+
+def test_sub_agent_follows_its_parent() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    assert found[SUB].parent_id == SHOP
+    got = events(found[SHOP])
+    spawn = [e for e in got if e.kind == "subagent"]
+    assert len(spawn) == 1 and spawn[0].extra == {"child_id": SUB, "agent_type": None}
+    assert (
+        spawn[0].text == "Run ls -la in the workspace directory and return the output."
+    )
+    assert [e.kind for e in got[spawn[0].seq + 1 :]] == [
+        "user",
+        "tool_call",
+        "assistant",
+    ]
+    assert all(e.agent_id == SUB for e in got[spawn[0].seq + 1 :])
+    assert all(e.agent_id is None for e in got[: spawn[0].seq])
+
+
+def test_events_of_a_transcript() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[SHOP])
+    main = [e for e in got if e.agent_id is None and e.kind != "subagent"]
+    assert [e.kind for e in main] == [
+        "user",
+        "assistant",
+        "tool_call",
+        "assistant",
+        "turn_end",
+        "user",
+        "assistant",
+        "tool_call",
+        "assistant",
+        "turn_end",
+    ]
+    assert main[0].text == "run ls command"
+    assert main[2].tool == "Shell" and main[2].extra["input"] == {
+        "command": "ls -la /tmp",
+        "description": "List directory contents",
+    }
+    assert all(e.time is None and e.usage is None for e in got)  # Cursor writes neither
+
+
+def test_resume_withholds_run_everything() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    plan = cursor.resume(found[SHOP])
+    assert plan is not None
+    assert plan.argv == ("agent", "--resume", SHOP, "--model", "claude-4-sonnet")
+    assert (plan.cwd, plan.program, plan.withheld) == (
+        "/home/dev/code/shop-web",
+        "agent",
+        ("--force",),
+    )
+    kept = cursor.resume(found[SHOP], keep_permissions=True)
+    assert kept is not None and kept.argv[-1] == "--force" and kept.withheld == ()
+    notes = cursor.resume(found[NOTES])
+    assert notes is not None and notes.withheld == ()
+    assert (
+        cursor.resume(found[BARE]) is None
+    )  # the CLI finds chats by their cwd, which is unknown
+    assert cursor.resume(found[SUB]) is None
+    assert cursor.resume(replace(found[BARE], cwd="/home/dev/code/api")) is not None

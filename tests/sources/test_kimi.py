@@ -1,0 +1,197 @@
+"""Kimi CLI quirks: state.json titles, md5 work-dir folders, sub-agents inline in the wire."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, kimi
+
+DATA = Path(__file__).parent.parent / "data" / "kimi"
+MAIN = "3f6c1d2e-8a4b-4c5d-9e6f-7a8b9c0d1e2f"
+CHILD = "a7c3e9f0-1b2c-4d5e-8f90-123456789abc"
+OLD = "5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b"
+LEDGER_DIR = "83966a3838d499c6ec0c7147091f7d31"  # md5("/home/dev/code/ledger")
+
+
+def sessions(home: Home) -> dict[str, Session]:
+    location = kimi.locate(home)
+    parts: dict[str, list[Session]] = {}
+    for path in kimi.scan(location):
+        for session in kimi.parse(path, location, Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    return {key: merge(value) for key, value in parts.items()}
+
+
+def events(session: Session, diagnostics: Diagnostics | None = None) -> list[Event]:
+    return list(kimi.read(session, diagnostics or Diagnostics()))
+
+
+def test_the_state_title_wins_over_the_first_prompt(tmp_path: Path) -> None:
+    found = sessions(Home.at(DATA / "home"))
+    assert found[MAIN].title == "Speed up the test suite"
+    assert found[MAIN].path and found[MAIN].path.endswith(
+        "wire.jsonl"
+    )  # the transcript stays the file
+    assert (
+        found[OLD].title == "Add a /health endpoint"
+    )  # no custom title: the first prompt
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    (home / ".kimi" / "sessions" / LEDGER_DIR / MAIN / "state.json").unlink()
+    assert sessions(Home.at(home))[MAIN].title == "Find out why the test suite is slow"
+
+
+def test_cwd_comes_from_kimi_json_through_the_md5_folder_name() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    assert found[MAIN].cwd == "/home/dev/code/ledger"
+    assert found[OLD].cwd == "/home/dev/code/api"
+    assert found[CHILD].cwd == "/home/dev/code/ledger"
+
+
+def test_sub_agent_is_listed_with_its_parent_and_events_inline() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    child = found[CHILD]
+    assert (child.parent_id, child.agent_type, child.title, child.model) == (
+        MAIN,
+        "coder",
+        "Profile tests",
+        "kimi-k2-turbo-preview",
+    )
+    got = events(found[MAIN])
+    spawn = [e for e in got if e.kind == "subagent"]
+    assert len(spawn) == 1  # inline, and not appended again from subagents/
+    assert (spawn[0].call_id, spawn[0].text, spawn[0].agent_id) == (
+        "Agent:1",
+        "Profile tests",
+        None,
+    )
+    assert spawn[0].extra == {"child_id": CHILD, "agent_type": "coder"}
+    inline = [e.kind for e in got if e.agent_id == CHILD]
+    assert inline == [
+        "user",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "assistant",
+        "usage",
+        "turn_end",
+    ]
+    assert [e.kind for e in events(child)] == inline  # its own wire says the same
+
+
+def test_a_background_sub_agent_is_appended_from_its_own_wire(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    wire = home / ".kimi" / "sessions" / LEDGER_DIR / MAIN / "wire.jsonl"
+    kept = [
+        line for line in wire.read_text().splitlines() if '"SubagentEvent"' not in line
+    ]
+    wire.write_text("\n".join(kept) + "\n")
+    got = events(sessions(Home.at(home))[MAIN])
+    spawn = next(e for e in got if e.kind == "subagent")
+    assert spawn.seq == len(got) - 8 and spawn.extra["child_id"] == CHILD
+    assert all(e.agent_id == CHILD for e in got[spawn.seq + 1 :])
+
+
+def test_usage_is_one_event_per_status_update() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[MAIN])
+    usage = [e for e in got if e.kind == "usage"]
+    assert len(usage) == 5
+    main = sum(
+        (e.usage for e in usage if e.usage and e.agent_id is None), start=Usage()
+    )
+    child = sum(
+        (e.usage for e in usage if e.usage and e.agent_id == CHILD), start=Usage()
+    )
+    assert (main.input_tokens, main.output_tokens, main.cache_read_tokens) == (
+        1800,
+        210,
+        7500,
+    )
+    assert (child.input_tokens, child.output_tokens, child.cache_read_tokens) == (
+        1100,
+        100,
+        4600,
+    )
+
+
+def test_a_repeated_status_update_counts_once(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    wire = home / ".kimi" / "sessions" / LEDGER_DIR / MAIN / "wire.jsonl"
+    lines = wire.read_text().splitlines()
+    first = next(line for line in lines if '"chatcmpl-1"' in line)
+    wire.write_text("\n".join([*lines, first]) + "\n")
+    usage = [e for e in events(sessions(Home.at(home))[MAIN]) if e.kind == "usage"]
+    assert len(usage) == 5
+
+
+def test_errors_compaction_and_turns() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[MAIN])
+    main = [e for e in got if e.agent_id is None]
+    assert [e.text for e in main if e.kind == "error"] == [
+        "retrying after APIConnectionError",
+        "step interrupted",
+    ]
+    assert [e.kind for e in main].count("compaction") == 1
+    assert [e.kind for e in main].count("turn_end") == 1
+    assert (
+        next(e for e in main if e.kind == "thinking").text
+        == "I should run pytest with durations."
+    )
+    call = next(e for e in main if e.kind == "tool_call")
+    assert call.extra["input"] == {
+        "description": "Profile tests",
+        "prompt": "Profile the three slowest tests and report.",
+        "subagent_type": "coder",
+    }
+
+
+def test_an_older_session_is_read_from_its_context() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    got = events(found[OLD])
+    assert [e.kind for e in got] == [
+        "user",
+        "thinking",
+        "assistant",
+        "tool_call",
+        "tool_result",
+        "assistant",
+    ]
+    assert all(e.time is None for e in got)  # context.jsonl has no times
+
+
+def test_resume_withholds_yolo_and_skips_sub_agents() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    plan = kimi.resume(found[MAIN])
+    assert plan is not None
+    assert plan.argv == ("kimi", "--session", MAIN)
+    assert (plan.cwd, plan.program, plan.withheld) == (
+        "/home/dev/code/ledger",
+        "kimi",
+        ("--yolo",),
+    )
+    assert plan.notes  # kimi itself restores the saved approval
+    kept = kimi.resume(found[MAIN], keep_permissions=True)
+    assert kept is not None and kept.argv[-1] == "--yolo" and kept.withheld == ()
+    plan_mode = kimi.resume(replace(found[MAIN], permission_mode="plan"))
+    assert (
+        plan_mode is not None and plan_mode.argv[-1] == "--plan"
+    )  # stricter than the default
+    assert kimi.resume(found[CHILD]) is None
+    old = kimi.resume(found[OLD])
+    assert old is not None and old.withheld == () and old.cwd == "/home/dev/code/api"
+
+
+def test_a_wire_with_only_its_header_is_not_a_session(tmp_path: Path) -> None:
+    folder = tmp_path / ".kimi" / "sessions" / "abc" / "s-empty"
+    folder.mkdir(parents=True)
+    (folder / "wire.jsonl").write_text(
+        json.dumps({"type": "metadata", "protocol_version": "1.9"}) + "\n"
+    )
+    assert sessions(Home.at(tmp_path)) == {}

@@ -1,0 +1,173 @@
+"""pi quirks: the active branch of the entry tree, session_info titles, forks, resume by file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, pi
+
+DATA = Path(__file__).parent.parent / "data" / "pi"
+REAL = "01a22b83-eeaa-75d4-a59d-adc5e4fb9817"
+PUBLIC = "019e19b4-eb48-746a-aa6b-8dfcfa37954b"
+LEDGER = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+FORK = "0190a1c7-0000-7aaa-8bbb-ccccdddd0001"
+
+
+def sessions(home: Home) -> dict[str, Session]:
+    location = pi.locate(home)
+    parts: dict[str, list[Session]] = {}
+    for path in pi.scan(location):
+        for session in pi.parse(path, location, Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    return {key: merge(value) for key, value in parts.items()}
+
+
+def events(session: Session, diagnostics: Diagnostics | None = None) -> list[Event]:
+    return list(pi.read(session, diagnostics or Diagnostics()))
+
+
+def test_only_the_active_branch_is_read() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[LEDGER])
+    texts = [e.text for e in got if e.text]
+    assert (
+        "Option A done." not in texts and "I'll try option A." not in texts
+    )  # the abandoned branch
+    assert not [e for e in got if e.call_id == "toolu_01"]
+    assert [e.text for e in got if e.kind == "user"] == [
+        "Rename the ledger module",
+        "Use option B instead\n[image/png, 72 B]",
+        "Again please, the file is books.py now",
+    ]
+    summary = next(e for e in got if e.kind == "compaction")
+    assert (
+        summary.extra == {"reason": "branch"}
+        and summary.text
+        and summary.text.startswith("Tried option A")
+    )
+    assert [e.seq for e in got] == list(range(len(got)))
+
+
+def test_usage_counts_the_branch_in_use_only() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[LEDGER])
+    usage = [e.usage for e in got if e.usage]
+    assert (
+        len(usage) == 3
+    )  # option B's three responses; option A's two are on the abandoned branch
+    assert sum(usage, start=Usage()) == Usage(40, 65, 700, 10, 0, "claude-sonnet-4-5")
+    real = [e.usage for e in events(sessions(Home.at(DATA / "home"))[REAL]) if e.usage]
+    assert (
+        sum(real, start=Usage()) == Usage(4800, 120, 0, 0, 0, "mock-model")
+        and len(real) == 4
+    )
+
+
+def test_errors_tool_failures_and_user_shell_commands() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[LEDGER])
+    assert [e.text for e in got if e.kind == "error"] == [
+        "error: overloaded_error: Overloaded"
+    ]
+    failed = next(e for e in got if e.kind == "tool_result" and e.call_id == "toolu_02")
+    assert failed.is_error and failed.text == "File not found: ledger.py"
+    bash = [e for e in got if e.call_id == "b1000006"]
+    assert [(e.kind, e.tool) for e in bash] == [
+        ("tool_call", "bash"),
+        ("tool_result", None),
+    ]
+    assert bash[0].extra == {"input": {"command": "ls"}, "by_user": True}
+    assert [e.extra.get("reason") for e in got if e.kind == "turn_end"] == ["stop"]
+
+
+def test_titles_models_and_effort() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    assert found[LEDGER].title == "Ledger rename, option B"  # session_info.name
+    assert (
+        found[REAL].title
+        == "SCENARIO=basic Please run the greeting shell command and tell me what it printed."
+    )
+    assert (
+        found[LEDGER].model,
+        found[LEDGER].effort,
+        found[LEDGER].extra["provider"],
+    ) == (
+        "claude-sonnet-4-5",
+        "high",
+        "anthropic",
+    )
+    assert found[REAL].branch is None and found[REAL].cli_version is None
+
+
+def test_a_fork_names_its_parent_session() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    assert found[FORK].parent_id == LEDGER
+    assert found[PUBLIC].parent_id is None
+
+
+def test_compaction_keeps_its_summary() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[PUBLIC])
+    compactions = [e for e in got if e.kind == "compaction"]
+    assert [e.text for e in compactions] == ["hello.py prints a fixture greeting."] * 2
+    assert compactions[0].extra == {"reason": "compaction", "tokens_before": 19}
+
+
+def test_resume_opens_the_file_with_the_recorded_model() -> None:
+    ledger = sessions(Home.at(DATA / "home"))[LEDGER]
+    plan = pi.resume(ledger)
+    assert plan is not None and ledger.path
+    assert plan.argv == (
+        "pi",
+        "--session",
+        ledger.path,
+        "--provider",
+        "anthropic",
+        "--model",
+        "claude-sonnet-4-5",
+        "--thinking",
+        "high",
+    )
+    assert (plan.cwd, plan.program, plan.withheld) == (
+        "/home/dev/code/ledger",
+        "pi",
+        (),
+    )
+    assert pi.resume(ledger, keep_permissions=True) == plan  # pi has no approval flags
+
+
+def test_a_linear_file_without_ids_is_read_whole(tmp_path: Path) -> None:
+    path = (
+        tmp_path
+        / ".pi"
+        / "agent"
+        / "sessions"
+        / "--tmp--"
+        / "2025-01-01T00-00-00-000Z_v1.jsonl"
+    )
+    path.parent.mkdir(parents=True)
+    lines = [
+        {
+            "type": "session",
+            "id": "v1",
+            "timestamp": "2025-01-01T00:00:00.000Z",
+            "cwd": "/tmp",
+        },
+        {
+            "type": "message",
+            "timestamp": "2025-01-01T00:00:01.000Z",
+            "message": {"role": "user", "content": "hi"},
+        },
+        {
+            "type": "message",
+            "timestamp": "2025-01-01T00:00:02.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "hello"}],
+                "stopReason": "stop",
+            },
+        },
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (session,) = pi.parse(path, pi.locate(Home.at(tmp_path)), Diagnostics())
+    assert [e.kind for e in events(session)] == ["user", "assistant", "turn_end"]
+    assert session.extra["format_version"] == 1

@@ -18,6 +18,7 @@ BUILTIN: tuple[str, ...] = (
     "claude",
     "codex",
     "vibe",
+    "vibe",
     "gemini",
     "aider",
     "cline",

@@ -1,0 +1,760 @@
+"""Mistral Vibe's unified session store (3.x), and small helpers `vibe.py` shares.
+
+Not a source by itself: `vibe.py` lists and reads through it. One folder per session,
+`<save dir>/unified/<id>/`: `CURRENT` names the live generation; its `manifest.json` names the
+`projection-state.json` envelope (session facts, latest turn) whose transcript lives in
+content-addressed `chunks/<sha256>.json` lists (concatenated in the manifest's order); the
+journal segment `journal/<snapshot_sequence + 1>.jsonl` holds what happened since, as
+`projection_delta` records (append/replace/remove entry, set history, set envelope). Older
+segments were folded into the snapshot already and are never replayed. Sub-agents are sibling
+folders `unified/child-<hex>/` with no meta.json; their envelope names the parent, and the
+parent's spawn effect names the child. Checksums are not verified: we read, we do not restore.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import cast
+
+import orjson
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue, Session, Usage
+
+APP = "vibe"
+STORE_FORMAT = "mistral.vibe.unified-session-store/v1"
+SMALL_DOC = 1024 * 1024  # CURRENT, manifest, envelope
+RUNTIME_LIMIT = 16 * 1024 * 1024  # runtime-state.json grows with every action: bounded
+SUBAGENT_DEPTH = 4
+TITLE_CHARS = 200
+# Journal records that carry no transcript: engine bookkeeping for crash recovery.
+JOURNAL_IGNORED = frozenset(
+    {
+        "command_reserved",
+        "core_input",
+        "action_intent",
+        "action_result",
+        "process_operation_dispatched",
+        "process_state_changed",
+        "process_notification_submitted",
+        "callback_registered",
+        "callback_resolved",
+        "receipt_succeeded",
+        "receipt_failed",
+        "receipt_abandoned",
+    }
+)
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_SHA = re.compile(r"^[0-9a-f]{64}$")
+_SEGMENT = re.compile(r"^journal/[0-9]{16}\.jsonl$")
+_DONE = ("completed", "failed", "cancelled", "skipped")
+
+
+# --- small shared helpers ---------------------------------------------------------------
+
+
+def obj(value: object, key: str) -> dict[str, object]:
+    """value[key] when both are dicts, else an empty dict."""
+    found = value.get(key) if isinstance(value, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def text_of(value: object, key: str) -> str | None:
+    found = value.get(key) if isinstance(value, dict) else None
+    return found if isinstance(found, str) and found else None
+
+
+def items(value: object, key: str) -> list[object]:
+    found = value.get(key) if isinstance(value, dict) else None
+    return found if isinstance(found, list) else []
+
+
+def number(value: object, key: str) -> int:
+    found = value.get(key) if isinstance(value, dict) else None
+    return found if isinstance(found, int) and not isinstance(found, bool) else 0
+
+
+def one_line(text: str | None) -> str | None:
+    if not text:
+        return None
+    line = " ".join(text.split())
+    if len(line) > TITLE_CHARS:
+        line = line[: TITLE_CHARS - 1].rstrip() + "…"
+    return line or None
+
+
+def plain(text: str) -> str:
+    """The text, or a short note for a payload files.py elided."""
+    marker = files.elided(text)
+    return f"[text, {files.human_bytes(marker[0])}]" if marker else text
+
+
+def iso_time(value: object) -> datetime | None:
+    """An ISO time; a naive one is local time, as Vibe's own listing reads it."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.astimezone(UTC)
+
+
+def ms_time(value: object) -> datetime | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(value / 1000, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def json_value(value: object) -> JSONValue:
+    if value is None or isinstance(value, (str, int, float, bool, list, dict)):
+        return cast(JSONValue, value)
+    return str(value)
+
+
+def file_size(path: Path | None) -> int:
+    try:
+        return path.stat().st_size if path is not None else 0
+    except OSError:
+        return 0
+
+
+class Emitter:
+    """Numbers the events of one session from 0, whichever agent they come from."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.seq = 0
+
+    def __call__(
+        self,
+        kind: EventKind,
+        *,
+        agent_id: str | None = None,
+        time: datetime | None = None,
+        estimated: bool = False,
+        text: str | None = None,
+        tool: str | None = None,
+        call_id: str | None = None,
+        is_error: bool = False,
+        usage: Usage | None = None,
+        extra: dict[str, JSONValue] | None = None,
+    ) -> Event:
+        event = Event(
+            session_id=self.session_id,
+            seq=self.seq,
+            kind=kind,
+            time=time,
+            time_estimated=estimated and time is not None,
+            agent_id=agent_id,
+            text=text,
+            tool=tool,
+            call_id=call_id,
+            is_error=is_error,
+            usage=usage,
+            extra=extra or {},
+        )
+        self.seq += 1
+        return event
+
+
+# --- the store --------------------------------------------------------------------------
+
+
+class Store:
+    """One session folder, loaded as far as CURRENT, the manifest and the envelope."""
+
+    def __init__(
+        self, folder: Path, current: dict[str, object], manifest: dict[str, object]
+    ):
+        self.folder = folder
+        self.current = current
+        self.manifest = manifest
+        self.generation = folder / "generations" / str(current.get("generation"))
+        self.sequence = number(current, "snapshot_sequence")
+        self.projection: dict[str, object] = {}
+        self.session_id = text_of(current, "session_id") or folder.name
+
+    def part(self, key: str) -> Path | None:
+        name = text_of(obj(self.manifest, key), "path")
+        return self.generation / name if name and _NAME.match(name) else None
+
+    @property
+    def snapshot(self) -> dict[str, object]:
+        return obj(self.projection, "snapshot")
+
+    @property
+    def segment(self) -> Path | None:
+        name = text_of(obj(self.manifest, "recovery_journal_segment"), "path")
+        return self.folder / name if name and _SEGMENT.match(name) else None
+
+    def chunk_paths(self) -> list[Path] | None:
+        chunks = obj(self.manifest, "projection_state").get("chunks")
+        if not isinstance(chunks, list):
+            return None
+        return [
+            self.folder / "chunks" / f"{c}.json"
+            for c in chunks
+            if isinstance(c, str) and _SHA.match(c)
+        ]
+
+
+def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
+    """CURRENT, its manifest and the projection envelope (without the chunked transcript)."""
+    current_path = folder / "CURRENT"
+    current = files.read_json_file(current_path, limit=SMALL_DOC)
+    if not isinstance(current, dict):
+        if current_path.exists():
+            diagnostics.skip(str(current_path), 1, "not JSON")
+        return None
+    if current.get("store_format") != STORE_FORMAT:
+        diagnostics.unknown_type(f"store_format:{current.get('store_format')}")
+        return None
+    generation = str(current.get("generation"))
+    manifest = files.read_json_file(
+        folder / "generations" / generation / "manifest.json", limit=SMALL_DOC
+    )
+    if not isinstance(manifest, dict) or not generation.isdigit():
+        diagnostics.problem(
+            f"vibe: {folder} names a generation whose manifest is missing or broken"
+        )
+        return None
+    store = Store(folder, current, manifest)
+    projection_path = store.part("projection_state")
+    projection = files.read_json_file(projection_path) if projection_path else None
+    if isinstance(projection, dict):
+        store.projection = projection
+    else:
+        diagnostics.problem(f"vibe: {folder} has no readable projection state")
+    return store
+
+
+def scan_store(folder: Path, root: Path) -> Iterator[Path]:
+    """CURRENT, meta.json (titles) and the newest journal segment (what happened since)."""
+    names = {entry.name for entry in files.entries(folder, root)}
+    if "CURRENT" in names:
+        yield folder / "CURRENT"
+    if "meta.json" in names:
+        yield folder / "meta.json"
+    segments = [
+        e for e in files.entries(folder / "journal", root) if e.name.endswith(".jsonl")
+    ]
+    if segments:
+        yield Path(segments[-1].path)
+
+
+# --- listing ----------------------------------------------------------------------------
+
+
+def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == "CURRENT":
+        return _list_current(path, diagnostics)
+    if path.name == "meta.json":
+        return _list_meta(path, diagnostics)
+    return _list_journal(path)
+
+
+def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    store = load(path.parent, diagnostics)
+    if store is None:
+        return []
+    session = obj(store.snapshot, "session")
+    runtime_path = store.part("runtime_state")
+    runtime = (
+        files.read_json_file(runtime_path, limit=RUNTIME_LIMIT)
+        if runtime_path
+        else None
+    )
+    metadata, identity = obj(runtime, "session_metadata"), obj(runtime, "identity")
+    parent = text_of(session, "parentSessionId") or text_of(
+        identity, "parent_session_id"
+    )
+    kind = text_of(identity, "kind") or (
+        "subagent" if store.folder.name.startswith("child-") else "root"
+    )
+    alias = text_of(metadata, "active_model")
+    size = sum(
+        file_size(part) for part in [*(store.chunk_paths() or []), store.segment]
+    )
+    return [
+        Session(
+            app=APP,
+            id=store.session_id,
+            path=str(path),
+            cwd=text_of(metadata, "cwd"),
+            title=one_line(text_of(session, "title") or text_of(session, "preview")),
+            created=ms_time(session.get("createdAt")),
+            updated=ms_time(session.get("updatedAt")),
+            model=alias,
+            effort=text_of(metadata, "reasoning_effort"),
+            permission_mode=text_of(metadata, "agent_name"),
+            bytes=size,
+            parent_id=parent,
+            extra={
+                "engine": "unified",
+                "store_minor": number(store.current, "store_format_minor"),
+                "subagent": kind == "subagent",
+                **({"model_alias": alias} if alias else {}),
+            },
+        )
+    ]
+
+
+def _list_meta(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    meta = files.read_json_file(path, limit=RUNTIME_LIMIT)
+    if not isinstance(meta, dict):
+        diagnostics.skip(str(path), 1, "not JSON")
+        return []
+    config = obj(meta, "config")
+    return [
+        Session(
+            app=APP,
+            id=text_of(meta, "session_id") or path.parent.name,
+            cwd=text_of(obj(meta, "environment"), "working_directory")
+            or text_of(meta, "origin_directory"),
+            branch=text_of(meta, "git_branch"),
+            title=one_line(text_of(meta, "title")),
+            created=iso_time(meta.get("start_time")),
+            model=text_of(config, "model_name"),
+            parent_id=text_of(meta, "parent_session_id"),
+            precedence=1,
+            listed=False,
+            extra={"model_alias": alias}
+            if (alias := text_of(config, "active_model"))
+            else {},
+        )
+    ]
+
+
+def _list_journal(path: Path) -> list[Session]:
+    folder = path.parent.parent
+    current = files.read_json_file(folder / "CURRENT", limit=SMALL_DOC)
+    if (
+        not isinstance(current, dict)
+        or path.stem != f"{number(current, 'snapshot_sequence') + 1:016d}"
+    ):
+        return []  # an old segment, already folded into the snapshot
+    envelope: dict[str, object] = {}
+    for line in reversed(files.tail_lines(path)):
+        if b'"set_envelope"' in line.data:
+            record = files.parse_json(line)
+            ops = [
+                op
+                for op in items(obj(record, "payload"), "delta")
+                if isinstance(op, dict)
+            ]
+            envelope = next(
+                (
+                    obj(op, "state")
+                    for op in reversed(ops)
+                    if op.get("op") == "set_envelope"
+                ),
+                {},
+            )
+            if envelope:
+                break
+    session = obj(envelope, "session")
+    if not session:
+        return []
+    return [
+        Session(
+            app=APP,
+            id=text_of(current, "session_id") or folder.name,
+            title=one_line(text_of(session, "title")),
+            updated=ms_time(session.get("updatedAt")),
+            precedence=2,
+            listed=False,
+        )
+    ]
+
+
+# --- reading ----------------------------------------------------------------------------
+
+
+class _Overlay:
+    """What the live journal changes in the snapshot's entries, applied while streaming them."""
+
+    def __init__(self) -> None:
+        self.reset = False
+        self.replaced: dict[str, dict[str, object]] = {}
+        self.removed: set[str] = set()
+        self.appended: list[dict[str, object]] = []
+        self.envelope: dict[str, object] | None = None
+
+    def apply(self, op: dict[str, object], diagnostics: Diagnostics) -> None:
+        kind, entry, entry_id = op.get("op"), obj(op, "entry"), text_of(op, "id")
+        if kind == "append_entry" and entry:
+            self.appended.append(entry)
+        elif kind == "replace_entry" and entry_id and entry:
+            for i, old in enumerate(self.appended):
+                if old.get("id") == entry_id:
+                    self.appended[i] = entry
+                    break
+            else:
+                self.replaced[entry_id] = entry
+        elif kind == "remove_entry" and entry_id:
+            self.appended = [e for e in self.appended if e.get("id") != entry_id]
+            self.removed.add(entry_id)
+        elif kind == "set_history_entries":
+            self.set_history(items(op, "entries"))
+        elif kind == "set_envelope":
+            self.envelope = obj(op, "state")
+        else:
+            diagnostics.unknown_type(f"projection_op:{kind}")
+
+    def set_history(self, entries: list[object]) -> None:
+        self.reset, self.replaced, self.removed = True, {}, set()
+        self.appended = [e for e in entries if isinstance(e, dict)]
+
+    def entries(self, base: Iterable[dict[str, object]]) -> Iterator[dict[str, object]]:
+        if not self.reset:
+            for entry in base:
+                entry_id = entry.get("id")
+                if isinstance(entry_id, str) and entry_id in self.removed:
+                    continue
+                yield (
+                    self.replaced.get(entry_id, entry)
+                    if isinstance(entry_id, str)
+                    else entry
+                )
+        yield from self.appended
+
+
+def _base_entries(
+    store: Store, diagnostics: Diagnostics
+) -> Iterator[dict[str, object]]:
+    """The snapshot's transcript: inline entries, then the chunks one at a time."""
+    for entry in items(obj(store.snapshot, "history"), "entries"):
+        if isinstance(entry, dict):
+            yield entry
+    for chunk in store.chunk_paths() or []:
+        data = files.read_json_file(chunk)
+        if not isinstance(data, list):
+            diagnostics.problem(f"vibe: transcript chunk {chunk} is missing or broken")
+            continue
+        yield from (entry for entry in data if isinstance(entry, dict))
+
+
+def read_store(
+    folder: Path,
+    emit: Emitter,
+    diagnostics: Diagnostics,
+    *,
+    agent_id: str | None = None,
+    model: str | None = None,
+    full: bool = False,
+    depth: int = 0,
+    seen: set[str] | None = None,
+) -> Iterator[Event]:
+    """The session's entries (snapshot, then the live journal), sub-agents after their spawn."""
+    store = load(folder, diagnostics)
+    if store is None:
+        if not (folder / "CURRENT").exists():
+            diagnostics.problem(f"vibe: {folder} vanished before it could be read")
+        return
+    seen = seen if seen is not None else set()
+    seen.add(store.session_id)
+    overlay = _Overlay()
+    segment = store.segment
+    if segment is not None and segment.is_file():
+        for _line, record in files.iter_records(segment, diagnostics, full=full):
+            kind, payload = record.get("type"), obj(record, "payload")
+            if number(record, "sequence") <= store.sequence:
+                continue
+            if kind == "projection_delta":
+                for op in items(payload, "delta"):
+                    if isinstance(op, dict):
+                        overlay.apply(op, diagnostics)
+            elif kind == "projection_advanced":
+                snapshot = obj(payload, "snapshot")
+                overlay.set_history(items(obj(snapshot, "history"), "entries"))
+                overlay.envelope = snapshot
+            elif kind not in JOURNAL_IGNORED:
+                diagnostics.unknown_type(f"journal:{kind}")
+    reader = _EntryReader(
+        store,
+        emit,
+        diagnostics,
+        agent_id=agent_id,
+        model=model,
+        full=full,
+        depth=depth,
+        seen=seen,
+    )
+    for entry in overlay.entries(_base_entries(store, diagnostics)):
+        yield from reader.entry(entry)
+    yield from reader.orphans()
+    envelope = overlay.envelope or store.snapshot
+    yield from reader.finish(envelope)
+
+
+class _EntryReader:
+    """Translates projection entries (message, reasoning, effect, checkpoint, notice) to events."""
+
+    def __init__(
+        self,
+        store: Store,
+        emit: Emitter,
+        diagnostics: Diagnostics,
+        *,
+        agent_id: str | None,
+        model: str | None,
+        full: bool,
+        depth: int,
+        seen: set[str],
+    ) -> None:
+        self.store, self.emit, self.diagnostics = store, emit, diagnostics
+        self.model = (
+            model  # a sub-agent runs on its lead's model unless its own is recorded
+        )
+        self.agent, self.full, self.depth, self.seen = agent_id, full, depth, seen
+        self.turn: str | None = None
+        self.last: datetime | None = None
+
+    def entry(self, entry: dict[str, object]) -> Iterator[Event]:
+        emit, agent = self.emit, self.agent
+        when = ms_time(entry.get("createdAt"))
+        turn = text_of(entry, "turnId")
+        if turn and self.turn and turn != self.turn:
+            yield emit("turn_end", agent_id=agent, time=self.last)
+        self.turn = turn or self.turn
+        self.last = ms_time(entry.get("updatedAt")) or when or self.last
+        kind = entry.get("type")
+        if kind == "message":
+            text = _blocks_text(entry.get("content"))
+            role = entry.get("role")
+            discarded = obj(entry, "outcome").get("type") == "discarded"
+            if role == "user" and text:
+                yield emit("user", agent_id=agent, time=when, text=text)
+            elif role == "assistant" and text:
+                yield emit(
+                    "assistant",
+                    agent_id=agent,
+                    time=when,
+                    text=text,
+                    extra={"discarded": True} if discarded else None,
+                )
+            elif text:
+                yield emit(
+                    "meta",
+                    agent_id=agent,
+                    time=when,
+                    text=text,
+                    extra={"role": str(role)},
+                )
+        elif kind == "reasoning":
+            text = text_of(entry, "text") or "\n".join(
+                s for s in items(entry, "summary") if isinstance(s, str)
+            )
+            if text:
+                yield emit("thinking", agent_id=agent, time=when, text=text)
+        elif kind == "effect":
+            yield from self._effect(entry, when)
+        elif kind == "checkpoint":
+            details, message = obj(entry, "details"), text_of(entry, "message")
+            if (
+                entry.get("kind") == "compaction"
+                and entry.get("generationStatus") == "completed"
+            ):
+                if details.get("error") is not None:
+                    yield emit(
+                        "error",
+                        agent_id=agent,
+                        time=when,
+                        text=message or "Context compaction failed",
+                    )
+                else:
+                    yield emit(
+                        "compaction",
+                        agent_id=agent,
+                        time=when,
+                        extra={"trigger": json_value(details.get("trigger"))},
+                    )
+            elif entry.get("kind") == "model_change":
+                yield emit(
+                    "meta",
+                    agent_id=agent,
+                    time=when,
+                    text=message,
+                    extra={"model": json_value(details.get("model"))},
+                )
+            elif entry.get("kind") != "compaction":
+                yield emit("meta", agent_id=agent, time=when, text=message)
+        elif kind == "notice":
+            level, message = text_of(entry, "level"), text_of(entry, "message")
+            yield emit(
+                "error" if level == "error" else "meta",
+                agent_id=agent,
+                time=when,
+                text=message,
+            )
+        else:
+            self.diagnostics.unknown_type(f"entry:{kind}")
+
+    def _effect(
+        self, entry: dict[str, object], when: datetime | None
+    ) -> Iterator[Event]:
+        emit, agent = self.emit, self.agent
+        detail, state = obj(entry, "detail"), obj(entry, "state")
+        call_id = text_of(entry, "id")
+        tool = text_of(detail, "toolName") or text_of(entry, "title") or "tool"
+        arguments = detail.get("input")
+        yield emit(
+            "tool_call",
+            agent_id=agent,
+            time=when,
+            tool=tool,
+            call_id=call_id,
+            extra={"input": json_value(arguments)},
+        )
+        if detail.get("kind") == "subagent":
+            annotation = obj(
+                obj(obj(state, "output"), "_meta"), "mistral.vibe.subagent"
+            )
+            child = text_of(detail, "childSessionId") or text_of(
+                annotation, "childSessionId"
+            )
+            task = text_of(arguments, "task") or text_of(arguments, "message")
+            agent_type = text_of(arguments, "agent") or text_of(annotation, "agentType")
+            yield emit(
+                "subagent",
+                agent_id=agent,
+                time=when,
+                call_id=call_id,
+                text=task,
+                extra={
+                    "child_id": child,
+                    "agent_type": agent_type,
+                    "agent_name": text_of(detail, "agentName"),
+                },
+            )
+            if child:
+                yield from self._child(child)
+        status = text_of(state, "status")
+        if status in _DONE:
+            yield emit(
+                "tool_result",
+                agent_id=agent,
+                time=ms_time(entry.get("updatedAt")) or when,
+                call_id=call_id,
+                text=_effect_output(state),
+                is_error=status != "completed",
+            )
+
+    def _child(self, child: str) -> Iterator[Event]:
+        folder = self.store.folder.parent / child
+        if child in self.seen or self.depth >= SUBAGENT_DEPTH or not _NAME.match(child):
+            return
+        if (folder / "CURRENT").is_file():
+            yield from read_store(
+                folder,
+                self.emit,
+                self.diagnostics,
+                agent_id=child,
+                model=self.model,
+                full=self.full,
+                depth=self.depth + 1,
+                seen=self.seen,
+            )
+
+    def orphans(self) -> Iterator[Event]:
+        """Sub-agent folders whose spawn effect we never saw, but that name this session."""
+        if self.depth >= SUBAGENT_DEPTH:
+            return
+        for entry in files.entries(self.store.folder.parent):
+            if not entry.name.startswith("child-") or entry.name in self.seen:
+                continue
+            child = load(Path(entry.path), Diagnostics())
+            if (
+                child is not None
+                and text_of(obj(child.snapshot, "session"), "parentSessionId")
+                == self.store.session_id
+            ):
+                yield self.emit(
+                    "subagent",
+                    agent_id=self.agent,
+                    extra={"child_id": entry.name, "agent_type": None},
+                )
+                yield from self._child(entry.name)
+
+    def finish(self, envelope: dict[str, object]) -> Iterator[Event]:
+        emit, agent = self.emit, self.agent
+        latest, session = obj(envelope, "latestTurn"), obj(envelope, "session")
+        status = text_of(latest, "status")
+        if self.turn and status in ("completed", "failed", "interrupted"):
+            if status == "failed":
+                message = text_of(obj(latest, "error"), "message") or "turn failed"
+                yield emit(
+                    "error",
+                    agent_id=agent,
+                    time=ms_time(latest.get("completedAt")),
+                    text=message,
+                )
+            yield emit(
+                "turn_end",
+                agent_id=agent,
+                time=ms_time(latest.get("completedAt")) or self.last,
+                extra={"reason": status},
+            )
+        tokens = obj(session, "tokenUsage")
+        cached = number(tokens, "cachedInputTokens")
+        usage = Usage(
+            input_tokens=max(0, number(tokens, "inputTokens") - cached),
+            output_tokens=number(tokens, "outputTokens"),
+            cache_read_tokens=cached,
+            model=self.model,
+        )
+        if usage.total:
+            yield emit(
+                "usage",
+                agent_id=agent,
+                time=ms_time(session.get("updatedAt")),
+                usage=usage,
+                extra={"cumulative": True},
+            )
+
+
+def _blocks_text(content: object) -> str | None:
+    pieces: list[str] = []
+    for block in content if isinstance(content, list) else [content]:
+        if isinstance(block, str):
+            pieces.append(plain(block))
+        elif isinstance(block, dict):
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                pieces.append(plain(str(block["text"])))
+            elif kind == "image":
+                attachment = obj(block, "attachment")
+                data = text_of(obj(attachment, "source"), "data") or ""
+                marker = files.elided(data)
+                size = marker[0] if marker else len(data)
+                mime = text_of(attachment, "mimeType") or "image"
+                pieces.append(
+                    f"[{mime}, {files.human_bytes(size * 3 // 4)}]"
+                    if data
+                    else f"[{mime}]"
+                )
+            elif kind == "resource":
+                pieces.append(
+                    f"[{text_of(obj(block, 'resource'), 'uri') or 'resource'}]"
+                )
+    text = "\n".join(p for p in pieces if p)
+    return text or None
+
+
+def _effect_output(state: dict[str, object]) -> str | None:
+    output = obj(state, "output")
+    text = text_of(state, "outputText") or _blocks_text(output.get("content"))
+    if text:
+        return plain(text)
+    structured = output.get("structured_content")
+    if isinstance(structured, dict) and set(structured) != {"type"}:
+        return orjson.dumps(structured).decode()
+    return text_of(obj(state, "error"), "message") or text_of(state, "reason")

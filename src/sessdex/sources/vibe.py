@@ -1,0 +1,723 @@
+"""Mistral Vibe: two storage engines under one save dir, `$VIBE_HOME/logs/session` by default.
+
+What the app writes. Vibe 3 writes only the unified session store, `<save dir>/unified/<id>/`
+(see `_vibe_unified`: CURRENT -> manifest -> envelope + transcript chunks, then the live journal;
+sub-agents are sibling `child-<hex>` folders). Vibe 2 (and 2.26 with `--legacy-harness`) wrote
+one folder per session, `<save dir>/session_<UTC yyyymmdd_hhmmss>_<id8>/`: `messages.jsonl`
+(appended, one OpenAI-style message per line, no timestamps, no usage) and `meta.json`
+(rewritten on every save: ids, start/end, cwd, git branch, title, the model config, the agent
+profile, cumulative `stats`). Its sub-agents are `agents/<agent>_<utc>_<id8>/` inside the
+parent's folder. A save dir set in config.toml (`[session_logging] save_dir`) is honoured.
+
+Compaction in the legacy engine starts a new folder whose `parent_session_id` is the old one
+and whose first message is the injected summary. We show such a chain as one session: the
+newest folder is listed (its older folders are not), `extra["chain"]` names the folders, and
+`read` yields the older folders first with a compaction event between. A `/branch` fork also
+sets `parent_session_id` but starts with copied messages: it is listed with `parent_id` set.
+Legacy messages have no times: events are spread evenly between the folder's start and end
+times and marked `time_estimated`.
+
+Usage. Legacy: `meta.json` `stats` are the agent loop's running totals, which compaction
+carries into the next folder; each folder gives one `usage` event, its totals minus those of
+the folder before it in the chain (when every counter grew), at the folder's end time.
+`session_prompt_tokens` includes `session_cached_tokens`, which we subtract. Unified: the
+envelope's `tokenUsage` is cumulative for the session; one `usage` event per session, at its
+last update (the per-response usage is pruned from the store). Sub-agents count separately.
+
+What we ignore: `.last_session/`, `.session_index.json` and `unified/.session-index.json` (caches),
+`active/`, `scheduled-loops.json`, `checkpoint.json` (the model's context, a copy of what the
+transcript shows), `quarantine/`, pre-2.0 single-file sessions (Vibe migrates them itself).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+
+import orjson
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from . import _vibe_unified as unified
+from ._vibe_unified import (
+    Emitter,
+    iso_time,
+    items,
+    number,
+    obj,
+    one_line,
+    plain,
+    text_of,
+)
+from .base import Home, Location
+
+NAME = "vibe"
+TITLE = "Mistral Vibe"
+CHECKED_WITH = (
+    "vibe 3.0.2 (unified store); 2.26.1 --legacy-harness and 2.18 (session folders)"
+)
+ENV_VARS = ("VIBE_HOME",)
+
+INSTALL_HINT = "uv tool install mistral-vibe"
+META_LIMIT = 16 * 1024 * 1024  # meta.json embeds the system prompt and tool schemas
+HEAD_BYTES = 8192  # session_id and parent_session_id are the first keys of meta.json
+SAFE_AGENTS = (
+    "default",
+    "plan",
+    "chat",
+)  # agent profiles at least as strict as the default
+_ID = re.compile(rb'"session_id"\s*:\s*"([^"]+)"')
+_PARENT = re.compile(rb'"parent_session_id"\s*:\s*(?:null|"([^"]*)")')
+_CAUTION = ("<tool_error>", "<user_cancellation>")
+
+
+# --- where -----------------------------------------------------------------------------
+
+
+def locate(home: Home) -> Location:
+    """The save dir: `[session_logging] save_dir` of config.toml, else `$VIBE_HOME/logs/session`."""
+    base = home.env_dir("VIBE_HOME")
+    vibe_home = base if base is not None else home.path / ".vibe"
+    root = (
+        _configured_save_dir(vibe_home / "config.toml")
+        or vibe_home / "logs" / "session"
+    )
+    return Location(root, override=f"VIBE_HOME={base}" if base is not None else None)
+
+
+def _configured_save_dir(config: Path) -> Path | None:
+    try:
+        if config.stat().st_size > 1024 * 1024:
+            return None
+        with open(config, "rb") as stream:
+            settings = tomllib.load(stream)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+    save_dir = text_of(obj(settings, "session_logging"), "save_dir")
+    return Path(save_dir).expanduser() if save_dir else None
+
+
+def scan(location: Location) -> Iterator[Path]:
+    """Legacy folders' meta.json (sub-agents too) and each unified session's files."""
+    if not location.exists:
+        return iter(())
+    return iter(list(_scan(location.root)))
+
+
+def _scan(root: Path) -> Iterator[Path]:
+    for entry in files.entries(root, root):
+        if not entry.is_dir() or entry.name.startswith("."):
+            continue
+        folder = Path(entry.path)
+        if entry.name == "unified":
+            for store in files.entries(folder, root):
+                if store.is_dir() and not store.name.startswith("."):
+                    yield from unified.scan_store(Path(store.path), root)
+            continue
+        names = {e.name for e in files.entries(folder, root)}
+        if "meta.json" in names:
+            yield folder / "meta.json"
+        if "agents" in names:
+            for agent in files.entries(folder / "agents", root):
+                if agent.is_dir() and os.path.isfile(
+                    os.path.join(agent.path, "meta.json")
+                ):
+                    yield Path(agent.path) / "meta.json"
+
+
+# --- legacy folders ----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Meta:
+    """What `read` and listing need from one legacy meta.json (not the big config dump)."""
+
+    folder: Path
+    session_id: str
+    parent_id: str | None
+    start: datetime | None
+    end: datetime | None
+    title: str | None
+    cwd: str | None
+    branch: str | None
+    model: str | None
+    alias: str | None
+    effort: str | None
+    agent: str | None
+    stats: dict[str, int] = field(default_factory=dict)
+    children: dict[str, str] = field(
+        default_factory=dict
+    )  # spawning tool call id -> folder
+
+
+def _meta(folder: Path) -> _Meta | None:
+    document = files.read_json_file(folder / "meta.json", limit=META_LIMIT)
+    session_id = text_of(document, "session_id")
+    if not isinstance(document, dict) or session_id is None:
+        return None
+    config = obj(document, "config")
+    alias = text_of(config, "active_model")
+    models = config.get("models")
+    entry: object = None
+    if isinstance(models, dict):
+        entry = models.get(alias)
+    elif isinstance(models, list):  # older configs list the models
+        entry = next((m for m in models if text_of(m, "alias") == alias), None)
+    stats = obj(document, "stats")
+    children = {}
+    for child in items(document, "child_sessions"):
+        call, relative = text_of(child, "tool_call_id"), text_of(child, "relative_path")
+        if call and relative and ".." not in Path(relative).parts:
+            children[call] = relative
+    return _Meta(
+        folder=folder,
+        session_id=session_id,
+        parent_id=text_of(document, "parent_session_id"),
+        start=iso_time(document.get("start_time")),
+        end=iso_time(document.get("end_time")),
+        title=one_line(text_of(document, "title")),
+        cwd=text_of(obj(document, "environment"), "working_directory")
+        or text_of(document, "origin_directory"),
+        branch=text_of(document, "git_branch"),
+        model=text_of(entry, "name")
+        or text_of(config, "model_name")
+        or text_of(document, "model")
+        or alias,
+        alias=alias,
+        effort=text_of(entry, "thinking"),
+        agent=text_of(obj(document, "agent_profile"), "name"),
+        stats={
+            key: number(stats, key)
+            for key in (
+                "session_prompt_tokens",
+                "session_completion_tokens",
+                "session_cached_tokens",
+            )
+        },
+        children=children,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Links:
+    """Who continues whom among the top-level legacy folders, from the heads of their meta.json."""
+
+    folders: dict[str, str]  # session id -> folder name
+    children: dict[str, tuple[str, ...]]  # parent session id -> folder names naming it
+
+
+def _links(root: Path) -> _Links:
+    try:
+        stamp = root.stat().st_mtime_ns
+    except OSError:
+        return _Links({}, {})
+    return _links_cached(str(root), stamp)
+
+
+@lru_cache(maxsize=4)
+def _links_cached(root: str, stamp: int) -> _Links:
+    # ids are fixed when a folder is created, so the folder list (root's mtime) is the key
+    folders: dict[str, str] = {}
+    children: dict[str, list[str]] = {}
+    for entry in files.entries(Path(root)):
+        if (
+            entry.is_dir()
+            and not entry.name.startswith(".")
+            and entry.name != "unified"
+        ):
+            session_id, parent = _head_ids(Path(entry.path) / "meta.json")
+            if session_id:
+                folders[session_id] = entry.name
+            if parent:
+                children.setdefault(parent, []).append(entry.name)
+    return _Links(folders, {k: tuple(sorted(v)) for k, v in children.items()})
+
+
+def _head_ids(path: Path) -> tuple[str | None, str | None]:
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(HEAD_BYTES)
+    except OSError:
+        return None, None
+    found, parent = _ID.search(head), _PARENT.search(head)
+    if found is None:  # not where Vibe puts it: read the whole (bounded) file
+        document = files.read_json_file(path, limit=META_LIMIT)
+        return text_of(document, "session_id"), text_of(document, "parent_session_id")
+    parent_id = (
+        parent.group(1).decode("utf-8", "replace")
+        if parent and parent.group(1)
+        else None
+    )
+    return found.group(1).decode("utf-8", "replace"), parent_id
+
+
+def _opens_with_summary(folder: Path) -> bool:
+    """A compaction's new folder starts with the injected summary; a fork with copied turns."""
+    for line in (
+        files.head_lines(folder / "messages.jsonl", 1)
+        if (folder / "messages.jsonl").is_file()
+        else []
+    ):
+        record = files.parse_json(line)
+        return bool(
+            record and record.get("role") == "user" and record.get("injected") is True
+        )
+    return False
+
+
+def _successor(session_id: str, links: _Links, root: Path) -> str | None:
+    """The folder that took over after this session was compacted, if any."""
+    found = [
+        name
+        for name in links.children.get(session_id, ())
+        if _opens_with_summary(root / name)
+    ]
+    return found[-1] if found else None
+
+
+def _newest(session_id: str, links: _Links, root: Path) -> str:
+    """The id the chain holding `session_id` is listed under (its newest folder)."""
+    seen = {session_id}
+    while (name := _successor(session_id, links, root)) is not None:
+        found, _parent = _head_ids(root / name / "meta.json")
+        if found is None or found in seen:
+            break
+        seen.add(found)
+        session_id = found
+    return session_id
+
+
+def _chain(meta: _Meta, links: _Links, root: Path) -> list[_Meta]:
+    """The folders one compacted conversation went through, oldest first."""
+    chain = [meta]
+    seen = {meta.session_id}
+    while (
+        chain[0].parent_id
+        and chain[0].parent_id not in seen
+        and _opens_with_summary(chain[0].folder)
+    ):
+        name = links.folders.get(chain[0].parent_id)
+        older = _meta(root / name) if name else None
+        if older is None:
+            break
+        seen.add(older.session_id)
+        chain.insert(0, older)
+    return chain
+
+
+def _first_prompt(folder: Path) -> str | None:
+    path = folder / "messages.jsonl"
+    for line in files.head_lines(path, 20) if path.is_file() else []:
+        record = files.parse_json(line)
+        if record and record.get("role") == "user" and not record.get("injected"):
+            text = _message_text(record) or ""
+            if text.startswith("Scratchpad directory:") and "\n\n" in text:
+                text = text.split("\n\n", 1)[
+                    1
+                ]  # what Vibe puts before a sub-agent's task
+            return one_line(text)
+    return None
+
+
+def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Session]:
+    folder = path.parent
+    meta = _meta(folder)
+    if meta is None:
+        diagnostics.skip(str(path), 1, "not JSON")
+        return []
+    subagent = folder.parent.name == "agents"
+    links = _links(root)
+    if not subagent and _successor(meta.session_id, links, root) is not None:
+        return []  # listed, and read, under the folder that continues it
+    chain = [meta] if subagent else _chain(meta, links, root)
+    oldest = chain[0]
+    parent = None
+    if subagent:
+        parent = meta.parent_id or _head_ids(folder.parent.parent / "meta.json")[0]
+    elif oldest.parent_id and not _opens_with_summary(oldest.folder):
+        parent = oldest.parent_id  # a fork
+    if parent:
+        parent = _newest(parent, links, root)
+    size = sum(unified.file_size(part.folder / "messages.jsonl") for part in chain)
+    extra: dict[str, JSONValue] = {
+        "engine": "legacy",
+        "chain": [part.folder.name for part in chain],
+    }
+    if meta.alias:
+        extra["model_alias"] = meta.alias
+    if subagent:
+        extra["subagent"] = True
+    return [
+        Session(
+            app=NAME,
+            id=meta.session_id,
+            path=str(folder / "messages.jsonl"),
+            cwd=meta.cwd,
+            branch=meta.branch,
+            title=next((part.title for part in reversed(chain) if part.title), None)
+            or _first_prompt(oldest.folder),
+            created=oldest.start,
+            updated=meta.end,
+            model=meta.model,
+            effort=meta.effort,
+            permission_mode=meta.agent,
+            bytes=size,
+            parent_id=parent,
+            agent_type=(meta.agent or folder.name.split("_")[0]) if subagent else None,
+            extra=extra,
+        )
+    ]
+
+
+def _message_text(record: dict[str, object]) -> str | None:
+    content = record.get("content")
+    pieces: list[str] = []
+    if isinstance(content, str):
+        pieces.append(plain(content))
+    for part in (
+        content if isinstance(content, list) else []
+    ):  # before 2.0 content could be parts
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            pieces.append(plain(str(part["text"])))
+    for image in items(record, "images"):
+        pieces.append(
+            f"[image {text_of(image, 'alias') or ''} {text_of(image, 'mime_type') or ''}]".replace(
+                "  ", " "
+            )
+        )
+    text = "\n".join(p for p in pieces if p)
+    return text or None
+
+
+def _spread(meta: _Meta, index: int, count: int) -> datetime | None:
+    """Message `index` of `count`, placed evenly between the folder's start and end."""
+    if meta.start is None or meta.end is None or meta.end < meta.start:
+        return meta.start or meta.end
+    if count <= 1:
+        return meta.start
+    return meta.start + (meta.end - meta.start) * (min(index, count - 1) / (count - 1))
+
+
+def _count_lines(path: Path, stop: int | None = None) -> int:
+    count, position, last = 0, 0, b"\n"
+    with open(path, "rb") as stream:
+        while chunk := stream.read(files.CHUNK):
+            if stop is not None:
+                chunk = chunk[: max(0, stop - position)]
+                if not chunk:
+                    break
+            count += chunk.count(b"\n")
+            position += len(chunk)
+            last = chunk[-1:]
+    return count + (0 if last == b"\n" or stop is not None else 1)
+
+
+def _line_start(path: Path, offset: int) -> int:
+    """`offset`, or the start of the next line when it falls inside one."""
+    if offset <= 0:
+        return 0
+    with open(path, "rb") as stream:
+        stream.seek(offset - 1)
+        position = offset - 1
+        while chunk := stream.read(files.CHUNK):
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                return position + newline + 1
+            position += len(chunk)
+        return position
+
+
+def _folder_events(
+    meta: _Meta,
+    emit: Emitter,
+    diagnostics: Diagnostics,
+    *,
+    agent_id: str | None,
+    continuation: bool,
+    full: bool,
+    offset: int = 0,
+    depth: int = 0,
+) -> Iterator[Event]:
+    path = meta.folder / "messages.jsonl"
+    if not path.is_file():
+        diagnostics.problem(f"vibe: {path} is missing")
+        return
+    count = _count_lines(path)
+    offset = _line_start(path, offset)
+    index = _count_lines(path, stop=offset) if offset else 0
+    # sub-agent folders no `child_sessions` entry names are matched to `task` calls in order
+    named = set(meta.children.values())
+    agents = [e for e in files.entries(meta.folder / "agents") if e.is_dir()]
+    spare = [Path(e.path) for e in agents if f"agents/{e.name}" not in named]
+    for _line, record in files.iter_records(
+        path, diagnostics, offset=offset, full=full
+    ):
+        when = _spread(meta, index, count)
+        first, index = index == 0, index + 1
+        role = record.get("role")
+        text = _message_text(record)
+        if role == "user":
+            if record.get("injected") is not True:
+                if text:
+                    yield emit(
+                        "user", agent_id=agent_id, time=when, estimated=True, text=text
+                    )
+            elif continuation and first:
+                yield emit(
+                    "compaction",
+                    agent_id=agent_id,
+                    time=when,
+                    estimated=True,
+                    text=text,
+                )
+            elif text:
+                yield emit(
+                    "meta",
+                    agent_id=agent_id,
+                    time=when,
+                    estimated=True,
+                    text=text,
+                    extra={"injected": True},
+                )
+        elif role == "assistant":
+            reasoning = record.get("reasoning_content")
+            if isinstance(reasoning, str) and reasoning.strip():
+                yield emit(
+                    "thinking",
+                    agent_id=agent_id,
+                    time=when,
+                    estimated=True,
+                    text=plain(reasoning),
+                )
+            if text:
+                yield emit(
+                    "assistant", agent_id=agent_id, time=when, estimated=True, text=text
+                )
+            calls = [c for c in items(record, "tool_calls") if isinstance(c, dict)]
+            for call in calls:
+                yield from _call_events(
+                    call,
+                    meta,
+                    spare,
+                    emit,
+                    diagnostics,
+                    when,
+                    agent_id,
+                    full,
+                    depth,
+                    offset,
+                )
+            if not calls:
+                yield emit("turn_end", agent_id=agent_id, time=when, estimated=True)
+        elif role == "tool":
+            result = obj(record, "tool_result")
+            display = obj(obj(result, "presentation"), "display")
+            failed = result.get("cancelled") is True or display.get("success") is False
+            failed = failed or bool(text and text.lstrip().startswith(_CAUTION))
+            call_id = text_of(record, "tool_call_id")
+            yield emit(
+                "tool_result",
+                agent_id=agent_id,
+                time=when,
+                estimated=True,
+                call_id=call_id,
+                text=text,
+                is_error=failed,
+            )
+        elif role != "system":
+            diagnostics.unknown_type(f"role:{role}")
+
+
+def _call_events(
+    call: dict[str, object],
+    meta: _Meta,
+    spare: list[Path],
+    emit: Emitter,
+    diagnostics: Diagnostics,
+    when: datetime | None,
+    agent_id: str | None,
+    full: bool,
+    depth: int,
+    offset: int,
+) -> Iterator[Event]:
+    function = obj(call, "function")
+    name, call_id = text_of(function, "name") or "", text_of(call, "id")
+    raw = function.get("arguments")
+    arguments: object = raw
+    if isinstance(raw, str):
+        try:
+            arguments = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            arguments = None
+    if arguments is None and isinstance(raw, str):
+        yield emit(
+            "tool_call",
+            agent_id=agent_id,
+            time=when,
+            estimated=True,
+            tool=name,
+            call_id=call_id,
+            text=raw,
+        )
+    else:
+        yield emit(
+            "tool_call",
+            agent_id=agent_id,
+            time=when,
+            estimated=True,
+            tool=name,
+            call_id=call_id,
+            extra={"input": unified.json_value(arguments)},
+        )
+    if name != "task" or offset or depth >= unified.SUBAGENT_DEPTH:
+        return
+    relative = meta.children.get(call_id or "")
+    folder = meta.folder / relative if relative else (spare.pop(0) if spare else None)
+    child = _meta(folder) if folder is not None else None
+    yield emit(
+        "subagent",
+        agent_id=agent_id,
+        time=when,
+        estimated=True,
+        call_id=call_id,
+        text=text_of(arguments, "task"),
+        extra={
+            "child_id": child.session_id if child else None,
+            "agent_type": text_of(arguments, "agent")
+            or (child.agent if child else None),
+        },
+    )
+    if child is None:
+        return
+    yield from _folder_events(
+        child,
+        emit,
+        diagnostics,
+        agent_id=child.session_id,
+        continuation=False,
+        full=full,
+        depth=depth + 1,
+    )
+    usage = _usage(child, None)
+    if usage is not None:
+        yield emit("usage", agent_id=child.session_id, time=child.end, usage=usage)
+
+
+def _usage(meta: _Meta, before: _Meta | None) -> Usage | None:
+    stats = meta.stats
+    if before is not None and all(stats[k] >= before.stats.get(k, 0) for k in stats):
+        stats = {k: stats[k] - before.stats.get(k, 0) for k in stats}
+    cached = stats["session_cached_tokens"]
+    usage = Usage(
+        input_tokens=max(0, stats["session_prompt_tokens"] - cached),
+        output_tokens=stats["session_completion_tokens"],
+        cache_read_tokens=cached,
+        model=meta.model,
+    )
+    return usage if usage.total else None
+
+
+def _read_legacy(
+    session: Session, diagnostics: Diagnostics, *, full: bool, offset: int
+) -> Iterator[Event]:
+    assert session.path is not None
+    newest = Path(session.path).parent
+    chain = [name for name in session.extra.get("chain") or [] if isinstance(name, str)]  # type: ignore[union-attr]
+    folders = (
+        [newest.parent / name for name in chain]
+        if chain and chain[-1] == newest.name
+        else [newest]
+    )
+    emit = Emitter(session.id)
+    if offset:
+        folders = folders[-1:]
+    before: _Meta | None = None
+    for position, folder in enumerate(folders):
+        meta = _meta(folder)
+        if meta is None:
+            diagnostics.problem(f"vibe: {folder / 'meta.json'} is missing or broken")
+            continue
+        yield from _folder_events(
+            meta,
+            emit,
+            diagnostics,
+            agent_id=None,
+            continuation=position > 0 or len(chain) > len(folders),
+            full=full,
+            offset=offset,
+        )
+        usage = _usage(meta, before)
+        if usage is not None and not offset:
+            yield emit("usage", time=meta.end, usage=usage)
+        before = meta
+
+
+# --- the source --------------------------------------------------------------------------
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    """One legacy meta.json, or one unified session file (CURRENT, meta.json, journal)."""
+    try:
+        relative = path.relative_to(location.root)
+    except ValueError:
+        relative = path
+    if relative.parts and relative.parts[0] == "unified":
+        return unified.parse(path, diagnostics)
+    return _parse_legacy(path, location.root, diagnostics)
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    """Events in order; a legacy chain's older folders first; sub-agents after their spawn.
+
+    The unified store is not one file, so it ignores `offset` and reads the whole session.
+    """
+    if not session.path:
+        return
+    if session.extra.get("engine") == "unified" or Path(session.path).name == "CURRENT":
+        folder = Path(session.path).parent
+        yield from unified.read_store(
+            folder, Emitter(session.id), diagnostics, model=session.model, full=full
+        )
+    else:
+        yield from _read_legacy(session, diagnostics, full=full, offset=offset)
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`vibe --resume <id>` in the session's folder, with its agent profile when that is safe.
+
+    None for sub-agents (Vibe resumes only top-level sessions) and when the folder is unknown.
+    Vibe 3 resumes legacy sessions too (it imports them). The model is not a CLI flag: Vibe
+    takes it from config.toml (`active_model`).
+    """
+    if session.extra.get("subagent") or not session.cwd:
+        return None
+    argv = ["vibe", "--resume", session.id]
+    withheld: list[str] = []
+    agent = session.permission_mode
+    if agent in SAFE_AGENTS or (agent and keep_permissions):
+        argv += ["--agent", agent]
+    elif agent:
+        withheld.append(f"--agent {agent}")
+    notes = []
+    alias = session.extra.get("model_alias")
+    if isinstance(alias, str) and alias:
+        notes.append(
+            f"recorded model '{alias}' is chosen in config.toml (active_model), not by a flag"
+        )
+    return ResumePlan(
+        argv=tuple(argv),
+        cwd=session.cwd,
+        program="vibe",
+        install_hint=INSTALL_HINT,
+        notes=tuple(notes),
+        withheld=tuple(withheld),
+    )

@@ -1,0 +1,338 @@
+"""Mistral Vibe quirks: legacy compaction chains, estimated times, the unified store's replay."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, vibe
+
+HOME = Path(__file__).parent.parent / "data" / "vibe" / "home"
+SAVE_DIR = Path(".vibe") / "logs" / "session"
+SHOP = "/home/alex/code/shop-api"
+OLDER = "3f1c2a9e-0b1d-4e2f-a3b4-5d6e7f8a9b0c"  # compacted into NEWER
+NEWER = "7a8b9c0d-1e2f-4a3b-8c4d-5d6e7f8a9b0c"
+FORK = "9e8d7c6b-5a4f-4e3d-9c2b-5d6e7f8a9b0c"
+LEGACY_LEAD = "fe38b8f5-4dba-d4fd-b461-4ef8b3ed7078"
+LEGACY_CHILD = "ad739610-b155-6747-3b00-d8fe0a8cc57b"
+RESUMED = "a63ab208-5aab-fb2c-9a25-672f66edb7ae"
+LEAD = "11e8c9f6-0261-4b81-c506-fc5d45ed7a3a"
+CHILD = "child-d6d2c0b9d4b3f893638acbd9"
+TUI = "fdf5294e-9715-7217-12e1-46cae3e60fe9"
+
+
+def sessions(home: Path = HOME) -> dict[str, Session]:
+    location = vibe.locate(Home.at(home))
+    fragments: dict[str, list[Session]] = {}
+    for path in vibe.scan(location):
+        for session in vibe.parse(path, location, Diagnostics()):
+            fragments.setdefault(session.id, []).append(session)
+    merged = {key: merge(parts) for key, parts in fragments.items()}
+    return {key: session for key, session in merged.items() if session.listed}
+
+
+def events(session: Session) -> list[Event]:
+    diagnostics = Diagnostics()
+    found = list(vibe.read(session, diagnostics))
+    assert (
+        diagnostics.skipped_total == 0
+        and not diagnostics.unknown
+        and not diagnostics.problems
+    )
+    assert [e.seq for e in found] == list(range(len(found)))
+    return found
+
+
+def texts(found: list[Event], kind: str, agent: str | None = None) -> list[str]:
+    return [e.text or "" for e in found if e.kind == kind and e.agent_id == agent]
+
+
+def usages(found: list[Event], agent: str | None = None) -> list[Usage]:
+    return [e.usage for e in found if e.usage is not None and e.agent_id == agent]
+
+
+def total(found: list[Event], agent: str | None = None) -> Usage:
+    result = Usage()
+    for usage in usages(found, agent):
+        result += usage
+    return result
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def test_legacy_compaction_chain_is_one_session_with_estimated_times() -> None:
+    listed = sessions()
+    assert OLDER not in listed
+    session = listed[NEWER]
+    assert session.extra["chain"] == [
+        "session_20261201_100000_3f1c2a9e",
+        "session_20261201_101005_7a8b9c0d",
+    ]
+    assert session.title == "Payment client retries"  # the older folder's title
+    assert session.created == at("2026-12-01T10:00:00") and session.updated == at(
+        "2026-12-01T10:20:05"
+    )
+    found = events(session)
+    assert texts(found, "user") == [
+        "Refactor the payment client to retry failed charges",
+        "Also log each retry",
+        "Now add a test for the retry limit",
+    ]
+    kinds = [e.kind for e in found]
+    compaction = found[kinds.index("compaction")]
+    assert compaction.text and compaction.text.startswith(
+        "Summary of the conversation so far"
+    )
+    assert kinds.index("compaction") > kinds.index(
+        "assistant"
+    )  # the older folder comes first
+    messages = [e for e in found if e.kind != "usage"]
+    assert all(e.time_estimated for e in messages)
+    # six messages spread over 10:00-10:10, then five over 10:10:05-10:20:05
+    assert [e.time for e in found if e.kind == "user"] == [
+        at("2026-12-01T10:00:00"),
+        at("2026-12-01T10:08:00"),
+        at("2026-12-01T10:12:35"),
+    ]
+    failed = next(e for e in found if e.kind == "tool_result")
+    assert failed.is_error and failed.call_id == "c1"
+
+
+def test_legacy_chain_usage_counts_each_folder_once() -> None:
+    found = events(sessions()[NEWER])
+    # stats carry across compaction: 10000/800/6000 cached, then 16000/1300/9500 cumulative
+    assert usages(found) == [
+        Usage(
+            input_tokens=4000,
+            output_tokens=800,
+            cache_read_tokens=6000,
+            model="devstral-2512",
+        ),
+        Usage(
+            input_tokens=2500,
+            output_tokens=500,
+            cache_read_tokens=3500,
+            model="devstral-2512",
+        ),
+    ]
+    assert not any(e.time_estimated for e in found if e.kind == "usage")
+
+
+def test_fork_points_at_the_chain_that_holds_its_parent() -> None:
+    fork = sessions()[FORK]
+    assert (
+        fork.parent_id == NEWER
+    )  # forked from the older folder, which the chain now lists
+    plan = vibe.resume(fork)
+    assert plan is not None and plan.argv == (
+        "vibe",
+        "--resume",
+        FORK,
+        "--agent",
+        "plan",
+    )
+
+
+def test_legacy_subagent_folder_is_linked_and_read_after_its_task_call() -> None:
+    listed = sessions()
+    child = listed[LEGACY_CHILD]
+    assert child.parent_id == LEGACY_LEAD and child.agent_type == "explore"
+    assert child.title and child.title.startswith(
+        "SCENARIO=child"
+    )  # the scratchpad preamble dropped
+    found = events(listed[LEGACY_LEAD])
+    spawn = next(e for e in found if e.kind == "subagent")
+    assert spawn.call_id == "9c9c895ad"
+    assert spawn.extra == {"child_id": LEGACY_CHILD, "agent_type": "explore"}
+    inside = [e for e in found if e.agent_id == LEGACY_CHILD]
+    result = next(
+        e for e in found if e.kind == "tool_result" and e.call_id == spawn.call_id
+    )
+    assert spawn.seq < inside[0].seq and inside[-1].seq < result.seq
+    assert total(found) == Usage(
+        input_tokens=2400, output_tokens=60, model="mock-model"
+    )
+    assert total(found, LEGACY_CHILD) == Usage(
+        input_tokens=2400, output_tokens=60, model="mock-model"
+    )
+
+
+def test_legacy_resumed_session_reads_both_turns_with_session_totals() -> None:
+    found = events(sessions()["ee760971-cfa6-f226-7c29-06e4b527a63c"])
+    assert texts(found, "assistant") == [
+        "Done. The shell command printed hello-from-tool.",
+        "Resumed fine. The shell command printed hello-after-resume.",
+    ]
+    assert usages(found) == [
+        Usage(input_tokens=4800, output_tokens=120, model="mock-model")
+    ]
+
+
+def test_unified_store_replays_snapshot_without_refolding_old_journals() -> None:
+    found = events(sessions()[RESUMED])
+    # generation 42 already holds the resume turn that the older journal segment 22 describes
+    assert texts(found, "user") == [
+        "SCENARIO=basic Please run the greeting shell command and tell me what it printed.",
+        "SCENARIO=resume Please run the greeting command once more after resuming.",
+    ]
+    assert [e.tool for e in found if e.kind == "tool_call"] == [
+        "file_system.bash",
+        "file_system.bash",
+    ]
+    assert [e.kind for e in found].count("turn_end") == 2
+    assert usages(found) == [
+        Usage(input_tokens=4800, output_tokens=120, model="mock-model")
+    ]
+
+
+def test_unified_store_replays_the_live_journal(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    store = home / SAVE_DIR / "unified" / RESUMED
+    # as if Vibe stopped before publishing generation 42: CURRENT still names 21
+    current = json.loads((store / "CURRENT").read_text())
+    current.update(generation="0000000000000021", snapshot_sequence=21)
+    (store / "CURRENT").write_text(json.dumps(current))
+    shutil.rmtree(store / "generations" / "0000000000000042")
+    session = sessions(home)[RESUMED]
+    found = events(session)
+    assert (
+        texts(found, "user")[-1]
+        == "SCENARIO=resume Please run the greeting command once more after resuming."
+    )
+    assert (
+        texts(found, "assistant")[-1]
+        == "Resumed fine. The shell command printed hello-after-resume."
+    )
+    # the effect was appended running, then replaced once done: one call, one result
+    assert [e.kind for e in found].count("tool_result") == 2
+    assert usages(found) == [
+        Usage(input_tokens=4800, output_tokens=120, model="mock-model")
+    ]
+    (store / "journal" / "0000000000000022.jsonl").unlink()
+    assert len(texts(events(session), "user")) == 1
+
+
+def test_unified_listing_follows_a_live_journal_rename(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    store = home / SAVE_DIR / "unified" / TUI
+    envelope = json.loads(
+        (
+            store / "generations" / "0000000000000022" / "projection-state.json"
+        ).read_text()
+    )
+    state = envelope["snapshot"]
+    state["session"].update(title="Renamed later", updatedAt=1796030000000)
+    record = {
+        "type": "projection_delta",
+        "sequence": 23,
+        "payload": {"delta": [{"op": "set_envelope", "state": state}]},
+    }
+    (store / "journal" / "0000000000000023.jsonl").write_text(json.dumps(record) + "\n")
+    session = sessions(home)[TUI]
+    assert session.title == "Renamed later"
+    assert session.updated == datetime.fromtimestamp(1796030000, UTC)
+    assert session.path and session.path.endswith("CURRENT")
+
+
+def test_unified_subagent_is_a_sibling_folder_linked_both_ways() -> None:
+    listed = sessions()
+    assert listed[CHILD].parent_id == LEAD
+    found = events(listed[LEAD])
+    spawn = next(e for e in found if e.kind == "subagent")
+    assert spawn.extra == {
+        "child_id": CHILD,
+        "agent_type": "generic",
+        "agent_name": "greeter",
+    }
+    assert spawn.text and spawn.text.startswith("SCENARIO=child")
+    inside = [e for e in found if e.agent_id == CHILD]
+    assert texts(found, "assistant", CHILD) == [
+        "Sub-agent report: the command printed hello-from-subagent."
+    ]
+    assert spawn.seq < inside[0].seq
+    assert [e.tool for e in found if e.kind == "tool_call" and e.agent_id is None] == [
+        "agents.spawn",
+        "self.wait",
+    ]
+    assert usages(found) == [
+        Usage(input_tokens=2400, output_tokens=60, model="mock-model")
+    ]
+    assert total(found, CHILD) == Usage(
+        input_tokens=2400, output_tokens=60, model="mock-model"
+    )
+
+
+def test_unified_subagent_without_a_spawn_link_is_still_found(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    for chunk in (home / SAVE_DIR / "unified" / LEAD / "chunks").iterdir():
+        text = chunk.read_text()
+        if CHILD in text:
+            chunk.write_text(text.replace(CHILD, "child-gone"))
+    found = events(sessions(home)[LEAD])
+    orphan = [
+        e for e in found if e.kind == "subagent" and e.extra.get("child_id") == CHILD
+    ]
+    assert len(orphan) == 1
+    assert texts(found, "assistant", CHILD) == [
+        "Sub-agent report: the command printed hello-from-subagent."
+    ]
+
+
+def test_resume_withholds_loose_agent_profiles() -> None:
+    listed = sessions()
+    unified_plan = vibe.resume(listed[RESUMED])
+    assert unified_plan is not None
+    assert (
+        unified_plan.argv == ("vibe", "--resume", RESUMED) and unified_plan.cwd == SHOP
+    )
+    assert unified_plan.withheld == ("--agent accept-edits",)
+    kept = vibe.resume(listed[RESUMED], keep_permissions=True)
+    assert kept is not None and kept.argv[-2:] == ("--agent", "accept-edits")
+    legacy_plan = vibe.resume(listed["ee760971-cfa6-f226-7c29-06e4b527a63c"])
+    assert legacy_plan is not None and legacy_plan.withheld == ("--agent auto-approve",)
+    chain_plan = vibe.resume(listed[NEWER])
+    assert chain_plan is not None and chain_plan.argv == (
+        "vibe",
+        "--resume",
+        NEWER,
+        "--agent",
+        "default",
+    )
+    assert (
+        vibe.resume(listed[CHILD]) is None and vibe.resume(listed[LEGACY_CHILD]) is None
+    )
+    assert vibe.resume(replace(listed[TUI], cwd=None)) is None
+
+
+def test_tail_read_starts_at_an_offset_in_the_newest_folder() -> None:
+    session = sessions()[NEWER]
+    assert session.path
+    data = Path(session.path).read_bytes()
+    offset = data.index(b'{"role": "assistant"') - 5  # inside the line before: dropped
+    found = list(vibe.read(session, Diagnostics(), offset=offset))
+    assert [e.kind for e in found][:2] == ["tool_call", "tool_result"]
+    assert texts(found, "user") == [] and not usages(found)
+    assert found[0].time == at("2026-12-01T10:15:05") and found[0].time_estimated
+
+
+def test_save_dir_from_config_toml_is_honoured(tmp_path: Path) -> None:
+    vibe_home = tmp_path / "vibehome"
+    shutil.copytree(HOME / SAVE_DIR, tmp_path / "elsewhere")
+    vibe_home.mkdir()
+    (vibe_home / "config.toml").write_text(
+        f'[session_logging]\nsave_dir = "{tmp_path / "elsewhere"}"\n'
+    )
+    location = vibe.locate(Home(tmp_path / "nobody", {"VIBE_HOME": str(vibe_home)}))
+    assert location.root == tmp_path / "elsewhere"
+    assert location.override == f"VIBE_HOME={vibe_home}"
+    assert any(path.name == "CURRENT" for path in vibe.scan(location))

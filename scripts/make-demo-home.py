@@ -21,7 +21,7 @@ def claude_session(session_id: str, cwd: str, branch: str, start: str, turns: li
     parent = None
     minute = 0
     for n, (prompt, answer, command) in enumerate(turns):
-        ts = f"{start}:{minute:02d}.000Z"
+        ts = f"{start}:{minute:02d}:00.000Z"
         uuid = f"{session_id[:8]}-0000-4000-8000-{n:012d}"
         lines.append({**base, "type": "user", "uuid": uuid, "parentUuid": parent, "timestamp": ts, "permissionMode": "default", "message": {"role": "user", "content": prompt}})
         parent = uuid
@@ -29,17 +29,17 @@ def claude_session(session_id: str, cwd: str, branch: str, start: str, turns: li
         if command:
             tool_id = f"toolu_demo{session_id[:6]}{n}"
             u2 = uuid[:-1] + "a"
-            lines.append({**base, "type": "assistant", "uuid": u2, "parentUuid": parent, "timestamp": f"{start}:{minute:02d}.500Z", "requestId": f"req_{n}a",
+            lines.append({**base, "type": "assistant", "uuid": u2, "parentUuid": parent, "timestamp": f"{start}:{minute:02d}:30.500Z", "requestId": f"req_{n}a",
                           "message": {"id": msg + "a", "role": "assistant", "model": model, "type": "message", "stop_reason": "tool_use",
                                       "content": [{"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command, "description": "Run it"}}],
                                       "usage": {"input_tokens": 1200, "output_tokens": 60, "cache_read_input_tokens": 8000, "cache_creation_input_tokens": 400}}})
             parent = u2
             u3 = uuid[:-1] + "b"
-            lines.append({**base, "type": "user", "uuid": u3, "parentUuid": parent, "timestamp": f"{start}:{minute:02d}.900Z",
+            lines.append({**base, "type": "user", "uuid": u3, "parentUuid": parent, "timestamp": f"{start}:{minute:02d}:45.900Z",
                           "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": "ok: 42 passed", "is_error": False}]}})
             parent = u3
         u4 = uuid[:-1] + "c"
-        lines.append({**base, "type": "assistant", "uuid": u4, "parentUuid": parent, "timestamp": f"{start}:{minute + 1:02d}.000Z", "requestId": f"req_{n}b",
+        lines.append({**base, "type": "assistant", "uuid": u4, "parentUuid": parent, "timestamp": f"{start}:{minute + 1:02d}:10.000Z", "requestId": f"req_{n}b",
                       "message": {"id": msg + "b", "role": "assistant", "model": model, "type": "message", "stop_reason": "end_turn",
                                   "content": [{"type": "text", "text": answer}],
                                   "usage": {"input_tokens": 300, "output_tokens": 180, "cache_read_input_tokens": 9000, "cache_creation_input_tokens": 0}}})
@@ -79,12 +79,12 @@ def main() -> None:
     shop = f"{HOME}/code/shop-api"
     docs = f"{HOME}/code/docs-site"
     write_jsonl(projects / "-home-demo-code-shop-api" / "3f2b9c1e-8d4a-4e7b-9a61-0c5d2e7f8a90.jsonl", claude_session(
-        "3f2b9c1e-8d4a-4e7b-9a61-0c5d2e7f8a90", shop, "feature/checkout-retry", "2026-11-28T14:0",
+        "3f2b9c1e-8d4a-4e7b-9a61-0c5d2e7f8a90", shop, "feature/checkout-retry", "2026-11-28T14",
         [("Add a retry with backoff to the checkout payment call", "Added `retry_with_backoff` around `charge()` with 3 attempts and jitter; tests pass.", "pytest -q tests/test_checkout.py"),
          ("Also log each retry at warning level", "Done: each retry logs the attempt number and the error.", None)],
         "Retry checkout payments with backoff"))
     write_jsonl(projects / "-home-demo-code-docs-site" / "a7c41d05-2b9e-4f3a-8c17-5e6d9b0a1f24.jsonl", claude_session(
-        "a7c41d05-2b9e-4f3a-8c17-5e6d9b0a1f24", docs, "main", "2026-11-26T09:1",
+        "a7c41d05-2b9e-4f3a-8c17-5e6d9b0a1f24", docs, "main", "2026-11-26T09",
         [("Fix the broken links in the deployment guide", "Fixed 4 links that pointed at the old /v1 paths.", "grep -rn '/v1/' docs/")], None))
     codex = ROOT / ".codex"
     write_jsonl(codex / "sessions" / "2026" / "11" / "29" / "rollout-2026-11-29T10-05-00-019a7e21-5c3d-7b40-9e8f-2a1b3c4d5e6f.jsonl", codex_session(

@@ -166,6 +166,10 @@ def test_ambiguous_prefix_lists_the_candidates(tmp_path: Path) -> None:
 def _git_repo(folder: Path, branch: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", "-b", branch, str(folder)], check=True)
+    subprocess.run(
+        ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "--allow-empty", "-m", "init"],
+        check=True,
+    )
 
 
 def _run_sessdex(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -270,7 +274,7 @@ def test_doctor_counts_skipped_lines_without_showing_content(tmp_path: Path) -> 
     home = tmp_path / "home"
     path = write_claude_session(home, "cccccccc-0000-4000-8000-00000000000d", str(tmp_path))
     with path.open("a") as out:
-        out.write('{"type": "user", "secret-content-here\n')
+        out.write('{"type":"custom-title","customTitle":"secret-content-here')
     code, out, _ = invoke("doctor", "--json", "--app", "claude", "--home", str(home))
     report = json.loads(out)[0]
     assert sum(report["skipped_lines"].values()) == 1

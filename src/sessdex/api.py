@@ -244,18 +244,18 @@ def check_resume(
 
 def current_branch(cwd: str) -> str | None:
     """The branch checked out in `cwd` now, or None when it is not a git work tree."""
-    try:
-        result = subprocess.run(
-            ["git", "-C", cwd, "rev-parse", "--abbrev-ref", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    branch = result.stdout.strip()
-    return branch if result.returncode == 0 and branch else None
+    # rev-parse fails on a branch with no commits yet; symbolic-ref still names it.
+    for args in (["rev-parse", "--abbrev-ref", "HEAD"], ["symbolic-ref", "--short", "-q", "HEAD"]):
+        try:
+            result = subprocess.run(
+                ["git", "-C", cwd, *args], capture_output=True, text=True, timeout=5, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        branch = result.stdout.strip()
+        if result.returncode == 0 and branch:
+            return branch
+    return None
 
 
 def live_processes(program: str, session_id: str) -> list[int]:

@@ -17,8 +17,12 @@ class Diagnostics:
     skipped: Counter[str] = field(default_factory=Counter)  # reason -> lines
     unknown: Counter[str] = field(default_factory=Counter)  # record type -> count
     versions: Counter[str] = field(default_factory=Counter)  # CLI version -> sessions
-    details: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, reason)
-    problems: list[str] = field(default_factory=list)  # whole-store failures, one line each
+    details: list[tuple[str, int, str]] = field(
+        default_factory=list
+    )  # (path, line, reason)
+    problems: list[str] = field(
+        default_factory=list
+    )  # whole-store failures, one line each
 
     def skip(self, path: str, line: int, reason: str) -> None:
         self.skipped[reason] += 1
@@ -48,7 +52,11 @@ class Diagnostics:
         return sum(self.skipped.values())
 
     def to_json(self) -> dict[str, dict[str, int]]:
-        return {"skipped": dict(self.skipped), "unknown": dict(self.unknown), "versions": dict(self.versions)}
+        return {
+            "skipped": dict(self.skipped),
+            "unknown": dict(self.unknown),
+            "versions": dict(self.versions),
+        }
 
     @classmethod
     def from_json(cls, value: dict[str, dict[str, int]]) -> Diagnostics:

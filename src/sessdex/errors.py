@@ -1,11 +1,11 @@
 """The errors sessdex raises on purpose, each with a message that says what to do next.
 
-    SessdexError
-    ├── UnknownApp          --app names no known source
-    ├── SessionNotFound     no session id starts with the prefix
-    ├── AmbiguousId         the prefix matches several sessions
-    ├── ResumeRefused       a preflight check failed (folder gone, CLI missing, session open)
-    └── IndexBusy           another sessdex holds the index for too long
+SessdexError
+├── UnknownApp          --app names no known source
+├── SessionNotFound     no session id starts with the prefix
+├── AmbiguousId         the prefix matches several sessions
+├── ResumeRefused       a preflight check failed (folder gone, CLI missing, session open)
+└── IndexBusy           another sessdex holds the index for too long
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ class UnknownApp(SessdexError):
 
 class SessionNotFound(SessdexError):
     def __init__(self, prefix: str) -> None:
-        super().__init__(f"no session id starts with {prefix!r}. Run 'sessdex list' to see recent ones.")
+        super().__init__(
+            f"no session id starts with {prefix!r}. Run 'sessdex list' to see recent ones."
+        )
         self.prefix = prefix
 
 
@@ -36,7 +38,9 @@ class AmbiguousId(SessdexError):
         for app, _, _ in candidates:
             apps[app] = apps.get(app, 0) + 1
         counted = ", ".join(f"{n} {app}" for app, n in sorted(apps.items()))
-        super().__init__(f"{prefix!r} matches {len(candidates)} sessions ({counted}); type more of the id.")
+        super().__init__(
+            f"{prefix!r} matches {len(candidates)} sessions ({counted}); type more of the id."
+        )
         self.prefix = prefix
         self.candidates = list(candidates)
 
@@ -47,4 +51,6 @@ class ResumeRefused(SessdexError):
 
 class IndexBusy(SessdexError):
     def __init__(self, path: str) -> None:
-        super().__init__(f"the index at {path} is busy (another sessdex is refreshing it); try again.")
+        super().__init__(
+            f"the index at {path} is busy (another sessdex is refreshing it); try again."
+        )

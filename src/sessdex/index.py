@@ -38,8 +38,16 @@ _DB_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".vscdb")
 BUSY_TIMEOUT_MS = 15_000
 
 
+def _script(db: sqlite3.Connection, sql: str) -> None:
+    """Run several statements inside the caller's transaction (executescript would commit it)."""
+    for statement in sql.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
 def _m001_initial(db: sqlite3.Connection) -> None:
-    db.executescript(
+    _script(
+        db,
         """
         CREATE TABLE files (
             path TEXT PRIMARY KEY,
@@ -72,7 +80,7 @@ def _m001_initial(db: sqlite3.Connection) -> None:
         );
         CREATE INDEX sessions_updated ON sessions(updated DESC);
         CREATE INDEX sessions_id ON sessions(id);
-        """
+        """,
     )
 
 

@@ -43,7 +43,12 @@ class Home:
 
     def xdg(self, kind: str) -> Path:
         """An XDG base folder ("data", "config", "state", "cache") as the app would resolve it."""
-        defaults = {"data": ".local/share", "config": ".config", "state": ".local/state", "cache": ".cache"}
+        defaults = {
+            "data": ".local/share",
+            "config": ".config",
+            "state": ".local/state",
+            "cache": ".cache",
+        }
         return self.env_dir(f"XDG_{kind.upper()}_HOME") or self.path / defaults[kind]
 
 
@@ -75,12 +80,19 @@ class Source(Protocol):
         """Every file `parse` should see. Cheap: list directories, open nothing."""
         ...
 
-    def parse(self, path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    def parse(
+        self, path: Path, location: Location, diagnostics: Diagnostics
+    ) -> list[Session]:
         """What one file says about the sessions in it: head and tail reads, or indexed SQL."""
         ...
 
     def read(
-        self, session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+        self,
+        session: Session,
+        diagnostics: Diagnostics,
+        *,
+        full: bool = False,
+        offset: int = 0,
     ) -> Iterator[Event]:
         """The session's events in order, sub-agents included with their `agent_id`.
 
@@ -91,6 +103,8 @@ class Source(Protocol):
         """
         ...
 
-    def resume(self, session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    def resume(
+        self, session: Session, *, keep_permissions: bool = False
+    ) -> ResumePlan | None:
         """How to reopen `session` with the app's own CLI, or None if it has no resume."""
         ...

@@ -1,0 +1,1114 @@
+"""The codex source's reader: one rollout (and its sub-agents' rollouts) as events.
+
+`read_events` is what `codex.read` returns. A `_Reader` translates one file, skipping the
+parent history a fork or sub-agent replays and emitting each doubly-written message once
+(`_Pair`); `_merge` interleaves the lead agent's stream with its sub-agents' by time,
+holding one pending event per file. The rules are described in `codex.py`'s docstring.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import orjson
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue, Session, Usage
+from ._codex_values import (
+    EPOCH,
+    ROLLOUT_ID,
+    as_dict,
+    as_int,
+    as_json,
+    as_list,
+    as_str,
+    content_text,
+    effort_of,
+    envelope,
+    event_prompt,
+    has_origin,
+    is_harness,
+    lineage_of,
+    message_text,
+    one_line,
+    parse_time,
+    part_text,
+    permission_mode,
+    read_errors,
+    rollout_id,
+    rollouts,
+    sandbox_of,
+    summary,
+    usage_tuple,
+)
+
+# How long after a sub-agent's creation a line of its parent may still link its spawn.
+_SUBAGENT_GRACE = timedelta(seconds=5)
+# Lines of a parent rollout remembered to recognise their copy in a fork.
+_PARENT_KEYS_CAP = 500_000
+# Spawn calls remembered per file until a line names their child.
+_DESCRIPTION_CAP = 256
+_SPAWN_TOOLS = frozenset({"spawn_agent", "spawn_subagent", "create_agent"})
+_EXIT_CODE = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
+_IMAGE_PLACEHOLDER = re.compile(r"\[image[^\]]*\]")
+
+# Line types that carry nothing a reader of the conversation needs: harness context
+# snapshots, per-response usage that `token_count` repeats, inter-agent delivery metadata.
+_IGNORED_TYPES = frozenset(
+    {
+        "world_state",
+        "token_usage_record",
+        "inter_agent_communication",
+        "inter_agent_communication_metadata",
+    }
+)
+# UI events that repeat a response item (tool outcomes), mark turn starts, echo settings,
+# or keep review, goal and approval bookkeeping.
+_IGNORED_EVENTS = frozenset(
+    {
+        "task_started",
+        "turn_started",
+        "agent_reasoning_section_break",
+        "exec_command_begin",
+        "exec_command_end",
+        "exec_command_output_delta",
+        "patch_apply_begin",
+        "patch_apply_end",
+        "mcp_tool_call_begin",
+        "mcp_tool_call_end",
+        "web_search_begin",
+        "web_search_end",
+        "view_image_tool_call",
+        "image_generation_begin",
+        "image_generation_end",
+        "dynamic_tool_call_request",
+        "dynamic_tool_call_response",
+        "thread_settings_applied",
+        "thread_goal_updated",
+        "entered_review_mode",
+        "exited_review_mode",
+        "guardian_assessment",
+        "collab_agent_spawn_begin",
+        "collab_waiting_begin",
+        "collab_waiting_end",
+        "collab_close_begin",
+        "collab_close_end",
+        "collab_agent_interaction_begin",
+        "collab_agent_interaction_end",
+        "undo_started",
+        "undo_completed",
+        "turn_diff",
+        "plan_update",
+        "background_event",
+        "warning",
+        "item_started",
+        "session_configured",
+        "shutdown_complete",
+        "mcp_startup_update",
+        "mcp_startup_complete",
+        "deprecation_notice",
+    }
+)
+# Paginated-history items (0.17x) whose content a response item already carries.
+_IGNORED_ITEMS = frozenset(
+    {
+        "CommandExecution",
+        "FileChange",
+        "McpToolCall",
+        "Extension",
+        "CollabAgentToolCall",
+        "Plan",
+        "WebSearch",
+        "ImageView",
+        "ImageGeneration",
+        "DynamicToolCall",
+        "HookPrompt",
+        "TodoList",
+    }
+)
+
+
+def read_events(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    """The thread's events in order, its sub-agents' merged in (none when reading from `offset`)."""
+    path = _session_rollout(session)
+    if path is None:
+        diagnostics.problem(
+            f"codex: thread {session.id} has no rollout file left to read"
+        )
+        return
+    finder = _Finder(_home(session, path), session.extra.get("children"))
+    main = _Reader(
+        path, session.id, None, diagnostics, finder, full=full, offset=offset
+    )
+    events = main.events() if offset else _merge(main, finder, diagnostics, full)
+    for seq, event in enumerate(events):
+        yield replace(event, seq=seq)
+
+
+def _session_rollout(session: Session) -> Path | None:
+    for candidate in (session.path, session.extra.get("rollout_path")):
+        if isinstance(candidate, str) and candidate and "#threads/" not in candidate:
+            return Path(candidate)
+    return None
+
+
+def _home(session: Session, path: Path) -> Path | None:
+    home = session.extra.get("home")
+    if isinstance(home, str) and home:
+        return Path(home)
+    for parent in path.parents:
+        if parent.name in ("sessions", "archived_sessions"):
+            return parent.parent
+    return None
+
+
+class _Finder:
+    """Finds a thread's rollout by id: the ids the state db named, the same folder, then a listing."""
+
+    def __init__(self, home: Path | None, children: JSONValue | None) -> None:
+        self.home = home
+        # the children the state db names: their rollout paths and creation times
+        self.known: dict[str, str | None] = {}
+        self.created: dict[str, datetime | None] = {}
+        for child in children if isinstance(children, list) else []:
+            if isinstance(child, dict) and isinstance(child.get("id"), str):
+                child_id, path = str(child["id"]), child.get("path")
+                self.known[child_id] = path if isinstance(path, str) else None
+                self.created[child_id] = parse_time(child.get("created"))
+        self._listing: dict[str, Path] | None = None
+
+    def find(self, thread_id: str, near: Path | None = None) -> Path | None:
+        known = self.known.get(thread_id)
+        if known and os.path.isfile(known):
+            return Path(known)
+        if near is not None:
+            for entry in files.entries(near):
+                if rollout_id(entry.name) == thread_id and not entry.name.endswith(
+                    ".zst"
+                ):
+                    return Path(entry.path)
+        if self.home is None:
+            return None
+        if self._listing is None:
+            self._listing = {}
+            for folder in ("sessions", "archived_sessions"):
+                for path in rollouts(self.home / folder, self.home, depth=0):
+                    if found := rollout_id(path.name):
+                        self._listing.setdefault(found, path)
+        return self._listing.get(thread_id)
+
+
+@dataclass(slots=True)
+class _Pair:
+    """One message Codex writes twice, a response item and a UI event, in either order.
+
+    `first` takes the copy whose text and time we keep, `echo` the other; the echo is held
+    until its twin arrives or anything else happens, so each message is emitted once.
+    """
+
+    match_any: bool = False
+    pending: Event | None = None
+    said: str | None = None  # the kept copy's text, while its echo may still come
+
+    def first(self, event: Event) -> Iterator[Event]:
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            if self._same(pending.text, event.text):
+                self.said = None
+                yield event
+                return
+            yield pending
+        self.said = _normal(event.text)
+        yield event
+
+    def echo(self, event: Event) -> Iterator[Event]:
+        if self.said is not None and self._same(self.said, event.text):
+            return
+        if self.pending is not None:
+            if self._same(self.pending.text, event.text):
+                return
+            yield self.pending
+        self.pending = event
+
+    def flush(self) -> Iterator[Event]:
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            yield pending
+
+    def _same(self, a: str | None, b: str | None) -> bool:
+        if self.match_any:
+            return True
+        left, right = _normal(a), _normal(b)
+        if not left or not right:
+            return left == right
+        return left == right or left in right or right in left
+
+
+_IMAGE_PLACEHOLDER = re.compile(r"\[image[^\]]*\]")
+
+
+def _normal(text: str | None) -> str:
+    return " ".join(_IMAGE_PLACEHOLDER.sub(" ", text or "").split())
+
+
+class _Reader:
+    """Translates one rollout file into events (its agent's own part; a replayed parent is skipped)."""
+
+    def __init__(
+        self,
+        path: Path,
+        session_id: str,
+        agent_id: str | None,
+        diagnostics: Diagnostics,
+        finder: _Finder,
+        *,
+        full: bool = False,
+        offset: int = 0,
+    ) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.agent_id = agent_id
+        self.diagnostics = diagnostics
+        self.finder = finder
+        self.full = full
+        self.offset = offset
+        self.meta: dict[str, object] = {}
+        self.own_id: str | None = None
+        self.version: str | None = None
+        self.created: datetime | None = None
+        self.start_ordinal: int | None = None
+        self.has_parent = False
+        self.history_base = False
+        self.replaying = False
+        self.replay_started = False
+        self.replay_second: datetime | None = None
+        self.parent_keys: set[int] | None = None
+        self.model: str | None = None
+        self.effort: str | None = None
+        self.approval: str | None = None
+        self.sandbox: str | None = None
+        self.cwd: str | None = None
+        self.settings_seen = False
+        self.total: tuple[int, ...] | None = None if offset else (0, 0, 0, 0, 0)
+        self.user = _Pair()
+        self.assistant = _Pair()
+        self.thinking = _Pair()
+        self.compaction = _Pair(match_any=True)
+        self.pairs = (self.user, self.assistant, self.thinking, self.compaction)
+        self.spawns: dict[str, tuple[str | None, str | None]] = {}
+        self.linked: set[str] = set()
+
+    # -- the stream
+
+    def events(self) -> Iterator[Event]:
+        errors = read_errors()
+        try:
+            start = self.offset
+            if start:
+                self._load_meta()
+                start = _line_start(self.path, start)
+            for line, record in files.iter_records(
+                self.path, self.diagnostics, offset=start, full=self.full
+            ):
+                yield from self._record(line, record)
+        except FileNotFoundError:
+            self.diagnostics.problem(f"codex: {self.path} vanished while it was read")
+        except errors as error:
+            self.diagnostics.problem(
+                f"codex: cannot read {self.path} ({type(error).__name__})"
+            )
+        yield from self._flush(None)
+
+    def _load_meta(self) -> None:
+        for line in files.head_lines(self.path, 1):
+            record = files.parse_json(line)
+            if record is not None and record.get("type") == "session_meta":
+                self._identity(as_dict(record.get("payload")), record)
+
+    def _identity(self, meta: dict[str, object], record: Mapping[str, object]) -> None:
+        self.meta = meta
+        self.own_id = as_str(meta.get("id"))
+        self.version = as_str(meta.get("cli_version"))
+        self.created = parse_time(meta.get("timestamp")) or parse_time(
+            record.get("timestamp")
+        )
+        self.start_ordinal = as_int(meta.get("subagent_history_start_ordinal"))
+        self.has_parent = has_origin(meta)
+        self.history_base = isinstance(meta.get("history_base"), dict)
+
+    def _record(self, line: files.Line, record: dict[str, object]) -> Iterator[Event]:
+        kind, payload = envelope(record)
+        if kind is None:
+            if line.number == 1 and not self.offset and "id" in record:
+                # the bare era: line 1 is {id, timestamp, instructions, git}
+                self._identity(record, record)
+            elif "record_type" not in record:  # bare-era state lines carry nothing
+                self.diagnostics.unknown_type(
+                    str(record.get("type") or "untyped line"), self.version
+                )
+            return
+        time = parse_time(record.get("timestamp"))
+        if kind == "session_meta":
+            if not self.meta:
+                self._identity(payload, record)
+            elif self._opens_replay(payload):
+                self._begin_replay(payload, time)
+            return
+        if self._replayed(record, kind, payload, time):
+            self._remember(kind, payload)
+            return
+        if kind == "response_item":
+            yield from self._item(payload, time)
+        elif kind == "event_msg":
+            yield from self._event(payload, time)
+        elif kind == "turn_context":
+            yield from self._turn_context(payload, time)
+        elif kind == "compacted":
+            summary = as_str(payload.get("message"))
+            yield from self._first(
+                self.compaction, self._new("compaction", time, text=summary)
+            )
+        elif kind not in _IGNORED_TYPES:
+            self.diagnostics.unknown_type(kind, self.version)
+
+    # -- replayed history
+
+    def _opens_replay(self, payload: Mapping[str, object]) -> bool:
+        other = as_str(payload.get("id"))
+        return (
+            not self.replay_started
+            and self.has_parent
+            and self.start_ordinal is None
+            and not self.history_base
+            and not self.offset
+            and other is not None
+            and other != self.own_id
+        )
+
+    def _begin_replay(
+        self, payload: Mapping[str, object], time: datetime | None
+    ) -> None:
+        self.replaying = self.replay_started = True
+        self.replay_second = time.replace(microsecond=0) if time else None
+        parent = as_str(payload.get("id"))
+        path = self.finder.find(parent, self.path.parent) if parent else None
+        if path is not None and path != self.path:
+            self.parent_keys = _parent_keys(path)
+
+    def _replayed(
+        self,
+        record: Mapping[str, object],
+        kind: str,
+        payload: Mapping[str, object],
+        time: datetime | None,
+    ) -> bool:
+        if self.start_ordinal is not None:
+            ordinal = as_int(record.get("ordinal"))
+            return ordinal is not None and ordinal < self.start_ordinal
+        if not self.replaying:
+            return False
+        if self.parent_keys is not None:
+            key = _replay_key(kind, payload)
+            if key is None or hash(key) in self.parent_keys:
+                return True
+        elif self._within_replay_burst(time):
+            return True
+        self.replaying = False
+        return False
+
+    def _within_replay_burst(self, time: datetime | None) -> bool:
+        """With the parent's rollout gone: copied lines are stamped in the copy's first second
+        (or keep their original, older times)."""
+        if time is None or self.replay_second is None:
+            return False
+        if time.replace(microsecond=0) == self.replay_second:
+            return True
+        return self.created is not None and time < self.created
+
+    def _remember(self, kind: str, payload: Mapping[str, object]) -> None:
+        """Keep what later lines are measured against: the last token total and settings."""
+        if kind == "event_msg" and payload.get("type") == "token_count":
+            total = usage_tuple(
+                as_dict(as_dict(payload.get("info")).get("total_token_usage"))
+            )
+            if total is not None:
+                self.total = total
+        elif kind == "turn_context":
+            self._settings(payload)
+
+    # -- output helpers
+
+    def _new(
+        self,
+        kind: EventKind,
+        time: datetime | None,
+        *,
+        text: str | None = None,
+        tool: str | None = None,
+        call_id: str | None = None,
+        is_error: bool = False,
+        usage: Usage | None = None,
+        extra: Mapping[str, JSONValue] | None = None,
+    ) -> Event:
+        return Event(
+            session_id=self.session_id,
+            seq=0,
+            kind=kind,
+            time=time,
+            agent_id=self.agent_id,
+            text=text,
+            tool=tool,
+            call_id=call_id,
+            is_error=is_error,
+            usage=usage,
+            extra=dict(extra) if extra else {},
+        )
+
+    def _flush(self, keep: _Pair | None) -> Iterator[Event]:
+        for pair in self.pairs:
+            if pair is not keep:
+                yield from pair.flush()
+
+    def _out(self, event: Event) -> Iterator[Event]:
+        yield from self._flush(None)
+        yield event
+
+    def _first(self, pair: _Pair, event: Event) -> Iterator[Event]:
+        yield from self._flush(pair)
+        yield from pair.first(event)
+
+    def _echo(self, pair: _Pair, event: Event) -> Iterator[Event]:
+        yield from self._flush(pair)
+        yield from pair.echo(event)
+
+    def _turn_end(self, time: datetime | None, reason: str | None) -> Iterator[Event]:
+        yield from self._out(
+            self._new("turn_end", time, extra={"reason": reason} if reason else None)
+        )
+        for pair in self.pairs:
+            pair.said = None
+
+    # -- turn_context
+
+    def _settings(self, payload: Mapping[str, object]) -> None:
+        self.model = as_str(payload.get("model")) or self.model
+        self.effort = effort_of(payload) or self.effort
+        self.approval = as_str(payload.get("approval_policy")) or self.approval
+        self.sandbox = sandbox_of(payload.get("sandbox_policy")) or self.sandbox
+        self.cwd = as_str(payload.get("cwd")) or self.cwd
+        self.settings_seen = True
+
+    def _turn_context(
+        self, payload: Mapping[str, object], time: datetime | None
+    ) -> Iterator[Event]:
+        before = (
+            self.model,
+            self.effort,
+            permission_mode(self.approval, self.sandbox),
+            self.cwd,
+        )
+        seen = self.settings_seen
+        self._settings(payload)
+        after = (
+            self.model,
+            self.effort,
+            permission_mode(self.approval, self.sandbox),
+            self.cwd,
+        )
+        if not seen or before == after:
+            return
+        changes: dict[str, JSONValue] = {}
+        said: list[str] = []
+        for key, old, new in zip(
+            ("model", "effort", "permission_mode", "cwd"), before, after, strict=True
+        ):
+            if new != old and new is not None:
+                changes[key] = new
+                said.append(f"{key.replace('_', ' ')}: {old or 'unset'} -> {new}")
+        yield from self._out(
+            self._new("meta", time, text="; ".join(said), extra=changes)
+        )
+
+    # -- response items
+
+    def _item(
+        self, payload: Mapping[str, object], time: datetime | None
+    ) -> Iterator[Event]:
+        item = payload.get("type")
+        call_id = as_str(payload.get("call_id"))
+        text: str | None
+        if item == "message":
+            role = payload.get("role")
+            if role == "user":
+                text, _ = message_text(payload)
+                if text:
+                    yield from self._echo(self.user, self._new("user", time, text=text))
+            elif role == "assistant":
+                text = content_text(payload.get("content"))
+                if text:
+                    phase = as_str(payload.get("phase"))
+                    event = self._new(
+                        "assistant",
+                        time,
+                        text=text,
+                        extra={"phase": phase} if phase else None,
+                    )
+                    yield from self._first(self.assistant, event)
+            # developer and system messages are the harness's instructions
+        elif item == "reasoning":
+            text = _reasoning_text(payload)
+            if text:
+                yield from self._first(
+                    self.thinking, self._new("thinking", time, text=text)
+                )
+        elif item in ("function_call", "custom_tool_call"):
+            name = as_str(payload.get("name")) or "tool"
+            raw = (
+                payload.get("arguments")
+                if item == "function_call"
+                else payload.get("input")
+            )
+            value, text = _tool_input(raw)
+            extra: dict[str, JSONValue] = {"input": value}
+            if namespace := as_str(payload.get("namespace")):
+                extra["namespace"] = namespace
+            if name in _SPAWN_TOOLS and call_id and isinstance(value, dict):
+                self._remember_spawn(call_id, value)
+            yield from self._out(
+                self._new(
+                    "tool_call",
+                    time,
+                    tool=name,
+                    call_id=call_id,
+                    text=text,
+                    extra=extra,
+                )
+            )
+        elif item in ("function_call_output", "custom_tool_call_output"):
+            text, failed = _output_text(payload.get("output"))
+            if call_id and call_id in self.spawns:
+                child = _spawned_thread(payload.get("output"))
+                if child:
+                    yield from self._link(child, call_id, time)
+            yield from self._out(
+                self._new(
+                    "tool_result", time, call_id=call_id, text=text, is_error=failed
+                )
+            )
+        elif item == "local_shell_call":
+            action = payload.get("action")
+            yield from self._out(
+                self._new(
+                    "tool_call",
+                    time,
+                    tool="local_shell",
+                    call_id=call_id or as_str(payload.get("id")),
+                    extra={"input": as_json(action)},
+                )
+            )
+        elif item in ("web_search_call", "tool_search_call"):
+            tool = "web_search" if item == "web_search_call" else "tool_search"
+            arguments = (
+                payload.get("action")
+                if item == "web_search_call"
+                else payload.get("arguments")
+            )
+            yield from self._out(
+                self._new(
+                    "tool_call",
+                    time,
+                    tool=tool,
+                    call_id=call_id or as_str(payload.get("id")),
+                    extra={"input": as_json(arguments)},
+                )
+            )
+        elif item == "tool_search_output":
+            names = [
+                as_str(as_dict(tool).get("name"))
+                for tool in as_list(payload.get("tools"))
+            ]
+            text = ", ".join(name for name in names if name) or None
+            yield from self._out(
+                self._new("tool_result", time, call_id=call_id, text=text)
+            )
+        elif item == "image_generation_call":
+            image_id = as_str(payload.get("id"))
+            prompt = as_str(payload.get("revised_prompt"))
+            yield from self._out(
+                self._new(
+                    "tool_call",
+                    time,
+                    tool="image_generation",
+                    call_id=image_id,
+                    extra={"input": {"prompt": prompt}},
+                )
+            )
+            result = payload.get("result")
+            if isinstance(result, str) and result:
+                yield from self._out(
+                    self._new(
+                        "tool_result",
+                        time,
+                        call_id=image_id,
+                        text=summary(result, "image"),
+                    )
+                )
+        elif item == "agent_message":
+            text = content_text(payload.get("content"))
+            extra = {
+                key: value
+                for key in ("author", "recipient")
+                if (value := as_str(payload.get(key)))
+            }
+            extra["inter_agent"] = True
+            if text:
+                yield from self._out(self._new("user", time, text=text, extra=extra))
+        elif item in ("compaction", "context_compaction", "compaction_summary"):
+            yield from self._echo(self.compaction, self._new("compaction", time))
+        elif item != "ghost_snapshot":  # ghost snapshots are git states kept for /undo
+            self.diagnostics.unknown_type(f"response_item/{item}", self.version)
+
+    # -- UI events
+
+    def _event(
+        self, payload: Mapping[str, object], time: datetime | None
+    ) -> Iterator[Event]:
+        kind = payload.get("type")
+        if kind == "user_message":
+            text = event_prompt(payload)
+            if text:
+                yield from self._first(self.user, self._new("user", time, text=text))
+        elif kind == "agent_message":
+            text = as_str(payload.get("message"))
+            if text:
+                yield from self._echo(
+                    self.assistant, self._new("assistant", time, text=text)
+                )
+        elif kind in ("agent_reasoning", "agent_reasoning_raw_content"):
+            text = as_str(payload.get("text"))
+            if text:
+                yield from self._echo(
+                    self.thinking, self._new("thinking", time, text=text)
+                )
+        elif kind == "token_count":
+            yield from self._token_count(payload, time)
+        elif kind in ("task_complete", "turn_complete"):
+            error = as_dict(payload.get("error"))
+            if message := as_str(error.get("message")):
+                yield from self._out(self._new("error", time, text=message))
+            yield from self._turn_end(time, "error" if error else None)
+        elif kind == "turn_aborted":
+            yield from self._turn_end(time, as_str(payload.get("reason")) or "aborted")
+        elif kind == "context_compacted":
+            yield from self._echo(self.compaction, self._new("compaction", time))
+        elif kind in ("error", "stream_error"):
+            text = (
+                as_str(payload.get("message"))
+                or as_str(as_dict(payload.get("error")).get("message"))
+                or kind
+            )
+            yield from self._out(
+                self._new(
+                    "error",
+                    time,
+                    text=text,
+                    extra={"retrying": True} if kind == "stream_error" else None,
+                )
+            )
+        elif kind == "thread_rolled_back":
+            turns = as_int(payload.get("num_turns"))
+            yield from self._out(
+                self._new(
+                    "meta",
+                    time,
+                    text=f"rolled back {turns} turn(s)",
+                    extra={"rolled_back_turns": turns},
+                )
+            )
+        elif kind == "thread_name_updated":
+            name = one_line(payload.get("thread_name"))
+            if name:
+                yield from self._out(
+                    self._new(
+                        "meta", time, text=f"renamed: {name}", extra={"title": name}
+                    )
+                )
+        elif kind == "item_completed":
+            yield from self._completed(as_dict(payload.get("item")), time)
+        elif kind == "collab_agent_spawn_end":
+            child = as_str(payload.get("new_thread_id"))
+            call_id = as_str(payload.get("call_id"))
+            if child:
+                yield from self._link(
+                    child,
+                    call_id,
+                    time,
+                    as_str(payload.get("prompt")),
+                    as_str(payload.get("new_agent_role")),
+                )
+        elif kind == "sub_agent_activity":
+            child = as_str(payload.get("agent_thread_id"))
+            if child and payload.get("kind") == "started":
+                yield from self._link(child, None, time)
+        elif kind not in _IGNORED_EVENTS:
+            self.diagnostics.unknown_type(f"event_msg/{kind}", self.version)
+
+    def _completed(
+        self, item: Mapping[str, object], time: datetime | None
+    ) -> Iterator[Event]:
+        """Paginated history (0.17x): items completed in a turn, most of them echoes of response items."""
+        kind = item.get("type")
+        if kind == "UserMessage":
+            text = content_text(item.get("content"))
+            if text and not is_harness(text):
+                yield from self._first(self.user, self._new("user", time, text=text))
+        elif kind == "AgentMessage":
+            text = content_text(item.get("content"))
+            if text:
+                yield from self._echo(
+                    self.assistant, self._new("assistant", time, text=text)
+                )
+        elif kind == "Reasoning":
+            parts = [
+                *as_list(item.get("summary_text")),
+                *as_list(item.get("raw_content")),
+            ]
+            text = "\n\n".join(part for part in parts if isinstance(part, str) and part)
+            if text:
+                yield from self._echo(
+                    self.thinking, self._new("thinking", time, text=text)
+                )
+        elif kind == "SubAgentActivity":
+            child = as_str(item.get("agent_thread_id"))
+            if child and item.get("kind") == "started":
+                yield from self._link(
+                    child,
+                    as_str(item.get("id")),
+                    time,
+                    None,
+                    None,
+                    as_str(item.get("agent_path")),
+                )
+        elif kind == "ContextCompaction":
+            yield from self._echo(self.compaction, self._new("compaction", time))
+        elif kind not in _IGNORED_ITEMS:
+            self.diagnostics.unknown_type(
+                f"event_msg/item_completed/{kind}", self.version
+            )
+
+    # -- usage
+
+    def _token_count(
+        self, payload: Mapping[str, object], time: datetime | None
+    ) -> Iterator[Event]:
+        info = as_dict(payload.get("info"))
+        total = usage_tuple(as_dict(info.get("total_token_usage")))
+        last = usage_tuple(as_dict(info.get("last_token_usage")))
+        if total is not None:
+            if total == self.total:
+                return  # the same count written again
+            previous, self.total = self.total, total
+            if last is None:
+                if previous is None:
+                    return  # read from an offset: the increase is unknown
+                last = tuple(
+                    max(0, now - before)
+                    for now, before in zip(total, previous, strict=True)
+                )
+        if last is None or not any(last):
+            return
+        fresh, cached, written, output, reasoning = last
+        usage = Usage(
+            input_tokens=max(0, fresh - cached - written),
+            output_tokens=output,
+            cache_read_tokens=cached,
+            cache_write_tokens=written,
+            reasoning_tokens=reasoning,
+            model=self.model,
+        )
+        yield from self._out(self._new("usage", time, usage=usage))
+
+    # -- sub-agents
+
+    def _remember_spawn(self, call_id: str, arguments: Mapping[str, object]) -> None:
+        if len(self.spawns) >= _DESCRIPTION_CAP:
+            self.spawns.pop(next(iter(self.spawns)))
+        description = next(
+            (
+                text
+                for key in ("message", "prompt", "task", "items")
+                if (text := as_str(arguments.get(key)))
+            ),
+            None,
+        )
+        role = as_str(arguments.get("agent_type")) or as_str(arguments.get("role"))
+        self.spawns[call_id] = (description, role)
+
+    def _link(
+        self,
+        child: str,
+        call_id: str | None,
+        time: datetime | None,
+        description: str | None = None,
+        agent_type: str | None = None,
+        agent_path: str | None = None,
+    ) -> Iterator[Event]:
+        if child in self.linked or child == self.own_id:
+            return
+        self.linked.add(child)
+        spawned_with, role = (
+            self.spawns.pop(call_id, (None, None)) if call_id else (None, None)
+        )
+        extra: dict[str, JSONValue] = {
+            "child_id": child,
+            "agent_type": agent_type or role,
+        }
+        if agent_path:
+            extra["agent_path"] = agent_path
+        text = description or spawned_with or agent_path
+        yield from self._out(
+            self._new("subagent", time, call_id=call_id, text=text, extra=extra)
+        )
+
+
+@dataclass(slots=True)
+class _Stream:
+    events: Iterator[Event]
+    order: int
+    reader: _Reader
+    last: datetime = EPOCH
+
+
+def _merge(
+    main: _Reader, finder: _Finder, diagnostics: Diagnostics, full: bool
+) -> Iterator[Event]:
+    """The lead agent's events with every sub-agent's, in time order, one event per file held at a time.
+
+    A sub-agent opens when a line links its spawn; one only the state db names waits until
+    `_SUBAGENT_GRACE` past its creation for such a link, then is announced where it starts.
+    """
+    counter = itertools.count()
+    orders = itertools.count()
+    heap: list[tuple[datetime, int, int, Event, _Stream]] = []
+    announced: set[str] = {main.session_id}
+    waiting = {child: start for child, start in finder.created.items()}
+
+    def push(stream: _Stream, event: Event | None) -> None:
+        if event is None:
+            return
+        if event.time is not None:
+            stream.last = event.time
+        heapq.heappush(heap, (stream.last, stream.order, next(counter), event, stream))
+
+    def open_stream(child: str, near: Path) -> tuple[_Stream, Event | None] | None:
+        path = finder.find(child, near)
+        if path is None:
+            return None
+        reader = _Reader(path, main.session_id, child, diagnostics, finder, full=full)
+        stream = _Stream(reader.events(), next(orders), reader)
+        return stream, next(stream.events, None)
+
+    main_stream = _Stream(main.events(), next(orders), main)
+    push(main_stream, next(main_stream.events, None))
+    while heap or waiting:
+        head = heap[0][0] if heap else None
+        for unlinked, start in list(waiting.items()):
+            if head is not None and (start is None or start + _SUBAGENT_GRACE >= head):
+                continue
+            del waiting[unlinked]
+            if (
+                unlinked in announced
+                or (opened := open_stream(unlinked, main.path.parent)) is None
+            ):
+                continue
+            announced.add(unlinked)
+            stream, first = opened
+            yield _announce(
+                main, stream.reader, unlinked, (first.time if first else None) or start
+            )
+            push(stream, first)
+        if not heap:
+            continue
+        _, _, _, event, stream = heapq.heappop(heap)
+        child = event.extra.get("child_id") if event.kind == "subagent" else None
+        if not isinstance(child, str):
+            yield event
+        elif child not in announced:
+            announced.add(child)
+            waiting.pop(child, None)
+            yield event
+            if (opened := open_stream(child, stream.reader.path.parent)) is not None:
+                push(*opened)
+        push(stream, next(stream.events, None))
+
+
+def _announce(
+    main: _Reader, child: _Reader, child_id: str, start: datetime | None
+) -> Event:
+    """A spawn no line of the parent links: announced where the child starts."""
+    meta = child.meta
+    extra: dict[str, JSONValue] = {
+        "child_id": child_id,
+        "agent_type": lineage_of(meta)[1],
+    }
+    for key in ("agent_path", "agent_nickname"):
+        if value := as_str(meta.get(key)):
+            extra[key] = value
+    text = as_str(meta.get("agent_path")) or as_str(meta.get("agent_nickname"))
+    return Event(main.session_id, 0, "subagent", time=start, text=text, extra=extra)
+
+
+def _parent_keys(path: Path) -> set[int] | None:
+    """What identifies each line of a parent rollout, to recognise its copy in a fork."""
+    keys: set[int] = set()
+    try:
+        for _, record in files.iter_records(path):
+            kind, payload = envelope(record)
+            key = _replay_key(kind, payload) if kind else None
+            if key is not None:
+                keys.add(hash(key))
+                if len(keys) > _PARENT_KEYS_CAP:
+                    return None
+    except read_errors():
+        return None
+    return keys
+
+
+def _replay_key(
+    kind: str | None, payload: Mapping[str, object]
+) -> tuple[object, ...] | None:
+    """A line's identity that survives being copied: ids, call ids, prompts, token totals; None if it has none."""
+    if kind == "session_meta":
+        return ("meta", as_str(payload.get("id")))
+    if kind == "turn_context":
+        turn = as_str(payload.get("turn_id"))
+        return ("turn", turn) if turn else None
+    if kind == "compacted":
+        summary = as_str(payload.get("message"))
+        return ("compacted", summary[:500]) if summary else None
+    item = payload.get("type")
+    if kind == "response_item":
+        for key in ("call_id", "id"):
+            if value := as_str(payload.get(key)):
+                return ("item", item, key, value)
+        if item == "message":
+            text = content_text(payload.get("content"))
+            return ("message", payload.get("role"), text[:500]) if text else None
+        return None
+    if kind == "event_msg":
+        if item == "token_count":
+            return (
+                "tokens",
+                usage_tuple(
+                    as_dict(as_dict(payload.get("info")).get("total_token_usage"))
+                ),
+            )
+        if item in ("user_message", "agent_message"):
+            message = as_str(payload.get("message"))
+            return (item, message[:500]) if message else None
+        if item == "item_completed":
+            return ("completed", as_str(as_dict(payload.get("item")).get("id")))
+        for key in ("call_id", "turn_id"):
+            if value := as_str(payload.get(key)):
+                return ("event", item, value)
+    return None
+
+
+def _line_start(path: Path, offset: int) -> int:
+    """`offset` if a line starts there, else the start of the next line (a partial line is dropped)."""
+    with files.open_binary(path) as stream:
+        stream.seek(offset - 1)
+        if stream.read(1) == b"\n":
+            return offset
+        position = offset
+        while chunk := stream.read(files.CHUNK):
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                return position + newline + 1
+            position += len(chunk)
+        return position
+
+
+def _reasoning_text(payload: Mapping[str, object]) -> str:
+    parts = [
+        part_text(part)
+        for part in [*as_list(payload.get("summary")), *as_list(payload.get("content"))]
+    ]
+    return "\n\n".join(part for part in parts if part)
+
+
+def _tool_input(raw: object) -> tuple[JSONValue, str | None]:
+    """(the arguments as JSON where they parse, else the raw string; `text` when they are not JSON)."""
+    if not isinstance(raw, str):
+        return as_json(raw), None
+    if files.elided(raw):
+        short = summary(raw, "input")
+        return short, short
+    stripped = raw.strip()
+    if stripped.startswith(("{", "[")):
+        try:
+            return as_json(orjson.loads(stripped)), None
+        except orjson.JSONDecodeError:
+            pass  # not JSON after all: keep it as text
+    return raw, raw
+
+
+def _output_text(output: object) -> tuple[str | None, bool]:
+    """A tool result flattened to text, and whether it says the tool failed."""
+    failed = False
+    if isinstance(output, str):
+        stripped = output.strip()
+        if stripped.startswith("{") and '"output"' in stripped:
+            try:
+                parsed = orjson.loads(stripped)
+            except orjson.JSONDecodeError:
+                parsed = None
+            if isinstance(parsed, dict) and "output" in parsed:
+                code = as_int(as_dict(parsed.get("metadata")).get("exit_code"))
+                text = parsed.get("output")
+                return (
+                    summary(text, "output") if isinstance(text, str) else None
+                ), bool(code)
+        text = summary(output, "output")
+        match = _EXIT_CODE.search(text[:512])
+        return text, bool(match and match.group(1) != "0")
+    if isinstance(output, dict):
+        if output.get("success") is False or "Err" in output:
+            failed = True
+        content = output.get("content", output.get("Ok", output.get("Err", output)))
+        if isinstance(content, dict) and "content" in content:
+            failed = failed or content.get("isError") is True
+            content = content.get("content")
+        if isinstance(content, str):
+            return summary(content, "output"), failed
+        text = content_text(content if isinstance(content, list) else [content])
+        return text or None, failed
+    if isinstance(output, list):
+        return content_text(output) or None, False
+    return None, False
+
+
+def _spawned_thread(output: object) -> str | None:
+    """The child thread id a spawn call's output names, if it names one."""
+    parsed: object = output
+    if isinstance(output, str):
+        try:
+            parsed = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            return None
+    found = as_dict(parsed)
+    for key in ("agent_id", "thread_id", "new_thread_id", "id"):
+        value = as_str(found.get(key))
+        if value and ROLLOUT_ID.fullmatch(value + ".jsonl"):
+            return value
+    return None

@@ -1,0 +1,334 @@
+"""Small readers of Codex CLI values, shared by the codex source's listing and its reader.
+
+Pure functions over decoded JSON (and one directory walk): the line envelope, a thread's
+lineage, settings from a `turn_context`, message texts, token counts and times. No state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from .. import files
+from ..model import JSONValue
+
+ROLLOUT_ID = re.compile(
+    r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$"
+)
+TITLE_CAP = 300
+EPOCH = datetime.min.replace(tzinfo=UTC)
+
+# Prompt parts that the harness, not the human, put into the conversation.
+HARNESS_MARKERS = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md",
+    "<permissions instructions>",
+    "<turn_aborted>",
+    "<subagent_notification>",
+    "<collaboration_mode>",
+    "<multi_agent_mode>",
+    "<skills_instructions>",
+    "<skill>",
+    "<tools>",
+    "<apps_instructions>",
+    "<plugins_instructions>",
+    "<personality",
+    "<model_switch>",
+    "<realtime_conversation>",
+    "<INSTRUCTIONS>",
+)
+# Response item types that the bare (pre-envelope) era wrote as whole lines.
+BARE_ITEM_TYPES = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "web_search_call",
+    }
+)
+
+
+def envelope(record: Mapping[str, object]) -> tuple[str | None, dict[str, object]]:
+    """(line type, payload); a bare-era item reads as a response item; (None, {}) for anything else."""
+    kind = record.get("type")
+    payload = record.get("payload")
+    if isinstance(kind, str) and isinstance(payload, dict):
+        return kind, payload
+    if isinstance(kind, str) and kind in BARE_ITEM_TYPES and "payload" not in record:
+        return "response_item", dict(record)
+    return None, {}
+
+
+def lineage_of(meta: Mapping[str, object]) -> tuple[str | None, str | None]:
+    """(parent thread, agent type) of a sub-agent; a `source` that is an object marks one."""
+    source = meta.get("source")
+    if not isinstance(source, dict):
+        return None, None
+    subagent = source.get("subagent")
+    spawn = as_dict(as_dict(subagent).get("thread_spawn"))
+    parent = as_str(spawn.get("parent_thread_id")) or as_str(
+        meta.get("parent_thread_id")
+    )
+    agent_type = as_str(spawn.get("agent_role")) or as_str(meta.get("agent_role"))
+    if agent_type is None:
+        if isinstance(subagent, str):
+            agent_type = subagent
+        elif isinstance(subagent, dict) and not spawn:
+            agent_type = next(
+                (
+                    value if isinstance(value, str) else key
+                    for key, value in subagent.items()
+                ),
+                None,
+            )
+    return parent, agent_type
+
+
+def has_origin(meta: Mapping[str, object]) -> bool:
+    return bool(
+        as_str(meta.get("forked_from_id"))
+        or as_str(meta.get("parent_thread_id"))
+        or lineage_of(meta)[0]
+    )
+
+
+def effort_of(context: Mapping[str, object]) -> str | None:
+    mode = as_dict(context.get("collaboration_mode"))
+    return (
+        as_str(context.get("effort"))
+        or as_str(as_dict(mode.get("settings")).get("reasoning_effort"))
+        or as_str(mode.get("reasoning_effort"))
+    )
+
+
+def sandbox_of(value: object) -> str | None:
+    if isinstance(value, dict):
+        value = value.get("type") or value.get("mode")
+    if not isinstance(value, str) or not value:
+        return None
+    # a permission profile of type "disabled" (threads.sandbox_policy in 0.17x) means no sandbox
+    return "danger-full-access" if value == "disabled" else value
+
+
+def permission_mode(approval: str | None, sandbox: str | None) -> str | None:
+    parts = [
+        f"approval={approval}" if approval else "",
+        f"sandbox={sandbox}" if sandbox else "",
+    ]
+    return " ".join(part for part in parts if part) or None
+
+
+def is_harness(text: str) -> bool:
+    return text.lstrip().startswith(HARNESS_MARKERS)
+
+
+def message_text(payload: Mapping[str, object]) -> tuple[str, str]:
+    """(what the human wrote, the harness context) of a user message's parts."""
+    human: list[str] = []
+    context: list[str] = []
+    for part in as_list(payload.get("content")):
+        text = part_text(part)
+        if text:
+            (context if is_harness(text) else human).append(text)
+    return "\n".join(human), "\n".join(context)
+
+
+def content_text(content: object) -> str:
+    return "\n".join(text for part in as_list(content) if (text := part_text(part)))
+
+
+def part_text(part: object) -> str | None:
+    if isinstance(part, str):
+        return summary(part, "text")
+    block = as_dict(part)
+    kind = block.get("type")
+    if kind in (
+        "input_text",
+        "output_text",
+        "text",
+        "Text",
+        "inputText",
+        "summary_text",
+        "reasoning_text",
+        "refusal",
+    ):
+        text = block.get("text") if kind != "refusal" else block.get("refusal")
+        return summary(text, "text") if isinstance(text, str) else None
+    if kind in ("input_image", "image", "local_image", "localImage"):
+        url = (
+            block.get("image_url")
+            or block.get("url")
+            or block.get("data")
+            or block.get("path")
+        )
+        if isinstance(url, str) and (url.startswith("data:") or files.elided(url)):
+            return summary(url, "image")
+        return f"[image: {url}]" if isinstance(url, str) and url else "[image]"
+    if kind == "encrypted_content":
+        return "[encrypted]"
+    return None
+
+
+def event_prompt(payload: Mapping[str, object]) -> str | None:
+    """The human's words in a `user_message` (or `item_completed` UserMessage) event, else None."""
+    if payload.get("type") == "item_completed":
+        item = as_dict(payload.get("item"))
+        text = (
+            content_text(item.get("content"))
+            if item.get("type") == "UserMessage"
+            else ""
+        )
+        return text if text and not is_harness(text) else None
+    if payload.get("type") != "user_message" or payload.get("kind") in (
+        "user_instructions",
+        "environment_context",
+    ):
+        return None
+    message = payload.get("message")
+    text = summary(message, "text") if isinstance(message, str) else ""
+    if text and is_harness(text):
+        return None
+    lines = [text] if text else []
+    for image in as_list(payload.get("images")):
+        if isinstance(image, str):
+            lines.append(summary(image, "image"))
+    for local in as_list(payload.get("local_images")):
+        if isinstance(local, str):
+            lines.append(f"[image: {local}]")
+    return "\n".join(lines) or None
+
+
+def summary(value: str, kind: str) -> str:
+    """The text itself, or a short stand-in for a payload elided by files.py or for inline image data."""
+    marker = files.elided(value)
+    if marker is not None:
+        size, hint = marker
+        label = "image" if hint.startswith("data:image") or kind == "image" else kind
+        return f"[{label}, {files.human_bytes(size)}]"
+    if kind == "image":
+        return f"[image, {files.human_bytes(len(value))}]"
+    return value
+
+
+def usage_tuple(usage: Mapping[str, object]) -> tuple[int, ...] | None:
+    """(input incl. cached, cached, cache writes, output incl. reasoning, reasoning), or None."""
+    if not usage:
+        return None
+    keys = (
+        "input_tokens",
+        "cached_input_tokens",
+        "cache_write_input_tokens",
+        "output_tokens",
+        "reasoning_output_tokens",
+    )
+    return tuple(as_int(usage.get(key)) or 0 for key in keys)
+
+
+def tag(pattern: re.Pattern[str], text: str) -> str | None:
+    match = pattern.search(text)
+    return match.group(1).strip() if match else None
+
+
+def parse_time(value: object) -> datetime | None:
+    if isinstance(value, str) and value:
+        try:
+            stamp = datetime.fromisoformat(
+                value.replace("Z", "+00:00") if value.endswith("Z") else value
+            )
+        except ValueError:
+            return None
+        return (
+            stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+        )
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return epoch(value, 1000 if value > 10_000_000_000 else 1)
+    return None
+
+
+def epoch(value: object, per_second: int) -> datetime | None:
+    if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(value / per_second, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def one_line(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split())[:TITLE_CAP]
+    return text or None
+
+
+def json_text(value: object) -> object:
+    """A db column that holds JSON text, decoded; other values as they are."""
+    if isinstance(value, str) and value.startswith(("{", "[")):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value
+
+
+def as_json(value: object) -> JSONValue:
+    """A value decoded from JSON, typed as such (it came from orjson, so it is one)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, list):
+        return [as_json(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): as_json(item) for key, item in value.items()}
+    return str(value)
+
+
+def as_str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def as_int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def as_dict(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def read_errors() -> tuple[type[BaseException], ...]:
+    """What reading a rollout may raise besides bad content: IO errors, a broken zstd frame."""
+    import zstandard
+
+    return (OSError, zstandard.ZstdError)
+
+
+def rollouts(directory: Path, root: Path, depth: int = 0) -> Iterator[Path]:
+    """Rollouts under `directory` (date folders, three deep), sorted; a `.jsonl.zst` with a plain twin is left out."""
+    found = files.entries(directory, root)
+    names = {entry.name for entry in found}
+    for entry in found:
+        if entry.is_dir():
+            if depth < 3:
+                yield from rollouts(Path(entry.path), root, depth + 1)
+        elif entry.name.startswith("rollout-") and (
+            entry.name.endswith(".jsonl")
+            or (entry.name.endswith(".jsonl.zst") and entry.name[:-4] not in names)
+        ):
+            yield Path(entry.path)
+
+
+def rollout_id(name: str) -> str | None:
+    match = ROLLOUT_ID.search(name)
+    return match.group(1) if match else None

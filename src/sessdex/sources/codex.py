@@ -1,0 +1,687 @@
+"""OpenAI Codex CLI: rollout JSONL files (plain or `.jsonl.zst`), a state SQLite index, a title index.
+
+What Codex writes, under `$CODEX_HOME` (default `~/.codex`): one rollout per thread,
+`sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl` (archived ones flat in
+`archived_sessions/`; cold ones may be rewritten as `.jsonl.zst`, and where both exist the
+plain file wins). Each line is `{timestamp, type, payload}` (+ `ordinal` since 0.17x); the
+oldest files (mid-2025) are bare items without that envelope or any per-line time. The
+state database `state_<n>.sqlite` (WAL; in `$CODEX_SQLITE_HOME` when set) caches one
+`threads` row per thread plus `thread_spawn_edges`; `session_index.jsonl` holds the names
+the TUI gives threads (last line per id wins).
+
+The reader lives in `_codex_read`, shared value readers in `_codex_values`.
+
+What we read, to list: the first `session_meta` (identity, cwd, branch, version, parent),
+the newest `turn_context` (model, effort, approval and sandbox; read from the tail, else the
+head), the first human prompt (a fallback title), the last line's time; the newest state db
+(opened only through `files.open_sqlite`, tolerant of missing columns); the title index.
+Several fragments describe one thread; their precedence gives the merge: `threads.name` >
+`session_index.jsonl` > `threads.title` (only the first prompt) > the rollout's first prompt
+for the title, and the rollout > the db row for every other field. A `threads.source` (or
+`session_meta.source`) that is a JSON object marks a sub-agent: `parent_id` comes from it or
+from `thread_spawn_edges`. Forks keep `parent_id` empty (they are the user's own threads)
+and name their origin in `extra["forked_from_id"]`.
+
+Reading: `event_msg` `user_message` (or paginated `item_completed` `UserMessage`) is the
+human's prompt, and the `response_item` user message carrying the same text is its echo;
+the assistant's text, reasoning and compaction are also written twice (a response item and
+a UI event), in either order: each is emitted once. Harness context (`<environment_context>`,
+`# AGENTS.md`, `<permissions instructions>`, developer messages, …) is not a user event.
+Forks and sub-agents replay their parent's lines after their own `session_meta`: only the
+first `session_meta` defines identity, and the replay is skipped for events and usage. Its
+end is `subagent_history_start_ordinal` where lines carry ordinals; `history_base` (0.154+)
+means nothing was copied; otherwise the replay is the run of lines that match the parent's
+rollout (by ids, call ids, texts and token totals), or, with the parent gone, the lines
+stamped within the replay's first second.
+
+Usage: `event_msg` `token_count` holds the thread's cumulative `total_token_usage` and the
+last request's `last_token_usage`; one usage event per count whose total moved (Codex often
+writes the same count twice), from `last_token_usage`, else the increase of the total.
+Codex counts cached (and cache-write) tokens inside `input_tokens`: we subtract them.
+`reasoning_output_tokens` becomes `reasoning_tokens`; it is part of `output_tokens` in Codex
+and stays there (output is what Codex reports). `token_usage_record` lines (0.17x) repeat
+the same numbers per response and are ignored.
+
+Ignored, on purpose: `world_state` (harness context snapshots), tool outcome UI events that
+repeat a response item (`exec_command_end`, `patch_apply_end`, `mcp_tool_call_end`, …), turn
+starts, settings echoes, review and goal bookkeeping (the lists in `_codex_read`).
+Never read: `auth.json`, `history.jsonl` (lags the rollouts), the other SQLite files.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, JSONValue, ResumePlan, Session
+from ._codex_read import read_events
+from ._codex_values import (
+    EPOCH,
+    ROLLOUT_ID,
+    as_dict,
+    as_int,
+    as_str,
+    effort_of,
+    envelope,
+    epoch,
+    event_prompt,
+    has_origin,
+    json_text,
+    lineage_of,
+    message_text,
+    one_line,
+    parse_time,
+    permission_mode,
+    read_errors,
+    rollouts,
+    sandbox_of,
+    tag,
+)
+from .base import Home, Location
+
+NAME = "codex"
+TITLE = "OpenAI Codex CLI"
+CHECKED_WITH = "codex-cli 0.146 - 0.171.0"
+ENV_VARS = ("CODEX_HOME", "CODEX_SQLITE_HOME")
+PROGRAM = "codex"
+INSTALL_HINT = "npm install -g @openai/codex"
+
+# Which fragment wins a field when several files describe one thread (higher wins).
+_PRECEDENCE_NAME = 40  # threads.name: the user's or the TUI's title
+_PRECEDENCE_INDEX = 30  # session_index.jsonl thread_name, thread_name_updated events
+_PRECEDENCE_DB_TITLE = 25  # threads.title: only the first prompt
+_PRECEDENCE_ROLLOUT = 20  # the rollout itself
+_PRECEDENCE_DB = 10  # the rest of the threads row (a cache of the rollouts)
+
+_STATE_DB = re.compile(r"state_(\d+)\.sqlite")
+_STRICT_APPROVALS = ("untrusted", "on-request")
+_STRICT_SANDBOXES = ("read-only", "workspace-write")
+_APPROVALS = (*_STRICT_APPROVALS, "on-failure", "never")
+_SANDBOXES = (*_STRICT_SANDBOXES, "danger-full-access")
+_CWD_TAG = re.compile(r"<cwd>([^<]+)</cwd>")
+_APPROVAL_TAG = re.compile(r"<approval_policy>([^<]+)</approval_policy>")
+_SANDBOX_TAG = re.compile(r"<sandbox_mode>([^<]+)</sandbox_mode>")
+# Head lines worth parsing while listing; the rest are passed over unparsed.
+_HEAD_TOKENS = (
+    b'"session_meta"',
+    b'"turn_context"',
+    b"user_message",
+    b"UserMessage",
+    b'"user"',
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CodexLocation(Location):
+    """The Codex home, plus the folder of its state database when `CODEX_SQLITE_HOME` moves it."""
+
+    sqlite_home: Path | None = None
+
+
+# --- listing ---------------------------------------------------------------------------------
+
+
+def locate(home: Home) -> Location:
+    root_override = home.env_dir("CODEX_HOME")
+    sqlite_override = home.env_dir("CODEX_SQLITE_HOME")
+    named = [
+        f"{name}={value}"
+        for name, value in (
+            ("CODEX_HOME", root_override),
+            ("CODEX_SQLITE_HOME", sqlite_override),
+        )
+        if value
+    ]
+    root = root_override if root_override is not None else home.path / ".codex"
+    return CodexLocation(root, ", ".join(named) or None, sqlite_override)
+
+
+def scan(location: Location) -> Iterator[Path]:
+    if not location.exists:
+        return
+    root = location.root
+    sqlite_home = getattr(location, "sqlite_home", None) or root
+    databases = [
+        (int(match.group(1)), Path(entry.path))
+        for entry in files.entries(sqlite_home, sqlite_home)
+        if (match := _STATE_DB.fullmatch(entry.name)) and entry.is_file()
+    ]
+    if databases:
+        yield max(databases)[1]
+    for entry in files.entries(root, root):
+        if entry.name == "session_index.jsonl" and entry.is_file():
+            yield Path(entry.path)
+    yield from rollouts(root / "sessions", root, depth=0)
+    yield from rollouts(root / "archived_sessions", root, depth=0)
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if _STATE_DB.fullmatch(path.name):
+        return _parse_db(path, location, diagnostics)
+    if path.name == "session_index.jsonl":
+        return _parse_index(path, diagnostics)
+    if path.name.startswith("rollout-"):
+        return _parse_rollout(path, location, diagnostics)
+    return []
+
+
+def _parse_index(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    names: dict[str, str] = {}
+    try:
+        for _, record in files.iter_records(path, diagnostics):
+            thread_id, name = (
+                as_str(record.get("id")),
+                one_line(record.get("thread_name")),
+            )
+            if thread_id and name:
+                names[thread_id] = name
+    except OSError:
+        diagnostics.skip(
+            str(path), 0, "vanished" if not path.exists() else "unreadable"
+        )
+        return []
+    return [
+        Session(
+            app=NAME,
+            id=thread_id,
+            title=name,
+            precedence=_PRECEDENCE_INDEX,
+            listed=False,
+        )
+        for thread_id, name in names.items()
+    ]
+
+
+@dataclass(slots=True)
+class _Head:
+    """What the head and tail of a rollout say about its thread."""
+
+    meta: dict[str, object] = field(default_factory=dict)
+    created: datetime | None = None
+    updated: datetime | None = None
+    context: dict[str, object] | None = None
+    prompt: str | None = None  # from an event: the human's own words
+    echo_prompt: str | None = None  # from a response item: used when no event says it
+    env_cwd: str | None = None
+    env_approval: str | None = None
+    env_sandbox: str | None = None
+    thread_name: str | None = None
+    bare: bool = False
+
+
+def _parse_rollout(
+    path: Path, location: Location, diagnostics: Diagnostics
+) -> list[Session]:
+    errors = read_errors()
+    try:
+        size = path.stat().st_size
+        head = files.head_lines(path, diagnostics=diagnostics)
+        tail = files.tail_lines(path)
+    except FileNotFoundError:
+        diagnostics.skip(str(path), 0, "vanished")
+        return []
+    except errors:
+        diagnostics.skip(str(path), 0, "unreadable")
+        return []
+    if not head:
+        return []  # an empty file: Codex has not written its first line yet
+    scan = _Head()
+    _read_head(head, scan, diagnostics, str(path))
+    _read_tail(tail, scan)
+    meta = scan.meta
+    thread_id = as_str(meta.get("id"))
+    if not thread_id:
+        match = ROLLOUT_ID.search(path.name)
+        if match is None:
+            return []
+        thread_id = match.group(1)
+    context = scan.context or {}
+    approval = as_str(context.get("approval_policy")) or scan.env_approval
+    sandbox = sandbox_of(context.get("sandbox_policy")) or scan.env_sandbox
+    parent_id, agent_type = lineage_of(meta)
+    version = as_str(meta.get("cli_version"))
+    if version:
+        diagnostics.versions[version] += 1
+    extra: dict[str, JSONValue] = {"home": str(location.root)}
+    for key in (
+        "originator",
+        "agent_nickname",
+        "agent_path",
+        "forked_from_id",
+        "history_mode",
+    ):
+        if value := as_str(meta.get(key)):
+            extra[key] = value
+    source = meta.get("source")
+    if isinstance(source, str):
+        extra["source"] = source
+    if approval:
+        extra["approval_policy"] = approval
+    if sandbox:
+        extra["sandbox"] = sandbox
+    if "archived_sessions" in path.parts:
+        extra["archived"] = True
+    git = as_dict(meta.get("git"))
+    session = Session(
+        app=NAME,
+        id=thread_id,
+        path=str(path),
+        cwd=as_str(meta.get("cwd")) or as_str(context.get("cwd")) or scan.env_cwd,
+        branch=as_str(git.get("branch")),
+        title=scan.prompt or scan.echo_prompt,
+        created=scan.created,
+        updated=scan.updated or scan.created,
+        model=as_str(context.get("model"))
+        or as_str(
+            as_dict(as_dict(meta.get("base_instructions")).get("provenance")).get(
+                "model"
+            )
+        ),
+        effort=effort_of(context),
+        permission_mode=permission_mode(approval, sandbox),
+        cli_version=version,
+        bytes=size,
+        parent_id=parent_id,
+        agent_type=agent_type,
+        precedence=_PRECEDENCE_ROLLOUT,
+        extra=extra,
+    )
+    sessions = [session]
+    if scan.thread_name:
+        sessions.append(
+            Session(
+                app=NAME,
+                id=thread_id,
+                title=scan.thread_name,
+                precedence=_PRECEDENCE_INDEX,
+                listed=False,
+            )
+        )
+    return sessions
+
+
+def _read_head(
+    head: list[files.Line], scan: _Head, diagnostics: Diagnostics, path: str
+) -> None:
+    start_ordinal: int | None = None
+    # A fork or sub-agent whose file may replay its parent's lines, and while inside
+    # that replay, the second it was stamped in.
+    copies_parent = False
+    replay_second: datetime | None = None
+    for line in head:
+        if line.number == 1:
+            _read_first_line(line, scan, diagnostics, path)
+            start_ordinal = as_int(scan.meta.get("subagent_history_start_ordinal"))
+            copies_parent = (
+                has_origin(scan.meta)
+                and start_ordinal is None
+                and not isinstance(scan.meta.get("history_base"), dict)
+            )
+            continue
+        if not any(token in line.data for token in _HEAD_TOKENS):
+            continue
+        record = files.parse_json(line, diagnostics if line.complete else None, path)
+        if record is None:
+            continue
+        kind, payload = envelope(record)
+        ordinal = as_int(record.get("ordinal"))
+        if kind is None or (
+            start_ordinal is not None
+            and ordinal is not None
+            and ordinal < start_ordinal
+        ):
+            continue
+        stamp = parse_time(record.get("timestamp"))
+        if kind == "session_meta":
+            other = as_str(payload.get("id"))
+            if copies_parent and other != as_str(scan.meta.get("id")):
+                replay_second = (stamp or EPOCH).replace(microsecond=0)
+            continue
+        if replay_second is not None:
+            # no parent to compare with while listing: the copy is stamped in one burst
+            if stamp is None or stamp.replace(microsecond=0) == replay_second:
+                continue
+            if scan.created is not None and stamp < scan.created:
+                continue
+            replay_second, copies_parent = None, False
+        _read_head_record(kind, payload, scan)
+
+
+def _read_first_line(
+    line: files.Line, scan: _Head, diagnostics: Diagnostics, path: str
+) -> None:
+    record = files.parse_json(line, diagnostics if line.complete else None, path)
+    if record is None:
+        return
+    payload = record.get("payload")
+    if record.get("type") == "session_meta" and isinstance(payload, dict):
+        scan.meta = payload
+    elif "id" in record and "type" not in record:
+        # the bare era: {id, timestamp, instructions, git}
+        scan.meta, scan.bare = record, True
+    else:
+        return
+    scan.created = parse_time(scan.meta.get("timestamp")) or parse_time(
+        record.get("timestamp")
+    )
+
+
+def _read_head_record(kind: str, payload: dict[str, object], scan: _Head) -> None:
+    if kind == "turn_context":
+        scan.context = payload
+    elif kind == "event_msg" and scan.prompt is None:
+        scan.prompt = one_line(event_prompt(payload))
+    elif (
+        kind == "response_item"
+        and payload.get("type") == "message"
+        and payload.get("role") == "user"
+    ):
+        text, context_text = message_text(payload)
+        if scan.echo_prompt is None and text:
+            scan.echo_prompt = one_line(text)
+        if context_text:
+            scan.env_cwd = scan.env_cwd or tag(_CWD_TAG, context_text)
+            scan.env_approval = scan.env_approval or tag(_APPROVAL_TAG, context_text)
+            scan.env_sandbox = scan.env_sandbox or tag(_SANDBOX_TAG, context_text)
+
+
+def _read_tail(tail: list[files.Line], scan: _Head) -> None:
+    start_ordinal = as_int(scan.meta.get("subagent_history_start_ordinal"))
+    need_time = not scan.bare
+    found_context = False
+    for line in reversed(tail):
+        if not line.complete:
+            continue  # a line still being written
+        is_context = not found_context and b'"turn_context"' in line.data
+        is_name = scan.thread_name is None and b"thread_name_updated" in line.data
+        if not (need_time or is_context or is_name):
+            continue
+        record = files.parse_json(line)
+        if record is None:
+            continue
+        if need_time and (stamp := parse_time(record.get("timestamp"))):
+            scan.updated, need_time = stamp, False
+        kind, payload = envelope(record)
+        ordinal = as_int(record.get("ordinal"))
+        if (
+            start_ordinal is not None
+            and ordinal is not None
+            and ordinal < start_ordinal
+        ):
+            continue
+        if is_context and kind == "turn_context":
+            scan.context, found_context = payload, True
+        elif (
+            is_name
+            and kind == "event_msg"
+            and payload.get("type") == "thread_name_updated"
+        ):
+            scan.thread_name = one_line(payload.get("thread_name"))
+
+
+# --- the state database ----------------------------------------------------------------------
+
+_DB_COLUMNS = (
+    "id",
+    "rollout_path",
+    "created_at",
+    "updated_at",
+    "created_at_ms",
+    "updated_at_ms",
+    "source",
+    "cwd",
+    "title",
+    "name",
+    "sandbox_policy",
+    "approval_mode",
+    "git_branch",
+    "cli_version",
+    "model",
+    "reasoning_effort",
+    "agent_nickname",
+    "agent_role",
+    "agent_path",
+    "archived",
+)
+
+
+def _parse_db(
+    path: Path, location: Location, diagnostics: Diagnostics
+) -> list[Session]:
+    try:
+        connection = files.open_sqlite(path)
+    except (sqlite3.Error, OSError) as error:
+        diagnostics.problem(
+            f"codex: cannot open {path} ({error}); listing from the rollout files only"
+        )
+        return []
+    try:
+        return _threads(connection, path, location.root)
+    except sqlite3.Error as error:
+        diagnostics.problem(
+            f"codex: cannot read {path} ({error}); listing from the rollout files only"
+        )
+        return []
+    finally:
+        connection.close()
+
+
+def _threads(connection: sqlite3.Connection, path: Path, root: Path) -> list[Session]:
+    columns = files.table_columns(connection, "threads")
+    if "id" not in columns:
+        return []
+    wanted = [column for column in _DB_COLUMNS if column in columns]
+    query = (
+        f"SELECT {', '.join(files.quote_identifier(c) for c in wanted)} FROM threads"
+    )
+    rows = [dict(zip(wanted, row, strict=True)) for row in connection.execute(query)]
+    parents: dict[str, str] = {}
+    if {"parent_thread_id", "child_thread_id"} <= files.table_columns(
+        connection, "thread_spawn_edges"
+    ):
+        for parent, child in connection.execute(
+            "SELECT parent_thread_id, child_thread_id FROM thread_spawn_edges"
+        ):
+            if isinstance(parent, str) and isinstance(child, str):
+                parents[child] = parent
+    rollouts = {
+        row["id"]: _resolve_rollout(row.get("rollout_path"), root)
+        for row in rows
+        if isinstance(row["id"], str)
+    }
+    lineage: dict[str, tuple[str | None, str | None]] = {}
+    for row in rows:
+        thread_id = row["id"]
+        if not isinstance(thread_id, str):
+            continue
+        source = json_text(row.get("source"))
+        parent_id, agent_type = lineage_of(
+            {"source": source, "agent_role": row.get("agent_role")}
+        )
+        lineage[thread_id] = (parents.get(thread_id) or parent_id, agent_type)
+    created = {
+        row["id"]: epoch(row.get("created_at_ms"), 1000)
+        or epoch(row.get("created_at"), 1)
+        for row in rows
+    }
+    children: dict[str, list[JSONValue]] = {}
+    for child_id, (parent_id, _) in lineage.items():
+        if parent_id:
+            child_path, born = rollouts.get(child_id), created.get(child_id)
+            children.setdefault(parent_id, []).append(
+                {
+                    "id": child_id,
+                    "path": str(child_path) if child_path else None,
+                    "created": born.isoformat() if born else None,
+                }
+            )
+    sessions: list[Session] = []
+    for row in rows:
+        thread_id = row["id"]
+        if not isinstance(thread_id, str) or not thread_id:
+            continue
+        parent_id, agent_type = lineage[thread_id]
+        approval = as_str(row.get("approval_mode"))
+        sandbox = sandbox_of(json_text(row.get("sandbox_policy")))
+        extra: dict[str, JSONValue] = {"home": str(root), "state_db": str(path)}
+        for key in ("agent_nickname", "agent_path"):
+            if value := as_str(row.get(key)):
+                extra[key] = value
+        if isinstance(row.get("source"), str) and not str(row["source"]).startswith(
+            "{"
+        ):
+            extra["source"] = str(row["source"])
+        if approval:
+            extra["approval_policy"] = approval
+        if sandbox:
+            extra["sandbox"] = sandbox
+        if row.get("archived"):
+            extra["archived"] = True
+        if thread_id in children:
+            extra["children"] = children[thread_id]
+        rollout = rollouts.get(thread_id)
+        if rollout is not None:
+            extra["rollout_path"] = str(rollout)
+        sessions.append(
+            Session(
+                app=NAME,
+                id=thread_id,
+                path=str(rollout)
+                if rollout is not None
+                else f"{path}#threads/{thread_id}",
+                cwd=as_str(row.get("cwd")),
+                branch=as_str(row.get("git_branch")),
+                created=created[thread_id],
+                updated=epoch(row.get("updated_at_ms"), 1000)
+                or epoch(row.get("updated_at"), 1),
+                model=as_str(row.get("model")),
+                effort=as_str(row.get("reasoning_effort")),
+                permission_mode=permission_mode(approval, sandbox),
+                cli_version=as_str(row.get("cli_version")),
+                parent_id=parent_id,
+                agent_type=agent_type,
+                precedence=_PRECEDENCE_DB,
+                extra=extra,
+            )
+        )
+        if name := one_line(row.get("name")):
+            sessions.append(
+                Session(
+                    app=NAME,
+                    id=thread_id,
+                    title=name,
+                    precedence=_PRECEDENCE_NAME,
+                    listed=False,
+                )
+            )
+        if title := one_line(row.get("title")):
+            sessions.append(
+                Session(
+                    app=NAME,
+                    id=thread_id,
+                    title=title,
+                    precedence=_PRECEDENCE_DB_TITLE,
+                    listed=False,
+                )
+            )
+    return sessions
+
+
+def _resolve_rollout(recorded: object, root: Path) -> Path | None:
+    """The rollout a threads row names: under this Codex home first (the db may have moved), then as written."""
+    if not isinstance(recorded, str) or not recorded:
+        return None
+    written = Path(recorded)
+    if not written.name:
+        return None
+    parts = written.parts
+    candidates: list[Path] = []
+    for folder in ("sessions", "archived_sessions"):
+        if folder in parts:
+            index = len(parts) - 1 - parts[::-1].index(folder)
+            candidates.append(root.joinpath(*parts[index:]))
+    candidates += [root / "archived_sessions" / written.name, written]
+    for candidate in candidates:
+        for option in (candidate, candidate.with_name(candidate.name + ".zst")):
+            if option.is_file():
+                return option
+    return None
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    return read_events(session, diagnostics, full=full, offset=offset)
+
+
+# --- resume ----------------------------------------------------------------------------------
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`codex resume <id>` in the thread's folder, keeping its model, effort and safe permissions."""
+    argv = [PROGRAM, "resume", session.id]
+    notes: list[str] = []
+    withheld: list[str] = []
+    if session.model:
+        argv += ["-m", session.model]
+    if session.effort:
+        if re.fullmatch(r"[A-Za-z0-9_-]+", session.effort):
+            # `-c` values are TOML; a quoted string survives whatever the effort is called
+            argv += ["-c", f'model_reasoning_effort="{session.effort}"']
+        else:
+            notes.append(
+                f"reasoning effort {session.effort!r} left out: not a plain word"
+            )
+    approval, sandbox = _recorded_permissions(session)
+    for flag, value, known, strict in (
+        ("-a", approval, _APPROVALS, _STRICT_APPROVALS),
+        ("-s", sandbox, _SANDBOXES, _STRICT_SANDBOXES),
+    ):
+        if value is None:
+            continue
+        if value not in known:
+            notes.append(
+                f"{'approval policy' if flag == '-a' else 'sandbox'} {value!r} left out: codex resume does not take it"
+            )
+        elif value in strict or keep_permissions:
+            argv += [flag, value]
+        else:
+            withheld.append(f"{flag} {value}")
+            notes.append(
+                f"{flag} {value} loosens Codex's default (on-request, workspace-write); left out unless asked to keep it"
+            )
+    if session.parent_id:
+        notes.append("a sub-agent thread: it reopens on its own, not inside its parent")
+    if not session.cwd:
+        notes.append("the thread's folder is unknown: run this from its project folder")
+    return ResumePlan(
+        argv=tuple(argv),
+        cwd=session.cwd or ".",
+        program=PROGRAM,
+        install_hint=INSTALL_HINT,
+        notes=tuple(notes),
+        withheld=tuple(withheld),
+    )
+
+
+def _recorded_permissions(session: Session) -> tuple[str | None, str | None]:
+    approval = session.extra.get("approval_policy")
+    sandbox = session.extra.get("sandbox")
+    if not isinstance(approval, str) or not isinstance(sandbox, str):
+        parsed = dict(
+            part.split("=", 1)
+            for part in (session.permission_mode or "").split()
+            if "=" in part
+        )
+        approval = approval if isinstance(approval, str) else parsed.get("approval")
+        sandbox = sandbox if isinstance(sandbox, str) else parsed.get("sandbox")
+    return approval, sandbox

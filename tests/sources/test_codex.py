@@ -1,0 +1,552 @@
+"""Codex CLI quirks: the state db (WAL, missing columns, titles), replayed parent history, usage, resume."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, codex
+
+DATA = Path(__file__).parent.parent / "data" / "codex"
+HOME = DATA / "home"
+
+BASIC = "01a22b81-5c00-7801-8b1e-2012418ca986"  # codex exec, then codex exec resume (0.171.0)
+LEAD = "01a22b81-666a-7993-963b-4b7cc4e806e9"  # codex exec --enable multi_agent_v2
+CHILD = "01a22b81-66cf-74d0-99b4-ed78fda80cf9"  # the sub-agent it spawned
+TUI = "01a22b81-6e0b-7650-ac72-188ccaa967c5"  # the TUI, renamed twice
+PARENT = "019b2ea4-1111-7000-8000-00000000a001"  # legacy-era thread with cached tokens
+FORK = "019b2ea4-2222-7000-8000-00000000f002"  # its fork, which replays it
+BARE = "5f0c2a9e-3b1d-4c8e-9f7a-2d4b6e8a0c13"  # the bare era: no envelope, no times
+ZST = "019bd0a1-3333-7000-8000-0000000000c3"  # archived and compressed
+TWIN = "019bd5f2-4444-7000-8000-0000000000d4"  # both x.jsonl and x.jsonl.zst
+
+
+def discover(home: Home, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    location = codex.locate(home)
+    fragments: dict[str, list[Session]] = {}
+    for path in codex.scan(location):
+        for session in codex.parse(path, location, diagnostics):
+            fragments.setdefault(session.id, []).append(session)
+    merged = {key: merge(parts) for key, parts in fragments.items()}
+    return {key: s for key, s in merged.items() if s.listed}
+
+
+@pytest.fixture(scope="module")
+def found() -> dict[str, Session]:
+    return discover(Home.at(HOME))
+
+
+def events(session: Session, diagnostics: Diagnostics | None = None) -> list[Event]:
+    return list(
+        codex.read(session, diagnostics if diagnostics is not None else Diagnostics())
+    )
+
+
+def usage_total(items: list[Event], agent_id: str | None = None) -> Usage:
+    total = Usage()
+    for event in items:
+        if event.kind == "usage" and event.agent_id == agent_id:
+            assert event.usage is not None
+            total = total + event.usage
+    return total
+
+
+def counts(usage: Usage) -> tuple[int, int, int, int, int]:
+    return (
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cache_read_tokens,
+        usage.cache_write_tokens,
+        usage.reasoning_tokens,
+    )
+
+
+THREADS = """CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT NOT NULL, created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL, source TEXT NOT NULL, cwd TEXT NOT NULL, title TEXT NOT NULL, name TEXT,
+    sandbox_policy TEXT NOT NULL, approval_mode TEXT NOT NULL, git_branch TEXT, model TEXT, reasoning_effort TEXT,
+    created_at_ms INTEGER, updated_at_ms INTEGER)"""
+
+
+def thread_row(
+    thread_id: str, title: str, at_ms: int, name: str | None = None
+) -> tuple[object, ...]:
+    path = f"/home/alex/.codex/sessions/2026/12/01/rollout-2026-12-01T09-00-00-{thread_id}.jsonl"
+    return (
+        thread_id,
+        path,
+        at_ms // 1000,
+        at_ms // 1000,
+        "cli",
+        "/home/alex/code/shop-api",
+        title,
+        name,
+        '{"type":"workspace-write"}',
+        "on-request",
+        "main",
+        "gpt-5.5",
+        "high",
+        at_ms,
+        at_ms,
+    )
+
+
+def insert(connection: sqlite3.Connection, *rows: tuple[object, ...]) -> None:
+    connection.executemany(
+        "INSERT INTO threads (id, rollout_path, created_at, updated_at, source, cwd, title, name, sandbox_policy,"
+        " approval_mode, git_branch, model, reasoning_effort, created_at_ms, updated_at_ms)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
+    connection.commit()
+
+
+def files_state(folder: Path) -> dict[str, tuple[int, int, bytes]]:
+    return {
+        path.name: (path.stat().st_size, path.stat().st_mtime_ns, path.read_bytes())
+        for path in sorted(folder.iterdir())
+        if path.is_file()
+    }
+
+
+# --- the state database ------------------------------------------------------------------------
+
+
+def test_wal_rows_not_yet_checkpointed_are_listed_without_touching_wal_or_shm(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / ".codex"
+    folder.mkdir()
+    writer = sqlite3.connect(folder / "state_5.sqlite")
+    try:
+        assert writer.execute("PRAGMA journal_mode=WAL").fetchone() == ("wal",)
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute(THREADS)
+        insert(
+            writer,
+            thread_row(
+                "01a22c00-0000-7000-8000-000000000001", "older thread", 1796100000000
+            ),
+        )
+        writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        insert(
+            writer,
+            thread_row(
+                "01a22c00-0000-7000-8000-000000000002", "newest thread", 1796200000000
+            ),
+        )
+        assert (folder / "state_5.sqlite-wal").stat().st_size > 0
+        before = files_state(folder)
+        diagnostics = Diagnostics()
+        found = discover(Home.at(tmp_path), diagnostics)
+        after = files_state(folder)
+    finally:
+        writer.close()
+    newest = found["01a22c00-0000-7000-8000-000000000002"]
+    assert newest.title == "newest thread"
+    assert newest.cwd == "/home/alex/code/shop-api"
+    assert newest.permission_mode == "approval=on-request sandbox=workspace-write"
+    assert (
+        newest.updated is not None
+        and newest.updated.isoformat() == "2026-12-02T08:26:40+00:00"
+    )
+    assert "01a22c00-0000-7000-8000-000000000001" in found
+    assert not diagnostics.problems
+    assert after == before  # no -shm or -wal created, grown or rewritten by the read
+
+
+def test_threads_with_missing_columns_still_list(tmp_path: Path) -> None:
+    folder = tmp_path / ".codex"
+    folder.mkdir()
+    with sqlite3.connect(folder / "state_3.sqlite") as connection:
+        connection.execute(
+            "CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT, cwd TEXT, title TEXT)"
+        )
+        connection.execute(
+            "INSERT INTO threads VALUES ('t-old-schema', '/nowhere/rollout.jsonl', '/home/dev/x', 'Hello')"
+        )
+    connection.close()
+    diagnostics = Diagnostics()
+    session = discover(Home.at(tmp_path), diagnostics)["t-old-schema"]
+    assert (session.title, session.cwd, session.model, session.created) == (
+        "Hello",
+        "/home/dev/x",
+        None,
+        None,
+    )
+    assert session.path == f"{folder / 'state_3.sqlite'}#threads/t-old-schema"
+    assert not diagnostics.problems
+
+
+def test_the_newest_state_db_in_codex_sqlite_home_is_read(tmp_path: Path) -> None:
+    (tmp_path / "codex").mkdir()
+    databases = tmp_path / "sqlite"
+    databases.mkdir()
+    for generation, title in (
+        (4, "from the old generation"),
+        (5, "from the new generation"),
+    ):
+        with sqlite3.connect(databases / f"state_{generation}.sqlite") as connection:
+            connection.execute(THREADS)
+            insert(
+                connection,
+                thread_row(
+                    "01a22c00-0000-7000-8000-00000000000a", title, 1796100000000
+                ),
+            )
+        connection.close()
+    home = Home(
+        tmp_path / "nobody",
+        {"CODEX_HOME": str(tmp_path / "codex"), "CODEX_SQLITE_HOME": str(databases)},
+    )
+    assert (
+        codex.locate(home).override
+        == f"CODEX_HOME={tmp_path / 'codex'}, CODEX_SQLITE_HOME={databases}"
+    )
+    assert (
+        discover(home)["01a22c00-0000-7000-8000-00000000000a"].title
+        == "from the new generation"
+    )
+
+
+def test_title_precedence_is_name_then_session_index_then_threads_title(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / ".codex"
+    folder.mkdir()
+    named, indexed, prompted = (
+        f"01a22c00-0000-7000-8000-00000000001{n}" for n in range(3)
+    )
+    with sqlite3.connect(folder / "state_5.sqlite") as connection:
+        connection.execute(THREADS)
+        insert(
+            connection,
+            thread_row(named, "first prompt A", 1796100000000, name="Named by /rename"),
+            thread_row(indexed, "first prompt B", 1796100000000),
+            thread_row(prompted, "first prompt C", 1796100000000),
+        )
+    connection.close()
+    (folder / "session_index.jsonl").write_text(
+        f'{{"id":"{named}","thread_name":"Indexed A","updated_at":"2026-12-01T09:00:00Z"}}\n'
+        f'{{"id":"{indexed}","thread_name":"Indexed B, first","updated_at":"2026-12-01T09:00:00Z"}}\n'
+        f'{{"id":"{indexed}","thread_name":"Indexed B, renamed","updated_at":"2026-12-01T09:05:00Z"}}\n'
+    )
+    found = discover(Home.at(tmp_path))
+    assert found[named].title == "Named by /rename"
+    assert found[indexed].title == "Indexed B, renamed"
+    assert found[prompted].title == "first prompt C"
+
+
+def test_db_rows_and_rollouts_merge_into_one_session_at_the_rollout(
+    found: dict[str, Session],
+) -> None:
+    tui = found[TUI]
+    assert (
+        tui.title == "Checkout retry smoke"
+    )  # threads.name, also the last session_index line
+    assert tui.path is not None and tui.path.endswith(f"{TUI}.jsonl")
+    assert tui.extra["state_db"] == str(HOME / ".codex" / "state_5.sqlite")
+    assert (
+        tui.bytes
+        == (HOME / ".codex" / "sessions/2026/11/30" / Path(tui.path).name)
+        .stat()
+        .st_size
+    )
+
+
+# --- sub-agents and forks ------------------------------------------------------------------------
+
+
+def test_multi_agent_v2_child_links_to_its_spawn_and_skips_the_copied_parent(
+    found: dict[str, Session],
+) -> None:
+    child = found[CHILD]
+    assert child.parent_id == LEAD
+    assert child.extra["agent_path"] == "/root/greeter"
+    items = events(found[LEAD])
+    spawn = next(e for e in items if e.kind == "tool_call" and e.tool == "spawn_agent")
+    link = next(e for e in items if e.kind == "subagent")
+    assert link.call_id == spawn.call_id == "call_mock3b89fdf704a142929e7480aa"
+    assert link.extra["child_id"] == CHILD
+    assert link.text is not None and link.text.startswith("SCENARIO=child")
+    own = [e for e in items if e.agent_id == CHILD]
+    assert own and items.index(link) < items.index(own[0])
+    assert [e.kind for e in own if e.kind != "usage"] == [
+        "meta",
+        "user",
+        "tool_call",
+        "tool_result",
+        "assistant",
+        "turn_end",
+    ]
+    assert not any(
+        e.text and "SCENARIO=subagent" in e.text for e in own
+    )  # the parent's prompt, replayed
+    assert counts(usage_total(items)) == (
+        3600,
+        90,
+        0,
+        0,
+        0,
+    )  # 3 lead responses of 1200 in, 30 out
+    assert counts(usage_total(items, CHILD)) == (
+        2400,
+        60,
+        0,
+        0,
+        0,
+    )  # the child's own 2, not the parent's
+    assert [e.seq for e in items] == list(range(len(items)))
+
+
+def test_the_spawn_link_is_found_without_the_state_db(tmp_path: Path) -> None:
+    shutil.copytree(HOME, tmp_path / "home")
+    (tmp_path / "home/.codex/state_5.sqlite").unlink()
+    found = discover(Home.at(tmp_path / "home"))
+    assert (
+        found[CHILD].parent_id == LEAD
+    )  # from session_meta.source.subagent.thread_spawn
+    links = [e for e in events(found[LEAD]) if e.kind == "subagent"]
+    assert [(e.call_id, e.extra["child_id"]) for e in links] == [
+        ("call_mock3b89fdf704a142929e7480aa", CHILD)
+    ]
+
+
+def test_a_child_only_the_state_db_links_is_announced_where_it_starts(
+    tmp_path: Path,
+) -> None:
+    shutil.copytree(HOME, tmp_path / "home")
+    lead = next((tmp_path / "home/.codex/sessions/2026/11/30").glob(f"*{LEAD}.jsonl"))
+    lines = lead.read_text().splitlines(keepends=True)
+    lead.write_text("".join(line for line in lines if "SubAgentActivity" not in line))
+    items = events(discover(Home.at(tmp_path / "home"))[LEAD])
+    links = [e for e in items if e.kind == "subagent"]
+    assert [(e.call_id, e.extra["child_id"], e.text) for e in links] == [
+        (None, CHILD, "/root/greeter")
+    ]
+    first_own = next(e for e in items if e.agent_id == CHILD)
+    assert items.index(links[0]) < items.index(first_own)
+    assert links[0].time == first_own.time
+    assert counts(usage_total(items, CHILD)) == (2400, 60, 0, 0, 0)
+
+
+def test_a_fork_counts_only_its_own_usage_and_events(found: dict[str, Session]) -> None:
+    fork = found[FORK]
+    assert fork.parent_id is None and fork.extra["forked_from_id"] == PARENT
+    items = events(fork)
+    # hand-checked: own responses 1600/1200 cached/50 out/10 reasoning and 1800/1500/60/0
+    assert counts(usage_total(items)) == (700, 110, 2700, 0, 10)
+    assert [e.kind for e in items] == [
+        "user",
+        "meta",
+        "tool_call",
+        "tool_result",
+        "usage",
+        "assistant",
+        "usage",
+        "turn_end",
+    ]
+    assert items[0].text == "Try the dry run on the March export"
+    assert items[1].extra == {"model": "gpt-5.2"}
+
+
+def test_a_fork_whose_parent_is_gone_still_skips_the_replay(tmp_path: Path) -> None:
+    shutil.copytree(HOME, tmp_path / "home")
+    (
+        tmp_path
+        / f"home/.codex/sessions/2025/12/18/rollout-2025-12-18T11-00-00-{PARENT}.jsonl"
+    ).unlink()
+    items = events(discover(Home.at(tmp_path / "home"))[FORK])
+    assert counts(usage_total(items)) == (700, 110, 2700, 0, 10)
+    assert items[0].text == "Try the dry run on the March export"
+
+
+# --- usage ----------------------------------------------------------------------------------------
+
+
+def test_usage_comes_from_cumulative_token_counts_once_per_response(
+    found: dict[str, Session],
+) -> None:
+    items = events(found[PARENT])
+    usage = [e for e in items if e.kind == "usage"]
+    assert len(usage) == 3  # four token_count lines, one of them a repeat
+    # hand-checked: totals 3900 in (2200 cached), 190 out (40 reasoning); input excludes cached
+    assert counts(usage_total(items)) == (1700, 190, 2200, 0, 40)
+    assert {e.usage.model for e in usage if e.usage} == {"gpt-5.2-codex"}
+    basic = events(found[BASIC])
+    assert (
+        len([e for e in basic if e.kind == "usage"]) == 4
+    )  # exec, then exec resume: 2 responses each
+    assert counts(usage_total(basic)) == (4800, 120, 0, 0, 0)
+
+
+def test_each_message_written_twice_is_emitted_once(found: dict[str, Session]) -> None:
+    for thread, prompts in ((BASIC, 2), (PARENT, 2), (ZST, 2), (TUI, 1)):
+        items = events(found[thread])
+        users = [e for e in items if e.kind == "user"]
+        assert len(users) == prompts, thread
+        assert not any(
+            e.text and e.text.startswith(("<environment_context>", "# AGENTS.md"))
+            for e in users
+        )
+        texts = [e.text for e in items if e.kind in ("assistant", "thinking")]
+        assert len(texts) == len(set(texts)), thread
+
+
+# --- files and eras ---------------------------------------------------------------------------------
+
+
+def test_compressed_rollouts_are_listed_and_read_and_a_plain_twin_wins(
+    found: dict[str, Session],
+) -> None:
+    archived = found[ZST]
+    assert archived.path is not None and archived.path.endswith(".jsonl.zst")
+    assert archived.extra["archived"] is True
+    items = events(archived)
+    assert [e.kind for e in items] == [
+        "user",
+        "thinking",
+        "tool_call",
+        "tool_result",
+        "usage",
+        "assistant",
+        "turn_end",
+        "user",
+        "compaction",
+        "turn_end",
+    ]
+    assert items[-1].extra == {"reason": "interrupted"}
+    assert (
+        items[-2].text
+        == "The user asked for a summary of CHANGES.md 2.4.0: three fixes, one feature."
+    )
+    twin = found[TWIN]
+    assert twin.path is not None and twin.path.endswith(".jsonl")
+    assert twin.title == "Plain copy wins"
+
+
+def test_bare_era_lines_without_envelope_are_read(found: dict[str, Session]) -> None:
+    bare = found[BARE]
+    assert bare.cwd == "/home/dev/code/notes"  # from <environment_context>
+    items = events(bare)
+    assert [e.kind for e in items] == [
+        "user",
+        "thinking",
+        "tool_call",
+        "tool_result",
+        "assistant",
+    ]
+    assert items[2].extra["input"] == {"command": ["sed", "-n", "1,40p", "parser.py"]}
+    assert all(e.time is None for e in items)
+
+
+def test_every_record_of_the_0_146_catalogue_is_known() -> None:
+    diagnostics = Diagnostics()
+    session = Session(
+        app="codex",
+        id="019fc8be-3658-7ca3-9e29-000000000000",
+        path=str(DATA / "catalogue-0.146.jsonl"),
+    )
+    kinds = {e.kind for e in events(session, diagnostics)}
+    assert not diagnostics.unknown and not diagnostics.skipped_total
+    assert {
+        "user",
+        "assistant",
+        "thinking",
+        "tool_call",
+        "tool_result",
+        "usage",
+        "turn_end",
+        "compaction",
+        "error",
+    } <= kinds
+
+
+def test_reading_from_an_offset_stays_in_the_main_file_and_drops_the_partial_line(
+    found: dict[str, Session],
+) -> None:
+    lead = found[LEAD]
+    assert lead.path is not None
+    data = Path(lead.path).read_bytes()
+    cut = data.index(b'"name":"wait_agent"')  # mid-line
+    diagnostics = Diagnostics()
+    items = list(codex.read(lead, diagnostics, offset=cut))
+    assert items and all(e.agent_id is None for e in items)
+    assert items[0].kind == "tool_result" and items[0].time is not None
+    assert items[0].time.isoformat() == "2026-11-30T08:10:30.645000+00:00"
+    assert diagnostics.skipped_total == 0
+
+
+def test_a_vanished_rollout_is_a_problem_not_an_error(
+    found: dict[str, Session], tmp_path: Path
+) -> None:
+    gone = Session(app="codex", id=BASIC, path=str(tmp_path / "rollout-gone.jsonl"))
+    diagnostics = Diagnostics()
+    assert events(gone, diagnostics) == []
+    assert diagnostics.problems
+
+
+# --- resume ------------------------------------------------------------------------------------------
+
+
+def test_resume_keeps_model_and_effort_and_withholds_loose_permissions(
+    found: dict[str, Session],
+) -> None:
+    plan = codex.resume(found[BASIC])
+    assert plan is not None
+    assert plan.argv == ("codex", "resume", BASIC, "-m", "gpt-5.5")
+    assert plan.withheld == ("-a never", "-s danger-full-access")
+    assert plan.cwd == "/home/alex/code/shop-api"
+    assert (plan.program, plan.install_hint) == (
+        "codex",
+        "npm install -g @openai/codex",
+    )
+    kept = codex.resume(found[BASIC], keep_permissions=True)
+    assert kept is not None and kept.withheld == ()
+    assert kept.argv[-4:] == ("-a", "never", "-s", "danger-full-access")
+
+
+def test_resume_passes_strict_permissions_and_effort_as_a_toml_string(
+    found: dict[str, Session],
+) -> None:
+    plan = codex.resume(found[ZST])
+    assert plan is not None
+    assert plan.argv == (
+        "codex",
+        "resume",
+        ZST,
+        "-m",
+        "gpt-5.6-luna",
+        "-c",
+        'model_reasoning_effort="medium"',
+        "-a",
+        "on-request",
+        "-s",
+        "workspace-write",
+    )
+    assert plan.withheld == ()
+    # codex parses a -c value as TOML, so the effort arrives as the string "medium"
+    key, _, value = plan.argv[6].partition("=")
+    assert tomllib.loads(f"{key} = {value}") == {"model_reasoning_effort": "medium"}
+    read_only = codex.resume(found[TWIN])
+    assert read_only is not None
+    assert (
+        "-s" in read_only.argv
+        and read_only.argv[read_only.argv.index("-s") + 1] == "read-only"
+    )
+    assert read_only.withheld == ("-a never",)
+
+
+def test_scan_lists_only_what_parse_needs(found: dict[str, Session]) -> None:
+    location = codex.locate(Home.at(HOME))
+    names = [path.name for path in codex.scan(location)]
+    assert names[:2] == ["state_5.sqlite", "session_index.jsonl"]
+    assert f"rollout-2026-01-06T10-00-00-{TWIN}.jsonl.zst" not in names
+    assert all(os.path.isfile(path) for path in codex.scan(location))

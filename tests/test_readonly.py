@@ -1,0 +1,80 @@
+"""A whole session of use changes nothing in the agents' folders: no byte, no mtime, no new file.
+
+The fake home holds every app's fixtures, and its SQLite stores are live WAL databases with
+un-checkpointed rows (a writer keeps them open), as on a machine where the agents are running.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.conftest import merged_home
+
+DB_SUFFIXES = (".sqlite", ".db", ".vscdb")
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:
+    result = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            st = path.lstat()
+            data = path.read_bytes() if stat.S_ISREG(st.st_mode) else b""
+            result[str(path.relative_to(root))] = (st.st_size, st.st_mtime_ns, data)
+    return result
+
+
+@pytest.fixture
+def live_home(tmp_path: Path) -> Iterator[tuple[Path, list[sqlite3.Connection]]]:
+    home = merged_home(tmp_path / "home")
+    writers = []
+    for db in sorted(p for p in home.rglob("*") if p.suffix in DB_SUFFIXES and p.is_file()):
+        try:
+            writer = sqlite3.connect(db)
+            writer.execute("PRAGMA journal_mode=WAL")
+            writer.execute("PRAGMA wal_autocheckpoint=0")
+            writer.execute("CREATE TABLE IF NOT EXISTS zz_pending (x INTEGER)")
+            writer.execute("INSERT INTO zz_pending VALUES (1)")
+            writer.commit()
+        except sqlite3.DatabaseError:
+            continue  # a deliberately corrupt fixture
+        writers.append(writer)
+    yield home, writers
+    for writer in writers:
+        writer.close()
+
+
+def test_a_full_run_changes_nothing_in_the_home(live_home: tuple[Path, list[sqlite3.Connection]], tmp_path: Path) -> None:
+    home, writers = live_home
+    assert writers, "the fixtures hold SQLite stores"
+    assert any(Path(str(home)).rglob("*-wal"))
+    before = snapshot(home)
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        result = runner.invoke(main, [*args, "--home", str(home)], catch_exceptions=False)
+        assert result.exit_code in (0, 1), result.output
+        return result.stdout
+
+    sessions = json.loads(run("list", "--all", "--json"))
+    assert len({s["app"] for s in sessions}) >= 15
+    run("find", "shop", "--json")
+    run("doctor", "--json")
+    for session in sessions:
+        run("resume", session["id"], "--print")
+        run("show", session["id"], "--json")
+        run("tree", session["id"], "--json")
+    run("export", sessions[0]["id"], "--format", "html", "-o", str(tmp_path / "out.html"))
+    after = snapshot(home)
+    assert sorted(after) == sorted(before), "files were created or removed in the home"
+    changed = [name for name in before if before[name] != after[name]]
+    assert changed == []

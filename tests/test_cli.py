@@ -298,3 +298,11 @@ def test_help_version_and_usage_errors() -> None:
     assert code == 0 and "sessdex" in out
     code, _, _ = invoke("list", "--limit", "zero")
     assert code == 2
+
+
+def test_an_empty_machine_points_at_the_demo(tmp_path: Path) -> None:
+    code, out, err = invoke("list", "--home", str(tmp_path))
+    assert code == 0 and out == ""
+    assert "sessdex demo" in err
+    code, out, _ = invoke("list", "--json", "--home", str(tmp_path))
+    assert code == 0 and json.loads(out) == []

@@ -263,6 +263,8 @@ def list_command(
         )
     report_skipped(listing.report, verbose)
     print_rows(listing.rows, as_json, as_nl, home)
+    if not listing.rows and not (as_json or as_nl) and not any(loc.exists for loc in listing.report.locations.values()):
+        err("No agent sessions on this machine yet. 'sessdex demo' shows what sessdex does; 'sessdex doctor' shows where it looked.")
 
 
 @main.command("find", context_settings=CONTEXT)

@@ -1,4 +1,4 @@
-"""Mistral Vibe's unified session store (3.x), and small helpers `vibe.py` shares.
+"""Mistral Vibe's unified session store (3.x), read for `vibe.py`.
 
 Not a source by itself: `vibe.py` lists and reads through it. One folder per session,
 `<save dir>/unified/<id>/`: `CURRENT` names the live generation; its `manifest.json` names the
@@ -15,22 +15,34 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import cast
 
 import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, JSONValue, Session, Usage
+from ..model import Event, Session, Usage
+from ._values import (
+    Emitter,
+    blob,
+    file_size,
+    iso_time,
+    items,
+    json_value,
+    ms_time,
+    number,
+    obj,
+    one_line,
+    plain,
+    text_of,
+)
 
 APP = "vibe"
 STORE_FORMAT = "mistral.vibe.unified-session-store/v1"
 SMALL_DOC = 1024 * 1024  # CURRENT, manifest, envelope
 RUNTIME_LIMIT = 16 * 1024 * 1024  # runtime-state.json grows with every action: bounded
 SUBAGENT_DEPTH = 4
-TITLE_CHARS = 200
 # Journal records that carry no transcript: engine bookkeeping for crash recovery.
 JOURNAL_IGNORED = frozenset(
     {
@@ -52,117 +64,6 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 _SEGMENT = re.compile(r"^journal/[0-9]{16}\.jsonl$")
 _DONE = ("completed", "failed", "cancelled", "skipped")
-
-
-# --- small shared helpers ---------------------------------------------------------------
-
-
-def obj(value: object, key: str) -> dict[str, object]:
-    """value[key] when both are dicts, else an empty dict."""
-    found = value.get(key) if isinstance(value, dict) else None
-    return found if isinstance(found, dict) else {}
-
-
-def text_of(value: object, key: str) -> str | None:
-    found = value.get(key) if isinstance(value, dict) else None
-    return found if isinstance(found, str) and found else None
-
-
-def items(value: object, key: str) -> list[object]:
-    found = value.get(key) if isinstance(value, dict) else None
-    return found if isinstance(found, list) else []
-
-
-def number(value: object, key: str) -> int:
-    found = value.get(key) if isinstance(value, dict) else None
-    return found if isinstance(found, int) and not isinstance(found, bool) else 0
-
-
-def one_line(text: str | None) -> str | None:
-    if not text:
-        return None
-    line = " ".join(text.split())
-    if len(line) > TITLE_CHARS:
-        line = line[: TITLE_CHARS - 1].rstrip() + "…"
-    return line or None
-
-
-def plain(text: str) -> str:
-    """The text, or a short note for a payload files.py elided."""
-    marker = files.elided(text)
-    return f"[text, {files.human_bytes(marker[0])}]" if marker else text
-
-
-def iso_time(value: object) -> datetime | None:
-    """An ISO time; a naive one is local time, as Vibe's own listing reads it."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment.astimezone(UTC)
-
-
-def ms_time(value: object) -> datetime | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        return None
-    try:
-        return datetime.fromtimestamp(value / 1000, UTC)
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
-def json_value(value: object) -> JSONValue:
-    if value is None or isinstance(value, (str, int, float, bool, list, dict)):
-        return cast(JSONValue, value)
-    return str(value)
-
-
-def file_size(path: Path | None) -> int:
-    try:
-        return path.stat().st_size if path is not None else 0
-    except OSError:
-        return 0
-
-
-class Emitter:
-    """Numbers the events of one session from 0, whichever agent they come from."""
-
-    def __init__(self, session_id: str) -> None:
-        self.session_id = session_id
-        self.seq = 0
-
-    def __call__(
-        self,
-        kind: EventKind,
-        *,
-        agent_id: str | None = None,
-        time: datetime | None = None,
-        estimated: bool = False,
-        text: str | None = None,
-        tool: str | None = None,
-        call_id: str | None = None,
-        is_error: bool = False,
-        usage: Usage | None = None,
-        extra: dict[str, JSONValue] | None = None,
-    ) -> Event:
-        event = Event(
-            session_id=self.session_id,
-            seq=self.seq,
-            kind=kind,
-            time=time,
-            time_estimated=estimated and time is not None,
-            agent_id=agent_id,
-            text=text,
-            tool=tool,
-            call_id=call_id,
-            is_error=is_error,
-            usage=usage,
-            extra=extra or {},
-        )
-        self.seq += 1
-        return event
 
 
 # --- the store --------------------------------------------------------------------------
@@ -297,6 +198,7 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
             permission_mode=text_of(metadata, "agent_name"),
             bytes=size,
             parent_id=parent,
+            precedence=1,  # above a legacy folder of the same id that Vibe 3 imported
             extra={
                 "engine": "unified",
                 "store_minor": number(store.current, "store_format_minor"),
@@ -324,7 +226,7 @@ def _list_meta(path: Path, diagnostics: Diagnostics) -> list[Session]:
             created=iso_time(meta.get("start_time")),
             model=text_of(config, "model_name"),
             parent_id=text_of(meta, "parent_session_id"),
-            precedence=1,
+            precedence=2,
             listed=False,
             extra={"model_alias": alias}
             if (alias := text_of(config, "active_model"))
@@ -369,7 +271,7 @@ def _list_journal(path: Path) -> list[Session]:
             id=text_of(current, "session_id") or folder.name,
             title=one_line(text_of(session, "title")),
             updated=ms_time(session.get("updatedAt")),
-            precedence=2,
+            precedence=3,
             listed=False,
         )
     ]
@@ -732,15 +634,8 @@ def _blocks_text(content: object) -> str | None:
                 pieces.append(plain(str(block["text"])))
             elif kind == "image":
                 attachment = obj(block, "attachment")
-                data = text_of(obj(attachment, "source"), "data") or ""
-                marker = files.elided(data)
-                size = marker[0] if marker else len(data)
-                mime = text_of(attachment, "mimeType") or "image"
-                pieces.append(
-                    f"[{mime}, {files.human_bytes(size * 3 // 4)}]"
-                    if data
-                    else f"[{mime}]"
-                )
+                data = obj(attachment, "source").get("data")
+                pieces.append(blob(text_of(attachment, "mimeType") or "image", data))
             elif kind == "resource":
                 pieces.append(
                     f"[{text_of(obj(block, 'resource'), 'uri') or 'resource'}]"

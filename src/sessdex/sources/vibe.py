@@ -37,7 +37,7 @@ import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 import orjson
@@ -46,10 +46,14 @@ from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _vibe_unified as unified
-from ._vibe_unified import (
+from ._values import (
     Emitter,
+    dicts,
+    file_size,
     iso_time,
     items,
+    json_value,
+    line_start,
     number,
     obj,
     one_line,
@@ -68,11 +72,8 @@ ENV_VARS = ("VIBE_HOME",)
 INSTALL_HINT = "uv tool install mistral-vibe"
 META_LIMIT = 16 * 1024 * 1024  # meta.json embeds the system prompt and tool schemas
 HEAD_BYTES = 8192  # session_id and parent_session_id are the first keys of meta.json
-SAFE_AGENTS = (
-    "default",
-    "plan",
-    "chat",
-)  # agent profiles at least as strict as the default
+# agent profiles at least as strict as the default (accept-edits, auto-approve are looser)
+SAFE_AGENTS = ("default", "plan", "chat")
 _ID = re.compile(rb'"session_id"\s*:\s*"([^"]+)"')
 _PARENT = re.compile(rb'"parent_session_id"\s*:\s*(?:null|"([^"]*)")')
 _CAUTION = ("<tool_error>", "<user_cancellation>")
@@ -152,9 +153,8 @@ class _Meta:
     effort: str | None
     agent: str | None
     stats: dict[str, int] = field(default_factory=dict)
-    children: dict[str, str] = field(
-        default_factory=dict
-    )  # spawning tool call id -> folder
+    # the spawning tool call id -> the sub-agent's folder, relative to this one
+    children: dict[str, str] = field(default_factory=dict)
 
 
 def _meta(folder: Path) -> _Meta | None:
@@ -319,9 +319,8 @@ def _first_prompt(folder: Path) -> str | None:
         if record and record.get("role") == "user" and not record.get("injected"):
             text = _message_text(record) or ""
             if text.startswith("Scratchpad directory:") and "\n\n" in text:
-                text = text.split("\n\n", 1)[
-                    1
-                ]  # what Vibe puts before a sub-agent's task
+                # the preamble Vibe puts before a sub-agent's task
+                text = text.split("\n\n", 1)[1]
             return one_line(text)
     return None
 
@@ -345,7 +344,7 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
         parent = oldest.parent_id  # a fork
     if parent:
         parent = _newest(parent, links, root)
-    size = sum(unified.file_size(part.folder / "messages.jsonl") for part in chain)
+    size = sum(file_size(part.folder / "messages.jsonl") for part in chain)
     extra: dict[str, JSONValue] = {
         "engine": "legacy",
         "chain": [part.folder.name for part in chain],
@@ -378,22 +377,16 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
 
 def _message_text(record: dict[str, object]) -> str | None:
     content = record.get("content")
-    pieces: list[str] = []
-    if isinstance(content, str):
-        pieces.append(plain(content))
-    for part in (
-        content if isinstance(content, list) else []
-    ):  # before 2.0 content could be parts
-        if isinstance(part, dict) and isinstance(part.get("text"), str):
-            pieces.append(plain(str(part["text"])))
+    pieces = [plain(content)] if isinstance(content, str) else []
+    # content was a list of parts before 2.0
+    pieces += [
+        plain(t) for part in items(record, "content") if (t := text_of(part, "text"))
+    ]
     for image in items(record, "images"):
         pieces.append(
-            f"[image {text_of(image, 'alias') or ''} {text_of(image, 'mime_type') or ''}]".replace(
-                "  ", " "
-            )
+            f"[image {text_of(image, 'mime_type') or text_of(image, 'alias') or ''}]"
         )
-    text = "\n".join(p for p in pieces if p)
-    return text or None
+    return "\n".join(p for p in pieces if p) or None
 
 
 def _spread(meta: _Meta, index: int, count: int) -> datetime | None:
@@ -419,21 +412,6 @@ def _count_lines(path: Path, stop: int | None = None) -> int:
     return count + (0 if last == b"\n" or stop is not None else 1)
 
 
-def _line_start(path: Path, offset: int) -> int:
-    """`offset`, or the start of the next line when it falls inside one."""
-    if offset <= 0:
-        return 0
-    with open(path, "rb") as stream:
-        stream.seek(offset - 1)
-        position = offset - 1
-        while chunk := stream.read(files.CHUNK):
-            newline = chunk.find(b"\n")
-            if newline >= 0:
-                return position + newline + 1
-            position += len(chunk)
-        return position
-
-
 def _folder_events(
     meta: _Meta,
     emit: Emitter,
@@ -450,8 +428,9 @@ def _folder_events(
         diagnostics.problem(f"vibe: {path} is missing")
         return
     count = _count_lines(path)
-    offset = _line_start(path, offset)
+    offset = line_start(path, offset)
     index = _count_lines(path, stop=offset) if offset else 0
+    say = partial(emit, agent_id=agent_id, estimated=True)
     # sub-agent folders no `child_sessions` entry names are matched to `task` calls in order
     named = set(meta.children.values())
     agents = [e for e in files.entries(meta.folder / "agents") if e.is_dir()]
@@ -461,77 +440,48 @@ def _folder_events(
     ):
         when = _spread(meta, index, count)
         first, index = index == 0, index + 1
-        role = record.get("role")
-        text = _message_text(record)
-        if role == "user":
-            if record.get("injected") is not True:
-                if text:
-                    yield emit(
-                        "user", agent_id=agent_id, time=when, estimated=True, text=text
-                    )
-            elif continuation and first:
-                yield emit(
-                    "compaction",
-                    agent_id=agent_id,
-                    time=when,
-                    estimated=True,
-                    text=text,
-                )
-            elif text:
-                yield emit(
-                    "meta",
-                    agent_id=agent_id,
-                    time=when,
-                    estimated=True,
-                    text=text,
-                    extra={"injected": True},
-                )
-        elif role == "assistant":
-            reasoning = record.get("reasoning_content")
-            if isinstance(reasoning, str) and reasoning.strip():
-                yield emit(
-                    "thinking",
-                    agent_id=agent_id,
-                    time=when,
-                    estimated=True,
-                    text=plain(reasoning),
-                )
+        role, text = record.get("role"), _message_text(record)
+        if role == "user" and not record.get("injected"):
             if text:
-                yield emit(
-                    "assistant", agent_id=agent_id, time=when, estimated=True, text=text
-                )
-            calls = [c for c in items(record, "tool_calls") if isinstance(c, dict)]
+                yield say("user", time=when, text=text)
+        elif role == "user" and continuation and first:
+            yield say("compaction", time=when, text=text)
+        elif role == "user" and text:
+            yield say("meta", time=when, text=text, extra={"injected": True})
+        elif role == "assistant":
+            if reasoning := text_of(record, "reasoning_content"):
+                yield say("thinking", time=when, text=plain(reasoning))
+            if text:
+                yield say("assistant", time=when, text=text)
+            calls = dicts(record, "tool_calls")
             for call in calls:
                 yield from _call_events(
                     call,
                     meta,
                     spare,
                     emit,
+                    agent_id,
                     diagnostics,
                     when,
-                    agent_id,
                     full,
                     depth,
                     offset,
                 )
             if not calls:
-                yield emit("turn_end", agent_id=agent_id, time=when, estimated=True)
+                yield say("turn_end", time=when)
         elif role == "tool":
             result = obj(record, "tool_result")
-            display = obj(obj(result, "presentation"), "display")
-            failed = result.get("cancelled") is True or display.get("success") is False
+            shown = obj(obj(result, "presentation"), "display")
+            failed = result.get("cancelled") is True or shown.get("success") is False
             failed = failed or bool(text and text.lstrip().startswith(_CAUTION))
-            call_id = text_of(record, "tool_call_id")
-            yield emit(
+            yield say(
                 "tool_result",
-                agent_id=agent_id,
                 time=when,
-                estimated=True,
-                call_id=call_id,
+                call_id=text_of(record, "tool_call_id"),
                 text=text,
                 is_error=failed,
             )
-        elif role != "system":
+        elif role not in ("user", "system"):
             diagnostics.unknown_type(f"role:{role}")
 
 
@@ -540,74 +490,61 @@ def _call_events(
     meta: _Meta,
     spare: list[Path],
     emit: Emitter,
+    agent_id: str | None,
     diagnostics: Diagnostics,
     when: datetime | None,
-    agent_id: str | None,
     full: bool,
     depth: int,
     offset: int,
 ) -> Iterator[Event]:
+    say = partial(emit, agent_id=agent_id, estimated=True)
     function = obj(call, "function")
-    name, call_id = text_of(function, "name") or "", text_of(call, "id")
-    raw = function.get("arguments")
-    arguments: object = raw
-    if isinstance(raw, str):
-        try:
-            arguments = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            arguments = None
-    if arguments is None and isinstance(raw, str):
-        yield emit(
-            "tool_call",
-            agent_id=agent_id,
-            time=when,
-            estimated=True,
-            tool=name,
-            call_id=call_id,
-            text=raw,
-        )
+    name, call_id, raw = (
+        text_of(function, "name") or "",
+        text_of(call, "id"),
+        function.get("arguments"),
+    )
+    try:
+        arguments = orjson.loads(raw) if isinstance(raw, str) else raw
+    except orjson.JSONDecodeError:  # not JSON: shown as the raw text
+        yield say("tool_call", time=when, tool=name, call_id=call_id, text=str(raw))
+        arguments = None
     else:
-        yield emit(
+        yield say(
             "tool_call",
-            agent_id=agent_id,
             time=when,
-            estimated=True,
             tool=name,
             call_id=call_id,
-            extra={"input": unified.json_value(arguments)},
+            extra={"input": json_value(arguments)},
         )
     if name != "task" or offset or depth >= unified.SUBAGENT_DEPTH:
         return
     relative = meta.children.get(call_id or "")
     folder = meta.folder / relative if relative else (spare.pop(0) if spare else None)
     child = _meta(folder) if folder is not None else None
-    yield emit(
+    agent_type = text_of(arguments, "agent") or (child.agent if child else None)
+    yield say(
         "subagent",
-        agent_id=agent_id,
         time=when,
-        estimated=True,
         call_id=call_id,
         text=text_of(arguments, "task"),
         extra={
             "child_id": child.session_id if child else None,
-            "agent_type": text_of(arguments, "agent")
-            or (child.agent if child else None),
+            "agent_type": agent_type,
         },
     )
-    if child is None:
-        return
-    yield from _folder_events(
-        child,
-        emit,
-        diagnostics,
-        agent_id=child.session_id,
-        continuation=False,
-        full=full,
-        depth=depth + 1,
-    )
-    usage = _usage(child, None)
-    if usage is not None:
-        yield emit("usage", agent_id=child.session_id, time=child.end, usage=usage)
+    if child is not None:
+        yield from _folder_events(
+            child,
+            emit,
+            diagnostics,
+            agent_id=child.session_id,
+            continuation=False,
+            full=full,
+            depth=depth + 1,
+        )
+        if (usage := _usage(child, None)) is not None:
+            yield emit("usage", agent_id=child.session_id, time=child.end, usage=usage)
 
 
 def _usage(meta: _Meta, before: _Meta | None) -> Usage | None:
@@ -629,7 +566,8 @@ def _read_legacy(
 ) -> Iterator[Event]:
     assert session.path is not None
     newest = Path(session.path).parent
-    chain = [name for name in session.extra.get("chain") or [] if isinstance(name, str)]  # type: ignore[union-attr]
+    names = session.extra.get("chain")
+    chain = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
     folders = (
         [newest.parent / name for name in chain]
         if chain and chain[-1] == newest.name

@@ -119,10 +119,11 @@ def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
         diagnostics.unknown_type(f"store_format:{current.get('store_format')}")
         return None
     generation = str(current.get("generation"))
-    manifest = files.read_json_file(
-        folder / "generations" / generation / "manifest.json", limit=SMALL_DOC
-    )
-    if not isinstance(manifest, dict) or not generation.isdigit():
+    manifest = None
+    if generation.isdigit():  # a 16-digit name, never a path
+        manifest_path = folder / "generations" / generation / "manifest.json"
+        manifest = files.read_json_file(manifest_path, limit=SMALL_DOC)
+    if not isinstance(manifest, dict):
         diagnostics.problem(
             f"vibe: {folder} names a generation whose manifest is missing or broken"
         )

@@ -1,0 +1,370 @@
+"""Claude Code's record shapes: the known-type tables and small readers of one record.
+
+Shared by listing (`claude.py`) and reading (`_claude_read.py`, `_claude_stream.py`). No
+state here; streaming a file goes through `lines`, which never holds an over-long line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import JSONValue, Usage
+
+CONVERSATION = frozenset({"user", "assistant", "system", "attachment"})
+SPAWN_TOOLS = frozenset({"Task", "Agent"})
+SYNTHETIC = "<synthetic>"  # the model name on lines the CLI wrote itself
+
+# Bookkeeping records: titles feed listing; the rest never reaches the conversation.
+IGNORED_TYPES = frozenset(
+    {
+        "summary",
+        "custom-title",
+        "ai-title",
+        "agent-name",
+        "agent-setting",
+        "last-prompt",
+        "queue-operation",
+        "file-history-snapshot",
+        "file-history-delta",
+        "progress",
+        # a move shows anyway as the next lines' `cwd` / `gitBranch` (a meta event)
+        "relocated",
+        "worktree-state",
+        "bridge-session",
+        "frame-link",
+        "atis-latch",
+        "started",
+        "result",
+    }
+)
+# Context the harness attaches for the model: said by neither the user nor the model.
+IGNORED_ATTACHMENTS = frozenset(
+    {
+        "agent_listing_delta",
+        "auto_mode",
+        "batching_reminder_sent",
+        "budget_usd",
+        "command_permissions",
+        "compact_file_reference",
+        "date_change",
+        "deferred_tools_delta",
+        "dynamic_skill",
+        "edited_text_file",
+        "file",
+        "hook_additional_context",
+        "hook_success",
+        "invoked_skills",
+        "mcp_instructions_delta",
+        "nested_memory",
+        "plan_mode",
+        "plan_mode_exit",
+        "read_truncation_notice",
+        "silent_turn_reminder",
+        "skill_listing",
+        "task_reminder",
+        "task_status",
+        "todo_reminder",
+        "total_tokens_reminder",
+        "ultra_effort_enter",
+        "ultra_effort_exit",
+    }
+)
+# Hook bookkeeping and session starts; a local command's effect shows on later lines.
+IGNORED_SYSTEM = frozenset(
+    {
+        "stop_hook_summary",
+        "session_start",
+        "away_summary",
+        "local_command",
+        "agents_killed",
+        "scheduled_task_fire",
+    }
+)
+
+
+def load(
+    data: bytes, complete: bool, number: int, diagnostics: Diagnostics | None, path: str
+) -> dict[str, object] | None:
+    """The object on a line, or None (counted). Falls back to `json` for lone surrogates."""
+    if not data.strip():
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        try:
+            # orjson rejects a lone surrogate escape (a cut emoji); json accepts it
+            value = json.loads(data)
+        except ValueError:
+            if diagnostics is not None:
+                diagnostics.skip(path, number, "not JSON" if complete else "truncated")
+            return None
+    if not isinstance(value, dict):
+        if diagnostics is not None:
+            diagnostics.skip(path, number, "not an object")
+        return None
+    return value
+
+
+def lines(
+    path: Path,
+    diagnostics: Diagnostics | None,
+    *,
+    full: bool,
+    offset: int = 0,
+    marker: bytes | None = None,
+) -> Iterator[tuple[files.Line, dict[str, object]]]:
+    """Stream (line, object) from a transcript; lines without `marker` are not parsed."""
+    name = str(path)
+    try:
+        stream = files.open_binary(path)
+    except FileNotFoundError:
+        if diagnostics is not None:
+            diagnostics.problem(f"{name}: vanished while reading")
+        return
+    except OSError:
+        if diagnostics is not None:
+            diagnostics.problem(f"{name}: unreadable")
+        return
+    with stream:
+        if offset:
+            stream.seek(offset)
+        for line in files.iter_lines(
+            stream,
+            offset=offset,
+            cap=(1 << 62) if full else files.READ_LINE_CAP,
+            oversize="compact",
+            diagnostics=diagnostics,
+            path=name,
+        ):
+            if marker is not None and marker not in line.data:
+                continue
+            record = load(line.data, line.complete, line.number, diagnostics, name)
+            if record is not None:
+                yield line, record
+
+
+def raw_lines(path: Path) -> Iterator[files.Line]:
+    """The lines of a transcript, unparsed; over-long ones compacted (see files.py)."""
+    try:
+        stream = files.open_binary(path)
+    except OSError:
+        return
+    with stream:
+        yield from files.iter_lines(stream, cap=files.READ_LINE_CAP, oversize="compact")
+
+
+def string(value: object) -> str | None:
+    """A non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def moment(value: object) -> datetime | None:
+    """An ISO-8601 timestamp as an aware UTC datetime; None if absent or malformed."""
+    if not isinstance(value, str) or len(value) < 10:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def blocks(record: dict[str, object]) -> list[dict[str, object]]:
+    """The content blocks of a record's message (none when the content is a string)."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return []
+    return [block for block in content if isinstance(block, dict)]
+
+
+def prompt(record: dict[str, object]) -> tuple[str | None, str | None]:
+    """(the text a person typed, or a slash command as "/name args") of a user line."""
+    if any(
+        record.get(flag) is True
+        for flag in ("isSidechain", "isMeta", "isCompactSummary")
+    ):
+        return None, None
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        if any(block.get("type") == "tool_result" for block in blocks(record)):
+            return None, None
+        content = "\n".join(
+            str(b["text"]) for b in blocks(record) if isinstance(b.get("text"), str)
+        )
+    if not isinstance(content, str) or not content.strip() or files.elided(content):
+        return None, None
+    typed = content.strip()
+    if typed.startswith("<"):  # <command-name>, <local-command-stdout>, <bash-input>, …
+        command = _between(typed, "<command-name>", "</command-name>")
+        if command:
+            args = _between(typed, "<command-args>", "</command-args>")
+            return None, f"{command} {args}" if args else command
+        return None, None
+    return typed, None
+
+
+def _between(text: str, start: str, end: str) -> str | None:
+    i = text.find(start)
+    if i < 0:
+        return None
+    j = text.find(end, i + len(start))
+    return text[i + len(start) : j].strip() if j >= 0 else None
+
+
+def spawn(block: dict[str, object]) -> tuple[str | None, str]:
+    """(call id, prompt) of a Task/Agent tool call, else (None, "")."""
+    if block.get("type") != "tool_use" or block.get("name") not in SPAWN_TOOLS:
+        return None, ""
+    arguments = block.get("input")
+    task = arguments.get("prompt") if isinstance(arguments, dict) else None
+    return string(block.get("id")), task if isinstance(task, str) else ""
+
+
+def message_text(record: dict[str, object]) -> str | None:
+    """The plain text of a message: its string content, or its text blocks joined."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content
+    texts = [str(b["text"]) for b in blocks(record) if isinstance(b.get("text"), str)]
+    return "\n".join(texts) if texts else None
+
+
+def usage(raw: object, model: str | None) -> Usage | None:
+    """An assistant line's `message.usage` (Anthropic's input already excludes the cache)."""
+    if not isinstance(raw, dict):
+        return None
+
+    def count(value: object) -> int:
+        return (
+            value
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0
+            else 0
+        )
+
+    cache_write = count(raw.get("cache_creation_input_tokens"))
+    split = raw.get("cache_creation")
+    if not cache_write and isinstance(split, dict):
+        cache_write = sum(count(v) for v in split.values())
+    details = raw.get("output_tokens_details")
+    reasoning = (
+        count(details.get("thinking_tokens")) if isinstance(details, dict) else 0
+    )
+    return Usage(
+        input_tokens=count(raw.get("input_tokens")),
+        output_tokens=count(raw.get("output_tokens")),
+        cache_read_tokens=count(raw.get("cache_read_input_tokens")),
+        cache_write_tokens=cache_write,
+        reasoning_tokens=reasoning,
+        model=model,
+    )
+
+
+def text(value: str) -> str:
+    """A string, or a short summary of it when files.py elided it."""
+    cut = files.elided(value)
+    if cut is None:
+        return value
+    size, hint = cut
+    return f"{hint}… [{files.human_bytes(size)} elided]"
+
+
+def block_text(block: dict[str, object]) -> str:
+    """A text, image or document block as text; binary payloads are summarised."""
+    kind = block.get("type")
+    if kind == "text":
+        value = block.get("text")
+        return text(value) if isinstance(value, str) else ""
+    source = block.get("source")
+    data = source.get("data") if isinstance(source, dict) else None
+    label = "image" if kind == "image" else str(kind)
+    if not isinstance(source, dict) or not isinstance(data, str):
+        return f"[{label}]"
+    cut = files.elided(data)
+    size = cut[0] if cut else len(data)
+    if source.get("type") == "base64":
+        size = size * 3 // 4  # what the file weighed before base64
+    return f"[{label}, {files.human_bytes(size)}]"
+
+
+def flatten(content: object) -> str:
+    """Message or tool-result content (a string or a list of blocks) as one text."""
+    if isinstance(content, str):
+        return text(content)
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        return ""
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(text(block))
+        elif isinstance(block, dict):
+            kind = block.get("type")
+            if kind in ("text", "image", "document"):
+                parts.append(block_text(block))
+            elif kind == "tool_reference":
+                parts.append(f"[tool {block.get('tool_name')}]")
+            elif isinstance(block.get("text"), str):
+                parts.append(text(str(block["text"])))
+            else:
+                parts.append(f"[{kind}]")
+    return "\n".join(parts)
+
+
+def api_error(record: dict[str, object]) -> str:
+    """What a `system/api_error` (or `system/error`) line says failed."""
+    error = record.get("error")
+    status = message = None
+    if isinstance(error, dict):
+        status = error.get("status")
+        message = string(error.get("message"))
+        nested = error.get("error")
+        if message is None and isinstance(nested, dict):
+            inner = nested.get("error")
+            message = string(inner.get("message")) if isinstance(inner, dict) else None
+    elif isinstance(error, str):
+        message = error
+    said = "API error"
+    if isinstance(status, int) and status:
+        said += f" {status}"
+    if message:
+        said += f": {text(message)}"
+    attempt, most = record.get("retryAttempt"), record.get("maxRetries")
+    if isinstance(attempt, int) and isinstance(most, int) and most:
+        said += f" (retry {attempt} of {most})"
+    return said
+
+
+def bounded(value: object, budget: list[int], depth: int = 0) -> JSONValue:
+    """A copy of a JSON value spending at most `budget[0]` characters; elisions summarised."""
+    if isinstance(value, str):
+        if files.elided(value):
+            return text(value)
+        room = max(budget[0], 0)
+        budget[0] -= len(value)
+        return value if len(value) <= room else value[:room] + "…"
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if depth > 8 or budget[0] <= 0:
+        return "…"
+    if isinstance(value, list):
+        return [
+            bounded(item, budget, depth + 1) for item in itertools.islice(value, 200)
+        ]
+    if isinstance(value, dict):
+        pairs = itertools.islice(value.items(), 200)
+        return {str(key): bounded(item, budget, depth + 1) for key, item in pairs}
+    return str(value)

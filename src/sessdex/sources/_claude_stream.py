@@ -1,0 +1,650 @@
+"""One Claude Code transcript file translated into events, in file order.
+
+A `Stream` knows one file; `_claude_read` merges the streams of a session by time. The
+rules (usage merging, turn ends, abandoned branches) are described in `claude.py`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import cast
+
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, Extra, JSONValue, Usage
+from . import _claude_records as rec
+
+RESULT_BUDGET = 16 * 1024  # characters of `toolUseResult` kept in a tool_result's extra
+
+
+@dataclass(slots=True)
+class Survey:
+    """What a first pass over the main file found: abandoned branches, side-chain links."""
+
+    abandoned: dict[str, str] = field(
+        default_factory=dict
+    )  # uuid -> branch's first uuid
+    branch_lines: dict[str, int] = field(default_factory=dict)
+    branch_spawns: dict[str, int] = field(default_factory=dict)
+    abandoned_calls: set[str] = field(default_factory=set)
+    side_root: dict[str, str] = field(
+        default_factory=dict
+    )  # inline side-chain uuid -> root
+    root_agent: dict[str, str] = field(
+        default_factory=dict
+    )  # side-chain root -> agent id
+    inline_children: dict[str, str] = field(
+        default_factory=dict
+    )  # spawn call -> agent id
+    result_agents: dict[str, str] = field(
+        default_factory=dict
+    )  # spawn call -> result agentId
+
+
+@dataclass(slots=True)
+class Child:
+    """A sub-agent transcript: a file, or an inline side chain when `path` is None."""
+
+    agent_id: str
+    path: Path | None
+    agent_type: str | None = None
+    description: str | None = None
+    call_id: str | None = None
+    parent_agent: str | None = None
+
+
+@dataclass(slots=True)
+class Context:
+    """What the streams of one read share: sub-agent links and the responses billed."""
+
+    session_id: str
+    diagnostics: Diagnostics
+    full: bool
+    children: dict[str, Child] = field(default_factory=dict)  # agent id -> child
+    by_call: dict[str, str] = field(default_factory=dict)  # spawn call -> agent id
+    started: set[str] = field(default_factory=set)
+    announced: set[str] = field(default_factory=set)
+    billed: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class _Response:
+    """One API response while its lines are still coming in."""
+
+    key: str
+    usage: Usage
+    time: datetime | None
+    message_id: str | None
+    request_id: str | None
+    abandoned: bool = False
+
+
+@dataclass(slots=True)
+class _Agent:
+    """Per-agent state within one file (1.0 side chains share the main file)."""
+
+    model: str | None = None
+    permission_mode: str | None = None
+    mode: str | None = None
+    branch: str | None = None
+    cwd: str | None = None
+    response: _Response | None = None
+    turn_ended: bool = False
+
+
+class Stream:
+    """Translate one transcript file into events (seq 0; the merge numbers them)."""
+
+    def __init__(
+        self,
+        context: Context,
+        path: Path,
+        agent_id: str | None,
+        *,
+        survey: Survey | None = None,
+        child: Child | None = None,
+        offset: int = 0,
+    ) -> None:
+        self.context = context
+        self.path = path
+        self.agent_id = agent_id
+        self.survey = survey or Survey()
+        self.child = child
+        self.offset = offset
+        self.agents: dict[str | None, _Agent] = {}
+        self.time: datetime | None = None
+        self.stamped = False
+        self.version: str | None = None
+        self.compaction: Event | None = None  # held until its summary line arrives
+        self.unkeyed = itertools.count()
+
+    def events(self) -> Iterator[Event]:
+        diagnostics = self.context.diagnostics
+        full = self.context.full
+        for line, record in rec.lines(
+            self.path, diagnostics, full=full, offset=self.offset
+        ):
+            kind = record.get("type")
+            stamp = rec.moment(record.get("timestamp"))
+            self.stamped = stamp is not None
+            self.time = stamp or self.time
+            self.version = rec.string(record.get("version")) or self.version
+            agent = self._agent_of(record)
+            summary = kind == "user" and record.get("isCompactSummary") is True
+            if self.compaction is not None and kind in rec.CONVERSATION and not summary:
+                yield self.compaction  # no summary followed the boundary
+                self.compaction = None
+            if not isinstance(kind, str):
+                diagnostics.skip(str(self.path), line.number, "bad value")
+                continue
+            uuid = rec.string(record.get("uuid"))
+            branch = self.survey.abandoned.get(uuid) if uuid else None
+            if branch is not None:
+                yield from self._abandoned(record, agent, branch, uuid)
+                continue
+            if agent is not None and agent not in self.context.announced:
+                yield from self._announce(agent)
+            if kind in rec.CONVERSATION:
+                yield from self._change(agent, "cwd", rec.string(record.get("cwd")))
+                yield from self._change(
+                    agent, "branch", rec.string(record.get("gitBranch"))
+                )
+            handler = _HANDLERS.get(kind)
+            if handler is not None:
+                yield from handler(self, record, agent, line.compacted)
+            elif kind not in rec.IGNORED_TYPES:
+                diagnostics.unknown_type(kind, self.version)
+        if self.compaction is not None:
+            yield self.compaction
+        for agent in list(self.agents):
+            yield from self._bill(agent)
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _event(
+        self,
+        kind: EventKind,
+        agent: str | None,
+        *,
+        text: str | None = None,
+        tool: str | None = None,
+        call_id: str | None = None,
+        is_error: bool = False,
+        extra: Extra | None = None,
+    ) -> Event:
+        """An event at this line's time (estimated from earlier lines when it has none)."""
+        return Event(
+            session_id=self.context.session_id,
+            seq=0,
+            kind=kind,
+            time=self.time,
+            time_estimated=not self.stamped and self.time is not None,
+            agent_id=agent,
+            text=text,
+            tool=tool,
+            call_id=call_id,
+            is_error=is_error,
+            extra=extra if extra is not None else {},
+        )
+
+    def _state(self, agent: str | None) -> _Agent:
+        state = self.agents.get(agent)
+        if state is None:
+            state = self.agents[agent] = _Agent()
+        return state
+
+    def _agent_of(self, record: dict[str, object]) -> str | None:
+        if self.agent_id is not None:
+            return self.agent_id
+        if record.get("isSidechain") is not True:
+            return None
+        uuid = rec.string(record.get("uuid"))
+        root = self.survey.side_root.get(uuid) if uuid else None
+        if root is not None:
+            return self.survey.root_agent.get(root, root)
+        return rec.string(record.get("agentId")) or "sidechain"
+
+    def _announce(self, agent: str) -> Iterator[Event]:
+        """A `subagent` event for a child whose spawning call nothing links to."""
+        self.context.announced.add(agent)
+        child = (
+            self.child if self.child is not None and agent == self.agent_id else None
+        )
+        yield self._event(
+            "subagent",
+            child.parent_agent if child else None,
+            text=child.description if child else None,
+            extra={
+                "child_id": agent,
+                "agent_type": child.agent_type if child else None,
+            },
+        )
+
+    def _change(
+        self, agent: str | None, name: str, value: str | None, *, first: bool = False
+    ) -> Iterator[Event]:
+        """A meta event when `name` changes (with `first`, also when it is first known)."""
+        state = self._state(agent)
+        previous = getattr(state, name)
+        if not value or value == previous:
+            return
+        setattr(state, name, value)
+        if previous is not None or first:
+            label = name.replace("_", " ")
+            yield self._event(
+                "meta", agent, text=f"{label}: {value}", extra={name: value}
+            )
+
+    # -- usage: one event per response, the largest copy, dated by its last line ---------
+
+    def _copy(self, record: dict[str, object]) -> _Response | None:
+        """This line's copy of its response's usage; None for lines that bill nothing."""
+        message = record.get("message")
+        if not isinstance(message, dict) or record.get("isApiErrorMessage") is True:
+            return None
+        model = rec.string(message.get("model"))
+        used = (
+            rec.usage(message.get("usage"), model) if model != rec.SYNTHETIC else None
+        )
+        if used is None:
+            return None
+        message_id = rec.string(message.get("id"))
+        request_id = rec.string(record.get("requestId"))
+        if message_id is None:
+            key = f"line:{id(self)}:{next(self.unkeyed)}"
+        else:
+            key = f"{message_id}:{request_id}" if request_id else message_id
+        return _Response(key, used, self.time, message_id, request_id)
+
+    def _settle(self, copy: _Response | None, agent: str | None) -> Iterator[Event]:
+        """Bill the pending response when this line starts another one."""
+        pending = self._state(agent).response
+        if copy is not None and pending is not None and pending.key != copy.key:
+            yield from self._bill(agent)
+
+    def _count(
+        self, copy: _Response | None, agent: str | None, last: bool
+    ) -> Iterator[Event]:
+        state = self._state(agent)
+        pending = state.response
+        if copy is not None and pending is not None and pending.key == copy.key:
+            if copy.usage.total > pending.usage.total:
+                pending.usage = copy.usage
+            pending.time = copy.time or pending.time
+        elif copy is not None:
+            yield from self._bill(agent)
+            state.response = copy
+        if last:  # only a response's last line carries a stop_reason
+            yield from self._bill(agent)
+
+    def _bill(self, agent: str | None) -> Iterator[Event]:
+        """The pending response's usage event, once per response key in the session."""
+        state = self._state(agent)
+        response, state.response = state.response, None
+        if response is None or response.key in self.context.billed:
+            return
+        self.context.billed.add(response.key)
+        if response.usage.total == 0:
+            return
+        extra: dict[str, JSONValue] = {
+            "message_id": response.message_id,
+            "request_id": response.request_id,
+        }
+        if response.abandoned:
+            extra["branch"] = "abandoned"
+        yield Event(
+            session_id=self.context.session_id,
+            seq=0,
+            kind="usage",
+            time=response.time,
+            agent_id=agent,
+            usage=response.usage,
+            extra=extra,
+        )
+
+    def _abandoned(
+        self,
+        record: dict[str, object],
+        agent: str | None,
+        branch: str,
+        uuid: str | None,
+    ) -> Iterator[Event]:
+        """A line of a rewound branch: one meta event for the branch; its usage still bills."""
+        if uuid == branch:
+            count = self.survey.branch_lines.get(branch, 0)
+            spawned = self.survey.branch_spawns.get(branch, 0)
+            said = f"rewound: an abandoned branch of {count} lines is not shown"
+            if spawned:
+                said += f" (with {spawned} sub-agent spawns)"
+            info: dict[str, JSONValue] = {
+                "uuid": branch,
+                "lines": count,
+                "subagents": spawned,
+            }
+            yield self._event(
+                "meta", agent, text=said, extra={"abandoned_branch": info}
+            )
+        copy = self._copy(record) if record.get("type") == "assistant" else None
+        if copy is not None:
+            copy.abandoned = True
+            message = record.get("message")
+            yield from self._settle(copy, agent)
+            yield from self._count(
+                copy,
+                agent,
+                isinstance(message, dict) and bool(message.get("stop_reason")),
+            )
+
+    def _turn_end(
+        self, agent: str | None, extra: dict[str, JSONValue]
+    ) -> Iterator[Event]:
+        """One turn_end per turn, whether end_turn, turn_duration or both say so."""
+        state = self._state(agent)
+        yield from self._bill(agent)
+        if not state.turn_ended:
+            state.turn_ended = True
+            yield self._event("turn_end", agent, extra=extra)
+
+    def _prompted(self, agent: str | None) -> Iterator[Event]:
+        """A new prompt: the previous response is complete and a new turn begins."""
+        yield from self._bill(agent)
+        self._state(agent).turn_ended = False
+
+    # -- record types ----------------------------------------------------------------
+
+    def _user(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if record.get("isCompactSummary") is True:
+            event = self.compaction or self._event("compaction", agent)
+            self.compaction = None
+            yield replace(event, text=rec.flatten(content) or event.text)
+            return
+        parts: list[str] = []
+        results: list[dict[str, object]] = []
+        for block in content if isinstance(content, list) else [content]:
+            if isinstance(block, str):
+                parts.append(rec.text(block))
+            elif isinstance(block, dict):
+                kind = block.get("type")
+                if kind == "tool_result":
+                    results.append(block)
+                elif kind in ("text", "image", "document"):
+                    parts.append(rec.block_text(block))
+                else:
+                    self.context.diagnostics.unknown_type(f"user/{kind}", self.version)
+        if any(part.strip() for part in parts):
+            injected = (
+                record.get("isMeta") is True
+            )  # harness text: a command's expansion
+            if not injected:
+                yield from self._prompted(agent)
+            mode = rec.string(record.get("permissionMode"))
+            yield from self._change(agent, "permission_mode", mode)
+            extra: dict[str, JSONValue] = {"injected": True} if injected else {}
+            yield self._event("user", agent, text="\n".join(parts), extra=extra)
+        outcome = record.get("toolUseResult")
+        for block in results:
+            kept: dict[str, JSONValue] = {}
+            if outcome is not None and len(results) == 1:
+                kept["result"] = rec.bounded(outcome, [RESULT_BUDGET])
+            yield self._event(
+                "tool_result",
+                agent,
+                call_id=rec.string(block.get("tool_use_id")),
+                text=rec.flatten(block.get("content"))
+                or rec.string(block.get("text"))
+                or "",
+                is_error=block.get("is_error") is True,
+                extra=kept,
+            )
+
+    def _assistant(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return
+        model = rec.string(message.get("model"))
+        synthetic = model == rec.SYNTHETIC
+        if not synthetic:
+            yield from self._change(agent, "model", model)
+        content = message.get("content")
+        if record.get("isApiErrorMessage") is True:
+            status = record.get("apiErrorStatus")
+            said = rec.flatten(content) or "API error"
+            yield self._event(
+                "error",
+                agent,
+                text=said,
+                extra={"status": status} if isinstance(status, int) else {},
+            )
+            return
+        copy = self._copy(record)
+        yield from self._settle(copy, agent)
+        for block in (
+            content
+            if isinstance(content, list)
+            else [{"type": "text", "text": content}]
+        ):
+            if isinstance(block, dict):
+                yield from self._assistant_block(block, agent, compacted, synthetic)
+        stop = message.get("stop_reason")
+        yield from self._count(copy, agent, bool(stop))
+        if stop == "end_turn":
+            yield from self._turn_end(agent, {"reason": "end_turn"})
+
+    def _assistant_block(
+        self,
+        block: dict[str, object],
+        agent: str | None,
+        compacted: bool,
+        synthetic: bool,
+    ) -> Iterator[Event]:
+        kind = block.get("type")
+        if kind in ("text", "image"):
+            said = rec.block_text(block)
+            if said.strip():
+                extra: dict[str, JSONValue] = {"synthetic": True} if synthetic else {}
+                yield self._event("assistant", agent, text=said, extra=extra)
+        elif kind == "thinking":
+            thought = block.get("thinking")
+            if isinstance(thought, str) and thought.strip():  # often empty: only signed
+                yield self._event("thinking", agent, text=rec.text(thought))
+        elif kind == "redacted_thinking":
+            yield self._event("thinking", agent, text="[redacted thinking]")
+        elif kind in ("tool_use", "server_tool_use"):
+            yield from self._tool_call(block, agent, compacted)
+        elif isinstance(kind, str) and kind.endswith(
+            "_tool_result"
+        ):  # server-side tools
+            call = rec.string(block.get("tool_use_id"))
+            yield self._event(
+                "tool_result",
+                agent,
+                call_id=call,
+                text=rec.flatten(block.get("content")),
+            )
+        elif kind == "fallback":
+            before, after = block.get("from"), block.get("to")
+            old = rec.string(before.get("model")) if isinstance(before, dict) else None
+            new = rec.string(after.get("model")) if isinstance(after, dict) else None
+            yield from self._fallback(agent, old, new)
+        else:
+            self.context.diagnostics.unknown_type(f"assistant/{kind}", self.version)
+
+    def _fallback(
+        self, agent: str | None, old: str | None, new: str | None
+    ) -> Iterator[Event]:
+        if new:
+            self._state(agent).model = new
+            said = f"model fell back from {old} to {new}"
+            yield self._event("meta", agent, text=said, extra={"model": new})
+
+    def _tool_call(
+        self, block: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        call = rec.string(block.get("id"))
+        name = rec.string(block.get("name"))
+        arguments = block.get("input")
+        shown = (
+            rec.bounded(arguments, [1 << 62])
+            if compacted
+            else cast(JSONValue, arguments)
+        )
+        yield self._event(
+            "tool_call", agent, tool=name, call_id=call, extra={"input": shown}
+        )
+        if name not in rec.SPAWN_TOOLS:
+            return
+        spec = arguments if isinstance(arguments, dict) else {}
+        child_id = (
+            self.context.by_call.get(call) or self.survey.result_agents.get(call)
+            if call
+            else None
+        )
+        child = self.context.children.get(child_id) if child_id else None
+        agent_type = (child.agent_type if child else None) or rec.string(
+            spec.get("subagent_type")
+        )
+        description = (child.description if child else None) or rec.string(
+            spec.get("description")
+        )
+        if child_id:
+            self.context.announced.add(child_id)
+        yield self._event(
+            "subagent",
+            agent,
+            call_id=call,
+            text=description,
+            extra={"child_id": child_id, "agent_type": agent_type},
+        )
+
+    def _system(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        subtype = record.get("subtype")
+        if subtype == "turn_duration":
+            duration = record.get("durationMs")
+            yield from self._turn_end(
+                agent, {"duration_ms": duration} if isinstance(duration, int) else {}
+            )
+        elif subtype == "compact_boundary":
+            yield from self._bill(agent)
+            meta = record.get("compactMetadata")
+            meta = meta if isinstance(meta, dict) else {}
+            tokens = meta.get("preTokens")
+            extra: dict[str, JSONValue] = {
+                "trigger": rec.string(meta.get("trigger")),
+                "pre_tokens": tokens if isinstance(tokens, int) else None,
+            }
+            self.compaction = self._event("compaction", agent, extra=extra)
+        elif subtype in ("api_error", "error"):
+            yield self._event("error", agent, text=rec.api_error(record))
+        elif subtype == "api_refusal":
+            said = (
+                rec.string(record.get("apiRefusalExplanation"))
+                or "the API refused the request"
+            )
+            yield self._event("error", agent, text=f"refusal: {said}")
+        elif subtype == "model_refusal_fallback":
+            old = rec.string(record.get("originalModel"))
+            yield from self._fallback(
+                agent, old, rec.string(record.get("fallbackModel"))
+            )
+        elif subtype == "informational":
+            note = record.get("content")
+            if isinstance(note, str) and note.strip():
+                yield self._event("meta", agent, text=rec.text(note))
+        elif subtype not in rec.IGNORED_SYSTEM:
+            self.context.diagnostics.unknown_type(f"system/{subtype}", self.version)
+
+    def _attachment(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        attachment = record.get("attachment")
+        if not isinstance(attachment, dict):
+            return
+        kind = attachment.get("type")
+        if kind in rec.IGNORED_ATTACHMENTS:
+            return
+        if kind == "queued_command":  # a prompt typed while the agent was busy
+            said = rec.flatten(attachment.get("prompt"))
+            if said.strip():
+                yield from self._prompted(agent)
+                yield self._event("user", agent, text=said, extra={"queued": True})
+        elif kind in ("hook_blocking_error", "hook_non_blocking_error"):
+            hook = rec.string(attachment.get("hookName")) or "a hook"
+            detail = attachment.get("blockingError")
+            reason = (
+                rec.string(detail.get("blockingError"))
+                if isinstance(detail, dict)
+                else None
+            )
+            reason = reason or rec.string(attachment.get("stderr"))
+            verb = "blocked" if kind == "hook_blocking_error" else "failed"
+            said = f"{hook} {verb}" + (f": {rec.text(reason)}" if reason else "")
+            yield self._event("error", agent, text=said)
+        else:
+            self.context.diagnostics.unknown_type(f"attachment/{kind}", self.version)
+
+    def _mode(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        yield from self._change(agent, "mode", rec.string(record.get("mode")))
+
+    def _permission_mode(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        mode = rec.string(record.get("permissionMode"))
+        yield from self._change(agent, "permission_mode", mode, first=True)
+
+    def _pr_link(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        url = rec.string(record.get("prUrl"))
+        if url:
+            yield self._event(
+                "meta", agent, text=f"pull request: {url}", extra={"pr": url}
+            )
+
+    def _legacy_tool_use(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        call = {
+            "id": record.get("id") or record.get("uuid"),
+            "name": record.get("name"),
+            "input": record.get("input"),
+        }
+        yield from self._tool_call(call, agent, compacted)
+
+    def _legacy_tool_result(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        yield self._event(
+            "tool_result",
+            agent,
+            call_id=rec.string(record.get("tool_use_id")),
+            text=rec.flatten(record.get("output", record.get("content"))),
+            is_error=record.get("is_error") is True,
+        )
+
+
+_Handler = Callable[[Stream, dict[str, object], str | None, bool], Iterable[Event]]
+_HANDLERS: dict[str, _Handler] = {
+    "user": Stream._user,
+    "assistant": Stream._assistant,
+    "system": Stream._system,
+    "attachment": Stream._attachment,
+    "mode": Stream._mode,
+    "permission-mode": Stream._permission_mode,
+    "pr-link": Stream._pr_link,
+    # an early shape: tool calls and results as records of their own
+    "tool_use": Stream._legacy_tool_use,
+    "tool_result": Stream._legacy_tool_result,
+}

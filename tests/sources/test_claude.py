@@ -1,0 +1,631 @@
+"""Claude Code quirks: titles from head and tail, merged usage, sub-agents, rewinds, resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sessdex import files
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage
+from sessdex.sources import Home, claude
+
+DATA = Path(__file__).parent.parent / "data" / "claude"
+PROJECTS = DATA / "home" / ".claude" / "projects"
+REALCLI = PROJECTS / "-home-alex-code-shop-api"
+SUBAGENT_RUN = "82d9f90c-3f87-46b4-b09c-58027a5e630c"
+VIEWER = PROJECTS / "-path-to-Demo"
+SYNTHETIC = PROJECTS / "-home-dev-shop"
+
+
+def listed(path: Path, diagnostics: Diagnostics | None = None) -> Session:
+    location = claude.locate(Home.at(DATA / "home"))
+    sessions = claude.parse(path, location, diagnostics or Diagnostics())
+    assert len(sessions) == 1
+    return sessions[0]
+
+
+def events(
+    path: Path, diagnostics: Diagnostics | None = None, **options: int
+) -> list[Event]:
+    session = Session(app="claude", id=path.stem, path=str(path))
+    return list(claude.read(session, diagnostics or Diagnostics(), **options))  # type: ignore[arg-type]
+
+
+def total(found: list[Event]) -> tuple[int, int, int, int]:
+    """(input, output, cache read, cache write) over the usage events."""
+    result = Usage()
+    for event in found:
+        if event.kind == "usage" and event.usage is not None:
+            result = result + event.usage
+    return (
+        result.input_tokens,
+        result.output_tokens,
+        result.cache_read_tokens,
+        result.cache_write_tokens,
+    )
+
+
+def record(kind: str, n: int, **fields: object) -> dict[str, object]:
+    """A conversation line of session `s` at second `n`."""
+    return {
+        "type": kind,
+        "uuid": f"u{n}",
+        "parentUuid": f"u{n - 1}" if n > 1 else None,
+        "isSidechain": False,
+        "timestamp": f"2026-11-24T12:00:{n % 60:02d}.000Z",
+        "cwd": "/home/dev/app",
+        "gitBranch": "main",
+        "sessionId": "s",
+        "version": "2.1.220",
+        **fields,
+    }
+
+
+def prompt(n: int, text: object, **fields: object) -> dict[str, object]:
+    return record("user", n, message={"role": "user", "content": text}, **fields)
+
+
+def reply(n: int, text: str, **fields: object) -> dict[str, object]:
+    message = {
+        "id": f"msg_{n}",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 1, "output_tokens": 2},
+    }
+    return record("assistant", n, message=message, requestId=f"req_{n}", **fields)
+
+
+def write(path: Path, lines: list[dict[str, object]], tail: bytes = b"") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as out:
+        for line in lines:
+            out.write(json.dumps(line).encode() + b"\n")
+        out.write(tail)
+    return path
+
+
+def padding(start: int, count: int) -> list[dict[str, object]]:
+    """Enough ordinary turns to push the head out of the tail window."""
+    filler = "x" * 2000
+    return [reply(start + i, filler) for i in range(count)]
+
+
+PADDED = (
+    files.TAIL_BYTES // 2000 + 50
+)  # lines of padding: the file outgrows the tail read
+
+
+# --- titles ---------------------------------------------------------------------------
+
+
+def test_custom_title_only_in_the_head_of_a_big_file(tmp_path: Path) -> None:
+    # `claude -n NAME` writes custom-title as line 1 and never again
+    lines = [
+        {"type": "custom-title", "customTitle": "Named at start", "sessionId": "s"},
+        prompt(1, "Do the thing"),
+        *padding(2, PADDED),
+    ]
+    path = write(tmp_path / "s.jsonl", lines)
+    assert path.stat().st_size > files.TAIL_BYTES
+    assert listed(path).title == "Named at start"
+
+
+def test_custom_title_only_in_the_tail(tmp_path: Path) -> None:
+    lines = [
+        {"type": "ai-title", "aiTitle": "Generated early", "sessionId": "s"},
+        prompt(1, "Do the thing"),
+        *padding(2, PADDED),
+        {"type": "custom-title", "customTitle": "Renamed later", "sessionId": "s"},
+    ]
+    assert listed(write(tmp_path / "s.jsonl", lines)).title == "Renamed later"
+
+
+def test_newest_custom_title_wins_when_head_and_tail_both_have_one(
+    tmp_path: Path,
+) -> None:
+    lines = [
+        {"type": "custom-title", "customTitle": "Old name", "sessionId": "s"},
+        prompt(1, "Do the thing"),
+        *padding(2, PADDED),
+        {"type": "custom-title", "customTitle": "New name", "sessionId": "s"},
+    ]
+    assert listed(write(tmp_path / "s.jsonl", lines)).title == "New name"
+
+
+def test_a_head_custom_title_beats_a_tail_ai_title(tmp_path: Path) -> None:
+    lines = [
+        {"type": "custom-title", "customTitle": "Mine", "sessionId": "s"},
+        prompt(1, "Do the thing"),
+        *padding(2, PADDED),
+        {"type": "ai-title", "aiTitle": "The model's", "sessionId": "s"},
+    ]
+    assert listed(write(tmp_path / "s.jsonl", lines)).title == "Mine"
+
+
+def test_ai_title_when_no_custom_title() -> None:
+    assert listed(REALCLI / "a82be759-b0cd-4d2b-9219-abad61d191d4.jsonl").title == (
+        "Checkout retry smoke test"
+    )
+
+
+def test_first_prompt_fallback_skips_commands_meta_and_tool_results(
+    tmp_path: Path,
+) -> None:
+    lines = [
+        {
+            "type": "queue-operation",
+            "operation": "enqueue",
+            "timestamp": "2026-11-24T11:59:59.000Z",
+        },
+        prompt(
+            1, "<command-name>/model</command-name>\n<command-args>opus</command-args>"
+        ),
+        prompt(
+            2,
+            "Caveat: the messages below were generated by local commands",
+            isMeta=True,
+        ),
+        prompt(3, [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]),
+        prompt(4, "Reply from a sub-agent", isSidechain=True),
+        prompt(5, [{"type": "text", "text": "  Fix the login bug\n  on Safari  "}]),
+        reply(6, "Fixed."),
+    ]
+    session = listed(write(tmp_path / "s.jsonl", lines))
+    assert session.title == "Fix the login bug on Safari"
+    assert (
+        session.created is not None
+        and session.created.isoformat() == "2026-11-24T12:00:01+00:00"
+    )
+
+
+def test_a_slash_command_is_the_last_resort_title() -> None:
+    # real 1.0.98 files whose only prompts are `/init` and `/orchestrator …` (plus isMeta expansions)
+    assert (
+        listed(VIEWER / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl").title == "/init"
+    )
+    fe5e = listed(VIEWER / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    # its leading `summary` names a leaf of another file, so it is not this session's title
+    assert fe5e.title == "/orchestrator create TODO app by Next.js"
+
+
+def test_a_summary_names_the_session_when_its_leaf_is_in_the_file() -> None:
+    assert (
+        listed(SYNTHETIC / "22222222-2222-4222-8222-222222222222.jsonl").title
+        == "Flaky test hunt"
+    )
+
+
+def test_listing_takes_cwd_from_records_and_settings_from_the_tail() -> None:
+    session = listed(SYNTHETIC / "11111111-1111-4111-8111-111111111111.jsonl")
+    assert session.cwd == "/home/dev/shop"  # not decoded from the lossy folder name
+    assert (session.branch, session.model, session.effort) == (
+        "fix/error-screen",
+        "claude-opus-4-5",
+        "high",
+    )
+    assert session.permission_mode == "plan"
+
+
+def test_scan_lists_main_transcripts_only() -> None:
+    found = {path.name for path in claude.scan(claude.locate(Home.at(DATA / "home")))}
+    assert "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl" in found
+    assert not any(name.startswith("agent-") for name in found)
+    assert "agent-a199d630441234c05.jsonl" not in found
+
+
+# --- usage ----------------------------------------------------------------------------
+
+
+def test_one_usage_event_per_response_in_a_real_file() -> None:
+    # fe5e1c67 (1.0.98), first 37 lines: 12 responses over 20 assistant lines. msg_0175…
+    # is written three times with output 3, 172, 172; msg_01PrGG… four times with 1, 1, 1, 598.
+    found = events(VIEWER / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    usage = [e for e in found if e.kind == "usage"]
+    assert len(usage) == 12
+    lead = [e.usage.output_tokens for e in usage if e.agent_id is None and e.usage]
+    assert lead == [172, 1, 598]
+    # by hand: input 3+7+6 | 3+6+7+6+6+6+5+5+5; output 172+1+598 | 108+74+476+349+488+550+173+78+303
+    assert total(found) == (65, 3370, 150762, 16519)
+    # summing every line instead would count the copies: 3+172+172 alone is 347
+    big = next(
+        e for e in usage if e.extra["message_id"] == "msg_01PrGGvEvreqPUaqe4qRsCgA"
+    )
+    assert (
+        big.time is not None
+        and big.time.isoformat() == "2025-09-03T00:52:54.128000+00:00"
+    )
+
+
+def test_synthetic_and_api_error_lines_bill_nothing() -> None:
+    found = events(SYNTHETIC / "11111111-1111-4111-8111-111111111111.jsonl")
+    errors = [e.text for e in found if e.kind == "error"]
+    assert errors == [
+        "API Error: 529 Overloaded",
+        "API error 529: Overloaded (retry 1 of 10)",
+    ]
+    # by hand: msg_s1_a (largest of 5, 5, 80) + b + c (abandoned, still billed) + d + e + f
+    assert total(found) == (29, 245, 11800, 2500)
+    assert sum(1 for e in found if e.kind == "usage") == 6
+
+
+# --- turns, compaction, branches ------------------------------------------------------
+
+
+def test_one_turn_end_per_turn() -> None:
+    # the TUI writes both stop_reason end_turn and a system/turn_duration line
+    found = events(REALCLI / "c0afe25d-a3f3-42d0-a05d-b89a69889156.jsonl")
+    assert [e.kind for e in found].count("turn_end") == 1
+
+
+def test_a_rewind_follows_the_active_branch_and_reports_the_abandoned_one() -> None:
+    found = events(SYNTHETIC / "11111111-1111-4111-8111-111111111111.jsonl")
+    prompts = [e.text for e in found if e.kind == "user"]
+    assert "Now write tests for it" not in prompts
+    assert prompts[:2] == [
+        "Add a retry to the checkout call",
+        "Actually, add logging instead",
+    ]
+    rewound = [e for e in found if e.kind == "meta" and "abandoned_branch" in e.extra]
+    assert len(rewound) == 1
+    assert rewound[0].extra["abandoned_branch"] == {
+        "uuid": "11111111-0000-4000-8000-000000000008",
+        "lines": 2,
+        "subagents": 0,
+    }
+    billed = [
+        e for e in found if e.kind == "usage" and e.extra.get("branch") == "abandoned"
+    ]
+    assert [e.extra["message_id"] for e in billed] == ["msg_s1_c"]
+
+
+def test_compaction_carries_its_summary_and_modes_show_as_meta() -> None:
+    found = events(SYNTHETIC / "11111111-1111-4111-8111-111111111111.jsonl")
+    (compaction,) = [e for e in found if e.kind == "compaction"]
+    assert compaction.text and compaction.text.startswith(
+        "This session is being continued"
+    )
+    assert compaction.extra == {"trigger": "manual", "pre_tokens": 4321}
+    metas = [
+        dict(e.extra)
+        for e in found
+        if e.kind == "meta" and "abandoned_branch" not in e.extra
+    ]
+    assert {"permission_mode": "plan"} in metas
+    assert {"model": "claude-opus-4-5"} in metas
+    assert {"branch": "fix/error-screen"} in metas
+    (image,) = [
+        e.text
+        for e in found
+        if e.kind == "user" and e.text and e.text.startswith("[image")
+    ]
+    assert image == "[image, 2.9 KB]\nPlan a fix for this error screen"
+
+
+def test_every_record_type_in_the_catalogues_is_known() -> None:
+    for name in ("small.jsonl", "schema_drift.jsonl"):
+        diagnostics = Diagnostics()
+        found = events(DATA / "catalogue" / name, diagnostics)
+        assert found
+        assert not diagnostics.unknown, (name, diagnostics.unknown)
+        assert diagnostics.skipped_total == 0
+
+
+# --- sub-agents -----------------------------------------------------------------------
+
+
+def test_a_real_sub_agent_is_linked_through_its_meta_file() -> None:
+    found = events(REALCLI / f"{SUBAGENT_RUN}.jsonl")
+    (spawn,) = [e for e in found if e.kind == "subagent"]
+    assert spawn.call_id == "toolu_mock01c0264401044de2a66f5c77"
+    assert spawn.text == "Greeting sub-agent"
+    assert spawn.extra == {
+        "child_id": "a199d630441234c05",
+        "agent_type": "general-purpose",
+    }
+    assert spawn.agent_id is None
+    child = [e for e in found if e.agent_id == "a199d630441234c05"]
+    assert [e.kind for e in child] == [
+        "user",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "assistant",
+        "usage",
+        "turn_end",
+    ]
+    assert child[3].text == "hello-from-subagent"
+    # interleaved by time: after the spawn, before the parent reads the result
+    result = next(
+        e for e in found if e.kind == "tool_result" and e.call_id == spawn.call_id
+    )
+    assert spawn.seq < child[0].seq and child[-1].seq < result.seq
+    assert result.extra["result"]["agentId"] == "a199d630441234c05"  # type: ignore[index]
+
+
+def test_nested_sub_agents_link_at_any_depth() -> None:
+    found = events(SYNTHETIC / "33333333-3333-4333-8333-333333333333.jsonl")
+    spawns = [
+        (e.agent_id, e.call_id, e.extra["child_id"], e.text)
+        for e in found
+        if e.kind == "subagent"
+    ]
+    assert spawns == [
+        (None, "toolu_s3_review", "a1c1c1c1c1c1c1c1c", "Review payments"),
+        ("a1c1c1c1c1c1c1c1c", "toolu_c1_lint", "a2d2d2d2d2d2d2d2d", "Lint payments"),
+    ]
+    linter = [e for e in found if e.agent_id == "a2d2d2d2d2d2d2d2d"]
+    assert linter[0].text == "Run the linter on payments.py."
+    times = [e.time for e in found if e.time is not None]
+    assert times == sorted(times)
+    assert total(found) == (193, 89, 1100, 1000)
+
+
+def test_a_2_0_sub_agent_beside_its_parent_is_linked_by_the_result_agent_id() -> None:
+    found = events(SYNTHETIC / "22222222-2222-4222-8222-222222222222.jsonl")
+    (spawn,) = [e for e in found if e.kind == "subagent"]
+    assert spawn.extra == {"child_id": "b0b0b0b0", "agent_type": "Explore"}
+    failed = [e for e in found if e.agent_id == "b0b0b0b0" and e.kind == "tool_result"]
+    assert [(e.text, e.is_error) for e in failed] == [("FAILED test_refund", True)]
+
+
+def test_inline_1_0_side_chains_are_matched_to_their_task_by_prompt() -> None:
+    found = events(VIEWER / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    spawns = {e.text: e.extra["child_id"] for e in found if e.kind == "subagent"}
+    root = "6690d10e-f521-4ac0-800d-e5eb7a2d8072"
+    assert spawns["Build TODO components"] == root
+    # the other two Task calls ran side chains that lie beyond the fixture's 37 lines
+    assert spawns["Setup Next.js project"] is None
+    side = [e for e in found if e.agent_id == root]
+    assert (
+        side[0].kind == "user"
+        and side[0].text
+        and side[0].text.startswith("Create React components")
+    )
+    assert sum(1 for e in side if e.kind == "tool_call") == 8
+
+
+# --- huge, torn and partial reads -----------------------------------------------------
+
+
+def test_a_50_mb_line_in_the_head_is_skipped_for_listing_and_summarised_for_reading(
+    tmp_path: Path,
+) -> None:
+    image = {
+        "type": "image",
+        "source": {
+            "type": "base64",
+            "media_type": "image/png",
+            "data": "A" * (50 * 1024 * 1024),
+        },
+    }
+    lines = [
+        {
+            "type": "queue-operation",
+            "operation": "dequeue",
+            "timestamp": "2026-11-24T11:59:59.000Z",
+        },
+        prompt(1, [image, {"type": "text", "text": "What is wrong on this screen?"}]),
+        reply(2, "The button overlaps the label."),
+        prompt(3, "Fix it please"),
+        reply(4, "Fixed."),
+    ]
+    path = write(tmp_path / "s.jsonl", lines)
+    diagnostics = Diagnostics()
+    session = listed(path, diagnostics)
+    assert session.title == "Fix it please"  # the first prompt sat in the skipped line
+    assert session.cwd == "/home/dev/app"
+    assert (
+        session.created is not None
+        and session.created.isoformat() == "2026-11-24T12:00:02+00:00"
+    )
+    found = events(path, diagnostics)
+    first = next(e for e in found if e.kind == "user")
+    assert first.text == "[image, 37.5 MB]\nWhat is wrong on this screen?"
+    assert diagnostics.skipped_total == 0
+
+
+def test_a_torn_last_line_is_counted_and_the_rest_is_read(tmp_path: Path) -> None:
+    lines = [prompt(1, "Start"), reply(2, "Working on it.")]
+    path = write(
+        tmp_path / "s.jsonl",
+        lines,
+        tail=b'{"type":"assistant","message":{"id":"msg_3","content":[{"ty',
+    )
+    diagnostics = Diagnostics()
+    session = listed(path, diagnostics)
+    assert (
+        session.updated is not None
+        and session.updated.isoformat() == "2026-11-24T12:00:02+00:00"
+    )
+    found = events(path, diagnostics)
+    assert [e.kind for e in found] == ["user", "assistant", "usage", "turn_end"]
+    assert diagnostics.skipped["truncated"] == 2  # once listing, once reading
+
+
+def test_reading_from_an_offset_reads_the_tail_of_the_main_file_only() -> None:
+    path = REALCLI / f"{SUBAGENT_RUN}.jsonl"
+    data = path.read_bytes()
+    middle = data.index(
+        b'"type":"tool_result"'
+    )  # inside the line with the sub-agent's result
+    found = events(path, offset=middle)
+    assert [e.kind for e in found] == ["assistant", "usage", "turn_end"]
+    assert found[0].text == "The sub-agent finished and reported hello-from-subagent."
+    assert [e.seq for e in found] == [0, 1, 2]
+    line_start = data.index(b"\n", middle) + 1
+    assert [e.kind for e in events(path, offset=line_start)] == [
+        "assistant",
+        "usage",
+        "turn_end",
+    ]
+    assert not any(
+        e.agent_id for e in events(path, offset=1)
+    )  # no sub-agent file is opened
+
+
+def test_tool_results_keep_a_bounded_copy_of_the_structured_result(
+    tmp_path: Path,
+) -> None:
+    call = {
+        "type": "tool_use",
+        "id": "t1",
+        "name": "Bash",
+        "input": {"command": "cat big.log"},
+    }
+    lines = [
+        prompt(1, "Show the log"),
+        record(
+            "assistant", 2, message={"id": "m", "role": "assistant", "content": [call]}
+        ),
+        prompt(
+            3,
+            [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}],
+            toolUseResult={"stdout": "y" * 500_000, "stderr": ""},
+        ),
+    ]
+    found = events(write(tmp_path / "s.jsonl", lines))
+    result = next(e for e in found if e.kind == "tool_result")
+    kept = result.extra["result"]
+    assert isinstance(kept, dict) and len(json.dumps(kept)) < 20_000
+    assert kept["stderr"] == ""
+
+
+def test_a_lone_surrogate_does_not_lose_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(
+        json.dumps(prompt(1, "x")).replace('"x"', '"half \\ud83d emoji"').encode()
+        + b"\n"
+    )
+    diagnostics = Diagnostics()
+    (event,) = events(path, diagnostics)
+    assert event.text is not None and event.text.startswith("half")
+    assert diagnostics.skipped_total == 0
+
+
+# --- resume ---------------------------------------------------------------------------
+
+
+def test_resume_keeps_model_and_effort_and_withholds_bypass_permissions() -> None:
+    session = Session(
+        app="claude",
+        id="a82be759-b0cd-4d2b-9219-abad61d191d4",
+        cwd="/home/alex/code/shop-api",
+        model="claude-opus-4-8",
+        effort="high",
+        permission_mode="bypassPermissions",
+    )
+    plan = claude.resume(session)
+    assert plan is not None
+    assert plan.argv == (
+        "claude",
+        "--resume",
+        "a82be759-b0cd-4d2b-9219-abad61d191d4",
+        "--model",
+        "claude-opus-4-8",
+        "--effort",
+        "high",
+    )
+    assert plan.cwd == "/home/alex/code/shop-api"
+    assert plan.withheld == ("--permission-mode bypassPermissions",)
+    assert (plan.program, plan.install_hint) == (
+        "claude",
+        "npm install -g @anthropic-ai/claude-code",
+    )
+    kept = claude.resume(session, keep_permissions=True)
+    assert kept is not None and kept.argv[-2:] == (
+        "--permission-mode",
+        "bypassPermissions",
+    )
+    assert not kept.withheld
+
+
+@pytest.mark.parametrize("mode", ["default", "manual", "plan", "dontAsk"])
+def test_resume_passes_modes_at_least_as_strict_as_the_default(mode: str) -> None:
+    plan = claude.resume(Session(app="claude", id="x", cwd="/w", permission_mode=mode))
+    assert plan is not None and plan.argv == (
+        "claude",
+        "--resume",
+        "x",
+        "--permission-mode",
+        mode,
+    )
+    assert not plan.withheld
+
+
+def test_resume_skips_the_synthetic_model() -> None:
+    plan = claude.resume(Session(app="claude", id="x", cwd="/w", model="<synthetic>"))
+    assert plan is not None and plan.argv == ("claude", "--resume", "x")
+
+
+def test_forks_that_are_not_rewinds_are_kept(tmp_path: Path) -> None:
+    # parallel tool calls: a result and the response's next line share a parent
+    first = {
+        "type": "tool_use",
+        "id": "t1",
+        "name": "Read",
+        "input": {"file_path": "a"},
+    }
+    second = {
+        "type": "tool_use",
+        "id": "t2",
+        "name": "Read",
+        "input": {"file_path": "b"},
+    }
+    lines = [
+        prompt(1, "Read a and b"),
+        record(
+            "assistant", 2, message={"id": "m", "role": "assistant", "content": [first]}
+        ),
+        prompt(
+            3,
+            [{"type": "tool_result", "tool_use_id": "t1", "content": "A"}],
+            parentUuid="u2",
+        ),
+        record(
+            "assistant",
+            4,
+            parentUuid="u2",
+            message={"id": "m", "role": "assistant", "content": [second]},
+        ),
+        prompt(
+            5,
+            [{"type": "tool_result", "tool_use_id": "t2", "content": "B"}],
+            parentUuid="u4",
+        ),
+        reply(6, "Both read.", parentUuid="u5"),
+    ]
+    found = events(write(tmp_path / "s.jsonl", lines))
+    assert [e.text for e in found if e.kind == "tool_result"] == ["A", "B"]
+    assert not any("abandoned_branch" in e.extra for e in found)
+
+
+def test_editing_the_first_prompt_abandons_the_old_first_turn(tmp_path: Path) -> None:
+    lines = [
+        prompt(1, "Wrong question"),
+        reply(2, "An answer to the wrong question."),
+        prompt(3, "Right question", parentUuid=None),
+        reply(4, "The right answer.", parentUuid="u3"),
+    ]
+    found = events(write(tmp_path / "s.jsonl", lines))
+    assert [e.text for e in found if e.kind in ("user", "assistant")] == [
+        "Right question",
+        "The right answer.",
+    ]
+    (rewound,) = [
+        e.extra["abandoned_branch"] for e in found if "abandoned_branch" in e.extra
+    ]
+    assert rewound == {"uuid": "u1", "lines": 2, "subagents": 0}
+
+
+def test_a_sub_agent_nothing_links_to_is_announced() -> None:
+    # the agent-sessions sample: its Task call has no id and its meta.json no toolUseId
+    found = events(PROJECTS / "-tmp" / "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl")
+    spawns = [(e.call_id, e.extra["child_id"]) for e in found if e.kind == "subagent"]
+    assert spawns == [(None, None), (None, "a0ad4f44468bdf20d")]
+    child = [e.kind for e in found if e.agent_id == "a0ad4f44468bdf20d"]
+    assert child == ["user", "assistant", "tool_call", "tool_result"]

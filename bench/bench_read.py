@@ -1,0 +1,277 @@
+"""How fast and how lean sessdex reads one transcript, against baselines measured in the same run.
+
+(a) full parse: the api's `transcript()` consuming every event (and `sessdex show --json`,
+    whole process) vs a plain `json.loads`-per-line loop over the same file;
+(b) `sessdex show ID --tail 50 --json` on the 2.1 GB (apparent) transcript of the big
+    corpus: time to the first byte of output, index warm;
+(c) peak RSS of `sessdex show ID --json` over a 2 GB transcript holding 50 MB lines,
+    written for this run into a temp dir and deleted after.
+
+Figures are medians of --runs runs. Usage:
+
+    .venv/bin/python bench/bench_read.py [--corpus /tmp/sessdex-bench] [--parse-mb 256] [--big-mb 2048] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import (
+    DEFAULT_CORPUS,
+    PYTHON,
+    Report,
+    ensure_corpus,
+    environment,
+    free_bytes,
+    last_line,
+    make_real,
+    mb,
+    median,
+    ms,
+    run,
+    sessdex,
+)
+
+PARSE_RATIO = 3.0
+TAIL_TARGET = 0.3
+RSS_TARGET = 200 * 1024 * 1024
+
+JSON_BASELINE = r"""
+import json, sys, time
+started = time.perf_counter()
+n = 0
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        json.loads(line)
+        n += 1
+print(time.perf_counter() - started, n)
+"""
+
+API_PARSE = r"""
+import sys, time
+from sessdex import api
+from sessdex.sources import Home
+home = Home.at(sys.argv[1])
+api.resolve(home, sys.argv[2])  # index refresh, outside the timing
+started = time.perf_counter()
+found = api.transcript(home, sys.argv[2])
+n = sum(1 for _ in found.events)
+print(time.perf_counter() - started, n, found.diagnostics.skipped_total)
+"""
+
+
+def warm_index(home: str, env: dict[str, str]) -> None:
+    for _ in range(2):  # a fresh state dir may fail once (see bench_list.cold_run)
+        if run(sessdex("list", "--json", "--home", home), env).returncode == 0:
+            return
+
+
+def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
+    report.note(
+        f"\n(a) full parse of a {args.parse_mb} MB transcript vs json.loads per line"
+    )
+    made = make_real(workdir / "parse", args.parse_mb)
+    entry = made["sessions"][0]
+    size = entry["real"]
+    env = environment(workdir / "state-parse")
+    warm_index(made["home"], env)
+    run([PYTHON, "-c", JSON_BASELINE, entry["path"]], environment())  # page cache
+    base, api_times, cli_times, events = [], [], [], None
+    for _ in range(args.runs):
+        result = run(
+            [PYTHON, "-c", JSON_BASELINE, entry["path"]],
+            environment(),
+            keep_stdout=True,
+        )
+        base.append(float(result.stdout.split()[0]))
+        result = run(
+            [PYTHON, "-c", API_PARSE, made["home"], entry["id"]], env, keep_stdout=True
+        )
+        if result.returncode != 0:
+            report.note(f"  api run failed: {last_line(result.stderr)}")
+            break
+        seconds, events, _ = result.stdout.decode().split()
+        api_times.append(float(seconds))
+        result = run(
+            sessdex("show", entry["id"], "--json", "--home", made["home"]), env
+        )
+        if result.returncode != 0:
+            report.note(f"  show run failed: {last_line(result.stderr)}")
+            break
+        cli_times.append(result.seconds)
+    b = median(base)
+    report.note(
+        f"  file: {size / 1e6:.0f} MB, {entry['lines']} lines ({events} events from sessdex)"
+    )
+    report.note(f"  json.loads loop: median {b:.2f} s = {size / b / 1e6:.0f} MB/s")
+    if not api_times:
+        report.check(
+            "full parse >= 3x json.loads throughput",
+            False,
+            "sessdex failed to read the transcript",
+        )
+        return
+    a, c = median(api_times), median(cli_times) if cli_times else float("nan")
+    report.note(
+        f"  api transcript(): median {a:.2f} s = {size / a / 1e6:.0f} MB/s  runs {[round(x, 2) for x in api_times]}"
+    )
+    report.note(
+        f"  sessdex show --json (whole process): median {c:.2f} s = {size / c / 1e6:.0f} MB/s"
+    )
+    report.check(
+        "full parse >= 3x json.loads throughput",
+        b / a >= PARSE_RATIO,
+        f"{b / a:.2f}x (api), {b / c:.2f}x (show --json)",
+    )
+
+
+def part_b(report: Report, workdir: Path, args: argparse.Namespace) -> None:
+    report.note(
+        "\n(b) show --tail 50 --json on the largest (2.1 GB apparent) transcript"
+    )
+    manifest = ensure_corpus(args.corpus, args.sessions)
+    biggest = max(
+        manifest["sessions"],
+        key=lambda e: e["apparent"] if not e["path"].endswith(".zst") else 0,
+    )
+    env = environment(workdir / "state-tail")
+    warm_index(manifest["home"], env)
+    argv = sessdex(
+        "show", biggest["id"], "--tail", "50", "--json", "--home", manifest["home"]
+    )
+    first, total, ok = [], [], True
+    for _ in range(args.runs):
+        result = run(argv, env, first_byte=True)
+        if result.returncode != 0 or result.first_output is None:
+            report.note(
+                f"  failed (rc {result.returncode}): {last_line(result.stderr)}"
+            )
+            ok = False
+            break
+        first.append(result.first_output)
+        total.append(result.seconds)
+    report.note(
+        f"  transcript: {biggest['app']} {biggest['id']}, {biggest['apparent'] / 1e9:.2f} GB apparent"
+    )
+    if not ok or not first:
+        report.check("tail 50 first output <= 0.3 s", False, "did not run")
+        return
+    f = median(first)
+    report.note(
+        f"  first byte: median {ms(f)}  runs {[round(x * 1000) for x in first]}; whole run median {ms(median(total))}"
+    )
+    report.check("tail 50 first output <= 0.3 s", f <= TAIL_TARGET, ms(f))
+
+
+def part_c(report: Report, workdir: Path, args: argparse.Namespace) -> None:
+    report.note(
+        f"\n(c) peak RSS reading a {args.big_mb} MB transcript with {args.big_lines} lines of 50 MB"
+    )
+    need = args.big_mb * 1024 * 1024 * 1.2 + 2e9
+    if free_bytes(workdir) < need:
+        report.check(
+            "read peak RSS <= 200 MB",
+            None,
+            f"skipped: needs {need / 1e9:.1f} GB free in {workdir}",
+        )
+        return
+    made = make_real(workdir / "big", args.big_mb, args.big_lines)
+    entry = made["sessions"][0]
+    env = environment(workdir / "state-big")
+    warm_index(made["home"], env)
+    rss, seconds, full = [], [], None
+    try:
+        for _ in range(args.rss_runs):
+            result = run(
+                sessdex("show", entry["id"], "--json", "--home", made["home"]), env
+            )
+            if result.returncode != 0:
+                report.note(
+                    f"  failed (rc {result.returncode}): {last_line(result.stderr)}"
+                )
+                break
+            rss.append(result.peak_rss)
+            seconds.append(result.seconds)
+        if args.with_full:
+            result = run(
+                sessdex(
+                    "show",
+                    entry["id"],
+                    "--json",
+                    "--full-payloads",
+                    "--home",
+                    made["home"],
+                ),
+                env,
+            )
+            full = result.peak_rss if result.returncode == 0 else None
+    finally:
+        shutil.rmtree(workdir / "big", ignore_errors=True)
+    report.note(
+        f"  transcript: {entry['real'] / 1e9:.2f} GB real, {entry['lines']} lines, {entry['big_lines']} of 50 MB"
+    )
+    if not rss:
+        report.check("read peak RSS <= 200 MB", False, "did not run")
+        return
+    r = median(rss)
+    report.note(
+        f"  show --json: peak RSS median {mb(r)}, {median(seconds):.1f} s per run"
+    )
+    if args.with_full:
+        report.note(
+            f"  show --json --full-payloads (info only): peak RSS {mb(full) if full else 'failed'}"
+        )
+    report.check("read peak RSS <= 200 MB", r <= RSS_TARGET, mb(r))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--corpus", type=Path, default=DEFAULT_CORPUS, help="the big corpus, for (b)"
+    )
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument(
+        "--parse-mb", type=int, default=256, help="size of the transcript for (a)"
+    )
+    parser.add_argument(
+        "--big-mb", type=int, default=2048, help="size of the transcript for (c)"
+    )
+    parser.add_argument("--big-lines", type=int, default=8, help="50 MB lines in it")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--rss-runs", type=int, default=1, help="runs of (c): each reads the whole file"
+    )
+    parser.add_argument(
+        "--with-full",
+        action="store_true",
+        help="(c): also read with --full-payloads (for information)",
+    )
+    parser.add_argument(
+        "--skip", default="", help="comma-separated parts to skip: a,b,c"
+    )
+    parser.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()))
+    args = parser.parse_args()
+    skip = set(args.skip.split(",")) - {""}
+    report = Report()
+    workdir = Path(tempfile.mkdtemp(prefix="sessdex-bench-read-", dir=args.tmp))
+    try:
+        if "a" not in skip:
+            part_a(report, workdir, args)
+        if "b" not in skip:
+            part_b(report, workdir, args)
+        if "c" not in skip:
+            part_c(report, workdir, args)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return report.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,618 @@
+"""How each real CLI is pointed at the mock model, driven, and what it should leave behind.
+
+One `Recipe` per target in conformance/versions.toml: the env and config files that send the
+CLI to 127.0.0.1 with telemetry and updates off, the steps to run (headless, and a TUI step
+in tmux where a feature shows only there), and what sessdex must then report. The facts come
+from shared/corpus/realcli/README.md, where each recipe was first worked out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import mockllm
+
+BRANCH = "feature/checkout-retry"
+API_KEY = "sk-mock-0123456789abcdefghij"  # not a real key; the mock accepts anything
+PROMPTS = {
+    "basic": "SCENARIO=basic Please run the greeting shell command and tell me what it printed.",
+    "resume": "SCENARIO=resume Please run the greeting command once more after resuming.",
+    "subagent": "SCENARIO=subagent Please delegate the greeting command to a sub-agent and report back.",
+    "tui": "SCENARIO=basic (interactive) Please run the greeting shell command and tell me what it printed.",
+}
+NAMED_TITLE = "Sub-agent smoke test"  # what a step sets with the CLI's own title flag
+RENAMED_TITLE = "Checkout retry smoke"  # what a TUI step sets with /rename
+
+
+@dataclass
+class Context:
+    """Where one target runs: its throwaway home, repo and mock server."""
+
+    home: Path
+    repo: Path
+    base_url: str
+
+
+@dataclass
+class Step:
+    name: str  # basic, resume, subagent, tui
+    argv: list[str]  # "{basic}" is replaced by the basic step's session id
+    title: str | None = None  # the title this step's session must end up with
+    interactive: bool = False
+    tui_exit: str = "/exit"
+    tui_after: list[str] = field(
+        default_factory=list
+    )  # slash commands typed before exiting
+
+
+@dataclass
+class Recipe:
+    target: str
+    env: Callable[[Context], dict[str, str]]
+    setup: Callable[[Context], None]
+    steps: Callable[[Context], list[Step]]
+    session_file: str  # regex over paths relative to HOME; group 1 is the id, else a JSON key below
+    session_key: str | None = None
+    records_branch: bool = True
+    records_cli_version: bool = True
+    subagents: str = (
+        "linked"  # linked: own session with parent_id; inline: inside the parent; none
+    )
+    subagent_note: str = ""
+    help_subcommands: tuple[str, ...] = ()
+    # A title that lands on an earlier session when a later step runs: {step whose session: title}
+    late_titles: dict[str, str] = field(default_factory=dict)
+    # Start `basic` early in a minute, so that `resume` runs in the same one (see gemini below).
+    same_minute_resume: bool = False
+    weight: int = 1  # rough cost; the heaviest targets start first
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def _json(path: Path, value: object) -> None:
+    _write(path, json.dumps(value, indent=2) + "\n")
+
+
+# --- Claude Code --------------------------------------------------------------------------
+
+
+def claude_env(ctx: Context) -> dict[str, str]:
+    return {
+        "ANTHROPIC_BASE_URL": ctx.base_url,
+        "ANTHROPIC_API_KEY": API_KEY,
+        "IS_SANDBOX": "1",  # lets --dangerously-skip-permissions run as root
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        # CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC stays unset: it also turns off titles.
+    }
+
+
+def claude_setup(ctx: Context) -> None:
+    _json(
+        ctx.home / ".claude.json",
+        {
+            "hasCompletedOnboarding": True,
+            "bypassPermissionsModeAccepted": True,
+            "theme": "dark",
+            "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
+            "projects": {
+                str(ctx.repo): {
+                    "hasTrustDialogAccepted": True,
+                    "hasCompletedProjectOnboarding": True,
+                }
+            },
+        },
+    )
+    _json(
+        ctx.home / ".claude" / "settings.json",
+        {"skipDangerousModePermissionPrompt": True},
+    )
+
+
+def claude_steps(ctx: Context) -> list[Step]:
+    tail = [
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--dangerously-skip-permissions",
+    ]
+    return [
+        Step("basic", ["claude", "-p", PROMPTS["basic"], *tail], title=mockllm.TITLE),
+        Step(
+            "resume", ["claude", "-p", "--resume", "{basic}", PROMPTS["resume"], *tail]
+        ),
+        Step(
+            "subagent",
+            ["claude", "-p", PROMPTS["subagent"], "-n", NAMED_TITLE, *tail],
+            title=NAMED_TITLE,
+        ),
+        Step(
+            "tui",
+            ["claude", "--dangerously-skip-permissions"],
+            title=mockllm.TITLE,
+            interactive=True,
+        ),
+    ]
+
+
+# --- Codex --------------------------------------------------------------------------------
+
+
+def codex_env(ctx: Context) -> dict[str, str]:
+    return {"CODEX_HOME": str(ctx.home / ".codex"), "MOCK_API_KEY": API_KEY}
+
+
+def codex_setup(ctx: Context) -> None:
+    _write(
+        ctx.home / ".codex" / "config.toml",
+        f"""model = "gpt-5.5"
+model_provider = "mock"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.mock]
+name = "Mock"
+base_url = "{ctx.base_url}/v1"
+env_key = "MOCK_API_KEY"
+wire_api = "responses"
+
+[analytics]
+enabled = false
+
+[projects."{ctx.repo}"]
+trust_level = "trusted"
+
+# The TUI's first-run notices, marked as seen so no model picker switches the model.
+[tui]
+screen_reader_detection_done = true
+
+[tui.model_availability_nux]
+"gpt-6.1-sol" = 3
+
+[notice.model_migrations]
+"gpt-5.5" = "gpt-6-sol"
+""",
+    )
+
+
+def codex_steps(ctx: Context) -> list[Step]:
+    return [
+        Step("basic", ["codex", "exec", "--json", PROMPTS["basic"]]),
+        Step(
+            "resume",
+            ["codex", "exec", "resume", "--json", "{basic}", PROMPTS["resume"]],
+        ),
+        Step(
+            "subagent",
+            [
+                "codex",
+                "exec",
+                "--json",
+                "--enable",
+                "multi_agent_v2",
+                PROMPTS["subagent"],
+            ],
+        ),
+        # The TUI names the thread, then /rename names it again: the last name wins.
+        Step(
+            "tui",
+            ["codex", "--disable", "daemon_auto_start"],
+            title=RENAMED_TITLE,
+            interactive=True,
+            tui_exit="/quit",
+            tui_after=[f"/rename {RENAMED_TITLE}"],
+        ),
+    ]
+
+
+# --- Gemini CLI ---------------------------------------------------------------------------
+
+
+def gemini_env(ctx: Context) -> dict[str, str]:
+    return {"GEMINI_API_KEY": API_KEY, "GOOGLE_GEMINI_BASE_URL": ctx.base_url}
+
+
+def gemini_setup(ctx: Context) -> None:
+    _json(
+        ctx.home / ".gemini" / "settings.json",
+        {
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "general": {
+                "enableAutoUpdate": False,
+                "enableAutoUpdateNotification": False,
+            },
+        },
+    )
+
+
+def gemini_steps(ctx: Context) -> list[Step]:
+    tail = ["--output-format", "stream-json", "--yolo", "--skip-trust"]
+    return [
+        Step("basic", ["gemini", "-p", PROMPTS["basic"], *tail]),
+        Step(
+            "resume", ["gemini", "--resume", "{basic}", "-p", PROMPTS["resume"], *tail]
+        ),
+        Step("subagent", ["gemini", "-p", PROMPTS["subagent"], *tail]),
+        Step(
+            "tui",
+            ["gemini", "--yolo", "--skip-trust"],
+            interactive=True,
+            tui_exit="/quit",
+        ),
+    ]
+
+
+# --- Mistral Vibe (3.x unified harness, and 2.x legacy harness) ---------------------------
+
+
+def vibe_env(ctx: Context) -> dict[str, str]:
+    return {
+        "VIBE_HOME": str(ctx.home / ".vibe"),
+        "MOCK_API_KEY": API_KEY,
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
+    }
+
+
+def vibe_setup(ctx: Context) -> None:
+    _write(
+        ctx.home / ".vibe" / "config.toml",
+        f"""active_model = "mock"
+enable_telemetry = false
+enable_update_checks = false
+enable_auto_update = false
+enable_notifications = false
+show_greeting = false
+
+[[providers]]
+name = "mock"
+api_base = "{ctx.base_url}/v1"
+api_key_env_var = "MOCK_API_KEY"
+backend = "generic"
+
+[[models]]
+name = "mock-model"
+provider = "mock"
+alias = "mock"
+input_price = 0.0
+output_price = 0.0
+
+[utility_models]
+title = "active"
+
+[session_logging]
+enabled = true
+generate_titles = true
+""",
+    )
+
+
+def _vibe_steps(extra: list[str]) -> Callable[[Context], list[Step]]:
+    def steps(ctx: Context) -> list[Step]:
+        tail = ["--output", "streaming", "--auto-approve", "--trust", *extra]
+        return [
+            Step("basic", ["vibe", "-p", PROMPTS["basic"], *tail]),
+            Step(
+                "resume",
+                ["vibe", "--resume", "{basic}", "-p", PROMPTS["resume"], *tail],
+            ),
+            Step("subagent", ["vibe", "-p", PROMPTS["subagent"], *tail]),
+            Step(
+                "tui",
+                ["vibe", "--auto-approve", "--trust", *extra],
+                title=mockllm.TITLE,
+                interactive=True,
+            ),
+        ]
+
+    return steps
+
+
+# --- OpenCode -----------------------------------------------------------------------------
+
+
+def opencode_env(ctx: Context) -> dict[str, str]:
+    return {
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        "OPENCODE_DISABLE_SHARE": "1",
+        "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+    }
+
+
+def opencode_setup(ctx: Context) -> None:
+    _json(
+        ctx.home / ".config" / "opencode" / "opencode.json",
+        {
+            "$schema": "https://opencode.ai/config.json",
+            "model": "mock/mock-model",
+            "small_model": "mock/mock-model",
+            "autoupdate": False,
+            "share": "disabled",
+            "permission": {"bash": "allow", "edit": "allow", "webfetch": "allow"},
+            "provider": {
+                "mock": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "name": "Mock",
+                    "options": {"baseURL": f"{ctx.base_url}/v1", "apiKey": API_KEY},
+                    "models": {"mock-model": {"name": "Mock Model", "tool_call": True}},
+                }
+            },
+        },
+    )
+
+
+def opencode_steps(ctx: Context) -> list[Step]:
+    run = ["opencode", "run", "--format", "json"]
+    return [
+        Step("basic", [*run, PROMPTS["basic"]], title=mockllm.TITLE),
+        Step("resume", [*run, "--session", "{basic}", PROMPTS["resume"]]),
+        Step(
+            "subagent",
+            [*run, "--title", NAMED_TITLE, PROMPTS["subagent"]],
+            title=NAMED_TITLE,
+        ),
+    ]
+
+
+# --- Qwen Code ----------------------------------------------------------------------------
+
+
+def qwen_env(ctx: Context) -> dict[str, str]:
+    return {
+        "OPENAI_API_KEY": API_KEY,
+        "OPENAI_BASE_URL": f"{ctx.base_url}/v1",
+        "OPENAI_MODEL": "mock-model",
+    }
+
+
+def qwen_setup(ctx: Context) -> None:
+    _json(
+        ctx.home / ".qwen" / "settings.json",
+        {
+            "security": {"auth": {"selectedType": "openai"}},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        },
+    )
+
+
+def qwen_steps(ctx: Context) -> list[Step]:
+    tail = ["--output-format", "stream-json", "--yolo"]
+    return [
+        Step("basic", ["qwen", PROMPTS["basic"], *tail]),
+        Step("resume", ["qwen", "--resume", "{basic}", PROMPTS["resume"], *tail]),
+        Step("subagent", ["qwen", PROMPTS["subagent"], *tail]),
+        Step("tui", ["qwen", "--yolo"], interactive=True, tui_exit="/quit"),
+    ]
+
+
+# --- GitHub Copilot CLI (BYOK offline mode: no GitHub login) ------------------------------
+
+
+def copilot_env(ctx: Context) -> dict[str, str]:
+    return {
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_PROVIDER_BASE_URL": f"{ctx.base_url}/v1",
+        "COPILOT_PROVIDER_API_KEY": API_KEY,
+        "COPILOT_MODEL": "mock-model",
+        "COPILOT_AUTO_UPDATE": "false",
+        "COPILOT_ALLOW_ALL": "true",  # exactly "true": also trusts the folder in the TUI
+    }
+
+
+def copilot_steps(ctx: Context) -> list[Step]:
+    tail = ["--allow-all-tools", "--output-format", "json"]
+    return [
+        Step("basic", ["copilot", "-p", PROMPTS["basic"], *tail]),
+        Step(
+            "resume", ["copilot", "-p", PROMPTS["resume"], "--resume", "{basic}", *tail]
+        ),
+        Step("subagent", ["copilot", "-p", PROMPTS["subagent"], *tail]),
+        Step("tui", ["copilot", "--allow-all-tools"], interactive=True),
+    ]
+
+
+# --- pi -----------------------------------------------------------------------------------
+
+
+def pi_env(ctx: Context) -> dict[str, str]:
+    return {"MOCK_API_KEY": API_KEY, "PI_OFFLINE": "1", "PI_TELEMETRY": "0"}
+
+
+def pi_setup(ctx: Context) -> None:
+    _json(
+        ctx.home / ".pi" / "agent" / "models.json",
+        {
+            "providers": {
+                "mock": {
+                    "baseUrl": f"{ctx.base_url}/v1",
+                    "api": "openai-completions",
+                    "apiKey": "MOCK_API_KEY",
+                    "models": [{"id": "mock-model", "name": "Mock Model"}],
+                }
+            }
+        },
+    )
+
+
+def pi_steps(ctx: Context) -> list[Step]:
+    head = ["pi", "-p", "--mode", "json", "--provider", "mock", "--model", "mock-model"]
+    return [
+        Step("basic", [*head, PROMPTS["basic"]]),
+        Step("resume", [*head, "--session", "{basic}", PROMPTS["resume"]]),
+    ]
+
+
+def _nothing(ctx: Context) -> None:
+    return None
+
+
+UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+RECIPES: dict[str, Recipe] = {
+    r.target: r
+    for r in (
+        Recipe(
+            "claude",
+            claude_env,
+            claude_setup,
+            claude_steps,
+            rf"^\.claude/projects/[^/]+/({UUID})\.jsonl$",
+        ),
+        Recipe(
+            "codex",
+            codex_env,
+            codex_setup,
+            codex_steps,
+            rf"^\.codex/sessions/.+/rollout-[^/]*?({UUID})\.jsonl$",
+            help_subcommands=("resume",),
+        ),
+        Recipe(
+            "gemini",
+            gemini_env,
+            gemini_setup,
+            gemini_steps,
+            r"^\.gemini/tmp/[^/]+/chats/session-[^/]+\.jsonl$",
+            session_key="sessionId",
+            records_branch=False,
+            records_cli_version=False,
+            # Starting the TUI back-fills a summary into the most recent earlier session.
+            late_titles={"subagent": mockllm.SUMMARY},
+            # Gemini CLI 0.61 names a chat file by the minute it was written in: a resume in a
+            # later minute writes a second file for the same session, and the next start of the
+            # CLI deletes both. Real data loss, but the CLI's, so the suite keeps to one minute.
+            same_minute_resume=True,
+            weight=2,
+        ),
+        Recipe(
+            "vibe",
+            vibe_env,
+            vibe_setup,
+            _vibe_steps([]),
+            rf"^\.vibe/logs/session/unified/({UUID})/meta\.json$",
+            records_branch=False,  # meta.json git_branch is null in 3.x
+            records_cli_version=False,
+            weight=4,
+        ),
+        Recipe(
+            "vibe-legacy",
+            vibe_env,
+            vibe_setup,
+            _vibe_steps(["--legacy-harness"]),
+            r"^\.vibe/logs/session/session_[^/]+/meta\.json$",
+            session_key="session_id",
+            records_cli_version=False,
+            weight=4,
+        ),
+        Recipe(
+            "opencode",
+            opencode_env,
+            opencode_setup,
+            opencode_steps,
+            r"^$",  # one SQLite database; ids come from stdout
+            records_branch=False,
+            weight=3,
+        ),
+        Recipe(
+            "qwen",
+            qwen_env,
+            qwen_setup,
+            qwen_steps,
+            rf"^\.qwen/projects/[^/]+/chats/({UUID})\.jsonl$",
+            subagents="none",
+            subagent_note="Qwen Code writes no transcript for a sub-agent, only a summary in the parent's tool result",
+            weight=3,
+        ),
+        Recipe(
+            "copilot",
+            copilot_env,
+            _nothing,
+            copilot_steps,
+            rf"^\.copilot/session-state/({UUID})/events\.jsonl$",
+            subagents="inline",
+            subagent_note="Copilot CLI keeps a sub-agent's events inside the parent's events.jsonl (agentId)",
+        ),
+        Recipe(
+            "pi",
+            pi_env,
+            pi_setup,
+            pi_steps,
+            rf"^\.pi/agent/sessions/.+_({UUID})\.jsonl$",
+            records_branch=False,
+            records_cli_version=False,
+            subagents="none",
+            subagent_note="pi has no sub-agent feature",
+        ),
+    )
+}
+
+
+ID_KEYS = ("session_id", "sessionId", "sessionID", "thread_id")
+
+
+def session_id_from_stdout(stdout: str) -> str | None:
+    """The first session id a CLI's JSON event stream names (its own, before any sub-agent's)."""
+    for line in stdout.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("type") == "session" and isinstance(event.get("id"), str):  # pi
+            return str(event["id"])
+        found = _find_key(event, 0)
+        if found:
+            return found
+    return None
+
+
+def _find_key(value: object, depth: int) -> str | None:
+    if depth > 3:
+        return None
+    if isinstance(value, dict):
+        for key in ID_KEYS:
+            if isinstance(value.get(key), str) and value[key]:
+                return str(value[key])
+        for inner in value.values():
+            found = _find_key(inner, depth + 1)
+            if found:
+                return found
+    return None
+
+
+def session_id_from_files(recipe: Recipe, home: Path, paths: list[str]) -> list[str]:
+    """Session ids named by new session files (relative paths under HOME)."""
+    pattern = re.compile(recipe.session_file)
+    ids = []
+    for relative in sorted(paths):
+        match = pattern.search(relative)
+        if not match or not recipe.session_file.strip("^$"):
+            continue
+        if match.groups():
+            ids.append(match.group(1))
+            continue
+        try:
+            text = (home / relative).read_text(errors="replace")
+            first = json.loads(
+                text if relative.endswith(".json") else text.splitlines()[0]
+            )
+        except (OSError, ValueError, IndexError):
+            continue
+        if recipe.session_key and isinstance(first.get(recipe.session_key), str):
+            ids.append(first[recipe.session_key])
+    return list(dict.fromkeys(ids))

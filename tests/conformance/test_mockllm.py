@@ -1,0 +1,427 @@
+"""The conformance suite's mock model, tested over real HTTP on 127.0.0.1. Fast, and always run."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import apps
+from .mockllm import CHILD_PROMPT, FINAL, SUMMARY, TITLE, MockLLM, sse_events
+
+SHELL = {
+    "type": "object",
+    "properties": {"command": {"type": "string"}, "description": {"type": "string"}},
+    "required": ["command"],
+}
+
+
+@pytest.fixture
+def mock(tmp_path: Path) -> Iterator[MockLLM]:
+    with MockLLM(tmp_path / "requests.jsonl") as server:
+        yield server
+
+
+def post(mock: MockLLM, path: str, body: dict[str, Any]) -> tuple[int, bytes]:
+    request = urllib.request.Request(
+        mock.base_url + path,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def anthropic(
+    mock: MockLLM,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    **extra: Any,
+) -> list[tuple[str, Any]]:
+    status, body = post(
+        mock,
+        "/v1/messages?beta=true",
+        {
+            "model": "claude-test",
+            "stream": True,
+            "messages": messages,
+            "tools": tools,
+            **extra,
+        },
+    )
+    assert status == 200
+    return list(sse_events(body))
+
+
+def test_anthropic_runs_the_shell_tool_then_answers(mock: MockLLM) -> None:
+    tools = [{"name": "Bash", "input_schema": SHELL}]
+    first = [{"role": "user", "content": "SCENARIO=basic run it"}]
+    events = anthropic(mock, first, tools)
+    assert events[0][0] == "message_start"
+    assert events[0][1]["message"]["model"] == "claude-test"
+    start = next(data for name, data in events if name == "content_block_start")[
+        "content_block"
+    ]
+    delta = next(data for name, data in events if name == "content_block_delta")[
+        "delta"
+    ]
+    assert start["type"] == "tool_use" and start["name"] == "Bash"
+    assert json.loads(delta["partial_json"]) == {
+        "command": "echo hello-from-tool",
+        "description": "Print a greeting",
+    }
+    assert (
+        next(d for n, d in events if n == "message_delta")["delta"]["stop_reason"]
+        == "tool_use"
+    )
+
+    second = [
+        *first,
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": start["id"], "name": "Bash", "input": {}}
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": start["id"],
+                    "content": "hello-from-tool",
+                }
+            ],
+        },
+    ]
+    events = anthropic(mock, second, tools)
+    assert (
+        next(d for n, d in events if n == "content_block_delta")["delta"]["text"]
+        == FINAL["basic"]
+    )
+    assert (
+        next(d for n, d in events if n == "message_delta")["delta"]["stop_reason"]
+        == "end_turn"
+    )
+    log = mock.requests()
+    assert [(r["scenario"], r["results"], r["action"]) for r in log] == [
+        ("basic", 0, "Bash"),
+        ("basic", 1, "final"),
+    ]
+
+
+def test_the_last_marker_picks_the_scenario(mock: MockLLM) -> None:
+    tools = [{"name": "Bash", "input_schema": SHELL}]
+    messages = [
+        {"role": "user", "content": "SCENARIO=basic run it"},
+        {"role": "assistant", "content": "done"},
+        {"role": "user", "content": "SCENARIO=resume again"},
+    ]
+    events = anthropic(mock, messages, tools)
+    assert (
+        "hello-after-resume"
+        in next(d for n, d in events if n == "content_block_delta")["delta"][
+            "partial_json"
+        ]
+    )
+    # A marker quoted inside JSON (a notification echoing a task) is not a prompt.
+    quoted = [{"role": "user", "content": 'notice: {"message":"SCENARIO=child do it"}'}]
+    anthropic(mock, quoted, tools)
+    assert mock.requests()[-1]["scenario"] is None
+
+
+def test_title_requests_get_a_title_as_json_or_text(mock: MockLLM) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"title": {"type": "string"}},
+        "required": ["title"],
+    }
+    status, body = post(
+        mock,
+        "/v1/messages",
+        {
+            "model": "m",
+            "messages": [{"role": "user", "content": "SCENARIO=basic x"}],
+            "output_format": {"type": "json_schema", "schema": schema},
+        },
+    )
+    assert status == 200 and json.loads(json.loads(body)["content"][0]["text"]) == {
+        "title": TITLE
+    }
+    status, body = post(
+        mock,
+        "/v1/chat/completions",
+        {
+            "model": "m",
+            "messages": [
+                {"role": "system", "content": "You are a title generator."},
+                {"role": "user", "content": "hi"},
+            ],
+        },
+    )
+    assert json.loads(body)["choices"][0]["message"]["content"] == TITLE
+    assert [r["kind"] for r in mock.requests()] == ["json", "title"]
+
+
+def test_responses_spawn_wait_and_answer_with_namespaced_tools(mock: MockLLM) -> None:
+    tools = [
+        {
+            "type": "function",
+            "name": "exec_command",
+            "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}},
+        },
+        {
+            "type": "namespace",
+            "name": "collaboration",
+            "tools": [
+                {
+                    "type": "function",
+                    "name": "spawn_agent",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {
+                            "message": {"type": "string"},
+                            "task_name": {"type": "string"},
+                        },
+                    },
+                },
+                {
+                    "type": "function",
+                    "name": "wait_agent",
+                    "parameters": {"type": "object", "properties": {}},
+                },
+            ],
+        },
+    ]
+    items: list[dict[str, Any]] = [
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "SCENARIO=subagent go"}],
+        }
+    ]
+
+    def turn() -> dict[str, Any]:
+        status, body = post(
+            mock,
+            "/v1/responses",
+            {"model": "gpt-test", "stream": True, "input": items, "tools": tools},
+        )
+        assert status == 200
+        events = list(sse_events(body))
+        assert (
+            events[0][0] == "response.created" and events[-1][0] == "response.completed"
+        )
+        return next(d for n, d in events if n == "response.output_item.done")["item"]
+
+    spawn = turn()
+    assert spawn["name"] == "spawn_agent" and spawn["namespace"] == "collaboration"
+    assert json.loads(spawn["arguments"]) == {
+        "message": CHILD_PROMPT,
+        "task_name": "greeter",
+    }
+    items += [
+        spawn,
+        {"type": "function_call_output", "call_id": spawn["call_id"], "output": "{}"},
+    ]
+    wait = turn()
+    assert wait["name"] == "wait_agent"
+    items += [
+        wait,
+        {"type": "function_call_output", "call_id": wait["call_id"], "output": "{}"},
+    ]
+    final = turn()
+    assert (
+        final["type"] == "message" and final["content"][0]["text"] == FINAL["subagent"]
+    )
+
+    # The child sees the parent's history, then its task as an agent message.
+    child = [
+        *items,
+        {
+            "type": "agent_message",
+            "content": [
+                {"type": "encrypted_content", "encrypted_content": CHILD_PROMPT}
+            ],
+        },
+    ]
+    _, body = post(
+        mock,
+        "/v1/responses",
+        {"model": "gpt-test", "stream": True, "input": child, "tools": tools},
+    )
+    item = next(d for n, d in sse_events(body) if n == "response.output_item.done")[
+        "item"
+    ]
+    assert json.loads(item["arguments"]) == {"cmd": "echo hello-from-subagent"}
+
+
+def test_chat_completions_stream_tool_calls_usage_and_done(mock: MockLLM) -> None:
+    body = {
+        "model": "mock-model",
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "SCENARIO=basic go"}],
+            },
+        ],
+        "tools": [
+            {"type": "function", "function": {"name": "bash", "parameters": SHELL}}
+        ],
+    }
+    status, raw = post(mock, "/v1/chat/completions", body)
+    events = [data for _, data in sse_events(raw)]
+    assert status == 200 and events[-1] == "[DONE]"
+    call = next(
+        c["choices"][0]["delta"]["tool_calls"][0]
+        for c in events[:-1]
+        if c["choices"] and "tool_calls" in c["choices"][0]["delta"]
+    )
+    assert (
+        call["function"]["name"] == "bash"
+        and json.loads(call["function"]["arguments"])["command"]
+        == "echo hello-from-tool"
+    )
+    assert events[-2]["usage"]["prompt_tokens"] > 0 and events[-2]["choices"] == []
+    finish = [
+        c["choices"][0]["finish_reason"]
+        for c in events[:-1]
+        if c["choices"] and c["choices"][0]["finish_reason"]
+    ]
+    assert finish == ["tool_calls"]
+    body["messages"] += [
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call["id"], "content": "hello"},
+    ]
+    body["stream"] = False
+    status, raw = post(mock, "/v1/chat/completions", body)
+    assert json.loads(raw)["choices"][0]["message"]["content"] == FINAL["basic"]
+
+
+def test_gemini_sse_function_call_and_json_router(mock: MockLLM) -> None:
+    tools = [
+        {
+            "functionDeclarations": [
+                {"name": "run_shell_command", "parametersJsonSchema": SHELL}
+            ]
+        }
+    ]
+    contents = [{"role": "user", "parts": [{"text": "SCENARIO=basic go"}]}]
+    status, raw = post(
+        mock,
+        "/v1beta/models/gemini-test:streamGenerateContent?alt=sse",
+        {"contents": contents, "tools": tools},
+    )
+    ((_, chunk),) = list(sse_events(raw))
+    part = chunk["candidates"][0]["content"]["parts"][0]
+    assert status == 200 and part["functionCall"]["name"] == "run_shell_command"
+    router = {
+        "type": "object",
+        "properties": {
+            "reasoning": {"type": "string"},
+            "complexity_score": {"type": "integer", "minimum": 1},
+        },
+    }
+    status, raw = post(
+        mock,
+        "/v1beta/models/flash-lite:generateContent",
+        {"contents": contents, "generationConfig": {"responseJsonSchema": router}},
+    )
+    answer = json.loads(json.loads(raw)["candidates"][0]["content"]["parts"][0]["text"])
+    assert answer["complexity_score"] >= 1
+    summary = [
+        {
+            "role": "user",
+            "parts": [{"text": "Summarize this conversation in one line."}],
+        }
+    ]
+    status, raw = post(
+        mock, "/v1beta/models/flash-lite:generateContent", {"contents": summary}
+    )
+    assert json.loads(raw)["candidates"][0]["content"]["parts"][0]["text"] == SUMMARY
+    assert [r["model"] for r in mock.requests()] == [
+        "gemini-test",
+        "flash-lite",
+        "flash-lite",
+    ]
+
+
+def test_subagent_tools_get_the_child_prompt_and_a_known_agent_type(
+    mock: MockLLM,
+) -> None:
+    agent = {
+        "type": "object",
+        "properties": {
+            "prompt": {"type": "string"},
+            "description": {"type": "string"},
+            "subagent_type": {"type": "string"},
+        },
+        "required": ["prompt", "description"],
+    }
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "task",
+                "description": "Agents: general, explore",
+                "parameters": agent,
+            },
+        }
+    ]
+    body = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "SCENARIO=subagent go"}],
+        "tools": tools,
+    }
+    _, raw = post(mock, "/v1/chat/completions", body)
+    call = json.loads(raw)["choices"][0]["message"]["tool_calls"][0]["function"]
+    assert json.loads(call["arguments"]) == {
+        "prompt": CHILD_PROMPT,
+        "description": "Greeting sub-agent",
+        "subagent_type": "general",
+    }
+
+
+def test_unknown_routes_are_404_and_logged(mock: MockLLM, tmp_path: Path) -> None:
+    status, _ = post(mock, "/v2/nothing", {})
+    assert status == 404
+    with urllib.request.urlopen(mock.base_url + "/v1/models", timeout=10) as response:
+        assert json.loads(response.read())["data"][0]["id"] == "mock-model"
+    lines = (tmp_path / "requests.jsonl").read_text().splitlines()
+    assert [json.loads(line)["kind"] for line in lines] == ["unknown", "models"]
+
+
+def test_session_ids_are_read_from_each_clis_stream() -> None:
+    assert (
+        apps.session_id_from_stdout(
+            '{"type":"system","subtype":"init","session_id":"abc"}\n'
+        )
+        == "abc"
+    )
+    assert (
+        apps.session_id_from_stdout(
+            'not json\n{"type":"thread.started","thread_id":"t-1"}'
+        )
+        == "t-1"
+    )
+    assert (
+        apps.session_id_from_stdout('{"type":"session","version":3,"id":"pi-1"}')
+        == "pi-1"
+    )
+    assert (
+        apps.session_id_from_stdout('{"type":"x","data":{"sessionId":"cp-1"}}')
+        == "cp-1"
+    )
+    assert apps.session_id_from_stdout("") is None

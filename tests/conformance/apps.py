@@ -64,8 +64,9 @@ class Recipe:
     )
     subagent_note: str = ""
     help_subcommands: tuple[str, ...] = ()
-    # A title that lands on an earlier session when a later step runs: {step whose session: title}
-    late_titles: dict[str, str] = field(default_factory=dict)
+    # A title that lands on an earlier session when a later step runs:
+    # {step whose session gets it: (title, the step that writes it)}
+    late_titles: dict[str, tuple[str, str]] = field(default_factory=dict)
     # Start `basic` early in a minute, so that `resume` runs in the same one (see gemini below).
     same_minute_resume: bool = False
     weight: int = 1  # rough cost; the heaviest targets start first
@@ -490,7 +491,7 @@ RECIPES: dict[str, Recipe] = {
             records_branch=False,
             records_cli_version=False,
             # Starting the TUI back-fills a summary into the most recent earlier session.
-            late_titles={"subagent": mockllm.SUMMARY},
+            late_titles={"subagent": (mockllm.SUMMARY, "tui")},
             # Gemini CLI 0.61 names a chat file by the minute it was written in: a resume in a
             # later minute writes a second file for the same session, and the next start of the
             # CLI deletes both. Real data loss, but the CLI's, so the suite keeps to one minute.

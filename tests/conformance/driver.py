@@ -40,20 +40,23 @@ Echo = Callable[[str], None]
 def isolation_prefix() -> tuple[list[str], str]:
     """The command prefix that cuts the network off, and a note saying which one was used."""
     unshare = shutil.which("unshare")
-    if unshare:
-        for extra, note in (
-            ([], "unshare --net (root)"),
-            (["--map-root-user"], "unshare --net --map-root-user"),
-        ):
-            prefix = [unshare, *extra, "--net", "--pid", "--fork", "--kill-child"]
-            try:
-                probe = subprocess.run(
-                    [*prefix, "true"], capture_output=True, timeout=20, check=False
-                )
-            except (OSError, subprocess.TimeoutExpired):
-                continue
-            if probe.returncode == 0:
-                return prefix, note
+    # A PID namespace too, where it works: when the driver ends, every process the CLIs left
+    # behind (daemons, servers) ends with it.
+    variants = [
+        (user, pid)
+        for user in ([], ["--map-root-user"])
+        for pid in (["--pid", "--fork", "--kill-child"], [])
+    ]
+    for user, pid in variants if unshare else []:
+        prefix = [str(unshare), *user, "--net", *pid]
+        try:
+            probe = subprocess.run(
+                [*prefix, "true"], capture_output=True, timeout=20, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if probe.returncode == 0:
+            return prefix, " ".join(["unshare", *user, "--net", *pid])
     return (
         [],
         "NOT ISOLATED: no usable `unshare --net`; relying on each CLI's telemetry and update switches",
@@ -307,18 +310,32 @@ class TargetRun:
                     f"requests={len(record['requests'])}{'' if record['ok'] else '  PROBLEM: ' + record['problem']}",
                 )
             self.result["requests"] = mock.requests()
-        self._check_lost_files()
+        self._finish()
 
-    def _check_lost_files(self) -> None:
-        """A session whose file a later step of the CLI deleted cannot be blamed on sessdex."""
+    def _finish(self) -> None:
+        """What only the whole run shows: late titles, and session files the CLI deleted itself."""
+        steps = self.result["steps"]
+        summarized = {
+            r["name"]
+            for r in steps
+            if r["ok"] and any(q.get("kind") == "summary" for q in r["requests"])
+        }
+        for record in steps:
+            title, writer = self.recipe.late_titles.get(record["name"], (None, ""))
+            if title and writer not in summarized:
+                record.setdefault("notes", []).append(
+                    f"{writer}: no summary request reached the mock, so no title went back to {record['name']}"
+                )
+                title = None
+            record["late_title"] = title
         if not self.recipe.session_file.strip("^$"):
             return
+        # A session whose file a later step of the CLI deleted cannot be blamed on sessdex.
         pattern = re.compile(self.recipe.session_file)
-        steps = self.result["steps"]
         for number, record in enumerate(steps):
-            mine = [f for f in record["new_files"] if pattern.search(f)]
+            mine = [f for f in record.get("new_files", []) if pattern.search(f)]
             for later in steps[number + 1 :]:
-                gone = [f for f in mine if f in later["deleted_files"]]
+                gone = [f for f in mine if f in later.get("deleted_files", [])]
                 if gone and record["ok"]:
                     record["ok"] = False
                     record["problem"] = (
@@ -347,6 +364,21 @@ class TargetRun:
                 self.result["help"][sub] = ""
 
     def _step(self, number: int, step: apps.Step, known: list[str]) -> dict[str, Any]:
+        if step.interactive and not shutil.which("tmux", path=self.env["PATH"]):
+            reason = "tmux is not installed, so the interactive step did not run"
+            return {
+                "name": step.name,
+                "argv": step.argv,
+                "interactive": True,
+                "rc": None,
+                "seconds": 0,
+                "session_id": None,
+                "title": step.title,
+                "requests": [],
+                "ok": False,
+                "skipped": reason,
+                "problem": reason,
+            }
         basic = known[0] if known else ""
         argv = [basic if a == "{basic}" else a for a in step.argv]
         if (
@@ -383,6 +415,16 @@ class TargetRun:
             if r.get("kind") == "agent" and r.get("scenario") == scenario
         ]
         served_final = any(r.get("action") == "final" for r in agent)
+        # What the recipe expects of the CLI but it no longer does: a change to look at.
+        notes = []
+        title = step.title
+        if title == mockllm.TITLE and not any(
+            r.get("kind") in ("title", "json") for r in requests
+        ):
+            notes.append(
+                f"{step.name}: no title request reached the mock, so the CLI wrote no title here"
+            )
+            title = None
         if not problem and rc != 0:
             problem = f"exited {rc}"
         if not problem and not served_final:
@@ -408,8 +450,8 @@ class TargetRun:
             "session_id": session_id,
             "stdout_session_id": stdout_id,
             "file_session_ids": file_ids,
-            "title": step.title,
-            "late_title": self.recipe.late_titles.get(step.name),
+            "title": title,
+            "late_title": None,  # set by _finish once the step that writes it ran
             "models": sorted({str(r.get("model")) for r in agent}),
             "child_served": any(r.get("scenario") == "child" for r in requests),
             "new_files": new,
@@ -418,6 +460,7 @@ class TargetRun:
             "requests": requests,
             "ok": not problem,
             "problem": problem or "",
+            "notes": notes,
         }
 
     def _headless(self, stem: Path, argv: list[str]) -> tuple[int, str, str]:
@@ -487,8 +530,6 @@ class TargetRun:
     def _tui(
         self, stem: Path, argv: list[str], step: apps.Step
     ) -> tuple[int, str, str]:
-        if not shutil.which("tmux", path=self.env["PATH"]):
-            return -1, "", "tmux is not installed"
         self.socket = self.folder / "tmux.sock"
         rc_file = Path(f"{stem}.rc")
         script = Path(f"{stem}.sh")

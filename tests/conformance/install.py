@@ -90,7 +90,12 @@ def _run(
 
 
 def _tail(text: str, lines: int = 12) -> str:
-    return "\n".join(text.strip().splitlines()[-lines:])
+    """The installer's own error lines when it marks them (pip, npm), else its last lines."""
+    every = text.strip().splitlines()
+    marked = [
+        line for line in every if line.startswith(("ERROR:", "npm error", "npm ERR!"))
+    ]
+    return "\n".join((marked or every)[-lines:])
 
 
 def _version_key(text: str) -> tuple[int, ...]:

@@ -163,13 +163,27 @@ def same_path(a: str | None, b: str) -> bool:
 
 def test_cli_ran_every_step(run: dict[str, Any]) -> None:
     """Harness check: every step exited 0, the mock served its answer, and a session id came back."""
-    problems = [f"{s['name']}: {s['problem']}" for s in run["steps"] if not s["ok"]]
+    problems = [
+        f"{s['name']}: {s['problem']}"
+        for s in run["steps"]
+        if not s["ok"] and not s.get("skipped")
+    ]
+    skipped = [f"{s['name']}: {s['skipped']}" for s in run["steps"] if s.get("skipped")]
+    problems += [note for s in run["steps"] for note in s.get("notes", [])]
     if run.get("error"):
         problems.insert(0, f"harness: {run['error']}")
     folder = Path(run["home"]).parent
-    assert not problems, (
-        f"{run['target']} {run['version']} (logs in {folder}):\n" + "\n".join(problems)
+    where = (
+        f"logs in {folder}"
+        if os.environ.get("SESSDEX_CONFORMANCE_KEEP") == "1"
+        or os.environ.get("SESSDEX_CONFORMANCE_RESULTS")
+        else f"scripts/conformance --app {run['target']} --keep keeps the logs"
     )
+    assert not problems, f"{run['target']} {run['version']} ({where}):\n" + "\n".join(
+        problems
+    )
+    if skipped:
+        pytest.skip(f"{run['target']}: " + "; ".join(skipped))
 
 
 def test_every_session_found_with_its_facts(run: dict[str, Any]) -> None:
@@ -331,8 +345,14 @@ def test_resume_print_gives_a_command_the_cli_accepts(run: dict[str, Any]) -> No
     if not expected:
         pytest.skip(f"{run['target']}: no step made a session")
     problems = []
-    for session_id, made in expected.items():
-        done = sessdex(run, "resume", session_id, "--print")
+    # With --keep-permissions too: the looser flags it restores must exist as well.
+    cases = [
+        (i, m, extra)
+        for i, m in expected.items()
+        for extra in ((), ("--keep-permissions",))
+    ]
+    for session_id, made, extra in cases:
+        done = sessdex(run, "resume", session_id, "--print", *extra)
         if done.returncode != 0:
             problems.append(
                 f"{made['name']} {session_id}: exited {done.returncode}: {done.stderr.strip()[-400:]}"

@@ -142,3 +142,19 @@ def test_html_export_renders_hostile_text_inert_in_a_real_browser(tmp_path: Path
     assert "<img" not in dom.lower()
     assert "<a " not in dom.lower()  # the link is text, not an element
     assert "&lt;script&gt;document.title" in dom  # shown as text
+
+
+def test_tree_never_loops_on_a_self_spawn() -> None:
+    from sessdex.model import Event
+    from sessdex.tree import build_tree
+
+    events = [
+        Event("s", 0, "subagent", extra={"child_id": "s"}),
+        Event("s", 1, "subagent", call_id="c1", extra={"child_id": "a", "agent_type": "x"}),
+        Event("s", 2, "subagent", agent_id="a", extra={"child_id": "s"}),
+        Event("s", 3, "tool_result", call_id="c1"),
+    ]
+    root = build_tree("s", events)
+    assert [(depth, node.id) for depth, node in root.walk()] == [(0, "s"), (1, "a")]
+    assert root.children[0].status == "done"
+    assert root.record()["children"][0]["id"] == "a"

@@ -53,8 +53,12 @@ class AgentNode:
 
     def walk(self) -> Iterable[tuple[int, AgentNode]]:
         stack: list[tuple[int, AgentNode]] = [(0, self)]
+        seen: set[int] = set()
         while stack:
             depth, node = stack.pop()
+            if id(node) in seen:  # never loop, whatever the events claimed
+                continue
+            seen.add(id(node))
             yield depth, node
             stack.extend((depth + 1, child) for child in reversed(node.children))
 
@@ -88,6 +92,8 @@ def build_tree(
                 nodes[key] = child
             elif child in root.children and node is not root:
                 root.children.remove(child)
+            if child is root or child is node or _is_ancestor(child, node, root):
+                continue  # a spawn of itself or of an ancestor: not a tree edge
             agent = event.extra.get("agent_type")
             child.agent_type = str(agent) if agent is not None else child.agent_type
             child.description = event.text or child.description
@@ -119,3 +125,23 @@ def build_tree(
         ):
             node.status = "failed"
     return root
+
+
+def _is_ancestor(candidate: AgentNode, node: AgentNode, root: AgentNode) -> bool:
+    """Whether `candidate` already sits above `node` in the tree under `root`."""
+    path: list[AgentNode] = []
+
+    def find(current: AgentNode, seen: set[int]) -> bool:
+        if id(current) in seen:
+            return False
+        seen.add(id(current))
+        path.append(current)
+        if current is node:
+            return True
+        if any(find(child, seen) for child in current.children):
+            return True
+        path.pop()
+        return False
+
+    find(root, set())
+    return any(ancestor is candidate for ancestor in path)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sessdex import files
+from sessdex import api, files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, claude
@@ -211,11 +211,25 @@ def test_listing_takes_cwd_from_records_and_settings_from_the_tail() -> None:
     assert session.permission_mode == "plan"
 
 
-def test_scan_lists_main_transcripts_only() -> None:
+def test_sub_agent_files_are_indexed_under_their_parent_not_listed() -> None:
     found = {path.name for path in claude.scan(claude.locate(Home.at(DATA / "home")))}
     assert "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl" in found
-    assert not any(name.startswith("agent-") for name in found)
-    assert "agent-a199d630441234c05.jsonl" not in found
+    assert "agent-a199d630441234c05.jsonl" in found  # 2.1: <session>/subagents/
+    assert "agent-b0b0b0b0.jsonl" in found  # 2.0: beside the parent
+    sessions = {
+        s.id: s
+        for s in api.list_sessions(Home.at(DATA / "home"), apps=["claude"]).sessions()
+    }
+    assert "a199d630441234c05" not in sessions  # not a top-level session
+    everything = api.list_sessions(
+        Home.at(DATA / "home"), apps=["claude"], include_subagents=True
+    ).sessions()
+    child = {s.id: s for s in everything}["a199d630441234c05"]
+    assert child.parent_id == "82d9f90c-3f87-46b4-b09c-58027a5e630c"
+    assert (child.agent_type, child.title) == ("general-purpose", "Greeting sub-agent")
+    nested = {s.id: s for s in everything}["a2d2d2d2d2d2d2d2d"]
+    assert nested.parent_id == "a1c1c1c1c1c1c1c1c"  # a sub-agent's own sub-agent
+    assert claude.resume(child) is None
 
 
 # --- usage ----------------------------------------------------------------------------

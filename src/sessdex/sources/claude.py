@@ -83,7 +83,12 @@ def locate(home: Home) -> Location:
 
 
 def scan(location: Location) -> Iterator[Path]:
-    """Main transcripts `projects/*/*.jsonl`; sub-agent files are read, never listed."""
+    """Transcripts `projects/*/*.jsonl`, and sub-agent files (listed under their parent).
+
+    Sub-agents live in `<session>/subagents/agent-<id>.jsonl` (2.1) or beside the parent as
+    `agent-<id>.jsonl` (2.0); they are indexed with `parent_id` set, so `list` hides them
+    and `list --all`, `show <agent id>` and the live view find them.
+    """
     if not location.exists:
         return
     root = location.root
@@ -92,12 +97,16 @@ def scan(location: Location) -> Iterator[Path]:
             continue
         for entry in files.entries(Path(project.path), root):
             name = entry.name
-            if (
-                name.endswith(".jsonl")
-                and not name.startswith("agent-")
-                and entry.is_file()
-            ):
+            if name.endswith(".jsonl") and entry.is_file():
                 yield Path(entry.path)
+            elif entry.is_dir():
+                for child in files.entries(Path(entry.path) / "subagents", root):
+                    if (
+                        child.name.startswith("agent-")
+                        and child.name.endswith(".jsonl")
+                        and child.is_file()
+                    ):
+                        yield Path(child.path)
 
 
 @dataclass(slots=True)
@@ -118,6 +127,9 @@ class _Listing:
     effort: str | None = None
     permission_mode: str | None = None
     conversation: bool = False
+    session_ref: str | None = (
+        None  # `sessionId` on the lines: the parent's, in a sub-agent file
+    )
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
@@ -168,10 +180,35 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         or found.prompt
         or found.command
     )
+    session_id, parent_id, agent_type = path.stem, None, None
+    if path.stem.startswith("agent-"):
+        session_id = path.stem[len("agent-") :]
+        in_folder = path.parent.name == "subagents"
+        parent_id = path.parent.parent.name if in_folder else found.session_ref
+        meta = files.read_json_file(
+            path.with_name(path.stem + ".meta.json"), 1024 * 1024
+        )
+        if isinstance(meta, dict):
+            agent_type = rec.string(meta.get("agentType"))
+            parent_id = rec.string(meta.get("parentAgentId")) or parent_id
+            title = rec.string(meta.get("description")) or title
+        if parent_id is None or parent_id == session_id:
+            return []  # a side file we cannot place: its parent reads it
+        if title is None:  # a sub-agent's task prompt is its title
+            for line in head:
+                if (
+                    b'"user"' in line.data
+                    and (record := load(line)) is not None
+                    and record.get("type") == "user"
+                ):
+                    title = rec.message_text(record)
+                    break
     return [
         Session(
             app=NAME,
-            id=path.stem,
+            id=session_id,
+            parent_id=parent_id,
+            agent_type=agent_type,
             path=name,
             cwd=found.cwd,
             branch=found.branch,
@@ -221,6 +258,7 @@ def _read_head(head: list[files.Line], load: _Load, found: _Listing) -> None:
             found.created = found.created or rec.moment(record.get("timestamp"))
             found.cwd = found.cwd or rec.string(record.get("cwd"))
             found.branch = found.branch or rec.string(record.get("gitBranch"))
+            found.session_ref = found.session_ref or rec.string(record.get("sessionId"))
             if kind == "user" and found.prompt is None:
                 found.prompt, command = rec.prompt(record)
                 found.command = found.command or command
@@ -306,7 +344,12 @@ def read(
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`claude --resume <id>` in the session's folder, with its model, effort and a safe mode."""
+    """`claude --resume <id>` in the session's folder, with its model, effort and a safe mode.
+
+    A sub-agent has no resume of its own: None (its parent is the session to reopen).
+    """
+    if session.parent_id is not None:
+        return None
     argv = [PROGRAM, "--resume", session.id]
     notes: list[str] = []
     withheld: list[str] = []

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -25,6 +26,9 @@ from .index import Index, Progress, RefreshReport, Row
 from .model import Event, ResumePlan, Session
 from .sources import Home
 from .tree import AgentNode, build_tree
+
+if TYPE_CHECKING:
+    from . import usage
 
 
 @dataclass(slots=True)
@@ -474,3 +478,33 @@ def refuse_agent_folder(home: Home, output: str) -> None:
             raise SessdexError(
                 f"refusing to write into {source.TITLE}'s folder {root}; choose another path."
             )
+
+
+# --- usage --------------------------------------------------------------------------------
+
+
+def usage_report(
+    home: Home,
+    kind: str = "daily",
+    *,
+    apps: Sequence[str] = (),
+    since: str | None = None,
+    until: str | None = None,
+    here: str | None = None,
+    tz: str | None = None,
+    explain: str | None = None,
+    progress: Progress | None = None,
+) -> usage.Result:
+    """Tokens and cost per day, week, month, session, project, model or app (see usage.py)."""
+    from . import usage as usage_module
+
+    zone = usage_module.parse_tz(tz)
+    filters = usage_module.Filters(
+        since=usage_module.parse_day(since, zone) if since else None,
+        until=usage_module.parse_day(until, zone, end=True) if until else None,
+        here=here,
+        tz=zone,
+    )
+    return usage_module.run(
+        home, kind, apps=apps, filters=filters, explain_key=explain, progress=progress
+    )

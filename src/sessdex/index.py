@@ -84,8 +84,31 @@ def _m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
+def _m002_usage(db: sqlite3.Connection) -> None:
+    """Per-file token sums for `sessdex usage`, and where each file was read up to."""
+    _script(
+        db,
+        """
+        CREATE TABLE usage_files (
+            path TEXT PRIMARY KEY,
+            app TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            offset INTEGER NOT NULL,
+            state BLOB NOT NULL,
+            buckets BLOB NOT NULL,
+            keys BLOB NOT NULL
+        );
+        CREATE INDEX usage_files_app ON usage_files(app);
+        CREATE TABLE usage_meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+        """,
+    )
+
+
 # Numbered migrations: append, never edit a released one.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m001_initial,)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _m001_initial,
+    _m002_usage,
+)
 
 
 @dataclass(slots=True)
@@ -517,6 +540,61 @@ class Index:
         ):
             stats.setdefault(app, {})["files"] = count
         return stats
+
+    # --- usage sums (see usage.py) ------------------------------------------------------
+
+    def usage_files(
+        self, apps: Sequence[str]
+    ) -> dict[str, tuple[str, str, int, bytes, bytes, bytes]]:
+        """path -> (app, signature, offset, state, buckets, keys) of the selected apps."""
+        marks = ",".join("?" * len(apps))
+        return {
+            row[0]: (
+                row[1],
+                row[2],
+                row[3],
+                bytes(row[4]),
+                bytes(row[5]),
+                bytes(row[6]),
+            )
+            for row in self.db.execute(
+                f"SELECT path, app, signature, offset, state, buckets, keys FROM usage_files WHERE app IN ({marks})",
+                list(apps),
+            )
+        }
+
+    def save_usage(
+        self,
+        rows: Sequence[tuple[str, str, str, int, bytes, bytes, bytes]],
+        gone: Sequence[str],
+        meta: Sequence[tuple[str, bytes]] = (),
+    ) -> None:
+        """Store usage sums per file (path, app, signature, offset, state, buckets, keys)."""
+        if not rows and not gone and not meta:
+            return
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            raise IndexBusy(str(self.path)) from error
+        try:
+            db.executemany(
+                "DELETE FROM usage_files WHERE path = ?", [(p,) for p in gone]
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO usage_files VALUES (?, ?, ?, ?, ?, ?, ?)", rows
+            )
+            db.executemany("INSERT OR REPLACE INTO usage_meta VALUES (?, ?)", meta)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def usage_meta(self, name: str) -> bytes | None:
+        row = self.db.execute(
+            "SELECT value FROM usage_meta WHERE name = ?", (name,)
+        ).fetchone()
+        return None if row is None else bytes(row[0])
 
 
 def _field(search: str, position: int) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..diagnostics import Diagnostics
-from ..model import Event, ResumePlan, Session
+from ..model import Event, JSONValue, ResumePlan, Session, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,3 +108,63 @@ class Source(Protocol):
     ) -> ResumePlan | None:
         """How to reopen `session` with the app's own CLI, or None if it has no resume."""
         ...
+
+
+# --- counting usage fast (optional) ------------------------------------------------------
+#
+# A source whose transcripts are big append-only JSON-lines files may also define, at module
+# level, `usage_files(location) -> Iterator[Path]` (every file that bills tokens; as cheap as
+# `scan`) and `usage_records(path, diagnostics, *, offset=0, state=None, explain=False) ->
+# UsageScan`. `sessdex usage` then reads those files itself, with a byte prefilter and a
+# decoder that names only the fields it needs, keeps per-file sums in the index and reads only
+# the bytes appended since (from `offset`, with the `state` the previous call returned, so
+# that de-duplication across lines carries over). Without them, usage comes from `read()`'s
+# `usage` events, one top-level session at a time. The rules must be those of `read()`.
+
+
+@dataclass(slots=True)
+class UsageRecord:
+    """One billed model response, as `sessdex usage` counts it."""
+
+    time: float | None  # epoch seconds (UTC) of the response's last line
+    usage: Usage  # input excludes cache, as everywhere
+    session_id: str
+    agent_id: str | None = None  # None for the lead agent
+    cwd: str | None = None
+    key: str | None = (
+        None  # the same key in two files is one response (None: never merged)
+    )
+    alias: str | None = (
+        None  # a second key that matches only when one side is a side chain
+    )
+    sidechain: bool = False  # loses to a lead-agent record with the same key or alias
+    speed: str | None = None  # a price variant ("fast")
+    cache_write_1h: int = (
+        0  # of cache_write_tokens, those cached for an hour (priced apart)
+    )
+    line: int = 0  # the line it was dated by
+    note: str = ""  # how it was counted, for --explain
+    replaces: UsageRecord | None = (
+        None  # read from an offset: the record this one updates
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedLine:
+    """A line that carried usage but was not counted, and the rule that dropped it."""
+
+    line: int
+    rule: str
+    note: str = ""
+    time: float | None = None
+
+
+@dataclass(slots=True)
+class UsageScan:
+    """What `usage_records` read from one file."""
+
+    records: list[UsageRecord]
+    offset: int  # where the next call starts: the end of the last complete line
+    # what the next call (from `offset`) needs to carry de-duplication on
+    state: dict[str, JSONValue] = field(default_factory=dict)
+    dropped: list[DroppedLine] = field(default_factory=list)  # only with explain=True

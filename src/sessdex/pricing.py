@@ -1,0 +1,291 @@
+"""What a model response cost: the pinned price catalogue shipped in `data/prices.json`.
+
+The catalogue is a slim copy of pydantic's `genai-prices` data (version in the file; refresh
+it with `scripts/update-prices.py`): per provider and model, token prices in USD per million,
+long-context tiers, cache read and write prices, dated price changes and the `fast` variant.
+A model it cannot match has no price: `cost()` returns None, never 0. No network, ever.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
+from typing import TypeAlias
+
+import orjson
+
+from .model import Usage
+
+Price: TypeAlias = (
+    float | tuple[float, tuple[tuple[int, float], ...]]
+)  # flat, or (base, tiers)
+_COMPACT_DATE = re.compile(r"-(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=-|:|$)")
+
+
+def _match(clause: object, text: str) -> bool:
+    """genai-prices' model match clauses, on a lower-cased model name."""
+    if not isinstance(clause, Mapping):
+        return False
+    if "or" in clause:
+        return any(_match(c, text) for c in clause["or"])
+    if "and" in clause:
+        return all(_match(c, text) for c in clause["and"])
+    if "equals" in clause:
+        return text == str(clause["equals"]).lower()
+    if "starts_with" in clause:
+        return text.startswith(str(clause["starts_with"]).lower())
+    if "ends_with" in clause:
+        return text.endswith(str(clause["ends_with"]).lower())
+    if "contains" in clause:
+        return str(clause["contains"]).lower() in text
+    if "regex" in clause:
+        return re.search(str(clause["regex"]), text) is not None
+    return False
+
+
+def _price(value: object) -> Price | None:
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, Mapping):
+        tiers = tuple(
+            (int(start), float(price)) for start, price in value.get("tiers", ())
+        )
+        return (float(value["base"]), tiers)
+    return None
+
+
+def _rate(price: Price, prompt: int) -> float:
+    """Dollars per million tokens for a request whose prompt has `prompt` tokens."""
+    if isinstance(price, float):
+        return price
+    base, tiers = price
+    for start, rate in reversed(tiers):
+        if prompt > start:
+            return rate
+    return base
+
+
+@dataclass(frozen=True, slots=True)
+class Prices:
+    """One model's token prices for one period (None: the app's tokens of that kind bill as input)."""
+
+    input: Price
+    output: Price
+    cache_read: Price | None = None
+    cache_write: Price | None = None
+    cache_write_1h: Price | None = None
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, object]) -> Prices | None:
+        input_price = _price(value.get("input"))
+        output = _price(value.get("output"))
+        if input_price is None or output is None:
+            return None
+        return cls(
+            input_price,
+            output,
+            _price(value.get("cache_read")),
+            _price(value.get("cache_write")),
+            _price(value.get("cache_write_1h")),
+        )
+
+    def with_overrides(self, value: Mapping[str, object]) -> Prices:
+        return Prices(
+            _price(value.get("input")) or self.input,
+            _price(value.get("output")) or self.output,
+            _price(value.get("cache_read")) or self.cache_read,
+            _price(value.get("cache_write")) or self.cache_write,
+            _price(value.get("cache_write_1h")) or self.cache_write_1h,
+        )
+
+    def cost(self, usage: Usage, cache_write_1h: int = 0) -> float:
+        """USD for one response. The tier is chosen by the whole prompt (input + cache)."""
+        prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+        input_rate = _rate(self.input, prompt)
+        read_rate = (
+            input_rate if self.cache_read is None else _rate(self.cache_read, prompt)
+        )
+        write_rate = (
+            input_rate if self.cache_write is None else _rate(self.cache_write, prompt)
+        )
+        long_writes = (
+            min(cache_write_1h, usage.cache_write_tokens)
+            if self.cache_write_1h is not None
+            else 0
+        )
+        total = (
+            usage.input_tokens * input_rate
+            + usage.output_tokens * _rate(self.output, prompt)
+            + usage.cache_read_tokens * read_rate
+            + (usage.cache_write_tokens - long_writes) * write_rate
+        )
+        if long_writes and self.cache_write_1h is not None:
+            total += long_writes * _rate(self.cache_write_1h, prompt)
+        return total / 1_000_000
+
+
+def _within(clock: str | None, window: tuple[str, str]) -> bool:
+    if clock is None:
+        return False
+    start, end = window
+    if end < start:  # the window crosses midnight
+        return clock >= start or clock < end
+    return start <= clock < end
+
+
+@dataclass(slots=True)
+class Model:
+    id: str
+    name: str
+    match: object
+    # (first day "YYYY-MM-DD" or None, daily UTC window ("HH:MM:SS", "HH:MM:SS") or None, prices);
+    # the last period that applies wins, as in genai-prices
+    periods: list[tuple[str | None, tuple[str, str] | None, Prices]]
+    fast: Mapping[str, object] | None = None
+
+    def prices(self, when: float | None, speed: str | None = None) -> Prices | None:
+        moment = datetime.fromtimestamp(when, UTC) if when is not None else None
+        day = moment.date().isoformat() if moment else "9999-12-31"
+        clock = moment.strftime("%H:%M:%S") if moment else None
+        chosen = self.periods[0][2] if self.periods else None
+        for start, daily, prices in reversed(self.periods):
+            if start is not None and day < start:
+                continue
+            if daily is not None and not _within(clock, daily):
+                continue
+            chosen = prices
+            break
+        if chosen is not None and speed == "fast" and self.fast:
+            chosen = chosen.with_overrides(self.fast)
+        return chosen
+
+
+@dataclass(slots=True)
+class Provider:
+    id: str
+    match: object
+    fallback: tuple[str, ...]
+    models: list[Model]
+
+    def find(self, ref: str) -> Model | None:
+        for model in self.models:
+            if _match(model.match, ref):
+                return model
+        return None
+
+
+@dataclass(slots=True)
+class Catalogue:
+    """The shipped price catalogue; `lookup` and `cost` cache per model name."""
+
+    version: str
+    source: str
+    raw: list[
+        Mapping[str, object]
+    ]  # providers as shipped, built into `Provider`s on first use
+    _providers: list[Provider] | None = None
+    _found: dict[tuple[str, str | None], Model | None] = field(default_factory=dict)
+
+    @property
+    def providers(self) -> list[Provider]:
+        if self._providers is None:
+            self._providers = [_provider(raw) for raw in self.raw]
+        return self._providers
+
+    @classmethod
+    def load(cls) -> Catalogue:
+        return _load()
+
+    @property
+    def label(self) -> str:
+        return f"genai-prices {self.version}"
+
+    def lookup(self, model: str | None, provider: str | None = None) -> Model | None:
+        """The catalogue's entry for an app's model name ("anthropic/claude-x" works too)."""
+        if not model:
+            return None
+        key = (model, provider)
+        if key in self._found:
+            return self._found[key]
+        found = self._search(model.strip().lower(), provider)
+        self._found[key] = found
+        return found
+
+    def _search(self, ref: str, provider_id: str | None) -> Model | None:
+        candidates = [ref]
+        if "/" in ref:  # "openrouter/anthropic/claude-x", "anthropic/claude-x"
+            prefix, _, rest = ref.partition("/")
+            provider_id = provider_id or prefix
+            candidates = [ref, rest, ref.rsplit("/", 1)[1]]
+        normalized = _COMPACT_DATE.sub(lambda m: f"-{m[1]}-{m[2]}-{m[3]}", ref)
+        if normalized != ref:
+            candidates.append(normalized)
+        by_id = {p.id: p for p in self.providers}
+        for candidate in dict.fromkeys(candidates):
+            providers: Sequence[Provider] = []
+            if provider_id and provider_id.lower() in by_id:
+                providers = [by_id[provider_id.lower()]]
+            else:
+                providers = [p for p in self.providers if _match(p.match, candidate)]
+            for provider in providers:
+                found = provider.find(candidate)
+                for fallback in provider.fallback:
+                    if found is None and fallback in by_id:
+                        found = by_id[fallback].find(candidate)
+                if found is not None:
+                    return found
+        return None
+
+    def cost(
+        self,
+        usage: Usage,
+        when: float | None,
+        *,
+        speed: str | None = None,
+        cache_write_1h: int = 0,
+        provider: str | None = None,
+    ) -> float | None:
+        """USD for one response at time `when` (epoch seconds), or None if its model has no price."""
+        model = self.lookup(usage.model, provider)
+        if model is None:
+            return None
+        prices = model.prices(when, speed)
+        if prices is None:
+            return None
+        return prices.cost(usage, cache_write_1h)
+
+
+@cache
+def _load() -> Catalogue:
+    data = orjson.loads(
+        (resources.files("sessdex") / "data" / "prices.json").read_bytes()
+    )
+    return Catalogue(str(data["version"]), str(data["source"]), list(data["providers"]))
+
+
+def _provider(raw: Mapping[str, object]) -> Provider:
+    models = []
+    for entry in raw.get("models", ()):  # type: ignore[attr-defined]
+        periods = []
+        for period in entry.get("prices", ()):
+            prices = Prices.from_json(period)
+            daily = period.get("daily")
+            if prices is not None:
+                window = (str(daily[0]), str(daily[1])) if daily else None
+                periods.append((period.get("start"), window, prices))
+        if periods:
+            models.append(
+                Model(
+                    entry["id"],
+                    entry.get("name") or entry["id"],
+                    entry["match"],
+                    periods,
+                    entry.get("fast"),
+                )
+            )
+    fallback = raw.get("fallback") or ()
+    return Provider(str(raw["id"]), raw.get("match"), tuple(fallback), models)  # type: ignore[arg-type]

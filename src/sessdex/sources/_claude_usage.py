@@ -1,0 +1,397 @@
+"""Claude Code's billed responses, read fast for `sessdex usage` (the `usage_records` hook).
+
+Only lines holding `"usage":{` are decoded, by a msgspec type that names the few fields
+needed. The rules are those of the reader (`_claude_stream`) and of ccusage:
+
+- One API response is written as one `assistant` line per content block, each repeating
+  `message.id`, `requestId` and a copy of `usage`; early copies can carry a partial
+  `output_tokens`. The copies make one record, keyed `message.id:requestId` (`message.id`
+  alone without a request id), with the **largest** copy's tokens, dated by its **last** line.
+- A side-chain line (`/btw` questions, sub-agents) that repeats a lead-agent message id, even
+  under a new request id, is the same response: the lead-agent copy wins.
+- `<synthetic>` and `isApiErrorMessage` lines bill nothing; a line without `message.id`
+  is counted as it is (there is nothing to merge it by).
+- Agent-progress lines (2.0) nest a sub-agent's response under `data.message`; they share
+  its ids, so they merge with the sub-agent file's own lines.
+Across files the same keys merge again (resumed sessions copied their history); `usage`
+does that with the same rules.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import msgspec
+import orjson
+
+from ..diagnostics import Diagnostics
+from ..model import JSONValue, Usage
+from ._usage_scan import MarkedLines
+from .base import DroppedLine, Location, UsageRecord, UsageScan
+
+MARKER = b'"usage":{'
+SYNTHETIC = "<synthetic>"
+OPEN_KEYS = 16  # responses near the end of a file whose copies may still be appended
+
+
+class _CacheCreation(msgspec.Struct):
+    ephemeral_1h_input_tokens: int | None = None
+
+
+class _Tokens(msgspec.Struct):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+    cache_creation: _CacheCreation | None = None
+    speed: str | None = None
+
+
+class _Message(msgspec.Struct):
+    id: str | None = None
+    model: str | None = None
+    usage: _Tokens | None = None
+
+
+class _Progress(msgspec.Struct):
+    timestamp: str | None = None
+    requestId: str | None = None
+    isSidechain: bool | None = None
+    agentId: str | None = None
+    message: _Message | None = None
+
+
+class _ProgressData(msgspec.Struct):
+    message: _Progress | None = None
+
+
+class _Line(msgspec.Struct):
+    type: str | None = None
+    timestamp: str | None = None
+    sessionId: str | None = None
+    agentId: str | None = None
+    isSidechain: bool | None = None
+    isApiErrorMessage: bool | None = None
+    requestId: str | None = None
+    cwd: str | None = None
+    message: _Message | None = None
+    data: msgspec.Raw = msgspec.Raw()  # decoded only on progress lines
+
+
+_decode_line = msgspec.json.Decoder(_Line).decode
+_decode_progress = msgspec.json.Decoder(_ProgressData).decode
+
+
+def usage_files(location: Location) -> Iterator[str]:
+    """Every transcript under `projects/`: main files, sub-agent files of every era."""
+    if not location.exists:
+        return
+    root = location.root.resolve()
+    stack = [os.path.join(location.root, "projects")]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            continue
+        subfolders = []
+        for entry in entries:
+            if entry.is_symlink() and not Path(entry.path).resolve().is_relative_to(
+                root
+            ):
+                continue  # a link out of Claude's folder
+            if entry.is_dir():
+                subfolders.append(entry.path)
+            elif entry.name.endswith(".jsonl"):
+                yield entry.path
+        stack.extend(reversed(subfolders))
+
+
+def _epoch(stamp: str | None) -> float | None:
+    if not stamp:
+        return None
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except ValueError:
+        return None
+
+
+def _loose(data: bytes) -> _Line | None:
+    """A line the strict types refuse (a float count, a stray type): convert leniently."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    try:
+        return msgspec.convert(
+            {
+                k: value.get(k)
+                for k in _Line.__struct_fields__
+                if k != "data" and value.get(k) is not None
+            },
+            _Line,
+            strict=False,
+        )
+    except msgspec.ValidationError:
+        return None
+
+
+def _int(value: int | None) -> int:
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+class _Scan:
+    """One file's records, merged per response key as lines arrive."""
+
+    def __init__(
+        self, path: Path, explain: bool, state: dict[str, JSONValue] | None
+    ) -> None:
+        self.path = path
+        self.stem = path.name.removesuffix(".jsonl")
+        self.explain = explain
+        self.records: list[UsageRecord] = []
+        self.dropped: list[DroppedLine] = []
+        self.by_key: dict[str, UsageRecord] = {}
+        self.by_message: dict[str, UsageRecord] = {}
+        self.copies: dict[
+            str, list[tuple[int, Usage]]
+        ] = {}  # explain: each copy's line, tokens
+        self.token_line: dict[str, int] = {}  # explain: the copy whose tokens count
+        self.open: dict[str, UsageRecord] = {}
+        for item in (state or {}).get("open", []) or []:  # type: ignore[union-attr]
+            record = _record_from_state(item)
+            if record is not None and record.key:
+                self.open[record.key] = record
+                self.by_key[record.key] = record
+                if record.alias:
+                    self.by_message.setdefault(record.alias, record)
+
+    def line(self, number: int, data: bytes) -> None:
+        try:
+            line = _decode_line(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            decoded = _loose(data)
+            if decoded is None:
+                return
+            line = decoded
+        stamp = line.timestamp
+        request = line.requestId
+        sidechain = bool(line.isSidechain)
+        agent = line.agentId
+        if line.type == "assistant":
+            message = line.message
+        elif line.type == "progress" and len(line.data):
+            try:
+                progress = _decode_progress(line.data).message
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                return
+            if progress is None:
+                return
+            message = progress.message
+            stamp = progress.timestamp or stamp
+            request = progress.requestId
+            sidechain = True  # a sub-agent's work, relayed
+            agent = progress.agentId or agent
+        else:
+            return
+        if message is None or message.usage is None:
+            return
+        time = _epoch(stamp)
+        if message.model == SYNTHETIC or line.isApiErrorMessage:
+            if self.explain:
+                rule = "synthetic" if message.model == SYNTHETIC else "api-error"
+                self.dropped.append(
+                    DroppedLine(
+                        number, rule, "written by Claude Code itself, not billed", time
+                    )
+                )
+            return
+        tokens = message.usage
+        usage = Usage(
+            _int(tokens.input_tokens),
+            _int(tokens.output_tokens),
+            _int(tokens.cache_read_input_tokens),
+            _int(tokens.cache_creation_input_tokens),
+            0,
+            message.model,
+        )
+        one_hour = (
+            _int(tokens.cache_creation.ephemeral_1h_input_tokens)
+            if tokens.cache_creation
+            else 0
+        )
+        message_id = message.id or None
+        key = (
+            None
+            if message_id is None
+            else (f"{message_id}:{request}" if request else message_id)
+        )
+        record = UsageRecord(
+            time,
+            usage,
+            line.sessionId or self.stem,
+            agent if (sidechain or agent) else None,
+            line.cwd,
+            key,
+            message_id,
+            sidechain,
+            "fast" if tokens.speed == "fast" else None,
+            one_hour,
+            number,
+        )
+        if key is None:
+            if self.explain:
+                record.note = "no message id: counted as it is"
+            self.records.append(record)
+            return
+        existing = self.by_key.get(key)
+        if existing is None and message_id is not None:
+            other = self.by_message.get(message_id)
+            if other is not None and (sidechain or other.sidechain):
+                existing = other
+        if existing is None:
+            self.by_key[key] = record
+            self.by_message.setdefault(message_id or key, record)
+            self.records.append(record)
+            self._remember(record, number)
+            if self.explain:
+                self.token_line[key] = number
+            return
+        self._merge(existing, record, number)
+
+    def _remember(
+        self, record: UsageRecord, number: int, usage: Usage | None = None
+    ) -> None:
+        if self.explain and record.key:
+            self.copies.setdefault(record.key, []).append(
+                (number, usage or record.usage)
+            )
+
+    def _merge(self, kept: UsageRecord, new: UsageRecord, number: int) -> None:
+        same_response = kept.key == new.key
+        replace = False
+        if kept.sidechain != new.sidechain:
+            replace = kept.sidechain  # the lead agent's copy wins
+        elif new.usage.total > kept.usage.total:
+            replace = True
+        if self.explain and not same_response:
+            loser = kept.line if replace else number
+            self.dropped.append(
+                DroppedLine(loser, "side-chain-replay", f"a side chain repeating lead-agent message {kept.alias}; line {number if replace else kept.line} counted", new.time)
+            )  # fmt: skip
+        previous = _snapshot(kept) if kept.key in self.open else None
+        if replace:
+            kept.usage = new.usage
+            kept.sidechain = new.sidechain
+            kept.cache_write_1h = new.cache_write_1h
+            kept.speed = new.speed
+            kept.session_id = new.session_id
+            kept.agent_id = new.agent_id
+            kept.cwd = new.cwd or kept.cwd
+            if self.explain and kept.key:
+                self.token_line[kept.key] = number
+            if not same_response:
+                kept.time, kept.line = new.time, number
+        if (
+            same_response
+            and new.time is not None
+            and (kept.time is None or new.time >= kept.time)
+        ):
+            kept.time, kept.line = new.time, number
+        if same_response:
+            self._remember(kept, number, new.usage)
+        if previous is not None and kept.key is not None:
+            # a response begun before `offset`: count the update, not a second response
+            self.open.pop(kept.key)
+            kept.replaces = previous
+            self.records.append(kept)
+
+    def state(self) -> dict[str, JSONValue]:
+        keyed = [r for r in self.records if r.key][-OPEN_KEYS:]
+        keep = {r.key: r for r in self.open.values()}
+        keep.update({r.key: r for r in keyed})
+        return {"open": [_record_state(r) for r in list(keep.values())[-OPEN_KEYS:]]}
+
+    def finish(self) -> None:
+        if not self.explain:
+            return
+        for record in self.records:
+            copies = self.copies.get(record.key or "", [])
+            counted = self.token_line.get(record.key or "", record.line)
+            if len(copies) < 2:
+                record.note = f"one line ({record.key})" if record.key else record.note
+                continue
+            record.note = (
+                f"{len(copies)} lines of one response ({record.key}): tokens of line {counted} "
+                f"(the largest), dated by its last line {record.line}"
+            )
+            for number, usage in copies:
+                if number != counted:
+                    self.dropped.append(
+                        DroppedLine(number, "copy-of-response", f"output_tokens {usage.output_tokens} of {record.key}; line {counted} counted ({record.usage.output_tokens})", record.time)
+                    )  # fmt: skip
+        self.dropped.sort(key=lambda d: d.line)
+
+
+def _snapshot(record: UsageRecord) -> UsageRecord:
+    return UsageRecord(
+        record.time, record.usage, record.session_id, record.agent_id, record.cwd, record.key,
+        record.alias, record.sidechain, record.speed, record.cache_write_1h, record.line,
+    )  # fmt: skip
+
+
+def _record_state(record: UsageRecord) -> JSONValue:
+    u = record.usage
+    return [
+        record.time, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens,
+        u.model, record.session_id, record.agent_id, record.cwd, record.key, record.alias,
+        record.sidechain, record.speed, record.cache_write_1h, record.line,
+    ]  # fmt: skip
+
+
+def _record_from_state(item: JSONValue) -> UsageRecord | None:
+    if not isinstance(item, list) or len(item) != 15:
+        return None
+    t, i, o, r, w, model, session, agent, cwd, key, alias, side, speed, hour, line = (
+        item
+    )
+    counts = (i, o, r, w, hour, line)
+    if not all(isinstance(n, int) for n in counts):
+        return None
+    i, o, r, w, hour, line = (int(n) for n in counts)  # type: ignore[arg-type]
+    usage = Usage(i, o, r, w, 0, model if isinstance(model, str) else None)
+    return UsageRecord(
+        float(t) if isinstance(t, int | float) else None, usage, str(session),
+        agent if isinstance(agent, str) else None, cwd if isinstance(cwd, str) else None,
+        key if isinstance(key, str) else None, alias if isinstance(alias, str) else None,
+        bool(side), speed if isinstance(speed, str) else None, hour, line,
+    )  # fmt: skip
+
+
+def usage_records(
+    path: Path,
+    diagnostics: Diagnostics,
+    *,
+    offset: int = 0,
+    state: dict[str, JSONValue] | None = None,
+    explain: bool = False,
+) -> UsageScan:
+    """The billed responses in one Claude Code transcript, from `offset` on."""
+    line = state.get("line", 1) if state and offset else 1
+    lines = MarkedLines(path, (MARKER,), offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics)  # fmt: skip
+    scan = _Scan(path, explain, state if offset else None)
+    try:
+        for number, data, _complete in lines:
+            scan.line(number, data)
+    except FileNotFoundError:
+        diagnostics.skip(os.fspath(path), 0, "vanished")
+    scan.finish()
+    result = scan.state()
+    result["line"] = lines.line
+    return UsageScan(scan.records, lines.offset, result, scan.dropped)

@@ -1,0 +1,321 @@
+"""Codex's billed responses, read fast for `sessdex usage` (the `usage_records` hook).
+
+Only `session_meta`, `turn_context` and `token_count` lines are decoded (a byte prefilter
+finds them), by msgspec types naming the few fields needed. The rules are the reader's
+(`_codex_read`):
+
+- `token_count` carries the thread's cumulative `total_token_usage` and the last request's
+  `last_token_usage`. A count whose total did not move is the same count written again
+  (rule `repeat`); otherwise the response is `last_token_usage`, else the increase of the
+  total. A count of nothing bills nothing.
+- Forks and sub-agents replay their parent's lines after their own `session_meta`
+  (rule `replayed-parent-history`): lines before `subagent_history_start_ordinal`, or, in
+  files without it, the run of lines after the parent's copied `session_meta` stamped in
+  the copy's first second (or older than the child itself). `history_base` means nothing
+  was copied.
+- Codex counts cached and cache-write tokens inside `input_tokens`: they are taken out.
+  Reasoning tokens are part of `output_tokens` and stay there (shown apart as well).
+- The model is the newest `turn_context.model` (or the count's own `info.model`). A sub-agent
+  thread counts under its parent's session, as its agent.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import msgspec
+
+from ..diagnostics import Diagnostics
+from ..model import JSONValue, Usage
+from ._usage_scan import MarkedLines
+from .base import DroppedLine, Location, UsageRecord, UsageScan
+
+MARKERS = (b'"type":"token_count"', b'"type":"turn_context"', b'"type":"session_meta"')
+
+
+class _Tokens(msgspec.Struct):
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_output_tokens: int = 0
+
+
+class _Info(msgspec.Struct):
+    total_token_usage: _Tokens | None = None
+    last_token_usage: _Tokens | None = None
+    model: str | None = None
+
+
+class _Payload(msgspec.Struct):
+    type: str | None = None
+    info: _Info | None = None
+    model: str | None = None
+    cwd: str | None = None
+
+
+class _Line(msgspec.Struct):
+    timestamp: str | None = None
+    type: str | None = None
+    ordinal: int | None = None
+    payload: msgspec.Raw = msgspec.Raw()
+
+
+_decode_line = msgspec.json.Decoder(_Line).decode
+_decode_payload = msgspec.json.Decoder(_Payload).decode
+
+
+def usage_files(location: Location) -> Iterator[str]:
+    """Every rollout, live and archived; a plain file wins over its `.zst` twin."""
+    if not location.exists:
+        return
+    root = location.root.resolve()
+    for top in ("sessions", "archived_sessions"):
+        stack = [os.path.join(location.root, top)]
+        while stack:
+            folder = stack.pop()
+            try:
+                with os.scandir(folder) as listing:
+                    entries = sorted(listing, key=lambda e: e.name)
+            except OSError:
+                continue
+            names: dict[str, str] = {}
+            subfolders = []
+            for entry in entries:
+                if entry.is_symlink() and not Path(entry.path).resolve().is_relative_to(
+                    root
+                ):
+                    continue
+                if entry.is_dir():
+                    subfolders.append(entry.path)
+                elif entry.name.startswith("rollout-") and entry.name.endswith(
+                    (".jsonl", ".jsonl.zst")
+                ):
+                    names.setdefault(entry.name.removesuffix(".zst"), entry.path)
+            yield from names.values()
+            stack.extend(reversed(subfolders))
+
+
+def _epoch(stamp: str | None) -> float | None:
+    if not stamp:
+        return None
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except ValueError:
+        return None
+
+
+def _tuple(tokens: _Tokens | None) -> list[int] | None:
+    if tokens is None:
+        return None
+    return [
+        tokens.input_tokens,
+        tokens.cached_input_tokens,
+        tokens.cache_write_input_tokens,
+        tokens.output_tokens,
+        tokens.reasoning_output_tokens,
+    ]
+
+
+def _as_str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _identity(meta: dict[str, object], stamp: str | None) -> dict[str, JSONValue]:
+    """What the first `session_meta` says: who this thread is, and what it replays."""
+    source = meta.get("source")
+    spawn: dict[str, object] = {}
+    if isinstance(source, dict):
+        subagent = source.get("subagent")
+        if isinstance(subagent, dict) and isinstance(
+            subagent.get("thread_spawn"), dict
+        ):
+            spawn = subagent["thread_spawn"]
+    parent = _as_str(spawn.get("parent_thread_id")) or (
+        _as_str(meta.get("parent_thread_id")) if isinstance(source, dict) else None
+    )
+    origin = (
+        parent
+        or _as_str(meta.get("forked_from_id"))
+        or _as_str(meta.get("parent_thread_id"))
+    )
+    start = meta.get("subagent_history_start_ordinal")
+    return {
+        "own": _as_str(meta.get("id")),
+        "parent": parent,  # a sub-agent counts under its parent's session
+        "origin": origin is not None,  # forks and sub-agents may replay their parent
+        "start_ordinal": start if isinstance(start, int) else None,
+        "history_base": isinstance(meta.get("history_base"), dict),
+        "created": _epoch(_as_str(meta.get("timestamp")) or stamp),
+        "cwd": _as_str(meta.get("cwd")),
+    }
+
+
+class _Scan:
+    def __init__(
+        self, path: Path, state: dict[str, JSONValue] | None, explain: bool
+    ) -> None:
+        self.path = path
+        self.explain = explain
+        self.state: dict[str, JSONValue] = dict(state or {})
+        self.records: list[UsageRecord] = []
+        self.dropped: list[DroppedLine] = []
+
+    def drop(self, number: int, rule: str, note: str, time: float | None) -> None:
+        if self.explain:
+            self.dropped.append(DroppedLine(number, rule, note, time))
+
+    def line(self, number: int, data: bytes) -> None:
+        try:
+            line = _decode_line(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return
+        kind = line.type
+        state = self.state
+        if kind == "session_meta":
+            try:
+                meta = msgspec.json.decode(line.payload) if len(line.payload) else {}
+            except msgspec.DecodeError:
+                return
+            if not isinstance(meta, dict):
+                return
+            if "own" not in state:
+                state.update(_identity(meta, line.timestamp))
+            elif (
+                state.get("origin")
+                and not state.get("replay_started")
+                and state.get("start_ordinal") is None
+                and not state.get("history_base")
+                and _as_str(meta.get("id")) not in (None, state.get("own"))
+            ):
+                time = _epoch(line.timestamp)
+                state["replaying"] = state["replay_started"] = True
+                state["replay_second"] = int(time) if time is not None else None
+            return
+        if kind not in ("turn_context", "event_msg") or not len(line.payload):
+            return
+        try:
+            payload = _decode_payload(line.payload)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return
+        if kind == "turn_context":
+            if payload.model:
+                state["model"] = payload.model
+            if payload.cwd:
+                state["cwd"] = payload.cwd
+            return
+        if payload.type != "token_count" or payload.info is None:
+            return
+        self.token_count(number, line, payload.info)
+
+    def _replayed(self, line: _Line, time: float | None) -> bool:
+        state = self.state
+        start = state.get("start_ordinal")
+        if isinstance(start, int):
+            return line.ordinal is not None and line.ordinal < start
+        if not state.get("replaying"):
+            return False
+        second = state.get("replay_second")
+        created = state.get("created")
+        if time is not None and (
+            (isinstance(second, int) and int(time) == second)
+            or (isinstance(created, float) and time < created)
+        ):
+            return True
+        state["replaying"] = False
+        return False
+
+    def token_count(self, number: int, line: _Line, info: _Info) -> None:
+        state = self.state
+        time = _epoch(line.timestamp)
+        total = _tuple(info.total_token_usage)
+        if self._replayed(line, time):
+            if total is not None:
+                state["total"] = list(
+                    total
+                )  # later counts are measured against the copy
+            self.drop(
+                number,
+                "replayed-parent-history",
+                "a fork or sub-agent's copy of its parent's lines",
+                time,
+            )
+            return
+        last = _tuple(info.last_token_usage)
+        if total is not None:
+            previous = state.get("total")
+            if total == previous:
+                self.drop(
+                    number, "repeat", "the same cumulative total written again", time
+                )
+                return
+            state["total"] = list(total)
+            if last is None:
+                if not isinstance(previous, list):
+                    self.drop(
+                        number,
+                        "no-baseline",
+                        "read from an offset with no total before it",
+                        time,
+                    )
+                    return
+                last = [
+                    max(0, now - before) if isinstance(before, int) else now
+                    for now, before in zip(total, previous, strict=False)
+                ]
+        if last is None or not any(last):
+            self.drop(number, "zero", "a count of no tokens", time)
+            return
+        fresh, cached, written, output, reasoning = last
+        model = info.model or _as_str(state.get("model"))
+        usage = Usage(
+            max(0, fresh - cached - written), output, cached, written, reasoning, model
+        )
+        own = _as_str(state.get("own")) or self.path.name
+        parent = _as_str(state.get("parent"))
+        note = ""
+        if self.explain:
+            source = (
+                "last_token_usage"
+                if info.last_token_usage is not None
+                else "the increase of total_token_usage"
+            )
+            note = f"token_count: {source}; input {fresh} includes cached {cached} and cache writes {written}"
+        self.records.append(
+            UsageRecord(
+                time,
+                usage,
+                parent or own,
+                own if parent else None,
+                _as_str(state.get("cwd")),
+                line=number,
+                note=note,
+            )
+        )
+
+
+def usage_records(
+    path: Path,
+    diagnostics: Diagnostics,
+    *,
+    offset: int = 0,
+    state: dict[str, JSONValue] | None = None,
+    explain: bool = False,
+) -> UsageScan:
+    """The billed responses in one Codex rollout, from `offset` on."""
+    carried = state if offset and state else None
+    start_line = carried.get("line", 1) if carried else 1
+    lines = MarkedLines(path, MARKERS, offset=offset, line=start_line if isinstance(start_line, int) else 1, diagnostics=diagnostics)  # fmt: skip
+    scan = _Scan(path, carried, explain)
+    try:
+        for number, data, complete in lines:
+            if complete:
+                scan.line(number, data)
+            # an unfinished last line is read again, whole, next time
+    except FileNotFoundError:
+        diagnostics.skip(os.fspath(path), 0, "vanished")
+    scan.state["line"] = lines.line
+    return UsageScan(scan.records, lines.offset, scan.state, scan.dropped)

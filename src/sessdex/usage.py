@@ -1,0 +1,810 @@
+"""Token usage and cost: per-file sums kept in the index, reports, and `--explain`.
+
+Apps whose sources define the `usage_records` hook (sources/base.py) are read file by file,
+on both cores when there is much to read; each file's sums, per session, agent, model,
+folder and 15-minute slot, are stored with the offset reached, so a later run reads only
+appended bytes. Responses that several files repeat (same key) are counted once, by the
+sources' rules. Other apps are counted from `read()`'s usage events, one top-level session
+at a time. Costs come from `pricing`; a model without a price makes its row's cost None.
+This module knows no app by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from . import sources
+from .diagnostics import Diagnostics
+from .index import Index
+from .pricing import Catalogue
+from .sources import Home, Source
+from .sources.base import DroppedLine, UsageRecord, UsageScan
+
+SLOT = 900  # seconds: every real time zone's offset is a multiple of 15 minutes
+NO_SLOT = -1  # a response without a time
+PARALLEL_BYTES = 32 * 1024 * 1024  # read with a second process above this much
+REPORTS = ("daily", "weekly", "monthly", "session", "project", "model", "app")
+TOKENS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_write_tokens",
+    "cache_read_tokens",
+    "reasoning_tokens",
+)
+
+# One bucket: [session, agent, model, cwd, slot, input, output, cache_read, cache_write,
+#              reasoning, cost (None: unpriced), responses]
+Bucket = list[Any]
+Progress = Callable[[int, int], None]
+_encode = msgspec.msgpack.Encoder().encode
+_decode = msgspec.msgpack.Decoder().decode
+
+
+def _slot(time: float | None) -> int:
+    return int(time // SLOT) if time is not None else NO_SLOT
+
+
+def _bucket_key(record: UsageRecord) -> tuple[Any, ...]:
+    return (
+        record.session_id,
+        record.agent_id,
+        record.usage.model,
+        record.cwd,
+        _slot(record.time),
+    )
+
+
+def _add(
+    buckets: dict[tuple[Any, ...], Bucket],
+    record: UsageRecord,
+    cost: float | None,
+    sign: int = 1,
+) -> None:
+    key = _bucket_key(record)
+    bucket = buckets.get(key)
+    if bucket is None:
+        bucket = buckets[key] = [*key, 0, 0, 0, 0, 0, 0.0, 0]
+    u = record.usage
+    bucket[5] += sign * u.input_tokens
+    bucket[6] += sign * u.output_tokens
+    bucket[7] += sign * u.cache_read_tokens
+    bucket[8] += sign * u.cache_write_tokens
+    bucket[9] += sign * u.reasoning_tokens
+    if cost is None or bucket[10] is None:
+        bucket[10] = None
+    else:
+        bucket[10] += sign * cost
+    bucket[11] += sign
+
+
+def _cost(catalogue: Catalogue, record: UsageRecord) -> float | None:
+    return catalogue.cost(
+        record.usage,
+        record.time,
+        speed=record.speed,
+        cache_write_1h=record.cache_write_1h,
+    )
+
+
+# --- reading one file (in a worker process or here) ------------------------------------------
+
+
+@dataclass(slots=True)
+class _Job:
+    app: str
+    path: str
+    signature: str
+    offset: int = 0
+    state: dict[str, Any] | None = None
+    buckets: list[Bucket] | None = None  # what the file held up to `offset`
+    keys: bytes = b""
+
+
+@dataclass(slots=True)
+class _Done:
+    app: str
+    path: str
+    signature: str
+    offset: int
+    state: dict[str, Any]
+    buckets: list[Bucket]
+    keys: bytes
+    diagnostics: Diagnostics
+
+
+def _key_line(record: UsageRecord) -> str:
+    return f"{record.key}\t{1 if record.sidechain else 0}"
+
+
+def _scan(job: _Job) -> _Done:
+    source = sources.get(job.app)
+    catalogue = Catalogue.load()
+    diagnostics = Diagnostics()
+    try:
+        scan: UsageScan = source.usage_records(  # type: ignore[attr-defined]
+            Path(job.path), diagnostics, offset=job.offset, state=job.state
+        )
+    except Exception as error:  # one broken file never hides the rest
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        diagnostics.problem(
+            f"{job.app}: could not count {job.path}: {type(error).__name__}: {error}"
+        )
+        scan = UsageScan([], job.offset, job.state or {})
+    buckets: dict[tuple[Any, ...], Bucket] = {
+        tuple(b[:5]): list(b) for b in job.buckets or ()
+    }
+    keys = [_key_line(r) for r in scan.records if r.key and r.replaces is None]
+    for record in scan.records:
+        if record.replaces is not None:
+            _add(buckets, record.replaces, _cost(catalogue, record.replaces), -1)
+        _add(buckets, record, _cost(catalogue, record))
+    joined = "\n".join(keys).encode()
+    all_keys = (
+        job.keys + b"\n" + joined if job.keys and joined else (job.keys or joined)
+    )
+    return _Done(
+        job.app, job.path, job.signature, scan.offset, scan.state,
+        [b for b in buckets.values() if b[11]], all_keys, diagnostics,
+    )  # fmt: skip
+
+
+def _scan_batch(jobs: list[_Job]) -> list[_Done]:
+    return [_scan(job) for job in jobs]
+
+
+def _run(
+    jobs: list[_Job], sizes: dict[str, int], progress: Progress | None
+) -> list[_Done]:
+    """Read the files, on every core when there is enough to read (largest first, balanced)."""
+    total = sum(sizes.get(j.path, 0) - j.offset for j in jobs)
+    workers = min(os.cpu_count() or 1, 8)
+    if workers < 2 or total < PARALLEL_BYTES or len(jobs) < 2 or os.name != "posix":
+        done = []
+        for n, job in enumerate(jobs, 1):
+            done.append(_scan(job))
+            if progress is not None:
+                progress(n, len(jobs))
+        return done
+    import multiprocessing
+
+    Catalogue.load()  # loaded once, shared with the forked workers
+    bins: list[list[_Job]] = [[] for _ in range(workers * 4)]
+    weights = [0] * len(bins)
+    for job in sorted(jobs, key=lambda j: -(sizes.get(j.path, 0) - j.offset)):
+        lightest = weights.index(min(weights))
+        bins[lightest].append(job)
+        weights[lightest] += sizes.get(job.path, 0) - job.offset + 4096
+    done = []
+    context = multiprocessing.get_context("fork")
+    with context.Pool(workers) as pool:
+        for batch in pool.imap_unordered(_scan_batch, [b for b in bins if b]):
+            done.extend(batch)
+            if progress is not None:
+                progress(len(done), len(jobs))
+    return done
+
+
+# --- collecting every bucket -----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Collected:
+    """Every bucket of the selected apps, and what could not be read."""
+
+    buckets: list[tuple[str, Bucket]] = field(default_factory=list)  # (app, bucket)
+    diagnostics: dict[str, Diagnostics] = field(default_factory=dict)
+    files: dict[str, list[str]] = field(
+        default_factory=dict
+    )  # app -> files read by the hook
+    read_bytes: int = 0
+    catalogue: str = ""
+
+
+def _signature(st: os.stat_result) -> str:
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+
+
+def _appended(old: str, st: os.stat_result, path: str) -> bool:
+    """The file only grew since `old` (same inode, larger): read from the saved offset."""
+    parts = old.split(":")
+    if len(parts) < 3 or not parts[0].isdigit():
+        return False
+    size, inode = parts[0], parts[2]
+    return (
+        not path.endswith(".zst") and inode == str(st.st_ino) and st.st_size > int(size)
+    )
+
+
+def collect(
+    home: Home, apps: Sequence[str] = (), progress: Progress | None = None
+) -> Collected:
+    """Bring every selected app's usage sums up to date in the index, and return them."""
+    selected = sources.all_sources(apps)
+    catalogue = Catalogue.load()
+    out = Collected(catalogue=catalogue.label)
+    index = Index(home)
+    try:
+        hooked = [s for s in selected if hasattr(s, "usage_records")]
+        if hooked:
+            _collect_files(index, home, hooked, catalogue, out, progress)
+        others = [s for s in selected if not hasattr(s, "usage_records")]
+        if others:
+            _collect_sessions(index, others, catalogue, out)
+    finally:
+        index.close()
+    return out
+
+
+def _collect_files(
+    index: Index,
+    home: Home,
+    hooked: list[Source],
+    catalogue: Catalogue,
+    out: Collected,
+    progress: Progress | None,
+) -> None:
+    names = [s.NAME for s in hooked]
+    cached = index.usage_files(names)
+    jobs: list[_Job] = []
+    sizes: dict[str, int] = {}
+    seen: set[str] = set()
+    kept: list[tuple[str, Any]] = []
+    fingerprint: dict[str, list[str]] = {}
+    for source in hooked:
+        location = source.locate(home)
+        paths = out.files.setdefault(source.NAME, [])
+        for path in source.usage_files(location):  # type: ignore[attr-defined]
+            name = os.fspath(path)
+            try:
+                st = os.stat(name)
+            except OSError:
+                continue
+            seen.add(name)
+            paths.append(name)
+            signature = f"{_signature(st)}:{catalogue.version}"
+            fingerprint.setdefault(source.NAME, []).append(f"{name}\0{signature}")
+            row = cached.get(name)
+            sizes[name] = st.st_size
+            if row is not None and row[1] == signature:
+                kept.append((source.NAME, row[4]))
+                continue
+            job = _Job(source.NAME, name, signature)
+            if (
+                row is not None
+                and str(row[1]).endswith(f":{catalogue.version}")
+                and _appended(str(row[1]), st, name)
+            ):
+                job.offset = int(row[2])
+                job.state = _decode(row[3])
+                job.buckets = _decode(row[4])
+                job.keys = bytes(row[5])
+            jobs.append(job)
+    done = _run(jobs, sizes, progress)
+    out.read_bytes = sum(sizes[j.path] - j.offset for j in jobs)
+    rows = []
+    for result in done:
+        out.diagnostics.setdefault(result.app, Diagnostics()).update(result.diagnostics)
+        rows.append(
+            (
+                result.path,
+                result.app,
+                result.signature,
+                result.offset,
+                _encode(result.state),
+                _encode(result.buckets),
+                result.keys,
+            )
+        )
+    gone = [p for p in cached if p not in seen]
+    # responses that several files repeat: recomputed only when a file changed
+    meta = []
+    corrections: list[tuple[str, Bucket]] = []
+    for source in hooked:
+        name = f"corrections:{source.NAME}"
+        digest = hashlib.sha256(
+            "\n".join(sorted(fingerprint.get(source.NAME, []))).encode()
+        ).hexdigest()
+        stored = index.usage_meta(name)
+        value = _decode(stored) if stored else None
+        if value is not None and value[0] == digest:
+            found = value[1]
+        else:
+            keys = {
+                p: bytes(r[5])
+                for p, r in cached.items()
+                if r[0] == source.NAME and p in seen
+            }
+            keys.update({d.path: d.keys for d in done if d.app == source.NAME})
+            found = _cross_file(source, keys, catalogue)
+            meta.append((name, _encode([digest, found])))
+        corrections.extend((source.NAME, b) for b in found)
+    index.save_usage(rows, gone, meta)
+    for app, blob in kept:
+        out.buckets.extend((app, b) for b in _decode(blob))
+    for result in done:
+        out.buckets.extend((result.app, b) for b in result.buckets)
+    out.buckets.extend(corrections)
+
+
+def _cross_file(
+    source: Source, keys: dict[str, bytes], catalogue: Catalogue
+) -> list[Bucket]:
+    """Negative buckets that take out each response a second file repeats (the rule: a lead-agent
+    copy beats a side chain's, then the larger count, then the first file in path order)."""
+    owner: dict[str, str] = {}
+    by_message: dict[str, set[str]] = {}
+    shared: set[str] = set()
+    sidechains: list[tuple[str, str]] = []
+    for path in sorted(keys):
+        for item in keys[path].decode().split("\n"):
+            if not item:
+                continue
+            key, _, side = item.partition("\t")
+            first = owner.setdefault(key, path)
+            if first != path:
+                shared.add(path)
+                shared.add(first)
+            message = key.split(":", 1)[0]
+            by_message.setdefault(message, set()).add(path)
+            if side == "1":
+                sidechains.append((message, path))
+    for message, path in sidechains:
+        others = by_message.get(message, set()) - {path}
+        if others:
+            shared.add(path)
+            shared.update(others)
+    if not shared:
+        return []
+    # read the files involved again, whole, and settle each repeated response
+    records: list[tuple[str, UsageRecord]] = []
+    for path in sorted(shared):
+        scan: UsageScan = source.usage_records(Path(path), Diagnostics())  # type: ignore[attr-defined]
+        records.extend((path, r) for r in scan.records if r.key)
+    losers = _losers(records)
+    buckets: dict[tuple[Any, ...], Bucket] = {}
+    for _, record, _ in losers:
+        _add(buckets, record, _cost(catalogue, record), -1)
+    return list(buckets.values())
+
+
+def _losers(
+    records: list[tuple[str, UsageRecord]],
+) -> list[tuple[str, UsageRecord, str]]:
+    """(path, record, winner's path) for every record that another file's copy beats."""
+    groups: dict[str, list[tuple[str, UsageRecord]]] = {}
+    for path, record in records:
+        groups.setdefault(record.alias or record.key or "", []).append((path, record))
+    out = []
+    for members in groups.values():
+        if len({p for p, _ in members}) < 2:
+            continue
+        best_path, best = members[0]
+        for path, record in members[1:]:
+            if best.sidechain != record.sidechain:
+                better = best.sidechain
+            else:
+                better = record.usage.total > best.usage.total
+            if better:
+                best_path, best = path, record
+        for path, record in members:
+            if record is not best:
+                if record.sidechain == best.sidechain and record.key != best.key:
+                    continue  # two lead-agent responses that share a message id are two responses
+                out.append((path, record, best_path))
+    return out
+
+
+def _collect_sessions(
+    index: Index, others: list[Source], catalogue: Catalogue, out: Collected
+) -> None:
+    """Apps without the hook: their readers' usage events, per top-level session, cached."""
+    report = index.refresh(others)
+    for app, diagnostics in report.diagnostics.items():
+        out.diagnostics.setdefault(app, Diagnostics()).update(diagnostics)
+    names = [s.NAME for s in others]
+    rows = index.rows(apps=names, include_subagents=True)
+    ids = {(r.app, r.id) for r in rows}
+    cached = index.usage_files(names)
+    save = []
+    seen = set()
+    for row in rows:
+        session = row.session()
+        if session.parent_id and (row.app, session.parent_id) in ids:
+            continue  # its events come with its parent's
+        path = f"{row.app}:{row.id}"
+        seen.add(path)
+        signature = hashlib.sha256(row.state + catalogue.version.encode()).hexdigest()[
+            :32
+        ]
+        hit = cached.get(path)
+        if hit is not None and hit[1] == signature:
+            out.buckets.extend((row.app, b) for b in _decode(hit[4]))
+            continue
+        diagnostics = out.diagnostics.setdefault(row.app, Diagnostics())
+        buckets: dict[tuple[Any, ...], Bucket] = {}
+        for record in _session_records(sources.get(row.app), session, diagnostics):
+            _add(buckets, record, _cost(catalogue, record))
+        found = list(buckets.values())
+        out.buckets.extend((row.app, b) for b in found)
+        save.append((path, row.app, signature, 0, _encode({}), _encode(found), b""))
+    gone = [p for p in cached if p not in seen]
+    index.save_usage(save, gone)
+
+
+def _session_records(
+    source: Source, session: Any, diagnostics: Diagnostics
+) -> Iterable[UsageRecord]:
+    try:
+        for event in source.read(session, diagnostics):
+            if event.kind == "usage" and event.usage is not None:
+                yield UsageRecord(
+                    event.time.timestamp() if event.time else None,
+                    event.usage,
+                    session.id,
+                    event.agent_id,
+                    session.cwd,
+                    note=f"{source.NAME} usage event {event.seq}",
+                )
+    except OSError as error:
+        diagnostics.problem(f"{source.NAME}: stopped reading {session.path}: {error}")
+
+
+# --- reports ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Row:
+    key: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost: float = 0.0
+    responses: int = 0
+    unpriced: set[str] = field(default_factory=set)
+    models: set[str] = field(default_factory=set)
+    apps: set[str] = field(default_factory=set)
+    agents: dict[str, Row] = field(default_factory=dict)
+
+    def add(self, app: str, b: Bucket) -> None:
+        self.input_tokens += b[5]
+        self.output_tokens += b[6]
+        self.cache_read_tokens += b[7]
+        self.cache_write_tokens += b[8]
+        self.reasoning_tokens += b[9]
+        self.responses += b[11]
+        model = b[2] or "(unknown model)"
+        if b[10] is None:
+            if b[5] or b[6] or b[7] or b[8]:
+                self.unpriced.add(model)
+        else:
+            self.cost += b[10]
+        if b[11] > 0 or any(b[5:10]):
+            self.models.add(model)
+            self.apps.add(app)
+
+    @property
+    def cost_usd(self) -> float | None:
+        return None if self.unpriced else round(self.cost, 6)
+
+    def record(self) -> dict[str, object]:
+        out: dict[str, object] = {"key": self.key}
+        for name in TOKENS:
+            out[name] = getattr(self, name)
+        out["cost_usd"] = self.cost_usd
+        out["unpriced_models"] = sorted(self.unpriced)
+        out["models"] = sorted(self.models)
+        out["apps"] = sorted(self.apps)
+        out["responses"] = self.responses
+        if self.agents:
+            out["agents"] = [a.record() for a in self.agents.values()]
+        return out
+
+
+@dataclass(slots=True)
+class Filters:
+    since: datetime | None = None
+    until: datetime | None = None  # inclusive day: everything before the next midnight
+    here: str | None = None
+    tz: tzinfo = UTC
+
+
+def _local_days(slots: Iterable[int], tz: tzinfo) -> dict[int, date | None]:
+    return {
+        s: (datetime.fromtimestamp(s * SLOT, tz).date() if s != NO_SLOT else None)
+        for s in slots
+    }
+
+
+def _key_for(report: str, app: str, b: Bucket, days: dict[int, date | None]) -> str:
+    if report in ("daily", "weekly", "monthly"):
+        day = days[b[4]]
+        if day is None:
+            return "(no time)"
+        if report == "daily":
+            return day.isoformat()
+        if report == "weekly":
+            return (day - timedelta(days=day.weekday())).isoformat()
+        return day.strftime("%Y-%m")
+    if report == "session":
+        return f"{app}\0{b[0]}"
+    if report == "project":
+        return b[3] or "(unknown folder)"
+    if report == "model":
+        return b[2] or "(unknown model)"
+    return app
+
+
+def _under(cwd: str | None, here: str) -> bool:
+    if not cwd:
+        return False
+    base = here.rstrip("/") or "/"
+    return cwd == base or cwd.startswith(base if base.endswith("/") else base + "/")
+
+
+def keep(
+    buckets: Iterable[tuple[str, Bucket]], filters: Filters
+) -> list[tuple[str, Bucket]]:
+    low = _slot(filters.since.timestamp()) if filters.since else None
+    high = _slot(filters.until.timestamp()) if filters.until else None
+    kept = []
+    for app, b in buckets:
+        slot = b[4]
+        if low is not None and (slot == NO_SLOT or slot < low):
+            continue
+        if high is not None and (slot == NO_SLOT or slot >= high):
+            continue
+        if filters.here is not None and not _under(b[3], filters.here):
+            continue
+        kept.append((app, b))
+    return kept
+
+
+def report(
+    buckets: Iterable[tuple[str, Bucket]], kind: str, tz: tzinfo = UTC
+) -> list[Row]:
+    """Rows of one report, in key order (sessions: most expensive first)."""
+    items = list(buckets)
+    days = (
+        _local_days({b[4] for _, b in items}, tz)
+        if kind in ("daily", "weekly", "monthly")
+        else {}
+    )
+    rows: dict[str, Row] = {}
+    for app, b in items:
+        key = _key_for(kind, app, b, days)
+        row = rows.get(key)
+        if row is None:
+            row = rows[key] = Row(key.rpartition("\0")[2])
+        row.add(app, b)
+        if kind == "session":
+            agent = b[1] or "lead"
+            sub = row.agents.get(agent)
+            if sub is None:
+                sub = row.agents[agent] = Row(agent)
+            sub.add(app, b)
+    ordered = [
+        r for r in rows.values() if r.responses or r.input_tokens or r.output_tokens
+    ]
+    if kind in ("session", "project", "model", "app"):
+        ordered.sort(
+            key=lambda r: (-r.cost, -(r.input_tokens + r.output_tokens), r.key)
+        )
+        for row in ordered:
+            if set(row.agents) == {"lead"}:
+                row.agents = {}
+            else:
+                row.agents = dict(
+                    sorted(row.agents.items(), key=lambda kv: (kv[0] != "lead", kv[0]))
+                )
+    else:
+        ordered.sort(key=lambda r: r.key)
+    return ordered
+
+
+def total(rows: Sequence[Row]) -> Row:
+    out = Row("total")
+    for row in rows:
+        for name in TOKENS:
+            setattr(out, name, getattr(out, name) + getattr(row, name))
+        out.cost += row.cost
+        out.responses += row.responses
+        out.unpriced |= row.unpriced
+        out.models |= row.models
+        out.apps |= row.apps
+    return out
+
+
+# --- explain ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Explained:
+    """For one row: each response counted (file, line, tokens, how) and each line dropped (rule)."""
+
+    row: Row
+    counted: list[tuple[str, str, UsageRecord, float | None]] = field(
+        default_factory=list
+    )  # app, file, record, cost
+    dropped: list[tuple[str, str, DroppedLine]] = field(
+        default_factory=list
+    )  # app, file, line
+    notes: list[str] = field(default_factory=list)
+
+
+def explain(
+    home: Home,
+    collected: Collected,
+    kind: str,
+    key: str,
+    filters: Filters,
+    apps: Sequence[str] = (),
+) -> Explained:
+    """Read again, with reasons, every file that fed the row `key` of report `kind`."""
+    catalogue = Catalogue.load()
+    rows: dict[str, Row] = {}
+    for r in report(keep(collected.buckets, filters), kind, filters.tz):
+        rows.setdefault(r.key, r)
+    if key not in rows:
+        from .errors import SessdexError
+
+        known = ", ".join(list(rows)[:8])
+        raise SessdexError(
+            f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"
+        )
+    out = Explained(rows[key])
+    selected = sources.all_sources(apps)
+
+    def in_row(app: str, record: UsageRecord) -> bool:
+        bucket: Bucket = [*_bucket_key(record), 0, 0, 0, 0, 0, 0.0, 1]
+        if not keep([(app, bucket)], filters):
+            return False
+        days = _local_days([bucket[4]], filters.tz)
+        return _key_for(kind, app, bucket, days).rpartition("\0")[2] == key
+
+    def dropped_in_row(dropped: DroppedLine) -> bool:
+        if dropped.time is None:
+            return True
+        slot = _slot(dropped.time)
+        return (
+            _key_for(
+                kind,
+                "",
+                [None, None, None, None, slot],
+                _local_days([slot], filters.tz),
+            )
+            == key
+        )
+
+    for source in selected:
+        if hasattr(source, "usage_records"):
+            scans: dict[str, UsageScan] = {}
+            for path in collected.files.get(source.NAME, []):
+                scan: UsageScan = source.usage_records(
+                    Path(path), Diagnostics(), explain=True
+                )
+                if any(in_row(source.NAME, r) for r in scan.records):
+                    scans[path] = scan
+            losers: dict[int, str] = {}
+            if scans:
+                keyed = [(p, r) for p, s in scans.items() for r in s.records if r.key]
+                losers = {id(r): winner for _, r, winner in _losers(keyed)}
+            for path, scan in scans.items():
+                for record in scan.records:
+                    if not in_row(source.NAME, record):
+                        continue
+                    if id(record) in losers:
+                        out.dropped.append((source.NAME, path, DroppedLine(record.line, "repeated-in-another-file", f"{record.key}: {losers[id(record)]} counts it", record.time)))  # fmt: skip
+                        continue
+                    out.counted.append(
+                        (source.NAME, path, record, _cost(catalogue, record))
+                    )
+                for dropped in scan.dropped:
+                    if kind not in ("daily", "weekly", "monthly") or dropped_in_row(
+                        dropped
+                    ):
+                        out.dropped.append((source.NAME, path, dropped))
+        else:
+            out.notes.append(
+                f"{source.TITLE}: responses come from its reader's usage events, de-duplicated there (docs/usage.md)"
+            )
+            index = Index(home)
+            try:
+                session_rows = index.rows(apps=[source.NAME], include_subagents=True)
+            finally:
+                index.close()
+            ids = {r.id for r in session_rows}
+            for row in session_rows:
+                session = row.session()
+                if session.parent_id and session.parent_id in ids:
+                    continue
+                for record in _session_records(source, session, Diagnostics()):
+                    if in_row(source.NAME, record):
+                        out.counted.append(
+                            (
+                                source.NAME,
+                                session.path or row.id,
+                                record,
+                                _cost(catalogue, record),
+                            )
+                        )
+    out.counted.sort(key=lambda item: (item[2].time or 0, item[1], item[2].line))
+    out.dropped.sort(key=lambda item: (item[1], item[2].line))
+    return out
+
+
+@dataclass(slots=True)
+class Result:
+    kind: str
+    rows: list[Row]
+    total: Row
+    collected: Collected
+    explained: Explained | None = None
+
+
+def parse_tz(name: str | None) -> tzinfo:
+    """`--tz`: an IANA name, "UTC" (the default) or "local"."""
+    if not name or name.upper() == "UTC":
+        return UTC
+    if name == "local":
+        return datetime.now().astimezone().tzinfo or UTC
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        from .errors import SessdexError
+
+        raise SessdexError(
+            f"unknown time zone {name!r}: use an IANA name such as Europe/Paris, or UTC."
+        ) from None
+
+
+def parse_day(value: str, tz: tzinfo, *, end: bool = False) -> datetime:
+    """A `--since`/`--until` value: 3d/12h/2w ago, or a day (whole days in `tz`; `end`: the day's end)."""
+    from .api import parse_since
+
+    text = value.strip()
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        moment = parse_since(text)
+        if (
+            moment.tzinfo is UTC
+            and "T" in text
+            and not text.endswith(("Z", "+00:00"))
+            and len(text) <= 19
+        ):
+            moment = moment.replace(tzinfo=tz)
+        return moment
+    start = datetime(day.year, day.month, day.day, tzinfo=tz)
+    return start + timedelta(days=1) if end else start
+
+
+def run(
+    home: Home,
+    kind: str = "daily",
+    *,
+    apps: Sequence[str] = (),
+    filters: Filters | None = None,
+    explain_key: str | None = None,
+    progress: Progress | None = None,
+) -> Result:
+    """One report over the selected apps (and, with `explain_key`, the audit of one row)."""
+    filters = filters or Filters()
+    collected = collect(home, apps, progress)
+    rows = report(keep(collected.buckets, filters), kind, filters.tz)
+    result = Result(kind, rows, total(rows), collected)
+    if explain_key is not None:
+        result.explained = explain(home, collected, kind, explain_key, filters, apps)
+    return result

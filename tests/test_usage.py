@@ -1,0 +1,319 @@
+"""`sessdex usage`: hand-checked totals, each app's de-duplication rules, prices, --explain, --tz.
+
+The fixture home tests/data/usage/mixed holds (see its PROVENANCE.md):
+- Claude session A: response msg_A1 over three lines (output 5, 80, 80) whose last line falls
+  just after midnight UTC; msg_A2; a `<synthetic>` line; msg_A3 on a model no catalogue
+  prices; a side-chain line replaying msg_A2 under a new request id.
+- Claude session B, resumed: a copy of A's msg_A2, then its own msg_B1.
+- Codex parent P (a count written twice), its fork F (replays P's lines in its first second)
+  and its sub-agent S (replays P's lines before `subagent_history_start_ordinal`).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from sessdex import usage
+from sessdex.cli import main
+from sessdex.sources import Home
+
+DATA = Path(__file__).parent / "data"
+MIXED = DATA / "usage" / "mixed"
+CLAUDE_PUBLIC = DATA / "claude" / "home" / ".claude" / "projects" / "-path-to-Demo"
+
+
+@pytest.fixture(autouse=True)
+def hooks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast per-file readers, whether or not the sources import them yet."""
+    from sessdex.sources import _claude_usage, _codex_usage, claude, codex
+
+    for module, hook in ((claude, _claude_usage), (codex, _codex_usage)):
+        monkeypatch.setattr(module, "usage_records", hook.usage_records, raising=False)
+        monkeypatch.setattr(module, "usage_files", hook.usage_files, raising=False)
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> Home:
+    target = tmp_path / "mixed"
+    shutil.copytree(MIXED, target)
+    return Home.at(target)
+
+
+def rows(
+    home: Home, kind: str, apps: tuple[str, ...], **filters: object
+) -> dict[str, dict[str, object]]:
+    result = usage.run(home, kind, apps=apps, filters=usage.Filters(**filters))  # type: ignore[arg-type]
+    return {row.key: row.record() for row in result.rows}
+
+
+def tokens(record: dict[str, object]) -> tuple[object, ...]:
+    return tuple(
+        record[name]
+        for name in (
+            "input_tokens",
+            "output_tokens",
+            "cache_write_tokens",
+            "cache_read_tokens",
+            "reasoning_tokens",
+        )
+    )
+
+
+# --- Claude ------------------------------------------------------------------------------
+
+
+def test_claude_counts_each_response_once_with_its_largest_copy_on_real_files() -> None:
+    from sessdex.diagnostics import Diagnostics
+    from sessdex.sources import _claude_usage
+
+    # public files written by Claude Code 1.0.98: the copies' output_tokens were 3, 172, 172
+    # and 1, 1, 1, 598 (fe5e1c67), and 8 then 322 (1af7fc5e); first-wins would count 3, 1 and 8
+    found = {}
+    for name in (
+        "fe5e1c67-53e7-4862-81ae-d0e013e3270b",
+        "1af7fc5e-8455-4414-9ccd-011d40f70b2a",
+    ):
+        scan = _claude_usage.usage_records(
+            CLAUDE_PUBLIC / f"{name}.jsonl", Diagnostics()
+        )
+        found.update(
+            {r.key.split(":")[0]: r.usage.output_tokens for r in scan.records if r.key}
+        )
+    assert found["msg_0175yHhPUPFGbabUiDkdjvaD"] == 172
+    assert found["msg_01PrGGvEvreqPUaqe4qRsCgA"] == 598
+    assert found["msg_01TqDZoU6FcpxB4u2AmpgWfZ"] == 322
+
+
+def test_claude_daily_totals_are_the_hand_checked_ones(mixed: Home) -> None:
+    daily = rows(mixed, "daily", ("claude",))
+    assert list(daily) == ["2026-11-21", "2026-11-22"]
+    # msg_A1 (10, 80 of 5/80/80, 100, 1000) dated by its last line, just after midnight;
+    # msg_A2 (20, 40, 0, 2000) once: not B's copy, not the side chain's replay;
+    # msg_A3 (7, 3) unpriced; the synthetic line bills nothing
+    assert tokens(daily["2026-11-21"]) == (37, 123, 100, 3000, 0)
+    assert daily["2026-11-21"]["responses"] == 3
+    assert tokens(daily["2026-11-22"]) == (30, 60, 0, 0, 0)  # msg_B1 only
+
+
+def test_an_unpriced_model_is_listed_never_zero(mixed: Home) -> None:
+    daily = rows(mixed, "daily", ("claude",))
+    assert daily["2026-11-21"]["cost_usd"] is None
+    assert daily["2026-11-21"]["unpriced_models"] == ["claude-imaginary-9"]
+    # claude-sonnet-4-5 at $3 in / $15 out per million: 30 * 3 + 60 * 15 = 990 micro-dollars
+    assert daily["2026-11-22"]["cost_usd"] == pytest.approx(0.00099)
+    assert daily["2026-11-22"]["unpriced_models"] == []
+    by_model = rows(mixed, "model", ("claude",))
+    assert by_model["claude-imaginary-9"]["cost_usd"] is None
+    assert by_model["claude-sonnet-4-5"]["cost_usd"] is not None
+
+
+def test_tz_moves_days_and_a_response_is_dated_by_its_last_line(mixed: Home) -> None:
+    zone = usage.parse_tz("America/New_York")  # UTC-5 in November
+    daily = rows(mixed, "daily", ("claude",), tz=zone)
+    assert list(daily) == ["2026-11-20", "2026-11-21", "2026-11-22"]
+    assert tokens(daily["2026-11-20"]) == (10, 80, 100, 1000, 0)  # msg_A1, 19:00 local
+    assert tokens(daily["2026-11-21"]) == (27, 43, 0, 2000, 0)  # msg_A2 + msg_A3
+    utc = rows(mixed, "daily", ("claude",))
+    assert "2026-11-20" not in utc  # msg_A1's first copies were before midnight UTC
+
+
+def test_since_and_until_are_whole_days_in_the_zone(mixed: Home) -> None:
+    zone = usage.parse_tz("UTC")
+    only = rows(
+        mixed, "daily", ("claude",),
+        since=usage.parse_day("2026-11-22", zone), until=usage.parse_day("2026-11-22", zone, end=True),
+    )  # fmt: skip
+    assert list(only) == ["2026-11-22"]
+
+
+# --- Codex -------------------------------------------------------------------------------
+
+
+def test_codex_counts_repeats_and_replayed_history_once(mixed: Home) -> None:
+    daily = rows(mixed, "daily", ("codex",))
+    # P: 1000-200 and 1500-1000 fresh input (its second count repeats the first: dropped);
+    # F: its own 1500-800 only; S: its own 100 only. Cached input is taken out of input.
+    assert tokens(daily["2026-11-20"]) == (
+        800 + 500 + 700 + 100,
+        50 + 30 + 50 + 10,
+        0,
+        200 + 1000 + 800,
+        10 + 10 + 10,
+    )
+    assert daily["2026-11-20"]["responses"] == 4
+
+
+def test_session_report_splits_the_lead_and_each_sub_agent(mixed: Home) -> None:
+    sessions = rows(mixed, "session", ("codex",))
+    parent = sessions["01a1f000-0000-7000-8000-00000000000a"]
+    agents = {a["key"]: tokens(a) for a in parent["agents"]}  # type: ignore[union-attr]
+    assert agents == {
+        "lead": (1300, 80, 0, 1200, 20),
+        "01a1f000-0000-7000-8000-00000000000c": (100, 10, 0, 0, 0),
+    }
+    fork = sessions["01a1f000-0000-7000-8000-00000000000b"]
+    assert tokens(fork) == (700, 50, 0, 800, 10)
+    assert "agents" not in fork
+
+
+# --- the index cache ---------------------------------------------------------------------
+
+
+def test_a_warm_run_reads_nothing_and_an_append_reads_only_new_bytes(
+    mixed: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = usage.collect(mixed, ("claude", "codex"))
+    assert first.read_bytes > 0
+    assert usage.collect(mixed, ("claude", "codex")).read_bytes == 0
+    claude_file = (
+        mixed.path
+        / ".claude/projects/-home-dev-shop/aaaaaaaa-0000-4000-8000-000000000001.jsonl"
+    )
+    lines = claude_file.read_bytes().splitlines()
+    a3 = orjson.loads(lines[6])
+    a3["message"]["usage"]["output_tokens"] = 9  # a later, larger copy of msg_A3
+    a3["timestamp"] = "2026-11-21T12:00:02.000Z"
+    fresh = dict(a3, timestamp="2026-11-23T09:00:00.000Z")
+    fresh["message"] = dict(a3["message"], id="msg_A4", model="claude-sonnet-4-5")
+    fresh["requestId"] = "req_A4"
+    appended = orjson.dumps(a3) + b"\n" + orjson.dumps(fresh) + b"\n"
+    with open(claude_file, "ab") as handle:
+        handle.write(appended)
+    rollout = next(
+        (mixed.path / ".codex/sessions/2026/11/20").glob("*0000000000a.jsonl")
+    )
+    count = orjson.loads(rollout.read_bytes().splitlines()[-1])
+    count["timestamp"] = "2026-11-20T10:02:00.000Z"
+    info = count["payload"]["info"]
+    info["total_token_usage"] = dict(
+        info["total_token_usage"], input_tokens=2600, output_tokens=90
+    )
+    info["last_token_usage"] = dict(
+        info["last_token_usage"],
+        input_tokens=100,
+        cached_input_tokens=0,
+        output_tokens=10,
+        reasoning_output_tokens=0,
+    )
+    with open(rollout, "ab") as handle:
+        handle.write(orjson.dumps(count) + b"\n")
+    again = usage.collect(mixed, ("claude", "codex"))
+    assert 0 < again.read_bytes <= len(appended) + len(orjson.dumps(count)) + 1
+    incremental = {r.key: r.record() for r in usage.report(again.buckets, "daily")}
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "fresh-state"))
+    cold = usage.collect(mixed, ("claude", "codex"))
+    assert cold.read_bytes > again.read_bytes
+    assert incremental == {
+        r.key: r.record() for r in usage.report(cold.buckets, "daily")
+    }
+    assert tokens(incremental["2026-11-21"])[:2] == (
+        37,
+        129,
+    )  # msg_A3 now counts 9, once
+    assert tokens(incremental["2026-11-23"])[:2] == (7, 9)
+
+
+# --- explain and the command line ------------------------------------------------------------
+
+
+def test_explain_names_what_was_counted_and_what_was_dropped_by_which_rule(
+    mixed: Home, run: object
+) -> None:
+    result = run.invoke(
+        main,
+        [
+            "usage",
+            "daily",
+            "--home",
+            str(mixed.path),
+            "--app",
+            "claude",
+            "--explain",
+            "2026-11-21",
+        ],
+    )  # type: ignore[attr-defined]
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "counted (3):" in text
+    assert (
+        "aaaaaaaa-0000-4000-8000-000000000001.jsonl:4" in text
+    )  # msg_A1, dated by its last line
+    assert "tokens of line 3 (the largest), dated by its last line 4" in text
+    assert ":2  copy-of-response: output_tokens 5" in text
+    assert ":6  synthetic" in text
+    assert ":8  side-chain-replay" in text
+    assert (
+        "bbbbbbbb-0000-4000-8000-000000000002.jsonl:2  repeated-in-another-file" in text
+    )
+    codex = run.invoke(
+        main,
+        [
+            "usage",
+            "--home",
+            str(mixed.path),
+            "--app",
+            "codex",
+            "--explain",
+            "2026-11-20",
+            "--json",
+        ],
+    )  # type: ignore[attr-defined]
+    audit = orjson.loads(codex.output)
+    rules = sorted(
+        (d["file"].rsplit("-", 1)[1], d["line"], d["rule"]) for d in audit["dropped"]
+    )
+    assert rules == [
+        ("00000000000a.jsonl", 5, "repeat"),
+        ("00000000000b.jsonl", 4, "replayed-parent-history"),
+        ("00000000000b.jsonl", 5, "replayed-parent-history"),
+        ("00000000000c.jsonl", 3, "replayed-parent-history"),
+    ]
+    assert len(audit["counted"]) == 4
+
+
+def test_json_rows_have_the_documented_fields(mixed: Home, run: object) -> None:
+    result = run.invoke(main, ["usage", "model", "--home", str(mixed.path), "--json"])  # type: ignore[attr-defined]
+    assert result.exit_code == 0, result.output
+    records = orjson.loads(result.output)
+    assert {r["key"] for r in records} >= {
+        "gpt-5.5",
+        "claude-sonnet-4-5",
+        "claude-imaginary-9",
+    }
+    for record in records:
+        assert {"key", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+                "reasoning_tokens", "cost_usd", "unpriced_models"} <= set(record)  # fmt: skip
+
+
+def test_the_table_says_unpriced(mixed: Home, run: object) -> None:
+    result = run.invoke(main, ["usage", "--home", str(mixed.path), "--app", "claude"])  # type: ignore[attr-defined]
+    assert result.exit_code == 0
+    assert "unpriced" in result.output
+    assert "$0.00" not in result.output.split("2026-11-21", 1)[1].split("\n", 1)[0]
+
+
+def test_an_unknown_explain_key_or_zone_is_an_explained_error(
+    mixed: Home, run: object
+) -> None:
+    result = run.invoke(
+        main, ["usage", "--home", str(mixed.path), "--explain", "1999-01-01"]
+    )  # type: ignore[attr-defined]
+    assert result.exit_code == 1
+    assert "no daily row is keyed '1999-01-01'" in result.output
+    result = run.invoke(
+        main, ["usage", "--home", str(mixed.path), "--tz", "Mars/Olympus"]
+    )  # type: ignore[attr-defined]
+    assert result.exit_code == 1
+    assert "unknown time zone" in result.output
+
+
+def test_apps_without_the_hook_count_their_readers_usage_events(home: Home) -> None:
+    """Every app with usage in its fixtures shows up in the app report, priced or listed."""
+    by_app = rows(home, "app", ())
+    assert {"claude", "codex"} <= set(by_app)
+    for record in by_app.values():
+        assert record["cost_usd"] is not None or record["unpriced_models"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ import msgspec
 
 from . import sources
 from .diagnostics import Diagnostics
-from .index import Index
+from .index import Index, connect
 from .pricing import Catalogue
 from .sources import Home, Source
 from .sources.base import DroppedLine, UsageRecord, UsageScan
@@ -288,7 +288,14 @@ def _collect_files(
                 job.buckets = _decode(row[4])
                 job.keys = bytes(row[5])
             jobs.append(job)
-    done = _run(jobs, sizes, progress)
+    if jobs and sum(sizes[j.path] - j.offset for j in jobs) >= PARALLEL_BYTES:
+        index.db.close()  # no SQLite connection is carried across fork
+        try:
+            done = _run(jobs, sizes, progress)
+        finally:
+            index.db = connect(index.path)
+    else:
+        done = _run(jobs, sizes, progress)
     out.read_bytes = sum(sizes[j.path] - j.offset for j in jobs)
     rows = []
     for result in done:
@@ -446,9 +453,12 @@ def _session_records(
     try:
         for event in source.read(session, diagnostics):
             if event.kind == "usage" and event.usage is not None:
+                tokens = event.usage
+                if tokens.model is None and session.model:  # the session's model names it
+                    tokens = replace(tokens, model=session.model)
                 yield UsageRecord(
                     event.time.timestamp() if event.time else None,
-                    event.usage,
+                    tokens,
                     session.id,
                     event.agent_id,
                     session.cwd,

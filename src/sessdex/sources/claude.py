@@ -55,6 +55,7 @@ from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session
 from . import _claude_read
 from . import _claude_records as rec
+from ._claude_usage import usage_files, usage_records  # noqa: F401 - `sessdex usage` hook
 from .base import Home, Location
 
 NAME = "claude"

@@ -61,6 +61,7 @@ from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
 from ._codex_read import read_events
+from ._codex_usage import usage_files, usage_records  # noqa: F401 - `sessdex usage` hook
 from ._codex_values import (
     EPOCH,
     ROLLOUT_ID,

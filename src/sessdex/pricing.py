@@ -128,6 +128,16 @@ class Prices:
         return total / 1_000_000
 
 
+@cache
+def _day(days: int) -> str:
+    """The UTC date `days` days after the epoch, as "YYYY-MM-DD"."""
+    return datetime.fromtimestamp(days * 86400, UTC).date().isoformat()
+
+
+def _clock(seconds: int) -> str:
+    return f"{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
 def _within(clock: str | None, window: tuple[str, str]) -> bool:
     if clock is None:
         return False
@@ -148,17 +158,17 @@ class Model:
     fast: Mapping[str, object] | None = None
 
     def prices(self, when: float | None, speed: str | None = None) -> Prices | None:
-        moment = datetime.fromtimestamp(when, UTC) if when is not None else None
-        day = moment.date().isoformat() if moment else "9999-12-31"
-        clock = moment.strftime("%H:%M:%S") if moment else None
         chosen = self.periods[0][2] if self.periods else None
-        for start, daily, prices in reversed(self.periods):
-            if start is not None and day < start:
-                continue
-            if daily is not None and not _within(clock, daily):
-                continue
-            chosen = prices
-            break
+        if len(self.periods) > 1 or (self.periods and self.periods[0][1] is not None):
+            day = _day(int(when // 86400)) if when is not None else "9999-12-31"
+            clock = _clock(int(when % 86400)) if when is not None else None
+            for start, daily, prices in reversed(self.periods):
+                if start is not None and day < start:
+                    continue
+                if daily is not None and not _within(clock, daily):
+                    continue
+                chosen = prices
+                break
         if chosen is not None and speed == "fast" and self.fast:
             chosen = chosen.with_overrides(self.fast)
         return chosen

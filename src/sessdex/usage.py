@@ -454,7 +454,7 @@ def _session_records(
         for event in source.read(session, diagnostics):
             if event.kind == "usage" and event.usage is not None:
                 tokens = event.usage
-                if tokens.model is None and session.model:  # the session's model names it
+                if tokens.model is None and session.model:  # named by its session
                     tokens = replace(tokens, model=session.model)
                 yield UsageRecord(
                     event.time.timestamp() if event.time else None,

@@ -214,10 +214,10 @@ class _Scan:
             return
         tokens = message.usage
         usage = Usage(
-            _int(tokens.input_tokens),
-            _int(tokens.output_tokens),
-            _int(tokens.cache_read_input_tokens),
-            _int(tokens.cache_creation_input_tokens),
+            tokens.input_tokens or 0,
+            tokens.output_tokens or 0,
+            tokens.cache_read_input_tokens or 0,
+            tokens.cache_creation_input_tokens or 0,
             0,
             message.model,
         )
@@ -384,7 +384,7 @@ def usage_records(
 ) -> UsageScan:
     """The billed responses in one Claude Code transcript, from `offset` on."""
     line = state.get("line", 1) if state and offset else 1
-    lines = MarkedLines(path, (MARKER,), offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics)  # fmt: skip
+    lines = MarkedLines(path, (MARKER,), offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
     scan = _Scan(path, explain, state if offset else None)
     try:
         for number, data, _complete in lines:

@@ -308,7 +308,7 @@ def usage_records(
     """The billed responses in one Codex rollout, from `offset` on."""
     carried = state if offset and state else None
     start_line = carried.get("line", 1) if carried else 1
-    lines = MarkedLines(path, MARKERS, offset=offset, line=start_line if isinstance(start_line, int) else 1, diagnostics=diagnostics)  # fmt: skip
+    lines = MarkedLines(path, MARKERS, offset=offset, line=start_line if isinstance(start_line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
     scan = _Scan(path, carried, explain)
     try:
         for number, data, complete in lines:

@@ -23,7 +23,8 @@ class MarkedLines:
     """Iterate (line number, line bytes, complete) over lines holding any of `markers`.
 
     After the loop, `offset` is the end of the last newline-terminated line and `line` the
-    number of the line that starts there: where the next read should begin.
+    number of the line that starts there: where the next read should begin. With
+    `numbered=False` lines are not counted (their number stays `line`).
     """
 
     def __init__(
@@ -34,12 +35,16 @@ class MarkedLines:
         offset: int = 0,
         line: int = 1,
         diagnostics: Diagnostics | None = None,
+        numbered: bool = True,
     ) -> None:
         self.path = Path(path)
         self.markers = markers
         self.offset = offset
         self.line = line
         self.diagnostics = diagnostics
+        self.numbered = (
+            numbered  # counting lines costs a pass over the bytes: only to explain
+        )
 
     def __iter__(self) -> Iterator[tuple[int, bytes, bool]]:
         name = os.fspath(self.path)
@@ -65,7 +70,8 @@ class MarkedLines:
                 end = data.rfind(b"\n") + 1  # complete lines are data[:end]
                 if end:
                     yield from self._hits(data, end)
-                    self.line += data.count(b"\n", 0, end)
+                    if self.numbered:
+                        self.line += data.count(b"\n", 0, end)
                     self.offset += end
                 carry = data[end:]
                 if len(carry) > LINE_LIMIT:
@@ -92,6 +98,7 @@ class MarkedLines:
         counted_to = 0
         line = self.line
         for start in sorted(starts):
-            line += data.count(b"\n", counted_to, start)
-            counted_to = start
+            if self.numbered:
+                line += data.count(b"\n", counted_to, start)
+                counted_to = start
             yield line, data[start : data.find(b"\n", start, end)], True

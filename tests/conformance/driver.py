@@ -69,6 +69,10 @@ def run_suite(
     """Install and drive the selected targets; returns `work`, holding one result.json per target."""
     targets, node_version = install.load_targets()
     chosen = install.select(targets, names)
+    if install.unknown_names(targets, names):
+        echo(
+            f"conformance: no target named {', '.join(install.unknown_names(targets, names))}"
+        )
     work.mkdir(parents=True, exist_ok=True)
     echo(
         f"conformance: installing {len(chosen)} CLIs into {install.cache_dir()}{' (latest)' if latest else ''}"
@@ -266,9 +270,8 @@ class TargetRun:
         started = time.monotonic()
         try:
             self._run()
-        except (
-            Exception
-        ) as error:  # a harness failure must still leave a result to report
+        # A harness failure must still leave a result to report.
+        except Exception as error:
             self.result["error"] = f"{type(error).__name__}: {error}"
             say(self.name, f"HARNESS ERROR {self.result['error']}")
         self.result["seconds"] = round(time.monotonic() - started, 1)
@@ -425,6 +428,10 @@ class TargetRun:
                 f"{step.name}: no title request reached the mock, so the CLI wrote no title here"
             )
             title = None
+        if step.name == "resume" and file_ids:
+            notes.append(
+                f"resume: the CLI wrote new sessions {file_ids} instead of growing {basic}"
+            )
         if not problem and rc != 0:
             problem = f"exited {rc}"
         if not problem and not served_final:

@@ -67,18 +67,15 @@ def load_targets(path: Path = VERSIONS) -> tuple[list[Target], str]:
     return targets, str(data["node"]["version"])
 
 
+def unknown_names(targets: list[Target], names: list[str]) -> list[str]:
+    return [n for n in names if not any(n in (t.name, t.app) for t in targets)]
+
+
 def select(targets: list[Target], names: list[str]) -> list[Target]:
     """Targets by target name or by app name ("vibe" is both vibe targets); all when empty."""
     if not names:
         return targets
-    chosen = [t for t in targets if t.name in names or t.app in names]
-    unknown = [n for n in names if not any(n in (t.name, t.app) for t in targets)]
-    if unknown:
-        known = ", ".join(t.name for t in targets)
-        raise SystemExit(
-            f"unknown conformance target {', '.join(unknown)}; known: {known}"
-        )
-    return chosen
+    return [t for t in targets if t.name in names or t.app in names]
 
 
 def _run(
@@ -360,6 +357,10 @@ if __name__ == "__main__":
     )
     options = parser.parse_args()
     all_targets, node = load_targets()
+    if unknown_names(all_targets, options.app):
+        parser.error(
+            f"unknown target {', '.join(unknown_names(all_targets, options.app))}"
+        )
     for result in install_all(
         select(all_targets, options.app), latest=options.latest, node_version=node
     ).values():

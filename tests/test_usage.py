@@ -317,3 +317,52 @@ def test_apps_without_the_hook_count_their_readers_usage_events(home: Home) -> N
     assert {"claude", "codex"} <= set(by_app)
     for record in by_app.values():
         assert record["cost_usd"] is not None or record["unpriced_models"]
+
+
+def test_an_appended_side_chain_replaying_an_old_response_is_merged_as_a_full_read_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "home" / ".claude" / "projects" / "-home-dev-shop"
+    folder.mkdir(parents=True)
+    transcript = folder / "cccccccc-0000-4000-8000-000000000003.jsonl"
+
+    def response(
+        n: int, *, sidechain: bool = False, request: str | None = None
+    ) -> bytes:
+        line = {
+            "isSidechain": sidechain,
+            "cwd": "/home/dev/shop",
+            "sessionId": "cccccccc-0000-4000-8000-000000000003",
+            "message": {
+                "id": f"msg_{n}",
+                "model": "claude-sonnet-4-5",
+                "usage": {
+                    "input_tokens": 10,
+                    "output_tokens": 5 + n,
+                    "cache_read_input_tokens": 100 * (2 if sidechain else 1),
+                },
+            },
+            "requestId": request or f"req_{n}",
+            "type": "assistant",
+            "timestamp": f"2026-11-21T10:{n:02d}:00.000Z",
+        }
+        return orjson.dumps(line) + b"\n"
+
+    transcript.write_bytes(
+        b"".join(response(n) for n in range(20))
+    )  # more than the open window
+    home = Home.at(tmp_path / "home")
+    usage.collect(home, ("claude",))
+    with open(transcript, "ab") as handle:
+        handle.write(
+            response(0, sidechain=True, request="req_btw")
+        )  # /btw replays msg_0
+    again = usage.collect(home, ("claude",))
+    incremental = [r.record() for r in usage.report(again.buckets, "daily")]
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "fresh-state"))
+    cold = [
+        r.record()
+        for r in usage.report(usage.collect(home, ("claude",)).buckets, "daily")
+    ]
+    assert incremental == cold
+    assert cold[0]["responses"] == 20

@@ -124,6 +124,26 @@ def _key_line(record: UsageRecord) -> str:
     return f"{record.key}\t{1 if record.sidechain else 0}"
 
 
+def _repeats_earlier(keys: bytes, records: list[UsageRecord]) -> bool:
+    fresh = [r for r in records if r.key and r.replaces is None]
+    if not fresh or not keys:
+        return False
+    earlier: set[str] = set()
+    messages: dict[str, bool] = {}  # message id -> seen on a side chain
+    for item in keys.decode().split("\n"):
+        key, _, side = item.partition("\t")
+        earlier.add(key)
+        message = key.split(":", 1)[0]
+        messages[message] = messages.get(message, False) or side == "1"
+    for record in fresh:
+        if record.key in earlier:
+            return True
+        alias = record.alias or ""
+        if alias in messages and (record.sidechain or messages[alias]):
+            return True
+    return False
+
+
 def _scan(job: _Job) -> _Done:
     source = sources.get(job.app)
     catalogue = Catalogue.load()
@@ -139,6 +159,10 @@ def _scan(job: _Job) -> _Done:
             f"{job.app}: could not count {job.path}: {type(error).__name__}: {error}"
         )
         scan = UsageScan([], job.offset, job.state or {})
+    if job.offset and _repeats_earlier(job.keys, scan.records):
+        # an appended line repeats a response from before the offset (a side chain replaying
+        # an old message): only a whole read merges it right
+        return _scan(_Job(job.app, job.path, job.signature))
     buckets: dict[tuple[Any, ...], Bucket] = {
         tuple(b[:5]): list(b) for b in job.buckets or ()
     }

@@ -172,7 +172,9 @@ class _Scan:
                 if record.alias:
                     self.by_message.setdefault(record.alias, record)
 
-    def line(self, number: int, data: bytes) -> None:
+    def line(self, number: int, data: bytes, complete: bool = True) -> None:
+        """One marked line; an unfinished last line is read again, whole, next time, so it
+        counts now only if its key will merge it then."""
         try:
             line = _decode_line(data)
         except (msgspec.ValidationError, msgspec.DecodeError):
@@ -246,6 +248,8 @@ class _Scan:
             number,
         )
         if key is None:
+            if not complete:
+                return
             if self.explain:
                 record.note = "no message id: counted as it is"
             self.records.append(record)
@@ -387,8 +391,8 @@ def usage_records(
     lines = MarkedLines(path, (MARKER,), offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
     scan = _Scan(path, explain, state if offset else None)
     try:
-        for number, data, _complete in lines:
-            scan.line(number, data)
+        for number, data, complete in lines:
+            scan.line(number, data, complete)
     except FileNotFoundError:
         diagnostics.skip(os.fspath(path), 0, "vanished")
     scan.finish()

@@ -149,6 +149,7 @@ def npm_install(prefix: Path, spec: str) -> None:
             "--no-audit",
             "--no-fund",
             "--loglevel=error",
+            "--fetch-retries=2",
             spec,
         ]
     )

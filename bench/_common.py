@@ -29,14 +29,39 @@ class Run:
     stderr: str
 
 
+# Linux folds the memory high-water mark of the process that spawned a child into the
+# child's ru_maxrss (it is kept across exec), so a child of this script would report at
+# least this script's own RSS. A small intermediary (GNU time, else a bare Python
+# launcher) spawns the command and reports that grandchild's figure instead.
+_TIME = "/usr/bin/time"
+_LAUNCHER = (
+    "import os, subprocess, sys; p = subprocess.Popen(sys.argv[2:]); "
+    "_, status, usage = os.wait4(p.pid, 0); "
+    "open(sys.argv[1], 'w').write(str(usage.ru_maxrss)); "
+    "sys.exit(os.waitstatus_to_exitcode(status))"
+)
+
+
 def run(
     argv: list[str],
     env: dict[str, str] | None = None,
     *,
     keep_stdout: bool = False,
     first_byte: bool = False,
+    measure_rss: bool = False,
 ) -> Run:
-    """Run `argv` to completion, timing it and reading its own peak RSS through wait4."""
+    """Run `argv` to completion, timing it; with `measure_rss`, read its own peak RSS.
+
+    Without `measure_rss`, `peak_rss` is only an upper bound (see `_TIME`).
+    """
+    rss_file = None
+    if measure_rss:
+        handle, rss_file = tempfile.mkstemp(suffix=".rss")
+        os.close(handle)
+        if os.access(_TIME, os.X_OK):
+            argv = [_TIME, "-f", "%M", "-o", rss_file, *argv]
+        else:
+            argv = [PYTHON, "-c", _LAUNCHER, rss_file, *argv]
     with tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         process = subprocess.Popen(
@@ -65,10 +90,16 @@ def run(
         process.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         stderr = err.read().decode(errors="replace")
+    peak = usage.ru_maxrss * 1024
+    if rss_file is not None:
+        with open(rss_file) as f:
+            text = f.read().split()
+        os.unlink(rss_file)
+        peak = int(text[-1]) * 1024 if text and text[-1].isdigit() else 0
     return Run(
         seconds,
         first,
-        usage.ru_maxrss * 1024,
+        peak,
         usage.ru_utime + usage.ru_stime,
         process.returncode,
         b"".join(chunks),

@@ -234,7 +234,11 @@ def main() -> int:
             for n in range(args.runs):
                 state = workdir / f"rss-{n}"
                 env = environment(state)
-                result = run(sessdex("list", "--json", "--home", made["home"]), env)
+                result = run(
+                    sessdex("list", "--json", "--home", made["home"]),
+                    env,
+                    measure_rss=True,
+                )
                 if result.returncode != 0:
                     run(
                         sessdex(
@@ -243,12 +247,17 @@ def main() -> int:
                         env,
                     )
                     shutil.rmtree(state / "cache" / "snapshots", ignore_errors=True)
-                    result = run(sessdex("list", "--json", "--home", made["home"]), env)
+                    result = run(
+                        sessdex("list", "--json", "--home", made["home"]),
+                        env,
+                        measure_rss=True,
+                    )
                 rss.append(result.peak_rss)
                 shutil.rmtree(state, ignore_errors=True)
             floor = run(
                 [PYTHON, "-c", "import sessdex.cli, orjson, sqlite3"],
                 environment(workdir / "floor"),
+                measure_rss=True,
             ).peak_rss
             r = median(rss)
             report.note(

@@ -44,7 +44,11 @@ TAIL_TARGET = 0.3
 RSS_TARGET = 200 * 1024 * 1024
 
 JSON_BASELINE = r"""
-import json, sys, time
+import sys, time
+if sys.argv[2:] == ["orjson"]:
+    import orjson as json
+else:
+    import json
 started = time.perf_counter()
 n = 0
 with open(sys.argv[1], "rb") as f:
@@ -83,7 +87,7 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
     env = environment(workdir / "state-parse")
     warm_index(made["home"], env)
     run([PYTHON, "-c", JSON_BASELINE, entry["path"]], environment())  # page cache
-    base, api_times, cli_times, events = [], [], [], None
+    base, fast, api_times, cli_times, events = [], [], [], [], None
     for _ in range(args.runs):
         result = run(
             [PYTHON, "-c", JSON_BASELINE, entry["path"]],
@@ -91,6 +95,12 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
             keep_stdout=True,
         )
         base.append(float(result.stdout.split()[0]))
+        result = run(
+            [PYTHON, "-c", JSON_BASELINE, entry["path"], "orjson"],
+            environment(),
+            keep_stdout=True,
+        )
+        fast.append(float(result.stdout.split()[0]))
         result = run(
             [PYTHON, "-c", API_PARSE, made["home"], entry["id"]], env, keep_stdout=True
         )
@@ -111,6 +121,11 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
         f"  file: {size / 1e6:.0f} MB, {entry['lines']} lines ({events} events from sessdex)"
     )
     report.note(f"  json.loads loop: median {b:.2f} s = {size / b / 1e6:.0f} MB/s")
+    o = median(fast)
+    report.note(
+        f"  orjson.loads loop (info: the ceiling for any reader that decodes every line):"
+        f" median {o:.2f} s = {size / o / 1e6:.0f} MB/s = {b / o:.2f}x json.loads"
+    )
     if not api_times:
         report.check(
             "full parse >= 3x json.loads throughput",
@@ -190,7 +205,9 @@ def part_c(report: Report, workdir: Path, args: argparse.Namespace) -> None:
     try:
         for _ in range(args.rss_runs):
             result = run(
-                sessdex("show", entry["id"], "--json", "--home", made["home"]), env
+                sessdex("show", entry["id"], "--json", "--home", made["home"]),
+                env,
+                measure_rss=True,
             )
             if result.returncode != 0:
                 report.note(
@@ -210,6 +227,7 @@ def part_c(report: Report, workdir: Path, args: argparse.Namespace) -> None:
                     made["home"],
                 ),
                 env,
+                measure_rss=True,
             )
             full = result.peak_rss if result.returncode == 0 else None
     finally:

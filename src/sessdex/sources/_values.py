@@ -1,103 +1,247 @@
-"""Typed picks out of parsed JSON, times, and event numbering, for sources that need them.
+"""Small typed helpers every source needs: JSON picks, times, notes for elided text, numbering.
 
-Small and IO-light (only `line_start` and `file_size` touch a file): a source reads through
-files.py, then uses these to take a string, a dict or a list out of a record without a
-cascade of isinstance checks, and to number its events from 0.
+Not a reader (only `stat_size`, `file_size` and `line_start` touch a file): a source reads
+through files.py, then takes a string, dict or number out of a record without a cascade of
+isinstance checks, turns the ways apps write a time into an aware UTC datetime, and numbers
+its events from 0. Where apps need subtly different rules, a keyword at the call says which.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import cast
+from typing import Literal, TypedDict, Unpack, cast
+
+import orjson
 
 from .. import files
-from ..model import Event, EventKind, JSONValue, Usage
+from ..model import Event, EventKind, Extra, JSONValue, Usage
 
 TITLE_CHARS = 200
+MS_ABOVE = 1e11  # a larger epoch number is milliseconds: 1e11 seconds is the year 5138
+
+
+def as_dict(value: object) -> dict[str, object]:
+    """The value when it is a dict, else an empty dict."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list[object]:
+    """The value when it is a list, else an empty list."""
+    return value if isinstance(value, list) else []
+
+
+def as_str(value: object) -> str | None:
+    """The value when it is a non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def as_int(value: object, *, floats: bool = True) -> int:
+    """An int, a float cut to an int (0 instead when `floats` is False); 0 for anything else, bools too."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return int(value) if floats or isinstance(value, int) else 0
+
+
+def stripped(value: object) -> str | None:
+    """A string without its outer whitespace; None when that leaves nothing, or for a non-string."""
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _get(value: object, key: str) -> object:
+    return value.get(key) if isinstance(value, dict) else None
 
 
 def obj(value: object, key: str) -> dict[str, object]:
     """value[key] when both are dicts, else an empty dict."""
-    found = value.get(key) if isinstance(value, dict) else None
-    return found if isinstance(found, dict) else {}
+    return as_dict(_get(value, key))
 
 
 def text_of(value: object, key: str) -> str | None:
     """value[key] when it is a non-empty string, else None."""
-    found = value.get(key) if isinstance(value, dict) else None
-    return found if isinstance(found, str) and found else None
+    return as_str(_get(value, key))
 
 
 def items(value: object, key: str) -> list[object]:
-    found = value.get(key) if isinstance(value, dict) else None
-    return found if isinstance(found, list) else []
+    """value[key] when it is a list, else an empty list."""
+    return as_list(_get(value, key))
 
 
 def dicts(value: object, key: str) -> list[dict[str, object]]:
+    """The dicts in the list value[key]."""
     return [item for item in items(value, key) if isinstance(item, dict)]
 
 
 def number(value: object, key: str) -> int:
-    found = value.get(key) if isinstance(value, dict) else None
-    return found if isinstance(found, int) and not isinstance(found, bool) else 0
+    """value[key] when it is an int (not a bool), else 0."""
+    return as_int(_get(value, key), floats=False)
 
 
-def json_value(value: object) -> JSONValue:
-    if value is None or isinstance(value, (str, int, float, bool, list, dict)):
-        return cast(JSONValue, value)
-    return str(value)
-
-
-def one_line(text: str | None) -> str | None:
-    """A title: whitespace collapsed, one line, at most TITLE_CHARS."""
-    line = " ".join(text.split()) if text else ""
-    if len(line) > TITLE_CHARS:
-        line = line[: TITLE_CHARS - 1].rstrip() + "…"
+def one_line(value: object, limit: int | None = TITLE_CHARS) -> str | None:
+    """Whitespace collapsed to single spaces, cut at `limit` characters with "…"; None if blank."""
+    line = " ".join(value.split()) if isinstance(value, str) else ""
+    if limit is not None and len(line) > limit:
+        line = line[: limit - 1].rstrip() + "…"
     return line or None
 
 
-def plain(text: str) -> str:
-    """The text, or a short note for a payload files.py elided."""
+def first_line(value: object) -> str | None:
+    """The first line of a string that is not blank, stripped."""
+    if not isinstance(value, str):
+        return None
+    return next((line.strip() for line in value.splitlines() if line.strip()), None)
+
+
+def plain(text: str, label: str = "text") -> str:
+    """The text, or a short note ("[text, 3.1 MB]") for a payload files.py elided."""
     marker = files.elided(text)
-    return f"[text, {files.human_bytes(marker[0])}]" if marker else text
+    return f"[{label}, {files.human_bytes(marker[0])}]" if marker else text
+
+
+def shown_text(value: object, *, keep_empty: bool = True) -> str | None:
+    """A string as `plain` shows it; None for a non-string, and for "" unless `keep_empty`."""
+    if not isinstance(value, str) or not (value or keep_empty):
+        return None
+    return plain(value)
+
+
+def decoded_size(data: object) -> int:
+    """The bytes a base64 string holds, an elided one counted at its full length; 0 for a non-string."""
+    if not isinstance(data, str):
+        return 0
+    marker = files.elided(data)
+    return (marker[0] if marker else len(data)) * 3 // 4
 
 
 def blob(mime: str | None, data: object) -> str:
     """A note for base64 data (an image), never the data itself."""
     if not isinstance(data, str) or not data:
         return f"[{mime or 'data'}]"
-    marker = files.elided(data)
-    size = marker[0] if marker else len(data)
-    return f"[{mime or 'data'}, {files.human_bytes(size * 3 // 4)}]"
+    return f"[{mime or 'data'}, {files.human_bytes(decoded_size(data))}]"
 
 
-def iso_time(value: object) -> datetime | None:
-    """An ISO time in UTC; a naive one is taken as local time."""
+def json_value(value: object) -> JSONValue:
+    """The value as it is when it is of a JSON type (not looked into), else its str()."""
+    if value is None or isinstance(value, str | int | float | bool | list | dict):
+        return cast(JSONValue, value)
+    return str(value)
+
+
+def json_copy(value: object) -> JSONValue:
+    """A deep copy through JSON (tuples become lists); str(value) when JSON cannot hold it."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    try:
+        return cast(JSONValue, orjson.loads(orjson.dumps(value)))
+    except TypeError:
+        return str(value)
+
+
+def shown_json(value: object) -> JSONValue:
+    """A deep copy with every string as `plain` shows it and other types as their str()."""
+    if isinstance(value, str):
+        return plain(value)
+    if isinstance(value, dict):
+        return {str(key): shown_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [shown_json(item) for item in value]
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return str(value)
+
+
+def shown_arguments(value: object) -> JSONValue:
+    """Tool-call arguments as `shown_json`, from a JSON string when they are one; other text kept."""
+    if isinstance(value, str):
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return plain(value)
+        return shown_json(parsed)
+    return shown_json(value)
+
+
+def json_object(value: object) -> dict[str, object]:
+    """A dict, or the dict that JSON text (str or bytes) holds; {} for anything else."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str | bytes) and value:
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    return {}
+
+
+def _epoch(value: object, ms: bool) -> datetime | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(value / 1000 if ms else value, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def ms_time(value: object) -> datetime | None:
+    """Epoch milliseconds; None for 0, negatives and non-numbers."""
+    return _epoch(value, ms=True)
+
+
+def epoch_time(value: object) -> datetime | None:
+    """Epoch seconds, or milliseconds when over MS_ABOVE; None for 0, negatives and non-numbers."""
+    return _epoch(value, ms=isinstance(value, int | float) and value > MS_ABOVE)
+
+
+def iso_time(
+    value: object, *, naive: Literal["utc", "local"] = "utc"
+) -> datetime | None:
+    """An ISO 8601 string's time; one without an offset is UTC, or local time if `naive="local"`."""
     if not isinstance(value, str) or not value:
         return None
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+    if moment.tzinfo is None and naive == "utc":
+        moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC)
 
 
-def ms_time(value: object) -> datetime | None:
-    """Epoch milliseconds in UTC."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        return None
+def epoch_or_iso_time(value: object) -> datetime | None:
+    """`epoch_time` for a number, `iso_time` for a string."""
+    return epoch_time(value) or iso_time(value)
+
+
+def db_time(value: object, *, digit_text: bool = False) -> datetime | None:
+    """A time as a database row keeps it: an epoch number (`epoch_time`), or SQL/Go/RFC 3339 text.
+
+    With `digit_text`, a string of digits is an epoch number too. Go writes nanoseconds; the
+    digits after the point are cut to the six Python takes.
+    """
+    if digit_text and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if not isinstance(value, str) or not value:
+        return epoch_time(value)
+    text = value.strip().replace(" ", "T", 1).replace("Z", "+00:00")
+    if "." in text:
+        head, _, rest = text.partition(".")
+        digits = "".join(c for c in rest if c.isdigit())
+        text = f"{head}.{digits[:6]}{rest[len(digits) :]}"
+    return iso_time(text)
+
+
+def stat_size(path: Path) -> int | None:
+    """The file's size in bytes; None when it cannot be read."""
     try:
-        return datetime.fromtimestamp(value / 1000, UTC)
-    except (OverflowError, OSError, ValueError):
+        return path.stat().st_size
+    except OSError:
         return None
 
 
 def file_size(path: Path | None) -> int:
-    try:
-        return path.stat().st_size if path is not None else 0
-    except OSError:
-        return 0
+    """The file's size in bytes; 0 for no path or a file that cannot be read."""
+    return (stat_size(path) if path is not None else None) or 0
 
 
 def line_start(path: Path, offset: int) -> int:
@@ -115,6 +259,18 @@ def line_start(path: Path, offset: int) -> int:
         return position
 
 
+class EventFields(TypedDict, total=False):
+    """The optional parts of an Event, as keyword arguments."""
+
+    agent_id: str | None
+    text: str | None
+    tool: str | None
+    call_id: str | None
+    is_error: bool
+    usage: Usage | None
+    extra: Extra
+
+
 class Emitter:
     """Numbers the events of one session from 0, whichever agent they come from."""
 
@@ -125,30 +281,19 @@ class Emitter:
     def __call__(
         self,
         kind: EventKind,
-        *,
-        agent_id: str | None = None,
         time: datetime | None = None,
+        *,
         estimated: bool = False,
-        text: str | None = None,
-        tool: str | None = None,
-        call_id: str | None = None,
-        is_error: bool = False,
-        usage: Usage | None = None,
-        extra: dict[str, JSONValue] | None = None,
+        **fields: Unpack[EventFields],
     ) -> Event:
+        """The next event; `estimated` marks its time as a guess (only when there is one)."""
         event = Event(
-            session_id=self.session_id,
-            seq=self.seq,
-            kind=kind,
-            time=time,
+            self.session_id,
+            self.seq,
+            kind,
+            time,
             time_estimated=estimated and time is not None,
-            agent_id=agent_id,
-            text=text,
-            tool=tool,
-            call_id=call_id,
-            is_error=is_error,
-            usage=usage,
-            extra=extra or {},
+            **fields,
         )
         self.seq += 1
         return event

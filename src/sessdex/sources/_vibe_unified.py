@@ -224,7 +224,7 @@ def _list_meta(path: Path, diagnostics: Diagnostics) -> list[Session]:
             or text_of(meta, "origin_directory"),
             branch=text_of(meta, "git_branch"),
             title=one_line(text_of(meta, "title")),
-            created=iso_time(meta.get("start_time")),
+            created=iso_time(meta.get("start_time"), naive="local"),
             model=text_of(config, "model_name"),
             parent_id=text_of(meta, "parent_session_id"),
             precedence=2,
@@ -442,7 +442,7 @@ class _EntryReader:
                     agent_id=agent,
                     time=when,
                     text=text,
-                    extra={"discarded": True} if discarded else None,
+                    extra={"discarded": True} if discarded else {},
                 )
             elif text:
                 yield emit(

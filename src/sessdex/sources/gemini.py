@@ -163,7 +163,7 @@ class _Listing:
             self._time(record.get("lastUpdated"))
 
     def _time(self, value: object) -> None:
-        moment = iso_time(value)
+        moment = iso_time(value, naive="local")
         if moment is not None and (self.updated is None or moment > self.updated):
             self.updated = moment
 
@@ -201,7 +201,7 @@ def _parse_jsonl(
             title=listing.first_user
             if subagent
             else (listing.summary or listing.first_user),
-            created=iso_time(header.get("startTime")),
+            created=iso_time(header.get("startTime"), naive="local"),
             updated=listing.updated,
             model=listing.model,
             bytes=size,
@@ -238,8 +238,8 @@ def _parse_legacy(
             path=str(path),
             cwd=_project_cwd(project, document.get("projectHash"), location.root),
             title=one_line(text_of(document, "summary") or first_user),
-            created=iso_time(document.get("startTime")),
-            updated=iso_time(document.get("lastUpdated")),
+            created=iso_time(document.get("startTime"), naive="local"),
+            updated=iso_time(document.get("lastUpdated"), naive="local"),
             model=next(
                 (m for m in (text_of(x, "model") for x in reversed(messages)) if m),
                 None,
@@ -545,7 +545,7 @@ def _item_events(
 ) -> Iterator[Event]:
     agent, message = chat.agent, item.message or {}
     say = partial(emit, agent_id=agent)
-    when = iso_time(message.get("timestamp"))
+    when = iso_time(message.get("timestamp"), naive="local")
     if item.kind == "rewind":
         yield say(
             "meta",
@@ -556,7 +556,7 @@ def _item_events(
             if (usage := _usage(dropped)) is not None:
                 yield say(
                     "usage",
-                    time=iso_time(dropped.get("timestamp")),
+                    time=iso_time(dropped.get("timestamp"), naive="local"),
                     usage=usage,
                     extra={"rewound": True},
                 )
@@ -620,7 +620,7 @@ def _model_events(
         if text:
             yield say(
                 "thinking",
-                time=iso_time(thought.get("timestamp")) or when,
+                time=iso_time(thought.get("timestamp"), naive="local") or when,
                 text=text,
             )
     if said := _content_text(message.get("content")):
@@ -647,7 +647,7 @@ def _model_events(
     for call in tool_calls:
         call_id, done = (
             text_of(call, "id") or "",
-            iso_time(call.get("timestamp")) or when,
+            iso_time(call.get("timestamp"), naive="local") or when,
         )
         child = text_of(call, "agentId")
         if child and child not in chat.children:

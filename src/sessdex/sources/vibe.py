@@ -180,8 +180,8 @@ def _meta(folder: Path) -> _Meta | None:
         folder=folder,
         session_id=session_id,
         parent_id=text_of(document, "parent_session_id"),
-        start=iso_time(document.get("start_time")),
-        end=iso_time(document.get("end_time")),
+        start=iso_time(document.get("start_time"), naive="local"),
+        end=iso_time(document.get("end_time"), naive="local"),
         title=one_line(text_of(document, "title")),
         cwd=text_of(obj(document, "environment"), "working_directory")
         or text_of(document, "origin_directory"),

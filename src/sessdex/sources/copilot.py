@@ -31,33 +31,34 @@ Ignored, on purpose: system prompts, hooks, permission prompts, UI and telemetry
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Unpack
 
 import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, Extra, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    EventFields,
+    as_dict,
+    as_int,
+    as_str,
+    epoch_or_iso_time,
+    line_start,
+    one_line,
+    shown_arguments,
+    shown_json,
+    shown_text,
+)
 from .base import Home, Location
 
 NAME = "copilot"
 TITLE = "GitHub Copilot CLI"
 CHECKED_WITH = "copilot 1.0.11 - 1.0.102"
 ENV_VARS = ("COPILOT_HOME",)
-
-
-class _Fields(TypedDict, total=False):
-    """The optional parts of an Event, as keyword arguments."""
-
-    agent_id: str | None
-    text: str | None
-    tool: str | None
-    call_id: str | None
-    is_error: bool
-    usage: Usage | None
-    extra: Extra
 
 
 _EVENTS = "events.jsonl"
@@ -171,34 +172,36 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         )
         if record is None:
             continue
-        stamp = _time(record.get("timestamp"))
+        stamp = epoch_or_iso_time(record.get("timestamp"))
         updated = stamp or updated
         kind = record.get("type")
-        data = _dict(record.get("data"))
+        data = as_dict(record.get("data"))
         main = (
             not isinstance(record.get("agentId"), str)
             and "parentToolCallId" not in data
         )
         if kind == "session.start":
-            fields.setdefault("id", _str(data.get("sessionId")))
-            fields.setdefault("created", _time(data.get("startTime")) or stamp)
-            fields.setdefault("cli_version", _str(data.get("copilotVersion")))
+            fields.setdefault("id", as_str(data.get("sessionId")))
+            fields.setdefault(
+                "created", epoch_or_iso_time(data.get("startTime")) or stamp
+            )
+            fields.setdefault("cli_version", as_str(data.get("copilotVersion")))
             _context(fields, data)
-            fields["model"] = _str(data.get("selectedModel")) or fields.get("model")
+            fields["model"] = as_str(data.get("selectedModel")) or fields.get("model")
         elif kind == "session.resume":
             _context(fields, data)
-            fields["model"] = _str(data.get("selectedModel")) or fields.get("model")
+            fields["model"] = as_str(data.get("selectedModel")) or fields.get("model")
         elif kind == "session.model_change" and main:
-            fields["model"] = _str(data.get("newModel")) or fields.get("model")
-            fields["effort"] = _str(data.get("reasoningEffort"))
+            fields["model"] = as_str(data.get("newModel")) or fields.get("model")
+            fields["effort"] = as_str(data.get("reasoningEffort"))
         elif kind == "session.permissions_changed" and main:
-            fields["permission_mode"] = _str(data.get("mode"))
+            fields["permission_mode"] = as_str(data.get("mode"))
         elif kind == "session.shutdown":
-            fields["model"] = _str(data.get("currentModel")) or fields.get("model")
+            fields["model"] = as_str(data.get("currentModel")) or fields.get("model")
         elif kind == "user.message" and main and first_prompt is None:
-            first_prompt = _one_line(_str(data.get("content")))
-    repository = _str(fields.get("repository"))
-    session_id = _str(fields.get("id")) or (path.stem if legacy else path.parent.name)
+            first_prompt = one_line(as_str(data.get("content")), limit=None)
+    repository = as_str(fields.get("repository"))
+    session_id = as_str(fields.get("id")) or (path.stem if legacy else path.parent.name)
     # The title lives in workspace.yaml; only the flat legacy files have none.
     title = first_prompt if legacy or not (path.parent / _WORKSPACE).exists() else None
     return [
@@ -206,15 +209,15 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             app=NAME,
             id=session_id,
             path=str(path),
-            cwd=_str(fields.get("cwd")),
-            branch=_str(fields.get("branch")),
+            cwd=as_str(fields.get("cwd")),
+            branch=as_str(fields.get("branch")),
             title=title,
             created=_datetime(fields.get("created")),
             updated=updated,
-            model=_str(fields.get("model")),
-            effort=_str(fields.get("effort")),
-            permission_mode=_str(fields.get("permission_mode")),
-            cli_version=_str(fields.get("cli_version")),
+            model=as_str(fields.get("model")),
+            effort=as_str(fields.get("effort")),
+            permission_mode=as_str(fields.get("permission_mode")),
+            cli_version=as_str(fields.get("cli_version")),
             bytes=size,
             precedence=1,
             extra={"repository": repository} if repository else {},
@@ -233,8 +236,8 @@ def _parse_workspace(path: Path) -> list[Session]:
             id=session_id,
             cwd=values.get("cwd"),
             branch=values.get("branch"),
-            title=_one_line(values.get("name")),
-            created=_time(values.get("created_at")),
+            title=one_line(values.get("name"), limit=None),
+            created=epoch_or_iso_time(values.get("created_at")),
             listed=False,
             extra={"user_named": values.get("user_named") == "true"},
         )
@@ -249,7 +252,7 @@ def read(
     path = Path(session.path)
     reader = _Reader(session, offset)
     try:
-        start = _line_start(path, offset)
+        start = line_start(path, offset)
         for _line, record in files.iter_records(
             path, diagnostics, offset=start, full=full
         ):
@@ -272,7 +275,7 @@ class _Reader:
 
     def __init__(self, session: Session, offset: int) -> None:
         self.session = session
-        self.seq = 0
+        self.emit = Emitter(session.id)
         self.offset = offset
         self.call_owner: dict[
             str, str | None
@@ -318,60 +321,55 @@ class _Reader:
         return kind in self._HANDLERS
 
     def event(
-        self, kind: EventKind, record: Mapping[str, object], **fields: Unpack[_Fields]
+        self,
+        kind: EventKind,
+        record: Mapping[str, object],
+        **fields: Unpack[EventFields],
     ) -> Event:
         fields.setdefault("agent_id", self.agent(record))
-        event = Event(
-            session_id=self.session.id,
-            seq=self.seq,
-            kind=kind,
-            time=_time(record.get("timestamp")),
-            **fields,
-        )
-        self.seq += 1
-        return event
+        return self.emit(kind, epoch_or_iso_time(record.get("timestamp")), **fields)
 
     def agent(self, record: Mapping[str, object]) -> str | None:
         agent = record.get("agentId")
         if isinstance(agent, str) and agent:
             return agent
-        parent_call = _str(_dict(record.get("data")).get("parentToolCallId"))
+        parent_call = as_str(as_dict(record.get("data")).get("parentToolCallId"))
         if parent_call:
             return self.child_of_call.get(parent_call, parent_call)
         return None
 
     def translate(self, kind: str, record: Mapping[str, object]) -> Iterator[Event]:
-        data = _dict(record.get("data"))
+        data = as_dict(record.get("data"))
         agent = self.agent(record)
         if kind in ("session.start", "session.resume"):
-            context = _dict(data.get("context"))
+            context = as_dict(data.get("context"))
             meta: dict[str, JSONValue] = {
                 key: value
                 for key, value in (
-                    ("model", _str(data.get("selectedModel"))),
-                    ("cwd", _str(context.get("cwd"))),
-                    ("branch", _str(context.get("branch"))),
+                    ("model", as_str(data.get("selectedModel"))),
+                    ("cwd", as_str(context.get("cwd"))),
+                    ("branch", as_str(context.get("branch"))),
                 )
                 if value
             }
             text = "session started" if kind == "session.start" else "session resumed"
             yield self.event("meta", record, text=text, extra=meta)
         elif kind == "session.model_change":
-            model = _str(data.get("newModel"))
+            model = as_str(data.get("newModel"))
             change: dict[str, JSONValue] = {"model": model}
-            if _str(data.get("reasoningEffort")):
-                change["effort"] = _str(data.get("reasoningEffort"))
+            if as_str(data.get("reasoningEffort")):
+                change["effort"] = as_str(data.get("reasoningEffort"))
             yield self.event("meta", record, text=f"model: {model}", extra=change)
         elif kind == "session.auto_mode_resolved":
-            model = _str(data.get("chosenModel"))
+            model = as_str(data.get("chosenModel"))
             yield self.event(
                 "meta", record, text=f"auto model: {model}", extra={"model": model}
             )
         elif kind == "session.mode_changed":
-            mode = _str(data.get("newMode"))
+            mode = as_str(data.get("newMode"))
             yield self.event("meta", record, text=f"mode: {mode}", extra={"mode": mode})
         elif kind == "session.permissions_changed":
-            mode = _str(data.get("mode"))
+            mode = as_str(data.get("mode"))
             yield self.event(
                 "meta",
                 record,
@@ -380,7 +378,7 @@ class _Reader:
             )
         elif kind == "session.handoff":
             yield self.event(
-                "meta", record, text="handed off", extra={"handoff": _json(data)}
+                "meta", record, text="handed off", extra={"handoff": shown_json(data)}
             )
         elif kind == "session.context_cleared":
             yield self.event("compaction", record, extra={"reason": "cleared"})
@@ -389,25 +387,25 @@ class _Reader:
             yield self.event(
                 "compaction",
                 record,
-                extra={"reason": "truncation", "messages_removed": _json(removed)},
+                extra={"reason": "truncation", "messages_removed": shown_json(removed)},
             )
         elif kind == "session.compaction_complete":
             if data.get("success") is False:
                 yield self.event(
                     "error",
                     record,
-                    text=f"compaction failed: {_text(data.get('error'))}",
+                    text=f"compaction failed: {shown_text(data.get('error'))}",
                 )
                 return
-            summary = _text(data.get("summaryContent"))
+            summary = shown_text(data.get("summaryContent"))
             yield self.event(
                 "compaction", record, text=summary, extra={"reason": "compaction"}
             )
         elif kind in ("session.error", "abort", "subagent.failed"):
             why = (
-                _text(data.get("message"))
-                or _text(data.get("error"))
-                or _text(data.get("reason"))
+                shown_text(data.get("message"))
+                or shown_text(data.get("error"))
+                or shown_text(data.get("reason"))
             )
             prefix = {"abort": "aborted", "subagent.failed": "sub-agent failed"}.get(
                 kind, "error"
@@ -417,9 +415,9 @@ class _Reader:
             )
         elif kind in ("session.usage_record", "assistant.usage"):
             usage_data = (
-                _dict(data.get("usage")) if kind == "session.usage_record" else data
+                as_dict(data.get("usage")) if kind == "session.usage_record" else data
             )
-            call = _str(usage_data.get("apiCallId"))
+            call = as_str(usage_data.get("apiCallId"))
             if call and call in self.billed:
                 return
             if call:
@@ -428,18 +426,18 @@ class _Reader:
             yield self.event(
                 "usage",
                 record,
-                usage=_gross_usage(usage_data, _str(usage_data.get("model"))),
+                usage=_gross_usage(usage_data, as_str(usage_data.get("model"))),
             )
         elif kind == "session.shutdown":
             yield from self.shutdown(record, data)
         elif kind == "user.message":
             self.final[agent] = False
-            yield self.event("user", record, text=_text(data.get("content")))
+            yield self.event("user", record, text=shown_text(data.get("content")))
         elif kind == "assistant.reasoning":
             yield from self.thinking(record, agent, data.get("content"))
         elif kind == "assistant.message":
             yield from self.thinking(record, agent, data.get("reasoningText"))
-            content = _text(data.get("content"))
+            content = shown_text(data.get("content"))
             if content and content.strip():
                 yield self.event("assistant", record, text=content)
             requests = data.get("toolRequests")
@@ -449,32 +447,35 @@ class _Reader:
                 else []
             )
             for request in calls:
-                call_id = _str(request.get("toolCallId"))
+                call_id = as_str(request.get("toolCallId"))
                 if call_id:
                     self.call_owner[call_id] = agent
                 yield self.tool_call(
-                    record, call_id, _str(request.get("name")), request.get("arguments")
+                    record,
+                    call_id,
+                    as_str(request.get("name")),
+                    request.get("arguments"),
                 )
             self.final[agent] = not calls
         elif kind == "assistant.turn_end":
             if self.final.pop(agent, False):
                 yield self.event("turn_end", record)
         elif kind == "tool.execution_start":
-            call_id = _str(data.get("toolCallId"))
+            call_id = as_str(data.get("toolCallId"))
             if call_id and call_id not in self.call_owner:
                 self.call_owner[call_id] = agent
                 yield self.tool_call(
-                    record, call_id, _str(data.get("toolName")), data.get("arguments")
+                    record, call_id, as_str(data.get("toolName")), data.get("arguments")
                 )
         elif kind == "tool.execution_complete":
             yield self.tool_result(record, data)
         elif kind == "subagent.started":
-            call_id = _str(data.get("toolCallId"))
-            child = _str(record.get("agentId")) or call_id
+            call_id = as_str(data.get("toolCallId"))
+            child = as_str(record.get("agentId")) or call_id
             if call_id and child:
                 self.child_of_call[call_id] = child
-            agent_type = _str(data.get("agentType")) or _str(data.get("agentName"))
-            description = _text(data.get("agentDescription")) or _text(
+            agent_type = as_str(data.get("agentType")) or as_str(data.get("agentName"))
+            description = shown_text(data.get("agentDescription")) or shown_text(
                 data.get("agentDisplayName")
             )
             yield self.event(
@@ -489,7 +490,7 @@ class _Reader:
     def thinking(
         self, record: Mapping[str, object], agent: str | None, value: object
     ) -> Iterator[Event]:
-        text = _text(value)
+        text = shown_text(value)
         if not text or not text.strip() or self.last_thinking.get(agent) == text:
             return
         self.last_thinking[agent] = text
@@ -502,7 +503,7 @@ class _Reader:
         tool: str | None,
         arguments: object,
     ) -> Event:
-        value = _arguments(arguments)
+        value = shown_arguments(arguments)
         text = value if isinstance(value, str) else None  # not JSON: a raw patch, say
         return self.event(
             "tool_call",
@@ -516,19 +517,21 @@ class _Reader:
     def tool_result(
         self, record: Mapping[str, object], data: Mapping[str, object]
     ) -> Event:
-        result = _dict(data.get("result"))
-        text = _text(result.get("content")) or _text(result.get("detailedContent"))
+        result = as_dict(data.get("result"))
+        text = shown_text(result.get("content")) or shown_text(
+            result.get("detailedContent")
+        )
         error = data.get("error")
         if not text and error is not None:
             text = (
-                _text(_dict(error).get("message"))
+                shown_text(as_dict(error).get("message"))
                 if isinstance(error, dict)
-                else _text(error)
+                else shown_text(error)
             )
         return self.event(
             "tool_result",
             record,
-            call_id=_str(data.get("toolCallId")),
+            call_id=as_str(data.get("toolCallId")),
             text=text,
             is_error=data.get("success") is False,
         )
@@ -559,32 +562,32 @@ class _Reader:
 
 def _gross_usage(data: Mapping[str, object], model: str | None) -> Usage:
     """Copilot's inputTokens include cache reads and writes: keep only the rest."""
-    cache_read = _int(data.get("cacheReadTokens"))
-    cache_write = _int(data.get("cacheWriteTokens"))
+    cache_read = as_int(data.get("cacheReadTokens"))
+    cache_write = as_int(data.get("cacheWriteTokens"))
     return Usage(
-        input_tokens=max(0, _int(data.get("inputTokens")) - cache_read - cache_write),
-        output_tokens=_int(data.get("outputTokens")),
+        input_tokens=max(0, as_int(data.get("inputTokens")) - cache_read - cache_write),
+        output_tokens=as_int(data.get("outputTokens")),
         cache_read_tokens=cache_read,
         cache_write_tokens=cache_write,
-        reasoning_tokens=_int(data.get("reasoningTokens")),
+        reasoning_tokens=as_int(data.get("reasoningTokens")),
         model=model,
     )
 
 
 def _shutdown_totals(data: Mapping[str, object]) -> dict[str, Usage]:
     totals: dict[str, Usage] = {}
-    for model, metric in _dict(data.get("modelMetrics")).items():
-        usage = _dict(_dict(metric).get("usage"))
+    for model, metric in as_dict(data.get("modelMetrics")).items():
+        usage = as_dict(as_dict(metric).get("usage"))
         if usage:
             totals[model] = _gross_usage(usage, model)
     if totals:
         return totals
-    details = _dict(data.get("tokenDetails"))
-    current = _str(data.get("currentModel"))
+    details = as_dict(data.get("tokenDetails"))
+    current = as_str(data.get("currentModel"))
     if details and current:
 
         def count(key: str) -> int:
-            return _int(_dict(details.get(key)).get("tokenCount"))
+            return as_int(as_dict(details.get(key)).get("tokenCount"))
 
         totals[current] = Usage(
             count("input"),
@@ -636,23 +639,6 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 # --- small helpers ----------------------------------------------------------------------
 
 
-def _line_start(path: Path, offset: int) -> int:
-    """The first line start at or after `offset` (a cut line at `offset` is dropped)."""
-    if offset <= 0:
-        return 0
-    with open(path, "rb") as stream:
-        stream.seek(offset - 1)
-        if stream.read(1) == b"\n":
-            return offset
-        position = offset
-        while chunk := stream.read(files.CHUNK):
-            newline = chunk.find(b"\n")
-            if newline >= 0:
-                return position + newline + 1
-            position += len(chunk)
-        return position
-
-
 def _read_yaml(path: Path) -> dict[str, str]:
     """The top-level scalars of a small YAML mapping, read line-wise (all Copilot writes)."""
     try:
@@ -696,89 +682,16 @@ def _read_yaml(path: Path) -> dict[str, str]:
 
 
 def _context(fields: dict[str, object], data: Mapping[str, object]) -> None:
-    context = _dict(data.get("context"))
+    context = as_dict(data.get("context"))
     for key, name in (
         ("cwd", "cwd"),
         ("branch", "branch"),
         ("repository", "repository"),
     ):
-        value = _str(context.get(key))
+        value = as_str(context.get(key))
         if value:
             fields[name] = value
 
 
-def _arguments(value: object) -> JSONValue:
-    if isinstance(value, str):
-        try:
-            parsed = orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return _text(value)
-        return _json(parsed)
-    return _json(value)
-
-
-def _json(value: object) -> JSONValue:
-    """A JSON value with elided strings replaced by a short summary."""
-    if isinstance(value, str):
-        return _text(value)
-    if isinstance(value, dict):
-        return {str(k): _json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return str(value)
-
-
-def _text(value: object) -> str | None:
-    if not isinstance(value, str):
-        return None
-    marker = files.elided(value)
-    if marker is not None:
-        return f"[text, {files.human_bytes(marker[0])}]"
-    return value
-
-
-def _one_line(value: str | None) -> str | None:
-    if not value:
-        return None
-    line = " ".join(value.split())
-    return line or None
-
-
-def _time(value: object) -> datetime | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        seconds = value / 1000 if value > 1e11 else value
-        try:
-            return datetime.fromtimestamp(seconds, UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
 def _datetime(value: object) -> datetime | None:
     return value if isinstance(value, datetime) else None
-
-
-def _dict(value: object) -> dict[str, object]:
-    return value if isinstance(value, dict) else {}
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _int(value: object) -> int:
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value)
-    return 0

@@ -30,31 +30,29 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Unpack
 
 import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, Extra, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, EventKind, ResumePlan, Session
+from ._values import (
+    Emitter,
+    EventFields,
+    as_str,
+    epoch_time,
+    line_start,
+    one_line,
+    shown_json,
+    shown_text,
+)
 from .base import Home, Location
 
 NAME = "cursor"
 TITLE = "Cursor CLI"
 CHECKED_WITH = "Cursor CLI 2026.06-2026.08 (per public readers); no real capture"
 ENV_VARS = ("CURSOR_CONFIG_DIR",)
-
-
-class _Fields(TypedDict, total=False):
-    """The optional parts of an Event, as keyword arguments."""
-
-    agent_id: str | None
-    text: str | None
-    tool: str | None
-    call_id: str | None
-    is_error: bool
-    usage: Usage | None
-    extra: Extra
 
 
 _DEFAULT_NAMES = frozenset({"", "New Agent", "New Chat"})
@@ -127,7 +125,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             continue
         roles += 1
         if record.get("role") == "user" and first_query is None:
-            first_query = _one_line(_user_text(_blocks(record)))
+            first_query = one_line(_user_text(_blocks(record)), limit=None)
     if roles == 0:
         return []
     return [
@@ -167,19 +165,21 @@ def _parse_store(path: Path, diagnostics: Diagnostics) -> list[Session]:
             meta.update(decoded)
         elif isinstance(key, str):
             meta[key] = decoded
-    name = _str(meta.get("name"))
+    name = as_str(meta.get("name"))
     mode = (
         "run-everything"
         if meta.get("isRunEverything") is True
-        else _str(meta.get("mode"))
+        else as_str(meta.get("mode"))
     )
     return [
         Session(
             app=NAME,
-            id=_str(meta.get("agentId")) or path.parent.name,
-            title=None if name is None or name in _DEFAULT_NAMES else _one_line(name),
-            created=_time(meta.get("createdAt")),
-            model=_str(meta.get("lastUsedModel")),
+            id=as_str(meta.get("agentId")) or path.parent.name,
+            title=None
+            if name is None or name in _DEFAULT_NAMES
+            else one_line(name, limit=None),
+            created=epoch_time(meta.get("createdAt")),
+            model=as_str(meta.get("lastUsedModel")),
             permission_mode=mode,
             precedence=2,
             listed=False,
@@ -195,9 +195,9 @@ def _parse_chat_meta(path: Path) -> list[Session]:
         Session(
             app=NAME,
             id=path.parent.name,
-            cwd=_str(meta.get("cwd")),
-            created=_time(meta.get("createdAtMs")),
-            updated=_time(meta.get("updatedAtMs")),
+            cwd=as_str(meta.get("cwd")),
+            created=epoch_time(meta.get("createdAtMs")),
+            updated=epoch_time(meta.get("updatedAtMs")),
             precedence=3,
             listed=False,
         )
@@ -253,7 +253,7 @@ def read(
     reader = _Reader(session, diagnostics)
     try:
         yield from reader.transcript(
-            path, full=full, offset=_line_start(path, offset), agent=None
+            path, full=full, offset=line_start(path, offset), agent=None
         )
     except FileNotFoundError:
         diagnostics.problem(f"{path}: vanished while reading")
@@ -286,7 +286,7 @@ def _child_query(path: Path) -> str | None:
     for line in head:
         record = files.parse_json(line)
         if record is not None and record.get("role") == "user":
-            return _one_line(_user_text(_blocks(record)))
+            return one_line(_user_text(_blocks(record)), limit=None)
     return None
 
 
@@ -294,15 +294,13 @@ class _Reader:
     def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
         self.session = session
         self.diagnostics = diagnostics
-        self.seq = 0
+        self.emit = Emitter(session.id)
 
     def event(
-        self, kind: EventKind, agent: str | None, **fields: Unpack[_Fields]
+        self, kind: EventKind, agent: str | None, **fields: Unpack[EventFields]
     ) -> Event:
         fields["agent_id"] = agent
-        event = Event(session_id=self.session.id, seq=self.seq, kind=kind, **fields)
-        self.seq += 1
-        return event
+        return self.emit(kind, **fields)
 
     def transcript(
         self, path: Path, *, full: bool, offset: int, agent: str | None
@@ -320,7 +318,7 @@ class _Reader:
                 yield from self.blocks(record, agent, user=False)
             elif record.get("type") == "turn_ended":
                 yield self.event(
-                    "turn_end", agent, extra={"reason": _str(record.get("status"))}
+                    "turn_end", agent, extra={"reason": as_str(record.get("status"))}
                 )
             elif role == "system":
                 continue
@@ -345,12 +343,14 @@ class _Reader:
         for block in _blocks(record):
             kind = block.get("type")
             if kind == "text":
-                value = _text(block.get("text"))
+                value = shown_text(block.get("text"))
                 if value and not user:
                     texts.append(value)
             elif kind in ("thinking", "reasoning"):
                 yield from flush()
-                value = _text(block.get("thinking")) or _text(block.get("text"))
+                value = shown_text(block.get("thinking")) or shown_text(
+                    block.get("text")
+                )
                 if value and value.strip():
                     yield self.event("thinking", agent, text=value)
             elif kind in ("tool_use", "tool_call", "tool-call"):
@@ -358,16 +358,16 @@ class _Reader:
                 yield self.event(
                     "tool_call",
                     agent,
-                    tool=_str(block.get("name")),
-                    call_id=_str(block.get("id")),
-                    extra={"input": _json(block.get("input", block.get("args")))},
+                    tool=as_str(block.get("name")),
+                    call_id=as_str(block.get("id")),
+                    extra={"input": shown_json(block.get("input", block.get("args")))},
                 )
             elif kind in ("tool_result", "tool-result"):
                 yield from flush()
                 yield self.event(
                     "tool_result",
                     agent,
-                    call_id=_str(block.get("tool_use_id")) or _str(block.get("id")),
+                    call_id=as_str(block.get("tool_use_id")) or as_str(block.get("id")),
                     text=_content_text(block.get("content")),
                     is_error=block.get("is_error") is True,
                 )
@@ -415,7 +415,9 @@ def _blocks(record: Mapping[str, object]) -> list[dict[str, object]]:
 def _user_text(blocks: list[dict[str, object]]) -> str | None:
     """What the user typed: the text blocks, with Cursor's <user_query> wrapper taken off."""
     texts = [
-        t for b in blocks if b.get("type") == "text" and (t := _text(b.get("text")))
+        t
+        for b in blocks
+        if b.get("type") == "text" and (t := shown_text(b.get("text")))
     ]
     if not texts:
         return None
@@ -426,67 +428,10 @@ def _user_text(blocks: list[dict[str, object]]) -> str | None:
 
 def _content_text(value: object) -> str | None:
     if isinstance(value, str):
-        return _text(value)
+        return shown_text(value)
     if isinstance(value, list):
         texts = [
-            t for b in value if isinstance(b, dict) and (t := _text(b.get("text")))
+            t for b in value if isinstance(b, dict) and (t := shown_text(b.get("text")))
         ]
         return "\n".join(texts) if texts else None
     return None
-
-
-def _line_start(path: Path, offset: int) -> int:
-    """The first line start at or after `offset` (a cut line at `offset` is dropped)."""
-    if offset <= 0:
-        return 0
-    with open(path, "rb") as stream:
-        stream.seek(offset - 1)
-        if stream.read(1) == b"\n":
-            return offset
-        position = offset
-        while chunk := stream.read(files.CHUNK):
-            newline = chunk.find(b"\n")
-            if newline >= 0:
-                return position + newline + 1
-            position += len(chunk)
-        return position
-
-
-def _json(value: object) -> JSONValue:
-    if isinstance(value, str):
-        return _text(value)
-    if isinstance(value, dict):
-        return {str(k): _json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return str(value)
-
-
-def _text(value: object) -> str | None:
-    if not isinstance(value, str):
-        return None
-    marker = files.elided(value)
-    if marker is not None:
-        return f"[text, {files.human_bytes(marker[0])}]"
-    return value
-
-
-def _one_line(value: str | None) -> str | None:
-    if not value:
-        return None
-    return " ".join(value.split()) or None
-
-
-def _time(value: object) -> datetime | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        try:
-            return datetime.fromtimestamp(value / 1000 if value > 1e11 else value, UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-    return None
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None

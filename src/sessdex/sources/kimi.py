@@ -28,31 +28,28 @@ import re
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypedDict, Unpack
-
-import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, Extra, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    as_dict,
+    as_int,
+    as_str,
+    decoded_size,
+    epoch_time,
+    line_start,
+    one_line,
+    shown_arguments,
+    shown_text,
+)
 from .base import Home, Location
 
 NAME = "kimi"
 TITLE = "Kimi CLI"
 CHECKED_WITH = "kimi-cli 1.49 source (wire protocol 1.x); no real capture"
 ENV_VARS = ("KIMI_SHARE_DIR",)
-
-
-class _Fields(TypedDict, total=False):
-    """The optional parts of an Event, as keyword arguments."""
-
-    agent_id: str | None
-    text: str | None
-    tool: str | None
-    call_id: str | None
-    is_error: bool
-    usage: Usage | None
-    extra: Extra
 
 
 _WIRE = "wire.jsonl"
@@ -189,22 +186,23 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         ]
     meta = files.read_json_file(path.parent / "meta.json", limit=1024 * 1024)
     meta = meta if isinstance(meta, dict) else {}
-    spec = _dict(meta.get("launch_spec"))
+    spec = as_dict(meta.get("launch_spec"))
     return [
         Session(
             app=NAME,
-            id=_str(meta.get("agent_id")) or session_id,
+            id=as_str(meta.get("agent_id")) or session_id,
             path=str(path),
             cwd=cwd,
-            title=_one_line(_str(meta.get("description"))) or first_prompt,
-            created=created or _time(meta.get("created_at")),
-            updated=updated or _time(meta.get("updated_at")),
-            model=_str(spec.get("effective_model")) or _str(spec.get("model_override")),
+            title=one_line(as_str(meta.get("description")), limit=None) or first_prompt,
+            created=created or epoch_time(meta.get("created_at")),
+            updated=updated or epoch_time(meta.get("updated_at")),
+            model=as_str(spec.get("effective_model"))
+            or as_str(spec.get("model_override")),
             bytes=stat.st_size,
             parent_id=session_dir.name,
-            agent_type=_str(meta.get("subagent_type")),
+            agent_type=as_str(meta.get("subagent_type")),
             precedence=1,
-            extra={**extra, "status": _str(meta.get("status"))},
+            extra={**extra, "status": as_str(meta.get("status"))},
         )
     ]
 
@@ -213,7 +211,7 @@ def _parse_state(path: Path) -> list[Session]:
     state = files.read_json_file(path, limit=4 * 1024 * 1024)
     if not isinstance(state, dict):
         return []
-    approval = _dict(state.get("approval"))
+    approval = as_dict(state.get("approval"))
     if approval.get("yolo") is True:
         mode = "yolo"
     elif approval.get("afk") is True:
@@ -226,7 +224,7 @@ def _parse_state(path: Path) -> list[Session]:
         Session(
             app=NAME,
             id=path.parent.name,
-            title=_one_line(_str(state.get("custom_title"))),
+            title=one_line(as_str(state.get("custom_title")), limit=None),
             permission_mode=mode,
             precedence=2,
             listed=False,
@@ -256,14 +254,15 @@ def _wire_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
         if record is None:
             continue
         if record.get("type") == "metadata":
-            protocol = _str(record.get("protocol_version"))
+            protocol = as_str(record.get("protocol_version"))
             continue
         records += 1
-        created = created or _time(record.get("timestamp"))
-        message = _dict(record.get("message"))
+        created = created or epoch_time(record.get("timestamp"))
+        message = as_dict(record.get("message"))
         if prompt is None and message.get("type") == "TurnBegin":
-            prompt = _one_line(
-                _parts_text(_dict(message.get("payload")).get("user_input"))
+            prompt = one_line(
+                _parts_text(as_dict(message.get("payload")).get("user_input")),
+                limit=None,
             )
     updated = None
     for line in reversed(tail):
@@ -273,7 +272,7 @@ def _wire_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
             else None
         )
         if match:
-            updated = _time(float(match.group(1)))
+            updated = epoch_time(float(match.group(1)))
             break
     if records == 0:
         return None
@@ -298,7 +297,7 @@ def _context_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
         if role == "user" and prompt is None and record is not None:
             text = _parts_text(record.get("content"))
             if text and not _CHECKPOINT.match(text):
-                prompt = _one_line(text)
+                prompt = one_line(text, limit=None)
     return (None, None, prompt, None) if seen else None
 
 
@@ -306,7 +305,7 @@ def _work_dirs(root: Path) -> dict[str, str]:
     """Session folder name -> work directory, from kimi.json."""
     metadata = files.read_json_file(root / "kimi.json", limit=16 * 1024 * 1024)
     found: dict[str, str] = {}
-    listed = _dict(metadata).get("work_dirs")
+    listed = as_dict(metadata).get("work_dirs")
     for work_dir in listed if isinstance(listed, list) else []:
         if not isinstance(work_dir, dict) or not isinstance(work_dir.get("path"), str):
             continue
@@ -328,9 +327,9 @@ def read(
     reader = _Reader(session, diagnostics)
     try:
         if path.name == _WIRE:
-            yield from reader.wire(path, full=full, offset=_line_start(path, offset))
+            yield from reader.wire(path, full=full, offset=line_start(path, offset))
         else:
-            yield from reader.context(path, full=full, offset=_line_start(path, offset))
+            yield from reader.context(path, full=full, offset=line_start(path, offset))
     except FileNotFoundError:
         diagnostics.problem(f"{path}: vanished while reading")
         return
@@ -342,12 +341,15 @@ def read(
             continue
         meta = files.read_json_file(Path(child.path) / "meta.json", limit=1024 * 1024)
         meta = meta if isinstance(meta, dict) else {}
-        child_id = _str(meta.get("agent_id")) or child.name
+        child_id = as_str(meta.get("agent_id")) or child.name
         yield reader.event(
             "subagent",
             None,
-            text=_str(meta.get("description")),
-            extra={"child_id": child_id, "agent_type": _str(meta.get("subagent_type"))},
+            text=as_str(meta.get("description")),
+            extra={
+                "child_id": child_id,
+                "agent_type": as_str(meta.get("subagent_type")),
+            },
         )
         child_wire = Path(child.path) / _WIRE
         try:
@@ -367,21 +369,12 @@ class _Reader:
     def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
         self.session = session
         self.diagnostics = diagnostics
-        self.seq = 0
+        self.event = Emitter(session.id)
         self.spawned: set[str] = set()  # sub-agent ids already introduced
         self.billed: set[str] = set()
         self.calls: dict[
             str, tuple[str | None, JSONValue]
         ] = {}  # call id -> (agent, arguments)
-
-    def event(
-        self, kind: EventKind, time: datetime | None, **fields: Unpack[_Fields]
-    ) -> Event:
-        event = Event(
-            session_id=self.session.id, seq=self.seq, kind=kind, time=time, **fields
-        )
-        self.seq += 1
-        return event
 
     def wire(
         self, path: Path, *, full: bool, offset: int, agent: str | None = None
@@ -391,14 +384,14 @@ class _Reader:
         ):
             if record.get("type") == "metadata":
                 continue
-            message = _dict(record.get("message"))
-            yield from self.message(message, _time(record.get("timestamp")), agent)
+            message = as_dict(record.get("message"))
+            yield from self.message(message, epoch_time(record.get("timestamp")), agent)
 
     def message(
         self, message: Mapping[str, object], time: datetime | None, agent: str | None
     ) -> Iterator[Event]:
         kind = message.get("type")
-        payload = _dict(message.get("payload"))
+        payload = as_dict(message.get("payload"))
         if not isinstance(kind, str):
             self.diagnostics.unknown_type("<no type>")
             return
@@ -419,7 +412,7 @@ class _Reader:
         elif kind == "StepInterrupted":
             yield self.event("error", time, agent_id=agent, text="step interrupted")
         elif kind == "StepRetry":
-            why = _str(payload.get("error_type")) or "error"
+            why = as_str(payload.get("error_type")) or "error"
             yield self.event(
                 "error",
                 time,
@@ -430,8 +423,8 @@ class _Reader:
         elif kind == "CompactionBegin":
             yield self.event("compaction", time, agent_id=agent)
         elif kind == "StatusUpdate":
-            usage = _dict(payload.get("token_usage"))
-            message_id = _str(payload.get("message_id"))
+            usage = as_dict(payload.get("token_usage"))
+            message_id = as_str(payload.get("message_id"))
             if not usage or (message_id and message_id in self.billed):
                 return
             if message_id:
@@ -441,10 +434,10 @@ class _Reader:
                 time,
                 agent_id=agent,
                 usage=Usage(
-                    input_tokens=_int(usage.get("input_other")),
-                    output_tokens=_int(usage.get("output")),
-                    cache_read_tokens=_int(usage.get("input_cache_read")),
-                    cache_write_tokens=_int(usage.get("input_cache_creation")),
+                    input_tokens=as_int(usage.get("input_other")),
+                    output_tokens=as_int(usage.get("output")),
+                    cache_read_tokens=as_int(usage.get("input_cache_read")),
+                    cache_write_tokens=as_int(usage.get("input_cache_creation")),
                     model=self.session.model,
                 ),
             )
@@ -453,13 +446,13 @@ class _Reader:
         elif kind == "ToolCall":
             yield self.tool_call(payload, time, agent)
         elif kind == "ToolResult":
-            value = _dict(payload.get("return_value"))
-            text = _parts_text(value.get("output")) or _text(value.get("message"))
+            value = as_dict(payload.get("return_value"))
+            text = _parts_text(value.get("output")) or shown_text(value.get("message"))
             yield self.event(
                 "tool_result",
                 time,
                 agent_id=agent,
-                call_id=_str(payload.get("tool_call_id")),
+                call_id=as_str(payload.get("tool_call_id")),
                 text=text,
                 is_error=value.get("is_error") is True,
             )
@@ -468,7 +461,7 @@ class _Reader:
                 "meta",
                 time,
                 agent_id=agent,
-                text=_text(payload.get("content")),
+                text=shown_text(payload.get("content")),
                 extra={"plan": True},
             )
         elif kind == "BtwBegin":
@@ -476,20 +469,20 @@ class _Reader:
                 "user",
                 time,
                 agent_id=agent,
-                text=_text(payload.get("question")),
+                text=shown_text(payload.get("question")),
                 extra={"btw": True},
             )
         elif kind == "BtwEnd":
-            if _str(payload.get("error")):
+            if as_str(payload.get("error")):
                 yield self.event(
-                    "error", time, agent_id=agent, text=_str(payload.get("error"))
+                    "error", time, agent_id=agent, text=as_str(payload.get("error"))
                 )
             else:
                 yield self.event(
                     "assistant",
                     time,
                     agent_id=agent,
-                    text=_text(payload.get("response")),
+                    text=shown_text(payload.get("response")),
                     extra={"btw": True},
                 )
         elif kind == "SubagentEvent":
@@ -498,17 +491,17 @@ class _Reader:
     def subagent(
         self, payload: Mapping[str, object], time: datetime | None, agent: str | None
     ) -> Iterator[Event]:
-        call_id = _str(payload.get("parent_tool_call_id")) or _str(
+        call_id = as_str(payload.get("parent_tool_call_id")) or as_str(
             payload.get("task_tool_call_id")
         )
-        child = _str(payload.get("agent_id")) or call_id or "subagent"
+        child = as_str(payload.get("agent_id")) or call_id or "subagent"
         if child not in self.spawned:
             self.spawned.add(child)
             owner, arguments = (
                 self.calls.get(call_id, (agent, None)) if call_id else (agent, None)
             )
             description = (
-                _dict(arguments).get("description")
+                as_dict(arguments).get("description")
                 if isinstance(arguments, dict)
                 else None
             )
@@ -517,13 +510,13 @@ class _Reader:
                 time,
                 agent_id=owner,
                 call_id=call_id,
-                text=_str(description),
+                text=as_str(description),
                 extra={
                     "child_id": child,
-                    "agent_type": _str(payload.get("subagent_type")),
+                    "agent_type": as_str(payload.get("subagent_type")),
                 },
             )
-        yield from self.message(_dict(payload.get("event")), time, child)
+        yield from self.message(as_dict(payload.get("event")), time, child)
 
     def part(
         self,
@@ -534,11 +527,11 @@ class _Reader:
     ) -> Iterator[Event]:
         kind = part.get("type")
         if kind == "text":
-            text = _text(part.get("text"))
+            text = shown_text(part.get("text"))
             if text and text.strip():
                 yield self.event(role, time, agent_id=agent, text=text)
         elif kind == "think":
-            text = _text(part.get("think"))
+            text = shown_text(part.get("think"))
             if text and text.strip():
                 yield self.event("thinking", time, agent_id=agent, text=text)
         elif isinstance(kind, str) and kind.endswith("_url"):
@@ -547,16 +540,16 @@ class _Reader:
     def tool_call(
         self, payload: Mapping[str, object], time: datetime | None, agent: str | None
     ) -> Event:
-        function = _dict(payload.get("function"))
-        call_id = _str(payload.get("id"))
-        arguments = _arguments(function.get("arguments"))
+        function = as_dict(payload.get("function"))
+        call_id = as_str(payload.get("id"))
+        arguments = shown_arguments(function.get("arguments"))
         if call_id:
             self.calls[call_id] = (agent, arguments)
         return self.event(
             "tool_call",
             time,
             agent_id=agent,
-            tool=_str(function.get("name")),
+            tool=as_str(function.get("name")),
             call_id=call_id,
             text=arguments if isinstance(arguments, str) else None,
             extra={"input": arguments},
@@ -583,7 +576,7 @@ class _Reader:
             elif role == "assistant":
                 if isinstance(content, str) and content.strip():
                     yield self.event(
-                        "assistant", None, agent_id=agent, text=_text(content)
+                        "assistant", None, agent_id=agent, text=shown_text(content)
                     )
                 for part in content if isinstance(content, list) else []:
                     if isinstance(part, dict):
@@ -597,7 +590,7 @@ class _Reader:
                     "tool_result",
                     None,
                     agent_id=agent,
-                    call_id=_str(record.get("tool_call_id")),
+                    call_id=as_str(record.get("tool_call_id")),
                     text=_parts_text(content),
                 )
             else:
@@ -637,27 +630,10 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 # --- small helpers ----------------------------------------------------------------------
 
 
-def _line_start(path: Path, offset: int) -> int:
-    """The first line start at or after `offset` (a cut line at `offset` is dropped)."""
-    if offset <= 0:
-        return 0
-    with open(path, "rb") as stream:
-        stream.seek(offset - 1)
-        if stream.read(1) == b"\n":
-            return offset
-        position = offset
-        while chunk := stream.read(files.CHUNK):
-            newline = chunk.find(b"\n")
-            if newline >= 0:
-                return position + newline + 1
-            position += len(chunk)
-        return position
-
-
 def _parts_text(value: object) -> str | None:
     """A user input or tool output: a string, or content parts."""
     if isinstance(value, str):
-        return _text(value)
+        return shown_text(value)
     if not isinstance(value, list):
         return None
     texts: list[str] = []
@@ -666,7 +642,7 @@ def _parts_text(value: object) -> str | None:
             continue
         kind = part.get("type")
         if kind == "text":
-            text = _text(part.get("text"))
+            text = shown_text(part.get("text"))
             if text:
                 texts.append(text)
         elif isinstance(kind, str) and kind.endswith("_url"):
@@ -676,70 +652,9 @@ def _parts_text(value: object) -> str | None:
 
 def _media(part: Mapping[str, object]) -> str:
     kind = str(part.get("type", "media")).removesuffix("_url")
-    url = _dict(part.get(f"{kind}_url")).get("url")
+    url = as_dict(part.get(f"{kind}_url")).get("url")
     if isinstance(url, str):
-        marker = files.elided(url)
-        size = marker[0] if marker else len(url)
-        if url.startswith("data:") or marker:
-            return f"[{kind}, {files.human_bytes(size * 3 // 4)}]"
+        if url.startswith("data:") or files.elided(url):
+            return f"[{kind}, {files.human_bytes(decoded_size(url))}]"
         return f"[{kind}: {url}]"
     return f"[{kind}]"
-
-
-def _arguments(value: object) -> JSONValue:
-    if isinstance(value, str):
-        try:
-            return _json(orjson.loads(value))
-        except orjson.JSONDecodeError:
-            return _text(value)
-    return _json(value)
-
-
-def _json(value: object) -> JSONValue:
-    if isinstance(value, str):
-        return _text(value)
-    if isinstance(value, dict):
-        return {str(k): _json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return str(value)
-
-
-def _text(value: object) -> str | None:
-    if not isinstance(value, str):
-        return None
-    marker = files.elided(value)
-    if marker is not None:
-        return f"[text, {files.human_bytes(marker[0])}]"
-    return value
-
-
-def _one_line(value: str | None) -> str | None:
-    if not value:
-        return None
-    return " ".join(value.split()) or None
-
-
-def _time(value: object) -> datetime | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        try:
-            return datetime.fromtimestamp(value / 1000 if value > 1e11 else value, UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-    return None
-
-
-def _dict(value: object) -> dict[str, object]:
-    return value if isinstance(value, dict) else {}
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _int(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 0
-    return int(value)

@@ -21,33 +21,34 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Unpack
 
 import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, Extra, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    EventFields,
+    as_dict,
+    as_int,
+    as_str,
+    decoded_size,
+    epoch_or_iso_time,
+    line_start,
+    one_line,
+    shown_json,
+    shown_text,
+)
 from .base import Home, Location
 
 NAME = "pi"
 TITLE = "pi coding agent"
 CHECKED_WITH = "pi 0.73.1, 0.74 (session format 3)"
 ENV_VARS = ("PI_CODING_AGENT_DIR",)
-
-
-class _Fields(TypedDict, total=False):
-    """The optional parts of an Event, as keyword arguments."""
-
-    agent_id: str | None
-    text: str | None
-    tool: str | None
-    call_id: str | None
-    is_error: bool
-    usage: Usage | None
-    extra: Extra
 
 
 _THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -106,7 +107,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 state.take(record)
         else:
             state.stamp(line.data)
-    parent = _str(header.get("parentSession"))
+    parent = as_str(header.get("parentSession"))
     version = header.get("version")
     extra: dict[str, JSONValue] = {
         "format_version": version if isinstance(version, int) else 1
@@ -116,12 +117,12 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     return [
         Session(
             app=NAME,
-            id=_str(header.get("id")) or path.stem.rpartition("_")[2],
+            id=as_str(header.get("id")) or path.stem.rpartition("_")[2],
             path=str(path),
-            cwd=_str(header.get("cwd")),
+            cwd=as_str(header.get("cwd")),
             title=state.name or state.first_prompt,
-            created=_time(header.get("timestamp")),
-            updated=state.updated or _time(header.get("timestamp")),
+            created=epoch_or_iso_time(header.get("timestamp")),
+            updated=state.updated or epoch_or_iso_time(header.get("timestamp")),
             model=state.model,
             effort=state.effort,
             bytes=size,
@@ -143,29 +144,32 @@ class _Summary:
         self.updated: datetime | None = None
 
     def take(self, record: Mapping[str, object]) -> None:
-        self.updated = _time(record.get("timestamp")) or self.updated
+        self.updated = epoch_or_iso_time(record.get("timestamp")) or self.updated
         kind = record.get("type")
         if kind == "model_change":
-            self.model = _str(record.get("modelId")) or self.model
-            self.provider = _str(record.get("provider")) or self.provider
+            self.model = as_str(record.get("modelId")) or self.model
+            self.provider = as_str(record.get("provider")) or self.provider
         elif kind == "thinking_level_change":
-            self.effort = _str(record.get("thinkingLevel")) or self.effort
+            self.effort = as_str(record.get("thinkingLevel")) or self.effort
         elif kind == "session_info":
-            self.name = _one_line(_str(record.get("name"))) or self.name
+            self.name = one_line(as_str(record.get("name")), limit=None) or self.name
         elif kind == "message":
-            message = _dict(record.get("message"))
+            message = as_dict(record.get("message"))
             role = message.get("role")
             if role == "assistant":
-                self.model = _str(message.get("model")) or self.model
-                self.provider = _str(message.get("provider")) or self.provider
+                self.model = as_str(message.get("model")) or self.model
+                self.provider = as_str(message.get("provider")) or self.provider
             elif role == "user" and self.first_prompt is None:
-                self.first_prompt = _one_line(_content_text(message.get("content")))
+                self.first_prompt = one_line(
+                    _content_text(message.get("content")), limit=None
+                )
 
     def stamp(self, data: bytes) -> None:
         match = re.search(rb'"timestamp":"([^"]+)"', data[:400])
         if match:
             self.updated = (
-                _time(match.group(1).decode("ascii", "replace")) or self.updated
+                epoch_or_iso_time(match.group(1).decode("ascii", "replace"))
+                or self.updated
             )
 
 
@@ -177,7 +181,7 @@ def read(
     path = Path(session.path)
     try:
         branch = _active_branch(path)
-        start = _line_start(path, offset)
+        start = line_start(path, offset)
         reader = _Reader(session)
         for _line, record in files.iter_records(
             path, diagnostics, offset=start, full=full
@@ -234,7 +238,7 @@ def _active_branch(path: Path) -> set[str] | None:
                     or "parentId" not in record
                 ):
                     continue
-                entry_id, parent = record["id"], _str(record.get("parentId"))
+                entry_id, parent = record["id"], as_str(record.get("parentId"))
             parents[entry_id] = parent
             last = entry_id
     if last is None:
@@ -275,30 +279,25 @@ class _Reader:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.seq = 0
+        self.emit = Emitter(session.id)
 
     def handles(self, kind: str, record: Mapping[str, object]) -> bool:
         if kind != "message":
             return kind in self._KINDS
-        return _dict(record.get("message")).get("role") in self._ROLES
+        return as_dict(record.get("message")).get("role") in self._ROLES
 
     def event(
-        self, kind: EventKind, record: Mapping[str, object], **fields: Unpack[_Fields]
+        self,
+        kind: EventKind,
+        record: Mapping[str, object],
+        **fields: Unpack[EventFields],
     ) -> Event:
-        event = Event(
-            session_id=self.session.id,
-            seq=self.seq,
-            kind=kind,
-            time=_time(record.get("timestamp")),
-            **fields,
-        )
-        self.seq += 1
-        return event
+        return self.emit(kind, epoch_or_iso_time(record.get("timestamp")), **fields)
 
     def translate(self, kind: str, record: Mapping[str, object]) -> Iterator[Event]:
         if kind == "model_change":
-            model = _str(record.get("modelId"))
-            provider = _str(record.get("provider"))
+            model = as_str(record.get("modelId"))
+            provider = as_str(record.get("provider"))
             yield self.event(
                 "meta",
                 record,
@@ -306,12 +305,12 @@ class _Reader:
                 extra={"model": model, "provider": provider},
             )
         elif kind == "thinking_level_change":
-            level = _str(record.get("thinkingLevel"))
+            level = as_str(record.get("thinkingLevel"))
             yield self.event(
                 "meta", record, text=f"thinking: {level}", extra={"effort": level}
             )
         elif kind == "session_info":
-            name = _str(record.get("name"))
+            name = as_str(record.get("name"))
             yield self.event(
                 "meta", record, text=f"named: {name}", extra={"title": name}
             )
@@ -320,7 +319,7 @@ class _Reader:
             yield self.event(
                 "compaction",
                 record,
-                text=_text(record.get("summary")),
+                text=shown_text(record.get("summary")),
                 extra={
                     "reason": "compaction",
                     "tokens_before": tokens if isinstance(tokens, int) else None,
@@ -330,11 +329,11 @@ class _Reader:
             yield self.event(
                 "compaction",
                 record,
-                text=_text(record.get("summary")),
+                text=shown_text(record.get("summary")),
                 extra={"reason": "branch"},
             )
         elif kind == "custom_message":
-            custom = _str(record.get("customType"))
+            custom = as_str(record.get("customType"))
             yield self.event(
                 "meta",
                 record,
@@ -342,7 +341,7 @@ class _Reader:
                 extra={"custom_type": custom},
             )
         elif kind == "message":
-            yield from self.message(record, _dict(record.get("message")))
+            yield from self.message(record, as_dict(record.get("message")))
 
     def message(
         self, record: Mapping[str, object], message: Mapping[str, object]
@@ -356,14 +355,14 @@ class _Reader:
             yield self.event(
                 "tool_result",
                 record,
-                call_id=_str(message.get("toolCallId")),
+                call_id=as_str(message.get("toolCallId")),
                 text=_content_text(message.get("content")),
                 is_error=message.get("isError") is True,
             )
         elif role == "bashExecution":
             # a command the user ran with `!`: shown as a call and its result
-            call_id = _str(record.get("id"))
-            command = _text(message.get("command"))
+            call_id = as_str(record.get("id"))
+            command = shown_text(message.get("command"))
             yield self.event(
                 "tool_call",
                 record,
@@ -379,11 +378,11 @@ class _Reader:
                 "tool_result",
                 record,
                 call_id=call_id,
-                text=_text(message.get("output")),
+                text=shown_text(message.get("output")),
                 is_error=failed,
             )
         elif role == "custom":
-            custom = _str(message.get("customType"))
+            custom = as_str(message.get("customType"))
             yield self.event(
                 "meta",
                 record,
@@ -395,7 +394,7 @@ class _Reader:
             yield self.event(
                 "compaction",
                 record,
-                text=_text(message.get("summary")),
+                text=shown_text(message.get("summary")),
                 extra={"reason": reason},
             )
 
@@ -420,12 +419,12 @@ class _Reader:
         for block in blocks:
             kind = block.get("type")
             if kind == "text":
-                value = _text(block.get("text"))
+                value = shown_text(block.get("text"))
                 if value:
                     texts.append(value)
             elif kind == "thinking":
                 yield from flush()
-                value = _text(block.get("thinking"))
+                value = shown_text(block.get("thinking"))
                 if value and value.strip():
                     yield self.event("thinking", record, text=value)
             elif kind == "toolCall":
@@ -433,30 +432,30 @@ class _Reader:
                 yield self.event(
                     "tool_call",
                     record,
-                    tool=_str(block.get("name")),
-                    call_id=_str(block.get("id")),
-                    extra={"input": _json(block.get("arguments"))},
+                    tool=as_str(block.get("name")),
+                    call_id=as_str(block.get("id")),
+                    extra={"input": shown_json(block.get("arguments"))},
                 )
             elif kind == "image":
                 texts.append(_image(block))
         yield from flush()
-        usage = _dict(message.get("usage"))
-        model = _str(message.get("model"))
+        usage = as_dict(message.get("usage"))
+        model = as_str(message.get("model"))
         if usage:
             yield self.event(
                 "usage",
                 record,
                 usage=Usage(
-                    input_tokens=_int(usage.get("input")),
-                    output_tokens=_int(usage.get("output")),
-                    cache_read_tokens=_int(usage.get("cacheRead")),
-                    cache_write_tokens=_int(usage.get("cacheWrite")),
+                    input_tokens=as_int(usage.get("input")),
+                    output_tokens=as_int(usage.get("output")),
+                    cache_read_tokens=as_int(usage.get("cacheRead")),
+                    cache_write_tokens=as_int(usage.get("cacheWrite")),
                     model=model,
                 ),
             )
         stop = message.get("stopReason")
         if stop in ("error", "aborted"):
-            why = _text(message.get("errorMessage"))
+            why = shown_text(message.get("errorMessage"))
             label = "aborted" if stop == "aborted" else "error"
             yield self.event("error", record, text=f"{label}: {why}" if why else label)
         elif stop in ("stop", "length"):
@@ -503,32 +502,15 @@ def _is_json(data: bytes) -> bool:
 
 def _kind_name(kind: str, record: Mapping[str, object]) -> str:
     if kind == "message":
-        role = _dict(record.get("message")).get("role")
+        role = as_dict(record.get("message")).get("role")
         return f"message/{role}" if isinstance(role, str) else "message/<no role>"
     return kind
-
-
-def _line_start(path: Path, offset: int) -> int:
-    """The first line start at or after `offset` (a cut line at `offset` is dropped)."""
-    if offset <= 0:
-        return 0
-    with open(path, "rb") as stream:
-        stream.seek(offset - 1)
-        if stream.read(1) == b"\n":
-            return offset
-        position = offset
-        while chunk := stream.read(files.CHUNK):
-            newline = chunk.find(b"\n")
-            if newline >= 0:
-                return position + newline + 1
-            position += len(chunk)
-        return position
 
 
 def _content_text(content: object) -> str | None:
     """User or tool content: a string, or blocks of text and images."""
     if isinstance(content, str):
-        return _text(content)
+        return shown_text(content)
     if not isinstance(content, list):
         return None
     parts: list[str] = []
@@ -536,7 +518,7 @@ def _content_text(content: object) -> str | None:
         if not isinstance(block, dict):
             continue
         if block.get("type") == "text":
-            value = _text(block.get("text"))
+            value = shown_text(block.get("text"))
             if value:
                 parts.append(value)
         elif block.get("type") == "image":
@@ -545,66 +527,5 @@ def _content_text(content: object) -> str | None:
 
 
 def _image(block: Mapping[str, object]) -> str:
-    data = block.get("data")
-    size = 0
-    if isinstance(data, str):
-        marker = files.elided(data)
-        size = marker[0] if marker else len(data)
-    mime = _str(block.get("mimeType")) or "image"
-    return f"[{mime}, {files.human_bytes(size * 3 // 4)}]"
-
-
-def _json(value: object) -> JSONValue:
-    if isinstance(value, str):
-        return _text(value)
-    if isinstance(value, dict):
-        return {str(k): _json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return str(value)
-
-
-def _text(value: object) -> str | None:
-    if not isinstance(value, str):
-        return None
-    marker = files.elided(value)
-    if marker is not None:
-        return f"[text, {files.human_bytes(marker[0])}]"
-    return value
-
-
-def _one_line(value: str | None) -> str | None:
-    if not value:
-        return None
-    return " ".join(value.split()) or None
-
-
-def _time(value: object) -> datetime | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        try:
-            return datetime.fromtimestamp(value / 1000 if value > 1e11 else value, UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def _dict(value: object) -> dict[str, object]:
-    return value if isinstance(value, dict) else {}
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _int(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 0
-    return int(value)
+    mime = as_str(block.get("mimeType")) or "image"
+    return f"[{mime}, {files.human_bytes(decoded_size(block.get('data')))}]"

@@ -32,14 +32,26 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path, PurePosixPath
+from typing import Unpack
 
 import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    EventFields,
+    as_int,
+    as_str,
+    db_time,
+    decoded_size,
+    json_copy,
+    one_line,
+    shown_text,
+)
 from .base import Home, Location
 
 NAME = "crush"
@@ -186,9 +198,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 id=session_id,
                 path=f"{path}#sessions/{session_id}",
                 cwd=project.path if project else str(path.parent.parent),
-                title=_one_line(row.get("title")),
-                created=_when(row.get("created_at")),
-                updated=_when(row.get("updated_at")),
+                title=one_line(row.get("title"), limit=None),
+                created=db_time(row.get("created_at"), digit_text=True),
+                updated=db_time(row.get("updated_at"), digit_text=True),
                 model=model,
                 parent_id=parent if isinstance(parent, str) and parent else None,
                 agent_type="agent" if isinstance(parent, str) and parent else None,
@@ -248,7 +260,7 @@ class _Reader:
         self.db = db
         self.diagnostics = diagnostics
         self.connection = connection
-        self.seq = 0
+        self.emit = Emitter(session_id)
         self.message_columns = files.table_columns(connection, "messages")
         self.session_columns = files.table_columns(connection, "sessions")
 
@@ -257,11 +269,10 @@ class _Reader:
         kind: EventKind,
         time: datetime | None,
         agent: str | None,
-        **fields: object,
+        **fields: Unpack[EventFields],
     ) -> Event:
-        event = Event(self.session_id, self.seq, kind, time, agent_id=agent, **fields)  # type: ignore[arg-type]
-        self.seq += 1
-        return event
+        fields["agent_id"] = agent
+        return self.emit(kind, time, **fields)
 
     def session(
         self, session_id: str, agent: str | None, depth: int
@@ -302,8 +313,8 @@ class _Reader:
             _provider,
             is_summary,
         ) in messages:
-            time = _when(created)
-            last_time = _when(updated) or time or last_time
+            time = db_time(created, digit_text=True)
+            last_time = db_time(updated, digit_text=True) or time or last_time
             last_model = model or last_model
             summary = bool(is_summary) or message_id == summary_id
             for part in _parts(
@@ -313,8 +324,8 @@ class _Reader:
                     part, role, message_id, time, agent, summary, depth
                 )
         usage = Usage(
-            input_tokens=_int(info.get("prompt_tokens")),
-            output_tokens=_int(info.get("completion_tokens")),
+            input_tokens=as_int(info.get("prompt_tokens")),
+            output_tokens=as_int(info.get("completion_tokens")),
             model=last_model,
         )
         if usage.total:
@@ -324,7 +335,7 @@ class _Reader:
                 extra["cost"] = cost
             yield self.event(
                 "usage",
-                _when(info.get("updated_at")) or last_time,
+                db_time(info.get("updated_at"), digit_text=True) or last_time,
                 agent,
                 usage=usage,
                 extra=extra,
@@ -344,7 +355,7 @@ class _Reader:
         data = part.get("data")
         data = data if isinstance(data, dict) else {}
         if kind == "text":
-            text = _text(data.get("text"))
+            text = shown_text(data.get("text"), keep_empty=False)
             if text and summary:
                 yield self.event("compaction", time, agent, text=text)
             elif text:
@@ -352,7 +363,7 @@ class _Reader:
                     "user" if role == "user" else "assistant", time, agent, text=text
                 )
         elif kind == "reasoning":
-            text = _text(data.get("thinking"))
+            text = shown_text(data.get("thinking"), keep_empty=False)
             if text:
                 yield self.event("thinking", time, agent, text=text)
         elif kind == "image_url":
@@ -365,22 +376,26 @@ class _Reader:
             yield from self.tool_call(data, message_id, time, agent, depth)
         elif kind == "tool_result":
             content = data.get("content")
-            text = _text(content) if isinstance(content, str) else None
+            text = (
+                shown_text(content, keep_empty=False)
+                if isinstance(content, str)
+                else None
+            )
             if not text and data.get("mime_type"):
                 text = f"[{data['mime_type']}]"
             yield self.event(
                 "tool_result",
                 time,
                 agent,
-                call_id=_str(data.get("tool_call_id")),
-                tool=_str(data.get("name")),
+                call_id=as_str(data.get("tool_call_id")),
+                tool=as_str(data.get("name")),
                 text=text,
                 is_error=bool(data.get("is_error")),
             )
         elif kind == "finish":
             yield from self.finish(data, role, time, agent)
         elif kind == "shell_command":
-            command = _str(data.get("command"))
+            command = as_str(data.get("command"))
             yield self.event(
                 "tool_call",
                 time,
@@ -394,7 +409,7 @@ class _Reader:
                 time,
                 agent,
                 tool="shell",
-                text=_text(data.get("output")),
+                text=shown_text(data.get("output"), keep_empty=False),
                 is_error=exit_code not in (0, None),
             )
         else:
@@ -408,8 +423,8 @@ class _Reader:
         agent: str | None,
         depth: int,
     ) -> Iterator[Event]:
-        call_id = _str(data.get("id"))
-        name = _str(data.get("name"))
+        call_id = as_str(data.get("id"))
+        name = as_str(data.get("name"))
         raw = data.get("input")
         arguments = _arguments(raw)
         if isinstance(arguments, str):
@@ -460,11 +475,11 @@ class _Reader:
     ) -> Iterator[Event]:
         if role != "assistant":
             return
-        reason = _str(data.get("reason"))
-        finished = _when(data.get("time")) or time
+        reason = as_str(data.get("reason"))
+        finished = db_time(data.get("time"), digit_text=True) or time
         if reason in ("error", "canceled", "permission_denied"):
-            message = _str(data.get("message")) or reason
-            details = _str(data.get("details"))
+            message = as_str(data.get("message")) or reason
+            details = as_str(data.get("details"))
             text = f"{message}: {details}" if details else message
             yield self.event(
                 "error", finished, agent, text=text, extra={"reason": reason}
@@ -486,7 +501,7 @@ def _parts(
 
 def _arguments(raw: object) -> JSONValue:
     if not isinstance(raw, str) or not raw:
-        return _json(raw)
+        return json_copy(raw)
     try:
         parsed: JSONValue = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -495,14 +510,9 @@ def _arguments(raw: object) -> JSONValue:
 
 
 def _binary_label(data: dict[str, object]) -> str:
-    mime = _str(data.get("MIMEType")) or "binary"
-    encoded = data.get("Data") if isinstance(data.get("Data"), str) else ""
-    assert isinstance(encoded, str)
-    marker = files.elided(encoded)
-    size = (
-        (marker[0] if marker else len(encoded)) * 3 // 4
-    )  # base64 holds 3 bytes in 4 characters
-    name = _str(data.get("Path"))
+    mime = as_str(data.get("MIMEType")) or "binary"
+    size = decoded_size(data.get("Data"))
+    name = as_str(data.get("Path"))
     return f"[{mime}{' ' + name if name else ''}, {files.human_bytes(size)}]"
 
 
@@ -513,67 +523,6 @@ def _speaker(role: object) -> EventKind:
 def _short(value: object) -> str:
     text = value if isinstance(value, str) else ""
     return text if len(text) <= 80 and not text.startswith("data:") else text[:40] + "…"
-
-
-def _text(value: object) -> str | None:
-    if not isinstance(value, str) or not value:
-        return None
-    marker = files.elided(value)
-    return f"[text, {files.human_bytes(marker[0])}]" if marker else value
-
-
-def _json(value: object) -> JSONValue:
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    try:
-        parsed: JSONValue = orjson.loads(orjson.dumps(value))
-    except TypeError:
-        return str(value)
-    return parsed
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _one_line(value: object) -> str | None:
-    text = " ".join(value.split()) if isinstance(value, str) else ""
-    return text or None
-
-
-def _int(value: object) -> int:
-    return (
-        int(value)
-        if isinstance(value, int | float) and not isinstance(value, bool)
-        else 0
-    )
-
-
-def _when(value: object) -> datetime | None:
-    """Unix seconds (Crush), milliseconds, or ISO text (Go OpenCode), as an aware UTC time."""
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        if value <= 0:
-            return None
-        try:
-            return datetime.fromtimestamp(
-                value / 1000 if value > 10**11 else value, UTC
-            )
-        except (OverflowError, OSError, ValueError):
-            return None
-    if not isinstance(value, str) or not value:
-        return None
-    text = value.strip().replace(" ", "T").replace("Z", "+00:00")
-    if "." in text:  # Go writes nanoseconds; Python takes at most six digits
-        head, _, rest = text.partition(".")
-        digits = "".join(c for c in rest if c.isdigit())
-        text = f"{head}.{digits[:6]}{rest[len(digits) :]}"
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

@@ -29,14 +29,24 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    as_int,
+    as_str,
+    db_time,
+    json_copy,
+    json_object,
+    one_line,
+    shown_text,
+)
 from .base import Home, Location
 
 NAME = "goose"
@@ -120,14 +130,14 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     sessions = []
     for values in rows:
         row = dict(zip(columns, values, strict=True))
-        session_id = _str(row.get("id"))
-        kind = _str(row.get("session_type")) or "user"
+        session_id = as_str(row.get("id"))
+        kind = as_str(row.get("session_type")) or "user"
         if session_id is None or kind in _SKIPPED_TYPES:
             continue
-        config = _json_object(row.get("model_config_json"))
+        config = json_object(row.get("model_config_json"))
         extra: dict[str, JSONValue] = {"store": "sqlite", "session_type": kind}
         for key in ("provider_name", "schedule_id"):
-            if _str(row.get(key)):
+            if as_str(row.get(key)):
                 extra[key] = row[key]
         for key in (
             "input_tokens",
@@ -141,18 +151,19 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             extra["cost"] = row["accumulated_cost"]
         if row.get("archived_at"):
             extra["archived"] = True
-        parent = _str(row.get("parent_session_id"))
+        parent = as_str(row.get("parent_session_id"))
         sessions.append(
             Session(
                 app=NAME,
                 id=session_id,
                 path=f"{path}#sessions/{session_id}",
-                cwd=_str(row.get("working_dir")),
-                title=_one_line(row.get("name")) or _one_line(row.get("description")),
-                created=_when(row.get("created_at")),
-                updated=_when(row.get("updated_at")),
-                model=_str(config.get("model_name")),
-                permission_mode=_str(row.get("goose_mode")),
+                cwd=as_str(row.get("working_dir")),
+                title=one_line(row.get("name"), limit=None)
+                or one_line(row.get("description"), limit=None),
+                created=db_time(row.get("created_at")),
+                updated=db_time(row.get("updated_at")),
+                model=as_str(config.get("model_name")),
+                permission_mode=as_str(row.get("goose_mode")),
                 parent_id=parent,
                 agent_type="sub_agent" if kind == "sub_agent" else None,
                 precedence=10,
@@ -202,10 +213,10 @@ def _parse_legacy(path: Path, diagnostics: Diagnostics) -> list[Session]:
             app=NAME,
             id=path.stem,
             path=str(path),
-            cwd=_str(meta.get("working_dir")),
-            title=_one_line(meta.get("description")),
-            created=_when(first.get("created")) if first else None,
-            updated=_when(last.get("created")) if last else None,
+            cwd=as_str(meta.get("working_dir")),
+            title=one_line(meta.get("description"), limit=None),
+            created=db_time(first.get("created")) if first else None,
+            updated=db_time(last.get("created")) if last else None,
             bytes=size,
             extra=extra,
         )
@@ -244,8 +255,8 @@ def _session_usage(extra: object, model: str | None) -> Usage | None:
     )
     prefix = "accumulated_" if accumulated else ""
     usage = Usage(
-        input_tokens=_int(extra.get(f"{prefix}input_tokens")),
-        output_tokens=_int(extra.get(f"{prefix}output_tokens")),
+        input_tokens=as_int(extra.get(f"{prefix}input_tokens"), floats=False),
+        output_tokens=as_int(extra.get(f"{prefix}output_tokens"), floats=False),
         model=model,
     )
     return usage if usage.total else None
@@ -255,13 +266,8 @@ class _Reader:
     def __init__(self, session_id: str, diagnostics: Diagnostics) -> None:
         self.session_id = session_id
         self.diagnostics = diagnostics
-        self.seq = 0
+        self.event = Emitter(session_id)
         self.last_time: datetime | None = None
-
-    def event(self, kind: EventKind, time: datetime | None, **fields: object) -> Event:
-        event = Event(self.session_id, self.seq, kind, time, **fields)  # type: ignore[arg-type]
-        self.seq += 1
-        return event
 
     def database(self, db: str) -> Iterator[Event]:
         try:
@@ -286,7 +292,7 @@ class _Reader:
                 except orjson.JSONDecodeError:
                     self.diagnostics.skip(f"{db}#messages/{row_id}", 0, "not JSON")
                     continue
-                yield from self.message(role, items, _when(stamp), _json_object(meta))
+                yield from self.message(role, items, db_time(stamp), json_object(meta))
         except sqlite3.Error as error:
             self.diagnostics.problem(f"{NAME}: cannot read {db}: {error}")
         finally:
@@ -304,8 +310,8 @@ class _Reader:
                 yield from self.message(
                     record.get("role"),
                     record.get("content"),
-                    _when(record.get("created")),
-                    _json_object(record.get("metadata")),
+                    db_time(record.get("created")),
+                    json_object(record.get("metadata")),
                 )
         except FileNotFoundError:
             self.diagnostics.problem(f"{NAME}: {path} vanished before it could be read")
@@ -336,7 +342,7 @@ class _Reader:
     ) -> Iterator[Event]:
         kind = item.get("type")
         if kind == "text":
-            text = _text(item.get("text"))
+            text = shown_text(item.get("text"), keep_empty=False)
             if text:
                 yield self.event(
                     "user" if role == "user" else "assistant",
@@ -349,9 +355,7 @@ class _Reader:
             size = len(data) * 3 // 4 if isinstance(data, str) else 0
             marker = files.elided(data) if isinstance(data, str) else None
             size = marker[0] * 3 // 4 if marker else size
-            label = (
-                f"[{_str(item.get('mimeType')) or 'image'}, {files.human_bytes(size)}]"
-            )
+            label = f"[{as_str(item.get('mimeType')) or 'image'}, {files.human_bytes(size)}]"
             yield self.event(
                 "user" if role == "user" else "assistant",
                 time,
@@ -360,14 +364,14 @@ class _Reader:
             )
         elif kind in ("toolRequest", "frontendToolRequest"):
             call = _result(item.get("toolCall"))
-            name = _str(call.get("name")) if isinstance(call, dict) else None
+            name = as_str(call.get("name")) if isinstance(call, dict) else None
             arguments = call.get("arguments") if isinstance(call, dict) else None
             yield self.event(
                 "tool_call",
                 time,
                 tool=name,
-                call_id=_str(item.get("id")),
-                extra={"input": _json(arguments)},
+                call_id=as_str(item.get("id")),
+                extra={"input": json_copy(arguments)},
             )
         elif kind == "toolResponse":
             result = item.get("toolResult")
@@ -379,23 +383,23 @@ class _Reader:
             yield self.event(
                 "tool_result",
                 time,
-                call_id=_str(item.get("id")),
+                call_id=as_str(item.get("id")),
                 text=_tool_output(result, value),
                 is_error=is_error,
             )
         elif kind == "thinking":
-            text = _text(item.get("thinking"))
+            text = shown_text(item.get("thinking"), keep_empty=False)
             if text:
                 yield self.event("thinking", time, text=text)
         elif kind == "systemNotification":
             yield self.event(
                 "meta",
                 time,
-                text=_str(item.get("msg")),
-                extra={"notification": _json(item.get("notificationType"))},
+                text=as_str(item.get("msg")),
+                extra={"notification": json_copy(item.get("notificationType"))},
             )
         elif kind == "conversationCompacted":
-            yield self.event("compaction", time, text=_str(item.get("msg")))
+            yield self.event("compaction", time, text=as_str(item.get("msg")))
         elif kind in ("redactedThinking", "toolConfirmationRequest", "actionRequired"):
             return
         else:
@@ -413,84 +417,17 @@ def _result(value: object) -> object:
 
 def _tool_output(result: object, value: object) -> str | None:
     if isinstance(result, dict) and result.get("status") == "error":
-        return _str(result.get("error")) or "error"
+        return as_str(result.get("error")) or "error"
     content = (
         value.get("content") if isinstance(value, dict) else value
     )  # newer: CallToolResult
     texts = []
     for item in content if isinstance(content, list) else []:
         if isinstance(item, dict) and isinstance(item.get("text"), str):
-            texts.append(_text(item["text"]) or "")
+            texts.append(shown_text(item["text"], keep_empty=False) or "")
         elif isinstance(item, dict) and item.get("type") == "image":
-            texts.append(f"[{_str(item.get('mimeType')) or 'image'}]")
+            texts.append(f"[{as_str(item.get('mimeType')) or 'image'}]")
     return "\n".join(texts) if texts else None
-
-
-def _text(value: object) -> str | None:
-    if not isinstance(value, str) or not value:
-        return None
-    marker = files.elided(value)
-    return f"[text, {files.human_bytes(marker[0])}]" if marker else value
-
-
-def _json_object(value: object) -> dict[str, object]:
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, str | bytes) and value:
-        try:
-            parsed = orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return {}
-        return parsed if isinstance(parsed, dict) else {}
-    return {}
-
-
-def _json(value: object) -> JSONValue:
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    try:
-        parsed: JSONValue = orjson.loads(orjson.dumps(value))
-    except TypeError:
-        return str(value)
-    return parsed
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _one_line(value: object) -> str | None:
-    text = " ".join(value.split()) if isinstance(value, str) else ""
-    return text or None
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _when(value: object) -> datetime | None:
-    """Unix seconds, or SQLite's `YYYY-MM-DD HH:MM:SS` / RFC 3339 text, as aware UTC."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        if value <= 0:
-            return None
-        try:
-            return datetime.fromtimestamp(
-                value / 1000 if value > 10**11 else value, UTC
-            )
-        except (OverflowError, OSError, ValueError):
-            return None
-    if not isinstance(value, str) or not value:
-        return None
-    text = value.strip().replace(" ", "T", 1).replace("Z", "+00:00")
-    if "." in text:
-        head, _, rest = text.partition(".")
-        digits = "".join(c for c in rest if c.isdigit())
-        text = f"{head}.{digits[:6]}{rest[len(digits) :]}"
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

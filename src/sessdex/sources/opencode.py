@@ -29,14 +29,26 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
+from typing import Unpack
 
 import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    EventFields,
+    as_int,
+    as_str,
+    json_copy,
+    json_object,
+    ms_time,
+    one_line,
+    shown_text,
+)
 from .base import Home, Location
 
 NAME = "opencode"
@@ -138,39 +150,39 @@ def _parse_database(path: Path, diagnostics: Diagnostics) -> list[Session]:
     sessions = []
     for values in rows:
         row = dict(zip(columns, values, strict=True))
-        session_id = _str(row.get("id"))
+        session_id = as_str(row.get("id"))
         if session_id is None:
             continue
-        model = _json_object(row.get("model"))
-        version = _str(row.get("version"))
+        model = json_object(row.get("model"))
+        version = as_str(row.get("version"))
         if version:
             diagnostics.versions[version] += 1
         extra: dict[str, JSONValue] = {"store": "sqlite"}
-        provider = _str(model.get("providerID"))
+        provider = as_str(model.get("providerID"))
         if provider:
             extra["provider"] = provider
         if row.get("agent"):
-            extra["agent"] = _str(row.get("agent"))
+            extra["agent"] = as_str(row.get("agent"))
         if isinstance(row.get("cost"), int | float) and row.get("cost"):
-            extra["cost"] = _json(row["cost"])
+            extra["cost"] = json_copy(row["cost"])
         if row.get("time_archived"):
             extra["archived"] = True
-        parent = _str(row.get("parent_id"))
-        variant = _str(model.get("variant"))
+        parent = as_str(row.get("parent_id"))
+        variant = as_str(model.get("variant"))
         sessions.append(
             Session(
                 app=NAME,
                 id=session_id,
                 path=f"{path}#session/{session_id}",
-                cwd=_str(row.get("directory")),
-                title=_one_line(row.get("title")),
-                created=_ms(row.get("time_created")),
-                updated=_ms(row.get("time_updated")),
-                model=_str(model.get("id")),
+                cwd=as_str(row.get("directory")),
+                title=one_line(row.get("title"), limit=None),
+                created=ms_time(row.get("time_created")),
+                updated=ms_time(row.get("time_updated")),
+                model=as_str(model.get("id")),
                 effort=variant if variant != "default" else None,
                 cli_version=version,
                 parent_id=parent,
-                agent_type=_str(row.get("agent")) if parent else None,
+                agent_type=as_str(row.get("agent")) if parent else None,
                 precedence=10,
                 extra=extra,
             )
@@ -183,7 +195,7 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
     if not isinstance(value, dict):
         diagnostics.skip(str(path), 1, "not JSON" if path.exists() else "vanished")
         return []
-    session_id = _str(value.get("id"))
+    session_id = as_str(value.get("id"))
     if session_id is None:
         diagnostics.skip(str(path), 1, "bad value")
         return []
@@ -191,7 +203,7 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
     assert isinstance(times, dict)
     storage = path.parents[2]
     model, provider = _last_model(storage / "message" / session_id)
-    version = _str(value.get("version"))
+    version = as_str(value.get("version"))
     if version:
         diagnostics.versions[version] += 1
     extra: dict[str, JSONValue] = {"store": "json"}
@@ -202,14 +214,14 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
             app=NAME,
             id=session_id,
             path=str(path),
-            cwd=_str(value.get("directory")),
-            title=_one_line(value.get("title")),
-            created=_ms(times.get("created")),
-            updated=_ms(times.get("updated")),
+            cwd=as_str(value.get("directory")),
+            title=one_line(value.get("title"), limit=None),
+            created=ms_time(times.get("created")),
+            updated=ms_time(times.get("updated")),
             model=model,
             cli_version=version,
             bytes=path.stat().st_size if path.exists() else None,
-            parent_id=_str(value.get("parentID")),
+            parent_id=as_str(value.get("parentID")),
             extra=extra,
         )
     ]
@@ -223,8 +235,8 @@ def _last_model(folder: Path) -> tuple[str | None, str | None]:
             model = info.get("model") if isinstance(info.get("model"), dict) else {}
             assert isinstance(model, dict)
             return (
-                _str(info.get("modelID")) or _str(model.get("modelID")),
-                _str(info.get("providerID")) or _str(model.get("providerID")),
+                as_str(info.get("modelID")) or as_str(model.get("modelID")),
+                as_str(info.get("providerID")) or as_str(model.get("providerID")),
             )
     return None, None
 
@@ -250,7 +262,7 @@ class _Reader:
     def __init__(self, session_id: str, diagnostics: Diagnostics) -> None:
         self.session_id = session_id
         self.diagnostics = diagnostics
-        self.seq = 0
+        self.emit = Emitter(session_id)
         self.message_time = "time_created"
 
     def event(
@@ -258,11 +270,10 @@ class _Reader:
         kind: EventKind,
         time: datetime | None,
         agent: str | None,
-        **fields: object,
+        **fields: Unpack[EventFields],
     ) -> Event:
-        event = Event(self.session_id, self.seq, kind, time, agent_id=agent, **fields)  # type: ignore[arg-type]
-        self.seq += 1
-        return event
+        fields["agent_id"] = agent
+        return self.emit(kind, time, **fields)
 
     # -- SQLite --
 
@@ -313,9 +324,9 @@ class _Reader:
                 "SELECT data FROM part WHERE message_id = ? ORDER BY id", (message_id,)
             )
             yield from self.message(
-                _json_object(data),
+                json_object(data),
                 created,
-                (_json_object(p[0]) for p in parts),
+                (json_object(p[0]) for p in parts),
                 agent,
                 children,
             )
@@ -345,7 +356,7 @@ class _Reader:
                 self.diagnostics.skip(entry.path, 1, "not JSON")
                 continue
             infos.append(info)
-        infos.sort(key=lambda i: (_created(i) or 0, _str(i.get("id")) or ""))
+        infos.sort(key=lambda i: (_created(i) or 0, as_str(i.get("id")) or ""))
         children: Children = None
         if depth < _MAX_DEPTH:
 
@@ -353,7 +364,7 @@ class _Reader:
                 return self.json_session(storage, child, child_agent, depth + 1)
 
         for info in infos:
-            message_id = _str(info.get("id")) or ""
+            message_id = as_str(info.get("id")) or ""
             parts = []
             for entry in files.entries(storage / "part" / message_id):
                 part = files.read_json_file(entry.path, limit=64 * 1024 * 1024)
@@ -374,7 +385,7 @@ class _Reader:
         children: Children,
     ) -> Iterator[Event]:
         role = info.get("role")
-        time = _ms(created) or _ms(_created(info))
+        time = ms_time(created) or ms_time(_created(info))
         summary = bool(info.get("summary") is True)
         for part in parts:
             yield from self.part(part, role, time, agent, summary, children)
@@ -383,8 +394,8 @@ class _Reader:
         tokens = info.get("tokens")
         times = info.get("time") if isinstance(info.get("time"), dict) else {}
         assert isinstance(times, dict)
-        done = _ms(times.get("completed")) or time
-        model = _str(info.get("modelID"))
+        done = ms_time(times.get("completed")) or time
+        model = as_str(info.get("modelID"))
         if isinstance(tokens, dict):
             usage = _usage(tokens, model)
             if usage is not None:
@@ -393,15 +404,15 @@ class _Reader:
         if isinstance(error, dict):
             data = error.get("data") if isinstance(error.get("data"), dict) else {}
             assert isinstance(data, dict)
-            text = _str(data.get("message")) or _str(error.get("name")) or "error"
+            text = as_str(data.get("message")) or as_str(error.get("name")) or "error"
             yield self.event(
                 "error",
                 done,
                 agent,
                 text=text,
-                extra={"name": _json(error.get("name"))},
+                extra={"name": json_copy(error.get("name"))},
             )
-        finish = _str(info.get("finish"))
+        finish = as_str(info.get("finish"))
         if finish and finish not in ("tool-calls", "tool_calls", "unknown"):
             yield self.event("turn_end", done, agent, extra={"reason": finish})
 
@@ -417,9 +428,9 @@ class _Reader:
         kind = part.get("type")
         times = part.get("time") if isinstance(part.get("time"), dict) else {}
         assert isinstance(times, dict)
-        when = _ms(times.get("start")) or time
+        when = ms_time(times.get("start")) or time
         if kind == "text":
-            text = _text(part.get("text"))
+            text = shown_text(part.get("text"), keep_empty=False)
             if not text:
                 return
             if summary:
@@ -433,20 +444,20 @@ class _Reader:
                     "user" if role == "user" else "assistant", when, agent, text=text
                 )
         elif kind == "reasoning":
-            text = _text(part.get("text"))
+            text = shown_text(part.get("text"), keep_empty=False)
             if text:
                 yield self.event("thinking", when, agent, text=text)
         elif kind == "tool":
             yield from self.tool(part, when, agent, children)
         elif kind == "file":
-            name = _str(part.get("filename")) or _str(part.get("url")) or "file"
-            mime = _str(part.get("mime"))
+            name = as_str(part.get("filename")) or as_str(part.get("url")) or "file"
+            mime = as_str(part.get("mime"))
             label = f"[file {name}{', ' + mime if mime else ''}]"
             yield self.event(
                 "user" if role == "user" else "assistant", when, agent, text=label
             )
         elif kind == "agent":
-            agent_name = _str(part.get("name"))
+            agent_name = as_str(part.get("name"))
             yield self.event(
                 "meta",
                 when,
@@ -455,13 +466,13 @@ class _Reader:
                 extra={"agent": agent_name},
             )
         elif kind == "subtask":
-            text = _str(part.get("description")) or _str(part.get("prompt"))
+            text = as_str(part.get("description")) or as_str(part.get("prompt"))
             yield self.event(
                 "meta",
                 when,
                 agent,
                 text=text,
-                extra={"subtask": _json(part.get("agent"))},
+                extra={"subtask": json_copy(part.get("agent"))},
             )
         elif kind == "retry":
             error = part.get("error")
@@ -475,12 +486,12 @@ class _Reader:
                 "error",
                 when,
                 agent,
-                text=_str(data.get("message")) or "retry",
+                text=as_str(data.get("message")) or "retry",
                 extra={"retry": True},
             )
         elif kind == "compaction":
             yield self.event(
-                "compaction", when, agent, extra={"auto": _json(part.get("auto"))}
+                "compaction", when, agent, extra={"auto": json_copy(part.get("auto"))}
             )
         elif kind in _IGNORED_PARTS:
             return
@@ -494,8 +505,8 @@ class _Reader:
         agent: str | None,
         children: Children,
     ) -> Iterator[Event]:
-        name = _str(part.get("tool"))
-        call_id = _str(part.get("callID"))
+        name = as_str(part.get("tool"))
+        call_id = as_str(part.get("callID"))
         state = part.get("state") if isinstance(part.get("state"), dict) else {}
         assert isinstance(state, dict)
         args = state.get("input")
@@ -505,23 +516,23 @@ class _Reader:
             agent,
             tool=name,
             call_id=call_id,
-            extra={"input": _json(args)},
+            extra={"input": json_copy(args)},
         )
         metadata = (
             state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
         )
         assert isinstance(metadata, dict)
-        child = _str(metadata.get("sessionId"))
+        child = as_str(metadata.get("sessionId"))
         if name == "task" and isinstance(args, dict):
             yield self.event(
                 "subagent",
                 when,
                 agent,
                 call_id=call_id,
-                text=_str(args.get("description")),
+                text=as_str(args.get("description")),
                 extra={
                     "child_id": child,
-                    "agent_type": _json(args.get("subagent_type")),
+                    "agent_type": json_copy(args.get("subagent_type")),
                 },
             )
             if child and child != self.session_id and children is not None:
@@ -535,11 +546,11 @@ class _Reader:
         output = state.get("error") if is_error else state.get("output")
         yield self.event(
             "tool_result",
-            _ms(times.get("end")) or when,
+            ms_time(times.get("end")) or when,
             agent,
             tool=name,
             call_id=call_id,
-            text=_text(output)
+            text=shown_text(output, keep_empty=False)
             if isinstance(output, str)
             else (orjson.dumps(output).decode() if output else None),
             is_error=is_error,
@@ -549,12 +560,12 @@ class _Reader:
 def _usage(tokens: dict[str, object], model: str | None) -> Usage | None:
     cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
     assert isinstance(cache, dict)
-    reasoning = _int(tokens.get("reasoning"))
+    reasoning = as_int(tokens.get("reasoning"))
     usage = Usage(
-        input_tokens=_int(tokens.get("input")),
-        output_tokens=_int(tokens.get("output")) + reasoning,
-        cache_read_tokens=_int(cache.get("read")),
-        cache_write_tokens=_int(cache.get("write")),
+        input_tokens=as_int(tokens.get("input")),
+        output_tokens=as_int(tokens.get("output")) + reasoning,
+        cache_read_tokens=as_int(cache.get("read")),
+        cache_write_tokens=as_int(cache.get("write")),
         reasoning_tokens=reasoning,
         model=model,
     )
@@ -565,61 +576,6 @@ def _created(info: dict[str, object]) -> int | None:
     times = info.get("time")
     value = times.get("created") if isinstance(times, dict) else None
     return value if isinstance(value, int) else None
-
-
-def _text(value: object) -> str | None:
-    if not isinstance(value, str) or not value:
-        return None
-    marker = files.elided(value)
-    return f"[text, {files.human_bytes(marker[0])}]" if marker else value
-
-
-def _json_object(value: object) -> dict[str, object]:
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, str | bytes) and value:
-        try:
-            parsed = orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return {}
-        return parsed if isinstance(parsed, dict) else {}
-    return {}
-
-
-def _json(value: object) -> JSONValue:
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    try:
-        parsed: JSONValue = orjson.loads(orjson.dumps(value))
-    except TypeError:
-        return str(value)
-    return parsed
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _one_line(value: object) -> str | None:
-    text = " ".join(value.split()) if isinstance(value, str) else ""
-    return text or None
-
-
-def _int(value: object) -> int:
-    return (
-        int(value)
-        if isinstance(value, int | float) and not isinstance(value, bool)
-        else 0
-    )
-
-
-def _ms(value: object) -> datetime | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        return None
-    try:
-        return datetime.fromtimestamp(value / 1000, UTC)
-    except (OverflowError, OSError, ValueError):
-        return None
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

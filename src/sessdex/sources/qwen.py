@@ -28,14 +28,22 @@ its assistant records and is ignored, and so is `usageMetadata` on sidechain rec
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, Extra, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, Extra, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    as_int,
+    as_str,
+    iso_time,
+    json_copy,
+    plain,
+)
 from .base import Home, Location
 
 NAME = "qwen"
@@ -124,36 +132,36 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         record = files.parse_json(line)
         if record is None:
             continue
-        if first is None and _str(record.get("timestamp")):
+        if first is None and as_str(record.get("timestamp")):
             first = record
         forked = record.get("forkedFrom")
         if isinstance(forked, dict) and "fork" not in info:
-            info["fork"] = _str(forked.get("sessionId"))
+            info["fork"] = as_str(forked.get("sessionId"))
         payload = record.get("systemPayload")
         payload = payload if isinstance(payload, dict) else {}
         subtype = record.get("subtype") if record.get("type") == "system" else None
         if subtype == "custom_title":
-            title = _str(payload.get("customTitle"))
+            title = as_str(payload.get("customTitle"))
             if title:
                 info["title"] = " ".join(title.split())
         elif subtype == "session_model":
-            info["session_model"] = _str(payload.get("modelId"))
+            info["session_model"] = as_str(payload.get("modelId"))
         elif subtype == "session_approval_mode":
-            info["mode"] = _str(payload.get("mode"))
+            info["mode"] = as_str(payload.get("mode"))
         elif subtype == "parent_session":
-            info["parent"] = _str(payload.get("parentSessionId"))
+            info["parent"] = as_str(payload.get("parentSessionId"))
     for line in reversed(lines):
         record = files.parse_json(line)
-        if record is None or not _str(record.get("timestamp")):
+        if record is None or not as_str(record.get("timestamp")):
             continue
         last = last or record
-        if record.get("type") == "assistant" and _str(record.get("model")):
-            info["assistant_model"] = _str(record.get("model"))
+        if record.get("type") == "assistant" and as_str(record.get("model")):
+            info["assistant_model"] = as_str(record.get("model"))
             break
     if first is None or last is None:
         return []
 
-    version = _str(last.get("version")) or _str(first.get("version"))
+    version = as_str(last.get("version")) or as_str(first.get("version"))
     if version:
         diagnostics.versions[version] += 1
     extra: dict[str, JSONValue] = (
@@ -164,11 +172,11 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             app=NAME,
             id=path.name[: -len(".jsonl")],
             path=name,
-            cwd=_str(first.get("cwd")),
-            branch=_str(last.get("gitBranch")) or _str(first.get("gitBranch")),
+            cwd=as_str(first.get("cwd")),
+            branch=as_str(last.get("gitBranch")) or as_str(first.get("gitBranch")),
             title=info.get("title"),
-            created=_time(_str(first.get("timestamp"))),
-            updated=_time(_str(last.get("timestamp"))),
+            created=iso_time(first.get("timestamp")),
+            updated=iso_time(last.get("timestamp")),
             model=info.get("session_model") or info.get("assistant_model"),
             permission_mode=info.get("mode"),
             cli_version=version,
@@ -234,14 +242,9 @@ class _Reader:
     def __init__(self, session_id: str, diagnostics: Diagnostics) -> None:
         self.session_id = session_id
         self.diagnostics = diagnostics
-        self.seq = 0
+        self.event = Emitter(session_id)
         self.pending: tuple[str, Usage, datetime | None] | None = None
         self.counted: set[str] = set()
-
-    def event(self, kind: EventKind, time: datetime | None, **fields: object) -> Event:
-        event = Event(self.session_id, self.seq, kind, time, **fields)  # type: ignore[arg-type]
-        self.seq += 1
-        return event
 
     def flush(self) -> Iterator[Event]:
         if self.pending is not None:
@@ -251,18 +254,18 @@ class _Reader:
             yield self.event("usage", time, usage=usage)
 
     def record(self, record: dict[str, object]) -> Iterator[Event]:
-        uuid = _str(record.get("uuid")) or ""
+        uuid = as_str(record.get("uuid")) or ""
         if self.pending is not None and self.pending[0] != uuid:
             yield from self.flush()
         kind = record.get("type")
-        time = _time(_str(record.get("timestamp")))
+        time = iso_time(record.get("timestamp"))
         agent = (
-            _str(record.get("agentId"))
+            as_str(record.get("agentId"))
             if record.get("isSidechain") or record.get("agentId")
             else None
         )
-        subtype = _str(record.get("subtype"))
-        version = _str(record.get("version"))
+        subtype = as_str(record.get("subtype"))
+        version = as_str(record.get("version"))
         if kind == "user":
             yield from self.user(record, subtype, time, agent, version)
         elif kind == "assistant":
@@ -284,7 +287,7 @@ class _Reader:
     ) -> Iterator[Event]:
         payload = record.get("systemPayload")
         display = (
-            _str(payload.get("displayText")) if isinstance(payload, dict) else None
+            as_str(payload.get("displayText")) if isinstance(payload, dict) else None
         )
         text = display if display is not None else _joined_text(record.get("message"))
         if subtype in _META_USER_SUBTYPES:
@@ -316,15 +319,15 @@ class _Reader:
                 )
             elif isinstance(call, dict):
                 yield from self.tool_call(call, time, agent)
-        usage = _usage(record.get("usageMetadata"), _str(record.get("model")))
+        usage = _usage(record.get("usageMetadata"), as_str(record.get("model")))
         if usage is not None and agent is None and uuid not in self.counted:
             self.pending = (uuid, usage, time)
 
     def tool_call(
         self, call: dict[str, object], time: datetime | None, agent: str | None
     ) -> Iterator[Event]:
-        name = _str(call.get("name"))
-        call_id = _str(call.get("id"))
+        name = as_str(call.get("name"))
+        call_id = as_str(call.get("id"))
         args = call.get("args")
         yield self.event(
             "tool_call",
@@ -332,7 +335,7 @@ class _Reader:
             agent_id=agent,
             tool=name,
             call_id=call_id,
-            extra={"input": _json_value(args)},
+            extra={"input": json_copy(args)},
         )
         if name in ("agent", "task") and isinstance(args, dict):
             yield self.event(
@@ -340,8 +343,8 @@ class _Reader:
                 time,
                 agent_id=agent,
                 call_id=call_id,
-                text=_str(args.get("description")),
-                extra={"agent_type": _json_value(args.get("subagent_type"))},
+                text=as_str(args.get("description")),
+                extra={"agent_type": json_copy(args.get("subagent_type"))},
             )
 
     def tool_result(
@@ -359,8 +362,8 @@ class _Reader:
                 "tool_result",
                 time,
                 agent_id=agent,
-                call_id=_str(response.get("id")),
-                tool=_str(response.get("name")),
+                call_id=as_str(response.get("id")),
+                tool=as_str(response.get("name")),
                 text=_result_text(body),
                 is_error=bool(error or status in ("error", "cancelled")),
             )
@@ -382,7 +385,7 @@ class _Reader:
                 "compaction", time, agent_id=agent, text=_compaction_summary(payload)
             )
         elif subtype == "custom_title":
-            title = _str(payload.get("customTitle"))
+            title = as_str(payload.get("customTitle"))
             yield self.event(
                 "meta",
                 time,
@@ -391,7 +394,7 @@ class _Reader:
                 extra={"title": title},
             )
         elif subtype == "session_model":
-            model = _str(payload.get("modelId"))
+            model = as_str(payload.get("modelId"))
             yield self.event(
                 "meta",
                 time,
@@ -400,7 +403,7 @@ class _Reader:
                 extra={"model": model},
             )
         elif subtype == "session_approval_mode":
-            mode = _str(payload.get("mode"))
+            mode = as_str(payload.get("mode"))
             yield self.event(
                 "meta",
                 time,
@@ -418,18 +421,18 @@ class _Reader:
                 extra={"rewind": True},
             )
         elif subtype == "turn_result":
-            state = _str(payload.get("state"))
+            state = as_str(payload.get("state"))
             if state == "completed":
                 yield self.event(
                     "turn_end",
                     time,
                     agent_id=agent,
-                    extra={"reason": _json_value(payload.get("stopReason"))},
+                    extra={"reason": json_copy(payload.get("stopReason"))},
                 )
             else:
                 error = payload.get("error")
                 message = (
-                    _str(error.get("message")) if isinstance(error, dict) else None
+                    as_str(error.get("message")) if isinstance(error, dict) else None
                 )
                 yield self.event(
                     "error", time, agent_id=agent, text=message or f"turn {state}"
@@ -445,31 +448,33 @@ class _Reader:
         name = event.get("event.name")
         if name == "qwen-code.api_error":
             message = (
-                _str(event.get("error_message"))
-                or _str(event.get("error"))
+                as_str(event.get("error_message"))
+                or as_str(event.get("error"))
                 or "API error"
             )
             yield self.event(
                 "error",
                 time,
                 text=message,
-                extra={"model": _json_value(event.get("model"))},
+                extra={"model": json_copy(event.get("model"))},
             )
             return
-        subagent = _str(event.get("subagent_name"))
+        subagent = as_str(event.get("subagent_name"))
         if name != "qwen-code.api_response" or subagent is None:
             return
         usage = Usage(
             input_tokens=max(
                 0,
-                _int(event.get("input_token_count"))
-                - _int(event.get("cached_content_token_count")),
+                as_int(event.get("input_token_count"), floats=False)
+                - as_int(event.get("cached_content_token_count"), floats=False),
             ),
-            output_tokens=_int(event.get("output_token_count"))
-            + _int(event.get("thoughts_token_count")),
-            cache_read_tokens=_int(event.get("cached_content_token_count")),
-            reasoning_tokens=_int(event.get("thoughts_token_count")),
-            model=_str(event.get("model")),
+            output_tokens=as_int(event.get("output_token_count"), floats=False)
+            + as_int(event.get("thoughts_token_count"), floats=False),
+            cache_read_tokens=as_int(
+                event.get("cached_content_token_count"), floats=False
+            ),
+            reasoning_tokens=as_int(event.get("thoughts_token_count"), floats=False),
+            model=as_str(event.get("model")),
         )
         yield self.event(
             "usage",
@@ -488,10 +493,10 @@ def _subagent_run(prompt_id: object, name: str) -> str:
 def _usage(value: object, model: str | None) -> Usage | None:
     if not isinstance(value, dict) or not value:
         return None
-    prompt = _int(value.get("promptTokenCount"))
-    cached = _int(value.get("cachedContentTokenCount"))
-    thoughts = _int(value.get("thoughtsTokenCount"))
-    output = _int(value.get("candidatesTokenCount")) + thoughts
+    prompt = as_int(value.get("promptTokenCount"), floats=False)
+    cached = as_int(value.get("cachedContentTokenCount"), floats=False)
+    thoughts = as_int(value.get("thoughtsTokenCount"), floats=False)
+    output = as_int(value.get("candidatesTokenCount"), floats=False) + thoughts
     if not (prompt or output):
         return None
     return Usage(
@@ -536,45 +541,12 @@ def _result_text(body: object) -> str | None:
         for key in ("output", "error"):
             value = body.get(key)
             if isinstance(value, str):
-                return _summarised(value)
+                return plain(value, "output")
     if body is None:
         return None
     if isinstance(body, str):
-        return _summarised(body)
+        return plain(body, "output")
     return orjson.dumps(body).decode()
-
-
-def _summarised(text: str) -> str:
-    marker = files.elided(text)
-    return f"[output, {files.human_bytes(marker[0])}]" if marker else text
-
-
-def _json_value(value: object) -> JSONValue:
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    try:
-        parsed: JSONValue = orjson.loads(orjson.dumps(value))
-    except TypeError:
-        return str(value)
-    return parsed
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _time(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

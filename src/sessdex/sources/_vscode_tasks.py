@@ -14,13 +14,20 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, Unpack
 
 from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, Session, Usage
+from ._values import (
+    Emitter,
+    EventFields,
+    as_int,
+    first_line,
+    ms_time,
+    stripped,
+)
 from .base import Home, Location
 
 # Editors built on VS Code whose user folders may hold these extensions.
@@ -146,14 +153,14 @@ class TaskStore:
                     app=self.app,
                     id=item["id"],
                     path=str(path),
-                    cwd=_text(item.get("cwdOnTaskInitialization"))
-                    or _text(item.get("workspace")),
-                    title=_first_line(
-                        _text(item.get("title")) or _text(item.get("task"))
+                    cwd=stripped(item.get("cwdOnTaskInitialization"))
+                    or stripped(item.get("workspace")),
+                    title=first_line(
+                        stripped(item.get("title")) or stripped(item.get("task"))
                     ),
-                    updated=_ms(item.get("ts")),
-                    model=_text(item.get("modelId")),
-                    parent_id=_text(item.get("parentTaskId")),
+                    updated=ms_time(item.get("ts")),
+                    model=stripped(item.get("modelId")),
+                    parent_id=stripped(item.get("parentTaskId")),
                     precedence=-1,  # the task folder's own files say it better
                     listed=False,
                 )
@@ -180,12 +187,12 @@ class TaskStore:
         metadata = _read_json(folder / "task_metadata.json", SMALL_CAP, None)
         model, mode = _last_model(metadata)
         model = model or _first_model(opening)
-        title = _text(item.get("title")) or _text(item.get("task"))
+        title = stripped(item.get("title")) or stripped(item.get("task"))
         if title is None and first is not None and first.get("say") in ("task", "text"):
-            title = _text(first.get("text"))
+            title = stripped(first.get("text"))
         extra: dict[str, JSONValue] = {}
-        if mode or _text(item.get("mode")):
-            extra["mode"] = mode or _text(item.get("mode"))
+        if mode or stripped(item.get("mode")):
+            extra["mode"] = mode or stripped(item.get("mode"))
         children = item.get("childIds")
         if isinstance(children, list):
             extra["children"] = [c for c in children if isinstance(c, str)]
@@ -194,13 +201,13 @@ class TaskStore:
                 app=self.app,
                 id=folder.name,
                 path=str(path),
-                cwd=_text(item.get("workspace")) or _cwd_from_history(folder),
-                title=_first_line(title),
-                created=_ms(first.get("ts")) if first else None,
-                updated=_ms(int(stamps[-1])) if stamps else None,
+                cwd=stripped(item.get("workspace")) or _cwd_from_history(folder),
+                title=first_line(title),
+                created=ms_time(first.get("ts")) if first else None,
+                updated=ms_time(int(stamps[-1])) if stamps else None,
                 model=model,
                 bytes=size,
-                parent_id=_text(item.get("parentTaskId")),
+                parent_id=stripped(item.get("parentTaskId")),
                 extra=extra,
             )
         ]
@@ -230,7 +237,7 @@ class _Translator:
         self.session = session
         self.diagnostics = diagnostics
         self.include_children = include_children
-        self.seq = 0
+        self.emit = Emitter(session.id)
 
     def task(self, path: Path, agent: str | None, depth: int) -> Iterator[Event]:
         messages = _read_json(
@@ -297,24 +304,16 @@ class _Translator:
         if not isinstance(kind, str):
             self.diagnostics.unknown_type(f"{message.get('type')}:?")
             return
-        text = _text(message.get("text")) or ""
-        time = _ms(message.get("ts"))
+        text = stripped(message.get("text")) or ""
+        time = ms_time(message.get("ts"))
         call_id = f"{agent or self.session.id}:{message.get('ts')}"
         info = message.get("modelInfo")
-        if isinstance(info, dict) and _text(info.get("modelId")):
-            state.model = _text(info.get("modelId"))
+        if isinstance(info, dict) and stripped(info.get("modelId")):
+            state.model = stripped(info.get("modelId"))
 
-        def event(kind: EventKind, **fields: object) -> Event:
-            made = Event(
-                session_id=self.session.id,
-                seq=self.seq,
-                kind=kind,
-                time=time,
-                agent_id=agent,
-                **fields,  # type: ignore[arg-type]
-            )
-            self.seq += 1
-            return made
+        def event(kind: EventKind, **fields: Unpack[EventFields]) -> Event:
+            fields["agent_id"] = agent
+            return self.emit(kind, time, **fields)
 
         if kind in ("task", "user_feedback", "user_feedback_diff"):
             if text:
@@ -341,7 +340,7 @@ class _Translator:
         ):
             data = _json_object(text)
             said = (
-                _text(data.get("question")) or _text(data.get("response"))
+                stripped(data.get("question")) or stripped(data.get("response"))
                 if data
                 else None
             )
@@ -386,7 +385,9 @@ class _Translator:
         ):
             condense = message.get("contextCondense")
             summary = (
-                _text(condense.get("summary")) if isinstance(condense, dict) else None
+                stripped(condense.get("summary"))
+                if isinstance(condense, dict)
+                else None
             )
             yield event("compaction", text=summary or text or None)
         elif kind in ("use_subagents", "spawn_task"):
@@ -408,7 +409,7 @@ class _Translator:
         if not data:
             return
         tokens = [
-            _int(data.get(key))
+            as_int(data.get(key))
             for key in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites")
         ]
         if any(tokens):
@@ -421,9 +422,9 @@ class _Translator:
                 )
             usage = Usage(tokens[0], tokens[1], tokens[2], tokens[3], model=state.model)
             yield event("usage", usage=usage, extra=extra)
-        reason = _text(data.get("cancelReason"))
+        reason = stripped(data.get("cancelReason"))
         if reason:
-            failed = _text(data.get("streamingFailedMessage"))
+            failed = stripped(data.get("streamingFailedMessage"))
             yield event(
                 "error",
                 text=failed or f"request cancelled ({reason})",
@@ -444,7 +445,7 @@ class _Translator:
             )
         elif kind == "use_mcp_server":
             state.pending["mcp_server_response"] = call_id
-            name = _text(data.get("toolName")) if data else None
+            name = stripped(data.get("toolName")) if data else None
             yield event(
                 "tool_call",
                 tool=name or "use_mcp_server",
@@ -453,7 +454,9 @@ class _Translator:
             )
         elif kind in ("browser_action_launch", "browser_action"):
             state.pending["browser_action_result"] = call_id
-            value = _json_or_text(text) if data else {"action": "launch", "url": text}
+            value: JSONValue = (
+                _json_or_text(text) if data else {"action": "launch", "url": text}
+            )
             yield event(
                 "tool_call",
                 tool="browser_action",
@@ -468,7 +471,7 @@ class _Translator:
                 extra={"input": {"context": text}},
             )
         else:
-            name = _text(data.get("tool")) if data else None
+            name = stripped(data.get("tool")) if data else None
             yield event(
                 "tool_call",
                 tool=name or "tool",
@@ -492,10 +495,10 @@ class _Translator:
         state.pending["subtask"] = call_id
         child = children[state.spawned] if state.spawned < len(children) else None
         state.spawned += 1
-        mode = _text(data.get("mode"))
+        mode = stripped(data.get("mode"))
         extra: dict[str, JSONValue] = {"child_id": child, "agent_type": mode}
         yield event(
-            "subagent", call_id=call_id, text=_text(data.get("content")), extra=extra
+            "subagent", call_id=call_id, text=stripped(data.get("content")), extra=extra
         )
         if child is None or not self.include_children:
             return
@@ -505,7 +508,7 @@ class _Translator:
 
 
 class _Maker(Protocol):
-    def __call__(self, kind: EventKind, **fields: object) -> Event: ...
+    def __call__(self, kind: EventKind, **fields: Unpack[EventFields]) -> Event: ...
 
 
 @dataclass(slots=True)
@@ -579,8 +582,8 @@ def _first_messages(head: bytes) -> list[dict[str, object]]:
 def _first_model(messages: list[dict[str, object]]) -> str | None:
     for message in messages:
         info = message.get("modelInfo")
-        if isinstance(info, dict) and _text(info.get("modelId")):
-            return _text(info.get("modelId"))
+        if isinstance(info, dict) and stripped(info.get("modelId")):
+            return stripped(info.get("modelId"))
     return None
 
 
@@ -601,8 +604,8 @@ def _last_model(metadata: object) -> tuple[str | None, str | None]:
     ):
         return None, None
     for entry in reversed(metadata["model_usage"]):
-        if isinstance(entry, dict) and _text(entry.get("model_id")):
-            return _text(entry.get("model_id")), _text(entry.get("mode"))
+        if isinstance(entry, dict) and stripped(entry.get("model_id")):
+            return stripped(entry.get("model_id")), stripped(entry.get("mode"))
     return None, None
 
 
@@ -634,8 +637,10 @@ def _json_or_text(text: str) -> JSONValue:
 def _result_text(kind: str, text: str) -> str:
     data = _json_object(text)
     if kind == "browser_action_result" and data:
-        parts = [f"url: {data['currentUrl']}"] if _text(data.get("currentUrl")) else []
-        if _text(data.get("logs")):
+        parts = (
+            [f"url: {data['currentUrl']}"] if stripped(data.get("currentUrl")) else []
+        )
+        if stripped(data.get("logs")):
             parts.append(str(data["logs"]))
         if data.get("screenshot"):
             parts.append("[screenshot]")
@@ -645,36 +650,6 @@ def _result_text(kind: str, text: str) -> str:
 
 def _diff_text(text: str) -> str:
     data = _json_object(text)
-    if data and _text(data.get("diff")):
+    if data and stripped(data.get("diff")):
         return str(data["diff"])
     return text
-
-
-def _text(value: object) -> str | None:
-    return value.strip() or None if isinstance(value, str) else None
-
-
-def _first_line(value: str | None) -> str | None:
-    if not value:
-        return None
-    for line in value.splitlines():
-        if line.strip():
-            return line.strip()
-    return None
-
-
-def _int(value: object) -> int:
-    return (
-        int(value)
-        if isinstance(value, int | float) and not isinstance(value, bool)
-        else 0
-    )
-
-
-def _ms(value: object) -> datetime | None:
-    if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
-        return None
-    try:
-        return datetime.fromtimestamp(value / 1000, UTC)
-    except (OverflowError, OSError, ValueError):
-        return None

@@ -40,10 +40,12 @@ import tomllib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Unpack
 
 from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ._values import Emitter, EventFields
 from .base import Home, Location
 
 NAME = "aider"
@@ -356,7 +358,7 @@ class _Reader:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.seq = 0
+        self.emit = Emitter(session.id)
         self.kind: str | None = None  # "user", "quote" or "text"
         self.lines: list[str] = []
         self.command: str | None = (
@@ -392,7 +394,7 @@ class _Reader:
             yield self._event("user", text=message)
             if message.startswith("/"):
                 name, _, rest = message.partition(" ")
-                self.command = f"{self.session.id}:{self.seq}"
+                self.command = f"{self.session.id}:{self.emit.seq}"
                 yield self._event(
                     "tool_call",
                     tool=name,
@@ -438,20 +440,10 @@ class _Reader:
                 extra["model"] = self.model = model.group(1)
         yield self._event("meta", text=text, extra=extra)
 
-    def _event(self, kind: EventKind, **fields: object) -> Event:
-        time = (
-            self.started if self.seq == 0 else None
-        )  # aider logs no per-message times
-        event = Event(
-            session_id=self.session.id,
-            seq=self.seq,
-            kind=kind,
-            time=time,
-            time_estimated=time is not None,
-            **fields,  # type: ignore[arg-type]
-        )
-        self.seq += 1
-        return event
+    def _event(self, kind: EventKind, **fields: Unpack[EventFields]) -> Event:
+        # aider logs no per-message times: the first event gets the section's start
+        time = self.started if self.emit.seq == 0 else None
+        return self.emit(kind, time, estimated=True, **fields)
 
 
 def _tokens(value: str | None) -> int:

@@ -21,14 +21,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Protocol
 from urllib.parse import unquote, urlparse
 
 from .. import files
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    EventFields,
+    as_dict,
+    as_int,
+    as_list,
+    first_line,
+    iso_time,
+    ms_time,
+    stat_size,
+    stripped,
+)
 from .base import Home, Location
 
 NAME = "amp"
@@ -59,13 +70,13 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if thread is None:
         return []
     messages = _messages(thread)
-    env = _dict(_dict(thread.get("env")).get("initial"))
+    env = as_dict(as_dict(thread.get("env")).get("initial"))
     trees = env.get("trees")
-    tree = _dict(trees[0]) if isinstance(trees, list) and trees else {}
-    repository = _dict(tree.get("repository"))
-    ref = _text(repository.get("ref"))
+    tree = as_dict(trees[0]) if isinstance(trees, list) and trees else {}
+    repository = as_dict(tree.get("repository"))
+    ref = stripped(repository.get("ref"))
     times = [t for t in (_message_time(m) for m in messages) if t]
-    created = _ms(thread.get("created")) or (times[0] if times else None)
+    created = ms_time(thread.get("created")) or (times[0] if times else None)
     extra: dict[str, JSONValue] = {}
     for key, name in (
         ("agentMode", "mode"),
@@ -76,27 +87,27 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             thread.get(key), bool
         ):
             extra[name] = thread[key]  # type: ignore[assignment]
-    if _text(repository.get("url")):
-        extra["repository"] = _text(repository.get("url"))
-    for relation in _list(thread.get("relationships")):
-        relation = _dict(relation)
+    if stripped(repository.get("url")):
+        extra["repository"] = stripped(repository.get("url"))
+    for relation in as_list(thread.get("relationships")):
+        relation = as_dict(relation)
         if relation.get("type") == "handoff" and relation.get("role") in (
             "parent",
             "child",
         ):
-            extra[f"handoff_{relation['role']}"] = _text(relation.get("threadID"))
+            extra[f"handoff_{relation['role']}"] = stripped(relation.get("threadID"))
     return [
         Session(
             app=NAME,
-            id=_text(thread.get("id")) or path.stem,
+            id=stripped(thread.get("id")) or path.stem,
             path=str(path),
-            cwd=_path_of(_text(tree.get("uri"))),
+            cwd=_path_of(stripped(tree.get("uri"))),
             branch=ref.removeprefix("refs/heads/") if ref else None,
-            title=_first_line(_text(thread.get("title")) or _first_prompt(messages)),
+            title=first_line(stripped(thread.get("title")) or _first_prompt(messages)),
             created=created,
             updated=max(times) if times else created,
             model=_model(thread, messages),
-            bytes=_size(path),
+            bytes=stat_size(path),
             extra=extra,
         )
     ]
@@ -112,25 +123,19 @@ def read(
         return
     messages = _messages(thread)
     ledger = [
-        _dict(e)
-        for e in _list(_dict(thread.get("usageLedger")).get("events"))
+        as_dict(e)
+        for e in as_list(as_dict(thread.get("usageLedger")).get("events"))
         if isinstance(e, dict)
     ]
     cache = {
-        m.get("messageId"): _dict(m.get("usage"))
+        m.get("messageId"): as_dict(m.get("usage"))
         for m in messages
         if m.get("role") == "assistant" and m.get("messageId") is not None
     }
     billed: dict[object, list[dict[str, object]]] = {}
     for entry in ledger:
         billed.setdefault(entry.get("toMessageId"), []).append(entry)
-    seq = 0
-
-    def event(kind: EventKind, time: datetime | None, **fields: object) -> Event:
-        nonlocal seq
-        made = Event(session_id=session.id, seq=seq, kind=kind, time=time, **fields)  # type: ignore[arg-type]
-        seq += 1
-        return made
+    event = Emitter(session.id)
 
     placed: set[object] = set()
     model = session.model
@@ -141,30 +146,30 @@ def read(
             diagnostics.unknown_type(f"message.{role}")
             continue
         yield from _blocks(message, time, event, diagnostics)
-        usage = _dict(message.get("usage"))
-        model = _text(usage.get("model")) or model
+        usage = as_dict(message.get("usage"))
+        model = stripped(usage.get("model")) or model
         if ledger:
             key = message.get("messageId")
             for entry in billed.get(key, []) if key is not None else []:
                 yield event(
                     "usage",
-                    _iso(entry.get("timestamp")) or time,
+                    iso_time(entry.get("timestamp")) or time,
                     **_ledger_usage(entry, cache.get(key), model),
                 )
             placed.add(key)
         elif role == "assistant" and usage:
             counted = Usage(
-                input_tokens=_int(usage.get("inputTokens")),
-                output_tokens=_int(usage.get("outputTokens")),
-                cache_read_tokens=_int(usage.get("cacheReadInputTokens")),
-                cache_write_tokens=_int(usage.get("cacheCreationInputTokens")),
+                input_tokens=as_int(usage.get("inputTokens")),
+                output_tokens=as_int(usage.get("outputTokens")),
+                cache_read_tokens=as_int(usage.get("cacheReadInputTokens")),
+                cache_write_tokens=as_int(usage.get("cacheCreationInputTokens")),
                 model=model,
             )
             if counted.total:
                 yield event(
-                    "usage", _iso(usage.get("timestamp")) or time, usage=counted
+                    "usage", iso_time(usage.get("timestamp")) or time, usage=counted
                 )
-        state = _dict(message.get("state"))
+        state = as_dict(message.get("state"))
         if role == "assistant" and state.get("stopReason") == "end_turn":
             yield event("turn_end", time, extra={"reason": "end_turn"})
     for key, entries in billed.items():
@@ -172,7 +177,7 @@ def read(
             for entry in entries:
                 yield event(
                     "usage",
-                    _iso(entry.get("timestamp")),
+                    iso_time(entry.get("timestamp")),
                     **_ledger_usage(entry, None, model),
                 )
 
@@ -195,16 +200,10 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 # --- helpers ---------------------------------------------------------------------------
 
 
-class _Maker(Protocol):
-    def __call__(
-        self, kind: EventKind, time: datetime | None, **fields: object
-    ) -> Event: ...
-
-
 def _blocks(
     message: dict[str, object],
     time: datetime | None,
-    event: _Maker,
+    event: Emitter,
     diagnostics: Diagnostics,
 ) -> Iterator[Event]:
     role = message.get("role")
@@ -215,29 +214,29 @@ def _blocks(
     if not isinstance(blocks, list):
         return
     for raw in blocks:
-        block = _dict(raw)
+        block = as_dict(raw)
         kind = block.get("type")
         if kind == "text":
-            text = _text(block.get("text"))
+            text = stripped(block.get("text"))
             if text:
                 yield event("user" if role == "user" else "assistant", time, text=text)
         elif kind == "thinking":
-            text = _text(block.get("thinking")) or _text(block.get("text"))
+            text = stripped(block.get("thinking")) or stripped(block.get("text"))
             if text:
                 yield event("thinking", time, text=text)
         elif kind == "tool_use":
             value = block.get("input")
             if isinstance(value, dict | list):
-                yield event("tool_call", time, tool=_text(block.get("name")), call_id=_text(block.get("id")), extra={"input": value})  # fmt: skip
+                yield event("tool_call", time, tool=stripped(block.get("name")), call_id=stripped(block.get("id")), extra={"input": value})  # fmt: skip
             else:
-                yield event("tool_call", time, tool=_text(block.get("name")), call_id=_text(block.get("id")), text=_text(block.get("text")) or _text(value))  # fmt: skip
+                yield event("tool_call", time, tool=stripped(block.get("name")), call_id=stripped(block.get("id")), text=stripped(block.get("text")) or stripped(value))  # fmt: skip
         elif kind == "tool_result":
             call = (
-                _text(block.get("toolUseID"))
-                or _text(block.get("tool_use_id"))
-                or _text(block.get("toolUseId"))
+                stripped(block.get("toolUseID"))
+                or stripped(block.get("tool_use_id"))
+                or stripped(block.get("toolUseId"))
             )
-            run = _dict(block.get("run"))
+            run = as_dict(block.get("run"))
             status = run.get("status") or block.get("status")
             output = run.get(
                 "result", run.get("error", block.get("output", block.get("content")))
@@ -261,19 +260,19 @@ def _blocks(
 
 def _ledger_usage(
     entry: dict[str, object], message_usage: dict[str, object] | None, model: str | None
-) -> dict[str, object]:
-    tokens = _dict(entry.get("tokens"))
+) -> EventFields:
+    tokens = as_dict(entry.get("tokens"))
     split = message_usage or {}
     usage = Usage(
-        input_tokens=_int(tokens.get("input")),
-        output_tokens=_int(tokens.get("output")),
-        cache_read_tokens=_int(split.get("cacheReadInputTokens")),
-        cache_write_tokens=_int(split.get("cacheCreationInputTokens")),
-        model=_text(entry.get("model")) or model,
+        input_tokens=as_int(tokens.get("input")),
+        output_tokens=as_int(tokens.get("output")),
+        cache_read_tokens=as_int(split.get("cacheReadInputTokens")),
+        cache_write_tokens=as_int(split.get("cacheCreationInputTokens")),
+        model=stripped(entry.get("model")) or model,
     )
     extra: dict[str, JSONValue] = {}
-    if _text(entry.get("operationType")):
-        extra["operation"] = _text(entry.get("operationType"))
+    if stripped(entry.get("operationType")):
+        extra["operation"] = stripped(entry.get("operationType"))
     if isinstance(entry.get("credits"), int | float):
         extra["credits"] = entry["credits"]  # type: ignore[assignment]
     return {"usage": usage, "extra": extra}
@@ -318,35 +317,35 @@ def _first_prompt(messages: list[dict[str, object]]) -> str | None:
             continue
         content = message.get("content")
         if isinstance(content, str):
-            return _text(content)
+            return stripped(content)
         for block in content if isinstance(content, list) else []:
             if (
                 isinstance(block, dict)
                 and block.get("type") == "text"
-                and _text(block.get("text"))
+                and stripped(block.get("text"))
             ):
-                return _text(block.get("text"))
+                return stripped(block.get("text"))
     return None
 
 
 def _model(thread: dict[str, object], messages: list[dict[str, object]]) -> str | None:
     for message in messages:
-        usage = _dict(message.get("usage"))
-        if message.get("role") == "assistant" and _text(usage.get("model")):
-            return _text(usage.get("model"))
-    tags = _dict(_dict(thread.get("env")).get("initial")).get("tags")
+        usage = as_dict(message.get("usage"))
+        if message.get("role") == "assistant" and stripped(usage.get("model")):
+            return stripped(usage.get("model"))
+    tags = as_dict(as_dict(thread.get("env")).get("initial")).get("tags")
     for tag in tags if isinstance(tags, list) else []:
         if isinstance(tag, str) and tag.startswith("model:"):
             return tag.removeprefix("model:") or None
-    for entry in _list(_dict(thread.get("usageLedger")).get("events")):
-        if isinstance(entry, dict) and _text(entry.get("model")):
-            return _text(entry.get("model"))
+    for entry in as_list(as_dict(thread.get("usageLedger")).get("events")):
+        if isinstance(entry, dict) and stripped(entry.get("model")):
+            return stripped(entry.get("model"))
     return None
 
 
 def _message_time(message: dict[str, object]) -> datetime | None:
-    return _ms(_dict(message.get("meta")).get("sentAt")) or _iso(
-        _dict(message.get("usage")).get("timestamp")
+    return ms_time(as_dict(message.get("meta")).get("sentAt")) or iso_time(
+        as_dict(message.get("usage")).get("timestamp")
     )
 
 
@@ -373,55 +372,3 @@ def _flatten(value: object) -> str | None:
         if parts:
             return "\n".join(parts)
     return json.dumps(value, ensure_ascii=False)
-
-
-def _size(path: Path) -> int | None:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return None
-
-
-def _list(value: object) -> list[object]:
-    return value if isinstance(value, list) else []
-
-
-def _dict(value: object) -> dict[str, object]:
-    return value if isinstance(value, dict) else {}
-
-
-def _text(value: object) -> str | None:
-    return value.strip() or None if isinstance(value, str) else None
-
-
-def _first_line(value: str | None) -> str | None:
-    if not value:
-        return None
-    return next((line.strip() for line in value.splitlines() if line.strip()), None)
-
-
-def _int(value: object) -> int:
-    return (
-        int(value)
-        if isinstance(value, int | float) and not isinstance(value, bool)
-        else 0
-    )
-
-
-def _ms(value: object) -> datetime | None:
-    if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
-        return None
-    try:
-        return datetime.fromtimestamp(value / 1000, UTC)
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
-def _iso(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -41,7 +41,13 @@ from urllib.parse import unquote, urlparse
 
 from .. import files
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, JSONValue, ResumePlan, Session
+from ..model import Event, JSONValue, ResumePlan, Session
+from ._values import (
+    Emitter,
+    first_line,
+    iso_time,
+    stat_size,
+)
 from .base import Home, Location
 
 NAME = "antigravity"
@@ -132,7 +138,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                     id=path.stem,
                     path=str(path),
                     title=ENCRYPTED_TITLE,
-                    bytes=_size(path),
+                    bytes=stat_size(path),
                     extra=extra,
                 )
             ]
@@ -388,10 +394,10 @@ def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
                     id=str(summary["id"]),
                     path=where + SUMMARIES_KEY,
                     cwd=_local_path(workspace if isinstance(workspace, str) else None),
-                    title=_one_line(summary.get("title")),
-                    created=_iso(summary.get("created")),
-                    updated=_iso(summary.get("updated"))
-                    or _iso(summary.get("last_active")),
+                    title=first_line(summary.get("title")),
+                    created=iso_time(summary.get("created")),
+                    updated=iso_time(summary.get("updated"))
+                    or iso_time(summary.get("last_active")),
                     precedence=3,
                     listed=False,
                     extra=extra,
@@ -427,18 +433,18 @@ def _parse_transcript(path: Path, diagnostics: Diagnostics) -> list[Session]:
         record = files.parse_json(line, diagnostics, str(path))
         if record is None:
             continue
-        created = created or _iso(record.get("created_at"))
+        created = created or iso_time(record.get("created_at"))
         content = record.get("content")
         if record.get("type") == "USER_INPUT" and isinstance(content, str):
-            title = title or _one_line(_request(content))
+            title = title or first_line(_request(content))
             model = model or _model(content)
         if hint is None and record.get("type") == "PLANNER_RESPONSE":
             hint = _directory_hint(record.get("tool_calls"))
     updated = None
     for line in reversed(tail):
         record = files.parse_json(line)
-        if record is not None and _iso(record.get("created_at")):
-            updated = _iso(record.get("created_at"))
+        if record is not None and iso_time(record.get("created_at")):
+            updated = iso_time(record.get("created_at"))
             break
     extra: dict[str, JSONValue] = {
         "transcript": str(path),
@@ -455,7 +461,7 @@ def _parse_transcript(path: Path, diagnostics: Diagnostics) -> list[Session]:
             created=created,
             updated=updated or created,
             model=model,
-            bytes=_size(path),
+            bytes=stat_size(path),
             precedence=2,
             extra=extra,
         )
@@ -476,7 +482,7 @@ def _parse_database(path: Path, diagnostics: Diagnostics) -> Session:
     except sqlite3.Error as error:
         diagnostics.problem(f"antigravity: cannot read {path}: {error}")
     return Session(
-        app=NAME, id=path.stem, path=str(path), bytes=_size(path), extra=extra
+        app=NAME, id=path.stem, path=str(path), bytes=stat_size(path), extra=extra
     )
 
 
@@ -509,18 +515,7 @@ class _Reader:
     def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
         self.session = session
         self.diagnostics = diagnostics
-        self.seq = 0
-
-    def event(self, kind: EventKind, time: datetime | None, **fields: object) -> Event:
-        made = Event(
-            session_id=self.session.id,
-            seq=self.seq,
-            kind=kind,
-            time=time,
-            **fields,  # type: ignore[arg-type]
-        )
-        self.seq += 1
-        return made
+        self.event = Emitter(session.id)
 
     def transcript(self, path: Path, offset: int, full: bool) -> Iterator[Event]:
         pending: list[str] = []  # call ids of tool calls still waiting for their step
@@ -530,7 +525,7 @@ class _Reader:
             if offset and line.offset == offset:
                 continue  # the partial line at a --tail offset
             kind = record.get("type")
-            time = _iso(record.get("created_at"))
+            time = iso_time(record.get("created_at"))
             raw = record.get("content")
             content = raw if isinstance(raw, str) else None
             failed = record.get("status") in _FAILED
@@ -619,7 +614,7 @@ class _Reader:
             yield self.event(
                 "assistant",
                 mtime,
-                time_estimated=True,
+                estimated=True,
                 text=text,
                 extra={"artifact": name},
             )
@@ -685,26 +680,3 @@ def _local_path(uri: str | None) -> str | None:
         return None
     parsed = urlparse(uri)
     return unquote(parsed.path) or None if parsed.scheme == "file" else None
-
-
-def _one_line(value: object) -> str | None:
-    if not isinstance(value, str):
-        return None
-    return next((line.strip() for line in value.splitlines() if line.strip()), None)
-
-
-def _iso(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def _size(path: Path) -> int | None:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return None

@@ -22,13 +22,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Protocol
 
 from .. import files
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    as_int,
+    first_line,
+    iso_time,
+    stripped,
+)
 from .base import Home, Location
 
 NAME = "droid"
@@ -87,7 +93,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         if record.get("type") == "session_start" and not start:
             start = record
         elif record.get("type") == "message":
-            first_time = first_time or _time(record.get("timestamp"))
+            first_time = first_time or iso_time(record.get("timestamp"))
             if prompt is None and _role(record) == "user":
                 prompt = _prompt(record)
     last_time = None
@@ -95,8 +101,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         if b'"timestamp"' not in line.data:
             continue
         record = files.parse_json(line)
-        if record is not None and _time(record.get("timestamp")):
-            last_time = _time(record.get("timestamp"))
+        if record is not None and iso_time(record.get("timestamp")):
+            last_time = iso_time(record.get("timestamp"))
             break
     version = start.get("version")
     cli_version = version if isinstance(version, str) else None
@@ -105,14 +111,16 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     extra: dict[str, JSONValue] = {}
     if isinstance(version, int):
         extra["format_version"] = version
-    title = _text(start.get("sessionTitle")) or _text(start.get("title")) or prompt
+    title = (
+        stripped(start.get("sessionTitle")) or stripped(start.get("title")) or prompt
+    )
     return [
         Session(
             app=NAME,
-            id=_text(start.get("id")) or path.stem,
+            id=stripped(start.get("id")) or path.stem,
             path=str(path),
-            cwd=_text(start.get("cwd")),
-            title=_first_line(title),
+            cwd=stripped(start.get("cwd")),
+            title=first_line(title),
             created=first_time,
             updated=last_time or first_time,
             cli_version=cli_version,
@@ -127,15 +135,9 @@ def read(
 ) -> Iterator[Event]:
     if session.path is None:
         return
-    seq = 0
+    event = Emitter(session.id)
     per_message_usage = False
     last_time: datetime | None = None
-
-    def event(kind: EventKind, time: datetime | None, **fields: object) -> Event:
-        nonlocal seq
-        made = Event(session_id=session.id, seq=seq, kind=kind, time=time, **fields)  # type: ignore[arg-type]
-        seq += 1
-        return made
 
     try:
         for line, record in files.iter_records(
@@ -145,7 +147,7 @@ def read(
                 continue  # the partial line at a --tail offset
             kind = record.get("type")
             if kind == "message":
-                time = _time(record.get("timestamp"))
+                time = iso_time(record.get("timestamp"))
                 last_time = time or last_time
                 message = record.get("message")
                 if not isinstance(message, dict):
@@ -196,18 +198,18 @@ def _parse_settings(path: Path) -> list[Session]:
         return []
     defaults = settings.get("sessionDefaultSettings")
     defaults = defaults if isinstance(defaults, dict) else {}
-    model = _text(settings.get("model")) or _text(defaults.get("model"))
-    effort = _text(settings.get("reasoningEffort")) or _text(
+    model = stripped(settings.get("model")) or stripped(defaults.get("model"))
+    effort = stripped(settings.get("reasoningEffort")) or stripped(
         defaults.get("reasoningEffort")
     )
     autonomy = (
-        _text(settings.get("autonomyLevel"))
-        or _text(settings.get("autonomyMode"))
-        or _text(defaults.get("autonomyLevel"))
+        stripped(settings.get("autonomyLevel"))
+        or stripped(settings.get("autonomyMode"))
+        or stripped(defaults.get("autonomyLevel"))
     )
     extra: dict[str, JSONValue] = {}
-    if _text(settings.get("providerLock")):
-        extra["provider"] = _text(settings.get("providerLock"))
+    if stripped(settings.get("providerLock")):
+        extra["provider"] = stripped(settings.get("providerLock"))
     return [
         Session(
             app=NAME,
@@ -233,26 +235,20 @@ def _settings_usage(transcript: Path, model: str | None) -> Usage | None:
         return None
     tokens = settings["tokenUsage"]
     usage = Usage(
-        input_tokens=_int(tokens.get("inputTokens")),
-        output_tokens=_int(tokens.get("outputTokens")),
-        cache_read_tokens=_int(tokens.get("cacheReadTokens")),
-        cache_write_tokens=_int(tokens.get("cacheCreationTokens")),
-        reasoning_tokens=_int(tokens.get("thinkingTokens")),
+        input_tokens=as_int(tokens.get("inputTokens")),
+        output_tokens=as_int(tokens.get("outputTokens")),
+        cache_read_tokens=as_int(tokens.get("cacheReadTokens")),
+        cache_write_tokens=as_int(tokens.get("cacheCreationTokens")),
+        reasoning_tokens=as_int(tokens.get("thinkingTokens")),
         model=model,
     )
     return usage if usage.total or usage.reasoning_tokens else None
 
 
-class _Maker(Protocol):
-    def __call__(
-        self, kind: EventKind, time: datetime | None, **fields: object
-    ) -> Event: ...
-
-
 def _message(
     message: dict[str, object],
     time: datetime | None,
-    event: _Maker,
+    event: Emitter,
     diagnostics: Diagnostics,
 ) -> Iterator[Event]:
     role = message.get("role")
@@ -267,13 +263,13 @@ def _message(
             continue
         kind = block.get("type")
         if kind == "text":
-            text = _text(block.get("text"))
+            text = stripped(block.get("text"))
             if role == "user" and text:
                 text = _unremind(text)
             if text:
                 yield event("user" if role == "user" else "assistant", time, text=text)
         elif kind == "thinking":
-            text = _text(block.get("thinking")) or _text(block.get("text"))
+            text = stripped(block.get("thinking")) or stripped(block.get("text"))
             if text:
                 yield event("thinking", time, text=text)
         elif kind == "tool_use":
@@ -281,8 +277,8 @@ def _message(
             yield event(
                 "tool_call",
                 time,
-                tool=_text(block.get("name")),
-                call_id=_text(block.get("id")),
+                tool=stripped(block.get("name")),
+                call_id=stripped(block.get("id")),
                 extra={
                     "input": value if isinstance(value, dict | list | str) else None
                 },
@@ -291,7 +287,7 @@ def _message(
             yield event(
                 "tool_result",
                 time,
-                call_id=_text(block.get("tool_use_id")),
+                call_id=stripped(block.get("tool_use_id")),
                 text=_flatten(block.get("content")),
                 is_error=block.get("is_error") is True,
             )
@@ -305,11 +301,11 @@ def _message(
             "usage",
             time,
             usage=Usage(
-                input_tokens=_int(usage.get("input_tokens")),
-                output_tokens=_int(usage.get("output_tokens")),
-                cache_read_tokens=_int(usage.get("cache_read_input_tokens")),
-                cache_write_tokens=_int(usage.get("cache_creation_input_tokens")),
-                model=_text(message.get("model")),
+                input_tokens=as_int(usage.get("input_tokens")),
+                output_tokens=as_int(usage.get("output_tokens")),
+                cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
+                cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
+                model=stripped(message.get("model")),
             ),
         )
 
@@ -353,32 +349,4 @@ def _unremind(text: str) -> str | None:
     """The text without its leading <system-reminder> blocks (droid's, not the user's)."""
     while match := _REMINDER.match(text):
         text = text[match.end() :]
-    return _text(text)
-
-
-def _time(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def _text(value: object) -> str | None:
-    return value.strip() or None if isinstance(value, str) else None
-
-
-def _first_line(value: str | None) -> str | None:
-    if not value:
-        return None
-    return next((line.strip() for line in value.splitlines() if line.strip()), None)
-
-
-def _int(value: object) -> int:
-    return (
-        int(value)
-        if isinstance(value, int | float) and not isinstance(value, bool)
-        else 0
-    )
+    return stripped(text)

@@ -272,3 +272,12 @@ def test_env_overrides(tmp_path: Path) -> None:
     assert (
         crush.locate(Home.at(tmp_path)).root == tmp_path / ".local" / "share" / "crush"
     )
+
+
+def test_database_times_keep_their_offset_after_fractional_seconds() -> None:
+    from datetime import UTC, datetime
+
+    from sessdex.sources._values import db_time
+
+    assert db_time("2025-01-01 10:00:00.123+02:00") == datetime(2025, 1, 1, 8, 0, 0, 123000, UTC)
+    assert db_time("2025-01-01T10:00:00.123456789Z") == datetime(2025, 1, 1, 10, 0, 0, 123456, UTC)

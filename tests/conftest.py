@@ -32,15 +32,30 @@ def merged_home(target: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def sessdex_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def sessdex_state(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """sessdex's own cache/data go to a fresh folder; the user's real home is never read."""
     state = tmp_path_factory.mktemp("sessdex-state")
     monkeypatch.setenv("SESSDEX_HOME", str(state))
     fake_user_home = tmp_path_factory.mktemp("empty-user-home")
     monkeypatch.setenv("HOME", str(fake_user_home))
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "CODEX_SQLITE_HOME", "VIBE_HOME", "GEMINI_CLI_HOME",
-                 "COPILOT_HOME", "PI_CODING_AGENT_DIR", "KIMI_SHARE_DIR", "CURSOR_CONFIG_DIR",
-                 "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "PAGER"):
+    for name in (
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "CODEX_SQLITE_HOME",
+        "VIBE_HOME",
+        "GEMINI_CLI_HOME",
+        "COPILOT_HOME",
+        "PI_CODING_AGENT_DIR",
+        "KIMI_SHARE_DIR",
+        "CURSOR_CONFIG_DIR",
+        "XDG_DATA_HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_STATE_HOME",
+        "XDG_CACHE_HOME",
+        "PAGER",
+    ):
         monkeypatch.delenv(name, raising=False)
     return state
 

@@ -36,16 +36,44 @@ def write_claude_session(
     path = home / ".claude" / "projects" / slug / f"{session_id}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [
-        claude_line(session_id, cwd, type="user", uuid="u1", parentUuid=None, timestamp=when, gitBranch=branch,
-                    permissionMode=permission_mode, message={"role": "user", "content": prompt}),
-        claude_line(session_id, cwd, type="assistant", uuid="a1", parentUuid="u1", timestamp=when.replace("00.000Z", "05.000Z"),
-                    gitBranch=branch, requestId="req_1",
-                    message={"id": "msg_1", "role": "assistant", "model": model, "stop_reason": "end_turn",
-                             "content": [{"type": "text", "text": "hi"}],
-                             "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 0,
-                                       "cache_creation_input_tokens": 0}}),
+        claude_line(
+            session_id,
+            cwd,
+            type="user",
+            uuid="u1",
+            parentUuid=None,
+            timestamp=when,
+            gitBranch=branch,
+            permissionMode=permission_mode,
+            message={"role": "user", "content": prompt},
+        ),
+        claude_line(
+            session_id,
+            cwd,
+            type="assistant",
+            uuid="a1",
+            parentUuid="u1",
+            timestamp=when.replace("00.000Z", "05.000Z"),
+            gitBranch=branch,
+            requestId="req_1",
+            message={
+                "id": "msg_1",
+                "role": "assistant",
+                "model": model,
+                "stop_reason": "end_turn",
+                "content": [{"type": "text", "text": "hi"}],
+                "usage": {
+                    "input_tokens": 10,
+                    "output_tokens": 5,
+                    "cache_read_input_tokens": 0,
+                    "cache_creation_input_tokens": 0,
+                },
+            },
+        ),
     ]
     if title is not None:
-        lines.append({"type": "custom-title", "customTitle": title, "sessionId": session_id})
+        lines.append(
+            {"type": "custom-title", "customTitle": title, "sessionId": session_id}
+        )
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path

@@ -32,8 +32,22 @@ def test_list_json_has_every_session_newest_first_with_the_documented_fields() -
     assert code == 0
     sessions = json.loads(out)
     assert [s["id"] for s in sessions] == [CODEX, CLAUDE_A, CLAUDE_B]
-    for key in ("app", "id", "cwd", "branch", "title", "created", "updated", "model", "effort",
-                "permission_mode", "cli_version", "path", "bytes", "parent_id"):
+    for key in (
+        "app",
+        "id",
+        "cwd",
+        "branch",
+        "title",
+        "created",
+        "updated",
+        "model",
+        "effort",
+        "permission_mode",
+        "cli_version",
+        "path",
+        "bytes",
+        "parent_id",
+    ):
         assert key in sessions[0]
     codex = sessions[0]
     assert codex["app"] == "codex"
@@ -94,17 +108,21 @@ def test_find_matches_all_words_across_fields() -> None:
 
 def test_find_ranks_an_id_prefix_first() -> None:
     _, out, _ = invoke("find", "a7c4", "--json", "--home", DEMO)
-    assert [s["id"] for s in json.loads(out)][0] == CLAUDE_B
+    assert next(s["id"] for s in json.loads(out)) == CLAUDE_B
 
 
-def test_here_keeps_sessions_of_this_folder_and_below(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_here_keeps_sessions_of_this_folder_and_below(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project = tmp_path / "code" / "shop"
     (project / "sub").mkdir(parents=True)
     other = tmp_path / "code" / "shopping"
     other.mkdir()
     home = tmp_path / "home"
     write_claude_session(home, "11111111-0000-4000-8000-000000000001", str(project))
-    write_claude_session(home, "22222222-0000-4000-8000-000000000002", str(project / "sub"))
+    write_claude_session(
+        home, "22222222-0000-4000-8000-000000000002", str(project / "sub")
+    )
     write_claude_session(home, "33333333-0000-4000-8000-000000000003", str(other))
     monkeypatch.chdir(project)
     _, out, _ = invoke("list", "--here", "--json", "--home", str(home))
@@ -118,7 +136,9 @@ def test_resume_print_keeps_model_and_quotes_everything() -> None:
     assert words[:3] == ["cd", "/home/demo/code/shop-api", "&&"]
     assert words[3:6] == ["codex", "resume", CODEX]
     assert "-m" in words and words[words.index("-m") + 1] == "gpt-5.1-codex"
-    assert "no longer exists" in err  # the demo folder is not on this machine: said, not hidden
+    assert (
+        "no longer exists" in err
+    )  # the demo folder is not on this machine: said, not hidden
 
 
 def test_hostile_folder_name_comes_out_inert(tmp_path: Path) -> None:
@@ -145,7 +165,9 @@ def test_hostile_folder_name_comes_out_inert(tmp_path: Path) -> None:
 
 def test_resume_refuses_a_missing_folder(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    write_claude_session(home, "55555555-0000-4000-8000-000000000005", str(tmp_path / "gone"))
+    write_claude_session(
+        home, "55555555-0000-4000-8000-000000000005", str(tmp_path / "gone")
+    )
     code, _, err = invoke("resume", "5555", "--home", str(home))
     assert code == 1
     assert "no longer exists" in err and "never resumes elsewhere" in err
@@ -153,8 +175,12 @@ def test_resume_refuses_a_missing_folder(tmp_path: Path) -> None:
 
 def test_ambiguous_prefix_lists_the_candidates(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    write_claude_session(home, "66666666-0000-4000-8000-000000000006", str(tmp_path), title="first")
-    write_claude_session(home, "66666666-1111-4000-8000-000000000007", str(tmp_path), title="second")
+    write_claude_session(
+        home, "66666666-0000-4000-8000-000000000006", str(tmp_path), title="first"
+    )
+    write_claude_session(
+        home, "66666666-1111-4000-8000-000000000007", str(tmp_path), title="second"
+    )
     code, _, err = invoke("resume", "6666", "--print", "--home", str(home))
     assert code == 1
     assert "matches 2 sessions (2 claude)" in err
@@ -167,25 +193,54 @@ def _git_repo(folder: Path, branch: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", "-b", branch, str(folder)], check=True)
     subprocess.run(
-        ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "--allow-empty", "-m", "init"],
+        [
+            "git",
+            "-C",
+            str(folder),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "init",
+        ],
         check=True,
     )
 
 
-def _run_sessdex(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sessdex", *args], env=env, cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+def _run_sessdex(
+    args: list[str], env: dict[str, str], cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sessdex", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
 
 
-def test_resume_runs_the_cli_in_the_folder_and_refuses_a_branch_switch(tmp_path: Path) -> None:
+def test_resume_runs_the_cli_in_the_folder_and_refuses_a_branch_switch(
+    tmp_path: Path,
+) -> None:
     folder = tmp_path / "project"
     _git_repo(folder, "feature/x")
     home = tmp_path / "home"
     session_id = "77777777-0000-4000-8000-000000000008"
-    write_claude_session(home, session_id, str(folder), branch="feature/x", model="claude-opus-4-1")
+    write_claude_session(
+        home, session_id, str(folder), branch="feature/x", model="claude-opus-4-1"
+    )
     fake_bin = tmp_path / "bin"
     fake_bin.mkdir()
     log = tmp_path / "argv"
-    (fake_bin / "claude").write_text(f'#!/bin/sh\npwd > "{log}"\nprintf "%s\\n" "$@" >> "{log}"\n')
+    (fake_bin / "claude").write_text(
+        f'#!/bin/sh\npwd > "{log}"\nprintf "%s\\n" "$@" >> "{log}"\n'
+    )
     (fake_bin / "claude").chmod(0o755)
     env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}"}
     result = _run_sessdex(["resume", "7777", "--home", str(home)], env, tmp_path)
@@ -195,14 +250,29 @@ def test_resume_runs_the_cli_in_the_folder_and_refuses_a_branch_switch(tmp_path:
     assert lines[1:3] == ["--resume", session_id]
     assert "--model" in lines and lines[lines.index("--model") + 1] == "claude-opus-4-1"
 
-    subprocess.run(["git", "-C", str(folder), "checkout", "-q", "-b", "main"], check=True)
+    subprocess.run(
+        ["git", "-C", str(folder), "checkout", "-q", "-b", "main"], check=True
+    )
     log.unlink()
     result = _run_sessdex(["resume", "7777", "--home", str(home)], env, tmp_path)
     assert result.returncode == 1
-    assert "feature/x" in result.stderr and "main" in result.stderr and "--yes" in result.stderr
+    assert (
+        "feature/x" in result.stderr
+        and "main" in result.stderr
+        and "--yes" in result.stderr
+    )
     assert not log.exists()
-    assert subprocess.run(["git", "-C", str(folder), "rev-parse", "--abbrev-ref", "HEAD"], capture_output=True, text=True).stdout.strip() == "main"
-    result = _run_sessdex(["resume", "7777", "--yes", "--home", str(home)], env, tmp_path)
+    assert (
+        subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--abbrev-ref", "HEAD"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        == "main"
+    )
+    result = _run_sessdex(
+        ["resume", "7777", "--yes", "--home", str(home)], env, tmp_path
+    )
     assert result.returncode == 0 and log.exists()
 
 
@@ -215,7 +285,9 @@ def test_resume_says_how_to_install_a_missing_cli(tmp_path: Path) -> None:
     assert "'claude' is not on PATH" in result.stderr and "npm install" in result.stderr
 
 
-def test_resume_refuses_while_a_running_cli_has_the_session_open(tmp_path: Path) -> None:
+def test_resume_refuses_while_a_running_cli_has_the_session_open(
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "home"
     session_id = "99999999-0000-4000-8000-00000000000a"
     write_claude_session(home, session_id, str(tmp_path))
@@ -224,7 +296,13 @@ def test_resume_refuses_while_a_running_cli_has_the_session_open(tmp_path: Path)
     (fake_bin / "claude").write_text("#!/bin/sh\nexec sleep 30\n")
     (fake_bin / "claude").chmod(0o755)
     live = subprocess.Popen(
-        ["bash", "-c", 'exec -a claude "$0" -c "import time; time.sleep(30)" --resume "$1"', sys.executable, session_id]
+        [
+            "bash",
+            "-c",
+            'exec -a claude "$0" -c "import time; time.sleep(30)" --resume "$1"',
+            sys.executable,
+            session_id,
+        ]
     )
     try:
         env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}"}
@@ -238,20 +316,34 @@ def test_resume_refuses_while_a_running_cli_has_the_session_open(tmp_path: Path)
 
 def test_withheld_permission_mode_is_said_and_kept_on_request(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    write_claude_session(home, "aaaaaaaa-0000-4000-8000-00000000000b", str(tmp_path), permission_mode="bypassPermissions")
+    write_claude_session(
+        home,
+        "aaaaaaaa-0000-4000-8000-00000000000b",
+        str(tmp_path),
+        permission_mode="bypassPermissions",
+    )
     _, out, err = invoke("resume", "aaaa", "--print", "--home", str(home))
     assert "bypassPermissions" not in out and "dangerously" not in out
     assert "bypassPermissions" in err or "permission" in err
-    _, out, _ = invoke("resume", "aaaa", "--print", "--keep-permissions", "--home", str(home))
+    _, out, _ = invoke(
+        "resume", "aaaa", "--print", "--keep-permissions", "--home", str(home)
+    )
     assert "bypassPermissions" in out or "--dangerously-skip-permissions" in out
 
 
 def test_titles_with_escape_sequences_print_harmless(tmp_path: Path) -> None:
     home = tmp_path / "home"
     evil = "\x1b]0;owned\x07\x1b[31mred\x1b[0m \x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\ \u202eexe.txt\x9b31m"
-    write_claude_session(home, "bbbbbbbb-0000-4000-8000-00000000000c", str(tmp_path), title=evil)
+    write_claude_session(
+        home, "bbbbbbbb-0000-4000-8000-00000000000c", str(tmp_path), title=evil
+    )
     _, out, _ = invoke("list", "--home", str(home))
-    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out and "\x9b" not in out
+    assert (
+        "\x1b" not in out
+        and "\x07" not in out
+        and "\u202e" not in out
+        and "\x9b" not in out
+    )
     assert "red" in out and "link" in out
     _, out, _ = invoke("list", "--json", "--home", str(home))
     assert json.loads(out)[0]["title"] == evil  # JSON keeps the text exactly, escaped
@@ -266,16 +358,26 @@ def test_doctor_json_reports_each_app() -> None:
     assert reports["claude"]["root"].endswith("/.claude")
     assert reports["claude"]["versions"] == {"2.1.197": 2}
     for report in reports.values():
-        assert set(report) >= {"app", "root", "override", "sessions", "versions", "skipped_lines", "unknown_record_types"}
+        assert set(report) >= {
+            "app",
+            "root",
+            "override",
+            "sessions",
+            "versions",
+            "skipped_lines",
+            "unknown_record_types",
+        }
         assert report["skipped_lines"] == {} and report["unknown_record_types"] == {}
 
 
 def test_doctor_counts_skipped_lines_without_showing_content(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    path = write_claude_session(home, "cccccccc-0000-4000-8000-00000000000d", str(tmp_path))
+    path = write_claude_session(
+        home, "cccccccc-0000-4000-8000-00000000000d", str(tmp_path)
+    )
     with path.open("a") as out:
         out.write('{"type":"custom-title","customTitle":"secret-content-here')
-    code, out, _ = invoke("doctor", "--json", "--app", "claude", "--home", str(home))
+    _code, out, _ = invoke("doctor", "--json", "--app", "claude", "--home", str(home))
     report = json.loads(out)[0]
     assert sum(report["skipped_lines"].values()) == 1
     assert "secret-content-here" not in out

@@ -24,14 +24,20 @@ def test_lines_keep_numbers_and_offsets(tmp_path: Path) -> None:
     path = write_lines(tmp_path / "a.jsonl", [b'{"a":1}', b"", b'{"b":2}'])
     with open(path, "rb") as stream:
         lines = list(files.iter_lines(stream))
-    assert [(line.number, line.data) for line in lines] == [(1, b'{"a":1}'), (2, b""), (3, b'{"b":2}')]
+    assert [(line.number, line.data) for line in lines] == [
+        (1, b'{"a":1}'),
+        (2, b""),
+        (3, b'{"b":2}'),
+    ]
     data = path.read_bytes()
     for line in lines:
         assert data[line.offset : line.offset + len(line.data)] == line.data
         assert line.end == line.offset + len(line.data) + 1
 
 
-def test_over_long_line_is_skipped_and_counted_without_losing_the_next(tmp_path: Path) -> None:
+def test_over_long_line_is_skipped_and_counted_without_losing_the_next(
+    tmp_path: Path,
+) -> None:
     big = b'{"x":"' + b"A" * (3 * files.CHUNK) + b'"}'
     path = write_lines(tmp_path / "a.jsonl", [b'{"n":1}', big, b'{"n":3}'])
     diagnostics = Diagnostics()
@@ -42,9 +48,17 @@ def test_over_long_line_is_skipped_and_counted_without_losing_the_next(tmp_path:
     assert diagnostics.details == [(str(path), 2, "too long")]
 
 
-def test_compacted_line_keeps_structure_and_names_the_elided_size(tmp_path: Path) -> None:
+def test_compacted_line_keeps_structure_and_names_the_elided_size(
+    tmp_path: Path,
+) -> None:
     image = "Q" * (6 * 1024 * 1024)
-    record = {"type": "user", "content": [{"type": "image", "data": image}, {"type": "text", "text": 'say "hi"\\'}]}
+    record = {
+        "type": "user",
+        "content": [
+            {"type": "image", "data": image},
+            {"type": "text", "text": 'say "hi"\\'},
+        ],
+    }
     path = write_lines(tmp_path / "a.jsonl", [orjson.dumps(record), b'{"after":true}'])
     got = list(files.iter_records(path))
     assert len(got) == 2
@@ -74,14 +88,18 @@ def test_compacting_a_huge_line_stays_bounded_in_memory(tmp_path: Path) -> None:
 
 
 def test_truncated_last_line_is_reported_as_truncated(tmp_path: Path) -> None:
-    path = write_lines(tmp_path / "a.jsonl", [b'{"a":1}', b'{"b":'], final_newline=False)
+    path = write_lines(
+        tmp_path / "a.jsonl", [b'{"a":1}', b'{"b":'], final_newline=False
+    )
     diagnostics = Diagnostics()
     assert [value for _, value in files.iter_records(path, diagnostics)] == [{"a": 1}]
     assert diagnostics.skipped == {"truncated": 1}
 
 
 def test_hold_partial_waits_for_the_newline(tmp_path: Path) -> None:
-    path = write_lines(tmp_path / "a.jsonl", [b'{"a":1}', b'{"b":2}'], final_newline=False)
+    path = write_lines(
+        tmp_path / "a.jsonl", [b'{"a":1}', b'{"b":2}'], final_newline=False
+    )
     got = list(files.iter_records(path, hold_partial=True))
     assert [value for _, value in got] == [{"a": 1}]
     assert got[-1][0].end == len(b'{"a":1}\n')
@@ -138,7 +156,9 @@ def _make_wal_db(path: Path) -> sqlite3.Connection:
     return writer
 
 
-def test_sqlite_with_wal_sees_uncheckpointed_rows_and_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sqlite_with_wal_sees_uncheckpointed_rows_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
     app = tmp_path / "app"
     app.mkdir()
@@ -182,7 +202,7 @@ def test_entries_skip_symlinks_leaving_the_root(tmp_path: Path) -> None:
 
 def test_compactor_handles_escapes_split_across_feeds() -> None:
     compactor = files._Compactor()
-    text = b'{"a":"' + b"x" * (files.KEEP_STRING + 10) + b'\\', b'"y","b":"ok\\"q"}'
+    text = b'{"a":"' + b"x" * (files.KEEP_STRING + 10) + b"\\", b'"y","b":"ok\\"q"}'
     compactor.feed(text[0])
     compactor.feed(text[1])
     value = orjson.loads(bytes(compactor.out))

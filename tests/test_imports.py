@@ -10,7 +10,11 @@ HEAVY = ("rich", "starlette", "mcp", "uvicorn", "zstandard", "watchfiles")
 
 def test_cli_import_does_not_load_heavy_libraries() -> None:
     code = "import sys, sessdex.cli, sessdex.api, sessdex.index; print(' '.join(sorted(sys.modules)))"
-    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
+    loaded = set(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
     assert not [name for name in HEAVY if name in loaded]
 
 

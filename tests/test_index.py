@@ -18,7 +18,12 @@ from tests.helpers import write_claude_session
 def make_home(tmp_path: Path, count: int) -> Path:
     home = tmp_path / "home"
     for n in range(count):
-        write_claude_session(home, f"{n:08x}-0000-4000-8000-{n:012x}", f"/work/p{n % 7}", title=f"session {n}")
+        write_claude_session(
+            home,
+            f"{n:08x}-0000-4000-8000-{n:012x}",
+            f"/work/p{n % 7}",
+            title=f"session {n}",
+        )
     return home
 
 
@@ -35,7 +40,9 @@ def counting_parse(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-def test_refresh_rereads_only_changed_files_and_drops_vanished_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_refresh_rereads_only_changed_files_and_drops_vanished_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home_dir = make_home(tmp_path, 5)
     home = Home.at(home_dir)
     calls = counting_parse(monkeypatch)
@@ -46,7 +53,16 @@ def test_refresh_rereads_only_changed_files_and_drops_vanished_ones(tmp_path: Pa
     assert calls == []  # nothing changed: nothing parsed
     files = sorted(home_dir.rglob("*.jsonl"))
     with files[0].open("a") as out:
-        out.write(json.dumps({"type": "custom-title", "customTitle": "renamed", "sessionId": files[0].stem}) + "\n")
+        out.write(
+            json.dumps(
+                {
+                    "type": "custom-title",
+                    "customTitle": "renamed",
+                    "sessionId": files[0].stem,
+                }
+            )
+            + "\n"
+        )
     files[1].unlink()
     listing = api.list_sessions(home, apps=["claude"])
     assert calls == [str(files[0])]
@@ -56,7 +72,9 @@ def test_refresh_rereads_only_changed_files_and_drops_vanished_ones(tmp_path: Pa
     assert files[1].stem not in titles
 
 
-def test_a_file_deleted_during_refresh_is_skipped_not_fatal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_deleted_during_refresh_is_skipped_not_fatal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home_dir = make_home(tmp_path, 3)
     claude = sources.get("claude")
     original = claude.parse
@@ -79,13 +97,30 @@ def test_a_file_deleted_during_refresh_is_skipped_not_fatal(tmp_path: Path, monk
 def test_two_processes_refreshing_at_once_agree(tmp_path: Path) -> None:
     home_dir = make_home(tmp_path, 150)
     env = {**os.environ}
-    command = [sys.executable, "-m", "sessdex", "list", "--json", "--home", str(home_dir)]
-    procs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(3)]
+    command = [
+        sys.executable,
+        "-m",
+        "sessdex",
+        "list",
+        "--json",
+        "--home",
+        str(home_dir),
+    ]
+    procs = [
+        subprocess.Popen(
+            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for _ in range(3)
+    ]
     outputs = [p.communicate(timeout=120) for p in procs]
     for proc, (out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, err.decode()
         assert len(json.loads(out)) == 150
-    integrity = index.connect(index.index_file(Home.at(home_dir))).execute("PRAGMA integrity_check").fetchone()[0]
+    integrity = (
+        index.connect(index.index_file(Home.at(home_dir)))
+        .execute("PRAGMA integrity_check")
+        .fetchone()[0]
+    )
     assert integrity == "ok"
 
 

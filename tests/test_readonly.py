@@ -37,7 +37,9 @@ def snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:
 def live_home(tmp_path: Path) -> Iterator[tuple[Path, list[sqlite3.Connection]]]:
     home = merged_home(tmp_path / "home")
     writers = []
-    for db in sorted(p for p in home.rglob("*") if p.suffix in DB_SUFFIXES and p.is_file()):
+    for db in sorted(
+        p for p in home.rglob("*") if p.suffix in DB_SUFFIXES and p.is_file()
+    ):
         try:
             writer = sqlite3.connect(db)
             writer.execute("PRAGMA journal_mode=WAL")
@@ -53,7 +55,9 @@ def live_home(tmp_path: Path) -> Iterator[tuple[Path, list[sqlite3.Connection]]]
         writer.close()
 
 
-def test_a_full_run_changes_nothing_in_the_home(live_home: tuple[Path, list[sqlite3.Connection]], tmp_path: Path) -> None:
+def test_a_full_run_changes_nothing_in_the_home(
+    live_home: tuple[Path, list[sqlite3.Connection]], tmp_path: Path
+) -> None:
     home, writers = live_home
     assert writers, "the fixtures hold SQLite stores"
     assert any(Path(str(home)).rglob("*-wal"))
@@ -61,7 +65,9 @@ def test_a_full_run_changes_nothing_in_the_home(live_home: tuple[Path, list[sqli
     runner = CliRunner()
 
     def run(*args: str) -> str:
-        result = runner.invoke(main, [*args, "--home", str(home)], catch_exceptions=False)
+        result = runner.invoke(
+            main, [*args, "--home", str(home)], catch_exceptions=False
+        )
         assert result.exit_code in (0, 1), result.output
         return result.stdout
 
@@ -73,7 +79,14 @@ def test_a_full_run_changes_nothing_in_the_home(live_home: tuple[Path, list[sqli
         run("resume", session["id"], "--print")
         run("show", session["id"], "--json")
         run("tree", session["id"], "--json")
-    run("export", sessions[0]["id"], "--format", "html", "-o", str(tmp_path / "out.html"))
+    run(
+        "export",
+        sessions[0]["id"],
+        "--format",
+        "html",
+        "-o",
+        str(tmp_path / "out.html"),
+    )
     after = snapshot(home)
     assert sorted(after) == sorted(before), "files were created or removed in the home"
     changed = [name for name in before if before[name] != after[name]]

@@ -24,7 +24,9 @@ DATA = Path(__file__).parent / "data"
 APPS = sources.names()
 
 
-def discover(source: Source, home: Home, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
+def discover(
+    source: Source, home: Home, diagnostics: Diagnostics | None = None
+) -> dict[str, Session]:
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     location = source.locate(home)
     fragments: dict[str, list[Session]] = {}
@@ -55,7 +57,7 @@ def snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:
 @pytest.mark.parametrize("app", APPS)
 def test_every_app_has_fixtures_and_a_description(app: str) -> None:
     source = sources.get(app)
-    assert source.NAME == app
+    assert app == source.NAME
     assert source.TITLE and source.CHECKED_WITH
     assert (DATA / app / "home").is_dir()
     assert (DATA / app / "expected.json").is_file()
@@ -116,9 +118,22 @@ def test_malformed_input_is_counted_never_raised_nor_leaked(app: str) -> None:
     for session in found.values():
         for _ in source.read(session, diagnostics):
             pass
-    assert diagnostics.skipped_total + len(diagnostics.problems) + sum(diagnostics.unknown.values()) > 0
+    assert (
+        diagnostics.skipped_total
+        + len(diagnostics.problems)
+        + sum(diagnostics.unknown.values())
+        > 0
+    )
     for path, line, reason in diagnostics.details:
-        assert reason in {"not JSON", "truncated", "too long", "not an object", "unreadable", "vanished", "bad value"}
+        assert reason in {
+            "not JSON",
+            "truncated",
+            "too long",
+            "not an object",
+            "unreadable",
+            "vanished",
+            "bad value",
+        }
         assert isinstance(line, int) and isinstance(path, str)
 
 
@@ -126,12 +141,18 @@ def test_malformed_input_is_counted_never_raised_nor_leaked(app: str) -> None:
 def test_environment_override_is_honoured(app: str, tmp_path: Path) -> None:
     source = sources.get(app)
     override = expected(app).get("override")
-    assert isinstance(override, dict) and override, "expected.json names the override to test"
-    environ = {name: str(DATA / app / "home" / relative) for name, relative in override.items()}
+    assert isinstance(override, dict) and override, (
+        "expected.json names the override to test"
+    )
+    environ = {
+        name: str(DATA / app / "home" / relative) for name, relative in override.items()
+    }
     home = Home(tmp_path / "nobody", environ)
     location = source.locate(home)
     assert location.override and location.override.split("=")[0] in override
-    assert sorted(discover(source, home)) == sorted(w["id"] for w in expected(app)["sessions"])  # type: ignore[union-attr]
+    assert sorted(discover(source, home)) == sorted(
+        w["id"] for w in expected(app)["sessions"]
+    )  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("app", APPS)

@@ -22,7 +22,7 @@ CODEX = "019a7e21-5c3d-7b40-9e8f-2a1b3c4d5e6f"
 HOSTILE = (
     "<script>document.title='PWNED'</script>"
     "<img src=x onerror=\"document.body.setAttribute('data-pwned','1')\">"
-    "<a href=\"javascript:alert(1)\">click</a> \x1b]0;owned\x07\x1b[2J ```\nfenced"
+    '<a href="javascript:alert(1)">click</a> \x1b]0;owned\x07\x1b[2J ```\nfenced'
 )
 
 
@@ -37,8 +37,14 @@ def test_clean_removes_escape_sequences_and_controls() -> None:
 
 
 def test_tool_summary_and_fold() -> None:
-    assert tool_summary("Bash", {"command": "npm test", "description": "run"}) == "Bash — npm test"
-    assert tool_summary("shell", {"command": ["bash", "-lc", "ls"]}) == "shell — bash -lc ls"
+    assert (
+        tool_summary("Bash", {"command": "npm test", "description": "run"})
+        == "Bash — npm test"
+    )
+    assert (
+        tool_summary("shell", {"command": ["bash", "-lc", "ls"]})
+        == "shell — bash -lc ls"
+    )
     assert fold("a\nb\nc\nd\ne", 3) == "a\nb\nc\n… 2 more lines"
 
 
@@ -49,8 +55,19 @@ def test_show_json_events_have_the_documented_shape() -> None:
     assert events[0]["kind"] == "user"
     assert events[0]["text"] == "Add a retry with backoff to the checkout payment call"
     for event in events:
-        assert set(event) >= {"seq", "kind", "time", "time_estimated", "session_id", "agent_id", "text", "tool",
-                              "call_id", "is_error", "usage"}
+        assert set(event) >= {
+            "seq",
+            "kind",
+            "time",
+            "time_estimated",
+            "session_id",
+            "agent_id",
+            "text",
+            "tool",
+            "call_id",
+            "is_error",
+            "usage",
+        }
         assert event["session_id"] == CLAUDE_A
     calls = [e for e in events if e["kind"] == "tool_call"]
     results = [e for e in events if e["kind"] == "tool_result"]
@@ -84,7 +101,13 @@ def test_show_in_the_terminal_folds_tool_calls(tmp_path: Path) -> None:
 
 def test_hostile_text_is_harmless_in_the_terminal(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    write_claude_session(home, "dddddddd-0000-4000-8000-00000000000e", str(tmp_path), prompt=HOSTILE, title="[bold red]x[/]")
+    write_claude_session(
+        home,
+        "dddddddd-0000-4000-8000-00000000000e",
+        str(tmp_path),
+        prompt=HOSTILE,
+        title="[bold red]x[/]",
+    )
     code, out, _ = invoke("show", "dddd", "--home", str(home))
     assert code == 0
     assert "\x1b" not in out and "\x07" not in out
@@ -93,7 +116,9 @@ def test_hostile_text_is_harmless_in_the_terminal(tmp_path: Path) -> None:
 
 def test_markdown_export_keeps_fences_closed(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    write_claude_session(home, "eeeeeeee-0000-4000-8000-00000000000f", str(tmp_path), prompt=HOSTILE)
+    write_claude_session(
+        home, "eeeeeeee-0000-4000-8000-00000000000f", str(tmp_path), prompt=HOSTILE
+    )
     code, out, _ = invoke("export", "eeee", "--format", "md", "--home", str(home))
     assert code == 0
     assert out.startswith("# (untitled)")  # a prompt starting with '<' is no title
@@ -113,26 +138,53 @@ def test_export_refuses_to_write_into_an_agent_folder(tmp_path: Path) -> None:
 def _chromium() -> str | None:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None and os.environ.get("SESSDEX_REQUIRE_TOOLS") == "1":
-        pytest.fail("chromium is required here (SESSDEX_REQUIRE_TOOLS=1) but not installed")
+        pytest.fail(
+            "chromium is required here (SESSDEX_REQUIRE_TOOLS=1) but not installed"
+        )
     return found
 
 
 @pytest.mark.browser
-def test_html_export_renders_hostile_text_inert_in_a_real_browser(tmp_path: Path) -> None:
+def test_html_export_renders_hostile_text_inert_in_a_real_browser(
+    tmp_path: Path,
+) -> None:
     chromium = _chromium()
     if chromium is None:
-        pytest.skip("Debian's chromium is not installed (scripts/test installs it as root)")
+        pytest.skip(
+            "Debian's chromium is not installed (scripts/test installs it as root)"
+        )
     home = tmp_path / "home"
-    write_claude_session(home, "12121212-0000-4000-8000-000000000011", str(tmp_path), prompt=HOSTILE, title=HOSTILE)
+    write_claude_session(
+        home,
+        "12121212-0000-4000-8000-000000000011",
+        str(tmp_path),
+        prompt=HOSTILE,
+        title=HOSTILE,
+    )
     out_file = tmp_path / "session.html"
-    code, _, err = invoke("export", "1212", "--format", "html", "-o", str(out_file), "--home", str(home))
+    code, _, err = invoke(
+        "export", "1212", "--format", "html", "-o", str(out_file), "--home", str(home)
+    )
     assert code == 0, err
     profile = tmp_path / "profile"
     result = subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-         "--virtual-time-budget=2000", "--dump-dom", out_file.as_uri()],
-        capture_output=True, text=True, timeout=120,
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            "--virtual-time-budget=2000",
+            "--dump-dom",
+            out_file.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     dom = result.stdout
     assert "</html>" in dom, result.stderr[-2000:]
@@ -150,7 +202,9 @@ def test_tree_never_loops_on_a_self_spawn() -> None:
 
     events = [
         Event("s", 0, "subagent", extra={"child_id": "s"}),
-        Event("s", 1, "subagent", call_id="c1", extra={"child_id": "a", "agent_type": "x"}),
+        Event(
+            "s", 1, "subagent", call_id="c1", extra={"child_id": "a", "agent_type": "x"}
+        ),
         Event("s", 2, "subagent", agent_id="a", extra={"child_id": "s"}),
         Event("s", 3, "tool_result", call_id="c1"),
     ]

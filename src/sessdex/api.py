@@ -29,6 +29,7 @@ from .tree import AgentNode, build_tree
 
 if TYPE_CHECKING:
     from . import usage
+    from .live import BoardRow
 
 
 @dataclass(slots=True)
@@ -478,6 +479,52 @@ def refuse_agent_folder(home: Home, output: str) -> None:
             raise SessdexError(
                 f"refusing to write into {source.TITLE}'s folder {root}; choose another path."
             )
+
+
+# --- live sessions ----------------------------------------------------------------------------
+
+
+def follow_session(
+    home: Home, prefix: str, *, duration: float | None = None, notify: bool | None = None
+) -> tuple[Session, Iterator[list[Event]]]:
+    """The session, and batches of its events as they are written (recent history first)."""
+    from . import live
+
+    session = resolve(home, prefix)
+    return session, live.follow(session, duration=duration, notify=notify)
+
+
+def watch_sessions(
+    home: Home,
+    *,
+    apps: Sequence[str] = (),
+    since: datetime | None = None,
+    limit: int | None = None,
+    duration: float | None = None,
+    notify: bool | None = None,
+) -> Iterator[list[BoardRow]]:
+    """The status of every recent session, again whenever one changes."""
+    from . import live
+
+    sources.all_sources(apps)  # an unknown app fails now, not inside the loop
+
+    def recent() -> list[Session]:
+        listing = list_sessions(home, apps=apps, since=since, limit=limit)
+        return listing.sessions()
+
+    return live.watch(recent, duration=duration, notify=notify)
+
+
+def replay_session(
+    home: Home, prefix: str, *, speed: float = 10.0, max_gap: float = 2.0
+) -> Transcript:
+    """The session's events (sub-agents interleaved) paced like the original, sped up."""
+    from . import live
+
+    found = transcript(home, prefix)
+    found.events = live.replay(found.events, speed=speed, max_gap=max_gap)
+    return found
+
 
 
 # --- usage --------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import cast
 
+from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, Extra, JSONValue, Usage
 from . import _claude_records as rec
@@ -122,43 +123,53 @@ class Stream:
         self.unkeyed = itertools.count()
 
     def events(self) -> Iterator[Event]:
-        diagnostics = self.context.diagnostics
-        full = self.context.full
         for line, record in rec.lines(
-            self.path, diagnostics, full=full, offset=self.offset
+            self.path,
+            self.context.diagnostics,
+            full=self.context.full,
+            offset=self.offset,
         ):
-            kind = record.get("type")
-            stamp = rec.moment(record.get("timestamp"))
-            self.stamped = stamp is not None
-            self.time = stamp or self.time
-            self.version = rec.string(record.get("version")) or self.version
-            agent = self._agent_of(record)
-            summary = kind == "user" and record.get("isCompactSummary") is True
-            if self.compaction is not None and kind in rec.CONVERSATION and not summary:
-                yield self.compaction  # no summary followed the boundary
-                self.compaction = None
-            if not isinstance(kind, str):
-                diagnostics.skip(str(self.path), line.number, "bad value")
-                continue
-            uuid = rec.string(record.get("uuid"))
-            branch = self.survey.abandoned.get(uuid) if uuid else None
-            if branch is not None:
-                yield from self._abandoned(record, agent, branch, uuid)
-                continue
-            if agent is not None and agent not in self.context.announced:
-                yield from self._announce(agent)
-            if kind in rec.CONVERSATION:
-                yield from self._change(agent, "cwd", rec.string(record.get("cwd")))
-                yield from self._change(
-                    agent, "branch", rec.string(record.get("gitBranch"))
-                )
-            handler = _HANDLERS.get(kind)
-            if handler is not None:
-                yield from handler(self, record, agent, line.compacted)
-            elif kind not in rec.IGNORED_TYPES:
-                diagnostics.unknown_type(kind, self.version)
+            yield from self.feed(line, record)
+        yield from self.finish()
+
+    def feed(self, line: files.Line, record: dict[str, object]) -> Iterator[Event]:
+        """The events of one line; state carries over to the next (`follow` feeds lines live)."""
+        kind = record.get("type")
+        stamp = rec.moment(record.get("timestamp"))
+        self.stamped = stamp is not None
+        self.time = stamp or self.time
+        self.version = rec.string(record.get("version")) or self.version
+        agent = self._agent_of(record)
+        summary = kind == "user" and record.get("isCompactSummary") is True
+        if self.compaction is not None and kind in rec.CONVERSATION and not summary:
+            yield self.compaction  # no summary followed the boundary
+            self.compaction = None
+        if not isinstance(kind, str):
+            self.context.diagnostics.skip(str(self.path), line.number, "bad value")
+            return
+        uuid = rec.string(record.get("uuid"))
+        branch = self.survey.abandoned.get(uuid) if uuid else None
+        if branch is not None:
+            yield from self._abandoned(record, agent, branch, uuid)
+            return
+        if agent is not None and agent not in self.context.announced:
+            yield from self._announce(agent)
+        if kind in rec.CONVERSATION:
+            yield from self._change(agent, "cwd", rec.string(record.get("cwd")))
+            yield from self._change(
+                agent, "branch", rec.string(record.get("gitBranch"))
+            )
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            yield from handler(self, record, agent, line.compacted)
+        elif kind not in rec.IGNORED_TYPES:
+            self.context.diagnostics.unknown_type(kind, self.version)
+
+    def finish(self) -> Iterator[Event]:
+        """What the end of the file settles: a held compaction, responses still pending."""
         if self.compaction is not None:
             yield self.compaction
+            self.compaction = None
         for agent in list(self.agents):
             yield from self._bill(agent)
 

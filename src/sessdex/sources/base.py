@@ -8,12 +8,13 @@ Nothing outside `sources/` knows any app by name.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 from ..diagnostics import Diagnostics
+from ..files import Line
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 
 
@@ -107,6 +108,45 @@ class Source(Protocol):
         self, session: Session, *, keep_permissions: bool = False
     ) -> ResumePlan | None:
         """How to reopen `session` with the app's own CLI, or None if it has no resume."""
+        ...
+
+
+# --- following a live session (optional) ------------------------------------------------
+#
+# A source whose sessions are JSON-lines files that only grow may also define, at module
+# level, `follow(session, diagnostics) -> SessionFollow`. `sessdex follow` and `watch` then
+# read each of the session's files on its own, only the appended lines, through readers
+# that keep their state between lines (pending usage, messages written twice). Without it,
+# the live layer re-reads the session with `read` (from the last offset when the main file
+# only grew) and keeps the events it has not seen yet.
+
+
+@dataclass(frozen=True, slots=True)
+class FollowFile:
+    """One file of a live session: the lead agent's transcript or one sub-agent's."""
+
+    path: Path
+    agent_id: str | None = None  # None for the lead agent
+    call_id: str | None = None  # the tool call that spawned this sub-agent, when known
+    agent_type: str | None = None
+    description: str | None = None
+
+
+# Translates one complete line of a followed file into events (it parses the line itself).
+LineReader: TypeAlias = Callable[[Line], Iterable[Event]]
+
+
+class SessionFollow(Protocol):
+    """What `follow(session, diagnostics)` returns: the session's files and their readers."""
+
+    def files(self, children: Collection[str]) -> list[FollowFile]:
+        """The files to follow now, the lead agent's first. `children` holds the sub-agent
+        ids seen so far in `subagent` events. Cheap: directory listings, small meta files."""
+        ...
+
+    def reader(self, file: FollowFile, offset: int) -> LineReader:
+        """A reader for `file`'s lines from `offset` (a line start; 0 for the whole file).
+        Readers of one session may share state; a rewritten file gets a new reader."""
         ...
 
 

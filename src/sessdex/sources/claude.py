@@ -56,7 +56,7 @@ from ..model import Event, ResumePlan, Session
 from . import _claude_read
 from . import _claude_records as rec
 from ._claude_usage import usage_files, usage_records  # noqa: F401 - `sessdex usage` hook
-from .base import Home, Location
+from .base import Home, Location, SessionFollow
 
 NAME = "claude"
 TITLE = "Claude Code"
@@ -342,6 +342,13 @@ def read(
     yield from _claude_read.read(
         path, session.id, diagnostics, full=full, offset=offset
     )
+
+
+def follow(session: Session, diagnostics: Diagnostics) -> SessionFollow:
+    """Live reading: the transcript and each sub-agent file, only appended lines (`_claude_follow`)."""
+    from ._claude_follow import Follow
+
+    return Follow(session, diagnostics)
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

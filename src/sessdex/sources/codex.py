@@ -84,7 +84,7 @@ from ._codex_values import (
     sandbox_of,
     tag,
 )
-from .base import Home, Location
+from .base import Home, Location, SessionFollow
 
 NAME = "codex"
 TITLE = "OpenAI Codex CLI"
@@ -622,6 +622,13 @@ def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
 ) -> Iterator[Event]:
     return read_events(session, diagnostics, full=full, offset=offset)
+
+
+def follow(session: Session, diagnostics: Diagnostics) -> SessionFollow:
+    """Live reading: the rollout and each sub-agent's, only appended lines (`_codex_follow`)."""
+    from ._codex_follow import Follow
+
+    return Follow(session, diagnostics)
 
 
 # --- resume ----------------------------------------------------------------------------------

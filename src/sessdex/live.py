@@ -1,0 +1,888 @@
+"""Live sessions: follow a session's files as they are written, and tell its status.
+
+`LiveSession` reads only what was appended to each of a session's files (`follow.Follower`):
+through the source's optional `follow` hook, per-file readers that keep their state between
+lines; otherwise by calling the source's `read` again (from the last offset while the main
+file only grows) and keeping the events not seen before. `Processes` finds the app's CLI in
+/proc; `Waiter` sleeps until a watched folder changes (watchfiles, when it is installed) or
+the next poll. The rules themselves are in `status.py`. Nothing here names an app.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from . import sources
+from .diagnostics import Diagnostics
+from .follow import Change, Follower, tail_offset
+from .model import Event, Session
+from .sources.base import FollowFile, LineReader, SessionFollow
+from .status import QUIET_WORKING, STATUSES, Status, Tracker, decide
+
+log = logging.getLogger(__name__)
+
+HISTORY_BYTES = (
+    256 * 1024
+)  # history read from a session's main file when first followed
+CHILD_HISTORY = 64 * 1024  # ... and from each sub-agent file that already exists
+FULL_REREAD_MAX = 1024 * 1024  # without a follow hook, smaller files are re-read whole
+POLL_SECONDS = 0.25  # stat every followed file this often (no notifications)
+SAFETY_POLL = 2.0  # with notifications: stat everything this often all the same
+LISTING_SECONDS = 2.0  # list a session's sub-agent files again this often
+STORE_SECONDS = 2.0  # re-read a database-backed session at most this often
+PROCESS_SECONDS = 5.0  # scan /proc this often
+SEEN_CAP = 50_000  # event identities kept to drop what a re-read repeats
+RESCAN_SECONDS = 10.0  # the board looks for new sessions this often (polling)
+RESCAN_NOTIFIED = 30.0  # ... and this often when notifications name new files
+TICK_SECONDS = 1.0  # the board is redrawn at least this often (ages move)
+REWATCH = 5.0  # with notifications: the set of watched folders is renewed this often
+
+
+# --- events seen ----------------------------------------------------------------------
+
+
+class _Seen:
+    """The identities of the last SEEN_CAP events, to drop what a re-read repeats."""
+
+    def __init__(self, cap: int = SEEN_CAP) -> None:
+        self.cap = cap
+        self.keys: set[int] = set()
+        self.order: deque[int] = deque()
+
+    def add(self, event: Event) -> bool:
+        """Remember `event`; False if it was seen already."""
+        key = hash(
+            (
+                event.agent_id,
+                event.kind,
+                event.time,
+                event.call_id,
+                event.tool,
+                event.text,
+                event.usage,
+                event.is_error,
+            )
+        )
+        if key in self.keys:
+            return False
+        self.keys.add(key)
+        self.order.append(key)
+        if len(self.order) > self.cap:
+            self.keys.discard(self.order.popleft())
+        return True
+
+
+# --- feeds: where a session's new events come from --------------------------------------
+
+
+@dataclass(slots=True)
+class _File:
+    file: FollowFile
+    follower: Follower
+    reader: LineReader | None = None
+    repeats: bool = False  # rewritten: its events so far were seen once already
+
+
+class _HookFeed:
+    """A source with a `follow` hook: each file followed alone, only appended lines read."""
+
+    def __init__(
+        self, follow: SessionFollow, diagnostics: Diagnostics, tracker: Tracker
+    ) -> None:
+        self.follow = follow
+        self.diagnostics = diagnostics
+        self.tracker = tracker
+        self.files: dict[Path, _File] = {}
+        self.children: set[str] = set()
+        self.listed_at = float("-inf")
+        self.started = False
+        self.lead_gone = False
+        self._folders: tuple[int, set[Path]] | None = None
+
+    def _list(self, now: float) -> None:
+        self.listed_at = now
+        try:
+            found = self.follow.files(frozenset(self.children))
+        except OSError as error:
+            self.diagnostics.problem(f"could not list the session's files: {error}")
+            return
+        for file in found:
+            if file.path in self.files:
+                continue
+            offset = 0
+            if not self.started:  # already there: read only its recent history
+                window = HISTORY_BYTES if file.agent_id is None else CHILD_HISTORY
+                offset = tail_offset(file.path, window)
+                if file.agent_id is None and offset:
+                    self.tracker.partial = True
+            follower = Follower(file.path, offset, diagnostics=self.diagnostics)
+            self.files[file.path] = _File(file, follower)
+            if file.agent_id is not None:
+                self.tracker.link(
+                    file.agent_id, file.call_id, file.agent_type, file.description
+                )
+                self.children.add(file.agent_id)
+        self.started = True
+
+    def poll(self, now: float, seen: _Seen) -> list[Event]:
+        open_calls = self.tracker.lead.open_calls
+        blind = (
+            bool(open_calls)
+            and any(
+                child is None and call in open_calls
+                for call, child in self.tracker.spawns.items()
+            )
+            and now - self.last_write() < QUIET_WORKING
+        )
+        if blind or now - self.listed_at >= LISTING_SECONDS:
+            self._list(now)  # a spawn without its child yet: look for the child's file
+        found: list[Event] = []
+        relist = False
+        for entry in list(self.files.values()):
+            change = entry.follower.check()
+            if change is Change.NONE:
+                continue
+            is_lead = entry.file.agent_id is None
+            if change is Change.VANISHED:
+                entry.reader = None
+                self.lead_gone = self.lead_gone or is_lead
+                continue
+            if is_lead:
+                self.lead_gone = False
+            if change is Change.REWRITTEN:
+                entry.reader, entry.repeats = None, True
+            self.tracker.touch(entry.file.agent_id, entry.follower.mtime_ns / 1e9)
+            for line in entry.follower.lines():
+                if entry.reader is None:
+                    entry.reader = self.follow.reader(entry.file, line.offset)
+                for event in entry.reader(line):
+                    if seen.add(event) or not entry.repeats:
+                        found.append(event)
+                    child = event.extra.get("child_id")
+                    if event.kind == "subagent" and isinstance(child, str):
+                        relist = relist or child not in self.children
+                        self.children.add(child)
+        if relist:
+            self._list(now)
+        return found
+
+    def last_write(self) -> float:
+        return max(
+            (e.follower.mtime_ns / 1e9 for e in self.files.values()), default=0.0
+        )
+
+    def folders(self) -> set[Path]:
+        if self._folders is None or self._folders[0] != len(self.files):
+            found = {e.file.path.parent for e in self.files.values()}
+            lead = next(
+                (e for e in self.files.values() if e.file.agent_id is None), None
+            )
+            if lead is not None:  # where sub-agent files of this session appear
+                found.add(lead.file.path.with_suffix(""))
+                found.add(lead.file.path.with_suffix("") / "subagents")
+            self._folders = (len(self.files), found)
+        return self._folders[1]
+
+    def bytes_read(self) -> int:
+        return sum(e.follower.bytes_read for e in self.files.values())
+
+    def followed(self) -> set[Path]:
+        return set(self.files)
+
+
+class _ReadFeed:
+    """A source without a hook: `read` again when the session's files change.
+
+    A JSON-lines main file that only grows is read from the last complete line on (when it
+    is over FULL_REREAD_MAX; a smaller one is re-read whole, sub-agents included); any
+    other store is re-read whole, at most every STORE_SECONDS. Either way only events not
+    seen before are kept.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        source: sources.Source,
+        diagnostics: Diagnostics,
+        tracker: Tracker,
+    ) -> None:
+        self.session = session
+        self.source = source
+        self.diagnostics = diagnostics
+        self.tracker = tracker
+        path = session.path or ""
+        self.store = path.split("#", 1)[0]
+        self.appended = "#" not in path and path.endswith(".jsonl")
+        self.follower: Follower | None = None
+        if self.appended:
+            start = tail_offset(path, HISTORY_BYTES)
+            if start + HISTORY_BYTES <= FULL_REREAD_MAX:
+                start = 0
+            self.tracker.partial = start > 0
+            self.follower = Follower(path, start, diagnostics=Diagnostics())
+        self.signature: tuple[tuple[int, int, int], ...] | None = None
+        self.read_at = float("-inf")
+        self.written = 0.0
+        self.lead_gone = False
+        self._folders = {Path(self.store).parent} if self.store else set()
+
+    def poll(self, now: float, seen: _Seen) -> list[Event]:
+        if self.follower is not None:
+            return self._poll_file(seen)
+        signature = self._signature()
+        if signature == self.signature or now - self.read_at < STORE_SECONDS:
+            return []
+        self.signature, self.read_at = signature, now
+        self.lead_gone = not signature or signature[0] == (-1, -1, -1)
+        return self._read(seen, 0)
+
+    def _poll_file(self, seen: _Seen) -> list[Event]:
+        follower = self.follower
+        assert follower is not None
+        before = follower.offset
+        change = follower.check()
+        if change is Change.NONE:
+            return []
+        if change is Change.VANISHED:
+            self.lead_gone = True
+            return []
+        self.lead_gone = False
+        self.written = follower.mtime_ns / 1e9
+        first = None
+        for line in follower.lines():
+            first = line.offset if first is None else first
+        if first is None:
+            return []  # only a partial line so far
+        if change is Change.REWRITTEN or follower.size <= FULL_REREAD_MAX:
+            return self._read(seen, 0)
+        return self._read(seen, max(first, before))
+
+    def _read(self, seen: _Seen, offset: int) -> list[Event]:
+        # one byte early: that line is cut, so every source starts at the next line start
+        start = max(0, offset - 1) if offset else 0
+        scratch = Diagnostics()  # a line being written is not a broken line
+        try:
+            events = [
+                event
+                for event in self.source.read(self.session, scratch, offset=start)
+                if seen.add(event)
+            ]
+        except OSError as error:
+            self.diagnostics.problem(f"stopped reading {self.session.path}: {error}")
+            return []
+        self.diagnostics.problems.extend(
+            p for p in scratch.problems if p not in self.diagnostics.problems
+        )
+        return events
+
+    def _signature(self) -> tuple[tuple[int, int, int], ...]:
+        found = []
+        for name in (self.store, self.store + "-wal"):
+            try:
+                st = os.stat(name)
+            except OSError:
+                found.append((-1, -1, -1))
+                continue
+            found.append((st.st_ino, st.st_size, st.st_mtime_ns))
+            self.written = max(self.written, st.st_mtime_ns / 1e9)
+        folder = Path(self.store).parent
+        if self.session.id and self.session.id in folder.name:  # a folder per session
+            for entry in _entries(folder):
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                found.append((st.st_ino, st.st_size, st.st_mtime_ns))
+                self.written = max(self.written, st.st_mtime_ns / 1e9)
+        return tuple(found)
+
+    def last_write(self) -> float:
+        return self.written
+
+    def folders(self) -> set[Path]:
+        return self._folders
+
+    def bytes_read(self) -> int:
+        return self.follower.bytes_read if self.follower is not None else 0
+
+    def followed(self) -> set[Path]:
+        return {Path(self.store)} if self.store else set()
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            return [entry for entry in it if entry.is_file()]
+    except OSError:
+        return []
+
+
+# --- one live session ---------------------------------------------------------------------
+
+
+class LiveSession:
+    """A session being followed: its new events, and what they say of its status."""
+
+    def __init__(self, session: Session, source: sources.Source | None = None) -> None:
+        self.session = session
+        self.source = source or sources.get(session.app)
+        self.diagnostics = Diagnostics()
+        self.tracker = Tracker()
+        self.seen = _Seen()
+        hook = getattr(self.source, "follow", None)
+        self.feed: _HookFeed | _ReadFeed
+        if callable(hook):
+            self.feed = _HookFeed(
+                hook(session, self.diagnostics), self.diagnostics, self.tracker
+            )
+        else:
+            self.feed = _ReadFeed(session, self.source, self.diagnostics, self.tracker)
+        self.program = _program(self.source, session)
+        self.pids: list[int] = []
+        self.alive: bool | None = None
+
+    def poll(self, now: float | None = None) -> list[Event]:
+        """The events written since the last poll (the recent history, the first time)."""
+        now = time.time() if now is None else now
+        events = self.feed.poll(now, self.seen)
+        events = _by_time(events)
+        for event in events:
+            self.tracker.add(event, now)
+        return events
+
+    def status(
+        self, now: float | None = None, processes: Processes | None = None
+    ) -> Status:
+        now = time.time() if now is None else now
+        if self.feed.lead_gone:
+            return Status("ended", "its transcript was deleted")
+        spawned = None
+        if processes is not None and self.pids:
+            pids = list(self.pids)
+            spawned = _spawned_checker(processes, pids)
+        return decide(self.tracker, now, self.feed.last_write(), self.alive, spawned)
+
+    @property
+    def last_write(self) -> float:
+        return max(self.feed.last_write(), self.tracker.lead.active)
+
+    def folders(self) -> set[Path]:
+        return self.feed.folders()
+
+    def files(self) -> set[Path]:
+        return self.feed.followed()
+
+    def bytes_read(self) -> int:
+        return self.feed.bytes_read()
+
+
+def _spawned_checker(
+    processes: Processes, pids: list[int]
+) -> Callable[[float], bool | None]:
+    def spawned(since: float) -> bool | None:
+        answers = [processes.spawned_since(pid, since) for pid in pids]
+        if any(answers):
+            return True
+        return None if None in answers else False
+
+    return spawned
+
+
+def _by_time(events: list[Event]) -> list[Event]:
+    """Events of several files in time order; an event without a time keeps its place."""
+    if len(events) < 2:
+        return events
+    keyed = []
+    last = float("-inf")
+    for index, event in enumerate(events):
+        if event.time is not None:
+            last = event.time.timestamp()
+        keyed.append((last, index, event))
+    keyed.sort(key=lambda item: (item[0], item[1]))
+    return [event for _, _, event in keyed]
+
+
+def _program(source: sources.Source, session: Session) -> str | None:
+    """The CLI that writes this session (from its resume plan), if the app has one."""
+    try:
+        plan = source.resume(session)
+    except Exception as error:  # a plan is a nicety here: its absence is not an error
+        log.debug("no resume plan for %s: %s", session.id, error)
+        return None
+    return plan.program if plan is not None else None
+
+
+# --- processes ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Process:
+    names: frozenset[str]  # basenames of the first arguments
+    args: bytes
+    cwd: str | None = None
+    cwd_read: bool = False
+
+
+@dataclass(slots=True)
+class Processes:
+    """The running processes, from /proc, scanned at most every PROCESS_SECONDS."""
+
+    root: Path = Path("/proc")
+    table: dict[int, _Process | None] = field(default_factory=dict)
+    scanned_at: float = float("-inf")
+    boot: float | None = None
+
+    @property
+    def available(self) -> bool:
+        return self.root.is_dir() and (self.root / "self").exists()
+
+    def refresh(self, now: float | None = None, *, force: bool = False) -> bool:
+        """Scan again if PROCESS_SECONDS passed (or `force`); whether it scanned."""
+        now = time.monotonic() if now is None else now
+        if not force and now - self.scanned_at < PROCESS_SECONDS:
+            return False
+        self.scanned_at = now
+        me = os.getpid()
+        try:
+            pids = {int(name) for name in os.listdir(self.root) if name.isdigit()}
+        except OSError:
+            return True
+        pids.discard(me)
+        for pid in list(self.table):
+            if pid not in pids:
+                del self.table[pid]
+        for pid in pids - self.table.keys():
+            self.table[pid] = self._read(pid)
+        return True
+
+    def _read(self, pid: int) -> _Process | None:
+        try:
+            raw = (self.root / str(pid) / "cmdline").read_bytes()
+        except OSError:
+            return None
+        if not raw:
+            return None  # a kernel thread or a zombie
+        args = raw.split(b"\0")
+        names = frozenset(
+            os.path.basename(a.decode(errors="replace")) for a in args[:3] if a
+        )
+        return _Process(names, raw)
+
+    def cwd(self, pid: int) -> str | None:
+        found = self.table.get(pid)
+        if found is None:
+            return None
+        if not found.cwd_read:
+            found.cwd_read = True
+            try:
+                found.cwd = os.readlink(self.root / str(pid) / "cwd")
+            except OSError:
+                found.cwd = None
+        return found.cwd
+
+    def running(self, program: str) -> list[tuple[int, bytes]]:
+        """(pid, command line) of each process running `program`."""
+        return [
+            (pid, found.args)
+            for pid, found in self.table.items()
+            if found is not None and program in found.names
+        ]
+
+    def spawned_since(self, pid: int, since: float) -> bool | None:
+        """Whether `pid` has a descendant process started after `since` (epoch seconds)."""
+        boot = self._boot()
+        if boot is None:
+            return None
+        ticks = os.sysconf("SC_CLK_TCK")
+        todo, seen = [pid], set()
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            for child in self._children(current):
+                started = self._start(child)
+                if started is not None and boot + started / ticks >= since:
+                    return True
+                todo.append(child)
+        return False
+
+    def _children(self, pid: int) -> list[int]:
+        found: list[int] = []
+        try:
+            tasks = os.listdir(self.root / str(pid) / "task")
+        except OSError:
+            return found
+        for task in tasks:
+            try:
+                text = (self.root / str(pid) / "task" / task / "children").read_text()
+            except OSError:
+                continue
+            found.extend(int(part) for part in text.split())
+        return found
+
+    def _start(self, pid: int) -> int | None:
+        try:
+            text = (self.root / str(pid) / "stat").read_text()
+        except OSError:
+            return None
+        fields = text.rpartition(")")[2].split()
+        return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else None
+
+    def _boot(self) -> float | None:
+        if self.boot is None:
+            try:
+                for line in (self.root / "stat").read_text().splitlines():
+                    if line.startswith("btime "):
+                        self.boot = float(line.split()[1])
+            except OSError:
+                return None
+        return self.boot
+
+
+def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None:
+    """Set each session's `alive` and `pids` from the processes of its app's CLI.
+
+    A process whose command line names the session id is that session's. One that names
+    none of them but runs in the session's folder goes to the most recently written session
+    of that app in that folder.
+    """
+    if not processes.available:
+        for live in lives:
+            live.alive, live.pids = None, []
+        return
+    ids = {live.session.id.encode() for live in lives if live.session.id}
+    by_folder: dict[tuple[str, str], list[tuple[int, LiveSession]]] = {}
+    for live in lives:
+        live.pids = []
+        live.alive = False if live.program else None
+    for program in {live.program for live in lives if live.program}:
+        running = processes.running(program)
+        if not running:
+            continue
+        mine = [live for live in lives if live.program == program]
+        for pid, args in running:
+            named = [live for live in mine if live.session.id.encode() in args]
+            if named:
+                for live in named:
+                    live.pids.append(pid)
+                continue
+            if any(session_id in args for session_id in ids):
+                continue
+            cwd = processes.cwd(pid)
+            if cwd is None:
+                continue
+            for live in mine:
+                if live.session.cwd == cwd:
+                    by_folder.setdefault((program, cwd), []).append((pid, live))
+    for pairs in by_folder.values():
+        newest = max((live for _, live in pairs), key=lambda live: live.last_write)
+        newest.pids.extend(pid for pid, live in pairs if live is newest)
+    for live in lives:
+        if live.program:
+            live.alive = bool(live.pids)
+
+
+# --- waiting for changes ------------------------------------------------------------------
+
+
+class Waiter:
+    """Sleeps until a watched folder changes or a timeout passes.
+
+    With watchfiles installed (and `notify` not False), a thread watches the folders of the
+    followed files and wakes the waiter at once; otherwise `wait` simply sleeps and the
+    caller polls.
+    """
+
+    def __init__(self, notify: bool | None = None) -> None:
+        self.backend = "polling"
+        if notify is not False:
+            try:
+                import watchfiles  # noqa: F401
+            except ImportError:
+                if notify:
+                    log.warning("watchfiles is not installed: polling instead")
+            else:
+                self.backend = "watchfiles"
+        self.flag = threading.Event()
+        self.lock = threading.Lock()
+        self.paths: set[Path] = set()  # what changed since `changed()` was last asked
+        self.folders: frozenset[Path] = frozenset()
+        self.stop: threading.Event | None = None
+        self.thread: threading.Thread | None = None
+
+    @property
+    def notifying(self) -> bool:
+        return self.backend == "watchfiles" and self.thread is not None
+
+    def watch(self, folders: Iterable[Path]) -> None:
+        """Watch these folders (those that exist) from now on."""
+        if self.backend != "watchfiles":
+            return
+        wanted = frozenset(f for f in folders if f.is_dir())
+        if wanted == self.folders and self.thread is not None:
+            return
+        self._stop()
+        self.folders = wanted
+        if not wanted:
+            return
+        self.stop = threading.Event()
+        self.thread = threading.Thread(
+            target=self._run,
+            args=(sorted(wanted), self.stop),
+            name="sessdex-watch",
+            daemon=True,
+        )
+        self.thread.start()
+
+    def _run(self, folders: list[Path], stop: threading.Event) -> None:
+        import watchfiles
+
+        try:
+            for changes in watchfiles.watch(
+                *folders,
+                watch_filter=None,
+                debounce=20,
+                step=50,
+                stop_event=stop,
+                recursive=False,
+                raise_interrupt=False,
+                ignore_permission_denied=True,
+            ):
+                with self.lock:
+                    self.paths.update(Path(path) for _, path in changes)
+                self.flag.set()
+        except (OSError, RuntimeError) as error:
+            log.debug("watching folders failed, polling instead: %s", error)
+            self.backend = "polling"
+        self.flag.set()
+
+    def changed(self) -> set[Path]:
+        """The paths notifications named since the last call (empty when polling)."""
+        with self.lock:
+            paths, self.paths = self.paths, set()
+        return paths
+
+    def wait(self, timeout: float) -> bool:
+        """True when a watched folder changed before `timeout` seconds passed."""
+        woke = self.flag.wait(timeout)
+        self.flag.clear()
+        return woke
+
+    def _stop(self) -> None:
+        if self.stop is not None:
+            self.stop.set()
+        if self.thread is not None:
+            self.thread.join(timeout=2)
+        self.stop, self.thread = None, None
+
+    def close(self) -> None:
+        self._stop()
+        self.folders = frozenset()
+
+
+def interval(waiter: Waiter) -> float:
+    """How long to wait between polls: long when notifications wake us."""
+    return SAFETY_POLL if waiter.notifying else POLL_SECONDS
+
+
+# --- following one session ---------------------------------------------------------------------
+
+
+def follow(
+    session: Session,
+    *,
+    duration: float | None = None,
+    notify: bool | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> Iterator[list[Event]]:
+    """Batches of new events as they are written: the recent history first.
+
+    Ends after `duration` seconds, or when `stop()` says so; sub-agents' events are
+    interleaved by time and carry their `agent_id`.
+    """
+    live = LiveSession(session)
+    waiter = Waiter(notify)
+    deadline = None if duration is None else time.monotonic() + duration
+    try:
+        yield live.poll()
+        while True:
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return
+            if stop is not None and stop():
+                return
+            if waiter.backend == "watchfiles":
+                waiter.watch(live.folders())
+            step = interval(waiter)
+            waiter.wait(step if remaining is None else min(step, remaining))
+            events = live.poll()
+            if events:
+                yield events
+    finally:
+        waiter.close()
+
+
+def renumber(batches: Iterable[list[Event]], start: int = 0) -> Iterator[Event]:
+    """The events of `batches` in order, numbered from `start`."""
+    seq = start
+    for batch in batches:
+        for event in batch:
+            yield replace(event, seq=seq)
+            seq += 1
+
+
+# --- the board: every recent session's status ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRow:
+    session: Session
+    status: Status
+    updated: float  # epoch seconds of its last write or event
+    tokens: int
+    partial: bool  # tokens count only the history read, not the whole session
+
+
+class Board:
+    """The live sessions of a home: new ones found by `rescan`, all polled together."""
+
+    def __init__(
+        self,
+        list_sessions: Callable[[], Sequence[Session]],
+        processes: Processes | None = None,
+    ) -> None:
+        self.list_sessions = list_sessions
+        self.processes = processes if processes is not None else Processes()
+        self.lives: dict[tuple[str, str], LiveSession] = {}
+        self.changed = True  # sessions came or went since processes were attached
+
+    def rescan(self) -> None:
+        """Follow the sessions `list_sessions` gives now; drop those it no longer gives."""
+        wanted = {(s.app, s.id): s for s in self.list_sessions()}
+        for key in list(self.lives):
+            if key not in wanted:
+                del self.lives[key]
+                self.changed = True
+        for key, session in wanted.items():
+            if key not in self.lives:
+                try:
+                    self.lives[key] = LiveSession(session)
+                    self.changed = True
+                except OSError as error:
+                    log.debug("cannot follow %s: %s", session.id, error)
+
+    def poll(self, now: float | None = None) -> int:
+        """Read what was appended everywhere; the number of new events."""
+        now = time.time() if now is None else now
+        count = 0
+        for live in self.lives.values():
+            count += len(live.poll(now))
+        if self.processes.refresh() or self.changed:
+            attach_processes(list(self.lives.values()), self.processes)
+            self.changed = False
+        return count
+
+    def rows(self, now: float | None = None) -> list[BoardRow]:
+        """Every session's status, most urgent first, then most recently written."""
+        now = time.time() if now is None else now
+        rows = []
+        for live in self.lives.values():
+            updated = live.last_write
+            if live.session.updated is not None:
+                updated = max(updated, live.session.updated.timestamp())
+            rows.append(
+                BoardRow(
+                    live.session,
+                    live.status(now, self.processes),
+                    updated,
+                    live.tracker.tokens,
+                    live.tracker.partial,
+                )
+            )
+        rank = {name: n for n, name in enumerate(STATUSES)}
+        rows.sort(key=lambda r: (rank.get(r.status.status, 99), -r.updated))
+        return rows
+
+    def folders(self) -> set[Path]:
+        found: set[Path] = set()
+        for live in self.lives.values():
+            found |= live.folders()
+        return found
+
+    def followed(self) -> set[Path]:
+        found: set[Path] = set()
+        for live in self.lives.values():
+            found |= live.files()
+        return found
+
+
+def watch(
+    list_sessions: Callable[[], Sequence[Session]],
+    *,
+    duration: float | None = None,
+    notify: bool | None = None,
+    rescan: float | None = None,
+    tick: float = TICK_SECONDS,
+) -> Iterator[list[BoardRow]]:
+    """The board now, then again whenever something changed (at least every `tick` s)."""
+    board = Board(list_sessions)
+    waiter = Waiter(notify)
+    if rescan is None:
+        rescan = RESCAN_NOTIFIED if waiter.backend == "watchfiles" else RESCAN_SECONDS
+    started = time.monotonic()
+    deadline = None if duration is None else started + duration
+    try:
+        board.rescan()
+        board.poll()
+        scanned = shown = time.monotonic()
+        yield board.rows()
+        watched = float("-inf")
+        while deadline is None or time.monotonic() < deadline:
+            if waiter.backend == "watchfiles" and time.monotonic() - watched >= REWATCH:
+                waiter.watch(board.folders())  # new sub-agent folders, new sessions
+                watched = time.monotonic()
+            remaining = None if deadline is None else deadline - time.monotonic()
+            step = min(interval(waiter), tick)
+            waiter.wait(step if remaining is None else max(0.0, min(step, remaining)))
+            now = time.monotonic()
+            # a file nobody follows changed in a watched folder: maybe a new session
+            news = waiter.changed()
+            news = news - board.followed() if news else news
+            if now - scanned >= rescan or (news and now - scanned >= 1.0):
+                board.rescan()
+                scanned, watched = now, float("-inf")
+            changed = board.poll()
+            if changed or now - shown >= tick:
+                shown = now
+                yield board.rows()
+    finally:
+        waiter.close()
+
+
+# --- replay ----------------------------------------------------------------------------------
+
+
+def replay(
+    events: Iterable[Event],
+    *,
+    speed: float = 10.0,
+    max_gap: float = 2.0,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Iterator[Event]:
+    """`events` again with their original pacing, `speed` times faster, no pause over `max_gap` s."""
+    previous: float | None = None
+    for event in events:
+        if event.time is not None:
+            moment = event.time.timestamp()
+            if previous is not None and moment > previous:
+                sleep(min((moment - previous) / speed, max_gap))
+            previous = moment if previous is None else max(previous, moment)
+        yield event

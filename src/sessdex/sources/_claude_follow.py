@@ -1,0 +1,135 @@
+"""Following a Claude Code session live: the transcript and each sub-agent file on its own.
+
+Each file gets a `Stream` (the translator `read` uses) fed the appended lines one by one, so
+its state carries over: a response written as several lines is billed once, a compaction
+still waits for its summary. The streams share one `Context` (responses billed, sub-agents
+announced). Sub-agent files are found as `read` finds them: `<session>/subagents/` with the
+`.meta.json` that names the spawning call (2.1), or `agent-<id>.jsonl` beside the transcript
+naming the session (2.0). A live read does no survey: no rewind pruning. The user's
+interruption ("[Request interrupted by user…]") is marked `extra["interrupted"]`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, Session
+from . import _claude_records as rec
+from ._claude_read import _agent_file, _mentions
+from ._claude_stream import Child, Context, Stream
+from .base import FollowFile, LineReader
+
+_INTERRUPTED = "[Request interrupted by user"
+
+
+def _mtime(folder: Path) -> int:
+    try:
+        return folder.stat().st_mtime_ns
+    except OSError:
+        return -1
+
+
+class Follow:
+    """`claude.follow(session, diagnostics)`: see base.SessionFollow."""
+
+    def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
+        self.session = session
+        self.path = Path(session.path) if session.path else None
+        self.context = Context(session.id, diagnostics, False)
+        self.known: dict[Path, FollowFile] = {}
+        self.strangers: set[Path] = set()  # agent files beside it of other sessions
+        self.unlinked: set[str] = set()  # spawn calls whose child file is not known yet
+        self.stamps: tuple[int, int] | None = (
+            None  # the folders' mtimes when last listed
+        )
+        self.listed: list[FollowFile] | None = None
+
+    def files(self, children: Collection[str]) -> list[FollowFile]:
+        if self.path is None or not self.path.name.endswith(".jsonl"):
+            return []
+        folder = self.path.with_suffix("") / "subagents"
+        stamps = (_mtime(folder), _mtime(self.path.parent))
+        if stamps == self.stamps and self.listed is not None:
+            return self.listed  # no file came or went: nothing to list again
+        self.stamps = stamps
+        self.listed = self._list()
+        return self.listed
+
+    def _list(self) -> list[FollowFile]:
+        assert self.path is not None
+        found = [FollowFile(self.path)]
+        folder = self.path.with_suffix("") / "subagents"
+        for entry in files.entries(folder):
+            agent = _agent_file(entry.name)
+            if agent is not None:
+                found.append(self._child(Path(entry.path), agent, folder))
+        marker = b'"sessionId":"' + self.session.id.encode() + b'"'
+        for entry in files.entries(self.path.parent):
+            agent = _agent_file(entry.name)
+            path = Path(entry.path)
+            if agent is None or path in self.strangers:
+                continue
+            if path in self.known or _mentions(path, marker):
+                found.append(self._child(path, agent, None))
+            elif entry.stat().st_size > 0:  # an empty file may still name us later
+                self.strangers.add(path)
+        return found
+
+    def _child(self, path: Path, agent: str, folder: Path | None) -> FollowFile:
+        known = self.known.get(path)
+        if known is not None and (known.call_id or folder is None):
+            return known
+        meta: object = None
+        if folder is not None:
+            meta = files.read_json_file(folder / f"agent-{agent}.meta.json")
+        info = meta if isinstance(meta, dict) else {}
+        call = rec.string(info.get("toolUseId"))
+        file = FollowFile(
+            path,
+            agent_id=agent,
+            call_id=call,
+            agent_type=rec.string(info.get("agentType")),
+            description=rec.string(info.get("description")),
+        )
+        self.known[path] = file
+        self.context.children[agent] = Child(
+            agent,
+            path,
+            file.agent_type,
+            file.description,
+            call,
+            rec.string(info.get("parentAgentId")),
+        )
+        if call is not None:
+            self.context.by_call[call] = agent
+            if call in self.unlinked:  # its spawn was shown already, without the child
+                self.unlinked.discard(call)
+                self.context.announced.add(agent)
+        return file
+
+    def reader(self, file: FollowFile, offset: int) -> LineReader:
+        agent = file.agent_id
+        child = self.context.children.get(agent) if agent is not None else None
+        stream = Stream(self.context, file.path, agent, child=child, offset=offset)
+        diagnostics = self.context.diagnostics
+        name = str(file.path)
+
+        def read(line: files.Line) -> Iterator[Event]:
+            record = rec.load(line.data, line.complete, line.number, diagnostics, name)
+            if record is None:
+                return
+            for event in stream.feed(line, record):
+                if event.kind == "subagent" and event.call_id:
+                    if event.extra.get("child_id") is None:
+                        self.unlinked.add(event.call_id)
+                elif event.kind == "user" and (event.text or "").startswith(
+                    _INTERRUPTED
+                ):
+                    event = replace(event, extra={**event.extra, "interrupted": True})
+                yield event
+
+        return read

@@ -1,0 +1,325 @@
+"""A live session's status, from its events and whether its CLI still runs: the rules.
+
+No IO and no app knowledge: `Tracker` folds events (any app's, in the one event model) into
+what the rules need, and `decide` applies them. The rules, in order:
+
+1. failed — the lead agent's last event is an error (API error, crash), unless the CLI is
+   still writing (a retry).
+2. waiting_on_subagent — the lead agent has an open tool call (the spawn, or a wait) while
+   one of its sub-agents is still being written.
+3. working / waiting_for_user — an open tool call: the tool is running; but when the CLI
+   runs, nothing was written since the call, and the CLI started no process since, the
+   call is taken to wait for the user's approval (an inference: no app records it).
+4. waiting_for_user — the turn ended (a turn_end, or an answer followed by silence for apps
+   that write no turn end); after IDLE_AFTER it is idle, or ended if the CLI is gone.
+5. working — mid-turn (a prompt, a tool result, thinking) and written to recently, or the
+   CLI still runs (a long answer is written only when it is complete) for up to STALLED_AFTER.
+6. idle / ended — mid-turn but silent: idle while the CLI runs, ended once it is gone (or,
+   with no process information, after ENDED_AFTER).
+
+An event with `extra["interrupted"]` (a source marks the user's interruption so) ends the turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .model import Event, EventKind
+
+# Most urgent first: the order of the board's groups.
+STATUSES = (
+    "waiting_for_user",
+    "failed",
+    "waiting_on_subagent",
+    "working",
+    "idle",
+    "ended",
+)
+
+QUIET_WORKING = 60.0  # mid-turn and silent this long: working only if the CLI runs
+STALLED_AFTER = 10 * 60.0  # mid-turn, CLI running, silent this long: idle
+ANSWERED_AFTER = 3.0  # an answer and no turn_end, silent this long: the turn is over
+APPROVAL_AFTER = 5.0  # an open call this old, CLI alive and idle: it waits for approval
+IDLE_AFTER = 15 * 60.0  # waiting for the user this long: idle
+ENDED_AFTER = 30 * 60.0  # no process information and silent this long: ended
+WRITING = 10.0  # written this recently: the CLI runs, whatever /proc says
+
+# Event kinds that say where a turn stands; usage and meta do not move it.
+_PHASES: frozenset[EventKind] = frozenset(
+    {
+        "user",
+        "assistant",
+        "thinking",
+        "tool_call",
+        "tool_result",
+        "turn_end",
+        "compaction",
+        "subagent",
+        "error",
+    }
+)
+
+
+@dataclass(slots=True)
+class Agent:
+    """Where one agent (the lead or a sub-agent) stands."""
+
+    id: str | None
+    agent_type: str | None = None
+    description: str | None = None
+    phase: EventKind | None = None
+    said: str | None = None  # the last error's text
+    active: float = 0.0  # epoch seconds of its last event or write
+    open_calls: dict[str, tuple[str | None, float]] = field(default_factory=dict)
+    turn_ended: bool = False
+    failed: bool = False  # the turn ended on an error
+    interrupted: bool = False
+
+
+@dataclass(slots=True)
+class Tracker:
+    """Everything the rules need, folded from a session's events as they arrive."""
+
+    agents: dict[str | None, Agent] = field(default_factory=lambda: {None: Agent(None)})
+    spawns: dict[str, str | None] = field(default_factory=dict)  # call -> child id
+    tokens: int = 0
+    events: int = 0
+    partial: bool = False  # history before the first event read is unknown
+
+    @property
+    def lead(self) -> Agent:
+        return self.agents[None]
+
+    def agent(self, agent_id: str | None) -> Agent:
+        found = self.agents.get(agent_id)
+        if found is None:
+            found = self.agents[agent_id] = Agent(agent_id)
+        return found
+
+    def link(
+        self,
+        child_id: str,
+        call_id: str | None,
+        agent_type: str | None = None,
+        description: str | None = None,
+    ) -> None:
+        """A sub-agent the files name (its spawning call, when known)."""
+        child = self.agent(child_id)
+        child.agent_type = child.agent_type or agent_type
+        child.description = child.description or description
+        if call_id is not None and self.spawns.get(call_id) is None:
+            self.spawns[call_id] = child_id
+
+    def touch(self, agent_id: str | None, when: float) -> None:
+        """The agent's file was written at `when` (epoch seconds), events or not."""
+        agent = self.agent(agent_id)
+        agent.active = max(agent.active, when)
+
+    def add(self, event: Event, arrived: float) -> None:
+        self.events += 1
+        agent = self.agent(event.agent_id)
+        when = event.time.timestamp() if event.time is not None else arrived
+        if (
+            event.time is not None
+        ):  # an undated event says nothing of when it was written
+            agent.active = max(agent.active, min(when, arrived))
+        kind = event.kind
+        if kind == "usage" and event.usage is not None:
+            self.tokens += event.usage.total
+        if kind not in _PHASES or (kind == "error" and event.extra.get("retrying")):
+            return
+        if event.extra.get("interrupted") is True:
+            agent.phase = "turn_end"
+            agent.turn_ended = agent.interrupted = True
+            agent.failed = False
+            agent.open_calls.clear()
+            return
+        previous, agent.phase = agent.phase, kind
+        agent.interrupted = False
+        if kind == "error":
+            agent.said = event.text
+        elif kind == "turn_end":
+            agent.failed = previous == "error"  # the turn ended on its error
+        else:
+            agent.said, agent.failed = None, False
+        if kind == "user":
+            agent.turn_ended = False
+        elif kind == "turn_end":
+            agent.turn_ended = True
+            agent.open_calls.clear()  # a call left open by an interrupted turn is over
+        elif kind == "tool_call" and event.call_id:
+            agent.open_calls[event.call_id] = (event.tool, when)
+            agent.turn_ended = False
+        elif kind == "tool_result" and event.call_id:
+            agent.open_calls.pop(event.call_id, None)
+        elif kind == "subagent":
+            named = event.extra.get("child_id")
+            child_id = str(named) if named is not None else None
+            if event.call_id:
+                self.spawns[event.call_id] = child_id or self.spawns.get(event.call_id)
+            if child_id is not None:
+                child = self.agent(child_id)
+                agent_type = event.extra.get("agent_type")
+                child.agent_type = child.agent_type or (
+                    str(agent_type) if agent_type else None
+                )
+                child.description = child.description or event.text
+                child.active = max(child.active, when)
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    status: str  # one of STATUSES
+    reason: str
+
+
+# (epoch seconds) -> whether the CLI started a process since then; None when unknown
+SpawnedSince = Callable[[float], bool | None]
+
+
+def decide(
+    tracker: Tracker,
+    now: float,
+    last_write: float,
+    alive: bool | None,
+    spawned_since: SpawnedSince | None = None,
+) -> Status:
+    """The session's status at `now` (epoch seconds); see the module docstring."""
+    lead = tracker.lead
+    written = max(last_write, lead.active)
+    quiet = max(0.0, now - written)
+    if alive is False and quiet < WRITING:
+        alive = None  # it is being written: the process search missed it
+    if lead.phase is None and not tracker.events:
+        if quiet < QUIET_WORKING and alive is not False:
+            return Status("working", "starting")
+        if alive:
+            return Status("idle", "nothing written yet")
+        return Status("ended", f"nothing written for {ago(quiet)}")
+    if lead.phase == "error" or (lead.turn_ended and lead.failed):
+        if lead.phase == "error" and alive is not False and quiet < WRITING:
+            return Status("working", "retrying after an error")
+        return Status("failed", "error: " + _first_line(lead.said or "unknown"))
+    working = _working_children(tracker, now, alive)
+    if lead.open_calls and working:
+        if len(working) == 1:
+            child = working[0]
+            started = _started(tracker, child)
+            since = f" {ago(now - started)}" if started else ""
+            name = child.agent_type or _short(child.description) or (child.id or "")[:8]
+            return Status(
+                "waiting_on_subagent",
+                f"sub-agent {name} working{since}" if name else "1 sub-agent working",
+            )
+        return Status("waiting_on_subagent", f"{len(working)} sub-agents working")
+    if lead.open_calls:
+        call, (tool, started) = max(lead.open_calls.items(), key=lambda i: i[1][1])
+        name = tool or "tool"
+        running = max(0.0, now - started)
+        if alive is False and quiet >= QUIET_WORKING:
+            return Status("ended", f"stopped during {name} (process gone)")
+        if (
+            alive
+            and spawned_since is not None
+            and call not in tracker.spawns
+            and quiet >= APPROVAL_AFTER
+            and running >= APPROVAL_AFTER
+            and spawned_since(started - 1.0) is False
+        ):
+            return Status(
+                "waiting_for_user", f"{name} waits for approval ({ago(running)})?"
+            )
+        if alive is None and quiet >= ENDED_AFTER:
+            return Status("ended", f"nothing written for {ago(quiet)}")
+        return Status("working", f"tool {name} running {ago(running)}")
+    answered = lead.phase == "assistant" and quiet >= ANSWERED_AFTER
+    if lead.turn_ended or lead.phase == "turn_end" or answered:
+        tail = f" ({len(working)} sub-agents working)" if working else ""
+        ended = "interrupted" if lead.interrupted else "turn ended"
+        if alive is False:
+            return Status("ended", f"exited after its turn, {ago(quiet)} ago")
+        if quiet < IDLE_AFTER:
+            return Status("waiting_for_user", f"{ended} {ago(quiet)} ago{tail}")
+        if alive:
+            return Status("idle", f"waiting for you for {ago(quiet)}{tail}")
+        return Status("ended", f"last turn ended {ago(quiet)} ago")
+    if quiet < QUIET_WORKING or (alive and quiet < STALLED_AFTER):
+        doing = {
+            "thinking": "thinking",
+            "compaction": "compacting the context",
+            "assistant": "answering",
+        }.get(lead.phase or "", "model responding")
+        if quiet >= QUIET_WORKING:
+            doing += f", nothing written for {ago(quiet)}"
+        return Status("working", doing)
+    if alive:
+        return Status("idle", f"nothing written for {ago(quiet)}")
+    if alive is False:
+        return Status("ended", f"stopped mid-turn {ago(quiet)} ago (process gone)")
+    if quiet < ENDED_AFTER:
+        return Status("idle", f"nothing written for {ago(quiet)}")
+    return Status("ended", f"nothing written for {ago(quiet)}")
+
+
+def _working_children(tracker: Tracker, now: float, alive: bool | None) -> list[Agent]:
+    """Sub-agents still being written: their turn has not ended, and they were written to
+    recently (or the CLI runs and the call that spawned them is still open)."""
+    if len(tracker.agents) == 1 and not tracker.spawns:
+        return []
+    linked = {child for child in tracker.spawns.values() if child is not None}
+    waited = {
+        child
+        for call, child in tracker.spawns.items()
+        if child is not None and call in tracker.lead.open_calls
+    }
+    found: list[Agent] = []
+    unlinked = 0
+    for agent_id, agent in tracker.agents.items():
+        if agent_id is None or agent.turn_ended:
+            continue
+        if agent.phase == "error" and now - agent.active >= WRITING:
+            continue
+        if now - agent.active < QUIET_WORKING or (alive and agent_id in waited):
+            found.append(agent)
+            unlinked += agent_id not in linked
+    # open spawns whose child we cannot see (no sub-agent files, or not linked yet) count
+    # too, unless an unlinked working child is probably theirs
+    blind = sum(
+        1
+        for call, child in tracker.spawns.items()
+        if child is None and call in tracker.lead.open_calls and alive is not False
+    )
+    found.extend(Agent(None) for _ in range(blind - unlinked))
+    return found
+
+
+def _started(tracker: Tracker, child: Agent) -> float | None:
+    for call, child_id in tracker.spawns.items():
+        if child_id == child.id and child.id is not None:
+            opened = tracker.lead.open_calls.get(call)
+            if opened is not None:
+                return opened[1]
+    return None
+
+
+def _short(text: str | None, width: int = 32) -> str:
+    words = " ".join((text or "").split())
+    return words if len(words) <= width else words[: width - 1] + "…"
+
+
+def _first_line(text: str) -> str:
+    stripped = text.strip()
+    return stripped.splitlines()[0][:200] if stripped else "unknown"
+
+
+def ago(seconds: float) -> str:
+    """'42 s', '3 m', '2 h', '4 d': a duration, compactly."""
+    seconds = max(0.0, seconds)
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f} m"
+    if seconds < 86400:
+        return f"{seconds // 3600:.0f} h"
+    return f"{seconds // 86400:.0f} d"

@@ -1,0 +1,720 @@
+"""Live sessions: real fixture lines written into files with delays, followed as they come.
+
+Each test copies an app's fixture home, resolves a session through the index, then empties
+its files and writes the real lines back in the order they were first written (by their
+timestamps), checking the events that come out and the status after each step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from sessdex import api, live
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.live import LiveSession, Processes, attach_processes
+from sessdex.model import Event, Session
+from sessdex.sources import Home, get
+from sessdex.status import Tracker, decide
+
+DATA = Path(__file__).parent / "data"
+CODEX_PARENT = "01a22b81-666a-7993-963b-4b7cc4e806e9"
+CODEX_CHILD = "01a22b81-66cf-74d0-99b4-ed78fda80cf9"
+PI_SESSION = "01a22b83-eeaa-75d4-a59d-adc5e4fb9817"
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def copy_home(app: str, tmp_path: Path) -> Home:
+    target = tmp_path / "home"
+    shutil.copytree(DATA / app / "home", target, symlinks=True)
+    return Home.at(target)
+
+
+def stamp(line: bytes) -> str:
+    value = json.loads(line)
+    return str(value.get("timestamp") or "")
+
+
+def timeline(files: dict[Path, list[bytes]]) -> list[tuple[Path, bytes]]:
+    """Every line of several files, in the order they were written (by timestamp)."""
+    steps = [
+        (stamp(line), order, n, path, line)
+        for order, (path, lines) in enumerate(files.items())
+        for n, line in enumerate(lines)
+    ]
+    steps.sort(key=lambda step: (step[0], step[1], step[2]))
+    return [(path, line) for _, _, _, path, line in steps]
+
+
+def empty(paths: list[Path]) -> dict[Path, list[bytes]]:
+    """Remove the files, keeping their lines to write back."""
+    kept = {}
+    for path in paths:
+        kept[path] = path.read_bytes().splitlines(keepends=True)
+        path.unlink()
+    return kept
+
+
+def append(path: Path, data: bytes) -> None:
+    with path.open("ab") as handle:
+        handle.write(data)
+
+
+def shape(events: list[Event]) -> dict[str | None, list[tuple[object, ...]]]:
+    by_agent: dict[str | None, list[tuple[object, ...]]] = {}
+    for e in events:
+        by_agent.setdefault(e.agent_id, []).append(
+            (e.kind, e.tool, e.call_id, e.text, e.usage)
+        )
+    return by_agent
+
+
+def statuses(trail: list[str]) -> list[str]:
+    """Consecutive repeats folded."""
+    folded: list[str] = []
+    for status in trail:
+        if not folded or folded[-1] != status:
+            folded.append(status)
+    return folded
+
+
+class Writer(threading.Thread):
+    """Writes (path, bytes) steps with a delay between them, as an agent would."""
+
+    def __init__(self, steps: list[tuple[Path, bytes]], delay: float = 0.03) -> None:
+        super().__init__(daemon=True)
+        self.steps = steps
+        self.delay = delay
+        self.finished_at: float | None = None
+
+    def run(self) -> None:
+        for path, data in self.steps:
+            time.sleep(self.delay)
+            append(path, data)
+        self.finished_at = time.monotonic()
+
+    def settled(self, quiet: float = 0.8) -> bool:
+        return (
+            self.finished_at is not None and time.monotonic() - self.finished_at > quiet
+        )
+
+
+# --- codex: a sub-agent spawned, waited for, finished ---------------------------------------
+
+
+@pytest.fixture
+def codex_thread(
+    tmp_path: Path,
+) -> tuple[Session, list[Event], dict[Path, list[bytes]]]:
+    home = copy_home("codex", tmp_path)
+    session = api.resolve(home, CODEX_PARENT)
+    expected = list(get("codex").read(session, Diagnostics()))
+    folder = Path(str(session.path)).parent
+    child = next(folder.glob(f"*{CODEX_CHILD}.jsonl"))
+    return session, expected, empty([Path(str(session.path)), child])
+
+
+def test_codex_follow_with_a_writer_thread(codex_thread, tmp_path: Path) -> None:
+    session, expected, files = codex_thread
+    writer = Writer(timeline(files))
+    writer.start()
+    got = [
+        e
+        for batch in live.follow(session, duration=20, stop=writer.settled)
+        for e in batch
+    ]
+    writer.join()
+    assert shape(got) == shape(expected)
+    assert {e.agent_id for e in got} == {None, CODEX_CHILD}
+
+
+def test_codex_status_through_a_sub_agent(codex_thread) -> None:
+    session, expected, files = codex_thread
+    follower = LiveSession(session)
+    trail = []
+    for path, line in timeline(files):
+        append(path, line)
+        follower.poll()
+        trail.append(follower.status().status)
+    folded = statuses(trail)
+    assert folded[-1] == "waiting_for_user"
+    # spawn, wait while the child writes, then the lead answers and its turn ends
+    assert folded[0] == "working"
+    assert folded[-3:] == ["waiting_on_subagent", "working", "waiting_for_user"]
+    assert follower.tracker.tokens == sum(e.usage.total for e in expected if e.usage)
+
+
+def test_no_change_reads_zero_bytes(codex_thread) -> None:
+    session, _, files = codex_thread
+    for path, line in timeline(files):
+        append(path, line)
+    follower = LiveSession(session)
+    assert follower.poll()
+    time.sleep(2.1)  # past the listing interval: sub-agent files are listed again
+    follower.poll()
+    read = follower.bytes_read()
+    for _ in range(20):
+        assert follower.poll() == []
+    assert follower.bytes_read() == read
+    # one appended line costs that line, not the file
+    path = Path(str(session.path))
+    extra = files[path][-1]
+    append(path, extra)
+    follower.poll()
+    assert follower.bytes_read() - read <= len(extra) + 2 * 64
+
+
+def test_truncated_partial_line_completed_later(codex_thread) -> None:
+    session, expected, files = codex_thread
+    main = Path(str(session.path))
+    lines = files[main]
+    follower = LiveSession(session)
+    for line in lines[:-3]:
+        append(main, line)
+    before = follower.poll()
+    cut = lines[-3][: len(lines[-3]) // 2]
+    append(main, cut)
+    assert follower.poll() == []  # half a line: nothing yet, nothing counted as broken
+    assert follower.diagnostics.skipped_total == 0
+    append(main, lines[-3][len(cut) :])
+    after = follower.poll()
+    append(main, b"".join(lines[-2:]))
+    after += follower.poll()
+    lead = [e for e in expected if e.agent_id is None]
+    assert shape(before + after)[None] == shape(lead)[None]
+    assert follower.status().status == "waiting_for_user"
+
+
+def test_rewrite_mid_follow_is_read_again_without_repeats(codex_thread) -> None:
+    session, expected, files = codex_thread
+    main = Path(str(session.path))
+    lines = files[main]
+    follower = LiveSession(session)
+    for line in lines[:15]:
+        append(main, line)
+    first = follower.poll()
+    # rewritten as a new file (an atomic save), with more lines than before
+    temporary = main.with_suffix(".tmp")
+    temporary.write_bytes(b"".join(lines[:20]))
+    temporary.replace(main)
+    second = follower.poll()
+    append(main, b"".join(lines[20:]))
+    third = follower.poll()
+    lead = [e for e in expected if e.agent_id is None]
+    got = [e for e in first + second + third if e.agent_id is None]
+    assert shape(got)[None] == shape(lead)[None]
+    assert follower.feed.files[main].follower.rewrites == 1  # type: ignore[union-attr]
+
+
+def test_deleted_transcript_ends_the_session(codex_thread) -> None:
+    session, _, files = codex_thread
+    main = Path(str(session.path))
+    main.write_bytes(b"".join(files[main]))
+    follower = LiveSession(session)
+    assert follower.poll()
+    main.unlink()
+    assert follower.poll() == []
+    status = follower.status()
+    assert (status.status, status.reason) == ("ended", "its transcript was deleted")
+    main.write_bytes(b"".join(files[main]))  # back: nothing is repeated
+    assert follower.poll() == []
+    assert follower.status().status == "waiting_for_user"
+
+
+# --- an app without a follow hook: re-read from the last offset --------------------------------
+
+
+@pytest.fixture
+def pi_session(tmp_path: Path) -> tuple[Session, list[Event], Path, list[bytes]]:
+    home = copy_home("pi", tmp_path)
+    session = api.resolve(home, PI_SESSION)
+    expected = list(get("pi").read(session, Diagnostics()))
+    path = Path(str(session.path))
+    return session, expected, path, empty([path])[path]
+
+
+@pytest.mark.parametrize("small", [True, False], ids=["whole", "from-offset"])
+def test_generic_follow_appends(
+    pi_session, monkeypatch: pytest.MonkeyPatch, small: bool
+) -> None:
+    session, expected, path, lines = pi_session
+    assert not hasattr(get("pi"), "follow")
+    if not small:
+        monkeypatch.setattr(live, "FULL_REREAD_MAX", 0)
+    follower = LiveSession(session)
+    got: list[Event] = []
+    trail = []
+    for line in lines:
+        append(path, line[:10])
+        got += follower.poll()
+        append(path, line[10:])
+        got += follower.poll()
+        trail.append(follower.status().status)
+    assert [(e.kind, e.tool, e.text) for e in got] == [
+        (e.kind, e.tool, e.text) for e in expected
+    ]
+    assert "working" in trail
+    read = follower.bytes_read()
+    assert follower.poll() == []
+    assert follower.bytes_read() == read
+
+
+def test_generic_whole_json_store_keeps_only_new_events(tmp_path: Path) -> None:
+    home = copy_home("amp", tmp_path)
+    session = api.resolve(home, "T-5e1c9a70")
+    path = Path(str(session.path))
+    follower = LiveSession(session)
+    first = follower.poll()
+    assert first
+    thread = orjson.loads(path.read_bytes())
+    thread["messages"].append(
+        {"role": "user", "content": [{"type": "text", "text": "one more thing"}]}
+    )
+    path.write_bytes(orjson.dumps(thread))
+    time.sleep(live.STORE_SECONDS)
+    new = follower.poll()
+    assert [(e.kind, e.text) for e in new] == [("user", "one more thing")]
+
+
+# --- the rules --------------------------------------------------------------------------------
+
+
+def event(
+    kind: str, seconds: float, agent: str | None = None, **fields: object
+) -> Event:
+    return Event(
+        "s",
+        0,
+        kind,  # type: ignore[arg-type]
+        time=datetime.fromtimestamp(seconds, UTC),
+        agent_id=agent,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def tracked(*events: Event) -> Tracker:
+    tracker = Tracker()
+    for e in events:
+        tracker.add(e, e.time.timestamp() if e.time else 0.0)
+    return tracker
+
+
+T = 1_800_000_000.0
+
+
+def test_rules_turns_and_tools() -> None:
+    prompt = event("user", T, text="go")
+    assert decide(tracked(prompt), T + 5, T, None).status == "working"
+    call = event("tool_call", T + 1, tool="Bash", call_id="c1")
+    status = decide(tracked(prompt, call), T + 43, T + 1, True)
+    assert status == status.__class__("working", "tool Bash running 42 s")
+    done = tracked(
+        prompt,
+        call,
+        event("tool_result", T + 2, call_id="c1"),
+        event("assistant", T + 3, text="ok"),
+        event("turn_end", T + 3),
+    )
+    assert decide(done, T + 63, T + 3, True).reason == "turn ended 1 m ago"
+    assert decide(done, T + 63, T + 3, True).status == "waiting_for_user"
+    assert decide(done, T + 3600, T + 3, True).status == "idle"
+    assert decide(done, T + 63, T + 3, False).status == "ended"
+    answered = tracked(
+        prompt, event("assistant", T + 1, text="hi")
+    )  # an app without turn ends
+    assert decide(answered, T + 1.5, T + 1, None).status == "working"
+    assert decide(answered, T + 10, T + 1, None).status == "waiting_for_user"
+
+
+def test_rules_errors_interruptions_and_approval() -> None:
+    prompt = event("user", T, text="go")
+    failed = tracked(prompt, event("error", T + 1, text="overloaded\ntrace"))
+    assert decide(failed, T + 30, T + 1, None) == decide(failed, T + 30, T + 1, False)
+    assert decide(failed, T + 30, T + 1, None).reason == "error: overloaded"
+    retried = tracked(prompt, event("error", T + 1, text="x", extra={"retrying": True}))
+    assert decide(retried, T + 2, T + 1, None).status == "working"
+    ended_on_error = tracked(
+        prompt, event("error", T + 1, text="boom"), event("turn_end", T + 1)
+    )
+    assert decide(ended_on_error, T + 5, T + 1, True).status == "failed"
+    stopped = tracked(
+        prompt,
+        event("tool_call", T + 1, tool="Bash", call_id="c"),
+        event("user", T + 2, text="[stop]", extra={"interrupted": True}),
+    )
+    assert decide(stopped, T + 5, T + 2, True).reason.startswith("interrupted")
+    asking = tracked(prompt, event("tool_call", T + 1, tool="Edit", call_id="c"))
+    assert (
+        decide(asking, T + 20, T + 1, True, lambda since: False).status
+        == "waiting_for_user"
+    )
+    assert decide(asking, T + 20, T + 1, True, lambda since: True).status == "working"
+    assert decide(asking, T + 2, T + 1, True, lambda since: False).status == "working"
+
+
+def test_rules_sub_agents() -> None:
+    prompt = event("user", T, text="go")
+    spawn = event("tool_call", T + 1, tool="Task", call_id="c")
+    announced = event(
+        "subagent", T + 1, call_id="c", extra={"child_id": "k", "agent_type": "Explore"}
+    )
+    child = event("tool_call", T + 2, agent="k", tool="Read", call_id="k1")
+    tracker = tracked(prompt, spawn, announced, child)
+    status = decide(tracker, T + 12, T + 2, True)
+    assert status.status == "waiting_on_subagent"
+    assert status.reason == "sub-agent Explore working 11 s"
+    tracker.add(event("turn_end", T + 13, agent="k"), T + 13)
+    assert decide(tracker, T + 14, T + 13, True).reason == "tool Task running 13 s"
+    # a spawn whose child has no file we can read still counts while its call is open
+    blind = tracked(
+        prompt, spawn, event("subagent", T + 1, call_id="c", extra={"child_id": None})
+    )
+    assert decide(blind, T + 5, T + 1, None).reason == "1 sub-agent working"
+    two = tracked(
+        prompt,
+        spawn,
+        event("subagent", T + 1, call_id="c", extra={"child_id": "a"}),
+        event("tool_call", T + 1, tool="Task", call_id="d"),
+        event("subagent", T + 1, call_id="d", extra={"child_id": "b"}),
+        event("user", T + 2, agent="a", text="x"),
+        event("user", T + 2, agent="b", text="y"),
+    )
+    assert decide(two, T + 3, T + 2, None).reason == "2 sub-agents working"
+
+
+# --- processes ----------------------------------------------------------------------------------
+
+
+def fake_process(
+    root: Path, pid: int, args: list[str], cwd: Path, start: int = 100
+) -> None:
+    folder = root / str(pid)
+    (folder / "task" / str(pid)).mkdir(parents=True)
+    (folder / "cmdline").write_bytes(b"\0".join(a.encode() for a in args) + b"\0")
+    (folder / "cwd").symlink_to(cwd)
+    (folder / "stat").write_text(
+        f"{pid} (x) S 1 " + " ".join(["0"] * 17) + f" {start} 0\n"
+    )
+    (folder / "task" / str(pid) / "children").write_text("")
+
+
+def test_processes_by_id_then_by_folder(tmp_path: Path) -> None:
+    root = tmp_path / "proc"
+    (root / "self").mkdir(parents=True)
+    (root / "stat").write_text("cpu 0\nbtime 1000\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    fake_process(root, 10, ["node", "/usr/bin/claude", "--resume", "aaa"], tmp_path)
+    fake_process(root, 11, ["claude"], work)  # a new session in its folder
+    fake_process(root, 12, ["vim", "aaa"], work)
+    fake_process(root, 13, ["claude", "--resume", "ddd"], work)  # names another session
+    processes = Processes(root=root)
+    processes.refresh(force=True)
+
+    def session(sid: str, cwd: Path, updated: float) -> LiveSession:
+        found = LiveSession.__new__(LiveSession)
+        found.session = Session("claude", sid, cwd=str(cwd))
+        found.program = "claude"
+        found.tracker = Tracker()
+        found.tracker.touch(None, updated)
+        found.feed = live._ReadFeed.__new__(live._ReadFeed)
+        found.feed.written = 0.0
+        found.pids, found.alive = [], None
+        return found
+
+    a, b = session("aaa", tmp_path, 5), session("bbb", work, 9)
+    c, d = session("ccc", work, 1), session("ddd", work, 2)
+    attach_processes([a, b, c, d], processes)
+    assert (a.alive, a.pids) == (True, [10])
+    assert (b.alive, b.pids) == (True, [11])  # the newest session in that folder
+    assert (c.alive, c.pids) == (False, [])
+    assert (d.alive, d.pids) == (True, [13])
+    # a child process started after a time: the tool runs (no approval pending)
+    fake_process(root, 20, ["bash"], work, start=100 * os.sysconf("SC_CLK_TCK"))
+    (root / "11" / "task" / "11" / "children").write_text("20")
+    assert processes.spawned_since(11, 1050) is True
+    assert processes.spawned_since(11, 1200) is False
+
+
+# --- the commands ---------------------------------------------------------------------------------
+
+
+def lines_of(output: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in output.splitlines() if line.strip()]
+
+
+def test_follow_command_streams_json_lines(
+    codex_thread, run: CliRunner, tmp_path: Path
+) -> None:
+    session, expected, files = codex_thread
+    home = str(tmp_path / "home")
+    main_file = Path(str(session.path))
+    steps = timeline(files)
+    # the first line is there when the command starts; the rest comes while it follows
+    head = next(i for i, (path, _) in enumerate(steps) if path == main_file)
+    append(*steps.pop(head))
+    writer = Writer(steps, delay=0.02)
+    threading.Timer(0.5, writer.start).start()
+    result = run.invoke(
+        main,
+        [
+            "follow",
+            CODEX_PARENT[:13],
+            "--nl",
+            "--duration",
+            "4",
+            "--home",
+            home,
+            "--poll",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    records = lines_of(result.stdout)
+    assert [r["seq"] for r in records] == list(range(len(records)))
+    assert {"kind", "time", "agent_id", "text", "tool", "call_id", "usage"} <= records[
+        0
+    ].keys()
+    assert [r["kind"] for r in records if r["agent_id"] is None] == [
+        e.kind for e in expected if e.agent_id is None
+    ]
+    assert any(r["agent_id"] == CODEX_CHILD for r in records)
+
+
+def test_follow_command_prints_labelled_sub_agents(
+    codex_thread, run: CliRunner, tmp_path: Path
+) -> None:
+    _, _, files = codex_thread
+    for path, line in timeline(files):
+        append(path, line)
+    result = run.invoke(
+        main,
+        [
+            "follow",
+            CODEX_PARENT,
+            "-n",
+            "100",
+            "--duration",
+            "0.3",
+            "--home",
+            str(tmp_path / "home"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Spawned sub-agent" in result.stdout
+    assert "↳" in result.stdout
+
+
+def test_watch_command_nl_and_once(home: Home, run: CliRunner) -> None:
+    result = run.invoke(
+        main, ["watch", "--nl", "--once", "--since", "3000w", "--home", str(home.path)]
+    )
+    assert result.exit_code == 0, result.output
+    records = lines_of(result.stdout)
+    assert len(records) > 10
+    assert all(
+        r.keys() >= {"id", "app", "title", "cwd", "status", "reason", "updated"}
+        for r in records
+    )
+    assert {r["status"] for r in records} <= set(live.STATUSES)
+    ranks = [live.STATUSES.index(str(r["status"])) for r in records]
+    assert ranks == sorted(ranks)  # most urgent first
+    plain = run.invoke(
+        main,
+        [
+            "watch",
+            "--once",
+            "--app",
+            "codex",
+            "--since",
+            "3000w",
+            "--home",
+            str(home.path),
+        ],
+    )
+    assert plain.exit_code == 0, plain.output
+    assert "codex" in plain.stdout
+
+
+def test_watch_command_streams_changes(
+    codex_thread, run: CliRunner, tmp_path: Path
+) -> None:
+    session, _, files = codex_thread
+    steps = timeline(files)
+    main_file = Path(str(session.path))
+    head = [i for i, (path, _) in enumerate(steps) if path == main_file][:10]
+    for i in head:
+        append(*steps[i])
+    rest = [step for i, step in enumerate(steps) if i not in head]
+    writer = Writer(rest, delay=0.03)
+    threading.Timer(1.0, writer.start).start()
+    result = run.invoke(
+        main,
+        [
+            "watch",
+            "--nl",
+            "--app",
+            "codex",
+            "--since",
+            "3000w",
+            "--duration",
+            "5",
+            "--poll",
+            "--home",
+            str(tmp_path / "home"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    mine = [r["status"] for r in lines_of(result.stdout) if r["id"] == CODEX_PARENT]
+    assert mine[0] == "working"
+    assert "waiting_on_subagent" in mine
+    assert mine[-1] == "waiting_for_user"
+
+
+def test_replay_paces_and_caps() -> None:
+    pauses: list[float] = []
+    stamps = [datetime(2026, 1, 1, 0, 0, s, tzinfo=UTC) for s in (0, 1, 1, 30, 31)]
+    events = [Event("s", n, "assistant", time=t) for n, t in enumerate(stamps)]
+    assert list(live.replay(events, speed=2, max_gap=5, sleep=pauses.append)) == events
+    assert pauses == [0.5, 5, 0.5]
+
+
+def test_replay_command(home: Home, run: CliRunner) -> None:
+    result = run.invoke(
+        main,
+        ["replay", CODEX_PARENT, "--nl", "--speed", "1000", "--home", str(home.path)],
+    )
+    assert result.exit_code == 0, result.output
+    records = lines_of(result.stdout)
+    assert {r["agent_id"] for r in records} == {None, CODEX_CHILD}
+    assert [r["seq"] for r in records] == list(range(len(records)))
+
+
+def test_follow_with_notifications(codex_thread) -> None:
+    pytest.importorskip("watchfiles")
+    session, expected, files = codex_thread
+    assert live.Waiter(True).backend == "watchfiles"
+    writer = Writer(timeline(files), delay=0.02)
+    writer.start()
+    got = [
+        e
+        for batch in live.follow(session, duration=20, notify=True, stop=writer.settled)
+        for e in batch
+    ]
+    writer.join()
+    assert shape(got) == shape(expected)
+
+
+def test_board_text_is_sanitised() -> None:
+    from rich.console import Console
+
+    from sessdex.status import Status
+    from sessdex.views.board import plain, render, status_record
+
+    hostile = "fix \x1b]0;pwned\x07 the \x1b[2Jbuild"
+    row = live.BoardRow(
+        Session("claude", "abc", title=hostile, cwd="/home/dev/\x1b[31mred"),
+        Status("working", "tool \x1b[1mBash running 3 s"),
+        T,
+        1234,
+        True,
+    )
+    console = Console(record=True, width=200, force_terminal=False)
+    console.print(render([row], "/home/dev"))
+    shown = console.export_text() + plain([row], "/home/dev")
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "waiting for you" not in shown and "working (1)" in shown
+    assert status_record(row)["tokens"] == 1234
+
+
+# --- claude: a Task sub-agent in its own file ---------------------------------------------------
+
+CLAUDE_PARENT = "82d9f90c-3f87-46b4-b09c-58027a5e630c"
+CLAUDE_CHILD = "a199d630441234c05"
+
+
+@pytest.fixture
+def claude_task(
+    tmp_path: Path,
+) -> tuple[Session, list[Event], dict[Path, list[bytes]], Path, bytes]:
+    home = copy_home("claude", tmp_path)
+    session = api.resolve(home, CLAUDE_PARENT)
+    expected = list(get("claude").read(session, Diagnostics()))
+    main_file = Path(str(session.path))
+    child = main_file.with_suffix("") / "subagents" / f"agent-{CLAUDE_CHILD}.jsonl"
+    meta = child.with_suffix(".meta.json")
+    meta_bytes = meta.read_bytes()
+    meta.unlink()
+    return session, expected, empty([main_file, child]), meta, meta_bytes
+
+
+def test_claude_sub_agent_spawn_and_finish(claude_task) -> None:
+    session, expected, files, meta, meta_bytes = claude_task
+    assert callable(getattr(get("claude"), "follow", None))
+    follower = LiveSession(session)
+    got: list[Event] = []
+    trail = []
+    for path, line in timeline(files):
+        if path.parent == meta.parent and not meta.exists():
+            meta.write_bytes(meta_bytes)  # Claude Code writes it when the agent starts
+        append(path, line)
+        got += follower.poll()
+        trail.append(follower.status())
+    assert shape(got) == shape(expected)
+    folded = statuses([s.status for s in trail])
+    assert folded == ["working", "waiting_on_subagent", "working", "waiting_for_user"]
+    waiting = [s.reason for s in trail if s.status == "waiting_on_subagent"]
+    assert "sub-agent general-purpose working" in waiting[-1]
+    assert follower.tracker.tokens == sum(e.usage.total for e in expected if e.usage)
+
+
+def test_claude_follow_with_a_writer_thread(claude_task) -> None:
+    session, expected, files, meta, meta_bytes = claude_task
+    meta.write_bytes(meta_bytes)
+    writer = Writer(timeline(files), delay=0.05)
+    writer.start()
+    got = [
+        e
+        for batch in live.follow(session, duration=20, stop=writer.settled)
+        for e in batch
+    ]
+    writer.join()
+    assert shape(got) == shape(expected)
+    spawns = [e for e in got if e.kind == "subagent"]
+    assert (
+        len(spawns) == 1
+    )  # the spawn is shown once, whether the child was known or not
+
+
+def test_claude_interruption_waits_for_the_user(claude_task) -> None:
+    session, _, files, _, _ = claude_task
+    main_file = Path(str(session.path))
+    lines = files[main_file]
+    prompt = next(line for line in lines if b'"type":"user"' in line)
+    follower = LiveSession(session)
+    append(main_file, prompt)
+    follower.poll()
+    assert follower.status().status == "working"
+    record = json.loads(prompt)
+    record["uuid"] = "99999999-0000-4000-8000-000000000001"
+    record["parentUuid"] = json.loads(prompt)["uuid"]
+    record["message"] = {
+        "role": "user",
+        "content": [{"type": "text", "text": "[Request interrupted by user]"}],
+    }
+    append(main_file, json.dumps(record).encode() + b"\n")
+    follower.poll()
+    status = follower.status()
+    assert status.status == "waiting_for_user"
+    assert status.reason.startswith("interrupted")

@@ -718,3 +718,14 @@ def test_claude_interruption_waits_for_the_user(claude_task) -> None:
     status = follower.status()
     assert status.status == "waiting_for_user"
     assert status.reason.startswith("interrupted")
+
+
+def test_claude_sub_agent_followed_on_its_own(tmp_path: Path) -> None:
+    home = copy_home("claude", tmp_path)
+    child = api.resolve(home, CLAUDE_CHILD)
+    assert child.parent_id == CLAUDE_PARENT
+    os.utime(str(child.path))  # written just now
+    follower = LiveSession(child)
+    events = follower.poll()
+    assert events and all(e.agent_id is None for e in events)
+    assert follower.status().status == "waiting_for_user"

@@ -117,6 +117,8 @@ class Follow:
         stream = Stream(self.context, file.path, agent, child=child, offset=offset)
         diagnostics = self.context.diagnostics
         name = str(file.path)
+        # a sub-agent followed as a session of its own is the lead of what is shown
+        own = self.session.id if file.path == self.path else None
 
         def read(line: files.Line) -> Iterator[Event]:
             record = rec.load(line.data, line.complete, line.number, diagnostics, name)
@@ -130,6 +132,8 @@ class Follow:
                     _INTERRUPTED
                 ):
                     event = replace(event, extra={**event.extra, "interrupted": True})
+                if own is not None and event.agent_id == own:
+                    event = replace(event, agent_id=None)
                 yield event
 
         return read

@@ -473,8 +473,10 @@ def test_follow_command_streams_json_lines(
             "follow",
             CODEX_PARENT[:13],
             "--nl",
+            "-n",
+            "1000",  # on a slow machine some lines are history already: shown all the same
             "--duration",
-            "4",
+            "6",
             "--home",
             home,
             "--poll",
@@ -557,7 +559,9 @@ def test_watch_command_streams_changes(
     for i in head:
         append(*steps[i])
     rest = [step for i, step in enumerate(steps) if i not in head]
-    writer = Writer(rest, delay=0.03)
+    writer = Writer(
+        rest, delay=0.08
+    )  # slow enough to see each state at 4 polls a second
     threading.Timer(1.0, writer.start).start()
     result = run.invoke(
         main,
@@ -569,7 +573,7 @@ def test_watch_command_streams_changes(
             "--since",
             "3000w",
             "--duration",
-            "5",
+            "9",
             "--poll",
             "--home",
             str(tmp_path / "home"),
@@ -729,3 +733,43 @@ def test_claude_sub_agent_followed_on_its_own(tmp_path: Path) -> None:
     events = follower.poll()
     assert events and all(e.agent_id is None for e in events)
     assert follower.status().status == "waiting_for_user"
+
+
+def test_claude_rewrite_and_partial_line_while_following(claude_task) -> None:
+    """A writer thread appends, cuts a line in two, then rewrites the whole file mid-follow
+    (an atomic save holding the same lines and more); the follower shows each event once."""
+    session, expected, files, meta, meta_bytes = claude_task
+    meta.write_bytes(meta_bytes)
+    main_file = Path(str(session.path))
+    child = next(path for path in files if path != main_file)
+    child.write_bytes(b"".join(files[child]))
+    lines = files[main_file]
+    half = len(lines) // 2
+    done = threading.Event()
+
+    def write() -> None:
+        for line in lines[:half]:
+            time.sleep(0.05)
+            append(main_file, line)
+        cut = len(lines[half]) // 2
+        append(main_file, lines[half][:cut])
+        time.sleep(0.6)  # the follower sees the cut line and waits for the rest
+        temporary = main_file.with_suffix(".tmp")
+        temporary.write_bytes(b"".join(lines[: half + 1]))
+        temporary.replace(main_file)
+        for line in lines[half + 1 :]:
+            time.sleep(0.05)
+            append(main_file, line)
+        time.sleep(0.8)
+        done.set()
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    got = [
+        e
+        for batch in live.follow(session, duration=20, stop=done.is_set)
+        for e in batch
+    ]
+    writer.join()
+    assert shape(got)[None] == shape(expected)[None]
+    assert [e.kind for e in got].count("subagent") == 1

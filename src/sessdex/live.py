@@ -338,7 +338,8 @@ class LiveSession:
         self.seen = _Seen()
         hook = getattr(self.source, "follow", None)
         self.feed: _HookFeed | _ReadFeed
-        if callable(hook):
+        # a compressed file is archived: it does not grow, a re-read on change is enough
+        if callable(hook) and not (session.path or "").endswith(".zst"):
             self.feed = _HookFeed(
                 hook(session, self.diagnostics), self.diagnostics, self.tracker
             )
@@ -772,7 +773,9 @@ class Board:
                 del self.lives[key]
                 self.changed = True
         for key, session in wanted.items():
-            if key not in self.lives:
+            if key in self.lives:
+                self.lives[key].session = session  # a new title, say
+            else:
                 try:
                     self.lives[key] = LiveSession(session)
                     self.changed = True
@@ -784,7 +787,15 @@ class Board:
         now = time.time() if now is None else now
         count = 0
         for live in self.lives.values():
-            count += len(live.poll(now))
+            try:
+                count += len(live.poll(now))
+            except Exception as error:  # one broken session never stops the board
+                if os.environ.get("SESSDEX_DEBUG"):
+                    raise
+                message = f"{live.session.app}: stopped following {live.session.path}: {type(error).__name__}: {error}"
+                if message not in live.diagnostics.problems:
+                    live.diagnostics.problem(message)
+                    log.warning("%s", message)
         if self.processes.refresh() or self.changed:
             attach_processes(list(self.lives.values()), self.processes)
             self.changed = False

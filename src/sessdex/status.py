@@ -316,6 +316,8 @@ def _first_line(text: str) -> str:
 def ago(seconds: float) -> str:
     """'42 s', '3 m', '2 h', '4 d': a duration, compactly."""
     seconds = max(0.0, seconds)
+    if seconds > 3650 * 86400:
+        return "ever"  # nothing dated was read
     if seconds < 60:
         return f"{seconds:.0f} s"
     if seconds < 3600:

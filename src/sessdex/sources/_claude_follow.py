@@ -42,7 +42,6 @@ class Follow:
         self.context = Context(session.id, diagnostics, False)
         self.known: dict[Path, FollowFile] = {}
         self.strangers: set[Path] = set()  # agent files beside it of other sessions
-        self.unlinked: set[str] = set()  # spawn calls whose child file is not known yet
         self.stamps: tuple[int, int] | None = (
             None  # the folders' mtimes when last listed
         )
@@ -105,10 +104,9 @@ class Follow:
             rec.string(info.get("parentAgentId")),
         )
         if call is not None:
+            # its spawning call announces it (or did already, before its file was known)
             self.context.by_call[call] = agent
-            if call in self.unlinked:  # its spawn was shown already, without the child
-                self.unlinked.discard(call)
-                self.context.announced.add(agent)
+            self.context.announced.add(agent)
         return file
 
     def reader(self, file: FollowFile, offset: int) -> LineReader:
@@ -125,12 +123,7 @@ class Follow:
             if record is None:
                 return
             for event in stream.feed(line, record):
-                if event.kind == "subagent" and event.call_id:
-                    if event.extra.get("child_id") is None:
-                        self.unlinked.add(event.call_id)
-                elif event.kind == "user" and (event.text or "").startswith(
-                    _INTERRUPTED
-                ):
+                if event.kind == "user" and (event.text or "").startswith(_INTERRUPTED):
                     event = replace(event, extra={**event.extra, "interrupted": True})
                 if own is not None and event.agent_id == own:
                     event = replace(event, agent_id=None)

@@ -143,3 +143,21 @@ def test_each_home_has_its_own_index(tmp_path: Path) -> None:
 
 def test_index_lives_in_sessdex_state_dir(tmp_path: Path, sessdex_state: Path) -> None:
     assert index.index_file(Home.at(tmp_path)).parent == sessdex_state / "cache"
+
+
+def test_opening_one_session_refreshes_only_its_own_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home_dir = make_home(tmp_path, 3)
+    home = Home.at(home_dir)
+    api.list_sessions(home)
+    calls = counting_parse(monkeypatch)
+    files = sorted(home_dir.rglob("*.jsonl"))
+    with files[1].open("a") as out:
+        out.write(json.dumps({"type": "custom-title", "customTitle": "later", "sessionId": files[1].stem}) + "\n")
+    assert api.resolve(home, files[0].stem[:8]).id == files[0].stem
+    assert calls == []  # the other file changed, but nobody asked for it
+    assert api.resolve(home, files[1].stem[:8]).title == "later"
+    assert calls == [str(files[1])]
+    calls.clear()
+    write_claude_session(home_dir, "abcdef01-0000-4000-8000-000000000099", "/work/new")
+    assert api.resolve(home, "abcdef01").cwd == "/work/new"  # unknown: a full refresh finds it
+    assert str(files[1]) not in calls

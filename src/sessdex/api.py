@@ -78,8 +78,12 @@ def list_sessions(
     limit: int | None = None,
     include_subagents: bool = False,
     progress: Progress | None = None,
+    with_state: bool = False,
 ) -> Listing:
-    """Every session, newest first (top-level only unless `include_subagents`)."""
+    """Every session, newest first (top-level only unless `include_subagents`).
+
+    `with_state` keeps each session's `extra` (what a reader needs); listing needs only records.
+    """
     index, report = open_index(home, apps, progress)
     try:
         rows = index.rows(
@@ -88,6 +92,7 @@ def list_sessions(
             under=here,
             include_subagents=include_subagents,
             limit=limit,
+            with_state=with_state,
         )
     finally:
         index.close()
@@ -167,27 +172,48 @@ def find_sessions(
 
 
 def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Session:
-    """The one session whose id starts with `prefix` (sub-agents included)."""
+    """The one session whose id starts with `prefix` (sub-agents included).
+
+    The index answers first, without a full refresh: a 2 GB transcript's `show --tail` must
+    not wait on stat-ing every other file. Only that session's own file is brought up to
+    date; an unknown or ambiguous prefix refreshes everything and asks again.
+    """
     prefix = prefix.strip()
     if not prefix:
         raise SessionNotFound(prefix)
-    index, _ = open_index(home, (), progress)
+    index = Index(home)
     try:
-        rows = index.by_prefix(prefix)
+        row = _unique(index.by_prefix(prefix), prefix)
+        if row is not None and index.refresh_file(
+            sources.get(row.app), row.session().path
+        ):
+            current = _unique(index.by_prefix(row.id), row.id)
+            if current is not None:
+                return current.session()
+        index.refresh(sources.all_sources(), progress)
+        return _pick(index.by_prefix(prefix), prefix)
     finally:
         index.close()
+
+
+def _unique(rows: list[Row], prefix: str) -> Row | None:
     exact = [row for row in rows if row.id.lower() == prefix.lower()]
     if len(exact) == 1:
-        return exact[0].session()
+        return exact[0]
+    return rows[0] if len(rows) == 1 else None
+
+
+def _pick(rows: list[Row], prefix: str) -> Session:
+    row = _unique(rows, prefix)
+    if row is not None:
+        return row.session()
     if not rows:
         raise SessionNotFound(prefix)
-    if len(rows) > 1:
-        candidates = []
-        for row in rows:
-            record = orjson.loads(row.record)
-            candidates.append((row.app, row.id, record.get("title") or ""))
-        raise AmbiguousId(prefix, candidates)
-    return rows[0].session()
+    candidates = []
+    for match in rows:
+        record = orjson.loads(match.record)
+        candidates.append((match.app, match.id, record.get("title") or ""))
+    raise AmbiguousId(prefix, candidates)
 
 
 # --- resume ------------------------------------------------------------------------------
@@ -250,10 +276,17 @@ def check_resume(
 def current_branch(cwd: str) -> str | None:
     """The branch checked out in `cwd` now, or None when it is not a git work tree."""
     # rev-parse fails on a branch with no commits yet; symbolic-ref still names it.
-    for args in (["rev-parse", "--abbrev-ref", "HEAD"], ["symbolic-ref", "--short", "-q", "HEAD"]):
+    for args in (
+        ["rev-parse", "--abbrev-ref", "HEAD"],
+        ["symbolic-ref", "--short", "-q", "HEAD"],
+    ):
         try:
             result = subprocess.run(
-                ["git", "-C", cwd, *args], capture_output=True, text=True, timeout=5, check=False
+                ["git", "-C", cwd, *args],
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=False,
             )
         except (OSError, subprocess.TimeoutExpired):
             return None
@@ -485,7 +518,11 @@ def refuse_agent_folder(home: Home, output: str) -> None:
 
 
 def follow_session(
-    home: Home, prefix: str, *, duration: float | None = None, notify: bool | None = None
+    home: Home,
+    prefix: str,
+    *,
+    duration: float | None = None,
+    notify: bool | None = None,
 ) -> tuple[Session, Iterator[list[Event]]]:
     """The session, and batches of its events as they are written (recent history first)."""
     from . import live
@@ -509,7 +546,9 @@ def watch_sessions(
     sources.all_sources(apps)  # an unknown app fails now, not inside the loop
 
     def recent() -> list[Session]:
-        listing = list_sessions(home, apps=apps, since=since, limit=limit)
+        listing = list_sessions(
+            home, apps=apps, since=since, limit=limit, with_state=True
+        )
         return listing.sessions()
 
     return live.watch(recent, duration=duration, notify=notify)
@@ -524,7 +563,6 @@ def replay_session(
     found = transcript(home, prefix)
     found.events = live.replay(found.events, speed=speed, max_gap=max_gap)
     return found
-
 
 
 # --- usage --------------------------------------------------------------------------------

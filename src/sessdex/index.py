@@ -133,10 +133,11 @@ class Row:
     app: str
     id: str
     record: bytes
-    state: bytes
+    state: bytes | None  # None when only the record was asked for (listing)
 
     def session(self) -> Session:
-        return session_from_state(self.state)
+        """The session; from a listing row it lacks only the app's `extra` facts."""
+        return session_from_state(self.state if self.state is not None else self.record)
 
 
 def index_file(home: Home) -> Path:
@@ -275,6 +276,31 @@ class Index:
             self._write(parsed, vanished)
         report.seconds = time.perf_counter() - started
         return report
+
+    def refresh_file(self, source: Source, path: str | None) -> bool:
+        """Bring one indexed file up to date; False when that is not enough (call refresh).
+
+        True means the file is a plain file the index knows, now re-parsed if it changed.
+        """
+        if not path or not os.path.isfile(path):
+            return False
+        row = self.db.execute(
+            "SELECT size, mtime_ns, inode, wal FROM files WHERE path = ?", (path,)
+        ).fetchone()
+        if row is None:
+            return False
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        signature = (st.st_size, st.st_mtime_ns, st.st_ino, _signature(path, st))
+        if tuple(row) == signature:
+            return True
+        location = source.locate(self.home)
+        report = RefreshReport()
+        parsed = self._parse_all([(source, location, path, signature)], report, None)
+        self._write(parsed, [])
+        return True
 
     def _locate(self, source: Source, report: RefreshReport) -> Location | None:
         try:
@@ -447,6 +473,7 @@ class Index:
         include_subagents: bool = False,
         limit: int | None = None,
         first_prefix: str | None = None,
+        with_state: bool = False,
     ) -> list[Row]:
         """Sessions newest first, filtered; `first_prefix` ranks id-prefix matches first."""
         where: list[str] = []
@@ -474,7 +501,9 @@ class Index:
         order = "updated DESC NULLS LAST, app, id"
         if first_prefix:
             order = "(substr(id, 1, ?) = ?) DESC, " + order
-        sql = "SELECT app, id, record, state FROM sessions"
+        sql = (
+            f"SELECT app, id, record, {'state' if with_state else 'NULL'} FROM sessions"
+        )
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY " + order

@@ -442,7 +442,7 @@ def _collect_sessions(
     for app, diagnostics in report.diagnostics.items():
         out.diagnostics.setdefault(app, Diagnostics()).update(diagnostics)
     names = [s.NAME for s in others]
-    rows = index.rows(apps=names, include_subagents=True)
+    rows = index.rows(apps=names, include_subagents=True, with_state=True)
     ids = {(r.app, r.id) for r in rows}
     cached = index.usage_files(names)
     save = []
@@ -453,9 +453,9 @@ def _collect_sessions(
             continue  # its events come with its parent's
         path = f"{row.app}:{row.id}"
         seen.add(path)
-        signature = hashlib.sha256(row.state + catalogue.version.encode()).hexdigest()[
-            :32
-        ]
+        signature = hashlib.sha256(
+            (row.state or row.record) + catalogue.version.encode()
+        ).hexdigest()[:32]
         hit = cached.get(path)
         if hit is not None and hit[1] == signature:
             out.buckets.extend((row.app, b) for b in _decode(hit[4]))
@@ -754,7 +754,9 @@ def explain(
             )
             index = Index(home)
             try:
-                session_rows = index.rows(apps=[source.NAME], include_subagents=True)
+                session_rows = index.rows(
+                    apps=[source.NAME], include_subagents=True, with_state=True
+                )
             finally:
                 index.close()
             ids = {r.id for r in session_rows}

@@ -18,7 +18,6 @@ BUILTIN: tuple[str, ...] = (
     "claude",
     "codex",
     "vibe",
-    "vibe",
     "gemini",
     "aider",
     "cline",

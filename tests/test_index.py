@@ -161,3 +161,19 @@ def test_opening_one_session_refreshes_only_its_own_file(tmp_path: Path, monkeyp
     write_claude_session(home_dir, "abcdef01-0000-4000-8000-000000000099", "/work/new")
     assert api.resolve(home, "abcdef01").cwd == "/work/new"  # unknown: a full refresh finds it
     assert str(files[1]) not in calls
+
+
+def test_a_big_cold_index_parses_on_every_core_with_the_same_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home_dir = make_home(tmp_path, 40)
+    broken = sorted(home_dir.rglob("*.jsonl"))[3]
+    with broken.open("a") as out:
+        out.write('{"type":"custom-title","customTitle":"cut\n')
+    serial = api.list_sessions(Home.at(home_dir))
+    expected = sorted((row.id, row.record) for row in serial.rows)
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "other-state"))
+    monkeypatch.setattr(index, "PARALLEL_FROM", 10)
+    parallel = api.list_sessions(Home.at(home_dir))
+    assert sorted((row.id, row.record) for row in parallel.rows) == expected
+    assert parallel.report.parsed == 40
+    assert parallel.report.diagnostics["claude"].skipped == serial.report.diagnostics["claude"].skipped
+    assert sum(parallel.report.diagnostics["claude"].skipped.values()) == 1

@@ -15,9 +15,9 @@ import hashlib
 import logging
 import os
 import sqlite3
+import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -318,52 +318,19 @@ class Index:
         changed: list[tuple[Source, Location, str, tuple[int, int, int, str]]],
         report: RefreshReport,
         progress: Progress | None,
-    ) -> list[tuple[str, str, tuple[int, int, int, str], list[Session], Diagnostics]]:
+    ) -> list[Parsed]:
         total = len(changed)
-
-        def parse_one(
-            item: tuple[Source, Location, str, tuple[int, int, int, str]],
-        ) -> tuple[str, str, tuple[int, int, int, str], list[Session], Diagnostics]:
-            source, location, name, signature = item
-            diagnostics = Diagnostics()
-            try:
-                sessions = source.parse(Path(name), location, diagnostics)
-            except FileNotFoundError:
-                diagnostics.skip(name, 0, "vanished")
-                sessions = []
-            except Exception as error:  # one broken file never hides the rest
-                if os.environ.get("SESSDEX_DEBUG"):
-                    raise
-                diagnostics.problem(
-                    f"{source.NAME}: could not read {name}: {type(error).__name__}: {error}"
-                )
-                sessions = []
-            return source.NAME, name, signature, sessions, diagnostics
-
-        results = []
-        # Reading is mostly waiting on the disk and on zstd/orjson, which release the GIL.
-        workers = min(4, os.cpu_count() or 1) if total > 64 else 1
-        items: Iterable[
-            tuple[str, str, tuple[int, int, int, str], list[Session], Diagnostics]
+        results: list[Parsed] = []
+        jobs = [
+            (source.NAME, location, name, signature)
+            for source, location, name, signature in changed
         ]
-        if workers > 1:
-            pool = ThreadPoolExecutor(workers)
-            items = pool.map(parse_one, changed)
-        else:
-            pool = None
-            items = map(parse_one, changed)
-        try:
-            for done, result in enumerate(items, 1):
-                results.append(result)
-                report.parsed += 1
-                report.diagnostics.setdefault(result[0], Diagnostics()).update(
-                    result[4]
-                )
-                if progress is not None:
-                    progress(done, total)
-        finally:
-            if pool is not None:
-                pool.shutdown()
+        for done, result in enumerate(_parse_many(jobs), 1):
+            results.append(result)
+            report.parsed += 1
+            report.diagnostics.setdefault(result[0], Diagnostics()).update(result[4])
+            if progress is not None:
+                progress(done, total)
         return results
 
     def _write(
@@ -624,6 +591,63 @@ class Index:
             "SELECT value FROM usage_meta WHERE name = ?", (name,)
         ).fetchone()
         return None if row is None else bytes(row[0])
+
+
+Job = tuple[str, Location, str, tuple[int, int, int, str]]
+Parsed = tuple[str, str, tuple[int, int, int, str], list[Session], Diagnostics]
+PARALLEL_FROM = (
+    200  # files: below this, starting worker processes costs more than it saves
+)
+
+
+def _parse_one(job: Job) -> Parsed:
+    """Parse one file in isolation: a broken or vanished file never hides the rest."""
+    from .sources import get
+
+    app, location, name, signature = job
+    diagnostics = Diagnostics()
+    try:
+        sessions = get(app).parse(Path(name), location, diagnostics)
+    except FileNotFoundError:
+        diagnostics.skip(name, 0, "vanished")
+        sessions = []
+    except Exception as error:
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        diagnostics.problem(
+            f"{app}: could not read {name}: {type(error).__name__}: {error}"
+        )
+        sessions = []
+    return app, name, signature, sessions, diagnostics
+
+
+def _parse_many(jobs: list[Job]) -> Iterator[Parsed]:
+    """Parse files, on every core for a big batch: parsing heads and tails is CPU-bound
+    Python, so threads would only take turns on one core."""
+    cores = (
+        len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else (os.cpu_count() or 1)
+    )
+    if (
+        cores < 2
+        or len(jobs) < PARALLEL_FROM
+        or sys.platform != "linux"
+        or os.environ.get("SESSDEX_DEBUG")
+    ):
+        yield from map(_parse_one, jobs)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork: the workers start with every module already imported and each source's
+    # state as is; they only parse and send back values.
+    with ProcessPoolExecutor(
+        cores, mp_context=multiprocessing.get_context("fork")
+    ) as pool:
+        yield from pool.map(
+            _parse_one, jobs, chunksize=max(8, min(256, len(jobs) // (cores * 8)))
+        )
 
 
 def _field(search: str, position: int) -> str:

@@ -164,3 +164,17 @@ def test_stopping_early_keeps_the_offset_consistent(tmp_path: Path) -> None:
         f.write(b'{"n":10}\n')
     assert follower.check() is Change.GROWN  # not mistaken for a rewrite
     assert next(line.data for line in follower.lines()) == b'{"n":1}'
+
+
+def test_a_big_rewrite_is_read_again_from_its_tail(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(b'{"n":%06d}\n' % n for n in range(1000)))
+    follower = Follower(path)
+    follower.check()
+    assert len(take(follower)) == 1000
+    path.write_bytes(b"".join(b'{"m":%06d}\n' % n for n in range(1000)))
+    assert follower.check() is Change.REWRITTEN
+    before = follower.bytes_read
+    follower.skip_to_tail(120)
+    assert take(follower) == [b'{"m":%06d}' % n for n in range(991, 1000)]
+    assert follower.bytes_read - before < 3 * 120 + FINGERPRINT  # not the 13 KB file

@@ -216,6 +216,13 @@ class Follower:
         self._fingerprint_at = self.offset
         self.bytes_read += len(self.fingerprint)
 
+    def skip_to_tail(self, window: int) -> None:
+        """After a rewrite of a big file: read only about its last `window` bytes again."""
+        if self.size > window:
+            self.offset = self._scanned = self.size - window
+            self._align = True
+            self.fingerprint, self._fingerprint_at = b"", 0
+
     @property
     def pending(self) -> int:
         """Bytes of a partial last line waiting for their newline."""

@@ -28,10 +28,10 @@ from .status import QUIET_WORKING, STATUSES, Status, Tracker, decide
 
 log = logging.getLogger(__name__)
 
-HISTORY_BYTES = (
-    256 * 1024
-)  # history read from a session's main file when first followed
-CHILD_HISTORY = 64 * 1024  # ... and from each sub-agent file that already exists
+# History read when a session is first followed: from its main file, and from each
+# sub-agent file that is already there.
+HISTORY_BYTES = 256 * 1024
+CHILD_HISTORY = 64 * 1024
 FULL_REREAD_MAX = 1024 * 1024  # without a follow hook, smaller files are re-read whole
 POLL_SECONDS = 0.25  # stat every followed file this often (no notifications)
 SAFETY_POLL = 2.0  # with notifications: stat everything this often all the same
@@ -158,6 +158,8 @@ class _HookFeed:
                 self.lead_gone = False
             if change is Change.REWRITTEN:
                 entry.reader, entry.repeats = None, True
+                window = HISTORY_BYTES if is_lead else CHILD_HISTORY
+                entry.follower.skip_to_tail(window)  # what is older was shown already
             self.tracker.touch(entry.file.agent_id, entry.follower.mtime_ns / 1e9)
             for line in entry.follower.lines():
                 if entry.reader is None:
@@ -255,13 +257,17 @@ class _ReadFeed:
             return []
         self.lead_gone = False
         self.written = follower.mtime_ns / 1e9
+        if change is Change.REWRITTEN and follower.size > FULL_REREAD_MAX:
+            follower.skip_to_tail(HISTORY_BYTES)  # what is older was shown already
         first = None
         for line in follower.lines():
             first = line.offset if first is None else first
         if first is None:
             return []  # only a partial line so far
-        if change is Change.REWRITTEN or follower.size <= FULL_REREAD_MAX:
+        if follower.size <= FULL_REREAD_MAX:
             return self._read(seen, 0)
+        if change is Change.REWRITTEN:
+            return self._read(seen, first)
         return self._read(seen, max(first, before))
 
     def _read(self, seen: _Seen, offset: int) -> list[Event]:

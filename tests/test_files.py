@@ -208,3 +208,39 @@ def test_compactor_handles_escapes_split_across_feeds() -> None:
     value = orjson.loads(bytes(compactor.out))
     assert files.elided(value["a"])[0] == files.KEEP_STRING + 13  # type: ignore[index]
     assert value["b"] == 'ok"q'
+
+
+def test_head_counts_skipped_lines_and_stops_at_its_byte_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    big = b'{"x":"' + b"A" * (2 * files.CHUNK) + b'"}'
+    path = write_lines(tmp_path / "a.jsonl", [b'{"n":1}', big, b'{"n":3}', b'{"n":4}'])
+    assert [line.number for line in files.head_lines(path, 3)] == [1, 3]
+    # a sparse file: real lines, then a long run of zero bytes with no newline
+    sparse = tmp_path / "sparse.jsonl"
+    with open(sparse, "wb") as out:
+        out.write(b'{"n":1}\n')
+        out.truncate(200 * 1024 * 1024)
+    monkeypatch.setattr(files, "HEAD_BYTES", 8 * 1024 * 1024)
+    read: list[int] = []
+    original = files.open_binary
+
+    def counting_open(name):  # type: ignore[no-untyped-def]
+        stream = original(name)
+        real_read = stream.read
+
+        def read_and_count(size: int = -1) -> bytes:
+            data = real_read(size)
+            read.append(len(data))
+            return data
+
+        stream.read = read_and_count  # type: ignore[method-assign]
+        return stream
+
+    monkeypatch.setattr(files, "open_binary", counting_open)
+    diagnostics = Diagnostics()
+    assert [
+        line.data for line in files.head_lines(sparse, diagnostics=diagnostics)
+    ] == [b'{"n":1}']
+    assert sum(read) <= 8 * 1024 * 1024 + 2 * files.CHUNK
+    assert diagnostics.skipped == {"too long": 1}

@@ -25,6 +25,7 @@ from .diagnostics import Diagnostics
 
 HEAD_LINES = 80  # lines read from the start of a transcript for listing
 LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
+HEAD_BYTES = 64 * 1024 * 1024  # listing: the head read stops here, whatever its lines
 TAIL_BYTES = 512 * 1024  # listing: bytes read from the end of a transcript
 READ_LINE_CAP = 4 * 1024 * 1024  # reading: a longer line has its long strings elided
 KEEP_STRING = (
@@ -157,6 +158,7 @@ def iter_lines(
     offset: int = 0,
     first_number: int = 1,
     max_lines: int | None = None,
+    max_bytes: int | None = None,
     cap: int = LINE_CAP,
     oversize: Oversize = "skip",
     hold_partial: bool = False,
@@ -168,11 +170,11 @@ def iter_lines(
     A line longer than `cap` is never held whole: with `oversize="skip"` it is counted
     as "too long" and passed over; with "compact" its long strings are elided. With
     `hold_partial`, an unterminated last line is not yielded (a writer may finish it).
+    `max_lines` counts skipped lines too; reading stops after about `max_bytes`.
     """
     number = first_number
     position = offset  # absolute offset of buf[0]
     buf = b""
-    emitted = 0
 
     def finish(
         data: bytes, start: int, end: int, complete: bool, compacted: bool = False
@@ -203,7 +205,12 @@ def iter_lines(
                 if len(buf) - start <= cap:
                     break
                 # an over-long line in progress: stream the rest of it without holding it
-                result, rest, length = _consume_oversize(stream, buf[start:], oversize)
+                budget = (
+                    None if max_bytes is None else max(0, offset + max_bytes - position)
+                )
+                result, rest, length = _consume_oversize(
+                    stream, buf[start:], oversize, budget
+                )
                 end = position + length + (0 if rest is None else 1)
                 line = None
                 if result is not None:
@@ -220,9 +227,10 @@ def iter_lines(
                 start = nl + 1
             if line is not None:
                 yield line
-                emitted += 1
             number += 1
-            if max_lines is not None and emitted >= max_lines:
+            if max_lines is not None and number - first_number >= max_lines:
+                return
+            if max_bytes is not None and position - offset >= max_bytes:
                 return
     if start < len(buf) and not hold_partial:
         line = finish(buf[start:], position, position + len(buf) - start, False)
@@ -231,12 +239,13 @@ def iter_lines(
 
 
 def _consume_oversize(
-    stream: BinaryIO, prefix: bytes, oversize: Oversize
+    stream: BinaryIO, prefix: bytes, oversize: Oversize, budget: int | None = None
 ) -> tuple[tuple[bytes, bool] | None, bytes | None, int]:
     """Read one over-long line to its newline without holding it.
 
     Returns ((compacted data, complete) or None if skipped, the bytes after the newline or
-    None at end of file, the line's length without the newline).
+    None at end of file, the line's length without the newline). Past `budget` bytes the
+    line is given up (skipped) and reading stops, as at the end of the file.
     """
     compactor = _Compactor() if oversize == "compact" else None
     length = 0
@@ -250,6 +259,8 @@ def _consume_oversize(
         if nl >= 0:
             rest: bytes | None = data[nl + 1 :]
             break
+        if budget is not None and length >= budget:
+            return None, None, length
         data = stream.read(CHUNK)
         if not data:
             rest = None
@@ -265,12 +276,14 @@ def head_lines(
     *,
     diagnostics: Diagnostics | None = None,
 ) -> list[Line]:
-    """The first `max_lines` lines, each at most LINE_CAP long (longer ones are skipped)."""
+    """The first `max_lines` lines, each at most LINE_CAP long (longer ones are skipped
+    and counted among the `max_lines`); never more than about HEAD_BYTES are read."""
     with open_binary(path) as stream:
         return list(
             iter_lines(
                 stream,
                 max_lines=max_lines,
+                max_bytes=HEAD_BYTES,
                 diagnostics=diagnostics,
                 path=os.fspath(path),
             )

@@ -14,9 +14,8 @@ import re
 import shutil
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import BinaryIO, Literal, NamedTuple
 from urllib.parse import quote
 
 import orjson
@@ -43,14 +42,13 @@ _QUOTE_OR_BACKSLASH = re.compile(rb'["\\]')
 Oversize = Literal["skip", "compact"]
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(NamedTuple):
+    """One line of a file. A tuple, not a dataclass: listing makes millions of them."""
+
     number: int  # 1-based within the file
     offset: int  # byte offset of the line's start
     data: bytes  # without the newline
-    end: (
-        int  # byte offset just past the newline (or the data, for an unterminated line)
-    )
+    end: int  # byte offset just past the newline (or the data, for an unterminated line)
     complete: bool  # ended by a newline
     compacted: bool = False  # long strings were replaced by elision markers
 

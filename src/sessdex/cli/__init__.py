@@ -1,0 +1,33 @@
+"""The `sessdex` command: a thin click layer over `api`.
+
+stdout carries only results; progress, warnings and hints go to stderr. Exit codes: 0 on
+success (an empty result too), 1 for an error we explain, 2 for a usage error. Each
+module here holds a few related commands; heavy imports (Rich, watchfiles) happen inside
+the commands that need them, so `sessdex list` starts fast.
+"""
+
+from __future__ import annotations
+
+import click
+
+from .. import __version__
+from ._common import CONTEXT
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, "--version", "-V", prog_name="sessdex")
+def main() -> None:
+    """Find, resume, read and count every AI coding agent session on this machine.
+
+    \b
+    Examples:
+      sessdex list --limit 20
+      sessdex find checkout branch:fix/
+      sessdex resume 7f3a --print
+    """
+
+
+# Importing the command modules registers their commands on `main`.
+from . import live, sessions, transcripts, usage  # noqa: E402
+
+__all__ = ["live", "main", "sessions", "transcripts", "usage"]

@@ -1,0 +1,245 @@
+"""What every command shares: options, error handling, output helpers, progress."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any, TypeVar
+
+import click
+
+from .. import api
+from ..diagnostics import Diagnostics
+from ..errors import AmbiguousId, SessdexError
+from ..index import Progress, RefreshReport, Row
+from ..model import Event
+from ..sources import Home
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+# --- shared options ------------------------------------------------------------------------
+
+
+def home_option(f: F) -> F:
+    return click.option(
+        "--home",
+        "home_dir",
+        type=click.Path(file_okay=False, path_type=str),
+        help="Read this folder as the home (a copied home); the apps' env overrides are then ignored.",
+    )(f)
+
+
+def output_options(f: F) -> F:
+    """--json, --nl and --verbose, shared by every list-like command."""
+    f = click.option(
+        "--verbose",
+        "-v",
+        is_flag=True,
+        help="Name each unreadable file and line (never its content).",
+    )(f)
+    f = click.option("--nl", "as_nl", is_flag=True, help="One JSON object per line.")(f)
+    f = click.option("--json", "as_json", is_flag=True, help="One JSON array.")(f)
+    return f
+
+
+def filter_options(f: F) -> F:
+    f = click.option(
+        "--limit", "-n", type=click.IntRange(min=1), help="Show at most N sessions."
+    )(f)
+    f = click.option(
+        "--since",
+        help="Only sessions updated since: 3d, 12h, 2w or a date (2026-11-01).",
+    )(f)
+    f = click.option(
+        "--here",
+        is_flag=True,
+        help="Only sessions whose folder is this one or below it.",
+    )(f)
+    f = click.option(
+        "--app",
+        "apps",
+        multiple=True,
+        metavar="NAME",
+        help="Only this app (repeatable).",
+    )(f)
+    f = click.option(
+        "--all", "include_subagents", is_flag=True, help="Include sub-agent sessions."
+    )(f)
+    return f
+
+
+def resolve_home(home_dir: str | None) -> Home:
+    return Home.at(home_dir) if home_dir else Home.current()
+
+
+def fail_nicely(f: F) -> F:
+    """Map SessdexError to a one-line message and exit 1 (SESSDEX_DEBUG=1 shows the traceback)."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return f(*args, **kwargs)
+        except SessdexError as error:
+            if os.environ.get("SESSDEX_DEBUG"):
+                raise
+            err(f"Error: {error}")
+            if isinstance(error, AmbiguousId):
+                from ..views.text import one_line
+
+                for app, session_id, title in error.candidates[:10]:
+                    err(f"  {app:<8} {session_id}  {one_line(title, 60)}")
+            sys.exit(1)
+        except BrokenPipeError:
+            sys.stderr.close()
+            sys.exit(0)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def stdout_bytes(data: bytes) -> None:
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+@contextmanager
+def progress_bar(label: str) -> Iterator[Progress]:
+    """A progress callback that shows a Rich bar on stderr after one second, on a terminal only."""
+    started = time.monotonic()
+    state: dict[str, Any] = {}
+
+    def update(done: int, total: int) -> None:
+        if "bar" not in state:
+            if (
+                not sys.stderr.isatty()
+                or time.monotonic() - started < 1.0
+                or done >= total
+            ):
+                return
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TimeRemainingColumn,
+            )
+
+            bar = Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            bar.start()
+            state["bar"] = bar
+            state["task"] = bar.add_task(label, total=total)
+        state["bar"].update(state["task"], completed=done, total=total)
+
+    try:
+        yield update
+    finally:
+        if "bar" in state:
+            state["bar"].stop()
+
+
+def report_skipped(report: RefreshReport, verbose: bool) -> None:
+    for app, message in sorted(report.failures.items()):
+        err(f"warning: {app}: {message}")
+    for diagnostics in report.diagnostics.values():
+        for problem in diagnostics.problems:
+            err(f"warning: {problem}")
+    summary = api.skipped_summary(report)
+    if summary:
+        err(f"warning: {summary}")
+    if verbose:
+        for app, diagnostics in sorted(report.diagnostics.items()):
+            for path, line, reason in diagnostics.details:
+                err(f"  {app}: {path}:{line}: {reason}")
+
+
+def print_rows(rows: Sequence[Row], as_json: bool, as_nl: bool, home: Home) -> None:
+    if as_json:
+        stdout_bytes(b"[" + b",".join(row.record for row in rows) + b"]\n")
+        return
+    if as_nl:
+        stdout_bytes(b"".join(row.record + b"\n" for row in rows))
+        return
+    import orjson
+
+    from ..views.text import age, one_line, short_path
+
+    width = _terminal_width()
+    home_text = str(home.path)
+    styled = sys.stdout.isatty()
+    for row in rows:
+        record = orjson.loads(row.record)
+        updated = record.get("updated") or record.get("created")
+        when = (
+            datetime.fromisoformat(updated.replace("Z", "+00:00")) if updated else None
+        )
+        branch = one_line(record.get("branch") or "-", 24)
+        folder = one_line(short_path(record.get("cwd"), home_text), 32)
+        head = f"{row.app:<8} {row.id[:8]:<8} {age(when):>4}  {branch:<24.24} {folder:<32.32} "
+        title = one_line(
+            record.get("title") or "(untitled)", max(10, width - len(head))
+        )
+        if styled:
+            head = click.style(f"{row.app:<8}", fg="cyan") + head[8:]
+        click.echo(head + title)
+
+
+def _terminal_width() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 160
+
+
+# --- commands ------------------------------------------------------------------------------
+
+
+def write_events(events: Iterable[Event], as_nl: bool) -> None:
+    """Stream events as a JSON array (or lines) without holding them all."""
+    from ..views.records import dumps, event_record
+
+    out = sys.stdout.buffer
+    sys.stdout.flush()
+    if as_nl:
+        for event in events:
+            out.write(dumps(event_record(event)) + b"\n")
+    else:
+        out.write(b"[")
+        for n, event in enumerate(events):
+            out.write((b",\n" if n else b"\n") + dumps(event_record(event)))
+        out.write(b"\n]\n")
+    out.flush()
+
+
+def report_diagnostics(diagnostics: Diagnostics, verbose: bool) -> None:
+    for problem in diagnostics.problems:
+        err(f"warning: {problem}")
+    if diagnostics.skipped_total:
+        err(
+            f"warning: skipped {diagnostics.skipped_total} unreadable lines; see --verbose or 'sessdex doctor'"
+        )
+    if diagnostics.unknown and verbose:
+        err(
+            "note: record types not recognised: "
+            + ", ".join(f"{t} ({n})" for t, n in sorted(diagnostics.unknown.items()))
+        )
+    if verbose:
+        for path, line, reason in diagnostics.details:
+            err(f"  {path}:{line}: {reason}")

@@ -1,0 +1,307 @@
+"""Sessions as they are written: watch, follow, replay."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import click
+
+from .. import api
+from ..model import Event
+from . import main
+from ._common import (
+    CONTEXT,
+    F,
+    fail_nicely,
+    home_option,
+    report_diagnostics,
+    resolve_home,
+    stdout_bytes,
+)
+
+
+def live_options(f: F) -> F:
+    f = click.option(
+        "--poll",
+        "force_poll",
+        is_flag=True,
+        help="Poll the files instead of using file-system notifications.",
+    )(f)
+    f = click.option(
+        "--duration",
+        type=click.FloatRange(min=0),
+        metavar="SECONDS",
+        help="Stop after SECONDS (default: until Ctrl-C).",
+    )(f)
+    return f
+
+
+@main.command("watch", context_settings=CONTEXT)
+@click.option(
+    "--app", "apps", multiple=True, metavar="NAME", help="Only this app (repeatable)."
+)
+@click.option(
+    "--since",
+    default="1d",
+    show_default=True,
+    help="Only sessions updated since: 3d, 12h, 2w or a date.",
+)
+@click.option(
+    "--limit",
+    "-n",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Follow at most N sessions.",
+)
+@click.option(
+    "--nl",
+    "as_nl",
+    is_flag=True,
+    help="Stream status changes as JSON lines (id, app, title, cwd, status, reason, updated).",
+)
+@click.option("--once", is_flag=True, help="Print the board once and exit.")
+@live_options
+@home_option
+@fail_nicely
+def watch_command(
+    apps: tuple[str, ...],
+    since: str,
+    limit: int,
+    as_nl: bool,
+    once: bool,
+    duration: float | None,
+    force_poll: bool,
+    home_dir: str | None,
+) -> None:
+    """A live board of recent sessions: who works, who waits for you, who waits on a sub-agent.
+
+    \b
+    Sessions waiting for you come first. --nl prints every session's status, then each
+    change, one JSON object per line.
+    Example: sessdex watch --since 3h
+    """
+    home = resolve_home(home_dir)
+    boards = api.watch_sessions(
+        home,
+        apps=apps,
+        since=api.parse_since(since),
+        limit=limit,
+        duration=0 if once else duration,
+        notify=False if force_poll else None,
+    )
+    try:
+        if as_nl:
+            _watch_lines(boards, once)
+        elif once or not sys.stdout.isatty():
+            _watch_plain(boards, str(home.path), once)
+        else:
+            _watch_live(boards, str(home.path))
+    except KeyboardInterrupt:
+        pass
+
+
+def _watch_lines(boards: Iterable[Sequence[Any]], once: bool) -> None:
+    import re
+
+    from ..views.board import status_record
+    from ..views.records import dumps
+
+    shown: dict[tuple[str, str], tuple[str, str]] = {}
+    for rows in boards:
+        out = []
+        for row in rows:
+            key = (row.session.app, row.session.id)
+            # a reason whose only change is a counting duration is no change
+            state = (row.status.status, re.sub(r"\d+", "#", row.status.reason))
+            if shown.get(key) != state:
+                shown[key] = state
+                out.append(dumps(status_record(row)) + b"\n")
+        if out:
+            stdout_bytes(b"".join(out))
+        if once:
+            return
+
+
+def _watch_plain(boards: Iterable[Sequence[Any]], home: str, once: bool) -> None:
+    from ..views.board import plain
+
+    last = None
+    for rows in boards:
+        states = [(r.session.id, r.status.status) for r in rows]
+        if states != last:
+            if last is not None:
+                click.echo()
+            click.echo(plain(rows, home), nl=False)
+            last = states
+        if once:
+            return
+
+
+def _watch_live(boards: Iterable[Sequence[Any]], home: str) -> None:
+    from rich.live import Live
+
+    from ..views import terminal
+    from ..views.board import render
+
+    out = terminal.console()
+    with Live(console=out, auto_refresh=False, transient=False) as screen:
+        for rows in boards:
+            screen.update(render(rows, home), refresh=True)  # type: ignore[arg-type]
+
+
+DETAIL = click.option(
+    "--detail",
+    type=click.Choice(["full", "normal", "user"]),
+    default="normal",
+    show_default=True,
+    help="full: everything; normal: results folded; user: only what was typed and said.",
+)
+
+
+@main.command("follow", context_settings=CONTEXT)
+@click.argument("session_id")
+@click.option(
+    "--lines",
+    "-n",
+    "history",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="Show the last N events first.",
+)
+@DETAIL
+@click.option(
+    "--nl",
+    "as_nl",
+    is_flag=True,
+    help="One JSON event per line (the show --json shape).",
+)
+@live_options
+@home_option
+@fail_nicely
+def follow_command(
+    session_id: str,
+    history: int,
+    detail: str,
+    as_nl: bool,
+    duration: float | None,
+    force_poll: bool,
+    home_dir: str | None,
+) -> None:
+    """Stream a session's events as they are written (tail -f), sub-agents labelled.
+
+    \b
+    Example: sessdex follow 7f3a -n 20
+    """
+    from ..live import renumber
+    from ..views.text import one_line
+
+    session, batches = api.follow_session(
+        resolve_home(home_dir),
+        session_id,
+        duration=duration,
+        notify=False if force_poll else None,
+    )
+
+    labels: dict[
+        str, str
+    ] = {}  # sub-agent labels, from spawns in the unshown history too
+
+    def shown() -> Iterator[list[Event]]:
+        first = True
+        for batch in batches:
+            if first:
+                first = False
+                for event in batch:
+                    child, kind = (
+                        event.extra.get("child_id"),
+                        event.extra.get("agent_type"),
+                    )
+                    if event.kind == "subagent" and child is not None:
+                        labels[str(child)] = one_line(str(kind or child)[:24], 24)
+                batch = batch[len(batch) - history :] if history else []
+            yield batch
+
+    try:
+        if as_nl:
+            from ..views.records import dumps, event_record
+
+            for event in renumber(shown()):
+                stdout_bytes(dumps(event_record(event)) + b"\n")
+            return
+        from ..views import terminal
+
+        out = terminal.console()
+        if sys.stdout.isatty():
+            out.print(terminal.session_header(session))
+            out.print()
+        for batch in shown():
+            for renderable in terminal.render_events(batch, detail, labels):
+                out.print(renderable)
+            out.file.flush()
+    except KeyboardInterrupt:
+        pass
+
+
+@main.command("replay", context_settings=CONTEXT)
+@click.argument("session_id")
+@click.option(
+    "--speed",
+    type=click.FloatRange(min=0.01),
+    default=10.0,
+    show_default=True,
+    help="How many times faster than it happened.",
+)
+@click.option(
+    "--max-gap",
+    type=click.FloatRange(min=0),
+    default=2.0,
+    show_default=True,
+    help="The longest pause, in seconds.",
+)
+@DETAIL
+@click.option(
+    "--nl",
+    "as_nl",
+    is_flag=True,
+    help="One JSON event per line (the show --json shape).",
+)
+@home_option
+@fail_nicely
+def replay_command(
+    session_id: str,
+    speed: float,
+    max_gap: float,
+    detail: str,
+    as_nl: bool,
+    home_dir: str | None,
+) -> None:
+    """Play a session back with its original pacing, sped up, sub-agents interleaved.
+
+    \b
+    Example: sessdex replay 7f3a --speed 20
+    """
+    found = api.replay_session(
+        resolve_home(home_dir), session_id, speed=speed, max_gap=max_gap
+    )
+    try:
+        if as_nl:
+            from ..views.records import dumps, event_record
+
+            for event in found.events:
+                stdout_bytes(dumps(event_record(event)) + b"\n")
+        else:
+            from ..views import terminal
+
+            out = terminal.console()
+            out.print(terminal.session_header(found.session))
+            out.print()
+            for renderable in terminal.render_events(found.events, detail):
+                out.print(renderable)
+                out.file.flush()
+    except KeyboardInterrupt:
+        pass
+    report_diagnostics(found.diagnostics, False)

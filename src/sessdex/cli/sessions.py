@@ -1,0 +1,286 @@
+"""Finding and reopening sessions: list, find, resume, doctor, demo."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from .. import api
+from ..errors import SessdexError
+from . import main
+from ._common import (
+    CONTEXT,
+    err,
+    fail_nicely,
+    filter_options,
+    home_option,
+    output_options,
+    print_rows,
+    progress_bar,
+    report_skipped,
+    resolve_home,
+    stdout_bytes,
+)
+
+
+@main.command("list", context_settings=CONTEXT)
+@filter_options
+@output_options
+@home_option
+@fail_nicely
+def list_command(
+    apps: tuple[str, ...],
+    here: bool,
+    since: str | None,
+    limit: int | None,
+    include_subagents: bool,
+    as_json: bool,
+    as_nl: bool,
+    verbose: bool,
+    home_dir: str | None,
+) -> None:
+    """List sessions of every app, newest first.
+
+    \b
+    Example: sessdex list --app claude --since 3d
+    """
+    home = resolve_home(home_dir)
+    with progress_bar("Indexing sessions") as progress:
+        listing = api.list_sessions(
+            home,
+            apps=apps,
+            since=api.parse_since(since) if since else None,
+            here=os.getcwd() if here else None,
+            limit=limit,
+            include_subagents=include_subagents,
+            progress=progress,
+        )
+    report_skipped(listing.report, verbose)
+    print_rows(listing.rows, as_json, as_nl, home)
+    if (
+        not listing.rows
+        and not (as_json or as_nl)
+        and not any(loc.exists for loc in listing.report.locations.values())
+    ):
+        err(
+            "No agent sessions on this machine yet. 'sessdex demo' shows what sessdex does; 'sessdex doctor' shows where it looked."
+        )
+
+
+@main.command("find", context_settings=CONTEXT)
+@click.argument("query", nargs=-1, required=True)
+@filter_options
+@output_options
+@home_option
+@fail_nicely
+def find_command(
+    query: tuple[str, ...],
+    apps: tuple[str, ...],
+    here: bool,
+    since: str | None,
+    limit: int | None,
+    include_subagents: bool,
+    as_json: bool,
+    as_nl: bool,
+    verbose: bool,
+    home_dir: str | None,
+) -> None:
+    """Find sessions whose title, folder, branch, app or id contain every word.
+
+    \b
+    app:codex, branch:fix/, dir:shop-api and id:7f3a narrow the search.
+    Example: sessdex find checkout retry app:claude
+    """
+    home = resolve_home(home_dir)
+    with progress_bar("Indexing sessions") as progress:
+        listing = api.find_sessions(
+            home,
+            " ".join(query),
+            apps=apps,
+            since=api.parse_since(since) if since else None,
+            here=os.getcwd() if here else None,
+            limit=limit,
+            include_subagents=include_subagents,
+            progress=progress,
+        )
+    report_skipped(listing.report, verbose)
+    print_rows(listing.rows, as_json, as_nl, home)
+
+
+@main.command("resume", context_settings=CONTEXT)
+@click.argument("session_id")
+@click.option(
+    "--print",
+    "print_only",
+    is_flag=True,
+    help="Print the shell command instead of running it.",
+)
+@click.option(
+    "--yes",
+    "-y",
+    is_flag=True,
+    help="Resume even if the folder is on another branch now.",
+)
+@click.option(
+    "--force", is_flag=True, help="Resume even if a running CLI has this session open."
+)
+@click.option(
+    "--keep-permissions",
+    is_flag=True,
+    help="Keep a recorded approval mode looser than the CLI's default.",
+)
+@home_option
+@fail_nicely
+def resume_command(
+    session_id: str,
+    print_only: bool,
+    yes: bool,
+    force: bool,
+    keep_permissions: bool,
+    home_dir: str | None,
+) -> None:
+    """Reopen a session in its app, in its folder, with its model and effort.
+
+    \b
+    A unique id prefix is enough. Checks first: the folder still exists, the branch
+    matches (asks if not), the CLI is installed, no running CLI has it open.
+    Example: sessdex resume 7f3a --print
+    """
+    from ..views.text import one_line
+
+    check = api.check_resume(
+        resolve_home(home_dir), session_id, keep_permissions=keep_permissions
+    )
+    for warning in check.warnings:
+        err(f"note: {one_line(warning)}")
+    if print_only:
+        for refusal in check.refusals:
+            err(f"warning: {one_line(refusal)}")
+        if check.branch_mismatch:
+            recorded, current = check.branch_mismatch
+            err(
+                f"warning: the session was on branch {one_line(recorded)!r}; the folder is on {one_line(current)!r} now."
+            )
+        if check.live_pids:
+            err(
+                f"warning: a running {check.plan.program} (pid {', '.join(map(str, check.live_pids))}) has this session open."
+            )
+        click.echo(check.command)
+        return
+    if check.refusals:
+        raise SessdexError(" ".join(check.refusals))
+    if check.live_pids and not force:
+        pids = ", ".join(map(str, check.live_pids))
+        raise SessdexError(
+            f"a running {check.plan.program} (pid {pids}) already has this session open; "
+            "close it first, or use --force."
+        )
+    if check.branch_mismatch:
+        recorded, current = check.branch_mismatch
+        message = (
+            f"the session was on branch {one_line(recorded)!r} but {one_line(check.plan.cwd)} is on "
+            f"{one_line(current)!r} now. sessdex never switches branches."
+        )
+        if not yes:
+            if not sys.stdin.isatty():
+                raise SessdexError(message + " Use --yes to resume anyway.")
+            err(f"warning: {message}")
+            if not click.confirm(
+                "Resume on the current branch?", default=False, err=True
+            ):
+                raise SessdexError("resume cancelled.")
+        else:
+            err(f"warning: {message}")
+    err(f"$ {check.command}")
+    os.chdir(check.plan.cwd)
+    os.execvp(check.cli_path or check.plan.argv[0], list(check.plan.argv))
+
+
+@main.command("doctor", context_settings=CONTEXT)
+@click.option(
+    "--app", "apps", multiple=True, metavar="NAME", help="Only this app (repeatable)."
+)
+@output_options
+@home_option
+@fail_nicely
+def doctor_command(
+    apps: tuple[str, ...],
+    as_json: bool,
+    as_nl: bool,
+    verbose: bool,
+    home_dir: str | None,
+) -> None:
+    """Show, per app, where sessdex looked, what it found and what it could not read.
+
+    \b
+    Example: sessdex doctor --json
+    """
+    from ..views.records import dumps
+
+    with progress_bar("Indexing sessions") as progress:
+        reports = api.doctor(resolve_home(home_dir), apps, progress)
+    if as_json:
+        stdout_bytes(dumps([r.record() for r in reports]) + b"\n")
+        return
+    if as_nl:
+        stdout_bytes(b"".join(dumps(r.record()) + b"\n" for r in reports))
+        return
+    for r in reports:
+        state = f"{r.sessions} sessions" if r.exists else "not found"
+        click.echo(f"{r.title} ({r.app}): {state}")
+        click.echo(
+            f"  looked in   {r.root}" + (f"  (from {r.override})" if r.override else "")
+        )
+        click.echo(f"  checked with {r.checked_with}")
+        if r.versions:
+            seen = ", ".join(f"{v} ({n})" for v, n in sorted(r.versions.items()))
+            click.echo(f"  versions    {seen}")
+        if r.diagnostics.skipped:
+            click.echo(
+                "  skipped     "
+                + ", ".join(
+                    f"{n} {why}" for why, n in sorted(r.diagnostics.skipped.items())
+                )
+            )
+        if r.diagnostics.unknown:
+            click.echo(
+                "  unknown     "
+                + ", ".join(
+                    f"{t} ({n})" for t, n in sorted(r.diagnostics.unknown.items())
+                )
+            )
+        for problem in r.diagnostics.problems:
+            click.echo(f"  problem     {problem}")
+        if verbose:
+            for path, line, reason in r.diagnostics.details:
+                click.echo(f"    {path}:{line}: {reason}")
+
+
+@main.command("demo", context_settings=CONTEXT)
+@fail_nicely
+def demo_command() -> None:
+    """Show what sessdex does, on a small demo home shipped with it.
+
+    \b
+    Runs `list`, `find` and `resume --print` against the demo home.
+    Example: sessdex demo
+    """
+    home = api.demo_home()
+    listing = api.list_sessions(home)
+    click.secho("$ sessdex list", bold=True, err=False)
+    print_rows(listing.rows, False, False, home)
+    click.echo()
+    click.secho("$ sessdex find checkout", bold=True)
+    print_rows(api.find_sessions(home, "checkout").rows, False, False, home)
+    if listing.rows:
+        first = listing.rows[0]
+        click.echo()
+        click.secho(f"$ sessdex resume {first.id[:8]} --print", bold=True)
+        check = api.check_resume(home, first.id)
+        for warning in check.warnings:
+            err(f"note: {warning}")
+        click.echo(check.command)
+    click.echo()
+    click.echo(f"(demo home: {home.path}; run 'sessdex list' for your own sessions)")

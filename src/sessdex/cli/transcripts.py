@@ -1,0 +1,221 @@
+"""Reading one session: show, tree, export."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+
+import click
+
+from .. import api
+from ..model import Event
+from . import main
+from ._common import (
+    CONTEXT,
+    err,
+    fail_nicely,
+    home_option,
+    output_options,
+    report_diagnostics,
+    resolve_home,
+    stdout_bytes,
+    write_events,
+)
+
+
+@main.command("show", context_settings=CONTEXT)
+@click.argument("session_id")
+@click.option(
+    "--detail",
+    type=click.Choice(["full", "normal", "user"]),
+    default="normal",
+    show_default=True,
+    help="full: everything; normal: results folded; user: only what was typed and said.",
+)
+@click.option(
+    "--subagents",
+    type=click.Choice(["inline", "tree", "none"]),
+    default="inline",
+    show_default=True,
+    help="Interleave sub-agent events, group them under their spawn, or leave them out.",
+)
+@click.option(
+    "--tail",
+    type=click.IntRange(min=1),
+    help="Only the last N events, read from the end of the file.",
+)
+@click.option(
+    "--full-payloads",
+    is_flag=True,
+    help="Keep huge payloads (pasted images, giant outputs) instead of summarising them.",
+)
+@click.option("--no-pager", is_flag=True, help="Print straight to the terminal.")
+@output_options
+@home_option
+@fail_nicely
+def show_command(
+    session_id: str,
+    detail: str,
+    subagents: str,
+    tail: int | None,
+    full_payloads: bool,
+    no_pager: bool,
+    as_json: bool,
+    as_nl: bool,
+    verbose: bool,
+    home_dir: str | None,
+) -> None:
+    """Show a session's transcript: what was typed, said and run.
+
+    \b
+    Example: sessdex show 7f3a --tail 50
+    """
+    found = api.transcript(
+        resolve_home(home_dir),
+        session_id,
+        subagents=subagents,
+        tail=tail,
+        full=full_payloads,
+    )
+    if as_json or as_nl:
+        write_events(found.events, as_nl)
+    else:
+        from ..views import terminal
+
+        events: Iterable[Event] = found.events
+        if subagents == "tree":
+            events = grouped_by_agent(found.events)
+        out = terminal.console()
+        use_pager = sys.stdout.isatty() and not no_pager and tail is None
+
+        def body() -> None:
+            out.print(terminal.session_header(found.session))
+            out.print()
+            for renderable in terminal.render_events(events, detail):
+                out.print(renderable)
+
+        if use_pager:
+            with out.pager(styles=True):
+                body()
+        else:
+            body()
+    report_diagnostics(found.diagnostics, verbose)
+
+
+def grouped_by_agent(events: Iterable[Event]) -> Iterator[Event]:
+    """Lead events in order, each sub-agent's events right after its spawn (nested)."""
+    by_agent: dict[str | None, list[Event]] = {}
+    for event in events:
+        by_agent.setdefault(event.agent_id, []).append(event)
+
+    def emit(agent: str | None, seen: set[str | None]) -> Iterator[Event]:
+        seen.add(agent)
+        for event in by_agent.get(agent, []):
+            yield event
+            child = event.extra.get("child_id") if event.kind == "subagent" else None
+            if child is not None and str(child) not in seen:
+                yield from emit(str(child), seen)
+
+    seen: set[str | None] = set()
+    yield from emit(None, seen)
+    for agent in list(by_agent):
+        if agent not in seen:
+            yield from emit(agent, seen)
+
+
+@main.command("tree", context_settings=CONTEXT)
+@click.argument("session_id")
+@output_options
+@home_option
+@fail_nicely
+def tree_command(
+    session_id: str, as_json: bool, as_nl: bool, verbose: bool, home_dir: str | None
+) -> None:
+    """Show a session's sub-agents as a tree: type, status, tokens, tool calls, duration.
+
+    \b
+    Example: sessdex tree 7f3a --json
+    """
+    _session, root = api.agent_tree(resolve_home(home_dir), session_id)
+    if as_json or as_nl:
+        from ..views.records import dumps
+
+        stdout_bytes(dumps(root.record()) + b"\n")
+        return
+    from ..views import terminal
+
+    terminal.console().print(terminal.render_tree(root))
+
+
+@main.command("export", context_settings=CONTEXT)
+@click.argument("session_id")
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(["md", "html", "json"]),
+    default="md",
+    show_default=True,
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write to FILE (default: stdout).",
+)
+@click.option(
+    "--subagents",
+    type=click.Choice(["inline", "none"]),
+    default="inline",
+    show_default=True,
+)
+@home_option
+@fail_nicely
+def export_command(
+    session_id: str, fmt: str, output: str | None, subagents: str, home_dir: str | None
+) -> None:
+    """Export a session as Markdown, one offline HTML file, or JSON events.
+
+    \b
+    Example: sessdex export 7f3a --format html -o session.html
+    """
+    home = resolve_home(home_dir)
+    found = api.transcript(home, session_id, subagents=subagents)
+    if output is not None:
+        api.refuse_agent_folder(home, output)
+    if fmt == "json":
+        from ..views.records import dumps, event_record
+
+        chunks: Iterable[str] = (
+            part
+            for part in _json_chunks(
+                dumps(event_record(e)).decode() for e in found.events
+            )
+        )
+    elif fmt == "md":
+        from ..views import markdown
+
+        chunks = markdown.render(found.session, found.events)
+    else:
+        from ..views import html
+
+        chunks = html.render(found.session, found.events)
+    if output is None:
+        for chunk in chunks:
+            click.echo(chunk, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+        err(f"wrote {output}")
+    report_diagnostics(found.diagnostics, False)
+
+
+def _json_chunks(items: Iterable[str]) -> Iterator[str]:
+    yield "["
+    for n, item in enumerate(items):
+        yield (",\n" if n else "\n") + item
+    yield "\n]\n"
+
+
+# --- live sessions ---------------------------------------------------------------------------

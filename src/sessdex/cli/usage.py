@@ -1,0 +1,117 @@
+"""Tokens and cost: usage."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from .. import api
+from . import main
+from ._common import (
+    CONTEXT,
+    err,
+    fail_nicely,
+    home_option,
+    output_options,
+    progress_bar,
+    report_diagnostics,
+    resolve_home,
+    stdout_bytes,
+)
+
+
+@main.command("usage", context_settings=CONTEXT)
+@click.argument(
+    "report",
+    required=False,
+    default="daily",
+    type=click.Choice(
+        ["daily", "weekly", "monthly", "session", "project", "model", "app"]
+    ),
+)
+@click.option("--since", help="From this day (2026-11-01) or this long ago (3d, 2w).")
+@click.option("--until", help="Up to and including this day (2026-11-30).")
+@click.option(
+    "--app", "apps", multiple=True, metavar="NAME", help="Only this app (repeatable)."
+)
+@click.option(
+    "--here", is_flag=True, help="Only sessions whose folder is this one or below it."
+)
+@click.option(
+    "--tz",
+    metavar="ZONE",
+    help="Days in this time zone (IANA name or 'local'; default UTC).",
+)
+@click.option(
+    "--explain",
+    metavar="KEY",
+    help="Audit one row (a day, model, session…): every response counted and every line dropped, with the rule.",
+)
+@output_options
+@home_option
+@fail_nicely
+def usage_command(
+    report: str,
+    since: str | None,
+    until: str | None,
+    apps: tuple[str, ...],
+    here: bool,
+    tz: str | None,
+    explain: str | None,
+    as_json: bool,
+    as_nl: bool,
+    verbose: bool,
+    home_dir: str | None,
+) -> None:
+    """Count tokens and cost per day, week, month, session, project, model or app.
+
+    \b
+    Each response is counted once, by each app's de-duplication rules (docs/usage.md);
+    prices come from the catalogue shipped with sessdex, and a model it cannot price
+    shows "unpriced", never $0.
+    Example: sessdex usage daily --since 2026-11-01 --app claude
+    """
+    from ..views import usage as view
+
+    with progress_bar("Reading usage") as progress:
+        result = api.usage_report(
+            resolve_home(home_dir),
+            report,
+            apps=apps,
+            since=since,
+            until=until,
+            here=os.getcwd() if here else None,
+            tz=tz,
+            explain=explain,
+            progress=progress,
+        )
+    for _app, diagnostics in sorted(result.collected.diagnostics.items()):
+        report_diagnostics(diagnostics, verbose)
+    from ..views.records import dumps
+
+    if result.explained is not None:
+        if as_json or as_nl:
+            stdout_bytes(dumps(view.explain_record(result.explained)) + b"\n")
+        else:
+            from ..usage import parse_tz
+
+            click.echo("\n".join(view.explain_lines(result.explained, parse_tz(tz))))
+        return
+    if as_json:
+        stdout_bytes(dumps(view.row_records(result.rows)) + b"\n")
+        return
+    if as_nl:
+        stdout_bytes(b"".join(dumps(r) + b"\n" for r in view.row_records(result.rows)))
+        return
+    from ..views import terminal
+
+    out = terminal.console()
+    if not out.is_terminal:
+        out.width = max(
+            out.width, 160
+        )  # a pipe gets whole numbers and names, not folds
+    out.print(view.table(report, result.rows, result.total, result.collected.catalogue))
+    note = view.unpriced_note(result.total)
+    if note:
+        err(f"note: {note}")

@@ -109,12 +109,8 @@ _CWD_TAG = re.compile(r"<cwd>([^<]+)</cwd>")
 _APPROVAL_TAG = re.compile(r"<approval_policy>([^<]+)</approval_policy>")
 _SANDBOX_TAG = re.compile(r"<sandbox_mode>([^<]+)</sandbox_mode>")
 # Head lines worth parsing while listing; the rest are passed over unparsed.
-_HEAD_TOKENS = (
-    b'"session_meta"',
-    b'"turn_context"',
-    b"user_message",
-    b"UserMessage",
-    b'"user"',
+_HEAD_TOKENS = re.compile(
+    rb'"session_meta"|"turn_context"|user_message|UserMessage|"user"'
 )
 
 
@@ -325,7 +321,7 @@ def _read_head(
                 and not isinstance(scan.meta.get("history_base"), dict)
             )
             continue
-        if not any(token in line.data for token in _HEAD_TOKENS):
+        if _HEAD_TOKENS.search(line.data) is None:
             continue
         record = files.parse_json(line, diagnostics if line.complete else None, path)
         if record is None:
@@ -396,11 +392,23 @@ def _read_tail(tail: list[files.Line], scan: _Head) -> None:
     start_ordinal = as_int(scan.meta.get("subagent_history_start_ordinal"))
     need_time = not scan.bare
     found_context = False
+    # Renames are rare: one look over the whole tail spares a search of every line.
+    named = scan.thread_name is None and any(
+        b"thread_name_updated" in line.data for line in tail
+    )
     for line in reversed(tail):
+        if (
+            not need_time
+            and found_context
+            and (not named or scan.thread_name is not None)
+        ):
+            break  # everything the tail can tell is known
         if not line.complete:
             continue  # a line still being written
         is_context = not found_context and b'"turn_context"' in line.data
-        is_name = scan.thread_name is None and b"thread_name_updated" in line.data
+        is_name = (
+            named and scan.thread_name is None and b"thread_name_updated" in line.data
+        )
         if not (need_time or is_context or is_name):
             continue
         record = files.parse_json(line)

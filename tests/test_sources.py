@@ -31,7 +31,7 @@ def discover(
     location = source.locate(home)
     fragments: dict[str, list[Session]] = {}
     for path in source.scan(location):
-        for session in source.parse(path, location, diagnostics):
+        for session in source.parse(Path(path), location, diagnostics):
             fragments.setdefault(session.id, []).append(session)
     merged = {key: merge(parts) for key, parts in fragments.items()}
     return {key: s for key, s in merged.items() if s.listed}

@@ -33,7 +33,7 @@ def discover(home: Home, diagnostics: Diagnostics | None = None) -> dict[str, Se
     location = codex.locate(home)
     fragments: dict[str, list[Session]] = {}
     for path in codex.scan(location):
-        for session in codex.parse(path, location, diagnostics):
+        for session in codex.parse(Path(path), location, diagnostics):
             fragments.setdefault(session.id, []).append(session)
     merged = {key: merge(parts) for key, parts in fragments.items()}
     return {key: s for key, s in merged.items() if s.listed}
@@ -546,7 +546,7 @@ def test_resume_passes_strict_permissions_and_effort_as_a_toml_string(
 
 def test_scan_lists_only_what_parse_needs(found: dict[str, Session]) -> None:
     location = codex.locate(Home.at(HOME))
-    names = [path.name for path in codex.scan(location)]
+    names = [os.path.basename(path) for path in codex.scan(location)]
     assert names[:2] == ["state_5.sqlite", "session_index.jsonl"]
     assert f"rollout-2026-01-06T10-00-00-{TWIN}.jsonl.zst" not in names
     assert all(os.path.isfile(path) for path in codex.scan(location))

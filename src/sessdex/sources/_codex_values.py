@@ -316,17 +316,22 @@ def read_errors() -> tuple[type[BaseException], ...]:
 
 def rollouts(directory: Path, root: Path, depth: int = 0) -> Iterator[Path]:
     """Rollouts under `directory` (date folders, three deep), sorted; a `.jsonl.zst` with a plain twin is left out."""
-    found = files.entries(directory, root)
+    return map(Path, rollout_names(directory, root, depth))
+
+
+def rollout_names(directory: Path | str, root: Path, depth: int = 0) -> Iterator[str]:
+    """`rollouts` as plain path strings: listing a big home makes no Path objects."""
+    found = files.entries(Path(directory), root)
     names = {entry.name for entry in found}
     for entry in found:
         if entry.is_dir():
             if depth < 3:
-                yield from rollouts(Path(entry.path), root, depth + 1)
+                yield from rollout_names(entry.path, root, depth + 1)
         elif entry.name.startswith("rollout-") and (
             entry.name.endswith(".jsonl")
             or (entry.name.endswith(".jsonl.zst") and entry.name[:-4] not in names)
         ):
-            yield Path(entry.path)
+            yield entry.path
 
 
 def rollout_id(name: str) -> str | None:

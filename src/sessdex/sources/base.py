@@ -77,8 +77,12 @@ class Source(Protocol):
         """Where this app keeps its files for `home` (which may not exist)."""
         ...
 
-    def scan(self, location: Location) -> Iterator[Path]:
-        """Every file `parse` should see. Cheap: list directories, open nothing."""
+    def scan(self, location: Location) -> Iterator[str | Path]:
+        """Every file `parse` should see. Cheap: list directories, open nothing.
+
+        Plain path strings are welcome (a big home has tens of thousands of files, and a
+        Path object costs more than the stat the index then makes of it).
+        """
         ...
 
     def parse(

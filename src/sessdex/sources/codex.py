@@ -80,7 +80,7 @@ from ._codex_values import (
     parse_time,
     permission_mode,
     read_errors,
-    rollouts,
+    rollout_names,
     sandbox_of,
     tag,
 )
@@ -139,7 +139,8 @@ def locate(home: Home) -> Location:
     return CodexLocation(root, ", ".join(named) or None, sqlite_override)
 
 
-def scan(location: Location) -> Iterator[Path]:
+def scan(location: Location) -> Iterator[str | Path]:
+    """The newest state database, the title index, and every rollout (as path strings)."""
     if not location.exists:
         return
     root = location.root
@@ -154,8 +155,8 @@ def scan(location: Location) -> Iterator[Path]:
     for entry in files.entries(root, root):
         if entry.name == "session_index.jsonl" and entry.is_file():
             yield Path(entry.path)
-    yield from rollouts(root / "sessions", root, depth=0)
-    yield from rollouts(root / "archived_sessions", root, depth=0)
+    yield from rollout_names(root / "sessions", root, depth=0)
+    yield from rollout_names(root / "archived_sessions", root, depth=0)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:

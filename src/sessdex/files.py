@@ -288,6 +288,31 @@ def head_lines(
         )
 
 
+def tail_bytes(
+    path: str | os.PathLike[str], nbytes: int = TAIL_BYTES
+) -> tuple[int, bytes]:
+    """(offset, data): the last `nbytes` bytes of a file, unsplit; `.zst` is decompressed.
+
+    What `tail_lines` splits, for a reader that searches the block itself instead of
+    making one `Line` per line: the piece before the first newline may be cut (when the
+    offset is > 0).
+    """
+    name = os.fspath(path)
+    if name.endswith(".zst"):
+        kept = b""
+        position = 0
+        with open_binary(name) as stream:
+            while chunk := stream.read(CHUNK):
+                kept = (kept + chunk)[-nbytes:]
+                position += len(chunk)
+        return position - len(kept), kept
+    with open(name, "rb") as stream:
+        size = stream.seek(0, os.SEEK_END)
+        start = max(0, size - nbytes)
+        stream.seek(start)
+        return start, stream.read(nbytes)
+
+
 def tail_lines(path: str | os.PathLike[str], nbytes: int = TAIL_BYTES) -> list[Line]:
     """The complete lines within the last `nbytes` bytes; the cut first piece is dropped.
 

@@ -8,6 +8,8 @@ parent (2.0), or inline as `isSidechain` lines (1.0). Listing reads only the hea
 main transcripts, never sub-agent files; the project folder name is lossy, so `cwd` comes
 from the records. Title: newest custom title, else newest AI title, else a `summary` whose
 leaf is in the lines read, else the first typed prompt, else the first slash command.
+Lines of the tail are searched key by key rather than split; `effort` is not waited for
+in a session whose newest version predates it (2.1.212).
 
 Reading (`_claude_read`, `_claude_stream`):
 - Usage: one API response is written as one line per content block, each with a copy of
@@ -44,7 +46,6 @@ a recorded permission mode only when it is at least as strict as the default.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -72,7 +73,29 @@ STRICT_MODES = frozenset({"default", "manual", "plan", "dontAsk"})
 LOOSE_MODES = frozenset({"acceptEdits", "auto", "bypassPermissions"})
 TITLE_CHARS = 200
 
-_Load = Callable[[files.Line], dict[str, object] | None]
+# tail keys: a line holding one is parsed while its field is unknown
+CUSTOM_TITLE = b'"customTitle"'
+AI_TITLE = b'"aiTitle"'
+TIMESTAMP = b'"timestamp"'
+VERSION = b'"version"'
+ASSISTANT = b'"assistant"'
+EFFORT = b'"effort"'
+PERMISSION_MODE = b'"permissionMode"'
+LEAF_UUID = b'"leafUuid"'  # head only: a 1.0 summary names its conversation's leaf
+_TAIL_KEYS = (
+    CUSTOM_TITLE,
+    AI_TITLE,
+    TIMESTAMP,
+    VERSION,
+    ASSISTANT,
+    EFFORT,
+    PERMISSION_MODE,
+)
+EFFORT_SINCE = (2, 1, 212)  # the first Claude Code that writes `effort`
+TAIL_WINDOW = 16 * 1024  # the first stretch of the tail searched for keys
+
+_Load = Callable[[int, bytes, bool, int], dict[str, object] | None]
+_LoadLine = Callable[[files.Line], dict[str, object] | None]
 
 
 def locate(home: Home) -> Location:
@@ -112,7 +135,7 @@ def scan(location: Location) -> Iterator[Path]:
 
 @dataclass(slots=True)
 class _Listing:
-    """What the head and tail of one transcript say; the tail wins where both speak."""
+    """What the head, or the tail, of one transcript says; `parse` lets the tail win."""
 
     created: datetime | None = None
     updated: datetime | None = None
@@ -133,51 +156,98 @@ class _Listing:
     )
 
 
+@dataclass(slots=True)
+class _Tail:
+    """The last TAIL_BYTES of a transcript, unsplit: lines are found by searching `data`.
+
+    `data` starts at file offset `start`; its first whole line starts at `first` (the
+    piece before it may be cut). In a `whole` file, lines are numbered from that line.
+    """
+
+    start: int
+    data: bytes
+    first: int
+    whole: bool
+
+    @classmethod
+    def of(cls, start: int, data: bytes, whole: bool) -> _Tail:
+        first = 0
+        if start > 0:  # the read may begin mid-line: drop that piece
+            newline = data.find(b"\n")
+            first = newline + 1 if newline >= 0 else len(data)
+        return cls(start, data, first, whole)
+
+    def head(self) -> list[files.Line]:
+        """The first HEAD_LINES lines, as `files.tail_lines` would have made them."""
+        data, position = self.data, self.first
+        lines: list[files.Line] = []
+        while position < len(data) and len(lines) < files.HEAD_LINES:
+            newline = data.find(b"\n", position)
+            end = newline if newline >= 0 else len(data)
+            lines.append(
+                files.Line(
+                    len(lines) + 1,
+                    self.start + position,
+                    data[position:end],
+                    self.start + end + (newline >= 0),
+                    newline >= 0,
+                )
+            )
+            position = end + 1
+        return lines
+
+    def line_start(self, position: int) -> int:
+        """Where the line holding `position` starts."""
+        return self.data.rfind(b"\n", self.first, position) + 1 or self.first
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     """One session per main transcript, from its first and last lines only."""
     name = str(path)
     try:
         size = path.stat().st_size
-        if size <= files.TAIL_BYTES:  # the tail is the whole file: read it once
-            tail = files.tail_lines(path)
-            head = tail[: files.HEAD_LINES]
+        whole = size <= files.TAIL_BYTES  # the tail is the whole file: read it once
+        if whole:
+            tail = _Tail.of(*files.tail_bytes(path), whole=True)
+            head = tail.head()
         else:
             # an over-long line (a pasted image) is passed over here; reading summarises it
             head = files.head_lines(path)
-            tail = files.tail_lines(path)
+            tail = _Tail.of(*files.tail_bytes(path), whole=False)
     except FileNotFoundError:
         diagnostics.skip(name, 0, "vanished")
         return []
     except OSError:
         diagnostics.skip(name, 0, "unreadable")
         return []
-    whole = size <= files.TAIL_BYTES
+    # a head line inside the tail's span has no known number there; when the tail holds
+    # no whole line (one huge last line), the head's lines keep theirs
+    tail_from = tail.start + tail.first if tail.first < len(tail.data) else float("inf")
     loaded: dict[int, dict[str, object] | None] = {}
 
-    def load(line: files.Line) -> dict[str, object] | None:
-        if (
-            line.offset not in loaded
-        ):  # head and tail may share lines: parse and count once
-            number = line.number if whole or line.offset < tail[0].offset else 0
-            loaded[line.offset] = rec.load(
-                line.data, line.complete, number, diagnostics, name
-            )
-        return loaded[line.offset]
+    def load(
+        offset: int, data: bytes, complete: bool, number: int
+    ) -> dict[str, object] | None:
+        if offset not in loaded:  # head and tail may share lines: parse and count once
+            loaded[offset] = rec.load(data, complete, number, diagnostics, name)
+        return loaded[offset]
 
-    found = _Listing()
-    _read_head(head, load, found)
-    _read_tail(tail, load, found)
-    if not found.conversation:
+    def load_line(line: files.Line) -> dict[str, object] | None:
+        number = line.number if whole or line.offset < tail_from else 0
+        return load(line.offset, line.data, line.complete, number)
+
+    late = _Listing()  # what the tail says
+    _read_tail(tail, load, late)
+    found = _Listing()  # what the head says
+    _read_head(head, load_line, found, late)
+    if not (found.conversation or late.conversation):
         return []  # only bookkeeping (1.0's summary-only files): nothing to list
-    leaf_title = None
-    for leaf, summary in found.summaries:
-        needle = b'"uuid":"' + leaf.encode() + b'"'
-        if any(needle in line.data for line in itertools.chain(head, tail)):
-            leaf_title = summary
     title = (
-        found.custom_title
+        late.custom_title
+        or found.custom_title
+        or late.ai_title
         or found.ai_title
-        or leaf_title
+        or _leaf_title(found.summaries, head, tail)
         or found.prompt
         or found.command
     )
@@ -199,7 +269,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             for line in head:
                 if (
                     b'"user"' in line.data
-                    and (record := load(line)) is not None
+                    and (record := load_line(line)) is not None
                     and record.get("type") == "user"
                 ):
                     title = rec.message_text(record)
@@ -211,81 +281,149 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             parent_id=parent_id,
             agent_type=agent_type,
             path=name,
-            cwd=found.cwd,
-            branch=found.branch,
+            cwd=found.cwd or late.cwd,
+            branch=late.branch or found.branch,
             title=" ".join(title.split())[:TITLE_CHARS] if title else None,
-            created=found.created or found.updated,
-            updated=found.updated or found.created,
-            model=found.model,
-            effort=found.effort,
-            permission_mode=found.permission_mode,
-            cli_version=found.version,
+            created=found.created or late.updated,
+            updated=late.updated or found.created,
+            model=late.model,
+            effort=late.effort,
+            permission_mode=late.permission_mode,
+            cli_version=late.version,
             bytes=size,
         )
     ]
 
 
-def _read_head(head: list[files.Line], load: _Load, found: _Listing) -> None:
-    """Titles anywhere in the head; created, cwd, branch and prompt from its first lines."""
-    settled = False
-    for line in head:
+def _leaf_title(
+    summaries: list[tuple[str, str]], head: list[files.Line], tail: _Tail
+) -> str | None:
+    """The last 1.0 `summary` whose leaf line is among the lines read, if any."""
+    title = None
+    for leaf, summary in summaries:
+        needle = b'"uuid":"' + leaf.encode() + b'"'
+        if tail.data.find(needle, tail.first) >= 0 or any(
+            needle in line.data for line in head
+        ):
+            title = summary
+    return title
+
+
+def _read_head(
+    head: list[files.Line], load: _LoadLine, found: _Listing, late: _Listing
+) -> None:
+    """Titles anywhere in the head; created, cwd, branch and prompt from its first lines.
+
+    `late` is what the tail said: once the first lines settle the rest, the head is
+    searched only for the titles that could still name the session.
+    """
+    for index, line in enumerate(head):
         data = line.data
         if len(data) > files.LINE_CAP:
             continue
-        titled = (
-            b'"customTitle"' in data or b'"aiTitle"' in data or b'"leafUuid"' in data
-        )
-        if not titled and (settled or b'"timestamp"' not in data):
+        titled = CUSTOM_TITLE in data or AI_TITLE in data or LEAF_UUID in data
+        if not titled and TIMESTAMP not in data:
             continue
         record = load(line)
         if record is None:
             continue
         kind = record.get("type")
-        if kind == "custom-title":
-            found.custom_title = (
-                rec.string(record.get("customTitle")) or found.custom_title
+        if _title(record, kind, found) or kind not in rec.CONVERSATION:
+            continue
+        found.conversation = True
+        found.created = found.created or rec.moment(record.get("timestamp"))
+        found.cwd = found.cwd or rec.string(record.get("cwd"))
+        found.branch = found.branch or rec.string(record.get("gitBranch"))
+        found.session_ref = found.session_ref or rec.string(record.get("sessionId"))
+        if kind == "user" and found.prompt is None:
+            found.prompt, command = rec.prompt(record)
+            found.command = found.command or command
+        if found.created and found.cwd and found.branch and found.prompt:
+            if late.custom_title:
+                return  # the tail's custom title wins over anything here
+            # with a custom or an AI title known, only a custom title can still win
+            screen = (
+                (CUSTOM_TITLE,)
+                if late.ai_title or found.custom_title
+                else (b'Title"', LEAF_UUID)  # `Title"` ends both title keys
             )
-        elif kind == "ai-title":
-            found.ai_title = rec.string(record.get("aiTitle")) or found.ai_title
-        elif kind == "summary":
-            leaf, summary = (
-                rec.string(record.get("leafUuid")),
-                rec.string(record.get("summary")),
-            )
-            if leaf and summary:
-                found.summaries.append((leaf, summary))
-        elif kind in rec.CONVERSATION and not settled:
-            found.conversation = True
-            found.created = found.created or rec.moment(record.get("timestamp"))
-            found.cwd = found.cwd or rec.string(record.get("cwd"))
-            found.branch = found.branch or rec.string(record.get("gitBranch"))
-            found.session_ref = found.session_ref or rec.string(record.get("sessionId"))
-            if kind == "user" and found.prompt is None:
-                found.prompt, command = rec.prompt(record)
-                found.command = found.command or command
-            settled = bool(
-                found.created and found.cwd and found.branch and found.prompt
-            )
+            for line in head[index + 1 :]:
+                data = line.data
+                if (
+                    any(key in data for key in screen)
+                    and len(data) <= files.LINE_CAP
+                    and (CUSTOM_TITLE in data or AI_TITLE in data or LEAF_UUID in data)
+                    and (record := load(line)) is not None
+                ):
+                    _title(record, record.get("type"), found)
+            return
 
 
-def _read_tail(tail: list[files.Line], load: _Load, found: _Listing) -> None:
-    """Newest titles, settings and times, newest line first, parsing only what can help."""
+def _title(record: dict[str, object], kind: object, found: _Listing) -> bool:
+    """Note a head title record (custom, AI, or a 1.0 summary); False for other kinds."""
+    if kind == "custom-title":
+        found.custom_title = rec.string(record.get("customTitle")) or found.custom_title
+    elif kind == "ai-title":
+        found.ai_title = rec.string(record.get("aiTitle")) or found.ai_title
+    elif kind == "summary":
+        leaf, summary = (
+            rec.string(record.get("leafUuid")),
+            rec.string(record.get("summary")),
+        )
+        if leaf and summary:
+            found.summaries.append((leaf, summary))
+    else:
+        return False
+    return True
+
+
+def _read_tail(tail: _Tail, load: _Load, found: _Listing) -> None:
+    """Newest titles, settings and times, newest line first, parsing only what can help.
+
+    A line is parsed when it holds the key of a field still unknown. Rather than test
+    every line for every key, each key is searched for backwards through the block, in
+    windows that grow while nothing turns up; only the lines holding a hit are cut out.
+    Lines are taken newest first, so each field is the newest line's, as if read in turn.
+    """
     custom = ai = model = effort = mode = version = branch = cwd = None
     updated: datetime | None = None
-    for line in reversed(tail):
-        data = line.data
-        if len(data) > files.LINE_CAP:
+    data, low = tail.data, tail.first
+    # Lines from `floor` up were searched for every key still wanted; `hits` holds each
+    # key's newest place there that is older than the lines already walked, or -1.
+    floor = len(data)  # a line start, so no key straddles it
+    hits = dict.fromkeys(_TAIL_KEYS, -1)
+    window = TAIL_WINDOW
+    above, counted = -1, len(data)  # newlines in [low, counted), once counted
+    wanted = list(_TAIL_KEYS)
+    while wanted:
+        hit = max(hits[key] for key in wanted)
+        if hit < 0:  # nothing left above `floor`: search further back
+            if floor <= low:
+                break
+            bottom = tail.line_start(max(low, floor - window))
+            for key in wanted:
+                hits[key] = data.rfind(key, bottom, floor)
+            floor, window = bottom, window * 2
             continue
-        wanted = (
-            (custom is None and b'"customTitle"' in data)
-            or (ai is None and b'"aiTitle"' in data)
-            or (updated is None and b'"timestamp"' in data)
-            or ((version is None or branch is None) and b'"version"' in data)
-            or (model is None and b'"assistant"' in data)
-            or (effort is None and b'"effort"' in data)
-            or (mode is None and b'"permissionMode"' in data)
-        )
-        record = load(line) if wanted else None
+        begin = tail.line_start(hit)
+        end = data.find(b"\n", hit)
+        complete = end >= 0
+        end = end if complete else len(data)
+        for key in wanted:  # hits in this line are used up: find the next ones below
+            if hits[key] >= begin:
+                hits[key] = data.rfind(key, floor, begin)
+        if end - begin > files.LINE_CAP:
+            continue
+        number = 0  # a line's number is known only when the tail is the whole file
+        if tail.whole:
+            above = (
+                data.count(b"\n", low, begin)
+                if above < 0
+                else above - data.count(b"\n", begin, counted)
+            )
+            counted = begin
+            number = above + 1
+        record = load(tail.start + begin, data[begin:end], complete, number)
         if record is None:
             continue
         kind = record.get("type")
@@ -296,39 +434,46 @@ def _read_tail(tail: list[files.Line], load: _Load, found: _Listing) -> None:
         elif kind == "permission-mode":
             mode = mode or rec.string(record.get("permissionMode"))
         updated = updated or rec.moment(record.get("timestamp"))
-        if kind not in rec.CONVERSATION:
-            continue
-        found.conversation = True
-        version = version or rec.string(record.get("version"))
-        branch = branch or rec.string(record.get("gitBranch"))
-        cwd = cwd or rec.string(record.get("cwd"))
-        if kind == "user":
-            mode = mode or rec.string(record.get("permissionMode"))
-        message = record.get("message")
-        used = rec.string(message.get("model")) if isinstance(message, dict) else None
-        if kind == "assistant" and used and used != rec.SYNTHETIC:
-            model = model or used
-            effort = effort or rec.string(
-                record.get("effort")
-            )  # recorded since 2.1.212
-        if (
-            custom
-            and ai
-            and updated
-            and version
-            and branch
-            and model
-            and effort
-            and mode
-        ):
-            break
-    found.custom_title = custom or found.custom_title
-    found.ai_title = ai or found.ai_title
-    found.updated = updated
-    found.version = version or found.version
-    found.branch = branch or found.branch
-    found.cwd = found.cwd or cwd
+        if kind in rec.CONVERSATION:
+            found.conversation = True
+            version = version or rec.string(record.get("version"))
+            branch = branch or rec.string(record.get("gitBranch"))
+            cwd = cwd or rec.string(record.get("cwd"))
+            if kind == "user":
+                mode = mode or rec.string(record.get("permissionMode"))
+            message = record.get("message")
+            used = (
+                rec.string(message.get("model")) if isinstance(message, dict) else None
+            )
+            if kind == "assistant" and used and used != rec.SYNTHETIC:
+                model = model or used
+                effort = effort or rec.string(record.get("effort"))
+        wanted = [
+            key
+            for key, missing in (
+                (CUSTOM_TITLE, custom is None),
+                (AI_TITLE, ai is None),
+                (TIMESTAMP, updated is None),
+                (VERSION, version is None or branch is None),
+                (ASSISTANT, model is None),
+                (EFFORT, effort is None and not _before_effort(version)),
+                (PERMISSION_MODE, mode is None),
+            )
+            if missing
+        ]
+    found.custom_title, found.ai_title, found.updated = custom, ai, updated
+    found.version, found.branch, found.cwd = version, branch, cwd
     found.model, found.effort, found.permission_mode = model, effort, mode
+
+
+def _before_effort(version: str | None) -> bool:
+    """Whether `version` predates the `effort` field (so no line of it can hold one)."""
+    if version is None:
+        return False
+    parts = version.split(".")[:3]
+    if len(parts) < 3 or not all(part.isdigit() for part in parts):
+        return False
+    return tuple(int(part) for part in parts) < EFFORT_SINCE
 
 
 def read(

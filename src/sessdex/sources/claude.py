@@ -46,6 +46,7 @@ a recorded permission mode only when it is at least as strict as the default.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -93,8 +94,9 @@ _TAIL_KEYS = (
 )
 EFFORT_SINCE = (2, 1, 212)  # the first Claude Code that writes `effort`
 TAIL_WINDOW = 16 * 1024  # the first stretch of the tail searched for keys
+HEAD_PROBE = 256 * 1024  # one read that holds the 80 head lines of most transcripts
 
-_Load = Callable[[int, bytes, bool, int], dict[str, object] | None]
+_Load = Callable[[int, bytes, bool, Callable[[], int]], dict[str, object] | None]
 _LoadLine = Callable[[files.Line], dict[str, object] | None]
 
 
@@ -196,6 +198,10 @@ class _Tail:
             position = end + 1
         return lines
 
+    def number(self, start: int) -> int:
+        """The number of the line starting at `start`: known only in a whole file, else 0."""
+        return self.data.count(b"\n", self.first, start) + 1 if self.whole else 0
+
     def line_start(self, position: int) -> int:
         """Where the line holding `position` starts."""
         return self.data.rfind(b"\n", self.first, position) + 1 or self.first
@@ -212,7 +218,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             head = tail.head()
         else:
             # an over-long line (a pasted image) is passed over here; reading summarises it
-            head = files.head_lines(path)
+            head = _head_lines(path)
             tail = _Tail.of(*files.tail_bytes(path), whole=False)
     except FileNotFoundError:
         diagnostics.skip(name, 0, "vanished")
@@ -226,14 +232,19 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     loaded: dict[int, dict[str, object] | None] = {}
 
     def load(
-        offset: int, data: bytes, complete: bool, number: int
+        offset: int, data: bytes, complete: bool, number: Callable[[], int]
     ) -> dict[str, object] | None:
         if offset not in loaded:  # head and tail may share lines: parse and count once
-            loaded[offset] = rec.load(data, complete, number, diagnostics, name)
+            record = rec.load(data, complete, 0, None, name)
+            if record is None:  # count it, under its number (found only now: rare)
+                rec.load(data, complete, number(), diagnostics, name)
+            loaded[offset] = record
         return loaded[offset]
 
     def load_line(line: files.Line) -> dict[str, object] | None:
-        number = line.number if whole or line.offset < tail_from else 0
+        def number() -> int:
+            return line.number if whole or line.offset < tail_from else 0
+
         return load(line.offset, line.data, line.complete, number)
 
     late = _Listing()  # what the tail says
@@ -295,6 +306,27 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     ]
 
 
+def _head_lines(path: Path) -> list[files.Line]:
+    """`files.head_lines`, from one small read when the head's lines all fit in it."""
+    with open(path, "rb") as stream:
+        data = stream.read(HEAD_PROBE)
+    lines: list[files.Line] = []
+    position = 0
+    while len(lines) < files.HEAD_LINES:
+        newline = data.find(b"\n", position)
+        if newline < 0 or newline - position > files.LINE_CAP:
+            return files.head_lines(
+                path
+            )  # a long line, or a long head: read it in full
+        lines.append(
+            files.Line(
+                len(lines) + 1, position, data[position:newline], newline + 1, True
+            )
+        )
+        position = newline + 1
+    return lines
+
+
 def _leaf_title(
     summaries: list[tuple[str, str]], head: list[files.Line], tail: _Tail
 ) -> str | None:
@@ -321,8 +353,9 @@ def _read_head(
         data = line.data
         if len(data) > files.LINE_CAP:
             continue
-        titled = CUSTOM_TITLE in data or AI_TITLE in data or LEAF_UUID in data
-        if not titled and TIMESTAMP not in data:
+        if TIMESTAMP not in data and not (
+            CUSTOM_TITLE in data or AI_TITLE in data or LEAF_UUID in data
+        ):
             continue
         record = load(line)
         if record is None:
@@ -393,7 +426,6 @@ def _read_tail(tail: _Tail, load: _Load, found: _Listing) -> None:
     floor = len(data)  # a line start, so no key straddles it
     hits = dict.fromkeys(_TAIL_KEYS, -1)
     window = TAIL_WINDOW
-    above, counted = -1, len(data)  # newlines in [low, counted), once counted
     wanted = list(_TAIL_KEYS)
     while wanted:
         hit = max(hits[key] for key in wanted)
@@ -414,16 +446,12 @@ def _read_tail(tail: _Tail, load: _Load, found: _Listing) -> None:
                 hits[key] = data.rfind(key, floor, begin)
         if end - begin > files.LINE_CAP:
             continue
-        number = 0  # a line's number is known only when the tail is the whole file
-        if tail.whole:
-            above = (
-                data.count(b"\n", low, begin)
-                if above < 0
-                else above - data.count(b"\n", begin, counted)
-            )
-            counted = begin
-            number = above + 1
-        record = load(tail.start + begin, data[begin:end], complete, number)
+        record = load(
+            tail.start + begin,
+            data[begin:end],
+            complete,
+            functools.partial(tail.number, begin),
+        )
         if record is None:
             continue
         kind = record.get("type")

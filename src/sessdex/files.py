@@ -48,7 +48,9 @@ class Line(NamedTuple):
     number: int  # 1-based within the file
     offset: int  # byte offset of the line's start
     data: bytes  # without the newline
-    end: int  # byte offset just past the newline (or the data, for an unterminated line)
+    end: (
+        int  # byte offset just past the newline (or the data, for an unterminated line)
+    )
     complete: bool  # ended by a newline
     compacted: bool = False  # long strings were replaced by elision markers
 
@@ -427,7 +429,7 @@ def read_json_file(
     return value
 
 
-def entries(directory: Path, root: Path | None = None) -> list[os.DirEntry[str]]:
+def entries(directory: str | Path, root: Path | None = None) -> list[os.DirEntry[str]]:
     """The directory's entries sorted by name; symlinks that leave `root` are left out.
 
     A missing or unreadable directory has no entries.
@@ -437,7 +439,7 @@ def entries(directory: Path, root: Path | None = None) -> list[os.DirEntry[str]]
             found = sorted(it, key=lambda e: e.name)
     except OSError:
         return []
-    if root is None:
+    if root is None or not any(entry.is_symlink() for entry in found):
         return found
     kept = []
     for entry in found:

@@ -145,25 +145,40 @@ def test_index_lives_in_sessdex_state_dir(tmp_path: Path, sessdex_state: Path) -
     assert index.index_file(Home.at(tmp_path)).parent == sessdex_state / "cache"
 
 
-def test_opening_one_session_refreshes_only_its_own_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_opening_one_session_refreshes_only_its_own_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home_dir = make_home(tmp_path, 3)
     home = Home.at(home_dir)
     api.list_sessions(home)
     calls = counting_parse(monkeypatch)
     files = sorted(home_dir.rglob("*.jsonl"))
     with files[1].open("a") as out:
-        out.write(json.dumps({"type": "custom-title", "customTitle": "later", "sessionId": files[1].stem}) + "\n")
+        out.write(
+            json.dumps(
+                {
+                    "type": "custom-title",
+                    "customTitle": "later",
+                    "sessionId": files[1].stem,
+                }
+            )
+            + "\n"
+        )
     assert api.resolve(home, files[0].stem[:8]).id == files[0].stem
     assert calls == []  # the other file changed, but nobody asked for it
     assert api.resolve(home, files[1].stem[:8]).title == "later"
     assert calls == [str(files[1])]
     calls.clear()
     write_claude_session(home_dir, "abcdef01-0000-4000-8000-000000000099", "/work/new")
-    assert api.resolve(home, "abcdef01").cwd == "/work/new"  # unknown: a full refresh finds it
+    assert (
+        api.resolve(home, "abcdef01").cwd == "/work/new"
+    )  # unknown: a full refresh finds it
     assert str(files[1]) not in calls
 
 
-def test_a_big_cold_index_parses_on_every_core_with_the_same_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_big_cold_index_parses_on_every_core_with_the_same_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home_dir = make_home(tmp_path, 40)
     broken = sorted(home_dir.rglob("*.jsonl"))[3]
     with broken.open("a") as out:
@@ -175,5 +190,32 @@ def test_a_big_cold_index_parses_on_every_core_with_the_same_result(tmp_path: Pa
     parallel = api.list_sessions(Home.at(home_dir))
     assert sorted((row.id, row.record) for row in parallel.rows) == expected
     assert parallel.report.parsed == 40
-    assert parallel.report.diagnostics["claude"].skipped == serial.report.diagnostics["claude"].skipped
+    assert (
+        parallel.report.diagnostics["claude"].skipped
+        == serial.report.diagnostics["claude"].skipped
+    )
     assert sum(parallel.report.diagnostics["claude"].skipped.values()) == 1
+
+
+def test_a_broken_app_warns_once_and_hides_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home_dir = make_home(tmp_path, 2)
+    (home_dir / ".codex" / "sessions").mkdir(parents=True)
+    assert len(api.list_sessions(Home.at(home_dir)).rows) == 2
+    codex = sources.get("codex")
+
+    def broken(location):  # type: ignore[no-untyped-def]
+        raise PermissionError(13, "Permission denied")
+        yield
+
+    monkeypatch.setattr(codex, "scan", broken)
+    result = CliRunner().invoke(main, ["list", "--json", "--home", str(home_dir)])
+    assert result.exit_code == 0
+    assert len(json.loads(result.stdout)) == 2
+    assert result.stderr.count("warning: codex: could not list") == 1
+    assert "Permission denied" in result.stderr

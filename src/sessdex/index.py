@@ -264,10 +264,13 @@ class Index:
                     report.scanned += 1
                     if known.get(name) != signature:
                         changed.append((source, location, name, signature))
-            except OSError as error:
+            except Exception as error:  # one app's broken store never hides the others
+                if os.environ.get("SESSDEX_DEBUG"):
+                    raise
                 report.failures[source.NAME] = (
-                    f"could not list {location.root}: {error}"
+                    f"could not list {location.root}: {type(error).__name__}: {error}"
                 )
+                # keep what the index knew of this app rather than dropping it as vanished
                 seen.update(p for p in known if p.startswith(str(location.root)))
         vanished = [p for p in known if p not in seen]
         report.vanished = len(vanished)

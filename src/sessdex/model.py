@@ -101,7 +101,9 @@ class Session:
     permission_mode: str | None = None
     cli_version: str | None = None
     bytes: int | None = None
-    parent_id: str | None = None  # set for sub-agents; a fork is the user's own session (extra names its origin)
+    parent_id: str | None = (
+        None  # set for sub-agents; a fork is the user's own session (extra names its origin)
+    )
     agent_type: str | None = None
     precedence: int = 0
     listed: bool = True  # False: only fills in fields of a session another file lists

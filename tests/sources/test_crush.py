@@ -279,5 +279,9 @@ def test_database_times_keep_their_offset_after_fractional_seconds() -> None:
 
     from sessdex.sources._values import db_time
 
-    assert db_time("2025-01-01 10:00:00.123+02:00") == datetime(2025, 1, 1, 8, 0, 0, 123000, UTC)
-    assert db_time("2025-01-01T10:00:00.123456789Z") == datetime(2025, 1, 1, 10, 0, 0, 123456, UTC)
+    assert db_time("2025-01-01 10:00:00.123+02:00") == datetime(
+        2025, 1, 1, 8, 0, 0, 123000, UTC
+    )
+    assert db_time("2025-01-01T10:00:00.123456789Z") == datetime(
+        2025, 1, 1, 10, 0, 0, 123456, UTC
+    )

@@ -226,7 +226,9 @@ def db_time(value: object, *, digit_text: bool = False) -> datetime | None:
     text = value.strip().replace(" ", "T", 1).replace("Z", "+00:00")
     if "." in text:
         head, _, rest = text.partition(".")
-        digits = len(rest) - len(rest.lstrip("0123456789"))  # the fraction, not the offset after it
+        digits = len(rest) - len(
+            rest.lstrip("0123456789")
+        )  # the fraction, not the offset after it
         text = f"{head}.{rest[: min(digits, 6)]}{rest[digits:]}"
     return iso_time(text)
 

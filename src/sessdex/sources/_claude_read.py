@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from array import array
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import msgspec
 
 from .. import files
 from ..diagnostics import Diagnostics
@@ -37,35 +41,59 @@ def read(
     yield from _merge(context, Stream(context, path, None, survey=survey))
 
 
+class _Block(msgspec.Struct):
+    """What the survey needs of a content block; the rest of it is skipped unread."""
+
+    type: Any = None
+    name: Any = None
+    tool_use_id: Any = None
+
+
+class _Message(msgspec.Struct):
+    content: str | list[_Block] | None = None
+
+
+class _Outcome(msgspec.Struct):
+    agentId: Any = None
+
+
+class _Ids(msgspec.Struct):
+    """What the survey needs of a line: ids, flags and block kinds, never the payloads."""
+
+    uuid: Any = None
+    parentUuid: Any = None
+    logicalParentUuid: Any = None
+    isSidechain: Any = None
+    isMeta: Any = None
+    isCompactSummary: Any = None
+    type: Any = None
+    timestamp: Any = None
+    message: _Message | None = None
+    toolUseResult: _Outcome | str | list[msgspec.Raw] | int | float | bool | None = None
+
+
+_decode_ids = msgspec.json.Decoder(_Ids).decode
+
+
 def _survey(path: Path) -> Survey:
     """Pass one: the uuid graph (for abandoned branches) and who spawned which side chain.
 
-    Most lines are placed in the graph from their bytes alone; a line is parsed only when
-    it may be a typed prompt, a spawn, a spawn's result, a side chain's first line or a
-    compaction boundary, or when its ids are ambiguous.
+    Each line is decoded into `_Ids`, which skips text and tool payloads without building
+    them; a line is parsed whole only when it may be a typed prompt, a spawn, or a side
+    chain's first line. A line that type refuses (broken JSON, an odd shape) is read as
+    before: placed from its bytes when its ids are plain, else parsed.
     """
     survey = Survey()
     graph = _Graph()
     side_prompts: dict[int, deque[str]] = {}
     task_prompts: list[tuple[str, int]] = []
-    for index, line in enumerate(rec.raw_lines(path)):
-        data = line.data
-        if b'"uuid"' not in data:
-            continue
-        ids = _ids(data)
-        if ids is not None and not _telling(data):
-            uuid, up, sidechain = ids
-            if not sidechain:
-                graph.place(uuid, up, index, False, None)
-                continue
-            if up in survey.side_root:
-                survey.side_root[uuid] = survey.side_root[up]
-                continue
-        record = rec.load(data, line.complete, line.number, None, "")
-        found = rec.string(record.get("uuid")) if record else None
-        if record is None or found is None:
-            continue
-        uuid, kind = found, record.get("type")
+
+    def parsed(record: dict[str, object], index: int) -> None:
+        """A line read whole: the same rules, from the object."""
+        uuid = rec.string(record.get("uuid"))
+        if uuid is None:
+            return
+        kind = record.get("type")
         up = rec.string(record.get("parentUuid"))
         if record.get("isSidechain") is True:  # 1.0: a sub-agent's lines inline
             root = survey.side_root.get(up, uuid) if up else uuid
@@ -75,23 +103,84 @@ def _survey(path: Path) -> Survey:
                 task = rec.message_text(record) if kind == "user" else None
                 if task:
                     side_prompts.setdefault(hash(task), deque()).append(uuid)
-            continue
+            return
         # a compaction boundary starts a chain that logically continues the old one
         up = up or rec.string(record.get("logicalParentUuid"))
         typed = kind == "user" and rec.prompt(record) != (None, None)
         stamp = rec.string(record.get("timestamp"))
-        if not graph.place(uuid, up, index, typed, stamp):
-            continue
+        node = graph.place(uuid, up, index, typed, stamp)
+        if node < 0:
+            return
         for block in rec.blocks(record):
             call, task = rec.spawn(block)
             if call:
-                graph.spawns_at.setdefault(uuid, []).append(call)
+                graph.spawns_at.setdefault(node, []).append(call)
                 task_prompts.append((call, hash(task)))
         outcome = record.get("toolUseResult")
         if kind == "user" and isinstance(outcome, dict):
             agent = rec.string(outcome.get("agentId"))
             for block in rec.blocks(record) if agent else ():
                 call = rec.string(block.get("tool_use_id"))
+                if call and agent:
+                    survey.result_agents[call] = agent
+
+    for index, (number, data, complete, _) in enumerate(rec.raw(path)):
+        try:
+            ids = _decode_ids(data)
+        except (msgspec.DecodeError, RecursionError):
+            # broken or odd: most such lines are still placed from their bytes alone
+            if b'"uuid"' not in data:
+                continue
+            plain = _ids(data)
+            if plain is not None and not _telling(data):
+                own, parent, sidechain = plain
+                if not sidechain:
+                    graph.place(own, parent, index, False, None)
+                    continue
+                if parent in survey.side_root:
+                    survey.side_root[own] = survey.side_root[parent]
+                    continue
+            record = rec.load(data, complete, number, None, "")
+            if record is not None:
+                parsed(record, index)
+            continue
+        uuid = rec.string(ids.uuid)
+        if uuid is None:
+            continue
+        up = rec.string(ids.parentUuid)
+        content = ids.message.content if ids.message is not None else None
+        blocks = content if isinstance(content, list) else []
+        whole = False  # whether the line must be parsed whole
+        typed = False
+        if ids.isSidechain is True:
+            root = survey.side_root.get(up, uuid) if up else uuid
+            if root != uuid:
+                survey.side_root[uuid] = root
+                continue
+            whole = True  # a side chain's first line: its agent and task
+        elif any(b.type == "tool_use" and b.name in rec.SPAWN_TOOLS for b in blocks):
+            whole = True  # a spawn: its call id and task
+        elif ids.type == "user" and ids.isMeta is not True:
+            if ids.isCompactSummary is True:
+                pass
+            elif isinstance(content, str):
+                typed = rec.prompt({"message": {"content": content}}) != (None, None)
+            elif not any(b.type == "tool_result" for b in blocks):
+                whole = bool(blocks)  # typed or not: its text blocks tell
+        if whole:
+            record = rec.load(data, complete, number, None, "")
+            if record is not None:
+                parsed(record, index)
+            continue
+        up = up or rec.string(ids.logicalParentUuid)
+        stamp = rec.string(ids.timestamp) if typed else None
+        if graph.place(uuid, up, index, typed, stamp) < 0:
+            continue
+        outcome = ids.toolUseResult
+        if ids.type == "user" and isinstance(outcome, _Outcome):
+            agent = rec.string(outcome.agentId)
+            for block in blocks if agent else ():
+                call = rec.string(block.tool_use_id)
                 if call and agent:
                     survey.result_agents[call] = agent
     for call, task_hash in task_prompts:  # 1.0 side chains open with the Task's prompt
@@ -103,23 +192,64 @@ def _survey(path: Path) -> Survey:
 
 
 class _Graph:
-    """The main chain's uuid graph: parent, place in the file, typed prompt or not."""
+    """The main chain's uuid graph, each uuid numbered once (a node) as it is met.
+
+    Per node: its parent (`array`), whether its own line was read (a parent may only be
+    named), and for typed prompts their place and time; spawn calls per node.
+    """
 
     def __init__(self) -> None:
-        self.parent: dict[str, str | None] = {}
-        self.position: dict[str, tuple[int, bool, str | None]] = {}
-        self.spawns_at: dict[str, list[str]] = {}
-        self.last: str | None = None
+        self.nodes: dict[str, int] = {}
+        self.parent = array("i")  # node -> parent node, -1 for none
+        self.placed = bytearray()  # node -> 1 once its line was read
+        self.typed: dict[int, tuple[int, str | None]] = {}  # node -> (line, timestamp)
+        self.spawns_at: dict[int, list[str]] = {}
+        self.last = -1
+
+    def node(self, uuid: str) -> int:
+        found = self.nodes.get(uuid)
+        if found is None:
+            found = self.nodes[uuid] = len(self.parent)
+            self.parent.append(-1)
+            self.placed.append(0)
+        return found
 
     def place(
         self, uuid: str, up: str | None, index: int, typed: bool, stamp: str | None
-    ) -> bool:
-        if uuid in self.parent:
-            return False  # a replayed line: the first copy holds its place
-        self.parent[uuid] = up
-        self.position[uuid] = (index, typed, stamp)
-        self.last = uuid
-        return True
+    ) -> int:
+        """The line's node, or -1 for a replayed line (the first copy holds its place)."""
+        node = self.node(uuid)
+        if self.placed[node]:
+            return -1
+        self.placed[node] = 1
+        if up is not None:
+            self.parent[node] = self.node(up)
+        if typed:
+            self.typed[node] = (index, stamp)
+        self.last = node
+        return node
+
+    def up(self, node: int) -> int:
+        """The node's parent if its line was read, else -1 (a root, as if it had none)."""
+        parent = self.parent[node]
+        return parent if parent >= 0 and self.placed[parent] else -1
+
+    def children(self) -> tuple[array[int], array[int]]:
+        """Every read node's children, packed: node n's are `kids[first[n]:first[n + 1]]`."""
+        count = len(self.parent)
+        first = array("i", bytes(4 * (count + 1)))
+        for node in range(count):
+            if self.placed[node] and (parent := self.up(node)) >= 0:
+                first[parent + 1] += 1
+        for node in range(count):
+            first[node + 1] += first[node]
+        kids = array("i", bytes(4 * first[count]))
+        filled = array("i", first)
+        for node in range(count):
+            if self.placed[node] and (parent := self.up(node)) >= 0:
+                kids[filled[parent]] = node
+                filled[parent] += 1
+        return first, kids
 
 
 def _ids(data: bytes) -> tuple[str, str | None, bool] | None:
@@ -168,47 +298,53 @@ def _find_abandoned(survey: Survey, graph: _Graph) -> None:
     rewind's replacement). Other multi-child shapes (parallel tool results, hooks,
     progress lines, retries) are how Claude Code records one conversation: left alone.
     """
-    parent, position, spawns_at = graph.parent, graph.position, graph.spawns_at
-    spine: set[str] = set()
-    spine_child: dict[str | None, str] = {}
+    placed, typed = graph.placed, graph.typed
+    spine = bytearray(len(graph.parent))
+    spine_child = array("i", [-1]) * (len(graph.parent) + 1)  # parent + 1 -> its child
     node = graph.last
-    while node is not None and node in parent and node not in spine:
-        spine.add(node)
-        up = parent[node]
-        spine_child[up if up in parent else None] = node
-        node = up
-    children: dict[str | None, list[str]] = {}
-    for uuid, up in parent.items():
-        children.setdefault(up if up in parent else None, []).append(uuid)
-    for uuid, up in parent.items():
-        index, typed, stamp = position[uuid]
-        key = up if up in parent else None
-        if uuid in spine or not typed or (key is not None and key not in spine):
+    while node >= 0 and placed[node] and not spine[node]:
+        spine[node] = 1
+        spine_child[graph.up(node) + 1] = node
+        node = graph.parent[node]
+    abandoned: dict[int, int] = {}  # node -> its branch's first node
+    branches: dict[int, tuple[int, int]] = {}  # first node -> (lines, spawns)
+    children: tuple[array[int], array[int]] | None = None
+    for start, (index, stamp) in typed.items():
+        key = graph.up(start)
+        if spine[start] or (key >= 0 and not spine[key]):
             continue
-        replacement = spine_child.get(key)
-        if replacement is None:
-            continue
-        later, later_typed, later_stamp = position[replacement]
+        replacement = spine_child[key + 1]
+        later = typed.get(replacement) if replacement >= 0 else None
         if (
-            not later_typed
-            or later <= index
-            or (stamp is not None and stamp == later_stamp)
+            later is None
+            or later[0] <= index
+            or (stamp is not None and stamp == later[1])
         ):
             continue
+        if children is None:  # built only where a rewind shows
+            children = graph.children()
+        first, kids = children
         count = spawned = 0
-        todo = [uuid]
+        todo = [start]
         while todo:
             current = todo.pop()
-            if current in survey.abandoned or current in spine:
+            if current in abandoned or spine[current]:
                 continue
-            survey.abandoned[current] = uuid
+            abandoned[current] = start
             count += 1
-            for call in spawns_at.get(current, ()):
+            for call in graph.spawns_at.get(current, ()):
                 survey.abandoned_calls.add(call)
                 spawned += 1
-            todo.extend(children.get(current, ()))
-        survey.branch_lines[uuid] = count
-        survey.branch_spawns[uuid] = spawned
+            todo.extend(kids[first[current] : first[current + 1]])
+        branches[start] = (count, spawned)
+    if not abandoned:
+        return
+    name = {node: uuid for uuid, node in graph.nodes.items() if node in abandoned}
+    for node, start in abandoned.items():
+        survey.abandoned[name[node]] = name[start]
+    for start, (count, spawned) in branches.items():
+        survey.branch_lines[name[start]] = count
+        survey.branch_spawns[name[start]] = spawned
 
 
 def _find_children(
@@ -276,6 +412,10 @@ def _merge(context: Context, lead: Stream) -> Iterator[Event]:
     files. A child's file is opened when its spawn is emitted; one nothing links to is
     opened when the merge reaches its first timestamp, so few files are open at once.
     """
+    if not context.children:  # the lead alone: its own order
+        for seq, draft in enumerate(lead.events()):
+            yield _numbered(draft, seq)
+        return
     heap: list[tuple[float, int, Event | None, Iterator[Event] | str]] = []
     tick = itertools.count()
 

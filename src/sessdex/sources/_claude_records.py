@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -151,14 +152,110 @@ def lines(
                 yield line, record
 
 
-def raw_lines(path: Path) -> Iterator[files.Line]:
-    """The lines of a transcript, unparsed; over-long ones compacted (see files.py)."""
+def records(
+    path: Path, diagnostics: Diagnostics | None, *, full: bool, offset: int = 0
+) -> Iterator[tuple[int, bool, dict[str, object]]]:
+    """(line number, compacted, object) of each line that parses; bad lines are counted."""
+    name = str(path)
+    try:
+        stream = files.open_binary(path)
+    except FileNotFoundError:
+        if diagnostics is not None:
+            diagnostics.problem(f"{name}: vanished while reading")
+        return
+    except OSError:
+        if diagnostics is not None:
+            diagnostics.problem(f"{name}: unreadable")
+        return
+    with stream:
+        if offset:
+            stream.seek(offset)
+        cap = (1 << 62) if full else files.READ_LINE_CAP
+        for number, data, complete, compacted in _split(
+            stream, name, diagnostics, offset, cap
+        ):
+            record = load(data, complete, number, diagnostics, name)
+            if record is not None:
+                yield number, compacted, record
+
+
+def raw(path: Path) -> Iterator[tuple[int, bytes, bool, bool]]:
+    """(number, data, complete, compacted) of each line, unparsed; long ones compacted."""
     try:
         stream = files.open_binary(path)
     except OSError:
         return
     with stream:
-        yield from files.iter_lines(stream, cap=files.READ_LINE_CAP, oversize="compact")
+        yield from _split(stream, str(path), None, 0, files.READ_LINE_CAP)
+
+
+def _split(
+    stream: BinaryIO,
+    name: str,
+    diagnostics: Diagnostics | None,
+    offset: int,
+    cap: int,
+) -> Iterator[tuple[int, bytes, bool, bool]]:
+    """`files.iter_lines` (oversize "compact") as plain tuples, without a `Line` per line.
+
+    Lines up to `cap` are cut from big reads here. At a longer one the file is handed to
+    `files.iter_lines`, which elides its long strings, and taken back after the next line
+    it yields; a stream that cannot seek (`.zst`) is left to it throughout.
+    """
+    if not stream.seekable():
+        for line in files.iter_lines(
+            stream,
+            offset=offset,
+            cap=cap,
+            oversize="compact",
+            diagnostics=diagnostics,
+            path=name,
+        ):
+            yield line.number, line.data, line.complete, line.compacted
+        return
+    number = 1
+    position = offset  # where `rest` starts in the file
+    rest = b""
+    read = stream.read
+    while True:
+        chunk = read(files.CHUNK)
+        if not chunk:
+            if rest:
+                yield number, rest, False, False
+            return
+        data = rest + chunk if rest else chunk
+        start = 0
+        find = data.find
+        while True:
+            newline = find(b"\n", start)
+            if newline < 0 or newline - start > cap:
+                break
+            yield number, data[start:newline], True, False
+            number += 1
+            start = newline + 1
+        position += start
+        rest = data[start:] if start else data
+        if newline < 0 and len(rest) <= cap:
+            continue
+        # an over-long line starts at `position`: let files.iter_lines read it
+        stream.seek(position)
+        last = None
+        for line in files.iter_lines(
+            stream,
+            offset=position,
+            first_number=number,
+            cap=cap,
+            oversize="compact",
+            diagnostics=diagnostics,
+            path=name,
+        ):
+            yield line.number, line.data, line.complete, line.compacted
+            last = line
+            break
+        if last is None:
+            return  # it was the last line
+        position, number, rest = last.end, last.number + 1, b""
+        stream.seek(position)
 
 
 def string(value: object) -> str | None:

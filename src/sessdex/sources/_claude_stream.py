@@ -123,17 +123,22 @@ class Stream:
         self.unkeyed = itertools.count()
 
     def events(self) -> Iterator[Event]:
-        for line, record in rec.lines(
+        for number, compacted, record in rec.records(
             self.path,
             self.context.diagnostics,
             full=self.context.full,
             offset=self.offset,
         ):
-            yield from self.feed(line, record)
+            yield from self._feed(record, number, compacted)
         yield from self.finish()
 
     def feed(self, line: files.Line, record: dict[str, object]) -> Iterator[Event]:
         """The events of one line; state carries over to the next (`follow` feeds lines live)."""
+        return self._feed(record, line.number, line.compacted)
+
+    def _feed(
+        self, record: dict[str, object], number: int, compacted: bool
+    ) -> Iterator[Event]:
         kind = record.get("type")
         stamp = rec.moment(record.get("timestamp"))
         self.stamped = stamp is not None
@@ -145,23 +150,30 @@ class Stream:
             yield self.compaction  # no summary followed the boundary
             self.compaction = None
         if not isinstance(kind, str):
-            self.context.diagnostics.skip(str(self.path), line.number, "bad value")
+            self.context.diagnostics.skip(str(self.path), number, "bad value")
             return
-        uuid = rec.string(record.get("uuid"))
-        branch = self.survey.abandoned.get(uuid) if uuid else None
-        if branch is not None:
-            yield from self._abandoned(record, agent, branch, uuid)
-            return
+        if self.survey.abandoned:
+            uuid = rec.string(record.get("uuid"))
+            branch = self.survey.abandoned.get(uuid) if uuid else None
+            if branch is not None:
+                yield from self._abandoned(record, agent, branch, uuid)
+                return
         if agent is not None and agent not in self.context.announced:
             yield from self._announce(agent)
         if kind in rec.CONVERSATION:
-            yield from self._change(agent, "cwd", rec.string(record.get("cwd")))
-            yield from self._change(
-                agent, "branch", rec.string(record.get("gitBranch"))
-            )
+            state = self._state(agent)
+            cwd, git_branch = record.get("cwd"), record.get("gitBranch")
+            if cwd != state.cwd and (
+                changed := self._change(agent, "cwd", rec.string(cwd))
+            ):
+                yield changed
+            if git_branch != state.branch and (
+                changed := self._change(agent, "branch", rec.string(git_branch))
+            ):
+                yield changed
         handler = _HANDLERS.get(kind)
         if handler is not None:
-            yield from handler(self, record, agent, line.compacted)
+            yield from handler(self, record, agent, compacted)
         elif kind not in rec.IGNORED_TYPES:
             self.context.diagnostics.unknown_type(kind, self.version)
 
@@ -171,7 +183,8 @@ class Stream:
             yield self.compaction
             self.compaction = None
         for agent in list(self.agents):
-            yield from self._bill(agent)
+            if (billed := self._bill(agent)) is not None:
+                yield billed
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -236,18 +249,17 @@ class Stream:
 
     def _change(
         self, agent: str | None, name: str, value: str | None, *, first: bool = False
-    ) -> Iterator[Event]:
+    ) -> Event | None:
         """A meta event when `name` changes (with `first`, also when it is first known)."""
         state = self._state(agent)
         previous = getattr(state, name)
         if not value or value == previous:
-            return
+            return None
         setattr(state, name, value)
-        if previous is not None or first:
-            label = name.replace("_", " ")
-            yield self._event(
-                "meta", agent, text=f"{label}: {value}", extra={name: value}
-            )
+        if previous is None and not first:
+            return None
+        label = name.replace("_", " ")
+        return self._event("meta", agent, text=f"{label}: {value}", extra={name: value})
 
     # -- usage: one event per response, the largest copy, dated by its last line ---------
 
@@ -270,11 +282,12 @@ class Stream:
             key = f"{message_id}:{request_id}" if request_id else message_id
         return _Response(key, used, self.time, message_id, request_id)
 
-    def _settle(self, copy: _Response | None, agent: str | None) -> Iterator[Event]:
+    def _settle(self, copy: _Response | None, agent: str | None) -> Event | None:
         """Bill the pending response when this line starts another one."""
         pending = self._state(agent).response
         if copy is not None and pending is not None and pending.key != copy.key:
-            yield from self._bill(agent)
+            return self._bill(agent)
+        return None
 
     def _count(
         self, copy: _Response | None, agent: str | None, last: bool
@@ -286,27 +299,28 @@ class Stream:
                 pending.usage = copy.usage
             pending.time = copy.time or pending.time
         elif copy is not None:
-            yield from self._bill(agent)
+            if (billed := self._bill(agent)) is not None:
+                yield billed
             state.response = copy
-        if last:  # only a response's last line carries a stop_reason
-            yield from self._bill(agent)
+        if last and (billed := self._bill(agent)) is not None:
+            yield billed  # only a response's last line carries a stop_reason
 
-    def _bill(self, agent: str | None) -> Iterator[Event]:
+    def _bill(self, agent: str | None) -> Event | None:
         """The pending response's usage event, once per response key in the session."""
         state = self._state(agent)
         response, state.response = state.response, None
         if response is None or response.key in self.context.billed:
-            return
+            return None
         self.context.billed.add(response.key)
         if response.usage.total == 0:
-            return
+            return None
         extra: dict[str, JSONValue] = {
             "message_id": response.message_id,
             "request_id": response.request_id,
         }
         if response.abandoned:
             extra["branch"] = "abandoned"
-        yield Event(
+        return Event(
             session_id=self.context.session_id,
             seq=0,
             kind="usage",
@@ -342,7 +356,8 @@ class Stream:
         if copy is not None:
             copy.abandoned = True
             message = record.get("message")
-            yield from self._settle(copy, agent)
+            if (billed := self._settle(copy, agent)) is not None:
+                yield billed
             yield from self._count(
                 copy,
                 agent,
@@ -354,14 +369,16 @@ class Stream:
     ) -> Iterator[Event]:
         """One turn_end per turn, whether end_turn, turn_duration or both say so."""
         state = self._state(agent)
-        yield from self._bill(agent)
+        if (billed := self._bill(agent)) is not None:
+            yield billed
         if not state.turn_ended:
             state.turn_ended = True
             yield self._event("turn_end", agent, extra=extra)
 
     def _prompted(self, agent: str | None) -> Iterator[Event]:
         """A new prompt: the previous response is complete and a new turn begins."""
-        yield from self._bill(agent)
+        if (billed := self._bill(agent)) is not None:
+            yield billed
         self._state(agent).turn_ended = False
 
     # -- record types ----------------------------------------------------------------
@@ -396,7 +413,8 @@ class Stream:
             if not injected:
                 yield from self._prompted(agent)
             mode = rec.string(record.get("permissionMode"))
-            yield from self._change(agent, "permission_mode", mode)
+            if (changed := self._change(agent, "permission_mode", mode)) is not None:
+                yield changed
             extra: dict[str, JSONValue] = {"injected": True} if injected else {}
             yield self._event("user", agent, text="\n".join(parts), extra=extra)
         outcome = record.get("toolUseResult")
@@ -423,8 +441,12 @@ class Stream:
             return
         model = rec.string(message.get("model"))
         synthetic = model == rec.SYNTHETIC
-        if not synthetic:
-            yield from self._change(agent, "model", model)
+        if (
+            not synthetic
+            and model != self._state(agent).model
+            and (changed := self._change(agent, "model", model)) is not None
+        ):
+            yield changed
         content = message.get("content")
         if record.get("isApiErrorMessage") is True:
             status = record.get("apiErrorStatus")
@@ -437,7 +459,8 @@ class Stream:
             )
             return
         copy = self._copy(record)
-        yield from self._settle(copy, agent)
+        if (billed := self._settle(copy, agent)) is not None:
+            yield billed
         for block in (
             content
             if isinstance(content, list)
@@ -546,7 +569,8 @@ class Stream:
                 agent, {"duration_ms": duration} if isinstance(duration, int) else {}
             )
         elif subtype == "compact_boundary":
-            yield from self._bill(agent)
+            if (billed := self._bill(agent)) is not None:
+                yield billed
             meta = record.get("compactMetadata")
             meta = meta if isinstance(meta, dict) else {}
             tokens = meta.get("preTokens")
@@ -607,13 +631,15 @@ class Stream:
     def _mode(
         self, record: dict[str, object], agent: str | None, compacted: bool
     ) -> Iterator[Event]:
-        yield from self._change(agent, "mode", rec.string(record.get("mode")))
+        if changed := self._change(agent, "mode", rec.string(record.get("mode"))):
+            yield changed
 
     def _permission_mode(
         self, record: dict[str, object], agent: str | None, compacted: bool
     ) -> Iterator[Event]:
         mode = rec.string(record.get("permissionMode"))
-        yield from self._change(agent, "permission_mode", mode, first=True)
+        if changed := self._change(agent, "permission_mode", mode, first=True):
+            yield changed
 
     def _pr_link(
         self, record: dict[str, object], agent: str | None, compacted: bool

@@ -13,7 +13,6 @@ from array import array
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -41,12 +40,15 @@ def read(
     yield from _merge(context, Stream(context, path, None, survey=survey))
 
 
-class _Block(msgspec.Struct):
-    """What the survey needs of a content block; the rest of it is skipped unread."""
+# What the survey needs of a line: ids, flags and block kinds, never the payloads (they
+# are skipped unread). A value of another type than these fails the decode: such a line
+# is read the old way, so the types only pick the common case.
 
-    type: Any = None
-    name: Any = None
-    tool_use_id: Any = None
+
+class _Block(msgspec.Struct):
+    type: str | None = None
+    name: str | None = None
+    tool_use_id: str | None = None
 
 
 class _Message(msgspec.Struct):
@@ -54,20 +56,18 @@ class _Message(msgspec.Struct):
 
 
 class _Outcome(msgspec.Struct):
-    agentId: Any = None
+    agentId: str | None = None
 
 
 class _Ids(msgspec.Struct):
-    """What the survey needs of a line: ids, flags and block kinds, never the payloads."""
-
-    uuid: Any = None
-    parentUuid: Any = None
-    logicalParentUuid: Any = None
-    isSidechain: Any = None
-    isMeta: Any = None
-    isCompactSummary: Any = None
-    type: Any = None
-    timestamp: Any = None
+    uuid: str | None = None
+    parentUuid: str | None = None
+    logicalParentUuid: str | None = None
+    isSidechain: bool | None = None
+    isMeta: bool | None = None
+    isCompactSummary: bool | None = None
+    type: str | None = None
+    timestamp: str | None = None
     message: _Message | None = None
     toolUseResult: _Outcome | str | list[msgspec.Raw] | int | float | bool | None = None
 
@@ -124,7 +124,8 @@ def _survey(path: Path) -> Survey:
                 if call and agent:
                     survey.result_agents[call] = agent
 
-    for index, (number, data, complete, _) in enumerate(rec.raw(path)):
+    lines = rec.raw(path, survey.long_lines)
+    for index, (number, data, complete, _) in enumerate(lines):
         try:
             ids = _decode_ids(data)
         except (msgspec.DecodeError, RecursionError):
@@ -144,45 +145,43 @@ def _survey(path: Path) -> Survey:
             if record is not None:
                 parsed(record, index)
             continue
-        uuid = rec.string(ids.uuid)
-        if uuid is None:
+        uuid = ids.uuid
+        if not uuid:
             continue
-        up = rec.string(ids.parentUuid)
+        up = ids.parentUuid or None
         content = ids.message.content if ids.message is not None else None
-        blocks = content if isinstance(content, list) else []
-        whole = False  # whether the line must be parsed whole
+        blocks = content if isinstance(content, list) else ()
+        spawn = results = False
+        for block in blocks:
+            if block.type == "tool_use":
+                spawn = spawn or block.name in rec.SPAWN_TOOLS
+            elif block.type == "tool_result":
+                results = True
         typed = False
-        if ids.isSidechain is True:
+        if ids.isSidechain:
             root = survey.side_root.get(up, uuid) if up else uuid
             if root != uuid:
                 survey.side_root[uuid] = root
                 continue
-            whole = True  # a side chain's first line: its agent and task
-        elif any(b.type == "tool_use" and b.name in rec.SPAWN_TOOLS for b in blocks):
-            whole = True  # a spawn: its call id and task
-        elif ids.type == "user" and ids.isMeta is not True:
-            if ids.isCompactSummary is True:
-                pass
-            elif isinstance(content, str):
+            spawn = True  # a side chain's first line: its agent and task
+        elif ids.type == "user" and not (ids.isMeta or ids.isCompactSummary):
+            if isinstance(content, str):
                 typed = rec.prompt({"message": {"content": content}}) != (None, None)
-            elif not any(b.type == "tool_result" for b in blocks):
-                whole = bool(blocks)  # typed or not: its text blocks tell
-        if whole:
+            elif blocks and not results:
+                spawn = True  # typed or not, its text blocks tell
+        if spawn:  # parse it whole
             record = rec.load(data, complete, number, None, "")
             if record is not None:
                 parsed(record, index)
             continue
-        up = up or rec.string(ids.logicalParentUuid)
-        stamp = rec.string(ids.timestamp) if typed else None
-        if graph.place(uuid, up, index, typed, stamp) < 0:
+        up = up or ids.logicalParentUuid or None
+        if graph.place(uuid, up, index, typed, ids.timestamp or None) < 0:
             continue
         outcome = ids.toolUseResult
-        if ids.type == "user" and isinstance(outcome, _Outcome):
-            agent = rec.string(outcome.agentId)
-            for block in blocks if agent else ():
-                call = rec.string(block.tool_use_id)
-                if call and agent:
-                    survey.result_agents[call] = agent
+        if ids.type == "user" and isinstance(outcome, _Outcome) and outcome.agentId:
+            for block in blocks:
+                if block.tool_use_id:
+                    survey.result_agents[block.tool_use_id] = outcome.agentId
     for call, task_hash in task_prompts:  # 1.0 side chains open with the Task's prompt
         waiting = side_prompts.get(task_hash)
         if waiting:
@@ -217,7 +216,10 @@ class _Graph:
     def place(
         self, uuid: str, up: str | None, index: int, typed: bool, stamp: str | None
     ) -> int:
-        """The line's node, or -1 for a replayed line (the first copy holds its place)."""
+        """The line's node, or -1 for a replayed line (the first copy holds its place).
+
+        `stamp` is kept for typed prompts only: it tells a rewind from a resend.
+        """
         node = self.node(uuid)
         if self.placed[node]:
             return -1

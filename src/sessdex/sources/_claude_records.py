@@ -152,8 +152,42 @@ def lines(
                 yield line, record
 
 
+class LongLines:
+    """Over-long lines one pass compacted, kept (up to KEEP bytes) for the next to reuse.
+
+    Eliding a pasted image's base64 costs a scan of it; a read passes over a file twice
+    (survey, then events), so the second pass takes the first one's result.
+    """
+
+    KEEP = 16 * 1024 * 1024
+    HEAD = 256  # bytes that identify a kept line
+
+    def __init__(self) -> None:
+        # offset -> (end, first bytes of the line, compacted data, complete)
+        self.lines: dict[int, tuple[int, bytes, bytes, bool]] = {}
+        self.size = 0
+
+    def keep(self, line: files.Line, head: bytes) -> None:
+        if self.size + len(line.data) <= self.KEEP:
+            self.lines[line.offset] = (line.end, head, line.data, line.complete)
+            self.size += len(line.data)
+
+    def take(self, offset: int, head: bytes) -> tuple[int, bytes, bool] | None:
+        """(end, compacted data, complete) of the line at `offset`, if it was kept."""
+        kept = self.lines.pop(offset, None)
+        if kept is None or kept[1] != head:
+            return None  # not kept, or the file changed under us
+        self.size -= len(kept[2])
+        return kept[0], kept[2], kept[3]
+
+
 def records(
-    path: Path, diagnostics: Diagnostics | None, *, full: bool, offset: int = 0
+    path: Path,
+    diagnostics: Diagnostics | None,
+    *,
+    full: bool,
+    offset: int = 0,
+    long_lines: LongLines | None = None,
 ) -> Iterator[tuple[int, bool, dict[str, object]]]:
     """(line number, compacted, object) of each line that parses; bad lines are counted."""
     name = str(path)
@@ -172,21 +206,23 @@ def records(
             stream.seek(offset)
         cap = (1 << 62) if full else files.READ_LINE_CAP
         for number, data, complete, compacted in _split(
-            stream, name, diagnostics, offset, cap
+            stream, name, diagnostics, offset, cap, None if full else long_lines
         ):
             record = load(data, complete, number, diagnostics, name)
             if record is not None:
                 yield number, compacted, record
 
 
-def raw(path: Path) -> Iterator[tuple[int, bytes, bool, bool]]:
+def raw(
+    path: Path, long_lines: LongLines | None = None
+) -> Iterator[tuple[int, bytes, bool, bool]]:
     """(number, data, complete, compacted) of each line, unparsed; long ones compacted."""
     try:
         stream = files.open_binary(path)
     except OSError:
         return
     with stream:
-        yield from _split(stream, str(path), None, 0, files.READ_LINE_CAP)
+        yield from _split(stream, str(path), None, 0, files.READ_LINE_CAP, long_lines)
 
 
 def _split(
@@ -195,12 +231,14 @@ def _split(
     diagnostics: Diagnostics | None,
     offset: int,
     cap: int,
+    long_lines: LongLines | None = None,
 ) -> Iterator[tuple[int, bytes, bool, bool]]:
     """`files.iter_lines` (oversize "compact") as plain tuples, without a `Line` per line.
 
     Lines up to `cap` are cut from big reads here. At a longer one the file is handed to
     `files.iter_lines`, which elides its long strings, and taken back after the next line
-    it yields; a stream that cannot seek (`.zst`) is left to it throughout.
+    it yields; a stream that cannot seek (`.zst`) is left to it throughout. Compacted
+    lines are kept in, or taken from, `long_lines`.
     """
     if not stream.seekable():
         for line in files.iter_lines(
@@ -238,6 +276,14 @@ def _split(
         if newline < 0 and len(rest) <= cap:
             continue
         # an over-long line starts at `position`: let files.iter_lines read it
+        head = rest[: LongLines.HEAD]
+        kept = long_lines.take(position, head) if long_lines is not None else None
+        if kept is not None:  # compacted by the pass before
+            end, compacted, complete = kept
+            yield number, compacted, complete, True
+            position, number, rest = end, number + 1, b""
+            stream.seek(position)
+            continue
         stream.seek(position)
         last = None
         for line in files.iter_lines(
@@ -252,6 +298,8 @@ def _split(
             yield line.number, line.data, line.complete, line.compacted
             last = line
             break
+        if last is not None and long_lines is not None and last.offset == position:
+            long_lines.keep(last, head)
         if last is None:
             return  # it was the last line
         position, number, rest = last.end, last.number + 1, b""

@@ -43,6 +43,7 @@ class Survey:
     result_agents: dict[str, str] = field(
         default_factory=dict
     )  # spawn call -> result agentId
+    long_lines: rec.LongLines = field(default_factory=rec.LongLines)
 
 
 @dataclass(slots=True)
@@ -113,6 +114,8 @@ class Stream:
         self.path = path
         self.agent_id = agent_id
         self.survey = survey or Survey()
+        # the survey's pass compacted the main file's long lines: take them from it
+        self.long_lines = survey.long_lines if survey is not None else None
         self.child = child
         self.offset = offset
         self.agents: dict[str | None, _Agent] = {}
@@ -128,6 +131,7 @@ class Stream:
             self.context.diagnostics,
             full=self.context.full,
             offset=self.offset,
+            long_lines=self.long_lines,
         ):
             yield from self._feed(record, number, compacted)
         yield from self.finish()

@@ -391,14 +391,7 @@ def usage(raw: object, model: str | None) -> Usage | None:
     """An assistant line's `message.usage` (Anthropic's input already excludes the cache)."""
     if not isinstance(raw, dict):
         return None
-
-    def count(value: object) -> int:
-        return (
-            value
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0
-            else 0
-        )
-
+    count = _tokens
     cache_write = count(raw.get("cache_creation_input_tokens"))
     split = raw.get("cache_creation")
     if not cache_write and isinstance(split, dict):
@@ -415,6 +408,11 @@ def usage(raw: object, model: str | None) -> Usage | None:
         reasoning_tokens=reasoning,
         model=model,
     )
+
+
+def _tokens(value: object) -> int:
+    """A token count: a positive int (not a bool), else 0."""
+    return value if type(value) is int and value > 0 else 0
 
 
 def text(value: str) -> str:
@@ -496,12 +494,12 @@ def api_error(record: dict[str, object]) -> str:
 def bounded(value: object, budget: list[int], depth: int = 0) -> JSONValue:
     """A copy of a JSON value spending at most `budget[0]` characters; elisions summarised."""
     if isinstance(value, str):
-        if files.elided(value):
+        if value.startswith(files.ELIDED_PREFIX) and files.elided(value):
             return text(value)
         room = max(budget[0], 0)
         budget[0] -= len(value)
         return value if len(value) <= room else value[:room] + "…"
-    if value is None or isinstance(value, bool | int | float):
+    if value is None or isinstance(value, (int, float)):  # bool is an int
         return value
     if depth > 8 or budget[0] <= 0:
         return "…"

@@ -147,8 +147,12 @@ class Stream:
         stamp = rec.moment(record.get("timestamp"))
         self.stamped = stamp is not None
         self.time = stamp or self.time
-        self.version = rec.string(record.get("version")) or self.version
-        agent = self._agent_of(record)
+        version = record.get("version")
+        if version and isinstance(version, str):
+            self.version = version
+        agent = self.agent_id
+        if agent is None and record.get("isSidechain") is True:
+            agent = self._agent_of(record)
         summary = kind == "user" and record.get("isCompactSummary") is True
         if self.compaction is not None and kind in rec.CONVERSATION and not summary:
             yield self.compaction  # no summary followed the boundary
@@ -410,7 +414,7 @@ class Stream:
                     parts.append(rec.block_text(block))
                 else:
                     self.context.diagnostics.unknown_type(f"user/{kind}", self.version)
-        if any(part.strip() for part in parts):
+        if parts and any(part.strip() for part in parts):
             injected = (
                 record.get("isMeta") is True
             )  # harness text: a command's expansion
@@ -473,7 +477,8 @@ class Stream:
             if isinstance(block, dict):
                 yield from self._assistant_block(block, agent, compacted, synthetic)
         stop = message.get("stop_reason")
-        yield from self._count(copy, agent, bool(stop))
+        if copy is not None or stop:
+            yield from self._count(copy, agent, bool(stop))
         if stop == "end_turn":
             yield from self._turn_end(agent, {"reason": "end_turn"})
 

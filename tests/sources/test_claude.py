@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -212,7 +213,10 @@ def test_listing_takes_cwd_from_records_and_settings_from_the_tail() -> None:
 
 
 def test_sub_agent_files_are_indexed_under_their_parent_not_listed() -> None:
-    found = {path.name for path in claude.scan(claude.locate(Home.at(DATA / "home")))}
+    found = {
+        os.path.basename(path)
+        for path in claude.scan(claude.locate(Home.at(DATA / "home")))
+    }
     assert "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl" in found
     assert "agent-a199d630441234c05.jsonl" in found  # 2.1: <session>/subagents/
     assert "agent-b0b0b0b0.jsonl" in found  # 2.0: beside the parent

@@ -108,12 +108,13 @@ def locate(home: Home) -> Location:
     return Location(home.path / ".claude")
 
 
-def scan(location: Location) -> Iterator[Path]:
+def scan(location: Location) -> Iterator[str]:
     """Transcripts `projects/*/*.jsonl`, and sub-agent files (listed under their parent).
 
     Sub-agents live in `<session>/subagents/agent-<id>.jsonl` (2.1) or beside the parent as
     `agent-<id>.jsonl` (2.0); they are indexed with `parent_id` set, so `list` hides them
-    and `list --all`, `show <agent id>` and the live view find them.
+    and `list --all`, `show <agent id>` and the live view find them. Paths are plain
+    strings: a big home has tens of thousands of them.
     """
     if not location.exists:
         return
@@ -121,18 +122,19 @@ def scan(location: Location) -> Iterator[Path]:
     for project in files.entries(root / "projects", root):
         if not project.is_dir():
             continue
-        for entry in files.entries(Path(project.path), root):
+        for entry in files.entries(project.path, root):
             name = entry.name
             if name.endswith(".jsonl") and entry.is_file():
-                yield Path(entry.path)
+                yield entry.path
             elif entry.is_dir():
-                for child in files.entries(Path(entry.path) / "subagents", root):
+                subagents = entry.path + "/subagents"
+                for child in files.entries(subagents, root):
                     if (
                         child.name.startswith("agent-")
                         and child.name.endswith(".jsonl")
                         and child.is_file()
                     ):
-                        yield Path(child.path)
+                        yield child.path
 
 
 @dataclass(slots=True)

@@ -382,7 +382,11 @@ def _read_head(
                 if late.ai_title or found.custom_title
                 else (b'Title"', LEAF_UUID)  # `Title"` ends both title keys
             )
-            for line in head[index + 1 :]:
+            rest = head[index + 1 :]
+            joined = b"\n".join(line.data for line in rest)  # most heads hold none
+            if not any(key in joined for key in screen):
+                return
+            for line in rest:
                 data = line.data
                 if (
                     any(key in data for key in screen)

@@ -35,7 +35,7 @@ def read(
         for seq, event in enumerate(stream.events()):
             yield _numbered(event, seq)
         return
-    survey = _survey(path)
+    survey = _survey(path, keep_long_lines=not full)
     _find_children(context, path, session_id, survey)
     yield from _merge(context, Stream(context, path, None, survey=survey))
 
@@ -75,13 +75,14 @@ class _Ids(msgspec.Struct):
 _decode_ids = msgspec.json.Decoder(_Ids).decode
 
 
-def _survey(path: Path) -> Survey:
+def _survey(path: Path, *, keep_long_lines: bool = True) -> Survey:
     """Pass one: the uuid graph (for abandoned branches) and who spawned which side chain.
 
     Each line is decoded into `_Ids`, which skips text and tool payloads without building
     them; a line is parsed whole only when it may be a typed prompt, a spawn, or a side
     chain's first line. A line that type refuses (broken JSON, an odd shape) is read as
-    before: placed from its bytes when its ids are plain, else parsed.
+    before: placed from its bytes when its ids are plain, else parsed. With
+    `keep_long_lines`, the over-long lines compacted here are kept for the event pass.
     """
     survey = Survey()
     graph = _Graph()
@@ -124,7 +125,7 @@ def _survey(path: Path) -> Survey:
                 if call and agent:
                     survey.result_agents[call] = agent
 
-    lines = rec.raw(path, survey.long_lines)
+    lines = rec.raw(path, survey.long_lines if keep_long_lines else None)
     for index, (number, data, complete, _) in enumerate(lines):
         try:
             ids = _decode_ids(data)

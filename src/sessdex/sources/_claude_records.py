@@ -1,7 +1,8 @@
 """Claude Code's record shapes: the known-type tables and small readers of one record.
 
 Shared by listing (`claude.py`) and reading (`_claude_read.py`, `_claude_stream.py`). No
-state here; streaming a file goes through `lines`, which never holds an over-long line.
+state here but `LongLines`; streaming a file goes through `records` (or `raw`), which cut
+lines from big reads and never hold an over-long line.
 """
 
 from __future__ import annotations
@@ -112,44 +113,6 @@ def load(
             diagnostics.skip(path, number, "not an object")
         return None
     return value
-
-
-def lines(
-    path: Path,
-    diagnostics: Diagnostics | None,
-    *,
-    full: bool,
-    offset: int = 0,
-    marker: bytes | None = None,
-) -> Iterator[tuple[files.Line, dict[str, object]]]:
-    """Stream (line, object) from a transcript; lines without `marker` are not parsed."""
-    name = str(path)
-    try:
-        stream = files.open_binary(path)
-    except FileNotFoundError:
-        if diagnostics is not None:
-            diagnostics.problem(f"{name}: vanished while reading")
-        return
-    except OSError:
-        if diagnostics is not None:
-            diagnostics.problem(f"{name}: unreadable")
-        return
-    with stream:
-        if offset:
-            stream.seek(offset)
-        for line in files.iter_lines(
-            stream,
-            offset=offset,
-            cap=(1 << 62) if full else files.READ_LINE_CAP,
-            oversize="compact",
-            diagnostics=diagnostics,
-            path=name,
-        ):
-            if marker is not None and marker not in line.data:
-                continue
-            record = load(line.data, line.complete, line.number, diagnostics, name)
-            if record is not None:
-                yield line, record
 
 
 class LongLines:

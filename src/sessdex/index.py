@@ -499,15 +499,6 @@ class Index:
             )
         ]
 
-    def children(self, app: str, parent_id: str) -> list[Row]:
-        return [
-            Row(*r)
-            for r in self.db.execute(
-                "SELECT app, id, record, state FROM sessions WHERE app = ? AND parent_id = ? ORDER BY updated",
-                (app, parent_id),
-            )
-        ]
-
     def app_stats(self) -> dict[str, dict[str, object]]:
         """Per app: files, sessions, CLI versions, and the diagnostics stored with each file."""
         stats: dict[str, dict[str, object]] = {}

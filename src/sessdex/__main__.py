@@ -1,5 +1,5 @@
 """`python -m sessdex` runs the command line."""
 
-from .cli import main
+from .launch import main
 
 main()

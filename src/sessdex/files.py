@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 import orjson
 
+from . import freshness
 from .diagnostics import Diagnostics
 
 HEAD_LINES = 80  # lines read from the start of a transcript for listing
@@ -429,11 +430,16 @@ def read_json_file(
     return value
 
 
-def entries(directory: str | Path, root: Path | None = None) -> list[os.DirEntry[str]]:
+def entries(
+    directory: str | Path, root: Path | None = None, *, nested: bool = False
+) -> list[os.DirEntry[str]]:
     """The directory's entries sorted by name; symlinks that leave `root` are left out.
 
-    A missing or unreadable directory has no entries.
+    A missing or unreadable directory has no entries. The listing is noted for the index
+    (see `freshness`); `nested=True` says it looks only for sub-agent files, so a listing
+    of top-level sessions need not check it.
     """
+    freshness.note_listing(directory, nested)
     try:
         with os.scandir(directory) as it:
             found = sorted(it, key=lambda e: e.name)
@@ -450,6 +456,24 @@ def entries(directory: str | Path, root: Path | None = None) -> list[os.DirEntry
                 continue
         kept.append(entry)
     return kept
+
+
+def is_dir(path: str | Path) -> bool:
+    """`os.path.isdir`, noted for the index (see `freshness`)."""
+    freshness.note_probe(path)
+    return os.path.isdir(path)
+
+
+def is_file(path: str | Path) -> bool:
+    """`os.path.isfile`, noted for the index like `is_dir`."""
+    freshness.note_probe(path)
+    return os.path.isfile(path)
+
+
+def exists(path: str | Path) -> bool:
+    """`os.path.exists`, noted for the index like `is_dir`."""
+    freshness.note_probe(path)
+    return os.path.exists(path)
 
 
 # --- foreign SQLite -------------------------------------------------------------------

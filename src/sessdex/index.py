@@ -11,21 +11,22 @@ writes are one short IMMEDIATE transaction each, waiting on the other's lock.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
 import orjson
 
+from . import freshness
 from .diagnostics import Diagnostics
 from .errors import IndexBusy
+from .indexfile import SCHEMA_VERSION, index_name
 from .model import Session, merge
 from .paths import cache_dir
 from .sources import Home, Location, Source
@@ -34,7 +35,6 @@ from .views.records import session_from_state, session_record, session_state
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-_DB_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".vscdb")
 BUSY_TIMEOUT_MS = 15_000
 
 
@@ -104,11 +104,45 @@ def _m002_usage(db: sqlite3.Connection) -> None:
     )
 
 
+def _m003_notes(db: sqlite3.Connection) -> None:
+    """What each app's last scan looked at (see `freshness`), and which files hold only
+    sub-agents, so that a warm listing can skip the scan and those files."""
+    _script(
+        db,
+        """
+        ALTER TABLE files ADD COLUMN nested INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE scans (
+            app TEXT PRIMARY KEY,
+            environ BLOB NOT NULL
+        );
+        CREATE TABLE scan_paths (
+            app TEXT NOT NULL,
+            path TEXT NOT NULL,
+            what INTEGER NOT NULL,
+            value INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            nested INTEGER NOT NULL,
+            PRIMARY KEY (app, path)
+        );
+        """,
+    )
+
+
 # Numbered migrations: append, never edit a released one.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _m001_initial,
     _m002_usage,
+    _m003_notes,
 )
+assert len(MIGRATIONS) == SCHEMA_VERSION, "update indexfile.SCHEMA_VERSION"
+
+
+# An app's noted scan: the environment its `locate` read, and the paths its scan looked at.
+_Notes = tuple[bytes, dict[str, freshness.Noted]]
+
+
+def _environ_key(read: Mapping[str, str | None]) -> bytes:
+    return freshness.environ_key(read)
 
 
 @dataclass(slots=True)
@@ -142,13 +176,7 @@ class Row:
 
 def index_file(home: Home) -> Path:
     """One index per home (and app overrides), so a copied home never mixes with yours."""
-    relevant = sorted(
-        (k, v)
-        for k, v in home.environ.items()
-        if k.isupper() and (k.endswith(("_HOME", "_DIR")))
-    )
-    key = hashlib.sha256(orjson.dumps([str(home.path), relevant])).hexdigest()[:12]
-    return cache_dir() / f"index-{key}.sqlite"
+    return cache_dir() / index_name(str(home.path), home.environ)
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -192,16 +220,6 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
         raise
 
 
-def _signature(path: str, st: os.stat_result) -> str:
-    if not path.endswith(_DB_SUFFIXES):
-        return ""
-    try:
-        wal = os.stat(path + "-wal")
-    except OSError:
-        return ""
-    return f"{wal.st_size}:{wal.st_mtime_ns}"
-
-
 def _search_text(session: Session) -> str:
     return "\x00".join(
         part.lower()
@@ -243,42 +261,86 @@ class Index:
             known[path] = (size, mtime_ns, inode, wal)
         seen: set[str] = set()
         changed: list[tuple[Source, Location, str, tuple[int, int, int, str]]] = []
+        notes: dict[str, _Notes | None] = {}
         for source in sources:
-            location = self._locate(source, report)
-            if location is None or not location.exists:
-                continue
-            try:
-                for candidate in source.scan(location):
-                    name = os.fspath(candidate)
-                    try:
-                        st = os.stat(name)
-                    except OSError:
-                        continue
-                    signature = (
-                        st.st_size,
-                        st.st_mtime_ns,
-                        st.st_ino,
-                        _signature(name, st),
-                    )
-                    seen.add(name)
-                    report.scanned += 1
-                    if known.get(name) != signature:
-                        changed.append((source, location, name, signature))
-            except Exception as error:  # one app's broken store never hides the others
-                if os.environ.get("SESSDEX_DEBUG"):
-                    raise
-                report.failures[source.NAME] = (
-                    f"could not list {location.root}: {type(error).__name__}: {error}"
+            environ = freshness.RecordingEnviron(self.home.environ)
+            with freshness.recording() as paths:
+                location = self._locate(source, report, environ)
+                complete = location is not None and self._scan(
+                    source, location, known, seen, changed, report
                 )
-                # keep what the index knew of this app rather than dropping it as vanished
-                seen.update(p for p in known if p.startswith(str(location.root)))
+            noted = complete and getattr(source, "SCAN_NOTED", False)
+            notes[source.NAME] = (_environ_key(environ.read), paths) if noted else None
         vanished = [p for p in known if p not in seen]
         report.vanished = len(vanished)
         parsed = self._parse_all(changed, report, progress)
-        if changed or vanished:
-            self._write(parsed, vanished)
+        new_notes = self._changed_notes(notes)
+        if changed or vanished or new_notes:
+            self._write(parsed, vanished, new_notes)
         report.seconds = time.perf_counter() - started
         return report
+
+    def _scan(
+        self,
+        source: Source,
+        location: Location,
+        known: dict[str, tuple[int, int, int, str]],
+        seen: set[str],
+        changed: list[tuple[Source, Location, str, tuple[int, int, int, str]]],
+        report: RefreshReport,
+    ) -> bool:
+        """Stat what the source lists; False when its listing failed part way."""
+        if not location.exists:
+            return True
+        try:
+            for candidate in source.scan(location):
+                name = os.fspath(candidate)
+                try:
+                    st = os.stat(name)
+                except OSError:
+                    continue
+                signature = (
+                    st.st_size,
+                    st.st_mtime_ns,
+                    st.st_ino,
+                    freshness.wal_signature(name),
+                )
+                seen.add(name)
+                report.scanned += 1
+                if known.get(name) != signature:
+                    changed.append((source, location, name, signature))
+        except Exception as error:  # one app's broken store never hides the others
+            if os.environ.get("SESSDEX_DEBUG"):
+                raise
+            report.failures[source.NAME] = (
+                f"could not list {location.root}: {type(error).__name__}: {error}"
+            )
+            # keep what the index knew of this app rather than dropping it as vanished
+            seen.update(p for p in known if p.startswith(str(location.root)))
+            return False
+        return True
+
+    def _changed_notes(
+        self, notes: dict[str, _Notes | None]
+    ) -> dict[str, _Notes | None]:
+        """The apps whose noted scan differs from the stored one (None: forget it)."""
+        if not notes:
+            return {}
+        marks = ",".join("?" * len(notes))
+        stored: dict[str, _Notes] = {
+            app: (bytes(environ), {})
+            for app, environ in self.db.execute(
+                f"SELECT app, environ FROM scans WHERE app IN ({marks})", list(notes)
+            )
+        }
+        for app, path, what, value, inode, nested in self.db.execute(
+            f"SELECT app, path, what, value, inode, nested FROM scan_paths "
+            f"WHERE app IN ({marks})",
+            list(notes),
+        ):
+            if app in stored:
+                stored[app][1][path] = (what, value, inode, bool(nested))
+        return {app: note for app, note in notes.items() if note != stored.get(app)}
 
     def refresh_file(self, source: Source, path: str | None) -> bool:
         """Bring one indexed file up to date; False when that is not enough (call refresh).
@@ -296,7 +358,12 @@ class Index:
             st = os.stat(path)
         except OSError:
             return False
-        signature = (st.st_size, st.st_mtime_ns, st.st_ino, _signature(path, st))
+        signature = (
+            st.st_size,
+            st.st_mtime_ns,
+            st.st_ino,
+            freshness.wal_signature(path),
+        )
         if tuple(row) == signature:
             return True
         location = source.locate(self.home)
@@ -305,9 +372,15 @@ class Index:
         self._write(parsed, [])
         return True
 
-    def _locate(self, source: Source, report: RefreshReport) -> Location | None:
+    def _locate(
+        self,
+        source: Source,
+        report: RefreshReport,
+        environ: Mapping[str, str] | None = None,
+    ) -> Location | None:
+        home = self.home if environ is None else replace(self.home, environ=environ)
         try:
-            location = source.locate(self.home)
+            location = source.locate(home)
         except Exception as error:
             if os.environ.get("SESSDEX_DEBUG"):
                 raise
@@ -342,6 +415,7 @@ class Index:
             tuple[str, str, tuple[int, int, int, str], list[Session], Diagnostics]
         ],
         vanished: list[str],
+        notes: dict[str, _Notes | None] | None = None,
     ) -> None:
         db = self.db
         try:
@@ -378,17 +452,29 @@ class Index:
                             "details": diagnostics.details,
                         }
                     )
-                file_rows.append((name, app, size, mtime_ns, inode, wal, blob))
+                # a file that speaks only of sub-agents: a top-level listing need not stat it
+                nested = bool(sessions) and all(s.parent_id for s in sessions)
+                file_rows.append((name, app, size, mtime_ns, inode, wal, blob, nested))
                 for session in sessions:
                     fragment_rows.append(
                         (name, session.app, session.id, session_state(session))
                     )
                     affected.add((session.app, session.id))
             db.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)", file_rows
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                file_rows,
             )
             db.executemany("INSERT INTO fragments VALUES (?, ?, ?, ?)", fragment_rows)
             self._merge(affected)
+            for app, note in (notes or {}).items():
+                db.execute("DELETE FROM scans WHERE app = ?", (app,))
+                db.execute("DELETE FROM scan_paths WHERE app = ?", (app,))
+                if note is not None:
+                    db.execute("INSERT INTO scans VALUES (?, ?)", (app, note[0]))
+                    db.executemany(
+                        "INSERT INTO scan_paths VALUES (?, ?, ?, ?, ?, ?)",
+                        [(app, path, *noted) for path, noted in note[1].items()],
+                    )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")

@@ -14,13 +14,9 @@ def state_root() -> Path | None:
 
 def cache_dir() -> Path:
     """Rebuildable state: the index and database snapshots."""
-    root = state_root()
-    if root is not None:
-        path = root / "cache"
-    else:
-        from platformdirs import user_cache_dir
+    from .indexfile import cache_folder
 
-        path = Path(user_cache_dir("sessdex", appauthor=False))
+    path = Path(cache_folder())
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from functools import cache
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from ..errors import UnknownApp
-from .base import Home, Location, Source
+if TYPE_CHECKING:
+    from .base import Home, Location, Source
 
 __all__ = ["Home", "Location", "Source", "all_sources", "get", "names"]
 
@@ -37,9 +36,14 @@ BUILTIN: tuple[str, ...] = (
 )
 
 
-@cache
-def _load(name: str) -> Source:
-    return cast(Source, importlib.import_module(f"{__name__}.{name}"))
+def __getattr__(name: str) -> object:
+    # `Home`, `Location` and `Source` load on first use: the quick listing path reads
+    # BUILTIN without paying for the model and dataclasses behind them.
+    if name in ("Home", "Location", "Source"):
+        from . import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def names() -> tuple[str, ...]:
@@ -48,8 +52,10 @@ def names() -> tuple[str, ...]:
 
 def get(name: str) -> Source:
     if name not in BUILTIN:
+        from ..errors import UnknownApp
+
         raise UnknownApp(name, BUILTIN)
-    return _load(name)
+    return cast("Source", importlib.import_module(f"{__name__}.{name}"))
 
 
 def all_sources(selected: Sequence[str] = ()) -> list[Source]:

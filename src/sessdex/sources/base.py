@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeAlias
 
+from .. import files
 from ..diagnostics import Diagnostics
 from ..files import Line
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
@@ -62,7 +63,7 @@ class Location:
 
     @property
     def exists(self) -> bool:
-        return self.root.is_dir()
+        return files.is_dir(self.root)
 
 
 class Source(Protocol):
@@ -113,6 +114,17 @@ class Source(Protocol):
     ) -> ResumePlan | None:
         """How to reopen `session` with the app's own CLI, or None if it has no resume."""
         ...
+
+
+# --- a scan the index may skip (optional) ------------------------------------------------
+#
+# A source may set, at module level, `SCAN_NOTED = True` when its `locate` reads nothing but
+# the environment (through `Home.env_dir`/`Home.xdg`) and its `scan` asks the file system
+# only through `files.entries`, `files.is_dir`/`is_file`/`exists` and `Location.exists`.
+# The index then notes what those looked at (see `freshness`) and, while all of it is
+# unchanged, knows the scan would find the same files: a warm `sessdex list` checks only the
+# files' signatures, without loading the source at all. `files.entries(..., nested=True)`
+# marks a listing that looks only for sub-agent files, which a top-level listing skips.
 
 
 # --- following a live session (optional) ------------------------------------------------

@@ -1,0 +1,191 @@
+"""How the index tells, cheaply, whether anything an app wrote has changed since its last look.
+
+Two kinds of evidence, both plain `stat` calls:
+
+- a file's *signature*: size, mtime and inode, plus its `-wal` file's size and mtime for a
+  SQLite database (the newest rows of a WAL database change only the `-wal`);
+- a folder's *state*: mtime and inode. Creating, deleting or renaming an entry changes its
+  folder's mtime, so a folder whose state is unchanged still holds the same entries. While a
+  source's scan runs, every folder it lists through `files.entries`, and every path whose
+  existence it asks `files.is_dir`/`is_file`/`exists` about, is noted here; when all of them
+  still look the same, the scan would find the same files again.
+
+A folder modified within RACY_NS of its listing is not trusted: a second change in the same
+timestamp tick would leave its mtime as it was (git's "racy" case). Its state is noted as
+unknown, so that the next refresh lists it again.
+
+This module imports only the standard library's `os`: the quick listing path uses it before
+anything else is loaded.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+
+DB_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".vscdb")
+RACY_NS = 2_000_000_000  # FAT stamps folders to 2 s; everything else is finer
+UNKNOWN = -2  # a folder state that never matches: list it again next time
+MISSING = -1  # the folder did not exist when the scan tried to list it
+
+FileSignature = tuple[int, int, int, str]
+
+
+def wal_signature(path: str) -> str:
+    """The `-wal` file's size and mtime for a database path, "" for anything else."""
+    if not path.endswith(DB_SUFFIXES):
+        return ""
+    try:
+        wal = os.stat(path + "-wal")
+    except OSError:
+        return ""
+    return f"{wal.st_size}:{wal.st_mtime_ns}"
+
+
+def file_signature(path: str) -> FileSignature | None:
+    """(size, mtime_ns, inode, wal) of a file, or None when it cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino, wal_signature(path)
+
+
+# What a noted path looked like: (kind, mtime_ns, inode). A listed folder is compared on
+# mtime and inode (its entries); a probed path (is it a folder? a file?) only on its kind
+# and inode, so that a busy folder's new entries do not count as a change of its existence.
+LISTED, PROBED = 0, 1
+_MISSING_KIND, _DIR, _FILE, _OTHER = 0, 1, 2, 3
+Noted = tuple[
+    int, int, int, bool
+]  # (LISTED or PROBED, mtime_ns or kind, inode, nested)
+
+
+def _kind(st: os.stat_result | None) -> int:
+    if st is None:
+        return _MISSING_KIND
+    if stat.S_ISDIR(st.st_mode):
+        return _DIR
+    return _FILE if stat.S_ISREG(st.st_mode) else _OTHER
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def still_holds(path: str, what: int, value: int, inode: int) -> bool:
+    """Whether a path noted during a scan would give the scan the same answer now."""
+    st = _stat(path)
+    if what == PROBED:
+        return _kind(st) == value and (st is None or st.st_ino == inode)
+    if value == MISSING:
+        return st is None
+    return st is not None and st.st_mtime_ns == value and st.st_ino == inode
+
+
+class _Notes:
+    """The paths a scan looked at while it was being recorded, as they were then."""
+
+    def __init__(self) -> None:
+        self.started_ns = time.time_ns()
+        self.paths: dict[str, Noted] = {}
+
+    def listing(self, directory: str, nested: bool) -> None:
+        known = self.paths.get(directory)
+        if known is not None and known[0] == LISTED:
+            if known[3] and not nested:  # now also listed for top-level sessions
+                self.paths[directory] = (*known[:3], False)
+            return
+        st = _stat(directory)  # before listing: a change made while listing shows later
+        if st is None:
+            self.paths[directory] = (LISTED, MISSING, 0, nested)
+            return
+        mtime_ns = st.st_mtime_ns
+        if mtime_ns >= self.started_ns - RACY_NS:
+            mtime_ns = UNKNOWN
+        self.paths[directory] = (LISTED, mtime_ns, st.st_ino, nested)
+
+    def probe(self, path: str) -> None:
+        if path not in self.paths:
+            st = _stat(path)
+            self.paths[path] = (PROBED, _kind(st), st.st_ino if st else 0, False)
+
+
+_recording: _Notes | None = None
+
+
+def note_listing(directory: str | os.PathLike[str], nested: bool = False) -> None:
+    """Called by `files.entries` before it lists a folder; free when nothing records."""
+    if _recording is not None:
+        _recording.listing(os.fspath(directory), nested)
+
+
+def note_probe(path: str | os.PathLike[str]) -> None:
+    """Called by `files.is_dir`/`is_file`/`exists` before they answer."""
+    if _recording is not None:
+        _recording.probe(os.fspath(path))
+
+
+@contextmanager
+def recording() -> Iterator[dict[str, Noted]]:
+    """Note every path a scan lists or probes inside the block; the dict fills as it runs."""
+    global _recording
+    outer, _recording = _recording, _Notes()
+    try:
+        yield _recording.paths
+    finally:
+        _recording = outer
+
+
+class RecordingEnviron(Mapping[str, str]):
+    """An environment that remembers which variables were looked up, and what they held.
+
+    A source's `locate` reads its overrides through `Home.env_dir`/`Home.xdg`; when none of
+    those values changed, it would find the same folder again.
+    """
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        self.read: dict[str, str | None] = {}
+
+    def __getitem__(self, name: str) -> str:
+        value = self._environ.get(name)
+        self.read[name] = value
+        if value is None:
+            raise KeyError(name)
+        return value
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        return self.get(name) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._environ)
+
+    def __len__(self) -> int:
+        return len(self._environ)
+
+
+def environ_key(read: Mapping[str, str | None]) -> bytes:
+    """The variables a `locate` looked up, and their values (None: unset), as one blob."""
+    return "\x00".join(
+        name if value is None else f"{name}={value}"
+        for name, value in sorted(read.items())
+    ).encode("utf-8", "surrogateescape")
+
+
+def environ_holds(key: bytes, environ: Mapping[str, str]) -> bool:
+    """Whether every variable in `key` still has the value it had."""
+    for item in key.decode("utf-8", "surrogateescape").split("\x00"):
+        if item:
+            name, sep, value = item.partition("=")
+            if environ.get(name) != (value if sep else None):
+                return False
+    return True

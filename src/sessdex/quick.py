@@ -1,0 +1,174 @@
+"""A warm `sessdex list --json` (or `--nl`), answered from the index alone.
+
+Scripts and editor plugins run `sessdex list --json` all the time, almost always when
+nothing has changed. The full command would import click, the model and every source just
+to find that out. This path imports only the standard library and checks, in one read
+transaction of the index:
+
+1. every selected app has a noted scan (`freshness`): the environment its `locate` read is
+   unchanged, and every folder its scan listed, every path it probed, looks the same;
+2. every file the index holds for those apps has its recorded size, mtime, inode and WAL
+   (a top-level listing skips files that hold only sub-agents, and their folders).
+
+Then the index's ready-made records are the answer, byte for byte what the full command
+prints. Anything else (an option this path does not handle, a changed file, a new folder,
+no index yet) returns False, and the full command runs and refreshes the index.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from collections.abc import Mapping, Sequence
+
+from . import freshness
+from .indexfile import SCHEMA_VERSION, cache_folder, index_name
+from .sources import BUILTIN
+
+
+class _Request:
+    """What `sessdex list` was asked for, when this path can answer it."""
+
+    def __init__(self) -> None:
+        self.as_json = False
+        self.as_nl = False
+        self.home: str | None = None
+        self.apps: list[str] = []
+        self.limit: int | None = None
+        self.include_subagents = False
+
+
+def _parse(args: Sequence[str]) -> _Request | None:
+    """The request, or None for anything the full command should handle (or reject)."""
+    request = _Request()
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        name, equals, value = arg.partition("=")
+        if name in ("--home", "--app", "--limit", "-n") and not equals:
+            position += 1
+            if position == len(args):
+                return None
+            value = args[position]
+        elif equals and name not in ("--home", "--app", "--limit"):
+            return None
+        if arg == "--json":
+            request.as_json = True
+        elif arg == "--nl":
+            request.as_nl = True
+        elif arg == "--all":
+            request.include_subagents = True
+        elif name == "--home":
+            if request.home is not None:
+                return None
+            request.home = value
+        elif name == "--app":
+            if value not in BUILTIN:
+                return None  # the full command explains
+            request.apps.append(value)
+        elif name in ("--limit", "-n"):
+            if not value.isdigit() or int(value) < 1 or request.limit is not None:
+                return None
+            request.limit = int(value)
+        else:
+            return None
+        position += 1
+    if request.as_json == request.as_nl:
+        return None  # the table is for people: the full command draws it
+    return request
+
+
+def _home(request: _Request) -> tuple[str, Mapping[str, str]] | None:
+    """(home folder, environment) as `Home.at`/`Home.current` would make them."""
+    if request.home is None:
+        path, environ = os.path.expanduser("~"), os.environ
+    else:
+        path, environ = request.home, {}
+    # only a plain absolute path reads the same through pathlib: leave the rest to it
+    if not os.path.isabs(path) or os.path.normpath(path) != path or path[:2] == "//":
+        return None
+    if request.home is not None and os.path.isfile(path):
+        return None
+    return path, environ
+
+
+def answer(args: Sequence[str]) -> bool:
+    """Print the listing for `sessdex list ARGS` if the index can answer it unchanged."""
+    request = _parse(args)
+    if request is None:
+        return False
+    home = _home(request)
+    if home is None:
+        return False
+    path = os.path.join(cache_folder(), index_name(*home))
+    if not os.path.isfile(path):
+        return False
+    try:
+        records = _records(path, request, home[1])
+    except sqlite3.Error:
+        return False  # busy, being migrated, damaged: the full command copes
+    if records is None:
+        return False
+    if request.as_json:
+        output = b"[" + b",".join(records) + b"]\n"
+    else:
+        output = b"".join(record + b"\n" for record in records)
+    try:
+        sys.stdout.buffer.write(output)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        sys.stderr.close()
+    return True
+
+
+def _records(
+    path: str, request: _Request, environ: Mapping[str, str]
+) -> list[bytes] | None:
+    apps = sorted(set(request.apps or BUILTIN))
+    marks = ",".join("?" * len(apps))
+    db = sqlite3.connect(path, isolation_level=None, timeout=0.2)
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            return None
+        db.execute("BEGIN")  # one snapshot for the checks and the records
+        scans = db.execute(
+            f"SELECT app, environ FROM scans WHERE app IN ({marks})", apps
+        ).fetchall()
+        if len(scans) != len(apps):
+            return None  # an app not scanned yet, or one whose scan cannot be noted
+        if not all(freshness.environ_holds(key, environ) for _, key in scans):
+            return None
+        nested = "" if request.include_subagents else " AND nested = 0"
+        for noted, what, value, inode in db.execute(
+            f"SELECT path, what, value, inode FROM scan_paths WHERE app IN ({marks})"
+            + nested,
+            apps,
+        ):
+            if not freshness.still_holds(noted, what, value, inode):
+                return None
+        for name, size, mtime_ns, inode, wal in db.execute(
+            f"SELECT path, size, mtime_ns, inode, wal FROM files WHERE app IN ({marks})"
+            + nested,
+            apps,
+        ):
+            try:
+                st = os.stat(name)
+            except OSError:
+                return None
+            if (st.st_size, st.st_mtime_ns, st.st_ino) != (size, mtime_ns, inode):
+                return None
+            if wal != freshness.wal_signature(name):
+                return None
+        # the same filter and order as `Index.rows`
+        sql = f"SELECT record FROM sessions WHERE app IN ({marks})"
+        if not request.include_subagents:
+            sql += " AND parent_id IS NULL"
+        sql += " ORDER BY updated DESC NULLS LAST, app, id"
+        args: list[object] = list(apps)
+        if request.limit is not None:
+            sql += " LIMIT ?"
+            args.append(request.limit)
+        return [bytes(record) for (record,) in db.execute(sql, args)]
+    finally:
+        db.close()

@@ -101,7 +101,7 @@ class TaskStore:
         ]
         candidates.append(home.path / "AppData" / "Roaming")
         for candidate in candidates:
-            if candidate.is_dir():
+            if files.is_dir(candidate):
                 return Location(candidate)
         return Location(candidates[0])
 
@@ -116,7 +116,7 @@ class TaskStore:
         for user in users:
             for extension in self.extension_ids:
                 folder = user / "User" / "globalStorage" / extension
-                if folder.is_dir():
+                if files.is_dir(folder):
                     found.append(folder)
         return found
 
@@ -125,7 +125,7 @@ class TaskStore:
             return
         for storage in self.storage_dirs(location):
             history = storage / "state" / "taskHistory.json"
-            if history.is_file():
+            if files.is_file(history):
                 yield history
             for task in files.entries(storage / "tasks", storage):
                 if not task.is_dir():

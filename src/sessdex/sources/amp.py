@@ -44,6 +44,7 @@ from .base import Home, Location
 
 NAME = "amp"
 TITLE = "Amp"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = "public synthetic thread samples and reader projects (ccusage, txcript); never run — Low confidence"
 ENV_VARS = ("XDG_DATA_HOME",)
 

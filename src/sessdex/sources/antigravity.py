@@ -52,6 +52,7 @@ from .base import Home, Location
 
 NAME = "antigravity"
 TITLE = "Google Antigravity (IDE and agy CLI)"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "agy 1.0.x transcript samples (public, trimmed), state.vscdb layout from reverse-engineering notes; "
     "no real install seen — Low confidence"
@@ -111,14 +112,14 @@ def scan(location: Location) -> Iterator[Path]:
             transcript = (
                 Path(brain.path) / ".system_generated" / "logs" / "transcript.jsonl"
             )
-            if transcript.is_file():
+            if files.is_file(transcript):
                 yield transcript
             for artifact in files.entries(Path(brain.path), root):
                 if _is_artifact(artifact.name) and artifact.is_file():
                     yield Path(artifact.path)
     for config in IDE_CONFIGS:
         state = root.parent / config / "User" / "globalStorage" / "state.vscdb"
-        if state.is_file():
+        if files.is_file(state):
             yield state
 
 

@@ -32,6 +32,7 @@ from .base import Home, Location
 
 NAME = "cline"
 TITLE = "Cline (VS Code extension)"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "public synthetic ui_messages.json samples and Cline's source (disk.ts, ExtensionMessage.ts); "
     "no real task folder seen — Low confidence"

@@ -57,6 +57,7 @@ from .base import Home, Location
 
 NAME = "copilot"
 TITLE = "GitHub Copilot CLI"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = "copilot 1.0.11 - 1.0.102"
 ENV_VARS = ("COPILOT_HOME",)
 

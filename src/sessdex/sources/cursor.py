@@ -51,6 +51,7 @@ from .base import Home, Location
 
 NAME = "cursor"
 TITLE = "Cursor CLI"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = "Cursor CLI 2026.06-2026.08 (per public readers); no real capture"
 ENV_VARS = ("CURSOR_CONFIG_DIR",)
 
@@ -88,7 +89,7 @@ def scan(location: Location) -> Iterator[Path]:
             if f"{entry.name}.jsonl" in names:
                 yield folder / f"{entry.name}.jsonl"
             if "subagents" in names:
-                for child in files.entries(folder / "subagents", root):
+                for child in files.entries(folder / "subagents", root, nested=True):
                     if child.name.endswith(".jsonl"):
                         yield Path(child.path)
     for chats in _chat_roots(location):

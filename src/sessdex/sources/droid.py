@@ -39,6 +39,7 @@ from .base import Home, Location
 
 NAME = "droid"
 TITLE = "Factory droid"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "public synthetic samples (droid 0.81-era session store) and reader projects; "
     "never run — Low confidence"

@@ -73,6 +73,7 @@ from .base import Home, Location
 
 NAME = "gemini"
 TITLE = "Gemini CLI"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "gemini 0.61.0 (JSONL chats); pre-0.40 one-file JSON chats from public samples"
 )
@@ -114,7 +115,8 @@ def _scan(root: Path) -> Iterator[Path]:
             else []
         ):
             if entry.is_dir():
-                for child in files.entries(Path(entry.path), root):
+                # chats/<parent id>/ holds only sub-agents' files
+                for child in files.entries(Path(entry.path), root, nested=True):
                     if child.name.endswith(".jsonl") and child.is_file():
                         yield Path(child.path)
             elif entry.name.startswith("session-") and entry.name.endswith(

@@ -51,6 +51,7 @@ from .base import Home, Location
 
 NAME = "goose"
 TITLE = "Goose"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = "goose session schema v5-v13 (source, synthetic DB); legacy JSONL (source, synthetic)"
 ENV_VARS = ("GOOSE_PATH_ROOT", "XDG_DATA_HOME")
 

@@ -19,6 +19,7 @@ from .base import Home, Location
 
 NAME = "kilo"
 TITLE = "Kilo Code (VS Code extension)"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = "a public synthetic ui_messages.json sample; layout assumed from Roo Code, which it forked — Low confidence"
 ENV_VARS = ("XDG_CONFIG_HOME",)
 

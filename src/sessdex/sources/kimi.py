@@ -48,6 +48,7 @@ from .base import Home, Location
 
 NAME = "kimi"
 TITLE = "Kimi CLI"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = "kimi-cli 1.49 source (wire protocol 1.x); no real capture"
 ENV_VARS = ("KIMI_SHARE_DIR",)
 
@@ -131,9 +132,11 @@ def _session_files(folder: Path, root: Path) -> Iterator[Path]:
     if _STATE in names:
         yield folder / _STATE
     if "subagents" in names and names["subagents"].is_dir():
-        for child in files.entries(folder / "subagents", root):
+        for child in files.entries(folder / "subagents", root, nested=True):
             if child.is_dir():
-                child_names = {e.name for e in files.entries(Path(child.path), root)}
+                child_names = {
+                    e.name for e in files.entries(Path(child.path), root, nested=True)
+                }
                 for name in (_WIRE, _CONTEXT):
                     if name in child_names:
                         yield Path(child.path) / name

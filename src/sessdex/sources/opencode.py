@@ -53,6 +53,7 @@ from .base import Home, Location
 
 NAME = "opencode"
 TITLE = "OpenCode"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = "opencode 1.18.33 (SQLite, real files); 1.3 JSON storage tree (public synthetic samples)"
 ENV_VARS = ("XDG_DATA_HOME",)
 

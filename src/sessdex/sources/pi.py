@@ -47,6 +47,7 @@ from .base import Home, Location
 
 NAME = "pi"
 TITLE = "pi coding agent"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = "pi 0.73.1, 0.74 (session format 3)"
 ENV_VARS = ("PI_CODING_AGENT_DIR",)
 

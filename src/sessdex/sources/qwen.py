@@ -48,6 +48,7 @@ from .base import Home, Location
 
 NAME = "qwen"
 TITLE = "Qwen Code"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "qwen 0.15.10 (real files); 0.21 record shapes (public synthetic samples)"
 )

@@ -26,6 +26,7 @@ from .base import Home, Location
 
 NAME = "roo"
 TITLE = "Roo Code (VS Code extension)"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "a public synthetic ui_messages.json sample and Roo Code's source (history.ts, globalFileNames.ts); "
     "no real task folder seen — Low confidence"

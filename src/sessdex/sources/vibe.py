@@ -31,7 +31,6 @@ transcript shows), `quarantine/`, pre-2.0 single-file sessions (Vibe migrates th
 
 from __future__ import annotations
 
-import os
 import re
 import tomllib
 from collections.abc import Iterator
@@ -127,9 +126,7 @@ def _scan(root: Path) -> Iterator[Path]:
             yield folder / "meta.json"
         if "agents" in names:
             for agent in files.entries(folder / "agents", root):
-                if agent.is_dir() and os.path.isfile(
-                    os.path.join(agent.path, "meta.json")
-                ):
+                if agent.is_dir() and files.is_file(Path(agent.path) / "meta.json"):
                     yield Path(agent.path) / "meta.json"
 
 

@@ -3,8 +3,8 @@
 For each such source, over its fixture home: the scan, recorded as the index records it,
 finds the fixture's files; nothing changed means every noted path still holds; a new
 session file in the app's layout breaks at least one of them (a new sub-agent file only
-a nested one). And the scan asks the file system nothing except through `files.entries`
-and `files.is_dir`/`is_file`/`exists`: no other listing, `stat` or open.
+a nested one). And the scan asks the file system nothing except through `files.entries`,
+`files.is_dir`/`is_file`/`exists` and `files.read_small`: no other listing, `stat` or open.
 """
 
 from __future__ import annotations
@@ -141,6 +141,11 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ("top", ".local/share/opencode/opencode-beta.db"),
     ],
     "goose": [("top", ".local/share/goose/sessions/20261201_1.jsonl")],
+    "vibe": [
+        ("top", ".vibe/logs/session/session_20261202_100000_0b0b0b0b/meta.json"),
+    ],
+    "crush": [("top", "code/noora/.crush/crush.db")],
+    "aider": [],  # its repositories come from other agents' lists: see below
     "qwen": [
         ("top", f".qwen/projects/-home-alex-code-shop-api/chats/{ID}.jsonl"),
         ("top", f".qwen/projects/-home-alex-code-shop-api/chats/archive/{ID}.jsonl"),
@@ -201,8 +206,26 @@ def relative(paths: list[str], root: Path) -> list[str]:
 
 
 def test_the_sources_that_only_list_are_marked() -> None:
-    # vibe reads config.toml, aider other agents' project lists, crush projects.json
     assert set(ADDED) <= set(NOTED)
+    assert set(NOTED) == set(sources.BUILTIN)  # every source can skip its scan
+
+
+def test_a_small_file_a_scan_reads_is_noted(tmp_path: Path) -> None:
+    """aider finds repositories through other agents' project lists: a new entry there is
+    a change, and so is a history file in the newly listed repository."""
+    source = sources.get("aider")
+    home = fixture_copy("aider", tmp_path / "home")
+    project = home / "code" / "app"
+    _, notes, _ = recorded_scan(source, home)
+    (home / ".claude.json").write_bytes(orjson.dumps({"projects": {str(project): {}}}))
+    assert os.fspath(home / ".claude.json") in changed(notes)
+    _, notes, _ = recorded_scan(source, home)
+    project.mkdir(parents=True)
+    (project / ".aider.chat.history.md").write_bytes(b"# aider chat started at x\n")
+    assert changed(notes)
+    assert (
+        os.fspath(project / ".aider.chat.history.md") in recorded_scan(source, home)[0]
+    )
 
 
 @pytest.mark.parametrize("app", NOTED)
@@ -289,7 +312,13 @@ def orjson_load(path: Path) -> dict[str, object]:
 
 _ALLOWED = {
     function.__code__
-    for function in (files.entries, files.is_dir, files.is_file, files.exists)
+    for function in (
+        files.entries,
+        files.is_dir,
+        files.is_file,
+        files.exists,
+        files.read_small,
+    )
 }
 _WATCHED: list[tuple[ModuleType, str]] = [
     (os, "stat"),
@@ -324,7 +353,8 @@ def _where(frame: FrameType | None) -> str:
 
 @contextmanager
 def only_through_files(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Collect every stat, listing or open made outside files.entries/is_dir/is_file/exists."""
+    """Collect every stat, listing or open made outside files.entries/is_dir/is_file/exists
+    and files.read_small."""
     calls: list[str] = []
     with monkeypatch.context() as patch:
         for module, name in _WATCHED:

@@ -416,18 +416,28 @@ def read_json_file(
     path: str | os.PathLike[str], limit: int = 64 * 1024 * 1024
 ) -> object | None:
     """A whole small JSON document (meta files, indexes); None if missing, too big or broken."""
-    try:
-        with open_binary(path) as stream:
-            data = stream.read(limit + 1)
-    except OSError:
-        return None
-    if len(data) > limit:
+    data = read_small(path, limit)
+    if data is None:
         return None
     try:
         value: object = orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
     return value
+
+
+def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """A whole small file (`.zst` decompressed); None if missing, unreadable or over `limit`.
+
+    Noted for the index (see `freshness`): a scan may read a small file to learn where the
+    sessions are."""
+    freshness.note_read(path)
+    try:
+        with open_binary(path) as stream:
+            data = stream.read(limit + 1)
+    except OSError:
+        return None
+    return data if len(data) <= limit else None
 
 
 def entries(

@@ -126,6 +126,13 @@ def note_listing(directory: str | os.PathLike[str], nested: bool = False) -> Non
         _recording.listing(os.fspath(directory), nested)
 
 
+def note_read(path: str | os.PathLike[str]) -> None:
+    """Called by `files.read_small`/`read_json_file`: a file read to decide what to list is
+    compared like a listed folder, on mtime and inode (with the same racy rule)."""
+    if _recording is not None:
+        _recording.listing(os.fspath(path), False)
+
+
 def note_probe(path: str | os.PathLike[str]) -> None:
     """Called by `files.is_dir`/`is_file`/`exists` before they answer."""
     if _recording is not None:

@@ -105,8 +105,8 @@ def _m002_usage(db: sqlite3.Connection) -> None:
 
 
 def _m003_notes(db: sqlite3.Connection) -> None:
-    """What each app's last scan looked at (see `freshness`), and which files hold only
-    sub-agents, so that a warm listing can skip the scan and those files."""
+    """What each app's last scan looked at (see `freshness`), which files hold only
+    sub-agents, and indexes that let a warm listing read signatures and records in order."""
     _script(
         db,
         """
@@ -124,6 +124,9 @@ def _m003_notes(db: sqlite3.Connection) -> None:
             nested INTEGER NOT NULL,
             PRIMARY KEY (app, path)
         );
+        CREATE INDEX files_signatures
+            ON files(app, nested, path, size, mtime_ns, inode, wal);
+        CREATE INDEX sessions_order ON sessions(updated DESC, app, id);
         """,
     )
 
@@ -554,7 +557,7 @@ class Index:
             position = {"app": 0, "id": 1, "title": 2, "dir": 3, "branch": 4}[column]
             where.append(f"instr(_field(search, {position}), ?) > 0")
             args.append(value.lower())
-        order = "updated DESC NULLS LAST, app, id"
+        order = "updated DESC, app, id"  # NULLs sort last in DESC: sessions_order
         if first_prefix:
             order = "(substr(id, 1, ?) = ?) DESC, " + order
         sql = (

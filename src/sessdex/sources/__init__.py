@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     from .base import Home, Location, Source
 
@@ -55,7 +55,8 @@ def get(name: str) -> Source:
         from ..errors import UnknownApp
 
         raise UnknownApp(name, BUILTIN)
-    return cast("Source", importlib.import_module(f"{__name__}.{name}"))
+    module: Source = importlib.import_module(f"{__name__}.{name}")
+    return module
 
 
 def all_sources(selected: Sequence[str] = ()) -> list[Source]:

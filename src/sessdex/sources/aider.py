@@ -50,6 +50,7 @@ from .base import Home, Location
 
 NAME = "aider"
 TITLE = "Aider"
+SCAN_NOTED = True  # locate reads the environment (and small files through files.read_small); scan only lists, probes and reads through files
 CHECKED_WITH = "aider 0.86.1 (one real public chat log); markup read from aider's io.py — Medium confidence"
 ENV_VARS = ("AIDER_CHAT_HISTORY_FILE",)
 
@@ -90,7 +91,7 @@ def scan(location: Location) -> Iterator[Path]:
         return
     single = _single_file(location)
     if single is not None:
-        if single.is_file():
+        if files.is_file(single):
             yield single
         return
     name = _history_name(location)
@@ -101,7 +102,7 @@ def scan(location: Location) -> Iterator[Path]:
             if target is None:
                 continue
             path = target / name
-            if path not in found and path.is_file():
+            if path not in found and files.is_file(path):
                 found.add(path)
     yield from sorted(found)
 
@@ -324,12 +325,8 @@ def _recorded_folders(home: Path) -> list[Path]:
 
 
 def _read_toml(path: Path) -> dict[str, object]:
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read(PROJECT_LIST_CAP + 1)
-    except OSError:
-        return {}
-    if len(data) > PROJECT_LIST_CAP:
+    data = files.read_small(path, PROJECT_LIST_CAP)
+    if data is None:
         return {}
     try:
         return tomllib.loads(data.decode("utf-8", "replace"))
@@ -342,7 +339,7 @@ def _git_root(folder: Path) -> Path | None:
     """The nearest folder at or above `folder` holding `.git` (aider logs there), if any."""
     current = folder
     for _ in range(GIT_ROOT_DEPTH):
-        if (current / ".git").exists():
+        if files.exists(current / ".git"):
             return current if current != folder else None
         if current.parent == current:
             return None

@@ -46,11 +46,13 @@ a recorded permission mode only when it is at least as strict as the default.
 
 from __future__ import annotations
 
-import functools
+import math
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from .. import files
 from ..diagnostics import Diagnostics
@@ -66,6 +68,7 @@ CHECKED_WITH = (
     "Claude Code 1.0.98 to 2.1.197 (real files), record catalogue up to 2.1.220"
 )
 ENV_VARS = ("CLAUDE_CONFIG_DIR",)
+SCAN_NOTED = True  # locate reads the environment, scan only lists (see base.py)
 
 PROGRAM = "claude"
 INSTALL_HINT = "npm install -g @anthropic-ai/claude-code"
@@ -83,21 +86,13 @@ ASSISTANT = b'"assistant"'
 EFFORT = b'"effort"'
 PERMISSION_MODE = b'"permissionMode"'
 LEAF_UUID = b'"leafUuid"'  # head only: a 1.0 summary names its conversation's leaf
-_TAIL_KEYS = (
-    CUSTOM_TITLE,
-    AI_TITLE,
-    TIMESTAMP,
-    VERSION,
-    ASSISTANT,
-    EFFORT,
-    PERMISSION_MODE,
-)
+TITLES = b'Title"'  # the end of both title keys: one search while neither is known
 EFFORT_SINCE = (2, 1, 212)  # the first Claude Code that writes `effort`
 TAIL_WINDOW = 16 * 1024  # the first stretch of the tail searched for keys
 HEAD_PROBE = 256 * 1024  # one read that holds the 80 head lines of most transcripts
 
-_Load = Callable[[int, bytes, bool, Callable[[], int]], dict[str, object] | None]
-_LoadLine = Callable[[files.Line], dict[str, object] | None]
+# (block, where the line starts in it, the line, whether a newline ends it) -> its record
+_Load = Callable[["_Block", int, bytes, bool], dict[str, object] | None]
 
 
 def locate(home: Home) -> Location:
@@ -128,7 +123,7 @@ def scan(location: Location) -> Iterator[str]:
                 yield entry.path
             elif entry.is_dir():
                 subagents = entry.path + "/subagents"
-                for child in files.entries(subagents, root):
+                for child in files.entries(subagents, root, nested=True):
                     if (
                         child.name.startswith("agent-")
                         and child.name.endswith(".jsonl")
@@ -161,98 +156,108 @@ class _Listing:
 
 
 @dataclass(slots=True)
-class _Tail:
-    """The last TAIL_BYTES of a transcript, unsplit: lines are found by searching `data`.
+class _Block:
+    """Lines of a transcript held unsplit in `data`, found by searching it, not split.
 
-    `data` starts at file offset `start`; its first whole line starts at `first` (the
-    piece before it may be cut). In a `whole` file, lines are numbered from that line.
+    The lines run from `begin` to `end`; `data` starts at file offset `start`. A line at a
+    file offset below `numbered_below` has a known number (1 at `begin`), others 0. In a
+    head that `files.head_lines` read, each line it passed over (too long) is left empty,
+    and `holes` lists (position, shift to add from there on) to map back to file offsets.
     """
 
-    start: int
     data: bytes
-    first: int
-    whole: bool
+    start: int
+    begin: int
+    end: int
+    numbered_below: float
+    holes: tuple[tuple[int, int], ...] = ()
 
     @classmethod
-    def of(cls, start: int, data: bytes, whole: bool) -> _Tail:
-        first = 0
-        if start > 0:  # the read may begin mid-line: drop that piece
+    def tail(cls, start: int, data: bytes, whole: bool) -> _Block:
+        """The tail read: past the piece the read may have cut (when it began mid-file)."""
+        begin = 0
+        if start > 0:
             newline = data.find(b"\n")
-            first = newline + 1 if newline >= 0 else len(data)
-        return cls(start, data, first, whole)
+            begin = newline + 1 if newline >= 0 else len(data)
+        return cls(data, start, begin, len(data), math.inf if whole else 0)
 
-    def head(self) -> list[files.Line]:
-        """The first HEAD_LINES lines, as `files.tail_lines` would have made them."""
-        data, position = self.data, self.first
-        lines: list[files.Line] = []
-        while position < len(data) and len(lines) < files.HEAD_LINES:
+    @classmethod
+    def joined(cls, lines: list[files.Line]) -> _Block:
+        """The lines `files.head_lines` read, as one block that keeps their numbers."""
+        parts: list[bytes] = []
+        holes: list[tuple[int, int]] = []
+        position = shift = 0
+        for line in lines:
+            while len(parts) + 1 < line.number:  # a line passed over: left empty
+                parts.append(b"")
+                position += 1
+            if line.offset - position != shift:
+                shift = line.offset - position
+                holes.append((position, shift))
+            parts.append(line.data)
+            position += len(line.data) + 1
+        data = b"\n".join(parts) + (b"\n" if lines and lines[-1].complete else b"")
+        return cls(data, 0, 0, len(data), math.inf, tuple(holes))
+
+    def head(self) -> _Block:
+        """The first HEAD_LINES lines of a block that starts at its file's start."""
+        data, position, end = self.data, self.begin, self.end
+        for _ in range(files.HEAD_LINES):
             newline = data.find(b"\n", position)
-            end = newline if newline >= 0 else len(data)
-            lines.append(
-                files.Line(
-                    len(lines) + 1,
-                    self.start + position,
-                    data[position:end],
-                    self.start + end + (newline >= 0),
-                    newline >= 0,
-                )
-            )
-            position = end + 1
-        return lines
+            if newline < 0:
+                position = end
+                break
+            position = newline + 1
+        return _Block(data, self.start, self.begin, position, self.numbered_below)
 
-    def number(self, start: int) -> int:
-        """The number of the line starting at `start`: known only in a whole file, else 0."""
-        return self.data.count(b"\n", self.first, start) + 1 if self.whole else 0
+    def offset(self, position: int) -> int:
+        """The file offset of `position` in `data`."""
+        shift = 0
+        for at, moved in self.holes:
+            if at > position:
+                break
+            shift = moved
+        return self.start + position + shift
+
+    def number(self, position: int) -> int:
+        """The number of the line starting at `position`, or 0 where it is not known."""
+        if self.offset(position) >= self.numbered_below:
+            return 0
+        return self.data.count(b"\n", self.begin, position) + 1
 
     def line_start(self, position: int) -> int:
         """Where the line holding `position` starts."""
-        return self.data.rfind(b"\n", self.first, position) + 1 or self.first
+        return self.data.rfind(b"\n", self.begin, position) + 1 or self.begin
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     """One session per main transcript, from its first and last lines only."""
     name = str(path)
     try:
-        size = path.stat().st_size
-        whole = size <= files.TAIL_BYTES  # the tail is the whole file: read it once
-        if whole:
-            tail = _Tail.of(*files.tail_bytes(path), whole=True)
-            head = tail.head()
-        else:
-            # an over-long line (a pasted image) is passed over here; reading summarises it
-            head = _head_lines(path)
-            tail = _Tail.of(*files.tail_bytes(path), whole=False)
+        size, head, tail = _blocks(path)
     except FileNotFoundError:
         diagnostics.skip(name, 0, "vanished")
         return []
     except OSError:
         diagnostics.skip(name, 0, "unreadable")
         return []
-    # a head line inside the tail's span has no known number there; when the tail holds
-    # no whole line (one huge last line), the head's lines keep theirs
-    tail_from = tail.start + tail.first if tail.first < len(tail.data) else float("inf")
     loaded: dict[int, dict[str, object] | None] = {}
 
     def load(
-        offset: int, data: bytes, complete: bool, number: Callable[[], int]
+        block: _Block, begin: int, data: bytes, complete: bool
     ) -> dict[str, object] | None:
+        offset = block.offset(begin)
         if offset not in loaded:  # head and tail may share lines: parse and count once
             record = rec.load(data, complete, 0, None, name)
             if record is None:  # count it, under its number (found only now: rare)
-                rec.load(data, complete, number(), diagnostics, name)
+                rec.load(data, complete, block.number(begin), diagnostics, name)
             loaded[offset] = record
         return loaded[offset]
-
-    def load_line(line: files.Line) -> dict[str, object] | None:
-        def number() -> int:
-            return line.number if whole or line.offset < tail_from else 0
-
-        return load(line.offset, line.data, line.complete, number)
 
     late = _Listing()  # what the tail says
     _read_tail(tail, load, late)
     found = _Listing()  # what the head says
-    _read_head(head, load_line, found, late)
+    _read_head(head, load, found, late)
     if not (found.conversation or late.conversation):
         return []  # only bookkeeping (1.0's summary-only files): nothing to list
     title = (
@@ -279,14 +284,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         if parent_id is None or parent_id == session_id:
             return []  # a side file we cannot place: its parent reads it
         if title is None:  # a sub-agent's task prompt is its title
-            for line in head:
-                if (
-                    b'"user"' in line.data
-                    and (record := load_line(line)) is not None
-                    and record.get("type") == "user"
-                ):
-                    title = rec.message_text(record)
-                    break
+            title = _task_prompt(head, load)
     return [
         Session(
             app=NAME,
@@ -308,58 +306,104 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     ]
 
 
-def _head_lines(path: Path) -> list[files.Line]:
-    """`files.head_lines`, from one small read when the head's lines all fit in it."""
+def _blocks(path: Path) -> tuple[int, _Block, _Block]:
+    """(size, head, tail) from one open; a file within TAIL_BYTES is read once, as both.
+
+    The tail is the last TAIL_BYTES; the head, the first HEAD_LINES lines, from one
+    HEAD_PROBE read when they fit. A head line over LINE_CAP (a pasted image) sends the
+    head to `files.head_lines`, which passes over it without holding it.
+    """
     with open(path, "rb") as stream:
-        data = stream.read(HEAD_PROBE)
-    lines: list[files.Line] = []
+        size = os.fstat(stream.fileno()).st_size
+        if size <= files.TAIL_BYTES:  # the tail is the whole file: read it once
+            tail = _Block.tail(0, stream.read(files.TAIL_BYTES), whole=True)
+            return size, tail.head(), tail
+        head = _head(stream)
+        start = max(0, stream.seek(0, os.SEEK_END) - files.TAIL_BYTES)
+        stream.seek(start)
+        tail = _Block.tail(start, stream.read(files.TAIL_BYTES), whole=False)
+    if head is None:
+        head = _Block.joined(files.head_lines(path))
+    # a head line inside the tail's span has no known number there; when the tail holds
+    # no whole line (one huge last line), the head's lines keep theirs
+    if tail.begin < tail.end:
+        head.numbered_below = tail.start + tail.begin
+    return size, head, tail
+
+
+def _head(stream: BinaryIO) -> _Block | None:
+    """The first HEAD_LINES lines read from the start of `stream`; None if one is too long."""
+    data = stream.read(HEAD_PROBE)
     position = 0
-    while len(lines) < files.HEAD_LINES:
+    for _ in range(files.HEAD_LINES):
         newline = data.find(b"\n", position)
-        if newline < 0 or newline - position > files.LINE_CAP:
-            return files.head_lines(
-                path
-            )  # a long line, or a long head: read it in full
-        lines.append(
-            files.Line(
-                len(lines) + 1, position, data[position:newline], newline + 1, True
-            )
-        )
-        position = newline + 1
-    return lines
+        while newline < 0 and len(data) - position <= files.LINE_CAP:
+            more = stream.read(HEAD_PROBE)  # a long head: read on
+            if not more:
+                break
+            searched = len(data)
+            data += more
+            newline = data.find(b"\n", searched)
+        end = newline if newline >= 0 else len(data)
+        if end - position > files.LINE_CAP:
+            return None
+        position = end + 1
+        if newline < 0:  # the end of the file
+            position = end
+            break
+    return _Block(data, 0, 0, position, math.inf)
 
 
 def _leaf_title(
-    summaries: list[tuple[str, str]], head: list[files.Line], tail: _Tail
+    summaries: list[tuple[str, str]], head: _Block, tail: _Block
 ) -> str | None:
     """The last 1.0 `summary` whose leaf line is among the lines read, if any."""
     title = None
     for leaf, summary in summaries:
         needle = b'"uuid":"' + leaf.encode() + b'"'
-        if tail.data.find(needle, tail.first) >= 0 or any(
-            needle in line.data for line in head
+        if (
+            tail.data.find(needle, tail.begin) >= 0
+            or head.data.find(needle, head.begin, head.end) >= 0
         ):
             title = summary
     return title
 
 
-def _read_head(
-    head: list[files.Line], load: _LoadLine, found: _Listing, late: _Listing
-) -> None:
+def _task_prompt(head: _Block, load: _Load) -> str | None:
+    """The text of the head's first `user` line: a sub-agent's task."""
+    data, end = head.data, head.end
+    hit = data.find(b'"user"', head.begin, end)
+    while hit >= 0:
+        begin = head.line_start(hit)
+        newline = data.find(b"\n", hit, end)
+        stop = newline if newline >= 0 else end
+        record = load(head, begin, data[begin:stop], newline >= 0)
+        if record is not None and record.get("type") == "user":
+            return rec.message_text(record)
+        hit = data.find(b'"user"', stop, end)
+    return None
+
+
+def _read_head(head: _Block, load: _Load, found: _Listing, late: _Listing) -> None:
     """Titles anywhere in the head; created, cwd, branch and prompt from its first lines.
 
-    `late` is what the tail said: once the first lines settle the rest, the head is
-    searched only for the titles that could still name the session.
+    `late` is what the tail said: once the first lines settle the rest, the rest of the
+    head is searched, key by key, only for the titles that could still name the session.
     """
-    for index, line in enumerate(head):
-        data = line.data
-        if len(data) > files.LINE_CAP:
+    data, position, end = head.data, head.begin, head.end
+    while position < end:
+        begin = position
+        newline = data.find(b"\n", begin, end)
+        stop = newline if newline >= 0 else end
+        position = stop + 1
+        if stop - begin > files.LINE_CAP:
             continue
-        if TIMESTAMP not in data and not (
-            CUSTOM_TITLE in data or AI_TITLE in data or LEAF_UUID in data
+        line = data[begin:stop]
+        if TIMESTAMP not in line and not (
+            CUSTOM_TITLE in line or AI_TITLE in line or LEAF_UUID in line
         ):
             continue
-        record = load(line)
+        record = load(head, begin, line, newline >= 0)
         if record is None:
             continue
         kind = record.get("type")
@@ -377,25 +421,40 @@ def _read_head(
             if late.custom_title:
                 return  # the tail's custom title wins over anything here
             # with a custom or an AI title known, only a custom title can still win
-            screen = (
+            keys = (
                 (CUSTOM_TITLE,)
                 if late.ai_title or found.custom_title
-                else (b'Title"', LEAF_UUID)  # `Title"` ends both title keys
+                else (TITLES, LEAF_UUID)
             )
-            rest = head[index + 1 :]
-            joined = b"\n".join(line.data for line in rest)  # most heads hold none
-            if not any(key in joined for key in screen):
-                return
-            for line in rest:
-                data = line.data
-                if (
-                    any(key in data for key in screen)
-                    and len(data) <= files.LINE_CAP
-                    and (CUSTOM_TITLE in data or AI_TITLE in data or LEAF_UUID in data)
-                    and (record := load(line)) is not None
-                ):
-                    _title(record, record.get("type"), found)
+            _head_titles(head, position, keys, load, found)
             return
+
+
+def _head_titles(
+    head: _Block,
+    position: int,
+    keys: tuple[bytes, ...],
+    load: _Load,
+    found: _Listing,
+) -> None:
+    """Title records in the head from `position` on: one search per key finds their lines."""
+    data, end = head.data, head.end
+    hits = [data.find(key, position, end) for key in keys]
+    while (hit := min((hit for hit in hits if hit >= 0), default=-1)) >= 0:
+        begin = head.line_start(hit)
+        newline = data.find(b"\n", hit, end)
+        stop = newline if newline >= 0 else end
+        line = data[begin:stop]
+        if (
+            len(line) <= files.LINE_CAP
+            and (CUSTOM_TITLE in line or AI_TITLE in line or LEAF_UUID in line)
+            and (record := load(head, begin, line, newline >= 0)) is not None
+        ):
+            _title(record, record.get("type"), found)
+        hits = [
+            data.find(key, stop, end) if 0 <= hit <= stop else hit
+            for key, hit in zip(keys, hits, strict=True)
+        ]
 
 
 def _title(record: dict[str, object], kind: object, found: _Listing) -> bool:
@@ -416,25 +475,34 @@ def _title(record: dict[str, object], kind: object, found: _Listing) -> bool:
     return True
 
 
-def _read_tail(tail: _Tail, load: _Load, found: _Listing) -> None:
+def _read_tail(tail: _Block, load: _Load, found: _Listing) -> None:
     """Newest titles, settings and times, newest line first, parsing only what can help.
 
     A line is parsed when it holds the key of a field still unknown. Rather than test
     every line for every key, each key is searched for backwards through the block, in
     windows that grow while nothing turns up; only the lines holding a hit are cut out.
-    Lines are taken newest first, so each field is the newest line's, as if read in turn.
+    While neither title is known, one search for `Title"` stands for both title keys; once
+    the custom title is known, the AI title no longer matters. Lines are taken newest
+    first, so each field is the newest line's, as if read in turn.
     """
     custom = ai = model = effort = mode = version = branch = cwd = None
     updated: datetime | None = None
-    data, low = tail.data, tail.first
-    # Lines from `floor` up were searched for every key still wanted; `hits` holds each
-    # key's newest place there that is older than the lines already walked, or -1.
-    floor = len(data)  # a line start, so no key straddles it
-    hits = dict.fromkeys(_TAIL_KEYS, -1)
+    before_effort = False
+    data, low = tail.data, tail.begin
+    # Lines from `floor` up were searched for every key wanted; `hits` holds each key's
+    # newest place between `floor` and `cursor` (where the lines already taken begin), or
+    # -1. A key wanted only from now on has no entry yet.
+    floor = cursor = tail.end  # line starts, so no key straddles them
+    hits: dict[bytes, int] = {}
     window = TAIL_WINDOW
-    wanted = list(_TAIL_KEYS)
+    wanted = [TITLES, TIMESTAMP, VERSION, ASSISTANT, EFFORT, PERMISSION_MODE]
     while wanted:
-        hit = max(hits[key] for key in wanted)
+        hit = -1
+        for key in wanted:
+            if key not in hits:
+                hits[key] = data.rfind(key, floor, cursor)
+            if hits[key] > hit:
+                hit = hits[key]
         if hit < 0:  # nothing left above `floor`: search further back
             if floor <= low:
                 break
@@ -444,20 +512,20 @@ def _read_tail(tail: _Tail, load: _Load, found: _Listing) -> None:
             floor, window = bottom, window * 2
             continue
         begin = tail.line_start(hit)
-        end = data.find(b"\n", hit)
-        complete = end >= 0
-        end = end if complete else len(data)
+        newline = data.find(b"\n", hit)
+        stop = newline if newline >= 0 else len(data)
+        titles_only = True  # only `Title"` led here: it may be some other key's end
         for key in wanted:  # hits in this line are used up: find the next ones below
             if hits[key] >= begin:
+                titles_only = titles_only and key == TITLES
                 hits[key] = data.rfind(key, floor, begin)
-        if end - begin > files.LINE_CAP:
+        cursor = begin
+        if stop - begin > files.LINE_CAP:
             continue
-        record = load(
-            tail.start + begin,
-            data[begin:end],
-            complete,
-            functools.partial(tail.number, begin),
-        )
+        line = data[begin:stop]
+        if titles_only and CUSTOM_TITLE not in line and AI_TITLE not in line:
+            continue
+        record = load(tail, begin, line, newline >= 0)
         if record is None:
             continue
         kind = record.get("type")
@@ -470,7 +538,9 @@ def _read_tail(tail: _Tail, load: _Load, found: _Listing) -> None:
         updated = updated or rec.moment(record.get("timestamp"))
         if kind in rec.CONVERSATION:
             found.conversation = True
-            version = version or rec.string(record.get("version"))
+            if version is None:
+                version = rec.string(record.get("version"))
+                before_effort = _before_effort(version)
             branch = branch or rec.string(record.get("gitBranch"))
             cwd = cwd or rec.string(record.get("cwd"))
             if kind == "user":
@@ -482,19 +552,19 @@ def _read_tail(tail: _Tail, load: _Load, found: _Listing) -> None:
             if kind == "assistant" and used and used != rec.SYNTHETIC:
                 model = model or used
                 effort = effort or rec.string(record.get("effort"))
-        wanted = [
-            key
-            for key, missing in (
-                (CUSTOM_TITLE, custom is None),
-                (AI_TITLE, ai is None),
-                (TIMESTAMP, updated is None),
-                (VERSION, version is None or branch is None),
-                (ASSISTANT, model is None),
-                (EFFORT, effort is None and not _before_effort(version)),
-                (PERMISSION_MODE, mode is None),
-            )
-            if missing
-        ]
+        wanted = []
+        if custom is None:
+            wanted.append(TITLES if ai is None else CUSTOM_TITLE)
+        if updated is None:
+            wanted.append(TIMESTAMP)
+        if version is None or branch is None:
+            wanted.append(VERSION)
+        if model is None:
+            wanted.append(ASSISTANT)
+        if effort is None and not before_effort:
+            wanted.append(EFFORT)
+        if mode is None:
+            wanted.append(PERMISSION_MODE)
     found.custom_title, found.ai_title, found.updated = custom, ai, updated
     found.version, found.branch, found.cwd = version, branch, cwd
     found.model, found.effort, found.permission_mode = model, effort, mode

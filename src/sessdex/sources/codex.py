@@ -90,6 +90,7 @@ NAME = "codex"
 TITLE = "OpenAI Codex CLI"
 CHECKED_WITH = "codex-cli 0.146 - 0.171.0"
 ENV_VARS = ("CODEX_HOME", "CODEX_SQLITE_HOME")
+SCAN_NOTED = True  # locate reads the environment, scan only lists (see base.py)
 PROGRAM = "codex"
 INSTALL_HINT = "npm install -g @openai/codex"
 

@@ -56,6 +56,7 @@ from .base import Home, Location
 
 NAME = "crush"
 TITLE = "Crush"
+SCAN_NOTED = True  # locate reads the environment (and small files through files.read_small); scan only lists, probes and reads through files
 CHECKED_WITH = "crush schema of 2025-08 (real DB) to 2026-01 (migrations, synthetic DB); Go OpenCode 2025-05 (real DB)"
 ENV_VARS = ("CRUSH_GLOBAL_DATA", "XDG_DATA_HOME")
 
@@ -96,7 +97,7 @@ def scan(location: Location) -> Iterator[Path]:
             project.found_data / "crush.db",
             project.found / ".opencode" / "opencode.db",
         ):
-            if db.is_file():
+            if files.is_file(db):
                 found.add(db)
     yield from sorted(found)
 
@@ -131,14 +132,14 @@ def _projects(location: Location) -> list[_Project]:
 def _relocated(recorded: str, registry: Path) -> Path:
     """`recorded` if it exists, else the same tail under a folder near the registry."""
     path = Path(recorded)
-    if path.exists() or not path.is_absolute():
+    if files.exists(path) or not path.is_absolute():
         return path
     parts = path.parts[1:]
     anchors = [registry, *registry.parents][1 : _RELOCATE_LEVELS + 1]
     for start in range(1, len(parts) - 1):  # keep at least two folders of the tail
         for anchor in anchors:
             candidate = anchor.joinpath(*parts[start:])
-            if candidate.is_dir():
+            if files.is_dir(candidate):
                 return candidate
     return path
 

@@ -63,6 +63,7 @@ from .base import Home, Location
 
 NAME = "vibe"
 TITLE = "Mistral Vibe"
+SCAN_NOTED = True  # locate reads the environment (and small files through files.read_small); scan only lists, probes and reads through files
 CHECKED_WITH = (
     "vibe 3.0.2 (unified store); 2.26.1 --legacy-harness and 2.18 (session folders)"
 )
@@ -93,12 +94,12 @@ def locate(home: Home) -> Location:
 
 
 def _configured_save_dir(config: Path) -> Path | None:
+    data = files.read_small(config, 1024 * 1024)
+    if data is None:
+        return None
     try:
-        if config.stat().st_size > 1024 * 1024:
-            return None
-        with open(config, "rb") as stream:
-            settings = tomllib.load(stream)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        settings = tomllib.loads(data.decode())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return None
     save_dir = text_of(obj(settings, "session_logging"), "save_dir")
     return Path(save_dir).expanduser() if save_dir else None

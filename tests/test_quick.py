@@ -1,0 +1,232 @@
+"""The quick listing path: a warm `sessdex list --json` answered from the index alone.
+
+It must print exactly what the full command prints, and step aside (return False) whenever
+anything it cannot vouch for changed: a file, a folder, an override, the index itself.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import platformdirs
+import pytest
+
+from sessdex import quick, sources
+from sessdex.indexfile import cache_folder
+
+from .conftest import merged_home
+
+NOTED = [n for n in sources.BUILTIN if getattr(sources.get(n), "SCAN_NOTED", False)]
+HOUR = 3600
+
+
+def settled(home: Path) -> Path:
+    """Date every folder an hour back: a folder changed just now is never trusted."""
+    past = time.time() - HOUR
+    for folder, _, _ in os.walk(home):
+        os.utime(folder, (past, past))
+    return home
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return settled(merged_home(tmp_path / "home"))
+
+
+def full(*args: str, env: dict[str, str] | None = None) -> bytes:
+    """`sessdex list ARGS` through the full command (which also refreshes the index)."""
+    return subprocess.run(
+        [sys.executable, "-m", "sessdex", "list", *args],
+        env={**os.environ, "SESSDEX_NO_QUICK": "1", **(env or {})},
+        capture_output=True,
+        check=True,
+    ).stdout
+
+
+def answered(
+    args: list[str], capsysbinary: pytest.CaptureFixture[bytes]
+) -> bytes | None:
+    """What the quick path printed, or None when it stepped aside."""
+    capsysbinary.readouterr()
+    if not quick.answer(args):
+        assert capsysbinary.readouterr().out == b""
+        return None
+    return capsysbinary.readouterr().out
+
+
+def apps(names: list[str]) -> list[str]:
+    return [arg for name in names for arg in ("--app", name)]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--json"],
+        ["--nl"],
+        ["--json", "--limit", "2"],
+        ["--nl", "--all"],
+        ["-n", "1", "--json"],
+    ],
+)
+def test_prints_what_the_full_command_prints(
+    home: Path, options: list[str], capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    args = [*options, "--home", str(home), *apps(NOTED)]
+    expected = full(*args)
+    assert b'"id"' in expected
+    assert answered(args, capsysbinary) == expected
+
+
+def test_each_app_alone(home: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    for name in NOTED:
+        args = ["--json", f"--home={home}", f"--app={name}"]
+        expected = full(*args)
+        assert answered(args, capsysbinary) == expected, name
+
+
+def test_steps_aside_before_the_first_refresh(
+    home: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    assert answered(["--json", "--home", str(home)], capsysbinary) is None
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--since", "3d", "--json"],
+        ["--here", "--json"],
+        ["--json", "--nl"],
+        [],
+        ["--json", "--app", "no-such-app"],
+        ["--json", "--limit", "0"],
+        ["--json", "--verbose"],
+        ["--json", "--home"],
+    ],
+)
+def test_leaves_other_requests_to_the_full_command(
+    home: Path, options: list[str], capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    full("--json", "--home", str(home))
+    assert answered([*options, "--home", str(home)], capsysbinary) is None
+
+
+def claude_transcripts(home: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in (home / ".claude" / "projects").glob("*/*.jsonl")
+        if not p.name.startswith("agent-")
+    )
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["append", "new file", "delete", "new project", "rewrite same size"],
+)
+def test_steps_aside_when_the_home_changed(
+    home: Path, change: str, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    args = ["--json", "--home", str(home), "--app", "claude"]
+    full(*args)
+    assert answered(args, capsysbinary) is not None
+    transcript = claude_transcripts(home)[0]
+    if change == "append":
+        with transcript.open("ab") as f:
+            f.write(b'{"type":"user"}\n')
+    elif change == "new file":
+        (transcript.parent / "00000000-0000-4000-8000-000000000000.jsonl").write_bytes(
+            transcript.read_bytes()
+        )
+    elif change == "delete":
+        transcript.unlink()
+    elif change == "new project":
+        (home / ".claude" / "projects" / "-home-x").mkdir()
+    else:
+        data = transcript.read_bytes()
+        replacement = transcript.with_suffix(".tmp")
+        replacement.write_bytes(data)
+        os.replace(replacement, transcript)  # a new inode
+        settled(home)
+    assert answered(args, capsysbinary) is None
+    settled(home)  # a folder changed a moment ago is not trusted: see the next test
+    expected = full(*args)  # the full command notes the home as it is now
+    assert answered(args, capsysbinary) == expected
+
+
+def test_a_folder_changed_just_before_the_scan_is_not_trusted(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    home = merged_home(tmp_path / "home")
+    for folder, _, _ in os.walk(home):
+        os.utime(folder)  # modified just now
+    args = ["--json", "--home", str(home), "--app", "claude"]
+    full(*args)
+    assert answered(args, capsysbinary) is None
+    settled(home)
+    full(*args)
+    assert answered(args, capsysbinary) is not None
+
+
+def test_sub_agent_files_matter_only_to_all(
+    home: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    top = ["--json", "--home", str(home), "--app", "claude"]
+    every = [*top, "--all"]
+    expected = full(*top)
+    agent = next((home / ".claude" / "projects").glob("*/*/subagents/agent-*.jsonl"))
+    with agent.open("ab") as f:
+        f.write(b'{"type":"user"}\n')
+    assert answered(top, capsysbinary) == expected
+    assert answered(every, capsysbinary) is None
+
+
+def test_an_override_change_is_noticed(
+    tmp_path: Path,
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """Without --home the apps' environment counts: a new override means another folder."""
+    monkeypatch.setenv("HOME", str(home))
+    args = ["--json", "--app", "claude"]
+    expected = full(*args)
+    assert answered(args, capsysbinary) == expected
+    other = tmp_path / "other"
+    (other / "projects").mkdir(parents=True)
+    settled(other)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(other))
+    assert answered(args, capsysbinary) is None
+
+
+def test_the_command_takes_the_quick_path(home: Path) -> None:
+    """Through the real entry point, without importing the CLI, click or any source."""
+    args = ["list", "--nl", "--home", str(home), *apps(NOTED)]
+    expected = full(*args[1:])
+    probe = (
+        "import sys; from sessdex.launch import main; main(); "
+        "sys.stderr.write(' '.join(sorted(m for m in sys.modules "
+        "if m.startswith(('sessdex.cli', 'click', 'sessdex.sources.', 'sessdex.model')))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args],
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+    assert done.stdout == expected
+    assert done.stderr.decode() == ""
+
+
+@pytest.mark.parametrize("xdg", [None, "", "  ", "/tmp/some-cache"])
+def test_cache_folder_is_platformdirs_one(
+    xdg: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SESSDEX_HOME")
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    assert cache_folder() == platformdirs.user_cache_dir("sessdex", appauthor=False)

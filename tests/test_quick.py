@@ -230,3 +230,23 @@ def test_cache_folder_is_platformdirs_one(
     else:
         monkeypatch.setenv("XDG_CACHE_HOME", xdg)
     assert cache_folder() == platformdirs.user_cache_dir("sessdex", appauthor=False)
+
+
+def test_a_repeated_listing_is_served_from_the_index_until_it_changes(
+    home: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    args = ["--nl", "--home", str(home), "--app", "claude"]
+    before = full(*args)
+    assert answered(args, capsysbinary) == before  # built, then kept
+    assert answered(args, capsysbinary) == before  # the kept one
+    transcript = claude_transcripts(home)[0]
+    session_id = transcript.stem
+    with transcript.open("ab") as f:
+        f.write(
+            b'{"type":"custom-title","customTitle":"Renamed by hand","sessionId":"'
+            + session_id.encode()
+            + b'"}\n'
+        )
+    after = full(*args)
+    assert after != before and b"Renamed by hand" in after
+    assert answered(args, capsysbinary) == after

@@ -14,14 +14,16 @@ A folder modified within RACY_NS of its listing is not trusted: a second change 
 timestamp tick would leave its mtime as it was (git's "racy" case). Its state is noted as
 unknown, so that the next refresh lists it again.
 
-This module imports only the standard library's `os`: the quick listing path uses it before
+This module imports only a few built-in modules: the quick listing path uses it before
 anything else is loaded.
 """
 
 from __future__ import annotations
 
+import marshal
 import os
 import stat
+import sys
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -32,6 +34,11 @@ UNKNOWN = -2  # a folder state that never matches: list it again next time
 MISSING = -1  # the folder did not exist when the scan tried to list it
 
 FileSignature = tuple[int, int, int, str]
+# The index packs each app's signatures with `marshal`, whose format belongs to one Python.
+PACKED_FORMAT = (
+    f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}"
+    f"-{marshal.version}"
+)
 
 
 def wal_signature(path: str) -> str:

@@ -17,6 +17,7 @@ no index yet) returns False, and the full command runs and refreshes the index.
 
 from __future__ import annotations
 
+import marshal
 import os
 import sqlite3
 import sys
@@ -103,26 +104,21 @@ def answer(args: Sequence[str]) -> bool:
     if not os.path.isfile(path):
         return False
     try:
-        records = _records(path, request, home[1])
+        found = _records(path, request, home[1])
     except sqlite3.Error:
         return False  # busy, being migrated, damaged: the full command copes
-    if records is None:
+    if found is None:
         return False
-    if request.as_json:
-        output = b"[" + b",".join(records) + b"]\n"
-    else:
-        output = b"".join(record + b"\n" for record in records)
     try:
-        sys.stdout.buffer.write(output)
+        sys.stdout.buffer.write(found)
         sys.stdout.buffer.flush()
     except BrokenPipeError:
         sys.stderr.close()
     return True
 
 
-def _records(
-    path: str, request: _Request, environ: Mapping[str, str]
-) -> list[bytes] | None:
+def _records(path: str, request: _Request, environ: Mapping[str, str]) -> bytes | None:
+    """What to print, or None when the index cannot vouch for it."""
     apps = sorted(set(request.apps or BUILTIN))
     marks = ",".join("?" * len(apps))
     db = sqlite3.connect(path, isolation_level=None, timeout=0.2)
@@ -145,13 +141,16 @@ def _records(
         ):
             if not freshness.still_holds(noted, what, value, inode):
                 return None
-        signatures = db.execute(
-            f"SELECT path, size, mtime_ns, inode, wal FROM files WHERE app IN ({marks})"
-            + nested,
-            apps,
-        ).fetchall()
-        if not _unchanged(signatures):
+        if not _files_unchanged(db, apps, nested):
             return None
+        key = _request_key(request, apps)
+        (generation,) = db.execute("SELECT value FROM generation").fetchone()
+        cached = db.execute(
+            "SELECT body FROM listings WHERE request = ? AND generation = ?",
+            (key, generation),
+        ).fetchone()
+        if cached is not None:
+            return bytes(cached[0])
         # the same filter and order as `Index.rows`; `+app` keeps SQLite on the index
         # that yields rows in order (filtering 10,000 rows costs less than sorting them)
         sql = f"SELECT record FROM sessions WHERE +app IN ({marks})"
@@ -162,9 +161,65 @@ def _records(
         if request.limit is not None:
             sql += " LIMIT ?"
             args.append(request.limit)
-        return [bytes(record) for (record,) in db.execute(sql, args)]
+        body = _body([record for (record,) in db.execute(sql, args)], request)
+        db.execute("COMMIT")
+        _remember(db, key, generation, body)
+        return body
     finally:
         db.close()
+
+
+def _files_unchanged(db: sqlite3.Connection, apps: list[str], nested: str) -> bool:
+    marks = ",".join("?" * len(apps))
+    packed = db.execute(
+        f"SELECT python, packed FROM signatures WHERE app IN ({marks})" + nested, apps
+    ).fetchall()
+    if len(packed) == len(apps) * (1 if nested else 2) and all(
+        python == freshness.PACKED_FORMAT for python, _ in packed
+    ):
+        return all(_unchanged(marshal.loads(blob)) for _, blob in packed)
+    signatures = db.execute(  # an index written by another Python
+        f"SELECT path, size, mtime_ns, inode, wal FROM files WHERE app IN ({marks})"
+        + nested,
+        apps,
+    ).fetchall()
+    return _unchanged(signatures)
+
+
+def _request_key(request: _Request, apps: list[str]) -> str:
+    form = "json" if request.as_json else "nl"
+    return (
+        f"{form} {','.join(apps)} all={request.include_subagents} limit={request.limit}"
+    )
+
+
+def _body(records: list[bytes], request: _Request) -> bytes:
+    if request.as_json:
+        return b"[" + b",".join(records) + b"]\n"
+    return b"".join(record + b"\n" for record in records)
+
+
+def _remember(db: sqlite3.Connection, key: str, generation: int, body: bytes) -> None:
+    """Keep the body for the next identical request, unless the index is busy or moved on."""
+    try:
+        db.execute("PRAGMA busy_timeout = 0")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if db.execute("SELECT value FROM generation").fetchone()[0] == generation:
+                db.execute(
+                    "INSERT OR REPLACE INTO listings VALUES (?, ?, ?)",
+                    (key, generation, body),
+                )
+                db.execute(  # a handful of requests is all a machine repeats
+                    "DELETE FROM listings WHERE rowid NOT IN "
+                    "(SELECT rowid FROM listings ORDER BY rowid DESC LIMIT 8)"
+                )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    except sqlite3.Error:
+        pass  # another process is writing: the next run will try again
 
 
 def _unchanged(signatures: list[tuple[str, int, int, int, str]]) -> bool:

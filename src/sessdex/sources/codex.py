@@ -50,12 +50,15 @@ Never read: `auth.json`, `history.jsonl` (lags the rollouts), the other SQLite f
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from .. import files
 from ..diagnostics import Diagnostics
@@ -109,10 +112,16 @@ _SANDBOXES = (*_STRICT_SANDBOXES, "danger-full-access")
 _CWD_TAG = re.compile(r"<cwd>([^<]+)</cwd>")
 _APPROVAL_TAG = re.compile(r"<approval_policy>([^<]+)</approval_policy>")
 _SANDBOX_TAG = re.compile(r"<sandbox_mode>([^<]+)</sandbox_mode>")
-# Head lines worth parsing while listing; the rest are passed over unparsed.
-_HEAD_TOKENS = re.compile(
-    rb'"session_meta"|"turn_context"|user_message|UserMessage|"user"'
+# Head lines worth parsing while listing (they hold one of these); the rest are passed
+# over unparsed. Each is searched for through the whole head at once, not line by line.
+_HEAD_KEYS = (
+    b'"session_meta"',
+    b'"turn_context"',
+    b"user_message",
+    b"UserMessage",
+    b'"user"',
 )
+HEAD_PROBE = 256 * 1024  # one read that holds the 80 head lines of most rollouts
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +221,7 @@ class _Head:
     env_sandbox: str | None = None
     thread_name: str | None = None
     bare: bool = False
+    tail_context: bool = False  # the tail's turn_context, newer than any in the head
 
 
 def _parse_rollout(
@@ -220,19 +230,33 @@ def _parse_rollout(
     errors = read_errors()
     try:
         size = path.stat().st_size
-        head = files.head_lines(path, diagnostics=diagnostics)
-        tail = files.tail_lines(path)
+        start: bytes | None = None
+        if path.name.endswith(".zst"):
+            tail_start, tail, start, whole = _zst_ends(path)
+        else:
+            tail_start, tail = files.tail_bytes(path)
+            # a rollout within the tail's reach was read whole: its head is there too
+            whole = tail_start == 0
+            start = tail if whole else None
+        head = _head(path, start, whole, diagnostics)
     except FileNotFoundError:
         diagnostics.skip(str(path), 0, "vanished")
         return []
     except errors:
         diagnostics.skip(str(path), 0, "unreadable")
         return []
-    if not head:
+    if head is None:
         return []  # an empty file: Codex has not written its first line yet
     scan = _Head()
+    # the first line says what the tail needs (the era, the sub-agent's start ordinal);
+    # what the tail then settles spares the rest of the head
+    first = next(head)
+    if first.number == 1:
+        _read_first_line(first, scan, diagnostics, str(path))
+    else:
+        head = itertools.chain((first,), head)
+    _read_tail(tail_start, tail, scan)
     _read_head(head, scan, diagnostics, str(path))
-    _read_tail(tail, scan)
     meta = scan.meta
     thread_id = as_str(meta.get("id"))
     if not thread_id:
@@ -305,26 +329,145 @@ def _parse_rollout(
     return sessions
 
 
+def _zst_ends(path: Path) -> tuple[int, bytes, bytes, bool]:
+    """Both ends of a `.zst` rollout from one decompression: what `files.tail_bytes`
+    returns, then the first CHUNK bytes and whether they are the whole file."""
+    with files.open_binary(path) as stream:
+        start = stream.read(files.CHUNK)
+        tail = start[-files.TAIL_BYTES :]
+        size = len(start)
+        while chunk := stream.read(files.CHUNK):
+            tail = (tail + chunk)[-files.TAIL_BYTES :]
+            size += len(chunk)
+    return size - len(tail), tail, start, size == len(start)
+
+
+def _head(
+    path: Path, start: bytes | None, whole: bool, diagnostics: Diagnostics
+) -> Iterator[files.Line] | None:
+    """The head lines worth parsing, in order: the first, and those holding a `_HEAD_KEYS`.
+
+    The head is what `files.head_lines` reads (its first HEAD_LINES lines), taken from
+    `start` (the file's first bytes, or all of them if `whole`) when it holds them all,
+    else from one HEAD_PROBE read, with more reads only for a long head. A line over
+    LINE_CAP sends the head to `files.head_lines` itself, which skips and counts such
+    lines; so does a head longer than `start`. None: no line at all.
+    """
+    if start is not None:
+        split = _split_head(start, None, whole)
+    else:
+        with files.open_binary(path) as stream:
+            split = _split_head(stream.read(HEAD_PROBE), stream, False)
+    if split is None:
+        lines = files.head_lines(path, diagnostics=diagnostics)
+        if not lines:
+            return None
+        return (
+            line
+            for line in lines
+            if line.number == 1 or any(key in line.data for key in _HEAD_KEYS)
+        )
+    data, ends = split
+    if not ends:
+        return None
+    return _head_lines(data, ends)
+
+
+def _head_lines(data: bytes, ends: list[int]) -> Iterator[files.Line]:
+    """Line 1, then each line holding a key. The keys are searched for through a stretch
+    of lines at a time, the stretches growing, so a reader that stops early (most do
+    within the first dozen lines) leaves the rest of the head unsearched."""
+
+    def line(index: int) -> files.Line:
+        begin = ends[index - 1] + 1 if index else 0
+        end = ends[index]
+        complete = end < len(data)  # else the last line, with no newline yet
+        return files.Line(index + 1, begin, data[begin:end], end + complete, complete)
+
+    yield line(0)
+    low, size = 1, 8
+    while low < len(ends):
+        high = min(len(ends), low + size)
+        chosen: set[int] = set()
+        bottom, top = ends[low - 1], ends[high - 1]
+        for key in _HEAD_KEYS:
+            position = bottom
+            while (hit := data.find(key, position, top)) >= 0:
+                index = bisect.bisect_left(ends, hit, low, high)
+                chosen.add(index)
+                position = ends[index]  # the rest of that line is chosen already
+        yield from map(line, sorted(chosen))
+        low, size = high, size * 2
+
+
+def _split_head(
+    data: bytes, stream: BinaryIO | None, whole: bool
+) -> tuple[bytes, list[int]] | None:
+    """(data, where each head line ends), reading on from `stream` while the lines are not
+    all in `data`; None if a line is over LINE_CAP, or if more is needed and there is no
+    `stream` to read it from (`data` not being the `whole` file). The last line may lack
+    its newline."""
+    ends: list[int] = []
+    newline = -1
+    find = data.find
+    while len(ends) < files.HEAD_LINES:
+        position = newline + 1
+        newline = find(b"\n", position)
+        if newline >= 0:
+            ends.append(newline)
+            continue
+        if len(data) - position > files.LINE_CAP:
+            return None
+        if stream is not None and (more := stream.read(files.CHUNK)):
+            data += more
+            find = data.find
+            newline = position - 1
+            continue
+        if stream is None and not whole:
+            return None
+        if position < len(data):  # a last line still being written
+            ends.append(len(data))
+        break
+    if ends and ends[-1] > files.LINE_CAP:  # the head is long: are its lines too?
+        start = 0
+        for end in ends:
+            if end - start > files.LINE_CAP:
+                return None
+            start = end + 1
+    return data, ends
+
+
 def _read_head(
-    head: list[files.Line], scan: _Head, diagnostics: Diagnostics, path: str
+    head: Iterator[files.Line], scan: _Head, diagnostics: Diagnostics, path: str
 ) -> None:
-    start_ordinal: int | None = None
+    """The head's lines after the first (read by then), until nothing more can change."""
+    start_ordinal = as_int(scan.meta.get("subagent_history_start_ordinal"))
     # A fork or sub-agent whose file may replay its parent's lines, and while inside
     # that replay, the second it was stamped in.
-    copies_parent = False
+    copies_parent = (
+        has_origin(scan.meta)
+        and start_ordinal is None
+        and not isinstance(scan.meta.get("history_base"), dict)
+    )
     replay_second: datetime | None = None
-    for line in head:
-        if line.number == 1:
-            _read_first_line(line, scan, diagnostics, path)
-            start_ordinal = as_int(scan.meta.get("subagent_history_start_ordinal"))
-            copies_parent = (
-                has_origin(scan.meta)
-                and start_ordinal is None
-                and not isinstance(scan.meta.get("history_base"), dict)
-            )
-            continue
-        if _HEAD_TOKENS.search(line.data) is None:
-            continue
+    # What the head may still settle: the first prompt always; the newest turn_context
+    # when the tail held none; a harness tag only where that context lacks the value.
+    # The first prompt, the first tags and a context the tail settled are final, so once
+    # these are known, no later line (a replay's included) can change the result.
+    context = scan.context or {}
+    need_cwd = not (as_str(scan.meta.get("cwd")) or as_str(context.get("cwd")))
+    need_approval = not as_str(context.get("approval_policy"))
+    need_sandbox = not sandbox_of(context.get("sandbox_policy"))
+    while not (
+        scan.prompt is not None
+        and scan.tail_context
+        and not (need_cwd and not scan.env_cwd)
+        and not (need_approval and not scan.env_approval)
+        and not (need_sandbox and not scan.env_sandbox)
+    ):
+        line = next(head, None)  # asked for only when needed: the search is lazy
+        if line is None:
+            return
         record = files.parse_json(line, diagnostics if line.complete else None, path)
         if record is None:
             continue
@@ -373,7 +516,8 @@ def _read_first_line(
 
 def _read_head_record(kind: str, payload: dict[str, object], scan: _Head) -> None:
     if kind == "turn_context":
-        scan.context = payload
+        if not scan.tail_context:
+            scan.context = payload
     elif kind == "event_msg" and scan.prompt is None:
         scan.prompt = one_line(event_prompt(payload))
     elif (
@@ -390,50 +534,69 @@ def _read_head_record(kind: str, payload: dict[str, object], scan: _Head) -> Non
             scan.env_sandbox = scan.env_sandbox or tag(_SANDBOX_TAG, context_text)
 
 
-def _read_tail(tail: list[files.Line], scan: _Head) -> None:
+def _read_tail(start: int, data: bytes, scan: _Head) -> None:
+    """The newest time, `turn_context` and rename, from the unsplit tail block.
+
+    `data` starts at file offset `start` (the piece before its first newline may be cut
+    then), and a last line with no newline may still be being written: only the whole
+    lines between count. The time is the newest line's that has one; for the other two,
+    each key is searched for backwards and only the line holding a hit is parsed. A hit
+    in another record's text, or on a line replayed from the parent (below the
+    sub-agent's start ordinal), sends the search further back.
+    """
+    first = 0
+    if start > 0:
+        newline = data.find(b"\n")
+        first = newline + 1 if newline >= 0 else len(data)
+    end = data.rfind(b"\n", first) + 1  # just past the newest whole line, or 0
+    if end <= first:
+        return
     start_ordinal = as_int(scan.meta.get("subagent_history_start_ordinal"))
-    need_time = not scan.bare
-    found_context = False
-    # Renames are rare: one look over the whole tail spares a search of every line.
-    named = scan.thread_name is None and any(
-        b"thread_name_updated" in line.data for line in tail
-    )
-    for line in reversed(tail):
-        if (
-            not need_time
-            and found_context
-            and (not named or scan.thread_name is not None)
-        ):
-            break  # everything the tail can tell is known
-        if not line.complete:
-            continue  # a line still being written
-        is_context = not found_context and b'"turn_context"' in line.data
-        is_name = (
-            named and scan.thread_name is None and b"thread_name_updated" in line.data
-        )
-        if not (need_time or is_context or is_name):
-            continue
-        record = files.parse_json(line)
-        if record is None:
-            continue
-        if need_time and (stamp := parse_time(record.get("timestamp"))):
-            scan.updated, need_time = stamp, False
-        kind, payload = envelope(record)
-        ordinal = as_int(record.get("ordinal"))
-        if (
-            start_ordinal is not None
-            and ordinal is not None
-            and ordinal < start_ordinal
-        ):
-            continue
-        if is_context and kind == "turn_context":
-            scan.context, found_context = payload, True
-        elif (
-            is_name
-            and kind == "event_msg"
-            and payload.get("type") == "thread_name_updated"
-        ):
-            scan.thread_name = one_line(payload.get("thread_name"))
+    if not scan.bare:
+        line_end = end - 1
+        while line_end >= first:
+            begin = data.rfind(b"\n", first, line_end) + 1 or first
+            record = _load(data[begin:line_end])
+            if record is not None and (stamp := parse_time(record.get("timestamp"))):
+                scan.updated = stamp
+                break
+            line_end = begin - 1
+    # Renames are rare: one forward search (faster than `rfind`) rules most tails out.
+    keys = [b'"turn_context"']
+    if data.find(b"thread_name_updated", first, end) >= 0:
+        keys.append(b"thread_name_updated")
+    for key in keys:
+        position = end
+        while (hit := data.rfind(key, first, position)) >= 0:
+            begin = data.rfind(b"\n", first, hit) + 1 or first
+            position = begin
+            record = _load(data[begin : data.find(b"\n", hit)])
+            if record is None:
+                continue
+            kind, payload = envelope(record)
+            ordinal = as_int(record.get("ordinal"))
+            if (
+                start_ordinal is not None
+                and ordinal is not None
+                and ordinal < start_ordinal
+            ):
+                continue
+            if key == b'"turn_context"':
+                if kind == "turn_context":
+                    scan.context, scan.tail_context = payload, True
+                    break
+            elif (
+                kind == "event_msg"
+                and payload.get("type") == "thread_name_updated"
+                and (name := one_line(payload.get("thread_name")))
+            ):
+                scan.thread_name = name
+                break
+
+
+def _load(data: bytes) -> dict[str, object] | None:
+    """The JSON object in one tail line, or None; a bad line there is not counted."""
+    return files.parse_json(files.Line(0, 0, data, 0, True))
 
 
 # --- the state database ----------------------------------------------------------------------

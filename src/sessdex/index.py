@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 import orjson
 
@@ -36,6 +37,7 @@ from .views.records import session_from_state, session_record, session_state
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
+_T = TypeVar("_T")
 BUSY_TIMEOUT_MS = 15_000
 
 
@@ -463,6 +465,7 @@ class Index:
                 db.execute(f"DELETE FROM files WHERE path IN ({marks})", paths)
             file_rows = []
             fragment_rows = []
+            fresh: dict[tuple[str, str], list[tuple[Session, bytes]]] = {}
             for app, name, (
                 size,
                 mtime_ns,
@@ -482,16 +485,18 @@ class Index:
                 nested = bool(sessions) and all(s.parent_id for s in sessions)
                 file_rows.append((name, app, size, mtime_ns, inode, wal, blob, nested))
                 for session in sessions:
-                    fragment_rows.append(
-                        (name, session.app, session.id, session_state(session))
+                    state = session_state(session)
+                    fragment_rows.append((name, session.app, session.id, state))
+                    fresh.setdefault((session.app, session.id), []).append(
+                        (session, state)
                     )
                     affected.add((session.app, session.id))
             db.executemany(
                 "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 file_rows,
             )
+            self._merge(affected, fresh)  # before the new fragments join the old
             db.executemany("INSERT INTO fragments VALUES (?, ?, ?, ?)", fragment_rows)
-            self._merge(affected)
             self._pack_signatures(touched)
             db.execute("UPDATE generation SET value = value + 1")
             db.execute("DELETE FROM listings")
@@ -527,41 +532,59 @@ class Index:
                     (app, nested, version, marshal.dumps(rows)),
                 )
 
-    def _merge(self, keys: set[tuple[str, str]]) -> None:
+    def _merge(
+        self,
+        keys: set[tuple[str, str]],
+        fresh: dict[tuple[str, str], list[tuple[Session, bytes]]],
+    ) -> None:
+        """Rewrite the `sessions` rows of `keys` from their fragments: the `fresh` ones
+        just parsed, and those other files still hold (still in the table)."""
         db = self.db
-        for app, session_id in keys:
-            states = [
-                row[0]
-                for row in db.execute(
-                    "SELECT state FROM fragments WHERE app = ? AND id = ?",
-                    (app, session_id),
+        held: dict[tuple[str, str], list[bytes]] = {}
+        if db.execute("SELECT 1 FROM fragments LIMIT 1").fetchone() is not None:
+            for chunk in _chunks(sorted(keys), 400):
+                pairs = ",".join("(?, ?)" for _ in chunk)
+                for app, session_id, state in db.execute(
+                    f"SELECT app, id, state FROM fragments WHERE (app, id) IN "
+                    f"(VALUES {pairs})",
+                    [part for key in chunk for part in key],
+                ):
+                    held.setdefault((app, session_id), []).append(state)
+        gone: list[tuple[str, str]] = []
+        rows: list[tuple[object, ...]] = []
+        for key in keys:
+            new = fresh.get(key, [])
+            old = held.get(key, [])
+            if len(new) == 1 and not old:  # the common case: one file, one session
+                session, state = new[0]
+            elif new or old:
+                session = merge(
+                    [s for s, _ in new] + [session_from_state(s) for s in old]
                 )
-            ]
-            if not states:
-                db.execute(
-                    "DELETE FROM sessions WHERE app = ? AND id = ?", (app, session_id)
-                )
+                state = session_state(session)
+            else:
+                gone.append(key)
                 continue
-            session = merge([session_from_state(s) for s in states])
             if not session.listed:
-                db.execute(
-                    "DELETE FROM sessions WHERE app = ? AND id = ?", (app, session_id)
-                )
+                gone.append(key)
                 continue
             updated = session.updated or session.created
-            db.execute(
-                "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            rows.append(
                 (
-                    app,
-                    session_id,
+                    key[0],
+                    key[1],
                     session.parent_id,
                     updated.timestamp() if updated else None,
                     session.cwd,
                     _search_text(session),
                     orjson.dumps(session_record(session)),
-                    session_state(session),
-                ),
+                    state,
+                )
             )
+        db.executemany("DELETE FROM sessions WHERE app = ? AND id = ?", gone)
+        db.executemany(
+            "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows
+        )
 
     # --- queries -----------------------------------------------------------------------
 
@@ -782,6 +805,6 @@ def _field(search: str, position: int) -> str:
     return parts[position] if position < len(parts) else ""
 
 
-def _chunks(items: list[tuple[str]], size: int) -> Iterable[list[tuple[str]]]:
+def _chunks(items: list[_T], size: int) -> Iterable[list[_T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]

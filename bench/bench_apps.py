@@ -42,8 +42,11 @@ def main() -> int:
             continue
         root = source.locate(Home.at(home)).root
         if not root.exists():
+            top = root  # the outermost folder made here, so that cleaning up removes it
+            while not top.parent.exists():
+                top = top.parent
             root.mkdir(parents=True)
-            created.append(root)
+            created.append(top)
     try:
         with tempfile.TemporaryDirectory() as state:
             env = environment(Path(state))

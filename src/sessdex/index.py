@@ -32,7 +32,7 @@ from .indexfile import SCHEMA_VERSION, index_name
 from .model import Session, merge
 from .paths import cache_dir
 from .sources import Home, Location, Source
-from .views.records import session_from_state, session_record, session_state
+from .views.records import session_encodings, session_from_state
 
 log = logging.getLogger(__name__)
 
@@ -432,9 +432,7 @@ class Index:
 
     def _write(
         self,
-        parsed: list[
-            tuple[str, str, tuple[int, int, int, str], list[Session], Diagnostics]
-        ],
+        parsed: list[Parsed],
         vanished: list[str],
         notes: dict[str, _Notes | None] | None = None,
     ) -> None:
@@ -465,7 +463,7 @@ class Index:
                 db.execute(f"DELETE FROM files WHERE path IN ({marks})", paths)
             file_rows = []
             fragment_rows = []
-            fresh: dict[tuple[str, str], list[tuple[Session, bytes]]] = {}
+            fresh: dict[tuple[str, str], list[Encoded]] = {}
             for app, name, (
                 size,
                 mtime_ns,
@@ -482,13 +480,12 @@ class Index:
                         }
                     )
                 # a file that speaks only of sub-agents: a top-level listing need not stat it
-                nested = bool(sessions) and all(s.parent_id for s in sessions)
+                nested = bool(sessions) and all(s.parent_id for s, _, _ in sessions)
                 file_rows.append((name, app, size, mtime_ns, inode, wal, blob, nested))
-                for session in sessions:
-                    state = session_state(session)
+                for session, state, record in sessions:
                     fragment_rows.append((name, session.app, session.id, state))
                     fresh.setdefault((session.app, session.id), []).append(
-                        (session, state)
+                        (session, state, record)
                     )
                     affected.add((session.app, session.id))
             db.executemany(
@@ -535,7 +532,7 @@ class Index:
     def _merge(
         self,
         keys: set[tuple[str, str]],
-        fresh: dict[tuple[str, str], list[tuple[Session, bytes]]],
+        fresh: dict[tuple[str, str], list[Encoded]],
     ) -> None:
         """Rewrite the `sessions` rows of `keys` from their fragments: the `fresh` ones
         just parsed, and those other files still hold (still in the table)."""
@@ -556,12 +553,12 @@ class Index:
             new = fresh.get(key, [])
             old = held.get(key, [])
             if len(new) == 1 and not old:  # the common case: one file, one session
-                session, state = new[0]
+                session, state, record = new[0]
             elif new or old:
                 session = merge(
-                    [s for s, _ in new] + [session_from_state(s) for s in old]
+                    [s for s, _, _ in new] + [session_from_state(s) for s in old]
                 )
-                state = session_state(session)
+                state, record = session_encodings(session)
             else:
                 gone.append(key)
                 continue
@@ -577,7 +574,7 @@ class Index:
                     updated.timestamp() if updated else None,
                     session.cwd,
                     _search_text(session),
-                    orjson.dumps(session_record(session)),
+                    record,
                     state,
                 )
             )
@@ -744,7 +741,9 @@ class Index:
 
 
 Job = tuple[str, Location, str, tuple[int, int, int, str]]
-Parsed = tuple[str, str, tuple[int, int, int, str], list[Session], Diagnostics]
+# each session with its stored state and public record, encoded where it was parsed
+Encoded = tuple[Session, bytes, bytes]
+Parsed = tuple[str, str, tuple[int, int, int, str], list[Encoded], Diagnostics]
 PARALLEL_FROM = (
     200  # files: below this, starting worker processes costs more than it saves
 )
@@ -768,7 +767,13 @@ def _parse_one(job: Job) -> Parsed:
             f"{app}: could not read {name}: {type(error).__name__}: {error}"
         )
         sessions = []
-    return app, name, signature, sessions, diagnostics
+    return (
+        app,
+        name,
+        signature,
+        [(s, *session_encodings(s)) for s in sessions],
+        diagnostics,
+    )
 
 
 def _parse_many(jobs: list[Job]) -> Iterator[Parsed]:

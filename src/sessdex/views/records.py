@@ -74,6 +74,16 @@ def session_state(session: Session) -> bytes:
     return orjson.dumps(record)
 
 
+def session_encodings(session: Session) -> tuple[bytes, bytes]:
+    """(`session_state`, the JSON of `session_record`), the record built once for both."""
+    record = session_record(session)
+    public = orjson.dumps(record)
+    record["precedence"] = session.precedence
+    record["listed"] = session.listed
+    record["extra"] = cast(JSONValue, dict(session.extra))
+    return orjson.dumps(record), public
+
+
 def session_from_state(data: bytes | str) -> Session:
     value = orjson.loads(data)
     return Session(

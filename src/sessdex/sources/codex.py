@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import os
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -229,16 +230,8 @@ def _parse_rollout(
 ) -> list[Session]:
     errors = read_errors()
     try:
-        size = path.stat().st_size
-        start: bytes | None = None
-        if path.name.endswith(".zst"):
-            tail_start, tail, start, whole = _zst_ends(path)
-        else:
-            tail_start, tail = files.tail_bytes(path)
-            # a rollout within the tail's reach was read whole: its head is there too
-            whole = tail_start == 0
-            start = tail if whole else None
-        head = _head(path, start, whole, diagnostics)
+        size, tail_start, tail, split = _read_ends(path)
+        head = _head(path, split, diagnostics)
     except FileNotFoundError:
         diagnostics.skip(str(path), 0, "vanished")
         return []
@@ -329,35 +322,50 @@ def _parse_rollout(
     return sessions
 
 
-def _zst_ends(path: Path) -> tuple[int, bytes, bytes, bool]:
-    """Both ends of a `.zst` rollout from one decompression: what `files.tail_bytes`
-    returns, then the first CHUNK bytes and whether they are the whole file."""
-    with files.open_binary(path) as stream:
-        start = stream.read(files.CHUNK)
-        tail = start[-files.TAIL_BYTES :]
-        size = len(start)
-        while chunk := stream.read(files.CHUNK):
-            tail = (tail + chunk)[-files.TAIL_BYTES :]
-            size += len(chunk)
-    return size - len(tail), tail, start, size == len(start)
+def _read_ends(path: Path) -> tuple[int, int, bytes, tuple[bytes, list[int]] | None]:
+    """(file size, tail offset, tail, head) from one opening of the file.
+
+    The tail is what `files.tail_bytes` returns. The head is the file's first bytes and
+    where each of its lines ends (`_split_head`), or None where `files.head_lines` must
+    read it: when a line is over LINE_CAP, or a `.zst` head is longer than one CHUNK.
+    A rollout within the tail's reach is read once, and a `.zst` decompressed once.
+    """
+    if path.name.endswith(".zst"):
+        size = path.stat().st_size
+        with files.open_binary(path) as stream:
+            start = stream.read(files.CHUNK)
+            tail = start[-files.TAIL_BYTES :]
+            length = len(start)
+            while chunk := stream.read(files.CHUNK):
+                tail = (tail + chunk)[-files.TAIL_BYTES :]
+                length += len(chunk)
+        return (
+            size,
+            length - len(tail),
+            tail,
+            _split_head(start, None, whole=length == len(start)),
+        )
+    with open(path, "rb") as stream:
+        size = os.fstat(stream.fileno()).st_size
+        tail_start = max(0, size - files.TAIL_BYTES)
+        stream.seek(tail_start)
+        tail = stream.read(files.TAIL_BYTES)
+        if tail_start == 0:
+            return size, 0, tail, _split_head(tail, None, whole=True)
+        stream.seek(0)
+        head = _split_head(stream.read(HEAD_PROBE), stream, whole=False)
+    return size, tail_start, tail, head
 
 
 def _head(
-    path: Path, start: bytes | None, whole: bool, diagnostics: Diagnostics
+    path: Path, split: tuple[bytes, list[int]] | None, diagnostics: Diagnostics
 ) -> Iterator[files.Line] | None:
     """The head lines worth parsing, in order: the first, and those holding a `_HEAD_KEYS`.
 
-    The head is what `files.head_lines` reads (its first HEAD_LINES lines), taken from
-    `start` (the file's first bytes, or all of them if `whole`) when it holds them all,
-    else from one HEAD_PROBE read, with more reads only for a long head. A line over
-    LINE_CAP sends the head to `files.head_lines` itself, which skips and counts such
-    lines; so does a head longer than `start`. None: no line at all.
+    The head is what `files.head_lines` reads (the first HEAD_LINES lines): `split`, or
+    where that is None, `files.head_lines` itself, which skips and counts lines over
+    LINE_CAP. None: no line at all.
     """
-    if start is not None:
-        split = _split_head(start, None, whole)
-    else:
-        with files.open_binary(path) as stream:
-            split = _split_head(stream.read(HEAD_PROBE), stream, False)
     if split is None:
         lines = files.head_lines(path, diagnostics=diagnostics)
         if not lines:
@@ -401,7 +409,7 @@ def _head_lines(data: bytes, ends: list[int]) -> Iterator[files.Line]:
 
 
 def _split_head(
-    data: bytes, stream: BinaryIO | None, whole: bool
+    data: bytes, stream: BinaryIO | None, *, whole: bool
 ) -> tuple[bytes, list[int]] | None:
     """(data, where each head line ends), reading on from `stream` while the lines are not
     all in `data`; None if a line is over LINE_CAP, or if more is needed and there is no
@@ -479,14 +487,15 @@ def _read_head(
             and ordinal < start_ordinal
         ):
             continue
-        stamp = parse_time(record.get("timestamp"))
         if kind == "session_meta":
             other = as_str(payload.get("id"))
             if copies_parent and other != as_str(scan.meta.get("id")):
+                stamp = parse_time(record.get("timestamp"))
                 replay_second = (stamp or EPOCH).replace(microsecond=0)
             continue
         if replay_second is not None:
             # no parent to compare with while listing: the copy is stamped in one burst
+            stamp = parse_time(record.get("timestamp"))
             if stamp is None or stamp.replace(microsecond=0) == replay_second:
                 continue
             if scan.created is not None and stamp < scan.created:

@@ -445,6 +445,8 @@ class Index:
             affected: set[tuple[str, str]] = set()
             touched = {app for app, _, _, _, _ in parsed} | set(notes or {})
             gone = [(p,) for p in vanished] + [(name,) for _, name, _, _, _ in parsed]
+            if db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None:
+                gone = []  # a first index: nothing to replace
             for chunk in _chunks(gone, 500):
                 marks = ",".join("?" * len(chunk))
                 paths = [p for (p,) in chunk]

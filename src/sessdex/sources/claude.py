@@ -313,7 +313,7 @@ def _blocks(path: Path) -> tuple[int, _Block, _Block]:
     HEAD_PROBE read when they fit. A head line over LINE_CAP (a pasted image) sends the
     head to `files.head_lines`, which passes over it without holding it.
     """
-    with open(path, "rb") as stream:
+    with open(path, "rb", buffering=0) as stream:
         size = os.fstat(stream.fileno()).st_size
         if size <= files.TAIL_BYTES:  # the tail is the whole file: read it once
             tail = _Block.tail(0, stream.read(files.TAIL_BYTES), whole=True)
@@ -495,7 +495,7 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing) -> None:
     floor = cursor = tail.end  # line starts, so no key straddles them
     hits: dict[bytes, int] = {}
     window = TAIL_WINDOW
-    wanted = [TITLES, TIMESTAMP, VERSION, ASSISTANT, EFFORT, PERMISSION_MODE]
+    wanted = [TITLES, TIMESTAMP, VERSION, ASSISTANT, PERMISSION_MODE]
     while wanted:
         hit = -1
         for key in wanted:
@@ -561,8 +561,8 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing) -> None:
             wanted.append(VERSION)
         if model is None:
             wanted.append(ASSISTANT)
-        if effort is None and not before_effort:
-            wanted.append(EFFORT)
+        if effort is None and model is not None and not before_effort:
+            wanted.append(EFFORT)  # until `model` is known, ASSISTANT finds its lines
         if mode is None:
             wanted.append(PERMISSION_MODE)
     found.custom_title, found.ai_title, found.updated = custom, ai, updated

@@ -212,7 +212,7 @@ def _remember(db: sqlite3.Connection, key: str, generation: int, body: bytes) ->
                 )
                 db.execute(  # a handful of requests is all a machine repeats
                     "DELETE FROM listings WHERE rowid NOT IN "
-                    "(SELECT rowid FROM listings ORDER BY rowid DESC LIMIT 8)"
+                    "(SELECT rowid FROM listings ORDER BY rowid DESC LIMIT 4)"
                 )
             db.execute("COMMIT")
         except BaseException:

@@ -122,7 +122,7 @@ _HEAD_KEYS = (
     b"UserMessage",
     b'"user"',
 )
-HEAD_PROBE = 256 * 1024  # one read that holds the 80 head lines of most rollouts
+HEAD_PROBE = 128 * 1024  # a head's first read: about half of all heads fit in it
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,30 +411,31 @@ def _head_lines(data: bytes, ends: list[int]) -> Iterator[files.Line]:
 def _split_head(
     data: bytes, stream: BinaryIO | None, *, whole: bool
 ) -> tuple[bytes, list[int]] | None:
-    """(data, where each head line ends), reading on from `stream` while the lines are not
-    all in `data`; None if a line is over LINE_CAP, or if more is needed and there is no
-    `stream` to read it from (`data` not being the `whole` file). The last line may lack
-    its newline."""
+    """(data, where each head line ends), reading on from `stream` (doubling what is held)
+    while the lines are not all in `data`; None if a line is over LINE_CAP, or if more is
+    needed and there is no `stream` to read it from (`data` not being the `whole` file).
+    The last line may lack its newline."""
     ends: list[int] = []
-    newline = -1
-    find = data.find
-    while len(ends) < files.HEAD_LINES:
-        position = newline + 1
+    append, find, lines = ends.append, data.find, files.HEAD_LINES
+    position = 0
+    while True:
         newline = find(b"\n", position)
         if newline >= 0:
-            ends.append(newline)
+            append(newline)
+            if len(ends) == lines:
+                break
+            position = newline + 1
             continue
         if len(data) - position > files.LINE_CAP:
             return None
-        if stream is not None and (more := stream.read(files.CHUNK)):
+        if stream is not None and (more := stream.read(len(data) or HEAD_PROBE)):
             data += more
             find = data.find
-            newline = position - 1
             continue
         if stream is None and not whole:
             return None
         if position < len(data):  # a last line still being written
-            ends.append(len(data))
+            append(len(data))
         break
     if ends and ends[-1] > files.LINE_CAP:  # the head is long: are its lines too?
         start = 0

@@ -51,10 +51,12 @@ Never read: `auth.json`, `history.jsonl` (lags the rollouts), the other SQLite f
 from __future__ import annotations
 
 import bisect
+import errno
 import itertools
 import os
 import re
 import sqlite3
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -777,25 +779,39 @@ def _threads(connection: sqlite3.Connection, path: Path, root: Path) -> list[Ses
     return sessions
 
 
-def _resolve_rollout(recorded: object, root: Path) -> Path | None:
+def _resolve_rollout(recorded: object, root: Path) -> str | None:
     """The rollout a threads row names: under this Codex home first (the db may have moved), then as written."""
     if not isinstance(recorded, str) or not recorded:
         return None
     written = Path(recorded)
-    if not written.name:
+    name = written.name
+    if not name:
         return None
-    parts = written.parts
-    candidates: list[Path] = []
+    # plain strings from here: a big state db names thousands of rollouts
+    parts, home = written.parts, str(root)
+    candidates: list[str] = []
     for folder in ("sessions", "archived_sessions"):
         if folder in parts:
             index = len(parts) - 1 - parts[::-1].index(folder)
-            candidates.append(root.joinpath(*parts[index:]))
-    candidates += [root / "archived_sessions" / written.name, written]
+            candidates.append(os.path.join(home, *parts[index:]))
+    candidates += [os.path.join(home, "archived_sessions", name), str(written)]
     for candidate in candidates:
-        for option in (candidate, candidate.with_name(candidate.name + ".zst")):
-            if option.is_file():
+        for option in (candidate, candidate + ".zst"):
+            if _is_file(option):
                 return option
     return None
+
+
+def _is_file(name: str) -> bool:
+    """`Path(name).is_file()`, without making the Path."""
+    try:
+        return stat.S_ISREG(os.stat(name).st_mode)
+    except OSError as error:
+        if error.errno not in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            raise
+        return False
+    except ValueError:
+        return False
 
 
 # --- reading ---------------------------------------------------------------------------------

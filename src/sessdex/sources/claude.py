@@ -254,10 +254,17 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             loaded[offset] = record
         return loaded[offset]
 
+    meta: object = None
+    if path.stem.startswith("agent-"):
+        meta = files.read_json_file(
+            path.with_name(path.stem + ".meta.json"), 1024 * 1024
+        )
+    # a sub-agent's description is its title: then no title record can matter
+    titled = isinstance(meta, dict) and rec.string(meta.get("description")) is not None
     late = _Listing()  # what the tail says
-    _read_tail(tail, load, late)
+    _read_tail(tail, load, late, titles=not titled)
     found = _Listing()  # what the head says
-    _read_head(head, load, found, late)
+    _read_head(head, load, found, late, titles=not titled)
     if not (found.conversation or late.conversation):
         return []  # only bookkeeping (1.0's summary-only files): nothing to list
     title = (
@@ -274,9 +281,6 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         session_id = path.stem[len("agent-") :]
         in_folder = path.parent.name == "subagents"
         parent_id = path.parent.parent.name if in_folder else found.session_ref
-        meta = files.read_json_file(
-            path.with_name(path.stem + ".meta.json"), 1024 * 1024
-        )
         if isinstance(meta, dict):
             agent_type = rec.string(meta.get("agentType"))
             parent_id = rec.string(meta.get("parentAgentId")) or parent_id
@@ -384,11 +388,15 @@ def _task_prompt(head: _Block, load: _Load) -> str | None:
     return None
 
 
-def _read_head(head: _Block, load: _Load, found: _Listing, late: _Listing) -> None:
+def _read_head(
+    head: _Block, load: _Load, found: _Listing, late: _Listing, *, titles: bool
+) -> None:
     """Titles anywhere in the head; created, cwd, branch and prompt from its first lines.
 
     `late` is what the tail said: once the first lines settle the rest, the rest of the
     head is searched, key by key, only for the titles that could still name the session.
+    Without `titles` (a sub-agent named by its description), the head's first lines are
+    read only for created, cwd, branch and the parent's session id.
     """
     data, position, end = head.data, head.begin, head.end
     while position < end:
@@ -414,6 +422,10 @@ def _read_head(head: _Block, load: _Load, found: _Listing, late: _Listing) -> No
         found.cwd = found.cwd or rec.string(record.get("cwd"))
         found.branch = found.branch or rec.string(record.get("gitBranch"))
         found.session_ref = found.session_ref or rec.string(record.get("sessionId"))
+        if not titles:
+            if found.created and found.cwd and found.branch and found.session_ref:
+                return
+            continue
         if kind == "user" and found.prompt is None:
             found.prompt, command = rec.prompt(record)
             found.command = found.command or command
@@ -475,15 +487,16 @@ def _title(record: dict[str, object], kind: object, found: _Listing) -> bool:
     return True
 
 
-def _read_tail(tail: _Block, load: _Load, found: _Listing) -> None:
+def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> None:
     """Newest titles, settings and times, newest line first, parsing only what can help.
 
     A line is parsed when it holds the key of a field still unknown. Rather than test
     every line for every key, each key is searched for backwards through the block, in
     windows that grow while nothing turns up; only the lines holding a hit are cut out.
     While neither title is known, one search for `Title"` stands for both title keys; once
-    the custom title is known, the AI title no longer matters. Lines are taken newest
-    first, so each field is the newest line's, as if read in turn.
+    the custom title is known, the AI title no longer matters; without `titles`, neither
+    does (a sub-agent named by its description). Lines are taken newest first, so each
+    field is the newest line's, as if read in turn.
     """
     custom = ai = model = effort = mode = version = branch = cwd = None
     updated: datetime | None = None
@@ -495,7 +508,9 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing) -> None:
     floor = cursor = tail.end  # line starts, so no key straddles them
     hits: dict[bytes, int] = {}
     window = TAIL_WINDOW
-    wanted = [TITLES, TIMESTAMP, VERSION, ASSISTANT, PERMISSION_MODE]
+    wanted = [TIMESTAMP, VERSION, ASSISTANT, PERMISSION_MODE]
+    if titles:
+        wanted.append(TITLES)
     while wanted:
         hit = -1
         for key in wanted:
@@ -553,7 +568,7 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing) -> None:
                 model = model or used
                 effort = effort or rec.string(record.get("effort"))
         wanted = []
-        if custom is None:
+        if custom is None and titles:
             wanted.append(TITLES if ai is None else CUSTOM_TITLE)
         if updated is None:
             wanted.append(TIMESTAMP)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -491,6 +492,181 @@ def test_a_vanished_rollout_is_a_problem_not_an_error(
     diagnostics = Diagnostics()
     assert events(gone, diagnostics) == []
     assert diagnostics.problems
+
+
+# --- listing a rollout from its head and tail ------------------------------------------------
+
+
+ROLLOUT_ID = "01a23000-0000-7000-8000-00000000000a"
+
+
+def record(second: int, kind: str, payload: dict[str, object], ordinal: int) -> bytes:
+    return json.dumps(
+        {
+            "timestamp": f"2026-12-01T09:00:{second:02d}.000Z",
+            "ordinal": ordinal,
+            "type": kind,
+            "payload": payload,
+        }
+    ).encode()
+
+
+def context(model: str, **more: object) -> dict[str, object]:
+    return {
+        "cwd": "/home/dev/code/app",
+        "approval_policy": "on-request",
+        "sandbox_policy": {"type": "workspace-write"},
+        "model": model,
+    } | more
+
+
+def rollout(
+    tmp_path: Path,
+    lines: list[bytes],
+    *,
+    meta: dict[str, object] | None = None,
+    ending: bytes = b"\n",
+    zst: bool = False,
+) -> tuple[list[Session], Diagnostics]:
+    """Write a rollout (after its session_meta) and list it."""
+    first = record(0, "session_meta", {"id": ROLLOUT_ID} | (meta or {}), 0)
+    data = b"\n".join([first, *lines]) + ending
+    name = f"rollout-2026-12-01T09-00-00-{ROLLOUT_ID}.jsonl"
+    path = tmp_path / ".codex" / "sessions" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if zst:
+        import zstandard
+
+        path = path.with_name(name + ".zst")
+        data = zstandard.ZstdCompressor().compress(data)
+    path.write_bytes(data)
+    diagnostics = Diagnostics()
+    location = codex.locate(Home.at(tmp_path))
+    return codex.parse(path, location, diagnostics), diagnostics
+
+
+def prompt(second: int, text: str, ordinal: int) -> bytes:
+    return record(
+        second, "event_msg", {"type": "user_message", "message": text}, ordinal
+    )
+
+
+def rename(second: int, name: str, ordinal: int) -> bytes:
+    payload = {"type": "thread_name_updated", "thread_id": ROLLOUT_ID}
+    return record(second, "event_msg", payload | {"thread_name": name}, ordinal)
+
+
+def output(second: int, text: str, ordinal: int) -> bytes:
+    payload = {"type": "function_call_output", "call_id": "c", "output": text}
+    return record(second, "response_item", payload, ordinal)
+
+
+def test_the_tail_passes_over_settings_and_renames_a_sub_agent_copied_from_its_parent(
+    tmp_path: Path,
+) -> None:
+    # the newest lines carry ordinals below the start ordinal: the parent's, replayed
+    sessions, _ = rollout(
+        tmp_path,
+        [
+            prompt(1, "the parent's prompt", 1),
+            prompt(2, "the child's task", 5),
+            record(3, "turn_context", context("child-model"), 6),
+            rename(4, "the child's name", 7),
+            record(5, "turn_context", context("parent-model"), 3),
+            rename(6, "the parent's name", 4),
+        ],
+        meta={"subagent_history_start_ordinal": 5},
+    )
+    session, name = sessions
+    assert (session.model, session.title, name.title) == (
+        "child-model",
+        "the child's task",
+        "the child's name",
+    )
+    assert session.updated is not None and session.updated.second == 6
+
+
+def test_keys_named_inside_another_records_text_and_an_unfinished_line_are_passed_over(
+    tmp_path: Path,
+) -> None:
+    quoted = '{"type":"turn_context","payload":{"model":"quoted"}} thread_name_updated'
+    for zst in (False, True):
+        sessions, diagnostics = rollout(
+            tmp_path,
+            [
+                prompt(1, "hello", 1),
+                record(2, "turn_context", context("real-model"), 2),
+                output(3, quoted, 3),
+                record(4, "turn_context", context("unfinished"), 4)[:-2],
+            ],
+            ending=b"",
+            zst=zst,
+        )
+        assert [(s.model, s.title) for s in sessions] == [("real-model", "hello")]
+        assert sessions[0].updated is not None and sessions[0].updated.second == 3
+        assert not diagnostics.skipped_total
+
+
+def test_a_rollout_past_the_tail_with_no_turn_context_there_takes_the_heads_newest(
+    tmp_path: Path,
+) -> None:
+    filler = "x" * 8000
+    head = [
+        prompt(1, "first prompt", 1),
+        record(2, "turn_context", context("older"), 2),
+        *(output(3, filler, 3 + n) for n in range(10)),
+        prompt(4, "second prompt", 13),
+        record(5, "turn_context", context("newer"), 14),
+    ]
+    tail = [output(6, filler, 15 + n) for n in range(80)]  # more than the tail holds
+    sessions, _ = rollout(tmp_path, head + tail)
+    assert [(s.model, s.title) for s in sessions] == [("newer", "first prompt")]
+
+
+def test_harness_tags_after_the_first_prompt_still_fill_what_the_context_lacks(
+    tmp_path: Path,
+) -> None:
+    def harness(second: int, body: str, ordinal: int) -> bytes:
+        text = f"<environment_context>{body}</environment_context>"
+        part = {"type": "input_text", "text": text}
+        payload = {"type": "message", "role": "user", "content": [part]}
+        return record(second, "response_item", payload, ordinal)
+
+    sessions, _ = rollout(
+        tmp_path,
+        [
+            harness(1, "<sandbox_mode>read-only</sandbox_mode>", 1),
+            prompt(2, "hello", 2),
+            *(output(3, "x" * 100, 3 + n) for n in range(12)),
+            harness(
+                4,
+                "<cwd>/home/dev/late</cwd><approval_policy>untrusted</approval_policy>",
+                15,
+            ),
+            record(5, "turn_context", {"model": "m"}, 16),
+        ],
+    )
+    assert (sessions[0].cwd, sessions[0].permission_mode) == (
+        "/home/dev/late",
+        "approval=untrusted sandbox=read-only",
+    )
+
+
+def test_a_head_line_over_the_cap_is_counted_and_the_lines_after_it_still_read(
+    tmp_path: Path,
+) -> None:
+    for zst in (False, True):
+        sessions, diagnostics = rollout(
+            tmp_path,
+            [
+                output(1, "x" * (300 * 1024), 1),
+                prompt(2, "after the long line", 2),
+                record(3, "turn_context", context("m"), 3),
+            ],
+            zst=zst,
+        )
+        assert sessions[0].title == "after the long line"
+        assert dict(diagnostics.skipped) == {"too long": 1}
 
 
 # --- resume ------------------------------------------------------------------------------------------

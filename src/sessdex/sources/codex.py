@@ -15,6 +15,8 @@ What we read, to list: the first `session_meta` (identity, cwd, branch, version,
 the newest `turn_context` (model, effort, approval and sandbox; read from the tail, else the
 head), the first human prompt (a fallback title), the last line's time; the newest state db
 (opened only through `files.open_sqlite`, tolerant of missing columns); the title index.
+The tail is searched unsplit, backwards, for the keys it can answer; head lines are parsed
+only where they hold a key, and only until nothing further can change the listing.
 Several fragments describe one thread; their precedence gives the merge: `threads.name` >
 `session_index.jsonl` > `threads.title` (only the first prompt) > the rollout's first prompt
 for the title, and the rollout > the db row for every other field. A `threads.source` (or

@@ -148,6 +148,116 @@ def test_a_head_custom_title_beats_a_tail_ai_title(tmp_path: Path) -> None:
     assert listed(write(tmp_path / "s.jsonl", lines)).title == "Mine"
 
 
+def test_a_title_key_inside_a_line_of_another_kind_is_not_a_title(
+    tmp_path: Path,
+) -> None:
+    # the key is searched for as bytes; the line's own type decides
+    renamed = {"customTitle": "Not this", "aiTitle": "Nor this", "docTitle": "x"}
+    lines = [
+        prompt(1, "Do the thing", toolUseResult=renamed),
+        {"type": "ai-title", "aiTitle": "Generated", "sessionId": "s"},
+        *padding(3, PADDED),
+        prompt(PADDED + 3, "And this", toolUseResult=renamed),
+        record("system", PADDED + 4, subtype="note", content='a "docTitle"'),
+    ]
+    path = write(tmp_path / "s.jsonl", lines)
+    assert path.stat().st_size > files.TAIL_BYTES
+    assert listed(path).title == "Generated"
+
+
+def test_a_custom_title_further_down_the_head_beats_a_tail_ai_title(
+    tmp_path: Path,
+) -> None:
+    lines = [
+        prompt(1, "Do the thing"),
+        reply(2, "Done."),
+        {"type": "custom-title", "customTitle": "First name", "sessionId": "s"},
+        reply(3, "More."),
+        {"type": "custom-title", "customTitle": "Second name", "sessionId": "s"},
+        *padding(4, PADDED),
+        {"type": "ai-title", "aiTitle": "The model's", "sessionId": "s"},
+    ]
+    assert listed(write(tmp_path / "s.jsonl", lines)).title == "Second name"
+
+
+def test_the_newest_of_two_tail_custom_titles_wins(tmp_path: Path) -> None:
+    lines = [
+        prompt(1, "Do the thing"),
+        *padding(2, PADDED),
+        {"type": "custom-title", "customTitle": "First name", "sessionId": "s"},
+        {"type": "ai-title", "aiTitle": "The model's", "sessionId": "s"},
+        reply(PADDED + 2, "More."),
+        {"type": "custom-title", "customTitle": "Second name", "sessionId": "s"},
+    ]
+    assert listed(write(tmp_path / "s.jsonl", lines)).title == "Second name"
+
+
+@pytest.mark.parametrize(("at", "title"), [(80, "Line 80"), (81, "Do the thing")])
+def test_the_head_ends_at_line_80_even_past_one_read(
+    tmp_path: Path, at: int, title: str
+) -> None:
+    big = "x" * 6000  # 80 such lines outgrow the first read of the head
+    head = [prompt(1, "Do the thing"), *[reply(n, big) for n in range(2, 90)]]
+    head[at - 1] = {"type": "custom-title", "customTitle": f"Line {at}"}
+    path = write(tmp_path / "s.jsonl", [*head, *padding(90, PADDED)])
+    assert sum(len(json.dumps(line)) for line in head[:80]) > claude.HEAD_PROBE
+    assert listed(path).title == title
+
+
+def test_a_head_line_after_a_skipped_long_one_keeps_its_number(
+    tmp_path: Path,
+) -> None:
+    lines = [
+        {"type": "queue-operation", "timestamp": "2026-11-24T11:59:59.000Z"},
+        prompt(1, "x" * (files.LINE_CAP + 10)),  # skipped: over the cap
+        prompt(2, "Fix it please"),
+        {"type": "custom-title", "customTitle": "Named", "sessionId": "s"},
+        *padding(3, PADDED),
+    ]
+    path = write(tmp_path / "s.jsonl", lines)
+    with open(path, "r+b") as out:  # break line 3, keeping its size
+        out.seek(len(json.dumps(lines[0])) + len(json.dumps(lines[1])) + 2)
+        out.write(b"{{")
+    diagnostics = Diagnostics()
+    session = listed(path, diagnostics)
+    assert session.title == "Named"
+    assert diagnostics.details == [(str(path), 3, "not JSON")]
+
+
+def test_a_sub_agent_s_description_wins_over_its_title_records(tmp_path: Path) -> None:
+    folder = tmp_path / "home" / ".claude" / "projects" / "-p" / "parent"
+    lines = [
+        prompt(1, "Look around", isSidechain=True),
+        {"type": "custom-title", "customTitle": "Named", "sessionId": "s"},
+        reply(2, "Looked.", isSidechain=True),
+    ]
+    path = write(folder / "subagents" / "agent-a1.jsonl", lines)
+    assert listed(path).title == "Named"
+    meta = {"agentType": "Explore", "description": "Survey the code"}
+    path.with_name("agent-a1.meta.json").write_text(json.dumps(meta))
+    session = listed(path)
+    assert (session.title, session.agent_type, session.parent_id) == (
+        "Survey the code",
+        "Explore",
+        "parent",
+    )
+    assert (session.cwd, session.branch, session.model) == (
+        "/home/dev/app",
+        "main",
+        "claude-sonnet-4-5",
+    )
+
+
+def test_effort_comes_from_the_newest_response_that_has_one(tmp_path: Path) -> None:
+    lines = [
+        prompt(1, "Do the thing"),
+        reply(2, "Thinking hard.", effort="high"),
+        reply(3, "Done."),  # no effort on this one
+    ]
+    session = listed(write(tmp_path / "s.jsonl", lines))
+    assert (session.model, session.effort) == ("claude-sonnet-4-5", "high")
+
+
 def test_ai_title_when_no_custom_title() -> None:
     assert listed(REALCLI / "a82be759-b0cd-4d2b-9219-abad61d191d4.jsonl").title == (
         "Checkout retry smoke test"

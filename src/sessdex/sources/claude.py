@@ -4,12 +4,14 @@ Claude Code (`$CLAUDE_CONFIG_DIR`, else `~/.claude`) appends one JSON record per
 conversation (`user`, `assistant`, `system`, `attachment`, chained by `uuid`/`parentUuid`) and
 bookkeeping (titles, queue and mode records, file-history snapshots). Sub-agents live in
 `<session>/subagents/agent-<id>.jsonl` (+ `.meta.json`, 2.1), in `agent-<id>.jsonl` beside the
-parent (2.0), or inline as `isSidechain` lines (1.0). Listing reads only the head and tail of
-main transcripts, never sub-agent files; the project folder name is lossy, so `cwd` comes
-from the records. Title: newest custom title, else newest AI title, else a `summary` whose
-leaf is in the lines read, else the first typed prompt, else the first slash command.
-Lines of the tail are searched key by key rather than split; `effort` is not waited for
-in a session whose newest version predates it (2.1.212).
+parent (2.0), or inline as `isSidechain` lines (1.0). Listing reads only the head (80
+lines) and the tail (512 KiB) of each transcript, sub-agent files included (listed under
+their parent); the project folder name is lossy, so `cwd` comes from the records. Title:
+newest custom title, else newest AI title, else a `summary` whose leaf is in the lines
+read, else the first typed prompt, else the first slash command; a sub-agent's description
+(`.meta.json`) comes first. Both ends are searched key by key rather than split into
+lines: a line is parsed only when it holds the key of a field that can still change.
+`effort` is not waited for in a session whose newest version predates it (2.1.212).
 
 Reading (`_claude_read`, `_claude_stream`):
 - Usage: one API response is written as one line per content block, each with a copy of
@@ -46,6 +48,7 @@ a recorded permission mode only when it is at least as strict as the default.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable, Iterator
@@ -432,12 +435,12 @@ def _read_head(
         if found.created and found.cwd and found.branch and found.prompt:
             if late.custom_title:
                 return  # the tail's custom title wins over anything here
-            # with a custom or an AI title known, only a custom title can still win
-            keys = (
-                (CUSTOM_TITLE,)
-                if late.ai_title or found.custom_title
-                else (TITLES, LEAF_UUID)
-            )
+            if late.ai_title or found.custom_title:
+                keys: tuple[bytes, ...] = (CUSTOM_TITLE,)  # only it can still win
+            elif found.ai_title:
+                keys = (TITLES,)  # a newer AI title, or a custom one; no summary
+            else:
+                keys = (TITLES, LEAF_UUID)
             _head_titles(head, position, keys, load, found)
             return
 
@@ -585,6 +588,7 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
     found.model, found.effort, found.permission_mode = model, effort, mode
 
 
+@functools.lru_cache(maxsize=256)  # a home holds a few versions, thousands of files
 def _before_effort(version: str | None) -> bool:
     """Whether `version` predates the `effort` field (so no line of it can hold one)."""
     if version is None:

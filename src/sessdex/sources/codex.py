@@ -466,7 +466,8 @@ def _read_head(
     # What the head may still settle: the first prompt always; the newest turn_context
     # when the tail held none; a harness tag only where that context lacks the value.
     # The first prompt, the first tags and a context the tail settled are final, so once
-    # these are known, no later line (a replay's included) can change the result.
+    # these are known, no later line (a replay's included) can change the result; a
+    # broken line past that point goes uncounted, as lines holding no key always do.
     context = scan.context or {}
     need_cwd = not (as_str(scan.meta.get("cwd")) or as_str(context.get("cwd")))
     need_approval = not as_str(context.get("approval_policy"))

@@ -203,7 +203,7 @@ class _Block:
         return cls(data, 0, 0, len(data), math.inf, tuple(holes))
 
     def head(self) -> _Block:
-        """The first HEAD_LINES lines of a block that starts at its file's start."""
+        """The first HEAD_LINES lines of this block: the head of a file read whole."""
         data, position, end = self.data, self.begin, self.end
         for _ in range(files.HEAD_LINES):
             newline = data.find(b"\n", position)
@@ -234,7 +234,7 @@ class _Block:
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
-    """One session per main transcript, from its first and last lines only."""
+    """One session per transcript (a sub-agent's under its parent), from its two ends only."""
     name = str(path)
     try:
         size, head, tail = _blocks(path)

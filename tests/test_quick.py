@@ -37,22 +37,22 @@ def home(tmp_path: Path) -> Path:
     return settled(merged_home(tmp_path / "home"))
 
 
-def full(*args: str, env: dict[str, str] | None = None) -> bytes:
-    """`sessdex list ARGS` through the full command (which also refreshes the index)."""
+def full(*args: str, command: str = "list") -> bytes:
+    """`sessdex COMMAND ARGS` through the full command (which also refreshes the index)."""
     return subprocess.run(
-        [sys.executable, "-m", "sessdex", "list", *args],
-        env={**os.environ, "SESSDEX_NO_QUICK": "1", **(env or {})},
+        [sys.executable, "-m", "sessdex", command, *args],
+        env={**os.environ, "SESSDEX_NO_QUICK": "1"},
         capture_output=True,
         check=True,
     ).stdout
 
 
 def answered(
-    args: list[str], capsysbinary: pytest.CaptureFixture[bytes]
+    args: list[str], capsysbinary: pytest.CaptureFixture[bytes], command: str = "list"
 ) -> bytes | None:
     """What the quick path printed, or None when it stepped aside."""
     capsysbinary.readouterr()
-    if not quick.answer(args):
+    if not quick.answer(command, args):
         assert capsysbinary.readouterr().out == b""
         return None
     return capsysbinary.readouterr().out
@@ -97,8 +97,7 @@ def test_steps_aside_before_the_first_refresh(
 @pytest.mark.parametrize(
     "options",
     [
-        ["--since", "3d", "--json"],
-        ["--here", "--json"],
+        ["--since", "yesterday", "--json"],
         ["--json", "--nl"],
         [],
         ["--json", "--app", "no-such-app"],
@@ -250,3 +249,55 @@ def test_a_repeated_listing_is_served_from_the_index_until_it_changes(
     after = full(*args)
     assert after != before and b"Renamed by hand" in after
     assert answered(args, capsysbinary) == after
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--json", "--since", "3650d"],
+        ["--nl", "--since=2020-01-01"],
+        ["--json", "--here"],
+    ],
+)
+def test_since_and_here_as_the_full_command(
+    home: Path,
+    options: list[str],
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir("/home" if os.path.isdir("/home") else "/")
+    args = [*options, "--home", str(home)]
+    expected = full(*args)
+    assert answered(args, capsysbinary) == expected
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        ["checkout"],
+        ["app:codex", "--json"],
+        ["branch:feat", "--all"],
+        ["dir:shop", "app:claude"],
+        ["c0afe25d"],
+        ["no-such-words-anywhere"],
+        ["title:fix", "--limit", "1"],
+    ],
+)
+def test_find_prints_what_the_full_command_prints(
+    home: Path, query: list[str], capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    args = [*query, "--home", str(home)]
+    if "--json" not in args:
+        args.append("--nl")
+    full("--json", "--home", str(home))  # every app indexed and noted
+    expected = full(*args, command="find")
+    assert answered(args, capsysbinary, "find") == expected
+
+
+def test_find_leaves_odd_queries_to_the_full_command(
+    home: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    full("--json", "--home", str(home))
+    for query in (["app:nonesuch"], ["--app", "claude", "app:codex"], []):
+        args = [*query, "--json", "--home", str(home)]
+        assert answered(args, capsysbinary, "find") is None, query

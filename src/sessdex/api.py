@@ -7,23 +7,23 @@ Functions take a `Home` (whose sessions) and return values or records; they rais
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import orjson
 
-from . import sources
+from . import selection, sources
 from .diagnostics import Diagnostics
 from .errors import AmbiguousId, ResumeRefused, SessdexError, SessionNotFound
 from .index import Index, Progress, RefreshReport, Row
 from .model import Event, ResumePlan, Session
+from .selection import parse_query
 from .sources import Home
 from .tree import AgentNode, build_tree
 
@@ -43,20 +43,7 @@ class Listing:
 
 def parse_since(value: str, now: datetime | None = None) -> datetime:
     """'3d', '12h', '2w', '30m' ago, or a date/time ('2026-11-01', ISO 8601); UTC."""
-    now = now or datetime.now(UTC)
-    match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", value)
-    if match:
-        amount, unit = int(match.group(1)), match.group(2)
-        return now - timedelta(
-            **{{"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}[unit]: amount}
-        )
-    try:
-        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise SessdexError(
-            f"cannot read the time {value!r}: use 3d, 12h, 2w or a date like 2026-11-01."
-        ) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return datetime.fromtimestamp(selection.parse_since(value, now), UTC)
 
 
 def open_index(
@@ -99,44 +86,6 @@ def list_sessions(
     return Listing(rows, report)
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
-    words: tuple[str, ...] = ()
-    scoped: tuple[
-        tuple[str, str], ...
-    ] = ()  # (field, value): app, id, title, dir, branch
-    apps: tuple[str, ...] = ()
-
-
-_SCOPES = {
-    "app": "app",
-    "id": "id",
-    "title": "title",
-    "dir": "dir",
-    "cwd": "dir",
-    "folder": "dir",
-    "branch": "branch",
-}
-
-
-def parse_query(text: str) -> Query:
-    """Words that must all match; `app:codex`, `branch:fix/`, `dir:shop-api`, `id:7f3a` narrow."""
-    words: list[str] = []
-    scoped: list[tuple[str, str]] = []
-    apps: list[str] = []
-    for token in text.split():
-        name, colon, value = token.partition(":")
-        if colon and name.lower() in _SCOPES and value:
-            scope = _SCOPES[name.lower()]
-            if scope == "app":
-                apps.append(sources.get(value.lower()).NAME)
-            else:
-                scoped.append((scope, value))
-        else:
-            words.append(token)
-    return Query(tuple(words), tuple(scoped), tuple(apps))
-
-
 def find_sessions(
     home: Home,
     text: str,
@@ -150,9 +99,9 @@ def find_sessions(
 ) -> Listing:
     """Sessions matching every word (case-insensitive) in title, folder, branch, app or id."""
     query = parse_query(text)
-    selected = tuple(apps) + query.apps
-    if apps and query.apps:
-        selected = tuple(a for a in apps if a in query.apps)
+    selected = selection.selected_apps(apps, query)
+    if selected is None:  # `--app` and `app:` words that exclude each other
+        return Listing([], RefreshReport())
     index, report = open_index(home, selected, progress)
     prefix = query.words[0] if len(query.words) == 1 else None
     try:

@@ -25,7 +25,7 @@ from typing import TypeVar
 
 import orjson
 
-from . import freshness
+from . import freshness, selection
 from .diagnostics import Diagnostics
 from .errors import IndexBusy
 from .indexfile import SCHEMA_VERSION, index_name
@@ -601,46 +601,20 @@ class Index:
         with_state: bool = False,
     ) -> list[Row]:
         """Sessions newest first, filtered; `first_prefix` ranks id-prefix matches first."""
-        where: list[str] = []
-        args: list[object] = []
-        if apps:
-            where.append(f"app IN ({','.join('?' * len(apps))})")
-            args.extend(apps)
-        if since is not None:
-            where.append("updated >= ?")
-            args.append(since.timestamp())
-        if under is not None:
-            where.append("(cwd = ? OR substr(cwd, 1, ?) = ?)")
-            base = under.rstrip("/") or "/"
-            prefix = base if base.endswith("/") else base + "/"
-            args.extend([base, len(prefix), prefix])
-        if not include_subagents:
-            where.append("parent_id IS NULL")
-        for word in words:
-            where.append("instr(search, ?) > 0")
-            args.append(word.lower())
-        for column, value in scoped:
-            position = {"app": 0, "id": 1, "title": 2, "dir": 3, "branch": 4}[column]
-            where.append(f"instr(_field(search, {position}), ?) > 0")
-            args.append(value.lower())
-        order = "updated DESC, app, id"  # NULLs sort last in DESC: sessions_order
-        if first_prefix:
-            order = "(substr(id, 1, ?) = ?) DESC, " + order
-        sql = (
-            f"SELECT app, id, record, {'state' if with_state else 'NULL'} FROM sessions"
+        sql, args = selection.sessions_sql(
+            f"app, id, record, {'state' if with_state else 'NULL'}",
+            apps=apps,
+            since=since.timestamp() if since is not None else None,
+            under=under,
+            words=words,
+            scoped=scoped,
+            include_subagents=include_subagents,
+            limit=limit,
+            first_prefix=first_prefix,
         )
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY " + order
-        order_args: list[object] = (
-            [len(first_prefix), first_prefix.lower()] if first_prefix else []
-        )
-        if limit is not None:
-            sql += " LIMIT ?"
-            order_args.append(limit)
         if scoped:
-            self.db.create_function("_field", 2, _field, deterministic=True)
-        return [Row(*r) for r in self.db.execute(sql, [*args, *order_args])]
+            self.db.create_function("_field", 2, selection.field, deterministic=True)
+        return [Row(*r) for r in self.db.execute(sql, args)]
 
     def by_prefix(self, prefix: str, limit: int = 20) -> list[Row]:
         """Sessions (sub-agents too) whose id starts with `prefix`, case-insensitively."""
@@ -805,11 +779,6 @@ def _parse_many(jobs: list[Job]) -> Iterator[Parsed]:
         yield from pool.map(
             _parse_one, jobs, chunksize=max(8, min(256, len(jobs) // (cores * 8)))
         )
-
-
-def _field(search: str, position: int) -> str:
-    parts = search.split("\x00")
-    return parts[position] if position < len(parts) else ""
 
 
 def _chunks(items: list[_T], size: int) -> Iterable[list[_T]]:

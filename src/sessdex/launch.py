@@ -1,4 +1,4 @@
-"""The `sessdex` command's entry point: a warm listing from the index first, else the CLI.
+"""The `sessdex` command's entry point: a warm `list`/`find` from the index first, else the CLI.
 
 `SESSDEX_NO_QUICK=1` always takes the full command (to compare the two, or to debug).
 """
@@ -11,10 +11,10 @@ import sys
 
 def main() -> None:
     args = sys.argv[1:]
-    if args[:1] == ["list"] and not os.environ.get("SESSDEX_NO_QUICK"):
+    if args[:1] in (["list"], ["find"]) and not os.environ.get("SESSDEX_NO_QUICK"):
         from .quick import answer
 
-        if answer(args[1:]):
+        if answer(args[0], args[1:]):
             return
     from .cli import main as cli
 

@@ -1,4 +1,4 @@
-"""A warm `sessdex list --json` (or `--nl`), answered from the index alone.
+"""A warm `sessdex list --json` or `find --json` (or `--nl`), answered from the index alone.
 
 Scripts and editor plugins run `sessdex list --json` all the time, almost always when
 nothing has changed. The full command would import click, the model and every source just
@@ -23,36 +23,50 @@ import sqlite3
 import sys
 from collections.abc import Mapping, Sequence
 
-from . import freshness
+from . import freshness, selection
+from .errors import SessdexError
 from .indexfile import SCHEMA_VERSION, cache_folder, index_name
 from .sources import BUILTIN
 
 
 class _Request:
-    """What `sessdex list` was asked for, when this path can answer it."""
+    """What `sessdex list`/`find` was asked for, when this path can answer it."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.words: list[str] = []  # find's query
         self.as_json = False
         self.as_nl = False
         self.home: str | None = None
         self.apps: list[str] = []
         self.limit: int | None = None
+        self.since: str | None = None
+        self.here = False
         self.include_subagents = False
 
 
-def _parse(args: Sequence[str]) -> _Request | None:
+_VALUED = ("--home", "--app", "--limit", "-n", "--since")
+
+
+def _parse(command: str, args: Sequence[str]) -> _Request | None:
     """The request, or None for anything the full command should handle (or reject)."""
-    request = _Request()
+    request = _Request(command)
     position = 0
     while position < len(args):
         arg = args[position]
         name, equals, value = arg.partition("=")
-        if name in ("--home", "--app", "--limit", "-n") and not equals:
+        if not arg.startswith("-"):
+            if command != "find":
+                return None
+            request.words.append(arg)
+            position += 1
+            continue
+        if name in _VALUED and not equals:
             position += 1
             if position == len(args):
                 return None
             value = args[position]
-        elif equals and name not in ("--home", "--app", "--limit"):
+        elif equals and (name not in _VALUED or name == "-n"):
             return None
         if arg == "--json":
             request.as_json = True
@@ -60,23 +74,25 @@ def _parse(args: Sequence[str]) -> _Request | None:
             request.as_nl = True
         elif arg == "--all":
             request.include_subagents = True
-        elif name == "--home":
-            if request.home is not None:
-                return None
+        elif arg == "--here":
+            request.here = True
+        elif name == "--home" and request.home is None:
             request.home = value
-        elif name == "--app":
-            if value not in BUILTIN:
-                return None  # the full command explains
+        elif name == "--since" and request.since is None:
+            request.since = value
+        elif name == "--app" and value in BUILTIN:
             request.apps.append(value)
-        elif name in ("--limit", "-n"):
-            if not value.isdigit() or int(value) < 1 or request.limit is not None:
+        elif name in ("--limit", "-n") and request.limit is None:
+            if not value.isdigit() or int(value) < 1:
                 return None
             request.limit = int(value)
         else:
-            return None
+            return None  # unknown, repeated or invalid: the full command explains
         position += 1
     if request.as_json == request.as_nl:
         return None  # the table is for people: the full command draws it
+    if command == "find" and not request.words:
+        return None
     return request
 
 
@@ -92,9 +108,42 @@ def _home(request: _Request) -> tuple[str, Mapping[str, str]] | None:
     return path, environ
 
 
-def answer(args: Sequence[str]) -> bool:
-    """Print the listing for `sessdex list ARGS` if the index can answer it unchanged."""
-    request = _parse(args)
+class _Plan:
+    """The apps whose files must be unchanged, and the query over the index."""
+
+    def __init__(self, request: _Request) -> None:
+        apps: Sequence[str] = request.apps
+        self.scoped: Sequence[tuple[str, str]] = ()
+        words: Sequence[str] = ()
+        first_prefix = None
+        if request.command == "find":
+            query = selection.parse_query(" ".join(request.words))
+            chosen = selection.selected_apps(request.apps, query)
+            if chosen is None:
+                raise SessdexError("apps exclude each other")  # the full command copes
+            apps, words, self.scoped = chosen, query.words, query.scoped
+            first_prefix = query.words[0] if len(query.words) == 1 else None
+        self.checked = sorted(set(apps or BUILTIN))
+        self.sql, self.args = selection.sessions_sql(
+            "record",
+            apps=apps,
+            since=selection.parse_since(request.since) if request.since else None,
+            under=os.getcwd() if request.here else None,
+            words=words,
+            scoped=self.scoped,
+            include_subagents=request.include_subagents,
+            limit=request.limit,
+            first_prefix=first_prefix,
+        )
+        # a relative --since moves with the clock: such an answer is never kept
+        self.key = (
+            None if request.since else f"{request.as_json} {self.sql} {self.args}"
+        )
+
+
+def answer(command: str, args: Sequence[str]) -> bool:
+    """Print what `sessdex COMMAND ARGS` would print, if the index can vouch for it."""
+    request = _parse(command, args)
     if request is None:
         return False
     home = _home(request)
@@ -104,9 +153,10 @@ def answer(args: Sequence[str]) -> bool:
     if not os.path.isfile(path):
         return False
     try:
-        found = _records(path, request, home[1])
-    except sqlite3.Error:
-        return False  # busy, being migrated, damaged: the full command copes
+        plan = _Plan(request)
+        found = _body_from_index(path, request, plan, home[1])
+    except (sqlite3.Error, SessdexError, OSError):
+        return False  # busy, damaged, an unknown app: the full command explains
     if found is None:
         return False
     try:
@@ -117,9 +167,11 @@ def answer(args: Sequence[str]) -> bool:
     return True
 
 
-def _records(path: str, request: _Request, environ: Mapping[str, str]) -> bytes | None:
+def _body_from_index(
+    path: str, request: _Request, plan: _Plan, environ: Mapping[str, str]
+) -> bytes | None:
     """What to print, or None when the index cannot vouch for it."""
-    apps = sorted(set(request.apps or BUILTIN))
+    apps = plan.checked
     marks = ",".join("?" * len(apps))
     db = sqlite3.connect(path, isolation_level=None, timeout=0.2)
     try:
@@ -143,27 +195,21 @@ def _records(path: str, request: _Request, environ: Mapping[str, str]) -> bytes 
                 return None
         if not _files_unchanged(db, apps, nested):
             return None
-        key = _request_key(request, apps)
         (generation,) = db.execute("SELECT value FROM generation").fetchone()
-        cached = db.execute(
-            "SELECT body FROM listings WHERE request = ? AND generation = ?",
-            (key, generation),
-        ).fetchone()
-        if cached is not None:
-            return bytes(cached[0])
-        # the same filter and order as `Index.rows`; `+app` keeps SQLite on the index
-        # that yields rows in order (filtering 10,000 rows costs less than sorting them)
-        sql = f"SELECT record FROM sessions WHERE +app IN ({marks})"
-        if not request.include_subagents:
-            sql += " AND parent_id IS NULL"
-        sql += " ORDER BY updated DESC, app, id"
-        args: list[object] = list(apps)
-        if request.limit is not None:
-            sql += " LIMIT ?"
-            args.append(request.limit)
-        body = _body([record for (record,) in db.execute(sql, args)], request)
+        if plan.key is not None:
+            cached = db.execute(
+                "SELECT body FROM listings WHERE request = ? AND generation = ?",
+                (plan.key, generation),
+            ).fetchone()
+            if cached is not None:
+                return bytes(cached[0])
+        if plan.scoped:
+            db.create_function("_field", 2, selection.field, deterministic=True)
+        records = [record for (record,) in db.execute(plan.sql, plan.args)]
+        body = _body(records, request)
         db.execute("COMMIT")
-        _remember(db, key, generation, body)
+        if plan.key is not None:
+            _remember(db, plan.key, generation, body)
         return body
     finally:
         db.close()

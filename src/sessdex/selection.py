@@ -1,0 +1,164 @@
+"""Which sessions `list` and `find` ask for, and the SQL that picks them from the index.
+
+Both the full command (through `Index.rows`) and the quick path (`quick`) build their query
+here, so they cannot drift apart. Only the standard library is imported up front: the quick
+path must start in a few milliseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .sources import BUILTIN
+
+_SCOPES = {
+    "app": "app",
+    "id": "id",
+    "title": "title",
+    "dir": "dir",
+    "cwd": "dir",
+    "folder": "dir",
+    "branch": "branch",
+}
+# where each scope's text sits in the index's `search` column (NUL-separated, lower case)
+FIELD_POSITIONS = {"app": 0, "id": 1, "title": 2, "dir": 3, "branch": 4}
+
+
+class Query:
+    """A `find` query: words that must all match, and scoped words (`branch:fix/`)."""
+
+    __slots__ = ("apps", "scoped", "words")
+
+    def __init__(
+        self,
+        words: tuple[str, ...] = (),
+        scoped: tuple[tuple[str, str], ...] = (),
+        apps: tuple[str, ...] = (),
+    ) -> None:
+        self.words = words
+        self.scoped = scoped  # (field, value): id, title, dir, branch
+        self.apps = apps
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Query) and (
+            self.words,
+            self.scoped,
+            self.apps,
+        ) == (other.words, other.scoped, other.apps)
+
+    def __repr__(self) -> str:
+        return (
+            f"Query(words={self.words!r}, scoped={self.scoped!r}, apps={self.apps!r})"
+        )
+
+
+def parse_query(text: str) -> Query:
+    """Words that must all match; `app:codex`, `branch:fix/`, `dir:shop-api`, `id:7f3a` narrow."""
+    words: list[str] = []
+    scoped: list[tuple[str, str]] = []
+    apps: list[str] = []
+    for token in text.split():
+        name, colon, value = token.partition(":")
+        if colon and name.lower() in _SCOPES and value:
+            scope = _SCOPES[name.lower()]
+            if scope == "app":
+                app = value.lower()
+                if app not in BUILTIN:
+                    from .errors import UnknownApp
+
+                    raise UnknownApp(app, BUILTIN)
+                apps.append(app)
+            else:
+                scoped.append((scope, value))
+        else:
+            words.append(token)
+    return Query(tuple(words), tuple(scoped), tuple(apps))
+
+
+def selected_apps(apps: Sequence[str], query: Query) -> tuple[str, ...] | None:
+    """The apps to read for `--app` options and `app:` words: () for all, None for none
+    (asked for apps that the query's `app:` words exclude)."""
+    if apps and query.apps:
+        both = tuple(a for a in apps if a in query.apps)
+        return both or None
+    return tuple(apps) or query.apps
+
+
+def field(search: str, position: int) -> str:
+    """One field of the `search` column (a SQL function while scoped words are asked)."""
+    parts = search.split("\x00")
+    return parts[position] if position < len(parts) else ""
+
+
+def sessions_sql(
+    columns: str,
+    *,
+    apps: Sequence[str] = (),
+    since: float | None = None,
+    under: str | None = None,
+    words: Sequence[str] = (),
+    scoped: Sequence[tuple[str, str]] = (),
+    include_subagents: bool = False,
+    limit: int | None = None,
+    first_prefix: str | None = None,
+) -> tuple[str, list[object]]:
+    """SELECT `columns` FROM sessions, filtered, newest first; an id starting with
+    `first_prefix` ranks first. Uses `_field(search, n)` when `scoped` is given."""
+    where: list[str] = []
+    args: list[object] = []
+    if apps:
+        # `+app`: filtering rows read in order costs less than sorting the app's rows
+        where.append(f"+app IN ({','.join('?' * len(apps))})")
+        args.extend(apps)
+    if since is not None:
+        where.append("updated >= ?")
+        args.append(since)
+    if under is not None:
+        where.append("(cwd = ? OR substr(cwd, 1, ?) = ?)")
+        base = under.rstrip("/") or "/"
+        prefix = base if base.endswith("/") else base + "/"
+        args.extend([base, len(prefix), prefix])
+    if not include_subagents:
+        where.append("parent_id IS NULL")
+    for word in words:
+        where.append("instr(search, ?) > 0")
+        args.append(word.lower())
+    for column, value in scoped:
+        where.append(f"instr(_field(search, {FIELD_POSITIONS[column]}), ?) > 0")
+        args.append(value.lower())
+    order = "updated DESC, app, id"  # NULLs sort last in DESC: the sessions_order index
+    if first_prefix:
+        order = "(substr(id, 1, ?) = ?) DESC, " + order
+    sql = f"SELECT {columns} FROM sessions"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY " + order
+    if first_prefix:
+        args.extend([len(first_prefix), first_prefix.lower()])
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    return sql, args
+
+
+def parse_since(value: str, now: object = None) -> float:
+    """'3d', '12h', '2w', '30m' ago, or a date/time ('2026-11-01', ISO 8601; UTC if no
+    zone), as a POSIX timestamp. Raises SessdexError for anything else."""
+    import re
+    from datetime import UTC, datetime, timedelta
+
+    moment = now if isinstance(now, datetime) else datetime.now(UTC)
+    match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", value)
+    if match:
+        amount, unit = int(match.group(1)), match.group(2)
+        names = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+        return (moment - timedelta(**{names[unit]: amount})).timestamp()
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        from .errors import SessdexError
+
+        raise SessdexError(
+            f"cannot read the time {value!r}: use 3d, 12h, 2w or a date like 2026-11-01."
+        ) from None
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()

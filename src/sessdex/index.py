@@ -465,7 +465,7 @@ class Index:
                 db.execute(f"DELETE FROM files WHERE path IN ({marks})", paths)
             file_rows = []
             fragment_rows = []
-            fresh: dict[tuple[str, str], list[Encoded]] = {}
+            fresh: dict[tuple[str, str], list[Fragment]] = {}
             for app, name, (
                 size,
                 mtime_ns,
@@ -482,14 +482,13 @@ class Index:
                         }
                     )
                 # a file that speaks only of sub-agents: a top-level listing need not stat it
-                nested = bool(sessions) and all(s.parent_id for s, _, _ in sessions)
+                nested = bool(sessions) and all(f[2] for f in sessions)
                 file_rows.append((name, app, size, mtime_ns, inode, wal, blob, nested))
-                for session, state, record in sessions:
-                    fragment_rows.append((name, session.app, session.id, state))
-                    fresh.setdefault((session.app, session.id), []).append(
-                        (session, state, record)
-                    )
-                    affected.add((session.app, session.id))
+                for fragment in sessions:
+                    key = (fragment[0], fragment[1])
+                    fragment_rows.append((name, *key, fragment[7]))
+                    fresh.setdefault(key, []).append(fragment)
+                    affected.add(key)
             db.executemany(
                 "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 file_rows,
@@ -534,7 +533,7 @@ class Index:
     def _merge(
         self,
         keys: set[tuple[str, str]],
-        fresh: dict[tuple[str, str], list[Encoded]],
+        fresh: dict[tuple[str, str], list[Fragment]],
     ) -> None:
         """Rewrite the `sessions` rows of `keys` from their fragments: the `fresh` ones
         just parsed, and those other files still hold (still in the table)."""
@@ -555,30 +554,24 @@ class Index:
             new = fresh.get(key, [])
             old = held.get(key, [])
             if len(new) == 1 and not old:  # the common case: one file, one session
-                session, state, record = new[0]
+                fragment = new[0]
             elif new or old:
-                session = merge(
-                    [s for s, _, _ in new] + [session_from_state(s) for s in old]
+                merged = merge(
+                    [session_from_state(f[7]) for f in new]
+                    + [session_from_state(state) for state in old]
                 )
-                state, record = session_encodings(session)
+                fragment = _fragment(merged)
             else:
                 gone.append(key)
                 continue
-            if not session.listed:
+            app, session_id, parent_id, listed, updated, cwd, search, state, record = (
+                fragment
+            )
+            if not listed:
                 gone.append(key)
                 continue
-            updated = session.updated or session.created
             rows.append(
-                (
-                    key[0],
-                    key[1],
-                    session.parent_id,
-                    updated.timestamp() if updated else None,
-                    session.cwd,
-                    _search_text(session),
-                    record,
-                    state,
-                )
+                (app, session_id, parent_id, updated, cwd, search, record, state)
             )
         db.executemany("DELETE FROM sessions WHERE app = ? AND id = ?", gone)
         db.executemany(
@@ -717,9 +710,31 @@ class Index:
 
 
 Job = tuple[str, Location, str, tuple[int, int, int, str]]
-# each session with its stored state and public record, encoded where it was parsed
-Encoded = tuple[Session, bytes, bytes]
-Parsed = tuple[str, str, tuple[int, int, int, str], list[Encoded], Diagnostics]
+# What one file says of one session, reduced to plain values where it was parsed: the
+# worker sends these instead of Session objects, which cost more to pickle than to parse.
+# (app, id, parent_id, listed, updated, cwd, search text, state, record)
+Fragment = tuple[
+    str, str, str | None, bool, float | None, str | None, str, bytes, bytes
+]
+Parsed = tuple[str, str, tuple[int, int, int, str], list[Fragment], Diagnostics]
+
+
+def _fragment(session: Session) -> Fragment:
+    state, record = session_encodings(session)
+    updated = session.updated or session.created
+    return (
+        session.app,
+        session.id,
+        session.parent_id,
+        session.listed,
+        updated.timestamp() if updated else None,
+        session.cwd,
+        _search_text(session),
+        state,
+        record,
+    )
+
+
 PARALLEL_FROM = (
     200  # files: below this, starting worker processes costs more than it saves
 )
@@ -747,7 +762,7 @@ def _parse_one(job: Job) -> Parsed:
         app,
         name,
         signature,
-        [(s, *session_encodings(s)) for s in sessions],
+        [_fragment(s) for s in sessions],
         diagnostics,
     )
 

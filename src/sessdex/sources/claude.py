@@ -89,11 +89,7 @@ ASSISTANT = b'"assistant"'
 EFFORT = b'"effort"'
 PERMISSION_MODE = b'"permissionMode"'
 LEAF_UUID = b'"leafUuid"'  # head only: a 1.0 summary names its conversation's leaf
-# Title records are searched for by their type, not by their keys: a longer needle is
-# found about twice as fast, and a search for an absent title spans the whole tail.
-CUSTOM_RECORD = b'"type":"custom-title"'
-AI_RECORD = b'"type":"ai-title"'
-SUMMARY_RECORD = b'"type":"summary"'
+TITLES = b'Title"'  # the end of both title keys: one search while neither is known
 EFFORT_SINCE = (2, 1, 212)  # the first Claude Code that writes `effort`
 TAIL_WINDOW = 16 * 1024  # the first stretch of the tail searched for keys
 HEAD_PROBE = 256 * 1024  # one read that holds the 80 head lines of most transcripts
@@ -440,11 +436,11 @@ def _read_head(
             if late.custom_title:
                 return  # the tail's custom title wins over anything here
             if late.ai_title or found.custom_title:
-                keys: tuple[bytes, ...] = (CUSTOM_RECORD,)  # only it can still win
+                keys: tuple[bytes, ...] = (CUSTOM_TITLE,)  # only it can still win
             elif found.ai_title:
-                keys = (CUSTOM_RECORD, AI_RECORD)  # no summary can win any more
+                keys = (TITLES,)  # a newer AI title, or a custom one; no summary
             else:
-                keys = (CUSTOM_RECORD, AI_RECORD, SUMMARY_RECORD)
+                keys = (TITLES, LEAF_UUID)
             _head_titles(head, position, keys, load, found)
             return
 
@@ -500,9 +496,9 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
     A line is parsed when it holds the key of a field still unknown. Rather than test
     every line for every key, each key is searched for backwards through the block, in
     windows that grow while nothing turns up; only the lines holding a hit are cut out.
-    Title records are found by their type (`"type":"custom-title"`); once the custom
-    title is known, the AI title no longer matters; without `titles`, neither does (a
-    sub-agent named by its description). Lines are taken newest first, so each
+    While neither title is known, one search for `Title"` stands for both title keys; once
+    the custom title is known, the AI title no longer matters; without `titles`, neither
+    does (a sub-agent named by its description). Lines are taken newest first, so each
     field is the newest line's, as if read in turn.
     """
     custom = ai = model = effort = mode = version = branch = cwd = None
@@ -517,7 +513,7 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
     window = TAIL_WINDOW
     wanted = [TIMESTAMP, VERSION, ASSISTANT, PERMISSION_MODE]
     if titles:
-        wanted += [CUSTOM_RECORD, AI_RECORD]
+        wanted.append(TITLES)
     while wanted:
         hit = -1
         for key in wanted:
@@ -536,10 +532,10 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
         begin = tail.line_start(hit)
         newline = data.find(b"\n", hit)
         stop = newline if newline >= 0 else len(data)
-        titles_only = True  # only a title record's type led here: perhaps quoted text
+        titles_only = True  # only `Title"` led here: it may be some other key's end
         for key in wanted:  # hits in this line are used up: find the next ones below
             if hits[key] >= begin:
-                titles_only = titles_only and key in (CUSTOM_RECORD, AI_RECORD)
+                titles_only = titles_only and key == TITLES
                 hits[key] = data.rfind(key, floor, begin)
         cursor = begin
         if stop - begin > files.LINE_CAP:
@@ -576,9 +572,7 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
                 effort = effort or rec.string(record.get("effort"))
         wanted = []
         if custom is None and titles:
-            wanted.append(CUSTOM_RECORD)
-            if ai is None:
-                wanted.append(AI_RECORD)
+            wanted.append(TITLES if ai is None else CUSTOM_TITLE)
         if updated is None:
             wanted.append(TIMESTAMP)
         if version is None or branch is None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import platformdirs
@@ -21,12 +20,12 @@ from sessdex.indexfile import cache_folder
 from .conftest import merged_home
 
 NOTED = [n for n in sources.BUILTIN if getattr(sources.get(n), "SCAN_NOTED", False)]
-HOUR = 3600
+SETTLED = 1_767_225_600  # 2026-01-01, long before any test runs
 
 
 def settled(home: Path) -> Path:
     """Date every folder an hour back: a folder changed just now is never trusted."""
-    past = time.time() - HOUR
+    past = SETTLED  # the same stamp each time: settling again undoes a folder's change
     for folder, _, _ in os.walk(home):
         os.utime(folder, (past, past))
     return home
@@ -121,38 +120,67 @@ def claude_transcripts(home: Path) -> list[Path]:
     )
 
 
-@pytest.mark.parametrize(
-    "change",
-    ["append", "new file", "delete", "new project", "rewrite same size"],
-)
-def test_steps_aside_when_the_home_changed(
+@pytest.mark.parametrize("change", ["new file", "delete", "new project"])
+def test_steps_aside_when_a_folder_changed(
     home: Path, change: str, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     args = ["--json", "--home", str(home), "--app", "claude"]
     full(*args)
     assert answered(args, capsysbinary) is not None
     transcript = claude_transcripts(home)[0]
-    if change == "append":
-        with transcript.open("ab") as f:
-            f.write(b'{"type":"user"}\n')
-    elif change == "new file":
+    if change == "new file":
         (transcript.parent / "00000000-0000-4000-8000-000000000000.jsonl").write_bytes(
             transcript.read_bytes()
         )
     elif change == "delete":
         transcript.unlink()
-    elif change == "new project":
-        (home / ".claude" / "projects" / "-home-x").mkdir()
     else:
-        data = transcript.read_bytes()
-        replacement = transcript.with_suffix(".tmp")
-        replacement.write_bytes(data)
-        os.replace(replacement, transcript)  # a new inode
-        settled(home)
+        (home / ".claude" / "projects" / "-home-x").mkdir()
     assert answered(args, capsysbinary) is None
     settled(home)  # a folder changed a moment ago is not trusted: see the next test
     expected = full(*args)  # the full command notes the home as it is now
     assert answered(args, capsysbinary) == expected
+
+
+@pytest.mark.parametrize("change", ["append", "rename", "rewrite same size"])
+def test_a_changed_file_is_read_again_and_the_answer_is_current(
+    home: Path, change: str, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A live session grows between two listings: the quick path re-reads that file."""
+    args = ["--nl", "--home", str(home), "--app", "claude"]
+    before = full(*args)
+    assert answered(args, capsysbinary) == before
+    transcript = claude_transcripts(home)[0]
+    if change == "append":
+        with transcript.open("ab") as f:
+            f.write(b'{"type":"user"}\n')
+    elif change == "rename":
+        with transcript.open("ab") as f:
+            f.write(b'{"type":"custom-title","customTitle":"Live rename"}\n')
+    else:
+        replacement = transcript.with_suffix(".tmp")
+        replacement.write_bytes(transcript.read_bytes())
+        os.replace(replacement, transcript)  # a new inode
+        settled(home)
+    now = answered(args, capsysbinary)
+    assert now is not None
+    assert now == full(*args)
+    assert (b"Live rename" in now) == (change == "rename")
+    assert answered(args, capsysbinary) == now
+
+
+def test_many_changed_files_are_left_to_the_full_command(
+    home: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    args = ["--json", "--home", str(home)]
+    full(*args)
+    monkeypatch.setattr(quick, "MAX_REREAD", 1)
+    for transcript in claude_transcripts(home)[:2]:
+        with transcript.open("ab") as f:
+            f.write(b'{"type":"user"}\n')
+    assert answered(args, capsysbinary) is None
 
 
 def test_a_folder_changed_just_before_the_scan_is_not_trusted(
@@ -170,7 +198,9 @@ def test_a_folder_changed_just_before_the_scan_is_not_trusted(
 
 
 def test_sub_agent_files_matter_only_to_all(
-    home: Path, capsysbinary: pytest.CaptureFixture[bytes]
+    home: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     top = ["--json", "--home", str(home), "--app", "claude"]
     every = [*top, "--all"]
@@ -178,8 +208,15 @@ def test_sub_agent_files_matter_only_to_all(
     agent = next((home / ".claude" / "projects").glob("*/*/subagents/agent-*.jsonl"))
     with agent.open("ab") as f:
         f.write(b'{"type":"user"}\n')
-    assert answered(top, capsysbinary) == expected
+    assert (
+        answered(top, capsysbinary) == expected
+    )  # the sub-agent is not even looked at
+    stats = []
+    monkeypatch.setattr(
+        quick, "_bring_up_to_date", lambda *a: stats.append(a[2]) or False
+    )
     assert answered(every, capsysbinary) is None
+    assert stats == [[("claude", str(agent))]]
 
 
 def test_an_override_change_is_noticed(

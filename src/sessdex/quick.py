@@ -11,7 +11,8 @@ transaction of the index:
    (a top-level listing skips files that hold only sub-agents, and their folders).
 
 Then the index's ready-made records are the answer, byte for byte what the full command
-prints. Anything else (an option this path does not handle, a changed file, a new folder,
+prints. When only a few files changed (a live session grows all the time), those files
+are re-read into the index first, loading just their sources. Anything else (an option this path does not handle, a changed file, a new folder,
 no index yet) returns False, and the full command runs and refreshes the index.
 """
 
@@ -46,6 +47,8 @@ class _Request:
 
 
 _VALUED = ("--home", "--app", "--limit", "-n", "--since")
+# More changed files than this, and the full command re-reads them, on every core.
+MAX_REREAD = 32
 
 
 def _parse(command: str, args: Sequence[str]) -> _Request | None:
@@ -154,7 +157,7 @@ def answer(command: str, args: Sequence[str]) -> bool:
         return False
     try:
         plan = _Plan(request)
-        found = _body_from_index(path, request, plan, home[1])
+        found = _body_from_index(path, request, plan, home)
     except (sqlite3.Error, SessdexError, OSError):
         return False  # busy, damaged, an unknown app: the full command explains
     if found is None:
@@ -168,9 +171,13 @@ def answer(command: str, args: Sequence[str]) -> bool:
 
 
 def _body_from_index(
-    path: str, request: _Request, plan: _Plan, environ: Mapping[str, str]
+    path: str,
+    request: _Request,
+    plan: _Plan,
+    home: tuple[str, Mapping[str, str]],
 ) -> bytes | None:
     """What to print, or None when the index cannot vouch for it."""
+    environ = home[1]
     apps = plan.checked
     marks = ",".join("?" * len(apps))
     db = sqlite3.connect(path, isolation_level=None, timeout=0.2)
@@ -193,8 +200,14 @@ def _body_from_index(
         ):
             if not freshness.still_holds(noted, what, value, inode):
                 return None
-        if not _files_unchanged(db, apps, nested):
+        changed = _changed_files(db, apps, nested)
+        if changed is None:
             return None
+        if changed:  # a live session grew: re-read just those files, then answer
+            db.execute("COMMIT")
+            if not _bring_up_to_date(path, home, changed):
+                return None
+            db.execute("BEGIN")
         (generation,) = db.execute("SELECT value FROM generation").fetchone()
         if plan.key is not None:
             cached = db.execute(
@@ -215,28 +228,58 @@ def _body_from_index(
         db.close()
 
 
-def _files_unchanged(db: sqlite3.Connection, apps: list[str], nested: str) -> bool:
+def _changed_files(
+    db: sqlite3.Connection, apps: list[str], nested: str
+) -> list[tuple[str, str]] | None:
+    """(app, path) of the files whose signature changed; None when too many, or gone."""
     marks = ",".join("?" * len(apps))
     packed = db.execute(
-        f"SELECT python, packed FROM signatures WHERE app IN ({marks})" + nested, apps
-    ).fetchall()
-    if len(packed) == len(apps) * (1 if nested else 2) and all(
-        python == freshness.PACKED_FORMAT for python, _ in packed
-    ):
-        return all(_unchanged(marshal.loads(blob)) for _, blob in packed)
-    signatures = db.execute(  # an index written by another Python
-        f"SELECT path, size, mtime_ns, inode, wal FROM files WHERE app IN ({marks})"
-        + nested,
+        f"SELECT app, python, packed FROM signatures WHERE app IN ({marks})" + nested,
         apps,
     ).fetchall()
-    return _unchanged(signatures)
+    by_app: list[tuple[str, list[tuple[str, int, int, int, str]]]]
+    if len(packed) == len(apps) * (1 if nested else 2) and all(
+        python == freshness.PACKED_FORMAT for _, python, _ in packed
+    ):
+        by_app = [(app, marshal.loads(blob)) for app, _, blob in packed]
+    else:  # an index written by another Python
+        by_app = [
+            (
+                app,
+                db.execute(
+                    "SELECT path, size, mtime_ns, inode, wal FROM files WHERE app = ?"
+                    + nested,
+                    (app,),
+                ).fetchall(),
+            )
+            for app in apps
+        ]
+    changed: list[tuple[str, str]] = []
+    for app, signatures in by_app:
+        paths = _changed(signatures, MAX_REREAD - len(changed))
+        if paths is None:
+            return None
+        changed += [(app, path) for path in paths]
+    return changed
 
 
-def _request_key(request: _Request, apps: list[str]) -> str:
-    form = "json" if request.as_json else "nl"
-    return (
-        f"{form} {','.join(apps)} all={request.include_subagents} limit={request.limit}"
-    )
+def _bring_up_to_date(
+    path: str, home: tuple[str, Mapping[str, str]], changed: list[tuple[str, str]]
+) -> bool:
+    """Re-read the changed files into the index, as the full command would."""
+    from pathlib import Path
+
+    from .index import Index
+    from .sources import get
+    from .sources.base import Home
+
+    index = Index(Home(Path(home[0]), dict(home[1])))
+    try:
+        if os.fspath(index.path) != path:
+            return False  # the full command would use another index: let it
+        return all(index.refresh_file(get(app), name) for app, name in changed)
+    finally:
+        index.close()
 
 
 def _body(records: list[bytes], request: _Request) -> bytes:
@@ -268,16 +311,28 @@ def _remember(db: sqlite3.Connection, key: str, generation: int, body: bytes) ->
         pass  # another process is writing: the next run will try again
 
 
-def _unchanged(signatures: list[tuple[str, int, int, int, str]]) -> bool:
-    """Whether every file still has its recorded signature (the loop a warm list is)."""
+def _changed(
+    signatures: list[tuple[str, int, int, int, str]], most: int
+) -> list[str] | None:
+    """The files whose signature changed (the loop a warm list is); None past `most`
+    of them, or when one is gone."""
     stat, suffixes = os.stat, freshness.DB_SUFFIXES
+    changed: list[str] = []
     for name, size, mtime_ns, inode, wal in signatures:
         try:
             st = stat(name)
         except OSError:
-            return False
-        if st.st_mtime_ns != mtime_ns or st.st_size != size or st.st_ino != inode:
-            return False
-        if (wal or name.endswith(suffixes)) and wal != freshness.wal_signature(name):
-            return False
-    return True
+            return None
+        if (
+            st.st_mtime_ns != mtime_ns
+            or st.st_size != size
+            or st.st_ino != inode
+            or (
+                (wal or name.endswith(suffixes))
+                and wal != freshness.wal_signature(name)
+            )
+        ):
+            changed.append(name)
+            if len(changed) > most:
+                return None
+    return changed

@@ -98,7 +98,6 @@ def test_steps_aside_before_the_first_refresh(
     [
         ["--since", "yesterday", "--json"],
         ["--json", "--nl"],
-        [],
         ["--json", "--app", "no-such-app"],
         ["--json", "--limit", "0"],
         ["--json", "--verbose"],
@@ -338,3 +337,42 @@ def test_find_leaves_odd_queries_to_the_full_command(
     for query in (["app:nonesuch"], ["--app", "claude", "app:codex"], []):
         args = [*query, "--json", "--home", str(home)]
         assert answered(args, capsysbinary, "find") is None, query
+
+
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [
+        ("list", []),
+        ("list", ["--limit", "3", "--all"]),
+        ("list", ["--app", "codex"]),
+        ("find", ["checkout"]),
+        ("find", ["branch:feat", "--all"]),
+    ],
+)
+def test_the_table_for_people_is_the_full_commands(
+    home: Path,
+    command: str,
+    options: list[str],
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    full("--json", "--home", str(home))
+    args = [*options, "--home", str(home)]
+    expected = full(*args, command=command)
+    assert expected.count(b"\n") >= 1 and b"\x1b" not in expected
+    assert answered(args, capsysbinary, command) == expected
+
+
+def test_a_table_line_is_styled_as_click_styles_it() -> None:
+    import click
+
+    from sessdex.views.text import listing_line
+
+    fields = ("2026-11-01T10:00:00Z", None, "main", "/home/dev/x", "A \x1b[31mtitle")
+    plain = listing_line(
+        "claude", "abcdef1234", fields, width=80, home="/home/dev", styled=False
+    )
+    styled = listing_line(
+        "claude", "abcdef1234", fields, width=80, home="/home/dev", styled=True
+    )
+    assert styled == click.style(plain[:8], fg="cyan") + plain[8:]
+    assert "\x1b[31m" not in plain and plain.endswith("A title")

@@ -92,8 +92,8 @@ def _parse(command: str, args: Sequence[str]) -> _Request | None:
         else:
             return None  # unknown, repeated or invalid: the full command explains
         position += 1
-    if request.as_json == request.as_nl:
-        return None  # the table is for people: the full command draws it
+    if request.as_json and request.as_nl:
+        return None
     if command == "find" and not request.words:
         return None
     return request
@@ -127,8 +127,9 @@ class _Plan:
             apps, words, self.scoped = chosen, query.words, query.scoped
             first_prefix = query.words[0] if len(query.words) == 1 else None
         self.checked = sorted(set(apps or BUILTIN))
+        self.table = not (request.as_json or request.as_nl)
         self.sql, self.args = selection.sessions_sql(
-            "record",
+            _TABLE_COLUMNS if self.table else "record",
             apps=apps,
             since=selection.parse_since(request.since) if request.since else None,
             under=os.getcwd() if request.here else None,
@@ -138,9 +139,12 @@ class _Plan:
             limit=request.limit,
             first_prefix=first_prefix,
         )
-        # a relative --since moves with the clock: such an answer is never kept
+        # a relative --since moves with the clock, and so do the table's ages: such an
+        # answer is never kept
         self.key = (
-            None if request.since else f"{request.as_json} {self.sql} {self.args}"
+            None
+            if request.since or self.table
+            else f"{request.as_json} {self.sql} {self.args}"
         )
 
 
@@ -218,6 +222,12 @@ def _body_from_index(
                 return bytes(cached[0])
         if plan.scoped:
             db.create_function("_field", 2, selection.field, deterministic=True)
+        if plan.table:
+            rows = db.execute(plan.sql, plan.args).fetchall()
+            db.execute("COMMIT")
+            return (
+                _table(rows, home[0]) if rows else None
+            )  # none: the full command hints
         records = [record for (record,) in db.execute(plan.sql, plan.args)]
         body = _body(records, request)
         db.execute("COMMIT")
@@ -280,6 +290,34 @@ def _bring_up_to_date(
         return all(index.refresh_file(get(app), name) for app, name in changed)
     finally:
         index.close()
+
+
+# what a table line shows, read from the records by SQLite: no JSON decoding in Python
+_TABLE_COLUMNS = (
+    "app, id, json_extract(record, '$.updated'), json_extract(record, '$.created'), "
+    "json_extract(record, '$.branch'), json_extract(record, '$.cwd'), "
+    "json_extract(record, '$.title')"
+)
+
+
+def _table(rows: list[tuple[str, ...]], home: str) -> bytes:
+    """The lines `sessdex list` prints for people (views.text.listing_line)."""
+    from .views.text import listing_line, terminal_width
+
+    width, styled = terminal_width(), sys.stdout.isatty()
+    lines = [
+        listing_line(
+            app,
+            session_id,
+            (updated, created, branch, cwd, title),
+            width=width,
+            home=home,
+            styled=styled,
+        )
+        for app, session_id, updated, created, branch, cwd, title in rows
+    ]
+    encoding = sys.stdout.encoding or "utf-8"
+    return ("\n".join(lines) + "\n").encode(encoding, "replace")
 
 
 def _body(records: list[bytes], request: _Request) -> bytes:

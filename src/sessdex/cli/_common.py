@@ -8,7 +8,6 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
 from typing import Any, TypeVar
 
 import click
@@ -180,32 +179,36 @@ def print_rows(rows: Sequence[Row], as_json: bool, as_nl: bool, home: Home) -> N
         return
     import orjson
 
-    from ..views.text import age, one_line, short_path
+    from ..views.text import listing_line
 
     width = _terminal_width()
     home_text = str(home.path)
     styled = sys.stdout.isatty()
     for row in rows:
         record = orjson.loads(row.record)
-        updated = record.get("updated") or record.get("created")
-        when = (
-            datetime.fromisoformat(updated.replace("Z", "+00:00")) if updated else None
+        fields = (
+            record.get("updated"),
+            record.get("created"),
+            record.get("branch"),
+            record.get("cwd"),
+            record.get("title"),
         )
-        branch = one_line(record.get("branch") or "-", 24)
-        folder = one_line(short_path(record.get("cwd"), home_text), 32)
-        head = f"{row.app:<8} {row.id[:8]:<8} {age(when):>4}  {branch:<24.24} {folder:<32.32} "
-        title = one_line(
-            record.get("title") or "(untitled)", max(10, width - len(head))
+        click.echo(
+            listing_line(
+                row.app,
+                row.id,
+                fields,
+                width=width,
+                home=home_text,
+                styled=styled,
+            )
         )
-        if styled:
-            head = click.style(f"{row.app:<8}", fg="cyan") + head[8:]
-        click.echo(head + title)
 
 
 def _terminal_width() -> int:
-    import shutil
+    from ..views.text import terminal_width
 
-    return shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 160
+    return terminal_width()
 
 
 # --- commands ------------------------------------------------------------------------------

@@ -127,3 +127,41 @@ def tokens(n: int) -> str:
     if n >= 1_000:
         return f"{n / 1_000:.1f}k"
     return str(n)
+
+
+def terminal_width() -> int:
+    """The width `list` fits its lines to: the terminal's, or 160 when piped."""
+    import shutil
+    import sys
+
+    return shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 160
+
+
+def listing_line(
+    app: str,
+    session_id: str,
+    fields: tuple[str | None, str | None, str | None, str | None, str | None],
+    *,
+    width: int,
+    home: str,
+    styled: bool,
+    now: datetime | None = None,
+) -> str:
+    """One session as `sessdex list` shows it: app, short id, age, branch, folder, title.
+
+    `fields` are the record's updated, created, branch, cwd and title; everything printed
+    is cleaned of control sequences and cut to fit `width`.
+    """
+    updated, created, branch, cwd, title = fields
+    stamp = updated or created
+    when = datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else None
+    branch_text = one_line(branch or "-", 24)
+    folder = one_line(short_path(cwd, home), 32)
+    head = (
+        f"{app:<8} {session_id[:8]:<8} {age(when, now):>4}  "
+        f"{branch_text:<24.24} {folder:<32.32} "
+    )
+    line = head + one_line(title or "(untitled)", max(10, width - len(head)))
+    if styled:  # the app name in cyan, as click.style(fg="cyan") writes it
+        line = f"\x1b[36m{line[:8]}\x1b[0m{line[8:]}"
+    return line

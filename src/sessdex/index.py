@@ -131,6 +131,8 @@ def _m003_notes(db: sqlite3.Connection) -> None:
         CREATE INDEX files_signatures
             ON files(app, nested, path, size, mtime_ns, inode, wal);
         CREATE INDEX sessions_order ON sessions(updated DESC, app, id);
+        DROP INDEX files_app;
+        DROP INDEX sessions_updated;
         CREATE TABLE signatures (
             app TEXT NOT NULL,
             nested INTEGER NOT NULL,

@@ -197,6 +197,35 @@ def test_a_big_cold_index_parses_on_every_core_with_the_same_result(
     assert sum(parallel.report.diagnostics["claude"].skipped.values()) == 1
 
 
+def test_a_big_refresh_written_in_parts_gives_the_same_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every app's fixtures (sessions spread over several files: Codex's database,
+    rollouts and title index) written three files per transaction, then changed."""
+    from .conftest import merged_home
+
+    home = Home.at(merged_home(tmp_path / "home"))
+    whole = api.list_sessions(home, include_subagents=True)
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "other-state"))
+    monkeypatch.setattr(index, "WRITE_BATCH", 3)
+    monkeypatch.setattr(index, "PARALLEL_FROM", 4)
+    parts = api.list_sessions(home, include_subagents=True)
+    assert parts.report.parsed > 3 * 3
+    assert [(r.app, r.id, r.record) for r in parts.rows] == [
+        (r.app, r.id, r.record) for r in whole.rows
+    ]
+    victim = next(p for p in sorted(home.path.rglob("rollout-*.jsonl")))
+    victim.unlink()
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "third-state"))
+    again_whole = api.list_sessions(home, include_subagents=True)
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "other-state"))
+    again_parts = api.list_sessions(home, include_subagents=True)
+    assert again_parts.report.vanished == 1
+    assert [(r.app, r.id, r.record) for r in again_parts.rows] == [
+        (r.app, r.id, r.record) for r in again_whole.rows
+    ]
+
+
 def test_a_broken_app_warns_once_and_hides_nothing_else(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

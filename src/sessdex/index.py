@@ -296,10 +296,17 @@ class Index:
             notes[source.NAME] = (_environ_key(environ.read), paths) if noted else None
         vanished = [p for p in known if p not in seen]
         report.vanished = len(vanished)
-        parsed = self._parse_all(changed, report, progress)
+        # A big batch is written in parts while the workers parse the rest: each part is
+        # one transaction, whole on its own (a file's rows, and the sessions it touches).
+        batch: list[Parsed] = []
+        for result in self._parse_each(changed, report, progress):
+            batch.append(result)
+            if len(batch) == WRITE_BATCH:
+                self._write(batch, vanished)
+                batch, vanished = [], []
         new_notes = self._changed_notes(notes)
-        if changed or vanished or new_notes:
-            self._write(parsed, vanished, new_notes)
+        if batch or vanished or new_notes:
+            self._write(batch, vanished, new_notes)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -391,7 +398,9 @@ class Index:
             return True
         location = source.locate(self.home)
         report = RefreshReport()
-        parsed = self._parse_all([(source, location, path, signature)], report, None)
+        parsed = list(
+            self._parse_each([(source, location, path, signature)], report, None)
+        )
         self._write(parsed, [])
         return True
 
@@ -412,25 +421,23 @@ class Index:
         report.locations[source.NAME] = location
         return location
 
-    def _parse_all(
+    def _parse_each(
         self,
         changed: list[tuple[Source, Location, str, tuple[int, int, int, str]]],
         report: RefreshReport,
         progress: Progress | None,
-    ) -> list[Parsed]:
+    ) -> Iterator[Parsed]:
         total = len(changed)
-        results: list[Parsed] = []
         jobs = [
             (source.NAME, location, name, signature)
             for source, location, name, signature in changed
         ]
         for done, result in enumerate(_parse_many(jobs), 1):
-            results.append(result)
             report.parsed += 1
             report.diagnostics.setdefault(result[0], Diagnostics()).update(result[4])
             if progress is not None:
                 progress(done, total)
-        return results
+            yield result
 
     def _write(
         self,
@@ -737,6 +744,7 @@ def _fragment(session: Session) -> Fragment:
     )
 
 
+WRITE_BATCH = 2048  # parsed files per write transaction of a big refresh
 PARALLEL_FROM = (
     200  # files: below this, starting worker processes costs more than it saves
 )

@@ -11,7 +11,7 @@ import heapq
 import itertools
 from array import array
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -416,8 +416,10 @@ def _merge(context: Context, lead: Stream) -> Iterator[Event]:
     opened when the merge reaches its first timestamp, so few files are open at once.
     """
     if not context.children:  # the lead alone: its own order
+        number = _SET_SEQ
         for seq, draft in enumerate(lead.events()):
-            yield _numbered(draft, seq)
+            number(draft, seq)
+            yield draft
         return
     heap: list[tuple[float, int, Event | None, Iterator[Event] | str]] = []
     tick = itertools.count()
@@ -484,8 +486,11 @@ def _numbered(event: Event, seq: int) -> Event:
     Drafts are fresh objects no one else holds yet, so setting the field the way a frozen
     dataclass's own __init__ does is safe, and far cheaper than dataclasses.replace.
     """
-    object.__setattr__(event, "seq", seq)
+    _SET_SEQ(event, seq)
     return event
+
+
+_SET_SEQ: Callable[[Event, int], None] = vars(Event)["seq"].__set__  # its slot's setter
 
 
 def _next_line(path: Path, offset: int) -> int:

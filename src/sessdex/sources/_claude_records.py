@@ -168,12 +168,19 @@ def records(
         if offset:
             stream.seek(offset)
         cap = (1 << 62) if full else files.READ_LINE_CAP
+        loads, broken = orjson.loads, orjson.JSONDecodeError
         for number, data, complete, compacted in _split(
             stream, name, diagnostics, offset, cap, None if full else long_lines
         ):
-            record = load(data, complete, number, diagnostics, name)
-            if record is not None:
-                yield number, compacted, record
+            try:  # the common case inline; anything odd goes through `load`
+                record = loads(data)
+            except broken:
+                record = None
+            if type(record) is not dict:
+                record = load(data, complete, number, diagnostics, name)
+                if record is None:
+                    continue
+            yield number, compacted, record
 
 
 def raw(

@@ -361,22 +361,27 @@ def usage(raw: object, model: str | None) -> Usage | None:
     """An assistant line's `message.usage` (Anthropic's input already excludes the cache)."""
     if not isinstance(raw, dict):
         return None
-    count = _tokens
-    cache_write = count(raw.get("cache_creation_input_tokens"))
-    split = raw.get("cache_creation")
-    if not cache_write and isinstance(split, dict):
-        cache_write = sum(count(v) for v in split.values())
-    details = raw.get("output_tokens_details")
+    get = raw.get  # `_tokens` inline: a positive int (not a bool), else 0
+    cache_write = get("cache_creation_input_tokens")
+    if type(cache_write) is not int or cache_write <= 0:
+        cache_write = 0
+        split = get("cache_creation")
+        if isinstance(split, dict):
+            cache_write = sum(_tokens(v) for v in split.values())
+    details = get("output_tokens_details")
     reasoning = (
-        count(details.get("thinking_tokens")) if isinstance(details, dict) else 0
+        _tokens(details.get("thinking_tokens")) if isinstance(details, dict) else 0
     )
+    given = get("input_tokens")
+    made = get("output_tokens")
+    read = get("cache_read_input_tokens")
     return Usage(
-        input_tokens=count(raw.get("input_tokens")),
-        output_tokens=count(raw.get("output_tokens")),
-        cache_read_tokens=count(raw.get("cache_read_input_tokens")),
-        cache_write_tokens=cache_write,
-        reasoning_tokens=reasoning,
-        model=model,
+        given if type(given) is int and given > 0 else 0,
+        made if type(made) is int and made > 0 else 0,
+        read if type(read) is int and read > 0 else 0,
+        cache_write,
+        reasoning,
+        model,
     )
 
 
@@ -478,6 +483,18 @@ def bounded(value: object, budget: list[int], depth: int = 0) -> JSONValue:
             bounded(item, budget, depth + 1) for item in itertools.islice(value, 200)
         ]
     if isinstance(value, dict):
-        pairs = itertools.islice(value.items(), 200)
-        return {str(key): bounded(item, budget, depth + 1) for key, item in pairs}
+        # as `{str(key): bounded(item, budget, depth + 1) ...}`, plain leaves inline
+        kept: dict[str, JSONValue] = {}
+        for key, item in itertools.islice(value.items(), 200):
+            kind = type(item)
+            if kind is str and not item.startswith(files.ELIDED_PREFIX):
+                room = budget[0]
+                room = room if room > 0 else 0
+                budget[0] -= len(item)
+                kept[str(key)] = item if len(item) <= room else item[:room] + "…"
+            elif kind is bool or kind is int or item is None:
+                kept[str(key)] = item
+            else:
+                kept[str(key)] = bounded(item, budget, depth + 1)
+        return kept
     return str(value)

@@ -214,34 +214,42 @@ class Stream:
     def _feed(
         self, record: dict[str, object], number: int, compacted: bool
     ) -> Iterator[Event]:
-        kind = record.get("type")
-        stamp = rec.moment(record.get("timestamp"))
-        self.stamped = stamp is not None
-        self.time = stamp or self.time
-        version = record.get("version")
+        get = record.get
+        kind = get("type")
+        stamp = rec.moment(get("timestamp"))
+        if stamp is not None:
+            self.stamped = True
+            self.time = stamp
+        else:
+            self.stamped = False
+        version = get("version")
         if version and isinstance(version, str):
             self.version = version
         agent = self.agent_id
-        if agent is None and record.get("isSidechain") is True:
+        if agent is None and get("isSidechain") is True:
             agent = self._agent_of(record)
-        summary = kind == "user" and record.get("isCompactSummary") is True
-        if self.compaction is not None and kind in rec.CONVERSATION and not summary:
+        if (
+            self.compaction is not None
+            and kind in rec.CONVERSATION
+            and not (kind == "user" and get("isCompactSummary") is True)
+        ):
             yield self.compaction  # no summary followed the boundary
             self.compaction = None
         if not isinstance(kind, str):
             self.context.diagnostics.skip(str(self.path), number, "bad value")
             return
-        if self.survey.abandoned:
-            uuid = rec.string(record.get("uuid"))
-            branch = self.survey.abandoned.get(uuid) if uuid else None
+        abandoned = self.survey.abandoned
+        if abandoned:
+            uuid = rec.string(get("uuid"))
+            branch = abandoned.get(uuid) if uuid else None
             if branch is not None:
                 yield from self._abandoned(record, agent, branch, uuid)
                 return
         if agent is not None and agent not in self.context.announced:
             yield from self._announce(agent)
         if kind in rec.CONVERSATION:
-            state = self._state(agent)
-            cwd, git_branch = record.get("cwd"), record.get("gitBranch")
+            state = self.agents.get(agent) or self._state(agent)
+            cwd, git_branch = get("cwd"), get("gitBranch")
             if cwd != state.cwd and (
                 changed := self._change(agent, "cwd", rec.string(cwd))
             ):
@@ -348,7 +356,12 @@ class Stream:
         message = record.get("message")
         if not isinstance(message, dict) or record.get("isApiErrorMessage") is True:
             return None
-        model = rec.string(message.get("model"))
+        return self._copy_of(record, message, rec.string(message.get("model")))
+
+    def _copy_of(
+        self, record: dict[str, object], message: dict[str, object], model: str | None
+    ) -> _Response | None:
+        """`_copy` of a line whose message is known, and no API error."""
         used = (
             rec.usage(message.get("usage"), model) if model != rec.SYNTHETIC else None
         )
@@ -501,10 +514,13 @@ class Stream:
                 yield changed
             extra: dict[str, JSONValue] = {"injected": True} if injected else {}
             yield self._event("user", agent, text="\n".join(parts), extra=extra)
+        if not results:
+            return
         outcome = record.get("toolUseResult")
+        single = outcome is not None and len(results) == 1
         for block in results:
             kept: dict[str, JSONValue] = {}
-            if outcome is not None and len(results) == 1:
+            if single:
                 kept["result"] = rec.bounded(outcome, [RESULT_BUDGET])
             yield self._event(
                 "tool_result",
@@ -525,9 +541,10 @@ class Stream:
             return
         model = rec.string(message.get("model"))
         synthetic = model == rec.SYNTHETIC
+        state = self.agents.get(agent) or self._state(agent)
         if (
             not synthetic
-            and model != self._state(agent).model
+            and model != state.model
             and (changed := self._change(agent, "model", model)) is not None
         ):
             yield changed
@@ -542,15 +559,28 @@ class Stream:
                 extra={"status": status} if isinstance(status, int) else {},
             )
             return
-        copy = self._copy(record)
-        if (billed := self._settle(copy, agent)) is not None:
+        copy = self._copy_of(record, message, model)
+        if (
+            copy is not None
+            and state.response is not None
+            and (billed := self._settle(copy, agent)) is not None
+        ):
             yield billed
         for block in (
             content
             if isinstance(content, list)
             else [{"type": "text", "text": content}]
         ):
-            if isinstance(block, dict):
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text":  # `_assistant_block`'s first case, inline
+                said = rec.block_text(block)
+                if said.strip():
+                    extra: dict[str, JSONValue] = (
+                        {"synthetic": True} if synthetic else {}
+                    )
+                    yield self._event("assistant", agent, text=said, extra=extra)
+            else:
                 yield from self._assistant_block(block, agent, compacted, synthetic)
         stop = message.get("stop_reason")
         if copy is not None or stop:

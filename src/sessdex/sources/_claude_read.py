@@ -126,9 +126,10 @@ def _survey(path: Path, *, keep_long_lines: bool = True) -> Survey:
                     survey.result_agents[call] = agent
 
     lines = rec.raw(path, survey.long_lines if keep_long_lines else None)
+    decode, place, spawn_tools = _decode_ids, graph.place, rec.SPAWN_TOOLS
     for index, (number, data, complete, _) in enumerate(lines):
         try:
-            ids = _decode_ids(data)
+            ids = decode(data)
         except (msgspec.DecodeError, RecursionError):
             # broken or odd: most such lines are still placed from their bytes alone
             if b'"uuid"' not in data:
@@ -150,13 +151,15 @@ def _survey(path: Path, *, keep_long_lines: bool = True) -> Survey:
         if not uuid:
             continue
         up = ids.parentUuid or None
-        content = ids.message.content if ids.message is not None else None
+        message = ids.message
+        content = message.content if message is not None else None
         blocks = content if isinstance(content, list) else ()
         spawn = results = False
         for block in blocks:
-            if block.type == "tool_use":
-                spawn = spawn or block.name in rec.SPAWN_TOOLS
-            elif block.type == "tool_result":
+            kind = block.type
+            if kind == "tool_use":
+                spawn = spawn or block.name in spawn_tools
+            elif kind == "tool_result":
                 results = True
         typed = False
         if ids.isSidechain:
@@ -176,7 +179,7 @@ def _survey(path: Path, *, keep_long_lines: bool = True) -> Survey:
                 parsed(record, index)
             continue
         up = up or ids.logicalParentUuid or None
-        if graph.place(uuid, up, index, typed, ids.timestamp or None) < 0:
+        if place(uuid, up, index, typed, ids.timestamp or None) < 0:
             continue
         outcome = ids.toolUseResult
         if ids.type == "user" and isinstance(outcome, _Outcome) and outcome.agentId:
@@ -221,12 +224,19 @@ class _Graph:
 
         `stamp` is kept for typed prompts only: it tells a rewind from a resend.
         """
-        node = self.node(uuid)
-        if self.placed[node]:
+        nodes, placed = self.nodes, self.placed  # `node` inline for the common cases
+        node = nodes.get(uuid)
+        if node is None:
+            node = nodes[uuid] = len(placed)
+            self.parent.append(-1)
+            placed.append(1)
+        elif placed[node]:
             return -1
-        self.placed[node] = 1
+        else:
+            placed[node] = 1
         if up is not None:
-            self.parent[node] = self.node(up)
+            parent = nodes.get(up)
+            self.parent[node] = parent if parent is not None else self.node(up)
         if typed:
             self.typed[node] = (index, stamp)
         self.last = node

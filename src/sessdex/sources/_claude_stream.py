@@ -377,7 +377,7 @@ class Stream:
 
     def _settle(self, copy: _Response | None, agent: str | None) -> Event | None:
         """Bill the pending response when this line starts another one."""
-        pending = self._state(agent).response
+        pending = (self.agents.get(agent) or self._state(agent)).response
         if copy is not None and pending is not None and pending.key != copy.key:
             return self._bill(agent)
         return None
@@ -385,14 +385,14 @@ class Stream:
     def _count(
         self, copy: _Response | None, agent: str | None, last: bool
     ) -> Iterator[Event]:
-        state = self._state(agent)
+        state = self.agents.get(agent) or self._state(agent)
         pending = state.response
         if copy is not None and pending is not None and pending.key == copy.key:
             if copy.usage.total > pending.usage.total:
                 pending.usage = copy.usage
             pending.time = copy.time or pending.time
         elif copy is not None:
-            if (billed := self._bill(agent)) is not None:
+            if pending is not None and (billed := self._bill(agent)) is not None:
                 yield billed
             state.response = copy
         if last and (billed := self._bill(agent)) is not None:
@@ -400,7 +400,7 @@ class Stream:
 
     def _bill(self, agent: str | None) -> Event | None:
         """The pending response's usage event, once per response key in the session."""
-        state = self._state(agent)
+        state = self.agents.get(agent) or self._state(agent)
         response, state.response = state.response, None
         if response is None or response.key in self.context.billed:
             return None

@@ -1,6 +1,6 @@
-"""A warm `sessdex list --json` or `find --json` (or `--nl`), answered from the index alone.
+"""A warm `sessdex list` or `find` (table, `--json` or `--nl`), answered from the index alone.
 
-Scripts and editor plugins run `sessdex list --json` all the time, almost always when
+People, scripts and editor plugins run `sessdex list` all the time, almost always when
 nothing has changed. The full command would import click, the model and every source just
 to find that out. This path imports only the standard library and checks, in one read
 transaction of the index:
@@ -12,8 +12,9 @@ transaction of the index:
 
 Then the index's ready-made records are the answer, byte for byte what the full command
 prints. When only a few files changed (a live session grows all the time), those files
-are re-read into the index first, loading just their sources. Anything else (an option this path does not handle, a changed file, a new folder,
-no index yet) returns False, and the full command runs and refreshes the index.
+are re-read into the index first, loading just their sources. Anything else (an option
+this path does not handle, a new folder, no index yet) returns False, and the full
+command runs and refreshes the index.
 """
 
 from __future__ import annotations

@@ -314,11 +314,12 @@ def _find_abandoned(survey: Survey, graph: _Graph) -> None:
     placed, typed = graph.placed, graph.typed
     spine = bytearray(len(graph.parent))
     spine_child = array("i", [-1]) * (len(graph.parent) + 1)  # parent + 1 -> its child
-    node = graph.last
+    node, parents = graph.last, graph.parent
     while node >= 0 and placed[node] and not spine[node]:
         spine[node] = 1
-        spine_child[graph.up(node) + 1] = node
-        node = graph.parent[node]
+        parent = parents[node]  # `graph.up(node)` inline
+        spine_child[parent + 1 if parent >= 0 and placed[parent] else 0] = node
+        node = parent
     abandoned: dict[int, int] = {}  # node -> its branch's first node
     branches: dict[int, tuple[int, int]] = {}  # first node -> (lines, spawns)
     children: tuple[array[int], array[int]] | None = None

@@ -289,6 +289,8 @@ def moment(value: object) -> datetime | None:
         parsed = datetime.fromisoformat(value)
     except ValueError:
         return None
+    if parsed.tzinfo is UTC:  # the common "…Z": astimezone would return it as is
+        return parsed
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return parsed.astimezone(UTC)

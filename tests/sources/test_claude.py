@@ -757,3 +757,30 @@ def test_a_sub_agent_nothing_links_to_is_announced() -> None:
     assert spawns == [(None, None), (None, "a0ad4f44468bdf20d")]
     child = [e.kind for e in found if e.agent_id == "a0ad4f44468bdf20d"]
     assert child == ["user", "assistant", "tool_call", "tool_result"]
+
+
+def test_records_parse_odd_lines_as_before(tmp_path: Path) -> None:
+    # the inline orjson path hands every line it cannot take whole to `load`
+    from sessdex.sources import _claude_records as rec
+
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(
+        b'{"type":"user","n":1}\n'
+        b"\n"
+        b"   \n"
+        b"[1, 2]\n"
+        b'{"type":"user","text":"\\ud83d cut"}\n'  # a lone surrogate: json takes it
+        b'{"type": broken\n'
+        b'{"type":"assistant"'  # truncated last line
+    )
+    diagnostics = Diagnostics()
+    found = list(rec.records(path, diagnostics, full=False))
+    assert [(number, record) for number, _, record in found] == [
+        (1, {"type": "user", "n": 1}),
+        (5, {"type": "user", "text": "\ud83d cut"}),
+    ]
+    assert diagnostics.details == [
+        (str(path), 4, "not an object"),
+        (str(path), 6, "not JSON"),
+        (str(path), 7, "truncated"),
+    ]

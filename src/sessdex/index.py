@@ -11,13 +11,14 @@ writes are one short IMMEDIATE transaction each, waiting on the other's lock.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import marshal
 import os
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -283,23 +284,20 @@ class Index:
         ):
             known[path] = (size, mtime_ns, inode, wal)
         seen: set[str] = set()
-        changed: list[tuple[Source, Location, str, tuple[int, int, int, str]]] = []
         notes: dict[str, _Notes | None] = {}
-        for source in sources:
-            environ = freshness.RecordingEnviron(self.home.environ)
-            with freshness.recording() as paths:
-                location = self._locate(source, report, environ)
-                complete = location is not None and self._scan(
-                    source, location, known, seen, changed, report
-                )
-            noted = complete and getattr(source, "SCAN_NOTED", False)
-            notes[source.NAME] = (_environ_key(environ.read), paths) if noted else None
-        vanished = [p for p in known if p not in seen]
+        # Workers start on the first changed files while the scan still lists the rest.
+        total, results = _parse_stream(
+            self._scan_all(sources, known, seen, notes, report)
+        )
+        vanished = [p for p in known if p not in seen]  # the scan is over by now
         report.vanished = len(vanished)
         # A big batch is written in parts while the workers parse the rest: each part is
         # one transaction, whole on its own (a file's rows, and the sessions it touches).
         batch: list[Parsed] = []
-        for result in self._parse_each(changed, report, progress):
+        for done, result in enumerate(results, 1):
+            _count(report, result)
+            if progress is not None:
+                progress(done, total)
             batch.append(result)
             if len(batch) == WRITE_BATCH:
                 self._write(batch, vanished)
@@ -310,16 +308,35 @@ class Index:
         report.seconds = time.perf_counter() - started
         return report
 
+    def _scan_all(
+        self,
+        sources: Sequence[Source],
+        known: dict[str, tuple[int, int, int, str]],
+        seen: set[str],
+        notes: dict[str, _Notes | None],
+        report: RefreshReport,
+    ) -> Iterator[Job]:
+        """Every changed file of every source, as a parse job, noting each scan."""
+        for source in sources:
+            environ = freshness.RecordingEnviron(self.home.environ)
+            with freshness.recording() as paths:
+                location = self._locate(source, report, environ)
+                complete = location is not None and (
+                    yield from self._scan(source, location, known, seen, report)
+                )
+            noted = complete and getattr(source, "SCAN_NOTED", False)
+            notes[source.NAME] = (_environ_key(environ.read), paths) if noted else None
+
     def _scan(
         self,
         source: Source,
         location: Location,
         known: dict[str, tuple[int, int, int, str]],
         seen: set[str],
-        changed: list[tuple[Source, Location, str, tuple[int, int, int, str]]],
         report: RefreshReport,
-    ) -> bool:
-        """Stat what the source lists; False when its listing failed part way."""
+    ) -> Generator[Job, None, bool]:
+        """Stat what the source lists, yielding the changed files; False when its
+        listing failed part way."""
         if not location.exists:
             return True
         try:
@@ -338,7 +355,7 @@ class Index:
                 seen.add(name)
                 report.scanned += 1
                 if known.get(name) != signature:
-                    changed.append((source, location, name, signature))
+                    yield source.NAME, location, name, signature
         except Exception as error:  # one app's broken store never hides the others
             if os.environ.get("SESSDEX_DEBUG"):
                 raise
@@ -398,9 +415,8 @@ class Index:
             return True
         location = source.locate(self.home)
         report = RefreshReport()
-        parsed = list(
-            self._parse_each([(source, location, path, signature)], report, None)
-        )
+        parsed = [_parse_one((source.NAME, location, path, signature))]
+        _count(report, parsed[0])
         self._write(parsed, [])
         return True
 
@@ -420,24 +436,6 @@ class Index:
             return None
         report.locations[source.NAME] = location
         return location
-
-    def _parse_each(
-        self,
-        changed: list[tuple[Source, Location, str, tuple[int, int, int, str]]],
-        report: RefreshReport,
-        progress: Progress | None,
-    ) -> Iterator[Parsed]:
-        total = len(changed)
-        jobs = [
-            (source.NAME, location, name, signature)
-            for source, location, name, signature in changed
-        ]
-        for done, result in enumerate(_parse_many(jobs), 1):
-            report.parsed += 1
-            report.diagnostics.setdefault(result[0], Diagnostics()).update(result[4])
-            if progress is not None:
-                progress(done, total)
-            yield result
 
     def _write(
         self,
@@ -745,6 +743,7 @@ def _fragment(session: Session) -> Fragment:
 
 
 WRITE_BATCH = 2048  # parsed files per write transaction of a big refresh
+PARSE_CHUNK = 128  # files per job sent to a worker
 PARALLEL_FROM = (
     200  # files: below this, starting worker processes costs more than it saves
 )
@@ -777,33 +776,56 @@ def _parse_one(job: Job) -> Parsed:
     )
 
 
-def _parse_many(jobs: list[Job]) -> Iterator[Parsed]:
-    """Parse files, on every core for a big batch: parsing heads and tails is CPU-bound
-    Python, so threads would only take turns on one core."""
+def _count(report: RefreshReport, result: Parsed) -> None:
+    report.parsed += 1
+    report.diagnostics.setdefault(result[0], Diagnostics()).update(result[4])
+
+
+def _parse_stream(jobs: Iterator[Job]) -> tuple[int, Iterator[Parsed]]:
+    """(how many jobs, their results): on every core for a big batch, where parsing
+    starts while `jobs` (the scan) is still being produced. Parsing heads and tails is
+    CPU-bound Python, so threads would only take turns on one core."""
+    head = list(itertools.islice(jobs, PARALLEL_FROM))
     cores = (
         len(os.sched_getaffinity(0))
         if hasattr(os, "sched_getaffinity")
         else (os.cpu_count() or 1)
     )
     if (
-        cores < 2
-        or len(jobs) < PARALLEL_FROM
+        len(head) < PARALLEL_FROM  # the scan is over: a small batch
+        or cores < 2
         or sys.platform != "linux"
         or os.environ.get("SESSDEX_DEBUG")
     ):
-        yield from map(_parse_one, jobs)
-        return
+        head.extend(jobs)
+        return len(head), map(_parse_one, head)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    count = [len(head)]
+
+    def rest() -> Iterator[Job]:
+        for job in jobs:
+            count[0] += 1
+            yield job
+
     # fork: the workers start with every module already imported and each source's
     # state as is; they only parse and send back values.
-    with ProcessPoolExecutor(
-        cores, mp_context=multiprocessing.get_context("fork")
-    ) as pool:
-        yield from pool.map(
-            _parse_one, jobs, chunksize=max(8, min(256, len(jobs) // (cores * 8)))
+    pool = ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("fork"))
+    try:
+        # map submits each chunk as the scan yields it, and returns once the scan is over
+        results = pool.map(
+            _parse_one, itertools.chain(head, rest()), chunksize=PARSE_CHUNK
         )
+    except BaseException:
+        pool.shutdown(cancel_futures=True)
+        raise
+
+    def collect() -> Iterator[Parsed]:
+        with pool:
+            yield from results
+
+    return count[0], collect()
 
 
 def _chunks(items: list[_T], size: int) -> Iterable[list[_T]]:

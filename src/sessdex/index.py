@@ -5,8 +5,14 @@ A refresh stats every candidate file and re-parses only those whose size, mtime 
 about one session is kept per file (`fragments`) and merged into `sessions`, whose rows
 hold the ready-made JSON record so that listing never re-reads a transcript.
 
+Each app's scan is noted while it runs (`freshness`: the folders it listed, the paths it
+probed, the environment it read), with each app's file signatures packed in one value and
+a generation bumped by every write: what the quick path (`quick`) checks instead of
+scanning.
+
 Two sessdex processes may refresh at once: parsing happens outside any transaction, and
-writes are one short IMMEDIATE transaction each, waiting on the other's lock.
+writes are short IMMEDIATE transactions (a big refresh writes in parts while it parses),
+each waiting on the other's lock.
 """
 
 from __future__ import annotations

@@ -171,10 +171,6 @@ assert len(MIGRATIONS) == SCHEMA_VERSION, "update indexfile.SCHEMA_VERSION"
 _Notes = tuple[bytes, dict[str, freshness.Noted]]
 
 
-def _environ_key(read: Mapping[str, str | None]) -> bytes:
-    return freshness.environ_key(read)
-
-
 @dataclass(slots=True)
 class RefreshReport:
     scanned: int = 0
@@ -331,7 +327,9 @@ class Index:
                     yield from self._scan(source, location, known, seen, report)
                 )
             noted = complete and getattr(source, "SCAN_NOTED", False)
-            notes[source.NAME] = (_environ_key(environ.read), paths) if noted else None
+            notes[source.NAME] = (
+                (freshness.environ_key(environ.read), paths) if noted else None
+            )
 
     def _scan(
         self,
@@ -348,16 +346,9 @@ class Index:
         try:
             for candidate in source.scan(location):
                 name = os.fspath(candidate)
-                try:
-                    st = os.stat(name)
-                except OSError:
+                signature = freshness.file_signature(name)
+                if signature is None:
                     continue
-                signature = (
-                    st.st_size,
-                    st.st_mtime_ns,
-                    st.st_ino,
-                    freshness.wal_signature(name),
-                )
                 seen.add(name)
                 report.scanned += 1
                 if known.get(name) != signature:
@@ -407,16 +398,9 @@ class Index:
         ).fetchone()
         if row is None:
             return False
-        try:
-            st = os.stat(path)
-        except OSError:
+        signature = freshness.file_signature(path)
+        if signature is None:
             return False
-        signature = (
-            st.st_size,
-            st.st_mtime_ns,
-            st.st_ino,
-            freshness.wal_signature(path),
-        )
         if tuple(row) == signature:
             return True
         location = source.locate(self.home)

@@ -11,6 +11,10 @@ from collections.abc import Sequence
 
 from .sources import BUILTIN
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from datetime import datetime
+
 _SCOPES = {
     "app": "app",
     "id": "id",
@@ -141,13 +145,13 @@ def sessions_sql(
     return sql, args
 
 
-def parse_since(value: str, now: object = None) -> float:
+def parse_since(value: str, now: datetime | None = None) -> float:
     """'3d', '12h', '2w', '30m' ago, or a date/time ('2026-11-01', ISO 8601; UTC if no
     zone), as a POSIX timestamp. Raises SessdexError for anything else."""
     import re
     from datetime import UTC, datetime, timedelta
 
-    moment = now if isinstance(now, datetime) else datetime.now(UTC)
+    moment = now or datetime.now(UTC)
     match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", value)
     if match:
         amount, unit = int(match.group(1)), match.group(2)

@@ -179,9 +179,9 @@ def print_rows(rows: Sequence[Row], as_json: bool, as_nl: bool, home: Home) -> N
         return
     import orjson
 
-    from ..views.text import listing_line
+    from ..views.text import listing_line, terminal_width
 
-    width = _terminal_width()
+    width = terminal_width()
     home_text = str(home.path)
     styled = sys.stdout.isatty()
     for row in rows:
@@ -203,15 +203,6 @@ def print_rows(rows: Sequence[Row], as_json: bool, as_nl: bool, home: Home) -> N
                 styled=styled,
             )
         )
-
-
-def _terminal_width() -> int:
-    from ..views.text import terminal_width
-
-    return terminal_width()
-
-
-# --- commands ------------------------------------------------------------------------------
 
 
 def write_events(events: Iterable[Event], as_nl: bool) -> None:

@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .. import files
+from ..bytesearch import find, rfind
 from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session
 from . import _claude_read
@@ -369,8 +370,8 @@ def _leaf_title(
     for leaf, summary in summaries:
         needle = b'"uuid":"' + leaf.encode() + b'"'
         if (
-            tail.data.find(needle, tail.begin) >= 0
-            or head.data.find(needle, head.begin, head.end) >= 0
+            find(tail.data, needle, tail.begin) >= 0
+            or find(head.data, needle, head.begin, head.end) >= 0
         ):
             title = summary
     return title
@@ -379,7 +380,7 @@ def _leaf_title(
 def _task_prompt(head: _Block, load: _Load) -> str | None:
     """The text of the head's first `user` line: a sub-agent's task."""
     data, end = head.data, head.end
-    hit = data.find(b'"user"', head.begin, end)
+    hit = find(data, b'"user"', head.begin, end)
     while hit >= 0:
         begin = head.line_start(hit)
         newline = data.find(b"\n", hit, end)
@@ -387,7 +388,7 @@ def _task_prompt(head: _Block, load: _Load) -> str | None:
         record = load(head, begin, data[begin:stop], newline >= 0)
         if record is not None and record.get("type") == "user":
             return rec.message_text(record)
-        hit = data.find(b'"user"', stop, end)
+        hit = find(data, b'"user"', stop, end)
     return None
 
 
@@ -454,7 +455,7 @@ def _head_titles(
 ) -> None:
     """Title records in the head from `position` on: one search per key finds their lines."""
     data, end = head.data, head.end
-    hits = [data.find(key, position, end) for key in keys]
+    hits = [find(data, key, position, end) for key in keys]
     while (hit := min((hit for hit in hits if hit >= 0), default=-1)) >= 0:
         begin = head.line_start(hit)
         newline = data.find(b"\n", hit, end)
@@ -467,7 +468,7 @@ def _head_titles(
         ):
             _title(record, record.get("type"), found)
         hits = [
-            data.find(key, stop, end) if 0 <= hit <= stop else hit
+            find(data, key, stop, end) if 0 <= hit <= stop else hit
             for key, hit in zip(keys, hits, strict=True)
         ]
 
@@ -518,7 +519,7 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
         hit = -1
         for key in wanted:
             if key not in hits:
-                hits[key] = data.rfind(key, floor, cursor)
+                hits[key] = rfind(data, key, floor, cursor)
             if hits[key] > hit:
                 hit = hits[key]
         if hit < 0:  # nothing left above `floor`: search further back
@@ -526,7 +527,7 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
                 break
             bottom = tail.line_start(max(low, floor - window))
             for key in wanted:
-                hits[key] = data.rfind(key, bottom, floor)
+                hits[key] = rfind(data, key, bottom, floor)
             floor, window = bottom, window * 2
             continue
         begin = tail.line_start(hit)
@@ -536,7 +537,7 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
         for key in wanted:  # hits in this line are used up: find the next ones below
             if hits[key] >= begin:
                 titles_only = titles_only and key == TITLES
-                hits[key] = data.rfind(key, floor, begin)
+                hits[key] = rfind(data, key, floor, begin)
         cursor = begin
         if stop - begin > files.LINE_CAP:
             continue

@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .. import files
+from ..bytesearch import find, rfind
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
 from ._codex_read import read_events
@@ -404,7 +405,7 @@ def _head_lines(data: bytes, ends: list[int]) -> Iterator[files.Line]:
         bottom, top = ends[low - 1], ends[high - 1]
         for key in _HEAD_KEYS:
             position = bottom
-            while (hit := data.find(key, position, top)) >= 0:
+            while (hit := find(data, key, position, top)) >= 0:
                 index = bisect.bisect_left(ends, hit, low, high)
                 chosen.add(index)
                 position = ends[index]  # the rest of that line is chosen already
@@ -578,11 +579,11 @@ def _read_tail(start: int, data: bytes, scan: _Head) -> None:
             line_end = begin - 1
     # Renames are rare: one forward search (faster than `rfind`) rules most tails out.
     keys = [b'"turn_context"']
-    if data.find(b"thread_name_updated", first, end) >= 0:
+    if find(data, b"thread_name_updated", first, end) >= 0:
         keys.append(b"thread_name_updated")
     for key in keys:
         position = end
-        while (hit := data.rfind(key, first, position)) >= 0:
+        while (hit := rfind(data, key, first, position)) >= 0:
             begin = data.rfind(b"\n", first, hit) + 1 or first
             position = begin
             record = _load(data[begin : data.find(b"\n", hit)])

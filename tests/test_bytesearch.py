@@ -1,0 +1,50 @@
+"""bytesearch: StringZilla's find/rfind answer exactly as bytes' own, bounds included."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from sessdex import bytesearch
+
+
+def test_the_fast_search_is_installed() -> None:
+    # a dependency of the package: a missing wheel would silently cost listing its speed
+    assert bytesearch.ACCELERATED
+
+
+@pytest.mark.parametrize("method", ["find", "rfind"])
+def test_same_answers_as_bytes_for_any_bounds(method: str) -> None:
+    fast = getattr(bytesearch, method)
+    slow = getattr(bytes, method)
+    draw = random.Random(7)
+    for _ in range(20_000):
+        data = bytes(draw.choice(b'ab"\n') for _ in range(draw.randint(0, 40)))
+        needle = bytes(draw.choice(b'ab"\n') for _ in range(draw.randint(1, 4)))
+        start = draw.randint(-45, 45)
+        end = draw.randint(-45, 45)
+        assert fast(data, needle, start, end) == slow(data, needle, start, end)
+        assert fast(data, needle, start) == slow(data, needle, start)
+        assert fast(data, needle) == slow(data, needle)
+
+
+@pytest.mark.parametrize("method", ["find", "rfind"])
+def test_keys_in_a_big_json_block(method: str) -> None:
+    # the case listing has: a key near one end of half a megabyte of JSON lines, or absent
+    line = b'{"type":"user","message":{"content":"' + b'x\\"y ' * 40 + b'"}}\n'
+    block = line * (512 * 1024 // len(line))
+    titled = (
+        block[:1000]
+        + b'{"customTitle":"a"}\n'
+        + block[1000:]
+        + b'{"customTitle":"b"}\n'
+    )
+    fast = getattr(bytesearch, method)
+    slow = getattr(bytes, method)
+    for data in (block, titled, titled + block):
+        for needle in (b'"customTitle"', b'"type":"user"', b"\n", b'Title"'):
+            assert fast(data, needle) == slow(data, needle)
+            assert fast(data, needle, 999, len(data) - 5) == slow(
+                data, needle, 999, len(data) - 5
+            )

@@ -214,6 +214,15 @@ def test_a_big_refresh_written_in_parts_gives_the_same_index(
     assert [(r.app, r.id, r.record) for r in parts.rows] == [
         (r.app, r.id, r.record) for r in whole.rows
     ]
+    # the batches drop each app's packed signatures; the last write packs them all,
+    # also when only files changed (no folder: the notes hold, the last batch is short)
+    _assert_signatures_packed(tmp_path / "other-state")
+    for number, path in enumerate(
+        sorted(p for p in home.path.rglob("*") if p.is_file())
+    ):
+        os.utime(path, ns=(10**18 + number, 10**18 + number))
+    assert api.list_sessions(home, include_subagents=True).report.parsed > 3 * 3
+    _assert_signatures_packed(tmp_path / "other-state")
     victim = next(p for p in sorted(home.path.rglob("rollout-*.jsonl")))
     victim.unlink()
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "third-state"))
@@ -224,6 +233,35 @@ def test_a_big_refresh_written_in_parts_gives_the_same_index(
     assert [(r.app, r.id, r.record) for r in again_parts.rows] == [
         (r.app, r.id, r.record) for r in again_whole.rows
     ]
+
+
+def _assert_signatures_packed(state: Path) -> None:
+    """Every app's packed file signatures equal its rows in `files` (what the quick
+    path would otherwise read), for each `nested` value."""
+    import marshal
+    import sqlite3
+
+    (path,) = state.rglob("index-*.sqlite")
+    db = sqlite3.connect(path)
+    try:
+        packed = {
+            (app, nested): sorted(map(list, marshal.loads(blob)))
+            for app, nested, blob in db.execute(
+                "SELECT app, nested, packed FROM signatures"
+            )
+        }
+        apps = [app for (app,) in db.execute("SELECT DISTINCT app FROM files")]
+        assert apps
+        for app in apps:
+            for nested in (0, 1):
+                rows = db.execute(
+                    "SELECT path, size, mtime_ns, inode, wal FROM files "
+                    "WHERE app = ? AND nested = ?",
+                    (app, nested),
+                ).fetchall()
+                assert packed.get((app, nested)) == sorted(map(list, rows)), app
+    finally:
+        db.close()
 
 
 def test_a_broken_app_warns_once_and_hides_nothing_else(

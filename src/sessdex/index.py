@@ -296,17 +296,18 @@ class Index:
         # A big batch is written in parts while the workers parse the rest: each part is
         # one transaction, whole on its own (a file's rows, and the sessions it touches).
         batch: list[Parsed] = []
+        unpacked: set[str] = set()  # apps whose signatures the last write packs
         for done, result in enumerate(results, 1):
             _count(report, result)
             if progress is not None:
                 progress(done, total)
             batch.append(result)
             if len(batch) == WRITE_BATCH:
-                self._write(batch, vanished)
+                unpacked |= self._write(batch, vanished, pack=False)
                 batch, vanished = [], []
         new_notes = self._changed_notes(notes)
-        if batch or vanished or new_notes:
-            self._write(batch, vanished, new_notes)
+        if batch or vanished or new_notes or unpacked:
+            self._write(batch, vanished, new_notes, pack=True, also=unpacked)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -432,7 +433,15 @@ class Index:
         parsed: list[Parsed],
         vanished: list[str],
         notes: dict[str, _Notes | None] | None = None,
-    ) -> None:
+        *,
+        pack: bool = True,
+        also: Iterable[str] = (),
+    ) -> set[str]:
+        """One transaction: the files parsed, those vanished, the notes; the apps touched.
+
+        With `pack`, the touched apps' signatures (and those of `also`) are packed anew;
+        without, they are dropped, and the quick path reads the rows until a later write
+        packs them: a big refresh packs once, not once per batch."""
         db = self.db
         try:
             db.execute("BEGIN IMMEDIATE")
@@ -492,7 +501,12 @@ class Index:
             )
             self._merge(affected, fresh)  # before the new fragments join the old
             db.executemany("INSERT INTO fragments VALUES (?, ?, ?, ?)", fragment_rows)
-            self._pack_signatures(touched)
+            if pack:
+                self._pack_signatures(touched.union(also))
+            else:
+                db.executemany(
+                    "DELETE FROM signatures WHERE app = ?", [(a,) for a in touched]
+                )
             db.execute("UPDATE generation SET value = value + 1")
             db.execute("DELETE FROM listings")
             for app, note in (notes or {}).items():
@@ -508,6 +522,7 @@ class Index:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        return touched
 
     def _pack_signatures(self, apps: set[str]) -> None:
         """Each app's file signatures as one marshalled list per `nested` value: the quick
@@ -537,14 +552,19 @@ class Index:
         db = self.db
         held: dict[tuple[str, str], list[bytes]] = {}
         if db.execute("SELECT 1 FROM fragments LIMIT 1").fetchone() is not None:
-            for chunk in _chunks(sorted(keys), 400):
-                pairs = ",".join("(?, ?)" for _ in chunk)
-                for app, session_id, state in db.execute(
-                    f"SELECT app, id, state FROM fragments WHERE (app, id) IN "
-                    f"(VALUES {pairs})",
-                    [part for key in chunk for part in key],
-                ):
-                    held.setdefault((app, session_id), []).append(state)
+            by_app: dict[str, list[str]] = {}
+            for app, session_id in keys:
+                by_app.setdefault(app, []).append(session_id)
+            for app, ids in by_app.items():
+                for chunk in _chunks(sorted(ids), 500):
+                    # `app = ? AND id IN (…)` is looked up in fragments_key; a row-value
+                    # IN over VALUES would scan the whole table
+                    marks = ",".join("?" * len(chunk))
+                    for session_id, state in db.execute(
+                        f"SELECT id, state FROM fragments WHERE app = ? AND id IN ({marks})",
+                        [app, *chunk],
+                    ):
+                        held.setdefault((app, session_id), []).append(state)
         gone: list[tuple[str, str]] = []
         rows: list[tuple[object, ...]] = []
         for key in keys:

@@ -8,7 +8,7 @@ app's format.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, TypeAlias
 
@@ -109,27 +109,61 @@ class Session:
     listed: bool = True  # False: only fills in fields of a session another file lists
     extra: Extra = field(default_factory=dict)
 
-    def merged_with(self, other: Session) -> Session:
-        """Fill this session's unknown fields from `other` (which has lower precedence)."""
-        changes: dict[str, object] = {}
-        for f in fields(self):
-            if f.name in ("app", "id", "precedence", "listed", "extra"):
-                continue
-            if getattr(self, f.name) is None and getattr(other, f.name) is not None:
-                changes[f.name] = getattr(other, f.name)
-        if other.extra:
-            changes["extra"] = {**other.extra, **self.extra}
-        changes["listed"] = self.listed or other.listed
-        return replace(self, **changes) if changes else self  # type: ignore[arg-type]
+
+# the fields a lower-precedence fragment may fill in (the rest are merged by rule)
+_FILLED = (
+    "path",
+    "cwd",
+    "branch",
+    "title",
+    "created",
+    "updated",
+    "model",
+    "effort",
+    "permission_mode",
+    "cli_version",
+    "bytes",
+    "parent_id",
+    "agent_type",
+)
 
 
 def merge(fragments: list[Session]) -> Session:
     """One session from everything several files say of it: higher precedence wins per field."""
-    ordered = sorted(fragments, key=lambda s: -s.precedence)
-    result = ordered[0]
+    if len(fragments) == 1:
+        return fragments[0]
+    return _merged(sorted(fragments, key=lambda s: -s.precedence))
+
+
+def _merged(ordered: list[Session]) -> Session:
+    """`ordered[0]` with each unknown field taken from the first later fragment that knows
+    it; `extra` keys likewise; listed if any fragment is."""
+    first = ordered[0]
+    values = {name: getattr(first, name) for name in _FILLED}
+    missing = [name for name, value in values.items() if value is None]
+    extra = first.extra
+    listed = first.listed
     for other in ordered[1:]:
-        result = result.merged_with(other)
-    return result
+        if missing:
+            still = []
+            for name in missing:
+                value = getattr(other, name)
+                if value is None:
+                    still.append(name)
+                else:
+                    values[name] = value
+            missing = still
+        if other.extra:
+            extra = {**other.extra, **extra}
+        listed = listed or other.listed
+    return Session(
+        app=first.app,
+        id=first.id,
+        precedence=first.precedence,
+        listed=listed,
+        extra=extra,
+        **values,
+    )
 
 
 @dataclass(frozen=True, slots=True)

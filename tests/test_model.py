@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 from datetime import UTC, datetime
+from pathlib import Path
 
 from sessdex import model
 from sessdex.model import Session, merge
@@ -12,7 +13,7 @@ from sessdex.model import Session, merge
 def test_every_field_is_filled_in_or_merged_by_rule() -> None:
     # a field added to Session must be merged too, not silently dropped
     by_rule = {"app", "id", "precedence", "listed", "extra"}
-    assert set(model._FILLED) == {f.name for f in fields(Session)} - by_rule
+    assert set(model.FILLED_FIELDS) == {f.name for f in fields(Session)} - by_rule
 
 
 def test_higher_precedence_wins_field_by_field() -> None:
@@ -53,3 +54,36 @@ def test_higher_precedence_wins_field_by_field() -> None:
     }
     assert merge([name, row]).listed is False  # nobody lists it: it stays out
     assert merge([rollout]) is rollout
+
+
+def test_merging_encoded_sessions_equals_merging_sessions(tmp_path: Path) -> None:
+    """The index merges sessions as stored (views.records.merge_states); it must give what
+    model.merge gives, byte for byte, for every session of every app's fixtures."""
+    from sessdex import sources
+    from sessdex.diagnostics import Diagnostics
+    from sessdex.sources import Home
+    from sessdex.views.records import (
+        merge_states,
+        session_encodings,
+        session_state,
+        state_encodings,
+    )
+
+    from .conftest import merged_home
+
+    home = Home.at(merged_home(tmp_path / "home"))
+    several = 0
+    for app in sources.names():
+        source = sources.get(app)
+        location = source.locate(home)
+        fragments: dict[str, list[Session]] = {}
+        for path in source.scan(location):
+            for session in source.parse(Path(path), location, Diagnostics()):
+                fragments.setdefault(session.id, []).append(session)
+        for parts in fragments.values():
+            several += len(parts) > 1
+            for order in (parts, parts[::-1]):
+                assert state_encodings(
+                    merge_states([session_state(s) for s in order])
+                ) == session_encodings(merge(order))
+    assert several >= 3  # Codex's row, rollout and title index, at least

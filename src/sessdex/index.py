@@ -28,7 +28,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import orjson
 
@@ -36,10 +36,16 @@ from . import freshness, selection
 from .diagnostics import Diagnostics
 from .errors import IndexBusy
 from .indexfile import SCHEMA_VERSION, index_name
-from .model import Session, merge
+from .model import Session
 from .paths import cache_dir
 from .sources import Home, Location, Source
-from .views.records import session_encodings, session_from_state
+from .views.records import (
+    merge_states,
+    parse_iso,
+    session_encodings,
+    session_from_state,
+    state_encodings,
+)
 
 log = logging.getLogger(__name__)
 
@@ -246,17 +252,9 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
         raise
 
 
-def _search_text(session: Session) -> str:
-    return "\x00".join(
-        part.lower()
-        for part in (
-            session.app,
-            session.id,
-            session.title or "",
-            session.cwd or "",
-            session.branch or "",
-        )
-    )
+def _search_text(*parts: str | None) -> str:
+    """What `find` matches: app, id, title, folder and branch, lower-cased."""
+    return "\x00".join((part or "").lower() for part in parts)
 
 
 class Index:
@@ -573,11 +571,7 @@ class Index:
             if len(new) == 1 and not old:  # the common case: one file, one session
                 fragment = new[0]
             elif new or old:
-                merged = merge(
-                    [session_from_state(f[7]) for f in new]
-                    + [session_from_state(state) for state in old]
-                )
-                fragment = _fragment(merged)
+                fragment = _merged_fragment([f[7] for f in new] + old)
             else:
                 gone.append(key)
                 continue
@@ -746,7 +740,34 @@ def _fragment(session: Session) -> Fragment:
         session.listed,
         updated.timestamp() if updated else None,
         session.cwd,
-        _search_text(session),
+        _search_text(
+            session.app, session.id, session.title, session.cwd, session.branch
+        ),
+        state,
+        record,
+    )
+
+
+def _merged_fragment(states: list[bytes]) -> Fragment:
+    """The fragment of the session merged from these encoded ones, as `_fragment` of
+    `merge` of them would give, without decoding them into sessions."""
+    value = merge_states(states)
+    state, record = state_encodings(value)
+    updated = parse_iso(value.get("updated")) or parse_iso(value.get("created"))
+
+    def text(name: str) -> str | None:
+        found = value.get(name)
+        return found if isinstance(found, str) else None
+
+    app, session_id = cast(str, value["app"]), cast(str, value["id"])
+    return (
+        app,
+        session_id,
+        text("parent_id"),
+        bool(value.get("listed", True)),
+        updated.timestamp() if updated else None,
+        text("cwd"),
+        _search_text(app, session_id, text("title"), text("cwd"), text("branch")),
         state,
         record,
     )

@@ -111,7 +111,7 @@ class Session:
 
 
 # the fields a lower-precedence fragment may fill in (the rest are merged by rule)
-_FILLED = (
+FILLED_FIELDS = (
     "path",
     "cwd",
     "branch",
@@ -139,7 +139,7 @@ def _merged(ordered: list[Session]) -> Session:
     """`ordered[0]` with each unknown field taken from the first later fragment that knows
     it; `extra` keys likewise; listed if any fragment is."""
     first = ordered[0]
-    values = {name: getattr(first, name) for name in _FILLED}
+    values = {name: getattr(first, name) for name in FILLED_FIELDS}
     missing = [name for name, value in values.items() if value is None]
     extra = first.extra
     listed = first.listed

@@ -5,12 +5,13 @@ A field has one name everywhere. Times are ISO 8601 in UTC with a trailing Z.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import cast
 
 import orjson
 
-from ..model import Event, JSONValue, Session, Usage
+from ..model import FILLED_FIELDS, Event, JSONValue, Session, Usage
 
 SESSION_FIELDS = (
     "app",
@@ -81,6 +82,38 @@ def session_encodings(session: Session) -> tuple[bytes, bytes]:
     record["precedence"] = session.precedence
     record["listed"] = session.listed
     record["extra"] = cast(JSONValue, dict(session.extra))
+    return orjson.dumps(record), public
+
+
+def merge_states(states: Sequence[bytes]) -> dict[str, JSONValue]:
+    """`model.merge` over sessions encoded by `session_state`, without decoding them into
+    sessions: the index merges thousands per refresh (a Codex thread is spoken of by its
+    database row, its rollout and the title index)."""
+    values = sorted(
+        (cast(dict[str, JSONValue], orjson.loads(state)) for state in states),
+        key=lambda value: -cast(int, value.get("precedence") or 0),
+    )
+    merged = values[0]
+    for other in values[1:]:
+        for name in FILLED_FIELDS:
+            if merged.get(name) is None and other.get(name) is not None:
+                merged[name] = other[name]
+        if other_extra := other.get("extra"):
+            merged["extra"] = {
+                **cast(dict[str, JSONValue], other_extra),
+                **cast(dict[str, JSONValue], merged.get("extra") or {}),
+            }
+        merged["listed"] = bool(merged.get("listed", True) or other.get("listed", True))
+    return merged
+
+
+def state_encodings(value: dict[str, JSONValue]) -> tuple[bytes, bytes]:
+    """What `session_encodings` gives for the session `value` (a `merge_states` result)."""
+    record = {name: value.get(name) for name in SESSION_FIELDS}
+    public = orjson.dumps(record)
+    record["precedence"] = value.get("precedence", 0)
+    record["listed"] = value.get("listed", True)
+    record["extra"] = value.get("extra") or {}
     return orjson.dumps(record), public
 
 

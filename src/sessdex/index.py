@@ -773,7 +773,9 @@ def _merged_fragment(states: list[bytes]) -> Fragment:
     )
 
 
-WRITE_BATCH = 2048  # parsed files per write transaction of a big refresh
+# parsed files per write transaction of a big refresh: small enough that what is left to
+# write once the workers are done (up to one batch, with nothing else to run beside it) is short
+WRITE_BATCH = 512
 PARSE_CHUNK = 128  # files per job sent to a worker
 PARALLEL_FROM = (
     200  # files: below this, starting worker processes costs more than it saves

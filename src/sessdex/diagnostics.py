@@ -24,6 +24,28 @@ class Diagnostics:
         default_factory=list
     )  # whole-store failures, one line each
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Index workers send one per file: as plain values, pickling and unpickling cost a
+        # fraction of what the dataclass of Counters does (and an empty one, next to nothing).
+        if not (
+            self.skipped
+            or self.unknown
+            or self.versions
+            or self.details
+            or self.problems
+        ):
+            return (Diagnostics, ())
+        return (
+            _restored,
+            (
+                dict(self.skipped),
+                dict(self.unknown),
+                dict(self.versions),
+                self.details,
+                self.problems,
+            ),
+        )
+
     def skip(self, path: str, line: int, reason: str) -> None:
         self.skipped[reason] += 1
         if len(self.details) < MAX_DETAILS:
@@ -70,3 +92,15 @@ class Diagnostics:
             unknown=Counter(value.get("unknown", {})),
             versions=Counter(value.get("versions", {})),
         )
+
+
+def _restored(
+    skipped: dict[str, int],
+    unknown: dict[str, int],
+    versions: dict[str, int],
+    details: list[tuple[str, int, str]],
+    problems: list[str],
+) -> Diagnostics:
+    return Diagnostics(
+        Counter(skipped), Counter(unknown), Counter(versions), details, problems
+    )

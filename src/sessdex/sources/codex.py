@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import bisect
 import errno
+import functools
 import itertools
 import os
 import re
@@ -176,12 +177,14 @@ def scan(location: Location) -> Iterator[str | Path]:
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
-    if _STATE_DB.fullmatch(path.name):
+    name = str(path)  # a rollout is handled as a plain string: a home holds thousands
+    base = os.path.basename(name)
+    if base.startswith("rollout-"):
+        return _parse_rollout(name, base, location, diagnostics)
+    if _STATE_DB.fullmatch(base):
         return _parse_db(path, location, diagnostics)
-    if path.name == "session_index.jsonl":
+    if base == "session_index.jsonl":
         return _parse_index(path, diagnostics)
-    if path.name.startswith("rollout-"):
-        return _parse_rollout(path, location, diagnostics)
     return []
 
 
@@ -231,17 +234,17 @@ class _Head:
 
 
 def _parse_rollout(
-    path: Path, location: Location, diagnostics: Diagnostics
+    path: str, name: str, location: Location, diagnostics: Diagnostics
 ) -> list[Session]:
-    errors = read_errors()
+    """The sessions a rollout at `path` (file name `name`) lists."""
     try:
         size, tail_start, tail, split = _read_ends(path)
         head = _head(path, split, diagnostics)
     except FileNotFoundError:
-        diagnostics.skip(str(path), 0, "vanished")
+        diagnostics.skip(path, 0, "vanished")
         return []
-    except errors:
-        diagnostics.skip(str(path), 0, "unreadable")
+    except _read_errors():
+        diagnostics.skip(path, 0, "unreadable")
         return []
     if head is None:
         return []  # an empty file: Codex has not written its first line yet
@@ -250,15 +253,15 @@ def _parse_rollout(
     # what the tail then settles spares the rest of the head
     first = next(head)
     if first.number == 1:
-        _read_first_line(first, scan, diagnostics, str(path))
+        _read_first_line(first, scan, diagnostics, path)
     else:
         head = itertools.chain((first,), head)
     _read_tail(tail_start, tail, scan)
-    _read_head(head, scan, diagnostics, str(path))
+    _read_head(head, scan, diagnostics, path)
     meta = scan.meta
     thread_id = as_str(meta.get("id"))
     if not thread_id:
-        match = ROLLOUT_ID.search(path.name)
+        match = ROLLOUT_ID.search(name)
         if match is None:
             return []
         thread_id = match.group(1)
@@ -286,13 +289,13 @@ def _parse_rollout(
         extra["approval_policy"] = approval
     if sandbox:
         extra["sandbox"] = sandbox
-    if "archived_sessions" in path.parts:
+    if "archived_sessions" in path.split(os.sep):
         extra["archived"] = True
     git = as_dict(meta.get("git"))
     session = Session(
         app=NAME,
         id=thread_id,
-        path=str(path),
+        path=path,
         cwd=as_str(meta.get("cwd")) or as_str(context.get("cwd")) or scan.env_cwd,
         branch=as_str(git.get("branch")),
         title=scan.prompt or scan.echo_prompt,
@@ -327,7 +330,7 @@ def _parse_rollout(
     return sessions
 
 
-def _read_ends(path: Path) -> tuple[int, int, bytes, tuple[bytes, list[int]] | None]:
+def _read_ends(path: str) -> tuple[int, int, bytes, tuple[bytes, list[int]] | None]:
     """(file size, tail offset, tail, head) from one opening of the file.
 
     The tail is what `files.tail_bytes` returns. The head is the file's first bytes and
@@ -335,15 +338,19 @@ def _read_ends(path: Path) -> tuple[int, int, bytes, tuple[bytes, list[int]] | N
     read it: when a line is over LINE_CAP, or a `.zst` head is longer than one CHUNK.
     A rollout within the tail's reach is read once, and a `.zst` decompressed once.
     """
-    if path.name.endswith(".zst"):
-        size = path.stat().st_size
+    if path.endswith(".zst"):
+        size = os.stat(path).st_size
         with files.open_binary(path) as stream:
             start = stream.read(files.CHUNK)
-            tail = start[-files.TAIL_BYTES :]
-            length = len(start)
+            # the chunks that may hold the tail, joined once at the end
+            chunks, held, length = [start], len(start), len(start)
             while chunk := stream.read(files.CHUNK):
-                tail = (tail + chunk)[-files.TAIL_BYTES :]
+                chunks.append(chunk)
+                held += len(chunk)
                 length += len(chunk)
+                while held - len(chunks[0]) >= files.TAIL_BYTES:
+                    held -= len(chunks.pop(0))
+        tail = b"".join(chunks)[-files.TAIL_BYTES :]
         return (
             size,
             length - len(tail),
@@ -363,7 +370,7 @@ def _read_ends(path: Path) -> tuple[int, int, bytes, tuple[bytes, list[int]] | N
 
 
 def _head(
-    path: Path, split: tuple[bytes, list[int]] | None, diagnostics: Diagnostics
+    path: str, split: tuple[bytes, list[int]] | None, diagnostics: Diagnostics
 ) -> Iterator[files.Line] | None:
     """The head lines worth parsing, in order: the first, and those holding a `_HEAD_KEYS`.
 
@@ -608,6 +615,12 @@ def _read_tail(start: int, data: bytes, scan: _Head) -> None:
             ):
                 scan.thread_name = name
                 break
+
+
+@functools.cache
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """`read_errors()`, made once: it imports zstandard."""
+    return read_errors()
 
 
 def _load(data: bytes) -> dict[str, object] | None:

@@ -64,7 +64,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from .. import files
 from ..bytesearch import find, rfind
@@ -630,28 +630,30 @@ def _load(data: bytes) -> dict[str, object] | None:
 
 # --- the state database ----------------------------------------------------------------------
 
-_DB_COLUMNS = (
-    "id",
-    "rollout_path",
-    "created_at",
-    "updated_at",
-    "created_at_ms",
-    "updated_at_ms",
-    "source",
-    "cwd",
-    "title",
-    "name",
-    "sandbox_policy",
-    "approval_mode",
-    "git_branch",
-    "cli_version",
-    "model",
-    "reasoning_effort",
-    "agent_nickname",
-    "agent_role",
-    "agent_path",
-    "archived",
-)
+
+class _ThreadRow(NamedTuple):
+    """The `threads` columns listing reads; one a Codex version lacks reads as NULL."""
+
+    id: object
+    rollout_path: object
+    created_at: object
+    updated_at: object
+    created_at_ms: object
+    updated_at_ms: object
+    source: object
+    cwd: object
+    title: object
+    name: object
+    sandbox_policy: object
+    approval_mode: object
+    git_branch: object
+    cli_version: object
+    model: object
+    reasoning_effort: object
+    agent_nickname: object
+    agent_role: object
+    agent_path: object
+    archived: object
 
 
 def _parse_db(
@@ -675,15 +677,21 @@ def _parse_db(
         connection.close()
 
 
-def _threads(connection: sqlite3.Connection, path: Path, root: Path) -> list[Session]:
+def _thread_rows(connection: sqlite3.Connection) -> list[_ThreadRow]:
+    """The rows with a text id (a state db lists thousands: plain tuples, no dicts)."""
     columns = files.table_columns(connection, "threads")
     if "id" not in columns:
         return []
-    wanted = [column for column in _DB_COLUMNS if column in columns]
-    query = (
-        f"SELECT {', '.join(files.quote_identifier(c) for c in wanted)} FROM threads"
+    selected = ", ".join(
+        files.quote_identifier(column) if column in columns else "NULL"
+        for column in _ThreadRow._fields
     )
-    rows = [dict(zip(wanted, row, strict=True)) for row in connection.execute(query)]
+    rows = map(_ThreadRow._make, connection.execute(f"SELECT {selected} FROM threads"))
+    return [row for row in rows if isinstance(row.id, str)]
+
+
+def _threads(connection: sqlite3.Connection, path: Path, root: Path) -> list[Session]:
+    rows = _thread_rows(connection)
     parents: dict[str, str] = {}
     if {"parent_thread_id", "child_thread_id"} <= files.table_columns(
         connection, "thread_spawn_edges"
@@ -693,26 +701,20 @@ def _threads(connection: sqlite3.Connection, path: Path, root: Path) -> list[Ses
         ):
             if isinstance(parent, str) and isinstance(child, str):
                 parents[child] = parent
-    rollouts = {
-        row["id"]: _resolve_rollout(row.get("rollout_path"), root)
-        for row in rows
-        if isinstance(row["id"], str)
-    }
+    home = str(root)
+    rollouts = {row.id: _resolve_rollout(row.rollout_path, home) for row in rows}
     lineage: dict[str, tuple[str | None, str | None]] = {}
+    created: dict[str, datetime | None] = {}
     for row in rows:
-        thread_id = row["id"]
-        if not isinstance(thread_id, str):
-            continue
-        source = json_text(row.get("source"))
-        parent_id, agent_type = lineage_of(
-            {"source": source, "agent_role": row.get("agent_role")}
+        thread_id = str(row.id)
+        source = json_text(row.source)
+        parent_id, agent_type = (
+            lineage_of({"source": source, "agent_role": row.agent_role})
+            if isinstance(source, dict)  # else not a sub-agent: no lineage
+            else (None, None)
         )
         lineage[thread_id] = (parents.get(thread_id) or parent_id, agent_type)
-    created = {
-        row["id"]: epoch(row.get("created_at_ms"), 1000)
-        or epoch(row.get("created_at"), 1)
-        for row in rows
-    }
+        created[thread_id] = epoch(row.created_at_ms, 1000) or epoch(row.created_at, 1)
     children: dict[str, list[JSONValue]] = {}
     for child_id, (parent_id, _) in lineage.items():
         if parent_id:
@@ -720,60 +722,57 @@ def _threads(connection: sqlite3.Connection, path: Path, root: Path) -> list[Ses
             children.setdefault(parent_id, []).append(
                 {
                     "id": child_id,
-                    "path": str(child_path) if child_path else None,
+                    "path": child_path,
                     "created": born.isoformat() if born else None,
                 }
             )
+    state_db = str(path)
     sessions: list[Session] = []
     for row in rows:
-        thread_id = row["id"]
-        if not isinstance(thread_id, str) or not thread_id:
+        thread_id = str(row.id)
+        if not thread_id:
             continue
         parent_id, agent_type = lineage[thread_id]
-        approval = as_str(row.get("approval_mode"))
-        sandbox = sandbox_of(json_text(row.get("sandbox_policy")))
-        extra: dict[str, JSONValue] = {"home": str(root), "state_db": str(path)}
-        for key in ("agent_nickname", "agent_path"):
-            if value := as_str(row.get(key)):
-                extra[key] = value
-        if isinstance(row.get("source"), str) and not str(row["source"]).startswith(
-            "{"
-        ):
-            extra["source"] = str(row["source"])
+        approval = as_str(row.approval_mode)
+        sandbox = sandbox_of(json_text(row.sandbox_policy))
+        extra: dict[str, JSONValue] = {"home": home, "state_db": state_db}
+        if value := as_str(row.agent_nickname):
+            extra["agent_nickname"] = value
+        if value := as_str(row.agent_path):
+            extra["agent_path"] = value
+        if isinstance(row.source, str) and not row.source.startswith("{"):
+            extra["source"] = row.source
         if approval:
             extra["approval_policy"] = approval
         if sandbox:
             extra["sandbox"] = sandbox
-        if row.get("archived"):
+        if row.archived:
             extra["archived"] = True
         if thread_id in children:
             extra["children"] = children[thread_id]
-        rollout = rollouts.get(thread_id)
+        rollout = rollouts[thread_id]
         if rollout is not None:
-            extra["rollout_path"] = str(rollout)
+            extra["rollout_path"] = rollout
         sessions.append(
             Session(
                 app=NAME,
                 id=thread_id,
-                path=str(rollout)
-                if rollout is not None
-                else f"{path}#threads/{thread_id}",
-                cwd=as_str(row.get("cwd")),
-                branch=as_str(row.get("git_branch")),
+                path=rollout or f"{state_db}#threads/{thread_id}",
+                cwd=as_str(row.cwd),
+                branch=as_str(row.git_branch),
                 created=created[thread_id],
-                updated=epoch(row.get("updated_at_ms"), 1000)
-                or epoch(row.get("updated_at"), 1),
-                model=as_str(row.get("model")),
-                effort=as_str(row.get("reasoning_effort")),
+                updated=epoch(row.updated_at_ms, 1000) or epoch(row.updated_at, 1),
+                model=as_str(row.model),
+                effort=as_str(row.reasoning_effort),
                 permission_mode=permission_mode(approval, sandbox),
-                cli_version=as_str(row.get("cli_version")),
+                cli_version=as_str(row.cli_version),
                 parent_id=parent_id,
                 agent_type=agent_type,
                 precedence=_PRECEDENCE_DB,
                 extra=extra,
             )
         )
-        if name := one_line(row.get("name")):
+        if name := one_line(row.name):
             sessions.append(
                 Session(
                     app=NAME,
@@ -783,7 +782,7 @@ def _threads(connection: sqlite3.Connection, path: Path, root: Path) -> list[Ses
                     listed=False,
                 )
             )
-        if title := one_line(row.get("title")):
+        if title := one_line(row.title):
             sessions.append(
                 Session(
                     app=NAME,
@@ -796,27 +795,39 @@ def _threads(connection: sqlite3.Connection, path: Path, root: Path) -> list[Ses
     return sessions
 
 
-def _resolve_rollout(recorded: object, root: Path) -> str | None:
+def _resolve_rollout(recorded: object, home: str) -> str | None:
     """The rollout a threads row names: under this Codex home first (the db may have moved), then as written."""
     if not isinstance(recorded, str) or not recorded:
         return None
-    written = Path(recorded)
-    name = written.name
+    written, parts, name = _written(recorded)
     if not name:
         return None
-    # plain strings from here: a big state db names thousands of rollouts
-    parts, home = written.parts, str(root)
     candidates: list[str] = []
     for folder in ("sessions", "archived_sessions"):
         if folder in parts:
             index = len(parts) - 1 - parts[::-1].index(folder)
             candidates.append(os.path.join(home, *parts[index:]))
-    candidates += [os.path.join(home, "archived_sessions", name), str(written)]
+    candidates += [os.path.join(home, "archived_sessions", name), written]
     for candidate in candidates:
         for option in (candidate, candidate + ".zst"):
             if _is_file(option):
                 return option
     return None
+
+
+def _written(recorded: str) -> tuple[str, tuple[str, ...], str]:
+    """`str(path)`, `path.parts` and `path.name` of `Path(recorded)`, split by hand where
+    that is plainly the same (an absolute path with no empty or `.` part): a db names thousands."""
+    if (
+        recorded.startswith("/")
+        and "//" not in recorded
+        and "/./" not in recorded
+        and not recorded.endswith(("/", "/."))
+    ):
+        parts = ("/", *recorded[1:].split("/"))
+        return recorded, parts, parts[-1]
+    path = Path(recorded)
+    return str(path), path.parts, path.name
 
 
 def _is_file(name: str) -> bool:

@@ -92,8 +92,7 @@ PERMISSION_MODE = b'"permissionMode"'
 LEAF_UUID = b'"leafUuid"'  # head only: a 1.0 summary names its conversation's leaf
 TITLES = b'Title"'  # the end of both title keys: one search while neither is known
 EFFORT_SINCE = (2, 1, 212)  # the first Claude Code that writes `effort`
-TAIL_WINDOW = 16 * 1024  # the first stretch of the tail searched for keys
-HEAD_PROBE = 256 * 1024  # one read that holds the 80 head lines of most transcripts
+HEAD_PROBE = files.LINE_CAP  # one read that holds the 80 head lines of most transcripts
 
 # (block, where the line starts in it, the line, whether a newline ends it) -> its record
 _Load = Callable[["_Block", int, bytes, bool], dict[str, object] | None]
@@ -205,14 +204,10 @@ class _Block:
 
     def head(self) -> _Block:
         """The first HEAD_LINES lines of this block: the head of a file read whole."""
-        data, position, end = self.data, self.begin, self.end
-        for _ in range(files.HEAD_LINES):
-            newline = data.find(b"\n", position)
-            if newline < 0:
-                position = end
-                break
-            position = newline + 1
-        return _Block(data, self.start, self.begin, position, self.numbered_below)
+        position, left = _skip_lines(self.data, self.begin, files.HEAD_LINES)
+        if left:  # fewer lines: the last one may lack its newline
+            position = self.end
+        return _Block(self.data, self.start, self.begin, position, self.numbered_below)
 
     def offset(self, position: int) -> int:
         """The file offset of `position` in `data`."""
@@ -238,7 +233,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     """One session per transcript (a sub-agent's under its parent), from its two ends only."""
     name = str(path)
     try:
-        size, head, tail = _blocks(path)
+        size, head, tail = _blocks(name)
     except FileNotFoundError:
         diagnostics.skip(name, 0, "vanished")
         return []
@@ -258,11 +253,12 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             loaded[offset] = record
         return loaded[offset]
 
+    stem = path.stem
+    agent = stem.startswith("agent-")
     meta: object = None
-    if path.stem.startswith("agent-"):
-        meta = files.read_json_file(
-            path.with_name(path.stem + ".meta.json"), 1024 * 1024
-        )
+    if agent:  # the .meta.json beside it (string work: pathlib is slow per call)
+        meta_name = os.path.join(os.path.dirname(name), stem + ".meta.json")
+        meta = files.read_json_file(meta_name, 1024 * 1024)
     # a sub-agent's description is its title: then no title record can matter
     titled = isinstance(meta, dict) and rec.string(meta.get("description")) is not None
     late = _Listing()  # what the tail says
@@ -280,9 +276,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         or found.prompt
         or found.command
     )
-    session_id, parent_id, agent_type = path.stem, None, None
-    if path.stem.startswith("agent-"):
-        session_id = path.stem[len("agent-") :]
+    session_id, parent_id, agent_type = stem, None, None
+    if agent:
+        session_id = stem[len("agent-") :]
         in_folder = path.parent.name == "subagents"
         parent_id = path.parent.parent.name if in_folder else found.session_ref
         if isinstance(meta, dict):
@@ -314,7 +310,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     ]
 
 
-def _blocks(path: Path) -> tuple[int, _Block, _Block]:
+def _blocks(path: str) -> tuple[int, _Block, _Block]:
     """(size, head, tail) from one open; a file within TAIL_BYTES is read once, as both.
 
     The tail is the last TAIL_BYTES; the head, the first HEAD_LINES lines, from one
@@ -340,10 +336,14 @@ def _blocks(path: Path) -> tuple[int, _Block, _Block]:
 
 
 def _head(stream: BinaryIO) -> _Block | None:
-    """The first HEAD_LINES lines read from the start of `stream`; None if one is too long."""
+    """The first HEAD_LINES lines read from the start of `stream`; None if one is too long.
+
+    A line that ends inside the first read (HEAD_PROBE = LINE_CAP) is within LINE_CAP, so
+    only the lines that send the head reading on are measured.
+    """
     data = stream.read(HEAD_PROBE)
-    position = 0
-    for _ in range(files.HEAD_LINES):
+    position, left = _skip_lines(data, 0, files.HEAD_LINES)
+    for _ in range(left):
         newline = data.find(b"\n", position)
         while newline < 0 and len(data) - position <= files.LINE_CAP:
             more = stream.read(HEAD_PROBE)  # a long head: read on
@@ -355,11 +355,22 @@ def _head(stream: BinaryIO) -> _Block | None:
         end = newline if newline >= 0 else len(data)
         if end - position > files.LINE_CAP:
             return None
-        position = end + 1
         if newline < 0:  # the end of the file
             position = end
             break
+        position = end + 1
     return _Block(data, 0, 0, position, math.inf)
+
+
+def _skip_lines(data: bytes, position: int, lines: int) -> tuple[int, int]:
+    """(where the `lines` whole lines from `position` end, how many of them were missing)."""
+    find = data.find
+    for done in range(lines):
+        newline = find(b"\n", position)
+        if newline < 0:
+            return position, lines - done
+        position = newline + 1
+    return position, 0
 
 
 def _leaf_title(
@@ -495,9 +506,12 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
     """Newest titles, settings and times, newest line first, parsing only what can help.
 
     A line is parsed when it holds the key of a field still unknown. Rather than test
-    every line for every key, each key is searched for backwards through the block, in
-    windows that grow while nothing turns up; only the lines holding a hit are cut out.
-    While neither title is known, one search for `Title"` stands for both title keys; once
+    every line for every key, each wanted key is searched for backwards to its newest
+    place; the newest of these places is the next line taken, and the keys it held are
+    searched for again below it, if still wanted. A search stops at its key's newest
+    place, so no byte is searched twice for a key; one that is not there costs one pass,
+    not one per window. While
+    neither title is known, one search for `Title"` stands for both title keys; once
     the custom title is known, the AI title no longer matters; without `titles`, neither
     does (a sub-agent named by its description). Lines are taken newest first, so each
     field is the newest line's, as if read in turn.
@@ -506,39 +520,30 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
     updated: datetime | None = None
     before_effort = False
     data, low = tail.data, tail.begin
-    # Lines from `floor` up were searched for every key wanted; `hits` holds each key's
-    # newest place between `floor` and `cursor` (where the lines already taken begin), or
-    # -1. A key wanted only from now on has no entry yet.
-    floor = cursor = tail.end  # line starts, so no key straddles them
-    hits: dict[bytes, int] = {}
-    window = TAIL_WINDOW
     wanted = [TIMESTAMP, VERSION, ASSISTANT, PERMISSION_MODE]
     if titles:
         wanted.append(TITLES)
-    while wanted:
-        hit = -1
-        for key in wanted:
-            if key not in hits:
-                hits[key] = rfind(data, key, floor, cursor)
-            if hits[key] > hit:
-                hit = hits[key]
-        if hit < 0:  # nothing left above `floor`: search further back
-            if floor <= low:
-                break
-            bottom = tail.line_start(max(low, floor - window))
-            for key in wanted:
-                hits[key] = rfind(data, key, bottom, floor)
-            floor, window = bottom, window * 2
-            continue
-        begin = tail.line_start(hit)
+    hits: dict[bytes, int] = {}
+    cursor = tail.end  # where the lines taken so far begin
+    while True:
+        # each wanted key's newest place below `cursor`, or -1: a key newly wanted, or
+        # whose place was in the line just taken, is searched for; the others are kept
+        hits = {
+            key: at
+            if (at := hits.get(key, cursor)) < cursor
+            else rfind(data, key, low, cursor)
+            for key in wanted
+        }
+        hit = max(hits.values(), default=-1)
+        if hit < 0:
+            break
+        cursor = begin = data.rfind(b"\n", low, hit) + 1 or low
         newline = data.find(b"\n", hit)
         stop = newline if newline >= 0 else len(data)
         titles_only = True  # only `Title"` led here: it may be some other key's end
-        for key in wanted:  # hits in this line are used up: find the next ones below
-            if hits[key] >= begin:
-                titles_only = titles_only and key == TITLES
-                hits[key] = rfind(data, key, floor, begin)
-        cursor = begin
+        for key, at in hits.items():
+            if at >= begin and key != TITLES:
+                titles_only = False
         if stop - begin > files.LINE_CAP:
             continue
         line = data[begin:stop]

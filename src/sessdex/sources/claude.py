@@ -211,6 +211,8 @@ class _Block:
 
     def offset(self, position: int) -> int:
         """The file offset of `position` in `data`."""
+        if not self.holes:  # all but a head read past a too-long line
+            return self.start + position
         shift = 0
         for at, moved in self.holes:
             if at > position:
@@ -246,12 +248,13 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         block: _Block, begin: int, data: bytes, complete: bool
     ) -> dict[str, object] | None:
         offset = block.offset(begin)
-        if offset not in loaded:  # head and tail may share lines: parse and count once
-            record = rec.load(data, complete, 0, None, name)
-            if record is None:  # count it, under its number (found only now: rare)
-                rec.load(data, complete, block.number(begin), diagnostics, name)
-            loaded[offset] = record
-        return loaded[offset]
+        if offset in loaded:  # head and tail may share lines: parse and count once
+            return loaded[offset]
+        record = rec.load(data, complete, 0, None, name)
+        if record is None:  # count it, under its number (found only now: rare)
+            rec.load(data, complete, block.number(begin), diagnostics, name)
+        loaded[offset] = record
+        return record
 
     stem = path.stem
     agent = stem.startswith("agent-")
@@ -569,13 +572,16 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
             cwd = cwd or rec.string(record.get("cwd"))
             if kind == "user":
                 mode = mode or rec.string(record.get("permissionMode"))
-            message = record.get("message")
-            used = (
-                rec.string(message.get("model")) if isinstance(message, dict) else None
-            )
-            if kind == "assistant" and used and used != rec.SYNTHETIC:
-                model = model or used
-                effort = effort or rec.string(record.get("effort"))
+            if kind == "assistant" and (model is None or effort is None):
+                message = record.get("message")
+                used = (
+                    rec.string(message.get("model"))
+                    if isinstance(message, dict)
+                    else None
+                )
+                if used and used != rec.SYNTHETIC:
+                    model = model or used
+                    effort = effort or rec.string(record.get("effort"))
         wanted = []
         if custom is None and titles:
             wanted.append(TITLES if ai is None else CUSTOM_TITLE)

@@ -330,7 +330,7 @@ def _parse_rollout(
     return sessions
 
 
-def _read_ends(path: str) -> tuple[int, int, bytes, tuple[bytes, list[int]] | None]:
+def _read_ends(path: str) -> tuple[int, int, bytes, _Split | None]:
     """(file size, tail offset, tail, head) from one opening of the file.
 
     The tail is what `files.tail_bytes` returns. The head is the file's first bytes and
@@ -369,14 +369,42 @@ def _read_ends(path: str) -> tuple[int, int, bytes, tuple[bytes, list[int]] | No
     return size, tail_start, tail, head
 
 
+@dataclass(slots=True)
+class _Split:
+    """A rollout's head as `_split_head` reads it: its bytes and where each line ends."""
+
+    data: bytes
+    ends: list[int] = field(default_factory=list)  # each line's newline (or data's end)
+    too_long: list[int] = field(default_factory=list)  # indexes of lines over LINE_CAP
+    # (position in data, bytes left out before it): where over-long lines were read through
+    shifts: list[tuple[int, int]] = field(default_factory=list)
+
+    def line(self, index: int) -> files.Line:
+        data, ends = self.data, self.ends
+        begin = ends[index - 1] + 1 if index else 0
+        end = ends[index]
+        complete = end < len(data)  # else the last line, with no newline yet
+        offset = begin
+        if self.shifts:
+            at = bisect.bisect_right(self.shifts, begin, key=lambda shift: shift[0])
+            offset += self.shifts[at - 1][1] if at else 0
+        return files.Line(
+            index + 1,
+            offset,
+            data[begin:end],
+            offset + end - begin + complete,
+            complete,
+        )
+
+
 def _head(
-    path: str, split: tuple[bytes, list[int]] | None, diagnostics: Diagnostics
+    path: str, split: _Split | None, diagnostics: Diagnostics
 ) -> Iterator[files.Line] | None:
     """The head lines worth parsing, in order: the first, and those holding a `_HEAD_KEYS`.
 
-    The head is what `files.head_lines` reads (the first HEAD_LINES lines): `split`, or
-    where that is None, `files.head_lines` itself, which skips and counts lines over
-    LINE_CAP. None: no line at all.
+    The head is what `files.head_lines` reads (the first HEAD_LINES lines, those over
+    LINE_CAP skipped and counted): `split`, or where that is None, `files.head_lines`
+    itself. None: no line to parse.
     """
     if split is None:
         lines = files.head_lines(path, diagnostics=diagnostics)
@@ -387,24 +415,20 @@ def _head(
             for line in lines
             if line.number == 1 or any(key in line.data for key in _HEAD_KEYS)
         )
-    data, ends = split
-    if not ends:
+    for index in split.too_long:
+        diagnostics.skip(path, index + 1, "too long")
+    if len(split.too_long) == len(split.ends):
         return None
-    return _head_lines(data, ends)
+    return _head_lines(split)
 
 
-def _head_lines(data: bytes, ends: list[int]) -> Iterator[files.Line]:
+def _head_lines(split: _Split) -> Iterator[files.Line]:
     """Line 1, then each line holding a key. The keys are searched for through a stretch
     of lines at a time, the stretches growing, so a reader that stops early (most do
     within the first dozen lines) leaves the rest of the head unsearched."""
-
-    def line(index: int) -> files.Line:
-        begin = ends[index - 1] + 1 if index else 0
-        end = ends[index]
-        complete = end < len(data)  # else the last line, with no newline yet
-        return files.Line(index + 1, begin, data[begin:end], end + complete, complete)
-
-    yield line(0)
+    data, ends, too_long = split.data, split.ends, set(split.too_long)
+    if 0 not in too_long:
+        yield split.line(0)
     low, size = 1, 8
     while low < len(ends):
         high = min(len(ends), low + size)
@@ -416,46 +440,73 @@ def _head_lines(data: bytes, ends: list[int]) -> Iterator[files.Line]:
                 index = bisect.bisect_left(ends, hit, low, high)
                 chosen.add(index)
                 position = ends[index]  # the rest of that line is chosen already
-        yield from map(line, sorted(chosen))
+        yield from map(split.line, sorted(chosen - too_long))
         low, size = high, size * 2
 
 
-def _split_head(
-    data: bytes, stream: BinaryIO | None, *, whole: bool
-) -> tuple[bytes, list[int]] | None:
-    """(data, where each head line ends), reading on from `stream` (doubling what is held)
-    while the lines are not all in `data`; None if a line is over LINE_CAP, or if more is
-    needed and there is no `stream` to read it from (`data` not being the `whole` file).
-    The last line may lack its newline."""
-    ends: list[int] = []
-    append, find, lines = ends.append, data.find, files.HEAD_LINES
-    position = 0
-    while True:
-        newline = find(b"\n", position)
+def _split_head(data: bytes, stream: BinaryIO | None, *, whole: bool) -> _Split | None:
+    """The first HEAD_LINES lines as `files.head_lines` reads them, from a file that
+    starts with `data`, reading on from `stream` (doubling what is held) while they are
+    not all in `data`; None where more is needed and there is no `stream` to read it
+    from (`data` not being the `whole` file).
+
+    A line over LINE_CAP is listed in `too_long`; one not ended within `data` is read
+    through without being held, a newline standing in for it, and reading stops at
+    HEAD_BYTES as `head_lines` does. The last line may lack its newline.
+    """
+    split = _Split(data)
+    ends, cap = split.ends, files.LINE_CAP
+    position = left_out = 0  # a line's start in data; bytes read through, not held
+    while len(ends) < files.HEAD_LINES and position + left_out < files.HEAD_BYTES:
+        newline = data.find(b"\n", position)
         if newline >= 0:
-            append(newline)
-            if len(ends) == lines:
-                break
+            if newline - position > cap:
+                split.too_long.append(len(ends))
+            ends.append(newline)
             position = newline + 1
             continue
-        if len(data) - position > files.LINE_CAP:
-            return None
+        if len(data) - position > cap:  # an over-long line, not ended within data
+            if stream is None and not whole:
+                return None
+            split.too_long.append(len(ends))
+            budget = files.HEAD_BYTES - left_out - position
+            length, rest = (
+                (len(data) - position, None)
+                if stream is None
+                else _read_through(stream, len(data) - position, budget)
+            )
+            data = data[:position] if rest is None else data[:position] + b"\n" + rest
+            ends.append(position)
+            if rest is None:  # the file, or the head's budget, ends within it
+                break
+            left_out += length
+            position += 1
+            split.shifts.append((position, left_out))
+            continue
         if stream is not None and (more := stream.read(len(data) or HEAD_PROBE)):
             data += more
-            find = data.find
             continue
         if stream is None and not whole:
             return None
         if position < len(data):  # a last line still being written
-            append(len(data))
+            ends.append(len(data))
         break
-    if ends and ends[-1] > files.LINE_CAP:  # the head is long: are its lines too?
-        start = 0
-        for end in ends:
-            if end - start > files.LINE_CAP:
-                return None
-            start = end + 1
-    return data, ends
+    split.data = data
+    return split
+
+
+def _read_through(
+    stream: BinaryIO, length: int, budget: int
+) -> tuple[int, bytes | None]:
+    """Read on through a line `length` bytes into it, holding none of it: (its length,
+    the bytes after its newline), those None where the file ends first or, as in
+    `files.iter_lines`, the line runs to `budget` bytes without ending."""
+    while length < budget and (chunk := stream.read(files.CHUNK)):
+        newline = chunk.find(b"\n")
+        if newline >= 0:
+            return length + newline, chunk[newline + 1 :]
+        length += len(chunk)
+    return length, None
 
 
 def _read_head(

@@ -511,13 +511,12 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
     A line is parsed when it holds the key of a field still unknown. Rather than test
     every line for every key, each wanted key is searched for backwards to its newest
     place; the newest of these places is the next line taken, and the keys it held are
-    searched for again below it, if still wanted. A search stops at its key's newest
-    place, so no byte is searched twice for a key; one that is not there costs one pass,
-    not one per window. While
-    neither title is known, one search for `Title"` stands for both title keys; once
-    the custom title is known, the AI title no longer matters; without `titles`, neither
-    does (a sub-agent named by its description). Lines are taken newest first, so each
-    field is the newest line's, as if read in turn.
+    searched for again below it while still wanted. A search stops at its key's newest
+    place, so no byte is searched twice for one key, and a key that is not there costs
+    one pass. While neither title is known, one search for `Title"` stands for both
+    title keys; once the custom title is known, the AI title no longer matters; without
+    `titles`, neither does (a sub-agent named by its description). Lines are taken
+    newest first, so each field is the newest line's, as if read in turn.
     """
     custom = ai = model = effort = mode = version = branch = cwd = None
     updated: datetime | None = None
@@ -526,26 +525,21 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
     wanted = [TIMESTAMP, VERSION, ASSISTANT, PERMISSION_MODE]
     if titles:
         wanted.append(TITLES)
-    hits: dict[bytes, int] = {}
+    hits: dict[bytes, int] = {}  # a key's newest place below `cursor`, or -1
     cursor = tail.end  # where the lines taken so far begin
     while True:
-        # each wanted key's newest place below `cursor`, or -1: a key newly wanted, or
-        # whose place was in the line just taken, is searched for; the others are kept
-        hits = {
-            key: at
-            if (at := hits.get(key, cursor)) < cursor
-            else rfind(data, key, low, cursor)
-            for key in wanted
-        }
-        hit = max(hits.values(), default=-1)
+        for key in wanted:  # newly wanted, or its place was in the line just taken
+            if hits.get(key, cursor) >= cursor:
+                hits[key] = rfind(data, key, low, cursor)
+        hit = max([hits[key] for key in wanted], default=-1)
         if hit < 0:
             break
         cursor = begin = data.rfind(b"\n", low, hit) + 1 or low
         newline = data.find(b"\n", hit)
         stop = newline if newline >= 0 else len(data)
         titles_only = True  # only `Title"` led here: it may be some other key's end
-        for key, at in hits.items():
-            if at >= begin and key != TITLES:
+        for key in wanted:
+            if hits[key] >= begin and key != TITLES:
                 titles_only = False
         if stop - begin > files.LINE_CAP:
             continue

@@ -228,6 +228,10 @@ class _Head:
     env_cwd: str | None = None
     env_approval: str | None = None
     env_sandbox: str | None = None
+    # which harness tags can still matter: where the meta and the tail's context lack them
+    need_cwd: bool = True
+    need_approval: bool = True
+    need_sandbox: bool = True
     thread_name: str | None = None
     bare: bool = False
     tail_context: bool = False  # the tail's turn_context, newer than any in the head
@@ -458,13 +462,10 @@ def _split_head(data: bytes, stream: BinaryIO | None, *, whole: bool) -> _Split 
     ends, cap = split.ends, files.LINE_CAP
     position = left_out = 0  # a line's start in data; bytes read through, not held
     while len(ends) < files.HEAD_LINES and position + left_out < files.HEAD_BYTES:
-        newline = data.find(b"\n", position)
-        if newline >= 0:
-            if newline - position > cap:
-                split.too_long.append(len(ends))
-            ends.append(newline)
-            position = newline + 1
-            continue
+        position = _find_ends(split, data, position, files.HEAD_BYTES - left_out)
+        if len(ends) == files.HEAD_LINES or position + left_out >= files.HEAD_BYTES:
+            break
+        # no newline in data[position:]
         if len(data) - position > cap:  # an over-long line, not ended within data
             if stream is None and not whole:
                 return None
@@ -493,6 +494,29 @@ def _split_head(data: bytes, stream: BinaryIO | None, *, whole: bool) -> _Split 
         break
     split.data = data
     return split
+
+
+def _find_ends(split: _Split, data: bytes, position: int, limit: int) -> int:
+    """Add the ends of the lines from `position` that end within `data`, up to
+    HEAD_LINES in all, or up to one that ends at `limit` or later; returns where the
+    next line starts. Lines over LINE_CAP go to `too_long`."""
+    ends, start, first = split.ends, position, len(split.ends)
+    find, append = data.find, ends.append
+    for _ in range(files.HEAD_LINES - first):
+        newline = find(b"\n", position)
+        if newline < 0:
+            break
+        append(newline)
+        position = newline + 1
+        if position >= limit:
+            break
+    if position - start > files.LINE_CAP:  # only then can one of them be over it
+        begin = start
+        for index in range(first, len(ends)):
+            if ends[index] - begin > files.LINE_CAP:
+                split.too_long.append(index)
+            begin = ends[index] + 1
+    return position
 
 
 def _read_through(
@@ -528,15 +552,15 @@ def _read_head(
     # these are known, no later line (a replay's included) can change the result; a
     # broken line past that point goes uncounted, as lines holding no key always do.
     context = scan.context or {}
-    need_cwd = not (as_str(scan.meta.get("cwd")) or as_str(context.get("cwd")))
-    need_approval = not as_str(context.get("approval_policy"))
-    need_sandbox = not sandbox_of(context.get("sandbox_policy"))
+    scan.need_cwd = not (as_str(scan.meta.get("cwd")) or as_str(context.get("cwd")))
+    scan.need_approval = not as_str(context.get("approval_policy"))
+    scan.need_sandbox = not sandbox_of(context.get("sandbox_policy"))
     while not (
         scan.prompt is not None
         and scan.tail_context
-        and not (need_cwd and not scan.env_cwd)
-        and not (need_approval and not scan.env_approval)
-        and not (need_sandbox and not scan.env_sandbox)
+        and not (scan.need_cwd and not scan.env_cwd)
+        and not (scan.need_approval and not scan.env_approval)
+        and not (scan.need_sandbox and not scan.env_sandbox)
     ):
         line = next(head, None)  # asked for only when needed: the search is lazy
         if line is None:
@@ -602,10 +626,13 @@ def _read_head_record(kind: str, payload: dict[str, object], scan: _Head) -> Non
         text, context_text = message_text(payload)
         if scan.echo_prompt is None and text:
             scan.echo_prompt = one_line(text)
-        if context_text:
-            scan.env_cwd = scan.env_cwd or tag(_CWD_TAG, context_text)
-            scan.env_approval = scan.env_approval or tag(_APPROVAL_TAG, context_text)
-            scan.env_sandbox = scan.env_sandbox or tag(_SANDBOX_TAG, context_text)
+        if context_text:  # a tag no longer needed is not searched for
+            if scan.need_cwd and not scan.env_cwd:
+                scan.env_cwd = tag(_CWD_TAG, context_text)
+            if scan.need_approval and not scan.env_approval:
+                scan.env_approval = tag(_APPROVAL_TAG, context_text)
+            if scan.need_sandbox and not scan.env_sandbox:
+                scan.env_sandbox = tag(_SANDBOX_TAG, context_text)
 
 
 def _read_tail(start: int, data: bytes, scan: _Head) -> None:

@@ -20,6 +20,8 @@ ROLLOUT_ID = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$"
 )
 TITLE_CAP = 300
+# `one_line` of a longer text reads only its start, where that holds TITLE_CAP of words
+_ONE_LINE_PREFIX = 8 * TITLE_CAP
 EPOCH = datetime.min.replace(tzinfo=UTC)
 
 # Prompt parts that the harness, not the human, put into the conversation.
@@ -264,8 +266,15 @@ def epoch(value: object, per_second: int) -> datetime | None:
 
 
 def one_line(value: object) -> str | None:
+    """The text on one line, whitespace runs made one space, cut at TITLE_CAP; None if empty."""
     if not isinstance(value, str):
         return None
+    if len(value) > _ONE_LINE_PREFIX:
+        # A long text (a pasted prompt): its first words decide. The words of a prefix
+        # but the last (which the cut may split) are the text's own first words.
+        first = " ".join(value[:_ONE_LINE_PREFIX].split()[:-1])
+        if len(first) >= TITLE_CAP:
+            return first[:TITLE_CAP]
     text = " ".join(value.split())[:TITLE_CAP]
     return text or None
 

@@ -877,27 +877,34 @@ def _resolve_rollout(recorded: object, home: str) -> str | None:
     """The rollout a threads row names: under this Codex home first (the db may have moved), then as written."""
     if not isinstance(recorded, str) or not recorded:
         return None
-    written, parts, name = _written(recorded)
-    if not name:
-        return None
-    candidates: list[str] = []
-    for folder in ("sessions", "archived_sessions"):
-        if folder in parts:
-            index = len(parts) - 1 - parts[::-1].index(folder)
-            candidates.append(os.path.join(home, *parts[index:]))
-    candidates += [os.path.join(home, "archived_sessions", name), written]
-    for candidate in candidates:
+    for candidate in _rollout_candidates(recorded, home):
         for option in (candidate, candidate + ".zst"):
             if _is_file(option):
                 return option
     return None
 
 
+def _rollout_candidates(recorded: str, home: str) -> Iterator[str]:
+    """Where the rollout `recorded` names may be, in the order tried; made only as far as tried."""
+    written, parts, name = _written(recorded)
+    if not name:
+        return
+    for folder in ("sessions", "archived_sessions"):
+        if folder in parts:
+            index = len(parts) - 1 - parts[::-1].index(folder)
+            # one join: the parts after the root are plain names
+            yield os.path.join(home, os.sep.join(parts[index:]))
+    yield os.path.join(home, "archived_sessions", name)
+    yield written
+
+
 def _written(recorded: str) -> tuple[str, tuple[str, ...], str]:
     """`str(path)`, `path.parts` and `path.name` of `Path(recorded)`, split by hand where
-    that is plainly the same (an absolute path with no empty or `.` part): a db names thousands."""
+    that is plainly the same (a POSIX absolute path with no empty or `.` part): a db
+    names thousands."""
     if (
-        recorded.startswith("/")
+        os.sep == "/"
+        and recorded.startswith("/")
         and "//" not in recorded
         and "/./" not in recorded
         and not recorded.endswith(("/", "/."))

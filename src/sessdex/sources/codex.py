@@ -120,7 +120,7 @@ _CWD_TAG = re.compile(r"<cwd>([^<]+)</cwd>")
 _APPROVAL_TAG = re.compile(r"<approval_policy>([^<]+)</approval_policy>")
 _SANDBOX_TAG = re.compile(r"<sandbox_mode>([^<]+)</sandbox_mode>")
 # Head lines worth parsing while listing (they hold one of these); the rest are passed
-# over unparsed. Each is searched for through the whole head at once, not line by line.
+# over unparsed. Each is searched for through a stretch of lines at once (`_head_lines`).
 _HEAD_KEYS = (
     b'"session_meta"',
     b'"turn_context"',
@@ -339,14 +339,15 @@ def _read_ends(path: str) -> tuple[int, int, bytes, _Split | None]:
 
     The tail is what `files.tail_bytes` returns. The head is the file's first bytes and
     where each of its lines ends (`_split_head`), or None where `files.head_lines` must
-    read it: when a line is over LINE_CAP, or a `.zst` head is longer than one CHUNK.
-    A rollout within the tail's reach is read once, and a `.zst` decompressed once.
+    read it: a `.zst` head that does not end within its first CHUNK. A rollout within
+    the tail's reach is read once, and a `.zst` decompressed once (the tail's chunks
+    joined once, at the end).
     """
     if path.endswith(".zst"):
         size = os.stat(path).st_size
         with files.open_binary(path) as stream:
             start = stream.read(files.CHUNK)
-            # the chunks that may hold the tail, joined once at the end
+            # the last chunks, as many as hold the tail
             chunks, held, length = [start], len(start), len(start)
             while chunk := stream.read(files.CHUNK):
                 chunks.append(chunk)
@@ -384,6 +385,7 @@ class _Split:
     shifts: list[tuple[int, int]] = field(default_factory=list)
 
     def line(self, index: int) -> files.Line:
+        """Line `index` (from 0), its offsets those in the file."""
         data, ends = self.data, self.ends
         begin = ends[index - 1] + 1 if index else 0
         end = ends[index]

@@ -669,6 +669,47 @@ def test_a_head_line_over_the_cap_is_counted_and_the_lines_after_it_still_read(
         assert dict(diagnostics.skipped) == {"too long": 1}
 
 
+def test_the_head_split_yields_what_head_lines_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listing splits a rollout's head itself (one read, long lines passed over while
+    splitting); it must give the lines `files.head_lines` gives: numbers, offsets, data,
+    ends, completeness, and the same "too long" counts. Lines of every awkward length:
+    empty, at the cap and just over, several caps long, 80 lines and more, no last newline."""
+    import random
+
+    from sessdex import files
+
+    keys = (b"k",)
+    monkeypatch.setattr(codex, "_HEAD_KEYS", keys)
+    cap = files.LINE_CAP
+    lengths = [0, 1, 1000, cap - 1, cap, cap + 1, 2 * cap, 3 * cap + 5]
+    draw = random.Random(3)
+    for trial in range(40):
+        lines = []
+        for _ in range(draw.choice([1, 2, 5, 79, 80, 81, 120])):
+            size = (
+                draw.choice(lengths) if draw.random() < 0.15 else draw.randint(0, 3000)
+            )
+            lines.append(draw.choice([b"k", b"x"]) * size)
+        content = b"\n".join(lines) + (b"\n" if trial % 2 else b"")
+        if trial % 3 == 0:  # a file longer than the tail: the head is read on its own
+            content += b"\n" + b"y" * 600_000
+        path = tmp_path / f"rollout-{trial}.jsonl"
+        path.write_bytes(content)
+        expected_diagnostics = Diagnostics()
+        expected = [
+            tuple(line)
+            for line in files.head_lines(path, diagnostics=expected_diagnostics)
+            if line.number == 1 or any(key in line.data for key in keys)
+        ]
+        diagnostics = Diagnostics()
+        split = codex._read_ends(str(path))[3]
+        head = codex._head(str(path), split, diagnostics)
+        assert [tuple(line) for line in head or ()] == expected, trial
+        assert diagnostics.skipped == expected_diagnostics.skipped, trial
+
+
 # --- resume ------------------------------------------------------------------------------------------
 
 

@@ -48,3 +48,22 @@ def test_keys_in_a_big_json_block(method: str) -> None:
             assert fast(data, needle, 999, len(data) - 5) == slow(
                 data, needle, 999, len(data) - 5
             )
+
+
+def test_without_stringzilla_bytes_own_search_serves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a platform with no wheel: the module still imports, and answers the same
+    import importlib
+    import sys
+
+    monkeypatch.setitem(sys.modules, "stringzilla", None)  # makes the import fail
+    try:
+        plain = importlib.reload(bytesearch)
+        assert not plain.ACCELERATED
+        assert plain.find(b'{"a":1}\n{"customTitle":"x"}', b'"customTitle"') == 9
+        assert plain.rfind(b"abcabc", b"bc", 0, 5) == 1
+    finally:
+        monkeypatch.undo()
+        importlib.reload(bytesearch)
+    assert bytesearch.ACCELERATED

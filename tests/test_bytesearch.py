@@ -29,6 +29,20 @@ def test_same_answers_as_bytes_for_any_bounds(method: str) -> None:
         assert fast(data, needle) == slow(data, needle)
 
 
+def test_first_of_a_byte_set_answers_as_a_regex_would() -> None:
+    draw = random.Random(11)
+    for _ in range(20_000):
+        data = bytes(draw.choice(b'ab"\\\n') for _ in range(draw.randint(0, 40)))
+        start = draw.randint(-45, 45)
+        for chars in (b'"\\', b"\n", b"ab"):
+            expected = bytesearch._first_of(data, chars, start)
+            assert bytesearch.find_first_of(data, chars, start) == expected
+    # and the case it is for: a quote after megabytes of base64
+    image = b"QUJD" * 2_000_000 + b'"}'
+    assert bytesearch.find_first_of(image, b'"\\', 3) == len(image) - 2
+    assert bytesearch._first_of(image, b'"\\', 3) == len(image) - 2
+
+
 @pytest.mark.parametrize("method", ["find", "rfind"])
 def test_keys_in_a_big_json_block(method: str) -> None:
     # the case listing has: a key near one end of half a megabyte of JSON lines, or absent
@@ -63,6 +77,7 @@ def test_without_stringzilla_bytes_own_search_serves(
         assert not plain.ACCELERATED
         assert plain.find(b'{"a":1}\n{"customTitle":"x"}', b'"customTitle"') == 9
         assert plain.rfind(b"abcabc", b"bc", 0, 5) == 1
+        assert plain.find_first_of(b'ab\\"c', b'"\\', 1) == 2
     finally:
         monkeypatch.undo()
         importlib.reload(bytesearch)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from urllib.parse import quote
 import orjson
 
 from . import freshness
+from .bytesearch import find_first_of
 from .diagnostics import Diagnostics
 
 HEAD_LINES = 80  # lines read from the start of a transcript for listing
@@ -38,7 +38,6 @@ CHUNK = 1024 * 1024
 
 ELIDED_PREFIX = "\x00sessdex-elided:"
 _ELIDED_JSON = b"\\u0000sessdex-elided:"
-_QUOTE_OR_BACKSLASH = re.compile(rb'["\\]')
 
 Oversize = Literal["skip", "compact"]
 
@@ -120,11 +119,11 @@ class _Compactor:
                 self.escape = False
                 i += 1
                 continue
-            m = _QUOTE_OR_BACKSLASH.search(data, i)
-            j = m.start() if m else n
-            self._take(data[i:j])
-            if m is None:
+            j = find_first_of(data, b'"\\', i)  # the string's end, or an escape
+            if j < 0:
+                self._take(data[i:])
                 break
+            self._take(data[i:j])
             if (
                 data[j] == 0x5C
             ):  # backslash: the next byte is escaped, maybe in the next chunk

@@ -408,3 +408,82 @@ def test_an_empty_machine_points_at_the_demo(tmp_path: Path) -> None:
     assert "sessdex demo" in err
     code, out, _ = invoke("list", "--json", "--home", str(tmp_path))
     assert code == 0 and json.loads(out) == []
+
+
+def _stderr_on_a_terminal(
+    args: list[str], env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[bytes], str]:
+    """Run sessdex with stderr on a pseudo-terminal (stdout a pipe): (result, what the
+    terminal got)."""
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "sessdex", *args],
+            env={**env, "COLUMNS": "120", "TERM": "xterm"},
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+    finally:
+        os.close(slave)
+    seen = b""
+    while select.select([master], [], [], 1)[0]:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal's other end is closed: all read
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    return result, seen.decode("utf-8", "replace")
+
+
+def test_long_work_shows_progress_on_the_terminal_never_in_the_output(
+    tmp_path: Path,
+) -> None:
+    """A first index shows its bar, an export to a file or a pipe its spinner, on stderr
+    when that is a terminal (SESSDEX_PROGRESS_AFTER=0 stands for work over a second);
+    the output stays clean. On a pipe, no progress at all."""
+    from .conftest import merged_home
+
+    home = str(merged_home(tmp_path / "home"))
+    env = {**os.environ, "SESSDEX_PROGRESS_AFTER": "0"}
+    listed, terminal = _stderr_on_a_terminal(["list", "--json", "--home", home], env)
+    assert listed.returncode == 0
+    assert "Indexing sessions" in terminal
+    session = next(s for s in json.loads(listed.stdout) if s["app"] == "claude")
+    target = tmp_path / "out.md"
+    exported, terminal = _stderr_on_a_terminal(
+        ["export", session["id"], "-f", "md", "-o", str(target), "--home", home], env
+    )
+    assert exported.returncode == 0
+    assert f"Exporting {session['id']}" in terminal
+    assert "events" in terminal
+    assert "Exporting" not in target.read_text()
+    shown, terminal = _stderr_on_a_terminal(
+        ["show", session["id"], "--json", "--home", home], env
+    )
+    assert f"Reading {session['id']}" in terminal
+    assert json.loads(shown.stdout)  # the JSON on stdout, untouched
+    piped = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sessdex",
+            "show",
+            session["id"],
+            "--json",
+            "--home",
+            home,
+        ],
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
+    assert piped.stderr == b""
+    assert json.loads(piped.stdout) == json.loads(shown.stdout)

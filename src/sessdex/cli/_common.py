@@ -6,7 +6,7 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -113,17 +113,26 @@ def stdout_bytes(data: bytes) -> None:
     sys.stdout.buffer.flush()
 
 
+def progress_after() -> float:
+    """Seconds of work before progress shows (SESSDEX_PROGRESS_AFTER: for tests)."""
+    try:
+        return max(0.0, float(os.environ.get("SESSDEX_PROGRESS_AFTER", "1")))
+    except ValueError:
+        return 1.0
+
+
 @contextmanager
 def progress_bar(label: str) -> Iterator[Progress]:
     """A progress callback that shows a Rich bar on stderr after one second, on a terminal only."""
     started = time.monotonic()
+    after = progress_after()
     state: dict[str, Any] = {}
 
     def update(done: int, total: int) -> None:
         if "bar" not in state:
             if (
                 not sys.stderr.isatty()
-                or time.monotonic() - started < 1.0
+                or time.monotonic() - started < after
                 or done >= total
             ):
                 return
@@ -153,6 +162,67 @@ def progress_bar(label: str) -> Iterator[Progress]:
     finally:
         if "bar" in state:
             state["bar"].stop()
+
+
+def counted_events(
+    events: Iterable[Event], label: str, *, show: bool
+) -> Generator[Event, None, None]:
+    """`events`, with a spinner on stderr while they come (a terminal only, after a
+    second): how many so far and for how long. A transcript read whole (GBs) may take a
+    while before its first event (the reader surveys the file first), and its output may
+    be held back (the pager, a file), so without it the terminal would look hung. `show`
+    False: the events are going to this same terminal as they come; no spinner."""
+    if not show or not sys.stderr.isatty():
+        yield from events
+        return
+    import threading
+
+    lock = threading.Lock()
+    state: dict[str, Any] = {"count": 0, "closed": False}
+
+    def start() -> None:
+        from rich.console import Console
+        from rich.markup import escape
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        with lock:
+            if state["closed"]:
+                return
+            bar = Progress(
+                SpinnerColumn(),
+                TextColumn("[progress.description]{task.description}"),
+                TextColumn("{task.completed:,} events"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            state["task"] = bar.add_task(
+                escape(label), total=None, completed=state["count"]
+            )
+            bar.start()
+            state["bar"] = bar
+
+    delay = progress_after()
+    timer = threading.Timer(delay, start)
+    timer.daemon = True
+    if delay:
+        timer.start()
+    else:
+        start()
+    try:
+        for count, event in enumerate(events, 1):
+            if count % 512 == 0:
+                with lock:
+                    state["count"] = count
+                    if "bar" in state:
+                        state["bar"].update(state["task"], completed=count)
+            yield event
+    finally:
+        timer.cancel()
+        with lock:
+            state["closed"] = True
+            if "bar" in state:
+                state["bar"].stop()
 
 
 def report_skipped(report: RefreshReport, verbose: bool) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterable, Iterator
 
@@ -9,9 +10,11 @@ import click
 
 from .. import api
 from ..model import Event
+from ..views.text import one_line
 from . import main
 from ._common import (
     CONTEXT,
+    counted_events,
     err,
     fail_nicely,
     home_option,
@@ -77,22 +80,29 @@ def show_command(
         tail=tail,
         full=full_payloads,
     )
+    reading = f"Reading {one_line(found.session.id, 40)}"
     if as_json or as_nl:
-        write_events(found.events, as_nl)
+        # to a file or a pipe, a spinner on the terminal says it is working
+        counted = counted_events(found.events, reading, show=not sys.stdout.isatty())
+        with contextlib.closing(counted):
+            write_events(counted, as_nl)
     else:
         from ..views import terminal
 
-        events: Iterable[Event] = found.events
-        if subagents == "tree":
-            events = grouped_by_agent(found.events)
         out = terminal.console()
         use_pager = sys.stdout.isatty() and not no_pager and tail is None
+        # the pager shows the transcript once it is all read: until then, a spinner
+        counted = counted_events(found.events, reading, show=use_pager)
+        events: Iterable[Event] = counted
+        if subagents == "tree":
+            events = grouped_by_agent(events)
 
         def body() -> None:
-            out.print(terminal.session_header(found.session))
-            out.print()
-            for renderable in terminal.render_events(events, detail):
-                out.print(renderable)
+            with contextlib.closing(counted):  # the spinner stops before the pager
+                out.print(terminal.session_header(found.session))
+                out.print()
+                for renderable in terminal.render_events(events, detail):
+                    out.print(renderable)
 
         if use_pager:
             with out.pager(styles=True):
@@ -183,30 +193,35 @@ def export_command(
     found = api.transcript(home, session_id, subagents=subagents)
     if output is not None:
         api.refuse_agent_folder(home, output)
+    events = counted_events(
+        found.events,
+        f"Exporting {one_line(found.session.id, 40)}",
+        show=output is not None or not sys.stdout.isatty(),
+    )
     if fmt == "json":
         from ..views.records import dumps, event_record
 
         chunks: Iterable[str] = (
             part
-            for part in _json_chunks(
-                dumps(event_record(e)).decode() for e in found.events
-            )
+            for part in _json_chunks(dumps(event_record(e)).decode() for e in events)
         )
     elif fmt == "md":
         from ..views import markdown
 
-        chunks = markdown.render(found.session, found.events)
+        chunks = markdown.render(found.session, events)
     else:
         from ..views import html
 
-        chunks = html.render(found.session, found.events)
-    if output is None:
-        for chunk in chunks:
-            click.echo(chunk, nl=False)
-    else:
-        with open(output, "w", encoding="utf-8") as handle:
+        chunks = html.render(found.session, events)
+    with contextlib.closing(events):
+        if output is None:
             for chunk in chunks:
-                handle.write(chunk)
+                click.echo(chunk, nl=False)
+        else:
+            with open(output, "w", encoding="utf-8") as handle:
+                for chunk in chunks:
+                    handle.write(chunk)
+    if output is not None:
         err(f"wrote {output}")
     report_diagnostics(found.diagnostics, False)
 

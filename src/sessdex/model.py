@@ -8,7 +8,7 @@ app's format.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Literal, TypeAlias
 
@@ -110,57 +110,35 @@ class Session:
     extra: Extra = field(default_factory=dict)
 
 
-# the fields a lower-precedence fragment may fill in (the rest are merged by rule)
-FILLED_FIELDS = (
-    "path",
-    "cwd",
-    "branch",
-    "title",
-    "created",
-    "updated",
-    "model",
-    "effort",
-    "permission_mode",
-    "cli_version",
-    "bytes",
-    "parent_id",
-    "agent_type",
+# the fields a lower-precedence fragment fills in where a higher one says nothing; the
+# others are merged by rule (identity, precedence, `listed`, `extra`)
+FILLED_FIELDS = tuple(
+    f.name
+    for f in fields(Session)
+    if f.name not in ("app", "id", "precedence", "listed", "extra")
 )
 
 
 def merge(fragments: list[Session]) -> Session:
-    """One session from everything several files say of it: higher precedence wins per field."""
+    """One session from everything several files say of it: higher precedence wins per
+    field and per `extra` key; listed if any fragment is. (The index does the same on the
+    stored encodings: `views.records.merge_states`.)"""
     if len(fragments) == 1:
         return fragments[0]
-    return _merged(sorted(fragments, key=lambda s: -s.precedence))
-
-
-def _merged(ordered: list[Session]) -> Session:
-    """`ordered[0]` with each unknown field taken from the first later fragment that knows
-    it; `extra` keys likewise; listed if any fragment is."""
+    ordered = sorted(fragments, key=lambda s: -s.precedence)
+    values = {
+        name: next((v for s in ordered if (v := getattr(s, name)) is not None), None)
+        for name in FILLED_FIELDS
+    }
+    extra: dict[str, JSONValue] = {}
+    for fragment in reversed(ordered):
+        extra.update(fragment.extra)
     first = ordered[0]
-    values = {name: getattr(first, name) for name in FILLED_FIELDS}
-    missing = [name for name, value in values.items() if value is None]
-    extra = first.extra
-    listed = first.listed
-    for other in ordered[1:]:
-        if missing:
-            still = []
-            for name in missing:
-                value = getattr(other, name)
-                if value is None:
-                    still.append(name)
-                else:
-                    values[name] = value
-            missing = still
-        if other.extra:
-            extra = {**other.extra, **extra}
-        listed = listed or other.listed
     return Session(
         app=first.app,
         id=first.id,
         precedence=first.precedence,
-        listed=listed,
+        listed=any(s.listed for s in ordered),
         extra=extra,
         **values,
     )

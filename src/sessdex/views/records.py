@@ -87,23 +87,22 @@ def session_encodings(session: Session) -> tuple[bytes, bytes]:
 
 def merge_states(states: Sequence[bytes]) -> dict[str, JSONValue]:
     """`model.merge` over sessions encoded by `session_state`, without decoding them into
-    sessions: the index merges thousands per refresh (a Codex thread is spoken of by its
-    database row, its rollout and the title index)."""
-    values = sorted(
+    sessions: the index merges thousands per refresh (one session spoken of by a
+    database row, a transcript and a title index)."""
+    ordered = sorted(
         (cast(dict[str, JSONValue], orjson.loads(state)) for state in states),
         key=lambda value: -cast(int, value.get("precedence") or 0),
     )
-    merged = values[0]
-    for other in values[1:]:
-        for name in FILLED_FIELDS:
-            if merged.get(name) is None and other.get(name) is not None:
-                merged[name] = other[name]
-        if other_extra := other.get("extra"):
-            merged["extra"] = {
-                **cast(dict[str, JSONValue], other_extra),
-                **cast(dict[str, JSONValue], merged.get("extra") or {}),
-            }
-        merged["listed"] = bool(merged.get("listed", True) or other.get("listed", True))
+    merged = ordered[0]
+    for name in FILLED_FIELDS:
+        merged[name] = next(
+            (v for value in ordered if (v := value.get(name)) is not None), None
+        )
+    extra: dict[str, JSONValue] = {}
+    for value in reversed(ordered):
+        extra.update(cast(dict[str, JSONValue], value.get("extra") or {}))
+    merged["extra"] = extra
+    merged["listed"] = any(value.get("listed", True) for value in ordered)
     return merged
 
 

@@ -244,3 +244,69 @@ def test_head_counts_skipped_lines_and_stops_at_its_byte_budget(
     ] == [b'{"n":1}']
     assert sum(read) <= 8 * 1024 * 1024 + 2 * files.CHUNK
     assert diagnostics.skipped == {"too long": 1}
+
+
+def _head_by_the_rules(
+    content: bytes, max_lines: int, cap: int
+) -> tuple[list[files.Line], list[int]]:
+    """What `head_lines` must return, by its rules on the whole content at once: the first
+    `max_lines` lines, those over `cap` skipped (their numbers returned) but counted."""
+    kept: list[files.Line] = []
+    skipped: list[int] = []
+    pieces = content.split(b"\n")
+    offset = 0
+    for number, piece in enumerate(pieces[:max_lines], 1):
+        complete = number < len(pieces)
+        if not complete and not piece:
+            break  # the file ends with a newline
+        end = offset + len(piece) + complete
+        if len(piece) > cap:
+            skipped.append(number)
+        else:
+            kept.append(files.Line(number, offset, piece, end, complete))
+        offset = end
+    return kept, skipped
+
+
+def test_the_head_split_follows_the_line_rules_for_any_lengths_and_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listing's one head splitter (`split_head`, behind `head_lines` and the Claude and
+    Codex listings) against the rules applied to the whole file: lines empty, at the cap
+    and just over, many caps long, no last newline, reads that end anywhere in a line."""
+    import random
+
+    cap = 50
+    monkeypatch.setattr(files, "LINE_CAP", cap)
+    draw = random.Random(7)
+    lengths = [0, 1, cap - 1, cap, cap + 1, 2 * cap, 9 * cap]
+    path = tmp_path / "a.jsonl"
+    for trial in range(600):
+        monkeypatch.setattr(files, "CHUNK", draw.choice([3, 16, 64, 4096]))
+        monkeypatch.setattr(files, "HEAD_PROBE", draw.choice([1, 7, 40, 4096]))
+        count = draw.choice([0, 1, 2, 5, 30])
+        lines = [
+            b"x"
+            * (draw.choice(lengths) if draw.random() < 0.3 else draw.randint(0, cap))
+            for _ in range(count)
+        ]
+        content = b"\n".join(lines) + (b"\n" if draw.random() < 0.5 else b"")
+        path.write_bytes(content)
+        max_lines = draw.choice([1, 3, 80])
+        expected, skipped = _head_by_the_rules(content, max_lines, cap)
+        diagnostics = Diagnostics()
+        assert files.head_lines(path, max_lines, diagnostics=diagnostics) == expected, (
+            trial
+        )
+        assert diagnostics.skipped == ({"too long": len(skipped)} if skipped else {})
+        # the block form: one search over `data` finds what the lines hold
+        whole = files.split_head(content, None, whole=True, max_lines=max_lines)
+        assert whole is not None
+        assert whole.lines() == expected, trial
+        assert [index + 1 for index in whole.too_long] == skipped, trial
+        # Claude searches `data[:end]` whole: the lines, each skipped one left empty
+        pieces = content.split(b"\n")
+        held = [b"" if n in skipped else p for n, p in enumerate(pieces, 1)][:max_lines]
+        last = len(held) == len(pieces)  # the last piece: no newline after it
+        block = b"\n".join(held) + (b"" if last else b"\n")
+        assert whole.data[: whole.end] == block, trial

@@ -7,14 +7,16 @@ skipped (listing) or compacted by eliding its long strings (reading), never held
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import hashlib
 import os
 import shutil
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Literal, NamedTuple
+from typing import BinaryIO, Literal, NamedTuple, overload
 from urllib.parse import quote
 
 import orjson
@@ -26,6 +28,7 @@ from .diagnostics import Diagnostics
 HEAD_LINES = 80  # lines read from the start of a transcript for listing
 LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
 HEAD_BYTES = 64 * 1024 * 1024  # listing: the head read stops here, whatever its lines
+HEAD_PROBE = 128 * 1024  # listing: a head's first read (about half of all heads fit)
 TAIL_BYTES = 512 * 1024  # listing: bytes read from the end of a transcript
 READ_LINE_CAP = 4 * 1024 * 1024  # reading: a longer line has its long strings elided
 KEEP_STRING = (
@@ -270,6 +273,201 @@ def _consume_oversize(
     return (bytes(compactor.out), rest is not None), rest, length
 
 
+@dataclass(slots=True)
+class Head:
+    """A file's first lines held as one block, as `split_head` read them.
+
+    `ends[i]` is where line i ends in `data`: its newline, or `data`'s end for a last line
+    still being written. A line over LINE_CAP is listed in `too_long` and held empty (its
+    newline only); `shifts` lists (position in `data`, bytes left out before it), so
+    positions past such a line map back to file offsets. Sources that search a head for
+    keys search `data` whole instead of making one `Line` per line.
+    """
+
+    data: bytes
+    ends: list[int] = field(default_factory=list)
+    too_long: list[int] = field(default_factory=list)
+    shifts: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def end(self) -> int:
+        """Where the head's last line ends in `data`, its newline included."""
+        if not self.ends:
+            return 0
+        last = self.ends[-1]
+        return last + 1 if last < len(self.data) else last
+
+    def offset(self, position: int) -> int:
+        """The file offset of `position` in `data`."""
+        if not self.shifts:  # no over-long line before it: the common case
+            return position
+        at = bisect.bisect_right(self.shifts, position, key=lambda shift: shift[0])
+        return position + (self.shifts[at - 1][1] if at else 0)
+
+    def line(self, index: int) -> Line:
+        """Line `index` (from 0), its offsets those in the file."""
+        data, ends = self.data, self.ends
+        begin = ends[index - 1] + 1 if index else 0
+        end = ends[index]
+        complete = end < len(data)  # else the last line, with no newline yet
+        offset = self.offset(begin)
+        return Line(
+            index + 1,
+            offset,
+            data[begin:end],
+            offset + end - begin + complete,
+            complete,
+        )
+
+    def lines(
+        self, diagnostics: Diagnostics | None = None, path: str = ""
+    ) -> list[Line]:
+        """The lines that are not too long; those that are, counted in `diagnostics`."""
+        skipped = set(self.too_long)
+        if diagnostics is not None:
+            for index in self.too_long:
+                diagnostics.skip(path, index + 1, "too long")
+        return [
+            self.line(index) for index in range(len(self.ends)) if index not in skipped
+        ]
+
+
+@overload
+def split_head(
+    data: bytes, stream: BinaryIO, *, whole: bool, max_lines: int = HEAD_LINES
+) -> Head: ...
+
+
+@overload
+def split_head(
+    data: bytes, stream: None, *, whole: bool, max_lines: int = HEAD_LINES
+) -> Head | None: ...
+
+
+def split_head(
+    data: bytes,
+    stream: BinaryIO | None,
+    *,
+    whole: bool,
+    max_lines: int = HEAD_LINES,
+) -> Head | None:
+    """The first `max_lines` lines of a file that starts with `data`.
+
+    More is read from `stream` (doubling what is held) while the lines do not all end
+    within `data`; with no `stream`, `data` is all there is when it is the `whole` file,
+    and otherwise the answer is None (more is needed than was given). A line over
+    LINE_CAP is read through without being held and listed in `too_long`; it counts
+    among the `max_lines`. Reading stops at about HEAD_BYTES, whatever the lines.
+    """
+    head = Head(data)
+    ends, cap, limit = head.ends, LINE_CAP, HEAD_BYTES
+    position = left_out = 0  # a line's start in data; bytes read through, not held
+    while len(ends) < max_lines and position + left_out < limit:
+        position = _find_ends(head, data, position, limit - left_out, max_lines)
+        if len(ends) == max_lines or position + left_out >= limit:
+            break
+        # no newline in data[position:]
+        if len(data) - position > cap:  # an over-long line, not ended within data
+            if stream is None and not whole:
+                return None
+            head.too_long.append(len(ends))
+            budget = limit - left_out - position
+            length, rest = (
+                (len(data) - position, None)
+                if stream is None
+                else _read_through(stream, len(data) - position, budget)
+            )
+            data = data[:position] if rest is None else data[:position] + b"\n" + rest
+            ends.append(position)
+            if rest is None:  # the file, or the head's budget, ends within it
+                break
+            left_out += length
+            position += 1
+            head.shifts.append((position, left_out))
+            continue
+        if stream is not None and (more := stream.read(len(data) or HEAD_PROBE)):
+            data += more
+            continue
+        if stream is None and not whole:
+            return None
+        if position < len(data):  # a last line still being written
+            ends.append(len(data))
+        break
+    head.data = data
+    if head.too_long:
+        _empty_too_long(head)
+    return head
+
+
+def _empty_too_long(head: Head) -> None:
+    """Leave empty the over-long lines that ended within a read (those read through are
+    empty already), so that a search of `data` never meets one. Rare: a copy is fine."""
+    data, ends, too_long = head.data, head.ends, set(head.too_long)
+    pieces: list[bytes] = []
+    new_ends: list[int] = []
+    shifts: list[tuple[int, int]] = []
+    removed = held = 0  # bytes removed so far; length of the new data
+    shift = 0
+    for index, end in enumerate(ends):
+        begin = ends[index - 1] + 1 if index else 0
+        total = removed + head.offset(begin) - begin
+        if total != shift:
+            shifts.append((held, total))
+            shift = total
+        complete = end < len(data)
+        if index in too_long:
+            removed += end - begin
+        else:
+            pieces.append(data[begin:end])
+            held += end - begin
+        new_ends.append(held)
+        if complete:
+            pieces.append(b"\n")
+            held += 1
+    last = ends[-1] + 1 if ends and ends[-1] < len(data) else len(data)
+    pieces.append(data[last:])  # what was read past the head
+    head.data, head.ends, head.shifts = b"".join(pieces), new_ends, shifts
+
+
+def _find_ends(
+    head: Head, data: bytes, position: int, limit: int, max_lines: int
+) -> int:
+    """Add the ends of the lines from `position` that end within `data`, up to
+    `max_lines` in all, or up to one that ends at `limit` or later; returns where the
+    next line starts. Lines over LINE_CAP go to `too_long`."""
+    ends, start, first = head.ends, position, len(head.ends)
+    find, append = data.find, ends.append
+    for _ in range(max_lines - first):
+        newline = find(b"\n", position)
+        if newline < 0:
+            break
+        append(newline)
+        position = newline + 1
+        if position >= limit:
+            break
+    if position - start > LINE_CAP:  # only then can one of them be over it
+        begin = start
+        for index in range(first, len(ends)):
+            if ends[index] - begin > LINE_CAP:
+                head.too_long.append(index)
+            begin = ends[index] + 1
+    return position
+
+
+def _read_through(
+    stream: BinaryIO, length: int, budget: int
+) -> tuple[int, bytes | None]:
+    """Read on through a line `length` bytes into it, holding none of it: (its length,
+    the bytes after its newline), those None where the file ends first or the line runs
+    to `budget` bytes without ending."""
+    while length < budget and (chunk := stream.read(CHUNK)):
+        newline = chunk.find(b"\n")
+        if newline >= 0:
+            return length + newline, chunk[newline + 1 :]
+        length += len(chunk)
+    return length, None
+
+
 def head_lines(
     path: str | os.PathLike[str],
     max_lines: int = HEAD_LINES,
@@ -279,15 +477,10 @@ def head_lines(
     """The first `max_lines` lines, each at most LINE_CAP long (longer ones are skipped
     and counted among the `max_lines`); never more than about HEAD_BYTES are read."""
     with open_binary(path) as stream:
-        return list(
-            iter_lines(
-                stream,
-                max_lines=max_lines,
-                max_bytes=HEAD_BYTES,
-                diagnostics=diagnostics,
-                path=os.fspath(path),
-            )
+        head = split_head(
+            stream.read(HEAD_PROBE), stream, whole=False, max_lines=max_lines
         )
+    return head.lines(diagnostics, os.fspath(path))
 
 
 def tail_bytes(

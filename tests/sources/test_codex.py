@@ -669,13 +669,14 @@ def test_a_head_line_over_the_cap_is_counted_and_the_lines_after_it_still_read(
         assert dict(diagnostics.skipped) == {"too long": 1}
 
 
-def test_the_head_split_yields_what_head_lines_reads(
+def test_the_head_lines_listing_parses_are_those_holding_a_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Listing splits a rollout's head itself (one read, long lines passed over while
-    splitting); it must give the lines `files.head_lines` gives: numbers, offsets, data,
-    ends, completeness, and the same "too long" counts. Lines of every awkward length:
-    empty, at the cap and just over, several caps long, 80 lines and more, no last newline."""
+    """Listing reads a rollout's two ends in one opening and picks the head lines worth
+    parsing by searching the head block stretch by stretch; it must pick what filtering
+    `files.head_lines` line by line picks: numbers, offsets, data, ends, completeness,
+    and the same "too long" counts. Lines of every awkward length: empty, at the cap and
+    just over, several caps long, 80 lines and more, no last newline."""
     import random
 
     from sessdex import files

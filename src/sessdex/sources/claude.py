@@ -55,7 +55,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import BinaryIO
 
 from .. import files
 from ..bytesearch import find, rfind
@@ -164,8 +163,8 @@ class _Block:
 
     The lines run from `begin` to `end`; `data` starts at file offset `start`. A line at a
     file offset below `numbered_below` has a known number (1 at `begin`), others 0. In a
-    head that `files.head_lines` read, each line it passed over (too long) is left empty,
-    and `holes` lists (position, shift to add from there on) to map back to file offsets.
+    head, each line `files.split_head` passed over (too long) is left empty, and `holes`
+    lists (position, shift to add from there on) to map back to file offsets.
     """
 
     data: bytes
@@ -185,22 +184,9 @@ class _Block:
         return cls(data, start, begin, len(data), math.inf if whole else 0)
 
     @classmethod
-    def joined(cls, lines: list[files.Line]) -> _Block:
-        """The lines `files.head_lines` read, as one block that keeps their numbers."""
-        parts: list[bytes] = []
-        holes: list[tuple[int, int]] = []
-        position = shift = 0
-        for line in lines:
-            while len(parts) + 1 < line.number:  # a line passed over: left empty
-                parts.append(b"")
-                position += 1
-            if line.offset - position != shift:
-                shift = line.offset - position
-                holes.append((position, shift))
-            parts.append(line.data)
-            position += len(line.data) + 1
-        data = b"\n".join(parts) + (b"\n" if lines and lines[-1].complete else b"")
-        return cls(data, 0, 0, len(data), math.inf, tuple(holes))
+    def of_head(cls, head: files.Head) -> _Block:
+        """The lines `files.split_head` read, numbered from 1."""
+        return cls(head.data, 0, 0, head.end, math.inf, tuple(head.shifts))
 
     def head(self) -> _Block:
         """The first HEAD_LINES lines of this block: the head of a file read whole."""
@@ -317,52 +303,24 @@ def _blocks(path: str) -> tuple[int, _Block, _Block]:
     """(size, head, tail) from one open; a file within TAIL_BYTES is read once, as both.
 
     The tail is the last TAIL_BYTES; the head, the first HEAD_LINES lines, from one
-    HEAD_PROBE read when they fit. A head line over LINE_CAP (a pasted image) sends the
-    head to `files.head_lines`, which passes over it without holding it.
+    HEAD_PROBE read when they fit (`files.split_head`: a line over LINE_CAP, a pasted
+    image, is passed over without being held).
     """
     with open(path, "rb", buffering=0) as stream:
         size = os.fstat(stream.fileno()).st_size
         if size <= files.TAIL_BYTES:  # the tail is the whole file: read it once
             tail = _Block.tail(0, stream.read(files.TAIL_BYTES), whole=True)
             return size, tail.head(), tail
-        head = _head(stream)
+        split = files.split_head(stream.read(HEAD_PROBE), stream, whole=False)
         start = max(0, stream.seek(0, os.SEEK_END) - files.TAIL_BYTES)
         stream.seek(start)
         tail = _Block.tail(start, stream.read(files.TAIL_BYTES), whole=False)
-    if head is None:
-        head = _Block.joined(files.head_lines(path))
+    head = _Block.of_head(split)
     # a head line inside the tail's span has no known number there; when the tail holds
     # no whole line (one huge last line), the head's lines keep theirs
     if tail.begin < tail.end:
         head.numbered_below = tail.start + tail.begin
     return size, head, tail
-
-
-def _head(stream: BinaryIO) -> _Block | None:
-    """The first HEAD_LINES lines read from the start of `stream`; None if one is too long.
-
-    A line that ends inside the first read (HEAD_PROBE = LINE_CAP) is within LINE_CAP, so
-    only the lines that send the head reading on are measured.
-    """
-    data = stream.read(HEAD_PROBE)
-    position, left = _skip_lines(data, 0, files.HEAD_LINES)
-    for _ in range(left):
-        newline = data.find(b"\n", position)
-        while newline < 0 and len(data) - position <= files.LINE_CAP:
-            more = stream.read(HEAD_PROBE)  # a long head: read on
-            if not more:
-                break
-            searched = len(data)
-            data += more
-            newline = data.find(b"\n", searched)
-        end = newline if newline >= 0 else len(data)
-        if end - position > files.LINE_CAP:
-            return None
-        if newline < 0:  # the end of the file
-            position = end
-            break
-        position = end + 1
-    return _Block(data, 0, 0, position, math.inf)
 
 
 def _skip_lines(data: bytes, position: int, lines: int) -> tuple[int, int]:

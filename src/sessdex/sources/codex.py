@@ -64,7 +64,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import NamedTuple
 
 from .. import files
 from ..bytesearch import find, rfind
@@ -128,7 +128,6 @@ _HEAD_KEYS = (
     b"UserMessage",
     b'"user"',
 )
-HEAD_PROBE = 128 * 1024  # a head's first read: about half of all heads fit in it
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,12 +333,11 @@ def _parse_rollout(
     return sessions
 
 
-def _read_ends(path: str) -> tuple[int, int, bytes, _Split | None]:
+def _read_ends(path: str) -> tuple[int, int, bytes, files.Head | None]:
     """(file size, tail offset, tail, head) from one opening of the file.
 
-    The tail is what `files.tail_bytes` returns. The head is the file's first bytes and
-    where each of its lines ends (`_split_head`), or None where `files.head_lines` must
-    read it: a `.zst` head that does not end within its first CHUNK. A rollout within
+    The tail is what `files.tail_bytes` returns. The head is `files.split_head`'s, or
+    None where `files.head_lines` must read it: a `.zst` head that does not end within its first CHUNK. A rollout within
     the tail's reach is read once, and a `.zst` decompressed once (the tail's chunks
     joined once, at the end).
     """
@@ -360,7 +358,7 @@ def _read_ends(path: str) -> tuple[int, int, bytes, _Split | None]:
             size,
             length - len(tail),
             tail,
-            _split_head(start, None, whole=length == len(start)),
+            files.split_head(start, None, whole=length == len(start)),
         )
     with open(path, "rb") as stream:
         size = os.fstat(stream.fileno()).st_size
@@ -368,43 +366,14 @@ def _read_ends(path: str) -> tuple[int, int, bytes, _Split | None]:
         stream.seek(tail_start)
         tail = stream.read(files.TAIL_BYTES)
         if tail_start == 0:
-            return size, 0, tail, _split_head(tail, None, whole=True)
+            return size, 0, tail, files.split_head(tail, None, whole=True)
         stream.seek(0)
-        head = _split_head(stream.read(HEAD_PROBE), stream, whole=False)
+        head = files.split_head(stream.read(files.HEAD_PROBE), stream, whole=False)
     return size, tail_start, tail, head
 
 
-@dataclass(slots=True)
-class _Split:
-    """A rollout's head as `_split_head` reads it: its bytes and where each line ends."""
-
-    data: bytes
-    ends: list[int] = field(default_factory=list)  # each line's newline (or data's end)
-    too_long: list[int] = field(default_factory=list)  # indexes of lines over LINE_CAP
-    # (position in data, bytes left out before it): where over-long lines were read through
-    shifts: list[tuple[int, int]] = field(default_factory=list)
-
-    def line(self, index: int) -> files.Line:
-        """Line `index` (from 0), its offsets those in the file."""
-        data, ends = self.data, self.ends
-        begin = ends[index - 1] + 1 if index else 0
-        end = ends[index]
-        complete = end < len(data)  # else the last line, with no newline yet
-        offset = begin
-        if self.shifts:
-            at = bisect.bisect_right(self.shifts, begin, key=lambda shift: shift[0])
-            offset += self.shifts[at - 1][1] if at else 0
-        return files.Line(
-            index + 1,
-            offset,
-            data[begin:end],
-            offset + end - begin + complete,
-            complete,
-        )
-
-
 def _head(
-    path: str, split: _Split | None, diagnostics: Diagnostics
+    path: str, split: files.Head | None, diagnostics: Diagnostics
 ) -> Iterator[files.Line] | None:
     """The head lines worth parsing, in order: the first, and those holding a `_HEAD_KEYS`.
 
@@ -428,7 +397,7 @@ def _head(
     return _head_lines(split)
 
 
-def _head_lines(split: _Split) -> Iterator[files.Line]:
+def _head_lines(split: files.Head) -> Iterator[files.Line]:
     """Line 1, then each line holding a key. The keys are searched for through a stretch
     of lines at a time, the stretches growing, so a reader that stops early (most do
     within the first dozen lines) leaves the rest of the head unsearched."""
@@ -448,91 +417,6 @@ def _head_lines(split: _Split) -> Iterator[files.Line]:
                 position = ends[index]  # the rest of that line is chosen already
         yield from map(split.line, sorted(chosen - too_long))
         low, size = high, size * 2
-
-
-def _split_head(data: bytes, stream: BinaryIO | None, *, whole: bool) -> _Split | None:
-    """The first HEAD_LINES lines as `files.head_lines` reads them, from a file that
-    starts with `data`, reading on from `stream` (doubling what is held) while they are
-    not all in `data`; None where more is needed and there is no `stream` to read it
-    from (`data` not being the `whole` file).
-
-    A line over LINE_CAP is listed in `too_long`; one not ended within `data` is read
-    through without being held, a newline standing in for it, and reading stops at
-    HEAD_BYTES as `head_lines` does. The last line may lack its newline.
-    """
-    split = _Split(data)
-    ends, cap = split.ends, files.LINE_CAP
-    position = left_out = 0  # a line's start in data; bytes read through, not held
-    while len(ends) < files.HEAD_LINES and position + left_out < files.HEAD_BYTES:
-        position = _find_ends(split, data, position, files.HEAD_BYTES - left_out)
-        if len(ends) == files.HEAD_LINES or position + left_out >= files.HEAD_BYTES:
-            break
-        # no newline in data[position:]
-        if len(data) - position > cap:  # an over-long line, not ended within data
-            if stream is None and not whole:
-                return None
-            split.too_long.append(len(ends))
-            budget = files.HEAD_BYTES - left_out - position
-            length, rest = (
-                (len(data) - position, None)
-                if stream is None
-                else _read_through(stream, len(data) - position, budget)
-            )
-            data = data[:position] if rest is None else data[:position] + b"\n" + rest
-            ends.append(position)
-            if rest is None:  # the file, or the head's budget, ends within it
-                break
-            left_out += length
-            position += 1
-            split.shifts.append((position, left_out))
-            continue
-        if stream is not None and (more := stream.read(len(data) or HEAD_PROBE)):
-            data += more
-            continue
-        if stream is None and not whole:
-            return None
-        if position < len(data):  # a last line still being written
-            ends.append(len(data))
-        break
-    split.data = data
-    return split
-
-
-def _find_ends(split: _Split, data: bytes, position: int, limit: int) -> int:
-    """Add the ends of the lines from `position` that end within `data`, up to
-    HEAD_LINES in all, or up to one that ends at `limit` or later; returns where the
-    next line starts. Lines over LINE_CAP go to `too_long`."""
-    ends, start, first = split.ends, position, len(split.ends)
-    find, append = data.find, ends.append
-    for _ in range(files.HEAD_LINES - first):
-        newline = find(b"\n", position)
-        if newline < 0:
-            break
-        append(newline)
-        position = newline + 1
-        if position >= limit:
-            break
-    if position - start > files.LINE_CAP:  # only then can one of them be over it
-        begin = start
-        for index in range(first, len(ends)):
-            if ends[index] - begin > files.LINE_CAP:
-                split.too_long.append(index)
-            begin = ends[index] + 1
-    return position
-
-
-def _read_through(
-    stream: BinaryIO, length: int, budget: int
-) -> tuple[int, bytes | None]:
-    """Read on through a line `length` bytes into it, holding none of it: (its length,
-    the bytes after its newline), those None where the file ends first or, as in
-    `files.iter_lines`, the line runs to `budget` bytes without ending."""
-    while length < budget and (chunk := stream.read(files.CHUNK)):
-        newline = chunk.find(b"\n")
-        if newline >= 0:
-            return length + newline, chunk[newline + 1 :]
-        length += len(chunk)
-    return length, None
 
 
 def _read_head(

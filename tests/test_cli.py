@@ -487,3 +487,30 @@ def test_long_work_shows_progress_on_the_terminal_never_in_the_output(
     )
     assert piped.stderr == b""
     assert json.loads(piped.stdout) == json.loads(shown.stdout)
+
+
+def test_a_reader_failing_mid_transcript_keeps_what_it_read_and_says_it_is_a_bug(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reader that meets a shape it cannot handle must not cost the user the events
+    before it: show prints them, then a warning that names the failure as a sessdex bug;
+    SESSDEX_DEBUG=1 lets it raise, for the trace."""
+    from sessdex.sources import claude
+
+    real_read = claude.read
+
+    def breaks_after_two(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        for seq, event in enumerate(real_read(*args, **kwargs)):  # type: ignore[arg-type]
+            if seq == 2:
+                raise TypeError("unhashable type: 'dict'")
+            yield event
+
+    monkeypatch.setattr(claude, "read", breaks_after_two)
+    code, out, err = invoke("show", CLAUDE_A, "--json", "--home", DEMO)
+    assert code == 0
+    assert [event["seq"] for event in json.loads(out)] == [0, 1]
+    assert "stopped reading" in err and "TypeError: unhashable type: 'dict'" in err
+    assert "a sessdex bug" in err
+    monkeypatch.setenv("SESSDEX_DEBUG", "1")
+    with pytest.raises(TypeError):
+        invoke("show", CLAUDE_A, "--json", "--home", DEMO)

@@ -405,11 +405,16 @@ def transcript(
 def _guarded(
     events: Iterator[Event], diagnostics: Diagnostics, session: Session
 ) -> Iterator[Event]:
-    """Stop cleanly, with a problem noted, if the file vanishes or breaks mid-read."""
+    """Stop cleanly, with a problem noted, if the file vanishes or breaks mid-read, or
+    the reader meets a shape it cannot handle: the events read so far stay shown."""
     try:
         yield from events
     except OSError as error:
         diagnostics.problem(f"{session.app}: stopped reading {session.path}: {error}")
+    except Exception as error:
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        diagnostics.reader_failed(session.app, session.path, error)
 
 
 def _tail_events(

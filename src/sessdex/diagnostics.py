@@ -59,6 +59,14 @@ class Diagnostics:
         if message not in self.problems:
             self.problems.append(message)
 
+    def reader_failed(self, app: str, path: str | None, error: Exception) -> None:
+        """A reader failed on input it did not expect (a sessdex bug): say so, and how
+        to see where, instead of losing what was read before it."""
+        self.problem(
+            f"{app}: stopped reading {path}: {type(error).__name__}: {error} "
+            "(a sessdex bug: please report it; SESSDEX_DEBUG=1 shows where)"
+        )
+
     def update(self, other: Diagnostics) -> None:
         # one call per file indexed: add the few keys in place (Counter.update is slower)
         for mine, theirs in (

@@ -10,13 +10,14 @@ from __future__ import annotations
 import bisect
 import contextlib
 import hashlib
+import io
 import os
 import shutil
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Literal, NamedTuple, overload
+from typing import Any, BinaryIO, Literal, NamedTuple, overload
 from urllib.parse import quote
 
 import orjson
@@ -75,19 +76,44 @@ def human_bytes(n: int) -> str:
     return f"{n} B"
 
 
+class CorruptData(OSError):
+    """Bytes that cannot be decoded: a corrupt or cut `.zst` stream. An OSError, so the
+    readers that stop cleanly on an unreadable file stop on it the same way."""
+
+
 def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     """Open for reading, decompressing `.zst` transparently."""
     name = os.fspath(path)
     raw = open(name, "rb")  # noqa: SIM115 - returned to the caller, who closes it
     if name.endswith(".zst"):
-        import io
+        return io.BufferedReader(_Decompressed(raw))
+    return raw
 
+
+class _Decompressed(io.RawIOBase):
+    """A zstd stream decompressed as it is read, its decoding errors raised as CorruptData."""
+
+    def __init__(self, raw: BinaryIO) -> None:
         import zstandard
 
-        return io.BufferedReader(
-            zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
+        self._error = zstandard.ZstdError
+        self._reader: Any = zstandard.ZstdDecompressor().stream_reader(
+            raw, closefd=True
         )
-    return raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            return int(self._reader.readinto(buffer))
+        except self._error as error:
+            raise CorruptData(f"corrupt zstd data: {error}") from error
+
+    def close(self) -> None:
+        if not self.closed:
+            self._reader.close()
+        super().close()
 
 
 class _Compactor:

@@ -490,6 +490,10 @@ def _session_records(
                 )
     except OSError as error:
         diagnostics.problem(f"{source.NAME}: stopped reading {session.path}: {error}")
+    except Exception as error:  # one broken session never hides the rest
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        diagnostics.reader_failed(source.NAME, session.path, error)
 
 
 # --- reports ---------------------------------------------------------------------------------

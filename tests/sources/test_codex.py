@@ -768,3 +768,41 @@ def test_scan_lists_only_what_parse_needs(found: dict[str, Session]) -> None:
     assert names[:2] == ["state_5.sqlite", "session_index.jsonl"]
     assert f"rollout-2026-01-06T10-00-00-{TWIN}.jsonl.zst" not in names
     assert all(os.path.isfile(path) for path in codex.scan(location))
+
+
+def test_a_corrupt_compressed_rollout_is_reported_and_the_others_still_count(
+    tmp_path: Path,
+) -> None:
+    """A `.jsonl.zst` whose bytes were damaged: listed as unreadable, counted as a
+    warning by usage, and every other session still listed and counted."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home, symlinks=True)
+    (archived,) = (home / ".codex" / "archived_sessions").glob(f"*{ZST}.jsonl.zst")
+    data = archived.read_bytes()
+    archived.write_bytes(data[: len(data) // 2] + b"\x00" * 64 + data[len(data) // 2 :])
+    runner = CliRunner()
+    listed = runner.invoke(
+        main, ["list", "--json", "--app", "codex", "--home", str(home)]
+    )
+    assert listed.exit_code == 0
+    ids = {row["id"] for row in json.loads(listed.stdout)}
+    top_level = {s.id for s in discover(Home.at(HOME)).values() if s.parent_id is None}
+    assert ids == top_level - {ZST}
+    assert "skipped 1 unreadable line in 1 codex file" in listed.stderr
+    usage = runner.invoke(
+        main, ["usage", "--json", "--app", "codex", "--home", str(home)]
+    )
+    assert usage.exit_code == 0
+    assert f"could not count {archived}: CorruptData: corrupt zstd data" in usage.stderr
+    whole = runner.invoke(
+        main, ["usage", "--json", "--app", "codex", "--home", str(HOME)]
+    )
+    lost = usage_total(events(discover(Home.at(HOME))[ZST])).output_tokens
+    assert lost > 0
+    assert sum(row["output_tokens"] for row in json.loads(usage.stdout)) == (
+        sum(row["output_tokens"] for row in json.loads(whole.stdout)) - lost
+    )

@@ -21,6 +21,7 @@ from ..diagnostics import Diagnostics
 from ..model import Event
 from . import _claude_records as rec
 from ._claude_stream import Child, Context, Stream, Survey
+from ._values import type_tag
 
 
 def read(
@@ -94,7 +95,7 @@ def _survey(path: Path, *, keep_long_lines: bool = True) -> Survey:
         uuid = rec.string(record.get("uuid"))
         if uuid is None:
             return
-        kind = record.get("type")
+        kind = type_tag(record.get("type"))
         up = rec.string(record.get("parentUuid"))
         if record.get("isSidechain") is True:  # 1.0: a sub-agent's lines inline
             root = survey.side_root.get(up, uuid) if up else uuid

@@ -19,6 +19,7 @@ import orjson
 from .. import files
 from ..diagnostics import Diagnostics
 from ..model import JSONValue, Usage
+from ._values import type_tag
 
 CONVERSATION = frozenset({"user", "assistant", "system", "attachment"})
 SPAWN_TOOLS = frozenset({"Task", "Agent"})
@@ -342,7 +343,7 @@ def _between(text: str, start: str, end: str) -> str | None:
 
 def spawn(block: dict[str, object]) -> tuple[str | None, str]:
     """(call id, prompt) of a Task/Agent tool call, else (None, "")."""
-    if block.get("type") != "tool_use" or block.get("name") not in SPAWN_TOOLS:
+    if block.get("type") != "tool_use" or string(block.get("name")) not in SPAWN_TOOLS:
         return None, ""
     arguments = block.get("input")
     task = arguments.get("prompt") if isinstance(arguments, dict) else None
@@ -403,7 +404,7 @@ def text(value: str) -> str:
 
 def block_text(block: dict[str, object]) -> str:
     """A text, image or document block as text; binary payloads are summarised."""
-    kind = block.get("type")
+    kind = type_tag(block.get("type"))
     if kind == "text":
         value = block.get("text")
         return text(value) if isinstance(value, str) else ""
@@ -432,7 +433,7 @@ def flatten(content: object) -> str:
         if isinstance(block, str):
             parts.append(text(block))
         elif isinstance(block, dict):
-            kind = block.get("type")
+            kind = type_tag(block.get("type"))
             if kind in ("text", "image", "document"):
                 parts.append(block_text(block))
             elif kind == "tool_reference":

@@ -17,6 +17,7 @@ from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, Extra, JSONValue, Usage
 from . import _claude_records as rec
+from ._values import type_tag
 
 RESULT_BUDGET = 16 * 1024  # characters of `toolUseResult` kept in a tool_result's extra
 
@@ -496,7 +497,7 @@ class Stream:
             if isinstance(block, str):
                 parts.append(rec.text(block))
             elif isinstance(block, dict):
-                kind = block.get("type")
+                kind = type_tag(block.get("type"))
                 if kind == "tool_result":
                     results.append(block)
                 elif kind in ("text", "image", "document"):
@@ -595,7 +596,7 @@ class Stream:
         compacted: bool,
         synthetic: bool,
     ) -> Iterator[Event]:
-        kind = block.get("type")
+        kind = type_tag(block.get("type"))
         if kind in ("text", "image"):
             said = rec.block_text(block)
             if said.strip():
@@ -677,7 +678,7 @@ class Stream:
     def _system(
         self, record: dict[str, object], agent: str | None, compacted: bool
     ) -> Iterator[Event]:
-        subtype = record.get("subtype")
+        subtype = type_tag(record.get("subtype"))
         if subtype == "turn_duration":
             duration = record.get("durationMs")
             yield from self._turn_end(
@@ -720,7 +721,7 @@ class Stream:
         attachment = record.get("attachment")
         if not isinstance(attachment, dict):
             return
-        kind = attachment.get("type")
+        kind = type_tag(attachment.get("type"))
         if kind in rec.IGNORED_ATTACHMENTS:
             return
         if kind == "queued_command":  # a prompt typed while the agent was busy

@@ -49,6 +49,7 @@ from ._codex_values import (
     summary,
     usage_tuple,
 )
+from ._values import type_tag
 
 # How long after a sub-agent's creation a line of its parent may still link its spawn.
 _SUBAGENT_GRACE = timedelta(seconds=5)
@@ -544,7 +545,7 @@ class _Reader:
     def _item(
         self, payload: Mapping[str, object], time: datetime | None
     ) -> Iterator[Event]:
-        item = payload.get("type")
+        item = type_tag(payload.get("type"))
         call_id = as_str(payload.get("call_id"))
         text: str | None
         if item == "message":
@@ -683,7 +684,7 @@ class _Reader:
     def _event(
         self, payload: Mapping[str, object], time: datetime | None
     ) -> Iterator[Event]:
-        kind = payload.get("type")
+        kind = type_tag(payload.get("type"))
         if kind == "user_message":
             text = event_prompt(payload)
             if text:
@@ -767,7 +768,7 @@ class _Reader:
         self, item: Mapping[str, object], time: datetime | None
     ) -> Iterator[Event]:
         """Paginated history (0.17x): items completed in a turn, most of them echoes of response items."""
-        kind = item.get("type")
+        kind = type_tag(item.get("type"))
         if kind == "UserMessage":
             text = content_text(item.get("content"))
             if text and not is_harness(text):
@@ -996,7 +997,7 @@ def _replay_key(
     if kind == "compacted":
         summary = as_str(payload.get("message"))
         return ("compacted", summary[:500]) if summary else None
-    item = payload.get("type")
+    item = type_tag(payload.get("type"))
     if kind == "response_item":
         for key in ("call_id", "id"):
             if value := as_str(payload.get(key)):

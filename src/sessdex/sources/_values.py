@@ -43,6 +43,24 @@ def as_int(value: object, *, floats: bool = True) -> int:
     return int(value) if floats or isinstance(value, int) else 0
 
 
+_JSON_TYPES = {
+    dict: "object",
+    list: "array",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+}
+
+
+def type_tag(value: object) -> str | None:
+    """A record's or block's type tag: the string, None where there is none, or for any
+    other value a stand-in that names its JSON type (`<array>`), so that a line whose
+    tag is not a string is reported as an unknown type instead of breaking a lookup."""
+    if value is None or isinstance(value, str):
+        return value
+    return f"<{_JSON_TYPES.get(type(value), 'value')}>"
+
+
 def stripped(value: object) -> str | None:
     """A string without its outer whitespace; None when that leaves nothing, or for a non-string."""
     return value.strip() or None if isinstance(value, str) else None

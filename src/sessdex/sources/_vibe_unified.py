@@ -36,6 +36,7 @@ from ._values import (
     one_line,
     plain,
     text_of,
+    type_tag,
 )
 
 APP = "vibe"
@@ -368,7 +369,7 @@ def read_store(
     segment = store.segment
     if segment is not None and segment.is_file():
         for _line, record in files.iter_records(segment, diagnostics, full=full):
-            kind, payload = record.get("type"), obj(record, "payload")
+            kind, payload = type_tag(record.get("type")), obj(record, "payload")
             if number(record, "sequence") <= store.sequence:
                 continue
             if kind == "projection_delta":
@@ -429,7 +430,7 @@ class _EntryReader:
             yield emit("turn_end", agent_id=agent, time=self.last)
         self.turn = turn or self.turn
         self.last = ms_time(entry.get("updatedAt")) or when or self.last
-        kind = entry.get("type")
+        kind = type_tag(entry.get("type"))
         if kind == "message":
             text = _blocks_text(entry.get("content"))
             role = entry.get("role")
@@ -630,7 +631,7 @@ def _blocks_text(content: object) -> str | None:
         if isinstance(block, str):
             pieces.append(plain(block))
         elif isinstance(block, dict):
-            kind = block.get("type")
+            kind = type_tag(block.get("type"))
             if kind == "text" and isinstance(block.get("text"), str):
                 pieces.append(plain(str(block["text"])))
             elif kind == "image":

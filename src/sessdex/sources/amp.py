@@ -39,6 +39,7 @@ from ._values import (
     ms_time,
     stat_size,
     stripped,
+    type_tag,
 )
 from .base import Home, Location
 
@@ -129,16 +130,16 @@ def read(
         if isinstance(e, dict)
     ]
     cache = {
-        m.get("messageId"): as_dict(m.get("usage"))
+        _message_key(m.get("messageId")): as_dict(m.get("usage"))
         for m in messages
-        if m.get("role") == "assistant" and m.get("messageId") is not None
+        if m.get("role") == "assistant" and _message_key(m.get("messageId")) is not None
     }
-    billed: dict[object, list[dict[str, object]]] = {}
+    billed: dict[str | int | None, list[dict[str, object]]] = {}
     for entry in ledger:
-        billed.setdefault(entry.get("toMessageId"), []).append(entry)
+        billed.setdefault(_message_key(entry.get("toMessageId")), []).append(entry)
     event = Emitter(session.id)
 
-    placed: set[object] = set()
+    placed: set[str | int | None] = set()
     model = session.model
     for message in messages:
         time = _message_time(message)
@@ -150,14 +151,15 @@ def read(
         usage = as_dict(message.get("usage"))
         model = stripped(usage.get("model")) or model
         if ledger:
-            key = message.get("messageId")
+            key = _message_key(message.get("messageId"))
             for entry in billed.get(key, []) if key is not None else []:
                 yield event(
                     "usage",
                     iso_time(entry.get("timestamp")) or time,
                     **_ledger_usage(entry, cache.get(key), model),
                 )
-            placed.add(key)
+            if key is not None:  # entries billed to no id are placed at the end
+                placed.add(key)
         elif role == "assistant" and usage:
             counted = Usage(
                 input_tokens=as_int(usage.get("inputTokens")),
@@ -201,6 +203,13 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 # --- helpers ---------------------------------------------------------------------------
 
 
+def _message_key(value: object) -> str | int | None:
+    """A message id as a lookup key: a string or a number; anything else is no id."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    return value
+
+
 def _blocks(
     message: dict[str, object],
     time: datetime | None,
@@ -216,7 +225,7 @@ def _blocks(
         return
     for raw in blocks:
         block = as_dict(raw)
-        kind = block.get("type")
+        kind = type_tag(block.get("type"))
         if kind == "text":
             text = stripped(block.get("text"))
             if text:

@@ -47,6 +47,7 @@ from ._values import (
     first_line,
     iso_time,
     stat_size,
+    type_tag,
 )
 from .base import Home, Location
 
@@ -281,21 +282,26 @@ def _proto_time(value: int | bytes | None) -> datetime | None:
     )
 
 
-def _unbase64(value: bytes) -> bytes | None:
+def _unbase64(value: object) -> bytes | None:
+    """The bytes a base64 text or blob stands for; None for anything else."""
+    if isinstance(value, str):
+        value = value.encode()
+    if not isinstance(value, bytes):  # a cell of another type: not this shape
+        return None
     try:
         return base64.b64decode(value.strip(), validate=True)
     except (binascii.Error, ValueError):
         return None
 
 
-def trajectory_summaries(value: str | bytes) -> list[dict[str, JSONValue]]:
+def trajectory_summaries(value: object) -> list[dict[str, JSONValue]]:
     """Decode the IDE's trajectory summaries value: base64 protobuf with base64 protobuf inside.
 
     Each entry is (1: conversation id, 2: {1: base64 of the detail message}); the detail
     holds 1: title, 2: step count, 3: created, 7: updated, 9: {1: workspace URI},
     10: last active. Raises ValueError when the value is not this shape.
     """
-    raw = _unbase64(value.encode() if isinstance(value, str) else value)
+    raw = _unbase64(value)
     if raw is None:
         raise ValueError("not base64")
     found: list[dict[str, JSONValue]] = []
@@ -335,9 +341,9 @@ def _detail(fields: list[tuple[int, int, int | bytes]]) -> dict[str, JSONValue]:
     return detail
 
 
-def last_active_times(value: str | bytes) -> dict[str, datetime]:
+def last_active_times(value: object) -> dict[str, datetime]:
     """From agentManagerInitState: field 10 entries (1: conversation id, 2: Timestamp)."""
-    raw = _unbase64(value.encode() if isinstance(value, str) else value)
+    raw = _unbase64(value)
     if raw is None:
         raise ValueError("not base64")
     found: dict[str, datetime] = {}
@@ -525,7 +531,7 @@ class _Reader:
         ):
             if offset and line.offset == offset:
                 continue  # the partial line at a --tail offset
-            kind = record.get("type")
+            kind = type_tag(record.get("type"))
             time = iso_time(record.get("created_at"))
             raw = record.get("content")
             content = raw if isinstance(raw, str) else None

@@ -63,6 +63,7 @@ from ..model import Event, ResumePlan, Session
 from . import _claude_read
 from . import _claude_records as rec
 from ._claude_usage import usage_files, usage_records  # noqa: F401 - `sessdex usage` hook
+from ._values import type_tag
 from .base import Home, Location, SessionFollow
 
 NAME = "claude"
@@ -390,7 +391,7 @@ def _read_head(
         record = load(head, begin, line, newline >= 0)
         if record is None:
             continue
-        kind = record.get("type")
+        kind = type_tag(record.get("type"))
         if _title(record, kind, found) or kind not in rec.CONVERSATION:
             continue
         found.conversation = True
@@ -507,7 +508,7 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
         record = load(tail, begin, line, newline >= 0)
         if record is None:
             continue
-        kind = record.get("type")
+        kind = type_tag(record.get("type"))
         if kind == "custom-title":
             custom = custom or rec.string(record.get("customTitle"))
         elif kind == "ai-title":

@@ -52,6 +52,7 @@ from ._values import (
     shown_arguments,
     shown_json,
     shown_text,
+    type_tag,
 )
 from .base import Home, Location
 
@@ -175,7 +176,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             continue
         stamp = epoch_or_iso_time(record.get("timestamp"))
         updated = stamp or updated
-        kind = record.get("type")
+        kind = type_tag(record.get("type"))
         data = as_dict(record.get("data"))
         main = (
             not isinstance(record.get("agentId"), str)
@@ -257,7 +258,7 @@ def read(
         for _line, record in files.iter_records(
             path, diagnostics, offset=start, full=full
         ):
-            kind = record.get("type")
+            kind = type_tag(record.get("type"))
             if not isinstance(kind, str):
                 diagnostics.unknown_type("<no type>", session.cli_version)
                 continue

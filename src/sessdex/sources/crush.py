@@ -51,6 +51,7 @@ from ._values import (
     json_copy,
     one_line,
     shown_text,
+    type_tag,
 )
 from .base import Home, Location
 
@@ -352,7 +353,7 @@ class _Reader:
         summary: bool,
         depth: int,
     ) -> Iterator[Event]:
-        kind = part.get("type")
+        kind = type_tag(part.get("type"))
         data = part.get("data")
         data = data if isinstance(data, dict) else {}
         if kind == "text":

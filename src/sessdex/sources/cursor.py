@@ -46,6 +46,7 @@ from ._values import (
     one_line,
     shown_json,
     shown_text,
+    type_tag,
 )
 from .base import Home, Location
 
@@ -342,7 +343,7 @@ class _Reader:
                 texts.clear()
 
         for block in _blocks(record):
-            kind = block.get("type")
+            kind = type_tag(block.get("type"))
             if kind == "text":
                 value = shown_text(block.get("text"))
                 if value and not user:

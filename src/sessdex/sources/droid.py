@@ -34,6 +34,7 @@ from ._values import (
     first_line,
     iso_time,
     stripped,
+    type_tag,
 )
 from .base import Home, Location
 
@@ -146,7 +147,7 @@ def read(
         ):
             if offset and line.offset == offset:
                 continue  # the partial line at a --tail offset
-            kind = record.get("type")
+            kind = type_tag(record.get("type"))
             if kind == "message":
                 time = iso_time(record.get("timestamp"))
                 last_time = time or last_time
@@ -262,7 +263,7 @@ def _message(
     for block in blocks:
         if not isinstance(block, dict):
             continue
-        kind = block.get("type")
+        kind = type_tag(block.get("type"))
         if kind == "text":
             text = stripped(block.get("text"))
             if role == "user" and text:

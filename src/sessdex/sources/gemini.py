@@ -68,6 +68,7 @@ from ._values import (
     one_line,
     plain,
     text_of,
+    type_tag,
 )
 from .base import Home, Location
 
@@ -322,7 +323,7 @@ class _Timeline:
         elif "$set" in record:
             if isinstance(obj(record, "$set").get("messages"), list):
                 self._checkpoint(line, items(obj(record, "$set"), "messages"))
-        elif message_id and record.get("type") not in _MESSAGE_TYPES:
+        elif message_id and type_tag(record.get("type")) not in _MESSAGE_TYPES:
             diagnostics.unknown_type(f"message:{record.get('type')}")
         elif message_id:
             ref = (line.offset, line.end, -1)
@@ -508,7 +509,7 @@ def _read_chat(
         unknown = [
             m
             for m in dicts(document, "messages")
-            if m.get("type") not in _MESSAGE_TYPES
+            if type_tag(m.get("type")) not in _MESSAGE_TYPES
         ]
         for message in unknown:
             diagnostics.unknown_type(f"message:{message.get('type')}")

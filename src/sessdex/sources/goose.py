@@ -46,6 +46,7 @@ from ._values import (
     json_object,
     one_line,
     shown_text,
+    type_tag,
 )
 from .base import Home, Location
 
@@ -341,7 +342,7 @@ class _Reader:
         time: datetime | None,
         hidden: dict[str, JSONValue],
     ) -> Iterator[Event]:
-        kind = item.get("type")
+        kind = type_tag(item.get("type"))
         if kind == "text":
             text = shown_text(item.get("text"), keep_empty=False)
             if text:

@@ -43,6 +43,7 @@ from ._values import (
     one_line,
     shown_arguments,
     shown_text,
+    type_tag,
 )
 from .base import Home, Location
 
@@ -393,7 +394,7 @@ class _Reader:
     def message(
         self, message: Mapping[str, object], time: datetime | None, agent: str | None
     ) -> Iterator[Event]:
-        kind = message.get("type")
+        kind = type_tag(message.get("type"))
         payload = as_dict(message.get("payload"))
         if not isinstance(kind, str):
             self.diagnostics.unknown_type("<no type>")
@@ -528,7 +529,7 @@ class _Reader:
         agent: str | None,
         role: EventKind,
     ) -> Iterator[Event]:
-        kind = part.get("type")
+        kind = type_tag(part.get("type"))
         if kind == "text":
             text = shown_text(part.get("text"))
             if text and text.strip():
@@ -643,7 +644,7 @@ def _parts_text(value: object) -> str | None:
     for part in value:
         if not isinstance(part, dict):
             continue
-        kind = part.get("type")
+        kind = type_tag(part.get("type"))
         if kind == "text":
             text = shown_text(part.get("text"))
             if text:

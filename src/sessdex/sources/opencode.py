@@ -48,6 +48,7 @@ from ._values import (
     ms_time,
     one_line,
     shown_text,
+    type_tag,
 )
 from .base import Home, Location
 
@@ -426,7 +427,7 @@ class _Reader:
         summary: bool,
         children: Children,
     ) -> Iterator[Event]:
-        kind = part.get("type")
+        kind = type_tag(part.get("type"))
         times = part.get("time") if isinstance(part.get("time"), dict) else {}
         assert isinstance(times, dict)
         when = ms_time(times.get("start")) or time

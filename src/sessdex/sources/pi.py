@@ -42,6 +42,7 @@ from ._values import (
     one_line,
     shown_json,
     shown_text,
+    type_tag,
 )
 from .base import Home, Location
 
@@ -146,7 +147,7 @@ class _Summary:
 
     def take(self, record: Mapping[str, object]) -> None:
         self.updated = epoch_or_iso_time(record.get("timestamp")) or self.updated
-        kind = record.get("type")
+        kind = type_tag(record.get("type"))
         if kind == "model_change":
             self.model = as_str(record.get("modelId")) or self.model
             self.provider = as_str(record.get("provider")) or self.provider
@@ -188,7 +189,7 @@ def read(
             path, diagnostics, offset=start, full=full
         ):
             entry_id = record.get("id")
-            kind = record.get("type")
+            kind = type_tag(record.get("type"))
             if kind == "session":
                 continue
             if (
@@ -285,7 +286,8 @@ class _Reader:
     def handles(self, kind: str, record: Mapping[str, object]) -> bool:
         if kind != "message":
             return kind in self._KINDS
-        return as_dict(record.get("message")).get("role") in self._ROLES
+        role = as_dict(record.get("message")).get("role")
+        return isinstance(role, str) and role in self._ROLES
 
     def event(
         self,
@@ -418,7 +420,7 @@ class _Reader:
         if isinstance(content, str) and content:
             texts.append(content)
         for block in blocks:
-            kind = block.get("type")
+            kind = type_tag(block.get("type"))
             if kind == "text":
                 value = shown_text(block.get("text"))
                 if value:

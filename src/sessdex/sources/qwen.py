@@ -43,6 +43,7 @@ from ._values import (
     iso_time,
     json_copy,
     plain,
+    type_tag,
 )
 from .base import Home, Location
 
@@ -140,7 +141,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             info["fork"] = as_str(forked.get("sessionId"))
         payload = record.get("systemPayload")
         payload = payload if isinstance(payload, dict) else {}
-        subtype = record.get("subtype") if record.get("type") == "system" else None
+        subtype = (
+            type_tag(record.get("subtype")) if record.get("type") == "system" else None
+        )
         if subtype == "custom_title":
             title = as_str(payload.get("customTitle"))
             if title:
@@ -258,7 +261,7 @@ class _Reader:
         uuid = as_str(record.get("uuid")) or ""
         if self.pending is not None and self.pending[0] != uuid:
             yield from self.flush()
-        kind = record.get("type")
+        kind = type_tag(record.get("type"))
         time = iso_time(record.get("timestamp"))
         agent = (
             as_str(record.get("agentId"))

@@ -1,7 +1,8 @@
 """Every reader over values it did not expect: real fixture files, one value changed at a time.
 
-Formats drift and files break: a `type` that became an object, an id that became a number,
-a key that went missing, a cell of another type, a cut or scrambled file. Each case copies
+Formats drift and files break: a `type` that became an object, an id that became a number
+or names its own line, a key that went missing, a line lost, written twice or out of order,
+a cell of another type, a cut or scrambled file. Each case copies
 one app's fixture home, changes one thing in one file, and runs what sessdex runs over it
 (list, read from the start and from an offset, resume, follow, usage). Nothing may raise
 but an OSError (a file that cannot be read, which the callers report), and every session
@@ -14,8 +15,9 @@ from __future__ import annotations
 import contextlib
 import random
 import shutil
+import signal
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import orjson
@@ -47,8 +49,20 @@ ODD: list[object] = [
 ]
 
 
-def _change_value(value: object, draw: random.Random) -> object:
-    """One node of a JSON value replaced by an odd value, or one key dropped."""
+def _strings(value: object) -> list[str]:
+    """Every string in a JSON value: the ids, names and texts another line may name."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for child in value.values() for text in _strings(child)]
+    if isinstance(value, list):
+        return [text for child in value for text in _strings(child)]
+    return []
+
+
+def _change_value(value: object, draw: random.Random, same_file: list[str]) -> object:
+    """One node of a JSON value replaced by an odd value, or by another string of the
+    same file (an id pointing at itself or at a later line: a cycle), or one key dropped."""
     nodes: list[tuple[dict[str, object] | list[object] | None, object]] = []
 
     def walk(
@@ -64,17 +78,19 @@ def _change_value(value: object, draw: random.Random) -> object:
 
     walk(value, None, None)
     parent, key = draw.choice(nodes)
+    odd = draw.choice(same_file) if same_file and draw.random() < 0.3 else None
+    odd = odd if odd is not None else draw.choice(ODD)
     if parent is None:
-        return draw.choice(ODD)
+        return odd
     if isinstance(parent, dict):
         assert isinstance(key, str)
-        if draw.random() < 0.25:
+        if draw.random() < 0.2:
             del parent[key]
         else:
-            parent[key] = draw.choice(ODD)
+            parent[key] = odd
     else:
         assert isinstance(key, int)
-        parent[key] = draw.choice(ODD)
+        parent[key] = odd
     return value
 
 
@@ -101,7 +117,8 @@ def _change_sqlite(path: Path, draw: random.Random) -> str:
         new: object = draw.choice([None, "text", -5, 1e300, b"\x00\x01", '{"a":'])
         if isinstance(old, str):
             with contextlib.suppress(orjson.JSONDecodeError):
-                new = orjson.dumps(_change_value(orjson.loads(old), draw)).decode()
+                value = orjson.loads(old)
+                new = orjson.dumps(_change_value(value, draw, _strings(value))).decode()
         try:
             connection.execute(
                 f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (new, rowid)
@@ -129,19 +146,34 @@ def _change_file(path: Path, draw: random.Random) -> str:
         path.write_bytes(data[:at] + b"\xff\xfe\x00" + data[at:])
         return f"bad bytes at {at}"
     try:
-        path.write_bytes(orjson.dumps(_change_value(orjson.loads(data), draw)))
-        return "a JSON value"
+        whole = orjson.loads(data)
     except orjson.JSONDecodeError:
         pass
+    else:
+        path.write_bytes(orjson.dumps(_change_value(whole, draw, _strings(whole))))
+        return "a JSON value"
     lines = data.split(b"\n")
+    if len(lines) > 2 and roll < 0.35:  # lines lost, written twice, or out of order
+        at, to = draw.randrange(len(lines)), draw.randrange(len(lines))
+        how = draw.choice(["dropped", "doubled", "swapped"])
+        if how == "dropped":
+            del lines[at]
+        elif how == "doubled":
+            lines.insert(to, lines[at])
+        else:
+            lines[at], lines[to] = lines[to], lines[at]
+        path.write_bytes(b"\n".join(lines))
+        return f"line {at + 1} {how} (with line {to + 1})"
+    parsed: dict[int, object] = {}
+    for number, line in enumerate(lines):
+        with contextlib.suppress(orjson.JSONDecodeError):
+            parsed[number] = orjson.loads(line)
+    same_file = _strings(list(parsed.values()))
     changed = []
-    for _ in range(draw.choice([1, 1, 3])):
-        at = draw.randrange(len(lines))
-        try:
-            lines[at] = orjson.dumps(_change_value(orjson.loads(lines[at]), draw))
-            changed.append(at + 1)
-        except orjson.JSONDecodeError:
-            continue
+    for _ in range(draw.choice([1, 1, 3])) if parsed else ():
+        at = draw.choice(sorted(parsed))
+        lines[at] = orjson.dumps(_change_value(parsed[at], draw, same_file))
+        changed.append(at + 1)
     path.write_bytes(b"\n".join(lines))
     return f"a JSON value on lines {changed}"
 
@@ -182,6 +214,22 @@ def _run_everything(source: Source, home: Home) -> list[Session]:
     return listed
 
 
+@contextlib.contextmanager
+def _deadline(seconds: int, label: str) -> Iterator[None]:
+    """Fail, instead of hanging the suite, when a case runs into an endless loop."""
+
+    def expired(signum: int, frame: object) -> None:
+        raise AssertionError(f"{label}: still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @pytest.mark.parametrize("app", sources.names())
 def test_a_changed_value_is_never_a_crash_and_loses_no_other_session(
     app: str, tmp_path: Path
@@ -200,7 +248,8 @@ def test_a_changed_value_is_never_a_crash_and_loses_no_other_session(
         what = _change_file(changed, draw)
         label = f"case {case}: {changed.relative_to(home)}: {what}"
         try:
-            after = _run_everything(source, Home.at(home))
+            with _deadline(30, f"{app} {label}"):
+                after = _run_everything(source, Home.at(home))
         except OSError:
             continue  # unreadable: the callers say so and go on (tested elsewhere)
         except Exception as error:

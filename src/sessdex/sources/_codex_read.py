@@ -1004,7 +1004,9 @@ def _replay_key(
                 return ("item", item, key, value)
         if item == "message":
             text = content_text(payload.get("content"))
-            return ("message", payload.get("role"), text[:500]) if text else None
+            return (
+                ("message", type_tag(payload.get("role")), text[:500]) if text else None
+            )
         return None
     if kind == "event_msg":
         if item == "token_count":

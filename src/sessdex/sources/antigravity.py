@@ -535,7 +535,7 @@ class _Reader:
             time = iso_time(record.get("created_at"))
             raw = record.get("content")
             content = raw if isinstance(raw, str) else None
-            failed = record.get("status") in _FAILED
+            failed = type_tag(record.get("status")) in _FAILED
             if kind == "USER_INPUT":
                 text = _request(content or "")
                 if text:

@@ -514,3 +514,25 @@ def test_a_reader_failing_mid_transcript_keeps_what_it_read_and_says_it_is_a_bug
     monkeypatch.setenv("SESSDEX_DEBUG", "1")
     with pytest.raises(TypeError):
         invoke("show", CLAUDE_A, "--json", "--home", DEMO)
+
+
+def test_a_folder_name_that_is_not_utf8_is_passed_over_and_said(
+    tmp_path: Path,
+) -> None:
+    """Linux allows any bytes in a name; one that is not UTF-8 cannot be stored, printed
+    or sent as JSON. It must not stop listing, usage or doctor: its files are passed
+    over, counted, and named with the odd byte escaped."""
+    home = tmp_path / "home"
+    kept = write_claude_session(home, "11111111-aaaa-4aaa-8aaa-111111111111", "/w/ok")
+    odd = write_claude_session(home, "22222222-bbbb-4bbb-8bbb-222222222222", "/w/x")
+    projects = os.fsencode(odd.parent.parent)
+    os.rename(odd.parent, os.fsdecode(projects + b"/-w-caf\xe9"))
+    code, out, err = invoke("list", "--json", "--home", str(home))
+    assert code == 0
+    assert [row["id"] for row in json.loads(out)] == [kept.stem]
+    assert "passed over 1 file name(s) that are not valid UTF-8" in err
+    assert "-w-caf\\xe9" in err
+    code, out, err = invoke("doctor", "--json", "--home", str(home))
+    assert code == 0 and "-w-caf\\\\xe9" in out
+    code, out, err = invoke("usage", "--json", "--home", str(home))
+    assert code == 0 and "-w-caf\\xe9" in err

@@ -316,6 +316,9 @@ def doctor(
             diagnostics = Diagnostics()
         if source.NAME in report.failures:
             diagnostics.problem(report.failures[source.NAME])
+        # what this refresh's scan met (the files it parsed are in the stats already)
+        for problem in report.diagnostics.get(source.NAME, Diagnostics()).problems:
+            diagnostics.problem(problem)
         versions = entry.get("versions", {})
         reports.append(
             AppReport(

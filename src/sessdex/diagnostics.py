@@ -59,6 +59,18 @@ class Diagnostics:
         if message not in self.problems:
             self.problems.append(message)
 
+    def names_passed_over(self, app: str, paths: list[str]) -> None:
+        """Files whose names are not valid UTF-8 (`files.nameable`): counted as
+        unreadable, and said once per app."""
+        if not paths:
+            return
+        for path in paths:
+            self.skip(path, 0, "unreadable")
+        self.problem(
+            f"{app}: passed over {len(paths)} file name(s) that are not valid UTF-8, "
+            f"such as {paths[0]}; rename them to list their sessions"
+        )
+
     def reader_failed(self, app: str, path: str | None, error: Exception) -> None:
         """A reader failed on input it did not expect (a sessdex bug): say so, and how
         to see where, instead of losing what was read before it."""

@@ -658,10 +658,37 @@ def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
     return data if len(data) <= limit else None
 
 
+_PASSED_OVER: list[str] = []  # names `nameable` refused since `take_passed_over`
+
+
+def nameable(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry's name is text (valid UTF-8). One that is not (bytes Python
+    keeps as lone surrogates) could be opened, but not stored, printed or sent as JSON:
+    it is passed over, and noted for `take_passed_over`."""
+    name = entry.name
+    if name.isascii():
+        return True
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        _PASSED_OVER.append(os.fsencode(entry.path).decode(errors="backslashreplace"))
+        return False
+    return True
+
+
+def take_passed_over() -> list[str]:
+    """The paths `nameable` passed over since the last call, shown with their odd bytes
+    escaped (`caf\\xe9`), for the caller to count and report."""
+    taken = _PASSED_OVER[:]
+    _PASSED_OVER.clear()
+    return taken
+
+
 def entries(
     directory: str | Path, root: Path | None = None, *, nested: bool = False
 ) -> list[os.DirEntry[str]]:
-    """The directory's entries sorted by name; symlinks that leave `root` are left out.
+    """The directory's entries sorted by name; symlinks that leave `root` are left out,
+    and so are names that are not text (see `nameable`).
 
     A missing or unreadable directory has no entries. The listing is noted for the index
     (see `freshness`); `nested=True` says it looks only for sub-agent files, so a listing
@@ -670,7 +697,7 @@ def entries(
     freshness.note_listing(directory, nested)
     try:
         with os.scandir(directory) as it:
-            found = sorted(it, key=lambda e: e.name)
+            found = sorted(filter(nameable, it), key=lambda e: e.name)
     except OSError:
         return []
     if root is None or not any(entry.is_symlink() for entry in found):

@@ -352,6 +352,13 @@ class Index:
                 report.scanned += 1
                 if known.get(name) != signature:
                     yield source.NAME, location, name, signature
+            from . import files  # here: `sessdex find` never scans, and starts faster
+
+            passed_over = files.take_passed_over()
+            if passed_over:
+                report.diagnostics.setdefault(
+                    source.NAME, Diagnostics()
+                ).names_passed_over(source.NAME, passed_over)
         except Exception as error:  # one app's broken store never hides the others
             if os.environ.get("SESSDEX_DEBUG"):
                 raise

@@ -27,6 +27,7 @@ from pathlib import Path
 import msgspec
 import orjson
 
+from .. import files
 from ..diagnostics import Diagnostics
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
@@ -95,7 +96,7 @@ def usage_files(location: Location) -> Iterator[str]:
         folder = stack.pop()
         try:
             with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+                entries = sorted(filter(files.nameable, listing), key=lambda e: e.name)
         except OSError:
             continue
         subfolders = []

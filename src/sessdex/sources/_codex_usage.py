@@ -28,6 +28,7 @@ from pathlib import Path
 
 import msgspec
 
+from .. import files
 from ..diagnostics import Diagnostics
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
@@ -79,7 +80,9 @@ def usage_files(location: Location) -> Iterator[str]:
             folder = stack.pop()
             try:
                 with os.scandir(folder) as listing:
-                    entries = sorted(listing, key=lambda e: e.name)
+                    entries = sorted(
+                        filter(files.nameable, listing), key=lambda e: e.name
+                    )
             except OSError:
                 continue
             names: dict[str, str] = {}

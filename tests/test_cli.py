@@ -536,3 +536,38 @@ def test_a_folder_name_that_is_not_utf8_is_passed_over_and_said(
     assert code == 0 and "-w-caf\\\\xe9" in out
     code, out, err = invoke("usage", "--json", "--home", str(home))
     assert code == 0 and "-w-caf\\xe9" in err
+
+
+def test_pipes_and_looping_links_in_an_agent_folder_are_passed_over(
+    tmp_path: Path,
+) -> None:
+    """A named pipe where a transcript would be (opening it waits for a writer, forever)
+    and a symlink that loops: list, usage, show and tree finish and find the session."""
+    import signal
+
+    home = tmp_path / "home"
+    sid = "77777777-aaaa-4aaa-8aaa-777777777777"
+    path = write_claude_session(home, sid, "/w/pipes")
+    os.mkfifo(path.parent / "88888888-bbbb-4bbb-8bbb-888888888888.jsonl")
+    (path.parent / sid / "subagents").mkdir(parents=True)
+    os.mkfifo(path.parent / sid / "subagents" / "agent-a1.jsonl")
+    os.symlink("loop", path.parent / "loop")
+
+    def hung(signum: int, frame: object) -> None:
+        raise AssertionError("sessdex waited on a pipe or a link loop")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)
+    try:
+        code, out, err = invoke("list", "--json", "--home", str(home))
+        assert code == 0 and [row["id"] for row in json.loads(out)] == [sid]
+        assert "could not list" not in err
+        code, out, _ = invoke("usage", "--json", "--home", str(home))
+        assert code == 0 and sum(row["output_tokens"] for row in json.loads(out)) == 5
+        code, out, _ = invoke("show", sid, "--json", "--home", str(home))
+        assert code == 0 and json.loads(out)[0]["text"] == "hello there"
+        code, out, _ = invoke("tree", sid, "--json", "--home", str(home))
+        assert code == 0 and json.loads(out)["children"] == []
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -366,3 +366,17 @@ def test_an_appended_side_chain_replaying_an_old_response_is_merged_as_a_full_re
     ]
     assert incremental == cold
     assert cold[0]["responses"] == 20
+
+
+def test_a_transcript_written_with_spaces_counts_like_a_compact_one(
+    tmp_path: Path,
+) -> None:
+    """Claude Code writes compact JSON; a copy written by another tool (`"usage": {`)
+    must count the same, not drop out of the byte prefilter unnoticed."""
+    from tests.helpers import write_claude_session
+
+    home = tmp_path / "home"
+    path = write_claude_session(home, "66666666-ffff-4fff-8fff-666666666666", "/w/a")
+    assert b'"usage": {' in path.read_bytes()  # the helper writes with spaces
+    totals = usage.run(Home.at(home), "daily").total
+    assert (totals.input_tokens, totals.output_tokens) == (10, 5)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import errno
 import hashlib
 import io
 import os
 import shutil
 import sqlite3
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,9 +83,17 @@ class CorruptData(OSError):
     readers that stop cleanly on an unreadable file stop on it the same way."""
 
 
+class NotAFile(OSError):
+    """A pipe, socket or device where a file was expected: never opened, since opening a
+    pipe waits for a writer."""
+
+
 def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
-    """Open for reading, decompressing `.zst` transparently."""
+    """Open a regular file for reading, decompressing `.zst` transparently."""
     name = os.fspath(path)
+    mode = os.stat(name).st_mode
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):  # a folder fails in open
+        raise NotAFile(errno.EINVAL, "not a regular file", name)
     raw = open(name, "rb")  # noqa: SIM115 - returned to the caller, who closes it
     if name.endswith(".zst"):
         return io.BufferedReader(_Decompressed(raw))
@@ -687,8 +697,9 @@ def take_passed_over() -> list[str]:
 def entries(
     directory: str | Path, root: Path | None = None, *, nested: bool = False
 ) -> list[os.DirEntry[str]]:
-    """The directory's entries sorted by name; symlinks that leave `root` are left out,
-    and so are names that are not text (see `nameable`).
+    """The directory's folders and regular files sorted by name: pipes, sockets, devices
+    and broken links are left out (opening a pipe waits for a writer), and so are
+    symlinks that leave `root` or loop, and names that are not text (see `nameable`).
 
     A missing or unreadable directory has no entries. The listing is noted for the index
     (see `freshness`); `nested=True` says it looks only for sub-agent files, so a listing
@@ -697,20 +708,42 @@ def entries(
     freshness.note_listing(directory, nested)
     try:
         with os.scandir(directory) as it:
-            found = sorted(filter(nameable, it), key=lambda e: e.name)
+            found = sorted(
+                (e for e in it if nameable(e) and plain_kind(e)), key=lambda e: e.name
+            )
     except OSError:
         return []
     if root is None or not any(entry.is_symlink() for entry in found):
         return found
-    kept = []
-    for entry in found:
-        if entry.is_symlink():
-            try:
-                Path(entry.path).resolve().relative_to(root.resolve())
-            except (OSError, ValueError):
-                continue
-        kept.append(entry)
-    return kept
+    inside = resolved(root)
+    return [
+        entry
+        for entry in found
+        if not entry.is_symlink() or stays_inside(entry.path, inside)
+    ]
+
+
+def plain_kind(entry: os.DirEntry[str]) -> bool:
+    """A folder or a regular file, links followed: not a pipe, socket or device (opening
+    a pipe waits for a writer), nor a broken or looping link."""
+    try:
+        return entry.is_dir() or entry.is_file()
+    except OSError:
+        return False
+
+
+def resolved(path: str | os.PathLike[str]) -> Path | None:
+    """The path with every link followed; None where a link loops or cannot be read."""
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python before 3.13)
+        return None
+
+
+def stays_inside(path: str | os.PathLike[str], root: Path | None) -> bool:
+    """Whether `path`, links followed, lies within the already resolved `root`."""
+    target = resolved(path)
+    return target is not None and root is not None and target.is_relative_to(root)
 
 
 def is_dir(path: str | Path) -> bool:

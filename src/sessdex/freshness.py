@@ -53,10 +53,14 @@ def wal_signature(path: str) -> str:
 
 
 def file_signature(path: str) -> FileSignature | None:
-    """(size, mtime_ns, inode, wal) of a file, or None when it cannot be stat'ed."""
+    """(size, mtime_ns, inode, wal) of a file, or None when it cannot be stat'ed or is
+    neither a regular file nor a folder (a pipe named like a transcript: opening it to
+    read would wait for a writer)."""
     try:
         st = os.stat(path)
     except OSError:
+        return None
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
         return None
     return st.st_size, st.st_mtime_ns, st.st_ino, wal_signature(path)
 

@@ -33,7 +33,9 @@ from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
 from .base import DroppedLine, Location, UsageRecord, UsageScan
 
-MARKER = b'"usage":{'
+# Claude Code writes compact JSON; the marker stops at the colon so that a line written
+# with a space after it (another writer, a hand-edited copy) is still found.
+MARKER = b'"usage":'
 SYNTHETIC = "<synthetic>"
 OPEN_KEYS = 16  # responses near the end of a file whose copies may still be appended
 
@@ -90,20 +92,21 @@ def usage_files(location: Location) -> Iterator[str]:
     """Every transcript under `projects/`: main files, sub-agent files of every era."""
     if not location.exists:
         return
-    root = location.root.resolve()
+    root = files.resolved(location.root)
     stack = [os.path.join(location.root, "projects")]
     while stack:
         folder = stack.pop()
         try:
             with os.scandir(folder) as listing:
-                entries = sorted(filter(files.nameable, listing), key=lambda e: e.name)
+                entries = sorted(
+                    (e for e in listing if files.nameable(e) and files.plain_kind(e)),
+                    key=lambda e: e.name,
+                )
         except OSError:
             continue
         subfolders = []
         for entry in entries:
-            if entry.is_symlink() and not Path(entry.path).resolve().is_relative_to(
-                root
-            ):
+            if entry.is_symlink() and not files.stays_inside(entry.path, root):
                 continue  # a link out of Claude's folder
             if entry.is_dir():
                 subfolders.append(entry.path)

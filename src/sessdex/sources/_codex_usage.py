@@ -73,7 +73,7 @@ def usage_files(location: Location) -> Iterator[str]:
     """Every rollout, live and archived; a plain file wins over its `.zst` twin."""
     if not location.exists:
         return
-    root = location.root.resolve()
+    root = files.resolved(location.root)
     for top in ("sessions", "archived_sessions"):
         stack = [os.path.join(location.root, top)]
         while stack:
@@ -81,16 +81,19 @@ def usage_files(location: Location) -> Iterator[str]:
             try:
                 with os.scandir(folder) as listing:
                     entries = sorted(
-                        filter(files.nameable, listing), key=lambda e: e.name
+                        (
+                            e
+                            for e in listing
+                            if files.nameable(e) and files.plain_kind(e)
+                        ),
+                        key=lambda e: e.name,
                     )
             except OSError:
                 continue
             names: dict[str, str] = {}
             subfolders = []
             for entry in entries:
-                if entry.is_symlink() and not Path(entry.path).resolve().is_relative_to(
-                    root
-                ):
+                if entry.is_symlink() and not files.stays_inside(entry.path, root):
                     continue
                 if entry.is_dir():
                     subfolders.append(entry.path)

@@ -571,3 +571,43 @@ def test_pipes_and_looping_links_in_an_agent_folder_are_passed_over(
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_absurd_token_counts_count_as_nothing_and_break_no_sum(tmp_path: Path) -> None:
+    """Two responses claiming 2**63 - 1 output tokens (a broken file): usage and tree
+    leave those counts out instead of overflowing JSON's 64-bit integers, and the
+    sound response still counts."""
+    from tests.helpers import claude_line
+
+    home = tmp_path / "home"
+    sid = "99999999-aaaa-4aaa-8aaa-999999999999"
+    path = write_claude_session(home, sid, "/w/huge")
+    broken = [
+        claude_line(
+            sid,
+            "/w/huge",
+            type="assistant",
+            uuid=f"a{n}",
+            parentUuid=f"a{n - 1}",
+            timestamp=f"2026-11-20T10:00:0{n}.000Z",
+            requestId=f"req_{n}",
+            message={
+                "id": f"msg_{n}",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "again"}],
+                "usage": {"input_tokens": 1, "output_tokens": 2**63 - 1},
+            },
+        )
+        for n in (2, 3)
+    ]
+    with path.open("a") as out:
+        out.writelines(json.dumps(line) + "\n" for line in broken)
+    code, out, _ = invoke("usage", "--json", "--home", str(home))
+    assert code == 0
+    assert sum(row["output_tokens"] for row in json.loads(out)) == 5
+    assert sum(row["input_tokens"] for row in json.loads(out)) == 12
+    code, out, _ = invoke("tree", sid, "--json", "--home", str(home))
+    assert code == 0 and json.loads(out)["usage"]["output_tokens"] == 5
+    code, out, _ = invoke("show", sid, "--json", "--home", str(home))
+    assert code == 0 and len(json.loads(out)) > 4

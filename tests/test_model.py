@@ -87,3 +87,29 @@ def test_merging_encoded_sessions_equals_merging_sessions(tmp_path: Path) -> Non
                     merge_states([session_state(s) for s in order])
                 ) == session_encodings(merge(order))
     assert several >= 3  # Codex's row, rollout and title index, at least
+
+
+def test_plausible_usage_drops_only_counts_no_response_can_have() -> None:
+    from sessdex.model import MAX_RESPONSE_TOKENS, Usage
+
+    sound = Usage(1200, 300, 90_000, 4_000, 120, "m")
+    assert sound.plausible() is sound
+    broken = Usage(5, 2**63 - 1, -3, MAX_RESPONSE_TOKENS, MAX_RESPONSE_TOKENS + 1, "m")
+    assert broken.plausible() == Usage(5, 0, 0, MAX_RESPONSE_TOKENS, 0, "m")
+
+
+def test_numbers_no_javascript_writer_could_write_read_as_nothing() -> None:
+    from sessdex.sources._values import as_int
+
+    assert [as_int(v) for v in (12, 12.9, -4, 2**53, True, "7", None)] == [
+        12,
+        12,
+        -4,
+        2**53,
+        0,
+        0,
+        0,
+    ]
+    assert [as_int(v) for v in (2**53 + 1, 1e300, float("inf"), float("nan"))] == [
+        0
+    ] * 4

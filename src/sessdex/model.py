@@ -78,6 +78,29 @@ class Usage:
             self.model if self.model == other.model else (self.model or other.model),
         )
 
+    def plausible(self) -> Usage:
+        """This response's usage with each count that no response can have (negative,
+        or over MAX_RESPONSE_TOKENS: a broken file) taken as 0, so that one broken value
+        cannot swamp, or overflow, a sum."""
+        counts = (
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_tokens,
+            self.cache_write_tokens,
+            self.reasoning_tokens,
+        )
+        if all(0 <= count <= MAX_RESPONSE_TOKENS for count in counts):
+            return self
+        given, made, read, written, reasoning = (
+            count if 0 <= count <= MAX_RESPONSE_TOKENS else 0 for count in counts
+        )
+        return Usage(given, made, read, written, reasoning, self.model)
+
+
+# Ten billion: a thousand times the largest context window of 2026; one model response
+# never reports more, in any of its counts.
+MAX_RESPONSE_TOKENS = 10**10
+
 
 @dataclass(frozen=True, slots=True)
 class Session:

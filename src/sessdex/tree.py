@@ -105,7 +105,7 @@ def build_tree(
         elif event.kind == "tool_call":
             node.tool_calls += 1
         elif event.kind == "usage" and event.usage is not None:
-            node.usage = node.usage + event.usage
+            node.usage = node.usage + event.usage.plausible()
         elif event.kind == "tool_result" and event.call_id in by_call:
             by_call[event.call_id].status = "failed" if event.is_error else "done"
         last_kind[node.id] = event.kind

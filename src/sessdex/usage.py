@@ -72,7 +72,7 @@ def _add(
     bucket = buckets.get(key)
     if bucket is None:
         bucket = buckets[key] = [*key, 0, 0, 0, 0, 0, 0.0, 0]
-    u = record.usage
+    u = record.usage.plausible()
     bucket[5] += sign * u.input_tokens
     bucket[6] += sign * u.output_tokens
     bucket[7] += sign * u.cache_read_tokens
@@ -87,7 +87,7 @@ def _add(
 
 def _cost(catalogue: Catalogue, record: UsageRecord) -> float | None:
     return catalogue.cost(
-        record.usage,
+        record.usage.plausible(),
         record.time,
         speed=record.speed,
         cache_write_1h=record.cache_write_1h,

@@ -18,6 +18,7 @@ from .. import files
 from ..model import Event, EventKind, Extra, JSONValue, Usage
 
 TITLE_CHARS = 200
+_EXACT_LIMIT = 2**53  # the largest integer a JavaScript number holds exactly
 MS_ABOVE = 1e11  # a larger epoch number is milliseconds: 1e11 seconds is the year 5138
 
 
@@ -37,8 +38,14 @@ def as_str(value: object) -> str | None:
 
 
 def as_int(value: object, *, floats: bool = True) -> int:
-    """An int, a float cut to an int (0 instead when `floats` is False); 0 for anything else, bools too."""
+    """An int, a float cut to an int (0 instead when `floats` is False); 0 for anything else, bools too.
+
+    Beyond 2**53 (and for NaN or infinity) 0 as well: the apps that write these files are
+    mostly JavaScript, which cannot write such a number exactly; it is a broken value.
+    """
     if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    if not -_EXACT_LIMIT <= value <= _EXACT_LIMIT:  # NaN fails every comparison
         return 0
     return int(value) if floats or isinstance(value, int) else 0
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -611,3 +612,79 @@ def test_absurd_token_counts_count_as_nothing_and_break_no_sum(tmp_path: Path) -
     assert code == 0 and json.loads(out)["usage"]["output_tokens"] == 5
     code, out, _ = invoke("show", sid, "--json", "--home", str(home))
     assert code == 0 and len(json.loads(out)) > 4
+
+
+def test_hostile_text_in_any_field_prints_harmless_and_pastes_exactly(
+    tmp_path: Path,
+) -> None:
+    """Control and bidi characters in every field a file can set (folder, branch,
+    model, version, a record type, a sub-agent's type) never reach the terminal raw, in
+    any command's output for people or its warnings; and the resume command, pasted
+    into bash, still passes the exact folder and model."""
+    from tests.helpers import claude_line
+
+    bad = "\x1b]0;owned\x07\x1b[2J\x9b31m\u202e\r"
+    sid = "abcdef12-0000-4000-8000-00000000000d"
+    cwd = tmp_path / f"dir{bad}x"
+    cwd.mkdir()
+    home = tmp_path / "home"
+    path = write_claude_session(
+        home, sid, str(cwd), branch=f"b{bad}", model=f"claude-{bad}", title=f"t{bad}"
+    )
+    odd = claude_line(sid, str(cwd), type=f"kind{bad}", version=f"9.9{bad}")
+    spawn = claude_line(
+        sid,
+        str(cwd),
+        type="assistant",
+        uuid="a2",
+        parentUuid="a1",
+        timestamp="2026-11-20T10:00:06.000Z",
+        message={
+            "id": "msg_2",
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "call_1",
+                    "name": "Task",
+                    "input": {"subagent_type": f"agent{bad}", "prompt": f"go{bad}"},
+                }
+            ],
+        },
+    )
+    with path.open("a") as out:
+        out.writelines(json.dumps(line) + "\n" for line in (odd, spawn))
+    unprintable = re.compile(
+        r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+    )
+    commands = [
+        ["list"],
+        ["list", "--all", "--verbose"],
+        ["find", "claude"],
+        ["show", sid],
+        ["show", sid, "--detail", "full"],
+        ["tree", sid],
+        ["export", sid, "-f", "md"],
+        ["resume", sid, "--print"],
+        ["doctor", "--verbose"],
+        ["usage"],
+        ["usage", "session"],
+        ["usage", "model"],
+        ["watch", "--once", "--since", "10000d"],
+    ]
+    for command in commands:
+        code, out, err = invoke(*command, "--home", str(home))
+        assert code == 0, (command, err)
+        for stream in (out, err):
+            found = unprintable.search(stream)
+            assert found is None, (command, stream[max(0, found.start() - 40) :][:80])
+    _, out, _ = invoke("resume", sid, "--print", "--home", str(home))
+    line = out.strip().splitlines()[-1]
+    assert line.startswith("cd ") and " && claude " in line
+    echo = line.replace("cd ", "printf '%s\\0' ", 1).replace(
+        " && claude ", " && printf '%s\\0' ", 1
+    )
+    words = subprocess.run(["bash", "-c", echo], capture_output=True, check=True)
+    pasted = words.stdout.decode().split("\0")
+    assert pasted[0] == str(cwd)
+    assert pasted[pasted.index("--model") + 1] == f"claude-{bad}"

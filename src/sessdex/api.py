@@ -7,7 +7,6 @@ Functions take a `Home` (whose sessions) and return values or records; they rais
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import subprocess
 from collections.abc import Iterator, Sequence
@@ -185,7 +184,11 @@ class ResumeCheck:
     @property
     def command(self) -> str:
         """The shell line a person can paste: every path and id quoted."""
-        return shlex.join(["cd", self.plan.cwd]) + " && " + shlex.join(self.plan.argv)
+        from .views.text import shell_word
+
+        return f"cd {shell_word(self.plan.cwd)} && " + " ".join(
+            map(shell_word, self.plan.argv)
+        )
 
 
 def check_resume(

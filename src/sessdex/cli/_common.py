@@ -104,7 +104,11 @@ def fail_nicely(f: F) -> F:
 
 
 def err(message: str) -> None:
-    click.echo(message, err=True)
+    """A line for people on stderr: what it quotes (paths, ids, versions) comes from
+    files, so control sequences are removed here, whatever the caller did."""
+    from ..views.text import clean
+
+    click.echo(clean(message), err=True)
 
 
 def stdout_bytes(data: bytes) -> None:

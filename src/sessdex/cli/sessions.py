@@ -227,35 +227,40 @@ def doctor_command(
     if as_nl:
         stdout_bytes(b"".join(dumps(r.record()) + b"\n" for r in reports))
         return
+    from ..views.text import clean
+
+    def say(line: str) -> None:  # versions, types, paths and problems come from files
+        click.echo(clean(line))
+
     for r in reports:
         state = f"{r.sessions} sessions" if r.exists else "not found"
-        click.echo(f"{r.title} ({r.app}): {state}")
-        click.echo(
+        say(f"{r.title} ({r.app}): {state}")
+        say(
             f"  looked in   {r.root}" + (f"  (from {r.override})" if r.override else "")
         )
-        click.echo(f"  checked with {r.checked_with}")
+        say(f"  checked with {r.checked_with}")
         if r.versions:
             seen = ", ".join(f"{v} ({n})" for v, n in sorted(r.versions.items()))
-            click.echo(f"  versions    {seen}")
+            say(f"  versions    {seen}")
         if r.diagnostics.skipped:
-            click.echo(
+            say(
                 "  skipped     "
                 + ", ".join(
                     f"{n} {why}" for why, n in sorted(r.diagnostics.skipped.items())
                 )
             )
         if r.diagnostics.unknown:
-            click.echo(
+            say(
                 "  unknown     "
                 + ", ".join(
                     f"{t} ({n})" for t, n in sorted(r.diagnostics.unknown.items())
                 )
             )
         for problem in r.diagnostics.problems:
-            click.echo(f"  problem     {problem}")
+            say(f"  problem     {problem}")
         if verbose:
             for path, line, reason in r.diagnostics.details:
-                click.echo(f"    {path}:{line}: {reason}")
+                say(f"    {path}:{line}: {reason}")
 
 
 @main.command("demo", context_settings=CONTEXT)

@@ -22,7 +22,7 @@ DETAILS = ("full", "normal", "user")
 def session_header(session: Session) -> Text:
     header = Text()
     header.append(one_line(session.title or "(untitled)"), style="bold")
-    header.append(f"\n{session.app} · {session.id}", style="dim")
+    header.append(f"\n{session.app} · {one_line(session.id)}", style="dim")
     facts = [one_line(x) for x in (session.cwd, session.branch, session.model) if x]
     if facts:
         header.append("\n" + " · ".join(facts), style="dim")
@@ -39,7 +39,8 @@ def render_events(
     for event in events:
         prefix = ""
         if event.agent_id is not None:
-            prefix = f"  ↳ {labels.get(event.agent_id, event.agent_id[:8])} "
+            label = labels.get(event.agent_id) or one_line(event.agent_id)[:8]
+            prefix = f"  ↳ {label} "
         line = _render(event, detail, prefix)
         if line is not None:
             yield line
@@ -130,7 +131,7 @@ def _node_label(node: AgentNode) -> Text:
         label.append(" " + one_line(node.description, 70))
     u = node.usage
     label.append(
-        f"\n{node.id} · {tokens(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens)} in, "
+        f"\n{one_line(node.id)} · {tokens(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens)} in, "
         f"{tokens(u.output_tokens)} out · {node.tool_calls} tool calls · {duration(node.duration_seconds)}",
         style="dim",
     )

@@ -8,6 +8,7 @@ the window, write a hyperlink or hide text.
 from __future__ import annotations
 
 import re
+import shlex
 from datetime import UTC, datetime
 
 # ESC-introduced sequences (CSI, OSC, DCS, …) first, so their parameters go too; then any
@@ -23,6 +24,29 @@ _CONTROLS = re.compile(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
 _SPACES = re.compile(r"\s+")
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def shell_word(word: str) -> str:
+    """`word` quoted for a shell, to print in a command a person pastes.
+
+    Plain words are quoted as `shlex.quote` does. A word holding a control or bidi
+    character (a folder or model name from a broken file) is written in the $'…' form
+    of bash and zsh, each such character as an escape (`\\x1b`, `\\u202e`): printing the
+    command then cannot drive the terminal, and pasting it still passes the exact value.
+    """
+    if not _UNPRINTABLE.search(word):
+        return shlex.quote(word)
+    out = []
+    for char in word:
+        if char in "'\\":
+            out.append("\\" + char)
+        elif _UNPRINTABLE.match(char):
+            code = ord(char)  # \x only below 0x80: bash writes \xHH as one raw byte
+            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "$'" + "".join(out) + "'"
 
 
 def clean(text: str | None, *, keep_newlines: bool = True) -> str:
@@ -158,7 +182,7 @@ def listing_line(
     branch_text = one_line(branch or "-", 24)
     folder = one_line(short_path(cwd, home), 32)
     head = (
-        f"{app:<8} {session_id[:8]:<8} {age(when, now):>4}  "
+        f"{app:<8} {one_line(session_id)[:8]:<8} {age(when, now):>4}  "
         f"{branch_text:<24.24} {folder:<32.32} "
     )
     line = head + one_line(title or "(untitled)", max(10, width - len(head)))

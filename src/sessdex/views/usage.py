@@ -57,7 +57,9 @@ def table(kind: str, rows: Sequence[Row], total: Row, catalogue: str) -> Table:
     def cells(row: Row, label: str | Text, models: bool = True) -> list[str | Text]:
         line: list[str | Text] = [label]
         if kind != "model":
-            line.append("\n".join(sorted(row.models)) if models else "")
+            line.append(
+                "\n".join(one_line(m) for m in sorted(row.models)) if models else ""
+            )
         line.extend(f"{getattr(row, name):,}" for name in TOKENS)
         line.append(
             Text(money(row), style="yellow") if row.cost_usd is None else money(row)

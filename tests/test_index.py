@@ -286,3 +286,29 @@ def test_a_broken_app_warns_once_and_hides_nothing_else(
     assert len(json.loads(result.stdout)) == 2
     assert result.stderr.count("warning: codex: could not list") == 1
     assert "Permission denied" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "damage", ["cut", "scrambled header", "not a database"], ids=lambda d: d
+)
+def test_a_damaged_index_is_moved_aside_and_built_again(
+    tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The index is sessdex's own cache: a disk error or a copy cut short must cost a
+    rebuild and a warning, not a traceback on every command."""
+    home = Home.at(tmp_path / "home")
+    write_claude_session(home.path, "aaaaaaaa-0000-4000-8000-00000000000e", "/w/a")
+    assert len(api.list_sessions(home).rows) == 1
+    path = index.index_file(home)
+    data = path.read_bytes()
+    broken = {
+        "cut": data[:150],
+        "scrambled header": data[:100] + b"\xff" * 3900 + data[4000:],
+        "not a database": b"this is not SQLite\n" * 100,
+    }[damage]
+    path.write_bytes(broken)
+    with caplog.at_level("WARNING"):
+        listed = api.list_sessions(home).rows
+    assert [row.id for row in listed] == ["aaaaaaaa-0000-4000-8000-00000000000e"]
+    assert "index was damaged" in caplog.text and ".damaged" in caplog.text
+    assert path.with_name(path.name + ".damaged").read_bytes() == broken

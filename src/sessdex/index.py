@@ -17,6 +17,7 @@ each waiting on the other's lock.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import marshal
@@ -212,6 +213,28 @@ def index_file(home: Home) -> Path:
 
 
 def connect(path: Path) -> sqlite3.Connection:
+    """The index at `path`, created or migrated as needed. A damaged file (sessdex's
+    own cache: a disk error, a copy cut short) is moved aside and built again, with a
+    warning, instead of failing every command."""
+    try:
+        return _connect(path)
+    except sqlite3.OperationalError:
+        raise  # busy, locked, or no room: not damage
+    except sqlite3.DatabaseError as error:
+        damaged = path.with_name(path.name + ".damaged")
+        os.replace(path, damaged)
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(f"{path}{suffix}")
+        log.warning(
+            "warning: sessdex's index was damaged (%s): moved to %s, building it again",
+            error,
+            damaged,
+        )
+        return _connect(path)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(
         path,
         timeout=BUSY_TIMEOUT_MS / 1000,
@@ -227,6 +250,7 @@ def connect(path: Path) -> sqlite3.Connection:
         ) as error:  # another process is switching it right now
             log.debug("journal mode unchanged: %s", error)
     db.execute("PRAGMA synchronous = NORMAL")
+    db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the schema
     _migrate(db, path)
     return db
 

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -312,3 +313,25 @@ def test_a_damaged_index_is_moved_aside_and_built_again(
     assert [row.id for row in listed] == ["aaaaaaaa-0000-4000-8000-00000000000e"]
     assert "index was damaged" in caplog.text and ".damaged" in caplog.text
     assert path.with_name(path.name + ".damaged").read_bytes() == broken
+
+
+def test_an_unwritable_state_folder_costs_only_the_memory_of_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A read-only home or a container: sessdex still lists, from a temporary index,
+    and says where it could not write and what to set."""
+    from sessdex import paths
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("SESSDEX_HOME", str(blocker / "state"))
+    monkeypatch.setattr(paths, "_fallback", None)
+    home = Home.at(tmp_path / "home")
+    write_claude_session(home.path, "bbbbbbbb-0000-4000-8000-00000000000f", "/w/b")
+    with caplog.at_level("WARNING"):
+        rows = api.list_sessions(home).rows
+    assert [row.id for row in rows] == ["bbbbbbbb-0000-4000-8000-00000000000f"]
+    assert f"cannot keep its index in {blocker / 'state' / 'cache'}" in caplog.text
+    assert "SESSDEX_HOME" in caplog.text
+    stand_in = paths.cache_dir()
+    assert stand_in.is_dir() and stand_in.is_relative_to(tempfile.gettempdir())

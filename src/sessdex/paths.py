@@ -12,13 +12,43 @@ def state_root() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+_fallback: Path | None = None  # this process's stand-in for a cache dir it cannot write
+
+
 def cache_dir() -> Path:
-    """Rebuildable state: the index and database snapshots."""
+    """Rebuildable state: the index and database snapshots.
+
+    Where that folder cannot be created or written (a read-only home, a container),
+    a temporary folder stands in for this run, removed at exit, with a warning: every
+    command still works, only nothing is kept for the next one.
+    """
     from .indexfile import cache_folder
 
+    global _fallback
+    if _fallback is not None:
+        return _fallback
     path = Path(cache_folder())
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if os.access(path, os.W_OK | os.X_OK):
+            return path
+        problem = "not writable"
+    except OSError as error:
+        problem = error.strerror or str(error)
+    import atexit
+    import logging
+    import shutil
+    import tempfile
+
+    _fallback = Path(tempfile.mkdtemp(prefix="sessdex-cache-"))
+    atexit.register(shutil.rmtree, _fallback, ignore_errors=True)
+    logging.getLogger(__name__).warning(
+        "warning: sessdex cannot keep its index in %s (%s): using a temporary one for "
+        "this run; set SESSDEX_HOME to a writable folder",
+        path,
+        problem,
+    )
+    return _fallback
 
 
 def data_dir() -> Path:

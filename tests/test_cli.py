@@ -688,3 +688,42 @@ def test_hostile_text_in_any_field_prints_harmless_and_pastes_exactly(
     pasted = words.stdout.decode().split("\0")
     assert pasted[0] == str(cwd)
     assert pasted[pasted.index("--model") + 1] == f"claude-{bad}"
+
+
+def test_a_pager_that_cannot_start_leaves_the_transcript_on_the_terminal(
+    tmp_path: Path,
+) -> None:
+    """$PAGER naming a program that is not there: show prints the transcript itself
+    (with a warning), instead of a shell's 'not found' and nothing else."""
+    import pty
+    import select
+
+    home = tmp_path / "home"
+    sid = "cccccccc-0000-4000-8000-000000000010"
+    write_claude_session(home, sid, "/w/p", prompt="where did the pager go")
+    master, slave = pty.openpty()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "sessdex", "show", sid, "--home", str(home)],
+            env={**os.environ, "PAGER": "/nowhere/pager -R", "TERM": "xterm"},
+            stdout=slave,
+            stderr=slave,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+    finally:
+        os.close(slave)
+    seen = b""
+    while select.select([master], [], [], 1)[0]:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    shown = seen.decode("utf-8", "replace")
+    assert result.returncode == 0
+    assert "where did the pager go" in shown
+    assert "the pager in $PAGER (/nowhere/pager -R) was not found" in shown

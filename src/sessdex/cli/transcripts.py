@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Iterable, Iterator
 
@@ -90,7 +91,9 @@ def show_command(
         from ..views import terminal
 
         out = terminal.console()
-        use_pager = sys.stdout.isatty() and not no_pager and tail is None
+        use_pager = (
+            sys.stdout.isatty() and not no_pager and tail is None and pager_found()
+        )
         # the pager shows the transcript once it is all read: until then, a spinner
         counted = counted_events(found.events, reading, show=use_pager)
         events: Iterable[Event] = counted
@@ -110,6 +113,25 @@ def show_command(
         else:
             body()
     report_diagnostics(found.diagnostics, verbose)
+
+
+def pager_found() -> bool:
+    """Whether the pager $PAGER names can be started (no $PAGER: Python picks one). One
+    that cannot would swallow the transcript behind a shell's "not found"."""
+    import shlex
+    import shutil
+
+    command = os.environ.get("PAGER", "").strip()
+    if not command:
+        return True
+    try:
+        program = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        program = command
+    if shutil.which(program) is not None:
+        return True
+    err(f"warning: the pager in $PAGER ({command}) was not found; printing directly")
+    return False
 
 
 def grouped_by_agent(events: Iterable[Event]) -> Iterator[Event]:

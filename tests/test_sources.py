@@ -185,3 +185,39 @@ def test_an_absent_app_costs_nothing(app: str, tmp_path: Path) -> None:
     location = source.locate(Home.at(tmp_path))
     assert not location.exists
     assert list(source.scan(location)) == []
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_a_byte_order_mark_before_a_json_file_changes_nothing(
+    app: str, tmp_path: Path
+) -> None:
+    """Some Windows editors and tools start a file with a UTF-8 byte order mark, which
+    orjson refuses: it must not cost a session, a title or an event."""
+    source = sources.get(app)
+    home = tmp_path / "home"
+    shutil.copytree(DATA / app / "home", home, symlinks=True)
+
+    def seen() -> dict[str, tuple[object, ...]]:
+        found = discover(source, Home.at(home))
+        return {
+            key: (
+                (s.title, s.cwd, s.branch, s.model, s.created, s.parent_id),
+                [
+                    (e.kind, e.text, e.tool, e.usage)
+                    for e in source.read(s, Diagnostics())
+                ],
+            )
+            for key, s in found.items()
+        }
+
+    plain = seen()
+    marked = 0
+    for path in home.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes()
+            if data[:1] in (b"{", b"["):
+                path.write_bytes(b"\xef\xbb\xbf" + data)
+                marked += 1
+    if not marked:
+        pytest.skip(f"{app} keeps no JSON files")
+    assert seen() == plain

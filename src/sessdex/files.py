@@ -585,6 +585,20 @@ def _split_tail(data: bytes, start: int) -> list[Line]:
     return lines
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
+def loads(data: bytes) -> object:
+    """`orjson.loads`, also past a UTF-8 byte order mark (some Windows editors and
+    tools start a file with one; orjson refuses it). Raises orjson.JSONDecodeError."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        if data.startswith(_BOM):  # only the first line of a file can hold one
+            return orjson.loads(data[len(_BOM) :])
+        raise
+
+
 def parse_json(
     line: Line, diagnostics: Diagnostics | None = None, path: str = ""
 ) -> dict[str, object] | None:
@@ -593,7 +607,7 @@ def parse_json(
     if not data.strip():
         return None
     try:
-        value = orjson.loads(data)
+        value = loads(data)
     except orjson.JSONDecodeError:
         if diagnostics is not None:
             diagnostics.skip(
@@ -648,7 +662,7 @@ def read_json_file(
     if data is None:
         return None
     try:
-        value: object = orjson.loads(data)
+        value = loads(data)
     except orjson.JSONDecodeError:
         return None
     return value

@@ -100,7 +100,7 @@ def load(
     if not data.strip():
         return None
     try:
-        value = orjson.loads(data)
+        value = files.loads(data)
     except orjson.JSONDecodeError:
         try:
             # orjson rejects a lone surrogate escape (a cut emoji); json accepts it

@@ -559,7 +559,7 @@ def _read_json(
 
 def _first_messages(head: bytes) -> list[dict[str, object]]:
     """The objects of a JSON array that fit whole in the file's first bytes."""
-    text = head.decode("utf-8", "ignore")
+    text = head.decode("utf-8", "ignore").removeprefix("\ufeff")  # a byte order mark
     decoder = json.JSONDecoder()
     found: list[dict[str, object]] = []
     position = text.find("{")

@@ -231,7 +231,7 @@ def _active_branch(path: Path) -> set[str] | None:
                 )
             else:
                 try:
-                    record = orjson.loads(line.data)
+                    record = files.loads(line.data)
                 except orjson.JSONDecodeError:
                     continue
                 if (

@@ -727,3 +727,24 @@ def test_a_pager_that_cannot_start_leaves_the_transcript_on_the_terminal(
     assert result.returncode == 0
     assert "where did the pager go" in shown
     assert "the pager in $PAGER (/nowhere/pager -R) was not found" in shown
+
+
+def test_a_line_holding_bytes_that_are_not_utf8_is_read_not_dropped(
+    tmp_path: Path,
+) -> None:
+    """A writer that copied raw Latin-1 bytes into a string: the line is read with the
+    odd bytes shown as U+FFFD, its tokens counted by show and usage alike."""
+    home = tmp_path / "home"
+    sid = "dddddddd-0000-4000-8000-000000000011"
+    path = write_claude_session(home, sid, "/w/latin", prompt="caf\u00e9")
+    data = path.read_bytes()
+    assert data.count(b'"text": "hi"') == 1
+    path.write_bytes(data.replace(b'"text": "hi"', b'"text": "d\xe9j\xe0 vu"'))
+    code, out, _ = invoke("show", sid, "--json", "--home", str(home))
+    assert code == 0
+    said = [e["text"] for e in json.loads(out) if e["kind"] == "assistant"]
+    assert said == ["d\ufffdj\ufffd vu"]
+    usage_events = [e["usage"] for e in json.loads(out) if e["kind"] == "usage"]
+    assert [u["output_tokens"] for u in usage_events] == [5]
+    code, out, _ = invoke("usage", "--json", "--home", str(home))
+    assert code == 0 and sum(row["output_tokens"] for row in json.loads(out)) == 5

@@ -590,13 +590,28 @@ _BOM = b"\xef\xbb\xbf"
 
 def loads(data: bytes) -> object:
     """`orjson.loads`, also past a UTF-8 byte order mark (some Windows editors and
-    tools start a file with one; orjson refuses it). Raises orjson.JSONDecodeError."""
+    tools start a file with one; orjson refuses it) and over bytes that are not UTF-8
+    (a writer that copied raw bytes into a string), read as U+FFFD instead of losing
+    the line. Tried only after orjson refused the line. Raises orjson.JSONDecodeError."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        if data.startswith(_BOM):  # only the first line of a file can hold one
-            return orjson.loads(data[len(_BOM) :])
-        raise
+        fixed = repaired(data)
+        if fixed is None:
+            raise
+        return orjson.loads(fixed)
+
+
+def repaired(data: bytes) -> bytes | None:
+    """`data` without a leading byte order mark and with bytes that are not UTF-8
+    replaced by U+FFFD; None when there was neither to repair. For decoders that
+    refused a line, to try it once more."""
+    fixed = data[len(_BOM) :] if data.startswith(_BOM) else data
+    try:
+        fixed.decode()
+    except UnicodeDecodeError:
+        return fixed.decode(errors="replace").encode()
+    return None if fixed is data else fixed
 
 
 def parse_json(

@@ -127,7 +127,7 @@ def _epoch(stamp: str | None) -> float | None:
 def _loose(data: bytes) -> _Line | None:
     """A line the strict types refuse (a float count, a stray type): convert leniently."""
     try:
-        value = orjson.loads(data)
+        value = files.loads(data)
     except orjson.JSONDecodeError:
         return None
     if not isinstance(value, dict):

@@ -178,7 +178,13 @@ class _Scan:
         try:
             line = _decode_line(data)
         except (msgspec.ValidationError, msgspec.DecodeError):
-            return
+            fixed = files.repaired(data)  # a byte order mark, bytes that are not UTF-8
+            if fixed is None:
+                return
+            try:
+                line = _decode_line(fixed)
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                return
         kind = line.type
         state = self.state
         if kind == "session_meta":

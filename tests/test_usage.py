@@ -380,3 +380,45 @@ def test_a_transcript_written_with_spaces_counts_like_a_compact_one(
     assert b'"usage": {' in path.read_bytes()  # the helper writes with spaces
     totals = usage.run(Home.at(home), "daily").total
     assert (totals.input_tokens, totals.output_tokens) == (10, 5)
+
+
+def test_a_codex_rollout_written_with_spaces_counts_like_a_compact_one(
+    tmp_path: Path,
+) -> None:
+    """Codex writes compact JSON; the same rollout re-written with spaces after the
+    colons must count the same tokens, not drop out of the byte prefilter."""
+    import json
+
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "codex" / "home", home)
+    compact = usage.run(Home.at(home), "daily", apps=["codex"]).total
+    assert compact.output_tokens > 0
+    for path in (home / ".codex" / "sessions").rglob("rollout-*.jsonl"):
+        lines = path.read_text().splitlines()
+        path.write_text(
+            "".join(json.dumps(json.loads(line)) + "\n" for line in lines if line)
+        )
+    spaced = usage.run(Home.at(home), "daily", apps=["codex"]).total
+    assert (spaced.input_tokens, spaced.output_tokens, spaced.cache_read_tokens) == (
+        compact.input_tokens,
+        compact.output_tokens,
+        compact.cache_read_tokens,
+    )
+
+
+def test_a_transcript_rewritten_in_place_and_longer_is_counted_again_whole(
+    tmp_path: Path,
+) -> None:
+    """Usage reads a grown file on from where it stopped. A file rewritten in place
+    (same inode) that came out longer is no append: its old sums must not stay."""
+    from tests.helpers import write_claude_session
+
+    home = tmp_path / "home"
+    path = write_claude_session(home, "77777777-0000-4000-8000-000000000012", "/w/r")
+    assert usage.run(Home.at(home), "daily").total.output_tokens == 5
+    data = path.read_bytes()
+    with path.open("r+b") as stream:  # same inode, new content, longer
+        stream.write(data.replace(b'"output_tokens": 5', b'"output_tokens": 500000'))
+        stream.truncate()
+    assert path.stat().st_size > len(data)
+    assert usage.run(Home.at(home), "daily").total.output_tokens == 500000

@@ -175,10 +175,30 @@ def _scan(job: _Job) -> _Done:
     all_keys = (
         job.keys + b"\n" + joined if job.keys and joined else (job.keys or joined)
     )
+    state = dict(scan.state)
+    state[_BEFORE] = _bytes_before(job.path, scan.offset).hex()
     return _Done(
-        job.app, job.path, job.signature, scan.offset, scan.state,
+        job.app, job.path, job.signature, scan.offset, state,
         [b for b in buckets.values() if b[11]], all_keys, diagnostics,
     )  # fmt: skip
+
+
+# Saved with a file's sums: the bytes just before the offset read to. A file that grew
+# is read on from there only while they are unchanged: one rewritten in place (same
+# inode) and longer than before is read again whole, not taken for an append.
+_BEFORE = "sessdex:before"
+_BEFORE_BYTES = 64
+
+
+def _bytes_before(path: str, offset: int) -> bytes:
+    """The up to _BEFORE_BYTES bytes before `offset` in the file (b"" if unreadable)."""
+    start = max(0, offset - _BEFORE_BYTES)
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(start)
+            return stream.read(offset - start)
+    except OSError:
+        return b""
 
 
 def _scan_batch(jobs: list[_Job]) -> list[_Done]:
@@ -307,10 +327,13 @@ def _collect_files(
                 and str(row[1]).endswith(f":{catalogue.version}")
                 and _appended(str(row[1]), st, name)
             ):
-                job.offset = int(row[2])
-                job.state = _decode(row[3])
-                job.buckets = _decode(row[4])
-                job.keys = bytes(row[5])
+                state = _decode(row[3])
+                before = state.pop(_BEFORE, None) if isinstance(state, dict) else None
+                if before == _bytes_before(name, int(row[2])).hex():
+                    job.offset = int(row[2])
+                    job.state = state
+                    job.buckets = _decode(row[4])
+                    job.keys = bytes(row[5])
             jobs.append(job)
         out.diagnostics.setdefault(source.NAME, Diagnostics()).names_passed_over(
             source.NAME, files.take_passed_over()

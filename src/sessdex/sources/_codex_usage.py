@@ -34,7 +34,10 @@ from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
 from .base import DroppedLine, Location, UsageRecord, UsageScan
 
-MARKERS = (b'"type":"token_count"', b'"type":"turn_context"', b'"type":"session_meta"')
+# The type values alone, quoted: Codex writes compact JSON, and a copy written with a space
+# after the colon ('"type": "token_count"') is still found. Inside a string a quote is
+# escaped, so text that mentions a type does not match.
+MARKERS = (b'"token_count"', b'"turn_context"', b'"session_meta"')
 
 
 class _Tokens(msgspec.Struct):

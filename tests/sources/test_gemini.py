@@ -7,6 +7,8 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, gemini
@@ -242,3 +244,34 @@ def test_tail_read_from_an_offset_sees_only_new_records() -> None:
         ]
         assert [e.seq for e in found] == list(range(len(found)))
         assert diagnostics.skipped_total == 0
+
+
+def test_a_one_file_chat_too_big_to_parse_is_listed_from_its_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A legacy chat over the listing limit is still listed (id, folder, times, title
+    from its top-level members at either end); one over the reading limit is counted
+    as too long and said, not shown as broken JSON."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    small = sessions(home)[LEGACY]
+    monkeypatch.setattr(gemini, "LEGACY_LIST_LIMIT", 100)
+    big = sessions(home)[LEGACY]
+    assert (big.title, big.cwd, big.created, big.updated) == (
+        small.title,
+        small.cwd,
+        small.created,
+        small.updated,
+    )
+    monkeypatch.setattr(gemini, "LEGACY_READ_LIMIT", 100)
+    diagnostics = Diagnostics()
+    assert list(gemini.read(big, diagnostics)) == []
+    assert diagnostics.skipped == {"too long": 1}
+    assert "its messages are not shown" in diagnostics.problems[0]
+    # written on one line (not as Gemini lays it out): counted, not guessed at
+    path = Path(str(small.path))
+    path.write_bytes(json.dumps(json.loads(path.read_bytes())).encode())
+    diagnostics = Diagnostics()
+    location = gemini.locate(Home.at(home))
+    assert gemini.parse(path, location, diagnostics) == []
+    assert diagnostics.skipped == {"too long": 1}

@@ -59,6 +59,7 @@ from ._values import (
     Emitter,
     blob,
     dicts,
+    file_size,
     iso_time,
     items,
     json_value,
@@ -82,7 +83,10 @@ ENV_VARS = ("GEMINI_CLI_HOME",)
 
 INSTALL_HINT = "npm install -g @google/gemini-cli"
 SUBAGENT_DEPTH = 4  # sub-agents of sub-agents are followed this deep
-LEGACY_LIST_LIMIT = 16 * 1024 * 1024  # a bigger one-file JSON chat is not listed
+LEGACY_LIST_LIMIT = (
+    16 * 1024 * 1024
+)  # a bigger one-file JSON chat is listed from its ends
+LEGACY_READ_LIMIT = 64 * 1024 * 1024  # ...and one bigger than this is not read
 SAFE_MODES = ("default", "plan")  # approval modes at least as strict as the default
 _CONTEXT = "<session_context>"
 _MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
@@ -218,16 +222,16 @@ def _parse_jsonl(
 def _parse_legacy(
     path: Path, location: Location, size: int, diagnostics: Diagnostics
 ) -> list[Session]:
-    document = (
-        files.read_json_file(path, limit=LEGACY_LIST_LIMIT)
-        if size <= LEGACY_LIST_LIMIT
-        else None
-    )
+    document: object
+    if size > LEGACY_LIST_LIMIT:
+        document = _legacy_ends(path)
+        if document is None:
+            diagnostics.skip(str(path), 1, "too long")
+            return []
+    else:
+        document = files.read_json_file(path, limit=LEGACY_LIST_LIMIT)
     if not isinstance(document, dict) or not text_of(document, "sessionId"):
-        if size <= LEGACY_LIST_LIMIT:
-            diagnostics.skip(
-                str(path), 1, "not JSON" if document is None else "bad value"
-            )
+        diagnostics.skip(str(path), 1, "not JSON" if document is None else "bad value")
         return []
     messages = dicts(document, "messages")
     first_user = next(
@@ -252,6 +256,39 @@ def _parse_legacy(
             extra={"project": project.name, "kind": "main", "format": "json"},
         )
     ]
+
+
+# A top-level member of a chat Gemini wrote with JSON.stringify(chat, null, 2): at the
+# start of a line, indented two spaces (a string's own newlines are escaped, so only the
+# document's structure starts a line).
+_TOP_MEMBER = re.compile(
+    rb'^  "(sessionId|projectHash|startTime|lastUpdated|summary|kind)": ("(?:[^"\\\n]|\\.)*")',
+    re.MULTILINE,
+)
+_LEGACY_ENDS = 256 * 1024
+
+
+def _legacy_ends(path: Path) -> dict[str, object] | None:
+    """The top-level members of a one-file chat too big to parse, from its first and
+    last bytes (the messages between are left unread); None if it is not laid out as
+    Gemini writes it."""
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(_LEGACY_ENDS)
+            stream.seek(max(len(head), stream.seek(0, 2) - _LEGACY_ENDS))
+            tail = stream.read(_LEGACY_ENDS)
+    except OSError:
+        return None
+    if not head.startswith(b"{\n"):
+        return None
+    found: dict[str, object] = {}
+    for block in (head, tail):
+        for match in _TOP_MEMBER.finditer(block):
+            try:
+                found[match.group(1).decode()] = orjson.loads(match.group(2))
+            except orjson.JSONDecodeError:
+                continue
+    return found if isinstance(found.get("sessionId"), str) else None
 
 
 def _chats_dir(path: Path) -> Path:
@@ -503,9 +540,17 @@ def _read_chat(
         return
     if path.suffix == ".json":
         # one JSON document the app rewrites whole: it cannot be read in pieces
-        document = files.read_json_file(path)
+        document = files.read_json_file(path, limit=LEGACY_READ_LIMIT)
         if not isinstance(document, dict):
-            diagnostics.skip(str(path), 1, "not JSON")
+            size = file_size(path)
+            too_big = size > LEGACY_READ_LIMIT
+            diagnostics.skip(str(path), 1, "too long" if too_big else "not JSON")
+            if too_big:
+                diagnostics.problem(
+                    f"gemini: {path} is {files.human_bytes(size)}, more than the "
+                    f"{files.human_bytes(LEGACY_READ_LIMIT)} sessdex reads of a chat "
+                    "kept as one JSON document: its messages are not shown"
+                )
         unknown = [
             m
             for m in dicts(document, "messages")

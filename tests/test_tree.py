@@ -75,3 +75,42 @@ def test_tree_in_the_terminal_names_each_agent() -> None:
     assert result.exit_code == 0
     assert "lead [done]" in result.stdout
     assert "general-purpose [done] Greeting sub-agent" in result.stdout
+
+
+def test_a_wide_deep_tree_with_late_and_circular_spawns_builds_right() -> None:
+    """1,500 workers spawned by the lead, a chain 300 deep, a sub-agent whose events
+    come before its spawn (moved from under the lead to its spawner) and a spawn of an
+    ancestor (ignored): every node once, in its place. Built by walking up from each
+    spawner, so the work grows with the depth, not with the size of the tree."""
+    from datetime import UTC, datetime
+
+    from sessdex.model import Event
+    from sessdex.tree import build_tree
+
+    when = datetime(2026, 11, 20, tzinfo=UTC)
+    events: list[Event] = []
+
+    def add(kind: str, agent: str | None, **extra: object) -> None:
+        events.append(
+            Event("lead", len(events), kind, when, agent_id=agent, extra=dict(extra))  # type: ignore[arg-type]
+        )
+
+    add("assistant", "late")  # a sub-agent heard from before its spawn
+    for n in range(1500):
+        add("subagent", None, child_id=f"w{n}")
+    for n in range(300):
+        add("subagent", f"c{n - 1}" if n else None, child_id=f"c{n}")
+    add("subagent", "c10", child_id="late")
+    add("subagent", "c299", child_id="c5")  # an ancestor: no edge, no cycle
+    root = build_tree("lead", events)
+    top = [child.id for child in root.children]
+    assert top == [f"w{n}" for n in range(1500)] + ["c0"]
+    node, depth = root.children[-1], 1
+    while node.children and node.children[0].id.startswith("c"):
+        node, depth = node.children[0], depth + 1
+    assert (node.id, depth) == ("c299", 300)
+    ten = root.children[-1]
+    for _ in range(10):
+        ten = ten.children[0]
+    assert ten.id == "c10" and [c.id for c in ten.children] == ["c11", "late"]
+    assert sum(1 for _ in root.walk()) == 1 + 1500 + 300 + 1

@@ -14,7 +14,7 @@ from datetime import datetime
 from .model import Event, JSONValue, Usage
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)  # a node is itself: compared by identity, as in a tree
 class AgentNode:
     id: str
     agent_type: str | None = None
@@ -69,14 +69,20 @@ def build_tree(
     """The lead agent as root, each sub-agent under the agent that spawned it."""
     root = AgentNode(session_id, agent_type=agent_type or "lead")
     nodes: dict[str | None, AgentNode] = {None: root, session_id: root}
+    parents: dict[int, list[AgentNode]] = {}  # id(node) -> the nodes it sits under
     by_call: dict[str, AgentNode] = {}
     last_kind: dict[str, str] = {}
+
+    def attach(parent: AgentNode, child: AgentNode) -> None:
+        parent.children.append(child)
+        parents.setdefault(id(child), []).append(parent)
+
     for event in events:
         node = nodes.get(event.agent_id)
         if node is None:  # events of a sub-agent whose spawn we did not see
             node = AgentNode(event.agent_id or "?")
             nodes[event.agent_id] = node
-            root.children.append(node)
+            attach(root, node)
         node.events += 1
         if event.time is not None:
             if node.started is None or event.time < node.started:
@@ -90,16 +96,17 @@ def build_tree(
             if child is None:
                 child = AgentNode(key)
                 nodes[key] = child
-            elif child in root.children and node is not root:
-                root.children.remove(child)
-            if child is root or child is node or _is_ancestor(child, node, root):
+            elif node is not root and root in parents.get(id(child), ()):
+                root.children.remove(child)  # placed under the lead until now
+                parents[id(child)].remove(root)
+            if child is root or child is node or _is_ancestor(child, node, parents):
                 continue  # a spawn of itself or of an ancestor: not a tree edge
             agent = event.extra.get("agent_type")
             child.agent_type = str(agent) if agent is not None else child.agent_type
             child.description = event.text or child.description
             child.call_id = event.call_id
-            if child not in node.children:
-                node.children.append(child)
+            if node not in parents.get(id(child), ()):
+                attach(node, child)
             if event.call_id:
                 by_call[event.call_id] = child
         elif event.kind == "tool_call":
@@ -127,21 +134,17 @@ def build_tree(
     return root
 
 
-def _is_ancestor(candidate: AgentNode, node: AgentNode, root: AgentNode) -> bool:
-    """Whether `candidate` already sits above `node` in the tree under `root`."""
-    path: list[AgentNode] = []
-
-    def find(current: AgentNode, seen: set[int]) -> bool:
-        if id(current) in seen:
-            return False
-        seen.add(id(current))
-        path.append(current)
-        if current is node:
-            return True
-        if any(find(child, seen) for child in current.children):
-            return True
-        path.pop()
-        return False
-
-    find(root, set())
-    return any(ancestor is candidate for ancestor in path)
+def _is_ancestor(
+    candidate: AgentNode, node: AgentNode, parents: dict[int, list[AgentNode]]
+) -> bool:
+    """Whether `candidate` already sits above `node`: found by walking up from `node`
+    (a few steps), not by searching the whole tree for every spawn."""
+    stack, seen = [node], {id(node)}
+    while stack:
+        for parent in parents.get(id(stack.pop()), ()):
+            if parent is candidate:
+                return True
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                stack.append(parent)
+    return False

@@ -11,7 +11,7 @@ import orjson
 import pytest
 import zstandard
 
-from sessdex import files
+from sessdex import databases, files, folders
 from sessdex.diagnostics import Diagnostics
 
 
@@ -164,9 +164,9 @@ def test_sqlite_with_wal_sees_uncheckpointed_rows_and_writes_nothing(
     app.mkdir()
     writer = _make_wal_db(app / "state.sqlite")
     before = {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in app.iterdir()}
-    connection = files.open_sqlite(app / "state.sqlite")
+    connection = databases.open_sqlite(app / "state.sqlite")
     assert [r[0] for r in connection.execute("SELECT id FROM t ORDER BY id")] == [1, 2]
-    assert "x" in files.table_columns(connection, "only_in_wal")
+    assert "x" in databases.table_columns(connection, "only_in_wal")
     connection.close()
     after = {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in app.iterdir()}
     assert after == before
@@ -182,7 +182,7 @@ def test_sqlite_without_wal_opens_immutable(tmp_path: Path) -> None:
     conn.close()
     os.chmod(tmp_path, 0o555)
     try:
-        connection = files.open_sqlite(db)
+        connection = databases.open_sqlite(db)
         assert connection.execute("SELECT id FROM t").fetchall() == [(7,)]
         connection.close()
         assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.sqlite"]
@@ -196,8 +196,8 @@ def test_entries_skip_symlinks_leaving_the_root(tmp_path: Path) -> None:
     (root / "b").write_text("x")
     (root / "a").symlink_to(tmp_path)
     (root / "c").symlink_to(root / "b")
-    assert [e.name for e in files.entries(root, root)] == ["b", "c"]
-    assert files.entries(tmp_path / "missing") == []
+    assert [e.name for e in folders.entries(root, root)] == ["b", "c"]
+    assert folders.entries(tmp_path / "missing") == []
 
 
 def test_compactor_handles_escapes_split_across_feeds() -> None:

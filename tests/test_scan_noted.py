@@ -3,8 +3,8 @@
 For each such source, over its fixture home: the scan, recorded as the index records it,
 finds the fixture's files; nothing changed means every noted path still holds; a new
 session file in the app's layout breaks at least one of them (a new sub-agent file only
-a nested one). And the scan asks the file system nothing except through `files.entries`,
-`files.is_dir`/`is_file`/`exists` and `files.read_small`: no other listing, `stat` or open.
+a nested one). And the scan asks the file system nothing except through `folders.entries`,
+`folders.is_dir`/`is_file`/`exists` and `files.read_small`: no other listing, `stat` or open.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from types import FrameType, ModuleType
 import orjson
 import pytest
 
-from sessdex import files, freshness, sources
+from sessdex import files, folders, freshness, sources
 from sessdex.sources import Home, Source
 
 DATA = Path(__file__).parent / "data"
@@ -308,15 +308,15 @@ def orjson_load(path: Path) -> dict[str, object]:
     return value
 
 
-# --- the scan asks the file system only through files.py -------------------------------
+# --- the scan asks the file system only through folders.py and files.read_small ---------
 
 _ALLOWED = {
     function.__code__
     for function in (
-        files.entries,
-        files.is_dir,
-        files.is_file,
-        files.exists,
+        folders.entries,
+        folders.is_dir,
+        folders.is_file,
+        folders.exists,
         files.read_small,
     )
 }
@@ -353,7 +353,7 @@ def _where(frame: FrameType | None) -> str:
 
 @contextmanager
 def only_through_files(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Collect every stat, listing or open made outside files.entries/is_dir/is_file/exists
+    """Collect every stat, listing or open made outside folders.entries/is_dir/is_file/exists
     and files.read_small."""
     calls: list[str] = []
     with monkeypatch.context() as patch:
@@ -379,7 +379,7 @@ def test_the_guard_catches_probes_made_any_other_way(
 ) -> None:
     (tmp_path / "a").write_text("x")
     with only_through_files(monkeypatch) as calls:
-        assert files.is_dir(tmp_path) and files.entries(tmp_path)
+        assert folders.is_dir(tmp_path) and folders.entries(tmp_path)
         assert calls == []
         tmp_path.exists()
         os.path.isfile(tmp_path / "a")

@@ -60,7 +60,7 @@ class Diagnostics:
             self.problems.append(message)
 
     def names_passed_over(self, app: str, paths: list[str]) -> None:
-        """Files whose names are not valid UTF-8 (`files.nameable`): counted as
+        """Files whose names are not valid UTF-8 (`folders.nameable`): counted as
         unreadable, and said once per app."""
         if not paths:
             return

@@ -1,4 +1,6 @@
-"""Bounded, read-only IO that every source uses: lines, head and tail, JSON, foreign SQLite.
+"""Bounded, read-only reading of one file, for every source: lines, head and tail, JSON.
+
+(Listing folders is `folders`; another app's SQLite database, `databases`.)
 
 Nothing here writes into, locks or trusts the file it reads. Memory stays bounded by the
 named limits below, whatever the size of one line or one file: an over-long line is
@@ -8,19 +10,13 @@ skipped (listing) or compacted by eliding its long strings (reading), never held
 from __future__ import annotations
 
 import bisect
-import contextlib
 import errno
-import hashlib
 import io
 import os
-import shutil
-import sqlite3
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, BinaryIO, Literal, NamedTuple, overload
-from urllib.parse import quote
 
 import orjson
 
@@ -695,166 +691,3 @@ def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
     except OSError:
         return None
     return data if len(data) <= limit else None
-
-
-_PASSED_OVER: list[str] = []  # names `nameable` refused since `take_passed_over`
-
-
-def nameable(entry: os.DirEntry[str]) -> bool:
-    """Whether the entry's name is text (valid UTF-8). One that is not (bytes Python
-    keeps as lone surrogates) could be opened, but not stored, printed or sent as JSON:
-    it is passed over, and noted for `take_passed_over`."""
-    name = entry.name
-    if name.isascii():
-        return True
-    try:
-        name.encode()
-    except UnicodeEncodeError:
-        _PASSED_OVER.append(os.fsencode(entry.path).decode(errors="backslashreplace"))
-        return False
-    return True
-
-
-def take_passed_over() -> list[str]:
-    """The paths `nameable` passed over since the last call, shown with their odd bytes
-    escaped (`caf\\xe9`), for the caller to count and report."""
-    taken = _PASSED_OVER[:]
-    _PASSED_OVER.clear()
-    return taken
-
-
-def entries(
-    directory: str | Path, root: Path | None = None, *, nested: bool = False
-) -> list[os.DirEntry[str]]:
-    """The directory's folders and regular files sorted by name: pipes, sockets, devices
-    and broken links are left out (opening a pipe waits for a writer), and so are
-    symlinks that leave `root` or loop, and names that are not text (see `nameable`).
-
-    A missing or unreadable directory has no entries. The listing is noted for the index
-    (see `freshness`); `nested=True` says it looks only for sub-agent files, so a listing
-    of top-level sessions need not check it.
-    """
-    freshness.note_listing(directory, nested)
-    try:
-        with os.scandir(directory) as it:
-            found = sorted(
-                (e for e in it if nameable(e) and plain_kind(e)), key=lambda e: e.name
-            )
-    except OSError:
-        return []
-    if root is None or not any(entry.is_symlink() for entry in found):
-        return found
-    inside = resolved(root)
-    return [
-        entry
-        for entry in found
-        if not entry.is_symlink() or stays_inside(entry.path, inside)
-    ]
-
-
-def plain_kind(entry: os.DirEntry[str]) -> bool:
-    """A folder or a regular file, links followed: not a pipe, socket or device (opening
-    a pipe waits for a writer), nor a broken or looping link."""
-    try:
-        return entry.is_dir() or entry.is_file()
-    except OSError:
-        return False
-
-
-def resolved(path: str | os.PathLike[str]) -> Path | None:
-    """The path with every link followed; None where a link loops or cannot be read."""
-    try:
-        return Path(path).resolve()
-    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python before 3.13)
-        return None
-
-
-def stays_inside(path: str | os.PathLike[str], root: Path | None) -> bool:
-    """Whether `path`, links followed, lies within the already resolved `root`."""
-    target = resolved(path)
-    return target is not None and root is not None and target.is_relative_to(root)
-
-
-def is_dir(path: str | Path) -> bool:
-    """`os.path.isdir`, noted for the index (see `freshness`)."""
-    freshness.note_probe(path)
-    return os.path.isdir(path)
-
-
-def is_file(path: str | Path) -> bool:
-    """`os.path.isfile`, noted for the index like `is_dir`."""
-    freshness.note_probe(path)
-    return os.path.isfile(path)
-
-
-def exists(path: str | Path) -> bool:
-    """`os.path.exists`, noted for the index like `is_dir`."""
-    freshness.note_probe(path)
-    return os.path.exists(path)
-
-
-# --- foreign SQLite -------------------------------------------------------------------
-
-
-def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
-    """Open another app's SQLite database without writing a byte into its folder.
-
-    With no `-wal` file, `immutable=1` is safe (no locks, no `-shm`). With one, the newest
-    rows live only in the WAL, which `immutable=1` ignores and `mode=ro` needs a `-shm`
-    for: so a snapshot of the database and its WAL is copied into sessdex's cache and
-    opened there.
-    """
-    name = os.fspath(path)
-    wal = name + "-wal"
-    if os.path.exists(wal) and os.path.getsize(wal) > 0:
-        name = _snapshot(name)
-        connection = sqlite3.connect(name, check_same_thread=False)
-        connection.execute("PRAGMA query_only = 1")
-    else:
-        uri = "file:" + quote(os.path.abspath(name)) + "?immutable=1"
-        connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
-    return connection
-
-
-def _fingerprint(name: str) -> tuple[tuple[int, int], ...]:
-    result = []
-    for suffix in ("", "-wal"):
-        try:
-            st = os.stat(name + suffix)
-            result.append((st.st_size, st.st_mtime_ns))
-        except FileNotFoundError:
-            result.append((-1, -1))
-    return tuple(result)
-
-
-def _snapshot(name: str, attempts: int = 5) -> str:
-    """Copy db + wal into the cache, retrying while the app writes between the two copies."""
-    from .paths import snapshot_dir
-
-    key = hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:16]
-    target_dir = snapshot_dir() / key
-    target_dir.mkdir(parents=True, exist_ok=True)
-    target = target_dir / os.path.basename(name)
-    for _ in range(attempts):
-        before = _fingerprint(name)
-        for suffix in ("-shm", "-wal", ""):
-            with contextlib.suppress(FileNotFoundError):
-                (target_dir / (target.name + suffix)).unlink()
-        shutil.copyfile(name, target)
-        with contextlib.suppress(FileNotFoundError):
-            shutil.copyfile(name + "-wal", str(target) + "-wal")
-        if _fingerprint(name) == before:
-            break
-    return str(target)
-
-
-def table_columns(connection: sqlite3.Connection, table: str) -> set[str]:
-    """The columns `table` has (empty if it does not exist): readers tolerate missing ones."""
-    rows = connection.execute(
-        f"PRAGMA table_info({quote_identifier(table)})"
-    ).fetchall()
-    return {row[1] for row in rows}
-
-
-def quote_identifier(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'

@@ -6,8 +6,8 @@ Two kinds of evidence, both plain `stat` calls:
   SQLite database (the newest rows of a WAL database change only the `-wal`);
 - a folder's *state*: mtime and inode. Creating, deleting or renaming an entry changes its
   folder's mtime, so a folder whose state is unchanged still holds the same entries. While a
-  source's scan runs, every folder it lists through `files.entries`, and every path whose
-  existence it asks `files.is_dir`/`is_file`/`exists` about, is noted here; when all of them
+  source's scan runs, every folder it lists through `folders.entries`, and every path whose
+  existence it asks `folders.is_dir`/`is_file`/`exists` about, is noted here; when all of them
   still look the same, the scan would find the same files again.
 
 A folder modified within RACY_NS of its listing is not trusted: a second change in the same
@@ -132,7 +132,7 @@ _recording: _Notes | None = None
 
 
 def note_listing(directory: str | os.PathLike[str], nested: bool = False) -> None:
-    """Called by `files.entries` before it lists a folder; free when nothing records."""
+    """Called by `folders.entries` before it lists a folder; free when nothing records."""
     if _recording is not None:
         _recording.listing(os.fspath(directory), nested)
 
@@ -145,7 +145,7 @@ def note_read(path: str | os.PathLike[str]) -> None:
 
 
 def note_probe(path: str | os.PathLike[str]) -> None:
-    """Called by `files.is_dir`/`is_file`/`exists` before they answer."""
+    """Called by `folders.is_dir`/`is_file`/`exists` before they answer."""
     if _recording is not None:
         _recording.probe(os.fspath(path))
 

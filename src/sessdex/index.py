@@ -376,9 +376,10 @@ class Index:
                 report.scanned += 1
                 if known.get(name) != signature:
                     yield source.NAME, location, name, signature
-            from . import files  # here: `sessdex find` never scans, and starts faster
 
-            passed_over = files.take_passed_over()
+            from . import folders  # here: `sessdex find` never scans, and starts faster
+
+            passed_over = folders.take_passed_over()
             if passed_over:
                 report.diagnostics.setdefault(
                     source.NAME, Diagnostics()

@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from . import files, sources
+from . import folders, sources
 from .diagnostics import Diagnostics
 from .index import Index, connect
 from .pricing import Catalogue
@@ -336,7 +336,7 @@ def _collect_files(
                     job.keys = bytes(row[5])
             jobs.append(job)
         out.diagnostics.setdefault(source.NAME, Diagnostics()).names_passed_over(
-            source.NAME, files.take_passed_over()
+            source.NAME, folders.take_passed_over()
         )
     if jobs and sum(sizes[j.path] - j.offset for j in jobs) >= PARALLEL_BYTES:
         index.db.close()  # no SQLite connection is carried across fork

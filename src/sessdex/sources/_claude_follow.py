@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, Session
 from . import _claude_records as rec
@@ -62,12 +62,12 @@ class Follow:
         assert self.path is not None
         found = [FollowFile(self.path)]
         folder = self.path.with_suffix("") / "subagents"
-        for entry in files.entries(folder):
+        for entry in folders.entries(folder):
             agent = _agent_file(entry.name)
             if agent is not None:
                 found.append(self._child(Path(entry.path), agent, folder))
         marker = b'"sessionId":"' + self.session.id.encode() + b'"'
-        for entry in files.entries(self.path.parent):
+        for entry in folders.entries(self.path.parent):
             agent = _agent_file(entry.name)
             path = Path(entry.path)
             if agent is None or path in self.strangers:

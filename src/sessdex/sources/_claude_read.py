@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event
 from . import _claude_records as rec
@@ -370,7 +370,7 @@ def _find_children(
     folder = (
         path.with_suffix("") / "subagents"
     )  # 2.1: <session>/subagents/, nested ones too
-    for entry in files.entries(folder):
+    for entry in folders.entries(folder):
         agent = _agent_file(entry.name)
         if agent is None:
             continue
@@ -385,7 +385,9 @@ def _find_children(
             rec.string(meta.get("parentAgentId")),
         )
     marker = b'"sessionId":"' + session_id.encode() + b'"'
-    for entry in files.entries(path.parent):  # 2.0: agent-<id>.jsonl beside the parent
+    for entry in folders.entries(
+        path.parent
+    ):  # 2.0: agent-<id>.jsonl beside the parent
         agent = _agent_file(entry.name)
         if agent is None or agent in context.children:
             continue

@@ -27,7 +27,7 @@ from pathlib import Path
 import msgspec
 import orjson
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
@@ -92,21 +92,25 @@ def usage_files(location: Location) -> Iterator[str]:
     """Every transcript under `projects/`: main files, sub-agent files of every era."""
     if not location.exists:
         return
-    root = files.resolved(location.root)
+    root = folders.resolved(location.root)
     stack = [os.path.join(location.root, "projects")]
     while stack:
         folder = stack.pop()
         try:
             with os.scandir(folder) as listing:
                 entries = sorted(
-                    (e for e in listing if files.nameable(e) and files.plain_kind(e)),
+                    (
+                        e
+                        for e in listing
+                        if folders.nameable(e) and folders.plain_kind(e)
+                    ),
                     key=lambda e: e.name,
                 )
         except OSError:
             continue
         subfolders = []
         for entry in entries:
-            if entry.is_symlink() and not files.stays_inside(entry.path, root):
+            if entry.is_symlink() and not folders.stays_inside(entry.path, root):
                 continue  # a link out of Claude's folder
             if entry.is_dir():
                 subfolders.append(entry.path)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, Session, Usage
 from ._codex_values import (
@@ -193,7 +193,7 @@ class _Finder:
         if known and os.path.isfile(known):
             return Path(known)
         if near is not None:
-            for entry in files.entries(near):
+            for entry in folders.entries(near):
                 if rollout_id(entry.name) == thread_id and not entry.name.endswith(
                     ".zst"
                 ):

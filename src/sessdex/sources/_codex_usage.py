@@ -28,7 +28,7 @@ from pathlib import Path
 
 import msgspec
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
@@ -76,7 +76,7 @@ def usage_files(location: Location) -> Iterator[str]:
     """Every rollout, live and archived; a plain file wins over its `.zst` twin."""
     if not location.exists:
         return
-    root = files.resolved(location.root)
+    root = folders.resolved(location.root)
     for top in ("sessions", "archived_sessions"):
         stack = [os.path.join(location.root, top)]
         while stack:
@@ -87,7 +87,7 @@ def usage_files(location: Location) -> Iterator[str]:
                         (
                             e
                             for e in listing
-                            if files.nameable(e) and files.plain_kind(e)
+                            if folders.nameable(e) and folders.plain_kind(e)
                         ),
                         key=lambda e: e.name,
                     )
@@ -96,7 +96,7 @@ def usage_files(location: Location) -> Iterator[str]:
             names: dict[str, str] = {}
             subfolders = []
             for entry in entries:
-                if entry.is_symlink() and not files.stays_inside(entry.path, root):
+                if entry.is_symlink() and not folders.stays_inside(entry.path, root):
                     continue
                 if entry.is_dir():
                     subfolders.append(entry.path)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import files
+from .. import files, folders
 from ..model import JSONValue
 
 ROLLOUT_ID = re.compile(
@@ -330,7 +330,7 @@ def rollouts(directory: Path, root: Path, depth: int = 0) -> Iterator[Path]:
 
 def rollout_names(directory: Path | str, root: Path, depth: int = 0) -> Iterator[str]:
     """`rollouts` as plain path strings: listing a big home makes no Path objects."""
-    found = files.entries(Path(directory), root)
+    found = folders.entries(Path(directory), root)
     names = {entry.name for entry in found}
     for entry in found:
         if entry.is_dir():

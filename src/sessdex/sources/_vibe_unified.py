@@ -20,7 +20,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, Session, Usage
 from ._values import (
@@ -141,13 +141,15 @@ def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
 
 def scan_store(folder: Path, root: Path) -> Iterator[Path]:
     """CURRENT, meta.json (titles) and the newest journal segment (what happened since)."""
-    names = {entry.name for entry in files.entries(folder, root)}
+    names = {entry.name for entry in folders.entries(folder, root)}
     if "CURRENT" in names:
         yield folder / "CURRENT"
     if "meta.json" in names:
         yield folder / "meta.json"
     segments = [
-        e for e in files.entries(folder / "journal", root) if e.name.endswith(".jsonl")
+        e
+        for e in folders.entries(folder / "journal", root)
+        if e.name.endswith(".jsonl")
     ]
     if segments:
         yield Path(segments[-1].path)
@@ -572,7 +574,7 @@ class _EntryReader:
         """Sub-agent folders whose spawn effect we never saw, but that name this session."""
         if self.depth >= SUBAGENT_DEPTH:
             return
-        for entry in files.entries(self.store.folder.parent):
+        for entry in folders.entries(self.store.folder.parent):
             if not entry.name.startswith("child-") or entry.name in self.seen:
                 continue
             child = load(Path(entry.path), Diagnostics())

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, Unpack
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, Session, Usage
 from ._values import (
@@ -101,7 +101,7 @@ class TaskStore:
         ]
         candidates.append(home.path / "AppData" / "Roaming")
         for candidate in candidates:
-            if files.is_dir(candidate):
+            if folders.is_dir(candidate):
                 return Location(candidate)
         return Location(candidates[0])
 
@@ -116,7 +116,7 @@ class TaskStore:
         for user in users:
             for extension in self.extension_ids:
                 folder = user / "User" / "globalStorage" / extension
-                if files.is_dir(folder):
+                if folders.is_dir(folder):
                     found.append(folder)
         return found
 
@@ -125,12 +125,12 @@ class TaskStore:
             return
         for storage in self.storage_dirs(location):
             history = storage / "state" / "taskHistory.json"
-            if files.is_file(history):
+            if folders.is_file(history):
                 yield history
-            for task in files.entries(storage / "tasks", storage):
+            for task in folders.entries(storage / "tasks", storage):
                 if not task.is_dir():
                     continue
-                for entry in files.entries(Path(task.path), storage):
+                for entry in folders.entries(Path(task.path), storage):
                     if entry.name == "ui_messages.json":
                         yield Path(entry.path)
 

@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Unpack
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import Emitter, EventFields
@@ -91,7 +91,7 @@ def scan(location: Location) -> Iterator[Path]:
         return
     single = _single_file(location)
     if single is not None:
-        if files.is_file(single):
+        if folders.is_file(single):
             yield single
         return
     name = _history_name(location)
@@ -102,7 +102,7 @@ def scan(location: Location) -> Iterator[Path]:
             if target is None:
                 continue
             path = target / name
-            if path not in found and files.is_file(path):
+            if path not in found and folders.is_file(path):
                 found.add(path)
     yield from sorted(found)
 
@@ -312,16 +312,16 @@ def _recorded_folders(home: Path) -> list[Path]:
     projects = _read_toml(home / ".codex" / "config.toml").get("projects")
     if isinstance(projects, dict):
         names += sorted(projects)
-    folders: list[Path] = []
+    found: list[Path] = []
     seen: set[str] = set()
     for name in names:
         if not isinstance(name, str) or not os.path.isabs(name) or name in seen:
             continue
         seen.add(name)
-        folders.append(Path(name))
-        if len(folders) >= MAX_FOLDERS:
+        found.append(Path(name))
+        if len(found) >= MAX_FOLDERS:
             break
-    return folders
+    return found
 
 
 def _read_toml(path: Path) -> dict[str, object]:
@@ -339,7 +339,7 @@ def _git_root(folder: Path) -> Path | None:
     """The nearest folder at or above `folder` holding `.git` (aider logs there), if any."""
     current = folder
     for _ in range(GIT_ROOT_DEPTH):
-        if files.exists(current / ".git"):
+        if folders.exists(current / ".git"):
             return current if current != folder else None
         if current.parent == current:
             return None

@@ -25,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -62,7 +62,7 @@ def locate(home: Home) -> Location:
 def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
-    for entry in files.entries(location.root / "threads", location.root):
+    for entry in folders.entries(location.root / "threads", location.root):
         if entry.name.endswith(".json") and entry.is_file():
             yield Path(entry.path)
 

@@ -39,7 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from .. import files
+from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
 from ._values import (
@@ -104,23 +104,23 @@ def scan(location: Location) -> Iterator[Path]:
     root = location.root
     for store in STORES:
         folder = root / store
-        for entry in files.entries(folder / "conversations", root):
+        for entry in folders.entries(folder / "conversations", root):
             if entry.name.endswith((".pb", ".db")) and entry.is_file():
                 yield Path(entry.path)
-        for brain in files.entries(folder / "brain", root):
+        for brain in folders.entries(folder / "brain", root):
             if not brain.is_dir():
                 continue
             transcript = (
                 Path(brain.path) / ".system_generated" / "logs" / "transcript.jsonl"
             )
-            if files.is_file(transcript):
+            if folders.is_file(transcript):
                 yield transcript
-            for artifact in files.entries(Path(brain.path), root):
+            for artifact in folders.entries(Path(brain.path), root):
                 if _is_artifact(artifact.name) and artifact.is_file():
                     yield Path(artifact.path)
     for config in IDE_CONFIGS:
         state = root.parent / config / "User" / "globalStorage" / "state.vscdb"
-        if files.is_file(state):
+        if folders.is_file(state):
             yield state
 
 
@@ -363,12 +363,12 @@ def last_active_times(value: object) -> dict[str, datetime]:
 def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
     """Fill-in fragments from the IDE's summaries; the conversation files are what list."""
     try:
-        connection = files.open_sqlite(path)
+        connection = databases.open_sqlite(path)
     except (sqlite3.Error, OSError) as error:
         diagnostics.problem(f"antigravity: cannot open {path}: {error}")
         return []
     try:
-        if "key" not in files.table_columns(connection, "ItemTable"):
+        if "key" not in databases.table_columns(connection, "ItemTable"):
             return []
         rows = dict(
             connection.execute(
@@ -479,9 +479,9 @@ def _parse_database(path: Path, diagnostics: Diagnostics) -> Session:
     """An agy (or newer IDE) conversation database: listed, with its step count."""
     extra: dict[str, JSONValue] = {"conversation_db": str(path)}
     try:
-        connection = files.open_sqlite(path)
+        connection = databases.open_sqlite(path)
         try:
-            if files.table_columns(connection, "steps"):
+            if databases.table_columns(connection, "steps"):
                 (count,) = connection.execute("SELECT COUNT(*) FROM steps").fetchone()
                 extra["steps"] = int(count)
         finally:
@@ -598,7 +598,9 @@ class _Reader:
 
     def artifacts(self, brain: Path) -> Iterator[Event]:
         names = [
-            e.name for e in files.entries(brain) if _is_artifact(e.name) and e.is_file()
+            e.name
+            for e in folders.entries(brain)
+            if _is_artifact(e.name) and e.is_file()
         ]
         names.sort(
             key=lambda n: (

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeAlias
 
-from .. import files
+from .. import folders
 from ..diagnostics import Diagnostics
 from ..files import Line
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
@@ -63,7 +63,7 @@ class Location:
 
     @property
     def exists(self) -> bool:
-        return files.is_dir(self.root)
+        return folders.is_dir(self.root)
 
 
 class Source(Protocol):
@@ -120,10 +120,10 @@ class Source(Protocol):
 #
 # A source may set, at module level, `SCAN_NOTED = True` when its `locate` reads nothing but
 # the environment (through `Home.env_dir`/`Home.xdg`) and its `scan` asks the file system
-# only through `files.entries`, `files.is_dir`/`is_file`/`exists` and `Location.exists`.
+# only through `folders.entries`, `folders.is_dir`/`is_file`/`exists` and `Location.exists`.
 # The index then notes what those looked at (see `freshness`) and, while all of it is
 # unchanged, knows the scan would find the same files: a warm `sessdex list` checks only the
-# files' signatures, without loading the source at all. `files.entries(..., nested=True)`
+# files' signatures, without loading the source at all. `folders.entries(..., nested=True)`
 # marks a listing that looks only for sub-agent files, which a top-level listing skips.
 
 

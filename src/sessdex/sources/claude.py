@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from .. import files
+from .. import files, folders
 from ..bytesearch import find, rfind
 from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session
@@ -117,16 +117,16 @@ def scan(location: Location) -> Iterator[str]:
     if not location.exists:
         return
     root = location.root
-    for project in files.entries(root / "projects", root):
+    for project in folders.entries(root / "projects", root):
         if not project.is_dir():
             continue
-        for entry in files.entries(project.path, root):
+        for entry in folders.entries(project.path, root):
             name = entry.name
             if name.endswith(".jsonl") and entry.is_file():
                 yield entry.path
             elif entry.is_dir():
                 subagents = entry.path + "/subagents"
-                for child in files.entries(subagents, root, nested=True):
+                for child in folders.entries(subagents, root, nested=True):
                     if (
                         child.name.startswith("agent-")
                         and child.name.endswith(".jsonl")

@@ -14,7 +14,7 @@ The reader lives in `_codex_read`, shared value readers in `_codex_values`.
 What we read, to list: the first `session_meta` (identity, cwd, branch, version, parent),
 the newest `turn_context` (model, effort, approval and sandbox; read from the tail, else the
 head), the first human prompt (a fallback title), the last line's time; the newest state db
-(opened only through `files.open_sqlite`, tolerant of missing columns); the title index.
+(opened only through `databases.open_sqlite`, tolerant of missing columns); the title index.
 The tail is searched unsplit, backwards, for the keys it can answer; head lines are parsed
 only where they hold a key, and only until nothing further can change the listing.
 Several fragments describe one thread; their precedence gives the merge: `threads.name` >
@@ -66,7 +66,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from .. import files
+from .. import databases, files, folders
 from ..bytesearch import find, rfind
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
@@ -161,14 +161,14 @@ def scan(location: Location) -> Iterator[str | Path]:
         return
     root = location.root
     sqlite_home = getattr(location, "sqlite_home", None) or root
-    databases = [
+    state_dbs = [
         (int(match.group(1)), Path(entry.path))
-        for entry in files.entries(sqlite_home, sqlite_home)
+        for entry in folders.entries(sqlite_home, sqlite_home)
         if (match := _STATE_DB.fullmatch(entry.name)) and entry.is_file()
     ]
-    if databases:
-        yield max(databases)[1]
-    for entry in files.entries(root, root):
+    if state_dbs:
+        yield max(state_dbs)[1]
+    for entry in folders.entries(root, root):
         if entry.name == "session_index.jsonl" and entry.is_file():
             yield Path(entry.path)
     yield from rollout_names(root / "sessions", root, depth=0)
@@ -624,7 +624,7 @@ def _parse_db(
     path: Path, location: Location, diagnostics: Diagnostics
 ) -> list[Session]:
     try:
-        connection = files.open_sqlite(path)
+        connection = databases.open_sqlite(path)
     except (sqlite3.Error, OSError) as error:
         diagnostics.problem(
             f"codex: cannot open {path} ({error}); listing from the rollout files only"
@@ -643,11 +643,11 @@ def _parse_db(
 
 def _thread_rows(connection: sqlite3.Connection) -> list[_ThreadRow]:
     """The rows with a text id (a state db lists thousands: plain tuples, no dicts)."""
-    columns = files.table_columns(connection, "threads")
+    columns = databases.table_columns(connection, "threads")
     if "id" not in columns:
         return []
     selected = ", ".join(
-        files.quote_identifier(column) if column in columns else "NULL"
+        databases.quote_identifier(column) if column in columns else "NULL"
         for column in _ThreadRow._fields
     )
     rows = map(_ThreadRow._make, connection.execute(f"SELECT {selected} FROM threads"))
@@ -657,7 +657,7 @@ def _thread_rows(connection: sqlite3.Connection) -> list[_ThreadRow]:
 def _threads(connection: sqlite3.Connection, path: Path, root: Path) -> list[Session]:
     rows = _thread_rows(connection)
     parents: dict[str, str] = {}
-    if {"parent_thread_id", "child_thread_id"} <= files.table_columns(
+    if {"parent_thread_id", "child_thread_id"} <= databases.table_columns(
         connection, "thread_spawn_edges"
     ):
         for parent, child in connection.execute(

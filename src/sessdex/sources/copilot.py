@@ -37,7 +37,7 @@ from typing import Unpack
 
 import orjson
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -140,9 +140,9 @@ def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
     state = location.root / "session-state"
-    for entry in files.entries(state, location.root):
+    for entry in folders.entries(state, location.root):
         if entry.is_dir():
-            names = {e.name for e in files.entries(Path(entry.path), location.root)}
+            names = {e.name for e in folders.entries(Path(entry.path), location.root)}
             for name in (_EVENTS, _WORKSPACE):
                 if name in names:
                     yield Path(entry.path) / name

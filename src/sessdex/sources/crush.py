@@ -38,7 +38,7 @@ from typing import Unpack
 
 import orjson
 
-from .. import files
+from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -98,7 +98,7 @@ def scan(location: Location) -> Iterator[Path]:
             project.found_data / "crush.db",
             project.found / ".opencode" / "opencode.db",
         ):
-            if files.is_file(db):
+            if folders.is_file(db):
                 found.add(db)
     yield from sorted(found)
 
@@ -133,14 +133,14 @@ def _projects(location: Location) -> list[_Project]:
 def _relocated(recorded: str, registry: Path) -> Path:
     """`recorded` if it exists, else the same tail under a folder near the registry."""
     path = Path(recorded)
-    if files.exists(path) or not path.is_absolute():
+    if folders.exists(path) or not path.is_absolute():
         return path
     parts = path.parts[1:]
     anchors = [registry, *registry.parents][1 : _RELOCATE_LEVELS + 1]
     for start in range(1, len(parts) - 1):  # keep at least two folders of the tail
         for anchor in anchors:
             candidate = anchor.joinpath(*parts[start:])
-            if files.is_dir(candidate):
+            if folders.is_dir(candidate):
                 return candidate
     return path
 
@@ -156,12 +156,12 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     )
     store = "opencode-go" if path.parent.name == ".opencode" else "crush"
     try:
-        connection = files.open_sqlite(path)
+        connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(f"{NAME}: cannot open {path}: {error}")
         return []
     try:
-        available = files.table_columns(connection, "sessions")
+        available = databases.table_columns(connection, "sessions")
         if "id" not in available:
             diagnostics.problem(
                 f"{NAME}: {path} has no sessions table; not a Crush database we know"
@@ -216,7 +216,7 @@ def _last_models(
     connection: sqlite3.Connection,
 ) -> dict[str, tuple[str | None, str | None]]:
     """Each session's newest assistant model (and provider, where the column exists)."""
-    columns = files.table_columns(connection, "messages")
+    columns = databases.table_columns(connection, "messages")
     if not {"session_id", "model", "created_at"} <= columns:
         return {}
     provider = "provider" if "provider" in columns else "NULL"
@@ -237,7 +237,7 @@ def read(
         return
     db = session.path.split("#sessions/")[0]
     try:
-        connection = files.open_sqlite(db)
+        connection = databases.open_sqlite(db)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(f"{NAME}: cannot open {db}: {error}")
         return
@@ -263,8 +263,8 @@ class _Reader:
         self.diagnostics = diagnostics
         self.connection = connection
         self.emit = Emitter(session_id)
-        self.message_columns = files.table_columns(connection, "messages")
-        self.session_columns = files.table_columns(connection, "sessions")
+        self.message_columns = databases.table_columns(connection, "messages")
+        self.session_columns = databases.table_columns(connection, "sessions")
 
     def event(
         self,

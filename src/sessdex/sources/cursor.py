@@ -12,7 +12,7 @@ sometimes `cwd`). That store is `~/.cursor/chats` or, on Linux, `~/.config/curso
 with `CURSOR_CONFIG_DIR` set, everything is under it.
 
 What we read: the transcripts (first query as fallback title, events), the store's `meta`
-row (title, model, mode) through files.open_sqlite, and `meta.json` (times, cwd). When no
+row (title, model, mode) through databases.open_sqlite, and `meta.json` (times, cwd). When no
 `cwd` is recorded, the slug's dashes are resolved by matching md5 of each candidate path
 against the chat folder's name. The blobs are not read (their order needs the protobuf).
 Without a chat store a session's cwd is unknown and its time is the file's mtime.
@@ -34,7 +34,7 @@ from typing import Unpack
 
 import orjson
 
-from .. import files
+from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, ResumePlan, Session
 from ._values import (
@@ -80,25 +80,25 @@ def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
     root = location.root
-    for project in files.entries(root / "projects", root):
+    for project in folders.entries(root / "projects", root):
         transcripts = Path(project.path) / "agent-transcripts"
-        for entry in files.entries(transcripts, root):
+        for entry in folders.entries(transcripts, root):
             if not entry.is_dir():
                 continue
             folder = Path(entry.path)
-            names = {e.name for e in files.entries(folder, root)}
+            names = {e.name for e in folders.entries(folder, root)}
             if f"{entry.name}.jsonl" in names:
                 yield folder / f"{entry.name}.jsonl"
             if "subagents" in names:
-                for child in files.entries(folder / "subagents", root, nested=True):
+                for child in folders.entries(folder / "subagents", root, nested=True):
                     if child.name.endswith(".jsonl"):
                         yield Path(child.path)
     for chats in _chat_roots(location):
-        for workspace in files.entries(chats, chats.parent):
-            for chat in files.entries(Path(workspace.path), chats.parent):
+        for workspace in folders.entries(chats, chats.parent):
+            for chat in folders.entries(Path(workspace.path), chats.parent):
                 if not chat.is_dir():
                     continue
-                names = {e.name for e in files.entries(Path(chat.path), chats.parent)}
+                names = {e.name for e in folders.entries(Path(chat.path), chats.parent)}
                 for name in ("store.db", "meta.json"):
                     if name in names:
                         yield Path(chat.path) / name
@@ -147,12 +147,12 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
 
 def _parse_store(path: Path, diagnostics: Diagnostics) -> list[Session]:
     try:
-        connection = files.open_sqlite(path)
+        connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error):
         diagnostics.problem(f"{path}: cannot open the chat store")
         return []
     try:
-        if not {"key", "value"} <= files.table_columns(connection, "meta"):
+        if not {"key", "value"} <= databases.table_columns(connection, "meta"):
             return []
         rows = connection.execute("SELECT key, value FROM meta").fetchall()
     except sqlite3.Error:
@@ -229,7 +229,7 @@ def _resolve_slug(slug: str, session_id: str, chat_roots: list[Path]) -> str | N
     digests = {
         workspace.name
         for chats in chat_roots
-        for workspace in files.entries(chats)
+        for workspace in folders.entries(chats)
         if (Path(workspace.path) / session_id).is_dir()
     }
     if not digests or not slug:
@@ -262,7 +262,7 @@ def read(
         return
     if offset or path.parent.name == "subagents":
         return
-    for child in files.entries(path.parent / "subagents"):
+    for child in folders.entries(path.parent / "subagents"):
         if not child.name.endswith(".jsonl"):
             continue
         child_id = child.name.removesuffix(".jsonl")

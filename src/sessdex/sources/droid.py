@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -66,9 +66,9 @@ def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
     sessions = location.root / "sessions"
-    for entry in files.entries(sessions, location.root):
+    for entry in folders.entries(sessions, location.root):
         if entry.is_dir():
-            for child in files.entries(Path(entry.path), location.root):
+            for child in folders.entries(Path(entry.path), location.root):
                 if _wanted(child.name) and child.is_file():
                     yield Path(child.path)
         elif _wanted(entry.name) and entry.is_file():

@@ -52,7 +52,7 @@ from typing import BinaryIO
 
 import orjson
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session, Usage
 from ._values import (
@@ -113,15 +113,15 @@ def scan(location: Location) -> Iterator[Path]:
 
 
 def _scan(root: Path) -> Iterator[Path]:
-    for project in files.entries(root / "tmp", root):
+    for project in folders.entries(root / "tmp", root):
         for entry in (
-            files.entries(Path(project.path) / "chats", root)
+            folders.entries(Path(project.path) / "chats", root)
             if project.is_dir()
             else []
         ):
             if entry.is_dir():
                 # chats/<parent id>/ holds only sub-agents' files
-                for child in files.entries(Path(entry.path), root, nested=True):
+                for child in folders.entries(Path(entry.path), root, nested=True):
                     if child.name.endswith(".jsonl") and child.is_file():
                         yield Path(child.path)
             elif entry.name.startswith("session-") and entry.name.endswith(
@@ -574,7 +574,7 @@ def _read_chat(
         yield from _item_events(item, chat, emit, diagnostics, full)
     if offset == 0 and chat.session_id and depth < SUBAGENT_DEPTH:
         # sub-agent chats that no tool call pointed at still belong to this session
-        for child in files.entries(_chats_dir(path) / chat.session_id):
+        for child in folders.entries(_chats_dir(path) / chat.session_id):
             child_id = child.name.removesuffix(".jsonl")
             if child.name.endswith(".jsonl") and child_id not in chat.children:
                 chat.children.add(child_id)

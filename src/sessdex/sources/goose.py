@@ -3,7 +3,7 @@
 Goose keeps sessions in its data folder's `sessions/` (Linux: `$XDG_DATA_HOME/goose`,
 default `~/.local/share/goose`; `GOOSE_PATH_ROOT=<root>` moves it to `<root>/data`). Current
 releases write one SQLite database, `sessions/sessions.db` (WAL, so it is opened through
-`files.open_sqlite`): `sessions` rows (`id` like `20251108_1`, `name` (older `description`),
+`databases.open_sqlite`): `sessions` rows (`id` like `20251108_1`, `name` (older `description`),
 `session_type` user / scheduled / sub_agent / hidden / …, `working_dir`, `created_at` /
 `updated_at` as UTC `YYYY-MM-DD HH:MM:SS`, `model_config_json.model_name`,
 `provider_name`, `goose_mode`, token counters) and `messages` rows (`role`, `content_json`:
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import files
+from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -95,7 +95,7 @@ def locate(home: Home) -> Location:
 def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
-    for entry in files.entries(location.root, location.root):
+    for entry in folders.entries(location.root, location.root):
         if (
             entry.name == "sessions.db" or entry.name.endswith(".jsonl")
         ) and entry.is_file():
@@ -106,12 +106,12 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if path.suffix == ".jsonl":
         return _parse_legacy(path, diagnostics)
     try:
-        connection = files.open_sqlite(path)
+        connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(f"{NAME}: cannot open {path}: {error}")
         return []
     try:
-        available = files.table_columns(connection, "sessions")
+        available = databases.table_columns(connection, "sessions")
         if "id" not in available:
             diagnostics.problem(
                 f"{NAME}: {path} has no sessions table; not a Goose database we know"
@@ -273,12 +273,12 @@ class _Reader:
 
     def database(self, db: str) -> Iterator[Event]:
         try:
-            connection = files.open_sqlite(db)
+            connection = databases.open_sqlite(db)
         except (OSError, sqlite3.Error) as error:
             self.diagnostics.problem(f"{NAME}: cannot open {db}: {error}")
             return
         try:
-            columns = files.table_columns(connection, "messages")
+            columns = databases.table_columns(connection, "messages")
             if not {"session_id", "role", "content_json"} <= columns:
                 self.diagnostics.problem(f"{NAME}: {db} has no messages table we know")
                 return

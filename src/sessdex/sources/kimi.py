@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -112,10 +112,10 @@ def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
     root = location.root
-    for work_dir in files.entries(root / "sessions", root):
+    for work_dir in folders.entries(root / "sessions", root):
         if not work_dir.is_dir():
             continue
-        for entry in files.entries(Path(work_dir.path), root):
+        for entry in folders.entries(Path(work_dir.path), root):
             if entry.is_dir():
                 yield from _session_files(Path(entry.path), root)
             elif entry.name.endswith(".jsonl"):
@@ -125,7 +125,7 @@ def scan(location: Location) -> Iterator[Path]:
 
 
 def _session_files(folder: Path, root: Path) -> Iterator[Path]:
-    names = {e.name: e for e in files.entries(folder, root)}
+    names = {e.name: e for e in folders.entries(folder, root)}
     if _WIRE in names:
         yield folder / _WIRE
     elif _CONTEXT in names:
@@ -133,10 +133,10 @@ def _session_files(folder: Path, root: Path) -> Iterator[Path]:
     if _STATE in names:
         yield folder / _STATE
     if "subagents" in names and names["subagents"].is_dir():
-        for child in files.entries(folder / "subagents", root, nested=True):
+        for child in folders.entries(folder / "subagents", root, nested=True):
             if child.is_dir():
                 child_names = {
-                    e.name for e in files.entries(Path(child.path), root, nested=True)
+                    e.name for e in folders.entries(Path(child.path), root, nested=True)
                 }
                 for name in (_WIRE, _CONTEXT):
                     if name in child_names:
@@ -340,7 +340,7 @@ def read(
     if offset or session.parent_id or path.parent.parent.name == "subagents":
         return
     # sub-agents whose events never reached the parent's wire (background runs)
-    for child in files.entries(path.parent / "subagents"):
+    for child in folders.entries(path.parent / "subagents"):
         if not child.is_dir() or child.name in reader.spawned:
             continue
         meta = files.read_json_file(Path(child.path) / "meta.json", limit=1024 * 1024)

@@ -3,7 +3,7 @@
 OpenCode keeps everything under `$XDG_DATA_HOME/opencode` (default
 `~/.local/share/opencode`, on macOS too). Since about 1.2 that is one SQLite database,
 `opencode.db` (channel builds write `opencode-<channel>.db`), in WAL mode: the newest rows
-often live only in `opencode.db-wal`, so it is always opened through `files.open_sqlite`,
+often live only in `opencode.db-wal`, so it is always opened through `databases.open_sqlite`,
 which reads a snapshot of db + WAL. One database holds every session: a row of `session`
 (`id`, `parent_id` for sub-agent children, `directory`, `title`, `version`, `model` JSON
 `{id, providerID, variant}`, epoch-ms `time_created`/`time_updated`, `time_archived`),
@@ -35,7 +35,7 @@ from typing import Unpack
 
 import orjson
 
-from .. import files
+from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -94,13 +94,13 @@ def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
     root = location.root
-    for entry in files.entries(root, root):
+    for entry in folders.entries(root, root):
         if _is_database(entry.name) and entry.is_file():
             yield Path(entry.path)
-    for project in files.entries(root / "storage" / "session", root):
+    for project in folders.entries(root / "storage" / "session", root):
         if not project.is_dir():
             continue
-        for entry in files.entries(Path(project.path), root):
+        for entry in folders.entries(Path(project.path), root):
             if entry.name.endswith(".json") and entry.is_file():
                 yield Path(entry.path)
 
@@ -119,12 +119,12 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
 
 def _parse_database(path: Path, diagnostics: Diagnostics) -> list[Session]:
     try:
-        connection = files.open_sqlite(path)
+        connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(f"{NAME}: cannot open {path}: {error}")
         return []
     try:
-        available = files.table_columns(connection, "session")
+        available = databases.table_columns(connection, "session")
         if "id" not in available:
             diagnostics.problem(
                 f"{NAME}: {path} has no session table; not an OpenCode database we know"
@@ -141,7 +141,7 @@ def _parse_database(path: Path, diagnostics: Diagnostics) -> list[Session]:
             )
         columns = [c for c in _SESSION_COLUMNS if c in available]
         rows = connection.execute(
-            f"SELECT {', '.join(files.quote_identifier(c) for c in columns)} FROM session ORDER BY id"
+            f"SELECT {', '.join(databases.quote_identifier(c) for c in columns)} FROM session ORDER BY id"
         ).fetchall()
     except sqlite3.Error as error:
         diagnostics.problem(f"{NAME}: cannot read {path}: {error}")
@@ -231,7 +231,7 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
 
 def _last_model(folder: Path) -> tuple[str | None, str | None]:
     """The model of a session's newest message file (message ids sort by time)."""
-    for entry in reversed(files.entries(folder)):
+    for entry in reversed(folders.entries(folder)):
         info = files.read_json_file(entry.path, limit=1024 * 1024)
         if isinstance(info, dict):
             model = info.get("model") if isinstance(info.get("model"), dict) else {}
@@ -281,16 +281,16 @@ class _Reader:
 
     def database(self, db: str) -> Iterator[Event]:
         try:
-            connection = files.open_sqlite(db)
+            connection = databases.open_sqlite(db)
         except (OSError, sqlite3.Error) as error:
             self.diagnostics.problem(f"{NAME}: cannot open {db}: {error}")
             return
         try:
-            messages = files.table_columns(connection, "message")
+            messages = databases.table_columns(connection, "message")
             if not {"id", "session_id", "data"} <= messages or not {
                 "message_id",
                 "data",
-            } <= files.table_columns(connection, "part"):
+            } <= databases.table_columns(connection, "part"):
                 self.diagnostics.problem(
                     f"{NAME}: {db} lacks the message or part table we know"
                 )
@@ -332,7 +332,7 @@ class _Reader:
                 agent,
                 children,
             )
-        if not seen and files.table_columns(connection, "session_message"):
+        if not seen and databases.table_columns(connection, "session_message"):
             (count,) = connection.execute(
                 "SELECT count(*) FROM session_message WHERE session_id = ?",
                 (session_id,),
@@ -352,7 +352,7 @@ class _Reader:
         self, storage: Path, session_id: str, agent: str | None, depth: int
     ) -> Iterator[Event]:
         infos = []
-        for entry in files.entries(storage / "message" / session_id):
+        for entry in folders.entries(storage / "message" / session_id):
             info = files.read_json_file(entry.path, limit=4 * 1024 * 1024)
             if not isinstance(info, dict):
                 self.diagnostics.skip(entry.path, 1, "not JSON")
@@ -368,7 +368,7 @@ class _Reader:
         for info in infos:
             message_id = as_str(info.get("id")) or ""
             parts = []
-            for entry in files.entries(storage / "part" / message_id):
+            for entry in folders.entries(storage / "part" / message_id):
                 part = files.read_json_file(entry.path, limit=64 * 1024 * 1024)
                 if not isinstance(part, dict):
                     self.diagnostics.skip(entry.path, 1, "not JSON")

@@ -27,7 +27,7 @@ from typing import Unpack
 
 import orjson
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -74,10 +74,10 @@ def locate(home: Home) -> Location:
 def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
-    for project in files.entries(location.root / "sessions", location.root):
+    for project in folders.entries(location.root / "sessions", location.root):
         if not project.is_dir():
             continue
-        for entry in files.entries(Path(project.path), location.root):
+        for entry in folders.entries(Path(project.path), location.root):
             if entry.name.endswith(".jsonl"):
                 yield Path(entry.path)
 

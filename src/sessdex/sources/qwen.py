@@ -33,7 +33,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, Extra, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -102,12 +102,12 @@ def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
     root = location.root
-    for project in files.entries(root / "projects", root):
+    for project in folders.entries(root / "projects", root):
         if not project.is_dir():
             continue
         chats = Path(project.path) / "chats"
         for folder in (chats, chats / "archive"):
-            for entry in files.entries(folder, root):
+            for entry in folders.entries(folder, root):
                 if entry.name.endswith(".jsonl") and entry.is_file():
                     yield Path(entry.path)
 

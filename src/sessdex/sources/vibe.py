@@ -41,7 +41,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _vibe_unified as unified
@@ -113,21 +113,21 @@ def scan(location: Location) -> Iterator[Path]:
 
 
 def _scan(root: Path) -> Iterator[Path]:
-    for entry in files.entries(root, root):
+    for entry in folders.entries(root, root):
         if not entry.is_dir() or entry.name.startswith("."):
             continue
         folder = Path(entry.path)
         if entry.name == "unified":
-            for store in files.entries(folder, root):
+            for store in folders.entries(folder, root):
                 if store.is_dir() and not store.name.startswith("."):
                     yield from unified.scan_store(Path(store.path), root)
             continue
-        names = {e.name for e in files.entries(folder, root)}
+        names = {e.name for e in folders.entries(folder, root)}
         if "meta.json" in names:
             yield folder / "meta.json"
         if "agents" in names:
-            for agent in files.entries(folder / "agents", root):
-                if agent.is_dir() and files.is_file(Path(agent.path) / "meta.json"):
+            for agent in folders.entries(folder / "agents", root):
+                if agent.is_dir() and folders.is_file(Path(agent.path) / "meta.json"):
                     yield Path(agent.path) / "meta.json"
 
 
@@ -222,9 +222,9 @@ def _links(root: Path) -> _Links:
 @lru_cache(maxsize=4)
 def _links_cached(root: str, stamp: int) -> _Links:
     # ids are fixed when a folder is created, so the folder list (root's mtime) is the key
-    folders: dict[str, str] = {}
+    folder_of: dict[str, str] = {}
     children: dict[str, list[str]] = {}
-    for entry in files.entries(Path(root)):
+    for entry in folders.entries(Path(root)):
         if (
             entry.is_dir()
             and not entry.name.startswith(".")
@@ -232,10 +232,10 @@ def _links_cached(root: str, stamp: int) -> _Links:
         ):
             session_id, parent = _head_ids(Path(entry.path) / "meta.json")
             if session_id:
-                folders[session_id] = entry.name
+                folder_of[session_id] = entry.name
             if parent:
                 children.setdefault(parent, []).append(entry.name)
-    return _Links(folders, {k: tuple(sorted(v)) for k, v in children.items()})
+    return _Links(folder_of, {k: tuple(sorted(v)) for k, v in children.items()})
 
 
 def _head_ids(path: Path) -> tuple[str | None, str | None]:
@@ -431,7 +431,7 @@ def _folder_events(
     say = partial(emit, agent_id=agent_id, estimated=True)
     # sub-agent folders no `child_sessions` entry names are matched to `task` calls in order
     named = set(meta.children.values())
-    agents = [e for e in files.entries(meta.folder / "agents") if e.is_dir()]
+    agents = [e for e in folders.entries(meta.folder / "agents") if e.is_dir()]
     spare = [Path(e.path) for e in agents if f"agents/{e.name}" not in named]
     for _line, record in files.iter_records(
         path, diagnostics, offset=offset, full=full
@@ -566,16 +566,16 @@ def _read_legacy(
     newest = Path(session.path).parent
     names = session.extra.get("chain")
     chain = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
-    folders = (
+    chained = (
         [newest.parent / name for name in chain]
         if chain and chain[-1] == newest.name
         else [newest]
     )
     emit = Emitter(session.id)
     if offset:
-        folders = folders[-1:]
+        chained = chained[-1:]
     before: _Meta | None = None
-    for position, folder in enumerate(folders):
+    for position, folder in enumerate(chained):
         meta = _meta(folder)
         if meta is None:
             diagnostics.problem(f"vibe: {folder / 'meta.json'} is missing or broken")
@@ -585,7 +585,7 @@ def _read_legacy(
             emit,
             diagnostics,
             agent_id=None,
-            continuation=position > 0 or len(chain) > len(folders),
+            continuation=position > 0 or len(chain) > len(chained),
             full=full,
             offset=offset,
         )

@@ -1,0 +1,79 @@
+"""Other apps' SQLite databases, read without writing a byte into their folders.
+
+With no `-wal` file a database is opened `immutable=1` (no locks, no `-shm`). With one,
+the newest rows live only in the WAL, which `immutable=1` ignores: a snapshot of the
+database and its WAL is copied into sessdex's cache and opened there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import sqlite3
+from urllib.parse import quote
+
+
+def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
+    """Open another app's SQLite database without writing a byte into its folder.
+
+    With no `-wal` file, `immutable=1` is safe (no locks, no `-shm`). With one, the newest
+    rows live only in the WAL, which `immutable=1` ignores and `mode=ro` needs a `-shm`
+    for: so a snapshot of the database and its WAL is copied into sessdex's cache and
+    opened there.
+    """
+    name = os.fspath(path)
+    wal = name + "-wal"
+    if os.path.exists(wal) and os.path.getsize(wal) > 0:
+        name = _snapshot(name)
+        connection = sqlite3.connect(name, check_same_thread=False)
+        connection.execute("PRAGMA query_only = 1")
+    else:
+        uri = "file:" + quote(os.path.abspath(name)) + "?immutable=1"
+        connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    return connection
+
+
+def _fingerprint(name: str) -> tuple[tuple[int, int], ...]:
+    result = []
+    for suffix in ("", "-wal"):
+        try:
+            st = os.stat(name + suffix)
+            result.append((st.st_size, st.st_mtime_ns))
+        except FileNotFoundError:
+            result.append((-1, -1))
+    return tuple(result)
+
+
+def _snapshot(name: str, attempts: int = 5) -> str:
+    """Copy db + wal into the cache, retrying while the app writes between the two copies."""
+    from .paths import snapshot_dir
+
+    key = hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:16]
+    target_dir = snapshot_dir() / key
+    target_dir.mkdir(parents=True, exist_ok=True)
+    target = target_dir / os.path.basename(name)
+    for _ in range(attempts):
+        before = _fingerprint(name)
+        for suffix in ("-shm", "-wal", ""):
+            with contextlib.suppress(FileNotFoundError):
+                (target_dir / (target.name + suffix)).unlink()
+        shutil.copyfile(name, target)
+        with contextlib.suppress(FileNotFoundError):
+            shutil.copyfile(name + "-wal", str(target) + "-wal")
+        if _fingerprint(name) == before:
+            break
+    return str(target)
+
+
+def table_columns(connection: sqlite3.Connection, table: str) -> set[str]:
+    """The columns `table` has (empty if it does not exist): readers tolerate missing ones."""
+    rows = connection.execute(
+        f"PRAGMA table_info({quote_identifier(table)})"
+    ).fetchall()
+    return {row[1] for row in rows}
+
+
+def quote_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'

@@ -1,0 +1,109 @@
+"""Folders an agent keeps its files in, listed as the sources' scans need them.
+
+Every listing and existence check a scan makes goes through here, so the index can note
+what was looked at (see `freshness`) and a warm `sessdex list` can skip the scan. Only
+folders and regular files come back: pipes, sockets, devices, broken or looping links and
+names that are not text are passed over, never waited on or stored.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from . import freshness
+
+_PASSED_OVER: list[str] = []  # names `nameable` refused since `take_passed_over`
+
+
+def nameable(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry's name is text (valid UTF-8). One that is not (bytes Python
+    keeps as lone surrogates) could be opened, but not stored, printed or sent as JSON:
+    it is passed over, and noted for `take_passed_over`."""
+    name = entry.name
+    if name.isascii():
+        return True
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        _PASSED_OVER.append(os.fsencode(entry.path).decode(errors="backslashreplace"))
+        return False
+    return True
+
+
+def take_passed_over() -> list[str]:
+    """The paths `nameable` passed over since the last call, shown with their odd bytes
+    escaped (`caf\\xe9`), for the caller to count and report."""
+    taken = _PASSED_OVER[:]
+    _PASSED_OVER.clear()
+    return taken
+
+
+def entries(
+    directory: str | Path, root: Path | None = None, *, nested: bool = False
+) -> list[os.DirEntry[str]]:
+    """The directory's folders and regular files sorted by name: pipes, sockets, devices
+    and broken links are left out (opening a pipe waits for a writer), and so are
+    symlinks that leave `root` or loop, and names that are not text (see `nameable`).
+
+    A missing or unreadable directory has no entries. The listing is noted for the index
+    (see `freshness`); `nested=True` says it looks only for sub-agent files, so a listing
+    of top-level sessions need not check it.
+    """
+    freshness.note_listing(directory, nested)
+    try:
+        with os.scandir(directory) as it:
+            found = sorted(
+                (e for e in it if nameable(e) and plain_kind(e)), key=lambda e: e.name
+            )
+    except OSError:
+        return []
+    if root is None or not any(entry.is_symlink() for entry in found):
+        return found
+    inside = resolved(root)
+    return [
+        entry
+        for entry in found
+        if not entry.is_symlink() or stays_inside(entry.path, inside)
+    ]
+
+
+def plain_kind(entry: os.DirEntry[str]) -> bool:
+    """A folder or a regular file, links followed: not a pipe, socket or device (opening
+    a pipe waits for a writer), nor a broken or looping link."""
+    try:
+        return entry.is_dir() or entry.is_file()
+    except OSError:
+        return False
+
+
+def resolved(path: str | os.PathLike[str]) -> Path | None:
+    """The path with every link followed; None where a link loops or cannot be read."""
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python before 3.13)
+        return None
+
+
+def stays_inside(path: str | os.PathLike[str], root: Path | None) -> bool:
+    """Whether `path`, links followed, lies within the already resolved `root`."""
+    target = resolved(path)
+    return target is not None and root is not None and target.is_relative_to(root)
+
+
+def is_dir(path: str | Path) -> bool:
+    """`os.path.isdir`, noted for the index (see `freshness`)."""
+    freshness.note_probe(path)
+    return os.path.isdir(path)
+
+
+def is_file(path: str | Path) -> bool:
+    """`os.path.isfile`, noted for the index like `is_dir`."""
+    freshness.note_probe(path)
+    return os.path.isfile(path)
+
+
+def exists(path: str | Path) -> bool:
+    """`os.path.exists`, noted for the index like `is_dir`."""
+    freshness.note_probe(path)
+    return os.path.exists(path)

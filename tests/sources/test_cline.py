@@ -181,7 +181,7 @@ def test_deleted_requests_count_and_cancelled_ones_are_errors(tmp_path: Path) ->
     assert total(got)[0].input_tokens == 14
 
 
-def test_a_huge_task_file_is_skipped_not_read(
+def test_a_huge_task_file_is_listed_from_its_head_and_read_in_pieces(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "home"
@@ -190,10 +190,28 @@ def test_a_huge_task_file_is_skipped_not_read(
     diagnostics = Diagnostics()
     found = sessions(Home.at(home))
     assert found["5"].title == "x" * 5000  # listing reads the head only
-    assert events(found["5"], diagnostics) == []
-    assert diagnostics.skipped["too long"] == 1
+    assert [(e.kind, e.text) for e in events(found["5"], diagnostics)] == [
+        ("user", "x" * 5000)
+    ]
+    assert diagnostics.skipped_total == 0
 
 
 def test_no_cli_resume() -> None:
     for session in sessions(Home.at(DATA / "home")).values():
         assert cline.resume(session) is None
+
+
+def test_a_task_file_too_big_to_parse_is_read_one_message_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ui_messages.json over the size parsed at once: the same events, from a read
+    that holds one message at a time."""
+    home = Home.at(DATA / "home")
+    found = sessions(home)
+    whole = {key: events(session) for key, session in found.items()}
+    assert sum(len(v) for v in whole.values()) > 10
+    monkeypatch.setattr(_vscode_tasks, "JSON_CAP", 100)
+    diagnostics = Diagnostics()
+    streamed = {key: events(session, diagnostics) for key, session in found.items()}
+    assert streamed == whole
+    assert not diagnostics.problems

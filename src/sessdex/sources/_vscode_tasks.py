@@ -24,6 +24,7 @@ from ._values import (
     Emitter,
     EventFields,
     as_int,
+    file_size,
     first_line,
     ms_time,
     stripped,
@@ -51,7 +52,7 @@ HEAD_BYTES = (
     64 * 1024
 )  # read from the start of ui_messages.json / api history for listing
 TAIL_BYTES = 4 * 1024  # read from the end of ui_messages.json for the last time stamp
-JSON_CAP = 64 * 1024 * 1024  # a task JSON file bigger than this is not read whole
+JSON_CAP = 64 * 1024 * 1024  # a bigger task JSON file is read one message at a time
 SMALL_CAP = 4 * 1024 * 1024  # metadata and history item files
 CHILD_DEPTH = 3  # sub-task levels read into a parent's events
 
@@ -240,15 +241,21 @@ class _Translator:
         self.emit = Emitter(session.id)
 
     def task(self, path: Path, agent: str | None, depth: int) -> Iterator[Event]:
-        messages = _read_json(
-            path,
-            JSON_CAP,
-            self.diagnostics,
-            missing=f"{self.store.app}: {path} vanished",
-        )
+        messages: object
+        if (
+            file_size(path) > JSON_CAP
+        ):  # too big to parse at once: one message at a time
+            messages = _streamed(path, self.diagnostics, self.store.app)
+        else:
+            messages = _read_json(
+                path,
+                JSON_CAP,
+                self.diagnostics,
+                missing=f"{self.store.app}: {path} vanished",
+            )
         if messages is None:
             return
-        if not isinstance(messages, list):
+        if not isinstance(messages, list | Iterator):
             self.diagnostics.skip(
                 str(path), 1, "bad value"
             )  # JSON, but not the array of messages
@@ -534,6 +541,20 @@ def _home_of(config: Path) -> Path | None:
         if config.as_posix().endswith("/" + name):
             return config.parents[depth - 1]
     return None
+
+
+def _streamed(path: Path, diagnostics: Diagnostics, app: str) -> Iterator[object]:
+    """The messages of a task file too big to parse at once, decoded one at a time."""
+    from ..jsonstream import NotThisShape, array_items
+
+    try:
+        with files.open_binary(path) as stream:
+            yield from array_items(stream, diagnostics=diagnostics, path=str(path))
+    except NotThisShape as error:
+        diagnostics.skip(str(path), 0, "not JSON")
+        diagnostics.problem(f"{app}: stopped reading {path}: {error}")
+    except OSError as error:
+        diagnostics.problem(f"{app}: stopped reading {path}: {error}")
 
 
 def _read_json(

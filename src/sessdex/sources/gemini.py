@@ -86,7 +86,7 @@ SUBAGENT_DEPTH = 4  # sub-agents of sub-agents are followed this deep
 LEGACY_LIST_LIMIT = (
     16 * 1024 * 1024
 )  # a bigger one-file JSON chat is listed from its ends
-LEGACY_READ_LIMIT = 64 * 1024 * 1024  # ...and one bigger than this is not read
+LEGACY_READ_LIMIT = 64 * 1024 * 1024  # ...and read one message at a time past this
 SAFE_MODES = ("default", "plan")  # approval modes at least as strict as the default
 _CONTEXT = "<session_context>"
 _MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
@@ -289,6 +289,29 @@ def _legacy_ends(path: Path) -> dict[str, object] | None:
             except orjson.JSONDecodeError:
                 continue
     return found if isinstance(found.get("sessionId"), str) else None
+
+
+def _streamed_messages(path: Path, diagnostics: Diagnostics) -> Iterator[_Item]:
+    """The messages of a one-document chat, decoded one at a time (`jsonstream`)."""
+    from ..jsonstream import NotThisShape, array_items
+
+    name = str(path)
+    try:
+        with files.open_binary(path) as stream:
+            for message in array_items(
+                stream, "messages", diagnostics=diagnostics, path=name
+            ):
+                if not isinstance(message, dict):
+                    diagnostics.skip(name, 0, "not an object")
+                elif type_tag(message.get("type")) not in _MESSAGE_TYPES:
+                    diagnostics.unknown_type(f"message:{message.get('type')}")
+                else:
+                    yield _Item("message", message)
+    except NotThisShape as error:
+        diagnostics.skip(name, 0, "not JSON")
+        diagnostics.problem(f"gemini: stopped reading {path}: {error}")
+    except OSError as error:
+        diagnostics.problem(f"gemini: stopped reading {path}: {error}")
 
 
 def _chats_dir(path: Path) -> Path:
@@ -538,19 +561,17 @@ def _read_chat(
     if not path.is_file():
         diagnostics.problem(f"gemini: {path} vanished before it could be read")
         return
-    if path.suffix == ".json":
-        # one JSON document the app rewrites whole: it cannot be read in pieces
+    found: Iterable[_Item]
+    if path.suffix == ".json" and file_size(path) > LEGACY_READ_LIMIT:
+        # one JSON document too big to parse at once: its messages one at a time
+        top = _legacy_ends(path) or {}
+        found = _streamed_messages(path, diagnostics)
+        chat = _Chat(path, agent, text_of(top, "sessionId"), depth)
+    elif path.suffix == ".json":
+        # one JSON document the app rewrites whole: parsed at once
         document = files.read_json_file(path, limit=LEGACY_READ_LIMIT)
         if not isinstance(document, dict):
-            size = file_size(path)
-            too_big = size > LEGACY_READ_LIMIT
-            diagnostics.skip(str(path), 1, "too long" if too_big else "not JSON")
-            if too_big:
-                diagnostics.problem(
-                    f"gemini: {path} is {files.human_bytes(size)}, more than the "
-                    f"{files.human_bytes(LEGACY_READ_LIMIT)} sessdex reads of a chat "
-                    "kept as one JSON document: its messages are not shown"
-                )
+            diagnostics.skip(str(path), 1, "not JSON")
         unknown = [
             m
             for m in dicts(document, "messages")
@@ -558,7 +579,7 @@ def _read_chat(
         ]
         for message in unknown:
             diagnostics.unknown_type(f"message:{message.get('type')}")
-        found: Iterable[_Item] = [
+        found = [
             _Item("message", m) for m in dicts(document, "messages") if m not in unknown
         ]
         chat = _Chat(path, agent, text_of(document, "sessionId"), depth)

@@ -1,0 +1,220 @@
+"""The elements of a JSON array too big to parse whole, read one at a time.
+
+Some apps keep a whole chat as one JSON document and rewrite it whole (Gemini's first chat
+files, Cline's task files, Amp's threads). Past the size sessdex parses at once, such a
+document is read in pieces: a scanner walks its structure (strings, brackets, commas) with
+a byte-set search, holds the bytes of one element at a time and decodes each with orjson.
+Memory stays bounded by the largest element, and an element longer than READ_LINE_CAP (a
+pasted image) has its long strings elided, as an over-long transcript line has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import BinaryIO
+
+import orjson
+
+from . import files
+from .bytesearch import find_first_of
+from .diagnostics import Diagnostics
+
+_SPACE = b" \t\r\n"
+_BOM = b"\xef\xbb\xbf"
+
+
+class NotThisShape(ValueError):
+    """The document is not an array (or an object holding the array under the key)."""
+
+
+def array_items(
+    stream: BinaryIO,
+    key: str | None = None,
+    *,
+    diagnostics: Diagnostics | None = None,
+    path: str = "",
+) -> Iterator[object]:
+    """The elements of the document's array: the document itself, or the value of its
+    top-level member `key`. An element that cannot be decoded, or stays too long once
+    its long strings are elided, is counted (numbered from 1) and passed over.
+    Raises NotThisShape where the document is not laid out so."""
+    scanner = _Scanner(stream)
+    first = scanner.significant()
+    if key is None:
+        if first != b"["[0]:
+            raise NotThisShape("not a JSON array")
+    elif first != b"{"[0] or not _find_member(scanner, key.encode()):
+        raise NotThisShape(f"no array under {key!r}")
+    byte = scanner.significant()
+    number = 0
+    if byte == b"]"[0]:
+        return
+    while True:
+        number += 1
+        element = scanner.value(byte)
+        if element is None:
+            if diagnostics is not None:
+                diagnostics.skip(path, number, "too long")
+        else:
+            try:
+                yield files.loads(element)
+            except orjson.JSONDecodeError:
+                if diagnostics is not None:
+                    diagnostics.skip(path, number, "not JSON")
+        byte = scanner.significant()
+        if byte == b"]"[0]:
+            return
+        if byte != b","[0]:
+            raise NotThisShape("elements not separated by commas")
+        byte = scanner.significant()
+
+
+def _find_member(scanner: _Scanner, key: bytes) -> bool:
+    """Past the opening brace: walk the top-level members up to `key`'s array."""
+    while True:
+        byte = scanner.significant()
+        if byte == b"}"[0]:
+            return False
+        if byte != b'"'[0]:
+            raise NotThisShape("a member name that is not a string")
+        name = scanner.string(keep=len(key) + 1)
+        if scanner.significant() != b":"[0]:
+            raise NotThisShape("a member without a colon")
+        byte = scanner.significant()
+        if name == key and byte == b"["[0]:
+            return True
+        scanner.value(byte, keep=False)
+        byte = scanner.significant()
+        if byte == b"}"[0]:
+            return False
+        if byte != b","[0]:
+            raise NotThisShape("members not separated by commas")
+
+
+class _Scanner:
+    """A position in a byte stream read in chunks, and what was read since a mark."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.data = b""
+        self.at = 0
+        self.started = False
+        # the value being kept: bytes before `data`, and where in `data` it starts
+        self.kept: bytearray | None = None
+        self.compactor: files._Compactor | None = None
+        self.kept_from = 0
+
+    def _more(self) -> bool:
+        """Read the next chunk (what is kept of the current one is set aside first)."""
+        chunk = self.stream.read(files.CHUNK)
+        if not chunk:
+            return False
+        if not self.started:  # a byte order mark, however the first reads cut it
+            self.started = True
+            while len(chunk) < len(_BOM) and (more := self.stream.read(files.CHUNK)):
+                chunk += more
+            chunk = chunk.removeprefix(_BOM)
+        if self.kept is not None:
+            self._keep(self.data[self.kept_from :])
+            self.kept_from = 0
+        self.data, self.at = chunk, 0
+        return True
+
+    def _keep(self, piece: bytes) -> None:
+        if self.compactor is not None:
+            self.compactor.feed(piece)
+            return
+        assert self.kept is not None
+        self.kept += piece
+        if len(self.kept) > files.READ_LINE_CAP:  # from here on, long strings elided
+            self.compactor = files._Compactor()
+            self.compactor.feed(bytes(self.kept))
+            self.kept = bytearray()
+
+    def significant(self) -> int:
+        """The next byte that is not white space, consumed; -1 at the end."""
+        while True:
+            data, at = self.data, self.at
+            while at < len(data) and data[at] in _SPACE:
+                at += 1
+            if at < len(data):
+                self.at = at + 1
+                return data[at]
+            self.at = at
+            if not self._more():
+                return -1
+
+    def string(self, keep: int = 0) -> bytes:
+        """Past a string's opening quote: to just after its closing one. Returns its first
+        `keep` raw bytes (the rest is passed over)."""
+        held = bytearray()
+        while True:
+            data, at = self.data, self.at
+            end = find_first_of(data, b'"\\', at)
+            stop = len(data) if end < 0 else end
+            if len(held) < keep:
+                held += data[at : min(stop, at + keep - len(held))]
+            if end < 0:
+                self.at = len(data)
+                if not self._more():
+                    raise NotThisShape("a string that never ends")
+                continue
+            self.at = end + 1
+            if data[end] == b'"'[0]:
+                return bytes(held)
+            # a backslash: the byte it escapes may be in the next chunk
+            if self.at >= len(self.data) and not self._more():
+                raise NotThisShape("a string that never ends")
+            if len(held) < keep:
+                held += b"\\" + self.data[self.at : self.at + 1]
+            self.at += 1
+
+    def value(self, first: int, keep: bool = True) -> bytes | None:
+        """The value whose first byte (consumed) is `first`, read to its end: its bytes
+        if `keep` (None when they stay too long after eliding), else b""."""
+        if first < 0:
+            raise NotThisShape("the document ends inside a value")
+        if keep:
+            self.kept, self.compactor, self.kept_from = bytearray(), None, self.at - 1
+        if first == b'"'[0]:
+            self.string()
+        elif first in b"[{":
+            self._container()
+        else:  # a number, true, false or null: up to the next delimiter
+            self._scalar()
+        if not keep:
+            return b""
+        self._keep(self.data[self.kept_from : self.at])
+        kept, compactor = self.kept, self.compactor
+        self.kept, self.compactor = None, None
+        if compactor is not None:
+            return None if compactor.overflow else bytes(compactor.out)
+        return bytes(kept) if kept is not None else b""
+
+    def _container(self) -> None:
+        depth = 1
+        while depth:
+            end = find_first_of(self.data, b'"[]{}', self.at)
+            if end < 0:
+                self.at = len(self.data)
+                if not self._more():
+                    raise NotThisShape("the document ends inside a value")
+                continue
+            byte = self.data[end]
+            self.at = end + 1
+            if byte == b'"'[0]:
+                self.string()
+            elif byte in b"[{":
+                depth += 1
+            else:
+                depth -= 1
+
+    def _scalar(self) -> None:
+        while True:
+            end = find_first_of(self.data, b",]} \t\r\n", self.at)
+            if end >= 0:
+                self.at = end
+                return
+            self.at = len(self.data)
+            if not self._more():
+                return

@@ -1,0 +1,112 @@
+"""A JSON array read in pieces gives what parsing the document whole gives."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+
+import orjson
+import pytest
+
+from sessdex import files
+from sessdex.diagnostics import Diagnostics
+from sessdex.jsonstream import NotThisShape, array_items
+
+
+def _value(draw: random.Random, depth: int = 0) -> object:
+    kind = draw.choice(["str", "num", "lit", "list", "dict"] if depth < 4 else ["str"])
+    if kind == "str":
+        pieces = ['"', "\\", "\n", "é", "😀", "\u2028", "{", "]", ",", ":", "x" * 40]
+        return "".join(draw.choice(pieces) for _ in range(draw.randint(0, 12)))
+    if kind == "num":
+        return draw.choice([0, -1, 3.5, 10**12, -2.5e-7])
+    if kind == "lit":
+        return draw.choice([True, False, None])
+    if kind == "list":
+        return [_value(draw, depth + 1) for _ in range(draw.randint(0, 4))]
+    odd_names = ["", "\u00e9", '"', "\\"]
+    return {
+        "k" + str(n) + draw.choice(odd_names): _value(draw, depth + 1)
+        for n in range(draw.randint(0, 4))
+    }
+
+
+def test_the_elements_are_the_parsed_document_s_for_any_layout_and_read_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    draw = random.Random(11)
+    for trial in range(300):
+        monkeypatch.setattr(files, "CHUNK", draw.choice([1, 2, 3, 7, 64, 4096]))
+        items = [_value(draw) for _ in range(draw.randint(0, 8))]
+        document: object = items
+        key = None
+        if draw.random() < 0.6:  # an object holding the array among other members
+            key = "messages"
+            before = {f"a{n}": _value(draw) for n in range(draw.randint(0, 3))}
+            after = {"z": _value(draw)} if draw.random() < 0.5 else {}
+            document = {**before, "messages": items, **after}
+        text = json.dumps(
+            document, indent=draw.choice([None, 2]), ensure_ascii=draw.random() < 0.5
+        ).encode()
+        if draw.random() < 0.2:
+            text = b"\xef\xbb\xbf" + text
+        assert list(array_items(io.BytesIO(text), key)) == items, trial
+
+
+def test_an_element_too_long_is_elided_or_passed_over_and_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(files, "CHUNK", 1000)
+    monkeypatch.setattr(files, "READ_LINE_CAP", 10_000)
+    image = "A" * 200_000
+    document = {"id": "c1", "messages": [{"n": 1}, {"n": 2, "image": image}, {"n": 3}]}
+    found = list(array_items(io.BytesIO(orjson.dumps(document)), "messages"))
+    assert [item["n"] for item in found] == [1, 2, 3]  # type: ignore[index]
+    elided = files.elided(found[1]["image"])  # type: ignore[index]
+    assert elided is not None and elided[0] == 200_000
+    monkeypatch.setattr(files, "COMPACT_CAP", 100)  # even elided, too long: passed over
+    many = [{"n": 1}, {"n": 2, "many": ["x"] * 5000}, {"n": 3}]
+    diagnostics = Diagnostics()
+    found = list(array_items(io.BytesIO(orjson.dumps(many)), diagnostics=diagnostics))
+    assert [item["n"] for item in found] == [1, 3]  # type: ignore[index]
+    assert diagnostics.skipped == {"too long": 1}
+
+
+@pytest.mark.parametrize(
+    "text", [b"", b"{}", b'{"messages": 3}', b'{"a": [1}', b"[1, 2", b"[1 2]"]
+)
+def test_a_document_not_laid_out_so_says_so(text: bytes) -> None:
+    key = "messages" if text.startswith(b"{") else None
+    with pytest.raises(NotThisShape):
+        list(array_items(io.BytesIO(text), key))
+
+
+def test_a_document_cut_short_keeps_the_elements_before_the_cut() -> None:
+    """A chat being rewritten, read half-way: what ended before the cut is kept."""
+    stream = io.BytesIO(b'{"id": "c", "messages": [{"n": 1}, {"n": 2}, {"n": 3')
+    found: list[object] = []
+    with pytest.raises(NotThisShape):
+        found.extend(array_items(stream, "messages"))
+    assert found == [{"n": 1}, {"n": 2}]
+
+
+def test_memory_stays_with_one_element_not_the_document() -> None:
+    """A 30 MB chat of 100 KB messages, read to the end: the peak stays near one read
+    and one message, far below the document."""
+    import tracemalloc
+
+    message = {"type": "user", "content": "x" * 100_000}
+    document = orjson.dumps({"id": "c", "messages": [message] * 300})
+    assert len(document) > 30_000_000
+    count = 0
+    tracemalloc.start()
+    try:
+        for item in array_items(io.BytesIO(document), "messages"):
+            count += 1
+            del item
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 300
+    assert peak < 4 * files.CHUNK

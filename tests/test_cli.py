@@ -412,10 +412,10 @@ def test_an_empty_machine_points_at_the_demo(tmp_path: Path) -> None:
 
 
 def _stderr_on_a_terminal(
-    args: list[str], env: dict[str, str]
+    args: list[str], env: dict[str, str], *, stdout_too: bool = False
 ) -> tuple[subprocess.CompletedProcess[bytes], str]:
-    """Run sessdex with stderr on a pseudo-terminal (stdout a pipe): (result, what the
-    terminal got)."""
+    """Run sessdex with stderr on a pseudo-terminal (stdout a pipe, or the terminal too
+    with `stdout_too`): (result, what the terminal got)."""
     import pty
     import select
 
@@ -424,7 +424,7 @@ def _stderr_on_a_terminal(
         result = subprocess.run(
             [sys.executable, "-m", "sessdex", *args],
             env={**env, "COLUMNS": "120", "TERM": "xterm"},
-            stdout=subprocess.PIPE,
+            stdout=slave if stdout_too else subprocess.PIPE,
             stderr=slave,
             stdin=subprocess.DEVNULL,
             timeout=60,
@@ -695,35 +695,14 @@ def test_a_pager_that_cannot_start_leaves_the_transcript_on_the_terminal(
 ) -> None:
     """$PAGER naming a program that is not there: show prints the transcript itself
     (with a warning), instead of a shell's 'not found' and nothing else."""
-    import pty
-    import select
 
     home = tmp_path / "home"
     sid = "cccccccc-0000-4000-8000-000000000010"
     write_claude_session(home, sid, "/w/p", prompt="where did the pager go")
-    master, slave = pty.openpty()
-    try:
-        result = subprocess.run(
-            [sys.executable, "-m", "sessdex", "show", sid, "--home", str(home)],
-            env={**os.environ, "PAGER": "/nowhere/pager -R", "TERM": "xterm"},
-            stdout=slave,
-            stderr=slave,
-            stdin=subprocess.DEVNULL,
-            timeout=60,
-        )
-    finally:
-        os.close(slave)
-    seen = b""
-    while select.select([master], [], [], 1)[0]:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(master)
-    shown = seen.decode("utf-8", "replace")
+    env = {**os.environ, "PAGER": "/nowhere/pager -R"}
+    result, shown = _stderr_on_a_terminal(
+        ["show", sid, "--home", str(home)], env, stdout_too=True
+    )
     assert result.returncode == 0
     assert "where did the pager go" in shown
     assert "the pager in $PAGER (/nowhere/pager -R) was not found" in shown

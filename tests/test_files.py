@@ -201,7 +201,7 @@ def test_entries_skip_symlinks_leaving_the_root(tmp_path: Path) -> None:
 
 
 def test_compactor_handles_escapes_split_across_feeds() -> None:
-    compactor = files._Compactor()
+    compactor = files.Compactor()
     text = b'{"a":"' + b"x" * (files.KEEP_STRING + 10) + b"\\", b'"y","b":"ok\\"q"}'
     compactor.feed(text[0])
     compactor.feed(text[1])

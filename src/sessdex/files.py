@@ -122,7 +122,7 @@ class _Decompressed(io.RawIOBase):
         super().close()
 
 
-class _Compactor:
+class Compactor:
     """Streams one over-long JSON line, replacing strings longer than KEEP_STRING with markers."""
 
     __slots__ = ("escape", "in_string", "keep", "out", "overflow", "string_length")
@@ -193,7 +193,6 @@ def iter_lines(
     offset: int = 0,
     first_number: int = 1,
     max_lines: int | None = None,
-    max_bytes: int | None = None,
     cap: int = LINE_CAP,
     oversize: Oversize = "skip",
     hold_partial: bool = False,
@@ -205,7 +204,7 @@ def iter_lines(
     A line longer than `cap` is never held whole: with `oversize="skip"` it is counted
     as "too long" and passed over; with "compact" its long strings are elided. With
     `hold_partial`, an unterminated last line is not yielded (a writer may finish it).
-    `max_lines` counts skipped lines too; reading stops after about `max_bytes`.
+    `max_lines` counts skipped lines too.
     """
     number = first_number
     position = offset  # absolute offset of buf[0]
@@ -216,7 +215,7 @@ def iter_lines(
     ) -> Line | None:
         if len(data) > cap and not compacted:
             if oversize == "compact":
-                compactor = _Compactor()
+                compactor = Compactor()
                 compactor.feed(data)
                 if not compactor.overflow:
                     return Line(
@@ -240,12 +239,7 @@ def iter_lines(
                 if len(buf) - start <= cap:
                     break
                 # an over-long line in progress: stream the rest of it without holding it
-                budget = (
-                    None if max_bytes is None else max(0, offset + max_bytes - position)
-                )
-                result, rest, length = _consume_oversize(
-                    stream, buf[start:], oversize, budget
-                )
+                result, rest, length = _consume_oversize(stream, buf[start:], oversize)
                 end = position + length + (0 if rest is None else 1)
                 line = None
                 if result is not None:
@@ -265,8 +259,6 @@ def iter_lines(
             number += 1
             if max_lines is not None and number - first_number >= max_lines:
                 return
-            if max_bytes is not None and position - offset >= max_bytes:
-                return
     if start < len(buf) and not hold_partial:
         line = finish(buf[start:], position, position + len(buf) - start, False)
         if line is not None:
@@ -282,7 +274,7 @@ def _consume_oversize(
     None at end of file, the line's length without the newline). Past `budget` bytes the
     line is given up (skipped) and reading stops, as at the end of the file.
     """
-    compactor = _Compactor() if oversize == "compact" else None
+    compactor = Compactor() if oversize == "compact" else None
     length = 0
     data = prefix
     while True:
@@ -351,14 +343,18 @@ class Head:
             complete,
         )
 
+    def count_too_long(self, diagnostics: Diagnostics, path: str) -> None:
+        """Count each line passed over as too long, under its number."""
+        for index in self.too_long:
+            diagnostics.skip(path, index + 1, "too long")
+
     def lines(
         self, diagnostics: Diagnostics | None = None, path: str = ""
     ) -> list[Line]:
         """The lines that are not too long; those that are, counted in `diagnostics`."""
         skipped = set(self.too_long)
         if diagnostics is not None:
-            for index in self.too_long:
-                diagnostics.skip(path, index + 1, "too long")
+            self.count_too_long(diagnostics, path)
         return [
             self.line(index) for index in range(len(self.ends)) if index not in skipped
         ]
@@ -404,11 +400,12 @@ def split_head(
                 return None
             head.too_long.append(len(ends))
             budget = limit - left_out - position
-            length, rest = (
-                (len(data) - position, None)
-                if stream is None
-                else _read_through(stream, len(data) - position, budget)
-            )
+            if stream is None:
+                length, rest = len(data) - position, None
+            else:  # read through to its newline, holding none of it
+                _, rest, length = _consume_oversize(
+                    stream, data[position:], "skip", budget
+                )
             data = data[:position] if rest is None else data[:position] + b"\n" + rest
             ends.append(position)
             if rest is None:  # the file, or the head's budget, ends within it
@@ -484,20 +481,6 @@ def _find_ends(
                 head.too_long.append(index)
             begin = ends[index] + 1
     return position
-
-
-def _read_through(
-    stream: BinaryIO, length: int, budget: int
-) -> tuple[int, bytes | None]:
-    """Read on through a line `length` bytes into it, holding none of it: (its length,
-    the bytes after its newline), those None where the file ends first or the line runs
-    to `budget` bytes without ending."""
-    while length < budget and (chunk := stream.read(CHUNK)):
-        newline = chunk.find(b"\n")
-        if newline >= 0:
-            return length + newline, chunk[newline + 1 :]
-        length += len(chunk)
-    return length, None
 
 
 def head_lines(
@@ -581,7 +564,7 @@ def _split_tail(data: bytes, start: int) -> list[Line]:
     return lines
 
 
-_BOM = b"\xef\xbb\xbf"
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, which some tools start a file with
 
 
 def loads(data: bytes) -> object:
@@ -602,7 +585,7 @@ def repaired(data: bytes) -> bytes | None:
     """`data` without a leading byte order mark and with bytes that are not UTF-8
     replaced by U+FFFD; None when there was neither to repair. For decoders that
     refused a line, to try it once more."""
-    fixed = data[len(_BOM) :] if data.startswith(_BOM) else data
+    fixed = data[len(BOM) :] if data.startswith(BOM) else data
     try:
         fixed.decode()
     except UnicodeDecodeError:

@@ -51,6 +51,11 @@ def entries(
     of top-level sessions need not check it.
     """
     freshness.note_listing(directory, nested)
+    return listing(directory, root)
+
+
+def listing(directory: str | Path, root: Path | None = None) -> list[os.DirEntry[str]]:
+    """`entries`, not noted for the index: for walks no listing depends on (usage)."""
     try:
         with os.scandir(directory) as it:
             found = sorted(

@@ -1,8 +1,7 @@
 """The elements of a JSON array too big to parse whole, read one at a time.
 
-Some apps keep a whole chat as one JSON document and rewrite it whole (Gemini's first chat
-files, Cline's task files, Amp's threads). Past the size sessdex parses at once, such a
-document is read in pieces: a scanner walks its structure (strings, brackets, commas) with
+Some apps keep a whole chat as one JSON document and rewrite it whole. Past the size
+sessdex parses at once, such a document is read in pieces: a scanner walks its structure (strings, brackets, commas) with
 a byte-set search, holds the bytes of one element at a time and decodes each with orjson.
 Memory stays bounded by the largest element, and an element longer than READ_LINE_CAP (a
 pasted image) has its long strings elided, as an over-long transcript line has.
@@ -10,6 +9,7 @@ pasted image) has its long strings elided, as an over-long transcript line has.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -20,11 +20,27 @@ from .bytesearch import find_first_of
 from .diagnostics import Diagnostics
 
 _SPACE = b" \t\r\n"
-_BOM = b"\xef\xbb\xbf"
 
 
 class NotThisShape(ValueError):
     """The document is not an array (or an object holding the array under the key)."""
+
+
+def file_items(
+    path: str | os.PathLike[str], key: str | None, diagnostics: Diagnostics, app: str
+) -> Iterator[object]:
+    """`array_items` of the file at `path`. Where it cannot be read to its end (not laid
+    out so, cut short, gone), what came before is kept and the stop is said."""
+    try:
+        with files.open_binary(path) as stream:
+            yield from array_items(
+                stream, key, diagnostics=diagnostics, path=os.fspath(path)
+            )
+    except NotThisShape as error:
+        diagnostics.skip(os.fspath(path), 0, "not JSON")
+        diagnostics.problem(f"{app}: stopped reading {path}: {error}")
+    except OSError as error:
+        diagnostics.problem(f"{app}: stopped reading {path}: {error}")
 
 
 def array_items(
@@ -101,7 +117,7 @@ class _Scanner:
         self.started = False
         # the value being kept: bytes before `data`, and where in `data` it starts
         self.kept: bytearray | None = None
-        self.compactor: files._Compactor | None = None
+        self.compactor: files.Compactor | None = None
         self.kept_from = 0
 
     def _more(self) -> bool:
@@ -111,9 +127,11 @@ class _Scanner:
             return False
         if not self.started:  # a byte order mark, however the first reads cut it
             self.started = True
-            while len(chunk) < len(_BOM) and (more := self.stream.read(files.CHUNK)):
+            while len(chunk) < len(files.BOM) and (
+                more := self.stream.read(files.CHUNK)
+            ):
                 chunk += more
-            chunk = chunk.removeprefix(_BOM)
+            chunk = chunk.removeprefix(files.BOM)
         if self.kept is not None:
             self._keep(self.data[self.kept_from :])
             self.kept_from = 0
@@ -127,7 +145,7 @@ class _Scanner:
         assert self.kept is not None
         self.kept += piece
         if len(self.kept) > files.READ_LINE_CAP:  # from here on, long strings elided
-            self.compactor = files._Compactor()
+            self.compactor = files.Compactor()
             self.compactor.feed(bytes(self.kept))
             self.kept = bytearray()
 

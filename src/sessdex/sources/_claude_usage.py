@@ -92,26 +92,11 @@ def usage_files(location: Location) -> Iterator[str]:
     """Every transcript under `projects/`: main files, sub-agent files of every era."""
     if not location.exists:
         return
-    root = folders.resolved(location.root)
     stack = [os.path.join(location.root, "projects")]
     while stack:
         folder = stack.pop()
-        try:
-            with os.scandir(folder) as listing:
-                entries = sorted(
-                    (
-                        e
-                        for e in listing
-                        if folders.nameable(e) and folders.plain_kind(e)
-                    ),
-                    key=lambda e: e.name,
-                )
-        except OSError:
-            continue
         subfolders = []
-        for entry in entries:
-            if entry.is_symlink() and not folders.stays_inside(entry.path, root):
-                continue  # a link out of Claude's folder
+        for entry in folders.listing(folder, location.root):  # no link out of it
             if entry.is_dir():
                 subfolders.append(entry.path)
             elif entry.name.endswith(".jsonl"):

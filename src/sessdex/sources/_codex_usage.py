@@ -76,28 +76,13 @@ def usage_files(location: Location) -> Iterator[str]:
     """Every rollout, live and archived; a plain file wins over its `.zst` twin."""
     if not location.exists:
         return
-    root = folders.resolved(location.root)
     for top in ("sessions", "archived_sessions"):
         stack = [os.path.join(location.root, top)]
         while stack:
             folder = stack.pop()
-            try:
-                with os.scandir(folder) as listing:
-                    entries = sorted(
-                        (
-                            e
-                            for e in listing
-                            if folders.nameable(e) and folders.plain_kind(e)
-                        ),
-                        key=lambda e: e.name,
-                    )
-            except OSError:
-                continue
             names: dict[str, str] = {}
             subfolders = []
-            for entry in entries:
-                if entry.is_symlink() and not folders.stays_inside(entry.path, root):
-                    continue
+            for entry in folders.listing(folder, location.root):  # no link out of it
                 if entry.is_dir():
                     subfolders.append(entry.path)
                 elif entry.name.startswith("rollout-") and entry.name.endswith(

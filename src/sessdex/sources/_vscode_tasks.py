@@ -242,10 +242,10 @@ class _Translator:
 
     def task(self, path: Path, agent: str | None, depth: int) -> Iterator[Event]:
         messages: object
-        if (
-            file_size(path) > JSON_CAP
-        ):  # too big to parse at once: one message at a time
-            messages = _streamed(path, self.diagnostics, self.store.app)
+        if file_size(path) > JSON_CAP:  # too big to parse at once: a message at a time
+            from ..jsonstream import file_items
+
+            messages = file_items(path, None, self.diagnostics, self.store.app)
         else:
             messages = _read_json(
                 path,
@@ -541,20 +541,6 @@ def _home_of(config: Path) -> Path | None:
         if config.as_posix().endswith("/" + name):
             return config.parents[depth - 1]
     return None
-
-
-def _streamed(path: Path, diagnostics: Diagnostics, app: str) -> Iterator[object]:
-    """The messages of a task file too big to parse at once, decoded one at a time."""
-    from ..jsonstream import NotThisShape, array_items
-
-    try:
-        with files.open_binary(path) as stream:
-            yield from array_items(stream, diagnostics=diagnostics, path=str(path))
-    except NotThisShape as error:
-        diagnostics.skip(str(path), 0, "not JSON")
-        diagnostics.problem(f"{app}: stopped reading {path}: {error}")
-    except OSError as error:
-        diagnostics.problem(f"{app}: stopped reading {path}: {error}")
 
 
 def _read_json(

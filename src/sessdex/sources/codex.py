@@ -337,9 +337,9 @@ def _read_ends(path: str) -> tuple[int, int, bytes, files.Head | None]:
     """(file size, tail offset, tail, head) from one opening of the file.
 
     The tail is what `files.tail_bytes` returns. The head is `files.split_head`'s, or
-    None where `files.head_lines` must read it: a `.zst` head that does not end within its first CHUNK. A rollout within
-    the tail's reach is read once, and a `.zst` decompressed once (the tail's chunks
-    joined once, at the end).
+    None where `files.head_lines` must read it: a `.zst` head that does not end within
+    its first CHUNK. A rollout within the tail's reach is read once, and a `.zst`
+    decompressed once (the tail's chunks joined once, at the end).
     """
     if path.endswith(".zst"):
         size = os.stat(path).st_size
@@ -390,8 +390,7 @@ def _head(
             for line in lines
             if line.number == 1 or any(key in line.data for key in _HEAD_KEYS)
         )
-    for index in split.too_long:
-        diagnostics.skip(path, index + 1, "too long")
+    split.count_too_long(diagnostics, path)
     if len(split.too_long) == len(split.ends):
         return None
     return _head_lines(split)

@@ -293,25 +293,15 @@ def _legacy_ends(path: Path) -> dict[str, object] | None:
 
 def _streamed_messages(path: Path, diagnostics: Diagnostics) -> Iterator[_Item]:
     """The messages of a one-document chat, decoded one at a time (`jsonstream`)."""
-    from ..jsonstream import NotThisShape, array_items
+    from ..jsonstream import file_items
 
-    name = str(path)
-    try:
-        with files.open_binary(path) as stream:
-            for message in array_items(
-                stream, "messages", diagnostics=diagnostics, path=name
-            ):
-                if not isinstance(message, dict):
-                    diagnostics.skip(name, 0, "not an object")
-                elif type_tag(message.get("type")) not in _MESSAGE_TYPES:
-                    diagnostics.unknown_type(f"message:{message.get('type')}")
-                else:
-                    yield _Item("message", message)
-    except NotThisShape as error:
-        diagnostics.skip(name, 0, "not JSON")
-        diagnostics.problem(f"gemini: stopped reading {path}: {error}")
-    except OSError as error:
-        diagnostics.problem(f"gemini: stopped reading {path}: {error}")
+    for message in file_items(path, "messages", diagnostics, NAME):
+        if not isinstance(message, dict):
+            diagnostics.skip(str(path), 0, "not an object")
+        elif type_tag(message.get("type")) not in _MESSAGE_TYPES:
+            diagnostics.unknown_type(f"message:{message.get('type')}")
+        else:
+            yield _Item("message", message)
 
 
 def _chats_dir(path: Path) -> Path:

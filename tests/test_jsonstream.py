@@ -11,7 +11,7 @@ import pytest
 
 from sessdex import files
 from sessdex.diagnostics import Diagnostics
-from sessdex.jsonstream import NotThisShape, array_items
+from sessdex.jsonstream import NotThisShape, array_items, object_members
 
 
 def _value(draw: random.Random, depth: int = 0) -> object:
@@ -52,6 +52,64 @@ def test_the_elements_are_the_parsed_document_s_for_any_layout_and_read_size(
         if draw.random() < 0.2:
             text = b"\xef\xbb\xbf" + text
         assert list(array_items(io.BytesIO(text), key)) == items, trial
+
+
+def test_the_members_past_the_array_are_the_parsed_document_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A big chat's other members (ledger, title, settings), wherever they sit around the
+    message array it passes over, are what parsing the whole document gives."""
+    draw = random.Random(12)
+    for trial in range(300):
+        monkeypatch.setattr(files, "CHUNK", draw.choice([1, 2, 3, 7, 64, 4096]))
+        document = {
+            f"k{n}" + draw.choice(["", "\u00e9", '"', "\\", "\n"]): _value(draw)
+            for n in range(draw.randint(0, 5))
+        }
+        if draw.random() < 0.7:
+            items = [_value(draw) for _ in range(draw.randint(0, 8))]
+            at = draw.randint(0, len(document))
+            pairs = list(document.items())
+            document = dict([*pairs[:at], ("messages", items), *pairs[at:]])
+        text = json.dumps(
+            document, indent=draw.choice([None, 2]), ensure_ascii=draw.random() < 0.5
+        ).encode()
+        expected = {k: v for k, v in document.items() if k != "messages"}
+        got = object_members(io.BytesIO(text), frozenset({"messages"}))
+        assert got == expected, trial
+
+
+def test_a_member_too_long_is_elided_or_left_out_and_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(files, "CHUNK", 1000)
+    monkeypatch.setattr(files, "READ_LINE_CAP", 10_000)
+    monkeypatch.setattr(files, "COMPACT_CAP", 5_000)
+    document = {
+        "id": "c1",
+        "icon": "A" * 200_000,
+        "many": ["x"] * 5000,
+        "messages": [{"n": 1}],
+        "title": "t",
+    }
+    diagnostics = Diagnostics()
+    got = object_members(
+        io.BytesIO(orjson.dumps(document)),
+        frozenset({"messages"}),
+        diagnostics=diagnostics,
+    )
+    assert set(got) == {"id", "icon", "title"}
+    elided = files.elided(str(got["icon"]))
+    assert elided is not None and elided[0] == 200_000
+    assert diagnostics.skipped == {"too long": 1}
+
+
+@pytest.mark.parametrize(
+    "text", [b"", b"[]", b'{"a" 1}', b'{"a": 1 "b": 2}', b"{3: 1}", b'{"a": [1}']
+)
+def test_an_object_not_laid_out_so_says_so(text: bytes) -> None:
+    with pytest.raises(NotThisShape):
+        object_members(io.BytesIO(text))
 
 
 def test_an_element_too_long_is_elided_or_passed_over_and_counted(

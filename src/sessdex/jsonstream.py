@@ -1,4 +1,5 @@
-"""The elements of a JSON array too big to parse whole, read one at a time.
+"""The elements of a JSON array too big to parse whole, read one at a time; the other
+members of the object holding it, read past the array.
 
 Some apps keep a whole chat as one JSON document and rewrite it whole. Past the size
 sessdex parses at once, such a document is read in pieces: a scanner walks its structure (strings, brackets, commas) with
@@ -82,6 +83,76 @@ def array_items(
             return
         if byte != b","[0]:
             raise NotThisShape("elements not separated by commas")
+        byte = scanner.significant()
+
+
+def file_members(
+    path: str | os.PathLike[str],
+    skip: frozenset[str],
+    diagnostics: Diagnostics,
+    app: str,
+) -> dict[str, object] | None:
+    """`object_members` of the file at `path`; None, with the reason said, where it
+    cannot be read to its end."""
+    try:
+        with files.open_binary(path) as stream:
+            return object_members(
+                stream, skip, diagnostics=diagnostics, path=os.fspath(path)
+            )
+    except NotThisShape as error:
+        diagnostics.problem(f"{app}: could not read {path}: {error}")
+    except OSError as error:
+        diagnostics.problem(f"{app}: could not read {path}: {error}")
+    return None
+
+
+_NAME_CAP = 1024  # a longer member name is no name sessdex looks for
+
+
+def object_members(
+    stream: BinaryIO,
+    skip: frozenset[str] = frozenset(),
+    *,
+    diagnostics: Diagnostics | None = None,
+    path: str = "",
+) -> dict[str, object]:
+    """The members of the document's top-level object, decoded, but those named in
+    `skip`, which are passed over unread (a chat's big message array). A member that
+    cannot be decoded, or stays too long once its long strings are elided, is counted
+    and left out. Raises NotThisShape where the document is not an object."""
+    scanner = _Scanner(stream)
+    if scanner.significant() != b"{"[0]:
+        raise NotThisShape("not a JSON object")
+    members: dict[str, object] = {}
+    byte = scanner.significant()
+    if byte == b"}"[0]:
+        return members
+    while True:
+        if byte != b'"'[0]:
+            raise NotThisShape("a member name that is not a string")
+        raw = scanner.string(keep=_NAME_CAP)
+        if scanner.significant() != b":"[0]:
+            raise NotThisShape("a member without a colon")
+        try:
+            name = orjson.loads(b'"' + raw + b'"') if len(raw) < _NAME_CAP else None
+        except orjson.JSONDecodeError:
+            name = None
+        wanted = isinstance(name, str) and name not in skip
+        value = scanner.value(scanner.significant(), keep=wanted)
+        if wanted and value is None:
+            if diagnostics is not None:
+                diagnostics.skip(path, 0, "too long")
+        elif wanted:
+            try:
+                members[str(name)] = files.loads(value or b"")
+            except orjson.JSONDecodeError:
+                if diagnostics is not None:
+                    diagnostics.skip(path, 0, "not JSON")
+        byte = scanner.significant()
+        if byte == b"}"[0]:
+            return members
+        if byte != b","[0]:
+            raise NotThisShape("members not separated by commas")
         byte = scanner.significant()
 
 

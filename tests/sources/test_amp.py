@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, amp
@@ -128,3 +130,29 @@ def test_resume_needs_the_threads_folder() -> None:
     assert plan is not None and plan.argv == ("amp", "threads", "continue", THREAD)
     assert plan.cwd == "/home/alex/code/shop" and not plan.withheld
     assert amp.resume(found["test-thread-1"]) is None
+
+
+def test_a_thread_too_big_to_parse_whole_is_read_in_pieces_to_the_same_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past JSON_CAP a thread is listed and read one message at a time (its ledger and
+    settings from the members around the messages): the same session and events as a
+    whole parse, for every fixture thread."""
+    home = Home.at(DATA / "home")
+    whole = sessions(home)
+    read_whole = {key: events(session) for key, session in whole.items()}
+    monkeypatch.setattr(amp, "JSON_CAP", 100)
+    pieces = sessions(home)
+    assert pieces == whole
+    for key, session in pieces.items():
+        diagnostics = Diagnostics()
+        assert list(amp.read(session, diagnostics)) == read_whole[key], key
+        assert diagnostics.skipped_total == 0 and not diagnostics.problems
+    # not an object, in pieces: counted as a whole parse counts it
+    threads = tmp_path / "threads"
+    threads.mkdir()
+    (threads / "T-list.json").write_text(json.dumps([{"id": "T-list"}] * 20))
+    diagnostics = Diagnostics()
+    location = amp.locate(Home.at(tmp_path))
+    assert amp.parse(threads / "T-list.json", location, diagnostics) == []
+    assert diagnostics.skipped == {"not JSON": 1}

@@ -6,8 +6,9 @@ messages being Anthropic-style `{role, content[] (text, thinking, tool_use,
 tool_result), state, usage?, meta{sentAt}}`. Many threads live only on Amp's servers; a
 local file may be partial. The data folder follows `XDG_DATA_HOME`.
 
-A thread is one JSON value, so listing parses the file (bounded: a file over JSON_CAP is
-skipped as "too long"); it is parsed again only when it changes. cwd is the first
+A thread is one JSON value, so listing parses the file; it is parsed again only when it
+changes. A file over JSON_CAP is read in pieces (`jsonstream`): its other members past the
+message array, then the messages one at a time, so memory stays bounded. cwd is the first
 tree's `file://` URI; model the first assistant usage's model, else a `model:` tag.
 Usage, de-duplicated as Amp's own ledger is: when `usageLedger.events` exist, one
 `usage` event per ledger event (title generation included), placed after the message it
@@ -20,9 +21,10 @@ a ledger, one per assistant message `usage`. Handoff links (`relationships`) go 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import unquote, urlparse
 
 from .. import files, folders
@@ -49,7 +51,7 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = "public synthetic thread samples and reader projects (ccusage, txcript); never run — Low confidence"
 ENV_VARS = ("XDG_DATA_HOME",)
 
-JSON_CAP = 64 * 1024 * 1024  # a thread file bigger than this is not read
+JSON_CAP = 64 * 1024 * 1024  # a thread file bigger than this is read in pieces
 _IGNORED_BLOCKS = frozenset({"provider", "image", "redacted_thinking"})
 
 
@@ -68,17 +70,25 @@ def scan(location: Location) -> Iterator[Path]:
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
-    thread = _load(path, diagnostics)
-    if thread is None:
+    loaded = _load(path, diagnostics)
+    if loaded is None:
         return []
-    messages = _messages(thread)
+    thread = loaded.top
+    first = last = None
+    prompt = model = None
+    for message in loaded.messages():  # one pass: a big thread is streamed
+        time = _message_time(message)
+        if time is not None:
+            first = time if first is None else min(first, time)
+            last = time if last is None else max(last, time)
+        prompt = prompt or _prompt(message)
+        model = model or _usage_model(message)
     env = as_dict(as_dict(thread.get("env")).get("initial"))
     trees = env.get("trees")
     tree = as_dict(trees[0]) if isinstance(trees, list) and trees else {}
     repository = as_dict(tree.get("repository"))
     ref = stripped(repository.get("ref"))
-    times = [t for t in (_message_time(m) for m in messages) if t]
-    created = ms_time(thread.get("created")) or (times[0] if times else None)
+    created = ms_time(thread.get("created")) or first
     extra: dict[str, JSONValue] = {}
     for key, name in (
         ("agentMode", "mode"),
@@ -105,10 +115,10 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             path=str(path),
             cwd=_path_of(stripped(tree.get("uri"))),
             branch=ref.removeprefix("refs/heads/") if ref else None,
-            title=first_line(stripped(thread.get("title")) or _first_prompt(messages)),
+            title=first_line(stripped(thread.get("title")) or prompt),
             created=created,
-            updated=max(times) if times else created,
-            model=_model(thread, messages),
+            updated=last or created,
+            model=model or _thread_model(thread),
             bytes=stat_size(path),
             extra=extra,
         )
@@ -120,20 +130,14 @@ def read(
 ) -> Iterator[Event]:
     if session.path is None:
         return
-    thread = _load(Path(session.path), diagnostics, vanished=True)
-    if thread is None:
+    loaded = _load(Path(session.path), diagnostics, vanished=True)
+    if loaded is None:
         return
-    messages = _messages(thread)
     ledger = [
         as_dict(e)
-        for e in as_list(as_dict(thread.get("usageLedger")).get("events"))
+        for e in as_list(as_dict(loaded.top.get("usageLedger")).get("events"))
         if isinstance(e, dict)
     ]
-    cache = {
-        _message_key(m.get("messageId")): as_dict(m.get("usage"))
-        for m in messages
-        if m.get("role") == "assistant" and _message_key(m.get("messageId")) is not None
-    }
     billed: dict[str | int | None, list[dict[str, object]]] = {}
     for entry in ledger:
         billed.setdefault(_message_key(entry.get("toMessageId")), []).append(entry)
@@ -141,7 +145,7 @@ def read(
 
     placed: set[str | int | None] = set()
     model = session.model
-    for message in messages:
+    for message in loaded.messages():
         time = _message_time(message)
         role = message.get("role")
         if role not in ("user", "assistant"):
@@ -152,11 +156,14 @@ def read(
         model = stripped(usage.get("model")) or model
         if ledger:
             key = _message_key(message.get("messageId"))
+            split = (
+                usage if role == "assistant" else None
+            )  # the ledger has no cache split
             for entry in billed.get(key, []) if key is not None else []:
                 yield event(
                     "usage",
                     iso_time(entry.get("timestamp")) or time,
-                    **_ledger_usage(entry, cache.get(key), model),
+                    **_ledger_usage(entry, split, model),
                 )
             if key is not None:  # entries billed to no id are placed at the end
                 placed.add(key)
@@ -288,17 +295,21 @@ def _ledger_usage(
     return {"usage": usage, "extra": extra}
 
 
+class _Thread(NamedTuple):
+    top: dict[str, object]  # every member but the messages
+    messages: Callable[[], Iterator[dict[str, object]]]  # each call reads them anew
+
+
 def _load(
     path: Path, diagnostics: Diagnostics, vanished: bool = False
-) -> dict[str, object] | None:
+) -> _Thread | None:
     try:
         size = path.stat().st_size
     except FileNotFoundError:
         diagnostics.problem(f"amp: {path} vanished")
         return None
     if size > JSON_CAP:
-        diagnostics.skip(str(path), 1, "too long")
-        return None
+        return _load_in_pieces(path, diagnostics)
     value = files.read_json_file(path, limit=JSON_CAP)
     if value is None:
         if path.exists():
@@ -309,40 +320,59 @@ def _load(
     if not isinstance(value, dict):
         diagnostics.skip(str(path), 1, "not an object")
         return None
-    return value
+    messages = value.get("messages")
+    held = [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []  # fmt: skip
+    return _Thread(value, lambda: iter(held))
 
 
-def _messages(thread: dict[str, object]) -> list[dict[str, object]]:
-    messages = thread.get("messages")
-    return (
-        [m for m in messages if isinstance(m, dict)]
-        if isinstance(messages, list)
-        else []
-    )
+def _load_in_pieces(path: Path, diagnostics: Diagnostics) -> _Thread | None:
+    """A thread too big to parse whole: its other members now, its messages as read."""
+    from ..jsonstream import file_items, file_members
+
+    top = file_members(path, _MESSAGES, diagnostics, NAME)
+    if top is None:
+        diagnostics.skip(str(path), 1, "not JSON")
+        return None
+
+    def messages() -> Iterator[dict[str, object]]:
+        for message in file_items(path, "messages", diagnostics, NAME):
+            if isinstance(message, dict):
+                yield message
+            else:
+                diagnostics.skip(str(path), 0, "not an object")
+
+    return _Thread(top, messages)
 
 
-def _first_prompt(messages: list[dict[str, object]]) -> str | None:
-    for message in messages:
-        if message.get("role") != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            return stripped(content)
-        for block in content if isinstance(content, list) else []:
-            if (
-                isinstance(block, dict)
-                and block.get("type") == "text"
-                and stripped(block.get("text"))
-            ):
-                return stripped(block.get("text"))
+_MESSAGES = frozenset({"messages"})
+
+
+def _prompt(message: dict[str, object]) -> str | None:
+    """A user message's first text, else None."""
+    if message.get("role") != "user":
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        return stripped(content)
+    for block in content if isinstance(content, list) else []:
+        if (
+            isinstance(block, dict)
+            and block.get("type") == "text"
+            and stripped(block.get("text"))
+        ):
+            return stripped(block.get("text"))
     return None
 
 
-def _model(thread: dict[str, object], messages: list[dict[str, object]]) -> str | None:
-    for message in messages:
-        usage = as_dict(message.get("usage"))
-        if message.get("role") == "assistant" and stripped(usage.get("model")):
-            return stripped(usage.get("model"))
+def _usage_model(message: dict[str, object]) -> str | None:
+    """The model an assistant message's usage names, else None."""
+    if message.get("role") != "assistant":
+        return None
+    return stripped(as_dict(message.get("usage")).get("model"))
+
+
+def _thread_model(thread: dict[str, object]) -> str | None:
+    """The model a thread's tags or ledger name, for threads whose messages name none."""
     tags = as_dict(as_dict(thread.get("env")).get("initial")).get("tags")
     for tag in tags if isinstance(tags, list) else []:
         if isinstance(tag, str) and tag.startswith("model:"):

@@ -14,8 +14,8 @@ than command, MCP and browser results exist only in `api_conversation_history.js
 which we do not read. Usage: one `usage` event per `api_req_started` message (Cline
 rewrites that one message as the request streams, so it is counted once), plus one per
 `deleted_api_reqs` (requests removed by a checkpoint restore, still billed); `tokensIn`
-is taken as the uncached input, as Cline reports it for Anthropic-style providers. Files
-over 64 MB are skipped as "too long". Older Cline kept its history list in VS Code's own
+is taken as the uncached input, as Cline reports it for Anthropic-style providers. A
+`ui_messages.json` over 64 MB is read one message at a time (`jsonstream`). Older Cline kept its history list in VS Code's own
 `state.vscdb`; we do not open that shared database. No CLI resume: the extension's
 History view reopens a task, so `resume` returns None.
 """

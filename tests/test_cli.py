@@ -411,6 +411,29 @@ def test_an_empty_machine_points_at_the_demo(tmp_path: Path) -> None:
     assert code == 0 and json.loads(out) == []
 
 
+def test_an_empty_result_says_why_and_what_to_try(tmp_path: Path) -> None:
+    """Nothing on stdout (scripts see an empty list), one line on stderr naming the
+    filter, query or missing folder that emptied it."""
+    cases = [
+        (["find", "zzzz"], "No session matches 'zzzz'."),
+        (
+            ["find", "zzzz", "--app", "codex", "--since", "1h"],
+            "'zzzz' with --app codex --since 1h",
+        ),
+        (["list", "--since", "1h"], "No session matches --since 1h;"),
+        (["list", "--app", "gemini"], "No folder of gemini"),
+    ]
+    for args, said in cases:
+        code, out, err = invoke(*args, "--home", DEMO)
+        assert code == 0 and out == "", args
+        assert said in err and err.count("\n") == 1, (args, err)
+        code, out, err = invoke(*args, "--json", "--home", DEMO)
+        assert json.loads(out) == [] and err == "", args
+    (tmp_path / ".claude" / "projects").mkdir(parents=True)  # a folder, no sessions
+    _, out, err = invoke("list", "--home", str(tmp_path))
+    assert out == "" and "No sessions found" in err and "sessdex doctor" in err
+
+
 def _stderr_on_a_terminal(
     args: list[str], env: dict[str, str], *, stdout_too: bool = False
 ) -> tuple[subprocess.CompletedProcess[bytes], str]:

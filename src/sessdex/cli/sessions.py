@@ -9,6 +9,7 @@ import click
 
 from .. import api
 from ..errors import SessdexError
+from ..index import RefreshReport
 from . import main
 from ._common import (
     CONTEXT,
@@ -59,14 +60,8 @@ def list_command(
         )
     report_skipped(listing.report, verbose)
     print_rows(listing.rows, as_json, as_nl, home)
-    if (
-        not listing.rows
-        and not (as_json or as_nl)
-        and not any(loc.exists for loc in listing.report.locations.values())
-    ):
-        err(
-            "No agent sessions on this machine yet. 'sessdex demo' shows what sessdex does; 'sessdex doctor' shows where it looked."
-        )
+    if not listing.rows and not (as_json or as_nl):
+        _say_why_empty(listing.report, apps, here, since)
 
 
 @main.command("find", context_settings=CONTEXT)
@@ -107,6 +102,42 @@ def find_command(
         )
     report_skipped(listing.report, verbose)
     print_rows(listing.rows, as_json, as_nl, home)
+    if not listing.rows and not (as_json or as_nl):
+        _say_why_empty(listing.report, apps, here, since, " ".join(query))
+
+
+def _say_why_empty(
+    report: RefreshReport,
+    apps: tuple[str, ...],
+    here: bool,
+    since: str | None,
+    query: str | None = None,
+) -> None:
+    """A line on stderr saying why a list came out empty, and what to try next: an
+    empty table alone looks like a hang or a bug."""
+    from ..views.text import shell_word
+
+    options = [f"--app {shell_word(app)}" for app in apps]
+    options += [f"--since {shell_word(since)}"] if since else []
+    options += ["--here"] if here else []
+    if not any(location.exists for location in report.locations.values()):
+        if apps:
+            err(
+                f"No folder of {', '.join(apps)} on this machine. 'sessdex doctor' shows where sessdex looked."
+            )
+        else:
+            err(
+                "No agent sessions on this machine yet. 'sessdex demo' shows what sessdex does; 'sessdex doctor' shows where it looked."
+            )
+    elif query:
+        within = f" with {' '.join(options)}" if options else ""
+        err(f"No session matches {query!r}{within}. Fewer words find more; 'sessdex list' shows recent sessions.")  # fmt: skip
+    elif options:
+        err(f"No session matches {' '.join(options)}; 'sessdex list' alone shows them all.")  # fmt: skip
+    else:
+        err(
+            "No sessions found in the agents' folders. 'sessdex doctor' shows where sessdex looked and what it skipped."
+        )
 
 
 @main.command("resume", context_settings=CONTEXT)

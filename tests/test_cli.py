@@ -750,3 +750,29 @@ def test_a_line_holding_bytes_that_are_not_utf8_is_read_not_dropped(
     assert [u["output_tokens"] for u in usage_events] == [5]
     code, out, _ = invoke("usage", "--json", "--home", str(home))
     assert code == 0 and sum(row["output_tokens"] for row in json.loads(out)) == 5
+
+
+def test_a_reader_leaving_early_is_no_failure(tmp_path: Path) -> None:
+    """`sessdex show ID | head`: when the pipe's reader leaves, sessdex stops quietly
+    with status 0, as `list` does, whichever writer (Rich, JSON, Markdown) was busy."""
+    prompt = "\n".join(f"line {n} of a long pasted log" for n in range(40_000))
+    session = "c0ffee00-0000-4000-8000-000000000001"
+    write_claude_session(tmp_path, session, "/w", prompt=prompt)
+    for args in (
+        ["show", session],
+        ["show", session, "--json"],
+        ["export", session, "-f", "md"],
+        ["list"],
+    ):
+        with subprocess.Popen(
+            [sys.executable, "-m", "sessdex", *args, "--home", str(tmp_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "COLUMNS": "100"},
+        ) as process:
+            assert process.stdout is not None and process.stderr is not None
+            assert process.stdout.read(100)
+            process.stdout.close()
+            said = process.stderr.read()
+            assert process.wait(timeout=60) == 0 and said == b"", (args, said)

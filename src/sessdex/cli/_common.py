@@ -97,10 +97,20 @@ def fail_nicely(f: F) -> F:
                     err(f"  {app:<8} {session_id}  {one_line(title, 60)}")
             sys.exit(1)
         except BrokenPipeError:
-            sys.stderr.close()
-            sys.exit(0)
+            _reader_left()
 
     return wrapper  # type: ignore[return-value]
+
+
+def _reader_left() -> None:
+    """The reader of stdout left early (`| head`): not an error, so exit 0 quietly. What
+    is still buffered for stdout goes to /dev/null, or flushing it at exit would fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test runner's): nothing to flush
+        pass
+    sys.exit(0)
 
 
 def err(message: str) -> None:

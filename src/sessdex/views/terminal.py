@@ -138,5 +138,13 @@ def _node_label(node: AgentNode) -> Text:
     return label
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """The reader left (`| head`): the command decides what that means (Rich's own
+        answer exits 1, which would read as a failure)."""
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    return _Console(stderr=stderr, highlight=False, soft_wrap=False)

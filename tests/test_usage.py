@@ -160,6 +160,51 @@ def test_session_report_splits_the_lead_and_each_sub_agent(mixed: Home) -> None:
     assert "agents" not in fork
 
 
+def test_session_rows_name_their_session_and_take_a_short_id_to_explain(
+    mixed: Home, run: object
+) -> None:
+    """A session row says which session it is (title and folder, as `list` shows them),
+    and its short id, as the table prints it, is enough for --explain."""
+    listed = {
+        s["id"]: s
+        for s in orjson.loads(
+            run.invoke(
+                main, ["list", "--all", "--json", "--home", str(mixed.path)]
+            ).output  # type: ignore[attr-defined]
+        )
+    }
+    result = run.invoke(main, ["usage", "session", "--json", "--home", str(mixed.path)])  # type: ignore[attr-defined]
+    records = orjson.loads(result.output)
+    assert len(records) >= 3
+    for record in records:
+        session = listed[record["key"]]
+        assert (record["title"], record["cwd"]) == (session["title"], session["cwd"])
+    named = next(
+        r
+        for r in records
+        if r["title"] and [x["key"][:8] for x in records].count(r["key"][:8]) == 1
+    )
+    table = run.invoke(main, ["usage", "session", "--home", str(mixed.path)]).output  # type: ignore[attr-defined]
+    assert f"{named['key'][:8]}  {named['title'][:20]}" in table
+    audit = run.invoke(
+        main,
+        [
+            "usage",
+            "session",
+            "--home",
+            str(mixed.path),
+            "--explain",
+            named["key"][:8],
+            "--json",
+        ],
+    )  # type: ignore[attr-defined]
+    assert orjson.loads(audit.output)["row"]["key"] == named["key"]
+    shared = run.invoke(
+        main, ["usage", "session", "--home", str(mixed.path), "--explain", "01a1f000"]
+    )  # type: ignore[attr-defined]
+    assert shared.exit_code == 1 and "type more of the id" in shared.output
+
+
 # --- the index cache ---------------------------------------------------------------------
 
 

@@ -652,6 +652,22 @@ class Index:
             self.db.create_function("_field", 2, selection.field, deterministic=True)
         return [Row(*r) for r in self.db.execute(sql, args)]
 
+    def by_ids(self, ids: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Row]:
+        """The listing rows of these (app, id) pairs; ones the index lacks are left out."""
+        wanted = set(ids)
+        found: dict[tuple[str, str], Row] = {}
+        names = sorted({session_id for _, session_id in wanted})
+        for start in range(0, len(names), 500):  # SQLite's limit on bound values
+            part = names[start : start + 500]
+            for r in self.db.execute(
+                "SELECT app, id, record, NULL FROM sessions WHERE id IN "
+                f"({', '.join('?' * len(part))})",
+                part,
+            ):
+                if (r[0], r[1]) in wanted:
+                    found[(r[0], r[1])] = Row(*r)
+        return found
+
     def by_prefix(self, prefix: str, limit: int = 20) -> list[Row]:
         """Sessions (sub-agents too) whose id starts with `prefix`, case-insensitively."""
         low = prefix.lower()

@@ -539,6 +539,7 @@ class Row:
     models: set[str] = field(default_factory=set)
     apps: set[str] = field(default_factory=set)
     agents: dict[str, Row] = field(default_factory=dict)
+    about: dict[str, str | None] = field(default_factory=dict)  # a session's title, cwd
 
     def add(self, app: str, b: Bucket) -> None:
         self.input_tokens += b[5]
@@ -562,7 +563,7 @@ class Row:
         return None if self.unpriced else round(self.cost, 6)
 
     def record(self) -> dict[str, object]:
-        out: dict[str, object] = {"key": self.key}
+        out: dict[str, object] = {"key": self.key, **self.about}
         for name in TOKENS:
             out[name] = getattr(self, name)
         out["cost_usd"] = self.cost_usd
@@ -676,6 +677,27 @@ def report(
     return ordered
 
 
+def describe_sessions(
+    home: Home, rows: Sequence[Row], progress: Progress | None = None
+) -> None:
+    """Each session row's title and folder, from the index (brought up to date first:
+    usage reads some apps' files without it)."""
+    apps = sorted({app for row in rows for app in row.apps})
+    index = Index(home)
+    try:
+        index.refresh(sources.all_sources(apps), progress)
+        known = index.by_ids((app, row.key) for row in rows for app in row.apps)
+    finally:
+        index.close()
+    for row in rows:
+        found = [known[(app, row.key)] for app in sorted(row.apps) if (app, row.key) in known]  # fmt: skip
+        session = found[0].session() if found else None
+        row.about = {
+            "title": session.title if session else None,
+            "cwd": session.cwd if session else None,
+        }
+
+
 def total(rows: Sequence[Row]) -> Row:
     out = Row("total")
     for row in rows:
@@ -719,6 +741,16 @@ def explain(
     rows: dict[str, Row] = {}
     for r in report(keep(collected.buckets, filters), kind, filters.tz):
         rows.setdefault(r.key, r)
+    if key not in rows and kind == "session":  # an id prefix, as every command takes
+        matching = [name for name in rows if name.startswith(key)]
+        if len(matching) == 1:
+            key = matching[0]
+        elif len(matching) > 1:
+            from .errors import SessdexError
+
+            raise SessdexError(
+                f"{key!r} starts {len(matching)} session ids; type more of the id."
+            )
     if key not in rows:
         from .errors import SessdexError
 
@@ -870,6 +902,8 @@ def run(
     filters = filters or Filters()
     collected = collect(home, apps, progress)
     rows = report(keep(collected.buckets, filters), kind, filters.tz)
+    if kind == "session":
+        describe_sessions(home, rows, progress)
     result = Result(kind, rows, total(rows), collected)
     if explain_key is not None:
         result.explained = explain(home, collected, kind, explain_key, filters, apps)

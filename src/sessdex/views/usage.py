@@ -46,7 +46,7 @@ def table(kind: str, rows: Sequence[Row], total: Row, catalogue: str) -> Table:
     out.add_column(
         HEADERS.get(kind, "Key"),
         no_wrap=True,
-        max_width=36 if kind == "session" else None,
+        max_width=48 if kind == "session" else None,
     )
     if kind not in ("model",):
         out.add_column("Models", no_wrap=True)
@@ -67,7 +67,7 @@ def table(kind: str, rows: Sequence[Row], total: Row, catalogue: str) -> Table:
         return line
 
     for row in rows:
-        out.add_row(*cells(row, one_line(row.key, 80)))
+        out.add_row(*cells(row, _label(kind, row)))
         for agent, sub in row.agents.items():
             out.add_row(
                 *cells(
@@ -77,6 +77,14 @@ def table(kind: str, rows: Sequence[Row], total: Row, catalogue: str) -> Table:
     out.add_section()
     out.add_row(*cells(total, Text("Total", style="bold"), models=False))
     return out
+
+
+def _label(kind: str, row: Row) -> str:
+    """The row's key; a session's short id and title (`--explain` takes the short id)."""
+    title = row.about.get("title") if kind == "session" else None
+    if title:
+        return f"{one_line(row.key, 80)[:8]}  {one_line(title, 60)}"
+    return one_line(row.key, 80)
 
 
 def unpriced_note(total: Row) -> str | None:

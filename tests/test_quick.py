@@ -6,6 +6,7 @@ anything it cannot vouch for changed: a file, a folder, an override, the index i
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -343,6 +344,7 @@ def test_find_leaves_odd_queries_to_the_full_command(
     ("command", "options"),
     [
         ("list", []),
+        ("list", ["--all"]),
         ("list", ["--limit", "3", "--all"]),
         ("list", ["--app", "codex"]),
         ("find", ["checkout"]),
@@ -360,6 +362,11 @@ def test_the_table_for_people_is_the_full_commands(
     expected = full(*args, command=command)
     assert expected.count(b"\n") >= 1 and b"\x1b" not in expected
     assert answered(args, capsysbinary, command) == expected
+    if command == "list":  # sub-agents, listed only with --all, are marked as such
+        records = json.loads(full(*args, "--json"))
+        marked = [line for line in expected.splitlines() if "↳ ".encode() in line]
+        assert len(marked) == sum(r["parent_id"] is not None for r in records)
+        assert bool(marked) == (options == ["--all"]) or "--limit" in options
 
 
 def test_a_table_line_is_styled_as_click_styles_it() -> None:

@@ -297,7 +297,7 @@ def _bring_up_to_date(
 _TABLE_COLUMNS = (
     "app, id, json_extract(record, '$.updated'), json_extract(record, '$.created'), "
     "json_extract(record, '$.branch'), json_extract(record, '$.cwd'), "
-    "json_extract(record, '$.title')"
+    "json_extract(record, '$.title'), parent_id IS NOT NULL"
 )
 
 
@@ -314,8 +314,9 @@ def _table(rows: list[tuple[str, ...]], home: str) -> bytes:
             width=width,
             home=home,
             styled=styled,
+            sub_agent=bool(nested),
         )
-        for app, session_id, updated, created, branch, cwd, title in rows
+        for app, session_id, updated, created, branch, cwd, title, nested in rows
     ]
     encoding = sys.stdout.encoding or "utf-8"
     return ("\n".join(lines) + "\n").encode(encoding, "replace")

@@ -285,6 +285,7 @@ def print_rows(rows: Sequence[Row], as_json: bool, as_nl: bool, home: Home) -> N
                 width=width,
                 home=home_text,
                 styled=styled,
+                sub_agent=record.get("parent_id") is not None,
             )
         )
 

@@ -170,8 +170,10 @@ def listing_line(
     home: str,
     styled: bool,
     now: datetime | None = None,
+    sub_agent: bool = False,
 ) -> str:
-    """One session as `sessdex list` shows it: app, short id, age, branch, folder, title.
+    """One session as `sessdex list` shows it: app, short id, age, branch, folder, title
+    (a sub-agent's marked `↳`, as `list --all` shows them among the sessions).
 
     `fields` are the record's updated, created, branch, cwd and title; everything printed
     is cleaned of control sequences and cut to fit `width`.
@@ -185,7 +187,8 @@ def listing_line(
         f"{app:<8} {one_line(session_id)[:8]:<8} {age(when, now):>4}  "
         f"{branch_text:<24.24} {folder:<32.32} "
     )
-    line = head + one_line(title or "(untitled)", max(10, width - len(head)))
+    mark = "↳ " if sub_agent else ""
+    line = head + mark + one_line(title or "(untitled)", max(10, width - len(head) - 2))
     if styled:  # the app name in cyan, as click.style(fg="cyan") writes it
         line = f"\x1b[36m{line[:8]}\x1b[0m{line[8:]}"
     return line

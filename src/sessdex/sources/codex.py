@@ -859,11 +859,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
             )
         elif value in strict or keep_permissions:
             argv += [flag, value]
-        else:
+        else:  # looser than the default (on-request, workspace-write): said once, by api
             withheld.append(f"{flag} {value}")
-            notes.append(
-                f"{flag} {value} loosens Codex's default (on-request, workspace-write); left out unless asked to keep it"
-            )
     if session.parent_id:
         notes.append("a sub-agent thread: it reopens on its own, not inside its parent")
     if not session.cwd:

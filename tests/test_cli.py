@@ -332,6 +332,32 @@ def test_withheld_permission_mode_is_said_and_kept_on_request(tmp_path: Path) ->
     assert "bypassPermissions" in out or "--dangerously-skip-permissions" in out
 
 
+def test_listed_ids_are_prefixes_resume_takes(tmp_path: Path) -> None:
+    """Codex's time-ordered ids share their first eight characters when sessions start
+    within a minute: the listing prints as much of each id as tells it apart from every
+    other session's (sub-agents too), however few of them it lists."""
+    home = str(Path(__file__).parent / "data" / "codex" / "home")
+    every = [s["id"] for s in json.loads(invoke("list", "--all", "--json", "--home", home)[1])]  # fmt: skip
+    for args in (["--all"], [], ["--limit", "1"]):
+        _, out, _ = invoke("list", *args, "--home", home)
+        shown = [line.split()[1] for line in out.splitlines()]
+        assert shown and len({len(p) for p in shown}) == 1
+        for prefix in shown:
+            assert sum(i.startswith(prefix) for i in every) == 1, (args, prefix)
+    assert len({i[:8] for i in every}) < len(every)  # the case this guards
+    _, out, _ = invoke("list", "--home", DEMO)
+    assert [line.split()[1] for line in out.splitlines()] == [CODEX[:8], CLAUDE_A[:8], CLAUDE_B[:8]]  # fmt: skip
+
+
+def test_each_withheld_flag_is_said_once(tmp_path: Path) -> None:
+    """A real Codex session run with `-a never -s danger-full-access`: both left out of
+    the command, each named in one note on stderr, not two."""
+    home = Path(__file__).parent / "data" / "codex" / "home"
+    code, out, err = invoke("resume", "01a22b81-6e0b", "--print", "--home", str(home))
+    assert code == 0 and "never" not in out and "danger" not in out
+    assert err.count("-a never") == 1 and err.count("-s danger-full-access") == 1, err
+
+
 def test_titles_with_escape_sequences_print_harmless(tmp_path: Path) -> None:
     home = tmp_path / "home"
     evil = "\x1b]0;owned\x07\x1b[31mred\x1b[0m \x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\ \u202eexe.txt\x9b31m"

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 class Listing:
     rows: list[Row]
     report: RefreshReport
+    ids: list[str] = field(default_factory=list)  # every id in the index (Index.ids)
 
     def sessions(self) -> list[Session]:
         return [row.session() for row in self.rows]
@@ -80,9 +81,10 @@ def list_sessions(
             limit=limit,
             with_state=with_state,
         )
+        ids = index.ids()
     finally:
         index.close()
-    return Listing(rows, report)
+    return Listing(rows, report, ids)
 
 
 def find_sessions(
@@ -114,9 +116,10 @@ def find_sessions(
             limit=limit,
             first_prefix=prefix,
         )
+        ids = index.ids()
     finally:
         index.close()
-    return Listing(rows, report)
+    return Listing(rows, report, ids)
 
 
 def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Session:

@@ -652,6 +652,11 @@ class Index:
             self.db.create_function("_field", 2, selection.field, deterministic=True)
         return [Row(*r) for r in self.db.execute(sql, args)]
 
+    def ids(self) -> list[str]:
+        """Every session id (sub-agents too), lowercased and sorted: what a prefix
+        given to `resolve` is matched against."""
+        return sorted(i for (i,) in self.db.execute("SELECT lower(id) FROM sessions"))
+
     def by_ids(self, ids: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Row]:
         """The listing rows of these (app, id) pairs; ones the index lacks are left out."""
         wanted = set(ids)

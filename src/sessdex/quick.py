@@ -225,9 +225,10 @@ def _body_from_index(
             db.create_function("_field", 2, selection.field, deterministic=True)
         if plan.table:
             rows = db.execute(plan.sql, plan.args).fetchall()
+            ids = sorted(i for (i,) in db.execute("SELECT lower(id) FROM sessions"))
             db.execute("COMMIT")
             return (
-                _table(rows, home[0]) if rows else None
+                _table(rows, home[0], ids) if rows else None
             )  # none: the full command hints
         records = [record for (record,) in db.execute(plan.sql, plan.args)]
         body = _body(records, request)
@@ -301,11 +302,12 @@ _TABLE_COLUMNS = (
 )
 
 
-def _table(rows: list[tuple[str, ...]], home: str) -> bytes:
+def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
     """The lines `sessdex list` prints for people (views.text.listing_line)."""
-    from .views.text import listing_line, terminal_width
+    from .views.text import listing_line, short_id_width, terminal_width
 
     width, styled = terminal_width(), sys.stdout.isatty()
+    id_width = short_id_width((row[1] for row in rows), ids)
     lines = [
         listing_line(
             app,
@@ -315,6 +317,7 @@ def _table(rows: list[tuple[str, ...]], home: str) -> bytes:
             home=home,
             styled=styled,
             sub_agent=bool(nested),
+            id_width=id_width,
         )
         for app, session_id, updated, created, branch, cwd, title, nested in rows
     ]

@@ -6,7 +6,7 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -15,7 +15,7 @@ import click
 from .. import api
 from ..diagnostics import Diagnostics
 from ..errors import AmbiguousId, SessdexError
-from ..index import Progress, RefreshReport, Row
+from ..index import Progress, RefreshReport
 from ..model import Event
 from ..sources import Home
 
@@ -254,7 +254,8 @@ def report_skipped(report: RefreshReport, verbose: bool) -> None:
                 err(f"  {app}: {path}:{line}: {reason}")
 
 
-def print_rows(rows: Sequence[Row], as_json: bool, as_nl: bool, home: Home) -> None:
+def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> None:
+    rows = listing.rows
     if as_json:
         stdout_bytes(b"[" + b",".join(row.record for row in rows) + b"]\n")
         return
@@ -263,9 +264,10 @@ def print_rows(rows: Sequence[Row], as_json: bool, as_nl: bool, home: Home) -> N
         return
     import orjson
 
-    from ..views.text import listing_line, terminal_width
+    from ..views.text import listing_line, short_id_width, terminal_width
 
     width = terminal_width()
+    id_width = short_id_width((row.id for row in rows), listing.ids)
     home_text = str(home.path)
     styled = sys.stdout.isatty()
     for row in rows:
@@ -286,6 +288,7 @@ def print_rows(rows: Sequence[Row], as_json: bool, as_nl: bool, home: Home) -> N
                 home=home_text,
                 styled=styled,
                 sub_agent=record.get("parent_id") is not None,
+                id_width=id_width,
             )
         )
 

@@ -59,7 +59,7 @@ def list_command(
             progress=progress,
         )
     report_skipped(listing.report, verbose)
-    print_rows(listing.rows, as_json, as_nl, home)
+    print_rows(listing, as_json, as_nl, home)
     if not listing.rows and not (as_json or as_nl):
         _say_why_empty(listing.report, apps, here, since)
 
@@ -101,7 +101,7 @@ def find_command(
             progress=progress,
         )
     report_skipped(listing.report, verbose)
-    print_rows(listing.rows, as_json, as_nl, home)
+    print_rows(listing, as_json, as_nl, home)
     if not listing.rows and not (as_json or as_nl):
         _say_why_empty(listing.report, apps, here, since, " ".join(query))
 
@@ -306,10 +306,10 @@ def demo_command() -> None:
     home = api.demo_home()
     listing = api.list_sessions(home)
     click.secho("$ sessdex list", bold=True, err=False)
-    print_rows(listing.rows, False, False, home)
+    print_rows(listing, False, False, home)
     click.echo()
     click.secho("$ sessdex find checkout", bold=True)
-    print_rows(api.find_sessions(home, "checkout").rows, False, False, home)
+    print_rows(api.find_sessions(home, "checkout"), False, False, home)
     if listing.rows:
         first = listing.rows[0]
         click.echo()

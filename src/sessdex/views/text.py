@@ -7,8 +7,10 @@ the window, write a hyperlink or hide text.
 
 from __future__ import annotations
 
+import bisect
 import re
 import shlex
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 # ESC-introduced sequences (CSI, OSC, DCS, …) first, so their parameters go too; then any
@@ -161,6 +163,32 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 160
 
 
+SHORT_ID = 8  # the fewest characters of an id `list` prints
+
+
+def short_id_width(shown: Iterable[str], every: Sequence[str]) -> int:
+    """How much of each id a listing prints: SHORT_ID, or more where an id shown shares
+    that much with another in `every` (sorted, lowercased: Index.ids), so that what is
+    printed is a prefix `resume` and `show` take. Codex's time-ordered ids share their
+    first eight characters for sessions started within a minute of each other."""
+    width = SHORT_ID
+    for session_id in shown:
+        low = session_id.lower()
+        at = bisect.bisect_left(every, low)
+        for other in (every[at - 1] if at else "", *every[at : at + 2]):
+            if other != low:
+                common = next(
+                    (
+                        n
+                        for n, (a, b) in enumerate(zip(low, other, strict=False))
+                        if a != b
+                    ),
+                    min(len(low), len(other)),
+                )
+                width = max(width, min(common + 1, len(low)))
+    return min(width, 40)
+
+
 def listing_line(
     app: str,
     session_id: str,
@@ -171,6 +199,7 @@ def listing_line(
     styled: bool,
     now: datetime | None = None,
     sub_agent: bool = False,
+    id_width: int = SHORT_ID,
 ) -> str:
     """One session as `sessdex list` shows it: app, short id, age, branch, folder, title
     (a sub-agent's marked `↳`, as `list --all` shows them among the sessions).
@@ -184,7 +213,7 @@ def listing_line(
     branch_text = one_line(branch or "-", 24)
     folder = one_line(short_path(cwd, home), 32)
     head = (
-        f"{app:<8} {one_line(session_id)[:8]:<8} {age(when, now):>4}  "
+        f"{app:<8} {one_line(session_id)[:id_width]:<{id_width}} {age(when, now):>4}  "
         f"{branch_text:<24.24} {folder:<32.32} "
     )
     mark = "↳ " if sub_agent else ""

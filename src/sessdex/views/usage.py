@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..usage import TOKENS, Explained, Row
-from .text import one_line
+from .text import one_line, short_id_width
 
 HEADERS = {
     "daily": "Day",
@@ -66,8 +66,10 @@ def table(kind: str, rows: Sequence[Row], total: Row, catalogue: str) -> Table:
         )
         return line
 
+    keys = sorted(row.key.lower() for row in rows)
+    id_width = short_id_width((row.key for row in rows), keys)  # what --explain takes
     for row in rows:
-        out.add_row(*cells(row, _label(kind, row)))
+        out.add_row(*cells(row, _label(kind, row, id_width)))
         for agent, sub in row.agents.items():
             out.add_row(
                 *cells(
@@ -79,11 +81,11 @@ def table(kind: str, rows: Sequence[Row], total: Row, catalogue: str) -> Table:
     return out
 
 
-def _label(kind: str, row: Row) -> str:
+def _label(kind: str, row: Row, id_width: int) -> str:
     """The row's key; a session's short id and title (`--explain` takes the short id)."""
     title = row.about.get("title") if kind == "session" else None
     if title:
-        return f"{one_line(row.key, 80)[:8]}  {one_line(title, 60)}"
+        return f"{one_line(row.key, 80)[:id_width]}  {one_line(title, 60)}"
     return one_line(row.key, 80)
 
 

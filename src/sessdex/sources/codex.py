@@ -301,7 +301,7 @@ def _parse_rollout(
         path=path,
         cwd=as_str(meta.get("cwd")) or as_str(context.get("cwd")) or scan.env_cwd,
         branch=as_str(git.get("branch")),
-        title=scan.prompt or scan.echo_prompt,
+        title=scan.prompt or scan.echo_prompt or _agent_title(meta, parent_id),
         created=scan.created,
         updated=scan.updated or scan.created,
         model=as_str(context.get("model"))
@@ -331,6 +331,17 @@ def _parse_rollout(
             )
         )
     return sessions
+
+
+def _agent_title(meta: dict[str, object], parent_id: str | None) -> str | None:
+    """A sub-agent's name when it has no prompt of its own (its task comes from the lead
+    agent, encrypted): its path and nickname, "/root/greeter (Kierkegaard)"."""
+    if parent_id is None:
+        return None
+    path, nickname = as_str(meta.get("agent_path")), as_str(meta.get("agent_nickname"))
+    if path and nickname:
+        return one_line(f"{path} ({nickname})")
+    return one_line(path or nickname)
 
 
 def _read_ends(path: str) -> tuple[int, int, bytes, files.Head | None]:

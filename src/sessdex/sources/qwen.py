@@ -9,8 +9,9 @@ version, gitBranch, ...}` of type `user`, `assistant` (Gemini `Content` parts: t
 
 Listing reads the head and the tail only: the id is the file stem (what `qwen --resume`
 looks up), cwd / branch / version / times come from the records, the title from the
-last `custom_title` record, the model from the last `session_model` record (else the
-last assistant `model`), the approval mode from the last `session_approval_mode`, a
+last `custom_title` record (else the first typed prompt), the model from the last
+`session_model` record (else the last assistant `model`), the approval mode from the
+last `session_approval_mode`, a
 parent from `parent_session` (or a `/branch` copy's `forkedFrom`). Qwen re-appends the
 title record every 32 KB so a tail read finds it.
 
@@ -42,6 +43,7 @@ from ._values import (
     as_str,
     iso_time,
     json_copy,
+    one_line,
     plain,
     type_tag,
 )
@@ -127,8 +129,11 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     info: dict[str, str | None] = {}
     first: dict[str, object] | None = None
     last: dict[str, object] | None = None
+    prompt: str | None = None
     for line in lines:
-        wanted = any(marker in line.data for marker in _MARKERS)
+        wanted = any(marker in line.data for marker in _MARKERS) or (
+            prompt is None and any(marker in line.data for marker in _USER_MARKERS)
+        )
         if first is not None and not wanted:
             continue
         record = files.parse_json(line)
@@ -136,6 +141,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             continue
         if first is None and as_str(record.get("timestamp")):
             first = record
+        if prompt is None and not record.get("isSidechain"):
+            prompt = _typed_prompt(record)
         forked = record.get("forkedFrom")
         if isinstance(forked, dict) and "fork" not in info:
             info["fork"] = as_str(forked.get("sessionId"))
@@ -178,7 +185,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             path=name,
             cwd=as_str(first.get("cwd")),
             branch=as_str(last.get("gitBranch")) or as_str(first.get("gitBranch")),
-            title=info.get("title"),
+            title=info.get("title") or prompt,
             created=iso_time(first.get("timestamp")),
             updated=iso_time(last.get("timestamp")),
             model=info.get("session_model") or info.get("assistant_model"),
@@ -199,6 +206,24 @@ _MARKERS = (
     b'"parent_session"',
     b'"forkedFrom"',
 )
+
+
+_USER_MARKERS = (b'"type":"user"', b'"type": "user"')
+
+
+def _typed_prompt(record: dict[str, object]) -> str | None:
+    """What the user typed, as the reader shows it, one line: a title when Qwen keeps
+    none (it writes `custom_title` only once a title is set)."""
+    if record.get("type") != "user" or record.get("subtype") not in (
+        None,
+        "mid_turn_user_message",
+        "realtime_message",
+    ):
+        return None
+    payload = record.get("systemPayload")
+    display = as_str(payload.get("displayText")) if isinstance(payload, dict) else None
+    text = display if display is not None else _joined_text(record.get("message"))
+    return one_line(text)
 
 
 def _head_and_tail(path: Path, size: int) -> list[files.Line]:

@@ -493,6 +493,43 @@ def test_nested_sub_agents_link_at_any_depth() -> None:
     assert total(found) == (193, 89, 1100, 1000)
 
 
+def test_a_sub_agent_shown_on_its_own_is_the_lead_of_its_transcript() -> None:
+    """`sessdex show <sub-agent id>`: its lines (all marked isSidechain) are its own
+    conversation, not an inline side chain spawned by nobody; the sub-agents it spawned
+    (2.1: beside it, naming it their parentAgentId) nest under it."""
+
+    def own(path: Path) -> list[Event]:
+        session = Session(app="claude", id=path.stem.removeprefix("agent-"), path=str(path))  # fmt: skip
+        return list(claude.read(session, Diagnostics()))
+
+    child = REALCLI / SUBAGENT_RUN / "subagents" / "agent-a199d630441234c05.jsonl"
+    found = own(child)
+    assert [(e.kind, e.agent_id) for e in found] == [
+        ("user", None), ("tool_call", None), ("usage", None), ("tool_result", None),
+        ("assistant", None), ("usage", None), ("turn_end", None),
+    ]  # fmt: skip
+    as_child = [
+        e for e in events(REALCLI / f"{SUBAGENT_RUN}.jsonl")
+        if e.agent_id == "a199d630441234c05"
+    ]  # fmt: skip
+    assert [e.text for e in found] == [e.text for e in as_child]
+    reviewer = own(
+        SYNTHETIC
+        / "33333333-3333-4333-8333-333333333333"
+        / "subagents"
+        / "agent-a1c1c1c1c1c1c1c1c.jsonl"
+    )
+    (spawn,) = [e for e in reviewer if e.kind == "subagent"]
+    assert (spawn.agent_id, spawn.extra["child_id"], spawn.text) == (
+        None,
+        "a2d2d2d2d2d2d2d2d",
+        "Lint payments",
+    )
+    linter = [e for e in reviewer if e.agent_id == "a2d2d2d2d2d2d2d2d"]
+    assert linter[0].text == "Run the linter on payments.py."
+    assert {e.agent_id for e in reviewer} == {None, "a2d2d2d2d2d2d2d2d"}
+
+
 def test_a_2_0_sub_agent_beside_its_parent_is_linked_by_the_result_agent_id() -> None:
     found = events(SYNTHETIC / "22222222-2222-4222-8222-222222222222.jsonl")
     (spawn,) = [e for e in found if e.kind == "subagent"]

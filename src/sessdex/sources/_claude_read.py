@@ -28,7 +28,8 @@ def read(
     path: Path, session_id: str, diagnostics: Diagnostics, *, full: bool, offset: int
 ) -> Iterator[Event]:
     """The events of the session whose main transcript is `path`, numbered from 0."""
-    context = Context(session_id, diagnostics, full)
+    own = _agent_file(path.name) is not None  # a sub-agent's file, shown on its own
+    context = Context(session_id, diagnostics, full, side_chain_is_lead=own)
     if (
         offset > 0
     ):  # `show --tail`: the main file from the next whole line, nothing else
@@ -36,7 +37,7 @@ def read(
         for seq, event in enumerate(stream.events()):
             yield _numbered(event, seq)
         return
-    survey = _survey(path, keep_long_lines=not full)
+    survey = _survey(path, keep_long_lines=not full, side_chain_is_lead=own)
     _find_children(context, path, session_id, survey)
     yield from _merge(context, Stream(context, path, None, survey=survey))
 
@@ -76,7 +77,9 @@ class _Ids(msgspec.Struct):
 _decode_ids = msgspec.json.Decoder(_Ids).decode
 
 
-def _survey(path: Path, *, keep_long_lines: bool = True) -> Survey:
+def _survey(
+    path: Path, *, keep_long_lines: bool = True, side_chain_is_lead: bool = False
+) -> Survey:
     """Pass one: the uuid graph (for abandoned branches) and who spawned which side chain.
 
     Each line is decoded into `_Ids`, which skips text and tool payloads without building
@@ -84,6 +87,8 @@ def _survey(path: Path, *, keep_long_lines: bool = True) -> Survey:
     chain's first line. A line that type refuses (broken JSON, an odd shape) is read as
     before: placed from its bytes when its ids are plain, else parsed. With
     `keep_long_lines`, the over-long lines compacted here are kept for the event pass.
+    With `side_chain_is_lead` (a sub-agent's own file), side-chain lines are the main
+    chain.
     """
     survey = Survey()
     graph = _Graph()
@@ -97,7 +102,7 @@ def _survey(path: Path, *, keep_long_lines: bool = True) -> Survey:
             return
         kind = type_tag(record.get("type"))
         up = rec.string(record.get("parentUuid"))
-        if record.get("isSidechain") is True:  # 1.0: a sub-agent's lines inline
+        if record.get("isSidechain") is True and not side_chain_is_lead:  # 1.0: inline
             root = survey.side_root.get(up, uuid) if up else uuid
             survey.side_root[uuid] = root
             if root == uuid:
@@ -138,7 +143,7 @@ def _survey(path: Path, *, keep_long_lines: bool = True) -> Survey:
             plain = _ids(data)
             if plain is not None and not _telling(data):
                 own, parent, sidechain = plain
-                if not sidechain:
+                if not sidechain or side_chain_is_lead:
                     graph.place(own, parent, index, False, None)
                     continue
                 if parent in survey.side_root:
@@ -163,7 +168,7 @@ def _survey(path: Path, *, keep_long_lines: bool = True) -> Survey:
             elif kind == "tool_result":
                 results = True
         typed = False
-        if ids.isSidechain:
+        if ids.isSidechain and not side_chain_is_lead:
             root = survey.side_root.get(up, uuid) if up else uuid
             if root != uuid:
                 survey.side_root[uuid] = root
@@ -367,22 +372,26 @@ def _find_children(
 ) -> None:
     """Sub-agents of all three layouts, linked to their spawning call where the files say so."""
     call_of = {agent: call for call, agent in survey.result_agents.items()}
-    folder = (
-        path.with_suffix("") / "subagents"
-    )  # 2.1: <session>/subagents/, nested ones too
+    # 2.1: <session>/subagents/, nested ones too; a sub-agent shown on its own has its
+    # children beside it, naming it as their parentAgentId
+    nested = context.side_chain_is_lead and path.parent.name == "subagents"
+    folder = path.parent if nested else path.with_suffix("") / "subagents"
     for entry in folders.entries(folder):
         agent = _agent_file(entry.name)
-        if agent is None:
+        if agent is None or agent == session_id:
             continue
         meta = files.read_json_file(folder / f"agent-{agent}.meta.json")
         meta = meta if isinstance(meta, dict) else {}
+        parent = rec.string(meta.get("parentAgentId"))
+        if nested and parent != session_id:
+            continue  # a sibling, or a child of another agent
         context.children[agent] = Child(
             agent,
             Path(entry.path),
             rec.string(meta.get("agentType")),
             rec.string(meta.get("description")),
             rec.string(meta.get("toolUseId")) or call_of.get(agent),
-            rec.string(meta.get("parentAgentId")),
+            None if nested else parent,
         )
     marker = b'"sessionId":"' + session_id.encode() + b'"'
     for entry in folders.entries(

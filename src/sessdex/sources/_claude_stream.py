@@ -137,6 +137,9 @@ class Context:
     session_id: str
     diagnostics: Diagnostics
     full: bool
+    # the main file is a sub-agent's own transcript (read as a session of its own): its
+    # lines, all marked isSidechain, are the lead's, not an inline side chain's
+    side_chain_is_lead: bool = False
     children: dict[str, Child] = field(default_factory=dict)  # agent id -> child
     by_call: dict[str, str] = field(default_factory=dict)  # spawn call -> agent id
     started: set[str] = field(default_factory=set)
@@ -227,7 +230,11 @@ class Stream:
         if version and isinstance(version, str):
             self.version = version
         agent = self.agent_id
-        if agent is None and get("isSidechain") is True:
+        if (
+            agent is None
+            and get("isSidechain") is True
+            and not self.context.side_chain_is_lead
+        ):
             agent = self._agent_of(record)
         if (
             self.compaction is not None

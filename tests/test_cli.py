@@ -757,6 +757,39 @@ def test_a_pager_that_cannot_start_leaves_the_transcript_on_the_terminal(
     assert "the pager in $PAGER (/nowhere/pager -R) was not found" in shown
 
 
+def test_the_pager_gets_the_transcript_as_it_is_read_and_may_quit_early(
+    tmp_path: Path,
+) -> None:
+    """On a terminal, show pipes its lines into $PAGER as they are rendered (coloured,
+    LESS=FRX unless the user set LESS); a pager that quits after the first screen ends
+    the read quietly, with status 0, however long the transcript."""
+    home = tmp_path / "home"
+    sid = "eeeeeeee-0000-4000-8000-000000000012"
+    prompt = "\n".join(f"pasted line {n}" for n in range(30_000))
+    write_claude_session(home, sid, "/w/p", prompt=prompt)
+    seen = tmp_path / "seen"
+    pager = tmp_path / "pager.py"
+    pager.write_text(
+        "import os, sys\n"
+        "lines = [sys.stdin.readline() for _ in range(5)]\n"
+        f"open({str(seen)!r}, 'w').write(os.environ.get('LESS', '') + '\\n' + ''.join(lines))\n"
+    )
+    env = {**os.environ, "PAGER": f"{sys.executable} {pager}", "TERM": "xterm-256color"}  # fmt: skip
+    env.pop("LESS", None)
+    env.pop("NO_COLOR", None)
+    result, shown = _stderr_on_a_terminal(
+        ["show", sid, "--home", str(home)], env, stdout_too=True
+    )
+    assert result.returncode == 0 and "Traceback" not in shown, shown
+    less, *lines = seen.read_text().splitlines()
+    assert less == "FRX"
+    assert "\x1b[" in lines[0] and lines[0].endswith("\x1b[0m")  # the title, bold
+    assert any("pasted line 0" in line for line in lines)
+    env["LESS"] = "-S"
+    _stderr_on_a_terminal(["show", sid, "--home", str(home)], env, stdout_too=True)
+    assert seen.read_text().splitlines()[0] == "-S"
+
+
 def test_a_line_holding_bytes_that_are_not_utf8_is_read_not_dropped(
     tmp_path: Path,
 ) -> None:

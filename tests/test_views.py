@@ -114,6 +114,55 @@ def test_hostile_text_is_harmless_in_the_terminal(tmp_path: Path) -> None:
     assert "[bold red]x[/]" in out  # Rich markup in a title is shown, not interpreted
 
 
+def _styled_chars(output: str) -> list[tuple[str, str]]:
+    """Each character a terminal would show, with the SGR state it is drawn in."""
+    import re
+
+    shown, state = [], ""
+    for piece in re.split(r"(\x1b\[[0-9;]*m)", output):
+        if piece.startswith("\x1b["):
+            state = "" if piece == "\x1b[0m" else piece
+        else:
+            shown.extend((char, state if char != "\n" else "") for char in piece)
+    return shown
+
+
+@pytest.mark.parametrize("colours", ["truecolor", "256", "standard", None])
+def test_transcript_lines_look_as_rich_would_print_them(colours: str | None) -> None:
+    """The fast line writer draws every character in the style Rich's own printing
+    gives it (tabs, several lines, sub-agent prefixes, hostile text), only unwrapped."""
+    import io
+
+    from rich.console import Console
+
+    from sessdex.model import Event, Usage
+    from sessdex.views import terminal
+
+    texts = [
+        "plain",
+        "a\tb\tc\n\tindented\x1b[31m red?",
+        "[bold]markup[/bold]",
+        "é😀\twide",
+        "",
+    ]
+    events = []
+    for n, text in enumerate(texts * 3):
+        kind = ["user", "assistant", "thinking", "tool_result", "error"][n % 5]
+        agent = "child-1" if n % 2 else None
+        events.append(Event("s", n, kind, text=text, agent_id=agent, is_error=n % 3 == 0))  # fmt: skip
+    events.append(Event("s", 99, "usage", usage=Usage(input_tokens=5, model="m")))
+    events.append(Event("s", 100, "tool_call", tool="Bash", extra={"input": {"command": "ls\tx"}}))  # fmt: skip
+    lines = list(terminal.render_events(events, "full"))
+    rich = Console(file=io.StringIO(), width=10**6, soft_wrap=True, highlight=False, force_terminal=colours is not None, color_system=colours)  # type: ignore[arg-type]  # fmt: skip
+    mine = Console(file=io.StringIO(), force_terminal=colours is not None, color_system=colours)  # type: ignore[arg-type]  # fmt: skip
+    writer = terminal.LineWriter(mine)
+    for line in lines:
+        rich.print(line.text())
+        writer.line(line)
+    assert _styled_chars(mine.file.getvalue()) == _styled_chars(rich.file.getvalue())  # type: ignore[attr-defined]
+    assert ("\x1b[" in mine.file.getvalue()) == (colours is not None)  # type: ignore[attr-defined]
+
+
 def test_markdown_export_keeps_fences_closed(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(

@@ -179,13 +179,14 @@ def progress_bar(label: str) -> Iterator[Progress]:
 
 
 def counted_events(
-    events: Iterable[Event], label: str, *, show: bool
+    events: Iterable[Event], label: str, *, show: bool, until_first: bool = False
 ) -> Generator[Event, None, None]:
     """`events`, with a spinner on stderr while they come (a terminal only, after a
     second): how many so far and for how long. A transcript read whole (GBs) may take a
     while before its first event (the reader surveys the file first), and its output may
-    be held back (the pager, a file), so without it the terminal would look hung. `show`
-    False: the events are going to this same terminal as they come; no spinner."""
+    be held back (a file), so without it the terminal would look hung. `show` False: the
+    events are going to this same terminal as they come; no spinner. `until_first`: it
+    stops at the first event (a pager takes the terminal from there)."""
     if not show or not sys.stderr.isatty():
         yield from events
         return
@@ -223,20 +224,27 @@ def counted_events(
         timer.start()
     else:
         start()
+
+    def stop() -> None:
+        timer.cancel()
+        with lock:
+            state["closed"] = True
+            if "bar" in state:
+                state["bar"].stop()
+                del state["bar"]
+
     try:
         for count, event in enumerate(events, 1):
-            if count % 512 == 0:
+            if count == 1 and until_first:
+                stop()
+            elif count % 512 == 0:
                 with lock:
                     state["count"] = count
                     if "bar" in state:
                         state["bar"].update(state["task"], completed=count)
             yield event
     finally:
-        timer.cancel()
-        with lock:
-            state["closed"] = True
-            if "bar" in state:
-                state["bar"].stop()
+        stop()
 
 
 def report_skipped(report: RefreshReport, verbose: bool) -> None:

@@ -234,13 +234,13 @@ def follow_command(
             return
         from ..views import terminal
 
-        out = terminal.console()
+        out = terminal.LineWriter(terminal.console())
         if sys.stdout.isatty():
-            out.print(terminal.session_header(session))
-            out.print()
+            out.line(terminal.session_header(session))
+            out.line()
         for batch in shown():
-            for renderable in terminal.render_events(batch, detail, labels):
-                out.print(renderable)
+            for line in terminal.render_events(batch, detail, labels):
+                out.line(line)
             out.file.flush()
     except KeyboardInterrupt:
         pass
@@ -296,11 +296,11 @@ def replay_command(
         else:
             from ..views import terminal
 
-            out = terminal.console()
-            out.print(terminal.session_header(found.session))
-            out.print()
-            for renderable in terminal.render_events(found.events, detail):
-                out.print(renderable)
+            out = terminal.LineWriter(terminal.console())
+            out.line(terminal.session_header(found.session))
+            out.line()
+            for line in terminal.render_events(found.events, detail):
+                out.line(line)
                 out.file.flush()
     except KeyboardInterrupt:
         pass

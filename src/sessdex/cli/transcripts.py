@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import os
+import itertools
 import sys
 from collections.abc import Iterable, Iterator
 
@@ -89,49 +89,32 @@ def show_command(
             write_events(counted, as_nl)
     else:
         from ..views import terminal
+        from .pager import paged, pager_command
 
-        out = terminal.console()
-        use_pager = (
-            sys.stdout.isatty() and not no_pager and tail is None and pager_found()
+        pager = (
+            pager_command()
+            if sys.stdout.isatty() and not no_pager and tail is None
+            else None
         )
-        # the pager shows the transcript once it is all read: until then, a spinner
-        counted = counted_events(found.events, reading, show=use_pager)
+        # the pager starts with the first event; until then (a big transcript is
+        # surveyed first), a spinner
+        counted = counted_events(
+            found.events, reading, show=pager is not None, until_first=True
+        )
         events: Iterable[Event] = counted
         if subagents == "tree":
             events = grouped_by_agent(events)
-
-        def body() -> None:
-            with contextlib.closing(counted):  # the spinner stops before the pager
-                out.print(terminal.session_header(found.session))
-                out.print()
-                for renderable in terminal.render_events(events, detail):
-                    out.print(renderable)
-
-        if use_pager:
-            with out.pager(styles=True):
-                body()
-        else:
-            body()
+        with contextlib.closing(counted):
+            rest = iter(events)
+            first = next(rest, None)
+            with paged(pager) if pager else contextlib.nullcontext() as stream:
+                out = terminal.LineWriter(terminal.console(file=stream))
+                out.line(terminal.session_header(found.session))
+                out.line()
+                shown = itertools.chain([first], rest) if first is not None else ()
+                for line in terminal.render_events(shown, detail):
+                    out.line(line)
     report_diagnostics(found.diagnostics, verbose)
-
-
-def pager_found() -> bool:
-    """Whether the pager $PAGER names can be started (no $PAGER: Python picks one). One
-    that cannot would swallow the transcript behind a shell's "not found"."""
-    import shlex
-    import shutil
-
-    command = os.environ.get("PAGER", "").strip()
-    if not command:
-        return True
-    try:
-        program = shlex.split(command)[0]
-    except (ValueError, IndexError):
-        program = command
-    if shutil.which(program) is not None:
-        return True
-    err(f"warning: the pager in $PAGER ({command}) was not found; printing directly")
-    return False
 
 
 def grouped_by_agent(events: Iterable[Event]) -> Iterator[Event]:

@@ -1,14 +1,21 @@
-"""Rich renderings for the terminal: a transcript, a sub-agent tree.
+"""Terminal renderings: a transcript's lines, a sub-agent tree (Rich).
 
-Every string from a transcript goes through `text.clean` and into a Rich `Text` (never
-into markup), so neither escape sequences nor Rich markup in it can take effect.
+Every string from a transcript goes through `text.clean` before it is shown, and into
+a `Line` piece or a Rich `Text` (never into markup), so neither escape sequences nor
+Rich markup in it can take effect. A transcript's lines are `Line`s written by
+`LineWriter`, not Rich renderables: Rich's layout (wrapping, measuring every cell,
+sanitising again) cost about 0.3 ms a line, most of a long `show`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TextIO
 
-from rich.console import Console, RenderableType
+from rich.cells import cell_len
+from rich.console import Console
+from rich.style import Style
 from rich.text import Text
 from rich.tree import Tree
 
@@ -19,8 +26,31 @@ from .text import clean, duration, fold, one_line, tokens, tool_summary
 DETAILS = ("full", "normal", "user")
 
 
-def session_header(session: Session) -> Text:
-    header = Text()
+@dataclass(slots=True)
+class Line:
+    """One shown event: pieces of clean text, each with a Rich style, over a base style
+    (a sub-agent's lines are magenta). What `LineWriter` writes; `text()` is the same
+    as a Rich `Text`."""
+
+    base: str = ""
+    pieces: list[tuple[str, str]] = field(default_factory=list)
+
+    def append(self, text: str, style: str = "") -> None:
+        self.pieces.append((text, style))
+
+    @property
+    def plain(self) -> str:
+        return "".join(text for text, _ in self.pieces)
+
+    def text(self) -> Text:
+        out = Text(style=self.base)
+        for text, style in self.pieces:
+            out.append(text, style=style)
+        return out
+
+
+def session_header(session: Session) -> Line:
+    header = Line()
     header.append(one_line(session.title or "(untitled)"), style="bold")
     header.append(f"\n{session.app} · {one_line(session.id)}", style="dim")
     facts = [one_line(x) for x in (session.cwd, session.branch, session.model) if x]
@@ -33,8 +63,8 @@ def render_events(
     events: Iterable[Event],
     detail: str = "normal",
     labels: dict[str, str] | None = None,
-) -> Iterator[RenderableType]:
-    """One renderable per shown event; sub-agent events are indented and labelled."""
+) -> Iterator[Line]:
+    """One line per shown event; sub-agent events are indented and labelled."""
     labels = labels if labels is not None else {}
     for event in events:
         prefix = ""
@@ -51,11 +81,11 @@ def render_events(
             )
 
 
-def _render(event: Event, detail: str, prefix: str) -> Text | None:
+def _render(event: Event, detail: str, prefix: str) -> Line | None:
     kind = event.kind
     if detail == "user" and kind not in ("user", "assistant"):
         return None
-    out = Text(prefix, style="magenta") if prefix else Text()
+    out = Line("magenta", [(prefix, "")]) if prefix else Line()
     if kind == "user":
         out.append("> ", style="bold green")
         out.append(clean(event.text), style="bold")
@@ -138,6 +168,86 @@ def _node_label(node: AgentNode) -> Text:
     return label
 
 
+class LineWriter:
+    """Writes `Line`s to a console's file as they come: the text, with SGR codes for its
+    styles where the console would colour, and no wrapping (the terminal or the pager
+    wraps; a file or a pipe gets whole lines). Tabs become spaces as Rich shows them."""
+
+    def __init__(self, console: Console) -> None:
+        from rich.color import ColorSystem
+
+        systems = {
+            "standard": ColorSystem.STANDARD,
+            "256": ColorSystem.EIGHT_BIT,
+            "truecolor": ColorSystem.TRUECOLOR,
+            "windows": ColorSystem.WINDOWS,
+        }
+        name = console.color_system if console.is_terminal else None
+        self.file = console.file
+        self.system = systems.get(name) if name else None
+        self.no_color = console.no_color
+        self.codes: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def line(self, line: Line | None = None) -> None:
+        self.file.write(self.ansi(line) + "\n" if line is not None else "\n")
+
+    def ansi(self, line: Line) -> str:
+        tabs = any("\t" in text for text, _ in line.pieces)
+        out, column = [], 0
+        for text, style in line.pieces:
+            if tabs:  # a tab stop counts from the start of its line, across pieces
+                text, column = _expand_tabs(text, column)
+            if not text:
+                continue
+            if self.system is None:
+                out.append(text)
+                continue
+            start, end = self._codes(line.base, style)
+            if not start:
+                out.append(text)
+            elif "\n" in text:  # each line closes its styles, as Rich writes them
+                out.append(start + text.replace("\n", end + "\n" + start) + end)
+            else:
+                out.append(start + text + end)
+        return "".join(out)
+
+    def _codes(self, base: str, style: str) -> tuple[str, str]:
+        """The SGR codes that open and close a piece in `style` over `base`."""
+        key = (base, style)
+        found = self.codes.get(key)
+        if found is None:
+            combined = Style.combine([Style.parse(base), Style.parse(style)])
+            if self.no_color:
+                combined = combined.without_color
+            start, _, end = combined.render("\0", color_system=self.system).partition("\0")  # fmt: skip
+            found = self.codes[key] = (start, end)
+        return found
+
+
+def _expand_tabs(text: str, column: int) -> tuple[str, int]:
+    """`text` with each tab made spaces up to the next multiple of 8 cells, counting
+    from `column` cells into its first line; and the column it ends at."""
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        start = column if n == 0 else 0
+        if "\t" not in line:
+            continue
+        if line.isascii():  # one cell a character: str.expandtabs, offset by `start`
+            lines[n] = (" " * start + line).expandtabs(8)[start:]
+            continue
+        pieces, at = [], start
+        for m, piece in enumerate(line.split("\t")):
+            if m:
+                pieces.append(" " * (8 - at % 8))
+                at += 8 - at % 8
+            pieces.append(piece)
+            at += cell_len(piece)
+        lines[n] = "".join(pieces)
+    last = lines[-1]
+    width = len(last) if last.isascii() else cell_len(last)
+    return "\n".join(lines), (column if len(lines) == 1 else 0) + width
+
+
 class _Console(Console):
     def on_broken_pipe(self) -> None:
         """The reader left (`| head`): the command decides what that means (Rich's own
@@ -146,5 +256,11 @@ class _Console(Console):
         raise BrokenPipeError
 
 
-def console(stderr: bool = False) -> Console:
+def console(stderr: bool = False, file: TextIO | None = None) -> Console:
+    """A console on stdout (or stderr); on `file`, a pager's pipe, coloured as the
+    terminal behind it would be."""
+    if file is not None:
+        return _Console(
+            file=file, force_terminal=True, highlight=False, soft_wrap=False
+        )
     return _Console(stderr=stderr, highlight=False, soft_wrap=False)

@@ -55,8 +55,11 @@ def clean(text: str | None, *, keep_newlines: bool = True) -> str:
     """`text` with escape sequences and control characters removed (tabs and newlines kept)."""
     if not text:
         return ""
-    text = _ESCAPES.sub("", text)
-    text = _CONTROLS.sub("", text)
+    if text.isprintable() or text.replace("\n", " ").replace("\t", " ").isprintable():
+        pass  # the common case, checked in C: nothing to remove (escapes are unprintable)
+    else:
+        text = _ESCAPES.sub("", text)
+        text = _CONTROLS.sub("", text)
     if not keep_newlines:
         text = _SPACES.sub(" ", text).strip()
     return text
@@ -128,12 +131,21 @@ def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
 
 
 def fold(text: str | None, lines: int = 3, width: int = 160) -> str:
-    """The first few lines of a long output, with a count of what was left out."""
-    cleaned = clean(text)
-    parts = cleaned.splitlines()
-    shown = [p if len(p) <= width else p[: width - 1] + "…" for p in parts[:lines]]
-    if len(parts) > lines:
-        shown.append(f"… {len(parts) - lines} more lines")
+    """The first few lines of a long output, with a count of what was left out.
+
+    Only the lines shown are cleaned (each on its own, so no escape sequence can start
+    in one and end in the next): a tool output of megabytes costs a count of its
+    newlines."""
+    if not text:
+        return ""
+    total = text.count("\n") + (not text.endswith("\n"))
+    pieces = text.split("\n", lines)
+    if len(pieces) <= lines and pieces[-1] == "":
+        pieces.pop()  # the newline that ends the last line starts no line of its own
+    parts = [clean(p) for p in pieces[:lines]]
+    shown = [p if len(p) <= width else p[: width - 1] + "…" for p in parts]
+    if total > lines:
+        shown.append(f"… {total - lines} more lines")
     return "\n".join(shown)
 
 

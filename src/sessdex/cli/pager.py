@@ -1,0 +1,69 @@
+"""Paging a transcript as it is read, as git pages its log.
+
+The pager starts with the first line and reads the rest as it comes, so the first
+screen shows at once and nothing is held back in memory. Quitting the pager early ends
+the read (the next write meets a closed pipe).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shlex
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+from ._common import err
+
+
+def pager_command() -> list[str] | None:
+    """The pager to start: $PAGER (split as a shell would), else `less`, else `more`;
+    None where there is none, or $PAGER names a program that is not there (said once:
+    it would swallow the transcript behind a shell's "not found")."""
+    command = os.environ.get("PAGER", "").strip()
+    if not command:
+        found = shutil.which("less") or shutil.which("more")
+        return [found] if found else None
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        argv = [command]
+    if argv and shutil.which(argv[0]) is not None:
+        return argv
+    err(f"warning: the pager in $PAGER ({command}) was not found; printing directly")
+    return None
+
+
+@contextmanager
+def paged(argv: list[str]) -> Iterator[TextIO | None]:
+    """A text stream into a started pager (None if it would not start): written lines
+    show as they come. Leaving waits for the pager to end, as the terminal is its."""
+    env = dict(os.environ)
+    env.setdefault("LESS", "FRX")  # one screen: print and quit; keep colours; no clear
+    env.setdefault("LV", "-c")
+    try:
+        process = subprocess.Popen(argv, stdin=subprocess.PIPE, env=env)
+    except OSError as error:
+        err(f"warning: could not start the pager ({error}); printing directly")
+        yield None
+        return
+    assert process.stdin is not None
+    # line by line: the first screen shows as soon as its lines are read
+    stream = io.TextIOWrapper(
+        process.stdin, encoding="utf-8", errors="replace", line_buffering=True
+    )
+    try:
+        yield stream
+    finally:
+        with contextlib.suppress(BrokenPipeError):  # the pager quit before the end
+            stream.close()
+        while True:
+            try:
+                process.wait()
+                break
+            except KeyboardInterrupt:  # Ctrl-C reaches both; the pager decides
+                continue

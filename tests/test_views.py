@@ -175,6 +175,22 @@ def test_markdown_export_keeps_fences_closed(tmp_path: Path) -> None:
     assert "document.title" in out  # the text is kept, as text
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["", "plain", "a `tick`", "``two``", "```py\nx\n```", "x ```` y ``````` z `"],
+)
+def test_a_markdown_fence_outgrows_every_backtick_run_in_its_text(text: str) -> None:
+    import re
+
+    from sessdex.views.markdown import _quote_block
+
+    block = _quote_block(text)
+    fence = block.split("\n", 1)[0]
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    assert set(fence) == {"`"} and len(fence) == max(3, longest + 1)
+    assert block == f"{fence}\n{text}\n{fence}"
+
+
 def test_export_refuses_to_write_into_an_agent_folder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(home, "ffffffff-0000-4000-8000-000000000010", str(tmp_path))

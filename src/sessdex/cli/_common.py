@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 import click
 
@@ -301,12 +301,16 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
         )
 
 
-def write_events(events: Iterable[Event], as_nl: bool) -> None:
-    """Stream events as a JSON array (or lines) without holding them all."""
+def write_events(
+    events: Iterable[Event], as_nl: bool, out: BinaryIO | None = None
+) -> None:
+    """Stream events as a JSON array (or lines) to stdout or `out`, without holding
+    them all."""
     from ..views.records import dumps, event_record
 
-    out = sys.stdout.buffer
-    sys.stdout.flush()
+    if out is None:
+        sys.stdout.flush()
+        out = sys.stdout.buffer
     if as_nl:
         for event in events:
             out.write(dumps(event_record(event)) + b"\n")

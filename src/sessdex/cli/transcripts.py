@@ -203,23 +203,23 @@ def export_command(
         f"Exporting {one_line(found.session.id, 40)}",
         show=output is not None or not sys.stdout.isatty(),
     )
-    if fmt == "json":
-        from ..views.records import dumps, event_record
-
-        chunks: Iterable[str] = (
-            part
-            for part in _json_chunks(dumps(event_record(e)).decode() for e in events)
-        )
-    elif fmt == "md":
+    chunks: Iterable[str] = ()
+    if fmt == "md":
         from ..views import markdown
 
         chunks = markdown.render(found.session, events)
-    else:
+    elif fmt == "html":
         from ..views import html
 
         chunks = html.render(found.session, events)
     with contextlib.closing(events):
-        if output is None:
+        if fmt == "json":  # bytes as orjson writes them, as show --json does
+            if output is None:
+                write_events(events, False)
+            else:
+                with open(output, "wb") as binary:
+                    write_events(events, False, binary)
+        elif output is None:
             for chunk in chunks:
                 click.echo(chunk, nl=False)
         else:
@@ -229,13 +229,6 @@ def export_command(
     if output is not None:
         err(f"wrote {output}")
     report_diagnostics(found.diagnostics, False)
-
-
-def _json_chunks(items: Iterable[str]) -> Iterator[str]:
-    yield "["
-    for n, item in enumerate(items):
-        yield (",\n" if n else "\n") + item
-    yield "\n]\n"
 
 
 # --- live sessions ---------------------------------------------------------------------------

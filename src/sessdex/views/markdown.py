@@ -6,20 +6,21 @@ the text, so transcript content cannot close them early.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from ..model import Event, Session
 from .records import iso
 from .text import clean, one_line, tokens, tool_summary
 
+_BACKTICKS = re.compile(r"`{3,}")
+
 
 def _fence(text: str) -> str:
-    longest = 2
-    run = 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
-    return "`" * (longest + 1)
+    """Three backticks, or one more than the longest run of them in `text`."""
+    if "```" not in text:
+        return "```"
+    return "`" * (max(len(run) for run in _BACKTICKS.findall(text)) + 1)
 
 
 def _quote_block(text: str) -> str:

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from sessdex import api
 from sessdex.cli import main
+from sessdex.model import Event
 from sessdex.views.text import clean, fold, tool_summary
 from tests.helpers import write_claude_session
 
@@ -277,3 +278,63 @@ def test_tree_never_loops_on_a_self_spawn() -> None:
     assert [(depth, node.id) for depth, node in root.walk()] == [(0, "s"), (1, "a")]
     assert root.children[0].status == "done"
     assert root.record()["children"][0]["id"] == "a"
+
+
+def _spawning(depth: int, fan: int) -> list[Event]:
+    """A lead that spawns `fan` sub-agents, the first of which nests `depth` deep,
+    their events interleaved by time as readers merge them."""
+    events: list[Event] = []
+
+    def add(agent: str | None, kind: str, **fields: object) -> None:
+        events.append(Event("s", len(events), kind, agent_id=agent, **fields))  # type: ignore[arg-type]
+
+    add(None, "user", text="go")
+    for n in range(fan):
+        add(None, "subagent", extra={"child_id": f"a{n}"})
+    for n in range(fan):
+        add(f"a{n}", "assistant", text=f"child {n} " + "x" * 300)
+    parent = "a0"
+    for level in range(depth):
+        child = f"d{level}"
+        add(parent, "subagent", extra={"child_id": child})
+        add(child, "assistant", text=f"level {level}")
+        parent = child
+    add(None, "assistant", text="done")
+    add("stray", "assistant", text="spoke, never spawned")
+    return events
+
+
+def test_grouping_by_agent_nests_in_spawn_order_and_spills_to_disk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`show --subagents tree`: each sub-agent's events right after its spawn, nested to
+    any depth without recursion; past HELD_IN_MEMORY the rest are held on disk, with
+    the same order."""
+    import tempfile
+
+    from sessdex.paths import cache_dir
+    from sessdex.views import grouped
+
+    events = _spawning(depth=3000, fan=50)
+    whole = [(e.agent_id, e.seq, e.text) for e in grouped.grouped_by_agent(events)]
+    kept = [(agent, seq) for agent, seq, _ in whole]
+    assert sorted(kept, key=lambda k: k[1]) == [(e.agent_id, e.seq) for e in events]
+    order = [agent for agent, _ in kept]
+    assert order[:3] == [None, None, "a0"]  # the prompt, a0's spawn, a0 at once
+    assert order.index("d2999") < order.index("a1") < order.index("a49")
+    assert order[-2:] == [
+        None,
+        "stray",
+    ]  # the lead's last word, then who no one spawned
+    monkeypatch.setattr(grouped, "HELD_IN_MEMORY", 1000)
+    spools: list[object] = []
+    real = tempfile.TemporaryFile
+
+    def counted(*args: object, **kwargs: object) -> object:
+        spools.append(kwargs.get("dir"))
+        return real(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", counted)
+    spilled = [(e.agent_id, e.seq, e.text) for e in grouped.grouped_by_agent(events)]
+    assert spilled == whole
+    assert spools == [cache_dir()]  # one spool, in sessdex's own cache folder

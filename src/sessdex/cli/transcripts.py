@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 import click
 
@@ -103,6 +103,8 @@ def show_command(
         )
         events: Iterable[Event] = counted
         if subagents == "tree":
+            from ..views.grouped import grouped_by_agent
+
             events = grouped_by_agent(events)
         with contextlib.closing(counted):
             rest = iter(events)
@@ -115,27 +117,6 @@ def show_command(
                 for line in terminal.render_events(shown, detail):
                     out.line(line)
     report_diagnostics(found.diagnostics, verbose)
-
-
-def grouped_by_agent(events: Iterable[Event]) -> Iterator[Event]:
-    """Lead events in order, each sub-agent's events right after its spawn (nested)."""
-    by_agent: dict[str | None, list[Event]] = {}
-    for event in events:
-        by_agent.setdefault(event.agent_id, []).append(event)
-
-    def emit(agent: str | None, seen: set[str | None]) -> Iterator[Event]:
-        seen.add(agent)
-        for event in by_agent.get(agent, []):
-            yield event
-            child = event.extra.get("child_id") if event.kind == "subagent" else None
-            if child is not None and str(child) not in seen:
-                yield from emit(str(child), seen)
-
-    seen: set[str | None] = set()
-    yield from emit(None, seen)
-    for agent in list(by_agent):
-        if agent not in seen:
-            yield from emit(agent, seen)
 
 
 @main.command("tree", context_settings=CONTEXT)

@@ -1,0 +1,104 @@
+"""A transcript regrouped by agent for reading: each sub-agent's events right after its spawn.
+
+The reader merges agents by time; showing them grouped means holding events back until
+the transcript ends. Up to HELD_IN_MEMORY (roughly, in text) they are held as they
+are; past it, the rest go to a spool file in sessdex's cache folder (each agent keeps
+only their places), so a 2 GB transcript costs disk for a moment, not memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import tempfile
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+from ..model import Event
+
+HELD_IN_MEMORY = 32 * 1024 * 1024  # past this much text, held events go to disk
+
+
+@dataclass(slots=True)
+class _Held:
+    """One agent's events: the first ones as they are, the later ones' places in the spool."""
+
+    events: list[Event] = field(default_factory=list)
+    starts: array[int] = field(default_factory=lambda: array("q"))
+    sizes: array[int] = field(default_factory=lambda: array("q"))
+
+    def __len__(self) -> int:
+        return len(self.events) + len(self.starts)
+
+    def get(self, at: int, spool: IO[bytes] | None) -> Event:
+        if at < len(self.events):
+            return self.events[at]
+        at -= len(self.events)
+        assert spool is not None
+        spool.seek(self.starts[at])
+        event: Event = pickle.loads(spool.read(self.sizes[at]))  # our own bytes
+        return event
+
+
+def grouped_by_agent(events: Iterable[Event]) -> Iterator[Event]:
+    """Lead events in order, each sub-agent's events right after its spawn (nested);
+    agents no spawn names follow, in the order they first spoke."""
+    held: dict[str | None, _Held] = {}
+    weight = 0
+    spool: IO[bytes] | None = None
+    with contextlib.ExitStack() as closing:
+        for event in events:
+            agent = held.get(event.agent_id)
+            if agent is None:
+                agent = held[event.agent_id] = _Held()
+            if spool is None and weight <= HELD_IN_MEMORY:
+                weight += _weight(event)
+                agent.events.append(event)
+                continue
+            if spool is None:
+                from ..paths import cache_dir
+
+                spool = closing.enter_context(
+                    tempfile.TemporaryFile(dir=cache_dir(), prefix="grouped-")
+                )
+            data = pickle.dumps(event, protocol=pickle.HIGHEST_PROTOCOL)
+            agent.starts.append(spool.tell())
+            agent.sizes.append(len(data))
+            spool.write(data)
+        yield from _depth_first(held, spool)
+
+
+def _depth_first(
+    held: dict[str | None, _Held], spool: IO[bytes] | None
+) -> Iterator[Event]:
+    """Without recursion: a chain of thousands of nested spawns is data, not a bug."""
+    none = _Held()
+    seen: set[str | None] = set()
+    for root in [None, *held]:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack: list[tuple[str | None, int]] = [(root, 0)]
+        while stack:
+            agent, at = stack.pop()
+            events = held.get(agent, none)
+            if at >= len(events):
+                continue
+            event = events.get(at, spool)
+            yield event
+            stack.append((agent, at + 1))
+            child = event.extra.get("child_id") if event.kind == "subagent" else None
+            if child is not None and str(child) not in seen:
+                seen.add(str(child))
+                stack.append((str(child), 0))
+
+
+def _weight(event: Event) -> int:
+    """Roughly what holding the event costs: its text, its tool input's strings."""
+    size = 256 + len(event.text or "")
+    values = event.extra.get("input")
+    if isinstance(values, dict):
+        size += sum(len(v) for v in values.values() if isinstance(v, str))
+    return size

@@ -1,7 +1,8 @@
 """How fast and how lean sessdex reads one transcript, against baselines measured in the same run.
 
 (a) full parse: the api's `transcript()` consuming every event (and `sessdex show --json`,
-    whole process) vs a plain `json.loads`-per-line loop over the same file;
+    whole process) vs a plain `json.loads`-per-line loop over the same file; for
+    information, the text views (`show`, `export -f md`) and `show --subagents tree`'s peak;
 (b) `sessdex show ID --tail 50 --json` on the 2.1 GB (apparent) transcript of the big
     corpus: time to the first byte of output, index warm;
 (c) peak RSS of `sessdex show ID --json` over a 2 GB transcript holding 50 MB lines,
@@ -88,6 +89,7 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
     warm_index(made["home"], env)
     run([PYTHON, "-c", JSON_BASELINE, entry["path"]], environment())  # page cache
     base, fast, api_times, cli_times, events = [], [], [], [], None
+    view_times: dict[str, list[float]] = {"show": [], "export -f md": []}
     for _ in range(args.runs):
         result = run(
             [PYTHON, "-c", JSON_BASELINE, entry["path"]],
@@ -116,6 +118,18 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
             report.note(f"  show run failed: {last_line(result.stderr)}")
             break
         cli_times.append(result.seconds)
+        for label, argv in (
+            ("show", ["show", entry["id"]]),
+            ("export -f md", ["export", entry["id"], "-f", "md"]),
+        ):
+            result = run(sessdex(*argv, "--home", made["home"]), env)
+            if result.returncode == 0:
+                view_times[label].append(result.seconds)
+    tree = run(
+        sessdex("show", entry["id"], "--subagents", "tree", "--home", made["home"]),
+        env,
+        measure_rss=True,
+    )
     b = median(base)
     report.note(
         f"  file: {size / 1e6:.0f} MB, {entry['lines']} lines ({events} events from sessdex)"
@@ -140,6 +154,16 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
     report.note(
         f"  sessdex show --json (whole process): median {c:.2f} s = {size / c / 1e6:.0f} MB/s"
     )
+    for label, times in view_times.items():
+        if times:
+            report.note(
+                f"  sessdex {label} (info: a text view, output to /dev/null): median {median(times):.2f} s"
+            )
+    if tree.returncode == 0:
+        report.note(
+            f"  sessdex show --subagents tree (info: events held back, spooled past 32 MB): "
+            f"{tree.seconds:.2f} s, peak RSS {mb(tree.peak_rss)}"
+        )
     report.check(
         "full parse >= 3x json.loads throughput",
         b / a >= PARSE_RATIO,

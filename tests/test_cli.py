@@ -760,9 +760,10 @@ def test_a_pager_that_cannot_start_leaves_the_transcript_on_the_terminal(
 def test_the_pager_gets_the_transcript_as_it_is_read_and_may_quit_early(
     tmp_path: Path,
 ) -> None:
-    """On a terminal, show pipes its lines into $PAGER as they are rendered (coloured,
-    LESS=FRX unless the user set LESS); a pager that quits after the first screen ends
-    the read quietly, with status 0, however long the transcript."""
+    """On a terminal, show pipes its lines into $PAGER (a shell command) as they are
+    rendered, coloured, with LESS=FRX unless the user set LESS; a pager that quits
+    after the first screen ends the read quietly, with status 0, however long the
+    transcript."""
     home = tmp_path / "home"
     sid = "eeeeeeee-0000-4000-8000-000000000012"
     prompt = "\n".join(f"pasted line {n}" for n in range(30_000))
@@ -785,9 +786,13 @@ def test_the_pager_gets_the_transcript_as_it_is_read_and_may_quit_early(
     assert less == "FRX"
     assert "\x1b[" in lines[0] and lines[0].endswith("\x1b[0m")  # the title, bold
     assert any("pasted line 0" in line for line in lines)
+    # the user's LESS is kept, and $PAGER is run by the shell, as git runs it
     env["LESS"] = "-S"
-    _stderr_on_a_terminal(["show", sid, "--home", str(home)], env, stdout_too=True)
-    assert seen.read_text().splitlines()[0] == "-S"
+    env["PAGER"] = f"cat | {shlex.quote(sys.executable)} {shlex.quote(str(pager))}"
+    result, _ = _stderr_on_a_terminal(["show", sid, "--home", str(home)], env, stdout_too=True)  # fmt: skip
+    assert result.returncode == 0
+    less, *lines = seen.read_text().splitlines()
+    assert less == "-S" and any("pasted line 0" in line for line in lines)
 
 
 def test_a_line_holding_bytes_that_are_not_utf8_is_read_not_dropped(

@@ -20,33 +20,34 @@ from typing import TextIO
 from ._common import err
 
 
-def pager_command() -> list[str] | None:
-    """The pager to start: $PAGER (split as a shell would), else `less`, else `more`;
-    None where there is none, or $PAGER names a program that is not there (said once:
-    it would swallow the transcript behind a shell's "not found")."""
+def pager_command() -> str | None:
+    """The shell command of the pager to start: $PAGER (run by the shell, as git and
+    Python's pydoc run it, so `less -RS` or `delta | less` work), else `less`, else
+    `more`; None where there is none, or $PAGER's program is not there (said once: it
+    would swallow the transcript behind a shell's "not found")."""
     command = os.environ.get("PAGER", "").strip()
     if not command:
         found = shutil.which("less") or shutil.which("more")
-        return [found] if found else None
+        return shlex.quote(found) if found else None
     try:
-        argv = shlex.split(command)
+        words = shlex.split(command)
     except ValueError:
-        argv = [command]
-    if argv and shutil.which(argv[0]) is not None:
-        return argv
+        words = [command]
+    if words and shutil.which(words[0]) is not None:
+        return command
     err(f"warning: the pager in $PAGER ({command}) was not found; printing directly")
     return None
 
 
 @contextmanager
-def paged(argv: list[str]) -> Iterator[TextIO | None]:
+def paged(command: str) -> Iterator[TextIO | None]:
     """A text stream into a started pager (None if it would not start): written lines
     show as they come. Leaving waits for the pager to end, as the terminal is its."""
     env = dict(os.environ)
     env.setdefault("LESS", "FRX")  # one screen: print and quit; keep colours; no clear
     env.setdefault("LV", "-c")
     try:
-        process = subprocess.Popen(argv, stdin=subprocess.PIPE, env=env)
+        process = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, env=env)
     except OSError as error:
         err(f"warning: could not start the pager ({error}); printing directly")
         yield None

@@ -20,6 +20,9 @@ from tests.helpers import write_claude_session
 DEMO = str(api.demo_home().path)
 CLAUDE_A = "3f2b9c1e-8d4a-4e7b-9a61-0c5d2e7f8a90"
 CODEX = "019a7e21-5c3d-7b40-9e8f-2a1b3c4d5e6f"
+CLAUDE_HOME = (
+    Path(__file__).parent / "data" / "claude" / "home"
+)  # realcli runs among them
 HOSTILE = (
     "<script>document.title='PWNED'</script>"
     "<img src=x onerror=\"document.body.setAttribute('data-pwned','1')\">"
@@ -338,3 +341,80 @@ def test_grouping_by_agent_nests_in_spawn_order_and_spills_to_disk(
     spilled = [(e.agent_id, e.seq, e.text) for e in grouped.grouped_by_agent(events)]
     assert spilled == whole
     assert spools == [cache_dir()]  # one spool, in sessdex's own cache folder
+
+
+def _sub_blocks(page: str) -> list[tuple[int, str]]:
+    """(depth, agent id) of each sub-agent block of an exported page, in order."""
+    from html.parser import HTMLParser
+
+    found: list[tuple[int, str]] = []
+
+    class Blocks(HTMLParser):
+        depth, in_id, stack = 0, False, []
+
+        def handle_starttag(
+            self, tag: str, attrs: list[tuple[str, str | None]]
+        ) -> None:
+            if tag == "details":
+                sub = ("class", "sub") in attrs
+                self.stack.append(sub)
+                self.depth += sub
+            self.in_id = tag == "span" and ("class", "id") in attrs
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag == "details":
+                self.depth -= self.stack.pop()
+            self.in_id = False
+
+        def handle_data(self, data: str) -> None:
+            if self.in_id:
+                found.append((self.depth, data))
+
+    Blocks().feed(page)
+    return found
+
+
+def test_html_export_nests_each_sub_agent_under_its_spawner() -> None:
+    """Lead spawns a, a spawns b, their events interleaved by time: grouped (export's
+    default), a is one block with b's block inside it; in time order, every block
+    of b still sits inside one of a's."""
+    from sessdex.model import Session
+    from sessdex.views import html
+    from sessdex.views.grouped import grouped_by_agent
+
+    def ev(
+        n: int, agent: str | None, kind: str = "assistant", **fields: object
+    ) -> Event:
+        return Event("s", n, kind, agent_id=agent, text=f"e{n}", **fields)  # type: ignore[arg-type]
+
+    events = [
+        ev(0, None, "subagent", extra={"child_id": "a", "agent_type": "Explore"}),
+        ev(1, "a", "subagent", extra={"child_id": "b"}),
+        ev(2, "b"), ev(3, None), ev(4, "a"), ev(5, "b"), ev(6, None),
+    ]  # fmt: skip
+    session = Session(app="claude", id="s")
+    grouped = "".join(html.render(session, grouped_by_agent(events)))
+    assert _sub_blocks(grouped) == [(1, "a"), (2, "b")]
+    assert "sub-agent Explore" in grouped
+    assert grouped.index(">e4<") < grouped.index(
+        ">e3<"
+    )  # a's events before the lead's next
+    inline = "".join(html.render(session, events))
+    blocks = _sub_blocks(inline)
+    assert blocks == [(1, "a"), (2, "b"), (1, "a"), (2, "b")]
+    assert inline.count("<details") == inline.count("</details>")
+
+
+def test_export_groups_sub_agents_by_default_and_json_keeps_time_order() -> None:
+    """md and html put a sub-agent's events right after its spawn; json keeps the time
+    order `show --json` has; --subagents none leaves them out."""
+    home = CLAUDE_HOME
+    _, md, _ = invoke("export", "82d9f90c", "-f", "md", "--home", str(home))
+    spawn = md.index("🤖 sub-agent **general-purpose**")
+    child = md.index("SCENARIO=child")
+    assert spawn < child < md.index("The sub-agent finished")
+    _, raw, _ = invoke("export", "82d9f90c", "-f", "json", "--home", str(home))
+    _, shown, _ = invoke("show", "82d9f90c", "--json", "--home", str(home))
+    assert json.loads(raw) == json.loads(shown)
+    _, alone, _ = invoke("export", "82d9f90c", "-f", "md", "--subagents", "none", "--home", str(home))  # fmt: skip
+    assert "SCENARIO=child" not in alone

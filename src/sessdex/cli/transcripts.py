@@ -161,14 +161,18 @@ def tree_command(
 )
 @click.option(
     "--subagents",
-    type=click.Choice(["inline", "none"]),
-    default="inline",
-    show_default=True,
+    type=click.Choice(["tree", "inline", "none"]),
+    help="Sub-agents' events under their spawn (tree: md and html's default), in time "
+    "order (inline: json's default), or left out.",
 )
 @home_option
 @fail_nicely
 def export_command(
-    session_id: str, fmt: str, output: str | None, subagents: str, home_dir: str | None
+    session_id: str,
+    fmt: str,
+    output: str | None,
+    subagents: str | None,
+    home_dir: str | None,
 ) -> None:
     """Export a session as Markdown, one offline HTML file, or JSON events.
 
@@ -176,6 +180,7 @@ def export_command(
     Example: sessdex export 7f3a --format html -o session.html
     """
     home = resolve_home(home_dir)
+    subagents = subagents or ("inline" if fmt == "json" else "tree")
     found = api.transcript(home, session_id, subagents=subagents)
     if output is not None:
         api.refuse_agent_folder(home, output)
@@ -184,22 +189,27 @@ def export_command(
         f"Exporting {one_line(found.session.id, 40)}",
         show=output is not None or not sys.stdout.isatty(),
     )
+    ordered: Iterable[Event] = events
+    if subagents == "tree":
+        from ..views.grouped import grouped_by_agent
+
+        ordered = grouped_by_agent(events)
     chunks: Iterable[str] = ()
     if fmt == "md":
         from ..views import markdown
 
-        chunks = markdown.render(found.session, events)
+        chunks = markdown.render(found.session, ordered)
     elif fmt == "html":
         from ..views import html
 
-        chunks = html.render(found.session, events)
+        chunks = html.render(found.session, ordered)
     with contextlib.closing(events):
         if fmt == "json":  # bytes as orjson writes them, as show --json does
             if output is None:
-                write_events(events, False)
+                write_events(ordered, False)
             else:
                 with open(output, "wb") as binary:
-                    write_events(events, False, binary)
+                    write_events(ordered, False, binary)
         elif output is None:
             for chunk in chunks:
                 click.echo(chunk, nl=False)

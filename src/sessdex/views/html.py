@@ -28,6 +28,7 @@ pre { background:var(--box); border:1px solid var(--line); padding:.6em; overflo
 details { margin:.3em 0; } summary { cursor:pointer; color:var(--tool); }
 .thinking summary { color:var(--dim); font-style:italic; } .error { color:var(--err); }
 .sub { border-left:2px dashed var(--line); margin-left:1em; padding-left:.8em; }
+.sub .id { color:var(--dim); font-size:.85em; }
 .meta { color:var(--dim); font-size:.85em; } .text { white-space:pre-wrap; }
 """
 
@@ -59,22 +60,50 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
         if x
     )
     yield f'<h1>{title}</h1><div class="facts">{facts}</div>\n'
-    # Sub-agent events go inside a <details> opened at their spawn; they arrive interleaved,
-    # so each agent's block is closed when another agent's event comes.
-    open_agent: str | None = None
+    # A sub-agent's events go inside a <details>, nested in its spawner's: the blocks
+    # open (and close) as the agent of the events changes. Grouped by agent
+    # (views.grouped), each sub-agent is one block right after its spawn; in time
+    # order, a block opens again each time its agent speaks.
+    spawner: dict[str, str | None] = {}  # child id -> the agent whose event spawned it
+    kinds: dict[str, str] = {}  # child id -> its agent type
+    open_blocks: list[str] = []  # the sub-agent blocks open now, outermost first
     for event in events:
-        if event.agent_id != open_agent:
-            if open_agent is not None:
+        agent = event.agent_id
+        if agent != (open_blocks[-1] if open_blocks else None):
+            path = _lineage(agent, spawner)
+            keep = 0
+            while keep < min(len(path), len(open_blocks)) and path[keep] == open_blocks[keep]:  # fmt: skip
+                keep += 1
+            while len(open_blocks) > keep:
+                open_blocks.pop()
                 yield "</div></details>\n"
-            if event.agent_id is not None:
-                yield f'<details class="sub" open><summary>sub-agent {_e(event.agent_id)}</summary><div>\n'
-            open_agent = event.agent_id
+            for opened in path[keep:]:
+                open_blocks.append(opened)
+                kind = f"{_e(kinds[opened])} " if opened in kinds else ""
+                yield f'<details class="sub" open><summary>sub-agent {kind}<span class="id">{_e(opened)}</span></summary><div>\n'
         piece = _event(event)
         if piece:
             yield piece
-    if open_agent is not None:
-        yield "</div></details>\n"
+        child = event.extra.get("child_id") if event.kind == "subagent" else None
+        if child is not None:
+            spawner.setdefault(str(child), agent)
+            if event.extra.get("agent_type"):
+                kinds.setdefault(
+                    str(child), one_line(str(event.extra["agent_type"]), 40)
+                )
+    yield "</div></details>\n" * len(open_blocks)
     yield "</body></html>\n"
+
+
+def _lineage(agent: str | None, spawner: dict[str, str | None]) -> list[str]:
+    """The sub-agents from the lead down to `agent` (its spawner's spawner first); an
+    agent no spawn names, or a loop of spawns, starts at the top."""
+    path: list[str] = []
+    while agent is not None and agent not in path:
+        path.append(agent)
+        agent = spawner.get(agent)
+    path.reverse()
+    return path
 
 
 def _event(event: Event) -> str:

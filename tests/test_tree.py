@@ -114,3 +114,24 @@ def test_a_wide_deep_tree_with_late_and_circular_spawns_builds_right() -> None:
         ten = ten.children[0]
     assert ten.id == "c10" and [c.id for c in ten.children] == ["c11", "late"]
     assert sum(1 for _ in root.walk()) == 1 + 1500 + 300 + 1
+
+
+def test_usage_or_settings_written_after_the_last_answer_leave_it_done() -> None:
+    """Mistral Vibe writes the cumulative usage after the turn ends; a model change may
+    follow the last answer too. Neither is work: the agent is done, not running."""
+    from sessdex.model import Event, Usage
+    from sessdex.tree import build_tree
+
+    def ev(n: int, kind: str, **fields: object) -> Event:
+        return Event("s", n, kind, **fields)  # type: ignore[arg-type]
+
+    answered = [ev(0, "user", text="hi"), ev(1, "assistant", text="hello"), ev(2, "turn_end")]  # fmt: skip
+    after = [
+        ev(3, "usage", usage=Usage(input_tokens=5)),
+        ev(4, "meta", text="model: x"),
+    ]
+    assert build_tree("s", [*answered, *after]).status == "done"
+    assert (
+        build_tree("s", [*answered, ev(3, "tool_call", tool="Bash")]).status
+        == "running"
+    )

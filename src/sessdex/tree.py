@@ -115,7 +115,8 @@ def build_tree(
             node.usage = node.usage + event.usage.plausible()
         elif event.kind == "tool_result" and event.call_id in by_call:
             by_call[event.call_id].status = "failed" if event.is_error else "done"
-        last_kind[node.id] = event.kind
+        if event.kind not in ("usage", "meta"):  # bookkeeping an app may write last
+            last_kind[node.id] = event.kind
     kind = last_kind.get(root.id)
     root.status = (
         "failed"

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -329,6 +330,13 @@ def test_grouping_by_agent_nests_in_spawn_order_and_spills_to_disk(
         None,
         "stray",
     ]  # the lead's last word, then who no one spawned
+
+    def lead_then_broken() -> Iterator[Event]:
+        yield from (Event("s", n, "assistant", text=str(n)) for n in range(3))
+        raise RuntimeError("read on")
+
+    streamed = grouped.grouped_by_agent(lead_then_broken())
+    assert [next(streamed).seq for _ in range(3)] == [0, 1, 2]  # none held back
     monkeypatch.setattr(grouped, "HELD_IN_MEMORY", 1000)
     spools: list[object] = []
     real = tempfile.TemporaryFile

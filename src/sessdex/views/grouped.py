@@ -1,7 +1,8 @@
 """A transcript regrouped by agent for reading: each sub-agent's events right after its spawn.
 
-The reader merges agents by time; showing them grouped means holding events back until
-the transcript ends. Up to HELD_IN_MEMORY (roughly, in text) they are held as they
+The reader merges agents by time; showing them grouped means holding events back, from
+the first sub-agent's spawn to the end of the transcript (a session without sub-agents
+streams through). Up to HELD_IN_MEMORY (roughly, in text) they are held as they
 are; past it, the rest go to a spool file in sessdex's cache folder (each agent keeps
 only their places), so a 2 GB transcript costs disk for a moment, not memory.
 """
@@ -9,6 +10,7 @@ only their places), so a 2 GB transcript costs disk for a moment, not memory.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import pickle
 import tempfile
 from array import array
@@ -45,11 +47,20 @@ class _Held:
 def grouped_by_agent(events: Iterable[Event]) -> Iterator[Event]:
     """Lead events in order, each sub-agent's events right after its spawn (nested);
     agents no spawn names follow, in the order they first spoke."""
+    events = iter(events)
+    first = None
+    for event in events:  # the lead's events before any sub-agent: nothing to regroup
+        if event.agent_id is not None or event.kind == "subagent":
+            first = event
+            break
+        yield event
+    if first is None:
+        return
     held: dict[str | None, _Held] = {}
     weight = 0
     spool: IO[bytes] | None = None
     with contextlib.ExitStack() as closing:
-        for event in events:
+        for event in itertools.chain([first], events):
             agent = held.get(event.agent_id)
             if agent is None:
                 agent = held[event.agent_id] = _Held()

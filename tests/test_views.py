@@ -426,3 +426,14 @@ def test_export_groups_sub_agents_by_default_and_json_keeps_time_order() -> None
     assert json.loads(raw) == json.loads(shown)
     _, alone, _ = invoke("export", "82d9f90c", "-f", "md", "--subagents", "none", "--home", str(home))  # fmt: skip
     assert "SCENARIO=child" not in alone
+
+
+def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> None:
+    """Codex names its sub-agents by task path (/root/greeter) and gives them no type;
+    the label is that name, not eight characters of an id all its siblings share."""
+    home = str(Path(__file__).parent / "data" / "codex" / "home")
+    _, out, _ = invoke("show", "01a22b81-666", "--home", home)
+    assert "Spawned sub-agent greeter" in out and "↳ greeter " in out
+    assert "↳ 01a22b81" not in out
+    _, page, _ = invoke("export", "01a22b81-666", "-f", "html", "--home", home)
+    assert "sub-agent greeter <span" in page

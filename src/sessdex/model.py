@@ -182,7 +182,8 @@ class Event:
     - turn_end: the model finished its turn (`extra["reason"]` if the app says why).
     - compaction: `text` is the summary when the app keeps one.
     - subagent: a spawn. `call_id` of the spawning tool call, `text` the description,
-      `extra["child_id"]` the child session id, `extra["agent_type"]`.
+      `extra["child_id"]` the child session id, `extra["agent_type"]`, and
+      `extra["agent_name"]` where the app names its sub-agents (a task name).
     - error: `text` says what failed (API error, crash, aborted turn).
     - meta: `text` says what changed; `extra` holds it ("model", "permission_mode", "branch", "cwd").
 

@@ -876,6 +876,9 @@ class _Reader:
         }
         if agent_path:
             extra["agent_path"] = agent_path
+            extra["agent_name"] = (
+                agent_path.rstrip("/").rpartition("/")[2] or agent_path
+            )
         text = description or spawned_with or agent_path
         yield from self._out(
             self._new("subagent", time, call_id=call_id, text=text, extra=extra)
@@ -965,7 +968,10 @@ def _announce(
     for key in ("agent_path", "agent_nickname"):
         if value := as_str(meta.get(key)):
             extra[key] = value
-    text = as_str(meta.get("agent_path")) or as_str(meta.get("agent_nickname"))
+    path = as_str(meta.get("agent_path"))
+    if path:  # the task's name, as the lead gave it: /root/greeter -> greeter
+        extra["agent_name"] = path.rstrip("/").rpartition("/")[2] or path
+    text = path or as_str(meta.get("agent_nickname"))
     return Event(main.session_id, 0, "subagent", time=start, text=text, extra=extra)
 
 

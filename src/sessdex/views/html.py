@@ -87,10 +87,9 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
         child = event.extra.get("child_id") if event.kind == "subagent" else None
         if child is not None:
             spawner.setdefault(str(child), agent)
-            if event.extra.get("agent_type"):
-                kinds.setdefault(
-                    str(child), one_line(str(event.extra["agent_type"]), 40)
-                )
+            named = event.extra.get("agent_type") or event.extra.get("agent_name")
+            if named:
+                kinds.setdefault(str(child), one_line(str(named), 40))
     yield "</div></details>\n" * len(open_blocks)
     yield "</body></html>\n"
 
@@ -132,7 +131,7 @@ def _event(event: Event) -> str:
         label = "error" if event.is_error else "result"
         return f'<details class="{css}"><summary>{label}</summary><pre>{_e(event.text)}</pre></details>\n'
     if kind == "subagent":
-        agent = event.extra.get("agent_type")
+        agent = event.extra.get("agent_type") or event.extra.get("agent_name")
         return f'<div class="ev meta">spawned sub-agent <b>{_e(str(agent) if agent else "agent")}</b> — {_e(event.text)}</div>\n'
     if kind == "compaction":
         return f'<details class="ev meta"><summary>context compacted</summary><pre>{_e(event.text)}</pre></details>\n'

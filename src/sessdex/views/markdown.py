@@ -65,7 +65,7 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             label = "error" if event.is_error else "result"
             yield f"\n  {label}:\n\n{_quote_block(text)}\n\n"
         elif kind == "subagent":
-            agent = event.extra.get("agent_type")
+            agent = event.extra.get("agent_type") or event.extra.get("agent_name")
             yield f"- 🤖 sub-agent **{one_line(str(agent) if agent else 'agent')}**: {one_line(event.text)}\n"
         elif kind == "compaction":
             yield "\n---\n*Context compacted.*\n\n"

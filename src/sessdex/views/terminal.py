@@ -75,7 +75,7 @@ def render_events(
         if line is not None:
             yield line
         if event.kind == "subagent" and event.extra.get("child_id") is not None:
-            agent = event.extra.get("agent_type")
+            agent = event.extra.get("agent_type") or event.extra.get("agent_name")
             labels[str(event.extra["child_id"])] = one_line(
                 str(agent) if agent else str(event.extra["child_id"])[:8], 24
             )
@@ -128,7 +128,7 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
             out.append("\n" + clean(event.text), style="dim")
     elif kind == "subagent":
         out.append("Spawned sub-agent ", style="magenta")
-        agent = event.extra.get("agent_type")
+        agent = event.extra.get("agent_type") or event.extra.get("agent_name")
         out.append(one_line(str(agent) if agent else "agent"), style="bold magenta")
         if event.text:
             out.append(" — " + one_line(event.text, 100))

@@ -105,6 +105,9 @@ _INPUT_KEYS = (
     "url",
     "description",
     "prompt",
+    "task_name",
+    "task",
+    "message",
     "skill",
 )
 

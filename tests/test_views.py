@@ -50,7 +50,17 @@ def test_tool_summary_and_fold() -> None:
         tool_summary("shell", {"command": ["bash", "-lc", "ls"]})
         == "shell — bash -lc ls"
     )
+    # the path or name each app's file, folder and spawn tools take (real sessions)
+    for tool, value, shown in (
+        ("read_file", {"absolute_path": "/w/a.py"}, "/w/a.py"),
+        ("write_file", {"TargetFile": "/tmp/n.md", "toolSummary": "Creating notes"}, "/tmp/n.md"),
+        ("list_dir", {"DirectoryPath": "/tmp/repo", "toolSummary": "Listing"}, "/tmp/repo"),
+        ("spawn_agent", {"message": "do it", "task_name": "greeter"}, "greeter"),
+        ("agents.spawn", {"agent": "generic", "task": "run echo"}, "run echo"),
+    ):  # fmt: skip
+        assert tool_summary(tool, value) == f"{tool} — {shown}"
     assert fold("a\nb\nc\nd\ne", 3) == "a\nb\nc\n… 2 more lines"
+    assert fold("a\nb\n", 3) == "a\nb" and fold("", 3) == ""
 
 
 def test_show_json_events_have_the_documented_shape() -> None:

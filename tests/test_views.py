@@ -112,6 +112,13 @@ def test_show_in_the_terminal_folds_tool_calls(tmp_path: Path) -> None:
     assert "ok: 42 passed" in out
     _, out, _ = invoke("show", CLAUDE_A[:8], "--detail", "user", "--home", DEMO)
     assert "Using Bash" not in out and "Add a retry" in out
+    # a long output: its first lines, each under the first, and how many were left out
+    home = str(Path(__file__).parent / "data" / "qwen" / "home")
+    _, out, _ = invoke("show", "06673cb3", "--home", home)
+    assert (
+        "  ⎿ Command: echo hello-from-tool\n    Directory: (root)\n    Output: hello-from-tool\n    … 4 more lines\n"
+        in out
+    )
 
 
 def test_hostile_text_is_harmless_in_the_terminal(tmp_path: Path) -> None:

@@ -104,6 +104,8 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
     elif kind == "tool_result":
         style = "red" if event.is_error else "dim"
         body = clean(event.text) if detail == "full" else fold(event.text, 3)
+        # its lines under the first, as the agents' own terminals show an output
+        body = body.replace("\n", "\n" + " " * (len(prefix) + 4))
         out.append(
             ("  ✗ " if event.is_error else "  ⎿ ") + (body or "(no output)"),
             style=style,

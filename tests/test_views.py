@@ -453,5 +453,10 @@ def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> No
     assert "Spawned sub-agent greeter" in out and "↳ greeter " in out
     assert "Using spawn_agent — greeter\n" in out  # its task's name, not its JSON
     assert "↳ 01a22b81" not in out
+    # a sub-agent's message of several lines stays under its label
+    assert (
+        "  ↳ greeter > Message Type: NEW_TASK\n            Task name: /root/greeter\n"
+        in out
+    )
     _, page, _ = invoke("export", "01a22b81-666", "-f", "html", "--home", home)
     assert "sub-agent greeter <span" in page

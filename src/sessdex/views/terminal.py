@@ -72,6 +72,9 @@ def render_events(
             label = labels.get(event.agent_id) or one_line(event.agent_id)[:8]
             prefix = f"  ↳ {label} "
         line = _render(event, detail, prefix)
+        if line is not None and prefix:  # a sub-agent's further lines stay under it
+            pad = "\n" + " " * len(prefix)
+            line.pieces = [(text.replace("\n", pad), style) for text, style in line.pieces]  # fmt: skip
         if line is not None:
             yield line
         if event.kind == "subagent" and event.extra.get("child_id") is not None:
@@ -105,7 +108,7 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
         style = "red" if event.is_error else "dim"
         body = clean(event.text) if detail == "full" else fold(event.text, 3)
         # its lines under the first, as the agents' own terminals show an output
-        body = body.replace("\n", "\n" + " " * (len(prefix) + 4))
+        body = body.replace("\n", "\n    ")
         out.append(
             ("  ✗ " if event.is_error else "  ⎿ ") + (body or "(no output)"),
             style=style,

@@ -460,3 +460,5 @@ def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> No
     )
     _, page, _ = invoke("export", "01a22b81-666", "-f", "html", "--home", home)
     assert "sub-agent greeter <span" in page
+    _, md, _ = invoke("export", "01a22b81-666", "-f", "md", "--home", home)
+    assert "## User (sub-agent greeter 01a22b81)" in md

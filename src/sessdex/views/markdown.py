@@ -46,9 +46,15 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
         + "\n"
     )
     total_in = total_out = 0
+    names: dict[str, str] = {}  # sub-agent id -> what its spawn calls it
     for event in events:
-        who = f" (sub-agent {one_line(event.agent_id, 12)})" if event.agent_id else ""
+        agent = event.agent_id
+        who = f" (sub-agent {names.get(agent) or one_line(agent, 12)})" if agent else ""
         kind = event.kind
+        child = event.extra.get("child_id") if kind == "subagent" else None
+        named = event.extra.get("agent_type") or event.extra.get("agent_name")
+        if child is not None and named:  # its type or name, and enough of its id
+            names[str(child)] = f"{one_line(str(named), 30)} {one_line(str(child))[:8]}"
         if kind == "user":
             yield f"## User{who}\n\n{clean(event.text)}\n\n"
         elif kind == "assistant":
@@ -65,8 +71,7 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             label = "error" if event.is_error else "result"
             yield f"\n  {label}:\n\n{_quote_block(text)}\n\n"
         elif kind == "subagent":
-            agent = event.extra.get("agent_type") or event.extra.get("agent_name")
-            yield f"- 🤖 sub-agent **{one_line(str(agent) if agent else 'agent')}**: {one_line(event.text)}\n"
+            yield f"- 🤖 sub-agent **{one_line(str(named) if named else 'agent')}**: {one_line(event.text)}\n"
         elif kind == "compaction":
             yield "\n---\n*Context compacted.*\n\n"
         elif kind == "error":

@@ -99,9 +99,7 @@ def file_members(
             return object_members(
                 stream, skip, diagnostics=diagnostics, path=os.fspath(path)
             )
-    except NotThisShape as error:
-        diagnostics.problem(f"{app}: could not read {path}: {error}")
-    except OSError as error:
+    except (NotThisShape, OSError) as error:
         diagnostics.problem(f"{app}: could not read {path}: {error}")
     return None
 
@@ -124,21 +122,13 @@ def object_members(
     if scanner.significant() != b"{"[0]:
         raise NotThisShape("not a JSON object")
     members: dict[str, object] = {}
-    byte = scanner.significant()
-    if byte == b"}"[0]:
-        return members
-    while True:
-        if byte != b'"'[0]:
-            raise NotThisShape("a member name that is not a string")
-        raw = scanner.string(keep=_NAME_CAP)
-        if scanner.significant() != b":"[0]:
-            raise NotThisShape("a member without a colon")
+    for raw, first in _members(scanner, _NAME_CAP):
         try:
             name = orjson.loads(b'"' + raw + b'"') if len(raw) < _NAME_CAP else None
         except orjson.JSONDecodeError:
             name = None
         wanted = isinstance(name, str) and name not in skip
-        value = scanner.value(scanner.significant(), keep=wanted)
+        value = scanner.value(first, keep=wanted)
         if wanted and value is None:
             if diagnostics is not None:
                 diagnostics.skip(path, 0, "too long")
@@ -148,34 +138,38 @@ def object_members(
             except orjson.JSONDecodeError:
                 if diagnostics is not None:
                     diagnostics.skip(path, 0, "not JSON")
-        byte = scanner.significant()
-        if byte == b"}"[0]:
-            return members
-        if byte != b","[0]:
-            raise NotThisShape("members not separated by commas")
-        byte = scanner.significant()
+    return members
 
 
 def _find_member(scanner: _Scanner, key: bytes) -> bool:
     """Past the opening brace: walk the top-level members up to `key`'s array."""
+    for name, first in _members(scanner, len(key) + 1):
+        if name == key and first == b"["[0]:
+            return True
+        scanner.value(first, keep=False)
+    return False
+
+
+def _members(scanner: _Scanner, keep: int) -> Iterator[tuple[bytes, int]]:
+    """Past an object's opening brace: each member's name (its first `keep` raw bytes)
+    and the first byte of its value, which the caller reads (`scanner.value`) before
+    asking for the next member."""
+    byte = scanner.significant()
+    if byte == b"}"[0]:
+        return
     while True:
-        byte = scanner.significant()
-        if byte == b"}"[0]:
-            return False
         if byte != b'"'[0]:
             raise NotThisShape("a member name that is not a string")
-        name = scanner.string(keep=len(key) + 1)
+        name = scanner.string(keep=keep)
         if scanner.significant() != b":"[0]:
             raise NotThisShape("a member without a colon")
-        byte = scanner.significant()
-        if name == key and byte == b"["[0]:
-            return True
-        scanner.value(byte, keep=False)
+        yield name, scanner.significant()
         byte = scanner.significant()
         if byte == b"}"[0]:
-            return False
+            return
         if byte != b","[0]:
             raise NotThisShape("members not separated by commas")
+        byte = scanner.significant()
 
 
 class _Scanner:

@@ -876,9 +876,7 @@ class _Reader:
         }
         if agent_path:
             extra["agent_path"] = agent_path
-            extra["agent_name"] = (
-                agent_path.rstrip("/").rpartition("/")[2] or agent_path
-            )
+            extra["agent_name"] = _agent_name(agent_path)
         text = description or spawned_with or agent_path
         yield from self._out(
             self._new("subagent", time, call_id=call_id, text=text, extra=extra)
@@ -969,10 +967,15 @@ def _announce(
         if value := as_str(meta.get(key)):
             extra[key] = value
     path = as_str(meta.get("agent_path"))
-    if path:  # the task's name, as the lead gave it: /root/greeter -> greeter
-        extra["agent_name"] = path.rstrip("/").rpartition("/")[2] or path
+    if path:
+        extra["agent_name"] = _agent_name(path)
     text = path or as_str(meta.get("agent_nickname"))
     return Event(main.session_id, 0, "subagent", time=start, text=text, extra=extra)
+
+
+def _agent_name(path: str) -> str:
+    """The task's name, as the lead gave it: /root/greeter -> greeter."""
+    return path.rstrip("/").rpartition("/")[2] or path
 
 
 def _parent_keys(path: Path) -> set[int] | None:

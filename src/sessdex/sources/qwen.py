@@ -211,19 +211,22 @@ _MARKERS = (
 _USER_MARKERS = (b'"type":"user"', b'"type": "user"')
 
 
+_TYPED_SUBTYPES = (None, "mid_turn_user_message", "realtime_message")  # what was typed
+
+
 def _typed_prompt(record: dict[str, object]) -> str | None:
     """What the user typed, as the reader shows it, one line: a title when Qwen keeps
     none (it writes `custom_title` only once a title is set)."""
-    if record.get("type") != "user" or record.get("subtype") not in (
-        None,
-        "mid_turn_user_message",
-        "realtime_message",
-    ):
+    if record.get("type") != "user" or record.get("subtype") not in _TYPED_SUBTYPES:
         return None
+    return one_line(_user_text(record))
+
+
+def _user_text(record: dict[str, object]) -> str | None:
+    """A user record's text: what the UI displayed, else the message's text parts."""
     payload = record.get("systemPayload")
     display = as_str(payload.get("displayText")) if isinstance(payload, dict) else None
-    text = display if display is not None else _joined_text(record.get("message"))
-    return one_line(text)
+    return display if display is not None else _joined_text(record.get("message"))
 
 
 def _head_and_tail(path: Path, size: int) -> list[files.Line]:
@@ -314,16 +317,12 @@ class _Reader:
         agent: str | None,
         version: str | None,
     ) -> Iterator[Event]:
-        payload = record.get("systemPayload")
-        display = (
-            as_str(payload.get("displayText")) if isinstance(payload, dict) else None
-        )
-        text = display if display is not None else _joined_text(record.get("message"))
+        text = _user_text(record)
         if subtype in _META_USER_SUBTYPES:
             yield self.event(
                 "meta", time, agent_id=agent, text=text, extra={"subtype": subtype}
             )
-        elif subtype in (None, "mid_turn_user_message", "realtime_message"):
+        elif subtype in _TYPED_SUBTYPES:
             if text:
                 yield self.event("user", time, agent_id=agent, text=text)
         else:

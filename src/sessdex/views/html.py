@@ -13,7 +13,7 @@ from html import escape
 
 from ..model import Event, Session
 from .records import iso
-from .text import clean, one_line, tokens, tool_summary
+from .text import clean, one_line, spawn_name, tokens, tool_summary
 
 _STYLE = """
 :root { color-scheme: light dark; --bg:#fff; --fg:#1b1f24; --dim:#6a737d; --user:#0b6e4f; --tool:#005cc5;
@@ -87,9 +87,9 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
         child = event.extra.get("child_id") if event.kind == "subagent" else None
         if child is not None:
             spawner.setdefault(str(child), agent)
-            named = event.extra.get("agent_type") or event.extra.get("agent_name")
+            named = spawn_name(event)
             if named:
-                kinds.setdefault(str(child), one_line(str(named), 40))
+                kinds.setdefault(str(child), one_line(named, 40))
     yield "</div></details>\n" * len(open_blocks)
     yield "</body></html>\n"
 
@@ -131,8 +131,7 @@ def _event(event: Event) -> str:
         label = "error" if event.is_error else "result"
         return f'<details class="{css}"><summary>{label}</summary><pre>{_e(event.text)}</pre></details>\n'
     if kind == "subagent":
-        agent = event.extra.get("agent_type") or event.extra.get("agent_name")
-        return f'<div class="ev meta">spawned sub-agent <b>{_e(str(agent) if agent else "agent")}</b> — {_e(event.text)}</div>\n'
+        return f'<div class="ev meta">spawned sub-agent <b>{_e(spawn_name(event) or "agent")}</b> — {_e(event.text)}</div>\n'
     if kind == "compaction":
         return f'<details class="ev meta"><summary>context compacted</summary><pre>{_e(event.text)}</pre></details>\n'
     if kind == "error":

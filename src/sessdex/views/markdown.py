@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from ..model import Event, Session
 from .records import iso
-from .text import clean, one_line, tokens, tool_summary
+from .text import clean, one_line, spawn_name, tokens, tool_summary
 
 _BACKTICKS = re.compile(r"`{3,}")
 
@@ -52,9 +52,9 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
         who = f" (sub-agent {names.get(agent) or one_line(agent, 12)})" if agent else ""
         kind = event.kind
         child = event.extra.get("child_id") if kind == "subagent" else None
-        named = event.extra.get("agent_type") or event.extra.get("agent_name")
+        named = spawn_name(event) if kind == "subagent" else None
         if child is not None and named:  # its type or name, and enough of its id
-            names[str(child)] = f"{one_line(str(named), 30)} {one_line(str(child))[:8]}"
+            names[str(child)] = f"{one_line(named, 30)} {one_line(str(child))[:8]}"
         if kind == "user":
             yield f"## User{who}\n\n{clean(event.text)}\n\n"
         elif kind == "assistant":
@@ -71,7 +71,7 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             label = "error" if event.is_error else "result"
             yield f"\n  {label}:\n\n{_quote_block(text)}\n\n"
         elif kind == "subagent":
-            yield f"- 🤖 sub-agent **{one_line(str(named) if named else 'agent')}**: {one_line(event.text)}\n"
+            yield f"- 🤖 sub-agent **{named or 'agent'}**: {one_line(event.text)}\n"
         elif kind == "compaction":
             yield "\n---\n*Context compacted.*\n\n"
         elif kind == "error":

@@ -21,7 +21,7 @@ from rich.tree import Tree
 
 from ..model import Event, Session
 from ..tree import AgentNode
-from .text import clean, duration, fold, one_line, tokens, tool_summary
+from .text import clean, duration, fold, one_line, spawn_name, tokens, tool_summary
 
 DETAILS = ("full", "normal", "user")
 
@@ -78,10 +78,8 @@ def render_events(
         if line is not None:
             yield line
         if event.kind == "subagent" and event.extra.get("child_id") is not None:
-            agent = event.extra.get("agent_type") or event.extra.get("agent_name")
-            labels[str(event.extra["child_id"])] = one_line(
-                str(agent) if agent else str(event.extra["child_id"])[:8], 24
-            )
+            child = str(event.extra["child_id"])
+            labels[child] = one_line(spawn_name(event) or child[:8], 24)
 
 
 def _render(event: Event, detail: str, prefix: str) -> Line | None:
@@ -133,8 +131,7 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
             out.append("\n" + clean(event.text), style="dim")
     elif kind == "subagent":
         out.append("Spawned sub-agent ", style="magenta")
-        agent = event.extra.get("agent_type") or event.extra.get("agent_name")
-        out.append(one_line(str(agent) if agent else "agent"), style="bold magenta")
+        out.append(spawn_name(event) or "agent", style="bold magenta")
         if event.text:
             out.append(" — " + one_line(event.text, 100))
     elif kind == "error":

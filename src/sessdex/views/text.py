@@ -12,6 +12,10 @@ import re
 import shlex
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the quick listing imports this module: no model import at run time
+    from ..model import Event
 
 # ESC-introduced sequences (CSI, OSC, DCS, …) first, so their parameters go too; then any
 # remaining C0/C1 control character, and bidi controls that can reorder what a reader sees.
@@ -117,6 +121,12 @@ _INPUT_KEYS = (
 )
 
 
+def spawn_name(event: Event) -> str | None:
+    """What a spawn calls its sub-agent: its type, else the name the app gave it."""
+    named = event.extra.get("agent_type") or event.extra.get("agent_name")
+    return one_line(str(named)) if named else None
+
+
 def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
     """'Bash — npm test': the tool and its most telling argument, on one line."""
     detail = ""
@@ -189,7 +199,7 @@ SHORT_ID = 8  # the fewest characters of an id `list` prints
 def short_id_width(shown: Iterable[str], every: Sequence[str]) -> int:
     """How much of each id a listing prints: SHORT_ID, or more where an id shown shares
     that much with another in `every` (sorted, lowercased: Index.ids), so that what is
-    printed is a prefix `resume` and `show` take. Codex's time-ordered ids share their
+    printed is a prefix `resume` and `show` take. Time-ordered ids (UUIDv7) share their
     first eight characters for sessions started within a minute of each other."""
     width = SHORT_ID
     for session_id in shown:

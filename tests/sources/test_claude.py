@@ -435,7 +435,7 @@ def test_compaction_carries_its_summary_and_modes_show_as_meta() -> None:
 
 
 def test_every_record_type_in_the_catalogues_is_known() -> None:
-    for name in ("small.jsonl", "schema_drift.jsonl"):
+    for name in ("small.jsonl", "schema_drift.jsonl", "metadata_2_1.jsonl"):
         diagnostics = Diagnostics()
         found = events(DATA / "catalogue" / name, diagnostics)
         assert found

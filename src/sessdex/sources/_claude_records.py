@@ -46,6 +46,20 @@ IGNORED_TYPES = frozenset(
         "atis-latch",
         "started",
         "result",
+        # 2.1 metadata a session list or a resume reads, not the conversation: tags, colours,
+        # cost and attribution snapshots, speculation stats, replaced tool-output bodies and
+        # the context-collapse store ("marble-origami"), whose originals stay in the file.
+        "tag",
+        "task-summary",
+        "agent-color",
+        "cost-state",
+        "attribution-snapshot",
+        "speculation-accept",
+        "isolation-latch",
+        "content-replacement",
+        "marble-origami-commit",
+        "marble-origami-snapshot",
+        "marble-origami-reset",
     }
 )
 # Context the harness attaches for the model: said by neither the user nor the model.

@@ -106,6 +106,11 @@ def test_an_unpriced_model_is_listed_never_zero(mixed: Home) -> None:
     # claude-sonnet-4-5 at $3 in / $15 out per million: 30 * 3 + 60 * 15 = 990 micro-dollars
     assert daily["2026-11-22"]["cost_usd"] == pytest.approx(0.00099)
     assert daily["2026-11-22"]["unpriced_models"] == []
+    # what is priced of the mixed day is still told: msg_A1 on claude-opus-4-5 ($5 in, $25
+    # out, $6.25 cache write, $0.50 cache read per million) 50 + 2000 + 625 + 500 = 3175,
+    # msg_A2 on claude-sonnet-4-5 ($3, $15, -, $0.30) 60 + 600 + 600 = 1260 micro-dollars
+    assert daily["2026-11-21"]["priced_cost_usd"] == pytest.approx(0.004435)
+    assert daily["2026-11-22"]["priced_cost_usd"] == daily["2026-11-22"]["cost_usd"]
     by_model = rows(mixed, "model", ("claude",))
     assert by_model["claude-imaginary-9"]["cost_usd"] is None
     assert by_model["claude-sonnet-4-5"]["cost_usd"] is not None
@@ -343,8 +348,15 @@ def test_json_rows_have_the_documented_fields(mixed: Home, run: object) -> None:
 def test_the_table_says_unpriced(mixed: Home, run: object) -> None:
     result = run.invoke(main, ["usage", "--home", str(mixed.path), "--app", "claude"])  # type: ignore[attr-defined]
     assert result.exit_code == 0
-    assert "unpriced" in result.output
-    assert "$0.00" not in result.output.split("2026-11-21", 1)[1].split("\n", 1)[0]
+    mixed_day = result.output.split("2026-11-21", 1)[1].split("\n", 1)[0]
+    # the priced part (0.004435), marked as leaving the unpriced model out; never $0
+    assert mixed_day.rstrip(" │").endswith(" $0.00443+")
+    assert "no price for: claude-imaginary-9" in result.output
+    result = run.invoke(
+        main, ["usage", "model", "--home", str(mixed.path), "--app", "claude"]
+    )  # type: ignore[attr-defined]
+    alone = result.output.split("claude-imaginary-9", 1)[1].split("\n", 1)[0]
+    assert alone.rstrip(" │").endswith("unpriced")
 
 
 def test_an_unknown_explain_key_or_zone_is_an_explained_error(

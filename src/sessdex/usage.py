@@ -562,11 +562,22 @@ class Row:
     def cost_usd(self) -> float | None:
         return None if self.unpriced else round(self.cost, 6)
 
+    @property
+    def priced_cost_usd(self) -> float:
+        """The cost of the models that have a price: all of it unless `unpriced` says so."""
+        return round(self.cost, 6)
+
+    @property
+    def partly_priced(self) -> bool:
+        """Some of the row's models have a price and some do not."""
+        return bool(self.unpriced) and bool(self.models - self.unpriced)
+
     def record(self) -> dict[str, object]:
         out: dict[str, object] = {"key": self.key, **self.about}
         for name in TOKENS:
             out[name] = getattr(self, name)
         out["cost_usd"] = self.cost_usd
+        out["priced_cost_usd"] = self.priced_cost_usd
         out["unpriced_models"] = sorted(self.unpriced)
         out["models"] = sorted(self.models)
         out["apps"] = sorted(self.apps)

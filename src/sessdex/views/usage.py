@@ -27,9 +27,16 @@ LABELS = ("Input", "Output", "Cache write", "Cache read", "Reasoning")
 
 
 def money(row: Row) -> str:
+    """The row's cost; "$1.20+" when unpriced models add an unknown amount to it."""
+    if row.partly_priced:
+        return _dollars(row.priced_cost_usd) + "+"
     cost = row.cost_usd
     if cost is None:
         return "unpriced"
+    return _dollars(cost)
+
+
+def _dollars(cost: float) -> str:
     return f"${cost:,.2f}" if cost >= 0.01 or cost == 0 else f"${cost:.5f}"
 
 
@@ -40,7 +47,7 @@ def row_records(rows: Sequence[Row]) -> list[dict[str, object]]:
 def table(kind: str, rows: Sequence[Row], total: Row, catalogue: str) -> Table:
     """One line per row (sub-agents indented under their session), then the total."""
     out = Table(
-        caption=f"prices: {catalogue}; unpriced models count no cost",
+        caption=f"prices: {catalogue}",
         caption_justify="left",
     )
     out.add_column(
@@ -95,7 +102,7 @@ def unpriced_note(total: Row) -> str | None:
     return (
         "no price for: "
         + ", ".join(sorted(total.unpriced))
-        + " (their rows show no cost, never $0)"
+        + "; their rows say unpriced, never $0, and a cost with + leaves them out"
     )
 
 

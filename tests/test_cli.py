@@ -584,6 +584,8 @@ def test_a_folder_name_that_is_not_utf8_is_passed_over_and_said(
     assert "-w-caf\\xe9" in err
     code, out, err = invoke("doctor", "--json", "--home", str(home))
     assert code == 0 and "-w-caf\\\\xe9" in out
+    code, out, err = invoke("doctor", "--app", "claude", "--home", str(home))
+    assert out.startswith("Claude Code (claude): 1 session\n")
     code, out, err = invoke("usage", "--json", "--home", str(home))
     assert code == 0 and "-w-caf\\xe9" in err
 

@@ -264,7 +264,11 @@ def doctor_command(
         click.echo(clean(line))
 
     for r in reports:
-        state = f"{r.sessions} sessions" if r.exists else "not found"
+        state = (
+            ("1 session" if r.sessions == 1 else f"{r.sessions} sessions")
+            if r.exists
+            else "not found"
+        )
         say(f"{r.title} ({r.app}): {state}")
         say(
             f"  looked in   {r.root}" + (f"  (from {r.override})" if r.override else "")

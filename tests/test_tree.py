@@ -61,6 +61,8 @@ def test_codex_sub_agent_tree() -> None:
     assert child["id"] == "01a22b81-66cf-74d0-99b4-ed78fda80cf9"
     assert child["status"] == "done"
     assert child["description"].startswith("SCENARIO=child You are a sub-agent.")
+    # Codex gives the sub-agent no type here, only the name its lead chose
+    assert (child["agent_type"], child["agent_name"]) == (None, "greeter")
     assert (
         child["usage"]["input_tokens"],
         child["usage"]["output_tokens"],
@@ -75,6 +77,12 @@ def test_tree_in_the_terminal_names_each_agent() -> None:
     assert result.exit_code == 0
     assert "lead [done]" in result.stdout
     assert "general-purpose [done] Greeting sub-agent" in result.stdout
+    assert "· 1 tool call ·" in result.stdout
+    result = CliRunner().invoke(
+        main, ["tree", "01a22b81-666a", "--home", str(DATA / "codex" / "home")]
+    )
+    assert "└── greeter [done] SCENARIO=child" in result.stdout
+    assert "· 2 tool calls ·" in result.stdout
 
 
 def test_a_wide_deep_tree_with_late_and_circular_spawns_builds_right() -> None:

@@ -18,6 +18,7 @@ from .model import Event, JSONValue, Usage
 class AgentNode:
     id: str
     agent_type: str | None = None
+    agent_name: str | None = None  # the name the lead gave it, where the app has names
     description: str | None = None
     status: str = "running"  # running / done / failed
     usage: Usage = field(default_factory=Usage)
@@ -40,6 +41,7 @@ class AgentNode:
         return {
             "id": self.id,
             "agent_type": self.agent_type,
+            "agent_name": self.agent_name,
             "description": self.description,
             "status": self.status,
             "usage": usage_record(self.usage),
@@ -103,6 +105,8 @@ def build_tree(
                 continue  # a spawn of itself or of an ancestor: not a tree edge
             agent = event.extra.get("agent_type")
             child.agent_type = str(agent) if agent is not None else child.agent_type
+            name = event.extra.get("agent_name")
+            child.agent_name = str(name) if name is not None else child.agent_name
             child.description = event.text or child.description
             child.call_id = event.call_id
             if node not in parents.get(id(child), ()):

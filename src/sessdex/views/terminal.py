@@ -157,14 +157,19 @@ def _add_children(tree: Tree, node: AgentNode) -> None:
 def _node_label(node: AgentNode) -> Text:
     colours = {"running": "yellow", "done": "green", "failed": "red"}
     label = Text()
-    label.append(one_line(node.agent_type or "agent", 30), style="bold")
+    label.append(
+        one_line(node.agent_type or node.agent_name or "agent", 30), style="bold"
+    )
+    if node.agent_type and node.agent_name and node.agent_name != node.agent_type:
+        label.append(f" {one_line(node.agent_name, 30)}")
     label.append(f" [{node.status}]", style=colours.get(node.status, ""))
     if node.description:
         label.append(" " + one_line(node.description, 70))
     u = node.usage
+    calls = "1 tool call" if node.tool_calls == 1 else f"{node.tool_calls} tool calls"
     label.append(
         f"\n{one_line(node.id)} · {tokens(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens)} in, "
-        f"{tokens(u.output_tokens)} out · {node.tool_calls} tool calls · {duration(node.duration_seconds)}",
+        f"{tokens(u.output_tokens)} out · {calls} · {duration(node.duration_seconds)}",
         style="dim",
     )
     return label

@@ -258,6 +258,8 @@ def test_unified_subagent_is_a_sibling_folder_linked_both_ways() -> None:
     assert texts(found, "assistant", CHILD) == [
         "Sub-agent report: the command printed hello-from-subagent."
     ]
+    # a shell result reads as the shell printed it, not as its JSON record
+    assert texts(found, "tool_result", CHILD) == ["hello-from-subagent"]
     assert spawn.seq < inside[0].seq
     assert [e.tool for e in found if e.kind == "tool_call" and e.agent_id is None] == [
         "agents.spawn",
@@ -336,3 +338,24 @@ def test_save_dir_from_config_toml_is_honoured(tmp_path: Path) -> None:
     assert location.root == tmp_path / "elsewhere"
     assert location.override == f"VIBE_HOME={vibe_home}"
     assert any(path.name == "CURRENT" for path in vibe.scan(location))
+
+
+def test_a_failing_shell_result_shows_its_stderr_and_exit_code() -> None:
+    from sessdex.sources._vibe_unified import _effect_output
+
+    state: dict[str, object] = {
+        "status": "failed",
+        "output": {
+            "content": [],
+            "structured_content": {
+                "command": "make test",
+                "returncode": 2,
+                "stdout": "",
+                "stderr": "make: *** [test] Error 2\n",
+                "timed_out": False,
+            },
+        },
+    }
+    assert _effect_output(state) == "make: *** [test] Error 2\nexit code 2"
+    state["output"] = {"structured_content": {"stdout": "", "returncode": 0}}
+    assert _effect_output(state) is None  # shown as "(no output)"

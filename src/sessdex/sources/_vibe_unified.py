@@ -654,6 +654,25 @@ def _effect_output(state: dict[str, object]) -> str | None:
     if text:
         return plain(text)
     structured = output.get("structured_content")
+    if isinstance(structured, dict) and (
+        "stdout" in structured or "stderr" in structured
+    ):
+        return _shell_output(structured)
     if isinstance(structured, dict) and set(structured) != {"type"}:
         return orjson.dumps(structured).decode()
     return text_of(obj(state, "error"), "message") or text_of(state, "reason")
+
+
+def _shell_output(result: dict[str, object]) -> str | None:
+    """A shell tool's result as a terminal shows it: stdout, stderr, a failing exit code."""
+    parts = [
+        text.rstrip("\n")
+        for key in ("stdout", "stderr")
+        if (text := text_of(result, key)) and text.strip()
+    ]
+    code = result.get("returncode")
+    if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+        parts.append(f"exit code {code}")
+    if result.get("timed_out") is True:
+        parts.append("timed out")
+    return plain("\n".join(parts)) if parts else None

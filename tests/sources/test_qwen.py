@@ -91,9 +91,15 @@ def test_fragments_sharing_a_uuid_count_once_with_the_last_usage() -> None:
 
 def test_sub_agent_spawn_and_its_telemetry_usage() -> None:
     found = events(DELEGATING)
-    spawn = next(e for e in found if e.kind == "subagent")
+    [spawn] = [e for e in found if e.kind == "subagent"]
     assert spawn.call_id == "9cb191903" and spawn.text == "Greeting sub-agent"
-    assert spawn.extra["agent_type"] == "general-purpose"
+    # the call names no run id: the first unseen run of its type is its child
+    assert spawn.extra == {
+        "child_id": "general-purpose-eh56xt",
+        "agent_type": "general-purpose",
+    }
+    child = [e for e in found if e.agent_id == "general-purpose-eh56xt"]
+    assert child and spawn.seq < child[0].seq
     # the lead agent's own telemetry duplicates its assistant records and is not counted
     assert total(found) == Usage(2400, 60, model="mock-model")
     assert total(found, "general-purpose-eh56xt") == Usage(2400, 60, model="mock-model")
@@ -237,3 +243,56 @@ def test_env_override_order(tmp_path: Path) -> None:
     )
     assert qwen.locate(Home(tmp_path, {"QWEN_HOME": str(home_dir)})).root == home_dir
     assert qwen.locate(Home.at(tmp_path)).root == tmp_path / ".qwen"
+
+
+def _delegating_lines() -> list[dict[str, object]]:
+    path = HOME / ".qwen" / "projects" / "-home-alex-code-shop-api" / "chats"
+    return [
+        json.loads(line)
+        for line in (path / f"{DELEGATING}.jsonl").read_text().splitlines()
+    ]
+
+
+def _read_lines(tmp_path: Path, lines: list[dict[str, object]]) -> list[Event]:
+    path = tmp_path / f"{DELEGATING}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    session = replace(sessions()[DELEGATING], path=str(path))
+    diagnostics = Diagnostics()
+    found = list(qwen.read(session, diagnostics))
+    assert not diagnostics.unknown
+    return found
+
+
+def test_a_spawn_whose_child_left_no_trace_is_announced_before_its_answer(
+    tmp_path: Path,
+) -> None:
+    """No telemetry for the sub-agent (turned off, or cut from the file): the spawn is
+    still one `subagent` event, before the result that answers it, with no child id."""
+    lines = [
+        line for line in _delegating_lines() if "subagent_name" not in json.dumps(line)
+    ]
+    found = _read_lines(tmp_path, lines)
+    [spawn] = [e for e in found if e.kind == "subagent"]
+    assert spawn.extra == {"agent_type": "general-purpose"}
+    answer = next(e for e in found if e.kind == "tool_result")
+    assert spawn.seq < answer.seq and answer.call_id == spawn.call_id
+    cut = _read_lines(tmp_path, lines[:4])  # the read ends before the answer
+    assert [e.kind for e in cut if e.kind == "subagent"] == ["subagent"]
+
+
+def test_a_run_whose_spawn_was_not_read_is_announced_without_a_call(
+    tmp_path: Path,
+) -> None:
+    lines = [
+        line
+        for line in _delegating_lines()
+        if '"functionCall"' not in json.dumps(line)
+        and '"functionResponse"' not in json.dumps(line)
+    ]
+    found = _read_lines(tmp_path, lines)
+    [spawn] = [e for e in found if e.kind == "subagent"]
+    assert spawn.call_id is None and spawn.agent_id is None
+    assert spawn.extra == {
+        "child_id": "general-purpose-eh56xt",
+        "agent_type": "general-purpose",
+    }

@@ -21,7 +21,8 @@ names: `promptTokenCount` includes `cachedContentTokenCount`, which is subtracte
 output is `candidatesTokenCount + thoughtsTokenCount`. Sub-agents (the `agent` tool)
 leave no transcript in 0.15.x: their model calls appear only as `ui_telemetry`
 `api_response` events carrying `subagent_name`, which become usage events with the
-sub-agent's run id as `agent_id`. The main agent's `api_response` telemetry duplicates
+sub-agent's run id as `agent_id`; the spawn's `subagent` event names the first unseen
+run of its `subagent_type` as its child (see `_Reader`). The main agent's `api_response` telemetry duplicates
 its assistant records and is ignored, and so is `usageMetadata` on sidechain records
 (their calls are in the telemetry). Other bookkeeping subtypes are known and ignored.
 """
@@ -29,6 +30,7 @@ its assistant records and is ignored, and so is `usageMetadata` on sidechain rec
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -90,6 +92,9 @@ _IGNORED_SYSTEM = {
     "managed_session_commit_v1",
 }
 _META_USER_SUBTYPES = {"notification", "cron", "goal_runtime"}
+# Spawns waiting for their child, and children announced, kept per read (bounded).
+_SPAWNS_CAP = 256
+_CHILDREN_CAP = 100_000
 
 
 def locate(home: Home) -> Location:
@@ -259,7 +264,7 @@ def read(
         diagnostics.problem(f"{NAME}: {session.path} vanished before it could be read")
     except OSError as error:
         diagnostics.problem(f"{NAME}: cannot read {session.path}: {error.strerror}")
-    yield from reader.flush()
+    yield from reader.finish()
 
 
 def _at_line_start(path: str, offset: int) -> bool:
@@ -268,8 +273,25 @@ def _at_line_start(path: str, offset: int) -> bool:
         return stream.read(1) == b"\n"
 
 
+@dataclass(slots=True)
+class _Spawn:
+    """An `agent` tool call whose sub-agent has not shown itself yet."""
+
+    call_id: str | None
+    agent_type: str | None
+    description: str | None
+    time: datetime | None
+    spawner: str | None
+
+
 class _Reader:
-    """Translates records into events, holding back one assistant usage until its uuid ends."""
+    """Translates records into events, holding back one assistant usage until its uuid ends.
+
+    A spawn's `subagent` event waits for its child's first record or telemetry line: the
+    call does not name the child's run id (`general-purpose-eh56xt`), so the first unseen
+    run of the spawn's `subagent_type` is taken as its child, oldest spawn first. A spawn
+    answered, or left at the end of the read, with no child seen is announced without one.
+    """
 
     def __init__(self, session_id: str, diagnostics: Diagnostics) -> None:
         self.session_id = session_id
@@ -277,6 +299,8 @@ class _Reader:
         self.event = Emitter(session_id)
         self.pending: tuple[str, Usage, datetime | None] | None = None
         self.counted: set[str] = set()
+        self.spawns: list[_Spawn] = []
+        self.children: set[str] = set()
 
     def flush(self) -> Iterator[Event]:
         if self.pending is not None:
@@ -284,6 +308,52 @@ class _Reader:
             self.pending = None
             self.counted.add(uuid)
             yield self.event("usage", time, usage=usage)
+
+    def finish(self) -> Iterator[Event]:
+        """What the end of the read settles: a held usage, spawns no child answered."""
+        yield from self.flush()
+        while self.spawns:
+            yield self._spawned(self.spawns.pop(0), None)
+
+    def _spawned(self, spawn: _Spawn, child: str | None) -> Event:
+        return self.event(
+            "subagent",
+            spawn.time,
+            agent_id=spawn.spawner,
+            call_id=spawn.call_id,
+            text=spawn.description,
+            extra={"child_id": child, "agent_type": spawn.agent_type}
+            if child
+            else {"agent_type": spawn.agent_type},
+        )
+
+    def _announce(
+        self, child: str, name: str | None, time: datetime | None
+    ) -> Iterator[Event]:
+        """The `subagent` event for a run seen for the first time: its spawn's, else one
+        without a call (a run whose spawn is not in what was read)."""
+        if child in self.children or len(self.children) >= _CHILDREN_CAP:
+            return
+        self.children.add(child)
+        spawn = next(
+            (s for s in self.spawns if name and s.agent_type == name),
+            None,
+        ) or next(
+            (
+                s
+                for s in self.spawns
+                if s.agent_type is None
+                or (not name and child.startswith(f"{s.agent_type}-"))
+            ),
+            None,
+        )
+        if spawn is not None:
+            self.spawns.remove(spawn)
+            yield self._spawned(spawn, child)
+        else:
+            yield self.event(
+                "subagent", time, extra={"child_id": child, "agent_type": name}
+            )
 
     def record(self, record: dict[str, object]) -> Iterator[Event]:
         uuid = as_str(record.get("uuid")) or ""
@@ -298,6 +368,8 @@ class _Reader:
         )
         subtype = as_str(record.get("subtype"))
         version = as_str(record.get("version"))
+        if agent is not None:
+            yield from self._announce(agent, as_str(record.get("agentName")), time)
         if kind == "user":
             yield from self.user(record, subtype, time, agent, version)
         elif kind == "assistant":
@@ -366,14 +438,18 @@ class _Reader:
             extra={"input": json_copy(args)},
         )
         if name in ("agent", "task") and isinstance(args, dict):
-            yield self.event(
-                "subagent",
+            spawn = _Spawn(
+                call_id,
+                as_str(args.get("subagent_type")),
+                as_str(args.get("description")),
                 time,
-                agent_id=agent,
-                call_id=call_id,
-                text=as_str(args.get("description")),
-                extra={"agent_type": json_copy(args.get("subagent_type"))},
+                agent,
             )
+            if (
+                len(self.spawns) >= _SPAWNS_CAP
+            ):  # never answered: announce, keep bounded
+                yield self._spawned(self.spawns.pop(0), None)
+            self.spawns.append(spawn)
 
     def tool_result(
         self, record: dict[str, object], time: datetime | None, agent: str | None
@@ -386,11 +462,16 @@ class _Reader:
                 continue
             body = response.get("response")
             error = isinstance(body, dict) and "error" in body and "output" not in body
+            call_id = as_str(response.get("id"))
+            waiting = next((s for s in self.spawns if s.call_id == call_id), None)
+            if call_id and waiting is not None:  # answered before any child was seen
+                self.spawns.remove(waiting)
+                yield self._spawned(waiting, None)
             yield self.event(
                 "tool_result",
                 time,
                 agent_id=agent,
-                call_id=as_str(response.get("id")),
+                call_id=call_id,
                 tool=as_str(response.get("name")),
                 text=_result_text(body),
                 is_error=bool(error or status in ("error", "cancelled")),
@@ -504,12 +585,9 @@ class _Reader:
             reasoning_tokens=as_int(event.get("thoughts_token_count"), floats=False),
             model=as_str(event.get("model")),
         )
-        yield self.event(
-            "usage",
-            time,
-            agent_id=_subagent_run(event.get("prompt_id"), subagent),
-            usage=usage,
-        )
+        run = _subagent_run(event.get("prompt_id"), subagent)
+        yield from self._announce(run, subagent, time)
+        yield self.event("usage", time, agent_id=run, usage=usage)
 
 
 def _subagent_run(prompt_id: object, name: str) -> str:

@@ -806,3 +806,138 @@ def test_a_corrupt_compressed_rollout_is_reported_and_the_others_still_count(
     assert sum(row["output_tokens"] for row in json.loads(usage.stdout)) == (
         sum(row["output_tokens"] for row in json.loads(whole.stdout)) - lost
     )
+
+
+def test_newer_rollout_lines_are_read_or_known(tmp_path: Path) -> None:
+    """Lines newer builds write (openai/codex history/rollout_payload.rs, protocol items.rs,
+    policy.rs): voice transcripts and messages between agents are conversation; tool
+    declarations, hooks, risk scores and sleeps are bookkeeping; a reroute changes the
+    model the next responses are billed to, in the reader and in `usage` alike."""
+    from sessdex.sources import _codex_usage
+
+    def event(second: int, payload: dict[str, object], ordinal: int) -> bytes:
+        return record(second, "event_msg", payload, ordinal)
+
+    def tokens(total: int) -> dict[str, object]:
+        used = {"input_tokens": total, "output_tokens": 10}
+        return {"type": "token_count", "info": {"total_token_usage": used}}
+
+    message = {
+        "author": "/root/greeter",
+        "recipient": "/root",
+        "other_recipients": [],
+        "content": "the greeter printed hello",
+        "trigger_turn": True,
+    }
+    lines = [
+        record(1, "turn_context", context("gpt-5.5", turn_id="t1"), 1),
+        prompt(2, "run the linter", 2),
+        record(
+            3,
+            "realtime_item",
+            {
+                "id": "rt_1",
+                "realtime_session_id": "rs",
+                "type": "realtime_session_started",
+                "data": {},
+            },
+            3,
+        ),
+        record(
+            4,
+            "realtime_item",
+            {
+                "id": "rt_2",
+                "realtime_session_id": "rs",
+                "type": "transcript_segment",
+                "data": {"role": "user", "text": "and the tests"},
+            },
+            4,
+        ),
+        record(
+            5,
+            "realtime_item",
+            {
+                "id": "rt_3",
+                "realtime_session_id": "rs",
+                "type": "transcript_segment",
+                "data": {"role": "assistant", "text": "running both"},
+            },
+            5,
+        ),
+        record(6, "inter_agent_communication", message, 6),
+        # a build that wrote the newer shape as well says it once
+        record(
+            6,
+            "response_item",
+            {
+                "type": "agent_message",
+                "author": "/root/greeter",
+                "recipient": "/root",
+                "content": [{"type": "input_text", "text": message["content"]}],
+            },
+            7,
+        ),
+        record(7, "retained_context", {"type": "verified_answer", "turn_id": "t1"}, 8),
+        record(7, "security_risk_score", {"scores": {"cyber": 0.01}}, 9),
+        record(
+            7,
+            "response_item",
+            {
+                "type": "additional_tools",
+                "id": "at_1",
+                "role": "developer",
+                "tools": [],
+            },
+            10,
+        ),
+        event(8, {"type": "hook_started", "id": "h1"}, 11),
+        event(8, {"type": "hook_completed", "id": "h1"}, 12),
+        event(
+            8,
+            {
+                "type": "item_completed",
+                "thread_id": ROLLOUT_ID,
+                "turn_id": "t1",
+                "item": {"type": "Sleep", "id": "sl_1", "duration_ms": 3000},
+            },
+            13,
+        ),
+        event(9, tokens(100), 14),
+        event(
+            10,
+            {
+                "type": "model_reroute",
+                "from_model": "gpt-5.5",
+                "to_model": "gpt-5.5-mini",
+                "reason": "high_risk_cyber_activity",
+            },
+            15,
+        ),
+        event(11, tokens(150), 16),
+    ]
+    [session], _ = rollout(tmp_path, lines)
+    diagnostics = Diagnostics()
+    found = events(session, diagnostics)
+    assert not diagnostics.unknown, diagnostics.unknown
+    said = [(e.kind, e.text) for e in found if e.kind in ("user", "assistant")]
+    assert said == [
+        ("user", "run the linter"),
+        ("user", "and the tests"),
+        ("assistant", "running both"),
+        ("user", "the greeter printed hello"),
+    ]
+    relayed = next(e for e in found if e.text == "the greeter printed hello")
+    assert relayed.extra == {
+        "author": "/root/greeter",
+        "recipient": "/root",
+        "inter_agent": True,
+    }
+    [reroute] = [e for e in found if e.kind == "meta" and e.extra.get("rerouted")]
+    assert reroute.text == (
+        "model: gpt-5.5 -> gpt-5.5-mini (rerouted: high risk cyber activity)"
+    )
+    billed = [(e.usage.model, e.usage.input_tokens) for e in found if e.usage]
+    assert billed == [("gpt-5.5", 100), ("gpt-5.5-mini", 50)]
+    scan = _codex_usage.usage_records(Path(session.path or ""), Diagnostics())
+    assert [(r.usage.model, r.usage.input_tokens) for r in scan.records] == billed

@@ -67,8 +67,10 @@ _IGNORED_TYPES = frozenset(
     {
         "world_state",
         "token_usage_record",
-        "inter_agent_communication",
         "inter_agent_communication_metadata",
+        # answers the user gave the agent (its tool output holds them); classifier scores
+        "retained_context",
+        "security_risk_score",
     }
 )
 # UI events that repeat a response item (tool outcomes), mark turn starts, echo settings,
@@ -116,11 +118,25 @@ _IGNORED_EVENTS = frozenset(
         "mcp_startup_update",
         "mcp_startup_complete",
         "deprecation_notice",
+        "hook_started",
+        "hook_completed",
+        "model_verification",
+        "raw_response_item",
+        "collab_resume_begin",
+        "collab_resume_end",
     }
+)
+# Response items that are harness bookkeeping: git states kept for /undo, tool
+# declarations, compaction requests.
+_IGNORED_ITEM_TYPES = frozenset(
+    {"ghost_snapshot", "additional_tools", "compaction_trigger"}
 )
 # Paginated-history items (0.17x) whose content a response item already carries.
 _IGNORED_ITEMS = frozenset(
     {
+        "Sleep",
+        "FunctionCallOutput",
+        "InjectedContext",
         "CommandExecution",
         "FileChange",
         "McpToolCall",
@@ -308,6 +324,7 @@ class _Reader:
         self.pairs = (self.user, self.assistant, self.thinking, self.compaction)
         self.spawns: dict[str, tuple[str | None, str | None]] = {}
         self.linked: set[str] = set()
+        self.inter_agent_said: tuple[JSONValue, JSONValue, str] | None = None
 
     # -- the stream
 
@@ -379,6 +396,10 @@ class _Reader:
             yield from self._first(
                 self.compaction, self._new("compaction", time, text=summary)
             )
+        elif kind == "inter_agent_communication":  # before agent_message items (0.16x)
+            yield from self._inter_agent(payload, payload.get("content"), time)
+        elif kind == "realtime_item":
+            yield from self._realtime(payload, time)
         elif kind not in _IGNORED_TYPES:
             self.diagnostics.unknown_type(kind, self.version)
 
@@ -446,6 +467,8 @@ class _Reader:
                 self.total = total
         elif kind == "turn_context":
             self._settings(payload)
+        elif kind == "event_msg" and payload.get("type") == "model_reroute":
+            self.model = as_str(payload.get("to_model")) or self.model
 
     # -- output helpers
 
@@ -665,19 +688,50 @@ class _Reader:
                     )
                 )
         elif item == "agent_message":
-            text = content_text(payload.get("content"))
-            extra = {
-                key: value
-                for key in ("author", "recipient")
-                if (value := as_str(payload.get(key)))
-            }
-            extra["inter_agent"] = True
-            if text:
-                yield from self._out(self._new("user", time, text=text, extra=extra))
+            yield from self._inter_agent(payload, payload.get("content"), time)
         elif item in ("compaction", "context_compaction", "compaction_summary"):
             yield from self._echo(self.compaction, self._new("compaction", time))
-        elif item != "ghost_snapshot":  # ghost snapshots are git states kept for /undo
+        elif item not in _IGNORED_ITEM_TYPES:
             self.diagnostics.unknown_type(f"response_item/{item}", self.version)
+
+    def _inter_agent(
+        self, payload: Mapping[str, object], content: object, time: datetime | None
+    ) -> Iterator[Event]:
+        """A message between agents (a task sent down, a report sent up), shown as input
+        to the agent that received it; a build that wrote both shapes says it once."""
+        text = content_text(content) or as_str(content)
+        if not text:
+            return
+        extra: dict[str, JSONValue] = {
+            key: value
+            for key in ("author", "recipient")
+            if (value := as_str(payload.get(key)))
+        }
+        extra["inter_agent"] = True
+        said = (extra.get("author"), extra.get("recipient"), text)
+        if said == self.inter_agent_said:
+            return
+        self.inter_agent_said = said
+        yield from self._out(self._new("user", time, text=text, extra=extra))
+
+    def _realtime(
+        self, payload: Mapping[str, object], time: datetime | None
+    ) -> Iterator[Event]:
+        """A voice session's transcript segments; its other items are presentation."""
+        if type_tag(payload.get("type")) != "transcript_segment":
+            return
+        data = as_dict(payload.get("data"))
+        text = as_str(data.get("text"))
+        role = data.get("role")
+        if text and role in ("user", "assistant"):
+            yield from self._out(
+                self._new(
+                    "user" if role == "user" else "assistant",
+                    time,
+                    text=text,
+                    extra={"realtime": True},
+                )
+            )
 
     # -- UI events
 
@@ -736,6 +790,20 @@ class _Reader:
                     extra={"rolled_back_turns": turns},
                 )
             )
+        elif kind == "model_reroute":  # the provider answered with another model
+            model = as_str(payload.get("to_model"))
+            if model and model != self.model:
+                before, self.model = self.model, model
+                reason = as_str(payload.get("reason"))
+                yield from self._out(
+                    self._new(
+                        "meta",
+                        time,
+                        text=f"model: {before or 'unset'} -> {model} (rerouted"
+                        + (f": {reason.replace('_', ' ')})" if reason else ")"),
+                        extra={"model": model, "rerouted": True},
+                    )
+                )
         elif kind == "thread_name_updated":
             name = one_line(payload.get("thread_name"))
             if name:

@@ -15,7 +15,8 @@ finds them), by msgspec types naming the few fields needed. The rules are the re
   was copied.
 - Codex counts cached and cache-write tokens inside `input_tokens`: they are taken out.
   Reasoning tokens are part of `output_tokens` and stay there (shown apart as well).
-- The model is the newest `turn_context.model` (or the count's own `info.model`). A sub-agent
+- The model is the newest `turn_context.model` or `model_reroute.to_model` (or the
+  count's own `info.model`). A sub-agent
   thread counts under its parent's session, as its agent.
 """
 
@@ -37,7 +38,12 @@ from .base import DroppedLine, Location, UsageRecord, UsageScan
 # The type values alone, quoted: Codex writes compact JSON, and a copy written with a space
 # after the colon ('"type": "token_count"') is still found. Inside a string a quote is
 # escaped, so text that mentions a type does not match.
-MARKERS = (b'"token_count"', b'"turn_context"', b'"session_meta"')
+MARKERS = (
+    b'"token_count"',
+    b'"turn_context"',
+    b'"session_meta"',
+    b'"model_reroute"',
+)
 
 
 class _Tokens(msgspec.Struct):
@@ -59,6 +65,7 @@ class _Payload(msgspec.Struct):
     info: _Info | None = None
     model: str | None = None
     cwd: str | None = None
+    to_model: str | None = None  # model_reroute: the model that answered instead
 
 
 class _Line(msgspec.Struct):
@@ -207,6 +214,9 @@ class _Scan:
             if payload.cwd:
                 state["cwd"] = payload.cwd
             return
+        if payload.type == "model_reroute" and payload.to_model:
+            state["model"] = payload.to_model
+            return
         if payload.type != "token_count" or payload.info is None:
             return
         self.token_count(number, line, payload.info)
@@ -310,6 +320,10 @@ def usage_records(
     start_line = carried.get("line", 1) if carried else 1
     lines = MarkedLines(path, MARKERS, offset=offset, line=start_line if isinstance(start_line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
     scan = _Scan(path, carried, explain)
+    if (
+        not offset
+    ):  # from the start, the first cumulative total is measured from nothing
+        scan.state.setdefault("total", [0, 0, 0, 0, 0])
     try:
         for number, data, complete in lines:
             if complete:

@@ -34,7 +34,10 @@ first `session_meta` defines identity, and the replay is skipped for events and 
 end is `subagent_history_start_ordinal` where lines carry ordinals; `history_base` (0.154+)
 means nothing was copied; otherwise the replay is the run of lines that match the parent's
 rollout (by ids, call ids, texts and token totals), or, with the parent gone, the lines
-stamped within the replay's first second.
+stamped within the replay's first second. Messages between agents (`agent_message` items,
+before them top-level `inter_agent_communication` lines) are input to the agent that got
+them; a voice session's `realtime_item` transcript segments are what was said; a
+`model_reroute` (the provider answered with another model) is a model change, for usage too.
 
 Usage: `event_msg` `token_count` holds the thread's cumulative `total_token_usage` and the
 last request's `last_token_usage`; one usage event per count whose total moved (Codex often
@@ -44,7 +47,8 @@ Codex counts cached (and cache-write) tokens inside `input_tokens`: we subtract 
 and stays there (output is what Codex reports). `token_usage_record` lines (0.17x) repeat
 the same numbers per response and are ignored.
 
-Ignored, on purpose: `world_state` (harness context snapshots), tool outcome UI events that
+Ignored, on purpose: `world_state` (harness context snapshots), retained answers and risk
+scores, tool declarations, hooks, tool outcome UI events that
 repeat a response item (`exec_command_end`, `patch_apply_end`, `mcp_tool_call_end`, …), turn
 starts, settings echoes, review and goal bookkeeping (the lists in `_codex_read`).
 Never read: `auth.json`, `history.jsonl` (lags the rollouts), the other SQLite files.

@@ -12,9 +12,10 @@ its `message` rows (`data` JSON: role, modelID, tokens, finish, error, time) and
 agent, subtask, retry, compaction). Older releases wrote the same records as JSON files:
 `storage/session/<project>/<ses>.json`, `storage/message/<ses>/<msg>.json` and
 `storage/part/<msg>/<prt>.json`; both are read, and a database row wins over a file for
-the same id (the upgrade copies the files into the database). We ignore the `event`
-log, `todo`, `permission`, `project` and snapshots, and the newest builds'
-`session_message` table (reported as a problem when it is all a session has).
+the same id (the upgrade copies the files into the database). OpenCode 2.x keeps its
+sessions in `session_v2` and their history in `session_message` rows, read by
+`_opencode_v2` (a 2.x row wins over the 1.x row of the same session). We ignore the
+`event` log, `todo`, `permission`, `project` and snapshots.
 
 Usage: one `usage` event per assistant message, from its `tokens` (the per-step
 `step-finish` parts repeat them and are not added). OpenCode stores `input` without
@@ -28,7 +29,7 @@ child's id. The git branch is not recorded.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Unpack
@@ -38,6 +39,7 @@ import orjson
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from . import _opencode_v2
 from ._values import (
     Emitter,
     EventFields,
@@ -55,7 +57,10 @@ from .base import Home, Location
 NAME = "opencode"
 TITLE = "OpenCode"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
-CHECKED_WITH = "opencode 1.18.33 (SQLite, real files); 1.3 JSON storage tree (public synthetic samples)"
+CHECKED_WITH = (
+    "opencode 1.18.33 (SQLite, real files); 1.3 JSON storage tree (public synthetic samples); "
+    "2.0.15 tables and rows as a public reader's tests quote them (no real 2.x file seen)"
+)
 ENV_VARS = ("XDG_DATA_HOME",)
 
 INSTALL_HINT = (
@@ -78,8 +83,7 @@ _SESSION_COLUMNS = (
 _IGNORED_PARTS = {"step-start", "step-finish", "snapshot", "patch"}
 _MAX_DEPTH = 4  # sub-agents of sub-agents: deep enough, and no loop can run away
 
-# Reads a child session's events: (child session id, agent id to tag them with).
-Children = Callable[[str, str], Iterator[Event]] | None
+Children = _opencode_v2.Children
 
 
 def locate(home: Home) -> Location:
@@ -124,25 +128,25 @@ def _parse_database(path: Path, diagnostics: Diagnostics) -> list[Session]:
         diagnostics.problem(f"{NAME}: cannot open {path}: {error}")
         return []
     try:
-        available = databases.table_columns(connection, "session")
-        if "id" not in available:
+        tables = [
+            table
+            for table in ("session", _opencode_v2.SESSION_TABLE)
+            if "id" in databases.table_columns(connection, table)
+        ]
+        if not tables:
             diagnostics.problem(
                 f"{NAME}: {path} has no session table; not an OpenCode database we know"
             )
             return []
-        missing = [
-            c
-            for c in ("directory", "title", "time_created", "time_updated")
-            if c not in available
-        ]
-        if missing:
-            diagnostics.problem(
-                f"{NAME}: {path} session table lacks {', '.join(missing)}"
-            )
-        columns = [c for c in _SESSION_COLUMNS if c in available]
-        rows = connection.execute(
-            f"SELECT {', '.join(databases.quote_identifier(c) for c in columns)} FROM session ORDER BY id"
-        ).fetchall()
+        rows: dict[str, dict[str, object]] = {}
+        for table in tables:  # a 2.x row wins over the 1.x row it was copied from
+            for row in _session_rows(connection, path, table, diagnostics):
+                session_id = as_str(row.get("id"))
+                if session_id is not None:
+                    rows[session_id] = row
+        for session_id, row in rows.items():
+            if row.get("table") == _opencode_v2.SESSION_TABLE and not row.get("title"):
+                row["title"] = _opencode_v2.first_prompt(connection, session_id)
     except sqlite3.Error as error:
         diagnostics.problem(f"{NAME}: cannot read {path}: {error}")
         return []
@@ -150,11 +154,7 @@ def _parse_database(path: Path, diagnostics: Diagnostics) -> list[Session]:
         connection.close()
 
     sessions = []
-    for values in rows:
-        row = dict(zip(columns, values, strict=True))
-        session_id = as_str(row.get("id"))
-        if session_id is None:
-            continue
+    for session_id, row in rows.items():
         model = json_object(row.get("model"))
         version = as_str(row.get("version"))
         if version:
@@ -169,6 +169,8 @@ def _parse_database(path: Path, diagnostics: Diagnostics) -> list[Session]:
             extra["cost"] = json_copy(row["cost"])
         if row.get("time_archived"):
             extra["archived"] = True
+        if fork := as_str(row.get("fork_session_id")):
+            extra["forked_from_id"] = fork
         parent = as_str(row.get("parent_id"))
         variant = as_str(model.get("variant"))
         sessions.append(
@@ -190,6 +192,23 @@ def _parse_database(path: Path, diagnostics: Diagnostics) -> list[Session]:
             )
         )
     return sessions
+
+
+def _session_rows(
+    connection: sqlite3.Connection, path: Path, table: str, diagnostics: Diagnostics
+) -> Iterator[dict[str, object]]:
+    """The rows of a session table (1.x `session` or 2.x `session_v2`), as column -> value."""
+    available = databases.table_columns(connection, table)
+    missing = [
+        c for c in ("directory", "time_created", "time_updated") if c not in available
+    ]
+    if missing:
+        diagnostics.problem(f"{NAME}: {path} {table} table lacks {', '.join(missing)}")
+    wanted = (*_SESSION_COLUMNS, *_opencode_v2.EXTRA_COLUMNS)
+    columns = [c for c in wanted if c in available]
+    query = f"SELECT {', '.join(databases.quote_identifier(c) for c in columns)} FROM {databases.quote_identifier(table)} ORDER BY id"
+    for values in connection.execute(query):
+        yield dict(zip(columns, values, strict=True)) | {"table": table}
 
 
 def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
@@ -266,6 +285,8 @@ class _Reader:
         self.diagnostics = diagnostics
         self.emit = Emitter(session_id)
         self.message_time = "time_created"
+        self.legacy = True  # the 1.x message and part tables are there
+        self.rows = False  # the 2.x session_message table is there
 
     def event(
         self,
@@ -287,12 +308,16 @@ class _Reader:
             return
         try:
             messages = databases.table_columns(connection, "message")
-            if not {"id", "session_id", "data"} <= messages or not {
+            self.legacy = {"id", "session_id", "data"} <= messages and {
                 "message_id",
                 "data",
-            } <= databases.table_columns(connection, "part"):
+            } <= databases.table_columns(connection, "part")
+            self.rows = {"session_id", "type", "seq", "data"} <= (
+                databases.table_columns(connection, "session_message")
+            )
+            if not self.legacy and not self.rows:
                 self.diagnostics.problem(
-                    f"{NAME}: {db} lacks the message or part table we know"
+                    f"{NAME}: {db} lacks the message tables we know"
                 )
                 return
             self.message_time = "time_created" if "time_created" in messages else "NULL"
@@ -309,37 +334,46 @@ class _Reader:
         agent: str | None,
         depth: int,
     ) -> Iterator[Event]:
-        messages = connection.execute(
-            f"SELECT id, {self.message_time} AS created, data FROM message WHERE session_id = ? ORDER BY created, id",
-            (session_id,),
-        )
         children: Children = None
         if depth < _MAX_DEPTH:
 
             def children(child: str, child_agent: str) -> Iterator[Event]:
                 return self.database_session(connection, child, child_agent, depth + 1)
 
-        seen = 0
-        for message_id, created, data in messages:
-            seen += 1
+        messages: list[tuple[object, object, object]] = []
+        if self.legacy:
+            messages = connection.execute(
+                f"SELECT id, {self.message_time} AS created, data FROM message WHERE session_id = ? ORDER BY created, id",
+                (session_id,),
+            ).fetchall()
+        data_of = {message_id: data for message_id, _, data in messages}
+
+        def legacy_message(message_id: str, created: int | None) -> Iterator[Event]:
             parts = connection.execute(
                 "SELECT data FROM part WHERE message_id = ? ORDER BY id", (message_id,)
             )
             yield from self.message(
-                json_object(data),
+                json_object(data_of.get(message_id)),
                 created,
                 (json_object(p[0]) for p in parts),
                 agent,
                 children,
             )
-        if not seen and databases.table_columns(connection, "session_message"):
-            (count,) = connection.execute(
-                "SELECT count(*) FROM session_message WHERE session_id = ?",
-                (session_id,),
-            ).fetchone()
-            if count:
-                self.diagnostics.problem(
-                    f"{NAME}: session {session_id} is stored in the newer session_message table, not read yet"
+
+        if self.rows and _opencode_v2.has_rows(connection, session_id):
+            rows = [
+                (created, message_id, as_str(json_object(data).get("role")) or "")
+                for message_id, created, data in messages
+                if isinstance(message_id, str) and isinstance(created, int)
+            ]
+            yield from _opencode_v2.history(
+                self, connection, session_id, agent, children, rows, legacy_message
+            )
+            return
+        for message_id, created, _ in messages:
+            if isinstance(message_id, str):
+                yield from legacy_message(
+                    message_id, created if isinstance(created, int) else None
                 )
 
     # -- JSON tree --
@@ -399,7 +433,7 @@ class _Reader:
         done = ms_time(times.get("completed")) or time
         model = as_str(info.get("modelID"))
         if isinstance(tokens, dict):
-            usage = _usage(tokens, model)
+            usage = usage_of(tokens, model)
             if usage is not None:
                 yield self.event("usage", done, agent, usage=usage)
         error = info.get("error")
@@ -525,7 +559,7 @@ class _Reader:
         )
         assert isinstance(metadata, dict)
         child = as_str(metadata.get("sessionId"))
-        if name == "task" and isinstance(args, dict):
+        if name in _opencode_v2.SPAWN_TOOLS and isinstance(args, dict):
             yield self.event(
                 "subagent",
                 when,
@@ -559,7 +593,8 @@ class _Reader:
         )
 
 
-def _usage(tokens: dict[str, object], model: str | None) -> Usage | None:
+def usage_of(tokens: dict[str, object], model: str | None) -> Usage | None:
+    """A response's usage from OpenCode's `tokens` (1.x messages and 2.x rows alike)."""
     cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
     assert isinstance(cache, dict)
     reasoning = as_int(tokens.get("reasoning"))

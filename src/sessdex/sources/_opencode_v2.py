@@ -1,0 +1,399 @@
+"""OpenCode 2.x: sessions in `session_v2`, each one's history as typed rows of `session_message`.
+
+OpenCode 2.0 keeps the same `opencode.db`. A session is a `session_v2` row (the 1.x
+`session` columns, a title that may still be NULL, `fork_session_id` / `fork_boundary`
+for a fork); its history is `session_message` rows ordered by `seq`, each a `type` and a
+`data` JSON: `user {text, files}`, `assistant {agent, model {id, providerID}, content
+[text | reasoning | tool {id, name, state {status, input, content[], structured, result,
+error}}], finish, error, tokens, time {created, completed}}`, `synthetic`, `system`,
+`skill`, `shell {command, status, output}`, `compaction {status, summary, tokens, error}`,
+`idle {outcome}`, `agent-switched`, `model-switched`, `location-switched`. An assistant
+row is rewritten in place while it streams; a revert deletes rows.
+
+The upgrade copies each 1.x session's `message` rows into `session_message` and leaves
+the 1.x tables, which a 1.x build may go on writing: a session in both is read from both,
+merged by time, a copy (same id, or same kind at the same millisecond) once. A fork copies
+its source's rows under new ids: they are shown, and their responses are billed to the
+source only. `input` excludes cached tokens and `output` excludes reasoning, as in 1.x.
+
+Checked against opencode 2.0.15's schema and rows as a public third-party reader's tests
+quote them (no real 2.x database seen here): Medium-Low confidence.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Protocol, Unpack
+
+import orjson
+
+from .. import databases
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue
+from ._values import EventFields, as_dict, as_list, as_str, json_object, ms_time
+
+SESSION_TABLE = "session_v2"
+EXTRA_COLUMNS = ("fork_session_id",)
+# A sub-agent session's first prompt is written by OpenCode, not typed.
+SUBAGENT_PROMPT = "You are a subagent spawned by another session."
+SPAWN_TOOLS = frozenset({"task", "subagent"})
+_META_TYPES = frozenset({"synthetic", "system", "skill"})
+_IDLE_ENDS = {"interrupted": "interrupted", "cancelled": "interrupted"}
+_IDS_CAP = 200_000  # message ids held to recognise copies, per session
+
+
+# Reads a child session's events: (child session id, agent id to tag them with).
+Children = Callable[[str, str], Iterator[Event]] | None
+
+
+class Reader(Protocol):
+    """What the 1.x reader lends: its event maker, tool parts, the usage rule."""
+
+    diagnostics: Diagnostics
+
+    def event(
+        self,
+        kind: EventKind,
+        time: datetime | None,
+        agent: str | None,
+        **fields: Unpack[EventFields],
+    ) -> Event: ...
+
+    def tool(
+        self,
+        part: dict[str, object],
+        when: datetime | None,
+        agent: str | None,
+        children: Children,
+    ) -> Iterator[Event]: ...
+
+
+def has_sessions(connection: sqlite3.Connection) -> bool:
+    return "id" in databases.table_columns(connection, SESSION_TABLE)
+
+
+def is_v2_session(connection: sqlite3.Connection, session_id: str) -> bool:
+    if not has_sessions(connection):
+        return False
+    row = connection.execute(
+        f"SELECT 1 FROM {SESSION_TABLE} WHERE id = ?", (session_id,)
+    ).fetchone()
+    return row is not None
+
+
+def has_rows(connection: sqlite3.Connection, session_id: str) -> bool:
+    """Whether the session has 2.x rows (native, continued after the upgrade, or copied)."""
+    row = connection.execute(
+        "SELECT 1 FROM session_message WHERE session_id = ? LIMIT 1", (session_id,)
+    ).fetchone()
+    return row is not None
+
+
+def first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None:
+    """A title for a session OpenCode has not titled yet: its first typed prompt."""
+    if "data" not in databases.table_columns(connection, "session_message"):
+        return None
+    rows = connection.execute(
+        "SELECT data FROM session_message WHERE session_id = ? AND type = 'user' ORDER BY seq LIMIT 3",
+        (session_id,),
+    )
+    for (data,) in rows:
+        text = as_str(json_object(data).get("text"))
+        if text and not text.startswith(SUBAGENT_PROMPT):
+            return text
+    return None
+
+
+class LegacyMessage(Protocol):
+    def __call__(self, message_id: str, created: int | None) -> Iterator[Event]: ...
+
+
+def history(
+    reader: Reader,
+    connection: sqlite3.Connection,
+    session_id: str,
+    agent: str | None,
+    children: Children,
+    legacy_rows: list[tuple[int, str, str]],
+    legacy_message: LegacyMessage,
+) -> Iterator[Event]:
+    """The session's events: its 2.x rows, merged by time with the messages the 1.x
+    tables hold (`legacy_rows`: created ms, id and role of each; `legacy_message` reads one)."""
+    fork = None
+    if "fork_session_id" in databases.table_columns(connection, SESSION_TABLE):
+        row = connection.execute(
+            f"SELECT fork_session_id FROM {SESSION_TABLE} WHERE id = ?", (session_id,)
+        ).fetchone()
+        fork = as_str(row[0]) if row else None
+    copied = _billed_calls(connection, fork)
+    known_ids = {row_id for _, row_id, _ in legacy_rows[:_IDS_CAP]}
+    known_times = {(created, role) for created, _, role in legacy_rows[:_IDS_CAP]}
+    spawned = _Spawned(connection, session_id)
+    rows = connection.execute(
+        "SELECT id, type, time_created, data FROM session_message WHERE session_id = ? ORDER BY seq",
+        (session_id,),
+    )
+    waiting = iter(legacy_rows)
+    legacy = next(waiting, None)
+    for row_id, kind, created, data in rows:
+        kind = as_str(kind) or ""
+        if row_id in known_ids or (created, _role(kind)) in known_times:
+            continue  # the upgrade's copy of a 1.x message
+        while legacy is not None and isinstance(created, int) and legacy[0] <= created:
+            yield from legacy_message(legacy[1], legacy[0])  # written before this row
+            legacy = next(waiting, None)
+        yield from _row(
+            reader, kind, json_object(data), created, agent, children, copied, spawned
+        )
+    while legacy is not None:
+        yield from legacy_message(legacy[1], legacy[0])
+        legacy = next(waiting, None)
+
+
+def _role(kind: str) -> str:
+    return kind if kind in ("user", "assistant") else ""
+
+
+class _Spawned:
+    """Child sessions of a session, oldest first, for spawns that do not name theirs."""
+
+    def __init__(self, connection: sqlite3.Connection, session_id: str) -> None:
+        self.connection = connection
+        self.session_id = session_id
+        self.waiting: list[str] | None = None
+
+    def claim(self, named: str | None) -> str | None:
+        if self.waiting is None:
+            self.waiting = [
+                row[0]
+                for row in self.connection.execute(
+                    f"SELECT id FROM {SESSION_TABLE} WHERE parent_id = ? ORDER BY time_created, id LIMIT 10000",
+                    (self.session_id,),
+                )
+                if isinstance(row[0], str)
+            ]
+        if named is not None:
+            if named in self.waiting:
+                self.waiting.remove(named)
+            return named
+        return self.waiting.pop(0) if self.waiting else None
+
+
+def _row(
+    reader: Reader,
+    kind: str,
+    data: dict[str, object],
+    created: object,
+    agent: str | None,
+    children: Children,
+    copied: set[bytes],
+    spawned: _Spawned,
+) -> Iterator[Event]:
+    times = as_dict(data.get("time"))
+    time = ms_time(times.get("created")) or ms_time(created)
+    if kind == "user":
+        text = as_str(data.get("text"))
+        if text:
+            yield reader.event("user", time, agent, text=text)
+        for file in as_list(data.get("files")):
+            name = as_str(as_dict(file).get("filename")) or as_str(
+                as_dict(file).get("url")
+            )
+            yield reader.event("user", time, agent, text=f"[file {name or 'file'}]")
+    elif kind == "assistant":
+        yield from _assistant(reader, data, time, agent, children, copied, spawned)
+    elif kind in _META_TYPES:
+        text = as_str(data.get("text"))
+        if text:
+            yield reader.event("meta", time, agent, text=text, extra={"row": kind})
+    elif kind == "shell":
+        yield from _shell(reader, data, time, agent)
+    elif kind == "compaction":
+        yield from _compaction(reader, data, time, agent, copied)
+    elif kind == "idle":
+        outcome = as_str(data.get("outcome"))
+        if outcome == "failed":
+            yield reader.event("error", time, agent, text="the turn failed")
+        elif outcome in _IDLE_ENDS:
+            yield reader.event(
+                "turn_end", time, agent, extra={"reason": _IDLE_ENDS[outcome]}
+            )
+    elif kind == "agent-switched":
+        name = as_str(data.get("agent"))
+        if name:
+            yield reader.event(
+                "meta", time, agent, text=f"agent: {name}", extra={"agent": name}
+            )
+    elif kind == "model-switched":
+        model = as_str(as_dict(data.get("model")).get("id"))
+        if model:
+            yield reader.event(
+                "meta", time, agent, text=f"model: {model}", extra={"model": model}
+            )
+    elif kind == "location-switched":
+        folder = as_str(as_dict(data.get("location")).get("directory"))
+        if folder:
+            yield reader.event(
+                "meta", time, agent, text=f"cwd: {folder}", extra={"cwd": folder}
+            )
+    else:
+        reader.diagnostics.unknown_type(f"session_message:{kind}")
+
+
+def _assistant(
+    reader: Reader,
+    data: dict[str, object],
+    time: datetime | None,
+    agent: str | None,
+    children: Children,
+    copied: set[bytes],
+    spawned: _Spawned,
+) -> Iterator[Event]:
+    from .opencode import usage_of
+
+    for block in as_list(data.get("content")):
+        block = as_dict(block)
+        kind = as_str(block.get("type"))
+        text = as_str(block.get("text"))
+        if kind == "text" and text:
+            yield reader.event("assistant", time, agent, text=text)
+        elif kind == "reasoning" and text:
+            yield reader.event("thinking", time, agent, text=text)
+        elif kind == "tool":
+            part = _tool_part(block, spawned)
+            yield from reader.tool(part, time, agent, children)
+        elif kind is not None:
+            reader.diagnostics.unknown_type(f"session_message:assistant/{kind}")
+    times = as_dict(data.get("time"))
+    done = ms_time(times.get("completed")) or time
+    model = as_str(as_dict(data.get("model")).get("id"))
+    tokens = data.get("tokens")
+    if isinstance(tokens, dict) and _call_key(data) not in copied:
+        usage = usage_of(tokens, model)
+        if usage is not None:
+            yield reader.event("usage", done, agent, usage=usage)
+    error = as_dict(data.get("error"))
+    if error:
+        text = as_str(error.get("message")) or as_str(error.get("type")) or "error"
+        yield reader.event(
+            "error", done, agent, text=text, extra={"name": as_str(error.get("type"))}
+        )
+    finish = as_str(data.get("finish"))
+    if finish in ("stop", "length", "end-turn", "end_turn"):
+        yield reader.event("turn_end", done, agent, extra={"reason": finish})
+
+
+def _tool_part(block: dict[str, object], spawned: _Spawned) -> dict[str, object]:
+    """A 2.x tool block in the 1.x part shape the shared tool reader takes."""
+    state = as_dict(block.get("state"))
+    name = as_str(block.get("name"))
+    output: JSONValue = None
+    texts = [
+        as_str(as_dict(item).get("text")) or ""
+        for item in as_list(state.get("content"))
+        if as_dict(item).get("type") == "text"
+    ]
+    if texts:
+        output = "\n".join(texts)
+    elif state.get("result") is not None:
+        output = _json(state.get("result"))
+    error = state.get("error")
+    message = as_str(as_dict(error).get("message")) or as_str(error)
+    child: str | None = None
+    if name in SPAWN_TOOLS:
+        for holder in (
+            state.get("metadata"),
+            state.get("structured"),
+            state.get("result"),
+        ):
+            child = child or as_str(as_dict(holder).get("sessionId"))
+        child = spawned.claim(child)
+    return {
+        "tool": name,
+        "callID": as_str(block.get("id")),
+        "state": {
+            "status": as_str(state.get("status")),
+            "input": _json(state.get("input")),
+            "output": output,
+            "error": message or "error",
+            "metadata": {"sessionId": child} if child else {},
+            "time": _json(state.get("time")),
+        },
+    }
+
+
+def _shell(
+    reader: Reader, data: dict[str, object], time: datetime | None, agent: str | None
+) -> Iterator[Event]:
+    """A `!` command the user ran in the session."""
+    command = as_str(data.get("command"))
+    yield reader.event(
+        "tool_call", time, agent, tool="shell", extra={"input": {"command": command}}
+    )
+    output = data.get("output")
+    text = as_str(as_dict(output).get("output")) or as_str(output)
+    status = as_str(data.get("status"))
+    if status not in ("running", "pending") and (status or text is not None):
+        yield reader.event(
+            "tool_result",
+            time,
+            agent,
+            tool="shell",
+            text=text,
+            is_error=status in ("failed", "error"),
+        )
+
+
+def _compaction(
+    reader: Reader,
+    data: dict[str, object],
+    time: datetime | None,
+    agent: str | None,
+    copied: set[bytes],
+) -> Iterator[Event]:
+    from .opencode import usage_of
+
+    status = as_str(data.get("status"))
+    if status == "failed":
+        message = as_str(as_dict(data.get("error")).get("message"))
+        yield reader.event("error", time, agent, text=message or "compaction failed")
+    elif status in (None, "completed"):
+        yield reader.event("compaction", time, agent, text=as_str(data.get("summary")))
+    tokens = data.get("tokens")
+    if isinstance(tokens, dict) and _call_key(data) not in copied:
+        model = as_str(as_dict(data.get("model")).get("id"))
+        usage = usage_of(tokens, model)
+        if usage is not None:
+            yield reader.event("usage", time, agent, usage=usage)
+
+
+def _billed_calls(connection: sqlite3.Connection, source: str | None) -> set[bytes]:
+    """The model calls of a fork's source: a fork's copy of one is billed there, not here."""
+    if source is None:
+        return set()
+    rows = connection.execute(
+        "SELECT data FROM session_message WHERE session_id = ? AND type IN ('assistant', 'compaction') LIMIT ?",
+        (source, _IDS_CAP),
+    )
+    return {_call_key(json_object(data)) for (data,) in rows}
+
+
+def _call_key(data: dict[str, object]) -> bytes:
+    """A call as its copies keep it: when it started, the model, what it counted."""
+    return orjson.dumps(
+        [
+            as_dict(data.get("time")).get("created"),
+            as_dict(data.get("model")).get("id"),
+            data.get("tokens"),
+        ],
+        option=orjson.OPT_SORT_KEYS,
+        default=str,
+    )
+
+
+def _json(value: object) -> JSONValue:
+    from ._values import json_copy
+
+    return json_copy(value)

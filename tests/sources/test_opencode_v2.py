@@ -1,0 +1,272 @@
+"""OpenCode 2.x: `session_v2` and `session_message` beside (or instead of) the 1.x tables.
+
+The databases are built here: the 2.0.15 tables as a public third-party reader's tests quote
+them from opencode's `schema.gen.ts`, and rows in the shapes those tests and opencode's
+`packages/core/src/session/message.ts` give (see _opencode_v2.py). No real 2.x file was seen.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage
+from sessdex.sources import opencode
+
+from .test_opencode import BASIC, DB, sessions
+
+SESSION_V2 = """CREATE TABLE `session_v2` (`id` text PRIMARY KEY, `project_id` text NOT NULL,
+    `workspace_id` text, `parent_id` text, `fork_session_id` text, `fork_boundary` text,
+    `slug` text NOT NULL, `directory` text NOT NULL, `path` text, `title` text,
+    `version` text NOT NULL, `share_url` text, `metadata` text, `cost` real DEFAULT 0 NOT NULL,
+    `tokens_input` integer DEFAULT 0 NOT NULL, `tokens_output` integer DEFAULT 0 NOT NULL,
+    `agent` text, `model` text, `time_created` integer NOT NULL, `time_updated` integer NOT NULL,
+    `time_idle` integer, `idle_outcome` text, `time_compacting` integer, `time_archived` integer)"""
+SESSION_MESSAGE = """CREATE TABLE `session_message` (`id` text PRIMARY KEY,
+    `session_id` text NOT NULL, `type` text NOT NULL, `seq` integer NOT NULL,
+    `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL)"""
+
+T0 = 1796030000000
+NATIVE = "ses_f2b662ccdffe16PlkJxD3iQBym"
+CHILD = "ses_f2b662462ffe5m3IWk5lDCkJD9"
+FORK = "ses_f2b65fb12ffel8KFRA9rRZabhb"
+MODEL = {"id": "claude-sonnet-4-5", "providerID": "anthropic"}
+
+
+def tokens(input_tokens: int, output: int, reasoning: int = 0) -> dict[str, object]:
+    return {
+        "input": input_tokens,
+        "output": output,
+        "reasoning": reasoning,
+        "cache": {"read": 200, "write": 0},
+    }
+
+
+def add_session(
+    db: sqlite3.Connection,
+    session_id: str,
+    title: str | None,
+    *,
+    parent: str | None = None,
+    fork: str | None = None,
+) -> None:
+    db.execute(
+        "INSERT INTO session_v2 (id, project_id, parent_id, fork_session_id, slug, directory, "
+        "title, version, agent, model, time_created, time_updated) "
+        "VALUES (?, 'global', ?, ?, 'slug', '/work/proj', ?, '2.0.15', 'build', ?, ?, ?)",
+        (session_id, parent, fork, title, json.dumps(MODEL), T0, T0 + 9000),
+    )
+
+
+def add_rows(
+    db: sqlite3.Connection,
+    session_id: str,
+    rows: list[tuple[str, str, dict[str, object]]],
+) -> None:
+    (start,) = db.execute(
+        "SELECT coalesce(max(seq), -1) + 1 FROM session_message WHERE session_id = ?",
+        (session_id,),
+    ).fetchone()
+    for seq, (row_id, kind, data) in enumerate(rows, start):
+        created = data["time"]["created"]  # type: ignore[index]
+        db.execute(
+            "INSERT INTO session_message VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (row_id, session_id, kind, seq, created, created, json.dumps(data)),
+        )
+
+
+def assistant(
+    at: int, content: list[dict[str, object]], **more: object
+) -> dict[str, object]:
+    return {
+        "time": {"created": at, "completed": at + 400},
+        "agent": "build",
+        "model": MODEL,
+        "content": content,
+    } | more
+
+
+NATIVE_ROWS: list[tuple[str, str, dict[str, object]]] = [
+    ("msg_u1", "user", {"time": {"created": T0 + 10}, "text": "run the tests", "files": []}),
+    ("msg_a1", "assistant", assistant(T0 + 20, [
+        {"type": "reasoning", "id": "r1", "text": "bun test, then report"},
+        {"type": "tool", "id": "call_1", "name": "bash", "state": {
+            "status": "completed", "input": {"command": "bun test"},
+            "content": [{"type": "text", "text": "3 pass"}]}},
+    ], finish="tool-calls", tokens=tokens(800, 40, 10))),
+    ("msg_a2", "assistant", assistant(T0 + 500, [
+        {"type": "tool", "id": "call_2", "name": "subagent", "state": {
+            "status": "completed", "input": {"description": "Check the docs", "prompt": "read README"},
+            "content": [{"type": "text", "text": "the docs are fine"}]}},
+        {"type": "tool", "id": "call_3", "name": "read", "state": {
+            "status": "error", "input": {"filePath": "/nope"},
+            "error": {"type": "tool.execution", "message": "no such file"}}},
+        {"type": "text", "id": "t1", "text": "All 3 tests pass."},
+    ], finish="stop", tokens=tokens(805, 55, 10))),
+    ("msg_i1", "idle", {"time": {"created": T0 + 1000}, "outcome": "succeeded"}),
+    ("msg_sh", "shell", {"time": {"created": T0 + 1100}, "command": "git status",
+                         "status": "exited", "output": {"output": "nothing to commit"}}),
+    ("msg_sw", "agent-switched", {"time": {"created": T0 + 1200}, "agent": "plan"}),
+    ("msg_c1", "compaction", {"time": {"created": T0 + 1300}, "status": "completed",
+                              "summary": "## Objective\nkeep tests green", "tokens": tokens(300, 60)}),
+    ("msg_a3", "assistant", assistant(T0 + 1400, [], finish="error",
+                                      error={"type": "provider.invalid-request", "message": "mock bad request"})),
+    ("msg_f1", "future-kind", {"time": {"created": T0 + 1500}, "x": 1}),
+]  # fmt: skip
+CHILD_ROWS: list[tuple[str, str, dict[str, object]]] = [
+    ("msg_cu", "user", {"time": {"created": T0 + 520},
+                        "text": "You are a subagent spawned by another session.\nread README"}),
+    ("msg_ca", "assistant", assistant(T0 + 530, [{"type": "text", "text": "the docs are fine"}],
+                                      finish="stop", tokens=tokens(100, 5))),
+]  # fmt: skip
+
+
+def database_v2(folder: Path, *, legacy: bool = False) -> sqlite3.Connection:
+    """opencode.db as 2.0 leaves it: fresh, or (`legacy`) upgraded from the real 1.18.33 one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if legacy:
+        shutil.copy(DB, folder / "opencode.db")
+    db = sqlite3.connect(folder / "opencode.db")
+    db.execute("DROP TABLE IF EXISTS session_message")
+    db.execute(SESSION_V2)
+    db.execute(SESSION_MESSAGE)
+    add_session(db, NATIVE, None)  # not titled yet
+    add_rows(db, NATIVE, NATIVE_ROWS)
+    add_session(db, CHILD, "Check the docs (@general subagent)", parent=NATIVE)
+    add_rows(db, CHILD, CHILD_ROWS)
+    return db
+
+
+def read(session: Session) -> tuple[list[Event], Diagnostics]:
+    diagnostics = Diagnostics()
+    return list(opencode.read(session, diagnostics)), diagnostics
+
+
+def test_a_2x_only_database_is_listed_and_read(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    database_v2(home / ".local/share/opencode").commit()
+    listing = Diagnostics()
+    found = sessions(home, listing)
+    assert not listing.problems
+    assert set(found) == {NATIVE, CHILD}
+    native = found[NATIVE]
+    assert native.title == "run the tests"  # no title yet: the first prompt
+    assert (native.cwd, native.cli_version, native.model) == (
+        "/work/proj",
+        "2.0.15",
+        "claude-sonnet-4-5",
+    )
+    assert found[CHILD].parent_id == NATIVE
+    assert found[CHILD].title == "Check the docs (@general subagent)"
+
+    events, diagnostics = read(native)
+    lead = [e for e in events if e.agent_id is None]
+    assert [
+        (e.kind, e.text) for e in lead if e.kind in ("user", "assistant", "thinking")
+    ] == [
+        ("user", "run the tests"),
+        ("thinking", "bun test, then report"),
+        ("assistant", "All 3 tests pass."),
+    ]
+    results = {e.call_id: (e.text, e.is_error) for e in lead if e.kind == "tool_result"}
+    assert results["call_1"] == ("3 pass", False)
+    assert results["call_3"] == ("no such file", True)
+    [spawn] = [e for e in events if e.kind == "subagent"]
+    assert spawn.call_id == "call_2" and spawn.extra["child_id"] == CHILD
+    child = [e for e in events if e.agent_id == CHILD]
+    assert [e.kind for e in child] == ["user", "assistant", "usage", "turn_end"]
+    shell = [e for e in lead if e.tool == "shell"]
+    assert [e.kind for e in shell] == ["tool_call", "tool_result"]
+    assert shell[1].text == "nothing to commit"
+    assert any(e.kind == "meta" and e.extra.get("agent") == "plan" for e in lead)
+    [compaction] = [e for e in lead if e.kind == "compaction"]
+    assert compaction.text == "## Objective\nkeep tests green"
+    assert [e.text for e in lead if e.kind == "error"] == ["mock bad request"]
+    assert [e.extra["reason"] for e in lead if e.kind == "turn_end"] == ["stop"]
+    # two calls and a compaction: input without cache, output with reasoning
+    billed = Usage()
+    for event in lead:
+        if event.usage is not None:
+            billed += event.usage
+    assert billed == Usage(1905, 175, 600, 0, 20, model="claude-sonnet-4-5")
+    assert dict(diagnostics.unknown) == {"session_message:future-kind": 1}
+
+
+def test_a_fork_shows_its_copies_and_bills_only_its_own_calls(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    db = database_v2(home / ".local/share/opencode")
+    add_session(db, FORK, "run the tests (fork #1)", fork=NATIVE)
+    copies = [
+        (f"msg_evt_{n}", kind, data)
+        for n, (_, kind, data) in enumerate(NATIVE_ROWS[:3])
+    ]
+    add_rows(db, FORK, copies)
+    add_rows(db, FORK, [
+        ("msg_fu", "user", {"time": {"created": T0 + 5000}, "text": "after the fork"}),
+        ("msg_fa", "assistant", assistant(T0 + 5100, [{"type": "text", "text": "ok"}],
+                                          finish="stop", tokens=tokens(50, 2))),
+    ])  # fmt: skip
+    db.commit()
+    found = sessions(home)
+    assert found[FORK].extra["forked_from_id"] == NATIVE
+    assert (
+        found[FORK].parent_id is None
+    )  # a fork is a session of its own, not a sub-agent
+    events, _ = read(found[FORK])
+    said = [e.text for e in events if e.kind == "user" and e.agent_id is None]
+    assert said == ["run the tests", "after the fork"]
+    billed = [e.usage.input_tokens for e in events if e.usage and e.agent_id is None]
+    assert billed == [50]  # the copied calls are billed to the session they came from
+
+
+def test_an_upgraded_database_reads_each_message_once_in_time_order(
+    tmp_path: Path,
+) -> None:
+    """2.0 copies a 1.x session's messages into session_message (same ids) and continues it
+    there; 1.x builds may go on writing the old tables. Both are read, nothing twice."""
+    home = tmp_path / "home"
+    db = database_v2(home / ".local/share/opencode", legacy=True)
+    db.execute(
+        "INSERT INTO session_v2 (id, project_id, parent_id, slug, directory, title, version, "
+        "agent, model, time_created, time_updated) SELECT id, project_id, parent_id, slug, "
+        "directory, title, '2.0.15', agent, model, time_created, time_updated FROM session "
+        "WHERE id = ?",
+        (BASIC,),
+    )
+    legacy = db.execute(
+        "SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created",
+        (BASIC,),
+    ).fetchall()
+    copies = [
+        (
+            row_id,
+            json.loads(data)["role"],
+            {"time": {"created": created}, "text": "copy"},
+        )
+        for row_id, created, data in legacy
+    ]
+    add_rows(db, BASIC, copies)
+    later = legacy[-1][1] + 60_000
+    add_rows(db, BASIC, [
+        ("msg_after_upgrade", "user", {"time": {"created": later}, "text": "typed in 2.0"}),
+        ("msg_after_upgrade_a", "assistant", assistant(later + 10, [{"type": "text", "text": "2.0 answers"}],
+                                                       finish="stop", tokens=tokens(10, 1))),
+    ])  # fmt: skip
+    db.commit()
+    before, _ = read(sessions(DB.parents[3])[BASIC])
+    found = sessions(home)
+    assert found[BASIC].cli_version == "2.0.15"  # the 2.x row wins over the 1.x one
+    events, diagnostics = read(found[BASIC])
+    assert not diagnostics.problems and not diagnostics.unknown
+    assert "copy" not in [e.text for e in events]
+    texts = [(e.kind, e.text) for e in events if e.kind in ("user", "assistant")]
+    assert texts == [
+        *((e.kind, e.text) for e in before if e.kind in ("user", "assistant")),
+        ("user", "typed in 2.0"),
+        ("assistant", "2.0 answers"),
+    ]
+    times = [e.time for e in events if e.time is not None]
+    assert times == sorted(times)

@@ -139,6 +139,37 @@ def test_every_editor_and_remote_server_is_looked_at(tmp_path: Path) -> None:
     )
     found = sessions(Home.at(home))
     assert {s.title for s in found.values()} == {"in vscodium", "over ssh"}
+    # a config folder set by XDG_CONFIG_HOME moves the editors, not the server installs
+    moved = Home(Home.at(home).path, {"XDG_CONFIG_HOME": str(home / ".config")})
+    assert {s.title for s in sessions(moved).values()} == {"in vscodium", "over ssh"}
+
+
+def test_tasks_the_jetbrains_plugin_and_the_cli_keep_under_dot_cline_are_listed(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    folder = home / ".cline" / "data" / "tasks" / "1760000000000"
+    folder.mkdir(parents=True)
+    (folder / "ui_messages.json").write_text(
+        json.dumps(
+            [
+                {
+                    "ts": 1760000000000,
+                    "type": "say",
+                    "say": "task",
+                    "text": "from JetBrains",
+                }
+            ]
+        )
+    )
+    assert [s.title for s in sessions(Home.at(home)).values()] == ["from JetBrains"]
+    elsewhere = tmp_path / "moved"
+    (home / ".cline").rename(elsewhere)
+    assert sessions(Home.at(home)) == {}
+    moved = Home(Home.at(home).path, {"CLINE_DIR": str(elsewhere)})
+    assert [s.title for s in sessions(moved).values()] == ["from JetBrains"]
+    moved = Home(Home.at(home).path, {"CLINE_DATA_DIR": str(elsewhere / "data")})
+    assert [s.title for s in sessions(moved).values()] == ["from JetBrains"]
 
 
 def test_only_this_extensions_tasks_are_listed(tmp_path: Path) -> None:

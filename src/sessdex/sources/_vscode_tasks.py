@@ -47,6 +47,10 @@ SERVER_DIRS = (
     ".vscode-server-insiders/data",
     ".vscode-remote/data",
     ".cursor-server/data",
+    ".windsurf-server/data",
+    ".vscodium-server/data",
+    ".antigravity-server/data",
+    ".var/app/com.visualstudio.code/config/Code",  # Flatpak VS Code
 )
 HEAD_BYTES = (
     64 * 1024
@@ -88,13 +92,28 @@ class TaskStore:
 
     app: str
     extension_ids: tuple[str, ...]
+    # Folders under the home that hold `tasks/` themselves, written by hosts other than
+    # the editor (a CLI, a JetBrains plugin); an environment variable may name one.
+    data_dirs: tuple[str, ...] = ()
+    data_env: tuple[tuple[str, str], ...] = ()  # (variable, the part below it)
 
     def locate(self, home: Home) -> Location:
-        """The editors' config folder (`XDG_CONFIG_HOME` on Linux, as Electron resolves it)."""
+        """The editors' config folder (`XDG_CONFIG_HOME` on Linux, as Electron resolves it),
+        and the remote-server and standalone folders under the home."""
+        also = [home.path / server for server in SERVER_DIRS]
+        for variable, below in self.data_env:
+            value = home.env_dir(variable)
+            if value is not None:
+                also.append(value / below if below else value)
+                break
+        else:
+            also += [home.path / folder for folder in self.data_dirs]
         value = home.env_dir("XDG_CONFIG_HOME")
         if value is not None:
             return Location(
-                value, override=f"XDG_CONFIG_HOME={home.environ['XDG_CONFIG_HOME']}"
+                value,
+                override=f"XDG_CONFIG_HOME={home.environ['XDG_CONFIG_HOME']}",
+                also=tuple(also),
             )
         candidates = [
             home.path / ".config",
@@ -103,23 +122,25 @@ class TaskStore:
         candidates.append(home.path / "AppData" / "Roaming")
         for candidate in candidates:
             if folders.is_dir(candidate):
-                return Location(candidate)
-        return Location(candidates[0])
+                return Location(candidate, also=tuple(also))
+        return Location(candidates[0], also=tuple(also))
 
     def storage_dirs(self, location: Location) -> list[Path]:
         """Every `globalStorage/<extension id>` folder that exists, in a stable order."""
         users = [location.root / editor for editor in EDITORS]
-        if location.override is None:
-            home = _home_of(location.root)
-            if home is not None:
-                users += [home / server for server in SERVER_DIRS]
+        direct = []
+        for folder in location.also:  # a server install, or a folder holding tasks/
+            if folders.is_dir(folder / "User"):
+                users.append(folder)
+            elif folders.is_dir(folder / "tasks"):
+                direct.append(folder)
         found = []
         for user in users:
             for extension in self.extension_ids:
                 folder = user / "User" / "globalStorage" / extension
                 if folders.is_dir(folder):
                     found.append(folder)
-        return found
+        return found + direct
 
     def scan(self, location: Location) -> Iterator[Path]:
         if not location.exists:
@@ -409,6 +430,20 @@ class _Translator:
         else:
             self.diagnostics.unknown_type(f"{message.get('type')}:{kind}")
 
+    def _input_holds_cache(self, data: dict[str, object], tokens: list[int]) -> bool:
+        """Whether `tokensIn` counts the cache reads and writes too. An OpenAI-style
+        provider's prompt count always did; Roo Code (and the Kilo Code built on it) has
+        counted them for Anthropic-style ones as well since 3.29.5 (late 2025), which is
+        told from older messages by `tokensIn` being at least the cache it would hold."""
+        protocol = data.get("apiProtocol")
+        if protocol == "openai":
+            return True
+        return (
+            protocol == "anthropic"
+            and self.store.app != "cline"
+            and tokens[0] >= tokens[2] + tokens[3] > 0
+        )
+
     def _usage(
         self, kind: str, text: str, state: _State, event: _Maker
     ) -> Iterator[Event]:
@@ -427,7 +462,10 @@ class _Translator:
                 extra["deleted"] = (
                     True  # requests removed from the task, kept in its totals
                 )
-            usage = Usage(tokens[0], tokens[1], tokens[2], tokens[3], model=state.model)
+            uncached = tokens[0]
+            if self._input_holds_cache(data, tokens):
+                uncached = max(0, tokens[0] - tokens[2] - tokens[3])
+            usage = Usage(uncached, tokens[1], tokens[2], tokens[3], model=state.model)
             yield event("usage", usage=usage, extra=extra)
         reason = stripped(data.get("cancelReason"))
         if reason:
@@ -530,17 +568,6 @@ class _State:
 
 
 # --- small helpers ---------------------------------------------------------------------
-
-
-def _home_of(config: Path) -> Path | None:
-    for depth, name in (
-        (1, ".config"),
-        (2, "Library/Application Support"),
-        (2, "AppData/Roaming"),
-    ):
-        if config.as_posix().endswith("/" + name):
-            return config.parents[depth - 1]
-    return None
 
 
 def _read_json(

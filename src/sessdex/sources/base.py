@@ -60,10 +60,11 @@ class Location:
 
     root: Path
     override: str | None = None  # e.g. "CODEX_HOME=/tmp/x", or None for the default
+    also: tuple[Path, ...] = ()  # other folders the app writes to, outside `root`
 
     @property
     def exists(self) -> bool:
-        return folders.is_dir(self.root)
+        return folders.is_dir(self.root) or any(folders.is_dir(p) for p in self.also)
 
 
 class Source(Protocol):

@@ -3,7 +3,9 @@
 Cline writes each task to `<editor>/User/globalStorage/saoudrizwan.claude-dev/tasks/<id>/`
 (`ui_messages.json`, `api_conversation_history.json`, `task_metadata.json`, all rewritten
 whole) and its history list to `state/taskHistory.json`; the editor is VS Code or a fork
-(Insiders, VSCodium, Cursor, Windsurf, …), also its remote-server installs. The reading is
+(Insiders, VSCodium, Cursor, Windsurf, …), also its remote-server installs. The JetBrains
+plugin, the standalone build and CLI 1.x write the same tree to `~/.cline/data`
+(`$CLINE_DATA_DIR`, else `$CLINE_DIR/data`). The reading is
 shared with Roo Code and Kilo Code; see `_vscode_tasks` for what is read and ignored.
 
 We list a task from the head and tail of `ui_messages.json` (first message: time and
@@ -14,7 +16,8 @@ than command, MCP and browser results exist only in `api_conversation_history.js
 which we do not read. Usage: one `usage` event per `api_req_started` message (Cline
 rewrites that one message as the request streams, so it is counted once), plus one per
 `deleted_api_reqs` (requests removed by a checkpoint restore, still billed); `tokensIn`
-is taken as the uncached input, as Cline reports it for Anthropic-style providers. A
+is taken as the uncached input, as Cline reports it for Anthropic-style providers, less
+the cache when the message says its provider is OpenAI-style (`apiProtocol`). A
 `ui_messages.json` over 64 MB is read one message at a time (`jsonstream`). Older Cline kept its history list in VS Code's own
 `state.vscdb`; we do not open that shared database. No CLI resume: the extension's
 History view reopens a task, so `resume` returns None.
@@ -37,9 +40,14 @@ CHECKED_WITH = (
     "public synthetic ui_messages.json samples and Cline's source (disk.ts, ExtensionMessage.ts); "
     "no real task folder seen — Low confidence"
 )
-ENV_VARS = ("XDG_CONFIG_HOME",)
+ENV_VARS = ("XDG_CONFIG_HOME", "CLINE_DATA_DIR", "CLINE_DIR")
 
-_STORE = TaskStore(NAME, ("saoudrizwan.claude-dev",))
+_STORE = TaskStore(
+    NAME,
+    ("saoudrizwan.claude-dev",),
+    data_dirs=(".cline/data",),
+    data_env=(("CLINE_DATA_DIR", ""), ("CLINE_DIR", "data")),
+)
 
 
 def locate(home: Home) -> Location:

@@ -156,7 +156,7 @@ def locate(home: Home) -> Location:
         if value
     ]
     root = root_override if root_override is not None else home.path / ".codex"
-    return CodexLocation(root, ", ".join(named) or None, sqlite_override)
+    return CodexLocation(root, ", ".join(named) or None, sqlite_home=sqlite_override)
 
 
 def scan(location: Location) -> Iterator[str | Path]:

@@ -3,8 +3,10 @@
 Roo writes each task to `<editor>/User/globalStorage/rooveterinaryinc.roo-cline/tasks/<uuid>/`
 (`ui_messages.json`, `api_conversation_history.json`, `task_metadata.json`, and
 `history_item.json` with the title, `workspace` folder, `mode` and sub-task links), each
-rewritten whole. The reading is shared with Cline and Kilo Code (see `_vscode_tasks` and
-the `cline` module for what is read, ignored, and how usage is counted).
+rewritten whole; the Roo CLI writes the same tasks to `~/.vscode-mock/global-storage/tasks/`.
+The reading is shared with Cline and Kilo Code (see `_vscode_tasks` and the `cline`
+module for what is read, ignored, and how usage is counted). Since 3.29.5 `tokensIn`
+includes the cache reads and writes, which are taken out.
 
 Sub-tasks: a `newTask` tool call starts a child task in its own folder whose
 `history_item.json` names `parentTaskId`; the child is listed with `parent_id` set, and a
@@ -33,7 +35,11 @@ CHECKED_WITH = (
 )
 ENV_VARS = ("XDG_CONFIG_HOME",)
 
-_STORE = TaskStore(NAME, ("rooveterinaryinc.roo-cline",))
+_STORE = TaskStore(
+    NAME,
+    ("rooveterinaryinc.roo-cline",),
+    data_dirs=(".vscode-mock/global-storage",),  # the Roo CLI's stand-in for an editor
+)
 
 
 def locate(home: Home) -> Location:

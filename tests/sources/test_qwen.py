@@ -296,3 +296,39 @@ def test_a_run_whose_spawn_was_not_read_is_announced_without_a_call(
         "child_id": "general-purpose-eh56xt",
         "agent_type": "general-purpose",
     }
+
+
+def test_a_workspace_agents_message_is_shown_and_is_not_a_sub_agent(
+    tmp_path: Path,
+) -> None:
+    """Newer Qwen writes what another agent of the workspace said as a user record
+    (`agent_message`, `agent_mention`) that names its author in agentId, without
+    isSidechain: a message to show, not a sub-agent."""
+    base = _delegating_lines()[0]
+    said = dict(base, uuid="x1", subtype="agent_message", agentId="ag_reviewer",
+                agentName="reviewer", provenance="external_agent",
+                systemPayload={"displayText": "checkout.py retries without backoff",
+                               "author": {"agentId": "ag_reviewer", "name": "reviewer"}})  # fmt: skip
+    mention = dict(base, uuid="x2", subtype="agent_mention",
+                   systemPayload={"displayText": "@reviewer have a look", "mentionedAgentIds": ["ag_reviewer"]})  # fmt: skip
+    found = _read_lines(tmp_path, [base, mention, said])
+    assert [(e.kind, e.text) for e in found if e.kind == "meta"] == [
+        ("meta", "@reviewer have a look"),
+        ("meta", "reviewer: checkout.py retries without backoff"),
+    ]
+    assert not [e for e in found if e.kind == "subagent" or e.agent_id]
+
+
+def test_the_approval_mode_each_prompt_was_sent_with_is_listed(tmp_path: Path) -> None:
+    lines = _delegating_lines()
+    first = dict(lines[0], executionContext={"modelId": "qwen3-coder-plus",
+                                             "authType": "openai", "approvalMode": "yolo"})  # fmt: skip
+    folder = tmp_path / ".qwen" / "projects" / "-home-alex-code-shop-api" / "chats"
+    folder.mkdir(parents=True)
+    (folder / f"{DELEGATING}.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in [first, *lines[1:]])
+    )
+    session = sessions(tmp_path)[DELEGATING]
+    assert session.permission_mode == "yolo"
+    plan = qwen.resume(session)
+    assert plan is not None and plan.withheld == ("--approval-mode yolo",)

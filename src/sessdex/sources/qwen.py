@@ -10,8 +10,9 @@ version, gitBranch, ...}` of type `user`, `assistant` (Gemini `Content` parts: t
 Listing reads the head and the tail only: the id is the file stem (what `qwen --resume`
 looks up), cwd / branch / version / times come from the records, the title from the
 last `custom_title` record (else the first typed prompt), the model from the last
-`session_model` record (else the last assistant `model`), the approval mode from the
-last `session_approval_mode`, a
+`session_model` record (else the last assistant `model`, else the newest prompt's
+`executionContext.modelId`), the approval mode from the last `session_approval_mode`
+(written by daemon sessions; else the newest prompt's `executionContext.approvalMode`), a
 parent from `parent_session` (or a `/branch` copy's `forkedFrom`). Qwen re-appends the
 title record every 32 KB so a tail read finds it.
 
@@ -24,7 +25,9 @@ leave no transcript in 0.15.x: their model calls appear only as `ui_telemetry`
 sub-agent's run id as `agent_id`; the spawn's `subagent` event names the first unseen
 run of its `subagent_type` as its child (see `_Reader`). The main agent's `api_response` telemetry duplicates
 its assistant records and is ignored, and so is `usageMetadata` on sidechain records
-(their calls are in the telemetry). Other bookkeeping subtypes are known and ignored.
+(their calls are in the telemetry). A workspace agent's `agent_message` (or an
+`agent_mention` of one) names its author in `agentId` without `isSidechain`: it is a
+`meta` event, not a sub-agent. Other bookkeeping subtypes are known and ignored.
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ _IGNORED_SYSTEM = {
     "managed_session_commit_v1",
 }
 _META_USER_SUBTYPES = {"notification", "cron", "goal_runtime"}
+_AGENT_SUBTYPES = {"agent_message", "agent_mention"}
 # Spawns waiting for their child, and children announced, kept per read (bounded).
 _SPAWNS_CAP = 256
 _CHILDREN_CAP = 100_000
@@ -166,6 +170,16 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             info["mode"] = as_str(payload.get("mode"))
         elif subtype == "parent_session":
             info["parent"] = as_str(payload.get("parentSessionId"))
+        context = record.get("executionContext")
+        if record.get("type") == "user" and isinstance(context, dict):
+            # newer CLIs stamp each prompt with its settings (the records above are
+            # written by daemon sessions): the newest one read wins, after those records
+            info["prompt_mode"] = as_str(context.get("approvalMode")) or info.get(
+                "prompt_mode"
+            )
+            info["prompt_model"] = as_str(context.get("modelId")) or info.get(
+                "prompt_model"
+            )
     for line in reversed(lines):
         record = files.parse_json(line)
         if record is None or not as_str(record.get("timestamp")):
@@ -193,8 +207,10 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             title=info.get("title") or prompt,
             created=iso_time(first.get("timestamp")),
             updated=iso_time(last.get("timestamp")),
-            model=info.get("session_model") or info.get("assistant_model"),
-            permission_mode=info.get("mode"),
+            model=info.get("session_model")
+            or info.get("assistant_model")
+            or info.get("prompt_model"),
+            permission_mode=info.get("mode") or info.get("prompt_mode"),
             cli_version=version,
             bytes=size,
             parent_id=info.get("parent") or info.get("fork"),
@@ -210,6 +226,7 @@ _MARKERS = (
     b'"session_approval_mode"',
     b'"parent_session"',
     b'"forkedFrom"',
+    b'"executionContext"',
 )
 
 
@@ -361,11 +378,9 @@ class _Reader:
             yield from self.flush()
         kind = type_tag(record.get("type"))
         time = iso_time(record.get("timestamp"))
-        agent = (
-            as_str(record.get("agentId"))
-            if record.get("isSidechain") or record.get("agentId")
-            else None
-        )
+        # a sub-agent's records are a side chain; a workspace agent's message to this
+        # session (`agent_message`) names its author in agentId too, and is not one
+        agent = as_str(record.get("agentId")) if record.get("isSidechain") else None
         subtype = as_str(record.get("subtype"))
         version = as_str(record.get("version"))
         if agent is not None:
@@ -390,7 +405,16 @@ class _Reader:
         version: str | None,
     ) -> Iterator[Event]:
         text = _user_text(record)
-        if subtype in _META_USER_SUBTYPES:
+        if subtype in _AGENT_SUBTYPES:  # what another agent of the workspace said here
+            author = as_str(record.get("agentName")) or as_str(record.get("agentId"))
+            yield self.event(
+                "meta",
+                time,
+                agent_id=agent,
+                text=f"{author}: {text}" if author and text else text,
+                extra={"subtype": subtype, "author": author},
+            )
+        elif subtype in _META_USER_SUBTYPES:
             yield self.event(
                 "meta", time, agent_id=agent, text=text, extra={"subtype": subtype}
             )

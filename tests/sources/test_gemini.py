@@ -276,3 +276,40 @@ def test_a_one_file_chat_too_big_to_parse_is_listed_from_its_ends(
     location = gemini.locate(Home.at(home))
     assert gemini.parse(path, location, diagnostics) == []
     assert diagnostics.skipped == {"too long": 1}
+
+
+def test_a_rerecorded_history_is_not_shown_twice(tmp_path: Path) -> None:
+    """When Gemini masks old tool output (or trims content) it writes every message of
+    the history again under a new id, with no tokens, then a checkpoint naming only the
+    copies (gemini-cli client.ts `setHistory`, chatRecordingService `$set.messages`). The
+    transcript keeps the originals once, marks the rewrite, and goes on after it."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = next(home.rglob("session-*91700103.jsonl"))
+    before = events(BASIC)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    kept = [m for m in lines if "id" in m and m.get("type") in ("user", "gemini")]
+    copies = [
+        dict(m, id=f"copy-{n}", tokens=None, timestamp="2026-11-30T09:00:00.000Z")
+        for n, m in enumerate(kept)
+    ]
+    later = {"id": "after-1", "timestamp": "2026-11-30T09:01:00.000Z", "type": "user",
+             "content": [{"text": "and now the linter"}]}  # fmt: skip
+    appended = [
+        *copies,
+        {"$set": {"messages": copies}},
+        later,
+        {"$set": {"messages": [*copies, later]}},  # a later checkpoint names the copies
+    ]
+    with path.open("a") as out:
+        out.writelines(json.dumps(line) + "\n" for line in appended)
+    diagnostics = Diagnostics()
+    found = list(gemini.read(sessions(home)[BASIC], diagnostics))
+    assert texts(found, "user") == [*texts(before, "user"), "and now the linter"]
+    assert texts(found, "assistant") == texts(before, "assistant")
+    [rewrite] = [e for e in found if e.kind == "compaction"]
+    assert rewrite.extra == {
+        "replaced_messages": len(kept),
+        "reason": "history rewritten",
+    }
+    assert total(found) == total(before)

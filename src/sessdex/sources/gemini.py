@@ -25,7 +25,10 @@ message, last `summary`, last `model`, last update). `read` streams the file onc
 final message order (holding only line offsets), then re-reads each final record by offset.
 Checkpoints add the messages they name that we have not seen (the synthetic `<id>_response`
 turns of a resume, a compression summary) but never remove any: a checkpoint that both drops
-known messages and brings new ones is shown as a compaction. Known messages keep their own
+known messages and brings new ones is shown as a compaction. When Gemini masks old tool output
+or trims content it writes the whole history again under new ids (no tokens) and checkpoints
+only those copies: the originals stay, the copies are hidden, and one compaction
+(`extra["reason"] = "history rewritten"`) marks the place. Known messages keep their own
 richer record (the checkpoint copy lacks tokens and tool calls). Tool calls and results are
 de-duplicated by call id, since a result is both on the model message and in the next user turn.
 
@@ -54,7 +57,7 @@ import orjson
 
 from .. import files, folders
 from ..diagnostics import Diagnostics
-from ..model import Event, ResumePlan, Session, Usage
+from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
     blob,
@@ -344,11 +347,15 @@ _Ref = tuple[int, int, int]
 
 @dataclass(slots=True)
 class _Slot:
-    kind: str  # "message", "rewind" (refs of the dropped messages) or "compaction"
+    # "message"; "past" (a message a re-record replaced: shown, no longer tracked);
+    # "copy" (a re-recorded copy of one: tracked, not shown); "rewind" (refs of the
+    # dropped messages) or "compaction"
+    kind: str
     id: str | None = None
     ref: _Ref | None = None  # compaction: the summary turn, if there is one
     dropped: list[_Ref] = field(default_factory=list)
     count: int = 0  # compaction: how many known messages the checkpoint left out
+    rewritten: bool = False  # compaction: the history was written again, not summarised
 
 
 class _Timeline:
@@ -361,7 +368,9 @@ class _Timeline:
 
     def _reindex(self) -> None:
         self.where = {
-            s.id: i for i, s in enumerate(self.slots) if s.kind == "message" and s.id
+            s.id: i
+            for i, s in enumerate(self.slots)
+            if s.kind in ("message", "copy") and s.id
         }
 
     def add(
@@ -425,7 +434,10 @@ class _Timeline:
                         _Slot("message", message_id, ref),
                     )
                 )
-        left_out = len(set(self.where) - named)
+        left = set(self.where) - named
+        left_out = len(left)
+        if not fresh and left and self._rerecorded(named, left):
+            return
         if fresh and left_out:
             # the history was replaced (compression): a marker carrying the summary turn
             marker, (_at, summary) = _Slot("compaction", count=left_out), fresh[0]
@@ -441,11 +453,29 @@ class _Timeline:
             self.slots.insert(at + shift, slot)
         self._reindex()
 
+    def _rerecorded(self, named: set[str], left: set[str]) -> bool:
+        """Gemini re-records the whole history when it masks old tool output or trims
+        content: each message is written again under a new id, then a checkpoint names
+        only the copies. Keep the originals (they hold what was said), mark the rewrite,
+        and hide the copies; later checkpoints name the copies, not the originals."""
+        kept = [self.where[i] for i in named if i in self.where]
+        gone = [self.where[i] for i in left]
+        if not kept or min(kept) < max(gone):
+            return False  # some message kept its place: not a copy of the whole history
+        for position in gone:
+            self.slots[position].kind = "past"
+        for position in kept:
+            self.slots[position].kind = "copy"
+        marker = _Slot("compaction", count=len(gone), rewritten=True)
+        self.slots.insert(min(kept), marker)
+        self._reindex()
+        return True
+
     def resolve(self, path: Path, full: bool) -> Iterator[_Item]:
         with _RecordReader(path, full) as reader:
             for slot in self.slots:
                 found = reader.get(slot.ref) if slot.ref is not None else None
-                if slot.kind == "message" and found is not None:
+                if slot.kind in ("message", "past") and found is not None:
                     yield _Item("message", found)
                 elif slot.kind == "rewind":
                     yield _Item(
@@ -455,7 +485,12 @@ class _Timeline:
                         ],
                     )
                 elif slot.kind == "compaction":
-                    yield _Item("compaction", message=found, count=slot.count)
+                    yield _Item(
+                        "compaction",
+                        message=found,
+                        count=slot.count,
+                        rewritten=slot.rewritten,
+                    )
 
 
 class _RecordReader:
@@ -514,6 +549,7 @@ class _Item:
     message: dict[str, object] | None = None
     dropped: list[dict[str, object]] = field(default_factory=list)
     count: int = 0
+    rewritten: bool = False
 
 
 @dataclass(slots=True)
@@ -620,11 +656,14 @@ def _item_events(
                     extra={"rewound": True},
                 )
     elif item.kind == "compaction":
+        extra: dict[str, JSONValue] = {"replaced_messages": item.count}
+        if item.rewritten:
+            extra["reason"] = "history rewritten"  # old tool output masked or trimmed
         yield say(
             "compaction",
             time=when,
             text=_content_text(message.get("content")),
-            extra={"replaced_messages": item.count},
+            extra=extra,
         )
     elif message.get("type") == "user":
         for response in (

@@ -210,3 +210,28 @@ def test_tail_offset_starts_inside_the_run() -> None:
     offset = data.index(b"#### Make PDFs")
     got = list(aider.read(last, Diagnostics(), offset=offset - 3))
     assert got[0].kind == "user" and got[0].text == "Make PDFs count the same way."
+
+
+def test_a_cost_on_a_line_of_its_own_belongs_to_the_usage_report(
+    tmp_path: Path,
+) -> None:
+    """With both cache writes and hits aider prints the cost on a second line, which
+    only the first line's `> ` quotes (base_coder.py: `sep = "\\n"`)."""
+    path = tmp_path / aider.HISTORY
+    path.write_text(
+        "\n# aider chat started at 2026-11-20 10:00:00\n\n#### fix the retry loop  \n\n"
+        "Done: the loop now backs off.\n\n"
+        "> Tokens: 12k sent, 2.1k cache write, 9.5k cache hit, 210 received.\r\n"
+        "Cost: $0.0098 message, $0.0098 session.  \n",
+        encoding="utf-8",
+    )
+    [session] = sessions(
+        Home(tmp_path / "nobody", {"AIDER_CHAT_HISTORY_FILE": str(path)})
+    )
+    found = events(session)
+    assert [e.text for e in found if e.kind == "assistant"] == [
+        "Done: the loop now backs off."
+    ]
+    [usage] = [e for e in found if e.kind == "usage"]
+    assert usage.extra["cost_usd"] == 0.0098
+    assert usage.usage == Usage(400, 210, 9500, 2100)

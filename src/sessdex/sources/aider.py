@@ -69,6 +69,8 @@ _TOKENS = re.compile(
     r", (?P<received>[\d.]+[kM]?) received\."
     r"(?: Cost: \$(?P<cost>[\d.]+) message)?"
 )
+# With both cache writes and hits aider puts the cost on a line of its own, unquoted.
+_COST_LINE = re.compile(r"^Cost: \$(?P<cost>[\d.]+) message, \$[\d.]+ session\.")
 _MODEL = re.compile(r"^(?:Main model|Model): (\S+)")
 _VERSION = re.compile(r"^Aider v(\S+)")
 
@@ -373,6 +375,13 @@ class _Reader:
             kind, body = "quote", text[2:].rstrip()
         else:
             kind, body = "text", text.rstrip()
+            if (
+                self.kind == "quote"
+                and self.lines
+                and _COST_LINE.match(body)
+                and _TOKENS.search(self.lines[-1])
+            ):
+                kind = "quote"  # the second line of a usage report
         if kind != self.kind:
             yield from self.flush()
             self.kind = kind
@@ -409,16 +418,23 @@ class _Reader:
 
     def _quote(self, lines: list[str]) -> Iterator[Event]:
         body: list[str] = []
-        for line in lines:
+        cost_line: re.Match[str] | None = None
+        for number, line in enumerate(lines):
+            if cost_line is not None:
+                cost_line = None  # read with the usage report above it
+                continue
             match = _TOKENS.search(line)
             if match is None:
                 body.append(line)
                 continue
             yield from self._quote_text(body)
             body = []
-            yield self._event(
-                "usage", usage=_usage(match, self.model), extra=_cost(match)
-            )
+            extra = _cost(match)
+            if not match["cost"] and number + 1 < len(lines):
+                cost_line = _COST_LINE.match(lines[number + 1])
+                if cost_line is not None:
+                    extra["cost_usd"] = float(cost_line["cost"])
+            yield self._event("usage", usage=_usage(match, self.model), extra=extra)
             yield self._event("turn_end")
         yield from self._quote_text(body)
 

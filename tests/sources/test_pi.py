@@ -171,3 +171,57 @@ def test_a_linear_file_without_ids_is_read_whole(tmp_path: Path) -> None:
     (session,) = pi.parse(path, pi.locate(Home.at(tmp_path)), Diagnostics())
     assert [e.kind for e in events(session)] == ["user", "assistant", "turn_end"]
     assert session.extra["format_version"] == 1
+
+
+REAL_FILE = (
+    DATA / "home/.pi/agent/sessions/--home-alex-code-shop-api--"
+    / "2026-11-30T08-13-16-331Z_01a22b83-eeaa-75d4-a59d-adc5e4fb9817.jsonl"
+)  # fmt: skip
+
+
+def test_a_session_folder_of_the_users_choice_is_listed(tmp_path: Path) -> None:
+    """pi 0.73 writes session files flat into `PI_CODING_AGENT_SESSION_DIR`, else into the
+    `sessionDir` setting of ~/.pi/agent/settings.json (`~` is the home)."""
+    home = tmp_path / "home"
+    chosen = home / "pi-sessions"
+    chosen.mkdir(parents=True)
+    (chosen / REAL_FILE.name).write_bytes(REAL_FILE.read_bytes())
+    assert sessions(Home.at(home)) == {}
+    settings = home / ".pi" / "agent" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"sessionDir": "~/pi-sessions", "theme": "dark"}))
+    assert list(sessions(Home.at(home))) == [REAL]
+    settings.unlink()
+    elsewhere = tmp_path / "elsewhere"
+    chosen.rename(elsewhere)
+    moved = Home(Home.at(home).path, {"PI_CODING_AGENT_SESSION_DIR": str(elsewhere)})
+    assert list(sessions(moved)) == [REAL]
+    assert "PI_CODING_AGENT_SESSION_DIR" in (pi.locate(moved).override or "")
+
+
+def test_an_empty_name_clears_the_title_and_the_routed_model_is_billed(
+    tmp_path: Path,
+) -> None:
+    lines = [json.loads(line) for line in REAL_FILE.read_text().splitlines()]
+    last = lines[-1]["id"]
+    named = {"type": "session_info", "id": "n1", "parentId": last,
+             "timestamp": lines[-1]["timestamp"], "name": "Checkout retry work"}  # fmt: skip
+    cleared = dict(named, id="n2", parentId="n1", name="")
+    for line in lines:
+        message = line.get("message", {})
+        if message.get("role") == "assistant":
+            message.update(
+                model="openrouter/auto", responseModel="anthropic/claude-sonnet-4.5"
+            )
+    folder = tmp_path / ".pi" / "agent" / "sessions" / "--home-alex-code-shop-api--"
+    folder.mkdir(parents=True)
+    path = folder / REAL_FILE.name
+    path.write_text("".join(json.dumps(line) + "\n" for line in [*lines, named]))
+    assert sessions(Home.at(tmp_path))[REAL].title == "Checkout retry work"
+    path.write_text(
+        "".join(json.dumps(line) + "\n" for line in [*lines, named, cleared])
+    )
+    session = sessions(Home.at(tmp_path))[REAL]
+    assert session.title and session.title.startswith("SCENARIO=basic")
+    models = {e.usage.model for e in events(session) if e.usage}
+    assert models == {"anthropic/claude-sonnet-4.5"}

@@ -1,6 +1,8 @@
 """pi (badlogic/pi-mono coding agent): one JSONL tree per session under `$PI_CODING_AGENT_DIR/sessions/`.
 
-What it writes: `sessions/--<cwd with / as ->--/<ISO time>_<uuid>.jsonl`, a header line
+What it writes: `sessions/--<cwd with / as ->--/<ISO time>_<uuid>.jsonl` (or, flat,
+`<ISO time>_<uuid>.jsonl` in the folder `PI_CODING_AGENT_SESSION_DIR` or the `sessionDir`
+setting of `settings.json` names), a header line
 (`type: session`, `version`, `id`, `timestamp`, `cwd`, `parentSession` for forks) and then
 entries with `id`/`parentId`. Branches made with `/tree` live in the same file; the
 conversation is the chain from the last entry up to the root. Forks (`/fork`) are new files
@@ -13,7 +15,8 @@ active branch, and a second pass translating the entries on it: entries of aband
 are left out (their gist survives as `branch_summary`).
 
 Usage: one event per assistant message (pi writes each response once); pi's `input` already
-excludes cache reads and writes. pi has no sub-agents, no git branch and no CLI version in
+excludes cache reads and writes; the model is `responseModel` (what a router picked) when
+there is one. pi has no sub-agents, no git branch and no CLI version in
 its files. Ignored on purpose: `custom` (extension state) and `label` entries.
 """
 
@@ -50,7 +53,7 @@ NAME = "pi"
 TITLE = "pi coding agent"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = "pi 0.73.1, 0.74 (session format 3)"
-ENV_VARS = ("PI_CODING_AGENT_DIR",)
+ENV_VARS = ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")
 
 
 _THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -65,10 +68,29 @@ _TAIL_KEYS = (
 
 
 def locate(home: Home) -> Location:
+    """`~/.pi/agent`, and the session folder `PI_CODING_AGENT_SESSION_DIR` or the
+    `sessionDir` setting names, where pi writes session files flat."""
     override = home.env_dir("PI_CODING_AGENT_DIR")
-    if override is not None:
-        return Location(override, f"PI_CODING_AGENT_DIR={override}")
-    return Location(home.path / ".pi" / "agent")
+    root = override if override is not None else home.path / ".pi" / "agent"
+    said = [f"PI_CODING_AGENT_DIR={override}"] if override is not None else []
+    sessions = home.env_dir("PI_CODING_AGENT_SESSION_DIR")
+    if sessions is not None:
+        said.append(f"PI_CODING_AGENT_SESSION_DIR={sessions}")
+    else:
+        settings = files.read_json_file(root / "settings.json", limit=1024 * 1024)
+        value = settings.get("sessionDir") if isinstance(settings, dict) else None
+        if isinstance(value, str) and value.strip():
+            sessions = _home_path(home, value.strip())
+    also = (sessions,) if sessions is not None else ()
+    return Location(root, ", ".join(said) or None, also=also)
+
+
+def _home_path(home: Home, value: str) -> Path | None:
+    """A settings path with `~` read as this home; a relative one is per project: None."""
+    if value == "~" or value.startswith("~/"):
+        return home.path / value[2:]
+    path = Path(value)
+    return path if path.is_absolute() else None
 
 
 def scan(location: Location) -> Iterator[Path]:
@@ -79,6 +101,10 @@ def scan(location: Location) -> Iterator[Path]:
             continue
         for entry in folders.entries(Path(project.path), location.root):
             if entry.name.endswith(".jsonl"):
+                yield Path(entry.path)
+    for folder in location.also:  # a session folder of the user's choice: files flat
+        for entry in folders.entries(folder, folder):
+            if entry.name.endswith(".jsonl") and entry.is_file():
                 yield Path(entry.path)
 
 
@@ -154,7 +180,8 @@ class _Summary:
         elif kind == "thinking_level_change":
             self.effort = as_str(record.get("thinkingLevel")) or self.effort
         elif kind == "session_info":
-            self.name = one_line(as_str(record.get("name")), limit=None) or self.name
+            # the newest wins, and an empty name clears the title (pi's getSessionName)
+            self.name = one_line(record.get("name"), limit=None) or None
         elif kind == "message":
             message = as_dict(record.get("message"))
             role = message.get("role")
@@ -443,7 +470,8 @@ class _Reader:
                 texts.append(_image(block))
         yield from flush()
         usage = as_dict(message.get("usage"))
-        model = as_str(message.get("model"))
+        # the model that answered, where a router (OpenRouter `auto`) picked it
+        model = as_str(message.get("responseModel")) or as_str(message.get("model"))
         if usage:
             yield self.event(
                 "usage",

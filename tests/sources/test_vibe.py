@@ -359,3 +359,67 @@ def test_a_failing_shell_result_shows_its_stderr_and_exit_code() -> None:
     assert _effect_output(state) == "make: *** [test] Error 2\nexit code 2"
     state["output"] = {"structured_content": {"stdout": "", "returncode": 0}}
     assert _effect_output(state) is None  # shown as "(no output)"
+
+
+LEGACY = "ee760971-cfa6-f226-7c29-06e4b527a63c"
+
+
+def test_legacy_in_place_compaction_and_a_users_shell_command(tmp_path: Path) -> None:
+    """2.26 (mistral-vibe compaction/manager.py) compacts in the same file: a user message
+    marked `context_boundary: "compaction"`; a `!` command is a user message carrying
+    `manual_shell` (types.py ManualShellContext)."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    folder = home / SAVE_DIR / "session_20261130_081121_ee760971"
+    summary = {"role": "user", "injected": True, "context_boundary": "compaction",
+               "content": "Earlier: ran the greeting. Summary: it printed hello-from-tool.",
+               "message_id": "m-compact"}  # fmt: skip
+    shell = {"role": "user", "injected": True, "content": "<shell context>",
+             "manual_shell": {"operation_id": "op-1", "command": "make test", "cwd": "/w",
+                              "stdout": "", "stderr": "Error 2", "output_text": "make: *** Error 2",
+                              "exit_code": 2, "timed_out": False, "interrupted": False}}  # fmt: skip
+    with (folder / "messages.jsonl").open("a") as out:
+        out.writelines(json.dumps(line) + "\n" for line in (summary, shell))
+    found = events(sessions(home)[LEGACY])
+    [compaction] = [e for e in found if e.kind == "compaction"]
+    assert compaction.text == summary["content"]
+    call, result = [e for e in found if e.call_id == "op-1"]
+    assert (call.kind, call.tool, call.extra["input"]) == (
+        "tool_call",
+        "bash",
+        {"command": "make test"},
+    )
+    assert (result.text, result.is_error) == ("make: *** Error 2", True)
+    assert "<shell context>" not in [e.text for e in found]
+
+
+def test_a_unified_session_moved_to_another_folder_lists_and_resumes_there(
+    tmp_path: Path,
+) -> None:
+    """mistral-vibe 3.0.3 `_storage.py` SessionRelocatedRecordV1: new metadata and a delta
+    appending a "Moved to" checkpoint, in the live journal."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    store = home / SAVE_DIR / "unified" / TUI
+    current = json.loads((store / "CURRENT").read_text())
+    segment = store / "journal" / f"{current['snapshot_sequence'] + 1:016d}.jsonl"
+    moved = "/home/alex/code/shop-api-wt"
+    record = {
+        "type": "session_relocated",
+        "sequence": current["snapshot_sequence"] + 50,
+        "payload": {
+            "metadata": {"cwd": moved, "origin_cwd": SHOP, "active_model": "devstral-2"},
+            "watermark": 30,
+            "delta": [{"op": "append_entry", "entry": {
+                "type": "checkpoint", "id": "checkpoint:relocation:1", "kind": "relocation",
+                "message": f"Moved to {moved}", "details": {"cwd": moved, "previousCwd": SHOP},
+                "createdAt": 1796030000000}}],
+        },
+    }  # fmt: skip
+    with segment.open("a") as out:
+        out.write(json.dumps(record) + "\n")
+    session = sessions(home)[TUI]
+    assert session.cwd == moved
+    plan = vibe.resume(session)
+    assert plan is not None and plan.cwd == moved
+    assert f"Moved to {moved}" in [e.text for e in events(session)]

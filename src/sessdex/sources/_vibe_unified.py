@@ -5,7 +5,8 @@ Not a source by itself: `vibe.py` lists and reads through it. One folder per ses
 `projection-state.json` envelope (session facts, latest turn) whose transcript lives in
 content-addressed `chunks/<sha256>.json` lists (concatenated in the manifest's order); the
 journal segment `journal/<snapshot_sequence + 1>.jsonl` holds what happened since, as
-`projection_delta` records (append/replace/remove entry, set history, set envelope). Older
+`projection_delta` records (append/replace/remove entry, set history, set envelope) and
+`session_relocated` ones (a move to another folder: new metadata, and a delta). Older
 segments were folded into the snapshot already and are never replayed. Sub-agents are sibling
 folders `unified/child-<hex>/` with no meta.json; their envelope names the parent, and the
 parent's spawn effect names the child. Checksums are not verified: we read, we do not restore.
@@ -248,7 +249,12 @@ def _list_journal(path: Path) -> list[Session]:
     ):
         return []  # an old segment, already folded into the snapshot
     envelope: dict[str, object] = {}
+    moved: dict[str, object] = {}
     for line in reversed(files.tail_lines(path)):
+        if not moved and b'"session_relocated"' in line.data:
+            record = files.parse_json(line)
+            if record is not None and record.get("type") == "session_relocated":
+                moved = obj(obj(record, "payload"), "metadata")
         if b'"set_envelope"' in line.data:
             record = files.parse_json(line)
             ops = [
@@ -267,7 +273,7 @@ def _list_journal(path: Path) -> list[Session]:
             if envelope:
                 break
     session = obj(envelope, "session")
-    if not session:
+    if not session and not moved:
         return []
     return [
         Session(
@@ -275,6 +281,7 @@ def _list_journal(path: Path) -> list[Session]:
             id=text_of(current, "session_id") or folder.name,
             title=one_line(text_of(session, "title")),
             updated=ms_time(session.get("updatedAt")),
+            cwd=text_of(moved, "cwd"),  # newer than the snapshot's runtime state
             precedence=3,
             listed=False,
         )
@@ -374,7 +381,9 @@ def read_store(
             kind, payload = type_tag(record.get("type")), obj(record, "payload")
             if number(record, "sequence") <= store.sequence:
                 continue
-            if kind == "projection_delta":
+            # a relocation (the session moved to another folder, or a stored child's
+            # settings changed) carries a delta like any other
+            if kind in ("projection_delta", "session_relocated"):
                 for op in items(payload, "delta"):
                     if isinstance(op, dict):
                         overlay.apply(op, diagnostics)

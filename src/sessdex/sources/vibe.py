@@ -14,6 +14,9 @@ and whose first message is the injected summary. We show such a chain as one ses
 newest folder is listed (its older folders are not), `extra["chain"]` names the folders, and
 `read` yields the older folders first with a compaction event between. A `/branch` fork also
 sets `parent_session_id` but starts with copied messages: it is listed with `parent_id` set.
+2.26 compacts in place instead: the summary is a user message marked `context_boundary:
+"compaction"` in the same file. A `!` command the user ran (`manual_shell`) is a bash call
+and its result.
 Legacy messages have no times: events are spread evenly between the folder's start and end
 times and marked `time_estimated`.
 
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache, partial
@@ -439,10 +442,15 @@ def _folder_events(
         when = _spread(meta, index, count)
         first, index = index == 0, index + 1
         role, text = record.get("role"), _message_text(record)
-        if role == "user" and not record.get("injected"):
+        shell = record.get("manual_shell")
+        if role == "user" and isinstance(shell, dict):  # a `!` command the user ran
+            yield from _manual_shell(shell, say, when)
+        elif role == "user" and not record.get("injected"):
             if text:
                 yield say("user", time=when, text=text)
-        elif role == "user" and continuation and first:
+        elif role == "user" and (
+            (continuation and first) or record.get("context_boundary") == "compaction"
+        ):  # 2.26 compacts in place: the summary is a marked message of the same file
             yield say("compaction", time=when, text=text)
         elif role == "user" and text:
             yield say("meta", time=when, text=text, extra={"injected": True})
@@ -656,4 +664,33 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint=INSTALL_HINT,
         notes=tuple(notes),
         withheld=tuple(withheld),
+    )
+
+
+def _manual_shell(
+    shell: dict[str, object], say: Callable[..., Event], when: datetime | None
+) -> Iterator[Event]:
+    """A `!` command: the call, and what it printed (failed on a non-zero exit code)."""
+    call_id = text_of(shell, "operation_id")
+    yield say(
+        "tool_call",
+        time=when,
+        tool="bash",
+        call_id=call_id,
+        extra={"input": {"command": text_of(shell, "command")}, "by_user": True},
+    )
+    output = text_of(shell, "output_text") or "\n".join(
+        text for key in ("stdout", "stderr") if (text := text_of(shell, key))
+    )
+    code = shell.get("exit_code")
+    failed = (isinstance(code, int) and code != 0) or any(
+        shell.get(key) is True for key in ("timed_out", "interrupted")
+    )
+    yield say(
+        "tool_result",
+        time=when,
+        tool="bash",
+        call_id=call_id,
+        text=plain(output) if output else None,
+        is_error=failed,
     )

@@ -243,3 +243,31 @@ def test_a_legacy_file_without_metadata_line(tmp_path: Path) -> None:
     found = sessions(tmp_path)["bare"]
     assert found.cwd is None and found.created is not None
     assert [e.kind for e in events(found)] == ["user"]
+
+
+def test_a_question_the_agent_asked_and_the_answer_are_shown(tmp_path: Path) -> None:
+    """goose message.rs `ActionRequired`: `elicitation` (the agent asks) and
+    `elicitationResponse` (the user answers); a tool confirmation repeats the request."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = sqlite3.connect(home / ".local/share/goose/sessions/sessions.db")
+    asked = [{"type": "actionRequired", "data": {"actionType": "elicitation", "id": "e1",
+              "message": "Which environment?", "requested_schema": {}}}]  # fmt: skip
+    answered = [{"type": "actionRequired", "data": {"actionType": "elicitationResponse",
+                 "id": "e1", "user_data": {"env": "prod"}}}]  # fmt: skip
+    confirm = [{"type": "actionRequired", "data": {"actionType": "toolConfirmation", "id": "t9",
+                "tool_name": "shell", "arguments": {}, "prompt": None}}]  # fmt: skip
+    for role, content, at in (("assistant", asked, 1796123200), ("user", answered, 1796123210),
+                              ("assistant", confirm, 1796123220)):  # fmt: skip
+        db.execute(
+            "INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES (?, ?, ?, ?)",
+            (MAIN, role, json.dumps(content), at),
+        )
+    db.commit()
+    db.close()
+    found = events(sessions(home)[MAIN])
+    question, answer = [
+        e for e in found if e.extra.get("elicitation") or e.extra.get("answers")
+    ]
+    assert (question.kind, question.text) == ("meta", "Which environment?")
+    assert (answer.kind, answer.text) == ("user", '{"env":"prod"}')

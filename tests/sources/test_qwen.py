@@ -332,3 +332,21 @@ def test_the_approval_mode_each_prompt_was_sent_with_is_listed(tmp_path: Path) -
     assert session.permission_mode == "yolo"
     plan = qwen.resume(session)
     assert plan is not None and plan.withheld == ("--approval-mode yolo",)
+
+
+def test_a_runtime_folder_set_in_the_settings_is_where_sessions_are(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    chats = home / "qwen-runtime" / "projects" / "-home-alex-code-shop-api" / "chats"
+    chats.mkdir(parents=True)
+    source = HOME / ".qwen" / "projects" / "-home-alex-code-shop-api" / "chats"
+    (chats / f"{BASIC}.jsonl").write_bytes((source / f"{BASIC}.jsonl").read_bytes())
+    (home / ".qwen").mkdir()
+    assert sessions(home) == {}
+    (home / ".qwen" / "settings.json").write_text(
+        json.dumps({"advanced": {"runtimeOutputDir": "~/qwen-runtime"}})
+    )
+    assert list(sessions(home)) == [BASIC]
+    location = qwen.locate(Home.at(home))
+    assert location.override and "runtimeOutputDir" in location.override

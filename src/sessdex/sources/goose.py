@@ -9,7 +9,9 @@ releases write one SQLite database, `sessions/sessions.db` (WAL, so it is opened
 `provider_name`, `goose_mode`, token counters) and `messages` rows (`role`, `content_json`:
 Goose message content — text, image, toolRequest, toolResponse, thinking,
 redactedThinking, toolConfirmationRequest, actionRequired, frontendToolRequest,
-systemNotification — `created_timestamp` in unix seconds, `metadata_json` visibility).
+systemNotification — `created_timestamp` in unix seconds, `metadata_json` visibility). An
+`actionRequired` elicitation (the agent asking the user) is a `meta` event and its
+`elicitationResponse` a `user` event.
 Releases before the database wrote `sessions/<id>.jsonl`: line 1 metadata (`working_dir`,
 `description`, token counters), then one message per line; the database imports them on
 first run under the same id, and the database row wins. Columns missing from older
@@ -39,6 +41,7 @@ from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
+    as_dict,
     as_int,
     as_str,
     db_time,
@@ -271,6 +274,27 @@ class _Reader:
         self.event = Emitter(session_id)
         self.last_time: datetime | None = None
 
+    def action(self, data: dict[str, object], time: datetime | None) -> Iterator[Event]:
+        """An `actionRequired` item: the agent asking the user something (elicitation) and
+        the answer; a tool confirmation repeats the tool request and is passed over."""
+        kind = as_str(data.get("actionType"))
+        if kind == "elicitation":
+            question = as_str(data.get("message"))
+            yield self.event(
+                "meta",
+                time,
+                text=question,
+                extra={"elicitation": as_str(data.get("id"))},
+            )
+        elif kind == "elicitationResponse":
+            answer = _action_event_text(data)
+            if answer:
+                yield self.event(
+                    "user", time, text=answer, extra={"answers": as_str(data.get("id"))}
+                )
+        elif kind != "toolConfirmation":
+            self.diagnostics.unknown_type(f"actionRequired:{kind}")
+
     def database(self, db: str) -> Iterator[Event]:
         try:
             connection = databases.open_sqlite(db)
@@ -402,10 +426,20 @@ class _Reader:
             )
         elif kind == "conversationCompacted":
             yield self.event("compaction", time, text=as_str(item.get("msg")))
-        elif kind in ("redactedThinking", "toolConfirmationRequest", "actionRequired"):
+        elif kind == "actionRequired":
+            yield from self.action(as_dict(item.get("data")), time)
+        elif kind in ("redactedThinking", "toolConfirmationRequest"):
             return
         else:
             self.diagnostics.unknown_type(f"content:{kind}")
+
+
+def _action_event_text(data: dict[str, object]) -> str | None:
+    """What the user answered to an elicitation, as one line of JSON or text."""
+    answer = data.get("user_data")
+    if isinstance(answer, str):
+        return answer
+    return orjson.dumps(answer).decode() if answer not in (None, {}) else None
 
 
 def _result(value: object) -> object:

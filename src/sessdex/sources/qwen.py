@@ -1,8 +1,8 @@
 """Qwen Code: one append-only JSONL transcript per session, Claude-Code-like records.
 
 Qwen Code writes `~/.qwen/projects/<cwd with separators as "-">/chats/<sessionId>.jsonl`
-(archived ones under `chats/archive/`); `QWEN_RUNTIME_DIR`, else `QWEN_HOME`, moves the
-`~/.qwen` part. Each line is a record `{uuid, parentUuid, sessionId, timestamp, type, cwd,
+(archived ones under `chats/archive/`); `QWEN_RUNTIME_DIR`, else the
+`advanced.runtimeOutputDir` setting, else `QWEN_HOME`, moves the `~/.qwen` part. Each line is a record `{uuid, parentUuid, sessionId, timestamp, type, cwd,
 version, gitBranch, ...}` of type `user`, `assistant` (Gemini `Content` parts: text,
 `thought` text, `functionCall`; plus `model` and `usageMetadata`), `tool_result`
 (`functionResponse` parts and `toolCallResult`) or `system` with a `subtype`.
@@ -102,11 +102,30 @@ _CHILDREN_CAP = 100_000
 
 
 def locate(home: Home) -> Location:
-    for var in ENV_VARS:
-        value = home.env_dir(var)
-        if value is not None:
-            return Location(value, override=f"{var}={value}")
-    return Location(home.path / ".qwen")
+    """`QWEN_RUNTIME_DIR`, else the `advanced.runtimeOutputDir` setting, else `QWEN_HOME`,
+    else `~/.qwen` (settings stay in `QWEN_HOME`, as Qwen's Storage resolves them)."""
+    runtime = home.env_dir("QWEN_RUNTIME_DIR")
+    if runtime is not None:
+        return Location(runtime, override=f"QWEN_RUNTIME_DIR={runtime}")
+    config = home.env_dir("QWEN_HOME")
+    root = config if config is not None else home.path / ".qwen"
+    settings = files.read_json_file(root / "settings.json", limit=1024 * 1024)
+    advanced = settings.get("advanced") if isinstance(settings, dict) else None
+    value = advanced.get("runtimeOutputDir") if isinstance(advanced, dict) else None
+    if isinstance(value, str) and value.strip():
+        value = value.strip()
+        chosen = (
+            home.path / value[2:]
+            if value == "~" or value.startswith("~/")
+            else Path(value)
+        )
+        if chosen.is_absolute():  # a relative one is per project: not found from here
+            return Location(
+                chosen, override=f"advanced.runtimeOutputDir in {root}/settings.json"
+            )
+    if config is not None:
+        return Location(config, override=f"QWEN_HOME={config}")
+    return Location(root)
 
 
 def scan(location: Location) -> Iterator[Path]:

@@ -32,3 +32,36 @@ def test_kilo_reads_only_its_own_extension(tmp_path: Path) -> None:
     other.mkdir(parents=True)
     (other / "ui_messages.json").write_text("[]")
     assert list(kilo.scan(kilo.locate(Home.at(home)))) == []
+
+
+def test_the_kilo_cli_database_is_read_as_opencode_reads_its_own(
+    tmp_path: Path,
+) -> None:
+    """Kilo Code 7 runs on the Kilo CLI, an OpenCode fork keeping OpenCode's tables in
+    `$XDG_DATA_HOME/kilo/kilo.db` (its fork's `global/index.ts`: app = "kilo")."""
+    import shutil
+
+    from sessdex.sources import opencode
+
+    source = Path(__file__).parent.parent / "data" / "opencode" / "home"
+    database = source / ".local/share/opencode/opencode.db"
+    home = tmp_path / "home"
+    (home / ".local/share/kilo").mkdir(parents=True)
+    shutil.copy(database, home / ".local/share/kilo/kilo.db")
+    location = kilo.locate(Home.at(home))
+    [path] = list(kilo.scan(location))
+    found = {s.id: s for s in kilo.parse(path, location, Diagnostics())}
+    theirs = {
+        s.id: s
+        for s in opencode.parse(
+            database, opencode.locate(Home.at(source)), Diagnostics()
+        )
+    }
+    assert set(found) == set(theirs) and {s.app for s in found.values()} == {"kilo"}
+    basic = "ses_dd47cef52ffe38O37iH1Ffe05b"
+    mine = [(e.kind, e.text) for e in kilo.read(found[basic], Diagnostics())]
+    assert mine == [
+        (e.kind, e.text) for e in opencode.read(theirs[basic], Diagnostics())
+    ]
+    plan = kilo.resume(found[basic])
+    assert plan is not None and plan.argv[:3] == ("kilo", "--session", basic)

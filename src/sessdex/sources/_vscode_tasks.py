@@ -76,12 +76,13 @@ IGNORED = frozenset(
         "mcp_server_request_started", "resume_task", "resume_completed_task",
         "auto_approval_max_req_reached", "status_acknowledgment", "change_todo_list", "report_bug",
         "codebase_search_result", "payment_required_prompt", "subagent",
+        "browser_session_status", "checkpoint_restore",
     }
 )  # fmt: skip
 ERRORS = frozenset(
     {
         "error", "error_retry", "api_req_failed", "mistake_limit_reached", "diff_error",
-        "condense_context_error", "command_permission_denied",
+        "condense_context_error", "command_permission_denied", "invalid_model",
     }
 )  # fmt: skip
 

@@ -1,10 +1,12 @@
-"""Kilo Code (VS Code extension `kilocode.kilo-code`): tasks as JSON files in globalStorage.
+"""Kilo Code: the VS Code extension's task folders, and the Kilo CLI's SQLite database.
 
-Kilo Code forked Roo Code and keeps the same task folders under
+Kilo Code 4.x forked Roo Code and keeps the same task folders under
 `<editor>/User/globalStorage/kilocode.kilo-code/tasks/<id>/`; the reading is shared with
-Cline and Roo Code (see `_vscode_tasks`, `cline` and `roo`). The newer stand-alone Kilo
-CLI keeps a SQLite database (`~/.local/share/kilo/kilo.db`) that this source does not
-read. No CLI resume for extension tasks: the extension's History view reopens them.
+Cline and Roo Code (see `_vscode_tasks`, `cline` and `roo`). Kilo Code 7.x (the same
+extension id) runs on the Kilo CLI, a fork of OpenCode that keeps OpenCode's tables in
+`$XDG_DATA_HOME/kilo/kilo.db` (channel builds `kilo-<channel>.db`): those are listed and
+read by the `opencode` reader. No CLI resume for extension tasks (the History view reopens
+them); a CLI session reopens with `kilo --session <id>`.
 """
 
 from __future__ import annotations
@@ -12,38 +14,70 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from .. import folders
 from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session
+from . import opencode
 from ._vscode_tasks import TaskStore
 from .base import Home, Location
 
 NAME = "kilo"
-TITLE = "Kilo Code (VS Code extension)"
+TITLE = "Kilo Code (VS Code extension and Kilo CLI)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
-CHECKED_WITH = "a public synthetic ui_messages.json sample; layout assumed from Roo Code, which it forked — Low confidence"
-ENV_VARS = ("XDG_CONFIG_HOME",)
+CHECKED_WITH = (
+    "a public synthetic ui_messages.json sample; layout assumed from Roo Code, which it forked; "
+    "kilo.db assumed to keep OpenCode's tables, as its fork's source does — Low confidence"
+)
+ENV_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME")
+INSTALL_HINT = "npm install -g @kilocode/cli"
 
 _STORE = TaskStore(NAME, ("kilocode.kilo-code",))
 
 
 def locate(home: Home) -> Location:
-    return _STORE.locate(home)
+    """The editors' folders for the extension's tasks, and the Kilo CLI's data folder."""
+    tasks = _STORE.locate(home)
+    return Location(
+        tasks.root, tasks.override, also=(*tasks.also, home.xdg("data") / "kilo")
+    )
 
 
 def scan(location: Location) -> Iterator[Path]:
-    return _STORE.scan(location)
+    yield from _STORE.scan(location)
+    for folder in location.also:
+        if folder.name != "kilo":
+            continue
+        for entry in folders.entries(folder, folder):
+            if _is_database(entry.name) and entry.is_file():
+                yield Path(entry.path)
+
+
+def _is_database(name: str) -> bool:
+    return name == "kilo.db" or (name.startswith("kilo-") and name.endswith(".db"))
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.suffix == ".db":
+        return opencode.parse_database(path, diagnostics, app=NAME)
     return _STORE.parse(path, diagnostics)
 
 
 def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
 ) -> Iterator[Event]:
+    if session.path and "#session/" in session.path:
+        return opencode.read(session, diagnostics, full=full, offset=offset)
     return _STORE.read(session, diagnostics, offset)
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """None: Kilo Code's extension has no command line; its History view reopens the task."""
+    """`kilo --session <id>` for a CLI session; None for an extension task, which Kilo
+    Code's History view reopens."""
+    if session.path and "#session/" in session.path:
+        return opencode.resume(
+            session,
+            keep_permissions=keep_permissions,
+            program="kilo",
+            install_hint=INSTALL_HINT,
+        )
     return None

@@ -117,11 +117,14 @@ def _is_database(name: str) -> bool:
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.suffix == ".db":
-        return _parse_database(path, diagnostics)
+        return parse_database(path, diagnostics)
     return _parse_json_session(path, diagnostics)
 
 
-def _parse_database(path: Path, diagnostics: Diagnostics) -> list[Session]:
+def parse_database(
+    path: Path, diagnostics: Diagnostics, app: str = NAME
+) -> list[Session]:
+    """The sessions of one database; `app` names a fork that keeps the same tables (Kilo)."""
     try:
         connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
@@ -175,7 +178,7 @@ def _parse_database(path: Path, diagnostics: Diagnostics) -> list[Session]:
         variant = as_str(model.get("variant"))
         sessions.append(
             Session(
-                app=NAME,
+                app=app,
                 id=session_id,
                 path=f"{path}#session/{session_id}",
                 cwd=as_str(row.get("directory")),
@@ -615,12 +618,19 @@ def _created(info: dict[str, object]) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+def resume(
+    session: Session,
+    *,
+    keep_permissions: bool = False,
+    program: str = "opencode",
+    install_hint: str = INSTALL_HINT,
+) -> ResumePlan | None:
     """`opencode --session <id>` in the session's folder, with `--model provider/model` when known.
 
     OpenCode sets approvals per tool in its config, not per session, so nothing is withheld.
+    `program` names a fork with the same command line (Kilo's `kilo`).
     """
-    argv = ["opencode", "--session", session.id]
+    argv = [program, "--session", session.id]
     provider = session.extra.get("provider")
     if session.model and isinstance(provider, str):
         argv += ["--model", f"{provider}/{session.model}"]
@@ -632,7 +642,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     return ResumePlan(
         argv=tuple(argv),
         cwd=session.cwd or ".",
-        program="opencode",
-        install_hint=INSTALL_HINT,
+        program=program,
+        install_hint=install_hint,
         notes=notes,
     )

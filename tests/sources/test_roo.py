@@ -153,3 +153,29 @@ def test_a_streamed_message_is_shown_once() -> None:
 
 def test_no_cli_resume() -> None:
     assert roo.resume(sessions()[PARENT]) is None
+
+
+def test_the_model_roo_reported_to_the_model_is_the_sessions_model(
+    tmp_path: Path,
+) -> None:
+    """Roo keeps no model in its task files; its environment details name it
+    (getEnvironmentDetails.ts: `<model>…</model>` under "# Current Mode")."""
+    task = (
+        tmp_path / ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/t1"
+    )
+    task.mkdir(parents=True)
+    (task / "ui_messages.json").write_text(json.dumps([
+        {"ts": 1796000000000, "type": "say", "say": "text", "text": "go"},
+        {"ts": 1796000001000, "type": "say", "say": "api_req_started",
+         "text": json.dumps({"tokensIn": 100, "tokensOut": 20})},
+    ]))  # fmt: skip
+    details = "<environment_details>\n# Current Mode\n<slug>code</slug>\n<model>claude-sonnet-4-5</model>\n"
+    (task / "api_conversation_history.json").write_text(
+        json.dumps([{"role": "user", "content": [{"type": "text", "text": details}]}])
+    )
+    location = roo.locate(Home.at(tmp_path))
+    [path] = list(roo.scan(location))
+    [session] = roo.parse(path, location, Diagnostics())
+    assert session.model == "claude-sonnet-4-5"
+    [usage] = [e.usage for e in roo.read(session, Diagnostics()) if e.usage]
+    assert usage.model == "claude-sonnet-4-5"

@@ -62,6 +62,8 @@ CHILD_DEPTH = 3  # sub-task levels read into a parent's events
 
 _TS = re.compile(rb'"ts"\s*:\s*(\d{10,})')
 _CWD = re.compile(r"Current (?:Working|Workspace) Directory \(([^)\n]+)\)")
+# Roo writes the model only into the environment details it sends ("# Current Mode").
+_MODEL = re.compile(r"<model>([^<\n]{1,200})</model>")
 
 # ui message kinds that carry nothing a reader of the session needs (UI state, retries,
 # progress, warnings); everything else is translated or counted as unknown.
@@ -210,6 +212,12 @@ class TaskStore:
         metadata = _read_json(folder / "task_metadata.json", SMALL_CAP, None)
         model, mode = _last_model(metadata)
         model = model or _first_model(opening)
+        history = None
+        if model is None or not stripped(item.get("workspace")):
+            history = _history_head(folder)
+        if model is None and history is not None:
+            found = _MODEL.search(history)
+            model = found.group(1).strip() if found else None
         title = stripped(item.get("title")) or stripped(item.get("task"))
         if title is None and first is not None and first.get("say") in ("task", "text"):
             title = stripped(first.get("text"))
@@ -224,7 +232,7 @@ class TaskStore:
                 app=self.app,
                 id=folder.name,
                 path=str(path),
-                cwd=stripped(item.get("workspace")) or _cwd_from_history(folder),
+                cwd=stripped(item.get("workspace")) or _cwd_from(history),
                 title=first_line(title),
                 created=ms_time(first.get("ts")) if first else None,
                 updated=ms_time(int(stamps[-1])) if stamps else None,
@@ -622,14 +630,19 @@ def _first_model(messages: list[dict[str, object]]) -> str | None:
     return None
 
 
-def _cwd_from_history(folder: Path) -> str | None:
-    """The folder the extension reported to the model in its first environment details."""
+def _history_head(folder: Path) -> str | None:
+    """The start of what the model was sent, where the extension reported its
+    environment (folder, Roo's model)."""
     try:
         with open(folder / "api_conversation_history.json", "rb") as stream:
-            head = stream.read(HEAD_BYTES).decode("utf-8", "ignore")
+            return stream.read(HEAD_BYTES).decode("utf-8", "ignore")
     except OSError:
         return None
-    match = _CWD.search(head)
+
+
+def _cwd_from(head: str | None) -> str | None:
+    """The folder the extension reported to the model in its first environment details."""
+    match = _CWD.search(head) if head else None
     return match.group(1).strip() if match else None
 
 

@@ -285,3 +285,14 @@ def test_database_times_keep_their_offset_after_fractional_seconds() -> None:
     assert db_time("2025-01-01T10:00:00.123456789Z") == datetime(
         2025, 1, 1, 10, 0, 0, 123456, UTC
     )
+
+
+def test_a_provider_refusal_is_an_error_not_a_plain_turn_end() -> None:
+    """crush message/content.go: finish reason `content_filter` is shown as REFUSED."""
+    reader = crush._Reader("s", Diagnostics(), sqlite3.connect(":memory:"), "x.db")
+    [refused] = reader.finish(
+        {"reason": "content_filter", "time": 1796000000}, "assistant", None, None
+    )
+    assert (refused.kind, refused.text) == ("error", "refused by the provider")
+    [ended] = reader.finish({"reason": "end_turn"}, "assistant", None, None)
+    assert ended.kind == "turn_end"

@@ -479,8 +479,11 @@ class _Reader:
             return
         reason = as_str(data.get("reason"))
         finished = db_time(data.get("time"), digit_text=True) or time
-        if reason in ("error", "canceled", "permission_denied"):
-            message = as_str(data.get("message")) or reason
+        if reason in ("error", "canceled", "permission_denied", "content_filter"):
+            # content_filter: the provider refused to answer (Crush shows it as REFUSED)
+            message = as_str(data.get("message")) or (
+                "refused by the provider" if reason == "content_filter" else reason
+            )
             details = as_str(data.get("details"))
             text = f"{message}: {details}" if details else message
             yield self.event(

@@ -270,3 +270,19 @@ def test_an_upgraded_database_reads_each_message_once_in_time_order(
     ]
     times = [e.time for e in events if e.time is not None]
     assert times == sorted(times)
+
+
+def test_rows_in_a_database_without_session_v2_are_read(tmp_path: Path) -> None:
+    """1.18 already made `session_message` (empty); rows there for a 1.x session, without
+    the 2.x session table, are still read, a spawn naming no child included."""
+    folder = tmp_path / "home" / ".local/share/opencode"
+    folder.mkdir(parents=True)
+    shutil.copy(DB, folder / "opencode.db")
+    db = sqlite3.connect(folder / "opencode.db")
+    add_rows(db, BASIC, [NATIVE_ROWS[2]])
+    db.commit()
+    events, diagnostics = read(sessions(tmp_path / "home")[BASIC])
+    assert not diagnostics.problems
+    assert "All 3 tests pass." in [e.text for e in events]
+    [spawn] = [e for e in events if e.kind == "subagent"]
+    assert "child_id" not in spawn.extra or spawn.extra["child_id"] is None

@@ -70,19 +70,6 @@ class Reader(Protocol):
     ) -> Iterator[Event]: ...
 
 
-def has_sessions(connection: sqlite3.Connection) -> bool:
-    return "id" in databases.table_columns(connection, SESSION_TABLE)
-
-
-def is_v2_session(connection: sqlite3.Connection, session_id: str) -> bool:
-    if not has_sessions(connection):
-        return False
-    row = connection.execute(
-        f"SELECT 1 FROM {SESSION_TABLE} WHERE id = ?", (session_id,)
-    ).fetchone()
-    return row is not None
-
-
 def has_rows(connection: sqlite3.Connection, session_id: str) -> bool:
     """Whether the session has 2.x rows (native, continued after the upgrade, or copied)."""
     row = connection.execute(
@@ -166,14 +153,19 @@ class _Spawned:
 
     def claim(self, named: str | None) -> str | None:
         if self.waiting is None:
-            self.waiting = [
-                row[0]
-                for row in self.connection.execute(
-                    f"SELECT id FROM {SESSION_TABLE} WHERE parent_id = ? ORDER BY time_created, id LIMIT 10000",
-                    (self.session_id,),
-                )
-                if isinstance(row[0], str)
-            ]
+            columns = databases.table_columns(self.connection, SESSION_TABLE)
+            self.waiting = (
+                [
+                    row[0]
+                    for row in self.connection.execute(
+                        f"SELECT id FROM {SESSION_TABLE} WHERE parent_id = ? ORDER BY time_created, id LIMIT 10000",
+                        (self.session_id,),
+                    )
+                    if isinstance(row[0], str)
+                ]
+                if {"parent_id", "time_created"} <= columns
+                else []
+            )
         if named is not None:
             if named in self.waiting:
                 self.waiting.remove(named)

@@ -57,6 +57,11 @@ def sessdex_state(
         "PAGER",
     ):
         monkeypatch.delenv(name, raising=False)
+    from sessdex import sources
+
+    for source in sources.all_sources():  # every override an app honours
+        for name in source.ENV_VARS:
+            monkeypatch.delenv(name, raising=False)
     return state
 
 

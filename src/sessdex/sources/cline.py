@@ -19,8 +19,13 @@ rewrites that one message as the request streams, so it is counted once), plus o
 is taken as the uncached input, as Cline reports it for Anthropic-style providers, less
 the cache when the message says its provider is OpenAI-style (`apiProtocol`). A
 `ui_messages.json` over 64 MB is read one message at a time (`jsonstream`). Older Cline kept its history list in VS Code's own
-`state.vscdb`; we do not open that shared database. No CLI resume: the extension's
-History view reopens a task, so `resume` returns None.
+`state.vscdb`; we do not open that shared database. No CLI resume for these tasks: the
+extension's History view reopens a task, so `resume` returns None.
+
+Cline's SDK session layer (the CLI, and the extension from 4.1 on the SDK) writes
+`<data>/sessions/<id>/<id>.json` and `<id>.messages.json` instead (`$CLINE_SESSION_DATA_DIR`
+moves that folder); `_cline_sdk` reads them, and a session the CLI started resumes with
+`cline --id <id>`.
 """
 
 from __future__ import annotations
@@ -30,17 +35,19 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session
+from . import _cline_sdk
 from ._vscode_tasks import TaskStore
 from .base import Home, Location
 
 NAME = "cline"
-TITLE = "Cline (VS Code extension)"
+TITLE = "Cline (VS Code extension and CLI)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "public synthetic ui_messages.json samples and Cline's source (disk.ts, ExtensionMessage.ts); "
-    "no real task folder seen — Low confidence"
+    "no real task folder seen — Low confidence. SDK sessions: from source only (cline/cline "
+    "@21cb8d2525bc, 2026-08-22: CLI 3.0.56, extension 4.1.13), no real session folder seen"
 )
-ENV_VARS = ("XDG_CONFIG_HOME", "CLINE_DATA_DIR", "CLINE_DIR")
+ENV_VARS = ("XDG_CONFIG_HOME", "CLINE_DATA_DIR", "CLINE_DIR", "CLINE_SESSION_DATA_DIR")
 
 _STORE = TaskStore(
     NAME,
@@ -51,23 +58,38 @@ _STORE = TaskStore(
 
 
 def locate(home: Home) -> Location:
-    return _STORE.locate(home)
+    """The task store's folders, and last among `also` the SDK sessions folder."""
+    tasks = _STORE.locate(home)
+    sessions, override = _cline_sdk.sessions_dir(home)
+    said = ", ".join(o for o in (tasks.override, override) if o) or None
+    return Location(tasks.root, said, also=(*tasks.also, sessions))
 
 
 def scan(location: Location) -> Iterator[Path]:
-    return _STORE.scan(location)
+    if not location.exists:
+        return
+    yield from _STORE.scan(location)
+    if location.also:  # `locate` puts the SDK sessions folder last
+        yield from _cline_sdk.scan(location.also[-1])
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if _cline_sdk.owns(path):
+        return _cline_sdk.parse(path, diagnostics)
     return _STORE.parse(path, diagnostics)
 
 
 def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
 ) -> Iterator[Event]:
+    if session.path is not None and _cline_sdk.owns(Path(session.path)):
+        return _cline_sdk.read(session, diagnostics, offset)
     return _STORE.read(session, diagnostics, offset)
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """None: Cline has no command line; its History view in the editor reopens the task."""
+    """`cline --id <id>` for an SDK session the CLI started; None for the rest, which the
+    History view in the editor reopens."""
+    if session.path is not None and _cline_sdk.owns(Path(session.path)):
+        return _cline_sdk.resume(session)
     return None

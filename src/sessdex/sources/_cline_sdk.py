@@ -1,0 +1,617 @@
+"""Cline's SDK session store: a manifest and a messages file per session, read for `cline`.
+
+Not a source itself. Cline's SDK session layer (the `cline` CLI, and the VS Code extension
+from 4.1 where it runs on the SDK) writes each session to `<sessions>/<id>/`, where
+`<sessions>` is `$CLINE_SESSION_DATA_DIR`, else `<data>/sessions` with `<data>` =
+`$CLINE_DATA_DIR`, else `${CLINE_DIR:-~/.cline}/data`. Ids look like `<epoch ms>_<5 chars>`.
+
+- `<id>.json`, the manifest (`version: 1`, `session_id`, `source` "cli", "vscode", …,
+  `started_at`/`ended_at` ISO times, `status`, `provider`, `model`, `cwd`,
+  `workspace_root`, `prompt`, `metadata.title`), rewritten whole on status or title changes.
+- `<id>.messages.json`: `{version, updated_at, agent, sessionId, origin, messages: […]}`,
+  rewritten whole after each turn. A message is `{id, role: user|assistant, content, ts
+  (epoch ms), modelInfo {id, provider}, metrics {inputTokens, outputTokens,
+  cacheReadTokens, cacheWriteTokens, cost}, metadata}`; content is a string or blocks
+  (`text`, `thinking`, `redacted_thinking`, `tool_use`, `tool_result`, `image`, `file`,
+  `media`). Tool results come back in a user message, linked by `tool_use_id`.
+- `<agentId>.messages.json` beside them: a sub-agent the `spawn_agent` tool ran (its own
+  session id is `<id>__<agentId>`); `<agentId>__<taskId>.messages.json`: a team task.
+- `<id>.compaction.json`: the compacted history the model is sent from then on; the
+  messages file keeps the whole history.
+
+We list a session from its manifest (id, folder, title: `metadata.title`, else the prompt's
+first line; created, model, status) and from the first bytes of its messages file (its
+`updated_at`, the last write). Events come from the messages file: user text (without the
+`<user_input>`/`<mode_notice>` wrappers Cline adds), assistant text, thinking, tool calls
+and results, provider-run tools (`metadata.modelToolActivities`), invalid tool calls as
+errors, and one `usage` event per assistant message from `metrics`. Its `inputTokens` is the
+whole prompt, cache reads and writes included (the AI SDK convention; Cline's own
+`legacyTokenUsageFromUsageEvent` subtracts them for its history figures): we subtract them
+too, never below 0. A sub-agent's file is read where its `spawn_agent` call is (spawns and
+files matched in order of time: the files do not name the call), its events carrying its
+session id as `agent_id`; team tasks and unmatched files follow the lead's events. A
+compaction sidecar adds one `compaction` event where the compacted history ends, and a
+`failed` manifest status an `error` at the end. A messages file over 64 MB is read one
+message at a time (`jsonstream`); a manifest or sidecar over 4 MB without its prompt or
+messages.
+
+Ignored: the index database `<data>/db/sessions.db` (the files hold all we show, and we do
+not open another app's SQLite when files suffice), `system_prompt`, signatures, the
+compacted messages themselves, and the manifest's absolute `messages_path` (we read the
+file beside the manifest, where upstream writes it, so a copied home reads its own). Checked against cline/cline
+@21cb8d2525bc (2026-08-22; CLI 3.0.56, extension 4.1.13): sdk/packages/core/src/session/
+models/session-manifest.ts, session/models/session-graph.ts, session/stores/
+session-manifest-store.ts, services/session-artifacts.ts, services/session-data.ts,
+services/agent-events.ts, sdk/packages/shared/src/llms/messages.ts, shared/src/storage/
+paths.ts, shared/src/prompt/format.ts, agents/src/agent-runtime.ts; apps/cli/src/commands/
+program.ts (`--id`). No real session folder seen: the shapes are from source.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, Unpack
+
+import orjson
+
+from .. import files, folders
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    EventFields,
+    as_dict,
+    as_int,
+    as_str,
+    blob,
+    file_size,
+    first_line,
+    iso_time,
+    ms_time,
+    plain,
+    shown_json,
+    stripped,
+    type_tag,
+)
+from .base import Home
+
+APP = "cline"
+MANIFEST_CAP = 4 * 1024 * 1024  # a manifest holds a prompt and metadata, no messages
+JSON_CAP = 64 * 1024 * 1024  # a bigger messages file is read one message at a time
+HEAD_BYTES = 1024  # where `updated_at` sits, second in the messages file
+MESSAGES = ".messages.json"
+SPAWN_TOOL = "spawn_agent"
+
+_UPDATED = re.compile(rb'"updated_at"\s*:\s*"([^"\\]{1,64})"')
+_FIRST_TS = re.compile(rb'"ts"\s*:\s*(\d{10,})')
+_MODE_NOTICE = re.compile(r"<mode_notice>.*?</mode_notice>", re.DOTALL)
+_USER_INPUT = re.compile(r"<user_input\b[^>]*>(.*?)</user_input>", re.DOTALL)
+_OPEN_TAG = re.compile(r"</?user_input\b[^>]*>")
+_COMMAND = re.compile(
+    r'^\s*<user_command\b[^>]*\bslash="([^"]+)"[^>]*>(.*?)</user_command>\s*$',
+    re.DOTALL,
+)
+
+
+def sessions_dir(home: Home) -> tuple[Path, str | None]:
+    """Where the SDK keeps session folders for `home`, and the override that says so."""
+    for variable, below in (
+        ("CLINE_SESSION_DATA_DIR", ()),
+        ("CLINE_DATA_DIR", ("sessions",)),
+        ("CLINE_DIR", ("data", "sessions")),
+    ):
+        value = home.env_dir(variable)
+        if value is not None:
+            return value.joinpath(*below), f"{variable}={home.environ[variable]}"
+    return home.path / ".cline" / "data" / "sessions", None
+
+
+def scan(folder: Path) -> Iterator[Path]:
+    """Each session's manifest and messages file; sub-agent files are read with their lead."""
+    for entry in folders.entries(folder, folder):
+        if not entry.is_dir():
+            continue
+        session = Path(entry.path)
+        for name in (f"{entry.name}.json", f"{entry.name}{MESSAGES}"):
+            if folders.is_file(session / name):
+                yield session / name
+
+
+def owns(path: Path) -> bool:
+    """Whether `path` is a manifest or lead messages file this store lists."""
+    folder = path.parent.name
+    return path.name in (f"{folder}.json", f"{folder}{MESSAGES}")
+
+
+def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    if path.name.endswith(MESSAGES):
+        return _parse_messages(path)
+    manifest = _small_object(path, frozenset({"prompt"}), diagnostics)
+    if manifest is None:
+        return []
+    metadata = as_dict(manifest.get("metadata"))
+    title = stripped(metadata.get("title")) or first_line(
+        display_text(manifest.get("prompt"))
+    )
+    created = iso_time(manifest.get("started_at"))
+    extra: dict[str, JSONValue] = {"store": "sdk"}
+    for key in ("status", "source", "provider"):
+        value = as_str(manifest.get(key))
+        if value:
+            extra[key] = value
+    return [
+        Session(
+            app=APP,
+            id=path.parent.name,
+            path=str(path),
+            cwd=stripped(manifest.get("cwd"))
+            or stripped(manifest.get("workspace_root")),
+            title=title,
+            created=created,
+            updated=iso_time(manifest.get("ended_at")) or created,
+            model=stripped(manifest.get("model")) or stripped(metadata.get("modelId")),
+            extra=extra,
+        )
+    ]
+
+
+def _parse_messages(path: Path) -> list[Session]:
+    """The messages file: its last write, its size; it names the path `read` takes."""
+    try:
+        size = path.stat().st_size
+        with files.open_binary(path) as stream:
+            head = stream.read(HEAD_BYTES)
+    except FileNotFoundError:
+        return []
+    found = _UPDATED.search(head)
+    updated = iso_time(found.group(1).decode("utf-8", "replace")) if found else None
+    return [
+        Session(
+            app=APP,
+            id=path.parent.name,
+            path=str(path),
+            updated=updated,
+            bytes=size,
+            precedence=1,  # its path and time win; the manifest says the rest
+            extra={"store": "sdk"},
+        )
+    ]
+
+
+def resume(session: Session) -> ResumePlan | None:
+    """`cline --id <id>` in the session's folder, for sessions the CLI started. Others
+    (the VS Code extension's) are reopened from the editor's History view: None."""
+    source = session.extra.get("source")
+    if source not in (None, "cli") or not session.cwd:
+        return None
+    return ResumePlan(
+        argv=("cline", "--id", session.id),
+        cwd=session.cwd,
+        program="cline",
+        install_hint="npm install -g cline",
+    )
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Child:
+    """A sub-agent's or team task's messages file in the lead's folder."""
+
+    path: Path
+    session_id: str  # `<lead>__<file stem>`, as Cline names it
+    name: str  # the file stem: the agent id (and team task id)
+    agent_type: str  # "subagent" or "teammate"
+    start: int  # its first message time (epoch ms), or a big number when unknown
+
+
+@dataclass(slots=True)
+class _State:
+    children: list[_Child] = field(default_factory=list)  # not yet read, in time order
+
+    def next_subagent(self) -> _Child | None:
+        """The oldest sub-agent file no spawn has claimed (team tasks are not spawned)."""
+        for index, child in enumerate(self.children):
+            if child.agent_type == "subagent":
+                return self.children.pop(index)
+        return None
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, offset: int = 0
+) -> Iterator[Event]:
+    """The lead's events, its sub-agents' inlined; `offset` only leaves sub-agents out."""
+    if session.path is None:
+        return
+    folder = Path(session.path).parent
+    messages = folder / f"{session.id}{MESSAGES}"
+    if not messages.is_file():
+        diagnostics.problem(f"{APP}: {messages} is missing; only the listing is shown")
+        return
+    reader = _Reader(session, diagnostics)
+    state = _State(_children(folder, session.id) if offset == 0 else [])
+    count = 0
+    compacted = _compacted_at(folder, session.id, diagnostics)
+    for message in _messages(messages, diagnostics):
+        if compacted is not None and count == compacted:
+            yield reader.compaction(compacted)
+        count += 1
+        if message is not None:
+            yield from reader.message(message, None, state)
+    if compacted is not None and compacted >= count:
+        yield reader.compaction(compacted)
+    for child in state.children:  # team tasks, and sub-agents no spawn was matched to
+        yield from reader.child(child, None, None)
+    manifest = _small_object(folder / f"{session.id}.json", frozenset({"prompt"})) or {}
+    if manifest.get("status") == "failed":
+        code = manifest.get("exit_code")
+        text = (
+            f"session failed (exit code {code})"
+            if isinstance(code, int)
+            else "session failed"
+        )
+        yield reader.emit("error", iso_time(manifest.get("ended_at")), text=text)
+
+
+class _Reader:
+    """Translates stored messages into events; numbering runs across lead and children."""
+
+    def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
+        self.session = session
+        self.diagnostics = diagnostics
+        self.emit = Emitter(session.id)
+
+    def compaction(self, count: int) -> Event:
+        return self.emit(
+            "compaction", extra={"reason": "compaction", "messages_before": count}
+        )
+
+    def child(
+        self, child: _Child, call_id: str | None, task: str | None
+    ) -> Iterator[Event]:
+        extra: dict[str, JSONValue] = {
+            "child_id": child.session_id,
+            # a spawn_agent sub-agent has no type beyond its prompt: it is named by its id
+            "agent_type": "teammate" if child.agent_type == "teammate" else None,
+            "agent_name": child.name,
+        }
+        start = ms_time(child.start) if child.start < _UNKNOWN else None
+        yield self.emit("subagent", start, call_id=call_id, text=task, extra=extra)
+        for message in _messages(child.path, self.diagnostics):
+            if message is not None:
+                yield from self.message(message, child.session_id, None)
+
+    def message(
+        self, message: dict[str, object], agent: str | None, state: _State | None
+    ) -> Iterator[Event]:
+        time = ms_time(message.get("ts"))
+
+        def event(kind: EventKind, **fields: Unpack[EventFields]) -> Event:
+            fields["agent_id"] = agent
+            return self.emit(kind, time, **fields)
+
+        role = type_tag(message.get("role"))
+        if role == "user":
+            yield from self._user(message.get("content"), event)
+        elif role == "assistant":
+            spawns: list[tuple[str | None, str | None]] = []
+            yield from self._assistant(message, event, spawns)
+            if state is not None:
+                for call_id, task in spawns:
+                    child = state.next_subagent()
+                    if child is not None:
+                        yield from self.child(child, call_id, task)
+        else:
+            self.diagnostics.unknown_type(f"message:{role or '<no role>'}")
+
+    def _user(self, content: object, event: _Maker) -> Iterator[Event]:
+        if isinstance(content, str):
+            text = display_text(content)
+            if text:
+                yield event("user", text=text)
+            return
+        texts: list[str] = []
+        for block in _blocks(content):
+            kind = type_tag(block.get("type"))
+            if kind == "tool_result":
+                if texts:
+                    yield event("user", text="\n".join(texts))
+                    texts.clear()
+                yield event(
+                    "tool_result",
+                    call_id=as_str(block.get("tool_use_id")),
+                    text=result_text(block.get("content")),
+                    is_error=block.get("is_error") is True,
+                )
+            elif kind == "text":
+                text = display_text(block.get("text"))
+                if text:
+                    texts.append(text)
+            elif kind in ("image", "file", "media"):
+                texts.append(_attachment(kind, block))
+            else:
+                self.diagnostics.unknown_type(f"user:{kind or '<no type>'}")
+        if texts:
+            yield event("user", text="\n".join(texts))
+
+    def _assistant(
+        self,
+        message: dict[str, object],
+        event: _Maker,
+        spawns: list[tuple[str | None, str | None]],
+    ) -> Iterator[Event]:
+        metadata = as_dict(message.get("metadata"))
+        for activity in _blocks(metadata.get("modelToolActivities")):
+            # tools the provider ran (web search): shown before the message, as Cline does
+            call_id = as_str(activity.get("toolCallId"))
+            yield event(
+                "tool_call",
+                tool=as_str(activity.get("toolName")),
+                call_id=call_id,
+                extra={"input": shown_json(activity.get("input")), "by_provider": True},
+            )
+            if "output" in activity or "isError" in activity:
+                yield event(
+                    "tool_result",
+                    call_id=call_id,
+                    text=result_text(activity.get("output")),
+                    is_error=activity.get("isError") is True,
+                )
+        texts: list[str] = []
+
+        def flush() -> Iterator[Event]:
+            if texts:
+                yield event("assistant", text="\n".join(texts))
+                texts.clear()
+
+        content = message.get("content")
+        if isinstance(content, str) and content.strip():
+            texts.append(plain(content))
+        for block in _blocks(content):
+            kind = type_tag(block.get("type"))
+            if kind == "text":
+                if isinstance(block.get("text"), str) and str(block["text"]).strip():
+                    texts.append(plain(str(block["text"])))
+            elif kind == "thinking":
+                yield from flush()
+                thought = block.get("thinking")
+                if isinstance(thought, str) and thought.strip():
+                    yield event("thinking", text=plain(thought))
+            elif kind == "redacted_thinking":
+                continue  # encrypted: nothing to show
+            elif kind == "tool_use":
+                yield from flush()
+                name, call_id = as_str(block.get("name")), as_str(block.get("id"))
+                value = block.get("input")
+                yield event(
+                    "tool_call",
+                    tool=name,
+                    call_id=call_id,
+                    extra={"input": shown_json(value)},
+                )
+                if name == SPAWN_TOOL:
+                    spawns.append((call_id, stripped(as_dict(value).get("task"))))
+            elif kind in ("image", "file", "media"):
+                texts.append(_attachment(kind, block))
+            else:
+                self.diagnostics.unknown_type(f"assistant:{kind or '<no type>'}")
+        yield from flush()
+        for invalid in _blocks(metadata.get("invalidToolCalls")):
+            tool = as_str(invalid.get("toolName")) or "a tool"
+            reason = as_str(invalid.get("reason")) or "invalid input"
+            yield event(
+                "error",
+                text=f"invalid call of {tool}: {reason}",
+                call_id=as_str(invalid.get("toolCallId")),
+                extra={"type": "invalid_tool_call"},
+            )
+        usage = _usage(message, self.session.model)
+        if usage is not None:
+            counts, cost = usage
+            extra: dict[str, JSONValue] = {"cost_usd": cost} if cost is not None else {}
+            yield event("usage", usage=counts, extra=extra)
+
+
+class _Maker(Protocol):
+    def __call__(self, kind: EventKind, **fields: Unpack[EventFields]) -> Event: ...
+
+
+_UNKNOWN = 1 << 62
+
+
+def _usage(
+    message: dict[str, object], fallback: str | None
+) -> tuple[Usage, float | None] | None:
+    metrics = as_dict(message.get("metrics"))
+    given, made, read, written = (
+        as_int(metrics.get(key))
+        for key in (
+            "inputTokens",
+            "outputTokens",
+            "cacheReadTokens",
+            "cacheWriteTokens",
+        )
+    )
+    cost = metrics.get("cost")
+    cost = (
+        float(cost)
+        if isinstance(cost, int | float) and not isinstance(cost, bool)
+        else None
+    )
+    if not (given or made or read or written or cost):
+        return None
+    model = as_str(as_dict(message.get("modelInfo")).get("id")) or fallback
+    # inputTokens holds the cache reads and writes (see the module docstring)
+    return Usage(max(0, given - read - written), made, read, written, model=model), cost
+
+
+def _messages(
+    path: Path, diagnostics: Diagnostics
+) -> Iterator[dict[str, object] | None]:
+    """The stored messages of one file (None for an entry that is not an object, counted)."""
+    items: Iterator[object] | list[object]
+    if file_size(path) > JSON_CAP:  # too big to parse at once: a message at a time
+        from ..jsonstream import file_items
+
+        items = file_items(path, "messages", diagnostics, APP)
+    else:
+        document = _read_json(path, JSON_CAP, diagnostics)
+        if document is None:
+            return
+        found = document.get("messages") if isinstance(document, dict) else None
+        if not isinstance(found, list):
+            diagnostics.skip(str(path), 1, "bad value")  # JSON, but no message list
+            return
+        items = found
+    for number, item in enumerate(items, 1):
+        if isinstance(item, dict):
+            yield item
+        else:
+            diagnostics.skip(str(path), number, "not an object")
+            yield None
+
+
+def _children(folder: Path, session_id: str) -> list[_Child]:
+    """The sub-agent and team-task files beside the lead's, oldest first."""
+    found = []
+    for entry in folders.listing(folder, folder):
+        name = entry.name
+        if not name.endswith(MESSAGES) or not entry.is_file():
+            continue
+        stem = name.removesuffix(MESSAGES)
+        if stem == session_id or not stem:
+            continue
+        path = Path(entry.path)
+        found.append(
+            _Child(
+                path,
+                f"{session_id}__{stem}",
+                stem,
+                "teammate" if "__" in stem else "subagent",
+                _first_time(path),
+            )
+        )
+    return sorted(found, key=lambda child: (child.start, child.name))
+
+
+def _first_time(path: Path) -> int:
+    """The first message's `ts` in the file's first bytes (the header holds no numbers of
+    that size), else _UNKNOWN."""
+    try:
+        with files.open_binary(path) as stream:
+            head = stream.read(64 * 1024)
+    except OSError:
+        return _UNKNOWN
+    found = _FIRST_TS.search(head)
+    return int(found.group(1)) if found else _UNKNOWN
+
+
+def _compacted_at(
+    folder: Path, session_id: str, diagnostics: Diagnostics
+) -> int | None:
+    """How many messages of the history the compaction sidecar stands for, if there is one."""
+    path = folder / f"{session_id}.compaction.json"
+    state = _small_object(path, frozenset({"messages", "system_prompt"}), diagnostics)
+    count = state.get("source_message_count") if state is not None else None
+    if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+        return count
+    return None
+
+
+# --- small helpers ---------------------------------------------------------------------
+
+
+def display_text(value: object) -> str | None:
+    """User text as Cline shows it: its `<user_input>` wrapper and `<mode_notice>`s gone,
+    a `<user_command slash="x">` as `/x …`; None when nothing is left."""
+    if not isinstance(value, str):
+        return None
+    command = _COMMAND.match(value)
+    text = _MODE_NOTICE.sub("", value)
+    text = _OPEN_TAG.sub("", _USER_INPUT.sub(r"\1", text)).strip()
+    if command:
+        inner = _MODE_NOTICE.sub("", command.group(2)).strip()
+        text = f"/{command.group(1)} {inner}".strip()
+    return plain(text) if text else None
+
+
+def result_text(content: object) -> str:
+    """A tool result flattened to text: text blocks as they are, media as notes, other
+    values (structured tool outputs) as JSON."""
+    if isinstance(content, str):
+        return plain(content)
+    if not isinstance(content, list):
+        return "" if content is None else _json_text(content)
+    parts = []
+    for item in content:
+        if (
+            isinstance(item, dict)
+            and item.get("type") == "text"
+            and isinstance(item.get("text"), str)
+        ):
+            parts.append(plain(item["text"]))
+        elif isinstance(item, dict) and item.get("type") in ("image", "file"):
+            parts.append(_attachment(str(item["type"]), item))
+        else:
+            parts.append(_json_text(item))
+    return "\n".join(parts)
+
+
+def _attachment(kind: str, block: dict[str, object]) -> str:
+    if kind == "image":
+        return blob(as_str(block.get("mediaType")), block.get("data"))
+    if kind == "file":
+        return f"[file {as_str(block.get('path')) or '?'}]"
+    media = as_dict(block.get("media"))
+    return f"[{as_str(media.get('mediaType')) or as_str(media.get('type')) or 'media'}]"
+
+
+def _json_text(value: object) -> str:
+    try:
+        return plain(orjson.dumps(shown_json(value)).decode())
+    except TypeError:
+        return str(value)
+
+
+def _blocks(value: object) -> list[dict[str, object]]:
+    return (
+        [item for item in value if isinstance(item, dict)]
+        if isinstance(value, list)
+        else []
+    )
+
+
+def _small_object(
+    path: Path, big: frozenset[str], diagnostics: Diagnostics | None = None
+) -> dict[str, object] | None:
+    """A manifest or sidecar: read whole, or, past MANIFEST_CAP, member by member without
+    the `big` ones (a pasted prompt, compacted messages). None if missing or not an object."""
+    if file_size(path) <= MANIFEST_CAP:
+        value = _read_json(path, MANIFEST_CAP, diagnostics)
+    else:
+        from ..jsonstream import file_members
+
+        value = file_members(path, big, diagnostics or Diagnostics(), APP)
+    if value is not None and not isinstance(value, dict) and diagnostics is not None:
+        diagnostics.skip(str(path), 1, "bad value")
+    return value if isinstance(value, dict) else None
+
+
+def _read_json(path: Path, cap: int, diagnostics: Diagnostics | None) -> object | None:
+    """A whole JSON file up to `cap`; a missing one is None, a bad or too big one counted."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None
+    if size > cap:
+        if diagnostics is not None:
+            diagnostics.skip(str(path), 1, "too long")
+        return None
+    value = files.read_json_file(path, limit=cap)
+    if value is None and size and diagnostics is not None:
+        diagnostics.skip(str(path), 1, "not JSON")
+    return value

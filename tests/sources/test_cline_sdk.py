@@ -1,0 +1,331 @@
+"""Cline's SDK sessions (CLI, extension 4.1+): manifest + messages file per session folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, _cline_sdk, cline
+
+DATA = Path(__file__).parent.parent / "data" / "cline" / "sdk"
+HOME = DATA / "home"
+SESSIONS = Path(".cline") / "data" / "sessions"
+LEAD = "1790931121000_k3x9q"
+CHILD = f"{LEAD}__agent_7fz2"
+FAILED = "1790940000000_p8w2r"
+
+
+def sessions(home: Home, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
+    location = cline.locate(home)
+    parts: dict[str, list[Session]] = {}
+    for path in cline.scan(location):
+        for session in cline.parse(Path(path), location, diagnostics or Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    merged = {key: merge(value) for key, value in parts.items()}
+    return {key: s for key, s in merged.items() if s.listed}
+
+
+def events(session: Session, diagnostics: Diagnostics | None = None) -> list[Event]:
+    return list(cline.read(session, diagnostics or Diagnostics()))
+
+
+def total(found: list[Event]) -> tuple[Usage, float]:
+    usage = sum((e.usage for e in found if e.usage), Usage())
+    cost = sum(float(e.extra.get("cost_usd") or 0) for e in found if e.kind == "usage")  # type: ignore[arg-type]
+    return usage, round(cost, 6)
+
+
+def test_listing_shows_title_folder_model_status_and_times() -> None:
+    found = sessions(Home.at(HOME))
+    assert sorted(found) == [LEAD, FAILED]
+    lead = found[LEAD]
+    assert lead.title == "Add a health endpoint"  # metadata.title
+    assert lead.cwd == "/home/alex/code/shop-api"
+    assert lead.model == "claude-sonnet-4-5"
+    assert (
+        lead.created is not None
+        and lead.created.isoformat() == "2026-10-02T08:52:01+00:00"
+    )
+    assert (
+        lead.updated is not None
+        and lead.updated.isoformat() == "2026-10-02T08:53:10+00:00"
+    )
+    assert lead.extra["status"] == "completed" and lead.extra["source"] == "cli"
+    failed = found[FAILED]
+    # no title: the prompt's first line, without Cline's <mode_notice> and <user_input>
+    assert failed.title == "Why does the build fail?"
+    assert (failed.cwd, failed.model, failed.extra["status"]) == (
+        "/home/alex/code/mono",
+        "gpt-5",
+        "failed",
+    )
+    assert (
+        lead.parent_id is None and CHILD not in found
+    )  # sub-agents are read with the lead
+
+
+def test_events_of_a_session_come_in_order_with_calls_and_results_linked() -> None:
+    got = [e for e in events(sessions(Home.at(HOME))[LEAD]) if e.agent_id is None]
+    assert [e.kind for e in got] == [
+        "user", "thinking", "assistant", "tool_call", "usage", "tool_result",
+        "assistant", "tool_call", "usage", "subagent", "tool_result",
+        "tool_call", "usage", "tool_result", "assistant", "usage",
+    ]  # fmt: skip
+    assert (
+        got[0].text
+        == "Add a /health endpoint to the API\nIt should return the git sha."
+    )
+    assert (
+        got[0].time is not None
+        and got[0].time.isoformat() == "2026-10-02T08:52:01+00:00"
+    )
+    read = got[3]
+    assert read.tool == "read_files" and read.extra["input"] == {
+        "paths": ["src/router.ts"]
+    }
+    assert got[5].call_id == read.call_id == "toolu_01" and "new Router()" in (
+        got[5].text or ""
+    )
+    failing = got[13]
+    assert failing.call_id == got[11].call_id and failing.is_error
+    assert (
+        got[-2].text
+        == "The route was not registered; fixed. GET /health now returns the sha."
+    )
+
+
+def test_usage_is_one_event_per_assistant_message_with_cache_taken_out_of_input() -> (
+    None
+):
+    found = events(sessions(Home.at(HOME))[LEAD])
+    lead = [e for e in found if e.agent_id is None]
+    # inputTokens 5200+5600+6000+6300 less cache reads 0+5000+5400+5900 and writes 5000+400+500+300
+    usage, cost = total(lead)
+    assert (usage.input_tokens, usage.output_tokens) == (600, 300)
+    assert (usage.cache_read_tokens, usage.cache_write_tokens) == (16300, 6200)
+    assert cost == 0.0303 and usage.model == "claude-sonnet-4-5"
+    # with the sub-agent: 1200-0-1000 + 1500-1000-300 more input, 300+20 output
+    usage, cost = total(found)
+    assert (usage.input_tokens, usage.output_tokens) == (1000, 620)
+    assert (usage.cache_read_tokens, usage.cache_write_tokens) == (17300, 7500)
+    assert cost == 0.0388
+
+
+def test_a_sub_agent_is_read_where_it_was_spawned() -> None:
+    got = events(sessions(Home.at(HOME))[LEAD])
+    spawn = next(e for e in got if e.kind == "tool_call" and e.tool == "spawn_agent")
+    subagent = next(e for e in got if e.kind == "subagent")
+    assert subagent.call_id == spawn.call_id == "toolu_02"
+    assert subagent.text == "Write a test for GET /health"
+    assert (
+        subagent.extra["child_id"] == CHILD
+        and subagent.extra["agent_name"] == "agent_7fz2"
+    )
+    start = got.index(subagent)
+    child = [e for e in got if e.agent_id == CHILD]
+    assert got[start + 1 : start + 1 + len(child)] == child  # right after the spawn
+    assert [e.kind for e in child] == [
+        "user", "tool_call", "usage", "tool_result", "assistant", "usage",
+    ]  # fmt: skip
+    assert child[3].call_id == child[1].call_id == "toolu_11"
+    result = got[start + 1 + len(child)]
+    assert result.kind == "tool_result" and result.call_id == spawn.call_id
+    assert [e.seq for e in got] == list(range(len(got)))
+
+
+def test_failed_compacted_session_with_provider_tools_and_an_unknown_block() -> None:
+    diagnostics = Diagnostics()
+    got = events(sessions(Home.at(HOME))[FAILED], diagnostics)
+    assert [(e.kind, e.text) for e in got] == [
+        ("user", "Why does the build fail?\nThe CI log is attached."),
+        ("tool_call", None),
+        ("tool_result", "3 results"),
+        ("assistant", "A path alias is missing from tsconfig.json."),
+        ("error", "invalid call of editor: invalid_json"),
+        ("usage", None),
+        ("compaction", None),  # the sidecar stands for the first two messages
+        ("user", "Fix it"),
+        ("error", "session failed (exit code 1)"),
+    ]
+    assert got[1].tool == "web_search" and got[1].call_id == got[2].call_id == "ws_1"
+    usage = got[5].usage
+    assert usage is not None and (usage.input_tokens, usage.cache_read_tokens) == (
+        952,
+        2048,
+    )
+    assert usage.model == "gpt-5"
+    assert diagnostics.unknown == {"assistant:web_search_call": 1}
+
+
+def test_broken_files_are_reported_never_raised() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(Home.at(DATA / "malformed" / "home"), diagnostics)
+    assert sorted(found) == [
+        "1790000000000_bad01",
+        "1790000000001_bad02",
+        "1790000000002_bad03",
+    ]
+    assert diagnostics.skipped == {"not JSON": 1}  # the broken manifest
+    cut = Diagnostics()
+    assert events(found["1790000000000_bad01"], cut) == []
+    assert found["1790000000000_bad01"].title == "Cut short"
+    assert cut.skipped == {"not JSON": 1} and cut.details[0][0].endswith(
+        ".messages.json"
+    )
+    missing = Diagnostics()
+    assert events(found["1790000000001_bad02"], missing) == []
+    assert found["1790000000001_bad02"].title == "No messages yet"
+    assert len(missing.problems) == 1 and "is missing" in missing.problems[0]
+    odd = Diagnostics()
+    unnamed = found["1790000000002_bad03"]  # listed from its messages file alone
+    assert unnamed.title is None and unnamed.updated is not None
+    assert [(e.kind, e.text) for e in events(unnamed, odd)] == [("user", "still here")]
+    assert odd.skipped == {"not an object": 1} and odd.unknown == {"message:system": 1}
+    # details name files and lines, never content
+    assert all("still here" not in str(d) for d in odd.details)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("CLINE_SESSION_DATA_DIR", "moved/sessions"),
+        ("CLINE_DATA_DIR", "moved/data"),
+        ("CLINE_DIR", "moved"),
+    ],
+)
+def test_the_environment_moves_the_sessions_folder(
+    tmp_path: Path, variable: str, value: str
+) -> None:
+    sessions_folder = (
+        "moved/sessions"
+        if variable == "CLINE_SESSION_DATA_DIR"
+        else "moved/data/sessions"
+    )
+    shutil.copytree(HOME / SESSIONS, tmp_path / sessions_folder)
+    empty = tmp_path / "home"
+    empty.mkdir()
+    assert sessions(Home.at(empty)) == {}
+    home = Home(empty, {variable: str(tmp_path / value)})
+    assert sorted(sessions(home)) == [LEAD, FAILED]
+    assert f"{variable}=" in (cline.locate(home).override or "")
+    # Home.at ignores the environment: the fixture home's own folder is read
+    assert sorted(sessions(Home.at(HOME))) == [LEAD, FAILED]
+
+
+def test_session_data_dir_wins_over_the_data_dir() -> None:
+    home = Home(
+        Path("/nowhere"),
+        {"CLINE_SESSION_DATA_DIR": "/a/sessions", "CLINE_DATA_DIR": "/b"},
+    )
+    assert _cline_sdk.sessions_dir(home)[0] == Path("/a/sessions")
+    assert "CLINE_SESSION_DATA_DIR" in cline.ENV_VARS
+
+
+def test_old_tasks_and_sdk_sessions_in_one_data_folder_are_both_listed(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    task = home / ".cline" / "data" / "tasks" / "1760000000000"
+    task.mkdir(parents=True)
+    (task / "ui_messages.json").write_text(
+        json.dumps(
+            [
+                {
+                    "ts": 1760000000000,
+                    "type": "say",
+                    "say": "task",
+                    "text": "from CLI 1.x",
+                }
+            ]
+        )
+    )
+    found = sessions(Home.at(home))
+    assert sorted(found) == ["1760000000000", LEAD, FAILED]
+    assert found["1760000000000"].title == "from CLI 1.x"
+    assert cline.resume(found["1760000000000"]) is None
+
+
+def test_resume_reopens_cli_sessions_with_the_cli_only() -> None:
+    found = sessions(Home.at(HOME))
+    plan = cline.resume(found[LEAD])
+    assert plan is not None
+    assert (
+        plan.argv == ("cline", "--id", LEAD) and plan.cwd == "/home/alex/code/shop-api"
+    )
+    assert cline.resume(found[FAILED]) is None  # started in VS Code: its History view
+
+
+def test_a_messages_file_too_big_to_parse_is_read_one_message_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    found = sessions(Home.at(HOME))
+    whole = {key: events(session) for key, session in found.items()}
+    monkeypatch.setattr(_cline_sdk, "JSON_CAP", 100)
+    diagnostics = Diagnostics()
+    assert {key: events(s, diagnostics) for key, s in found.items()} == whole
+    assert not diagnostics.problems and diagnostics.skipped_total == 0
+    # a huge manifest (a pasted prompt) is read without its prompt: listed all the same
+    monkeypatch.setattr(_cline_sdk, "MANIFEST_CAP", 100)
+    listed = sessions(Home.at(HOME), diagnostics)
+    assert listed[LEAD] == found[LEAD]  # its title is metadata.title
+    assert listed[FAILED].title is None and listed[FAILED].cwd == found[FAILED].cwd
+    assert (
+        events(listed[FAILED], diagnostics) == whole[FAILED]
+    )  # still failed, compacted
+    assert not diagnostics.problems and diagnostics.skipped_total == 0
+
+
+def test_a_byte_order_mark_changes_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+
+    def seen() -> dict[str, object]:
+        found = sessions(Home.at(home))
+        return {
+            key: (
+                s.title,
+                s.cwd,
+                s.model,
+                s.created,
+                s.updated,
+                [(e.kind, e.text, e.usage) for e in events(s)],
+            )
+            for key, s in found.items()
+        }
+
+    plain = seen()
+    for path in home.rglob("*.json"):
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert seen() == plain
+
+
+def test_reading_writes_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    before = {
+        p: (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in home.rglob("*")
+        if p.is_file()
+    }
+    for path in [*home.rglob("*"), home]:
+        os.chmod(path, 0o555 if path.is_dir() else 0o444)
+    try:
+        for session in sessions(Home.at(home)).values():
+            events(session)
+            cline.resume(session)
+    finally:
+        for path in [home, *home.rglob("*")]:
+            os.chmod(path, 0o755)
+    after = {
+        p: (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in home.rglob("*")
+        if p.is_file()
+    }
+    assert after == before

@@ -57,6 +57,8 @@ def test_tool_summary_and_fold() -> None:
         ("list_dir", {"DirectoryPath": "/tmp/repo", "toolSummary": "Listing"}, "/tmp/repo"),
         ("spawn_agent", {"message": "do it", "task_name": "greeter"}, "greeter"),
         ("agents.spawn", {"agent": "generic", "task": "run echo"}, "run echo"),
+        ("read_files", {"paths": ["src/a.ts", "src/b.ts"]}, "src/a.ts, src/b.ts"),
+        ("run_commands", {"commands": ["npm test", "npm run lint"]}, "npm test, npm run lint"),
     ):  # fmt: skip
         assert tool_summary(tool, value) == f"{tool} — {shown}"
     assert fold("a\nb\nc\nd\ne", 3) == "a\nb\nc\n… 2 more lines"

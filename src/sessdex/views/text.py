@@ -101,8 +101,10 @@ def short_path(path: str | None, home: str | None = None) -> str:
 _INPUT_KEYS = (
     "command",
     "cmd",
+    "commands",
     "file_path",
     "path",
+    "paths",
     "filePath",
     "absolute_path",
     "AbsolutePath",
@@ -133,8 +135,9 @@ def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
     if isinstance(value, dict):
         for key in _INPUT_KEYS:
             found = value.get(key)
-            if isinstance(found, list):
-                found = " ".join(str(part) for part in found)
+            if isinstance(found, list):  # several commands or files: one per comma
+                joiner = ", " if key in ("commands", "paths") else " "
+                found = joiner.join(str(part) for part in found)
             if isinstance(found, str) and found.strip():
                 detail = found
                 break

@@ -1,4 +1,10 @@
-"""Kimi CLI (MoonshotAI/kimi-cli): one folder per session under `$KIMI_SHARE_DIR/sessions/`.
+"""Kimi: Kimi CLI (MoonshotAI/kimi-cli) under `$KIMI_SHARE_DIR`, Kimi Code under `$KIMI_CODE_HOME`.
+
+Kimi CLI is archived; from 1.52 running `kimi` installs Kimi Code, a different program with a
+different tree (`~/.kimi-code`), read by `_kimi_code.py` (see its docstring). Both are the one
+app `kimi`: `locate` names `~/.kimi` as the root and `~/.kimi-code` beside it, `scan` lists
+both, and `parse`, `read` and `resume` hand Kimi Code's files to that module. What follows is
+Kimi CLI's format.
 
 What it writes: `sessions/<md5(work dir)>/<session uuid>/` (a non-local KAOS prefixes the
 folder with its name) holding `wire.jsonl` (every UI event with a timestamp: the user's
@@ -32,6 +38,7 @@ from pathlib import Path
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from . import _kimi_code
 from ._values import (
     Emitter,
     as_dict,
@@ -48,10 +55,13 @@ from ._values import (
 from .base import Home, Location
 
 NAME = "kimi"
-TITLE = "Kimi CLI"
+TITLE = "Kimi Code / Kimi CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
-CHECKED_WITH = "kimi-cli 1.49 source (wire protocol 1.x); no real capture"
-ENV_VARS = ("KIMI_SHARE_DIR",)
+CHECKED_WITH = (
+    "Kimi Code 0.3x real captures (wire 1.4) and the kimi-code 0.38 source (wire 1.5); "
+    "kimi-cli 1.49 source (wire protocol 1.x), no real Kimi CLI capture"
+)
+ENV_VARS = ("KIMI_SHARE_DIR", "KIMI_CODE_HOME")
 
 
 _WIRE = "wire.jsonl"
@@ -102,16 +112,28 @@ _CONTEXT_IGNORED = frozenset({"_system_prompt", "_checkpoint", "_usage", "system
 
 
 def locate(home: Home) -> Location:
-    override = home.env_dir("KIMI_SHARE_DIR")
-    if override is not None:
-        return Location(override, f"KIMI_SHARE_DIR={override}")
-    return Location(home.path / ".kimi")
+    """Kimi CLI's folder as the root, Kimi Code's beside it (each with its own override)."""
+    share = home.env_dir("KIMI_SHARE_DIR")
+    code = home.env_dir("KIMI_CODE_HOME")
+    said = [f"KIMI_SHARE_DIR={share}"] if share is not None else []
+    if code is not None:
+        said.append(f"KIMI_CODE_HOME={code}")
+    return Location(
+        share if share is not None else home.path / ".kimi",
+        ", ".join(said) or None,
+        also=(code if code is not None else home.path / ".kimi-code",),
+    )
 
 
 def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
-    root = location.root
+    yield from _scan_cli(location.root)
+    for root in location.also:
+        yield from _kimi_code.scan(root)
+
+
+def _scan_cli(root: Path) -> Iterator[Path]:
     for work_dir in folders.entries(root / "sessions", root):
         if not work_dir.is_dir():
             continue
@@ -145,6 +167,8 @@ def _session_files(folder: Path, root: Path) -> Iterator[Path]:
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if _kimi_code.owns(path):
+        return _kimi_code.parse(path, diagnostics)
     if path.name == _STATE:
         return _parse_state(path)
     try:
@@ -328,6 +352,9 @@ def read(
     if not session.path:
         return
     path = Path(session.path)
+    if _kimi_code.owns(path):
+        yield from _kimi_code.read(session, diagnostics, full=full, offset=offset)
+        return
     reader = _Reader(session, diagnostics)
     try:
         if path.name == _WIRE:
@@ -603,6 +630,8 @@ class _Reader:
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`kimi --session <id>` run in the session's work directory; sub-agents have no resume."""
+    if session.path and _kimi_code.owns(Path(session.path)):
+        return _kimi_code.resume(session, keep_permissions=keep_permissions)
     if session.parent_id or not session.cwd:
         return None
     argv = ["kimi", "--session", session.id]

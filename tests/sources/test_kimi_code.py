@@ -1,0 +1,329 @@
+"""Kimi Code quirks: `~/.kimi-code` sessions listed beside Kimi CLI's, one wire per agent."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from functools import reduce
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, kimi
+
+DATA = Path(__file__).parent.parent / "data" / "kimi"
+WORKSPACE = ".kimi-code/sessions/wd_project_ac3bb318f98e"
+SMALL = "9eb1bf57-c1af-48a5-b658-0e8d9fe794f5"  # retries, a steer, cancelled turns
+TOOLS = (
+    "1bcbe023-4f7e-4971-9dc9-43b8756045b0"  # tools, a sub-agent, plan mode, compaction
+)
+PROJECT = "/private/tmp/as-agent-lab/kimi/project"
+
+
+def sessions(home: Home, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
+    location = kimi.locate(home)
+    parts: dict[str, list[Session]] = {}
+    for path in kimi.scan(location):
+        for session in kimi.parse(Path(path), location, diagnostics or Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    merged = {key: merge(value) for key, value in parts.items()}
+    return {key: s for key, s in merged.items() if s.listed}
+
+
+def events(
+    session: Session, diagnostics: Diagnostics | None = None, **kw: int
+) -> list[Event]:
+    return list(kimi.read(session, diagnostics or Diagnostics(), **kw))  # type: ignore[arg-type]
+
+
+def total(found: list[Event]) -> Usage:
+    return reduce(lambda a, b: a + b, (e.usage for e in found if e.usage), Usage())
+
+
+def test_kimi_code_is_found_beside_kimi_cli_and_its_override_is_honoured(
+    tmp_path: Path,
+) -> None:
+    location = kimi.locate(Home.at(DATA / "home"))
+    assert location.also == (DATA / "home" / ".kimi-code",)
+    found = sessions(Home.at(DATA / "home"))
+    assert {SMALL, TOOLS} <= set(found)
+    moved = Home(
+        tmp_path / "nobody", {"KIMI_CODE_HOME": str(DATA / "home" / ".kimi-code")}
+    )
+    assert (
+        kimi.locate(moved).override == f"KIMI_CODE_HOME={DATA / 'home' / '.kimi-code'}"
+    )
+    assert set(sessions(moved)) == {SMALL, TOOLS}
+
+
+def test_listing_shows_title_folder_model_and_effort() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    tools, small = found[TOOLS], found[SMALL]
+    assert (tools.title, tools.cwd, tools.model, tools.effort) == (
+        "hi",
+        PROJECT,
+        "moonshot-ai/kimi-k2.7-code",
+        "on",
+    )
+    assert tools.path and tools.path.endswith(f"session_{TOOLS}/agents/main/wire.jsonl")
+    assert (
+        tools.created
+        and tools.created.isoformat() == "2026-08-01T19:33:23.256000+00:00"
+    )
+    assert small.permission_mode == "auto"  # the wire's last permission.set_mode
+    assert tools.parent_id is None and small.parent_id is None
+
+
+def test_the_state_title_wins_and_the_first_prompt_stands_in(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    state = home / WORKSPACE / f"session_{TOOLS}" / "state.json"
+    value = json.loads(state.read_text())
+    state.write_text(json.dumps({**value, "title": "Count the Swift files"}))
+    assert sessions(Home.at(home))[TOOLS].title == "Count the Swift files"
+    state.unlink()
+    found = sessions(Home.at(home))[TOOLS]
+    assert found.title == "hi"  # the first turn.prompt of origin user
+    assert found.cwd is None  # only state.json keeps the work directory in 0.3x
+
+
+def test_events_of_a_tool_session_in_order() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[TOOLS])
+    kinds = [e.kind for e in got if e.agent_id is None]
+    assert kinds[:9] == [
+        "meta",  # model and thinking effort
+        "user",
+        "user",
+        "user",
+        "thinking",
+        "assistant",
+        "usage",  # the step's usage record, then the turn's end
+        "turn_end",
+        "user",
+    ]
+    assert kinds[-3:] == [
+        "turn_end",
+        "usage",
+        "compaction",
+    ]  # the compaction's own call
+    assert [e.seq for e in got] == list(range(len(got)))
+    plan = [e.extra.get("plan_mode") for e in got if "plan_mode" in e.extra]
+    assert plan == [True, False]
+    compaction = got[-1]
+    assert compaction.text and compaction.text.startswith(
+        "I am writing this handoff note"
+    )
+    assert compaction.extra["compacted"] == 56
+
+
+def test_usage_counts_each_model_response_once() -> None:
+    """23 usage.record lines (22 turn-scoped, 1 session-scoped compaction) in the main wire,
+    3 in the sub-agent's; the 22 + 3 step.end usages repeat turn records and are not counted."""
+    got = events(sessions(Home.at(DATA / "home"))[TOOLS])
+    main = [e for e in got if e.kind == "usage" and e.agent_id is None]
+    child = [e for e in got if e.kind == "usage" and e.agent_id == "agent-0"]
+    assert len(main) == 23 and len(child) == 3
+    assert [e.extra["scope"] for e in main].count("session") == 1
+    assert total(main) == Usage(
+        30174, 5515, 661504, 0, model="moonshot-ai/kimi-k2.7-code"
+    )
+    assert total(child) == Usage(
+        12905, 330, 28416, 0, model="moonshot-ai/kimi-k2.7-code"
+    )
+    assert total(main + child).total == 43079 + 5845 + 689920
+    first = main[0].usage
+    assert first is not None and (first.input_tokens, first.cache_read_tokens) == (
+        9431,
+        14848,
+    )
+    assert not [
+        e for e in events(sessions(Home.at(DATA / "home"))[SMALL]) if e.kind == "usage"
+    ]
+
+
+def test_tool_calls_are_linked_to_their_results() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[TOOLS])
+    calls = {(e.agent_id, e.call_id): e for e in got if e.kind == "tool_call"}
+    results = [e for e in got if e.kind == "tool_result"]
+    assert len(calls) == 21 and len(results) == 21
+    for result in results:
+        call = calls[(result.agent_id, result.call_id)]
+        assert call.seq < result.seq
+    bash = calls[(None, "Bash_0")]
+    assert bash.tool == "Bash" and bash.extra["input"] == {"command": "ls"}
+    failed = next(e for e in results if e.call_id == "Bash_2")
+    assert failed.is_error and failed.text and "No such file" in failed.text
+
+
+def test_the_sub_agent_follows_the_agent_call_that_named_it() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[TOOLS])
+    spawn = next(e for e in got if e.kind == "subagent")
+    assert (spawn.agent_id, spawn.call_id, spawn.text) == (
+        None,
+        "Agent_3",
+        "Count Swift files in repo",
+    )
+    assert spawn.extra == {"child_id": "agent-0", "agent_type": "explore"}
+    call = next(e for e in got if e.kind == "tool_call" and e.call_id == "Agent_3")
+    result = next(e for e in got if e.kind == "tool_result" and e.call_id == "Agent_3")
+    inside = [e for e in got if e.agent_id == "agent-0"]
+    assert call.seq < spawn.seq < inside[0].seq and inside[-1].seq < result.seq
+    brief = next(e for e in inside if e.kind == "user")
+    assert brief.extra == {"origin": "system_trigger"}
+    assert brief.text and brief.text.startswith("<git-context>")
+    assert inside[-1].kind == "turn_end"
+
+
+def test_an_agent_no_result_names_is_appended(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    agents = home / WORKSPACE / f"session_{TOOLS}" / "agents"
+    shutil.copytree(agents / "agent-0", agents / "agent-1")
+    got = events(sessions(Home.at(home))[TOOLS])
+    spawns = [e for e in got if e.kind == "subagent"]
+    assert [e.extra["child_id"] for e in spawns] == ["agent-0", "agent-1"]
+    assert spawns[1].call_id is None and spawns[1].seq > got.index(spawns[0])
+    assert got[-1].agent_id == "agent-1"
+
+
+def test_reading_from_an_offset_reads_no_sub_agent_file() -> None:
+    session = sessions(Home.at(DATA / "home"))[TOOLS]
+    assert session.path
+    data = Path(session.path).read_bytes()
+    offset = data.index(b'"run subagent to count swift files')
+    got = events(session, offset=offset)
+    assert got[0].kind != "user"  # the cut line is dropped
+    assert [e.extra["child_id"] for e in got if e.kind == "subagent"] == ["agent-0"]
+    assert not [e for e in got if e.agent_id is not None]
+
+
+def test_retries_steers_and_cancelled_turns() -> None:
+    got = events(sessions(Home.at(DATA / "home"))[SMALL])
+    kinds = [e.kind for e in got]
+    assert kinds == [
+        "meta",
+        "user",
+        *["error"] * 6,  # model request attempts 2/10 to 7/10
+        "user",  # the steer
+        "error",  # cancelled
+        "user",
+        *["error"] * 5,
+        "error",
+        "meta",  # permission mode auto
+        "turn_end",
+    ]
+    assert (
+        got[2].text == "model request retried (attempt 2/10)" and got[2].extra["retry"]
+    )
+    assert got[8].extra == {"steer": True} and got[8].text == "stop"
+    assert [e.text for e in got if e.text == "turn cancelled"] == ["turn cancelled"] * 2
+
+
+def test_a_torn_last_line_and_an_unknown_record_are_counted_not_raised() -> None:
+    found = sessions(Home.at(DATA / "malformed" / "home"))
+    diagnostics = Diagnostics()
+    got = events(found[SMALL], diagnostics)
+    assert [e.kind for e in got] == ["meta", "user", "assistant"]
+    assert diagnostics.unknown["hologram.render"] == 1
+    assert diagnostics.skipped["not JSON"] == 1
+    assert diagnostics.skipped["truncated"] == 1
+
+
+def test_an_imported_session_is_read_from_its_messages(tmp_path: Path) -> None:
+    """Kimi Code copies Kimi CLI sessions into `ses_<old uuid>` folders as bare messages."""
+    folder = tmp_path / ".kimi-code/sessions/wd_api_0123456789ab/ses_5b7e2a10-1c3d"
+    (folder / "agents" / "main").mkdir(parents=True)
+    (folder / "state.json").write_text(
+        json.dumps(
+            {
+                "createdAt": "2026-07-01T10:00:00.000Z",
+                "updatedAt": "2026-07-01T10:05:00.000Z",
+                "title": "Add a /health endpoint",
+                "agents": {"main": {"type": "main", "parentAgentId": None}},
+                "custom": {
+                    "imported_from_kimi_cli": True,
+                    "kimi_cli_session_id": "5b7e2a10-1c3d",
+                },
+                "workDir": "/home/dev/code/api",
+            }
+        )
+    )
+    lines = [
+        {"type": "metadata", "protocol_version": "1.0", "created_at": 1782900000000},
+        {
+            "type": "context.append_message",
+            "message": {
+                "role": "user",
+                "content": [{"type": "text", "text": "Add a /health endpoint"}],
+                "toolCalls": [],
+            },
+        },
+        {
+            "type": "context.append_message",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Reading the routes."}],
+                "toolCalls": [
+                    {
+                        "type": "function",
+                        "id": "c1",
+                        "function": {"name": "Read", "arguments": '{"path": "app.py"}'},
+                    }
+                ],
+            },
+        },
+        {
+            "type": "context.append_message",
+            "message": {
+                "role": "tool",
+                "content": [{"type": "text", "text": "from flask import Flask"}],
+                "toolCalls": [],
+                "toolCallId": "c1",
+            },
+        },
+    ]
+    (folder / "agents/main/wire.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in lines)
+    )
+    found = sessions(Home.at(tmp_path))
+    session = found["ses_5b7e2a10-1c3d"]  # apart from the Kimi CLI session it came from
+    assert (session.title, session.cwd) == (
+        "Add a /health endpoint",
+        "/home/dev/code/api",
+    )
+    assert session.extra["imported_from"] == "5b7e2a10-1c3d"
+    got = events(session)
+    assert [(e.kind, e.call_id) for e in got] == [
+        ("user", None),
+        ("assistant", None),
+        ("tool_call", "c1"),
+        ("tool_result", "c1"),
+    ]
+    assert got[2].extra["input"] == {"path": "app.py"}
+    plan = kimi.resume(session)
+    assert plan is not None and plan.argv == ("kimi", "--session", "ses_5b7e2a10-1c3d")
+
+
+def test_a_session_without_a_prompt_is_not_listed(tmp_path: Path) -> None:
+    folder = tmp_path / ".kimi-code/sessions/wd_x_0123456789ab/session_0b0b0b0b"
+    (folder / "agents" / "main").mkdir(parents=True)
+    (folder / "state.json").write_text('{"title": "", "workDir": "/home/dev/x"}')
+    (folder / "agents/main/wire.jsonl").write_text(
+        '{"type":"metadata","protocol_version":"1.4","created_at":1782900000000}\n'
+        '{"type":"config.update","modelAlias":"kimi-code/kimi-for-coding","time":1782900000001}\n'
+    )
+    assert sessions(Home.at(tmp_path)) == {}
+
+
+def test_resume_reopens_the_session_folder_and_withholds_looser_modes() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    plan = kimi.resume(found[TOOLS])
+    assert plan is not None
+    assert plan.argv == ("kimi", "--session", f"session_{TOOLS}")
+    assert (plan.cwd, plan.program, plan.withheld) == (PROJECT, "kimi", ())
+    auto = kimi.resume(found[SMALL])
+    assert auto is not None
+    assert auto.argv == ("kimi", "--session", f"session_{SMALL}")
+    assert auto.withheld == ("--auto",) and "auto" in auto.notes[0]
+    kept = kimi.resume(found[SMALL], keep_permissions=True)
+    assert kept is not None and kept.argv[-1] == "--auto" and not kept.withheld

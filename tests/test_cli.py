@@ -842,3 +842,15 @@ def test_a_reader_leaving_early_is_no_failure(tmp_path: Path) -> None:
             process.stdout.close()
             said = process.stderr.read()
             assert process.wait(timeout=60) == 0 and said == b"", (args, said)
+
+
+def test_doctor_names_every_folder_an_app_was_found_in(tmp_path: Path) -> None:
+    """An app that writes outside its main folder (Kimi Code beside Kimi CLI, Cline's
+    standalone data, a pi session folder of the user's choice) says where else it looked."""
+    home = tmp_path / "home"
+    (home / ".kimi-code" / "sessions").mkdir(parents=True)
+    code, out, _ = invoke("doctor", "--app", "kimi", "--home", str(home))
+    assert code == 0
+    assert f"  and in      {home / '.kimi-code'}\n" in out
+    code, out, _ = invoke("doctor", "--app", "kimi", "--json", "--home", str(home))
+    assert json.loads(out)[0]["also"] == [str(home / ".kimi-code")]

@@ -286,6 +286,7 @@ class AppReport:
     files: int
     versions: dict[str, int]
     diagnostics: Diagnostics
+    also: tuple[str, ...] = ()  # other folders the app writes to that exist here
 
     def record(self) -> dict[str, object]:
         return {
@@ -293,6 +294,7 @@ class AppReport:
             "title": self.title,
             "checked_with": self.checked_with,
             "root": self.root,
+            "also": list(self.also),
             "override": self.override,
             "exists": self.exists,
             "sessions": self.sessions,
@@ -338,6 +340,9 @@ def doctor(
                 files=int(entry.get("files", 0)),  # type: ignore[call-overload]
                 versions=dict(versions) if isinstance(versions, dict) else {},
                 diagnostics=diagnostics,
+                also=tuple(str(p) for p in location.also if p.is_dir())
+                if location
+                else (),
             )
         )
     return reports

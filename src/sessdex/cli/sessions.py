@@ -273,6 +273,8 @@ def doctor_command(
         say(
             f"  looked in   {r.root}" + (f"  (from {r.override})" if r.override else "")
         )
+        for folder in r.also:
+            say(f"  and in      {folder}")
         say(f"  checked with {r.checked_with}")
         if r.versions:
             seen = ", ".join(f"{v} ({n})" for v, n in sorted(r.versions.items()))

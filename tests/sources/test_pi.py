@@ -225,3 +225,35 @@ def test_an_empty_name_clears_the_title_and_the_routed_model_is_billed(
     assert session.title and session.title.startswith("SCENARIO=basic")
     models = {e.usage.model for e in events(session) if e.usage}
     assert models == {"anthropic/claude-sonnet-4.5"}
+
+
+def test_model_work_outside_assistant_messages_is_billed(tmp_path: Path) -> None:
+    """pi's session-format.md (earendil-works/pi): a tool result may carry the `usage` of
+    model work the tool did, and a compaction or branch summary the `usage` of writing
+    the summary; `retainedTail` repeats messages already counted."""
+    lines = [json.loads(line) for line in REAL_FILE.read_text().splitlines()]
+    last = lines[-1]["id"]
+    stamp = lines[-1]["timestamp"]
+    spend = {"input": 5000, "output": 800, "cacheRead": 0, "cacheWrite": 0}
+    compaction = {"type": "compaction", "id": "c1", "parentId": last, "timestamp": stamp,
+                  "summary": "Ran the greeting twice.", "tokensBefore": 50000, "usage": spend,
+                  "retainedTail": [{"role": "assistant", "content": [], "usage": spend}]}  # fmt: skip
+    tool = {"type": "message", "id": "t1", "parentId": "c1", "timestamp": stamp,
+            "message": {"role": "toolResult", "toolCallId": "x", "content": [{"type": "text", "text": "ok"}],
+                        "usage": {"input": 300, "output": 40}}}  # fmt: skip
+    folder = tmp_path / ".pi" / "agent" / "sessions" / "--home-alex-code-shop-api--"
+    folder.mkdir(parents=True)
+    (folder / REAL_FILE.name).write_text(
+        "".join(json.dumps(line) + "\n" for line in [*lines, compaction, tool])
+    )
+    before = sum(
+        (e.usage for e in events(sessions(Home.at(DATA / "home"))[REAL]) if e.usage),
+        Usage(),
+    )
+    found = events(sessions(Home.at(tmp_path))[REAL])
+    after = sum((e.usage for e in found if e.usage), Usage())
+    assert (
+        after.input_tokens - before.input_tokens,
+        after.output_tokens - before.output_tokens,
+    ) == (5300, 840)
+    assert {e.usage.model for e in found if e.usage} == {"mock-model"}

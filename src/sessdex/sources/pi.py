@@ -16,7 +16,9 @@ are left out (their gist survives as `branch_summary`).
 
 Usage: one event per assistant message (pi writes each response once); pi's `input` already
 excludes cache reads and writes; the model is `responseModel` (what a router picked) when
-there is one. pi has no sub-agents, no git branch and no CLI version in
+there is one. Newer pi also bills model work outside assistant messages: a tool result's
+`usage` (a tool that ran a model) and a compaction's or branch summary's (writing the
+summary) are usage events too. pi has no sub-agents, no git branch and no CLI version in
 its files. Ignored on purpose: `custom` (extension state) and `label` entries.
 """
 
@@ -309,6 +311,24 @@ class _Reader:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.emit = Emitter(session.id)
+        self.model: str | None = (
+            session.model
+        )  # the newest model, for usage that names none
+
+    def usage(
+        self, record: Mapping[str, object], value: object, model: str | None
+    ) -> Iterator[Event]:
+        """One `usage` event from pi's `usage` object, when it counted anything."""
+        usage = as_dict(value)
+        counted = Usage(
+            input_tokens=as_int(usage.get("input")),
+            output_tokens=as_int(usage.get("output")),
+            cache_read_tokens=as_int(usage.get("cacheRead")),
+            cache_write_tokens=as_int(usage.get("cacheWrite")),
+            model=model or self.model,
+        )
+        if counted.total:
+            yield self.event("usage", record, usage=counted)
 
     def handles(self, kind: str, record: Mapping[str, object]) -> bool:
         if kind != "message":
@@ -327,6 +347,7 @@ class _Reader:
     def translate(self, kind: str, record: Mapping[str, object]) -> Iterator[Event]:
         if kind == "model_change":
             model = as_str(record.get("modelId"))
+            self.model = model or self.model
             provider = as_str(record.get("provider"))
             yield self.event(
                 "meta",
@@ -355,12 +376,20 @@ class _Reader:
                     "tokens_before": tokens if isinstance(tokens, int) else None,
                 },
             )
+            # newer pi bills the summary's model call here (its retainedTail is a copy
+            # of messages already counted, and is not read)
+            yield from self.usage(
+                record, record.get("usage"), as_str(record.get("model"))
+            )
         elif kind == "branch_summary":
             yield self.event(
                 "compaction",
                 record,
                 text=shown_text(record.get("summary")),
                 extra={"reason": "branch"},
+            )
+            yield from self.usage(
+                record, record.get("usage"), as_str(record.get("model"))
             )
         elif kind == "custom_message":
             custom = as_str(record.get("customType"))
@@ -388,6 +417,10 @@ class _Reader:
                 call_id=as_str(message.get("toolCallId")),
                 text=_content_text(message.get("content")),
                 is_error=message.get("isError") is True,
+            )
+            # a tool that ran a model itself (newer pi) says what it used
+            yield from self.usage(
+                record, message.get("usage"), as_str(message.get("model"))
             )
         elif role == "bashExecution":
             # a command the user ran with `!`: shown as a call and its result
@@ -469,10 +502,11 @@ class _Reader:
             elif kind == "image":
                 texts.append(_image(block))
         yield from flush()
-        usage = as_dict(message.get("usage"))
         # the model that answered, where a router (OpenRouter `auto`) picked it
         model = as_str(message.get("responseModel")) or as_str(message.get("model"))
-        if usage:
+        self.model = as_str(message.get("model")) or self.model
+        usage = as_dict(message.get("usage"))
+        if usage:  # every response, even one that counted nothing
             yield self.event(
                 "usage",
                 record,

@@ -195,3 +195,23 @@ def test_a_wire_with_only_its_header_is_not_a_session(tmp_path: Path) -> None:
         json.dumps({"type": "metadata", "protocol_version": "1.9"}) + "\n"
     )
     assert sessions(Home.at(tmp_path)) == {}
+
+
+def test_a_session_not_reopened_since_1_29_keeps_its_title_in_metadata_json(
+    tmp_path: Path,
+) -> None:
+    """kimi-cli session_state.py moves `metadata.json` (title, archived) into state.json
+    on first load (CHANGELOG 1.29.0): a session never reopened since still has only it."""
+    import json
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    folder = home / ".kimi" / "sessions" / "e32247ebaf80119f9feb17957c5ede2c" / OLD
+    (folder / "state.json").unlink()
+    (folder / "metadata.json").write_text(
+        json.dumps({"title": "Fix the pagination bug", "archived": True})
+    )
+    found = sessions(Home.at(home))[OLD]
+    assert found.title == "Fix the pagination bug" and found.extra["archived"] is True
+    (folder / "metadata.json").write_text(json.dumps({"title": "Untitled"}))
+    assert sessions(Home.at(home))[OLD].title == "Add a /health endpoint"

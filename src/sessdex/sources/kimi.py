@@ -65,6 +65,7 @@ ENV_VARS = ("KIMI_SHARE_DIR", "KIMI_CODE_HOME")
 
 
 _WIRE = "wire.jsonl"
+_LEGACY_METADATA = "metadata.json"
 _CONTEXT = "context.jsonl"
 _STATE = "state.json"
 _CHECKPOINT = re.compile(r"^\s*(<system>)?\s*CHECKPOINT \d+\s*(</system>)?\s*$")
@@ -154,6 +155,8 @@ def _session_files(folder: Path, root: Path) -> Iterator[Path]:
         yield folder / _CONTEXT
     if _STATE in names:
         yield folder / _STATE
+    elif _LEGACY_METADATA in names:  # before 1.29; moved into state.json when reopened
+        yield folder / _LEGACY_METADATA
     if "subagents" in names and names["subagents"].is_dir():
         for child in folders.entries(folder / "subagents", root, nested=True):
             if child.is_dir():
@@ -171,6 +174,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return _kimi_code.parse(path, diagnostics)
     if path.name == _STATE:
         return _parse_state(path)
+    if path.name == _LEGACY_METADATA:
+        return _parse_legacy_metadata(path)
     try:
         stat = path.stat()
     except FileNotFoundError:
@@ -257,6 +262,24 @@ def _parse_state(path: Path) -> list[Session]:
             precedence=2,
             listed=False,
             extra={"archived": state.get("archived") is True},
+        )
+    ]
+
+
+def _parse_legacy_metadata(path: Path) -> list[Session]:
+    """Kimi CLI before 1.29 kept the title and the archived flag in `metadata.json`."""
+    metadata = files.read_json_file(path, limit=1024 * 1024)
+    if not isinstance(metadata, dict):
+        return []
+    title = one_line(as_str(metadata.get("title")), limit=None)
+    return [
+        Session(
+            app=NAME,
+            id=path.parent.name,
+            title=title if title and title != "Untitled" else None,
+            precedence=2,
+            listed=False,
+            extra={"archived": metadata.get("archived") is True},
         )
     ]
 

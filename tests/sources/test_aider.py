@@ -235,3 +235,28 @@ def test_a_cost_on_a_line_of_its_own_belongs_to_the_usage_report(
     [usage] = [e for e in found if e.kind == "usage"]
     assert usage.extra["cost_usd"] == 0.0098
     assert usage.usage == Usage(400, 210, 9500, 2100)
+
+
+def test_a_history_file_named_in_aider_conf_yml_is_found(tmp_path: Path) -> None:
+    """aider reads every option from `.aider.conf.yml` (home, git root, working folder),
+    `chat-history-file` included; the session's folder is the repository, not `.aider/`."""
+    home = tmp_path / "home"
+    (home / ".aider").mkdir(parents=True)
+    repo = tmp_path / "w" / "api"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".aider").mkdir()
+    log = repo / ".aider" / "chat.md"
+    log.write_text(
+        "\n# aider chat started at 2026-01-02 09:00:00\n\n#### hello  \n\nhi\n"
+    )
+    (home / ".claude.json").write_bytes(orjson.dumps({"projects": {str(repo): {}}}))
+    assert sessions(Home.at(home)) == []
+    (repo / ".aider.conf.yml").write_text(
+        "model: sonnet\nchat-history-file: .aider/chat.md  # here\n"
+    )
+    [found] = sessions(Home.at(home))
+    assert (found.title, found.cwd) == ("hello", str(repo))
+    (repo / ".aider.conf.yml").unlink()
+    (home / ".aider.conf.yml").write_text('chat-history-file: ".aider/chat.md"\n')
+    [found] = sessions(Home.at(home))
+    assert found.cwd == str(repo)

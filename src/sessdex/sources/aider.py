@@ -26,7 +26,9 @@ and `--llm-history-file` logs are not read.
 
 `AIDER_CHAT_HISTORY_FILE` (aider reads every option from `AIDER_*` variables): an
 absolute path is the one file to read (its sessions have no known cwd); a relative
-one is the name looked for in each repository. Resume: aider cannot reopen one run;
+one is the name looked for in each repository. A `chat-history-file` in an
+`.aider.conf.yml` (the repository's, else the home's) names one more file to look for
+there; its sessions belong to that repository. Resume: aider cannot reopen one run;
 `aider --restore-chat-history` in the repository reloads the whole file.
 """
 
@@ -98,15 +100,45 @@ def scan(location: Location) -> Iterator[Path]:
         return
     name = _history_name(location)
     home = location.root.parent
+    everywhere = _configured_history(home)  # ~/.aider.conf.yml applies to every repo
     found: set[Path] = set()
     for folder in [home, *_recorded_folders(home)]:
         for target in (folder, _git_root(folder)):
             if target is None:
                 continue
-            path = target / name
-            if path not in found and folders.is_file(path):
-                found.add(path)
+            configured = _configured_history(target) or everywhere
+            for chosen in (name, configured):
+                path = target / chosen if chosen else None
+                if path is not None and path not in found and folders.is_file(path):
+                    found.add(path)
     yield from sorted(found)
+
+
+_CONFIG_HISTORY = re.compile(
+    rb"^chat-history-file:[ \t]*[\"']?([^\"'\r\n#]+?)[\"']?[ \t]*(?:#.*)?$", re.M
+)
+
+
+def _folder_of(path: Path, location: Location) -> Path:
+    """The folder aider ran in: the history file's own, unless an `.aider.conf.yml` of a
+    folder above it (or the home's) put the file there (`.aider/chat.md`)."""
+    everywhere = _configured_history(location.root.parent)
+    for folder in list(path.parents)[:4]:
+        chosen = _configured_history(folder) or everywhere
+        if chosen and folder / chosen == path:
+            return folder
+    return path.parent
+
+
+def _configured_history(folder: Path) -> str | None:
+    """The `chat-history-file` an `.aider.conf.yml` in the folder names (aider reads it
+    from the home, the git root and the working folder), if any."""
+    data = files.read_small(folder / ".aider.conf.yml", 256 * 1024)
+    found = _CONFIG_HISTORY.search(data) if data else None
+    if found is None:
+        return None
+    value = found.group(1).decode("utf-8", "replace").strip()
+    return value or None
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
@@ -123,7 +155,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return []
     if not sections:
         return []
-    cwd = None if _single_file(location) == path else str(path.parent)
+    cwd = None if _single_file(location) == path else str(_folder_of(path, location))
     first_header = sections[0].header
     sessions = []
     for index, section in enumerate(sections):

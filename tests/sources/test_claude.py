@@ -441,6 +441,15 @@ def test_every_record_type_in_the_catalogues_is_known() -> None:
         assert found
         assert not diagnostics.unknown, (name, diagnostics.unknown)
         assert diagnostics.skipped_total == 0
+    # a remote MCP server's call and result, run by the API (mcp_tool_use / _result)
+    found = events(DATA / "catalogue" / "metadata_2_1.jsonl", Diagnostics())
+    call, result = [e for e in found if e.call_id == "mcptoolu_1"]
+    assert (call.kind, call.tool, result.kind, result.text) == (
+        "tool_call",
+        "search_issues",
+        "tool_result",
+        "2 open issues",
+    )
 
 
 # --- sub-agents -----------------------------------------------------------------------

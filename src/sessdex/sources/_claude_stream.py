@@ -615,7 +615,7 @@ class Stream:
                 yield self._event("thinking", agent, text=rec.text(thought))
         elif kind == "redacted_thinking":
             yield self._event("thinking", agent, text="[redacted thinking]")
-        elif kind in ("tool_use", "server_tool_use"):
+        elif kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
             yield from self._tool_call(block, agent, compacted)
         elif isinstance(kind, str) and kind.endswith(
             "_tool_result"

@@ -296,3 +296,21 @@ def test_a_provider_refusal_is_an_error_not_a_plain_turn_end() -> None:
     assert (refused.kind, refused.text) == ("error", "refused by the provider")
     [ended] = reader.finish({"reason": "end_turn"}, "assistant", None, None)
     assert ended.kind == "turn_end"
+
+
+def test_a_child_session_is_typed_by_the_tool_that_started_it(tmp_path: Path) -> None:
+    """crush agentic_fetch_tool.go runs a sub-agent in a child session
+    `<message id>$$<call id>`, like the `agent` tool does."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = sqlite3.connect(home / "code" / "shop-api" / ".crush" / "crush.db")
+    (parts,) = db.execute(
+        "SELECT parts FROM messages WHERE id = 'm-assistant-1'"
+    ).fetchone()
+    db.execute(
+        "UPDATE messages SET parts = ? WHERE id = 'm-assistant-1'",
+        (parts.replace('"name":"agent"', '"name":"agentic_fetch"'),),
+    )
+    db.commit()
+    db.close()
+    assert sessions(home)[CHILD].agent_type == "agentic_fetch"

@@ -44,6 +44,7 @@ from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
     EventFields,
+    as_dict,
     as_int,
     as_str,
     db_time,
@@ -172,6 +173,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             f"SELECT {', '.join(columns)} FROM sessions WHERE id NOT LIKE 'title-%' ORDER BY created_at, id"
         ).fetchall()
         models = _last_models(connection)
+        spawned_by = _spawning_tools(
+            connection, [r[0] for r in rows if isinstance(r[0], str) and "$$" in r[0]]
+        )
     except sqlite3.Error as error:
         diagnostics.problem(f"{NAME}: cannot read {path}: {error}")
         return []
@@ -205,7 +209,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 updated=db_time(row.get("updated_at"), digit_text=True),
                 model=model,
                 parent_id=parent if isinstance(parent, str) and parent else None,
-                agent_type="agent" if isinstance(parent, str) and parent else None,
+                agent_type=(spawned_by.get(session_id) or "agent")
+                if isinstance(parent, str) and parent
+                else None,
                 extra=extra,
             )
         )
@@ -491,6 +497,27 @@ class _Reader:
             )
         elif reason not in (None, "tool_use"):
             yield self.event("turn_end", finished, agent, extra={"reason": reason})
+
+
+def _spawning_tools(
+    connection: sqlite3.Connection, children: list[str]
+) -> dict[str, str]:
+    """The tool that started each child session `<message id>$$<call id>` (`agent`,
+    `agentic_fetch`, …), from its call in the parent's message."""
+    if not children or "parts" not in databases.table_columns(connection, "messages"):
+        return {}
+    found: dict[str, str] = {}
+    for child in children[:10_000]:
+        message_id, _, call_id = child.partition("$$")
+        row = connection.execute(
+            "SELECT parts FROM messages WHERE id = ?", (message_id,)
+        ).fetchone()
+        for part in _parts(row[0] if row else None, Diagnostics(), child):
+            data = as_dict(part.get("data"))
+            name = as_str(data.get("name"))
+            if part.get("type") == "tool_call" and data.get("id") == call_id and name:
+                found[child] = name
+    return found
 
 
 def _parts(

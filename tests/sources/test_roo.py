@@ -179,3 +179,28 @@ def test_the_model_roo_reported_to_the_model_is_the_sessions_model(
     assert session.model == "claude-sonnet-4-5"
     [usage] = [e.usage for e in roo.read(session, Diagnostics()) if e.usage]
     assert usage.model == "claude-sonnet-4-5"
+
+
+def test_tasks_moved_by_the_custom_storage_setting_are_listed(tmp_path: Path) -> None:
+    """Roo's storage.ts reads `roo-cline.customStoragePath` from the editor's settings
+    (JSON with comments) and keeps `tasks/<id>/` there."""
+    chosen = tmp_path / "RooTasks"
+    task = chosen / "tasks" / "t1"
+    task.mkdir(parents=True)
+    (task / "ui_messages.json").write_text(
+        json.dumps(
+            [{"ts": 1796000000000, "type": "say", "say": "text", "text": "moved task"}]
+        )
+    )
+    settings = tmp_path / ".config" / "Code" / "User" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    location = roo.locate(Home.at(tmp_path))
+    assert list(roo.scan(location)) == []
+    settings.write_text(
+        '{\n  // where Roo keeps its tasks\n  "editor.fontSize": 14,\n'
+        f'  "roo-cline.customStoragePath": {json.dumps(str(chosen))},\n}}\n'
+    )
+    location = roo.locate(Home.at(tmp_path))
+    [path] = list(roo.scan(location))
+    [session] = roo.parse(path, location, Diagnostics())
+    assert session.title == "moved task"

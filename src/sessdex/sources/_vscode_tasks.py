@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, Unpack
 
+import orjson
+
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, Session, Usage
@@ -99,6 +101,8 @@ class TaskStore:
     # the editor (a CLI, a JetBrains plugin); an environment variable may name one.
     data_dirs: tuple[str, ...] = ()
     data_env: tuple[tuple[str, str], ...] = ()  # (variable, the part below it)
+    # The editor setting that moves the tasks (`roo-cline.customStoragePath`).
+    storage_setting: str | None = None
 
     def locate(self, home: Home) -> Location:
         """The editors' config folder (`XDG_CONFIG_HOME` on Linux, as Electron resolves it),
@@ -116,17 +120,40 @@ class TaskStore:
             return Location(
                 value,
                 override=f"XDG_CONFIG_HOME={home.environ['XDG_CONFIG_HOME']}",
-                also=tuple(also),
+                also=(*also, *self._chosen_storage(home, value)),
             )
         candidates = [
             home.path / ".config",
             home.path / "Library" / "Application Support",
         ]
         candidates.append(home.path / "AppData" / "Roaming")
-        for candidate in candidates:
-            if folders.is_dir(candidate):
-                return Location(candidate, also=tuple(also))
-        return Location(candidates[0], also=tuple(also))
+        root = next((c for c in candidates if folders.is_dir(c)), candidates[0])
+        return Location(root, also=(*also, *self._chosen_storage(home, root)))
+
+    def _chosen_storage(self, home: Home, config: Path) -> list[Path]:
+        """Folders the editors' settings name for the tasks (`customStoragePath`)."""
+        if self.storage_setting is None:
+            return []
+        pattern = re.compile(
+            rb'"'
+            + re.escape(self.storage_setting.encode())
+            + rb'"\s*:\s*("(?:[^"\\]|\\.)*")'
+        )
+        chosen = []
+        for editor in EDITORS:
+            data = files.read_small(config / editor / "User" / "settings.json", 4 << 20)
+            found = pattern.search(data) if data else None  # JSONC: no whole parse
+            try:
+                value = files.loads(found.group(1)) if found else None
+            except orjson.JSONDecodeError:
+                value = None
+            if isinstance(value, str) and value.strip():
+                path = Path(value.strip())
+                if value.startswith("~/"):
+                    path = home.path / value.strip()[2:]
+                if path.is_absolute() and path not in chosen:
+                    chosen.append(path)
+        return chosen
 
     def storage_dirs(self, location: Location) -> list[Path]:
         """Every `globalStorage/<extension id>` folder that exists, in a stable order."""

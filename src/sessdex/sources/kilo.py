@@ -2,7 +2,8 @@
 
 Kilo Code 4.x forked Roo Code and keeps the same task folders under
 `<editor>/User/globalStorage/kilocode.kilo-code/tasks/<id>/`; the reading is shared with
-Cline and Roo Code (see `_vscode_tasks`, `cline` and `roo`). Kilo Code 7.x (the same
+Cline and Roo Code (see `_vscode_tasks`, `cline` and `roo`); `kilo-code.customStoragePath`
+in the editor's settings moves them. Kilo Code 7.x (the same
 extension id) runs on the Kilo CLI, a fork of OpenCode that keeps OpenCode's tables in
 `$XDG_DATA_HOME/kilo/kilo.db` (channel builds `kilo-<channel>.db`): those are listed and
 read by the `opencode` reader. No CLI resume for extension tasks (the History view reopens
@@ -31,7 +32,9 @@ CHECKED_WITH = (
 ENV_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME")
 INSTALL_HINT = "npm install -g @kilocode/cli"
 
-_STORE = TaskStore(NAME, ("kilocode.kilo-code",))
+_STORE = TaskStore(
+    NAME, ("kilocode.kilo-code",), storage_setting="kilo-code.customStoragePath"
+)
 
 
 def locate(home: Home) -> Location:

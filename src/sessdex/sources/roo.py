@@ -3,7 +3,8 @@
 Roo writes each task to `<editor>/User/globalStorage/rooveterinaryinc.roo-cline/tasks/<uuid>/`
 (`ui_messages.json`, `api_conversation_history.json`, `task_metadata.json`, and
 `history_item.json` with the title, `workspace` folder, `mode` and sub-task links), each
-rewritten whole; the Roo CLI writes the same tasks to `~/.vscode-mock/global-storage/tasks/`.
+rewritten whole; the Roo CLI writes the same tasks to `~/.vscode-mock/global-storage/tasks/`,
+and the editor setting `roo-cline.customStoragePath` moves them to `<that folder>/tasks/`.
 The reading is shared with Cline and Kilo Code (see `_vscode_tasks` and the `cline`
 module for what is read, ignored, and how usage is counted). Since 3.29.5 `tokensIn`
 includes the cache reads and writes, which are taken out.
@@ -39,6 +40,7 @@ _STORE = TaskStore(
     NAME,
     ("rooveterinaryinc.roo-cline",),
     data_dirs=(".vscode-mock/global-storage",),  # the Roo CLI's stand-in for an editor
+    storage_setting="roo-cline.customStoragePath",
 )
 
 

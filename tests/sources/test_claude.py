@@ -830,3 +830,94 @@ def test_records_parse_odd_lines_as_before(tmp_path: Path) -> None:
         (str(path), 6, "not JSON"),
         (str(path), 7, "truncated"),
     ]
+
+
+# --- what newer 2.1 builds write --------------------------------------------------------
+
+
+def test_a_background_tasks_notification_is_not_a_prompt(tmp_path: Path) -> None:
+    """A finished background task's `<task-notification>` comes as a queued command with
+    `commandMode: task-notification`, or a user line whose `origin.kind` says so (both from
+    Claude Code's bundle); the person typed neither."""
+    note = "<task-notification>\n<task-id>bx1</task-id>\n<status>completed</status>\n</task-notification>"
+    lines = [
+        prompt(1, "start the build in the background"),
+        reply(2, "Started."),
+        record("attachment", 3, attachment={"type": "queued_command", "commandMode": "task-notification", "prompt": note}),
+        prompt(4, note, origin={"kind": "task-notification"}),
+        record("attachment", 5, attachment={"type": "queued_command", "prompt": "and run the tests"}),
+    ]  # fmt: skip
+    path = write(tmp_path / "s.jsonl", lines)
+    found = events(path)
+    said = [(e.text, e.extra) for e in found if e.kind == "user"]
+    assert said == [
+        ("start the build in the background", {}),
+        (note, {"injected": True}),
+        (note, {"injected": True}),
+        ("and run the tests", {"queued": True}),
+    ]
+    lines = [
+        prompt(1, note, origin={"kind": "task-notification"}),
+        prompt(2, "the real ask"),
+    ]
+    assert listed(write(tmp_path / "t.jsonl", lines)).title == "the real ask"
+
+
+def test_hook_stops_limits_goals_microcompactions_and_search_results(
+    tmp_path: Path,
+) -> None:
+    search = {"type": "tool_result", "tool_use_id": "t1", "content": [
+        {"type": "search_result", "source": "https://docs.example/x", "title": "Retries",
+         "content": [{"type": "text", "text": "Use exponential backoff."}]}]}  # fmt: skip
+    lines = [
+        prompt(1, "go"),
+        record("attachment", 2, attachment={"type": "hook_stopped_continuation", "hookName": "Stop", "message": "tests fail"}),
+        record("attachment", 3, attachment={"type": "max_turns_reached", "maxTurns": 5}),
+        record("attachment", 4, attachment={"type": "goal_status", "met": False, "reason": "2 tests fail"}),
+        record("attachment", 5, attachment={"type": "relevant_memories", "memories": []}),
+        record("system", 6, subtype="microcompact_boundary", microcompactMetadata={"trigger": "auto", "preTokens": 90000, "tokensSaved": 30000}),
+        record("system", 7, subtype="memory_saved", writtenPaths=["/m.md"]),
+        record("user", 8, message={"role": "user", "content": [search]}),
+        record("tool_use_summary", 9, summary="Read 2 files"),
+    ]  # fmt: skip
+    diagnostics = Diagnostics()
+    found = events(write(tmp_path / "s.jsonl", lines), diagnostics)
+    assert not diagnostics.unknown, diagnostics.unknown
+    assert [e.text for e in found if e.kind == "error"] == [
+        "Stop stopped the agent: tests fail",
+        "stopped: the limit of 5 turns was reached",
+    ]
+    assert "goal not met: 2 tests fail" in [e.text for e in found if e.kind == "meta"]
+    [micro] = [e for e in found if e.kind == "compaction"]
+    assert (
+        micro.extra["reason"] == "microcompact" and micro.extra["tokens_saved"] == 30000
+    )
+    [result] = [e for e in found if e.kind == "tool_result"]
+    assert result.text == "[Retries — https://docs.example/x]\nUse exponential backoff."
+
+
+def test_agents_a_workflow_launched_are_read_with_their_session(tmp_path: Path) -> None:
+    """Agents a `Workflow` run launches write `subagents/workflows/<run>/agent-*.jsonl`,
+    one level below Agent-tool sub-agents: `usage` counted them, `show` and `tree` now
+    include them too."""
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    project = home / ".claude" / "projects" / "-home-alex-code-shop-api"
+    child = project / SUBAGENT_RUN / "subagents" / "agent-a199d630441234c05.jsonl"
+    run = project / SUBAGENT_RUN / "subagents" / "workflows" / "wf_8ca2332b-21c"
+    run.mkdir(parents=True)
+    text = child.read_text().replace("a199d630441234c05", "aw00000000000001")
+    (run / "agent-aw00000000000001.jsonl").write_text(text.replace('"msg_', '"msgwf_'))
+    found = events(project / f"{SUBAGENT_RUN}.jsonl")
+    spawns = {e.extra.get("child_id"): e for e in found if e.kind == "subagent"}
+    assert set(spawns) == {"a199d630441234c05", "aw00000000000001"}
+    assert spawns["aw00000000000001"].extra["agent_type"] == "workflow"
+    workflow = [e for e in found if e.agent_id == "aw00000000000001"]
+    assert [e.kind for e in workflow if e.kind in ("user", "assistant")] == [
+        "user",
+        "assistant",
+    ]
+    before = total(events(REALCLI / f"{SUBAGENT_RUN}.jsonl"))
+    assert total(found)[0] == before[0] + 2400  # its two requests of 1,200 input each

@@ -393,6 +393,24 @@ def _find_children(
             rec.string(meta.get("toolUseId")) or call_of.get(agent),
             None if nested else parent,
         )
+    if not nested:  # agents a Workflow run launched: subagents/workflows/<run>/
+        for run in folders.entries(folder / "workflows"):
+            if not run.is_dir():
+                continue
+            for entry in folders.entries(run.path):
+                agent = _agent_file(entry.name)
+                if agent is None or agent == session_id or agent in context.children:
+                    continue
+                meta = files.read_json_file(Path(run.path) / f"agent-{agent}.meta.json")
+                meta = meta if isinstance(meta, dict) else {}
+                context.children[agent] = Child(
+                    agent,
+                    Path(entry.path),
+                    rec.string(meta.get("agentType")) or "workflow",
+                    rec.string(meta.get("description")) or f"workflow {run.name}",
+                    rec.string(meta.get("toolUseId")) or call_of.get(agent),
+                    rec.string(meta.get("parentAgentId")),
+                )
     marker = b'"sessionId":"' + session_id.encode() + b'"'
     for entry in folders.entries(
         path.parent

@@ -46,6 +46,7 @@ IGNORED_TYPES = frozenset(
         "atis-latch",
         "started",
         "result",
+        "tool_use_summary",  # a one-line label of tool calls the lines already hold
         # 2.1 metadata a session list or a resume reads, not the conversation: tags, colours,
         # cost and attribution snapshots, speculation stats, replaced tool-output bodies and
         # the context-collapse store ("marble-origami"), whose originals stay in the file.
@@ -92,8 +93,21 @@ IGNORED_ATTACHMENTS = frozenset(
         "total_tokens_reminder",
         "ultra_effort_enter",
         "ultra_effort_exit",
+        # more context 2.1 builds attach (decompiled bundles' lists of attachment types)
+        "already_read_file", "async_hook_response", "async_hook_response_batch",
+        "auto_mode_exit", "context_tip", "critical_system_reminder", "diagnostics",
+        "directory", "edited_image_file", "hook_permission_decision", "hook_system_message",
+        "mcp_resource", "memory_update", "opened_file_in_ide", "output_style",
+        "output_token_usage", "pdf_reference", "plan_file_reference", "plan_mode_reentry",
+        "relevant_memories", "selected_lines_in_ide", "selected_lines_in_diff",
+        "structured_output", "team_context", "teammate_mailbox", "todo", "token_usage",
+        "workflow_keyword_request", "agent_mention", "peer_mention", "attention_budget",
+        "context_efficiency", "hook_deferred_tool", "hook_plugin_listing",
+        "mcp_dropped_tools_delta", "inlined_image_paths", "sandbox_instructions",
+        "output_style_instructions", "deferred_tools_record", "batching_reminder",
+        "tool_search_usage_reminder", "ultrathink_effort", "thinking_stripped",
     }
-)
+)  # fmt: skip
 # Hook bookkeeping and session starts; a local command's effect shows on later lines.
 IGNORED_SYSTEM = frozenset(
     {
@@ -103,6 +117,9 @@ IGNORED_SYSTEM = frozenset(
         "local_command",
         "agents_killed",
         "scheduled_task_fire",
+        "memory_saved",  # the paths of a memory write the tool call already shows
+        "permission_retry",
+        "bridge_status",
     }
 )
 
@@ -320,11 +337,24 @@ def blocks(record: dict[str, object]) -> list[dict[str, object]]:
     return [block for block in content if isinstance(block, dict)]
 
 
+# Who a user line came from (`origin.kind`): a person, or the harness carrying on.
+HUMAN_ORIGINS = frozenset({"human", "auto-continuation"})
+
+
+def from_harness(record: dict[str, object]) -> bool:
+    """A user line the harness wrote (a background task's notification, a coordinator's
+    message): `isMeta`, or an `origin` that is not a person."""
+    if record.get("isMeta") is True:
+        return True
+    origin = record.get("origin")
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    return isinstance(kind, str) and kind not in HUMAN_ORIGINS
+
+
 def prompt(record: dict[str, object]) -> tuple[str | None, str | None]:
     """(the text a person typed, or a slash command as "/name args") of a user line."""
-    if any(
-        record.get(flag) is True
-        for flag in ("isSidechain", "isMeta", "isCompactSummary")
+    if from_harness(record) or any(
+        record.get(flag) is True for flag in ("isSidechain", "isCompactSummary")
     ):
         return None, None
     message = record.get("message")
@@ -452,6 +482,19 @@ def flatten(content: object) -> str:
                 parts.append(block_text(block))
             elif kind == "tool_reference":
                 parts.append(f"[tool {block.get('tool_name')}]")
+            elif kind == "search_result":  # a search hit: where from, then its text
+                inner = block.get("content")
+                said = [
+                    text(str(b["text"]))
+                    for b in (inner if isinstance(inner, list) else [])
+                    if isinstance(b, dict) and isinstance(b.get("text"), str)
+                ]
+                head = " — ".join(
+                    str(block[key])
+                    for key in ("title", "source")
+                    if isinstance(block.get(key), str)
+                )
+                parts.append("\n".join([f"[{text(head) or 'search result'}]", *said]))
             elif isinstance(block.get("text"), str):
                 parts.append(text(str(block["text"])))
             else:

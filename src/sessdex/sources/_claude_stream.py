@@ -512,9 +512,8 @@ class Stream:
                 else:
                     self.context.diagnostics.unknown_type(f"user/{kind}", self.version)
         if parts and any(part.strip() for part in parts):
-            injected = (
-                record.get("isMeta") is True
-            )  # harness text: a command's expansion
+            # harness text: a command's expansion, a background task's notification
+            injected = rec.from_harness(record)
             if not injected:
                 yield from self._prompted(agent)
             mode = rec.string(record.get("permissionMode"))
@@ -627,6 +626,12 @@ class Stream:
                 call_id=call,
                 text=rec.flatten(block.get("content")),
             )
+        elif kind == "connector_text":
+            connected = rec.string(block.get("text"))
+            if connected and connected.strip():
+                yield self._event("assistant", agent, text=rec.text(connected))
+        elif kind == "container_upload":
+            return  # a file handed to the code-execution container
         elif kind == "fallback":
             before, after = block.get("from"), block.get("to")
             old = rec.string(before.get("model")) if isinstance(before, dict) else None
@@ -702,6 +707,20 @@ class Stream:
                 "pre_tokens": tokens if isinstance(tokens, int) else None,
             }
             self.compaction = self._event("compaction", agent, extra=extra)
+        elif subtype == "microcompact_boundary":  # old tool outputs cleared, no summary
+            meta = record.get("microcompactMetadata")
+            meta = meta if isinstance(meta, dict) else {}
+            before, saved = meta.get("preTokens"), meta.get("tokensSaved")
+            yield self._event(
+                "compaction",
+                agent,
+                extra={
+                    "reason": "microcompact",
+                    "trigger": rec.string(meta.get("trigger")),
+                    "pre_tokens": before if isinstance(before, int) else None,
+                    "tokens_saved": saved if isinstance(saved, int) else None,
+                },
+            )
         elif subtype in ("api_error", "error"):
             yield self._event("error", agent, text=rec.api_error(record))
         elif subtype == "api_refusal":
@@ -733,9 +752,51 @@ class Stream:
             return
         if kind == "queued_command":  # a prompt typed while the agent was busy
             said = rec.flatten(attachment.get("prompt"))
-            if said.strip():
+            mode = attachment.get("commandMode")
+            origin = attachment.get("origin")
+            harness = (isinstance(mode, str) and mode != "prompt") or (
+                isinstance(origin, dict)
+                and isinstance(origin.get("kind"), str)
+                and origin.get("kind") not in rec.HUMAN_ORIGINS
+            )  # a background task's notification, queued like a prompt
+            if said.strip() and harness:
+                yield self._event("user", agent, text=said, extra={"injected": True})
+            elif said.strip():
                 yield from self._prompted(agent)
                 yield self._event("user", agent, text=said, extra={"queued": True})
+        elif kind in _HOOK_STOPS:
+            hook = rec.string(attachment.get("hookName")) or "a hook"
+            reason = next(
+                (
+                    rec.string(attachment.get(key))
+                    for key in ("stderr", "message", "content", "reason")
+                    if rec.string(attachment.get(key))
+                ),
+                None,
+            )
+            said = f"{hook} {_HOOK_STOPS[kind]}" + (
+                f": {rec.text(reason)}" if reason else ""
+            )
+            yield self._event("error", agent, text=said)
+        elif kind == "max_turns_reached":
+            turns = attachment.get("maxTurns")
+            yield self._event(
+                "error",
+                agent,
+                text=f"stopped: the limit of {turns} turns was reached"
+                if isinstance(turns, int)
+                else "stopped: the turn limit was reached",
+            )
+        elif kind == "goal_status":
+            met = attachment.get("met")
+            reason = rec.string(attachment.get("reason"))
+            state = "met" if met is True else "not met" if met is False else "checked"
+            yield self._event(
+                "meta",
+                agent,
+                text=f"goal {state}" + (f": {rec.text(reason)}" if reason else ""),
+                extra={"goal_met": met if isinstance(met, bool) else None},
+            )
         elif kind in ("hook_blocking_error", "hook_non_blocking_error"):
             hook = rec.string(attachment.get("hookName")) or "a hook"
             detail = attachment.get("blockingError")
@@ -794,6 +855,13 @@ class Stream:
             is_error=record.get("is_error") is True,
         )
 
+
+# Hook outcomes that stopped or failed something, as the attachment names them.
+_HOOK_STOPS = {
+    "hook_error_during_execution": "failed",
+    "hook_stopped_continuation": "stopped the agent",
+    "hook_cancelled": "was cancelled",
+}
 
 _Handler = Callable[[Stream, dict[str, object], str | None, bool], Iterable[Event]]
 _HANDLERS: dict[str, _Handler] = {

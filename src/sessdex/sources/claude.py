@@ -30,16 +30,19 @@ Reading (`_claude_read`, `_claude_stream`):
 - Sub-agents: a `subagent` event at the Task/Agent call, then the child's events (any
   depth) merged by time. 1.0 side chains are matched to their call by prompt; children
   nothing links to are announced by a `subagent` event without a call id.
-- Harness text on `isMeta` user lines (a slash command's expansion) is a `user` event with
-  `extra["injected"]`; a prompt queued while the agent was busy, one with `extra["queued"]`.
+- Harness text on `isMeta` user lines (a slash command's expansion), and a background task's
+  `<task-notification>` (an `origin.kind` or queued `commandMode` that is not a person), is a
+  `user` event with `extra["injected"]`; a prompt queued while the agent was busy, one with
+  `extra["queued"]`. A `microcompact_boundary` (old tool outputs cleared) is a compaction.
 - Turn ends come from `stop_reason: end_turn` or, failing that, `system/turn_duration`.
   A compaction is the boundary line plus the summary that follows it, as one event.
   Model, permission mode, mode, cwd and branch changes are `meta` events.
 - Ignored on purpose: titles, `last-prompt`, `queue-operation`, file history, `progress`
   and the rest of `IGNORED_TYPES`, harness attachments (`IGNORED_ATTACHMENTS`), hook and
   session-start system lines (`IGNORED_SYSTEM`), all in `_claude_records`. Anything else
-  goes to `diagnostics.unknown_type`. Workflow journals (`subagents/workflows/`) are not
-  read yet. A read from `offset` > 0 skips the survey: no branch pruning, no sub-agent
+  goes to `diagnostics.unknown_type`. Agents a Workflow run launched
+  (`subagents/workflows/<run>/agent-*.jsonl`) are read as sub-agents; the run's
+  `journal.jsonl` is not. A read from `offset` > 0 skips the survey: no branch pruning, no sub-agent
   files, and 1.0 side-chain lines get their `agentId`, or "sidechain".
 
 Resume: `claude --resume <id>` in the session's folder, with `--model` and `--effort`;

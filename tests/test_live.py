@@ -773,3 +773,30 @@ def test_claude_rewrite_and_partial_line_while_following(claude_task) -> None:
     writer.join()
     assert shape(got)[None] == shape(expected)[None]
     assert [e.kind for e in got].count("subagent") == 1
+
+
+def test_a_workflow_agent_is_followed_as_it_writes(tmp_path: Path) -> None:
+    """An agent a Workflow run launched writes `subagents/workflows/<run>/agent-*.jsonl`:
+    followed like an Agent-tool sub-agent, its lines tagged with its id."""
+    home = copy_home("claude", tmp_path)
+    session = api.resolve(home, CLAUDE_PARENT)
+    main_file = Path(str(session.path))
+    subagents = main_file.with_suffix("") / "subagents"
+    run = subagents / "workflows" / "wf_1"
+    run.mkdir(parents=True)
+    moved = run / f"agent-{CLAUDE_CHILD}.jsonl"
+    (subagents / f"agent-{CLAUDE_CHILD}.jsonl").rename(moved)
+    meta = subagents / f"agent-{CLAUDE_CHILD}.meta.json"
+    meta.rename(run / meta.name)
+    expected = list(get("claude").read(session, Diagnostics()))
+    files = empty([main_file, moved])
+    follower = LiveSession(session)
+    got: list[Event] = []
+    for path, line in timeline(files):
+        append(path, line)
+        got += follower.poll()
+    assert shape(got) == shape(expected)
+    assert [e.kind for e in got if e.agent_id == CLAUDE_CHILD][:2] == [
+        "user",
+        "tool_call",
+    ]

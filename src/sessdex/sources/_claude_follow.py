@@ -3,7 +3,8 @@
 Each file gets a `Stream` (the translator `read` uses) fed the appended lines one by one, so
 its state carries over: a response written as several lines is billed once, a compaction
 still waits for its summary. The streams share one `Context` (responses billed, sub-agents
-announced). Sub-agent files are found as `read` finds them: `<session>/subagents/` with the
+announced). Sub-agent files are found as `read` finds them: `<session>/subagents/` (and a
+Workflow run's `subagents/workflows/<run>/`) with the
 `.meta.json` that names the spawning call (2.1), or `agent-<id>.jsonl` beside the transcript
 naming the session (2.0). A live read does no survey: no rewind pruning. The user's
 interruption ("[Request interrupted by user…]") is marked `extra["interrupted"]`.
@@ -42,7 +43,7 @@ class Follow:
         self.context = Context(session.id, diagnostics, False)
         self.known: dict[Path, FollowFile] = {}
         self.strangers: set[Path] = set()  # agent files beside it of other sessions
-        self.stamps: tuple[int, int] | None = (
+        self.stamps: tuple[int, ...] | None = (
             None  # the folders' mtimes when last listed
         )
         self.listed: list[FollowFile] | None = None
@@ -51,7 +52,13 @@ class Follow:
         if self.path is None or not self.path.name.endswith(".jsonl"):
             return []
         folder = self.path.with_suffix("") / "subagents"
-        stamps = (_mtime(folder), _mtime(self.path.parent))
+        runs = folder / "workflows"
+        stamps = (
+            _mtime(folder),
+            _mtime(self.path.parent),
+            _mtime(runs),
+            *(_mtime(Path(run.path)) for run in folders.entries(runs) if run.is_dir()),
+        )
         if stamps == self.stamps and self.listed is not None:
             return self.listed  # no file came or went: nothing to list again
         self.stamps = stamps
@@ -66,6 +73,13 @@ class Follow:
             agent = _agent_file(entry.name)
             if agent is not None:
                 found.append(self._child(Path(entry.path), agent, folder))
+        for run in folders.entries(folder / "workflows"):  # a Workflow run's agents
+            if not run.is_dir():
+                continue
+            for entry in folders.entries(run.path):
+                agent = _agent_file(entry.name)
+                if agent is not None:
+                    found.append(self._child(Path(entry.path), agent, Path(run.path)))
         marker = b'"sessionId":"' + self.session.id.encode() + b'"'
         for entry in folders.entries(self.path.parent):
             agent = _agent_file(entry.name)

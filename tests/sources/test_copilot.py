@@ -278,3 +278,52 @@ def test_a_torn_last_line_is_not_counted_when_listing(tmp_path: Path) -> None:
     diagnostics = Diagnostics()
     copilot.parse(path, copilot.locate(Home.at(home)), diagnostics)
     assert diagnostics.skipped_total == 0
+
+
+def test_injected_messages_compaction_usage_and_newer_bookkeeping(
+    tmp_path: Path,
+) -> None:
+    """github/copilot-sdk session-events.ts: `user.message.source` names a skill's hidden
+    prompt or a system notice; `session.compaction_complete.compactionTokensUsed` is the
+    compaction call's usage; scheduling and canvas events are persisted bookkeeping."""
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = home / ".copilot" / "session-state" / BASIC / "events.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    stamp = lines[-1]["timestamp"]
+
+    def event(kind: str, data: dict[str, object]) -> dict[str, object]:
+        return {
+            "type": kind,
+            "data": data,
+            "id": kind,
+            "timestamp": stamp,
+            "parentId": None,
+        }
+
+    added = [
+        event("user.message", {"content": "Base directory for this skill: /s", "source": "skill-pdf"}),
+        event("user.message", {"content": '<system_notification>Agent "greeter" done.</system_notification>', "source": "system"}),
+        event("session.compaction_complete", {"success": True, "summaryContent": "Ran the greeting.", "requestId": "req-c1",
+              "compactionTokensUsed": {"inputTokens": 2000, "outputTokens": 100, "cacheReadTokens": 1500, "model": "gpt-5"}}),
+        event("session.schedule_created", {"prompt": "check again"}),
+        event("session.canvas.recorded", {}),
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in [*lines, *added]))
+    before = total(events(sessions(Home.at(DATA / "home"))[BASIC]))
+    diagnostics = Diagnostics()
+    got = events(sessions(Home.at(home))[BASIC], diagnostics)
+    assert not diagnostics.unknown, diagnostics.unknown
+    injected = [
+        e.extra.get("source")
+        for e in got
+        if e.kind == "user" and e.extra.get("injected")
+    ]
+    assert injected == ["skill-pdf", "system"]
+    after = total(got)
+    assert (
+        after.input_tokens - before.input_tokens,
+        after.cache_read_tokens - before.cache_read_tokens,
+    ) == (500, 1500)

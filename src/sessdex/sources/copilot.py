@@ -18,7 +18,13 @@ as 1.0.102 shows across a resume): when a segment has no per-call record, each s
 yields one usage event per model, the increase since the previous shutdown, dated at the
 shutdown; a crashed session without shutdown has no usage, and a read from an offset skips
 these totals (the previous shutdown is unseen). Copilot's `inputTokens` counts cache reads
-and writes; we subtract them (`tokenDetails.input` is already net).
+and writes; we subtract them (`tokenDetails.input` is already net). A compaction's own
+model call (`compactionTokensUsed`) is one more usage event where per-call records are
+written, unless one of them names its `requestId` already.
+
+A `user.message` whose `source` is not the user (a skill's hidden prompt `skill-<name>`,
+`system`, `autopilot`, discovered instructions) or that is a `<system_notification>` is
+harness text: a `user` event with `extra["injected"]`, never the title.
 
 Resume: `copilot --resume <id>` (the form the 1.0.102 runs used) with `--model` and
 `--reasoning-effort`; a recorded `session.permissions_changed` to `allow-all` becomes
@@ -64,6 +70,8 @@ ENV_VARS = ("COPILOT_HOME",)
 
 
 _EVENTS = "events.jsonl"
+# `user.message.source` values that are the user (or another agent prompting a sub-agent)
+_TYPED_SOURCES = frozenset({"", "user"})
 _WORKSPACE = "workspace.yaml"
 _WORKSPACE_CAP = 256 * 1024
 
@@ -108,6 +116,15 @@ _IGNORED = frozenset(
         "session.mcp_servers_loaded",
         "session.background_tasks_changed",
         "session.remote_steerable_changed",
+        # scheduling, autopilot, canvas and tool-search bookkeeping (copilot-sdk schema)
+        "session.schedule_created",
+        "session.schedule_cancelled",
+        "session.schedule_rearmed",
+        "session.autopilot_objective_changed",
+        "session.canvas.recorded",
+        "session.canvas.removed",
+        "tool_search.activated",
+        "external_tool.requested",
         "session.session_limits_changed",
         "session.context_changed",
         "session.binary_asset",
@@ -200,7 +217,12 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             fields["permission_mode"] = as_str(data.get("mode"))
         elif kind == "session.shutdown":
             fields["model"] = as_str(data.get("currentModel")) or fields.get("model")
-        elif kind == "user.message" and main and first_prompt is None:
+        elif (
+            kind == "user.message"
+            and main
+            and first_prompt is None
+            and not _injected(data)
+        ):
             first_prompt = one_line(as_str(data.get("content")), limit=None)
     repository = as_str(fields.get("repository"))
     session_id = as_str(fields.get("id")) or (path.stem if legacy else path.parent.name)
@@ -403,6 +425,21 @@ class _Reader:
             yield self.event(
                 "compaction", record, text=summary, extra={"reason": "compaction"}
             )
+            # the compaction's own model call, unless a usage record billed it already;
+            # a build that writes no per-call records bills it in its shutdown totals
+            spent = as_dict(data.get("compactionTokensUsed"))
+            compaction_call = as_str(data.get("requestId"))
+            billed = compaction_call is not None and compaction_call in self.billed
+            if spent and self.billed and not billed:
+                if compaction_call:
+                    self.billed.add(compaction_call)
+                self.records_since_shutdown += 1
+                yield self.event(
+                    "usage",
+                    record,
+                    usage=_gross_usage(spent, as_str(spent.get("model"))),
+                    extra={"reason": "compaction"},
+                )
         elif kind in ("session.error", "abort", "subagent.failed"):
             why = (
                 shown_text(data.get("message"))
@@ -424,6 +461,8 @@ class _Reader:
                 return
             if call:
                 self.billed.add(call)
+            if provider_call := as_str(usage_data.get("providerCallId")):
+                self.billed.add(provider_call)  # what a compaction names as requestId
             self.records_since_shutdown += 1
             yield self.event(
                 "usage",
@@ -434,7 +473,15 @@ class _Reader:
             yield from self.shutdown(record, data)
         elif kind == "user.message":
             self.final[agent] = False
-            yield self.event("user", record, text=shown_text(data.get("content")))
+            if _injected(data):  # a skill, the system or autopilot spoke, not the user
+                yield self.event(
+                    "user",
+                    record,
+                    text=shown_text(data.get("content")),
+                    extra={"injected": True, "source": as_str(data.get("source"))},
+                )
+            else:
+                yield self.event("user", record, text=shown_text(data.get("content")))
         elif kind == "assistant.reasoning":
             yield from self.thinking(record, agent, data.get("content"))
         elif kind == "assistant.message":
@@ -697,3 +744,17 @@ def _context(fields: dict[str, object], data: Mapping[str, object]) -> None:
 
 def _datetime(value: object) -> datetime | None:
     return value if isinstance(value, datetime) else None
+
+
+def _injected(data: dict[str, object]) -> bool:
+    """A `user.message` the CLI wrote: a skill's hidden prompt (`source: skill-<name>`), a
+    system notice, autopilot carrying on, discovered instructions."""
+    source = as_str(data.get("source")) or ""
+    if data.get("isAutopilotContinuation") is True:
+        return True
+    content = data.get("content")
+    if isinstance(content, str) and content.lstrip().startswith(
+        "<system_notification>"
+    ):
+        return True
+    return source not in _TYPED_SOURCES and not source.startswith("agent-")

@@ -126,3 +126,50 @@ def test_home_override_only_when_it_differs(tmp_path: Path) -> None:
         droid.locate(Home(tmp_path, {"HOME": str(DATA / "home")})).root
         == DATA / "home" / ".factory"
     )
+
+
+def test_a_task_sub_agent_compaction_and_turn_outcomes(tmp_path: Path) -> None:
+    """Shapes several public droid readers agree on: `session_start.callingSessionId` /
+    `callingToolUseId` mark a sub-agent the Task tool ran, `compaction_state` holds the
+    summary, `agent_turn_outcome` says how a turn ended, `todo_state` is bookkeeping."""
+    folder = tmp_path / ".factory" / "sessions" / "-home-u-proj"
+    folder.mkdir(parents=True)
+    stamp = "2026-09-20T10:00:00.000Z"
+
+    def message(role: str, text: str) -> dict[str, object]:
+        return {"type": "message", "id": role, "timestamp": stamp,
+                "message": {"role": role, "content": [{"type": "text", "text": text}]}}  # fmt: skip
+
+    lead = [
+        {"type": "session_start", "id": "d-parent", "title": "New Session", "cwd": "/home/u/proj"},
+        message("user", "Fix the flaky test"),
+        {"type": "compaction_state", "id": "c1", "timestamp": stamp, "summaryText": "Looked at test_pay.py.",
+         "summaryKind": "compaction", "removedCount": 3},
+        {"type": "todo_state", "todos": {"todos": "1. [in_progress] fix"}, "messageIndex": 3},
+        message("assistant", "Fixed."),
+        {"type": "agent_turn_outcome", "id": "o1", "turnId": "turn-1", "reason": "completed"},
+    ]  # fmt: skip
+    child = [
+        {"type": "session_start", "id": "d-child", "title": "# Task Tool Invocation", "cwd": "/home/u/proj",
+         "callingSessionId": "d-parent", "callingToolUseId": "t1"},
+        message("user", "# Task Tool Invocation\n\nFind every caller of pay()"),
+    ]  # fmt: skip
+    for name, lines in (("d-parent", lead), ("d-child", child)):
+        (folder / f"{name}.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in lines)
+        )
+    found = sessions(Home.at(tmp_path))
+    assert found["d-parent"].title == "Fix the flaky test"  # not "New Session"
+    assert (found["d-child"].parent_id, found["d-child"].title) == (
+        "d-parent",
+        "Find every caller of pay()",
+    )
+    assert found["d-child"].extra["parent_call_id"] == "t1"
+    diagnostics = Diagnostics()
+    got = list(droid.read(found["d-parent"], diagnostics))
+    assert not diagnostics.unknown
+    [compaction] = [e for e in got if e.kind == "compaction"]
+    assert (
+        compaction.text == "Looked at test_pay.py." and compaction.extra["removed"] == 3
+    )
+    assert [e.extra.get("reason") for e in got if e.kind == "turn_end"] == ["completed"]

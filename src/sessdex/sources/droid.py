@@ -12,7 +12,10 @@ user message's leading `<system-reminder>` blocks are not the user's words: they
 dropped from titles and user events. Usage: droid logs no per-response usage that we
 have seen, so `read` emits one `usage` event with the session totals of `tokenUsage`
 (`extra["session_total"]`), unless messages carry their own `usage` (then one per
-message, and the total is not added). `~/.factory/projects` stream-JSON exports are not
+message, and the total is not added). A `session_start` naming `callingSessionId` is a
+sub-agent the Task tool ran: listed under that session, titled by the line after droid's
+"# Task Tool Invocation" header. `compaction_state` is a compaction (its summary),
+`agent_turn_outcome` the end of a turn (an error when it failed). `~/.factory/projects` stream-JSON exports are not
 read. droid documents no override variable; like any Node CLI it finds `~` through
 `$HOME`, which is the one honoured here. Resume: `droid --resume <id>` (Factory's CLI
 reference; `droid exec -s <id>` continues headless) — not verified against droid itself.
@@ -51,7 +54,10 @@ SETTINGS_CAP = 4 * 1024 * 1024
 _REMINDER = re.compile(
     r"^\s*<system-reminder>.*?</system-reminder>\s*", re.DOTALL | re.IGNORECASE
 )
-_IGNORED = frozenset({"session_start"})
+_IGNORED = frozenset({"session_start", "todo_state"})  # todos: a tool call shows them
+# The header droid puts on a sub-agent's first prompt, and the title of an untitled session.
+_TASK_HEADER = "# Task Tool Invocation"
+_UNTITLED = "New Session"
 
 
 def locate(home: Home) -> Location:
@@ -113,9 +119,17 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     extra: dict[str, JSONValue] = {}
     if isinstance(version, int):
         extra["format_version"] = version
-    title = (
-        stripped(start.get("sessionTitle")) or stripped(start.get("title")) or prompt
-    )
+    title = next(
+        (
+            t
+            for t in (stripped(start.get("sessionTitle")), stripped(start.get("title")))
+            if t and t != _UNTITLED and not t.startswith(_TASK_HEADER)
+        ),
+        None,
+    ) or _task_title(prompt)
+    parent = stripped(start.get("callingSessionId"))  # a sub-agent the Task tool ran
+    if parent and (call := stripped(start.get("callingToolUseId"))):
+        extra["parent_call_id"] = call
     return [
         Session(
             app=NAME,
@@ -127,9 +141,19 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             updated=last_time or first_time,
             cli_version=cli_version,
             bytes=size,
+            parent_id=parent,
+            agent_type="task" if parent else None,
             extra=extra,
         )
     ]
+
+
+def _task_title(prompt: str | None) -> str | None:
+    """A sub-agent's prompt starts with droid's header: its title is the line after it."""
+    if prompt is None or not prompt.startswith(_TASK_HEADER):
+        return prompt
+    rest = [line.strip() for line in prompt[len(_TASK_HEADER) :].splitlines()]
+    return next((line for line in rest if line), None)
 
 
 def read(
@@ -158,6 +182,23 @@ def read(
                 for made in _message(message, time, event, diagnostics):
                     per_message_usage = per_message_usage or made.kind == "usage"
                     yield made
+            elif kind == "compaction_state":  # older messages summarised
+                yield event(
+                    "compaction",
+                    iso_time(record.get("timestamp")) or last_time,
+                    text=stripped(record.get("summaryText")),
+                    extra={
+                        "kind": stripped(record.get("summaryKind")),
+                        "removed": as_int(record.get("removedCount")),
+                    },
+                )
+            elif kind == "agent_turn_outcome":  # how a turn ended
+                reason = stripped(record.get("reason"))
+                when = iso_time(record.get("timestamp")) or last_time
+                if reason == "error":
+                    yield event("error", when, text="the turn failed")
+                else:
+                    yield event("turn_end", when, extra={"reason": reason})
             elif kind in _IGNORED:
                 continue
             else:

@@ -40,7 +40,9 @@ def test_message_usage_without_a_ledger() -> None:
     assert [e.kind for e in got] == [
         "user", "thinking", "assistant", "tool_call", "usage", "tool_result", "assistant", "usage", "turn_end",
     ]  # fmt: skip
-    assert got[5].call_id == got[3].call_id == "toolu_01" and not got[5].is_error
+    # the test run exited 1: a failed command, shown as it printed
+    assert got[5].call_id == got[3].call_id == "toolu_01" and got[5].is_error
+    assert got[5].text == "4 passed, 1 failed\nexit code 1"
 
 
 def test_ledger_events_win_and_sit_after_the_message_they_billed() -> None:
@@ -156,3 +158,30 @@ def test_a_thread_too_big_to_parse_whole_is_read_in_pieces_to_the_same_result(
     location = amp.locate(Home.at(tmp_path))
     assert amp.parse(threads / "T-list.json", location, diagnostics) == []
     assert diagnostics.skipped == {"not JSON": 1}
+
+
+def test_summaries_in_the_thread_and_hidden_context(tmp_path: Path) -> None:
+    """Public Amp readers agree: an `info` message holding a `summary` block is the
+    thread compacted in place; a text block marked `hidden` is context Amp added."""
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = home / ".local/share/amp/threads" / f"{THREAD}.json"
+    thread = json.loads(path.read_text())
+    first = thread["messages"][0]
+    first["content"].insert(
+        0,
+        {"type": "text", "text": "<attached_files>…</attached_files>", "hidden": True},
+    )
+    thread["messages"].insert(1, {"role": "info", "messageId": 99, "content": [
+        {"type": "summary", "summary": {"type": "message", "summary": "Earlier: set up the repo."}}]})  # fmt: skip
+    path.write_text(json.dumps(thread))
+    session = sessions(Home.at(home))[THREAD]
+    assert session.title and not session.title.startswith("<attached_files>")
+    diagnostics = Diagnostics()
+    got = list(amp.read(session, diagnostics))
+    assert not diagnostics.unknown
+    [compaction] = [e for e in got if e.kind == "compaction"]
+    assert compaction.text == "Earlier: set up the repo."
+    assert [e.extra for e in got if e.kind == "meta"] == [{"hidden": True}]

@@ -148,6 +148,9 @@ def read(
     for message in loaded.messages():
         time = _message_time(message)
         role = message.get("role")
+        if role == "info":  # compaction in the thread: a summary, or a handoff's thread
+            yield from _info(message, time, event)
+            continue
         if role not in ("user", "assistant"):
             diagnostics.unknown_type(f"message.{role}")
             continue
@@ -235,7 +238,9 @@ def _blocks(
         kind = type_tag(block.get("type"))
         if kind == "text":
             text = stripped(block.get("text"))
-            if text:
+            if text and block.get("hidden") is True:  # context Amp added, not said
+                yield event("meta", time, text=text, extra={"hidden": True})
+            elif text:
                 yield event("user" if role == "user" else "assistant", time, text=text)
         elif kind == "thinking":
             text = stripped(block.get("thinking")) or stripped(block.get("text"))
@@ -258,9 +263,11 @@ def _blocks(
             output = run.get(
                 "result", run.get("error", block.get("output", block.get("content")))
             )
+            exit_code = as_dict(output).get("exitCode")
             failed = (
                 status in ("error", "failed", "rejected-by-user", "cancelled")
                 or block.get("is_error") is True
+                or (isinstance(exit_code, int) and exit_code != 0)
             )
             yield event(
                 "tool_result",
@@ -358,10 +365,27 @@ def _prompt(message: dict[str, object]) -> str | None:
         if (
             isinstance(block, dict)
             and block.get("type") == "text"
+            and block.get("hidden") is not True
             and stripped(block.get("text"))
         ):
             return stripped(block.get("text"))
     return None
+
+
+def _info(
+    message: dict[str, object], time: datetime | None, event: Emitter
+) -> Iterator[Event]:
+    """An `info` message: older turns summarised (`summary`), or handed to another thread."""
+    content = message.get("content")
+    for raw in content if isinstance(content, list) else []:
+        block = as_dict(raw)
+        if block.get("type") == "summary":
+            summary = block.get("summary")
+            text = stripped(summary) or stripped(as_dict(summary).get("summary"))
+            thread = stripped(as_dict(summary).get("thread"))
+            if text is None and thread:
+                text = f"[summary in thread {thread}]"
+            yield event("compaction", time, text=text, extra={"reason": "summary"})
 
 
 def _usage_model(message: dict[str, object]) -> str | None:
@@ -411,4 +435,8 @@ def _flatten(value: object) -> str | None:
         ]
         if parts:
             return "\n".join(parts)
+    if isinstance(value, dict) and isinstance(value.get("output"), str):
+        code = value.get("exitCode")  # a shell run: what it printed, and how it ended
+        failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
+        return str(value["output"]) + (f"\nexit code {code}" if failed else "")
     return json.dumps(value, ensure_ascii=False)

@@ -199,3 +199,48 @@ def test_resume_only_for_agy_conversations() -> None:
     assert (
         antigravity.resume(found[IDE]) is None
     )  # the IDE reopens its own conversations
+
+
+def test_the_whole_transcript_wins_and_newer_step_types(tmp_path: Path) -> None:
+    """`transcript_full.jsonl` keeps what `transcript.jsonl` clips (public readers prefer
+    it, and the IDE writes it); GENERATE_RESPONSE is a model answer, TOOL_RESPONSE a tool
+    step; `<ADDITIONAL_METADATA>` is not what the user typed."""
+    import json
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    logs = home / ".gemini/antigravity-cli/brain" / CLI / ".system_generated/logs"
+    steps = [
+        json.loads(line)
+        for line in (logs / "transcript.jsonl").read_text().splitlines()
+    ]
+    for step in steps:
+        if step.get("truncated_fields"):
+            step["content"] += " (and the rest)"
+            del step["truncated_fields"]
+    steps += [
+        {"step_index": 90, "source": "USER_EXPLICIT", "type": "USER_INPUT", "status": "DONE",
+         "created_at": "2026-06-26T21:17:00Z",
+         "content": "Now count them.\n<ADDITIONAL_METADATA>cursor at a.txt:1</ADDITIONAL_METADATA>"},
+        {"step_index": 91, "source": "SYSTEM", "type": "TOOL_RESPONSE", "status": "DONE",
+         "created_at": "2026-06-26T21:17:01Z", "content": "2"},
+        {"step_index": 92, "source": "MODEL", "type": "GENERATE_RESPONSE", "status": "DONE",
+         "created_at": "2026-06-26T21:17:02Z", "content": "There are 2 files."},
+    ]  # fmt: skip
+    (logs / "transcript_full.jsonl").write_text(
+        "".join(json.dumps(s) + "\n" for s in steps)
+    )
+    location = antigravity.locate(Home.at(home))
+    assert [p.name for p in antigravity.scan(location) if p.suffix == ".jsonl"] == [
+        "transcript_full.jsonl"
+    ]
+    diagnostics = Diagnostics()
+    got = list(antigravity.read(sessions(Home.at(home))[CLI], diagnostics))
+    assert not diagnostics.unknown
+    said = [e.text for e in got if e.kind == "assistant"]
+    assert said[-2:] == [
+        "The directory contains a.txt and b.txt. (and the rest)",
+        "There are 2 files.",
+    ]
+    assert [e.text for e in got if e.kind == "user"][-1] == "Now count them."

@@ -2,10 +2,12 @@
 
 Antigravity keeps its files in `~/.gemini` (beside Gemini CLI's):
 
-- `antigravity-cli/brain/<id>/.system_generated/logs/transcript.jsonl` — the agy CLI's
-  readable mirror, one step per line (`{step_index, source, type, status, created_at,
-  content, thinking, tool_calls[{name, args}]}`); user text sits in `<USER_REQUEST>`, model
-  changes in `<USER_SETTINGS_CHANGE>`. This is what `show` reads.
+- `antigravity*/brain/<id>/.system_generated/logs/transcript.jsonl` — the readable
+  mirror (the agy CLI's, and newer IDE builds'), one step per line (`{step_index, source,
+  type, status, created_at, content, thinking, tool_calls[{name, args}]}`); user text sits
+  in `<USER_REQUEST>`, model changes in `<USER_SETTINGS_CHANGE>`. `transcript_full.jsonl`
+  beside it keeps what this one clips (`truncated_fields`): read instead when present.
+  This is what `show` reads.
 - `antigravity-cli/conversations/<id>.db` — agy's SQLite store (`steps` rows whose payloads
   are protobuf); we list the conversation and count its steps, nothing more.
 - `antigravity/conversations/<id>.pb` — the IDE's conversations, encrypted: listed with
@@ -77,13 +79,17 @@ _SETTING = re.compile(
     r"<USER_SETTINGS_CHANGE>\s*(.*?)\s*</USER_SETTINGS_CHANGE>", re.DOTALL
 )
 _MODEL = re.compile(r"`Model Selection` from .*? to (.+?)\.?\s*$", re.MULTILINE)
+_METADATA = re.compile(r"<ADDITIONAL_METADATA>.*?</ADDITIONAL_METADATA>", re.DOTALL)
 _TOOL_STEPS = frozenset(
     {
         "RUN_COMMAND", "VIEW_FILE", "LIST_DIRECTORY", "CODE_ACTION", "SEARCH_WEB", "GREP_SEARCH", "FIND",
         "READ_URL_CONTENT", "VIEW_CODE_ITEM", "VIEW_FILE_OUTLINE", "COMMAND_STATUS", "SEND_COMMAND_INPUT",
         "MCP_TOOL", "READ_RESOURCE", "LIST_RESOURCES", "WRITE_TO_FILE", "VIEW_CONTENT_CHUNK",
+        "TOOL_RESPONSE",
     }
 )  # fmt: skip
+# A brain's step logs: `transcript_full.jsonl` keeps what `transcript.jsonl` clips.
+_TRANSCRIPTS = ("transcript_full.jsonl", "transcript.jsonl")
 _IGNORED_STEPS = frozenset(
     {"CONVERSATION_HISTORY", "SYSTEM_MESSAGE", "EPHEMERAL_MESSAGE", "TASK_BOUNDARY"}
 )
@@ -110,11 +116,13 @@ def scan(location: Location) -> Iterator[Path]:
         for brain in folders.entries(folder / "brain", root):
             if not brain.is_dir():
                 continue
-            transcript = (
-                Path(brain.path) / ".system_generated" / "logs" / "transcript.jsonl"
-            )
-            if folders.is_file(transcript):
-                yield transcript
+            logs = Path(brain.path) / ".system_generated" / "logs"
+            for (
+                name
+            ) in _TRANSCRIPTS:  # the whole one when it is there, else the clipped
+                if folders.is_file(logs / name):
+                    yield logs / name
+                    break
             for artifact in folders.entries(Path(brain.path), root):
                 if _is_artifact(artifact.name) and artifact.is_file():
                     yield Path(artifact.path)
@@ -126,7 +134,7 @@ def scan(location: Location) -> Iterator[Path]:
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     try:
-        if path.name == "transcript.jsonl":
+        if path.name in _TRANSCRIPTS:
             return _parse_transcript(path, diagnostics)
         if path.name == "state.vscdb":
             return _parse_state(path, diagnostics)
@@ -545,7 +553,7 @@ class _Reader:
                     yield self.event(
                         "meta", time, text=f"model: {model}", extra={"model": model}
                     )
-            elif kind == "PLANNER_RESPONSE":
+            elif kind in ("PLANNER_RESPONSE", "GENERATE_RESPONSE"):
                 thinking = record.get("thinking")
                 if isinstance(thinking, str) and thinking.strip():
                     yield self.event("thinking", time, text=thinking.strip())
@@ -638,7 +646,7 @@ def _is_artifact(name: str) -> bool:
 
 def _request(content: str) -> str | None:
     match = _REQUEST.search(content)
-    text = match.group(1) if match else _SETTING.sub("", content)
+    text = match.group(1) if match else _METADATA.sub("", _SETTING.sub("", content))
     return text.strip() or None
 
 

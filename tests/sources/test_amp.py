@@ -185,3 +185,25 @@ def test_summaries_in_the_thread_and_hidden_context(tmp_path: Path) -> None:
     [compaction] = [e for e in got if e.kind == "compaction"]
     assert compaction.text == "Earlier: set up the repo."
     assert [e.extra for e in got if e.kind == "meta"] == [{"hidden": True}]
+
+
+def test_threads_the_vs_code_extension_kept_are_listed(tmp_path: Path) -> None:
+    """Before the CLI's store, Amp's VS Code extension kept threads in its editor's
+    globalStorage (`sourcegraph.amp/threads3/T-*.json`; several public readers look there)."""
+    import shutil
+
+    store = (
+        tmp_path
+        / ".config"
+        / "Cursor"
+        / "User"
+        / "globalStorage"
+        / "sourcegraph.amp"
+        / "threads3"
+    )
+    store.mkdir(parents=True)
+    source = DATA / "home" / ".local/share/amp/threads" / f"{THREAD}.json"
+    shutil.copy(source, store / source.name)
+    found = sessions(Home.at(tmp_path))
+    assert list(found) == [THREAD]
+    assert totals(events(found[THREAD])).input_tokens == 12 + 40

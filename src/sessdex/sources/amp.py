@@ -4,7 +4,10 @@ Amp rewrites `threads/T-<uuid>.json` whole as a thread changes: `{v, id, created
 title, agentMode, env.initial{trees[{uri, repository}], tags}, messages[], usageLedger}`,
 messages being Anthropic-style `{role, content[] (text, thinking, tool_use,
 tool_result), state, usage?, meta{sentAt}}`. Many threads live only on Amp's servers; a
-local file may be partial. The data folder follows `XDG_DATA_HOME`.
+local file may be partial. The data folder follows `XDG_DATA_HOME`. Before the CLI's store,
+the VS Code extension kept the same thread files in its editor's globalStorage
+(`sourcegraph.amp/threads3/`); those are listed too. An `info` message's `summary` is a
+compaction; a text block marked `hidden` is context Amp added, shown as `meta`.
 
 A thread is one JSON value, so listing parses the file; it is parsed again only when it
 changes. A file over JSON_CAP is read in pieces (`jsonstream`): its other members past the
@@ -55,18 +58,37 @@ JSON_CAP = 64 * 1024 * 1024  # a thread file bigger than this is read in pieces
 _IGNORED_BLOCKS = frozenset({"provider", "image", "redacted_thinking"})
 
 
+# The VS Code extension's store before the CLI's (through 0.0.1750505632), per editor.
+_EXTENSION_STORES = tuple(
+    f"{editor}/User/globalStorage/sourcegraph.amp/{name}"
+    for editor in ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+    for name in ("threads3", "threads3-development")
+)
+
+
 def locate(home: Home) -> Location:
+    """`$XDG_DATA_HOME/amp`, and the threads the VS Code extension kept in its editors'
+    globalStorage before Amp moved them there."""
     value = home.environ.get("XDG_DATA_HOME")
     override = f"XDG_DATA_HOME={value}" if value else None
-    return Location(home.xdg("data") / "amp", override=override)
+    configs = (
+        home.xdg("config"),
+        home.path / "Library" / "Application Support",
+        home.path / "AppData" / "Roaming",
+    )
+    also = tuple(config / store for config in configs for store in _EXTENSION_STORES)
+    return Location(home.xdg("data") / "amp", override=override, also=also)
 
 
 def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
-    for entry in folders.entries(location.root / "threads", location.root):
-        if entry.name.endswith(".json") and entry.is_file():
-            yield Path(entry.path)
+    stores = [(location.root / "threads", location.root)]
+    stores += [(folder, folder) for folder in location.also]
+    for folder, root in stores:
+        for entry in folders.entries(folder, root):
+            if entry.name.endswith(".json") and entry.is_file():
+                yield Path(entry.path)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:

@@ -464,3 +464,9 @@ def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> No
     assert "sub-agent greeter <span" in page
     _, md, _ = invoke("export", "01a22b81-666", "-f", "md", "--home", home)
     assert "## User (sub-agent greeter 01a22b81)" in md
+
+
+def test_clean_shows_a_value_that_is_not_text() -> None:
+    from sessdex.views.text import clean
+
+    assert clean(5) == "5"  # type: ignore[arg-type]

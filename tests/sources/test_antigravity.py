@@ -244,3 +244,22 @@ def test_the_whole_transcript_wins_and_newer_step_types(tmp_path: Path) -> None:
         "There are 2 files.",
     ]
     assert [e.text for e in got if e.kind == "user"][-1] == "Now count them."
+
+
+def test_a_tool_name_that_is_not_text_is_not_a_crash(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    logs = home / ".gemini/antigravity-cli/brain" / CLI / ".system_generated/logs"
+    steps = [
+        json.loads(line)
+        for line in (logs / "transcript.jsonl").read_text().splitlines()
+    ]
+    for step in steps:
+        for call in step.get("tool_calls", []):
+            call["name"] = 5  # found by the CLI fuzzer
+    (logs / "transcript.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    got = events(sessions(Home.at(home))[CLI])
+    assert all(e.tool is None or isinstance(e.tool, str) for e in got)

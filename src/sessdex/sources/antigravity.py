@@ -46,6 +46,7 @@ from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
 from ._values import (
     Emitter,
+    as_str,
     first_line,
     iso_time,
     stat_size,
@@ -568,7 +569,7 @@ class _Reader:
                     yield self.event(
                         "tool_call",
                         time,
-                        tool=call.get("name"),
+                        tool=as_str(call.get("name")),
                         call_id=call_id,
                         extra={"input": _args(call.get("args"))},
                     )

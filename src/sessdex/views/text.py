@@ -59,6 +59,10 @@ def clean(text: str | None, *, keep_newlines: bool = True) -> str:
     """`text` with escape sequences and control characters removed (tabs and newlines kept)."""
     if not text:
         return ""
+    if not isinstance(
+        text, str
+    ):  # a reader passed a number or a list: show it, never fail
+        text = str(text)
     if text.isprintable() or text.replace("\n", " ").replace("\t", " ").isprintable():
         pass  # the common case, checked in C: nothing to remove (escapes are unprintable)
     else:

@@ -140,9 +140,38 @@ def test_a_task_sub_agent_compaction_and_turn_outcomes(tmp_path: Path) -> None:
         return {"type": "message", "id": role, "timestamp": stamp,
                 "message": {"role": role, "content": [{"type": "text", "text": text}]}}  # fmt: skip
 
+    task = {
+        "type": "message",
+        "id": "a0",
+        "timestamp": stamp,
+        "message": {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "Task",
+                    "input": {"prompt": "Find every caller of pay()"},
+                }
+            ],
+        },
+    }
+    answered = {
+        "type": "message",
+        "id": "u0",
+        "timestamp": stamp,
+        "message": {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "3 callers"}
+            ],
+        },
+    }
     lead = [
         {"type": "session_start", "id": "d-parent", "title": "New Session", "cwd": "/home/u/proj"},
         message("user", "Fix the flaky test"),
+        task,
+        answered,
         {"type": "compaction_state", "id": "c1", "timestamp": stamp, "summaryText": "Looked at test_pay.py.",
          "summaryKind": "compaction", "removedCount": 3},
         {"type": "todo_state", "todos": {"todos": "1. [in_progress] fix"}, "messageIndex": 3},
@@ -173,3 +202,10 @@ def test_a_task_sub_agent_compaction_and_turn_outcomes(tmp_path: Path) -> None:
         compaction.text == "Looked at test_pay.py." and compaction.extra["removed"] == 3
     )
     assert [e.extra.get("reason") for e in got if e.kind == "turn_end"] == ["completed"]
+    # the sub-agent's events follow the Task call that ran it, tagged with its id
+    kinds = [(e.kind, e.agent_id) for e in got]
+    spawn = kinds.index(("subagent", None))
+    assert kinds[spawn - 1] == ("tool_call", None) and got[spawn].call_id == "t1"
+    assert got[spawn].extra == {"child_id": "d-child", "agent_type": "task"}
+    assert kinds[spawn + 1] == ("user", "d-child")
+    assert kinds[spawn + 2] == ("tool_result", None)

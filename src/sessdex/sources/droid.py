@@ -14,7 +14,8 @@ have seen, so `read` emits one `usage` event with the session totals of `tokenUs
 (`extra["session_total"]`), unless messages carry their own `usage` (then one per
 message, and the total is not added). A `session_start` naming `callingSessionId` is a
 sub-agent the Task tool ran: listed under that session, titled by the line after droid's
-"# Task Tool Invocation" header. `compaction_state` is a compaction (its summary),
+"# Task Tool Invocation" header, and read into it after the call (`callingToolUseId`) that
+ran it, its events tagged with its id (those no call names come at the end). `compaction_state` is a compaction (its summary),
 `agent_turn_outcome` the end of a turn (an error when it failed). `~/.factory/projects` stream-JSON exports are not
 read. droid documents no override variable; like any Node CLI it finds `~` through
 `$HOME`, which is the one honoured here. Resume: `droid --resume <id>` (Factory's CLI
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -55,6 +57,8 @@ _REMINDER = re.compile(
     r"^\s*<system-reminder>.*?</system-reminder>\s*", re.DOTALL | re.IGNORECASE
 )
 _IGNORED = frozenset({"session_start", "todo_state"})  # todos: a tool call shows them
+_CHILDREN_CAP = 5000  # transcripts looked at beside a session for its sub-agents
+_DEPTH = 3  # sub-agents of sub-agents read into a session
 # The header droid puts on a sub-agent's first prompt, and the title of an untitled session.
 _TASK_HEADER = "# Task Tool Invocation"
 _UNTITLED = "New Session"
@@ -162,12 +166,107 @@ def read(
     if session.path is None:
         return
     event = Emitter(session.id)
+    children = _Children(Path(session.path)) if offset == 0 else None
+    if children is not None:
+        children.read.add(session.id)  # never read back in as a sub-agent of its own
+    yield from _transcript(
+        Path(session.path), session, event, diagnostics, full, offset, None, children
+    )
+
+
+@dataclass(slots=True)
+class _Child:
+    session_id: str
+    path: Path
+    title: str | None
+    parent: str
+
+
+class _Children:
+    """The sub-agent transcripts beside a session's, by the call that ran each
+    (`session_start.callingSessionId` / `callingToolUseId`), found on first need."""
+
+    def __init__(self, path: Path) -> None:
+        self.folder = path.parent
+        self.own = path
+        self.by_call: dict[str, _Child] | None = None
+        self.unlinked: dict[str, list[_Child]] = {}
+        self.read: set[str] = set()
+
+    def _load(self) -> dict[str, _Child]:
+        if self.by_call is None:
+            self.by_call = {}
+            for entry in folders.listing(self.folder)[:_CHILDREN_CAP]:
+                path = Path(entry.path)
+                if path == self.own or not entry.name.endswith(".jsonl"):
+                    continue
+                start = _start_of(path)
+                parent = stripped(start.get("callingSessionId"))
+                if not parent:
+                    continue
+                child = _Child(
+                    stripped(start.get("id")) or path.stem,
+                    path,
+                    stripped(start.get("title")),
+                    parent,
+                )
+                call = stripped(start.get("callingToolUseId"))
+                if call:
+                    self.by_call[call] = child
+                else:
+                    self.unlinked.setdefault(parent, []).append(child)
+        return self.by_call
+
+    def of_call(self, call_id: str | None) -> _Child | None:
+        child = self._load().get(call_id) if call_id else None
+        return (
+            child if child is not None and child.session_id not in self.read else None
+        )
+
+    def left(self, parent: str) -> list[_Child]:
+        """Children of `parent` no call of it led to."""
+        by_call = self._load()
+        found = [*self.unlinked.get(parent, []), *by_call.values()]
+        return [
+            c for c in found if c.parent == parent and c.session_id not in self.read
+        ]
+
+
+def _start_of(path: Path) -> dict[str, object]:
+    """A transcript's `session_start` record (its first line), else {}."""
+    try:
+        head = files.head_lines(path, 1)
+    except OSError:
+        return {}
+    record = files.parse_json(head[0]) if head else None
+    return (
+        record if record is not None and record.get("type") == "session_start" else {}
+    )
+
+
+def _transcript(
+    path: Path,
+    session: Session,
+    event: Emitter,
+    diagnostics: Diagnostics,
+    full: bool,
+    offset: int,
+    agent: str | None,
+    children: _Children | None,
+    depth: int = 0,
+) -> Iterator[Event]:
+    """One transcript's events (`agent` tags a sub-agent's), its sub-agents after the
+    calls that ran them."""
     per_message_usage = False
     last_time: datetime | None = None
+    own = stripped(_start_of(path).get("id")) or path.stem
+
+    def tagged(made: Event) -> Event:
+        return made if agent is None else replace(made, agent_id=agent)
 
     try:
         for line, record in files.iter_records(
-            session.path, diagnostics, offset=offset, full=full
+            path, diagnostics, offset=offset, full=full
         ):
             if offset and line.offset == offset:
                 continue  # the partial line at a --tail offset
@@ -177,39 +276,90 @@ def read(
                 last_time = time or last_time
                 message = record.get("message")
                 if not isinstance(message, dict):
-                    diagnostics.skip(session.path, line.number, "bad value")
+                    diagnostics.skip(str(path), line.number, "bad value")
                     continue
                 for made in _message(message, time, event, diagnostics):
                     per_message_usage = per_message_usage or made.kind == "usage"
-                    yield made
+                    yield tagged(made)
+                    if made.kind == "tool_call" and children is not None:
+                        child = children.of_call(made.call_id)
+                        if child is not None and depth < _DEPTH:
+                            yield from _child(
+                                child,
+                                made,
+                                session,
+                                event,
+                                diagnostics,
+                                children,
+                                depth,
+                            )
             elif kind == "compaction_state":  # older messages summarised
-                yield event(
-                    "compaction",
-                    iso_time(record.get("timestamp")) or last_time,
-                    text=stripped(record.get("summaryText")),
-                    extra={
-                        "kind": stripped(record.get("summaryKind")),
-                        "removed": as_int(record.get("removedCount")),
-                    },
+                yield tagged(
+                    event(
+                        "compaction",
+                        iso_time(record.get("timestamp")) or last_time,
+                        text=stripped(record.get("summaryText")),
+                        extra={
+                            "kind": stripped(record.get("summaryKind")),
+                            "removed": as_int(record.get("removedCount")),
+                        },
+                    )
                 )
             elif kind == "agent_turn_outcome":  # how a turn ended
                 reason = stripped(record.get("reason"))
                 when = iso_time(record.get("timestamp")) or last_time
                 if reason == "error":
-                    yield event("error", when, text="the turn failed")
+                    yield tagged(event("error", when, text="the turn failed"))
                 else:
-                    yield event("turn_end", when, extra={"reason": reason})
+                    yield tagged(event("turn_end", when, extra={"reason": reason}))
             elif kind in _IGNORED:
                 continue
             else:
                 diagnostics.unknown_type(str(kind), session.cli_version)
     except FileNotFoundError:
-        diagnostics.problem(f"droid: {session.path} vanished")
+        diagnostics.problem(f"droid: {path} vanished")
         return
+    if children is not None and depth < _DEPTH:
+        for child in children.left(own):
+            yield from _child(child, None, session, event, diagnostics, children, depth)
     if not per_message_usage and offset == 0:
-        total = _settings_usage(Path(session.path), session.model)
+        total = _settings_usage(path, session.model if agent is None else None)
         if total is not None:
-            yield event("usage", last_time, usage=total, extra={"session_total": True})
+            yield tagged(
+                event("usage", last_time, usage=total, extra={"session_total": True})
+            )
+
+
+def _child(
+    child: _Child,
+    call: Event | None,
+    session: Session,
+    event: Emitter,
+    diagnostics: Diagnostics,
+    children: _Children,
+    depth: int,
+) -> Iterator[Event]:
+    """A sub-agent: its `subagent` event (at its call, when one ran it), then its events."""
+    children.read.add(child.session_id)
+    yield event(
+        "subagent",
+        call.time if call is not None else None,
+        agent_id=call.agent_id if call is not None else None,
+        call_id=call.call_id if call is not None else None,
+        text=_task_title(child.title) if child.title else None,
+        extra={"child_id": child.session_id, "agent_type": "task"},
+    )
+    yield from _transcript(
+        child.path,
+        session,
+        event,
+        diagnostics,
+        False,
+        0,
+        child.session_id,
+        children,
+        depth + 1,
+    )
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

@@ -854,3 +854,28 @@ def test_doctor_names_every_folder_an_app_was_found_in(tmp_path: Path) -> None:
     assert f"  and in      {home / '.kimi-code'}\n" in out
     code, out, _ = invoke("doctor", "--app", "kimi", "--json", "--home", str(home))
     assert json.loads(out)[0]["also"] == [str(home / ".kimi-code")]
+
+
+def test_doctor_deep_reads_every_transcript_for_what_it_cannot_read(
+    tmp_path: Path,
+) -> None:
+    """Listing reads only a transcript's ends; `doctor --deep` reads every one, so a
+    record type only its middle holds is counted and named."""
+    home = tmp_path / "home"
+    path = write_claude_session(home, "11111111-aaaa-4aaa-8aaa-111111111111", "/w/deep")
+    lines = path.read_text().splitlines()
+    odd = {
+        "type": "brand-new-record",
+        "sessionId": "11111111-aaaa-4aaa-8aaa-111111111111",
+    }
+    lines.insert(1, json.dumps(odd))
+    path.write_text("\n".join(lines) + "\n")
+    code, out, _ = invoke("doctor", "--app", "claude", "--json", "--home", str(home))
+    assert code == 0 and json.loads(out)[0]["unknown_record_types"] == {}
+    code, out, _ = invoke(
+        "doctor", "--app", "claude", "--deep", "--json", "--home", str(home)
+    )
+    assert code == 0
+    assert list(json.loads(out)[0]["unknown_record_types"]) == [
+        "brand-new-record@2.1.197"
+    ]

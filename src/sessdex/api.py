@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -307,14 +307,25 @@ class AppReport:
 
 
 def doctor(
-    home: Home, apps: Sequence[str] = (), progress: Progress | None = None
+    home: Home,
+    apps: Sequence[str] = (),
+    progress: Progress | None = None,
+    *,
+    read_all: bool = False,
+    read_progress: Progress | None = None,
 ) -> list[AppReport]:
-    """Per app: where sessdex looked, what it found, what it skipped and why."""
+    """Per app: where sessdex looked, what it found, what it skipped and why.
+
+    With `read_all`, every transcript is read too (one at a time, as `show` reads it), so
+    that record types only the middle of a transcript holds, and the lines it could not
+    read, are counted as well."""
     index, report = open_index(home, apps, progress)
     try:
         stats = index.app_stats()
+        rows = index.rows(apps=list(apps), include_subagents=True) if read_all else []
     finally:
         index.close()
+    deep = _reader(rows, read_progress) if read_all else None
     reports = []
     for source in sources.all_sources(apps):
         location = report.locations.get(source.NAME)
@@ -328,6 +339,8 @@ def doctor(
         for problem in report.diagnostics.get(source.NAME, Diagnostics()).problems:
             diagnostics.problem(problem)
         versions = entry.get("versions", {})
+        if deep is not None:
+            deep(source, diagnostics)
         reports.append(
             AppReport(
                 app=source.NAME,
@@ -561,3 +574,36 @@ def usage_report(
     return usage_module.run(
         home, kind, apps=apps, filters=filters, explain_key=explain, progress=progress
     )
+
+
+def _reader(
+    rows: Sequence[Row], progress: Progress | None
+) -> Callable[[sources.Source, Diagnostics], None]:
+    """Reads every top-level session of an app into its diagnostics (sub-agents come
+    with their parent, as `show` reads them)."""
+    ids = {(row.app, row.id) for row in rows}
+    chosen = [
+        row
+        for row in rows
+        if not (row.session().parent_id and (row.app, row.session().parent_id) in ids)
+    ]
+    done = [0]
+
+    def read(source: sources.Source, diagnostics: Diagnostics) -> None:
+        for row in chosen:
+            if row.app != source.NAME:
+                continue
+            try:
+                for _event in source.read(row.session(), diagnostics):
+                    pass
+            except OSError as error:
+                diagnostics.problem(f"{source.NAME}: cannot read {row.id}: {error}")
+            except Exception as error:  # one broken session never hides the rest
+                if os.environ.get("SESSDEX_DEBUG"):
+                    raise
+                diagnostics.reader_failed(source.NAME, row.session().path, error)
+            done[0] += 1
+            if progress is not None:
+                progress(done[0], len(chosen))
+
+    return read

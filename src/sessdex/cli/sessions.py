@@ -233,11 +233,18 @@ def resume_command(
 @click.option(
     "--app", "apps", multiple=True, metavar="NAME", help="Only this app (repeatable)."
 )
+@click.option(
+    "--deep",
+    is_flag=True,
+    help="Also read every transcript, counting the record types and lines it could not "
+    "read anywhere in them (listing reads only their ends). Slower.",
+)
 @output_options
 @home_option
 @fail_nicely
 def doctor_command(
     apps: tuple[str, ...],
+    deep: bool,
     as_json: bool,
     as_nl: bool,
     verbose: bool,
@@ -246,12 +253,23 @@ def doctor_command(
     """Show, per app, where sessdex looked, what it found and what it could not read.
 
     \b
-    Example: sessdex doctor --json
+    Examples:
+      sessdex doctor --json
+      sessdex doctor --deep --app claude --verbose
     """
     from ..views.records import dumps
 
-    with progress_bar("Indexing sessions") as progress:
-        reports = api.doctor(resolve_home(home_dir), apps, progress)
+    with (
+        progress_bar("Indexing sessions") as progress,
+        progress_bar("Reading transcripts") as reading,
+    ):
+        reports = api.doctor(
+            resolve_home(home_dir),
+            apps,
+            progress,
+            read_all=deep,
+            read_progress=reading,
+        )
     if as_json:
         stdout_bytes(dumps([r.record() for r in reports]) + b"\n")
         return

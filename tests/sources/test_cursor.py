@@ -170,3 +170,49 @@ def test_resume_withholds_run_everything() -> None:
     )  # the CLI finds chats by their cwd, which is unknown
     assert cursor.resume(found[SUB]) is None
     assert cursor.resume(replace(found[BARE], cwd="/home/dev/code/api")) is not None
+
+
+def test_an_older_plain_text_transcript_is_listed_and_read(tmp_path: Path) -> None:
+    """Before the JSONL layout Cursor wrote `agent-transcripts/<id>.txt`; the markers are
+    the ones several public readers parse (user:/A:, <user_query>, [Thinking],
+    [Tool call] with indented arguments, [Tool result])."""
+    folder = tmp_path / ".cursor" / "projects" / "home-dev-app" / "agent-transcripts"
+    folder.mkdir(parents=True)
+    text = (
+        "user:\n<timestamp>Thursday, Jul 2, 2026, 11:11 AM (UTC-4)</timestamp>\n"
+        "<user_query>\nWhy does the build fail?\n</user_query>\n\n"
+        "A:\n[Thinking] Read the log first.\nLet me look.\n"
+        "[Tool call] Shell\n  command: npm run build\n  description: build it\n\n"
+        "[Tool result] Shell\nerror TS2304: Cannot find name 'x'\n\n"
+        "A:\nA missing import of x in src/a.ts.\n"
+        "user:\n<user_query>fix it</user_query>\nassistant:\nDone.\n"
+    )
+    (folder / "1111aaaa-0000-4000-8000-000000000001.txt").write_text(text)
+    location = cursor.locate(Home.at(tmp_path))
+    [path] = [p for p in cursor.scan(location) if p.suffix == ".txt"]
+    [session] = cursor.parse(path, location, Diagnostics())
+    assert session.title == "Why does the build fail?"
+    assert (
+        session.created is not None
+        and session.created.isoformat() == "2026-07-02T11:11:00-04:00"
+    )
+    got = list(cursor.read(session, Diagnostics()))
+    assert [
+        (e.kind, e.text) for e in got if e.kind in ("user", "assistant", "thinking")
+    ] == [
+        ("user", "Why does the build fail?"),
+        ("thinking", "Read the log first."),
+        ("assistant", "Let me look."),
+        ("assistant", "A missing import of x in src/a.ts."),
+        ("user", "fix it"),
+        ("assistant", "Done."),
+    ]
+    call, result = [e for e in got if e.kind in ("tool_call", "tool_result")]
+    assert call.tool == "Shell" and call.extra["input"] == {
+        "command": "npm run build",
+        "description": "build it",
+    }
+    assert (
+        result.call_id == call.call_id
+        and result.text == "error TS2304: Cannot find name 'x'"
+    )

@@ -1,6 +1,7 @@
 """Cursor CLI (`agent`): JSONL transcripts under `$CURSOR_CONFIG_DIR/projects/`, plus a chat store.
 
-What it writes: `projects/<slug>/agent-transcripts/<id>/<id>.jsonl` (slug: the workspace
+What it writes: `projects/<slug>/agent-transcripts/<id>/<id>.jsonl` (before about February
+2026 a plain-text `agent-transcripts/<id>.txt`, read by `_cursor_text`) (slug: the workspace
 path without its leading `/`, other `/` as `-`; the IDE's agent writes here too), records
 `{role, message: {content: [text | tool_use | …]}}` and `{type: "turn_ended", status}`, with
 no times, no tool results, no usage and no model. The CLI rewrites the file whole on resume.
@@ -37,6 +38,7 @@ import orjson
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, ResumePlan, Session
+from . import _cursor_text
 from ._values import (
     Emitter,
     EventFields,
@@ -83,6 +85,9 @@ def scan(location: Location) -> Iterator[Path]:
     for project in folders.entries(root / "projects", root):
         transcripts = Path(project.path) / "agent-transcripts"
         for entry in folders.entries(transcripts, root):
+            if entry.name.endswith(".txt") and entry.is_file():
+                yield Path(entry.path)  # an older plain-text transcript
+                continue
             if not entry.is_dir():
                 continue
             folder = Path(entry.path)
@@ -109,6 +114,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return _parse_store(path, diagnostics)
     if path.name == "meta.json":
         return _parse_chat_meta(path)
+    if path.suffix == ".txt":
+        return _parse_text(path, location)
     try:
         stat = path.stat()
         head = files.head_lines(path, diagnostics=diagnostics)
@@ -141,6 +148,33 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             bytes=stat.st_size,
             parent_id=session_dir.name if child else None,
             precedence=1,
+        )
+    ]
+
+
+def _parse_text(path: Path, location: Location) -> list[Session]:
+    """An older plain-text transcript (`agent-transcripts/<id>.txt`)."""
+    try:
+        stat = path.stat()
+        query, started, spoken = _cursor_text.first_query(path)
+    except FileNotFoundError:
+        return []
+    if not spoken:
+        return []
+    return [
+        Session(
+            app=NAME,
+            id=path.stem,
+            path=str(path),
+            cwd=_resolve_slug(
+                path.parent.parent.name, path.stem, _chat_roots(location)
+            ),
+            title=query,
+            created=started,
+            updated=datetime.fromtimestamp(stat.st_mtime, UTC),
+            bytes=stat.st_size,
+            precedence=1,
+            extra={"format": "text"},
         )
     ]
 
@@ -252,6 +286,12 @@ def read(
     if not session.path:
         return
     path = Path(session.path)
+    if path.suffix == ".txt":
+        try:
+            yield from _cursor_text.read(path, session.id, diagnostics)
+        except FileNotFoundError:
+            diagnostics.problem(f"{path}: vanished while reading")
+        return
     reader = _Reader(session, diagnostics)
     try:
         yield from reader.transcript(

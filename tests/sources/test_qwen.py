@@ -350,3 +350,14 @@ def test_a_runtime_folder_set_in_the_settings_is_where_sessions_are(
     assert list(sessions(home)) == [BASIC]
     location = qwen.locate(Home.at(home))
     assert location.override and "runtimeOutputDir" in location.override
+
+
+def test_a_managed_engine_session_says_why_it_shows_nothing(tmp_path: Path) -> None:
+    """Qwen's managed engine keeps a session's conversation in its own records
+    (`managed_session_*_v1`): say so rather than show an empty session."""
+    base = _delegating_lines()[0]
+    header = dict(base, uuid="h1", type="system", subtype="managed_session_header_v1",
+                  systemPayload={"version": 1})  # fmt: skip
+    event = dict(header, uuid="h2", subtype="managed_session_event_v1")
+    found = _read_lines(tmp_path, [header, event])
+    assert [(e.kind, e.extra) for e in found] == [("meta", {"engine": "managed"})]

@@ -337,6 +337,7 @@ class _Reader:
         self.counted: set[str] = set()
         self.spawns: list[_Spawn] = []
         self.children: set[str] = set()
+        self.managed = False
 
     def flush(self) -> Iterator[Event]:
         if self.pending is not None:
@@ -589,6 +590,16 @@ class _Reader:
                 yield self.event(
                     "error", time, agent_id=agent, text=message or f"turn {state}"
                 )
+        elif subtype == "managed_session_header_v1" and not self.managed:
+            self.managed = True  # the conversation lives in the managed engine's log
+            yield self.event(
+                "meta",
+                time,
+                agent_id=agent,
+                text="a managed-engine session: its conversation is kept in records "
+                "sessdex does not read yet",
+                extra={"engine": "managed"},
+            )
         elif subtype in _IGNORED_SYSTEM:
             return
         else:

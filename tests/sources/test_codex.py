@@ -941,3 +941,24 @@ def test_newer_rollout_lines_are_read_or_known(tmp_path: Path) -> None:
     assert billed == [("gpt-5.5", 100), ("gpt-5.5-mini", 50)]
     scan = _codex_usage.usage_records(Path(session.path or ""), Diagnostics())
     assert [(r.usage.model, r.usage.input_tokens) for r in scan.records] == billed
+
+
+def test_an_older_message_between_agents_written_as_assistant_json(
+    tmp_path: Path,
+) -> None:
+    """An older build wrote an inter-agent message as an assistant message holding its
+    JSON (codex protocol `InterAgentCommunication::to_response_input_item`)."""
+    relayed = {"author": "/root/greeter", "recipient": "/root", "other_recipients": [],
+               "content": "the greeter printed hello", "trigger_turn": True}  # fmt: skip
+    item = {"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": json.dumps(relayed)}]}  # fmt: skip
+    lines = [
+        record(1, "turn_context", context("gpt-5.5", turn_id="t1"), 1),
+        prompt(2, "run the greeter", 2),
+        record(3, "response_item", item, 3),
+    ]
+    [session], _ = rollout(tmp_path, lines)
+    found = events(session)
+    [said] = [e for e in found if e.text == "the greeter printed hello"]
+    assert said.kind == "user" and said.extra["inter_agent"] is True
+    assert not [e for e in found if e.kind == "assistant"]

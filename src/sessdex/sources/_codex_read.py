@@ -579,7 +579,10 @@ class _Reader:
                     yield from self._echo(self.user, self._new("user", time, text=text))
             elif role == "assistant":
                 text = content_text(payload.get("content"))
-                if text:
+                relayed = _relayed(text)
+                if relayed is not None:  # an older build's message between agents
+                    yield from self._inter_agent(relayed, relayed.get("content"), time)
+                elif text:
                     phase = as_str(payload.get("phase"))
                     event = self._new(
                         "assistant",
@@ -1060,6 +1063,20 @@ def _parent_keys(path: Path) -> set[int] | None:
     except read_errors():
         return None
     return keys
+
+
+def _relayed(text: str | None) -> dict[str, object] | None:
+    """A message between agents that an older build wrote as an assistant message holding
+    its JSON (`{author, recipient, content, …}`), else None."""
+    if not text or not text.startswith("{") or '"recipient"' not in text:
+        return None
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(value, dict) and {"author", "recipient", "content"} <= value.keys():
+        return value
+    return None
 
 
 def _replay_key(

@@ -662,6 +662,32 @@ def read_json_file(
     return value
 
 
+def read_json_counted(
+    path: str | os.PathLike[str],
+    limit: int,
+    diagnostics: Diagnostics | None,
+    missing: str | None = None,
+) -> object | None:
+    """`read_json_file`, counting why a file gave nothing: "too long" past `limit`, "not
+    JSON" when broken; a missing file is None (or the problem `missing`, when given)."""
+    try:
+        size = os.stat(path).st_size
+    except FileNotFoundError:
+        if diagnostics is not None and missing is not None:
+            diagnostics.problem(missing)
+        return None
+    except OSError:
+        return None
+    if size > limit:
+        if diagnostics is not None:
+            diagnostics.skip(os.fspath(path), 1, "too long")
+        return None
+    value = read_json_file(path, limit=limit)
+    if value is None and size and diagnostics is not None:
+        diagnostics.skip(os.fspath(path), 1, "not JSON")
+    return value
+
+
 def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
     """A whole small file (`.zst` decompressed); None if missing, unreadable or over `limit`.
 

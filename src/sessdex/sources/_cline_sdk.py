@@ -459,7 +459,7 @@ def _messages(
 
         items = file_items(path, "messages", diagnostics, APP)
     else:
-        document = _read_json(path, JSON_CAP, diagnostics)
+        document = files.read_json_counted(path, JSON_CAP, diagnostics)
         if document is None:
             return
         found = document.get("messages") if isinstance(document, dict) else None
@@ -591,7 +591,7 @@ def _small_object(
     """A manifest or sidecar: read whole, or, past MANIFEST_CAP, member by member without
     the `big` ones (a pasted prompt, compacted messages). None if missing or not an object."""
     if file_size(path) <= MANIFEST_CAP:
-        value = _read_json(path, MANIFEST_CAP, diagnostics)
+        value = files.read_json_counted(path, MANIFEST_CAP, diagnostics)
     else:
         from ..jsonstream import file_members
 
@@ -599,19 +599,3 @@ def _small_object(
     if value is not None and not isinstance(value, dict) and diagnostics is not None:
         diagnostics.skip(str(path), 1, "bad value")
     return value if isinstance(value, dict) else None
-
-
-def _read_json(path: Path, cap: int, diagnostics: Diagnostics | None) -> object | None:
-    """A whole JSON file up to `cap`; a missing one is None, a bad or too big one counted."""
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return None
-    if size > cap:
-        if diagnostics is not None:
-            diagnostics.skip(str(path), 1, "too long")
-        return None
-    value = files.read_json_file(path, limit=cap)
-    if value is None and size and diagnostics is not None:
-        diagnostics.skip(str(path), 1, "not JSON")
-    return value

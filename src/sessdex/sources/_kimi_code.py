@@ -43,7 +43,7 @@ MoonshotAI/kimi-code @d723cc47 (0.38, MIT): `apps/kimi-code/src/utils/paths.ts`,
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -291,12 +291,12 @@ class _Summary:
             self.talked = True
         if self.prompt is None:
             if kind == "turn.prompt" and _origin(record) == "user":
-                self.prompt = one_line(_parts_text(record.get("input")), limit=None)
+                self.prompt = one_line(parts_text(record.get("input")), limit=None)
             elif kind == "context.append_message":
                 message = obj(record, "message")
                 if message.get("role") == "user" and "origin" not in message:
                     self.prompt = one_line(
-                        _parts_text(message.get("content")), limit=None
+                        parts_text(message.get("content")), limit=None
                     )
 
     def stamp(self, data: bytes) -> None:
@@ -450,7 +450,7 @@ class _Reader:
         elif kind == "context.apply_compaction":
             summary = record.get("summary")
             text = (
-                _parts_text(as_dict(summary).get("content"))
+                parts_text(as_dict(summary).get("content"))
                 if isinstance(summary, dict)
                 else shown_text(summary) or shown_text(record.get("contextSummary"))
             )
@@ -510,7 +510,7 @@ class _Reader:
         agent: str | None,
     ) -> Iterator[Event]:
         origin = _origin(record) or "user"
-        text = _parts_text(record.get("input"))
+        text = parts_text(record.get("input"))
         extra: dict[str, JSONValue] = {"steer": True} if kind == "turn.steer" else {}
         if origin != "user":
             extra["origin"] = origin
@@ -622,7 +622,7 @@ class _Reader:
         elif kind == "tool.result":
             call_id = as_str(event.get("toolCallId"))
             result = obj(event, "result")
-            text = _parts_text(result.get("output"))
+            text = parts_text(result.get("output"))
             child = _spawned(text)
             if (
                 child is not None
@@ -670,7 +670,7 @@ class _Reader:
         role = message.get("role")
         if role == "user":
             if "origin" not in message:  # an imported history; live ones mirror prompts
-                text = _parts_text(message.get("content"))
+                text = parts_text(message.get("content"))
                 yield self.event("user", time, agent_id=agent, text=text)
         elif role == "assistant":
             for part in dicts(message, "content"):
@@ -698,7 +698,7 @@ class _Reader:
                 time,
                 agent_id=agent,
                 call_id=as_str(message.get("toolCallId")),
-                text=_parts_text(message.get("content")),
+                text=parts_text(message.get("content")),
                 is_error=message.get("isError") is True,
             )
         elif role != "system":
@@ -838,8 +838,11 @@ def _line_value(text: str | None, key: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _parts_text(value: object) -> str | None:
-    """A prompt, message or tool output: a string, or content parts."""
+def parts_text(
+    value: object, media: Callable[[Mapping[str, object]], str] | None = None
+) -> str | None:
+    """A prompt, message or tool output: a string, or content parts (a media part as
+    `media` notes it; Kimi CLI's reader passes its own)."""
     if isinstance(value, str):
         return shown_text(value)
     if not isinstance(value, list):
@@ -854,7 +857,7 @@ def _parts_text(value: object) -> str | None:
             if text:
                 texts.append(text)
         elif isinstance(kind, str) and kind.endswith("_url"):
-            texts.append(_media(part))
+            texts.append((media or _media)(part))
     return "\n".join(texts) if texts else None
 
 

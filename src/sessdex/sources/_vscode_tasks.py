@@ -193,7 +193,7 @@ class TaskStore:
 
     def _parse_history(self, path: Path, diagnostics: Diagnostics) -> list[Session]:
         """Cline's history list: titles, folders and models for tasks the task folders list."""
-        items = _read_json(path, JSON_CAP, diagnostics)
+        items = files.read_json_counted(path, JSON_CAP, diagnostics)
         if not isinstance(items, list):
             return []
         sessions = []
@@ -234,9 +234,11 @@ class TaskStore:
         opening = _first_messages(head)
         first = opening[0] if opening else None
         stamps = _TS.findall(tail)
-        item = _read_json(folder / "history_item.json", SMALL_CAP, None)
+        item = files.read_json_counted(folder / "history_item.json", SMALL_CAP, None)
         item = item if isinstance(item, dict) else {}
-        metadata = _read_json(folder / "task_metadata.json", SMALL_CAP, None)
+        metadata = files.read_json_counted(
+            folder / "task_metadata.json", SMALL_CAP, None
+        )
         model, mode = _last_model(metadata)
         model = model or _first_model(opening)
         history = None
@@ -304,7 +306,7 @@ class _Translator:
 
             messages = file_items(path, None, self.diagnostics, self.store.app)
         else:
-            messages = _read_json(
+            messages = files.read_json_counted(
                 path,
                 JSON_CAP,
                 self.diagnostics,
@@ -348,7 +350,9 @@ class _Translator:
             listed = self.session.extra.get("children")
             if isinstance(listed, list):
                 return [c for c in listed if isinstance(c, str)]
-        item = _read_json(path.parent / "history_item.json", SMALL_CAP, None)
+        item = files.read_json_counted(
+            path.parent / "history_item.json", SMALL_CAP, None
+        )
         if isinstance(item, dict) and isinstance(item.get("childIds"), list):
             return [c for c in item["childIds"] if isinstance(c, str)]
         return []
@@ -604,27 +608,6 @@ class _State:
 
 
 # --- small helpers ---------------------------------------------------------------------
-
-
-def _read_json(
-    path: Path, cap: int, diagnostics: Diagnostics | None, missing: str | None = None
-) -> object | None:
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        if diagnostics is not None and missing is not None:
-            diagnostics.problem(missing)
-        return None
-    except OSError:
-        return None
-    if size > cap:
-        if diagnostics is not None:
-            diagnostics.skip(str(path), 1, "too long")
-        return None
-    value = files.read_json_file(path, limit=cap)
-    if value is None and size and diagnostics is not None:
-        diagnostics.skip(str(path), 1, "not JSON")
-    return value
 
 
 def _first_messages(head: bytes) -> list[dict[str, object]]:

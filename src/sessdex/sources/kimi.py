@@ -688,22 +688,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 
 def _parts_text(value: object) -> str | None:
     """A user input or tool output: a string, or content parts."""
-    if isinstance(value, str):
-        return shown_text(value)
-    if not isinstance(value, list):
-        return None
-    texts: list[str] = []
-    for part in value:
-        if not isinstance(part, dict):
-            continue
-        kind = type_tag(part.get("type"))
-        if kind == "text":
-            text = shown_text(part.get("text"))
-            if text:
-                texts.append(text)
-        elif isinstance(kind, str) and kind.endswith("_url"):
-            texts.append(_media(part))
-    return "\n".join(texts) if texts else None
+    return _kimi_code.parts_text(value, _media)
 
 
 def _media(part: Mapping[str, object]) -> str:

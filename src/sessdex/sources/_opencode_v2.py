@@ -31,8 +31,17 @@ import orjson
 
 from .. import databases
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, JSONValue
-from ._values import EventFields, as_dict, as_list, as_str, json_object, ms_time
+from ..model import Event, EventKind, JSONValue, Usage
+from ._values import (
+    EventFields,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    json_copy,
+    json_object,
+    ms_time,
+)
 
 SESSION_TABLE = "session_v2"
 EXTRA_COLUMNS = ("fork_session_id",)
@@ -49,7 +58,7 @@ Children = Callable[[str, str], Iterator[Event]] | None
 
 
 class Reader(Protocol):
-    """What the 1.x reader lends: its event maker, tool parts, the usage rule."""
+    """What the 1.x reader lends: its event maker and its reading of tool parts."""
 
     diagnostics: Diagnostics
 
@@ -78,10 +87,14 @@ def has_rows(connection: sqlite3.Connection, session_id: str) -> bool:
     return row is not None
 
 
+def has_row_data(connection: sqlite3.Connection) -> bool:
+    """Whether the database has the 2.x rows' table, with their data."""
+    return "data" in databases.table_columns(connection, "session_message")
+
+
 def first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None:
-    """A title for a session OpenCode has not titled yet: its first typed prompt."""
-    if "data" not in databases.table_columns(connection, "session_message"):
-        return None
+    """A title for a session OpenCode has not titled yet: its first typed prompt (the
+    caller checked `has_row_data`)."""
     rows = connection.execute(
         "SELECT data FROM session_message WHERE session_id = ? AND type = 'user' ORDER BY seq LIMIT 3",
         (session_id,),
@@ -243,8 +256,6 @@ def _assistant(
     copied: set[bytes],
     spawned: _Spawned,
 ) -> Iterator[Event]:
-    from .opencode import usage_of
-
     for block in as_list(data.get("content")):
         block = as_dict(block)
         kind = as_str(block.get("type"))
@@ -290,7 +301,7 @@ def _tool_part(block: dict[str, object], spawned: _Spawned) -> dict[str, object]
     if texts:
         output = "\n".join(texts)
     elif state.get("result") is not None:
-        output = _json(state.get("result"))
+        output = json_copy(state.get("result"))
     error = state.get("error")
     message = as_str(as_dict(error).get("message")) or as_str(error)
     child: str | None = None
@@ -307,11 +318,11 @@ def _tool_part(block: dict[str, object], spawned: _Spawned) -> dict[str, object]
         "callID": as_str(block.get("id")),
         "state": {
             "status": as_str(state.get("status")),
-            "input": _json(state.get("input")),
+            "input": json_copy(state.get("input")),
             "output": output,
             "error": message or "error",
             "metadata": {"sessionId": child} if child else {},
-            "time": _json(state.get("time")),
+            "time": json_copy(state.get("time")),
         },
     }
 
@@ -345,8 +356,6 @@ def _compaction(
     agent: str | None,
     copied: set[bytes],
 ) -> Iterator[Event]:
-    from .opencode import usage_of
-
     status = as_str(data.get("status"))
     if status == "failed":
         message = as_str(as_dict(data.get("error")).get("message"))
@@ -385,7 +394,17 @@ def _call_key(data: dict[str, object]) -> bytes:
     )
 
 
-def _json(value: object) -> JSONValue:
-    from ._values import json_copy
-
-    return json_copy(value)
+def usage_of(tokens: dict[str, object], model: str | None) -> Usage | None:
+    """A response's usage from OpenCode's `tokens` (1.x messages and 2.x rows alike)."""
+    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+    assert isinstance(cache, dict)
+    reasoning = as_int(tokens.get("reasoning"))
+    usage = Usage(
+        input_tokens=as_int(tokens.get("input")),
+        output_tokens=as_int(tokens.get("output")) + reasoning,
+        cache_read_tokens=as_int(cache.get("read")),
+        cache_write_tokens=as_int(cache.get("write")),
+        reasoning_tokens=reasoning,
+        model=model,
+    )
+    return usage if usage.total else None

@@ -38,12 +38,11 @@ import orjson
 
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session
 from . import _opencode_v2
 from ._values import (
     Emitter,
     EventFields,
-    as_int,
     as_str,
     json_copy,
     json_object,
@@ -147,8 +146,13 @@ def parse_database(
                 session_id = as_str(row.get("id"))
                 if session_id is not None:
                     rows[session_id] = row
-        for session_id, row in rows.items():
-            if row.get("table") == _opencode_v2.SESSION_TABLE and not row.get("title"):
+        untitled = [
+            (session_id, row)
+            for session_id, row in rows.items()
+            if row.get("table") == _opencode_v2.SESSION_TABLE and not row.get("title")
+        ]
+        if untitled and _opencode_v2.has_row_data(connection):
+            for session_id, row in untitled:
                 row["title"] = _opencode_v2.first_prompt(connection, session_id)
     except sqlite3.Error as error:
         diagnostics.problem(f"{NAME}: cannot read {path}: {error}")
@@ -436,7 +440,7 @@ class _Reader:
         done = ms_time(times.get("completed")) or time
         model = as_str(info.get("modelID"))
         if isinstance(tokens, dict):
-            usage = usage_of(tokens, model)
+            usage = _opencode_v2.usage_of(tokens, model)
             if usage is not None:
                 yield self.event("usage", done, agent, usage=usage)
         error = info.get("error")
@@ -594,22 +598,6 @@ class _Reader:
             else (orjson.dumps(output).decode() if output else None),
             is_error=is_error,
         )
-
-
-def usage_of(tokens: dict[str, object], model: str | None) -> Usage | None:
-    """A response's usage from OpenCode's `tokens` (1.x messages and 2.x rows alike)."""
-    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
-    assert isinstance(cache, dict)
-    reasoning = as_int(tokens.get("reasoning"))
-    usage = Usage(
-        input_tokens=as_int(tokens.get("input")),
-        output_tokens=as_int(tokens.get("output")) + reasoning,
-        cache_read_tokens=as_int(cache.get("read")),
-        cache_write_tokens=as_int(cache.get("write")),
-        reasoning_tokens=reasoning,
-        model=model,
-    )
-    return usage if usage.total else None
 
 
 def _created(info: dict[str, object]) -> int | None:

@@ -319,14 +319,7 @@ class _Reader:
         self, record: Mapping[str, object], value: object, model: str | None
     ) -> Iterator[Event]:
         """One `usage` event from pi's `usage` object, when it counted anything."""
-        usage = as_dict(value)
-        counted = Usage(
-            input_tokens=as_int(usage.get("input")),
-            output_tokens=as_int(usage.get("output")),
-            cache_read_tokens=as_int(usage.get("cacheRead")),
-            cache_write_tokens=as_int(usage.get("cacheWrite")),
-            model=model or self.model,
-        )
+        counted = _usage(as_dict(value), model or self.model)
         if counted.total:
             yield self.event("usage", record, usage=counted)
 
@@ -507,17 +500,7 @@ class _Reader:
         self.model = as_str(message.get("model")) or self.model
         usage = as_dict(message.get("usage"))
         if usage:  # every response, even one that counted nothing
-            yield self.event(
-                "usage",
-                record,
-                usage=Usage(
-                    input_tokens=as_int(usage.get("input")),
-                    output_tokens=as_int(usage.get("output")),
-                    cache_read_tokens=as_int(usage.get("cacheRead")),
-                    cache_write_tokens=as_int(usage.get("cacheWrite")),
-                    model=model,
-                ),
-            )
+            yield self.event("usage", record, usage=_usage(usage, model))
         stop = message.get("stopReason")
         if stop in ("error", "aborted"):
             why = shown_text(message.get("errorMessage"))
@@ -594,3 +577,14 @@ def _content_text(content: object) -> str | None:
 def _image(block: Mapping[str, object]) -> str:
     mime = as_str(block.get("mimeType")) or "image"
     return f"[{mime}, {files.human_bytes(decoded_size(block.get('data')))}]"
+
+
+def _usage(usage: Mapping[str, object], model: str | None) -> Usage:
+    """pi's `usage` object (its `input` already leaves the cache out)."""
+    return Usage(
+        input_tokens=as_int(usage.get("input")),
+        output_tokens=as_int(usage.get("output")),
+        cache_read_tokens=as_int(usage.get("cacheRead")),
+        cache_write_tokens=as_int(usage.get("cacheWrite")),
+        model=model,
+    )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -201,20 +203,20 @@ def test_resume_only_for_agy_conversations() -> None:
     )  # the IDE reopens its own conversations
 
 
+def copied_transcript(tmp_path: Path) -> tuple[Path, Path, list[dict[str, object]]]:
+    """A copy of the fixture home, the agy transcript's folder in it, and its steps."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    logs = home / ".gemini/antigravity-cli/brain" / CLI / ".system_generated/logs"
+    lines = (logs / "transcript.jsonl").read_text().splitlines()
+    return home, logs, [json.loads(line) for line in lines]
+
+
 def test_the_whole_transcript_wins_and_newer_step_types(tmp_path: Path) -> None:
     """`transcript_full.jsonl` keeps what `transcript.jsonl` clips (public readers prefer
     it, and the IDE writes it); GENERATE_RESPONSE is a model answer, TOOL_RESPONSE a tool
     step; `<ADDITIONAL_METADATA>` is not what the user typed."""
-    import json
-    import shutil
-
-    home = tmp_path / "home"
-    shutil.copytree(DATA / "home", home)
-    logs = home / ".gemini/antigravity-cli/brain" / CLI / ".system_generated/logs"
-    steps = [
-        json.loads(line)
-        for line in (logs / "transcript.jsonl").read_text().splitlines()
-    ]
+    home, logs, steps = copied_transcript(tmp_path)
     for step in steps:
         if step.get("truncated_fields"):
             step["content"] += " (and the rest)"
@@ -247,16 +249,7 @@ def test_the_whole_transcript_wins_and_newer_step_types(tmp_path: Path) -> None:
 
 
 def test_a_tool_name_that_is_not_text_is_not_a_crash(tmp_path: Path) -> None:
-    import json
-    import shutil
-
-    home = tmp_path / "home"
-    shutil.copytree(DATA / "home", home)
-    logs = home / ".gemini/antigravity-cli/brain" / CLI / ".system_generated/logs"
-    steps = [
-        json.loads(line)
-        for line in (logs / "transcript.jsonl").read_text().splitlines()
-    ]
+    home, logs, steps = copied_transcript(tmp_path)
     for step in steps:
         for call in step.get("tool_calls", []):
             call["name"] = 5  # found by the CLI fuzzer

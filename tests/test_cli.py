@@ -582,6 +582,9 @@ def test_a_folder_name_that_is_not_utf8_is_passed_over_and_said(
     assert [row["id"] for row in json.loads(out)] == [kept.stem]
     assert "passed over 1 file name(s) that are not valid UTF-8" in err
     assert "-w-caf\\xe9" in err
+    assert "unreadable line" not in err  # a name is no line: said once, by its warning
+    code, out, err = invoke("list", "--verbose", "--home", str(home))
+    assert "-w-caf\\xe9:0: file name not valid UTF-8" in err
     code, out, err = invoke("doctor", "--json", "--home", str(home))
     assert code == 0 and "-w-caf\\\\xe9" in out
     code, out, err = invoke("doctor", "--app", "claude", "--home", str(home))

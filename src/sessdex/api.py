@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from . import selection, sources
-from .diagnostics import Diagnostics
+from .diagnostics import NAME_NOT_UTF8, Diagnostics
 from .errors import AmbiguousId, ResumeRefused, SessdexError, SessionNotFound
 from .index import Index, Progress, RefreshReport, Row
 from .model import Event, ResumePlan, Session
@@ -367,8 +367,9 @@ def skipped_summary(report: RefreshReport) -> str | None:
     files: dict[str, set[str]] = {}
     for app, diagnostics in report.diagnostics.items():
         lines += diagnostics.skipped_total
-        for path, _, _ in diagnostics.details:
-            files.setdefault(app, set()).add(path)
+        for path, _, reason in diagnostics.details:
+            if reason != NAME_NOT_UTF8:  # said by its own warning
+                files.setdefault(app, set()).add(path)
     if not lines:
         return None
     where = ", ".join(

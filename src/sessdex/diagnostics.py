@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 MAX_DETAILS = 200  # per run: enough for --verbose, bounded for a huge broken home
+NAME_NOT_UTF8 = "file name not valid UTF-8"  # a detail that is no skipped line
 
 
 @dataclass(slots=True)
@@ -60,12 +61,12 @@ class Diagnostics:
             self.problems.append(message)
 
     def names_passed_over(self, app: str, paths: list[str]) -> None:
-        """Files whose names are not valid UTF-8 (`folders.nameable`): counted as
-        unreadable, and said once per app."""
+        """Files whose names are not valid UTF-8 (`folders.nameable`): said once per
+        app, and listed by --verbose; not counted as unreadable lines, which they are not."""
         if not paths:
             return
-        for path in paths:
-            self.skip(path, 0, "unreadable")
+        room = MAX_DETAILS - len(self.details)
+        self.details.extend((path, 0, NAME_NOT_UTF8) for path in paths[: max(room, 0)])
         self.problem(
             f"{app}: passed over {len(paths)} file name(s) that are not valid UTF-8, "
             f"such as {paths[0]}; rename them to list their sessions"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+import os
 import json
 import shutil
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -256,3 +258,25 @@ def test_a_tool_name_that_is_not_text_is_not_a_crash(tmp_path: Path) -> None:
     (logs / "transcript.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
     got = events(sessions(Home.at(home))[CLI])
     assert all(e.tool is None or isinstance(e.tool, str) for e in got)
+
+
+def test_a_conversation_with_no_time_of_its_own_is_dated_by_its_last_write(
+    tmp_path: Path,
+) -> None:
+    """An agy database records no time: its age comes from when it (or its WAL) was
+    last written, instead of '?'; a time the app records still wins."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    conversations = home / ".gemini" / "antigravity-cli" / "conversations"
+    database = conversations / f"{CLI_DB_ONLY}.db"
+    os.utime(database, (1_790_000_000, 1_790_000_000))
+    found = sessions(Home.at(home))
+    assert found[CLI_DB_ONLY].updated == datetime.fromtimestamp(1_790_000_000, UTC)
+    wal = conversations / f"{CLI_DB_ONLY}.db-wal"
+    wal.write_bytes(b"")
+    os.utime(wal, (1_790_000_600, 1_790_000_600))
+    found = sessions(Home.at(home))
+    assert found[CLI_DB_ONLY].updated == datetime.fromtimestamp(1_790_000_600, UTC)
+    bare = found[IDE_BARE]  # the IDE's own last-active time beats the file's
+    assert bare.updated is not None
+    assert bare.updated.isoformat() == "2026-10-02T00:13:20.505000+00:00"

@@ -140,7 +140,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         if path.name == "state.vscdb":
             return _parse_state(path, diagnostics)
         if path.suffix == ".db":
-            return [_parse_database(path, diagnostics)]
+            return [_parse_database(path, diagnostics), _last_written(path)]
         if path.suffix == ".pb":
             extra: dict[str, JSONValue] = {"conversation": str(path), "encrypted": True}
             return [
@@ -151,7 +151,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                     title=ENCRYPTED_TITLE,
                     bytes=stat_size(path),
                     extra=extra,
-                )
+                ),
+                _last_written(path),
             ]
         return [_parse_artifact(path)]
     except FileNotFoundError:
@@ -468,20 +469,19 @@ def _parse_transcript(path: Path, diagnostics: Diagnostics) -> list[Session]:
     }
     if hint:
         extra["cwd_hint"] = hint
-    return [
-        Session(
-            app=NAME,
-            id=ident,
-            path=str(path),
-            title=title,
-            created=created,
-            updated=updated or created,
-            model=model,
-            bytes=stat_size(path),
-            precedence=2,
-            extra=extra,
-        )
-    ]
+    found = Session(
+        app=NAME,
+        id=ident,
+        path=str(path),
+        title=title,
+        created=created,
+        updated=updated or created,
+        model=model,
+        bytes=stat_size(path),
+        precedence=2,
+        extra=extra,
+    )
+    return [found] if found.updated else [found, _last_written(path, ident)]
 
 
 def _parse_database(path: Path, diagnostics: Diagnostics) -> Session:
@@ -499,6 +499,25 @@ def _parse_database(path: Path, diagnostics: Diagnostics) -> Session:
         diagnostics.problem(f"antigravity: cannot read {path}: {error}")
     return Session(
         app=NAME, id=path.stem, path=str(path), bytes=stat_size(path), extra=extra
+    )
+
+
+def _last_written(path: Path, ident: str | None = None) -> Session:
+    """When a conversation was last written, from its file's (and WAL's) modification
+    time: the age of a session that records no time of its own (an agy database, an
+    encrypted `.pb`, an undated transcript) when nothing better knows it."""
+    seconds = path.stat().st_mtime
+    try:
+        seconds = max(seconds, path.with_name(path.name + "-wal").stat().st_mtime)
+    except OSError:
+        pass
+    return Session(
+        app=NAME,
+        id=ident or path.stem,
+        path=str(path),
+        updated=datetime.fromtimestamp(seconds, UTC),
+        precedence=-2,  # below the IDE's own last-active time
+        listed=False,
     )
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import base64
-import os
 import json
+import os
 import shutil
 import sqlite3
 from datetime import UTC, datetime

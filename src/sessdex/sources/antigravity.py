@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import re
 import sqlite3
@@ -507,10 +508,8 @@ def _last_written(path: Path, ident: str | None = None) -> Session:
     time: the age of a session that records no time of its own (an agy database, an
     encrypted `.pb`, an undated transcript) when nothing better knows it."""
     seconds = path.stat().st_mtime
-    try:
+    with contextlib.suppress(OSError):
         seconds = max(seconds, path.with_name(path.name + "-wal").stat().st_mtime)
-    except OSError:
-        pass
     return Session(
         app=NAME,
         id=ident or path.stem,

@@ -150,19 +150,19 @@ class Compactor:
                 i = q + 1
                 continue
             if self.escape:
-                self._take(data[i : i + 1])
+                self._take(data, i, i + 1)
                 self.escape = False
                 i += 1
                 continue
             j = find_first_of(data, b'"\\', i)  # the string's end, or an escape
             if j < 0:
-                self._take(data[i:])
+                self._take(data, i, n)
                 break
-            self._take(data[i:j])
+            self._take(data, i, j)
             if (
                 data[j] == 0x5C
             ):  # backslash: the next byte is escaped, maybe in the next chunk
-                self._take(b"\\")
+                self._take(data, j, j + 1)
                 self.escape = True
                 i = j + 1
                 continue
@@ -181,10 +181,13 @@ class Compactor:
             self.overflow = True
             self.out = bytearray()
 
-    def _take(self, segment: bytes) -> None:
-        self.string_length += len(segment)
-        if len(self.keep) <= KEEP_STRING:
-            self.keep += segment[: KEEP_STRING + 1 - len(self.keep)]
+    def _take(self, data: bytes, start: int, end: int) -> None:
+        """data[start:end] is more of the string: counted, and kept while short (no slice
+        of a long one is made: it may be most of a 16 MB chunk)."""
+        self.string_length += end - start
+        room = KEEP_STRING + 1 - len(self.keep)
+        if room > 0:
+            self.keep += data[start : min(end, start + room)]
 
 
 def iter_lines(

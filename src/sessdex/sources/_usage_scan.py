@@ -1,9 +1,11 @@
 """Find the few lines of a big JSON-lines file that carry usage, without splitting the rest.
 
 A byte search for a marker (`"usage":{`) skips every other line unread; only the lines around
-a hit are cut out and handed to a decoder. The file is read in large chunks, so memory stays
-bounded by the chunk and by the longest marked line (an over-long one is skipped, counted).
-Used by the sources' optional `usage_records` hooks; it knows no app.
+a hit are cut out and handed to a decoder. The file is read in large chunks, and a line
+longer than LINE_LIMIT is never held: it streams through `files.Compactor`, which elides its
+long strings (a pasted image, a huge tool output) and keeps the ids and usage. So memory stays
+bounded by the chunk, whatever the lines. Used by the sources' `usage_records` hooks; it
+knows no app.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from .. import files
 from ..diagnostics import Diagnostics
 
 CHUNK = 16 * 1024 * 1024
-LINE_LIMIT = 64 * 1024 * 1024  # a marked line longer than this is skipped as "too long"
+LINE_LIMIT = files.READ_LINE_CAP  # a longer line is compacted as it is read
 
 
 class MarkedLines:
@@ -52,20 +54,22 @@ class MarkedLines:
             if self.offset:
                 stream.seek(self.offset)
             carry = b""
-            skipping = False  # inside an over-long line: drop bytes up to its newline
+            long: _LongLine | None = None  # an over-long line being read
             while True:
                 chunk = stream.read(CHUNK)
                 if not chunk:
                     break
-                if skipping:
+                if long is not None:
                     nl = chunk.find(b"\n")
                     if nl < 0:
-                        self.offset += len(chunk)
+                        long.feed(chunk)
                         continue
-                    self.offset += nl + 1
-                    self.line += 1
-                    chunk = chunk[nl + 1 :]
-                    skipping = False
+                    long.feed(chunk[:nl])
+                    yield from self._long(long, name, complete=True)
+                    self.offset += long.length + 1
+                    if self.numbered:
+                        self.line += 1
+                    long, chunk = None, chunk[nl + 1 :]
                 data = carry + chunk if carry else chunk
                 end = data.rfind(b"\n") + 1  # complete lines are data[:end]
                 if end:
@@ -75,13 +79,24 @@ class MarkedLines:
                     self.offset += end
                 carry = data[end:]
                 if len(carry) > LINE_LIMIT:
-                    if self.diagnostics is not None and self._marked(carry):
-                        self.diagnostics.skip(name, self.line, "too long")
-                    self.offset += len(carry)
+                    long = _LongLine(self.markers)
+                    long.feed(carry)
                     carry = b""
-                    skipping = True
-            if carry and self._marked(carry):
+            if long is not None:  # the file ends inside it: read again from its start
+                yield from self._long(long, name, complete=False)
+            elif carry and self._marked(carry):
                 yield self.line, carry, False
+
+    def _long(
+        self, long: _LongLine, name: str, *, complete: bool
+    ) -> Iterator[tuple[int, bytes, bool]]:
+        if not long.marked:
+            return
+        if long.compactor.overflow:  # too much even without its long strings
+            if complete and self.diagnostics is not None:
+                self.diagnostics.skip(name, self.line, "too long")
+            return
+        yield self.line, bytes(long.compactor.out), complete
 
     def _marked(self, data: bytes) -> bool:
         return any(marker in data for marker in self.markers)
@@ -102,3 +117,28 @@ class MarkedLines:
                 line += data.count(b"\n", counted_to, start)
                 counted_to = start
             yield line, data[start : data.find(b"\n", start, end)], True
+
+
+class _LongLine:
+    """An over-long line read piece by piece: compacted, its length counted, and whether
+    it holds a marker (looked for across the pieces' edges) noted."""
+
+    __slots__ = ("compactor", "edge", "length", "marked", "markers")
+
+    def __init__(self, markers: tuple[bytes, ...]) -> None:
+        self.markers = markers
+        self.compactor = files.Compactor()
+        self.length = 0
+        self.marked = False
+        self.edge = b""  # the last bytes fed, for a marker cut in two
+
+    def feed(self, piece: bytes) -> None:
+        self.length += len(piece)
+        self.compactor.feed(piece)
+        if not self.marked:
+            width = max(map(len, self.markers))
+            seam = self.edge + piece[:width]  # a marker across the last piece's end
+            self.marked = any(m in piece or m in seam for m in self.markers)
+            self.edge = (
+                (self.edge + piece)[-width:] if len(piece) < width else piece[-width:]
+            )

@@ -1,0 +1,139 @@
+"""The usage scanner's byte search: it finds every marked line, whatever the chunking, and
+reads a marked line too long to hold with its long strings elided, keeping its usage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from sessdex import files
+from sessdex.diagnostics import Diagnostics
+from sessdex.sources import _usage_scan
+from sessdex.sources._usage_scan import MarkedLines
+
+MARK = b'"usage":{'
+
+
+@pytest.fixture(autouse=True)
+def small_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same code paths as 16 MB chunks, a 4 MB line and 64 kB strings, on a few bytes
+    monkeypatch.setattr(_usage_scan, "CHUNK", 7)
+    monkeypatch.setattr(_usage_scan, "LINE_LIMIT", 40)
+    monkeypatch.setattr(files, "KEEP_STRING", 20)
+
+
+def usage(n: int) -> bytes:
+    return b'{"n":%d,"usage":{"in":%d}}' % (n, n)
+
+
+def answer(n: int, length: int = 200) -> bytes:
+    """A long answer: Claude Code writes its usage after the content, at the line's end."""
+    return b'{"content":"%s","usage":{"in":%d}}' % (b"A" * length, n)
+
+
+def write(path: Path, *lines: bytes, end: bytes = b"\n") -> Path:
+    path.write_bytes(b"\n".join(lines) + end)
+    return path
+
+
+def test_every_marked_line_is_found_once_with_its_number(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "a.jsonl", usage(1), b'{"plain":1}', b"", usage(2), usage(3)
+    )
+    scan = MarkedLines(path, (MARK,))
+    assert [(n, data, complete) for n, data, complete in scan] == [
+        (1, usage(1), True),
+        (4, usage(2), True),
+        (5, usage(3), True),
+    ]
+    assert scan.offset == path.stat().st_size and scan.line == 6
+
+
+def test_a_long_marked_line_is_read_with_its_long_strings_elided(
+    tmp_path: Path,
+) -> None:
+    unmarked = b'{"image":"' + b"B" * 200 + b'"}'
+    path = write(
+        tmp_path / "a.jsonl", usage(1), answer(7), usage(2), unmarked, answer(8)
+    )
+    diagnostics = Diagnostics()
+    scan = MarkedLines(path, (MARK,), diagnostics=diagnostics)
+    found = list(scan)
+    assert [(n, complete) for n, _, complete in found] == [
+        (1, True),
+        (2, True),
+        (3, True),
+        (5, True),
+    ]
+    long = orjson.loads(found[1][1])
+    assert long["usage"] == {"in": 7}
+    assert files.elided(long["content"]) == (200, "A" * 21)
+    assert orjson.loads(found[3][1])["usage"] == {"in": 8}
+    assert not diagnostics.skipped
+    assert scan.offset == path.stat().st_size and scan.line == 6
+
+
+@pytest.mark.parametrize("end", [b"\n", b""])
+def test_a_marker_cut_by_a_chunk_edge_in_a_long_line_is_still_seen(
+    tmp_path: Path, end: bytes
+) -> None:
+    for pad in range(2 * _usage_scan.CHUNK):  # the marker at each place in a chunk
+        line = b"{" + b'"x":1,' * 10 + b" " * pad + MARK + b'"in":1}}'
+        path = write(tmp_path / "a.jsonl", line, end=end)
+        found = list(MarkedLines(path, (MARK,)))
+        assert [(data, complete) for _, data, complete in found] == [
+            (line, bool(end))
+        ], pad
+
+
+def test_a_long_line_that_stays_too_long_is_counted_and_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "COMPACT_CAP", 60)
+    many = b"{" + b'"x":1,' * 30 + b'"usage":{"in":1}}'  # no long string to elide
+    path = write(tmp_path / "a.jsonl", usage(1), many, usage(2))
+    diagnostics = Diagnostics()
+    assert [n for n, _, _ in MarkedLines(path, (MARK,), diagnostics=diagnostics)] == [
+        1,
+        3,
+    ]
+    assert diagnostics.details == [(str(path), 2, "too long")]
+
+
+def test_a_scan_resumes_where_it_stopped_and_leaves_a_partial_line(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path / "a.jsonl", usage(1), usage(2))
+    first = MarkedLines(path, (MARK,))
+    assert [n for n, _, _ in first] == [1, 2]
+    with path.open("ab") as stream:  # the app appends a line, and starts another
+        stream.write(usage(3) + b"\n" + usage(4)[:10])
+    again = MarkedLines(path, (MARK,), offset=first.offset, line=first.line)
+    assert list(again) == [(3, usage(3), True)]  # the unfinished one has no marker yet
+    assert again.offset == path.stat().st_size - 10 and again.line == 4
+    with path.open("ab") as stream:
+        stream.write(usage(4)[10:])  # finished, but with no newline yet
+    last = MarkedLines(path, (MARK,), offset=again.offset, line=again.line)
+    assert list(last) == [(4, usage(4), False)]
+    assert last.offset == again.offset  # read again once its newline is there
+
+
+def test_a_long_line_still_being_written_is_read_again_from_its_start(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path / "a.jsonl", usage(1))
+    with path.open("ab") as stream:
+        stream.write(answer(2)[:-3])
+    first = MarkedLines(path, (MARK,))
+    found = list(first)
+    assert [(n, complete) for n, _, complete in found] == [(1, True), (2, False)]
+    assert first.offset == len(usage(1)) + 1 and first.line == 2
+    with path.open("ab") as stream:
+        stream.write(answer(2)[-3:] + b"\n" + usage(3) + b"\n")
+    again = MarkedLines(path, (MARK,), offset=first.offset, line=first.line)
+    found = list(again)
+    assert [(n, complete) for n, _, complete in found] == [(2, True), (3, True)]
+    assert orjson.loads(found[0][1])["usage"] == {"in": 2}
+    assert again.offset == path.stat().st_size and again.line == 4

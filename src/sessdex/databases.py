@@ -12,7 +12,11 @@ import hashlib
 import os
 import shutil
 import sqlite3
+from typing import TYPE_CHECKING
 from urllib.parse import quote
+
+if TYPE_CHECKING:
+    from .diagnostics import Diagnostics
 
 
 def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
@@ -77,3 +81,47 @@ def table_columns(connection: sqlite3.Connection, table: str) -> set[str]:
 
 def quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def bounded_value(
+    connection: sqlite3.Connection,
+    table: str,
+    column: str,
+    rowid: int,
+    *,
+    full: bool = False,
+    diagnostics: Diagnostics | None = None,
+    where: str = "",
+) -> bytes | str | None:
+    """One row's JSON text without ever holding a huge one whole.
+
+    A value up to `files.READ_LINE_CAP` (or any, with `full`) comes back as it is; a longer
+    one (a pasted image, a huge tool output) streams through `files.Compactor`, its long
+    strings elided as a transcript's are, and is None if it stays too long even so (counted
+    in `diagnostics` as "too long" at `where`). Read
+    through SQLite's incremental blob IO, which learns a value's size without loading it
+    (`length()` and every other SQL function load it whole). A value that IO cannot open
+    (NULL, a number) is read the plain way.
+    """
+    from . import files
+
+    try:
+        blob = connection.blobopen(table, column, rowid, readonly=True)
+    except sqlite3.Error:
+        row = connection.execute(
+            f"SELECT {quote_identifier(column)} FROM {quote_identifier(table)} WHERE rowid = ?",
+            (rowid,),
+        ).fetchone()
+        value = row[0] if row else None
+        return value if isinstance(value, bytes | str) else None
+    with blob:
+        if full or len(blob) <= files.READ_LINE_CAP:
+            return blob.read()
+        compactor = files.Compactor()
+        while piece := blob.read(files.CHUNK):
+            compactor.feed(piece)
+            if compactor.overflow:
+                if diagnostics is not None:
+                    diagnostics.skip(where, 0, "too long")
+                return None
+        return bytes(compactor.out)

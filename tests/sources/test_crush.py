@@ -8,6 +8,9 @@ import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from sessdex import files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, crush
@@ -314,3 +317,31 @@ def test_a_child_session_is_typed_by_the_tool_that_started_it(tmp_path: Path) ->
     db.commit()
     db.close()
     assert sessions(home)[CHILD].agent_type == "agentic_fetch"
+
+
+def test_a_huge_message_is_read_with_its_long_output_elided(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A message whose parts hold a huge tool output is shown by the output's size, as a
+    transcript's huge line is, and never held whole; `full` keeps it."""
+    monkeypatch.setattr(files, "READ_LINE_CAP", 4096)
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    output = "q" * 300_000
+    db = sqlite3.connect(home / "code" / "shop-api" / ".crush" / "crush.db")
+    (parts,) = db.execute("SELECT parts FROM messages WHERE id = 'm-tool-1'").fetchone()
+    huge = parts.replace(
+        '"content":"checkout() is called once, from api.py:12."',
+        f'"content":"{output}"',
+    )
+    db.execute("UPDATE messages SET parts = ? WHERE id = 'm-tool-1'", (huge,))
+    db.commit()
+    db.close()
+    found = events(MAIN, home)
+    [result] = [
+        e for e in found if e.kind == "tool_result" and e.call_id == "call_agent_1"
+    ]
+    assert result.text == f"[text, {files.human_bytes(len(output))}]"
+    assert [e.kind for e in found] == [e.kind for e in events(MAIN)]
+    whole = list(crush.read(sessions(home)[MAIN], Diagnostics(), full=True))
+    assert output in [e.text for e in whole]

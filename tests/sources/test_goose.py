@@ -7,6 +7,9 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from sessdex import files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, goose
@@ -271,3 +274,29 @@ def test_a_question_the_agent_asked_and_the_answer_are_shown(tmp_path: Path) -> 
     ]
     assert (question.kind, question.text) == ("meta", "Which environment?")
     assert (answer.kind, answer.text) == ("user", '{"env":"prod"}')
+
+
+def test_a_huge_message_is_read_with_its_long_output_elided(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A message holding a huge tool output is shown by the output's size, as a
+    transcript's huge line is, and never held whole; `full` keeps it."""
+    monkeypatch.setattr(files, "READ_LINE_CAP", 4096)
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    output = "g" * 300_000
+    db = sqlite3.connect(home / ".local/share/goose/sessions/sessions.db")
+    (content,) = db.execute("SELECT content_json FROM messages WHERE id = 7").fetchone()
+    db.execute(
+        "UPDATE messages SET content_json = ? WHERE id = 7",
+        (content.replace("3 passed in 0.12s", output),),
+    )
+    db.commit()
+    db.close()
+    session = sessions(home)[MAIN]
+    found = events(session)
+    [result] = [e for e in found if e.kind == "tool_result" and e.call_id == "toolu_03"]
+    assert result.text == f"[text, {files.human_bytes(len(output))}]"
+    assert [e.kind for e in found] == [e.kind for e in events(sessions()[MAIN])]
+    whole = list(goose.read(session, Diagnostics(), full=True))
+    assert output in [e.text for e in whole]

@@ -8,6 +8,9 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from sessdex import files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, opencode
@@ -229,3 +232,50 @@ def test_resume_argv() -> None:
     cached = opencode.resume(found[CACHED])
     assert cached is not None and cached.argv[-1] == "anthropic/claude-sonnet-4-5"
     assert found[CACHED].effort == "high"
+
+
+def test_a_huge_part_is_read_with_its_long_output_elided(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool part holding a huge output (a pasted image, a file read whole) is shown by
+    its size, as a transcript's huge line is, and never held whole; `full` keeps it."""
+    monkeypatch.setattr(files, "READ_LINE_CAP", 4096)
+    folder = tmp_path / "home" / ".local" / "share" / "opencode"
+    folder.mkdir(parents=True)
+    shutil.copy(DB, folder / "opencode.db")
+    output = "z" * 200_000
+    part = {
+        "type": "tool",
+        "callID": "call_huge",
+        "tool": "read",
+        "state": {
+            "status": "completed",
+            "input": {"filePath": "/srv/huge.log"},
+            "output": output,
+            "time": {"start": 1, "end": 2},
+        },
+    }
+    writer = sqlite3.connect(folder / "opencode.db")
+    message_id, created = writer.execute(
+        "SELECT message_id, time_created FROM part WHERE session_id = ? ORDER BY id DESC",
+        (BASIC,),
+    ).fetchone()
+    writer.execute(
+        "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
+        "VALUES ('prt_zzzz_huge', ?, ?, ?, ?, ?)",
+        (message_id, BASIC, created, created, json.dumps(part)),
+    )
+    writer.commit()
+    writer.close()
+    found = events(BASIC, tmp_path / "home")
+    [result] = [
+        e for e in found if e.call_id == "call_huge" and e.kind == "tool_result"
+    ]
+    assert result.text == f"[text, {files.human_bytes(len(output))}]"
+    assert total(found) == total(events(BASIC))  # the rest read as before
+    session = sessions(tmp_path / "home")[BASIC]
+    whole = list(opencode.read(session, Diagnostics(), full=True))
+    [result] = [
+        e for e in whole if e.call_id == "call_huge" and e.kind == "tool_result"
+    ]
+    assert result.text == output

@@ -58,7 +58,7 @@ Children = Callable[[str, str], Iterator[Event]] | None
 
 
 class Reader(Protocol):
-    """What the 1.x reader lends: its event maker and its reading of tool parts."""
+    """What the 1.x reader lends: its event maker, its reading of tool parts and of rows."""
 
     diagnostics: Diagnostics
 
@@ -78,6 +78,10 @@ class Reader(Protocol):
         children: Children,
     ) -> Iterator[Event]: ...
 
+    def value(
+        self, connection: sqlite3.Connection, table: str, rowid: object
+    ) -> dict[str, object]: ...
+
 
 def has_rows(connection: sqlite3.Connection, session_id: str) -> bool:
     """Whether the session has 2.x rows (native, continued after the upgrade, or copied)."""
@@ -96,11 +100,11 @@ def first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None:
     """A title for a session OpenCode has not titled yet: its first typed prompt (the
     caller checked `has_row_data`)."""
     rows = connection.execute(
-        "SELECT data FROM session_message WHERE session_id = ? AND type = 'user' ORDER BY seq LIMIT 3",
+        "SELECT rowid FROM session_message WHERE session_id = ? AND type = 'user' ORDER BY seq LIMIT 3",
         (session_id,),
     )
-    for (data,) in rows:
-        text = as_str(json_object(data).get("text"))
+    for (rowid,) in rows:
+        text = as_str(_data(connection, rowid).get("text"))
         if text and not text.startswith(SUBAGENT_PROMPT):
             return text
     return None
@@ -132,21 +136,20 @@ def history(
     known_times = {(created, role) for created, _, role in legacy_rows[:_IDS_CAP]}
     spawned = _Spawned(connection, session_id)
     rows = connection.execute(
-        "SELECT id, type, time_created, data FROM session_message WHERE session_id = ? ORDER BY seq",
+        "SELECT id, type, time_created, rowid FROM session_message WHERE session_id = ? ORDER BY seq",
         (session_id,),
     )
     waiting = iter(legacy_rows)
     legacy = next(waiting, None)
-    for row_id, kind, created, data in rows:
+    for row_id, kind, created, rowid in rows:
         kind = as_str(kind) or ""
         if row_id in known_ids or (created, _role(kind)) in known_times:
             continue  # the upgrade's copy of a 1.x message
         while legacy is not None and isinstance(created, int) and legacy[0] <= created:
             yield from legacy_message(legacy[1], legacy[0])  # written before this row
             legacy = next(waiting, None)
-        yield from _row(
-            reader, kind, json_object(data), created, agent, children, copied, spawned
-        )
+        data = reader.value(connection, "session_message", rowid)
+        yield from _row(reader, kind, data, created, agent, children, copied, spawned)
     while legacy is not None:
         yield from legacy_message(legacy[1], legacy[0])
         legacy = next(waiting, None)
@@ -375,10 +378,17 @@ def _billed_calls(connection: sqlite3.Connection, source: str | None) -> set[byt
     if source is None:
         return set()
     rows = connection.execute(
-        "SELECT data FROM session_message WHERE session_id = ? AND type IN ('assistant', 'compaction') LIMIT ?",
+        "SELECT rowid FROM session_message WHERE session_id = ? AND type IN ('assistant', 'compaction') LIMIT ?",
         (source, _IDS_CAP),
     )
-    return {_call_key(json_object(data)) for (data,) in rows}
+    return {_call_key(_data(connection, rowid)) for (rowid,) in rows}
+
+
+def _data(connection: sqlite3.Connection, rowid: int) -> dict[str, object]:
+    """A row's data, a huge one with its long strings elided (`databases.bounded_value`)."""
+    return json_object(
+        databases.bounded_value(connection, "session_message", "data", rowid)
+    )
 
 
 def _call_key(data: dict[str, object]) -> bytes:

@@ -247,7 +247,7 @@ def read(
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(f"{NAME}: cannot open {db}: {error}")
         return
-    reader = _Reader(session.id, diagnostics, connection, db)
+    reader = _Reader(session.id, diagnostics, connection, db, full)
     try:
         yield from reader.session(session.id, None, 0)
     except sqlite3.Error as error:
@@ -263,9 +263,11 @@ class _Reader:
         diagnostics: Diagnostics,
         connection: sqlite3.Connection,
         db: str,
+        full: bool = False,
     ) -> None:
         self.session_id = session_id
         self.db = db
+        self.full = full  # huge parts whole, not with their long strings elided
         self.diagnostics = diagnostics
         self.connection = connection
         self.emit = Emitter(session_id)
@@ -306,7 +308,7 @@ class _Reader:
         )
         order = "created_at, rowid" if "created_at" in self.message_columns else "rowid"
         messages = self.connection.execute(
-            f"SELECT id, role, parts, {optional} FROM messages WHERE session_id = ? ORDER BY {order}",
+            f"SELECT id, role, rowid, {optional} FROM messages WHERE session_id = ? ORDER BY {order}",
             (session_id,),
         )
         last_model = None
@@ -314,7 +316,7 @@ class _Reader:
         for (
             message_id,
             role,
-            parts_json,
+            rowid,
             created,
             updated,
             model,
@@ -325,9 +327,12 @@ class _Reader:
             last_time = db_time(updated, digit_text=True) or time or last_time
             last_model = model or last_model
             summary = bool(is_summary) or message_id == summary_id
-            for part in _parts(
-                parts_json, self.diagnostics, f"{self.db}#messages/{message_id}"
-            ):
+            where = f"{self.db}#messages/{message_id}"
+            parts_json = databases.bounded_value(
+                self.connection, "messages", "parts", rowid, full=self.full,
+                diagnostics=self.diagnostics, where=where,
+            )  # fmt: skip
+            for part in _parts(parts_json, self.diagnostics, where):
                 yield from self.part(
                     part, role, message_id, time, agent, summary, depth
                 )
@@ -510,9 +515,14 @@ def _spawning_tools(
     for child in children[:10_000]:
         message_id, _, call_id = child.partition("$$")
         row = connection.execute(
-            "SELECT parts FROM messages WHERE id = ?", (message_id,)
+            "SELECT rowid FROM messages WHERE id = ?", (message_id,)
         ).fetchone()
-        for part in _parts(row[0] if row else None, Diagnostics(), child):
+        parts = (
+            databases.bounded_value(connection, "messages", "parts", row[0])
+            if row
+            else None
+        )
+        for part in _parts(parts, Diagnostics(), child):
             data = as_dict(part.get("data"))
             name = as_str(data.get("name"))
             if part.get("type") == "tool_call" and data.get("id") == call_id and name:

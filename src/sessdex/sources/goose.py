@@ -236,7 +236,7 @@ def read(
 ) -> Iterator[Event]:
     if not session.path:
         return
-    reader = _Reader(session.id, diagnostics)
+    reader = _Reader(session.id, diagnostics, full)
     if "#sessions/" in session.path:
         yield from reader.database(session.path.split("#sessions/")[0])
     else:
@@ -268,9 +268,12 @@ def _session_usage(extra: object, model: str | None) -> Usage | None:
 
 
 class _Reader:
-    def __init__(self, session_id: str, diagnostics: Diagnostics) -> None:
+    def __init__(
+        self, session_id: str, diagnostics: Diagnostics, full: bool = False
+    ) -> None:
         self.session_id = session_id
         self.diagnostics = diagnostics
+        self.full = full  # huge messages whole, not with their long strings elided
         self.event = Emitter(session_id)
         self.last_time: datetime | None = None
 
@@ -309,14 +312,21 @@ class _Reader:
             created = "created_timestamp" if "created_timestamp" in columns else "NULL"
             metadata = "metadata_json" if "metadata_json" in columns else "NULL"
             rows = connection.execute(
-                f"SELECT id, role, content_json, {created}, {metadata} FROM messages WHERE session_id = ? ORDER BY id",
+                f"SELECT id, role, rowid, {created}, {metadata} FROM messages WHERE session_id = ? ORDER BY id",
                 (self.session_id,),
             )
-            for row_id, role, content, stamp, meta in rows:
+            for row_id, role, rowid, stamp, meta in rows:
+                where = f"{db}#messages/{row_id}"
+                content = databases.bounded_value(
+                    connection, "messages", "content_json", rowid, full=self.full,
+                    diagnostics=self.diagnostics, where=where,
+                )  # fmt: skip
+                if content is None:
+                    continue  # counted "too long", or no content at all
                 try:
                     items = orjson.loads(content)
                 except orjson.JSONDecodeError:
-                    self.diagnostics.skip(f"{db}#messages/{row_id}", 0, "not JSON")
+                    self.diagnostics.skip(where, 0, "not JSON")
                     continue
                 yield from self.message(role, items, db_time(stamp), json_object(meta))
         except sqlite3.Error as error:

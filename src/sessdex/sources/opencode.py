@@ -277,7 +277,7 @@ def read(
 ) -> Iterator[Event]:
     if not session.path:
         return
-    reader = _Reader(session.id, diagnostics)
+    reader = _Reader(session.id, diagnostics, full)
     if "#session/" in session.path:
         yield from reader.database(session.path.split("#session/")[0])
     else:
@@ -287,9 +287,13 @@ def read(
 class _Reader:
     """Turns OpenCode messages and parts into events, child sessions included."""
 
-    def __init__(self, session_id: str, diagnostics: Diagnostics) -> None:
+    def __init__(
+        self, session_id: str, diagnostics: Diagnostics, full: bool = False
+    ) -> None:
         self.session_id = session_id
         self.diagnostics = diagnostics
+        self.full = full  # huge values whole, not with their long strings elided
+        self.db = ""
         self.emit = Emitter(session_id)
         self.message_time = "time_created"
         self.legacy = True  # the 1.x message and part tables are there
@@ -307,7 +311,21 @@ class _Reader:
 
     # -- SQLite --
 
+    def value(
+        self, connection: sqlite3.Connection, table: str, rowid: object
+    ) -> dict[str, object]:
+        """A row's `data` object, never held whole when huge (`databases.bounded_value`)."""
+        if not isinstance(rowid, int):
+            return {}
+        return json_object(
+            databases.bounded_value(
+                connection, table, "data", rowid, full=self.full,
+                diagnostics=self.diagnostics, where=f"{self.db}#{table}/{rowid}",
+            )
+        )  # fmt: skip
+
     def database(self, db: str) -> Iterator[Event]:
+        self.db = db
         try:
             connection = databases.open_sqlite(db)
         except (OSError, sqlite3.Error) as error:
@@ -347,30 +365,34 @@ class _Reader:
             def children(child: str, child_agent: str) -> Iterator[Event]:
                 return self.database_session(connection, child, child_agent, depth + 1)
 
-        messages: list[tuple[object, object, object]] = []
+        messages: list[tuple[object, object, object]] = []  # (id, created, rowid)
         if self.legacy:
             messages = connection.execute(
-                f"SELECT id, {self.message_time} AS created, data FROM message WHERE session_id = ? ORDER BY created, id",
+                f"SELECT id, {self.message_time} AS created, rowid FROM message WHERE session_id = ? ORDER BY created, id",
                 (session_id,),
             ).fetchall()
-        data_of = {message_id: data for message_id, _, data in messages}
+        rowid_of = {message_id: rowid for message_id, _, rowid in messages}
 
         def legacy_message(message_id: str, created: int | None) -> Iterator[Event]:
             parts = connection.execute(
-                "SELECT data FROM part WHERE message_id = ? ORDER BY id", (message_id,)
+                "SELECT rowid FROM part WHERE message_id = ? ORDER BY id", (message_id,)
             )
             yield from self.message(
-                json_object(data_of.get(message_id)),
+                self.value(connection, "message", rowid_of.get(message_id)),
                 created,
-                (json_object(p[0]) for p in parts),
+                (self.value(connection, "part", p[0]) for p in parts),
                 agent,
                 children,
             )
 
         if self.rows and _opencode_v2.has_rows(connection, session_id):
             rows = [
-                (created, message_id, as_str(json_object(data).get("role")) or "")
-                for message_id, created, data in messages
+                (
+                    created,
+                    message_id,
+                    as_str(self.value(connection, "message", rowid).get("role")) or "",
+                )
+                for message_id, created, rowid in messages
                 if isinstance(message_id, str) and isinstance(created, int)
             ]
             yield from _opencode_v2.history(

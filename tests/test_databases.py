@@ -1,0 +1,81 @@
+"""A huge value in another app's SQLite database is never held whole: it is read through
+SQLite's blob IO and compacted like an over-long transcript line."""
+
+from __future__ import annotations
+
+import resource
+import sqlite3
+from pathlib import Path
+
+import orjson
+import pytest
+
+from sessdex import databases, files
+from sessdex.diagnostics import Diagnostics
+
+
+def database(path: Path, *values: object) -> Path:
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE part (id TEXT PRIMARY KEY, data)")  # any type
+    connection.executemany(
+        "INSERT INTO part VALUES (?, ?)", [(f"p{n}", v) for n, v in enumerate(values)]
+    )
+    connection.commit()
+    connection.close()
+    return path
+
+
+def read(path: Path, rowid: int, **options: object) -> bytes | str | None:
+    connection = databases.open_sqlite(path)
+    try:
+        return databases.bounded_value(connection, "part", "data", rowid, **options)  # type: ignore[arg-type]
+    finally:
+        connection.close()
+
+
+def test_small_values_come_back_as_stored_and_odd_ones_as_none(tmp_path: Path) -> None:
+    small = orjson.dumps({"type": "text", "text": "hello"}).decode()
+    path = database(tmp_path / "a.db", small, None, 42, b'{"blob":1}')
+    assert read(path, 1) == small.encode()
+    assert read(path, 2) is None  # NULL: blob IO refuses it, the plain read says None
+    assert read(path, 3) is None  # a number is no JSON text
+    assert read(path, 4) == b'{"blob":1}'
+    assert read(path, 99) is None  # no such row
+
+
+def test_a_huge_value_has_its_long_strings_elided_unless_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "READ_LINE_CAP", 200)
+    monkeypatch.setattr(files, "KEEP_STRING", 50)
+    monkeypatch.setattr(files, "CHUNK", 64)  # the value arrives in many pieces
+    output = "x" * 5000
+    huge = orjson.dumps({"type": "tool", "tool": "read", "output": output}).decode()
+    path = database(tmp_path / "a.db", huge)
+    value = orjson.loads(read(path, 1) or b"")
+    assert value["type"] == "tool" and value["tool"] == "read"
+    assert files.elided(value["output"]) == (5000, "x" * 48)
+    assert read(path, 1, full=True) == huge.encode()
+
+
+def test_a_value_too_long_even_compacted_is_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "READ_LINE_CAP", 200)
+    monkeypatch.setattr(files, "COMPACT_CAP", 400)
+    many = orjson.dumps({"items": [f"item {n}" for n in range(200)]}).decode()
+    path = database(tmp_path / "a.db", many)
+    diagnostics = Diagnostics()
+    assert read(path, 1, diagnostics=diagnostics, where="a.db#part/1") is None
+    assert diagnostics.details == [("a.db#part/1", 0, "too long")]
+
+
+def test_reading_a_60_mb_value_costs_far_less_than_60_mb(tmp_path: Path) -> None:
+    output = "y" * (60 * 1024 * 1024)
+    path = database(tmp_path / "a.db", orjson.dumps({"output": output}).decode())
+    del output
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    value = orjson.loads(read(path, 1) or b"")
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+    assert files.elided(value["output"]) is not None
+    assert grown < 30 * 1024 * 1024  # a plain SELECT would hold 60 MB, then its copies

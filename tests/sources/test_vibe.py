@@ -8,6 +8,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, vibe
@@ -423,3 +425,15 @@ def test_a_unified_session_moved_to_another_folder_lists_and_resumes_there(
     plan = vibe.resume(session)
     assert plan is not None and plan.cwd == moved
     assert f"Moved to {moved}" in [e.text for e in events(session)]
+
+
+def test_a_transcript_chunk_too_big_to_parse_at_once_is_read_an_entry_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past CHUNK_CAP a chunk is not parsed whole (nor dropped as broken): its entries
+    are read one at a time, and the session reads as it did."""
+    from sessdex.sources import _vibe_unified
+
+    whole = events(sessions()[LEAD])
+    monkeypatch.setattr(_vibe_unified, "CHUNK_CAP", 64)
+    assert events(sessions()[LEAD]) == whole

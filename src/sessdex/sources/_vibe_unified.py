@@ -44,6 +44,7 @@ APP = "vibe"
 STORE_FORMAT = "mistral.vibe.unified-session-store/v1"
 SMALL_DOC = 1024 * 1024  # CURRENT, manifest, envelope
 RUNTIME_LIMIT = 16 * 1024 * 1024  # runtime-state.json grows with every action: bounded
+CHUNK_CAP = 64 * 1024 * 1024  # a bigger transcript chunk is read one entry at a time
 SUBAGENT_DEPTH = 4
 # Journal records that carry no transcript: engine bookkeeping for crash recovery.
 JOURNAL_IGNORED = frozenset(
@@ -348,7 +349,13 @@ def _base_entries(
         if isinstance(entry, dict):
             yield entry
     for chunk in store.chunk_paths() or []:
-        data = files.read_json_file(chunk)
+        if file_size(chunk) > CHUNK_CAP:  # too big to parse at once: an entry at a time
+            from ..jsonstream import file_items
+
+            entries = file_items(chunk, None, diagnostics, APP)
+            yield from (entry for entry in entries if isinstance(entry, dict))
+            continue
+        data = files.read_json_file(chunk, limit=CHUNK_CAP)
         if not isinstance(data, list):
             diagnostics.problem(f"vibe: transcript chunk {chunk} is missing or broken")
             continue

@@ -665,6 +665,42 @@ def read_json_file(
     return value
 
 
+def read_json_compacted(
+    path: str | os.PathLike[str],
+    *,
+    full: bool = False,
+    diagnostics: Diagnostics | None = None,
+) -> object | None:
+    """A JSON document that may be huge (one part of a chat kept as its own file): whole
+    up to READ_LINE_CAP (or with `full`); past it streamed through `Compactor`, its long
+    strings elided as a transcript line's are. None if missing, broken (counted "not
+    JSON") or still too long without its long strings (counted "too long")."""
+    freshness.note_read(path)
+    try:
+        with open_binary(path) as stream:
+            data = stream.read(READ_LINE_CAP + 1)
+            if len(data) > READ_LINE_CAP and not full:
+                compactor = Compactor()
+                while data and not compactor.overflow:
+                    compactor.feed(data)
+                    data = stream.read(CHUNK)
+                if compactor.overflow:
+                    if diagnostics is not None:
+                        diagnostics.skip(os.fspath(path), 1, "too long")
+                    return None
+                data = bytes(compactor.out)
+            elif len(data) > READ_LINE_CAP:
+                data += stream.read()
+    except OSError:
+        return None
+    try:
+        return loads(data)
+    except orjson.JSONDecodeError:
+        if diagnostics is not None:
+            diagnostics.skip(os.fspath(path), 1, "not JSON")
+        return None
+
+
 def read_json_counted(
     path: str | os.PathLike[str],
     limit: int,

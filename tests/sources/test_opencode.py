@@ -279,3 +279,28 @@ def test_a_huge_part_is_read_with_its_long_output_elided(
         e for e in whole if e.call_id == "call_huge" and e.kind == "tool_result"
     ]
     assert result.text == output
+
+
+def test_a_huge_part_file_in_the_json_tree_is_read_with_its_output_elided(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The older JSON tree keeps each part in its own file: a huge one is streamed with
+    its long strings elided (not held whole, nor dropped as "not JSON")."""
+    monkeypatch.setattr(files, "READ_LINE_CAP", 4096)
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    part = home / ".local/share/opencode/storage/part/m_assistant_large_1/001.json"
+    output = "w" * 300_000
+    value = json.loads(part.read_text())
+    value["state"]["output"] = output
+    part.chmod(0o644)
+    part.write_text(json.dumps(value))
+    found = events("s_stage0_large", home)
+    assert [e.kind for e in found] == [e.kind for e in events("s_stage0_large")]
+    [result] = [
+        e for e in found if e.kind == "tool_result" and e.call_id == "call_large_1"
+    ]
+    assert result.text == f"[text, {files.human_bytes(len(output))}]"
+    session = sessions(home)["s_stage0_large"]
+    whole = list(opencode.read(session, Diagnostics(), full=True))
+    assert output in [e.text for e in whole]

@@ -432,9 +432,12 @@ class _Reader:
             message_id = as_str(info.get("id")) or ""
             parts = []
             for entry in folders.entries(storage / "part" / message_id):
-                part = files.read_json_file(entry.path, limit=64 * 1024 * 1024)
+                part = files.read_json_compacted(
+                    entry.path, full=self.full, diagnostics=self.diagnostics
+                )
                 if not isinstance(part, dict):
-                    self.diagnostics.skip(entry.path, 1, "not JSON")
+                    if part is not None:  # JSON, but no object (None was counted)
+                        self.diagnostics.skip(entry.path, 1, "not JSON")
                     continue
                 parts.append(part)
             yield from self.message(info, _created(info), iter(parts), agent, children)

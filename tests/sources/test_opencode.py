@@ -295,6 +295,11 @@ def test_a_huge_part_file_in_the_json_tree_is_read_with_its_output_elided(
     value["state"]["output"] = output
     part.chmod(0o644)
     part.write_text(json.dumps(value))
+    info = home / ".local/share/opencode/storage/message/s_stage0_large/msg_0002.json"
+    message = json.loads(info.read_text())  # and a message with a huge summary diff
+    message["summary"] = {"diffs": [{"file": "big.txt", "after": "d" * 5_000_000}]}
+    info.chmod(0o644)
+    info.write_text(json.dumps(message))
     found = events("s_stage0_large", home)
     assert [e.kind for e in found] == [e.kind for e in events("s_stage0_large")]
     [result] = [

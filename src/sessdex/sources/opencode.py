@@ -416,9 +416,10 @@ class _Reader:
     ) -> Iterator[Event]:
         infos = []
         for entry in folders.entries(storage / "message" / session_id):
-            info = files.read_json_file(entry.path, limit=4 * 1024 * 1024)
+            info = files.read_json_compacted(entry.path, diagnostics=self.diagnostics)
             if not isinstance(info, dict):
-                self.diagnostics.skip(entry.path, 1, "not JSON")
+                if info is not None:  # JSON, but no object (None was counted)
+                    self.diagnostics.skip(entry.path, 1, "not JSON")
                 continue
             infos.append(info)
         infos.sort(key=lambda i: (_created(i) or 0, as_str(i.get("id")) or ""))

@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from sessdex import files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, aider
@@ -260,3 +261,25 @@ def test_a_history_file_named_in_aider_conf_yml_is_found(tmp_path: Path) -> None
     (home / ".aider.conf.yml").write_text('chat-history-file: ".aider/chat.md"\n')
     [found] = sessions(Home.at(home))
     assert found.cwd == str(repo)
+
+
+def test_a_line_too_long_to_read_is_passed_over_and_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pasted blob on one line longer than READ_LINE_CAP is not held: the rest of the
+    run still reads, and the skipped line is counted for --verbose and doctor."""
+    monkeypatch.setattr(files, "READ_LINE_CAP", 1000)
+    path = tmp_path / aider.HISTORY
+    path.write_text(
+        "\n# aider chat started at 2026-11-20 10:00:00\n\n#### look at this  \n\n"
+        + "x" * 5000
+        + "\n\nDone: read it.\n",
+        encoding="utf-8",
+    )
+    [session] = sessions(
+        Home(tmp_path / "nobody", {"AIDER_CHAT_HISTORY_FILE": str(path)})
+    )
+    diagnostics = Diagnostics()
+    found = list(aider.read(session, diagnostics))
+    assert [e.text for e in found if e.kind == "assistant"] == ["Done: read it."]
+    assert diagnostics.details == [(str(path), 6, "too long")]

@@ -163,6 +163,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         end = None if last else sections[index + 1].offset
         extra: dict[str, JSONValue] = {
             "offset": section.offset,
+            "line": section.line,
             "end": end,
             "time_zone": "local",
         }
@@ -202,7 +203,16 @@ def read(
         with open(session.path, "rb") as stream:
             stream.seek(begin)
             for line in files.iter_lines(
-                stream, offset=begin, cap=files.READ_LINE_CAP, path=session.path
+                stream,
+                offset=begin,
+                cap=files.READ_LINE_CAP,
+                path=session.path,
+                diagnostics=diagnostics,  # a longer line is passed over: say so
+                # numbered as in the file when read from the run's start (a --tail
+                # offset starts at a line whose number is not known)
+                first_number=_int(session.extra.get("line")) or 1
+                if begin == start
+                else 1,
             ):
                 if stop is not None and line.offset >= stop:
                     break
@@ -240,10 +250,13 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 
 
 class _Section:
-    __slots__ = ("header", "model", "offset", "started", "title", "titles", "version")
+    __slots__ = (
+        "header", "line", "model", "offset", "started", "title", "titles", "version",
+    )  # fmt: skip
 
-    def __init__(self, offset: int, header: str) -> None:
+    def __init__(self, offset: int, line: int, header: str) -> None:
         self.offset = offset
+        self.line = line  # the header's line number in the file
         self.header = header
         self.started = _header_time(header)
         self.title: str | None = None
@@ -263,7 +276,8 @@ def _sections(path: Path, diagnostics: Diagnostics) -> list[_Section]:
             if data.startswith(_HEADER):
                 if current is not None:
                     _finish(current, pending)
-                current = _Section(line.offset, data.decode("utf-8", "replace").strip())
+                header = data.decode("utf-8", "replace").strip()
+                current = _Section(line.offset, line.number, header)
                 if current.started is None:
                     diagnostics.skip(str(path), line.number, "bad value")
                 sections.append(current)

@@ -79,3 +79,16 @@ def test_reading_a_60_mb_value_costs_far_less_than_60_mb(tmp_path: Path) -> None
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
     assert files.elided(value["output"]) is not None
     assert grown < 30 * 1024 * 1024  # a plain SELECT would hold 60 MB, then its copies
+
+
+def test_text_in_a_utf16_database_is_read_as_text(tmp_path: Path) -> None:
+    """Blob IO hands over a value's stored bytes; in a UTF-16 database those are not the
+    UTF-8 JSON the readers parse, so such text is read the plain way."""
+    path = tmp_path / "a.db"
+    connection = sqlite3.connect(path)
+    connection.execute('PRAGMA encoding = "UTF-16le"')
+    connection.execute("CREATE TABLE part (id TEXT PRIMARY KEY, data TEXT)")
+    connection.execute("INSERT INTO part VALUES ('p1', ?)", ('{"text": "héllo"}',))
+    connection.commit()
+    connection.close()
+    assert orjson.loads(read(path, 1) or b"") == {"text": "héllo"}

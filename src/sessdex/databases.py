@@ -98,23 +98,21 @@ def bounded_value(
     A value up to `files.READ_LINE_CAP` (or any, with `full`) comes back as it is; a longer
     one (a pasted image, a huge tool output) streams through `files.Compactor`, its long
     strings elided as a transcript's are, and is None if it stays too long even so (counted
-    in `diagnostics` as "too long" at `where`). Read
-    through SQLite's incremental blob IO, which learns a value's size without loading it
-    (`length()` and every other SQL function load it whole). A value that IO cannot open
-    (NULL, a number) is read the plain way.
+    in `diagnostics` as "too long" at `where`). Read through SQLite's incremental blob IO,
+    which learns a value's size without loading it (`length()` and every other SQL function
+    load it whole). A value that IO cannot open (NULL, a number), or text in a UTF-16
+    database (blob IO gives its raw bytes), is read the plain way.
     """
     from . import files
 
     try:
         blob = connection.blobopen(table, column, rowid, readonly=True)
     except sqlite3.Error:
-        row = connection.execute(
-            f"SELECT {quote_identifier(column)} FROM {quote_identifier(table)} WHERE rowid = ?",
-            (rowid,),
-        ).fetchone()
-        value = row[0] if row else None
-        return value if isinstance(value, bytes | str) else None
+        return _plain_value(connection, table, column, rowid)
     with blob:
+        if b"\x00" in blob.read(64):  # no UTF-8 JSON holds a NUL byte: UTF-16 text
+            return _plain_value(connection, table, column, rowid)
+        blob.seek(0)
         if full or len(blob) <= files.READ_LINE_CAP:
             return blob.read()
         compactor = files.Compactor()
@@ -125,3 +123,14 @@ def bounded_value(
                     diagnostics.skip(where, 0, "too long")
                 return None
         return bytes(compactor.out)
+
+
+def _plain_value(
+    connection: sqlite3.Connection, table: str, column: str, rowid: int
+) -> bytes | str | None:
+    row = connection.execute(
+        f"SELECT {quote_identifier(column)} FROM {quote_identifier(table)} WHERE rowid = ?",
+        (rowid,),
+    ).fetchone()
+    value = row[0] if row else None
+    return value if isinstance(value, bytes | str) else None

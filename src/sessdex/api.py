@@ -586,7 +586,7 @@ def _reader(
     chosen = [
         row
         for row in rows
-        if not (row.session().parent_id and (row.app, row.session().parent_id) in ids)
+        if not ((parent := row.session().parent_id) and (row.app, parent) in ids)
     ]
     done = [0]
 
@@ -594,15 +594,10 @@ def _reader(
         for row in chosen:
             if row.app != source.NAME:
                 continue
-            try:
-                for _event in source.read(row.session(), diagnostics):
-                    pass
-            except OSError as error:
-                diagnostics.problem(f"{source.NAME}: cannot read {row.id}: {error}")
-            except Exception as error:  # one broken session never hides the rest
-                if os.environ.get("SESSDEX_DEBUG"):
-                    raise
-                diagnostics.reader_failed(source.NAME, row.session().path, error)
+            session = row.session()
+            events = source.read(session, diagnostics)
+            for _event in _guarded(events, diagnostics, session):  # a broken one: noted
+                pass
             done[0] += 1
             if progress is not None:
                 progress(done[0], len(chosen))

@@ -115,14 +115,10 @@ def bounded_value(
         blob.seek(0)
         if full or len(blob) <= files.READ_LINE_CAP:
             return blob.read()
-        compactor = files.Compactor()
-        while piece := blob.read(files.CHUNK):
-            compactor.feed(piece)
-            if compactor.overflow:
-                if diagnostics is not None:
-                    diagnostics.skip(where, 0, "too long")
-                return None
-        return bytes(compactor.out)
+        compact = files.compacted(iter(lambda: blob.read(files.CHUNK), b""))
+        if compact is None and diagnostics is not None:
+            diagnostics.skip(where, 0, "too long")
+        return compact
 
 
 def _plain_value(

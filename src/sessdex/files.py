@@ -12,9 +12,10 @@ from __future__ import annotations
 import bisect
 import errno
 import io
+import itertools
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Literal, NamedTuple, overload
 
@@ -188,6 +189,17 @@ class Compactor:
         room = KEEP_STRING + 1 - len(self.keep)
         if room > 0:
             self.keep += data[start : min(end, start + room)]
+
+
+def compacted(pieces: Iterable[bytes]) -> bytes | None:
+    """One JSON value read in pieces, its long strings elided (`Compactor`); None if it
+    is longer than COMPACT_CAP even so (reading stops there)."""
+    compactor = Compactor()
+    for piece in pieces:
+        compactor.feed(piece)
+        if compactor.overflow:
+            return None
+    return bytes(compactor.out)
 
 
 def iter_lines(
@@ -680,15 +692,13 @@ def read_json_compacted(
         with open_binary(path) as stream:
             data = stream.read(READ_LINE_CAP + 1)
             if len(data) > READ_LINE_CAP and not full:
-                compactor = Compactor()
-                while data and not compactor.overflow:
-                    compactor.feed(data)
-                    data = stream.read(CHUNK)
-                if compactor.overflow:
+                rest = iter(lambda: stream.read(CHUNK), b"")
+                compact = compacted(itertools.chain((data,), rest))
+                if compact is None:
                     if diagnostics is not None:
                         diagnostics.skip(os.fspath(path), 1, "too long")
                     return None
-                data = bytes(compactor.out)
+                data = compact
             elif len(data) > READ_LINE_CAP:
                 data += stream.read()
     except OSError:

@@ -20,7 +20,7 @@ from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, Session
 from . import _claude_records as rec
-from ._claude_read import _agent_file, _mentions
+from ._claude_read import _agent_file, _mentions, workflow_agents
 from ._claude_stream import Child, Context, Stream
 from .base import FollowFile, LineReader
 
@@ -73,13 +73,8 @@ class Follow:
             agent = _agent_file(entry.name)
             if agent is not None:
                 found.append(self._child(Path(entry.path), agent, folder))
-        for run in folders.entries(folder / "workflows"):  # a Workflow run's agents
-            if not run.is_dir():
-                continue
-            for entry in folders.entries(run.path):
-                agent = _agent_file(entry.name)
-                if agent is not None:
-                    found.append(self._child(Path(entry.path), agent, Path(run.path)))
+        for agent, path, run in workflow_agents(folder):  # a Workflow run's agents
+            found.append(self._child(path, agent, run))
         marker = b'"sessionId":"' + self.session.id.encode() + b'"'
         for entry in folders.entries(self.path.parent):
             agent = _agent_file(entry.name)

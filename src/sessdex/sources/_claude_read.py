@@ -393,24 +393,19 @@ def _find_children(
             rec.string(meta.get("toolUseId")) or call_of.get(agent),
             None if nested else parent,
         )
-    if not nested:  # agents a Workflow run launched: subagents/workflows/<run>/
-        for run in folders.entries(folder / "workflows"):
-            if not run.is_dir():
-                continue
-            for entry in folders.entries(run.path):
-                agent = _agent_file(entry.name)
-                if agent is None or agent == session_id or agent in context.children:
-                    continue
-                meta = files.read_json_file(Path(run.path) / f"agent-{agent}.meta.json")
-                meta = meta if isinstance(meta, dict) else {}
-                context.children[agent] = Child(
-                    agent,
-                    Path(entry.path),
-                    rec.string(meta.get("agentType")) or "workflow",
-                    rec.string(meta.get("description")) or f"workflow {run.name}",
-                    rec.string(meta.get("toolUseId")) or call_of.get(agent),
-                    rec.string(meta.get("parentAgentId")),
-                )
+    for agent, agent_path, run in () if nested else workflow_agents(folder):
+        if agent == session_id or agent in context.children:
+            continue
+        meta = files.read_json_file(run / f"agent-{agent}.meta.json")
+        meta = meta if isinstance(meta, dict) else {}
+        context.children[agent] = Child(
+            agent,
+            agent_path,
+            rec.string(meta.get("agentType")) or "workflow",
+            rec.string(meta.get("description")) or f"workflow {run.name}",
+            rec.string(meta.get("toolUseId")) or call_of.get(agent),
+            rec.string(meta.get("parentAgentId")),
+        )
     marker = b'"sessionId":"' + session_id.encode() + b'"'
     for entry in folders.entries(
         path.parent
@@ -434,6 +429,18 @@ def _find_children(
         agent = context.by_call.get(call)
         if agent is not None:
             context.started.add(agent)
+
+
+def workflow_agents(subagents: Path) -> Iterator[tuple[str, Path, Path]]:
+    """Agents a Workflow run launched (`<subagents>/workflows/<run>/agent-<id>.jsonl`):
+    (agent id, its transcript, its run's folder)."""
+    for run in folders.entries(subagents / "workflows"):
+        if not run.is_dir():
+            continue
+        for entry in folders.entries(run.path):
+            agent = _agent_file(entry.name)
+            if agent is not None:
+                yield agent, Path(entry.path), Path(run.path)
 
 
 def _agent_file(name: str) -> str | None:

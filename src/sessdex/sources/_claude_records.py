@@ -344,9 +344,11 @@ HUMAN_ORIGINS = frozenset({"human", "auto-continuation"})
 def from_harness(record: dict[str, object]) -> bool:
     """A user line the harness wrote (a background task's notification, a coordinator's
     message): `isMeta`, or an `origin` that is not a person."""
-    if record.get("isMeta") is True:
-        return True
-    origin = record.get("origin")
+    return record.get("isMeta") is True or harness_origin(record.get("origin"))
+
+
+def harness_origin(origin: object) -> bool:
+    """Whether an `origin` (of a user line, or of a queued prompt) names no person."""
     kind = origin.get("kind") if isinstance(origin, dict) else None
     return isinstance(kind, str) and kind not in HUMAN_ORIGINS
 

@@ -753,11 +753,10 @@ class Stream:
         if kind == "queued_command":  # a prompt typed while the agent was busy
             said = rec.flatten(attachment.get("prompt"))
             mode = attachment.get("commandMode")
-            origin = attachment.get("origin")
-            harness = (isinstance(mode, str) and mode != "prompt") or (
-                isinstance(origin, dict)
-                and isinstance(origin.get("kind"), str)
-                and origin.get("kind") not in rec.HUMAN_ORIGINS
+            harness = (
+                isinstance(mode, str) and mode != "prompt"
+            ) or rec.harness_origin(
+                attachment.get("origin")
             )  # a background task's notification, queued like a prompt
             if said.strip() and harness:
                 yield self._event("user", agent, text=said, extra={"injected": True})

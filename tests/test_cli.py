@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from sessdex import api
 from sessdex.cli import main
+from sessdex.sources import Home
 from tests.helpers import write_claude_session
 
 DEMO = str(api.demo_home().path)
@@ -84,6 +85,23 @@ def test_list_human_output_is_one_line_per_session() -> None:
     assert lines[0].startswith("codex")
     assert "019a7e21" in lines[0] and "Checkout timeout under load" in lines[0]
     assert "~/code/shop-api" not in lines[0]  # the demo home is not the user's home
+
+
+def test_list_columns_stay_aligned_when_an_app_name_is_long(home: Home) -> None:
+    """ "antigravity" is wider than the usual app column: every id and every branch still
+    starts where the line above starts it, on the full and the fast listing paths."""
+    for args in (["list", "--all"], ["list"], ["find", "a"]):
+        code, out, _ = invoke(*args, "--home", str(home.path))
+        assert code == 0
+        lines = out.splitlines()
+        assert any(line.startswith("antigravity ") for line in lines)
+        columns = set()
+        for line in lines:
+            match = re.match(r"(\S+ +)(\S+ +)( *\S+ {2})", line)
+            assert match, line
+            columns.add((match.end(1), match.end(3)))
+        assert len(columns) == 1, (args, columns)
+        assert columns.pop()[0] == len("antigravity") + 1
 
 
 def test_unknown_app_is_a_clear_error() -> None:

@@ -549,6 +549,20 @@ def test_watch_command_nl_and_once(home: Home, run: CliRunner) -> None:
     assert "codex" in plain.stdout
 
 
+def test_watch_board_columns_stay_aligned_with_a_long_app_name(
+    home: Home, run: CliRunner
+) -> None:
+    result = run.invoke(
+        main, ["watch", "--once", "--since", "3000w", "--home", str(home.path)]
+    )
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.stdout.splitlines() if line.startswith("  ")]
+    assert any(line.startswith("  antigravity ") for line in rows)
+    # the title column starts at the same place on every row, past the longest app name
+    starts = {len(line) - len(line[2:].split(" ", 1)[1].lstrip(" ")) for line in rows}
+    assert starts == {2 + len("antigravity") + 1}
+
+
 def test_watch_command_streams_changes(
     codex_thread, run: CliRunner, tmp_path: Path
 ) -> None:

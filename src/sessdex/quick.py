@@ -304,10 +304,11 @@ _TABLE_COLUMNS = (
 
 def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
     """The lines `sessdex list` prints for people (views.text.listing_line)."""
-    from .views.text import listing_line, short_id_width, terminal_width
+    from .views.text import app_width, listing_line, short_id_width, terminal_width
 
     width, styled = terminal_width(), sys.stdout.isatty()
     id_width = short_id_width((row[1] for row in rows), ids)
+    app_column = app_width(row[0] for row in rows)
     lines = [
         listing_line(
             app,
@@ -318,6 +319,7 @@ def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
             styled=styled,
             sub_agent=bool(nested),
             id_width=id_width,
+            app_column=app_column,
         )
         for app, session_id, updated, created, branch, cwd, title, nested in rows
     ]

@@ -91,10 +91,12 @@ def fail_nicely(f: F) -> F:
                 raise
             err(f"Error: {error}")
             if isinstance(error, AmbiguousId):
-                from ..views.text import one_line
+                from ..views.text import app_width, one_line
 
-                for app, session_id, title in error.candidates[:10]:
-                    err(f"  {app:<8} {session_id}  {one_line(title, 60)}")
+                shown = error.candidates[:10]
+                column = app_width(app for app, _, _ in shown)
+                for app, session_id, title in shown:
+                    err(f"  {app:<{column}} {session_id}  {one_line(title, 60)}")
             sys.exit(1)
         except BrokenPipeError:
             _reader_left()
@@ -272,10 +274,11 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
         return
     import orjson
 
-    from ..views.text import listing_line, short_id_width, terminal_width
+    from ..views.text import app_width, listing_line, short_id_width, terminal_width
 
     width = terminal_width()
     id_width = short_id_width((row.id for row in rows), listing.ids)
+    app_column = app_width(row.app for row in rows)
     home_text = str(home.path)
     styled = sys.stdout.isatty()
     for row in rows:
@@ -297,6 +300,7 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
                 styled=styled,
                 sub_agent=record.get("parent_id") is not None,
                 id_width=id_width,
+                app_column=app_column,
             )
         )
 

@@ -13,7 +13,7 @@ from ..live import BoardRow
 from ..model import JSONValue
 from ..status import STATUSES
 from .records import iso
-from .text import age, one_line, short_path, tokens
+from .text import age, app_width, one_line, short_path, tokens
 
 LABELS = {
     "waiting_for_user": "waiting for you",
@@ -98,6 +98,7 @@ def plain(rows: Sequence[BoardRow], home: str, now: datetime | None = None) -> s
     if not rows:
         return "no recent sessions\n"
     lines = []
+    app_column = app_width(row.session.app for row in rows)
     for status in STATUSES:
         group = [row for row in rows if row.status.status == status]
         if not group:
@@ -106,6 +107,7 @@ def plain(rows: Sequence[BoardRow], home: str, now: datetime | None = None) -> s
         for row in group:
             app, title, folder, why, when, count = _cells(row, home, now)
             lines.append(
-                f"  {app:<8} {title:<48.48} {folder:<28.28} {why:<44.44} {when:>4} {count:>7}"
+                f"  {app:<{app_column}} {title:<48.48} {folder:<28.28} {why:<44.44} "
+                f"{when:>4} {count:>7}"
             )
     return "\n".join(lines) + "\n"

@@ -201,6 +201,13 @@ def terminal_width() -> int:
 
 
 SHORT_ID = 8  # the fewest characters of an id `list` prints
+APP_WIDTH = 8  # the app column's width, wider only where a listed app's name is longer
+
+
+def app_width(apps: Iterable[str]) -> int:
+    """The app column's width for these rows: APP_WIDTH, or the longest name shown
+    ("antigravity"), so that every column after it stays aligned."""
+    return max([APP_WIDTH, *(len(app) for app in apps)])
 
 
 def short_id_width(shown: Iterable[str], every: Sequence[str]) -> int:
@@ -237,6 +244,7 @@ def listing_line(
     now: datetime | None = None,
     sub_agent: bool = False,
     id_width: int = SHORT_ID,
+    app_column: int = APP_WIDTH,
 ) -> str:
     """One session as `sessdex list` shows it: app, short id, age, branch, folder, title
     (a sub-agent's marked `↳`, as `list --all` shows them among the sessions).
@@ -250,11 +258,12 @@ def listing_line(
     branch_text = one_line(branch or "-", 24)
     folder = one_line(short_path(cwd, home), 32)
     head = (
-        f"{app:<8} {one_line(session_id)[:id_width]:<{id_width}} {age(when, now):>4}  "
+        f"{app:<{app_column}} {one_line(session_id)[:id_width]:<{id_width}} "
+        f"{age(when, now):>4}  "
         f"{branch_text:<24.24} {folder:<32.32} "
     )
     mark = "↳ " if sub_agent else ""
     line = head + mark + one_line(title or "(untitled)", max(10, width - len(head) - 2))
     if styled:  # the app name in cyan, as click.style(fg="cyan") writes it
-        line = f"\x1b[36m{line[:8]}\x1b[0m{line[8:]}"
+        line = f"\x1b[36m{line[:app_column]}\x1b[0m{line[app_column:]}"
     return line

@@ -107,6 +107,34 @@ def test_sub_agent_spawn_and_its_telemetry_usage() -> None:
     assert result.text == "Sub-agent report: the command printed hello-from-subagent."
 
 
+def test_a_sub_agents_tool_calls_come_from_its_telemetry() -> None:
+    """Qwen keeps no transcript for a sub-agent run: its shell command is known only from
+    the `tool_call` telemetry line that names the run in its prompt id. The lead's own
+    call (`agent`) is in its records and is not repeated."""
+    found = events(DELEGATING)
+    calls = [(e.agent_id, e.tool) for e in found if e.kind == "tool_call"]
+    assert calls == [(None, "agent"), ("general-purpose-eh56xt", "run_shell_command")]
+    shell = next(e for e in found if e.tool == "run_shell_command")
+    assert shell.extra["input"] == {
+        "command": "echo hello-from-subagent",
+        "description": "Print a greeting",
+    }
+    assert shell.extra["status"] == "success" and shell.extra["duration_ms"] == 2428
+    assert not [e for e in found if e.kind == "error"]
+
+
+def test_a_sub_agents_failed_tool_call_is_an_error_of_that_run(tmp_path: Path) -> None:
+    lines = _delegating_lines()
+    for line in lines:
+        event = line.get("systemPayload", {}).get("uiEvent", {})
+        if event.get("function_name") == "run_shell_command":
+            event.update(success=False, status="error", error="permission denied")
+    found = _read_lines(tmp_path, lines)
+    [error] = [e for e in found if e.kind == "error"]
+    assert error.agent_id == "general-purpose-eh56xt"
+    assert error.text == "permission denied"
+
+
 def test_metadata_records_last_one_wins() -> None:
     session = sessions()[FEATURES]
     assert (
@@ -269,7 +297,9 @@ def test_a_spawn_whose_child_left_no_trace_is_announced_before_its_answer(
     """No telemetry for the sub-agent (turned off, or cut from the file): the spawn is
     still one `subagent` event, before the result that answers it, with no child id."""
     lines = [
-        line for line in _delegating_lines() if "subagent_name" not in json.dumps(line)
+        line
+        for line in _delegating_lines()
+        if "general-purpose-eh56xt" not in json.dumps(line)  # its usage and tool call
     ]
     found = _read_lines(tmp_path, lines)
     [spawn] = [e for e in found if e.kind == "subagent"]

@@ -22,7 +22,8 @@ names: `promptTokenCount` includes `cachedContentTokenCount`, which is subtracte
 output is `candidatesTokenCount + thoughtsTokenCount`. Sub-agents (the `agent` tool)
 leave no transcript in 0.15.x: their model calls appear only as `ui_telemetry`
 `api_response` events carrying `subagent_name`, which become usage events with the
-sub-agent's run id as `agent_id`; the spawn's `subagent` event names the first unseen
+sub-agent's run id as `agent_id`, and its tool calls only as `tool_call` telemetry whose
+`prompt_id` names the run (name, arguments, outcome; no output); the spawn's `subagent` event names the first unseen
 run of its `subagent_type` as its child (see `_Reader`). The main agent's `api_response` telemetry duplicates
 its assistant records and is ignored, and so is `usageMetadata` on sidechain records
 (their calls are in the telemetry). A workspace agent's `agent_message` (or an
@@ -605,6 +606,35 @@ class _Reader:
         else:
             self.diagnostics.unknown_type(f"system/{subtype}", version)
 
+    def _subagent_tool(
+        self, event: dict[str, object], time: datetime | None
+    ) -> Iterator[Event]:
+        """A sub-agent's tool call, known only from its telemetry (its run keeps no
+        transcript): name, arguments, outcome and duration, but no output. The lead's
+        own calls are in its records, and are left to them."""
+        run = _run_of(event.get("prompt_id"))
+        if run is None:
+            return
+        yield from self._announce(run, None, time)
+        tool = as_str(event.get("function_name"))
+        status = as_str(event.get("status"))
+        yield self.event(
+            "tool_call",
+            time,
+            agent_id=run,
+            tool=tool,
+            extra={
+                "input": json_copy(event.get("function_args")),
+                "status": status,
+                "duration_ms": json_copy(event.get("duration_ms")),
+            },
+        )
+        if event.get("success") is False or status in ("error", "cancelled"):
+            reason = (
+                as_str(event.get("error")) or f"{tool or 'a tool'} {status or 'failed'}"
+            )
+            yield self.event("error", time, agent_id=run, text=reason)
+
     def telemetry(self, event: object, time: datetime | None) -> Iterator[Event]:
         if not isinstance(event, dict):
             return
@@ -621,6 +651,9 @@ class _Reader:
                 text=message,
                 extra={"model": json_copy(event.get("model"))},
             )
+            return
+        if name == "qwen-code.tool_call":
+            yield from self._subagent_tool(event, time)
             return
         subagent = as_str(event.get("subagent_name"))
         if name != "qwen-code.api_response" or subagent is None:
@@ -644,10 +677,15 @@ class _Reader:
         yield self.event("usage", time, agent_id=run, usage=usage)
 
 
+def _run_of(prompt_id: object) -> str | None:
+    """The sub-agent run a `<session>#<agent>-<suffix>#<round>` prompt id names, if any."""
+    parts = prompt_id.split("#") if isinstance(prompt_id, str) else []
+    return parts[1] if len(parts) == 3 and parts[1] else None
+
+
 def _subagent_run(prompt_id: object, name: str) -> str:
     """`<session>#<agent>-<suffix>#<round>` names one sub-agent run; fall back to its name."""
-    parts = prompt_id.split("#") if isinstance(prompt_id, str) else []
-    return parts[1] if len(parts) == 3 and parts[1] else name
+    return _run_of(prompt_id) or name
 
 
 def _usage(value: object, model: str | None) -> Usage | None:

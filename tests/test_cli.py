@@ -104,6 +104,34 @@ def test_list_columns_stay_aligned_when_an_app_name_is_long(home: Home) -> None:
         assert columns.pop()[0] == len("antigravity") + 1
 
 
+def test_an_id_two_apps_share_is_picked_by_naming_the_app(home: Home) -> None:
+    """A task copied from Roo Code into Kilo Code keeps its id: the bare id is ambiguous
+    and says how to choose; `kilo:ID` and `roo:ID` each open their own app's copy."""
+    import shutil
+
+    storage = home.path / ".config" / "Code" / "User" / "globalStorage"
+    task = "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b"
+    shutil.copytree(
+        storage / "rooveterinaryinc.roo-cline" / "tasks" / task,
+        storage / "kilocode.kilo-code" / "tasks" / task,
+    )
+    where = ("--home", str(home.path))
+    code, _, err = invoke("show", task, "--json", *where)
+    assert code == 1
+    assert "matches 2 sessions (1 kilo, 1 roo)" in err and f"kilo:{task}" in err
+    for app in ("kilo", "roo", "KILO"):
+        code, out, err = invoke("show", f"{app}:{task[:6]}", "--no-pager", *where)
+        assert code == 0, err
+        assert f"{app.lower()} · {task}" in out  # the header names the app it opened
+        code, out, _ = invoke("tree", f"{app}:{task}", "--json", *where)
+        assert code == 0 and json.loads(out)["id"] == task
+    code, _, err = invoke("show", f"claude:{task}", *where)
+    assert code == 1 and f"no session id starts with 'claude:{task}'" in err
+    # a word before a colon that names no app is part of the id
+    code, _, err = invoke("show", "nonesuch:123", *where)
+    assert code == 1 and "'nonesuch:123'" in err
+
+
 def test_unknown_app_is_a_clear_error() -> None:
     code, _, err = invoke("list", "--app", "cladue", "--home", DEMO)
     assert code == 1

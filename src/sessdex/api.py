@@ -129,22 +129,41 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
     not wait on stat-ing every other file. Only that session's own file is brought up to
     date; an unknown or ambiguous prefix refreshes everything and asks again.
     """
-    prefix = prefix.strip()
+    reference = prefix.strip()
+    app, prefix = _app_and_prefix(reference)
     if not prefix:
-        raise SessionNotFound(prefix)
+        raise SessionNotFound(reference)
     index = Index(home)
+
+    def matches(text: str) -> list[Row]:
+        rows = index.by_prefix(text)
+        return rows if app is None else [row for row in rows if row.app == app]
+
     try:
-        row = _unique(index.by_prefix(prefix), prefix)
+        row = _unique(matches(prefix), prefix)
         if row is not None and index.refresh_file(
             sources.get(row.app), row.session().path
         ):
-            current = _unique(index.by_prefix(row.id), row.id)
+            current = _unique(matches(row.id), row.id)
             if current is not None:
                 return current.session()
         index.refresh(sources.all_sources(), progress)
-        return _pick(index.by_prefix(prefix), prefix)
+        rows = matches(prefix)
+        if not rows:
+            raise SessionNotFound(reference)
+        return _pick(rows, prefix)
     finally:
         index.close()
+
+
+def _app_and_prefix(reference: str) -> tuple[str | None, str]:
+    """`claude:7f3a` names the app as well as the id's start, for an id that two apps
+    share (a task copied from Roo Code into Kilo Code); a plain id is any app's. A colon
+    after a word that is not an app's name is part of the id."""
+    app, colon, rest = reference.partition(":")
+    if colon and app.lower() in sources.names():
+        return app.lower(), rest.strip()
+    return None, reference
 
 
 def _unique(rows: list[Row], prefix: str) -> Row | None:

@@ -38,8 +38,11 @@ class AmbiguousId(SessdexError):
         for app, _, _ in candidates:
             apps[app] = apps.get(app, 0) + 1
         counted = ", ".join(f"{n} {app}" for app, n in sorted(apps.items()))
+        how = "type more of the id"
+        if len(apps) > 1:  # an id two apps share needs its app: `kilo:<id>`
+            how += f", or put its app in front ({next(iter(sorted(apps)))}:{prefix})"
         super().__init__(
-            f"{prefix!r} matches {len(candidates)} sessions ({counted}); type more of the id."
+            f"{prefix!r} matches {len(candidates)} sessions ({counted}); {how}."
         )
         self.prefix = prefix
         self.candidates = list(candidates)

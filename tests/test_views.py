@@ -138,6 +138,25 @@ def test_hostile_text_is_harmless_in_the_terminal(tmp_path: Path) -> None:
     assert "[bold red]x[/]" in out  # Rich markup in a title is shown, not interpreted
 
 
+def test_a_hostile_sender_name_is_harmless_in_every_view() -> None:
+    """The name of the agent a message came from is text from a file, like the message."""
+    from sessdex.model import Session
+    from sessdex.views import html, markdown, terminal
+
+    sender = HOSTILE + "\n## Forged heading"
+    said = Event("s", 0, "user", text="hi", extra={"from_agent": sender})
+    shown = "".join(
+        line.text().plain for line in terminal.render_events([said], "full")
+    )
+    assert "\x1b" not in shown and "\x07" not in shown and "\n" not in shown.strip()
+    assert shown.startswith("⇠ <script>")
+    session = Session(app="codex", id="s", path="/x")
+    md = "".join(markdown.render(session, [said]))
+    assert "\n## Forged heading" not in md and "\x1b" not in md
+    page = "".join(html.render(session, [said]))
+    assert "<script>document" not in page and "&lt;script&gt;" in page
+
+
 def _styled_chars(output: str) -> list[tuple[str, str]]:
     """Each character a terminal would show, with the SGR state it is drawn in."""
     import re
@@ -455,15 +474,23 @@ def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> No
     assert "Spawned sub-agent greeter" in out and "↳ greeter " in out
     assert "Using spawn_agent — greeter\n" in out  # its task's name, not its JSON
     assert "↳ 01a22b81" not in out
-    # a sub-agent's message of several lines stays under its label
+    # an output of several lines stays under its sub-agent's label
     assert (
-        "  ↳ greeter > Message Type: NEW_TASK\n            Task name: /root/greeter\n"
+        "  ↳ greeter   ⎿ Chunk ID: ef0bcf\n                Wall time: 0.0000 seconds\n"
         in out
     )
+    # what one agent sent another is said to come from it, not typed by a person,
+    # without the header Codex puts before it
+    assert "  ↳ greeter ⇠ /root: [encrypted]\n" in out
+    assert "\n⇠ /root/greeter: Sub-agent report: the command printed" in out
+    assert "Message Type:" not in out
     _, page, _ = invoke("export", "01a22b81-666", "-f", "html", "--home", home)
     assert "sub-agent greeter <span" in page
+    assert '<div class="who">Message from /root/greeter</div>' in page
     _, md, _ = invoke("export", "01a22b81-666", "-f", "md", "--home", home)
-    assert "## User (sub-agent greeter 01a22b81)" in md
+    assert "## Message from /root (sub-agent greeter 01a22b81)" in md
+    assert "## Message from /root/greeter\n\nSub-agent report:" in md
+    assert md.count("## User") == 1  # the one prompt a person typed
 
 
 def test_clean_shows_a_value_that_is_not_text() -> None:

@@ -173,7 +173,9 @@ class Event:
 
     What each kind carries (sources fill these the same way, whatever the app):
 
-    - user / assistant / thinking: `text`.
+    - user / assistant / thinking: `text`. Input that another agent sent (a task handed
+      down, a report sent up) rather than a person typed is a user event with
+      `extra["from_agent"]`, the sender's name.
     - tool_call: `tool` (the app's tool name), `call_id`, `extra["input"]` (the arguments as
       parsed JSON, or a string); `text` only when the input is not JSON (a raw patch).
     - tool_result: `call_id`, `text` (the output flattened to text), `is_error`.

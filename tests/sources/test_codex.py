@@ -932,6 +932,7 @@ def test_newer_rollout_lines_are_read_or_known(tmp_path: Path) -> None:
         "author": "/root/greeter",
         "recipient": "/root",
         "inter_agent": True,
+        "from_agent": "/root/greeter",
     }
     [reroute] = [e for e in found if e.kind == "meta" and e.extra.get("rerouted")]
     assert reroute.text == (
@@ -941,6 +942,40 @@ def test_newer_rollout_lines_are_read_or_known(tmp_path: Path) -> None:
     assert billed == [("gpt-5.5", 100), ("gpt-5.5-mini", 50)]
     scan = _codex_usage.usage_records(Path(session.path or ""), Diagnostics())
     assert [(r.usage.model, r.usage.input_tokens) for r in scan.records] == billed
+
+
+def test_a_message_between_agents_loses_its_header_and_names_its_sender(
+    tmp_path: Path,
+) -> None:
+    """Codex 0.17x writes "Message Type / Task name / Sender / Payload:" before what one
+    agent tells another; the event holds what was said and who sent it. A text that only
+    looks like a header (no Payload line) is kept whole."""
+
+    def relayed(n: int, text: str, author: str | None) -> dict[str, object]:
+        item: dict[str, object] = {"type": "agent_message", "recipient": "/root",
+                                   "content": [{"type": "input_text", "text": text}]}  # fmt: skip
+        if author:
+            item["author"] = author
+        return record(n, "response_item", item, n)
+
+    envelope = (
+        "Message Type: FINAL_ANSWER\nTask name: /root\nSender: /root/a\nPayload:\n"
+    )
+    lines = [
+        record(1, "turn_context", context("gpt-5.5", turn_id="t1"), 1),
+        prompt(2, "run the greeters", 2),
+        relayed(3, envelope + "a says hi\nand bye", "/root/a"),
+        relayed(4, envelope.replace("/root/a", "/root/b") + "b says hi", None),
+        relayed(5, "Message Type: a note that is not a header", "/root/c"),
+    ]
+    [session], _ = rollout(tmp_path, lines)
+    found = [e for e in events(session) if e.kind == "user"][1:]
+    assert [(e.text, e.extra["from_agent"]) for e in found] == [
+        ("a says hi\nand bye", "/root/a"),
+        ("b says hi", "/root/b"),  # no author field: the header's sender
+        ("Message Type: a note that is not a header", "/root/c"),
+    ]
+    assert [e.extra.get("message_type") for e in found] == ["FINAL_ANSWER"] * 2 + [None]
 
 
 def test_an_older_message_between_agents_written_as_assistant_json(

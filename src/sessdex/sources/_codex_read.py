@@ -711,6 +711,12 @@ class _Reader:
             if (value := as_str(payload.get(key)))
         }
         extra["inter_agent"] = True
+        header, carried = _envelope(text)
+        if carried:
+            extra["message_type"] = header.get("Message Type")
+            text = carried
+        sender = extra.get("author") or header.get("Sender")
+        extra["from_agent"] = sender or "another agent"
         said = (extra.get("author"), extra.get("recipient"), text)
         if said == self.inter_agent_said:
             return
@@ -1209,3 +1215,24 @@ def _spawned_thread(output: object) -> str | None:
         if value and ROLLOUT_ID.fullmatch(value + ".jsonl"):
             return value
     return None
+
+
+def _envelope(text: str) -> tuple[dict[str, str], str | None]:
+    """The header Codex 0.17x puts before a message between agents ("Message Type: …",
+    "Task name: …", "Sender: …", then "Payload:" and what was said), and what was said;
+    ({}, None) for a message without it (0.16x sent them bare)."""
+    if not text.startswith("Message Type: "):
+        return {}, None
+    header: dict[str, str] = {}
+    at = 0
+    for _ in range(16):  # a few header lines, never a scan of a long message
+        end = text.find("\n", at)
+        line = text[at:] if end < 0 else text[at:end]
+        if line.rstrip() == "Payload:":
+            return header, text[end + 1 :].lstrip("\n") if end >= 0 else ""
+        key, colon, value = line.partition(": ")
+        if not colon or end < 0:
+            break
+        header[key] = value.strip()
+        at = end + 1
+    return {}, None

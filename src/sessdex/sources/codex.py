@@ -36,7 +36,8 @@ means nothing was copied; otherwise the replay is the run of lines that match th
 rollout (by ids, call ids, texts and token totals), or, with the parent gone, the lines
 stamped within the replay's first second. Messages between agents (`agent_message` items,
 before them top-level `inter_agent_communication` lines) are input to the agent that got
-them; a voice session's `realtime_item` transcript segments are what was said; a
+them, marked `from_agent` with their sender, without the "Message Type: … Payload:"
+header 0.17x puts before what was said; a voice session's `realtime_item` transcript segments are what was said; a
 `model_reroute` (the provider answered with another model) is a model change, for usage too.
 
 Usage: `event_msg` `token_count` holds the thread's cumulative `total_token_usage` and the

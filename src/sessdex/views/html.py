@@ -108,7 +108,9 @@ def _lineage(agent: str | None, spawner: dict[str, str | None]) -> list[str]:
 def _event(event: Event) -> str:
     kind = event.kind
     if kind == "user":
-        return f'<div class="ev user"><div class="who">User</div><div class="text">{_e(event.text)}</div></div>\n'
+        sender = event.extra.get("from_agent")  # another agent's message, not typed
+        who = f"Message from {_e(one_line(str(sender), 40))}" if sender else "User"
+        return f'<div class="ev user"><div class="who">{who}</div><div class="text">{_e(event.text)}</div></div>\n'
     if kind == "assistant":
         return f'<div class="ev assistant"><div class="text">{_e(event.text)}</div></div>\n'
     if kind == "thinking":

@@ -56,7 +56,11 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
         if child is not None and named:  # its type or name, and enough of its id
             names[str(child)] = f"{one_line(named, 30)} {one_line(str(child))[:8]}"
         if kind == "user":
-            yield f"## User{who}\n\n{clean(event.text)}\n\n"
+            sender = event.extra.get("from_agent")
+            heading = (  # another agent's message is not what a person typed
+                f"Message from {one_line(str(sender), 40)}" if sender else "User"
+            )
+            yield f"## {heading}{who}\n\n{clean(event.text)}\n\n"
         elif kind == "assistant":
             yield f"**Assistant{who}:** {clean(event.text)}\n\n"
         elif kind == "thinking" and event.text:

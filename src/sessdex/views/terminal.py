@@ -88,7 +88,11 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
         return None
     out = Line("magenta", [(prefix, "")]) if prefix else Line()
     if kind == "user":
-        out.append("> ", style="bold green")
+        sender = event.extra.get("from_agent")
+        if sender is not None:  # another agent's message: not typed by a person
+            out.append(f"⇠ {one_line(str(sender), 40)}: ", style="bold magenta")
+        else:
+            out.append("> ", style="bold green")
         out.append(clean(event.text), style="bold")
     elif kind == "assistant":
         out.append(clean(event.text))

@@ -344,8 +344,10 @@ def test_a_workspace_agents_message_is_shown_and_is_not_a_sub_agent(
     found = _read_lines(tmp_path, [base, mention, said])
     assert [(e.kind, e.text) for e in found if e.kind == "meta"] == [
         ("meta", "@reviewer have a look"),
-        ("meta", "reviewer: checkout.py retries without backoff"),
     ]
+    [message] = [e for e in found if e.extra.get("from_agent")]
+    assert message.kind == "user" and message.extra["from_agent"] == "reviewer"
+    assert message.text == "checkout.py retries without backoff"
     assert not [e for e in found if e.kind == "subagent" or e.agent_id]
 
 

@@ -26,9 +26,9 @@ sub-agent's run id as `agent_id`, and its tool calls only as `tool_call` telemet
 `prompt_id` names the run (name, arguments, outcome; no output); the spawn's `subagent` event names the first unseen
 run of its `subagent_type` as its child (see `_Reader`). The main agent's `api_response` telemetry duplicates
 its assistant records and is ignored, and so is `usageMetadata` on sidechain records
-(their calls are in the telemetry). A workspace agent's `agent_message` (or an
-`agent_mention` of one) names its author in `agentId` without `isSidechain`: it is a
-`meta` event, not a sub-agent. Other bookkeeping subtypes are known and ignored.
+(their calls are in the telemetry). A workspace agent's `agent_message` names its author
+in `agentId` without `isSidechain`: it is input from that agent (`from_agent`), not a
+sub-agent; an `agent_mention` of one is a `meta` event. Other bookkeeping subtypes are known and ignored.
 """
 
 from __future__ import annotations
@@ -95,8 +95,8 @@ _IGNORED_SYSTEM = {
     "managed_session_event_v1",
     "managed_session_commit_v1",
 }
-_META_USER_SUBTYPES = {"notification", "cron", "goal_runtime"}
-_AGENT_SUBTYPES = {"agent_message", "agent_mention"}
+# shown as a meta line: `agent_mention` is who a message was addressed to
+_META_USER_SUBTYPES = {"notification", "cron", "goal_runtime", "agent_mention"}
 # Spawns waiting for their child, and children announced, kept per read (bounded).
 _SPAWNS_CAP = 256
 _CHILDREN_CAP = 100_000
@@ -426,15 +426,16 @@ class _Reader:
         version: str | None,
     ) -> Iterator[Event]:
         text = _user_text(record)
-        if subtype in _AGENT_SUBTYPES:  # what another agent of the workspace said here
+        if subtype == "agent_message":  # what another agent of the workspace said here
             author = as_str(record.get("agentName")) or as_str(record.get("agentId"))
-            yield self.event(
-                "meta",
-                time,
-                agent_id=agent,
-                text=f"{author}: {text}" if author and text else text,
-                extra={"subtype": subtype, "author": author},
-            )
+            if text:
+                yield self.event(
+                    "user",
+                    time,
+                    agent_id=agent,
+                    text=text,
+                    extra={"from_agent": author or "another agent", "subtype": subtype},
+                )
         elif subtype in _META_USER_SUBTYPES:
             yield self.event(
                 "meta", time, agent_id=agent, text=text, extra={"subtype": subtype}

@@ -62,6 +62,7 @@ def test_tool_summary_and_fold() -> None:
     ):  # fmt: skip
         assert tool_summary(tool, value) == f"{tool} — {shown}"
     assert fold("a\nb\nc\nd\ne", 3) == "a\nb\nc\n… 2 more lines"
+    assert fold("a\nb\nc\nd\n", 3) == "a\nb\nc\nd"  # one line left: shown, not counted
     assert fold("a\nb\n", 3) == "a\nb" and fold("", 3) == ""
 
 

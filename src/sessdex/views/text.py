@@ -164,6 +164,8 @@ def fold(text: str | None, lines: int = 3, width: int = 160) -> str:
     if not text:
         return ""
     total = text.count("\n") + (not text.endswith("\n"))
+    if total == lines + 1:  # the line itself takes no more room than "… 1 more line"
+        lines = total
     pieces = text.split("\n", lines)
     if len(pieces) <= lines and pieces[-1] == "":
         pieces.pop()  # the newline that ends the last line starts no line of its own

@@ -382,6 +382,34 @@ def test_apps_without_the_hook_count_their_readers_usage_events(home: Home) -> N
         assert record["cost_usd"] is not None or record["unpriced_models"]
 
 
+@pytest.mark.parametrize("kind", ["app", "session"])
+def test_every_row_explains_to_its_own_totals_and_names_only_its_apps(
+    home: Home, run: object, kind: str
+) -> None:
+    """Over every app's fixtures: what --explain counts for a row adds up to that row, and
+    its notes speak only of apps that fed it (a Codex session's audit says nothing of
+    Vibe)."""
+    from sessdex.sources import all_sources
+
+    titles = {source.TITLE: source.NAME for source in all_sources()}
+    table = rows(home, kind, ())
+    assert len(table) > 10
+    for key, row in table.items():
+        result = run.invoke(  # type: ignore[attr-defined]
+            main, ["usage", kind, "--home", str(home.path), "--explain", key, "--json"]
+        )
+        assert result.exit_code == 0, (key, result.output)
+        audit = orjson.loads(result.output)
+        counted = audit["counted"]
+        for field in ("input_tokens", "output_tokens", "cache_read_tokens"):
+            assert sum(c[field] for c in counted) == row[field], (key, field)
+        fed = {c["app"] for c in counted}
+        named = {
+            titles[note.split(":", 1)[0]] for note in audit["notes"] if ":" in note
+        }
+        assert named <= fed, (key, named - fed)
+
+
 def test_an_appended_side_chain_replaying_an_old_response_is_merged_as_a_full_read_would(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

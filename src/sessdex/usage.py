@@ -821,10 +821,7 @@ def explain(
                         dropped
                     ):
                         out.dropped.append((source.NAME, path, dropped))
-        else:
-            out.notes.append(
-                f"{source.TITLE}: responses come from its reader's usage events, de-duplicated there (docs/usage.md)"
-            )
+        elif kind != "app" or key == source.NAME:  # another app's row reads none of it
             index = Index(home)
             try:
                 session_rows = index.rows(
@@ -833,9 +830,12 @@ def explain(
             finally:
                 index.close()
             ids = {r.id for r in session_rows}
+            before = len(out.counted)
             for row in session_rows:
                 session = row.session()
                 if session.parent_id and session.parent_id in ids:
+                    continue
+                if kind == "session" and session.id != key:  # its records carry its id
                     continue
                 for record in _session_records(source, session, Diagnostics()):
                     if in_row(source.NAME, record):
@@ -847,6 +847,10 @@ def explain(
                                 _cost(catalogue, record),
                             )
                         )
+            if len(out.counted) > before:  # said only of an app that fed the row
+                out.notes.append(
+                    f"{source.TITLE}: responses come from its reader's usage events, de-duplicated there (docs/usage.md)"
+                )
     out.counted.sort(key=lambda item: (item[2].time or 0, item[1], item[2].line))
     out.dropped.sort(key=lambda item: (item[1], item[2].line))
     return out

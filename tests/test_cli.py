@@ -323,6 +323,21 @@ def test_resume_runs_the_cli_in_the_folder_and_refuses_a_branch_switch(
     assert result.returncode == 0 and log.exists()
 
 
+def test_resume_says_why_it_has_no_command_for_a_session(home: Home) -> None:
+    """A sub-agent's session names the lead to resume instead; a session whose folder was
+    never recorded says so (its app could resume it, sessdex will not guess where); an app
+    without a resume command says to open it in the app."""
+    where = ("--home", str(home.path))
+    code, _, err = invoke("resume", "cursor:9d8e7f6a", "--print", *where)
+    assert code == 1
+    assert "is a sub-agent's session" in err
+    assert "sessdex resume cursor:4c8f2a1e-6b3d-4e5f-9a0b-1c2d3e4f5a6b" in err
+    code, _, err = invoke("resume", "cursor:7e6d5c4b", "--print", *where)
+    assert code == 1 and "Cursor CLI recorded no folder for this session" in err
+    code, _, err = invoke("resume", "roo:9e8d7c6b", "--print", *where)
+    assert code == 1 and "has no command to resume a session" in err
+
+
 def test_resume_says_how_to_install_a_missing_cli(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(home, "88888888-0000-4000-8000-000000000009", str(tmp_path))

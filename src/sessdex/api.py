@@ -10,7 +10,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -213,6 +213,32 @@ class ResumeCheck:
         )
 
 
+def _why_not_resumable(source: sources.Source, session: Session) -> str:
+    """Why the app gives no resume command for this session, as far as sessdex can tell:
+    a sub-agent (its app resumes the lead), a session whose folder was never recorded, or
+    an app with no such command at all. The adapter is asked what it would do with a lead
+    session that has a folder, so nothing here knows an app by name."""
+    from .views.text import one_line, shell_word
+
+    lead_like = replace(session, parent_id=None, cwd=session.cwd or os.sep)
+    if source.resume(lead_like) is not None:
+        if session.parent_id:
+            lead = f"{session.app}:{session.parent_id}"
+            return (
+                f"{one_line(session.id)} is a sub-agent's session; resume the session "
+                f"that started it: sessdex resume {shell_word(lead)}"
+            )
+        if not session.cwd:
+            return (
+                f"{source.TITLE} recorded no folder for this session, and sessdex never "
+                "resumes elsewhere; open it with the app from the folder it ran in."
+            )
+    return (
+        f"{source.TITLE} has no command to resume a session from the command line; "
+        "open it in the app itself."
+    )
+
+
 def check_resume(
     home: Home, prefix: str, *, keep_permissions: bool = False
 ) -> ResumeCheck:
@@ -221,9 +247,7 @@ def check_resume(
     source = sources.get(session.app)
     plan = source.resume(session, keep_permissions=keep_permissions)
     if plan is None:
-        raise ResumeRefused(
-            f"{source.TITLE} has no command to resume a session from the command line; open it in the app itself."
-        )
+        raise ResumeRefused(_why_not_resumable(source, session))
     check = ResumeCheck(session, plan)
     check.warnings.extend(plan.notes)
     check.warnings.extend(

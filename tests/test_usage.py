@@ -374,6 +374,24 @@ def test_an_unknown_explain_key_or_zone_is_an_explained_error(
     assert "unknown time zone" in result.output
 
 
+def test_no_usage_is_one_line_that_says_so_not_a_table_of_zeros(
+    tmp_path: Path, mixed: Home, run: object
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run.invoke(main, ["usage", "--home", str(empty)])  # type: ignore[attr-defined]
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "No token usage found on this machine" in result.stderr
+    result = run.invoke(
+        main, ["usage", "--home", str(mixed.path), "--since", "2030-01-01"]
+    )  # type: ignore[attr-defined]
+    assert (
+        result.stdout == "" and "No token usage matches these options" in result.stderr
+    )
+    result = run.invoke(main, ["usage", "--home", str(empty), "--json"])  # type: ignore[attr-defined]
+    assert orjson.loads(result.stdout) == []
+
+
 def test_apps_without_the_hook_count_their_readers_usage_events(home: Home) -> None:
     """Every app with usage in its fixtures shows up in the app report, priced or listed."""
     by_app = rows(home, "app", ())

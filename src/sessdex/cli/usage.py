@@ -104,6 +104,14 @@ def usage_command(
     if as_nl:
         stdout_bytes(b"".join(dumps(r) + b"\n" for r in view.row_records(result.rows)))
         return
+    if not result.rows:  # an empty table of zeros says less than one line
+        filtered = since or until or apps or here
+        err(
+            "No token usage"
+            + (" matches these options" if filtered else " found on this machine")
+            + ". 'sessdex list' shows the sessions sessdex sees; 'sessdex doctor' where it looked."
+        )
+        return
     from ..views import terminal
 
     out = terminal.console()

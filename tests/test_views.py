@@ -158,6 +158,37 @@ def test_a_hostile_sender_name_is_harmless_in_every_view() -> None:
     assert "<script>document" not in page and "&lt;script&gt;" in page
 
 
+def test_the_header_says_when_the_session_ran_in_local_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+    from datetime import UTC, datetime
+
+    from sessdex.model import Session
+    from sessdex.views.terminal import session_header
+
+    monkeypatch.setenv("TZ", "Europe/Paris")
+    time.tzset()
+    try:
+
+        def shown(created: datetime | None, updated: datetime | None) -> str:
+            session = Session(app="codex", id="s1", created=created, updated=updated)
+            return session_header(session).plain.splitlines()[1]
+
+        start = datetime(2026, 11, 30, 8, 10, tzinfo=UTC)
+        assert shown(start, start.replace(hour=9, minute=42)) == (
+            "codex · s1 · 2026-11-30 09:10 – 10:42"  # Paris is UTC+1 in November
+        )
+        assert shown(start, start.replace(hour=23)) == (
+            "codex · s1 · 2026-11-30 09:10 – 2026-12-01 00:10"
+        )
+        assert shown(None, start) == "codex · s1 · 2026-11-30 09:10"
+        assert shown(None, None) == "codex · s1"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
 def _styled_chars(output: str) -> list[tuple[str, str]]:
     """Each character a terminal would show, with the SGR state it is drawn in."""
     import re

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TextIO
 
 from rich.cells import cell_len
@@ -53,10 +54,28 @@ def session_header(session: Session) -> Line:
     header = Line()
     header.append(one_line(session.title or "(untitled)"), style="bold")
     header.append(f"\n{session.app} · {one_line(session.id)}", style="dim")
+    span = time_span(session.created, session.updated)
+    if span:
+        header.append(f" · {span}", style="dim")
     facts = [one_line(x) for x in (session.cwd, session.branch, session.model) if x]
     if facts:
         header.append("\n" + " · ".join(facts), style="dim")
     return header
+
+
+def time_span(start: datetime | None, end: datetime | None) -> str:
+    """When a session ran, in local time: "2026-11-30 08:10 – 09:42" (the day again only
+    when it ended on another one)."""
+    first, last = start or end, end or start
+    if first is None or last is None:
+        return ""
+    first, last = first.astimezone(), last.astimezone()
+    shown = first.strftime("%Y-%m-%d %H:%M")
+    if last.strftime("%Y-%m-%d %H:%M") == shown:
+        return shown
+    if last.date() == first.date():
+        return f"{shown} – {last:%H:%M}"
+    return f"{shown} – {last:%Y-%m-%d %H:%M}"
 
 
 def render_events(

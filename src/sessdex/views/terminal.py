@@ -64,7 +64,7 @@ def session_header(session: Session) -> Line:
 
 
 def time_span(start: datetime | None, end: datetime | None) -> str:
-    """When a session ran, in local time: "2026-11-30 08:10 – 09:42" (the day again only
+    """When a session ran, in local time: "2026-11-30 08:10 to 09:42" (the day again only
     when it ended on another one)."""
     first, last = start or end, end or start
     if first is None or last is None:
@@ -74,8 +74,8 @@ def time_span(start: datetime | None, end: datetime | None) -> str:
     if last.strftime("%Y-%m-%d %H:%M") == shown:
         return shown
     if last.date() == first.date():
-        return f"{shown} – {last:%H:%M}"
-    return f"{shown} – {last:%Y-%m-%d %H:%M}"
+        return f"{shown} to {last:%H:%M}"
+    return f"{shown} to {last:%Y-%m-%d %H:%M}"
 
 
 def render_events(

@@ -59,6 +59,10 @@ def test_tool_summary_and_fold() -> None:
         ("agents.spawn", {"agent": "generic", "task": "run echo"}, "run echo"),
         ("read_files", {"paths": ["src/a.ts", "src/b.ts"]}, "src/a.ts, src/b.ts"),
         ("run_commands", {"commands": ["npm test", "npm run lint"]}, "npm test, npm run lint"),
+        ("newTask", {"tool": "newTask", "mode": "code", "content": "Add CSV export"}, "Add CSV export"),
+        ("complete_task", {"result": {"response": "the report"}}, "the report"),
+        ("Write", {"file_path": "/w/a.py", "content": "print(1)"}, "/w/a.py"),
+        ("odd", {"level": 3}, '{"level":3}'),
     ):  # fmt: skip
         assert tool_summary(tool, value) == f"{tool} — {shown}"
     assert fold("a\nb\nc\nd\ne", 3) == "a\nb\nc\n… 2 more lines"

@@ -124,6 +124,11 @@ _INPUT_KEYS = (
     "task",
     "message",
     "skill",
+    # last: what a task or a report says, when nothing above named the tool's target
+    "content",
+    "response",
+    "result",
+    "text",
 )
 
 
@@ -133,22 +138,32 @@ def spawn_name(event: Event) -> str | None:
     return one_line(str(named)) if named else None
 
 
+def _telling_argument(value: dict[str, object]) -> str:
+    """The first of _INPUT_KEYS the input holds as text (a list joined), else ""."""
+    for key in _INPUT_KEYS:
+        found = value.get(key)
+        if isinstance(found, list):  # several commands or files: one per comma
+            joiner = ", " if key in ("commands", "paths") else " "
+            found = joiner.join(str(part) for part in found)
+        if isinstance(found, str) and found.strip():
+            return found
+    return ""
+
+
 def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
     """'Bash — npm test': the tool and its most telling argument, on one line."""
     detail = ""
     if isinstance(value, dict):
-        for key in _INPUT_KEYS:
-            found = value.get(key)
-            if isinstance(found, list):  # several commands or files: one per comma
-                joiner = ", " if key in ("commands", "paths") else " "
-                found = joiner.join(str(part) for part in found)
-            if isinstance(found, str) and found.strip():
-                detail = found
-                break
-        else:
+        detail = _telling_argument(value)
+        if (
+            not detail and len(value) == 1
+        ):  # {"result": {"response": "…"}}: one level in
+            (inner,) = value.values()
+            detail = _telling_argument(inner) if isinstance(inner, dict) else ""
+        if not detail and value:
             import orjson
 
-            detail = orjson.dumps(value).decode() if value else ""
+            detail = orjson.dumps(value).decode()
     elif isinstance(value, str):
         detail = value
     name = one_line(tool or "tool")

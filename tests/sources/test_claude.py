@@ -921,3 +921,61 @@ def test_agents_a_workflow_launched_are_read_with_their_session(tmp_path: Path) 
     ]
     before = total(events(REALCLI / f"{SUBAGENT_RUN}.jsonl"))
     assert total(found)[0] == before[0] + 2400  # its two requests of 1,200 input each
+
+
+# --- agent teams ------------------------------------------------------------------------
+
+
+def test_teammate_messages_are_input_from_their_sender(tmp_path: Path) -> None:
+    """An agent-team lead receives what teammates send as a user line of envelopes
+    (shape from public 2.1.x transcripts): each is input from its sender, a JSON protocol
+    note a meta line, and neither is a title nor something the person typed."""
+    envelopes = (
+        "Another Claude session sent a message:\n"
+        '<teammate-message teammate_id="researcher" color="blue" summary="found it">\n'
+        "The flaky test waits on a real clock.\n"
+        "</teammate-message>\n"
+        '<teammate-message teammate_id="researcher" color="blue">'
+        '{"type":"idle_notification","from":"researcher","idleReason":"available"}'
+        "</teammate-message>"
+    )
+    quoted = 'Why does <teammate-message teammate_id="x"> show up in my log?'
+    path = write(
+        tmp_path / "p" / "s.jsonl",
+        [
+            prompt(1, "Find why checkout is flaky"),
+            reply(2, "Asking the team."),
+            prompt(3, envelopes),
+            reply(4, "Fixing the clock."),
+            prompt(5, quoted),
+        ],
+    )
+    diagnostics = Diagnostics()
+    found = events(path, diagnostics)
+    assert not diagnostics.unknown
+    inputs = [
+        (e.kind, e.text, e.extra.get("from_agent"))
+        for e in found
+        if e.kind in ("user", "meta")
+    ]
+    assert inputs == [
+        ("user", "Find why checkout is flaky", None),
+        ("user", "The flaky test waits on a real clock.", "researcher"),
+        ("meta", "researcher: idle notification: available", "researcher"),
+        ("user", quoted, None),  # a prompt that mentions an envelope is a prompt
+    ]
+    # each message starts a turn: the lead's reply to it is billed on its own
+    assert [e.kind for e in found].count("usage") == 2
+    assert listed(path).title == "Find why checkout is flaky"
+
+
+def test_a_teammate_envelope_only_counts_when_it_is_the_whole_line() -> None:
+    from sessdex.sources import _claude_records as rec
+
+    one = '<teammate-message teammate_id="a">hi</teammate-message>'
+    assert rec.teammate_messages(one) == [("a", "hi")]
+    assert rec.teammate_messages(one + " and more") is None
+    assert rec.teammate_messages("see " + one) is None
+    assert rec.teammate_messages('<teammate-message teammate_id="a">cut') is None
+    assert rec.teammate_note("{not json") is None and rec.teammate_note("plain") is None
+    assert rec.teammate_note('{"type": "shutdown_request"}') == "shutdown request"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -377,6 +378,57 @@ def prompt(record: dict[str, object]) -> tuple[str | None, str | None]:
             return None, f"{command} {args}" if args else command
         return None, None
     return typed, None
+
+
+# Agent teams: what a teammate (or the lead) sends arrives as a user line holding one or
+# more `<teammate-message teammate_id="…" color="…" summary="…">…</teammate-message>`,
+# after a line that says so in some builds. A JSON body is a protocol note (idle, shutdown).
+_TEAMMATE = re.compile(
+    r'<teammate-message\s+teammate_id="([^"]*)"[^>]*>\n?(.*?)\n?</teammate-message>',
+    re.S,
+)
+_TEAMMATE_LEAD = "Another Claude session sent a message:"
+_TEAMMATE_SCAN = 8 * 1024 * 1024  # longer text is a prompt that quotes an envelope
+
+
+def teammate_messages(text: str) -> list[tuple[str, str]] | None:
+    """(sender, body) of each teammate message a user line is made of; None when the line
+    is anything else (a prompt that merely mentions such an envelope included)."""
+    head = text.lstrip()
+    if head.startswith(_TEAMMATE_LEAD):
+        head = head[len(_TEAMMATE_LEAD) :].lstrip()
+    if not head.startswith("<teammate-message") or len(head) > _TEAMMATE_SCAN:
+        return None
+    found: list[tuple[str, str]] = []
+    at = 0
+    for match in _TEAMMATE.finditer(head):
+        if head[at : match.start()].strip():
+            return None  # text between or before envelopes: not only messages
+        found.append((match.group(1) or "teammate", match.group(2)))
+        at = match.end()
+    return found if found and not head[at:].strip() else None
+
+
+def teammate_note(body: str) -> str | None:
+    """A protocol message's one-line gist ("idle: available"), or None for plain text."""
+    if not body.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        return None
+    kind = str(value["type"]).replace("_", " ")
+    detail = next(
+        (
+            value[key]
+            for key in ("summary", "idleReason", "reason", "message")
+            if isinstance(value.get(key), str) and value[key]
+        ),
+        None,
+    )
+    return f"{kind}: {detail}" if detail else kind
 
 
 def _between(text: str, start: str, end: str) -> str | None:

@@ -511,7 +511,13 @@ class Stream:
                     parts.append(rec.block_text(block))
                 else:
                     self.context.diagnostics.unknown_type(f"user/{kind}", self.version)
-        if parts and any(part.strip() for part in parts):
+        said = "\n".join(parts)
+        team = (
+            rec.teammate_messages(said) if "<teammate-message" in said[:256] else None
+        )
+        if team is not None:
+            yield from self._teammates(team, agent)
+        elif parts and any(part.strip() for part in parts):
             # harness text: a command's expansion, a background task's notification
             injected = rec.from_harness(record)
             if not injected:
@@ -520,7 +526,7 @@ class Stream:
             if (changed := self._change(agent, "permission_mode", mode)) is not None:
                 yield changed
             extra: dict[str, JSONValue] = {"injected": True} if injected else {}
-            yield self._event("user", agent, text="\n".join(parts), extra=extra)
+            yield self._event("user", agent, text=said, extra=extra)
         if not results:
             return
         outcome = record.get("toolUseResult")
@@ -539,6 +545,26 @@ class Stream:
                 is_error=block.get("is_error") is True,
                 extra=kept,
             )
+
+    def _teammates(
+        self, messages: list[tuple[str, str]], agent: str | None
+    ) -> Iterator[Event]:
+        """What teammates sent (agent teams): each message is input from its sender, a
+        protocol note (idle, shutdown) a meta line."""
+        for sender, body in messages:
+            note = rec.teammate_note(body)
+            if note is not None:
+                yield self._event(
+                    "meta",
+                    agent,
+                    text=f"{sender}: {note}",
+                    extra={"from_agent": sender},
+                )
+            else:
+                yield from self._prompted(agent)
+                yield self._event(
+                    "user", agent, text=body, extra={"from_agent": sender}
+                )
 
     def _assistant(
         self, record: dict[str, object], agent: str | None, compacted: bool

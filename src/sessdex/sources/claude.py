@@ -34,6 +34,10 @@ Reading (`_claude_read`, `_claude_stream`):
   `<task-notification>` (an `origin.kind` or queued `commandMode` that is not a person), is a
   `user` event with `extra["injected"]`; a prompt queued while the agent was busy, one with
   `extra["queued"]`. A `microcompact_boundary` (old tool outputs cleared) is a compaction.
+- Agent teams: a user line made of `<teammate-message teammate_id="…">` envelopes (public
+  transcripts of 2.1.x; no real capture here) is one `user` event per message with
+  `extra["from_agent"]` = its sender, or a `meta` line when the body is a JSON protocol
+  note (idle, shutdown). The `teammate_mailbox` attachment is left alone.
 - Turn ends come from `stop_reason: end_turn` or, failing that, `system/turn_duration`.
   A compaction is the boundary line plus the summary that follows it, as one event.
   Model, permission mode, mode, cwd and branch changes are `meta` events.

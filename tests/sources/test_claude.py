@@ -979,3 +979,50 @@ def test_a_teammate_envelope_only_counts_when_it_is_the_whole_line() -> None:
     assert rec.teammate_messages('<teammate-message teammate_id="a">cut') is None
     assert rec.teammate_note("{not json") is None and rec.teammate_note("plain") is None
     assert rec.teammate_note('{"type": "shutdown_request"}') == "shutdown request"
+
+
+def test_a_teammate_mailbox_and_a_queued_envelope_are_messages_from_teammates(
+    tmp_path: Path,
+) -> None:
+    """Messages that arrive while the agent is busy are written as a `teammate_mailbox`
+    attachment (or a queued prompt holding the envelope): the same events as a user line
+    of envelopes."""
+    mailbox = {
+        "type": "teammate_mailbox",
+        "messages": [
+            {"from": "team-lead", "text": "ping from the lead", "color": "cyan",
+             "timestamp": "2026-11-24T12:00:03.000Z"},
+            {"from": "scribe", "text": json.dumps({"type": "teammate_terminated",
+                                                     "message": "scribe has been terminated"})},
+            {"from": "ghost", "text": ""},
+            "not a message",
+        ],
+    }  # fmt: skip
+    queued = {
+        "type": "queued_command",
+        "commandMode": "prompt",
+        "prompt": '<teammate-message teammate_id="delta" color="blue" summary="READY">\n'
+        "READY delta\n</teammate-message>",
+    }
+    path = write(
+        tmp_path / "p" / "s.jsonl",
+        [
+            prompt(1, "hello crew"),
+            record("attachment", 2, attachment=mailbox),
+            reply(3, "on it"),
+            record("attachment", 4, attachment=queued),
+        ],
+    )
+    diagnostics = Diagnostics()
+    found = events(path, diagnostics)
+    assert not diagnostics.unknown
+    said = [
+        (e.kind, e.text, e.extra.get("from_agent"))
+        for e in found
+        if e.extra.get("from_agent")
+    ]
+    assert said == [
+        ("user", "ping from the lead", "team-lead"),
+        ("meta", "scribe: teammate terminated: scribe has been terminated", "scribe"),
+        ("user", "READY delta", "delta"),
+    ]

@@ -101,7 +101,7 @@ IGNORED_ATTACHMENTS = frozenset(
         "mcp_resource", "memory_update", "opened_file_in_ide", "output_style",
         "output_token_usage", "pdf_reference", "plan_file_reference", "plan_mode_reentry",
         "relevant_memories", "selected_lines_in_ide", "selected_lines_in_diff",
-        "structured_output", "team_context", "teammate_mailbox", "todo", "token_usage",
+        "structured_output", "team_context", "todo", "token_usage",
         "workflow_keyword_request", "agent_mention", "peer_mention", "attention_budget",
         "context_efficiency", "hook_deferred_tool", "hook_plugin_listing",
         "mcp_dropped_tools_delta", "inlined_image_paths", "sandbox_instructions",

@@ -776,8 +776,30 @@ class Stream:
         kind = type_tag(attachment.get("type"))
         if kind in rec.IGNORED_ATTACHMENTS:
             return
+        if kind == "teammate_mailbox":  # agent teams: what arrived while it was busy
+            mail = attachment.get("messages")
+            yield from self._teammates(
+                [
+                    (
+                        rec.string(m.get("from")) or "teammate",
+                        rec.flatten(m.get("text")),
+                    )
+                    for m in (mail if isinstance(mail, list) else [])
+                    if isinstance(m, dict) and rec.flatten(m.get("text")).strip()
+                ],
+                agent,
+            )
+            return
         if kind == "queued_command":  # a prompt typed while the agent was busy
             said = rec.flatten(attachment.get("prompt"))
+            team = (
+                rec.teammate_messages(said)
+                if "<teammate-message" in said[:256]
+                else None
+            )
+            if team is not None:  # a teammate's message, queued as a prompt is
+                yield from self._teammates(team, agent)
+                return
             mode = attachment.get("commandMode")
             harness = (
                 isinstance(mode, str) and mode != "prompt"

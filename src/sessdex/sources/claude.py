@@ -37,7 +37,8 @@ Reading (`_claude_read`, `_claude_stream`):
 - Agent teams: a user line made of `<teammate-message teammate_id="…">` envelopes (public
   transcripts of 2.1.x; no real capture here) is one `user` event per message with
   `extra["from_agent"]` = its sender, or a `meta` line when the body is a JSON protocol
-  note (idle, shutdown). The `teammate_mailbox` attachment is left alone.
+  note (idle, shutdown). So are the messages of a `teammate_mailbox` attachment (what
+  arrived while the agent was busy) and a queued prompt that is such an envelope.
 - Turn ends come from `stop_reason: end_turn` or, failing that, `system/turn_duration`.
   A compaction is the boundary line plus the summary that follows it, as one event.
   Model, permission mode, mode, cwd and branch changes are `meta` events.

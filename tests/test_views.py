@@ -522,7 +522,12 @@ def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> No
     assert "Message Type:" not in out
     _, page, _ = invoke("export", "01a22b81-666", "-f", "html", "--home", home)
     assert "sub-agent greeter <span" in page
-    assert '<div class="who">Message from /root/greeter</div>' in page
+    assert (
+        '<div class="ev user from-agent"><div class="who">Message from /root/greeter</div>'
+        in page
+    )
+    assert page.count('class="ev user"') == 1  # the person's one prompt
+    assert " · 2026-11-30 08:10 UTC</div>" in page  # when it started, readable
     _, md, _ = invoke("export", "01a22b81-666", "-f", "md", "--home", home)
     assert "## Message from /root (sub-agent greeter 01a22b81)" in md
     assert "## Message from /root/greeter\n\nSub-agent report:" in md

@@ -9,21 +9,22 @@ reader's system; tool calls, thinking and sub-agents are collapsible `<details>`
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from html import escape
 
 from ..model import Event, Session
-from .records import iso
 from .text import clean, one_line, spawn_name, tokens, tool_summary
 
 _STYLE = """
 :root { color-scheme: light dark; --bg:#fff; --fg:#1b1f24; --dim:#6a737d; --user:#0b6e4f; --tool:#005cc5;
-        --err:#b31d28; --box:#f6f8fa; --line:#d0d7de; }
+        --err:#b31d28; --box:#f6f8fa; --line:#d0d7de; --agent:#8250df; }
 @media (prefers-color-scheme: dark) { :root { --bg:#0d1117; --fg:#e6edf3; --dim:#8b949e; --user:#3fb950;
-        --tool:#58a6ff; --err:#f85149; --box:#161b22; --line:#30363d; } }
+        --tool:#58a6ff; --err:#f85149; --box:#161b22; --line:#30363d; --agent:#bc8cff; } }
 body { background:var(--bg); color:var(--fg); font:15px/1.5 system-ui, sans-serif; max-width:960px; margin:2em auto; padding:0 1em; }
 h1 { font-size:1.4em; margin-bottom:.2em; } .facts { color:var(--dim); font-size:.9em; }
 .ev { margin:.6em 0; } .user { border-left:3px solid var(--user); padding-left:.8em; }
 .user .who { color:var(--user); font-weight:600; } .assistant { padding-left:.8em; }
+.user.from-agent { border-left-color:var(--agent); } .user.from-agent .who { color:var(--agent); }
 pre { background:var(--box); border:1px solid var(--line); padding:.6em; overflow-x:auto; white-space:pre-wrap; word-break:break-word; }
 details { margin:.3em 0; } summary { cursor:pointer; color:var(--tool); }
 .thinking summary { color:var(--dim); font-style:italic; } .error { color:var(--err); }
@@ -55,7 +56,7 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             session.cwd,
             session.branch,
             session.model,
-            iso(session.created),
+            _when(session.created),
         )
         if x
     )
@@ -105,12 +106,20 @@ def _lineage(agent: str | None, spawner: dict[str, str | None]) -> list[str]:
     return path
 
 
+def _when(moment: datetime | None) -> str | None:
+    """A readable start time for the page's facts; UTC, as the page may be read anywhere."""
+    if moment is None:
+        return None
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+
+
 def _event(event: Event) -> str:
     kind = event.kind
     if kind == "user":
         sender = event.extra.get("from_agent")  # another agent's message, not typed
         who = f"Message from {_e(one_line(str(sender), 40))}" if sender else "User"
-        return f'<div class="ev user"><div class="who">{who}</div><div class="text">{_e(event.text)}</div></div>\n'
+        css = "ev user from-agent" if sender else "ev user"
+        return f'<div class="{css}"><div class="who">{who}</div><div class="text">{_e(event.text)}</div></div>\n'
     if kind == "assistant":
         return f'<div class="ev assistant"><div class="text">{_e(event.text)}</div></div>\n'
     if kind == "thinking":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -532,6 +533,9 @@ def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> No
     assert "## Message from /root (sub-agent greeter 01a22b81)" in md
     assert "## Message from /root/greeter\n\nSub-agent report:" in md
     assert md.count("## User") == 1  # the one prompt a person typed
+    lines = md.splitlines()
+    for above, line in itertools.pairwise(lines):  # no block glued to a list item
+        assert not (above.startswith("- ") and line.startswith(("#", "**"))), line
 
 
 def test_clean_shows_a_value_that_is_not_text() -> None:

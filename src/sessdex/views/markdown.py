@@ -47,7 +47,11 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
     )
     total_in = total_out = 0
     names: dict[str, str] = {}  # sub-agent id -> what its spawn calls it
+    in_list = (
+        False  # the last line was a list item ("- 🔧 …"), with no blank line after
+    )
     for event in events:
+        out = ""
         agent = event.agent_id
         who = f" (sub-agent {names.get(agent) or one_line(agent, 12)})" if agent else ""
         kind = event.kind
@@ -60,26 +64,26 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             heading = (  # another agent's message is not what a person typed
                 f"Message from {one_line(str(sender), 40)}" if sender else "User"
             )
-            yield f"## {heading}{who}\n\n{clean(event.text)}\n\n"
+            out = f"## {heading}{who}\n\n{clean(event.text)}\n\n"
         elif kind == "assistant":
-            yield f"**Assistant{who}:** {clean(event.text)}\n\n"
+            out = f"**Assistant{who}:** {clean(event.text)}\n\n"
         elif kind == "thinking" and event.text:
-            yield f"<details><summary>thinking{who}</summary>\n\n{_quote_block(clean(event.text))}\n\n</details>\n\n"
+            out = f"<details><summary>thinking{who}</summary>\n\n{_quote_block(clean(event.text))}\n\n</details>\n\n"
         elif kind == "tool_call":
             value = event.extra.get("input", event.text)
-            yield f"- 🔧 {tool_summary(event.tool, value if value is not None else event.text, 200)}{who}\n"
+            out = f"- 🔧 {tool_summary(event.tool, value if value is not None else event.text, 200)}{who}\n"
         elif kind == "tool_result":
             text = clean(event.text)
             if len(text) > 2000:
                 text = text[:2000] + f"\n… ({len(text) - 2000} more characters)"
             label = "error" if event.is_error else "result"
-            yield f"\n  {label}:\n\n{_quote_block(text)}\n\n"
+            out = f"\n  {label}:\n\n{_quote_block(text)}\n\n"
         elif kind == "subagent":
-            yield f"- 🤖 sub-agent **{named or 'agent'}**: {one_line(event.text)}\n"
+            out = f"- 🤖 sub-agent **{named or 'agent'}**: {one_line(event.text)}\n"
         elif kind == "compaction":
-            yield "\n---\n*Context compacted.*\n\n"
+            out = "\n---\n*Context compacted.*\n\n"
         elif kind == "error":
-            yield f"> **Error{who}:** {one_line(event.text)}\n\n"
+            out = f"> **Error{who}:** {one_line(event.text)}\n\n"
         elif kind == "usage" and event.usage is not None:
             total_in += (
                 event.usage.input_tokens
@@ -87,5 +91,12 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
                 + event.usage.cache_write_tokens
             )
             total_out += event.usage.output_tokens
+        if not out:
+            continue
+        item = out.startswith("- ")
+        if in_list and not item and not out.startswith("\n"):
+            yield "\n"  # a heading or a paragraph after a list item starts its own block
+        in_list = item
+        yield out
     if total_in or total_out:
         yield f"\n---\nTokens: {tokens(total_in)} in, {tokens(total_out)} out.\n"

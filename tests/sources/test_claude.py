@@ -1026,3 +1026,19 @@ def test_a_teammate_mailbox_and_a_queued_envelope_are_messages_from_teammates(
         ("meta", "scribe: teammate terminated: scribe has been terminated", "scribe"),
         ("user", "READY delta", "delta"),
     ]
+
+
+def test_a_teammate_spawn_carries_the_name_the_lead_gave_it(tmp_path: Path) -> None:
+    from sessdex.tree import build_tree
+
+    call = {"type": "tool_use", "id": "toolu_spawn", "name": "Agent",
+            "input": {"name": "water", "team_name": "party", "description": "water the plants",
+                      "prompt": "work"}}  # fmt: skip
+    spawn = reply(2, "")
+    spawn["message"]["content"] = [call]  # type: ignore[index]
+    path = write(tmp_path / "p" / "s.jsonl", [prompt(1, "start the crew"), spawn])
+    found = events(path)
+    [event] = [e for e in found if e.kind == "subagent"]
+    assert event.extra["agent_name"] == "water" and event.text == "water the plants"
+    [child] = build_tree("s", found).children
+    assert child.agent_name == "water"

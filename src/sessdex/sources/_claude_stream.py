@@ -705,12 +705,11 @@ class Stream:
         )
         if child_id:
             self.context.announced.add(child_id)
+        extra: dict[str, JSONValue] = {"child_id": child_id, "agent_type": agent_type}
+        if named := rec.string(spec.get("name")):  # an agent-team teammate's name
+            extra["agent_name"] = named
         yield self._event(
-            "subagent",
-            agent,
-            call_id=call,
-            text=description,
-            extra={"child_id": child_id, "agent_type": agent_type},
+            "subagent", agent, call_id=call, text=description, extra=extra
         )
 
     def _system(

@@ -173,6 +173,45 @@ def test_sqlite_with_wal_sees_uncheckpointed_rows_and_writes_nothing(
     writer.close()
 
 
+def test_a_running_apps_database_is_copied_again_only_when_it_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the app only appends to its WAL, a new snapshot copies the WAL alone and
+    still sees every row; after a checkpoint wrote into the database, it is copied again.
+    The copy is opened read-only, so closing it never folds the WAL into it."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    app = tmp_path / "app"
+    app.mkdir()
+    db = app / "state.sqlite"
+    writer = _make_wal_db(db)
+
+    def ids() -> list[int]:
+        connection = databases.open_sqlite(db)
+        try:
+            return [r[0] for r in connection.execute("SELECT id FROM t ORDER BY id")]
+        finally:
+            connection.close()
+
+    def copy() -> Path:
+        [found] = [p for p in (tmp_path / "state").rglob("state.sqlite") if p.is_file()]
+        return found
+
+    assert ids() == [1, 2]
+    first = copy().stat()
+    assert copy().read_bytes() == db.read_bytes()  # closing did not checkpoint into it
+    writer.execute("INSERT INTO t VALUES (3)")
+    writer.commit()
+    assert ids() == [1, 2, 3]  # the row only the WAL holds
+    again = copy().stat()
+    assert (again.st_ino, again.st_mtime_ns) == (first.st_ino, first.st_mtime_ns)
+    writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the app folds its WAL in
+    writer.execute("INSERT INTO t VALUES (4)")
+    writer.commit()
+    assert ids() == [1, 2, 3, 4]
+    assert copy().read_bytes() == db.read_bytes()  # copied anew, and left as copied
+    writer.close()
+
+
 def test_sqlite_without_wal_opens_immutable(tmp_path: Path) -> None:
     db = tmp_path / "plain.sqlite"
     conn = sqlite3.connect(db)

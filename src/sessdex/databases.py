@@ -2,7 +2,10 @@
 
 With no `-wal` file a database is opened `immutable=1` (no locks, no `-shm`). With one,
 the newest rows live only in the WAL, which `immutable=1` ignores: a snapshot of the
-database and its WAL is copied into sessdex's cache and opened there.
+database and its WAL is copied into sessdex's cache and opened there, read-only, so that
+the copy of the database stays byte for byte what it was. While the app only appends to
+its WAL (it checkpoints now and then), the next snapshot copies the WAL alone: a running
+app's 500 MB database is not copied again on every `list`.
 """
 
 from __future__ import annotations
@@ -30,9 +33,10 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
     name = os.fspath(path)
     wal = name + "-wal"
     if os.path.exists(wal) and os.path.getsize(wal) > 0:
-        name = _snapshot(name)
-        connection = sqlite3.connect(name, check_same_thread=False)
-        connection.execute("PRAGMA query_only = 1")
+        # read-only: closing it never checkpoints the WAL into the copied database, which
+        # the next snapshot reuses while the app's own database file has not changed
+        uri = "file:" + quote(_snapshot(name)) + "?mode=ro"
+        connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
     else:
         uri = "file:" + quote(os.path.abspath(name)) + "?immutable=1"
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
@@ -51,24 +55,43 @@ def _fingerprint(name: str) -> tuple[tuple[int, int], ...]:
 
 
 def _snapshot(name: str, attempts: int = 5) -> str:
-    """Copy db + wal into the cache, retrying while the app writes between the two copies."""
+    """Copy db + wal into the cache, retrying while the app writes between the two copies.
+
+    The database file is copied only when it changed since the last snapshot (a checkpoint
+    wrote into it); otherwise the copy already there is still its twin, and only the WAL,
+    where the app appends, is copied again."""
     from .paths import snapshot_dir
 
     key = hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:16]
     target_dir = snapshot_dir() / key
     target_dir.mkdir(parents=True, exist_ok=True)
     target = target_dir / os.path.basename(name)
+    copied_from = target_dir / "copied-from"  # the app's database file as last copied
     for _ in range(attempts):
         before = _fingerprint(name)
-        for suffix in ("-shm", "-wal", ""):
+        source = f"{before[0][0]} {before[0][1]}"
+        reuse = target.is_file() and _read_text(copied_from) == source
+        for suffix in ("-shm", "-wal") if reuse else ("-shm", "-wal", ""):
             with contextlib.suppress(FileNotFoundError):
                 (target_dir / (target.name + suffix)).unlink()
-        shutil.copyfile(name, target)
+        with contextlib.suppress(FileNotFoundError):
+            copied_from.unlink()
+        if not reuse:
+            shutil.copyfile(name, target)
         with contextlib.suppress(FileNotFoundError):
             shutil.copyfile(name + "-wal", str(target) + "-wal")
         if _fingerprint(name) == before:
+            copied_from.write_text(source)
             break
     return str(target)
+
+
+def _read_text(path: os.PathLike[str]) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read(200)
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def table_columns(connection: sqlite3.Connection, table: str) -> set[str]:

@@ -1,0 +1,108 @@
+"""What reading a running app's SQLite database costs, once it has been read before.
+
+A database with a `-wal` file is read from a snapshot in sessdex's cache (databases.py).
+This builds a --db-mb MB database in WAL mode (OpenCode's and Codex's stores grow to
+hundreds of MB), then measures, in the same process and --runs times each:
+
+- baseline: copying the database file once (what every snapshot cost before);
+- a first open (the database and its WAL are copied);
+- an open after the app appended one row to its WAL (only the WAL is copied again).
+
+Target: the open after an append takes at most 0.1x the baseline copy, and sees the row.
+
+    .venv/bin/python bench/bench_snapshot.py [--db-mb 300] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import Report, median, ms
+
+ROW = 64 * 1024  # bytes of one row: a part with a tool output
+
+
+def build(db: Path, megabytes: int) -> sqlite3.Connection:
+    writer = sqlite3.connect(db)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")  # the app checkpoints when it likes
+    writer.execute("CREATE TABLE part (id INTEGER PRIMARY KEY, data BLOB)")
+    payload = os.urandom(ROW)
+    for _ in range(megabytes * 1024 * 1024 // ROW):
+        writer.execute("INSERT INTO part (data) VALUES (?)", (payload,))
+    writer.commit()
+    writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    writer.execute("INSERT INTO part (data) VALUES (?)", (b"in the wal",))
+    writer.commit()
+    return writer
+
+
+def timed_open(db: Path) -> tuple[float, int]:
+    from sessdex import databases
+
+    started = time.perf_counter()
+    connection = databases.open_sqlite(db)
+    try:
+        count = connection.execute("SELECT count(*) FROM part").fetchone()[0]
+    finally:
+        connection.close()
+    return time.perf_counter() - started, count
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db-mb", type=int, default=300)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    report = Report()
+    work = Path(tempfile.mkdtemp(prefix="sessdex-bench-snapshot-"))
+    os.environ["SESSDEX_HOME"] = str(work / "state")
+    try:
+        app = work / "app"
+        app.mkdir()
+        db = app / "opencode.db"
+        writer = build(db, args.db_mb)
+        size = db.stat().st_size
+        report.note(f"database: {size / 1e6:.0f} MB in WAL mode, one row in its WAL")
+        copies, firsts, appended = [], [], []
+        for n in range(args.runs):
+            started = time.perf_counter()
+            shutil.copyfile(db, work / "baseline-copy")
+            copies.append(time.perf_counter() - started)
+            os.remove(work / "baseline-copy")
+            shutil.rmtree(work / "state", ignore_errors=True)  # no snapshot yet
+            seconds, _ = timed_open(db)
+            firsts.append(seconds)
+            writer.execute("INSERT INTO part (data) VALUES (?)", (b"appended",))
+            writer.commit()
+            seconds, count = timed_open(db)
+            appended.append(seconds)
+            expected = writer.execute("SELECT count(*) FROM part").fetchone()[0]
+            if count != expected:
+                report.check("the appended row is seen", False, f"run {n}")
+        writer.close()
+        copy, first, after = median(copies), median(firsts), median(appended)
+        report.note(f"  baseline copy of the database: median {ms(copy)}")
+        report.note(f"  first open (database and WAL copied): median {ms(first)}")
+        report.note(f"  open after an append (WAL copied): median {ms(after)}")
+        report.check(
+            "open after an append <= 0.1x a full copy",
+            after <= 0.1 * copy,
+            f"{after / copy:.3f}x ({ms(after)} vs {ms(copy)})",
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return report.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

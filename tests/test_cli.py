@@ -333,7 +333,9 @@ def test_resume_says_why_it_has_no_command_for_a_session(home: Home) -> None:
     assert "is a sub-agent's session" in err
     assert "sessdex resume cursor:4c8f2a1e-6b3d-4e5f-9a0b-1c2d3e4f5a6b" in err
     code, _, err = invoke("resume", "cursor:7e6d5c4b", "--print", *where)
-    assert code == 1 and "Cursor CLI recorded no folder for this session" in err
+    assert (
+        code == 1 and "Cursor (CLI and IDE) recorded no folder for this session" in err
+    )
     code, _, err = invoke("resume", "roo:9e8d7c6b", "--print", *where)
     assert code == 1 and "has no command to resume a session" in err
 

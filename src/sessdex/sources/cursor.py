@@ -1,4 +1,5 @@
-"""Cursor CLI (`agent`): JSONL transcripts under `$CURSOR_CONFIG_DIR/projects/`, plus a chat store.
+"""Cursor: the CLI's (`agent`) JSONL transcripts under `$CURSOR_CONFIG_DIR/projects/`, plus a
+chat store, and the IDE's own conversation store (`_cursor_ide`).
 
 What it writes: `projects/<slug>/agent-transcripts/<id>/<id>.jsonl` (before about February
 2026 a plain-text `agent-transcripts/<id>.txt`, read by `_cursor_text`) (slug: the workspace
@@ -18,8 +19,15 @@ row (title, model, mode) through databases.open_sqlite, and `meta.json` (times, 
 against the chat folder's name. The blobs are not read (their order needs the protobuf).
 Without a chat store a session's cwd is unknown and its time is the file's mtime.
 
-Usage: none is recorded locally, so no usage events. Sub-agent transcripts carry no link to
-the spawning call: their events follow the parent's, each introduced by a `subagent` event.
+Usage: none is recorded in the transcripts, so no usage events. Sub-agent transcripts carry
+no link to the spawning call: their events follow the parent's, each introduced by a
+`subagent` event.
+
+The IDE keeps every conversation (agent, ask and plan modes, and those from before the
+mirror) in `Cursor/User/globalStorage/state.vscdb` under the editors' config folder; it is
+looked for whatever `CURSOR_CONFIG_DIR` says (that moves only the CLI's files). Its
+conversations are read by `_cursor_ide`, with titles, times, folder, branch, model, tool
+results and token counts, and open in the IDE, not through `agent --resume`.
 """
 
 from __future__ import annotations
@@ -38,7 +46,7 @@ import orjson
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, ResumePlan, Session
-from . import _cursor_text
+from . import _cursor_ide, _cursor_text
 from ._values import (
     Emitter,
     EventFields,
@@ -53,9 +61,12 @@ from ._values import (
 from .base import Home, Location
 
 NAME = "cursor"
-TITLE = "Cursor CLI"
+TITLE = "Cursor (CLI and IDE)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
-CHECKED_WITH = "Cursor CLI 2026.06-2026.08 (per public readers); no real capture"
+CHECKED_WITH = (
+    "Cursor CLI 2026.06-2026.08 (per public readers); IDE store of Cursor 3.x (composerData "
+    "_v 16, bubbles _v 3, per a public reader's notes); no real capture"
+)
 ENV_VARS = ("CURSOR_CONFIG_DIR",)
 
 
@@ -65,10 +76,11 @@ _MAX_DASHES = 14  # resolving a slug tries 2**dashes paths
 
 
 def locate(home: Home) -> Location:
+    ide = tuple(d for d in _cursor_ide.store_dirs(home) if folders.is_dir(d))
     override = home.env_dir("CURSOR_CONFIG_DIR")
     if override is not None:
-        return Location(override, f"CURSOR_CONFIG_DIR={override}")
-    return Location(home.path / ".cursor")
+        return Location(override, f"CURSOR_CONFIG_DIR={override}", also=ide)
+    return Location(home.path / ".cursor", also=ide)
 
 
 def _chat_roots(location: Location) -> list[Path]:
@@ -107,9 +119,14 @@ def scan(location: Location) -> Iterator[Path]:
                 for name in ("store.db", "meta.json"):
                     if name in names:
                         yield Path(chat.path) / name
+    for storage in location.also:  # the IDE's own store
+        if folders.is_file(storage / _cursor_ide.STORE):
+            yield storage / _cursor_ide.STORE
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == _cursor_ide.STORE:
+        return _cursor_ide.parse(path, NAME, diagnostics)
     if path.name == "store.db":
         return _parse_store(path, diagnostics)
     if path.name == "meta.json":
@@ -285,6 +302,9 @@ def read(
 ) -> Iterator[Event]:
     if not session.path:
         return
+    if session.path.rpartition("#")[0].endswith(_cursor_ide.STORE):
+        yield from _cursor_ide.read(session, diagnostics, full=full)
+        return
     path = Path(session.path)
     if path.suffix == ".txt":
         try:
@@ -419,8 +439,9 @@ class _Reader:
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`agent --resume <id>` in the workspace (the CLI finds chats by md5 of the cwd)."""
-    if session.parent_id or not session.cwd:
+    """`agent --resume <id>` in the workspace (the CLI finds chats by md5 of the cwd); an
+    IDE conversation opens in the IDE only."""
+    if session.parent_id or not session.cwd or session.extra.get("store") == "ide":
         return None
     argv = ["agent", "--resume", session.id]
     if session.model:

@@ -1,0 +1,387 @@
+"""The Cursor IDE's own conversation store: `<config>/Cursor/User/globalStorage/state.vscdb`.
+
+Layout (Cursor 3.x, as jlreyes/agent-history-skills `exploring-cursor-history/data-model.md`
+@2721f8e describes it, verified there on macOS with Cursor 3.7; no real capture here):
+the key/value table `cursorDiskKV` holds one `composerData:<id>` JSON per conversation
+(`name`, `createdAt`/`lastUpdatedAt` in epoch ms, `unifiedMode`, `modelConfig.modelName`,
+`workspaceIdentifier.uri.fsPath`, `gitWorktree.branchName`, `subagentComposerIds`, and the
+ordered `fullConversationHeadersOnly` of `{bubbleId, type}`), and one
+`bubbleId:<composer>:<bubble>` JSON per message: `type` 1 (user) or 2 (assistant),
+`text`, `thinking.text`, `toolFormerData` (`name`, `rawArgs`/`params`, `result` as JSON
+text, `status`, `toolCallId`), `tokenCount` (`inputTokens`, `outputTokens`), `createdAt`
+(ISO, missing on the oldest). A composer with no headers is an empty tab: not listed.
+
+An IDE agent conversation is also mirrored as JSONL under `~/.cursor/projects/` with the
+same id; this store says more (title, times, folder, branch, model, tool results, tokens),
+so its fragment has the higher precedence and `show` reads it. The CLI cannot resume an IDE
+conversation: it is opened in the app. Every value is read through
+`databases.bounded_value`, so a huge bubble (a pasted image, a file read whole) is elided
+as a transcript's huge line is.
+"""
+
+from __future__ import annotations
+
+import bisect
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import orjson
+
+from .. import databases
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue, Session, Usage
+from ._values import (
+    Emitter,
+    EventFields,
+    as_int,
+    as_str,
+    dicts,
+    iso_time,
+    items,
+    ms_time,
+    obj,
+    one_line,
+    shown_json,
+    text_of,
+)
+from .base import Home
+
+STORE = "state.vscdb"
+TABLE = "cursorDiskKV"
+_CHILDREN_CAP = 500  # sub-agent conversations read into one session
+_DEPTH = 3  # sub-agents of sub-agents read into a session
+_ERROR_STATUSES = frozenset({"error", "failed", "cancelled", "canceled", "rejected"})
+# what a tool's JSON result most often holds as its text
+_RESULT_KEYS = ("output", "contents", "content", "text", "stdout", "result", "error")
+
+Draft = tuple[EventKind, datetime | None, EventFields]  # an event before its number
+
+
+def store_dirs(home: Home) -> list[Path]:
+    """The IDE's `User/globalStorage` folders for this home, on every OS's layout (Linux
+    under `$XDG_CONFIG_HOME` when set, as Electron resolves it)."""
+    roots = [
+        home.path / ".config",
+        home.path / "Library" / "Application Support",
+        home.path / "AppData" / "Roaming",
+    ]
+    xdg = home.env_dir("XDG_CONFIG_HOME")
+    if xdg is not None and xdg not in roots:
+        roots.insert(0, xdg)
+    return [root / "Cursor" / "User" / "globalStorage" for root in roots]
+
+
+# --- listing ------------------------------------------------------------------------------
+
+
+def parse(path: Path, name: str, diagnostics: Diagnostics) -> list[Session]:
+    """One session per conversation in the store (sub-agent ones under their parent)."""
+    try:
+        connection = databases.open_sqlite(path)
+    except (sqlite3.Error, OSError) as error:
+        diagnostics.problem(f"cursor: cannot open {path}: {error}")
+        return []
+    try:
+        if not {"key", "value"} <= databases.table_columns(connection, TABLE):
+            return []
+        store = _Store(connection, path, diagnostics)
+        composers = [(cid, data) for cid, data in store.composers() if _headers(data)]
+        parents = {
+            child: cid
+            for cid, data in composers
+            for child in _children(data)[:_CHILDREN_CAP]
+        }
+        return [
+            _session(store, cid, data, name, parents.get(cid))
+            for cid, data in composers
+        ]
+    except sqlite3.Error as error:
+        diagnostics.problem(f"cursor: cannot read {path}: {error}")
+        return []
+    finally:
+        connection.close()
+
+
+def _session(
+    store: _Store, cid: str, data: dict[str, object], app: str, parent: str | None
+) -> Session:
+    headers = _headers(data)
+    last = store.bubble(cid, as_str(headers[-1].get("bubbleId")))
+    first_user = next((h for h in headers if h.get("type") == 1), None)
+    title = one_line(as_str(data.get("name")), limit=None)
+    if (
+        not title and first_user is not None
+    ):  # an unnamed conversation: its first prompt
+        prompt = store.bubble(cid, as_str(first_user.get("bubbleId")))
+        title = one_line(as_str(prompt.get("text")), limit=None)
+    created = ms_time(data.get("createdAt"))
+    updated = max(
+        (
+            t
+            for t in (
+                ms_time(data.get("lastUpdatedAt")),
+                iso_time(last.get("createdAt")),
+            )
+            if t
+        ),
+        default=None,
+    )
+    workspace = obj(obj(data, "workspaceIdentifier"), "uri")
+    extra: dict[str, JSONValue] = {"store": "ide"}
+    if isinstance(mode := data.get("unifiedMode"), str):
+        extra["mode"] = mode
+    if data.get("isArchived") is True:
+        extra["archived"] = True
+    return Session(
+        app=app,
+        id=cid,
+        path=f"{store.path}#{cid}",
+        cwd=text_of(workspace, "fsPath"),
+        branch=text_of(obj(data, "gitWorktree"), "branchName"),
+        title=title,
+        created=created,
+        updated=updated or created,
+        model=text_of(obj(data, "modelConfig"), "modelName"),
+        parent_id=parent,
+        precedence=2,  # above the JSONL mirror of the same conversation
+        extra=extra,
+    )
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False
+) -> Iterator[Event]:
+    """The conversation's messages in header order, its sub-agents' merged in by time."""
+    db, _, cid = (session.path or "").rpartition("#")
+    try:
+        connection = databases.open_sqlite(db)
+    except (sqlite3.Error, OSError) as error:
+        diagnostics.problem(f"cursor: cannot open {db}: {error}")
+        return
+    emit = Emitter(session.id)
+    try:
+        store = _Store(connection, Path(db), diagnostics, full=full)
+        drafts = _conversation(store, cid, None, session.model, 0, set())
+    except sqlite3.Error as error:
+        diagnostics.problem(f"cursor: cannot read {db}: {error}")
+        return
+    finally:
+        connection.close()
+    for kind, time, fields in drafts:
+        yield emit(kind, time, **fields)
+
+
+def _conversation(
+    store: _Store,
+    cid: str,
+    agent: str | None,
+    model: str | None,
+    depth: int,
+    seen: set[str],
+) -> list[Draft]:
+    seen.add(cid)
+    data = store.composer(cid)
+    model = text_of(obj(data, "modelConfig"), "modelName") or model
+    drafts: list[Draft] = []
+    for header in _headers(data):
+        bubble = store.bubble(cid, as_str(header.get("bubbleId")))
+        if bubble:
+            drafts.extend(_bubble(bubble, agent, model, store.diagnostics))
+    if depth >= _DEPTH:
+        return drafts
+    for child in _children(data)[:_CHILDREN_CAP]:
+        if child in seen:
+            continue
+        inner = _conversation(store, child, child, model, depth + 1, seen)
+        child_data = store.composer(child)
+        spawn: Draft = (
+            "subagent",
+            inner[0][1] if inner else None,
+            {
+                "agent_id": agent,
+                "text": one_line(as_str(child_data.get("name")), limit=None),
+                "extra": {"child_id": child, "agent_type": None},
+            },
+        )
+        _insert(drafts, [spawn, *inner])
+    return drafts
+
+
+def _insert(drafts: list[Draft], block: list[Draft]) -> None:
+    """Put a sub-agent's block after the last event that happened before it started."""
+    start = block[0][1]
+    if start is None:
+        drafts.extend(block)
+        return
+    at = len(drafts)
+    dated = [(d[1], i) for i, d in enumerate(drafts) if d[1] is not None]
+    if dated:
+        keys = [t for t, _ in dated]
+        found = bisect.bisect_right(keys, start)
+        at = dated[found - 1][1] + 1 if found else 0
+    drafts[at:at] = block
+
+
+def _bubble(
+    bubble: dict[str, object],
+    agent: str | None,
+    model: str | None,
+    diagnostics: Diagnostics,
+) -> list[Draft]:
+    time = iso_time(bubble.get("createdAt"))
+    kind = bubble.get("type")
+    text = as_str(bubble.get("text"))
+    out: list[Draft] = []
+    if kind == 1:
+        if text and text.strip():
+            out.append(("user", time, {"agent_id": agent, "text": text}))
+        return out
+    if kind != 2:
+        diagnostics.unknown_type(f"bubble/{kind}")
+        return out
+    thinking = text_of(obj(bubble, "thinking"), "text")
+    if thinking and thinking.strip():
+        out.append(("thinking", time, {"agent_id": agent, "text": thinking}))
+    if text and text.strip():
+        out.append(("assistant", time, {"agent_id": agent, "text": text}))
+    tool = obj(bubble, "toolFormerData")
+    if tool:
+        out.extend(_tool(tool, time, agent))
+    tokens = obj(bubble, "tokenCount")
+    used = Usage(
+        input_tokens=as_int(tokens.get("inputTokens"), floats=False),
+        output_tokens=as_int(tokens.get("outputTokens"), floats=False),
+        model=model,
+    )
+    if used.input_tokens or used.output_tokens:
+        out.append(("usage", time, {"agent_id": agent, "usage": used}))
+    return out
+
+
+def _tool(
+    tool: dict[str, object], time: datetime | None, agent: str | None
+) -> list[Draft]:
+    call = as_str(tool.get("toolCallId"))
+    arguments = _json_text(tool.get("rawArgs"))
+    if arguments is None:
+        arguments = _json_text(tool.get("params"))
+    out: list[Draft] = [
+        (
+            "tool_call",
+            time,
+            {"agent_id": agent, "tool": as_str(tool.get("name")), "call_id": call,
+             "extra": {"input": shown_json(arguments)}},
+        )
+    ]  # fmt: skip
+    status = (as_str(tool.get("status")) or "").lower()
+    result = tool.get("result")
+    if result is None and status in ("", "completed", "loading", "pending"):
+        return out  # no answer recorded (yet)
+    out.append(
+        (
+            "tool_result",
+            time,
+            {"agent_id": agent, "call_id": call, "text": _result_text(result),
+             "is_error": status in _ERROR_STATUSES},
+        )
+    )  # fmt: skip
+    return out
+
+
+def _result_text(result: object) -> str:
+    value = _json_text(result) if isinstance(result, str) else result
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        for key in _RESULT_KEYS:
+            found = value.get(key)
+            if isinstance(found, str) and found:
+                return found
+    if value is None:
+        return as_str(result) or ""
+    return orjson.dumps(value).decode()
+
+
+def _json_text(value: object) -> object:
+    """A JSON value written as text (the store keeps arguments and results so)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return value
+
+
+def _headers(data: dict[str, object]) -> list[dict[str, object]]:
+    return [
+        h
+        for h in dicts(data, "fullConversationHeadersOnly")
+        if as_str(h.get("bubbleId"))
+    ]
+
+
+def _children(data: dict[str, object]) -> list[str]:
+    return [c for c in items(data, "subagentComposerIds") if isinstance(c, str) and c]
+
+
+class _Store:
+    """Keyed reads from `cursorDiskKV`, each value bounded."""
+
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        path: Path,
+        diagnostics: Diagnostics,
+        *,
+        full: bool = False,
+    ) -> None:
+        self.connection = connection
+        self.path = path
+        self.diagnostics = diagnostics
+        self.full = full
+
+    def composers(self) -> Iterator[tuple[str, dict[str, object]]]:
+        # a range on the key (its UNIQUE index), not LIKE, which would scan every blob row
+        rows = self.connection.execute(
+            f"SELECT rowid, key FROM {TABLE} WHERE key >= 'composerData:' "
+            "AND key < 'composerData;' ORDER BY key"
+        ).fetchall()
+        for rowid, key in rows:
+            data = self._value(rowid, key)
+            if data:
+                yield as_str(data.get("composerId")) or str(key).partition(":")[2], data
+
+    def composer(self, cid: str) -> dict[str, object]:
+        return self._keyed(f"composerData:{cid}")
+
+    def bubble(self, cid: str, bubble: str | None) -> dict[str, object]:
+        return self._keyed(f"bubbleId:{cid}:{bubble}") if bubble else {}
+
+    def _keyed(self, key: str) -> dict[str, object]:
+        row = self.connection.execute(
+            f"SELECT rowid FROM {TABLE} WHERE key = ?", (key,)
+        ).fetchone()
+        return self._value(row[0], key) if row else {}
+
+    def _value(self, rowid: int, key: object) -> dict[str, object]:
+        where = f"{self.path}#{key}"
+        raw = databases.bounded_value(
+            self.connection, TABLE, "value", rowid,
+            full=self.full, diagnostics=self.diagnostics, where=where,
+        )  # fmt: skip
+        if raw is None:
+            return {}
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            self.diagnostics.skip(where, 0, "not JSON")
+            return {}
+        if not isinstance(value, dict):
+            self.diagnostics.skip(where, 0, "not an object")
+            return {}
+        return value

@@ -1,0 +1,263 @@
+"""The Cursor IDE's conversation store (`state.vscdb`, table `cursorDiskKV`).
+
+No real store is in the corpus: each test builds one in `tmp_path` with the layout that
+jlreyes/agent-history-skills `skills/exploring-cursor-history/data-model.md` @2721f8e
+documents (composerData `_v` 16, bubbles `_v` 3, verified there on Cursor 3.7).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Session
+from sessdex.sources import Home, cursor
+from sessdex.tree import build_tree
+
+AGENT = "c0a1b2c3-0000-4000-8000-000000000001"
+CHAT = "c0a1b2c3-0000-4000-8000-000000000002"
+CHILD = "c0a1b2c3-0000-4000-8000-000000000003"
+DRAFT = "c0a1b2c3-0000-4000-8000-000000000004"
+MS = 1_795_946_400_000  # 2026-11-29T10:00:00Z in epoch milliseconds
+
+
+def at(second: int) -> str:
+    return f"2026-11-29T10:00:{second:02d}.000Z"
+
+
+def composer(
+    cid: str, bubbles: list[tuple[str, int]], **fields: object
+) -> dict[str, object]:
+    return {
+        "_v": 16,
+        "composerId": cid,
+        "createdAt": MS,
+        "lastUpdatedAt": MS,
+        "fullConversationHeadersOnly": [{"bubbleId": b, "type": t} for b, t in bubbles],
+        **fields,
+    }
+
+
+def store(
+    home: Path, rows: dict[str, object], *, raw: dict[str, bytes] | None = None
+) -> Path:
+    folder = home / ".config" / "Cursor" / "User" / "globalStorage"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "state.vscdb"
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)"
+    )
+    db.execute(
+        "CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)"
+    )
+    for key, value in rows.items():
+        db.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (key, json.dumps(value)))
+    for key, data in (raw or {}).items():
+        db.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (key, data))
+    db.commit()
+    db.close()
+    return path
+
+
+def sample(home: Path, **raw: bytes) -> Path:
+    tool = {
+        "tool": 21,
+        "name": "run_terminal_cmd",
+        "rawArgs": json.dumps({"command": "npm test", "is_background": False}),
+        "result": json.dumps({"output": "3 passing", "exitCode": 0}),
+        "status": "completed",
+        "toolCallId": "call_1",
+    }
+    failed = dict(tool, toolCallId="call_2", rawArgs=json.dumps({"command": "rm -rf /"}),
+                  result=json.dumps({"error": "rejected by the user"}), status="error")  # fmt: skip
+    rows: dict[str, object] = {
+        f"composerData:{AGENT}": composer(
+            AGENT,
+            [("b1", 1), ("b2", 2), ("b3", 2), ("b4", 2), ("b5", 2)],
+            name="Fix the flaky checkout test",
+            unifiedMode="agent",
+            modelConfig={"modelName": "claude-4.5-sonnet", "maxMode": False},
+            workspaceIdentifier={"id": "abc", "uri": {"fsPath": "/home/dev/shop"}},
+            gitWorktree={"branchName": "fix/flaky", "worktreePath": "/home/dev/shop"},
+            subagentComposerIds=[CHILD],
+        ),
+        f"bubbleId:{AGENT}:b1": {"_v": 3, "type": 1, "text": "Why is checkout flaky?",
+                                 "createdAt": at(0)},
+        f"bubbleId:{AGENT}:b2": {"_v": 3, "type": 2, "createdAt": at(1),
+                                 "thinking": {"text": "Look at the clock use."},
+                                 "toolFormerData": tool},
+        f"bubbleId:{AGENT}:b3": {"_v": 3, "type": 2, "createdAt": at(5), "toolFormerData": failed},
+        f"bubbleId:{AGENT}:b4": {"_v": 3, "type": 2, "createdAt": at(9),
+                                 "text": "It waits on a real clock.",
+                                 "tokenCount": {"inputTokens": 1200, "outputTokens": 80}},
+        f"bubbleId:{AGENT}:b5": {"_v": 3, "type": 9, "createdAt": at(10)},
+        f"bubbleId:{AGENT}:orphan": {"_v": 3, "type": 1, "text": "a regenerated turn"},
+        f"composerData:{CHILD}": composer(CHILD, [("c1", 1), ("c2", 2)], name="Search the tests"),
+        f"bubbleId:{CHILD}:c1": {"_v": 3, "type": 1, "text": "Find clock uses", "createdAt": at(3)},
+        f"bubbleId:{CHILD}:c2": {"_v": 3, "type": 2, "text": "Two in checkout.py",
+                                 "createdAt": at(4)},
+        f"composerData:{CHAT}": composer(CHAT, [("d1", 1), ("d2", 2)], unifiedMode="chat"),
+        f"bubbleId:{CHAT}:d1": {"_v": 3, "type": 1, "text": "What does git rebase do?"},
+        f"bubbleId:{CHAT}:d2": {"_v": 3, "type": 2, "text": "It replays commits."},
+        f"composerData:{DRAFT}": composer(DRAFT, [], name="New Chat"),
+    }  # fmt: skip
+    return store(home, rows, raw=raw)
+
+
+def listed(home: Path, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
+    location = cursor.locate(Home.at(home))
+    found = {}
+    for path in cursor.scan(location):
+        for session in cursor.parse(Path(path), location, diagnostics or Diagnostics()):
+            found[session.id] = session
+    return found
+
+
+def test_conversations_are_listed_with_their_title_folder_branch_and_model(
+    tmp_path: Path,
+) -> None:
+    sample(tmp_path)
+    found = listed(tmp_path)
+    assert set(found) == {AGENT, CHAT, CHILD}  # the empty tab is not a conversation
+    agent = found[AGENT]
+    assert agent.title == "Fix the flaky checkout test"
+    assert (agent.cwd, agent.branch, agent.model) == (
+        "/home/dev/shop",
+        "fix/flaky",
+        "claude-4.5-sonnet",
+    )
+    assert agent.created.timestamp() == MS / 1000
+    assert agent.updated.isoformat() == "2026-11-29T10:00:10+00:00"  # the last bubble's
+    assert agent.extra == {"store": "ide", "mode": "agent"}
+    assert found[CHAT].title == "What does git rebase do?"
+    assert found[CHILD].parent_id == AGENT
+
+
+def test_a_conversation_reads_as_events_with_its_sub_agent_merged_in_by_time(
+    tmp_path: Path,
+) -> None:
+    sample(tmp_path)
+    diagnostics = Diagnostics()
+    session = listed(tmp_path)[AGENT]
+    found = list(cursor.read(session, diagnostics))
+    shown = [(e.kind, e.agent_id, e.text or e.tool) for e in found]
+    assert shown == [
+        ("user", None, "Why is checkout flaky?"),
+        ("thinking", None, "Look at the clock use."),
+        ("tool_call", None, "run_terminal_cmd"),
+        ("tool_result", None, "3 passing"),
+        ("subagent", None, "Search the tests"),
+        ("user", CHILD, "Find clock uses"),
+        ("assistant", CHILD, "Two in checkout.py"),
+        ("tool_call", None, "run_terminal_cmd"),
+        ("tool_result", None, "rejected by the user"),
+        ("assistant", None, "It waits on a real clock."),
+        ("usage", None, None),
+    ]
+    assert [e.seq for e in found] == list(range(len(found)))
+    call = found[2]
+    assert call.call_id == "call_1" and call.extra["input"] == {
+        "command": "npm test",
+        "is_background": False,
+    }
+    assert [e.is_error for e in found if e.kind == "tool_result"] == [False, True]
+    usage = found[-1].usage
+    assert usage is not None and (usage.input_tokens, usage.output_tokens) == (1200, 80)
+    assert usage.model == "claude-4.5-sonnet"
+    assert diagnostics.unknown == {"bubble/9": 1}  # counted, never a crash
+    [child] = build_tree(AGENT, found).children
+    assert (child.id, child.description, child.status) == (
+        CHILD,
+        "Search the tests",
+        "running",
+    )
+
+
+def test_the_jsonl_mirror_of_an_ide_conversation_is_the_same_session(
+    tmp_path: Path,
+) -> None:
+    """The IDE mirrors an agent conversation to ~/.cursor/projects with the same id: one
+    session is listed, with what the store says, and `show` reads the store."""
+    sample(tmp_path)
+    mirror = (
+        tmp_path
+        / ".cursor"
+        / "projects"
+        / "home-dev-shop"
+        / "agent-transcripts"
+        / AGENT
+    )
+    mirror.mkdir(parents=True)
+    (mirror / f"{AGENT}.jsonl").write_text(
+        json.dumps({"role": "user", "message": {"content": [
+            {"type": "text", "text": "<user_query>Why is checkout flaky?</user_query>"}]}})
+        + "\n"
+    )  # fmt: skip
+    runner = CliRunner()
+    result = runner.invoke(main, ["list", "--json", "--home", str(tmp_path)])
+    records = [r for r in json.loads(result.stdout) if r["id"] == AGENT]
+    assert len(records) == 1
+    assert records[0]["title"] == "Fix the flaky checkout test"
+    assert records[0]["cwd"] == "/home/dev/shop"
+    result = runner.invoke(main, ["show", AGENT, "--json", "--home", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert any(e["text"] == "3 passing" for e in json.loads(result.stdout))
+    result = runner.invoke(main, ["resume", AGENT, "--print", "--home", str(tmp_path)])
+    assert result.exit_code == 1 and "open it in the app itself" in result.stderr
+
+
+def test_the_ide_store_is_looked_for_whatever_the_cli_override_says(
+    tmp_path: Path,
+) -> None:
+    sample(tmp_path)
+    home = Home(tmp_path, {"CURSOR_CONFIG_DIR": str(tmp_path / "elsewhere")})
+    location = cursor.locate(home)
+    assert [Path(p).name for p in cursor.scan(location)] == ["state.vscdb"]
+
+
+def test_a_broken_or_huge_value_is_counted_or_elided_never_fatal(
+    tmp_path: Path,
+) -> None:
+    huge = "x" * (6 * 1024 * 1024)
+    sample(
+        tmp_path,
+        **{f"composerData:{DRAFT}-broken": b"{not json"},
+    )
+    db = tmp_path / ".config" / "Cursor" / "User" / "globalStorage" / "state.vscdb"
+    with sqlite3.connect(db) as writer:
+        writer.execute(
+            "UPDATE cursorDiskKV SET value = ? WHERE key = ?",
+            (json.dumps({"_v": 3, "type": 1, "text": huge}), f"bubbleId:{AGENT}:b1"),
+        )
+    diagnostics = Diagnostics()
+    found = listed(tmp_path, diagnostics)
+    assert set(found) == {AGENT, CHAT, CHILD}
+    assert "not JSON" in {reason for _, _, reason in diagnostics.details}
+    events = list(cursor.read(found[AGENT], Diagnostics()))
+    prompt = next(e for e in events if e.kind == "user")
+    assert (
+        prompt.text is not None and len(prompt.text) < 100_000
+    )  # summarised, not 6 MB
+    full = list(cursor.read(found[AGENT], Diagnostics(), full=True))
+    assert next(e for e in full if e.kind == "user").text == huge
+
+
+@pytest.mark.parametrize("table", ["ItemTable only", "no table"])
+def test_a_store_without_the_table_lists_nothing(tmp_path: Path, table: str) -> None:
+    folder = tmp_path / ".config" / "Cursor" / "User" / "globalStorage"
+    folder.mkdir(parents=True)
+    db = sqlite3.connect(folder / "state.vscdb")
+    if table == "ItemTable only":
+        db.execute("CREATE TABLE ItemTable (key TEXT, value BLOB)")
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    assert listed(tmp_path, diagnostics) == {}
+    assert not diagnostics.problems

@@ -143,3 +143,25 @@ def test_usage_or_settings_written_after_the_last_answer_leave_it_done() -> None
         build_tree("s", [*answered, ev(3, "tool_call", tool="Bash")]).status
         == "running"
     )
+
+
+def test_a_sub_agent_nothing_links_to_a_call_is_done_once_it_answered_and_the_lead_is() -> (
+    None
+):
+    """Some apps record a sub-agent without the call that spawned it (Cursor's IDE and CLI):
+    no result ever closes it, so its own last answer does, once the lead is past it."""
+    from sessdex.model import Event
+    from sessdex.tree import build_tree
+
+    def ev(n: int, kind: str, agent: str | None = None, **fields: object) -> Event:
+        return Event("s", n, kind, agent_id=agent, **fields)  # type: ignore[arg-type]
+
+    spawned = [ev(0, "user", text="go"), ev(1, "subagent", extra={"child_id": "c"}),
+               ev(2, "user", "c", text="task"), ev(3, "assistant", "c", text="found it")]  # fmt: skip
+    done = build_tree("s", [*spawned, ev(4, "assistant", text="thanks")])
+    assert [child.status for child in done.children] == ["done"]
+    lead_busy = build_tree("s", [*spawned, ev(4, "tool_call", tool="Bash")])
+    assert [child.status for child in lead_busy.children] == ["running"]
+    still_working = build_tree("s", [*spawned, ev(4, "tool_call", "c", tool="Grep"),
+                                     ev(5, "assistant", text="waiting")])  # fmt: skip
+    assert [child.status for child in still_working.children] == ["running"]

@@ -130,13 +130,19 @@ def build_tree(
         else "running"
     )
     for _, node in root.walk():
-        if (
-            node is not root
-            and node.status == "running"
-            and last_kind.get(node.id) == "error"
-        ):
+        if node is root or node.status != "running":
+            continue
+        last = last_kind.get(node.id)
+        if last == "error":
             node.status = "failed"
+        elif node.call_id is None and root.status != "running" and last in _FINAL:
+            # no call closes it (an app that does not link its sub-agents): it ended
+            # on its own answer, and the lead is past it
+            node.status = "done"
     return root
+
+
+_FINAL = ("turn_end", "assistant")
 
 
 def _is_ancestor(

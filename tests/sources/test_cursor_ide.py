@@ -153,7 +153,7 @@ def test_a_conversation_reads_as_events_with_its_sub_agent_merged_in_by_time(
         ("thinking", None, "Look at the clock use."),
         ("tool_call", None, "run_terminal_cmd"),
         ("tool_result", None, "3 passing"),
-        ("subagent", None, "Search the tests"),
+        ("subagent", None, None),
         ("user", CHILD, "Find clock uses"),
         ("assistant", CHILD, "Two in checkout.py"),
         ("tool_call", None, "run_terminal_cmd"),
@@ -172,11 +172,18 @@ def test_a_conversation_reads_as_events_with_its_sub_agent_merged_in_by_time(
     assert usage is not None and (usage.input_tokens, usage.output_tokens) == (1200, 80)
     assert usage.model == "claude-4.5-sonnet"
     assert diagnostics.unknown == {"bubble/9": 1}  # counted, never a crash
+    spawn = next(e for e in found if e.kind == "subagent")
+    assert spawn.extra == {
+        "child_id": CHILD,
+        "agent_type": None,
+        "agent_name": "Search the tests",
+    }
+    # nothing closes it but its own last answer, and the lead is past it: done
     [child] = build_tree(AGENT, found).children
-    assert (child.id, child.description, child.status) == (
+    assert (child.id, child.agent_name, child.status) == (
         CHILD,
         "Search the tests",
-        "running",
+        "done",
     )
 
 

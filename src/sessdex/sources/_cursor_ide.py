@@ -198,15 +198,14 @@ def _conversation(
         if child in seen:
             continue
         inner = _conversation(store, child, child, model, depth + 1, seen)
-        child_data = store.composer(child)
+        named = one_line(as_str(store.composer(child).get("name")), limit=None)
+        extra: dict[str, JSONValue] = {"child_id": child, "agent_type": None}
+        if named:  # what the IDE shows it as: its label here too
+            extra["agent_name"] = named
         spawn: Draft = (
             "subagent",
             inner[0][1] if inner else None,
-            {
-                "agent_id": agent,
-                "text": one_line(as_str(child_data.get("name")), limit=None),
-                "extra": {"child_id": child, "agent_type": None},
-            },
+            {"agent_id": agent, "extra": extra},  # its name says what it was for
         )
         _insert(drafts, [spawn, *inner])
     return drafts

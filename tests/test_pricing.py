@@ -63,6 +63,20 @@ def test_openai_cache_reads_and_provider_prefixes(catalogue: Catalogue) -> None:
     assert catalogue.cost(prefixed, NOV) == pytest.approx(plain)
 
 
+def test_cursors_version_first_claude_names_are_priced_as_anthropics(
+    catalogue: Catalogue,
+) -> None:
+    for name, model in (
+        ("claude-4.5-sonnet", "claude-sonnet-4-5"),
+        ("claude-4.5-sonnet-thinking", "claude-sonnet-4-5"),
+        ("claude-4.1-opus", "claude-opus-4-1"),
+        ("claude-4.5-haiku", "claude-haiku-4-5"),
+    ):
+        found = catalogue.lookup(name)
+        assert found is not None and found.id == model, name
+    assert catalogue.lookup("claude-4.5-sonnet-banana") is None
+
+
 def test_prices_change_on_their_start_date(catalogue: Catalogue) -> None:
     usage = Usage(0, 0, 1_000_000, 0, 0, "gpt-5.5-cyber")
     before = catalogue.cost(usage, datetime(2026, 10, 18, tzinfo=UTC).timestamp())

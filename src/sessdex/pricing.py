@@ -24,6 +24,11 @@ Price: TypeAlias = (
     float | tuple[float, tuple[tuple[int, float], ...]]
 )  # flat, or (base, tiers)
 _COMPACT_DATE = re.compile(r"-(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=-|:|$)")
+# "claude-4.5-sonnet" (Cursor's spelling) is Anthropic's "claude-sonnet-4-5"; a "-thinking"
+# variant is billed as its model
+_VERSION_FIRST = re.compile(
+    r"^claude-(\d+(?:[.-]\d+)?)-(opus|sonnet|haiku)(?:-thinking)?$"
+)
 
 
 def _match(clause: object, text: str) -> bool:
@@ -234,6 +239,9 @@ class Catalogue:
         normalized = _COMPACT_DATE.sub(lambda m: f"-{m[1]}-{m[2]}-{m[3]}", ref)
         if normalized != ref:
             candidates.append(normalized)
+        if reordered := _VERSION_FIRST.match(ref.rsplit("/", 1)[-1]):
+            version, family = reordered[1].replace(".", "-"), reordered[2]
+            candidates.append(f"claude-{family}-{version}")
         by_id = {p.id: p for p in self.providers}
         for candidate in dict.fromkeys(candidates):
             providers: Sequence[Provider] = []

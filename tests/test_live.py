@@ -814,3 +814,22 @@ def test_a_workflow_agent_is_followed_as_it_writes(tmp_path: Path) -> None:
         "user",
         "tool_call",
     ]
+
+
+def test_a_session_in_a_shared_store_is_as_recent_as_its_own_events(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """A database many sessions share (Cursor's IDE store, OpenCode's, Crush's) is written
+    whenever any of them is: its mtime says nothing of one session. A two-day-old
+    conversation in a store written just now is two days old on the board."""
+    from tests.sources.test_cursor_ide import sample
+
+    sample(tmp_path)
+    result = run.invoke(
+        main, ["watch", "--nl", "--once", "--since", "3000w", "--home", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    updated = {r["title"]: r["updated"] for r in lines_of(result.stdout)}
+    assert updated["Fix the flaky checkout test"] == "2026-11-29T10:00:10.000Z"
+    statuses = {r["status"] for r in lines_of(result.stdout)}
+    assert statuses == {"ended"}  # not "waiting for you": nothing was written just now

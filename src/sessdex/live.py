@@ -221,7 +221,9 @@ class _ReadFeed:
         self.tracker = tracker
         path = session.path or ""
         self.store = path.split("#", 1)[0]
-        self.appended = "#" not in path and path.endswith(".jsonl")
+        # a row of a store many sessions share: its file's mtime is any session's write
+        self.shared = "#" in path
+        self.appended = not self.shared and path.endswith(".jsonl")
         self.follower: Follower | None = None
         if self.appended:
             start = tail_offset(path, HISTORY_BYTES)
@@ -232,6 +234,8 @@ class _ReadFeed:
         self.signature: tuple[tuple[int, int, int], ...] | None = None
         self.read_at = float("-inf")
         self.written = 0.0
+        if self.shared and session.updated is not None:
+            self.written = session.updated.timestamp()
         self.lead_gone = False
         self._folders = {Path(self.store).parent} if self.store else set()
 
@@ -286,6 +290,9 @@ class _ReadFeed:
         self.diagnostics.problems.extend(
             p for p in scratch.problems if p not in self.diagnostics.problems
         )
+        if self.shared:  # this session's own last write: its newest event
+            times = [e.time.timestamp() for e in events if e.time is not None]
+            self.written = max([self.written, *times])
         return events
 
     def _signature(self) -> tuple[tuple[int, int, int], ...]:
@@ -297,7 +304,8 @@ class _ReadFeed:
                 found.append((-1, -1, -1))
                 continue
             found.append((st.st_ino, st.st_size, st.st_mtime_ns))
-            self.written = max(self.written, st.st_mtime_ns / 1e9)
+            if not self.shared:
+                self.written = max(self.written, st.st_mtime_ns / 1e9)
         folder = Path(self.store).parent
         if self.session.id and self.session.id in folder.name:  # a folder per session
             for entry in _entries(folder):

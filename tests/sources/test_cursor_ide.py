@@ -103,7 +103,9 @@ def sample(home: Path, **raw: bytes) -> Path:
         f"bubbleId:{CHILD}:c1": {"_v": 3, "type": 1, "text": "Find clock uses", "createdAt": at(3)},
         f"bubbleId:{CHILD}:c2": {"_v": 3, "type": 2, "text": "Two in checkout.py",
                                  "createdAt": at(4)},
-        f"composerData:{CHAT}": composer(CHAT, [("d1", 1), ("d2", 2)], unifiedMode="chat"),
+        f"composerData:{CHAT}": composer(
+            CHAT, [("d1", 1), ("d2", 2)], unifiedMode="chat", name="New Chat"
+        ),
         f"bubbleId:{CHAT}:d1": {"_v": 3, "type": 1, "text": "What does git rebase do?"},
         f"bubbleId:{CHAT}:d2": {"_v": 3, "type": 2, "text": "It replays commits."},
         f"composerData:{DRAFT}": composer(DRAFT, [], name="New Chat"),
@@ -136,7 +138,7 @@ def test_conversations_are_listed_with_their_title_folder_branch_and_model(
     assert agent.created.timestamp() == MS / 1000
     assert agent.updated.isoformat() == "2026-11-29T10:00:10+00:00"  # the last bubble's
     assert agent.extra == {"store": "ide", "mode": "agent"}
-    assert found[CHAT].title == "What does git rebase do?"
+    assert found[CHAT].title == "What does git rebase do?"  # "New Chat" is no title
     assert found[CHILD].parent_id == AGENT
 
 

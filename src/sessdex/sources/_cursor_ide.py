@@ -51,6 +51,7 @@ from .base import Home
 STORE = "state.vscdb"
 TABLE = "cursorDiskKV"
 _CHILDREN_CAP = 500  # sub-agent conversations read into one session
+_DEFAULT_NAMES = frozenset({"New Chat", "New Agent", "New Composer"})  # not a title
 _DEPTH = 3  # sub-agents of sub-agents read into a session
 _ERROR_STATUSES = frozenset({"error", "failed", "cancelled", "canceled", "rejected"})
 # what a tool's JSON result most often holds as its text
@@ -76,7 +77,7 @@ def store_dirs(home: Home) -> list[Path]:
 # --- listing ------------------------------------------------------------------------------
 
 
-def parse(path: Path, name: str, diagnostics: Diagnostics) -> list[Session]:
+def parse(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
     """One session per conversation in the store (sub-agent ones under their parent)."""
     try:
         connection = databases.open_sqlite(path)
@@ -94,8 +95,7 @@ def parse(path: Path, name: str, diagnostics: Diagnostics) -> list[Session]:
             for child in _children(data)[:_CHILDREN_CAP]
         }
         return [
-            _session(store, cid, data, name, parents.get(cid))
-            for cid, data in composers
+            _session(store, cid, data, app, parents.get(cid)) for cid, data in composers
         ]
     except sqlite3.Error as error:
         diagnostics.problem(f"cursor: cannot read {path}: {error}")
@@ -108,26 +108,17 @@ def _session(
     store: _Store, cid: str, data: dict[str, object], app: str, parent: str | None
 ) -> Session:
     headers = _headers(data)
-    last = store.bubble(cid, as_str(headers[-1].get("bubbleId")))
-    first_user = next((h for h in headers if h.get("type") == 1), None)
     title = one_line(as_str(data.get("name")), limit=None)
-    if (
-        not title and first_user is not None
-    ):  # an unnamed conversation: its first prompt
-        prompt = store.bubble(cid, as_str(first_user.get("bubbleId")))
+    # an unnamed conversation is known by its first prompt
+    if not title or title in _DEFAULT_NAMES:
+        first = next((h for h in headers if h.get("type") == 1), None)
+        prompt = store.bubble(cid, as_str(first.get("bubbleId"))) if first else {}
         title = one_line(as_str(prompt.get("text")), limit=None)
     created = ms_time(data.get("createdAt"))
-    updated = max(
-        (
-            t
-            for t in (
-                ms_time(data.get("lastUpdatedAt")),
-                iso_time(last.get("createdAt")),
-            )
-            if t
-        ),
-        default=None,
-    )
+    # `lastUpdatedAt` often stays at the start: the last message says when it was used
+    last = store.bubble(cid, as_str(headers[-1].get("bubbleId")))
+    times = [ms_time(data.get("lastUpdatedAt")), iso_time(last.get("createdAt"))]
+    updated = max((t for t in times if t is not None), default=created)
     workspace = obj(obj(data, "workspaceIdentifier"), "uri")
     extra: dict[str, JSONValue] = {"store": "ide"}
     if isinstance(mode := data.get("unifiedMode"), str):
@@ -142,7 +133,7 @@ def _session(
         branch=text_of(obj(data, "gitWorktree"), "branchName"),
         title=title,
         created=created,
-        updated=updated or created,
+        updated=updated,
         model=text_of(obj(data, "modelConfig"), "modelName"),
         parent_id=parent,
         precedence=2,  # above the JSONL mirror of the same conversation

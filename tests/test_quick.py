@@ -361,12 +361,21 @@ def test_the_table_for_people_is_the_full_commands(
     args = [*options, "--home", str(home)]
     expected = full(*args, command=command)
     assert expected.count(b"\n") >= 1 and b"\x1b" not in expected
-    assert answered(args, capsysbinary, command) == expected
+    got = answered(args, capsysbinary, command)
+    if got != expected:  # an age may tick over ("2h" -> "3h") between the two runs
+        assert _without_ages(got or b"") == _without_ages(expected)
     if command == "list":  # sub-agents, listed only with --all, are marked as such
         records = json.loads(full(*args, "--json"))
         marked = [line for line in expected.splitlines() if "↳ ".encode() in line]
         assert len(marked) == sum(r["parent_id"] is not None for r in records)
         assert bool(marked) == (options == ["--all"]) or "--limit" in options
+
+
+def _without_ages(table: bytes) -> bytes:
+    """The table with its age column blanked: app, id, then the age."""
+    import re
+
+    return re.sub(rb"(?m)^(\S+ +\S+ +)\S+", rb"\1?", table)
 
 
 def test_a_table_line_is_styled_as_click_styles_it() -> None:

@@ -270,3 +270,57 @@ def test_a_store_without_the_table_lists_nothing(tmp_path: Path, table: str) -> 
     diagnostics = Diagnostics()
     assert listed(tmp_path, diagnostics) == {}
     assert not diagnostics.problems
+
+
+def workspace_store(home: Path, name: str, folder: str, data: object) -> Path:
+    """A workspace's own store, as Cursor before 3.0 wrote its conversations' metadata."""
+    root = home / ".config" / "Cursor" / "User" / "workspaceStorage" / name
+    root.mkdir(parents=True)
+    (root / "workspace.json").write_text(json.dumps({"folder": folder}))
+    db = sqlite3.connect(root / "state.vscdb")
+    db.execute(
+        "CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)"
+    )
+    db.execute(
+        "INSERT INTO ItemTable VALUES ('composer.composerData', ?)", (json.dumps(data),)
+    )
+    db.commit()
+    db.close()
+    return root
+
+
+def test_a_workspace_store_gives_an_older_conversation_its_folder_and_branch(
+    tmp_path: Path,
+) -> None:
+    """Conversations from before Cursor 3.0 carry no workspace in the global store; the
+    workspace's own store lists them under its folder, with the branch they started on."""
+    sample(tmp_path)
+    workspace_store(
+        tmp_path, "a1", "file:///home/dev/my%20notes",
+        {"allComposers": [{"composerId": CHAT, "name": "New Chat",
+                           "createdOnBranch": "main"},
+                          {"composerId": "gone-from-the-global-store", "name": "old"}]},
+    )  # fmt: skip
+    workspace_store(
+        tmp_path, "b2", "vscode-remote://ssh-remote+box/home/dev/far",
+        {"selectedComposerIds": [AGENT], "hasMigratedComposerData": False},
+    )  # fmt: skip
+    runner = CliRunner()
+    result = runner.invoke(main, ["list", "--json", "--all", "--home", str(tmp_path)])
+    records = {r["id"]: r for r in json.loads(result.stdout)}
+    assert set(records) == {AGENT, CHAT, CHILD}  # fill-ins list nothing of their own
+    assert (records[CHAT]["cwd"], records[CHAT]["branch"]) == (
+        "/home/dev/my notes",
+        "main",
+    )
+    assert records[CHAT]["title"] == "What does git rebase do?"
+    assert records[AGENT]["cwd"] == "/home/dev/shop"  # its own record wins
+
+
+def test_file_uris_become_local_paths() -> None:
+    from sessdex.sources._values import local_path
+
+    assert local_path("file:///home/dev/a%20b") == "/home/dev/a b"
+    assert local_path("file:///c%3A/Users/dev/x") == "c:/Users/dev/x"
+    assert local_path("vscode-remote://ssh-remote+box/home/dev") is None
+    assert local_path("/plain/path") == "/plain/path" and local_path("") is None

@@ -11,6 +11,11 @@ ordered `fullConversationHeadersOnly` of `{bubbleId, type}`), and one
 text, `status`, `toolCallId`), `tokenCount` (`inputTokens`, `outputTokens`), `createdAt`
 (ISO, missing on the oldest). A composer with no headers is an empty tab: not listed.
 
+Conversations from before Cursor 3.0 (April 2026) may carry no workspace in the global
+store; each workspace's own `workspaceStorage/<hash>/state.vscdb` lists them in its
+`ItemTable` key `composer.composerData` (`allComposers`: `name`, `createdOnBranch`, …) and
+names its folder in `workspace.json`: those fill in folder, branch and title.
+
 An IDE agent conversation is also mirrored as JSONL under `~/.cursor/projects/` with the
 same id; this store says more (title, times, folder, branch, model, tool results, tokens),
 so its fragment has the higher precedence and `show` reads it. The CLI cannot resume an IDE
@@ -29,7 +34,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import databases
+from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, Session, Usage
 from ._values import (
@@ -40,6 +45,7 @@ from ._values import (
     dicts,
     iso_time,
     items,
+    local_path,
     ms_time,
     obj,
     one_line,
@@ -139,6 +145,74 @@ def _session(
         precedence=2,  # above the JSONL mirror of the same conversation
         extra=extra,
     )
+
+
+def workspace_stores(global_storage: Path) -> Iterator[Path]:
+    """Each workspace's `state.vscdb` beside the global store (`User/workspaceStorage/*/`)."""
+    root = global_storage.parent / "workspaceStorage"
+    for workspace in folders.entries(root, root.parent):
+        store = Path(workspace.path) / STORE
+        if workspace.is_dir() and folders.is_file(store):
+            yield store
+
+
+def parse_workspace(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
+    """What a workspace's own store says of its conversations from before Cursor 3.0 moved
+    them to the global store (`composer.composerData` `allComposers`): their folder (from
+    `workspace.json`), branch and title. Fill-ins only: the global store lists them."""
+    description = files.read_json_file(path.parent / "workspace.json", limit=1 << 20)
+    folder = local_path(text_of(description, "folder")) if description else None
+    try:
+        connection = databases.open_sqlite(path)
+    except (sqlite3.Error, OSError) as error:
+        diagnostics.problem(f"cursor: cannot open {path}: {error}")
+        return []
+    try:
+        if not {"key", "value"} <= databases.table_columns(connection, "ItemTable"):
+            return []
+        row = connection.execute(
+            "SELECT rowid FROM ItemTable WHERE key = 'composer.composerData'"
+        ).fetchone()
+        where = f"{path}#composer.composerData"
+        raw = None
+        if row is not None:
+            raw = databases.bounded_value(
+                connection,
+                "ItemTable",
+                "value",
+                row[0],
+                diagnostics=diagnostics,
+                where=where,
+            )
+    except sqlite3.Error as error:
+        diagnostics.problem(f"cursor: cannot read {path}: {error}")
+        return []
+    finally:
+        connection.close()
+    try:
+        value = orjson.loads(raw) if raw is not None else None
+    except orjson.JSONDecodeError:
+        diagnostics.skip(where, 0, "not JSON")
+        return []
+    sessions = []
+    for old in dicts(value, "allComposers"):
+        cid = as_str(old.get("composerId"))
+        if not cid:
+            continue
+        name = one_line(as_str(old.get("name")), limit=None)
+        sessions.append(
+            Session(
+                app=app,
+                id=cid,
+                cwd=folder,
+                branch=as_str(old.get("createdOnBranch")),
+                title=None if name in _DEFAULT_NAMES else name,
+                created=ms_time(old.get("createdAt")),
+                precedence=1,  # below the global store's own fields
+                listed=False,
+            )
+        )
+    return sessions
 
 
 # --- reading ------------------------------------------------------------------------------

@@ -8,9 +8,11 @@ its events from 0. Where apps need subtly different rules, a keyword at the call
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, TypedDict, Unpack, cast
+from urllib.parse import unquote, urlparse
 
 import orjson
 
@@ -256,6 +258,20 @@ def db_time(value: object, *, digit_text: bool = False) -> datetime | None:
         )  # the fraction, not the offset after it
         text = f"{head}.{rest[: min(digits, 6)]}{rest[digits:]}"
     return iso_time(text)
+
+
+def local_path(uri: str | None) -> str | None:
+    """The folder a `file://` URI names, percent-decoded (`file:///c%3A/x` is `c:/x`); a
+    bare path as it is; None for another scheme (a remote workspace)."""
+    if not uri:
+        return None
+    parsed = urlparse(uri)
+    if parsed.scheme == "file":
+        path = unquote(parsed.path)
+        if re.match(r"^/[A-Za-z]:[/\\]", path):  # a Windows drive
+            path = path[1:]
+        return path or None
+    return None if parsed.scheme else uri
 
 
 def stat_size(path: Path) -> int | None:

@@ -28,7 +28,6 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
-from urllib.parse import unquote, urlparse
 
 from .. import files, folders
 from ..diagnostics import Diagnostics
@@ -41,6 +40,7 @@ from ._values import (
     as_list,
     first_line,
     iso_time,
+    local_path,
     ms_time,
     stat_size,
     stripped,
@@ -135,7 +135,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             app=NAME,
             id=stripped(thread.get("id")) or path.stem,
             path=str(path),
-            cwd=_path_of(stripped(tree.get("uri"))),
+            cwd=local_path(stripped(tree.get("uri"))),
             branch=ref.removeprefix("refs/heads/") if ref else None,
             title=first_line(stripped(thread.get("title")) or prompt),
             created=created,
@@ -433,15 +433,6 @@ def _message_time(message: dict[str, object]) -> datetime | None:
     return ms_time(as_dict(message.get("meta")).get("sentAt")) or iso_time(
         as_dict(message.get("usage")).get("timestamp")
     )
-
-
-def _path_of(uri: str | None) -> str | None:
-    if not uri:
-        return None
-    parsed = urlparse(uri)
-    if parsed.scheme == "file":
-        return unquote(parsed.path) or None
-    return None if parsed.scheme else uri
 
 
 def _flatten(value: object) -> str | None:

@@ -40,7 +40,6 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
@@ -50,6 +49,7 @@ from ._values import (
     as_str,
     first_line,
     iso_time,
+    local_path,
     stat_size,
     type_tag,
 )
@@ -411,7 +411,7 @@ def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
                     app=NAME,
                     id=str(summary["id"]),
                     path=where + SUMMARIES_KEY,
-                    cwd=_local_path(workspace if isinstance(workspace, str) else None),
+                    cwd=local_path(workspace if isinstance(workspace, str) else None),
                     title=first_line(summary.get("title")),
                     created=iso_time(summary.get("created")),
                     updated=iso_time(summary.get("updated"))
@@ -709,10 +709,3 @@ def _directory_hint(calls: object) -> str | None:
 def _extra_path(session: Session, key: str) -> Path | None:
     value = session.extra.get(key)
     return Path(value) if isinstance(value, str) else None
-
-
-def _local_path(uri: str | None) -> str | None:
-    if not uri:
-        return None
-    parsed = urlparse(uri)
-    return unquote(parsed.path) or None if parsed.scheme == "file" else None

@@ -119,13 +119,16 @@ def scan(location: Location) -> Iterator[Path]:
                 for name in ("store.db", "meta.json"):
                     if name in names:
                         yield Path(chat.path) / name
-    for storage in location.also:  # the IDE's own store
+    for storage in location.also:  # the IDE's own stores: global, then per workspace
         if folders.is_file(storage / _cursor_ide.STORE):
             yield storage / _cursor_ide.STORE
+        yield from _cursor_ide.workspace_stores(storage)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.name == _cursor_ide.STORE:
+        if path.parent.parent.name == "workspaceStorage":
+            return _cursor_ide.parse_workspace(path, NAME, diagnostics)
         return _cursor_ide.parse(path, NAME, diagnostics)
     if path.name == "store.db":
         return _parse_store(path, diagnostics)

@@ -34,3 +34,18 @@ def test_quick_start_has_two_commands() -> None:
     assert all(len(b.split("```")[0].strip().splitlines()) == 1 for b in blocks)
     assert "scripts/test" in blocks[1]
     assert "scripts/test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_python_example_runs_as_the_readme_shows_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The README's Python snippet, on the demo home instead of this machine's."""
+    from sessdex import api
+
+    snippet = README.split("```python\n", 1)[1].split("```", 1)[0]
+    demo = str(api.demo_home().path)
+    code = snippet.replace("Home.current()", f"Home.at({demo!r})")
+    exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "Checkout timeout under load" in out  # a listed session
+    assert "lead " in out  # a tool call of the transcript

@@ -324,3 +324,28 @@ def test_file_uris_become_local_paths() -> None:
     assert local_path("file:///c%3A/Users/dev/x") == "c:/Users/dev/x"
     assert local_path("vscode-remote://ssh-remote+box/home/dev") is None
     assert local_path("/plain/path") == "/plain/path" and local_path("") is None
+
+
+def test_a_conversation_is_read_one_message_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first event comes before the rest of a long conversation is read: memory holds
+    one message (and each sub-agent's start), not the whole conversation."""
+    from sessdex.sources import _cursor_ide
+
+    sample(tmp_path)
+    session = listed(tmp_path)[AGENT]
+    reads: list[str | None] = []
+    original = _cursor_ide._Store.bubble
+
+    def counted(self: object, cid: str, bubble: str | None) -> dict[str, object]:
+        reads.append(bubble)
+        return original(self, cid, bubble)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_cursor_ide._Store, "bubble", counted)
+    events = cursor.read(session, Diagnostics())
+    first = next(events)
+    assert first.text == "Why is checkout flaky?"
+    assert reads == ["c1", "b1"]  # the sub-agent's first message (its start), then b1
+    rest = list(events)
+    assert len(reads) == 2 + 4 + 2 and len(rest) == 10

@@ -26,7 +26,6 @@ as a transcript's huge line is.
 
 from __future__ import annotations
 
-import bisect
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
@@ -221,7 +220,8 @@ def parse_workspace(path: Path, app: str, diagnostics: Diagnostics) -> list[Sess
 def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False
 ) -> Iterator[Event]:
-    """The conversation's messages in header order, its sub-agents' merged in by time."""
+    """The conversation's messages in header order, its sub-agents' merged in by time;
+    one message in memory at a time."""
     db, _, cid = (session.path or "").rpartition("#")
     try:
         connection = databases.open_sqlite(db)
@@ -231,14 +231,14 @@ def read(
     emit = Emitter(session.id)
     try:
         store = _Store(connection, Path(db), diagnostics, full=full)
-        drafts = _conversation(store, cid, None, session.model, 0, set())
+        for kind, time, fields in _conversation(
+            store, cid, None, session.model, 0, {cid}
+        ):
+            yield emit(kind, time, **fields)
     except sqlite3.Error as error:
-        diagnostics.problem(f"cursor: cannot read {db}: {error}")
-        return
+        diagnostics.problem(f"cursor: stopped reading {db}: {error}")
     finally:
         connection.close()
-    for kind, time, fields in drafts:
-        yield emit(kind, time, **fields)
 
 
 def _conversation(
@@ -248,47 +248,65 @@ def _conversation(
     model: str | None,
     depth: int,
     seen: set[str],
-) -> list[Draft]:
-    seen.add(cid)
+) -> Iterator[Draft]:
+    """One conversation's events; each sub-agent conversation goes in whole just before
+    the first of its parent's events that came after it started (at the end when it has
+    no time), so nothing is held but the sub-agents' start times."""
     data = store.composer(cid)
     model = text_of(obj(data, "modelConfig"), "modelName") or model
-    drafts: list[Draft] = []
+    waiting = _sub_agents(store, data, depth, seen) if depth < _DEPTH else []
     for header in _headers(data):
         bubble = store.bubble(cid, as_str(header.get("bubbleId")))
-        if bubble:
-            drafts.extend(_bubble(bubble, agent, model, store.diagnostics))
-    if depth >= _DEPTH:
-        return drafts
+        for draft in _bubble(bubble, agent, model, store.diagnostics) if bubble else ():
+            time = draft[1]
+            while waiting and time is not None and waiting[0][0] is not None:
+                if waiting[0][0] >= time:
+                    break
+                yield from _sub_agent(store, waiting.pop(0), agent, model, depth, seen)
+            yield draft
+    for child in waiting:
+        yield from _sub_agent(store, child, agent, model, depth, seen)
+
+
+_Child = tuple[datetime | None, str, str | None]  # (start, id, name)
+
+
+def _sub_agents(
+    store: _Store, data: dict[str, object], depth: int, seen: set[str]
+) -> list[_Child]:
+    """The conversation's sub-agent conversations, by when their first message was
+    written (undated ones last)."""
+    found: list[_Child] = []
     for child in _children(data)[:_CHILDREN_CAP]:
-        if child in seen:
+        if child in seen:  # a loop, or listed twice
             continue
-        inner = _conversation(store, child, child, model, depth + 1, seen)
-        named = one_line(as_str(store.composer(child).get("name")), limit=None)
-        extra: dict[str, JSONValue] = {"child_id": child, "agent_type": None}
-        if named:  # what the IDE shows it as: its label here too
-            extra["agent_name"] = named
-        spawn: Draft = (
-            "subagent",
-            inner[0][1] if inner else None,
-            {"agent_id": agent, "extra": extra},  # its name says what it was for
+        seen.add(child)
+        child_data = store.composer(child)
+        headers = _headers(child_data)
+        first = (
+            store.bubble(child, as_str(headers[0].get("bubbleId"))) if headers else {}
         )
-        _insert(drafts, [spawn, *inner])
-    return drafts
+        name = one_line(as_str(child_data.get("name")), limit=None)
+        found.append((iso_time(first.get("createdAt")), child, name))
+    undated = [c for c in found if c[0] is None]
+    dated = [(start, c) for c in found if (start := c[0]) is not None]
+    return [c for _, c in sorted(dated, key=lambda pair: pair[0])] + undated
 
 
-def _insert(drafts: list[Draft], block: list[Draft]) -> None:
-    """Put a sub-agent's block after the last event that happened before it started."""
-    start = block[0][1]
-    if start is None:
-        drafts.extend(block)
-        return
-    at = len(drafts)
-    dated = [(d[1], i) for i, d in enumerate(drafts) if d[1] is not None]
-    if dated:
-        keys = [t for t, _ in dated]
-        found = bisect.bisect_right(keys, start)
-        at = dated[found - 1][1] + 1 if found else 0
-    drafts[at:at] = block
+def _sub_agent(
+    store: _Store,
+    child: _Child,
+    agent: str | None,
+    model: str | None,
+    depth: int,
+    seen: set[str],
+) -> Iterator[Draft]:
+    start, child_id, name = child
+    extra: dict[str, JSONValue] = {"child_id": child_id, "agent_type": None}
+    if name:  # what the IDE shows it as: its label here too
+        extra["agent_name"] = name
+    yield "subagent", start, {"agent_id": agent, "extra": extra}
+    yield from _conversation(store, child_id, child_id, model, depth + 1, seen)
 
 
 def _bubble(

@@ -349,3 +349,18 @@ def test_a_conversation_is_read_one_message_at_a_time(
     assert reads == ["c1", "b1"]  # the sub-agent's first message (its start), then b1
     rest = list(events)
     assert len(reads) == 2 + 4 + 2 and len(rest) == 10
+
+
+def test_a_sqlite_without_json_functions_lists_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listing takes each conversation's last time and first prompt out in SQL; an SQLite
+    built without JSON functions reads those messages one by one, to the same result."""
+    from sessdex.sources import _cursor_ide
+
+    sample(tmp_path)
+    with_sql = {s.id: (s.title, s.updated) for s in listed(tmp_path).values()}
+    monkeypatch.setattr(_cursor_ide._Store, "bubble_facts", lambda self, wanted: None)
+    without = {s.id: (s.title, s.updated) for s in listed(tmp_path).values()}
+    assert without == with_sql
+    assert with_sql[CHAT][0] == "What does git rebase do?"

@@ -93,14 +93,26 @@ def parse(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
         if not {"key", "value"} <= databases.table_columns(connection, TABLE):
             return []
         store = _Store(connection, path, diagnostics)
-        composers = [(cid, data) for cid, data in store.composers() if _headers(data)]
+        composers = [
+            (cid, data, headers)
+            for cid, data in store.composers()
+            if (headers := _headers(data))  # none: an empty tab, not a conversation
+        ]
         parents = {
             child: cid
-            for cid, data in composers
+            for cid, data, _ in composers
             for child in _children(data)[:_CHILDREN_CAP]
         }
+        wanted = [  # the last message (its time), the first prompt of an unnamed one
+            (cid, bubble)
+            for cid, data, headers in composers
+            for bubble in (_last(headers), _first_prompt(data, headers))
+            if bubble
+        ]
+        facts = store.bubble_facts(wanted)
         return [
-            _session(store, cid, data, app, parents.get(cid)) for cid, data in composers
+            _session(store, cid, data, headers, app, parents.get(cid), facts)
+            for cid, data, headers in composers
         ]
     except sqlite3.Error as error:
         diagnostics.problem(f"cursor: cannot read {path}: {error}")
@@ -110,19 +122,30 @@ def parse(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
 
 
 def _session(
-    store: _Store, cid: str, data: dict[str, object], app: str, parent: str | None
+    store: _Store,
+    cid: str,
+    data: dict[str, object],
+    headers: list[dict[str, object]],
+    app: str,
+    parent: str | None,
+    facts: dict[tuple[str, str], tuple[object, object]] | None,
 ) -> Session:
-    headers = _headers(data)
+    def fact(bubble: str | None, field: int, key: str) -> object:
+        if not bubble:
+            return None
+        if facts is not None:
+            return facts.get((cid, bubble), (None, None))[field]
+        return store.bubble(cid, bubble).get(key)  # no JSON functions in this SQLite
+
     title = one_line(as_str(data.get("name")), limit=None)
-    # an unnamed conversation is known by its first prompt
-    if not title or title in _DEFAULT_NAMES:
-        first = next((h for h in headers if h.get("type") == 1), None)
-        prompt = store.bubble(cid, as_str(first.get("bubbleId"))) if first else {}
-        title = one_line(as_str(prompt.get("text")), limit=None)
+    if not title or title in _DEFAULT_NAMES:  # known by its first prompt
+        title = one_line(
+            as_str(fact(_first_prompt(data, headers), 1, "text")), limit=None
+        )
     created = ms_time(data.get("createdAt"))
     # `lastUpdatedAt` often stays at the start: the last message says when it was used
-    last = store.bubble(cid, as_str(headers[-1].get("bubbleId")))
-    times = [ms_time(data.get("lastUpdatedAt")), iso_time(last.get("createdAt"))]
+    last = iso_time(fact(_last(headers), 0, "createdAt"))
+    times = [ms_time(data.get("lastUpdatedAt")), last]
     updated = max((t for t in times if t is not None), default=created)
     workspace = obj(obj(data, "workspaceIdentifier"), "uri")
     extra: dict[str, JSONValue] = {"store": "ide"}
@@ -399,11 +422,28 @@ def _json_text(value: object) -> object:
         return value
 
 
+def _last(headers: list[dict[str, object]]) -> str | None:
+    return as_str(headers[-1].get("bubbleId")) if headers else None
+
+
+def _first_prompt(
+    data: dict[str, object], headers: list[dict[str, object]]
+) -> str | None:
+    """The first prompt's bubble of a conversation with no name of its own, else None."""
+    name = one_line(as_str(data.get("name")), limit=None)
+    if name and name not in _DEFAULT_NAMES:
+        return None
+    first = next((h for h in headers if h.get("type") == 1), None)
+    return as_str(first.get("bubbleId")) if first else None
+
+
 def _headers(data: dict[str, object]) -> list[dict[str, object]]:
+    """The conversation's messages in order, those that name their bubble."""
+    found = data.get("fullConversationHeadersOnly")
+    if not isinstance(found, list):
+        return []
     return [
-        h
-        for h in dicts(data, "fullConversationHeadersOnly")
-        if as_str(h.get("bubbleId"))
+        h for h in found if isinstance(h, dict) and isinstance(h.get("bubbleId"), str)
     ]
 
 
@@ -437,6 +477,34 @@ class _Store:
             data = self._value(rowid, key)
             if data:
                 yield as_str(data.get("composerId")) or str(key).partition(":")[2], data
+
+    def bubble_facts(
+        self, wanted: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], tuple[object, object]] | None:
+        """(`createdAt`, the first 1,000 characters of `text`) of many messages, taken out
+        in SQL so a message of MBs never becomes a Python value; None where this SQLite
+        has no JSON functions (before 3.38, unless built with them)."""
+        found: dict[tuple[str, str], tuple[object, object]] = {}
+        by_key = {f"bubbleId:{cid}:{bubble}": (cid, bubble) for cid, bubble in wanted}
+        keys = list(by_key)
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            try:
+                rows = self.connection.execute(
+                    "SELECT key, CASE WHEN json_valid(v) THEN json_extract(v, '$.createdAt') END,"
+                    " CASE WHEN json_valid(v) THEN substr(json_extract(v, '$.text'), 1, 1000) END"
+                    f" FROM (SELECT key, CAST(value AS TEXT) AS v FROM {TABLE}"
+                    f" WHERE key IN ({marks}))",
+                    chunk,
+                ).fetchall()
+            except sqlite3.OperationalError as error:
+                if "no such function" in str(error):
+                    return None
+                raise
+            for key, created, text in rows:
+                found[by_key[key]] = (created, text)
+        return found
 
     def composer(self, cid: str) -> dict[str, object]:
         return self._keyed(f"composerData:{cid}")

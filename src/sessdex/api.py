@@ -157,9 +157,9 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
 
 
 def _app_and_prefix(reference: str) -> tuple[str | None, str]:
-    """`claude:7f3a` names the app as well as the id's start, for an id that two apps
-    share (a task copied from Roo Code into Kilo Code); a plain id is any app's. A colon
-    after a word that is not an app's name is part of the id."""
+    """`<app>:7f3a` names the app as well as the id's start, for an id that two apps
+    share (a task one app copied from another); a plain id is any app's. A colon after a
+    word that is not an app's name is part of the id."""
     app, colon, rest = reference.partition(":")
     if colon and app.lower() in sources.names():
         return app.lower(), rest.strip()

@@ -39,7 +39,7 @@ class AmbiguousId(SessdexError):
             apps[app] = apps.get(app, 0) + 1
         counted = ", ".join(f"{n} {app}" for app, n in sorted(apps.items()))
         how = "type more of the id"
-        if len(apps) > 1:  # an id two apps share needs its app: `kilo:<id>`
+        if len(apps) > 1:  # an id two apps share needs its app: `<app>:<id>`
             how += f", or put its app in front ({next(iter(sorted(apps)))}:{prefix})"
         super().__init__(
             f"{prefix!r} matches {len(candidates)} sessions ({counted}); {how}."

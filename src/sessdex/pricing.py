@@ -24,8 +24,8 @@ Price: TypeAlias = (
     float | tuple[float, tuple[tuple[int, float], ...]]
 )  # flat, or (base, tiers)
 _COMPACT_DATE = re.compile(r"-(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=-|:|$)")
-# "claude-4.5-sonnet" (Cursor's spelling) is Anthropic's "claude-sonnet-4-5"; a "-thinking"
-# variant is billed as its model
+# "claude-4.5-sonnet" (the version first, as some apps write it) is Anthropic's
+# "claude-sonnet-4-5"; a "-thinking" variant is billed as its model
 _VERSION_FIRST = re.compile(
     r"^claude-(\d+(?:[.-]\d+)?)-(opus|sonnet|haiku)(?:-thinking)?$"
 )

@@ -65,6 +65,10 @@ class AgentNode:
             stack.extend((depth + 1, child) for child in reversed(node.children))
 
 
+# a sub-agent's last event that says it finished, when no call result closes it
+_FINAL = ("turn_end", "assistant")
+
+
 def build_tree(
     session_id: str, events: Iterable[Event], agent_type: str | None = None
 ) -> AgentNode:
@@ -140,9 +144,6 @@ def build_tree(
             # on its own answer, and the lead is past it
             node.status = "done"
     return root
-
-
-_FINAL = ("turn_end", "assistant")
 
 
 def _is_ancestor(

@@ -393,7 +393,10 @@ _TEAMMATE_SCAN = 8 * 1024 * 1024  # longer text is a prompt that quotes an envel
 
 def teammate_messages(text: str) -> list[tuple[str, str]] | None:
     """(sender, body) of each teammate message a user line is made of; None when the line
-    is anything else (a prompt that merely mentions such an envelope included)."""
+    is anything else (a prompt that merely mentions such an envelope included). Cheap for
+    an ordinary prompt: only its first characters are looked at."""
+    if "<teammate-message" not in text[:256]:
+        return None
     head = text.lstrip()
     if head.startswith(_TEAMMATE_LEAD):
         head = head[len(_TEAMMATE_LEAD) :].lstrip()

@@ -512,9 +512,7 @@ class Stream:
                 else:
                     self.context.diagnostics.unknown_type(f"user/{kind}", self.version)
         said = "\n".join(parts)
-        team = (
-            rec.teammate_messages(said) if "<teammate-message" in said[:256] else None
-        )
+        team = rec.teammate_messages(said)
         if team is not None:
             yield from self._teammates(team, agent)
         elif parts and any(part.strip() for part in parts):
@@ -791,11 +789,7 @@ class Stream:
             return
         if kind == "queued_command":  # a prompt typed while the agent was busy
             said = rec.flatten(attachment.get("prompt"))
-            team = (
-                rec.teammate_messages(said)
-                if "<teammate-message" in said[:256]
-                else None
-            )
+            team = rec.teammate_messages(said)
             if team is not None:  # a teammate's message, queued as a prompt is
                 yield from self._teammates(team, agent)
                 return

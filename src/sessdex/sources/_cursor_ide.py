@@ -27,7 +27,7 @@ as a transcript's huge line is.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -84,41 +84,55 @@ def store_dirs(home: Home) -> list[Path]:
 
 def parse(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
     """One session per conversation in the store (sub-agent ones under their parent)."""
+    return _listed(path, TABLE, diagnostics, lambda store: _conversations(store, app))
+
+
+def _listed(
+    path: Path,
+    table: str,
+    diagnostics: Diagnostics,
+    job: Callable[[_Store], list[Session]],
+) -> list[Session]:
+    """`job`'s sessions from one of the IDE's stores; none (and a problem said) when the
+    store cannot be opened or read, none when it has no key/value `table`."""
     try:
         connection = databases.open_sqlite(path)
     except (sqlite3.Error, OSError) as error:
         diagnostics.problem(f"cursor: cannot open {path}: {error}")
         return []
     try:
-        if not {"key", "value"} <= databases.table_columns(connection, TABLE):
+        if not {"key", "value"} <= databases.table_columns(connection, table):
             return []
-        store = _Store(connection, path, diagnostics)
-        composers = [
-            (cid, data, headers)
-            for cid, data in store.composers()
-            if (headers := _headers(data))  # none: an empty tab, not a conversation
-        ]
-        parents = {
-            child: cid
-            for cid, data, _ in composers
-            for child in _children(data)[:_CHILDREN_CAP]
-        }
-        wanted = [  # the last message (its time), the first prompt of an unnamed one
-            (cid, bubble)
-            for cid, data, headers in composers
-            for bubble in (_last(headers), _first_prompt(data, headers))
-            if bubble
-        ]
-        facts = store.bubble_facts(wanted)
-        return [
-            _session(store, cid, data, headers, app, parents.get(cid), facts)
-            for cid, data, headers in composers
-        ]
+        return job(_Store(connection, path, diagnostics, table=table))
     except sqlite3.Error as error:
         diagnostics.problem(f"cursor: cannot read {path}: {error}")
         return []
     finally:
         connection.close()
+
+
+def _conversations(store: _Store, app: str) -> list[Session]:
+    composers = [
+        (cid, data, headers)
+        for cid, data in store.composers()
+        if (headers := _headers(data))  # none: an empty tab, not a conversation
+    ]
+    parents = {
+        child: cid
+        for cid, data, _ in composers
+        for child in _children(data)[:_CHILDREN_CAP]
+    }
+    wanted = [  # the last message (its time), the first prompt of an unnamed one
+        (cid, bubble)
+        for cid, data, headers in composers
+        for bubble in (_last(headers), _first_prompt(data, headers))
+        if bubble
+    ]
+    facts = store.bubble_facts(wanted)
+    return [
+        _session(store, cid, data, headers, app, parents.get(cid), facts)
+        for cid, data, headers in composers
+    ]
 
 
 def _session(
@@ -184,57 +198,29 @@ def parse_workspace(path: Path, app: str, diagnostics: Diagnostics) -> list[Sess
     `workspace.json`), branch and title. Fill-ins only: the global store lists them."""
     description = files.read_json_file(path.parent / "workspace.json", limit=1 << 20)
     folder = local_path(text_of(description, "folder")) if description else None
-    try:
-        connection = databases.open_sqlite(path)
-    except (sqlite3.Error, OSError) as error:
-        diagnostics.problem(f"cursor: cannot open {path}: {error}")
-        return []
-    try:
-        if not {"key", "value"} <= databases.table_columns(connection, "ItemTable"):
-            return []
-        row = connection.execute(
-            "SELECT rowid FROM ItemTable WHERE key = 'composer.composerData'"
-        ).fetchone()
-        where = f"{path}#composer.composerData"
-        raw = None
-        if row is not None:
-            raw = databases.bounded_value(
-                connection,
-                "ItemTable",
-                "value",
-                row[0],
-                diagnostics=diagnostics,
-                where=where,
+
+    def fill_ins(store: _Store) -> list[Session]:
+        sessions = []
+        for old in dicts(store.keyed("composer.composerData"), "allComposers"):
+            cid = as_str(old.get("composerId"))
+            if not cid:
+                continue
+            name = one_line(as_str(old.get("name")), limit=None)
+            sessions.append(
+                Session(
+                    app=app,
+                    id=cid,
+                    cwd=folder,
+                    branch=as_str(old.get("createdOnBranch")),
+                    title=None if name in _DEFAULT_NAMES else name,
+                    created=ms_time(old.get("createdAt")),
+                    precedence=1,  # below the global store's own fields
+                    listed=False,
+                )
             )
-    except sqlite3.Error as error:
-        diagnostics.problem(f"cursor: cannot read {path}: {error}")
-        return []
-    finally:
-        connection.close()
-    try:
-        value = orjson.loads(raw) if raw is not None else None
-    except orjson.JSONDecodeError:
-        diagnostics.skip(where, 0, "not JSON")
-        return []
-    sessions = []
-    for old in dicts(value, "allComposers"):
-        cid = as_str(old.get("composerId"))
-        if not cid:
-            continue
-        name = one_line(as_str(old.get("name")), limit=None)
-        sessions.append(
-            Session(
-                app=app,
-                id=cid,
-                cwd=folder,
-                branch=as_str(old.get("createdOnBranch")),
-                title=None if name in _DEFAULT_NAMES else name,
-                created=ms_time(old.get("createdAt")),
-                precedence=1,  # below the global store's own fields
-                listed=False,
-            )
-        )
-    return sessions
+        return sessions
+
+    return _listed(path, "ItemTable", diagnostics, fill_ins)
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -452,7 +438,7 @@ def _children(data: dict[str, object]) -> list[str]:
 
 
 class _Store:
-    """Keyed reads from `cursorDiskKV`, each value bounded."""
+    """Keyed reads from `cursorDiskKV` (or a workspace's `ItemTable`), each value bounded."""
 
     def __init__(
         self,
@@ -461,11 +447,13 @@ class _Store:
         diagnostics: Diagnostics,
         *,
         full: bool = False,
+        table: str = TABLE,
     ) -> None:
         self.connection = connection
         self.path = path
         self.diagnostics = diagnostics
         self.full = full
+        self.table = table
 
     def composers(self) -> Iterator[tuple[str, dict[str, object]]]:
         # a range on the key (its UNIQUE index), not LIKE, which would scan every blob row
@@ -507,21 +495,21 @@ class _Store:
         return found
 
     def composer(self, cid: str) -> dict[str, object]:
-        return self._keyed(f"composerData:{cid}")
+        return self.keyed(f"composerData:{cid}")
 
     def bubble(self, cid: str, bubble: str | None) -> dict[str, object]:
-        return self._keyed(f"bubbleId:{cid}:{bubble}") if bubble else {}
+        return self.keyed(f"bubbleId:{cid}:{bubble}") if bubble else {}
 
-    def _keyed(self, key: str) -> dict[str, object]:
+    def keyed(self, key: str) -> dict[str, object]:
         row = self.connection.execute(
-            f"SELECT rowid FROM {TABLE} WHERE key = ?", (key,)
+            f"SELECT rowid FROM {self.table} WHERE key = ?", (key,)
         ).fetchone()
         return self._value(row[0], key) if row else {}
 
     def _value(self, rowid: int, key: object) -> dict[str, object]:
         where = f"{self.path}#{key}"
         raw = databases.bounded_value(
-            self.connection, TABLE, "value", rowid,
+            self.connection, self.table, "value", rowid,
             full=self.full, diagnostics=self.diagnostics, where=where,
         )  # fmt: skip
         if raw is None:

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from html import escape
 
 from ..model import Event, Session
-from .text import clean, one_line, spawn_name, tokens, tool_summary
+from .text import clean, one_line, sender_name, spawn_name, tokens, tool_summary
 
 _STYLE = """
 :root { color-scheme: light dark; --bg:#fff; --fg:#1b1f24; --dim:#6a737d; --user:#0b6e4f; --tool:#005cc5;
@@ -116,8 +116,8 @@ def _when(moment: datetime | None) -> str | None:
 def _event(event: Event) -> str:
     kind = event.kind
     if kind == "user":
-        sender = event.extra.get("from_agent")  # another agent's message, not typed
-        who = f"Message from {_e(one_line(str(sender), 40))}" if sender else "User"
+        sender = sender_name(event)  # another agent's message, not typed
+        who = f"Message from {_e(sender)}" if sender else "User"
         css = "ev user from-agent" if sender else "ev user"
         return f'<div class="{css}"><div class="who">{who}</div><div class="text">{_e(event.text)}</div></div>\n'
     if kind == "assistant":

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from ..model import Event, Session
 from .records import iso
-from .text import clean, one_line, spawn_name, tokens, tool_summary
+from .text import clean, one_line, sender_name, spawn_name, tokens, tool_summary
 
 _BACKTICKS = re.compile(r"`{3,}")
 
@@ -60,10 +60,8 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
         if child is not None and named:  # its type or name, and enough of its id
             names[str(child)] = f"{one_line(named, 30)} {one_line(str(child))[:8]}"
         if kind == "user":
-            sender = event.extra.get("from_agent")
-            heading = (  # another agent's message is not what a person typed
-                f"Message from {one_line(str(sender), 40)}" if sender else "User"
-            )
+            sender = sender_name(event)  # another agent's message: not typed
+            heading = f"Message from {sender}" if sender else "User"
             out = f"## {heading}{who}\n\n{clean(event.text)}\n\n"
         elif kind == "assistant":
             out = f"**Assistant{who}:** {clean(event.text)}\n\n"

@@ -22,7 +22,16 @@ from rich.tree import Tree
 
 from ..model import Event, Session
 from ..tree import AgentNode
-from .text import clean, duration, fold, one_line, spawn_name, tokens, tool_summary
+from .text import (
+    clean,
+    duration,
+    fold,
+    one_line,
+    sender_name,
+    spawn_name,
+    tokens,
+    tool_summary,
+)
 
 DETAILS = ("full", "normal", "user")
 
@@ -107,9 +116,9 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
         return None
     out = Line("magenta", [(prefix, "")]) if prefix else Line()
     if kind == "user":
-        sender = event.extra.get("from_agent")
+        sender = sender_name(event)
         if sender is not None:  # another agent's message: not typed by a person
-            out.append(f"⇠ {one_line(str(sender), 40)}: ", style="bold magenta")
+            out.append(f"⇠ {sender}: ", style="bold magenta")
         else:
             out.append("> ", style="bold green")
         out.append(clean(event.text), style="bold")

@@ -132,6 +132,12 @@ _INPUT_KEYS = (
 )
 
 
+def sender_name(event: Event) -> str | None:
+    """Who sent a user event that another agent, not a person, wrote (`from_agent`)."""
+    sender = event.extra.get("from_agent")
+    return one_line(str(sender), 40) if sender else None
+
+
 def spawn_name(event: Event) -> str | None:
     """What a spawn calls its sub-agent: its type, else the name the app gave it."""
     named = event.extra.get("agent_type") or event.extra.get("agent_name")
@@ -222,8 +228,8 @@ APP_WIDTH = 8  # the app column's width, wider only where a listed app's name is
 
 
 def app_width(apps: Iterable[str]) -> int:
-    """The app column's width for these rows: APP_WIDTH, or the longest name shown
-    ("antigravity"), so that every column after it stays aligned."""
+    """The app column's width for these rows: APP_WIDTH, or the longest name shown, so
+    that every column after it stays aligned."""
     return max([APP_WIDTH, *(len(app) for app in apps)])
 
 

@@ -115,7 +115,8 @@ def _conversations(store: _Store, app: str) -> list[Session]:
     composers = [
         (cid, data, headers)
         for cid, data in store.composers()
-        if (headers := _headers(data))  # none: an empty tab, not a conversation
+        # a composer none of whose messages names its bubble is an empty tab
+        if _last(headers := _message_list(data)) is not None
     ]
     parents = {
         child: cid
@@ -139,7 +140,7 @@ def _session(
     store: _Store,
     cid: str,
     data: dict[str, object],
-    headers: list[dict[str, object]],
+    headers: list[object],
     app: str,
     parent: str | None,
     facts: dict[tuple[str, str], tuple[object, object]] | None,
@@ -408,19 +409,38 @@ def _json_text(value: object) -> object:
         return value
 
 
-def _last(headers: list[dict[str, object]]) -> str | None:
-    return as_str(headers[-1].get("bubbleId")) if headers else None
+def _message_list(data: dict[str, object]) -> list[object]:
+    """The headers as stored: listing looks only at the few it needs, not at them all."""
+    found = data.get("fullConversationHeadersOnly")
+    return found if isinstance(found, list) else []
 
 
-def _first_prompt(
-    data: dict[str, object], headers: list[dict[str, object]]
-) -> str | None:
+def _bubble_of(header: object) -> str | None:
+    bubble = header.get("bubbleId") if isinstance(header, dict) else None
+    return bubble if isinstance(bubble, str) else None
+
+
+def _last(headers: list[object]) -> str | None:
+    """The bubble of the last message that names one."""
+    return next(
+        (b for h in reversed(headers) if (b := _bubble_of(h)) is not None), None
+    )
+
+
+def _first_prompt(data: dict[str, object], headers: list[object]) -> str | None:
     """The first prompt's bubble of a conversation with no name of its own, else None."""
     name = one_line(as_str(data.get("name")), limit=None)
     if name and name not in _DEFAULT_NAMES:
         return None
-    first = next((h for h in headers if h.get("type") == 1), None)
-    return as_str(first.get("bubbleId")) if first else None
+    return next(
+        (
+            b
+            for h in headers
+            if isinstance(h, dict) and h.get("type") == 1
+            if (b := _bubble_of(h)) is not None
+        ),
+        None,
+    )
 
 
 def _headers(data: dict[str, object]) -> list[dict[str, object]]:

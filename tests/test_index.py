@@ -335,3 +335,44 @@ def test_an_unwritable_state_folder_costs_only_the_memory_of_the_index(
     assert "SESSDEX_HOME" in caplog.text
     stand_in = paths.cache_dir()
     assert stand_in.is_dir() and stand_in.is_relative_to(tempfile.gettempdir())
+
+
+@pytest.mark.parametrize("finished", [True, False], ids=["then written", "left so"])
+def test_a_database_read_mid_write_is_read_again_once_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, finished: bool
+) -> None:
+    """The Cursor IDE writes its store in place (no WAL) while sessdex reads it without
+    a lock: a read can meet half-written pages. Read again once the file has changed, the
+    store's conversations are all listed and no problem is reported; a store that stays
+    broken is read once and said to be broken."""
+    from tests.sources.test_cursor_ide import AGENT, sample
+
+    home_dir = tmp_path / "home"
+    db = sample(home_dir)
+    whole = db.read_bytes()
+    half_written = whole[:100] + bytes(len(whole) - 100)  # pages not yet written
+    db.write_bytes(half_written)
+    cursor_source = sources.get("cursor")
+    original = cursor_source.parse
+    reads: list[str] = []
+
+    def parse(path, location, diagnostics):  # type: ignore[no-untyped-def]
+        reads.append(path.name)
+        found = original(path, location, diagnostics)
+        if finished and path == db and db.read_bytes() == half_written:
+            db.write_bytes(whole)  # the app's write is over
+            os.utime(db, ns=(db.stat().st_atime_ns, db.stat().st_mtime_ns + 10**9))
+        return found
+
+    monkeypatch.setattr(cursor_source, "parse", parse)
+    listing = api.list_sessions(Home.at(home_dir), apps=["cursor"])
+    listed = {row.id for row in listing.rows}
+    problems = listing.report.diagnostics.get("cursor")
+    if finished:
+        assert AGENT in listed
+        assert reads.count("state.vscdb") == 2
+        assert problems is None or not problems.problems
+    else:
+        assert AGENT not in listed
+        assert reads.count("state.vscdb") == 1  # unchanged: no point reading it again
+        assert problems is not None and "state.vscdb" in " ".join(problems.problems)

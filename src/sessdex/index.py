@@ -835,24 +835,26 @@ PARALLEL_FROM = (
 )
 
 
-def _parse_one(job: Job) -> Parsed:
-    """Parse one file in isolation: a broken or vanished file never hides the rest."""
-    from .sources import get
+# Reads again of a file that changed while it was read and could not all be read.
+REREADS = 2
 
+
+def _parse_one(job: Job) -> Parsed:
+    """Parse one file in isolation: a broken or vanished file never hides the rest.
+
+    A file that changed while it was read, and held something that could not be read,
+    is read again: a database the app wrote into during the read (its pages changed under
+    a lock-free read) or a JSON document it rewrote in place reads as corrupt, which the
+    same file read a moment later is not."""
     app, location, name, signature = job
-    diagnostics = Diagnostics()
-    try:
-        sessions = get(app).parse(Path(name), location, diagnostics)
-    except FileNotFoundError:
-        diagnostics.skip(name, 0, "vanished")
-        sessions = []
-    except Exception as error:
-        if os.environ.get("SESSDEX_DEBUG"):
-            raise
-        diagnostics.problem(
-            f"{app}: could not read {name}: {type(error).__name__}: {error}"
-        )
-        sessions = []
+    for _ in range(REREADS + 1):
+        sessions, diagnostics = _parse_as_is(app, location, name)
+        if not (diagnostics.problems or diagnostics.skipped):
+            break
+        now = freshness.file_signature(name)
+        if now is None or now == signature:
+            break  # vanished, or as it was: what could not be read is in the file
+        signature = now  # the signature of what the next read will see (or newer)
     return (
         app,
         name,
@@ -860,6 +862,25 @@ def _parse_one(job: Job) -> Parsed:
         [_fragment(s) for s in sessions],
         diagnostics,
     )
+
+
+def _parse_as_is(
+    app: str, location: Location, name: str
+) -> tuple[list[Session], Diagnostics]:
+    from .sources import get
+
+    diagnostics = Diagnostics()
+    try:
+        return get(app).parse(Path(name), location, diagnostics), diagnostics
+    except FileNotFoundError:
+        diagnostics.skip(name, 0, "vanished")
+    except Exception as error:
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        diagnostics.problem(
+            f"{app}: could not read {name}: {type(error).__name__}: {error}"
+        )
+    return [], diagnostics
 
 
 def _count(report: RefreshReport, result: Parsed) -> None:

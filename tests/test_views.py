@@ -129,6 +129,50 @@ def test_show_in_the_terminal_folds_tool_calls(tmp_path: Path) -> None:
     )
 
 
+def test_show_full_shows_each_tool_input_whole() -> None:
+    from sessdex.views.terminal import render_events
+
+    heredoc = "cat <<'EOF' > notes.txt\nfirst line\nsecond line\nEOF"
+    events = [
+        Event("s", 0, "tool_call", tool="Bash",
+              extra={"input": {"command": heredoc, "description": "Write notes"}}),
+        Event("s", 1, "tool_call", tool="Bash", extra={"input": {"command": "npm test"}}),
+        Event("s", 2, "tool_call", tool="Edit", extra={"input": {
+            "file_path": "/w/app.py", "old_string": "a = 1\nb = 2\nc = 3",
+            "new_string": "a = 1\nb = 20\nc = 3"}}),
+        Event("s", 3, "tool_call", tool="apply_patch",
+              text="*** Begin Patch\n*** Update File: x.py\n-old\n+new\x1b[2J\n*** End Patch"),
+    ]  # fmt: skip
+    full = "\n".join(line.plain for line in render_events(events, "full"))
+    assert (
+        "Using Bash — cat <<'EOF' > notes.txt first line second line EOF\n"
+        "    command:\n        cat <<'EOF' > notes.txt\n        first line\n"
+        "        second line\n        EOF\n    description: Write notes\n"
+    ) in full
+    assert "Using Bash — npm test\nUsing Edit" in full  # nothing to add to the summary
+    assert (
+        "    @@ -1,3 +1,3 @@\n     a = 1\n    -b = 2\n    +b = 20\n     c = 3\n" in full
+    )
+    assert "    -old\n    +new\n    *** End Patch" in full and "\x1b" not in full
+    normal = "\n".join(line.plain for line in render_events(events, "normal"))
+    assert "command:" not in normal and "b = 20" not in normal  # one line per call
+    styles = {
+        text: style
+        for line in render_events(events[2:3], "full")
+        for text, style in line.pieces
+    }
+    assert styles["\n    -b = 2"] == "red" and styles["\n    +b = 20"] == "green"
+    code, out, _ = invoke(
+        "show", "11111111", "--detail", "full", "--home",
+        str(Path(__file__).parent / "data" / "claude" / "home"),
+    )  # fmt: skip
+    assert code == 0
+    assert (
+        "Using Edit — /home/dev/shop/checkout.py\n    @@ -1 +1 @@\n    -pay()\n    +retry(pay)\n"
+        in out
+    )
+
+
 def test_hostile_text_is_harmless_in_the_terminal(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(

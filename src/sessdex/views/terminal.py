@@ -132,8 +132,13 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
         )
     elif kind == "tool_call":
         value = event.extra.get("input", event.text)
+        value = value if value is not None else event.text
         out.append("Using ", style="cyan")
-        out.append(tool_summary(event.tool, value if value is not None else event.text))
+        summary = tool_summary(event.tool, value)
+        out.append(summary)
+        if detail == "full":
+            for text, style in tool_input(value, shown=summary):
+                out.append(text, style=style)
     elif kind == "tool_result":
         style = "red" if event.is_error else "dim"
         body = clean(event.text) if detail == "full" else fold(event.text, 3)
@@ -173,6 +178,93 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
             return None
         out.append("· " + one_line(event.text or "settings changed"), style="dim")
     return out
+
+
+# Arguments that hold a text before and after an edit, whatever the app calls them.
+_EDIT_PAIRS = (
+    ("old_string", "new_string"),
+    ("oldString", "newString"),
+    ("old_str", "new_str"),
+    ("old_text", "new_text"),
+)
+_INDENT = "\n    "
+
+
+def tool_input(value: object, shown: str = "") -> list[tuple[str, str]]:
+    """A tool call's whole input, under its one-line summary, as (text, style) pieces.
+
+    Each argument on its own line (`key: value`), a text of several lines indented under
+    its key, an edit's before and after as a diff of the lines that changed. An argument
+    the summary already shows whole (`Bash — npm test`) is not repeated."""
+    if value is None or value == "" or value == {}:
+        return []
+    if not isinstance(value, dict):
+        text = value if isinstance(value, str) else _compact(value)
+        return [] if _shown_whole(text, shown) else _block(text)
+    pieces: list[tuple[str, str]] = []
+    done: set[str] = set()
+    for old_key, new_key in _EDIT_PAIRS:
+        old, new = value.get(old_key), value.get(new_key)
+        if isinstance(old, str) and isinstance(new, str):
+            pieces.extend(_diff(old, new))
+            done.update((old_key, new_key))
+    for key, argument in value.items():
+        if key in done:
+            continue
+        text = argument if isinstance(argument, str) else _compact(argument)
+        if _shown_whole(text, shown):
+            continue
+        pieces.append((f"{_INDENT}{one_line(str(key), 40)}:", "dim"))
+        if "\n" in text.rstrip("\n"):
+            pieces.extend(_block(text, "    "))
+        else:
+            pieces.append((" " + clean(text), ""))
+    return pieces
+
+
+def _shown_whole(text: str, summary: str) -> bool:
+    line = one_line(text)
+    return bool(line) and line == text.strip() and summary.endswith(f"— {line}")
+
+
+def _compact(value: object) -> str:
+    import orjson
+
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return str(value)
+
+
+def _block(text: str, indent: str = "") -> list[tuple[str, str]]:
+    """A text's lines, each cleaned on its own and indented under the line above."""
+    pad = _INDENT + indent
+    patch = text.startswith(("*** Begin Patch", "diff --git", "--- "))
+    return [
+        (pad + line, _patch_style(line) if patch else "")
+        for line in (clean(part) for part in text.rstrip("\n").split("\n"))
+    ]
+
+
+def _diff(old: str, new: str) -> list[tuple[str, str]]:
+    import difflib
+
+    lines = difflib.unified_diff(old.split("\n"), new.split("\n"), lineterm="", n=2)
+    return [
+        (_INDENT + clean(line), _patch_style(line))
+        for line in lines
+        if not line.startswith(("--- ", "+++ "))
+    ]
+
+
+def _patch_style(line: str) -> str:
+    if line.startswith("@@"):
+        return "cyan"
+    if line.startswith("+") and not line.startswith("+++"):
+        return "green"
+    if line.startswith("-") and not line.startswith("---"):
+        return "red"
+    return "dim"
 
 
 def render_tree(node: AgentNode) -> Tree:

@@ -173,6 +173,27 @@ def test_show_full_shows_each_tool_input_whole() -> None:
     )
 
 
+def test_html_export_shows_an_edit_as_a_diff() -> None:
+    from sessdex.model import Session
+    from sessdex.views import html
+
+    edit = {
+        "file_path": "/w/a.py",
+        "old_string": "x = 1",
+        "new_string": "x = '<b>2</b>'",
+    }
+    events = [Event("s", 0, "tool_call", tool="Edit", extra={"input": edit})]
+    page = "".join(html.render(Session(app="claude", id="s"), events))
+    assert (
+        '<pre class="diff"><span class="hunk">@@ -1 +1 @@</span>\n'
+        '<span class="del">-x = 1</span>\n'
+        '<span class="add">+x = &#x27;&lt;b&gt;2&lt;/b&gt;&#x27;</span></pre>'
+    ) in page
+    assert (
+        "old_string" not in page and "&quot;file_path&quot;" in page
+    )  # the rest as JSON
+
+
 def test_hostile_text_is_harmless_in_the_terminal(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(

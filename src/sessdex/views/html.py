@@ -13,7 +13,15 @@ from datetime import UTC, datetime
 from html import escape
 
 from ..model import Event, Session
-from .text import clean, one_line, sender_name, spawn_name, tokens, tool_summary
+from .text import (
+    clean,
+    edit_diff,
+    one_line,
+    sender_name,
+    spawn_name,
+    tokens,
+    tool_summary,
+)
 
 _STYLE = """
 :root { color-scheme: light dark; --bg:#fff; --fg:#1b1f24; --dim:#6a737d; --user:#0b6e4f; --tool:#005cc5;
@@ -31,6 +39,7 @@ details { margin:.3em 0; } summary { cursor:pointer; color:var(--tool); }
 .sub { border-left:2px dashed var(--line); margin-left:1em; padding-left:.8em; }
 .sub .id { color:var(--dim); font-size:.85em; }
 .meta { color:var(--dim); font-size:.85em; } .text { white-space:pre-wrap; }
+.diff .add { color:var(--user); } .diff .del { color:var(--err); } .diff .hunk, .diff .ctx { color:var(--dim); }
 """
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
@@ -113,6 +122,35 @@ def _when(moment: datetime | None) -> str | None:
     return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
 
 
+def _tool_input(value: object) -> str:
+    """A tool call's input: an edit's before and after as a diff, the rest as JSON."""
+    import orjson
+
+    diff: list[str] = []
+    if isinstance(value, dict):
+        diff, keys = edit_diff(value)
+        value = {k: v for k, v in value.items() if k not in keys} if keys else value
+    out = ""
+    if diff:
+        lines = "\n".join(
+            f'<span class="{_DIFF_CLASSES.get(line[:1], "ctx")}">{_e(line)}</span>'
+            for line in diff
+        )
+        out = f'<pre class="diff">{lines}</pre>'
+    if value is None or (diff and value == {}):
+        return out
+    if isinstance(value, str):
+        return out + f"<pre>{_e(value)}</pre>"
+    try:
+        body = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:
+        body = str(value)
+    return out + f"<pre>{_e(body)}</pre>"
+
+
+_DIFF_CLASSES = {"+": "add", "-": "del", "@": "hunk"}
+
+
 def _event(event: Event) -> str:
     kind = event.kind
     if kind == "user":
@@ -129,14 +167,7 @@ def _event(event: Event) -> str:
         summary = _e(
             tool_summary(event.tool, value if value is not None else event.text, 120)
         )
-        import orjson
-
-        body = (
-            value
-            if isinstance(value, str)
-            else orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-        )
-        return f'<details class="ev tool"><summary>{summary}</summary><pre>{_e(body)}</pre></details>\n'
+        return f'<details class="ev tool"><summary>{summary}</summary>{_tool_input(value)}</details>\n'
     if kind == "tool_result":
         css = "ev result error" if event.is_error else "ev result"
         label = "error" if event.is_error else "result"

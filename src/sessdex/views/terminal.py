@@ -25,6 +25,7 @@ from ..tree import AgentNode
 from .text import (
     clean,
     duration,
+    edit_diff,
     fold,
     one_line,
     sender_name,
@@ -180,13 +181,6 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
     return out
 
 
-# Arguments that hold a text before and after an edit, whatever the app calls them.
-_EDIT_PAIRS = (
-    ("old_string", "new_string"),
-    ("oldString", "newString"),
-    ("old_str", "new_str"),
-    ("old_text", "new_text"),
-)
 _INDENT = "\n    "
 
 
@@ -201,13 +195,8 @@ def tool_input(value: object, shown: str = "") -> list[tuple[str, str]]:
     if not isinstance(value, dict):
         text = value if isinstance(value, str) else _compact(value)
         return [] if _shown_whole(text, shown) else _block(text)
-    pieces: list[tuple[str, str]] = []
-    done: set[str] = set()
-    for old_key, new_key in _EDIT_PAIRS:
-        old, new = value.get(old_key), value.get(new_key)
-        if isinstance(old, str) and isinstance(new, str):
-            pieces.extend(_diff(old, new))
-            done.update((old_key, new_key))
+    diff, done = edit_diff(value)
+    pieces = [(_INDENT + clean(line), _patch_style(line)) for line in diff]
     for key, argument in value.items():
         if key in done:
             continue
@@ -243,17 +232,6 @@ def _block(text: str, indent: str = "") -> list[tuple[str, str]]:
     return [
         (pad + line, _patch_style(line) if patch else "")
         for line in (clean(part) for part in text.rstrip("\n").split("\n"))
-    ]
-
-
-def _diff(old: str, new: str) -> list[tuple[str, str]]:
-    import difflib
-
-    lines = difflib.unified_diff(old.split("\n"), new.split("\n"), lineterm="", n=2)
-    return [
-        (_INDENT + clean(line), _patch_style(line))
-        for line in lines
-        if not line.startswith(("--- ", "+++ "))
     ]
 
 

@@ -156,6 +156,33 @@ def _telling_argument(value: dict[str, object]) -> str:
     return ""
 
 
+# Arguments that hold a text before and after an edit, whatever the app calls them.
+_EDIT_PAIRS = (
+    ("old_string", "new_string"),
+    ("oldString", "newString"),
+    ("old_str", "new_str"),
+    ("old_text", "new_text"),
+)
+
+
+def edit_diff(value: dict[str, object]) -> tuple[list[str], set[str]]:
+    """A tool input's edits as the lines of a unified diff (hunk headers, ` `, `-`, `+`
+    lines, no file headers), and the keys that held them; ([], set()) when it has none."""
+    import difflib
+
+    lines: list[str] = []
+    keys: set[str] = set()
+    for old_key, new_key in _EDIT_PAIRS:
+        old, new = value.get(old_key), value.get(new_key)
+        if isinstance(old, str) and isinstance(new, str):
+            diff = difflib.unified_diff(
+                old.split("\n"), new.split("\n"), lineterm="", n=2
+            )
+            lines.extend(d for d in diff if not d.startswith(("--- ", "+++ ")))
+            keys.update((old_key, new_key))
+    return lines, keys
+
+
 def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
     """'Bash — npm test': the tool and its most telling argument, on one line."""
     detail = ""

@@ -18,6 +18,7 @@ from ..errors import AmbiguousId, SessdexError
 from ..index import Progress, RefreshReport
 from ..model import Event
 from ..sources import Home
+from .completion import app_names
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,6 +26,14 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 # --- shared options ------------------------------------------------------------------------
+
+
+def session_id_argument(f: F) -> F:
+    """The SESSION_ID argument: an id, a unique start of one, or `app:id`; completed by
+    the shell from the index."""
+    from .completion import session_ids
+
+    return click.argument("session_id", shell_complete=session_ids)(f)
 
 
 def home_option(f: F) -> F:
@@ -68,6 +77,7 @@ def filter_options(f: F) -> F:
         multiple=True,
         metavar="NAME",
         help="Only this app (repeatable).",
+        shell_complete=app_names,
     )(f)
     f = click.option(
         "--all", "include_subagents", is_flag=True, help="Include sub-agent sessions."

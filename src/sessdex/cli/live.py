@@ -18,8 +18,10 @@ from ._common import (
     home_option,
     report_diagnostics,
     resolve_home,
+    session_id_argument,
     stdout_bytes,
 )
+from .completion import app_names
 
 
 def live_options(f: F) -> F:
@@ -40,7 +42,12 @@ def live_options(f: F) -> F:
 
 @main.command("watch", context_settings=CONTEXT)
 @click.option(
-    "--app", "apps", multiple=True, metavar="NAME", help="Only this app (repeatable)."
+    "--app",
+    "apps",
+    multiple=True,
+    metavar="NAME",
+    help="Only this app (repeatable).",
+    shell_complete=app_names,
 )
 @click.option(
     "--since",
@@ -162,7 +169,7 @@ DETAIL = click.option(
 
 
 @main.command("follow", context_settings=CONTEXT)
-@click.argument("session_id")
+@session_id_argument
 @click.option(
     "--lines",
     "-n",
@@ -247,7 +254,7 @@ def follow_command(
 
 
 @main.command("replay", context_settings=CONTEXT)
-@click.argument("session_id")
+@session_id_argument
 @click.option(
     "--speed",
     type=click.FloatRange(min=0.01),

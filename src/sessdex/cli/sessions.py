@@ -22,8 +22,10 @@ from ._common import (
     progress_bar,
     report_skipped,
     resolve_home,
+    session_id_argument,
     stdout_bytes,
 )
+from .completion import app_names
 
 
 @main.command("list", context_settings=CONTEXT)
@@ -141,7 +143,7 @@ def _say_why_empty(
 
 
 @main.command("resume", context_settings=CONTEXT)
-@click.argument("session_id")
+@session_id_argument
 @click.option(
     "--print",
     "print_only",
@@ -231,7 +233,12 @@ def resume_command(
 
 @main.command("doctor", context_settings=CONTEXT)
 @click.option(
-    "--app", "apps", multiple=True, metavar="NAME", help="Only this app (repeatable)."
+    "--app",
+    "apps",
+    multiple=True,
+    metavar="NAME",
+    help="Only this app (repeatable).",
+    shell_complete=app_names,
 )
 @click.option(
     "--deep",

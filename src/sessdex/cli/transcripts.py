@@ -22,13 +22,14 @@ from ._common import (
     output_options,
     report_diagnostics,
     resolve_home,
+    session_id_argument,
     stdout_bytes,
     write_events,
 )
 
 
 @main.command("show", context_settings=CONTEXT)
-@click.argument("session_id")
+@session_id_argument
 @click.option(
     "--detail",
     type=click.Choice(["full", "normal", "user"]),
@@ -120,7 +121,7 @@ def show_command(
 
 
 @main.command("tree", context_settings=CONTEXT)
-@click.argument("session_id")
+@session_id_argument
 @output_options
 @home_option
 @fail_nicely
@@ -144,7 +145,7 @@ def tree_command(
 
 
 @main.command("export", context_settings=CONTEXT)
-@click.argument("session_id")
+@session_id_argument
 @click.option(
     "--format",
     "-f",

@@ -19,6 +19,7 @@ from ._common import (
     resolve_home,
     stdout_bytes,
 )
+from .completion import app_names
 
 
 @main.command("usage", context_settings=CONTEXT)
@@ -33,7 +34,12 @@ from ._common import (
 @click.option("--since", help="From this day (2026-11-01) or this long ago (3d, 2w).")
 @click.option("--until", help="Up to and including this day (2026-11-30).")
 @click.option(
-    "--app", "apps", multiple=True, metavar="NAME", help="Only this app (repeatable)."
+    "--app",
+    "apps",
+    multiple=True,
+    metavar="NAME",
+    help="Only this app (repeatable).",
+    shell_complete=app_names,
 )
 @click.option(
     "--here", is_flag=True, help="Only sessions whose folder is this one or below it."

@@ -1,0 +1,68 @@
+"""Shell completion: session ids (newest first, each with its app and title) and app names.
+
+Click answers the shell's completion requests (`_SESSDEX_COMPLETE=bash_complete …`); these
+callbacks give it the values. Ids and titles come from transcripts: an id that could not be
+typed back as one shell word is never offered, and a title is shown cleaned, on one line.
+"""
+
+from __future__ import annotations
+
+import click
+from click.shell_completion import CompletionItem
+
+MAX_OFFERED = 200  # the newest matches: a shell shows no more than a screenful anyway
+
+
+def session_ids(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """The sessions whose id (or `app:id`) starts with what was typed, newest first."""
+    try:
+        return _session_ids(ctx, incomplete)
+    except Exception:  # never a traceback into the shell's line
+        return []
+
+
+def _session_ids(ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+    import orjson
+
+    from .. import api
+    from ..views.text import one_line
+    from ._common import resolve_home
+
+    home_dir = ctx.params.get("home_dir")
+    listing = api.list_sessions(
+        resolve_home(home_dir if isinstance(home_dir, str) else None)
+    )
+    typed = incomplete.lower()
+    with_app = ":" in typed
+    offered: list[CompletionItem] = []
+    for row in listing.rows:
+        value = f"{row.app}:{row.id}" if with_app else row.id
+        if not value.lower().startswith(typed) or not _one_word(value):
+            continue
+        title = orjson.loads(row.record).get("title")
+        label = one_line(title if isinstance(title, str) else "(untitled)", 60)
+        offered.append(CompletionItem(value, help=f"{row.app} · {label}"))
+        if len(offered) >= MAX_OFFERED:
+            break
+    return offered
+
+
+def app_names(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    from ..sources import get, names
+
+    return [
+        CompletionItem(name, help=get(name).TITLE)
+        for name in names()
+        if name.startswith(incomplete.lower())
+    ]
+
+
+def _one_word(value: str) -> bool:
+    """Typed back unquoted, the shell reads it as this one word and nothing else."""
+    return value.isprintable() and not any(
+        c.isspace() or c in "\"'\\$`;&|<>()*?[]{}!#~" for c in value
+    )

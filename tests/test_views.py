@@ -194,6 +194,26 @@ def test_html_export_shows_an_edit_as_a_diff() -> None:
     )  # the rest as JSON
 
 
+def test_markdown_export_shows_what_an_edit_changed() -> None:
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    edit = {
+        "file_path": "README.md",
+        "old_string": "Intro\n```sh\nmake\n```",
+        "new_string": "Intro\n```sh\nmake all\n```",
+    }
+    events = [
+        Event("s", 0, "tool_call", tool="Edit", extra={"input": edit}),
+        Event("s", 1, "tool_call", tool="Bash", extra={"input": {"command": "make"}}),
+    ]
+    page = "".join(markdown.render(Session(app="claude", id="s"), events))
+    assert (
+        "- 🔧 Edit — README.md\n\n````diff\n@@ -1,4 +1,4 @@\n Intro\n ```sh\n"
+        "-make\n+make all\n ```\n````\n\n- 🔧 Bash — make\n"
+    ) in page  # the fence outgrows the diff's own, so the diff cannot close it
+
+
 def test_hostile_text_is_harmless_in_the_terminal(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(

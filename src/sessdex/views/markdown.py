@@ -11,7 +11,15 @@ from collections.abc import Iterable, Iterator
 
 from ..model import Event, Session
 from .records import iso
-from .text import clean, one_line, sender_name, spawn_name, tokens, tool_summary
+from .text import (
+    clean,
+    edit_diff,
+    one_line,
+    sender_name,
+    spawn_name,
+    tokens,
+    tool_summary,
+)
 
 _BACKTICKS = re.compile(r"`{3,}")
 
@@ -23,9 +31,16 @@ def _fence(text: str) -> str:
     return "`" * (max(len(run) for run in _BACKTICKS.findall(text)) + 1)
 
 
-def _quote_block(text: str) -> str:
+def _quote_block(text: str, language: str = "") -> str:
     fence = _fence(text)
-    return f"{fence}\n{text}\n{fence}"
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def _capped(text: str, limit: int = 2000) -> str:
+    """A long output or diff, cut: the export stays something to paste."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n… ({len(text) - limit} more characters)"
 
 
 def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
@@ -69,13 +84,15 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             out = f"<details><summary>thinking{who}</summary>\n\n{_quote_block(clean(event.text))}\n\n</details>\n\n"
         elif kind == "tool_call":
             value = event.extra.get("input", event.text)
-            out = f"- 🔧 {tool_summary(event.tool, value if value is not None else event.text, 200)}{who}\n"
+            value = value if value is not None else event.text
+            out = f"- 🔧 {tool_summary(event.tool, value, 200)}{who}\n"
+            diff = edit_diff(value)[0] if isinstance(value, dict) else []
+            if diff:  # what an edit changed: what a reader of the export most needs
+                text = _capped("\n".join(clean(line) for line in diff))
+                out += f"\n{_quote_block(text, 'diff')}\n\n"
         elif kind == "tool_result":
-            text = clean(event.text)
-            if len(text) > 2000:
-                text = text[:2000] + f"\n… ({len(text) - 2000} more characters)"
             label = "error" if event.is_error else "result"
-            out = f"\n  {label}:\n\n{_quote_block(text)}\n\n"
+            out = f"\n  {label}:\n\n{_quote_block(_capped(clean(event.text)))}\n\n"
         elif kind == "subagent":
             out = f"- 🤖 sub-agent **{named or 'agent'}**: {one_line(event.text)}\n"
         elif kind == "compaction":

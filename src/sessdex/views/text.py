@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -165,7 +165,7 @@ _EDIT_PAIRS = (
 )
 
 
-def edit_diff(value: dict[str, object]) -> tuple[list[str], set[str]]:
+def edit_diff(value: Mapping[str, object]) -> tuple[list[str], set[str]]:
     """A tool input's edits as the lines of a unified diff (hunk headers, ` `, `-`, `+`
     lines, no file headers), and the keys that held them; ([], set()) when it has none."""
     import difflib

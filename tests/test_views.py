@@ -154,6 +154,19 @@ def test_show_full_shows_each_tool_input_whole() -> None:
         "    @@ -1,3 +1,3 @@\n     a = 1\n    -b = 2\n    +b = 20\n     c = 3\n" in full
     )
     assert "    -old\n    +new\n    *** End Patch" in full and "\x1b" not in full
+    several = {  # pi's `edits`, Claude Code's MultiEdit: one call, several edits
+        "path": "l.py",
+        "edits": [
+            {"oldText": "ledger", "newText": "books"},
+            {"old_string": "x", "new_string": "y"},
+        ],
+    }
+    lines = [line.plain for line in render_events(
+        [Event("s", 0, "tool_call", tool="edit", extra={"input": several})], "full"
+    )]  # fmt: skip
+    assert lines == [
+        "Using edit — l.py\n    @@ -1 +1 @@\n    -ledger\n    +books\n    @@ -1 +1 @@\n    -x\n    +y"
+    ]
     normal = "\n".join(line.plain for line in render_events(events, "normal"))
     assert "command:" not in normal and "b = 20" not in normal  # one line per call
     styles = {

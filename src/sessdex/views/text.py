@@ -156,18 +156,36 @@ def _telling_argument(value: dict[str, object]) -> str:
     return ""
 
 
-# Arguments that hold a text before and after an edit, whatever the app calls them.
+# Arguments that hold a text before and after an edit, whatever the app calls them; a
+# list of such pairs under "edits" (several edits in one call) is read the same way.
 _EDIT_PAIRS = (
     ("old_string", "new_string"),
     ("oldString", "newString"),
     ("old_str", "new_str"),
     ("old_text", "new_text"),
+    ("oldText", "newText"),
 )
+_EDITS_SHOWN = 100  # edits of one call shown as a diff; past that, the rest as they are
 
 
 def edit_diff(value: Mapping[str, object]) -> tuple[list[str], set[str]]:
     """A tool input's edits as the lines of a unified diff (hunk headers, ` `, `-`, `+`
     lines, no file headers), and the keys that held them; ([], set()) when it has none."""
+    lines, keys = _pairs_diff(value)
+    edits = value.get("edits")
+    if (
+        isinstance(edits, list)
+        and 0 < len(edits) <= _EDITS_SHOWN
+        and all(isinstance(edit, Mapping) for edit in edits)
+    ):
+        found = [line for edit in edits for line in _pairs_diff(edit)[0]]
+        if found:
+            lines.extend(found)
+            keys.add("edits")
+    return lines, keys
+
+
+def _pairs_diff(value: Mapping[str, object]) -> tuple[list[str], set[str]]:
     import difflib
 
     lines: list[str] = []

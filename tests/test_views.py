@@ -227,6 +227,30 @@ def test_markdown_export_shows_what_an_edit_changed() -> None:
     ) in page  # the fence outgrows the diff's own, so the diff cannot close it
 
 
+def test_a_patch_is_summarised_by_its_files_and_shown_as_a_diff() -> None:
+    """Codex's apply_patch gets the patch as its whole input."""
+    from sessdex.model import Session
+    from sessdex.views import html, markdown
+
+    patch = (
+        "*** Begin Patch\n*** Update File: importer.py\n@@\n-def run(path):\n"
+        "+def run(path, dry_run=False):\n*** Add File: notes.md\n+hi\n*** End Patch\n"
+    )
+    git = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"
+    assert tool_summary("apply_patch", patch) == "apply_patch — importer.py, notes.md"
+    assert tool_summary("apply_patch", {"input": git}) == "apply_patch — x.py"
+    events = [Event("s", 0, "tool_call", tool="apply_patch", extra={"input": patch})]
+    session = Session(app="codex", id="s")
+    page = "".join(markdown.render(session, events))
+    assert f"- 🔧 apply_patch — importer.py, notes.md\n\n```diff\n{patch}```\n" in page
+    page = "".join(html.render(session, events))
+    assert (
+        '<span class="hunk">*** Update File: importer.py</span>\n<span class="hunk">@@</span>\n'
+        '<span class="del">-def run(path):</span>\n'
+        '<span class="add">+def run(path, dry_run=False):</span>'
+    ) in page
+
+
 def test_hostile_text_is_harmless_in_the_terminal(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(

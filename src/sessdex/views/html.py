@@ -15,8 +15,10 @@ from html import escape
 from ..model import Event, Session
 from .text import (
     clean,
+    diff_line_kind,
     edit_diff,
     one_line,
+    patch_text,
     sender_name,
     spawn_name,
     tokens,
@@ -127,14 +129,16 @@ def _tool_input(value: object) -> str:
     import orjson
 
     diff: list[str] = []
-    if isinstance(value, dict):
+    patch = patch_text(value)
+    if patch is not None:
+        diff, value = patch.rstrip("\n").split("\n"), None
+    elif isinstance(value, dict):
         diff, keys = edit_diff(value)
         value = {k: v for k, v in value.items() if k not in keys} if keys else value
     out = ""
     if diff:
         lines = "\n".join(
-            f'<span class="{_DIFF_CLASSES.get(line[:1], "ctx")}">{_e(line)}</span>'
-            for line in diff
+            f'<span class="{diff_line_kind(line)}">{_e(line)}</span>' for line in diff
         )
         out = f'<pre class="diff">{lines}</pre>'
     if value is None or (diff and value == {}):
@@ -146,9 +150,6 @@ def _tool_input(value: object) -> str:
     except TypeError:
         body = str(value)
     return out + f"<pre>{_e(body)}</pre>"
-
-
-_DIFF_CLASSES = {"+": "add", "-": "del", "@": "hunk"}
 
 
 def _event(event: Event) -> str:

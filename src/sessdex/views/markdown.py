@@ -15,6 +15,7 @@ from .text import (
     clean,
     edit_diff,
     one_line,
+    patch_text,
     sender_name,
     spawn_name,
     tokens,
@@ -86,7 +87,14 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             value = event.extra.get("input", event.text)
             value = value if value is not None else event.text
             out = f"- 🔧 {tool_summary(event.tool, value, 200)}{who}\n"
-            diff = edit_diff(value)[0] if isinstance(value, dict) else []
+            patch = patch_text(value)
+            diff = (
+                patch.rstrip("\n").split("\n")
+                if patch is not None
+                else edit_diff(value)[0]
+                if isinstance(value, dict)
+                else []
+            )
             if diff:  # what an edit changed: what a reader of the export most needs
                 text = _capped("\n".join(clean(line) for line in diff))
                 out += f"\n{_quote_block(text, 'diff')}\n\n"

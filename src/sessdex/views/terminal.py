@@ -24,10 +24,12 @@ from ..model import Event, Session
 from ..tree import AgentNode
 from .text import (
     clean,
+    diff_line_kind,
     duration,
     edit_diff,
     fold,
     one_line,
+    patch_text,
     sender_name,
     spawn_name,
     tokens,
@@ -228,21 +230,18 @@ def _compact(value: object) -> str:
 def _block(text: str, indent: str = "") -> list[tuple[str, str]]:
     """A text's lines, each cleaned on its own and indented under the line above."""
     pad = _INDENT + indent
-    patch = text.startswith(("*** Begin Patch", "diff --git", "--- "))
+    patch = patch_text(text) is not None
     return [
         (pad + line, _patch_style(line) if patch else "")
         for line in (clean(part) for part in text.rstrip("\n").split("\n"))
     ]
 
 
+_DIFF_STYLES = {"add": "green", "del": "red", "hunk": "cyan", "ctx": "dim"}
+
+
 def _patch_style(line: str) -> str:
-    if line.startswith("@@"):
-        return "cyan"
-    if line.startswith("+") and not line.startswith("+++"):
-        return "green"
-    if line.startswith("-") and not line.startswith("---"):
-        return "red"
-    return "dim"
+    return _DIFF_STYLES[diff_line_kind(line)]
 
 
 def render_tree(node: AgentNode) -> Tree:

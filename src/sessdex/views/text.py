@@ -201,10 +201,51 @@ def _pairs_diff(value: Mapping[str, object]) -> tuple[list[str], set[str]]:
     return lines, keys
 
 
+_PATCH_STARTS = ("*** Begin Patch", "diff --git ", "--- ")
+
+
+def patch_text(value: object) -> str | None:
+    """The patch a tool was given as its whole input (Codex's `apply_patch`, plain or as
+    its one argument), else None."""
+    if isinstance(value, Mapping) and len(value) == 1:
+        (value,) = value.values()
+    return value if isinstance(value, str) and value.startswith(_PATCH_STARTS) else None
+
+
+_PATCHED_FILE = re.compile(
+    r"^(?:\*\*\* (?:Update|Add|Delete) File: (.+)|\+\+\+ (?:b/)?(.+)|\*\*\* Move to: (.+))$",
+    re.MULTILINE,
+)
+
+
+def _patched_files(patch: str) -> list[str]:
+    """The files a patch names (Codex's `*** Update File:` lines, a unified diff's `+++`)."""
+    found: list[str] = []
+    for match in _PATCHED_FILE.finditer(patch, 0, 1 << 20):
+        name = next(group for group in match.groups() if group).strip()
+        if name != "/dev/null" and name not in found:
+            found.append(name)
+    return found
+
+
+def diff_line_kind(line: str) -> str:
+    """What a line of a diff or patch is: "add", "del", "hunk" (headers) or "ctx"."""
+    if line.startswith(("@@", "+++ ", "--- ", "*** ", "diff --git ")):
+        return "hunk"
+    if line.startswith("+"):
+        return "add"
+    if line.startswith("-"):
+        return "del"
+    return "ctx"
+
+
 def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
     """'Bash — npm test': the tool and its most telling argument, on one line."""
     detail = ""
-    if isinstance(value, dict):
+    patch = patch_text(value)
+    if patch is not None:  # the files it touches, not its first lines
+        detail = ", ".join(_patched_files(patch)) or patch
+    elif isinstance(value, dict):
         detail = _telling_argument(value)
         if (
             not detail and len(value) == 1

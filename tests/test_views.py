@@ -239,6 +239,29 @@ def test_a_patch_is_summarised_by_its_files_and_shown_as_a_diff() -> None:
     git = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"
     assert tool_summary("apply_patch", patch) == "apply_patch — importer.py, notes.md"
     assert tool_summary("apply_patch", {"input": git}) == "apply_patch — x.py"
+    assert tool_summary("shell", {"command": ["apply_patch", patch]}) == (
+        "shell — importer.py, notes.md"
+    )
+    heredoc = f"apply_patch <<'EOF'\n{patch}EOF\n"
+    shell_call = {"cmd": heredoc, "workdir": "/w"}
+    assert tool_summary("exec_command", shell_call) == (
+        "exec_command — importer.py, notes.md"
+    )
+    shown = "".join(
+        html.render(
+            Session(app="codex", id="s"),
+            [
+                Event(
+                    "s",
+                    0,
+                    "tool_call",
+                    tool="exec_command",
+                    extra={"input": shell_call},
+                )
+            ],
+        )
+    )
+    assert '<span class="add">+hi</span>' in shown and "&quot;workdir&quot;" in shown
     events = [Event("s", 0, "tool_call", tool="apply_patch", extra={"input": patch})]
     session = Session(app="codex", id="s")
     page = "".join(markdown.render(session, events))

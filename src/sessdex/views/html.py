@@ -130,8 +130,9 @@ def _tool_input(value: object) -> str:
 
     diff: list[str] = []
     patch = patch_text(value)
-    if patch is not None:
-        diff, value = patch.rstrip("\n").split("\n"), None
+    if patch is not None:  # the rest of a shell call's arguments stay shown below
+        diff = patch.rstrip("\n").split("\n")
+        value = value if isinstance(value, dict) and len(value) > 1 else None
     elif isinstance(value, dict):
         diff, keys = edit_diff(value)
         value = {k: v for k, v in value.items() if k not in keys} if keys else value

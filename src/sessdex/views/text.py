@@ -205,11 +205,29 @@ _PATCH_STARTS = ("*** Begin Patch", "diff --git ", "--- ")
 
 
 def patch_text(value: object) -> str | None:
-    """The patch a tool was given as its whole input (Codex's `apply_patch`, plain or as
-    its one argument), else None."""
-    if isinstance(value, Mapping) and len(value) == 1:
-        (value,) = value.values()
-    return value if isinstance(value, str) and value.startswith(_PATCH_STARTS) else None
+    """The patch a tool was given as its whole input, else None: Codex's `apply_patch`
+    input (plain, or as its one argument), or a shell call of it (`["apply_patch",
+    patch]`, `apply_patch <<'EOF'` … `EOF`)."""
+    if isinstance(value, Mapping):
+        command = value.get("command", value.get("cmd"))
+        if (
+            isinstance(command, list)
+            and len(command) == 2
+            and command[0] == "apply_patch"
+        ):
+            value = command[1]
+        elif isinstance(command, str):
+            value = command
+        elif len(value) == 1:
+            (value,) = value.values()
+    if not isinstance(value, str):
+        return None
+    if value.startswith("apply_patch <<"):  # a heredoc: the lines between its markers
+        body = value.partition("\n")[2].rstrip()
+        value = (
+            body.rpartition("\n")[0] + "\n" if body.endswith(("EOF", "PATCH")) else body
+        )
+    return value if value.startswith(_PATCH_STARTS) else None
 
 
 _PATCHED_FILE = re.compile(

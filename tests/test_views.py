@@ -165,7 +165,7 @@ def test_show_full_shows_each_tool_input_whole() -> None:
         [Event("s", 0, "tool_call", tool="edit", extra={"input": several})], "full"
     )]  # fmt: skip
     assert lines == [
-        "Using edit — l.py\n    @@ -1 +1 @@\n    -ledger\n    +books\n    @@ -1 +1 @@\n    -x\n    +y"
+        "Using edit — l.py (+2 -2)\n    @@ -1 +1 @@\n    -ledger\n    +books\n    @@ -1 +1 @@\n    -x\n    +y"
     ]
     normal = "\n".join(line.plain for line in render_events(events, "normal"))
     assert "command:" not in normal and "b = 20" not in normal  # one line per call
@@ -181,7 +181,7 @@ def test_show_full_shows_each_tool_input_whole() -> None:
     )  # fmt: skip
     assert code == 0
     assert (
-        "Using Edit — /home/dev/shop/checkout.py\n    @@ -1 +1 @@\n    -pay()\n    +retry(pay)\n"
+        "Using Edit — /home/dev/shop/checkout.py (+1 -1)\n    @@ -1 +1 @@\n    -pay()\n    +retry(pay)\n"
         in out
     )
 
@@ -207,6 +207,16 @@ def test_html_export_shows_an_edit_as_a_diff() -> None:
     )  # the rest as JSON
 
 
+def test_an_edit_of_a_whole_big_file_is_shown_as_all_out_all_in() -> None:
+    """Past 20,000 lines, matching lines one by one would take long: every old line
+    out, every new line in."""
+    old = "\n".join(f"line {n}" for n in range(12_000))
+    edit = {"file_path": "big.txt", "old_string": old, "new_string": old + "\nend"}
+    assert tool_summary("Edit", edit) == "Edit — big.txt (+12001 -12000)"
+    small = {"file_path": "s.txt", "old_string": "a\nb", "new_string": "a\nc"}
+    assert tool_summary("Edit", small) == "Edit — s.txt (+1 -1)"  # matched: a is kept
+
+
 def test_markdown_export_shows_what_an_edit_changed() -> None:
     from sessdex.model import Session
     from sessdex.views import markdown
@@ -222,7 +232,7 @@ def test_markdown_export_shows_what_an_edit_changed() -> None:
     ]
     page = "".join(markdown.render(Session(app="claude", id="s"), events))
     assert (
-        "- 🔧 Edit — README.md\n\n````diff\n@@ -1,4 +1,4 @@\n Intro\n ```sh\n"
+        "- 🔧 Edit — README.md (+1 -1)\n\n````diff\n@@ -1,4 +1,4 @@\n Intro\n ```sh\n"
         "-make\n+make all\n ```\n````\n\n- 🔧 Bash — make\n"
     ) in page  # the fence outgrows the diff's own, so the diff cannot close it
 
@@ -237,15 +247,18 @@ def test_a_patch_is_summarised_by_its_files_and_shown_as_a_diff() -> None:
         "+def run(path, dry_run=False):\n*** Add File: notes.md\n+hi\n*** End Patch\n"
     )
     git = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"
-    assert tool_summary("apply_patch", patch) == "apply_patch — importer.py, notes.md"
-    assert tool_summary("apply_patch", {"input": git}) == "apply_patch — x.py"
+    assert (
+        tool_summary("apply_patch", patch)
+        == "apply_patch — importer.py, notes.md (+2 -1)"
+    )
+    assert tool_summary("apply_patch", {"input": git}) == "apply_patch — x.py (+1 -1)"
     assert tool_summary("shell", {"command": ["apply_patch", patch]}) == (
-        "shell — importer.py, notes.md"
+        "shell — importer.py, notes.md (+2 -1)"
     )
     heredoc = f"apply_patch <<'EOF'\n{patch}EOF\n"
     shell_call = {"cmd": heredoc, "workdir": "/w"}
     assert tool_summary("exec_command", shell_call) == (
-        "exec_command — importer.py, notes.md"
+        "exec_command — importer.py, notes.md (+2 -1)"
     )
     shown = "".join(
         html.render(
@@ -265,7 +278,10 @@ def test_a_patch_is_summarised_by_its_files_and_shown_as_a_diff() -> None:
     events = [Event("s", 0, "tool_call", tool="apply_patch", extra={"input": patch})]
     session = Session(app="codex", id="s")
     page = "".join(markdown.render(session, events))
-    assert f"- 🔧 apply_patch — importer.py, notes.md\n\n```diff\n{patch}```\n" in page
+    assert (
+        f"- 🔧 apply_patch — importer.py, notes.md (+2 -1)\n\n```diff\n{patch}```\n"
+        in page
+    )
     page = "".join(html.render(session, events))
     assert (
         '<span class="hunk">*** Update File: importer.py</span>\n<span class="hunk">@@</span>\n'

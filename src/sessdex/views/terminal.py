@@ -9,6 +9,7 @@ sanitising again) cost about 0.3 ms a line, most of a long `show`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -215,7 +216,11 @@ def tool_input(value: object, shown: str = "") -> list[tuple[str, str]]:
 
 def _shown_whole(text: str, summary: str) -> bool:
     line = one_line(text)
+    summary = _COUNTS.sub("", summary)  # what an edit changed, after its argument
     return bool(line) and line == text.strip() and summary.endswith(f"— {line}")
+
+
+_COUNTS = re.compile(r" \(\+\d+ -\d+\)$")
 
 
 def _compact(value: object) -> str:

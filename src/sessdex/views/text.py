@@ -166,6 +166,9 @@ _EDIT_PAIRS = (
     ("oldText", "newText"),
 )
 _EDITS_SHOWN = 100  # edits of one call shown as a diff; past that, the rest as they are
+_DIFF_LINES = (
+    20_000  # lines before and after, past which an edit is not matched line by line
+)
 
 
 def edit_diff(value: Mapping[str, object]) -> tuple[list[str], set[str]]:
@@ -193,12 +196,29 @@ def _pairs_diff(value: Mapping[str, object]) -> tuple[list[str], set[str]]:
     for old_key, new_key in _EDIT_PAIRS:
         old, new = value.get(old_key), value.get(new_key)
         if isinstance(old, str) and isinstance(new, str):
-            diff = difflib.unified_diff(
-                old.split("\n"), new.split("\n"), lineterm="", n=2
-            )
-            lines.extend(d for d in diff if not d.startswith(("--- ", "+++ ")))
+            before, after = old.split("\n"), new.split("\n")
+            if len(before) + len(after) > _DIFF_LINES:  # all out, all in: no matching
+                lines.append(f"@@ -1,{len(before)} +1,{len(after)} @@")
+                lines.extend([*("-" + b for b in before), *("+" + a for a in after)])
+            else:
+                diff = difflib.unified_diff(before, after, lineterm="", n=2)
+                lines.extend(d for d in diff if not d.startswith(("--- ", "+++ ")))
             keys.update((old_key, new_key))
     return lines, keys
+
+
+def change_counts(value: object) -> tuple[int, int] | None:
+    """(lines added, lines removed) by the edits or the patch a tool input holds."""
+    patch = patch_text(value)
+    if patch is not None:
+        lines = patch.split("\n")
+    elif isinstance(value, Mapping):
+        lines = edit_diff(value)[0]
+    else:
+        return None
+    kinds = [diff_line_kind(line) for line in lines]
+    added, removed = kinds.count("add"), kinds.count("del")
+    return (added, removed) if added or removed else None
 
 
 _PATCH_STARTS = ("*** Begin Patch", "diff --git ", "--- ")
@@ -277,7 +297,9 @@ def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
     elif isinstance(value, str):
         detail = value
     name = one_line(tool or "tool")
-    return f"{name} — {one_line(detail, width)}" if detail else name
+    counts = change_counts(value)
+    changed = f" (+{counts[0]} -{counts[1]})" if counts else ""
+    return f"{name} — {one_line(detail, width)}{changed}" if detail else name + changed
 
 
 def fold(text: str | None, lines: int = 3, width: int = 160) -> str:

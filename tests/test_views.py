@@ -207,14 +207,41 @@ def test_html_export_shows_an_edit_as_a_diff() -> None:
     )  # the rest as JSON
 
 
-def test_an_edit_of_a_whole_big_file_is_shown_as_all_out_all_in() -> None:
-    """Past 20,000 lines, matching lines one by one would take long: every old line
-    out, every new line in."""
-    old = "\n".join(f"line {n}" for n in range(12_000))
-    edit = {"file_path": "big.txt", "old_string": old, "new_string": old + "\nend"}
-    assert tool_summary("Edit", edit) == "Edit — big.txt (+12001 -12000)"
-    small = {"file_path": "s.txt", "old_string": "a\nb", "new_string": "a\nc"}
-    assert tool_summary("Edit", small) == "Edit — s.txt (+1 -1)"  # matched: a is kept
+def test_an_edit_of_a_big_file_is_matched_only_between_its_shared_lines() -> None:
+    """The first and last lines before and after share are set aside; past 20,000 lines,
+    what lies between goes out and comes in whole instead of being matched line by line."""
+    from sessdex.views.terminal import render_events
+
+    def edited(lines: int) -> dict[str, str]:
+        old = "\n".join(f"line {n}" for n in range(lines))
+        new = old.replace("line 5000\n", "line five thousand\nline 5000.5\n") + "\nend"
+        return {"file_path": "big.txt", "old_string": old, "new_string": new}
+
+    assert tool_summary("Edit", edited(12_000)) == "Edit — big.txt (+3 -1)"
+    event = Event("s", 0, "tool_call", tool="Edit", extra={"input": edited(12_000)})
+    (shown,) = [line.plain for line in render_events([event], "full")]
+    assert shown == (  # as difflib.unified_diff writes it
+        "Using Edit — big.txt (+3 -1)\n    @@ -4999,5 +4999,6 @@\n     line 4998\n"
+        "     line 4999\n    -line 5000\n    +line five thousand\n    +line 5000.5\n"
+        "     line 5001\n     line 5002\n    @@ -11999,2 +12000,3 @@\n     line 11998\n"
+        "     line 11999\n    +end"
+    )
+    assert tool_summary("Edit", edited(30_000)) == "Edit — big.txt (+25002 -25000)"
+    event = Event("s", 0, "tool_call", tool="Edit", extra={"input": edited(30_000)})
+    (shown,) = [line.plain for line in render_events([event], "full")]
+    assert shown.startswith(
+        "Using Edit — big.txt (+25002 -25000)\n    @@ -5001,25000 +5001,25002 @@\n"
+        "    -line 5000\n    -line 5001\n"
+    )
+    assert shown.endswith("\n    +line 29999\n    +end")
+    small = {
+        "file_path": "s.txt",
+        "old_string": "a\nb\nc\nd",
+        "new_string": "a\nB\nc\nD",
+    }
+    assert tool_summary("Edit", small) == "Edit — s.txt (+2 -2)"  # c is kept
+    unchanged = {"file_path": "x", "old_string": "same", "new_string": "same"}
+    assert tool_summary("Edit", unchanged) == "Edit — x"  # no count of nothing
 
 
 def test_markdown_export_shows_what_an_edit_changed() -> None:

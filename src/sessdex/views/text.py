@@ -174,36 +174,10 @@ _DIFF_LINES = (
 def edit_diff(value: Mapping[str, object]) -> tuple[list[str], set[str]]:
     """A tool input's edits as the lines of a unified diff (hunk headers, ` `, `-`, `+`
     lines, no file headers), and the keys that held them; ([], set()) when it has none."""
-    lines, keys = _pairs_diff(value)
-    edits = value.get("edits")
-    if (
-        isinstance(edits, list)
-        and 0 < len(edits) <= _EDITS_SHOWN
-        and all(isinstance(edit, Mapping) for edit in edits)
-    ):
-        found = [line for edit in edits for line in _pairs_diff(edit)[0]]
-        if found:
-            lines.extend(found)
-            keys.add("edits")
-    return lines, keys
-
-
-def _pairs_diff(value: Mapping[str, object]) -> tuple[list[str], set[str]]:
-    import difflib
-
+    pairs, keys = _edits(value)
     lines: list[str] = []
-    keys: set[str] = set()
-    for old_key, new_key in _EDIT_PAIRS:
-        old, new = value.get(old_key), value.get(new_key)
-        if isinstance(old, str) and isinstance(new, str):
-            before, after = old.split("\n"), new.split("\n")
-            if len(before) + len(after) > _DIFF_LINES:  # all out, all in: no matching
-                lines.append(f"@@ -1,{len(before)} +1,{len(after)} @@")
-                lines.extend([*("-" + b for b in before), *("+" + a for a in after)])
-            else:
-                diff = difflib.unified_diff(before, after, lineterm="", n=2)
-                lines.extend(d for d in diff if not d.startswith(("--- ", "+++ ")))
-            keys.update((old_key, new_key))
+    for old, new in pairs:
+        lines.extend(_hunks(old.split("\n"), new.split("\n")))
     return lines, keys
 
 
@@ -219,6 +193,81 @@ def change_counts(value: object) -> tuple[int, int] | None:
     kinds = [diff_line_kind(line) for line in lines]
     added, removed = kinds.count("add"), kinds.count("del")
     return (added, removed) if added or removed else None
+
+
+def _hunks(before: list[str], after: list[str], context: int = 2) -> list[str]:
+    """The unified diff of two texts' lines, as `difflib.unified_diff` writes it (less
+    its file headers). The first and last lines both share are set aside before matching,
+    so an edit of a few lines in a long text costs only those few; what still holds more
+    than _DIFF_LINES lines goes out and comes in whole."""
+    import difflib
+
+    limit = min(len(before), len(after))
+    start = 0
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    if start == len(before) == len(after):
+        return []  # the same text
+    if len(before) + len(after) - 2 * (start + end) > _DIFF_LINES:
+        out, into = before[start : len(before) - end], after[start : len(after) - end]
+        return [
+            f"@@ -{_span(start, len(out))} +{_span(start, len(into))} @@",
+            *("-" + line for line in out),
+            *("+" + line for line in into),
+        ]
+    start, end = max(0, start - context), max(0, end - context)
+    a, b = before[start : len(before) - end], after[start : len(after) - end]
+    lines: list[str] = []
+    for group in difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(context):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        lines.append(
+            f"@@ -{_span(start + i1, i2 - i1)} +{_span(start + j1, j2 - j1)} @@"
+        )
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines.extend(" " + line for line in a[i1:i2])
+                continue
+            lines.extend("-" + line for line in a[i1:i2])
+            lines.extend("+" + line for line in b[j1:j2])
+    return lines
+
+
+def _edits(value: Mapping[str, object]) -> tuple[list[tuple[str, str]], set[str]]:
+    """The (before, after) texts of a tool input's edits, and the keys that held them."""
+    pairs, keys = _pairs(value)
+    edits = value.get("edits")
+    if (
+        isinstance(edits, list)
+        and 0 < len(edits) <= _EDITS_SHOWN
+        and all(isinstance(edit, Mapping) for edit in edits)
+    ):
+        found = [pair for edit in edits for pair in _pairs(edit)[0]]
+        if found:
+            pairs.extend(found)
+            keys.add("edits")
+    return pairs, keys
+
+
+def _pairs(value: Mapping[str, object]) -> tuple[list[tuple[str, str]], set[str]]:
+    pairs: list[tuple[str, str]] = []
+    keys: set[str] = set()
+    for old_key, new_key in _EDIT_PAIRS:
+        old, new = value.get(old_key), value.get(new_key)
+        if isinstance(old, str) and isinstance(new, str):
+            pairs.append((old, new))
+            keys.update((old_key, new_key))
+    return pairs, keys
+
+
+def _span(start: int, length: int) -> str:
+    """A hunk header's range as diff writes it: its first line and count, the count
+    left out when it is 1, the line before it when it is empty."""
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1},{length}" if length else f"{start},0"
 
 
 _PATCH_STARTS = ("*** Begin Patch", "diff --git ", "--- ")

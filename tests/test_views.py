@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -242,6 +243,48 @@ def test_an_edit_of_a_big_file_is_matched_only_between_its_shared_lines() -> Non
     assert tool_summary("Edit", small) == "Edit — s.txt (+2 -2)"  # c is kept
     unchanged = {"file_path": "x", "old_string": "same", "new_string": "same"}
     assert tool_summary("Edit", unchanged) == "Edit — x"  # no count of nothing
+
+
+def _apply_hunks(before: list[str], hunks: list[str]) -> list[str]:
+    """`before` with a unified diff's hunks applied, checking each line they quote."""
+    header = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+    out: list[str] = []
+    position = 0
+    for line in hunks:
+        found = header.fullmatch(line)
+        if found:
+            start, length = int(found[1]), int(found[2] if found[2] is not None else 1)
+            begin = start - 1 if length else start
+            out.extend(before[position:begin])
+            position = begin
+        elif line[0] in " -":
+            assert before[position] == line[1:]
+            position += 1
+            if line[0] == " ":
+                out.append(line[1:])
+        else:
+            out.append(line[1:])
+    return out + before[position:]
+
+
+def test_every_edit_diff_turns_the_old_text_into_the_new() -> None:
+    import random
+
+    from sessdex.views.text import edit_diff
+
+    draw = random.Random(2026)
+    for _ in range(2000):
+        before = [draw.choice("abcdefg") for _ in range(draw.randint(0, 30))]
+        after = list(before)
+        for _ in range(draw.randint(0, 5)):
+            if draw.random() < 0.4 and after:
+                del after[draw.randrange(len(after))]
+            else:
+                after.insert(draw.randint(0, len(after)), draw.choice("abcxyz"))
+        edit = {"old_string": "\n".join(before), "new_string": "\n".join(after)}
+        hunks, _ = edit_diff(edit)
+        assert _apply_hunks(before or [""], hunks) == (after or [""]), (before, after)
+        assert (hunks == []) == (before == after)
 
 
 def test_markdown_export_shows_what_an_edit_changed() -> None:

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shlex
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -945,3 +946,35 @@ def test_doctor_deep_reads_every_transcript_for_what_it_cannot_read(
     assert list(json.loads(out)[0]["unknown_record_types"]) == [
         "brand-new-record@2.1.197"
     ]
+
+
+def test_doctor_says_where_sessdex_keeps_its_own_files_and_what_they_weigh(
+    tmp_path: Path, sessdex_state: Path
+) -> None:
+    """The index of each home, and the snapshots of apps' databases in WAL mode (whole
+    copies, which can weigh GBs), are sessdex's own: doctor names them and their size."""
+    home = tmp_path / "home"
+    db = home / ".local" / "share" / "opencode" / "opencode.db"
+    db.parent.mkdir(parents=True)
+    writer = sqlite3.connect(db)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("CREATE TABLE session (id TEXT)")
+    writer.commit()
+    invoke("list", "--home", DEMO)  # another home's index
+    code, out, _ = invoke("doctor", "--home", str(home))
+    writer.close()
+    assert code == 0
+    own = out[out.index("sessdex's own files") :].splitlines()
+    assert own[0].endswith(str(sessdex_state / "cache"))
+    assert re.fullmatch(
+        rf"  index +[\d.]+ KB  {re.escape(str(sessdex_state / 'cache'))}/index-\w+\.sqlite",
+        own[1],
+    )
+    assert re.fullmatch(
+        r"  also +[\d.]+ KB  the indexes of 1 other home\(s\) .*", own[2]
+    )
+    assert re.fullmatch(
+        r"  snapshots +[\d.]+ KB  copies of 1 database\(s\) apps keep in WAL mode, .*",
+        own[3],
+    )

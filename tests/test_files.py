@@ -212,6 +212,50 @@ def test_a_running_apps_database_is_copied_again_only_when_it_changed(
     writer.close()
 
 
+def test_snapshots_of_gone_or_unused_databases_are_pruned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot holds a whole copy of an app's database: one whose database was deleted
+    goes at the next pruning, one unused for a week too; pruning runs once a day."""
+    import time
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    app = tmp_path / "app"
+    app.mkdir()
+    writers = {
+        name: _make_wal_db(app / name) for name in ("kept.db", "gone.db", "old.db")
+    }
+    for name in writers:
+        databases.open_sqlite(app / name).close()
+    snapshots = tmp_path / "state" / "cache" / "snapshots"
+
+    def copied() -> set[str]:
+        return {p.name for p in snapshots.rglob("*.db")}
+
+    assert copied() == {"kept.db", "gone.db", "old.db"}
+    writers["gone.db"].close()
+    (app / "gone.db").unlink()
+    (app / "gone.db-wal").unlink(missing_ok=True)  # closing folded it in
+    in_app = sorted(p.name for p in app.iterdir())
+    [old] = [p.parent for p in snapshots.rglob("old.db")]
+    week_ago = time.time() - 8 * 24 * 3600
+    os.utime(old, (week_ago, week_ago))
+    freed = databases.prune_snapshots()
+    assert copied() == {"kept.db"}
+    assert freed > 0
+    databases.open_sqlite(app / "old.db").close()  # used again: copied again
+    assert copied() == {"kept.db", "old.db"}
+    [old] = [p.parent for p in snapshots.rglob("old.db")]
+    os.utime(old, (week_ago, week_ago))
+    assert databases.prune_snapshots() == 0  # pruned less than a day ago: not again
+    assert copied() == {"kept.db", "old.db"}
+    assert databases.prune_snapshots(time.time() + 25 * 3600) > 0
+    assert copied() == {"kept.db"}
+    assert sorted(p.name for p in app.iterdir()) == in_app  # the app's own untouched
+    for writer in writers.values():
+        writer.close()
+
+
 def test_sqlite_without_wal_opens_immutable(tmp_path: Path) -> None:
     db = tmp_path / "plain.sqlite"
     conn = sqlite3.connect(db)

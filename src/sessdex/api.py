@@ -6,6 +6,7 @@ Functions take a `Home` (whose sessions) and return values or records; they rais
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from . import selection, sources
+from . import databases, selection, sources
 from .diagnostics import NAME_NOT_UTF8, Diagnostics
 from .errors import AmbiguousId, ResumeRefused, SessdexError, SessionNotFound
 from .index import Index, Progress, RefreshReport, Row
@@ -53,7 +54,54 @@ def open_index(
     selected = sources.all_sources(apps)
     index = Index(home)
     report = index.refresh(selected, progress)
+    with contextlib.suppress(OSError):  # housekeeping: never a reason to fail
+        databases.prune_snapshots()
     return index, report
+
+
+@dataclass(frozen=True, slots=True)
+class OwnFiles:
+    """What sessdex keeps of its own, in its cache folder (all of it rebuildable)."""
+
+    folder: str
+    index: str  # this home's index
+    index_bytes: int
+    other_indexes: int  # those of other homes (--home, other overrides)
+    other_index_bytes: int
+    snapshots: int  # copies of apps' databases in WAL mode
+    snapshot_bytes: int
+
+
+def own_files(home: Home) -> OwnFiles:
+    """Where sessdex's index and database snapshots are, and what they weigh."""
+    from .index import index_file
+    from .paths import cache_dir, snapshot_dir
+
+    mine = index_file(home)
+    others = others_bytes = 0
+    for path in cache_dir().glob("index-*.sqlite"):
+        if path != mine:
+            others += 1
+            others_bytes += _file_bytes(path)
+    snapshots = [f for f in snapshot_dir().iterdir() if f.is_dir()]
+    return OwnFiles(
+        folder=str(cache_dir()),
+        index=str(mine),
+        index_bytes=_file_bytes(mine),
+        other_indexes=others,
+        other_index_bytes=others_bytes,
+        snapshots=len(snapshots),
+        snapshot_bytes=sum(databases.folder_size(f) for f in snapshots),
+    )
+
+
+def _file_bytes(path: Path) -> int:
+    """A SQLite file's size with its WAL."""
+    total = 0
+    for suffix in ("", "-wal"):
+        with contextlib.suppress(OSError):
+            total += os.stat(f"{path}{suffix}").st_size
+    return total
 
 
 def list_sessions(

@@ -15,6 +15,7 @@ import hashlib
 import os
 import shutil
 import sqlite3
+import time
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -67,6 +68,10 @@ def _snapshot(name: str, attempts: int = 5) -> str:
     target_dir.mkdir(parents=True, exist_ok=True)
     target = target_dir / os.path.basename(name)
     copied_from = target_dir / "copied-from"  # the app's database file as last copied
+    source_file = target_dir / SOURCE_FILE  # which database this is a copy of (pruning)
+    if _read_text(source_file) != os.path.abspath(name):
+        source_file.write_text(os.path.abspath(name), encoding="utf-8")
+    os.utime(target_dir)  # last used now: snapshots unused for a while are pruned
     for _ in range(attempts):
         before = _fingerprint(name)
         source = f"{before[0][0]} {before[0][1]}"
@@ -84,6 +89,53 @@ def _snapshot(name: str, attempts: int = 5) -> str:
             copied_from.write_text(source)
             break
     return str(target)
+
+
+SOURCE_FILE = "source"
+SNAPSHOT_IDLE_SECONDS = 7 * 24 * 3600  # a snapshot unused this long is removed
+_PRUNED_MARK = ".pruned"  # when snapshots were last pruned: at most once a day
+
+
+def prune_snapshots(now: float | None = None, *, force: bool = False) -> int:
+    """Remove the snapshots no read needs any more: those of a database that is gone, and
+    those unused for a week (the next read of their database copies it again). Runs at
+    most once a day unless `force`; returns the bytes freed.
+
+    Each snapshot holds a whole copy of an app's database, which can weigh GBs."""
+    from .paths import snapshot_dir
+
+    now = time.time() if now is None else now
+    root = snapshot_dir()
+    mark = root / _PRUNED_MARK
+    with contextlib.suppress(OSError):
+        if not force and now - mark.stat().st_mtime < 24 * 3600:
+            return 0
+    freed = 0
+    for folder in root.iterdir():
+        if folder.name.startswith(".") or not folder.is_dir():
+            continue
+        source = _read_text(folder / SOURCE_FILE)
+        try:
+            idle = now - folder.stat().st_mtime > SNAPSHOT_IDLE_SECONDS
+        except OSError:
+            continue
+        if idle or (source is not None and not os.path.exists(source)):
+            freed += folder_size(folder)
+            shutil.rmtree(folder, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        mark.touch()
+        os.utime(mark, (now, now))
+    return freed
+
+
+def folder_size(folder: os.PathLike[str]) -> int:
+    """The bytes of the files in a folder and below (links not followed)."""
+    total = 0
+    for base, _, names in os.walk(folder):
+        for entry in names:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(base, entry)).st_size
+    return total
 
 
 def _read_text(path: os.PathLike[str]) -> str | None:

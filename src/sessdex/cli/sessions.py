@@ -323,6 +323,21 @@ def doctor_command(
         if verbose:
             for path, line, reason in r.diagnostics.details:
                 say(f"    {path}:{line}: {reason}")
+    from ..files import human_bytes
+
+    own = api.own_files(resolve_home(home_dir))
+    say(f"sessdex's own files (rebuildable; delete them any time): {own.folder}")
+    say(f"  index       {human_bytes(own.index_bytes)}  {own.index}")
+    if own.other_indexes:
+        say(
+            f"  also        {human_bytes(own.other_index_bytes)}  the indexes of "
+            f"{own.other_indexes} other home(s) (--home, other folder overrides)"
+        )
+    if own.snapshots:
+        say(
+            f"  snapshots   {human_bytes(own.snapshot_bytes)}  copies of {own.snapshots} "
+            "database(s) apps keep in WAL mode, removed after a week unused"
+        )
 
 
 @main.command("demo", context_settings=CONTEXT)

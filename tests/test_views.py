@@ -270,7 +270,7 @@ def _apply_hunks(before: list[str], hunks: list[str]) -> list[str]:
 def test_every_edit_diff_turns_the_old_text_into_the_new() -> None:
     import random
 
-    from sessdex.views.text import edit_diff
+    from sessdex.views.diffs import edit_diff
 
     draw = random.Random(2026)
     for _ in range(2000):
@@ -345,6 +345,15 @@ def test_a_patch_is_summarised_by_its_files_and_shown_as_a_diff() -> None:
         )
     )
     assert '<span class="add">+hi</span>' in shown and "&quot;workdir&quot;" in shown
+    # a removed `-- comment` line is a removal, inside a hunk, not a `---` file header
+    sql = "diff --git a/q.sql b/q.sql\n--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1 @@\n--- x\n select 1\n"
+    assert tool_summary("apply_patch", sql) == "apply_patch — q.sql (+0 -1)"
+    edit = {
+        "file_path": "q.sql",
+        "old_string": "-- x\nselect 1",
+        "new_string": "select 1",
+    }
+    assert tool_summary("Edit", edit) == "Edit — q.sql (+0 -1)"
     events = [Event("s", 0, "tool_call", tool="apply_patch", extra={"input": patch})]
     session = Session(app="codex", id="s")
     page = "".join(markdown.render(session, events))

@@ -13,12 +13,10 @@ from datetime import UTC, datetime
 from html import escape
 
 from ..model import Event, Session
+from .diffs import diff_kinds, edit_diff, patch_text
 from .text import (
     clean,
-    diff_line_kind,
-    edit_diff,
     one_line,
-    patch_text,
     sender_name,
     spawn_name,
     tokens,
@@ -139,7 +137,8 @@ def _tool_input(value: object) -> str:
     out = ""
     if diff:
         lines = "\n".join(
-            f'<span class="{diff_line_kind(line)}">{_e(line)}</span>' for line in diff
+            f'<span class="{kind}">{_e(line)}</span>'
+            for line, kind in zip(diff, diff_kinds(diff), strict=True)
         )
         out = f'<pre class="diff">{lines}</pre>'
     if value is None or (diff and value == {}):

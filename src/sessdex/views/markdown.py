@@ -10,12 +10,11 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ..model import Event, Session
+from .diffs import edit_diff, patch_text
 from .records import iso
 from .text import (
     clean,
-    edit_diff,
     one_line,
-    patch_text,
     sender_name,
     spawn_name,
     tokens,

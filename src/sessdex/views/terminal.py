@@ -23,14 +23,12 @@ from rich.tree import Tree
 
 from ..model import Event, Session
 from ..tree import AgentNode
+from .diffs import diff_kinds, edit_diff, patch_text
 from .text import (
     clean,
-    diff_line_kind,
     duration,
-    edit_diff,
     fold,
     one_line,
-    patch_text,
     sender_name,
     spawn_name,
     tokens,
@@ -199,7 +197,10 @@ def tool_input(value: object, shown: str = "") -> list[tuple[str, str]]:
         text = value if isinstance(value, str) else _compact(value)
         return [] if _shown_whole(text, shown) else _block(text)
     diff, done = edit_diff(value)
-    pieces = [(_INDENT + clean(line), _patch_style(line)) for line in diff]
+    pieces = [
+        (_INDENT + clean(line), _DIFF_STYLES[kind])
+        for line, kind in zip(diff, diff_kinds(diff), strict=True)
+    ]
     for key, argument in value.items():
         if key in done:
             continue
@@ -235,18 +236,18 @@ def _compact(value: object) -> str:
 def _block(text: str, indent: str = "") -> list[tuple[str, str]]:
     """A text's lines, each cleaned on its own and indented under the line above."""
     pad = _INDENT + indent
-    patch = patch_text(text) is not None
+    lines = text.rstrip("\n").split("\n")
+    styles = (
+        [_DIFF_STYLES[kind] for kind in diff_kinds(lines)]
+        if patch_text(text) is not None
+        else [""] * len(lines)
+    )
     return [
-        (pad + line, _patch_style(line) if patch else "")
-        for line in (clean(part) for part in text.rstrip("\n").split("\n"))
+        (pad + clean(line), style) for line, style in zip(lines, styles, strict=True)
     ]
 
 
 _DIFF_STYLES = {"add": "green", "del": "red", "hunk": "cyan", "ctx": "dim"}
-
-
-def _patch_style(line: str) -> str:
-    return _DIFF_STYLES[diff_line_kind(line)]
 
 
 def render_tree(node: AgentNode) -> Tree:

@@ -178,6 +178,7 @@ class Event:
       `extra["from_agent"]`, the sender's name.
     - tool_call: `tool` (the app's tool name), `call_id`, `extra["input"]` (the arguments as
       parsed JSON, or a string); `text` only when the input is not JSON (a raw patch).
+      Arguments keep the app's own names: views/diffs.py knows the names edits go by.
     - tool_result: `call_id`, `text` (the output flattened to text), `is_error`.
     - usage: `usage`, one event per billed model response after the app's de-duplication;
       its `time` is the response's last line.

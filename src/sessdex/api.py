@@ -281,9 +281,10 @@ def _why_not_resumable(source: sources.Source, session: Session) -> str:
                 f"{source.TITLE} recorded no folder for this session, and sessdex never "
                 "resumes elsewhere; open it with the app from the folder it ran in."
             )
+    where = f" (it ran in {one_line(session.cwd)})" if session.cwd else ""
     return (
         f"{source.TITLE} has no command to resume a session from the command line; "
-        "open it in the app itself."
+        f"open it in the app itself{where}."
     )
 
 

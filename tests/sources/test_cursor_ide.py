@@ -219,7 +219,8 @@ def test_the_jsonl_mirror_of_an_ide_conversation_is_the_same_session(
     assert result.exit_code == 0, result.output
     assert any(e["text"] == "3 passing" for e in json.loads(result.stdout))
     result = runner.invoke(main, ["resume", AGENT, "--print", "--home", str(tmp_path)])
-    assert result.exit_code == 1 and "open it in the app itself" in result.stderr
+    assert result.exit_code == 1
+    assert "open it in the app itself (it ran in /home/dev/shop)." in result.stderr
 
 
 def test_the_ide_store_is_looked_for_whatever_the_cli_override_says(

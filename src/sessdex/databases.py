@@ -5,7 +5,8 @@ the newest rows live only in the WAL, which `immutable=1` ignores: a snapshot of
 database and its WAL is copied into sessdex's cache and opened there, read-only, so that
 the copy of the database stays byte for byte what it was. While the app only appends to
 its WAL (it checkpoints now and then), the next snapshot copies the WAL alone: a running
-app's 500 MB database is not copied again on every `list`.
+app's 500 MB database is not copied again on every `list`. Snapshots no read needs any
+more (their database is gone, or they were not used for a week) are pruned.
 """
 
 from __future__ import annotations
@@ -96,10 +97,10 @@ SNAPSHOT_IDLE_SECONDS = 7 * 24 * 3600  # a snapshot unused this long is removed
 _PRUNED_MARK = ".pruned"  # when snapshots were last pruned: at most once a day
 
 
-def prune_snapshots(now: float | None = None, *, force: bool = False) -> int:
+def prune_snapshots(now: float | None = None) -> int:
     """Remove the snapshots no read needs any more: those of a database that is gone, and
     those unused for a week (the next read of their database copies it again). Runs at
-    most once a day unless `force`; returns the bytes freed.
+    most once a day; returns the bytes freed.
 
     Each snapshot holds a whole copy of an app's database, which can weigh GBs."""
     from .paths import snapshot_dir
@@ -108,7 +109,7 @@ def prune_snapshots(now: float | None = None, *, force: bool = False) -> int:
     root = snapshot_dir()
     mark = root / _PRUNED_MARK
     with contextlib.suppress(OSError):
-        if not force and now - mark.stat().st_mtime < 24 * 3600:
+        if now - mark.stat().st_mtime < 24 * 3600:
             return 0
     freed = 0
     for folder in root.iterdir():

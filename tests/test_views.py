@@ -65,11 +65,63 @@ def test_tool_summary_and_fold() -> None:
         ("complete_task", {"result": {"response": "the report"}}, "the report"),
         ("Write", {"file_path": "/w/a.py", "content": "print(1)"}, "/w/a.py"),
         ("odd", {"level": 3}, '{"level":3}'),
+        # the text editor tool: its `command` is a sub-command, not a shell's
+        ("editor", {"command": "create", "path": "t/h.ts", "file_text": "x"}, "create t/h.ts"),
+        ("Bash", {"command": "view", "description": "a shell command"}, "view"),
     ):  # fmt: skip
         assert tool_summary(tool, value) == f"{tool} — {shown}"
     assert fold("a\nb\nc\nd\ne", 3) == "a\nb\nc\n… 2 more lines"
     assert fold("a\nb\nc\nd\n", 3) == "a\nb\nc\nd"  # one line left: shown, not counted
     assert fold("a\nb\n", 3) == "a\nb" and fold("", 3) == ""
+
+
+def test_any_tool_input_renders_in_every_view_without_failing() -> None:
+    """Tool inputs are whatever the model wrote: odd types under the names the views
+    look for (a list as `command`, a number as `old_string`, `edits` of strings) are
+    shown as they are, never a crash."""
+    import random
+
+    import orjson
+
+    from sessdex.model import Session
+    from sessdex.views import html, markdown
+    from sessdex.views.records import dumps, event_record
+    from sessdex.views.terminal import render_events
+
+    keys = ["command", "cmd", "path", "file_path", "old_string", "new_string", "oldText",
+            "newText", "edits", "input", "patch", "content", "description", "query"]  # fmt: skip
+    texts = ["", "view", "create", "apply_patch", "*** Begin Patch\n+x", "--- a\n+++ b\n@@\n-x",
+             "apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF", "a\nb", "\x1b[2Jx"]  # fmt: skip
+    draw = random.Random(17)
+
+    def value(depth: int) -> object:
+        pick = draw.randrange(7 if depth < 3 else 4)
+        if pick == 0:
+            return draw.choice(texts)
+        if pick == 1:
+            return draw.choice([None, True, 3, -1.5, 10**30])
+        if pick == 2:
+            return draw.choice(keys)
+        if pick == 3:
+            return ""
+        if pick in (4, 5):
+            return {
+                draw.choice(keys): value(depth + 1) for _ in range(draw.randint(0, 4))
+            }
+        return [value(depth + 1) for _ in range(draw.randint(0, 3))]
+
+    session = Session(app="x", id="s")
+    for n in range(3000):
+        tool_input = value(0)
+        event = Event("s", n, "tool_call", tool="t", extra={"input": tool_input})  # type: ignore[dict-item]
+        for detail in ("full", "normal"):
+            for line in render_events([event], detail):
+                assert "\x1b" not in line.plain
+        assert "\x1b" not in "".join(markdown.render(session, [event]))
+        assert "\x1b" not in "".join(html.render(session, [event]))
+        assert (
+            "input" in orjson.loads(dumps(event_record(event)))["extra"]
+        )  # show --json
 
 
 def test_show_json_events_have_the_documented_shape() -> None:

@@ -124,7 +124,7 @@ def _when(moment: datetime | None) -> str | None:
 
 def _tool_input(value: object) -> str:
     """A tool call's input: an edit's before and after as a diff, the rest as JSON."""
-    import orjson
+    from .records import dumps
 
     diff: list[str] = []
     patch = patch_text(value)
@@ -145,11 +145,7 @@ def _tool_input(value: object) -> str:
         return out
     if isinstance(value, str):
         return out + f"<pre>{_e(value)}</pre>"
-    try:
-        body = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-    except TypeError:
-        body = str(value)
-    return out + f"<pre>{_e(body)}</pre>"
+    return out + f"<pre>{_e(dumps(value, indent=True).decode())}</pre>"
 
 
 def _event(event: Event) -> str:

@@ -171,6 +171,33 @@ def event_record(event: Event, *, with_extra: bool = True) -> dict[str, JSONValu
     return record
 
 
-def dumps(value: object) -> bytes:
-    """JSON for scripts: UTF-8, no NaN, non-str keys allowed (counters)."""
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+def dumps(value: object, indent: bool = False) -> bytes:
+    """JSON for scripts: UTF-8, no NaN, non-str keys allowed (counters).
+
+    A value orjson cannot write (an integer past 64 bits, which the standard library's
+    parser, a reader's fallback, keeps whole) is written as orjson would have read it."""
+    option = orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)
+    try:
+        return orjson.dumps(value, option=option)
+    except TypeError:
+        return orjson.dumps(_writable(value), option=option)
+
+
+def _writable(value: object) -> object:
+    if isinstance(value, dict):
+        return {
+            key if isinstance(key, str | int | float | bool) else str(key): _writable(v)
+            for key, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_writable(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool):
+        if -(2**63) <= value < 2**64:
+            return value
+        try:
+            return float(value)  # what orjson reads such a number as
+        except OverflowError:
+            return str(value)
+    if value is None or isinstance(value, str | float | bool):
+        return value
+    return str(value)

@@ -225,12 +225,9 @@ _COUNTS = re.compile(r" \(\+\d+ -\d+\)$")
 
 
 def _compact(value: object) -> str:
-    import orjson
+    from .records import dumps
 
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return str(value)
+    return dumps(value).decode()
 
 
 def _block(text: str, indent: str = "") -> list[tuple[str, str]]:

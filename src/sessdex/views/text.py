@@ -144,8 +144,23 @@ def spawn_name(event: Event) -> str | None:
     return one_line(str(named)) if named else None
 
 
+# The file editor tool's sub-commands (Anthropic's text editor tool, which Goose, Cline and
+# Copilot CLI give their models): its `command` names what it does, `path` to what.
+_EDITOR_COMMANDS = frozenset(
+    {"view", "create", "str_replace", "insert", "undo_edit", "write", "append"}
+)
+
+
 def _telling_argument(value: dict[str, object]) -> str:
-    """The first of _INPUT_KEYS the input holds as text (a list joined), else ""."""
+    """The first of _INPUT_KEYS the input holds as text (a list joined), else ""; an
+    editor call's command and path (`str_replace src/app.py`)."""
+    command, path = value.get("command"), value.get("path")
+    if (
+        isinstance(command, str)
+        and command in _EDITOR_COMMANDS
+        and isinstance(path, str)
+    ):
+        return f"{command} {path}".strip()
     for key in _INPUT_KEYS:
         found = value.get(key)
         if isinstance(found, list):  # several commands or files: one per comma
@@ -172,9 +187,9 @@ def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
             (inner,) = value.values()
             detail = _telling_argument(inner) if isinstance(inner, dict) else ""
         if not detail and value:
-            import orjson
+            from .records import dumps
 
-            detail = orjson.dumps(value).decode()
+            detail = dumps(value).decode()
     elif isinstance(value, str):
         detail = value
     name = one_line(tool or "tool")

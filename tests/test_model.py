@@ -113,3 +113,14 @@ def test_numbers_no_javascript_writer_could_write_read_as_nothing() -> None:
     assert [as_int(v) for v in (2**53 + 1, 1e300, float("inf"), float("nan"))] == [
         0
     ] * 4
+
+
+def test_a_session_holding_a_number_past_64_bits_is_still_indexed() -> None:
+    """The standard library's parser (a reader's fallback) keeps such numbers whole; the
+    index stores them as orjson reads them, instead of failing the whole refresh."""
+    from sessdex.views.records import session_encodings, session_from_state
+
+    session = Session(app="x", id="s", extra={"n": 10**30, "ok": [1, 2**70]})
+    state, public = session_encodings(session)
+    assert session_from_state(state).extra == {"n": 1e30, "ok": [1, float(2**70)]}
+    assert b'"id":"s"' in public

@@ -66,23 +66,31 @@ def session_record(session: Session) -> dict[str, JSONValue]:
     return record
 
 
+def _encode(record: object) -> bytes:
+    """A record as the index keeps it; a value orjson cannot write is made writable."""
+    try:
+        return orjson.dumps(record)
+    except TypeError:
+        return orjson.dumps(_writable(record))
+
+
 def session_state(session: Session) -> bytes:
     """Everything a session holds, extra included, for the index to store and restore."""
     record = session_record(session)
     record["precedence"] = session.precedence
     record["listed"] = session.listed
     record["extra"] = cast(JSONValue, dict(session.extra))
-    return orjson.dumps(record)
+    return _encode(record)
 
 
 def session_encodings(session: Session) -> tuple[bytes, bytes]:
     """(`session_state`, the JSON of `session_record`), the record built once for both."""
     record = session_record(session)
-    public = orjson.dumps(record)
+    public = _encode(record)
     record["precedence"] = session.precedence
     record["listed"] = session.listed
     record["extra"] = cast(JSONValue, dict(session.extra))
-    return orjson.dumps(record), public
+    return _encode(record), public
 
 
 def merge_states(states: Sequence[bytes]) -> dict[str, JSONValue]:
@@ -109,11 +117,11 @@ def merge_states(states: Sequence[bytes]) -> dict[str, JSONValue]:
 def state_encodings(value: dict[str, JSONValue]) -> tuple[bytes, bytes]:
     """What `session_encodings` gives for the session `value` (a `merge_states` result)."""
     record = {name: value.get(name) for name in SESSION_FIELDS}
-    public = orjson.dumps(record)
+    public = _encode(record)
     record["precedence"] = value.get("precedence", 0)
     record["listed"] = value.get("listed", True)
     record["extra"] = value.get("extra") or {}
-    return orjson.dumps(record), public
+    return _encode(record), public
 
 
 def session_from_state(data: bytes | str) -> Session:

@@ -834,3 +834,13 @@ def test_clean_shows_a_value_that_is_not_text() -> None:
     from sessdex.views.text import clean
 
     assert clean(5) == "5"  # type: ignore[arg-type]
+
+
+def test_html_and_markdown_exports_end_with_the_same_token_totals() -> None:
+    home = str(Path(__file__).parent / "data" / "claude" / "home")
+    _, page, _ = invoke("export", "82d9f90c", "-f", "html", "--home", home)
+    _, text, _ = invoke("export", "82d9f90c", "-f", "md", "--home", home)
+    html_total = re.search(r"tokens in all: (\S+) in, (\S+) out</div>\n</body>", page)
+    md_total = re.search(r"Tokens: (\S+) in, (\S+) out\.\n$", text)
+    assert html_total and md_total
+    assert html_total.groups() == md_total.groups() == ("4.8k", "120")

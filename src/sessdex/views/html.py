@@ -77,7 +77,12 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
     spawner: dict[str, str | None] = {}  # child id -> the agent whose event spawned it
     kinds: dict[str, str] = {}  # child id -> its agent type
     open_blocks: list[str] = []  # the sub-agent blocks open now, outermost first
+    total_in = total_out = 0
     for event in events:
+        if event.kind == "usage" and event.usage is not None:
+            u = event.usage
+            total_in += u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
+            total_out += u.output_tokens
         agent = event.agent_id
         if agent != (open_blocks[-1] if open_blocks else None):
             path = _lineage(agent, spawner)
@@ -101,6 +106,8 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             if named:
                 kinds.setdefault(str(child), one_line(named, 40))
     yield "</div></details>\n" * len(open_blocks)
+    if total_in or total_out:  # sub-agents' responses included, as in Markdown
+        yield f'<hr><div class="meta">tokens in all: {tokens(total_in)} in, {tokens(total_out)} out</div>\n'
     yield "</body></html>\n"
 
 

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import platformdirs
@@ -392,3 +393,30 @@ def test_a_table_line_is_styled_as_click_styles_it() -> None:
     )
     assert styled == click.style(plain[:8], fg="cyan") + plain[8:]
     assert "\x1b[31m" not in plain and plain.endswith("A title")
+
+
+def test_list_columns_fit_what_they_show_and_leave_the_title_room() -> None:
+    from sessdex.views.text import listing_columns, listing_line
+
+    home = "/home/dev"
+    rows = [(None, "/home/dev/code/api"), ("fix/x", "/srv/a")]
+    # as wide as the longest branch ("fix/x") and folder ("~/code/api"), not 24 and 32
+    assert listing_columns(rows, home=home, width=160) == (5, 10)
+    long = [
+        (
+            "feature/a-very-long-branch-name",
+            "/home/dev/code/clients/acme-corporation/shop-api",
+        )
+    ]
+    assert listing_columns(long, home=home, width=160) == (24, 32)
+    # 80 columns: the folder gives up room first, then the branch, so the title keeps 30
+    branch, folder = listing_columns(long, home=home, width=80)
+    assert (branch, folder) == (10, 12)
+    fields = ("2026-11-01T10:00:00Z", None, long[0][0], long[0][1], "T" * 40)
+    line = listing_line(
+        "claude", "abcdef1234", fields, width=80, home=home, styled=False,
+        now=datetime(2026, 11, 1, 11, 0, tzinfo=UTC),
+        branch_column=branch, folder_column=folder,
+    )  # fmt: skip
+    assert line == "claude   abcdef12   1h  feature/a… …on/shop-api " + "T" * 29 + "…"
+    assert len(line) <= 80

@@ -304,11 +304,21 @@ _TABLE_COLUMNS = (
 
 def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
     """The lines `sessdex list` prints for people (views.text.listing_line)."""
-    from .views.text import app_width, listing_line, short_id_width, terminal_width
+    from .views.text import (
+        app_width,
+        listing_columns,
+        listing_line,
+        short_id_width,
+        terminal_width,
+    )
 
     width, styled = terminal_width(), sys.stdout.isatty()
     id_width = short_id_width((row[1] for row in rows), ids)
     app_column = app_width(row[0] for row in rows)
+    branch_column, folder_column = listing_columns(
+        ((row[4], row[5]) for row in rows),
+        home=home, width=width, app_column=app_column, id_width=id_width,
+    )  # fmt: skip
     lines = [
         listing_line(
             app,
@@ -320,6 +330,8 @@ def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
             sub_agent=bool(nested),
             id_width=id_width,
             app_column=app_column,
+            branch_column=branch_column,
+            folder_column=folder_column,
         )
         for app, session_id, updated, created, branch, cwd, title, nested in rows
     ]

@@ -284,15 +284,25 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
         return
     import orjson
 
-    from ..views.text import app_width, listing_line, short_id_width, terminal_width
+    from ..views.text import (
+        app_width,
+        listing_columns,
+        listing_line,
+        short_id_width,
+        terminal_width,
+    )
 
     width = terminal_width()
     id_width = short_id_width((row.id for row in rows), listing.ids)
     app_column = app_width(row.app for row in rows)
     home_text = str(home.path)
     styled = sys.stdout.isatty()
-    for row in rows:
-        record = orjson.loads(row.record)
+    records = [orjson.loads(row.record) for row in rows]
+    branch_column, folder_column = listing_columns(
+        ((record.get("branch"), record.get("cwd")) for record in records),
+        home=home_text, width=width, app_column=app_column, id_width=id_width,
+    )  # fmt: skip
+    for row, record in zip(rows, records, strict=True):
         fields = (
             record.get("updated"),
             record.get("created"),
@@ -311,6 +321,8 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
                 sub_agent=record.get("parent_id") is not None,
                 id_width=id_width,
                 app_column=app_column,
+                branch_column=branch_column,
+                folder_column=folder_column,
             )
         )
 

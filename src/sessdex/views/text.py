@@ -247,6 +247,52 @@ def terminal_width() -> int:
 
 SHORT_ID = 8  # the fewest characters of an id `list` prints
 APP_WIDTH = 8  # the app column's width, wider only where a listed app's name is longer
+BRANCH_WIDTH = (
+    24  # the branch column at its widest: narrower when every branch shown is
+)
+FOLDER_WIDTH = 32  # the folder column at its widest, likewise
+TITLE_ROOM = (
+    30  # what a narrow terminal keeps for the title, taken from folder and branch
+)
+
+
+def listing_columns(
+    rows: Iterable[tuple[str | None, str | None]],
+    *,
+    home: str,
+    width: int,
+    app_column: int = APP_WIDTH,
+    id_width: int = SHORT_ID,
+) -> tuple[int, int]:
+    """The (branch, folder) column widths for rows of (branch, folder): each as wide as
+    its longest text shown, at most BRANCH_WIDTH and FOLDER_WIDTH. Where `width` leaves the
+    title less than TITLE_ROOM, the folder gives up room first (down to 12), then the
+    branch (down to 8)."""
+    branch = folder = 1
+    for branch_value, cwd in rows:
+        branch = max(branch, _shown_length(branch_value or "-"))
+        folder = max(folder, _shown_length(short_path(cwd, home)))
+        if branch >= BRANCH_WIDTH and folder >= FOLDER_WIDTH:
+            break  # both at their widest: no row can widen them
+    branch, folder = min(branch, BRANCH_WIDTH), min(folder, FOLDER_WIDTH)
+    lead = app_column + 1 + id_width + 1 + 4 + 2
+    over = lead + branch + 1 + folder + 1 + 2 + TITLE_ROOM - width
+    if over > 0:
+        given = min(over, max(0, folder - 12))
+        folder, over = folder - given, over - given
+        branch -= min(over, max(0, branch - 8))
+    return branch, folder
+
+
+def _shown_length(text: str) -> int:
+    """How long `one_line` makes `text` (the common printable case checked in C)."""
+    return len(text) if text.isprintable() else len(one_line(text))
+
+
+def left_cut(text: str, width: int) -> str:
+    """`text` in `width` characters, its start replaced by "…" when too long: a path's
+    end (the project) says more than its start."""
+    return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
 
 
 def app_width(apps: Iterable[str]) -> int:
@@ -290,22 +336,25 @@ def listing_line(
     sub_agent: bool = False,
     id_width: int = SHORT_ID,
     app_column: int = APP_WIDTH,
+    branch_column: int = BRANCH_WIDTH,
+    folder_column: int = FOLDER_WIDTH,
 ) -> str:
     """One session as `sessdex list` shows it: app, short id, age, branch, folder, title
     (a sub-agent's marked `↳`, as `list --all` shows them among the sessions).
 
     `fields` are the record's updated, created, branch, cwd and title; everything printed
-    is cleaned of control sequences and cut to fit `width`.
+    is cleaned of control sequences and cut to fit `width` (the columns' widths come
+    from `listing_columns`; a folder too long loses its start, the rest their end).
     """
     updated, created, branch, cwd, title = fields
     stamp = updated or created
     when = datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else None
-    branch_text = one_line(branch or "-", 24)
-    folder = one_line(short_path(cwd, home), 32)
+    branch_text = one_line(branch or "-", branch_column)
+    folder = left_cut(one_line(short_path(cwd, home)), folder_column)
     head = (
         f"{app:<{app_column}} {one_line(session_id)[:id_width]:<{id_width}} "
         f"{age(when, now):>4}  "
-        f"{branch_text:<24.24} {folder:<32.32} "
+        f"{branch_text:<{branch_column}} {folder:<{folder_column}} "
     )
     mark = "↳ " if sub_agent else ""
     line = head + mark + one_line(title or "(untitled)", max(10, width - len(head) - 2))

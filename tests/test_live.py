@@ -656,6 +656,35 @@ def test_board_text_is_sanitised() -> None:
     assert status_record(row)["tokens"] == 1234
 
 
+def test_the_plain_board_fits_what_it_shows_and_the_terminal() -> None:
+    """`watch --once`: columns as wide as their texts; on an 80-column terminal the
+    reason gives way first, then the folder (which keeps its end), then the title."""
+    from sessdex.status import Status
+    from sessdex.views.board import plain
+
+    def row(title: str, cwd: str, reason: str) -> live.BoardRow:
+        return live.BoardRow(
+            Session("claude", title[:3], title=title, cwd=cwd), Status("working", reason),
+            T, 1200, False,
+        )  # fmt: skip
+
+    rows = [
+        row("Fix the flaky checkout test in CI", "/home/dev/code/shop-api", "tool Bash running 42 s"),
+        row("Plan", "/home/dev/x", "model responding"),
+    ]  # fmt: skip
+    now = datetime.fromtimestamp(T, UTC)
+    wide = plain(rows, "/home/dev", now).splitlines()
+    assert wide[1] == (
+        "  claude   Fix the flaky checkout test in CI ~/code/shop-api tool Bash running 42 s"
+        "  now    1.2k"
+    )
+    narrow = plain(rows, "/home/dev", now, width=80).splitlines()
+    assert narrow[1] == (
+        "  claude   Fix the flaky checkout … …de/shop-api tool Bash running…  now    1.2k"
+    )
+    assert all(len(line) <= 80 for line in narrow)
+
+
 # --- claude: a Task sub-agent in its own file ---------------------------------------------------
 
 CLAUDE_PARENT = "82d9f90c-3f87-46b4-b09c-58027a5e630c"

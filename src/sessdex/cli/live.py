@@ -134,6 +134,9 @@ def _watch_lines(boards: Iterable[Sequence[Any]], once: bool) -> None:
 
 def _watch_plain(boards: Iterable[Sequence[Any]], home: str, once: bool) -> None:
     from ..views.board import plain
+    from ..views.text import terminal_width
+
+    width = terminal_width() if sys.stdout.isatty() else None
 
     last = None
     for rows in boards:
@@ -141,7 +144,7 @@ def _watch_plain(boards: Iterable[Sequence[Any]], home: str, once: bool) -> None
         if states != last:
             if last is not None:
                 click.echo()
-            click.echo(plain(rows, home), nl=False)
+            click.echo(plain(rows, home, width=width), nl=False)
             last = states
         if once:
             return

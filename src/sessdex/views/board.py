@@ -13,7 +13,7 @@ from ..live import BoardRow
 from ..model import JSONValue
 from ..status import STATUSES
 from .records import iso
-from .text import age, app_width, one_line, short_path, tokens
+from .text import age, app_width, left_cut, one_line, short_path, tokens
 
 LABELS = {
     "waiting_for_user": "waiting for you",
@@ -50,15 +50,21 @@ def status_record(row: BoardRow) -> dict[str, JSONValue]:
     }
 
 
+# the plain board's title, folder and reason columns at their widest, and at their
+# narrowest when a terminal is too narrow for them (the reason gives way first)
+_WIDEST = (48, 28, 44)
+_NARROWEST = (20, 12, 18)
+
+
 def _cells(row: BoardRow, home: str, now: datetime) -> tuple[str, ...]:
     session = row.session
     when = datetime.fromtimestamp(row.updated, UTC) if row.updated else None
     count = tokens(row.tokens) + ("+" if row.partial and row.tokens else "")
     return (
         session.app,
-        one_line(session.title or "(untitled)", 48),
-        one_line(short_path(session.cwd, home), 28),
-        one_line(row.status.reason, 44),
+        one_line(session.title or "(untitled)", _WIDEST[0]),
+        left_cut(one_line(short_path(session.cwd, home)), _WIDEST[1]),
+        one_line(row.status.reason, _WIDEST[2]),
         age(when, now),
         count if row.tokens else "-",
     )
@@ -92,22 +98,45 @@ def render(rows: Sequence[BoardRow], home: str, now: datetime | None = None) -> 
     return table
 
 
-def plain(rows: Sequence[BoardRow], home: str, now: datetime | None = None) -> str:
-    """The board as plain text (for a pipe or a file)."""
+def plain(
+    rows: Sequence[BoardRow],
+    home: str,
+    now: datetime | None = None,
+    width: int | None = None,
+) -> str:
+    """The board as plain text (`watch --once`, a pipe, a file): its title, folder and
+    reason columns as wide as what they show, and narrower to fit `width` (a terminal's)
+    where it is given; a folder cut loses its start."""
     now = now or datetime.now(UTC)
     if not rows:
         return "no recent sessions\n"
-    lines = []
     app_column = app_width(row.session.app for row in rows)
+    cells = {id(row): _cells(row, home, now) for row in rows}
+    columns = [
+        max(1, *(len(c[n + 1]) for c in cells.values())) for n in range(3)
+    ]  # title, folder, why: as shown
+    if width is not None:
+        over = 2 + app_column + 1 + sum(columns) + 3 + 4 + 1 + 7 - width
+        for n in (2, 1, 0):  # the reason, then the folder, then the title
+            given = min(max(over, 0), max(0, columns[n] - _NARROWEST[n]))
+            columns[n] -= given
+            over -= given
+    title_w, folder_w, why_w = columns
+    lines = []
     for status in STATUSES:
         group = [row for row in rows if row.status.status == status]
         if not group:
             continue
         lines.append(f"{LABELS[status]} ({len(group)})")
         for row in group:
-            app, title, folder, why, when, count = _cells(row, home, now)
+            app, title, folder, why, when, count = cells[id(row)]
             lines.append(
-                f"  {app:<{app_column}} {title:<48.48} {folder:<28.28} {why:<44.44} "
+                f"  {app:<{app_column}} {_cut(title, title_w):<{title_w}} "
+                f"{left_cut(folder, folder_w):<{folder_w}} {_cut(why, why_w):<{why_w}} "
                 f"{when:>4} {count:>7}"
             )
     return "\n".join(lines) + "\n"
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -177,6 +177,46 @@ def test_here_keeps_sessions_of_this_folder_and_below(
     assert sorted(s["id"][:2] for s in json.loads(out)) == ["11", "22"]
 
 
+def test_here_finds_a_session_recorded_under_another_path_to_this_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A home reached through a link: the shell's $PWD names the folder one way, the
+    system's working folder (links resolved) another; a session may record either."""
+    real = tmp_path / "disk" / "code" / "shop"
+    real.mkdir(parents=True)
+    (tmp_path / "home-link").symlink_to(tmp_path / "disk")
+    linked = tmp_path / "home-link" / "code" / "shop"
+    home = tmp_path / "home"
+    write_claude_session(home, "11111111-0000-4000-8000-000000000001", str(real))
+    write_claude_session(home, "22222222-0000-4000-8000-000000000002", str(linked))
+    write_claude_session(home, "33333333-0000-4000-8000-000000000003", str(tmp_path))
+    monkeypatch.chdir(linked)  # as a shell does: the working folder is the real one
+    monkeypatch.setenv("PWD", str(linked))
+    assert os.getcwd() == str(real)
+    _, out, _ = invoke("list", "--here", "--json", "--home", str(home))
+    assert sorted(s["id"][:2] for s in json.loads(out)) == ["11", "22"]
+    # the quick path (the second run, warm) means the same folder
+    env = {**os.environ, "PWD": str(linked)}
+    command = [
+        sys.executable,
+        "-m",
+        "sessdex",
+        "list",
+        "--here",
+        "--json",
+        "--home",
+        str(home),
+    ]
+    for _ in range(2):
+        done = subprocess.run(
+            command, cwd=real, env=env, capture_output=True, check=True
+        )
+        assert sorted(s["id"][:2] for s in json.loads(done.stdout)) == ["11", "22"]
+    monkeypatch.setenv("PWD", str(tmp_path / "elsewhere"))  # not this folder: ignored
+    _, out, _ = invoke("list", "--here", "--json", "--home", str(home))
+    assert sorted(s["id"][:2] for s in json.loads(out)) == ["11"]
+
+
 def test_resume_print_keeps_model_and_quotes_everything() -> None:
     code, out, err = invoke("resume", CODEX[:8], "--print", "--home", DEMO)
     assert code == 0

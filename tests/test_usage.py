@@ -531,3 +531,14 @@ def test_a_transcript_rewritten_in_place_and_longer_is_counted_again_whole(
         stream.truncate()
     assert path.stat().st_size > len(data)
     assert usage.run(Home.at(home), "daily").total.output_tokens == 500000
+
+
+def test_usage_here_takes_each_name_of_this_folder() -> None:
+    """`--here` passes the folder under each name it goes by (selection.here_folders)."""
+    from sessdex.usage import _under
+
+    names = ("/disk/code/shop", "/home/me/code/shop")  # resolved, and as the shell says
+    assert _under("/home/me/code/shop/api", names)
+    assert _under("/disk/code/shop", names)
+    assert not _under("/home/me/code/shopping", names)
+    assert not _under(None, names)

@@ -628,7 +628,7 @@ class Index:
         *,
         apps: Sequence[str] = (),
         since: datetime | None = None,
-        under: str | None = None,
+        under: str | Sequence[str] | None = None,
         words: Sequence[str] = (),
         scoped: Sequence[tuple[str, str]] = (),
         include_subagents: bool = False,

@@ -133,7 +133,7 @@ class _Plan:
             _TABLE_COLUMNS if self.table else "record",
             apps=apps,
             since=selection.parse_since(request.since) if request.since else None,
-            under=os.getcwd() if request.here else None,
+            under=selection.here_folders() if request.here else None,
             words=words,
             scoped=self.scoped,
             include_subagents=request.include_subagents,

@@ -7,6 +7,7 @@ path must start in a few milliseconds.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from .sources import BUILTIN
@@ -94,12 +95,32 @@ def field(search: str, position: int) -> str:
     return parts[position] if position < len(parts) else ""
 
 
+def here_folders(cwd: str | None = None, pwd: str | None = None) -> tuple[str, ...]:
+    """The folder `--here` means, under each name a session may record for it: the working
+    folder as the system gives it (links resolved), and as the shell names it (`$PWD`)
+    when that is another path to the same folder (a home reached through a link)."""
+    cwd = os.getcwd() if cwd is None else cwd
+    pwd = os.environ.get("PWD") if pwd is None else pwd
+    if not pwd or pwd == cwd or not os.path.isabs(pwd):
+        return (cwd,)
+    try:
+        same = os.path.samefile(pwd, cwd)
+    except OSError:
+        same = False
+    return (cwd, pwd) if same else (cwd,)
+
+
+def folders_of(under: str | Sequence[str]) -> tuple[str, ...]:
+    """`under` as the folder names it stands for (one path, or several for one folder)."""
+    return (under,) if isinstance(under, str) else tuple(under)
+
+
 def sessions_sql(
     columns: str,
     *,
     apps: Sequence[str] = (),
     since: float | None = None,
-    under: str | None = None,
+    under: str | Sequence[str] | None = None,
     words: Sequence[str] = (),
     scoped: Sequence[tuple[str, str]] = (),
     include_subagents: bool = False,
@@ -118,10 +139,13 @@ def sessions_sql(
         where.append("updated >= ?")
         args.append(since)
     if under is not None:
-        where.append("(cwd = ? OR substr(cwd, 1, ?) = ?)")
-        base = under.rstrip("/") or "/"
-        prefix = base if base.endswith("/") else base + "/"
-        args.extend([base, len(prefix), prefix])
+        tests = []
+        for folder in folders_of(under):
+            tests.append("cwd = ? OR substr(cwd, 1, ?) = ?")
+            base = folder.rstrip("/") or "/"
+            prefix = base if base.endswith("/") else base + "/"
+            args.extend([base, len(prefix), prefix])
+        where.append("(" + " OR ".join(tests) + ")")
     if not include_subagents:
         where.append("parent_id IS NULL")
     for word in words:

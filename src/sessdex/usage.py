@@ -25,6 +25,7 @@ from . import folders, sources
 from .diagnostics import Diagnostics
 from .index import Index, connect
 from .pricing import Catalogue
+from .selection import folders_of
 from .sources import Home, Source
 from .sources.base import DroppedLine, UsageRecord, UsageScan
 
@@ -591,7 +592,7 @@ class Row:
 class Filters:
     since: datetime | None = None
     until: datetime | None = None  # inclusive day: everything before the next midnight
-    here: str | None = None
+    here: str | Sequence[str] | None = None  # a folder, under each name it goes by
     tz: tzinfo = UTC
 
 
@@ -621,11 +622,14 @@ def _key_for(report: str, app: str, b: Bucket, days: dict[int, date | None]) -> 
     return app
 
 
-def _under(cwd: str | None, here: str) -> bool:
+def _under(cwd: str | None, here: str | Sequence[str]) -> bool:
     if not cwd:
         return False
-    base = here.rstrip("/") or "/"
-    return cwd == base or cwd.startswith(base if base.endswith("/") else base + "/")
+    for folder in folders_of(here):
+        base = folder.rstrip("/") or "/"
+        if cwd == base or cwd.startswith(base if base.endswith("/") else base + "/"):
+            return True
+    return False
 
 
 def keep(

@@ -10,6 +10,7 @@ import click
 from .. import api
 from ..errors import SessdexError
 from ..index import RefreshReport
+from ..selection import here_folders
 from . import main
 from ._common import (
     CONTEXT,
@@ -55,7 +56,7 @@ def list_command(
             home,
             apps=apps,
             since=api.parse_since(since) if since else None,
-            here=os.getcwd() if here else None,
+            here=here_folders() if here else None,
             limit=limit,
             include_subagents=include_subagents,
             progress=progress,
@@ -97,7 +98,7 @@ def find_command(
             " ".join(query),
             apps=apps,
             since=api.parse_since(since) if since else None,
-            here=os.getcwd() if here else None,
+            here=here_folders() if here else None,
             limit=limit,
             include_subagents=include_subagents,
             progress=progress,

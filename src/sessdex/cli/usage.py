@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
 from .. import api
+from ..selection import here_folders
 from . import main
 from ._common import (
     CONTEXT,
@@ -87,7 +86,7 @@ def usage_command(
             apps=apps,
             since=since,
             until=until,
-            here=os.getcwd() if here else None,
+            here=here_folders() if here else None,
             tz=tz,
             explain=explain,
             progress=progress,

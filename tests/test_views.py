@@ -18,7 +18,7 @@ from sessdex import api
 from sessdex.cli import main
 from sessdex.model import Event
 from sessdex.views.text import clean, fold, tool_summary
-from tests.helpers import write_claude_session
+from tests.helpers import claude_line, write_claude_session
 
 DEMO = str(api.demo_home().path)
 CLAUDE_A = "3f2b9c1e-8d4a-4e7b-9a61-0c5d2e7f8a90"
@@ -591,13 +591,24 @@ def test_html_export_renders_hostile_text_inert_in_a_real_browser(
             "Debian's chromium is not installed (scripts/test installs it as root)"
         )
     home = tmp_path / "home"
-    write_claude_session(
-        home,
-        "12121212-0000-4000-8000-000000000011",
-        str(tmp_path),
-        prompt=HOSTILE,
-        title=HOSTILE,
+    session_id = "12121212-0000-4000-8000-000000000011"
+    path = write_claude_session(
+        home, session_id, str(tmp_path), prompt=HOSTILE, title=HOSTILE
     )
+    edits = [  # the same text as an edit's new lines and in a patch: shown as diffs
+        {"type": "tool_use", "id": "t1", "name": "Edit",
+         "input": {"file_path": "a.html", "old_string": "x", "new_string": HOSTILE}},
+        {"type": "tool_use", "id": "t2", "name": "apply_patch",
+         "input": {"input": f"*** Begin Patch\n*** Update File: b.html\n@@\n-y\n+{HOSTILE}\n"}},
+    ]  # fmt: skip
+    line = claude_line(
+        session_id, str(tmp_path), type="assistant", uuid="a2", parentUuid="a1",
+        timestamp="2026-11-20T10:00:09.000Z", requestId="req_2",
+        message={"id": "msg_2", "role": "assistant", "model": "claude-sonnet-4-5",
+                 "content": edits, "usage": {"input_tokens": 1, "output_tokens": 1}},
+    )  # fmt: skip
+    with path.open("a") as out:
+        out.write(json.dumps(line) + "\n")
     out_file = tmp_path / "session.html"
     code, _, err = invoke(
         "export", "1212", "--format", "html", "-o", str(out_file), "--home", str(home)
@@ -631,6 +642,9 @@ def test_html_export_renders_hostile_text_inert_in_a_real_browser(
     assert "<img" not in dom.lower()
     assert "<a " not in dom.lower()  # the link is text, not an element
     assert "&lt;script&gt;document.title" in dom  # shown as text
+    assert (
+        dom.count('<span class="add">+&lt;script&gt;document.title') == 2
+    )  # two diffs
 
 
 def test_tree_never_loops_on_a_self_spawn() -> None:

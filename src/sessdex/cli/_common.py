@@ -36,6 +36,18 @@ def session_id_argument(f: F) -> F:
     return click.argument("session_id", shell_complete=session_ids)(f)
 
 
+def detail_option(f: F) -> F:
+    """--detail, shared by show, follow and replay."""
+    return click.option(
+        "--detail",
+        type=click.Choice(["full", "normal", "user"]),
+        default="normal",
+        show_default=True,
+        help="full: everything (each tool input whole, edits as diffs, token counts); "
+        "normal: one line per tool call, results folded; user: only what was typed and said.",
+    )(f)
+
+
 def home_option(f: F) -> F:
     return click.option(
         "--home",

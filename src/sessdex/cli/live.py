@@ -14,6 +14,7 @@ from . import main
 from ._common import (
     CONTEXT,
     F,
+    detail_option,
     fail_nicely,
     home_option,
     report_diagnostics,
@@ -162,15 +163,6 @@ def _watch_live(boards: Iterable[Sequence[Any]], home: str) -> None:
             screen.update(render(rows, home), refresh=True)  # type: ignore[arg-type]
 
 
-DETAIL = click.option(
-    "--detail",
-    type=click.Choice(["full", "normal", "user"]),
-    default="normal",
-    show_default=True,
-    help="full: everything; normal: results folded; user: only what was typed and said.",
-)
-
-
 @main.command("follow", context_settings=CONTEXT)
 @session_id_argument
 @click.option(
@@ -182,7 +174,7 @@ DETAIL = click.option(
     show_default=True,
     help="Show the last N events first.",
 )
-@DETAIL
+@detail_option
 @click.option(
     "--nl",
     "as_nl",
@@ -272,7 +264,7 @@ def follow_command(
     show_default=True,
     help="The longest pause, in seconds.",
 )
-@DETAIL
+@detail_option
 @click.option(
     "--nl",
     "as_nl",

@@ -16,6 +16,7 @@ from . import main
 from ._common import (
     CONTEXT,
     counted_events,
+    detail_option,
     err,
     fail_nicely,
     home_option,
@@ -30,13 +31,7 @@ from ._common import (
 
 @main.command("show", context_settings=CONTEXT)
 @session_id_argument
-@click.option(
-    "--detail",
-    type=click.Choice(["full", "normal", "user"]),
-    default="normal",
-    show_default=True,
-    help="full: everything; normal: results folded; user: only what was typed and said.",
-)
+@detail_option
 @click.option(
     "--subagents",
     type=click.Choice(["inline", "tree", "none"]),

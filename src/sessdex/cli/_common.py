@@ -36,6 +36,18 @@ def session_id_argument(f: F) -> F:
     return click.argument("session_id", shell_complete=session_ids)(f)
 
 
+def apps_option(f: F) -> F:
+    """--app NAME (repeatable), completed by the shell from the apps sessdex reads."""
+    return click.option(
+        "--app",
+        "apps",
+        multiple=True,
+        metavar="NAME",
+        help="Only this app (repeatable).",
+        shell_complete=app_names,
+    )(f)
+
+
 def detail_option(f: F) -> F:
     """--detail, shared by show, follow and replay."""
     return click.option(
@@ -83,14 +95,7 @@ def filter_options(f: F) -> F:
         is_flag=True,
         help="Only sessions whose folder is this one or below it.",
     )(f)
-    f = click.option(
-        "--app",
-        "apps",
-        multiple=True,
-        metavar="NAME",
-        help="Only this app (repeatable).",
-        shell_complete=app_names,
-    )(f)
+    f = apps_option(f)
     f = click.option(
         "--all", "include_subagents", is_flag=True, help="Include sub-agent sessions."
     )(f)

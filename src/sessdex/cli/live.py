@@ -14,6 +14,7 @@ from . import main
 from ._common import (
     CONTEXT,
     F,
+    apps_option,
     detail_option,
     fail_nicely,
     home_option,
@@ -22,7 +23,6 @@ from ._common import (
     session_id_argument,
     stdout_bytes,
 )
-from .completion import app_names
 
 
 def live_options(f: F) -> F:
@@ -42,14 +42,7 @@ def live_options(f: F) -> F:
 
 
 @main.command("watch", context_settings=CONTEXT)
-@click.option(
-    "--app",
-    "apps",
-    multiple=True,
-    metavar="NAME",
-    help="Only this app (repeatable).",
-    shell_complete=app_names,
-)
+@apps_option
 @click.option(
     "--since",
     default="1d",

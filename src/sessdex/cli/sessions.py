@@ -14,6 +14,7 @@ from ..selection import here_folders
 from . import main
 from ._common import (
     CONTEXT,
+    apps_option,
     err,
     fail_nicely,
     filter_options,
@@ -26,7 +27,6 @@ from ._common import (
     session_id_argument,
     stdout_bytes,
 )
-from .completion import app_names
 
 
 @main.command("list", context_settings=CONTEXT)
@@ -233,14 +233,7 @@ def resume_command(
 
 
 @main.command("doctor", context_settings=CONTEXT)
-@click.option(
-    "--app",
-    "apps",
-    multiple=True,
-    metavar="NAME",
-    help="Only this app (repeatable).",
-    shell_complete=app_names,
-)
+@apps_option
 @click.option(
     "--deep",
     is_flag=True,

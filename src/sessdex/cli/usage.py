@@ -9,6 +9,7 @@ from ..selection import here_folders
 from . import main
 from ._common import (
     CONTEXT,
+    apps_option,
     err,
     fail_nicely,
     home_option,
@@ -18,7 +19,6 @@ from ._common import (
     resolve_home,
     stdout_bytes,
 )
-from .completion import app_names
 
 
 @main.command("usage", context_settings=CONTEXT)
@@ -32,14 +32,7 @@ from .completion import app_names
 )
 @click.option("--since", help="From this day (2026-11-01) or this long ago (3d, 2w).")
 @click.option("--until", help="Up to and including this day (2026-11-30).")
-@click.option(
-    "--app",
-    "apps",
-    multiple=True,
-    metavar="NAME",
-    help="Only this app (repeatable).",
-    shell_complete=app_names,
-)
+@apps_option
 @click.option(
     "--here", is_flag=True, help="Only sessions whose folder is this one or below it."
 )

@@ -7,6 +7,9 @@ typed back as one shell word is never offered, and a title is shown cleaned, on 
 
 from __future__ import annotations
 
+import logging
+import os
+
 import click
 from click.shell_completion import CompletionItem
 
@@ -19,7 +22,10 @@ def session_ids(
     """The sessions whose id (or `app:id`) starts with what was typed, newest first."""
     try:
         return _session_ids(ctx, incomplete)
-    except Exception:  # never a traceback into the shell's line
+    except Exception:  # no traceback into the shell's line: no completion instead
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        logging.getLogger(__name__).debug("no session ids to complete", exc_info=True)
         return []
 
 

@@ -997,3 +997,29 @@ def test_an_older_message_between_agents_written_as_assistant_json(
     [said] = [e for e in found if e.text == "the greeter printed hello"]
     assert said.kind == "user" and said.extra["inter_agent"] is True
     assert not [e for e in found if e.kind == "assistant"]
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["jsonl", "jsonl.zst"])
+def test_a_thread_with_only_a_timer_lists_as_codex_lists_it(
+    tmp_path: Path, compressed: bool
+) -> None:
+    """A thread the scheduler will wake has no prompt yet; Codex's rollout code lists
+    it as "(timer configured)" when `<rollout>.timers.json` sits beside it
+    (codex-rs/rollout/src/timer_sidecar.rs)."""
+    import zstandard
+
+    folder = tmp_path / ".codex" / "sessions" / "2026" / "11" / "30"
+    folder.mkdir(parents=True)
+    thread = "019bd9f0-5555-7000-8000-0000000000e5"
+    plain = folder / f"rollout-2026-11-30T09-00-00-{thread}.jsonl"
+    meta = {"timestamp": "2026-11-30T09:00:00.000Z", "type": "session_meta",
+            "payload": {"id": thread, "timestamp": "2026-11-30T09:00:00.000Z",
+                        "cwd": "/home/dev/app", "cli_version": "0.171.0"}}  # fmt: skip
+    data = (json.dumps(meta) + "\n").encode()
+    if compressed:
+        (folder / (plain.name + ".zst")).write_bytes(zstandard.compress(data))
+    else:
+        plain.write_bytes(data)
+    assert discover(Home.at(tmp_path))[thread].title is None
+    (folder / (plain.name + ".timers.json")).write_text('{"timers": []}')
+    assert discover(Home.at(tmp_path))[thread].title == "(timer configured)"

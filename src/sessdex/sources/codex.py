@@ -306,7 +306,10 @@ def _parse_rollout(
         path=path,
         cwd=as_str(meta.get("cwd")) or as_str(context.get("cwd")) or scan.env_cwd,
         branch=as_str(git.get("branch")),
-        title=scan.prompt or scan.echo_prompt or _agent_title(meta, parent_id),
+        title=scan.prompt
+        or scan.echo_prompt
+        or _agent_title(meta, parent_id)
+        or _timer_title(path),
         created=scan.created,
         updated=scan.updated or scan.created,
         model=as_str(context.get("model"))
@@ -336,6 +339,16 @@ def _parse_rollout(
             )
         )
     return sessions
+
+
+TIMER_TITLE = "(timer configured)"  # what Codex lists such a thread as
+
+
+def _timer_title(path: str) -> str | None:
+    """A thread with no prompt yet but a timer set (`<rollout>.timers.json` beside its
+    plain `.jsonl` name) is one the scheduler will wake: Codex lists it so."""
+    plain = path.removesuffix(".zst")
+    return TIMER_TITLE if os.path.isfile(plain + ".timers.json") else None
 
 
 def _agent_title(meta: dict[str, object], parent_id: str | None) -> str | None:

@@ -1020,6 +1020,21 @@ def test_a_thread_with_only_a_timer_lists_as_codex_lists_it(
         (folder / (plain.name + ".zst")).write_bytes(zstandard.compress(data))
     else:
         plain.write_bytes(data)
-    assert discover(Home.at(tmp_path))[thread].title is None
+    from sessdex import api
+
+    def listed_title() -> object:
+        records = [r.session() for r in api.list_sessions(Home.at(tmp_path)).rows]
+        return {r.id: r.title for r in records}.get(thread, "not listed")
+
+    assert listed_title() is None  # indexed before the timer was set
     (folder / (plain.name + ".timers.json")).write_text('{"timers": []}')
     assert discover(Home.at(tmp_path))[thread].title == "(timer configured)"
+    assert listed_title() == "(timer configured)"  # the index notices the sidecar
+    prompt = {"timestamp": "2026-11-30T09:05:00.000Z", "type": "event_msg",
+              "payload": {"type": "user_message", "message": "Nightly: run the tests"}}  # fmt: skip
+    data += (json.dumps(prompt) + "\n").encode()
+    if compressed:
+        (folder / (plain.name + ".zst")).write_bytes(zstandard.compress(data))
+    else:
+        plain.write_bytes(data)
+    assert listed_title() == "Nightly: run the tests"  # a prompt's title wins

@@ -328,17 +328,24 @@ def rollouts(directory: Path, root: Path, depth: int = 0) -> Iterator[Path]:
     return map(Path, rollout_names(directory, root, depth))
 
 
-def rollout_names(directory: Path | str, root: Path, depth: int = 0) -> Iterator[str]:
-    """`rollouts` as plain path strings: listing a big home makes no Path objects."""
+TIMERS_SUFFIX = ".jsonl.timers.json"  # a rollout's timers, beside it (timer_sidecar.rs)
+
+
+def rollout_names(
+    directory: Path | str, root: Path, depth: int = 0, *, timers: bool = False
+) -> Iterator[str]:
+    """`rollouts` as plain path strings: listing a big home makes no Path objects. With
+    `timers`, the timer sidecars beside them too."""
     found = folders.entries(Path(directory), root)
     names = {entry.name for entry in found}
     for entry in found:
         if entry.is_dir():
             if depth < 3:
-                yield from rollout_names(entry.path, root, depth + 1)
+                yield from rollout_names(entry.path, root, depth + 1, timers=timers)
         elif entry.name.startswith("rollout-") and (
             entry.name.endswith(".jsonl")
             or (entry.name.endswith(".jsonl.zst") and entry.name[:-4] not in names)
+            or (timers and entry.name.endswith(TIMERS_SUFFIX))
         ):
             yield entry.path
 

@@ -80,6 +80,7 @@ from ._codex_usage import usage_files, usage_records  # noqa: F401 - `sessdex us
 from ._codex_values import (
     EPOCH,
     ROLLOUT_ID,
+    TIMERS_SUFFIX,
     as_dict,
     as_int,
     as_str,
@@ -95,6 +96,7 @@ from ._codex_values import (
     parse_time,
     permission_mode,
     read_errors,
+    rollout_id,
     rollout_names,
     sandbox_of,
     tag,
@@ -176,13 +178,15 @@ def scan(location: Location) -> Iterator[str | Path]:
     for entry in folders.entries(root, root):
         if entry.name == "session_index.jsonl" and entry.is_file():
             yield Path(entry.path)
-    yield from rollout_names(root / "sessions", root, depth=0)
-    yield from rollout_names(root / "archived_sessions", root, depth=0)
+    yield from rollout_names(root / "sessions", root, depth=0, timers=True)
+    yield from rollout_names(root / "archived_sessions", root, depth=0, timers=True)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     name = str(path)  # a rollout is handled as a plain string: a home holds thousands
     base = os.path.basename(name)
+    if base.endswith(TIMERS_SUFFIX):
+        return _timer_fragment(base)
     if base.startswith("rollout-"):
         return _parse_rollout(name, base, location, diagnostics)
     if _STATE_DB.fullmatch(base):
@@ -306,10 +310,7 @@ def _parse_rollout(
         path=path,
         cwd=as_str(meta.get("cwd")) or as_str(context.get("cwd")) or scan.env_cwd,
         branch=as_str(git.get("branch")),
-        title=scan.prompt
-        or scan.echo_prompt
-        or _agent_title(meta, parent_id)
-        or _timer_title(path),
+        title=scan.prompt or scan.echo_prompt or _agent_title(meta, parent_id),
         created=scan.created,
         updated=scan.updated or scan.created,
         model=as_str(context.get("model"))
@@ -344,11 +345,15 @@ def _parse_rollout(
 TIMER_TITLE = "(timer configured)"  # what Codex lists such a thread as
 
 
-def _timer_title(path: str) -> str | None:
-    """A thread with no prompt yet but a timer set (`<rollout>.timers.json` beside its
-    plain `.jsonl` name) is one the scheduler will wake: Codex lists it so."""
-    plain = path.removesuffix(".zst")
-    return TIMER_TITLE if os.path.isfile(plain + ".timers.json") else None
+def _timer_fragment(base: str) -> list[Session]:
+    """A rollout's timer sidecar: the thread is one the scheduler will wake, which Codex
+    lists as TIMER_TITLE while it has no prompt (any other title wins)."""
+    thread_id = rollout_id(base.removesuffix(".timers.json"))
+    if thread_id is None:
+        return []
+    return [
+        Session(app=NAME, id=thread_id, title=TIMER_TITLE, precedence=0, listed=False)
+    ]
 
 
 def _agent_title(meta: dict[str, object], parent_id: str | None) -> str | None:

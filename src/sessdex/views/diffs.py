@@ -2,7 +2,7 @@
 
 An edit is a tool input holding a text before and after (`old_string`/`new_string`,
 `oldText`/`newText`, …, or a list of them under `edits`); a patch is a tool input that is
-one (Codex's `apply_patch`, also as a shell call). Both become the lines of a unified
+one (an `apply_patch` tool's, also as a shell call). Both become the lines of a unified
 diff, which every view shows its own way; a call's summary counts the lines they add
 and remove.
 """
@@ -37,16 +37,17 @@ def edit_diff(value: Mapping[str, object]) -> tuple[list[str], set[str]]:
     return lines, keys
 
 
-def change_counts(value: object) -> tuple[int, int] | None:
-    """(lines added, lines removed) by the edits or the patch a tool input holds."""
+def input_diff(value: object) -> list[str]:
+    """The diff a tool input holds: its patch's lines, else its edits' ([] if neither)."""
     patch = patch_text(value)
     if patch is not None:
-        lines = patch.split("\n")
-    elif isinstance(value, Mapping):
-        lines = edit_diff(value)[0]
-    else:
-        return None
-    kinds = diff_kinds(lines)
+        return patch.rstrip("\n").split("\n")
+    return edit_diff(value)[0] if isinstance(value, Mapping) else []
+
+
+def change_counts(value: object) -> tuple[int, int] | None:
+    """(lines added, lines removed) by the edits or the patch a tool input holds."""
+    kinds = diff_kinds(input_diff(value))
     added, removed = kinds.count("add"), kinds.count("del")
     return (added, removed) if added or removed else None
 
@@ -130,7 +131,7 @@ _PATCH_STARTS = ("*** Begin Patch", "diff --git ", "--- ")
 
 
 def patch_text(value: object) -> str | None:
-    """The patch a tool was given as its whole input, else None: Codex's `apply_patch`
+    """The patch a tool was given as its whole input, else None: an `apply_patch` tool's
     input (plain, or as its one argument), or a shell call of it (`["apply_patch",
     patch]`, `apply_patch <<'EOF'` … `EOF`)."""
     if isinstance(value, Mapping):
@@ -162,7 +163,7 @@ _PATCHED_FILE = re.compile(
 
 
 def patched_files(patch: str) -> list[str]:
-    """The files a patch names (Codex's `*** Update File:` lines, a unified diff's `+++`)."""
+    """The files a patch names (`*** Update File:` lines, a unified diff's `+++`)."""
     found: list[str] = []
     for match in _PATCHED_FILE.finditer(patch, 0, 1 << 20):
         name = next(group for group in match.groups() if group).strip()
@@ -176,17 +177,17 @@ def diff_kinds(lines: Sequence[str]) -> list[str]:
 
     Read in order, as a patch program would: before a file's first `@@` every line is a
     header (`diff --git`, `---`, `+++`); inside a hunk the first character says (a removed
-    `-- comment` line is a removal, not a header). In Codex's patch format, the `***`
+    `-- comment` line is a removal, not a header). In the `*** Begin Patch` format, the `***`
     lines and the `@@` markers are the headers, and a file added whole has no `@@`."""
-    codex = any(line.startswith("*** Begin Patch") for line in lines[:3])
+    starred = any(line.startswith("*** Begin Patch") for line in lines[:3])
     kinds: list[str] = []
     in_hunk = False
     for line in lines:
         first = line[:1]
-        if line.startswith("@@") or (codex and line.startswith("*** ")):
+        if line.startswith("@@") or (starred and line.startswith("*** ")):
             kinds.append("hunk")
             in_hunk = True
-        elif not in_hunk and not codex:
+        elif not in_hunk and not starred:
             kinds.append("hunk")
         elif first in ("+", "-"):
             kinds.append("add" if first == "+" else "del")

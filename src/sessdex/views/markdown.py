@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ..model import Event, Session
-from .diffs import edit_diff, patch_text
+from .diffs import input_diff
 from .records import iso
 from .text import (
     clean,
@@ -86,14 +86,7 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             value = event.extra.get("input", event.text)
             value = value if value is not None else event.text
             out = f"- 🔧 {tool_summary(event.tool, value, 200)}{who}\n"
-            patch = patch_text(value)
-            diff = (
-                patch.rstrip("\n").split("\n")
-                if patch is not None
-                else edit_diff(value)[0]
-                if isinstance(value, dict)
-                else []
-            )
+            diff = input_diff(value)
             if diff:  # what an edit changed: what a reader of the export most needs
                 text = _capped("\n".join(clean(line) for line in diff))
                 out += f"\n{_quote_block(text, 'diff')}\n\n"

@@ -9,7 +9,6 @@ sanitising again) cost about 0.3 ms a line, most of a long `show`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,6 +31,7 @@ from .text import (
     sender_name,
     spawn_name,
     tokens,
+    tool_detail,
     tool_summary,
 )
 
@@ -139,7 +139,7 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
         summary = tool_summary(event.tool, value)
         out.append(summary)
         if detail == "full":
-            for text, style in tool_input(value, shown=summary):
+            for text, style in tool_input(value):
                 out.append(text, style=style)
     elif kind == "tool_result":
         style = "red" if event.is_error else "dim"
@@ -185,7 +185,7 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
 _INDENT = "\n    "
 
 
-def tool_input(value: object, shown: str = "") -> list[tuple[str, str]]:
+def tool_input(value: object) -> list[tuple[str, str]]:
     """A tool call's whole input, under its one-line summary, as (text, style) pieces.
 
     Each argument on its own line (`key: value`), a text of several lines indented under
@@ -193,6 +193,7 @@ def tool_input(value: object, shown: str = "") -> list[tuple[str, str]]:
     the summary already shows whole (`Bash — npm test`) is not repeated."""
     if value is None or value == "" or value == {}:
         return []
+    shown = tool_detail(value)  # what the summary line shows of it
     if not isinstance(value, dict):
         text = value if isinstance(value, str) else _compact(value)
         return [] if _shown_whole(text, shown) else _block(text)
@@ -215,13 +216,10 @@ def tool_input(value: object, shown: str = "") -> list[tuple[str, str]]:
     return pieces
 
 
-def _shown_whole(text: str, summary: str) -> bool:
+def _shown_whole(text: str, shown: str) -> bool:
+    """Whether the summary line already shows `text` whole (one line, not cut)."""
     line = one_line(text)
-    summary = _COUNTS.sub("", summary)  # what an edit changed, after its argument
-    return bool(line) and line == text.strip() and summary.endswith(f"— {line}")
-
-
-_COUNTS = re.compile(r" \(\+\d+ -\d+\)$")
+    return bool(line) and line == text.strip() and line == shown
 
 
 def _compact(value: object) -> str:

@@ -144,8 +144,8 @@ def spawn_name(event: Event) -> str | None:
     return one_line(str(named)) if named else None
 
 
-# The file editor tool's sub-commands (Anthropic's text editor tool, which Goose, Cline and
-# Copilot CLI give their models): its `command` names what it does, `path` to what.
+# The file editor tool's sub-commands (Anthropic's text editor tool, which several agents
+# give their models): its `command` names what it does, `path` to what.
 _EDITOR_COMMANDS = frozenset(
     {"view", "create", "str_replace", "insert", "undo_edit", "write", "append"}
 )
@@ -173,9 +173,20 @@ def _telling_argument(value: dict[str, object]) -> str:
 
 def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
     """'Bash — npm test': the tool and its most telling argument, on one line."""
-    detail = ""
-    from .diffs import change_counts, patch_text, patched_files
+    from .diffs import change_counts
 
+    detail = tool_detail(value, width)
+    name = one_line(tool or "tool")
+    counts = change_counts(value)
+    changed = f" (+{counts[0]} -{counts[1]})" if counts else ""
+    return f"{name} — {detail}{changed}" if detail else name + changed
+
+
+def tool_detail(value: object, width: int = 100) -> str:
+    """What a tool call's summary shows of its input, on one line of at most `width`."""
+    from .diffs import patch_text, patched_files
+
+    detail = ""
     patch = patch_text(value)
     if patch is not None:  # the files it touches, not its first lines
         detail = ", ".join(patched_files(patch)) or patch
@@ -192,10 +203,7 @@ def tool_summary(tool: str | None, value: object, width: int = 100) -> str:
             detail = dumps(value).decode()
     elif isinstance(value, str):
         detail = value
-    name = one_line(tool or "tool")
-    counts = change_counts(value)
-    changed = f" (+{counts[0]} -{counts[1]})" if counts else ""
-    return f"{name} — {one_line(detail, width)}{changed}" if detail else name + changed
+    return one_line(detail, width)
 
 
 def fold(text: str | None, lines: int = 3, width: int = 160) -> str:

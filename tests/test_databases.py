@@ -92,3 +92,67 @@ def test_text_in_a_utf16_database_is_read_as_text(tmp_path: Path) -> None:
     connection.commit()
     connection.close()
     assert orjson.loads(read(path, 1) or b"") == {"text": "héllo"}
+
+
+@pytest.mark.parametrize("finished", [True, False], ids=["then written", "left so"])
+def test_a_conversation_torn_by_a_write_mid_read_is_read_on_without_repeats(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, finished: bool
+) -> None:
+    """The Cursor IDE writes its store in place (no WAL) while `show` reads it without a
+    lock: pages change under the read, which stops with "malformed". Once the write is
+    over, `show` reads on from where it stopped: every message once, no problem left. A
+    store that stays broken is said to be broken, what came before it shown once."""
+    import json as std_json
+    import os
+
+    from click.testing import CliRunner
+
+    from sessdex import sources
+    from sessdex.cli import main
+    from tests.sources.test_cursor_ide import at, composer, store
+
+    cid = "c0a1b2c3-0000-4000-8000-00000000aaaa"
+    bubbles = [(f"b{n:03d}", 1 if n % 2 == 0 else 2) for n in range(200)]
+    rows: dict[str, object] = {
+        f"composerData:{cid}": composer(cid, bubbles, name="Long")
+    }
+    for n, (bubble, kind) in enumerate(bubbles):
+        text = f"message {n} " + "x" * 3000  # a page or so each: the store spans ~200
+        rows[f"bubbleId:{cid}:{bubble}"] = {"_v": 3, "type": kind, "text": text,
+                                            "createdAt": at(n % 60)}  # fmt: skip
+    db = store(tmp_path, rows)
+    whole = db.read_bytes()
+    torn = whole[: len(whole) * 2 // 3] + bytes(len(whole) - len(whole) * 2 // 3)
+    runner = CliRunner()
+    listed = runner.invoke(main, ["list", "--json", "--home", str(tmp_path)])
+    assert cid in listed.stdout  # indexed while whole
+
+    cursor_source = sources.get("cursor")
+    original = cursor_source.read
+    reads: list[int] = []
+
+    def read(session, diagnostics, **options):  # type: ignore[no-untyped-def]
+        reads.append(len(reads))
+        for n, event in enumerate(original(session, diagnostics, **options)):
+            if n == 50 and db.read_bytes() == whole and len(reads) == 1:
+                db.write_bytes(torn)  # the app rewrites pages the read has yet to meet
+            yield event
+        if finished and db.read_bytes() == torn:
+            db.write_bytes(whole)  # its write is over
+            st = db.stat()
+            os.utime(db, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+
+    monkeypatch.setattr(cursor_source, "read", read)
+    result = runner.invoke(main, ["show", cid, "--json", "--home", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    texts = [e["text"] for e in std_json.loads(result.stdout) if e["kind"] != "usage"]
+    said = [t for t in texts if t and t.startswith("message ")]
+    if finished:
+        assert len(reads) == 2
+        assert [int(t.split()[1]) for t in said] == list(range(200))
+        assert "malformed" not in result.stderr
+    else:
+        assert len(reads) == 2  # it changed during the first read, not the second
+        assert 50 <= len(said) < 200
+        assert [int(t.split()[1]) for t in said] == list(range(len(said)))
+        assert "malformed" in result.stderr

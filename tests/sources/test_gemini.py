@@ -313,3 +313,46 @@ def test_a_rerecorded_history_is_not_shown_twice(tmp_path: Path) -> None:
         "reason": "history rewritten",
     }
     assert total(found) == total(before)
+
+
+def test_a_chat_rewritten_during_show_is_read_on_once_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI (before its JSONL chats) rewrites its chat file whole at each message: `show` can meet it half
+    written ("truncated"). Once the rewrite is over, the read goes on from where it was
+    cut, each event once, and nothing is reported skipped."""
+    import os
+
+    from sessdex import api, sources
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    listed = api.list_sessions(Home.at(home), apps=["gemini"]).rows
+    (session,) = [
+        r.session() for r in listed if (r.session().path or "").endswith(".json")
+    ]
+    chat = Path(session.path or "")
+    whole = chat.read_bytes()
+    expected = [
+        (e.kind, e.text) for e in api.transcript(Home.at(home), session.id).events
+    ]
+    gemini_source = sources.get("gemini")
+    original = gemini_source.read
+    reads: list[int] = []
+
+    def read(session, diagnostics, **options):  # type: ignore[no-untyped-def]
+        reads.append(len(reads))
+        if len(reads) == 1:
+            chat.write_bytes(whole[: len(whole) // 2])  # mid-rewrite
+        yield from original(session, diagnostics, **options)
+        if chat.read_bytes() != whole:
+            chat.write_bytes(whole)  # the rewrite is over
+            st = chat.stat()
+            os.utime(chat, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+
+    monkeypatch.setattr(gemini_source, "read", read)
+    found = api.transcript(Home.at(home), session.id)
+    seen = [(e.kind, e.text) for e in found.events]
+    assert len(reads) == 2
+    assert seen == expected
+    assert not found.diagnostics.skipped and not found.diagnostics.problems

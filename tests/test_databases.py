@@ -94,6 +94,57 @@ def test_text_in_a_utf16_database_is_read_as_text(tmp_path: Path) -> None:
     assert orjson.loads(read(path, 1) or b"") == {"text": "héllo"}
 
 
+LONG = "c0a1b2c3-0000-4000-8000-00000000aaaa"
+
+
+def long_cursor_store(home: Path) -> Path:
+    """A Cursor IDE store (no WAL) whose one conversation of 200 messages, of 3 kB each,
+    spans some 200 pages; each answer counts 10 input and 1 output tokens."""
+    from tests.sources.test_cursor_ide import at, composer, store
+
+    bubbles = [(f"b{n:03d}", 1 if n % 2 == 0 else 2) for n in range(200)]
+    rows: dict[str, object] = {
+        f"composerData:{LONG}": composer(LONG, bubbles, name="Long")
+    }
+    for n, (bubble, kind) in enumerate(bubbles):
+        rows[f"bubbleId:{LONG}:{bubble}"] = {
+            "_v": 3, "type": kind, "text": f"message {n} " + "x" * 3000, "createdAt": at(n % 60),
+            **({"tokenCount": {"inputTokens": 10, "outputTokens": 1}} if kind == 2 else {}),
+        }  # fmt: skip
+    return store(home, rows)
+
+
+def tear_during_reads(
+    monkeypatch: pytest.MonkeyPatch, db: Path, *, finished: bool
+) -> list[int]:
+    """The app rewrites the store's pages while the first read is on its 50th event (the
+    second half of the file, zeroed, is what a read meets mid-write); with `finished`,
+    its write is over when that read ends. The reads made, counted."""
+    import os
+
+    from sessdex import sources
+
+    whole = db.read_bytes()
+    torn = whole[: len(whole) * 2 // 3] + bytes(len(whole) - len(whole) * 2 // 3)
+    cursor_source = sources.get("cursor")
+    original = cursor_source.read
+    reads: list[int] = []
+
+    def read(session, diagnostics, **options):  # type: ignore[no-untyped-def]
+        reads.append(len(reads))
+        for n, event in enumerate(original(session, diagnostics, **options)):
+            if n == 50 and db.read_bytes() == whole and len(reads) == 1:
+                db.write_bytes(torn)
+            yield event
+        if finished and db.read_bytes() == torn:
+            db.write_bytes(whole)
+            st = db.stat()
+            os.utime(db, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+
+    monkeypatch.setattr(cursor_source, "read", read)
+    return reads
+
+
 @pytest.mark.parametrize("finished", [True, False], ids=["then written", "left so"])
 def test_a_conversation_torn_by_a_write_mid_read_is_read_on_without_repeats(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, finished: bool
@@ -103,47 +154,17 @@ def test_a_conversation_torn_by_a_write_mid_read_is_read_on_without_repeats(
     over, `show` reads on from where it stopped: every message once, no problem left. A
     store that stays broken is said to be broken, what came before it shown once."""
     import json as std_json
-    import os
 
     from click.testing import CliRunner
 
-    from sessdex import sources
     from sessdex.cli import main
-    from tests.sources.test_cursor_ide import at, composer, store
 
-    cid = "c0a1b2c3-0000-4000-8000-00000000aaaa"
-    bubbles = [(f"b{n:03d}", 1 if n % 2 == 0 else 2) for n in range(200)]
-    rows: dict[str, object] = {
-        f"composerData:{cid}": composer(cid, bubbles, name="Long")
-    }
-    for n, (bubble, kind) in enumerate(bubbles):
-        text = f"message {n} " + "x" * 3000  # a page or so each: the store spans ~200
-        rows[f"bubbleId:{cid}:{bubble}"] = {"_v": 3, "type": kind, "text": text,
-                                            "createdAt": at(n % 60)}  # fmt: skip
-    db = store(tmp_path, rows)
-    whole = db.read_bytes()
-    torn = whole[: len(whole) * 2 // 3] + bytes(len(whole) - len(whole) * 2 // 3)
+    db = long_cursor_store(tmp_path)
     runner = CliRunner()
     listed = runner.invoke(main, ["list", "--json", "--home", str(tmp_path)])
-    assert cid in listed.stdout  # indexed while whole
-
-    cursor_source = sources.get("cursor")
-    original = cursor_source.read
-    reads: list[int] = []
-
-    def read(session, diagnostics, **options):  # type: ignore[no-untyped-def]
-        reads.append(len(reads))
-        for n, event in enumerate(original(session, diagnostics, **options)):
-            if n == 50 and db.read_bytes() == whole and len(reads) == 1:
-                db.write_bytes(torn)  # the app rewrites pages the read has yet to meet
-            yield event
-        if finished and db.read_bytes() == torn:
-            db.write_bytes(whole)  # its write is over
-            st = db.stat()
-            os.utime(db, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
-
-    monkeypatch.setattr(cursor_source, "read", read)
-    result = runner.invoke(main, ["show", cid, "--json", "--home", str(tmp_path)])
+    assert LONG in listed.stdout  # indexed while whole
+    reads = tear_during_reads(monkeypatch, db, finished=finished)
+    result = runner.invoke(main, ["show", LONG, "--json", "--home", str(tmp_path)])
     assert result.exit_code == 0, result.output
     texts = [e["text"] for e in std_json.loads(result.stdout) if e["kind"] != "usage"]
     said = [t for t in texts if t and t.startswith("message ")]
@@ -156,3 +177,33 @@ def test_a_conversation_torn_by_a_write_mid_read_is_read_on_without_repeats(
         assert 50 <= len(said) < 200
         assert [int(t.split()[1]) for t in said] == list(range(len(said)))
         assert "malformed" in result.stderr
+
+
+def test_usage_torn_by_a_write_is_counted_whole_once_the_store_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`usage` keeps each session's sums: a read that a write broke off is not kept, or
+    the session would stay counted short until its next message. Counted while torn,
+    the conversation is short and said to be; once whole, it counts all 100 answers."""
+    from sessdex import api, sources
+    from sessdex.sources import Home
+
+    db = long_cursor_store(tmp_path)
+    home = Home.at(tmp_path)
+    assert LONG in api.list_sessions(home).ids
+    whole = db.read_bytes()
+    cursor_source = sources.get("cursor")
+    original = cursor_source.read
+    tear_during_reads(monkeypatch, db, finished=False)
+    torn = api.usage_report(home, "app", apps=["cursor"])
+    assert 0 < torn.total.output_tokens < 100
+    problems = torn.collected.diagnostics["cursor"].problems
+    assert any("malformed" in p for p in problems)
+    monkeypatch.setattr(cursor_source, "read", original)
+    db.write_bytes(whole)  # the app's write is over
+    whole_count = api.usage_report(home, "app", apps=["cursor"])
+    assert (whole_count.total.input_tokens, whole_count.total.output_tokens) == (
+        1000,
+        100,
+    )
+    assert not whole_count.collected.diagnostics["cursor"].problems

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from . import databases, selection, sources
+from . import databases, reading, selection, sources
 from .diagnostics import NAME_NOT_UTF8, Diagnostics
 from .errors import AmbiguousId, ResumeRefused, SessdexError, SessionNotFound
 from .index import Index, Progress, RefreshReport, Row
@@ -516,89 +516,10 @@ def transcript(
             diagnostics,
             True,
         )
-    events = _read_whole(source, session, diagnostics, full)
+    events = reading.read_session(source, session, diagnostics, full=full)
     if subagents == "none":
         events = (e for e in events if e.agent_id is None)
     return Transcript(session, events, diagnostics)
-
-
-# how often a store read whole is read again when the app wrote into it during a read that
-# came out broken (as the index does)
-REREADS = 2
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-def _read_whole(
-    source: sources.Source, session: Session, diagnostics: Diagnostics, full: bool
-) -> Iterator[Event]:
-    """The session's events, read again from where they broke off when the file they
-    come from is a store read whole (a database, a JSON document) that the app rewrote
-    during the read.
-
-    A database without a WAL is read lock-free, so a write during the read can tear the
-    pages it meets ("database disk image is malformed"), and a document rewritten in place
-    reads as cut short; the same read a moment later is whole. The events already shown
-    are not shown twice: the read again is skipped up to them (an app adds to a
-    conversation, it does not rewrite its start). A line log (JSONL) is never read
-    again: it grows under the reader, and a bad line in it stays bad."""
-    store = _whole_store(session.path)
-    if store is None:
-        yield from _guarded(
-            source.read(session, diagnostics, full=full), diagnostics, session
-        )
-        return
-    from .freshness import file_signature
-
-    shown = 0
-    found = Diagnostics()
-    try:
-        for attempt in range(REREADS + 1):
-            found = Diagnostics()  # only the last read's findings are reported
-            before = file_signature(store)
-            events = _guarded(source.read(session, found, full=full), found, session)
-            for count, event in enumerate(events, 1):
-                if count > shown:  # those before it were shown by the read that broke
-                    shown = count
-                    yield event
-            if attempt == REREADS or not (found.problems or found.skipped):
-                break
-            now = file_signature(store)
-            if now is None or now == before:
-                break  # gone, or as it was: what could not be read is in the file
-    finally:
-        diagnostics.update(found)
-
-
-def _whole_store(path: str | None) -> str | None:
-    """The database or JSON document a session is read from whole, or None (a line log,
-    a folder, nothing)."""
-    if not path:
-        return None
-    name = path if os.path.isfile(path) else path.rpartition("#")[0]
-    if not name or not os.path.isfile(name):
-        return None
-    if name.endswith(".json"):
-        return name
-    try:
-        with open(name, "rb") as file:
-            return name if file.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC else None
-    except OSError:
-        return None
-
-
-def _guarded(
-    events: Iterator[Event], diagnostics: Diagnostics, session: Session
-) -> Iterator[Event]:
-    """Stop cleanly, with a problem noted, if the file vanishes or breaks mid-read, or
-    the reader meets a shape it cannot handle: the events read so far stay shown."""
-    try:
-        yield from events
-    except OSError as error:
-        diagnostics.problem(f"{session.app}: stopped reading {session.path}: {error}")
-    except Exception as error:
-        if os.environ.get("SESSDEX_DEBUG"):
-            raise
-        diagnostics.reader_failed(session.app, session.path, error)
 
 
 def _tail_events(
@@ -621,7 +542,7 @@ def _tail_events(
     while True:
         offset = max(0, size - window)
         kept: deque[Event] = deque(maxlen=count)
-        for event in _guarded(
+        for event in reading.guarded(
             source.read(session, diagnostics, full=full, offset=offset),
             diagnostics,
             session,
@@ -752,7 +673,9 @@ def _reader(
                 continue
             session = row.session()
             events = source.read(session, diagnostics)
-            for _event in _guarded(events, diagnostics, session):  # a broken one: noted
+            for _event in reading.guarded(
+                events, diagnostics, session
+            ):  # a broken one: noted
                 pass
             done[0] += 1
             if progress is not None:

@@ -487,13 +487,15 @@ def _collect_sessions(
         if hit is not None and hit[1] == signature:
             out.buckets.extend((row.app, b) for b in _decode(hit[4]))
             continue
-        diagnostics = out.diagnostics.setdefault(row.app, Diagnostics())
+        diagnostics = Diagnostics()
         buckets: dict[tuple[Any, ...], Bucket] = {}
         for record in _session_records(sources.get(row.app), session, diagnostics):
             _add(buckets, record, _cost(catalogue, record))
         found = list(buckets.values())
         out.buckets.extend((row.app, b) for b in found)
-        save.append((path, row.app, signature, 0, _encode({}), _encode(found), b""))
+        out.diagnostics.setdefault(row.app, Diagnostics()).update(diagnostics)
+        if not diagnostics.problems:  # a read that broke off is not kept: read it again
+            save.append((path, row.app, signature, 0, _encode({}), _encode(found), b""))
     gone = [p for p in cached if p not in seen]
     index.save_usage(save, gone)
 
@@ -501,26 +503,21 @@ def _collect_sessions(
 def _session_records(
     source: Source, session: Any, diagnostics: Diagnostics
 ) -> Iterable[UsageRecord]:
-    try:
-        for event in source.read(session, diagnostics):
-            if event.kind == "usage" and event.usage is not None:
-                tokens = event.usage
-                if tokens.model is None and session.model:  # named by its session
-                    tokens = replace(tokens, model=session.model)
-                yield UsageRecord(
-                    event.time.timestamp() if event.time else None,
-                    tokens,
-                    session.id,
-                    event.agent_id,
-                    session.cwd,
-                    note=f"{source.NAME} usage event {event.seq}",
-                )
-    except OSError as error:
-        diagnostics.problem(f"{source.NAME}: stopped reading {session.path}: {error}")
-    except Exception as error:  # one broken session never hides the rest
-        if os.environ.get("SESSDEX_DEBUG"):
-            raise
-        diagnostics.reader_failed(source.NAME, session.path, error)
+    from .reading import read_session
+
+    for event in read_session(source, session, diagnostics):
+        if event.kind == "usage" and event.usage is not None:
+            tokens = event.usage
+            if tokens.model is None and session.model:  # named by its session
+                tokens = replace(tokens, model=session.model)
+            yield UsageRecord(
+                event.time.timestamp() if event.time else None,
+                tokens,
+                session.id,
+                event.agent_id,
+                session.cwd,
+                note=f"{source.NAME} usage event {event.seq}",
+            )
 
 
 # --- reports ---------------------------------------------------------------------------------

@@ -257,3 +257,57 @@ def test_model_work_outside_assistant_messages_is_billed(tmp_path: Path) -> None
         after.output_tokens - before.output_tokens,
     ) == (5300, 840)
     assert {e.usage.model for e in found if e.usage} == {"mock-model"}
+
+
+def test_newer_pi_instructions_thinking_max_and_reasoning_tokens(
+    tmp_path: Path,
+) -> None:
+    """pi-ai (earendil-works/pi, 2026): a `developer` (or `system`) message holds
+    instructions the harness gave the model, not the user's words; thinking goes up to
+    `max`, which resume passes on; `usage.reasoning` is the part of `output` spent
+    thinking."""
+    lines = [json.loads(line) for line in REAL_FILE.read_text().splitlines()]
+    last = lines[-1]["id"]
+    stamp = lines[-1]["timestamp"]
+    level = {"type": "thinking_level_change", "id": "k1", "parentId": last,
+             "timestamp": stamp, "thinkingLevel": "max"}  # fmt: skip
+    told = {"type": "message", "id": "d1", "parentId": "k1", "timestamp": stamp,
+            "message": {"role": "developer", "content": "Answer in French.", "timestamp": 1}}  # fmt: skip
+    answer = {"type": "message", "id": "a1", "parentId": "d1", "timestamp": stamp,
+              "message": {"role": "assistant", "content": [{"type": "text", "text": "Oui."}],
+                          "model": "mock-model", "provider": "mock", "stopReason": "stop",
+                          "usage": {"input": 10, "output": 90, "reasoning": 80,
+                                    "cacheRead": 0, "cacheWrite": 0}}}  # fmt: skip
+    folder = tmp_path / ".pi" / "agent" / "sessions" / "--home-alex-code-shop-api--"
+    folder.mkdir(parents=True)
+    (folder / REAL_FILE.name).write_text(
+        "".join(json.dumps(line) + "\n" for line in [*lines, level, told, answer])
+    )
+    session = sessions(Home.at(tmp_path))[REAL]
+    diagnostics = Diagnostics()
+    found = events(session, diagnostics)
+    assert not diagnostics.unknown
+    said = next(e for e in found if e.text == "Answer in French.")
+    assert said.kind == "meta" and said.extra["injected"] is True
+    assert "Answer in French." not in [e.text for e in found if e.kind == "user"]
+    spent = [e.usage for e in found if e.usage and e.usage.output_tokens == 90]
+    assert [u.reasoning_tokens for u in spent] == [80]
+    plan = pi.resume(session)
+    assert plan is not None and plan.argv[-2:] == ("--thinking", "max")
+
+
+def test_a_format_4_file_is_reported_not_passed_over(tmp_path: Path) -> None:
+    """pi-agent-core's harness (the SDK, not the pi CLI) writes a format 4 file into the
+    same folders: a header `{"kind":"header","version":4,...}` and change records. It is
+    not read yet; `doctor` says how many such files there are instead of nothing."""
+    folder = tmp_path / ".pi" / "agent" / "sessions" / "--home-alex-code-shop-api--"
+    folder.mkdir(parents=True)
+    header = {"kind": "header", "version": 4, "id": "019a0000-0000-7000-8000-000000000001",
+              "createdAt": 1790000000000, "cwd": "/home/alex/code/shop-api"}  # fmt: skip
+    path = (
+        folder / "2026-09-21T10-00-00-000Z_019a0000-0000-7000-8000-000000000001.jsonl"
+    )
+    path.write_text(json.dumps(header) + "\n")
+    diagnostics = Diagnostics()
+    assert pi.parse(path, pi.locate(Home.at(tmp_path)), diagnostics) == []
+    assert diagnostics.unknown == {"session format@4": 1}

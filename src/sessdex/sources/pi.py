@@ -19,7 +19,13 @@ excludes cache reads and writes; the model is `responseModel` (what a router pic
 there is one. Newer pi also bills model work outside assistant messages: a tool result's
 `usage` (a tool that ran a model) and a compaction's or branch summary's (writing the
 summary) are usage events too. pi has no sub-agents, no git branch and no CLI version in
-its files. Ignored on purpose: `custom` (extension state) and `label` entries.
+its files. Ignored on purpose: `custom` (extension state) and `label` entries. A
+`developer` or `system` message (pi-ai 0.80: instructions from the harness) is a `meta`
+event marked `injected`, never the user's words.
+
+pi-agent-core's harness (the SDK, pi >= 0.84; the CLI keeps format 3 until pi 2.0) can
+write a format 4 file into the same folders (`{"kind":"header","version":4}`, then change
+records): not read yet, it is reported as an unknown `session format@4`.
 """
 
 from __future__ import annotations
@@ -54,11 +60,13 @@ from .base import Home, Location
 NAME = "pi"
 TITLE = "pi coding agent"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
-CHECKED_WITH = "pi 0.73.1, 0.74 (session format 3)"
+CHECKED_WITH = (
+    "pi 0.73.1, 0.74 (session format 3); pi-ai message and usage types of 0.80"
+)
 ENV_VARS = ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")
 
 
-_THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+_THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 _IGNORED = frozenset({"custom", "label"})
 _IDS = re.compile(rb'"id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")')
 _TAIL_KEYS = (
@@ -118,7 +126,15 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     except FileNotFoundError:
         return []
     header = files.parse_json(head[0], diagnostics, str(path)) if head else None
-    if header is None or header.get("type") != "session":
+    if header is None:
+        return []
+    if header.get("type") != "session":
+        # not a pi CLI session (pi-agent-core's format 4 starts `{"kind":"header"`):
+        # said by `doctor`, not passed over in silence
+        version = header.get("version")
+        diagnostics.unknown_type(
+            "session format", str(version) if isinstance(version, int) else None
+        )
         return []
     state = _Summary()
     last_head = head[-1].end
@@ -305,6 +321,8 @@ class _Reader:
             "custom",
             "branchSummary",
             "compactionSummary",
+            "developer",
+            "system",
         }
     )
 
@@ -436,6 +454,14 @@ class _Reader:
                 call_id=call_id,
                 text=shown_text(message.get("output")),
                 is_error=failed,
+            )
+        elif role in ("developer", "system"):
+            # instructions the harness (an extension, the SDK) gave the model: not typed
+            yield self.event(
+                "meta",
+                record,
+                text=_content_text(message.get("content")),
+                extra={"injected": True, "role": role},
             )
         elif role == "custom":
             custom = as_str(message.get("customType"))
@@ -586,5 +612,6 @@ def _usage(usage: Mapping[str, object], model: str | None) -> Usage:
         output_tokens=as_int(usage.get("output")),
         cache_read_tokens=as_int(usage.get("cacheRead")),
         cache_write_tokens=as_int(usage.get("cacheWrite")),
+        reasoning_tokens=as_int(usage.get("reasoning")),  # newer pi: part of `output`
         model=model,
     )

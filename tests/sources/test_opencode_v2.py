@@ -286,3 +286,63 @@ def test_rows_in_a_database_without_session_v2_are_read(tmp_path: Path) -> None:
     assert "All 3 tests pass." in [e.text for e in events]
     [spawn] = [e for e in events if e.kind == "subagent"]
     assert "child_id" not in spawn.extra or spawn.extra["child_id"] is None
+
+
+def test_subagent_spawns_link_their_named_child_and_a_continued_one_shows_once(
+    tmp_path: Path,
+) -> None:
+    """2.x `subagent` (packages/core/src/tool/plugin/subagent.ts): input `{agent,
+    description, prompt, sessionID?, background?}`, and once it runs `metadata {sessionID,
+    status}`. Two children here, the spawn of the newer one first: each spawn shows the
+    child it names (not the oldest unclaimed one), with its agent type; a spawn that
+    continues a child names it in its input and does not show the child twice. A tool
+    still streaming its input has no result yet; a `!` command that exited 1, timed out
+    or was killed failed; an attachment is shown by name, never as its data URI."""
+    home = tmp_path / "home"
+    db = database_v2(home / ".local/share/opencode")
+    second = "ses_f2b662462ffe5m3IWk5lDCkJE0"
+    add_session(db, second, "Review the API (@review subagent)", parent=NATIVE)
+    add_rows(db, second, [
+        ("msg_du", "user", {"time": {"created": T0 + 2520},
+                            "text": "You are a subagent spawned by another session.\nreview api"}),
+        ("msg_da", "assistant", assistant(T0 + 2530, [{"type": "text", "text": "api ok"}],
+                                          finish="stop", tokens=tokens(100, 5))),
+    ])  # fmt: skip
+    spawn = {"type": "tool", "id": "call_9", "name": "subagent", "state": {
+        "status": "completed", "metadata": {"sessionID": second, "status": "completed"},
+        "input": {"agent": "review", "description": "Review the API", "prompt": "review api"},
+        "content": [{"type": "text", "text": "api ok"}]}}  # fmt: skip
+    again = {"type": "tool", "id": "call_10", "name": "subagent", "state": {
+        "status": "completed", "metadata": {"sessionID": second, "status": "completed"},
+        "input": {"agent": "review", "description": "Review again", "prompt": "and now?",
+                  "sessionID": second},
+        "content": [{"type": "text", "text": "still ok"}]}}  # fmt: skip
+    streaming = {"type": "tool", "id": "call_11", "name": "write",
+                 "state": {"status": "streaming", "input": '{"filePath": "/x'}}  # fmt: skip
+    add_rows(db, NATIVE, [
+        ("msg_a4", "assistant", assistant(T0 + 2000, [spawn, again, streaming])),
+        ("msg_u9", "user", {"time": {"created": T0 + 3000}, "text": "see this",
+                            "files": [{"uri": "data:image/png;base64," + "A" * 4000,
+                                       "mime": "image/png", "name": "screen.png"},
+                                      {"uri": "file:///work/proj/notes.md", "mime": "text/markdown"}]}),
+        ("msg_s1", "shell", {"time": {"created": T0 + 3100}, "command": "false",
+                             "status": "exited", "exit": 1, "output": {"output": ""}}),
+        ("msg_s2", "shell", {"time": {"created": T0 + 3200}, "command": "sleep 999",
+                             "status": "timeout", "output": {"output": "…"}}),
+    ])  # fmt: skip
+    db.commit()
+    events, diagnostics = read(sessions(home)[NATIVE])
+    assert not diagnostics.problems
+    spawns = {e.call_id: e.extra for e in events if e.kind == "subagent"}
+    assert spawns["call_9"] == {"child_id": second, "agent_type": "review"}
+    assert spawns["call_10"]["child_id"] == second
+    assert spawns["call_2"]["child_id"] == CHILD  # unnamed: the child left unclaimed
+    said = [e.text for e in events if e.agent_id == second and e.kind == "user"]
+    assert said == ["You are a subagent spawned by another session.\nreview api"]
+    assert not [e for e in events if e.kind == "tool_result" and e.call_id == "call_11"]
+    attached = [e.text for e in events if e.kind == "user" and e.agent_id is None]
+    assert attached[-2:] == ["[file screen.png]", "[file notes.md]"]
+    shell = [
+        e.is_error for e in events if e.kind == "tool_result" and e.tool == "shell"
+    ]
+    assert shell == [False, True, True]  # git status exited 0; false; the timeout

@@ -6,9 +6,12 @@ for a fork); its history is `session_message` rows ordered by `seq`, each a `typ
 `data` JSON: `user {text, files}`, `assistant {agent, model {id, providerID}, content
 [text | reasoning | tool {id, name, state {status, input, content[], structured, result,
 error}}], finish, error, tokens, time {created, completed}}`, `synthetic`, `system`,
-`skill`, `shell {command, status, output}`, `compaction {status, summary, tokens, error}`,
+`skill`, `shell {command, status, exit, output}`, `compaction {status, summary, tokens, error}`,
 `idle {outcome}`, `agent-switched`, `model-switched`, `location-switched`. An assistant
-row is rewritten in place while it streams; a revert deletes rows.
+row is rewritten in place while it streams (a tool `streaming` its input has no result
+yet); a revert deletes rows. The `subagent` tool (input `{agent, description, prompt,
+sessionID?, background?}`) names its child session in `state.metadata.sessionID`, and in
+its input when it continues one; a spawn naming none takes the oldest child not yet shown.
 
 The upgrade copies each 1.x session's `message` rows into `session_message` and leaves
 the 1.x tables, which a 1.x build may go on writing: a session in both is read from both,
@@ -51,6 +54,9 @@ SPAWN_TOOLS = frozenset({"task", "subagent"})
 _META_TYPES = frozenset({"synthetic", "system", "skill"})
 _IDLE_ENDS = {"interrupted": "interrupted", "cancelled": "interrupted"}
 _IDS_CAP = 200_000  # message ids held to recognise copies, per session
+# a `!` command that did not end well: 2.x shell rows end `exited` (with `exit`), `timeout`
+# or `killed`; older ones said `failed` or `error`
+_SHELL_FAILED = frozenset({"failed", "error", "timeout", "killed"})
 
 
 # Reads a child session's events: (child session id, agent id to tag them with).
@@ -206,10 +212,7 @@ def _row(
         if text:
             yield reader.event("user", time, agent, text=text)
         for file in as_list(data.get("files")):
-            name = as_str(as_dict(file).get("filename")) or as_str(
-                as_dict(file).get("url")
-            )
-            yield reader.event("user", time, agent, text=f"[file {name or 'file'}]")
+            yield reader.event("user", time, agent, text=f"[file {_file_name(file)}]")
     elif kind == "assistant":
         yield from _assistant(reader, data, time, agent, children, copied, spawned)
     elif kind in _META_TYPES:
@@ -309,12 +312,20 @@ def _tool_part(block: dict[str, object], spawned: _Spawned) -> dict[str, object]
     message = as_str(as_dict(error).get("message")) or as_str(error)
     child: str | None = None
     if name in SPAWN_TOOLS:
+        # `subagent` names its child in `metadata.sessionID` once it runs, and in its
+        # input when it continues one (packages/core/src/tool/plugin/subagent.ts)
         for holder in (
             state.get("metadata"),
             state.get("structured"),
             state.get("result"),
+            state.get("input"),
         ):
-            child = child or as_str(as_dict(holder).get("sessionId"))
+            found = as_dict(holder)
+            child = (
+                child
+                or as_str(found.get("sessionID"))
+                or as_str(found.get("sessionId"))
+            )
         child = spawned.claim(child)
     return {
         "tool": name,
@@ -341,6 +352,7 @@ def _shell(
     output = data.get("output")
     text = as_str(as_dict(output).get("output")) or as_str(output)
     status = as_str(data.get("status"))
+    exit_code = data.get("exit")
     if status not in ("running", "pending") and (status or text is not None):
         yield reader.event(
             "tool_result",
@@ -348,8 +360,22 @@ def _shell(
             agent,
             tool="shell",
             text=text,
-            is_error=status in ("failed", "error"),
+            is_error=status in _SHELL_FAILED
+            or (isinstance(exit_code, int) and exit_code != 0),
         )
+
+
+def _file_name(file: object) -> str:
+    """A prompt's attachment by name: 2.x `{uri, mime, name}`, older `{filename, url}`;
+    never a `data:` URI (the file itself, base64)."""
+    found = as_dict(file)
+    name = as_str(found.get("name")) or as_str(found.get("filename"))
+    if name:
+        return name
+    uri = as_str(found.get("uri")) or as_str(found.get("url")) or ""
+    if uri.startswith("file://"):
+        return uri.rstrip("/").rpartition("/")[2] or "file"
+    return as_str(found.get("mime")) or "file"
 
 
 def _compaction(

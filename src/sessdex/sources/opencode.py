@@ -298,6 +298,9 @@ class _Reader:
         self.message_time = "time_created"
         self.legacy = True  # the 1.x message and part tables are there
         self.rows = False  # the 2.x session_message table is there
+        # child sessions whose events are shown: a spawn that continues one (2.x
+        # `subagent` with a `sessionID`, 1.x `task` with a `session_id`) does not repeat it
+        self.inlined: set[str] = set()
 
     def event(
         self,
@@ -591,7 +594,8 @@ class _Reader:
             state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
         )
         assert isinstance(metadata, dict)
-        child = as_str(metadata.get("sessionId"))
+        # 1.x `task` says `sessionId`; 2.x `subagent` says `sessionID`
+        child = as_str(metadata.get("sessionId")) or as_str(metadata.get("sessionID"))
         if name in _opencode_v2.SPAWN_TOOLS and isinstance(args, dict):
             yield self.event(
                 "subagent",
@@ -601,13 +605,21 @@ class _Reader:
                 text=as_str(args.get("description")),
                 extra={
                     "child_id": child,
-                    "agent_type": json_copy(args.get("subagent_type")),
+                    "agent_type": json_copy(
+                        args.get("subagent_type") or args.get("agent")
+                    ),
                 },
             )
-            if child and child != self.session_id and children is not None:
+            if (
+                child
+                and child != self.session_id
+                and child not in self.inlined
+                and children is not None
+            ):
+                self.inlined.add(child)
                 yield from children(child, child)
         status = state.get("status")
-        if status in ("pending", "running"):
+        if status in ("pending", "running", "streaming"):  # no result yet
             return
         times = state.get("time") if isinstance(state.get("time"), dict) else {}
         assert isinstance(times, dict)

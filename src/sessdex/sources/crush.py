@@ -24,7 +24,10 @@ Usage: Crush records no per-response tokens, only counters on the session row, s
 `usage` event per session carries them (`extra["scope"] = "session"`). They are rough:
 current Crush keeps the last response's context (input + cache reads, and its output),
 older releases kept running sums that included cache tokens; the `cost` column is
-cumulative in all of them and is passed on in `extra`.
+cumulative in all of them and is passed on in `extra` (a parent's includes its
+children's: Crush's coordinator adds each child's cost to its parent row; sessdex prices
+tokens itself and never sums these). Since 2026-05, a provider that reports no usage gets
+rough chars/4 estimates in the same counters, which nothing in the database tells apart.
 """
 
 from __future__ import annotations

@@ -437,3 +437,25 @@ def test_a_transcript_chunk_too_big_to_parse_at_once_is_read_an_entry_at_a_time(
     whole = events(sessions()[LEAD])
     monkeypatch.setattr(_vibe_unified, "CHUNK_CAP", 64)
     assert events(sessions()[LEAD]) == whole
+
+
+def test_a_unified_user_message_shows_what_the_user_typed(tmp_path: Path) -> None:
+    """Where Vibe 3 expands what the user typed for the model (a skill's body), its
+    projection keeps the typed text beside the content, as `userDisplayContent {version,
+    host, content}` (mistral-vibe 3.0.2, vibe/_projection.py `_message_entry`)."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    expanded = "SCENARIO=basic (interactive) Please run the greeting shell command"
+    for chunk in (home / SAVE_DIR / "unified" / TUI / "chunks").iterdir():
+        entries = json.loads(chunk.read_text())
+        for entry in entries if isinstance(entries, list) else []:
+            content = json.dumps(entry.get("content"))
+            if entry.get("role") == "user" and expanded in content:
+                entry["userDisplayContent"] = {"version": "1", "host": "vibe",
+                    "content": [{"type": "text", "text": "/greet"}]}  # fmt: skip
+        chunk.write_text(json.dumps(entries))
+    found = events(sessions(home)[TUI])
+    assert texts(found, "user")[0] == "/greet"
+    [typed] = [e for e in found if e.text == "/greet"]
+    assert str(typed.extra["sent"]).startswith(expanded)  # kept for --json
+    assert expanded not in " ".join(texts(found, "user"))

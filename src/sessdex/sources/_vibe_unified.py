@@ -23,7 +23,7 @@ import orjson
 
 from .. import files, folders
 from ..diagnostics import Diagnostics
-from ..model import Event, Session, Usage
+from ..model import Event, JSONValue, Session, Usage
 from ._values import (
     Emitter,
     blob,
@@ -454,7 +454,15 @@ class _EntryReader:
             role = entry.get("role")
             discarded = obj(entry, "outcome").get("type") == "discarded"
             if role == "user" and text:
-                yield emit("user", agent_id=agent, time=when, text=text)
+                # what the user typed, where Vibe expanded it for the model (a skill's
+                # body): the projection keeps it beside the content (vibe/_projection.py)
+                shown = _blocks_text(obj(entry, "userDisplayContent").get("content"))
+                extra: dict[str, JSONValue] = (
+                    {"sent": text} if shown and shown != text else {}
+                )  # what the model was sent, for --json
+                yield emit(
+                    "user", agent_id=agent, time=when, text=shown or text, extra=extra
+                )
             elif role == "assistant" and text:
                 yield emit(
                     "assistant",

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -1018,3 +1019,30 @@ def test_doctor_says_where_sessdex_keeps_its_own_files_and_what_they_weigh(
         r"  snapshots +[\d.]+ KB  copies of 1 database\(s\) apps keep in WAL mode, .*",
         own[3],
     )
+
+
+def test_doctor_names_app_versions_newer_than_sessdex_was_checked_with(
+    tmp_path: Path,
+) -> None:
+    """Files written by a Codex newer than any sessdex was checked with are where records
+    it does not know yet are likeliest: doctor names those versions (compared as numbers:
+    0.106 is older than 0.171, 0.180 newer)."""
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "codex" / "home", home)
+    first = next(
+        p
+        for p in sorted((home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+        if '"cli_version":"0.171.0"' in p.read_text()
+    )
+    text = first.read_text()
+    first.write_text(
+        text.replace('"cli_version":"0.171.0"', '"cli_version":"0.180.2"', 1)
+    )
+    code, out, _ = invoke("doctor", "--app", "codex", "--home", str(home))
+    assert code == 0
+    assert "  newer than checked: 0.180.2 (1): " in out
+    code, out, _ = invoke("doctor", "--app", "codex", "--json", "--home", str(home))
+    [report] = json.loads(out)
+    assert report["newer_than_checked"] == {"0.180.2": 1}
+    assert "0.106.0" in report["versions"]  # older, by number if not by text
+    assert api.version_key("v0.171.0-alpha.3") == (0, 171, 0)

@@ -379,6 +379,9 @@ class AppReport:
     versions: dict[str, int]
     diagnostics: Diagnostics
     also: tuple[str, ...] = ()  # other folders the app writes to that exist here
+    newer: dict[str, int] = field(
+        default_factory=dict
+    )  # versions past what was checked
 
     def record(self) -> dict[str, object]:
         return {
@@ -392,6 +395,7 @@ class AppReport:
             "sessions": self.sessions,
             "files": self.files,
             "versions": self.versions,
+            "newer_than_checked": self.newer,
             "skipped_lines": dict(self.diagnostics.skipped),
             "unknown_record_types": dict(self.diagnostics.unknown),
             "problems": list(self.diagnostics.problems),
@@ -448,9 +452,36 @@ def doctor(
                 also=tuple(str(p) for p in location.also if p.is_dir())
                 if location
                 else (),
+                newer=_newer_than_checked(
+                    getattr(source, "NEWEST_CHECKED", None), versions
+                ),
             )
         )
     return reports
+
+
+def _newer_than_checked(newest: str | None, versions: object) -> dict[str, int]:
+    """The app versions seen in files that are newer than any sessdex was checked with:
+    where records it does not know yet are likeliest (a source's `NEWEST_CHECKED`)."""
+    if not newest or not isinstance(versions, dict):
+        return {}
+    limit = version_key(newest)
+    return {
+        version: count
+        for version, count in versions.items()
+        if isinstance(version, str)
+        and isinstance(count, int)
+        and (key := version_key(version))
+        and key > limit
+    }
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """`2.1.220` -> (2, 1, 220); `v0.171.0-alpha.3` -> (0, 171, 0); () when no number leads."""
+    import re
+
+    found = re.match(r"v?(\d+(?:\.\d+)*)", version.strip())
+    return tuple(int(part) for part in found.group(1).split(".")) if found else ()
 
 
 def skipped_summary(report: RefreshReport) -> str | None:

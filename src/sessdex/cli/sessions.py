@@ -298,6 +298,12 @@ def doctor_command(
         if r.versions:
             seen = ", ".join(f"{v} ({n})" for v, n in sorted(r.versions.items()))
             say(f"  versions    {seen}")
+        if r.newer:
+            newer = ", ".join(f"{v} ({n})" for v, n in sorted(r.newer.items()))
+            say(
+                f"  newer than checked: {newer}: what sessdex does not know of them is "
+                "under `unknown` (`doctor --deep` reads them all)"
+            )
         if r.diagnostics.skipped:
             say(
                 "  skipped     "

@@ -73,6 +73,8 @@ class Source(Protocol):
     NAME: str  # the --app value, the `app` field in JSON, tests/data/<NAME>/
     TITLE: str  # for people: "Claude Code"
     CHECKED_WITH: str  # versions whose files we have seen
+    # Optional: NEWEST_CHECKED = "2.1.220", the newest app version whose records the reader
+    # knows; `doctor` names the versions seen in files past it (where drift is likeliest).
     ENV_VARS: tuple[str, ...]  # overrides the app honours (reported by doctor)
 
     def locate(self, home: Home) -> Location:

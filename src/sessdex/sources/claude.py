@@ -79,6 +79,7 @@ TITLE = "Claude Code"
 CHECKED_WITH = (
     "Claude Code 1.0.98 to 2.1.197 (real files), record catalogue up to 2.1.220"
 )
+NEWEST_CHECKED = "2.1.220"  # doctor names versions past it
 ENV_VARS = ("CLAUDE_CONFIG_DIR",)
 SCAN_NOTED = True  # locate reads the environment, scan only lists (see base.py)
 

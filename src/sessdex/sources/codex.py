@@ -106,6 +106,7 @@ from .base import Home, Location, SessionFollow
 NAME = "codex"
 TITLE = "OpenAI Codex CLI"
 CHECKED_WITH = "codex-cli 0.146 - 0.171.0"
+NEWEST_CHECKED = "0.171.0"  # doctor names versions past it
 ENV_VARS = ("CODEX_HOME", "CODEX_SQLITE_HOME")
 SCAN_NOTED = True  # locate reads the environment, scan only lists (see base.py)
 PROGRAM = "codex"

@@ -66,6 +66,7 @@ NAME = "copilot"
 TITLE = "GitHub Copilot CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = "copilot 1.0.11 - 1.0.102"
+NEWEST_CHECKED = "1.0.102"  # doctor names versions past it
 ENV_VARS = ("COPILOT_HOME",)
 
 

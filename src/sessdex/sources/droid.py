@@ -50,6 +50,7 @@ CHECKED_WITH = (
     "public synthetic samples (droid 0.81-era session store) and reader projects; "
     "never run — Low confidence"
 )
+NEWEST_CHECKED = "0.81.0"  # doctor names versions past it
 ENV_VARS = ("HOME",)
 
 SETTINGS_CAP = 4 * 1024 * 1024

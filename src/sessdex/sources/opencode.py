@@ -60,6 +60,7 @@ CHECKED_WITH = (
     "opencode 1.18.33 (SQLite, real files); 1.3 JSON storage tree (public synthetic samples); "
     "2.0.15 tables and rows as a public reader's tests quote them (no real 2.x file seen)"
 )
+NEWEST_CHECKED = "2.0.15"  # doctor names versions past it
 ENV_VARS = ("XDG_DATA_HOME",)
 
 INSTALL_HINT = (

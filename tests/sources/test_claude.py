@@ -1042,3 +1042,58 @@ def test_a_teammate_spawn_carries_the_name_the_lead_gave_it(tmp_path: Path) -> N
     assert event.extra["agent_name"] == "water" and event.text == "water the plants"
     [child] = build_tree("s", found).children
     assert child.agent_name == "water"
+
+
+def test_newer_session_state_is_known_a_pr_link_shows_once_and_a_move_is_followed(
+    tmp_path: Path,
+) -> None:
+    """Claude Code 2.1.26x-2.1.29x (third-party readers of real files): a conversation
+    sent to the background ends with `continued-in`, naming the session it goes on in;
+    `ended-by-model` says the model closed it; session state (`pr-link` among it) is
+    written again at each save, and new state records and harness attachments carry no
+    conversation. None of it is unknown; one link shows once; the move is listed and
+    said on resume."""
+    from tests.helpers import claude_line, write_claude_session
+
+    sid, moved = (
+        "c1a2b3c4-0000-4000-8000-000000000001",
+        "c1a2b3c4-0000-4000-8000-0000000000ff",
+    )
+    path = write_claude_session(tmp_path, sid, "/home/dev/shop")
+    link = {"type": "pr-link", "sessionId": sid, "prNumber": 7,
+            "prUrl": "https://github.com/dev/shop/pull/7", "timestamp": "2026-11-20T10:01:00.000Z"}  # fmt: skip
+    state = [
+        link, link, link,
+        {"type": "history-suppression", "cause": "fork_inherit", "sessionId": sid},
+        {"type": "artifact-comment-monitor", "sessionId": sid},
+        {"type": "dev-mods", "sessionId": sid},
+        claude_line(sid, "/home/dev/shop", type="attachment", uuid="a9", parentUuid="a1",
+                    attachment={"type": "environment", "snapshot": {"workingDirectory": "/x"}}),
+        claude_line(sid, "/home/dev/shop", type="attachment", uuid="a10", parentUuid="a9",
+                    attachment={"type": "session_context", "context": {"userEmail": "dev@example.com"}}),
+        claude_line(sid, "/home/dev/shop", type="system", subtype="cloud_session_status",
+                    uuid="s1", parentUuid="a10", content=""),
+        {"type": "ended-by-model", "sessionId": sid, "timestamp": "2026-11-20T10:02:00.000Z"},
+        {"type": "continued-in", "sessionId": sid, "continuedInSessionId": moved},
+    ]  # fmt: skip
+    with path.open("a") as file:
+        file.writelines(json.dumps(line) + "\n" for line in state)
+    diagnostics = Diagnostics()
+    found = events(path, diagnostics)
+    assert not diagnostics.unknown and not diagnostics.skipped
+    said = [e.text for e in found if e.kind == "meta"]
+    assert said.count("pull request: https://github.com/dev/shop/pull/7") == 1
+    assert "the model ended the conversation" in said
+    assert f"continued in session {moved} (sent to the background)" in said
+    assert "dev@example.com" not in json.dumps([e.text for e in found])
+    session = claude.parse(path, claude.locate(Home.at(tmp_path)), Diagnostics())[0]
+    assert session.extra["continued_in"] == moved
+    plan = claude.resume(session)
+    assert plan is not None and any(moved in note for note in plan.notes)
+    with path.open("a") as file:  # an id no one could type: not offered
+        file.write(
+            json.dumps({"type": "continued-in", "continuedInSessionId": "x; rm -rf ~"})
+            + "\n"
+        )
+    again = claude.parse(path, claude.locate(Home.at(tmp_path)), Diagnostics())[0]
+    assert "continued_in" not in again.extra

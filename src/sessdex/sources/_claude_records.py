@@ -62,6 +62,21 @@ IGNORED_TYPES = frozenset(
         "marble-origami-commit",
         "marble-origami-snapshot",
         "marble-origami-reset",
+        # 2.1.26x-2.1.29x session state (third-party readers of 2.1.289 files and its
+        # loader's table): a forked sub-agent's origin, artifact watchers, what a fork
+        # hides of its parent, request captures, a workflow's failure (beside `started`
+        # and `result`)
+        "fork-context-ref",
+        "artifact-comment-monitor",
+        "artifact-autoreact-ledger",
+        "history-suppression",
+        "observer-ref",
+        "dev-mods",
+        "memory-mode",
+        "api-request-shape",
+        "api-request-blob",
+        "api-request",
+        "failed",
     }
 )
 # Context the harness attaches for the model: said by neither the user nor the model.
@@ -107,6 +122,14 @@ IGNORED_ATTACHMENTS = frozenset(
         "mcp_dropped_tools_delta", "inlined_image_paths", "sandbox_instructions",
         "output_style_instructions", "deferred_tools_record", "batching_reminder",
         "tool_search_usage_reminder", "ultrathink_effort", "thinking_stripped",
+        # seen in 2.1.197-2.1.289 files (third-party readers), and a 2.1.251 bundle's list:
+        # the environment, model, account and prompt the harness gave the model
+        "environment", "model", "session_context", "prompt_snapshot", "date",
+        "instructions", "credential_org", "remote_session_change",
+        "bash_output_audience_note", "thinking_drop", "workflow_size_guideline_change",
+        "language", "proactivity", "poll_events", "dir_sync_notice",
+        "teammate_shutdown_batch", "secondary_reminder", "secondary_reminder_sent",
+        "tool_hosts_notice", "tool_host_result_lines", "cowork_memory_context",
     }
 )  # fmt: skip
 # Hook bookkeeping and session starts; a local command's effect shows on later lines.
@@ -121,6 +144,7 @@ IGNORED_SYSTEM = frozenset(
         "memory_saved",  # the paths of a memory write the tool call already shows
         "permission_retry",
         "bridge_status",
+        "cloud_session_status",  # a cloud session's state (2.1.289's builders)
     }
 )
 

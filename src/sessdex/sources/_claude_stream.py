@@ -198,6 +198,7 @@ class Stream:
         self.stamped = False
         self.version: str | None = None
         self.compaction: Event | None = None  # held until its summary line arrives
+        self.links: set[tuple[str | None, str]] = set()  # pull requests said, per agent
         self.unkeyed = itertools.count()
 
     def events(self) -> Iterator[Event]:
@@ -868,11 +869,34 @@ class Stream:
     def _pr_link(
         self, record: dict[str, object], agent: str | None, compacted: bool
     ) -> Iterator[Event]:
+        # Claude Code writes its session state again at each save: one link, many lines
         url = rec.string(record.get("prUrl"))
-        if url:
+        if url and (agent, url) not in self.links:
+            self.links.add((agent, url))
             yield self._event(
                 "meta", agent, text=f"pull request: {url}", extra={"pr": url}
             )
+
+    def _continued_in(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        """Sent to the background: the conversation goes on under another session id."""
+        moved = rec.string(record.get("continuedInSessionId"))
+        if moved:
+            yield self._event(
+                "meta",
+                agent,
+                text=f"continued in session {moved} (sent to the background)",
+                extra={"continued_in": moved},
+            )
+
+    def _ended_by_model(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        yield self._event(
+            "meta", agent, text="the model ended the conversation",
+            extra={"ended_by_model": True},
+        )  # fmt: skip
 
     def _legacy_tool_use(
         self, record: dict[str, object], agent: str | None, compacted: bool
@@ -912,6 +936,8 @@ _HANDLERS: dict[str, _Handler] = {
     "mode": Stream._mode,
     "permission-mode": Stream._permission_mode,
     "pr-link": Stream._pr_link,
+    "continued-in": Stream._continued_in,
+    "ended-by-model": Stream._ended_by_model,
     # an early shape: tool calls and results as records of their own
     "tool_use": Stream._legacy_tool_use,
     "tool_result": Stream._legacy_tool_result,

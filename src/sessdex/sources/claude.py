@@ -41,7 +41,12 @@ Reading (`_claude_read`, `_claude_stream`):
   arrived while the agent was busy) and a queued prompt that is such an envelope.
 - Turn ends come from `stop_reason: end_turn` or, failing that, `system/turn_duration`.
   A compaction is the boundary line plus the summary that follows it, as one event.
-  Model, permission mode, mode, cwd and branch changes are `meta` events.
+  Model, permission mode, mode, cwd and branch changes are `meta` events, as is a pull
+  request link (once per link: session state is written again at each save).
+- Sent to the background (`/background`, `--bg`, 2.1.261+), a conversation is forked under
+  a new id and this file ends with `continued-in` naming it: a `meta` event, the listing's
+  `extra["continued_in"]` and a note on resume. `ended-by-model` (the model closed the
+  conversation) is a `meta` event.
 - Ignored on purpose: titles, `last-prompt`, `queue-operation`, file history, `progress`
   and the rest of `IGNORED_TYPES`, harness attachments (`IGNORED_ATTACHMENTS`), hook and
   session-start system lines (`IGNORED_SYSTEM`), all in `_claude_records`. Anything else
@@ -59,6 +64,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -67,7 +73,7 @@ from pathlib import Path
 from .. import files, folders
 from ..bytesearch import find, rfind
 from ..diagnostics import Diagnostics
-from ..model import Event, ResumePlan, Session
+from ..model import Event, JSONValue, ResumePlan, Session
 from . import _claude_read
 from . import _claude_records as rec
 from ._claude_usage import usage_files, usage_records  # noqa: F401 - `sessdex usage` hook
@@ -77,9 +83,10 @@ from .base import Home, Location, SessionFollow
 NAME = "claude"
 TITLE = "Claude Code"
 CHECKED_WITH = (
-    "Claude Code 1.0.98 to 2.1.197 (real files), record catalogue up to 2.1.220"
+    "Claude Code 1.0.98 to 2.1.197 (real files), record catalogue up to 2.1.220, "
+    "2.1.289-2.1.292 record types from third-party readers of real files"
 )
-NEWEST_CHECKED = "2.1.220"  # doctor names versions past it
+NEWEST_CHECKED = "2.1.292"  # doctor names versions past it
 ENV_VARS = ("CLAUDE_CONFIG_DIR",)
 SCAN_NOTED = True  # locate reads the environment, scan only lists (see base.py)
 
@@ -99,6 +106,8 @@ ASSISTANT = b'"assistant"'
 EFFORT = b'"effort"'
 PERMISSION_MODE = b'"permissionMode"'
 LEAF_UUID = b'"leafUuid"'  # head only: a 1.0 summary names its conversation's leaf
+CONTINUED_IN = b'"continuedInSessionId"'  # tail only: sent to the background (2.1.261+)
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # never shell words
 TITLES = b'Title"'  # the end of both title keys: one search while neither is known
 EFFORT_SINCE = (2, 1, 212)  # the first Claude Code that writes `effort`
 HEAD_PROBE = files.LINE_CAP  # one read that holds the 80 head lines of most transcripts
@@ -276,6 +285,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         or found.command
     )
     session_id, parent_id, agent_type = stem, None, None
+    extra: dict[str, JSONValue] = {}
+    if moved := _continued_in(tail, load):
+        extra["continued_in"] = moved
     if agent:
         session_id = stem[len("agent-") :]
         in_folder = path.parent.name == "subagents"
@@ -305,8 +317,29 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             permission_mode=late.permission_mode,
             cli_version=late.version,
             bytes=size,
+            extra=extra,
         )
     ]
+
+
+def _continued_in(tail: _Block, load: _Load) -> str | None:
+    """The session this one continued in, when its last lines say so.
+
+    Sending a conversation to the background (`/background`, `--bg`) forks it under a new
+    id and closes this file with `{"type":"continued-in","continuedInSessionId":…}`:
+    what was said after lives in the other session."""
+    data = tail.data
+    hit = rfind(data, CONTINUED_IN, tail.begin, tail.end)
+    if hit < 0:
+        return None
+    begin = tail.line_start(hit)
+    newline = data.find(b"\n", hit, tail.end)
+    stop = newline if newline >= 0 else tail.end
+    record = load(tail, begin, data[begin:stop], newline >= 0)
+    if record is None or record.get("type") != "continued-in":
+        return None
+    moved = rec.string(record.get("continuedInSessionId"))
+    return moved if moved and _SESSION_ID.fullmatch(moved) else None
 
 
 def _blocks(path: str) -> tuple[int, _Block, _Block]:
@@ -617,6 +650,12 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     if not session.cwd:
         notes.append(
             "the session's folder is unknown: run this from its project folder"
+        )
+    moved = session.extra.get("continued_in")
+    if isinstance(moved, str) and moved:
+        notes.append(
+            f"this conversation went on in session {moved} (sent to the background): "
+            "this opens it as it was before"
         )
     return ResumePlan(
         argv=tuple(argv),

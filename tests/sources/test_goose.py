@@ -1,15 +1,18 @@
-"""Goose quirks: a WAL sessions.db, legacy JSONL files, session-level usage, sub-agent sessions."""
+"""Goose quirks: a WAL sessions.db, legacy JSONL files, usage from the ledger or the session
+counters, sub-agent sessions read with their parent, message content blocks."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import sqlite3
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from sessdex import files
+from sessdex import files, usage
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, goose
@@ -300,3 +303,360 @@ def test_a_huge_message_is_read_with_its_long_output_elided(
     assert [e.kind for e in found] == [e.kind for e in events(sessions()[MAIN])]
     whole = list(goose.read(session, Diagnostics(), full=True))
     assert output in [e.text for e in whole]
+
+
+# --- schema v14-v16 (aaif-goose/goose session_manager.rs), in synthetic databases --------
+
+V16 = """
+CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP);
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '',
+    user_set_name BOOLEAN DEFAULT FALSE, session_type TEXT NOT NULL DEFAULT 'user',
+    working_dir TEXT NOT NULL, created_at TIMESTAMP, updated_at TIMESTAMP,
+    extension_data TEXT DEFAULT '{}', total_tokens INTEGER, input_tokens INTEGER,
+    output_tokens INTEGER, cache_read_tokens INTEGER, cache_write_tokens INTEGER,
+    accumulated_total_tokens INTEGER, accumulated_input_tokens INTEGER,
+    accumulated_output_tokens INTEGER, accumulated_cache_read_tokens INTEGER,
+    accumulated_cache_write_tokens INTEGER, accumulated_cost REAL, schedule_id TEXT,
+    recipe_json TEXT, user_recipe_values_json TEXT, provider_name TEXT, model_config_json TEXT,
+    goose_mode TEXT NOT NULL DEFAULT 'auto', archived_at TIMESTAMP, project_id TEXT,
+    parent_session_id TEXT);
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT, session_id TEXT NOT NULL,
+    role TEXT NOT NULL, content_json TEXT NOT NULL, created_timestamp INTEGER NOT NULL,
+    timestamp TIMESTAMP, tokens INTEGER, metadata_json TEXT);
+CREATE TABLE usage_ledger (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, created_timestamp INTEGER NOT NULL,
+    model TEXT, input_tokens INTEGER, output_tokens INTEGER, total_tokens INTEGER,
+    cache_read_tokens INTEGER, cache_write_tokens INTEGER, cost REAL, cost_source TEXT,
+    is_compaction INTEGER DEFAULT 0);
+"""
+T0 = int(datetime(2026, 8, 20, 10, tzinfo=UTC).timestamp())
+SONNET = "claude-sonnet-4-5"
+VISIBLE = {"userVisible": True, "agentVisible": True}
+
+
+def at(offset: int) -> datetime:
+    return datetime.fromtimestamp(T0 + offset, UTC)
+
+
+def v16_home(tmp_path: Path) -> tuple[Path, sqlite3.Connection]:
+    """A home whose sessions.db has the current (v16) Goose schema, and a connection to fill it."""
+    folder = tmp_path / "home" / ".local" / "share" / "goose" / "sessions"
+    folder.mkdir(parents=True)
+    db = sqlite3.connect(folder / "sessions.db")
+    db.executescript(V16)
+    return tmp_path / "home", db
+
+
+def add_session(
+    db: sqlite3.Connection,
+    session_id: str,
+    counts: tuple[int, int, int, int] = (0, 0, 0, 0),
+    *,
+    name: str = "",
+    kind: str = "user",
+    parent: str | None = None,
+) -> None:
+    """A session row; `counts` are Goose's accumulated input (cache included), output,
+    cache read and cache write."""
+    given, made, read, written = counts
+    db.execute(
+        "INSERT INTO sessions (id, name, session_type, working_dir, created_at, updated_at, "
+        "model_config_json, accumulated_input_tokens, accumulated_output_tokens, "
+        "accumulated_cache_read_tokens, accumulated_cache_write_tokens, parent_session_id) "
+        "VALUES (?, ?, ?, ?, '2026-08-20 10:00:00', '2026-08-20 10:10:00', ?, ?, ?, ?, ?, ?)",
+        (session_id, name, kind, SHOP, json.dumps({"model_name": SONNET}),
+         given, made, read, written, parent),
+    )  # fmt: skip
+
+
+def add_message(
+    db: sqlite3.Connection,
+    session_id: str,
+    role: str,
+    content: list[dict[str, object]],
+    offset: int,
+    meta: dict[str, object] = VISIBLE,
+) -> None:
+    db.execute(
+        "INSERT INTO messages (session_id, role, content_json, created_timestamp, metadata_json) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (session_id, role, json.dumps(content), T0 + offset, json.dumps(meta)),
+    )
+
+
+def add_call(
+    db: sqlite3.Connection,
+    session_id: str,
+    offset: int,
+    model: str | None,
+    counts: tuple[int, int, int, int],
+    *,
+    compaction: bool = False,
+    source: str = "estimated",
+) -> None:
+    given, made, read, written = counts
+    db.execute(
+        "INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, "
+        "output_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cost_source, "
+        "is_compaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (session_id, T0 + offset, model, given, made, given + made, read, written, source,
+         int(compaction)),
+    )  # fmt: skip
+
+
+def text(value: str) -> list[dict[str, object]]:
+    return [{"type": "text", "text": value}]
+
+
+def test_cache_reads_and_writes_are_taken_out_of_goose_input(tmp_path: Path) -> None:
+    """Schema v14 adds the cache counters; Goose's input includes them (token_usage.rs),
+    sessdex's excludes them. A database without the ledger: one session-level event."""
+    home, db = v16_home(tmp_path)
+    db.execute("DROP TABLE usage_ledger")  # v14: cache columns, no ledger yet
+    add_session(db, "20260820_1", (10_000, 500, 6_000, 1_000), name="Cached")
+    add_message(db, "20260820_1", "user", text("hi"), 0)
+    db.commit()
+    db.close()
+    found = events(sessions(home)["20260820_1"])
+    [counted] = [e for e in found if e.kind == "usage"]
+    assert counted.extra == {"scope": "session"}
+    assert counted.usage == Usage(3_000, 500, 6_000, 1_000, model=SONNET)
+
+
+def test_each_ledger_row_is_one_usage_event_with_its_time_and_model(
+    tmp_path: Path,
+) -> None:
+    """Schema v15's usage_ledger: one row per model call, compaction calls included; the
+    events sit among the messages by time, and the session counters (the same sums) add
+    nothing."""
+    home, db = v16_home(tmp_path)
+    add_session(db, "20260820_1", (6_000, 330, 800, 500), name="Ledger")
+    add_message(db, "20260820_1", "user", text("first"), 0)
+    add_message(db, "20260820_1", "assistant", text("one"), 5)
+    add_message(db, "20260820_1", "user", text("second"), 20)
+    add_message(db, "20260820_1", "assistant", text("two"), 30)
+    add_call(db, "20260820_1", 6, "claude-haiku-4-5", (1_000, 50, 800, 0))
+    add_call(db, "20260820_1", 31, SONNET, (2_000, 80, 0, 500))
+    add_call(db, "20260820_1", 40, None, (3_000, 200, 0, 0), compaction=True)
+    db.commit()
+    db.close()
+    found = events(sessions(home)["20260820_1"])
+    assert [e.kind for e in found] == [
+        "user", "assistant", "usage", "user", "assistant", "usage", "usage",
+    ]  # fmt: skip
+    calls = [e for e in found if e.kind == "usage"]
+    assert [(e.time, e.usage, e.extra) for e in calls] == [
+        (at(6), Usage(200, 50, 800, 0, model="claude-haiku-4-5"), {}),
+        (at(31), Usage(1_500, 80, 0, 500, model=SONNET), {}),
+        (at(40), Usage(3_000, 200, model=SONNET), {"compaction": True}),
+    ]
+    assert replace(total(found), model=None) == Usage(4_700, 330, 800, 500)
+
+
+def test_spend_from_before_the_ledger_is_counted_once(tmp_path: Path) -> None:
+    """Goose moves a session's pre-v15 spend into the ledger as one `carried_forward` row
+    on its next call, and its totals take the larger of counters and ledger: a session
+    not reopened since has only counters, and counters past the ledger add the rest."""
+    home, db = v16_home(tmp_path)
+    add_session(db, "20260820_1", (5_600, 1_070, 0, 0), name="Reopened")
+    add_call(
+        db, "20260820_1", 100, None, (5_000, 1_000, 0, 0), source="carried_forward"
+    )
+    add_call(db, "20260820_1", 101, SONNET, (100, 20, 0, 0))
+    add_session(db, "20260820_2", (700, 70, 0, 0), name="Not reopened")
+    db.commit()
+    db.close()
+    found = sessions(home)
+    reopened = [e for e in events(found["20260820_1"]) if e.kind == "usage"]
+    assert [(e.usage, e.extra) for e in reopened] == [
+        (Usage(5_000, 1_000, model=SONNET), {"scope": "session"}),
+        (Usage(100, 20, model=SONNET), {}),
+        (
+            Usage(500, 50, model=SONNET),
+            {"scope": "session"},
+        ),  # counted, never in the ledger
+    ]
+    assert total(events(found["20260820_2"])) == Usage(700, 70, model=SONNET)
+
+
+def delegation(home_db: sqlite3.Connection) -> None:
+    """A lead session that delegates through summon (its result's `_meta` names the
+    child), a second sub-agent of it no result names, and a session a result names that
+    does not record the lead as its parent."""
+    db = home_db
+    add_session(db, "20260820_1", (1_000, 100, 0, 0), name="Lead")
+    add_session(db, "20260820_2", (400, 40, 300, 0), name="Delegated task",
+                kind="sub_agent", parent="20260820_1")  # fmt: skip
+    add_session(db, "20260820_3", (50, 5, 0, 0), name="Background", kind="sub_agent",
+                parent="20260820_1")  # fmt: skip
+    add_session(db, "20260820_4", (70, 7, 0, 0), name="Elsewhere")
+    add_message(db, "20260820_1", "user", text("Find the callers"), 0)
+    request = {"type": "toolRequest", "id": "call_1", "toolCall": {"status": "success",
+               "value": {"name": "summon__delegate",
+                         "arguments": {"instructions": "Find callers of checkout"}}}}  # fmt: skip
+    add_message(db, "20260820_1", "assistant", [request], 2)
+    add_message(db, "20260820_2", "user", text("Find callers of checkout"), 3)
+    add_message(db, "20260820_2", "assistant", text("api.py:12"), 8)
+    response = {"type": "toolResponse", "id": "call_1", "toolResult": {"status": "success",
+                "value": {"content": [{"type": "text", "text": "api.py:12"}], "isError": False,
+                          "_meta": {"subagent_session_id": "20260820_2"}}}}  # fmt: skip
+    add_message(db, "20260820_1", "user", [response], 10)
+    named = {"type": "toolResponse", "id": "call_2", "toolResult": {"status": "success",
+             "value": {"content": [], "_meta": {"subagent_session_id": "20260820_4"}}}}  # fmt: skip
+    add_message(db, "20260820_1", "user", [named], 11)
+    add_message(db, "20260820_1", "assistant", text("Called from api.py"), 12)
+    add_call(db, "20260820_1", 2, SONNET, (600, 60, 0, 0))
+    add_call(db, "20260820_1", 12, SONNET, (400, 40, 0, 0))
+    add_call(db, "20260820_2", 8, "claude-haiku-4-5", (400, 40, 300, 0))
+    add_call(db, "20260820_3", 20, "claude-haiku-4-5", (50, 5, 0, 0))
+    add_call(db, "20260820_4", 30, SONNET, (70, 7, 0, 0))
+
+
+def test_a_sub_agents_session_is_read_with_its_parent(tmp_path: Path) -> None:
+    """Schema v15's parent_session_id, which summon sets on the sub-agent session it
+    creates: the child's events come before the delegating result, as that agent's."""
+    home, db = v16_home(tmp_path)
+    delegation(db)
+    db.commit()
+    db.close()
+    found = sessions(home)
+    assert found["20260820_2"].parent_id == "20260820_1"
+    assert found["20260820_2"].agent_type == "sub_agent"
+    lead = events(found["20260820_1"])
+    child, late = "20260820_2", "20260820_3"
+    assert [(e.kind, e.agent_id) for e in lead] == [
+        ("user", None), ("tool_call", None), ("usage", None),
+        ("subagent", None), ("user", child), ("assistant", child), ("usage", child),
+        ("tool_result", None), ("tool_result", None), ("assistant", None), ("usage", None),
+        ("subagent", None), ("usage", late),
+    ]  # fmt: skip
+    spawn = next(e for e in lead if e.kind == "subagent")
+    assert spawn.call_id == "call_1" and spawn.text == "Find callers of checkout"
+    assert spawn.extra == {"child_id": "20260820_2", "agent_type": "sub_agent"}
+    # the second sub-agent, named by no result, comes at the end; the session a result
+    # names that does not record this parent is not read into it (it counts on its own)
+    unnamed = [e for e in lead if e.kind == "subagent"][1]
+    assert unnamed.extra["child_id"] == late and unnamed.text == "Background"
+    assert replace(total(lead), model=None) == Usage(1_150, 145, 300, 0)
+    assert [e.kind for e in events(found["20260820_2"])] == [
+        "user",
+        "assistant",
+        "usage",
+    ]
+
+
+def test_sessdex_usage_counts_a_sub_agent_once_per_model(tmp_path: Path) -> None:
+    """`sessdex usage` counts a sub-agent with its parent, not on its own: its calls come
+    from the parent's read, split by their own model."""
+    home, db = v16_home(tmp_path)
+    delegation(db)
+    db.commit()
+    db.close()
+    result = usage.run(Home.at(home), "model", apps=("goose",), filters=usage.Filters())
+    by_model = {
+        row.key: (row.input_tokens, row.output_tokens, row.cache_read_tokens)
+        for row in result.rows
+    }
+    assert by_model == {SONNET: (1_070, 107, 0), "claude-haiku-4-5": (150, 45, 300)}
+
+
+def content_events(
+    tmp_path: Path, *messages: tuple[str, list[dict[str, object]], dict[str, object]]
+) -> list[Event]:
+    """The events of MAIN after the given messages were appended to it."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = sqlite3.connect(home / ".local/share/goose/sessions/sessions.db")
+    for role, content, meta in messages:
+        db.execute(
+            "INSERT INTO messages (session_id, role, content_json, created_timestamp, metadata_json) "
+            "VALUES (?, ?, ?, 1796123200, ?)",
+            (MAIN, role, json.dumps(content), json.dumps(meta)),
+        )
+    db.commit()
+    db.close()
+    found = events(sessions(home)[MAIN])
+    return found[len(events(sessions()[MAIN])) - 1 : -1]  # the new ones, before usage
+
+
+def test_an_error_block_is_an_error_event(tmp_path: Path) -> None:
+    """message.rs (unrolled agent loop): a provider error is kept as an `error` block."""
+    block = {"type": "error", "kind": "contextLengthExceeded", "message": "too long"}
+    [error] = content_events(tmp_path, ("assistant", [block], {"userVisible": True,
+                                                              "agentVisible": False}))  # fmt: skip
+    assert (error.kind, error.text) == ("error", "too long")
+    assert error.extra == {"kind": "contextLengthExceeded"}
+
+
+def test_the_answer_to_a_tool_confirmation_is_a_meta_event_on_the_call(
+    tmp_path: Path,
+) -> None:
+    """`toolConfirmationResponse` (id: the tool call's) answers a `toolConfirmation`."""
+    asked = {"type": "actionRequired", "data": {"actionType": "toolConfirmation", "id": "t1",
+             "toolName": "developer__shell", "arguments": {}, "prompt": None}}  # fmt: skip
+    answered = {"type": "actionRequired", "data": {"actionType": "toolConfirmationResponse",
+                "id": "t1", "permission": "allow_once"}}  # fmt: skip
+    [answer] = content_events(
+        tmp_path, ("assistant", [asked], VISIBLE), ("user", [answered], VISIBLE)
+    )
+    assert (answer.kind, answer.call_id, answer.text) == (
+        "meta",
+        "t1",
+        "tool call allowed once",
+    )
+    assert answer.extra == {"permission": "allow_once"}
+
+
+def test_spinner_notifications_are_passed_over(tmp_path: Path) -> None:
+    """Goose shows `progressMessage` and `thinkingMessage` as a passing spinner caption;
+    an `inlineMessage` stays a line."""
+
+    def note(
+        kind: str, msg: str
+    ) -> tuple[str, list[dict[str, object]], dict[str, object]]:
+        return (
+            "assistant",
+            [{"type": "systemNotification", "notificationType": kind, "msg": msg}],
+            VISIBLE,
+        )
+
+    found = content_events(
+        tmp_path,
+        note("progressMessage", "Loading local model..."),
+        note("thinkingMessage", "Compacting..."),
+        note("inlineMessage", "Context limit reached."),
+    )
+    assert [(e.kind, e.text) for e in found] == [("meta", "Context limit reached.")]
+
+
+def test_an_old_reasoning_block_is_thinking(tmp_path: Path) -> None:
+    """message.rs turns a `reasoning` block into thinking on load, and drops one without text."""
+    found = content_events(
+        tmp_path,
+        (
+            "assistant",
+            [{"type": "reasoning", "text": "step by step"}, {"type": "reasoning"}],
+            VISIBLE,
+        ),
+    )
+    assert [(e.kind, e.text) for e in found] == [("thinking", "step by step")]
+
+
+def test_turn_context_is_injected_never_the_users_words(tmp_path: Path) -> None:
+    """A user message marked `turnContext` is what Goose appends for the model each turn."""
+    home, db = v16_home(tmp_path)
+    add_session(db, "20260820_1")  # no name yet: the title is never taken from messages
+    context = "<turn-context>cwd /home/alex/code/shop-api</turn-context>"
+    add_message(db, "20260820_1", "user", text(context), 0,
+                {"userVisible": False, "agentVisible": True, "turnContext": True})  # fmt: skip
+    add_message(db, "20260820_1", "user", text("Add a retry"), 1)
+    db.commit()
+    db.close()
+    session = sessions(home)["20260820_1"]
+    assert session.title is None
+    injected, typed = events(session)
+    assert (injected.kind, injected.text) == ("meta", context)
+    assert injected.extra == {"hidden": True, "injected": True, "turn_context": True}
+    assert (typed.kind, typed.text) == ("user", "Add a retry")

@@ -1,46 +1,58 @@
-"""Goose (block/goose): a SQLite session store, and the JSONL files before it.
+"""Goose (aaif-goose/goose, once block/goose): a SQLite session store, JSONL files before it.
 
 Goose keeps sessions in its data folder's `sessions/` (Linux: `$XDG_DATA_HOME/goose`,
 default `~/.local/share/goose`; `GOOSE_PATH_ROOT=<root>` moves it to `<root>/data`). Current
 releases write one SQLite database, `sessions/sessions.db` (WAL, so it is opened through
 `databases.open_sqlite`): `sessions` rows (`id` like `20251108_1`, `name` (older `description`),
-`session_type` user / scheduled / sub_agent / hidden / …, `working_dir`, `created_at` /
-`updated_at` as UTC `YYYY-MM-DD HH:MM:SS`, `model_config_json.model_name`,
-`provider_name`, `goose_mode`, token counters) and `messages` rows (`role`, `content_json`:
-Goose message content — text, image, toolRequest, toolResponse, thinking,
-redactedThinking, toolConfirmationRequest, actionRequired, frontendToolRequest,
-systemNotification — `created_timestamp` in unix seconds, `metadata_json` visibility). An
+`session_type` user / scheduled / sub_agent / hidden / terminal / gateway / acp, `working_dir`,
+`created_at` / `updated_at` as UTC `YYYY-MM-DD HH:MM:SS`, `model_config_json.model_name`,
+`provider_name`, `goose_mode`, token counters, `parent_session_id`) and `messages` rows (`role`,
+`content_json`: Goose message content — text, image, toolRequest, toolResponse, thinking (older
+`reasoning`, which Goose itself turns into thinking on load), redactedThinking, error,
+toolConfirmationRequest, actionRequired, frontendToolRequest, systemNotification —
+`created_timestamp` in unix seconds, `metadata_json` visibility and `turnContext`). An
 `actionRequired` elicitation (the agent asking the user) is a `meta` event and its
-`elicitationResponse` a `user` event.
+`elicitationResponse` a `user` event; the user's answer to a tool confirmation
+(`toolConfirmationResponse`) is a `meta` event on the tool call. The per-turn context Goose
+appends as a user message (`turnContext`, `<turn-context>…`) is a `meta` event marked
+`injected`, never the user's words; an `error` block is an `error` event. Spinner captions
+(`progressMessage`, `thinkingMessage` notifications) are passed over.
 Releases before the database wrote `sessions/<id>.jsonl`: line 1 metadata (`working_dir`,
 `description`, token counters), then one message per line; the database imports them on
-first run under the same id, and the database row wins. Columns missing from older
+first run under the same id, and the database row wins. Columns and tables missing from older
 databases are tolerated.
 
-`hidden` sessions are Goose's own helpers and are skipped. A `sub_agent` session is linked
-to its parent only where the database records one (`parent_session_id`, which upstream
-Goose does not have yet); otherwise it is listed with `agent_type` "sub_agent" and no parent.
+`hidden` sessions are Goose's own helpers and are skipped. A `sub_agent` session that Goose's
+summon extension delegated to records its parent in `parent_session_id` (schema v15); its
+events are read with its parent's, before the delegating tool result (whose `_meta` names it),
+with the child's id as `agent_id`, and `sessdex usage` counts it there. A `sub_agent` without
+a parent is listed, and counted, on its own.
 
-Usage: Goose stores no per-response tokens. One `usage` event per session carries the
-session's `accumulated_input_tokens` / `accumulated_output_tokens` (else the plain
-counters), with `extra["scope"] = "session"`; Goose does not say how much of the input
-was cached, so cache tokens stay zero.
+Usage: where the database has a `usage_ledger` table (schema v15), one `usage` event per
+model call (its time, model and cache counts); any part of the session's `accumulated_*`
+counters that the ledger does not hold yet (spend from before v15) is one more event with
+`extra["scope"] = "session"`. Older databases and JSONL files: one `usage` event per session
+from `accumulated_input_tokens` / `accumulated_output_tokens` (else the plain counters).
+Goose's input counts include cache reads and writes (schema v14 records those), so they are
+taken out of `input_tokens`.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
+from typing import Unpack
 
 import orjson
 
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
-from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
+    EventFields,
     as_dict,
     as_int,
     as_str,
@@ -56,10 +68,13 @@ from .base import Home, Location
 NAME = "goose"
 TITLE = "Goose"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
-CHECKED_WITH = "goose session schema v5-v13 (source, synthetic DB); legacy JSONL (source, synthetic)"
+CHECKED_WITH = (
+    "goose session schema v5-v16 (source to aaif-goose/goose 2026-08-21, synthetic DB); "
+    "legacy JSONL (source, synthetic)"
+)
 ENV_VARS = ("GOOSE_PATH_ROOT", "XDG_DATA_HOME")
 
-INSTALL_HINT = "brew install block-goose-cli  (or: curl -fsSL https://github.com/block/goose/releases/download/stable/download_cli.sh | bash)"
+INSTALL_HINT = "brew install block-goose-cli  (or: curl -fsSL https://github.com/aaif-goose/goose/releases/download/stable/download_cli.sh | bash)"
 
 _SESSION_COLUMNS = (
     "id",
@@ -230,6 +245,27 @@ def _parse_legacy(path: Path, diagnostics: Diagnostics) -> list[Session]:
 
 # --- reading ------------------------------------------------------------------------
 
+# sub-agents inside sub-agents this deep at most (Goose's summon allows one level)
+_MAX_DEPTH = 4
+_COUNTS = ("input", "output", "cache_read", "cache_write")
+_USAGE_COLUMNS = (
+    "model_config_json",
+    "updated_at",
+    *(f"{prefix}{name}_tokens" for prefix in ("", "accumulated_") for name in _COUNTS),
+)
+# Goose shows these as a passing spinner caption (goose-cli session/output.rs), not a line
+_SPINNER_NOTIFICATIONS = {"progressMessage", "thinkingMessage"}
+_PERMISSIONS = {
+    "allow_once": "allowed once",
+    "always_allow": "always allowed",
+    "deny_once": "denied once",
+    "always_deny": "always denied",
+    "cancel": "cancelled",
+}
+
+# input (cache reads and writes included, as Goose counts it), output, cache read, cache write
+Counts = tuple[int, int, int, int]
+
 
 def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
@@ -239,9 +275,11 @@ def read(
     reader = _Reader(session.id, diagnostics, full)
     if "#sessions/" in session.path:
         yield from reader.database(session.path.split("#sessions/")[0])
-    else:
-        yield from reader.legacy(session.path, full, offset)
-    usage = _session_usage(session.extra, session.model)
+        return
+    yield from reader.legacy(session.path, full, offset)
+    usage = _usage(
+        _counters(session.extra, _counter_prefix(session.extra)), session.model
+    )
     if usage is not None:
         yield reader.event(
             "usage",
@@ -251,20 +289,102 @@ def read(
         )
 
 
-def _session_usage(extra: object, model: str | None) -> Usage | None:
-    if not isinstance(extra, dict):
-        return None
+def _counter_prefix(values: Mapping[str, object]) -> str:
+    """`accumulated_` (the session's sum) where Goose wrote it, else the plain counters."""
     accumulated = any(
-        isinstance(extra.get(k), int)
-        for k in ("accumulated_input_tokens", "accumulated_output_tokens")
+        isinstance(values.get(f"accumulated_{name}_tokens"), int)
+        for name in ("input", "output")
     )
-    prefix = "accumulated_" if accumulated else ""
+    return "accumulated_" if accumulated else ""
+
+
+def _counters(values: Mapping[str, object], prefix: str) -> Counts:
+    given, made, read, written = (
+        max(0, as_int(values.get(f"{prefix}{name}_tokens"), floats=False))
+        for name in _COUNTS
+    )
+    return given, made, read, written
+
+
+def _usage(counts: Counts, model: str | None) -> Usage | None:
+    """sessdex's usage from Goose's counts: Goose's input includes the cache reads and
+    writes (goose-provider-types token_usage.rs: both are subsets of it)."""
+    given, made, read, written = counts
     usage = Usage(
-        input_tokens=as_int(extra.get(f"{prefix}input_tokens"), floats=False),
-        output_tokens=as_int(extra.get(f"{prefix}output_tokens"), floats=False),
+        input_tokens=max(0, given - read - written),
+        output_tokens=made,
+        cache_read_tokens=read,
+        cache_write_tokens=written,
         model=model,
     )
     return usage if usage.total else None
+
+
+def _session_row(connection: sqlite3.Connection, session_id: str) -> dict[str, object]:
+    available = databases.table_columns(connection, "sessions")
+    wanted = [c for c in _USAGE_COLUMNS if c in available]
+    if "id" not in available or not wanted:
+        return {}
+    row = connection.execute(
+        f"SELECT {', '.join(wanted)} FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
+    return dict(zip(wanted, row, strict=True)) if row else {}
+
+
+class _Call:
+    """One `usage_ledger` row: one model call Goose billed."""
+
+    __slots__ = ("carried", "compaction", "counts", "model", "time")
+
+    def __init__(self, row: tuple[object, ...]) -> None:
+        stamp, model, given, made, read, written, compaction, source = row
+        self.time = db_time(stamp)
+        self.model = as_str(model)
+        self.counts: Counts = _counters(
+            {"input_tokens": given, "output_tokens": made,
+             "cache_read_tokens": read, "cache_write_tokens": written}, "",
+        )  # fmt: skip
+        self.compaction = compaction == 1
+        # Goose's sum of the calls before the ledger, moved into it on the next call
+        self.carried = source == "carried_forward"
+
+
+def _ledger(connection: sqlite3.Connection, session_id: str) -> list[_Call] | None:
+    """The session's model calls, oldest first; None where the database has no ledger."""
+    available = databases.table_columns(connection, "usage_ledger")
+    if not {"session_id", "input_tokens", "output_tokens"} <= available:
+        return None
+    wanted = ("created_timestamp", "model", "input_tokens", "output_tokens",
+              "cache_read_tokens", "cache_write_tokens", "is_compaction", "cost_source")  # fmt: skip
+    columns = [c if c in available else "NULL" for c in wanted]
+    rows = connection.execute(
+        f"SELECT {', '.join(columns)} FROM usage_ledger WHERE session_id = ? "
+        f"ORDER BY {columns[0]}, rowid",
+        (session_id,),
+    ).fetchall()
+    return [_Call(row) for row in rows]
+
+
+def _unledgered(info: Mapping[str, object], calls: list[_Call] | None) -> Counts:
+    """What the session's counters hold beyond its ledger rows.
+
+    Goose (schema v15) writes every model call to `usage_ledger` and adds it to the
+    `accumulated_*` counters in the same transaction; spend from before the ledger is
+    moved into it as one `carried_forward` row on the session's next call. So the ledger
+    is the better source (per call, with its time and model: what `sessdex usage` splits
+    by day and model), and the counters add only what it does not hold yet, column by
+    column, as Goose's own totals do (the larger of the two): nothing is counted twice.
+    The per-message `metadata_json.usage` is not read: it repeats ledger rows, and misses
+    compaction calls and calls whose usage a later one on the same message replaced.
+    """
+    if calls is None:  # before the ledger: the counters are all there is
+        return _counters(info, _counter_prefix(info))
+    recorded = _counters(info, "accumulated_")
+    given, made, read, written = (
+        max(0, total - sum(call.counts[i] for call in calls))
+        for i, total in enumerate(recorded)
+    )
+    return given, made, read, written
 
 
 class _Reader:
@@ -276,25 +396,62 @@ class _Reader:
         self.full = full  # huge messages whole, not with their long strings elided
         self.event = Emitter(session_id)
         self.last_time: datetime | None = None
+        self.connection: sqlite3.Connection | None = None
+        self.db = ""
+        self.linked = False  # the database records sub-agents' parents (schema v15)
+        self.inlined = {session_id}  # sessions whose events are read, against cycles
+        # tool call id -> (instructions, source) of a call that may be summon's delegate
+        self.delegations: dict[str, tuple[str | None, str | None]] = {}
 
-    def action(self, data: dict[str, object], time: datetime | None) -> Iterator[Event]:
+    def say(
+        self,
+        kind: EventKind,
+        time: datetime | None,
+        agent: str | None,
+        **fields: Unpack[EventFields],
+    ) -> Event:
+        fields["agent_id"] = agent
+        return self.event(kind, time, **fields)
+
+    def action(
+        self, data: dict[str, object], time: datetime | None, agent: str | None
+    ) -> Iterator[Event]:
         """An `actionRequired` item: the agent asking the user something (elicitation) and
-        the answer; a tool confirmation repeats the tool request and is passed over."""
+        the answer; a tool confirmation repeats the tool request and is passed over, the
+        user's answer to it is a `meta` event on the tool call."""
         kind = as_str(data.get("actionType"))
         if kind == "elicitation":
             question = as_str(data.get("message"))
-            yield self.event(
+            yield self.say(
                 "meta",
                 time,
+                agent,
                 text=question,
                 extra={"elicitation": as_str(data.get("id"))},
             )
         elif kind == "elicitationResponse":
             answer = _action_event_text(data)
             if answer:
-                yield self.event(
-                    "user", time, text=answer, extra={"answers": as_str(data.get("id"))}
+                yield self.say(
+                    "user",
+                    time,
+                    agent,
+                    text=answer,
+                    extra={"answers": as_str(data.get("id"))},
                 )
+        elif kind == "toolConfirmationResponse":
+            # not typed input (it would start a new turn in the live status): a setting
+            # of the call, like a mode change
+            permission = as_str(data.get("permission"))
+            said = _PERMISSIONS.get(permission or "", permission or "answered")
+            yield self.say(
+                "meta",
+                time,
+                agent,
+                text=f"tool call {said}",
+                call_id=as_str(data.get("id")),
+                extra={"permission": permission},
+            )
         elif kind != "toolConfirmation":
             self.diagnostics.unknown_type(f"actionRequired:{kind}")
 
@@ -304,35 +461,141 @@ class _Reader:
         except (OSError, sqlite3.Error) as error:
             self.diagnostics.problem(f"{NAME}: cannot open {db}: {error}")
             return
+        self.connection, self.db = connection, db
         try:
+            self.linked = "parent_session_id" in databases.table_columns(
+                connection, "sessions"
+            )
             columns = databases.table_columns(connection, "messages")
             if not {"session_id", "role", "content_json"} <= columns:
                 self.diagnostics.problem(f"{NAME}: {db} has no messages table we know")
                 return
-            created = "created_timestamp" if "created_timestamp" in columns else "NULL"
-            metadata = "metadata_json" if "metadata_json" in columns else "NULL"
-            rows = connection.execute(
-                f"SELECT id, role, rowid, {created}, {metadata} FROM messages WHERE session_id = ? ORDER BY id",
-                (self.session_id,),
-            )
-            for row_id, role, rowid, stamp, meta in rows:
-                where = f"{db}#messages/{row_id}"
-                content = databases.bounded_value(
-                    connection, "messages", "content_json", rowid, full=self.full,
-                    diagnostics=self.diagnostics, where=where,
-                )  # fmt: skip
-                if content is None:
-                    continue  # counted "too long", or no content at all
-                try:
-                    items = orjson.loads(content)
-                except orjson.JSONDecodeError:
-                    self.diagnostics.skip(where, 0, "not JSON")
-                    continue
-                yield from self.message(role, items, db_time(stamp), json_object(meta))
+            yield from self.session(connection, self.session_id, None, 0)
         except sqlite3.Error as error:
             self.diagnostics.problem(f"{NAME}: cannot read {db}: {error}")
         finally:
+            self.connection = None
             connection.close()
+
+    def session(
+        self,
+        connection: sqlite3.Connection,
+        session_id: str,
+        agent: str | None,
+        depth: int,
+    ) -> Iterator[Event]:
+        """One session's messages with its model calls among them (by time), what its
+        counters hold beyond those, then the sub-agents no tool result named."""
+        info = _session_row(connection, session_id)
+        model = as_str(json_object(info.get("model_config_json")).get("model_name"))
+        calls = _ledger(connection, session_id)
+        pending = iter(calls or [])
+        call = next(pending, None)
+        for time, role, items, meta in self.messages(connection, session_id):
+            while call is not None and (
+                call.time is None or (time is not None and call.time < time)
+            ):
+                yield from self.call(call, model, agent)
+                call = next(pending, None)
+            yield from self.message(role, items, time, meta, agent, depth)
+        while call is not None:
+            yield from self.call(call, model, agent)
+            call = next(pending, None)
+        usage = _usage(_unledgered(info, calls), model)
+        if usage is not None:
+            yield self.say(
+                "usage",
+                db_time(info.get("updated_at")) or self.last_time,
+                agent,
+                usage=usage,
+                extra={"scope": "session"},
+            )
+        if self.linked:
+            children = connection.execute(
+                "SELECT id FROM sessions WHERE parent_session_id = ? ORDER BY id",
+                (session_id,),
+            ).fetchall()
+            for (child,) in children:
+                yield from self.spawn(child, session_id, None, None, agent, depth)
+
+    def call(
+        self, call: _Call, model: str | None, agent: str | None
+    ) -> Iterator[Event]:
+        usage = _usage(call.counts, call.model or model)
+        if usage is None:
+            return
+        extra: dict[str, JSONValue] = {}
+        if call.carried:
+            extra["scope"] = "session"
+        if call.compaction:
+            extra["compaction"] = True
+        yield self.say("usage", call.time, agent, usage=usage, extra=extra)
+
+    def spawn(
+        self,
+        child: object,
+        parent: str,
+        call_id: str | None,
+        time: datetime | None,
+        agent: str | None,
+        depth: int,
+    ) -> Iterator[Event]:
+        """A sub-agent's session, read inside its parent's: only one that records this
+        parent, as `sessdex usage` then counts it with the parent and not on its own."""
+        connection = self.connection
+        if (
+            not isinstance(child, str)
+            or child in self.inlined
+            or depth >= _MAX_DEPTH
+            or connection is None
+            or not self.linked
+        ):
+            return
+        row = connection.execute(
+            "SELECT created_at, name FROM sessions WHERE id = ? AND parent_session_id = ?",
+            (child, parent),
+        ).fetchone()
+        if row is None:
+            return
+        self.inlined.add(child)
+        instructions, source = self.delegations.get(call_id or "", (None, None))
+        extra: dict[str, JSONValue] = {"child_id": child, "agent_type": "sub_agent"}
+        if source:  # the recipe or agent it ran
+            extra["agent_name"] = source
+        yield self.say(
+            "subagent",
+            db_time(row[0]) or time,  # when it was created
+            agent,
+            call_id=call_id,
+            text=instructions or one_line(row[1], limit=None),
+            extra=extra,
+        )
+        yield from self.session(connection, child, child, depth + 1)
+
+    def messages(
+        self, connection: sqlite3.Connection, session_id: str
+    ) -> Iterator[tuple[datetime | None, object, object, dict[str, object]]]:
+        columns = databases.table_columns(connection, "messages")
+        created = "created_timestamp" if "created_timestamp" in columns else "NULL"
+        metadata = "metadata_json" if "metadata_json" in columns else "NULL"
+        rows = connection.execute(
+            f"SELECT id, role, rowid, {created}, {metadata} FROM messages WHERE session_id = ? ORDER BY id",
+            (session_id,),
+        )
+        for row_id, role, rowid, stamp, meta in rows:
+            where = f"{self.db}#messages/{row_id}"
+            content = databases.bounded_value(
+                connection, "messages", "content_json", rowid, full=self.full,
+                diagnostics=self.diagnostics, where=where,
+            )  # fmt: skip
+            if content is None:
+                continue  # counted "too long", or no content at all
+            try:
+                items = orjson.loads(content)
+            except orjson.JSONDecodeError:
+                self.diagnostics.skip(where, 0, "not JSON")
+                continue
+            yield db_time(stamp), role, items, json_object(meta)
 
     def legacy(self, path: str, full: bool, offset: int) -> Iterator[Event]:
         try:
@@ -348,6 +611,8 @@ class _Reader:
                     record.get("content"),
                     db_time(record.get("created")),
                     json_object(record.get("metadata")),
+                    None,
+                    0,
                 )
         except FileNotFoundError:
             self.diagnostics.problem(f"{NAME}: {path} vanished before it could be read")
@@ -360,54 +625,64 @@ class _Reader:
         items: object,
         time: datetime | None,
         meta: dict[str, object],
+        agent: str | None,
+        depth: int,
     ) -> Iterator[Event]:
         self.last_time = time or self.last_time
-        hidden: dict[str, JSONValue] = (
+        flags: dict[str, JSONValue] = (
             {"hidden": True} if meta.get("userVisible") is False else {}
         )
+        if meta.get("turnContext") is True:
+            # what Goose appends for the model each turn (folder, time, todo list): the
+            # harness spoke, not the user
+            flags.update(injected=True, turn_context=True)
         for item in items if isinstance(items, list) else []:
             if isinstance(item, dict):
-                yield from self.content(item, role, time, hidden)
+                yield from self.content(item, role, time, flags, agent, depth)
 
     def content(
         self,
         item: dict[str, object],
         role: object,
         time: datetime | None,
-        hidden: dict[str, JSONValue],
+        flags: dict[str, JSONValue],
+        agent: str | None,
+        depth: int,
     ) -> Iterator[Event]:
         kind = type_tag(item.get("type"))
+        said: EventKind = "user" if role == "user" else "assistant"
+        if flags.get("injected"):
+            said = "meta"
         if kind == "text":
             text = shown_text(item.get("text"), keep_empty=False)
             if text:
-                yield self.event(
-                    "user" if role == "user" else "assistant",
-                    time,
-                    text=text,
-                    extra=hidden,
-                )
+                yield self.say(said, time, agent, text=text, extra=flags)
         elif kind == "image":
             data = item.get("data")
             size = len(data) * 3 // 4 if isinstance(data, str) else 0
             marker = files.elided(data) if isinstance(data, str) else None
             size = marker[0] * 3 // 4 if marker else size
             label = f"[{as_str(item.get('mimeType')) or 'image'}, {files.human_bytes(size)}]"
-            yield self.event(
-                "user" if role == "user" else "assistant",
-                time,
-                text=label,
-                extra=hidden,
-            )
+            yield self.say(said, time, agent, text=label, extra=flags)
         elif kind in ("toolRequest", "frontendToolRequest"):
             call = _result(item.get("toolCall"))
             name = as_str(call.get("name")) if isinstance(call, dict) else None
-            arguments = call.get("arguments") if isinstance(call, dict) else None
-            yield self.event(
+            arguments = json_copy(
+                call.get("arguments") if isinstance(call, dict) else None
+            )
+            call_id = as_str(item.get("id"))
+            if call_id is not None and isinstance(arguments, dict):
+                instructions = as_str(arguments.get("instructions"))
+                source = as_str(arguments.get("source"))
+                if instructions or source:  # perhaps summon's delegate: for its spawn
+                    self.delegations[call_id] = (instructions, source)
+            yield self.say(
                 "tool_call",
                 time,
+                agent,
                 tool=name,
-                call_id=as_str(item.get("id")),
-                extra={"input": json_copy(arguments)},
+                call_id=call_id,
+                extra={"input": arguments},
             )
         elif kind == "toolResponse":
             result = item.get("toolResult")
@@ -416,28 +691,56 @@ class _Reader:
             is_error = not ok or (
                 isinstance(value, dict) and value.get("isError") is True
             )
-            yield self.event(
+            call_id = as_str(item.get("id"))
+            # summon's delegate names the sub-agent's session in the result's `_meta`;
+            # the sub-agent ran between the call and this result
+            child = as_dict(as_dict(value).get("_meta")).get("subagent_session_id")
+            parent = agent or self.session_id
+            yield from self.spawn(child, parent, call_id, time, agent, depth)
+            yield self.say(
                 "tool_result",
                 time,
-                call_id=as_str(item.get("id")),
+                agent,
+                call_id=call_id,
                 text=_tool_output(result, value),
                 is_error=is_error,
             )
         elif kind == "thinking":
             text = shown_text(item.get("thinking"), keep_empty=False)
             if text:
-                yield self.event("thinking", time, text=text)
+                yield self.say("thinking", time, agent, text=text)
+        elif kind == "reasoning":
+            # older messages; Goose reads them as thinking (and drops one without text)
+            text = shown_text(item.get("text"), keep_empty=False)
+            if text:
+                yield self.say("thinking", time, agent, text=text)
+        elif kind == "error":
+            # the turn failed (`kind`: contextLengthExceeded, authentication, …)
+            error_kind = as_str(item.get("kind"))
+            yield self.say(
+                "error",
+                time,
+                agent,
+                text=shown_text(item.get("message"), keep_empty=False)
+                or error_kind
+                or "error",
+                extra={"kind": error_kind} if error_kind else {},
+            )
         elif kind == "systemNotification":
-            yield self.event(
+            notification = item.get("notificationType")
+            if notification in _SPINNER_NOTIFICATIONS:
+                return
+            yield self.say(
                 "meta",
                 time,
+                agent,
                 text=as_str(item.get("msg")),
-                extra={"notification": json_copy(item.get("notificationType"))},
+                extra={"notification": json_copy(notification)},
             )
         elif kind == "conversationCompacted":
-            yield self.event("compaction", time, text=as_str(item.get("msg")))
+            yield self.say("compaction", time, agent, text=as_str(item.get("msg")))
         elif kind == "actionRequired":
-            yield from self.action(as_dict(item.get("data")), time)
+            yield from self.action(as_dict(item.get("data")), time, agent)
         elif kind in ("redactedThinking", "toolConfirmationRequest"):
             return
         else:

@@ -246,3 +246,43 @@ def test_a_task_file_too_big_to_parse_is_read_one_message_at_a_time(
     streamed = {key: events(session, diagnostics) for key, session in found.items()}
     assert streamed == whole
     assert not diagnostics.problems
+
+
+def test_sub_agents_usage_counts_and_older_message_names_are_known(
+    tmp_path: Path,
+) -> None:
+    """Cline 3.5x runs sub-agents that write no files: their requests reach the task as
+    `subagent_usage` messages, which Cline's getApiMetrics adds to the task's totals
+    (apps/vscode/src/shared/getApiMetrics.ts). Cline 3.2-3.8 named a plan answer
+    `plan_mode_response`; 3.36-3.4x wrote `hook` and `hook_output` status lines."""
+    home = tmp_path / "home"
+    task(
+        home,
+        "8",
+        [
+            {"ts": 7, "type": "say", "say": "task", "text": "t"},
+            api_req(8, tokensIn=100, tokensOut=10),
+            {"ts": 9, "type": "say", "say": "subagent_usage",
+             "text": json.dumps({"source": "subagents", "tokensIn": 1200, "tokensOut": 300,
+                                 "cacheWrites": 0, "cacheReads": 800, "cost": 0.01})},
+            {"ts": 10, "type": "ask", "ask": "plan_mode_response",
+             "text": json.dumps({"response": "First read the tests."})},
+            {"ts": 11, "type": "say", "say": "hook",
+             "text": json.dumps({"hookName": "PreToolUse", "status": "completed"})},
+            {"ts": 12, "type": "say", "say": "hook_output", "text": "ok"},
+        ],
+    )  # fmt: skip
+    diagnostics = Diagnostics()
+    got = events(sessions(Home.at(home))["8"], diagnostics)
+    assert not diagnostics.unknown
+    usage, _ = total(got)
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (
+        1300,
+        310,
+        800,
+    )
+    assert [e.extra for e in got if e.kind == "usage"][1] == {
+        "cost_usd": 0.01,
+        "subagents": True,
+    }
+    assert "First read the tests." in [e.text for e in got if e.kind == "assistant"]

@@ -76,7 +76,7 @@ IGNORED = frozenset(
         "shell_integration_warning_with_suggestion", "info", "task_progress", "hook_status",
         "hook_output_stream", "mcp_notification", "load_mcp_documentation", "clineignore_error",
         "rooignore_error", "too_many_tools_warning", "conditional_rules_applied", "partial_tool_result",
-        "state_snapshot", "generate_explanation", "user_edit_todos", "subagent_usage", "image",
+        "state_snapshot", "generate_explanation", "user_edit_todos", "image", "hook", "hook_output",
         "mcp_server_request_started", "resume_task", "resume_completed_task",
         "auto_approval_max_req_reached", "status_acknowledgment", "change_todo_list", "report_bug",
         "codebase_search_result", "payment_required_prompt", "subagent",
@@ -402,6 +402,7 @@ class _Translator:
         elif kind in (
             "followup",
             "plan_mode_respond",
+            "plan_mode_response",  # Cline 3.2-3.8's name for it
             "act_mode_respond",
             "qna_respond",
             "make_plan",
@@ -417,6 +418,7 @@ class _Translator:
         elif kind == "api_req_started" or kind in (
             "deleted_api_reqs",
             "api_req_deleted",
+            "subagent_usage",  # Cline's sub-agents' requests, in the task's totals
         ):
             yield from self._usage(kind, text, state, event)
         elif kind in ERRORS:
@@ -498,7 +500,11 @@ class _Translator:
             extra: dict[str, JSONValue] = {}
             if isinstance(data.get("cost"), int | float):
                 extra["cost_usd"] = data["cost"]  # type: ignore[assignment]
-            if kind != "api_req_started":
+            if kind == "subagent_usage":
+                # a batch of sub-agents' requests (Cline 3.5x+; they write no files of
+                # their own): Cline's getApiMetrics adds each to the task's totals
+                extra["subagents"] = True
+            elif kind != "api_req_started":
                 extra["deleted"] = (
                     True  # requests removed from the task, kept in its totals
                 )

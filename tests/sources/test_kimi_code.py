@@ -327,3 +327,23 @@ def test_resume_reopens_the_session_folder_and_withholds_looser_modes() -> None:
     assert auto.withheld == ("--auto",) and "auto" in auto.notes[0]
     kept = kimi.resume(found[SMALL], keep_permissions=True)
     assert kept is not None and kept.argv[-1] == "--auto" and not kept.withheld
+
+
+def test_a_fork_names_its_source_not_the_import_it_copied(tmp_path: Path) -> None:
+    """kimi-code's fork (sessionLifecycleService) copies a session under a new id, with
+    `forkedFrom: <source id>` in its state and its source's `custom`, the Kimi CLI import
+    mark included: the fork names its source, and is no import of its own."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    source = home / WORKSPACE / f"session_{TOOLS}"
+    fork_id = "0f0f0f0f-1111-4222-8333-444455556666"
+    fork = source.parent / f"session_{fork_id}"
+    shutil.copytree(source, fork)
+    state = json.loads((fork / "state.json").read_text())
+    state.update(forkedFrom=f"session_{TOOLS}", title=f"Fork: {state.get('title')}",
+                 custom={"kimi_cli_session_id": "0a0a0a0a-old"})  # fmt: skip
+    (fork / "state.json").write_text(json.dumps(state))
+    found = sessions(Home.at(home))
+    assert found[fork_id].extra["forked_from_id"] == TOOLS
+    assert "imported_from" not in found[fork_id].extra
+    assert "forked_from_id" not in found[TOOLS].extra

@@ -4,7 +4,7 @@ What it writes: `$KIMI_CODE_HOME` (default `~/.kimi-code`) holds `sessions/wd_<s
 work dir's name>_<sha256(work dir)[:12]>/session_<uuid>/` (sessions imported from Kimi CLI
 are `ses_<old uuid>/`). Each has `state.json` (`title`, `isCustomTitle`/`titleKind`,
 `createdAt`/`updatedAt` as ISO text (0.3x) or epoch ms (v2), `workDir` (0.3x) or `cwd` (v2),
-`lastPrompt`, `archived`, `agents{<id>{homedir, type main|sub|independent, parentAgentId}}`,
+`lastPrompt`, `archived`, `forkedFrom` (a fork's source session), `agents{<id>{homedir, type main|sub|independent, parentAgentId}}`,
 `custom`) and one append-only `agents/<agent id>/wire.jsonl` per agent: a metadata line
 (`protocol_version`, `created_at` ms), then flat `{type, …, time: <epoch ms>}` records.
 
@@ -235,8 +235,12 @@ def _parse_state(path: Path) -> list[Session]:
     if not isinstance(state, dict):
         return []
     extra: dict[str, JSONValue] = {"archived": state.get("archived") is True}
+    forked = text_of(state, "forkedFrom")  # a fork names the session it was copied from
     imported = obj(state, "custom").get("kimi_cli_session_id")
-    if isinstance(imported, str) and imported:
+    if forked:
+        # (its `custom` is its source's copy: the Kimi CLI import, if any, was the source's)
+        extra["forked_from_id"] = session_id(forked)
+    elif isinstance(imported, str) and imported:
         extra["imported_from"] = imported  # the Kimi CLI session it was migrated from
     return [
         Session(

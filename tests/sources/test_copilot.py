@@ -327,3 +327,26 @@ def test_injected_messages_compaction_usage_and_newer_bookkeeping(
         after.input_tokens - before.input_tokens,
         after.cache_read_tokens - before.cache_read_tokens,
     ) == (500, 1500)
+
+
+def test_a_folder_or_branch_change_mid_session_is_listed_and_shown(
+    tmp_path: Path,
+) -> None:
+    """`session.context_changed` (copilot-sdk's session-events schema: `cwd`, `gitRoot`,
+    `repository`, `branch`) moves the session: the listing takes its newest folder and
+    branch, and `show` says so where it happened."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    log = home / ".copilot" / "session-state" / BASIC / "events.jsonl"
+    change = {"type": "session.context_changed", "id": "c1", "parentId": None,
+              "timestamp": "2026-11-30T08:14:00.000Z",
+              "data": {"cwd": "/home/alex/code/shop-api", "gitRoot": "/home/alex/code/shop-api",
+                       "repository": "alex/shop-api", "branch": "fix/retry-limit"}}  # fmt: skip
+    with log.open("a") as file:
+        file.write(json.dumps(change) + "\n")
+    session = sessions(Home.at(home))[BASIC]
+    assert session.branch == "fix/retry-limit"
+    diagnostics = Diagnostics()
+    moved = [e for e in events(session, diagnostics) if e.extra.get("branch")]
+    assert moved[-1].text == "cwd: /home/alex/code/shop-api, branch: fix/retry-limit"
+    assert not diagnostics.unknown

@@ -6,7 +6,8 @@ Sub-agents live inside the parent's log: their events carry `agentId` (older bui
 `data.parentToolCallId`), and `subagent.started.toolCallId` names the spawning `task` call.
 Files from 0.0.342 to about 1.0.10 are flat `session-state/<uuid>.jsonl`; both are read.
 
-What we read: `session.start`/`session.resume` (id, cwd, branch, model, version), the
+What we read: `session.start`/`session.resume` (id, cwd, branch, model, version) and
+`session.context_changed` (a new folder or branch mid-session), the
 conversation events, and `workspace.yaml` (title; parsed line-wise, no YAML dependency).
 Sub-agents are not listed as sessions (they have no file of their own); their events come
 with `agent_id`.
@@ -127,7 +128,6 @@ _IGNORED = frozenset(
         "tool_search.activated",
         "external_tool.requested",
         "session.session_limits_changed",
-        "session.context_changed",
         "session.binary_asset",
         "skill.invoked",
         "pending_messages.modified",
@@ -211,6 +211,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         elif kind == "session.resume":
             _context(fields, data)
             fields["model"] = as_str(data.get("selectedModel")) or fields.get("model")
+        elif kind == "session.context_changed" and main:  # moved folder or branch
+            _context(fields, {"context": data})
         elif kind == "session.model_change" and main:
             fields["model"] = as_str(data.get("newModel")) or fields.get("model")
             fields["effort"] = as_str(data.get("reasoningEffort"))
@@ -318,6 +320,7 @@ class _Reader:
         {
             "session.start",
             "session.resume",
+            "session.context_changed",
             "session.model_change",
             "session.mode_changed",
             "session.permissions_changed",
@@ -379,6 +382,15 @@ class _Reader:
             }
             text = "session started" if kind == "session.start" else "session resumed"
             yield self.event("meta", record, text=text, extra=meta)
+        elif kind == "session.context_changed":
+            moved: dict[str, JSONValue] = {
+                key: value
+                for key in ("cwd", "branch")
+                if (value := as_str(data.get(key)))
+            }
+            if moved:
+                said = ", ".join(f"{key}: {value}" for key, value in moved.items())
+                yield self.event("meta", record, text=said, extra=moved)
         elif kind == "session.model_change":
             model = as_str(data.get("newModel"))
             change: dict[str, JSONValue] = {"model": model}

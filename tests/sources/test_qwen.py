@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
 from sessdex import files
+from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, qwen
@@ -393,3 +398,281 @@ def test_a_managed_engine_session_says_why_it_shows_nothing(tmp_path: Path) -> N
     event = dict(header, uuid="h2", subtype="managed_session_event_v1")
     found = _read_lines(tmp_path, [header, event])
     assert [(e.kind, e.extra) for e in found] == [("meta", {"engine": "managed"})]
+
+
+# --- sub-agent transcripts (0.21+) ------------------------------------------------------
+#
+# tests/data/qwen/subagents/home is synthetic, in the layout and record shapes Qwen Code
+# 0.24.4 writes (npm @qwen-code/qwen-code 0.24.4; QwenLM/qwen-code
+# packages/core/src/agents/agent-transcript.ts, tools/agent/agent.ts, telemetry/loggers.ts):
+# a chat that spawns one sub-agent, the sub-agent's own transcript
+# `subagents/<parent>/agent-general-purpose-<call id>.jsonl` (records with isSidechain,
+# agentId, agentName, agentColor; one assistant record per model round with usageMetadata,
+# agentRunId and agentRound, and no model), its `.meta.json` (toolUseId, stats) and a
+# leftover `.jsonl.stream`. The chat carries the same sub-agent calls again as ui_telemetry
+# (`api_response` with subagent_name/subagent_id, `tool_call`), naming the run by the
+# transcript's agentId, as 0.24.4 does.
+
+SUB_HOME = HOME.parent / "subagents" / "home"
+PROJECT = Path(".qwen") / "projects" / "-home-alex-code-shop-api"
+PARENT = "7b3c1f0e-5a2d-4c8b-9e6f-1a2b3c4d5e6f"
+CALL = "call_8f2b1c9d0e"
+CHILD = f"general-purpose-{CALL}"  # Qwen names a run `<config name>-<call id>`
+MODEL = "qwen3-coder-plus"
+# lead: 1000 + 1100 in, 20 + 25 out; the child's two rounds: 1500 of which 500 cached and
+# 1600 in, 40 + 30 out (the same figures its telemetry lines carry)
+LEAD_USAGE = Usage(2100, 45, model=MODEL)
+CHILD_USAGE = Usage(2600, 70, 500, model=MODEL)
+TASK = "Run `echo hello` and report what it printed."
+
+
+def sub_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(SUB_HOME, home)
+    return home
+
+
+def child_folder(home: Path) -> Path:
+    return home / PROJECT / "subagents" / PARENT
+
+
+def read_all(home: Path, session_id: str) -> list[Event]:
+    diagnostics = Diagnostics()
+    found = list(qwen.read(sessions(home)[session_id], diagnostics))
+    assert diagnostics.skipped_total == 0 and not diagnostics.unknown
+    assert not diagnostics.problems
+    return found
+
+
+def usage_by_agent(found: list[Event]) -> dict[str | None, Usage]:
+    totals: dict[str | None, Usage] = {}
+    for event in found:
+        if event.usage is not None:
+            totals[event.agent_id] = totals.get(event.agent_id, Usage()) + event.usage
+    return totals
+
+
+def test_a_sub_agent_transcript_is_listed_under_its_parent() -> None:
+    listed = sessions(SUB_HOME)
+    assert sorted(listed) == [PARENT, CHILD]
+    child = listed[CHILD]
+    assert (child.parent_id, child.agent_type, child.title) == (
+        PARENT,
+        "general-purpose",
+        "Greeting check",  # the meta's description
+    )
+    assert child.cwd == "/home/alex/code/shop-api" and child.cli_version == "0.24.4"
+    assert child.extra == {"status": "completed"}
+    assert listed[PARENT].parent_id is None
+    assert qwen.resume(child) is None  # its parent is the session to reopen
+    runner = CliRunner()
+    top = runner.invoke(main, ["list", "--json", "--home", str(SUB_HOME)])
+    assert [s["id"] for s in json.loads(top.stdout)] == [PARENT]
+    everything = runner.invoke(
+        main, ["list", "--all", "--json", "--home", str(SUB_HOME)]
+    )
+    rows = {s["id"]: s for s in json.loads(everything.stdout)}
+    assert rows[CHILD]["parent_id"] == PARENT
+
+
+def test_the_parents_read_has_the_childs_events_right_after_its_spawn() -> None:
+    found = read_all(SUB_HOME, PARENT)
+    [spawn] = [e for e in found if e.kind == "subagent"]
+    call = found[spawn.seq - 1]
+    assert (call.kind, call.tool, call.call_id) == ("tool_call", "agent", CALL)
+    assert spawn.call_id == CALL and spawn.text == "Greeting check"
+    assert spawn.extra == {"child_id": CHILD, "agent_type": "general-purpose"}
+    child = [e for e in found if e.agent_id == CHILD]
+    assert [e.seq for e in child] == list(range(spawn.seq + 1, spawn.seq + 8))
+    assert [(e.kind, e.tool) for e in child] == [
+        ("user", None),
+        ("assistant", None),
+        ("usage", None),
+        ("tool_call", "run_shell_command"),
+        ("tool_result", "run_shell_command"),
+        ("assistant", None),
+        ("usage", None),
+    ]
+    assert child[0].text == TASK and child[-2].text == "It printed hello."
+    answer = next(e for e in found if e.kind == "tool_result" and e.agent_id is None)
+    assert answer.call_id == CALL and answer.seq > child[-1].seq
+    assert {e.agent_id for e in found} == {
+        None,
+        CHILD,
+    }  # no second child from telemetry
+
+
+def test_a_sub_agents_usage_counts_once_from_its_own_transcript() -> None:
+    """Its calls are in its transcript and, again, in the chat's telemetry: only the
+    transcript bills them, each right after the round it belongs to."""
+    found = read_all(SUB_HOME, PARENT)
+    assert usage_by_agent(found) == {None: LEAD_USAGE, CHILD: CHILD_USAGE}
+    billed = [e for e in found if e.kind == "usage" and e.agent_id == CHILD]
+    assert [found[e.seq - 1].text for e in billed] == [
+        "I will run the command.",
+        "It printed hello.",
+    ]
+    assert [e.time.isoformat() if e.time else None for e in billed] == [
+        "2026-12-02T10:00:04.005000+00:00",
+        "2026-12-02T10:00:06.005000+00:00",
+    ]
+
+
+def test_usage_counts_once_when_the_telemetry_names_the_run_by_another_id(
+    tmp_path: Path,
+) -> None:
+    """Where the telemetry names the run by the engine's own id (`<type>-<8 hex>`, as
+    releases that did not pass the transcript's id down do), its type and times tie it to
+    the transcript. With the transcript gone, the telemetry bills the run, as in 0.15.x."""
+    home = sub_home(tmp_path)
+    chat = home / PROJECT / "chats" / f"{PARENT}.jsonl"
+    chat.write_text(chat.read_text().replace(CHILD, "general-purpose-7c1d0e5a"))
+    found = read_all(home, PARENT)
+    assert usage_by_agent(found) == {None: LEAD_USAGE, CHILD: CHILD_USAGE}
+    assert [e.agent_id for e in found if e.kind == "tool_call"] == [None, CHILD]
+    assert [e.extra["child_id"] for e in found if e.kind == "subagent"] == [CHILD]
+    (child_folder(home) / f"agent-{CHILD}.jsonl").unlink()
+    gone = read_all(home, PARENT)
+    assert usage_by_agent(gone) == {
+        None: LEAD_USAGE,
+        "general-purpose-7c1d0e5a": CHILD_USAGE,
+    }
+
+
+@pytest.mark.parametrize("rounds_without_usage", [1, 2])
+def test_rounds_a_transcript_left_without_usage_are_billed_from_the_telemetry(
+    tmp_path: Path, rounds_without_usage: int
+) -> None:
+    """Earlier writers left a round's usageMetadata out (a round without text, or every
+    round): the telemetry line for such a call is billed, under the transcript's id."""
+    home = sub_home(tmp_path)
+    transcript = child_folder(home) / f"agent-{CHILD}.jsonl"
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    with_usage = [r for r in records if "usageMetadata" in r]
+    for record in with_usage[:rounds_without_usage]:
+        del record["usageMetadata"]
+    transcript.write_text("".join(json.dumps(r) + "\n" for r in records))
+    found = read_all(home, PARENT)
+    assert usage_by_agent(found) == {None: LEAD_USAGE, CHILD: CHILD_USAGE}
+    billed = [e for e in found if e.kind == "usage" and e.agent_id == CHILD]
+    from_telemetry = ["04.000", "06.000"][:rounds_without_usage]
+    from_transcript = ["04.005", "06.005"][rounds_without_usage:]
+    assert sorted(e.time.strftime("%S.%f")[:6] for e in billed if e.time) == sorted(
+        from_telemetry + from_transcript
+    )
+    assert [e.kind for e in found if e.kind == "subagent"] == ["subagent"]
+    assert [e.text for e in found if e.kind == "assistant" and e.agent_id] == [
+        "I will run the command.",
+        "It printed hello.",
+    ]
+
+
+def test_a_transcript_no_spawn_claims_is_read_at_the_end_and_billed_once(
+    tmp_path: Path,
+) -> None:
+    """Its meta names a call the chat does not hold: the telemetry bills the run as it
+    comes, and the transcript, read after the chat, adds its events but not its calls."""
+    home = sub_home(tmp_path)
+    meta = child_folder(home) / f"agent-{CHILD}.meta.json"
+    meta.write_text(
+        meta.read_text().replace(f'"toolUseId": "{CALL}"', '"toolUseId": "x"')
+    )
+    found = read_all(home, PARENT)
+    assert usage_by_agent(found) == {None: LEAD_USAGE, CHILD: CHILD_USAGE}
+    last_of_lead = max(
+        e.seq for e in found if e.agent_id is None and e.kind != "subagent"
+    )
+    told = [e for e in found if e.agent_id == CHILD and e.kind != "usage"]
+    assert told and all(e.seq > last_of_lead for e in told if e.kind == "assistant")
+    assert [e.text for e in told if e.kind == "assistant"] == [
+        "I will run the command.",
+        "It printed hello.",
+    ]
+
+
+def test_the_stream_file_beside_a_transcript_is_ignored() -> None:
+    scanned = [p.name for p in qwen.scan(qwen.locate(Home.at(SUB_HOME)))]
+    assert scanned == [f"{PARENT}.jsonl", f"agent-{CHILD}.jsonl"]
+    texts = " ".join(e.text or "" for e in read_all(SUB_HOME, PARENT))
+    assert "STREAM-ONLY" not in texts and "It printed hello." in texts
+
+
+@pytest.mark.parametrize("renamed", [None, "general-purpose-ab12cd34"])
+def test_a_sub_agent_transcript_without_meta_still_reads(
+    tmp_path: Path, renamed: str | None
+) -> None:
+    """No meta names the spawning call: the transcript named after the call is its
+    child; one named otherwise (a random suffix) is guessed: the oldest unread one of
+    the spawn's type that did not start before it. Its task is its title."""
+    home = sub_home(tmp_path)
+    folder = child_folder(home)
+    (folder / f"agent-{CHILD}.meta.json").unlink()
+    child_id = renamed or CHILD
+    for path in folder.iterdir():
+        path.rename(folder / path.name.replace(CHILD, child_id))
+    child = sessions(home)[child_id]
+    assert (child.parent_id, child.agent_type, child.title) == (
+        PARENT,
+        "general-purpose",
+        TASK,
+    )
+    found = read_all(home, PARENT)
+    [spawn] = [e for e in found if e.kind == "subagent"]
+    assert spawn.call_id == CALL and spawn.extra["child_id"] == child_id
+    assert found[spawn.seq + 1].agent_id == child_id
+    assert usage_by_agent(found) == {None: LEAD_USAGE, child_id: CHILD_USAGE}
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        b"{not json",
+        b"[1, 2]",
+        b'{"toolUseId": 5, "description": [], "parentAgentId": {}}',
+    ],
+)
+def test_a_broken_meta_file_is_no_crash(tmp_path: Path, meta: bytes) -> None:
+    home = sub_home(tmp_path)
+    (child_folder(home) / f"agent-{CHILD}.meta.json").write_bytes(meta)
+    child = sessions(home)[CHILD]
+    assert child.parent_id == PARENT and child.agent_type == "general-purpose"
+    found = read_all(home, PARENT)
+    assert [e.extra.get("child_id") for e in found if e.kind == "subagent"] == [CHILD]
+    assert usage_by_agent(found) == {None: LEAD_USAGE, CHILD: CHILD_USAGE}
+
+
+def test_sessdex_tree_shows_the_sub_agent_under_its_parent() -> None:
+    result = CliRunner().invoke(
+        main, ["tree", PARENT[:8], "--json", "--home", str(SUB_HOME)]
+    )
+    assert result.exit_code == 0, result.output
+    root = json.loads(result.stdout)
+    assert root["usage"]["input_tokens"] == 2100 and root["tool_calls"] == 1
+    [child] = root["children"]
+    assert (
+        child["id"],
+        child["agent_type"],
+        child["description"],
+        child["status"],
+    ) == (CHILD, "general-purpose", "Greeting check", "done")
+    assert (
+        child["usage"]["input_tokens"],
+        child["usage"]["output_tokens"],
+        child["usage"]["cache_read_tokens"],
+        child["tool_calls"],
+    ) == (2600, 70, 500, 1)
+    # all of its transcript: its task, two rounds, a tool call and its result
+    assert (child["events"], child["started"]) == (7, "2026-12-02T10:00:02.100Z")
+
+
+def test_a_sub_agent_read_on_its_own_is_the_lead_of_its_read() -> None:
+    found = read_all(SUB_HOME, CHILD)
+    assert {e.agent_id for e in found} == {None}
+    assert [e.kind for e in found if e.kind != "usage"] == [
+        "user",
+        "assistant",
+        "tool_call",
+        "tool_result",
+        "assistant",
+    ]
+    assert usage_by_agent(found) == {None: Usage(2600, 70, 500)}

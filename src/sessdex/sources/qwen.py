@@ -2,10 +2,11 @@
 
 Qwen Code writes `~/.qwen/projects/<cwd with separators as "-">/chats/<sessionId>.jsonl`
 (archived ones under `chats/archive/`); `QWEN_RUNTIME_DIR`, else the
-`advanced.runtimeOutputDir` setting, else `QWEN_HOME`, moves the `~/.qwen` part. Each line is a record `{uuid, parentUuid, sessionId, timestamp, type, cwd,
-version, gitBranch, ...}` of type `user`, `assistant` (Gemini `Content` parts: text,
-`thought` text, `functionCall`; plus `model` and `usageMetadata`), `tool_result`
-(`functionResponse` parts and `toolCallResult`) or `system` with a `subtype`.
+`advanced.runtimeOutputDir` setting, else `QWEN_HOME`, moves the `~/.qwen` part. Each line
+is a record `{uuid, parentUuid, sessionId, timestamp, type, cwd, version, gitBranch, ...}`
+of type `user`, `assistant` (Gemini `Content` parts: text, `thought` text,
+`functionCall`; plus `model` and `usageMetadata`), `tool_result` (`functionResponse`
+parts and `toolCallResult`) or `system` with a `subtype`.
 
 Listing reads the head and the tail only: the id is the file stem (what `qwen --resume`
 looks up), cwd / branch / version / times come from the records, the title from the
@@ -19,16 +20,34 @@ title record every 32 KB so a tail read finds it.
 Usage: one `usage` event per assistant `uuid` (streamed replies can be written as several
 fragments sharing one uuid: only the last fragment's `usageMetadata` counts). Gemini
 names: `promptTokenCount` includes `cachedContentTokenCount`, which is subtracted;
-output is `candidatesTokenCount + thoughtsTokenCount`. Sub-agents (the `agent` tool)
-leave no transcript in 0.15.x: their model calls appear only as `ui_telemetry`
-`api_response` events carrying `subagent_name`, which become usage events with the
-sub-agent's run id as `agent_id`, and its tool calls only as `tool_call` telemetry whose
-`prompt_id` names the run (name, arguments, outcome; no output); the spawn's `subagent` event names the first unseen
-run of its `subagent_type` as its child (see `_Reader`). The main agent's `api_response` telemetry duplicates
-its assistant records and is ignored, and so is `usageMetadata` on sidechain records
-(their calls are in the telemetry). A workspace agent's `agent_message` names its author
-in `agentId` without `isSidechain`: it is input from that agent (`from_agent`), not a
-sub-agent; an `agent_mention` of one is a `meta` event. Other bookkeeping subtypes are known and ignored.
+output is `candidatesTokenCount + thoughtsTokenCount`. The main agent's `api_response`
+telemetry duplicates its assistant records and is ignored. A workspace agent's
+`agent_message` names its author in `agentId` without `isSidechain`: it is input from
+that agent (`from_agent`), not a sub-agent; an `agent_mention` of one is a `meta` event.
+Other bookkeeping subtypes are known and ignored.
+
+Sub-agents (the `agent` tool). Every run also shows in the chat as `ui_telemetry`:
+`api_response` events carrying `subagent_name` (and, in 0.24, `subagent_id`) and
+`tool_call` events whose `prompt_id` (`<session>#<run id>#<round>`) names the run (name,
+arguments, outcome; no output). In 0.15.x that is all there is: the telemetry becomes the
+run's usage and tool calls, under the run id as `agent_id`, and the spawn's `subagent`
+event names the first unseen run of its `subagent_type` as its child (see `_Reader`);
+`usageMetadata` on sidechain records in the chat is ignored (their calls are in the
+telemetry). Since 0.21 (checked against 0.24.4) each run, foreground or background, also
+writes its own transcript, `projects/<project>/subagents/<parent session id>/
+agent-<agentId>.jsonl` (agentId `<config name>-<call id>`): records of the chat's shape
+with `isSidechain`, `agentId`, `agentName`, `agentColor`, the task as the first `user`
+record, one `assistant` record per model round with `usageMetadata`, `agentRunId` and
+`agentRound` (no `model`), tool calls and results; beside it `agent-<agentId>.meta.json`
+(`agentType`, `description`, `parentSessionId`, `toolUseId`, `parentAgentId` when a
+sub-agent spawned it, `status`, `stats`, ...; best effort: may be missing or broken) and,
+while the agent runs, `agent-<agentId>.jsonl.stream` (live text, ignored). Such a
+transcript is listed as a session whose `parent_id` is its parent session (or spawning
+sub-agent), titled by the meta's description, else its task; reading the parent reads it
+right after the record that spawned it, its events tagged with its id. The spawn is
+linked by the meta's `toolUseId`, else by a file name ending in the call id, else (a
+guess) the oldest unread transcript of the spawn's type; one no spawn claims is read at
+the end. Its usage comes from the transcript alone (see `_Reader.telemetry`).
 """
 
 from __future__ import annotations
@@ -43,6 +62,7 @@ import orjson
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, Extra, JSONValue, ResumePlan, Session, Usage
+from . import _qwen_subagents as sub
 from ._values import (
     Emitter,
     as_int,
@@ -59,8 +79,10 @@ NAME = "qwen"
 TITLE = "Qwen Code"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "qwen 0.15.10 (real files); 0.21 record shapes (public synthetic samples)"
+    "qwen 0.15.10 (real files); 0.21 record shapes (public synthetic samples); "
+    "0.24.4 sub-agent transcripts (from its source; synthetic fixture)"
 )
+NEWEST_CHECKED = "0.24.4"  # doctor names versions past it
 ENV_VARS = ("QWEN_RUNTIME_DIR", "QWEN_HOME")
 
 INSTALL_HINT = "npm install -g @qwen-code/qwen-code"
@@ -130,6 +152,8 @@ def locate(home: Home) -> Location:
 
 
 def scan(location: Location) -> Iterator[Path]:
+    """Chats (`chats/`, `chats/archive/`), then sub-agent transcripts (listed under their
+    parent): `subagents/<parent session>/agent-<id>.jsonl`, not its `.jsonl.stream`."""
     if not location.exists:
         return
     root = location.root
@@ -140,6 +164,14 @@ def scan(location: Location) -> Iterator[Path]:
         for folder in (chats, chats / "archive"):
             for entry in folders.entries(folder, root):
                 if entry.name.endswith(".jsonl") and entry.is_file():
+                    yield Path(entry.path)
+        for parent in folders.entries(
+            Path(project.path) / sub.SUBAGENTS, root, nested=True
+        ):
+            if not parent.is_dir():
+                continue
+            for entry in folders.entries(parent.path, root, nested=True):
+                if sub.agent_of(entry.name) is not None and entry.is_file():
                     yield Path(entry.path)
 
 
@@ -155,6 +187,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         diagnostics.skip(name, 0, "unreadable")
         return []
 
+    child = sub.child_of(path)
     info: dict[str, str | None] = {}
     first: dict[str, object] | None = None
     last: dict[str, object] | None = None
@@ -170,8 +203,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             continue
         if first is None and as_str(record.get("timestamp")):
             first = record
-        if prompt is None and not record.get("isSidechain"):
-            prompt = _typed_prompt(record)
+        if prompt is None and (child is not None or not record.get("isSidechain")):
+            prompt = _typed_prompt(record)  # a sub-agent's first one is its task
         forked = record.get("forkedFrom")
         if isinstance(forked, dict) and "fork" not in info:
             info["fork"] = as_str(forked.get("sessionId"))
@@ -217,23 +250,41 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     extra: dict[str, JSONValue] = (
         {"archived": True} if path.parent.name == "archive" else {}
     )
+    session_id = path.name[: -len(".jsonl")]
+    parent_id = info.get("parent") or info.get("fork")
+    title = info.get("title") or prompt
+    agent_type = None
+    model = (
+        info.get("session_model")
+        or info.get("assistant_model")
+        or info.get("prompt_model")
+    )
+    if child is not None:  # listed under its parent (a nested one under its spawner)
+        meta = sub.meta_of(path.parent, child)
+        session_id, parent_id = child, sub.parent_of(meta, path.parent.name)
+        if parent_id == child:
+            return []
+        agent_type = sub.agent_type(meta) or as_str(first.get("agentName"))
+        title = one_line(meta.get("description")) or prompt
+        model = model or as_str(meta.get("model"))  # its records name no model
+        if as_str(meta.get("status")):
+            extra = {"status": as_str(meta.get("status"))}
     return [
         Session(
             app=NAME,
-            id=path.name[: -len(".jsonl")],
+            id=session_id,
             path=name,
             cwd=as_str(first.get("cwd")),
             branch=as_str(last.get("gitBranch")) or as_str(first.get("gitBranch")),
-            title=info.get("title") or prompt,
+            title=title,
             created=iso_time(first.get("timestamp")),
             updated=iso_time(last.get("timestamp")),
-            model=info.get("session_model")
-            or info.get("assistant_model")
-            or info.get("prompt_model"),
+            model=model,
             permission_mode=info.get("mode") or info.get("prompt_mode"),
             cli_version=version,
             bytes=size,
-            parent_id=info.get("parent") or info.get("fork"),
+            parent_id=parent_id,
+            agent_type=agent_type,
             extra=extra,
         )
     ]
@@ -285,7 +336,17 @@ def read(
 ) -> Iterator[Event]:
     if not session.path:
         return
-    reader = _Reader(session.id, diagnostics)
+    path = Path(session.path)
+    owner = sub.child_of(path)  # a sub-agent read on its own is the lead of its read
+    family = None
+    if not offset:  # a read from an offset serves `show --tail`: no sub-agent files
+        folder = (
+            path.parent
+            if owner is not None
+            else sub.project_of(path) / sub.SUBAGENTS / sub.sanitized(session.id)
+        )
+        family = sub.Family.beside(folder, owner, full=full)
+    reader = _Reader(session.id, diagnostics, family=family, owner=owner)
     try:
         for line, record in files.iter_records(
             session.path, diagnostics, offset=offset, full=full
@@ -324,17 +385,41 @@ class _Spawn:
 class _Reader:
     """Translates records into events, holding back one assistant usage until its uuid ends.
 
-    A spawn's `subagent` event waits for its child's first record or telemetry line: the
-    call does not name the child's run id (`general-purpose-eh56xt`), so the first unseen
-    run of the spawn's `subagent_type` is taken as its child, oldest spawn first. A spawn
-    answered, or left at the end of the read, with no child seen is announced without one.
+    A spawn whose sub-agent has a transcript (`family`) is announced at once, and that
+    transcript is read, by a reader of its own, right after the record that spawned it.
+    Otherwise the `subagent` event waits for its child's first record or telemetry line:
+    the call does not name the child's run id (`general-purpose-eh56xt`), so the first
+    unseen run of the spawn's `subagent_type` is taken as its child, oldest spawn first. A
+    spawn answered, or left at the end of the read, with no child seen is announced
+    without one.
     """
 
-    def __init__(self, session_id: str, diagnostics: Diagnostics) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        diagnostics: Diagnostics,
+        *,
+        family: sub.Family | None = None,
+        owner: str | None = None,
+        agent: str | None = None,
+        depth: int = 0,
+        event: Emitter | None = None,
+        model: str | None = None,
+        child: sub.Child | None = None,
+    ) -> None:
         self.session_id = session_id
         self.diagnostics = diagnostics
-        self.event = Emitter(session_id)
-        self.pending: tuple[str, Usage, datetime | None] | None = None
+        self.event = event or Emitter(session_id)
+        self.family = family
+        self.owner = owner  # the sub-agent whose own transcript this is; None: a chat
+        self.agent = agent  # the agent_id of its records' events (None: the lead)
+        self.model = model  # the model of its calls (a sub-agent's records name none)
+        self.depth = depth
+        self.child = child  # the transcript this reader reads, when merged
+        self.linked: list[
+            sub.Child
+        ] = []  # transcripts to read after the current record
+        self.pending: tuple[str, Usage, datetime | None, str | None] | None = None
         self.counted: set[str] = set()
         self.spawns: list[_Spawn] = []
         self.children: set[str] = set()
@@ -342,16 +427,73 @@ class _Reader:
 
     def flush(self) -> Iterator[Event]:
         if self.pending is not None:
-            uuid, usage, time = self.pending
+            uuid, usage, time, agent = self.pending
             self.pending = None
             self.counted.add(uuid)
-            yield self.event("usage", time, usage=usage)
+            if self.child is not None:
+                key = sub.usage_key(usage)
+                if self.child.skip[key] > 0:  # billed by the telemetry read before it
+                    self.child.skip[key] -= 1
+                    return
+                self.child.billed[key] += 1
+            yield self.event("usage", time, agent_id=agent, usage=usage)
 
     def finish(self) -> Iterator[Event]:
-        """What the end of the read settles: a held usage, spawns no child answered."""
+        """What the end of the read settles: a held usage, spawns no child answered, and
+        transcripts no spawn claimed (announced by themselves, then read)."""
         yield from self.flush()
         while self.spawns:
             yield self._spawned(self.spawns.pop(0), None)
+        if self.family is None or self.depth:
+            return
+        for child in self.family.orphans(self.owner):
+            if child.merged:  # read meanwhile, as another one's spawn
+                continue
+            spawner = self.family.children.get(child.parent_agent or "")
+            yield self.event(
+                "subagent",
+                child.first,
+                agent_id=spawner.id if spawner and spawner.merged else self.agent,
+                call_id=child.call_id,
+                text=child.description,
+                extra={"child_id": child.id, "agent_type": child.agent_type},
+            )
+            child.skip = self.family.billed_before(child)
+            child.merged = True
+            yield from self._read_child(child)
+
+    def _read_child(self, child: sub.Child) -> Iterator[Event]:
+        """A sub-agent's own transcript, its events tagged with its id."""
+        if self.family is None or self.depth >= sub.CHILD_DEPTH:
+            return
+        reader = _Reader(
+            self.session_id,
+            self.diagnostics,
+            family=self.family,
+            owner=child.id,
+            agent=child.id,
+            depth=self.depth + 1,
+            event=self.event,
+            model=child.model or self.model,  # else it runs on its spawner's
+            child=child,
+        )
+        try:
+            for _line, record in files.iter_records(
+                child.path, self.diagnostics, full=self.family.full
+            ):
+                child.saw(
+                    iso_time(record.get("timestamp")), as_str(record.get("agentName"))
+                )
+                yield from reader.record(record)
+        except FileNotFoundError:
+            self.diagnostics.problem(
+                f"{NAME}: {child.path} vanished before it could be read"
+            )
+        except OSError as error:
+            self.diagnostics.problem(
+                f"{NAME}: cannot read {child.path}: {error.strerror}"
+            )
+        yield from reader.finish()
 
     def _spawned(self, spawn: _Spawn, child: str | None) -> Event:
         return self.event(
@@ -399,23 +541,30 @@ class _Reader:
             yield from self.flush()
         kind = type_tag(record.get("type"))
         time = iso_time(record.get("timestamp"))
-        # a sub-agent's records are a side chain; a workspace agent's message to this
-        # session (`agent_message`) names its author in agentId too, and is not one
-        agent = as_str(record.get("agentId")) if record.get("isSidechain") else None
         subtype = as_str(record.get("subtype"))
         version = as_str(record.get("version"))
-        if agent is not None:
-            yield from self._announce(agent, as_str(record.get("agentName")), time)
+        if self.owner is not None:  # a sub-agent's own transcript: all of it is its own
+            agent, bill = self.agent, True
+        else:
+            # a sub-agent's records in the chat are a side chain (their calls are billed
+            # by the telemetry); a workspace agent's message to this session
+            # (`agent_message`) names its author in agentId too, and is not one
+            agent = as_str(record.get("agentId")) if record.get("isSidechain") else None
+            bill = agent is None
+            if agent is not None:
+                yield from self._announce(agent, as_str(record.get("agentName")), time)
         if kind == "user":
             yield from self.user(record, subtype, time, agent, version)
         elif kind == "assistant":
-            yield from self.assistant(record, uuid, time, agent)
+            yield from self.assistant(record, uuid, time, agent, bill=bill)
         elif kind == "tool_result":
             yield from self.tool_result(record, time, agent)
         elif kind == "system":
             yield from self.system(record, subtype, time, agent, version)
         else:
             self.diagnostics.unknown_type(str(kind), version)
+        while self.linked:  # the transcripts this record's spawns started
+            yield from self._read_child(self.linked.pop(0))
 
     def user(
         self,
@@ -452,6 +601,8 @@ class _Reader:
         uuid: str,
         time: datetime | None,
         agent: str | None,
+        *,
+        bill: bool,
     ) -> Iterator[Event]:
         for part in _parts(record.get("message")):
             text = part.get("text")
@@ -465,9 +616,14 @@ class _Reader:
                 )
             elif isinstance(call, dict):
                 yield from self.tool_call(call, time, agent)
-        usage = _usage(record.get("usageMetadata"), as_str(record.get("model")))
-        if usage is not None and agent is None and uuid not in self.counted:
-            self.pending = (uuid, usage, time)
+        model = as_str(record.get("model"))
+        self.model = model or self.model
+        # a sub-agent's records name no model: it runs on its meta's, else its spawner's
+        usage = _usage(
+            record.get("usageMetadata"), model or (self.model if self.owner else None)
+        )
+        if usage is not None and bill and uuid not in self.counted:
+            self.pending = (uuid, usage, time, agent)
 
     def tool_call(
         self, call: dict[str, object], time: datetime | None, agent: str | None
@@ -491,6 +647,18 @@ class _Reader:
                 time,
                 agent,
             )
+            family = self.family
+            child = (
+                family.link(call_id, spawn.agent_type, self.owner, time)
+                if family
+                else None
+            )
+            if child is not None:  # its transcript: read once this record is done
+                spawn.agent_type = spawn.agent_type or child.agent_type
+                spawn.description = spawn.description or child.description
+                yield self._spawned(spawn, child.id)
+                self.linked.append(child)
+                return
             if (
                 len(self.spawns) >= _SPAWNS_CAP
             ):  # never answered: announce, keep bounded
@@ -613,10 +781,13 @@ class _Reader:
         """A sub-agent's tool call, known only from its telemetry (its run keeps no
         transcript): name, arguments, outcome and duration, but no output. The lead's
         own calls are in its records, and are left to them."""
-        run = _run_of(event.get("prompt_id"))
+        run = as_str(event.get("subagent_id")) or _run_of(event.get("prompt_id"))
         if run is None:
             return
-        yield from self._announce(run, None, time)
+        name = as_str(event.get("subagent_type"))
+        if self.family is not None and self.family.claim(run, name, time):
+            return  # its transcript, read at its spawn, has this call
+        yield from self._announce(run, name, time)
         tool = as_str(event.get("function_name"))
         status = as_str(event.get("status"))
         yield self.event(
@@ -656,9 +827,14 @@ class _Reader:
         if name == "qwen-code.tool_call":
             yield from self._subagent_tool(event, time)
             return
-        subagent = as_str(event.get("subagent_name"))
+        subagent = as_str(event.get("subagent_name")) or as_str(
+            event.get("subagent_type")
+        )
         if name != "qwen-code.api_response" or subagent is None:
             return
+        run = as_str(event.get("subagent_id")) or _subagent_run(
+            event.get("prompt_id"), subagent
+        )
         usage = Usage(
             input_tokens=max(
                 0,
@@ -673,7 +849,23 @@ class _Reader:
             reasoning_tokens=as_int(event.get("thoughts_token_count"), floats=False),
             model=as_str(event.get("model")),
         )
-        run = _subagent_run(event.get("prompt_id"), subagent)
+        # Each call of a sub-agent is billed once. Since 0.21 a sub-agent's own transcript
+        # carries its calls (usageMetadata per round) and is read at its spawn, before
+        # these lines: its transcript wins, so its usage sits among its events, under the
+        # id its `subagent` event names (what `tree` and per-agent totals group by). A
+        # telemetry line is then dropped when the transcript billed a call with the same
+        # figures, and billed under the transcript's id when it did not (writers that
+        # left a round's usage out). Runs no transcript stands for (0.15.x, a transcript
+        # gone, a read from an offset) are billed from here alone.
+        child = self.family.claim(run, subagent, time) if self.family else None
+        if child is not None:
+            if child.billed[sub.usage_key(usage)] > 0:
+                child.billed[sub.usage_key(usage)] -= 1
+                return
+            yield self.event("usage", time, agent_id=child.id, usage=usage)
+            return
+        if self.family is not None:  # an orphan transcript read later skips it
+            self.family.billed.append((subagent, time, sub.usage_key(usage)))
         yield from self._announce(run, subagent, time)
         yield self.event("usage", time, agent_id=run, usage=usage)
 
@@ -754,6 +946,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     Approval modes `default` and `plan` are kept; `auto-edit` and `yolo` loosen the
     default and are withheld unless `keep_permissions`.
     """
+    if session.path and sub.child_of(Path(session.path)) is not None:
+        return None  # a sub-agent: its parent is the session to reopen
     argv = ["qwen", "--resume", session.id]
     withheld: list[str] = []
     if session.model:

@@ -676,3 +676,32 @@ def test_a_sub_agent_read_on_its_own_is_the_lead_of_its_read() -> None:
         "assistant",
     ]
     assert usage_by_agent(found) == {None: Usage(2600, 70, 500)}
+
+
+def test_hook_context_is_never_the_users_words_without_a_display_text(
+    tmp_path: Path,
+) -> None:
+    """Qwen (PR #7956) files a UserPromptSubmit hook's context as a part of its own,
+    `<qwen:user-prompt-submit-context>…`, after what the user typed. Where no
+    `displayText` says what was typed, that part is left out of the prompt and title."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    chat = next(home.rglob(f"{PUBLIC}.jsonl"))
+    lines = [json.loads(line) for line in chat.read_text().splitlines() if line.strip()]
+    for line in lines:
+        if line.get("type") == "user" and "systemPayload" in line:
+            line.pop("systemPayload")
+            line["message"]["parts"] = [
+                {"text": "Inspect the synthetic fixture."},
+                {"text": "<qwen:user-prompt-submit-context>\nhook-only context\n"
+                         "</qwen:user-prompt-submit-context>"},
+            ]  # fmt: skip
+            break
+    else:
+        raise AssertionError("no user line with a displayText")
+    chat.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    session = sessions(home)[PUBLIC]
+    found = list(qwen.read(session, Diagnostics()))
+    said = [e.text for e in found if e.kind == "user"]
+    assert said[0] == "Inspect the synthetic fixture."
+    assert "hook-only" not in (session.title or "")

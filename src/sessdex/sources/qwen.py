@@ -315,11 +315,26 @@ def _typed_prompt(record: dict[str, object]) -> str | None:
     return one_line(_user_text(record))
 
 
+# Context a hook added to the user's message for the model, as a part of its own
+# (`<qwen:user-prompt-submit-context>`, qwen-code PR #7956): not what the user typed.
+_HOOK_CONTEXT = ("<qwen:user-prompt-submit-context", "<qwen:session-start-context")
+
+
 def _user_text(record: dict[str, object]) -> str | None:
-    """A user record's text: what the UI displayed, else the message's text parts."""
+    """A user record's text: what the UI displayed, else the message's text parts but
+    those a hook added."""
     payload = record.get("systemPayload")
     display = as_str(payload.get("displayText")) if isinstance(payload, dict) else None
-    return display if display is not None else _joined_text(record.get("message"))
+    if display is not None:
+        return display
+    texts = [
+        text
+        for part in _parts(record.get("message"))
+        if isinstance(text := part.get("text"), str)
+        and not part.get("thought")
+        and not text.lstrip().startswith(_HOOK_CONTEXT)
+    ]
+    return "\n".join(texts) if texts else None
 
 
 def _head_and_tail(path: Path, size: int) -> list[files.Line]:

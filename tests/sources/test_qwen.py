@@ -705,3 +705,16 @@ def test_hook_context_is_never_the_users_words_without_a_display_text(
     said = [e.text for e in found if e.kind == "user"]
     assert said[0] == "Inspect the synthetic fixture."
     assert "hook-only" not in (session.title or "")
+
+
+def test_the_prompt_ledger_beside_a_chat_is_not_a_chat(tmp_path: Path) -> None:
+    """`qwen serve` keeps a prompt ledger beside each chat (`<id>.ledger.jsonl`: prompt
+    states, no conversation): it is not scanned as a chat."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    chat = next(home.rglob(f"{BASIC}.jsonl"))
+    ledger = chat.with_name(f"{BASIC}.ledger.jsonl")
+    ledger.write_text(json.dumps({"v": 1, "promptId": "p1", "state": "in_flight",
+                                  "tailUuid": "u1", "at": 1790000000000}) + "\n")  # fmt: skip
+    scanned = {Path(p).name for p in qwen.scan(qwen.locate(Home.at(home)))}
+    assert chat.name in scanned and ledger.name not in scanned

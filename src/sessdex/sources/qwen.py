@@ -163,7 +163,12 @@ def scan(location: Location) -> Iterator[Path]:
         chats = Path(project.path) / "chats"
         for folder in (chats, chats / "archive"):
             for entry in folders.entries(folder, root):
-                if entry.name.endswith(".jsonl") and entry.is_file():
+                # `<id>.ledger.jsonl`: `qwen serve`'s prompt ledger, no conversation
+                if (
+                    entry.name.endswith(".jsonl")
+                    and not entry.name.endswith(".ledger.jsonl")
+                    and entry.is_file()
+                ):
                     yield Path(entry.path)
         for parent in folders.entries(
             Path(project.path) / sub.SUBAGENTS, root, nested=True

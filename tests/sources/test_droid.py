@@ -209,3 +209,41 @@ def test_a_task_sub_agent_compaction_and_turn_outcomes(tmp_path: Path) -> None:
     assert got[spawn].extra == {"child_id": "d-child", "agent_type": "task"}
     assert kinds[spawn + 1] == ("user", "d-child")
     assert kinds[spawn + 2] == ("tool_result", None)
+
+
+def test_injected_context_and_notices_are_not_the_users_words(tmp_path: Path) -> None:
+    """droid 0.2xx starts each session with the context it injects for the model, a user
+    message marked `visibility: llm_only` (a real `droid exec` of 0.213 writes it so); a
+    `user_only` message is a notice. Neither is the user's words nor the title; an
+    attached document is named; a `/fork` names the session it came from."""
+    folder = tmp_path / "home" / ".factory" / "sessions" / "-w"
+    folder.mkdir(parents=True)
+    lines = [
+        {"type": "session_start", "id": "s", "cwd": "/w", "version": "0.213.0",
+         "parent": "s0", "forkedAtMessageId": "m9"},
+        {"type": "message", "id": "context-1", "timestamp": "2026-08-14T04:19:35Z",
+         "message": {"role": "user", "visibility": "llm_only",
+                     "content": [{"type": "text", "text": "Tool catalog: Read, Edit, Execute"}]}},
+        {"type": "message", "id": "n1", "timestamp": "2026-08-14T04:19:36Z", "visibility": "user_only",
+         "message": {"role": "user", "content": [{"type": "text", "text": "Hook ran: lint"}]}},
+        {"type": "message", "id": "u1", "timestamp": "2026-08-14T04:19:37Z",
+         "message": {"role": "user", "content": [
+             {"type": "text", "text": "Summarise the note"},
+             {"type": "document", "source": {"type": "text", "data": "...", "name": "note.txt"}}]}},
+    ]  # fmt: skip
+    (folder / "s.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    session = sessions(Home.at(tmp_path / "home"))["s"]
+    assert session.title == "Summarise the note"
+    assert session.extra["forked_from_id"] == "s0" and session.parent_id is None
+    diagnostics = Diagnostics()
+    found = list(droid.read(session, diagnostics))
+    assert not diagnostics.unknown
+    assert [e.text for e in found if e.kind == "user"] == [
+        "Summarise the note",
+        "[document note.txt]",
+    ]
+    hidden = [e for e in found if e.kind == "meta"]
+    assert [(e.extra["visibility"], e.extra["injected"]) for e in hidden] == [
+        ("llm_only", True),
+        ("user_only", False),
+    ]

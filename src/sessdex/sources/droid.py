@@ -9,7 +9,11 @@ and `tokenUsage` totals. Flat `sessions/<id>.jsonl` files are read too.
 Listing reads the transcript's head (session_start, first prompt) and tail (last time);
 the settings file is its own fragment (model, effort, autonomy as permission mode). A
 user message's leading `<system-reminder>` blocks are not the user's words: they are
-dropped from titles and user events. Usage: droid logs no per-response usage that we
+dropped from titles and user events, and a message marked `visibility: llm_only` (the
+context droid injects at a session's start, real in 0.213) or `user_only` (a notice) is a
+`meta` event, never the user's words nor the title. A `document` block is named. A
+`session_start` naming a `parent` (`/fork`) is a session of its own,
+`extra["forked_from_id"]`. Usage: droid logs no per-response usage that we
 have seen, so `read` emits one `usage` event with the session totals of `tokenUsage`
 (`extra["session_total"]`), unless messages carry their own `usage` (then one per
 message, and the total is not added). A `session_start` naming `callingSessionId` is a
@@ -47,10 +51,11 @@ NAME = "droid"
 TITLE = "Factory droid"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "public synthetic samples (droid 0.81-era session store) and reader projects; "
-    "never run — Low confidence"
+    "public synthetic samples (droid 0.81-era session store) and reader projects, "
+    "the injected-context shape as third-party readers quote a real 0.213 run; "
+    "never run here — Low confidence"
 )
-NEWEST_CHECKED = "0.81.0"  # doctor names versions past it
+NEWEST_CHECKED = "0.213.0"  # doctor names versions past it
 ENV_VARS = ("HOME",)
 
 SETTINGS_CAP = 4 * 1024 * 1024
@@ -107,7 +112,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             start = record
         elif record.get("type") == "message":
             first_time = first_time or iso_time(record.get("timestamp"))
-            if prompt is None and _role(record) == "user":
+            if prompt is None and _role(record) == "user" and not _visibility(record):
                 prompt = _prompt(record)
     last_time = None
     for line in reversed(tail):
@@ -135,6 +140,10 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     parent = stripped(start.get("callingSessionId"))  # a sub-agent the Task tool ran
     if parent and (call := stripped(start.get("callingToolUseId"))):
         extra["parent_call_id"] = call
+    if (origin := stripped(start.get("parent"))) and origin != parent:
+        extra["forked_from_id"] = (
+            origin  # `/fork`: a session of its own, copied from it
+        )
     return [
         Session(
             app=NAME,
@@ -278,6 +287,9 @@ def _transcript(
                 message = record.get("message")
                 if not isinstance(message, dict):
                     diagnostics.skip(str(path), line.number, "bad value")
+                    continue
+                if hidden := _visibility(record):
+                    yield tagged(_hidden(message, hidden, time, event))
                     continue
                 for made in _message(message, time, event, diagnostics):
                     per_message_usage = per_message_usage or made.kind == "usage"
@@ -485,6 +497,14 @@ def _message(
                 text=_flatten(block.get("content")),
                 is_error=block.get("is_error") is True,
             )
+        elif kind == "document":  # an attached file: named, its text not repeated
+            source = block.get("source")
+            name = stripped(source.get("name")) if isinstance(source, dict) else None
+            yield event(
+                "user" if role == "user" else "assistant",
+                time,
+                text=f"[document {name or 'attached'}]",
+            )
         elif kind in ("image", "redacted_thinking"):
             continue
         else:
@@ -516,6 +536,44 @@ def _flatten(content: object) -> str | None:
                 parts.append("[image]")
         return "\n".join(parts)
     return None
+
+
+def _visibility(record: dict[str, object]) -> str | None:
+    """`llm_only` (context droid injected for the model: its catalogs, reminders, at the
+    start of each session) or `user_only` (a notice shown to the user alone), on the
+    message or its record; None for the conversation itself."""
+    message = record.get("message")
+    for holder in (message, record):
+        if isinstance(holder, dict):
+            value = stripped(holder.get("visibility"))
+            if value in ("llm_only", "user_only"):
+                return value
+    return None
+
+
+def _hidden(
+    message: dict[str, object], visibility: str, time: datetime | None, event: Emitter
+) -> Event:
+    """A message only the model (or only the user) saw: a `meta` event, never the user's
+    words nor the title."""
+    content = message.get("content")
+    texts = (
+        [content]
+        if isinstance(content, str)
+        else [
+            block["text"]
+            for block in content
+            if isinstance(block, dict) and isinstance(block.get("text"), str)
+        ]
+        if isinstance(content, list)
+        else []
+    )
+    return event(
+        "meta",
+        time,
+        text="\n".join(t for t in texts if t.strip()) or None,
+        extra={"visibility": visibility, "injected": visibility == "llm_only"},
+    )
 
 
 def _role(record: dict[str, object]) -> object:

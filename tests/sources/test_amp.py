@@ -207,3 +207,39 @@ def test_threads_the_vs_code_extension_kept_are_listed(tmp_path: Path) -> None:
     found = sessions(Home.at(tmp_path))
     assert list(found) == [THREAD]
     assert totals(events(found[THREAD])).input_tokens == 12 + 40
+
+
+def test_a_response_a_partial_ledger_left_out_counts_its_own_usage(
+    tmp_path: Path,
+) -> None:
+    """A thread's `usageLedger` can miss responses (third-party usage readers met such
+    threads): a response the ledger does not bill counts its own `usage`, once. Newer
+    threads (`"v": 2`) write `created` as ISO text."""
+    import json
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = home / ".local/share/amp/threads/T-test-thread-1.json"
+    thread = json.loads(path.read_text())
+    thread["v"], thread["created"] = 2, "2026-08-20T10:00:00Z"
+    thread["usageLedger"]["events"] = [
+        e for e in thread["usageLedger"]["events"] if e["toMessageId"] != 6
+    ]
+    for message in thread["messages"]:
+        if message["messageId"] == 6:
+            message["usage"] = {"model": "claude-sonnet-4-20250514", "inputTokens": 200,
+                                "outputTokens": 20, "cacheReadInputTokens": 1000}  # fmt: skip
+        elif message["messageId"] == 4:  # billed by the ledger: its own usage is not
+            message["usage"] = {"inputTokens": 350, "outputTokens": 450}
+    path.write_text(json.dumps(thread))
+    session = sessions(Home.at(home))["test-thread-1"]
+    assert session.created is not None and session.created.isoformat().startswith(
+        "2026-08-20T10:00"
+    )
+    usage = totals(events(session))
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (
+        150 + 0 + 350 + 200,
+        200 + 15 + 450 + 20,
+        1000,
+    )

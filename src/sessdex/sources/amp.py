@@ -16,7 +16,8 @@ tree's `file://` URI; model the first assistant usage's model, else a `model:` t
 Usage, de-duplicated as Amp's own ledger is: when `usageLedger.events` exist, one
 `usage` event per ledger event (title generation included), placed after the message it
 billed (`toMessageId`), with the cache split taken from that message's `usage`; without
-a ledger, one per assistant message `usage`. Handoff links (`relationships`) go to
+a ledger, or for a response a partial ledger left out, one per assistant message
+`usage`. `created` is epoch ms, or ISO text in newer (`"v": 2`) threads. Handoff links (`relationships`) go to
 `extra`, not `parent_id`: a handoff is a thread of its own, not a sub-agent. Resume:
 `amp threads continue <id>` as reader projects report it — not verified against Amp.
 """
@@ -110,7 +111,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     tree = as_dict(trees[0]) if isinstance(trees, list) and trees else {}
     repository = as_dict(tree.get("repository"))
     ref = stripped(repository.get("ref"))
-    created = ms_time(thread.get("created")) or first
+    # epoch ms; ISO text in newer threads (`"v": 2`)
+    created = ms_time(thread.get("created")) or iso_time(thread.get("created")) or first
     extra: dict[str, JSONValue] = {}
     for key, name in (
         ("agentMode", "mode"),
@@ -179,8 +181,8 @@ def read(
         yield from _blocks(message, time, event, diagnostics)
         usage = as_dict(message.get("usage"))
         model = stripped(usage.get("model")) or model
-        if ledger:
-            key = _message_key(message.get("messageId"))
+        key = _message_key(message.get("messageId")) if ledger else None
+        if ledger and key in billed:
             split = (
                 usage if role == "assistant" else None
             )  # the ledger has no cache split
@@ -193,6 +195,8 @@ def read(
             if key is not None:  # entries billed to no id are placed at the end
                 placed.add(key)
         elif role == "assistant" and usage:
+            # no ledger, or one that left this response out (a ledger can be partial):
+            # the response's own usage
             counted = Usage(
                 input_tokens=as_int(usage.get("inputTokens")),
                 output_tokens=as_int(usage.get("outputTokens")),

@@ -216,3 +216,95 @@ def test_an_older_plain_text_transcript_is_listed_and_read(tmp_path: Path) -> No
         result.call_id == call.call_id
         and result.text == "error TS2304: Cannot find name 'x'"
     )
+
+
+def store_with_messages(
+    folder: Path, messages: list[dict[str, object]], workspace: str, **meta: object
+) -> Path:
+    """A chat store as the CLI leaves it: message blobs (JSON, id = sha256), a protobuf
+    root naming them in order (field 1) and the workspace (field 9), meta pointing at it."""
+
+    def field(number: int, value: bytes) -> bytes:
+        size, encoded = len(value), b""
+        while True:  # varint length
+            byte, size = size & 0x7F, size >> 7
+            encoded += bytes([byte | (0x80 if size else 0)])
+            if not size:
+                break
+        return bytes([number << 3 | 2]) + encoded + value
+
+    folder.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(folder / "store.db")
+    db.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    root = b""
+    for message in messages:
+        data = json.dumps(message).encode()
+        digest = hashlib.sha256(data).digest()
+        db.execute("INSERT INTO blobs VALUES (?, ?)", (digest.hex(), data))
+        root += field(1, digest)
+    root += field(9, workspace.encode())
+    root_id = hashlib.sha256(root).hexdigest()
+    db.execute("INSERT INTO blobs VALUES (?, ?)", (root_id, root))
+    payload = {"agentId": folder.name, "latestRootBlobId": root_id, **meta}
+    db.execute(
+        "INSERT INTO meta VALUES ('0', ?)", (json.dumps(payload).encode().hex(),)
+    )
+    db.commit()
+    db.close()
+    return folder / "store.db"
+
+
+def test_a_chat_only_its_store_holds_is_listed_and_read(tmp_path: Path) -> None:
+    """A chat run in a dev container or over SSH writes no transcript on the host: its
+    store is all there is (third-party readers of real stores: AI SDK messages in blobs,
+    their order in a protobuf root). It is listed, titled by its first prompt, in the
+    workspace the root names, and read from the store; a store with no conversation is
+    not listed, and a chat with a transcript is still read from the transcript."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    chats = home / ".cursor" / "chats" / "0123456789abcdef0123456789abcdef"
+    remote = "5e5e5e5e-0000-4000-8000-000000000001"
+    store_with_messages(
+        chats / remote,
+        [
+            {"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": [{"type": "text", "text":
+                "<user_info>OS linux</user_info>\n<user_query>\nWhy does the build fail?\n</user_query>"}]},
+            {"role": "assistant", "content": [
+                {"type": "reasoning", "text": "Check the log."},
+                {"type": "tool-call", "toolCallId": "t1", "toolName": "Shell",
+                 "args": {"command": "make"}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "t1",
+                                          "toolName": "Shell", "result": "missing header"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "A header is missing."}]},
+        ],
+        "/workspaces/app",
+        name="New Agent", createdAt=1781256145540, lastUsedModel="gpt-5",
+    )  # fmt: skip
+    store_with_messages(chats / "5e5e5e5e-0000-4000-8000-000000000002", [], "/w")
+    found = sessions(Home.at(home))
+    session = found[remote]
+    assert session.listed and session.title == "Why does the build fail?"
+    assert (session.cwd, session.model) == ("/workspaces/app", "gpt-5")
+    assert session.path and session.path.endswith("store.db")
+    assert "5e5e5e5e-0000-4000-8000-000000000002" not in {
+        key for key, s in found.items() if s.listed
+    }
+    assert found[SHOP].path and found[SHOP].path.endswith(".jsonl")  # its transcript
+    diagnostics = Diagnostics()
+    got = list(cursor.read(session, diagnostics))
+    assert not diagnostics.unknown and not diagnostics.problems
+    assert [(e.kind, e.text) for e in got] == [
+        ("user", "Why does the build fail?"),
+        ("thinking", "Check the log."),
+        ("tool_call", None),
+        ("tool_result", "missing header"),
+        ("assistant", "A header is missing."),
+    ]
+    assert (got[2].tool, got[2].call_id, got[2].extra["input"]) == (
+        "Shell",
+        "t1",
+        {"command": "make"},
+    )
+    assert got[3].call_id == "t1"

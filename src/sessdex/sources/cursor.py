@@ -16,8 +16,10 @@ with `CURSOR_CONFIG_DIR` set, everything is under it.
 What we read: the transcripts (first query as fallback title, events), the store's `meta`
 row (title, model, mode) through databases.open_sqlite, and `meta.json` (times, cwd). When no
 `cwd` is recorded, the slug's dashes are resolved by matching md5 of each candidate path
-against the chat folder's name. The blobs are not read (their order needs the protobuf).
-Without a chat store a session's cwd is unknown and its time is the file's mtime.
+against the chat folder's name. A chat no transcript holds (run in a dev container or over
+SSH: the host keeps only the store) is listed and read from the store's blobs, in the order
+its protobuf root gives (`_cursor_store`); a transcript stays the file read where there is
+one. Without a chat store a session's cwd is unknown and its time is the file's mtime.
 
 Usage: none is recorded in the transcripts, so no usage events. Sub-agent transcripts carry
 no link to the spawning call: their events follow the parent's, each introduced by a
@@ -46,7 +48,7 @@ import orjson
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, ResumePlan, Session
-from . import _cursor_ide, _cursor_text
+from . import _cursor_ide, _cursor_store, _cursor_text
 from ._values import (
     Emitter,
     EventFields,
@@ -200,37 +202,35 @@ def _parse_text(path: Path, location: Location) -> list[Session]:
 
 
 def _parse_store(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    """The chat store's `meta` (title, model, mode: they fill in what the transcript lacks),
+    and, where the store holds a conversation, the store itself as a session listed in its
+    own right: a chat run in a dev container or over SSH has no transcript here."""
     try:
         connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error):
         diagnostics.problem(f"{path}: cannot open the chat store")
         return []
     try:
-        if not {"key", "value"} <= databases.table_columns(connection, "meta"):
-            return []
-        rows = connection.execute("SELECT key, value FROM meta").fetchall()
+        meta = _cursor_store.meta(connection)
+        talk = _store_talk(connection, meta, path, diagnostics)
     except sqlite3.Error:
-        diagnostics.problem(f"{path}: cannot read the chat store's meta table")
+        diagnostics.problem(f"{path}: cannot read the chat store")
         return []
     finally:
         connection.close()
-    meta: dict[str, object] = {}
-    for key, value in rows:
-        decoded = _decode_meta(value)
-        if isinstance(decoded, dict):
-            meta.update(decoded)
-        elif isinstance(key, str):
-            meta[key] = decoded
+    if not meta:
+        return []
     name = as_str(meta.get("name"))
     mode = (
         "run-everything"
         if meta.get("isRunEverything") is True
         else as_str(meta.get("mode"))
     )
-    return [
+    session_id = as_str(meta.get("agentId")) or path.parent.name
+    found = [
         Session(
             app=NAME,
-            id=as_str(meta.get("agentId")) or path.parent.name,
+            id=session_id,
             title=None
             if name is None or name in _DEFAULT_NAMES
             else one_line(name, limit=None),
@@ -241,6 +241,51 @@ def _parse_store(path: Path, diagnostics: Diagnostics) -> list[Session]:
             listed=False,
         )
     ]
+    if talk is not None:
+        # the store as the session's file, for a chat no transcript holds: below the
+        # transcript's precedence, so that one stays the file read where it exists
+        workspace, prompt = talk
+        stat = path.stat()
+        found.append(
+            Session(
+                app=NAME,
+                id=session_id,
+                path=str(path),
+                cwd=workspace,
+                title=prompt,
+                updated=datetime.fromtimestamp(stat.st_mtime, UTC),
+                bytes=stat.st_size,
+                precedence=0,
+                extra={"store": "chat"},
+            )
+        )
+    return found
+
+
+_PROMPT_PROBE = 50  # messages looked through for the first prompt when listing
+
+
+def _store_talk(
+    connection: sqlite3.Connection,
+    meta: dict[str, object],
+    path: Path,
+    diagnostics: Diagnostics,
+) -> tuple[str | None, str | None] | None:
+    """(workspace, first prompt) of the conversation the store holds, or None when it
+    holds none (a chat opened and left)."""
+    root_id = as_str(meta.get("latestRootBlobId"))
+    tree = _cursor_store.root(connection, root_id) if root_id else None
+    if tree is None:
+        return None
+    ids, workspace = tree
+    for message in _cursor_store.messages(
+        connection, ids[:_PROMPT_PROBE], diagnostics, str(path)
+    ):
+        if message.get("role") == "user":
+            prompt = _user_text(_blocks({"message": message}))
+            if prompt:
+                return workspace, one_line(prompt, limit=None)
+    return None
 
 
 def _parse_chat_meta(path: Path) -> list[Session]:
@@ -258,24 +303,6 @@ def _parse_chat_meta(path: Path) -> list[Session]:
             listed=False,
         )
     ]
-
-
-def _decode_meta(value: object) -> object:
-    """A meta value: hex-encoded JSON (current CLI), plain JSON, or a plain string."""
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    if not isinstance(value, str):
-        return value
-    text = value
-    if re.fullmatch(r"(?:[0-9a-fA-F]{2})+", value):
-        try:
-            text = bytes.fromhex(value).decode("utf-8")
-        except (ValueError, UnicodeDecodeError):
-            return value
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return value
 
 
 def _resolve_slug(slug: str, session_id: str, chat_roots: list[Path]) -> str | None:
@@ -316,6 +343,9 @@ def read(
             diagnostics.problem(f"{path}: vanished while reading")
         return
     reader = _Reader(session, diagnostics)
+    if path.name == "store.db":  # a chat no transcript holds
+        yield from reader.store(path, full=full)
+        return
     try:
         yield from reader.transcript(
             path, full=full, offset=line_start(path, offset), agent=None
@@ -395,6 +425,40 @@ class _Reader:
                 )
                 self.diagnostics.unknown_type(str(kind))
 
+    def store(self, path: Path, *, full: bool) -> Iterator[Event]:
+        """A chat store's conversation: its messages in the root blob's order."""
+        try:
+            connection = databases.open_sqlite(path)
+        except (OSError, sqlite3.Error) as error:
+            self.diagnostics.problem(f"cursor: cannot open {path}: {error}")
+            return
+        try:
+            root_id = as_str(_cursor_store.meta(connection).get("latestRootBlobId"))
+            tree = _cursor_store.root(connection, root_id) if root_id else None
+            if tree is None:
+                self.diagnostics.problem(
+                    f"cursor: {path} holds no conversation we know"
+                )
+                return
+            for message in _cursor_store.messages(
+                connection, tree[0], self.diagnostics, str(path), full=full
+            ):
+                role = message.get("role")
+                record = {"role": role, "message": message}
+                if role == "user":
+                    text = _user_text(_blocks(record))
+                    if text:
+                        yield self.event("user", None, text=text)
+                    yield from self.blocks(record, None, user=True)
+                elif role in ("assistant", "tool"):  # a tool message holds results
+                    yield from self.blocks(record, None, user=False)
+                elif role != "system":  # the system prompt: not the conversation
+                    self.diagnostics.unknown_type(f"store/role/{role}")
+        except sqlite3.Error as error:
+            self.diagnostics.problem(f"cursor: stopped reading {path}: {error}")
+        finally:
+            connection.close()
+
     def blocks(
         self, record: Mapping[str, object], agent: str | None, *, user: bool
     ) -> Iterator[Event]:
@@ -423,18 +487,29 @@ class _Reader:
                 yield self.event(
                     "tool_call",
                     agent,
-                    tool=as_str(block.get("name")),
-                    call_id=as_str(block.get("id")),
+                    # the transcript's `name`/`id`; the chat store's AI SDK parts say
+                    # `toolName`/`toolCallId`
+                    tool=as_str(block.get("name")) or as_str(block.get("toolName")),
+                    call_id=as_str(block.get("id")) or as_str(block.get("toolCallId")),
                     extra={"input": shown_json(block.get("input", block.get("args")))},
                 )
             elif kind in ("tool_result", "tool-result"):
                 yield from flush()
+                result = block.get("content", block.get("result"))
                 yield self.event(
                     "tool_result",
                     agent,
-                    call_id=as_str(block.get("tool_use_id")) or as_str(block.get("id")),
-                    text=_content_text(block.get("content")),
-                    is_error=block.get("is_error") is True,
+                    call_id=as_str(block.get("tool_use_id"))
+                    or as_str(block.get("toolCallId"))
+                    or as_str(block.get("id")),
+                    text=_content_text(result)
+                    or (
+                        orjson.dumps(shown_json(result)).decode()
+                        if isinstance(result, dict | list)
+                        else None
+                    ),
+                    is_error=block.get("is_error") is True
+                    or block.get("isError") is True,
                 )
             elif kind == "image" and not user:
                 texts.append("[image]")

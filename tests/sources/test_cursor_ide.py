@@ -365,3 +365,33 @@ def test_a_sqlite_without_json_functions_lists_the_same(
     without = {s.id: (s.title, s.updated) for s in listed(tmp_path).values()}
     assert without == with_sql
     assert with_sql[CHAT][0] == "What does git rebase do?"
+
+
+def test_an_older_composer_with_its_messages_inline_is_listed_and_read(
+    tmp_path: Path,
+) -> None:
+    """Older Cursor kept a composer's messages whole in `conversation` (no headers, no
+    `bubbleId:` rows; vibe-replay's reader counts both). Such a conversation is listed,
+    titled by its first prompt and dated by its last message, and read in order."""
+    old = "c0a1b2c3-0000-4000-8000-0000000000aa"
+    rows: dict[str, object] = {
+        f"composerData:{old}": {
+            "_v": 1, "composerId": old, "name": "New Chat", "createdAt": MS,
+            "conversation": [
+                {"type": 1, "bubbleId": "o1", "text": "Rename the module", "createdAt": at(0)},
+                {"type": 2, "bubbleId": "o2", "text": "Renamed it to ledger.", "createdAt": at(7)},
+            ],
+        }
+    }  # fmt: skip
+    store(tmp_path, rows)
+    runner = CliRunner()
+    listed = runner.invoke(main, ["list", "--json", "--home", str(tmp_path)])
+    [record] = [r for r in json.loads(listed.stdout) if r["id"] == old]
+    assert record["title"] == "Rename the module"
+    assert record["updated"].startswith("2026-11-29T10:00:07")
+    shown = runner.invoke(main, ["show", old, "--json", "--home", str(tmp_path)])
+    said = [(e["kind"], e["text"]) for e in json.loads(shown.stdout)]
+    assert said[:2] == [
+        ("user", "Rename the module"),
+        ("assistant", "Renamed it to ledger."),
+    ]

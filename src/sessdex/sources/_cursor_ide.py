@@ -9,7 +9,9 @@ ordered `fullConversationHeadersOnly` of `{bubbleId, type}`), and one
 `bubbleId:<composer>:<bubble>` JSON per message: `type` 1 (user) or 2 (assistant),
 `text`, `thinking.text`, `toolFormerData` (`name`, `rawArgs`/`params`, `result` as JSON
 text, `status`, `toolCallId`), `tokenCount` (`inputTokens`, `outputTokens`), `createdAt`
-(ISO, missing on the oldest). A composer with no headers is an empty tab: not listed.
+(ISO, missing on the oldest). An older composer holds its messages whole, in the same
+shape, as an inline `conversation` list (no headers, no bubble rows). A composer with
+neither is an empty tab: not listed.
 
 Conversations from before Cursor 3.0 (April 2026) may carry no workspace in the global
 store; each workspace's own `workspaceStorage/<hash>/state.vscdb` lists them in its
@@ -145,9 +147,17 @@ def _session(
     parent: str | None,
     facts: dict[tuple[str, str], tuple[object, object]] | None,
 ) -> Session:
+    inline = (
+        {b: h for h in headers if (b := _bubble_of(h)) and isinstance(h, dict)}
+        if _inline(data)
+        else {}
+    )
+
     def fact(bubble: str | None, field: int, key: str) -> object:
         if not bubble:
             return None
+        if bubble in inline:  # an older composer's message, held in it whole
+            return inline[bubble].get(key)
         if facts is not None:
             return facts.get((cid, bubble), (None, None))[field]
         return store.bubble(cid, bubble).get(key)  # no JSON functions in this SQLite
@@ -265,8 +275,9 @@ def _conversation(
     data = store.composer(cid)
     model = text_of(obj(data, "modelConfig"), "modelName") or model
     waiting = _sub_agents(store, data, depth, seen) if depth < _DEPTH else []
+    inline = _inline(data)
     for header in _headers(data):
-        bubble = store.bubble(cid, as_str(header.get("bubbleId")))
+        bubble = header if inline else store.bubble(cid, as_str(header.get("bubbleId")))
         for draft in _bubble(bubble, agent, model, store.diagnostics) if bubble else ():
             time = draft[1]
             while waiting and time is not None and waiting[0][0] is not None:
@@ -294,7 +305,11 @@ def _sub_agents(
         child_data = store.composer(child)
         headers = _headers(child_data)
         first = (
-            store.bubble(child, as_str(headers[0].get("bubbleId"))) if headers else {}
+            headers[0]
+            if headers and _inline(child_data)
+            else store.bubble(child, as_str(headers[0].get("bubbleId")))
+            if headers
+            else {}
         )
         name = one_line(as_str(child_data.get("name")), limit=None)
         found.append((iso_time(first.get("createdAt")), child, name))
@@ -410,9 +425,21 @@ def _json_text(value: object) -> object:
 
 
 def _message_list(data: dict[str, object]) -> list[object]:
-    """The headers as stored: listing looks only at the few it needs, not at them all."""
+    """The headers as stored: listing looks only at the few it needs, not at them all.
+    An older composer keeps its whole messages inline (`conversation`), no headers."""
     found = data.get("fullConversationHeadersOnly")
-    return found if isinstance(found, list) else []
+    if isinstance(found, list):
+        return found
+    inline = data.get("conversation")
+    return inline if isinstance(inline, list) else []
+
+
+def _inline(data: dict[str, object]) -> bool:
+    """Whether the composer holds its messages whole (`conversation`, older Cursor)
+    rather than headers naming `bubbleId:` rows."""
+    return not isinstance(data.get("fullConversationHeadersOnly"), list) and isinstance(
+        data.get("conversation"), list
+    )
 
 
 def _bubble_of(header: object) -> str | None:
@@ -444,10 +471,9 @@ def _first_prompt(data: dict[str, object], headers: list[object]) -> str | None:
 
 
 def _headers(data: dict[str, object]) -> list[dict[str, object]]:
-    """The conversation's messages in order, those that name their bubble."""
-    found = data.get("fullConversationHeadersOnly")
-    if not isinstance(found, list):
-        return []
+    """The conversation's messages in order, those that name their bubble (an older
+    composer's inline messages, whole)."""
+    found = _message_list(data)
     return [
         h for h in found if isinstance(h, dict) and isinstance(h.get("bubbleId"), str)
     ]

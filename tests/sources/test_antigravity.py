@@ -14,7 +14,7 @@ import pytest
 
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
-from sessdex.sources import Home, antigravity
+from sessdex.sources import Home, _protobuf, antigravity
 
 DATA = Path(__file__).parent.parent / "data" / "antigravity"
 CLI, CLI_DB_ONLY = (
@@ -95,7 +95,7 @@ def test_trajectory_summaries_decode_a_value_built_here() -> None:
 
 
 def test_the_walker_refuses_broken_input() -> None:
-    assert antigravity.proto_fields(b"\x08\x96\x01") == [(1, 0, 150)]
+    assert _protobuf.fields(b"\x08\x96\x01") == [(1, 0, 150)]
     for broken in (
         b"\x08",
         b"\x0a\x05ab",
@@ -104,7 +104,7 @@ def test_the_walker_refuses_broken_input() -> None:
         b"\x08" + b"\xff" * 11,
     ):
         with pytest.raises(ValueError):
-            antigravity.proto_fields(broken)
+            _protobuf.fields(broken)
     with pytest.raises(ValueError):
         antigravity.trajectory_summaries("%%% not base64")
 

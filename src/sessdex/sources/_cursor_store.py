@@ -25,6 +25,7 @@ import orjson
 
 from .. import databases
 from ..diagnostics import Diagnostics
+from . import _protobuf
 
 ROOT_CAP = 16 * 1024 * 1024  # a root of 500,000 messages: past it, a broken store
 _ID_FIELD, _WORKSPACE_FIELD = 1, 9
@@ -72,9 +73,13 @@ def root(
     data = _blob(connection, root_id, ROOT_CAP)
     if data is None:
         return None
+    try:
+        parts = _protobuf.fields(data)
+    except ValueError:
+        return None
     ids: list[str] = []
     workspace: str | None = None
-    for number, value in _fields(data):
+    for number, _wire, value in parts:
         if number == _ID_FIELD and isinstance(value, bytes) and len(value) == 32:
             ids.append(value.hex())
         elif number == _WORKSPACE_FIELD and isinstance(value, bytes):
@@ -129,41 +134,3 @@ def _blob(connection: sqlite3.Connection, blob_id: str, cap: int) -> bytes | Non
             "SELECT data FROM blobs WHERE rowid = ?", (row[0],)
         ).fetchone()[0]
         return value if isinstance(value, bytes) and len(value) <= cap else None
-
-
-def _fields(data: bytes) -> Iterator[tuple[int, bytes | int]]:
-    """A protobuf message's top-level fields, (number, bytes or int); stops at the first
-    malformed one."""
-    position, end = 0, len(data)
-    while position < end:
-        key, position = _varint(data, position)
-        if key is None:
-            return
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            value, position = _varint(data, position)
-            if value is None:
-                return
-            yield number, value
-        elif wire == 2:
-            size, position = _varint(data, position)
-            if size is None or position + size > end:
-                return
-            yield number, data[position : position + size]
-            position += size
-        elif wire in (1, 5):
-            position += 8 if wire == 1 else 4
-        else:
-            return
-
-
-def _varint(data: bytes, position: int) -> tuple[int | None, int]:
-    value = shift = 0
-    while position < len(data) and shift < 64:
-        byte = data[position]
-        position += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, position
-        shift += 7
-    return None, position

@@ -44,6 +44,7 @@ from pathlib import Path
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
+from . import _protobuf as protobuf
 from ._values import (
     Emitter,
     as_str,
@@ -213,86 +214,6 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     )
 
 
-# --- protobuf wire format -----------------------------------------------------------
-
-
-def proto_fields(data: bytes) -> list[tuple[int, int, int | bytes]]:
-    """(field number, wire type, value) for each field of one protobuf message.
-
-    Varints and fixed-width numbers come back as ints, length-delimited fields as bytes
-    (a nested message, a string or raw bytes: the caller knows which). Groups and any
-    malformed input raise ValueError.
-    """
-    fields: list[tuple[int, int, int | bytes]] = []
-    position, end = 0, len(data)
-    while position < end:
-        key, position = _varint(data, position)
-        number, wire = key >> 3, key & 7
-        if number == 0:
-            raise ValueError("field number 0")
-        value: int | bytes
-        if wire == 0:
-            value, position = _varint(data, position)
-        elif wire in (1, 5):
-            width = 8 if wire == 1 else 4
-            if position + width > end:
-                raise ValueError("truncated fixed-width field")
-            value = int.from_bytes(data[position : position + width], "little")
-            position += width
-        elif wire == 2:
-            length, position = _varint(data, position)
-            if position + length > end:
-                raise ValueError("truncated length-delimited field")
-            value = data[position : position + length]
-            position += length
-        else:
-            raise ValueError(f"wire type {wire}")
-        fields.append((number, wire, value))
-    return fields
-
-
-def _varint(data: bytes, position: int) -> tuple[int, int]:
-    result = shift = 0
-    for _ in range(10):
-        if position >= len(data):
-            raise ValueError("truncated varint")
-        byte = data[position]
-        position += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, position
-        shift += 7
-    raise ValueError("varint too long")
-
-
-def _first(
-    fields: list[tuple[int, int, int | bytes]], number: int, wire: int
-) -> int | bytes | None:
-    return next((value for n, w, value in fields if n == number and w == wire), None)
-
-
-def _proto_time(value: int | bytes | None) -> datetime | None:
-    """A google.protobuf.Timestamp message: seconds (1), nanos (2)."""
-    if not isinstance(value, bytes):
-        return None
-    try:
-        fields = proto_fields(value)
-    except ValueError:
-        return None
-    seconds, nanos = _first(fields, 1, 0), _first(fields, 2, 0)
-    if not isinstance(seconds, int) or seconds <= 0:
-        return None
-    try:
-        moment = datetime.fromtimestamp(seconds, UTC)
-    except (OverflowError, OSError, ValueError):
-        return None
-    return (
-        moment.replace(microsecond=(nanos // 1000) % 1_000_000)
-        if isinstance(nanos, int)
-        else moment
-    )
-
-
 def _unbase64(value: object) -> bytes | None:
     """The bytes a base64 text or blob stands for; None for anything else."""
     if isinstance(value, str):
@@ -316,37 +237,37 @@ def trajectory_summaries(value: object) -> list[dict[str, JSONValue]]:
     if raw is None:
         raise ValueError("not base64")
     found: list[dict[str, JSONValue]] = []
-    for number, wire, entry in proto_fields(raw):
+    for number, wire, entry in protobuf.fields(raw):
         if number != 1 or wire != 2 or not isinstance(entry, bytes):
             continue
-        fields = proto_fields(entry)
-        ident, wrapper = _first(fields, 1, 2), _first(fields, 2, 2)
+        fields = protobuf.fields(entry)
+        ident, wrapper = protobuf.first(fields, 1, 2), protobuf.first(fields, 2, 2)
         if not isinstance(ident, bytes) or not isinstance(wrapper, bytes):
             continue
-        inner = _first(proto_fields(wrapper), 1, 2)
+        inner = protobuf.first(protobuf.fields(wrapper), 1, 2)
         detail = (_unbase64(inner) or inner) if isinstance(inner, bytes) else None
         summary: dict[str, JSONValue] = {"id": ident.decode("utf-8", "replace")}
         if detail is not None:
-            summary.update(_detail(proto_fields(detail)))
+            summary.update(_detail(protobuf.fields(detail)))
         found.append(summary)
     return found
 
 
 def _detail(fields: list[tuple[int, int, int | bytes]]) -> dict[str, JSONValue]:
     detail: dict[str, JSONValue] = {}
-    title = _first(fields, 1, 2)
+    title = protobuf.first(fields, 1, 2)
     if isinstance(title, bytes):
         detail["title"] = title.decode("utf-8", "replace")
-    steps = _first(fields, 2, 0)
+    steps = protobuf.first(fields, 2, 0)
     if isinstance(steps, int):
         detail["steps"] = steps
     for number, name in ((3, "created"), (7, "updated"), (10, "last_active")):
-        moment = _proto_time(_first(fields, number, 2))
+        moment = protobuf.timestamp(protobuf.first(fields, number, 2))
         if moment is not None:
             detail[name] = moment.isoformat()
-    workspace = _first(fields, 9, 2)
+    workspace = protobuf.first(fields, 9, 2)
     if isinstance(workspace, bytes):
-        uri = _first(proto_fields(workspace), 1, 2)
+        uri = protobuf.first(protobuf.fields(workspace), 1, 2)
         if isinstance(uri, bytes):
             detail["workspace"] = uri.decode("utf-8", "replace")
     return detail
@@ -358,11 +279,14 @@ def last_active_times(value: object) -> dict[str, datetime]:
     if raw is None:
         raise ValueError("not base64")
     found: dict[str, datetime] = {}
-    for number, wire, entry in proto_fields(raw):
+    for number, wire, entry in protobuf.fields(raw):
         if number != 10 or wire != 2 or not isinstance(entry, bytes):
             continue
-        fields = proto_fields(entry)
-        ident, moment = _first(fields, 1, 2), _proto_time(_first(fields, 2, 2))
+        fields = protobuf.fields(entry)
+        ident, moment = (
+            protobuf.first(fields, 1, 2),
+            protobuf.timestamp(protobuf.first(fields, 2, 2)),
+        )
         if isinstance(ident, bytes) and moment is not None:
             found[ident.decode("utf-8", "replace")] = moment
     return found

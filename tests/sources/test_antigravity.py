@@ -280,3 +280,61 @@ def test_a_conversation_with_no_time_of_its_own_is_dated_by_its_last_write(
     bare = found[IDE_BARE]  # the IDE's own last-active time beats the file's
     assert bare.updated is not None
     assert bare.updated.isoformat() == "2026-10-02T00:13:20.505000+00:00"
+
+
+def test_a_conversation_database_gives_its_workspace_start_model_and_usage(
+    tmp_path: Path,
+) -> None:
+    """agy's `conversations/<id>.db` keeps each model call in `gen_metadata` (protobuf:
+    1 the call; 4 its usage: 1 system and 2 other input, 5 cache reads, 9 output, 10
+    thinking, 11 the response id; 9.4 its time; 19 the model) and the workspace and start
+    in `trajectory_metadata_blob` (as tokscale and codeburn decode them). The conversation
+    lists in its workspace, and each call is one usage event."""
+    home = tmp_path / "home"
+    folder = home / ".gemini" / "antigravity-cli" / "conversations"
+    folder.mkdir(parents=True)
+    conversation = "0a0a0a0a-1111-4222-8333-444455556666"
+    db = sqlite3.connect(folder / f"{conversation}.db")
+    db.execute(
+        "CREATE TABLE steps (idx INTEGER PRIMARY KEY, step_type INTEGER, step_payload BLOB)"
+    )
+    db.execute("CREATE TABLE trajectory_metadata_blob (id TEXT PRIMARY KEY, data BLOB)")
+    db.execute(
+        "CREATE TABLE gen_metadata (idx INTEGER PRIMARY KEY, data BLOB, size INTEGER)"
+    )
+    db.execute("INSERT INTO steps VALUES (0, 1, x'00'), (1, 2, x'00')")
+    start = 1_785_140_200
+    db.execute(
+        "INSERT INTO trajectory_metadata_blob VALUES ('main', ?)",
+        (field(1, field(1, "file:///home/dev/shop")) + field(2, timestamp(start)),),
+    )
+
+    def call(
+        seconds: int, system: int, other: int, cached: int, out: int, think: int
+    ) -> bytes:
+        usage = (field(1, system) + field(2, other) + field(5, cached) + field(9, out)
+                 + field(10, think) + field(11, f"resp-{seconds}"))  # fmt: skip
+        info = field(4, timestamp(seconds))
+        return field(1, field(4, usage) + field(9, info) + field(19, "gemini-3-flash"))
+
+    for idx, row in enumerate(
+        [call(start + 5, 900, 100, 0, 40, 10), call(start + 9, 900, 150, 800, 60, 0)]
+    ):
+        db.execute("INSERT INTO gen_metadata VALUES (?, ?, ?)", (idx, row, len(row)))
+    db.commit()
+    db.close()
+    session = sessions(Home.at(home))[conversation]
+    assert (session.cwd, session.model) == ("/home/dev/shop", "gemini-3-flash")
+    assert session.created == datetime.fromtimestamp(start, UTC)
+    diagnostics = Diagnostics()
+    found = list(antigravity.read(session, diagnostics))
+    assert not diagnostics.problems
+    usage = [e for e in found if e.kind == "usage"]
+    assert [(u.usage.input_tokens, u.usage.output_tokens, u.usage.cache_read_tokens,
+             u.usage.reasoning_tokens) for u in usage if u.usage] == [
+        (1000, 40, 0, 10), (1050, 60, 800, 0)]  # fmt: skip
+    assert [u.time for u in usage] == [
+        datetime.fromtimestamp(start + 5, UTC),
+        datetime.fromtimestamp(start + 9, UTC),
+    ]
+    assert usage[0].extra == {"response": f"resp-{start + 5}"}

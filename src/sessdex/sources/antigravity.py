@@ -8,8 +8,11 @@ Antigravity keeps its files in `~/.gemini` (beside Gemini CLI's):
   in `<USER_REQUEST>`, model changes in `<USER_SETTINGS_CHANGE>`. `transcript_full.jsonl`
   beside it keeps what this one clips (`truncated_fields`): read instead when present.
   This is what `show` reads.
-- `antigravity-cli/conversations/<id>.db` — agy's SQLite store (`steps` rows whose payloads
-  are protobuf); we list the conversation and count its steps, nothing more.
+- `antigravity-cli/conversations/<id>.db` — agy's SQLite store (newer IDE builds write the
+  same under `antigravity-ide/`): `steps` rows whose payloads are protobuf (counted, not
+  decoded), `trajectory_metadata_blob` (the workspace URI, the start), and `gen_metadata`,
+  one protobuf row per model call with its token usage, time and model (field numbers as
+  third-party usage readers, tokscale and codeburn, decode them): a `usage` event each.
 - `antigravity/conversations/<id>.pb` — the IDE's conversations, encrypted: listed with
   "encrypted — summary only", never decoded. Newer IDE builds' `antigravity-ide/…/*.db`
   are listed the same way.
@@ -22,7 +25,7 @@ Antigravity keeps its files in `~/.gemini` (beside Gemini CLI's):
   100 newest conversations, and `jetskiStateSync.agentManagerInitState` their last-active
   times. A small protobuf wire-format walker below reads them; both only fill in fields.
 
-No token usage is written anywhere readable, so no `usage` events. Times in the IDE
+Token usage is read from the conversation databases only (transcripts carry none). Times in the IDE
 summaries are protobuf Timestamps; transcript times are ISO strings. agy documents no
 override variable; it finds `~` through `$HOME`, the one honoured here. Resume: `agy
 --conversation=<id>` (reported by reader projects, unverified) for agy conversations; IDE
@@ -37,13 +40,14 @@ import contextlib
 import json
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
-from ..model import Event, JSONValue, ResumePlan, Session
+from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _protobuf as protobuf
 from ._values import (
     Emitter,
@@ -187,6 +191,9 @@ def read(
         )
     if offset:
         return
+    database = _extra_path(session, "conversation_db")
+    if database is not None:
+        yield from reader.usage(database)
     brain = _extra_path(session, "brain")
     if brain is not None:
         yield from reader.artifacts(brain)
@@ -410,21 +417,141 @@ def _parse_transcript(path: Path, diagnostics: Diagnostics) -> list[Session]:
 
 
 def _parse_database(path: Path, diagnostics: Diagnostics) -> Session:
-    """An agy (or newer IDE) conversation database: listed, with its step count."""
+    """An agy (or newer IDE) conversation database: listed, with its step count, its
+    workspace and start (`trajectory_metadata_blob`) and its last model (`gen_metadata`)."""
     extra: dict[str, JSONValue] = {"conversation_db": str(path)}
+    workspace: str | None = None
+    created: datetime | None = None
+    model: str | None = None
     try:
         connection = databases.open_sqlite(path)
         try:
             if databases.table_columns(connection, "steps"):
                 (count,) = connection.execute("SELECT COUNT(*) FROM steps").fetchone()
                 extra["steps"] = int(count)
+            workspace, created = _trajectory(connection)
+            last = list(_generations(connection, newest=True))
+            model = last[0].model if last else None
         finally:
             connection.close()
     except sqlite3.Error as error:
         diagnostics.problem(f"antigravity: cannot read {path}: {error}")
     return Session(
-        app=NAME, id=path.stem, path=str(path), bytes=stat_size(path), extra=extra
+        app=NAME,
+        id=path.stem,
+        path=str(path),
+        cwd=local_path(workspace),
+        created=created,
+        model=model,
+        bytes=stat_size(path),
+        extra=extra,
     )
+
+
+def _trajectory(connection: sqlite3.Connection) -> tuple[str | None, datetime | None]:
+    """(workspace URI, start) from `trajectory_metadata_blob`: the first `file://` URI in
+    it (third-party readers find it at field 1, itself or inside a message), and the
+    Timestamp at field 2."""
+    if not {"data"} <= databases.table_columns(connection, "trajectory_metadata_blob"):
+        return None, None
+    for (data,) in connection.execute(
+        "SELECT data FROM trajectory_metadata_blob LIMIT 8"
+    ):
+        if not isinstance(data, bytes):
+            continue
+        try:
+            parts = protobuf.fields(data)
+        except ValueError:
+            continue
+        return _file_uri(parts, 0), protobuf.timestamp(protobuf.first(parts, 2, 2))
+    return None, None
+
+
+def _file_uri(parts: list[protobuf.Field], depth: int) -> str | None:
+    for _number, wire, value in parts:
+        if wire != 2 or not isinstance(value, bytes):
+            continue
+        if value.startswith(b"file://"):
+            with contextlib.suppress(UnicodeDecodeError):
+                return value.decode("utf-8")
+        if depth < 3:
+            with contextlib.suppress(ValueError):
+                if found := _file_uri(protobuf.fields(value), depth + 1):
+                    return found
+    return None
+
+
+class _Generation(NamedTuple):
+    """One model call as `gen_metadata` keeps it (field numbers as tokscale and codeburn
+    decode them: 1 the call; in it 4 usage, 9 generation info, 19/21/3 the model)."""
+
+    usage: Usage
+    time: datetime | None
+    model: str | None
+    response: str | None
+
+
+def _counter(counts: list[protobuf.Field]) -> Callable[[int], int]:
+    def number(field: int) -> int:
+        value = protobuf.first(counts, field, 0)
+        return value if isinstance(value, int) else 0
+
+    return number
+
+
+def _generations(
+    connection: sqlite3.Connection, *, newest: bool = False
+) -> Iterator[_Generation]:
+    """The conversation's model calls in order (only the last with `newest`). Usage:
+    1 system-prompt and 2 other input tokens, 5 cache reads, 9 output (else 3, the output
+    with thinking, less 10, the thinking), 11 the response id."""
+    if not {"idx", "data"} <= databases.table_columns(connection, "gen_metadata"):
+        return
+    order = "DESC LIMIT 1" if newest else "ASC"
+    model: str | None = None
+    for (data,) in connection.execute(
+        f"SELECT data FROM gen_metadata ORDER BY idx {order}"
+    ):
+        if not isinstance(data, bytes) or not data:
+            continue
+        try:
+            call = protobuf.first(protobuf.fields(data), 1, 2)
+            parts = protobuf.fields(call) if isinstance(call, bytes) else []
+            tokens = protobuf.first(parts, 4, 2)
+            counts = protobuf.fields(tokens) if isinstance(tokens, bytes) else []
+            info = protobuf.first(parts, 9, 2)
+            time = protobuf.timestamp(
+                protobuf.first(protobuf.fields(info), 4, 2)
+                if isinstance(info, bytes)
+                else None
+            )
+        except ValueError:
+            continue
+
+        for field in (19, 21, 3):
+            named = protobuf.first(parts, field, 2)
+            if isinstance(named, bytes) and named.strip():
+                with contextlib.suppress(UnicodeDecodeError):
+                    model = named.decode("utf-8").strip()
+                    break
+        number = _counter(counts)
+        thinking = number(10)
+        output = number(9) or max(0, number(3) - thinking)
+        response = protobuf.first(counts, 11, 2)
+        yield _Generation(
+            Usage(
+                input_tokens=number(1) + number(2),
+                output_tokens=output,
+                cache_read_tokens=number(5),
+                reasoning_tokens=thinking,
+                model=model,
+            ),
+            time,
+            model,
+            response.decode("utf-8", "replace")
+            if isinstance(response, bytes)
+            else None,
+        )
 
 
 def _last_written(path: Path, ident: str | None = None) -> Session:
@@ -474,6 +601,27 @@ class _Reader:
         self.session = session
         self.diagnostics = diagnostics
         self.event = Emitter(session.id)
+
+    def usage(self, database: Path) -> Iterator[Event]:
+        """A `usage` event per model call the conversation's database keeps."""
+        try:
+            connection = databases.open_sqlite(database)
+        except (OSError, sqlite3.Error) as error:
+            self.diagnostics.problem(f"antigravity: cannot open {database}: {error}")
+            return
+        try:
+            for call in _generations(connection):
+                if call.usage.total or call.usage.reasoning_tokens:
+                    extra: dict[str, JSONValue] = (
+                        {"response": call.response} if call.response else {}
+                    )
+                    yield self.event("usage", call.time, usage=call.usage, extra=extra)
+        except sqlite3.Error as error:
+            self.diagnostics.problem(
+                f"antigravity: stopped reading {database}: {error}"
+            )
+        finally:
+            connection.close()
 
     def transcript(self, path: Path, offset: int, full: bool) -> Iterator[Event]:
         pending: list[str] = []  # call ids of tool calls still waiting for their step

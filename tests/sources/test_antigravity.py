@@ -338,3 +338,13 @@ def test_a_conversation_database_gives_its_workspace_start_model_and_usage(
         datetime.fromtimestamp(start + 9, UTC),
     ]
     assert usage[0].extra == {"response": f"resp-{start + 5}"}
+
+
+def test_the_newer_ides_config_folder_is_read_too(tmp_path: Path) -> None:
+    """Newer IDE builds keep their state under `Antigravity IDE/` (third-party readers of
+    macOS, Linux and Windows installs): its summaries name the conversations as well."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    old = home / ".config" / "Antigravity"
+    old.rename(home / ".config" / "Antigravity IDE")
+    assert sessions(Home.at(home))[IDE].title == "Adding Serif Font to AI Replies"

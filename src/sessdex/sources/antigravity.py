@@ -19,7 +19,8 @@ Antigravity keeps its files in `~/.gemini` (beside Gemini CLI's):
 - `antigravity*/brain/<id>/*.md` — the agent's artifacts (task, implementation plan,
   walkthrough): listed, and shown as events after the transcript (`*.resolved*` copies and
   `*.metadata.json` are not read).
-- the IDE's `<config>/Antigravity/User/globalStorage/state.vscdb` (VS Code's key/value
+- the IDE's `<config>/Antigravity/User/globalStorage/state.vscdb` (`Antigravity IDE/` in
+  newer builds; VS Code's key/value
   SQLite): `antigravityUnifiedStateSync.trajectorySummaries` holds base64 protobuf
   summaries — title, step count, created/updated times, workspace URI — for about the
   100 newest conversations, and `jetskiStateSync.agentManagerInitState` their last-active
@@ -72,10 +73,13 @@ ENV_VARS = ("HOME",)
 ENCRYPTED_TITLE = "encrypted conversation — summary only"
 SUMMARIES_KEY = "antigravityUnifiedStateSync.trajectorySummaries"
 INIT_STATE_KEY = "jetskiStateSync.agentManagerInitState"
-IDE_CONFIGS = (
+IDE_CONFIGS = (  # the IDE's config folder; newer builds name it "Antigravity IDE"
     ".config/Antigravity",
     "Library/Application Support/Antigravity",
     "AppData/Roaming/Antigravity",
+    ".config/Antigravity IDE",
+    "Library/Application Support/Antigravity IDE",
+    "AppData/Roaming/Antigravity IDE",
 )
 STORES = ("antigravity", "antigravity-cli", "antigravity-ide")
 ARTIFACT_CAP = 1024 * 1024  # bytes of one brain artifact shown

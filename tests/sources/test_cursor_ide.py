@@ -395,3 +395,25 @@ def test_an_older_composer_with_its_messages_inline_is_listed_and_read(
         ("user", "Rename the module"),
         ("assistant", "Renamed it to ledger."),
     ]
+
+
+def test_a_message_names_the_model_that_answered_it(tmp_path: Path) -> None:
+    """In an "auto" conversation each answer names its own model (`modelInfo.modelName`,
+    as third-party readers project it): its usage is billed to that model, not to the
+    conversation's setting."""
+    db = sample(tmp_path)
+    connection = sqlite3.connect(db)
+    key = f"bubbleId:{AGENT}:b4"
+    (value,) = connection.execute(
+        "SELECT value FROM cursorDiskKV WHERE key = ?", (key,)
+    ).fetchone()
+    bubble = json.loads(value)
+    bubble["modelInfo"] = {"modelName": "gpt-5.1-codex"}
+    connection.execute(
+        "UPDATE cursorDiskKV SET value = ? WHERE key = ?", (json.dumps(bubble), key)
+    )
+    connection.commit()
+    connection.close()
+    session = listed(tmp_path)[AGENT]
+    usage = [e.usage for e in cursor.read(session, Diagnostics()) if e.usage]
+    assert [u.model for u in usage] == ["gpt-5.1-codex"]

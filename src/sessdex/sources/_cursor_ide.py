@@ -363,7 +363,11 @@ def _bubble(
     used = Usage(
         input_tokens=as_int(tokens.get("inputTokens"), floats=False),
         output_tokens=as_int(tokens.get("outputTokens"), floats=False),
-        model=model,
+        # the model that answered (an "auto" conversation's differs per message), else
+        # the conversation's
+        model=text_of(obj(bubble, "modelInfo"), "modelName")
+        or as_str(bubble.get("modelName"))
+        or model,
     )
     if used.input_tokens or used.output_tokens:
         out.append(("usage", time, {"agent_id": agent, "usage": used}))

@@ -471,6 +471,7 @@ def _collect_sessions(
     names = [s.NAME for s in others]
     rows = index.rows(apps=names, include_subagents=True, with_state=True)
     ids = {(r.app, r.id) for r in rows}
+    kin = _descendant_states(rows, ids)
     cached = index.usage_files(names)
     save = []
     seen = set()
@@ -480,8 +481,12 @@ def _collect_sessions(
             continue  # its events come with its parent's
         path = f"{row.app}:{row.id}"
         seen.add(path)
+        # the sums are the parent's read, sub-agents included: any of them changing
+        # (a sub-agent spending after its parent's last write) is a change of the sums
         signature = hashlib.sha256(
-            (row.state or row.record) + catalogue.version.encode()
+            (row.state or row.record)
+            + b"".join(sorted(kin.get((row.app, row.id), ())))
+            + catalogue.version.encode()
         ).hexdigest()[:32]
         hit = cached.get(path)
         if hit is not None and hit[1] == signature:
@@ -498,6 +503,27 @@ def _collect_sessions(
             save.append((path, row.app, signature, 0, _encode({}), _encode(found), b""))
     gone = [p for p in cached if p not in seen]
     index.save_usage(save, gone)
+
+
+def _descendant_states(
+    rows: list[Any], ids: set[tuple[str, str]]
+) -> dict[tuple[str, str], list[bytes]]:
+    """(app, top-level session id) -> the states of the sub-agents read with it, at any
+    depth (a loop of parents ends where it began)."""
+    parents = {
+        (row.app, row.id): (row.app, parent)
+        for row in rows
+        if (parent := row.session().parent_id) and (row.app, parent) in ids
+    }
+    found: dict[tuple[str, str], list[bytes]] = {}
+    for row in rows:
+        key = (row.app, row.id)
+        top, steps = key, 0
+        while top in parents and steps < 64:
+            top, steps = parents[top], steps + 1
+        if top != key:
+            found.setdefault(top, []).append(row.state or row.record)
+    return found
 
 
 def _session_records(

@@ -562,6 +562,34 @@ def test_sessdex_usage_counts_a_sub_agent_once_per_model(tmp_path: Path) -> None
     assert by_model == {SONNET: (1_070, 107, 0), "claude-haiku-4-5": (150, 45, 300)}
 
 
+def test_usage_counts_what_a_sub_agent_spent_after_its_parents_last_write(
+    tmp_path: Path,
+) -> None:
+    """`sessdex usage` keeps each session's sums, its sub-agents' included: a sub-agent
+    that spends while its parent's row stays as it was (a background delegate) is a change
+    of those sums, not a cached total that stays short."""
+    home, db = v16_home(tmp_path)
+    delegation(db)
+    db.commit()
+
+    def haiku() -> tuple[int, int, int]:
+        result = usage.run(
+            Home.at(home), "model", apps=("goose",), filters=usage.Filters()
+        )
+        row = next(r for r in result.rows if r.key == "claude-haiku-4-5")
+        return (row.input_tokens, row.output_tokens, row.cache_read_tokens)
+
+    assert haiku() == (150, 45, 300)
+    add_call(db, "20260820_3", 40, "claude-haiku-4-5", (100, 10, 0, 0))
+    db.execute(
+        "UPDATE sessions SET accumulated_input_tokens = 150, accumulated_output_tokens = 15,"
+        " updated_at = '2026-08-20 10:20:00' WHERE id = '20260820_3'"
+    )
+    db.commit()
+    db.close()
+    assert haiku() == (250, 55, 300)
+
+
 def content_events(
     tmp_path: Path, *messages: tuple[str, list[dict[str, object]], dict[str, object]]
 ) -> list[Event]:

@@ -296,18 +296,109 @@ def test_newer_pi_instructions_thinking_max_and_reasoning_tokens(
     assert plan is not None and plan.argv[-2:] == ("--thinking", "max")
 
 
-def test_a_format_4_file_is_reported_not_passed_over(tmp_path: Path) -> None:
-    """pi-agent-core's harness (the SDK, not the pi CLI) writes a format 4 file into the
-    same folders: a header `{"kind":"header","version":4,...}` and change records. It is
-    not read yet; `doctor` says how many such files there are instead of nothing."""
-    folder = tmp_path / ".pi" / "agent" / "sessions" / "--home-alex-code-shop-api--"
+def format_4(tmp_path: Path, *, records: bool) -> tuple[Path, str]:
+    """A format 4 change log as pi-agent-core's codec writes it (jsonl/codec.ts): a first
+    answer abandoned for a second (the main lane's leaf moved), a name, and, with
+    `records`, usage records (one per billed call, a tool's included)."""
+    sid = "019a0000-0000-7000-8000-000000000001"
+    ms = 1790000000000
+    usage = {
+        "input": 100,
+        "output": 20,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 120,
+    }
+
+    def entry(
+        eid: str, parent: str | None, seq: int, **fields: object
+    ) -> dict[str, object]:
+        return {
+            "kind": "entry",
+            "lane": "main",
+            "type": "message",
+            "id": eid,
+            "parentId": parent,
+            "seq": seq,
+            "timestamp": ms + seq * 1000,
+            **fields,
+        }
+
+    def said(role: str, text: str, **more: object) -> dict[str, object]:
+        return {
+            "role": role,
+            "content": [{"type": "text", "text": text}],
+            "timestamp": ms,
+            **more,
+        }
+
+    assistant = {
+        "model": "claude-sonnet-4-5",
+        "provider": "anthropic",
+        "usage": usage,
+        "stopReason": "stop",
+    }
+    lines: list[dict[str, object]] = [
+        {"kind": "header", "version": 4, "id": sid, "createdAt": ms, "cwd": "/home/dev/api"},
+        entry("u1", None, 1, message=said("user", "Add a health route")),
+        entry("a1", "u1", 2, message=said("assistant", "First try", **assistant)),
+        entry("a2", "u1", 4, message=said("assistant", "Done: GET /health", **assistant)),
+        {"kind": "lane", "seq": 5, "lane": "main", "leafId": "a2"},
+        {"kind": "fact", "seq": 6, "fact": "name", "name": "Health route"},
+        {"kind": "entry", "lane": "main", "type": "active_tools_change", "id": "t1",
+         "parentId": "a2", "seq": 7, "timestamp": ms + 7000, "activeToolNames": ["read"]},
+    ]  # fmt: skip
+    if records:
+        lines += [
+            {"kind": "record", "id": "r1", "lane": "main", "type": "usage", "seq": 8,
+             "timestamp": ms + 8000, "cause": "assistant", "runId": "run1",
+             "entryId": "a2", "attempt": 1, "stopReason": "stop", "usage": usage},
+            {"kind": "record", "id": "r2", "lane": "main", "type": "usage", "seq": 9,
+             "timestamp": ms + 9000, "cause": "tool", "runId": "run1", "entryId": "a2",
+             "toolCallId": "c1", "usage": {"input": 50, "output": 5}},
+            {"kind": "record", "id": "r3", "lane": "main", "type": "operation_finished",
+             "seq": 10, "timestamp": ms + 9500, "runId": "run1", "outcome": "completed"},
+        ]  # fmt: skip
+    folder = tmp_path / ".pi" / "agent" / "sessions" / "--home-dev-api--"
     folder.mkdir(parents=True)
-    header = {"kind": "header", "version": 4, "id": "019a0000-0000-7000-8000-000000000001",
-              "createdAt": 1790000000000, "cwd": "/home/alex/code/shop-api"}  # fmt: skip
-    path = (
-        folder / "2026-09-21T10-00-00-000Z_019a0000-0000-7000-8000-000000000001.jsonl"
+    path = folder / f"2026-09-21T10-00-00-000Z_{sid}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path, sid
+
+
+def test_a_format_4_file_is_listed_and_read(tmp_path: Path) -> None:
+    """pi-agent-core's harness (the SDK) writes format 4 into the same folders: listed
+    (its name, folder, start and model), read along the main lane's leaf, billed by its
+    usage records (a tool's model call too), and not resumed by the CLI, which opens
+    format 3 only."""
+    _path, sid = format_4(tmp_path, records=True)
+    session = sessions(Home.at(tmp_path))[sid]
+    assert (session.title, session.cwd, session.model) == (
+        "Health route",
+        "/home/dev/api",
+        "claude-sonnet-4-5",
     )
-    path.write_text(json.dumps(header) + "\n")
+    assert session.created is not None and session.created.year == 2026
     diagnostics = Diagnostics()
-    assert pi.parse(path, pi.locate(Home.at(tmp_path)), diagnostics) == []
-    assert diagnostics.unknown == {"session format@4": 1}
+    found = events(session, diagnostics)
+    assert not diagnostics.unknown and not diagnostics.skipped
+    assert [(e.kind, e.text) for e in found if e.kind in ("user", "assistant")] == [
+        ("user", "Add a health route"),
+        ("assistant", "Done: GET /health"),
+    ]
+    billed = [e.usage for e in found if e.usage]
+    assert [(u.input_tokens, u.output_tokens, u.model) for u in billed] == [
+        (100, 20, "claude-sonnet-4-5"),
+        (50, 5, "claude-sonnet-4-5"),
+    ]
+    assert pi.resume(session) is None
+
+
+def test_a_format_4_file_without_usage_records_bills_its_messages(
+    tmp_path: Path,
+) -> None:
+    _path, sid = format_4(tmp_path, records=False)
+    found = events(sessions(Home.at(tmp_path))[sid])
+    assert [
+        (u.input_tokens, u.output_tokens) for u in (e.usage for e in found) if u
+    ] == [(100, 20)]  # the active branch's answer only

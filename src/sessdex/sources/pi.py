@@ -25,7 +25,9 @@ event marked `injected`, never the user's words.
 
 pi-agent-core's harness (the SDK, pi >= 0.84; the CLI keeps format 3 until pi 2.0) can
 write a format 4 file into the same folders (`{"kind":"header","version":4}`, then change
-records): not read yet, it is reported as an unknown `session format@4`.
+records, `_pi_v4`): listed and read along the main lane's leaf, its entries in format 3's
+shapes, billed by its `usage` records where it has them; the CLI does not resume it. A
+header of any other kind or version is reported as an unknown `session format`.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import orjson
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from . import _pi_v4
 from ._values import (
     Emitter,
     EventFields,
@@ -67,7 +70,7 @@ ENV_VARS = ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")
 
 
 _THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
-_IGNORED = frozenset({"custom", "label"})
+_IGNORED = frozenset({"custom", "label", "active_tools_change"})
 _IDS = re.compile(rb'"id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")')
 _TAIL_KEYS = (
     b'"model_change"',
@@ -128,6 +131,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     header = files.parse_json(head[0], diagnostics, str(path)) if head else None
     if header is None:
         return []
+    if _pi_v4.is_header(header):
+        return [_parse_v4(path, header, head, tail, size)]
     if header.get("type") != "session":
         # not a pi CLI session (pi-agent-core's format 4 starts `{"kind":"header"`):
         # said by `doctor`, not passed over in silence
@@ -178,6 +183,40 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     ]
 
 
+def _parse_v4(
+    path: Path,
+    header: Mapping[str, object],
+    head: list[files.Line],
+    tail: list[files.Line],
+    size: int,
+) -> Session:
+    """A format 4 file (pi-agent-core's change log, `_pi_v4`): its header, and what its
+    first and last records say."""
+    state = _pi_v4.Summary()
+    last_head = head[-1].end
+    for line in [*head[1:], *(t for t in tail if t.offset >= last_head)]:
+        if line.complete and (record := files.parse_json(line)) is not None:
+            state.take(record)
+    extra: dict[str, JSONValue] = {"format_version": _pi_v4.VERSION}
+    if state.provider:
+        extra["provider"] = state.provider
+    created = epoch_or_iso_time(header.get("createdAt"))
+    return Session(
+        app=NAME,
+        id=as_str(header.get("id")) or path.stem.rpartition("_")[2],
+        path=str(path),
+        cwd=as_str(header.get("cwd")),
+        title=state.name or state.first_prompt,
+        created=created,
+        updated=state.updated or created,
+        model=state.model,
+        effort=state.effort,
+        bytes=size,
+        parent_id=as_str(header.get("parentSessionId")),
+        extra=extra,
+    )
+
+
 class _Summary:
     """What listing needs from the entries it sees; the last word wins."""
 
@@ -226,6 +265,9 @@ def read(
     if not session.path:
         return
     path = Path(session.path)
+    if session.extra.get("format_version") == _pi_v4.VERSION:
+        yield from _read_v4(session, path, diagnostics, full, offset)
+        return
     try:
         branch = _active_branch(path)
         start = line_start(path, offset)
@@ -252,6 +294,64 @@ def read(
                 diagnostics.unknown_type(_kind_name(kind, record))
                 continue
             yield from reader.translate(kind, record)
+    except FileNotFoundError:
+        diagnostics.problem(f"{path}: vanished while reading")
+
+
+def _read_v4(
+    session: Session, path: Path, diagnostics: Diagnostics, full: bool, offset: int
+) -> Iterator[Event]:
+    """A format 4 change log: its entries on the active branch, in format 3's shapes;
+    usage from its `usage` records where it has them (every billed call: retries, tools,
+    hooks), else from the assistant messages."""
+    try:
+        branch, billed = _pi_v4.active_branch(str(path))
+        reader = _Reader(session)
+        reader.bill_messages = not billed
+        models: dict[
+            str, str
+        ] = {}  # assistant entry id -> its model, for usage records
+        for _line, record in files.iter_records(
+            path, diagnostics, offset=line_start(path, offset), full=full
+        ):
+            kind = record.get("kind")
+            if kind == "entry":
+                entry_type = type_tag(record.get("type"))
+                entry_id = record.get("id")
+                if (
+                    branch is not None
+                    and isinstance(entry_id, str)
+                    and entry_id not in branch
+                ):
+                    continue
+                if not isinstance(entry_type, str):
+                    diagnostics.unknown_type("<no type>", "4")
+                elif entry_type in _IGNORED:
+                    continue
+                elif reader.handles(entry_type, record):
+                    message = as_dict(record.get("message"))
+                    model = as_str(message.get("responseModel")) or as_str(
+                        message.get("model")
+                    )
+                    if isinstance(entry_id, str) and model and len(models) < 100_000:
+                        models[entry_id] = model
+                    yield from reader.translate(entry_type, record)
+                else:
+                    diagnostics.unknown_type(_kind_name(entry_type, record), "4")
+            elif kind == "record":
+                if record.get("type") == "usage" and billed:
+                    entry = as_str(record.get("entryId"))
+                    yield from reader.usage(
+                        record, record.get("usage"), models.get(entry or "")
+                    )
+            elif kind == "fact":
+                if record.get("fact") == "name":
+                    name = as_str(record.get("name"))
+                    yield reader.event(
+                        "meta", record, text=f"named: {name}", extra={"title": name}
+                    )
+            elif kind not in ("header", "lane"):
+                diagnostics.unknown_type(f"kind:{type_tag(kind)}", "4")
     except FileNotFoundError:
         diagnostics.problem(f"{path}: vanished while reading")
 
@@ -332,6 +432,9 @@ class _Reader:
         self.model: str | None = (
             session.model
         )  # the newest model, for usage that names none
+        # whether an assistant message's `usage` is a usage event (format 4 files that
+        # keep `usage` records bill through those instead)
+        self.bill_messages = True
 
     def usage(
         self, record: Mapping[str, object], value: object, model: str | None
@@ -525,7 +628,9 @@ class _Reader:
         model = as_str(message.get("responseModel")) or as_str(message.get("model"))
         self.model = as_str(message.get("model")) or self.model
         usage = as_dict(message.get("usage"))
-        if usage:  # every response, even one that counted nothing
+        if (
+            usage and self.bill_messages
+        ):  # every response, even one that counted nothing
             yield self.event("usage", record, usage=_usage(usage, model))
         stop = message.get("stopReason")
         if stop in ("error", "aborted"):
@@ -537,8 +642,11 @@ class _Reader:
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`pi --session <file>` reopens the file itself (an id would be looked up in pi's own dir)."""
+    """`pi --session <file>` reopens the file itself (an id would be looked up in pi's own
+    dir); a format 4 file is the SDK's, which the CLI does not open (before pi 2.0)."""
     if not session.path or not session.cwd:
+        return None
+    if session.extra.get("format_version") == _pi_v4.VERSION:
         return None
     argv = ["pi", "--session", session.path]
     provider = session.extra.get("provider")

@@ -64,7 +64,8 @@ NAME = "pi"
 TITLE = "pi coding agent"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "pi 0.73.1, 0.74 (session format 3); pi-ai message and usage types of 0.80"
+    "pi 0.73.1, 0.74 (session format 3); pi-ai message and usage types of 0.80; "
+    "format 4 from pi-agent-core's source (no real file)"
 )
 ENV_VARS = ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")
 

@@ -342,8 +342,11 @@ def test_a_folder_or_branch_change_mid_session_is_listed_and_shown(
               "timestamp": "2026-11-30T08:14:00.000Z",
               "data": {"cwd": "/home/alex/code/shop-api", "gitRoot": "/home/alex/code/shop-api",
                        "repository": "alex/shop-api", "branch": "fix/retry-limit"}}  # fmt: skip
+    done = {"type": "external_tool.completed", "id": "x1", "parentId": None,
+            "timestamp": "2026-11-30T08:14:01.000Z", "ephemeral": True,
+            "data": {"requestId": "r1", "success": True}}  # fmt: skip
     with log.open("a") as file:
-        file.write(json.dumps(change) + "\n")
+        file.write(json.dumps(change) + "\n" + json.dumps(done) + "\n")
     session = sessions(Home.at(home))[BASIC]
     assert session.branch == "fix/retry-limit"
     diagnostics = Diagnostics()

@@ -127,6 +127,7 @@ _IGNORED = frozenset(
         "session.canvas.removed",
         "tool_search.activated",
         "external_tool.requested",
+        "external_tool.completed",  # an SDK client's tool: its result follows as usual
         "session.session_limits_changed",
         "session.binary_asset",
         "skill.invoked",

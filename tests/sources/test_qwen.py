@@ -140,6 +140,28 @@ def test_a_sub_agents_failed_tool_call_is_an_error_of_that_run(tmp_path: Path) -
     assert error.text == "permission denied"
 
 
+def test_a_sub_agents_failed_model_call_is_an_error_of_that_run(tmp_path: Path) -> None:
+    """Qwen 0.2x's `api_error` telemetry names the sub-agent run that failed
+    (`subagent_name`, `subagent_id`), as `api_response` does: the error is that run's,
+    not the lead agent's."""
+    lines = _delegating_lines()
+    at = next(
+        i
+        for i, line in enumerate(lines)
+        if line.get("systemPayload", {}).get("uiEvent", {}).get("event.name")
+        == "qwen-code.api_response"
+        and line["systemPayload"]["uiEvent"].get("subagent_name")
+    )
+    failed = json.loads(json.dumps(lines[at]))
+    event = failed["systemPayload"]["uiEvent"]
+    event.update({"event.name": "qwen-code.api_error", "error_message": "rate limited",
+                  "subagent_id": "general-purpose-eh56xt"})  # fmt: skip
+    failed["uuid"] = "api-error-1"
+    found = _read_lines(tmp_path, [*lines[: at + 1], failed, *lines[at + 1 :]])
+    [error] = [e for e in found if e.kind == "error"]
+    assert (error.agent_id, error.text) == ("general-purpose-eh56xt", "rate limited")
+
+
 def test_metadata_records_last_one_wins() -> None:
     session = sessions()[FEATURES]
     assert (

@@ -837,9 +837,23 @@ class _Reader:
                 or as_str(event.get("error"))
                 or "API error"
             )
+            # a sub-agent's failed call (0.2x names its run) is that sub-agent's error
+            failed = as_str(event.get("subagent_name")) or as_str(
+                event.get("subagent_type")
+            )
+            agent: str | None = None
+            if failed is not None:
+                run = as_str(event.get("subagent_id")) or _subagent_run(
+                    event.get("prompt_id"), failed
+                )
+                child = self.family.claim(run, failed, time) if self.family else None
+                if child is None:
+                    yield from self._announce(run, failed, time)
+                agent = child.id if child is not None else run
             yield self.event(
                 "error",
                 time,
+                agent_id=agent,
                 text=message,
                 extra={"model": json_copy(event.get("model"))},
             )

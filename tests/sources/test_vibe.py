@@ -459,3 +459,18 @@ def test_a_unified_user_message_shows_what_the_user_typed(tmp_path: Path) -> Non
     [typed] = [e for e in found if e.text == "/greet"]
     assert str(typed.extra["sent"]).startswith(expanded)  # kept for --json
     assert expanded not in " ".join(texts(found, "user"))
+
+
+def test_a_sub_agent_on_a_model_of_its_own_is_billed_to_it(tmp_path: Path) -> None:
+    """Vibe 3.0.3 lets a sub-agent profile name its own model; the child session pins it
+    (`session_metadata.active_model` of its runtime state, `_storage.py`): its usage is
+    billed to that model, the lead's to its own."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    for state in (home / SAVE_DIR / "unified" / CHILD).rglob("runtime-state.json"):
+        value = json.loads(state.read_text())
+        value.setdefault("session_metadata", {})["active_model"] = "devstral-small"
+        state.write_text(json.dumps(value))
+    found = events(sessions(home)[LEAD])
+    assert {u.model for u in usages(found, CHILD)} == {"devstral-small"}
+    assert {u.model for u in usages(found)} == {"mock-model"}

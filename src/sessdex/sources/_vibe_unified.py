@@ -168,6 +168,18 @@ def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
     return _list_journal(path)
 
 
+def _pinned_model(store: Store) -> str | None:
+    """The model alias pinned to a session (`session_metadata.active_model` of its
+    runtime state), if any."""
+    runtime_path = store.part("runtime_state")
+    runtime = (
+        files.read_json_file(runtime_path, limit=RUNTIME_LIMIT)
+        if runtime_path
+        else None
+    )
+    return text_of(obj(runtime, "session_metadata"), "active_model")
+
+
 def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
     store = load(path.parent, diagnostics)
     if store is None:
@@ -381,6 +393,10 @@ def read_store(
         return
     seen = seen if seen is not None else set()
     seen.add(store.session_id)
+    if (
+        depth
+    ):  # a sub-agent may run on a model of its own (Vibe 3.0.3's declared routes)
+        model = _pinned_model(store) or model
     overlay = _Overlay()
     segment = store.segment
     if segment is not None and segment.is_file():

@@ -144,7 +144,8 @@ FILLED_FIELDS = tuple(
 
 def merge(fragments: list[Session]) -> Session:
     """One session from everything several files say of it: higher precedence wins per
-    field and per `extra` key; listed if any fragment is. (The index does the same on the
+    field and per `extra` key; listed if any fragment is, unless one says another session
+    supersedes it (`extra["superseded_by"]`). (The index does the same on the
     stored encodings: `views.records.merge_states`.)"""
     if len(fragments) == 1:
         return fragments[0]
@@ -161,7 +162,8 @@ def merge(fragments: list[Session]) -> Session:
         app=first.app,
         id=first.id,
         precedence=first.precedence,
-        listed=any(s.listed for s in ordered),
+        # a session another replaced (a copy the app made of it) is not listed beside it
+        listed=any(s.listed for s in ordered) and "superseded_by" not in extra,
         extra=extra,
         **values,
     )

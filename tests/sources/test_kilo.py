@@ -65,3 +65,38 @@ def test_the_kilo_cli_database_is_read_as_opencode_reads_its_own(
     ]
     plan = kilo.resume(found[basic])
     assert plan is not None and plan.argv[:3] == ("kilo", "--session", basic)
+
+
+def test_a_task_kilo_code_7_copied_into_its_database_lists_once(
+    tmp_path: Path,
+) -> None:
+    """Kilo Code 7 copies each older extension task into kilo.db (legacy-migration/
+    sessions/lib/session.ts: version "v2", the task's id as `slug`, its first prompt as
+    title). The copy is listed; the task folder it came from is not listed beside it."""
+    import shutil
+    import sqlite3
+
+    from sessdex import api
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    task = "5f0e1d2c-3b4a-4958-8776-655443322110"
+    source = Path(__file__).parent.parent / "data" / "opencode" / "home"
+    (home / ".local/share/kilo").mkdir(parents=True)
+    db_path = home / ".local/share/kilo/kilo.db"
+    shutil.copy(source / ".local/share/opencode/opencode.db", db_path)
+    before = {r.id for r in api.list_sessions(Home.at(home), apps=["kilo"]).rows}
+    assert task in before
+    db = sqlite3.connect(db_path)
+    columns = [row[1] for row in db.execute("PRAGMA table_info(session)")]
+    (copied,) = db.execute("SELECT id FROM session ORDER BY id LIMIT 1").fetchone()
+    if "slug" not in columns:
+        db.execute("ALTER TABLE session ADD COLUMN slug TEXT")
+    db.execute(
+        "UPDATE session SET version = 'v2', slug = ? WHERE id = ?", (task, copied)
+    )
+    db.commit()
+    db.close()
+    after = {r.id for r in api.list_sessions(Home.at(home), apps=["kilo"]).rows}
+    assert task not in after and copied in after
+    assert after == before - {task}

@@ -6,7 +6,9 @@ Cline and Roo Code (see `_vscode_tasks`, `cline` and `roo`); `kilo-code.customSt
 in the editor's settings moves them. Kilo Code 7.x (the same
 extension id) runs on the Kilo CLI, a fork of OpenCode that keeps OpenCode's tables in
 `$XDG_DATA_HOME/kilo/kilo.db` (channel builds `kilo-<channel>.db`): those are listed and
-read by the `opencode` reader. No CLI resume for extension tasks (the History view reopens
+read by the `opencode` reader. Kilo Code 7 copies the older extension's tasks into that
+database (version "v2", the task's id as `slug`): the copy is listed, the task folder it
+came from is not (`superseded_by`). No CLI resume for extension tasks (the History view reopens
 them); a CLI session reopens with `kilo --session <id>`.
 """
 
@@ -61,7 +63,20 @@ def _is_database(name: str) -> bool:
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.suffix == ".db":
-        return opencode.parse_database(path, diagnostics, app=NAME)
+        sessions = opencode.parse_database(path, diagnostics, app=NAME)
+        # a task Kilo Code 7 copied into its database is that session now: its folder
+        # fills in, and is not listed beside it
+        return sessions + [
+            Session(
+                app=NAME,
+                id=task,
+                precedence=-10,
+                listed=False,
+                extra={"superseded_by": session.id},
+            )
+            for session in sessions
+            if isinstance(task := session.extra.get("migrated_from"), str)
+        ]
     return _STORE.parse(path, diagnostics)
 
 

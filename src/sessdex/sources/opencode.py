@@ -79,6 +79,7 @@ _SESSION_COLUMNS = (
     "time_created",
     "time_updated",
     "time_archived",
+    "slug",
 )
 _IGNORED_PARTS = {"step-start", "step-finish", "snapshot", "patch"}
 _MAX_DEPTH = 4  # sub-agents of sub-agents: deep enough, and no loop can run away
@@ -179,6 +180,11 @@ def parse_database(
             extra["archived"] = True
         if fork := as_str(row.get("fork_session_id")):
             extra["forked_from_id"] = fork
+        # Kilo Code 7 copies each older extension task into its database: version "v2",
+        # the task's id as the slug (legacy-migration/sessions/lib/session.ts)
+        slug = as_str(row.get("slug"))
+        if version == "v2" and slug and slug != session_id:
+            extra["migrated_from"] = slug
         parent = as_str(row.get("parent_id"))
         variant = as_str(model.get("variant"))
         sessions.append(

@@ -110,7 +110,10 @@ def merge_states(states: Sequence[bytes]) -> dict[str, JSONValue]:
     for value in reversed(ordered):
         extra.update(cast(dict[str, JSONValue], value.get("extra") or {}))
     merged["extra"] = extra
-    merged["listed"] = any(value.get("listed", True) for value in ordered)
+    merged["listed"] = (
+        any(value.get("listed", True) for value in ordered)
+        and "superseded_by" not in extra
+    )
     return merged
 
 

@@ -417,3 +417,37 @@ def test_a_message_names_the_model_that_answered_it(tmp_path: Path) -> None:
     session = listed(tmp_path)[AGENT]
     usage = [e.usage for e in cursor.read(session, Diagnostics()) if e.usage]
     assert [u.model for u in usage] == ["gpt-5.1-codex"]
+
+
+@pytest.mark.parametrize("where", ["bubble", "header"])
+def test_a_message_cursor_wrote_as_the_users_is_not_typed_nor_the_title(
+    tmp_path: Path, where: str
+) -> None:
+    """Cursor writes some user messages itself (`isSimulatedMsg`: a goal's continuation,
+    a background task's notice; on the bubble, or on its header's `grouping`, as
+    third-party readers of Cursor 3.x stores find it): shown as injected, never the
+    user's words nor the title."""
+    cid = "c0a1b2c3-0000-4000-8000-0000000000bb"
+    notice = {"_v": 3, "type": 1, "createdAt": at(0), "simulatedMsgReason": 2,
+              "text": "<system_notification>Continue toward the goal</system_notification>"}  # fmt: skip
+    data = composer(cid, [("n1", 1), ("u1", 1), ("a1", 2)], name="New Chat")
+    if where == "bubble":
+        notice["isSimulatedMsg"] = True
+    else:
+        headers = data["fullConversationHeadersOnly"]
+        assert isinstance(headers, list)
+        headers[0]["grouping"] = {"isSimulatedMsg": True}
+    rows: dict[str, object] = {
+        f"composerData:{cid}": data,
+        f"bubbleId:{cid}:n1": notice,
+        f"bubbleId:{cid}:u1": {"_v": 3, "type": 1, "text": "Ship the release notes",
+                               "createdAt": at(1)},
+        f"bubbleId:{cid}:a1": {"_v": 3, "type": 2, "text": "Shipped.", "createdAt": at(2)},
+    }  # fmt: skip
+    store(tmp_path, rows)
+    session = listed(tmp_path)[cid]
+    assert session.title == "Ship the release notes"
+    found = list(cursor.read(session, Diagnostics()))
+    assert [e.text for e in found if e.kind == "user"] == ["Ship the release notes"]
+    [meta] = [e for e in found if e.kind == "meta"]
+    assert meta.extra["injected"] is True and "Continue toward" in (meta.text or "")

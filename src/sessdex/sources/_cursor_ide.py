@@ -46,6 +46,7 @@ from ._values import (
     dicts,
     iso_time,
     items,
+    json_copy,
     local_path,
     ms_time,
     obj,
@@ -128,7 +129,7 @@ def _conversations(store: _Store, app: str) -> list[Session]:
     wanted = [  # the last message (its time), the first prompt of an unnamed one
         (cid, bubble)
         for cid, data, headers in composers
-        for bubble in (_last(headers), _first_prompt(data, headers))
+        for bubble in (_last(headers), *_prompts(data, headers))
         if bubble
     ]
     facts = store.bubble_facts(wanted)
@@ -145,7 +146,7 @@ def _session(
     headers: list[object],
     app: str,
     parent: str | None,
-    facts: dict[tuple[str, str], tuple[object, object]] | None,
+    facts: dict[tuple[str, str], tuple[object, object, object]] | None,
 ) -> Session:
     inline = (
         {b: h for h in headers if (b := _bubble_of(h)) and isinstance(h, dict)}
@@ -153,19 +154,29 @@ def _session(
         else {}
     )
 
+    def typed(bubble: str) -> bool:  # not a message Cursor wrote itself
+        return fact(bubble, 2, "isSimulatedMsg") is not True
+
     def fact(bubble: str | None, field: int, key: str) -> object:
         if not bubble:
             return None
         if bubble in inline:  # an older composer's message, held in it whole
             return inline[bubble].get(key)
         if facts is not None:
-            return facts.get((cid, bubble), (None, None))[field]
+            return facts.get((cid, bubble), (None, None, None))[field]
         return store.bubble(cid, bubble).get(key)  # no JSON functions in this SQLite
 
     title = one_line(as_str(data.get("name")), limit=None)
     if not title or title in _DEFAULT_NAMES:  # known by its first prompt
         title = one_line(
-            as_str(fact(_first_prompt(data, headers), 1, "text")), limit=None
+            as_str(
+                fact(
+                    next((b for b in _prompts(data, headers) if typed(b)), None),
+                    1,
+                    "text",
+                )
+            ),
+            limit=None,
         )
     created = ms_time(data.get("createdAt"))
     # `lastUpdatedAt` often stays at the start: the last message says when it was used
@@ -278,6 +289,8 @@ def _conversation(
     inline = _inline(data)
     for header in _headers(data):
         bubble = header if inline else store.bubble(cid, as_str(header.get("bubbleId")))
+        if bubble and _simulated(header) and not _simulated(bubble):
+            bubble = {**bubble, "isSimulatedMsg": True}  # the header said so
         for draft in _bubble(bubble, agent, model, store.diagnostics) if bubble else ():
             time = draft[1]
             while waiting and time is not None and waiting[0][0] is not None:
@@ -346,7 +359,15 @@ def _bubble(
     out: list[Draft] = []
     if kind == 1:
         if text and text.strip():
-            out.append(("user", time, {"agent_id": agent, "text": text}))
+            if _simulated(bubble):  # Cursor wrote it as the user's: not typed
+                extra: dict[str, JSONValue] = {"injected": True}
+                if (reason := bubble.get("simulatedMsgReason")) is not None:
+                    extra["reason"] = json_copy(reason)
+                out.append(
+                    ("meta", time, {"agent_id": agent, "text": text, "extra": extra})
+                )
+            else:
+                out.append(("user", time, {"agent_id": agent, "text": text}))
         return out
     if kind != 2:
         diagnostics.unknown_type(f"bubble/{kind}")
@@ -458,19 +479,36 @@ def _last(headers: list[object]) -> str | None:
     )
 
 
-def _first_prompt(data: dict[str, object], headers: list[object]) -> str | None:
-    """The first prompt's bubble of a conversation with no name of its own, else None."""
+def _prompts(data: dict[str, object], headers: list[object]) -> list[str]:
+    """The first few prompts' bubbles of a conversation with no name of its own (its
+    title: the first the user typed), else none. A message Cursor wrote as the user's
+    (`isSimulatedMsg`: a goal's continuation, a background task's notice) is not one."""
     name = one_line(as_str(data.get("name")), limit=None)
     if name and name not in _DEFAULT_NAMES:
-        return None
-    return next(
-        (
-            b
-            for h in headers
-            if isinstance(h, dict) and h.get("type") == 1
-            if (b := _bubble_of(h)) is not None
-        ),
-        None,
+        return []
+    found: list[str] = []
+    for header in headers:
+        if (
+            isinstance(header, dict)
+            and header.get("type") == 1
+            and not _simulated(header)
+            and (bubble := _bubble_of(header)) is not None
+        ):
+            found.append(bubble)
+            if len(found) == _PROMPT_PROBE:
+                break
+    return found
+
+
+_PROMPT_PROBE = 3  # user messages looked at for a title, past those Cursor wrote
+
+
+def _simulated(message: dict[str, object]) -> bool:
+    """A user message Cursor wrote itself (the flag on the bubble, or on its header's
+    `grouping`, as third-party readers of Cursor 3.x stores find it)."""
+    return (
+        message.get("isSimulatedMsg") is True
+        or obj(message, "grouping").get("isSimulatedMsg") is True
     )
 
 
@@ -518,11 +556,11 @@ class _Store:
 
     def bubble_facts(
         self, wanted: list[tuple[str, str]]
-    ) -> dict[tuple[str, str], tuple[object, object]] | None:
-        """(`createdAt`, the first 1,000 characters of `text`) of many messages, taken out
-        in SQL so a message of MBs never becomes a Python value; None where this SQLite
-        has no JSON functions (before 3.38, unless built with them)."""
-        found: dict[tuple[str, str], tuple[object, object]] = {}
+    ) -> dict[tuple[str, str], tuple[object, object, object]] | None:
+        """(`createdAt`, the first 1,000 characters of `text`, `isSimulatedMsg`) of many
+        messages, taken out in SQL so a message of MBs never becomes a Python value; None
+        where this SQLite has no JSON functions (before 3.38, unless built with them)."""
+        found: dict[tuple[str, str], tuple[object, object, object]] = {}
         by_key = {f"bubbleId:{cid}:{bubble}": (cid, bubble) for cid, bubble in wanted}
         keys = list(by_key)
         for start in range(0, len(keys), 500):
@@ -531,7 +569,8 @@ class _Store:
             try:
                 rows = self.connection.execute(
                     "SELECT key, CASE WHEN json_valid(v) THEN json_extract(v, '$.createdAt') END,"
-                    " CASE WHEN json_valid(v) THEN substr(json_extract(v, '$.text'), 1, 1000) END"
+                    " CASE WHEN json_valid(v) THEN substr(json_extract(v, '$.text'), 1, 1000) END,"
+                    " CASE WHEN json_valid(v) THEN json_extract(v, '$.isSimulatedMsg') END"
                     f" FROM (SELECT key, CAST(value AS TEXT) AS v FROM {TABLE}"
                     f" WHERE key IN ({marks}))",
                     chunk,
@@ -540,8 +579,9 @@ class _Store:
                 if "no such function" in str(error):
                     return None
                 raise
-            for key, created, text in rows:
-                found[by_key[key]] = (created, text)
+            for key, created, text, simulated in rows:
+                # SQLite's JSON gives a boolean as 1
+                found[by_key[key]] = (created, text, True if simulated == 1 else None)
         return found
 
     def composer(self, cid: str) -> dict[str, object]:

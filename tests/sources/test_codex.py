@@ -1038,3 +1038,51 @@ def test_a_thread_with_only_a_timer_lists_as_codex_lists_it(
     else:
         plain.write_bytes(data)
     assert listed_title() == "Nightly: run the tests"  # a prompt's title wins
+
+
+def test_a_reverted_thread_is_listed_and_read_from_its_current_rollout(
+    tmp_path: Path,
+) -> None:
+    """A thread reverted to an earlier turn goes on in a new rollout whose `history_base`
+    names the same thread (openai/codex thread-store revert_thread_tests.rs); the state db
+    points `rollout_path` at it. The new file is the one listed (its prompt, its time) and
+    read, not the older one holding what was reverted."""
+    home = tmp_path / "home"
+    day = home / ".codex" / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    thread = "01a22b81-aaaa-7000-8000-00000000beef"
+
+    def rollout(name: str, stamp: str, prompt: str, base: bool) -> Path:
+        meta: dict[str, object] = {"id": thread, "timestamp": stamp, "cwd": "/w",
+                                   "cli_version": "0.171.0", "source": "cli"}  # fmt: skip
+        if base:
+            meta["history_base"] = {"thread_id": thread, "end_ordinal_exclusive": 5}
+        lines = [
+            {"timestamp": stamp, "type": "session_meta", "payload": meta},
+            {"timestamp": stamp, "type": "event_msg",
+             "payload": {"type": "user_message", "message": prompt}},
+            {"timestamp": stamp, "type": "response_item",
+             "payload": {"type": "message", "role": "assistant",
+                         "content": [{"type": "output_text", "text": f"re: {prompt}"}]}},
+        ]  # fmt: skip
+        path = day / name
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        return path
+
+    old = rollout(f"rollout-2026-11-30T08-00-00-{thread}.jsonl",
+                  "2026-11-30T08:00:00.000Z", "Try the risky refactor", base=False)  # fmt: skip
+    new = rollout(f"rollout-2026-11-30T09-00-00-{thread}_01a22b81-bbbb-7000-8000-000000000002.jsonl",
+                  "2026-11-30T09:00:00.000Z", "Keep the API as it was", base=True)  # fmt: skip
+    from sessdex.sources._codex_values import rollout_id
+
+    assert rollout_id(new.name) == rollout_id(old.name) == thread
+    session = discover(Home.at(home))[thread]
+    assert session.title == "Keep the API as it was" and session.path == str(new)
+    said = [e.text for e in events(session) if e.kind == "user"]
+    assert said == ["Keep the API as it was"]
+    # the state db names the current file: it is read whatever the listing's path
+    named = Session(app="codex", id=thread, path=str(old),
+                    extra={"rollout_path": str(new)})  # fmt: skip
+    assert [e.text for e in events(named) if e.kind == "user"] == [
+        "Keep the API as it was"
+    ]

@@ -173,7 +173,12 @@ def read_events(
 
 
 def _session_rollout(session: Session) -> Path | None:
-    for candidate in (session.path, session.extra.get("rollout_path")):
+    """The thread's current rollout: the one the state db names where it is on disk (a
+    reverted thread has several files), else the listed one."""
+    named = session.extra.get("rollout_path")
+    if isinstance(named, str) and named and os.path.isfile(named):
+        return Path(named)
+    for candidate in (session.path, named):
         if isinstance(candidate, str) and candidate and "#threads/" not in candidate:
             return Path(candidate)
     return None

@@ -16,9 +16,9 @@ import orjson
 from .. import files, folders
 from ..model import JSONValue
 
-ROLLOUT_ID = re.compile(
-    r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$"
-)
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+# `rollout-<time>-<thread id>.jsonl`; a reverted thread's newer files add `_<rollout id>`
+ROLLOUT_ID = re.compile(rf"({_UUID})(?:_{_UUID})?\.jsonl(?:\.zst)?$")
 TITLE_CAP = 300
 # `one_line` of a longer text reads only its start, where that holds TITLE_CAP of words
 _ONE_LINE_PREFIX = 8 * TITLE_CAP

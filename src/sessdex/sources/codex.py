@@ -32,7 +32,10 @@ a UI event), in either order: each is emitted once. Harness context (`<environme
 Forks and sub-agents replay their parent's lines after their own `session_meta`: only the
 first `session_meta` defines identity, and the replay is skipped for events and usage. Its
 end is `subagent_history_start_ordinal` where lines carry ordinals; `history_base` (0.154+)
-means nothing was copied; otherwise the replay is the run of lines that match the parent's
+means nothing was copied (a thread reverted to an earlier turn goes on in a new rollout
+whose base is the same thread: that file is the one listed and read, as the state db's
+`rollout_path` names it; the turns kept from before the revert stay in the older file and
+are not shown); otherwise the replay is the run of lines that match the parent's
 rollout (by ids, call ids, texts and token totals), or, with the parent gone, the lines
 stamped within the replay's first second. Messages between agents (`agent_message` items,
 before them top-level `inter_agent_communication` lines) are input to the agent that got
@@ -65,7 +68,7 @@ import os
 import re
 import sqlite3
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -116,7 +119,7 @@ INSTALL_HINT = "npm install -g @openai/codex"
 _PRECEDENCE_NAME = 40  # threads.name: the user's or the TUI's title
 _PRECEDENCE_INDEX = 30  # session_index.jsonl thread_name, thread_name_updated events
 _PRECEDENCE_DB_TITLE = 25  # threads.title: only the first prompt
-_PRECEDENCE_ROLLOUT = 20  # the rollout itself
+_PRECEDENCE_ROLLOUT = 20  # the rollout itself (+1: the one a revert started, see below)
 _PRECEDENCE_DB = 10  # the rest of the threads row (a cache of the rollouts)
 
 _STATE_DB = re.compile(r"state_(\d+)\.sqlite")
@@ -326,7 +329,7 @@ def _parse_rollout(
         bytes=size,
         parent_id=parent_id,
         agent_type=agent_type,
-        precedence=_PRECEDENCE_ROLLOUT,
+        precedence=_PRECEDENCE_ROLLOUT + _continues_itself(meta, thread_id),
         extra=extra,
     )
     sessions = [session]
@@ -864,6 +867,15 @@ def follow(session: Session, diagnostics: Diagnostics) -> SessionFollow:
 
 
 # --- resume ----------------------------------------------------------------------------------
+
+
+def _continues_itself(meta: Mapping[str, object], thread_id: str) -> int:
+    """1 for the rollout a revert started: a thread reverted to an earlier turn goes on in
+    a new rollout file whose `history_base` names the same thread (the kept turns stay in
+    the older file); it is the thread's current file, and its listing wins. 0 otherwise
+    (a fork's or a sub-agent's base names another thread)."""
+    base = as_dict(meta.get("history_base"))
+    return 1 if base and as_str(base.get("thread_id")) == thread_id else 0
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

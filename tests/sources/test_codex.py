@@ -1086,3 +1086,43 @@ def test_a_reverted_thread_is_listed_and_read_from_its_current_rollout(
     assert [e.text for e in events(named) if e.kind == "user"] == [
         "Keep the API as it was"
     ]
+
+
+def test_lines_codex_marks_as_inherited_or_compaction_output_are_nobodys_words(
+    tmp_path: Path,
+) -> None:
+    """Codex's harness metadata beside a line's payload (`CodexHarnessMetadata`): a user
+    message a thread inherited from its parent's context (`inherited_user_message`) is not
+    its user's prompt nor its title; a compaction's output (`compaction_output`) is not an
+    answer the user saw."""
+    home = tmp_path / "home"
+    day = home / ".codex" / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    thread = "01a22b81-cccc-7000-8000-00000000cafe"
+    stamp = "2026-11-30T10:00:00.000Z"
+
+    def message(role: str, text: str) -> dict[str, object]:
+        kind = "input_text" if role == "user" else "output_text"
+        return {
+            "type": "message",
+            "role": role,
+            "content": [{"type": kind, "text": text}],
+        }
+
+    lines = [
+        {"timestamp": stamp, "type": "session_meta",
+         "payload": {"id": thread, "timestamp": stamp, "cwd": "/w", "cli_version": "0.171.0"}},
+        {"timestamp": stamp, "type": "response_item", "payload": message("user", "inherited fork prompt"),
+         "metadata": {"client_authored": False, "inherited_user_message": True}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": message("assistant", "Summary for the model"),
+         "metadata": {"compaction_output": True}},
+        {"timestamp": stamp, "type": "response_item", "payload": message("assistant", "Answer")},
+    ]  # fmt: skip
+    path = day / f"rollout-2026-11-30T10-00-00-{thread}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    session = discover(Home.at(home))[thread]
+    assert session.title != "inherited fork prompt"
+    found = events(session)
+    assert [e.text for e in found if e.kind == "user"] == []
+    assert [e.text for e in found if e.kind == "assistant"] == ["Answer"]

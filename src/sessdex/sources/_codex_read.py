@@ -34,6 +34,7 @@ from ._codex_values import (
     effort_of,
     envelope,
     event_prompt,
+    harness_line,
     has_origin,
     is_harness,
     lineage_of,
@@ -391,6 +392,8 @@ class _Reader:
             self._remember(kind, payload)
             return
         if kind == "response_item":
+            if harness_line(record):
+                return
             yield from self._item(payload, time)
         elif kind == "event_msg":
             yield from self._event(payload, time)

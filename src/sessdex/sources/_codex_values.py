@@ -350,6 +350,18 @@ def rollout_names(
             yield entry.path
 
 
+def harness_line(record: Mapping[str, object]) -> bool:
+    """A line Codex's harness metadata (beside the payload, `CodexHarnessMetadata`) marks
+    as nobody's words here: a user message a child thread inherited from its parent's
+    context (`inherited_user_message`), or the output of a compaction
+    (`compaction_output`), which is not an answer the user saw."""
+    metadata = record.get("metadata")
+    return isinstance(metadata, dict) and (
+        metadata.get("inherited_user_message") is True
+        or metadata.get("compaction_output") is True
+    )
+
+
 def rollout_id(name: str) -> str | None:
     match = ROLLOUT_ID.search(name)
     return match.group(1) if match else None

@@ -91,6 +91,7 @@ from ._codex_values import (
     envelope,
     epoch,
     event_prompt,
+    harness_line,
     has_origin,
     json_text,
     lineage_of,
@@ -513,6 +514,8 @@ def _read_head(
             if scan.created is not None and stamp < scan.created:
                 continue
             replay_second, copies_parent = None, False
+        if harness_line(record):
+            continue
         _read_head_record(kind, payload, scan)
 
 

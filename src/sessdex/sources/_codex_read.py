@@ -125,6 +125,7 @@ _IGNORED_EVENTS = frozenset(
         "raw_response_item",
         "collab_resume_begin",
         "collab_resume_end",
+        "realtime_conversation_closed",  # a voice session ended; what was said is above
     }
 )
 # Response items that are harness bookkeeping: git states kept for /undo, tool
@@ -150,6 +151,7 @@ _IGNORED_ITEMS = frozenset(
         "DynamicToolCall",
         "HookPrompt",
         "TodoList",
+        "WorkSwarmActivity",  # progress of agents working in a swarm, not what they said
     }
 )
 

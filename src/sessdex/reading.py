@@ -80,6 +80,8 @@ def _whole_store(path: str | None) -> str | None:
     a folder, nothing)."""
     if not path:
         return None
+    if path.endswith((".jsonl", ".jsonl.zst")):
+        return None  # a line log: no need to look inside
     name = path if os.path.isfile(path) else path.rpartition("#")[0]
     if not name or not os.path.isfile(name):
         return None

@@ -471,12 +471,12 @@ def _collect_sessions(
     names = [s.NAME for s in others]
     rows = index.rows(apps=names, include_subagents=True, with_state=True)
     ids = {(r.app, r.id) for r in rows}
-    kin = _descendant_states(rows, ids)
+    decoded = [(row, row.session()) for row in rows]
+    kin = _descendant_states(decoded, ids)
     cached = index.usage_files(names)
     save = []
     seen = set()
-    for row in rows:
-        session = row.session()
+    for row, session in decoded:
         if session.parent_id and (row.app, session.parent_id) in ids:
             continue  # its events come with its parent's
         path = f"{row.app}:{row.id}"
@@ -506,17 +506,17 @@ def _collect_sessions(
 
 
 def _descendant_states(
-    rows: list[Any], ids: set[tuple[str, str]]
+    decoded: list[tuple[Any, Any]], ids: set[tuple[str, str]]
 ) -> dict[tuple[str, str], list[bytes]]:
     """(app, top-level session id) -> the states of the sub-agents read with it, at any
-    depth (a loop of parents ends where it began)."""
+    depth (a loop of parents ends where it began), from (row, its session) pairs."""
     parents = {
         (row.app, row.id): (row.app, parent)
-        for row in rows
-        if (parent := row.session().parent_id) and (row.app, parent) in ids
+        for row, session in decoded
+        if (parent := session.parent_id) and (row.app, parent) in ids
     }
     found: dict[tuple[str, str], list[bytes]] = {}
-    for row in rows:
+    for row, _session in decoded:
         key = (row.app, row.id)
         top, steps = key, 0
         while top in parents and steps < 64:

@@ -22,10 +22,9 @@ here: Low confidence.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 
 from .. import files
-from ._values import as_dict, as_str, epoch_or_iso_time, one_line, type_tag
+from ._values import as_str
 
 VERSION = 4
 MAIN_LANE = "main"
@@ -33,56 +32,6 @@ MAIN_LANE = "main"
 
 def is_header(record: Mapping[str, object]) -> bool:
     return record.get("kind") == "header" and record.get("version") == VERSION
-
-
-class Summary:
-    """What listing needs from the records it sees; the last word wins."""
-
-    def __init__(self) -> None:
-        self.name: str | None = None
-        self.first_prompt: str | None = None
-        self.model: str | None = None
-        self.provider: str | None = None
-        self.effort: str | None = None
-        self.updated: datetime | None = None
-
-    def take(self, record: Mapping[str, object]) -> None:
-        self.updated = epoch_or_iso_time(record.get("timestamp")) or self.updated
-        kind = record.get("kind")
-        if kind == "fact" and record.get("fact") == "name":
-            self.name = one_line(record.get("name"), limit=None) or None
-            return
-        if kind != "entry":
-            return
-        entry_type = type_tag(record.get("type"))
-        if entry_type == "model_change":
-            self.model = as_str(record.get("modelId")) or self.model
-            self.provider = as_str(record.get("provider")) or self.provider
-        elif entry_type == "thinking_level_change":
-            self.effort = as_str(record.get("thinkingLevel")) or self.effort
-        elif entry_type == "message":
-            message = as_dict(record.get("message"))
-            role = message.get("role")
-            if role == "assistant":
-                self.model = as_str(message.get("model")) or self.model
-                self.provider = as_str(message.get("provider")) or self.provider
-            elif role == "user" and self.first_prompt is None:
-                self.first_prompt = one_line(_text(message.get("content")), limit=None)
-
-
-def _text(content: object) -> str | None:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [
-            b["text"]
-            for b in content
-            if isinstance(b, dict)
-            and b.get("type") == "text"
-            and isinstance(b.get("text"), str)
-        ]
-        return "\n".join(texts) if texts else None
-    return None
 
 
 def active_branch(path: str) -> tuple[set[str] | None, bool]:
@@ -117,9 +66,10 @@ def active_branch(path: str) -> tuple[set[str] | None, bool]:
                 leaves[record["lane"]] = as_str(record.get("leafId"))
     if last is None:
         return None, billed
-    leaf = leaves.get(MAIN_LANE) if MAIN_LANE in leaves else None
-    if leaf is None and MAIN_LANE not in leaves and leaves:
-        leaf = next(reversed(leaves.values()))
+    if MAIN_LANE in leaves:
+        leaf = leaves[MAIN_LANE]
+    else:  # the lane moved last, if any
+        leaf = next(reversed(leaves.values()), None)
     node: str | None = leaf or last
     chain: set[str] = set()
     while node is not None and node not in chain:

@@ -41,7 +41,7 @@ import contextlib
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -495,12 +495,9 @@ class _Generation(NamedTuple):
     response: str | None
 
 
-def _counter(counts: list[protobuf.Field]) -> Callable[[int], int]:
-    def number(field: int) -> int:
-        value = protobuf.first(counts, field, 0)
-        return value if isinstance(value, int) else 0
-
-    return number
+def _number(parts: list[protobuf.Field], field: int) -> int:
+    value = protobuf.first(parts, field, 0)
+    return value if isinstance(value, int) else 0
 
 
 def _generations(
@@ -538,15 +535,14 @@ def _generations(
                 with contextlib.suppress(UnicodeDecodeError):
                     model = named.decode("utf-8").strip()
                     break
-        number = _counter(counts)
-        thinking = number(10)
-        output = number(9) or max(0, number(3) - thinking)
+        thinking = _number(counts, 10)
+        output = _number(counts, 9) or max(0, _number(counts, 3) - thinking)
         response = protobuf.first(counts, 11, 2)
         yield _Generation(
             Usage(
-                input_tokens=number(1) + number(2),
+                input_tokens=_number(counts, 1) + _number(counts, 2),
                 output_tokens=output,
-                cache_read_tokens=number(5),
+                cache_read_tokens=_number(counts, 5),
                 reasoning_tokens=thinking,
                 model=model,
             ),

@@ -193,11 +193,18 @@ def _parse_v4(
 ) -> Session:
     """A format 4 file (pi-agent-core's change log, `_pi_v4`): its header, and what its
     first and last records say."""
-    state = _pi_v4.Summary()
+    state = _Summary()
     last_head = head[-1].end
     for line in [*head[1:], *(t for t in tail if t.offset >= last_head)]:
-        if line.complete and (record := files.parse_json(line)) is not None:
+        if not line.complete or (record := files.parse_json(line)) is None:
+            continue
+        kind = record.get("kind")
+        if kind == "entry":  # format 3's shapes
             state.take(record)
+        elif kind == "fact" and record.get("fact") == "name":
+            state.name = one_line(record.get("name"), limit=None) or None
+        else:
+            state.updated = epoch_or_iso_time(record.get("timestamp")) or state.updated
     extra: dict[str, JSONValue] = {"format_version": _pi_v4.VERSION}
     if state.provider:
         extra["provider"] = state.provider

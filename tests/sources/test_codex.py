@@ -1040,52 +1040,163 @@ def test_a_thread_with_only_a_timer_lists_as_codex_lists_it(
     assert listed_title() == "Nightly: run the tests"  # a prompt's title wins
 
 
-def test_a_reverted_thread_is_listed_and_read_from_its_current_rollout(
-    tmp_path: Path,
-) -> None:
-    """A thread reverted to an earlier turn goes on in a new rollout whose `history_base`
-    names the same thread (openai/codex thread-store revert_thread_tests.rs); the state db
-    points `rollout_path` at it. The new file is the one listed (its prompt, its time) and
-    read, not the older one holding what was reverted."""
-    home = tmp_path / "home"
-    day = home / ".codex" / "sessions" / "2026" / "11" / "30"
-    day.mkdir(parents=True)
-    thread = "01a22b81-aaaa-7000-8000-00000000beef"
+_REVERTED = "01a22b81-aaaa-7000-8000-00000000beef"
 
-    def rollout(name: str, stamp: str, prompt: str, base: bool) -> Path:
-        meta: dict[str, object] = {"id": thread, "timestamp": stamp, "cwd": "/w",
-                                   "cli_version": "0.171.0", "source": "cli"}  # fmt: skip
-        if base:
-            meta["history_base"] = {"thread_id": thread, "end_ordinal_exclusive": 5}
-        lines = [
-            {"timestamp": stamp, "type": "session_meta", "payload": meta},
+
+def _reverted_thread(day: Path) -> tuple[Path, Path, Path]:
+    """A thread reverted twice, as Codex 0.154+ writes it (openai/codex thread-store
+    `revert_thread`, `rollout_lineage`): each revert starts a file named
+    `<thread>_<rollout id>` whose `session_meta.history_base` names the file holding the
+    kept turns (by its rollout id: the first file goes by the thread's) and cuts it at an
+    ordinal and at the byte offset where that ordinal begins; the new file's own lines go
+    on from the cut's ordinal."""
+    day.mkdir(parents=True)
+    thread = _REVERTED
+
+    def turn(prompt: str, stamp: str, tokens: int) -> list[dict[str, object]]:
+        return [
             {"timestamp": stamp, "type": "event_msg",
              "payload": {"type": "user_message", "message": prompt}},
             {"timestamp": stamp, "type": "response_item",
              "payload": {"type": "message", "role": "assistant",
                          "content": [{"type": "output_text", "text": f"re: {prompt}"}]}},
+            {"timestamp": stamp, "type": "event_msg",
+             "payload": {"type": "token_count",
+                         "info": {"last_token_usage": {"input_tokens": tokens,
+                                                       "output_tokens": 10}}}},
         ]  # fmt: skip
-        path = day / name
-        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-        return path
 
-    old = rollout(f"rollout-2026-11-30T08-00-00-{thread}.jsonl",
-                  "2026-11-30T08:00:00.000Z", "Try the risky refactor", base=False)  # fmt: skip
-    new = rollout(f"rollout-2026-11-30T09-00-00-{thread}_01a22b81-bbbb-7000-8000-000000000002.jsonl",
-                  "2026-11-30T09:00:00.000Z", "Keep the API as it was", base=True)  # fmt: skip
+    def write(name: str, stamp: str, base: dict[str, object] | None,
+              turns: list[list[dict[str, object]]]) -> tuple[Path, list[int]]:  # fmt: skip
+        meta: dict[str, object] = {"id": thread, "timestamp": "2026-11-30T08:00:00Z",
+                                   "cwd": "/w", "cli_version": "0.171.0",
+                                   "source": "cli", "history_mode": "paginated"}  # fmt: skip
+        first = 0
+        if base is not None:
+            meta["history_base"] = base
+            first = int(str(base["end_ordinal_exclusive"]))
+        lines: list[dict[str, object]] = [
+            {"timestamp": stamp, "type": "session_meta", "payload": meta}
+        ]
+        for one in turns:
+            lines += one
+        offsets, text = [], ""
+        for ordinal, line in enumerate(lines, start=first):
+            offsets.append(len(text.encode()))
+            text += json.dumps({**line, "ordinal": ordinal}) + "\n"
+        path = day / name
+        path.write_text(text)
+        return path, offsets
+
+    first_file, at = write(
+        f"rollout-2026-11-30T08-00-00-{thread}.jsonl", "2026-11-30T08:00:00Z", None,
+        [turn("Add a health check", "2026-11-30T08:00:01Z", 100),
+         turn("Try the risky refactor", "2026-11-30T08:05:00Z", 200)],
+    )  # fmt: skip
+    # revert to before the second turn: the first file's lines 1-3 are kept
+    one = "01a22b81-bbbb-7000-8000-000000000002"
+    second_file, at2 = write(
+        f"rollout-2026-11-30T09-00-00-{thread}_{one}.jsonl", "2026-11-30T09:00:00Z",
+        {"thread_id": thread, "end_ordinal_exclusive": 4, "end_byte_offset": at[4]},
+        [turn("Keep the API as it was", "2026-11-30T09:00:01Z", 300),
+         turn("Now rename it", "2026-11-30T09:10:00Z", 400)],
+    )  # fmt: skip
+    # revert again, to before "Now rename it" (the second file's ordinals 8-10)
+    two = "01a22b81-cccc-7000-8000-000000000003"
+    third_file, _ = write(
+        f"rollout-2026-11-30T10-00-00-{thread}_{two}.jsonl", "2026-11-30T10:00:00Z",
+        {"thread_id": one, "end_ordinal_exclusive": 8, "end_byte_offset": at2[4]},
+        [turn("Add a changelog entry", "2026-11-30T10:00:01Z", 500)],
+    )  # fmt: skip
+    return first_file, second_file, third_file
+
+
+def test_a_reverted_thread_reads_as_the_turns_it_kept_then_its_own(
+    tmp_path: Path,
+) -> None:
+    """A thread reverted to an earlier turn (twice) reads as one conversation: the turns
+    each revert kept from the older files, then what followed. What a revert undid is not
+    shown, but said once where it was left out, and its responses still count."""
+    home = tmp_path / "home"
+    first_file, second_file, third_file = _reverted_thread(
+        home / ".codex" / "sessions" / "2026" / "11" / "30"
+    )
     from sessdex.sources._codex_values import rollout_id
 
-    assert rollout_id(new.name) == rollout_id(old.name) == thread
-    session = discover(Home.at(home))[thread]
-    assert session.title == "Keep the API as it was" and session.path == str(new)
-    said = [e.text for e in events(session) if e.kind == "user"]
-    assert said == ["Keep the API as it was"]
-    # the state db names the current file: it is read whatever the listing's path
-    named = Session(app="codex", id=thread, path=str(old),
-                    extra={"rollout_path": str(new)})  # fmt: skip
-    assert [e.text for e in events(named) if e.kind == "user"] == [
-        "Keep the API as it was"
+    assert {rollout_id(p.name) for p in (first_file, second_file, third_file)} == {
+        _REVERTED
+    }
+    # the state db names the current file (`threads.rollout_path`)
+    session = Session(app="codex", id=_REVERTED, path=str(first_file),
+                      extra={"rollout_path": str(third_file)})  # fmt: skip
+    diagnostics = Diagnostics()
+    read = events(session, diagnostics)
+    said = [e.text for e in read if e.kind == "user"]
+    assert said == [
+        "Add a health check",
+        "Keep the API as it was",
+        "Add a changelog entry",
     ]
+    answers = [e.text for e in read if e.kind == "assistant"]
+    assert answers == [f"re: {text}" for text in said]
+    reverted = [e for e in read if "abandoned_branch" in e.extra]
+    assert [e.extra["abandoned_branch"] for e in reverted] == [
+        {"rollout": first_file.name, "lines": 3},
+        {"rollout": second_file.name, "lines": 3},
+    ]
+    assert all("not shown" in (e.text or "") for e in reverted)
+    # every response was billed, the undone ones too (marked as such)
+    billed = [(e.usage.input_tokens, e.extra.get("branch")) for e in read
+              if e.kind == "usage" and e.usage is not None]  # fmt: skip
+    assert billed == [
+        (100, None),
+        (200, "abandoned"),
+        (300, None),
+        (400, "abandoned"),
+        (500, None),
+    ]
+    assert [e.seq for e in read] == list(range(len(read)))
+    assert not diagnostics.problems
+    # Codex compresses old rollouts: the kept turns are read from the `.zst` just the same
+    import zstandard
+
+    packed = first_file.with_name(first_file.name + ".zst")
+    packed.write_bytes(zstandard.compress(first_file.read_bytes()))
+    first_file.unlink()
+    assert [e.text for e in events(session) if e.kind == "user"] == said
+
+
+def test_a_reverted_thread_is_listed_from_its_current_file_with_its_first_prompt(
+    tmp_path: Path,
+) -> None:
+    """Without a state db, the file the latest revert started is the thread's (its path,
+    its last activity); the title stays the thread's first prompt, kept in the first file."""
+    home = tmp_path / "home"
+    first_file, _, third_file = _reverted_thread(
+        home / ".codex" / "sessions" / "2026" / "11" / "30"
+    )
+    session = discover(Home.at(home))[_REVERTED]
+    assert session.path == str(third_file)
+    assert session.title == "Add a health check"
+    assert session.created is not None and session.created.hour == 8
+    said = [e.text for e in events(session) if e.kind == "user"]
+    assert said == [
+        "Add a health check",
+        "Keep the API as it was",
+        "Add a changelog entry",
+    ]
+    # the thread's first file gone: the rest is shown, and the loss is said
+    first_file.unlink()
+    diagnostics = Diagnostics()
+    session = discover(Home.at(home))[_REVERTED]
+    assert session.path == str(third_file)
+    assert session.title == "Keep the API as it was"  # the oldest prompt still on disk
+    read = events(session, diagnostics)
+    assert [e.text for e in read if e.kind == "user"] == [
+        "Keep the API as it was",
+        "Add a changelog entry",
+    ]
+    assert any("earlier turns" in problem for problem in diagnostics.problems)
 
 
 def test_lines_codex_marks_as_inherited_or_compaction_output_are_nobodys_words(

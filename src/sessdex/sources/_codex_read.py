@@ -22,6 +22,7 @@ import orjson
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, Session, Usage
+from ._codex_lineage import Segment, earlier_segments
 from ._codex_values import (
     EPOCH,
     ROLLOUT_ID,
@@ -47,6 +48,7 @@ from ._codex_values import (
     rollout_id,
     rollouts,
     sandbox_of,
+    segment_id,
     summary,
     usage_tuple,
 )
@@ -211,6 +213,7 @@ class _Finder:
                 self.known[child_id] = path if isinstance(path, str) else None
                 self.created[child_id] = parse_time(child.get("created"))
         self._listing: dict[str, Path] | None = None
+        self._segments: dict[str, Path] = {}
 
     def find(self, thread_id: str, near: Path | None = None) -> Path | None:
         known = self.known.get(thread_id)
@@ -222,15 +225,30 @@ class _Finder:
                     ".zst"
                 ):
                     return Path(entry.path)
-        if self.home is None:
-            return None
+        return self._listed()[0].get(thread_id)
+
+    def segment(self, rollout: str, near: Path) -> Path | None:
+        """The rollout file whose own id (a `history_base` names it) is `rollout`."""
+        named = sorted(  # a plain file before its `.zst` twin
+            entry.path
+            for entry in folders.entries(near)
+            if entry.name.startswith("rollout-") and segment_id(entry.name) == rollout
+        )
+        return Path(named[0]) if named else self._listed()[1].get(rollout)
+
+    def _listed(self) -> tuple[dict[str, Path], dict[str, Path]]:
+        """Every rollout of the home by thread id (its first file) and by rollout id."""
         if self._listing is None:
-            self._listing = {}
+            self._listing, self._segments = {}, {}
             for folder in ("sessions", "archived_sessions"):
+                if self.home is None:
+                    break
                 for path in rollouts(self.home / folder, self.home, depth=0):
                     if found := rollout_id(path.name):
                         self._listing.setdefault(found, path)
-        return self._listing.get(thread_id)
+                    if own := segment_id(path.name):
+                        self._segments.setdefault(own, path)
+        return self._listing, self._segments
 
 
 @dataclass(slots=True)
@@ -314,6 +332,7 @@ class _Reader:
         self.start_ordinal: int | None = None
         self.has_parent = False
         self.history_base = False
+        self.opened: datetime | None = None  # this file's first line: a revert's time
         self.replaying = False
         self.replay_started = False
         self.replay_second: datetime | None = None
@@ -338,6 +357,8 @@ class _Reader:
 
     def events(self) -> Iterator[Event]:
         errors = read_errors()
+        if not self.offset:
+            yield from self._kept_history()
         try:
             start = self.offset
             if start:
@@ -360,6 +381,82 @@ class _Reader:
             record = files.parse_json(line)
             if record is not None and record.get("type") == "session_meta":
                 self._identity(as_dict(record.get("payload")), record)
+                self.opened = parse_time(record.get("timestamp"))
+
+    # -- a reverted thread's older files
+
+    def _kept_history(self) -> Iterator[Event]:
+        """What a reverted thread kept from its older files (`_codex_lineage`), before
+        this file's own lines."""
+        try:
+            self._load_meta()
+        except OSError:
+            return  # the main read says what is wrong with the file
+        if not self.history_base:
+            return
+        for segment in earlier_segments(
+            self.path,
+            self.meta,
+            lambda rollout: self.finder.segment(rollout, self.path.parent),
+            self._lost,
+        ):
+            yield from self._segment(segment)
+
+    def _lost(self, rollout: str) -> None:
+        self.diagnostics.problem(
+            f"codex: thread {self.session_id} was reverted; the file with its earlier"
+            f" turns (rollout {rollout}) is gone, so they are not shown"
+        )
+
+    def _segment(self, segment: Segment) -> Iterator[Event]:
+        """An older file's kept lines, read as this thread's; of what the revert undid,
+        only the spending (still billed, marked `branch: abandoned`) and one `meta` event
+        saying how much was left out."""
+        errors = read_errors()
+        undone, kept_total = 0, self.total
+        try:
+            for line, record in files.iter_records(
+                segment.path, self.diagnostics, full=self.full
+            ):
+                if record.get("type") == "session_meta":
+                    continue
+                if segment.keeps(line, record):
+                    yield from self._record(line, record)
+                    continue
+                if not undone:
+                    yield from self._flush(None)
+                    kept_total = self.total
+                undone += 1
+                yield from self._undone(record)
+        except FileNotFoundError:
+            self.diagnostics.problem(
+                f"codex: {segment.path} vanished while it was read"
+            )
+        except errors as error:
+            self.diagnostics.problem(
+                f"codex: cannot read {segment.path} ({type(error).__name__})"
+            )
+        yield from self._flush(None)
+        if undone:
+            self.total = kept_total  # this file's counts go on from the kept history
+            info: dict[str, JSONValue] = {"rollout": segment.path.name, "lines": undone}
+            yield self._new(
+                "meta",
+                self.opened,
+                text=f"reverted: {undone} later lines the revert undid are not shown",
+                extra={"abandoned_branch": info},
+            )
+
+    def _undone(self, record: Mapping[str, object]) -> Iterator[Event]:
+        """A line a revert undid: its model settings and token counts still count."""
+        kind, payload = envelope(record)
+        if kind == "turn_context":
+            self._settings(payload)
+        elif kind == "event_msg" and type_tag(payload.get("type")) == "token_count":
+            for event in self._token_count(
+                payload, parse_time(record.get("timestamp"))
+            ):
+                yield replace(event, extra={**event.extra, "branch": "abandoned"})
 
     def _identity(self, meta: dict[str, object], record: Mapping[str, object]) -> None:
         self.meta = meta

@@ -18,7 +18,7 @@ from ..model import JSONValue
 
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 # `rollout-<time>-<thread id>.jsonl`; a reverted thread's newer files add `_<rollout id>`
-ROLLOUT_ID = re.compile(rf"({_UUID})(?:_{_UUID})?\.jsonl(?:\.zst)?$")
+ROLLOUT_ID = re.compile(rf"({_UUID})(?:_({_UUID}))?\.jsonl(?:\.zst)?$")
 TITLE_CAP = 300
 # `one_line` of a longer text reads only its start, where that holds TITLE_CAP of words
 _ONE_LINE_PREFIX = 8 * TITLE_CAP
@@ -363,5 +363,13 @@ def harness_line(record: Mapping[str, object]) -> bool:
 
 
 def rollout_id(name: str) -> str | None:
+    """The thread a rollout file belongs to, from its name."""
     match = ROLLOUT_ID.search(name)
     return match.group(1) if match else None
+
+
+def segment_id(name: str) -> str | None:
+    """The rollout's own id, from its name: what a `history_base` names. A thread's first
+    file goes by the thread's id; the files a revert starts add `_<rollout id>`."""
+    match = ROLLOUT_ID.search(name)
+    return (match.group(2) or match.group(1)) if match else None

@@ -33,9 +33,10 @@ Forks and sub-agents replay their parent's lines after their own `session_meta`:
 first `session_meta` defines identity, and the replay is skipped for events and usage. Its
 end is `subagent_history_start_ordinal` where lines carry ordinals; `history_base` (0.154+)
 means nothing was copied (a thread reverted to an earlier turn goes on in a new rollout
-whose base is the same thread: that file is the one listed and read, as the state db's
-`rollout_path` names it; the turns kept from before the revert stay in the older file and
-are not shown); otherwise the replay is the run of lines that match the parent's
+whose base names the older file of the same thread holding the kept turns: the new file
+is the one listed, as the state db's `rollout_path` names it, and it is read after the
+kept part of the older files, `_codex_lineage`; what the revert undid is one `meta`
+event, its spending still billed); otherwise the replay is the run of lines that match the parent's
 rollout (by ids, call ids, texts and token totals), or, with the parent gone, the lines
 stamped within the replay's first second. Messages between agents (`agent_message` items,
 before them top-level `inter_agent_communication` lines) are input to the agent that got
@@ -69,7 +70,7 @@ import re
 import sqlite3
 import stat
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -103,6 +104,7 @@ from ._codex_values import (
     rollout_id,
     rollout_names,
     sandbox_of,
+    segment_id,
     tag,
 )
 from .base import Home, Location, SessionFollow
@@ -120,7 +122,7 @@ INSTALL_HINT = "npm install -g @openai/codex"
 _PRECEDENCE_NAME = 40  # threads.name: the user's or the TUI's title
 _PRECEDENCE_INDEX = 30  # session_index.jsonl thread_name, thread_name_updated events
 _PRECEDENCE_DB_TITLE = 25  # threads.title: only the first prompt
-_PRECEDENCE_ROLLOUT = 20  # the rollout itself (+1: the one a revert started, see below)
+_PRECEDENCE_ROLLOUT = 20  # the rollout itself (+1, +2: the files reverts started)
 _PRECEDENCE_DB = 10  # the rest of the threads row (a cache of the rollouts)
 
 _STATE_DB = re.compile(r"state_(\d+)\.sqlite")
@@ -330,10 +332,29 @@ def _parse_rollout(
         bytes=size,
         parent_id=parent_id,
         agent_type=agent_type,
-        precedence=_PRECEDENCE_ROLLOUT + _continues_itself(meta, thread_id),
+        precedence=_PRECEDENCE_ROLLOUT,
         extra=extra,
     )
     sessions = [session]
+    if generation := _revert_generation(meta, thread_id, name):
+        # the file a revert started: the thread's current file, its listing wins, but the
+        # thread's first prompt and start are in the file it goes on from, listed too
+        sessions = [
+            replace(
+                session,
+                title=None,
+                created=None,
+                precedence=_PRECEDENCE_ROLLOUT + generation,
+            ),
+            Session(
+                app=NAME,
+                id=thread_id,
+                title=session.title,
+                created=session.created,
+                precedence=_PRECEDENCE_ROLLOUT - generation,  # the oldest prompt wins
+                listed=False,
+            ),
+        ]
     if scan.thread_name:
         sessions.append(
             Session(
@@ -872,13 +893,20 @@ def follow(session: Session, diagnostics: Diagnostics) -> SessionFollow:
 # --- resume ----------------------------------------------------------------------------------
 
 
-def _continues_itself(meta: Mapping[str, object], thread_id: str) -> int:
-    """1 for the rollout a revert started: a thread reverted to an earlier turn goes on in
-    a new rollout file whose `history_base` names the same thread (the kept turns stay in
-    the older file); it is the thread's current file, and its listing wins. 0 otherwise
-    (a fork's or a sub-agent's base names another thread)."""
+def _revert_generation(meta: Mapping[str, object], thread_id: str, name: str) -> int:
+    """0, or how many reverts made this file: a thread reverted to an earlier turn goes on
+    in a new file, `<thread id>_<rollout id>`, whose `history_base` names the older file it
+    keeps the start of (`_codex_lineage`): the thread's first file (generation 1), or the
+    file an earlier revert started (2; a third revert counts as 2 as well: telling it from
+    the second needs the state db, whose `rollout_path` then names the current file). A
+    fork's or a sub-agent's base names another thread, in a file of its own id."""
     base = as_dict(meta.get("history_base"))
-    return 1 if base and as_str(base.get("thread_id")) == thread_id else 0
+    if not base:
+        return 0
+    named, own = as_str(base.get("thread_id")), segment_id(name)
+    if named == thread_id:
+        return 1
+    return 2 if own is not None and own != thread_id else 0
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

@@ -26,16 +26,6 @@ MIXED = DATA / "usage" / "mixed"
 CLAUDE_PUBLIC = DATA / "claude" / "home" / ".claude" / "projects" / "-path-to-Demo"
 
 
-@pytest.fixture(autouse=True)
-def hooks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The fast per-file readers, whether or not the sources import them yet."""
-    from sessdex.sources import _claude_usage, _codex_usage, claude, codex
-
-    for module, hook in ((claude, _claude_usage), (codex, _codex_usage)):
-        monkeypatch.setattr(module, "usage_records", hook.usage_records, raising=False)
-        monkeypatch.setattr(module, "usage_files", hook.usage_files, raising=False)
-
-
 @pytest.fixture
 def mixed(tmp_path: Path) -> Home:
     target = tmp_path / "mixed"
@@ -542,3 +532,34 @@ def test_usage_here_takes_each_name_of_this_folder() -> None:
     assert _under("/disk/code/shop", names)
     assert not _under("/home/me/code/shopping", names)
     assert not _under(None, names)
+
+
+def test_claude_sessions_in_the_xdg_config_folder_are_found_once(
+    tmp_path: Path,
+) -> None:
+    """Some 2025 Claude Code releases wrote to `~/.config/claude` (XDG) instead of
+    `~/.claude`; ccusage reads both, and so does sessdex: listed and counted. A user who
+    linked one folder to the other sees each session once, each response billed once."""
+    from sessdex import api
+
+    public = DATA / "claude" / "home" / ".claude"
+    home = tmp_path / "home"
+    shutil.copytree(public, home / ".config" / "claude")
+    xdg = Home.at(home)
+    listed = {s.id for s in api.list_sessions(xdg, limit=None).sessions()}
+    assert listed, "the XDG folder's sessions are listed"
+    counted = rows(xdg, "app", ("claude",))["claude"]
+    assert counted["output_tokens"]
+    # `XDG_CONFIG_HOME` moves it, as Claude Code resolved it
+    moved = tmp_path / "moved"
+    (home / ".config").rename(moved)
+    assert not {s.id for s in api.list_sessions(xdg, limit=None).sessions()}
+    elsewhere = Home(home, {"XDG_CONFIG_HOME": str(moved)})
+    assert {s.id for s in api.list_sessions(elsewhere, limit=None).sessions()} == listed
+    # both folders, one a link to the other: nothing twice
+    (moved / "claude").rename(home / ".claude")
+    (home / ".config").mkdir()
+    (home / ".config" / "claude").symlink_to(home / ".claude")
+    sessions = list(api.list_sessions(xdg, limit=None).sessions())
+    assert sorted(s.id for s in sessions) == sorted(listed)
+    assert rows(xdg, "app", ("claude",))["claude"] == counted

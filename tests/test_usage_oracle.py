@@ -80,15 +80,6 @@ def binary() -> Path:
     return found
 
 
-@pytest.fixture(autouse=True)
-def hooks(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sessdex.sources import _claude_usage, _codex_usage, claude, codex
-
-    for module, hook in ((claude, _claude_usage), (codex, _codex_usage)):
-        monkeypatch.setattr(module, "usage_records", hook.usage_records, raising=False)
-        monkeypatch.setattr(module, "usage_files", hook.usage_files, raising=False)
-
-
 def by_ccusage(binary: Path, home: Path, scratch: Path) -> dict[Key, Tokens]:
     env = {
         "PATH": os.environ.get("PATH", ""),

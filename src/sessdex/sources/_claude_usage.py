@@ -20,18 +20,17 @@ does that with the same rules.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
 import msgspec
 import orjson
 
-from .. import files, folders
+from .. import files
 from ..diagnostics import Diagnostics
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
-from .base import DroppedLine, Location, UsageRecord, UsageScan
+from .base import DroppedLine, UsageRecord, UsageScan
 
 # Claude Code writes compact JSON; the marker stops at the colon so that a line written
 # with a space after it (another writer, a hand-edited copy) is still found.
@@ -86,22 +85,6 @@ class _Line(msgspec.Struct):
 
 _decode_line = msgspec.json.Decoder(_Line).decode
 _decode_progress = msgspec.json.Decoder(_ProgressData).decode
-
-
-def usage_files(location: Location) -> Iterator[str]:
-    """Every transcript under `projects/`: main files, sub-agent files of every era."""
-    if not location.exists:
-        return
-    stack = [os.path.join(location.root, "projects")]
-    while stack:
-        folder = stack.pop()
-        subfolders = []
-        for entry in folders.listing(folder, location.root):  # no link out of it
-            if entry.is_dir():
-                subfolders.append(entry.path)
-            elif entry.name.endswith(".jsonl"):
-                yield entry.path
-        stack.extend(reversed(subfolders))
 
 
 def _epoch(stamp: str | None) -> float | None:

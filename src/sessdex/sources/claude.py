@@ -1,6 +1,7 @@
 """Claude Code: JSONL transcripts under `<config>/projects/<cwd slug>/<session id>.jsonl`.
 
-Claude Code (`$CLAUDE_CONFIG_DIR`, else `~/.claude`) appends one JSON record per line: the
+Claude Code (`$CLAUDE_CONFIG_DIR`, else `~/.claude`, and the XDG folder `~/.config/claude`
+that ccusage reads as well: some installs keep their transcripts there) appends one JSON record per line: the
 conversation (`user`, `assistant`, `system`, `attachment`, chained by `uuid`/`parentUuid`) and
 bookkeeping (titles, queue and mode records, file-history snapshots). Sub-agents live in
 `<session>/subagents/agent-<id>.jsonl` (+ `.meta.json`, 2.1), in `agent-<id>.jsonl` beside the
@@ -76,7 +77,7 @@ from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _claude_read
 from . import _claude_records as rec
-from ._claude_usage import usage_files, usage_records  # noqa: F401 - `sessdex usage` hook
+from ._claude_usage import usage_records  # noqa: F401 - `sessdex usage` hook
 from ._values import type_tag
 from .base import Home, Location, SessionFollow
 
@@ -87,7 +88,7 @@ CHECKED_WITH = (
     "2.1.289-2.1.292 record types from third-party readers of real files"
 )
 NEWEST_CHECKED = "2.1.292"  # doctor names versions past it
-ENV_VARS = ("CLAUDE_CONFIG_DIR",)
+ENV_VARS = ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME")
 SCAN_NOTED = True  # locate reads the environment, scan only lists (see base.py)
 
 PROGRAM = "claude"
@@ -117,11 +118,22 @@ _Load = Callable[["_Block", int, bytes, bool], dict[str, object] | None]
 
 
 def locate(home: Home) -> Location:
-    """`$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
+    """`$CLAUDE_CONFIG_DIR`, else `~/.claude` and the XDG `~/.config/claude` (ccusage reads
+    both: some installs keep their transcripts there). Where one links to the other, a
+    session found twice is one (the index merges by id, `usage` by response)."""
     override = home.env_dir("CLAUDE_CONFIG_DIR")
     if override is not None:
         return Location(override, f"CLAUDE_CONFIG_DIR={override}")
-    return Location(home.path / ".claude")
+    return Location(home.path / ".claude", also=(home.xdg("config") / "claude",))
+
+
+def project_folders(location: Location) -> list[Path]:
+    """Each config folder's `projects/` that is there."""
+    return [
+        root / "projects"
+        for root in (location.root, *location.also)
+        if folders.is_dir(root / "projects")
+    ]
 
 
 def scan(location: Location) -> Iterator[str]:
@@ -134,7 +146,11 @@ def scan(location: Location) -> Iterator[str]:
     """
     if not location.exists:
         return
-    root = location.root
+    for projects in project_folders(location):
+        yield from _scan_projects(projects.parent)
+
+
+def _scan_projects(root: Path) -> Iterator[str]:
     for project in folders.entries(root / "projects", root):
         if not project.is_dir():
             continue
@@ -151,6 +167,28 @@ def scan(location: Location) -> Iterator[str]:
                         and child.is_file()
                     ):
                         yield child.path
+
+
+def usage_files(location: Location) -> Iterator[str]:
+    """Every transcript under `projects/`: main files, sub-agent files of every era."""
+    if not location.exists:
+        return
+    for projects in project_folders(location):
+        yield from _transcripts(projects)
+
+
+def _transcripts(projects: Path) -> Iterator[str]:
+    root = projects.parent
+    stack = [str(projects)]
+    while stack:
+        folder = stack.pop()
+        subfolders = []
+        for entry in folders.listing(folder, root):  # no link out of it
+            if entry.is_dir():
+                subfolders.append(entry.path)
+            elif entry.name.endswith(".jsonl"):
+                yield entry.path
+        stack.extend(reversed(subfolders))
 
 
 @dataclass(slots=True)

@@ -213,12 +213,20 @@ def test_the_sources_that_only_list_are_marked() -> None:
 def test_a_small_file_a_scan_reads_is_noted(tmp_path: Path) -> None:
     """aider finds repositories through other agents' project lists: a new entry there is
     a change, and so is a history file in the newly listed repository."""
+    from tests.helpers import write_claude_session
+
     source = sources.get("aider")
     home = fixture_copy("aider", tmp_path / "home")
     project = home / "code" / "app"
     _, notes, _ = recorded_scan(source, home)
-    (home / ".claude.json").write_bytes(orjson.dumps({"projects": {str(project): {}}}))
-    assert os.fspath(home / ".claude.json") in changed(notes)
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "projects.json").write_bytes(
+        orjson.dumps({"projects": {str(project): "app"}})
+    )
+    assert os.fspath(home / ".gemini" / "projects.json") in changed(notes)
+    _, notes, _ = recorded_scan(source, home)
+    write_claude_session(home, "c1aude00-0000-4000-8000-000000000003", str(project))
+    assert changed(notes)  # a new Claude Code project folder
     _, notes, _ = recorded_scan(source, home)
     project.mkdir(parents=True)
     (project / ".aider.chat.history.md").write_bytes(b"# aider chat started at x\n")

@@ -737,6 +737,20 @@ def read_json_counted(
     return value
 
 
+def read_start(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """At most the first `limit` bytes of an append-only file (a transcript); None if
+    missing or unreadable.
+
+    Noted for the index as a probe, not a read: appends never change a file's start, so
+    only the file's going or being replaced can change what a scan learnt from it."""
+    freshness.note_probe(path)
+    try:
+        with open_binary(path) as stream:
+            return stream.read(limit)
+    except OSError:
+        return None
+
+
 def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
     """A whole small file (`.zst` decompressed); None if missing, unreadable or over `limit`.
 

@@ -15,6 +15,7 @@ from sessdex import files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, aider
+from tests.helpers import write_claude_session
 
 DATA = Path(__file__).parent.parent / "data" / "aider"
 
@@ -130,8 +131,13 @@ def test_repositories_come_only_from_recorded_folders(
     history(
         home / "deep" / "inside" / "home", "2026-01-06 09:00:00"
     )  # not recorded either
+    # Claude Code's transcripts name their folders (never its ~/.claude.json: it can
+    # hold the account's API key)
+    write_claude_session(
+        home, "c1aude00-0000-4000-8000-000000000001", str(claude_repo / "src")
+    )
     (home / ".claude.json").write_bytes(
-        orjson.dumps({"projects": {str(claude_repo / "src"): {}, "relative/x": {}}})
+        orjson.dumps({"projects": {str(tmp_path / "w" / "unrecorded"): {}}})
     )
     (home / ".gemini").mkdir()
     (home / ".gemini" / "projects.json").write_bytes(
@@ -145,9 +151,27 @@ def test_repositories_come_only_from_recorded_folders(
     def no_crawl(*args: object, **kwargs: object) -> None:
         raise AssertionError("aider's scan must not list directories")
 
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def only_claudes_projects(path: str | os.PathLike[str] = ".") -> object:
+        listed.append(os.fspath(path))
+        return scandir(path)
+
     monkeypatch.setattr(os, "walk", no_crawl)
-    monkeypatch.setattr(os, "scandir", no_crawl)
+    monkeypatch.setattr(os, "scandir", only_claudes_projects)
+    opened: list[str] = []
+    real_open = open
+
+    def watched_open(file: object, *args: object, **kwargs: object) -> object:
+        opened.append(os.fspath(file))  # type: ignore[arg-type]
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", watched_open)
     found = sessions(Home.at(home))
+    claudes = (str(home / ".claude" / "projects"), str(home / ".config" / "claude"))
+    assert listed and all(path.startswith(claudes) for path in listed), listed
+    assert str(home / ".claude.json") not in opened
     assert sorted({s.cwd for s in found}) == sorted(
         str(p) for p in (claude_repo, gemini_repo, codex_repo)
     )
@@ -250,7 +274,7 @@ def test_a_history_file_named_in_aider_conf_yml_is_found(tmp_path: Path) -> None
     log.write_text(
         "\n# aider chat started at 2026-01-02 09:00:00\n\n#### hello  \n\nhi\n"
     )
-    (home / ".claude.json").write_bytes(orjson.dumps({"projects": {str(repo): {}}}))
+    write_claude_session(home, "c1aude00-0000-4000-8000-000000000002", str(repo))
     assert sessions(Home.at(home)) == []
     (repo / ".aider.conf.yml").write_text(
         "model: sonnet\nchat-history-file: .aider/chat.md  # here\n"

@@ -144,6 +144,30 @@ def test_every_editor_and_remote_server_is_looked_at(tmp_path: Path) -> None:
     assert {s.title for s in sessions(moved).values()} == {"in vscodium", "over ssh"}
 
 
+def test_a_macs_editors_are_looked_at_though_it_has_a_dot_config(
+    tmp_path: Path,
+) -> None:
+    """On macOS the editors keep their user folders in ~/Library/Application Support,
+    whatever else writes to ~/.config (gh, git, fish): both are looked in, as are the
+    other editors built on VS Code and a code-server install."""
+    home = tmp_path / "home"
+    (home / ".config" / "gh").mkdir(parents=True)
+    say = "say"
+    task(home, "1", [{"ts": 1, "type": say, "say": "task", "text": "on a mac"}],
+         "Library/Application Support/Code")  # fmt: skip
+    task(home, "2", [{"ts": 2, "type": say, "say": "task", "text": "in kiro"}],
+         "Library/Application Support/Kiro")  # fmt: skip
+    task(home, "3", [{"ts": 3, "type": say, "say": "task", "text": "on linux"}],
+         ".config/Code")  # fmt: skip
+    task(home, "4", [{"ts": 4, "type": say, "say": "task", "text": "code-server"}],
+         ".local/share/code-server")  # fmt: skip
+    expected = {"on a mac", "in kiro", "on linux", "code-server"}
+    assert {s.title for s in sessions(Home.at(home)).values()} == expected
+    # XDG_CONFIG_HOME moves the Linux folder; a Mac's editors stay where they are
+    moved = Home(Home.at(home).path, {"XDG_CONFIG_HOME": str(tmp_path / "elsewhere")})
+    assert {s.title for s in sessions(moved).values()} == expected - {"on linux"}
+
+
 def test_tasks_the_jetbrains_plugin_and_the_cli_keep_under_dot_cline_are_listed(
     tmp_path: Path,
 ) -> None:

@@ -353,3 +353,21 @@ def test_a_folder_or_branch_change_mid_session_is_listed_and_shown(
     moved = [e for e in events(session, diagnostics) if e.extra.get("branch")]
     assert moved[-1].text == "cwd: /home/alex/code/shop-api, branch: fix/retry-limit"
     assert not diagnostics.unknown
+
+
+def test_state_an_older_cli_kept_under_xdg_state_home_is_listed(tmp_path: Path) -> None:
+    """Copilot CLI up to 0.0.421 kept its state in `$XDG_STATE_HOME/.copilot` when that
+    was set; a user who has not started a newer CLI since still has it there."""
+    import shutil
+
+    state = tmp_path / "state"
+    shutil.copytree(DATA / "home" / ".copilot", state / ".copilot")
+    expected = sessions(Home.at(DATA / "home")).keys()
+    assert not sessions(Home.at(tmp_path / "home"))
+    assert sessions(Home(tmp_path / "home", {"XDG_STATE_HOME": str(state)})).keys() == (
+        expected
+    )
+    # COPILOT_HOME names the one folder
+    other = Home(tmp_path / "home", {"XDG_STATE_HOME": str(state),
+                                      "COPILOT_HOME": str(tmp_path / "none")})  # fmt: skip
+    assert not sessions(other)

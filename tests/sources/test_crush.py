@@ -345,3 +345,41 @@ def test_a_huge_message_is_read_with_its_long_output_elided(
     assert [e.kind for e in found] == [e.kind for e in events(MAIN)]
     whole = list(crush.read(sessions(home)[MAIN], Diagnostics(), full=True))
     assert output in [e.text for e in whole]
+
+
+def test_projects_crush_never_registered_are_found_where_other_agents_recorded_them(
+    tmp_path: Path,
+) -> None:
+    """Crush before 0.25, and its client/server runs, registered no project: a project's
+    database is found in a folder another agent recorded (Gemini's project list, Codex's
+    trusted projects, Claude Code's transcripts), as long as Crush is used here at all."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME / "code", home / "code")
+    gemini = home / ".gemini"
+    gemini.mkdir(parents=True)
+    (gemini / "projects.json").write_text(
+        json.dumps({"projects": {str(home / "code" / "shop-api"): "shop"}})
+    )
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(
+        f'[projects."{home / "code" / "noora"}"]\ntrust_level = "trusted"\n'
+    )
+    assert sessions(home) == {}  # no trace of Crush in this home: nothing looked for
+    (home / ".config" / "crush").mkdir(parents=True)
+    found = sessions(home)
+    assert {s.extra["store"] for s in found.values()} == {"crush", "opencode-go"}
+    assert MAIN in found and NOORA in found and DBOS not in found  # dbos: nobody's
+    location = crush.locate(Home.at(home))
+    assert home / "code" / "shop-api" / ".crush" in location.also
+    # registered too: each database once
+    registry(
+        home,
+        (str(home / "code" / "shop-api"), str(home / "code" / "shop-api" / ".crush")),
+    )
+    assert sorted(map(str, crush.scan(crush.locate(Home.at(home))))) == sorted(
+        str(p)
+        for p in (
+            home / "code" / "shop-api" / ".crush" / "crush.db",
+            home / "code" / "noora" / ".opencode" / "opencode.db",
+        )
+    )

@@ -308,3 +308,27 @@ def test_a_chat_only_its_store_holds_is_listed_and_read(tmp_path: Path) -> None:
         {"command": "make"},
     )
     assert got[3].call_id == "t1"
+
+
+def test_the_clis_chats_are_found_in_its_xdg_config_folder(tmp_path: Path) -> None:
+    """On Linux the CLI keeps its chat stores in `$XDG_CONFIG_HOME/cursor/chats` (else
+    `~/.config/cursor/chats`), even with no `~/.cursor` at all."""
+    home = tmp_path / "home"
+    config = tmp_path / "config"
+    remote = "5e5e5e5e-0000-4000-8000-000000000003"
+    store_with_messages(
+        config / "cursor" / "chats" / "0123456789abcdef0123456789abcdef" / remote,
+        [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "Where is the config?"}],
+            }
+        ],
+        "/w",
+    )
+    assert remote not in sessions(Home.at(home))
+    moved = Home(Home.at(home).path, {"XDG_CONFIG_HOME": str(config)})
+    assert sessions(moved)[remote].title == "Where is the config?"
+    (home / ".config").parent.mkdir(parents=True, exist_ok=True)
+    config.rename(home / ".config")
+    assert sessions(Home.at(home))[remote].title == "Where is the config?"

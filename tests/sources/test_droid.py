@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from sessdex.diagnostics import Diagnostics
@@ -126,6 +127,20 @@ def test_home_override_only_when_it_differs(tmp_path: Path) -> None:
         droid.locate(Home(tmp_path, {"HOME": str(DATA / "home")})).root
         == DATA / "home" / ".factory"
     )
+
+
+def test_factory_home_override_moves_the_folder_and_its_sessions_are_listed(
+    tmp_path: Path,
+) -> None:
+    """`FACTORY_HOME_OVERRIDE` (Factory's SDK reads it before the home; its desktop app
+    sets it for the daemon) names the folder holding `.factory`."""
+    elsewhere = tmp_path / "daemon"
+    shutil.copytree(DATA / "home" / ".factory", elsewhere / ".factory")
+    home = Home(tmp_path / "empty", {"FACTORY_HOME_OVERRIDE": str(elsewhere)})
+    location = droid.locate(home)
+    assert location.root == elsewhere / ".factory"
+    assert location.override == f"FACTORY_HOME_OVERRIDE={elsewhere}"
+    assert sessions(home).keys() == sessions(Home.at(DATA / "home")).keys()
 
 
 def test_a_task_sub_agent_compaction_and_turn_outcomes(tmp_path: Path) -> None:

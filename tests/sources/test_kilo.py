@@ -100,3 +100,27 @@ def test_a_task_kilo_code_7_copied_into_its_database_lists_once(
     after = {r.id for r in api.list_sessions(Home.at(home), apps=["kilo"]).rows}
     assert task not in after and copied in after
     assert after == before - {task}
+
+
+def test_kilo_db_and_the_kilo_cli_0x_task_folder_are_read(tmp_path: Path) -> None:
+    """`KILO_DB` names the Kilo CLI's database (absolute, or in its data folder); the
+    Kilo CLI 0.x kept the extension's task folders in `~/.kilocode/cli/global/tasks`."""
+    import shutil
+
+    source = Path(__file__).parent.parent / "data" / "opencode" / "home"
+    database = source / ".local/share/opencode/opencode.db"
+    home = tmp_path / "home"
+    elsewhere = tmp_path / "kilo-dev.sqlite"
+    shutil.copy(database, elsewhere)
+    location = kilo.locate(Home(home, {"KILO_DB": str(elsewhere)}))
+    assert location.override == f"KILO_DB={elsewhere}"
+    assert list(kilo.scan(location)) == [elsewhere]
+    tasks = DATA / "home/.config/Code/User/globalStorage/kilocode.kilo-code/tasks"
+    shutil.copytree(tasks, home / ".kilocode/cli/global/tasks")
+    location = kilo.locate(Home.at(home))
+    found = {
+        s.id
+        for path in kilo.scan(location)
+        for s in kilo.parse(path, location, Diagnostics())
+    }
+    assert found == {task.name for task in tasks.iterdir()}

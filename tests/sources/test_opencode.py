@@ -309,3 +309,35 @@ def test_a_huge_part_file_in_the_json_tree_is_read_with_its_output_elided(
     session = sessions(home)["s_stage0_large"]
     whole = list(opencode.read(session, Diagnostics(), full=True))
     assert output in [e.text for e in whole]
+
+
+def test_opencode_db_names_the_database_and_early_2x_builds_are_read(
+    tmp_path: Path,
+) -> None:
+    """`OPENCODE_DB` names the database: an absolute path anywhere, or a name in the data
+    folder; early 2.x builds run beside 1.x wrote `opencode2.db`."""
+    location = opencode.locate(Home.at(HOME))
+    listed = {s.id for s in opencode.parse(DB, location, Diagnostics())}
+    data = tmp_path / "home" / ".local" / "share" / "opencode"
+    data.mkdir(parents=True)
+    elsewhere = tmp_path / "db" / "mine.db"
+    elsewhere.parent.mkdir()
+    shutil.copy(DB, elsewhere)
+
+    def found(environ: dict[str, str]) -> set[str]:
+        location = opencode.locate(Home(tmp_path / "home", environ))
+        return {
+            s.id
+            for path in opencode.scan(location)
+            for s in opencode.parse(path, location, Diagnostics())
+        }
+
+    assert found({}) == set()
+    assert found({"OPENCODE_DB": str(elsewhere)}) == listed
+    shutil.copy(DB, data / "custom.db")
+    assert found({"OPENCODE_DB": "custom.db"}) == listed
+    assert opencode.locate(Home(tmp_path, {"OPENCODE_DB": "custom.db"})).override == (
+        "OPENCODE_DB=custom.db"
+    )
+    (data / "custom.db").rename(data / "opencode2.db")
+    assert found({}) == listed

@@ -42,7 +42,15 @@ EDITORS = (
     "Cursor",
     "Windsurf",
     "Antigravity",
+    "Kiro",
+    "Trae",
+    "Positron",
+    "Void",
 )
+# Where Electron keeps the editors' user folders: Linux (`XDG_CONFIG_HOME`, else this),
+# macOS, Windows. All are looked in: a copied home may come from any of them, and a Mac
+# often has a `~/.config` too (other tools write there), which the editors never use.
+CONFIG_BASES = (".config", "Library/Application Support", "AppData/Roaming")
 # Remote and server installs keep the same tree under the home, not the config folder.
 SERVER_DIRS = (
     ".vscode-server/data",
@@ -53,6 +61,9 @@ SERVER_DIRS = (
     ".vscodium-server/data",
     ".antigravity-server/data",
     ".var/app/com.visualstudio.code/config/Code",  # Flatpak VS Code
+    ".var/app/com.vscodium.codium/config/VSCodium",  # Flatpak VSCodium
+    ".local/share/code-server",  # code-server
+    ".openvscode-server/data",
 )
 HEAD_BYTES = (
     64 * 1024
@@ -116,19 +127,19 @@ class TaskStore:
         else:
             also += [home.path / folder for folder in self.data_dirs]
         value = home.env_dir("XDG_CONFIG_HOME")
+        bases = [home.path / base for base in CONFIG_BASES]
         if value is not None:
-            return Location(
-                value,
-                override=f"XDG_CONFIG_HOME={home.environ['XDG_CONFIG_HOME']}",
-                also=(*also, *self._chosen_storage(home, value)),
-            )
-        candidates = [
-            home.path / ".config",
-            home.path / "Library" / "Application Support",
-        ]
-        candidates.append(home.path / "AppData" / "Roaming")
-        root = next((c for c in candidates if folders.is_dir(c)), candidates[0])
-        return Location(root, also=(*also, *self._chosen_storage(home, root)))
+            bases[0] = value
+        existing = [base for base in bases if folders.is_dir(base)]
+        root = existing[0] if existing else bases[0]
+        for base in existing[1:]:  # the other platforms' user folders, editor by editor
+            also += [base / editor for editor in EDITORS]
+        for base in existing or [root]:
+            also += self._chosen_storage(home, base)
+        override = None
+        if value is not None:
+            override = f"XDG_CONFIG_HOME={home.environ['XDG_CONFIG_HOME']}"
+        return Location(root, override=override, also=tuple(dict.fromkeys(also)))
 
     def _chosen_storage(self, home: Home, config: Path) -> list[Path]:
         """Folders the editors' settings name for the tasks (`customStoragePath`)."""

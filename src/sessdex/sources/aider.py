@@ -10,10 +10,10 @@ id, no per-message time and no index of repositories, so:
   file's folder name, the file's first heading and the section's byte offset, so it
   survives moving or copying the home;
 - repositories are found only where something cheap already names them: the home
-  itself, and the project lists other agents keep (`~/.claude.json` "projects" keys,
-  `~/.gemini/projects.json`, `~/.codex/config.toml` `[projects]`), at most
-  MAX_FOLDERS folders, one `stat` each (plus the enclosing git root). The disk is
-  never crawled, so a repository no agent has recorded is not found.
+  itself, and the project folders other agents recorded (`_project_folders`: Claude
+  Code's transcripts, `~/.gemini/projects.json`, `~/.codex/config.toml` `[projects]`),
+  at most MAX_FOLDERS folders, one `stat` each (plus the enclosing git root). The disk
+  is never crawled, so a repository no agent has recorded is not found.
 
 Listing needs one pass over the file (a byte test per line) to find the sections;
 nothing is parsed but the opening lines of each. Times are the local wall-clock
@@ -38,7 +38,6 @@ import hashlib
 import logging
 import os
 import re
-import tomllib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,6 +46,7 @@ from typing import Unpack
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ._project_folders import recorded_folders
 from ._values import Emitter, EventFields
 from .base import Home, Location
 
@@ -58,9 +58,7 @@ NEWEST_CHECKED = "0.86.1"  # doctor names versions past it
 ENV_VARS = ("AIDER_CHAT_HISTORY_FILE",)
 
 HISTORY = ".aider.chat.history.md"
-MAX_FOLDERS = 500  # recorded project folders looked at per scan
 GIT_ROOT_DEPTH = 8  # parents climbed from a recorded folder to its git root
-PROJECT_LIST_CAP = 16 * 1024 * 1024  # bytes read from another agent's project list
 HEAD_LINES = 200  # lines of a section read for its title, model and version
 
 _HEADER = b"# aider chat started at "
@@ -103,7 +101,7 @@ def scan(location: Location) -> Iterator[Path]:
     home = location.root.parent
     everywhere = _configured_history(home)  # ~/.aider.conf.yml applies to every repo
     found: set[Path] = set()
-    for folder in [home, *_recorded_folders(home)]:
+    for folder in [home, *recorded_folders(home)]:
         for target in (folder, _git_root(folder)):
             if target is None:
                 continue
@@ -345,43 +343,6 @@ def _history_name(location: Location) -> str:
         if value and not Path(value).expanduser().is_absolute():
             return value
     return HISTORY
-
-
-def _recorded_folders(home: Path) -> list[Path]:
-    """Project folders other agents have written down, in a stable order, at most MAX_FOLDERS."""
-    names: list[str] = []
-    claude = files.read_json_file(home / ".claude.json", limit=PROJECT_LIST_CAP)
-    if isinstance(claude, dict) and isinstance(claude.get("projects"), dict):
-        names += sorted(claude["projects"])
-    gemini = files.read_json_file(
-        home / ".gemini" / "projects.json", limit=PROJECT_LIST_CAP
-    )
-    if isinstance(gemini, dict) and isinstance(gemini.get("projects"), dict):
-        names += sorted(gemini["projects"])
-    projects = _read_toml(home / ".codex" / "config.toml").get("projects")
-    if isinstance(projects, dict):
-        names += sorted(projects)
-    found: list[Path] = []
-    seen: set[str] = set()
-    for name in names:
-        if not isinstance(name, str) or not os.path.isabs(name) or name in seen:
-            continue
-        seen.add(name)
-        found.append(Path(name))
-        if len(found) >= MAX_FOLDERS:
-            break
-    return found
-
-
-def _read_toml(path: Path) -> dict[str, object]:
-    data = files.read_small(path, PROJECT_LIST_CAP)
-    if data is None:
-        return {}
-    try:
-        return tomllib.loads(data.decode("utf-8", "replace"))
-    except tomllib.TOMLDecodeError:
-        log.debug("aider: %s is not valid TOML", path)
-        return {}
 
 
 def _git_root(folder: Path) -> Path | None:

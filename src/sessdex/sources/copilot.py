@@ -68,7 +68,7 @@ TITLE = "GitHub Copilot CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = "copilot 1.0.11 - 1.0.102"
 NEWEST_CHECKED = "1.0.102"  # doctor names versions past it
-ENV_VARS = ("COPILOT_HOME",)
+ENV_VARS = ("COPILOT_HOME", "XDG_STATE_HOME")
 
 
 _EVENTS = "events.jsonl"
@@ -149,24 +149,30 @@ _IGNORED = frozenset(
 
 
 def locate(home: Home) -> Location:
+    """`$COPILOT_HOME`, else `~/.copilot`; CLIs up to 0.0.421 kept their state in
+    `$XDG_STATE_HOME/.copilot` when that was set (later ones move it on their next start)."""
     override = home.env_dir("COPILOT_HOME")
     if override is not None:
         return Location(override, f"COPILOT_HOME={override}")
-    return Location(home.path / ".copilot")
+    state = home.env_dir("XDG_STATE_HOME")
+    return Location(
+        home.path / ".copilot", also=(state / ".copilot",) if state is not None else ()
+    )
 
 
 def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
-    state = location.root / "session-state"
-    for entry in folders.entries(state, location.root):
-        if entry.is_dir():
-            names = {e.name for e in folders.entries(Path(entry.path), location.root)}
-            for name in (_EVENTS, _WORKSPACE):
-                if name in names:
-                    yield Path(entry.path) / name
-        elif entry.name.endswith(".jsonl"):
-            yield Path(entry.path)
+    for root in (location.root, *location.also):
+        state = root / "session-state"
+        for entry in folders.entries(state, root):
+            if entry.is_dir():
+                names = {e.name for e in folders.entries(Path(entry.path), root)}
+                for name in (_EVENTS, _WORKSPACE):
+                    if name in names:
+                        yield Path(entry.path) / name
+            elif entry.name.endswith(".jsonl"):
+                yield Path(entry.path)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:

@@ -4,10 +4,11 @@ Crush keeps each project's sessions in `<project>/.crush/crush.db` (SQLite, WAL;
 `data_directory` moves it). The projects themselves are listed in `projects.json`
 (`{projects: [{path, data_dir, last_accessed}]}`) in Crush's global data folder:
 `$CRUSH_GLOBAL_DATA`, else `$XDG_DATA_HOME/crush`, else `~/.local/share/crush`. That
-registry is the only way in: the disk is never crawled, so a project Crush never
-registered (older releases did not) is not found. The Go OpenCode (opencode-ai/opencode,
-Crush's ancestor) wrote the same tables to `<project>/.opencode/opencode.db` and kept
-no registry: it is found only in projects Crush registered too. When a registered path
+registry (Crush 0.25+, and only for local runs) is the main way in; a project it does
+not name (older releases and client/server runs registered none) is found where another
+agent recorded the folder (`_project_folders`). The disk is never crawled. The Go
+OpenCode (opencode-ai/opencode, Crush's ancestor) wrote the same tables to
+`<project>/.opencode/opencode.db` and kept no registry: it is found the same ways. When a registered path
 is missing (a copied or moved home), it is looked up again under the folders just above
 the registry, keeping the path's tail (`/home/alex/code/app` -> `<copy>/code/app`).
 
@@ -44,6 +45,7 @@ import orjson
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ._project_folders import recorded_folders
 from ._values import (
     Emitter,
     EventFields,
@@ -63,7 +65,7 @@ NAME = "crush"
 TITLE = "Crush"
 SCAN_NOTED = True  # locate reads the environment (and small files through files.read_small); scan only lists, probes and reads through files
 CHECKED_WITH = "crush schema of 2025-08 (real DB) to 2026-01 (migrations, synthetic DB); Go OpenCode 2025-05 (real DB)"
-ENV_VARS = ("CRUSH_GLOBAL_DATA", "XDG_DATA_HOME")
+ENV_VARS = ("CRUSH_GLOBAL_DATA", "XDG_DATA_HOME", "XDG_CONFIG_HOME")
 
 INSTALL_HINT = (
     "brew install charmbracelet/tap/crush  (or: npm install -g @charmland/crush)"
@@ -83,17 +85,31 @@ class _Project:
 
 
 def locate(home: Home) -> Location:
+    """Crush's global data folder; beside it, the databases of projects it never
+    registered, in folders other agents recorded (looked for only where Crush was used:
+    its data or config folder exists)."""
     value = home.env_dir("CRUSH_GLOBAL_DATA")
-    if value is not None:
-        return Location(value, override=f"CRUSH_GLOBAL_DATA={value}")
     xdg = home.env_dir("XDG_DATA_HOME")
-    return Location(
-        home.xdg("data") / "crush", override=f"XDG_DATA_HOME={xdg}" if xdg else None
-    )
+    override: str | None
+    if value is not None:
+        root, override = value, f"CRUSH_GLOBAL_DATA={value}"
+    else:
+        root, override = (
+            home.xdg("data") / "crush",
+            f"XDG_DATA_HOME={xdg}" if xdg else None,
+        )
+    unregistered: list[Path] = []
+    if folders.is_dir(root) or folders.is_dir(home.xdg("config") / "crush"):
+        for folder in recorded_folders(home.path):
+            for data, name in ((".crush", "crush.db"), (".opencode", "opencode.db")):
+                if folders.is_file(folder / data / name):
+                    unregistered.append(folder / data)
+    return Location(root, override=override, also=tuple(unregistered))
 
 
 def scan(location: Location) -> Iterator[Path]:
-    """Each registered project's database; reads only the small `projects.json`."""
+    """Each registered project's database (from the small `projects.json`), then those of
+    the recorded folders `locate` found."""
     if not location.exists:
         return
     found = set()
@@ -104,6 +120,10 @@ def scan(location: Location) -> Iterator[Path]:
         ):
             if folders.is_file(db):
                 found.add(db)
+    for data in location.also:
+        db = data / ("crush.db" if data.name == ".crush" else "opencode.db")
+        if folders.is_file(db):
+            found.add(db)
     yield from sorted(found)
 
 

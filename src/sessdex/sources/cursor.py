@@ -69,7 +69,7 @@ CHECKED_WITH = (
     "Cursor CLI 2026.06-2026.08 (per public readers); IDE store of Cursor 3.x (composerData "
     "_v 16, bubbles _v 3, per a public reader's notes); no real capture"
 )
-ENV_VARS = ("CURSOR_CONFIG_DIR",)
+ENV_VARS = ("CURSOR_CONFIG_DIR", "XDG_CONFIG_HOME")
 
 
 _DEFAULT_NAMES = frozenset({"", "New Agent", "New Chat"})
@@ -78,18 +78,18 @@ _MAX_DASHES = 14  # resolving a slug tries 2**dashes paths
 
 
 def locate(home: Home) -> Location:
+    """`$CURSOR_CONFIG_DIR`, else `~/.cursor`; beside it the CLI's chats in its XDG config
+    folder on Linux (`$XDG_CONFIG_HOME/cursor/chats`) and the IDE's stores."""
     ide = tuple(d for d in _cursor_ide.store_dirs(home) if folders.is_dir(d))
     override = home.env_dir("CURSOR_CONFIG_DIR")
     if override is not None:
         return Location(override, f"CURSOR_CONFIG_DIR={override}", also=ide)
-    return Location(home.path / ".cursor", also=ide)
+    chats = home.xdg("config") / "cursor" / "chats"
+    return Location(home.path / ".cursor", also=(chats, *ide))
 
 
 def _chat_roots(location: Location) -> list[Path]:
-    roots = [location.root / "chats"]
-    if location.override is None:  # the CLI's XDG config dir on Linux, beside ~/.cursor
-        roots.append(location.root.parent / ".config" / "cursor" / "chats")
-    return roots
+    return [location.root / "chats"] + [p for p in location.also if p.name == "chats"]
 
 
 def scan(location: Location) -> Iterator[Path]:

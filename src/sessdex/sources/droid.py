@@ -21,8 +21,9 @@ sub-agent the Task tool ran: listed under that session, titled by the line after
 "# Task Tool Invocation" header, and read into it after the call (`callingToolUseId`) that
 ran it, its events tagged with its id (those no call names come at the end). `compaction_state` is a compaction (its summary),
 `agent_turn_outcome` the end of a turn (an error when it failed). `~/.factory/projects` stream-JSON exports are not
-read. droid documents no override variable; like any Node CLI it finds `~` through
-`$HOME`, which is the one honoured here. Resume: `droid --resume <id>` (Factory's CLI
+read. The folder is `$FACTORY_HOME_OVERRIDE/.factory` where that is set (Factory's SDK
+reads it; the desktop app sets it for its daemon), else `~/.factory`, `~` found through
+`$HOME` as any Node CLI does. Resume: `droid --resume <id>` (Factory's CLI
 reference; `droid exec -s <id>` continues headless) — not verified against droid itself.
 """
 
@@ -56,7 +57,7 @@ CHECKED_WITH = (
     "never run here — Low confidence"
 )
 NEWEST_CHECKED = "0.213.0"  # doctor names versions past it
-ENV_VARS = ("HOME",)
+ENV_VARS = ("FACTORY_HOME_OVERRIDE", "HOME")
 
 SETTINGS_CAP = 4 * 1024 * 1024
 _REMINDER = re.compile(
@@ -71,6 +72,14 @@ _UNTITLED = "New Session"
 
 
 def locate(home: Home) -> Location:
+    """`$FACTORY_HOME_OVERRIDE/.factory` (the desktop app sets it for its daemon), else
+    `$HOME/.factory`."""
+    override = home.env_dir("FACTORY_HOME_OVERRIDE")
+    if override is not None:
+        return Location(
+            override / ".factory",
+            override=f"FACTORY_HOME_OVERRIDE={home.environ['FACTORY_HOME_OVERRIDE']}",
+        )
     value = home.env_dir("HOME")
     if value is not None and value != home.path:
         return Location(value / ".factory", override=f"HOME={home.environ['HOME']}")

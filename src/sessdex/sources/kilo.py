@@ -31,30 +31,43 @@ CHECKED_WITH = (
     "a public synthetic ui_messages.json sample; layout assumed from Roo Code, which it forked; "
     "kilo.db assumed to keep OpenCode's tables, as its fork's source does — Low confidence"
 )
-ENV_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME")
+ENV_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "KILO_DB")
 INSTALL_HINT = "npm install -g @kilocode/cli"
 
 _STORE = TaskStore(
-    NAME, ("kilocode.kilo-code",), storage_setting="kilo-code.customStoragePath"
+    NAME,
+    ("kilocode.kilo-code",),
+    # the Kilo CLI 0.x (2025-10 to 2026-02) kept the extension's task folders here
+    data_dirs=(".kilocode/cli/global",),
+    storage_setting="kilo-code.customStoragePath",
 )
 
 
 def locate(home: Home) -> Location:
-    """The editors' folders for the extension's tasks, and the Kilo CLI's data folder."""
+    """The editors' folders for the extension's tasks, and the Kilo CLI's data folder
+    (`KILO_DB` names another database, absolute or in that folder)."""
     tasks = _STORE.locate(home)
-    return Location(
-        tasks.root, tasks.override, also=(*tasks.also, home.xdg("data") / "kilo")
-    )
+    data = home.xdg("data") / "kilo"
+    also = [*tasks.also, data]
+    said = [tasks.override] if tasks.override else []
+    database = home.environ.get("KILO_DB", "").strip()
+    if database and database != ":memory:":
+        also.append(data / Path(database).expanduser())  # an absolute path stays whole
+        said.append(f"KILO_DB={database}")
+    return Location(tasks.root, ", ".join(said) or None, also=tuple(also))
 
 
 def scan(location: Location) -> Iterator[Path]:
     yield from _STORE.scan(location)
+    named = [p for p in location.also if folders.is_file(p)]  # KILO_DB
+    yield from named
     for folder in location.also:
         if folder.name != "kilo":
             continue
         for entry in folders.entries(folder, folder):
-            if _is_database(entry.name) and entry.is_file():
-                yield Path(entry.path)
+            path = Path(entry.path)
+            if _is_database(entry.name) and entry.is_file() and path not in named:
+                yield path
 
 
 def _is_database(name: str) -> bool:

@@ -61,7 +61,7 @@ CHECKED_WITH = (
     "2.0.15 tables and rows as a public reader's tests quote them (no real 2.x file seen)"
 )
 NEWEST_CHECKED = "2.0.15"  # doctor names versions past it
-ENV_VARS = ("XDG_DATA_HOME",)
+ENV_VARS = ("XDG_DATA_HOME", "OPENCODE_DB")
 
 INSTALL_HINT = (
     "npm install -g opencode-ai  (or: curl -fsSL https://opencode.ai/install | bash)"
@@ -88,19 +88,31 @@ Children = _opencode_v2.Children
 
 
 def locate(home: Home) -> Location:
+    """`$XDG_DATA_HOME/opencode` (else `~/.local/share/opencode`); `OPENCODE_DB` names
+    another database, absolute or in that folder."""
     override = home.env_dir("XDG_DATA_HOME")
-    return Location(
-        home.xdg("data") / "opencode",
-        override=f"XDG_DATA_HOME={override}" if override else None,
-    )
+    root = home.xdg("data") / "opencode"
+    said = [f"XDG_DATA_HOME={override}"] if override else []
+    database = home.environ.get("OPENCODE_DB", "").strip()
+    also: tuple[Path, ...] = ()
+    if database and database != ":memory:":
+        also = (root / Path(database).expanduser(),)  # an absolute path stays whole
+        said.append(f"OPENCODE_DB={database}")
+    return Location(root, override=", ".join(said) or None, also=also)
 
 
 def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
     root = location.root
+    named = [p for p in location.also if folders.is_file(p)]  # OPENCODE_DB
+    yield from named
     for entry in folders.entries(root, root):
-        if _is_database(entry.name) and entry.is_file():
+        if (
+            _is_database(entry.name)
+            and entry.is_file()
+            and Path(entry.path) not in named
+        ):
             yield Path(entry.path)
     for project in folders.entries(root / "storage" / "session", root):
         if not project.is_dir():
@@ -111,9 +123,8 @@ def scan(location: Location) -> Iterator[Path]:
 
 
 def _is_database(name: str) -> bool:
-    return name == "opencode.db" or (
-        name.startswith("opencode-") and name.endswith(".db")
-    )
+    """`opencode.db`, a channel's `opencode-<channel>.db`, early 2.x's `opencode2.db`."""
+    return name.startswith("opencode") and name.endswith(".db")
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:

@@ -14,6 +14,7 @@ import errno
 import io
 import itertools
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -664,17 +665,32 @@ def iter_records(
 
 
 def read_json_file(
-    path: str | os.PathLike[str], limit: int = 64 * 1024 * 1024
+    path: str | os.PathLike[str],
+    limit: int = 64 * 1024 * 1024,
+    *,
+    comments: bool = False,
 ) -> object | None:
-    """A whole small JSON document (meta files, indexes); None if missing, too big or broken."""
+    """A whole small JSON document (meta files, indexes); None if missing, too big or broken.
+
+    With `comments`, `//` and `/* */` comments outside strings are allowed, as in the
+    settings files apps read with strip-json-comments."""
     data = read_small(path, limit)
     if data is None:
         return None
     try:
         value = loads(data)
     except orjson.JSONDecodeError:
-        return None
+        if not comments:
+            return None
+        try:
+            value = loads(_JSON_COMMENT.sub(lambda m: m.group(1) or b"", data))
+        except orjson.JSONDecodeError:
+            return None
     return value
+
+
+# a JSON string (kept), or a comment (dropped)
+_JSON_COMMENT = re.compile(rb'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
 
 
 def read_json_compacted(

@@ -348,3 +348,8 @@ def test_the_newer_ides_config_folder_is_read_too(tmp_path: Path) -> None:
     old = home / ".config" / "Antigravity"
     old.rename(home / ".config" / "Antigravity IDE")
     assert sessions(Home.at(home))[IDE].title == "Adding Serif Font to AI Replies"
+    # on Linux the IDE follows `XDG_CONFIG_HOME`, as Electron resolves it
+    (home / ".config").rename(tmp_path / "xdg")
+    assert sessions(Home.at(home))[IDE].title != "Adding Serif Font to AI Replies"
+    moved = Home(home, {"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    assert sessions(moved)[IDE].title == "Adding Serif Font to AI Replies"

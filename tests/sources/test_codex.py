@@ -215,6 +215,20 @@ def test_the_newest_state_db_in_codex_sqlite_home_is_read(tmp_path: Path) -> Non
         discover(home)["01a22c00-0000-7000-8000-00000000000a"].title
         == "from the new generation"
     )
+    # `sqlite_home` in config.toml beats the variable (codex config_toml.rs)
+    moved = tmp_path / "moved"
+    databases.rename(moved)
+    (tmp_path / "codex" / "config.toml").write_text(
+        f'model = "gpt-5"\nsqlite_home = "{moved}"\n'
+    )
+    assert codex.locate(home).override == (
+        f"CODEX_HOME={tmp_path / 'codex'}, CODEX_SQLITE_HOME={databases},"
+        f" sqlite_home in {tmp_path / 'codex' / 'config.toml'}"
+    )
+    assert (
+        discover(home)["01a22c00-0000-7000-8000-00000000000a"].title
+        == "from the new generation"
+    )
 
 
 def test_title_precedence_is_name_then_session_index_then_threads_title(

@@ -409,6 +409,12 @@ def test_a_runtime_folder_set_in_the_settings_is_where_sessions_are(
     assert list(sessions(home)) == [BASIC]
     location = qwen.locate(Home.at(home))
     assert location.override and "runtimeOutputDir" in location.override
+    # Qwen strips comments from its settings before parsing them: so does sessdex
+    (home / ".qwen" / "settings.json").write_text(
+        '{\n  // where chats go\n  "advanced": {"runtimeOutputDir": "~/qwen-runtime"}'
+        " /* moved */\n}\n"
+    )
+    assert list(sessions(home)) == [BASIC]
 
 
 def test_a_managed_engine_session_says_why_it_shows_nothing(tmp_path: Path) -> None:

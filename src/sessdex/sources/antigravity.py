@@ -68,18 +68,16 @@ CHECKED_WITH = (
     "agy 1.0.x transcript samples (public, trimmed), state.vscdb layout from reverse-engineering notes; "
     "no real install seen — Low confidence"
 )
-ENV_VARS = ("HOME",)
+ENV_VARS = ("HOME", "XDG_CONFIG_HOME")
 
 ENCRYPTED_TITLE = "encrypted conversation — summary only"
 SUMMARIES_KEY = "antigravityUnifiedStateSync.trajectorySummaries"
 INIT_STATE_KEY = "jetskiStateSync.agentManagerInitState"
-IDE_CONFIGS = (  # the IDE's config folder; newer builds name it "Antigravity IDE"
-    ".config/Antigravity",
-    "Library/Application Support/Antigravity",
-    "AppData/Roaming/Antigravity",
-    ".config/Antigravity IDE",
-    "Library/Application Support/Antigravity IDE",
-    "AppData/Roaming/Antigravity IDE",
+IDE_NAMES = ("Antigravity", "Antigravity IDE")  # the IDE's config folder, newer builds'
+IDE_CONFIGS = tuple(  # under the home, on Linux, macOS and Windows
+    f"{base}/{name}"
+    for name in IDE_NAMES
+    for base in (".config", "Library/Application Support", "AppData/Roaming")
 )
 STORES = ("antigravity", "antigravity-cli", "antigravity-ide")
 ARTIFACT_CAP = 1024 * 1024  # bytes of one brain artifact shown
@@ -108,10 +106,16 @@ _FAILED = frozenset({"ERROR", "FAILED", "CANCELED", "CANCELLED"})
 
 
 def locate(home: Home) -> Location:
+    """`~/.gemini`; the IDE's config folders (`IDE_CONFIGS`) beside it, and on Linux under
+    `$XDG_CONFIG_HOME` when that is set, as Electron resolves it."""
+    xdg = home.env_dir("XDG_CONFIG_HOME")
+    also = tuple(xdg / name for name in IDE_NAMES) if xdg else ()
     value = home.env_dir("HOME")
     if value is not None and value != home.path:
-        return Location(value / ".gemini", override=f"HOME={home.environ['HOME']}")
-    return Location(home.path / ".gemini")
+        return Location(
+            value / ".gemini", override=f"HOME={home.environ['HOME']}", also=also
+        )
+    return Location(home.path / ".gemini", also=also)
 
 
 def scan(location: Location) -> Iterator[Path]:
@@ -137,8 +141,9 @@ def scan(location: Location) -> Iterator[Path]:
             for artifact in folders.entries(Path(brain.path), root):
                 if _is_artifact(artifact.name) and artifact.is_file():
                     yield Path(artifact.path)
-    for config in IDE_CONFIGS:
-        state = root.parent / config / "User" / "globalStorage" / "state.vscdb"
+    configs = [root.parent / config for config in IDE_CONFIGS] + list(location.also)
+    for config in dict.fromkeys(configs):
+        state = config / "User" / "globalStorage" / "state.vscdb"
         if folders.is_file(state):
             yield state
 

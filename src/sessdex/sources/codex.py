@@ -166,7 +166,31 @@ def locate(home: Home) -> Location:
         if value
     ]
     root = root_override if root_override is not None else home.path / ".codex"
-    return CodexLocation(root, ", ".join(named) or None, sqlite_home=sqlite_override)
+    sqlite_home = sqlite_override
+    configured = _configured_sqlite_home(root, home)
+    if configured is not None:  # the setting beats the variable, as in config_toml.rs
+        sqlite_home = configured
+        named.append(f"sqlite_home in {root / 'config.toml'}")
+    return CodexLocation(root, ", ".join(named) or None, sqlite_home=sqlite_home)
+
+
+def _configured_sqlite_home(root: Path, home: Home) -> Path | None:
+    """`sqlite_home` in Codex's `config.toml`: where its state database lives."""
+    import tomllib
+
+    data = files.read_small(root / "config.toml", 1 << 20)
+    if data is None or b"sqlite_home" not in data:
+        return None
+    try:
+        value = tomllib.loads(data.decode("utf-8", "replace")).get("sqlite_home")
+    except tomllib.TOMLDecodeError:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        return None
+    value = value.strip()
+    if value == "~" or value.startswith("~/"):
+        return home.path / value[2:]
+    return root / value  # an absolute path stays whole
 
 
 def scan(location: Location) -> Iterator[str | Path]:

@@ -132,7 +132,9 @@ def locate(home: Home) -> Location:
         return Location(runtime, override=f"QWEN_RUNTIME_DIR={runtime}")
     config = home.env_dir("QWEN_HOME")
     root = config if config is not None else home.path / ".qwen"
-    settings = files.read_json_file(root / "settings.json", limit=1024 * 1024)
+    settings = files.read_json_file(
+        root / "settings.json", limit=1024 * 1024, comments=True
+    )  # Qwen strips comments from its settings before parsing
     advanced = settings.get("advanced") if isinstance(settings, dict) else None
     value = advanced.get("runtimeOutputDir") if isinstance(advanced, dict) else None
     if isinstance(value, str) and value.strip():

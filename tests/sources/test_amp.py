@@ -207,6 +207,11 @@ def test_threads_the_vs_code_extension_kept_are_listed(tmp_path: Path) -> None:
     found = sessions(Home.at(tmp_path))
     assert list(found) == [THREAD]
     assert totals(events(found[THREAD])).input_tokens == 12 + 40
+    # the extension in a remote editor keeps them in the server install's folder
+    remote = tmp_path / ".vscode-server" / "data" / "User" / "globalStorage"
+    remote.mkdir(parents=True)
+    (store.parent).rename(remote / "sourcegraph.amp")
+    assert list(sessions(Home.at(tmp_path))) == [THREAD]
 
 
 def test_a_response_a_partial_ledger_left_out_counts_its_own_usage(

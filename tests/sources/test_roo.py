@@ -204,3 +204,9 @@ def test_tasks_moved_by_the_custom_storage_setting_are_listed(tmp_path: Path) ->
     [path] = list(roo.scan(location))
     [session] = roo.parse(path, location, Diagnostics())
     assert session.title == "moved task"
+    # a named profile's settings (User/profiles/<id>/settings.json) count as well
+    profile = settings.parent / "profiles" / "-5f0e1d2c" / "settings.json"
+    profile.parent.mkdir(parents=True)
+    settings.rename(profile)
+    location = roo.locate(Home.at(tmp_path))
+    assert list(roo.scan(location)) == [path]

@@ -151,8 +151,14 @@ class TaskStore:
             + rb'"\s*:\s*("(?:[^"\\]|\\.)*")'
         )
         chosen = []
+        settings = []
         for editor in EDITORS:
-            data = files.read_small(config / editor / "User" / "settings.json", 4 << 20)
+            user = config / editor / "User"
+            settings.append(user / "settings.json")
+            for profile in folders.entries(user / "profiles", config):  # named profiles
+                settings.append(Path(profile.path) / "settings.json")
+        for path in settings:
+            data = files.read_small(path, 4 << 20)
             found = pattern.search(data) if data else None  # JSONC: no whole parse
             try:
                 value = files.loads(found.group(1)) if found else None

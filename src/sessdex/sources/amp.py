@@ -47,6 +47,7 @@ from ._values import (
     stripped,
     type_tag,
 )
+from ._vscode_tasks import SERVER_DIRS
 from .base import Home, Location
 
 NAME = "amp"
@@ -69,7 +70,7 @@ _EXTENSION_STORES = tuple(
 
 def locate(home: Home) -> Location:
     """`$XDG_DATA_HOME/amp`, and the threads the VS Code extension kept in its editors'
-    globalStorage before Amp moved them there."""
+    globalStorage (and remote servers') before Amp moved them there."""
     value = home.environ.get("XDG_DATA_HOME")
     override = f"XDG_DATA_HOME={value}" if value else None
     configs = (
@@ -77,8 +78,13 @@ def locate(home: Home) -> Location:
         home.path / "Library" / "Application Support",
         home.path / "AppData" / "Roaming",
     )
-    also = tuple(config / store for config in configs for store in _EXTENSION_STORES)
-    return Location(home.xdg("data") / "amp", override=override, also=also)
+    also = [config / store for config in configs for store in _EXTENSION_STORES]
+    also += [  # the extension in a remote editor's server install (SSH, containers)
+        home.path / server / "User" / "globalStorage" / "sourcegraph.amp" / name
+        for server in SERVER_DIRS
+        for name in ("threads3", "threads3-development")
+    ]
+    return Location(home.xdg("data") / "amp", override=override, also=tuple(also))
 
 
 def scan(location: Location) -> Iterator[Path]:

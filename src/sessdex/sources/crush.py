@@ -84,10 +84,15 @@ class _Project:
     found_data: Path  # where the data folder is now
 
 
+@dataclass(frozen=True, slots=True)
+class CrushLocation(Location):
+    """Crush's global data folder (its config folder beside it), and the home whose other
+    agents' recorded folders may hold projects Crush never registered."""
+
+    home: Path | None = None
+
+
 def locate(home: Home) -> Location:
-    """Crush's global data folder; beside it, the databases of projects it never
-    registered, in folders other agents recorded (looked for only where Crush was used:
-    its data or config folder exists)."""
     value = home.env_dir("CRUSH_GLOBAL_DATA")
     xdg = home.env_dir("XDG_DATA_HOME")
     override: str | None
@@ -98,18 +103,13 @@ def locate(home: Home) -> Location:
             home.xdg("data") / "crush",
             f"XDG_DATA_HOME={xdg}" if xdg else None,
         )
-    unregistered: list[Path] = []
-    if folders.is_dir(root) or folders.is_dir(home.xdg("config") / "crush"):
-        for folder in recorded_folders(home.path):
-            for data, name in ((".crush", "crush.db"), (".opencode", "opencode.db")):
-                if folders.is_file(folder / data / name):
-                    unregistered.append(folder / data)
-    return Location(root, override=override, also=tuple(unregistered))
+    config = home.xdg("config") / "crush"  # a Crush user's, even before the registry
+    return CrushLocation(root, override=override, also=(config,), home=home.path)
 
 
 def scan(location: Location) -> Iterator[Path]:
-    """Each registered project's database (from the small `projects.json`), then those of
-    the recorded folders `locate` found."""
+    """Each registered project's database (from the small `projects.json`), then those in
+    folders other agents recorded that Crush never registered (`_project_folders`)."""
     if not location.exists:
         return
     found = set()
@@ -120,10 +120,14 @@ def scan(location: Location) -> Iterator[Path]:
         ):
             if folders.is_file(db):
                 found.add(db)
-    for data in location.also:
-        db = data / ("crush.db" if data.name == ".crush" else "opencode.db")
-        if folders.is_file(db):
-            found.add(db)
+    home = getattr(location, "home", None)
+    for folder in recorded_folders(home) if home is not None else []:
+        for db in (
+            folder / ".crush" / "crush.db",
+            folder / ".opencode" / "opencode.db",
+        ):
+            if folders.is_file(db):
+                found.add(db)
     yield from sorted(found)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -227,6 +228,15 @@ def test_resume_reloads_the_whole_log_in_the_repository() -> None:
     )
     assert plan.cwd == str(DATA / "home") and plan.program == "aider"
     assert plan.notes and not plan.withheld
+    # the thinking budget or reasoning effort aider announced with the model is kept
+    # (`, 32k think tokens`, `, reasoning high`: base_coder.py get_announcements)
+    first = sessions(Home.at(DATA / "home"))[1]
+    assert first.effort == "32k think tokens"
+    plan = aider.resume(first)
+    assert plan is not None and plan.argv[-2:] == ("--thinking-tokens", "32k")
+    reasoning = replace(last, effort="high")
+    plan = aider.resume(reasoning)
+    assert plan is not None and plan.argv[-2:] == ("--reasoning-effort", "high")
 
 
 def test_tail_offset_starts_inside_the_run() -> None:

@@ -256,9 +256,12 @@ def test_resume_reopens_cli_sessions_with_the_cli_only() -> None:
     found = sessions(Home.at(HOME))
     plan = cline.resume(found[LEAD])
     assert plan is not None
-    assert (
-        plan.argv == ("cline", "--id", LEAD) and plan.cwd == "/home/alex/code/shop-api"
-    )
+    # its provider and model kept: a resumed session otherwise takes the CLI's current
+    # configuration (apps/cli session-runtime.ts; `-P`, `-m` in program.ts)
+    assert plan.argv == (
+        "cline", "--id", LEAD, "-P", "anthropic", "-m", "claude-sonnet-4-5"
+    )  # fmt: skip
+    assert plan.cwd == "/home/alex/code/shop-api"
     assert cline.resume(found[FAILED]) is None  # started in VS Code: its History view
 
 

@@ -173,6 +173,8 @@ def test_custom_data_dir_and_resume(tmp_path: Path) -> None:
         and plan.cwd == SHOP
     )
     assert not plan.withheld and plan.program == "crush"
+    # interactive crush takes no model flag: the model is said, not silently dropped
+    assert found[MAIN].model and any(found[MAIN].model in note for note in plan.notes)
     assert (
         crush.resume(found[NOORA]) is None
     )  # Go OpenCode cannot reopen a given session

@@ -231,7 +231,10 @@ def test_a_torn_last_line_and_an_unknown_record_are_counted_not_raised() -> None
 
 def test_an_imported_session_is_read_from_its_messages(tmp_path: Path) -> None:
     """Kimi Code copies Kimi CLI sessions into `ses_<old uuid>` folders as bare messages."""
-    folder = tmp_path / ".kimi-code/sessions/wd_api_0123456789ab/ses_5b7e2a10-1c3d"
+    folder = (
+        tmp_path
+        / ".kimi-code/sessions/wd_api_0123456789ab/ses_5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b"
+    )
     (folder / "agents" / "main").mkdir(parents=True)
     (folder / "state.json").write_text(
         json.dumps(
@@ -242,7 +245,7 @@ def test_an_imported_session_is_read_from_its_messages(tmp_path: Path) -> None:
                 "agents": {"main": {"type": "main", "parentAgentId": None}},
                 "custom": {
                     "imported_from_kimi_cli": True,
-                    "kimi_cli_session_id": "5b7e2a10-1c3d",
+                    "kimi_cli_session_id": "5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b",
                 },
                 "workDir": "/home/dev/code/api",
             }
@@ -285,13 +288,22 @@ def test_an_imported_session_is_read_from_its_messages(tmp_path: Path) -> None:
     (folder / "agents/main/wire.jsonl").write_text(
         "".join(json.dumps(x) + "\n" for x in lines)
     )
+    # the Kimi CLI session it was copied from, still on disk
+    shutil.copytree(DATA / "home" / ".kimi", tmp_path / ".kimi")
+    old = "5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b"
+    assert old in sessions(Home.at(DATA / "home"))
     found = sessions(Home.at(tmp_path))
-    session = found["ses_5b7e2a10-1c3d"]  # apart from the Kimi CLI session it came from
+    session = found[
+        "ses_5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b"
+    ]  # apart from the Kimi CLI session it came from
+    # listed once: as the copy, which `kimi` (Kimi Code since the upgrade) can resume;
+    # the original is still shown by its id
+    assert old not in found
     assert (session.title, session.cwd) == (
         "Add a /health endpoint",
         "/home/dev/code/api",
     )
-    assert session.extra["imported_from"] == "5b7e2a10-1c3d"
+    assert session.extra["imported_from"] == "5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b"
     got = events(session)
     assert [(e.kind, e.call_id) for e in got] == [
         ("user", None),
@@ -301,7 +313,11 @@ def test_an_imported_session_is_read_from_its_messages(tmp_path: Path) -> None:
     ]
     assert got[2].extra["input"] == {"path": "app.py"}
     plan = kimi.resume(session)
-    assert plan is not None and plan.argv == ("kimi", "--session", "ses_5b7e2a10-1c3d")
+    assert plan is not None and plan.argv == (
+        "kimi",
+        "--session",
+        "ses_5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b",
+    )
 
 
 def test_a_session_without_a_prompt_is_not_listed(tmp_path: Path) -> None:

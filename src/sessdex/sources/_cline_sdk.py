@@ -182,13 +182,21 @@ def _parse_messages(path: Path) -> list[Session]:
 
 
 def resume(session: Session) -> ResumePlan | None:
-    """`cline --id <id>` in the session's folder, for sessions the CLI started. Others
-    (the VS Code extension's) are reopened from the editor's History view: None."""
+    """`cline --id <id>` in the session's folder, for sessions the CLI started, with its
+    provider and model (`-P`, `-m`: a resumed session otherwise takes the CLI's current
+    configuration). Others (the VS Code extension's) are reopened from the editor's
+    History view: None. The CLI approves tools itself by default: nothing to keep stricter."""
     source = session.extra.get("source")
     if source not in (None, "cli") or not session.cwd:
         return None
+    argv = ["cline", "--id", session.id]
+    provider = session.extra.get("provider")
+    if session.model:
+        if isinstance(provider, str) and provider:
+            argv += ["-P", provider]
+        argv += ["-m", session.model]
     return ResumePlan(
-        argv=("cline", "--id", session.id),
+        argv=tuple(argv),
         cwd=session.cwd,
         program="cline",
         install_hint="npm install -g cline",

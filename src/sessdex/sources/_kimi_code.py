@@ -242,10 +242,11 @@ def _parse_state(path: Path) -> list[Session]:
         extra["forked_from_id"] = session_id(forked)
     elif isinstance(imported, str) and imported:
         extra["imported_from"] = imported  # the Kimi CLI session it was migrated from
-    return [
+    own = session_id(path.parent.name)
+    found = [
         Session(
             app="kimi",
-            id=session_id(path.parent.name),
+            id=own,
             cwd=text_of(state, "cwd") or text_of(state, "workDir"),
             title=one_line(state.get("title"), limit=None),
             created=epoch_or_iso_time(state.get("createdAt")),
@@ -255,6 +256,19 @@ def _parse_state(path: Path) -> list[Session]:
             extra=extra,
         )
     ]
+    if "imported_from" in extra and extra["imported_from"] != own:
+        # the Kimi CLI session this copies is this one now: after the upgrade `kimi` is
+        # Kimi Code, which knows it only by the copy's id (`kimi --session <old id>` fails)
+        found.append(
+            Session(
+                app="kimi",
+                id=str(extra["imported_from"]),
+                precedence=-10,
+                listed=False,
+                extra={"superseded_by": own},
+            )
+        )
+    return found
 
 
 class _Summary:

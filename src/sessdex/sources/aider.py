@@ -73,6 +73,9 @@ _TOKENS = re.compile(
 # With both cache writes and hits aider puts the cost on a line of its own, unquoted.
 _COST_LINE = re.compile(r"^Cost: \$(?P<cost>[\d.]+) message, \$[\d.]+ session\.")
 _MODEL = re.compile(r"^(?:Main model|Model): (\S+)")
+# on the same line: `, 8k think tokens` and `, reasoning high` (base_coder.py)
+_THINKING = re.compile(r", (\S+) think tokens\b")
+_REASONING = re.compile(r", reasoning (\w+)")
 _VERSION = re.compile(r"^Aider v(\S+)")
 
 log = logging.getLogger(__name__)
@@ -176,6 +179,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 created=section.started,
                 updated=mtime if last else None,
                 model=section.model,
+                effort=section.effort
+                or (f"{section.thinking} think tokens" if section.thinking else None),
                 cli_version=section.version,
                 bytes=(size if end is None else end) - section.offset,
                 extra=extra,
@@ -233,6 +238,11 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     argv = ["aider", "--restore-chat-history"]
     if session.model:
         argv += ["--model", session.model]
+    effort = session.effort or ""
+    if effort.endswith(" think tokens"):
+        argv += ["--thinking-tokens", effort.removesuffix(" think tokens")]
+    elif effort:
+        argv += ["--reasoning-effort", effort]
     return ResumePlan(
         argv=tuple(argv),
         cwd=session.cwd,
@@ -250,7 +260,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 
 class _Section:
     __slots__ = (
-        "header", "line", "model", "offset", "started", "title", "titles", "version",
+        "effort", "header", "line", "model", "offset", "started", "thinking", "title",
+        "titles", "version",
     )  # fmt: skip
 
     def __init__(self, offset: int, line: int, header: str) -> None:
@@ -261,6 +272,8 @@ class _Section:
         self.title: str | None = None
         self.titles: list[str] = []
         self.model: str | None = None
+        self.effort: str | None = None  # `--reasoning-effort`
+        self.thinking: str | None = None  # `--thinking-tokens` (aider's "8k")
         self.version: str | None = None
 
 
@@ -296,6 +309,9 @@ def _sections(path: Path, diagnostics: Diagnostics) -> list[_Section]:
                 model = _MODEL.match(text)
                 if model and current.model is None:
                     current.model = model.group(1)
+                    effort, thinking = _REASONING.search(text), _THINKING.search(text)
+                    current.effort = effort.group(1) if effort else None
+                    current.thinking = thinking.group(1) if thinking else None
                 version = _VERSION.match(text)
                 if version and current.version is None:
                     current.version = version.group(1)

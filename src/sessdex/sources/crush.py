@@ -595,10 +595,12 @@ def _short(value: object) -> str:
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`crush --session <id>` in the project folder; None for Go OpenCode sessions.
+    """`crush --session <id>` in the project folder (Crush 0.51+); None for Go OpenCode
+    sessions.
 
     The Go OpenCode CLI has no way to reopen a given session. Crush's only approval
-    flag, `--yolo`, loosens the default and is never added.
+    flag, `--yolo`, loosens the default and is never added; its interactive mode takes no
+    model flag (only `crush run` does), so the model is said, not passed.
     """
     if session.extra.get("store") == "opencode-go":
         return None
@@ -607,6 +609,16 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     cwd = session.cwd or "."
     if isinstance(data_dir, str) and data_dir != str(PurePosixPath(cwd) / ".crush"):
         argv += ["--data-dir", data_dir]
+    notes: list[str] = ["crush --session needs Crush 0.51 or newer"]
+    if session.model:
+        notes.append(
+            f"model {session.model!r} not passed: interactive crush takes no model"
+            " flag; pick it in crush's model menu"
+        )
     return ResumePlan(
-        argv=tuple(argv), cwd=cwd, program="crush", install_hint=INSTALL_HINT
+        argv=tuple(argv),
+        cwd=cwd,
+        program="crush",
+        install_hint=INSTALL_HINT,
+        notes=tuple(notes),
     )

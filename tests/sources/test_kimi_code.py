@@ -296,8 +296,7 @@ def test_an_imported_session_is_read_from_its_messages(tmp_path: Path) -> None:
     session = found[
         "ses_5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b"
     ]  # apart from the Kimi CLI session it came from
-    # listed once: as the copy, which `kimi` (Kimi Code since the upgrade) can resume;
-    # the original is still shown by its id
+    # listed once: as the copy, which `kimi` (Kimi Code since the upgrade) can resume
     assert old not in found
     assert (session.title, session.cwd) == (
         "Add a /health endpoint",

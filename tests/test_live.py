@@ -426,7 +426,7 @@ def test_processes_by_id_then_by_folder(tmp_path: Path) -> None:
     def session(sid: str, cwd: Path, updated: float) -> LiveSession:
         found = LiveSession.__new__(LiveSession)
         found.session = Session("claude", sid, cwd=str(cwd))
-        found.program = "claude"
+        found.program, found.aliases = "claude", ()
         found.tracker = Tracker()
         found.tracker.touch(None, updated)
         found.feed = live._ReadFeed.__new__(live._ReadFeed)
@@ -446,6 +446,60 @@ def test_processes_by_id_then_by_folder(tmp_path: Path) -> None:
     (root / "11" / "task" / "11" / "children").write_text("20")
     assert processes.spawned_since(11, 1050) is True
     assert processes.spawned_since(11, 1200) is False
+
+
+def test_a_cli_running_under_its_older_name_is_still_its_process(
+    tmp_path: Path,
+) -> None:
+    """Cursor's CLI is `agent` now; installs that kept `cursor-agent` run node as
+    `exec -a "$0"`, so the process shows the older name: the session is still alive."""
+    root = tmp_path / "proc"
+    (root / "self").mkdir(parents=True)
+    (root / "stat").write_text("cpu 0\nbtime 1000\n")
+    chat = "5e5e5e5e-0000-4000-8000-000000000001"
+    args = ["/home/dev/.local/bin/cursor-agent", "--use-system-ca", "/x/index.js",
+            "--resume", chat]  # fmt: skip
+    fake_process(root, 30, args, tmp_path)
+    processes = Processes(root=root)
+    processes.refresh(force=True)
+    from sessdex.sources import cursor
+
+    plan = cursor.resume(Session("cursor", chat, cwd=str(tmp_path)))
+    assert plan is not None and plan.program == "agent"
+    found = LiveSession.__new__(LiveSession)
+    found.session = Session("cursor", chat, cwd=str(tmp_path))
+    found.program, found.aliases = plan.program, plan.process_names
+    found.pids, found.alive = [], None
+    attach_processes([found], processes)
+    assert (found.alive, found.pids) == (True, [30])
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc")
+def test_resume_sees_a_session_open_in_a_cli_running_under_its_older_name() -> None:
+    import subprocess
+    import sys
+
+    from sessdex import api
+
+    chat = "5e5e5e5e-0000-4000-8000-0000000000aa"
+    # a real process whose argv[0] is the older name, as `exec -a "$0"` leaves it
+    child = subprocess.Popen(
+        [
+            "bash",
+            "-c",
+            f'exec -a cursor-agent {sys.executable} -c "import time; time.sleep(30)" {chat}',
+        ]
+    )
+    try:
+        for _ in range(100):
+            if api.live_processes("agent", chat, ("cursor-agent",)):
+                break
+            time.sleep(0.05)
+        assert api.live_processes("agent", chat, ("cursor-agent",)) == [child.pid]
+        assert api.live_processes("agent", chat) == []
+    finally:
+        child.kill()
+        child.wait()
 
 
 # --- the commands ---------------------------------------------------------------------------------

@@ -316,7 +316,7 @@ def check_resume(
         check.refusals.append(
             f"'{plan.program}' is not on PATH. Install it with: {plan.install_hint}"
         )
-    check.live_pids = live_processes(plan.program, session.id)
+    check.live_pids = live_processes(plan.program, session.id, plan.process_names)
     return check
 
 
@@ -343,8 +343,10 @@ def current_branch(cwd: str) -> str | None:
     return None
 
 
-def live_processes(program: str, session_id: str) -> list[int]:
-    """Processes running `program` whose command line names this session."""
+def live_processes(
+    program: str, session_id: str, aliases: Sequence[str] = ()
+) -> list[int]:
+    """Processes running `program` (or one of `aliases`) whose command line names this session."""
     pids = []
     proc = Path("/proc")
     if not proc.is_dir():
@@ -358,7 +360,8 @@ def live_processes(program: str, session_id: str) -> list[int]:
         except OSError:
             continue
         names = [os.path.basename(a.decode(errors="replace")) for a in args[:3] if a]
-        if program in names and any(session_id.encode() in a for a in args):
+        running = program in names or any(alias in names for alias in aliases)
+        if running and any(session_id.encode() in a for a in args):
             pids.append(int(entry.name))
     return sorted(pids)
 

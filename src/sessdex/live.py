@@ -359,7 +359,7 @@ class LiveSession:
             )
         else:
             self.feed = _ReadFeed(session, self.source, self.diagnostics, self.tracker)
-        self.program = _program(self.source, session)
+        self.program, self.aliases = _program(self.source, session)
         self.pids: list[int] = []
         self.alive: bool | None = None
 
@@ -424,14 +424,17 @@ def _by_time(events: list[Event]) -> list[Event]:
     return [event for _, _, event in keyed]
 
 
-def _program(source: sources.Source, session: Session) -> str | None:
-    """The CLI that writes this session (from its resume plan), if the app has one."""
+def _program(
+    source: sources.Source, session: Session
+) -> tuple[str | None, tuple[str, ...]]:
+    """The CLI that writes this session (from its resume plan), if the app has one, and
+    the other names its processes may show."""
     try:
         plan = source.resume(session)
     except Exception as error:  # a plan is a nicety here: its absence is not an error
         log.debug("no resume plan for %s: %s", session.id, error)
-        return None
-    return plan.program if plan is not None else None
+        return None, ()
+    return (plan.program, plan.process_names) if plan is not None else (None, ())
 
 
 # --- processes ------------------------------------------------------------------------------
@@ -502,12 +505,15 @@ class Processes:
                 found.cwd = None
         return found.cwd
 
-    def running(self, program: str) -> list[tuple[int, bytes]]:
-        """(pid, command line) of each process running `program`."""
+    def running(
+        self, program: str, aliases: Sequence[str] = ()
+    ) -> list[tuple[int, bytes]]:
+        """(pid, command line) of each process running `program` (or one of `aliases`)."""
+        names = {program, *aliases}
         return [
             (pid, found.args)
             for pid, found in self.table.items()
-            if found is not None and program in found.names
+            if found is not None and not names.isdisjoint(found.names)
         ]
 
     def spawned_since(self, pid: int, since: float) -> bool | None:
@@ -579,7 +585,8 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
         live.pids = []
         live.alive = False if live.program else None
     for program in {live.program for live in lives if live.program}:
-        running = processes.running(program)
+        aliases = {a for live in lives if live.program == program for a in live.aliases}
+        running = processes.running(program, sorted(aliases))
         if not running:
             continue
         mine = [live for live in lives if live.program == program]

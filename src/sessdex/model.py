@@ -222,3 +222,5 @@ class ResumePlan:
     withheld: tuple[
         str, ...
     ] = ()  # permission flags left out because they loosen the default
+    # other names a running copy of the program shows (an older name a command kept)
+    process_names: tuple[str, ...] = ()

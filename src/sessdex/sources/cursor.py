@@ -537,6 +537,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint="curl https://cursor.com/install -fsS | bash",
         notes=("older installs name the program cursor-agent",),
         withheld=tuple(withheld),
+        process_names=("cursor-agent",),  # its launcher runs node as `exec -a "$0"`
     )
 
 

@@ -395,13 +395,15 @@ def add_call(
     *,
     compaction: bool = False,
     source: str = "estimated",
+    total: int | None = None,
 ) -> None:
     given, made, read, written = counts
     db.execute(
         "INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, "
         "output_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cost_source, "
         "is_compaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (session_id, T0 + offset, model, given, made, given + made, read, written, source,
+        (session_id, T0 + offset, model, given, made,
+         given + made if total is None else total, read, written, source,
          int(compaction)),
     )  # fmt: skip
 
@@ -453,6 +455,30 @@ def test_each_ledger_row_is_one_usage_event_with_its_time_and_model(
         (at(40), Usage(3_000, 200, model=SONNET), {"compaction": True}),
     ]
     assert replace(total(found), model=None) == Usage(4_700, 330, 800, 500)
+
+
+def test_gemini_thinking_goose_leaves_out_of_its_output_is_counted_from_the_total(
+    tmp_path: Path,
+) -> None:
+    """Goose's Google format takes `candidatesTokenCount` as output and
+    `totalTokenCount` as total (providers/formats/google.rs `get_usage`); Gemini counts
+    thinking in the total only: what the total holds beyond input and output is the
+    model's thinking, billed as output. Other providers' totals are input + output."""
+    home, db = v16_home(tmp_path)
+    add_session(db, "20260820_1", (3_000, 130, 0, 0), name="Gemini")
+    db.execute(
+        "UPDATE sessions SET accumulated_total_tokens = 3930 WHERE id = '20260820_1'"
+    )
+    add_message(db, "20260820_1", "user", text("why"), 0)
+    add_call(db, "20260820_1", 5, "gemini-2.5-pro", (1_000, 50, 0, 0), total=1_850)
+    add_call(db, "20260820_1", 9, SONNET, (2_000, 80, 0, 0))
+    db.commit()
+    db.close()
+    calls = [e.usage for e in events(sessions(home)["20260820_1"]) if e.kind == "usage"]
+    assert calls == [
+        Usage(1_000, 850, reasoning_tokens=800, model="gemini-2.5-pro"),
+        Usage(2_000, 80, model=SONNET),
+    ]
 
 
 def test_spend_from_before_the_ledger_is_counted_once(tmp_path: Path) -> None:

@@ -86,6 +86,31 @@ def test_usage_totals_per_fixture() -> None:
     assert total(events(PUBLIC)) == Usage()
 
 
+def test_reasoning_an_openai_compatible_provider_counts_in_its_output_is_not_added_again(
+    tmp_path: Path,
+) -> None:
+    """Qwen maps an OpenAI-compatible provider's usage (its default: Qwen OAuth,
+    DashScope, OpenRouter) as `candidatesTokenCount` = completion_tokens, reasoning
+    included, `thoughtsTokenCount` = the reasoning part, `totalTokenCount` = prompt +
+    completion (openaiContentGenerator/converter.ts). Gemini's own API counts thoughts
+    apart, and in its total: those are added (the FEATURES fixture)."""
+    lines = (
+        HOME / ".qwen/projects/-home-alex-code-shop-api/chats" / f"{FEATURES}.jsonl"
+    ).read_text()
+    openai = lines.replace('"candidatesTokenCount":40,"thoughtsTokenCount":10,'
+                           '"cachedContentTokenCount":500,"totalTokenCount":2050',
+                           '"candidatesTokenCount":40,"thoughtsTokenCount":10,'
+                           '"cachedContentTokenCount":500,"totalTokenCount":2040')  # fmt: skip
+    assert openai != lines
+    home = tmp_path / "home"
+    chats = home / ".qwen/projects/-home-alex-code-shop-api/chats"
+    chats.mkdir(parents=True)
+    (chats / f"{FEATURES}.jsonl").write_text(openai)
+    found = list(qwen.read(sessions(home)[FEATURES], Diagnostics()))
+    usages = [e.usage for e in found if e.kind == "usage"]
+    assert usages[0] == Usage(1500, 40, 500, 0, 10, model="qwen3-coder-plus")
+
+
 def test_fragments_sharing_a_uuid_count_once_with_the_last_usage() -> None:
     usages = [e.usage for e in events(FEATURES) if e.kind == "usage"]
     assert usages == [

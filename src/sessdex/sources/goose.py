@@ -251,7 +251,11 @@ _COUNTS = ("input", "output", "cache_read", "cache_write")
 _USAGE_COLUMNS = (
     "model_config_json",
     "updated_at",
-    *(f"{prefix}{name}_tokens" for prefix in ("", "accumulated_") for name in _COUNTS),
+    *(
+        f"{prefix}{name}_tokens"
+        for prefix in ("", "accumulated_")
+        for name in (*_COUNTS, "total")
+    ),
 )
 # Goose shows these as a passing spinner caption (goose-cli session/output.rs), not a line
 _SPINNER_NOTIFICATIONS = {"progressMessage", "thinkingMessage"}
@@ -277,8 +281,9 @@ def read(
         yield from reader.database(session.path.split("#sessions/")[0])
         return
     yield from reader.legacy(session.path, full, offset)
+    prefix = _counter_prefix(session.extra)
     usage = _usage(
-        _counters(session.extra, _counter_prefix(session.extra)), session.model
+        _counters(session.extra, prefix), session.model, _total(session.extra, prefix)
     )
     if usage is not None:
         yield reader.event(
@@ -306,18 +311,28 @@ def _counters(values: Mapping[str, object], prefix: str) -> Counts:
     return given, made, read, written
 
 
-def _usage(counts: Counts, model: str | None) -> Usage | None:
+def _usage(counts: Counts, model: str | None, total: int | None = None) -> Usage | None:
     """sessdex's usage from Goose's counts: Goose's input includes the cache reads and
-    writes (goose-provider-types token_usage.rs: both are subsets of it)."""
+    writes (goose-provider-types token_usage.rs: both are subsets of it). Its Google
+    format counts `candidatesTokenCount` as output, leaving out the thinking tokens that
+    Gemini's `totalTokenCount` (Goose's total) holds: what the total has beyond input
+    and output is that thinking, added to the output as reasoning."""
     given, made, read, written = counts
+    thinking = max(0, total - given - made) if total else 0
     usage = Usage(
         input_tokens=max(0, given - read - written),
-        output_tokens=made,
+        output_tokens=made + thinking,
         cache_read_tokens=read,
         cache_write_tokens=written,
+        reasoning_tokens=thinking,
         model=model,
     )
     return usage if usage.total else None
+
+
+def _total(values: Mapping[str, object], prefix: str) -> int | None:
+    value = values.get(f"{prefix}total_tokens")
+    return value if isinstance(value, int) and value > 0 else None
 
 
 def _session_row(connection: sqlite3.Connection, session_id: str) -> dict[str, object]:
@@ -334,16 +349,17 @@ def _session_row(connection: sqlite3.Connection, session_id: str) -> dict[str, o
 class _Call:
     """One `usage_ledger` row: one model call Goose billed."""
 
-    __slots__ = ("carried", "compaction", "counts", "model", "time")
+    __slots__ = ("carried", "compaction", "counts", "model", "time", "total")
 
     def __init__(self, row: tuple[object, ...]) -> None:
-        stamp, model, given, made, read, written, compaction, source = row
+        stamp, model, given, made, read, written, total, compaction, source = row
         self.time = db_time(stamp)
         self.model = as_str(model)
         self.counts: Counts = _counters(
             {"input_tokens": given, "output_tokens": made,
              "cache_read_tokens": read, "cache_write_tokens": written}, "",
         )  # fmt: skip
+        self.total = _total({"total_tokens": total}, "")
         self.compaction = compaction == 1
         # Goose's sum of the calls before the ledger, moved into it on the next call
         self.carried = source == "carried_forward"
@@ -355,7 +371,8 @@ def _ledger(connection: sqlite3.Connection, session_id: str) -> list[_Call] | No
     if not {"session_id", "input_tokens", "output_tokens"} <= available:
         return None
     wanted = ("created_timestamp", "model", "input_tokens", "output_tokens",
-              "cache_read_tokens", "cache_write_tokens", "is_compaction", "cost_source")  # fmt: skip
+              "cache_read_tokens", "cache_write_tokens", "total_tokens", "is_compaction",
+              "cost_source")  # fmt: skip
     columns = [c if c in available else "NULL" for c in wanted]
     rows = connection.execute(
         f"SELECT {', '.join(columns)} FROM usage_ledger WHERE session_id = ? "
@@ -385,6 +402,19 @@ def _unledgered(info: Mapping[str, object], calls: list[_Call] | None) -> Counts
         for i, total in enumerate(recorded)
     )
     return given, made, read, written
+
+
+def _unledgered_total(
+    info: Mapping[str, object], calls: list[_Call] | None
+) -> int | None:
+    """The session total beyond its ledger rows, as `_unledgered` counts the rest; None
+    where a ledger row has no total to take away (the remainder would be all of it)."""
+    if calls is None:
+        return _total(info, _counter_prefix(info))
+    recorded = _total(info, "accumulated_")
+    if recorded is None or any(call.total is None for call in calls):
+        return None
+    return max(0, recorded - sum(call.total or 0 for call in calls))
 
 
 class _Reader:
@@ -501,7 +531,7 @@ class _Reader:
         while call is not None:
             yield from self.call(call, model, agent)
             call = next(pending, None)
-        usage = _usage(_unledgered(info, calls), model)
+        usage = _usage(_unledgered(info, calls), model, _unledgered_total(info, calls))
         if usage is not None:
             yield self.say(
                 "usage",
@@ -521,7 +551,7 @@ class _Reader:
     def call(
         self, call: _Call, model: str | None, agent: str | None
     ) -> Iterator[Event]:
-        usage = _usage(call.counts, call.model or model)
+        usage = _usage(call.counts, call.model or model, call.total)
         if usage is None:
             return
         extra: dict[str, JSONValue] = {}

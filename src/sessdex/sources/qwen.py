@@ -20,7 +20,9 @@ title record every 32 KB so a tail read finds it.
 Usage: one `usage` event per assistant `uuid` (streamed replies can be written as several
 fragments sharing one uuid: only the last fragment's `usageMetadata` counts). Gemini
 names: `promptTokenCount` includes `cachedContentTokenCount`, which is subtracted;
-output is `candidatesTokenCount + thoughtsTokenCount`. The main agent's `api_response`
+output is `candidatesTokenCount`, plus `thoughtsTokenCount` where the total counts them
+apart (Gemini's API; an OpenAI-compatible provider's completion count already holds its
+reasoning: `_thoughts_beside`). The main agent's `api_response`
 telemetry duplicates its assistant records and is ignored. A workspace agent's
 `agent_message` names its author in `agentId` without `isSidechain`: it is input from
 that agent (`from_agent`), not a sub-agent; an `agent_mention` of one is a `meta` event.
@@ -871,18 +873,20 @@ class _Reader:
         run = as_str(event.get("subagent_id")) or _subagent_run(
             event.get("prompt_id"), subagent
         )
+        thoughts = as_int(event.get("thoughts_token_count"), floats=False)
+        prompt = as_int(event.get("input_token_count"), floats=False)
+        made = as_int(event.get("output_token_count"), floats=False)
+        total = as_int(event.get("total_token_count"), floats=False)
         usage = Usage(
             input_tokens=max(
                 0,
-                as_int(event.get("input_token_count"), floats=False)
-                - as_int(event.get("cached_content_token_count"), floats=False),
+                prompt - as_int(event.get("cached_content_token_count"), floats=False),
             ),
-            output_tokens=as_int(event.get("output_token_count"), floats=False)
-            + as_int(event.get("thoughts_token_count"), floats=False),
+            output_tokens=made + _thoughts_beside(prompt, made, thoughts, total),
             cache_read_tokens=as_int(
                 event.get("cached_content_token_count"), floats=False
             ),
-            reasoning_tokens=as_int(event.get("thoughts_token_count"), floats=False),
+            reasoning_tokens=thoughts,
             model=as_str(event.get("model")),
         )
         # Each call of a sub-agent is billed once. Since 0.21 a sub-agent's own transcript
@@ -917,13 +921,27 @@ def _subagent_run(prompt_id: object, name: str) -> str:
     return _run_of(prompt_id) or name
 
 
+def _thoughts_beside(prompt: int, made: int, thoughts: int, total: int) -> int:
+    """The thinking tokens to add to the output count: 0 when the output already holds
+    them. Qwen maps an OpenAI-compatible provider's usage (its default: Qwen OAuth,
+    DashScope, OpenRouter) with `candidatesTokenCount` = completion_tokens, reasoning
+    included, and `thoughtsTokenCount` = their reasoning part, the total being prompt +
+    completion (openaiContentGenerator/converter.ts); Gemini's own API counts thoughts
+    apart, in the total too. Without a total, the default provider's rule holds."""
+    if thoughts and total >= prompt + made + thoughts:
+        return thoughts
+    return 0
+
+
 def _usage(value: object, model: str | None) -> Usage | None:
     if not isinstance(value, dict) or not value:
         return None
     prompt = as_int(value.get("promptTokenCount"), floats=False)
     cached = as_int(value.get("cachedContentTokenCount"), floats=False)
     thoughts = as_int(value.get("thoughtsTokenCount"), floats=False)
-    output = as_int(value.get("candidatesTokenCount"), floats=False) + thoughts
+    made = as_int(value.get("candidatesTokenCount"), floats=False)
+    total = as_int(value.get("totalTokenCount"), floats=False)
+    output = made + _thoughts_beside(prompt, made, thoughts, total)
     if not (prompt or output):
         return None
     return Usage(

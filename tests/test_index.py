@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -376,3 +377,37 @@ def test_a_database_read_mid_write_is_read_again_once_written(
         assert AGENT not in listed
         assert reads.count("state.vscdb") == 1  # unchanged: no point reading it again
         assert problems is not None and "state.vscdb" in " ".join(problems.problems)
+
+
+def test_a_new_build_of_sessdex_reads_unchanged_files_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sessdex_state: Path
+) -> None:
+    """An index is per build of sessdex (`indexfile.code_stamp`): after an upgrade that
+    fixes a reader, files that did not change are read again by the fixed reader, not
+    listed as the older one made them; the older build's index is removed."""
+    from sessdex import indexfile
+    from sessdex.sources import claude
+
+    home = Home.at(tmp_path / "home")
+    write_claude_session(home.path, "0d0d0d0d-0000-4000-8000-000000000001", "/w",
+                         prompt="the real title")  # fmt: skip
+    real_parse = claude.parse
+
+    def older_parse(*args: object, **kwargs: object) -> list[object]:
+        return [
+            replace(found, title="what an older reader made of it")
+            for found in real_parse(*args, **kwargs)  # type: ignore[arg-type]
+        ]
+
+    monkeypatch.setattr(indexfile, "_STAMP", "0ld0b1d0", raising=False)
+    monkeypatch.setattr(claude, "parse", older_parse)
+    [row] = api.list_sessions(home).sessions()
+    assert row.title == "what an older reader made of it"
+    older = list(sessdex_state.rglob("index-*-0ld0b1d0.sqlite"))
+    monkeypatch.setattr(claude, "parse", real_parse)
+    [row] = api.list_sessions(home).sessions()  # the same build: its index holds
+    assert row.title == "what an older reader made of it"
+    monkeypatch.setattr(indexfile, "_STAMP", "fe11b1d0", raising=False)  # an upgrade
+    [row] = api.list_sessions(home).sessions()
+    assert row.title == "the real title"
+    assert older and not any(path.exists() for path in older)

@@ -208,8 +208,21 @@ class Row:
 
 
 def index_file(home: Home) -> Path:
-    """One index per home (and app overrides), so a copied home never mixes with yours."""
+    """One index per home (and app overrides), so a copied home never mixes with yours,
+    and per build of sessdex (`indexfile.code_stamp`)."""
     return cache_dir() / index_name(str(home.path), home.environ)
+
+
+def prune_older_builds(path: Path) -> None:
+    """Remove this home's indexes that older builds of sessdex wrote (a new build starts
+    its own: what an older reader made of the files is not kept)."""
+    prefix = path.name.rsplit("-", 1)[0]  # index-<home hash>
+    for other in path.parent.glob(f"{prefix}*.sqlite"):
+        if other == path:
+            continue
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.unlink(f"{other}{suffix}")
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -287,7 +300,10 @@ class Index:
     def __init__(self, home: Home, path: Path | None = None) -> None:
         self.home = home
         self.path = path or index_file(home)
+        fresh = not self.path.exists()
         self.db = connect(self.path)
+        if fresh and path is None:
+            prune_older_builds(self.path)
 
     def close(self) -> None:
         self.db.close()

@@ -54,6 +54,25 @@ def test_titles_come_from_workspace_yaml_or_the_first_prompt() -> None:
     assert found[BASIC].path and found[BASIC].path.endswith("events.jsonl")
 
 
+def test_an_older_workspace_yaml_titles_by_its_summary_else_the_first_prompt(
+    tmp_path: Path,
+) -> None:
+    """Older builds wrote `summary:` and no `name:` (the SDK's session list shows the
+    summary); with neither, the first prompt in events.jsonl stands in."""
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    workspace = home / ".copilot" / "session-state" / BASIC / "workspace.yaml"
+    kept = [line for line in workspace.read_text().splitlines()
+            if not line.startswith(("name:", "summary:", " "))]  # fmt: skip
+    workspace.write_text("\n".join([*kept, "summary: Build the greeting check"]) + "\n")
+    assert sessions(Home.at(home))[BASIC].title == "Build the greeting check"
+    workspace.write_text("\n".join([*kept, "summary: ~"]) + "\n")
+    title = sessions(Home.at(home))[BASIC].title
+    assert title is not None and title.startswith("SCENARIO=basic Please run")
+
+
 def test_workspace_yaml_scalars_are_read_without_a_yaml_library(tmp_path: Path) -> None:
     path = tmp_path / "session-state" / "s1" / "workspace.yaml"
     path.parent.mkdir(parents=True)

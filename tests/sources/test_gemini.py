@@ -356,3 +356,28 @@ def test_a_chat_rewritten_during_show_is_read_on_once_written(
     assert len(reads) == 2
     assert seen == expected
     assert not found.diagnostics.skipped and not found.diagnostics.problems
+
+
+def test_a_hooks_context_and_slash_commands_never_title_a_chat(tmp_path: Path) -> None:
+    """Gemini's SessionStart hook records its context as a user message
+    (`<hook_context>…</hook_context>`, AppContainer.tsx); its session list passes over
+    that and slash or `?` commands when it picks a title (sessionUtils.ts
+    `isIgnoredUserContent`). The hook's text is shown as injected, not as typed."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = next(home.rglob("session-*91700103.jsonl"))
+    lines = path.read_text().splitlines()
+    stamp = "2026-11-30T08:11:49.700Z"
+    early = [
+        {"id": "hook-1", "timestamp": stamp, "type": "user",
+         "content": [{"text": "<hook_context>Project rules: use pnpm</hook_context>"}]},
+        {"id": "cmd-1", "timestamp": stamp, "type": "user", "content": [{"text": "/stats"}]},
+    ]  # fmt: skip
+    path.write_text("\n".join([*lines[:2], *map(json.dumps, early), *lines[2:]]) + "\n")
+    session = sessions(home)[BASIC]
+    assert session.title == sessions()[BASIC].title
+    assert session.title and session.title.startswith("SCENARIO=basic")
+    found = list(gemini.read(session, Diagnostics()))
+    [hook] = [e for e in found if "pnpm" in (e.text or "")]
+    assert (hook.kind, hook.extra) == ("user", {"injected": True})
+    assert "/stats" in texts(found, "user")  # what the user typed is still shown

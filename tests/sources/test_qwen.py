@@ -111,6 +111,26 @@ def test_reasoning_an_openai_compatible_provider_counts_in_its_output_is_not_add
     assert usages[0] == Usage(1500, 40, 500, 0, 10, model="qwen3-coder-plus")
 
 
+def test_a_cleared_title_gives_the_first_prompt_back(tmp_path: Path) -> None:
+    """Qwen writes an empty `customTitle` when a title is cleared (its tombstone: "the
+    deleted name must never come back"); its picker shows the first prompt again."""
+    source = (
+        HOME / ".qwen/projects/-home-alex-code-shop-api/chats" / f"{FEATURES}.jsonl"
+    )
+    lines = source.read_text().splitlines()
+    last = json.loads(next(line for line in reversed(lines) if "custom_title" in line))
+    last["systemPayload"] = {"customTitle": "", "titleSource": "manual"}
+    home = tmp_path / "home"
+    chats = home / ".qwen/projects/-home-alex-code-shop-api/chats"
+    chats.mkdir(parents=True)
+    (chats / source.name).write_text("\n".join([*lines, json.dumps(last)]) + "\n")
+    assert sessions(HOME)[FEATURES].title == "Rename checkout helper"
+    title = sessions(home)[FEATURES].title
+    assert (
+        title and title != "Rename checkout helper" and "Checkout helper" not in title
+    )
+
+
 def test_fragments_sharing_a_uuid_count_once_with_the_last_usage() -> None:
     usages = [e.usage for e in events(FEATURES) if e.kind == "usage"]
     assert usages == [

@@ -236,9 +236,21 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             first_prompt = one_line(as_str(data.get("content")), limit=None)
     repository = as_str(fields.get("repository"))
     session_id = as_str(fields.get("id")) or (path.stem if legacy else path.parent.name)
-    # The title lives in workspace.yaml; only the flat legacy files have none.
-    title = first_prompt if legacy or not (path.parent / _WORKSPACE).exists() else None
+    # The title lives in workspace.yaml (`name`, else an older build's `summary`); only
+    # the flat legacy files have none. The first prompt stands in where it names nothing.
+    named_elsewhere = not legacy and (path.parent / _WORKSPACE).exists()
+    title = None if named_elsewhere else first_prompt
+    fallback = (
+        [
+            Session(
+                app=NAME, id=session_id, title=first_prompt, precedence=-1, listed=False
+            )
+        ]
+        if named_elsewhere and first_prompt
+        else []
+    )
     return [
+        *fallback,
         Session(
             app=NAME,
             id=session_id,
@@ -255,7 +267,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             bytes=size,
             precedence=1,
             extra={"repository": repository} if repository else {},
-        )
+        ),
     ]
 
 
@@ -270,7 +282,7 @@ def _parse_workspace(path: Path) -> list[Session]:
             id=session_id,
             cwd=values.get("cwd"),
             branch=values.get("branch"),
-            title=one_line(values.get("name"), limit=None),
+            title=one_line(values.get("name") or values.get("summary"), limit=None),
             created=epoch_or_iso_time(values.get("created_at")),
             listed=False,
             extra={"user_named": values.get("user_named") == "true"},

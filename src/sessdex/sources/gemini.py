@@ -33,6 +33,7 @@ richer record (the checkpoint copy lacks tokens and tool calls). Tool calls and 
 de-duplicated by call id, since a result is both on the model message and in the next user turn.
 
 What we ignore, and why: the `<session_context>` preamble (boilerplate date/OS/folder listing),
+(a hook's `<hook_context>` is shown as injected, never the title, nor are slash commands),
 `$set` keys other than `summary`/`lastUpdated`/`messages` (`memoryScratchpad`, `directories`),
 `logs.json`, `checkpoints/`, `*.unreadable-*` files kept aside by gemini.
 
@@ -92,6 +93,7 @@ LEGACY_LIST_LIMIT = (
 LEGACY_READ_LIMIT = 64 * 1024 * 1024  # ...and read one message at a time past this
 SAFE_MODES = ("default", "plan")  # approval modes at least as strict as the default
 _CONTEXT = "<session_context>"
+_HOOK_CONTEXT = "<hook_context>"
 _MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
 _HASH_NAME = re.compile(r"^[0-9a-f]{64}$")
 _TAIL_KEYS = (b'"summary"', b'"model"', b'"lastUpdated"', b'"timestamp"')
@@ -166,7 +168,7 @@ class _Listing:
             if record.get("type") == "gemini":
                 self.model = text_of(record, "model") or self.model
             elif record.get("type") == "user" and in_head and self.first_user is None:
-                self.first_user = one_line(_typed_text(record))
+                self.first_user = one_line(_title_text(record))
         elif text_of(record, "sessionId"):
             self.header = self.header or record
             self.summary = one_line(text_of(record, "summary")) or self.summary
@@ -238,7 +240,7 @@ def _parse_legacy(
         return []
     messages = dicts(document, "messages")
     first_user = next(
-        (t for m in messages if m.get("type") == "user" and (t := _typed_text(m))), None
+        (t for m in messages if m.get("type") == "user" and (t := _title_text(m))), None
     )
     project = _chats_dir(path).parent
     return [
@@ -681,7 +683,10 @@ def _item_events(
                     is_error=failed,
                 )
         if text := _typed_text(message):
-            yield say("user", time=when, text=text)
+            if text.lstrip().startswith(_HOOK_CONTEXT):  # a hook's, not the user's
+                yield say("user", time=when, text=text, extra={"injected": True})
+            else:
+                yield say("user", time=when, text=text)
     elif message.get("type") == "gemini":
         yield from _model_events(message, when, chat, emit, diagnostics, full)
     elif message.get("type") == "error":
@@ -810,6 +815,16 @@ def _typed_text(message: dict[str, object]) -> str | None:
         message.get("content")
     )
     return None if not text or text.lstrip().startswith(_CONTEXT) else text
+
+
+def _title_text(message: dict[str, object]) -> str | None:
+    """What may title a chat, as Gemini's session list picks it (`isIgnoredUserContent`):
+    typed text, not a slash or `?` command, nor a hook's `<hook_context>` (the
+    SessionStart hook's context is recorded as a user message)."""
+    text = _typed_text(message)
+    if text is None or text.lstrip().startswith((_HOOK_CONTEXT, "/", "?")):
+        return None
+    return text
 
 
 def _content_text(content: object) -> str | None:

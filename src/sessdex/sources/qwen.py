@@ -223,9 +223,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             type_tag(record.get("subtype")) if record.get("type") == "system" else None
         )
         if subtype == "custom_title":
-            title = as_str(payload.get("customTitle"))
-            if title:
-                info["title"] = " ".join(title.split())
+            named = " ".join((as_str(payload.get("customTitle")) or "").split())
+            # an empty title is Qwen's tombstone for a cleared one: the prompt shows again
+            info["title"] = named or None
         elif subtype == "session_model":
             info["session_model"] = as_str(payload.get("modelId"))
         elif subtype == "session_approval_mode":

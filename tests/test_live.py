@@ -336,6 +336,61 @@ def test_rules_turns_and_tools() -> None:
     )  # an app without turn ends
     assert decide(answered, T + 1.5, T + 1, None).status == "working"
     assert decide(answered, T + 10, T + 1, None).status == "waiting_for_user"
+    # an app seen to write turn ends: its answer then silence is not the end of the turn
+    # (Claude Code writes a text block, then the tool call it streams after it)
+    streaming = tracked(
+        prompt,
+        call,
+        event("tool_result", T + 2, call_id="c1"),
+        event("assistant", T + 3, text="ok"),
+        event("turn_end", T + 3),
+        event("user", T + 10, text="now write it"),
+        event("assistant", T + 11, text="I'll write the file."),
+    )
+    assert decide(streaming, T + 20, T + 11, True).status == "working"
+
+
+def test_an_api_error_an_app_retries_and_a_users_abort_are_not_failures(
+    tmp_path: Path,
+) -> None:
+    """Claude Code writes a line per retry of an API error (`retryAttempt` of
+    `maxRetries`); OpenCode and Copilot record the user's stop as the turn's error or an
+    `abort`: the board says working, then interrupted, never failed."""
+    retry = {"type": "system", "subtype": "api_error", "level": "error",
+             "error": {"status": 529}, "retryAttempt": 2, "maxRetries": 10,
+             "retryInMs": 4000, "uuid": "e1", "timestamp": "2026-11-30T10:00:00.000Z",
+             "sessionId": "s", "cwd": "/w"}  # fmt: skip
+    from sessdex.diagnostics import Diagnostics
+    from sessdex.sources import claude
+
+    path = tmp_path / "s.jsonl"
+    prompt = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+              "cwd": "/w", "timestamp": "2026-11-30T09:59:59.000Z",
+              "message": {"role": "user", "content": "go"}}  # fmt: skip
+    path.write_text(
+        "".join(json.dumps(x) + "\n" for x in (prompt, dict(retry, parentUuid="u1")))
+    )
+    found = list(claude.read(Session("claude", "s", path=str(path)), Diagnostics()))
+    [error] = [e for e in found if e.kind == "error"]
+    assert error.extra.get("retrying") is True and "retry 2 of 10" in (error.text or "")
+    start = found[0].time.timestamp() if found[0].time else T
+    status = decide(tracked(*found), start + 30, start + 1, True)
+    assert status.status != "failed"
+    last = dict(retry, retryAttempt=10, uuid="e2")  # the last try failed: it ends there
+    path.write_text(
+        "".join(json.dumps(x) + "\n" for x in (prompt, dict(last, parentUuid="u1")))
+    )
+    found = list(claude.read(Session("claude", "s", path=str(path)), Diagnostics()))
+    assert decide(tracked(*found), start + 30, start + 1, True).status == "failed"
+    aborted = tracked(
+        event("user", T, text="go"),
+        event("meta", T + 2, text="aborted: user cancelled"),
+        event(
+            "turn_end", T + 2, extra={"reason": "user cancelled", "interrupted": True}
+        ),
+    )
+    status = decide(aborted, T + 10, T + 2, True)
+    assert (status.status, status.reason) == ("waiting_for_user", "interrupted 8 s ago")
 
 
 def test_rules_errors_interruptions_and_approval() -> None:

@@ -85,6 +85,7 @@ class Tracker:
     spawns: dict[str, str | None] = field(default_factory=dict)  # call -> child id
     tokens: int = 0
     events: int = 0
+    turn_ends: int = 0  # seen from the lead: this app writes them
     partial: bool = False  # history before the first event read is unknown
 
     @property
@@ -127,6 +128,8 @@ class Tracker:
         kind = event.kind
         if kind == "usage" and event.usage is not None:
             self.tokens += event.usage.total
+        if kind == "turn_end" and event.agent_id is None:
+            self.turn_ends += 1
         if kind not in _PHASES or (kind == "error" and event.extra.get("retrying")):
             return
         if event.extra.get("interrupted") is True:
@@ -233,7 +236,11 @@ def decide(
         if alive is None and quiet >= ENDED_AFTER:
             return Status("ended", f"nothing written for {ago(quiet)}")
         return Status("working", f"tool {name} running {ago(running)}")
-    answered = lead.phase == "assistant" and quiet >= ANSWERED_AFTER
+    # an answer then silence ends a turn only in a session whose app was not seen to write
+    # turn ends: one that does may write a text block and, seconds later, a tool call
+    answered = (
+        lead.phase == "assistant" and quiet >= ANSWERED_AFTER and not tracker.turn_ends
+    )
     if lead.turn_ended or lead.phase == "turn_end" or answered:
         tail = f" ({len(working)} sub-agents working)" if working else ""
         ended = "interrupted" if lead.interrupted else "turn ended"

@@ -232,14 +232,17 @@ def test_turn_end_only_when_the_model_stops_asking_for_tools() -> None:
 
 def test_errors_aborts_and_model_changes_are_shown() -> None:
     got = events(sessions(Home.at(DATA / "home"))[OLDER])
-    assert [e.text for e in got if e.kind == "error"] == [
-        "error: Example model error",
-        "aborted: user cancelled",
-    ]
+    assert [e.text for e in got if e.kind == "error"] == ["error: Example model error"]
+    # the user's abort is an interruption, shown, not a failure
+    [aborted] = [e for e in got if e.text == "aborted: user cancelled"]
+    following = got[got.index(aborted) + 1]
+    assert aborted.kind == "meta" and following.kind == "turn_end"
+    assert following.extra == {"reason": "user cancelled", "interrupted": True}
     assert [(e.text, e.extra.get("model")) for e in got if e.kind == "meta"] == [
         ("session started", "gpt-5-mini"),
         ("model: gpt-5-mini", "gpt-5-mini"),
         ("session resumed", "gpt-5-mini"),
+        ("aborted: user cancelled", None),
         ("model: claude-haiku-4.5", "claude-haiku-4.5"),
     ]
     thinking = [e.text for e in got if e.kind == "thinking"]

@@ -96,11 +96,13 @@ def test_json_tree_parts_become_events() -> None:
     found = events("s_stage0_large")
     assert [e.kind for e in found] == [
         "user", "tool_call", "tool_result", "meta", "assistant", "thinking", "compaction",
-        "usage", "error", "turn_end", "user", "assistant",
+        "usage", "meta", "turn_end", "user", "assistant",
     ]  # fmt: skip
     assert found[3].extra == {"synthetic": True}
     assert found[4].text == "[file error.log, text/plain]"
+    # the user stopping the answer (MessageAbortedError) is an interruption, not a failure
     assert found[8].text == "The operation was aborted."
+    assert found[9].extra == {"reason": "stop", "interrupted": True}
 
 
 def test_a_database_row_wins_over_the_json_file_of_the_same_session(

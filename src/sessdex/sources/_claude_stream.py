@@ -746,7 +746,17 @@ class Stream:
                 },
             )
         elif subtype in ("api_error", "error"):
-            yield self._event("error", agent, text=rec.api_error(record))
+            attempt, most = record.get("retryAttempt"), record.get("maxRetries")
+            # Claude Code writes one line per retry it makes: not the end of the turn
+            retrying = (
+                isinstance(attempt, int) and isinstance(most, int) and attempt < most
+            )
+            yield self._event(
+                "error",
+                agent,
+                text=rec.api_error(record),
+                extra={"retrying": True} if retrying else None,
+            )
         elif subtype == "api_refusal":
             said = (
                 rec.string(record.get("apiRefusalExplanation"))

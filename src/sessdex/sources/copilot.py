@@ -472,6 +472,17 @@ class _Reader:
                     usage=_gross_usage(spent, as_str(spent.get("model"))),
                     extra={"reason": "compaction"},
                 )
+        elif kind == "abort" and not shown_text(data.get("error")):
+            # the user stopped the turn ("user initiated"): an interruption, not a failure
+            why = shown_text(data.get("reason"))
+            yield self.event(
+                "meta", record, text=f"aborted: {why}" if why else "aborted"
+            )
+            yield self.event(
+                "turn_end",
+                record,
+                extra={"reason": why or "aborted", "interrupted": True},
+            )
         elif kind in ("session.error", "abort", "subagent.failed"):
             why = (
                 shown_text(data.get("message"))

@@ -43,6 +43,7 @@ from . import _opencode_v2
 from ._values import (
     Emitter,
     EventFields,
+    as_dict,
     as_str,
     json_copy,
     json_object,
@@ -491,20 +492,29 @@ class _Reader:
             if usage is not None:
                 yield self.event("usage", done, agent, usage=usage)
         error = info.get("error")
-        if isinstance(error, dict):
-            data = error.get("data") if isinstance(error.get("data"), dict) else {}
-            assert isinstance(data, dict)
-            text = as_str(data.get("message")) or as_str(error.get("name")) or "error"
+        data = as_dict(error.get("data")) if isinstance(error, dict) else {}
+        text = as_str(data.get("message")) or (
+            as_str(error.get("name")) if isinstance(error, dict) else None
+        )
+        # the user stopping the turn is recorded as the answer's error: an interruption
+        aborted = isinstance(error, dict) and error.get("name") == "MessageAbortedError"
+        if aborted:
+            yield self.event("meta", done, agent, text=text or "aborted by the user")
+        elif isinstance(error, dict):
             yield self.event(
                 "error",
                 done,
                 agent,
-                text=text,
+                text=text or "error",
                 extra={"name": json_copy(error.get("name"))},
             )
         finish = as_str(info.get("finish"))
-        if finish and finish not in ("tool-calls", "tool_calls", "unknown"):
-            yield self.event("turn_end", done, agent, extra={"reason": finish})
+        ended = finish and finish not in ("tool-calls", "tool_calls", "unknown")
+        if ended or aborted:
+            extra: dict[str, JSONValue] = {"reason": finish or "aborted"}
+            if aborted:
+                extra["interrupted"] = True
+            yield self.event("turn_end", done, agent, extra=extra)
 
     def part(
         self,
@@ -577,7 +587,7 @@ class _Reader:
                 when,
                 agent,
                 text=as_str(data.get("message")) or "retry",
-                extra={"retry": True},
+                extra={"retry": True, "retrying": True},  # OpenCode tries again
             )
         elif kind == "compaction":
             yield self.event(

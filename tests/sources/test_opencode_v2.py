@@ -346,3 +346,21 @@ def test_subagent_spawns_link_their_named_child_and_a_continued_one_shows_once(
         e.is_error for e in events if e.kind == "tool_result" and e.tool == "shell"
     ]
     assert shell == [False, True, True]  # git status exited 0; false; the timeout
+
+
+def test_a_turn_the_user_stopped_is_an_interruption(tmp_path: Path) -> None:
+    """2.x ends a turn the user stopped with an `idle` row whose outcome is
+    `interrupted` or `cancelled`: the live board says interrupted, not turn ended."""
+    home = tmp_path / "home"
+    db = database_v2(home / ".local/share/opencode")
+    add_rows(db, NATIVE, [
+        ("msg_u9", "user", {"time": {"created": T0 + 2000}, "text": "and the docs"}),
+        ("msg_i9", "idle", {"time": {"created": T0 + 2100}, "outcome": "cancelled"}),
+    ])  # fmt: skip
+    db.commit()
+    events, _ = read(sessions(home)[NATIVE])
+    last = [e for e in events if e.agent_id is None][-1]
+    assert (last.kind, last.extra) == (
+        "turn_end",
+        {"reason": "interrupted", "interrupted": True},
+    )

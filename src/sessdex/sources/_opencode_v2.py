@@ -227,9 +227,12 @@ def _row(
         outcome = as_str(data.get("outcome"))
         if outcome == "failed":
             yield reader.event("error", time, agent, text="the turn failed")
-        elif outcome in _IDLE_ENDS:
+        elif outcome in _IDLE_ENDS:  # the user stopped it: not the model's turn end
             yield reader.event(
-                "turn_end", time, agent, extra={"reason": _IDLE_ENDS[outcome]}
+                "turn_end",
+                time,
+                agent,
+                extra={"reason": _IDLE_ENDS[outcome], "interrupted": True},
             )
     elif kind == "agent-switched":
         name = as_str(data.get("agent"))

@@ -8,9 +8,10 @@ registry (Crush 0.25+, and only for local runs) is the main way in; a project it
 not name (older releases and client/server runs registered none) is found where another
 agent recorded the folder (`_project_folders`). The disk is never crawled. The Go
 OpenCode (opencode-ai/opencode, Crush's ancestor) wrote the same tables to
-`<project>/.opencode/opencode.db` and kept no registry: it is found the same ways. When a registered path
-is missing (a copied or moved home), it is looked up again under the folders just above
-the registry, keeping the path's tail (`/home/alex/code/app` -> `<copy>/code/app`).
+`<project>/.opencode/opencode.db` and kept no registry: it is found the same ways. When
+a registered path is missing (a copied or moved home), it is looked up again under the
+folders just above the registry, keeping the path's tail (`/home/alex/code/app` ->
+`<copy>/code/app`).
 
 We read `sessions` (`id`, `parent_session_id`, `title`, token counters, `cost`,
 `created_at`/`updated_at`: unix seconds in Crush, ISO text in Go OpenCode) and

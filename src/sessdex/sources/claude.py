@@ -1,8 +1,9 @@
 """Claude Code: JSONL transcripts under `<config>/projects/<cwd slug>/<session id>.jsonl`.
 
-Claude Code (`$CLAUDE_CONFIG_DIR`, else `~/.claude`, and the XDG folder `~/.config/claude`
-that ccusage reads as well: some installs keep their transcripts there) appends one JSON record per line: the
-conversation (`user`, `assistant`, `system`, `attachment`, chained by `uuid`/`parentUuid`) and
+Claude Code (`$CLAUDE_CONFIG_DIR`, else `~/.claude`, and the XDG folder
+`~/.config/claude` that ccusage reads as well: some installs keep their transcripts there)
+appends one JSON record per line: the conversation (`user`, `assistant`, `system`,
+`attachment`, chained by `uuid`/`parentUuid`) and
 bookkeeping (titles, queue and mode records, file-history snapshots). Sub-agents live in
 `<session>/subagents/agent-<id>.jsonl` (+ `.meta.json`, 2.1), in `agent-<id>.jsonl` beside the
 parent (2.0), or inline as `isSidechain` lines (1.0). Listing reads only the head (80

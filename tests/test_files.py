@@ -393,3 +393,32 @@ def test_the_head_split_follows_the_line_rules_for_any_lengths_and_reads(
         last = len(held) == len(pieces)  # the last piece: no newline after it
         block = b"\n".join(held) + (b"" if last else b"\n")
         assert whole.data[: whole.end] == block, trial
+
+
+def test_lines_with_finds_a_marker_between_the_ends_newest_first(
+    tmp_path: Path,
+) -> None:
+    """What an app writes once mid-file is found by a backward search of the span the
+    ends leave out: whole lines only, across chunk boundaries, never a line that starts
+    before the span or is too long to take, nothing past the cap."""
+    marker = b'"session_info"'
+    lines = [b'{"x":"%s"}' % (b"a" * (n % 300)) for n in range(30_000)]
+    wanted = {17, 9_000, 21_345}
+    for n in wanted:
+        lines[n] = b'{"type":"session_info","n":%d}' % n
+    lines[25_000] = (
+        b'{"pad":"' + b"b" * (files.LINE_CAP + 10) + b'","m":' + marker + b"}"
+    )
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    size = path.stat().st_size
+    found = [line.data for line in files.lines_with(path, marker, 0, size)]
+    assert found == [lines[n] for n in sorted(wanted, reverse=True)]
+    for line in files.lines_with(path, marker, 0, size):
+        assert path.read_bytes()[line.offset : line.end - 1] == line.data
+    # a span starting inside a line leaves that line out
+    inside = path.read_bytes().index(lines[9_000]) + 3
+    assert [line.data for line in files.lines_with(path, marker, inside, size)] == [
+        lines[21_345]
+    ]
+    assert list(files.lines_with(path, marker, 0, size, cap=size - 1)) == []

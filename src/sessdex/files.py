@@ -555,6 +555,66 @@ def tail_lines(path: str | os.PathLike[str], nbytes: int = TAIL_BYTES) -> list[L
     return _split_tail(data, start)
 
 
+MIDDLE_CAP = 32 * 1024 * 1024  # listing: the most bytes between head and tail searched
+
+
+def lines_with(
+    path: str | os.PathLike[str],
+    marker: bytes,
+    start: int,
+    end: int,
+    *,
+    cap: int = MIDDLE_CAP,
+) -> Iterator[Line]:
+    """The complete lines starting in [start, end) that hold `marker`, newest first, found
+    by searching backwards in chunks, without splitting lines: for what an app writes once,
+    in the middle of a file that listing reads only the ends of (a name given mid-session).
+    Nothing when the span is over `cap` or the file is compressed; lines over LINE_CAP are
+    passed over. Memory: one chunk and one line."""
+    name = os.fspath(path)
+    if end - start > cap or end <= start or name.endswith(".zst"):
+        return
+    with open(name, "rb") as stream:
+        position = end  # markers starting before this are left to find
+        while position > start:
+            low = max(start, position - CHUNK)
+            stream.seek(low)
+            # read just far enough that a marker starting before `position` is whole
+            data = stream.read(min(position + len(marker) - 1, end) - low)
+            hit = data.rfind(marker)
+            if hit < 0:
+                position = low
+                continue
+            line = _line_at(stream, low + hit, start)
+            if line is None:
+                position = low + hit  # a line too long to take: look below it
+                continue
+            yield line
+            position = line.offset
+
+
+def _line_at(stream: BinaryIO, inside: int, floor: int) -> Line | None:
+    """The complete line holding byte `inside` (at most LINE_CAP long, starting at or
+    after `floor`), or None."""
+    low = max(floor, inside - LINE_CAP)
+    stream.seek(low)
+    before = stream.read(inside - low)
+    newline = before.rfind(b"\n")
+    if newline < 0 and low > floor:
+        return None  # longer than LINE_CAP
+    if newline < 0 and low > 0:
+        stream.seek(low - 1)
+        if stream.read(1) != b"\n":
+            return None  # it began before `floor`: not one of ours
+    begin = low + newline + 1 if newline >= 0 else low
+    stream.seek(begin)
+    data = stream.read(LINE_CAP + 1)
+    stop = data.find(b"\n")
+    if stop < 0:
+        return None  # too long, or not written whole yet
+    return Line(0, begin, data[:stop], begin + stop + 1, True)
+
+
 def _tail_of_stream(name: str, nbytes: int) -> list[Line]:
     kept = b""
     position = 0

@@ -381,3 +381,25 @@ def test_a_hooks_context_and_slash_commands_never_title_a_chat(tmp_path: Path) -
     [hook] = [e for e in found if "pnpm" in (e.text or "")]
     assert (hook.kind, hook.extra) == ("user", {"injected": True})
     assert "/stats" in texts(found, "user")  # what the user typed is still shown
+
+
+def test_a_summary_a_resumed_chat_grew_past_is_still_its_title(tmp_path: Path) -> None:
+    """Gemini writes a chat's summary once (`$set`, sessionSummaryUtils.ts); a resumed
+    chat then grows past it, so it sits between the first lines and the last 512 KiB
+    that listing reads: it is searched for there."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = next(home.rglob("session-*91700103.jsonl"))
+    stamp = "2026-11-30T09:00:00.000Z"
+    padding = [
+        {"id": f"later-{n}", "timestamp": stamp, "type": "user",
+         "content": [{"text": "x" * 8000}]}
+        for n in range(100)
+    ]  # fmt: skip
+    head_filler = [{"$set": {"lastUpdated": stamp}} for _ in range(90)]
+    summary = {"$set": {"summary": "Greeting command check"}}
+    with path.open("a") as out:
+        for line in [*head_filler, summary, *padding]:
+            out.write(json.dumps(line) + "\n")
+    assert path.stat().st_size > 700_000
+    assert sessions(home)[BASIC].title == "Greeting command check"

@@ -402,3 +402,32 @@ def test_a_format_4_file_without_usage_records_bills_its_messages(
     assert [
         (u.input_tokens, u.output_tokens) for u in (e.usage for e in found) if u
     ] == [(100, 20)]  # the active branch's answer only
+
+
+def test_a_name_given_mid_session_is_found_between_the_ends(tmp_path: Path) -> None:
+    """pi writes a session's name once (`session_info`, `/name`) and its list shows the
+    newest; in a long session it can sit between the first lines and the last 512 KiB
+    that listing reads: it is searched for there, newest first."""
+    lines = [json.loads(line) for line in REAL_FILE.read_text().splitlines()]
+    last = lines[-1]["id"]
+    stamp = lines[-1]["timestamp"]
+    head_padding = [
+        {"type": "custom", "customType": "note", "id": f"h{n}", "parentId": last,
+         "timestamp": stamp, "data": {}}
+        for n in range(100)
+    ]  # fmt: skip
+    older = {"type": "session_info", "id": "n0", "parentId": last, "timestamp": stamp,
+             "name": "An older name"}  # fmt: skip
+    named = dict(older, id="n1", name="Checkout retry work")
+    later = [
+        {"type": "message", "id": f"p{n}", "parentId": "n1", "timestamp": stamp,
+         "message": {"role": "user", "content": [{"type": "text", "text": "x" * 8000}]}}
+        for n in range(100)
+    ]  # fmt: skip
+    folder = tmp_path / ".pi" / "agent" / "sessions" / "--home-alex-code-shop-api--"
+    folder.mkdir(parents=True)
+    path = folder / REAL_FILE.name
+    records = [*lines, *head_padding, older, named, *later]
+    path.write_text("".join(json.dumps(line) + "\n" for line in records))
+    assert path.stat().st_size > 700_000
+    assert sessions(Home.at(tmp_path))[REAL].title == "Checkout retry work"

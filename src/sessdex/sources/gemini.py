@@ -189,7 +189,15 @@ def _parse_jsonl(
     for line in head:
         if (record := files.parse_json(line, diagnostics, name)) is not None:
             listing.saw(record, in_head=True)
-    for line in files.tail_lines(path) if size > head_end else []:
+    tail = files.tail_lines(path) if size > head_end else []
+    # the summary is written once: after a resume the chat grows past it, mid-file
+    tail_start = tail[0].offset if tail else size
+    for line in files.lines_with(path, b'"summary"', head_end, tail_start):
+        record = files.parse_json(line)
+        if record is not None and text_of(obj(record, "$set"), "summary"):
+            listing.saw(record, in_head=False)
+            break
+    for line in tail:
         # the tail may overlap the head; a torn last line is not written yet (not counted)
         wanted = line.offset >= head_end and any(k in line.data for k in _TAIL_KEYS)
         if wanted and (record := files.parse_json(line)) is not None:

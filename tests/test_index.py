@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -410,4 +411,13 @@ def test_a_new_build_of_sessdex_reads_unchanged_files_again(
     monkeypatch.setattr(indexfile, "_STAMP", "fe11b1d0", raising=False)  # an upgrade
     [row] = api.list_sessions(home).sessions()
     assert row.title == "the real title"
-    assert older and not any(path.exists() for path in older)
+    # the older build's index stays while it may still be in use (two installs)...
+    assert older and all(path.exists() for path in older)
+    # ...and goes once a week passed without it being written
+    week_ago = time.time() - index.OTHER_BUILD_KEPT - 60
+    for path in older:
+        for other in path.parent.glob(path.name + "*"):
+            os.utime(other, (week_ago, week_ago))
+    monkeypatch.setattr(indexfile, "_STAMP", "5ec0b1d0", raising=False)
+    api.list_sessions(home)
+    assert not any(path.exists() for path in older)

@@ -213,12 +213,25 @@ def index_file(home: Home) -> Path:
     return cache_dir() / index_name(str(home.path), home.environ)
 
 
-def prune_older_builds(path: Path) -> None:
-    """Remove this home's indexes that older builds of sessdex wrote (a new build starts
-    its own: what an older reader made of the files is not kept)."""
+OTHER_BUILD_KEPT = (
+    7 * 24 * 3600.0
+)  # another build's index of this home, unused this long, goes
+
+
+def prune_older_builds(path: Path, now: float | None = None) -> None:
+    """Remove this home's indexes that other builds of sessdex wrote and have not used for
+    a week (a new build starts its own: what an older reader made of the files is not
+    kept; two installs used side by side each keep theirs)."""
+    now = time.time() if now is None else now
     prefix = path.name.rsplit("-", 1)[0]  # index-<home hash>
     for other in path.parent.glob(f"{prefix}*.sqlite"):
         if other == path:
+            continue
+        used = 0.0
+        for suffix in ("", "-wal"):
+            with contextlib.suppress(OSError):
+                used = max(used, os.stat(f"{other}{suffix}").st_mtime)
+        if now - used < OTHER_BUILD_KEPT:
             continue
         for suffix in ("", "-wal", "-shm"):
             with contextlib.suppress(OSError):

@@ -347,23 +347,18 @@ def live_processes(
     program: str, session_id: str, aliases: Sequence[str] = ()
 ) -> list[int]:
     """Processes running `program` (or one of `aliases`) whose command line names this session."""
-    pids = []
-    proc = Path("/proc")
-    if not proc.is_dir():
+    from .live import Processes
+
+    processes = Processes()
+    if not processes.available:
         return []
-    me = os.getpid()
-    for entry in proc.iterdir():
-        if not entry.name.isdigit() or int(entry.name) == me:
-            continue
-        try:
-            args = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        names = [os.path.basename(a.decode(errors="replace")) for a in args[:3] if a]
-        running = program in names or any(alias in names for alias in aliases)
-        if running and any(session_id.encode() in a for a in args):
-            pids.append(int(entry.name))
-    return sorted(pids)
+    processes.refresh(force=True)
+    wanted = session_id.encode()
+    return sorted(
+        pid
+        for pid, args in processes.running(program, aliases)
+        if wanted in args  # an id holds no NUL: the match lies within one argument
+    )
 
 
 # --- doctor -----------------------------------------------------------------------------

@@ -142,6 +142,14 @@ FILLED_FIELDS = tuple(
 )
 
 
+def superseded(app: str, old_id: str, by: str) -> Session:
+    """A fragment saying that session `old_id` is `by` now (a copy the app made of it
+    replaced it): `merge` then keeps the old one out of the listing."""
+    return Session(
+        app=app, id=old_id, precedence=-10, listed=False, extra={"superseded_by": by}
+    )
+
+
 def merge(fragments: list[Session]) -> Session:
     """One session from everything several files say of it: higher precedence wins per
     field and per `extra` key; listed if any fragment is, unless one says another session

@@ -43,13 +43,13 @@ class Segment:
         return True
 
 
-def first_meta(path: Path) -> dict[str, object] | None:
-    """A rollout's `session_meta` payload, from its first line."""
+def first_record(path: Path) -> dict[str, object] | None:
+    """A rollout's first line when it is its `session_meta` (None if unreadable)."""
     try:
         for line in files.head_lines(path, 1):
             record = files.parse_json(line)
             if record is not None and record.get("type") == "session_meta":
-                return as_dict(record.get("payload"))
+                return record
     except OSError:
         return None
     return None
@@ -82,8 +82,9 @@ def earlier_segments(
             if rollout == thread:
                 missing(rollout)  # the thread's own first file: its start is lost
             break  # else: another thread's (a fork's parent), or a gone segment
-        older = first_meta(path)
-        if older is None or as_str(older.get("id")) != thread:
+        first = first_record(path)
+        older = as_dict(first.get("payload")) if first else {}
+        if as_str(older.get("id")) != thread:
             break  # another thread's history: a fork's or a sub-agent's inheritance
         found.append(Segment(path, end_ordinal, end_offset))
         base = as_dict(older.get("history_base"))

@@ -22,7 +22,7 @@ import orjson
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, Session, Usage
-from ._codex_lineage import Segment, earlier_segments
+from ._codex_lineage import Segment, earlier_segments, first_record
 from ._codex_values import (
     EPOCH,
     ROLLOUT_ID,
@@ -356,42 +356,47 @@ class _Reader:
     # -- the stream
 
     def events(self) -> Iterator[Event]:
-        errors = read_errors()
         if not self.offset:
             yield from self._kept_history()
-        try:
-            start = self.offset
-            if start:
-                self._load_meta()
+        start = self.offset
+        if start:
+            self._load_meta()
+            try:
                 start = _line_start(self.path, start)
-            for line, record in files.iter_records(
-                self.path, self.diagnostics, offset=start, full=self.full
-            ):
-                yield from self._record(line, record)
-        except FileNotFoundError:
-            self.diagnostics.problem(f"codex: {self.path} vanished while it was read")
-        except errors as error:
-            self.diagnostics.problem(
-                f"codex: cannot read {self.path} ({type(error).__name__})"
-            )
+            except read_errors():
+                pass  # the read below says what is wrong with the file
+        for line, record in self._records(self.path, start):
+            yield from self._record(line, record)
         yield from self._flush(None)
 
+    def _records(
+        self, path: Path, offset: int = 0
+    ) -> Iterator[tuple[files.Line, dict[str, object]]]:
+        """A rollout's lines from `offset`; a file that vanishes or breaks is said, once."""
+        errors = read_errors()
+        try:
+            yield from files.iter_records(
+                path, self.diagnostics, offset=offset, full=self.full
+            )
+        except FileNotFoundError:
+            self.diagnostics.problem(f"codex: {path} vanished while it was read")
+        except errors as error:
+            self.diagnostics.problem(
+                f"codex: cannot read {path} ({type(error).__name__})"
+            )
+
     def _load_meta(self) -> None:
-        for line in files.head_lines(self.path, 1):
-            record = files.parse_json(line)
-            if record is not None and record.get("type") == "session_meta":
-                self._identity(as_dict(record.get("payload")), record)
-                self.opened = parse_time(record.get("timestamp"))
+        record = first_record(self.path)
+        if record is not None:
+            self._identity(as_dict(record.get("payload")), record)
+            self.opened = parse_time(record.get("timestamp"))
 
     # -- a reverted thread's older files
 
     def _kept_history(self) -> Iterator[Event]:
         """What a reverted thread kept from its older files (`_codex_lineage`), before
         this file's own lines."""
-        try:
-            self._load_meta()
-        except OSError:
-            return  # the main read says what is wrong with the file
+        self._load_meta()
         if not self.history_base:
             return
         for segment in earlier_segments(
@@ -412,30 +417,18 @@ class _Reader:
         """An older file's kept lines, read as this thread's; of what the revert undid,
         only the spending (still billed, marked `branch: abandoned`) and one `meta` event
         saying how much was left out."""
-        errors = read_errors()
         undone, kept_total = 0, self.total
-        try:
-            for line, record in files.iter_records(
-                segment.path, self.diagnostics, full=self.full
-            ):
-                if record.get("type") == "session_meta":
-                    continue
-                if segment.keeps(line, record):
-                    yield from self._record(line, record)
-                    continue
-                if not undone:
-                    yield from self._flush(None)
-                    kept_total = self.total
-                undone += 1
-                yield from self._undone(record)
-        except FileNotFoundError:
-            self.diagnostics.problem(
-                f"codex: {segment.path} vanished while it was read"
-            )
-        except errors as error:
-            self.diagnostics.problem(
-                f"codex: cannot read {segment.path} ({type(error).__name__})"
-            )
+        for line, record in self._records(segment.path):
+            if record.get("type") == "session_meta":
+                continue
+            if segment.keeps(line, record):
+                yield from self._record(line, record)
+                continue
+            if not undone:
+                yield from self._flush(None)
+                kept_total = self.total
+            undone += 1
+            yield from self._undone(record)
         yield from self._flush(None)
         if undone:
             self.total = kept_total  # this file's counts go on from the kept history

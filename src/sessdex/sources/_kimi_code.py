@@ -51,7 +51,7 @@ from typing import Unpack
 
 from .. import files, folders
 from ..diagnostics import Diagnostics
-from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage, superseded
 from ._values import (
     Emitter,
     EventFields,
@@ -259,15 +259,7 @@ def _parse_state(path: Path) -> list[Session]:
     if "imported_from" in extra and extra["imported_from"] != own:
         # the Kimi CLI session this copies is this one now: after the upgrade `kimi` is
         # Kimi Code, which knows it only by the copy's id (`kimi --session <old id>` fails)
-        found.append(
-            Session(
-                app="kimi",
-                id=str(extra["imported_from"]),
-                precedence=-10,
-                listed=False,
-                extra={"superseded_by": own},
-            )
-        )
+        found.append(superseded("kimi", str(extra["imported_from"]), own))
     return found
 
 

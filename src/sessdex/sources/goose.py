@@ -331,7 +331,10 @@ def _usage(counts: Counts, model: str | None, total: int | None = None) -> Usage
 
 
 def _total(values: Mapping[str, object], prefix: str) -> int | None:
-    value = values.get(f"{prefix}total_tokens")
+    return _positive(values.get(f"{prefix}total_tokens"))
+
+
+def _positive(value: object) -> int | None:
     return value if isinstance(value, int) and value > 0 else None
 
 
@@ -359,7 +362,7 @@ class _Call:
             {"input_tokens": given, "output_tokens": made,
              "cache_read_tokens": read, "cache_write_tokens": written}, "",
         )  # fmt: skip
-        self.total = _total({"total_tokens": total}, "")
+        self.total = _positive(total)
         self.compaction = compaction == 1
         # Goose's sum of the calls before the ledger, moved into it on the next call
         self.carried = source == "carried_forward"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .. import folders
 from ..diagnostics import Diagnostics
-from ..model import Event, ResumePlan, Session
+from ..model import Event, ResumePlan, Session, superseded
 from . import opencode
 from ._vscode_tasks import TaskStore
 from .base import Home, Location
@@ -80,13 +80,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         # a task Kilo Code 7 copied into its database is that session now: its folder
         # fills in, and is not listed beside it
         return sessions + [
-            Session(
-                app=NAME,
-                id=task,
-                precedence=-10,
-                listed=False,
-                extra={"superseded_by": session.id},
-            )
+            superseded(NAME, task, session.id)
             for session in sessions
             if isinstance(task := session.extra.get("migrated_from"), str)
         ]

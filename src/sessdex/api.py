@@ -175,7 +175,8 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
 
     The index answers first, without a full refresh: a 2 GB transcript's `show --tail` must
     not wait on stat-ing every other file. Only that session's own file is brought up to
-    date; an unknown or ambiguous prefix refreshes everything and asks again.
+    date; an unknown or ambiguous prefix refreshes everything and asks again. A session
+    its app copied into a new one (and resumes only by the copy's id) gives that copy.
     """
     reference = prefix.strip()
     app, prefix = _app_and_prefix(reference)
@@ -196,12 +197,31 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
             if current is not None:
                 return current.session()
         index.refresh(sources.all_sources(), progress)
-        rows = matches(prefix)
+        rows = matches(prefix) or _replacement(index, prefix, app)
         if not rows:
             raise SessionNotFound(reference)
         return _pick(rows, prefix)
     finally:
         index.close()
+
+
+def _replacement(index: Index, prefix: str, app: str | None) -> list[Row]:
+    """The session that replaced the one whose id starts with `prefix` (a copy its app made
+    and resumes instead, through any chain of copies), as `by_prefix` rows; else none."""
+    seen: set[tuple[str, str]] = set()
+    found: list[Row] = []
+    while not found:
+        successors = {
+            (old_app, by)
+            for old_app, _, by in index.superseded(prefix)
+            if app is None or old_app == app
+        }
+        if len(successors) != 1 or (successor := successors.pop()) in seen:
+            return []
+        seen.add(successor)
+        app, prefix = successor
+        found = [r for r in index.by_prefix(prefix) if r.app == app and r.id == prefix]
+    return found
 
 
 def _app_and_prefix(reference: str) -> tuple[str | None, str]:

@@ -714,6 +714,22 @@ class Index:
             )
         ]
 
+    def superseded(self, prefix: str, limit: int = 20) -> list[tuple[str, str, str]]:
+        """(app, id, replacing id) of sessions whose id starts with `prefix` that a copy the
+        app made replaced: they are not listed, so only their fragments hold them."""
+        low = prefix.lower()
+        found: dict[tuple[str, str], str] = {}
+        for app, session_id, state in self.db.execute(
+            "SELECT app, id, state FROM fragments WHERE lower(substr(id, 1, ?)) = ? LIMIT ?",
+            (len(prefix), low, limit * 4),
+        ):
+            extra = orjson.loads(state).get("extra") or {}
+            if isinstance(by := extra.get("superseded_by"), str):
+                found[(app, session_id)] = by
+        return [(app, session_id, by) for (app, session_id), by in found.items()][
+            :limit
+        ]
+
     def app_stats(self) -> dict[str, dict[str, object]]:
         """Per app: files, sessions, CLI versions, and the diagnostics stored with each file."""
         stats: dict[str, dict[str, object]] = {}

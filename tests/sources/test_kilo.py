@@ -100,6 +100,9 @@ def test_a_task_kilo_code_7_copied_into_its_database_lists_once(
     after = {r.id for r in api.list_sessions(Home.at(home), apps=["kilo"]).rows}
     assert task not in after and copied in after
     assert after == before - {task}
+    # the task's id, as the History view or a note knew it, opens the copy
+    assert api.resolve(Home.at(home), task[:8]).id == copied
+    assert api.resolve(Home.at(home), f"kilo:{task}").id == copied
 
 
 def test_kilo_db_and_the_kilo_cli_0x_task_folder_are_read(tmp_path: Path) -> None:

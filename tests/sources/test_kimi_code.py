@@ -7,6 +7,7 @@ import shutil
 from functools import reduce
 from pathlib import Path
 
+from sessdex import api
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, kimi
@@ -229,8 +230,12 @@ def test_a_torn_last_line_and_an_unknown_record_are_counted_not_raised() -> None
     assert diagnostics.skipped["truncated"] == 1
 
 
-def test_an_imported_session_is_read_from_its_messages(tmp_path: Path) -> None:
-    """Kimi Code copies Kimi CLI sessions into `ses_<old uuid>` folders as bare messages."""
+IMPORTED = "5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b"  # a Kimi CLI session Kimi Code copied
+
+
+def imported_home(tmp_path: Path) -> Path:
+    """Kimi Code's copy of a Kimi CLI session (`ses_<old uuid>`, bare messages), beside
+    the Kimi CLI session it was copied from."""
     folder = (
         tmp_path
         / ".kimi-code/sessions/wd_api_0123456789ab/ses_5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b"
@@ -290,6 +295,12 @@ def test_an_imported_session_is_read_from_its_messages(tmp_path: Path) -> None:
     )
     # the Kimi CLI session it was copied from, still on disk
     shutil.copytree(DATA / "home" / ".kimi", tmp_path / ".kimi")
+    return tmp_path
+
+
+def test_an_imported_session_is_read_from_its_messages(tmp_path: Path) -> None:
+    """Kimi Code copies Kimi CLI sessions into `ses_<old uuid>` folders as bare messages."""
+    imported_home(tmp_path)
     old = "5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b"
     assert old in sessions(Home.at(DATA / "home"))
     found = sessions(Home.at(tmp_path))
@@ -317,6 +328,19 @@ def test_an_imported_session_is_read_from_its_messages(tmp_path: Path) -> None:
         "--session",
         "ses_5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b",
     )
+
+
+def test_the_copied_sessions_old_id_opens_and_resumes_the_copy(tmp_path: Path) -> None:
+    """An id noted before the upgrade still works: `kimi --session <old id>` would fail."""
+    home = Home.at(imported_home(tmp_path))
+    assert api.resolve(home, IMPORTED[:8]).id == f"ses_{IMPORTED}"
+    assert api.resolve(home, f"kimi:{IMPORTED}").title == "Add a /health endpoint"
+    check = api.check_resume(home, IMPORTED)
+    assert check.plan.argv == ("kimi", "--session", f"ses_{IMPORTED}")
+    assert [e.kind for e in api.transcript(home, IMPORTED).events][:2] == [
+        "user",
+        "assistant",
+    ]
 
 
 def test_a_session_without_a_prompt_is_not_listed(tmp_path: Path) -> None:

@@ -1251,3 +1251,41 @@ def test_lines_codex_marks_as_inherited_or_compaction_output_are_nobodys_words(
     found = events(session)
     assert [e.text for e in found if e.kind == "user"] == []
     assert [e.text for e in found if e.kind == "assistant"] == ["Answer"]
+
+
+def test_a_reviews_findings_are_not_shown_as_typed_by_the_user(tmp_path: Path) -> None:
+    """At the end of `/review` Codex records the reviewer's findings as a user-role message
+    wrapped in `<user_action>` (core/templates/review/exit_success.xml), then the answer:
+    the harness wrote it, not the human."""
+    home = tmp_path / "home"
+    day = home / ".codex" / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    thread = "01a22b81-5c00-7801-8b1e-2012418ca000"
+    stamp = "2026-11-30T10:00:00.000Z"
+    review = (
+        "<user_action>\n  <context>User initiated a review task. Here's the full review "
+        "output from reviewer model.</context>\n  <action>review</action>\n  <results>\n"
+        "  - app.py:3 unused import\n  </results>\n</user_action>\n"
+    )
+    lines = [
+        {"timestamp": stamp, "type": "session_meta",
+         "payload": {"id": thread, "timestamp": stamp, "cwd": "/w", "cli_version": "0.171.0"}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "message", "id": "review_rollout_user", "role": "user",
+                     "content": [{"type": "input_text", "text": review}]}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "message", "id": "review_rollout_assistant", "role": "assistant",
+                     "content": [{"type": "output_text", "text": "Review: one unused import."}]}},
+    ]  # fmt: skip
+    path = day / f"rollout-2026-11-30T10-00-00-{thread}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    session = discover(Home.at(home))[thread]
+    assert session.title is None or "user_action" not in session.title
+    found = events(session)
+    typed = [
+        e for e in found if e.kind == "user" and not (e.extra or {}).get("injected")
+    ]
+    assert typed == []
+    assert [e.text for e in found if e.kind == "assistant"] == [
+        "Review: one unused import."
+    ]

@@ -403,3 +403,49 @@ def test_a_summary_a_resumed_chat_grew_past_is_still_its_title(tmp_path: Path) -
             out.write(json.dumps(line) + "\n")
     assert path.stat().st_size > 700_000
     assert sessions(home)[BASIC].title == "Greeting command check"
+
+
+def test_a_tools_binary_output_does_not_end_the_turn(tmp_path: Path) -> None:
+    """With a tool's binary output Gemini records a thought-only model note ("Binary
+    content received", no model, no tokens) and the image as an info message, then the
+    model answers (geminiChat.ts); each /compress records an empty info message."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = next(home.rglob("session-*91700103.jsonl"))
+    stamp = "2026-11-30T08:12:10.000Z"
+    call = "read_file__read_file_1796026400000_0"
+    turn = [
+        {"id": "u9", "timestamp": stamp, "type": "user", "content": [{"text": "What is in cat.png?"}]},
+        {"id": "g9", "timestamp": stamp, "type": "gemini", "content": "", "model": "gemini-3.8-flash",
+         "tokens": {"input": 10, "output": 5, "cached": 0, "thoughts": 0, "tool": 0, "total": 15},
+         "toolCalls": [{"id": call, "name": "read_file", "args": {"file_path": "cat.png"},
+                        "status": "success", "timestamp": stamp,
+                        "result": [{"functionResponse": {"id": call, "name": "read_file",
+                                                         "response": {"output": "Binary content provided (1 item(s))."}}}]}]},
+        {"id": "g10", "timestamp": stamp, "type": "gemini",
+         "content": [{"text": "Binary content received. Proceeding with analysis.", "thought": True,
+                      "thoughtSignature": "skip_thought_signature_validator"}]},
+        {"id": "i10", "timestamp": stamp, "type": "info",
+         "content": [{"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}]},
+        {"id": "g11", "timestamp": stamp, "type": "gemini", "content": "It is a cat.",
+         "model": "gemini-3.8-flash",
+         "tokens": {"input": 20, "output": 5, "cached": 0, "thoughts": 0, "tool": 0, "total": 25}},
+        {"id": "i11", "timestamp": stamp, "type": "info", "content": ""},
+    ]  # fmt: skip
+    with path.open("a") as out:
+        out.writelines(json.dumps(line) + "\n" for line in turn)
+    found = list(gemini.read(sessions(home)[BASIC], Diagnostics()))
+    last = found[
+        max(i for i, e in enumerate(found) if e.text == "What is in cat.png?") :
+    ]
+    assert [e.kind for e in last] == [
+        "user",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "meta",  # the image
+        "assistant",
+        "usage",
+        "turn_end",
+    ]
+    assert "Binary content received" not in " ".join(e.text or "" for e in last)

@@ -43,6 +43,7 @@ HARNESS_MARKERS = (
     "<model_switch>",
     "<realtime_conversation>",
     "<INSTRUCTIONS>",
+    "<user_action>",  # /review's findings, recorded as a user message
 )
 # Response item types that the bare (pre-envelope) era wrote as whole lines.
 BARE_ITEM_TYPES = frozenset(

@@ -703,12 +703,10 @@ def _item_events(
             time=when,
             text=_content_text(message.get("content")),
         )
-    else:  # info, warning
+    elif text := _content_text(message.get("content")):  # info, warning
+        # (each /compress records an empty info message: the checkpoint says it all)
         yield say(
-            "meta",
-            time=when,
-            text=_content_text(message.get("content")),
-            extra={"level": str(message.get("type"))},
+            "meta", time=when, text=text, extra={"level": str(message.get("type"))}
         )
 
 
@@ -796,8 +794,22 @@ def _model_events(
             text=output,
             is_error=failed or call.get("status") in ("error", "cancelled"),
         )
-    if not parts and not tool_calls:
+    if not parts and not tool_calls and not _synthetic(message):
         yield say("turn_end", time=when)
+
+
+def _synthetic(message: dict[str, object]) -> bool:
+    """A model message Gemini made up mid-turn, not a response: with a tool's binary
+    output it records a thought-only "Binary content received" note (no model, no
+    tokens; geminiChat.ts), and the model's real answer follows."""
+    content = message.get("content")
+    return (
+        not message.get("model")
+        and not isinstance(message.get("tokens"), dict)
+        and isinstance(content, list)
+        and bool(content)
+        and all(isinstance(p, dict) and p.get("thought") is True for p in content)
+    )
 
 
 def _usage(message: dict[str, object]) -> Usage | None:

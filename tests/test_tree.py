@@ -17,9 +17,10 @@ from sessdex.cli import main
 DATA = Path(__file__).parent / "data"
 
 
-def tree(app: str, session_id: str) -> dict[str, object]:
+def tree(app: str, session_id: str, home: Path | None = None) -> dict[str, object]:
+    home = home or DATA / app / "home"
     result = CliRunner().invoke(
-        main, ["tree", session_id, "--json", "--home", str(DATA / app / "home")]
+        main, ["tree", session_id, "--json", "--home", str(home)]
     )
     assert result.exit_code == 0, result.output
     value = json.loads(result.stdout)
@@ -165,3 +166,189 @@ def test_a_sub_agent_nothing_links_to_a_call_is_done_once_it_answered_and_the_le
     still_working = build_tree("s", [*spawned, ev(4, "tool_call", "c", tool="Grep"),
                                      ev(5, "assistant", text="waiting")])  # fmt: skip
     assert [child.status for child in still_working.children] == ["running"]
+
+
+def test_a_background_sub_agent_runs_until_its_end_is_noted(tmp_path: Path) -> None:
+    """Claude Code runs sub-agents in the background (2.1.198+): the Agent call answers at
+    once (`toolUseResult.status: async_launched`) and the lead later gets a
+    `<task-notification>` with the agent's status, queued and then handed over."""
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "claude" / "home", home)
+    project = home / ".claude/projects/-home-alex-code-shop-api"
+    lead = project / "82d9f90c-3f87-46b4-b09c-58027a5e630c.jsonl"
+    child = project / lead.stem / "subagents" / "agent-a199d630441234c05.jsonl"
+    records = [json.loads(line) for line in lead.read_text().splitlines()]
+    [answer] = [r for r in records if isinstance(r.get("toolUseResult"), dict)]
+    call = answer["message"]["content"][0]["tool_use_id"]
+    answer["toolUseResult"] = {
+        "isAsync": True,
+        "status": "async_launched",
+        "agentId": "a199d630441234c05",
+        "description": "Greeting sub-agent",
+    }
+    lead.write_text("".join(json.dumps(r) + "\n" for r in records))
+    whole = child.read_text().splitlines(keepends=True)
+    child.write_text("".join(whole[:3]))  # the child is mid tool call
+
+    def status() -> str:
+        [node] = tree("claude", "82d9f90c", home)["children"]  # type: ignore[misc]
+        return str(node["status"])
+
+    assert status() == "running"
+    child.write_text("".join(whole))  # it answered and ended its turn
+    assert status() == "done"
+    child.write_text("".join(whole[:3]))
+    for ended, shown in (("failed", "failed"), ("killed", "done")):
+        note = (
+            f"<task-notification>\n<task-id>a199d630441234c05</task-id>\n"
+            f"<tool-use-id>{call}</tool-use-id>\n<status>{ended}</status>\n"
+            '<summary>Agent "Greeting sub-agent" ' + ended + "</summary>\n"
+            "</task-notification>"
+        )
+        base = {
+            k: records[-2][k]
+            for k in ("sessionId", "cwd", "version")
+            if k in records[-2]
+        }
+        queued = {
+            **base,
+            "type": "attachment",
+            "uuid": "q1",
+            "timestamp": "2026-11-30T08:12:30.000Z",
+            "attachment": {
+                "type": "queued_command",
+                "commandMode": "task-notification",
+                "prompt": note,
+            },
+        }
+        handed = {**base, "type": "user", "uuid": "n1", "timestamp": "2026-11-30T08:12:31.000Z",
+                  "origin": {"kind": "task-notification"}, "message": {"role": "user", "content": note}}  # fmt: skip
+        lead.write_text(
+            "".join(json.dumps(r) + "\n" for r in [*records, queued, handed])
+        )
+        assert status() == shown
+    # the end noted twice (queued, then handed over) is one event
+    from sessdex import api
+    from sessdex.sources import Home
+
+    found = list(api.transcript(Home.at(home), "82d9f90c").events)
+    assert [(e.call_id, e.extra) for e in found if "subagent_status" in e.extra] == [
+        (call, {"subagent_status": "done", "child_id": "a199d630441234c05"})
+    ]
+
+
+def test_a_codex_sub_agent_runs_until_its_own_turn_ends(tmp_path: Path) -> None:
+    """Codex's `spawn_agent` answers as soon as the agent starts (the lead waits with
+    `wait_agent`): the child is done when its own rollout ends its turn."""
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "codex" / "home", home)
+    [child] = home.rglob("rollout-*01a22b81-66cf-74d0-99b4-ed78fda80cf9.jsonl")
+    whole = child.read_text().splitlines(keepends=True)
+    child.write_text("".join(whole[:22]))  # mid exec_command
+    [node] = tree("codex", "01a22b81-666a", home)["children"]  # type: ignore[misc]
+    assert node["status"] == "running"
+    child.write_text("".join(whole))
+    [node] = tree("codex", "01a22b81-666a", home)["children"]  # type: ignore[misc]
+    assert node["status"] == "done"
+
+
+def test_a_copilot_background_task_ends_at_subagent_completed(tmp_path: Path) -> None:
+    """Copilot's `task` with mode "background" is answered at once; `subagent.completed`
+    (recorded by the CLI, with `toolCallId`) is the sub-agent's end."""
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "copilot" / "home", home)
+    [path] = home.rglob("52ee9297-*/events.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    for record in records:
+        data = record.get("data", {})
+        for request in data.get("toolRequests", []):
+            if request.get("toolCallId") == "2fbeec47b":
+                request["arguments"]["mode"] = "background"
+        if (
+            record["type"] == "tool.execution_start"
+            and data.get("toolCallId") == "2fbeec47b"
+        ):
+            data["arguments"]["mode"] = "background"
+    answer = next(
+        r for r in records
+        if r["type"] == "tool.execution_complete" and r["data"]["toolCallId"] == "2fbeec47b"
+    )  # fmt: skip
+    started = next(i for i, r in enumerate(records) if r["type"] == "subagent.started")
+    working = [r for r in records[: started + 8] if r is not answer]
+    working.insert(started + 1, answer)  # answered at launch; the agent runs its bash
+
+    def status(lines: list[dict[str, object]]) -> str:
+        path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+        [node] = tree("copilot", "52ee9297", home)["children"]  # type: ignore[misc]
+        return str(node["status"])
+
+    assert status(working) == "running"
+    ended = next(r for r in records if r["type"] == "subagent.completed")
+    assert status([*working, ended]) == "done"
+
+
+def test_an_opencode_background_task_runs_until_its_end_is_reported(
+    tmp_path: Path,
+) -> None:
+    """OpenCode's `task` with `background: true` answers at once (`<task id=… state=
+    "running">`, metadata.background); a synthetic part reports the end to the parent."""
+    import shutil
+    import sqlite3
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "opencode" / "home", home)
+    child_id = "ses_dd47cc26cffeODfwLbHNPwBmj1"
+    db = sqlite3.connect(home / ".local/share/opencode/opencode.db")
+    ((part_id, data),) = db.execute(
+        'SELECT id, data FROM part WHERE data LIKE \'%"tool":"task"%\''
+    ).fetchall()
+    part = json.loads(data)
+    part["state"]["metadata"]["background"] = True
+    part["state"]["output"] = (
+        f'<task id="{child_id}" state="running">\n<task_result>\nThe task is working in '
+        "the background.\n</task_result>\n</task>"
+    )
+    db.execute("UPDATE part SET data = ? WHERE id = ?", (json.dumps(part), part_id))
+    last = "msg_22b833ef4001v05ldH4CnrONqQ"  # the child's answer, yet to come
+    kept = db.execute("SELECT * FROM part WHERE message_id = ?", (last,)).fetchall()
+    message = db.execute("SELECT * FROM message WHERE id = ?", (last,)).fetchall()
+    db.execute("DELETE FROM part WHERE message_id = ?", (last,))
+    db.execute("DELETE FROM message WHERE id = ?", (last,))
+    db.commit()
+
+    def status() -> str:
+        [node] = tree("opencode", "ses_dd47cc97", home)["children"]  # type: ignore[misc]
+        return str(node["status"])
+
+    assert status() == "running"
+    db.executemany(
+        f"INSERT INTO message VALUES ({','.join('?' * len(message[0]))})", message
+    )
+    db.executemany(f"INSERT INTO part VALUES ({','.join('?' * len(kept[0]))})", kept)
+    db.commit()
+    assert status() == "done"  # its own answer ended its turn
+    db.execute("DELETE FROM part WHERE message_id = ?", (last,))
+    report = {"type": "text", "synthetic": True,
+              "text": f'<task id="{child_id}" state="error">\n<summary>Background task failed: '
+                      "Greeting sub-agent</summary>\n</task>"}  # fmt: skip
+    lead_part = db.execute(
+        "SELECT * FROM part WHERE session_id = 'ses_dd47cc97dffecuMitBkETrvX9v' "
+        "ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    columns = [row[1] for row in db.execute("PRAGMA table_info(part)")]
+    row = dict(zip(columns, lead_part, strict=True))
+    row["id"] = "prt_zzzzzzzzzzzzzzzzzzzzzzzzzz"
+    row["data"] = json.dumps(report)
+    db.execute(
+        f"INSERT INTO part ({','.join(columns)}) VALUES ({','.join('?' * len(columns))})",
+        list(row.values()),
+    )
+    db.commit()
+    db.close()
+    assert status() == "failed"

@@ -189,7 +189,9 @@ class Event:
     - tool_call: `tool` (the app's tool name), `call_id`, `extra["input"]` (the arguments as
       parsed JSON, or a string); `text` only when the input is not JSON (a raw patch).
       Arguments keep the app's own names: views/diffs.py knows the names edits go by.
-    - tool_result: `call_id`, `text` (the output flattened to text), `is_error`.
+    - tool_result: `call_id`, `text` (the output flattened to text), `is_error`;
+      `extra["launched"]` when it only says a sub-agent started in the background (the
+      spawning call returned at once; the sub-agent ends later).
     - usage: `usage`, one event per billed model response after the app's de-duplication;
       its `time` is the response's last line.
     - turn_end: the model finished its turn (`extra["reason"]` if the app says why).
@@ -199,6 +201,8 @@ class Event:
       `extra["agent_name"]` where the app names its sub-agents (a task name).
     - error: `text` says what failed (API error, crash, aborted turn).
     - meta: `text` says what changed; `extra` holds it ("model", "permission_mode", "branch", "cwd").
+      A background sub-agent's end, as the app notes it to the lead: `extra["subagent_status"]`
+      ("done" or "failed"), the spawning call's `call_id` and/or `extra["child_id"]`.
 
     Events of a sub-agent carry its id in `agent_id` (None for the lead agent); a big
     payload elided by files.py is summarised in `text` ("image, 3.1 MB").

@@ -2,7 +2,9 @@
 
 A `subagent` event opens a child node; events carrying that child's `agent_id` count
 towards it; the tool result answering the spawning call closes it (done, or failed when
-it is an error). Nesting follows from sub-agents spawning sub-agents.
+it is an error). A sub-agent sent to the background is answered at once (the result says
+`launched`): it ends where the app notes its end (a `meta` event's `subagent_status`), else
+with its own turn end or error. Nesting follows from sub-agents spawning sub-agents.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ def build_tree(
     parents: dict[int, list[AgentNode]] = {}  # id(node) -> the nodes it sits under
     by_call: dict[str, AgentNode] = {}
     last_kind: dict[str, str] = {}
+    launched: set[int] = set()  # id(node) of sub-agents running in the background
+    noted: dict[int, str] = {}  # id(node) -> the end status the app noted for it
 
     def attach(parent: AgentNode, child: AgentNode) -> None:
         parent.children.append(child)
@@ -122,7 +126,18 @@ def build_tree(
         elif event.kind == "usage" and event.usage is not None:
             node.usage = node.usage + event.usage.plausible()
         elif event.kind == "tool_result" and event.call_id in by_call:
-            by_call[event.call_id].status = "failed" if event.is_error else "done"
+            child = by_call[event.call_id]
+            if event.extra.get("launched") is True and not event.is_error:
+                launched.add(id(child))
+            else:
+                child.status = "failed" if event.is_error else "done"
+        elif event.kind == "meta" and (ended := event.extra.get("subagent_status")):
+            child_id = event.extra.get("child_id")
+            child = by_call.get(event.call_id or "") or nodes.get(
+                str(child_id) if child_id is not None else ""
+            )
+            if child is not None and child is not root:
+                noted[id(child)] = "failed" if ended == "failed" else "done"
         if event.kind not in ("usage", "meta"):  # bookkeeping an app may write last
             last_kind[node.id] = event.kind
     kind = last_kind.get(root.id)
@@ -134,11 +149,15 @@ def build_tree(
         else "running"
     )
     for _, node in root.walk():
+        if id(node) in noted:
+            node.status = noted[id(node)]
         if node is root or node.status != "running":
             continue
         last = last_kind.get(node.id)
         if last == "error":
             node.status = "failed"
+        elif id(node) in launched and last == "turn_end":
+            node.status = "done"  # a background sub-agent that finished its turn
         elif node.call_id is None and root.status != "running" and last in _FINAL:
             # no call closes it (an app that does not link its sub-agents): it ended
             # on its own answer, and the lead is past it

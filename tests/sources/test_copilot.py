@@ -105,7 +105,10 @@ def test_sub_agent_events_carry_its_agent_id() -> None:
         "usage",
         "assistant",
         "turn_end",
+        "meta",  # subagent.completed: what ends one sent to the background
     ]
+    assert child[-1].call_id == "2fbeec47b"
+    assert child[-1].extra == {"subagent_status": "done", "cancelled": False}
     task_result = next(
         e for e in got if e.kind == "tool_result" and e.call_id == "2fbeec47b"
     )

@@ -412,6 +412,10 @@ _TEAMMATE = re.compile(
     re.S,
 )
 _TEAMMATE_LEAD = "Another Claude session sent a message:"
+_TASK_FIELD = re.compile(r"<(task-id|tool-use-id|status|summary)>([^<]{0,2000})</\1>")
+# a background task's end as `<task-notification>` says it; "killed", "stopped" and
+# "cancelled" are someone stopping it, not a failure
+_TASK_FAILED = frozenset({"failed", "error"})
 _TEAMMATE_SCAN = 8 * 1024 * 1024  # longer text is a prompt that quotes an envelope
 
 
@@ -639,3 +643,31 @@ def bounded(value: object, budget: list[int], depth: int = 0) -> JSONValue:
                 kept[str(key)] = bounded(item, budget, depth + 1)
         return kept
     return str(value)
+
+
+def task_end(text: str) -> tuple[str | None, str | None, str, str | None] | None:
+    """(tool use id, task id, "done" or "failed", summary) of a background task's
+    `<task-notification>` (an agent's or a shell's), or None for any other text."""
+    if "<task-notification>" not in text[:256]:
+        return None
+    fields: dict[str, str] = {}
+    for match in _TASK_FIELD.finditer(text, 0, 64 * 1024):
+        fields.setdefault(match.group(1), match.group(2).strip())
+    status = fields.get("status")
+    if not status or not (fields.get("tool-use-id") or fields.get("task-id")):
+        return None
+    return (
+        fields.get("tool-use-id") or None,
+        fields.get("task-id") or None,
+        "failed" if status.lower() in _TASK_FAILED else "done",
+        fields.get("summary") or None,
+    )
+
+
+def launched(outcome: object) -> bool:
+    """Whether a tool's result only says it started an agent in the background
+    (`toolUseResult.status` "async_launched", or `isAsync`): the agent ends later."""
+    return isinstance(outcome, dict) and (
+        outcome.get("isAsync") is True
+        or outcome.get("status") in ("async_launched", "remote_launched")
+    )

@@ -199,6 +199,7 @@ class Stream:
         self.version: str | None = None
         self.compaction: Event | None = None  # held until its summary line arrives
         self.links: set[tuple[str | None, str]] = set()  # pull requests said, per agent
+        self.task_ends: set[str] = set()  # background tasks whose end was noted
         self.unkeyed = itertools.count()
 
     def events(self) -> Iterator[Event]:
@@ -526,6 +527,8 @@ class Stream:
                 yield changed
             extra: dict[str, JSONValue] = {"injected": True} if injected else {}
             yield self._event("user", agent, text=said, extra=extra)
+            if injected:
+                yield from self._task_end(said, agent)
         if not results:
             return
         outcome = record.get("toolUseResult")
@@ -534,6 +537,8 @@ class Stream:
             kept: dict[str, JSONValue] = {}
             if single:
                 kept["result"] = rec.bounded(outcome, [RESULT_BUDGET])
+                if rec.launched(outcome):
+                    kept["launched"] = True
             yield self._event(
                 "tool_result",
                 agent,
@@ -544,6 +549,25 @@ class Stream:
                 is_error=block.get("is_error") is True,
                 extra=kept,
             )
+
+    def _task_end(self, said: str, agent: str | None) -> Iterator[Event]:
+        """A background task's end, as its `<task-notification>` tells the lead: once,
+        though it is recorded as a queued command and again as the line handed over."""
+        ended = rec.task_end(said)
+        if ended is None:
+            return
+        call_id, task_id, status, summary = ended
+        key = call_id or task_id or ""
+        if key in self.task_ends:
+            return
+        self.task_ends.add(key)
+        extra: dict[str, JSONValue] = {"subagent_status": status}
+        if task_id:
+            extra["child_id"] = task_id
+        text = (
+            summary or f"background task {'failed' if status == 'failed' else 'ended'}"
+        )
+        yield self._event("meta", agent, call_id=call_id, text=text, extra=extra)
 
     def _teammates(
         self, messages: list[tuple[str, str]], agent: str | None
@@ -812,6 +836,7 @@ class Stream:
             )  # a background task's notification, queued like a prompt
             if said.strip() and harness:
                 yield self._event("user", agent, text=said, extra={"injected": True})
+                yield from self._task_end(said, agent)
             elif said.strip():
                 yield from self._prompted(agent)
                 yield self._event("user", agent, text=said, extra={"queued": True})

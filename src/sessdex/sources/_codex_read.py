@@ -350,6 +350,8 @@ class _Reader:
         self.compaction = _Pair(match_any=True)
         self.pairs = (self.user, self.assistant, self.thinking, self.compaction)
         self.spawns: dict[str, tuple[str | None, str | None]] = {}
+        # spawn calls, answered at once (the agent works on; the lead waits with wait_agent)
+        self.spawn_calls: dict[str, None] = {}
         self.linked: set[str] = set()
         self.inter_agent_said: tuple[JSONValue, JSONValue, str] | None = None
 
@@ -711,6 +713,9 @@ class _Reader:
                 extra["namespace"] = namespace
             if name in _SPAWN_TOOLS and call_id and isinstance(value, dict):
                 self._remember_spawn(call_id, value)
+                if len(self.spawn_calls) >= _DESCRIPTION_CAP:
+                    self.spawn_calls.pop(next(iter(self.spawn_calls)))
+                self.spawn_calls[call_id] = None
             yield from self._out(
                 self._new(
                     "tool_call",
@@ -727,9 +732,19 @@ class _Reader:
                 child = _spawned_thread(payload.get("output"))
                 if child:
                     yield from self._link(child, call_id, time)
+            launched: dict[str, JSONValue] = (
+                {"launched": True}
+                if call_id and self.spawn_calls.pop(call_id, 0) is None and not failed
+                else {}
+            )
             yield from self._out(
                 self._new(
-                    "tool_result", time, call_id=call_id, text=text, is_error=failed
+                    "tool_result",
+                    time,
+                    call_id=call_id,
+                    text=text,
+                    is_error=failed,
+                    extra=launched,
                 )
             )
         elif item == "local_shell_call":

@@ -95,7 +95,6 @@ _IGNORED = frozenset(
         "tool.execution_progress",
         "tool.user_requested",
         "subagent.configured",
-        "subagent.completed",
         "subagent.selected",
         "subagent.deselected",
         "hook.start",
@@ -327,6 +326,9 @@ class _Reader:
             str, str | None
         ] = {}  # tool call id -> agent that asked for it
         self.child_of_call: dict[str, str] = {}  # spawning tool call id -> sub-agent id
+        # calls that send a sub-agent to the background (`task` with mode "background"):
+        # they are answered at once, and `subagent.completed` ends the agent later
+        self.background: set[str] = set()
         self.final: dict[
             str | None, bool
         ] = {}  # agent -> its last message asked for no tool
@@ -359,6 +361,7 @@ class _Reader:
             "tool.execution_start",
             "tool.execution_complete",
             "subagent.started",
+            "subagent.completed",
             "subagent.failed",
             "abort",
         }
@@ -561,6 +564,17 @@ class _Reader:
                 )
         elif kind == "tool.execution_complete":
             yield self.tool_result(record, data)
+        elif kind == "subagent.completed":
+            # a sub-agent's end (one stopped is "cancelled", not failed): what closes one
+            # sent to the background, whose call was answered at start
+            stopped = data.get("cancelled") is True
+            yield self.event(
+                "meta",
+                record,
+                call_id=as_str(data.get("toolCallId")),
+                text="sub-agent cancelled" if stopped else "sub-agent done",
+                extra={"subagent_status": "done", "cancelled": stopped},
+            )
         elif kind == "subagent.started":
             call_id = as_str(data.get("toolCallId"))
             child = as_str(record.get("agentId")) or call_id
@@ -597,6 +611,8 @@ class _Reader:
     ) -> Event:
         value = shown_arguments(arguments)
         text = value if isinstance(value, str) else None  # not JSON: a raw patch, say
+        if call_id and isinstance(value, dict) and value.get("mode") == "background":
+            self.background.add(call_id)
         return self.event(
             "tool_call",
             record,
@@ -620,12 +636,17 @@ class _Reader:
                 if isinstance(error, dict)
                 else shown_text(error)
             )
+        call_id = as_str(data.get("toolCallId"))
+        failed = data.get("success") is False
         return self.event(
             "tool_result",
             record,
-            call_id=as_str(data.get("toolCallId")),
+            call_id=call_id,
             text=text,
-            is_error=data.get("success") is False,
+            is_error=failed,
+            extra={"launched": True}
+            if call_id in self.background and not failed
+            else {},
         )
 
     def shutdown(

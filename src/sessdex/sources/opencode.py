@@ -28,6 +28,7 @@ child's id. The git branch is not recorded.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
@@ -83,6 +84,9 @@ _SESSION_COLUMNS = (
     "slug",
 )
 _IGNORED_PARTS = {"step-start", "step-finish", "snapshot", "patch"}
+# a background task's state, as its tool answers at launch and as the synthetic part that
+# reports its end to the parent (tool/task.ts `renderOutput`): <task id="ses_…" state="…">
+_TASK_STATE = re.compile(r'\s*<task id="([^"<>]{1,200})" state="([a-z_]{1,20})">')
 _MAX_DEPTH = 4  # sub-agents of sub-agents: deep enough, and no loop can run away
 
 Children = _opencode_v2.Children
@@ -536,9 +540,14 @@ class _Reader:
             if summary:
                 yield self.event("compaction", when, agent, text=text)
             elif part.get("synthetic"):
-                yield self.event(
-                    "meta", when, agent, text=text, extra={"synthetic": True}
-                )
+                extra: dict[str, JSONValue] = {"synthetic": True}
+                task = _TASK_STATE.match(text)
+                if task and task.group(2) != "running":  # a background task ended
+                    extra["subagent_status"] = (
+                        "failed" if task.group(2) in ("error", "failed") else "done"
+                    )
+                    extra["child_id"] = task.group(1)
+                yield self.event("meta", when, agent, text=text, extra=extra)
             else:
                 yield self.event(
                     "user" if role == "user" else "assistant", when, agent, text=text
@@ -653,6 +662,20 @@ class _Reader:
         assert isinstance(times, dict)
         is_error = status == "error"
         output = state.get("error") if is_error else state.get("output")
+        # a task sent to the background (`background: true`, or one moved there while
+        # it ran) is answered at launch; the part reporting its end closes it
+        launched = (
+            name in _opencode_v2.SPAWN_TOOLS
+            and not is_error
+            and (
+                metadata.get("background") is True
+                or (
+                    isinstance(output, str)
+                    and (task := _TASK_STATE.match(output)) is not None
+                    and task.group(2) == "running"
+                )
+            )
+        )
         yield self.event(
             "tool_result",
             ms_time(times.get("end")) or when,
@@ -663,6 +686,7 @@ class _Reader:
             if isinstance(output, str)
             else (orjson.dumps(output).decode() if output else None),
             is_error=is_error,
+            extra={"launched": True} if launched else {},
         )
 
 

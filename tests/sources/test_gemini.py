@@ -449,3 +449,62 @@ def test_a_tools_binary_output_does_not_end_the_turn(tmp_path: Path) -> None:
         "turn_end",
     ]
     assert "Binary content received" not in " ".join(e.text or "" for e in last)
+
+
+def test_a_turn_the_user_cancelled_ends_as_interrupted(tmp_path: Path) -> None:
+    """On Esc Gemini records an info message "Request cancelled." (useGeminiStream.ts,
+    useHistoryManager.ts); the turn is over, so the live board waits for the user."""
+    from sessdex.status import Tracker, decide
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = next(home.rglob("session-*91700103.jsonl"))
+    stamp = "2026-11-30T08:12:10.000Z"
+    turn = [
+        {"id": "u9", "timestamp": stamp, "type": "user", "content": [{"text": "Refactor checkout"}]},
+        {"id": "i9", "timestamp": "2026-11-30T08:12:12.000Z", "type": "info", "content": "Request cancelled."},
+    ]  # fmt: skip
+    with path.open("a") as out:
+        out.writelines(json.dumps(line) + "\n" for line in turn)
+    found = list(gemini.read(sessions(home)[BASIC], Diagnostics()))
+    assert [e.kind for e in found[-2:]] == ["meta", "turn_end"]
+    assert found[-1].extra["interrupted"] is True
+    tracker = Tracker()
+    for e in found:
+        tracker.add(e, e.time.timestamp() if e.time else 0.0)
+    last = found[-1].time.timestamp() if found[-1].time else 0.0
+    status = decide(tracker, last + 5, last, True)
+    assert (status.status, status.reason.split(" ")[0]) == (
+        "waiting_for_user",
+        "interrupted",
+    )
+
+
+def test_while_its_tools_run_the_turn_has_not_ended(tmp_path: Path) -> None:
+    """Gemini writes a response that calls tools first without them (empty content), and
+    adds the calls to the same message once they have run: until then the model's turn
+    is not over, so the live board says working, not "turn ended"."""
+    from sessdex.status import Tracker, decide
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = next(home.rglob("session-*91700103.jsonl"))
+    lines = path.read_text().splitlines(keepends=True)
+    first_write = next(
+        i for i, line in enumerate(lines) if '"type":"gemini","content":""' in line
+    )
+    path.write_text("".join(lines[: first_write + 1]))  # the shell command is running
+    found = list(gemini.read(sessions(home)[BASIC], Diagnostics()))
+    assert found[-1].kind == "usage" and "turn_end" not in [e.kind for e in found]
+    tracker = Tracker()
+    for e in found:
+        tracker.add(e, e.time.timestamp() if e.time else 0.0)
+    last = found[-1].time.timestamp() if found[-1].time else 0.0
+    assert decide(tracker, last + 20, last, True).status == "working"
+    path.write_text("".join(lines))  # the calls were added: one turn end per answer
+    ends = [
+        e
+        for e in gemini.read(sessions(home)[BASIC], Diagnostics())
+        if e.kind == "turn_end"
+    ]
+    assert len(ends) == 2

@@ -95,6 +95,7 @@ SAFE_MODES = ("default", "plan")  # approval modes at least as strict as the def
 _CONTEXT = "<session_context>"
 _HOOK_CONTEXT = "<hook_context>"
 _MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
+_CANCELLED = "Request cancelled."  # the info message a turn the user stopped ends with
 _HASH_NAME = re.compile(r"^[0-9a-f]{64}$")
 _TAIL_KEYS = (b'"summary"', b'"model"', b'"lastUpdated"', b'"timestamp"')
 
@@ -708,6 +709,11 @@ def _item_events(
         yield say(
             "meta", time=when, text=text, extra={"level": str(message.get("type"))}
         )
+        if message.get("type") == "info" and text.strip() == _CANCELLED:
+            # Esc, or every tool call cancelled (useGeminiStream.ts): the user stopped it
+            yield say(
+                "turn_end", time=when, extra={"reason": "cancelled", "interrupted": True}
+            )
 
 
 def _model_events(
@@ -794,7 +800,9 @@ def _model_events(
             text=output,
             is_error=failed or call.get("status") in ("error", "cancelled"),
         )
-    if not parts and not tool_calls and not _synthetic(message):
+    if said and not parts and not tool_calls and not _synthetic(message):
+        # (a response with no text is one whose tool calls are not written yet: Gemini
+        # records them once they have run, in a second write of the same message)
         yield say("turn_end", time=when)
 
 

@@ -7,9 +7,12 @@ what the rules need, and `decide` applies them. The rules, in order:
    still writing (a retry).
 2. waiting_on_subagent — the lead agent has an open tool call (the spawn, or a wait) while
    one of its sub-agents is still being written.
-3. working / waiting_for_user — an open tool call: the tool is running; but when the CLI
+3. waiting_for_user — the app recorded that it asks the user to approve a call
+   (`extra["asks"] == "approval"`, on the call or on a meta event) and nothing followed.
+   working / waiting_for_user — an open tool call: the tool is running; but when the CLI
    runs, nothing was written since the call, and the CLI started no process since, the
-   call is taken to wait for the user's approval (an inference: no app records it).
+   call is taken to wait for the user's approval (an inference, for apps that record no
+   approval request).
 4. waiting_for_user — the turn ended (a turn_end, or an answer followed by silence for apps
    that write no turn end); after IDLE_AFTER it is idle, or ended if the CLI is gone.
 5. working — mid-turn (a prompt, a tool result, thinking) and written to recently, or the
@@ -75,6 +78,9 @@ class Agent:
     turn_ended: bool = False
     failed: bool = False  # the turn ended on an error
     interrupted: bool = False
+    asking: tuple[str, float] | None = (
+        None  # (what, since): a recorded approval request
+    )
 
 
 @dataclass(slots=True)
@@ -130,6 +136,15 @@ class Tracker:
             self.tokens += event.usage.total
         if kind == "turn_end" and event.agent_id is None:
             self.turn_ends += 1
+        if event.extra.get("asks") == "approval":
+            what = str(event.tool or "a tool")
+            if (asker := event.extra.get("agent_type")) is not None:
+                what = f"{asker}: {what}"  # a sub-agent's request the lead's file holds
+            agent.asking = (what, when)
+            if kind not in _PHASES:
+                return
+        elif kind not in ("meta", "subagent") or event.extra.get("answered") is True:
+            agent.asking = None  # answered, or the agent went on
         if kind not in _PHASES or (kind == "error" and event.extra.get("retrying")):
             return
         if event.extra.get("interrupted") is True:
@@ -204,6 +219,13 @@ def decide(
         if lead.phase == "error" and alive is not False and quiet < WRITING:
             return Status("working", "retrying after an error")
         return Status("failed", "error: " + _first_line(lead.said or "unknown"))
+    if (asked := _asking(tracker)) is not None and alive is not False:
+        who, (what, asked_at) = asked
+        waits = f"{who}: {what}" if who else what
+        reason = f"{waits} waits for approval ({ago(now - asked_at)})"
+        return Status(
+            "waiting_for_user" if now - asked_at < IDLE_AFTER else "idle", reason
+        )
     working = _working_children(tracker, now, alive)
     if lead.open_calls and working:
         if len(working) == 1:
@@ -267,6 +289,16 @@ def decide(
     if quiet < ENDED_AFTER:
         return Status("idle", f"nothing written for {ago(quiet)}")
     return Status("ended", f"nothing written for {ago(quiet)}")
+
+
+def _asking(tracker: Tracker) -> tuple[str | None, tuple[str, float]] | None:
+    """(which sub-agent, or None for the lead; what, since) of an approval an agent asked
+    for and nobody answered yet: the lead's first."""
+    for agent_id, agent in tracker.agents.items():
+        if agent.asking is not None:
+            name = None if agent_id is None else agent.agent_type or agent_id[:8]
+            return name, agent.asking
+    return None
 
 
 def _working_children(tracker: Tracker, now: float, alive: bool | None) -> list[Agent]:

@@ -310,3 +310,42 @@ def test_sub_agents_usage_counts_and_older_message_names_are_known(
         "subagents": True,
     }
     assert "First read the tests." in [e.text for e in got if e.kind == "assistant"]
+
+
+def test_an_ask_waits_for_the_user_until_something_follows(tmp_path: Path) -> None:
+    """Cline writes a tool it may not run unasked as an `ask` (an auto-approved one is a
+    `say`), and a question as an `ask: followup`: the last message being one means the
+    task waits for the user (the extension has no process to look for)."""
+    from sessdex.status import Tracker, decide
+
+    source = (
+        DATA
+        / "home/.config/Code/User/globalStorage"
+        / EXTENSION
+        / "tasks/1790931121000"
+    )
+    messages = json.loads((source / "ui_messages.json").read_text())
+    command = next(i for i, m in enumerate(messages) if m.get("ask") == "command")
+
+    def status(shown: list[dict[str, object]]) -> tuple[str, str]:
+        home = tmp_path / str(len(list(tmp_path.iterdir())))
+        task(home, "1790931121000", shown)
+        found = events(sessions(Home.at(home))["1790931121000"])
+        tracker = Tracker()
+        for e in found:
+            tracker.add(e, e.time.timestamp() if e.time else 0.0)
+        at = int(shown[-1]["ts"]) / 1000  # type: ignore[call-overload]
+        got = decide(tracker, at + 20, at, None)
+        return got.status, got.reason
+
+    asking = messages[: command + 1]
+    assert status(asking) == (
+        "waiting_for_user",
+        "execute_command waits for approval (20 s)",
+    )
+    streaming = [*asking[:-1], {**asking[-1], "partial": True}]
+    assert status(streaming)[0] == "working"  # still being written: no request yet
+    assert status(messages[: command + 2])[0] == "working"  # approved: the tests run
+    question = {"ts": asking[-1]["ts"], "type": "ask", "ask": "followup",
+                "text": json.dumps({"question": "Run the slow tests too?"})}  # fmt: skip
+    assert status([*asking[:-1], question])[1].startswith("turn ended")

@@ -215,3 +215,35 @@ def test_a_session_not_reopened_since_1_29_keeps_its_title_in_metadata_json(
     assert found.title == "Fix the pagination bug" and found.extra["archived"] is True
     (folder / "metadata.json").write_text(json.dumps({"title": "Untitled"}))
     assert sessions(Home.at(home))[OLD].title == "Add a /health endpoint"
+
+
+def test_an_approval_request_nobody_answered_waits_for_the_user(tmp_path: Path) -> None:
+    """Kimi CLI's wire records each approval request (a sub-agent's too, forwarded) and
+    its answer: until the answer, the session waits for the user, no guess needed."""
+    from sessdex.status import Tracker, decide
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    [wire] = home.rglob(f"{MAIN}/wire.jsonl")
+    lines = wire.read_text().splitlines(keepends=True)
+    asked = next(i for i, line in enumerate(lines) if '"ApprovalRequest"' in line)
+
+    def status(upto: int) -> tuple[str, str]:
+        wire.write_text("".join(lines[:upto]))
+        found = events(sessions(Home.at(home))[MAIN])
+        tracker = Tracker()
+        for e in found:
+            tracker.add(e, e.time.timestamp() if e.time else 0.0)
+        at = json.loads(lines[asked])["timestamp"]  # when it asked
+        got = decide(tracker, at + 20, at, True)
+        return got.status, got.reason
+
+    assert status(asked + 1) == (
+        "waiting_for_user",
+        "coder: Shell waits for approval (20 s)",
+    )
+    assert status(asked + 2)[0] != "waiting_for_user"  # approved: the agent goes on
+    [request] = [
+        e for e in events(sessions(Home.at(home))[MAIN]) if e.extra.get("asks")
+    ]
+    assert request.text == "Shell asks approval to run command: pytest --durations=3 -q"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol, Unpack
 
@@ -391,6 +391,9 @@ class _Translator:
             return
         text = stripped(message.get("text")) or ""
         time = ms_time(message.get("ts"))
+        # an ask, once complete, waits for the user (approve a tool, answer a question);
+        # an auto-approved tool is a say
+        asked = message.get("type") == "ask" and message.get("partial") is not True
         call_id = f"{agent or self.session.id}:{message.get('ts')}"
         info = message.get("modelInfo")
         if isinstance(info, dict) and stripped(info.get("modelId")):
@@ -432,6 +435,8 @@ class _Translator:
             )
             if said or text:
                 yield event("assistant", text=said or text)
+            if kind == "followup" and asked:  # a question put to the user ends the turn
+                yield event("turn_end", extra={"reason": "question"})
         elif kind == "api_req_started" or kind in (
             "deleted_api_reqs",
             "api_req_deleted",
@@ -448,7 +453,13 @@ class _Translator:
             "browser_action",
             "new_task",
         ):
-            yield from self._tool(kind, text, call_id, state, event)
+            for made in self._tool(kind, text, call_id, state, event):
+                # an ask (not a say) is the extension waiting for the user's approval
+                yield (
+                    replace(made, extra={**made.extra, "asks": "approval"})
+                    if asked and made.kind == "tool_call"
+                    else made
+                )
             if kind == "tool" and depth < CHILD_DEPTH:
                 yield from self._spawn(
                     text, call_id, state, children, path, depth, event

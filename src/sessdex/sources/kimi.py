@@ -81,9 +81,6 @@ _IGNORED = frozenset(
         "MCPLoadingBegin",
         "MCPLoadingEnd",
         "Notification",
-        "ApprovalRequest",
-        "ApprovalResponse",
-        "ApprovalRequestResolved",
         "ToolCallRequest",
         "QuestionRequest",
         "QuestionResponse",
@@ -107,6 +104,9 @@ _HANDLED = frozenset(
         "PlanDisplay",
         "BtwBegin",
         "BtwEnd",
+        "ApprovalRequest",
+        "ApprovalResponse",
+        "ApprovalRequestResolved",
     }
 )
 _CONTEXT_IGNORED = frozenset({"_system_prompt", "_checkpoint", "_usage", "system"})
@@ -541,6 +541,39 @@ class _Reader:
                 )
         elif kind == "SubagentEvent":
             yield from self.subagent(payload, time, agent)
+        elif kind == "ApprovalRequest":
+            # the wire records the request the user must answer (a sub-agent's too)
+            sender = as_str(payload.get("sender")) or "a tool"
+            action = as_str(payload.get("action"))
+            what = shown_text(payload.get("description"))
+            yield self.event(
+                "meta",
+                time,
+                agent_id=agent,
+                tool=sender,
+                call_id=as_str(payload.get("tool_call_id")),
+                text=f"{sender} asks approval to {action or 'run'}: {what or ''}".rstrip(
+                    ": "
+                ),
+                extra={
+                    "asks": "approval",
+                    "request_id": as_str(payload.get("id")),
+                    # a sub-agent's request, forwarded to the lead's wire
+                    "agent_type": as_str(payload.get("subagent_type")),
+                },
+            )
+        elif kind in ("ApprovalResponse", "ApprovalRequestResolved"):
+            answer = as_str(payload.get("response")) or "answered"
+            yield self.event(
+                "meta",
+                time,
+                agent_id=agent,
+                text=f"approval: {answer}",
+                extra={
+                    "answered": True,
+                    "request_id": as_str(payload.get("request_id")),
+                },
+            )
 
     def subagent(
         self, payload: Mapping[str, object], time: datetime | None, agent: str | None

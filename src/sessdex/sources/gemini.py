@@ -712,7 +712,9 @@ def _item_events(
         if message.get("type") == "info" and text.strip() == _CANCELLED:
             # Esc, or every tool call cancelled (useGeminiStream.ts): the user stopped it
             yield say(
-                "turn_end", time=when, extra={"reason": "cancelled", "interrupted": True}
+                "turn_end",
+                time=when,
+                extra={"reason": "cancelled", "interrupted": True},
             )
 
 

@@ -317,3 +317,28 @@ def test_a_line_too_long_to_read_is_passed_over_and_counted(
     found = list(aider.read(session, diagnostics))
     assert [e.text for e in found if e.kind == "assistant"] == ["Done: read it."]
     assert diagnostics.details == [(str(path), 6, "too long")]
+
+
+def test_streamed_reasoning_is_thinking_not_the_answer(tmp_path: Path) -> None:
+    """Streaming (the default), Aider writes the model's reasoning into the history ahead
+    of the answer, inside its own tag (base_coder.py, reasoning_tags.py REASONING_TAG); a
+    stream cut inside it leaves the tag open."""
+    tag = "thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b"
+    path = tmp_path / aider.HISTORY
+    path.write_text(
+        "\n# aider chat started at 2026-11-20 10:00:00\n\n#### Why is it slow?  \n\n"
+        f"<{tag}>\n\nThe user asks about speed. Check the loop.\n\n</{tag}>\n\n"
+        "The loop re-reads the file each time.\n\n"
+        "#### and now?  \n\n"
+        f"<{tag}>\n\nStill thinking when the user pressed Ctrl-C\n",
+        encoding="utf-8",
+    )
+    [session] = sessions(
+        Home(tmp_path / "nobody", {"AIDER_CHAT_HISTORY_FILE": str(path)})
+    )
+    said = [(e.kind, e.text) for e in events(session) if e.kind != "user"]
+    assert said == [
+        ("thinking", "The user asks about speed. Check the loop."),
+        ("assistant", "The loop re-reads the file each time."),
+        ("thinking", "Still thinking when the user pressed Ctrl-C"),
+    ]

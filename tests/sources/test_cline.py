@@ -349,3 +349,28 @@ def test_an_ask_waits_for_the_user_until_something_follows(tmp_path: Path) -> No
     question = {"ts": asking[-1]["ts"], "type": "ask", "ask": "followup",
                 "text": json.dumps({"question": "Run the slow tests too?"})}  # fmt: skip
     assert status([*asking[:-1], question])[1].startswith("turn ended")
+
+
+def test_cline_4_1_plan_answers_and_compactions(tmp_path: Path) -> None:
+    """Cline 4.1 retags a plan-mode turn's final text `plan_completion_result`, and notes
+    each compaction as `say: compaction` with its outcome (ExtensionMessage.ts)."""
+    messages = [
+        {"ts": 1790931121000, "type": "say", "say": "task", "text": "Plan the /health endpoint"},
+        {"ts": 1790931122000, "type": "say", "say": "compaction",
+         "text": json.dumps({"status": "started", "mode": "auto"})},
+        {"ts": 1790931123000, "type": "say", "say": "compaction",
+         "text": json.dumps({"status": "completed", "mode": "auto", "tokensBefore": 150000, "tokensAfter": 12000})},
+        {"ts": 1790931124000, "type": "say", "say": "plan_completion_result",
+         "text": "Add GET /health in src/router.ts returning the git sha.", "partial": False},
+    ]  # fmt: skip
+    task(tmp_path, "1790931121000", messages)
+    diagnostics = Diagnostics()
+    found = events(sessions(Home.at(tmp_path))["1790931121000"], diagnostics)
+    assert [e.kind for e in found] == ["user", "compaction", "assistant", "turn_end"]
+    assert found[1].extra == {
+        "mode": "auto",
+        "tokensBefore": 150000,
+        "tokensAfter": 12000,
+    }
+    assert found[2].text == "Add GET /health in src/router.ts returning the git sha."
+    assert not diagnostics.unknown

@@ -84,7 +84,7 @@ def test_message_content_becomes_events() -> None:
     found = events(sessions()[MAIN])
     assert [e.kind for e in found] == [
         "user", "thinking", "assistant", "tool_call", "tool_result", "tool_call", "tool_result",
-        "tool_call", "tool_result", "meta", "user", "assistant", "usage",
+        "tool_call", "tool_result", "meta", "meta", "assistant", "usage",
     ]  # fmt: skip
     failed = next(
         e for e in found if e.call_id == "toolu_02" and e.kind == "tool_result"
@@ -94,9 +94,9 @@ def test_message_content_becomes_events() -> None:
     assert shell.tool == "developer__shell" and shell.extra["input"] == {
         "command": "pytest -q"
     }
-    hidden = found[10]
+    hidden = found[10]  # only the model sees it: the harness's words, not the user's
     assert (
-        hidden.extra == {"hidden": True}
+        hidden.extra == {"hidden": True, "injected": True}
         and hidden.text
         and hidden.text.startswith("Summary so far")
     )
@@ -714,3 +714,50 @@ def test_turn_context_is_injected_never_the_users_words(tmp_path: Path) -> None:
     assert (injected.kind, injected.text) == ("meta", context)
     assert injected.extra == {"hidden": True, "injected": True, "turn_context": True}
     assert (typed.kind, typed.text) == ("user", "Add a retry")
+
+
+def test_a_compaction_is_its_summary_not_a_prompt(tmp_path: Path) -> None:
+    """Goose 1.x compacts by hiding the history from the model (agentVisible false), then
+    adding, for the model only, the summary as a user message, a "context was compacted"
+    note and the last prompt again (context_mgmt compact_messages)."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = sqlite3.connect(home / ".local/share/goose/sessions/sessions.db")
+    db.execute(  # what it had shown the user stays visible to the user
+        "UPDATE messages SET metadata_json = json_set(coalesce(metadata_json, '{}'), "
+        "'$.agentVisible', json('false')) WHERE session_id = ?",
+        (MAIN,),
+    )
+    only_model = json.dumps({"userVisible": False, "agentVisible": True})
+    prompt = "Add a retry with backoff to checkout() and run the tests."
+    added = [
+        ("user", "# Conversation Summary\n## User Intent\n- add retry", only_model),
+        ("assistant", "Your context was compacted. The previous message contains a summary.", only_model),
+        ("user", prompt, only_model),
+        ("assistant", "Continuing: the retry is in place.", json.dumps({"userVisible": True, "agentVisible": True})),
+    ]  # fmt: skip
+    for n, (role, text, meta) in enumerate(added):
+        db.execute(
+            "INSERT INTO messages (session_id, role, content_json, created_timestamp, metadata_json)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (
+                MAIN,
+                role,
+                json.dumps([{"type": "text", "text": text}]),
+                1796123300 + n,
+                meta,
+            ),
+        )
+    db.commit()
+    db.close()
+    found = events(sessions(home)[MAIN])
+    typed = [e.text for e in found if e.kind == "user"]
+    assert typed == [prompt]  # once, as typed
+    [compaction] = [e for e in found if e.kind == "compaction"]
+    assert compaction.text == "# Conversation Summary\n## User Intent\n- add retry"
+    after = [e for e in found[found.index(compaction) + 1 :] if e.kind != "usage"]
+    assert [(e.kind, e.extra.get("injected")) for e in after] == [
+        ("meta", True),
+        ("meta", True),
+        ("assistant", None),
+    ]

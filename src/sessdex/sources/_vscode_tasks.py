@@ -28,6 +28,7 @@ from ._values import (
     as_int,
     file_size,
     first_line,
+    json_copy,
     ms_time,
     stripped,
 )
@@ -415,10 +416,25 @@ class _Translator:
         elif kind == "reasoning":
             if text:
                 yield event("thinking", text=text)
-        elif kind == "completion_result":
+        elif kind in ("completion_result", "plan_completion_result"):
+            # (Cline 4.1's SDK retags a plan-mode turn's last text plan_completion_result)
             if text:
                 yield event("assistant", text=text)
                 yield event("turn_end", extra={"reason": "completion"})
+        elif (
+            kind == "compaction"
+        ):  # Cline 4.1: {status, mode, tokensBefore, tokensAfter}
+            noted = _json_object(text) or {}
+            status = noted.get("status")
+            if status == "completed":
+                kept: dict[str, JSONValue] = {
+                    key: json_copy(noted[key])
+                    for key in ("mode", "tokensBefore", "tokensAfter")
+                    if key in noted
+                }
+                yield event("compaction", extra=kept)
+            elif status == "failed":
+                yield event("error", text="compaction failed", extra={"type": kind})
         elif kind in (
             "followup",
             "plan_mode_respond",

@@ -436,7 +436,11 @@ class _Reader:
         elif kind == "text":
             if text:
                 self.command = None
-                yield self._event("assistant", text=text)
+                thought, said = _reasoning_and_answer(text)
+                if thought:
+                    yield self._event("thinking", text=thought)
+                if said:
+                    yield self._event("assistant", text=said)
         else:
             yield from self._quote(lines)
 
@@ -520,3 +524,20 @@ def _cost(match: re.Match[str]) -> dict[str, JSONValue]:
 
 def _int(value: object) -> int:
     return value if isinstance(value, int) else 0
+
+
+# A streamed reply's reasoning, as Aider writes it into the history ahead of the answer:
+# inside its own tag (reasoning_tags.py REASONING_TAG) or the model's `<think>` tags.
+_REASONING = re.compile(
+    r"\A\s*<(thinking-content-[0-9a-f]{8,64}|think|thinking|reasoning)>(.*?)(?:</\1>|\Z)",
+    re.DOTALL,
+)
+
+
+def _reasoning_and_answer(text: str) -> tuple[str | None, str]:
+    """(the reasoning, the answer) of a reply; a stream cut inside the reasoning is all
+    reasoning."""
+    match = _REASONING.match(text)
+    if match is None:
+        return None, text
+    return match.group(2).strip() or None, text[match.end() :].strip()

@@ -518,7 +518,20 @@ class _Reader:
             return
         reason = as_str(data.get("reason"))
         finished = db_time(data.get("time"), digit_text=True) or time
-        if reason in ("error", "canceled", "permission_denied", "content_filter"):
+        if reason in ("canceled", "permission_denied"):
+            # the user stopped the turn, or refused a tool it asked for (agent.go): an
+            # interruption, not a failure
+            said = as_str(data.get("message")) or reason.replace("_", " ")
+            yield self.event(
+                "meta", finished, agent, text=said, extra={"reason": reason}
+            )
+            yield self.event(
+                "turn_end",
+                finished,
+                agent,
+                extra={"reason": reason, "interrupted": True},
+            )
+        elif reason in ("error", "content_filter"):
             # content_filter: the provider refused to answer (Crush shows it as REFUSED)
             message = as_str(data.get("message")) or (
                 "refused by the provider" if reason == "content_filter" else reason

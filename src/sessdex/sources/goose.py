@@ -435,6 +435,9 @@ class _Reader:
         self.inlined = {session_id}  # sessions whose events are read, against cycles
         # tool call id -> (instructions, source) of a call that may be summon's delegate
         self.delegations: dict[str, tuple[str | None, str | None]] = {}
+        # agents whose history a compaction took from the model (agentVisible false)
+        # and whose summary has not come yet
+        self.compacted: set[str | None] = set()
 
     def say(
         self,
@@ -665,6 +668,25 @@ class _Reader:
         flags: dict[str, JSONValue] = (
             {"hidden": True} if meta.get("userVisible") is False else {}
         )
+        hidden_from_model = meta.get("agentVisible") is False
+        if hidden_from_model:
+            self.compacted.add(agent)
+        if meta.get("userVisible") is False:
+            # the user never saw it: the harness's words, never the user's. A compaction
+            # (context_mgmt compact_messages) hides the history from the model, then adds
+            # for the model only the summary as a user message, a "context was compacted"
+            # note and the last prompt again: the summary is the compaction
+            if role == "user" and not hidden_from_model and agent in self.compacted:
+                self.compacted.discard(agent)
+                texts = [
+                    text
+                    for item in (items if isinstance(items, list) else [])
+                    if isinstance(item, dict) and item.get("type") == "text"
+                    if (text := shown_text(item.get("text"), keep_empty=False))
+                ]
+                yield self.say("compaction", time, agent, text="\n".join(texts) or None)
+                return
+            flags["injected"] = True
         if meta.get("turnContext") is True:
             # what Goose appends for the model each turn (folder, time, todo list): the
             # harness spoke, not the user

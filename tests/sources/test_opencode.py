@@ -343,3 +343,47 @@ def test_opencode_db_names_the_database_and_early_2x_builds_are_read(
     )
     (data / "custom.db").rename(data / "opencode2.db")
     assert found({}) == listed
+
+
+def test_an_interrupted_tool_keeps_its_output_and_ignored_text_is_not_said(
+    tmp_path: Path,
+) -> None:
+    """A tool cut short by an abort is an error part whose metadata keeps what it printed
+    (`metadata.interrupted`, `metadata.output`: message-v2.ts reads it back); a text part
+    marked `ignored` is kept out of the model's context."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = sqlite3.connect(home / ".local/share/opencode/opencode.db")
+    rows = db.execute(
+        "SELECT id, data FROM part WHERE session_id = ? ORDER BY id", (BASIC,)
+    ).fetchall()
+    for part_id, data in rows:
+        part = json.loads(data)
+        if part.get("tool") == "bash" and "hello-from-tool" in data:
+            part["state"] = {
+                **part["state"],
+                "status": "error",
+                "error": "Tool execution aborted",
+                "metadata": {"interrupted": True, "output": "hello-from-tool\n"},
+            }
+        elif part.get("type") == "text" and "SCENARIO=resume" in data:
+            part["ignored"] = True
+        else:
+            continue
+        db.execute("UPDATE part SET data = ? WHERE id = ?", (json.dumps(part), part_id))
+    db.commit()
+    db.close()
+    found = events(BASIC, home)
+    [cut] = [
+        e
+        for e in found
+        if e.kind == "tool_result" and "hello-from-tool" in (e.text or "")
+    ]
+    assert cut.is_error and cut.extra == {"partial": True}
+    assert cut.text == "hello-from-tool\n\n[Tool execution aborted]"
+    assert not [
+        e for e in found if e.kind == "user" and "SCENARIO=resume" in (e.text or "")
+    ]
+    assert [e.extra for e in found if "SCENARIO=resume" in (e.text or "")] == [
+        {"ignored": True}
+    ]

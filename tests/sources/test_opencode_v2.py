@@ -364,3 +364,26 @@ def test_a_turn_the_user_stopped_is_an_interruption(tmp_path: Path) -> None:
         "turn_end",
         {"reason": "interrupted", "interrupted": True},
     )
+
+
+def test_a_fallback_notice_in_the_answer_is_not_the_models_text(tmp_path: Path) -> None:
+    """2.x puts a model-fallback notice in the assistant's content (`fallbackNotice`), as
+    it does synthetic text (message.ts): the harness's words, not the model's."""
+    home = tmp_path / "home"
+    db = database_v2(home / ".local/share/opencode")
+    add_rows(db, NATIVE, [
+        ("msg_u9", "user", {"time": {"created": T0 + 2000}, "text": "and the docs"}),
+        ("msg_a9", "assistant", assistant(T0 + 2100, [
+            {"type": "text", "id": "n1", "text": "Switched to claude-haiku-4-5", "fallbackNotice": "switch"},
+            {"type": "text", "id": "t9", "text": "The docs are fine."},
+        ], finish="stop")),
+    ])  # fmt: skip
+    db.commit()
+    events, _ = read(sessions(home)[NATIVE])
+    said = [
+        (e.kind, e.text)
+        for e in events
+        if e.time and e.time.timestamp() * 1000 >= T0 + 2100
+    ]
+    assert ("meta", "Switched to claude-haiku-4-5") in said
+    assert [t for k, t in said if k == "assistant"] == ["The docs are fine."]

@@ -270,7 +270,16 @@ def _assistant(
         kind = as_str(block.get("type"))
         text = as_str(block.get("text"))
         if kind == "text" and text:
-            yield reader.event("assistant", time, agent, text=text)
+            # text the harness put in the answer (a model fallback notice, a synthetic
+            # or ignored part) is not what the model said
+            notice = as_str(block.get("fallbackNotice"))
+            if notice or block.get("synthetic") is True or block.get("ignored") is True:
+                extra: dict[str, JSONValue] = {"synthetic": True}
+                if notice:
+                    extra["fallback"] = notice
+                yield reader.event("meta", time, agent, text=text, extra=extra)
+            else:
+                yield reader.event("assistant", time, agent, text=text)
         elif kind == "reasoning" and text:
             yield reader.event("thinking", time, agent, text=text)
         elif kind == "tool":

@@ -539,6 +539,10 @@ class _Reader:
                 return
             if summary:
                 yield self.event("compaction", when, agent, text=text)
+            elif part.get("ignored") is True:  # kept out of the model's context
+                yield self.event(
+                    "meta", when, agent, text=text, extra={"ignored": True}
+                )
             elif part.get("synthetic"):
                 extra: dict[str, JSONValue] = {"synthetic": True}
                 task = _TASK_STATE.match(text)
@@ -662,6 +666,12 @@ class _Reader:
         assert isinstance(times, dict)
         is_error = status == "error"
         output = state.get("error") if is_error else state.get("output")
+        # a tool cut short by an abort or a retry keeps what it had printed
+        partial = (
+            metadata.get("output") if metadata.get("interrupted") is True else None
+        )
+        if is_error and isinstance(partial, str):
+            output = f"{partial}\n[{output}]" if isinstance(output, str) else partial
         # a task sent to the background (`background: true`, or one moved there while
         # it ran) is answered at launch; the part reporting its end closes it
         launched = (
@@ -686,7 +696,11 @@ class _Reader:
             if isinstance(output, str)
             else (orjson.dumps(output).decode() if output else None),
             is_error=is_error,
-            extra={"launched": True} if launched else {},
+            extra={"launched": True}
+            if launched
+            else {"partial": True}
+            if is_error and isinstance(partial, str)
+            else {},
         )
 
 

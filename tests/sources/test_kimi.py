@@ -94,8 +94,24 @@ def test_a_background_sub_agent_is_appended_from_its_own_wire(tmp_path: Path) ->
     wire.write_text("\n".join(kept) + "\n")
     got = events(sessions(Home.at(home))[MAIN])
     spawn = next(e for e in got if e.kind == "subagent")
-    assert spawn.seq == len(got) - 8 and spawn.extra["child_id"] == CHILD
+    assert spawn.seq == len(got) - 9 and spawn.extra["child_id"] == CHILD
     assert all(e.agent_id == CHILD for e in got[spawn.seq + 1 :])
+    # how the run ended is its meta.json's status: a killed run may have no turn end
+    from sessdex.tree import build_tree
+
+    meta = (
+        home / ".kimi/sessions" / LEDGER_DIR / MAIN / "subagents" / CHILD / "meta.json"
+    )
+    child_wire = meta.parent / "wire.jsonl"
+    child_wire.write_text("".join(child_wire.read_text().splitlines(keepends=True)[:5]))
+    for status, shown in (
+        ("running_background", "running"),
+        ("failed", "failed"),
+        ("killed", "done"),
+    ):
+        meta.write_text(json.dumps({**json.loads(meta.read_text()), "status": status}))
+        [node] = build_tree(MAIN, events(sessions(Home.at(home))[MAIN])).children
+        assert (node.id, node.status) == (CHILD, shown)
 
 
 def test_usage_is_one_event_per_status_update() -> None:

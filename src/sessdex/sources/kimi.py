@@ -415,6 +415,20 @@ def read(
                 )
         except FileNotFoundError:
             diagnostics.problem(f"{child_wire}: vanished while reading")
+        # how the run ended, as the sub-agent store keeps it (subagents/models.py
+        # SubagentStatus): a killed or failed run may end without a turn end
+        status = as_str(meta.get("status"))
+        if status in ("completed", "failed", "killed"):
+            yield reader.event(
+                "meta",
+                None,
+                agent_id=child_id,
+                text=f"sub-agent {status}",
+                extra={
+                    "child_id": child_id,
+                    "subagent_status": "failed" if status == "failed" else "done",
+                },
+            )
 
 
 class _Reader:

@@ -791,3 +791,39 @@ def test_the_prompt_ledger_beside_a_chat_is_not_a_chat(tmp_path: Path) -> None:
                                   "tailUuid": "u1", "at": 1790000000000}) + "\n")  # fmt: skip
     scanned = {Path(p).name for p in qwen.scan(qwen.locate(Home.at(home)))}
     assert chat.name in scanned and ledger.name not in scanned
+
+
+def test_a_background_agent_runs_until_its_meta_says_it_ended(tmp_path: Path) -> None:
+    """With `run_in_background` the agent tool answers at launch ("Background agent
+    launched successfully", display status "background") and the run's meta keeps its
+    status: running, then completed, failed or cancelled (agent.ts)."""
+    from sessdex.tree import build_tree
+
+    home = tmp_path / "home"
+    shutil.copytree(SUB_HOME, home)
+    chat = home / PROJECT / "chats" / f"{PARENT}.jsonl"
+    records = [json.loads(line) for line in chat.read_text().splitlines()]
+    for record in records:
+        if record.get("type") == "tool_result" and CALL in json.dumps(record):
+            response = record["message"]["parts"][0]["functionResponse"]
+            response["response"] = {
+                "output": f"Background agent launched successfully.\nagentId: {CHILD}"
+            }
+            record["toolCallResult"]["resultDisplay"] = {
+                "type": "task_execution",
+                "status": "background",
+            }
+    chat.write_text("".join(json.dumps(r) + "\n" for r in records))
+    [meta_path] = (home / PROJECT / "subagents").rglob("*.meta.json")
+    meta = json.loads(meta_path.read_text())
+    for status, shown in (
+        ("running", "running"),
+        ("completed", "done"),
+        ("failed", "failed"),
+        ("cancelled", "done"),
+    ):
+        meta_path.write_text(
+            json.dumps({**meta, "isBackgrounded": True, "status": status})
+        )
+        [node] = build_tree(PARENT, read_all(home, PARENT)).children
+        assert (node.id, node.status) == (CHILD, shown), status

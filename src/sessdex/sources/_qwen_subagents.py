@@ -81,6 +81,9 @@ class Child:
     description: str | None
     model: str | None
     names: set[str]  # what telemetry may call it: its type, config name, agentName
+    # a background run's status, as its meta keeps it: "running", "completed",
+    # "failed", "cancelled" (None for a run in the foreground: its answer says it)
+    status: str | None = None
     first: datetime | None = None
     last: datetime | None = None
     probed: bool = False
@@ -155,6 +158,10 @@ class Family:
                 as_str(meta.get("description")),
                 as_str(meta.get("model")),
                 {n for n in (kind, as_str(meta.get("subagentName"))) if n},
+                # what a foreground run's answer already says is not repeated
+                None
+                if meta.get("isBackgrounded") is False
+                else as_str(meta.get("status")),
             )
         return cls(children, full) if children else None
 

@@ -518,6 +518,19 @@ class _Reader:
                 f"{NAME}: cannot read {child.path}: {error.strerror}"
             )
         yield from reader.finish()
+        if child.status in ("completed", "failed", "cancelled"):
+            # how a background run ended, as its meta keeps it (agent.ts): a failed or
+            # stopped one may end without a final answer
+            yield self.event(
+                "meta",
+                child.last,
+                agent_id=child.id,
+                text=f"sub-agent {child.status}",
+                extra={
+                    "child_id": child.id,
+                    "subagent_status": "failed" if child.status == "failed" else "done",
+                },
+            )
 
     def _spawned(self, spawn: _Spawn, child: str | None) -> Event:
         return self.event(
@@ -705,14 +718,21 @@ class _Reader:
             if call_id and waiting is not None:  # answered before any child was seen
                 self.spawns.remove(waiting)
                 yield self._spawned(waiting, None)
+            text = _result_text(body)
+            shown = result.get("resultDisplay") if isinstance(result, dict) else None
+            # an agent run in the background answers at launch (agent.ts); it ends later
+            launched = (
+                isinstance(shown, dict) and shown.get("status") == "background"
+            ) or (text or "").startswith("Background agent launched")
             yield self.event(
                 "tool_result",
                 time,
                 agent_id=agent,
                 call_id=call_id,
                 tool=as_str(response.get("name")),
-                text=_result_text(body),
+                text=text,
                 is_error=bool(error or status in ("error", "cancelled")),
+                extra={"launched": True} if launched else {},
             )
 
     def system(

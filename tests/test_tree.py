@@ -352,3 +352,11 @@ def test_an_opencode_background_task_runs_until_its_end_is_reported(
     db.commit()
     db.close()
     assert status() == "failed"
+
+
+def test_sub_agents_read_after_the_leads_file_do_not_reopen_its_turn() -> None:
+    """Cursor's sub-agent transcripts name no spawning call and are read after the lead's
+    whole file, past its `turn_ended`: the finished session is done, and so are they."""
+    root = tree("cursor", "4c8f2a1e")
+    assert root["status"] == "done"
+    assert [child["status"] for child in root["children"]] == ["done"]  # type: ignore[union-attr]

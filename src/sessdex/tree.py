@@ -138,7 +138,9 @@ def build_tree(
             )
             if child is not None and child is not root:
                 noted[id(child)] = "failed" if ended == "failed" else "done"
-        if event.kind not in ("usage", "meta"):  # bookkeeping an app may write last
+        if event.kind not in ("usage", "meta", "subagent"):
+            # (bookkeeping an app may write last; a sub-agent read after its lead's
+            # whole file is announced after the lead's turn end)
             last_kind[node.id] = event.kind
     kind = last_kind.get(root.id)
     root.status = (

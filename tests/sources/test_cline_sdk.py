@@ -126,6 +126,7 @@ def test_a_sub_agent_is_read_where_it_was_spawned() -> None:
     assert (
         subagent.extra["child_id"] == CHILD
         and subagent.extra["agent_name"] == "agent_7fz2"
+        and subagent.extra["agent_type"] == "subagent"  # tree shows a type, not null
     )
     start = got.index(subagent)
     child = [e for e in got if e.agent_id == CHILD]

@@ -431,3 +431,39 @@ def test_a_name_given_mid_session_is_found_between_the_ends(tmp_path: Path) -> N
     path.write_text("".join(json.dumps(line) + "\n" for line in records))
     assert path.stat().st_size > 700_000
     assert sessions(Home.at(tmp_path))[REAL].title == "Checkout retry work"
+
+
+def test_a_turn_the_user_aborted_is_an_interruption_not_a_failure(
+    tmp_path: Path,
+) -> None:
+    """On Esc pi records the cut answer with `stopReason: "aborted"` (agent.ts); only
+    "error" is a failure (and what its auto-retry retries)."""
+    import json
+    import shutil
+
+    from sessdex.status import Tracker, decide
+    from sessdex.tree import build_tree
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    [path] = home.rglob(f"*_{REAL}.jsonl")
+    lines = path.read_text().splitlines()
+    last = json.loads(lines[-1])
+    last["message"].update(
+        content=[{"type": "text", "text": "Let me"}],
+        stopReason="aborted",
+        errorMessage="Request was aborted",
+    )
+    path.write_text("\n".join([*lines[:-1], json.dumps(last)]) + "\n")
+    got = events(sessions(Home.at(home))[REAL])
+    assert [(e.kind, e.extra.get("interrupted")) for e in got[-2:]] == [
+        ("meta", None),
+        ("turn_end", True),
+    ]
+    assert not [e for e in got if e.kind == "error"]
+    tracker = Tracker()
+    for e in got:
+        tracker.add(e, e.time.timestamp() if e.time else 0.0)
+    at = max(e.time.timestamp() for e in got if e.time)
+    assert decide(tracker, at + 5, at, True).status == "waiting_for_user"
+    assert build_tree(REAL, got).status == "done"

@@ -210,3 +210,28 @@ def test_tasks_moved_by_the_custom_storage_setting_are_listed(tmp_path: Path) ->
     settings.rename(profile)
     location = roo.locate(Home.at(tmp_path))
     assert list(roo.scan(location)) == [path]
+
+
+def test_an_ask_is_not_taken_for_a_pending_approval(tmp_path: Path) -> None:
+    """Roo writes every tool's ask before it checks auto-approval (Task.ts `ask()`), and
+    nothing when it is approved: while a sub-task runs, its parent's last message is the
+    answered newTask ask. The board says the sub-agent works, not "waits for approval"."""
+    import shutil
+    from dataclasses import replace as with_path
+
+    from sessdex.status import Tracker, decide
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    [parent_file] = home.rglob(f"{PARENT}/ui_messages.json")
+    messages = json.loads(parent_file.read_text())
+    parent_file.write_text(json.dumps(messages[:4]))  # the sub-task still runs
+    session = with_path(sessions()[PARENT], path=str(parent_file))
+    found = events(session)
+    tracker = Tracker()
+    for e in found:
+        tracker.add(e, e.time.timestamp() if e.time else 0.0)
+    at = max(e.time.timestamp() for e in found if e.time)
+    got = decide(tracker, at + 5, at, None)
+    assert "approval" not in got.reason
+    assert got.status in ("working", "waiting_on_subagent")

@@ -283,8 +283,9 @@ class _Reader:
     ) -> Iterator[Event]:
         extra: dict[str, JSONValue] = {
             "child_id": child.session_id,
-            # a spawn_agent sub-agent has no type beyond its prompt: it is named by its id
-            "agent_type": "teammate" if child.agent_type == "teammate" else None,
+            # a spawn_agent sub-agent (createDelegatedAgent kind "subagent") has no type
+            # beyond that: it is named by its id
+            "agent_type": "teammate" if child.agent_type == "teammate" else "subagent",
             "agent_name": child.name,
         }
         start = ms_time(child.start) if child.start < _UNKNOWN else None

@@ -392,9 +392,11 @@ class _Translator:
             return
         text = stripped(message.get("text")) or ""
         time = ms_time(message.get("ts"))
-        # an ask, once complete, waits for the user (approve a tool, answer a question);
-        # an auto-approved tool is a say
+        # an ask, once complete, waits for the user (approve a tool, answer a question).
+        # Cline writes an auto-approved tool as a say; Roo (and Kilo, its fork) write the
+        # ask first and approve it after (Task.ts ask()), so theirs say nothing of a wait
         asked = message.get("type") == "ask" and message.get("partial") is not True
+        approval = asked and self.store.app == "cline"
         call_id = f"{agent or self.session.id}:{message.get('ts')}"
         info = message.get("modelInfo")
         if isinstance(info, dict) and stripped(info.get("modelId")):
@@ -473,7 +475,7 @@ class _Translator:
                 # an ask (not a say) is the extension waiting for the user's approval
                 yield (
                     replace(made, extra={**made.extra, "asks": "approval"})
-                    if asked and made.kind == "tool_call"
+                    if approval and made.kind == "tool_call"
                     else made
                 )
             if kind == "tool" and depth < CHILD_DEPTH:

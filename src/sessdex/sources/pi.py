@@ -648,10 +648,17 @@ class _Reader:
         ):  # every response, even one that counted nothing
             yield self.event("usage", record, usage=_usage(usage, model))
         stop = message.get("stopReason")
-        if stop in ("error", "aborted"):
+        if stop == "aborted":  # the user pressed Esc (agent.ts): an interruption
             why = shown_text(message.get("errorMessage"))
-            label = "aborted" if stop == "aborted" else "error"
-            yield self.event("error", record, text=f"{label}: {why}" if why else label)
+            yield self.event(
+                "meta", record, text=f"aborted: {why}" if why else "aborted"
+            )
+            yield self.event(
+                "turn_end", record, extra={"reason": "aborted", "interrupted": True}
+            )
+        elif stop == "error":
+            why = shown_text(message.get("errorMessage"))
+            yield self.event("error", record, text=f"error: {why}" if why else "error")
         elif stop in ("stop", "length"):
             yield self.event("turn_end", record, extra={"reason": stop})
 

@@ -82,6 +82,7 @@ def build_tree(
     last_kind: dict[str, str] = {}
     launched: set[int] = set()  # id(node) of sub-agents running in the background
     noted: dict[int, str] = {}  # id(node) -> the end status the app noted for it
+    ends_turns: set[str] = set()  # agents seen writing a turn end
 
     def attach(parent: AgentNode, child: AgentNode) -> None:
         parent.children.append(child)
@@ -138,6 +139,8 @@ def build_tree(
             )
             if child is not None and child is not root:
                 noted[id(child)] = "failed" if ended == "failed" else "done"
+        if event.kind == "turn_end":
+            ends_turns.add(node.id)
         if event.kind not in ("usage", "meta", "subagent"):
             # (bookkeeping an app may write last; a sub-agent read after its lead's
             # whole file is announced after the lead's turn end)
@@ -160,6 +163,14 @@ def build_tree(
             node.status = "failed"
         elif id(node) in launched and last == "turn_end":
             node.status = "done"  # a background sub-agent that finished its turn
+        elif (
+            id(node) in launched
+            and node.id not in ends_turns
+            and root.status != "running"
+            and last in _FINAL
+        ):
+            # an app that writes no turn ends: it answered, and the lead is past it
+            node.status = "done"
         elif node.call_id is None and root.status != "running" and last in _FINAL:
             # no call closes it (an app that does not link its sub-agents): it ended
             # on its own answer, and the lead is past it

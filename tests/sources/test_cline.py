@@ -374,3 +374,64 @@ def test_cline_4_1_plan_answers_and_compactions(tmp_path: Path) -> None:
     }
     assert found[2].text == "Add GET /health in src/router.ts returning the git sha."
     assert not diagnostics.unknown
+
+
+def test_use_subagents_shows_each_sub_agent_and_how_it_ended(tmp_path: Path) -> None:
+    """Cline 3.x's `use_subagents` runs its sub-agents inside the extension: one `say:
+    subagent` message, rewritten while partial, holds each one's prompt and status
+    (SubagentToolHandler.ts); the final one answers the call."""
+    from sessdex.status import Tracker, decide
+    from sessdex.tree import build_tree
+
+    def progress(
+        status: str, first: str, second: str, partial: bool
+    ) -> dict[str, object]:
+        items = [
+            {
+                "index": 1,
+                "prompt": "Find the callers",
+                "status": first,
+                "result": "api.py:12",
+            },
+            {
+                "index": 2,
+                "prompt": "Read the tests",
+                "status": second,
+                "error": "timed out",
+            },
+        ]
+        body = {"status": status, "total": 2, "items": items}
+        return {"ts": 1790931125000, "type": "say", "say": "subagent",
+                "text": json.dumps(body), "partial": partial}  # fmt: skip
+
+    start = [
+        {"ts": 1790931121000, "type": "say", "say": "task", "text": "Look around"},
+        {"ts": 1790931124000, "type": "ask", "ask": "use_subagents",
+         "text": json.dumps({"prompts": ["Find the callers", "Read the tests"]})},
+    ]  # fmt: skip
+
+    def read(messages: list[dict[str, object]]) -> list[Event]:
+        home = tmp_path / str(len(list(tmp_path.iterdir())))
+        task(home, "1790931121000", messages)
+        return events(sessions(Home.at(home))["1790931121000"])
+
+    asked = read(start)
+    tracker = Tracker()
+    for e in asked:
+        tracker.add(e, e.time.timestamp() if e.time else 0.0)
+    at = 1790931124
+    assert decide(tracker, at + 5, at, None).reason.startswith(
+        "use_subagents waits for approval"
+    )
+    running = build_tree(
+        "1790931121000", read([*start, progress("running", "running", "pending", True)])
+    )
+    assert [(c.description, c.status) for c in running.children] == [
+        ("Find the callers", "running"),
+        ("Read the tests", "running"),
+    ]
+    found = read([*start, progress("failed", "completed", "failed", False)])
+    done = build_tree("1790931121000", found)
+    assert [c.status for c in done.children] == ["done", "failed"]
+    [answer] = [e for e in found if e.kind == "tool_result"]
+    assert answer.is_error and answer.text == "api.py:12\n\ntimed out"

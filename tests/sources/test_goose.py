@@ -761,3 +761,98 @@ def test_a_compaction_is_its_summary_not_a_prompt(tmp_path: Path) -> None:
         ("meta", True),
         ("assistant", None),
     ]
+
+
+def test_an_async_delegate_runs_until_load_reports_its_end(tmp_path: Path) -> None:
+    """summon's delegate with `async: true` answers at launch ("started in background");
+    a later `load` result reports how the task ended (`_meta.task_status`, summon.rs)."""
+    from sessdex.tree import build_tree
+
+    home, db = v16_home(tmp_path)
+    add_session(db, "20260820_1", name="Lead")
+    add_session(db, "20260820_2", name="Callers", kind="sub_agent", parent="20260820_1")
+    request = {
+        "type": "toolRequest",
+        "id": "call_1",
+        "toolCall": {
+            "status": "success",
+            "value": {
+                "name": "summon__delegate",
+                "arguments": {
+                    "instructions": "Find callers of checkout",
+                    "async": True,
+                },
+            },
+        },
+    }
+    started = {
+        "type": "toolResponse",
+        "id": "call_1",
+        "toolResult": {
+            "status": "success",
+            "value": {
+                "content": text(
+                    'Task 20260820_2 started in background: "Find callers"'
+                ),
+                "_meta": {"subagent_session_id": "20260820_2"},
+            },
+        },
+    }
+    working = {
+        "type": "toolRequest",
+        "id": "call_11",
+        "toolCall": {
+            "status": "success",
+            "value": {
+                "name": "developer__shell",
+                "arguments": {"command": "rg checkout"},
+            },
+        },
+    }
+    add_message(db, "20260820_1", "user", text("Find the callers"), 0)
+    add_message(db, "20260820_1", "assistant", [request], 2)
+    add_message(db, "20260820_2", "user", text("Find callers of checkout"), 3)
+    add_message(db, "20260820_2", "assistant", [working], 4)
+    add_message(db, "20260820_1", "user", [started], 5)
+    add_message(db, "20260820_1", "assistant", text("It runs in the background."), 6)
+    db.commit()
+
+    def status() -> str:
+        lead = events(sessions(home)["20260820_1"])
+        [node] = build_tree("20260820_1", lead).children
+        return node.status
+
+    assert status() == "running"  # mid shell call, however the lead's turn ended
+    result = {"type": "toolResponse", "id": "call_11", "toolResult": {"status": "success",
+              "value": {"content": text("api.py:12"), "isError": False}}}  # fmt: skip
+    add_message(db, "20260820_2", "user", [result], 7)
+    add_message(db, "20260820_2", "assistant", text("Called from api.py:12"), 8)
+    db.commit()
+    assert (
+        status() == "done"
+    )  # Goose writes no turn ends: it answered, the lead is past it
+    load = {
+        "type": "toolRequest",
+        "id": "call_2",
+        "toolCall": {
+            "status": "success",
+            "value": {"name": "summon__load", "arguments": {"source": "20260820_2"}},
+        },
+    }
+    loaded = {
+        "type": "toolResponse",
+        "id": "call_2",
+        "toolResult": {
+            "status": "success",
+            "value": {
+                "content": text("✗ Failed"),
+                "_meta": {"subagent_session_id": "20260820_2", "task_status": "failed"},
+            },
+        },
+    }
+    add_message(db, "20260820_1", "user", text("and?"), 20)
+    add_message(db, "20260820_1", "assistant", [load], 21)
+    add_message(db, "20260820_1", "user", [loaded], 22)
+    db.commit()
+    db.close()
+    assert status() == "failed"

@@ -91,10 +91,11 @@ IGNORED = frozenset(
         "state_snapshot", "generate_explanation", "user_edit_todos", "image", "hook", "hook_output",
         "mcp_server_request_started", "resume_task", "resume_completed_task",
         "auto_approval_max_req_reached", "status_acknowledgment", "change_todo_list", "report_bug",
-        "codebase_search_result", "payment_required_prompt", "subagent",
+        "codebase_search_result", "payment_required_prompt",
         "browser_session_status", "checkpoint_restore",
     }
 )  # fmt: skip
+_SUBAGENT_ITEMS = 64  # use_subagents' sub-agents read per call, at most
 ERRORS = frozenset(
     {
         "error", "error_retry", "api_req_failed", "mistake_limit_reached", "diff_error",
@@ -507,16 +508,69 @@ class _Translator:
             )
             yield event("compaction", text=summary or text or None)
         elif kind in ("use_subagents", "spawn_task"):
-            yield event(
-                "tool_call",
-                tool=kind,
-                call_id=call_id,
-                extra={"input": _json_or_text(text)},
+            extra: dict[str, JSONValue] = {"input": _json_or_text(text)}
+            if approval:
+                extra["asks"] = "approval"
+            if kind == "use_subagents":
+                state.pending["subagent"] = call_id
+            yield event("tool_call", tool=kind, call_id=call_id, extra=extra)
+        elif kind == "subagent":
+            yield from self._subagents(
+                _json_object(text) or {}, message.get("partial") is True, state, event
             )
         elif kind in IGNORED:
             return
         else:
             self.diagnostics.unknown_type(f"{message.get('type')}:{kind}")
+
+    def _subagents(
+        self, status: dict[str, object], partial: bool, state: _State, event: _Maker
+    ) -> Iterator[Event]:
+        """Cline 3.x's `use_subagents` progress (one message, rewritten while partial):
+        `{status, items: [{index, prompt, status, result, error}]}`. Its sub-agents run
+        in the extension and keep no files: each is a node named by the call and its
+        index, closed by its item's status; the final message answers the call."""
+        call_id = state.pending.get("subagent")
+        if call_id is None:
+            return
+        listed = status.get("items")
+        items = (
+            [i for i in listed if isinstance(i, dict)]
+            if isinstance(listed, list)
+            else []
+        )
+        results: list[str] = []
+        for item in items[:_SUBAGENT_ITEMS]:
+            child = f"{call_id}#{item.get('index')}"
+            if child not in state.subagents:
+                state.subagents[child] = None
+                yield event(
+                    "subagent",
+                    call_id=None,
+                    text=stripped(item.get("prompt")),
+                    extra={"child_id": child, "agent_type": "subagent"},
+                )
+            ended = item.get("status")
+            if ended in ("completed", "failed") and state.subagents[child] is None:
+                state.subagents[child] = str(ended)
+                yield event(
+                    "meta",
+                    text=f"sub-agent {ended}",
+                    extra={
+                        "child_id": child,
+                        "subagent_status": "failed" if ended == "failed" else "done",
+                    },
+                )
+            if said := stripped(item.get("result")) or stripped(item.get("error")):
+                results.append(said)
+        if not partial and status.get("status") in ("completed", "failed"):
+            state.pending.pop("subagent", None)
+            yield event(
+                "tool_result",
+                call_id=call_id,
+                text="\n\n".join(results) or None,
+                is_error=status.get("status") == "failed",
+            )
 
     def _input_holds_cache(self, data: dict[str, object], tokens: list[int]) -> bool:
         """Whether `tokensIn` counts the cache reads and writes too. An OpenAI-style
@@ -657,6 +711,8 @@ class _State:
     pending: dict[str, str] = field(
         default_factory=dict
     )  # result kind -> call id awaiting it
+    # use_subagents' sub-agents announced -> the status that ended each (None: running)
+    subagents: dict[str, str | None] = field(default_factory=dict)
 
 
 # --- small helpers ---------------------------------------------------------------------

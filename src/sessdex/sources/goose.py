@@ -245,6 +245,14 @@ def _parse_legacy(path: Path, diagnostics: Diagnostics) -> list[Session]:
 
 # --- reading ------------------------------------------------------------------------
 
+# how a background delegate ended, as `load` reports it (summon.rs task_status); one
+# still running ("running") is not an end, and one stopped ("cancelled") did not fail
+_TASK_ENDS = {
+    "completed": "done",
+    "cancelled": "done",
+    "failed": "failed",
+    "panicked": "failed",
+}
 # sub-agents inside sub-agents this deep at most (Goose's summon allows one level)
 _MAX_DEPTH = 4
 _COUNTS = ("input", "output", "cache_read", "cache_write")
@@ -435,6 +443,9 @@ class _Reader:
         self.inlined = {session_id}  # sessions whose events are read, against cycles
         # tool call id -> (instructions, source) of a call that may be summon's delegate
         self.delegations: dict[str, tuple[str | None, str | None]] = {}
+        self.background: set[str] = (
+            set()
+        )  # delegate calls with `async`: answered at launch
         # agents whose history a compaction took from the model (agentVisible false)
         # and whose summary has not come yet
         self.compacted: set[str | None] = set()
@@ -731,6 +742,8 @@ class _Reader:
                 source = as_str(arguments.get("source"))
                 if instructions or source:  # perhaps summon's delegate: for its spawn
                     self.delegations[call_id] = (instructions, source)
+                    if arguments.get("async") is True:
+                        self.background.add(call_id)
             yield self.say(
                 "tool_call",
                 time,
@@ -749,9 +762,12 @@ class _Reader:
             call_id = as_str(item.get("id"))
             # summon's delegate names the sub-agent's session in the result's `_meta`;
             # the sub-agent ran between the call and this result
-            child = as_dict(as_dict(value).get("_meta")).get("subagent_session_id")
+            noted = as_dict(as_dict(value).get("_meta"))
+            child = noted.get("subagent_session_id")
             parent = agent or self.session_id
             yield from self.spawn(child, parent, call_id, time, agent, depth)
+            # an async delegate answers at launch (summon.rs); `load` reports its end
+            launched = call_id in self.background and not is_error
             yield self.say(
                 "tool_result",
                 time,
@@ -759,7 +775,17 @@ class _Reader:
                 call_id=call_id,
                 text=_tool_output(result, value),
                 is_error=is_error,
+                extra={"launched": True} if launched else {},
             )
+            ended = as_str(noted.get("task_status"))
+            if isinstance(child, str) and ended in _TASK_ENDS:
+                yield self.say(
+                    "meta",
+                    time,
+                    agent,
+                    text=f"sub-agent {ended}",
+                    extra={"child_id": child, "subagent_status": _TASK_ENDS[ended]},
+                )
         elif kind == "thinking":
             text = shown_text(item.get("thinking"), keep_empty=False)
             if text:

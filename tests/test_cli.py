@@ -79,6 +79,32 @@ def test_list_since_filters_by_update_time() -> None:
     assert [s["id"] for s in json.loads(out)] == [CODEX, CLAUDE_A]
 
 
+def test_out_of_range_times_and_counts_mean_all_not_a_traceback() -> None:
+    """A --since before year 1, an --until at the end of 9999 and counts past what SQLite
+    or a queue holds are "everything", as a person asking for them means."""
+    every = [CODEX, CLAUDE_A, CLAUDE_B]
+    for since in ("800000d", "99999999999d", "0001-01-01"):
+        code, out, _ = invoke("list", "--json", "--since", since, "--home", DEMO)
+        assert code == 0 and [s["id"] for s in json.loads(out)] == every, since
+    huge = "99999999999999999999999"
+    code, out, _ = invoke("list", "--json", "-n", huge, "--home", DEMO)
+    assert code == 0 and len(json.loads(out)) == 3
+    code, out, _ = invoke("usage", "--json", "--until", "9999-12-31", "--home", DEMO)
+    assert code == 0 and json.loads(out)
+    code, out, _ = invoke(
+        "show", CLAUDE_A[:8], "--json", "--tail", huge, "--home", DEMO
+    )
+    assert code == 0 and out
+    # the quick path a warm `list` takes without click clamps the same way
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", "list", "--json", "-n", huge, "--home", DEMO],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and len(json.loads(done.stdout)) == 3, done.stderr
+
+
 def test_list_human_output_is_one_line_per_session() -> None:
     code, out, _ = invoke("list", "--home", DEMO)
     assert code == 0

@@ -563,3 +563,30 @@ def test_claude_sessions_in_the_xdg_config_folder_are_found_once(
     sessions = list(api.list_sessions(xdg, limit=None).sessions())
     assert sorted(s.id for s in sessions) == sorted(listed)
     assert rows(xdg, "app", ("claude",))["claude"] == counted
+
+
+def test_a_count_no_file_can_hold_is_a_broken_value_not_a_crash(mixed: Home) -> None:
+    """A token count past 2**64 (a corrupt line) is taken as 0, as everywhere else: it
+    broke `usage` for every app (the per-file sums could not be cached)."""
+    before = rows(mixed, "app", ("claude", "codex"))
+    huge = b"123456789012345678901234567890"
+    for path in sorted(mixed.path.rglob("*.jsonl")):
+        data = path.read_bytes()
+        for field in (b'"cache_read_input_tokens":', b'"cached_input_tokens":'):
+            start = data.find(field)
+            if start >= 0:
+                digits = start + len(field)
+                while data[digits : digits + 1] == b" ":
+                    digits += 1
+                end = digits
+                while data[end : end + 1].isdigit():
+                    end += 1
+                data = data[:digits] + huge + data[end:]
+        path.write_bytes(data)
+    after = rows(mixed, "app", ("claude", "codex"))
+    assert set(after) == set(before) == {"claude", "codex"}  # both still reported
+    claude, was = after["claude"], before["claude"]
+    assert (claude["responses"], claude["output_tokens"]) == (
+        was["responses"],
+        was["output_tokens"],
+    )

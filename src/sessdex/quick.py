@@ -89,7 +89,7 @@ def _parse(command: str, args: Sequence[str]) -> _Request | None:
         elif name in ("--limit", "-n") and request.limit is None:
             if not value.isdigit() or int(value) < 1:
                 return None
-            request.limit = int(value)
+            request.limit = min(int(value), 10**9)  # as the full command clamps it
         else:
             return None  # unknown, repeated or invalid: the full command explains
         position += 1

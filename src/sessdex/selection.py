@@ -169,6 +169,9 @@ def sessions_sql(
     return sql, args
 
 
+_LATEST = 253402300799.0  # 9999-12-31T23:59:59Z, the last moment a datetime holds
+
+
 def parse_since(value: str, now: datetime | None = None) -> float:
     """'3d', '12h', '2w', '30m' ago, or a date/time ('2026-11-01', ISO 8601; UTC if no
     zone), as a POSIX timestamp. Raises SessdexError for anything else."""
@@ -180,7 +183,10 @@ def parse_since(value: str, now: datetime | None = None) -> float:
     if match:
         amount, unit = int(match.group(1)), match.group(2)
         names = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-        return (moment - timedelta(**{names[unit]: amount})).timestamp()
+        try:
+            return (moment - timedelta(**{names[unit]: amount})).timestamp()
+        except (OverflowError, ValueError):  # before year 1: since the beginning
+            return 0.0
     try:
         parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
@@ -189,4 +195,7 @@ def parse_since(value: str, now: datetime | None = None) -> float:
         raise SessdexError(
             f"cannot read the time {value!r}: use 3d, 12h, 2w or a date like 2026-11-01."
         ) from None
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+    try:
+        return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+    except (OverflowError, ValueError):  # a zone that moves it past year 1 or 9999
+        return 0.0 if parsed.year < 1970 else _LATEST

@@ -928,7 +928,10 @@ def parse_day(value: str, tz: tzinfo, *, end: bool = False) -> datetime:
             moment = moment.replace(tzinfo=tz)
         return moment
     start = datetime(day.year, day.month, day.day, tzinfo=tz)
-    return start + timedelta(days=1) if end else start
+    try:
+        return start + timedelta(days=1) if end else start
+    except OverflowError:  # the end of 9999-12-31: as late as a time goes
+        return start.replace(hour=23, minute=59, second=59, microsecond=999999)
 
 
 def run(

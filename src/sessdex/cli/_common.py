@@ -28,6 +28,11 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 # --- shared options ------------------------------------------------------------------------
 
 
+# Counts a user may pass (--limit, --tail, -n) are clamped to this: any more is "all", and
+# a bigger number would overflow SQLite's LIMIT or a bounded queue.
+MANY = 10**9
+
+
 def session_id_argument(f: F) -> F:
     """The SESSION_ID argument: an id, a unique start of one, or `app:id`; completed by
     the shell from the index."""
@@ -84,7 +89,10 @@ def output_options(f: F) -> F:
 
 def filter_options(f: F) -> F:
     f = click.option(
-        "--limit", "-n", type=click.IntRange(min=1), help="Show at most N sessions."
+        "--limit",
+        "-n",
+        type=click.IntRange(min=1, max=MANY, clamp=True),
+        help="Show at most N sessions.",
     )(f)
     f = click.option(
         "--since",

@@ -13,6 +13,7 @@ from ..model import Event
 from . import main
 from ._common import (
     CONTEXT,
+    MANY,
     F,
     apps_option,
     detail_option,
@@ -52,7 +53,7 @@ def live_options(f: F) -> F:
 @click.option(
     "--limit",
     "-n",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MANY, clamp=True),
     default=50,
     show_default=True,
     help="Follow at most N sessions.",
@@ -162,7 +163,7 @@ def _watch_live(boards: Iterable[Sequence[Any]], home: str) -> None:
     "--lines",
     "-n",
     "history",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MANY, clamp=True),
     default=10,
     show_default=True,
     help="Show the last N events first.",

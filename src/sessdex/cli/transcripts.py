@@ -15,6 +15,7 @@ from ..views.text import one_line
 from . import main
 from ._common import (
     CONTEXT,
+    MANY,
     counted_events,
     detail_option,
     err,
@@ -41,7 +42,7 @@ from ._common import (
 )
 @click.option(
     "--tail",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MANY, clamp=True),
     help="Only the last N events, read from the end of the file.",
 )
 @click.option(

@@ -30,6 +30,7 @@ from .. import files
 from ..diagnostics import Diagnostics
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
+from ._values import as_int
 from .base import DroppedLine, UsageRecord, UsageScan
 
 # Claude Code writes compact JSON; the marker stops at the colon so that a line written
@@ -119,7 +120,7 @@ def _loose(data: bytes) -> _Line | None:
 
 
 def _int(value: int | None) -> int:
-    return value if isinstance(value, int) and value > 0 else 0
+    return as_int(value) if isinstance(value, int) and value > 0 else 0
 
 
 class _Scan:
@@ -192,10 +193,10 @@ class _Scan:
             return
         tokens = message.usage
         usage = Usage(
-            tokens.input_tokens or 0,
-            tokens.output_tokens or 0,
-            tokens.cache_read_input_tokens or 0,
-            tokens.cache_creation_input_tokens or 0,
+            as_int(tokens.input_tokens),  # (past 2**53: a broken value, 0)
+            as_int(tokens.output_tokens),
+            as_int(tokens.cache_read_input_tokens),
+            as_int(tokens.cache_creation_input_tokens),
             0,
             message.model,
         )

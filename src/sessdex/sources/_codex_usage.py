@@ -33,6 +33,7 @@ from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
+from ._values import as_int
 from .base import DroppedLine, Location, UsageRecord, UsageScan
 
 # The type values alone, quoted: Codex writes compact JSON, and a copy written with a space
@@ -112,12 +113,17 @@ def _epoch(stamp: str | None) -> float | None:
 def _tuple(tokens: _Tokens | None) -> list[int] | None:
     if tokens is None:
         return None
+    # a count no file can hold exactly (past 2**53) is a broken value: 0, as `as_int`
+    # takes it everywhere, so that it can neither swamp a sum nor break the cache
     return [
-        tokens.input_tokens,
-        tokens.cached_input_tokens,
-        tokens.cache_write_input_tokens,
-        tokens.output_tokens,
-        tokens.reasoning_output_tokens,
+        as_int(count)
+        for count in (
+            tokens.input_tokens,
+            tokens.cached_input_tokens,
+            tokens.cache_write_input_tokens,
+            tokens.output_tokens,
+            tokens.reasoning_output_tokens,
+        )
     ]
 
 

@@ -288,6 +288,23 @@ def test_resume_refuses_a_missing_folder(tmp_path: Path) -> None:
     assert "no longer exists" in err and "never resumes elsewhere" in err
 
 
+def test_a_recorded_model_that_reads_as_an_option_is_left_out(tmp_path: Path) -> None:
+    """Quoting keeps a shell from reading a value as words, not a CLI from reading it as
+    a flag: `claude --model --dangerously-skip-permissions` would loosen the session."""
+    home = tmp_path / "home"
+    write_claude_session(
+        home,
+        "57575757-0000-4000-8000-000000000005",
+        str(tmp_path),
+        model="--dangerously-skip-permissions",
+    )
+    check = api.check_resume(Home.at(home), "5757")
+    assert "--dangerously-skip-permissions" not in check.plan.argv
+    assert any("left out the recorded model" in w for w in check.warnings)
+    code, out, err = invoke("resume", "5757", "--print", "--home", str(home))
+    assert code == 0 and "dangerously" not in out and "left out" in err
+
+
 def test_ambiguous_prefix_lists_the_candidates(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(
@@ -708,12 +725,15 @@ def test_a_folder_name_that_is_not_utf8_is_passed_over_and_said(
     odd = write_claude_session(home, "22222222-bbbb-4bbb-8bbb-222222222222", "/w/x")
     projects = os.fsencode(odd.parent.parent)
     os.rename(odd.parent, os.fsdecode(projects + b"/-w-caf\xe9"))
+    (home / ".aider").mkdir()  # an aider user: aider looks into Claude Code's projects
     code, out, err = invoke("list", "--json", "--home", str(home))
     assert code == 0
     assert [row["id"] for row in json.loads(out)] == [kept.stem]
     assert "passed over 1 file name(s) that are not valid UTF-8" in err
     assert "-w-caf\\xe9" in err
     assert "unreadable line" not in err  # a name is no line: said once, by its warning
+    # said by the app whose folder it is, not again by those that look into it
+    assert err.count("-w-caf\\xe9") == 1 and "warning: claude:" in err
     code, out, err = invoke("list", "--verbose", "--home", str(home))
     assert "-w-caf\\xe9:0: file name not valid UTF-8" in err
     code, out, err = invoke("doctor", "--json", "--home", str(home))
@@ -722,6 +742,27 @@ def test_a_folder_name_that_is_not_utf8_is_passed_over_and_said(
     assert out.startswith("Claude Code (claude): 1 session\n")
     code, out, err = invoke("usage", "--json", "--home", str(home))
     assert code == 0 and "-w-caf\\xe9" in err
+
+
+def test_a_project_folder_kept_elsewhere_through_a_link_is_listed(
+    tmp_path: Path,
+) -> None:
+    """`~/.claude/projects/<project>` as a link to another disk: its sessions are the
+    user's like any other; they were left out without a word."""
+    home = tmp_path / "home"
+    kept = write_claude_session(home, "12121212-aaaa-4aaa-8aaa-121212121212", "/w/ok")
+    moved = write_claude_session(home, "34343434-bbbb-4bbb-8bbb-343434343434", "/w/far")
+    disk = tmp_path / "disk" / moved.parent.name
+    disk.parent.mkdir()
+    shutil.move(moved.parent, disk)
+    moved.parent.symlink_to(disk)
+    code, out, _ = invoke("list", "--json", "--home", str(home))
+    assert code == 0
+    assert sorted(row["id"] for row in json.loads(out)) == sorted(
+        [kept.stem, moved.stem]
+    )
+    code, out, _ = invoke("show", "3434", "--json", "--home", str(home))
+    assert code == 0 and "hello there" in out
 
 
 def test_pipes_and_looping_links_in_an_agent_folder_are_passed_over(
@@ -805,7 +846,7 @@ def test_hostile_text_in_any_field_prints_harmless_and_pastes_exactly(
     """Control and bidi characters in every field a file can set (folder, branch,
     model, version, a record type, a sub-agent's type) never reach the terminal raw, in
     any command's output for people or its warnings; and the resume command, pasted
-    into bash, still passes the exact folder and model."""
+    into bash, still passes the exact folder (and leaves such a model out)."""
     from tests.helpers import claude_line
 
     bad = "\x1b]0;owned\x07\x1b[2J\x9b31m\u202e\r"
@@ -863,7 +904,7 @@ def test_hostile_text_in_any_field_prints_harmless_and_pastes_exactly(
         for stream in (out, err):
             found = unprintable.search(stream)
             assert found is None, (command, stream[max(0, found.start() - 40) :][:80])
-    _, out, _ = invoke("resume", sid, "--print", "--home", str(home))
+    _, out, err = invoke("resume", sid, "--print", "--home", str(home))
     line = out.strip().splitlines()[-1]
     assert line.startswith("cd ") and " && claude " in line
     echo = line.replace("cd ", "printf '%s\\0' ", 1).replace(
@@ -872,7 +913,8 @@ def test_hostile_text_in_any_field_prints_harmless_and_pastes_exactly(
     words = subprocess.run(["bash", "-c", echo], capture_output=True, check=True)
     pasted = words.stdout.decode().split("\0")
     assert pasted[0] == str(cwd)
-    assert pasted[pasted.index("--model") + 1] == f"claude-{bad}"
+    # a "model" of control characters is no model: left out, and said, not passed on
+    assert "--model" not in pasted and "left out the recorded model" in err
 
 
 def test_a_pager_that_cannot_start_leaves_the_transcript_on_the_terminal(

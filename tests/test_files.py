@@ -273,13 +273,25 @@ def test_sqlite_without_wal_opens_immutable(tmp_path: Path) -> None:
         os.chmod(tmp_path, 0o755)
 
 
-def test_entries_skip_symlinks_leaving_the_root(tmp_path: Path) -> None:
+def test_entries_skip_links_above_the_root_and_follow_links_elsewhere(
+    tmp_path: Path,
+) -> None:
+    """A project folder kept on another disk is listed; a link to the root's own parent
+    (or `/`) would list everything and is not; nor is a credential file, whatever a
+    link to it is called."""
     root = tmp_path / "root"
     root.mkdir()
     (root / "b").write_text("x")
     (root / "a").symlink_to(tmp_path)
     (root / "c").symlink_to(root / "b")
-    assert [e.name for e in folders.entries(root, root)] == ["b", "c"]
+    (root / "slash").symlink_to("/")
+    elsewhere = tmp_path / "disk" / "project"
+    elsewhere.mkdir(parents=True)
+    (root / "d").symlink_to(elsewhere)
+    (root / "auth.json").write_text("{}")
+    (tmp_path / "disk" / "auth.json").write_text("{}")
+    (root / "e.jsonl").symlink_to(tmp_path / "disk" / "auth.json")
+    assert [e.name for e in folders.entries(root, root)] == ["b", "c", "d"]
     assert folders.entries(tmp_path / "missing") == []
 
 

@@ -317,6 +317,29 @@ def test_a_damaged_index_is_moved_aside_and_built_again(
     assert path.with_name(path.name + ".damaged").read_bytes() == broken
 
 
+@pytest.mark.parametrize("thing", ["folder", "pipe"])
+def test_something_else_where_the_index_should_be_is_left_alone(
+    tmp_path: Path, thing: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A folder or a pipe in the index's place: a temporary index for this run and a
+    warning, not a traceback (nor a hang on the pipe)."""
+    import os
+
+    home = Home.at(tmp_path / "home")
+    write_claude_session(home.path, "aaaaaaaa-0000-4000-8000-00000000000e", "/w/a")
+    path = index.index_file(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if thing == "folder":
+        path.mkdir()
+    else:
+        os.mkfifo(path)
+    with caplog.at_level("WARNING"):
+        listed = api.list_sessions(home).rows
+    assert [row.id for row in listed] == ["aaaaaaaa-0000-4000-8000-00000000000e"]
+    assert "is not a file" in caplog.text
+    assert path.is_dir() if thing == "folder" else path.is_fifo()  # left as it was
+
+
 def test_an_unwritable_state_folder_costs_only_the_memory_of_the_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -91,3 +91,77 @@ def test_a_full_run_changes_nothing_in_the_home(
     assert sorted(after) == sorted(before), "files were created or removed in the home"
     changed = [name for name in before if before[name] != after[name]]
     assert changed == []
+
+
+# Where the agents keep logins and keys, as a home holds them (each app's own layout).
+CREDENTIAL_FILES = (
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".gemini/oauth_creds.json",
+    ".gemini/google_accounts.json",
+    ".qwen/oauth_creds.json",
+    ".local/share/opencode/auth.json",
+    ".pi/agent/auth.json",
+    ".factory/auth.json",
+    ".local/share/amp/secrets.json",
+)
+
+
+def test_the_agents_credential_files_are_never_opened(tmp_path: Path) -> None:
+    """Not even to show an account name: a run over a home that holds every app's
+    credential files (and a link, named like a transcript, to one of them) opens none."""
+    import sys
+
+    home = merged_home(tmp_path / "home")
+    secrets = []
+    for name in CREDENTIAL_FILES:
+        path = home / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text('{"token": "secret"}')
+        secrets.append(os.path.realpath(path))
+    project = next((home / ".claude" / "projects").iterdir())
+    (project / "0000aaaa-0000-4000-8000-000000000000.jsonl").symlink_to(
+        home / ".codex" / "auth.json"
+    )
+    day = home / ".codex" / "sessions" / "2026" / "01" / "01"
+    day.mkdir(parents=True, exist_ok=True)
+    rollout = "rollout-2026-01-01T00-00-00-0000aaaa-0000-7000-8000-000000000000.jsonl"
+    (day / rollout).symlink_to(
+        home / ".codex" / "auth.json"
+    )  # inside Codex's own folder
+    opened: list[str] = []
+    watching = [True]
+
+    def audit(event: str, args: tuple[object, ...]) -> None:
+        if (
+            watching[0]
+            and event == "open"
+            and isinstance(args[0], str | bytes | os.PathLike)
+        ):
+            opened.append(os.path.realpath(os.fsdecode(args[0])))  # type: ignore[arg-type]
+
+    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
+    try:
+        runner = CliRunner()
+        for args in (
+            ("list", "--all", "--json"),
+            ("doctor", "--json"),
+            ("usage", "--json"),
+        ):
+            result = runner.invoke(
+                main, [*args, "--home", str(home)], catch_exceptions=False
+            )
+            assert result.exit_code == 0, result.output
+        sessions = json.loads(
+            runner.invoke(main, ["list", "--all", "--json", "--home", str(home)]).stdout
+        )
+        for session in sessions:
+            for command in ("show", "resume"):
+                extra = ["--print"] if command == "resume" else ["--json"]
+                runner.invoke(
+                    main, [command, session["id"], *extra, "--home", str(home)]
+                )
+    finally:
+        watching[0] = False
+    assert opened, "the audit hook saw the run's own reads"
+    assert not set(opened) & set(secrets)

@@ -542,7 +542,11 @@ def test_markdown_export_keeps_fences_closed(tmp_path: Path) -> None:
     )
     code, out, _ = invoke("export", "eeee", "--format", "md", "--home", str(home))
     assert code == 0
-    assert out.startswith("# (untitled)")  # a prompt starting with '<' is no title
+    # the prompt, markup and all, is its title, and no tag it holds reaches a viewer
+    # that renders HTML (fenced text stays as written)
+    assert out.startswith("# &lt;script>")
+    outside_fences = re.sub(r"(?ms)^(`{3,}).*?^\1", "", out)
+    assert not re.search(r"<(script|img|a)\b", outside_fences)
     assert "\x1b" not in out and "\x07" not in out
     assert "document.title" in out  # the text is kept, as text
 
@@ -858,3 +862,16 @@ def test_html_and_markdown_exports_end_with_the_same_token_totals() -> None:
     md_total = re.search(r"Tokens: (\S+) in, (\S+) out\.\n$", text)
     assert html_total and md_total
     assert html_total.groups() == md_total.groups() == ("4.8k", "120")
+
+
+def test_markdown_text_keeps_its_code_and_loses_its_tags() -> None:
+    """Outside code a `<` that could open a tag is escaped; code spans and fences show
+    their markup as written, and a value with backticks cannot close its code span."""
+    from sessdex.views.markdown import _code, _no_html
+
+    text = "Use `<div>` here, not <img src=x onerror=alert(1)>; a < b.\n```html\n<b>x</b>\n```"
+    assert _no_html(text) == (
+        "Use `<div>` here, not &lt;img src=x onerror=alert(1)>; a < b.\n```html\n<b>x</b>\n```"
+    )
+    assert _code("/home/dev/a`b") == "``/home/dev/a`b``"
+    assert _code("`x") == "`` `x ``"

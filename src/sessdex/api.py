@@ -314,10 +314,16 @@ def check_resume(
     """Build the resume command for a session and run every preflight check on it."""
     session = resolve(home, prefix)
     source = sources.get(session.app)
+    if session.id.startswith("-"):
+        raise ResumeRefused(
+            f"the session's id {session.id!r} would read as an option; resume it in the app."
+        )
+    session, dropped = _argument_safe(session)
     plan = source.resume(session, keep_permissions=keep_permissions)
     if plan is None:
         raise ResumeRefused(_why_not_resumable(source, session))
     check = ResumeCheck(session, plan)
+    check.warnings.extend(dropped)
     check.warnings.extend(plan.notes)
     check.warnings.extend(
         f"left out {item} (looser than the CLI's default; --keep-permissions keeps it)"
@@ -338,6 +344,34 @@ def check_resume(
         )
     check.live_pids = live_processes(plan.program, session.id, plan.process_names)
     return check
+
+
+def _argument_safe(session: Session) -> tuple[Session, list[str]]:
+    """The session with each recorded value a resume command passes on (model, effort,
+    an app's own settings in `extra`) left out when the CLI would read it as an option or
+    as more than one word (a file that says its model is `--dangerously-…`)."""
+
+    def unsafe(value: object) -> bool:
+        return isinstance(value, str) and (
+            value.startswith("-")
+            or any(c.isspace() or not c.isprintable() for c in value)
+        )
+
+    dropped: list[str] = []
+    changes: dict[str, object] = {}
+    for name in ("model", "effort"):
+        value = getattr(session, name)
+        if unsafe(value):
+            changes[name] = None
+            dropped.append(f"left out the recorded {name} {value!r}: not a plain name")
+    extra = {
+        key: value
+        for key, value in session.extra.items()
+        if not (isinstance(value, str) and value.startswith("-"))
+    }
+    if len(extra) != len(session.extra):
+        changes["extra"] = extra
+    return (replace(session, **changes) if changes else session), dropped  # type: ignore[arg-type]
 
 
 def current_branch(cwd: str) -> str | None:

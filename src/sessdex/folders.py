@@ -8,7 +8,9 @@ names that are not text are passed over, never waited on or stored.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from . import freshness
@@ -39,12 +41,25 @@ def take_passed_over() -> list[str]:
     return taken
 
 
+@contextlib.contextmanager
+def unreported() -> Iterator[None]:
+    """Listings inside note no passed-over names: a probe of another app's folders, whose
+    own scan reports them (once, under that app)."""
+    mark = len(_PASSED_OVER)
+    try:
+        yield
+    finally:
+        del _PASSED_OVER[mark:]
+
+
 def entries(
     directory: str | Path, root: Path | None = None, *, nested: bool = False
 ) -> list[os.DirEntry[str]]:
     """The directory's folders and regular files sorted by name: pipes, sockets, devices
-    and broken links are left out (opening a pipe waits for a writer), and so are
-    symlinks that leave `root` or loop, and names that are not text (see `nameable`).
+    and broken links are left out (opening a pipe waits for a writer), and so are links
+    that loop or lead to `root` or above it (`/`, the home), names that are not text (see
+    `nameable`) and the agents' credential files (see `CREDENTIALS`). A link to a folder
+    elsewhere (a project folder kept on another disk) is followed.
 
     A missing or unreadable directory has no entries. The listing is noted for the index
     (see `freshness`); `nested=True` says it looks only for sub-agent files, so a listing
@@ -59,18 +74,49 @@ def listing(directory: str | Path, root: Path | None = None) -> list[os.DirEntry
     try:
         with os.scandir(directory) as it:
             found = sorted(
-                (e for e in it if nameable(e) and plain_kind(e)), key=lambda e: e.name
+                (
+                    e
+                    for e in it
+                    if e.name not in CREDENTIALS and nameable(e) and plain_kind(e)
+                ),
+                key=lambda e: e.name,
             )
     except OSError:
         return []
-    if root is None or not any(entry.is_symlink() for entry in found):
+    if not any(entry.is_symlink() for entry in found):
         return found
-    inside = resolved(root)
+    inside = resolved(root) if root is not None else None
     return [
-        entry
-        for entry in found
-        if not entry.is_symlink() or stays_inside(entry.path, inside)
+        entry for entry in found if not entry.is_symlink() or _followed(entry, inside)
     ]
+
+
+# What the agents keep their logins and keys in: never listed, so never opened, whatever
+# a link is called (Claude Code, Codex, OpenCode, pi, droid: auth.json / .credentials.json;
+# Gemini CLI, Qwen Code: oauth_creds.json, google_accounts.json; Amp: secrets.json).
+CREDENTIALS = frozenset(
+    {
+        "auth.json",
+        ".credentials.json",
+        "credentials.json",
+        "oauth_creds.json",
+        "google_accounts.json",
+        "mcp-oauth-tokens.json",
+        "secrets.json",
+        "secrets.yaml",
+    }
+)
+
+
+def _followed(entry: os.DirEntry[str], root: Path | None) -> bool:
+    """Whether a link is listed: not to a credential file, not looping, and not to `root`
+    or a folder above it (a link to `/` or the home would list everything)."""
+    target = resolved(entry.path)
+    if target is None or target.name in CREDENTIALS:
+        return False
+    return (
+        root is None or target.is_relative_to(root) or not root.is_relative_to(target)
+    )
 
 
 def plain_kind(entry: os.DirEntry[str]) -> bool:
@@ -88,12 +134,6 @@ def resolved(path: str | os.PathLike[str]) -> Path | None:
         return Path(path).resolve()
     except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python before 3.13)
         return None
-
-
-def stays_inside(path: str | os.PathLike[str], root: Path | None) -> bool:
-    """Whether `path`, links followed, lies within the already resolved `root`."""
-    target = resolved(path)
-    return target is not None and root is not None and target.is_relative_to(root)
 
 
 def is_dir(path: str | Path) -> bool:

@@ -241,7 +241,21 @@ def prune_older_builds(path: Path, now: float | None = None) -> None:
 def connect(path: Path) -> sqlite3.Connection:
     """The index at `path`, created or migrated as needed. A damaged file (sessdex's
     own cache: a disk error, a copy cut short) is moved aside and built again, with a
-    warning, instead of failing every command."""
+    warning, instead of failing every command. Something else in its place (a folder,
+    a pipe) is left alone: a temporary index stands in for this run."""
+    if os.path.lexists(path) and not path.is_file():
+        import atexit
+        import shutil
+        import tempfile
+
+        stand_in = Path(tempfile.mkdtemp(prefix="sessdex-index-"))
+        atexit.register(shutil.rmtree, stand_in, ignore_errors=True)
+        log.warning(
+            "warning: sessdex's index %s is not a file: using a temporary one for this "
+            "run (remove it to keep an index again)",
+            path,
+        )
+        path = stand_in / path.name
     try:
         return _connect(path)
     except sqlite3.OperationalError:

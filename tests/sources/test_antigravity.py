@@ -353,3 +353,21 @@ def test_the_newer_ides_config_folder_is_read_too(tmp_path: Path) -> None:
     assert sessions(Home.at(home))[IDE].title != "Adding Serif Font to AI Replies"
     moved = Home(home, {"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
     assert sessions(moved)[IDE].title == "Adding Serif Font to AI Replies"
+
+
+def test_a_task_heading_saved_with_a_byte_order_mark_still_titles(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    task = (
+        home / ".gemini/antigravity/brain/c0ffee00-1234-4567-89ab-cdef01234567/task.md"
+    )
+    before = sessions(Home.at(DATA / "home"))[
+        "c0ffee00-1234-4567-89ab-cdef01234567"
+    ].title
+    task.write_bytes(b"\xef\xbb\xbf" + task.read_bytes())
+    after = sessions(Home.at(home))["c0ffee00-1234-4567-89ab-cdef01234567"].title
+    assert after == before and after is not None

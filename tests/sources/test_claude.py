@@ -1097,3 +1097,25 @@ def test_newer_session_state_is_known_a_pr_link_shows_once_and_a_move_is_followe
         )
     again = claude.parse(path, claude.locate(Home.at(tmp_path)), Diagnostics())[0]
     assert "continued_in" not in again.extra
+
+
+def test_a_prompt_that_starts_with_markup_is_still_what_the_person_typed(
+    tmp_path: Path,
+) -> None:
+    """Claude Code's own wrappers have dashed or underscored tag names (`<command-name>`,
+    `<local-command-stdout>`); a prompt opening with HTML is the person's question."""
+    question = "<div> is not centered in my flexbox, why?"
+    path = write(
+        tmp_path / "s.jsonl",
+        [
+            prompt(1, "<local-command-stdout>(no content)</local-command-stdout>"),
+            prompt(2, question),
+            reply(3, "Use align-items."),
+        ],
+    )
+    assert listed(path).title == question
+    path = write(
+        tmp_path / "t.jsonl",
+        [prompt(1, "<command-name>/clear</command-name>"), prompt(2, question)],
+    )
+    assert listed(path).title == question

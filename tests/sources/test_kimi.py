@@ -263,3 +263,29 @@ def test_an_approval_request_nobody_answered_waits_for_the_user(tmp_path: Path) 
         e for e in events(sessions(Home.at(home))[MAIN]) if e.extra.get("asks")
     ]
     assert request.text == "Shell asks approval to run command: pytest --durations=3 -q"
+
+
+def test_a_last_timestamp_written_with_an_exponent_is_read_whole(
+    tmp_path: Path,
+) -> None:
+    """The listing reads the newest time from the last line's start; `1.7952517e9` is
+    still 2026, not 1.8 s after 1970, and an update never comes before the start."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    wire = home / ".kimi" / "sessions" / LEDGER_DIR / MAIN / "wire.jsonl"
+    lines = wire.read_text().splitlines()
+    last = json.loads(lines[-1])
+    stamp = last["timestamp"]
+    lines[-1] = json.dumps(last).replace(
+        f'"timestamp": {stamp}', f'"timestamp": {stamp:.7e}'
+    )
+    assert "e+09" in lines[-1]
+    wire.write_text("\n".join(lines) + "\n")
+    session = sessions(Home.at(home))[MAIN]
+    assert session.updated is not None and session.created is not None
+    assert abs(session.updated.timestamp() - stamp) < 100
+    lines[-1] = lines[-1].replace(f"{stamp:.7e}", "1e-3")
+    wire.write_text("\n".join(lines) + "\n")
+    session = sessions(Home.at(home))[MAIN]
+    assert session.updated is not None and session.created is not None
+    assert session.updated >= session.created

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -830,3 +831,32 @@ def test_a_background_agent_runs_until_its_meta_says_it_ended(tmp_path: Path) ->
         )
         [node] = build_tree(PARENT, read_all(home, PARENT)).children
         assert (node.id, node.status) == (CHILD, shown), status
+
+
+def test_a_chat_stamped_with_epoch_numbers_is_listed_and_one_without_times_counted(
+    tmp_path: Path,
+) -> None:
+    """Qwen writes ISO times; a chat whose stamps are epoch numbers (a tool that rewrote
+    it) is still the same chat, and one with no stamp at all is counted, not dropped
+    silently."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    [path, *_] = sorted(home.rglob("chats/*.jsonl"))
+    before = sessions(home)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    session_id = next(r["sessionId"] for r in records if r.get("sessionId"))
+    for record in records:
+        if isinstance(record.get("timestamp"), str):
+            stamp = datetime.fromisoformat(record["timestamp"].replace("Z", "+00:00"))
+            record["timestamp"] = int(stamp.timestamp() * 1000)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    after = sessions(home)
+    assert after[session_id].created == before[session_id].created
+    assert after[session_id].title == before[session_id].title
+    for record in records:
+        record.pop("timestamp", None)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    diagnostics = Diagnostics()
+    location = qwen.locate(Home.at(home))
+    assert qwen.parse(path, location, diagnostics) == []
+    assert diagnostics.skipped["no timestamped record"] == 1

@@ -378,6 +378,12 @@ def harness_origin(origin: object) -> bool:
     return isinstance(kind, str) and kind not in HUMAN_ORIGINS
 
 
+# The wrappers Claude Code puts around what it, not the person, adds to a prompt: tag
+# names with a dash or underscore (`<command-name>`, `<bash-input>`, `<ide_selection>`),
+# which a prompt's own markup (`<div> is not centered…`) never has.
+_HARNESS_TAG = re.compile(r"<[a-z][a-z0-9]*[-_][a-z0-9_-]*[\s>]")
+
+
 def prompt(record: dict[str, object]) -> tuple[str | None, str | None]:
     """(the text a person typed, or a slash command as "/name args") of a user line."""
     if from_harness(record) or any(
@@ -395,7 +401,9 @@ def prompt(record: dict[str, object]) -> tuple[str | None, str | None]:
     if not isinstance(content, str) or not content.strip() or files.elided(content):
         return None, None
     typed = content.strip()
-    if typed.startswith("<"):  # <command-name>, <local-command-stdout>, <bash-input>, …
+    if _HARNESS_TAG.match(
+        typed
+    ):  # <command-name>, <local-command-stdout>, <bash-input>, …
         command = _between(typed, "<command-name>", "</command-name>")
         if command:
             args = _between(typed, "<command-args>", "</command-args>")

@@ -45,7 +45,8 @@ def recorded_folders(home: Path) -> list[Path]:
     projects = _read_toml(home / ".codex" / "config.toml").get("projects")
     if isinstance(projects, dict):
         names += sorted(projects)
-    names += _claude_folders(home, MAX_FOLDERS)
+    with folders.unreported():  # Claude Code's own scan reports its odd names
+        names += _claude_folders(home, MAX_FOLDERS)
     found: list[Path] = []
     seen: set[str] = set()
     for name in names:

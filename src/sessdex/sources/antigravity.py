@@ -581,7 +581,8 @@ def _parse_artifact(path: Path) -> Session:
     title = None
     if path.name == "task.md":
         for line in files.head_lines(path, 40):
-            text = line.data.decode("utf-8", "replace").strip()
+            # (an editor may have saved it with a byte order mark)
+            text = line.data.decode("utf-8", "replace").lstrip("\ufeff").strip()
             if text.startswith("#"):
                 title = text.lstrip("#").strip() or None
                 break

@@ -318,7 +318,9 @@ def _wire_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
     updated = None
     for line in reversed(tail):
         match = (
-            re.match(rb'\{"timestamp":\s*([0-9.]+)', line.data)
+            re.match(
+                rb'\{"timestamp":\s*([0-9.]+(?:[eE][+-]?[0-9]+)?)[,}\s]', line.data
+            )
             if line.complete
             else None
         )
@@ -327,7 +329,9 @@ def _wire_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
             break
     if records == 0:
         return None
-    return created, updated or created, prompt, protocol
+    if updated is None or (created is not None and updated < created):
+        updated = created  # (a broken last stamp never puts the end before the start)
+    return created, updated, prompt, protocol
 
 
 def _context_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:

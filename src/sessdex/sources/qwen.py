@@ -69,6 +69,7 @@ from ._values import (
     Emitter,
     as_int,
     as_str,
+    epoch_or_iso_time,
     iso_time,
     json_copy,
     one_line,
@@ -210,7 +211,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         record = files.parse_json(line)
         if record is None:
             continue
-        if first is None and as_str(record.get("timestamp")):
+        if first is None and _stamped(record):
             first = record
         if prompt is None and (child is not None or not record.get("isSidechain")):
             prompt = _typed_prompt(record)  # a sub-agent's first one is its task
@@ -244,13 +245,15 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             )
     for line in reversed(lines):
         record = files.parse_json(line)
-        if record is None or not as_str(record.get("timestamp")):
+        if record is None or not _stamped(record):
             continue
         last = last or record
         if record.get("type") == "assistant" and as_str(record.get("model")):
             info["assistant_model"] = as_str(record.get("model"))
             break
     if first is None or last is None:
+        if lines:  # records, but none says when: not a chat Qwen wrote
+            diagnostics.skip(str(path), 1, "no timestamped record")
         return []
 
     version = as_str(last.get("version")) or as_str(first.get("version"))
@@ -286,8 +289,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             cwd=as_str(first.get("cwd")),
             branch=as_str(last.get("gitBranch")) or as_str(first.get("gitBranch")),
             title=title,
-            created=iso_time(first.get("timestamp")),
-            updated=iso_time(last.get("timestamp")),
+            created=epoch_or_iso_time(first.get("timestamp")),
+            updated=epoch_or_iso_time(last.get("timestamp")),
             model=model,
             permission_mode=info.get("mode") or info.get("prompt_mode"),
             cli_version=version,
@@ -314,6 +317,12 @@ _USER_MARKERS = (b'"type":"user"', b'"type": "user"')
 
 
 _TYPED_SUBTYPES = (None, "mid_turn_user_message", "realtime_message")  # what was typed
+
+
+def _stamped(record: dict[str, object]) -> bool:
+    """Whether a record says when it was written (an ISO time, as Qwen writes it, or
+    epoch seconds or milliseconds)."""
+    return epoch_or_iso_time(record.get("timestamp")) is not None
 
 
 def _typed_prompt(record: dict[str, object]) -> str | None:

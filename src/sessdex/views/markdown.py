@@ -1,7 +1,8 @@
 """Markdown export: compact, readable, good to paste into another agent.
 
 Text is cleaned of control characters; code fences grow longer than any fence inside
-the text, so transcript content cannot close them early.
+the text, so transcript content cannot close them early; outside code, a `<` that could
+open an HTML tag is written `&lt;`, so a viewer that renders HTML runs none of it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,49 @@ from .text import (
 )
 
 _BACKTICKS = re.compile(r"`{3,}")
+_TICK_RUNS = re.compile(r"`+")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def _no_html(text: str) -> str:
+    """`text` as Markdown with every `<` that could open an HTML tag (`<img`, `</`,
+    `<!--`) outside code spans and fenced blocks escaped; code shows as written."""
+    if "<" not in text:
+        return text
+    out: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        opened = _FENCE_LINE.match(line)
+        if fence is not None:
+            if (
+                opened
+                and opened.group(1)[0] == fence[0]
+                and len(opened.group(1)) >= len(fence)
+            ):
+                fence = None
+            out.append(line)
+            continue
+        if opened:
+            fence = opened.group(1)
+            out.append(line)
+            continue
+        pieces, at = [], 0
+        for span in _CODE_SPAN.finditer(line):
+            pieces.append(_TAG_START.sub("&lt;", line[at : span.start()]))
+            pieces.append(span.group(0))
+            at = span.end()
+        pieces.append(_TAG_START.sub("&lt;", line[at:]))
+        out.append("".join(pieces))
+    return "\n".join(out)
+
+
+def _code(value: str) -> str:
+    """`value` as an inline code span that its own backticks cannot close."""
+    ticks = "`" * (max((len(r) for r in _TICK_RUNS.findall(value)), default=0) + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") else ""
+    return f"{ticks}{pad}{value}{pad}{ticks}"
 
 
 def _fence(text: str) -> str:
@@ -44,7 +88,7 @@ def _capped(text: str, limit: int = 2000) -> str:
 
 
 def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
-    yield f"# {one_line(session.title or '(untitled)')}\n\n"
+    yield f"# {_no_html(one_line(session.title or '(untitled)') or '')}\n\n"
     facts = [
         ("app", session.app),
         ("session", session.id),
@@ -56,7 +100,9 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
     ]
     yield (
         "".join(
-            f"- **{name}**: `{one_line(value)}`\n" for name, value in facts if value
+            f"- **{name}**: {_code(one_line(value) or '')}\n"
+            for name, value in facts
+            if value
         )
         + "\n"
     )
@@ -68,7 +114,11 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
     for event in events:
         out = ""
         agent = event.agent_id
-        who = f" (sub-agent {names.get(agent) or one_line(agent, 12)})" if agent else ""
+        who = (
+            _no_html(f" (sub-agent {names.get(agent) or one_line(agent, 12)})")
+            if agent
+            else ""
+        )
         kind = event.kind
         child = event.extra.get("child_id") if kind == "subagent" else None
         named = spawn_name(event) if kind == "subagent" else None
@@ -76,16 +126,16 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             names[str(child)] = f"{one_line(named, 30)} {one_line(str(child))[:8]}"
         if kind == "user":
             sender = sender_name(event)  # another agent's message: not typed
-            heading = f"Message from {sender}" if sender else "User"
-            out = f"## {heading}{who}\n\n{clean(event.text)}\n\n"
+            heading = _no_html(f"Message from {sender}") if sender else "User"
+            out = f"## {heading}{who}\n\n{_no_html(clean(event.text))}\n\n"
         elif kind == "assistant":
-            out = f"**Assistant{who}:** {clean(event.text)}\n\n"
+            out = f"**Assistant{who}:** {_no_html(clean(event.text))}\n\n"
         elif kind == "thinking" and event.text:
             out = f"<details><summary>thinking{who}</summary>\n\n{_quote_block(clean(event.text))}\n\n</details>\n\n"
         elif kind == "tool_call":
             value = event.extra.get("input", event.text)
             value = value if value is not None else event.text
-            out = f"- 🔧 {tool_summary(event.tool, value, 200)}{who}\n"
+            out = f"- 🔧 {_no_html(tool_summary(event.tool, value, 200))}{who}\n"
             diff = input_diff(value)
             if diff:  # what an edit changed: what a reader of the export most needs
                 text = _capped("\n".join(clean(line) for line in diff))
@@ -94,11 +144,12 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             label = "error" if event.is_error else "result"
             out = f"\n  {label}:\n\n{_quote_block(_capped(clean(event.text)))}\n\n"
         elif kind == "subagent":
-            out = f"- 🤖 sub-agent **{named or 'agent'}**: {one_line(event.text)}\n"
+            said = _no_html(f"**{named or 'agent'}**: {one_line(event.text)}")
+            out = f"- 🤖 sub-agent {said}\n"
         elif kind == "compaction":
             out = "\n---\n*Context compacted.*\n\n"
         elif kind == "error":
-            out = f"> **Error{who}:** {one_line(event.text)}\n\n"
+            out = f"> **Error{who}:** {_no_html(one_line(event.text) or '')}\n\n"
         elif kind == "usage" and event.usage is not None:
             total_in += (
                 event.usage.input_tokens

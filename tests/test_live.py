@@ -971,3 +971,29 @@ def test_a_session_in_a_shared_store_is_as_recent_as_its_own_events(
     assert updated["Fix the flaky checkout test"] == "2026-11-29T10:00:10.000Z"
     statuses = {r["status"] for r in lines_of(result.stdout)}
     assert statuses == {"ended"}  # not "waiting for you": nothing was written just now
+
+
+def test_a_recorded_question_or_approval_waits_for_the_user_until_settled() -> None:
+    """An app that records its question (Goose's elicitation) or its approval request
+    (Kimi's, Cline's, Goose's state machine) waits for the user, no guess needed, until
+    the answer, or anything the agent does next."""
+    prompt = event("user", T, text="deploy it")
+    call = event("tool_call", T + 1, tool="shell", call_id="c1")
+    asked = event("meta", T + 2, text="Which environment?", extra={"asks": "answer"})
+    status = decide(tracked(prompt, call, asked), T + 12, T + 2, True)
+    assert status == status.__class__(
+        "waiting_for_user", "a question waits for your answer (10 s)"
+    )
+    answered = event("user", T + 13, text='{"env": "prod"}')
+    assert (
+        decide(tracked(prompt, call, asked, answered), T + 15, T + 13, True).status
+        == "working"
+    )
+    permission = event("meta", T + 2, tool="shell", extra={"asks": "approval"})
+    status = decide(tracked(prompt, call, permission), T + 9, T + 2, None)
+    assert status.reason == "shell waits for approval (7 s)"
+    allowed = event("meta", T + 10, extra={"answered": True})
+    assert (
+        decide(tracked(prompt, call, permission, allowed), T + 12, T + 10, None).status
+        == "working"
+    )

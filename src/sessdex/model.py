@@ -203,6 +203,10 @@ class Event:
     - meta: `text` says what changed; `extra` holds it ("model", "permission_mode", "branch", "cwd").
       A background sub-agent's end, as the app notes it to the lead: `extra["subagent_status"]`
       ("done" or "failed"), the spawning call's `call_id` and/or `extra["child_id"]`.
+    - any kind: `extra["asks"]` "approval" (the app waits for the user to allow the call;
+      `tool` names it) or "answer" (it put a question to the user) when the app records
+      the request; a meta event with `extra["answered"]`, or anything the agent does
+      next, settles it.
 
     Events of a sub-agent carry its id in `agent_id` (None for the lead agent); a big
     payload elided by files.py is summarised in `text` ("image, 3.1 MB").

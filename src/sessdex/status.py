@@ -8,7 +8,8 @@ what the rules need, and `decide` applies them. The rules, in order:
 2. waiting_on_subagent — the lead agent has an open tool call (the spawn, or a wait) while
    one of its sub-agents is still being written.
 3. waiting_for_user — the app recorded that it asks the user to approve a call
-   (`extra["asks"] == "approval"`, on the call or on a meta event) and nothing followed.
+   (`extra["asks"] == "approval"`, on the call or on a meta event) or to answer a
+   question (`"answer"`), and nothing followed.
    working / waiting_for_user — an open tool call: the tool is running; but when the CLI
    runs, nothing was written since the call, and the CLI started no process since, the
    call is taken to wait for the user's approval (an inference, for apps that record no
@@ -78,9 +79,8 @@ class Agent:
     turn_ended: bool = False
     failed: bool = False  # the turn ended on an error
     interrupted: bool = False
-    asking: tuple[str, float] | None = (
-        None  # (what, since): a recorded approval request
-    )
+    # (what waits, since): an approval request or a question the app recorded
+    asking: tuple[str, float] | None = None
 
 
 @dataclass(slots=True)
@@ -136,8 +136,12 @@ class Tracker:
             self.tokens += event.usage.total
         if kind == "turn_end" and event.agent_id is None:
             self.turn_ends += 1
-        if event.extra.get("asks") == "approval":
-            what = str(event.tool or "a tool")
+        if (asks := event.extra.get("asks")) in ("approval", "answer"):
+            what = (
+                f"{event.tool or 'a tool'} waits for approval"
+                if asks == "approval"
+                else "a question waits for your answer"
+            )
             if (asker := event.extra.get("agent_type")) is not None:
                 what = f"{asker}: {what}"  # a sub-agent's request the lead's file holds
             agent.asking = (what, when)
@@ -222,7 +226,7 @@ def decide(
     if (asked := _asking(tracker)) is not None and alive is not False:
         who, (what, asked_at) = asked
         waits = f"{who}: {what}" if who else what
-        reason = f"{waits} waits for approval ({ago(now - asked_at)})"
+        reason = f"{waits} ({ago(now - asked_at)})"
         return Status(
             "waiting_for_user" if now - asked_at < IDLE_AFTER else "idle", reason
         )

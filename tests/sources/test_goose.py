@@ -652,15 +652,21 @@ def test_the_answer_to_a_tool_confirmation_is_a_meta_event_on_the_call(
              "toolName": "developer__shell", "arguments": {}, "prompt": None}}  # fmt: skip
     answered = {"type": "actionRequired", "data": {"actionType": "toolConfirmationResponse",
                 "id": "t1", "permission": "allow_once"}}  # fmt: skip
-    [answer] = content_events(
+    request, answer = content_events(
         tmp_path, ("assistant", [asked], VISIBLE), ("user", [answered], VISIBLE)
+    )
+    # the request (stored by Goose's opt-in state machine) waits for the user
+    assert (request.kind, request.tool, request.extra) == (
+        "meta",
+        "developer__shell",
+        {"asks": "approval"},
     )
     assert (answer.kind, answer.call_id, answer.text) == (
         "meta",
         "t1",
         "tool call allowed once",
     )
-    assert answer.extra == {"permission": "allow_once"}
+    assert answer.extra == {"permission": "allow_once", "answered": True}
 
 
 def test_spinner_notifications_are_passed_over(tmp_path: Path) -> None:

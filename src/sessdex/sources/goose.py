@@ -474,7 +474,8 @@ class _Reader:
                 time,
                 agent,
                 text=question,
-                extra={"elicitation": as_str(data.get("id"))},
+                # mid-tool, the agent waits for the user's answer (agent.rs stores it)
+                extra={"elicitation": as_str(data.get("id")), "asks": "answer"},
             )
         elif kind == "elicitationResponse":
             answer = _action_event_text(data)
@@ -497,9 +498,22 @@ class _Reader:
                 agent,
                 text=f"tool call {said}",
                 call_id=as_str(data.get("id")),
-                extra={"permission": permission},
+                extra={"permission": permission, "answered": True},
             )
-        elif kind != "toolConfirmation":
+        elif kind == "toolConfirmation":
+            # stored only by the opt-in state machine (ops_tool_approval.rs): the call
+            # waits for the user's permission until the response
+            tool = as_str(data.get("toolName")) or as_str(data.get("tool_name"))
+            yield self.say(
+                "meta",
+                time,
+                agent,
+                tool=tool,
+                call_id=as_str(data.get("id")),
+                text=f"{tool or 'a tool'} asks for permission",
+                extra={"asks": "approval"},
+            )
+        else:
             self.diagnostics.unknown_type(f"actionRequired:{kind}")
 
     def database(self, db: str) -> Iterator[Event]:

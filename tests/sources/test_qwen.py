@@ -860,3 +860,80 @@ def test_a_chat_stamped_with_epoch_numbers_is_listed_and_one_without_times_count
     location = qwen.locate(Home.at(home))
     assert qwen.parse(path, location, diagnostics) == []
     assert diagnostics.skipped["no timestamped record"] == 1
+
+
+def test_what_a_rewind_left_behind_is_not_shown_but_still_billed(
+    tmp_path: Path,
+) -> None:
+    """A rewind points its record's parentUuid back at the record before the turn it
+    returns to (chatRecordingService `rewindRecording`): the turns after it are a dead
+    branch `/resume` skips. They are one note here, their spending still counted; a
+    second rewind to an earlier turn takes in the first one's branch too."""
+    sid = "7a7a7a7a-0000-4000-8000-000000000001"
+    stamp = iter(range(10, 60))
+
+    def rec(
+        uuid: str, parent: str | None, kind: str, **fields: object
+    ) -> dict[str, object]:
+        return {"uuid": uuid, "parentUuid": parent, "sessionId": sid, "type": kind,
+                "timestamp": f"2026-12-01T10:00:{next(stamp)}.000Z", "cwd": "/w",
+                "version": "0.24.4", **fields}  # fmt: skip
+
+    def said(uuid: str, parent: str | None, text: str) -> dict[str, object]:
+        return rec(
+            uuid, parent, "user", message={"role": "user", "parts": [{"text": text}]}
+        )
+
+    def answer(uuid: str, parent: str, text: str, tokens: int) -> dict[str, object]:
+        usage = {
+            "promptTokenCount": tokens,
+            "candidatesTokenCount": 10,
+            "totalTokenCount": tokens + 10,
+        }
+        return rec(uuid, parent, "assistant", model="qwen3-coder-plus",
+                   message={"role": "model", "parts": [{"text": text}]}, usageMetadata=usage)  # fmt: skip
+
+    def rewind(uuid: str, parent: str | None) -> dict[str, object]:
+        return rec(
+            uuid,
+            parent,
+            "system",
+            subtype="rewind",
+            systemPayload={"truncatedCount": 2},
+        )
+
+    lines = [
+        said("u1", None, "first ask"), answer("a1", "u1", "first answer", 100),
+        said("u2", "a1", "a detour"), answer("a2", "u2", "detour answer", 200),
+        rewind("r1", "a1"),
+        said("u3", "r1", "the real second ask"), answer("a3", "u3", "real answer", 300),
+    ]  # fmt: skip
+    chats = tmp_path / "home" / PROJECT / "chats"
+    chats.mkdir(parents=True)
+    path = chats / f"{sid}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = read_all(tmp_path / "home", sid)
+    shown = [(e.kind, e.text) for e in found if e.kind in ("user", "assistant")]
+    assert shown == [
+        ("user", "first ask"),
+        ("assistant", "first answer"),
+        ("user", "the real second ask"),
+        ("assistant", "real answer"),
+    ]
+    [note] = [e for e in found if "abandoned_branch" in e.extra]
+    assert note.extra["abandoned_branch"] == 2
+    billed = sorted(e.usage.input_tokens for e in found if e.usage)
+    assert billed == [100, 200, 300]  # the detour's response was paid for
+    assert [
+        e.extra.get("branch") for e in found if e.usage and e.usage.input_tokens == 200
+    ] == ["abandoned"]
+    # back to the very first turn: everything before the second rewind is behind
+    lines += [
+        rewind("r2", None),
+        said("u4", "r2", "start over"),
+        answer("a4", "u4", "fresh", 50),
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = read_all(tmp_path / "home", sid)
+    assert [e.text for e in found if e.kind == "user"] == ["start over"]
+    assert sum(e.usage.input_tokens for e in found if e.usage) == 650

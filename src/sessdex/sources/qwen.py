@@ -55,7 +55,7 @@ the end. Its usage comes from the transcript alone (see `_Reader.telemetry`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -380,6 +380,7 @@ def read(
         )
         family = sub.Family.beside(folder, owner, full=full)
     reader = _Reader(session.id, diagnostics, family=family, owner=owner)
+    branches = _Rewinds.of(path, diagnostics) if not offset else _Rewinds([])
     try:
         for line, record in files.iter_records(
             session.path, diagnostics, offset=offset, full=full
@@ -390,12 +391,91 @@ def read(
                 and not _at_line_start(session.path, offset)
             ):
                 continue
+            if branches.abandoned(record):
+                # a rewind left it behind: gone from the chat, its spending still billed
+                yield from _billed_only(reader.record(record))
+                continue
+            if (left := branches.left_behind) and record.get("subtype") == "rewind":
+                branches.left_behind = 0
+                yield from _billed_only(reader.flush())  # the branch's last response
+                yield reader.event(
+                    "meta",
+                    iso_time(record.get("timestamp")),
+                    text=f"rewound: {left} records left behind",
+                    extra={"abandoned_branch": left},
+                )
             yield from reader.record(record)
     except FileNotFoundError:
         diagnostics.problem(f"{NAME}: {session.path} vanished before it could be read")
     except OSError as error:
         diagnostics.problem(f"{NAME}: cannot read {session.path}: {error.strerror}")
     yield from reader.finish()
+
+
+def _billed_only(events: Iterator[Event]) -> Iterator[Event]:
+    """Of a dead branch's events, the responses it billed, marked as the branch's."""
+    for event in events:
+        if event.kind == "usage":
+            yield replace(event, extra={**event.extra, "branch": "abandoned"})
+
+
+class _Rewinds:
+    """The records each `rewind` left on a dead branch. Qwen rewinds by pointing the
+    rewind record's `parentUuid` back at the record before the turn it returns to
+    (chatRecordingService `rewindRecording`): every record after that one, up to the
+    rewind, is what `/resume` no longer sees. Found by a first pass over the lines that
+    name a rewind; a later rewind to an earlier turn takes in an earlier one's range."""
+
+    def __init__(self, rewinds: list[tuple[str | None, str]]) -> None:
+        self.order = {uuid: n for n, (_, uuid) in enumerate(rewinds)}
+        self.starts: dict[str | None, int] = {}  # parent uuid -> the last rewind to it
+        for n, (parent, _) in enumerate(rewinds):
+            self.starts[parent] = n
+        self.armed: tuple[str | None, int] | None = (
+            None  # (after this uuid, until rewind n)
+        )
+        self.until: int | None = None  # inside a dead branch, until rewind n
+        self.left_behind = 0  # records of the branch just closed
+        if None in self.starts:  # rewound to the very first turn
+            self.until = self.starts[None]
+
+    @classmethod
+    def of(cls, path: Path, diagnostics: Diagnostics) -> _Rewinds:
+        from ._usage_scan import MarkedLines
+
+        found: list[tuple[str | None, str]] = []
+        try:
+            for _, data, complete in MarkedLines(path, (b'"rewind"',), numbered=False):
+                record = orjson.loads(data) if complete else None
+                if (
+                    isinstance(record, dict)
+                    and record.get("subtype") == "rewind"
+                    and (uuid := as_str(record.get("uuid")))
+                ):
+                    found.append((as_str(record.get("parentUuid")), uuid))
+        except (OSError, orjson.JSONDecodeError):
+            return cls([])
+        return cls(found)
+
+    def abandoned(self, record: dict[str, object]) -> bool:
+        """Whether `record` sits on a dead branch (read in file order)."""
+        if not self.order:
+            return False
+        uuid = as_str(record.get("uuid"))
+        if self.until is not None:
+            if uuid in self.order and self.order[uuid] == self.until:
+                self.until = None  # the rewind that closes the branch: live again
+                return False
+            self.left_behind += 1
+            if uuid in self.starts:  # a later rewind to a point inside this branch
+                self.until = max(self.until, self.starts[uuid])
+            return True
+        if self.armed is not None and uuid != self.armed[0]:
+            self.until, self.armed = self.armed[1], None
+            return self.abandoned(record)
+        if uuid in self.starts:
+            self.armed = (uuid, self.starts[uuid])
+        return False
 
 
 def _at_line_start(path: str, offset: int) -> bool:

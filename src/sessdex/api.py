@@ -357,21 +357,25 @@ def _argument_safe(session: Session) -> tuple[Session, list[str]]:
             or any(c.isspace() or not c.isprintable() for c in value)
         )
 
-    dropped: list[str] = []
-    changes: dict[str, object] = {}
-    for name in ("model", "effort"):
-        value = getattr(session, name)
-        if unsafe(value):
-            changes[name] = None
-            dropped.append(f"left out the recorded {name} {value!r}: not a plain name")
+    dropped = [
+        f"left out the recorded {name} {value!r}: not a plain name"
+        for name, value in (("model", session.model), ("effort", session.effort))
+        if unsafe(value)
+    ]
     extra = {
         key: value
         for key, value in session.extra.items()
         if not (isinstance(value, str) and value.startswith("-"))
     }
-    if len(extra) != len(session.extra):
-        changes["extra"] = extra
-    return (replace(session, **changes) if changes else session), dropped  # type: ignore[arg-type]
+    if not dropped and len(extra) == len(session.extra):
+        return session, []
+    safe = replace(
+        session,
+        model=None if unsafe(session.model) else session.model,
+        effort=None if unsafe(session.effort) else session.effort,
+        extra=extra,
+    )
+    return safe, dropped
 
 
 def current_branch(cwd: str) -> str | None:

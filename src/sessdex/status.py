@@ -296,8 +296,8 @@ def decide(
 
 
 def _asking(tracker: Tracker) -> tuple[str | None, tuple[str, float]] | None:
-    """(which sub-agent, or None for the lead; what, since) of an approval an agent asked
-    for and nobody answered yet: the lead's first."""
+    """(which sub-agent, or None for the lead; what waits, since) of an approval or an
+    answer an agent asked the user for and did not get yet: the lead's first."""
     for agent_id, agent in tracker.agents.items():
         if agent.asking is not None:
             name = None if agent_id is None else agent.agent_type or agent_id[:8]

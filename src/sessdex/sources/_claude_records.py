@@ -401,9 +401,8 @@ def prompt(record: dict[str, object]) -> tuple[str | None, str | None]:
     if not isinstance(content, str) or not content.strip() or files.elided(content):
         return None, None
     typed = content.strip()
-    if _HARNESS_TAG.match(
-        typed
-    ):  # <command-name>, <local-command-stdout>, <bash-input>, …
+    # <command-name>, <local-command-stdout>, <bash-input>, …
+    if _HARNESS_TAG.match(typed):
         command = _between(typed, "<command-name>", "</command-name>")
         if command:
             args = _between(typed, "<command-args>", "</command-args>")
@@ -420,10 +419,6 @@ _TEAMMATE = re.compile(
     re.S,
 )
 _TEAMMATE_LEAD = "Another Claude session sent a message:"
-_TASK_FIELD = re.compile(r"<(task-id|tool-use-id|status|summary)>([^<]{0,2000})</\1>")
-# a background task's end as `<task-notification>` says it; "killed", "stopped" and
-# "cancelled" are someone stopping it, not a failure
-_TASK_FAILED = frozenset({"failed", "error"})
 _TEAMMATE_SCAN = 8 * 1024 * 1024  # longer text is a prompt that quotes an envelope
 
 
@@ -651,6 +646,12 @@ def bounded(value: object, budget: list[int], depth: int = 0) -> JSONValue:
                 kept[str(key)] = bounded(item, budget, depth + 1)
         return kept
     return str(value)
+
+
+_TASK_FIELD = re.compile(r"<(task-id|tool-use-id|status|summary)>([^<]{0,2000})</\1>")
+# a background task's end as `<task-notification>` says it; "killed", "stopped" and
+# "cancelled" are someone stopping it, not a failure
+_TASK_FAILED = frozenset({"failed", "error"})
 
 
 def task_end(text: str) -> tuple[str | None, str | None, str, str | None] | None:

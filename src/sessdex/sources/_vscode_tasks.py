@@ -424,9 +424,8 @@ class _Translator:
             if text:
                 yield event("assistant", text=text)
                 yield event("turn_end", extra={"reason": "completion"})
-        elif (
-            kind == "compaction"
-        ):  # Cline 4.1: {status, mode, tokensBefore, tokensAfter}
+        elif kind == "compaction":
+            # Cline 4.1 notes each compaction: {status, mode, tokensBefore, tokensAfter}
             noted = _json_object(text) or {}
             status = noted.get("status")
             if status == "completed":

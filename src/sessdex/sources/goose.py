@@ -443,9 +443,8 @@ class _Reader:
         self.inlined = {session_id}  # sessions whose events are read, against cycles
         # tool call id -> (instructions, source) of a call that may be summon's delegate
         self.delegations: dict[str, tuple[str | None, str | None]] = {}
-        self.background: set[str] = (
-            set()
-        )  # delegate calls with `async`: answered at launch
+        # delegate calls with `async`: answered at launch
+        self.background: set[str] = set()
         # agents whose history a compaction took from the model (agentVisible false)
         # and whose summary has not come yet
         self.compacted: set[str | None] = set()

@@ -570,9 +570,8 @@ class _Reader:
                 agent_id=agent,
                 tool=sender,
                 call_id=as_str(payload.get("tool_call_id")),
-                text=f"{sender} asks approval to {action or 'run'}: {what or ''}".rstrip(
-                    ": "
-                ),
+                text=f"{sender} asks approval to {action or 'run'}"
+                + (f": {what}" if what else ""),
                 extra={
                     "asks": "approval",
                     "request_id": as_str(payload.get("id")),

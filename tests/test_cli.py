@@ -1114,3 +1114,32 @@ def test_doctor_names_app_versions_newer_than_sessdex_was_checked_with(
     assert report["newer_than_checked"] == {"0.180.2": 1}
     assert "0.106.0" in report["versions"]  # older, by number if not by text
     assert api.version_key("v0.171.0-alpha.3") == (0, 171, 0)
+
+
+def test_export_takes_its_format_from_the_file_name_and_checks_the_folder(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "s.json"
+    code, _, err = invoke("export", CLAUDE_A[:8], "-o", str(out), "--home", DEMO)
+    assert code == 0 and f"wrote {out}" in err
+    assert isinstance(json.loads(out.read_text()), list)  # JSON, as the name says
+    code, _, _ = invoke(
+        "export", CLAUDE_A[:8], "-o", str(tmp_path / "s.html"), "--home", DEMO
+    )
+    assert (
+        (tmp_path / "s.html").read_text().lstrip().lower().startswith("<!doctype html")
+    )
+    missing = tmp_path / "nowhere" / "s.md"
+    code, _, err = invoke("export", CLAUDE_A[:8], "-o", str(missing), "--home", DEMO)
+    assert code == 1 and "does not exist" in err and "Traceback" not in err
+    code, _, err = invoke(
+        "export",
+        CLAUDE_A[:8],
+        "-f",
+        "md",
+        "-o",
+        str(tmp_path / "x.html"),
+        "--home",
+        DEMO,
+    )
+    assert code == 1 and "disagree" in err

@@ -68,6 +68,10 @@ def test_tool_summary_and_fold() -> None:
         # the text editor tool: its `command` is a sub-command, not a shell's
         ("editor", {"command": "create", "path": "t/h.ts", "file_text": "x"}, "create t/h.ts"),
         ("Bash", {"command": "view", "description": "a shell command"}, "view"),
+        # a search: what it looks for, then where
+        ("grep", {"path": "/w/repo", "pattern": "golangci-lint"}, "golangci-lint in /w/repo"),
+        ("Glob", {"pattern": "**/*.md"}, "**/*.md"),
+        ("search_file_content", {"pattern": "TODO", "dir_path": "src"}, "TODO in src"),
     ):  # fmt: skip
         assert tool_summary(tool, value) == f"{tool} — {shown}"
     assert fold("a\nb\nc\nd\ne", 3) == "a\nb\nc\n… 2 more lines"
@@ -875,3 +879,22 @@ def test_markdown_text_keeps_its_code_and_loses_its_tags() -> None:
     )
     assert _code("/home/dev/a`b") == "``/home/dev/a`b``"
     assert _code("`x") == "`` `x ``"
+
+
+def test_only_what_a_person_typed_is_shown_as_typed() -> None:
+    """A slash command shows as typed (`/orchestrator …`), not in the wrapper Claude Code
+    records it in; the prompt the app expanded it to is the app's words, folded (and
+    left out of `--detail user`); a sub-agent's task comes from its lead."""
+    home = str(Path(__file__).parent / "data" / "claude" / "home")
+    code, out, _ = invoke("show", "fe5e1c67", "--no-pager", "--home", home)
+    assert code == 0
+    assert "> /orchestrator create TODO app by Next.js" in out
+    assert "<command-name>" not in out
+    assert "⇠ the app: Split complex tasks" in out
+    assert "⇠ the lead:" in out  # the Task prompts its sub-agents got
+    typed = [line for line in out.splitlines() if line.lstrip().startswith("> ")]
+    assert all("Split complex tasks" not in line for line in typed)
+    _, user_only, _ = invoke(
+        "show", "fe5e1c67", "--no-pager", "--detail", "user", "--home", home
+    )
+    assert "Split complex tasks" not in user_only and "/orchestrator" in user_only

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import sys
 from collections.abc import Iterable
 
@@ -147,8 +148,7 @@ def tree_command(
     "-f",
     "fmt",
     type=click.Choice(["md", "html", "json"]),
-    default="md",
-    show_default=True,
+    help="md, html or json (default: the --output file's extension, else md).",
 )
 @click.option(
     "--output",
@@ -166,7 +166,7 @@ def tree_command(
 @fail_nicely
 def export_command(
     session_id: str,
-    fmt: str,
+    fmt: str | None,
     output: str | None,
     subagents: str | None,
     home_dir: str | None,
@@ -174,8 +174,9 @@ def export_command(
     """Export a session as Markdown, one offline HTML file, or JSON events.
 
     \b
-    Example: sessdex export 7f3a --format html -o session.html
+    Example: sessdex export 7f3a -o session.html
     """
+    fmt = _export_format(fmt, output)
     home = resolve_home(home_dir)
     subagents = subagents or ("inline" if fmt == "json" else "tree")
     found = api.transcript(home, session_id, subagents=subagents)
@@ -217,6 +218,31 @@ def export_command(
     if output is not None:
         err(f"wrote {output}")
     report_diagnostics(found.diagnostics, False)
+
+
+def _export_format(fmt: str | None, output: str | None) -> str:
+    """The format asked for, else the one the output file's name says; and a folder for
+    the file that exists (said before any reading, not as a traceback after it)."""
+    from ..errors import SessdexError
+
+    suffix = os.path.splitext(output or "")[1].lower().lstrip(".")
+    named = {
+        "md": "md",
+        "markdown": "md",
+        "html": "html",
+        "htm": "html",
+        "json": "json",
+    }
+    if fmt is None:
+        fmt = named.get(suffix, "md")
+    elif suffix in named and named[suffix] != fmt:
+        raise SessdexError(
+            f"--format {fmt} and the file name {output!r} disagree: drop one of them."
+        )
+    folder = os.path.dirname(output or "")
+    if folder and not os.path.isdir(folder):
+        raise SessdexError(f"the folder {folder!r} does not exist: create it first.")
+    return fmt
 
 
 # --- live sessions ---------------------------------------------------------------------------

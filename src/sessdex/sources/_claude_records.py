@@ -403,12 +403,20 @@ def prompt(record: dict[str, object]) -> tuple[str | None, str | None]:
     typed = content.strip()
     # <command-name>, <local-command-stdout>, <bash-input>, …
     if _HARNESS_TAG.match(typed):
-        command = _between(typed, "<command-name>", "</command-name>")
-        if command:
-            args = _between(typed, "<command-args>", "</command-args>")
-            return None, f"{command} {args}" if args else command
-        return None, None
+        return None, command_line(typed)
     return typed, None
+
+
+def command_line(text: str) -> str | None:
+    """The slash command a person typed ("/review src"), from the wrapper Claude Code
+    records it in (`<command-name>`, `<command-args>`); None for other text."""
+    if "<command-name>" not in text[:4096]:
+        return None
+    command = _between(text, "<command-name>", "</command-name>")
+    if not command:
+        return None
+    args = _between(text, "<command-args>", "</command-args>")
+    return f"{command} {args}" if args else command
 
 
 # Agent teams: what a teammate (or the lead) sends arrives as a user line holding one or

@@ -526,6 +526,8 @@ class Stream:
             if (changed := self._change(agent, "permission_mode", mode)) is not None:
                 yield changed
             extra: dict[str, JSONValue] = {"injected": True} if injected else {}
+            if not injected and (command := rec.command_line(said)) is not None:
+                said = command  # what was typed, not the wrapper it is recorded in
             yield self._event("user", agent, text=said, extra=extra)
             if injected:
                 yield from self._task_end(said, agent)

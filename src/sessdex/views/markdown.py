@@ -14,6 +14,7 @@ from ..model import Event, Session
 from .diffs import input_diff
 from .records import iso
 from .text import (
+    APP_SENDER,
     clean,
     one_line,
     sender_name,
@@ -127,7 +128,11 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
         if kind == "user":
             sender = sender_name(event)  # another agent's message: not typed
             heading = _no_html(f"Message from {sender}") if sender else "User"
-            out = f"## {heading}{who}\n\n{_no_html(clean(event.text))}\n\n"
+            if sender == APP_SENDER:  # a command's expansion, a hook's context: folded
+                body = _quote_block(_capped(clean(event.text)))
+                out = f"<details><summary>added by the app{who}</summary>\n\n{body}\n\n</details>\n\n"
+            else:
+                out = f"## {heading}{who}\n\n{_no_html(clean(event.text))}\n\n"
         elif kind == "assistant":
             out = f"**Assistant{who}:** {_no_html(clean(event.text))}\n\n"
         elif kind == "thinking" and event.text:

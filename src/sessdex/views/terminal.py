@@ -24,6 +24,7 @@ from ..model import Event, Session
 from ..tree import AgentNode
 from .diffs import diff_kinds, edit_diff, patch_text
 from .text import (
+    APP_SENDER,
     clean,
     duration,
     fold,
@@ -119,6 +120,13 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
     out = Line("magenta", [(prefix, "")]) if prefix else Line()
     if kind == "user":
         sender = sender_name(event)
+        if sender == APP_SENDER:  # the app's own words (a command's expansion): folded
+            if detail == "user":
+                return None
+            out.append(f"⇠ {sender}: ", style="dim magenta")
+            text = clean(event.text) if detail == "full" else fold(event.text, 2)
+            out.append(text, style="dim")
+            return out
         if sender is not None:  # another agent's message: not typed by a person
             out.append(f"⇠ {sender}: ", style="bold magenta")
         else:

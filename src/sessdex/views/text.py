@@ -132,10 +132,23 @@ _INPUT_KEYS = (
 )
 
 
+_PATTERN_KEYS = ("pattern", "regex", "glob_pattern", "query")
+_WHERE_KEYS = ("path", "dir_path", "DirectoryPath", "directory", "include")
+
+
+APP_SENDER = "the app"  # who `sender_name` says wrote text the harness put in a prompt
+
+
 def sender_name(event: Event) -> str | None:
-    """Who sent a user event that another agent, not a person, wrote (`from_agent`)."""
+    """Who sent a user event a person did not type: another agent (`from_agent`), the
+    app itself (`injected`: a command's expansion, a hook's context), or, for a
+    sub-agent, the agent that gave it its task; None for what a person typed."""
     sender = event.extra.get("from_agent")
-    return one_line(str(sender), 40) if sender else None
+    if sender:
+        return one_line(str(sender), 40)
+    if event.extra.get("injected"):
+        return APP_SENDER
+    return "the lead" if event.agent_id is not None else None
 
 
 def spawn_name(event: Event) -> str | None:
@@ -161,6 +174,15 @@ def _telling_argument(value: dict[str, object]) -> str:
         and isinstance(path, str)
     ):
         return f"{command} {path}".strip()
+    # a search (grep, glob): what it looks for says more than where
+    pattern = next(
+        (p for k in _PATTERN_KEYS if isinstance(p := value.get(k), str) and p), None
+    )
+    if pattern is not None and not isinstance(command, str):
+        where = next(
+            (w for k in _WHERE_KEYS if isinstance(w := value.get(k), str) and w), None
+        )
+        return f"{pattern} in {where}" if where else pattern
     for key in _INPUT_KEYS:
         found = value.get(key)
         if isinstance(found, list):  # several commands or files: one per comma

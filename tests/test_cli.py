@@ -1143,3 +1143,22 @@ def test_export_takes_its_format_from_the_file_name_and_checks_the_folder(
         DEMO,
     )
     assert code == 1 and "disagree" in err
+
+
+def test_doctor_says_how_many_of_its_sessions_are_sub_agents() -> None:
+    """`list` shows 9 Claude Code sessions here; doctor counts the 7 sub-agents' own
+    transcripts too, and says so, so the two figures can be told apart."""
+    home = str(Path(__file__).parent / "data" / "claude" / "home")
+    _, listed, _ = invoke("list", "--json", "--app", "claude", "--home", home)
+    code, out, _ = invoke("doctor", "--app", "claude", "--home", home)
+    shown = len(json.loads(listed))
+    first = out.splitlines()[0]
+    match = re.fullmatch(
+        r"Claude Code \(claude\): (\d+) sessions \((\d+) \+ (\d+) sub-agents'\)", first
+    )
+    assert code == 0 and match, first
+    total, leads, children = map(int, match.groups())
+    assert leads == shown and total == leads + children and children > 0
+    _, raw, _ = invoke("doctor", "--app", "claude", "--json", "--home", home)
+    [report] = json.loads(raw)
+    assert (report["sessions"], report["subagents"]) == (total, children)

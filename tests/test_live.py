@@ -666,10 +666,14 @@ def test_watch_board_columns_stay_aligned_with_a_long_app_name(
     )
     assert result.exit_code == 0, result.output
     rows = [line for line in result.stdout.splitlines() if line.startswith("  ")]
-    assert any(line.startswith("  antigravity ") for line in rows)
-    # the title column starts at the same place on every row, past the longest app name
-    starts = {len(line) - len(line[2:].split(" ", 1)[1].lstrip(" ")) for line in rows}
-    assert starts == {2 + len("antigravity") + 1}
+    # after the id column, the app; the title starts at the same place on every row,
+    # past the longest app name
+    id_end = {len(line) - len(line[2:].split(" ", 1)[1].lstrip(" ")) for line in rows}
+    assert len(id_end) == 1
+    (at,) = id_end
+    assert any(line[at:].startswith("antigravity ") for line in rows)
+    starts = {len(line) - len(line[at:].split(" ", 1)[1].lstrip(" ")) for line in rows}
+    assert starts == {at + len("antigravity") + 1}
 
 
 def test_watch_command_streams_changes(
@@ -783,13 +787,14 @@ def test_the_plain_board_fits_what_it_shows_and_the_terminal() -> None:
     ]  # fmt: skip
     now = datetime.fromtimestamp(T, UTC)
     wide = plain(rows, "/home/dev", now).splitlines()
+    # each row starts with enough of its id to `show` or `resume` it
     assert wide[1] == (
-        "  claude   Fix the flaky checkout test in CI ~/code/shop-api tool Bash running 42 s"
-        "  now    1.2k"
+        "  Fix      claude   Fix the flaky checkout test in CI ~/code/shop-api tool Bash "
+        "running 42 s  now    1.2k"
     )
     narrow = plain(rows, "/home/dev", now, width=80).splitlines()
     assert narrow[1] == (
-        "  claude   Fix the flaky checkout … …de/shop-api tool Bash running…  now    1.2k"
+        "  Fix      claude   Fix the flaky … …de/shop-api tool Bash running…  now    1.2k"
     )
     assert all(len(line) <= 80 for line in narrow)
 
@@ -997,3 +1002,41 @@ def test_a_recorded_question_or_approval_waits_for_the_user_until_settled() -> N
         decide(tracked(prompt, call, permission, allowed), T + 12, T + 10, None).status
         == "working"
     )
+
+
+def test_watch_json_is_the_board_once_as_one_array(home: Home, run: CliRunner) -> None:
+    result = run.invoke(
+        main, ["watch", "--json", "--since", "3000w", "--home", str(home.path)]
+    )
+    assert result.exit_code == 0, result.output
+    board = json.loads(result.stdout)
+    assert isinstance(board, list) and len(board) > 5
+    assert set(board[0]) == {
+        "id",
+        "app",
+        "title",
+        "cwd",
+        "status",
+        "reason",
+        "updated",
+        "tokens",
+    }
+    listed = {
+        row["id"]
+        for row in json.loads(
+            run.invoke(
+                main,
+                [
+                    "list",
+                    "--json",
+                    "--since",
+                    "3000w",
+                    "--limit",
+                    "1000",
+                    "--home",
+                    str(home.path),
+                ],
+            ).stdout
+        )
+    }
+    assert {row["id"] for row in board} <= listed

@@ -360,3 +360,16 @@ def test_sub_agents_read_after_the_leads_file_do_not_reopen_its_turn() -> None:
     root = tree("cursor", "4c8f2a1e")
     assert root["status"] == "done"
     assert [child["status"] for child in root["children"]] == ["done"]  # type: ignore[union-attr]
+
+
+def test_tree_nl_is_one_agent_per_line_with_its_parent() -> None:
+    result = CliRunner().invoke(
+        main, ["tree", "82d9f90c", "--nl", "--home", str(DATA / "claude" / "home")]
+    )
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(r["depth"], r["parent_id"]) for r in rows] == [
+        (0, None),
+        (1, "82d9f90c-3f87-46b4-b09c-58027a5e630c"),
+    ]
+    assert "children" not in rows[0] and rows[1]["agent_type"] == "general-purpose"

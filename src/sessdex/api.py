@@ -430,7 +430,7 @@ class AppReport:
     root: str
     override: str | None
     exists: bool
-    sessions: int
+    sessions: int  # sub-agents' own sessions included
     files: int
     versions: dict[str, int]
     diagnostics: Diagnostics
@@ -438,6 +438,7 @@ class AppReport:
     newer: dict[str, int] = field(
         default_factory=dict
     )  # versions past what was checked
+    subagents: int = 0  # of `sessions`, those a sub-agent ran
 
     def record(self) -> dict[str, object]:
         return {
@@ -449,6 +450,7 @@ class AppReport:
             "override": self.override,
             "exists": self.exists,
             "sessions": self.sessions,
+            "subagents": self.subagents,
             "files": self.files,
             "versions": self.versions,
             "newer_than_checked": self.newer,
@@ -502,6 +504,7 @@ def doctor(
                 override=location.override if location else None,
                 exists=bool(location and location.exists),
                 sessions=int(entry.get("sessions", 0)),  # type: ignore[call-overload]
+                subagents=int(entry.get("subagents", 0)),  # type: ignore[call-overload]
                 files=int(entry.get("files", 0)),  # type: ignore[call-overload]
                 versions=dict(versions) if isinstance(versions, dict) else {},
                 diagnostics=diagnostics,

@@ -747,10 +747,11 @@ class Index:
     def app_stats(self) -> dict[str, dict[str, object]]:
         """Per app: files, sessions, CLI versions, and the diagnostics stored with each file."""
         stats: dict[str, dict[str, object]] = {}
-        for app, count in self.db.execute(
-            "SELECT app, count(*) FROM sessions GROUP BY app"
+        for app, count, children in self.db.execute(
+            "SELECT app, count(*), count(parent_id) FROM sessions GROUP BY app"
         ):
-            stats.setdefault(app, {})["sessions"] = count
+            entry = stats.setdefault(app, {})
+            entry["sessions"], entry["subagents"] = count, children
         for app, state in self.db.execute("SELECT app, state FROM sessions"):
             version = orjson.loads(state).get("cli_version")
             if version:

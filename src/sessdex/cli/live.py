@@ -64,6 +64,12 @@ def live_options(f: F) -> F:
     is_flag=True,
     help="Stream status changes as JSON lines (id, app, title, cwd, status, reason, updated).",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="The board once, as one JSON array (the --nl objects), then exit.",
+)
 @click.option("--once", is_flag=True, help="Print the board once and exit.")
 @live_options
 @home_option
@@ -73,6 +79,7 @@ def watch_command(
     since: str,
     limit: int,
     as_nl: bool,
+    as_json: bool,
     once: bool,
     duration: float | None,
     force_poll: bool,
@@ -91,11 +98,17 @@ def watch_command(
         apps=apps,
         since=api.parse_since(since),
         limit=limit,
-        duration=0 if once else duration,
+        duration=0 if once or as_json else duration,
         notify=False if force_poll else None,
     )
     try:
-        if as_nl:
+        if as_json:
+            from ..views.board import status_record
+            from ..views.records import dumps
+
+            rows = next(iter(boards), [])
+            stdout_bytes(dumps([status_record(row) for row in rows]) + b"\n")
+        elif as_nl:
             _watch_lines(boards, once)
         elif once or not sys.stdout.isatty():
             _watch_plain(boards, str(home.path), once)

@@ -285,6 +285,11 @@ def doctor_command(
     for r in reports:
         state = (
             ("1 session" if r.sessions == 1 else f"{r.sessions} sessions")
+            + (
+                f" ({r.sessions - r.subagents} + {r.subagents} sub-agents')"
+                if r.subagents
+                else ""
+            )
             if r.exists
             else "not found"
         )

@@ -7,11 +7,15 @@ import itertools
 import os
 import sys
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import click
 
 from .. import api
 from ..model import Event
+
+if TYPE_CHECKING:
+    from ..tree import AgentNode
 from ..views.text import one_line
 from . import main
 from ._common import (
@@ -119,11 +123,19 @@ def show_command(
 
 @main.command("tree", context_settings=CONTEXT)
 @session_id_argument
-@output_options
+@click.option(
+    "--json", "as_json", is_flag=True, help="The tree as one nested JSON object."
+)
+@click.option(
+    "--nl",
+    "as_nl",
+    is_flag=True,
+    help="One JSON object per agent, lead first, with its parent's id and depth.",
+)
 @home_option
 @fail_nicely
 def tree_command(
-    session_id: str, as_json: bool, as_nl: bool, verbose: bool, home_dir: str | None
+    session_id: str, as_json: bool, as_nl: bool, home_dir: str | None
 ) -> None:
     """Show a session's sub-agents as a tree: type, status, tokens, tool calls, duration.
 
@@ -134,7 +146,21 @@ def tree_command(
     if as_json or as_nl:
         from ..views.records import dumps
 
-        stdout_bytes(dumps(root.record()) + b"\n")
+        if as_json:
+            stdout_bytes(dumps(root.record()) + b"\n")
+            return
+        stack: list[tuple[str | None, int, AgentNode]] = [(None, 0, root)]
+        seen: set[int] = set()
+        while stack:
+            parent, depth, node = stack.pop()
+            if id(node) in seen:  # never twice, whatever the events claimed
+                continue
+            seen.add(id(node))
+            record = node.record()
+            del record["children"]
+            record.update(parent_id=parent, depth=depth)
+            stdout_bytes(dumps(record) + b"\n")
+            stack.extend((node.id, depth + 1, c) for c in reversed(node.children))
         return
     from ..views import terminal
 

@@ -13,7 +13,15 @@ from ..live import BoardRow
 from ..model import JSONValue
 from ..status import STATUSES
 from .records import iso
-from .text import age, app_width, left_cut, one_line, short_path, tokens
+from .text import (
+    age,
+    app_width,
+    left_cut,
+    one_line,
+    short_id_width,
+    short_path,
+    tokens,
+)
 
 LABELS = {
     "waiting_for_user": "waiting for you",
@@ -53,7 +61,7 @@ def status_record(row: BoardRow) -> dict[str, JSONValue]:
 # the plain board's title, folder and reason columns at their widest, and at their
 # narrowest when a terminal is too narrow for them (the reason gives way first)
 _WIDEST = (48, 28, 44)
-_NARROWEST = (20, 12, 18)
+_NARROWEST = (15, 12, 18)
 
 
 def _cells(row: BoardRow, home: str, now: datetime) -> tuple[str, ...]:
@@ -70,14 +78,23 @@ def _cells(row: BoardRow, home: str, now: datetime) -> tuple[str, ...]:
     )
 
 
+def _id_width(rows: Sequence[BoardRow]) -> int:
+    """How much of each id the board prints: enough to tell its sessions apart, so that
+    `show`, `follow` and `resume` take it."""
+    ids = sorted(row.session.id.lower() for row in rows)
+    return short_id_width((row.session.id for row in rows), ids)
+
+
 def render(rows: Sequence[BoardRow], home: str, now: datetime | None = None) -> object:
     """A Rich renderable: one table, most urgent first, a rule between status groups."""
     from rich.table import Table
     from rich.text import Text
 
     now = now or datetime.now(UTC)
+    id_width = _id_width(rows)
     table = Table(box=None, pad_edge=False, show_edge=False, expand=False)
     table.add_column("status", no_wrap=True)
+    table.add_column("id", no_wrap=True, min_width=id_width)
     table.add_column("app", no_wrap=True, max_width=11)
     table.add_column("title", no_wrap=True, max_width=40)
     table.add_column("folder", no_wrap=True, max_width=24)
@@ -92,6 +109,7 @@ def render(rows: Sequence[BoardRow], home: str, now: datetime | None = None) -> 
         last = n + 1 == len(rows) or rows[n + 1].status.status != status
         table.add_row(
             Text(LABELS.get(status, status), style=COLOURS.get(status, "")),
+            Text(row.session.id[:id_width], style="dim"),
             *(Text(cell) for cell in _cells(row, home, now)),
             end_section=last,
         )
@@ -111,12 +129,13 @@ def plain(
     if not rows:
         return "no recent sessions\n"
     app_column = app_width(row.session.app for row in rows)
+    id_width = _id_width(rows)
     cells = {id(row): _cells(row, home, now) for row in rows}
     columns = [
         max(1, *(len(c[n + 1]) for c in cells.values())) for n in range(3)
     ]  # title, folder, why: as shown
     if width is not None:
-        over = 2 + app_column + 1 + sum(columns) + 3 + 4 + 1 + 7 - width
+        over = 2 + id_width + 1 + app_column + 1 + sum(columns) + 3 + 4 + 1 + 7 - width
         for n in (2, 1, 0):  # the reason, then the folder, then the title
             given = min(max(over, 0), max(0, columns[n] - _NARROWEST[n]))
             columns[n] -= given
@@ -131,7 +150,8 @@ def plain(
         for row in group:
             app, title, folder, why, when, count = cells[id(row)]
             lines.append(
-                f"  {app:<{app_column}} {_cut(title, title_w):<{title_w}} "
+                f"  {row.session.id[:id_width]:<{id_width}} "
+                f"{app:<{app_column}} {_cut(title, title_w):<{title_w}} "
                 f"{left_cut(folder, folder_w):<{folder_w}} {_cut(why, why_w):<{why_w}} "
                 f"{when:>4} {count:>7}"
             )

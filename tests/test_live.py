@@ -1040,3 +1040,22 @@ def test_watch_json_is_the_board_once_as_one_array(home: Home, run: CliRunner) -
         )
     }
     assert {row["id"] for row in board} <= listed
+
+
+def test_follow_history_counts_the_lines_it_shows(
+    codex_thread, run: CliRunner, tmp_path: Path
+) -> None:
+    """`follow -n N` shows the last N lines of history: token counts and turn ends, which
+    are no lines, do not use it up (`-n 2` could show nothing)."""
+    _, _, files = codex_thread
+    for path, line in timeline(files):
+        append(path, line)
+    for n in (1, 2, 3):
+        result = run.invoke(
+            main,
+            ["follow", CODEX_PARENT, "-n", str(n), "--duration", "0.3",
+             "--home", str(tmp_path / "home")],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        shown = [line for line in result.stdout.splitlines() if line.strip()]
+        assert len(shown) == n, result.stdout

@@ -898,3 +898,18 @@ def test_only_what_a_person_typed_is_shown_as_typed() -> None:
         "show", "fe5e1c67", "--no-pager", "--detail", "user", "--home", home
     )
     assert "Split complex tasks" not in user_only and "/orchestrator" in user_only
+
+
+def test_show_tail_counts_the_lines_it_shows() -> None:
+    """`--tail N` is the last N lines the view shows: token counts and turn ends, which
+    are no lines, do not use it up (`--tail 2` showed one line here)."""
+    home = str(Path(__file__).parent / "data" / "claude" / "home")
+    for n in (1, 2, 3):
+        code, out, _ = invoke(
+            "show", "11111111", "--tail", str(n), "--no-pager", "--home", home
+        )
+        body = out.split("\n\n", 1)[1].splitlines()  # after the header's blank line
+        assert code == 0 and len([line for line in body if line.strip()]) == n, out
+    assert "The error screen now offers a retry button." in out
+    code, out, _ = invoke("show", "11111111", "--tail", "2", "--json", "--home", home)
+    assert len(json.loads(out)) == 2  # JSON: the last N events, as read

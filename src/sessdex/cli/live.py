@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -219,7 +220,9 @@ def follow_command(
         str, str
     ] = {}  # sub-agent labels, from spawns in the unshown history too
 
-    def shown() -> Iterator[list[Event]]:
+    def shown(whole_history: bool = False) -> Iterator[list[Event]]:
+        """The batches, the history cut to its last `history` events (or whole, for a
+        view that keeps its last `history` lines itself)."""
         first = True
         for batch in batches:
             if first:
@@ -231,7 +234,8 @@ def follow_command(
                     )
                     if event.kind == "subagent" and child is not None:
                         labels[str(child)] = one_line(str(kind or child)[:24], 24)
-                batch = batch[len(batch) - history :] if history else []
+                if not whole_history:
+                    batch = batch[len(batch) - history :] if history else []
             yield batch
 
     try:
@@ -247,8 +251,15 @@ def follow_command(
         if sys.stdout.isatty():
             out.line(terminal.session_header(session))
             out.line()
-        for batch in shown():
-            for line in terminal.render_events(batch, detail, labels):
+        first = True
+        for batch in shown(whole_history=True):
+            lines: Iterable[terminal.Line] = terminal.render_events(
+                batch, detail, labels
+            )
+            if first:  # the history: its last N lines shown (token counts are none)
+                first = False
+                lines = collections.deque(lines, maxlen=history) if history else ()
+            for line in lines:
                 out.line(line)
             out.file.flush()
     except KeyboardInterrupt:

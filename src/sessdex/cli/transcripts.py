@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import itertools
 import os
@@ -76,11 +77,14 @@ def show_command(
     \b
     Example: sessdex show 7f3a --tail 50
     """
+    shown_tail = tail if tail is not None and not (as_json or as_nl) else None
     found = api.transcript(
         resolve_home(home_dir),
         session_id,
         subagents=subagents,
-        tail=tail,
+        # the terminal shows fewer events than it reads (token counts, turn ends are
+        # not lines): read more, keep the last N lines shown
+        tail=min(MANY, tail * 4 + 40) if shown_tail is not None and tail else tail,
         full=full_payloads,
     )
     reading = f"Reading {one_line(found.session.id, 40)}"
@@ -116,7 +120,10 @@ def show_command(
                 out.line(terminal.session_header(found.session))
                 out.line()
                 shown = itertools.chain([first], rest) if first is not None else ()
-                for line in terminal.render_events(shown, detail):
+                lines: Iterable[terminal.Line] = terminal.render_events(shown, detail)
+                if shown_tail is not None:
+                    lines = collections.deque(lines, maxlen=shown_tail)
+                for line in lines:
                     out.line(line)
     report_diagnostics(found.diagnostics, verbose)
 

@@ -340,6 +340,33 @@ def test_something_else_where_the_index_should_be_is_left_alone(
     assert path.is_dir() if thing == "folder" else path.is_fifo()  # left as it was
 
 
+def test_an_index_sessdex_may_not_write_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An index another user owns (a `sudo sessdex` run) in a folder sessdex may write:
+    every command worked until a session changed, then ended in a traceback."""
+    import os
+
+    home = Home.at(tmp_path / "home")
+    write_claude_session(home.path, "aaaaaaaa-0000-4000-8000-00000000000e", "/w/a")
+    assert len(api.list_sessions(home).rows) == 1
+    path = index.index_file(home)
+    before = path.read_bytes()
+    write_claude_session(home.path, "bbbbbbbb-0000-4000-8000-00000000000f", "/w/b")
+    real_access = os.access
+
+    def access(target: object, mode: int) -> bool:  # (as root, chmod would not do)
+        if os.fspath(target) == os.fspath(path) and mode & os.W_OK:  # type: ignore[arg-type]
+            return False
+        return real_access(target, mode)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index.os, "access", access)
+    with caplog.at_level("WARNING"):
+        listed = api.list_sessions(home).rows
+    assert len(listed) == 2 and "not writable" in caplog.text
+    assert path.read_bytes() == before  # left as it was
+
+
 def test_an_unwritable_state_folder_costs_only_the_memory_of_the_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

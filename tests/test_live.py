@@ -1059,3 +1059,36 @@ def test_follow_history_counts_the_lines_it_shows(
         assert result.exit_code == 0, result.output
         shown = [line for line in result.stdout.splitlines() if line.strip()]
         assert len(shown) == n, result.stdout
+
+
+def test_a_big_rewrite_is_read_again_whole_and_later_lines_are_all_new(
+    claude_task,
+) -> None:
+    """A transcript replaced by an atomic save holding what was shown and 500 KB more:
+    every new prompt is shown once (only the last 256 KB were read again); and what is
+    appended after, even two prompts alike to the millisecond, is all new."""
+    session, _, files, _, _ = claude_task
+    main_file = Path(str(session.path))
+    lines = files[main_file]
+    prompt = json.loads(next(line for line in lines if b'"type":"user"' in line))
+    follower = LiveSession(session)
+    append(main_file, lines[0])
+    follower.poll()
+
+    def said(n: int, text: str) -> bytes:
+        record = {**prompt, "uuid": f"99999999-0000-4000-8000-{n:012d}",
+                  "message": {"role": "user", "content": text}}  # fmt: skip
+        return json.dumps(record).encode() + b"\n"
+
+    filler = "x" * 1000
+    more = [said(n, f"prompt {n} {filler}") for n in range(500)]
+    temporary = main_file.with_suffix(".tmp")
+    temporary.write_bytes(lines[0] + b"".join(more))
+    temporary.replace(main_file)
+    got = follower.poll()
+    shown = [e.text for e in got if e.kind == "user"]
+    assert [t.split(" ", 2)[1] for t in shown if t and t.startswith("prompt ")] == [
+        str(n) for n in range(500)
+    ]
+    append(main_file, said(900, "again") + said(901, "again"))
+    assert [e.text for e in follower.poll() if e.kind == "user"] == ["again", "again"]

@@ -242,8 +242,9 @@ def connect(path: Path) -> sqlite3.Connection:
     """The index at `path`, created or migrated as needed. A damaged file (sessdex's
     own cache: a disk error, a copy cut short) is moved aside and built again, with a
     warning, instead of failing every command. Something else in its place (a folder,
-    a pipe) is left alone: a temporary index stands in for this run."""
-    if os.path.lexists(path) and not path.is_file():
+    a pipe), or an index sessdex may not write (one a `sudo sessdex` left), is left
+    alone: a temporary index stands in for this run."""
+    if os.path.lexists(path) and (not path.is_file() or not os.access(path, os.W_OK)):
         import atexit
         import shutil
         import tempfile
@@ -251,9 +252,10 @@ def connect(path: Path) -> sqlite3.Connection:
         stand_in = Path(tempfile.mkdtemp(prefix="sessdex-index-"))
         atexit.register(shutil.rmtree, stand_in, ignore_errors=True)
         log.warning(
-            "warning: sessdex's index %s is not a file: using a temporary one for this "
-            "run (remove it to keep an index again)",
+            "warning: sessdex's index %s is %s: using a temporary one for this run "
+            "(remove it to keep an index again)",
             path,
+            "not a file" if not path.is_file() else "not writable",
         )
         path = stand_in / path.name
     try:

@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 HISTORY_BYTES = 256 * 1024
 CHILD_HISTORY = 64 * 1024
 FULL_REREAD_MAX = 1024 * 1024  # without a follow hook, smaller files are re-read whole
+# a followed file rewritten (an atomic save, a copy back): read again from its start up to
+# this size, keeping only events not seen before; a bigger one from its last window
+REWRITE_REREAD_MAX = 64 * 1024 * 1024
 POLL_SECONDS = 0.25  # stat every followed file this often (no notifications)
 SAFETY_POLL = 2.0  # with notifications: stat everything this often all the same
 LISTING_SECONDS = 2.0  # list a session's sub-agent files again this often
@@ -158,8 +161,9 @@ class _HookFeed:
                 self.lead_gone = False
             if change is Change.REWRITTEN:
                 entry.reader, entry.repeats = None, True
-                window = HISTORY_BYTES if is_lead else CHILD_HISTORY
-                entry.follower.skip_to_tail(window)  # what is older was shown already
+                if entry.follower.size > REWRITE_REREAD_MAX:  # what is older was shown
+                    window = HISTORY_BYTES if is_lead else CHILD_HISTORY
+                    entry.follower.skip_to_tail(window)
             self.tracker.touch(entry.file.agent_id, entry.follower.mtime_ns / 1e9)
             for line in entry.follower.lines():
                 if entry.reader is None:
@@ -171,6 +175,9 @@ class _HookFeed:
                     if event.kind == "subagent" and isinstance(child, str):
                         relist = relist or child not in self.children
                         self.children.add(child)
+            # the rewritten file is read through: what is appended from now on is new,
+            # even where it looks like an earlier event (same time, same counts)
+            entry.repeats = entry.repeats and entry.follower.pending > 0
         if relist:
             self._list(now)
         return found

@@ -1092,3 +1092,31 @@ def test_a_big_rewrite_is_read_again_whole_and_later_lines_are_all_new(
     ]
     append(main_file, said(900, "again") + said(901, "again"))
     assert [e.text for e in follower.poll() if e.kind == "user"] == ["again", "again"]
+
+
+def test_a_session_in_a_new_project_folder_shows_at_once(tmp_path: Path) -> None:
+    """With notifications the board watched only the folders of the sessions it
+    followed: a session in a new project's folder waited for the 30 s rescan, and a
+    short turn could end unseen. The folders the apps list are watched too."""
+    from tests.helpers import write_claude_session
+
+    home = copy_home("claude", tmp_path)
+    fresh = "12345678-aaaa-4aaa-8aaa-123456789abc"
+    written: list[float] = []
+
+    def start() -> None:
+        written.append(time.monotonic())
+        write_claude_session(
+            home.path, fresh, "/home/dev/brand-new", when=datetime.now(UTC).isoformat()
+        )
+
+    threading.Timer(2.0, start).start()
+    seen_at = None
+    for rows in api.watch_sessions(
+        home, since=api.parse_since("3000w"), duration=12, notify=True
+    ):
+        if any(row.session.id == fresh for row in rows):
+            seen_at = time.monotonic()
+            break
+    assert written and seen_at is not None
+    assert seen_at - written[0] < 8  # not the 30 s rescan

@@ -700,7 +700,16 @@ def watch_sessions(
         )
         return listing.sessions()
 
-    return live.watch(recent, duration=duration, notify=notify)
+    def roots() -> set[Path]:
+        """Where a new session's file appears: the folders the apps' scans list (a
+        new project's folder, a new day's), watched so that it is seen at once."""
+        index = Index(home)
+        try:
+            return {Path(path) for path in index.listed_folders(apps)}
+        finally:
+            index.close()
+
+    return live.watch(recent, duration=duration, notify=notify, roots=roots)
 
 
 def replay_session(

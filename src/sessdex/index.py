@@ -746,6 +746,16 @@ class Index:
             :limit
         ]
 
+    def listed_folders(self, apps: Sequence[str] = (), limit: int = 2000) -> list[str]:
+        """The folders the apps' last scans listed for their sessions (not the sub-agent
+        folders): where a new session's file appears."""
+        sql = "SELECT path FROM scan_paths WHERE what = ? AND nested = 0"
+        args: list[object] = [freshness.LISTED]
+        if apps:
+            sql += f" AND app IN ({','.join('?' * len(apps))})"
+            args += list(apps)
+        return [path for (path,) in self.db.execute(sql + " LIMIT ?", [*args, limit])]
+
     def app_stats(self) -> dict[str, dict[str, object]]:
         """Per app: files, sessions, CLI versions, and the diagnostics stored with each file."""
         stats: dict[str, dict[str, object]] = {}

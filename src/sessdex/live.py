@@ -870,8 +870,11 @@ def watch(
     notify: bool | None = None,
     rescan: float | None = None,
     tick: float = TICK_SECONDS,
+    roots: Callable[[], set[Path]] | None = None,
 ) -> Iterator[list[BoardRow]]:
-    """The board now, then again whenever something changed (at least every `tick` s)."""
+    """The board now, then again whenever something changed (at least every `tick` s).
+    `roots` names the folders where new sessions appear: watched too, so that one in a
+    folder no followed session is in is seen at once, not at the next rescan."""
     board = Board(list_sessions)
     waiter = Waiter(notify)
     if rescan is None:
@@ -884,9 +887,12 @@ def watch(
         scanned = shown = time.monotonic()
         yield board.rows()
         watched = float("-inf")
+        known: set[Path] = set()
         while deadline is None or time.monotonic() < deadline:
             if waiter.backend == "watchfiles" and time.monotonic() - watched >= REWATCH:
-                waiter.watch(board.folders())  # new sub-agent folders, new sessions
+                if roots is not None and watched == float("-inf"):  # after a rescan
+                    known = roots()
+                waiter.watch(board.folders() | known)  # new sub-agents, new sessions
                 watched = time.monotonic()
             remaining = None if deadline is None else deadline - time.monotonic()
             step = min(interval(waiter), tick)

@@ -1162,3 +1162,15 @@ def test_doctor_says_how_many_of_its_sessions_are_sub_agents() -> None:
     _, raw, _ = invoke("doctor", "--app", "claude", "--json", "--home", home)
     [report] = json.loads(raw)
     assert (report["sessions"], report["subagents"]) == (total, children)
+
+
+def test_a_broken_line_show_meets_points_to_where_it_is_counted(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path = write_claude_session(home, "56565656-0000-4000-8000-000000000005", "/w/a")
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text(lines[0] + "{not json\n" + "".join(lines[1:]))
+    code, _, err = invoke("show", "5656", "--no-pager", "--home", str(home))
+    assert code == 0
+    assert "skipped 1 unreadable line;" in err and "sessdex doctor --deep" in err
+    code, out, _ = invoke("doctor", "--deep", "--app", "claude", "--home", str(home))
+    assert code == 0 and "not JSON" in out

@@ -913,3 +913,31 @@ def test_show_tail_counts_the_lines_it_shows() -> None:
     assert "The error screen now offers a retry button." in out
     code, out, _ = invoke("show", "11111111", "--tail", "2", "--json", "--home", home)
     assert len(json.loads(out)) == 2  # JSON: the last N events, as read
+
+
+def test_retries_and_bookkeeping_are_no_lines_in_the_normal_view() -> None:
+    """An error the app retried is no failure yet, and a sub-agent's end noted for the
+    tree is no news: shown with `--detail full` only. An error already worded as one
+    is not prefixed twice."""
+    from sessdex.model import Event
+    from sessdex.views import terminal
+
+    events = [
+        Event(
+            "s",
+            0,
+            "error",
+            text="retrying after APIConnectionError",
+            extra={"retry": True},
+        ),
+        Event("s", 1, "error", text="API Error: 529", extra={"retrying": True}),
+        Event("s", 2, "meta", text="sub-agent done", extra={"subagent_status": "done"}),
+        Event("s", 3, "error", text="error: Example model error"),
+        Event("s", 4, "assistant", text="Done."),
+    ]
+    normal = [
+        "".join(t for t, _ in line.pieces) for line in terminal.render_events(events)
+    ]
+    assert normal == ["error: Example model error", "Done."]
+    full = list(terminal.render_events(events, "full"))
+    assert len(full) == 5

@@ -376,9 +376,12 @@ def write_events(
 def report_diagnostics(diagnostics: Diagnostics, verbose: bool) -> None:
     for problem in diagnostics.problems:
         err(f"warning: {problem}")
-    if diagnostics.skipped_total:
+    if skipped := diagnostics.skipped_total:
+        # (a transcript's middle is read by `doctor --deep` only: plain doctor counts
+        # what listing reads, its ends)
         err(
-            f"warning: skipped {diagnostics.skipped_total} unreadable lines; see --verbose or 'sessdex doctor'"
+            f"warning: skipped {skipped} unreadable line{'s' if skipped != 1 else ''}; "
+            "see --verbose, or 'sessdex doctor --deep' for every session"
         )
     if diagnostics.unknown and verbose:
         err(

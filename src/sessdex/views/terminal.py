@@ -182,12 +182,24 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
         if event.text:
             out.append(" — " + one_line(event.text, 100))
     elif kind == "error":
-        out.append("error: " + clean(event.text), style="bold red")
+        if detail != "full" and _retried(event):  # the app tried again: no failure yet
+            return None
+        text = clean(event.text)
+        out.append(
+            text if text.startswith("error") else "error: " + text, style="bold red"
+        )
     elif kind == "meta":
-        if detail != "full" and not event.text:
+        # bookkeeping the tree and the board read (a sub-agent's end noted): not a line
+        if detail != "full" and (not event.text or "subagent_status" in event.extra):
             return None
         out.append("· " + one_line(event.text or "settings changed"), style="dim")
     return out
+
+
+def _retried(event: Event) -> bool:
+    """An error the app said it retries (Claude Code's retryAttempt below its maximum,
+    Kimi's StepRetry, OpenCode's retry parts)."""
+    return event.extra.get("retrying") is True or event.extra.get("retry") is True
 
 
 _INDENT = "\n    "

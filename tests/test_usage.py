@@ -11,6 +11,7 @@ The fixture home tests/data/usage/mixed holds (see its PROVENANCE.md):
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -590,3 +591,20 @@ def test_a_count_no_file_can_hold_is_a_broken_value_not_a_crash(mixed: Home) -> 
         was["responses"],
         was["output_tokens"],
     )
+
+
+def test_session_rows_print_ids_that_show_takes_too() -> None:
+    """A lead's short id must not also start its sub-agent's id (time-ordered ids share
+    their start): `show` would find two sessions."""
+    from click.testing import CliRunner
+
+    home = str(DATA / "codex" / "home")
+    result = CliRunner().invoke(
+        main, ["usage", "session", "--since", "3000w", "--home", home]
+    )
+    assert result.exit_code == 0, result.output
+    shown = re.findall(r"│ (01a22b81-[0-9a-f-]+)  ", result.stdout)
+    assert shown
+    for prefix in shown:
+        found = CliRunner().invoke(main, ["show", prefix, "--json", "--home", home])
+        assert found.exit_code == 0, (prefix, found.output)

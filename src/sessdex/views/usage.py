@@ -73,8 +73,13 @@ def table(kind: str, rows: Sequence[Row], total: Row, catalogue: str) -> Table:
         )
         return line
 
-    keys = sorted(row.key.lower() for row in rows)
-    id_width = short_id_width((row.key for row in rows), keys)  # what --explain takes
+    # long enough to tell the rows apart for --explain, and from their sub-agents'
+    # sessions, for `show` (time-ordered ids share their first characters)
+    keys = sorted(
+        {row.key.lower() for row in rows}
+        | {str(agent).lower() for row in rows for agent in row.agents}
+    )
+    id_width = short_id_width((row.key for row in rows), keys)
     for row in rows:
         out.add_row(*cells(row, _label(kind, row, id_width)))
         for agent, sub in row.agents.items():

@@ -1120,3 +1120,20 @@ def test_a_session_in_a_new_project_folder_shows_at_once(tmp_path: Path) -> None
             break
     assert written and seen_at is not None
     assert seen_at - written[0] < 8  # not the 30 s rescan
+
+
+def test_replay_stops_after_duration_as_follow_and_watch_do(run: CliRunner) -> None:
+    home = str(DATA / "gemini" / "home")  # a session whose turns are 4 s apart
+    whole = run.invoke(
+        main, ["replay", "91700103", "--speed", "1000", "--nl", "--home", home]
+    )
+    assert whole.exit_code == 0, whole.output
+    started = time.monotonic()
+    cut = run.invoke(
+        main,
+        ["replay", "91700103", "--speed", "1", "--max-gap", "5", "--duration", "1",
+         "--nl", "--home", home],
+    )  # fmt: skip
+    assert cut.exit_code == 0, cut.output
+    assert time.monotonic() - started < 3  # a pause is cut short at the deadline
+    assert 0 < len(cut.stdout.splitlines()) < len(whole.stdout.splitlines())

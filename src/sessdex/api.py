@@ -7,6 +7,7 @@ Functions take a `Home` (whose sessions) and return values or records; they rais
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 import subprocess
@@ -713,13 +714,30 @@ def watch_sessions(
 
 
 def replay_session(
-    home: Home, prefix: str, *, speed: float = 10.0, max_gap: float = 2.0
+    home: Home,
+    prefix: str,
+    *,
+    speed: float = 10.0,
+    max_gap: float = 2.0,
+    duration: float | None = None,
 ) -> Transcript:
-    """The session's events (sub-agents interleaved) paced like the original, sped up."""
+    """The session's events (sub-agents interleaved) paced like the original, sped up;
+    with `duration`, only those due within that many seconds (a pause is cut short)."""
+    import time
+
     from . import live
 
     found = transcript(home, prefix)
-    found.events = live.replay(found.events, speed=speed, max_gap=max_gap)
+    if duration is None:
+        found.events = live.replay(found.events, speed=speed, max_gap=max_gap)
+        return found
+    deadline = time.monotonic() + duration
+
+    def sleep(seconds: float) -> None:
+        time.sleep(max(0.0, min(seconds, deadline - time.monotonic())))
+
+    paced = live.replay(found.events, speed=speed, max_gap=max_gap, sleep=sleep)
+    found.events = itertools.takewhile(lambda _: time.monotonic() < deadline, paced)
     return found
 
 

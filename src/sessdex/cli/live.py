@@ -282,6 +282,12 @@ def follow_command(
     show_default=True,
     help="The longest pause, in seconds.",
 )
+@click.option(
+    "--duration",
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="Stop after SECONDS (default: at the session's end, or Ctrl-C).",
+)
 @detail_option
 @click.option(
     "--nl",
@@ -295,6 +301,7 @@ def replay_command(
     session_id: str,
     speed: float,
     max_gap: float,
+    duration: float | None,
     detail: str,
     as_nl: bool,
     home_dir: str | None,
@@ -305,7 +312,11 @@ def replay_command(
     Example: sessdex replay 7f3a --speed 20
     """
     found = api.replay_session(
-        resolve_home(home_dir), session_id, speed=speed, max_gap=max_gap
+        resolve_home(home_dir),
+        session_id,
+        speed=speed,
+        max_gap=max_gap,
+        duration=duration,  # as follow and watch take it
     )
     try:
         if as_nl:

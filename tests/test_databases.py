@@ -207,3 +207,40 @@ def test_usage_torn_by_a_write_is_counted_whole_once_the_store_is(
         100,
     )
     assert not whole_count.collected.diagnostics["cursor"].problems
+
+
+def test_a_write_under_way_in_a_rollback_journal_database_reads_what_was_committed(
+    tmp_path: Path,
+) -> None:
+    """A writer in rollback-journal mode whose transaction spilled pages into the file
+    (a hot `-journal` beside it): `immutable=1` read those half-written pages ("database
+    disk image is malformed", an empty transcript). The committed rows come back, and
+    nothing is written beside the app's database."""
+    folder = tmp_path / "app"
+    folder.mkdir()
+    path = database(folder / "store.db", *(f"committed {n}" for n in range(10)))
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA journal_mode = DELETE")
+    writer.execute("PRAGMA cache_size = 2")  # so the transaction spills into the file
+    writer.execute("BEGIN IMMEDIATE")
+    for batch in ("w", "v"):
+        writer.executemany(
+            "INSERT INTO part VALUES (?, ?)",
+            [(f"{batch}{n}", "x" * 2000) for n in range(3000)],
+        )
+        writer.execute("UPDATE part SET data = 'not committed' WHERE id LIKE 'p%'")
+    try:
+        assert (folder / "store.db-journal").exists()
+        before = sorted(p.name for p in folder.iterdir())
+        connection = databases.open_sqlite(path)
+        try:
+            rows = connection.execute("SELECT data FROM part ORDER BY rowid").fetchall()
+            (count,) = connection.execute("SELECT count(*) FROM part").fetchone()
+        finally:
+            connection.close()
+        assert [r[0] for r in rows] == [f"committed {n}" for n in range(10)]
+        assert count == 10
+        assert sorted(p.name for p in folder.iterdir()) == before
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()

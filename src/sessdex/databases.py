@@ -30,10 +30,17 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
     With no `-wal` file, `immutable=1` is safe (no locks, no `-shm`). With one, the newest
     rows live only in the WAL, which `immutable=1` ignores and `mode=ro` needs a `-shm`
     for: so a snapshot of the database and its WAL is copied into sessdex's cache and
-    opened there.
+    opened there. A hot rollback journal (a write under way, its pages partly in the
+    file) is copied with the database, and the copy rolled back to what was committed.
     """
     name = os.fspath(path)
     wal = name + "-wal"
+    if _hot_journal(name):
+        # a rollback-journal write in progress: the file holds pages not committed yet,
+        # which `immutable=1` would read. A copy of both, opened as a database (in the
+        # cache), is rolled back by SQLite to what was committed.
+        uri = "file:" + quote(_journal_snapshot(name))
+        return sqlite3.connect(uri, uri=True, check_same_thread=False)
     if os.path.exists(wal) and os.path.getsize(wal) > 0:
         # read-only: closing it never checkpoints the WAL into the copied database, which
         # the next snapshot reuses while the app's own database file has not changed
@@ -43,6 +50,38 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
         uri = "file:" + quote(os.path.abspath(name)) + "?immutable=1"
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
     return connection
+
+
+# The first bytes of a rollback journal that holds pages to roll back (a persisted or
+# finished one has a zeroed header): SQLite's journal magic.
+_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
+
+
+def _hot_journal(name: str) -> bool:
+    try:
+        with open(name + "-journal", "rb") as journal:
+            return journal.read(8) == _JOURNAL_MAGIC
+    except OSError:
+        return False
+
+
+def _journal_snapshot(name: str) -> str:
+    """A copy of the database and its journal in the cache (a fresh one each time: the
+    journal lives only while a write is under way)."""
+    from .paths import snapshot_dir
+
+    key = hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:16]
+    target_dir = snapshot_dir() / f"{key}-journal"
+    target_dir.mkdir(parents=True, exist_ok=True)
+    (target_dir / SOURCE_FILE).write_text(os.path.abspath(name), encoding="utf-8")
+    target = target_dir / os.path.basename(name)
+    for suffix in ("", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            (target_dir / (target.name + suffix)).unlink()
+    shutil.copyfile(name, target)
+    with contextlib.suppress(FileNotFoundError):  # committed meanwhile: nothing to undo
+        shutil.copyfile(name + "-journal", str(target) + "-journal")
+    return str(target)
 
 
 def _fingerprint(name: str) -> tuple[tuple[int, int], ...]:

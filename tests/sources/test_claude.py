@@ -1119,3 +1119,12 @@ def test_a_prompt_that_starts_with_markup_is_still_what_the_person_typed(
         [prompt(1, "<command-name>/clear</command-name>"), prompt(2, question)],
     )
     assert listed(path).title == question
+
+
+def test_a_sub_agents_report_is_shown_without_the_note_for_the_model() -> None:
+    """Claude Code appends to a sub-agent's report how the model may continue it
+    (`agentId: … (use SendMessage …)`) and what it spent: the report is the result."""
+    found = events(REALCLI / f"{SUBAGENT_RUN}.jsonl")
+    [report] = [e for e in found if e.kind == "tool_result" and e.agent_id is None]
+    assert report.text == "Sub-agent report: the command printed hello-from-subagent."
+    assert report.extra["result"]["agentId"] == "a199d630441234c05"  # type: ignore[index,call-overload]

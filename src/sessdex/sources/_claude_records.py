@@ -560,6 +560,27 @@ def block_text(block: dict[str, object]) -> str:
     return f"[{label}, {files.human_bytes(size)}]"
 
 
+# The note Claude Code appends to a sub-agent's report for the model: how to continue the
+# agent, what it spent (`agentId: a1b2… (use SendMessage …)`, `<usage>…</usage>`); the
+# tree shows both, and it hid the report's own lines when folded
+_AGENT_TRAILER = re.compile(r"\s*agentId: \S+ \(use SendMessage\b")
+
+
+def without_agent_trailer(content: object) -> object:
+    """A tool result's content blocks without that note (any other content as it is)."""
+    if not isinstance(content, list) or len(content) < 2:
+        return content
+    last = content[-1]
+    if (
+        isinstance(last, dict)
+        and last.get("type") == "text"
+        and isinstance(said := last.get("text"), str)
+        and _AGENT_TRAILER.match(said)
+    ):
+        return content[:-1]
+    return content
+
+
 def flatten(content: object) -> str:
     """Message or tool-result content (a string or a list of blocks) as one text."""
     if isinstance(content, str):

@@ -545,7 +545,7 @@ class Stream:
                 "tool_result",
                 agent,
                 call_id=rec.string(block.get("tool_use_id")),
-                text=rec.flatten(block.get("content"))
+                text=rec.flatten(rec.without_agent_trailer(block.get("content")))
                 or rec.string(block.get("text"))
                 or "",
                 is_error=block.get("is_error") is True,

@@ -164,6 +164,13 @@ def test_unknown_app_is_a_clear_error() -> None:
     code, _, err = invoke("list", "--app", "cladue", "--home", DEMO)
     assert code == 1
     assert "unknown app 'cladue'" in err and "claude" in err
+    known = err.split("Known apps: ", 1)[1].rstrip(".\n").split(", ")
+    assert known == sorted(known)  # easy to scan
+
+
+def test_an_app_name_in_capitals_is_the_app() -> None:
+    code, out, _ = invoke("list", "--json", "--app", "Claude", "--home", DEMO)
+    assert code == 0 and {s["app"] for s in json.loads(out)} == {"claude"}
 
 
 def test_find_matches_all_words_across_fields() -> None:

@@ -478,12 +478,12 @@ def test_the_header_says_when_the_session_ran_in_local_time(
 
         start = datetime(2026, 11, 30, 8, 10, tzinfo=UTC)
         assert shown(start, start.replace(hour=9, minute=42)) == (
-            "codex · s1 · 2026-11-30 09:10 to 10:42"  # Paris is UTC+1 in November
+            "codex · s1 · 2026-11-30 09:10 to 10:42 CET"  # Paris is UTC+1 in November
         )
         assert shown(start, start.replace(hour=23)) == (
-            "codex · s1 · 2026-11-30 09:10 to 2026-12-01 00:10"
+            "codex · s1 · 2026-11-30 09:10 to 2026-12-01 00:10 CET"
         )
-        assert shown(None, start) == "codex · s1 · 2026-11-30 09:10"
+        assert shown(None, start) == "codex · s1 · 2026-11-30 09:10 CET"
         assert shown(None, None) == "codex · s1"
     finally:
         monkeypatch.delenv("TZ")

@@ -19,7 +19,9 @@ class SessdexError(Exception):
 
 class UnknownApp(SessdexError):
     def __init__(self, name: str, known: Sequence[str]) -> None:
-        super().__init__(f"unknown app {name!r}. Known apps: {', '.join(known)}.")
+        super().__init__(
+            f"unknown app {name!r}. Known apps: {', '.join(sorted(known))}."
+        )
         self.name = name
 
 

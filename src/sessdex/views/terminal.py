@@ -76,18 +76,19 @@ def session_header(session: Session) -> Line:
 
 
 def time_span(start: datetime | None, end: datetime | None) -> str:
-    """When a session ran, in local time: "2026-11-30 08:10 to 09:42" (the day again only
-    when it ended on another one)."""
+    """When a session ran, in local time, its zone named: "2026-11-30 08:10 to 09:42 CET"
+    (the day again only when it ended on another one)."""
     first, last = start or end, end or start
     if first is None or last is None:
         return ""
     first, last = first.astimezone(), last.astimezone()
+    zone = f" {last.tzname()}" if last.tzname() else ""
     shown = first.strftime("%Y-%m-%d %H:%M")
     if last.strftime("%Y-%m-%d %H:%M") == shown:
-        return shown
+        return shown + zone
     if last.date() == first.date():
-        return f"{shown} to {last:%H:%M}"
-    return f"{shown} to {last:%Y-%m-%d %H:%M}"
+        return f"{shown} to {last:%H:%M}{zone}"
+    return f"{shown} to {last:%Y-%m-%d %H:%M}{zone}"
 
 
 def render_events(

@@ -1137,3 +1137,19 @@ def test_replay_stops_after_duration_as_follow_and_watch_do(run: CliRunner) -> N
     assert cut.exit_code == 0, cut.output
     assert time.monotonic() - started < 3  # a pause is cut short at the deadline
     assert 0 < len(cut.stdout.splitlines()) < len(whole.stdout.splitlines())
+
+
+def test_an_error_after_the_last_retry_fails_at_once() -> None:
+    """An error just written may be retried (the board says so for 10 s); one the app
+    marks as its last try (Claude Code's retryAttempt reaching maxRetries) is a failure
+    at once."""
+    prompt = event("user", T, text="go")
+    maybe = event("error", T + 1, text="API Error: 529 Overloaded")
+    last = event(
+        "error", T + 1, text="API Error: 529 Overloaded", extra={"final": True}
+    )
+    assert (
+        decide(tracked(prompt, maybe), T + 2, T + 1, True).reason
+        == "retrying after an error"
+    )
+    assert decide(tracked(prompt, last), T + 2, T + 1, True).status == "failed"

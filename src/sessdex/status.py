@@ -79,6 +79,7 @@ class Agent:
     turn_ended: bool = False
     failed: bool = False  # the turn ended on an error
     interrupted: bool = False
+    gave_up: bool = False  # its last error says the app will not try again
     # (what waits, since): an approval request or a question the app recorded
     asking: tuple[str, float] | None = None
 
@@ -161,6 +162,7 @@ class Tracker:
         agent.interrupted = False
         if kind == "error":
             agent.said = event.text
+            agent.gave_up = event.extra.get("final") is True
         elif kind == "turn_end":
             agent.failed = previous == "error"  # the turn ended on its error
         else:
@@ -220,7 +222,12 @@ def decide(
             return Status("idle", "nothing written yet")
         return Status("ended", f"nothing written for {ago(quiet)}")
     if lead.phase == "error" or (lead.turn_ended and lead.failed):
-        if lead.phase == "error" and alive is not False and quiet < WRITING:
+        if (
+            lead.phase == "error"
+            and not lead.gave_up
+            and alive is not False
+            and quiet < WRITING
+        ):
             return Status("working", "retrying after an error")
         return Status("failed", "error: " + _first_line(lead.said or "unknown"))
     if (asked := _asking(tracker)) is not None and alive is not False:

@@ -1128,3 +1128,17 @@ def test_a_sub_agents_report_is_shown_without_the_note_for_the_model() -> None:
     [report] = [e for e in found if e.kind == "tool_result" and e.agent_id is None]
     assert report.text == "Sub-agent report: the command printed hello-from-subagent."
     assert report.extra["result"]["agentId"] == "a199d630441234c05"  # type: ignore[index,call-overload]
+
+
+def test_an_api_error_says_whether_claude_code_tries_again(tmp_path: Path) -> None:
+    lines = [
+        prompt(1, "go"),
+        record("system", 2, subtype="api_error", retryAttempt=2, maxRetries=10,
+               error={"message": "Overloaded"}),
+        record("system", 3, subtype="api_error", retryAttempt=10, maxRetries=10,
+               error={"message": "Overloaded"}),
+    ]  # fmt: skip
+    errors = [
+        e.extra for e in events(write(tmp_path / "s.jsonl", lines)) if e.kind == "error"
+    ]
+    assert errors == [{"retrying": True}, {"final": True}]

@@ -774,15 +774,13 @@ class Stream:
         elif subtype in ("api_error", "error"):
             attempt, most = record.get("retryAttempt"), record.get("maxRetries")
             # Claude Code writes one line per retry it makes: not the end of the turn
-            retrying = (
-                isinstance(attempt, int) and isinstance(most, int) and attempt < most
-            )
-            yield self._event(
-                "error",
-                agent,
-                text=rec.api_error(record),
-                extra={"retrying": True} if retrying else None,
-            )
+            retrying = final = False
+            if isinstance(attempt, int) and isinstance(most, int):
+                retrying, final = attempt < most, attempt >= most
+            noted: dict[str, JSONValue] = {"retrying": True} if retrying else {}
+            if final:  # the last of its retries: no "retrying" grace on the board
+                noted["final"] = True
+            yield self._event("error", agent, text=rec.api_error(record), extra=noted)
         elif subtype == "api_refusal":
             said = (
                 rec.string(record.get("apiRefusalExplanation"))

@@ -17,6 +17,7 @@ import os
 import shutil
 import sqlite3
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -65,15 +66,26 @@ def _hot_journal(name: str) -> bool:
         return False
 
 
-def _journal_snapshot(name: str) -> str:
-    """A copy of the database and its journal in the cache (a fresh one each time: the
-    journal lives only while a write is under way)."""
+def _snapshot_folder(name: str, kind: str = "") -> Path:
+    """The cache folder that holds copies of database `name` (`kind` tells the WAL
+    snapshot's from a journal copy's), marked with what it copies and when it was last
+    used, for `prune_snapshots`."""
     from .paths import snapshot_dir
 
     key = hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:16]
-    target_dir = snapshot_dir() / f"{key}-journal"
-    target_dir.mkdir(parents=True, exist_ok=True)
-    (target_dir / SOURCE_FILE).write_text(os.path.abspath(name), encoding="utf-8")
+    folder = snapshot_dir() / f"{key}{kind}"
+    folder.mkdir(parents=True, exist_ok=True)
+    source_file = folder / SOURCE_FILE  # which database this is a copy of (pruning)
+    if _read_text(source_file) != os.path.abspath(name):
+        source_file.write_text(os.path.abspath(name), encoding="utf-8")
+    os.utime(folder)  # last used now: snapshots unused for a while are pruned
+    return folder
+
+
+def _journal_snapshot(name: str) -> str:
+    """A copy of the database and its journal in the cache (a fresh one each time: the
+    journal lives only while a write is under way)."""
+    target_dir = _snapshot_folder(name, "-journal")
     target = target_dir / os.path.basename(name)
     for suffix in ("", "-journal"):
         with contextlib.suppress(FileNotFoundError):
@@ -101,17 +113,9 @@ def _snapshot(name: str, attempts: int = 5) -> str:
     The database file is copied only when it changed since the last snapshot (a checkpoint
     wrote into it); otherwise the copy already there is still its twin, and only the WAL,
     where the app appends, is copied again."""
-    from .paths import snapshot_dir
-
-    key = hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:16]
-    target_dir = snapshot_dir() / key
-    target_dir.mkdir(parents=True, exist_ok=True)
+    target_dir = _snapshot_folder(name)
     target = target_dir / os.path.basename(name)
     copied_from = target_dir / "copied-from"  # the app's database file as last copied
-    source_file = target_dir / SOURCE_FILE  # which database this is a copy of (pruning)
-    if _read_text(source_file) != os.path.abspath(name):
-        source_file.write_text(os.path.abspath(name), encoding="utf-8")
-    os.utime(target_dir)  # last used now: snapshots unused for a while are pruned
     for _ in range(attempts):
         before = _fingerprint(name)
         source = f"{before[0][0]} {before[0][1]}"

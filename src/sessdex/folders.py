@@ -91,9 +91,8 @@ def listing(directory: str | Path, root: Path | None = None) -> list[os.DirEntry
     ]
 
 
-# What the agents keep their logins and keys in: never listed, so never opened, whatever
-# a link is called (Claude Code, Codex, OpenCode, pi, droid: auth.json / .credentials.json;
-# Gemini CLI, Qwen Code: oauth_creds.json, google_accounts.json; Amp: secrets.json).
+# The names agent CLIs give the files they keep logins, tokens and keys in: never
+# listed, so never opened, whatever a link to one is called.
 CREDENTIALS = frozenset(
     {
         "auth.json",

@@ -245,19 +245,15 @@ def connect(path: Path) -> sqlite3.Connection:
     a pipe), or an index sessdex may not write (one a `sudo sessdex` left), is left
     alone: a temporary index stands in for this run."""
     if os.path.lexists(path) and (not path.is_file() or not os.access(path, os.W_OK)):
-        import atexit
-        import shutil
-        import tempfile
+        from .paths import stand_in
 
-        stand_in = Path(tempfile.mkdtemp(prefix="sessdex-index-"))
-        atexit.register(shutil.rmtree, stand_in, ignore_errors=True)
         log.warning(
             "warning: sessdex's index %s is %s: using a temporary one for this run "
             "(remove it to keep an index again)",
             path,
             "not a file" if not path.is_file() else "not writable",
         )
-        path = stand_in / path.name
+        path = stand_in("sessdex-index-") / path.name
     try:
         return _connect(path)
     except sqlite3.OperationalError:

@@ -35,13 +35,9 @@ def cache_dir() -> Path:
         problem = "not writable"
     except OSError as error:
         problem = error.strerror or str(error)
-    import atexit
     import logging
-    import shutil
-    import tempfile
 
-    _fallback = Path(tempfile.mkdtemp(prefix="sessdex-cache-"))
-    atexit.register(shutil.rmtree, _fallback, ignore_errors=True)
+    _fallback = stand_in("sessdex-cache-")
     logging.getLogger(__name__).warning(
         "warning: sessdex cannot keep its index in %s (%s): using a temporary one for "
         "this run; set SESSDEX_HOME to a writable folder",
@@ -49,6 +45,17 @@ def cache_dir() -> Path:
         problem,
     )
     return _fallback
+
+
+def stand_in(prefix: str) -> Path:
+    """A temporary folder for state sessdex cannot keep where it belongs, removed at exit."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def data_dir() -> Path:

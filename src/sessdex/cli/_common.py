@@ -50,7 +50,7 @@ def apps_option(f: F) -> F:
         metavar="NAME",
         help="Only this app (repeatable).",
         shell_complete=app_names,
-        # `--app Claude` is claude: app names are one case
+        # app names are lower case: `--app NAME` is taken in any case
         callback=lambda _ctx, _param, value: tuple(v.lower() for v in value),
     )(f)
 

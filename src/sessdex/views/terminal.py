@@ -198,8 +198,7 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
 
 
 def _retried(event: Event) -> bool:
-    """An error the app said it retries (Claude Code's retryAttempt below its maximum,
-    Kimi's StepRetry, OpenCode's retry parts)."""
+    """An error the app said it retries (`retrying`), or one it retried (`retry`)."""
     return event.extra.get("retrying") is True or event.extra.get("retry") is True
 
 

@@ -239,6 +239,47 @@ def test_a_background_sub_agent_runs_until_its_end_is_noted(tmp_path: Path) -> N
     ]
 
 
+def _stamped_now(line: str) -> str:
+    """A record as the app would write it now: its timestamp is the current time."""
+    from datetime import UTC, datetime
+
+    record = json.loads(line)
+    record["timestamp"] = datetime.now(UTC).isoformat(timespec="milliseconds")
+    return json.dumps(record) + "\n"
+
+
+def test_a_session_silent_for_half_an_hour_mid_turn_is_stopped_not_running(
+    tmp_path: Path,
+) -> None:
+    """A session left mid tool call (the app killed, the laptop closed) is not at work
+    days later: its lead and its open sub-agent show stopped, in JSON and in the terminal."""
+    import os
+    import shutil
+    import time
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "claude" / "home", home)
+    project = home / ".claude/projects/-home-alex-code-shop-api"
+    lead = project / "82d9f90c-3f87-46b4-b09c-58027a5e630c.jsonl"
+    child = project / lead.stem / "subagents" / "agent-a199d630441234c05.jsonl"
+    lines = lead.read_text().splitlines(keepends=True)
+    [spawn] = [n for n, line in enumerate(lines) if '"tool_use"' in line]
+    lead.write_text("".join(lines[: spawn + 1]))  # the lead waits on its sub-agent
+    child.write_text("".join(child.read_text().splitlines(keepends=True)[:3]))
+    hour_ago = time.time() - 3600
+    for path in (lead, child):
+        os.utime(path, (hour_ago, hour_ago))
+    root = tree("claude", "82d9f90c", home)
+    [node] = root["children"]  # type: ignore[misc]
+    assert (root["status"], node["status"]) == ("stopped", "stopped")
+    shown = CliRunner().invoke(main, ["tree", "82d9f90c", "--home", str(home)])
+    assert shown.output.count("[stopped]") == 2, shown.output
+    lead.write_text("".join(lines[: spawn + 1]))  # the lead file written just now
+    root = tree("claude", "82d9f90c", home)
+    [node] = root["children"]  # type: ignore[misc]
+    assert (root["status"], node["status"]) == ("running", "running")
+
+
 def test_a_codex_sub_agent_runs_until_its_own_turn_ends(tmp_path: Path) -> None:
     """Codex's `spawn_agent` answers as soon as the agent starts (the lead waits with
     `wait_agent`): the child is done when its own rollout ends its turn."""
@@ -248,7 +289,10 @@ def test_a_codex_sub_agent_runs_until_its_own_turn_ends(tmp_path: Path) -> None:
     shutil.copytree(DATA / "codex" / "home", home)
     [child] = home.rglob("rollout-*01a22b81-66cf-74d0-99b4-ed78fda80cf9.jsonl")
     whole = child.read_text().splitlines(keepends=True)
-    child.write_text("".join(whole[:22]))  # mid exec_command
+    child.write_text("".join(whole[:22]))  # mid exec_command, written days ago
+    [node] = tree("codex", "01a22b81-666a", home)["children"]  # type: ignore[misc]
+    assert node["status"] == "stopped"
+    child.write_text("".join(whole[:21]) + _stamped_now(whole[21]))  # written just now
     [node] = tree("codex", "01a22b81-666a", home)["children"]  # type: ignore[misc]
     assert node["status"] == "running"
     child.write_text("".join(whole))

@@ -26,7 +26,7 @@ from .index import Index, Progress, RefreshReport, Row
 from .model import Event, ResumePlan, Session
 from .selection import parse_query
 from .sources import Home
-from .tree import AgentNode, build_tree
+from .tree import AgentNode, build_tree, settle
 
 if TYPE_CHECKING:
     from . import usage
@@ -648,9 +648,24 @@ def _tail_events(
 def agent_tree(home: Home, prefix: str) -> tuple[Session, AgentNode]:
     """The session's sub-agent tree: per node type, description, status, tokens, tool calls."""
     found = transcript(home, prefix)
-    return found.session, build_tree(
-        found.session.id, found.events, found.session.agent_type
-    )
+    root = build_tree(found.session.id, found.events, found.session.agent_type)
+    settle(root, _last_written(found.session.path), datetime.now(UTC))
+    return found.session, root
+
+
+def _last_written(path: str | None) -> datetime | None:
+    """When the session's file (or its database, with its write-ahead log) last changed."""
+    if not path:
+        return None
+    name = path if os.path.exists(path) else path.rpartition("#")[0]
+    newest = None
+    for candidate in (name, name + "-wal"):
+        try:
+            mtime = os.stat(candidate).st_mtime
+        except (OSError, ValueError):
+            continue
+        newest = mtime if newest is None else max(newest, mtime)
+    return datetime.fromtimestamp(newest, UTC) if newest is not None else None
 
 
 def refuse_agent_folder(home: Home, output: str) -> None:

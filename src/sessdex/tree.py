@@ -5,6 +5,8 @@ towards it; the tool result answering the spawning call closes it (done, or fail
 it is an error). A sub-agent sent to the background is answered at once (the result says
 `launched`): it ends where the app notes its end (a `meta` event's `subagent_status`), else
 with its own turn end or error. Nesting follows from sub-agents spawning sub-agents.
+`settle` then calls an agent still running in a session nobody wrote to for half an
+hour stopped: the app exited or was interrupted without noting an end.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from .model import Event, JSONValue, Usage
+from .status import ENDED_AFTER
 
 
 @dataclass(slots=True, eq=False)  # a node is itself: compared by identity, as in a tree
@@ -22,7 +25,7 @@ class AgentNode:
     agent_type: str | None = None
     agent_name: str | None = None  # the name the lead gave it, where the app has names
     description: str | None = None
-    status: str = "running"  # running / done / failed
+    status: str = "running"  # running / done / failed / stopped (see `settle`)
     usage: Usage = field(default_factory=Usage)
     tool_calls: int = 0
     events: int = 0
@@ -176,6 +179,23 @@ def build_tree(
             # on its own answer, and the lead is past it
             node.status = "done"
     return root
+
+
+def settle(root: AgentNode, written: datetime | None, now: datetime) -> None:
+    """Call each agent still running stopped when the session was last written (its
+    files' newest change, or its newest event) ENDED_AFTER ago or more: as `watch` does,
+    half an hour of silence mid-turn means the app is gone, not at work."""
+    latest = max(
+        (t for _, node in root.walk() if (t := node.ended) is not None),
+        default=None,
+    )
+    if written is not None and (latest is None or written > latest):
+        latest = written
+    if latest is None or (now - latest).total_seconds() < ENDED_AFTER:
+        return
+    for _, node in root.walk():
+        if node.status == "running":
+            node.status = "stopped"
 
 
 def _is_ancestor(

@@ -277,7 +277,12 @@ def _add_children(tree: Tree, node: AgentNode) -> None:
 
 
 def _node_label(node: AgentNode) -> Text:
-    colours = {"running": "yellow", "done": "green", "failed": "red"}
+    colours = {
+        "running": "yellow",
+        "done": "green",
+        "failed": "red",
+        "stopped": "magenta",
+    }
     label = Text()
     label.append(
         one_line(node.agent_type or node.agent_name or "agent", 30), style="bold"

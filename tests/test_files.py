@@ -433,4 +433,10 @@ def test_lines_with_finds_a_marker_between_the_ends_newest_first(
     assert [line.data for line in files.lines_with(path, marker, inside, size)] == [
         lines[21_345]
     ]
-    assert list(files.lines_with(path, marker, 0, size, cap=size - 1)) == []
+    diagnostics = Diagnostics()
+    found = files.lines_with(
+        path, marker, 0, size, cap=size - 1, diagnostics=diagnostics
+    )
+    assert list(found) == []
+    [said] = diagnostics.problems  # a span past the cap is said, not silently left out
+    assert str(path) in said and "not searched" in said and "session_info" in said

@@ -555,7 +555,8 @@ def tail_lines(path: str | os.PathLike[str], nbytes: int = TAIL_BYTES) -> list[L
     return _split_tail(data, start)
 
 
-MIDDLE_CAP = 32 * 1024 * 1024  # listing: the most bytes between head and tail searched
+# listing: the most bytes between head and tail searched (about 0.1 s from the page cache)
+MIDDLE_CAP = 256 * 1024 * 1024
 
 
 def lines_with(
@@ -565,14 +566,23 @@ def lines_with(
     end: int,
     *,
     cap: int = MIDDLE_CAP,
+    diagnostics: Diagnostics | None = None,
 ) -> Iterator[Line]:
     """The complete lines starting in [start, end) that hold `marker`, newest first, found
     by searching backwards in chunks, without splitting lines: for what an app writes once,
     in the middle of a file that listing reads only the ends of (a name given mid-session).
-    Nothing when the span is over `cap` or the file is compressed; lines over LINE_CAP are
-    passed over. Memory: one chunk and one line."""
+    Nothing when the span is over `cap` (said to `diagnostics`) or the file is compressed;
+    lines over LINE_CAP are passed over. Memory: one chunk and one line."""
     name = os.fspath(path)
-    if end - start > cap or end <= start or name.endswith(".zst"):
+    if end <= start or name.endswith(".zst"):
+        return
+    if end - start > cap:
+        if diagnostics is not None:
+            diagnostics.problem(
+                f"{name}: its middle ({human_bytes(end - start)}, over {human_bytes(cap)})"
+                f" was not searched for {marker.decode(errors='replace')}: a value"
+                " written there only (a name given mid-session) is not listed"
+            )
         return
     with open(name, "rb") as stream:
         position = end  # markers starting before this are left to find

@@ -192,6 +192,29 @@ def test_the_newest_of_two_tail_custom_titles_wins(tmp_path: Path) -> None:
     assert listed(write(tmp_path / "s.jsonl", lines)).title == "Second name"
 
 
+def test_a_rename_mid_file_is_read_from_the_name_kept_beside_the_transcript(
+    tmp_path: Path,
+) -> None:
+    """2.1.3xx also keeps `/rename`'s name in `<id>/custom-title.json`, and its list takes
+    it when the tail names nothing: the record itself may sit past the head, unread."""
+    lines = [
+        {"type": "ai-title", "aiTitle": "Fix checkout retry", "sessionId": "s"},
+        prompt(1, "Do the thing"),
+        *padding(2, 100),
+        {"type": "custom-title", "customTitle": "Payments retry", "sessionId": "s"},
+        *padding(102, PADDED),
+    ]
+    path = write(tmp_path / "s.jsonl", lines)
+    assert listed(path).title == "Fix checkout retry"  # the record is out of reach
+    (tmp_path / "s").mkdir()
+    sidecar = {"customTitle": "Payments retry", "by": "user", "at": 1764000000000}
+    (tmp_path / "s" / "custom-title.json").write_text(json.dumps(sidecar))
+    assert listed(path).title == "Payments retry"
+    # a newer rename the tail records still wins, as in Claude Code's list
+    lines.append({"type": "custom-title", "customTitle": "Newest", "sessionId": "s"})
+    assert listed(write(path, lines)).title == "Newest"
+
+
 @pytest.mark.parametrize(("at", "title"), [(80, "Line 80"), (81, "Do the thing")])
 def test_the_head_ends_at_line_80_even_past_one_read(
     tmp_path: Path, at: int, title: str

@@ -431,6 +431,12 @@ def test_a_name_given_mid_session_is_found_between_the_ends(tmp_path: Path) -> N
     path.write_text("".join(json.dumps(line) + "\n" for line in records))
     assert path.stat().st_size > 700_000
     assert sessions(Home.at(tmp_path))[REAL].title == "Checkout retry work"
+    # a long session's middle is searched whole: pi's own list reads the whole file
+    with path.open("a") as out:
+        for n in range(4_500):
+            out.write(json.dumps(dict(later[0], id=f"q{n}")) + "\n")
+    assert path.stat().st_size > 34 * 1024 * 1024  # a middle past 32 MiB
+    assert sessions(Home.at(tmp_path))[REAL].title == "Checkout retry work"
 
 
 def test_a_turn_the_user_aborted_is_an_interruption_not_a_failure(

@@ -86,7 +86,8 @@ NAME = "claude"
 TITLE = "Claude Code"
 CHECKED_WITH = (
     "Claude Code 1.0.98 to 2.1.197 (real files), record catalogue up to 2.1.220, "
-    "2.1.289-2.1.292 record types from third-party readers of real files"
+    "2.1.289-2.1.292 record types from third-party readers of real files, "
+    "2.1.332's /rename sidecar from its program text"
 )
 NEWEST_CHECKED = "2.1.292"  # doctor names versions past it
 ENV_VARS = ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME")
@@ -316,6 +317,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return []  # only bookkeeping (1.0's summary-only files): nothing to list
     title = (
         late.custom_title
+        or (None if agent else _renamed(name))
         or found.custom_title
         or late.ai_title
         or found.ai_title
@@ -414,6 +416,15 @@ def _skip_lines(data: bytes, position: int, lines: int) -> tuple[int, int]:
             return position, lines - done
         position = newline + 1
     return position, 0
+
+
+def _renamed(name: str) -> str | None:
+    """The name `/rename` keeps beside the transcript (2.1.3xx: `<id>/custom-title.json`,
+    `{"customTitle": …}`), which Claude Code's list takes when the tail holds none: the
+    title record may sit mid-file, or its append may have failed."""
+    stem, _ = os.path.splitext(name)
+    sidecar = files.read_json_file(os.path.join(stem, "custom-title.json"), 64 * 1024)
+    return rec.string(sidecar.get("customTitle")) if isinstance(sidecar, dict) else None
 
 
 def _leaf_title(

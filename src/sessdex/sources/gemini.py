@@ -193,7 +193,9 @@ def _parse_jsonl(
     tail = files.tail_lines(path) if size > head_end else []
     # the summary is written once: after a resume the chat grows past it, mid-file
     tail_start = tail[0].offset if tail else size
-    for line in files.lines_with(path, b'"summary"', head_end, tail_start):
+    for line in files.lines_with(
+        path, b'"summary"', head_end, tail_start, diagnostics=diagnostics
+    ):
         record = files.parse_json(line)
         if record is not None and text_of(obj(record, "$set"), "summary"):
             listing.saw(record, in_head=False)

@@ -152,7 +152,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             state.take(record)
     tail_start = tail[0].offset if tail else size
     # a name (`/name`) is written once: mid-session it is in neither end
-    for line in files.lines_with(path, b'"session_info"', last_head, tail_start):
+    for line in files.lines_with(
+        path, b'"session_info"', last_head, tail_start, diagnostics=diagnostics
+    ):
         record = files.parse_json(line)
         if record is not None and record.get("type") == "session_info":
             state.take(record)

@@ -50,13 +50,20 @@ def test_only_the_active_branch_is_read() -> None:
     assert [e.seq for e in got] == list(range(len(got)))
 
 
-def test_usage_counts_the_branch_in_use_only() -> None:
+def test_usage_counts_every_branch_as_pi_does() -> None:
+    """pi's footer sums the usage of every entry in the file (getEntries): a turn `/tree`
+    moved away from was paid for. Its responses are billed, marked as the abandoned
+    branch's, and nothing else of it is shown."""
     got = events(sessions(Home.at(DATA / "home"))[LEDGER])
-    usage = [e.usage for e in got if e.usage]
-    assert (
-        len(usage) == 3
-    )  # option B's three responses; option A's two are on the abandoned branch
-    assert sum(usage, start=Usage()) == Usage(40, 65, 700, 10, 0, "claude-sonnet-4-5")
+    kept = [e.usage for e in got if e.usage and "branch" not in e.extra]
+    left = [e for e in got if e.usage and e.extra.get("branch") == "abandoned"]
+    # option B's three responses; option A's two on the branch left behind
+    assert sum(kept, start=Usage()) == Usage(40, 65, 700, 10, 0, "claude-sonnet-4-5")
+    assert [(e.usage.input_tokens, e.usage.output_tokens) for e in left if e.usage] == [
+        (10, 20),
+        (12, 30),
+    ]
+    assert [e.seq for e in got] == list(range(len(got)))
     real = [e.usage for e in events(sessions(Home.at(DATA / "home"))[REAL]) if e.usage]
     assert (
         sum(real, start=Usage()) == Usage(4800, 120, 0, 0, 0, "mock-model")
@@ -401,7 +408,7 @@ def test_a_format_4_file_without_usage_records_bills_its_messages(
     found = events(sessions(Home.at(tmp_path))[sid])
     assert [
         (u.input_tokens, u.output_tokens) for u in (e.usage for e in found) if u
-    ] == [(100, 20)]  # the active branch's answer only
+    ] == [(100, 20), (100, 20)]  # the first answer, left behind, was billed too
 
 
 def test_a_name_given_mid_session_is_found_between_the_ends(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ What we read: the header (id, cwd, created), the last `model_change` or assistan
 last `thinking_level_change` (effort) and the last `session_info.name` (title; the first
 prompt if none) from the head and tail. `read` makes one pass over the ids only, to find the
 active branch, and a second pass translating the entries on it: entries of abandoned branches
-are left out (their gist survives as `branch_summary`).
+are left out (their gist survives as `branch_summary`), but for what they billed: a usage
+event marked `branch: abandoned` (pi's footer counts every entry's usage, on any branch).
 
 Usage: one event per assistant message (pi writes each response once); pi's `input` already
 excludes cache reads and writes; the model is `responseModel` (what a router picked) when
@@ -301,6 +302,8 @@ def read(
                 and isinstance(entry_id, str)
                 and entry_id not in branch
             ):
+                if isinstance(kind, str):
+                    yield from reader.billed_elsewhere(kind, record)
                 continue
             if not isinstance(kind, str):
                 diagnostics.unknown_type("<no type>")
@@ -340,6 +343,8 @@ def _read_v4(
                     and isinstance(entry_id, str)
                     and entry_id not in branch
                 ):
+                    if isinstance(entry_type, str):
+                        yield from reader.billed_elsewhere(entry_type, record)
                     continue
                 if not isinstance(entry_type, str):
                     diagnostics.unknown_type("<no type>", "4")
@@ -460,6 +465,32 @@ class _Reader:
         counted = _usage(as_dict(value), model or self.model)
         if counted.total:
             yield self.event("usage", record, usage=counted)
+
+    def billed_elsewhere(
+        self, kind: str, record: Mapping[str, object]
+    ) -> Iterator[Event]:
+        """What an entry off the active branch billed (a turn `/tree` moved away from):
+        gone from the conversation, its model calls were paid for, and pi's own footer
+        sums every entry. Only the usage, marked as the abandoned branch's."""
+        value: object = None
+        model: str | None = None
+        if kind in ("compaction", "branch_summary"):
+            value, model = record.get("usage"), as_str(record.get("model"))
+        elif kind == "message":
+            message = as_dict(record.get("message"))
+            role = message.get("role")
+            if role == "assistant" and self.bill_messages:
+                value = message.get("usage")
+                model = as_str(message.get("responseModel")) or as_str(
+                    message.get("model")
+                )
+            elif role == "toolResult":
+                value, model = message.get("usage"), as_str(message.get("model"))
+        counted = _usage(as_dict(value), model or self.model)
+        if counted.total:
+            yield self.event(
+                "usage", record, usage=counted, extra={"branch": "abandoned"}
+            )
 
     def handles(self, kind: str, record: Mapping[str, object]) -> bool:
         if kind != "message":

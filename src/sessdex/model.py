@@ -193,7 +193,9 @@ class Event:
       `extra["launched"]` when it only says a sub-agent started in the background (the
       spawning call returned at once; the sub-agent ends later).
     - usage: `usage`, one event per billed model response after the app's de-duplication;
-      its `time` is the response's last line.
+      its `time` is the response's last line. `extra["app_cost_usd"]`: what the app itself
+      recorded as the cost of what the event counts, where its token counts cannot be
+      priced (rough counters beside an exact running cost); `usage` takes it over a price.
     - turn_end: the model finished its turn (`extra["reason"]` if the app says why).
     - compaction: `text` is the summary when the app keeps one.
     - subagent: a spawn. `call_id` of the spawning tool call, `text` the description,

@@ -12,6 +12,7 @@ This module knows no app by name.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -87,6 +88,8 @@ def _add(
 
 
 def _cost(catalogue: Catalogue, record: UsageRecord) -> float | None:
+    if record.app_cost_usd is not None:
+        return record.app_cost_usd
     return catalogue.cost(
         record.usage.plausible(),
         record.time,
@@ -536,14 +539,24 @@ def _session_records(
             tokens = event.usage
             if tokens.model is None and session.model:  # named by its session
                 tokens = replace(tokens, model=session.model)
+            cost = _app_cost(event.extra.get("app_cost_usd"))
             yield UsageRecord(
                 event.time.timestamp() if event.time else None,
                 tokens,
                 session.id,
                 event.agent_id,
                 session.cwd,
-                note=f"{source.NAME} usage event {event.seq}",
+                note=f"{source.NAME} usage event {event.seq}"
+                + (", its cost as the app recorded it" if cost is not None else ""),
+                app_cost_usd=cost,
             )
+
+
+def _app_cost(value: object) -> float | None:
+    """An app's own cost figure, when it is a plain non-negative amount."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
 
 
 # --- reports ---------------------------------------------------------------------------------

@@ -110,6 +110,44 @@ def test_usage_is_the_session_counters() -> None:
     assert total(events(NOORA)) == Usage()  # the Go OpenCode row kept no tokens
 
 
+def usage_rows(home: Path) -> dict[str, dict[str, object]]:
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    result = CliRunner().invoke(
+        main, ["usage", "session", "--app", "crush", "--json", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    return {row["key"][:8]: row for row in json.loads(result.stdout)}
+
+
+def test_usage_costs_what_crush_recorded_not_a_price_of_its_last_response(
+    tmp_path: Path,
+) -> None:
+    """Crush keeps the last response's tokens on the session row but a running cost: the
+    cost is the one it recorded (the public dbos session made 37 responses; its row's
+    tokens priced would say $0.16), the lead's own part less what its sub-agent spent
+    (Crush adds a child's cost to its parent row). A row Crush could not price (cost 0)
+    is priced from its tokens."""
+    rows = usage_rows(HOME)
+    assert rows["a20c5ed5"]["cost_usd"] == 3.201505
+    shop = rows["8c1f2e3d"]
+    assert shop["cost_usd"] == 0.042  # the row's 0.042 holds the child's 0.006
+    agents = {a["key"]: a["cost_usd"] for a in shop["agents"]}  # type: ignore[attr-defined]
+    assert agents == {"lead": 0.036, "m-assistant-1$$call_agent_1": 0.006}
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = home / "code/dbos-transact-golang/.crush/crush.db"
+    with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE sessions SET cost = 0 WHERE id LIKE 'a20c5ed5%'")
+    connection.close()
+    # gpt-5: 127,170 input at $1.25/M and 64 output at $10/M
+    assert usage_rows(home)["a20c5ed5"]["cost_usd"] == round(
+        127_170 * 1.25e-6 + 64 * 10e-6, 6
+    )
+
+
 def test_parts_become_events() -> None:
     found = [e for e in events(MAIN) if e.agent_id is None]
     kinds = [e.kind for e in found]

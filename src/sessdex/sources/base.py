@@ -202,6 +202,7 @@ class UsageRecord:
         0  # of cache_write_tokens, those cached for an hour (priced apart)
     )
     line: int = 0  # the line it was dated by
+    app_cost_usd: float | None = None  # the app's own cost, used instead of a price
     note: str = ""  # how it was counted, for --explain
     replaces: UsageRecord | None = (
         None  # read from an offset: the record this one updates

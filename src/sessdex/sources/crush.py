@@ -26,10 +26,12 @@ Usage: Crush records no per-response tokens, only counters on the session row, s
 `usage` event per session carries them (`extra["scope"] = "session"`). They are rough:
 current Crush keeps the last response's context (input + cache reads, and its output),
 older releases kept running sums that included cache tokens; the `cost` column is
-cumulative in all of them and is passed on in `extra` (a parent's includes its
-children's: Crush's coordinator adds each child's cost to its parent row; sessdex prices
-tokens itself and never sums these). Since 2026-05, a provider that reports no usage gets
-rough chars/4 estimates in the same counters, which nothing in the database tells apart.
+cumulative in all of them, and exact: it is the cost `usage` shows (`app_cost_usd`),
+less what the sub-agents read with the session spent (Crush's coordinator, and the Go
+OpenCode's agent tool, add each child's cost to its parent row); a row whose cost is 0 (a
+provider Crush has no price for) is priced from its rough tokens instead. Since 2026-05, a
+provider that reports no usage gets rough chars/4 estimates in the same counters, which
+nothing in the database tells apart.
 """
 
 from __future__ import annotations
@@ -301,6 +303,10 @@ class _Reader:
         self.emit = Emitter(session_id)
         self.message_columns = databases.table_columns(connection, "messages")
         self.session_columns = databases.table_columns(connection, "sessions")
+        self.reading: list[str] = []  # the sessions being read, lead first
+        self.children_cost: dict[
+            str, float
+        ] = {}  # session -> its children's rows' cost
 
     def event(
         self,
@@ -320,6 +326,23 @@ class _Reader:
             f"SELECT {', '.join(wanted)} FROM sessions WHERE id = ?", (session_id,)
         ).fetchone()
         info = dict(zip(wanted, row, strict=True)) if row else {}
+        self.reading.append(session_id)
+        try:
+            yield from self._session(session_id, info, agent, depth)
+        finally:
+            self.reading.pop()
+        cost = info.get("cost")
+        if self.reading and isinstance(cost, int | float) and cost > 0:
+            parent = self.reading[-1]  # its cost holds this child's
+            self.children_cost[parent] = self.children_cost.get(parent, 0.0) + cost
+
+    def _session(
+        self,
+        session_id: str,
+        info: dict[str, object],
+        agent: str | None,
+        depth: int,
+    ) -> Iterator[Event]:
         summary_id = info.get("summary_message_id")
         if not {"id", "session_id", "role", "parts"} <= self.message_columns:
             self.diagnostics.problem(f"{NAME}: {self.db} has no messages table we know")
@@ -372,8 +395,14 @@ class _Reader:
         if usage.total:
             cost = info.get("cost")
             extra: dict[str, JSONValue] = {"scope": "session"}
-            if isinstance(cost, int | float):
+            if isinstance(cost, int | float) and not isinstance(cost, bool):
                 extra["cost"] = cost
+                below = self.children_cost.get(session_id, 0.0)
+                # a child's cost the parent row does not hold (its run broke off before
+                # Crush added it) would make the difference wrong: then the row's own
+                own = cost - below if below <= cost * (1 + 1e-9) else cost
+                if cost > 0:
+                    extra["app_cost_usd"] = max(0.0, own)
             yield self.event(
                 "usage",
                 db_time(info.get("updated_at"), digit_text=True) or last_time,

@@ -77,6 +77,28 @@ def test_cursors_version_first_claude_names_are_priced_as_anthropics(
     assert catalogue.lookup("claude-4.5-sonnet-banana") is None
 
 
+def test_names_apps_give_models_in_their_own_spellings_are_priced(
+    catalogue: Catalogue,
+) -> None:
+    """Cloud ids (Bedrock, Vertex), a thinking level appended (Antigravity), a display
+    name, a provider prefix whose provider lists no such model (GitHub Copilot's
+    Claude), a bare name only its maker lists: each is the model it names."""
+    for name, model in (
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5"),
+        ("bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5"),
+        ("claude-sonnet-4-5@20250929", "claude-sonnet-4-5"),
+        ("gemini-3-pro-high", "gemini-3-pro-preview"),
+        ("gemini-3.1-pro-low", "gemini-3.1-pro-preview"),
+        ("Gemini 3 Pro (High)", "gemini-3-pro-preview"),
+        ("github-copilot/claude-sonnet-4.5", "claude-sonnet-4-5"),
+        ("glm-4.6", "GLM-4.6"),
+    ):
+        found = catalogue.lookup(name)
+        assert found is not None and found.id == model, name
+    for unknown in ("mock-model", "claude-sonnet-banana-high", "MODEL_PLACEHOLDER_M26"):
+        assert catalogue.lookup(unknown) is None, unknown
+
+
 def test_prices_change_on_their_start_date(catalogue: Catalogue) -> None:
     usage = Usage(0, 0, 1_000_000, 0, 0, "gpt-5.5-cyber")
     before = catalogue.cost(usage, datetime(2026, 10, 18, tzinfo=UTC).timestamp())

@@ -9,7 +9,7 @@ A model it cannot match has no price: `cost()` returns None, never 0. No network
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
@@ -29,6 +29,38 @@ _COMPACT_DATE = re.compile(r"-(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=-|
 _VERSION_FIRST = re.compile(
     r"^claude-(\d+(?:[.-]\d+)?)-(opus|sonnet|haiku)(?:-thinking)?$"
 )
+# Cloud ids: Bedrock's "us.anthropic.claude-x-20250929-v1:0", Vertex's "claude-x@20250929"
+_CLOUD_ID = re.compile(
+    r"^(?:(?:us|eu|apac|global|jp|au|us-gov)\.)?"
+    r"(?:anthropic|meta|amazon|mistral|cohere|deepseek|openai|moonshotai)\.(.+?)"
+    r"(?:-v\d+(?::\d+)?)?$"
+)
+# a thinking level an app appends to the model it bills (Antigravity's "gemini-3-pro-high")
+_LEVEL = re.compile(r"-(?:minimal|low|medium|high|xhigh|max)$")
+# the model makers' own price lists, for a bare name no provider's rule claims
+# ("glm-4.6" is Z.ai's): searched in this order, never a reseller's
+_MAKERS = ("anthropic", "openai", "google", "mistral", "deepseek", "x-ai",
+           "moonshotai", "zai", "zhipuai", "minimax", "meta", "cohere")  # fmt: skip
+
+
+def _other_forms(ref: str) -> list[str]:
+    """Spellings of a model name the catalogue may know it by, tried after the name
+    itself: a display name's slug ("Gemini 3 Pro (High)"), a cloud id's model, the model
+    without a thinking level, a Gemini model's preview."""
+    name = ref.rsplit("/", 1)[-1]
+    forms = []
+    if re.search(r"[\s()]", name):
+        name = re.sub(r"[^a-z0-9.]+", "-", name).strip("-")
+        forms.append(name)
+    if cloud := _CLOUD_ID.match(name.replace("@", "-")):
+        name = cloud[1]
+        forms.append(name)
+    if (bare := _LEVEL.sub("", name)) != name:
+        name = bare
+        forms.append(name)
+    if name.startswith("gemini-") and not name.endswith("-preview"):
+        forms.append(name + "-preview")
+    return [_COMPACT_DATE.sub(lambda m: f"-{m[1]}-{m[2]}-{m[3]}", f) for f in forms]
 
 
 def _match(clause: object, text: str) -> bool:
@@ -243,18 +275,21 @@ class Catalogue:
             version, family = reordered[1].replace(".", "-"), reordered[2]
             candidates.append(f"claude-{family}-{version}")
         by_id = {p.id: p for p in self.providers}
-        for candidate in dict.fromkeys(candidates):
-            providers: Sequence[Provider] = []
-            if provider_id and provider_id.lower() in by_id:
-                providers = [by_id[provider_id.lower()]]
-            else:
-                providers = [p for p in self.providers if _match(p.match, candidate)]
+        named = by_id.get(provider_id.lower()) if provider_id else None
+        for candidate in dict.fromkeys([*candidates, *_other_forms(ref)]):
+            providers = [p for p in self.providers if _match(p.match, candidate)]
+            if named is not None:  # the provider the name gives first, then any
+                providers = [named, *(p for p in providers if p is not named)]
             for provider in providers:
                 found = provider.find(candidate)
                 for fallback in provider.fallback:
                     if found is None and fallback in by_id:
                         found = by_id[fallback].find(candidate)
                 if found is not None:
+                    return found
+        for candidate in dict.fromkeys([*candidates, *_other_forms(ref)]):
+            for maker in _MAKERS:
+                if maker in by_id and (found := by_id[maker].find(candidate)):
                     return found
         return None
 

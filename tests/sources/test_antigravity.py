@@ -289,7 +289,8 @@ def test_a_conversation_database_gives_its_workspace_start_model_and_usage(
     1 the call; 4 its usage: 1 system and 2 other input, 5 cache reads, 9 output, 10
     thinking, 11 the response id; 9.4 its time; 19 the model) and the workspace and start
     in `trajectory_metadata_blob` (as tokscale and codeburn decode them). The conversation
-    lists in its workspace, and each call is one usage event."""
+    lists in its workspace, and each call is one usage event, its thinking billed as
+    output (Google bills thoughts at the output rate)."""
     home = tmp_path / "home"
     folder = home / ".gemini" / "antigravity-cli" / "conversations"
     folder.mkdir(parents=True)
@@ -332,7 +333,7 @@ def test_a_conversation_database_gives_its_workspace_start_model_and_usage(
     usage = [e for e in found if e.kind == "usage"]
     assert [(u.usage.input_tokens, u.usage.output_tokens, u.usage.cache_read_tokens,
              u.usage.reasoning_tokens) for u in usage if u.usage] == [
-        (1000, 40, 0, 10), (1050, 60, 800, 0)]  # fmt: skip
+        (1000, 50, 0, 10), (1050, 60, 800, 0)]  # fmt: skip
     assert [u.time for u in usage] == [
         datetime.fromtimestamp(start + 5, UTC),
         datetime.fromtimestamp(start + 9, UTC),

@@ -509,8 +509,8 @@ def _generations(
     connection: sqlite3.Connection, *, newest: bool = False
 ) -> Iterator[_Generation]:
     """The conversation's model calls in order (only the last with `newest`). Usage:
-    1 system-prompt and 2 other input tokens, 5 cache reads, 9 output (else 3, the output
-    with thinking, less 10, the thinking), 11 the response id."""
+    1 system-prompt and 2 other input tokens, 5 cache reads, 9 the answer's output and 10
+    the thinking (3, the whole output, holds both), 11 the response id."""
     if not {"idx", "data"} <= databases.table_columns(connection, "gen_metadata"):
         return
     order = "DESC LIMIT 1" if newest else "ASC"
@@ -540,8 +540,10 @@ def _generations(
                 with contextlib.suppress(UnicodeDecodeError):
                     model = named.decode("utf-8").strip()
                     break
+        # output holds the thinking, billed as output (as everywhere in sessdex): 9 is
+        # the answer without it, 3 the whole output
         thinking = _number(counts, 10)
-        output = _number(counts, 9) or max(0, _number(counts, 3) - thinking)
+        output = max(_number(counts, 3), _number(counts, 9) + thinking)
         response = protobuf.first(counts, 11, 2)
         yield _Generation(
             Usage(

@@ -69,6 +69,34 @@ def test_usage_totals_per_session() -> None:
     assert total(events("s_stage0_large")) == Usage(120, 16, model="gpt-4o-mini")
 
 
+def test_reasoning_is_added_to_output_once_whichever_release_wrote_it() -> None:
+    """Current OpenCode keeps reasoning out of `output` (its `total` adds it apart);
+    releases before PR 21047 kept an OpenAI model's reasoning inside `output`, and their
+    `total` is input, output and cache alone: adding it again billed it twice."""
+    from sessdex.sources._opencode_v2 import usage_of
+
+    cache = {"read": 4000, "write": 0}
+    old = {
+        "total": 5500,
+        "input": 1000,
+        "output": 500,
+        "reasoning": 400,
+        "cache": cache,
+    }
+    new = {
+        "total": 5500,
+        "input": 1000,
+        "output": 100,
+        "reasoning": 400,
+        "cache": cache,
+    }
+    bare = {"input": 1000, "output": 100, "reasoning": 400, "cache": cache}
+    for tokens in (old, new, bare):
+        usage = usage_of(tokens, "gpt-5")
+        assert usage is not None
+        assert (usage.output_tokens, usage.reasoning_tokens) == (500, 400), tokens
+
+
 def test_task_tool_spawns_a_child_session_read_inline() -> None:
     found = sessions()
     assert found[CHILD].parent_id == PARENT and found[CHILD].agent_type == "general"

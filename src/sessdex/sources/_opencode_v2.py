@@ -447,11 +447,18 @@ def usage_of(tokens: dict[str, object], model: str | None) -> Usage | None:
     cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
     assert isinstance(cache, dict)
     reasoning = as_int(tokens.get("reasoning"))
+    output = as_int(tokens.get("output"))
+    read, write = as_int(cache.get("read")), as_int(cache.get("write"))
+    inside = as_int(tokens.get("input")) + output + read + write
+    if not (reasoning and as_int(tokens.get("total")) == inside):
+        # current releases keep reasoning out of `output` (their total adds it apart);
+        # releases before PR 21047 kept an OpenAI model's inside, which the total shows
+        output += reasoning
     usage = Usage(
         input_tokens=as_int(tokens.get("input")),
-        output_tokens=as_int(tokens.get("output")) + reasoning,
-        cache_read_tokens=as_int(cache.get("read")),
-        cache_write_tokens=as_int(cache.get("write")),
+        output_tokens=output,
+        cache_read_tokens=read,
+        cache_write_tokens=write,
         reasoning_tokens=reasoning,
         model=model,
     )

@@ -20,8 +20,9 @@ sessions in `session_v2` and their history in `session_message` rows, read by
 Usage: one `usage` event per assistant message, from its `tokens` (the per-step
 `step-finish` parts repeat them and are not added). OpenCode stores `input` without
 cache reads and writes already; recent releases store `output` without `reasoning`,
-so output here is `output + reasoning` (older releases that counted reasoning inside
-`output` are over-counted by their reasoning tokens). A `task` tool call spawns a child
+so output here is `output + reasoning`, unless the message's `total` is input, output
+and cache alone: releases before PR 21047 counted an OpenAI model's reasoning inside
+`output`, and their total says so. A `task` tool call spawns a child
 session (`state.metadata.sessionId`); its events follow the spawn, tagged with the
 child's id. The git branch is not recorded.
 """

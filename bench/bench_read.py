@@ -2,7 +2,8 @@
 
 (a) full parse: the api's `transcript()` consuming every event (and `sessdex show --json`,
     whole process) vs a plain `json.loads`-per-line loop over the same file; for
-    information, the text views (`show`, `export -f md`) and `show --subagents tree`'s peak;
+    information, the best a reader could do (an `orjson.loads` loop; a msgspec loop that
+    decodes only the fields the reader needs, building nothing), the text views (`show`, `export -f md`) and `show --subagents tree`'s peak;
 (b) `sessdex show ID --tail 50 --json` on the 2.1 GB (apparent) transcript of the big
     corpus: time to the first byte of output, index warm;
 (c) peak RSS of `sessdex show ID --json` over a 2 GB transcript holding 50 MB lines,
@@ -59,6 +60,59 @@ with open(sys.argv[1], "rb") as f:
 print(time.perf_counter() - started, n)
 """
 
+# A reader's best case: msgspec decoding only the fields the Claude reader looks at into
+# typed structs (unknown fields skipped unbuilt, big values left raw), building no events.
+TYPED_BASELINE = r"""
+import sys, time
+import msgspec
+
+Raw = msgspec.Raw
+
+
+class Block(msgspec.Struct):
+    type: str | None = None
+    text: str | None = None
+    thinking: str | None = None
+    name: str | None = None
+    id: str | None = None
+    tool_use_id: str | None = None
+    input: Raw = Raw(b"null")
+    content: Raw = Raw(b"null")
+    is_error: bool | None = None
+
+
+class Message(msgspec.Struct):
+    id: str | None = None
+    model: str | None = None
+    content: str | list[Block] | None = None
+    usage: dict | None = None
+    stop_reason: str | None = None
+
+
+class Record(msgspec.Struct):
+    type: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None
+    timestamp: str | None = None
+    isSidechain: bool | None = None
+    message: Message | None = None
+    toolUseResult: Raw = Raw(b"null")
+    requestId: str | None = None
+    cwd: str | None = None
+    gitBranch: str | None = None
+    version: str | None = None
+
+
+decode = msgspec.json.Decoder(Record).decode
+started = time.perf_counter()
+n = 0
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        decode(line)
+        n += 1
+print(time.perf_counter() - started, n)
+"""
+
 API_PARSE = r"""
 import sys, time
 from sessdex import api
@@ -88,7 +142,8 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
     env = environment(workdir / "state-parse")
     warm_index(made["home"], env)
     run([PYTHON, "-c", JSON_BASELINE, entry["path"]], environment())  # page cache
-    base, fast, api_times, cli_times, events = [], [], [], [], None
+    base, fast, typed, api_times, cli_times = [], [], [], [], []
+    events = None
     view_times: dict[str, list[float]] = {"show": [], "export -f md": []}
     for _ in range(args.runs):
         result = run(
@@ -103,6 +158,13 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
             keep_stdout=True,
         )
         fast.append(float(result.stdout.split()[0]))
+        result = run(
+            [PYTHON, "-c", TYPED_BASELINE, entry["path"]],
+            environment(),
+            keep_stdout=True,
+        )
+        if result.returncode == 0:
+            typed.append(float(result.stdout.split()[0]))
         result = run(
             [PYTHON, "-c", API_PARSE, made["home"], entry["id"]], env, keep_stdout=True
         )
@@ -140,6 +202,12 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
         f"  orjson.loads loop (info: the ceiling for any reader that decodes every line):"
         f" median {o:.2f} s = {size / o / 1e6:.0f} MB/s = {b / o:.2f}x json.loads"
     )
+    if typed:
+        t = median(typed)
+        report.note(
+            f"  msgspec typed loop (info: decodes only the fields the reader needs, builds"
+            f" no events): median {t:.2f} s = {size / t / 1e6:.0f} MB/s = {b / t:.2f}x json.loads"
+        )
     if not api_times:
         report.check(
             "full parse >= 3x json.loads throughput",

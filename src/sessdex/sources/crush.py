@@ -303,10 +303,9 @@ class _Reader:
         self.emit = Emitter(session_id)
         self.message_columns = databases.table_columns(connection, "messages")
         self.session_columns = databases.table_columns(connection, "sessions")
-        self.reading: list[str] = []  # the sessions being read, lead first
-        self.children_cost: dict[
-            str, float
-        ] = {}  # session -> its children's rows' cost
+        # the sessions being read (lead first), and each one's children's rows' cost
+        self.reading: list[str] = []
+        self.children_cost: dict[str, float] = {}
 
     def event(
         self,
@@ -398,8 +397,8 @@ class _Reader:
             if isinstance(cost, int | float) and not isinstance(cost, bool):
                 extra["cost"] = cost
                 below = self.children_cost.get(session_id, 0.0)
-                # a child's cost the parent row does not hold (its run broke off before
-                # Crush added it) would make the difference wrong: then the row's own
+                # children costing more than the row holds were not added to it (their
+                # run broke off first): the row's cost is then its own
                 own = cost - below if below <= cost * (1 + 1e-9) else cost
                 if cost > 0:
                     extra["app_cost_usd"] = max(0.0, own)

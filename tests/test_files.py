@@ -176,10 +176,12 @@ def test_sqlite_with_wal_sees_uncheckpointed_rows_and_writes_nothing(
 def test_a_running_apps_database_is_copied_again_only_when_it_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """While the app only appends to its WAL, a new snapshot copies the WAL alone and
-    still sees every row; after a checkpoint wrote into the database, it is copied again.
-    The copy is opened read-only, so closing it never folds the WAL into it."""
+    """While the app only appends to its WAL, a new snapshot adds what it appended to
+    the copy of the WAL and still sees every row; after a checkpoint wrote into the
+    database, it is copied again. The copy is opened read-only, so closing it never
+    folds the WAL into it."""
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)  # every read sees every write
     app = tmp_path / "app"
     app.mkdir()
     db = app / "state.sqlite"
@@ -196,19 +198,145 @@ def test_a_running_apps_database_is_copied_again_only_when_it_changed(
         [found] = [p for p in (tmp_path / "state").rglob("state.sqlite") if p.is_file()]
         return found
 
+    def wal() -> os.stat_result:
+        return Path(str(copy()) + "-wal").stat()
+
     assert ids() == [1, 2]
-    first = copy().stat()
+    first, first_wal = copy().stat(), wal()
     assert copy().read_bytes() == db.read_bytes()  # closing did not checkpoint into it
     writer.execute("INSERT INTO t VALUES (3)")
     writer.commit()
     assert ids() == [1, 2, 3]  # the row only the WAL holds
     again = copy().stat()
     assert (again.st_ino, again.st_mtime_ns) == (first.st_ino, first.st_mtime_ns)
+    assert wal().st_ino == first_wal.st_ino  # appended to, not copied again
+    assert wal().st_size == Path(str(db) + "-wal").stat().st_size
     writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the app folds its WAL in
     writer.execute("INSERT INTO t VALUES (4)")
     writer.commit()
     assert ids() == [1, 2, 3, 4]
     assert copy().read_bytes() == db.read_bytes()  # copied anew, and left as copied
+    writer.close()
+
+
+def test_one_snapshot_serves_a_process_and_each_process_has_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`usage` reads thousands of sessions of one database: they share one snapshot while
+    the database is unchanged. Two sessdex processes never pull files from under each
+    other: each links the one shared copy of the database into a folder of its own."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    app = tmp_path / "app"
+    app.mkdir()
+    db = app / "state.sqlite"
+    writer = _make_wal_db(db)
+    for _ in range(3):
+        databases.open_sqlite(db).close()
+    [mine] = [p for p in (tmp_path / "state").rglob("state.sqlite-wal")]
+    made = mine.stat()
+    for _ in range(3):
+        databases.open_sqlite(db).close()
+    assert (mine.stat().st_ino, mine.stat().st_mtime_ns) == (
+        made.st_ino,
+        made.st_mtime_ns,
+    )
+    other = (
+        "import sys; from sessdex import databases; "
+        "c = databases.open_sqlite(sys.argv[1]); "
+        "print(c.execute('SELECT count(*) FROM t').fetchone()[0])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", other, str(db)],
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+        check=True,
+    )
+    assert result.stdout.strip() == "2"
+    copies = sorted(p for p in (tmp_path / "state").rglob("state.sqlite"))
+    assert len(copies) == 2 and copies[0].parent != copies[1].parent
+    [base] = [p for p in (tmp_path / "state").rglob("base-*")]
+    assert base.stat().st_nlink == 3  # the base and one link per process
+    # the other process ended: its folder goes at the next copy made here
+    writer.execute("INSERT INTO t VALUES (3)")
+    writer.commit()
+    monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)
+    databases.open_sqlite(db).close()
+    assert len(list((tmp_path / "state").rglob("state.sqlite"))) == 1
+    writer.close()
+
+
+def test_a_snapshot_goes_once_its_app_closes_the_wal_and_a_read_behind_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot serves no read once the app has no WAL (the database opens as it is):
+    the next open removes it. A snapshot a moment old serves a read after a write (one
+    copy a second at most while the app streams): `snapshot_current` says it is behind,
+    so `watch` reads again."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(databases, "FRESH_SECONDS", 3600.0)
+    app = tmp_path / "app"
+    app.mkdir()
+    db = app / "state.sqlite"
+    writer = _make_wal_db(db)
+    snapshots = tmp_path / "state" / "cache" / "snapshots"
+
+    def count() -> int:
+        connection = databases.open_sqlite(db)
+        try:
+            return int(connection.execute("SELECT count(*) FROM t").fetchone()[0])
+        finally:
+            connection.close()
+
+    assert count() == 2 and databases.snapshot_current(db)
+    writer.execute("INSERT INTO t VALUES (3)")
+    writer.commit()
+    assert count() == 2 and not databases.snapshot_current(db)
+    monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)
+    assert count() == 3 and databases.snapshot_current(db)
+    assert list(snapshots.rglob("state.sqlite"))
+    writer.close()  # the last connection checkpoints and removes the WAL
+    assert not (app / "state.sqlite-wal").exists()
+    assert count() == 3
+    assert not list(snapshots.rglob("state.sqlite"))
+
+
+def test_a_snapshot_needs_room_and_leaves_nothing_when_there_is_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache usually shares a disk with the apps: a copy that would leave less than
+    SPARE_BYTES free is refused with a message that says what to do, before a byte is
+    written; a copy the disk runs out under is removed."""
+    import shutil
+    from collections import namedtuple
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    app = tmp_path / "app"
+    app.mkdir()
+    writer = _make_wal_db(app / "state.sqlite")
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(
+        shutil, "disk_usage", lambda _path: usage(10**9, 10**9 - 1000, 1000)
+    )
+    with pytest.raises(OSError, match=r"no room for a .* snapshot") as raised:
+        databases.open_sqlite(app / "state.sqlite")
+    assert "SESSDEX_HOME" in str(raised.value)
+    snapshots = tmp_path / "state" / "cache" / "snapshots"
+    assert not [p for p in snapshots.rglob("*") if p.is_file() and p.name != "source"]
+    monkeypatch.undo()
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+
+    def full(source: str, target: Path) -> None:
+        Path(target).write_bytes(b"half a copy")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(shutil, "copyfile", full)
+    with pytest.raises(OSError, match="No space"):
+        databases.open_sqlite(app / "state.sqlite")
+    assert not [p for p in snapshots.rglob("*") if p.is_file() and p.name != "source"]
     writer.close()
 
 
@@ -232,12 +360,16 @@ def test_snapshots_of_gone_or_unused_databases_are_pruned(
     def copied() -> set[str]:
         return {p.name for p in snapshots.rglob("*.db")}
 
+    def folder_of(name: str) -> Path:  # the database's snapshot folder
+        [copy] = snapshots.rglob(name)
+        return copy.parent.parent
+
     assert copied() == {"kept.db", "gone.db", "old.db"}
     writers["gone.db"].close()
     (app / "gone.db").unlink()
     (app / "gone.db-wal").unlink(missing_ok=True)  # closing folded it in
     in_app = sorted(p.name for p in app.iterdir())
-    [old] = [p.parent for p in snapshots.rglob("old.db")]
+    old = folder_of("old.db")
     week_ago = time.time() - 8 * 24 * 3600
     os.utime(old, (week_ago, week_ago))
     freed = databases.prune_snapshots()
@@ -245,7 +377,7 @@ def test_snapshots_of_gone_or_unused_databases_are_pruned(
     assert freed > 0
     databases.open_sqlite(app / "old.db").close()  # used again: copied again
     assert copied() == {"kept.db", "old.db"}
-    [old] = [p.parent for p in snapshots.rglob("old.db")]
+    old = folder_of("old.db")
     os.utime(old, (week_ago, week_ago))
     assert databases.prune_snapshots() == 0  # pruned less than a day ago: not again
     assert copied() == {"kept.db", "old.db"}

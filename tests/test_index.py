@@ -367,6 +367,38 @@ def test_an_index_sessdex_may_not_write_is_left_alone(
     assert path.read_bytes() == before  # left as it was
 
 
+def test_a_full_disk_under_the_index_says_so_and_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index cannot grow (a full disk, here a page limit SQLite reports the same
+    way): one line that says why and what to do, exit 1. A failed COMMIT had rolled back
+    already, and the ROLLBACK after it raised "no transaction is active", a traceback
+    that hid the cause."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = tmp_path / "home"
+    write_claude_session(home, "aaaaaaaa-0000-4000-8000-00000000000e", "/w/a")
+    assert CliRunner().invoke(main, ["list", "--home", str(home)]).exit_code == 0
+    for n in range(200):  # more rows than the free pages of the index hold
+        write_claude_session(home, f"bbbbbbbb-0000-4000-8000-{n:012d}", f"/w/b{n}")
+    real = index._connect
+
+    def full(path: Path) -> object:
+        db = real(path)
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {pages}")  # not one page more
+        return db
+
+    monkeypatch.setattr(index, "_connect", full)
+    result = CliRunner().invoke(main, ["list", "--home", str(home)])
+    assert result.exit_code == 1, result.output
+    assert "no room left to write sessdex's own files" in result.output
+    assert "SESSDEX_HOME" in result.output and "Traceback" not in result.output
+
+
 def test_an_unwritable_state_folder_costs_only_the_memory_of_the_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -1153,3 +1153,47 @@ def test_an_error_after_the_last_retry_fails_at_once() -> None:
         == "retrying after an error"
     )
     assert decide(tracked(prompt, last), T + 2, T + 1, True).status == "failed"
+
+
+def test_a_database_read_from_a_snapshot_a_moment_old_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While an app streams into its database, a snapshot of it serves a process's reads
+    for a moment (one copy a second at most): a re-read it served after the app's last
+    write is behind, and the feed reads again at its next poll, even if the app wrote
+    nothing more meanwhile. The new message was lost until the app's next write."""
+    import sqlite3
+
+    from sessdex import databases
+    from sessdex.sources import crush
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    home = copy_home("crush", tmp_path)
+    db = home.path / "code" / "shop-api" / ".crush" / "crush.db"
+    writer = sqlite3.connect(db)
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("UPDATE sessions SET title = 'x' WHERE id LIKE 'title-%'")  # a WAL
+    writer.commit()
+    [session] = [
+        s
+        for s in crush.parse(db, crush.locate(home), Diagnostics())
+        if s.id.startswith("8c1f2e3d")
+    ]
+    feed = live._ReadFeed(session, get("crush"), Diagnostics(), Tracker())
+    seen = live._Seen()
+    assert feed.poll(100.0, seen)  # the history
+    monkeypatch.setattr(databases, "FRESH_SECONDS", 3600.0)
+    parts = json.dumps([{"type": "text", "data": {"text": "Retry added."}}])
+    writer.execute(
+        "INSERT INTO messages (id, session_id, role, parts, created_at, updated_at)"
+        " VALUES ('m-late', ?, 'assistant', ?, 1796119300, 1796119300)",
+        (session.id, parts),
+    )
+    writer.commit()
+    later = 100.0 + live.STORE_SECONDS + 1
+    assert [e.text for e in feed.poll(later, seen) if e.text == "Retry added."] == []
+    monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)
+    again = feed.poll(later + live.STORE_SECONDS + 1, seen)
+    assert [e.text for e in again if e.kind == "assistant"] == ["Retry added."]
+    writer.close()

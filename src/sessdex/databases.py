@@ -2,21 +2,34 @@
 
 With no `-wal` file a database is opened `immutable=1` (no locks, no `-shm`). With one,
 the newest rows live only in the WAL, which `immutable=1` ignores: a snapshot of the
-database and its WAL is copied into sessdex's cache and opened there, read-only, so that
-the copy of the database stays byte for byte what it was. While the app only appends to
-its WAL (it checkpoints now and then), the next snapshot copies the WAL alone: a running
-app's 500 MB database is not copied again on every `list`. Snapshots no read needs any
-more (their database is gone, or they were not used for a week) are pruned.
+database and its WAL is copied into sessdex's cache and opened there, read-only.
+
+A snapshot costs a copy of the database, which can weigh GBs, so:
+- the copy of the database file (a *base*, named by the file's size and mtime) is made
+  once, atomically, and shared: each process links it into a folder of its own beside
+  its own copy of the WAL, so two sessdex processes never pull files from under each
+  other. While the app only appends to its WAL (it checkpoints now and then), a new
+  snapshot copies the WAL alone;
+- within one process, a snapshot serves every read of its database while the database
+  is unchanged, or for FRESH_SECONDS while the app keeps writing (`usage` reads
+  thousands of sessions of one database; `watch` re-reads each live one):
+  `snapshot_current` says when a read may have missed the newest rows;
+- a base is copied only when the disk has room to spare for it, and a copy cut short
+  is removed;
+- snapshots no read needs any more (their database is gone or has no WAL now, or they
+  were not used for a week) are pruned, as are bases no process links to.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import shutil
 import sqlite3
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -48,6 +61,7 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
         uri = "file:" + quote(_snapshot(name)) + "?mode=ro"
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
     else:
+        _drop_snapshot(name)  # the app closed its WAL: its snapshot serves no read now
         uri = "file:" + quote(os.path.abspath(name)) + "?immutable=1"
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
     return connection
@@ -66,14 +80,17 @@ def _hot_journal(name: str) -> bool:
         return False
 
 
+def _snapshot_key(name: str) -> str:
+    return hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:16]
+
+
 def _snapshot_folder(name: str, kind: str = "") -> Path:
     """The cache folder that holds copies of database `name` (`kind` tells the WAL
     snapshot's from a journal copy's), marked with what it copies and when it was last
     used, for `prune_snapshots`."""
     from .paths import snapshot_dir
 
-    key = hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:16]
-    folder = snapshot_dir() / f"{key}{kind}"
+    folder = snapshot_dir() / f"{_snapshot_key(name)}{kind}"
     folder.mkdir(parents=True, exist_ok=True)
     source_file = folder / SOURCE_FILE  # which database this is a copy of (pruning)
     if _read_text(source_file) != os.path.abspath(name):
@@ -82,21 +99,42 @@ def _snapshot_folder(name: str, kind: str = "") -> Path:
     return folder
 
 
+def _drop_snapshot(name: str) -> None:
+    """Remove the WAL snapshot of a database that has no WAL now (it may weigh GBs)."""
+    from .paths import cache_dir
+
+    folder = cache_dir() / "snapshots" / _snapshot_key(name)
+    if folder.is_dir():
+        shutil.rmtree(folder, ignore_errors=True)
+        _taken.clear()
+
+
+def _own_folder(folder: Path) -> Path:
+    """This process's folder inside a snapshot folder (other processes have theirs)."""
+    mine = folder / str(os.getpid())
+    mine.mkdir(exist_ok=True)
+    return mine
+
+
 def _journal_snapshot(name: str) -> str:
     """A copy of the database and its journal in the cache (a fresh one each time: the
     journal lives only while a write is under way)."""
-    target_dir = _snapshot_folder(name, "-journal")
+    target_dir = _own_folder(_snapshot_folder(name, "-journal"))
     target = target_dir / os.path.basename(name)
     for suffix in ("", "-journal"):
         with contextlib.suppress(FileNotFoundError):
             (target_dir / (target.name + suffix)).unlink()
-    shutil.copyfile(name, target)
+    _make_room(target_dir, os.path.getsize(name))
+    _copy(name, target)
     with contextlib.suppress(FileNotFoundError):  # committed meanwhile: nothing to undo
-        shutil.copyfile(name + "-journal", str(target) + "-journal")
+        _copy(name + "-journal", Path(str(target) + "-journal"))
     return str(target)
 
 
-def _fingerprint(name: str) -> tuple[tuple[int, int], ...]:
+Fingerprint = tuple[tuple[int, int], ...]
+
+
+def _fingerprint(name: str) -> Fingerprint:
     result = []
     for suffix in ("", "-wal"):
         try:
@@ -107,32 +145,174 @@ def _fingerprint(name: str) -> tuple[tuple[int, int], ...]:
     return tuple(result)
 
 
-def _snapshot(name: str, attempts: int = 5) -> str:
-    """Copy db + wal into the cache, retrying while the app writes between the two copies.
+FRESH_SECONDS = 1.0  # a snapshot this young serves every read of its database
+SPARE_BYTES = 256 * 1024 * 1024  # room a copy must leave free on the cache's disk
+BASE_GRACE_SECONDS = 60.0  # a base no one links to yet may be about to be linked
 
-    The database file is copied only when it changed since the last snapshot (a checkpoint
-    wrote into it); otherwise the copy already there is still its twin, and only the WAL,
-    where the app appends, is copied again."""
-    target_dir = _snapshot_folder(name)
-    target = target_dir / os.path.basename(name)
-    copied_from = target_dir / "copied-from"  # the app's database file as last copied
+
+@dataclass(slots=True)
+class _Taken:
+    fingerprint: Fingerprint  # the app's database and WAL as this snapshot copied them
+    at: float  # time.monotonic() when it was taken
+
+
+_taken: dict[str, _Taken] = {}  # this process's snapshots: copy path -> what it holds
+
+
+def _snapshot(name: str, attempts: int = 5) -> str:
+    """Copy db + wal into the cache, retrying while the app writes between the two copies;
+    the path of the copy to open. See the module's notes: the database file is copied
+    only when it changed (into a base shared by every process); of the WAL, only what the
+    app appended since this process last copied it, unless the app started it anew."""
+    folder = _snapshot_folder(name)
+    target = folder / str(os.getpid()) / os.path.basename(name)
+    key = str(target)
+    known = _taken.get(key)
+    if (
+        known is not None
+        and target.is_file()
+        and (
+            known.fingerprint == _fingerprint(name)
+            or time.monotonic() - known.at < FRESH_SECONDS
+        )
+    ):
+        return key
+    mine = _own_folder(folder)
+    _tidy(folder)
+    before = _fingerprint(name)
     for _ in range(attempts):
         before = _fingerprint(name)
-        source = f"{before[0][0]} {before[0][1]}"
-        reuse = target.is_file() and _read_text(copied_from) == source
-        for suffix in ("-shm", "-wal") if reuse else ("-shm", "-wal", ""):
+        base = _base(name, folder, before[0])
+        if base is None:  # the app wrote into its database during the copy
+            continue
+        if not (_same_file(target, base) and _wal_appended(name, key)):
+            for suffix in ("-shm", "-wal", ""):
+                with contextlib.suppress(FileNotFoundError):
+                    (mine / (target.name + suffix)).unlink()
+            try:
+                os.link(base, target)
+            except OSError:  # a file system without hard links: a copy of our own
+                _copy(str(base), target)
             with contextlib.suppress(FileNotFoundError):
-                (target_dir / (target.name + suffix)).unlink()
-        with contextlib.suppress(FileNotFoundError):
-            copied_from.unlink()
-        if not reuse:
-            shutil.copyfile(name, target)
-        with contextlib.suppress(FileNotFoundError):
-            shutil.copyfile(name + "-wal", str(target) + "-wal")
+                _copy(name + "-wal", Path(key + "-wal"))
         if _fingerprint(name) == before:
-            copied_from.write_text(source)
             break
-    return str(target)
+    _taken[key] = _Taken(before, time.monotonic())
+    return key
+
+
+WAL_HEADER = 32  # bytes: a WAL's magic, page size, checkpoint sequence and salts
+
+
+def _wal_appended(name: str, copy: str) -> bool:
+    """Bring this process's copy of the WAL up to the app's by appending what the app
+    wrote since, when the app only appended (same header, at least as long); False when
+    it started its WAL anew (a checkpoint reset it), which needs a whole copy."""
+    try:
+        with open(name + "-wal", "rb") as source, open(copy + "-wal", "r+b") as mine:
+            if source.read(WAL_HEADER) != mine.read(WAL_HEADER):
+                return False
+            end = mine.seek(0, os.SEEK_END)
+            if source.seek(0, os.SEEK_END) < end or end < WAL_HEADER:
+                return False
+            source.seek(end)
+            while chunk := source.read(1024 * 1024):
+                mine.write(chunk)
+    except OSError:
+        return False
+    # the wal-index in -shm knows the old end only: the next connection rebuilds it
+    with contextlib.suppress(OSError):
+        os.unlink(copy + "-shm")
+    return True
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def snapshot_current(path: str | os.PathLike[str]) -> bool:
+    """Whether this process's snapshot of database `path` (if it took one) still shows
+    it as it is now: False when a young snapshot served a read after the app wrote."""
+    name = os.fspath(path)
+    for key, taken in _taken.items():
+        if Path(key).parent.parent.name == _snapshot_key(name):
+            return taken.fingerprint == _fingerprint(name)
+    return True
+
+
+def _base(name: str, folder: Path, database: tuple[int, int]) -> Path | None:
+    """The shared copy of the app's database file as `database` (size, mtime) says it
+    is, made now if missing; None when the file changed while it was copied."""
+    size, mtime = database
+    base = folder / f"base-{size}-{mtime}"
+    if base.is_file():
+        return base
+    _make_room(folder, max(0, size))
+    partial = folder / f".base-{os.getpid()}.partial"
+    _copy(name, partial)
+    if _fingerprint(name)[0] != database:
+        partial.unlink(missing_ok=True)
+        return None
+    os.replace(partial, base)  # whole or not at all, for every process
+    return base
+
+
+def _copy(source: str, target: Path) -> None:
+    """shutil.copyfile, leaving nothing behind when it fails (a full disk)."""
+    try:
+        shutil.copyfile(source, target)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+
+
+def _make_room(folder: Path, size: int) -> None:
+    """Refuse a copy that would leave the cache's disk with less than SPARE_BYTES free
+    (sessdex's cache usually shares a disk with the apps themselves)."""
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return
+    if free - size < SPARE_BYTES:
+        from .files import human_bytes
+
+        raise OSError(
+            errno.ENOSPC,
+            f"no room for a {human_bytes(size)} snapshot in {folder} "
+            f"({human_bytes(free)} free); free some space, or point SESSDEX_HOME "
+            "to a bigger disk",
+        )
+
+
+def _tidy(folder: Path) -> None:
+    """Remove what no process needs in a snapshot folder: the folders of processes that
+    ended, and bases no one links to (but the newest minute's, about to be linked)."""
+    now = time.time()
+    for entry in os.scandir(folder):
+        dead = entry.name.isdigit() and not _alive(int(entry.name))
+        if dead and entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+    for entry in os.scandir(folder):
+        if entry.name.startswith("base-") and entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(OSError):
+                st = entry.stat(follow_symlinks=False)
+                if st.st_nlink <= 1 and now - st.st_mtime > BASE_GRACE_SECONDS:
+                    os.unlink(entry.path)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process, or a platform that cannot tell: keep it
+        return True
+    return True
 
 
 SOURCE_FILE = "source"
@@ -141,9 +321,9 @@ _PRUNED_MARK = ".pruned"  # when snapshots were last pruned: at most once a day
 
 
 def prune_snapshots(now: float | None = None) -> int:
-    """Remove the snapshots no read needs any more: those of a database that is gone, and
-    those unused for a week (the next read of their database copies it again). Runs at
-    most once a day; returns the bytes freed.
+    """Remove the snapshots no read needs any more: those of a database that is gone or
+    has no WAL (or hot journal) now, and those unused for a week (the next read of their
+    database copies it again). Runs at most once a day; returns the bytes freed.
 
     Each snapshot holds a whole copy of an app's database, which can weigh GBs."""
     from .paths import snapshot_dir
@@ -163,7 +343,13 @@ def prune_snapshots(now: float | None = None) -> int:
             idle = now - folder.stat().st_mtime > SNAPSHOT_IDLE_SECONDS
         except OSError:
             continue
-        if idle or (source is not None and not os.path.exists(source)):
+        if source is None:
+            needed = True
+        elif folder.name.endswith("-journal"):  # needed only while a write is under way
+            needed = _hot_journal(source)
+        else:  # needed only while the app keeps a WAL
+            needed = os.path.exists(source + "-wal")
+        if idle or not needed:
             freed += folder_size(folder)
             shutil.rmtree(folder, ignore_errors=True)
     with contextlib.suppress(OSError):

@@ -310,7 +310,8 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
             db.execute(f"PRAGMA user_version = {number + 1}")
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        if db.in_transaction:  # a failed COMMIT (a full disk) has rolled back
+            db.execute("ROLLBACK")
         raise
 
 
@@ -591,7 +592,8 @@ class Index:
                     )
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # a failed COMMIT (a full disk) has rolled back
+                db.execute("ROLLBACK")
             raise
         return touched
 
@@ -831,7 +833,8 @@ class Index:
             db.executemany("INSERT OR REPLACE INTO usage_meta VALUES (?, ?)", meta)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # a failed COMMIT (a full disk) has rolled back
+                db.execute("ROLLBACK")
             raise
 
     def usage_meta(self, name: str) -> bytes | None:

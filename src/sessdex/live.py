@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import sources
+from . import databases, sources
 from .diagnostics import Diagnostics
 from .follow import Change, Follower, tail_offset
 from .model import Event, Session
@@ -254,7 +254,12 @@ class _ReadFeed:
             return []
         self.signature, self.read_at = signature, now
         self.lead_gone = not signature or signature[0] == (-1, -1, -1)
-        return self._read(seen, 0)
+        events = self._read(seen, 0)
+        if not databases.snapshot_current(self.store):
+            # a snapshot of the database a moment older than its last write served the
+            # read: read again at the next poll, whether or not the app writes more
+            self.signature = None
+        return events
 
     def _poll_file(self, seen: _Seen) -> list[Event]:
         follower = self.follower

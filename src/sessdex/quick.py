@@ -362,7 +362,8 @@ def _remember(db: sqlite3.Connection, key: str, generation: int, body: bytes) ->
                 )
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # a failed COMMIT (a full disk) has rolled back
+                db.execute("ROLLBACK")
             raise
     except sqlite3.Error:
         pass  # another process is writing: the next run will try again

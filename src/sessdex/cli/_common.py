@@ -137,8 +137,25 @@ def fail_nicely(f: F) -> F:
             sys.exit(1)
         except BrokenPipeError:
             _reader_left()
+        except Exception as error:
+            if not _no_room(error) or os.environ.get("SESSDEX_DEBUG"):
+                raise
+            err(
+                f"Error: no room left to write sessdex's own files ({error}); free some "
+                "space, or point SESSDEX_HOME to a bigger disk."
+            )
+            sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _no_room(error: BaseException) -> bool:
+    """A full disk, as the OS or SQLite (writing the index) reports it."""
+    import errno
+
+    if isinstance(error, OSError):
+        return error.errno in (errno.ENOSPC, errno.EDQUOT)
+    return type(error).__name__ == "OperationalError" and "full" in str(error)
 
 
 def _reader_left() -> None:

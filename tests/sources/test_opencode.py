@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sessdex import files
+from sessdex import databases, files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, opencode
@@ -225,6 +225,25 @@ def test_missing_columns_are_tolerated(tmp_path: Path) -> None:
     read = Diagnostics()
     assert list(opencode.read(found["ses_old"], read)) == []
     assert read.problems  # no message table: reported, not raised
+
+
+def test_message_tables_of_an_unknown_shape_beside_2x_ones_are_reported(
+    tmp_path: Path,
+) -> None:
+    """A database with 2.x's `session_message` and 1.x tables lacking a column we read:
+    the transcript came out empty with no word of why."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = home / DB.relative_to(HOME)
+    with sqlite3.connect(db) as connection:
+        connection.execute("ALTER TABLE part RENAME COLUMN data TO payload")
+        assert databases.table_columns(connection, "session_message")  # 2.x's too
+    connection.close()
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    read = Diagnostics()
+    list(opencode.read(found[BASIC], read))
+    assert any("lacks part.data" in p for p in read.problems), read.problems
 
 
 def test_a_corrupt_database_is_a_problem_not_a_crash(tmp_path: Path) -> None:

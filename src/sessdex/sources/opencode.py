@@ -360,10 +360,14 @@ class _Reader:
             return
         try:
             messages = databases.table_columns(connection, "message")
-            self.legacy = {"id", "session_id", "data"} <= messages and {
-                "message_id",
-                "data",
-            } <= databases.table_columns(connection, "part")
+            parts = databases.table_columns(connection, "part")
+            lacking = [
+                f"message.{c}"
+                for c in ("id", "session_id", "data")
+                if c not in messages
+            ]
+            lacking += [f"part.{c}" for c in ("message_id", "data") if c not in parts]
+            self.legacy = not lacking
             self.rows = {"session_id", "type", "seq", "data"} <= (
                 databases.table_columns(connection, "session_message")
             )
@@ -372,6 +376,11 @@ class _Reader:
                     f"{NAME}: {db} lacks the message tables we know"
                 )
                 return
+            if lacking and messages:  # 1.x tables of a shape we do not know
+                self.diagnostics.problem(
+                    f"{NAME}: {db} lacks {', '.join(lacking)}: the messages kept "
+                    "there are not read"
+                )
             self.message_time = "time_created" if "time_created" in messages else "NULL"
             yield from self.database_session(connection, self.session_id, None, 0)
         except sqlite3.Error as error:

@@ -28,6 +28,7 @@ import hashlib
 import os
 import shutil
 import sqlite3
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -304,7 +305,8 @@ def _tidy(folder: Path) -> None:
 
 
 def _alive(pid: int) -> bool:
-    if pid == os.getpid():
+    if pid == os.getpid() or sys.platform == "win32":
+        # (Windows' os.kill ends the process whatever the signal: never ask it there)
         return True
     try:
         os.kill(pid, 0)

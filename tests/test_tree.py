@@ -8,8 +8,10 @@ show 2400/60, and the Codex lead (three requests) 3600/90 with its child at 2400
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
@@ -338,12 +340,18 @@ def test_a_copilot_background_task_ends_at_subagent_completed(tmp_path: Path) ->
 
 
 def test_an_opencode_background_task_runs_until_its_end_is_reported(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """OpenCode's `task` with `background: true` answers at once (`<task id=… state=
     "running">`, metadata.background); a synthetic part reports the end to the parent."""
     import shutil
     import sqlite3
+
+    from sessdex import tree as trees
+
+    # a row of a database every session writes to is as recent as its own events, which
+    # are the fixture's, days old: here silence is not what the test is about
+    monkeypatch.setattr(trees, "ENDED_AFTER", float("inf"))
 
     home = tmp_path / "home"
     shutil.copytree(DATA / "opencode" / "home", home)
@@ -417,3 +425,34 @@ def test_tree_nl_is_one_agent_per_line_with_its_parent() -> None:
         (1, "82d9f90c-3f87-46b4-b09c-58027a5e630c"),
     ]
     assert "children" not in rows[0] and rows[1]["agent_type"] == "general-purpose"
+
+
+def test_a_stale_session_in_a_database_others_write_to_is_still_stopped(
+    tmp_path: Path,
+) -> None:
+    """A database every session of the app writes to (OpenCode's) changes whenever any
+    of them works: its mtime says nothing of one old session left mid-turn, whose own
+    events are days old."""
+    import shutil
+    import sqlite3
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "opencode" / "home", home)
+    db_path = home / ".local/share/opencode/opencode.db"
+    db = sqlite3.connect(db_path)
+    child_id = "ses_dd47cc26cffeODfwLbHNPwBmj1"  # sent to the background
+    ((part_id, data),) = db.execute(
+        'SELECT id, data FROM part WHERE data LIKE \'%"tool":"task"%\''
+    ).fetchall()
+    part = json.loads(data)
+    part["state"]["metadata"]["background"] = True
+    part["state"]["output"] = f'<task id="{child_id}" state="running">\n</task>'
+    db.execute("UPDATE part SET data = ? WHERE id = ?", (json.dumps(part), part_id))
+    last = "msg_22b833ef4001v05ldH4CnrONqQ"  # the child's answer: now it is mid-turn
+    db.execute("DELETE FROM part WHERE message_id = ?", (last,))
+    db.execute("DELETE FROM message WHERE id = ?", (last,))
+    db.commit()
+    db.close()
+    os.utime(db_path)  # another session wrote just now
+    [node] = tree("opencode", "ses_dd47cc97", home)["children"]  # type: ignore[misc]
+    assert node["status"] == "stopped"

@@ -654,12 +654,12 @@ def agent_tree(home: Home, prefix: str) -> tuple[Session, AgentNode]:
 
 
 def _last_written(path: str | None) -> datetime | None:
-    """When the session's file (or its database, with its write-ahead log) last changed."""
-    if not path:
+    """When the session's own file (or database, with its write-ahead log) last changed;
+    None for a row of a store many sessions share, whose changes may be any session's."""
+    if not path or not os.path.exists(path):
         return None
-    name = path if os.path.exists(path) else path.rpartition("#")[0]
     newest = None
-    for candidate in (name, name + "-wal"):
+    for candidate in (path, path + "-wal"):
         try:
             mtime = os.stat(candidate).st_mtime
         except (OSError, ValueError):

@@ -262,3 +262,49 @@ def test_injected_context_and_notices_are_not_the_users_words(tmp_path: Path) ->
         ("llm_only", True),
         ("user_only", False),
     ]
+
+
+def test_a_sub_agent_is_typed_and_described_as_the_task_tool_ran_it(
+    tmp_path: Path,
+) -> None:
+    """droid's Task tool names the sub-agent to run (`subagent_type`: worker, explorer,
+    a custom droid) and describes the task; the child's `session_start` repeats both
+    (this one verbatim from a Droid Worker transcript a public reader's tests quote,
+    ids shortened). Every sub-agent showed as "task", described by its type line."""
+    folder = tmp_path / ".factory" / "sessions" / "-tmp-repo"
+    folder.mkdir(parents=True)
+    stamp = "2026-05-01T10:00:00.000Z"
+    spawn = {"type": "tool_use", "id": "toolu_01SC", "name": "Task",
+             "input": {"subagent_type": "worker", "description": "Create red.md and commit",
+                       "prompt": "Create docs/red.md with the word red, then commit."}}  # fmt: skip
+    lead = [
+        {"type": "session_start", "id": "p-1", "title": "use a subagent", "cwd": "/tmp/repo"},
+        {"type": "message", "id": "m1", "timestamp": stamp,
+         "message": {"role": "user", "content": [{"type": "text", "text": "use a subagent"}]}},
+        {"type": "message", "id": "m2", "timestamp": stamp,
+         "message": {"role": "assistant", "content": [spawn]}},
+    ]  # fmt: skip
+    start = {"type": "session_start", "id": "c-1",
+             "title": "# Task Tool Invocation Subagent type: worker Task description: Create red.md"
+                      " and commit ## Context You are a specialized subagent invoked by another a...",
+             "sessionTitle": "worker: Create red.md and commit", "isSessionTitleManuallySet": True,
+             "owner": "soph", "callingSessionId": "p-1", "callingToolUseId": "toolu_01SC",
+             "version": 2, "cwd": "/tmp/repo"}  # fmt: skip
+    (folder / "p-1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lead))
+    (folder / "c-1.jsonl").write_text(json.dumps(start) + "\n")
+    found = sessions(Home.at(tmp_path))
+    assert (found["c-1"].agent_type, found["c-1"].parent_id) == ("worker", "p-1")
+    [made] = [
+        e for e in droid.read(found["p-1"], Diagnostics()) if e.kind == "subagent"
+    ]
+    assert made.text == "Create red.md and commit"
+    assert made.extra == {"child_id": "c-1", "agent_type": "worker"}
+    # with no call to read it from, the child's own start says the same
+    (folder / "p-1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lead[:2]))
+    [made] = [
+        e for e in droid.read(found["p-1"], Diagnostics()) if e.kind == "subagent"
+    ]
+    assert (made.text, made.extra["agent_type"]) == (
+        "Create red.md and commit",
+        "worker",
+    )

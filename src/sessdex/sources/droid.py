@@ -69,6 +69,11 @@ _DEPTH = 3  # sub-agents of sub-agents read into a session
 # The header droid puts on a sub-agent's first prompt, and the title of an untitled session.
 _TASK_HEADER = "# Task Tool Invocation"
 _UNTITLED = "New Session"
+# What that header says of the task (droid's Task tool: `subagent_type`, `description`),
+# and a sub-agent's own title, "<type>: <description>"
+_SUBAGENT_TYPE = re.compile(r"Subagent type:\s*([\w.-]+)")
+_TASK_DESCRIPTION = re.compile(r"Task description:\s*(.+?)(?:\s+##|\n|$)")
+_TYPED_TITLE = re.compile(r"^([\w.-]+): \S")
 
 
 def locate(home: Home) -> Location:
@@ -165,18 +170,39 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             cli_version=cli_version,
             bytes=size,
             parent_id=parent,
-            agent_type="task" if parent else None,
+            agent_type=_agent_type(start, prompt) if parent else None,
             extra=extra,
         )
     ]
 
 
 def _task_title(prompt: str | None) -> str | None:
-    """A sub-agent's prompt starts with droid's header: its title is the line after it."""
+    """A sub-agent's prompt starts with droid's header: its title is the task's
+    description (else the first line after the header that is not its type)."""
     if prompt is None or not prompt.startswith(_TASK_HEADER):
         return prompt
+    if described := _TASK_DESCRIPTION.search(prompt):
+        return described[1].strip()
     rest = [line.strip() for line in prompt[len(_TASK_HEADER) :].splitlines()]
-    return next((line for line in rest if line), None)
+    return next(
+        (line for line in rest if line and not _SUBAGENT_TYPE.match(line)), None
+    )
+
+
+def _agent_type(start: dict[str, object], prompt: str | None) -> str:
+    """A sub-agent's type (`worker`, `explorer`, a custom droid's name), as droid's
+    header on its task or its title says; "task" when neither does."""
+    for text in (stripped(start.get("title")), prompt):
+        if (
+            text
+            and text.startswith(_TASK_HEADER)
+            and (typed := _SUBAGENT_TYPE.search(text))
+        ):
+            return typed[1]
+    titled = stripped(start.get("sessionTitle"))
+    if titled and (typed := _TYPED_TITLE.match(titled)):
+        return typed[1]
+    return "task"
 
 
 def read(
@@ -199,6 +225,7 @@ class _Child:
     path: Path
     title: str | None
     parent: str
+    agent_type: str = "task"
 
 
 class _Children:
@@ -228,6 +255,7 @@ class _Children:
                     path,
                     stripped(start.get("title")),
                     parent,
+                    _agent_type(start, None),
                 )
                 call = stripped(start.get("callingToolUseId"))
                 if call:
@@ -363,13 +391,19 @@ def _child(
 ) -> Iterator[Event]:
     """A sub-agent: its `subagent` event (at its call, when one ran it), then its events."""
     children.read.add(child.session_id)
+    task = call.extra.get("input") if call is not None else None
+    task = task if isinstance(task, dict) else {}
     yield event(
         "subagent",
         call.time if call is not None else None,
         agent_id=call.agent_id if call is not None else None,
         call_id=call.call_id if call is not None else None,
-        text=_task_title(child.title) if child.title else None,
-        extra={"child_id": child.session_id, "agent_type": "task"},
+        text=stripped(task.get("description"))
+        or (_task_title(child.title) if child.title else None),
+        extra={
+            "child_id": child.session_id,
+            "agent_type": stripped(task.get("subagent_type")) or child.agent_type,
+        },
     )
     yield from _transcript(
         child.path,

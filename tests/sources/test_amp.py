@@ -248,3 +248,87 @@ def test_a_response_a_partial_ledger_left_out_counts_its_own_usage(
         200 + 15 + 450 + 20,
         1000,
     )
+
+
+def test_runs_not_over_stay_open_and_a_task_sub_agent_is_its_own_agent(
+    tmp_path: Path,
+) -> None:
+    """A tool result's `run.status`, as a deobfuscated Amp CLI bundle shows it: a run in
+    progress is not a result (it showed as a finished, empty one), one blocked on the
+    user asks for approval, a cancelled one says why and an error its message; `Task`
+    runs a sub-agent whose progress is its own events."""
+    from sessdex.tree import build_tree
+
+    folder = tmp_path / ".local" / "share" / "amp" / "threads"
+    folder.mkdir(parents=True)
+    spawn = {"type": "tool_use", "id": "toolu_task", "name": "Task",
+             "input": {"description": "Explore auth module", "prompt": "Find every caller of login()"}}  # fmt: skip
+    bash = {
+        "type": "tool_use",
+        "id": "toolu_bash",
+        "name": "Bash",
+        "input": {"cmd": "make test"},
+    }
+    grep = {"id": "p1", "tool_name": "Grep", "input": {"pattern": "login("},
+            "status": "done", "result": ["src/a.ts:3"]}  # fmt: skip
+
+    def thread(ident: str, results: list[dict[str, object]]) -> Session:
+        value = {"v": 12, "id": ident, "created": 1767865803494, "title": "Refactor auth",
+                 "env": {"initial": {"trees": [{"uri": "file:///w/proj"}]}},
+                 "messages": [
+                     {"role": "user", "messageId": 0, "meta": {"sentAt": 1767865803494},
+                      "content": [{"type": "text", "text": "Refactor auth, run the tests"}]},
+                     {"role": "assistant", "messageId": 1, "content": [spawn, bash],
+                      "state": {"type": "complete", "stopReason": "tool_use"}},
+                     {"role": "user", "messageId": 2, "content": results}]}  # fmt: skip
+        (folder / f"{ident}.json").write_text(json.dumps(value))
+        return sessions(Home.at(tmp_path))[ident]
+
+    running = thread("T-1", [
+        {"type": "tool_result", "toolUseID": "toolu_task", "run": {
+            "status": "in-progress", "progress": [{"message": "Searching", "tool_uses": [grep]}]}},
+        {"type": "tool_result", "toolUseID": "toolu_bash", "run": {
+            "status": "blocked-on-user", "reason": "command not on allowlist",
+            "toAllow": ["make test", "make", "*"]}},
+    ])  # fmt: skip
+    got = events(running)
+    assert not [e for e in got if e.kind == "tool_result" and e.agent_id is None]
+    [asked] = [e for e in got if e.extra.get("asks") == "approval"]
+    assert (asked.tool, asked.call_id, asked.text) == (
+        "Bash",
+        "toolu_bash",
+        "command not on allowlist",
+    )
+    assert asked.extra["to_allow"] == ["make test", "make", "*"]
+    [made] = [e for e in got if e.kind == "subagent"]
+    assert (made.text, made.extra) == (
+        "Explore auth module",
+        {"child_id": "toolu_task", "agent_type": "task"},
+    )
+    assert [(e.kind, e.tool) for e in got if e.agent_id == "toolu_task"] == [
+        ("assistant", None),
+        ("tool_call", "Grep"),
+        ("tool_result", None),
+    ]
+    [child] = build_tree(running.id, got).children
+    assert (child.status, child.tool_calls) == ("running", 1)
+
+    ended = thread("T-2", [
+        {"type": "tool_result", "toolUseID": "toolu_task", "run": {
+            "status": "done", "result": "login() is called from src/a.ts:3",
+            "progress": [{"message": "Searching", "tool_uses": [grep]}]}},
+        {"type": "tool_result", "toolUseID": "toolu_bash", "run": {
+            "status": "cancelled", "reason": "user interrupted"}},
+    ])  # fmt: skip
+    got = events(ended)
+    results = {e.call_id: (e.text, e.is_error) for e in got if e.kind == "tool_result"}
+    assert results["toolu_task"] == ("login() is called from src/a.ts:3", False)
+    assert results["toolu_bash"] == ("user interrupted", True)
+    [child] = build_tree(ended.id, got).children
+    assert child.status == "done"
+    failed = thread("T-3", [
+        {"type": "tool_result", "toolUseID": "toolu_bash", "run": {
+            "status": "error", "error": {"message": "exit 2: make failed"}}},
+    ])  # fmt: skip
+    [result] = [e for e in events(failed) if e.kind == "tool_result"]
+    assert (result.text, result.is_error) == ("exit 2: make failed", True)

@@ -9,6 +9,15 @@ the VS Code extension kept the same thread files in its editor's globalStorage
 (`sourcegraph.amp/threads3/`); those are listed too. An `info` message's `summary` is a
 compaction; a text block marked `hidden` is context Amp added, shown as `meta`.
 
+A tool result's `run.status` says where the run is (a deobfuscated Amp CLI bundle, read by
+a third-party project): `queued`, `in-progress` and `cancellation-requested` runs are not
+over (no tool_result: the call stays open), a `blocked-on-user` one waits for the user to
+allow it (`reason`, `toAllow`: a meta event that asks for approval), `done`, `error`,
+`cancelled` and `rejected-by-user` end it (the last three as failures, with the error's
+message or the reason). `Task` runs a sub-agent in Amp's own process, with no thread of its
+own: its progress (`run.progress[]`: a message and the tools it used) is replayed as the
+sub-agent's events, under the call's id.
+
 A thread is one JSON value, so listing parses the file; it is parsed again only when it
 changes. A file over JSON_CAP is read in pieces (`jsonstream`): its other members past the
 message array, then the messages one at a time, so memory stays bounded. cwd is the first
@@ -53,11 +62,13 @@ from .base import Home, Location
 NAME = "amp"
 TITLE = "Amp"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
-CHECKED_WITH = "public synthetic thread samples and reader projects (ccusage, txcript); never run — Low confidence"
+CHECKED_WITH = "public synthetic thread samples and reader projects (ccusage, txcript); tool run states from a deobfuscated CLI bundle (flitter); never run — Low confidence"
 ENV_VARS = ("XDG_DATA_HOME",)
 
 JSON_CAP = 64 * 1024 * 1024  # a thread file bigger than this is read in pieces
 _IGNORED_BLOCKS = frozenset({"provider", "image", "redacted_thinking"})
+_RUNNING = frozenset({"queued", "in-progress", "cancellation-requested"})
+_SUB_AGENT_TOOLS = frozenset({"Task"})  # a sub-agent Amp runs in its own process
 
 
 # The VS Code extension's store before the CLI's (through 0.0.1750505632), per editor.
@@ -175,6 +186,7 @@ def read(
 
     placed: set[str | int | None] = set()
     model = session.model
+    calls: dict[str, str | None] = {}  # call id -> its tool's name
     for message in loaded.messages():
         time = _message_time(message)
         role = message.get("role")
@@ -184,7 +196,7 @@ def read(
         if role not in ("user", "assistant"):
             diagnostics.unknown_type(f"message.{role}")
             continue
-        yield from _blocks(message, time, event, diagnostics)
+        yield from _blocks(message, time, event, diagnostics, calls)
         usage = as_dict(message.get("usage"))
         model = stripped(usage.get("model")) or model
         key = _message_key(message.get("messageId")) if ledger else None
@@ -257,6 +269,7 @@ def _blocks(
     time: datetime | None,
     event: Emitter,
     diagnostics: Diagnostics,
+    calls: dict[str, str | None],
 ) -> Iterator[Event]:
     role = message.get("role")
     content = message.get("content")
@@ -280,34 +293,22 @@ def _blocks(
                 yield event("thinking", time, text=text)
         elif kind == "tool_use":
             value = block.get("input")
+            name, call_id = stripped(block.get("name")), stripped(block.get("id"))
+            if call_id:
+                calls[call_id] = name
             if isinstance(value, dict | list):
-                yield event("tool_call", time, tool=stripped(block.get("name")), call_id=stripped(block.get("id")), extra={"input": value})  # fmt: skip
+                yield event("tool_call", time, tool=name, call_id=call_id, extra={"input": value})  # fmt: skip
             else:
-                yield event("tool_call", time, tool=stripped(block.get("name")), call_id=stripped(block.get("id")), text=stripped(block.get("text")) or stripped(value))  # fmt: skip
+                yield event("tool_call", time, tool=name, call_id=call_id, text=stripped(block.get("text")) or stripped(value))  # fmt: skip
+            if name in _SUB_AGENT_TOOLS and call_id:
+                task = as_dict(value)
+                description = stripped(task.get("description")) or stripped(
+                    task.get("prompt")
+                )
+                yield event("subagent", time, call_id=call_id, text=description,
+                            extra={"child_id": call_id, "agent_type": name.lower()})  # fmt: skip
         elif kind == "tool_result":
-            call = (
-                stripped(block.get("toolUseID"))
-                or stripped(block.get("tool_use_id"))
-                or stripped(block.get("toolUseId"))
-            )
-            run = as_dict(block.get("run"))
-            status = run.get("status") or block.get("status")
-            output = run.get(
-                "result", run.get("error", block.get("output", block.get("content")))
-            )
-            exit_code = as_dict(output).get("exitCode")
-            failed = (
-                status in ("error", "failed", "rejected-by-user", "cancelled")
-                or block.get("is_error") is True
-                or (isinstance(exit_code, int) and exit_code != 0)
-            )
-            yield event(
-                "tool_result",
-                time,
-                call_id=call,
-                text=_flatten(output),
-                is_error=failed,
-            )
+            yield from _tool_result(block, time, event, calls)
         elif kind in _IGNORED_BLOCKS:
             continue
         else:
@@ -437,6 +438,75 @@ def _thread_model(thread: dict[str, object]) -> str | None:
         if isinstance(entry, dict) and stripped(entry.get("model")):
             return stripped(entry.get("model"))
     return None
+
+
+def _tool_result(
+    block: dict[str, object],
+    time: datetime | None,
+    event: Emitter,
+    calls: dict[str, str | None],
+) -> Iterator[Event]:
+    """A tool's result block: its end, or where its run stands while not over."""
+    call = (
+        stripped(block.get("toolUseID"))
+        or stripped(block.get("tool_use_id"))
+        or stripped(block.get("toolUseId"))
+    )
+    run = as_dict(block.get("run"))
+    status = run.get("status") or block.get("status")
+    tool = calls.get(call) if call else None
+    if tool in _SUB_AGENT_TOOLS and call:
+        yield from _progress(run, time, event, call)
+    if status in _RUNNING:
+        return  # not over: the call stays open
+    reason = stripped(run.get("reason"))
+    if status == "blocked-on-user":
+        allow = run.get("toAllow")
+        extra: dict[str, JSONValue] = {"asks": "approval"}
+        if isinstance(allow, list):
+            extra["to_allow"] = [str(item) for item in allow]
+        yield event("meta", time, call_id=call, tool=tool, extra=extra,
+                    text=reason or f"{tool or 'a tool'} waits for approval")  # fmt: skip
+        return
+    output = run.get(
+        "result", run.get("error", block.get("output", block.get("content")))
+    )
+    if status == "error" and isinstance(stripped(as_dict(output).get("message")), str):
+        output = as_dict(output)["message"]
+    if output is None and status in ("cancelled", "rejected-by-user"):
+        output = reason or status
+    exit_code = as_dict(output).get("exitCode")
+    failed = (
+        status in ("error", "failed", "rejected-by-user", "cancelled")
+        or block.get("is_error") is True
+        or (isinstance(exit_code, int) and exit_code != 0)
+    )
+    yield event(
+        "tool_result", time, call_id=call, text=_flatten(output), is_error=failed
+    )
+
+
+def _progress(
+    run: dict[str, object], time: datetime | None, event: Emitter, child: str
+) -> Iterator[Event]:
+    """What a Task sub-agent did so far (`run.progress[]`), as its own events."""
+    for step in as_list(run.get("progress")):
+        step = as_dict(step)
+        if said := stripped(step.get("message")):
+            yield event("assistant", time, agent_id=child, text=said)
+        for used in as_list(step.get("tool_uses")):
+            used = as_dict(used)
+            call_id = stripped(used.get("id"))
+            value = used.get("input")
+            yield event("tool_call", time, agent_id=child, call_id=call_id,
+                        tool=stripped(used.get("tool_name")),
+                        extra={"input": value if isinstance(value, dict | list) else None})  # fmt: skip
+            status = used.get("status")
+            if status in _RUNNING or status == "blocked-on-user":
+                continue
+            yield event("tool_result", time, agent_id=child, call_id=call_id,
+                        text=_flatten(used.get("result")),
+                        is_error=status in ("error", "rejected-by-user", "cancelled"))  # fmt: skip
 
 
 def _message_time(message: dict[str, object]) -> datetime | None:

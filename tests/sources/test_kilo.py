@@ -127,3 +127,89 @@ def test_kilo_db_and_the_kilo_cli_0x_task_folder_are_read(tmp_path: Path) -> Non
         for s in kilo.parse(path, location, Diagnostics())
     }
     assert found == {task.name for task in tasks.iterdir()}
+
+
+def _delegating_task(tasks: Path, parent: str, child: str) -> None:
+    """A task that ran a sub-task (Roo-style `newTask`) as Kilo Code 4.x/5.x writes it:
+    no history item; the parent's model is told "Subtask <id> completed." at its end
+    (shapes from kilocode-legacy 5.10.4's NewTaskTool and ClineProvider)."""
+    import json
+
+    def write(path: Path, value: object) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value, indent=1))
+
+    ts = 1767000000000
+    spawn = {
+        "tool": "newTask",
+        "mode": "code",
+        "content": "Write the tests",
+        "todos": [],
+    }
+    write(tasks / parent / "ui_messages.json", [
+        {"ts": ts, "type": "say", "say": "text", "text": "Refactor the parser"},
+        {"ts": ts + 2000, "type": "ask", "ask": "tool", "text": json.dumps(spawn)},
+        {"ts": ts + 9000, "type": "say", "say": "subtask_result", "text": "Tests written: 4 passing"},
+        {"ts": ts + 9500, "type": "say", "say": "completion_result", "text": "Done"},
+    ])  # fmt: skip
+    write(tasks / parent / "api_conversation_history.json", [
+        {"role": "user", "ts": ts, "content": [{"type": "text", "text": "<task>Refactor the parser</task>"}]},
+        {"role": "assistant", "ts": ts + 2000, "content": [{"type": "tool_use", "id": "toolu_01",
+         "name": "new_task", "input": {"mode": "code", "message": "Write the tests"}}]},
+        {"role": "user", "ts": ts + 9000, "content": [{"type": "tool_result", "tool_use_id": "toolu_01",
+         "content": f"Subtask {child} completed.\n\nResult:\nTests written: 4 passing"}]},
+    ])  # fmt: skip
+    write(tasks / child / "ui_messages.json", [
+        {"ts": ts + 3000, "type": "say", "say": "text", "text": "Write the tests"},
+        {"ts": ts + 4000, "type": "say", "say": "command", "text": "pytest"},
+        {"ts": ts + 8000, "type": "say", "say": "completion_result", "text": "Tests written: 4 passing"},
+    ])  # fmt: skip
+
+
+def test_a_delegated_sub_task_is_linked_by_what_its_parent_was_told(
+    tmp_path: Path,
+) -> None:
+    """Kilo Code 4.x/5.x keeps no history item: the sub-task was listed on its own and
+    read nowhere in its parent (`child_id` null). The Kilo CLI 0.x keeps the history
+    list in its global state, which links them too."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    parent, child = (
+        "11111111-aaaa-4aaa-8aaa-000000000001",
+        "22222222-bbbb-4bbb-8bbb-000000000002",
+    )
+    tasks = tmp_path / ".config/Code/User/globalStorage/kilocode.kilo-code/tasks"
+    _delegating_task(tasks, parent, child)
+
+    def run(*argv: str) -> str:
+        result = CliRunner().invoke(main, [*argv, "--home", str(tmp_path)])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    import json
+
+    listed = {r["id"]: r for r in json.loads(run("list", "--all", "--json"))}
+    assert listed[child]["parent_id"] == parent
+    assert [r["id"] for r in json.loads(run("list", "--json"))] == [parent]
+    tree = json.loads(run("tree", parent, "--json"))
+    [node] = tree["children"]
+    assert (node["id"], node["agent_type"], node["status"]) == (child, "code", "done")
+    assert node["tool_calls"] == 1  # its own events, read into its parent's
+    # the Kilo CLI 0.x: the same folders, and the history list in its global state
+    cli = tmp_path / ".kilocode" / "cli" / "global"
+    other_parent, other_child = parent.replace("1", "3"), child.replace("2", "4")
+    _delegating_task(cli / "tasks", other_parent, "not-the-child-id")
+    (cli / "tasks" / "not-the-child-id").rename(cli / "tasks" / other_child)
+    (cli / "global-state.json").write_text(json.dumps({"taskHistory": [
+        {"id": other_parent, "ts": 1767000009500, "task": "Refactor the parser",
+         "workspace": "/w/proj", "childIds": [other_child]},
+        {"id": other_child, "parentTaskId": other_parent, "ts": 1767000008000,
+         "task": "Write the tests", "workspace": "/w/proj"},
+    ]}))  # fmt: skip
+    listed = {r["id"]: r for r in json.loads(run("list", "--all", "--json"))}
+    assert listed[other_child]["parent_id"] == other_parent
+    assert listed[other_parent]["cwd"] == "/w/proj"
+    [node] = json.loads(run("tree", other_parent, "--json"))["children"]
+    assert node["id"] == other_child  # the history list's link, not the text's

@@ -5,7 +5,13 @@ extension id. Each task is `<editor user dir>/User/globalStorage/<extension id>/
 with `ui_messages.json` (what the user saw, one `{ts, type: say|ask, say|ask, text}` per
 message), `api_conversation_history.json` (what the model was sent), `task_metadata.json`
 (models used) and, in Roo-style stores, `history_item.json`; Cline keeps the history list
-in `state/taskHistory.json`. Every file is rewritten whole on each change.
+in `state/taskHistory.json`, the Kilo CLI 0.x in `global-state.json` (`taskHistory`, its
+VS Code global state). Every file is rewritten whole on each change.
+
+Roo-style sub-tasks (`newTask`) are linked by the parent's `childIds` in its history
+item; Kilo Code 4.x/5.x keeps no history item, and the only link its files hold is the
+line its parent's model is sent when the sub-task ends: "Subtask <id> completed." in
+`api_conversation_history.json` (ClineProvider's reopenParentFromDelegation).
 """
 
 from __future__ import annotations
@@ -195,9 +201,9 @@ class TaskStore:
         if not location.exists:
             return
         for storage in self.storage_dirs(location):
-            history = storage / "state" / "taskHistory.json"
-            if folders.is_file(history):
-                yield history
+            for history in (storage / "state" / "taskHistory.json", storage / _STATE):
+                if folders.is_file(history):
+                    yield history
             for task in folders.entries(storage / "tasks", storage):
                 if not task.is_dir():
                     continue
@@ -206,19 +212,26 @@ class TaskStore:
                         yield Path(entry.path)
 
     def parse(self, path: Path, diagnostics: Diagnostics) -> list[Session]:
-        if path.name == "taskHistory.json":
+        if path.name in ("taskHistory.json", _STATE):
             return self._parse_history(path, diagnostics)
         return self._parse_task(path, diagnostics)
 
     def _parse_history(self, path: Path, diagnostics: Diagnostics) -> list[Session]:
-        """Cline's history list: titles, folders and models for tasks the task folders list."""
+        """A history list (Cline's, the Kilo CLI's global state): titles, folders, models
+        and sub-task links for tasks the task folders list."""
         items = files.read_json_counted(path, JSON_CAP, diagnostics)
+        if isinstance(items, dict):  # the Kilo CLI's global state holds the list
+            items = items.get("taskHistory")
         if not isinstance(items, list):
             return []
         sessions = []
         for item in items:
             if not isinstance(item, dict) or not isinstance(item.get("id"), str):
                 continue
+            children = item.get("childIds")
+            extra: dict[str, JSONValue] = {}
+            if isinstance(children, list):
+                extra["children"] = [c for c in children if isinstance(c, str)]
             sessions.append(
                 Session(
                     app=self.app,
@@ -234,6 +247,7 @@ class TaskStore:
                     parent_id=stripped(item.get("parentTaskId")),
                     precedence=-1,  # the task folder's own files say it better
                     listed=False,
+                    extra=extra,
                 )
             )
         return sessions
@@ -273,23 +287,33 @@ class TaskStore:
         if mode or stripped(item.get("mode")):
             extra["mode"] = mode or stripped(item.get("mode"))
         children = item.get("childIds")
+        delegated: list[str] = []
         if isinstance(children, list):
             extra["children"] = [c for c in children if isinstance(c, str)]
-        return [
+        elif _SUBTASK_SEEN in head or _SUBTASK_SEEN in tail:
+            delegated = [c for c in _subtask_ids(folder) if c != folder.name]
+            extra["delegated"] = list(delegated)  # `children`, from a history, wins
+        own = Session(
+            app=self.app,
+            id=folder.name,
+            path=str(path),
+            cwd=stripped(item.get("workspace")) or _cwd_from(history),
+            title=first_line(title),
+            created=ms_time(first.get("ts")) if first else None,
+            updated=ms_time(int(stamps[-1])) if stamps else None,
+            model=model,
+            bytes=size,
+            parent_id=stripped(item.get("parentTaskId")),
+            extra=extra,
+        )
+        # sub-tasks whose own files do not name their parent: this one does
+        linked = (
             Session(
-                app=self.app,
-                id=folder.name,
-                path=str(path),
-                cwd=stripped(item.get("workspace")) or _cwd_from(history),
-                title=first_line(title),
-                created=ms_time(first.get("ts")) if first else None,
-                updated=ms_time(int(stamps[-1])) if stamps else None,
-                model=model,
-                bytes=size,
-                parent_id=stripped(item.get("parentTaskId")),
-                extra=extra,
+                app=self.app, id=child, parent_id=own.id, precedence=-1, listed=False
             )
-        ]
+            for child in delegated
+        )
+        return [own, *linked]
 
     def read(
         self, session: Session, diagnostics: Diagnostics, offset: int = 0
@@ -366,9 +390,10 @@ class _Translator:
 
     def _children(self, path: Path, agent: str | None) -> list[str]:
         if agent is None:
-            listed = self.session.extra.get("children")
-            if isinstance(listed, list):
-                return [c for c in listed if isinstance(c, str)]
+            for key in ("children", "delegated"):
+                listed = self.session.extra.get(key)
+                if isinstance(listed, list):
+                    return [c for c in listed if isinstance(c, str)]
         item = files.read_json_counted(
             path.parent / "history_item.json", SMALL_CAP, None
         )
@@ -682,6 +707,9 @@ class _Translator:
         data = _json_object(text)
         if not data or data.get("tool") != "newTask":
             return
+        if not children and not state.looked_up:  # no history names them: the
+            state.looked_up = True  # lines the model was sent when each ended do
+            children.extend(_subtask_ids(path.parent))
         state.pending["subtask"] = call_id
         child = children[state.spawned] if state.spawned < len(children) else None
         state.spawned += 1
@@ -707,6 +735,7 @@ class _State:
 
     model: str | None
     spawned: int = 0
+    looked_up: bool = False  # whether the sub-task ids were looked for in the history
     pending: dict[str, str] = field(
         default_factory=dict
     )  # result kind -> call id awaiting it
@@ -745,6 +774,37 @@ def _first_model(messages: list[dict[str, object]]) -> str | None:
         if isinstance(info, dict) and stripped(info.get("modelId")):
             return stripped(info.get("modelId"))
     return None
+
+
+_STATE = "global-state.json"  # the Kilo CLI 0.x's VS Code global state (taskHistory)
+# a sub-task's end in the parent's messages (Roo-style delegation), and its id in the
+# line the parent's model is sent then
+_SUBTASK_SEEN = b'"subtask_result"'
+_SUBTASK_DONE = re.compile(rb"Subtask ([\w-]{4,80}) completed\.")
+SUBTASK_SCAN_CAP = 64 * 1024 * 1024  # bytes of api_conversation_history.json searched
+
+
+def _subtask_ids(folder: Path) -> Iterator[str]:
+    """The sub-tasks a task delegated to, in order, as the lines its model was sent when
+    each ended name them (a chunk at a time; the first SUBTASK_SCAN_CAP bytes)."""
+    seen: set[str] = set()
+    tail = b""
+    try:
+        with open(folder / "api_conversation_history.json", "rb") as stream:
+            read = 0
+            while read < SUBTASK_SCAN_CAP and (chunk := stream.read(1 << 20)):
+                read += len(chunk)
+                data = tail + chunk
+                end = 0
+                for found in _SUBTASK_DONE.finditer(data):
+                    end = found.end()
+                    child = found.group(1).decode("ascii", "replace")
+                    if child not in seen:
+                        seen.add(child)
+                        yield child
+                tail = data[max(end, len(data) - 100) :]
+    except OSError:
+        return
 
 
 def _history_head(folder: Path) -> str | None:

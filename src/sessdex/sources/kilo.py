@@ -8,8 +8,11 @@ extension id) runs on the Kilo CLI, a fork of OpenCode that keeps OpenCode's tab
 `$XDG_DATA_HOME/kilo/kilo.db` (channel builds `kilo-<channel>.db`): those are listed and
 read by the `opencode` reader. Kilo Code 7 copies the older extension's tasks into that
 database (version "v2", the task's id as `slug`): the copy is listed, the task folder it
-came from is not (`superseded_by`). No CLI resume for extension tasks (the History view reopens
-them); a CLI session reopens with `kilo --session <id>`.
+came from is not (`superseded_by`). Kilo 4.x/5.x writes no `history_item.json`: a
+sub-task is linked to its parent by the line the parent's model is told when it ends (see
+`_vscode_tasks`), and the Kilo CLI 0.x's history list is its `global-state.json`. No CLI
+resume for extension tasks (the History view reopens them); a CLI session reopens with
+`kilo --session <id>`.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ TITLE = "Kilo Code (VS Code extension and Kilo CLI)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "a public synthetic ui_messages.json sample; layout assumed from Roo Code, which it forked; "
+    "sub-task links and the CLI 0.x global state from kilocode-legacy 5.10.4's source; "
     "kilo.db assumed to keep OpenCode's tables, as its fork's source does — Low confidence"
 )
 ENV_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "KILO_DB")

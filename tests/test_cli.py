@@ -295,6 +295,28 @@ def test_resume_refuses_a_missing_folder(tmp_path: Path) -> None:
     assert "no longer exists" in err and "never resumes elsewhere" in err
 
 
+def test_resume_refuses_a_session_that_recorded_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An app that resumes by id wherever it is started (or looks the id up per folder)
+    would run here, in whatever folder the user is in: the command said `cd .`."""
+    home = tmp_path / "home"
+    path = write_claude_session(home, "56565656-0000-4000-8000-000000000005", "/w/x")
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    path.write_text(
+        "".join(
+            json.dumps({k: v for k, v in r.items() if k != "cwd"}) + "\n" for r in lines
+        )
+    )
+    assert api.resolve(Home.at(home), "5656").cwd is None
+    monkeypatch.chdir(tmp_path)
+    code, _, err = invoke("resume", "5656", "--home", str(home))
+    assert code == 1 and "recorded no folder for this session" in err
+    code, out, err = invoke("resume", "5656", "--print", "--home", str(home))
+    assert code == 0 and "warning: Claude Code recorded no folder" in err
+    assert out.startswith("cd . && claude --resume")
+
+
 def test_a_recorded_model_that_reads_as_an_option_is_left_out(tmp_path: Path) -> None:
     """Quoting keeps a shell from reading a value as words, not a CLI from reading it as
     a flag: `claude --model --dangerously-skip-permissions` would loosen the session."""

@@ -330,7 +330,13 @@ def check_resume(
         f"left out {item} (looser than the CLI's default; --keep-permissions keeps it)"
         for item in plan.withheld
     )
-    if not plan.cwd or not os.path.isdir(plan.cwd):
+    if plan.cwd in ("", os.curdir) and not session.cwd:
+        # the adapter could only say "here": wherever the user happens to be
+        check.refusals.append(
+            f"{source.TITLE} recorded no folder for this session, and sessdex never "
+            "resumes elsewhere; run it from the folder the session ran in."
+        )
+    elif not plan.cwd or not os.path.isdir(plan.cwd):
         check.refusals.append(
             f"the session's folder {plan.cwd or '(unknown)'} no longer exists; sessdex never resumes elsewhere."
         )

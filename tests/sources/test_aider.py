@@ -231,9 +231,16 @@ def test_resume_reloads_the_whole_log_in_the_repository() -> None:
     # the thinking budget or reasoning effort aider announced with the model is kept
     # (`, 32k think tokens`, `, reasoning high`: base_coder.py get_announcements)
     first = sessions(Home.at(DATA / "home"))[1]
-    assert first.effort == "32k think tokens"
+    assert first.effort == "thinking:32k"
     plan = aider.resume(first)
     assert plan is not None and plan.argv[-2:] == ("--thinking-tokens", "32k")
+    # and so it is printed: the shared check passes a one-word effort on (it left
+    # "32k think tokens" out, as a value that is not a plain name)
+    from sessdex import api
+
+    check = api.check_resume(Home.at(DATA / "home"), first.id)
+    assert check.plan.argv[-2:] == ("--thinking-tokens", "32k")
+    assert not [w for w in check.warnings if "left out" in w]
     reasoning = replace(last, effort="high")
     plan = aider.resume(reasoning)
     assert plan is not None and plan.argv[-2:] == ("--reasoning-effort", "high")

@@ -474,3 +474,19 @@ def test_a_sub_agent_on_a_model_of_its_own_is_billed_to_it(tmp_path: Path) -> No
     found = events(sessions(home)[LEAD])
     assert {u.model for u in usages(found, CHILD)} == {"devstral-small"}
     assert {u.model for u in usages(found)} == {"mock-model"}
+
+
+def test_a_sub_agents_session_points_at_the_session_to_resume() -> None:
+    """Vibe resumes top-level sessions only: `resume` on a sub-agent's names its lead
+    (it said Vibe had no resume command at all)."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    for child, lead in (("ad739610", "fe38b8f5"), ("child-d6", "11e8c9f6")):
+        result = CliRunner().invoke(
+            main, ["resume", child, "--print", "--home", str(HOME)]
+        )
+        assert result.exit_code == 1
+        assert "a sub-agent's session" in result.output
+        assert f"sessdex resume vibe:{lead}" in result.output

@@ -75,6 +75,8 @@ _COST_LINE = re.compile(r"^Cost: \$(?P<cost>[\d.]+) message, \$[\d.]+ session\."
 _MODEL = re.compile(r"^(?:Main model|Model): (\S+)")
 # on the same line: `, 8k think tokens` and `, reasoning high` (base_coder.py)
 _THINKING = re.compile(r", (\S+) think tokens\b")
+# a thinking budget as an effort: one word, as resume passes every recorded value
+_THINKING_EFFORT = "thinking:"
 _REASONING = re.compile(r", reasoning (\w+)")
 _VERSION = re.compile(r"^Aider v(\S+)")
 
@@ -180,7 +182,11 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 updated=mtime if last else None,
                 model=section.model,
                 effort=section.effort
-                or (f"{section.thinking} think tokens" if section.thinking else None),
+                or (
+                    f"{_THINKING_EFFORT}{section.thinking}"
+                    if section.thinking
+                    else None
+                ),
                 cli_version=section.version,
                 bytes=(size if end is None else end) - section.offset,
                 extra=extra,
@@ -239,8 +245,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     if session.model:
         argv += ["--model", session.model]
     effort = session.effort or ""
-    if effort.endswith(" think tokens"):
-        argv += ["--thinking-tokens", effort.removesuffix(" think tokens")]
+    if effort.startswith(_THINKING_EFFORT):
+        argv += ["--thinking-tokens", effort.removeprefix(_THINKING_EFFORT)]
     elif effort:
         argv += ["--reasoning-effort", effort]
     return ResumePlan(

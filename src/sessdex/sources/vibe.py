@@ -643,8 +643,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     Vibe 3 resumes legacy sessions too (it imports them). The model is not a CLI flag: Vibe
     takes it from config.toml (`active_model`).
     """
-    if session.extra.get("subagent") or not session.cwd:
-        return None
+    if (session.extra.get("subagent") and session.parent_id) or not session.cwd:
+        return None  # a sub-agent's session (its lead resumes), or no known folder
     argv = ["vibe", "--resume", session.id]
     withheld: list[str] = []
     agent = session.permission_mode

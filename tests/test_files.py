@@ -572,3 +572,40 @@ def test_lines_with_finds_a_marker_between_the_ends_newest_first(
     assert list(found) == []
     [said] = diagnostics.problems  # a span past the cap is said, not silently left out
     assert str(path) in said and "not searched" in said and "session_info" in said
+
+
+def test_without_hard_links_a_process_keeps_its_own_copy_and_tops_up_its_wal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache on a file system without hard links (FAT, some network shares): the
+    process copies the shared base once, then only adds to its WAL while the app
+    appends; its copy was made anew from the base at every change."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)
+
+    def no_links(source: object, target: object) -> None:
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(databases.os, "link", no_links)
+    app = tmp_path / "app"
+    app.mkdir()
+    db = app / "state.sqlite"
+    writer = _make_wal_db(db)
+    connection = databases.open_sqlite(db)
+    connection.close()
+    [copy] = [p for p in (tmp_path / "state").rglob("state.sqlite")]
+    made = copy.stat()
+    writer.execute("INSERT INTO t VALUES (3)")
+    writer.commit()
+    connection = databases.open_sqlite(db)
+    assert [r[0] for r in connection.execute("SELECT id FROM t ORDER BY id")] == [
+        1,
+        2,
+        3,
+    ]
+    connection.close()
+    assert (copy.stat().st_ino, copy.stat().st_mtime_ns) == (
+        made.st_ino,
+        made.st_mtime_ns,
+    )
+    writer.close()

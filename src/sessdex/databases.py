@@ -29,6 +29,7 @@ import os
 import shutil
 import sqlite3
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,9 +156,11 @@ BASE_GRACE_SECONDS = 60.0  # a base no one links to yet may be about to be linke
 class _Taken:
     fingerprint: Fingerprint  # the app's database and WAL as this snapshot copied them
     at: float  # time.monotonic() when it was taken
+    base: str  # the name of the base the copy of the database file was made from
 
 
 _taken: dict[str, _Taken] = {}  # this process's snapshots: copy path -> what it holds
+_lock = threading.Lock()
 
 
 def _snapshot(name: str, attempts: int = 5) -> str:
@@ -165,6 +168,11 @@ def _snapshot(name: str, attempts: int = 5) -> str:
     the path of the copy to open. See the module's notes: the database file is copied
     only when it changed (into a base shared by every process); of the WAL, only what the
     app appended since this process last copied it, unless the app started it anew."""
+    with _lock:  # one thread at a time handles this process's copies
+        return _snapshot_locked(name, attempts)
+
+
+def _snapshot_locked(name: str, attempts: int) -> str:
     folder = _snapshot_folder(name)
     target = folder / str(os.getpid()) / os.path.basename(name)
     key = str(target)
@@ -179,26 +187,30 @@ def _snapshot(name: str, attempts: int = 5) -> str:
     ):
         return key
     mine = _own_folder(folder)
-    _tidy(folder)
     before = _fingerprint(name)
+    _tidy(folder, keep=_base_name(before[0]))
+    made = known.base if known is not None and target.is_file() else ""
     for _ in range(attempts):
         before = _fingerprint(name)
         base = _base(name, folder, before[0])
         if base is None:  # the app wrote into its database during the copy
             continue
-        if not (_same_file(target, base) and _wal_appended(name, key)):
+        ours = made == base.name or _same_file(target, base)
+        if not (ours and _wal_appended(name, key)):
             for suffix in ("-shm", "-wal", ""):
                 with contextlib.suppress(FileNotFoundError):
                     (mine / (target.name + suffix)).unlink()
+            made = ""
             try:
                 os.link(base, target)
             except OSError:  # a file system without hard links: a copy of our own
                 _copy(str(base), target)
             with contextlib.suppress(FileNotFoundError):
                 _copy(name + "-wal", Path(key + "-wal"))
+        made = base.name
         if _fingerprint(name) == before:
             break
-    _taken[key] = _Taken(before, time.monotonic())
+    _taken[key] = _Taken(before, time.monotonic(), made)
     return key
 
 
@@ -247,8 +259,8 @@ def snapshot_current(path: str | os.PathLike[str]) -> bool:
 def _base(name: str, folder: Path, database: tuple[int, int]) -> Path | None:
     """The shared copy of the app's database file as `database` (size, mtime) says it
     is, made now if missing; None when the file changed while it was copied."""
-    size, mtime = database
-    base = folder / f"base-{size}-{mtime}"
+    size = database[0]
+    base = folder / _base_name(database)
     if base.is_file():
         return base
     _make_room(folder, max(0, size))
@@ -259,6 +271,10 @@ def _base(name: str, folder: Path, database: tuple[int, int]) -> Path | None:
         return None
     os.replace(partial, base)  # whole or not at all, for every process
     return base
+
+
+def _base_name(database: tuple[int, int]) -> str:
+    return f"base-{database[0]}-{database[1]}"
 
 
 def _copy(source: str, target: Path) -> None:
@@ -288,16 +304,17 @@ def _make_room(folder: Path, size: int) -> None:
         )
 
 
-def _tidy(folder: Path) -> None:
+def _tidy(folder: Path, keep: str) -> None:
     """Remove what no process needs in a snapshot folder: the folders of processes that
-    ended, and bases no one links to (but the newest minute's, about to be linked)."""
+    ended, and bases no one links to (but `keep`, the database as it is now, and the
+    newest minute's, about to be linked)."""
     now = time.time()
     for entry in os.scandir(folder):
         dead = entry.name.isdigit() and not _alive(int(entry.name))
         if dead and entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path, ignore_errors=True)
     for entry in os.scandir(folder):
-        if entry.name.startswith("base-") and entry.is_file(follow_symlinks=False):
+        if entry.name.startswith("base-") and entry.name != keep:
             with contextlib.suppress(OSError):
                 st = entry.stat(follow_symlinks=False)
                 if st.st_nlink <= 1 and now - st.st_mtime > BASE_GRACE_SECONDS:

@@ -32,6 +32,15 @@ def merged_home(target: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
+def no_snapshot_outlives_its_test() -> Iterator[None]:
+    """A database snapshot serves a process until it ends: each test starts anew."""
+    from sessdex import databases
+
+    yield
+    databases.forget_snapshots()
+
+
+@pytest.fixture(autouse=True)
 def sessdex_state(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:

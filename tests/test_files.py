@@ -182,6 +182,7 @@ def test_a_running_apps_database_is_copied_again_only_when_it_changed(
     folds the WAL into it."""
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
     monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)  # every read sees every write
+    monkeypatch.setattr(databases, "REFRESH_DATABASE_SECONDS", 0.0)
     app = tmp_path / "app"
     app.mkdir()
     db = app / "state.sqlite"
@@ -215,7 +216,7 @@ def test_a_running_apps_database_is_copied_again_only_when_it_changed(
     writer.execute("INSERT INTO t VALUES (4)")
     writer.commit()
     assert ids() == [1, 2, 3, 4]
-    assert copy().read_bytes() == db.read_bytes()  # copied anew, and left as copied
+    assert copy().read_bytes() == db.read_bytes()  # patched, and left as patched
     writer.close()
 
 
@@ -608,4 +609,124 @@ def test_without_hard_links_a_process_keeps_its_own_copy_and_tops_up_its_wal(
         made.st_ino,
         made.st_mtime_ns,
     )
+    writer.close()
+
+
+def test_a_wal_the_app_restarted_in_place_is_followed_frame_by_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a checkpoint the app writes its WAL anew from its start, over the frames of
+    the last generation, the file keeping its size: a top-up that only looked at the
+    file's length copied nothing, and `watch` read old rows, sure they were current."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)
+    monkeypatch.setattr(databases, "REFRESH_DATABASE_SECONDS", 0.0)
+    db = tmp_path / "app" / "opencode.db"
+    db.parent.mkdir()
+    app = sqlite3.connect(db, isolation_level=None)
+    app.execute("PRAGMA journal_mode=WAL")
+    app.execute("PRAGMA wal_autocheckpoint=0")
+    app.execute("CREATE TABLE part (id INTEGER PRIMARY KEY, data TEXT)")
+    for _ in range(200):
+        app.execute("INSERT INTO part (data) VALUES (?)", ("x" * 4000,))
+    app.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    app.execute("INSERT INTO part (data) VALUES ('after the restart')")
+
+    def seen() -> int:
+        connection = databases.open_sqlite(db)
+        try:
+            return int(connection.execute("SELECT count(*) FROM part").fetchone()[0])
+        finally:
+            connection.close()
+
+    assert seen() == 201
+    size = (db.parent / "opencode.db-wal").stat().st_size
+    for n in range(3):
+        app.execute("INSERT INTO part (data) VALUES (?)", (f"new {n}",))
+        assert (db.parent / "opencode.db-wal").stat().st_size == size  # in place
+        assert seen() == 202 + n and databases.snapshot_current(db)
+    [copy] = (tmp_path / "state").rglob("opencode.db-wal")
+    assert copy.stat().st_size < size / 10  # the new generation's frames only
+    app.close()
+
+
+def test_a_one_shot_run_reads_one_snapshot_and_knows_when_it_is_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command that reads a database many times (`usage`, a listing then a read) sees
+    one consistent state, copied once, however fast the app writes meanwhile."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    app = tmp_path / "app"
+    app.mkdir()
+    db = app / "state.sqlite"
+    writer = _make_wal_db(db)
+
+    def count() -> int:
+        connection = databases.open_sqlite(db)
+        try:
+            return int(connection.execute("SELECT count(*) FROM t").fetchone()[0])
+        finally:
+            connection.close()
+
+    assert count() == 2
+    [copy] = (tmp_path / "state").rglob("state.sqlite-wal")
+    made = copy.stat()
+    writer.execute("INSERT INTO t VALUES (3)")
+    writer.commit()
+    assert count() == 2 and not databases.snapshot_current(db)
+    assert copy.stat().st_mtime_ns == made.st_mtime_ns
+    writer.close()
+
+
+def test_a_database_that_changes_during_every_copy_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checkpoints faster than a copy: after its tries, the open says so, and leaves no
+    partial copy (it returned the path of a copy never made: "unable to open")."""
+    import itertools
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    app = tmp_path / "app"
+    app.mkdir()
+    db = app / "state.sqlite"
+    writer = _make_wal_db(db)
+    ticks = itertools.count()
+    real = databases._fingerprint
+
+    def moving(name: str) -> databases.Fingerprint:
+        (size, _), wal = real(name)
+        return ((size, next(ticks)), wal)  # a new mtime at every look
+
+    monkeypatch.setattr(databases, "_fingerprint", moving)
+    with pytest.raises(OSError, match="changed during every try"):
+        databases.open_sqlite(db)
+    snapshots = tmp_path / "state" / "cache" / "snapshots"
+    assert not [p for p in snapshots.rglob("*") if p.is_file() and p.name != "source"]
+    writer.close()
+
+
+def test_a_copy_a_killed_process_left_is_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM or SIGKILL in the middle of a copy leaves its partial file (a GB of a big
+    database): the next snapshot of that database removes it."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    app = tmp_path / "app"
+    app.mkdir()
+    db = app / "state.sqlite"
+    writer = _make_wal_db(db)
+    databases.open_sqlite(db).close()
+    [folder] = (tmp_path / "state" / "cache" / "snapshots").iterdir()
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    left = folder / f".partial-{ended.stdout.strip()}"
+    left.write_bytes(b"half a database")
+    writer.execute("INSERT INTO t VALUES (3)")
+    writer.commit()
+    databases.forget_snapshots()  # as a new process would
+    databases.open_sqlite(db).close()
+    assert not left.exists()
     writer.close()

@@ -33,7 +33,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 from urllib.parse import quote
 
 if TYPE_CHECKING:
@@ -107,8 +107,10 @@ def _drop_snapshot(name: str) -> None:
 
     folder = cache_dir() / "snapshots" / _snapshot_key(name)
     if folder.is_dir():
+        with _lock:
+            for key in [k for k in _taken if Path(k).parent.parent == folder]:
+                _release(_taken.pop(key))
         shutil.rmtree(folder, ignore_errors=True)
-        _taken.clear()
 
 
 def _own_folder(folder: Path) -> Path:
@@ -147,16 +149,45 @@ def _fingerprint(name: str) -> Fingerprint:
     return tuple(result)
 
 
-FRESH_SECONDS = 1.0  # a snapshot this young serves every read of its database
+# How long one snapshot serves every read of its database in this process while the app
+# keeps writing: the whole run of a one-shot command (one consistent view, one copy);
+# `watch` and `follow` ask for fresh ones (`keep_fresh`).
+FRESH_SECONDS = float("inf")
+# in a long run, how often at most the database file (which a checkpoint rewrote) is read
+# again to bring this process's copy up to date; until then the snapshot is behind
+REFRESH_DATABASE_SECONDS = 10.0
 SPARE_BYTES = 256 * 1024 * 1024  # room a copy must leave free on the cache's disk
 BASE_GRACE_SECONDS = 60.0  # a base no one links to yet may be about to be linked
+PAGE = 4096  # the blocks a database copy is compared and patched by
+CHUNK = 1024 * 1024
+
+
+def keep_fresh(seconds: float) -> None:
+    """Let a snapshot serve this process's reads for at most `seconds` once its database
+    changed (a long-running view that follows the apps as they write)."""
+    global FRESH_SECONDS
+    FRESH_SECONDS = min(FRESH_SECONDS, seconds)
+
+
+@dataclass(slots=True)
+class _Wal:
+    """What this process's copy of a WAL holds: its generation's header, and where the
+    next top-up starts (its last commit frame, copied again in case it was torn)."""
+
+    header: bytes
+    resume: int
 
 
 @dataclass(slots=True)
 class _Taken:
     fingerprint: Fingerprint  # the app's database and WAL as this snapshot copied them
     at: float  # time.monotonic() when it was taken
-    base: str  # the name of the base the copy of the database file was made from
+    database_at: float  # when the copy of the database file was last made or patched
+    wal: _Wal | None = None
+    settled: bool = True  # False: the app wrote during every try; take it again
+    # an open connection that keeps the copy's wal-index, so that every other open of
+    # the snapshot skips rebuilding it from the whole WAL
+    keeper: sqlite3.Connection | None = None
 
 
 _taken: dict[str, _Taken] = {}  # this process's snapshots: copy path -> what it holds
@@ -165,9 +196,7 @@ _lock = threading.Lock()
 
 def _snapshot(name: str, attempts: int = 5) -> str:
     """Copy db + wal into the cache, retrying while the app writes between the two copies;
-    the path of the copy to open. See the module's notes: the database file is copied
-    only when it changed (into a base shared by every process); of the WAL, only what the
-    app appended since this process last copied it, unless the app started it anew."""
+    the path of the copy to open. See the module's notes."""
     with _lock:  # one thread at a time handles this process's copies
         return _snapshot_locked(name, attempts)
 
@@ -176,74 +205,201 @@ def _snapshot_locked(name: str, attempts: int) -> str:
     folder = _snapshot_folder(name)
     target = folder / str(os.getpid()) / os.path.basename(name)
     key = str(target)
-    known = _taken.get(key)
-    if (
-        known is not None
-        and target.is_file()
-        and (
-            known.fingerprint == _fingerprint(name)
-            or time.monotonic() - known.at < FRESH_SECONDS
-        )
-    ):
-        return key
-    mine = _own_folder(folder)
-    before = _fingerprint(name)
-    _tidy(folder, keep=_base_name(before[0]))
-    made = known.base if known is not None and target.is_file() else ""
+    known = _taken.get(key) if target.is_file() else None
+    now = time.monotonic()
+    current = _fingerprint(name)
+    if known is not None and known.settled:
+        if known.fingerprint == current or now - known.at < FRESH_SECONDS:
+            return key
+        if (
+            known.fingerprint[0] != current[0]
+            and now - known.database_at < REFRESH_DATABASE_SECONDS
+        ):
+            return key  # the app checkpointed a moment ago: behind until due
+    _own_folder(folder)
+    _tidy(folder, keep=_base_name(current[0]))
+    _release(known)
+    taken = None
     for _ in range(attempts):
         before = _fingerprint(name)
-        base = _base(name, folder, before[0])
-        if base is None:  # the app wrote into its database during the copy
-            continue
-        ours = made == base.name or _same_file(target, base)
-        if not (ours and _wal_appended(name, key)):
-            for suffix in ("-shm", "-wal", ""):
-                with contextlib.suppress(FileNotFoundError):
-                    (mine / (target.name + suffix)).unlink()
-            made = ""
-            try:
-                os.link(base, target)
-            except OSError:  # a file system without hard links: a copy of our own
-                _copy(str(base), target)
-            with contextlib.suppress(FileNotFoundError):
-                _copy(name + "-wal", Path(key + "-wal"))
-        made = base.name
+        database_at = known.database_at if known is not None else 0.0
+        held = None
+        if known is None or known.fingerprint[0] != before[0]:
+            if not _database_copy(name, folder, target, before[0], fresh=known is None):
+                continue  # the app wrote into its database during the copy
+            database_at = time.monotonic()
+        else:
+            held = known.wal  # the same database file: top its WAL up
+        wal = _wal_copy(name, key, held)
+        taken = _Taken(before, time.monotonic(), database_at, wal)
         if _fingerprint(name) == before:
             break
-    _taken[key] = _Taken(before, time.monotonic(), made)
+        known = taken  # a write landed meanwhile: go on from what was copied
+        known.settled = False
+    if taken is None:
+        if not target.is_file():
+            raise OSError(
+                errno.EAGAIN, f"{name} changed during every try to copy it; try again"
+            )
+        taken = _Taken(((-2, -2), (-2, -2)), time.monotonic(), 0.0, settled=False)
+    elif _fingerprint(name) != taken.fingerprint:
+        taken.settled = False
+    taken.keeper = _keeper(key)
+    _taken[key] = taken
     return key
 
 
+def _database_copy(
+    name: str, folder: Path, target: Path, database: tuple[int, int], *, fresh: bool
+) -> bool:
+    """Make `target` the app's database file as `database` says it is: at a process's
+    first snapshot, a link to the shared base (copied from the app's file if missing);
+    later, this process's own copy, patched block by block where a checkpoint changed
+    it. False when the app's file changed meanwhile."""
+    if fresh or not target.is_file():
+        base = _base(name, folder, database)
+        if base is None:
+            return False
+        for suffix in ("-shm", "-wal", ""):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(str(target) + suffix)
+        try:
+            os.link(base, target)
+        except OSError:  # a file system without hard links: a copy of our own
+            _copy(str(base), target)
+        return True
+    if target.stat().st_nlink > 1:  # still the shared base: patch a copy of our own
+        _make_room(folder, target.stat().st_size)
+        own = target.with_name(target.name + ".own")
+        _copy(str(target), own)
+        os.replace(own, target)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(str(target) + "-shm")
+    _patch(name, target)
+    return _fingerprint(name)[0] == database
+
+
+def _patch(name: str, target: Path) -> None:
+    """Rewrite the blocks of `target` that differ from the app's file `name`: a
+    checkpoint changes a few pages of a database that may weigh GBs."""
+    with open(name, "rb") as source, open(target, "r+b") as copy:
+        offset = 0
+        while chunk := source.read(CHUNK):
+            held = copy.read(len(chunk))
+            if held != chunk:
+                for at in range(0, len(chunk), PAGE):
+                    if held[at : at + PAGE] != chunk[at : at + PAGE]:
+                        copy.seek(offset + at)
+                        copy.write(chunk[at : at + PAGE])
+                copy.seek(offset + len(chunk))
+            offset += len(chunk)
+        copy.truncate(offset)
+
+
 WAL_HEADER = 32  # bytes: a WAL's magic, page size, checkpoint sequence and salts
+FRAME_HEADER = 24  # page number, database size after a commit, salts, checksums
 
 
-def _wal_appended(name: str, copy: str) -> bool:
-    """Bring this process's copy of the WAL up to the app's by appending what the app
-    wrote since, when the app only appended (same header, at least as long); False when
-    it started its WAL anew (a checkpoint reset it), which needs a whole copy."""
+def _wal_copy(name: str, copy: str, held: _Wal | None) -> _Wal | None:
+    """Bring this process's copy of the app's WAL up to date: the frames of the WAL's
+    current generation up to its last commit. While the app appends to the same
+    generation, only what follows the last commit copied (`held`); after a checkpoint
+    restarted it (new header) the whole generation. The app's file keeps the frames of
+    older generations behind the new ones, which SQLite ignores: they are not copied."""
     try:
-        with open(name + "-wal", "rb") as source, open(copy + "-wal", "r+b") as mine:
-            if source.read(WAL_HEADER) != mine.read(WAL_HEADER):
-                return False
-            end = mine.seek(0, os.SEEK_END)
-            if source.seek(0, os.SEEK_END) < end or end < WAL_HEADER:
-                return False
-            source.seek(end)
-            while chunk := source.read(1024 * 1024):
-                mine.write(chunk)
-    except OSError:
-        return False
-    # the wal-index in -shm knows the old end only: the next connection rebuilds it
+        source = open(name + "-wal", "rb")  # noqa: SIM115 - closed below
+    except FileNotFoundError:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(copy + "-wal")
+        return None
+    with source:
+        header = source.read(WAL_HEADER)
+        if len(header) < WAL_HEADER:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(copy + "-wal")
+            return None
+        topping_up = (
+            held is not None and held.header == header and os.path.isfile(copy + "-wal")
+        )
+        start = held.resume if topping_up and held is not None else WAL_HEADER
+        end, last = _wal_commits(source, header, start)
+        _make_room(Path(copy).parent, end - start)
+        # topped up in place (the frames a connection may read stay as they were), or
+        # written anew beside it: a connection still open keeps the WAL it opened
+        written = copy + "-wal" if topping_up else copy + "-wal.new"
+        try:
+            with open(written, "r+b" if topping_up else "wb") as mine:
+                if not topping_up:
+                    mine.write(header)
+                mine.seek(start)
+                source.seek(start)
+                left = end - start
+                while left > 0 and (chunk := source.read(min(CHUNK, left))):
+                    mine.write(chunk)
+                    left -= len(chunk)
+                mine.truncate(max(end, WAL_HEADER))
+        except BaseException:
+            if not topping_up:
+                Path(written).unlink(missing_ok=True)
+            raise
+        if not topping_up:
+            os.replace(written, copy + "-wal")
+    # the wal-index in -shm knows the old frames only: the next connection rebuilds it
     with contextlib.suppress(OSError):
         os.unlink(copy + "-shm")
-    return True
+    return _Wal(header, last)
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def _wal_commits(stream: BinaryIO, header: bytes, start: int) -> tuple[int, int]:
+    """(the end of the last commit frame, that frame's offset) of the generation
+    `header` starts, from frame offset `start` on: frames of the generation carry its
+    salts; a commit frame says the database's size after it."""
+    page = int.from_bytes(header[8:12], "big")
+    page = 65536 if page == 1 else page
+    if page < 512 or page & (page - 1):
+        return WAL_HEADER, WAL_HEADER  # not a WAL we know: none of its frames
+    frame = FRAME_HEADER + page
+    size = stream.seek(0, os.SEEK_END)
+    salts = header[16:24]
+    end = last = start
+    position = start
+    while position + frame <= size:
+        stream.seek(position)
+        head = stream.read(FRAME_HEADER)
+        if len(head) < FRAME_HEADER or head[8:16] != salts:
+            break
+        if head[4:8] != b"\0\0\0\0":  # a commit: the database's pages after it
+            end, last = position + frame, position
+        position += frame
+    return end, last
+
+
+def _keeper(copy: str) -> sqlite3.Connection | None:
+    """A connection that stays open on the snapshot (see `_Taken.keeper`)."""
     try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
+        keeper = sqlite3.connect(
+            "file:" + quote(copy) + "?mode=ro", uri=True, check_same_thread=False
+        )
+        keeper.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        return None
+    return keeper
+
+
+def _release(taken: _Taken | None) -> None:
+    if taken is not None and taken.keeper is not None:
+        with contextlib.suppress(sqlite3.Error):
+            taken.keeper.close()
+        taken.keeper = None
+
+
+def forget_snapshots() -> None:
+    """Close the connections this process keeps on its snapshots and forget them (the
+    next read of each database takes a snapshot anew)."""
+    with _lock:
+        for taken in _taken.values():
+            _release(taken)
+        _taken.clear()
 
 
 def snapshot_current(path: str | os.PathLike[str]) -> bool:
@@ -252,7 +408,7 @@ def snapshot_current(path: str | os.PathLike[str]) -> bool:
     name = os.fspath(path)
     for key, taken in _taken.items():
         if Path(key).parent.parent.name == _snapshot_key(name):
-            return taken.fingerprint == _fingerprint(name)
+            return taken.settled and taken.fingerprint == _fingerprint(name)
     return True
 
 
@@ -264,7 +420,7 @@ def _base(name: str, folder: Path, database: tuple[int, int]) -> Path | None:
     if base.is_file():
         return base
     _make_room(folder, max(0, size))
-    partial = folder / f".base-{os.getpid()}.partial"
+    partial = folder / f".partial-{os.getpid()}"
     _copy(name, partial)
     if _fingerprint(name)[0] != database:
         partial.unlink(missing_ok=True)
@@ -310,9 +466,13 @@ def _tidy(folder: Path, keep: str) -> None:
     newest minute's, about to be linked)."""
     now = time.time()
     for entry in os.scandir(folder):
-        dead = entry.name.isdigit() and not _alive(int(entry.name))
-        if dead and entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, ignore_errors=True)
+        owner = entry.name.removeprefix(".partial-")  # a copy a killed process left
+        if owner.isdigit() and not _alive(int(owner)):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
     for entry in os.scandir(folder):
         if entry.name.startswith("base-") and entry.name != keep:
             with contextlib.suppress(OSError):

@@ -293,6 +293,11 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+def _held_elsewhere(error: sqlite3.OperationalError) -> bool:
+    """Whether the index could not be written because another sessdex holds it."""
+    return "locked" in str(error) or "busy" in str(error)
+
+
 def _migrate(db: sqlite3.Connection, path: Path) -> None:
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version >= len(MIGRATIONS):
@@ -300,7 +305,9 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
     try:
         db.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as error:
-        raise IndexBusy(str(path)) from error
+        if _held_elsewhere(error):
+            raise IndexBusy(str(path)) from error
+        raise  # a full disk, ...: its own message
     try:
         version = db.execute("PRAGMA user_version").fetchone()[
             0
@@ -518,7 +525,9 @@ class Index:
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
-            raise IndexBusy(str(self.path)) from error
+            if _held_elsewhere(error):
+                raise IndexBusy(str(self.path)) from error
+            raise  # a full disk, ...: its own message
         try:
             affected: set[tuple[str, str]] = set()
             touched = {app for app, _, _, _, _ in parsed} | set(notes or {})
@@ -822,7 +831,9 @@ class Index:
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
-            raise IndexBusy(str(self.path)) from error
+            if _held_elsewhere(error):
+                raise IndexBusy(str(self.path)) from error
+            raise  # a full disk, ...: its own message
         try:
             db.executemany(
                 "DELETE FROM usage_files WHERE path = ?", [(p,) for p in gone]

@@ -240,6 +240,9 @@ class _ReadFeed:
             self.follower = Follower(path, start, diagnostics=Diagnostics())
         self.signature: tuple[tuple[int, int, int], ...] | None = None
         self.read_at = float("-inf")
+        # a database's snapshot serves a one-shot command's whole run; here it must
+        # follow the app's writes
+        databases.keep_fresh(STORE_SECONDS / 2)
         self.written = 0.0
         if self.shared and session.updated is not None:
             self.written = session.updated.timestamp()

@@ -503,3 +503,49 @@ def test_a_new_build_of_sessdex_reads_unchanged_files_again(
     monkeypatch.setattr(indexfile, "_STAMP", "5ec0b1d0", raising=False)
     api.list_sessions(home)
     assert not any(path.exists() for path in older)
+
+
+def test_a_database_that_cannot_be_read_for_now_keeps_its_sessions_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A live database whose snapshot is refused (no room on the cache's disk) gave no
+    sessions: they vanished from `list` and `show`, silently after the first run, until
+    the app wrote again. They stay as they were, the problem is said each time, and the
+    database is read again at the next refresh."""
+    import shutil
+    import sqlite3
+    from collections import namedtuple
+
+    from click.testing import CliRunner
+
+    from sessdex import databases
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "opencode" / "home", home)
+    db = home / ".local" / "share" / "opencode" / "opencode.db"
+    app = sqlite3.connect(db)
+    app.execute("PRAGMA journal_mode = WAL")
+    app.execute("PRAGMA wal_autocheckpoint = 0")
+    app.execute("UPDATE session SET title = title || '!' WHERE rowid = 1")
+    app.commit()
+
+    def listed() -> tuple[set[str], str]:
+        result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
+        assert result.exit_code == 0, result.output
+        return {r["id"] for r in json.loads(result.stdout)}, result.stderr
+
+    before, _ = listed()
+    assert before
+    app.execute("UPDATE session SET title = title || '?' WHERE rowid = 1")
+    app.commit()
+    databases.forget_snapshots()  # a new run: a new snapshot is due
+    usage = namedtuple("usage", "total used free")
+    real = shutil.disk_usage
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**9, 10**9, 0))
+    for _ in range(2):
+        ids, said = listed()
+        assert ids == before and "no room" in said
+    monkeypatch.setattr(shutil, "disk_usage", real)
+    assert listed()[0] == before
+    app.close()

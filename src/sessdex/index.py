@@ -372,6 +372,8 @@ class Index:
             _count(report, result)
             if progress is not None:
                 progress(done, total)
+            if self._broke_off(result, known):
+                continue  # kept as it was, and read again at the next refresh
             batch.append(result)
             if len(batch) == WRITE_BATCH:
                 unpacked |= self._write(batch, vanished, pack=False)
@@ -381,6 +383,18 @@ class Index:
             self._write(batch, vanished, new_notes, pack=True, also=unpacked)
         report.seconds = time.perf_counter() - started
         return report
+
+    def _broke_off(self, result: Parsed, known: Mapping[str, object]) -> bool:
+        """Whether a file the index holds sessions of gave none, with a problem (its
+        database could not be opened or copied: a full disk, a lock): its sessions stay
+        listed as they were, the problem is said, and it is read again next time."""
+        _, name, _, fragments, diagnostics = result
+        if fragments or not diagnostics.problems or name not in known:
+            return False
+        held = self.db.execute(
+            "SELECT 1 FROM fragments WHERE path = ? LIMIT 1", (name,)
+        )
+        return held.fetchone() is not None
 
     def _scan_all(
         self,

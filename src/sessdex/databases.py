@@ -8,14 +8,19 @@ A snapshot costs a copy of the database, which can weigh GBs, so:
 - the copy of the database file (a *base*, named by the file's size and mtime) is made
   once, atomically, and shared: each process links it into a folder of its own beside
   its own copy of the WAL, so two sessdex processes never pull files from under each
-  other. While the app only appends to its WAL (it checkpoints now and then), a new
-  snapshot copies the WAL alone;
-- within one process, a snapshot serves every read of its database while the database
-  is unchanged, or for FRESH_SECONDS while the app keeps writing (`usage` reads
-  thousands of sessions of one database; `watch` re-reads each live one):
-  `snapshot_current` says when a read may have missed the newest rows;
-- a base is copied only when the disk has room to spare for it, and a copy cut short
-  is removed;
+  other. Of the WAL only the frames of its current generation (the salts in its header)
+  up to its last commit are copied: the app reuses its file after a checkpoint, and
+  older frames stay behind the new ones;
+- within one process, a snapshot serves every read of its database for the whole run
+  of a one-shot command (`usage` reads thousands of sessions of one database: one
+  consistent view, copied once). `watch` and `follow` ask for fresh ones (`keep_fresh`):
+  the WAL is topped up with the frames the app committed since, and a database file a
+  checkpoint changed is patched, block by block, into the process's own copy, at most
+  every REFRESH_DATABASE_SECONDS; `snapshot_current` says when a read may have missed
+  the newest rows. One connection stays open on each snapshot, so that opening it again
+  does not rebuild its WAL index from the whole WAL;
+- a copy is made only when the disk has room to spare for it, and one cut short (a
+  full disk, or a process killed mid-copy) is removed;
 - snapshots no read needs any more (their database is gone or has no WAL now, or they
   were not used for a week) are pruned, as are bases no process links to.
 """

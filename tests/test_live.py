@@ -1197,3 +1197,27 @@ def test_a_database_read_from_a_snapshot_a_moment_old_is_read_again(
     again = feed.poll(later + live.STORE_SECONDS + 1, seen)
     assert [e.text for e in again if e.kind == "assistant"] == ["Retry added."]
     writer.close()
+
+
+def test_a_store_session_is_followed_from_its_recent_history(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A session a database keeps is read whole at each change: the first read keeps its
+    recent history only (as a file is read from its tail), so a session of a million
+    events is not held whole (`watch` took 387 MB for a 317 MB one)."""
+    from sessdex.sources import crush
+
+    home = copy_home("crush", tmp_path)
+    db = home.path / "code" / "shop-api" / ".crush" / "crush.db"
+    [session] = [
+        s
+        for s in crush.parse(db, crush.locate(home), Diagnostics())
+        if s.id.startswith("8c1f2e3d")
+    ]
+    whole = list(get("crush").read(session, Diagnostics()))
+    monkeypatch.setattr(live, "HISTORY_EVENTS", 4)
+    tracker = Tracker()
+    feed = live._ReadFeed(session, get("crush"), Diagnostics(), tracker)
+    first = feed.poll(100.0, live._Seen())
+    assert len(whole) > 4 and [e.seq for e in first] == [e.seq for e in whole[-4:]]
+    assert tracker.partial  # the tokens it counts are the history's, not the session's

@@ -42,6 +42,7 @@ LISTING_SECONDS = 2.0  # list a session's sub-agent files again this often
 STORE_SECONDS = 2.0  # re-read a database-backed session at most this often
 PROCESS_SECONDS = 5.0  # scan /proc this often
 SEEN_CAP = 50_000  # event identities kept to drop what a re-read repeats
+HISTORY_EVENTS = 5_000  # of a store's session read whole, the recent history kept
 RESCAN_SECONDS = 10.0  # the board looks for new sessions this often (polling)
 RESCAN_NOTIFIED = 30.0  # ... and this often when notifications name new files
 TICK_SECONDS = 1.0  # the board is redrawn at least this often (ages move)
@@ -240,6 +241,7 @@ class _ReadFeed:
             self.follower = Follower(path, start, diagnostics=Diagnostics())
         self.signature: tuple[tuple[int, int, int], ...] | None = None
         self.read_at = float("-inf")
+        self.read_before = False
         # a database's snapshot serves a one-shot command's whole run; here it must
         # follow the app's writes
         databases.keep_fresh(STORE_SECONDS / 2)
@@ -293,15 +295,20 @@ class _ReadFeed:
         # one byte early: that line is cut, so every source starts at the next line start
         start = max(0, offset - 1) if offset else 0
         scratch = Diagnostics()  # a line being written is not a broken line
+        # new events only; of a first read, the recent history only, as for a file read
+        # from its tail: a store's session of a million events is not held whole
+        kept: deque[Event] = deque(maxlen=None if self.read_before else HISTORY_EVENTS)
         try:
-            events = [
-                event
-                for event in self.source.read(self.session, scratch, offset=start)
-                if seen.add(event)
-            ]
+            for event in self.source.read(self.session, scratch, offset=start):
+                if seen.add(event):
+                    if len(kept) == kept.maxlen:
+                        self.tracker.partial = True
+                    kept.append(event)
         except OSError as error:
             self.diagnostics.problem(f"stopped reading {self.session.path}: {error}")
             return []
+        self.read_before = True
+        events = list(kept)
         self.diagnostics.problems.extend(
             p for p in scratch.problems if p not in self.diagnostics.problems
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -289,9 +290,12 @@ def test_a_codex_sub_agent_runs_until_its_own_turn_ends(tmp_path: Path) -> None:
 
     home = tmp_path / "home"
     shutil.copytree(DATA / "codex" / "home", home)
+    hour_ago = time.time() - 3600  # the lead's rollout, whatever the checkout's time
+    for path in home.rglob("*"):
+        os.utime(path, (hour_ago, hour_ago))
     [child] = home.rglob("rollout-*01a22b81-66cf-74d0-99b4-ed78fda80cf9.jsonl")
     whole = child.read_text().splitlines(keepends=True)
-    child.write_text("".join(whole[:22]))  # mid exec_command, written days ago
+    child.write_text("".join(whole[:22]))  # mid exec_command, its events days old
     [node] = tree("codex", "01a22b81-666a", home)["children"]  # type: ignore[misc]
     assert node["status"] == "stopped"
     child.write_text("".join(whole[:21]) + _stamped_now(whole[21]))  # written just now

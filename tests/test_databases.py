@@ -229,6 +229,15 @@ def test_a_write_under_way_in_a_rollback_journal_database_reads_what_was_committ
             [(f"{batch}{n}", "x" * 2000) for n in range(3000)],
         )
         writer.execute("UPDATE part SET data = 'not committed' WHERE id LIKE 'p%'")
+    # the copy a run that ended left (each run copies into a folder of its own)
+    import subprocess
+    import sys
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    stale = databases._snapshot_folder(str(path), "-journal") / ended
+    stale.mkdir()
+    (stale / "store.db").write_bytes(b"an old copy")
     try:
         assert (folder / "store.db-journal").exists()
         before = sorted(p.name for p in folder.iterdir())
@@ -241,6 +250,7 @@ def test_a_write_under_way_in_a_rollback_journal_database_reads_what_was_committ
         assert [r[0] for r in rows] == [f"committed {n}" for n in range(10)]
         assert count == 10
         assert sorted(p.name for p in folder.iterdir()) == before
+        assert not stale.exists()  # it left a whole copy of the database behind
     finally:
         writer.execute("ROLLBACK")
         writer.close()

@@ -730,3 +730,48 @@ def test_a_copy_a_killed_process_left_is_removed(
     databases.open_sqlite(db).close()
     assert not left.exists()
     writer.close()
+
+
+def test_a_process_that_sees_no_wal_leaves_another_processs_snapshot_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app empties its WAL (a TRUNCATE checkpoint) while two sessdex processes read:
+    the one that opens the database as it is now removed the whole snapshot folder,
+    the other's copies and the shared base included (its reads failed)."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    app = tmp_path / "app"
+    app.mkdir()
+    db = app / "state.sqlite"
+    writer = _make_wal_db(db)
+    other = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys; from sessdex import databases; c = databases.open_sqlite(sys.argv[1]);"
+         " print(c.execute('SELECT count(*) FROM t').fetchone()[0], flush=True);"
+         " sys.stdin.readline(); print(c.execute('SELECT count(*) FROM t').fetchone()[0])",
+         str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ},
+    )  # fmt: skip
+    assert other.stdout is not None and other.stdin is not None
+    assert other.stdout.readline().strip() == "2"
+    writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # an empty WAL: read as it is
+    databases.open_sqlite(db).close()
+    assert list((tmp_path / "state").rglob("base-*"))  # the other's copies stay
+    out, _ = other.communicate("go\n", timeout=30)
+    assert out.strip() == "2" and other.returncode == 0
+    databases.open_sqlite(db).close()  # now no one holds it: it goes
+    assert not list((tmp_path / "state").rglob("base-*"))
+    writer.close()
+
+
+def test_snapshot_sizes_count_a_linked_copy_once(tmp_path: Path) -> None:
+    """A base and the process folders that link it are one copy on disk: `doctor`
+    showed twice (or N+1 times) what the snapshots weigh."""
+    folder = tmp_path / "snap"
+    (folder / "123").mkdir(parents=True)
+    (folder / "base-1-2").write_bytes(b"x" * 1000)
+    os.link(folder / "base-1-2", folder / "123" / "app.db")
+    (folder / "123" / "app.db-wal").write_bytes(b"y" * 10)
+    assert databases.folder_size(folder) == 1010

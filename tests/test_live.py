@@ -1221,3 +1221,26 @@ def test_a_store_session_is_followed_from_its_recent_history(
     first = feed.poll(100.0, live._Seen())
     assert len(whole) > 4 and [e.seq for e in first] == [e.seq for e in whole[-4:]]
     assert tracker.partial  # the tokens it counts are the history's, not the session's
+
+
+def test_a_store_session_longer_than_the_seen_events_is_not_repeated(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A store's session is read whole at each change, and `seen` keeps SEEN_CAP events:
+    past that, every re-read gave the session's older events again as new (duplicates
+    on screen, tokens counted again)."""
+    from sessdex.sources import crush
+
+    home = copy_home("crush", tmp_path)
+    db = home.path / "code" / "shop-api" / ".crush" / "crush.db"
+    [session] = [
+        s
+        for s in crush.parse(db, crush.locate(home), Diagnostics())
+        if s.id.startswith("8c1f2e3d")
+    ]
+    monkeypatch.setattr(live, "SEEN_CAP", 4)
+    monkeypatch.setattr(live, "HISTORY_EVENTS", 4)
+    seen = live._Seen(cap=4)
+    feed = live._ReadFeed(session, get("crush"), Diagnostics(), Tracker())
+    assert len(feed._read(seen, 0)) == 4
+    assert feed._read(seen, 0) == []  # nothing changed: nothing new

@@ -107,15 +107,32 @@ def _snapshot_folder(name: str, kind: str = "") -> Path:
 
 
 def _drop_snapshot(name: str) -> None:
-    """Remove the WAL snapshot of a database that has no WAL now (it may weigh GBs)."""
+    """Remove the WAL snapshot of a database that has no WAL now (it may weigh GBs):
+    this process's copies, and the whole folder once no other live process has one
+    there (another may be reading its own right now)."""
     from .paths import cache_dir
 
     folder = cache_dir() / "snapshots" / _snapshot_key(name)
-    if folder.is_dir():
-        with _lock:
-            for key in [k for k in _taken if Path(k).parent.parent == folder]:
-                _release(_taken.pop(key))
-        shutil.rmtree(folder, ignore_errors=True)
+    if not folder.is_dir():
+        return
+    with _lock:
+        for key in [k for k in _taken if Path(k).parent.parent == folder]:
+            _release(_taken.pop(key))
+        shutil.rmtree(folder / str(os.getpid()), ignore_errors=True)
+        if not _held_by_others(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _held_by_others(folder: Path) -> bool:
+    """Whether another live process keeps a folder of its own in a snapshot folder."""
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return False
+    return any(
+        name.isdigit() and int(name) != os.getpid() and _alive(int(name))
+        for name in entries
+    )
 
 
 def _own_folder(folder: Path) -> Path:
@@ -128,7 +145,9 @@ def _own_folder(folder: Path) -> Path:
 def _journal_snapshot(name: str) -> str:
     """A copy of the database and its journal in the cache (a fresh one each time: the
     journal lives only while a write is under way)."""
-    target_dir = _own_folder(_snapshot_folder(name, "-journal"))
+    folder = _snapshot_folder(name, "-journal")
+    _tidy(folder, keep="")  # the copies processes that ended left
+    target_dir = _own_folder(folder)
     target = target_dir / os.path.basename(name)
     for suffix in ("", "-journal"):
         with contextlib.suppress(FileNotFoundError):
@@ -210,7 +229,10 @@ def _snapshot_locked(name: str, attempts: int) -> str:
     folder = _snapshot_folder(name)
     target = folder / str(os.getpid()) / os.path.basename(name)
     key = str(target)
-    known = _taken.get(key) if target.is_file() else None
+    known = _taken.get(key)
+    if known is not None and not target.is_file():  # removed under it: start anew
+        _release(_taken.pop(key))
+        known = None
     now = time.monotonic()
     current = _fingerprint(name)
     if known is not None and known.settled:
@@ -487,9 +509,10 @@ def _tidy(folder: Path, keep: str) -> None:
 
 
 def _alive(pid: int) -> bool:
-    if pid == os.getpid() or sys.platform == "win32":
-        # (Windows' os.kill ends the process whatever the signal: never ask it there)
+    if pid == os.getpid():
         return True
+    if sys.platform == "win32":  # os.kill would end the process, whatever the signal
+        return _alive_on_windows(pid)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -533,7 +556,7 @@ def prune_snapshots(now: float | None = None) -> int:
             needed = _hot_journal(source)
         else:  # needed only while the app keeps a WAL
             needed = os.path.exists(source + "-wal")
-        if idle or not needed:
+        if (idle or not needed) and not _held_by_others(folder):
             freed += folder_size(folder)
             shutil.rmtree(folder, ignore_errors=True)
     with contextlib.suppress(OSError):
@@ -543,13 +566,39 @@ def prune_snapshots(now: float | None = None) -> int:
 
 
 def folder_size(folder: os.PathLike[str]) -> int:
-    """The bytes of the files in a folder and below (links not followed)."""
+    """The bytes of the files in a folder and below (links not followed; a file linked
+    under several names counted once)."""
     total = 0
+    seen: set[tuple[int, int]] = set()
     for base, _, names in os.walk(folder):
         for entry in names:
             with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(base, entry)).st_size
+                st = os.lstat(os.path.join(base, entry))
+                if (st.st_dev, st.st_ino) not in seen:
+                    seen.add((st.st_dev, st.st_ino))
+                    total += st.st_size
     return total
+
+
+def _alive_on_windows(pid: int) -> bool:
+    """Whether process `pid` runs, asked of Windows without touching it."""
+    if sys.platform != "win32":
+        return True
+    import ctypes
+
+    kernel = ctypes.windll.kernel32
+    handle = kernel.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+    if not handle:
+        return (
+            kernel.GetLastError() == 5
+        )  # ERROR_ACCESS_DENIED: it runs, as another user
+    try:
+        code = ctypes.c_ulong()
+        if not kernel.GetExitCodeProcess(handle, ctypes.byref(code)):
+            return True
+        return code.value == 259  # STILL_ACTIVE
+    finally:
+        kernel.CloseHandle(handle)
 
 
 def _read_text(path: os.PathLike[str]) -> str | None:

@@ -242,6 +242,7 @@ class _ReadFeed:
         self.signature: tuple[tuple[int, int, int], ...] | None = None
         self.read_at = float("-inf")
         self.read_before = False
+        self.covered = 0  # events the last whole read of a store's session yielded
         # a database's snapshot serves a one-shot command's whole run; here it must
         # follow the app's writes
         databases.keep_fresh(STORE_SECONDS / 2)
@@ -298,9 +299,16 @@ class _ReadFeed:
         # new events only; of a first read, the recent history only, as for a file read
         # from its tail: a store's session of a million events is not held whole
         kept: deque[Event] = deque(maxlen=None if self.read_before else HISTORY_EVENTS)
+        # a store's session read whole again: what the last read covered, but for its
+        # end (where an update in place lands), is not new, whether or not `seen`, which
+        # keeps SEEN_CAP events, still holds it
+        whole = offset == 0 and self.follower is None
+        skip = max(0, self.covered - SEEN_CAP // 2) if whole else 0
+        count = 0
         try:
             for event in self.source.read(self.session, scratch, offset=start):
-                if seen.add(event):
+                count += 1
+                if count > skip and seen.add(event):
                     if len(kept) == kept.maxlen:
                         self.tracker.partial = True
                     kept.append(event)
@@ -308,6 +316,8 @@ class _ReadFeed:
             self.diagnostics.problem(f"stopped reading {self.session.path}: {error}")
             return []
         self.read_before = True
+        if whole:
+            self.covered = count
         events = list(kept)
         self.diagnostics.problems.extend(
             p for p in scratch.problems if p not in self.diagnostics.problems

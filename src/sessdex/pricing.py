@@ -36,7 +36,7 @@ _CLOUD_ID = re.compile(
     r"(?:-v\d+(?::\d+)?)?$"
 )
 # a thinking level an app appends to the model it bills (Antigravity's "gemini-3-pro-high")
-_LEVEL = re.compile(r"-(?:minimal|low|medium|high|xhigh|max)$")
+_LEVEL = re.compile(r"-(?:minimal|low|medium|high|xhigh)$")  # ("-max" names models)
 # the model makers' own price lists, for a bare name no provider's rule claims
 # ("glm-4.6" is Z.ai's): searched in this order, never a reseller's
 _MAKERS = ("anthropic", "openai", "google", "mistral", "deepseek", "x-ai",

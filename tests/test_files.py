@@ -775,3 +775,40 @@ def test_snapshot_sizes_count_a_linked_copy_once(tmp_path: Path) -> None:
     os.link(folder / "base-1-2", folder / "123" / "app.db")
     (folder / "123" / "app.db-wal").write_bytes(b"y" * 10)
     assert databases.folder_size(folder) == 1010
+
+
+def test_after_a_checkpoint_a_new_run_patches_the_old_copy_no_process_uses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A status line running `sessdex list` every few seconds beside an app that
+    checkpoints: each run after a checkpoint copied the whole database anew. The copy
+    of its older state that no process uses any more is patched where it differs."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    app = tmp_path / "app"
+    app.mkdir()
+    db = app / "state.sqlite"
+    writer = _make_wal_db(db)
+    run = [sys.executable, "-c",
+           "import sys; from sessdex import databases;"
+           " print(databases.open_sqlite(sys.argv[1]).execute('SELECT count(*) FROM t').fetchone()[0])",
+           str(db)]  # fmt: skip
+
+    def one_run() -> str:
+        done = subprocess.run(run, capture_output=True, text=True, env={**os.environ})
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert one_run() == "2"
+    [first] = (tmp_path / "state").rglob("base-*")
+    inode = first.stat().st_ino
+    writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the database file changes
+    writer.execute("INSERT INTO t VALUES (3)")
+    writer.commit()
+    assert one_run() == "3"
+    [second] = (tmp_path / "state").rglob("base-*")
+    assert second.name != first.name and second.stat().st_ino == inode  # patched
+    assert second.read_bytes() == db.read_bytes()
+    writer.close()

@@ -292,8 +292,13 @@ def _database_copy(
                 os.unlink(str(target) + suffix)
         try:
             os.link(base, target)
+        except FileNotFoundError:
+            return False  # another process recycled it meanwhile: try again
         except OSError:  # a file system without hard links: a copy of our own
-            _copy(str(base), target)
+            try:
+                _copy(str(base), target)
+            except FileNotFoundError:
+                return False
         return True
     if target.stat().st_nlink > 1:  # still the shared base: patch a copy of our own
         _make_room(folder, target.stat().st_size)
@@ -446,14 +451,46 @@ def _base(name: str, folder: Path, database: tuple[int, int]) -> Path | None:
     base = folder / _base_name(database)
     if base.is_file():
         return base
-    _make_room(folder, max(0, size))
     partial = folder / f".partial-{os.getpid()}"
-    _copy(name, partial)
+    if _recycled(
+        folder, partial
+    ):  # an older base no one uses: patch it where it differs
+        try:
+            _make_room(folder, 0)
+            _patch(name, partial)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+    else:
+        _make_room(folder, max(0, size))
+        _copy(name, partial)
     if _fingerprint(name)[0] != database:
         partial.unlink(missing_ok=True)
         return None
     os.replace(partial, base)  # whole or not at all, for every process
     return base
+
+
+def _recycled(folder: Path, partial: Path) -> bool:
+    """Take the newest base no process links (an older state of the database: after a
+    checkpoint, most of its blocks are still right) as `partial`; False when none."""
+    unused = []
+    for entry in os.scandir(folder):
+        if entry.name.startswith("base-"):
+            with contextlib.suppress(OSError):
+                st = entry.stat(follow_symlinks=False)
+                if st.st_nlink <= 1:
+                    unused.append((st.st_mtime, entry.path))
+    for _, path in sorted(unused, reverse=True):
+        try:
+            os.rename(path, partial)  # atomic: one process gets it
+        except OSError:
+            continue
+        if os.stat(partial).st_nlink <= 1:
+            return True
+        os.unlink(partial)  # linked meanwhile: it is that process's now
+        return False
+    return False
 
 
 def _base_name(database: tuple[int, int]) -> str:
@@ -489,8 +526,8 @@ def _make_room(folder: Path, size: int) -> None:
 
 def _tidy(folder: Path, keep: str) -> None:
     """Remove what no process needs in a snapshot folder: the folders of processes that
-    ended, and bases no one links to (but `keep`, the database as it is now, and the
-    newest minute's, about to be linked)."""
+    ended, and bases no one links to (but `keep`, the database as it is now, the newest
+    minute's, about to be linked, and the newest other, to be patched into the next)."""
     now = time.time()
     for entry in os.scandir(folder):
         owner = entry.name.removeprefix(".partial-")  # a copy a killed process left
@@ -500,12 +537,16 @@ def _tidy(folder: Path, keep: str) -> None:
             else:
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
+    unused = []
     for entry in os.scandir(folder):
         if entry.name.startswith("base-") and entry.name != keep:
             with contextlib.suppress(OSError):
                 st = entry.stat(follow_symlinks=False)
                 if st.st_nlink <= 1 and now - st.st_mtime > BASE_GRACE_SECONDS:
-                    os.unlink(entry.path)
+                    unused.append((st.st_mtime, entry.path))
+    for _, path in sorted(unused)[:-1]:  # the newest is kept, to be patched next time
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def _alive(pid: int) -> bool:

@@ -745,6 +745,34 @@ def test_resume_keeps_model_and_effort_and_withholds_loose_permissions(
     assert kept.argv[-4:] == ("-a", "never", "-s", "danger-full-access")
 
 
+def test_resume_withholds_workspace_write_in_a_folder_codex_does_not_trust(
+    found: dict[str, Session], tmp_path: Path
+) -> None:
+    """Until a folder is trusted (config.toml `[projects]`), Codex runs there
+    read-only, asking before every edit: a recorded `-s workspace-write` is looser than
+    that default, and is kept only when asked for."""
+    import shutil
+    from dataclasses import replace
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    (home / ".codex" / "config.toml").write_text(
+        '[projects."/home/alex/code/shop-api"]\ntrust_level = "trusted"\n'
+    )
+    session = found[ZST]
+    moved = replace(
+        session, path=str(home / Path(session.path).relative_to(DATA / "home"))
+    )
+    plan = codex.resume(moved)
+    assert plan is not None and plan.withheld == ("-s workspace-write",)
+    assert plan.argv[-2:] == ("-a", "on-request")  # the untrusted default's own
+    assert any("does not trust this folder" in note for note in plan.notes)
+    kept = codex.resume(moved, keep_permissions=True)
+    assert kept is not None and kept.argv[-2:] == ("-s", "workspace-write")
+    trusted = codex.resume(replace(moved, cwd="/home/alex/code/shop-api/sub"))
+    assert trusted is not None and trusted.withheld == ()  # a folder above it is
+
+
 def test_resume_passes_strict_permissions_and_effort_as_a_toml_string(
     found: dict[str, Session],
 ) -> None:

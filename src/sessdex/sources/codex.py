@@ -129,6 +129,9 @@ _STATE_DB = re.compile(r"state_(\d+)\.sqlite")
 _STRICT_APPROVALS = ("untrusted", "on-request")
 _STRICT_SANDBOXES = ("read-only", "workspace-write")
 _APPROVALS = (*_STRICT_APPROVALS, "on-failure", "never")
+# what Codex runs a folder it does not trust with: the read-only preset
+_UNTRUSTED_DEFAULTS = ("untrusted", "on-request", "read-only")
+_ROLLOUT_DIRS = ("sessions", "archived_sessions")  # under CODEX_HOME
 _SANDBOXES = (*_STRICT_SANDBOXES, "danger-full-access")
 _CWD_TAG = re.compile(r"<cwd>([^<]+)</cwd>")
 _APPROVAL_TAG = re.compile(r"<approval_policy>([^<]+)</approval_policy>")
@@ -949,6 +952,12 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
                 f"reasoning effort {session.effort!r} left out: not a plain word"
             )
     approval, sandbox = _recorded_permissions(session)
+    trusted = _trusted(session)
+    if trusted is False and (approval, sandbox) != (None, None):
+        notes.append(
+            "Codex does not trust this folder (config.toml [projects]): its default "
+            "there is read-only, asking before every edit"
+        )
     for flag, value, known, strict in (
         ("-a", approval, _APPROVALS, _STRICT_APPROVALS),
         ("-s", sandbox, _SANDBOXES, _STRICT_SANDBOXES),
@@ -959,7 +968,9 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
             notes.append(
                 f"{'approval policy' if flag == '-a' else 'sandbox'} {value!r} left out: codex resume does not take it"
             )
-        elif value in strict or keep_permissions:
+        elif (
+            value in strict and (trusted is not False or value in _UNTRUSTED_DEFAULTS)
+        ) or keep_permissions:
             argv += [flag, value]
         else:  # looser than the default (on-request, workspace-write): said once, by api
             withheld.append(f"{flag} {value}")
@@ -974,6 +985,34 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint=INSTALL_HINT,
         notes=tuple(notes),
         withheld=tuple(withheld),
+    )
+
+
+def _trusted(session: Session) -> bool | None:
+    """Whether Codex trusts the thread's folder, or a folder above it: its config.toml
+    `[projects."<folder>"] trust_level = "trusted"`. Until a folder is trusted, Codex
+    runs there read-only, asking for every edit. None when the config is not known."""
+    path = Path(session.path.split("#", 1)[0]) if session.path else None
+    root = next(
+        (p.parent for p in (path.parents if path else ()) if p.name in _ROLLOUT_DIRS),
+        None,
+    )
+    if root is None or not session.cwd:
+        return None
+    import tomllib
+
+    data = files.read_small(root / "config.toml", 1 << 20)
+    try:
+        config = tomllib.loads(data.decode("utf-8", "replace")) if data else {}
+    except tomllib.TOMLDecodeError:
+        return None
+    projects = config.get("projects")
+    projects = projects if isinstance(projects, dict) else {}
+    folder = Path(session.cwd)
+    return any(
+        isinstance(entry := projects.get(str(place)), dict)
+        and entry.get("trust_level") == "trusted"
+        for place in (folder, *folder.parents)
     )
 
 

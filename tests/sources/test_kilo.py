@@ -213,3 +213,56 @@ def test_a_delegated_sub_task_is_linked_by_what_its_parent_was_told(
     assert listed[other_parent]["cwd"] == "/w/proj"
     [node] = json.loads(run("tree", other_parent, "--json"))["children"]
     assert node["id"] == other_child  # the history list's link, not the text's
+
+
+def test_a_sub_task_that_never_ended_does_not_shift_the_later_ones(
+    tmp_path: Path,
+) -> None:
+    """The ids come from the lines the parent was told as each sub-task ended: one that
+    was cancelled has none, and every later spawn was linked to the task before its own.
+    Each spawn is linked to the task that opens with its words, or to none."""
+    import json
+
+    from sessdex import api
+    from sessdex.sources import Home
+
+    parent, done = (
+        "11111111-aaaa-4aaa-8aaa-000000000001",
+        "22222222-bbbb-4bbb-8bbb-000000000002",
+    )
+    tasks = tmp_path / ".config/Code/User/globalStorage/kilocode.kilo-code/tasks"
+    _delegating_task(tasks, parent, done)
+    ui = tasks / parent / "ui_messages.json"
+    messages = json.loads(ui.read_text())
+    cancelled = {
+        "tool": "newTask",
+        "mode": "debug",
+        "content": "Find the flaky test",
+        "todos": [],
+    }
+    messages.insert(
+        1,
+        {
+            "ts": 1767000001000,
+            "type": "ask",
+            "ask": "tool",
+            "text": json.dumps(cancelled),
+        },
+    )
+    ui.write_text(json.dumps(messages))
+    (tasks / "33333333-cccc-4ccc-8ccc-000000000003").mkdir()  # the cancelled one
+    (tasks / "33333333-cccc-4ccc-8ccc-000000000003" / "ui_messages.json").write_text(
+        json.dumps(
+            [
+                {
+                    "ts": 1767000001500,
+                    "type": "say",
+                    "say": "text",
+                    "text": "Find the flaky test",
+                }
+            ]
+        )
+    )
+    found = list(api.transcript(Home.at(tmp_path), parent).events)
+    spawns = [(e.text, e.extra["child_id"]) for e in found if e.kind == "subagent"]
+    assert spawns == [("Find the flaky test", None), ("Write the tests", done)]

@@ -364,6 +364,12 @@ class _Translator:
             return
         children = self._children(path, agent)
         state = _State(model=self.session.model if agent is None else None)
+        # the ids listing found in the lines the parent was told (no history names them)
+        state.delegated_ids = (
+            agent is None
+            and not isinstance(self.session.extra.get("children"), list)
+            and isinstance(self.session.extra.get("delegated"), list)
+        )
         held: dict[str, object] | None = None
         for index, message in enumerate(messages):
             if not isinstance(message, dict):
@@ -710,9 +716,26 @@ class _Translator:
         if not children and not state.looked_up:  # no history names them: the
             state.looked_up = True  # lines the model was sent when each ended do
             children.extend(_subtask_ids(path.parent))
+            state.delegated_ids = True
         state.pending["subtask"] = call_id
         child = children[state.spawned] if state.spawned < len(children) else None
         state.spawned += 1
+        content = stripped(data.get("content"))
+        if state.delegated_ids:
+            # ids from the lines the parent was told as each sub-task ended: one that
+            # never ended has none, and would shift every later one onto the wrong
+            # task; each spawn takes the task that opens with its words, or none
+            siblings = path.parent.parent
+            child = next(
+                (
+                    c
+                    for c in children
+                    if c not in state.linked and _opens_with(siblings / c, content)
+                ),
+                None,
+            )
+            if child is not None:
+                state.linked.add(child)
         mode = stripped(data.get("mode"))
         extra: dict[str, JSONValue] = {"child_id": child, "agent_type": mode}
         yield event(
@@ -736,6 +759,8 @@ class _State:
     model: str | None
     spawned: int = 0
     looked_up: bool = False  # whether the sub-task ids were looked for in the history
+    delegated_ids: bool = False  # ids from "Subtask <id> completed." lines: checked
+    linked: set[str] = field(default_factory=set)  # of those, the ones a spawn took
     pending: dict[str, str] = field(
         default_factory=dict
     )  # result kind -> call id awaiting it
@@ -744,6 +769,23 @@ class _State:
 
 
 # --- small helpers ---------------------------------------------------------------------
+
+
+def _opens_with(task: Path, content: str | None) -> bool:
+    """Whether a task's first words are `content` (a sub-task opens with its task)."""
+    try:
+        with open(task / "ui_messages.json", "rb") as stream:
+            head = stream.read(HEAD_BYTES)
+    except OSError:
+        return False
+    first = next(
+        (m for m in _first_messages(head) if m.get("say") in ("text", "task")), None
+    )
+    return (
+        first is not None
+        and content is not None
+        and stripped(first.get("text")) == content
+    )
 
 
 def _first_messages(head: bytes) -> list[dict[str, object]]:

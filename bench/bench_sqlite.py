@@ -370,6 +370,15 @@ class Bench:
         self.states += 1
         return self.work / f"state-{self.states}"
 
+    def cold_runs(self, runs: int, *argv: str) -> list[dict[str, Any]]:
+        """`runs` runs of one command, each with a state folder of its own, removed after."""
+        found = []
+        for _ in range(runs):
+            state = self.fresh_state()
+            found.append(self.sessdex(state, *argv))
+            shutil.rmtree(state, ignore_errors=True)
+        return found
+
     def size(self) -> int:
         wal = Path(str(self.db) + "-wal")
         return self.db.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
@@ -468,11 +477,7 @@ class Bench:
             size = self.size()
             report.note(f"  database {size / 1e6:.0f} MB with its WAL")
             if "a" not in args.skip:
-                runs = []
-                for _ in range(args.runs):
-                    state = self.fresh_state()
-                    runs.append(self.sessdex(state, "list", "--json"))
-                    shutil.rmtree(state, ignore_errors=True)
+                runs = self.cold_runs(args.runs, "list", "--json")
                 self.summarize(
                     f"(a) cold list, app {kind}", runs, TARGETS["list"], size, "list"
                 )
@@ -486,11 +491,7 @@ class Bench:
                     ),
                 )
             if "b" not in args.skip:
-                runs = []
-                for _ in range(args.runs):
-                    state = self.fresh_state()
-                    runs.append(self.sessdex(state, "usage", "--json"))
-                    shutil.rmtree(state, ignore_errors=True)
+                runs = self.cold_runs(args.runs, "usage", "--json")
                 self.summarize(
                     f"(b) cold usage, app {kind}", runs, TARGETS["usage"], size, "usage"
                 )

@@ -156,6 +156,15 @@ def _make_wal_db(path: Path) -> sqlite3.Connection:
     return writer
 
 
+def _column(db: Path, sql: str) -> list[int]:
+    """The first column of a query's rows, read as sessdex reads the app's database."""
+    connection = databases.open_sqlite(db)
+    try:
+        return [row[0] for row in connection.execute(sql)]
+    finally:
+        connection.close()
+
+
 def test_sqlite_with_wal_sees_uncheckpointed_rows_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -189,11 +198,7 @@ def test_a_running_apps_database_is_copied_again_only_when_it_changed(
     writer = _make_wal_db(db)
 
     def ids() -> list[int]:
-        connection = databases.open_sqlite(db)
-        try:
-            return [r[0] for r in connection.execute("SELECT id FROM t ORDER BY id")]
-        finally:
-            connection.close()
+        return _column(db, "SELECT id FROM t ORDER BY id")
 
     def copy() -> Path:
         [found] = [p for p in (tmp_path / "state").rglob("state.sqlite") if p.is_file()]
@@ -286,11 +291,7 @@ def test_a_snapshot_goes_once_its_app_closes_the_wal_and_a_read_behind_says_so(
     snapshots = tmp_path / "state" / "cache" / "snapshots"
 
     def count() -> int:
-        connection = databases.open_sqlite(db)
-        try:
-            return int(connection.execute("SELECT count(*) FROM t").fetchone()[0])
-        finally:
-            connection.close()
+        return int(_column(db, "SELECT count(*) FROM t")[0])
 
     assert count() == 2 and databases.snapshot_current(db)
     writer.execute("INSERT INTO t VALUES (3)")
@@ -598,13 +599,7 @@ def test_without_hard_links_a_process_keeps_its_own_copy_and_tops_up_its_wal(
     made = copy.stat()
     writer.execute("INSERT INTO t VALUES (3)")
     writer.commit()
-    connection = databases.open_sqlite(db)
-    assert [r[0] for r in connection.execute("SELECT id FROM t ORDER BY id")] == [
-        1,
-        2,
-        3,
-    ]
-    connection.close()
+    assert _column(db, "SELECT id FROM t ORDER BY id") == [1, 2, 3]
     assert (copy.stat().st_ino, copy.stat().st_mtime_ns) == (
         made.st_ino,
         made.st_mtime_ns,
@@ -633,11 +628,7 @@ def test_a_wal_the_app_restarted_in_place_is_followed_frame_by_frame(
     app.execute("INSERT INTO part (data) VALUES ('after the restart')")
 
     def seen() -> int:
-        connection = databases.open_sqlite(db)
-        try:
-            return int(connection.execute("SELECT count(*) FROM part").fetchone()[0])
-        finally:
-            connection.close()
+        return int(_column(db, "SELECT count(*) FROM part")[0])
 
     assert seen() == 201
     size = (db.parent / "opencode.db-wal").stat().st_size
@@ -662,11 +653,7 @@ def test_a_one_shot_run_reads_one_snapshot_and_knows_when_it_is_behind(
     writer = _make_wal_db(db)
 
     def count() -> int:
-        connection = databases.open_sqlite(db)
-        try:
-            return int(connection.execute("SELECT count(*) FROM t").fetchone()[0])
-        finally:
-            connection.close()
+        return int(_column(db, "SELECT count(*) FROM t")[0])
 
     assert count() == 2
     [copy] = (tmp_path / "state").rglob("state.sqlite-wal")

@@ -91,13 +91,18 @@ def _snapshot_key(name: str) -> str:
     return hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:16]
 
 
-def _snapshot_folder(name: str, kind: str = "") -> Path:
+def _folder_of(name: str, kind: str = "") -> Path:
     """The cache folder that holds copies of database `name` (`kind` tells the WAL
-    snapshot's from a journal copy's), marked with what it copies and when it was last
-    used, for `prune_snapshots`."""
-    from .paths import snapshot_dir
+    snapshot's from a journal copy's); nothing made or written."""
+    from .paths import cache_dir
 
-    folder = snapshot_dir() / f"{_snapshot_key(name)}{kind}"
+    return cache_dir() / "snapshots" / f"{_snapshot_key(name)}{kind}"
+
+
+def _snapshot_folder(name: str, kind: str = "") -> Path:
+    """`_folder_of(name, kind)`, made if missing and marked with what it copies and when
+    it was last used, for `prune_snapshots`."""
+    folder = _folder_of(name, kind)
     folder.mkdir(parents=True, exist_ok=True)
     source_file = folder / SOURCE_FILE  # which database this is a copy of (pruning)
     if _read_text(source_file) != os.path.abspath(name):
@@ -110,9 +115,7 @@ def _drop_snapshot(name: str) -> None:
     """Remove the WAL snapshot of a database that has no WAL now (it may weigh GBs):
     this process's copies, and the whole folder once no other live process has one
     there (another may be reading its own right now)."""
-    from .paths import cache_dir
-
-    folder = cache_dir() / "snapshots" / _snapshot_key(name)
+    folder = _folder_of(name)
     if not folder.is_dir():
         return
     with _lock:
@@ -149,9 +152,7 @@ def _journal_snapshot(name: str) -> str:
     _tidy(folder, keep="")  # the copies processes that ended left
     target_dir = _own_folder(folder)
     target = target_dir / os.path.basename(name)
-    for suffix in ("", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            (target_dir / (target.name + suffix)).unlink()
+    _unlink(target, "", "-journal")
     _make_room(target_dir, os.path.getsize(name))
     _copy(name, target)
     with contextlib.suppress(FileNotFoundError):  # committed meanwhile: nothing to undo
@@ -226,7 +227,9 @@ def _snapshot(name: str, attempts: int = 5) -> str:
 
 
 def _snapshot_locked(name: str, attempts: int) -> str:
-    folder = _snapshot_folder(name)
+    # a snapshot this process holds answers with a stat or two: `usage` opens one per
+    # session read; the folder is marked as used only when something is copied
+    folder = _folder_of(name)
     target = folder / str(os.getpid()) / os.path.basename(name)
     key = str(target)
     known = _taken.get(key)
@@ -243,7 +246,7 @@ def _snapshot_locked(name: str, attempts: int) -> str:
             and now - known.database_at < REFRESH_DATABASE_SECONDS
         ):
             return key  # the app checkpointed a moment ago: behind until due
-    _own_folder(folder)
+    _own_folder(_snapshot_folder(name))
     _tidy(folder, keep=_base_name(current[0]))
     _release(known)
     taken = None
@@ -287,9 +290,7 @@ def _database_copy(
         base = _base(name, folder, database)
         if base is None:
             return False
-        for suffix in ("-shm", "-wal", ""):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(str(target) + suffix)
+        _unlink(target, "-shm", "-wal", "")
         try:
             os.link(base, target)
         except FileNotFoundError:
@@ -305,10 +306,16 @@ def _database_copy(
         own = target.with_name(target.name + ".own")
         _copy(str(target), own)
         os.replace(own, target)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(str(target) + "-shm")
+    _unlink(target, "-shm")
     _patch(name, target)
     return _fingerprint(name)[0] == database
+
+
+def _unlink(path: Path, *suffixes: str) -> None:
+    """Remove `path` + each suffix ("" for the file itself) that exists."""
+    for suffix in suffixes:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(str(path) + suffix)
 
 
 def _patch(name: str, target: Path) -> None:
@@ -341,14 +348,12 @@ def _wal_copy(name: str, copy: str, held: _Wal | None) -> _Wal | None:
     try:
         source = open(name + "-wal", "rb")  # noqa: SIM115 - closed below
     except FileNotFoundError:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(copy + "-wal")
+        _unlink(Path(copy), "-wal")
         return None
     with source:
         header = source.read(WAL_HEADER)
         if len(header) < WAL_HEADER:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(copy + "-wal")
+            _unlink(Path(copy), "-wal")
             return None
         topping_up = (
             held is not None and held.header == header and os.path.isfile(copy + "-wal")
@@ -377,8 +382,7 @@ def _wal_copy(name: str, copy: str, held: _Wal | None) -> _Wal | None:
         if not topping_up:
             os.replace(written, copy + "-wal")
     # the wal-index in -shm knows the old frames only: the next connection rebuilds it
-    with contextlib.suppress(OSError):
-        os.unlink(copy + "-shm")
+    _unlink(Path(copy), "-shm")
     return _Wal(header, last)
 
 
@@ -452,9 +456,8 @@ def _base(name: str, folder: Path, database: tuple[int, int]) -> Path | None:
     if base.is_file():
         return base
     partial = folder / f".partial-{os.getpid()}"
-    if _recycled(
-        folder, partial
-    ):  # an older base no one uses: patch it where it differs
+    # an older base no one uses: patched where it differs, rather than copied whole
+    if _recycled(folder, partial):
         try:
             _make_room(folder, 0)
             _patch(name, partial)
@@ -474,14 +477,7 @@ def _base(name: str, folder: Path, database: tuple[int, int]) -> Path | None:
 def _recycled(folder: Path, partial: Path) -> bool:
     """Take the newest base no process links (an older state of the database: after a
     checkpoint, most of its blocks are still right) as `partial`; False when none."""
-    unused = []
-    for entry in os.scandir(folder):
-        if entry.name.startswith("base-"):
-            with contextlib.suppress(OSError):
-                st = entry.stat(follow_symlinks=False)
-                if st.st_nlink <= 1:
-                    unused.append((st.st_mtime, entry.path))
-    for _, path in sorted(unused, reverse=True):
+    for _, path in reversed(_unused_bases(folder)):
         try:
             os.rename(path, partial)  # atomic: one process gets it
         except OSError:
@@ -537,16 +533,26 @@ def _tidy(folder: Path, keep: str) -> None:
             else:
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
-    unused = []
+    old = [
+        (t, path)
+        for t, path in _unused_bases(folder, keep)
+        if now - t > BASE_GRACE_SECONDS
+    ]
+    for _, path in old[:-1]:  # the newest is kept, to be patched next time
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _unused_bases(folder: Path, keep: str = "") -> list[tuple[float, str]]:
+    """(mtime, path) of the bases no process links (but `keep`), oldest first."""
+    found = []
     for entry in os.scandir(folder):
         if entry.name.startswith("base-") and entry.name != keep:
             with contextlib.suppress(OSError):
                 st = entry.stat(follow_symlinks=False)
-                if st.st_nlink <= 1 and now - st.st_mtime > BASE_GRACE_SECONDS:
-                    unused.append((st.st_mtime, entry.path))
-    for _, path in sorted(unused)[:-1]:  # the newest is kept, to be patched next time
-        with contextlib.suppress(OSError):
-            os.unlink(path)
+                if st.st_nlink <= 1:
+                    found.append((st.st_mtime, entry.path))
+    return sorted(found)
 
 
 def _alive(pid: int) -> bool:

@@ -35,7 +35,7 @@ _CLOUD_ID = re.compile(
     r"(?:anthropic|meta|amazon|mistral|cohere|deepseek|openai|moonshotai)\.(.+?)"
     r"(?:-v\d+(?::\d+)?)?$"
 )
-# a thinking level an app appends to the model it bills (Antigravity's "gemini-3-pro-high")
+# a thinking level an app appends to the model it bills ("gemini-3-pro-high")
 _LEVEL = re.compile(r"-(?:minimal|low|medium|high|xhigh)$")  # ("-max" names models)
 # the model makers' own price lists, for a bare name no provider's rule claims
 # ("glm-4.6" is Z.ai's): searched in this order, never a reseller's
@@ -276,7 +276,8 @@ class Catalogue:
             candidates.append(f"claude-{family}-{version}")
         by_id = {p.id: p for p in self.providers}
         named = by_id.get(provider_id.lower()) if provider_id else None
-        for candidate in dict.fromkeys([*candidates, *_other_forms(ref)]):
+        candidates = list(dict.fromkeys([*candidates, *_other_forms(ref)]))
+        for candidate in candidates:
             providers = [p for p in self.providers if _match(p.match, candidate)]
             if named is not None:  # the provider the name gives first, then any
                 providers = [named, *(p for p in providers if p is not named)]
@@ -287,7 +288,7 @@ class Catalogue:
                         found = by_id[fallback].find(candidate)
                 if found is not None:
                     return found
-        for candidate in dict.fromkeys([*candidates, *_other_forms(ref)]):
+        for candidate in candidates:
             for maker in _MAKERS:
                 if maker in by_id and (found := by_id[maker].find(candidate)):
                     return found

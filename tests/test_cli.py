@@ -314,6 +314,9 @@ def test_resume_refuses_a_session_that_recorded_no_folder(
     assert code == 1 and "recorded no folder for this session" in err
     code, out, err = invoke("resume", "5656", "--print", "--home", str(home))
     assert code == 0 and "warning: Claude Code recorded no folder" in err
+    assert "folder" not in err.replace("recorded no folder", "").replace(
+        "from the folder", ""
+    ), "the missing folder is said once, not again by the adapter"
     assert out.startswith("cd . && claude --resume")
 
 

@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from sessdex.model import Usage
-from sessdex.pricing import Catalogue
+from sessdex.pricing import Catalogue, plain_name
 
 NOV = datetime(2026, 11, 20, 12, tzinfo=UTC).timestamp()
 
@@ -117,3 +117,21 @@ def test_off_peak_hours(catalogue: Catalogue) -> None:
 def test_an_unknown_model_has_no_price_never_zero(catalogue: Catalogue) -> None:
     assert catalogue.cost(Usage(10, 10, 0, 0, 0, "claude-imaginary-9"), NOV) is None
     assert catalogue.cost(Usage(10, 10, 0, 0, 0, None), NOV) is None
+
+
+@pytest.mark.parametrize(
+    ("spelled", "plain"),
+    [
+        ("anthropic/claude-sonnet-4-5", "claude-sonnet-4-5"),
+        ("openrouter/anthropic/claude-opus-4.5", "claude-opus-4.5"),
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5-20250929"),
+        ("claude-sonnet-4-5@20250929", "claude-sonnet-4-5-20250929"),
+        ("Gemini 3 Pro (High)", "gemini-3-pro-high"),
+        ("GPT-5.1-Codex", "gpt-5.1-codex"),
+        ("gemini-3-pro-high", "gemini-3-pro-high"),  # a level names what ran: kept
+    ],
+)
+def test_one_model_has_one_plain_name_whatever_the_app_calls_it(
+    spelled: str, plain: str
+) -> None:
+    assert plain_name(spelled) == plain

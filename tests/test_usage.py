@@ -107,6 +107,34 @@ def test_an_unpriced_model_is_listed_never_zero(mixed: Home) -> None:
     assert by_model["claude-sonnet-4-5"]["cost_usd"] is not None
 
 
+def test_one_model_spelled_as_another_app_or_cloud_spells_it_is_one_row(
+    mixed: Home, run: object
+) -> None:
+    before = rows(mixed, "model", ("claude",))
+    session_b = next(mixed.path.rglob("bbbbbbbb-*.jsonl"))
+    session_b.write_text(
+        session_b.read_text().replace(
+            '"model":"claude-sonnet-4-5"',
+            '"model":"us.anthropic.claude-sonnet-4-5-v1:0"',
+        )
+    )
+    after = rows(mixed, "model", ("claude",))
+    assert list(after) == list(before)
+    assert tokens(after["claude-sonnet-4-5"]) == tokens(before["claude-sonnet-4-5"])
+    assert (
+        after["claude-sonnet-4-5"]["cost_usd"]
+        == before["claude-sonnet-4-5"]["cost_usd"]
+    )
+    daily = rows(mixed, "daily", ("claude",))
+    assert all("us.anthropic" not in m for r in daily.values() for m in r["models"])  # type: ignore[attr-defined]
+    result = run.invoke(
+        main,
+        ["usage", "model", "--home", str(mixed.path), "--app", "claude",
+         "--explain", "us.anthropic.claude-sonnet-4-5-v1:0"],
+    )  # type: ignore[attr-defined]  # fmt: skip
+    assert result.exit_code == 0 and "bbbbbbbb-" in result.output, result.output
+
+
 def test_tz_moves_days_and_a_response_is_dated_by_its_last_line(mixed: Home) -> None:
     zone = usage.parse_tz("America/New_York")  # UTC-5 in November
     daily = rows(mixed, "daily", ("claude",), tz=zone)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import TypeAlias
 
@@ -61,6 +61,21 @@ def _other_forms(ref: str) -> list[str]:
     if name.startswith("gemini-") and not name.endswith("-preview"):
         forms.append(name + "-preview")
     return [_COMPACT_DATE.sub(lambda m: f"-{m[1]}-{m[2]}-{m[3]}", f) for f in forms]
+
+
+@lru_cache(maxsize=4096)
+def plain_name(model: str) -> str:
+    """One spelling for the names apps give one model, so a report keeps one row for it:
+    lower case, without a router's or provider's path ("openrouter/anthropic/…"), a cloud's
+    wrapper (Bedrock's "us.anthropic.…-v1:0", Vertex's "…@20250929") or a display name's
+    spaces and brackets. The date and the thinking level stay: they say what ran."""
+    name = model.strip().lower().rsplit("/", 1)[-1] or model.strip().lower()
+    if re.search(r"[\s()]", name):
+        name = re.sub(r"[^a-z0-9.]+", "-", name).strip("-")
+    name = name.replace("@", "-")
+    if cloud := _CLOUD_ID.match(name):
+        name = cloud[1]
+    return name or model
 
 
 def _match(clause: object, text: str) -> bool:

@@ -25,7 +25,7 @@ import msgspec
 from . import folders, sources
 from .diagnostics import Diagnostics
 from .index import Index, connect
-from .pricing import Catalogue
+from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source
 from .sources.base import DroppedLine, UsageRecord, UsageScan
@@ -585,7 +585,7 @@ class Row:
         self.cache_write_tokens += b[8]
         self.reasoning_tokens += b[9]
         self.responses += b[11]
-        model = b[2] or "(unknown model)"
+        model = plain_name(b[2]) if b[2] else "(unknown model)"
         if b[10] is None:
             if b[5] or b[6] or b[7] or b[8]:
                 self.unpriced.add(model)
@@ -654,7 +654,7 @@ def _key_for(report: str, app: str, b: Bucket, days: dict[int, date | None]) -> 
     if report == "project":
         return b[3] or "(unknown folder)"
     if report == "model":
-        return b[2] or "(unknown model)"
+        return plain_name(b[2]) if b[2] else "(unknown model)"
     return app
 
 
@@ -792,6 +792,8 @@ def explain(
     rows: dict[str, Row] = {}
     for r in report(keep(collected.buckets, filters), kind, filters.tz):
         rows.setdefault(r.key, r)
+    if key not in rows and kind == "model" and plain_name(key) in rows:
+        key = plain_name(key)  # the app's own spelling of the row's model
     if key not in rows and kind == "session":  # an id prefix, as every command takes
         matching = [name for name in rows if name.startswith(key)]
         if len(matching) == 1:

@@ -697,10 +697,6 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         withheld.append(f"--permission-mode {mode}")
     elif mode:
         notes.append(f"unknown permission mode {mode!r} left out")
-    if not session.cwd:
-        notes.append(
-            "the session's folder is unknown: run this from its project folder"
-        )
     moved = session.extra.get("continued_in")
     if isinstance(moved, str) and moved:
         notes.append(

@@ -976,8 +976,6 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
             withheld.append(f"{flag} {value}")
     if session.parent_id:
         notes.append("a sub-agent thread: it reopens on its own, not inside its parent")
-    if not session.cwd:
-        notes.append("the thread's folder is unknown: run this from its project folder")
     return ResumePlan(
         argv=tuple(argv),
         cwd=session.cwd or ".",

@@ -937,3 +937,39 @@ def test_what_a_rewind_left_behind_is_not_shown_but_still_billed(
     found = read_all(tmp_path / "home", sid)
     assert [e.text for e in found if e.kind == "user"] == ["start over"]
     assert sum(e.usage.input_tokens for e in found if e.usage) == 650
+
+
+def test_code_mode_inner_results_are_left_to_the_outer_call(tmp_path: Path) -> None:
+    """Qwen Code's Code Mode (after 0.24.4, chatRecordingService.ts): the tools an `exec`
+    call's code runs answer as `tool_result` lines with `subtype: code_mode_tool_result`
+    under ids like `exec-1:code:1` that no call has; Qwen's own views show the outer
+    result only. One call, one result."""
+    base = {"sessionId": DELEGATING, "cwd": SHOP, "version": "0.25.0"}
+    lines = [
+        {**base, "uuid": "u1", "parentUuid": None, "type": "user",
+         "timestamp": "2026-12-01T10:00:00.000Z",
+         "message": {"role": "user", "parts": [{"text": "write two files"}]}},
+        {**base, "uuid": "a1", "parentUuid": "u1", "type": "assistant",
+         "timestamp": "2026-12-01T10:00:01.000Z", "model": "qwen3-coder",
+         "message": {"role": "model", "parts": [{"functionCall": {
+             "id": "exec-1", "name": "exec", "args": {"code": "..."}}}]}},
+        *(
+            {**base, "uuid": f"n{n}", "parentUuid": "a1" if n == 1 else f"n{n - 1}",
+             "type": "tool_result", "subtype": "code_mode_tool_result",
+             "timestamp": "2026-12-01T10:00:02.000Z",
+             "message": {"role": "user", "parts": [{"functionResponse": {
+                 "id": f"exec-1:code:{n}", "name": "write_file",
+                 "response": {"output": "inner"}}}]},
+             "toolCallResult": {"callId": f"exec-1:code:{n}", "status": "success"}}
+            for n in (1, 2)
+        ),
+        {**base, "uuid": "r1", "parentUuid": "n2", "type": "tool_result",
+         "timestamp": "2026-12-01T10:00:03.000Z",
+         "message": {"role": "user", "parts": [{"functionResponse": {
+             "id": "exec-1", "name": "exec", "response": {"output": "done"}}}]},
+         "toolCallResult": {"callId": "exec-1", "status": "success"}},
+    ]  # fmt: skip
+    found = _read_lines(tmp_path, lines)
+    results = [(e.call_id, e.text) for e in found if e.kind == "tool_result"]
+    assert results == [("exec-1", "done")]
+    assert [e.call_id for e in found if e.kind == "tool_call"] == ["exec-1"]

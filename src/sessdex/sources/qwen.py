@@ -26,7 +26,9 @@ reasoning: `_thoughts_beside`). The main agent's `api_response`
 telemetry duplicates its assistant records and is ignored. A workspace agent's
 `agent_message` names its author in `agentId` without `isSidechain`: it is input from
 that agent (`from_agent`), not a sub-agent; an `agent_mention` of one is a `meta` event.
-Other bookkeeping subtypes are known and ignored.
+Other bookkeeping subtypes are known and ignored, as is Code Mode's
+`code_mode_tool_result` (a tool the code of an `exec` call ran; Qwen shows the outer
+call's result only).
 
 Sub-agents (the `agent` tool). Every run also shows in the chat as `ui_telemetry`:
 `api_response` events carrying `subagent_name` (and, in 0.24, `subagent_id`) and
@@ -684,7 +686,10 @@ class _Reader:
         elif kind == "assistant":
             yield from self.assistant(record, uuid, time, agent, bill=bill)
         elif kind == "tool_result":
-            yield from self.tool_result(record, time, agent)
+            # Code Mode: each tool an `exec` call's code ran answers on its own line,
+            # under an id no call has; Qwen shows only the outer result, and so do we
+            if subtype != "code_mode_tool_result":
+                yield from self.tool_result(record, time, agent)
         elif kind == "system":
             yield from self.system(record, subtype, time, agent, version)
         else:

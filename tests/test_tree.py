@@ -460,3 +460,28 @@ def test_a_stale_session_in_a_database_others_write_to_is_still_stopped(
     os.utime(db_path)  # another session wrote just now
     [node] = tree("opencode", "ses_dd47cc97", home)["children"]  # type: ignore[misc]
     assert node["status"] == "stopped"
+
+
+@pytest.mark.parametrize(
+    ("app", "child"),
+    [
+        ("claude", "a199d630441234c05"),
+        ("gemini", "85b47322"),
+        ("opencode", "ses_dd47cc26"),
+        ("vibe", "ad739610"),
+    ],
+)
+def test_a_sub_agent_shown_on_its_own_was_told_its_task_by_the_lead(
+    app: str, child: str
+) -> None:
+    """A person typed none of a sub-agent's prompts: shown on its own (not inside its
+    lead's view) its task still reads as the lead's, in the terminal and in JSON."""
+    home = str(DATA / app / "home")
+    shown = CliRunner().invoke(main, ["show", child, "--home", home])
+    assert shown.exit_code == 0, shown.output
+    assert "⇠ the lead: " in shown.stdout and "\n> " not in shown.stdout
+    events = json.loads(
+        CliRunner().invoke(main, ["show", child, "--json", "--home", home]).stdout
+    )
+    told = [e for e in events if e["kind"] == "user"]
+    assert told and all(e["extra"].get("from_agent") == "the lead" for e in told)

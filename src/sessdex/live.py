@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import databases, sources
+from . import databases, reading, sources
 from .diagnostics import Diagnostics
 from .follow import Change, Follower, tail_offset
 from .model import Event, Session
@@ -306,7 +306,10 @@ class _ReadFeed:
         skip = max(0, self.covered - SEEN_CAP // 2) if whole else 0
         count = 0
         try:
-            for event in self.source.read(self.session, scratch, offset=start):
+            read = self.source.read(self.session, scratch, offset=start)
+            if self.session.parent_id:
+                read = reading.from_its_lead(read)
+            for event in read:
                 count += 1
                 if count > skip and seen.add(event):
                     if len(kept) == kept.maxlen:

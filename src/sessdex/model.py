@@ -185,7 +185,8 @@ class Event:
 
     - user / assistant / thinking: `text`. Input that another agent sent (a task handed
       down, a report sent up) rather than a person typed is a user event with
-      `extra["from_agent"]`, the sender's name.
+      `extra["from_agent"]`, the sender's name (a sub-agent's session read on its own:
+      "the lead", for each prompt its file holds).
     - tool_call: `tool` (the app's tool name), `call_id`, `extra["input"]` (the arguments as
       parsed JSON, or a string); `text` only when the input is not JSON (a raw patch).
       Arguments keep the app's own names: views/diffs.py knows the names edits go by.

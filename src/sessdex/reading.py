@@ -4,7 +4,7 @@ a store the app rewrote during the read is read again from where it broke."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from .diagnostics import Diagnostics
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 # came out broken (as the index does)
 REREADS = 2
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+LEAD = "the lead"  # who told a sub-agent what it was told
 
 
 def read_session(
@@ -65,6 +66,8 @@ def guarded(
 ) -> Iterator[Event]:
     """Stop cleanly, with a problem noted, if the file vanishes or breaks mid-read, or
     the reader meets a shape it cannot handle: the events read so far stay given."""
+    if session.parent_id:
+        events = from_its_lead(events)
     try:
         yield from events
     except OSError as error:
@@ -73,6 +76,22 @@ def guarded(
         if os.environ.get("SESSDEX_DEBUG"):
             raise
         diagnostics.reader_failed(session.app, session.path, error)
+
+
+def from_its_lead(events: Iterable[Event]) -> Iterator[Event]:
+    """A sub-agent's session read on its own: what it was told, a person did not type;
+    the agent that started it did (as `sender_name` says when the lead's view holds it)."""
+    from dataclasses import replace
+
+    for event in events:
+        if (
+            event.kind == "user"
+            and event.agent_id is None
+            and not event.extra.get("from_agent")
+            and not event.extra.get("injected")
+        ):
+            event = replace(event, extra={**event.extra, "from_agent": LEAD})
+        yield event
 
 
 def _whole_store(path: str | None) -> str | None:

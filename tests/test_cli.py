@@ -186,6 +186,11 @@ def test_find_matches_all_words_across_fields() -> None:
     assert [s["id"] for s in json.loads(out)] == [CLAUDE_B]
     code, out, _ = invoke("find", "nothing-like-this", "--json", "--home", DEMO)
     assert code == 0 and json.loads(out) == []
+    # an id with its app in front, as `show` and `resume` take it (and their errors say)
+    _, out, _ = invoke("find", f"codex:{CODEX[:8]}", "--json", "--home", DEMO)
+    assert [s["id"] for s in json.loads(out)] == [CODEX]
+    _, out, _ = invoke("find", f"claude:{CODEX[:8]}", "--json", "--home", DEMO)
+    assert json.loads(out) == []
 
 
 def test_find_ranks_an_id_prefix_first() -> None:

@@ -319,6 +319,7 @@ def test_since_and_here_as_the_full_command(
         ["c0afe25d"],
         ["no-such-words-anywhere"],
         ["title:fix", "--limit", "1"],
+        ["codex:0", "--json"],
     ],
 )
 def test_find_prints_what_the_full_command_prints(

@@ -58,7 +58,8 @@ class Query:
 
 
 def parse_query(text: str) -> Query:
-    """Words that must all match; `app:codex`, `branch:fix/`, `dir:shop-api`, `id:7f3a` narrow."""
+    """Words that must all match; `app:codex`, `branch:fix/`, `dir:shop-api`, `id:7f3a`
+    and `codex:7f3a` (an app's id) narrow."""
     words: list[str] = []
     scoped: list[tuple[str, str]] = []
     apps: list[str] = []
@@ -75,6 +76,10 @@ def parse_query(text: str) -> Query:
                 apps.append(app)
             else:
                 scoped.append((scope, value))
+        elif colon and name.lower() in BUILTIN and value:
+            # "codex:7f3a": an id as `show` and `resume` take it, its app in front
+            apps.append(name.lower())
+            scoped.append(("id", value))
         else:
             words.append(token)
     return Query(tuple(words), tuple(scoped), tuple(apps))

@@ -348,6 +348,11 @@ def test_explain_names_what_was_counted_and_what_was_dropped_by_which_rule(
         ("00000000000c.jsonl", 3, "replayed-parent-history"),
     ]
     assert len(audit["counted"]) == 4
+    # times as every other --json gives them: ISO 8601 in UTC
+    assert all(
+        re.fullmatch(r"2026-11-20T\d\d:\d\d:\d\d\.\d{3}Z", c["time"])
+        for c in audit["counted"]
+    )
 
 
 def test_json_rows_have_the_documented_fields(mixed: Home, run: object) -> None:

@@ -146,6 +146,12 @@ def explain_lines(explained: Explained, tz: tzinfo = UTC) -> list[str]:
     return lines
 
 
+def _iso(time: float | None) -> str | None:
+    from .records import iso
+
+    return iso(datetime.fromtimestamp(time, UTC)) if time is not None else None
+
+
 def explain_record(explained: Explained) -> dict[str, object]:
     return {
         "row": explained.row.record(),
@@ -154,7 +160,7 @@ def explain_record(explained: Explained) -> dict[str, object]:
                 "app": app,
                 "file": path,
                 "line": record.line,
-                "time": record.time,
+                "time": _iso(record.time),
                 "session_id": record.session_id,
                 "agent_id": record.agent_id,
                 "model": record.usage.model,

@@ -485,3 +485,21 @@ def test_a_sub_agent_shown_on_its_own_was_told_its_task_by_the_lead(
     )
     told = [e for e in events if e["kind"] == "user"]
     assert told and all(e["extra"].get("from_agent") == "the lead" for e in told)
+
+
+def test_tree_says_what_it_could_not_read(tmp_path: Path) -> None:
+    """A broken line under the tree is counted and, with -v, named, as `show` does."""
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "claude" / "home", home)
+    lead = next(home.rglob("82d9f90c-3f87-46b4-b09c-58027a5e630c.jsonl"))
+    lines = lead.read_bytes().splitlines(keepends=True)
+    lead.write_bytes(
+        b"".join([*lines[:2], b'{"type": "user", "message": {\n', *lines[2:]])
+    )
+    result = CliRunner().invoke(main, ["tree", "82d9f90c", "--home", str(home)])
+    assert result.exit_code == 0 and "general-purpose" in result.stdout
+    assert "skipped 1 unreadable line" in result.stderr
+    verbose = CliRunner().invoke(main, ["tree", "82d9f90c", "-v", "--home", str(home)])
+    assert f"{lead}:3: " in verbose.stderr

@@ -651,11 +651,16 @@ def _tail_events(
         window *= 4
 
 
-def agent_tree(home: Home, prefix: str) -> tuple[Session, AgentNode]:
-    """The session's sub-agent tree: per node type, description, status, tokens, tool calls."""
+def agent_tree(
+    home: Home, prefix: str, diagnostics: Diagnostics | None = None
+) -> tuple[Session, AgentNode]:
+    """The session's sub-agent tree: per node type, description, status, tokens, tool
+    calls. What could not be read on the way is added to `diagnostics`."""
     found = transcript(home, prefix)
     root = build_tree(found.session.id, found.events, found.session.agent_type)
     settle(root, _last_written(found.session.path), datetime.now(UTC))
+    if diagnostics is not None:
+        diagnostics.update(found.diagnostics)
     return found.session, root
 
 

@@ -76,14 +76,19 @@ def home_option(f: F) -> F:
     )(f)
 
 
-def output_options(f: F) -> F:
-    """--json, --nl and --verbose, shared by every list-like command."""
-    f = click.option(
+def verbose_option(f: F) -> F:
+    """-v/--verbose: name what could not be read."""
+    return click.option(
         "--verbose",
         "-v",
         is_flag=True,
         help="Name each unreadable file and line (never its content).",
     )(f)
+
+
+def output_options(f: F) -> F:
+    """--json, --nl and --verbose, shared by every list-like command."""
+    f = verbose_option(f)
     f = click.option("--nl", "as_nl", is_flag=True, help="One JSON object per line.")(f)
     f = click.option("--json", "as_json", is_flag=True, help="One JSON array.")(f)
     return f

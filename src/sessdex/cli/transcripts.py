@@ -32,6 +32,7 @@ from ._common import (
     resolve_home,
     session_id_argument,
     stdout_bytes,
+    verbose_option,
     write_events,
 )
 
@@ -139,17 +140,28 @@ def show_command(
     is_flag=True,
     help="One JSON object per agent, lead first, with its parent's id and depth.",
 )
+@verbose_option
 @home_option
 @fail_nicely
 def tree_command(
-    session_id: str, as_json: bool, as_nl: bool, home_dir: str | None
+    session_id: str, as_json: bool, as_nl: bool, verbose: bool, home_dir: str | None
 ) -> None:
     """Show a session's sub-agents as a tree: type, status, tokens, tool calls, duration.
 
     \b
     Example: sessdex tree 7f3a --json
     """
-    _session, root = api.agent_tree(resolve_home(home_dir), session_id)
+    from ..diagnostics import Diagnostics
+
+    diagnostics = Diagnostics()
+    _session, root = api.agent_tree(resolve_home(home_dir), session_id, diagnostics)
+    try:
+        _print_tree(root, as_json, as_nl)
+    finally:
+        report_diagnostics(diagnostics, verbose)
+
+
+def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
     if as_json or as_nl:
         from ..views.records import dumps
 

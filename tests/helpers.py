@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 
@@ -77,3 +80,40 @@ def write_claude_session(
         )
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
+
+
+def on_a_terminal(
+    args: list[str],
+    env: dict[str, str],
+    *,
+    stdout_too: bool = False,
+    columns: int = 120,
+) -> tuple[subprocess.CompletedProcess[bytes], str]:
+    """Run sessdex with stderr on a pseudo-terminal `columns` wide (stdout a pipe, or the
+    terminal too with `stdout_too`): (result, what the terminal got)."""
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "sessdex", *args],
+            env={**env, "COLUMNS": str(columns), "TERM": "xterm"},
+            stdout=slave if stdout_too else subprocess.PIPE,
+            stderr=slave,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+    finally:
+        os.close(slave)
+    seen = b""
+    while select.select([master], [], [], 1)[0]:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal's other end is closed: all read
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    return result, seen.decode("utf-8", "replace")

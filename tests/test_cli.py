@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from sessdex import api
 from sessdex.cli import main
 from sessdex.sources import Home
-from tests.helpers import write_claude_session
+from tests.helpers import on_a_terminal, write_claude_session
 
 DEMO = str(api.demo_home().path)
 CLAUDE_A = "3f2b9c1e-8d4a-4e7b-9a61-0c5d2e7f8a90"
@@ -645,39 +645,6 @@ def test_an_empty_result_says_why_and_what_to_try(tmp_path: Path) -> None:
     assert out == "" and "No sessions found" in err and "sessdex doctor" in err
 
 
-def _stderr_on_a_terminal(
-    args: list[str], env: dict[str, str], *, stdout_too: bool = False
-) -> tuple[subprocess.CompletedProcess[bytes], str]:
-    """Run sessdex with stderr on a pseudo-terminal (stdout a pipe, or the terminal too
-    with `stdout_too`): (result, what the terminal got)."""
-    import pty
-    import select
-
-    master, slave = pty.openpty()
-    try:
-        result = subprocess.run(
-            [sys.executable, "-m", "sessdex", *args],
-            env={**env, "COLUMNS": "120", "TERM": "xterm"},
-            stdout=slave if stdout_too else subprocess.PIPE,
-            stderr=slave,
-            stdin=subprocess.DEVNULL,
-            timeout=60,
-        )
-    finally:
-        os.close(slave)
-    seen = b""
-    while select.select([master], [], [], 1)[0]:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # the terminal's other end is closed: all read
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(master)
-    return result, seen.decode("utf-8", "replace")
-
-
 def test_long_work_shows_progress_on_the_terminal_never_in_the_output(
     tmp_path: Path,
 ) -> None:
@@ -688,19 +655,19 @@ def test_long_work_shows_progress_on_the_terminal_never_in_the_output(
 
     home = str(merged_home(tmp_path / "home"))
     env = {**os.environ, "SESSDEX_PROGRESS_AFTER": "0"}
-    listed, terminal = _stderr_on_a_terminal(["list", "--json", "--home", home], env)
+    listed, terminal = on_a_terminal(["list", "--json", "--home", home], env)
     assert listed.returncode == 0
     assert "Indexing sessions" in terminal
     session = next(s for s in json.loads(listed.stdout) if s["app"] == "claude")
     target = tmp_path / "out.md"
-    exported, terminal = _stderr_on_a_terminal(
+    exported, terminal = on_a_terminal(
         ["export", session["id"], "-f", "md", "-o", str(target), "--home", home], env
     )
     assert exported.returncode == 0
     assert f"Exporting {session['id']}" in terminal
     assert "events" in terminal
     assert "Exporting" not in target.read_text()
-    shown, terminal = _stderr_on_a_terminal(
+    shown, terminal = on_a_terminal(
         ["show", session["id"], "--json", "--home", home], env
     )
     assert f"Reading {session['id']}" in terminal
@@ -964,7 +931,7 @@ def test_a_pager_that_cannot_start_leaves_the_transcript_on_the_terminal(
     sid = "cccccccc-0000-4000-8000-000000000010"
     write_claude_session(home, sid, "/w/p", prompt="where did the pager go")
     env = {**os.environ, "PAGER": "/nowhere/pager -R"}
-    result, shown = _stderr_on_a_terminal(
+    result, shown = on_a_terminal(
         ["show", sid, "--home", str(home)], env, stdout_too=True
     )
     assert result.returncode == 0
@@ -993,7 +960,7 @@ def test_the_pager_gets_the_transcript_as_it_is_read_and_may_quit_early(
     env = {**os.environ, "PAGER": f"{sys.executable} {pager}", "TERM": "xterm-256color"}  # fmt: skip
     env.pop("LESS", None)
     env.pop("NO_COLOR", None)
-    result, shown = _stderr_on_a_terminal(
+    result, shown = on_a_terminal(
         ["show", sid, "--home", str(home)], env, stdout_too=True
     )
     assert result.returncode == 0 and "Traceback" not in shown, shown
@@ -1004,7 +971,7 @@ def test_the_pager_gets_the_transcript_as_it_is_read_and_may_quit_early(
     # the user's LESS is kept, and $PAGER is run by the shell, as git runs it
     env["LESS"] = "-S"
     env["PAGER"] = f"cat | {shlex.quote(sys.executable)} {shlex.quote(str(pager))}"
-    result, _ = _stderr_on_a_terminal(["show", sid, "--home", str(home)], env, stdout_too=True)  # fmt: skip
+    result, _ = on_a_terminal(["show", sid, "--home", str(home)], env, stdout_too=True)  # fmt: skip
     assert result.returncode == 0
     less, *lines = seen.read_text().splitlines()
     assert less == "-S" and any("pasted line 0" in line for line in lines)

@@ -20,6 +20,7 @@ from sessdex import quick, sources
 from sessdex.indexfile import cache_folder
 
 from .conftest import merged_home
+from .helpers import on_a_terminal
 
 NOTED = [n for n in sources.BUILTIN if getattr(sources.get(n), "SCAN_NOTED", False)]
 SETTLED = 1_767_225_600  # 2026-01-01, long before any test runs
@@ -421,3 +422,27 @@ def test_list_columns_fit_what_they_show_and_leave_the_title_room() -> None:
     )  # fmt: skip
     assert line == "claude   abcdef12   1h  feature/a… …on/shop-api " + "T" * 29 + "…"
     assert len(line) <= 80
+
+
+@pytest.mark.parametrize("no_color", ["1", "false"])
+def test_no_color_leaves_the_table_uncoloured_on_a_terminal(
+    home: Path,
+    no_color: str,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """NO_COLOR set to anything (no-color.org): `list` on a terminal writes no colour,
+    through the full command and the quick path alike; unset or empty, the app is cyan."""
+    args = ["--home", str(home)]
+    full("--json", *args)  # a warm index: the quick path answers
+    env = {**os.environ, "SESSDEX_NO_QUICK": "1"}
+    for value, colour in ((no_color, False), ("", True)):
+        env["NO_COLOR"] = value
+        result, shown = on_a_terminal(["list", *args], env, stdout_too=True)
+        assert result.returncode == 0 and "claude" in shown
+        assert ("\x1b[36m" in shown) is colour, value
+        monkeypatch.setenv("NO_COLOR", value)
+        monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+        got = answered(args, capsysbinary)
+        assert got is not None and b"claude" in got
+        assert (b"\x1b[36m" in got) is colour, value

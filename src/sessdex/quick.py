@@ -306,13 +306,14 @@ def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
     """The lines `sessdex list` prints for people (views.text.listing_line)."""
     from .views.text import (
         app_width,
+        coloured,
         listing_columns,
         listing_line,
         short_id_width,
         terminal_width,
     )
 
-    width, styled = terminal_width(), sys.stdout.isatty()
+    width, styled = terminal_width(), coloured(sys.stdout)
     id_width = short_id_width((row[1] for row in rows), ids)
     app_column = app_width(row[0] for row in rows)
     branch_column, folder_column = listing_columns(

@@ -335,6 +335,7 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
 
     from ..views.text import (
         app_width,
+        coloured,
         listing_columns,
         listing_line,
         short_id_width,
@@ -345,7 +346,7 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
     id_width = short_id_width((row.id for row in rows), listing.ids)
     app_column = app_width(row.app for row in rows)
     home_text = str(home.path)
-    styled = sys.stdout.isatty()
+    styled = coloured(sys.stdout)
     records = [orjson.loads(row.record) for row in rows]
     branch_column, folder_column = listing_columns(
         ((record.get("branch"), record.get("cwd")) for record in records),

@@ -8,11 +8,12 @@ the window, write a hyperlink or hide text.
 from __future__ import annotations
 
 import bisect
+import os
 import re
 import shlex
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:  # the quick listing imports this module: no model import at run time
     from ..model import Event
@@ -273,6 +274,12 @@ def terminal_width() -> int:
     import sys
 
     return shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 160
+
+
+def coloured(stream: TextIO) -> bool:
+    """Whether lines for `stream` get colour: on a terminal, unless NO_COLOR is set to
+    anything (no-color.org), as Rich decides for the rest of sessdex's output."""
+    return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
 SHORT_ID = 8  # the fewest characters of an id `list` prints

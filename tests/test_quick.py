@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -422,6 +423,14 @@ def test_list_columns_fit_what_they_show_and_leave_the_title_room() -> None:
     )  # fmt: skip
     assert line == "claude   abcdef12   1h  feature/a… …on/shop-api " + "T" * 29 + "…"
     assert len(line) <= 80
+    # narrower, the title would get less than 20: the branch goes, then the folder
+    assert listing_columns(long, home=home, width=60) == (0, 12)
+    assert listing_columns(long, home=home, width=40) == (0, 0)
+    line = listing_line(
+        "claude", "abcdef1234", fields, width=60, home=home, styled=False,
+        now=datetime(2026, 11, 1, 11, 0, tzinfo=UTC), branch_column=0, folder_column=12,
+    )  # fmt: skip
+    assert line == "claude   abcdef12   1h  …on/shop-api " + "T" * 20 + "…"
 
 
 @pytest.mark.parametrize("no_color", ["1", "false"])
@@ -446,3 +455,30 @@ def test_no_color_leaves_the_table_uncoloured_on_a_terminal(
         got = answered(args, capsysbinary)
         assert got is not None and b"claude" in got
         assert (b"\x1b[36m" in got) is colour, value
+
+
+def test_a_narrow_terminal_leaves_out_branch_and_folder_for_the_title(
+    home: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a 40-column terminal each line fits on one line: app, id, age and the title,
+    the same through the full command and the quick path."""
+    args = ["--home", str(home), *apps(["claude", "codex", "gemini"])]
+    records = json.loads(full("--json", *args))
+    env = {**os.environ, "SESSDEX_NO_QUICK": "1", "NO_COLOR": "1"}
+    result, shown = on_a_terminal(["list", *args], env, stdout_too=True, columns=40)
+    assert result.returncode == 0
+    lines = shown.replace("\r\n", "\n").splitlines()
+    assert len(lines) == len(records) and all(len(line) <= 40 for line in lines)
+    first = records[0]
+    assert lines[0].startswith(f"{first['app']:<8} ")
+    # after app, id and age: the title, no branch or folder
+    title = re.fullmatch(r"\S+ +\S+ +\S+  (.+)", lines[0])
+    assert title and first["title"].startswith(title[1].rstrip("…"))
+    monkeypatch.setenv("COLUMNS", "40")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    got = answered(args, capsysbinary)
+    assert got is not None
+    assert _without_ages(got) == _without_ages("\n".join(lines).encode() + b"\n")

@@ -291,6 +291,7 @@ FOLDER_WIDTH = 32  # the folder column at its widest, likewise
 TITLE_ROOM = (
     30  # what a narrow terminal keeps for the title, taken from folder and branch
 )
+TITLE_LEAST = 20  # less than this for the title, and the branch, then the folder, go
 
 
 def listing_columns(
@@ -304,7 +305,8 @@ def listing_columns(
     """The (branch, folder) column widths for rows of (branch, folder): each as wide as
     its longest text shown, at most BRANCH_WIDTH and FOLDER_WIDTH. Where `width` leaves the
     title less than TITLE_ROOM, the folder gives up room first (down to 12), then the
-    branch (down to 8)."""
+    branch (down to 8); where the title would still have less than TITLE_LEAST, the
+    branch column is left out (0), then the folder column."""
     branch = folder = 1
     for branch_value, cwd in rows:
         branch = max(branch, _shown_length(branch_value or "-"))
@@ -318,6 +320,14 @@ def listing_columns(
         given = min(over, max(0, folder - 12))
         folder, over = folder - given, over - given
         branch -= min(over, max(0, branch - 8))
+
+    def title() -> int:
+        return width - lead - (branch and branch + 1) - (folder and folder + 1) - 2
+
+    if title() < TITLE_LEAST:
+        branch = 0
+    if title() < TITLE_LEAST:
+        folder = 0
     return branch, folder
 
 
@@ -381,18 +391,21 @@ def listing_line(
 
     `fields` are the record's updated, created, branch, cwd and title; everything printed
     is cleaned of control sequences and cut to fit `width` (the columns' widths come
-    from `listing_columns`; a folder too long loses its start, the rest their end).
+    from `listing_columns`, 0 for a column left out; a folder too long loses its start,
+    the rest their end).
     """
     updated, created, branch, cwd, title = fields
     stamp = updated or created
     when = datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else None
-    branch_text = one_line(branch or "-", branch_column)
-    folder = left_cut(one_line(short_path(cwd, home)), folder_column)
     head = (
         f"{app:<{app_column}} {one_line(session_id)[:id_width]:<{id_width}} "
         f"{age(when, now):>4}  "
-        f"{branch_text:<{branch_column}} {folder:<{folder_column}} "
     )
+    if branch_column:
+        head += f"{one_line(branch or '-', branch_column):<{branch_column}} "
+    if folder_column:
+        folder = left_cut(one_line(short_path(cwd, home)), folder_column)
+        head += f"{folder:<{folder_column}} "
     mark = "↳ " if sub_agent else ""
     line = head + mark + one_line(title or "(untitled)", max(10, width - len(head) - 2))
     if styled:  # the app name in cyan, as click.style(fg="cyan") writes it

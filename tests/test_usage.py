@@ -11,6 +11,7 @@ The fixture home tests/data/usage/mixed holds (see its PROVENANCE.md):
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -21,6 +22,8 @@ import pytest
 from sessdex import usage
 from sessdex.cli import main
 from sessdex.sources import Home
+
+from .helpers import on_a_terminal
 
 DATA = Path(__file__).parent / "data"
 MIXED = DATA / "usage" / "mixed"
@@ -641,3 +644,90 @@ def test_session_rows_print_ids_that_show_takes_too() -> None:
     for prefix in shown:
         found = CliRunner().invoke(main, ["show", prefix, "--json", "--home", home])
         assert found.exit_code == 0, (prefix, found.output)
+
+
+def _table_on_a_terminal(home: Home, columns: int) -> list[str]:
+    """`sessdex usage` on a terminal `columns` wide: its lines, without their styles."""
+    env = {**os.environ, "NO_COLOR": "1"}
+    result, shown = on_a_terminal(
+        ["usage", "--home", str(home.path)], env, stdout_too=True, columns=columns
+    )
+    assert result.returncode == 0, shown
+    return re.sub(r"\x1b\[[0-9;]*m", "", shown).replace("\r\n", "\n").splitlines()
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip("┃│").split(line[0])]
+
+
+@pytest.mark.parametrize(
+    ("columns", "header", "total"),
+    [
+        (80, ["Day", "In", "Out", "Cache w", "Cache r", "Reason", "Cost"],
+         ["Total", "2,167", "323", "100", "5,000", "30", "$0.02+"]),
+        (40, ["Day", "Tokens", "Cost"], ["Total", "7,590", "$0.02+"]),
+    ],
+)  # fmt: skip
+def test_a_narrow_terminal_gets_every_number_whole(
+    mixed: Home, columns: int, header: list[str], total: list[str]
+) -> None:
+    """The models list goes and headers shorten first (80 columns), then the counts
+    become one total (40): the day, the tokens and the cost are never cut."""
+    lines = _table_on_a_terminal(mixed, columns)
+    table = [line for line in lines if line[:1] in ("┃", "│")]
+    assert _cells(table[0]) == header
+    assert _cells(table[-1]) == total
+    assert [_cells(line)[0] for line in table[1:-1]] == [
+        "2026-11-20",
+        "2026-11-21",
+        "2026-11-22",
+    ]
+    assert "…" not in "".join(table)
+    assert all(len(line) <= columns for line in lines if not line.startswith("note:"))
+
+
+def test_the_prices_line_has_no_trailing_spaces(mixed: Home, run: object) -> None:
+    result = run.invoke(main, ["usage", "--home", str(mixed.path)])  # type: ignore[attr-defined]
+    prices = [line for line in result.stdout.splitlines() if "prices:" in line]
+    assert len(prices) == 1 and prices[0].startswith("prices: genai-prices ")
+    assert prices[0] == prices[0].rstrip()
+    (shown,) = [
+        line for line in _table_on_a_terminal(mixed, 80) if line.startswith("prices:")
+    ]
+    assert shown == prices[0]
+
+
+def test_a_narrow_session_table_keeps_each_short_id_and_every_count_whole() -> None:
+    """40 columns, a long title, counts in the hundreds of millions: the title gives
+    way, never the short id `--explain` takes, a count or the cost."""
+    import io
+
+    from rich.console import Console
+
+    from sessdex.views.usage import table
+
+    sessions = [
+        usage.Row(
+            f"{n}f3a9c21-0000-4000-8000-00000000000{n}",
+            input_tokens=123_456_789,
+            output_tokens=2_345_678,
+            cache_read_tokens=987_654_321,
+            cost=1234.5,
+            models={"claude-opus-4-8"},
+            about={"title": "Fix the flaky checkout retry test in CI, again"},
+        )
+        for n in (1, 2)
+    ]
+    total = usage.Row("Total", cost=2469.0)
+    for row in sessions:
+        for name in ("input_tokens", "output_tokens", "cache_read_tokens"):
+            setattr(total, name, getattr(total, name) + getattr(row, name))
+    console = Console(file=io.StringIO(), width=40, color_system=None)
+    console.print(table("session", sessions, total, width=40))
+    lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert all(len(line) <= 40 for line in lines)
+    shown = "\n".join(lines)
+    assert "1f3a9c21" in shown and "2f3a9c21" in shown
+    assert "1,113,456,788" in shown and "2,226,913,576" in shown
+    assert "$1,234.50" in shown and "$2,469.00" in shown
+    assert "Fix the flaky checkout retry test in CI, again" not in shown

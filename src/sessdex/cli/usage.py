@@ -117,7 +117,14 @@ def usage_command(
         out.width = max(
             out.width, 160
         )  # a pipe gets whole numbers and names, not folds
-    out.print(view.table(report, result.rows, result.total, result.collected.catalogue))
+    out.print(view.table(report, result.rows, result.total, out.width))
+    # apart from the table: a caption would be padded with spaces to the table's width
+    out.print(
+        f"prices: {result.collected.catalogue}",
+        style="table.caption",
+        markup=False,
+        soft_wrap=True,
+    )
     note = view.unpriced_note(result.total)
     if note:
         err(f"note: {note}")

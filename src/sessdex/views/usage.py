@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, tzinfo
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
 from ..usage import TOKENS, Explained, Row
-from .text import one_line, short_id_width
+from .text import left_cut, one_line, short_id_width, tokens
 
 HEADERS = {
     "daily": "Day",
@@ -44,35 +45,36 @@ def row_records(rows: Sequence[Row]) -> list[dict[str, object]]:
     return [row.record() for row in rows]
 
 
-def table(kind: str, rows: Sequence[Row], total: Row, catalogue: str) -> Table:
-    """One line per row (sub-agents indented under their session), then the total."""
-    out = Table(
-        caption=f"prices: {catalogue}",
-        caption_justify="left",
-    )
-    out.add_column(
-        HEADERS.get(kind, "Key"),
-        no_wrap=True,
-        max_width=48 if kind == "session" else None,
-    )
-    if kind not in ("model",):
-        out.add_column("Models", no_wrap=True)
-    for label in LABELS:
-        out.add_column(label, justify="right", no_wrap=True)
-    out.add_column("Cost", justify="right", no_wrap=True)
+# the headers a narrow table uses, and how it gives way, step by step, until it fits:
+# columns of zeros go, the models list goes, headers shorten, reasoning (already inside
+# output) goes and the two cache columns become one, then every count is one total.
+# The key and the cost are never left out, and a number is never cut.
+SHORT = {
+    "Input": "In",
+    "Output": "Out",
+    "Cache write": "Cache w",
+    "Cache read": "Cache r",
+    "Reasoning": "Reason",
+}
+_STEPS = (
+    # (zero columns go, short headers, models shown, counts: "each", "cache", "total")
+    (False, False, True, "each"),
+    (True, False, True, "each"),
+    (True, False, False, "each"),
+    (True, True, False, "each"),
+    (True, True, False, "cache"),
+    (True, True, False, "total"),
+)
 
-    def cells(row: Row, label: str | Text, models: bool = True) -> list[str | Text]:
-        line: list[str | Text] = [label]
-        if kind != "model":
-            line.append(
-                "\n".join(one_line(m) for m in sorted(row.models)) if models else ""
-            )
-        line.extend(f"{getattr(row, name):,}" for name in TOKENS)
-        line.append(
-            Text(money(row), style="yellow") if row.cost_usd is None else money(row)
-        )
-        return line
 
+def table(
+    kind: str, rows: Sequence[Row], total: Row, width: int | None = None
+) -> Table:
+    """One line per row (sub-agents indented under their session), then the total.
+
+    Fitted to `width` where it is given: columns give way as `_STEPS` says; then the key
+    is cut (never a session's short id); then counts are written short (`1.2M`), and
+    the borders go."""
     # long enough to tell the rows apart for --explain, and from their sub-agents'
     # sessions, for `show` (time-ordered ids share their first characters)
     keys = sorted(
@@ -80,17 +82,112 @@ def table(kind: str, rows: Sequence[Row], total: Row, catalogue: str) -> Table:
         | {str(agent).lower() for row in rows for agent in row.agents}
     )
     id_width = short_id_width((row.key for row in rows), keys)
+    lines: list[tuple[Row, str, str, bool]] = []  # row, label, style, models shown
     for row in rows:
-        out.add_row(*cells(row, _label(kind, row, id_width)))
+        lines.append((row, _label(kind, row, id_width), "", True))
         for agent, sub in row.agents.items():
-            out.add_row(
-                *cells(
-                    sub, Text(f"  └ {one_line(agent, 40)}", style="dim"), models=False
-                )
-            )
-    out.add_section()
-    out.add_row(*cells(total, Text("Total", style="bold"), models=False))
+            lines.append((sub, f"  └ {one_line(agent, 40)}", "dim", False))
+    lines.append((total, "Total", "bold", False))
+    key_header = HEADERS.get(kind, "Key")
+    key_width = max(cell_len(label) for _, label, _, _ in [*lines, (total, key_header, "", False)])  # fmt: skip
+    if kind == "session":
+        key_width = min(key_width, 48)
+    least = min(key_width, id_width if kind == "session" else 12)
+    columns: list[tuple[str, list[str]]] = []
+    boxed = True
+    for step in _STEPS:
+        columns = _columns(kind, lines, total, *step)
+        if width is None or width - _width(columns) >= key_width:
+            break
+    else:
+        assert width is not None
+        if width - _width(columns) < least:  # counts written short: whole, never cut
+            columns = _columns(kind, lines, total, *_STEPS[-1], short_counts=True)
+        if width - _width(columns) < least:  # no borders: the columns' room is all left
+            boxed = False
+        key_width = max(least, min(key_width, width - _width(columns, boxed)))
+    out = Table() if boxed else Table(box=None, pad_edge=False, show_edge=False)
+    out.add_column(key_header, no_wrap=True, max_width=key_width)
+    for header, _ in columns:
+        out.add_column(header, justify="left" if header == "Models" else "right", no_wrap=True)  # fmt: skip
+    for n, (row, label, style, _) in enumerate(lines):
+        if n == len(lines) - 1:
+            out.add_section()
+        shown = label if style else _fit(label, key_width, kind, id_width)
+        cost = Text(money(row), style="yellow") if row.cost_usd is None else money(row)
+        out.add_row(
+            Text(shown, style=style),
+            *(cells[n] for header, cells in columns[:-1]),
+            cost,
+        )
     return out
+
+
+def _columns(
+    kind: str,
+    lines: Sequence[tuple[Row, str, str, bool]],
+    total: Row,
+    drop_zeros: bool,
+    short: bool,
+    models: bool,
+    counts: str,
+    short_counts: bool = False,
+) -> list[tuple[str, list[str]]]:
+    """The columns after the key, each a header and one cell per line; the cost last."""
+    sums: list[tuple[str, tuple[str, ...]]]
+    if counts == "each":
+        sums = [(label, (name,)) for label, name in zip(LABELS, TOKENS, strict=True)]
+    elif counts == "cache":
+        sums = [
+            ("Input", ("input_tokens",)),
+            ("Output", ("output_tokens",)),
+            ("Cache", ("cache_write_tokens", "cache_read_tokens")),
+        ]
+    else:  # reasoning is inside output: not added again
+        sums = [("Tokens", ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"))]  # fmt: skip
+    shown = tokens if short_counts else "{:,}".format
+    out: list[tuple[str, list[str]]] = []
+    if models and kind != "model":
+        out.append(
+            (
+                "Models",
+                [
+                    "\n".join(one_line(m) for m in sorted(row.models)) if first else ""
+                    for row, _, _, first in lines
+                ],
+            )
+        )
+    for label, names in sums:
+        if drop_zeros and not any(getattr(total, name) for name in names):
+            continue
+        cells = [shown(sum(getattr(row, name) for name in names)) for row, *_ in lines]
+        out.append((SHORT.get(label, label) if short else label, cells))
+    out.append(("Cost", [money(row) for row, *_ in lines]))
+    return out
+
+
+def _width(columns: Sequence[tuple[str, Sequence[str]]], boxed: bool = True) -> int:
+    """What these columns, and the key's borders and spaces, take beside the key's own
+    width: in a box, each column is as wide as its widest line, a space either side and
+    a border after it (the key: a border either side and its spaces); unboxed, the
+    columns are two spaces apart."""
+    widths = [
+        max(cell_len(line) for text in [header, *cells] for line in text.split("\n"))
+        for header, cells in columns
+    ]
+    return 4 + sum(w + 3 for w in widths) if boxed else sum(w + 2 for w in widths)
+
+
+def _fit(label: str, width: int, kind: str, id_width: int) -> str:
+    """A row's key in `width` cells: a folder loses its start, a session keeps its short
+    id whole; anything else is cut at its end by the column (`max_width`)."""
+    if cell_len(label) <= width:
+        return label
+    if kind == "project":
+        return left_cut(label, width)
+    if kind == "session" and width < id_width + 2:  # no room for "…" after the id
+        return label[:id_width]
+    return label
 
 
 def _label(kind: str, row: Row, id_width: int) -> str:

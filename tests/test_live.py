@@ -799,6 +799,56 @@ def test_the_plain_board_fits_what_it_shows_and_the_terminal() -> None:
     assert all(len(line) <= 80 for line in narrow)
 
 
+def test_the_live_board_is_the_plain_board_fitted_to_the_terminal() -> None:
+    """`watch` on a terminal shows --once's lines, fitted to its width: the reason, then
+    the folder, then the app give way and the title narrows; the status heading, the id,
+    the age and the tokens are never cut."""
+    import io
+
+    from rich.console import Console
+
+    from sessdex.status import Status
+    from sessdex.views.board import plain, render
+
+    rows = [
+        live.BoardRow(
+            Session(
+                app,
+                sid,
+                title="Fix the flaky checkout test in CI",
+                cwd="/home/dev/code/shop-api",
+            ),
+            Status(status, "tool Bash running 42 s"),
+            T - 300,
+            123_456,
+            False,
+        )
+        for app, sid, status in (
+            ("opencode", "01a22b81-666a", "waiting_on_subagent"),
+            ("claude", "01a22b81-5c00", "working"),
+            ("codex", "01a22b81-6e0b", "working"),
+        )
+    ]
+    now = datetime.fromtimestamp(T, UTC)
+    shown = {}
+    for width in (160, 80, 60, 40):
+        console = Console(file=io.StringIO(), width=width, color_system=None)
+        console.print(render(rows, "/home/dev", now, width=width))
+        lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+        assert lines == plain(rows, "/home/dev", now, width=width).splitlines()
+        assert all(len(line) <= width for line in lines), width
+        assert lines[0] == "waiting on a sub-agent (1)" and lines[2] == "working (2)"
+        assert all(line.endswith("  5m  123.5k") for line in lines if line[:2] == "  ")
+        shown[width] = lines[1]
+    assert shown == {
+        160: "  01a22b81-66 opencode Fix the flaky checkout test in CI ~/code/shop-api "
+        "tool Bash running 42 s   5m  123.5k",
+        80: "  01a22b81-66 opencode Fix the flaky checkout test in… …de/shop-api   5m  123.5k",
+        60: "  01a22b81-66 opencode Fix the flaky checkout …   5m  123.5k",
+        40: "  01a22b81-66 Fix the flak…   5m  123.5k",
+    }
+
+
 # --- claude: a Task sub-agent in its own file ---------------------------------------------------
 
 CLAUDE_PARENT = "82d9f90c-3f87-46b4-b09c-58027a5e630c"
@@ -1244,3 +1294,26 @@ def test_a_store_session_longer_than_the_seen_events_is_not_repeated(
     feed = live._ReadFeed(session, get("crush"), Diagnostics(), Tracker())
     assert len(feed._read(seen, 0)) == 4
     assert feed._read(seen, 0) == []  # nothing changed: nothing new
+
+
+def test_watch_on_a_terminal_fits_its_width(tmp_path: Path) -> None:
+    """The live board (not --once) on a 60-column terminal: every line fits, each
+    session's age and tokens whole at its end."""
+    import re
+
+    from .helpers import on_a_terminal
+
+    home = copy_home("claude", tmp_path)
+    args = ["watch", "--since", "10000w", "--duration", "0.5", "--home", str(home.path)]
+    env = {**os.environ, "NO_COLOR": "1"}
+    result, shown = on_a_terminal(args, env, stdout_too=True, columns=60)
+    assert result.returncode == 0, shown
+    # styles go; a redraw's cursor moves start a line (Live rewrites the board)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", shown).replace("\r", "")
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "\n", text)
+    lines = [line for line in text.split("\n") if line.strip()]
+    sessions = [line for line in lines if line.startswith("  ")]
+    assert sessions and all(len(line) <= 60 for line in lines)
+    assert all(
+        re.search(r" +(\d+[mhdw]|now) +(\d[\d.]*[kM]?\+?|-)$", s) for s in sessions
+    )

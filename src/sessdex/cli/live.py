@@ -168,7 +168,9 @@ def _watch_live(boards: Iterable[Sequence[Any]], home: str) -> None:
     out = terminal.console()
     with Live(console=out, auto_refresh=False, transient=False) as screen:
         for rows in boards:
-            screen.update(render(rows, home), refresh=True)  # type: ignore[arg-type]
+            # fitted to the terminal's width now: a resized window gets a board that fits
+            board = render(rows, home, width=out.width)
+            screen.update(board, refresh=True)  # type: ignore[arg-type]
 
 
 @main.command("follow", context_settings=CONTEXT)

@@ -62,6 +62,7 @@ def status_record(row: BoardRow) -> dict[str, JSONValue]:
 # narrowest when a terminal is too narrow for them (the reason gives way first)
 _WIDEST = (48, 28, 44)
 _NARROWEST = (15, 12, 18)
+_TITLE_LEAST = 8  # the title's narrowest, once the reason and folder columns are gone
 
 
 def _cells(row: BoardRow, home: str, now: datetime) -> tuple[str, ...]:
@@ -85,35 +86,31 @@ def _id_width(rows: Sequence[BoardRow]) -> int:
     return short_id_width((row.session.id for row in rows), ids)
 
 
-def render(rows: Sequence[BoardRow], home: str, now: datetime | None = None) -> object:
-    """A Rich renderable: one table, most urgent first, a rule between status groups."""
-    from rich.table import Table
+def render(
+    rows: Sequence[BoardRow],
+    home: str,
+    now: datetime | None = None,
+    width: int | None = None,
+) -> object:
+    """A Rich renderable for the live board: the plain board's lines, fitted to `width`
+    (the terminal's) as `plain` fits them, each group's heading in its status's colour
+    and each id dim."""
     from rich.text import Text
 
-    now = now or datetime.now(UTC)
-    id_width = _id_width(rows)
-    table = Table(box=None, pad_edge=False, show_edge=False, expand=False)
-    table.add_column("status", no_wrap=True)
-    table.add_column("id", no_wrap=True, min_width=id_width)
-    table.add_column("app", no_wrap=True, max_width=11)
-    table.add_column("title", no_wrap=True, max_width=40)
-    table.add_column("folder", no_wrap=True, max_width=24)
-    table.add_column("why", no_wrap=True, min_width=20)
-    table.add_column("age", justify="right", no_wrap=True)
-    table.add_column("tokens", justify="right", no_wrap=True)
     if not rows:
-        table.add_row(Text("no recent sessions", style="dim"))
-        return table
-    for n, row in enumerate(rows):
-        status = row.status.status
-        last = n + 1 == len(rows) or rows[n + 1].status.status != status
-        table.add_row(
-            Text(LABELS.get(status, status), style=COLOURS.get(status, "")),
-            Text(row.session.id[:id_width], style="dim"),
-            *(Text(cell) for cell in _cells(row, home, now)),
-            end_section=last,
-        )
-    return table
+        return Text("no recent sessions", style="dim")
+    out = Text(no_wrap=True, overflow="crop")
+    id_width, lines = _lines(rows, home, now or datetime.now(UTC), width)
+    for n, (status, line) in enumerate(lines):
+        if n:
+            out.append("\n")
+        if status is not None:
+            out.append(line, style=COLOURS.get(status, ""))
+        else:
+            out.append(line[:2])
+            out.append(line[2 : 2 + id_width], style="dim")
+            out.append(line[2 + id_width :])
+    return out
 
 
 def plain(
@@ -125,37 +122,69 @@ def plain(
     """The board as plain text (`watch --once`, a pipe, a file): its title, folder and
     reason columns as wide as what they show, and narrower to fit `width` (a terminal's)
     where it is given; a folder cut loses its start."""
-    now = now or datetime.now(UTC)
     if not rows:
         return "no recent sessions\n"
+    _, lines = _lines(rows, home, now or datetime.now(UTC), width)
+    return "\n".join(line for _, line in lines) + "\n"
+
+
+def _lines(
+    rows: Sequence[BoardRow], home: str, now: datetime, width: int | None
+) -> tuple[int, list[tuple[str | None, str]]]:
+    """The id width, and the board's lines: (status, heading) for each status group,
+    (None, line) for each of its sessions. Fitted to `width`: the reason, the folder and
+    the title narrow, in that order, to _NARROWEST; where that is not enough, the reason
+    column goes, then the folder column, then the app column, and the rest narrow as
+    before (the title to _TITLE_LEAST). Status, id, age and tokens stay whole."""
     app_column = app_width(row.session.app for row in rows)
     id_width = _id_width(rows)
     cells = {id(row): _cells(row, home, now) for row in rows}
-    columns = [
+    widest = [
         max(1, *(len(c[n + 1]) for c in cells.values())) for n in range(3)
     ]  # title, folder, why: as shown
+    columns = list(widest)
     if width is not None:
-        over = 2 + id_width + 1 + app_column + 1 + sum(columns) + 3 + 4 + 1 + 7 - width
+        least = list(_NARROWEST)
+        for step in ("", "why", "folder", "app", "title"):
+            if step in ("why", "folder"):
+                gone = 2 if step == "why" else 1
+                widest[gone] = least[gone] = 0
+            elif step == "app":
+                app_column = 0
+            elif step == "title":  # nothing more to leave out: it narrows further
+                least[0] = _TITLE_LEAST
+            columns = [min(w, n) for w, n in zip(widest, least, strict=True)]
+            if _length(id_width, app_column, columns) <= width:
+                break
+        columns = list(widest)
         for n in (2, 1, 0):  # the reason, then the folder, then the title
-            given = min(max(over, 0), max(0, columns[n] - _NARROWEST[n]))
-            columns[n] -= given
-            over -= given
+            over = _length(id_width, app_column, columns) - width
+            columns[n] -= min(max(over, 0), max(0, columns[n] - least[n]))
     title_w, folder_w, why_w = columns
-    lines = []
+    lines: list[tuple[str | None, str]] = []
     for status in STATUSES:
         group = [row for row in rows if row.status.status == status]
         if not group:
             continue
-        lines.append(f"{LABELS[status]} ({len(group)})")
+        lines.append((status, f"{LABELS[status]} ({len(group)})"))
         for row in group:
             app, title, folder, why, when, count = cells[id(row)]
-            lines.append(
-                f"  {row.session.id[:id_width]:<{id_width}} "
-                f"{app:<{app_column}} {_cut(title, title_w):<{title_w}} "
-                f"{left_cut(folder, folder_w):<{folder_w}} {_cut(why, why_w):<{why_w}} "
-                f"{when:>4} {count:>7}"
-            )
-    return "\n".join(lines) + "\n"
+            line = f"  {row.session.id[:id_width]:<{id_width}} "
+            if app_column:
+                line += f"{app:<{app_column}} "
+            line += f"{_cut(title, title_w):<{title_w}} "
+            if folder_w:
+                line += f"{left_cut(folder, folder_w):<{folder_w}} "
+            if why_w:
+                line += f"{_cut(why, why_w):<{why_w}} "
+            lines.append((None, line + f"{when:>4} {count:>7}"))
+    return id_width, lines
+
+
+def _length(id_width: int, app_column: int, columns: Sequence[int]) -> int:
+    """How long a session's line is with these columns (0: left out)."""
+    shown = sum(column + 1 for column in (app_column, *columns) if column)
+    return 2 + id_width + 1 + shown + 4 + 1 + 7
 
 
 def _cut(text: str, width: int) -> str:

@@ -1317,3 +1317,21 @@ def test_watch_on_a_terminal_fits_its_width(tmp_path: Path) -> None:
     assert all(
         re.search(r" +(\d+[mhdw]|now) +(\d[\d.]*[kM]?\+?|-)$", s) for s in sessions
     )
+
+
+def test_every_id_the_board_prints_is_one_show_takes() -> None:
+    """A lead's id can share its first characters with a sub-agent's, which the board
+    does not show (Codex: 01a22b81-666a… and its child 01a22b81-66cf…): the board prints
+    as much of each id as `list` does, enough to tell it from every session indexed."""
+    home = str(DATA / "codex" / "home")
+    board = CliRunner().invoke(
+        main, ["watch", "--once", "--since", "100000d", "--home", home]
+    )
+    assert board.exit_code == 0, board.output
+    printed = [
+        line.split()[0] for line in board.stdout.splitlines() if line[:2] == "  "
+    ]
+    assert any(p.startswith("01a22b81-666") for p in printed)
+    for prefix in printed:
+        shown = CliRunner().invoke(main, ["show", prefix, "--json", "--home", home])
+        assert shown.exit_code == 0, (prefix, shown.output)

@@ -707,6 +707,16 @@ def follow_session(
     return session, live.follow(session, duration=duration, notify=notify)
 
 
+def session_ids(home: Home) -> list[str]:
+    """Every session id the index holds, sub-agents too, lowercased and sorted: what
+    a printed prefix must tell apart (`views.text.short_id_width`)."""
+    index = Index(home)
+    try:
+        return index.ids()
+    finally:
+        index.close()
+
+
 def watch_sessions(
     home: Home,
     *,

@@ -5,13 +5,16 @@ from __future__ import annotations
 import collections
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import api
 from ..model import Event
 from . import main
+
+if TYPE_CHECKING:
+    from ..sources import Home
 from ._common import (
     CONTEXT,
     MANY,
@@ -112,9 +115,9 @@ def watch_command(
         elif as_nl:
             _watch_lines(boards, once)
         elif once or not sys.stdout.isatty():
-            _watch_plain(boards, str(home.path), once)
+            _watch_plain(boards, home, once)
         else:
-            _watch_live(boards, str(home.path))
+            _watch_live(boards, home)
     except KeyboardInterrupt:
         pass
 
@@ -141,35 +144,55 @@ def _watch_lines(boards: Iterable[Sequence[Any]], once: bool) -> None:
             return
 
 
-def _watch_plain(boards: Iterable[Sequence[Any]], home: str, once: bool) -> None:
+class _KnownIds:
+    """Every session id the index holds (sub-agents too), read again when the board
+    shows a session it did not know: the ids printed are prefixes `show` takes."""
+
+    def __init__(self, home: Home) -> None:
+        self.home = home
+        self.ids: list[str] = []
+        self.shown: set[str] = set()
+
+    def of(self, rows: Sequence[Any]) -> list[str]:
+        now = {row.session.id.lower() for row in rows}
+        if not now <= self.shown:
+            self.ids = api.session_ids(self.home)
+            self.shown = now | set(self.ids)
+        return self.ids
+
+
+def _watch_plain(boards: Iterable[Sequence[Any]], home: Home, once: bool) -> None:
     from ..views.board import plain
     from ..views.text import terminal_width
 
     width = terminal_width() if sys.stdout.isatty() else None
-
+    known = _KnownIds(home)
     last = None
     for rows in boards:
         states = [(r.session.id, r.status.status) for r in rows]
         if states != last:
             if last is not None:
                 click.echo()
-            click.echo(plain(rows, home, width=width), nl=False)
+            ids = known.of(rows)
+            click.echo(plain(rows, str(home.path), width=width, ids=ids), nl=False)
             last = states
         if once:
             return
 
 
-def _watch_live(boards: Iterable[Sequence[Any]], home: str) -> None:
+def _watch_live(boards: Iterable[Sequence[Any]], home: Home) -> None:
     from rich.live import Live
 
     from ..views import terminal
     from ..views.board import render
 
     out = terminal.console()
+    known = _KnownIds(home)
     with Live(console=out, auto_refresh=False, transient=False) as screen:
         for rows in boards:
             # fitted to the terminal's width now: a resized window gets a board that fits
-            board = render(rows, home, width=out.width)
+            ids = known.of(rows)
+            board = render(rows, str(home.path), width=out.width, ids=ids)
             screen.update(board, refresh=True)  # type: ignore[arg-type]
 
 

@@ -79,10 +79,11 @@ def _cells(row: BoardRow, home: str, now: datetime) -> tuple[str, ...]:
     )
 
 
-def _id_width(rows: Sequence[BoardRow]) -> int:
-    """How much of each id the board prints: enough to tell its sessions apart, so that
-    `show`, `follow` and `resume` take it."""
-    ids = sorted(row.session.id.lower() for row in rows)
+def _id_width(rows: Sequence[BoardRow], every: Sequence[str] | None) -> int:
+    """How much of each id the board prints: enough to tell it from every other session
+    (`every`: Index.ids, sub-agents included; else the board's own), so that `show`,
+    `follow` and `resume` take it."""
+    ids = every if every is not None else sorted(r.session.id.lower() for r in rows)
     return short_id_width((row.session.id for row in rows), ids)
 
 
@@ -91,6 +92,7 @@ def render(
     home: str,
     now: datetime | None = None,
     width: int | None = None,
+    ids: Sequence[str] | None = None,
 ) -> object:
     """A Rich renderable for the live board: the plain board's lines, fitted to `width`
     (the terminal's) as `plain` fits them, each group's heading in its status's colour
@@ -100,7 +102,7 @@ def render(
     if not rows:
         return Text("no recent sessions", style="dim")
     out = Text(no_wrap=True, overflow="crop")
-    id_width, lines = _lines(rows, home, now or datetime.now(UTC), width)
+    id_width, lines = _lines(rows, home, now or datetime.now(UTC), width, ids)
     for n, (status, line) in enumerate(lines):
         if n:
             out.append("\n")
@@ -118,18 +120,23 @@ def plain(
     home: str,
     now: datetime | None = None,
     width: int | None = None,
+    ids: Sequence[str] | None = None,
 ) -> str:
     """The board as plain text (`watch --once`, a pipe, a file): its title, folder and
     reason columns as wide as what they show, and narrower to fit `width` (a terminal's)
     where it is given; a folder cut loses its start."""
     if not rows:
         return "no recent sessions\n"
-    _, lines = _lines(rows, home, now or datetime.now(UTC), width)
+    _, lines = _lines(rows, home, now or datetime.now(UTC), width, ids)
     return "\n".join(line for _, line in lines) + "\n"
 
 
 def _lines(
-    rows: Sequence[BoardRow], home: str, now: datetime, width: int | None
+    rows: Sequence[BoardRow],
+    home: str,
+    now: datetime,
+    width: int | None,
+    ids: Sequence[str] | None = None,
 ) -> tuple[int, list[tuple[str | None, str]]]:
     """The id width, and the board's lines: (status, heading) for each status group,
     (None, line) for each of its sessions. Fitted to `width`: the reason, the folder and
@@ -137,7 +144,7 @@ def _lines(
     column goes, then the folder column, then the app column, and the rest narrow as
     before (the title to _TITLE_LEAST). Status, id, age and tokens stay whole."""
     app_column = app_width(row.session.app for row in rows)
-    id_width = _id_width(rows)
+    id_width = _id_width(rows, ids)
     cells = {id(row): _cells(row, home, now) for row in rows}
     widest = [
         max(1, *(len(c[n + 1]) for c in cells.values())) for n in range(3)

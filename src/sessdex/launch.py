@@ -10,6 +10,9 @@ import sys
 
 
 def main() -> None:
+    from .charset import fit_streams
+
+    fit_streams()
     args = sys.argv[1:]
     if args[:1] in (["list"], ["find"]) and not os.environ.get("SESSDEX_NO_QUICK"):
         from .quick import answer

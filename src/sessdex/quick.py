@@ -25,7 +25,7 @@ import sqlite3
 import sys
 from collections.abc import Mapping, Sequence
 
-from . import freshness, selection
+from . import charset, freshness, selection
 from .errors import SessdexError
 from .indexfile import SCHEMA_VERSION, cache_folder, index_name
 from .sources import BUILTIN
@@ -336,8 +336,9 @@ def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
         )
         for app, session_id, updated, created, branch, cwd, title, nested in rows
     ]
+    charset.register()
     encoding = sys.stdout.encoding or "utf-8"
-    return ("\n".join(lines) + "\n").encode(encoding, "replace")
+    return ("\n".join(lines) + "\n").encode(encoding, charset.FALLBACK)
 
 
 def _body(records: list[bytes], request: _Request) -> bytes:

@@ -174,12 +174,19 @@ def _reader_left() -> None:
     sys.exit(0)
 
 
+def echo(message: str = "", *, nl: bool = True, err: bool = False) -> None:
+    """`click.echo` to stdout (or stderr) as it is. Given no file, click writes UTF-8 to
+    a stream whose encoding is ASCII, taking it for a broken locale; sessdex writes the
+    ASCII that `charset.fit_streams` makes of what such a terminal cannot show."""
+    click.echo(message, nl=nl, file=sys.stderr if err else sys.stdout)
+
+
 def err(message: str) -> None:
     """A line for people on stderr: what it quotes (paths, ids, versions) comes from
     files, so control sequences are removed here, whatever the caller did."""
     from ..views.text import clean
 
-    click.echo(clean(message), err=True)
+    echo(clean(message), err=True)
 
 
 def stdout_bytes(data: bytes) -> None:
@@ -360,7 +367,7 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
             record.get("cwd"),
             record.get("title"),
         )
-        click.echo(
+        echo(
             listing_line(
                 row.app,
                 row.id,

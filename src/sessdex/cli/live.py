@@ -21,6 +21,7 @@ from ._common import (
     F,
     apps_option,
     detail_option,
+    echo,
     fail_nicely,
     home_option,
     report_diagnostics,
@@ -172,9 +173,9 @@ def _watch_plain(boards: Iterable[Sequence[Any]], home: Home, once: bool) -> Non
         states = [(r.session.id, r.status.status) for r in rows]
         if states != last:
             if last is not None:
-                click.echo()
+                echo()
             ids = known.of(rows)
-            click.echo(plain(rows, str(home.path), width=width, ids=ids), nl=False)
+            echo(plain(rows, str(home.path), width=width, ids=ids), nl=False)
             last = states
         if once:
             return

@@ -13,10 +13,12 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
+from .. import charset
 from ._common import err
 
 
@@ -53,9 +55,14 @@ def paged(command: str) -> Iterator[TextIO | None]:
         yield None
         return
     assert process.stdin is not None
-    # line by line: the first screen shows as soon as its lines are read
+    # line by line: the first screen shows as soon as its lines are read; in the
+    # terminal's encoding, which the pager shows
+    charset.register()
     stream = io.TextIOWrapper(
-        process.stdin, encoding="utf-8", errors="replace", line_buffering=True
+        process.stdin,
+        encoding=getattr(sys.stdout, "encoding", None) or "utf-8",
+        errors=charset.FALLBACK,
+        line_buffering=True,
     )
     try:
         yield stream

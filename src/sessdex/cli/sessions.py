@@ -15,6 +15,7 @@ from . import main
 from ._common import (
     CONTEXT,
     apps_option,
+    echo,
     err,
     fail_nicely,
     filter_options,
@@ -202,7 +203,7 @@ def resume_command(
             err(
                 f"warning: a running {check.plan.program} (pid {', '.join(map(str, check.live_pids))}) has this session open."
             )
-        click.echo(check.command)
+        echo(check.command)
         return
     if check.refusals:
         raise SessdexError(" ".join(check.refusals))
@@ -281,7 +282,7 @@ def doctor_command(
     from ..views.text import clean
 
     def say(line: str) -> None:  # versions, types, paths and problems come from files
-        click.echo(clean(line))
+        echo(clean(line))
 
     for r in reports:
         state = (
@@ -357,18 +358,18 @@ def demo_command() -> None:
     """
     home = api.demo_home()
     listing = api.list_sessions(home)
-    click.secho("$ sessdex list", bold=True, err=False)
+    echo(click.style("$ sessdex list", bold=True))
     print_rows(listing, False, False, home)
-    click.echo()
-    click.secho("$ sessdex find checkout", bold=True)
+    echo()
+    echo(click.style("$ sessdex find checkout", bold=True))
     print_rows(api.find_sessions(home, "checkout"), False, False, home)
     if listing.rows:
         first = listing.rows[0]
-        click.echo()
-        click.secho(f"$ sessdex resume {first.id[:8]} --print", bold=True)
+        echo()
+        echo(click.style(f"$ sessdex resume {first.id[:8]} --print", bold=True))
         check = api.check_resume(home, first.id)
         for warning in check.warnings:
             err(f"note: {warning}")
-        click.echo(check.command)
-    click.echo()
-    click.echo(f"(demo home: {home.path}; run 'sessdex list' for your own sessions)")
+        echo(check.command)
+    echo()
+    echo(f"(demo home: {home.path}; run 'sessdex list' for your own sessions)")

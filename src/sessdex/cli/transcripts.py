@@ -24,6 +24,7 @@ from ._common import (
     MANY,
     counted_events,
     detail_option,
+    echo,
     err,
     fail_nicely,
     home_option,
@@ -255,7 +256,7 @@ def export_command(
                     write_events(ordered, False, binary)
         elif output is None:
             for chunk in chunks:
-                click.echo(chunk, nl=False)
+                echo(chunk, nl=False)
         else:
             with open(output, "w", encoding="utf-8") as handle:
                 for chunk in chunks:

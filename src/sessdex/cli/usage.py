@@ -10,6 +10,7 @@ from . import main
 from ._common import (
     CONTEXT,
     apps_option,
+    echo,
     err,
     fail_nicely,
     home_option,
@@ -94,7 +95,7 @@ def usage_command(
         else:
             from ..usage import parse_tz
 
-            click.echo("\n".join(view.explain_lines(result.explained, parse_tz(tz))))
+            echo("\n".join(view.explain_lines(result.explained, parse_tz(tz))))
         return
     if as_json:
         stdout_bytes(dumps(view.row_records(result.rows)) + b"\n")

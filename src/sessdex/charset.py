@@ -1,0 +1,87 @@
+"""What sessdex writes to a terminal or pipe whose encoding cannot show every character.
+
+A Latin-1 or ASCII terminal (`LANG=de_DE.ISO-8859-1`, `PYTHONIOENCODING=ascii`) gets
+readable ASCII for sessdex's own marks (`—` as `-`, `└` as `` ` ``) and `?` for any
+other character it cannot show, never a UnicodeEncodeError. Standard library only: the quick
+`list` path uses it too.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import sys
+
+# The name of the codec error handler `fit_streams` sets on stdout and stderr.
+FALLBACK = "sessdex-fallback"
+
+# sessdex's own marks (and the common typography around them) in ASCII, each as wide
+# as the mark, so that a table or a listing cut to the terminal's width stays aligned
+_ASCII = {
+    "\u2014": "-",  # —
+    "\u2013": "-",  # en dash
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2212": "-",  # minus
+    "\u2026": "~",  # … the end of a cut text, as DOS cut long names
+    "\u00b7": "-",  # ·
+    "\u2022": "*",  # •
+    "\u00a0": " ",
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u2192": ">",  # →
+    "\u2190": "<",  # ←
+    "\u21b3": ">",  # ↳ a sub-agent
+    "\u21e0": "<",  # ⇠ what another agent sent
+    "\u23bf": "|",  # ⎿ a tool's result
+    "\u2717": "x",  # ✗ a failed tool call
+    "\u2713": "v",  # ✓
+    "\u2500": "-",  # ─
+    "\u2501": "-",
+    "\u2502": "|",  # │
+    "\u2514": "`",  # └
+    "\u251c": "|",  # ├
+    "\U0001f527": "=>",  # 🔧 a tool call in an export
+    "\U0001f916": "=>",  # 🤖 a sub-agent in an export
+}
+
+
+def _fallback(error: UnicodeError) -> tuple[str | bytes, int]:
+    """One character the codec cannot encode: its ASCII form, the byte a file name's
+    undecodable byte came from (as `surrogateescape` writes it), else `?` for each cell
+    it takes (none for an accent that combines with the letter before it)."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    char = error.object[error.start]
+    if "\udc80" <= char <= "\udcff":
+        return bytes([ord(char) - 0xDC00]), error.start + 1
+    shown = _ASCII.get(char)
+    if shown is None:
+        import unicodedata
+
+        if unicodedata.combining(char):
+            shown = ""
+        else:
+            shown = "??" if unicodedata.east_asian_width(char) in "WF" else "?"
+    return shown, error.start + 1
+
+
+def register() -> None:
+    """Make FALLBACK known to the codecs (again is harmless)."""
+    codecs.register_error(FALLBACK, _fallback)
+
+
+def fit_streams() -> None:
+    """Let stdout and stderr write whatever sessdex prints: a character their encoding
+    cannot show becomes FALLBACK's replacement instead of an error. An error handler
+    the user chose (`PYTHONIOENCODING=latin-1:xmlcharrefreplace`) is kept; Python's
+    defaults (strict, and backslashreplace on stderr) are not."""
+    register()
+    for stream, defaults in (
+        (sys.stdout, ("strict", "surrogateescape")),
+        (sys.stderr, ("strict", "surrogateescape", "backslashreplace")),
+    ):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors in defaults:
+            stream.reconfigure(errors=FALLBACK)

@@ -1149,6 +1149,25 @@ def test_export_takes_its_format_from_the_file_name_and_checks_the_folder(
     assert code == 1 and "disagree" in err
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /proc and /dev/full")
+@pytest.mark.parametrize(
+    ("target", "fmt", "reason"),
+    [
+        ("/proc/s.md", "md", "No such file or directory"),  # a folder no file goes in
+        ("/dev/full", "md", "No space left on device"),  # the disk fills while writing
+        ("/dev/full", "json", "No space left on device"),
+    ],
+)
+def test_export_says_why_its_file_could_not_be_written(
+    target: str, fmt: str, reason: str
+) -> None:
+    code, out, err = invoke(
+        "export", CLAUDE_A[:8], "-f", fmt, "-o", target, "--home", DEMO
+    )
+    assert (code, out) == (1, "")
+    assert err == f"Error: could not write {target!r}: {reason}.\n"
+
+
 def test_doctor_says_how_many_of_its_sessions_are_sub_agents() -> None:
     """`list` shows 9 Claude Code sessions here; doctor counts the 7 sub-agents' own
     transcripts too, and says so, so the two figures can be told apart."""

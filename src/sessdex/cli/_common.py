@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, TypeVar
 
 import click
 
@@ -384,24 +384,26 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
         )
 
 
-def write_events(
-    events: Iterable[Event], as_nl: bool, out: BinaryIO | None = None
-) -> None:
-    """Stream events as a JSON array (or lines) to stdout or `out`, without holding
-    them all."""
+def event_chunks(events: Iterable[Event], as_nl: bool) -> Iterator[bytes]:
+    """Events as a JSON array (or lines), a piece at a time, without holding them all."""
     from ..views.records import dumps, event_record
 
-    if out is None:
-        sys.stdout.flush()
-        out = sys.stdout.buffer
     if as_nl:
         for event in events:
-            out.write(dumps(event_record(event)) + b"\n")
+            yield dumps(event_record(event)) + b"\n"
     else:
-        out.write(b"[")
+        yield b"["
         for n, event in enumerate(events):
-            out.write((b",\n" if n else b"\n") + dumps(event_record(event)))
-        out.write(b"\n]\n")
+            yield (b",\n" if n else b"\n") + dumps(event_record(event))
+        yield b"\n]\n"
+
+
+def write_events(events: Iterable[Event], as_nl: bool) -> None:
+    """Stream events as a JSON array (or lines) to stdout."""
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    for chunk in event_chunks(events, as_nl):
+        out.write(chunk)
     out.flush()
 
 

@@ -26,6 +26,7 @@ from ._common import (
     detail_option,
     echo,
     err,
+    event_chunks,
     fail_nicely,
     home_option,
     output_options,
@@ -252,18 +253,47 @@ def export_command(
             if output is None:
                 write_events(ordered, False)
             else:
-                with open(output, "wb") as binary:
-                    write_events(ordered, False, binary)
+                _write_file(output, event_chunks(ordered, False), binary=True)
         elif output is None:
             for chunk in chunks:
                 echo(chunk, nl=False)
         else:
-            with open(output, "w", encoding="utf-8") as handle:
-                for chunk in chunks:
-                    handle.write(chunk)
+            _write_file(output, chunks, binary=False)
     if output is not None:
         err(f"wrote {output}")
     report_diagnostics(found.diagnostics, False)
+
+
+def _write_file(
+    path: str, chunks: Iterable[str] | Iterable[bytes], *, binary: bool
+) -> None:
+    """Write an export to `path`. The OS's refusal to open, write or close it (a
+    read-only disk, a full one, /proc) is said as an error about that path; a failure
+    to read the session is not mistaken for one."""
+    from ..errors import SessdexError
+
+    def refusal(error: OSError) -> SessdexError:
+        return SessdexError(f"could not write {path!r}: {error.strerror or error}.")
+
+    mode, encoding = ("wb", None) if binary else ("w", "utf-8")
+    try:  # closed below, where its errors are said too
+        handle = open(path, mode, encoding=encoding)  # noqa: SIM115
+    except OSError as error:
+        raise refusal(error) from None
+    try:
+        for chunk in chunks:
+            try:
+                handle.write(chunk)
+            except OSError as error:
+                raise refusal(error) from None
+        try:
+            handle.close()
+        except OSError as error:
+            raise refusal(error) from None
+    finally:
+        if not handle.closed:
+            with contextlib.suppress(OSError):  # already said, or a reading error
+                handle.close()
 
 
 def _export_format(fmt: str | None, output: str | None) -> str:

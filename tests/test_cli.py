@@ -1168,6 +1168,19 @@ def test_export_says_why_its_file_could_not_be_written(
     assert err == f"Error: could not write {target!r}: {reason}.\n"
 
 
+def test_export_to_dash_writes_to_stdout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("export", CLAUDE_A[:8], "-o", "-", "--home", DEMO)
+    assert code == 0 and out.startswith("# Retry checkout payments") and not err
+    code, out, _ = invoke(
+        "export", CLAUDE_A[:8], "-f", "json", "-o", "-", "--home", DEMO
+    )
+    assert code == 0 and json.loads(out)[0]["kind"] == "user"
+    assert list(tmp_path.iterdir()) == []  # no file named "-"
+
+
 def test_doctor_says_how_many_of_its_sessions_are_sub_agents() -> None:
     """`list` shows 9 Claude Code sessions here; doctor counts the 7 sub-agents' own
     transcripts too, and says so, so the two figures can be told apart."""

@@ -200,8 +200,8 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
 @click.option(
     "--output",
     "-o",
-    type=click.Path(dir_okay=False, writable=True),
-    help="Write to FILE (default: stdout).",
+    type=click.Path(dir_okay=False, writable=True, allow_dash=True),
+    help="Write to FILE (- for stdout, the default).",
 )
 @click.option(
     "--subagents",
@@ -223,6 +223,8 @@ def export_command(
     \b
     Example: sessdex export 7f3a -o session.html
     """
+    if output == "-":
+        output = None
     fmt = _export_format(fmt, output)
     home = resolve_home(home_dir)
     subagents = subagents or ("inline" if fmt == "json" else "tree")

@@ -1181,6 +1181,34 @@ def test_export_to_dash_writes_to_stdout(
     assert list(tmp_path.iterdir()) == []  # no file named "-"
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["list"],
+        ["find", "checkout"],
+        ["usage"],
+        ["doctor"],
+        ["show", CLAUDE_A],
+        ["tree", CLAUDE_A],
+        ["export", CLAUDE_A],
+        ["resume", CLAUDE_A, "--print"],
+        ["watch", "--once"],
+        ["follow", CLAUDE_A, "--duration", "0"],
+        ["replay", CLAUDE_A],
+    ],
+)
+def test_a_home_folder_that_does_not_exist_is_a_usage_error(
+    command: list[str], tmp_path: Path
+) -> None:
+    """Not "no agent sessions on this machine": the folder was mistyped."""
+    missing = str(tmp_path / "no-such-home")
+    code, out, err = invoke(*command, "--home", missing)
+    assert (code, out) == (2, "")
+    assert err.endswith(
+        f"Error: Invalid value for '--home': the folder {missing!r} does not exist.\n"
+    )
+
+
 def test_doctor_says_how_many_of_its_sessions_are_sub_agents() -> None:
     """`list` shows 9 Claude Code sessions here; doctor counts the 7 sub-agents' own
     transcripts too, and says so, so the two figures can be told apart."""

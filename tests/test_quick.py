@@ -259,6 +259,27 @@ def test_the_command_takes_the_quick_path(home: Path) -> None:
     assert done.stderr.decode() == ""
 
 
+def test_a_home_that_is_gone_is_left_to_the_full_command(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """An empty home's index holds nothing that could change: once the folder is gone,
+    only the full command says so."""
+    gone = tmp_path / "copied-home"
+    gone.mkdir()
+    settled(gone)
+    assert full("--json", "--home", str(gone)) == b"[]\n"
+    assert answered(["--json", "--home", str(gone)], capsysbinary) == b"[]\n"
+    gone.rmdir()
+    assert answered(["--json", "--home", str(gone)], capsysbinary) is None
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", "list", "--json", "--home", str(gone)],
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == b""
+    assert f"the folder '{gone}' does not exist." in done.stderr.decode()
+
+
 @pytest.mark.parametrize("xdg", [None, "", "  ", "/tmp/some-cache"])
 def test_cache_folder_is_platformdirs_one(
     xdg: str | None, monkeypatch: pytest.MonkeyPatch

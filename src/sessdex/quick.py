@@ -107,8 +107,8 @@ def _home(request: _Request) -> tuple[str, Mapping[str, str]] | None:
     # only a plain absolute path reads the same through pathlib: leave the rest to it
     if not os.path.isabs(path) or os.path.normpath(path) != path or path[:2] == "//":
         return None
-    if request.home is not None and os.path.isfile(path):
-        return None
+    if request.home is not None and not os.path.isdir(path):
+        return None  # the full command says what is wrong with it
     return path, environ
 
 

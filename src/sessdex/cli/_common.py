@@ -72,8 +72,19 @@ def home_option(f: F) -> F:
         "--home",
         "home_dir",
         type=click.Path(file_okay=False, path_type=str),
+        callback=_existing_folder,
         help="Read this folder as the home (a copied home); the apps' env overrides are then ignored.",
     )(f)
+
+
+def _existing_folder(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> str | None:
+    """--home names a folder that is there (`~` as `Home.at` takes it): a mistyped
+    one would read as a machine without sessions."""
+    if value is not None and not os.path.isdir(os.path.expanduser(value)):
+        raise click.BadParameter(f"the folder {value!r} does not exist.", ctx, param)
+    return value
 
 
 def verbose_option(f: F) -> F:

@@ -105,6 +105,35 @@ def test_out_of_range_times_and_counts_mean_all_not_a_traceback() -> None:
     assert done.returncode == 0 and len(json.loads(done.stdout)) == 3, done.stderr
 
 
+def test_a_count_of_0_shows_none_and_a_negative_one_is_a_usage_error() -> None:
+    """As `head -n 0`: nothing, and no hint that nothing matched."""
+    assert invoke("list", "-n", "0", "--home", DEMO) == (0, "", "")
+    assert invoke("find", "checkout", "-n", "0", "--home", DEMO) == (0, "", "")
+    assert invoke("list", "-n", "0", "--json", "--home", DEMO) == (0, "[]\n", "")
+    code, out, _ = invoke("show", CLAUDE_A[:8], "--tail", "0", "--json", "--home", DEMO)
+    assert code == 0 and json.loads(out) == []
+    for *args, negative in (
+        ["list", "-n", "-3"],
+        ["find", "checkout", "--limit", "-1"],
+        ["watch", "--once", "-n", "-1"],
+        ["show", CLAUDE_A[:8], "--tail", "-2"],
+        ["follow", CLAUDE_A[:8], "--duration", "0", "-n", "-2"],
+    ):
+        code, out, err = invoke(*args, negative, "--home", DEMO)
+        assert (code, out) == (2, ""), args
+        assert f"{negative} is not in the range x>=0." in err, args
+    _, shown, _ = invoke("list", "--help")
+    assert "Show at most N sessions. 0 shows none." in shown
+    # the quick path leaves both to the full command
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", "list", "-n", "-3", "--home", DEMO],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "-3 is not in the range x>=0." in done.stderr
+
+
 def test_list_human_output_is_one_line_per_session() -> None:
     code, out, _ = invoke("list", "--home", DEMO)
     assert code == 0

@@ -33,6 +33,24 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 MANY = 10**9
 
 
+def count_option(*names: str, help: str, **settings: Any) -> Callable[[F], F]:
+    """A count (--limit, --tail, -n): 0 shows none, as `head -n 0` does; a negative
+    one is a usage error; one past MANY is MANY."""
+
+    def at_most_many(
+        _ctx: click.Context, _param: click.Parameter, value: int | None
+    ) -> int | None:
+        return value if value is None else min(value, MANY)
+
+    return click.option(
+        *names,
+        type=click.IntRange(min=0),
+        callback=at_most_many,
+        help=f"{help} 0 shows none.",
+        **settings,
+    )
+
+
 def session_id_argument(f: F) -> F:
     """The SESSION_ID argument: an id, a unique start of one, or `app:id`; completed by
     the shell from the index."""
@@ -106,12 +124,7 @@ def output_options(f: F) -> F:
 
 
 def filter_options(f: F) -> F:
-    f = click.option(
-        "--limit",
-        "-n",
-        type=click.IntRange(min=1, max=MANY, clamp=True),
-        help="Show at most N sessions.",
-    )(f)
+    f = count_option("--limit", "-n", help="Show at most N sessions.")(f)
     f = click.option(
         "--since",
         help="Only sessions updated since: 3d, 12h, 2w or a date (2026-11-01).",

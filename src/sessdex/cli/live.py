@@ -17,9 +17,9 @@ if TYPE_CHECKING:
     from ..sources import Home
 from ._common import (
     CONTEXT,
-    MANY,
     F,
     apps_option,
+    count_option,
     detail_option,
     echo,
     fail_nicely,
@@ -55,13 +55,8 @@ def live_options(f: F) -> F:
     show_default=True,
     help="Only sessions updated since: 3d, 12h, 2w or a date.",
 )
-@click.option(
-    "--limit",
-    "-n",
-    type=click.IntRange(min=1, max=MANY, clamp=True),
-    default=50,
-    show_default=True,
-    help="Follow at most N sessions.",
+@count_option(
+    "--limit", "-n", default=50, show_default=True, help="Follow at most N sessions."
 )
 @click.option(
     "--nl",
@@ -199,11 +194,10 @@ def _watch_live(boards: Iterable[Sequence[Any]], home: Home) -> None:
 
 @main.command("follow", context_settings=CONTEXT)
 @session_id_argument
-@click.option(
+@count_option(
     "--lines",
     "-n",
     "history",
-    type=click.IntRange(min=0, max=MANY, clamp=True),
     default=10,
     show_default=True,
     help="Show the last N events first.",

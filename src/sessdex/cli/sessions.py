@@ -64,7 +64,7 @@ def list_command(
         )
     report_skipped(listing.report, verbose)
     print_rows(listing, as_json, as_nl, home)
-    if not listing.rows and not (as_json or as_nl):
+    if not listing.rows and not (as_json or as_nl or limit == 0):
         _say_why_empty(listing.report, apps, here, since)
 
 
@@ -107,7 +107,7 @@ def find_command(
         )
     report_skipped(listing.report, verbose)
     print_rows(listing, as_json, as_nl, home)
-    if not listing.rows and not (as_json or as_nl):
+    if not listing.rows and not (as_json or as_nl or limit == 0):
         _say_why_empty(listing.report, apps, here, since, " ".join(query))
 
 

@@ -22,6 +22,7 @@ from . import main
 from ._common import (
     CONTEXT,
     MANY,
+    count_option,
     counted_events,
     detail_option,
     echo,
@@ -49,11 +50,7 @@ from ._common import (
     show_default=True,
     help="Interleave sub-agent events, group them under their spawn, or leave them out.",
 )
-@click.option(
-    "--tail",
-    type=click.IntRange(min=1, max=MANY, clamp=True),
-    help="Only the last N events, read from the end of the file.",
-)
+@count_option("--tail", help="Only the last N events, read from the end of the file.")
 @click.option(
     "--full-payloads",
     is_flag=True,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from click.testing import CliRunner
 
 from sessdex import usage
 from sessdex.cli import main
@@ -155,6 +156,24 @@ def test_since_and_until_are_whole_days_in_the_zone(mixed: Home) -> None:
         since=usage.parse_day("2026-11-22", zone), until=usage.parse_day("2026-11-22", zone, end=True),
     )  # fmt: skip
     assert list(only) == ["2026-11-22"]
+
+
+def test_a_since_after_until_is_an_error_not_an_empty_report(
+    mixed: Home, run: CliRunner
+) -> None:
+    for since, until in (("2026-12-01", "2026-11-01"), ("2026-11-23", "2026-11-22")):
+        result = run.invoke(
+            main,
+            ["usage", "--since", since, "--until", until, "--home", str(mixed.path)],
+        )
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == (
+            f"Error: --since {since!r} is not before --until {until!r}, so nothing "
+            "can match; swap them.\n"
+        )
+    same_day = ["--since", "2026-11-22", "--until", "2026-11-22", "--json"]
+    result = run.invoke(main, ["usage", *same_day, "--home", str(mixed.path)])
+    assert result.exit_code == 0 and orjson.loads(result.stdout)
 
 
 # --- Codex -------------------------------------------------------------------------------

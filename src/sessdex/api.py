@@ -802,6 +802,11 @@ def usage_report(
         here=here,
         tz=zone,
     )
+    if filters.since and filters.until and filters.since >= filters.until:
+        raise SessdexError(
+            f"--since {since!r} is not before --until {until!r}, so nothing can "
+            "match; swap them."
+        )
     return usage_module.run(
         home, kind, apps=apps, filters=filters, explain_key=explain, progress=progress
     )

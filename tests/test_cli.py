@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sessdex import api
+from sessdex import api, sources
 from sessdex.cli import main
 from sessdex.sources import Home
 from tests.helpers import on_a_terminal, write_claude_session
@@ -1147,6 +1147,37 @@ def test_doctor_names_app_versions_newer_than_sessdex_was_checked_with(
     assert report["newer_than_checked"] == {"0.180.2": 1}
     assert "0.106.0" in report["versions"]  # older, by number if not by text
     assert api.version_key("v0.171.0-alpha.3") == (0, 171, 0)
+
+
+def test_doctor_lists_versions_by_number_and_apps_with_sessions_first(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    for app in ("qwen", "codex"):  # qwen comes last in the registry, codex second
+        shutil.copytree(Path(__file__).parent / "data" / app / "home", home, dirs_exist_ok=True)  # fmt: skip
+    rollouts = sorted((home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+    latest = [p for p in rollouts if '"cli_version":"0.171.0"' in p.read_text()]
+    for path, version in zip(latest, ("0.50.0", "0.1000.0", "0.180.2", "dev"), strict=False):  # fmt: skip
+        text = path.read_text().replace('"cli_version":"0.171.0"', f'"cli_version":"{version}"', 1)  # fmt: skip
+        path.write_text(text)
+    code, out, _ = invoke("doctor", "--home", str(home))
+    assert code == 0
+    versions = next(line for line in out.splitlines() if line.startswith("  versions"))
+    shown = re.findall(r"(\S+) \(\d+\)", versions)
+    assert shown == ["0.50.0", "0.106.0", "0.146.0", "0.180.2", "0.1000.0", "dev"]
+    assert "  newer than checked: 0.180.2 (1), 0.1000.0 (1): " in out
+    titles = [line for line in out.splitlines() if re.match(r"\S.* \(\w+\): ", line)]
+    assert titles[0].startswith("OpenAI Codex CLI (codex): ")
+    assert titles[1].startswith("Qwen Code (qwen): ")
+    assert all(line.endswith(": not found") for line in titles[2:]), titles
+    # the registry's order within a group, and --json in the same order
+    _, raw, _ = invoke("doctor", "--json", "--home", str(home))
+    reports = json.loads(raw)
+    apps = [r["app"] for r in reports]
+    registry = [r["app"] for r in reports if r["sessions"] == 0 and not r["exists"]]
+    assert apps[:2] == ["codex", "qwen"] and apps[2:] == registry
+    assert registry == [a for a in sources.BUILTIN if a not in ("codex", "qwen")]
+    assert next(iter(reports[0]["versions"])) == "0.50.0"
 
 
 def test_export_takes_its_format_from_the_file_name_and_checks_the_folder(

@@ -479,7 +479,9 @@ def doctor(
 
     With `read_all`, every transcript is read too (one at a time, as `show` reads it), so
     that record types only the middle of a transcript holds, and the lines it could not
-    read, are counted as well."""
+    read, are counted as well. The apps with sessions come first, then those whose
+    folder holds none, then those not found, each group in the registry's order; each
+    app's versions go oldest first, by number."""
     index, report = open_index(home, apps, progress)
     try:
         stats = index.app_stats()
@@ -500,6 +502,11 @@ def doctor(
         for problem in report.diagnostics.get(source.NAME, Diagnostics()).problems:
             diagnostics.problem(problem)
         versions = entry.get("versions", {})
+        if not isinstance(versions, dict):
+            versions = {}
+        versions = dict(
+            sorted(versions.items(), key=lambda item: version_order(item[0]))
+        )
         if deep is not None:
             deep(source, diagnostics)
         reports.append(
@@ -513,7 +520,7 @@ def doctor(
                 sessions=int(entry.get("sessions", 0)),  # type: ignore[call-overload]
                 subagents=int(entry.get("subagents", 0)),  # type: ignore[call-overload]
                 files=int(entry.get("files", 0)),  # type: ignore[call-overload]
-                versions=dict(versions) if isinstance(versions, dict) else {},
+                versions=versions,
                 diagnostics=diagnostics,
                 also=tuple(str(p) for p in location.also if p.is_dir())
                 if location
@@ -523,6 +530,7 @@ def doctor(
                 ),
             )
         )
+    reports.sort(key=lambda r: (r.sessions == 0, not r.exists))  # a stable sort
     return reports
 
 
@@ -540,6 +548,14 @@ def _newer_than_checked(newest: str | None, versions: object) -> dict[str, int]:
         and (key := version_key(version))
         and key > limit
     }
+
+
+def version_order(version: object) -> tuple[bool, tuple[int, ...], str]:
+    """A sort key putting versions in numeric order (`0.50.0` before `0.106.0`), the
+    ones with no leading number last."""
+    text = str(version)
+    key = version_key(text)
+    return (not key, key, text)
 
 
 def version_key(version: str) -> tuple[int, ...]:

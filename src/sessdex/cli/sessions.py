@@ -303,10 +303,10 @@ def doctor_command(
             say(f"  and in      {folder}")
         say(f"  checked with {r.checked_with}")
         if r.versions:
-            seen = ", ".join(f"{v} ({n})" for v, n in sorted(r.versions.items()))
+            seen = ", ".join(f"{v} ({n})" for v, n in r.versions.items())
             say(f"  versions    {seen}")
         if r.newer:
-            newer = ", ".join(f"{v} ({n})" for v, n in sorted(r.newer.items()))
+            newer = ", ".join(f"{v} ({n})" for v, n in r.newer.items())
             say(
                 f"  newer than checked: {newer}: what sessdex does not know of them is "
                 "under `unknown` (`doctor --deep` reads them all)"

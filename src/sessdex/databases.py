@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 from urllib.parse import quote
 
+from . import files
+
 if TYPE_CHECKING:
     from .diagnostics import Diagnostics
 
@@ -81,7 +83,7 @@ _JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
 
 def _hot_journal(name: str) -> bool:
     try:
-        with open(name + "-journal", "rb") as journal:
+        with files.open_regular(name + "-journal") as journal:
             return journal.read(8) == _JOURNAL_MAGIC
     except OSError:
         return False

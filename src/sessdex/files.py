@@ -86,13 +86,33 @@ class NotAFile(OSError):
     pipe waits for a writer."""
 
 
+# opened without waiting: a pipe put where a file was expected opens at once (and is
+# refused), where a plain open would wait for a writer forever
+_NO_WAIT = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
+    """Open a regular file for reading; anything else (a pipe, a socket, a device, a
+    folder) raises `NotAFile`, an OSError, without ever waiting on it. Every file an
+    adapter names itself (a marker, a journal, a metadata file) is opened through here:
+    a listing passes over such entries, a name built by hand does not."""
+    name = os.fspath(path)
+    fd = os.open(name, _NO_WAIT | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotAFile(errno.EINVAL, "not a regular file", name)
+        if _NO_WAIT & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+        return open(fd, "rb", buffering=buffering)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     """Open a regular file for reading, decompressing `.zst` transparently."""
     name = os.fspath(path)
-    mode = os.stat(name).st_mode
-    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):  # a folder fails in open
-        raise NotAFile(errno.EINVAL, "not a regular file", name)
-    raw = open(name, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+    raw = open_regular(name)
     if name.endswith(".zst"):
         return io.BufferedReader(_Decompressed(raw))
     return raw
@@ -532,7 +552,7 @@ def tail_bytes(
                 kept = (kept + chunk)[-nbytes:]
                 position += len(chunk)
         return position - len(kept), kept
-    with open(name, "rb") as stream:
+    with open_regular(name) as stream:
         size = stream.seek(0, os.SEEK_END)
         start = max(0, size - nbytes)
         stream.seek(start)
@@ -547,7 +567,7 @@ def tail_lines(path: str | os.PathLike[str], nbytes: int = TAIL_BYTES) -> list[L
     name = os.fspath(path)
     if name.endswith(".zst"):
         return _tail_of_stream(name, nbytes)
-    with open(name, "rb") as stream:
+    with open_regular(name) as stream:
         size = stream.seek(0, os.SEEK_END)
         start = max(0, size - nbytes)
         stream.seek(start)
@@ -584,7 +604,7 @@ def lines_with(
                 " written there only (a name given mid-session) is not listed"
             )
         return
-    with open(name, "rb") as stream:
+    with open_regular(name) as stream:
         position = end  # markers starting before this are left to find
         while position > start:
             low = max(start, position - CHUNK)

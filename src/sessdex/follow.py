@@ -140,7 +140,7 @@ class Follower:
             return True
         start = self._fingerprint_at - len(self.fingerprint)
         try:
-            with open(self.path, "rb") as stream:
+            with files.open_regular(self.path) as stream:
                 stream.seek(start)
                 data = stream.read(len(self.fingerprint))
         except OSError:

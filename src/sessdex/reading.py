@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from . import files
 from .diagnostics import Diagnostics
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ def _whole_store(path: str | None) -> str | None:
     if name.endswith(".json"):
         return name
     try:
-        with open(name, "rb") as file:
+        with files.open_regular(name) as file:
             return name if file.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC else None
     except OSError:
         return None

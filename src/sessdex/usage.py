@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from . import folders, sources
+from . import files, folders, sources
 from .diagnostics import Diagnostics
 from .index import Index, connect
 from .pricing import Catalogue, plain_name
@@ -198,7 +198,7 @@ def _bytes_before(path: str, offset: int) -> bytes:
     """The up to _BEFORE_BYTES bytes before `offset` in the file (b"" if unreadable)."""
     start = max(0, offset - _BEFORE_BYTES)
     try:
-        with open(path, "rb") as stream:
+        with files.open_regular(path) as stream:
             stream.seek(start)
             return stream.read(offset - start)
     except OSError:

@@ -543,7 +543,7 @@ _SET_SEQ: Callable[[Event, int], None] = vars(Event)["seq"].__set__  # its slot'
 
 def _next_line(path: Path, offset: int) -> int:
     """`offset` if a line starts there, else the start of the next line."""
-    with open(path, "rb") as stream:
+    with files.open_regular(path) as stream:
         stream.seek(offset - 1)
         if stream.read(1) == b"\n":
             return offset

@@ -291,7 +291,7 @@ def line_start(path: Path, offset: int) -> int:
     """`offset`, or the start of the next line when it falls inside one (that piece is dropped)."""
     if offset <= 0:
         return 0
-    with open(path, "rb") as stream:
+    with files.open_regular(path) as stream:
         stream.seek(offset - 1)
         position = offset - 1
         while chunk := stream.read(files.CHUNK):

@@ -257,7 +257,7 @@ class TaskStore:
         folder = path.parent
         try:
             size = path.stat().st_size
-            with open(path, "rb") as stream:
+            with files.open_regular(path) as stream:
                 head = stream.read(HEAD_BYTES)
                 stream.seek(max(0, size - TAIL_BYTES))
                 tail = stream.read(TAIL_BYTES)
@@ -774,7 +774,7 @@ class _State:
 def _opens_with(task: Path, content: str | None) -> bool:
     """Whether a task's first words are `content` (a sub-task opens with its task)."""
     try:
-        with open(task / "ui_messages.json", "rb") as stream:
+        with files.open_regular(task / "ui_messages.json") as stream:
             head = stream.read(HEAD_BYTES)
     except OSError:
         return False
@@ -832,7 +832,7 @@ def _subtask_ids(folder: Path) -> Iterator[str]:
     seen: set[str] = set()
     tail = b""
     try:
-        with open(folder / "api_conversation_history.json", "rb") as stream:
+        with files.open_regular(folder / "api_conversation_history.json") as stream:
             read = 0
             while read < SUBTASK_SCAN_CAP and (chunk := stream.read(1 << 20)):
                 read += len(chunk)
@@ -853,7 +853,7 @@ def _history_head(folder: Path) -> str | None:
     """The start of what the model was sent, where the extension reported its
     environment (folder, Roo's model)."""
     try:
-        with open(folder / "api_conversation_history.json", "rb") as stream:
+        with files.open_regular(folder / "api_conversation_history.json") as stream:
             return stream.read(HEAD_BYTES).decode("utf-8", "ignore")
     except OSError:
         return None

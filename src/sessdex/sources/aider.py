@@ -210,7 +210,7 @@ def read(
     begin = max(start, offset)
     reader = _Reader(session)
     try:
-        with open(session.path, "rb") as stream:
+        with files.open_regular(session.path) as stream:
             stream.seek(begin)
             for line in files.iter_lines(
                 stream,
@@ -288,7 +288,7 @@ def _sections(path: Path, diagnostics: Diagnostics) -> list[_Section]:
     current: _Section | None = None
     seen = 0
     pending: list[str] = []
-    with open(path, "rb") as stream:
+    with files.open_regular(path) as stream:
         for line in files.iter_lines(stream):
             data = line.data
             if data.startswith(_HEADER):

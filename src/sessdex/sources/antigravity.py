@@ -718,7 +718,7 @@ class _Reader:
         for name in names:
             path = brain / name
             try:
-                with open(path, "rb") as stream:
+                with files.open_regular(path) as stream:
                     data = stream.read(ARTIFACT_CAP + 1)
                 mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
             except FileNotFoundError:

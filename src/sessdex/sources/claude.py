@@ -390,7 +390,7 @@ def _blocks(path: str) -> tuple[int, _Block, _Block]:
     HEAD_PROBE read when they fit (`files.split_head`: a line over LINE_CAP, a pasted
     image, is passed over without being held).
     """
-    with open(path, "rb", buffering=0) as stream:
+    with files.open_regular(path, buffering=0) as stream:
         size = os.fstat(stream.fileno()).st_size
         if size <= files.TAIL_BYTES:  # the tail is the whole file: read it once
             tail = _Block.tail(0, stream.read(files.TAIL_BYTES), whole=True)

@@ -447,7 +447,7 @@ def _read_ends(path: str) -> tuple[int, int, bytes, files.Head | None]:
             tail,
             files.split_head(start, None, whole=length == len(start)),
         )
-    with open(path, "rb") as stream:
+    with files.open_regular(path) as stream:
         size = os.fstat(stream.fileno()).st_size
         tail_start = max(0, size - files.TAIL_BYTES)
         stream.seek(tail_start)

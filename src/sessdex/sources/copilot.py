@@ -755,7 +755,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 def _read_yaml(path: Path) -> dict[str, str]:
     """The top-level scalars of a small YAML mapping, read line-wise (all Copilot writes)."""
     try:
-        with open(path, "rb") as stream:
+        with files.open_regular(path) as stream:
             raw = stream.read(_WORKSPACE_CAP)
     except OSError:
         return {}

@@ -289,7 +289,7 @@ def _legacy_ends(path: Path) -> dict[str, object] | None:
     last bytes (the messages between are left unread); None if it is not laid out as
     Gemini writes it."""
     try:
-        with open(path, "rb") as stream:
+        with files.open_regular(path) as stream:
             head = stream.read(_LEGACY_ENDS)
             stream.seek(max(len(head), stream.seek(0, 2) - _LEGACY_ENDS))
             tail = stream.read(_LEGACY_ENDS)
@@ -327,7 +327,7 @@ def _chats_dir(path: Path) -> Path:
 def _project_cwd(project: Path, project_hash: object, root: Path) -> str | None:
     """The project's path: its `.project_root` marker, else `projects.json`, else None."""
     try:
-        with open(project / ".project_root", "rb") as stream:
+        with files.open_regular(project / ".project_root") as stream:
             marker = stream.read(64 * 1024).decode("utf-8", "replace").strip()
     except OSError:
         marker = ""

@@ -481,7 +481,7 @@ class _Rewinds:
 
 
 def _at_line_start(path: str, offset: int) -> bool:
-    with open(path, "rb") as stream:
+    with files.open_regular(path) as stream:
         stream.seek(offset - 1)
         return stream.read(1) == b"\n"
 

@@ -244,7 +244,7 @@ def _links_cached(root: str, stamp: int) -> _Links:
 
 def _head_ids(path: Path) -> tuple[str | None, str | None]:
     try:
-        with open(path, "rb") as stream:
+        with files.open_regular(path) as stream:
             head = stream.read(HEAD_BYTES)
     except OSError:
         return None, None
@@ -402,7 +402,7 @@ def _spread(meta: _Meta, index: int, count: int) -> datetime | None:
 
 def _count_lines(path: Path, stop: int | None = None) -> int:
     count, position, last = 0, 0, b"\n"
-    with open(path, "rb") as stream:
+    with files.open_regular(path) as stream:
         while chunk := stream.read(files.CHUNK):
             if stop is not None:
                 chunk = chunk[: max(0, stop - position)]

@@ -55,10 +55,11 @@ def _slot(time: float | None) -> int:
 
 
 def _bucket_key(record: UsageRecord) -> tuple[Any, ...]:
+    model = record.usage.model
     return (
         record.session_id,
         record.agent_id,
-        record.usage.model,
+        model if isinstance(model, str) else None,  # a reader let an odd value by
         record.cwd,
         _slot(record.time),
     )

@@ -424,3 +424,26 @@ def test_projects_crush_never_registered_are_found_where_other_agents_recorded_t
             home / "code" / "noora" / ".opencode" / "opencode.db",
         )
     )
+
+
+def test_a_model_stored_as_a_blob_is_an_unknown_model_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    """SQLite keeps any type in any column: a model name written as a BLOB is no name."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    for db in [*home.rglob("crush.db"), *home.rglob("opencode.db")]:
+        with sqlite3.connect(db) as connection:
+            connection.execute("UPDATE messages SET model = CAST(model AS BLOB)")
+        connection.close()
+    assert all(s.model is None for s in sessions(home).values())
+    for report in ("model", "session", "daily"):
+        result = CliRunner().invoke(
+            main, ["usage", report, "--app", "crush", "--json", "--home", str(home)]
+        )
+        assert result.exit_code == 0 and not result.exception, result.output
+    assert usage_rows(home)["a20c5ed5"]["cost_usd"] == 3.201505  # Crush's own cost

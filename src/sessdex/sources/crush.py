@@ -260,7 +260,7 @@ def _last_models(
         f"SELECT session_id, model, {provider}, max(created_at) FROM messages "
         "WHERE role = 'assistant' AND coalesce(model, '') != '' GROUP BY session_id"
     ).fetchall()
-    return {row[0]: (row[1], row[2] or None) for row in rows}
+    return {row[0]: (as_str(row[1]), as_str(row[2])) for row in rows}
 
 
 # --- reading ------------------------------------------------------------------------
@@ -375,7 +375,7 @@ class _Reader:
         ) in messages:
             time = db_time(created, digit_text=True)
             last_time = db_time(updated, digit_text=True) or time or last_time
-            last_model = model or last_model
+            last_model = as_str(model) or last_model
             summary = bool(is_summary) or message_id == summary_id
             where = f"{self.db}#messages/{message_id}"
             parts_json = databases.bounded_value(

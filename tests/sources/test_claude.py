@@ -1165,3 +1165,18 @@ def test_an_api_error_says_whether_claude_code_tries_again(tmp_path: Path) -> No
         e.extra for e in events(write(tmp_path / "s.jsonl", lines)) if e.kind == "error"
     ]
     assert errors == [{"retrying": True}, {"final": True}]
+
+
+def test_a_line_nested_too_deep_for_any_parser_is_one_skipped_line(
+    tmp_path: Path,
+) -> None:
+    """orjson refuses a line nested 200,000 deep, and so does the fallback json (its
+    recursion limit): that line is skipped and counted, and the read goes on."""
+    path = write(tmp_path / "s.jsonl", [prompt(1, "before"), reply(2, "ok")])
+    with open(path, "ab") as out:
+        out.write(b"[" * 200_000 + b"\n")
+        out.write(json.dumps(reply(3, "after")).encode() + b"\n")
+    diagnostics = Diagnostics()
+    said = [e.text for e in events(path, diagnostics) if e.kind == "assistant"]
+    assert said == ["ok", "after"]
+    assert diagnostics.skipped_total == 1 and not diagnostics.problems

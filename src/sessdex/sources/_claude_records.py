@@ -161,7 +161,7 @@ def load(
         try:
             # orjson rejects a lone surrogate escape (a cut emoji); json accepts it
             value = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # too deep for json
             if diagnostics is not None:
                 diagnostics.skip(path, number, "not JSON" if complete else "truncated")
             return None

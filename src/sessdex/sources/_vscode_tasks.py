@@ -891,7 +891,7 @@ def _json_object(text: str) -> dict[str, object] | None:
         return None
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # too deep for json
         return None
     return value if isinstance(value, dict) else None
 

@@ -766,7 +766,7 @@ def _args(value: object) -> JSONValue:
         if isinstance(item, str):
             try:
                 decoded[str(key)] = json.loads(item)
-            except ValueError:
+            except (ValueError, RecursionError):  # too deep for json
                 decoded[str(key)] = item
         else:
             decoded[str(key)] = item

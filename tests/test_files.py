@@ -429,6 +429,21 @@ def test_entries_skip_links_above_the_root_and_follow_links_elsewhere(
     assert folders.entries(tmp_path / "missing") == []
 
 
+def test_a_link_to_a_folder_that_holds_it_is_not_walked_again(tmp_path: Path) -> None:
+    """`projects/loop -> .` (or to any folder above the link, inside the root) would list
+    the same transcripts again at every depth, up to the system's link limit."""
+    from sessdex.sources import Home, claude
+
+    projects = tmp_path / ".claude" / "projects"
+    (projects / "-w-app").mkdir(parents=True)
+    (projects / "-w-app" / "s.jsonl").write_text("{}\n")
+    (projects / "loop").symlink_to(".")
+    (projects / "-w-app" / "up").symlink_to(projects)
+    assert [e.name for e in folders.entries(projects, projects.parent)] == ["-w-app"]
+    walked = list(claude.usage_files(claude.locate(Home.at(tmp_path))))
+    assert walked == [str(projects / "-w-app" / "s.jsonl")]
+
+
 def test_compactor_handles_escapes_split_across_feeds() -> None:
     compactor = files.Compactor()
     text = b'{"a":"' + b"x" * (files.KEEP_STRING + 10) + b"\\", b'"y","b":"ok\\"q"}'

@@ -108,10 +108,14 @@ CREDENTIALS = frozenset(
 
 
 def _followed(entry: os.DirEntry[str], root: Path | None) -> bool:
-    """Whether a link is listed: not to a credential file, not looping, and not to `root`
-    or a folder above it (a link to `/` or the home would list everything)."""
+    """Whether a link is listed: not to a credential file, not looping (nor to a folder
+    that holds it: `loop -> .` would list the same files again at every depth), and not
+    to `root` or a folder above it (a link to `/` or the home would list everything)."""
     target = resolved(entry.path)
     if target is None or target.name in CREDENTIALS:
+        return False
+    holder = resolved(os.path.dirname(entry.path))
+    if holder is not None and holder.is_relative_to(target):
         return False
     return (
         root is None or target.is_relative_to(root) or not root.is_relative_to(target)

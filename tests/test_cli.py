@@ -588,6 +588,22 @@ def test_titles_with_escape_sequences_print_harmless(tmp_path: Path) -> None:
     assert "red" in out and "link" in out
     _, out, _ = invoke("list", "--json", "--home", str(home))
     assert json.loads(out)[0]["title"] == evil  # JSON keeps the text exactly, escaped
+    # ...escaped: what a terminal acts on (ESC, the one-character CSI U+009B, bidi
+    # overrides) is written as \u escapes, so JSON printed as it is stays inert
+    for command in (["list", "--json"], ["list", "--nl"], ["find", "red", "--json"]):
+        _, out, _ = invoke(*command, "--home", str(home))
+        assert not re.search("[\x1b\x9b\u202e]", out), command
+        assert "\\u009b" in out and "\\u202e" in out
+    write_claude_session(
+        home, "cccccccc-0000-4000-8000-00000000000c", str(tmp_path), prompt=evil
+    )
+    for command in (
+        ["show", "cccccccc", "--json"],
+        ["export", "cccccccc", "-f", "json"],
+    ):
+        _, out, _ = invoke(*command, "--home", str(home))
+        assert not re.search("[\x1b\x9b\u202e]", out), command
+        assert json.loads(out)[0]["text"] == evil
 
 
 def test_doctor_json_reports_each_app() -> None:

@@ -5,6 +5,7 @@ A field has one name everywhere. Times are ISO 8601 in UTC with a trailing Z.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import cast
@@ -67,11 +68,8 @@ def session_record(session: Session) -> dict[str, JSONValue]:
 
 
 def _encode(record: object) -> bytes:
-    """A record as the index keeps it; a value orjson cannot write is made writable."""
-    try:
-        return orjson.dumps(record)
-    except TypeError:
-        return orjson.dumps(_writable(record))
+    """A record as the index keeps it (and `list --json` prints it), as `dumps` writes it."""
+    return dumps(record)
 
 
 def session_state(session: Session) -> bytes:
@@ -182,16 +180,31 @@ def event_record(event: Event, *, with_extra: bool = True) -> dict[str, JSONValu
     return record
 
 
+# Characters JSON may carry raw that a terminal or an editor acts on when the JSON is
+# printed or opened as it is: C1 controls (U+009B is a one-character CSI, as ESC [ is),
+# bidi overrides and isolates (text shown in an order other than its own), and line and
+# paragraph separators. Written as \u escapes: the same string to any JSON reader.
+_ACTIVE = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def _escaped(found: re.Match[bytes]) -> bytes:
+    return b"\\u%04x" % ord(found[0].decode())
+
+
 def dumps(value: object, indent: bool = False) -> bytes:
-    """JSON for scripts: UTF-8, no NaN, non-str keys allowed (counters).
+    """JSON for scripts: UTF-8, no NaN, non-str keys allowed (counters); characters a
+    terminal would act on escaped, as orjson escapes the C0 controls (see `_ACTIVE`).
 
     A value orjson cannot write (an integer past 64 bits, which the standard library's
     parser, a reader's fallback, keeps whole) is written as orjson would have read it."""
     option = orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)
     try:
-        return orjson.dumps(value, option=option)
+        data = orjson.dumps(value, option=option)
     except TypeError:
-        return orjson.dumps(_writable(value), option=option)
+        data = orjson.dumps(_writable(value), option=option)
+    if b"\xc2" in data or b"\xe2\x80" in data or b"\xe2\x81" in data:
+        data = _ACTIVE.sub(_escaped, data)
+    return data
 
 
 def _writable(value: object) -> object:

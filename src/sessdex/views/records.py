@@ -183,17 +183,27 @@ def event_record(event: Event, *, with_extra: bool = True) -> dict[str, JSONValu
 # Characters JSON may carry raw that a terminal or an editor acts on when the JSON is
 # printed or opened as it is: C1 controls (U+009B is a one-character CSI, as ESC [ is),
 # bidi overrides and isolates (text shown in an order other than its own), and line and
-# paragraph separators. Written as \u escapes: the same string to any JSON reader.
-_ACTIVE = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+# paragraph separators. Written as \u escapes: the same string to any JSON reader. One
+# pattern per lead byte, so that the search skips ahead to it as a plain byte search.
+_C1 = re.compile(rb"\xc2[\x80-\x9f]")
+_FORMAT = re.compile(rb"\xe2(?:\x80[\xa8-\xae]|\x81[\xa6-\xa9])")
 
 
 def _escaped(found: re.Match[bytes]) -> bytes:
     return b"\\u%04x" % ord(found[0].decode())
 
 
+def _inert(data: bytes) -> bytes:
+    if b"\xc2" in data:
+        data = _C1.sub(_escaped, data)
+    if b"\xe2" in data:
+        data = _FORMAT.sub(_escaped, data)
+    return data
+
+
 def dumps(value: object, indent: bool = False) -> bytes:
     """JSON for scripts: UTF-8, no NaN, non-str keys allowed (counters); characters a
-    terminal would act on escaped, as orjson escapes the C0 controls (see `_ACTIVE`).
+    terminal would act on escaped, as orjson escapes the C0 controls (see `_C1`).
 
     A value orjson cannot write (an integer past 64 bits, which the standard library's
     parser, a reader's fallback, keeps whole) is written as orjson would have read it."""
@@ -202,9 +212,7 @@ def dumps(value: object, indent: bool = False) -> bytes:
         data = orjson.dumps(value, option=option)
     except TypeError:
         data = orjson.dumps(_writable(value), option=option)
-    if b"\xc2" in data or b"\xe2\x80" in data or b"\xe2\x81" in data:
-        data = _ACTIVE.sub(_escaped, data)
-    return data
+    return _inert(data)
 
 
 def _writable(value: object) -> object:

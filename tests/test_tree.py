@@ -503,3 +503,10 @@ def test_tree_says_what_it_could_not_read(tmp_path: Path) -> None:
     assert "skipped 1 unreadable line" in result.stderr
     verbose = CliRunner().invoke(main, ["tree", "82d9f90c", "-v", "--home", str(home)])
     assert f"{lead}:3: " in verbose.stderr
+    # export says the same, and names the line when asked, as its warning tells
+    exported = CliRunner().invoke(main, ["export", "82d9f90c", "--home", str(home)])
+    assert "skipped 1 unreadable line; see --verbose" in exported.stderr
+    exported = CliRunner().invoke(
+        main, ["export", "82d9f90c", "-v", "--home", str(home)]
+    )
+    assert exported.exit_code == 0 and f"{lead}:3: " in exported.stderr

@@ -206,6 +206,7 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
     help="Sub-agents' events under their spawn (tree: md and html's default), in time "
     "order (inline: json's default), or left out.",
 )
+@verbose_option
 @home_option
 @fail_nicely
 def export_command(
@@ -213,6 +214,7 @@ def export_command(
     fmt: str | None,
     output: str | None,
     subagents: str | None,
+    verbose: bool,
     home_dir: str | None,
 ) -> None:
     """Export a session as Markdown, one offline HTML file, or JSON events.
@@ -260,7 +262,7 @@ def export_command(
             _write_file(output, chunks, binary=False)
     if output is not None:
         err(f"wrote {output}")
-    report_diagnostics(found.diagnostics, False)
+    report_diagnostics(found.diagnostics, verbose)
 
 
 def _write_file(

@@ -164,11 +164,19 @@ def test_repositories_come_only_from_recorded_folders(
     opened: list[str] = []
     real_open = open
 
+    real_os_open = os.open
+
     def watched_open(file: object, *args: object, **kwargs: object) -> object:
-        opened.append(os.fspath(file))  # type: ignore[arg-type]
+        if not isinstance(file, int):  # a descriptor: named by os.open below
+            opened.append(os.fspath(file))  # type: ignore[arg-type]
         return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
 
+    def watched_os_open(path: object, *args: object, **kwargs: object) -> int:
+        opened.append(os.fspath(path))  # type: ignore[arg-type]
+        return real_os_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
     monkeypatch.setattr("builtins.open", watched_open)
+    monkeypatch.setattr(os, "open", watched_os_open)
     found = sessions(Home.at(home))
     claudes = (str(home / ".claude" / "projects"), str(home / ".config" / "claude"))
     assert listed and all(path.startswith(claudes) for path in listed), listed

@@ -84,6 +84,8 @@ def test_fallback_keeps_widths_and_file_name_bytes() -> None:
     assert "é—".encode("latin-1", charset.FALLBACK) == "é-".encode("latin-1")
     # UTF-8 stays UTF-8; only a lone surrogate needs the fallback there
     assert "—\udcff".encode("utf-8", charset.FALLBACK) == "—".encode() + b"\xff"
+    # a name's byte that a Latin-1 terminal reads as a C1 control (0x9b: CSI) is not
+    assert "a\udc9b[2J".encode("latin-1", charset.FALLBACK) == b"a?[2J"
 
 
 def test_an_error_handler_the_user_chose_is_kept(tmp_path: Path) -> None:

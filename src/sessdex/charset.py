@@ -50,13 +50,16 @@ _ASCII = {
 
 def _fallback(error: UnicodeError) -> tuple[str | bytes, int]:
     """One character the codec cannot encode: its ASCII form, the byte a file name's
-    undecodable byte came from (as `surrogateescape` writes it), else `?` for each cell
-    it takes (none for an accent that combines with the letter before it)."""
+    undecodable byte came from (as `surrogateescape` writes it; but 0x80-0x9f, C1
+    controls to a Latin-1 terminal), else `?` for each cell it takes (none for an
+    accent that combines with the letter before it)."""
     if not isinstance(error, UnicodeEncodeError):
         raise error
     char = error.object[error.start]
-    if "\udc80" <= char <= "\udcff":
+    if "\udca0" <= char <= "\udcff":
         return bytes([ord(char) - 0xDC00]), error.start + 1
+    if "\udc80" <= char < "\udca0":  # raw, a C1 control to a Latin-1 terminal
+        return "?", error.start + 1
     shown = _ASCII.get(char)
     if shown is None:
         import unicodedata

@@ -87,8 +87,10 @@ class NotAFile(OSError):
 
 
 # opened without waiting: a pipe put where a file was expected opens at once (and is
-# refused), where a plain open would wait for a writer forever
+# refused), where a plain open would wait for a writer forever; on a regular file
+# O_NONBLOCK changes nothing, so it is left set
 _NO_WAIT = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+_NO_WAIT |= getattr(os, "O_BINARY", 0)
 
 
 def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
@@ -97,12 +99,10 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
     adapter names itself (a marker, a journal, a metadata file) is opened through here:
     a listing passes over such entries, a name built by hand does not."""
     name = os.fspath(path)
-    fd = os.open(name, _NO_WAIT | getattr(os, "O_BINARY", 0))
+    fd = os.open(name, _NO_WAIT)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotAFile(errno.EINVAL, "not a regular file", name)
-        if _NO_WAIT & getattr(os, "O_NONBLOCK", 0):
-            os.set_blocking(fd, True)
         return open(fd, "rb", buffering=buffering)
     except BaseException:
         os.close(fd)

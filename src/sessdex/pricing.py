@@ -43,10 +43,10 @@ _MAKERS = ("anthropic", "openai", "google", "mistral", "deepseek", "x-ai",
            "moonshotai", "zai", "zhipuai", "minimax", "meta", "cohere")  # fmt: skip
 
 
-def _other_forms(ref: str) -> list[str]:
-    """Spellings of a model name the catalogue may know it by, tried after the name
-    itself: a display name's slug ("Gemini 3 Pro (High)"), a cloud id's model, the model
-    without a thinking level, a Gemini model's preview."""
+def _unwrapped(ref: str) -> tuple[str, list[str]]:
+    """The model a name stands for without a provider's path, a display name's spaces
+    and brackets ("Gemini 3 Pro (High)" -> its slug) or a cloud's wrapper (Bedrock's
+    "us.anthropic.…-v1:0", Vertex's "…@20250929"), and the forms met on the way."""
     name = ref.rsplit("/", 1)[-1]
     forms = []
     if re.search(r"[\s()]", name):
@@ -55,6 +55,14 @@ def _other_forms(ref: str) -> list[str]:
     if cloud := _CLOUD_ID.match(name.replace("@", "-")):
         name = cloud[1]
         forms.append(name)
+    return name, forms
+
+
+def _other_forms(ref: str) -> list[str]:
+    """Spellings of a model name the catalogue may know it by, tried after the name
+    itself: `_unwrapped`'s forms, the model without a thinking level, a Gemini model's
+    preview."""
+    name, forms = _unwrapped(ref)
     if (bare := _LEVEL.sub("", name)) != name:
         name = bare
         forms.append(name)
@@ -66,16 +74,10 @@ def _other_forms(ref: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def plain_name(model: str) -> str:
     """One spelling for the names apps give one model, so a report keeps one row for it:
-    lower case, without a router's or provider's path ("openrouter/anthropic/…"), a cloud's
-    wrapper (Bedrock's "us.anthropic.…-v1:0", Vertex's "…@20250929") or a display name's
-    spaces and brackets. The date and the thinking level stay: they say what ran."""
-    name = model.strip().lower().rsplit("/", 1)[-1] or model.strip().lower()
-    if re.search(r"[\s()]", name):
-        name = re.sub(r"[^a-z0-9.]+", "-", name).strip("-")
-    name = name.replace("@", "-")
-    if cloud := _CLOUD_ID.match(name):
-        name = cloud[1]
-    return name or model
+    lower case and `_unwrapped`. The date and the thinking level stay: they say what
+    ran."""
+    name, _ = _unwrapped(model.strip().lower())
+    return name.replace("@", "-") or model
 
 
 def _match(clause: object, text: str) -> bool:

@@ -12,9 +12,6 @@ import click
 from .. import api
 from ..model import Event
 from . import main
-
-if TYPE_CHECKING:
-    from ..sources import Home
 from ._common import (
     CONTEXT,
     F,
@@ -29,6 +26,9 @@ from ._common import (
     session_id_argument,
     stdout_bytes,
 )
+
+if TYPE_CHECKING:
+    from ..sources import Home
 
 
 def live_options(f: F) -> F:

@@ -849,6 +849,34 @@ def test_pipes_and_looping_links_in_an_agent_folder_are_passed_over(
         signal.signal(signal.SIGALRM, previous)
 
 
+def test_doctor_counts_and_names_what_it_passed_over_and_list_stays_quiet(
+    tmp_path: Path,
+) -> None:
+    """A pipe, a broken link and a looping link among the transcripts: `list` has
+    nothing to warn of (an app may keep a socket there on purpose), but `doctor` counts
+    them by kind and -v names each, so a user wondering about a missing session can see
+    it was a link to a file that is gone."""
+    home = tmp_path / "home"
+    sid = "77777777-aaaa-4aaa-8aaa-777777777777"
+    path = write_claude_session(home, sid, "/w/odd")
+    os.mkfifo(path.parent / "88888888-bbbb-4bbb-8bbb-888888888888.jsonl")
+    gone = path.parent / "99999999-cccc-4ccc-8ccc-999999999999.jsonl"
+    os.symlink(tmp_path / "elsewhere.jsonl", gone)
+    os.symlink("loop", path.parent / "loop")
+    code, out, err = invoke("list", "--json", "--home", str(home))
+    assert code == 0 and [row["id"] for row in json.loads(out)] == [sid]
+    assert err == ""
+    code, out, _ = invoke("doctor", "--app", "claude", "--home", str(home))
+    assert code == 0
+    assert "passed over broken link (1), link that loops (1), pipe (1)" in out
+    code, out, _ = invoke("doctor", "--app", "claude", "-v", "--home", str(home))
+    assert f"{gone}:0: broken link" in out
+    code, out, _ = invoke("doctor", "--json", "--app", "claude", "--home", str(home))
+    (report,) = json.loads(out)
+    assert report["passed_over"] == {"pipe": 1, "broken link": 1, "link that loops": 1}
+    assert report["skipped_lines"] == {}
+
+
 def test_absurd_token_counts_count_as_nothing_and_break_no_sum(tmp_path: Path) -> None:
     """Two responses claiming 2**63 - 1 output tokens (a broken file): usage and tree
     leave those counts out instead of overflowing JSON's 64-bit integers, and the

@@ -464,6 +464,7 @@ class AppReport:
             "skipped_lines": dict(self.diagnostics.skipped),
             "unknown_record_types": dict(self.diagnostics.unknown),
             "problems": list(self.diagnostics.problems),
+            "passed_over": dict(self.diagnostics.passed_over),
         }
 
 
@@ -499,8 +500,15 @@ def doctor(
         if source.NAME in report.failures:
             diagnostics.problem(report.failures[source.NAME])
         # what this refresh's scan met (the files it parsed are in the stats already)
-        for problem in report.diagnostics.get(source.NAME, Diagnostics()).problems:
+        scanned = report.diagnostics.get(source.NAME, Diagnostics())
+        for problem in scanned.problems:
             diagnostics.problem(problem)
+        diagnostics.passed_over.update(scanned.passed_over)
+        diagnostics.details.extend(
+            d
+            for d in scanned.details
+            if d[2] in scanned.passed_over or d[2] == NAME_NOT_UTF8
+        )
         versions = entry.get("versions", {})
         if not isinstance(versions, dict):
             versions = {}
@@ -573,7 +581,8 @@ def skipped_summary(report: RefreshReport) -> str | None:
     for app, diagnostics in report.diagnostics.items():
         lines += diagnostics.skipped_total
         for path, _, reason in diagnostics.details:
-            if reason != NAME_NOT_UTF8:  # said by its own warning
+            # a name passed over is no unreadable line (said by its own warning, if any)
+            if reason != NAME_NOT_UTF8 and reason not in diagnostics.passed_over:
                 files.setdefault(app, set()).add(path)
     if not lines:
         return None

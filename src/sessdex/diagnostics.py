@@ -24,6 +24,8 @@ class Diagnostics:
     problems: list[str] = field(
         default_factory=list
     )  # whole-store failures, one line each
+    # what a scan's listings passed over, by what it is (pipe, broken link, ...)
+    passed_over: Counter[str] = field(default_factory=Counter)
 
     def __reduce__(self) -> tuple[object, ...]:
         # Index workers send one per file: as plain values, pickling and unpickling cost a
@@ -34,6 +36,7 @@ class Diagnostics:
             or self.versions
             or self.details
             or self.problems
+            or self.passed_over
         ):
             return (Diagnostics, ())
         return (
@@ -44,6 +47,7 @@ class Diagnostics:
                 dict(self.versions),
                 self.details,
                 self.problems,
+                dict(self.passed_over),
             ),
         )
 
@@ -60,17 +64,22 @@ class Diagnostics:
         if message not in self.problems:
             self.problems.append(message)
 
-    def names_passed_over(self, app: str, paths: list[str]) -> None:
-        """Files whose names are not valid UTF-8 (`folders.nameable`): said once per
-        app, and listed by --verbose; not counted as unreadable lines, which they are not."""
-        if not paths:
+    def names_passed_over(self, app: str, passed: list[tuple[str, str]]) -> None:
+        """What a scan's listings passed over (`folders.take_passed_over`), listed by
+        --verbose. File names that are not valid UTF-8 hide sessions: said once per app.
+        Pipes, sockets, devices and odd links are counted for `doctor` only (an app may
+        keep a socket there on purpose). None of them is an unreadable line."""
+        if not passed:
             return
         room = MAX_DETAILS - len(self.details)
-        self.details.extend((path, 0, NAME_NOT_UTF8) for path in paths[: max(room, 0)])
-        self.problem(
-            f"{app}: passed over {len(paths)} file name(s) that are not valid UTF-8, "
-            f"such as {paths[0]}; rename them to list their sessions"
-        )
+        self.details.extend((path, 0, why) for path, why in passed[: max(room, 0)])
+        names = [path for path, why in passed if why == NAME_NOT_UTF8]
+        if names:
+            self.problem(
+                f"{app}: passed over {len(names)} file name(s) that are not valid "
+                f"UTF-8, such as {names[0]}; rename them to list their sessions"
+            )
+        self.passed_over.update(why for _, why in passed if why != NAME_NOT_UTF8)
 
     def reader_failed(self, app: str, path: str | None, error: Exception) -> None:
         """A reader failed on input it did not expect (a sessdex bug): say so, and how
@@ -94,6 +103,7 @@ class Diagnostics:
             self.details.extend(other.details[:room])
         for message in other.problems:
             self.problem(message)
+        self.passed_over.update(other.passed_over)
 
     @property
     def skipped_total(self) -> int:
@@ -121,7 +131,13 @@ def _restored(
     versions: dict[str, int],
     details: list[tuple[str, int, str]],
     problems: list[str],
+    passed_over: dict[str, int],
 ) -> Diagnostics:
     return Diagnostics(
-        Counter(skipped), Counter(unknown), Counter(versions), details, problems
+        Counter(skipped),
+        Counter(unknown),
+        Counter(versions),
+        details,
+        problems,
+        Counter(passed_over),
     )

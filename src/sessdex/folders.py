@@ -9,13 +9,18 @@ names that are not text are passed over, never waited on or stored.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from . import freshness
+from .diagnostics import NAME_NOT_UTF8
 
-_PASSED_OVER: list[str] = []  # names `nameable` refused since `take_passed_over`
+# (path, why) of what listings refused since `take_passed_over`: `NAME_NOT_UTF8`, or what
+# the entry is instead of a folder or regular file (see `plain_kind`, `_followed`)
+_PASSED_OVER: list[tuple[str, str]] = []
 
 
 def nameable(entry: os.DirEntry[str]) -> bool:
@@ -28,14 +33,17 @@ def nameable(entry: os.DirEntry[str]) -> bool:
     try:
         name.encode()
     except UnicodeEncodeError:
-        _PASSED_OVER.append(os.fsencode(entry.path).decode(errors="backslashreplace"))
+        shown = os.fsencode(entry.path).decode(errors="backslashreplace")
+        _PASSED_OVER.append((shown, NAME_NOT_UTF8))
         return False
     return True
 
 
-def take_passed_over() -> list[str]:
-    """The paths `nameable` passed over since the last call, shown with their odd bytes
-    escaped (`caf\\xe9`), for the caller to count and report."""
+def take_passed_over() -> list[tuple[str, str]]:
+    """What listings passed over since the last call, as (path, why): names that are not
+    text (shown with their odd bytes escaped, `caf\\xe9`), pipes, sockets, devices and
+    links that are broken, loop or lead above the folder listed; for the caller to count
+    and report."""
     taken = _PASSED_OVER[:]
     _PASSED_OVER.clear()
     return taken
@@ -112,23 +120,54 @@ def _followed(entry: os.DirEntry[str], root: Path | None) -> bool:
     that holds it: `loop -> .` would list the same files again at every depth), and not
     to `root` or a folder above it (a link to `/` or the home would list everything)."""
     target = resolved(entry.path)
-    if target is None or target.name in CREDENTIALS:
-        return False
+    if target is None:
+        return _passed_over(entry, LOOPING_LINK)
+    if target.name in CREDENTIALS:
+        return False  # never named, not even as passed over
     holder = resolved(os.path.dirname(entry.path))
     if holder is not None and holder.is_relative_to(target):
-        return False
-    return (
-        root is None or target.is_relative_to(root) or not root.is_relative_to(target)
-    )
+        return _passed_over(entry, LOOPING_LINK)
+    if root is None or target.is_relative_to(root) or not root.is_relative_to(target):
+        return True
+    return _passed_over(entry, "link to the home or a folder above it")
+
+
+LOOPING_LINK = "link that loops"
 
 
 def plain_kind(entry: os.DirEntry[str]) -> bool:
     """A folder or a regular file, links followed: not a pipe, socket or device (opening
-    a pipe waits for a writer), nor a broken or looping link."""
+    a pipe waits for a writer), nor a broken or looping link. What is refused is noted
+    for `take_passed_over`."""
     try:
-        return entry.is_dir() or entry.is_file()
+        if entry.is_dir() or entry.is_file():
+            return True
     except OSError:
-        return False
+        pass
+    return _passed_over(entry, _odd_kind(entry.path))
+
+
+def _odd_kind(path: str) -> str:
+    """What an entry that is neither a folder nor a regular file is, for a reader."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return LOOPING_LINK
+        return "broken link" if os.path.islink(path) else "unreadable entry"
+    if stat.S_ISFIFO(mode):
+        return "pipe"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "entry of another kind"
+
+
+def _passed_over(entry: os.DirEntry[str], why: str) -> bool:
+    if nameable(entry):  # an odd name is noted as that already
+        _PASSED_OVER.append((entry.path, why))
+    return False
 
 
 def resolved(path: str | os.PathLike[str]) -> Path | None:

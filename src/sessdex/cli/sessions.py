@@ -325,6 +325,15 @@ def doctor_command(
                     f"{t} ({n})" for t, n in sorted(r.diagnostics.unknown.items())
                 )
             )
+        if r.diagnostics.passed_over:
+            say(
+                "  passed over "
+                + ", ".join(
+                    f"{what} ({n})"
+                    for what, n in sorted(r.diagnostics.passed_over.items())
+                )
+                + " (-v names them)" * (not verbose)
+            )
         for problem in r.diagnostics.problems:
             say(f"  problem     {problem}")
         if verbose:

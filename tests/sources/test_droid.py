@@ -308,3 +308,40 @@ def test_a_sub_agent_is_typed_and_described_as_the_task_tool_ran_it(
         "Create red.md and commit",
         "worker",
     )
+
+
+def test_an_auto_routed_session_names_the_model_the_router_picked(
+    tmp_path: Path,
+) -> None:
+    """`model: "auto"` lets droid's router choose; once a turn is routed the settings
+    name the pick in `effectiveFactoryRouterModel.modelId`, and the session total is
+    that model's (shape as marmutapp/superbased-observer's droid adapter documents it
+    from real sidecars, `internal/adapter/droid/settings.go` @506d359c)."""
+    folder = tmp_path / ".factory" / "sessions" / "-w"
+    folder.mkdir(parents=True)
+    start = {"type": "session_start", "id": "r", "title": "t", "cwd": "/w"}
+    prompt = {
+        "type": "message",
+        "id": "a",
+        "timestamp": "2026-09-01T00:00:00Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+    }
+    (folder / "r.jsonl").write_text(f"{json.dumps(start)}\n{json.dumps(prompt)}\n")
+    settings = {
+        "model": "auto",
+        "reasoningEffort": "high",
+        "effectiveFactoryRouterModel": {
+            "modelId": "claude-opus-5",
+            "reasoningEffort": "high",
+            "fallbacks": [],
+        },
+        "tokenUsage": {"inputTokens": 10, "outputTokens": 2, "factoryCredits": 7},
+    }
+    (folder / "r.settings.json").write_text(json.dumps(settings))
+    (folder / "n.jsonl").write_text(json.dumps({**start, "id": "n"}) + "\n")
+    (folder / "n.settings.json").write_text(json.dumps({"model": "auto"}))
+    found = sessions(Home.at(tmp_path))
+    assert found["r"].model == "claude-opus-5"
+    assert found["n"].model == "auto"  # nothing routed yet: the setting as it is
+    usage = [e.usage for e in events(found["r"]) if e.kind == "usage"]
+    assert usage == [Usage(10, 2, 0, 0, 0, "claude-opus-5")]

@@ -7,7 +7,8 @@ to it `<id>.settings.json` holds the session's model, reasoning effort, autonomy
 and `tokenUsage` totals. Flat `sessions/<id>.jsonl` files are read too.
 
 Listing reads the transcript's head (session_start, first prompt) and tail (last time);
-the settings file is its own fragment (model, effort, autonomy as permission mode). A
+the settings file is its own fragment (model, effort, autonomy as permission mode; for
+`model: "auto"` the router's pick, `effectiveFactoryRouterModel.modelId`, once it made one). A
 user message's leading `<system-reminder>` blocks are not the user's words: they are
 dropped from titles and user events, and a message marked `visibility: llm_only` (the
 context droid injects at a session's start, real in 0.213) or `user_only` (a notice) is a
@@ -448,6 +449,10 @@ def _parse_settings(path: Path) -> list[Session]:
     defaults = settings.get("sessionDefaultSettings")
     defaults = defaults if isinstance(defaults, dict) else {}
     model = stripped(settings.get("model")) or stripped(defaults.get("model"))
+    if model in (None, "auto"):  # droid's router picks; it names its pick once it has
+        routed = settings.get("effectiveFactoryRouterModel")
+        if isinstance(routed, dict):
+            model = stripped(routed.get("modelId")) or model
     effort = stripped(settings.get("reasoningEffort")) or stripped(
         defaults.get("reasoningEffort")
     )

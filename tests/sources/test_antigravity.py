@@ -372,3 +372,49 @@ def test_a_task_heading_saved_with_a_byte_order_mark_still_titles(
     task.write_bytes(b"\xef\xbb\xbf" + task.read_bytes())
     after = sessions(Home.at(home))["c0ffee00-1234-4567-89ab-cdef01234567"].title
     assert after == before and after is not None
+
+
+def test_agy_1_3_tool_outputs_are_generic_steps_that_answer_the_calls_in_order(
+    tmp_path: Path,
+) -> None:
+    """agy 1.3 writes each tool's output as a `GENERIC` step (`Created At: …` then the
+    output) after the PLANNER_RESPONSE that made the calls, in call order; a GENERIC step
+    with no call waiting is still the model's words (shape from a public agy transcript
+    reader's tests, the sibling of Maxteabag/clarp `server/lib/agy_transcript.py`)."""
+    home, logs, steps = copied_transcript(tmp_path)
+    steps += [
+        {"step_index": 90, "source": "USER_EXPLICIT", "type": "USER_INPUT", "status": "DONE",
+         "created_at": "2026-06-26T21:17:00Z", "content": "<USER_REQUEST>check</USER_REQUEST>"},
+        {"step_index": 91, "source": "MODEL", "type": "PLANNER_RESPONSE", "status": "DONE",
+         "created_at": "2026-06-26T21:17:01Z", "content": "Looking.",
+         "tool_calls": [
+             {"name": "view_file", "args": {"AbsolutePath": '"/tmp/repo/a.txt"'}},
+             {"name": "run_command", "args": {"CommandLine": '"false"', "Cwd": '"/tmp/repo"'}},
+         ]},
+        {"step_index": 92, "source": "MODEL", "type": "GENERIC", "status": "DONE",
+         "created_at": "2026-06-26T21:17:02Z",
+         "content": "Created At: 2026-06-26T21:17:02Z\n\nFile Path: /tmp/repo/a.txt\n1: hello"},
+        {"step_index": 93, "source": "MODEL", "type": "GENERIC", "status": "DONE",
+         "created_at": "2026-06-26T21:17:03Z",
+         "content": "Created At: 2026-06-26T21:17:03Z\n\nThe command exited with code 1.\nOutput:\nboom"},
+        {"step_index": 94, "source": "MODEL", "type": "PLANNER_RESPONSE", "status": "DONE",
+         "created_at": "2026-06-26T21:17:04Z", "content": "Done."},
+        {"step_index": 95, "source": "MODEL", "type": "GENERIC", "status": "DONE",
+         "created_at": "2026-06-26T21:17:05Z", "content": "A closing note."},
+    ]  # fmt: skip
+    (logs / "transcript.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    got = events(sessions(Home.at(home))[CLI])
+    tail = got[next(i for i, e in enumerate(got) if e.text == "check") :]
+    assert [(e.kind, e.tool) for e in tail] == [
+        ("user", None),
+        ("assistant", None),
+        ("tool_call", "view_file"),
+        ("tool_call", "run_command"),
+        ("tool_result", None),
+        ("tool_result", None),
+        ("assistant", None),
+        ("assistant", None),
+    ]
+    assert (tail[4].call_id, tail[5].call_id) == (tail[2].call_id, tail[3].call_id)
+    assert tail[5].text and tail[5].text.endswith("boom")
+    assert [e.text for e in tail[-2:]] == ["Done.", "A closing note."]

@@ -5,9 +5,10 @@ Antigravity keeps its files in `~/.gemini` (beside Gemini CLI's):
 - `antigravity*/brain/<id>/.system_generated/logs/transcript.jsonl` — the readable
   mirror (the agy CLI's, and newer IDE builds'), one step per line (`{step_index, source,
   type, status, created_at, content, thinking, tool_calls[{name, args}]}`); user text sits
-  in `<USER_REQUEST>`, model changes in `<USER_SETTINGS_CHANGE>`. `transcript_full.jsonl`
-  beside it keeps what this one clips (`truncated_fields`): read instead when present.
-  This is what `show` reads.
+  in `<USER_REQUEST>`, model changes in `<USER_SETTINGS_CHANGE>`; tool outputs follow the
+  calls as typed steps (`RUN_COMMAND`, …), or from agy 1.3 as `GENERIC` ones, answering
+  them in order. `transcript_full.jsonl` beside it keeps what this one clips
+  (`truncated_fields`): read instead when present. This is what `show` reads.
 - `antigravity-cli/conversations/<id>.db` — agy's SQLite store (newer IDE builds write the
   same under `antigravity-ide/`): `steps` rows whose payloads are protobuf (counted, not
   decoded), `trajectory_metadata_blob` (the workspace URI, the start), and `gen_metadata`,
@@ -671,6 +672,16 @@ class _Reader:
                         call_id=call_id,
                         extra={"input": _args(call.get("args"))},
                     )
+            elif kind == "GENERIC" and pending:
+                # agy 1.3 logs every tool's output as a GENERIC step, in call order
+                yield self.event(
+                    "tool_result",
+                    time,
+                    call_id=pending.pop(0),
+                    text=content,
+                    is_error=failed,
+                    extra={"step": kind},
+                )
             elif kind == "GENERIC":
                 if content and content.strip():
                     yield self.event("assistant", time, text=content.strip())

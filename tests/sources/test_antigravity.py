@@ -418,3 +418,51 @@ def test_agy_1_3_tool_outputs_are_generic_steps_that_answer_the_calls_in_order(
     assert (tail[4].call_id, tail[5].call_id) == (tail[2].call_id, tail[3].call_id)
     assert tail[5].text and tail[5].text.endswith("boom")
     assert [e.text for e in tail[-2:]] == ["Done.", "A closing note."]
+
+
+def test_agys_catalog_names_title_folder_and_parent(tmp_path: Path) -> None:
+    """`antigravity-cli/conversation_summaries.db` (agy's index: SQLite, user_version 3,
+    one `conversation_summaries` row per conversation with `title` or `preview`,
+    `workspace_uris` as a JSON array, `parent_conversation_id` for a sub-agent's; schema
+    as a public agy storage write-up quotes it) fills in what the conversation files
+    lack; a catalog row alone lists nothing."""
+    home, _logs, _steps = copied_transcript(tmp_path)
+    catalog = home / ".gemini/antigravity-cli/conversation_summaries.db"
+    db = sqlite3.connect(catalog)
+    db.execute(
+        "CREATE TABLE conversation_summaries (conversation_id TEXT PRIMARY KEY,"
+        " title TEXT NOT NULL DEFAULT '', preview TEXT NOT NULL DEFAULT '',"
+        " step_count INTEGER NOT NULL DEFAULT 0, last_modified_time DATETIME NOT NULL,"
+        " workspace_uris TEXT NOT NULL, parent_conversation_id TEXT NOT NULL DEFAULT '',"
+        " nesting_depth INTEGER NOT NULL DEFAULT 0, agent_name TEXT NOT NULL DEFAULT '',"
+        " raw_summary BLOB)"
+    )
+    db.executemany(
+        "INSERT INTO conversation_summaries (conversation_id, title, preview, step_count,"
+        " last_modified_time, workspace_uris, parent_conversation_id, nesting_depth,"
+        " agent_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (CLI, "", "Listing the repo files", 12, "2026-06-26 21:20:00+00:00",
+             '["file:///tmp/repo"]', "", 0, ""),
+            (CLI_DB_ONLY, "Count the files", "", 3, "2026-06-26 21:21:00+00:00",
+             '["file:///tmp/repo"]', CLI, 1, "explorer"),
+            ("00000000-0000-4000-8000-0000000000ff", "Gone", "", 1,
+             "2026-06-26 21:22:00+00:00", "[]", "", 0, ""),
+        ],
+    )  # fmt: skip
+    db.commit()
+    db.close()
+    found = sessions(Home.at(home))
+    before = sessions(Home.at(DATA / "home"))
+    assert {k for k, s in found.items() if s.listed} == {
+        k for k, s in before.items() if s.listed
+    }
+    assert (found[CLI].title, found[CLI].cwd) == ("Listing the repo files", "/tmp/repo")
+    assert found[CLI].updated == datetime(2026, 6, 26, 21, 20, tzinfo=UTC)
+    child = found[CLI_DB_ONLY]
+    assert (child.title, child.cwd, child.parent_id, child.agent_type) == (
+        "Count the files",
+        "/tmp/repo",
+        CLI,
+        "explorer",
+    )

@@ -14,6 +14,10 @@ Antigravity keeps its files in `~/.gemini` (beside Gemini CLI's):
   decoded), `trajectory_metadata_blob` (the workspace URI, the start), and `gen_metadata`,
   one protobuf row per model call with its token usage, time and model (field numbers as
   third-party usage readers, tokscale and codeburn, decode them): a `usage` event each.
+- `antigravity-cli/conversation_summaries.db` — agy's index (SQLite): one
+  `conversation_summaries` row per conversation with its title (or `preview`), step count,
+  last change, `workspace_uris` (a JSON array) and, for a sub-agent's, the
+  `parent_conversation_id` and `agent_name`; it only fills in those fields.
 - `antigravity/conversations/<id>.pb` — the IDE's conversations, encrypted: listed with
   "encrypted — summary only", never decoded. Newer IDE builds' `antigravity-ide/…/*.db`
   are listed the same way.
@@ -81,6 +85,7 @@ IDE_CONFIGS = tuple(  # under the home, on Linux, macOS and Windows
     for base in (".config", "Library/Application Support", "AppData/Roaming")
 )
 STORES = ("antigravity", "antigravity-cli", "antigravity-ide")
+CATALOG = "conversation_summaries.db"  # agy's index of its conversations
 ARTIFACT_CAP = 1024 * 1024  # bytes of one brain artifact shown
 ARTIFACT_ORDER = ("task.md", "implementation_plan.md", "walkthrough.md")
 
@@ -104,6 +109,10 @@ _IGNORED_STEPS = frozenset(
     {"CONVERSATION_HISTORY", "SYSTEM_MESSAGE", "EPHEMERAL_MESSAGE", "TASK_BOUNDARY"}
 )
 _FAILED = frozenset({"ERROR", "FAILED", "CANCELED", "CANCELLED"})
+_CATALOG_COLUMNS = (
+    "conversation_id", "title", "preview", "step_count", "last_modified_time",
+    "workspace_uris", "parent_conversation_id", "agent_name",
+)  # fmt: skip
 
 
 def locate(home: Home) -> Location:
@@ -126,6 +135,8 @@ def scan(location: Location) -> Iterator[Path]:
     root = location.root
     for store in STORES:
         folder = root / store
+        if folders.is_file(folder / CATALOG):
+            yield folder / CATALOG
         for entry in folders.entries(folder / "conversations", root):
             if entry.name.endswith((".pb", ".db")) and entry.is_file():
                 yield Path(entry.path)
@@ -155,6 +166,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             return _parse_transcript(path, diagnostics)
         if path.name == "state.vscdb":
             return _parse_state(path, diagnostics)
+        if path.name == CATALOG:
+            return _parse_catalog(path, diagnostics)
         if path.suffix == ".db":
             return [_parse_database(path, diagnostics), _last_written(path)]
         if path.suffix == ".pb":
@@ -380,6 +393,71 @@ def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
                 )
             )
     return sessions
+
+
+def _parse_catalog(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    """Fill-in fragments from agy's catalog: the title agy shows (or its preview), the
+    workspace, the last change, and the parent of a sub-agent's conversation."""
+    try:
+        connection = databases.open_sqlite(path)
+    except (sqlite3.Error, OSError) as error:
+        diagnostics.problem(f"antigravity: cannot open {path}: {error}")
+        return []
+    try:
+        columns = databases.table_columns(connection, "conversation_summaries")
+        if "conversation_id" not in columns:
+            return []
+        wanted = [
+            c
+            for c in _CATALOG_COLUMNS
+            if c in columns  # a column an older catalog lacks reads as NULL
+        ]
+        rows = connection.execute(
+            f"SELECT {', '.join(wanted)} FROM conversation_summaries"
+        ).fetchall()
+    except sqlite3.Error as error:
+        diagnostics.problem(f"antigravity: cannot read {path}: {error}")
+        return []
+    finally:
+        connection.close()
+    sessions: list[Session] = []
+    for row in rows:
+        value = dict(zip(wanted, row, strict=True))
+        ident = value.get("conversation_id")
+        if not isinstance(ident, str) or not ident:
+            continue
+        extra: dict[str, JSONValue] = {}
+        if isinstance(value.get("step_count"), int) and value["step_count"]:
+            extra["steps"] = value["step_count"]
+        agent = value.get("agent_name")
+        parent = value.get("parent_conversation_id")
+        sessions.append(
+            Session(
+                app=NAME,
+                id=ident,
+                path=f"{path}#conversation_summaries/{ident}",
+                cwd=local_path(_first_workspace(value.get("workspace_uris"))),
+                title=first_line(value.get("title"))
+                or first_line(value.get("preview")),
+                updated=iso_time(value.get("last_modified_time")),
+                parent_id=parent if isinstance(parent, str) and parent else None,
+                agent_type=agent if isinstance(agent, str) and agent else None,
+                precedence=3,
+                listed=False,
+                extra=extra,
+            )
+        )
+    return sessions
+
+
+def _first_workspace(value: object) -> str | None:
+    """The first of a JSON array of workspace URIs."""
+    try:
+        uris = json.loads(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    first = uris[0] if isinstance(uris, list) and uris else None
+    return first if isinstance(first, str) else None
 
 
 def _parse_transcript(path: Path, diagnostics: Diagnostics) -> list[Session]:

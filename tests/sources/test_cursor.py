@@ -151,6 +151,36 @@ def test_events_of_a_transcript() -> None:
     assert all(e.time is None and e.usage is None for e in got)  # Cursor writes neither
 
 
+def test_a_block_of_an_unknown_type_is_counted_not_dropped_unsaid(
+    tmp_path: Path,
+) -> None:
+    """Third-party readers of real transcripts report `command_output` and `redacted`
+    blocks: the one whose content is unknown is counted for `doctor` (by role), the
+    redacted thinking, which holds nothing readable, is passed over; the text around both
+    still shows."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = next(home.rglob(f"{NOTES}.jsonl"))
+    lines = [
+        {"role": "user", "message": {"content": [{"type": "text", "text": "hi"}]}},
+        {
+            "role": "assistant",
+            "message": {
+                "content": [
+                    {"type": "redacted", "data": "opaque"},
+                    {"type": "command_output", "output": "total 0"},
+                    {"type": "text", "text": "Listed."},
+                ]
+            },
+        },
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    diagnostics = Diagnostics()
+    got = list(cursor.read(sessions(Home.at(home))[NOTES], diagnostics))
+    assert [(e.kind, e.text) for e in got] == [("user", "hi"), ("assistant", "Listed.")]
+    assert dict(diagnostics.unknown) == {"assistant/command_output": 1}
+
+
 def test_resume_withholds_run_everything() -> None:
     found = sessions(Home.at(DATA / "home"))
     plan = cursor.resume(found[SHOP])

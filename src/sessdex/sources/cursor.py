@@ -511,8 +511,14 @@ class _Reader:
                     is_error=block.get("is_error") is True
                     or block.get("isError") is True,
                 )
-            elif kind == "image" and not user:
-                texts.append("[image]")
+            elif kind == "image":
+                if not user:
+                    texts.append("[image]")
+            elif kind not in _UNREADABLE_BLOCKS:  # e.g. command_output, reported by
+                # third-party readers of real files: what it holds is not known yet
+                self.diagnostics.unknown_type(
+                    f"{'user' if user else 'assistant'}/{kind}"
+                )
         yield from flush()
 
 
@@ -542,6 +548,9 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 
 
 # --- small helpers ----------------------------------------------------------------------
+
+# blocks that hold nothing readable (redacted thinking), passed over without a count
+_UNREADABLE_BLOCKS = frozenset({"redacted", "redacted-reasoning", "redacted_thinking"})
 
 
 def _blocks(record: Mapping[str, object]) -> list[dict[str, object]]:

@@ -480,3 +480,40 @@ def test_a_turn_the_user_aborted_is_an_interruption_not_a_failure(
     at = max(e.time.timestamp() for e in got if e.time)
     assert decide(tracker, at + 5, at, True).status == "waiting_for_user"
     assert build_tree(REAL, got).status == "done"
+
+
+def test_usage_entries_are_billed(tmp_path: Path) -> None:
+    """pi 1.x (@earendil-works/pi-coding-agent 1.6.0, docs/session-format.md and
+    dist/core/session-manager.d.ts `UsageEntry`): a `usage` entry records model work that
+    is no message, such as `cache_warm` keeping the prompt cache alive; pi counts it in
+    the session's totals, on any branch."""
+    lines = [json.loads(line) for line in REAL_FILE.read_text().splitlines()]
+    last = lines[-1]["id"]
+    stamp = lines[-1]["timestamp"]
+    warm = {"type": "usage", "id": "w1", "parentId": last, "timestamp": stamp,
+            "kind": "cache_warm", "provider": "anthropic", "model": "claude-sonnet-4-5",
+            "usage": {"input": 0, "output": 0, "cacheRead": 50000, "cacheWrite": 0,
+                      "totalTokens": 50000}}  # fmt: skip
+    # the same, on a branch `/tree` moved away from (its parent is the first entry)
+    left = {**warm, "id": "w2", "parentId": lines[1]["id"],
+            "usage": {"input": 0, "output": 0, "cacheRead": 700, "cacheWrite": 0}}  # fmt: skip
+    folder = tmp_path / ".pi" / "agent" / "sessions" / "--home-alex-code-shop-api--"
+    folder.mkdir(parents=True)
+    leaf = {
+        **lines[-1],
+        "id": "z9",
+        "parentId": "w1",
+    }  # the conversation goes on after it
+    (folder / REAL_FILE.name).write_text(
+        "".join(json.dumps(line) + "\n" for line in [*lines, warm, left, leaf])
+    )
+    diagnostics = Diagnostics()
+    found = events(sessions(Home.at(tmp_path))[REAL], diagnostics)
+    assert not diagnostics.unknown
+    warmed = [e for e in found if e.usage and e.usage.cache_read_tokens in (50000, 700)]
+    assert [(e.usage.cache_read_tokens, e.usage.model) for e in warmed if e.usage] == [
+        (50000, "claude-sonnet-4-5"),
+        (700, "claude-sonnet-4-5"),
+    ]
+    assert warmed[0].extra["usage_kind"] == "cache_warm"
+    assert warmed[1].extra["branch"] == "abandoned"

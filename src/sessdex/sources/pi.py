@@ -19,7 +19,8 @@ Usage: one event per assistant message (pi writes each response once); pi's `inp
 excludes cache reads and writes; the model is `responseModel` (what a router picked) when
 there is one. Newer pi also bills model work outside assistant messages: a tool result's
 `usage` (a tool that ran a model) and a compaction's or branch summary's (writing the
-summary) are usage events too. pi has no sub-agents, no git branch and no CLI version in
+summary) are usage events too, and so is a `usage` entry (pi 1.x: model work that is no
+message, such as `cache_warm` keeping the prompt cache alive). pi has no sub-agents, no git branch and no CLI version in
 its files. Ignored on purpose: `custom` (extension state) and `label` entries. A
 `developer` or `system` message (pi-ai 0.80: instructions from the harness) is a `meta`
 event marked `injected`, never the user's words.
@@ -66,7 +67,8 @@ TITLE = "pi coding agent"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "pi 0.73.1, 0.74 (session format 3); pi-ai message and usage types of 0.80; "
-    "format 4 from pi-agent-core's source (no real file)"
+    "@earendil-works/pi-coding-agent 1.6.0's entry types (its docs and typings, no real "
+    "file); format 4 from pi-agent-core's source (no real file)"
 )
 ENV_VARS = ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")
 
@@ -432,6 +434,7 @@ class _Reader:
             "branch_summary",
             "custom_message",
             "session_info",
+            "usage",
         }
     )
     _ROLES = frozenset(
@@ -459,12 +462,16 @@ class _Reader:
         self.bill_messages = True
 
     def usage(
-        self, record: Mapping[str, object], value: object, model: str | None
+        self,
+        record: Mapping[str, object],
+        value: object,
+        model: str | None,
+        extra: dict[str, JSONValue] | None = None,
     ) -> Iterator[Event]:
         """One `usage` event from pi's `usage` object, when it counted anything."""
         counted = _usage(as_dict(value), model or self.model)
         if counted.total:
-            yield self.event("usage", record, usage=counted)
+            yield self.event("usage", record, usage=counted, extra=extra or {})
 
     def billed_elsewhere(
         self, kind: str, record: Mapping[str, object]
@@ -474,7 +481,7 @@ class _Reader:
         sums every entry. Only the usage, marked as the abandoned branch's."""
         value: object = None
         model: str | None = None
-        if kind in ("compaction", "branch_summary"):
+        if kind in ("compaction", "branch_summary", "usage"):
             value, model = record.get("usage"), as_str(record.get("model"))
         elif kind == "message":
             message = as_dict(record.get("message"))
@@ -552,6 +559,15 @@ class _Reader:
             )
             yield from self.usage(
                 record, record.get("usage"), as_str(record.get("model"))
+            )
+        elif kind == "usage":
+            # model work billed outside the conversation (pi 1.x: `cache_warm` keeps the
+            # prompt cache alive between runs); pi counts it in the session's totals
+            yield from self.usage(
+                record,
+                record.get("usage"),
+                as_str(record.get("model")),
+                {"usage_kind": as_str(record.get("kind"))},
             )
         elif kind == "custom_message":
             custom = as_str(record.get("customType"))

@@ -517,3 +517,29 @@ def test_usage_entries_are_billed(tmp_path: Path) -> None:
     ]
     assert warmed[0].extra["usage_kind"] == "cache_warm"
     assert warmed[1].extra["branch"] == "abandoned"
+
+
+def test_a_context_edit_is_a_note_and_the_entry_stays(tmp_path: Path) -> None:
+    """pi 1.x (@earendil-works/pi-coding-agent 1.6.0, docs/session-format.md
+    `ContextEditEntry`): `context_edit` hides (`replacement: null`) or rewrites an earlier
+    entry for the model's later requests; the raw entry is unchanged."""
+    lines = [json.loads(line) for line in REAL_FILE.read_text().splitlines()]
+    last = lines[-1]["id"]
+    stamp = lines[-1]["timestamp"]
+    user = next(line for line in lines if line.get("message", {}).get("role") == "user")
+    hide = {"type": "context_edit", "id": "e1", "parentId": last, "timestamp": stamp,
+            "targetId": user["id"], "replacement": None}  # fmt: skip
+    folder = tmp_path / ".pi" / "agent" / "sessions" / "--home-alex-code-shop-api--"
+    folder.mkdir(parents=True)
+    (folder / REAL_FILE.name).write_text(
+        "".join(json.dumps(line) + "\n" for line in [*lines, hide])
+    )
+    diagnostics = Diagnostics()
+    found = events(sessions(Home.at(tmp_path))[REAL], diagnostics)
+    assert not diagnostics.unknown
+    note = found[-1]
+    assert note.kind == "meta"
+    assert note.extra == {"context_edit": user["id"], "omitted": True}
+    assert [e.kind for e in found].count("user") == [
+        e.kind for e in events(sessions(Home.at(DATA / "home"))[REAL])
+    ].count("user")

@@ -21,7 +21,9 @@ there is one. Newer pi also bills model work outside assistant messages: a tool 
 `usage` (a tool that ran a model) and a compaction's or branch summary's (writing the
 summary) are usage events too, and so is a `usage` entry (pi 1.x: model work that is no
 message, such as `cache_warm` keeping the prompt cache alive). pi has no sub-agents, no git branch and no CLI version in
-its files. Ignored on purpose: `custom` (extension state) and `label` entries. A
+its files. A `context_edit` (pi 1.x: an earlier entry hidden from
+or rewritten for the model from then on) is a `meta` event; the entry it names is shown as
+written. Ignored on purpose: `custom` (extension state) and `label` entries. A
 `developer` or `system` message (pi-ai 0.80: instructions from the harness) is a `meta`
 event marked `injected`, never the user's words.
 
@@ -435,6 +437,7 @@ class _Reader:
             "custom_message",
             "session_info",
             "usage",
+            "context_edit",
         }
     )
     _ROLES = frozenset(
@@ -568,6 +571,18 @@ class _Reader:
                 record.get("usage"),
                 as_str(record.get("model")),
                 {"usage_kind": as_str(record.get("kind"))},
+            )
+        elif kind == "context_edit":
+            # hides or rewrites an earlier entry for the model from here on; the entry
+            # itself stays as it was written, and so it is shown
+            target = as_str(record.get("targetId"))
+            omitted = record.get("replacement") is None
+            done = "omitted from" if omitted else "replaced in"
+            yield self.event(
+                "meta",
+                record,
+                text=f"context edit: entry {target} {done} the model's context",
+                extra={"context_edit": target, "omitted": omitted},
             )
         elif kind == "custom_message":
             custom = as_str(record.get("customType"))

@@ -543,3 +543,32 @@ def test_a_context_edit_is_a_note_and_the_entry_stays(tmp_path: Path) -> None:
     assert [e.kind for e in found].count("user") == [
         e.kind for e in events(sessions(Home.at(DATA / "home"))[REAL])
     ].count("user")
+
+
+def test_a_system_message_names_the_prompt_sections_and_tools_it_sets(
+    tmp_path: Path,
+) -> None:
+    """pi 1.x (@earendil-works/pi-coding-agent 1.6.0, docs/session-format.md and
+    docs/message-types.md `SystemMessage`): the first request persists a `system` message
+    with empty `content`, the prompt in named `sections` and the tools in `toolsAdded`;
+    later ones patch sections and list `toolsRemoved`."""
+    lines = [json.loads(line) for line in REAL_FILE.read_text().splitlines()]
+    last = lines[-1]["id"]
+    stamp = lines[-1]["timestamp"]
+    loadout = {"type": "message", "id": "s1", "parentId": last, "timestamp": stamp,
+               "message": {"role": "system", "content": "", "timestamp": 1,
+                           "sections": {"preamble": "You are an expert coding assistant.",
+                                        "cwd": "/project", "skills": None},
+                           "toolsAdded": [{"name": "read", "description": "...",
+                                           "parameters": {}}],
+                           "toolsRemoved": [{"name": "write"}]}}  # fmt: skip
+    folder = tmp_path / ".pi" / "agent" / "sessions" / "--home-alex-code-shop-api--"
+    folder.mkdir(parents=True)
+    (folder / REAL_FILE.name).write_text(
+        "".join(json.dumps(line) + "\n" for line in [*lines, loadout])
+    )
+    note = events(sessions(Home.at(tmp_path))[REAL])[-1]
+    assert (note.kind, note.extra["injected"]) == ("meta", True)
+    assert note.text == (
+        "prompt sections: cwd, preamble, skills; tools added: read; removed: write"
+    )

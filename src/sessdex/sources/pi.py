@@ -638,11 +638,13 @@ class _Reader:
                 is_error=failed,
             )
         elif role in ("developer", "system"):
-            # instructions the harness (an extension, the SDK) gave the model: not typed
+            # instructions the harness (an extension, the SDK) gave the model: not typed.
+            # pi 1.x keeps its prompt and tools so: named `sections` patched in order
+            # (null removes one) and tools added or removed, often with empty `content`
             yield self.event(
                 "meta",
                 record,
-                text=_content_text(message.get("content")),
+                text=_content_text(message.get("content")) or _loadout(message),
                 extra={"injected": True, "role": role},
             )
         elif role == "custom":
@@ -792,6 +794,21 @@ def _content_text(content: object) -> str | None:
         elif block.get("type") == "image":
             parts.append(_image(block))
     return "\n".join(parts) if parts else None
+
+
+def _loadout(message: Mapping[str, object]) -> str | None:
+    """What a pi 1.x system message changes: its prompt sections and tools, by name."""
+    parts: list[str] = []
+    sections = as_dict(message.get("sections"))
+    if sections:
+        parts.append("prompt sections: " + ", ".join(sorted(sections)))
+    for key, label in (("toolsAdded", "tools added"), ("toolsRemoved", "removed")):
+        value = message.get(key)
+        tools = value if isinstance(value, list) else []
+        names = [n for t in tools if (n := as_str(as_dict(t).get("name")))]
+        if names:
+            parts.append(f"{label}: " + ", ".join(names))
+    return shown_text("; ".join(parts), keep_empty=False)
 
 
 def _image(block: Mapping[str, object]) -> str:

@@ -140,6 +140,8 @@ def test_resume_opens_the_file_with_the_recorded_model() -> None:
         (),
     )
     assert pi.resume(ledger, keep_permissions=True) == plan  # pi has no approval flags
+    # the npm package pi 0.74 and later ship as (pi 1.6.0's README)
+    assert plan.install_hint == "npm install -g @earendil-works/pi-coding-agent"
 
 
 def test_a_linear_file_without_ids_is_read_whole(tmp_path: Path) -> None:

@@ -748,7 +748,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         argv=tuple(argv),
         cwd=session.cwd,
         program="pi",
-        install_hint="npm install -g @mariozechner/pi-coding-agent",
+        # the package moved to this scope at pi 0.74 (the old one stops at 0.73.1)
+        install_hint="npm install -g @earendil-works/pi-coding-agent",
     )
 
 

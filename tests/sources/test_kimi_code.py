@@ -386,3 +386,45 @@ def test_a_fork_names_its_source_not_the_import_it_copied(tmp_path: Path) -> Non
     assert found[fork_id].extra["forked_from_id"] == TOOLS
     assert "imported_from" not in found[fork_id].extra
     assert "forked_from_id" not in found[TOOLS].extra
+
+
+def test_kimi_code_2_names_its_sub_agents_in_the_parents_wire(tmp_path: Path) -> None:
+    """Kimi Code 2.x (@moonshot-ai/kimi-code 2.1.0, the durable `SubagentSpawned`,
+    `SubagentCompleted`, `SubagentFailed` records of agent-core-v2's mirrorAgentRun.ts):
+    the parent's wire says when a sub-agent starts, for which call, and how it ended; the
+    `usage` of `subagent.completed` repeats the child's own records."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    agents = home / WORKSPACE / f"session_{TOOLS}" / "agents"
+    shutil.copytree(agents / "agent-0", agents / "agent-1")
+    wire = agents / "main" / "wire.jsonl"
+    lines = wire.read_text().splitlines(keepends=True)
+    at = next(
+        i for i, line in enumerate(lines) if '"toolCallId":"Agent_3","name"' in line
+    )
+    time = json.loads(lines[at])["time"]
+    spawned = {"type": "subagent.spawned", "subagentId": "agent-0",
+               "subagentName": "explore", "parentToolCallId": "Agent_3",
+               "parentAgentId": "main", "description": "Count Swift files in repo",
+               "runInBackground": False, "time": time}  # fmt: skip
+    done = {"type": "subagent.completed", "subagentId": "agent-0", "resultSummary": "3,124",
+            "usage": {"inputOther": 999999, "output": 999999}, "time": time}  # fmt: skip
+    failed = {"type": "subagent.failed", "subagentId": "agent-1", "error": "rate limited",
+              "time": time}  # fmt: skip
+    extra = [json.dumps(r) + "\n" for r in (spawned, done, failed)]
+    wire.write_text("".join([*lines[: at + 1], *extra, *lines[at + 1 :]]))
+    before = total(events(sessions(Home.at(DATA / "home"))[TOOLS]))
+    diagnostics = Diagnostics()
+    got = events(sessions(Home.at(home))[TOOLS], diagnostics)
+    assert not diagnostics.unknown
+    spawns = [e for e in got if e.kind == "subagent"]
+    assert [(e.extra["child_id"], e.call_id) for e in spawns] == [
+        ("agent-0", "Agent_3"),
+        ("agent-1", None),
+    ]
+    call = next(e for e in got if e.kind == "tool_call" and e.call_id == "Agent_3")
+    assert call.seq < spawns[0].seq
+    note = next(e for e in got if e.extra.get("status") == "failed")
+    assert (note.kind, note.text) == ("meta", "sub-agent agent-1 failed: rate limited")
+    agent_1 = total([e for e in got if e.agent_id == "agent-1"])
+    assert total(got) == before + agent_1  # nothing billed twice

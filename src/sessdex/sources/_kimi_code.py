@@ -19,6 +19,9 @@ their whole history so), compaction, model, effort, permission and plan-mode cha
 cancelled or failed turns and retried model requests. A sub-agent is another agent of
 `state.json`; the `Agent` tool's result names it (`agent_id: agent-0`), so its `subagent`
 event and its own wire follow that call; agents nobody named come after the main wire.
+Since 2.x the parent's wire says so itself: `subagent.spawned` (`subagentId`,
+`parentToolCallId`, `subagentName`, `description`) links the child to its call as soon as
+it starts, and `subagent.failed` / `.cancelled` are `meta` notes.
 
 Usage, each model response once: kimi-code writes one `usage.record` per model response
 (`usageScope: "turn"` for the agent loop's steps, `"session"` for the rest, such as a
@@ -32,7 +35,8 @@ Ignored on purpose (`_IGNORED`): tool lists, request traces, approvals, token co
 the context window, task, cron, goal and plugin bookkeeping. `session_index.jsonl` at the
 root (an index of the session folders) is not needed: the folders are listed.
 
-Checked against kimi-code 0.3x captures (jazzyalex/agent-sessions fixtures, wire 1.4) and
+Checked against kimi-code 0.3x captures (jazzyalex/agent-sessions fixtures, wire 1.4), the
+durable records of @moonshot-ai/kimi-code 2.1.0's bundle (wire 1.5, no real file) and
 MoonshotAI/kimi-code @d723cc47 (0.38, MIT): `apps/kimi-code/src/utils/paths.ts`,
 `cli/commands.ts`, `packages/agent-core-v2/docs/wire-manifest.d.ts` (wire 1.5),
 `session/sessionMetadata/`, `session/usage/usageAgentModel.ts`, `agent/usage/usageOps.ts`,
@@ -130,6 +134,11 @@ _IGNORED = frozenset(
         "staleGuard.cleared",
         "file_history.checkpoint",
         "file_history.tracked",
+        # a sub-agent's run as its parent saw it (2.x); `subagent.spawned`, `.failed` and
+        # `.cancelled` are read. The `usage` of `.completed` repeats the child's own
+        # `usage.record`s, which are billed from its wire.
+        "subagent.started",
+        "subagent.completed",
     }
 )
 # Origins of a prompt a person typed (the others are the app's own: reminders, tasks, cron).
@@ -499,6 +508,28 @@ class _Reader:
                 agent_id=agent,
                 text="context cleared",
                 extra={"cleared": True},
+            )
+        elif kind == "subagent.spawned":
+            # 2.x names the child and the call that launched it, before the call's result
+            child = as_str(record.get("subagentId"))
+            if child and child not in self.spawned:
+                yield from self.spawn(
+                    child,
+                    agent,
+                    as_str(record.get("parentToolCallId")) or None,
+                    as_str(record.get("description")),
+                    {"agent_type": as_str(record.get("subagentName"))},
+                )
+        elif kind in ("subagent.failed", "subagent.cancelled"):
+            child = as_str(record.get("subagentId"))
+            status = kind.rpartition(".")[2]
+            why = shown_text(record.get("error"))
+            yield self.event(
+                "meta",
+                time,
+                agent_id=agent,
+                text=f"sub-agent {child} {status}" + (f": {why}" if why else ""),
+                extra={"child_id": child, "status": status},
             )
         elif kind == "context.undo":
             count = as_int(record.get("count"))

@@ -58,7 +58,8 @@ NAME = "kimi"
 TITLE = "Kimi Code / Kimi CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "Kimi Code 0.3x real captures (wire 1.4) and the kimi-code 0.38 source (wire 1.5); "
+    "Kimi Code 0.3x real captures (wire 1.4), the kimi-code 0.38 source and 2.1.0's "
+    "bundle (wire 1.5); "
     "kimi-cli 1.49 source (wire protocol 1.x), no real Kimi CLI capture"
 )
 ENV_VARS = ("KIMI_SHARE_DIR", "KIMI_CODE_HOME")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from sessdex.diagnostics import Diagnostics
@@ -110,6 +111,23 @@ def test_a_fork_names_its_parent_session() -> None:
     found = sessions(Home.at(DATA / "home"))
     assert found[FORK].parent_id == LEDGER
     assert found[PUBLIC].parent_id is None
+
+
+def test_a_fork_of_a_session_whose_id_holds_an_underscore_names_it_whole(
+    tmp_path: Path,
+) -> None:
+    """`pi --session-id fix_login` (pi 1.x docs/cli.md allows `_` in an id): a fork of
+    it names `fix_login`, not `login`."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    fork = next(home.rglob(f"*_{FORK}.jsonl"))
+    lines = fork.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["parentSession"] = header["parentSession"].replace(
+        f"_{LEDGER}.jsonl", "_fix_login.jsonl"
+    )
+    fork.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    assert sessions(Home.at(home))[FORK].parent_id == "fix_login"
 
 
 def test_compaction_keeps_its_summary() -> None:

@@ -20,10 +20,10 @@ excludes cache reads and writes; the model is `responseModel` (what a router pic
 there is one. Newer pi also bills model work outside assistant messages: a tool result's
 `usage` (a tool that ran a model) and a compaction's or branch summary's (writing the
 summary) are usage events too, and so is a `usage` entry (pi 1.x: model work that is no
-message, such as `cache_warm` keeping the prompt cache alive). pi has no sub-agents, no git branch and no CLI version in
-its files. A `context_edit` (pi 1.x: an earlier entry hidden from
-or rewritten for the model from then on) is a `meta` event; the entry it names is shown as
-written. Ignored on purpose: `custom` (extension state) and `label` entries. A
+message, such as `cache_warm` keeping the prompt cache alive). pi has no sub-agents, no
+git branch and no CLI version in its files. A `context_edit` (pi 1.x: an earlier entry
+hidden from or rewritten for the model from then on) is a `meta` event; the entry it
+names is shown as written. Ignored on purpose: `custom` (extension state) and `label` entries. A
 `developer` or `system` message (pi-ai 0.80: instructions from the harness) is a `meta`
 event marked `injected`, never the user's words.
 
@@ -757,10 +757,11 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 
 
 def _session_id_of(parent_path: str) -> str:
-    """The session uuid in a session file name `<time>_<uuid>.jsonl`."""
+    """The session id in a session file name `<time>_<id>.jsonl`: after the first `_`
+    (the time holds none; an id given with `--session-id` may: `fix_login`)."""
     stem = parent_path.replace("\\", "/").rpartition("/")[2]
     stem = stem.removesuffix(".jsonl")
-    return stem.rpartition("_")[2] or stem
+    return stem.partition("_")[2] or stem
 
 
 def _is_json(data: bytes) -> bool:

@@ -113,6 +113,27 @@ def test_a_fork_names_its_parent_session() -> None:
     assert found[PUBLIC].parent_id is None
 
 
+def test_the_thinking_level_a_response_ran_at_is_the_sessions_effort(
+    tmp_path: Path,
+) -> None:
+    """pi 1.x writes `thinkingLevel` on each assistant message (docs/message-types.md):
+    the last response's level is what resume passes on, even with no
+    `thinking_level_change` after it."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = next(home.rglob(f"*_{LEDGER}.jsonl"))
+    last = [
+        json.loads(line)
+        for line in path.read_text().splitlines()
+        if '"role":"assistant"' in line.replace(" ", "")
+    ][-1]
+    last["id"], last["parentId"] = "fffffff1", last["id"]
+    last["message"]["thinkingLevel"] = "minimal"
+    with path.open("a") as out:
+        out.write(json.dumps(last) + "\n")
+    assert sessions(Home.at(home))[LEDGER].effort == "minimal"
+
+
 def test_a_fork_of_a_session_whose_id_holds_an_underscore_names_it_whole(
     tmp_path: Path,
 ) -> None:

@@ -267,6 +267,8 @@ class _Summary:
             if role == "assistant":
                 self.model = as_str(message.get("model")) or self.model
                 self.provider = as_str(message.get("provider")) or self.provider
+                # pi 1.x names the level each response ran at (message-types.md)
+                self.effort = as_str(message.get("thinkingLevel")) or self.effort
             elif role == "user" and self.first_prompt is None:
                 self.first_prompt = one_line(
                     _content_text(message.get("content")), limit=None

@@ -93,6 +93,13 @@ def test_per_message_usage_replaces_the_total(tmp_path: Path) -> None:
     got = events(sessions(Home.at(tmp_path / "home"))["s"])
     assert [e.kind for e in got] == ["user", "thinking", "assistant", "usage"]
     assert got[-1].usage == Usage(7, 3, 100, 0, 0, "gpt-5")
+    # real droid files name the model `modelId`
+    lines[-1]["message"]["modelId"] = lines[-1]["message"].pop("model")  # type: ignore[index]
+    (folder / "s.jsonl").write_text(
+        "\n".join(json.dumps(line) for line in lines) + "\n"
+    )
+    got = events(sessions(Home.at(tmp_path / "home"))["s"])
+    assert got[-1].usage == Usage(7, 3, 100, 0, 0, "gpt-5")
 
 
 def test_system_reminders_are_not_the_users_words() -> None:

@@ -567,7 +567,10 @@ def _message(
                 output_tokens=as_int(usage.get("output_tokens")),
                 cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
                 cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
-                model=stripped(message.get("model")),
+                # real droid files say `modelId` (marmutapp/superbased-observer's
+                # records.go, read from them); `model` in older ones
+                model=stripped(message.get("modelId"))
+                or stripped(message.get("model")),
             ),
         )
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 HEAVY = ("rich", "starlette", "mcp", "uvicorn", "zstandard", "watchfiles")
 
@@ -22,3 +25,23 @@ def test_public_names_are_pinned() -> None:
     import sessdex
 
     assert sessdex.__all__ == ["__version__"]
+
+
+def test_the_package_says_it_is_typed(tmp_path: Path) -> None:
+    """A script using the library type-checks against sessdex's own hints (PEP 561)."""
+    pytest.importorskip("mypy")
+    script = tmp_path / "script.py"
+    script.write_text(
+        "from sessdex import api\n"
+        "from sessdex.model import Session\n"
+        "from sessdex.sources import Home\n"
+        "sessions: list[Session] = api.list_sessions(Home.current()).sessions()\n"
+    )
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(script)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert checked.returncode == 0, checked.stdout

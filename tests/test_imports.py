@@ -45,3 +45,36 @@ def test_the_package_says_it_is_typed(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert checked.returncode == 0, checked.stdout
+
+
+def test_the_library_surface_is_pinned() -> None:
+    """`sessdex.api.__all__` is what a script may rely on; a change here is a change to it."""
+    from sessdex import api
+
+    assert sorted(api.__all__) == sorted(
+        [
+            "SUBAGENT_MODES",
+            "AppReport",
+            "Home",
+            "Listing",
+            "OwnFiles",
+            "ResumeCheck",
+            "Transcript",
+            "agent_tree",
+            "check_resume",
+            "demo_home",
+            "doctor",
+            "find_sessions",
+            "follow_session",
+            "list_sessions",
+            "own_files",
+            "parse_since",
+            "replay_session",
+            "resolve",
+            "session_ids",
+            "transcript",
+            "usage_report",
+            "watch_sessions",
+        ]
+    )
+    assert all(hasattr(api, name) for name in api.__all__)

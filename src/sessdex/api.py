@@ -1,7 +1,9 @@
 """The library: one function per user action. The CLI, MCP server and web UI wrap these.
 
 Functions take a `Home` (whose sessions) and return values or records; they raise
-`SessdexError` children with messages meant for people. Nothing here names an app.
+`SessdexError` children (`sessdex.errors`) with messages meant for people. The names in
+`__all__` are the library's surface; the others serve the CLI and may change. Nothing
+here names an app.
 """
 
 from __future__ import annotations
@@ -31,6 +33,31 @@ from .tree import AgentNode, build_tree, settle
 if TYPE_CHECKING:
     from . import usage
     from .live import BoardRow
+
+__all__ = [
+    "SUBAGENT_MODES",
+    "AppReport",
+    "Home",
+    "Listing",
+    "OwnFiles",
+    "ResumeCheck",
+    "Transcript",
+    "agent_tree",
+    "check_resume",
+    "demo_home",
+    "doctor",
+    "find_sessions",
+    "follow_session",
+    "list_sessions",
+    "own_files",
+    "parse_since",
+    "replay_session",
+    "resolve",
+    "session_ids",
+    "transcript",
+    "usage_report",
+    "watch_sessions",
+]
 
 
 @dataclass(slots=True)

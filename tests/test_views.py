@@ -134,8 +134,9 @@ def test_show_json_events_have_the_documented_shape() -> None:
     events = json.loads(out)
     assert events[0]["kind"] == "user"
     assert events[0]["text"] == "Add a retry with backoff to the checkout payment call"
+    assert events[0]["extra"] == {}  # every field is always there, extra too
     for event in events:
-        assert set(event) >= {
+        assert set(event) == {
             "seq",
             "kind",
             "time",
@@ -147,6 +148,7 @@ def test_show_json_events_have_the_documented_shape() -> None:
             "call_id",
             "is_error",
             "usage",
+            "extra",
         }
         assert event["session_id"] == CLAUDE_A
     calls = [e for e in events if e["kind"] == "tool_call"]

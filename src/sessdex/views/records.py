@@ -161,7 +161,8 @@ def usage_record(usage: Usage) -> dict[str, JSONValue]:
 
 
 def event_record(event: Event, *, with_extra: bool = True) -> dict[str, JSONValue]:
-    """The public JSON object of an event (`show --json`, `follow --nl`, exports)."""
+    """The public JSON object of an event (`show --json`, `follow --nl`, exports): every
+    field always present, `extra` as `{}` when the event has none."""
     record: dict[str, JSONValue] = {
         "seq": event.seq,
         "kind": event.kind,
@@ -175,7 +176,7 @@ def event_record(event: Event, *, with_extra: bool = True) -> dict[str, JSONValu
         "is_error": event.is_error,
         "usage": usage_record(event.usage) if event.usage is not None else None,
     }
-    if with_extra and event.extra:
+    if with_extra:
         record["extra"] = cast(JSONValue, dict(event.extra))
     return record
 

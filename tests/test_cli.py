@@ -297,6 +297,19 @@ def test_resume_print_keeps_model_and_quotes_everything() -> None:
     )  # the demo folder is not on this machine: said, not hidden
 
 
+def test_resume_json_gives_a_script_the_plan_as_values() -> None:
+    code, out, err = invoke("resume", CODEX[:8], "--json", "--home", DEMO)
+    assert code == 0
+    plan = json.loads(out)
+    assert (plan["app"], plan["id"]) == ("codex", CODEX)
+    assert plan["cwd"] == "/home/demo/code/shop-api"
+    assert plan["argv"][:3] == ["codex", "resume", CODEX]
+    assert shlex.split(plan["command"])[3:] == plan["argv"]
+    assert any("no longer exists" in refusal for refusal in plan["refusals"])
+    assert plan["branch_mismatch"] is None and plan["live_pids"] == []
+    assert "no longer exists" in err  # said on stderr too, as --print says it
+
+
 def test_hostile_folder_name_comes_out_inert(tmp_path: Path) -> None:
     folder = tmp_path / "a b'; rm -rf ~ $(touch pwned) `id`"
     folder.mkdir()

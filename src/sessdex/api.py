@@ -308,6 +308,25 @@ class ResumeCheck:
             map(shell_word, self.plan.argv)
         )
 
+    def record(self) -> dict[str, object]:
+        """The plan as `resume --json` prints it: what to run, where, and what stands in
+        the way (`refusals`: reasons `resume` would not run it)."""
+        mismatch = self.branch_mismatch
+        return {
+            "app": self.session.app,
+            "id": self.session.id,
+            "cwd": self.plan.cwd,
+            "argv": list(self.plan.argv),
+            "command": self.command,
+            "cli_path": self.cli_path,
+            "warnings": list(self.warnings),
+            "refusals": list(self.refusals),
+            "branch_mismatch": {"recorded": mismatch[0], "current": mismatch[1]}
+            if mismatch
+            else None,
+            "live_pids": list(self.live_pids),
+        }
+
 
 def _why_not_resumable(source: sources.Source, session: Session) -> str:
     """Why the app gives no resume command for this session, as far as sessdex can tell:

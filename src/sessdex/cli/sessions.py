@@ -154,6 +154,13 @@ def _say_why_empty(
     help="Print the shell command instead of running it.",
 )
 @click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the plan as one JSON object (app, id, cwd, argv, command, cli_path, "
+    "warnings, refusals, branch_mismatch, live_pids) instead of running it.",
+)
+@click.option(
     "--yes",
     "-y",
     is_flag=True,
@@ -172,6 +179,7 @@ def _say_why_empty(
 def resume_command(
     session_id: str,
     print_only: bool,
+    as_json: bool,
     yes: bool,
     force: bool,
     keep_permissions: bool,
@@ -182,7 +190,9 @@ def resume_command(
     \b
     A unique id prefix is enough. Checks first: the folder still exists, the branch
     matches (asks if not), the CLI is installed, no running CLI has it open.
-    Example: sessdex resume 7f3a --print
+    Examples:
+      sessdex resume 7f3a --print
+      sessdex resume 7f3a --json | jq -r .command
     """
     from ..views.text import one_line
 
@@ -191,7 +201,7 @@ def resume_command(
     )
     for warning in check.warnings:
         err(f"note: {one_line(warning)}")
-    if print_only:
+    if print_only or as_json:
         for refusal in check.refusals:
             err(f"warning: {one_line(refusal)}")
         if check.branch_mismatch:
@@ -203,7 +213,12 @@ def resume_command(
             err(
                 f"warning: a running {check.plan.program} (pid {', '.join(map(str, check.live_pids))}) has this session open."
             )
-        echo(check.command)
+        if as_json:
+            from ..views.records import dumps
+
+            stdout_bytes(dumps(check.record()) + b"\n")
+        else:
+            echo(check.command)
         return
     if check.refusals:
         raise SessdexError(" ".join(check.refusals))

@@ -62,6 +62,9 @@ __all__ = [
 
 @dataclass(slots=True)
 class Listing:
+    """What `list_sessions` and `find_sessions` found: `sessions()` gives them as values,
+    `rows` as the index holds them (each row's `record` is its `list --json` object)."""
+
     rows: list[Row]
     report: RefreshReport
     ids: list[str] = field(default_factory=list)  # every id in the index (Index.ids)

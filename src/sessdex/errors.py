@@ -18,6 +18,8 @@ class SessdexError(Exception):
 
 
 class UnknownApp(SessdexError):
+    """An app name (`--app`, `apps=`) that no source has; `.name` is the name given."""
+
     def __init__(self, name: str, known: Sequence[str]) -> None:
         super().__init__(
             f"unknown app {name!r}. Known apps: {', '.join(sorted(known))}."
@@ -26,6 +28,8 @@ class UnknownApp(SessdexError):
 
 
 class SessionNotFound(SessdexError):
+    """No session id starts with `.prefix` (sub-agents' included)."""
+
     def __init__(self, prefix: str) -> None:
         super().__init__(
             f"no session id starts with {prefix!r}. Run 'sessdex list' to see recent ones."
@@ -34,6 +38,8 @@ class SessionNotFound(SessdexError):
 
 
 class AmbiguousId(SessdexError):
+    """`.prefix` starts several sessions' ids; `.candidates` holds (app, id, title) of each."""
+
     def __init__(self, prefix: str, candidates: Sequence[tuple[str, str, str]]) -> None:
         """`candidates` holds (app, id, title) for each match."""
         apps: dict[str, int] = {}
@@ -55,6 +61,8 @@ class ResumeRefused(SessdexError):
 
 
 class IndexBusy(SessdexError):
+    """Another sessdex holds the index too long; trying again is enough."""
+
     def __init__(self, path: str) -> None:
         super().__init__(
             f"the index at {path} is busy (another sessdex is refreshing it); try again."

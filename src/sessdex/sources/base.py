@@ -24,7 +24,8 @@ class Home:
     """Whose sessions to read: a home folder and the environment its apps would see.
 
     `Home.current()` is the user's own; `Home.at(dir)` reads a copied or fake home and
-    ignores the apps' environment overrides, so everything comes from that folder.
+    ignores the apps' environment overrides, so everything comes from that folder. A
+    folder that does not exist is a home without sessions, not an error.
     """
 
     path: Path

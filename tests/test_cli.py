@@ -640,6 +640,25 @@ def test_doctor_json_reports_each_app() -> None:
         assert report["skipped_lines"] == {} and report["unknown_record_types"] == {}
 
 
+def test_doctor_json_root_is_null_where_an_app_could_not_say(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A source whose `locate` fails: doctor says so, and --json gives no "?" for a path."""
+    from sessdex.sources import claude
+
+    def broken(home: Home) -> None:
+        raise OSError("permission denied")
+
+    monkeypatch.setattr(claude, "locate", broken)
+    code, out, _ = invoke("doctor", "--json", "--app", "claude", "--home", DEMO)
+    assert code == 0
+    [report] = json.loads(out)
+    assert report["root"] is None and report["exists"] is False
+    assert any("could not locate" in problem for problem in report["problems"])
+    code, out, _ = invoke("doctor", "--app", "claude", "--home", DEMO)
+    assert "looked in   ?" in out
+
+
 def test_doctor_counts_skipped_lines_without_showing_content(tmp_path: Path) -> None:
     home = tmp_path / "home"
     path = write_claude_session(

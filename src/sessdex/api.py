@@ -483,7 +483,9 @@ class AppReport:
     app: str
     title: str
     checked_with: str
-    root: str
+    root: (
+        str | None
+    )  # None: the source could not say where (see `diagnostics.problems`)
     override: str | None
     exists: bool
     sessions: int  # sub-agents' own sessions included
@@ -571,7 +573,7 @@ def doctor(
                 app=source.NAME,
                 title=source.TITLE,
                 checked_with=source.CHECKED_WITH,
-                root=str(location.root) if location else "?",
+                root=str(location.root) if location else None,
                 override=location.override if location else None,
                 exists=bool(location and location.exists),
                 sessions=int(entry.get("sessions", 0)),  # type: ignore[call-overload]

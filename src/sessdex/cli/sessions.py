@@ -312,7 +312,8 @@ def doctor_command(
         )
         say(f"{r.title} ({r.app}): {state}")
         say(
-            f"  looked in   {r.root}" + (f"  (from {r.override})" if r.override else "")
+            f"  looked in   {r.root or '?'}"
+            + (f"  (from {r.override})" if r.override else "")
         )
         for folder in r.also:
             say(f"  and in      {folder}")

@@ -819,6 +819,20 @@ def test_export_groups_sub_agents_by_default_and_json_keeps_time_order() -> None
     assert "SCENARIO=child" not in alone
 
 
+def test_show_json_subagents_tree_puts_each_sub_agent_under_its_spawn() -> None:
+    """`show --json --subagents tree` orders events as its help says, as export does."""
+    home = str(CLAUDE_HOME)
+    _, tree, _ = invoke("show", "82d9f90c", "--json", "--subagents", "tree", "--home", home)  # fmt: skip
+    _, grouped, _ = invoke("export", "82d9f90c", "-f", "json", "--subagents", "tree", "--home", home)  # fmt: skip
+    _, inline, _ = invoke("show", "82d9f90c", "--json", "--home", home)
+    assert json.loads(tree) == json.loads(grouped) != json.loads(inline)
+    assert sorted(map(json.dumps, json.loads(tree))) == sorted(
+        map(json.dumps, json.loads(inline))
+    )  # the same events, in another order
+    _, lines, _ = invoke("show", "82d9f90c", "--nl", "--subagents", "tree", "--home", home)  # fmt: skip
+    assert [json.loads(line) for line in lines.splitlines()] == json.loads(tree)
+
+
 def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> None:
     """Codex names its sub-agents by task path (/root/greeter) and gives them no type;
     the label is that name, not eight characters of an id all its siblings share."""

@@ -91,8 +91,13 @@ def show_command(
     if as_json or as_nl:
         # to a file or a pipe, a spinner on the terminal says it is working
         counted = counted_events(found.events, reading, show=not sys.stdout.isatty())
+        ordered: Iterable[Event] = counted
+        if subagents == "tree":  # as export -f json --subagents tree orders them
+            from ..views.grouped import grouped_by_agent
+
+            ordered = grouped_by_agent(counted)
         with contextlib.closing(counted):
-            write_events(counted, as_nl)
+            write_events(ordered, as_nl)
     else:
         from ..views import terminal
         from .pager import paged, pager_command

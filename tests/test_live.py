@@ -1111,6 +1111,24 @@ def test_follow_history_counts_the_lines_it_shows(
         assert len(shown) == n, result.stdout
 
 
+def test_follow_nl_history_longer_than_the_session_gives_all_of_it(
+    run: CliRunner,
+) -> None:
+    """`follow --nl -n 20` on a session of 11 events prints all 11 (not the last 9: a
+    start index of 11 - 20 counted from the end), as -n 11 and -n 1000 do."""
+    demo = str(api.demo_home().path)
+    counts = []
+    for n in ("11", "20", "1000"):
+        result = run.invoke(
+            main,
+            ["follow", "3f2b9c1e", "--nl", "-n", n, "--duration", "0.2", "--poll",
+             "--home", demo],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        counts.append(len(lines_of(result.stdout)))
+    assert counts == [11, 11, 11]
+
+
 def test_a_big_rewrite_is_read_again_whole_and_later_lines_are_all_new(
     claude_task,
 ) -> None:

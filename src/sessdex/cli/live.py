@@ -255,7 +255,7 @@ def follow_command(
                     if event.kind == "subagent" and child is not None:
                         labels[str(child)] = one_line(str(kind or child)[:24], 24)
                 if not whole_history:
-                    batch = batch[len(batch) - history :] if history else []
+                    batch = batch[max(0, len(batch) - history) :] if history else []
             yield batch
 
     try:

@@ -74,6 +74,27 @@ def test_list_nl_and_limit_and_app_filter() -> None:
     assert {s["app"] for s in json.loads(out)} == {"claude"}
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["list"],
+        ["find", "checkout"],
+        ["show", CLAUDE_A],
+        ["tree", CLAUDE_A],
+        ["usage"],
+        ["doctor"],
+        ["watch", "--once", "--since", "2026-01-01"],
+    ],
+)
+def test_json_and_nl_together_give_lines_in_every_command(command: list[str]) -> None:
+    """`--json --nl` asks for JSON, one object per line: every command gives lines (it
+    used to depend on the command: an array from most, lines from show)."""
+    code, out, _ = invoke(*command, "--json", "--nl", "--home", DEMO)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines and all(isinstance(json.loads(line), dict) for line in lines)
+
+
 def test_list_since_filters_by_update_time() -> None:
     _, out, _ = invoke("list", "--json", "--since", "2026-11-27", "--home", DEMO)
     assert [s["id"] for s in json.loads(out)] == [CODEX, CLAUDE_A]
@@ -1328,7 +1349,7 @@ def test_export_to_dash_writes_to_stdout(
         ["tree", CLAUDE_A],
         ["export", CLAUDE_A],
         ["resume", CLAUDE_A, "--print"],
-        ["watch", "--once"],
+        ["watch", "--once", "--since", "2026-01-01"],
         ["follow", CLAUDE_A, "--duration", "0"],
         ["replay", CLAUDE_A],
     ],

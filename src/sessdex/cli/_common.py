@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -117,10 +117,25 @@ def verbose_option(f: F) -> F:
 
 def output_options(f: F) -> F:
     """--json, --nl and --verbose, shared by every list-like command."""
-    f = verbose_option(f)
-    f = click.option("--nl", "as_nl", is_flag=True, help="One JSON object per line.")(f)
-    f = click.option("--json", "as_json", is_flag=True, help="One JSON array.")(f)
-    return f
+
+    @functools.wraps(f)
+    def lines_win(*args: Any, as_json: bool, as_nl: bool, **kwargs: Any) -> Any:
+        return f(*args, as_json=json_array(as_json, as_nl), as_nl=as_nl, **kwargs)
+
+    wrapped = verbose_option(lines_win)
+    wrapped = click.option(
+        "--nl", "as_nl", is_flag=True, help="One JSON object per line."
+    )(wrapped)
+    wrapped = click.option("--json", "as_json", is_flag=True, help="One JSON array.")(
+        wrapped
+    )
+    return cast(F, wrapped)
+
+
+def json_array(as_json: bool, as_nl: bool) -> bool:
+    """Whether to print one JSON array: `--json` unless `--nl` asks for lines too (the
+    more specific of the two wins, in every command alike)."""
+    return as_json and not as_nl
 
 
 def filter_options(f: F) -> F:

@@ -21,6 +21,7 @@ from ._common import (
     echo,
     fail_nicely,
     home_option,
+    json_array,
     report_diagnostics,
     resolve_home,
     session_id_argument,
@@ -93,6 +94,7 @@ def watch_command(
     Example: sessdex watch --since 3h
     """
     home = resolve_home(home_dir)
+    as_json = json_array(as_json, as_nl)
     boards = api.watch_sessions(
         home,
         apps=apps,

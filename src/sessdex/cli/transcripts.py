@@ -30,6 +30,7 @@ from ._common import (
     event_chunks,
     fail_nicely,
     home_option,
+    json_array,
     output_options,
     report_diagnostics,
     resolve_home,
@@ -160,7 +161,7 @@ def tree_command(
     diagnostics = Diagnostics()
     _session, root = api.agent_tree(resolve_home(home_dir), session_id, diagnostics)
     try:
-        _print_tree(root, as_json, as_nl)
+        _print_tree(root, json_array(as_json, as_nl), as_nl)
     finally:
         report_diagnostics(diagnostics, verbose)
 

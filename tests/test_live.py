@@ -12,7 +12,7 @@ import os
 import shutil
 import threading
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
@@ -719,6 +719,19 @@ def test_replay_paces_and_caps() -> None:
     events = [Event("s", n, "assistant", time=t) for n, t in enumerate(stamps)]
     assert list(live.replay(events, speed=2, max_gap=5, sleep=pauses.append)) == events
     assert pauses == [0.5, 5, 0.5]
+
+
+def test_replay_adds_up_short_pauses_instead_of_sleeping_per_event() -> None:
+    pauses: list[float] = []
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    stamps = [start + timedelta(milliseconds=n) for n in range(1000)]
+    events = [Event("s", n, "assistant", time=t) for n, t in enumerate(stamps)]
+    assert list(live.replay(events, speed=1, max_gap=5, sleep=pauses.append)) == events
+    assert 90 <= len(pauses) <= 100  # one per 10 ms of pacing, not one per event
+    assert sum(pauses) == pytest.approx(0.99, abs=0.011)
+    pauses.clear()
+    assert list(live.replay(events, speed=1, max_gap=0, sleep=pauses.append)) == events
+    assert pauses == []  # no pause at all is asked for: none is slept
 
 
 def test_replay_command(home: Home, run: CliRunner) -> None:

@@ -832,24 +832,34 @@ def replay_session(
     speed: float = 10.0,
     max_gap: float = 2.0,
     duration: float | None = None,
+    before_pause: Callable[[], None] | None = None,
 ) -> Transcript:
     """The session's events (sub-agents interleaved) paced like the original, sped up;
-    with `duration`, only those due within that many seconds (a pause is cut short)."""
+    with `duration`, only those due within that many seconds (a pause is cut short).
+    `before_pause` runs before each pause (to flush what was shown so far)."""
     import time
 
     from . import live
 
     found = transcript(home, prefix)
-    if duration is None:
-        found.events = live.replay(found.events, speed=speed, max_gap=max_gap)
-        return found
-    deadline = time.monotonic() + duration
+    deadline = None if duration is None else time.monotonic() + duration
 
     def sleep(seconds: float) -> None:
-        time.sleep(max(0.0, min(seconds, deadline - time.monotonic())))
+        if before_pause is not None:
+            before_pause()
+        if deadline is not None:
+            seconds = max(0.0, min(seconds, deadline - time.monotonic()))
+        time.sleep(seconds)
 
+    if deadline is None:
+        found.events = live.replay(
+            found.events, speed=speed, max_gap=max_gap, sleep=sleep
+        )
+        return found
+
+    until = deadline
     paced = live.replay(found.events, speed=speed, max_gap=max_gap, sleep=sleep)
-    found.events = itertools.takewhile(lambda _: time.monotonic() < deadline, paced)
+    found.events = itertools.takewhile(lambda _: time.monotonic() < until, paced)
     return found
 
 

@@ -942,6 +942,8 @@ def watch(
 
 # --- replay ----------------------------------------------------------------------------------
 
+REPLAY_MIN_PAUSE = 0.01  # seconds: shorter pauses are added to the next one
+
 
 def replay(
     events: Iterable[Event],
@@ -950,12 +952,20 @@ def replay(
     max_gap: float = 2.0,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Iterator[Event]:
-    """`events` again with their original pacing, `speed` times faster, no pause over `max_gap` s."""
+    """`events` again with their original pacing, `speed` times faster, no pause over `max_gap` s.
+
+    Pauses shorter than REPLAY_MIN_PAUSE add up until they reach it: a sleep lasts at
+    least some 50 µs whatever it is asked, so a sleep per event would make a sped-up
+    replay of a big transcript take longer than reading it (and a pause of 0 is none)."""
     previous: float | None = None
+    owed = 0.0
     for event in events:
         if event.time is not None:
             moment = event.time.timestamp()
             if previous is not None and moment > previous:
-                sleep(min((moment - previous) / speed, max_gap))
+                owed += min((moment - previous) / speed, max_gap)
+                if owed >= REPLAY_MIN_PAUSE:
+                    sleep(owed)
+                    owed = 0.0
             previous = moment if previous is None else max(previous, moment)
         yield event

@@ -339,13 +339,16 @@ def replay_command(
         speed=speed,
         max_gap=max_gap,
         duration=duration,  # as follow and watch take it
+        # what was shown is flushed before each pause, not after each line: a sped-up
+        # replay of a big transcript would spend its time in writes
+        before_pause=_flush_stdout,
     )
     try:
         if as_nl:
             from ..views.records import dumps, event_record
 
             for event in found.events:
-                stdout_bytes(dumps(event_record(event)) + b"\n")
+                sys.stdout.buffer.write(dumps(event_record(event)) + b"\n")
         else:
             from ..views import terminal
 
@@ -354,7 +357,12 @@ def replay_command(
             out.line()
             for line in terminal.render_events(found.events, detail):
                 out.line(line)
-                out.file.flush()
+        _flush_stdout()
     except KeyboardInterrupt:
         pass
     report_diagnostics(found.diagnostics, False)
+
+
+def _flush_stdout() -> None:
+    sys.stdout.flush()
+    sys.stdout.buffer.flush()

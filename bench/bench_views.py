@@ -1,12 +1,15 @@
 """The commands that read a whole transcript for a person, against `show` over the same file.
 
 (a) `sessdex replay ID --speed 1000000 --max-gap 0` (pacing asked away) vs `sessdex show ID
-    --no-pager`, which reads and draws the same events; target: at most 1.3 x show's time.
+    --no-pager`, which reads and draws the same events; target: at most 1.3 x show's time;
+(b) `sessdex show ID --json` over the transcript with --big-lines tool results of 50 MB of
+    program output (a newline, escaped, every 60 bytes) vs the same with 50 MB of base64
+    (no escape) instead: the reader elides both; target: at most 1.5 x the base64 one's time.
 
 The transcript is written by make_corpus.py (`--real-bytes`, a few pasted images) into a temp
 dir and deleted after. Figures are medians of --runs runs. Usage:
 
-    .venv/bin/python bench/bench_views.py [--mb 256] [--runs 3] [--skip a]
+    .venv/bin/python bench/bench_views.py [--mb 256] [--big-lines 4] [--runs 3] [--skip a]
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import Report, environment, make_real, median, run, sessdex
 
 REPLAY_RATIO = 1.3
+ESCAPED_RATIO = 1.5
+BIG_LINE = 50 * 1024 * 1024
 
 
 def timed(argv: list[str], env: dict[str, str], runs: int) -> float:
@@ -53,11 +58,48 @@ def replay(
     )
 
 
+def with_big_results(path: Path, sid: str, count: int, text: bytes) -> None:
+    """Append `count` tool results whose output is `text` repeated to BIG_LINE bytes."""
+    body = (text * (BIG_LINE // len(text) + 1))[:BIG_LINE]
+    with open(path, "ab") as out:
+        for n in range(count):
+            out.write(
+                b'{"type":"user","message":{"role":"user","content":[{"type":"tool_result",'
+                b'"tool_use_id":"toolu_big%d","content":"%s"}]},"uuid":"big-%d",'
+                b'"timestamp":"2026-01-01T00:00:00Z","sessionId":"%s"}\n'
+                % (n, body, n, sid.encode())
+            )
+
+
+def escaped(
+    report: Report, work: Path, sid: str, env: dict[str, str], big: int, runs: int
+) -> None:
+    report.note(f"(b) show --json, {big} escaped 50 MB tool outputs vs base64 ones")
+    seconds = {}
+    for name, text in (("base64", b"QUJD" * 15), ("escaped", b"x" * 58 + b"\\n")):
+        home = work / name / "home"
+        shutil.copytree(work / "corpus" / "home", home)
+        (path,) = home.rglob(f"{sid}.jsonl")
+        with_big_results(path, sid, big, text)
+        argv = sessdex("show", sid, "--json", "--home", str(home))
+        run(argv, env)  # the index, once
+        seconds[name] = timed(argv, env, runs)
+        shutil.rmtree(work / name)
+    report.note(
+        f"  base64 {seconds['base64']:.2f} s, escaped {seconds['escaped']:.2f} s"
+    )
+    ratio = seconds["escaped"] / seconds["base64"]
+    report.check(
+        f"escaped <= {ESCAPED_RATIO} x base64", ratio <= ESCAPED_RATIO, f"{ratio:.2f} x"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=float, default=256, help="transcript size")
+    parser.add_argument("--big-lines", type=int, default=4, help="for (b)")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--skip", action="append", default=[], choices=["a"])
+    parser.add_argument("--skip", action="append", default=[], choices=["a", "b"])
     args = parser.parse_args()
     report = Report()
     work = Path(tempfile.mkdtemp(prefix="sessdex-bench-views-"))
@@ -68,6 +110,8 @@ def main() -> int:
         env = environment(work / "state")
         if "a" not in args.skip:
             replay(report, home, sid, env, args.runs)
+        if "b" not in args.skip:
+            escaped(report, work, sid, env, args.big_lines, args.runs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report.summary()

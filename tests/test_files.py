@@ -454,6 +454,37 @@ def test_compactor_handles_escapes_split_across_feeds() -> None:
     assert value["b"] == 'ok"q'
 
 
+def test_compactor_finds_each_long_strings_end_past_escapes_wherever_feeds_split() -> (
+    None
+):
+    """Past what it keeps of a long string, the compactor looks only for its closing
+    quote: quotes after odd runs of backslashes, runs cut by a feed, are not that."""
+    import random
+
+    rng = random.Random(7)
+    pieces = ["\\", '"', "\\\\", '\\"', "\n", "abc ", "é", "\t"]
+    values = {
+        f"k{n}": "".join(rng.choice(pieces) for _ in range(size))
+        for n, size in enumerate(
+            (10, files.KEEP_STRING // 3, files.KEEP_STRING, 40_000)
+        )
+    }
+    data = orjson.dumps(values)
+    for _ in range(20):
+        compactor = files.Compactor()
+        cuts = sorted(rng.sample(range(1, len(data)), 30))
+        for start, end in zip([0, *cuts], [*cuts, len(data)], strict=True):
+            compactor.feed(data[start:end])
+        got = orjson.loads(bytes(compactor.out))
+        assert list(got) == list(values)
+        for key, value in values.items():
+            raw = len(orjson.dumps(value)) - 2
+            if raw <= files.KEEP_STRING:
+                assert got[key] == value
+            else:
+                assert files.elided(got[key])[0] == raw  # type: ignore[index]
+
+
 def test_head_counts_skipped_lines_and_stops_at_its_byte_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -176,18 +176,30 @@ class Compactor:
                 self.escape = False
                 i += 1
                 continue
-            j = find_first_of(data, b'"\\', i)  # the string's end, or an escape
-            if j < 0:
-                self._take(data, i, n)
-                break
-            self._take(data, i, j)
-            if (
-                data[j] == 0x5C
-            ):  # backslash: the next byte is escaped, maybe in the next chunk
-                self._take(data, j, j + 1)
-                self.escape = True
-                i = j + 1
-                continue
+            if len(self.keep) > KEEP_STRING:
+                # nothing more is kept: only the string's end matters, the first quote
+                # no odd run of backslashes escapes (a text's many \n need no stop)
+                j = data.find(b'"', i)
+                while j >= 0 and _backslashes_before(data, i, j) % 2:
+                    j = data.find(b'"', j + 1)
+                if j < 0:
+                    self.string_length += n - i
+                    self.escape = _backslashes_before(data, i, n) % 2 == 1
+                    break
+                self.string_length += j - i
+            else:
+                j = find_first_of(data, b'"\\', i)  # the string's end, or an escape
+                if j < 0:
+                    self._take(data, i, n)
+                    break
+                self._take(data, i, j)
+                if (
+                    data[j] == 0x5C
+                ):  # backslash: the next byte is escaped, maybe in the next chunk
+                    self._take(data, j, j + 1)
+                    self.escape = True
+                    i = j + 1
+                    continue
             if self.string_length <= KEEP_STRING:
                 self.out += self.keep
             else:
@@ -210,6 +222,14 @@ class Compactor:
         room = KEEP_STRING + 1 - len(self.keep)
         if room > 0:
             self.keep += data[start : min(end, start + room)]
+
+
+def _backslashes_before(data: bytes, start: int, end: int) -> int:
+    """How many backslashes end data[start:end]."""
+    at = end
+    while at > start and data[at - 1] == 0x5C:
+        at -= 1
+    return end - at
 
 
 def compacted(pieces: Iterable[bytes]) -> bytes | None:

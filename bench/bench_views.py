@@ -4,12 +4,14 @@
     --no-pager`, which reads and draws the same events; target: at most 1.3 x show's time;
 (b) `sessdex show ID --json` over the transcript with --big-lines tool results of 50 MB of
     program output (a newline, escaped, every 60 bytes) vs the same with 50 MB of base64
-    (no escape) instead: the reader elides both; target: at most 1.5 x the base64 one's time.
+    (no escape) instead: the reader elides both; target: at most 1.5 x the base64 one's time;
+(c) peak RSS of `sessdex usage session --explain ID` (a line per response) vs `sessdex usage
+    session` over the same transcript; target: at most 1.3 x.
 
 The transcript is written by make_corpus.py (`--real-bytes`, a few pasted images) into a temp
 dir and deleted after. Figures are medians of --runs runs. Usage:
 
-    .venv/bin/python bench/bench_views.py [--mb 256] [--big-lines 4] [--runs 3] [--skip a]
+    .venv/bin/python bench/bench_views.py [--mb 256] [--big-lines 4] [--runs 3] [--skip a|b|c]
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import Report, environment, make_real, median, run, sessdex
+from _common import Report, environment, make_real, mb, median, run, sessdex
 
 REPLAY_RATIO = 1.3
 ESCAPED_RATIO = 1.5
+EXPLAIN_RATIO = 1.3
 BIG_LINE = 50 * 1024 * 1024
 
 
@@ -94,12 +97,31 @@ def escaped(
     )
 
 
+def explain(
+    report: Report, home: Path, sid: str, env: dict[str, str], runs: int
+) -> None:
+    report.note("(c) peak RSS of usage --explain vs usage, one session")
+    peaks = {}
+    for name, more in (("usage", []), ("explain", ["--explain", sid[:8]])):
+        argv = sessdex("usage", "session", "--home", str(home), *more)
+        peaks[name] = median(
+            [run(argv, env, measure_rss=True).peak_rss for _ in range(runs)]
+        )
+    report.note(f"  usage {mb(peaks['usage'])}, --explain {mb(peaks['explain'])}")
+    ratio = peaks["explain"] / peaks["usage"]
+    report.check(
+        f"--explain <= {EXPLAIN_RATIO} x usage",
+        ratio <= EXPLAIN_RATIO,
+        f"{ratio:.2f} x",
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=float, default=256, help="transcript size")
     parser.add_argument("--big-lines", type=int, default=4, help="for (b)")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--skip", action="append", default=[], choices=["a", "b"])
+    parser.add_argument("--skip", action="append", default=[], choices=["a", "b", "c"])
     args = parser.parse_args()
     report = Report()
     work = Path(tempfile.mkdtemp(prefix="sessdex-bench-views-"))
@@ -110,6 +132,8 @@ def main() -> int:
         env = environment(work / "state")
         if "a" not in args.skip:
             replay(report, home, sid, env, args.runs)
+        if "c" not in args.skip:
+            explain(report, home, sid, env, args.runs)
         if "b" not in args.skip:
             escaped(report, work, sid, env, args.big_lines, args.runs)
     finally:

@@ -750,3 +750,20 @@ def test_a_narrow_session_table_keeps_each_short_id_and_every_count_whole() -> N
     assert "1,113,456,788" in shown and "2,226,913,576" in shown
     assert "$1,234.50" in shown and "$2,469.00" in shown
     assert "Fix the flaky checkout retry test in CI, again" not in shown
+
+
+def test_explain_lines_come_one_at_a_time(mixed: Home, run: object) -> None:
+    """A big session's audit has a line per response: the lines are made as they are
+    written, never held as one list (nor joined into one string)."""
+    from sessdex import api
+    from sessdex.views import usage as view
+
+    result = api.usage_report(mixed, "session", explain="aaaaaaaa")
+    assert result.explained is not None
+    lines = view.explain_lines(result.explained)
+    assert iter(lines) is lines
+    assert next(lines).startswith("row aaaaaaaa")
+    text = run.invoke(  # type: ignore[attr-defined]
+        main, ["usage", "session", "--home", str(mixed.path), "--explain", "aaaaaaaa"]
+    ).output
+    assert text.splitlines() == list(view.explain_lines(result.explained))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import click
 
 from .. import api
@@ -95,7 +97,10 @@ def usage_command(
         else:
             from ..usage import parse_tz
 
-            echo("\n".join(view.explain_lines(result.explained, parse_tz(tz))))
+            # a line per response: written a thousand at a time, never all joined
+            lines = view.explain_lines(result.explained, parse_tz(tz))
+            while batch := list(itertools.islice(lines, 1000)):
+                echo("\n".join(batch))
         return
     if as_json:
         stdout_bytes(dumps(view.row_records(result.rows)) + b"\n")

@@ -5,7 +5,7 @@ The JSON shape (`row_records`) is the one `--json` prints. Nothing here reads fi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, tzinfo
 
 from rich.cells import cell_len
@@ -214,10 +214,11 @@ def _when(time: float | None, tz: tzinfo) -> str:
     return datetime.fromtimestamp(time, tz).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def explain_lines(explained: Explained, tz: tzinfo = UTC) -> list[str]:
-    """Plain lines: what was counted (file:line, time, tokens, cost, why), what was dropped and why."""
+def explain_lines(explained: Explained, tz: tzinfo = UTC) -> Iterator[str]:
+    """Plain lines: what was counted (file:line, time, tokens, cost, why), what was dropped
+    and why; one at a time, as a big session's audit has a line per response."""
     row = explained.row
-    lines = [
+    yield from [
         f"row {row.key}: {row.responses} responses, input {row.input_tokens:,}, output {row.output_tokens:,}, "
         f"cache write {row.cache_write_tokens:,}, cache read {row.cache_read_tokens:,}, cost {money(row)}",
         "",
@@ -227,20 +228,19 @@ def explain_lines(explained: Explained, tz: tzinfo = UTC) -> list[str]:
         u = record.usage
         price = "unpriced" if cost is None else f"${cost:.6f}"
         agent = f" agent {record.agent_id}" if record.agent_id else ""
-        lines.append(
+        yield (
             f"  {app} {path}:{record.line}  {_when(record.time, tz)}  {u.model or '(unknown model)'}{agent}  "
             f"in {u.input_tokens} out {u.output_tokens} cw {u.cache_write_tokens} cr {u.cache_read_tokens} "
             f"rs {u.reasoning_tokens}  {price}"
         )
         if record.note:
-            lines.append(f"      {record.note}")
-    lines.append("")
-    lines.append(f"dropped ({len(explained.dropped)}):")
+            yield f"      {record.note}"
+    yield ""
+    yield f"dropped ({len(explained.dropped)}):"
     for app, path, dropped in explained.dropped:
-        lines.append(f"  {app} {path}:{dropped.line}  {dropped.rule}: {dropped.note}")
+        yield f"  {app} {path}:{dropped.line}  {dropped.rule}: {dropped.note}"
     for note in explained.notes:
-        lines.append(f"note: {note}")
-    return lines
+        yield f"note: {note}"
 
 
 def _iso(time: float | None) -> str | None:

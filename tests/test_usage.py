@@ -767,3 +767,38 @@ def test_explain_lines_come_one_at_a_time(mixed: Home, run: object) -> None:
         main, ["usage", "session", "--home", str(mixed.path), "--explain", "aaaaaaaa"]
     ).output
     assert text.splitlines() == list(view.explain_lines(result.explained))
+
+
+def test_explain_json_comes_in_pieces_and_is_the_whole_record(
+    mixed: Home, run: object
+) -> None:
+    """`--explain --json` has an object per response: it is written in pieces, never
+    built as one document, and the bytes are those of the whole record (also with 1,000
+    objects and more, where the pieces join)."""
+    import dataclasses
+
+    from sessdex import api
+    from sessdex.views import usage as view
+    from sessdex.views.records import dumps
+
+    result = api.usage_report(mixed, "session", explain="aaaaaaaa")
+    assert result.explained is not None
+    pieces = view.explain_json(result.explained)
+    assert iter(pieces) is pieces
+    assert next(pieces).startswith(b'{"row":')
+    whole = dumps(view.explain_record(result.explained))
+    assert b"".join(view.explain_json(result.explained)) == whole
+    for copies in (1000, 2001):
+        counted = [result.explained.counted[0]] * copies
+        many = dataclasses.replace(result.explained, counted=counted)
+        joined = b"".join(view.explain_json(many))
+        assert joined == dumps(view.explain_record(many))
+        assert len(orjson.loads(joined)["counted"]) == copies
+    out = run.invoke(  # type: ignore[attr-defined]
+        main,
+        [
+            *("usage", "session", "--json", "--explain", "aaaaaaaa"),
+            *("--home", str(mixed.path)),
+        ],
+    ).stdout_bytes
+    assert out == whole + b"\n"

@@ -93,7 +93,9 @@ def usage_command(
 
     if result.explained is not None:
         if as_json or as_nl:
-            stdout_bytes(dumps(view.explain_record(result.explained)) + b"\n")
+            for piece in view.explain_json(result.explained):  # never held whole
+                stdout_bytes(piece)
+            stdout_bytes(b"\n")
         else:
             from ..usage import parse_tz
 

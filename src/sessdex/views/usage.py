@@ -5,6 +5,7 @@ The JSON shape (`row_records`) is the one `--json` prints. Nothing here reads fi
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, tzinfo
 
@@ -250,30 +251,57 @@ def _iso(time: float | None) -> str | None:
 
 
 def explain_record(explained: Explained) -> dict[str, object]:
+    """The audit as one JSON object (`usage --explain --json`)."""
     return {
         "row": explained.row.record(),
-        "counted": [
-            {
-                "app": app,
-                "file": path,
-                "line": record.line,
-                "time": _iso(record.time),
-                "session_id": record.session_id,
-                "agent_id": record.agent_id,
-                "model": record.usage.model,
-                "input_tokens": record.usage.input_tokens,
-                "output_tokens": record.usage.output_tokens,
-                "cache_write_tokens": record.usage.cache_write_tokens,
-                "cache_read_tokens": record.usage.cache_read_tokens,
-                "reasoning_tokens": record.usage.reasoning_tokens,
-                "cost_usd": cost,
-                "note": record.note,
-            }
-            for app, path, record, cost in explained.counted
-        ],
-        "dropped": [
-            {"app": app, "file": path, "line": d.line, "rule": d.rule, "note": d.note}
-            for app, path, d in explained.dropped
-        ],
+        "counted": list(_counted_records(explained)),
+        "dropped": _dropped_records(explained),
         "notes": explained.notes,
     }
+
+
+def explain_json(explained: Explained) -> Iterator[bytes]:
+    """`explain_record` as JSON bytes, in pieces: a big session's audit has an object per
+    response, and neither the objects nor the document are held whole."""
+    from .records import dumps
+
+    yield b'{"row":' + dumps(explained.row.record()) + b',"counted":['
+    counted = _counted_records(explained)
+    comma = b""
+    while batch := list(itertools.islice(counted, 1000)):
+        yield comma + dumps(batch)[1:-1]  # the objects without the list's brackets
+        comma = b","
+    yield (
+        b'],"dropped":'
+        + dumps(_dropped_records(explained))
+        + b',"notes":'
+        + dumps(explained.notes)
+        + b"}"
+    )
+
+
+def _counted_records(explained: Explained) -> Iterator[dict[str, object]]:
+    for app, path, record, cost in explained.counted:
+        yield {
+            "app": app,
+            "file": path,
+            "line": record.line,
+            "time": _iso(record.time),
+            "session_id": record.session_id,
+            "agent_id": record.agent_id,
+            "model": record.usage.model,
+            "input_tokens": record.usage.input_tokens,
+            "output_tokens": record.usage.output_tokens,
+            "cache_write_tokens": record.usage.cache_write_tokens,
+            "cache_read_tokens": record.usage.cache_read_tokens,
+            "reasoning_tokens": record.usage.reasoning_tokens,
+            "cost_usd": cost,
+            "note": record.note,
+        }
+
+
+def _dropped_records(explained: Explained) -> list[dict[str, object]]:
+    return [
+        {"app": app, "file": path, "line": d.line, "rule": d.rule, "note": d.note}
+        for app, path, d in explained.dropped
+    ]

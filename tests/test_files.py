@@ -768,9 +768,9 @@ def test_a_copy_a_killed_process_left_is_removed(
 def test_a_process_that_sees_no_wal_leaves_another_processs_snapshot_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The app empties its WAL (a TRUNCATE checkpoint) while two sessdex processes read:
-    the one that opens the database as it is now removed the whole snapshot folder,
-    the other's copies and the shared base included (its reads failed)."""
+    """The app closes its WAL while two sessdex processes read: the one that opens the
+    database as it is now removed the whole snapshot folder, the other's copies and the
+    shared base included (its reads failed)."""
     import subprocess
     import sys
 
@@ -789,13 +789,51 @@ def test_a_process_that_sees_no_wal_leaves_another_processs_snapshot_alone(
     )  # fmt: skip
     assert other.stdout is not None and other.stdin is not None
     assert other.stdout.readline().strip() == "2"
-    writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # an empty WAL: read as it is
+    writer.close()  # the app closes its WAL: the database is read as it is
     databases.open_sqlite(db).close()
     assert list((tmp_path / "state").rglob("base-*"))  # the other's copies stay
     out, _ = other.communicate("go\n", timeout=30)
     assert out.strip() == "2" and other.returncode == 0
     databases.open_sqlite(db).close()  # now no one holds it: it goes
     assert not list((tmp_path / "state").rglob("base-*"))
+
+
+def test_an_empty_wal_is_read_from_a_snapshot_never_half_a_transaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An empty `-wal` (a TRUNCATE checkpoint, or no write yet) means the app has its
+    database open: read in place, a commit and a checkpoint between two queries of one
+    read showed a part whose message was not there (half a transaction). A snapshot
+    shows the database as it was when the read began."""
+    monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "state"))
+    app = tmp_path / "app"
+    app.mkdir()
+    db = app / "store.db"
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("CREATE TABLE message (id TEXT PRIMARY KEY)")
+    writer.execute("CREATE TABLE part (message_id TEXT, data TEXT)")
+    writer.execute("INSERT INTO message VALUES ('m1')")
+    writer.execute("INSERT INTO part VALUES ('m1', 'a')")
+    writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert (app / "store.db-wal").stat().st_size == 0
+    before = sorted(p.name for p in app.iterdir())
+    connection = databases.open_sqlite(db)
+    try:
+        messages = [row[0] for row in connection.execute("SELECT id FROM message")]
+        writer.execute("BEGIN")
+        writer.execute("INSERT INTO message VALUES ('m2')")
+        writer.execute("INSERT INTO part VALUES ('m2', 'b')")
+        writer.execute("COMMIT")
+        writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        parts = [row[0] for row in connection.execute("SELECT message_id FROM part")]
+    finally:
+        connection.close()
+    assert (messages, parts) == (["m1"], ["m1"])
+    assert sorted(p.name for p in app.iterdir()) == before
+    monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)  # a read that follows writes
+    monkeypatch.setattr(databases, "REFRESH_DATABASE_SECONDS", 0.0)
+    assert _column(db, "SELECT id FROM message ORDER BY id") == ["m1", "m2"]
     writer.close()
 
 

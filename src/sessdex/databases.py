@@ -53,7 +53,8 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
     With no `-wal` file, `immutable=1` is safe (no locks, no `-shm`). With one, the newest
     rows live only in the WAL, which `immutable=1` ignores and `mode=ro` needs a `-shm`
     for: so a snapshot of the database and its WAL is copied into sessdex's cache and
-    opened there. A hot rollback journal (a write under way, its pages partly in the
+    opened there (an empty WAL too: the app that keeps it open checkpoints into the
+    database file at any moment). A hot rollback journal (a write under way, its pages partly in the
     file) is copied with the database, and the copy rolled back to what was committed.
     """
     name = os.fspath(path)
@@ -64,8 +65,10 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
         # cache), is rolled back by SQLite to what was committed.
         uri = "file:" + quote(_journal_snapshot(name))
         return sqlite3.connect(uri, uri=True, check_same_thread=False)
-    if os.path.exists(wal) and os.path.getsize(wal) > 0:
-        # read-only: closing it never checkpoints the WAL into the copied database, which
+    if os.path.exists(wal):
+        # even an empty WAL: the app has the database open, and its next commit and
+        # checkpoint would rewrite pages under a read in place (half a transaction seen).
+        # Read-only: closing it never checkpoints the WAL into the copied database, which
         # the next snapshot reuses while the app's own database file has not changed
         uri = "file:" + quote(_snapshot(name)) + "?mode=ro"
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)

@@ -218,6 +218,30 @@ def test_rewrite_mid_follow_is_read_again_without_repeats(codex_thread) -> None:
     assert follower.feed.files[main].follower.rewrites == 1  # type: ignore[union-attr]
 
 
+def test_a_save_in_place_seen_half_done_repeats_nothing(codex_thread) -> None:
+    """An app that saves in place empties its transcript, then writes it again: a poll
+    between the two saw an empty file, after which every line written back was shown
+    again as new. What follows the lines shown before is new."""
+    session, expected, files = codex_thread
+    main = Path(str(session.path))
+    lines = files[main]
+    follower = LiveSession(session)
+    append(main, b"".join(lines[:15]))
+    first = follower.poll()
+    with open(main, "r+b") as stream:  # emptied, as `open(path, "w")` does
+        stream.truncate(0)
+    assert follower.poll() == []
+    append(main, b"".join(lines[:10]))
+    assert follower.poll() == []
+    append(main, b"".join(lines[10:15]))
+    assert follower.poll() == []
+    append(main, b"".join(lines[15:]))
+    rest = follower.poll()
+    lead = [e for e in expected if e.agent_id is None]
+    got = [e for e in first + rest if e.agent_id is None]
+    assert shape(got)[None] == shape(lead)[None]
+
+
 def test_deleted_transcript_ends_the_session(codex_thread) -> None:
     session, _, files = codex_thread
     main = Path(str(session.path))

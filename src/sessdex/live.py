@@ -92,6 +92,9 @@ class _File:
     follower: Follower
     reader: LineReader | None = None
     repeats: bool = False  # rewritten: its events so far were seen once already
+    # how far the file was read before it was rewritten: until the new file is read as
+    # far, it may hold what was shown (a save in place empties the file, then writes it)
+    shown: int = 0
 
 
 class _HookFeed:
@@ -176,9 +179,14 @@ class _HookFeed:
                     if event.kind == "subagent" and isinstance(child, str):
                         relist = relist or child not in self.children
                         self.children.add(child)
-            # the rewritten file is read through: what is appended from now on is new,
-            # even where it looks like an earlier event (same time, same counts)
-            entry.repeats = entry.repeats and entry.follower.pending > 0
+            # the rewritten file is read through, as far as before: what is appended from
+            # now on is new, even where it looks like an earlier event (same time, counts)
+            follower = entry.follower
+            entry.repeats = entry.repeats and (
+                follower.pending > 0 or follower.offset < entry.shown
+            )
+            if not entry.repeats:
+                entry.shown = follower.offset
         if relist:
             self._list(now)
         return found

@@ -407,6 +407,29 @@ def test_sqlite_without_wal_opens_immutable(tmp_path: Path) -> None:
         os.chmod(tmp_path, 0o755)
 
 
+def test_a_database_gone_since_it_was_listed_is_not_created_again(
+    tmp_path: Path,
+) -> None:
+    """Opened in place, a database was opened read-write: one the app removed between
+    `list` and the read came back as an empty database file in the app's folder, and a
+    write through the connection reached the app's file."""
+    db = tmp_path / "store.db"
+    with pytest.raises(sqlite3.OperationalError):
+        databases.open_sqlite(db).execute("SELECT 1 FROM sqlite_master").fetchall()
+    assert not db.exists()
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE t (id INTEGER)")
+    conn.commit()
+    conn.close()
+    connection = databases.open_sqlite(db)
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            connection.execute("INSERT INTO t VALUES (1)")
+    finally:
+        connection.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store.db"]
+
+
 def test_entries_skip_links_above_the_root_and_follow_links_elsewhere(
     tmp_path: Path,
 ) -> None:

@@ -74,7 +74,9 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
     else:
         _drop_snapshot(name)  # the app closed its WAL: its snapshot serves no read now
-        uri = "file:" + quote(os.path.abspath(name)) + "?immutable=1"
+        # mode=ro: else SQLite opens it read-write, and creates an empty database file in
+        # the app's folder when the app removed it since it was listed
+        uri = "file:" + quote(os.path.abspath(name)) + "?mode=ro&immutable=1"
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
     return connection
 

@@ -54,8 +54,9 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
     rows live only in the WAL, which `immutable=1` ignores and `mode=ro` needs a `-shm`
     for: so a snapshot of the database and its WAL is copied into sessdex's cache and
     opened there (an empty WAL too: the app that keeps it open checkpoints into the
-    database file at any moment). A hot rollback journal (a write under way, its pages partly in the
-    file) is copied with the database, and the copy rolled back to what was committed.
+    database file at any moment). A hot rollback journal (a write under way, its pages
+    partly in the file) is copied with the database, and the copy rolled back to what was
+    committed.
     """
     name = os.fspath(path)
     wal = name + "-wal"

@@ -178,3 +178,29 @@ def test_a_big_rewrite_is_read_again_from_its_tail(tmp_path: Path) -> None:
     follower.skip_to_tail(120)
     assert take(follower) == [b'{"m":%06d}' % n for n in range(991, 1000)]
     assert follower.bytes_read - before < 3 * 120 + FINGERPRINT  # not the 13 KB file
+
+
+def test_a_pipe_put_where_the_file_was_between_check_and_read_is_not_waited_on(
+    tmp_path: Path,
+) -> None:
+    """The file grew, then was replaced by a named pipe before its lines were read:
+    opening the pipe to read would wait for a writer forever; the read gives nothing."""
+    import signal
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"a":1}\n')
+    follower = Follower(path)
+    assert follower.check() is Change.GROWN
+    path.unlink()
+    os.mkfifo(path)
+
+    def hung(signum: int, frame: object) -> None:
+        raise AssertionError("the follower waited on a pipe")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(5)
+    try:
+        assert take(follower) == []
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

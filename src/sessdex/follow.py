@@ -156,7 +156,8 @@ class Follower:
         if 0 <= self.size <= self._scanned and not self._align:
             return  # nothing past what was already looked at
         try:
-            stream = open(self.path, "rb")  # noqa: SIM115 - closed below
+            # never a plain open: a pipe put where the file was would wait for a writer
+            stream = files.open_regular(self.path)
         except OSError:
             return
         with stream:

@@ -1,4 +1,4 @@
-"""The library: one function per user action. The CLI, MCP server and web UI wrap these.
+"""The library: one function per user action. The command line wraps these.
 
 Functions take a `Home` (whose sessions) and return values or records; they raise
 `SessdexError` children (`sessdex.errors`) with messages meant for people. The names in
@@ -483,9 +483,8 @@ class AppReport:
     app: str
     title: str
     checked_with: str
-    root: (
-        str | None
-    )  # None: the source could not say where (see `diagnostics.problems`)
+    # None: the source could not say where (see `diagnostics.problems`)
+    root: str | None
     override: str | None
     exists: bool
     sessions: int  # sub-agents' own sessions included

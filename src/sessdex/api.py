@@ -850,15 +850,11 @@ def replay_session(
             seconds = max(0.0, min(seconds, deadline - time.monotonic()))
         time.sleep(seconds)
 
-    if deadline is None:
-        found.events = live.replay(
-            found.events, speed=speed, max_gap=max_gap, sleep=sleep
-        )
-        return found
-
-    until = deadline
     paced = live.replay(found.events, speed=speed, max_gap=max_gap, sleep=sleep)
-    found.events = itertools.takewhile(lambda _: time.monotonic() < until, paced)
+    if deadline is not None:
+        until = deadline  # (a name mypy sees as a float in the lambda)
+        paced = itertools.takewhile(lambda _: time.monotonic() < until, paced)
+    found.events = paced
     return found
 
 

@@ -407,11 +407,8 @@ def _parse_catalog(path: Path, diagnostics: Diagnostics) -> list[Session]:
         columns = databases.table_columns(connection, "conversation_summaries")
         if "conversation_id" not in columns:
             return []
-        wanted = [
-            c
-            for c in _CATALOG_COLUMNS
-            if c in columns  # a column an older catalog lacks reads as NULL
-        ]
+        # a column an older catalog lacks is not asked for: its field stays unknown
+        wanted = [c for c in _CATALOG_COLUMNS if c in columns]
         rows = connection.execute(
             f"SELECT {', '.join(wanted)} FROM conversation_summaries"
         ).fetchall()

@@ -374,6 +374,25 @@ def test_rules_turns_and_tools() -> None:
     assert decide(streaming, T + 20, T + 11, True).status == "working"
 
 
+def test_rules_a_deferred_answer() -> None:
+    """The model took the request to answer later (a background answer the app polls for):
+    working while the CLI runs, idle once it is gone, ended after a day; an answer that
+    came with some text first is no end of the turn either."""
+    prompt = event("user", T, text="go")
+    later = event("meta", T + 1, text="answer deferred", extra={"deferred": True})
+    deferred = tracked(prompt, event("assistant", T + 1, text="Working on it"), later)
+    status = decide(deferred, T + 1201, T + 1, True)
+    assert status == status.__class__("working", "waiting for a deferred answer (20 m)")
+    assert decide(deferred, T + 301, T + 1, False).reason == (
+        "a deferred answer pending for 5 m"
+    )
+    assert decide(deferred, T + 2 * 86400, T + 1, None).status == "ended"
+    answered = tracked(
+        prompt, later, event("assistant", T + 9), event("turn_end", T + 9)
+    )
+    assert decide(answered, T + 20, T + 9, True).status == "waiting_for_user"
+
+
 def test_an_api_error_an_app_retries_and_a_users_abort_are_not_failures(
     tmp_path: Path,
 ) -> None:

@@ -14,6 +14,9 @@ what the rules need, and `decide` applies them. The rules, in order:
    runs, nothing was written since the call, and the CLI started no process since, the
    call is taken to wait for the user's approval (an inference, for apps that record no
    approval request).
+   working / idle — the model took the request to answer later (`extra["deferred"]` on a
+   meta event: a background or batch answer the app polls for): working while the CLI
+   runs or writes, then idle for up to DEFERRED_FOR, then ended. Never waiting for the user.
 4. waiting_for_user — the turn ended (a turn_end, or an answer followed by silence for apps
    that write no turn end); after IDLE_AFTER it is idle, or ended if the CLI is gone.
 5. working — mid-turn (a prompt, a tool result, thinking) and written to recently, or the
@@ -48,6 +51,9 @@ APPROVAL_AFTER = 5.0  # an open call this old, CLI alive and idle: it waits for 
 IDLE_AFTER = 15 * 60.0  # waiting for the user this long: idle
 ENDED_AFTER = 30 * 60.0  # no process information and silent this long: ended
 WRITING = 10.0  # written this recently: the CLI runs, whatever /proc says
+# a deferred answer pending this long is given up: the longest window such a request asks
+# a provider to hold it for is a day
+DEFERRED_FOR = 24 * 3600.0
 
 # Event kinds that say where a turn stands; usage and meta do not move it.
 _PHASES: frozenset[EventKind] = frozenset(
@@ -82,6 +88,7 @@ class Agent:
     gave_up: bool = False  # its last error says the app will not try again
     # (what waits, since): an approval request or a question the app recorded
     asking: tuple[str, float] | None = None
+    deferred: float | None = None  # since when the model's answer is deferred
 
 
 @dataclass(slots=True)
@@ -150,8 +157,14 @@ class Tracker:
                 return
         elif kind not in ("meta", "subagent") or event.extra.get("answered") is True:
             agent.asking = None  # answered, or the agent went on
+        if event.extra.get("deferred") is True and kind not in _PHASES:
+            # each later poll that finds no answer says it again: pending since the first
+            if agent.deferred is None:
+                agent.deferred = when
+            return
         if kind not in _PHASES or (kind == "error" and event.extra.get("retrying")):
             return
+        agent.deferred = None  # the answer came, or the turn moved on without it
         if event.extra.get("interrupted") is True:
             agent.phase = "turn_end"
             agent.turn_ended = agent.interrupted = True
@@ -249,6 +262,13 @@ def decide(
                 f"sub-agent {name} working{since}" if name else "1 sub-agent working",
             )
         return Status("waiting_on_subagent", f"{len(working)} sub-agents working")
+    if lead.deferred is not None and not lead.open_calls:
+        pending = ago(now - lead.deferred)
+        if quiet < QUIET_WORKING or (alive and quiet < DEFERRED_FOR):
+            return Status("working", f"waiting for a deferred answer ({pending})")
+        if quiet < DEFERRED_FOR:
+            return Status("idle", f"a deferred answer pending for {pending}")
+        return Status("ended", f"a deferred answer never came ({pending})")
     if lead.open_calls:
         call, (tool, started) = max(lead.open_calls.items(), key=lambda i: i[1][1])
         name = tool or "tool"

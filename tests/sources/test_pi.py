@@ -613,3 +613,129 @@ def test_a_system_message_names_the_prompt_sections_and_tools_it_sets(
     assert note.text == (
         "prompt sections: cwd, preamble, skills; tools added: read; removed: write"
     )
+
+
+def _append_turn(path: Path, entries: list[dict[str, object]]) -> None:
+    """Entries chained after the file's last one, one second apart from a minute later."""
+    from datetime import datetime, timedelta
+
+    last = json.loads(path.read_text().splitlines()[-1])
+    parent, at = last["id"], datetime.fromisoformat(last["timestamp"])
+    with path.open("a") as out:
+        for n, entry in enumerate(entries):
+            when = at + timedelta(seconds=60 + n)
+            stamp = when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+            line = {"type": "message", "id": f"d{n:07x}", "parentId": parent}
+            line.update(timestamp=stamp, **entry)
+            out.write(json.dumps(line) + "\n")
+            parent = line["id"]
+
+
+def _assistant(stop: str, content: list[object], **more: object) -> dict[str, object]:
+    zero = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
+    message = {
+        "role": "assistant",
+        "content": content,
+        "api": "openai-responses",
+        "provider": "openai",
+        "model": "gpt-5.5",
+        "usage": dict(zero, cost=dict.fromkeys(("input", "output", "total"), 0)),
+        "stopReason": stop,
+        "timestamp": 0,
+    }
+    return {"message": dict(message, **more)}
+
+
+def _statuses(got: list[Event], *checks: tuple[float, bool | None]) -> list[str]:
+    from sessdex.status import Tracker, decide
+
+    tracker = Tracker()
+    for e in got:
+        tracker.add(e, e.time.timestamp() if e.time else 0.0)
+    at = max(e.time.timestamp() for e in got if e.time)
+    return [decide(tracker, at + after, at, alive).status for after, alive in checks]
+
+
+def test_a_deferred_answer_keeps_the_turn_open(tmp_path: Path) -> None:
+    """pi-ai 0.85's `stopReason: "deferred"`: the provider took the request to answer later
+    and left a handle (`deferred`) to poll; pi-agent-core's harness suspends the run and
+    polls, writing a poll that finds no answer yet as another deferred message (empty
+    content, no usage) and the answer as a later message. No turn ends, nothing waits on
+    the user: the session works while pi runs, and is idle, not ended, when pi is gone."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    [path] = home.rglob(f"*_{REAL}.jsonl")
+    handle = {"provider": "openai", "modelId": "gpt-5.5", "api": "openai-responses"}
+    handle.update(id="resp_0a1b2c", pollAfterMs=5000)
+    prompt = {"role": "user", "content": "Summarise the failing checkout tests"}
+    _append_turn(
+        path,
+        [
+            {"message": dict(prompt, timestamp=0)},
+            _assistant("deferred", [], deferred=handle),
+            _assistant("deferred", [], deferred=handle),  # polled: not ready yet
+        ],
+    )
+    got = events(sessions(Home.at(home))[REAL])
+    kinds = [e.kind for e in got]
+    turn = got[len(kinds) - 1 - kinds[::-1].index("user") :]
+    assert [(e.kind, e.extra.get("deferred")) for e in turn if e.kind != "usage"] == [
+        ("user", None),
+        ("meta", True),
+        ("meta", True),
+    ]
+    assert "deferred" in (turn[-1].text or "")
+    # just written; pi runs 20 minutes on; pi gone 5 minutes; no process information
+    assert _statuses(got, (2, None), (1200, True), (300, False), (600, None)) == [
+        "working",
+        "working",
+        "idle",
+        "idle",
+    ]
+    # the poll that brings the answer ends the turn
+    _append_turn(
+        path, [_assistant("stop", [{"type": "text", "text": "Two tests fail."}])]
+    )
+    got = events(sessions(Home.at(home))[REAL])
+    assert [e.kind for e in got[-3:]] == ["assistant", "usage", "turn_end"]
+    assert _statuses(got, (5, True)) == ["waiting_for_user"]
+
+
+def test_a_response_cut_at_the_output_limit_with_tool_calls_goes_on(
+    tmp_path: Path,
+) -> None:
+    """pi's agent loop runs none of the tool calls of a response cut at the output limit
+    (`stopReason: "length"`): it returns each as an error result and asks the model again.
+    The turn goes on, so the session is working, not waiting for the user."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    [path] = home.rglob(f"*_{REAL}.jsonl")
+    call = {"type": "toolCall", "id": "call_7", "name": "write"}
+    call["arguments"] = {"path": "notes.md", "content": "Two tests fa"}
+    refused = (
+        'Tool call "write" was not executed: the response hit the output token limit'
+    )
+    _append_turn(
+        path,
+        [
+            {"message": {"role": "user", "content": "Write it down", "timestamp": 0}},
+            _assistant("length", [call]),
+            {
+                "message": {
+                    "role": "toolResult",
+                    "toolCallId": "call_7",
+                    "toolName": "write",
+                    "content": [{"type": "text", "text": refused}],
+                    "isError": True,
+                    "timestamp": 0,
+                }
+            },
+        ],
+    )
+    got = events(sessions(Home.at(home))[REAL])
+    assert [e.kind for e in got[-4:]] == ["user", "tool_call", "usage", "tool_result"]
+    assert _statuses(got, (5, True)) == ["working"]
+    # cut short with no tool call, the answer is all there is: the turn ended
+    _append_turn(path, [_assistant("length", [{"type": "text", "text": "Two tests"}])])
+    got = events(sessions(Home.at(home))[REAL])
+    assert got[-1].kind == "turn_end" and got[-1].extra["reason"] == "length"

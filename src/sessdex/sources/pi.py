@@ -27,6 +27,12 @@ names is shown as written. Ignored on purpose: `custom` (extension state) and `l
 `developer` or `system` message (pi-ai 0.80: instructions from the harness) is a `meta`
 event marked `injected`, never the user's words.
 
+An assistant message's `stopReason` says where the turn stands: `stop` ends it, and so does
+`length` without tool calls (with them, pi fails each call and asks again); `toolUse` goes
+on; `aborted` is the user's interruption, `error` an error; `deferred` (pi-ai 0.85) is an
+answer the provider gives later, which the harness polls for: a `meta` event marked
+`deferred`, the turn still open. `pending` marks a message still streaming, never written.
+
 pi-agent-core's harness (the SDK, pi >= 0.84; the CLI keeps format 3 until pi 2.0) can
 write a format 4 file into the same folders (`{"kind":"header","version":4}`, then change
 records, `_pi_v4`): listed and read along the main lane's leaf, its entries in format 3's
@@ -70,7 +76,8 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "pi 0.73.1, 0.74 (session format 3); pi-ai message and usage types of 0.80; "
     "@earendil-works/pi-coding-agent 1.6.0's entry types (its docs and typings, no real "
-    "file); format 4 from pi-agent-core's source (no real file)"
+    "file); format 4 from pi-agent-core's source (no real file); the stop reasons of "
+    "@earendil-works/pi-ai 0.85's typings (`deferred`: no real file)"
 )
 ENV_VARS = ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")
 
@@ -676,6 +683,7 @@ class _Reader:
             else []
         )
         texts: list[str] = []
+        calls = 0
 
         def flush() -> Iterator[Event]:
             if texts:
@@ -697,6 +705,7 @@ class _Reader:
                     yield self.event("thinking", record, text=value)
             elif kind == "toolCall":
                 yield from flush()
+                calls += 1
                 yield self.event(
                     "tool_call",
                     record,
@@ -727,7 +736,20 @@ class _Reader:
         elif stop == "error":
             why = shown_text(message.get("errorMessage"))
             yield self.event("error", record, text=f"error: {why}" if why else "error")
-        elif stop in ("stop", "length"):
+        elif stop == "deferred":
+            # the provider took the request to answer later (pi-ai 0.85: a `deferred` handle
+            # to poll): pi-agent-core's harness suspends the run and polls, writing a poll
+            # that finds no answer yet as another such message and the answer as a later
+            # one. The turn goes on; nothing waits on the user
+            yield self.event(
+                "meta",
+                record,
+                text="answer deferred: the model answers later",
+                extra={"deferred": True},
+            )
+        elif stop == "stop" or (stop == "length" and not calls):
+            # a response cut at the output limit with tool calls is no end: pi runs none of
+            # them, returns each as an error and asks the model again (agent-loop.ts)
             yield self.event("turn_end", record, extra={"reason": stop})
 
 

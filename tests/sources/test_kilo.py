@@ -266,3 +266,39 @@ def test_a_sub_task_that_never_ended_does_not_shift_the_later_ones(
     found = list(api.transcript(Home.at(tmp_path), parent).events)
     spawns = [(e.text, e.extra["child_id"]) for e in found if e.kind == "subagent"]
     assert spawns == [("Find the flaky test", None), ("Write the tests", done)]
+
+
+def test_channel_databases_under_either_name_are_read_once(tmp_path: Path) -> None:
+    """A Kilo CLI of another channel than latest, beta or prod (a dev or preview build)
+    writes `kilo-<channel>.db`, or goes on with the `opencode-<channel>.db` an earlier build
+    of the channel left in Kilo's data folder until a `kilo-<channel>.db` exists
+    (Kilo-Org/kilocode storage/database.ts). Both are listed; a session both hold (a
+    copy) is listed and counted once, from the Kilo-named one."""
+    import shutil
+
+    from sessdex import api
+
+    source = Path(__file__).parent.parent / "data" / "opencode" / "home"
+    database = source / ".local/share/opencode/opencode.db"
+    home = tmp_path / "home"
+    data = home / ".local/share/kilo"
+    data.mkdir(parents=True)
+    shutil.copy(database, data / "opencode-dev.db")
+    listed = api.list_sessions(Home.at(home), apps=["kilo"]).rows
+    ids = {row.id for row in listed}
+    assert len(ids) == 3 and all(i.startswith("ses_") for i in ids)
+    once = api.usage_report(Home.at(home), "app", apps=["kilo"]).total
+    assert once.input_tokens > 0
+    shutil.copy(database, data / "kilo-dev.db")  # the channel's Kilo-named database
+    for rewritten in ("kilo-dev.db", "opencode-dev.db"):  # the newer file, either one
+        path = data / rewritten
+        path.write_bytes(path.read_bytes())
+        listed = api.list_sessions(Home.at(home), apps=["kilo"]).rows
+        assert sorted(row.id for row in listed) == sorted(ids)
+        paths = {row.session().path.partition("#")[0] for row in listed}
+        assert paths == {str(data / "kilo-dev.db")}
+        both = api.usage_report(Home.at(home), "app", apps=["kilo"]).total
+        assert (both.input_tokens, both.output_tokens) == (
+            once.input_tokens,
+            once.output_tokens,
+        )

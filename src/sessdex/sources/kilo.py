@@ -5,12 +5,17 @@ Kilo Code 4.x forked Roo Code and keeps the same task folders under
 Cline and Roo Code (see `_vscode_tasks`, `cline` and `roo`); `kilo-code.customStoragePath`
 in the editor's settings moves them. Kilo Code 7.x (the same
 extension id) runs on the Kilo CLI, a fork of OpenCode that keeps OpenCode's tables in
-`$XDG_DATA_HOME/kilo/kilo.db` (channel builds `kilo-<channel>.db`): those are listed and
-read by the `opencode` reader. Kilo Code 7 copies the older extension's tasks into that
-database (version "v2", the task's id as `slug`): the copy is listed, the task folder it
-came from is not (`superseded_by`). Kilo 4.x/5.x writes no `history_item.json`: a
-sub-task is linked to its parent by the line the parent's model is told when it ends (see
-`_vscode_tasks`), and the Kilo CLI 0.x's history list is its `global-state.json`. No CLI
+`$XDG_DATA_HOME/kilo/kilo.db`: those are listed and read by the `opencode` reader. Builds
+of another channel than `latest`, `beta` or `prod` (a dev or preview build) write
+`kilo-<channel>.db` there, or go on with the `opencode-<channel>.db` an earlier build of the
+channel left in that folder until a `kilo-<channel>.db` exists (Kilo's storage/database.ts
+after 7.1.2, which had put every channel in `kilo.db`): all of them are read, and a session
+two of them hold (a copy) is listed once, from the Kilo-named one. Kilo Code 7 copies the
+older extension's tasks into its database (version "v2", the task's id as `slug`): the
+copy is listed, the task folder it came from is not (`superseded_by`). Kilo 4.x/5.x
+writes no `history_item.json`: a sub-task is linked to its parent by the line the parent's
+model is told when it ends (see `_vscode_tasks`), and the Kilo CLI 0.x's history list is
+its `global-state.json`. No CLI
 resume for extension tasks (the History view reopens them); a CLI session reopens with
 `kilo --session <id>`.
 """
@@ -18,6 +23,7 @@ resume for extension tasks (the History view reopens them); a CLI session reopen
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from .. import folders
@@ -33,7 +39,8 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "a public synthetic ui_messages.json sample; layout assumed from Roo Code, which it forked; "
     "sub-task links and the CLI 0.x global state from kilocode-legacy 5.10.4's source; "
-    "kilo.db assumed to keep OpenCode's tables, as its fork's source does — Low confidence"
+    "kilo.db assumed to keep OpenCode's tables, as its fork's source does — Low confidence; "
+    "channel database names from Kilo-Org/kilocode's storage/database.ts (after CLI 7.1.2)"
 )
 ENV_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "KILO_DB")
 INSTALL_HINT = "npm install -g @kilocode/cli"
@@ -75,12 +82,20 @@ def scan(location: Location) -> Iterator[Path]:
 
 
 def _is_database(name: str) -> bool:
-    return name == "kilo.db" or (name.startswith("kilo-") and name.endswith(".db"))
+    """`kilo.db`, a channel's `kilo-<channel>.db`, or the `opencode-<channel>.db` a channel
+    build wrote under OpenCode's name."""
+    return name.endswith(".db") and (
+        name == "kilo.db" or name.startswith(("kilo-", "opencode-"))
+    )
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.suffix == ".db":
         sessions = opencode.parse_database(path, diagnostics, app=NAME)
+        if path.name.startswith("opencode-"):
+            # Kilo leaves an OpenCode-named database once a Kilo-named one exists: a
+            # session both hold is the Kilo-named one's
+            sessions = [replace(s, precedence=s.precedence - 1) for s in sessions]
         # a task Kilo Code 7 copied into its database is that session now: its folder
         # fills in, and is not listed beside it
         return sessions + [

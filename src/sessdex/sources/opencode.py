@@ -2,7 +2,8 @@
 
 OpenCode keeps everything under `$XDG_DATA_HOME/opencode` (default
 `~/.local/share/opencode`, on macOS too). Since about 1.2 that is one SQLite database,
-`opencode.db` (channel builds write `opencode-<channel>.db`), in WAL mode: the newest rows
+`opencode.db` (a build of another channel than latest, beta or prod, such as a dev build,
+writes `opencode-<channel>.db`: storage/db.ts), in WAL mode: the newest rows
 often live only in `opencode.db-wal`, so it is always opened through `databases.open_sqlite`,
 which reads a snapshot of db + WAL. One database holds every session: a row of `session`
 (`id`, `parent_id` for sub-agent children, `directory`, `title`, `version`, `model` JSON

@@ -466,3 +466,47 @@ def test_agys_catalog_names_title_folder_and_parent(tmp_path: Path) -> None:
         CLI,
         "explorer",
     )
+
+
+def test_agys_last_conversation_map_gives_a_folder_nothing_else_does(
+    tmp_path: Path,
+) -> None:
+    """`antigravity-cli/cache/last_conversations.json` maps each folder agy ran in to the
+    last conversation there (what `agy --continue` opens; the shape third-party agy
+    wrappers read and write, said unchanged at agy 1.0.15). It places a conversation
+    whose own files name no folder, so resume opens it there rather than in a folder
+    guessed from the first one the agent listed; what the conversation's database or
+    agy's catalog say wins, and an entry alone lists nothing."""
+    home, _logs, _steps = copied_transcript(tmp_path)
+    cache = home / ".gemini/antigravity-cli/cache"
+    gone = "00000000-0000-4000-8000-0000000000ee"
+    entries = {"/home/dev/shop": CLI, "/home/dev/old": gone, "relative": CLI_DB_ONLY}
+    entries["C:\\Users\\dev\\site"] = CLI_DB_ONLY
+    (cache / "last_conversations.json").write_text(json.dumps(entries))
+    diagnostics = Diagnostics()
+    found = sessions(Home.at(home), diagnostics)
+    assert found[CLI].cwd == "/home/dev/shop"
+    assert found[CLI_DB_ONLY].cwd == "C:\\Users\\dev\\site"
+    assert not found[gone].listed
+    assert diagnostics.unknown == {"last_conversations entry": 1}  # not a folder
+    plan = antigravity.resume(found[CLI])
+    assert plan is not None and plan.cwd == "/home/dev/shop" and not plan.notes[1:]
+    # agy's catalog knows the folder better
+    catalog = home / ".gemini/antigravity-cli/conversation_summaries.db"
+    db = sqlite3.connect(catalog)
+    db.execute(
+        "CREATE TABLE conversation_summaries (conversation_id TEXT PRIMARY KEY,"
+        " workspace_uris TEXT NOT NULL)"
+    )
+    db.execute(
+        "INSERT INTO conversation_summaries VALUES (?, ?)",
+        (CLI, '["file:///srv/shop"]'),
+    )
+    db.commit()
+    db.close()
+    assert sessions(Home.at(home))[CLI].cwd == "/srv/shop"
+    # a file that is no such map is said, not a crash
+    (cache / "last_conversations.json").write_text("[1, 2]")
+    diagnostics = Diagnostics()
+    assert sessions(Home.at(home), diagnostics)[CLI].cwd == "/srv/shop"
+    assert any("last_conversations.json" in p for p in diagnostics.problems)

@@ -18,6 +18,9 @@ Antigravity keeps its files in `~/.gemini` (beside Gemini CLI's):
   `conversation_summaries` row per conversation with its title (or `preview`), step count,
   last change, `workspace_uris` (a JSON array) and, for a sub-agent's, the
   `parent_conversation_id` and `agent_name`; it only fills in those fields.
+- `antigravity-cli/cache/last_conversations.json` — `{"<folder>": "<conversation id>"}`,
+  the last conversation agy ran in each folder (what `agy --continue` opens; no titles or
+  times): the folder of a conversation nothing else places, never more.
 - `antigravity/conversations/<id>.pb` — the IDE's conversations, encrypted: listed with
   "encrypted — summary only", never decoded. Newer IDE builds' `antigravity-ide/…/*.db`
   are listed the same way.
@@ -71,7 +74,8 @@ TITLE = "Google Antigravity (IDE and agy CLI)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "agy 1.0.x transcript samples (public, trimmed), state.vscdb layout from reverse-engineering notes; "
-    "no real install seen — Low confidence"
+    "no real install seen — Low confidence; cache/last_conversations.json's shape as "
+    "third-party agy wrappers write and read it (said unchanged at agy 1.0.15)"
 )
 ENV_VARS = ("HOME", "XDG_CONFIG_HOME")
 
@@ -86,6 +90,9 @@ IDE_CONFIGS = tuple(  # under the home, on Linux, macOS and Windows
 )
 STORES = ("antigravity", "antigravity-cli", "antigravity-ide")
 CATALOG = "conversation_summaries.db"  # agy's index of its conversations
+# agy's map of each folder to the last conversation run there (what `--continue` opens)
+LAST_CONVERSATIONS = Path("antigravity-cli", "cache", "last_conversations.json")
+LAST_CONVERSATIONS_CAP = 4 * 1024 * 1024  # one short line per folder agy ran in
 ARTIFACT_CAP = 1024 * 1024  # bytes of one brain artifact shown
 ARTIFACT_ORDER = ("task.md", "implementation_plan.md", "walkthrough.md")
 
@@ -133,6 +140,8 @@ def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
     root = location.root
+    if folders.is_file(root / LAST_CONVERSATIONS):
+        yield root / LAST_CONVERSATIONS
     for store in STORES:
         folder = root / store
         if folders.is_file(folder / CATALOG):
@@ -168,6 +177,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             return _parse_state(path, diagnostics)
         if path.name == CATALOG:
             return _parse_catalog(path, diagnostics)
+        if path.name == LAST_CONVERSATIONS.name:
+            return _parse_last_conversations(path, diagnostics)
         if path.suffix == ".db":
             return [_parse_database(path, diagnostics), _last_written(path)]
         if path.suffix == ".pb":
@@ -445,6 +456,46 @@ def _parse_catalog(path: Path, diagnostics: Diagnostics) -> list[Session]:
             )
         )
     return sessions
+
+
+def _parse_last_conversations(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    """Fill-in fragments from agy's folder -> last conversation map: each conversation's
+    folder, below what its own files or the catalog say."""
+    data = files.read_small(path, LAST_CONVERSATIONS_CAP)
+    try:
+        value = files.loads(data) if data is not None else None
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        diagnostics.problem(
+            f"antigravity: {path} is not a JSON object of folders (or is over "
+            f"{files.human_bytes(LAST_CONVERSATIONS_CAP)}); its folders are not used"
+        )
+        return []
+    sessions: list[Session] = []
+    for key, ident in value.items():
+        folder = _folder(key)
+        if not isinstance(ident, str) or not ident or folder is None:
+            diagnostics.unknown_type("last_conversations entry")
+            continue
+        sessions.append(
+            Session(
+                app=NAME,
+                id=ident,
+                path=str(path),
+                cwd=folder,
+                precedence=-1,
+                listed=False,
+            )
+        )
+    return sessions
+
+
+def _folder(key: str) -> str | None:
+    """An absolute folder (POSIX or a Windows drive's), or one a `file://` URI names."""
+    if key.startswith("/") or re.match(r"^[A-Za-z]:[/\\]", key):
+        return key
+    return local_path(key) if key.startswith("file://") else None
 
 
 def _first_workspace(value: object) -> str | None:

@@ -739,3 +739,24 @@ def test_a_response_cut_at_the_output_limit_with_tool_calls_goes_on(
     _append_turn(path, [_assistant("length", [{"type": "text", "text": "Two tests"}])])
     got = events(sessions(Home.at(home))[REAL])
     assert got[-1].kind == "turn_end" and got[-1].extra["reason"] == "length"
+
+
+def test_a_stop_reason_of_a_newer_pi_is_shown_and_counted(tmp_path: Path) -> None:
+    """A stopReason sessdex does not know (a newer pi's, or a value of the wrong type)
+    keeps the response's text and is counted for `doctor`, never a crash."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    [path] = home.rglob(f"*_{REAL}.jsonl")
+    said = [{"type": "text", "text": "Parked until the batch runs."}]
+    _append_turn(
+        path,
+        [
+            {"message": {"role": "user", "content": "Run it later", "timestamp": 0}},
+            _assistant("scheduled", said),
+            _assistant(["odd"], said),  # type: ignore[arg-type]
+        ],
+    )
+    diagnostics = Diagnostics()
+    got = events(sessions(Home.at(home))[REAL], diagnostics)
+    assert [e.text for e in got if e.kind == "assistant"][-2:] == [said[0]["text"]] * 2
+    assert diagnostics.unknown == {"stopReason:scheduled": 1, "stopReason:<array>": 1}

@@ -302,7 +302,7 @@ def read(
     try:
         branch = _active_branch(path)
         start = line_start(path, offset)
-        reader = _Reader(session)
+        reader = _Reader(session, diagnostics)
         for _line, record in files.iter_records(
             path, diagnostics, offset=start, full=full
         ):
@@ -339,7 +339,7 @@ def _read_v4(
     hooks), else from the assistant messages."""
     try:
         branch, billed = _pi_v4.active_branch(str(path))
-        reader = _Reader(session)
+        reader = _Reader(session, diagnostics)
         reader.bill_messages = not billed
         models: dict[
             str, str
@@ -463,8 +463,12 @@ class _Reader:
         }
     )
 
-    def __init__(self, session: Session) -> None:
+    # stopReason values of pi-ai 0.85 (`pending` is never written); another is counted
+    _STOPS = frozenset({"stop", "length", "toolUse", "error", "aborted", "deferred"})
+
+    def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
         self.session = session
+        self.diagnostics = diagnostics
         self.emit = Emitter(session.id)
         self.model: str | None = (
             session.model
@@ -725,6 +729,9 @@ class _Reader:
         ):  # every response, even one that counted nothing
             yield self.event("usage", record, usage=_usage(usage, model))
         stop = message.get("stopReason")
+        if stop is not None and not (isinstance(stop, str) and stop in self._STOPS):
+            # a newer pi's way for a turn to stand: shown as read, counted for doctor
+            self.diagnostics.unknown_type(f"stopReason:{type_tag(stop)}")
         if stop == "aborted":  # the user pressed Esc (agent.ts): an interruption
             why = shown_text(message.get("errorMessage"))
             yield self.event(

@@ -1,6 +1,7 @@
 """Other apps' SQLite databases, read without writing a byte into their folders.
 
-With no `-wal` file a database is opened `immutable=1` (no locks, no `-shm`). With one,
+With no `-wal` file a database is opened `immutable=1` (no locks, no `-shm`), and a read
+that saw the app commit meanwhile is done again (inplace.py). With one,
 the newest rows live only in the WAL, which `immutable=1` ignores: a snapshot of the
 database and its WAL is copied into sessdex's cache and opened there, read-only.
 
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 from urllib.parse import quote
 
-from . import files
+from . import inplace
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostics
@@ -57,14 +58,24 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
     database file at any moment). A hot rollback journal (a write under way, its pages
     partly in the file) is copied with the database, and the copy rolled back to what was
     committed.
+
+    Opened in place during a read (`inplace.Reading`), its state is noted for the read to
+    tell whether the app committed meanwhile; a read done again after that is given
+    copies of one committed state.
     """
     name = os.fspath(path)
     wal = name + "-wal"
-    if _hot_journal(name):
+    reading = inplace.current()
+    if reading is not None and reading.copied and not os.path.exists(wal):
+        # read again after the app committed during the read in place: a copy, one state
+        copy = reading.copies.get(name) or _committed_copy(name)
+        reading.copies[name] = copy
+        return sqlite3.connect("file:" + quote(copy), uri=True, check_same_thread=False)
+    if inplace.hot_journal(name):
         # a rollback-journal write in progress: the file holds pages not committed yet,
         # which `immutable=1` would read. A copy of both, opened as a database (in the
         # cache), is rolled back by SQLite to what was committed.
-        uri = "file:" + quote(_journal_snapshot(name))
+        uri = "file:" + quote(_committed_copy(name))
         return sqlite3.connect(uri, uri=True, check_same_thread=False)
     if os.path.exists(wal):
         # even an empty WAL: the app has the database open, and its next commit and
@@ -75,24 +86,14 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
     else:
         _drop_snapshot(name)  # the app closed its WAL: its snapshot serves no read now
+        if reading is not None and not reading.open_in_place(name):
+            uri = "file:" + quote(_committed_copy(name))  # a write began meanwhile
+            return sqlite3.connect(uri, uri=True, check_same_thread=False)
         # mode=ro: else SQLite opens it read-write, and creates an empty database file in
         # the app's folder when the app removed it since it was listed
         uri = "file:" + quote(os.path.abspath(name)) + "?mode=ro&immutable=1"
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
     return connection
-
-
-# The first bytes of a rollback journal that holds pages to roll back (a persisted or
-# finished one has a zeroed header): SQLite's journal magic.
-_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
-
-
-def _hot_journal(name: str) -> bool:
-    try:
-        with files.open_regular(name + "-journal") as journal:
-            return journal.read(8) == _JOURNAL_MAGIC
-    except OSError:
-        return False
 
 
 def _snapshot_key(name: str) -> str:
@@ -151,6 +152,24 @@ def _own_folder(folder: Path) -> Path:
     mine = folder / str(os.getpid())
     mine.mkdir(exist_ok=True)
     return mine
+
+
+def _committed_copy(name: str, attempts: int = 5) -> str:
+    """A copy of database `name` in the cache as one commit left it: copied again while
+    the app commits during the copy. A write under way is copied with its journal, which
+    SQLite rolls back when the copy is opened."""
+    for _ in range(attempts):
+        before = inplace.state(name), inplace.hot_journal(name)
+        if before[0] is None:
+            raise FileNotFoundError(errno.ENOENT, "cannot read the database", name)
+        copy = _journal_snapshot(name)
+        # the journal looked at after the header: a commit that ended before is whole
+        after = inplace.state(name), inplace.hot_journal(name)
+        if after == before:
+            return copy
+    raise OSError(
+        errno.EAGAIN, f"{name} changed during every try to copy it; try again"
+    )
 
 
 def _journal_snapshot(name: str) -> str:
@@ -608,7 +627,7 @@ def prune_snapshots(now: float | None = None) -> int:
         if source is None:
             needed = True
         elif folder.name.endswith("-journal"):  # needed only while a write is under way
-            needed = _hot_journal(source)
+            needed = inplace.hot_journal(source)
         else:  # needed only while the app keeps a WAL
             needed = os.path.exists(source + "-wal")
         if (idle or not needed) and not _held_by_others(folder):

@@ -33,7 +33,7 @@ from typing import TypeVar, cast
 
 import orjson
 
-from . import freshness, selection
+from . import freshness, inplace, selection
 from .diagnostics import Diagnostics
 from .errors import IndexBusy
 from .indexfile import SCHEMA_VERSION, index_name
@@ -941,16 +941,29 @@ def _parse_one(job: Job) -> Parsed:
     A file that changed while it was read, and held something that could not be read,
     is read again: a database the app wrote into during the read (its pages changed under
     a lock-free read) or a JSON document it rewrote in place reads as corrupt, which the
-    same file read a moment later is not."""
+    same file read a moment later is not. A database the app committed to while it was
+    read in place is read again even when nothing looked wrong (the read may have seen
+    half a transaction); the last time from a copy of one committed state."""
     app, location, name, signature = job
-    for _ in range(REREADS + 1):
-        sessions, diagnostics = _parse_as_is(app, location, name)
-        if not (diagnostics.problems or diagnostics.skipped):
+    moves = 0  # reads the app committed during
+    for attempt in range(REREADS + 1):
+        copied = moves > 1 or (moves > 0 and attempt == REREADS)
+        with inplace.Reading(copied=copied) as reading:
+            try:
+                sessions, diagnostics = _parse_as_is(app, location, name)
+                moved = reading.moved()
+            finally:
+                reading.close()
+        moves += moved
+        if not (moved or diagnostics.problems or diagnostics.skipped):
             break
         now = freshness.file_signature(name)
-        if now is None or now == signature:
+        if now is None or (not moved and now == signature):
             break  # vanished, or as it was: what could not be read is in the file
         signature = now  # the signature of what the next read will see (or newer)
+    else:
+        if moved:
+            diagnostics.problem(f"{app}: {name} changed during every read of it")
     return (
         app,
         name,

@@ -1,0 +1,155 @@
+"""Reads of other apps' databases opened in place, watched for the app's commits.
+
+A database with no WAL is read `immutable=1`: no lock, so an app that commits during the
+read can show it half a transaction (some pages old, some new) or a torn page. Every
+rollback-journal commit rewrites the file change counter in the database header, first of
+the pages it writes; a read that saw it change is done again, from a copy of one committed
+state if need be (`databases.open_sqlite` opens it). Not the opening itself.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Generator, Iterator
+from typing import BinaryIO, TypeVar
+
+from . import files
+
+T = TypeVar("T")
+
+COUNTER = 24  # offset of the header's file change counter (4 bytes, big-endian)
+_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")  # a journal that holds pages to undo
+
+State = tuple[bytes, int, int]  # change counter, size, mtime_ns
+
+
+def hot_journal(name: str) -> bool:
+    """Whether database `name` has a rollback journal with pages to undo: a write is
+    under way, and the file may hold pages not committed yet."""
+    try:
+        with files.open_regular(name + "-journal") as journal:
+            return journal.read(8) == _JOURNAL_MAGIC
+    except OSError:
+        return False
+
+
+def state(name: str) -> tuple[State, int] | None:
+    """Database `name`'s state and inode, or None when it cannot be read."""
+    try:
+        with files.open_regular(name, buffering=0) as file:
+            return _state(file.fileno()), os.fstat(file.fileno()).st_ino
+    except OSError:
+        return None
+
+
+def _state(fd: int) -> State:
+    st = os.fstat(fd)
+    os.lseek(fd, COUNTER, os.SEEK_SET)
+    return os.read(fd, 4), st.st_size, st.st_mtime_ns
+
+
+class Reading:
+    """One read's databases opened in place, each with its state when first opened; or,
+    `copied`, a read whose databases are opened from copies of one committed state (kept
+    in `copies` for the read's other opens)."""
+
+    def __init__(self, *, copied: bool = False) -> None:
+        self.copied = copied
+        self.copies: dict[str, str] = {}
+        self._opened: dict[
+            str, tuple[BinaryIO, State]
+        ] = {}  # database -> (file, state)
+        self._moved = False
+        self._outer: Reading | None = None
+
+    def open_in_place(self, name: str) -> bool:
+        """Note database `name`'s state before it is opened in place; False when a write
+        is under way (its file may hold uncommitted pages): open a committed copy."""
+        name = os.path.abspath(name)
+        if name in self._opened:
+            return True
+        try:
+            file = files.open_regular(name, buffering=0)
+        except OSError:
+            return True  # SQLite says what is wrong with it
+        try:
+            found = _state(file.fileno())
+        except OSError:
+            file.close()
+            return True
+        # looked at after the state: a commit that ended before is whole in the file
+        if hot_journal(name):
+            file.close()
+            return False
+        self._opened[name] = (file, found)
+        return True
+
+    def moved(self, *, thorough: bool = True) -> bool:
+        """Whether the app wrote into a database of this read since it was opened: what the
+        read saw may mix two states. Quick (the header and the file's size and mtime, on
+        each event given) or `thorough` (also a write under way, a file replaced)."""
+        if self._moved or not self._opened:
+            return self._moved
+        for name, (file, found) in self._opened.items():
+            fd = file.fileno()
+            try:
+                if _state(fd) != found or (thorough and _replaced(name, fd)):
+                    self._moved = True
+            except OSError:
+                self._moved = True
+            if self._moved:
+                break
+        return self._moved
+
+    def close(self) -> None:
+        for file, _ in self._opened.values():
+            file.close()
+        self._opened.clear()
+
+    def __enter__(self) -> Reading:
+        self._outer = current()
+        _current.reading = self
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        _current.reading, self._outer = self._outer, None
+
+
+def _replaced(name: str, fd: int) -> bool:
+    """A write under way into the file, or another file in its place (one removed since
+    was read whole as it was)."""
+    try:
+        return os.stat(name).st_ino != os.fstat(fd).st_ino or hot_journal(name)
+    except FileNotFoundError:
+        return False
+
+
+_current = threading.local()
+
+
+def current() -> Reading | None:
+    """The read this thread's `open_sqlite` calls belong to, if any."""
+    reading: Reading | None = getattr(_current, "reading", None)
+    return reading
+
+
+def watched(items: Iterator[T], reading: Reading) -> Generator[T, None, None]:
+    """`items`, each pulled with `reading` current, up to the first pulled after the app
+    wrote into a database the read opened in place: that one may mix two states and is
+    not given (`reading.moved()` then says so)."""
+    try:
+        while True:
+            with reading:
+                try:
+                    item = next(items)
+                except StopIteration:
+                    return
+            if reading.moved(thorough=False):
+                return
+            yield item
+    finally:
+        close = getattr(items, "close", None)
+        if close is not None:
+            with reading:  # the reader's own clean-up (closing its connection)
+                close()

@@ -119,7 +119,8 @@ def tear_during_reads(
 ) -> list[int]:
     """The app rewrites the store's pages while the first read is on its 50th event (the
     second half of the file, zeroed, is what a read meets mid-write); with `finished`,
-    its write is over when that read ends. The reads made, counted."""
+    its write is over when that read ends (read through or stopped). The reads made,
+    counted."""
     import os
 
     from sessdex import sources
@@ -132,14 +133,16 @@ def tear_during_reads(
 
     def read(session, diagnostics, **options):  # type: ignore[no-untyped-def]
         reads.append(len(reads))
-        for n, event in enumerate(original(session, diagnostics, **options)):
-            if n == 50 and db.read_bytes() == whole and len(reads) == 1:
-                db.write_bytes(torn)
-            yield event
-        if finished and db.read_bytes() == torn:
-            db.write_bytes(whole)
-            st = db.stat()
-            os.utime(db, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+        try:
+            for n, event in enumerate(original(session, diagnostics, **options)):
+                if n == 50 and db.read_bytes() == whole and len(reads) == 1:
+                    db.write_bytes(torn)
+                yield event
+        finally:
+            if finished and db.read_bytes() == torn:
+                db.write_bytes(whole)
+                st = db.stat()
+                os.utime(db, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
 
     monkeypatch.setattr(cursor_source, "read", read)
     return reads
@@ -174,7 +177,7 @@ def test_a_conversation_torn_by_a_write_mid_read_is_read_on_without_repeats(
         assert "malformed" not in result.stderr
     else:
         assert len(reads) == 2  # it changed during the first read, not the second
-        assert 50 <= len(said) < 200
+        assert 0 < len(said) < 200  # nothing read after the write began is given
         assert [int(t.split()[1]) for t in said] == list(range(len(said)))
         assert "malformed" in result.stderr
 

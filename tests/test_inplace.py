@@ -3,13 +3,16 @@ sessdex gives is one committed state, never half of one transaction and half of 
 
 The app is a real SQLite writer in rollback-journal mode (journal_mode=DELETE). To be
 deterministic on a busy machine, the read is hooked so the app commits between two queries
-of one read.
+of one read; the last test lets a writer process commit in a loop while sessdex reads.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -97,9 +100,46 @@ def commit_at(
     return read
 
 
+def texts(home: Home) -> tuple[list[str], list[str]]:
+    """What `show` gives of conversation ONE (each message's first two words), and the
+    problems it says."""
+    shown = api.transcript(home, ONE)
+    said = [" ".join((e.text or "").split()[:2]) for e in shown.events if e.text]
+    return said, shown.diagnostics.problems
+
+
 def titles(home: Home) -> dict[str, str | None]:
     listing = api.list_sessions(home)
     return {s.id: s.title for s in listing.sessions()}
+
+
+def test_a_commit_before_anything_is_given_shows_the_state_after_it_whole(
+    app: tuple[Home, Path, App], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app answers (a new message, the others rewritten) after `show` read the
+    conversation's list of messages but before its first message: the messages are those
+    the app committed, all of them, not the old list filled with new messages."""
+    home, _, writer = app
+    assert titles(home)[ONE] == "one 0"
+    commit_at(monkeypatch, 2, lambda: writer.commit(1, follow_up=True))
+    said, problems = texts(home)
+    assert said == ["question 1", "answer 1", "follow-up 1"]
+    assert problems == []
+
+
+def test_a_commit_between_two_messages_never_shows_half_of_each(
+    app: tuple[Home, Path, App], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app rewrites the question and its answer in one transaction after `show` gave
+    the question: the answer of the next version is not shown after the question of the
+    first. What was given stays given, and the read says it changed."""
+    home, _, writer = app
+    assert titles(home)[ONE] == "one 0"
+    read = commit_at(monkeypatch, 3, lambda: writer.commit(1))
+    said, problems = texts(home)
+    assert read[:3] == [f"composerData:{ONE}", f"bubbleId:{ONE}:q", f"bubbleId:{ONE}:a"]
+    assert said == ["question 0"]
+    assert any("changed while it was read" in p for p in problems)
 
 
 def test_a_listing_never_mixes_two_commits(
@@ -112,3 +152,56 @@ def test_a_listing_never_mixes_two_commits(
     assert titles(home) == {ONE: "one 1", TWO: "two 1"}
     assert read[:2] == [f"composerData:{ONE}", f"composerData:{TWO}"]
     assert sorted(p.name for p in db.parent.iterdir()) == ["state.vscdb"]
+
+
+WRITER = r"""
+import json, sqlite3, sys, time
+sys.path.insert(0, sys.argv[2])
+from tests.test_inplace import UPSERT, rows
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("PRAGMA journal_mode=DELETE")
+n = 0
+print("ready", flush=True)
+while True:
+    n += 1
+    c.execute("BEGIN IMMEDIATE")
+    for key, value in rows(n, follow_up=n % 2 == 1).items():
+        c.execute(UPSERT, (key, json.dumps(value)))
+    c.execute("COMMIT")
+    time.sleep(0.002)
+"""
+
+
+def test_reads_while_the_app_commits_in_a_loop_each_give_one_state(
+    app: tuple[Home, Path, App],
+) -> None:
+    """A writer process commits version after version while `list` and `show` read, on
+    and on: each read gives one version throughout (or stops with a problem said, never
+    mixing two), none crashes, and no file sessdex made appears in the app's folder."""
+    home, db, _ = app
+    root = str(Path(__file__).parent.parent)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(db), root],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == "ready\n"
+        names: set[str] = set()
+        given = 0
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline or given < 5:
+            names.update(p.name for p in db.parent.iterdir())
+            found = titles(home)
+            assert found[ONE] is not None and found[TWO] is not None
+            assert found[ONE].split()[1] == found[TWO].split()[1], found
+            said, _ = texts(home)
+            versions = {text.split()[1] for text in said}
+            assert len(versions) <= 1, said
+            given += bool(said)
+    finally:
+        writer.terminate()
+        writer.wait(10)
+        if writer.stdout is not None:
+            writer.stdout.close()
+    assert names <= {"state.vscdb", "state.vscdb-journal"}

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from . import files
+from . import files, inplace
 from .diagnostics import Diagnostics
 
 if TYPE_CHECKING:
@@ -28,12 +28,15 @@ def read_session(
     come from is a store read whole (a database, a JSON document) that the app rewrote
     during the read.
 
-    A database without a WAL is read lock-free, so a write during the read can tear the
-    pages it meets ("database disk image is malformed"), and a document rewritten in place
-    reads as cut short; the same read a moment later is whole. The events already given
-    are not given twice: the read again is skipped up to them (an app adds to a
-    conversation, it does not rewrite its start). A line log (JSONL) is never read
-    again: it grows under the reader, and a bad line in it stays bad."""
+    A database without a WAL is read lock-free, so a commit during the read can show it
+    half a transaction, or tear the pages it meets ("database disk image is malformed"),
+    and a document rewritten in place reads as cut short; the same read a moment later is
+    whole. No event read after the app committed is given (`inplace.watched`); the last
+    read again after a commit is of a copy of one committed state. The events already
+    given are not given twice: the read again is skipped up to them, and stops with a
+    problem noted when they are not what it holds now (the app rewrote what was given).
+    A line log (JSONL) is never read again: it grows under the reader, and a bad line in
+    it stays bad."""
     store = _whole_store(session.path)
     if store is None:
         yield from guarded(
@@ -42,24 +45,62 @@ def read_session(
         return
     from .freshness import file_signature
 
-    given = 0
+    given, digest = 0, 0  # the events given, and a digest of them
     found = Diagnostics()
+    moves = 0  # reads the app committed during
     try:
         for attempt in range(REREADS + 1):
             found = Diagnostics()  # only the last read's findings are reported
             before = file_signature(store)
+            copied = moves > 1 or (moves > 0 and attempt == REREADS)
+            reading = inplace.Reading(copied=copied)
             events = guarded(source.read(session, found, full=full), found, session)
-            for count, event in enumerate(events, 1):
-                if count > given:  # those before it were given by the read that broke
-                    given = count
-                    yield event
-            if attempt == REREADS or not (found.problems or found.skipped):
+            watching = inplace.watched(events, reading)
+            count, running = 0, 0
+            try:
+                for event in watching:
+                    count, running = count + 1, hash((running, _digest(event)))
+                    if (
+                        count > given
+                    ):  # those before it were given by the read that broke
+                        given, digest = count, running
+                        yield event
+                    elif count == given and running != digest:
+                        break
+                moved = reading.moved()
+            finally:
+                watching.close()
+                reading.close()
+            moves += moved
+            settled = not (moved or found.problems or found.skipped)
+            # what was given is not what the store holds now at its place
+            differs = count < given or running != digest
+            last = attempt == REREADS or settled
+            if differs and (settled or attempt == REREADS):
+                found.problem(
+                    f"{session.app}: {store} changed while it was read, in what was "
+                    "given already; read the session again for what it holds now"
+                )
+                break
+            if last:
+                if moved:
+                    found.problem(
+                        f"{session.app}: {store} changed during every read of it; "
+                        "what was given stops there"
+                    )
                 break
             now = file_signature(store)
-            if now is None or now == before:
+            if not moved and (now is None or now == before):
                 break  # gone, or as it was: what could not be read is in the file
     finally:
         diagnostics.update(found)
+
+
+def _digest(event: Event) -> int:
+    """What tells an event given by a read from the one at its place in a read again."""
+    extra = repr(event.extra) if event.extra else None
+    return hash((event.kind, event.time, event.agent_id, event.text, event.tool,
+                 event.call_id, event.is_error, event.usage, extra))  # fmt: skip
 
 
 def guarded(

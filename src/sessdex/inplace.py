@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Generator, Iterator
 from typing import BinaryIO, TypeVar
 
@@ -45,7 +46,11 @@ def state(name: str) -> tuple[State, int] | None:
 
 def _state(fd: int) -> State:
     st = os.fstat(fd)
-    os.lseek(fd, COUNTER, os.SEEK_SET)
+    if hasattr(os, "pread"):
+        return os.pread(fd, 4, COUNTER), st.st_size, st.st_mtime_ns
+    os.lseek(
+        fd, COUNTER, os.SEEK_SET
+    )  # Windows has no pread; the fd is this read's own
     return os.read(fd, 4), st.st_size, st.st_mtime_ns
 
 
@@ -134,20 +139,36 @@ def current() -> Reading | None:
     return reading
 
 
+# Events are given in batches, checked once each: at most BATCH of them, or as many as
+# were read in BATCH_SECONDS (a few huge ones are not held together)
+BATCH = 32
+BATCH_SECONDS = 0.002
+
+
 def watched(items: Iterator[T], reading: Reading) -> Generator[T, None, None]:
     """`items`, each pulled with `reading` current, up to the first pulled after the app
-    wrote into a database the read opened in place: that one may mix two states and is
-    not given (`reading.moved()` then says so)."""
+    wrote into a database the read opened in place: none from the batch that holds it is
+    given (any may mix two states), and `reading.moved()` then says so."""
+    batch: list[T] = []
     try:
         while True:
-            with reading:
-                try:
-                    item = next(items)
-                except StopIteration:
-                    return
+            started = time.perf_counter()
+            ended = False
+            with reading:  # no caller's code runs until the batch is given
+                while (
+                    len(batch) < BATCH and time.perf_counter() - started < BATCH_SECONDS
+                ):
+                    try:
+                        batch.append(next(items))
+                    except StopIteration:
+                        ended = True
+                        break
             if reading.moved(thorough=False):
                 return
-            yield item
+            yield from batch
+            batch.clear()
+            if ended:
+                return
     finally:
         close = getattr(items, "close", None)
         if close is not None:

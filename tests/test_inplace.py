@@ -218,3 +218,46 @@ def test_reads_while_the_app_commits_in_a_loop_each_give_one_state(
         if writer.stdout is not None:
             writer.stdout.close()
     assert names <= {"state.vscdb", "state.vscdb-journal"}
+
+
+def test_a_copy_the_app_commits_during_is_taken_again(
+    app: tuple[Home, Path, App], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read again takes a copy of the store; the app commits while it is copied (the
+    copy's first pages from before, the rest from after): that copy is not read, another
+    is, and both messages come from one commit (not the old question beside the new
+    answer). The app's folder gets no file."""
+    from sessdex import databases, inplace
+
+    _, db, writer = app
+    original = databases._copy
+    copies: list[str] = []
+
+    def copy(source: str, target: Path) -> None:
+        original(source, target)
+        copies.append(source)
+        if copies == [str(db)]:
+            # copied up to the answer's page before the commit, the rest after it
+            split = target.read_bytes().index(b"answer 0") // 4096 * 4096
+            writer.commit(1)
+            with open(target, "r+b") as torn:
+                torn.seek(split)
+                torn.write(db.read_bytes()[split:])
+
+    monkeypatch.setattr(databases, "_copy", copy)
+    with inplace.Reading(copied=True) as reading:
+        connection = databases.open_sqlite(db)
+        try:
+            values = [
+                json.loads(value)["text"].split()[:2]
+                for (value,) in connection.execute(
+                    "SELECT value FROM cursorDiskKV WHERE key IN (?, ?) ORDER BY key",
+                    (f"bubbleId:{ONE}:a", f"bubbleId:{ONE}:q"),
+                )
+            ]
+        finally:
+            connection.close()
+            reading.close()
+    assert values == [["answer", "1"], ["question", "1"]]
+    assert copies == [str(db), str(db)]
+    assert sorted(p.name for p in db.parent.iterdir()) == ["state.vscdb"]

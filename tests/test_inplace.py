@@ -204,6 +204,7 @@ def test_reads_while_the_app_commits_in_a_loop_each_give_one_state(
         given = 0
         deadline = time.monotonic() + 3.0
         while time.monotonic() < deadline or given < 5:
+            assert time.monotonic() < deadline + 60, "no read gave anything"
             names.update(p.name for p in db.parent.iterdir())
             found = titles(home)
             assert found[ONE] is not None and found[TWO] is not None

@@ -9,6 +9,7 @@ of one read; the last test lets a writer process commit in a loop while sessdex 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -262,3 +263,26 @@ def test_a_copy_the_app_commits_during_is_taken_again(
     assert values == [["answer", "1"], ["question", "1"]]
     assert copies == [str(db), str(db)]
     assert sorted(p.name for p in db.parent.iterdir()) == ["state.vscdb"]
+
+
+def test_a_commit_that_leaves_size_and_mtime_as_they_were_is_listed(
+    app: tuple[Home, Path, App], capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """The app renames a conversation in the timestamp tick of sessdex's last look, in
+    place, the file's size unchanged: the next `list` (the index's refresh, and a warm
+    `list --json` answered from the index alone) shows the new name, not the old one."""
+    from sessdex import quick
+
+    home, db, writer = app
+    assert titles(home)[ONE] == "one 0"
+    looked = os.stat(db)
+    writer.commit(1)
+    assert os.stat(db).st_size == looked.st_size
+    os.utime(db, ns=(looked.st_atime_ns, looked.st_mtime_ns))  # one coarse tick
+    assert titles(home)[ONE] == "one 1"
+    writer.commit(2)
+    os.utime(db, ns=(looked.st_atime_ns, looked.st_mtime_ns))
+    capsysbinary.readouterr()
+    assert quick.answer("list", ["--json", "--home", str(db.parents[4])])
+    listed = {s["id"]: s["title"] for s in json.loads(capsysbinary.readouterr().out)}
+    assert listed[ONE] == "one 2"

@@ -1,9 +1,10 @@
 """How the index tells, cheaply, whether anything an app wrote has changed since its last look.
 
-Two kinds of evidence, both plain `stat` calls:
+Two kinds of evidence, `stat` calls (and 4 bytes of a database's header):
 
-- a file's *signature*: size, mtime and inode, plus its `-wal` file's size and mtime for a
-  SQLite database (the newest rows of a WAL database change only the `-wal`);
+- a file's *signature*: size, mtime and inode, plus for a SQLite database its `-wal` file's
+  size and mtime (the newest rows of a WAL database change only the `-wal`) or, with no
+  WAL, the change counter in its header;
 - a folder's *state*: mtime and inode. Creating, deleting or renaming an entry changes its
   folder's mtime, so a folder whose state is unchanged still holds the same entries. While a
   source's scan runs, every folder it lists through `folders.entries`, and every path whose
@@ -42,14 +43,41 @@ PACKED_FORMAT = (
 
 
 def wal_signature(path: str) -> str:
-    """The `-wal` file's size and mtime for a database path, "" for anything else."""
+    """For a database path, the `-wal` file's size and mtime, or with no WAL the header's
+    file change counter; "" for anything else.
+
+    Without a WAL an app commits in place: a commit that keeps the file's size, within the
+    timestamp tick of the last look, would leave size and mtime as they were; the counter,
+    which every rollback-journal commit increments, tells."""
     if not path.endswith(DB_SUFFIXES):
         return ""
     try:
         wal = os.stat(path + "-wal")
     except OSError:
-        return ""
+        return _change_counter(path)
     return f"{wal.st_size}:{wal.st_mtime_ns}"
+
+
+_COUNTER_OFFSET = 24  # SQLite's header: the file change counter, 4 bytes
+
+
+def _change_counter(path: str) -> str:
+    """ "c" and the database header's change counter in hex, "" when it cannot be read.
+    Non-blocking, and only a regular file is read: a pipe named like a database is not
+    waited on."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        os.lseek(fd, _COUNTER_OFFSET, os.SEEK_SET)
+        return "c" + os.read(fd, 4).hex()
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
 
 
 def file_signature(path: str) -> FileSignature | None:

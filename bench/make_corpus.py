@@ -8,7 +8,7 @@ Two modes:
   Listing reads only heads and tails, so it sees what it would see on a real home.
 * `make_corpus.py OUT --real-bytes 512 [--big-lines K]`: one Claude session of that many
   MB of real, fully parseable lines (plus K lines of 50 MB each: a pasted base64 image),
-  for full-read benchmarks.
+  for full-read benchmarks; `--real-app codex` writes one Codex rollout instead.
 
 Record shapes are copied from files the real CLIs wrote (Claude Code 2.1.197, Codex
 0.171.0; see shared/corpus/realcli and FORMATS.md §1-2). Output is deterministic for a
@@ -1398,6 +1398,8 @@ def make_many(out: Path, args: argparse.Namespace) -> dict:
 
 def make_real(out: Path, args: argparse.Namespace) -> dict:
     """One Claude transcript of `--real-bytes` MB of real lines, `--big-lines` of them 50 MB."""
+    if args.real_app == "codex":
+        return make_real_codex(out, args)
     home = out / "home"
     m = material(args.seed)
     rng = random.Random(f"{args.seed}:real")
@@ -1444,6 +1446,43 @@ def make_real(out: Path, args: argparse.Namespace) -> dict:
         "real": written,
         "lines": lines,
         "big_lines": bigs,
+        "subagents": [],
+    }
+    return {"sessions": [entry]}
+
+
+def make_real_codex(out: Path, args: argparse.Namespace) -> dict:
+    """One Codex rollout of `--real-bytes` MB of real lines (no big lines)."""
+    home = out / "home"
+    m = material(args.seed)
+    rng = random.Random(f"{args.seed}:real-codex")
+    created_ms = int((NOW - timedelta(days=2)).timestamp() * 1000)
+    tid = uuid7(rng, created_ms)
+    c = Codex(rng, m, tid, "/home/alex/code/shop-api", created_ms)
+    created = datetime.fromtimestamp(created_ms / 1000, UTC)
+    folder = home / ".codex" / "sessions" / f"{created:%Y/%m/%d}"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"rollout-{created:%Y-%m-%dT%H-%M-%S}-{tid}.jsonl"
+    target = int(args.real_bytes * MB)
+    written = lines = 0
+    with open(path, "wb") as f:
+        records = c.meta() + c.user(rng.choice(PROMPTS))
+        while written < target:
+            data = b"".join(_lines(records))
+            f.write(data)
+            written += len(data)
+            lines += data.count(b"\n")
+            records = c.turn(0.08, ri(rng, 1, 6))
+    mtime = c.t / 1000
+    os.utime(path, (mtime, mtime))
+    entry = {
+        "app": "codex",
+        "id": tid,
+        "path": str(path),
+        "apparent": written,
+        "real": written,
+        "lines": lines,
+        "big_lines": 0,
         "subagents": [],
     }
     return {"sessions": [entry]}
@@ -1503,6 +1542,12 @@ def main(argv: list[str] | None = None) -> dict:
         help="with --real-bytes: K lines of --big-line-mb each",
     )
     parser.add_argument("--big-line-mb", type=float, default=BIG_LINE / MB)
+    parser.add_argument(
+        "--real-app",
+        choices=("claude", "codex"),
+        default="claude",
+        help="with --real-bytes: whose transcript to write",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--workers", type=int, default=0, help="processes (default: all CPUs)"

@@ -18,7 +18,7 @@ MARK = b'"usage":{'
 
 @pytest.fixture(autouse=True)
 def small_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
-    # the same code paths as 16 MB chunks, a 4 MB line and 64 kB strings, on a few bytes
+    # the same code paths as 4 MB chunks, a 4 MB line and 64 kB strings, on a few bytes
     monkeypatch.setattr(_usage_scan, "CHUNK", 7)
     monkeypatch.setattr(_usage_scan, "LINE_LIMIT", 40)
     monkeypatch.setattr(files, "KEEP_STRING", 20)
@@ -137,3 +137,22 @@ def test_a_long_line_still_being_written_is_read_again_from_its_start(
     assert [(n, complete) for n, _, complete in found] == [(2, True), (3, True)]
     assert orjson.loads(found[0][1])["usage"] == {"in": 2}
     assert again.offset == path.stat().st_size and again.line == 4
+
+
+def test_a_big_file_is_read_holding_about_two_chunks_not_four(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tracemalloc
+
+    monkeypatch.setattr(_usage_scan, "CHUNK", 256 * 1024)
+    monkeypatch.setattr(_usage_scan, "LINE_LIMIT", 64 * 1024)
+    plain = b'{"text":"' + b"x" * 1000 + b'"}'
+    path = write(tmp_path / "a.jsonl", *([plain] * 99 + [usage(1)]) * 80)  # 8 MB
+    tracemalloc.start()
+    try:
+        found = sum(1 for _ in MarkedLines(path, (MARK,)))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == 80
+    assert peak < 2.5 * _usage_scan.CHUNK

@@ -193,6 +193,50 @@ def test_codex_counts_repeats_and_replayed_history_once(mixed: Home) -> None:
     assert daily["2026-11-20"]["responses"] == 4
 
 
+def test_a_codex_rollout_is_counted_without_holding_a_record_per_response(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each response is folded into its day's sums as it is read: memory does not grow
+    with the number of responses in the file."""
+    import tracemalloc
+
+    from sessdex.pricing import Catalogue
+    from sessdex.sources import _usage_scan
+
+    monkeypatch.setattr(
+        _usage_scan, "CHUNK", 256 * 1024
+    )  # the file is not what is held
+    folder = tmp_path / "home" / ".codex" / "sessions" / "2026" / "11" / "20"
+    folder.mkdir(parents=True)
+    tid = "01a1f000-0000-7000-8000-0000000000f0"
+    head = [
+        {"timestamp": "2026-11-20T00:00:00Z", "type": "session_meta",
+         "payload": {"id": tid, "cwd": "/home/dev/shop"}},
+        {"timestamp": "2026-11-20T00:00:00Z", "type": "turn_context",
+         "payload": {"model": "gpt-5.5", "cwd": "/home/dev/shop"}},
+    ]  # fmt: skip
+    count = 30_000
+    with open(folder / f"rollout-2026-11-20T00-00-00-{tid}.jsonl", "wb") as out:
+        out.writelines(orjson.dumps(line) + b"\n" for line in head)
+        for n in range(count):
+            last = {"input_tokens": 1000 + n, "output_tokens": 300 + n}
+            line = {"timestamp": f"2026-11-20T{n // 3600:02}:{n // 60 % 60:02}:{n % 60:02}Z",
+                    "type": "event_msg",
+                    "payload": {"type": "token_count", "info": {"last_token_usage": last}}}  # fmt: skip
+            out.write(orjson.dumps(line) + b"\n")
+    Catalogue.load()  # loaded once per process, whatever the file
+    tracemalloc.start()
+    try:
+        collected = usage.collect(Home.at(tmp_path / "home"), ["codex"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    [day] = usage.report(collected.buckets, "daily")
+    assert (day.key, day.responses) == ("2026-11-20", count)
+    assert day.input_tokens == sum(range(1000, 1000 + count))
+    assert peak < 100 * count  # a record listed per response costs over 300 bytes
+
+
 def test_session_report_splits_the_lead_and_each_sub_agent(mixed: Home) -> None:
     sessions = rows(mixed, "session", ("codex",))
     parent = sessions["01a1f000-0000-7000-8000-00000000000a"]

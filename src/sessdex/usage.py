@@ -153,9 +153,16 @@ def _scan(job: _Job) -> _Done:
     source = sources.get(job.app)
     catalogue = Catalogue.load()
     diagnostics = Diagnostics()
+    buckets: dict[tuple[Any, ...], Bucket] = {
+        tuple(b[:5]): list(b) for b in job.buckets or ()
+    }
+
+    def fold(record: UsageRecord) -> None:
+        _add(buckets, record, _cost(catalogue, record))
+
     try:
         scan: UsageScan = source.usage_records(  # type: ignore[attr-defined]
-            Path(job.path), diagnostics, offset=job.offset, state=job.state
+            Path(job.path), diagnostics, offset=job.offset, state=job.state, fold=fold
         )
     except Exception as error:  # one broken file never hides the rest
         if os.environ.get("SESSDEX_DEBUG"):
@@ -164,13 +171,11 @@ def _scan(job: _Job) -> _Done:
             f"{job.app}: could not count {job.path}: {type(error).__name__}: {error}"
         )
         scan = UsageScan([], job.offset, job.state or {})
+        buckets = {tuple(b[:5]): list(b) for b in job.buckets or ()}  # nothing folded
     if job.offset and _repeats_earlier(job.keys, scan.records):
         # an appended line repeats a response from before the offset (a side chain replaying
         # an old message): only a whole read merges it right
         return _scan(_Job(job.app, job.path, job.signature))
-    buckets: dict[tuple[Any, ...], Bucket] = {
-        tuple(b[:5]): list(b) for b in job.buckets or ()
-    }
     keys = [_key_line(r) for r in scan.records if r.key and r.replaces is None]
     for record in scan.records:
         if record.replaces is not None:

@@ -20,6 +20,7 @@ does that with the same rules.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -362,8 +363,11 @@ def usage_records(
     offset: int = 0,
     state: dict[str, JSONValue] | None = None,
     explain: bool = False,
+    fold: Callable[[UsageRecord], None] | None = None,
 ) -> UsageScan:
-    """The billed responses in one Claude Code transcript, from `offset` on."""
+    """The billed responses in one Claude Code transcript, from `offset` on. A later line
+    can change any of them (a copy of a response, a side chain's replay), so `fold` is not
+    used: all are listed."""
     line = state.get("line", 1) if state and offset else 1
     lines = MarkedLines(path, (MARKER,), offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
     scan = _Scan(path, explain, state if offset else None)

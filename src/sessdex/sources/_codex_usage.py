@@ -23,7 +23,7 @@ finds them), by msgspec types naming the few fields needed. The rules are the re
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -163,12 +163,18 @@ def _identity(meta: dict[str, object], stamp: str | None) -> dict[str, JSONValue
 
 class _Scan:
     def __init__(
-        self, path: Path, state: dict[str, JSONValue] | None, explain: bool
+        self,
+        path: Path,
+        state: dict[str, JSONValue] | None,
+        explain: bool,
+        fold: Callable[[UsageRecord], None] | None,
     ) -> None:
         self.path = path
         self.explain = explain
         self.state: dict[str, JSONValue] = dict(state or {})
         self.records: list[UsageRecord] = []
+        # no later line changes a record: each is folded as it is read, none is kept
+        self.keep = fold or self.records.append
         self.dropped: list[DroppedLine] = []
 
     def drop(self, number: int, rule: str, note: str, time: float | None) -> None:
@@ -300,7 +306,7 @@ class _Scan:
                 else "the increase of total_token_usage"
             )
             note = f"token_count: {source}; input {fresh} includes cached {cached} and cache writes {written}"
-        self.records.append(
+        self.keep(
             UsageRecord(
                 time,
                 usage,
@@ -320,12 +326,14 @@ def usage_records(
     offset: int = 0,
     state: dict[str, JSONValue] | None = None,
     explain: bool = False,
+    fold: Callable[[UsageRecord], None] | None = None,
 ) -> UsageScan:
-    """The billed responses in one Codex rollout, from `offset` on."""
+    """The billed responses in one Codex rollout, from `offset` on (handed to `fold`, if
+    given, instead of listed)."""
     carried = state if offset and state else None
     start_line = carried.get("line", 1) if carried else 1
     lines = MarkedLines(path, MARKERS, offset=offset, line=start_line if isinstance(start_line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
-    scan = _Scan(path, carried, explain)
+    scan = _Scan(path, carried, explain, fold)
     if (
         not offset
     ):  # from the start, the first cumulative total is measured from nothing

@@ -180,6 +180,9 @@ class SessionFollow(Protocol):
 # the bytes appended since (from `offset`, with the `state` the previous call returned, so
 # that de-duplication across lines carries over). Without them, usage comes from `read()`'s
 # `usage` events, one top-level session at a time. The rules must be those of `read()`.
+# `usage_records` may also take `fold: Callable[[UsageRecord], None] | None = None` and hand
+# it, as they are read and in order, the records that no later line can change (nor repeat:
+# they have no `key`), instead of listing them: a huge file then costs no memory per response.
 
 
 @dataclass(slots=True)

@@ -83,6 +83,55 @@ def test_claude_counts_each_response_once_with_its_largest_copy_on_real_files() 
     assert found["msg_01TqDZoU6FcpxB4u2AmpgWfZ"] == 322
 
 
+def test_files_are_matched_for_repeated_responses_without_holding_every_key(
+    tmp_path: Path,
+) -> None:
+    """Finding the responses one file repeats from another holds a number per response,
+    not each key as a string: the keys of a home of big transcripts fit in memory."""
+    import tracemalloc
+
+    from sessdex import sources
+    from sessdex.pricing import Catalogue
+
+    folder = tmp_path / "home" / ".claude" / "projects" / "-home-dev-shop"
+    folder.mkdir(parents=True)
+    count = 20_000
+
+    def line(session: str, n: int) -> bytes:
+        message = {
+            "id": f"msg_{n:024}",
+            "model": "claude-sonnet-4-5",
+            "usage": {"input_tokens": 1000 + n, "output_tokens": 10},
+        }
+        return orjson.dumps({"type": "assistant", "timestamp": "2026-11-20T10:00:00Z",
+                             "sessionId": session, "requestId": f"req_{n:024}",
+                             "message": message}) + b"\n"  # fmt: skip
+
+    a = "aaaaaaaa-0000-4000-8000-0000000000f1"
+    b = "aaaaaaaa-0000-4000-8000-0000000000f2"
+    (folder / f"{a}.jsonl").write_bytes(b"".join(line(a, n) for n in range(count)))
+    (folder / f"{b}.jsonl").write_bytes(
+        b"".join(line(b, n) for n in range(count, 2 * count))
+    )
+    home = Home.at(tmp_path / "home")
+    [day] = usage.report(usage.collect(home, ["claude"]).buckets, "daily")
+    assert day.responses == 2 * count
+    assert day.input_tokens == sum(range(1000, 1000 + 2 * count))
+    catalogue = Catalogue.load()
+    keys = {
+        path: usage._scan(usage._Job("claude", path, "")).keys
+        for path in map(str, sorted(folder.glob("*.jsonl")))
+    }
+    tracemalloc.start()
+    try:
+        found = usage._cross_file(sources.get("claude"), keys, catalogue)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == []  # nothing repeated: no file is read again
+    assert peak < 200 * 2 * count  # keys held as strings cost 500 bytes or more each
+
+
 def test_claude_daily_totals_are_the_hand_checked_ones(mixed: Home) -> None:
     daily = rows(mixed, "daily", ("claude",))
     assert list(daily) == ["2026-11-21", "2026-11-22"]

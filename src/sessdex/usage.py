@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -130,20 +130,20 @@ def _key_line(record: UsageRecord) -> str:
 
 
 def _repeats_earlier(keys: bytes, records: list[UsageRecord]) -> bool:
+    """Whether an appended record repeats a response from before the offset. Compared by
+    hashes: a collision only has the file read again whole."""
     fresh = [r for r in records if r.key and r.replaces is None]
     if not fresh or not keys:
         return False
-    earlier: set[str] = set()
-    messages: dict[str, bool] = {}  # message id -> seen on a side chain
-    for item in keys.decode().split("\n"):
-        key, _, side = item.partition("\t")
+    earlier: set[int] = set()
+    messages: dict[int, bool] = {}  # message id -> seen on a side chain
+    for key, message, side in _key_items(keys):
         earlier.add(key)
-        message = key.split(":", 1)[0]
-        messages[message] = messages.get(message, False) or side == "1"
+        messages[message] = messages.get(message, False) or side
     for record in fresh:
-        if record.key in earlier:
+        if hash((record.key or "").encode()) in earlier:
             return True
-        alias = record.alias or ""
+        alias = hash((record.alias or "").encode())
         if alias in messages and (record.sidechain or messages[alias]):
             return True
     return False
@@ -402,33 +402,63 @@ def _collect_files(
     out.buckets.extend(corrections)
 
 
+def _key_items(keys: bytes) -> Iterator[tuple[int, int, bool]]:
+    """(hash of the key, hash of its message id, side chain) per line of a `keys` blob, read
+    in place: a big file's keys are never all held as strings at once."""
+    start = 0
+    while start < len(keys):
+        end = keys.find(b"\n", start)
+        if end < 0:
+            end = len(keys)
+        tab = keys.rfind(b"\t", start, end)
+        key_end = tab if tab >= 0 else end
+        if key_end > start:
+            colon = keys.find(b":", start, key_end)
+            yield (
+                hash(keys[start:key_end]),
+                hash(keys[start : colon if colon >= 0 else key_end]),
+                tab >= 0 and keys[tab + 1 : end] == b"1",
+            )
+        start = end + 1
+
+
 def _cross_file(
     source: Source, keys: dict[str, bytes], catalogue: Catalogue
 ) -> list[Bucket]:
     """Negative buckets that take out each response a second file repeats (the rule: a lead-agent
     copy beats a side chain's, then the larger count, then the first file in path order)."""
-    owner: dict[str, str] = {}
-    by_message: dict[str, set[str]] = {}
-    shared: set[str] = set()
-    sidechains: list[tuple[str, str]] = []
-    for path in sorted(keys):
-        for item in keys[path].decode().split("\n"):
-            if not item:
+    # Which files share a key is found by hashes: a collision only makes two files read
+    # again below, where whole keys decide. Keys that repeat share their message id, so
+    # only the message ids of every key are held, then the keys of those in two files.
+    paths = sorted(keys)
+    first_with: dict[int, int] = {}  # message id -> the first file holding it
+    also_with: dict[int, set[int]] = {}  # message id -> the other files holding it
+    for n, path in enumerate(paths):
+        for _, message, _ in _key_items(keys[path]):
+            holder = first_with.setdefault(message, n)
+            if holder != n:
+                also_with.setdefault(message, set()).add(n)
+    if not also_with:
+        return []
+    del first_with
+    owner: dict[int, int] = {}  # key -> the first file holding it
+    holders: dict[int, set[int]] = {}  # message id -> every file holding it
+    sidechains: list[tuple[int, int]] = []  # (message id, file) of side-chain lines
+    shared_files: set[int] = set()
+    for n, path in enumerate(paths):
+        for key, message, side in _key_items(keys[path]):
+            if message not in also_with:
                 continue
-            key, _, side = item.partition("\t")
-            first = owner.setdefault(key, path)
-            if first != path:
-                shared.add(path)
-                shared.add(first)
-            message = key.split(":", 1)[0]
-            by_message.setdefault(message, set()).add(path)
-            if side == "1":
-                sidechains.append((message, path))
-    for message, path in sidechains:
-        others = by_message.get(message, set()) - {path}
-        if others:
-            shared.add(path)
-            shared.update(others)
+            first = owner.setdefault(key, n)
+            if first != n:
+                shared_files.update((first, n))
+            holders.setdefault(message, set()).add(n)
+            if side:
+                sidechains.append((message, n))
+    for message, n in sidechains:
+        if holders[message] - {n}:
+            shared_files.update(holders[message])
+    shared = {paths[n] for n in shared_files}
     if not shared:
         return []
     # read the files involved again, whole, and settle each repeated response

@@ -132,6 +132,41 @@ def test_files_are_matched_for_repeated_responses_without_holding_every_key(
     assert peak < 200 * 2 * count  # keys held as strings cost 500 bytes or more each
 
 
+def test_a_claude_transcript_keeps_one_copy_of_its_session_folder_and_model(
+    tmp_path: Path,
+) -> None:
+    """Every line repeats them: a record per response shares them, so a big transcript
+    costs what its responses' own ids and counts need."""
+    import tracemalloc
+
+    from sessdex.diagnostics import Diagnostics
+    from sessdex.sources import _claude_usage
+
+    session = "aaaaaaaa-0000-4000-8000-0000000000f3"
+    count = 20_000
+    lines = (
+        orjson.dumps({"type": "assistant", "timestamp": "2026-11-20T10:00:00Z",
+                      "sessionId": session, "cwd": "/home/dev/code/shop-api",
+                      "requestId": f"req_{n:024}",
+                      "message": {"id": f"msg_{n:024}", "model": "claude-sonnet-4-5",
+                                  "usage": {"input_tokens": 1000 + n}}}) + b"\n"
+        for n in range(count)
+    )  # fmt: skip
+    path = tmp_path / f"{session}.jsonl"
+    path.write_bytes(b"".join(lines))
+    tracemalloc.start()
+    try:
+        scan = _claude_usage.usage_records(path, Diagnostics())
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(scan.records) == count
+    assert {(r.session_id, r.cwd, r.usage.model) for r in scan.records} == {
+        (session, "/home/dev/code/shop-api", "claude-sonnet-4-5")
+    }
+    assert held < 580 * count  # with a copy of the three each: about 690 bytes
+
+
 def test_claude_daily_totals_are_the_hand_checked_ones(mixed: Home) -> None:
     daily = rows(mixed, "daily", ("claude",))
     assert list(daily) == ["2026-11-21", "2026-11-22"]

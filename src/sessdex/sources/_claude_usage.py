@@ -141,6 +141,8 @@ class _Scan:
             str, list[tuple[int, Usage]]
         ] = {}  # explain: each copy's line, tokens
         self.token_line: dict[str, int] = {}  # explain: the copy whose tokens count
+        # every line repeats its session, folder and model: one copy each, not one a record
+        self.strings: dict[str, str] = {}
         self.open: dict[str, UsageRecord] = {}
         for item in (state or {}).get("open", []) or []:  # type: ignore[union-attr]
             record = _record_from_state(item)
@@ -193,13 +195,14 @@ class _Scan:
                 )
             return
         tokens = message.usage
+        same = self.strings.setdefault
         usage = Usage(
             as_int(tokens.input_tokens),  # (past 2**53: a broken value, 0)
             as_int(tokens.output_tokens),
             as_int(tokens.cache_read_input_tokens),
             as_int(tokens.cache_creation_input_tokens),
             0,
-            message.model,
+            message.model and same(message.model, message.model),
         )
         one_hour = (
             _int(tokens.cache_creation.ephemeral_1h_input_tokens)
@@ -215,9 +218,9 @@ class _Scan:
         record = UsageRecord(
             time,
             usage,
-            line.sessionId or self.stem,
-            agent if (sidechain or agent) else None,
-            line.cwd,
+            same(line.sessionId, line.sessionId) if line.sessionId else self.stem,
+            (agent and same(agent, agent)) if (sidechain or agent) else None,
+            line.cwd and same(line.cwd, line.cwd),
             key,
             message_id,
             sidechain,

@@ -180,9 +180,11 @@ class SessionFollow(Protocol):
 # the bytes appended since (from `offset`, with the `state` the previous call returned, so
 # that de-duplication across lines carries over). Without them, usage comes from `read()`'s
 # `usage` events, one top-level session at a time. The rules must be those of `read()`.
-# `usage_records` may also take `fold: Callable[[UsageRecord], None] | None = None` and hand
-# it, as they are read and in order, the records that no later line can change (nor repeat:
-# they have no `key`), instead of listing them: a huge file then costs no memory per response.
+# `usage_records` also takes `fold: Callable[[UsageRecord], None] | None = None` (usage.py
+# passes it): a hook may hand it, as they are read and in order, the records that no later
+# line can change (nor repeat: they have no `key`), instead of listing them, so that a huge
+# file costs no memory per response; one that cannot (a later line may merge a record)
+# lists them all and leaves `fold` unused.
 
 
 @dataclass(slots=True)

@@ -286,3 +286,22 @@ def test_a_commit_that_leaves_size_and_mtime_as_they_were_is_listed(
     assert quick.answer("list", ["--json", "--home", str(db.parents[4])])
     listed = {s["id"]: s["title"] for s in json.loads(capsysbinary.readouterr().out)}
     assert listed[ONE] == "one 2"
+
+
+def test_show_tail_never_shows_half_of_each_commit(
+    app: tuple[Home, Path, App], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`show --tail` reads a store once, whole, with the same check as `show`: the app
+    rewriting question and answer together between the two gives both of one commit."""
+    from sessdex import inplace
+
+    home, _, writer = app
+    assert titles(home)[ONE] == "one 0"
+    monkeypatch.setattr(inplace, "BATCH_SECONDS", 60.0)
+    read = commit_at(monkeypatch, 3, lambda: writer.commit(1))
+    shown = api.transcript(home, ONE, tail=5)
+    said = [" ".join((e.text or "").split()[:2]) for e in shown.events if e.text]
+    assert said == ["question 1", "answer 1"]
+    assert shown.diagnostics.problems == []
+    # read once, and once again after the commit: not once per window tried
+    assert read.count(f"composerData:{ONE}") == 2

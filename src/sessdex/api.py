@@ -703,6 +703,18 @@ def _tail_events(
 ) -> list[Event]:
     from collections import deque
 
+    if reading.whole_store(session.path):
+        # a database or JSON document has no end to read back from: read once, whole, with
+        # the checks that keep one committed state
+        lead = deque(
+            (
+                e
+                for e in reading.read_session(source, session, diagnostics, full=full)
+                if e.agent_id is None
+            ),
+            maxlen=count,
+        )
+        return list(lead)
     size = 0
     if (
         session.path

@@ -37,7 +37,7 @@ def read_session(
     problem noted when they are not what it holds now (the app rewrote what was given).
     A line log (JSONL) is never read again: it grows under the reader, and a bad line in
     it stays bad."""
-    store = _whole_store(session.path)
+    store = whole_store(session.path)
     if store is None:
         yield from guarded(
             source.read(session, diagnostics, full=full), diagnostics, session
@@ -137,7 +137,7 @@ def from_its_lead(events: Iterable[Event]) -> Iterator[Event]:
         yield event
 
 
-def _whole_store(path: str | None) -> str | None:
+def whole_store(path: str | None) -> str | None:
     """The database or JSON document a session is read from whole, or None (a line log,
     a folder, nothing)."""
     if not path:

@@ -305,3 +305,23 @@ def test_show_tail_never_shows_half_of_each_commit(
     assert shown.diagnostics.problems == []
     # read once, and once again after the commit: not once per window tried
     assert read.count(f"composerData:{ONE}") == 2
+
+
+def test_watch_never_shows_half_of_each_commit(
+    app: tuple[Home, Path, App], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`watch` and `follow` read a store's session whole at each change, with the same
+    check as `show`: the app rewriting question and answer together between the two
+    gives both of one commit, not the old question beside the new answer."""
+    from sessdex import inplace, live, sources
+    from sessdex.diagnostics import Diagnostics
+    from sessdex.status import Tracker
+
+    home, _, writer = app
+    session = api.resolve(home, ONE)
+    monkeypatch.setattr(inplace, "BATCH_SECONDS", 60.0)
+    commit_at(monkeypatch, 3, lambda: writer.commit(1))
+    feed = live._ReadFeed(session, sources.get(session.app), Diagnostics(), Tracker())
+    got = feed.poll(100.0, live._Seen())
+    said = [" ".join((e.text or "").split()[:2]) for e in got if e.text]
+    assert said == ["question 1", "answer 1"]

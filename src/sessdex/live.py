@@ -314,7 +314,12 @@ class _ReadFeed:
         skip = max(0, self.covered - SEEN_CAP // 2) if whole else 0
         count = 0
         try:
-            read = self.source.read(self.session, scratch, offset=start)
+            if whole and reading.whole_store(self.session.path):
+                # re-read after the app committed during the read, as `show` does: never
+                # half of one transaction beside half of the next
+                read = reading.read_session(self.source, self.session, scratch)
+            else:
+                read = self.source.read(self.session, scratch, offset=start)
             if self.session.parent_id:
                 read = reading.from_its_lead(read)
             for event in read:

@@ -846,6 +846,36 @@ def test_a_folder_name_that_is_not_utf8_is_passed_over_and_said(
     assert code == 0 and "-w-caf\\xe9" in err
 
 
+def test_a_project_folder_it_may_not_open_is_said_not_silently_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project folder of another owner's (chmod 000, a `sudo` run's): its sessions went
+    missing from `list` and `doctor` without a word."""
+    home = tmp_path / "home"
+    kept = write_claude_session(home, "56565656-aaaa-4aaa-8aaa-565656565656", "/w/ok")
+    shut = write_claude_session(home, "78787878-bbbb-4bbb-8bbb-787878787878", "/w/shut")
+    folder = str(shut.parent)
+    os.chmod(folder, 0)
+    if os.geteuid() == 0:  # root opens it anyway: refuse as the kernel would for others
+        scandir = os.scandir
+
+        def refusing(path: object = ".") -> object:
+            if os.fspath(path) == folder:  # type: ignore[call-overload]
+                raise PermissionError(13, "Permission denied", folder)
+            return scandir(path)  # type: ignore[call-overload]
+
+        monkeypatch.setattr(os, "scandir", refusing)
+    try:
+        code, out, err = invoke("list", "--json", "--home", str(home))
+        assert code == 0 and [row["id"] for row in json.loads(out)] == [kept.stem]
+        assert f"warning: claude: could not open 1 folder(s), such as {folder}" in err
+        assert "unreadable line" not in err  # a folder is no line
+        code, out, _ = invoke("doctor", "--app", "claude", "--home", str(home))
+        assert "could not open 1 folder(s)" in out and folder in out
+    finally:
+        os.chmod(folder, 0o755)
+
+
 def test_a_project_folder_kept_elsewhere_through_a_link_is_listed(
     tmp_path: Path,
 ) -> None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from . import databases, reading, selection, sources
-from .diagnostics import NAME_NOT_UTF8, Diagnostics
+from .diagnostics import NOT_LINES, Diagnostics
 from .errors import AmbiguousId, ResumeRefused, SessdexError, SessionNotFound
 from .index import Index, Progress, RefreshReport, Row
 from .model import Event, ResumePlan, Session
@@ -557,7 +557,7 @@ def doctor(
         diagnostics.details.extend(
             d
             for d in scanned.details
-            if d[2] in scanned.passed_over or d[2] == NAME_NOT_UTF8
+            if d[2] in scanned.passed_over or d[2] in NOT_LINES
         )
         versions = entry.get("versions", {})
         if not isinstance(versions, dict):
@@ -632,7 +632,7 @@ def skipped_summary(report: RefreshReport) -> str | None:
         lines += diagnostics.skipped_total
         for path, _, reason in diagnostics.details:
             # a name passed over is no unreadable line (said by its own warning, if any)
-            if reason != NAME_NOT_UTF8 and reason not in diagnostics.passed_over:
+            if reason not in NOT_LINES and reason not in diagnostics.passed_over:
                 files.setdefault(app, set()).add(path)
     if not lines:
         return None

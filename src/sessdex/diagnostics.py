@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 
 MAX_DETAILS = 200  # per run: enough for --verbose, bounded for a huge broken home
 NAME_NOT_UTF8 = "file name not valid UTF-8"  # a detail that is no skipped line
+FOLDER_UNREADABLE = "folder not readable"  # likewise: a listing refused (permissions)
+# the details that name what a scan could not list, not a line a reader skipped
+NOT_LINES = frozenset({NAME_NOT_UTF8, FOLDER_UNREADABLE})
 
 
 @dataclass(slots=True)
@@ -67,6 +70,7 @@ class Diagnostics:
     def names_passed_over(self, app: str, passed: list[tuple[str, str]]) -> None:
         """What a scan's listings passed over (`folders.take_passed_over`), listed by
         --verbose. File names that are not valid UTF-8 hide sessions: said once per app.
+        So do folders it may not open (their sessions would go missing without a word).
         Pipes, sockets, devices and odd links are counted for `doctor` only (an app may
         keep a socket there on purpose). None of them is an unreadable line."""
         if not passed:
@@ -79,7 +83,13 @@ class Diagnostics:
                 f"{app}: passed over {len(names)} file name(s) that are not valid "
                 f"UTF-8, such as {names[0]}; rename them to list their sessions"
             )
-        self.passed_over.update(why for _, why in passed if why != NAME_NOT_UTF8)
+        shut = [path for path, why in passed if why == FOLDER_UNREADABLE]
+        if shut:
+            self.problem(
+                f"{app}: could not open {len(shut)} folder(s), such as {shut[0]} "
+                "(permission denied); the sessions in them are not listed"
+            )
+        self.passed_over.update(why for _, why in passed if why not in NOT_LINES)
 
     def reader_failed(self, app: str, path: str | None, error: Exception) -> None:
         """A reader failed on input it did not expect (a sessdex bug): say so, and how

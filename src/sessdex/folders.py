@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import freshness
-from .diagnostics import NAME_NOT_UTF8
+from .diagnostics import FOLDER_UNREADABLE, NAME_NOT_UTF8
 
 # (path, why) of what listings refused since `take_passed_over`: `NAME_NOT_UTF8`, or what
 # the entry is instead of a folder or regular file (see `plain_kind`, `_followed`)
@@ -41,9 +41,9 @@ def nameable(entry: os.DirEntry[str]) -> bool:
 
 def take_passed_over() -> list[tuple[str, str]]:
     """What listings passed over since the last call, as (path, why): names that are not
-    text (shown with their odd bytes escaped, `caf\\xe9`), pipes, sockets, devices and
-    links that are broken, loop or lead above the folder listed; for the caller to count
-    and report."""
+    text (shown with their odd bytes escaped, `caf\\xe9`), folders that may not be
+    opened, pipes, sockets, devices and links that are broken, loop or lead above the
+    folder listed; for the caller to count and report."""
     taken = _PASSED_OVER[:]
     _PASSED_OVER.clear()
     return taken
@@ -69,7 +69,8 @@ def entries(
     `nameable`) and the agents' credential files (see `CREDENTIALS`). A link to a folder
     elsewhere (a project folder kept on another disk) is followed.
 
-    A missing or unreadable directory has no entries. The listing is noted for the index
+    A missing or unreadable directory has no entries (one it may not open is noted for
+    `take_passed_over`: the sessions in it would go missing unsaid). The listing is noted for the index
     (see `freshness`); `nested=True` says it looks only for sub-agent files, so a listing
     of top-level sessions need not check it.
     """
@@ -89,7 +90,10 @@ def listing(directory: str | Path, root: Path | None = None) -> list[os.DirEntry
                 ),
                 key=lambda e: e.name,
             )
-    except OSError:
+    except OSError as error:
+        if error.errno in (errno.EACCES, errno.EPERM):
+            shown = os.fsencode(directory).decode(errors="backslashreplace")
+            _PASSED_OVER.append((shown, FOLDER_UNREADABLE))
         return []
     if not any(entry.is_symlink() for entry in found):
         return found

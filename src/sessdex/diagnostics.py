@@ -87,7 +87,7 @@ class Diagnostics:
         if shut:
             self.problem(
                 f"{app}: could not open {len(shut)} folder(s), such as {shut[0]} "
-                "(permission denied); the sessions in them are not listed"
+                "(permission denied); the sessions kept in them may be missing"
             )
         self.passed_over.update(why for _, why in passed if why not in NOT_LINES)
 

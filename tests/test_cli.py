@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from sessdex import api, sources
 from sessdex.cli import main
 from sessdex.sources import Home
+from tests.conftest import app_home
 from tests.helpers import on_a_terminal, write_claude_session
 
 DEMO = str(api.demo_home().path)
@@ -874,6 +875,46 @@ def test_a_project_folder_it_may_not_open_is_said_not_silently_left_out(
         assert "could not open 1 folder(s)" in out and folder in out
     finally:
         os.chmod(folder, 0o755)
+
+
+def test_a_codex_folder_it_may_not_open_costs_only_its_own_rollouts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Codex's state db names rollouts in a folder sessdex may not open: one refused
+    stat lost every thread of the db ("could not read state_5.sqlite"), and with it the
+    titles and sub-agent links of all of Codex's sessions."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("codex"), home)
+    shut = str(home / ".codex" / "sessions" / "2026")
+    os.chmod(shut, 0)
+    if os.geteuid() == 0:  # root opens it anyway: refuse as the kernel would for others
+        scandir, stat = os.scandir, os.stat
+
+        def refused(path: object) -> bool:
+            name = os.fsdecode(path) if isinstance(path, str | bytes | Path) else ""
+            return name == shut or name.startswith(shut + os.sep)
+
+        def refusing_scandir(path: object = ".") -> object:
+            if refused(path):
+                raise PermissionError(13, "Permission denied", path)
+            return scandir(path)  # type: ignore[call-overload]
+
+        def refusing_stat(path: object, *args: object, **kwargs: object) -> object:
+            if refused(path) and os.fspath(path) != shut:  # inside it, not itself
+                raise PermissionError(13, "Permission denied", path)
+            return stat(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
+
+        monkeypatch.setattr(os, "scandir", refusing_scandir)
+        monkeypatch.setattr(os, "stat", refusing_stat)
+    try:
+        code, out, err = invoke("list", "--json", "--app", "codex", "--home", str(home))
+    finally:
+        os.chmod(shut, 0o755)
+    assert code == 0 and "state_5.sqlite" not in err
+    assert f"could not open 1 folder(s), such as {shut}" in err
+    listed = {row["id"]: row["title"] for row in json.loads(out)}
+    assert listed["01a22b81-6e0b-7650-ac72-188ccaa967c5"] == "Checkout retry smoke"
+    assert "5f0c2a9e-3b1d-4c8e-9f7a-2d4b6e8a0c13" in listed  # a readable one, still
 
 
 def test_a_project_folder_kept_elsewhere_through_a_link_is_listed(

@@ -696,6 +696,26 @@ def test_doctor_counts_skipped_lines_without_showing_content(tmp_path: Path) -> 
     assert "secret-content-here" not in err
 
 
+def test_verbose_names_the_unreadable_line_the_warning_spoke_of_on_the_next_run(
+    tmp_path: Path,
+) -> None:
+    """`list` warns once, when it reads the file, and points at --verbose; the user runs
+    `list --verbose` next, the index is warm, nothing is read again, and it named nothing."""
+    home = tmp_path / "home"
+    path = write_claude_session(
+        home, "dddddddd-0000-4000-8000-00000000000e", str(tmp_path)
+    )
+    with path.open("a") as out:
+        out.write('{"type":"custom-title","customTitle":"secret-content-here')
+    _, _, err = invoke("list", "--home", str(home))
+    assert "skipped 1 unreadable line in 1 claude file; see --verbose" in err
+    for command in (["list"], ["find", "hello"]):
+        code, out, err = invoke(*command, "--verbose", "--home", str(home))
+        assert code == 0 and "dddddddd" in out
+        assert f"  claude: {path}:3: " in err
+        assert "secret-content-here" not in err  # the line's place, never its content
+
+
 def test_demo_shows_list_find_and_a_resume_command() -> None:
     code, out, _ = invoke("demo")
     assert code == 0

@@ -68,6 +68,8 @@ class Listing:
     rows: list[Row]
     report: RefreshReport
     ids: list[str] = field(default_factory=list)  # every id in the index (Index.ids)
+    # (app, path, line, reason) the index noted for the apps listed, when asked for
+    skipped: list[tuple[str, str, int, str]] = field(default_factory=list)
 
     def sessions(self) -> list[Session]:
         return [row.session() for row in self.rows]
@@ -145,10 +147,12 @@ def list_sessions(
     include_subagents: bool = False,
     progress: Progress | None = None,
     with_state: bool = False,
+    with_skipped: bool = False,
 ) -> Listing:
     """Every session, newest first (top-level only unless `include_subagents`).
 
-    `with_state` keeps each session's `extra` (what a reader needs); listing needs only records.
+    `with_state` keeps each session's `extra` (what a reader needs); listing needs only
+    records. `with_skipped` adds what the index noted it could not read (`--verbose`).
     """
     index, report = open_index(home, apps, progress)
     try:
@@ -161,9 +165,10 @@ def list_sessions(
             with_state=with_state,
         )
         ids = index.ids()
+        skipped = index.skipped_details(apps) if with_skipped else []
     finally:
         index.close()
-    return Listing(rows, report, ids)
+    return Listing(rows, report, ids, skipped)
 
 
 def find_sessions(
@@ -176,8 +181,10 @@ def find_sessions(
     limit: int | None = None,
     include_subagents: bool = False,
     progress: Progress | None = None,
+    with_skipped: bool = False,
 ) -> Listing:
-    """Sessions matching every word (case-insensitive) in title, folder, branch, app or id."""
+    """Sessions matching every word (case-insensitive) in title, folder, branch, app or id
+    (`with_skipped` as `list_sessions` takes it)."""
     query = parse_query(text)
     selected = selection.selected_apps(apps, query)
     if selected is None:  # `--app` and `app:` words that exclude each other
@@ -196,9 +203,10 @@ def find_sessions(
             first_prefix=prefix,
         )
         ids = index.ids()
+        skipped = index.skipped_details(selected) if with_skipped else []
     finally:
         index.close()
-    return Listing(rows, report, ids)
+    return Listing(rows, report, ids, skipped)
 
 
 def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Session:

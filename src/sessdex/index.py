@@ -34,7 +34,7 @@ from typing import TypeVar, cast
 import orjson
 
 from . import freshness, inplace, selection
-from .diagnostics import Diagnostics
+from .diagnostics import MAX_DETAILS, Diagnostics
 from .errors import IndexBusy
 from .indexfile import SCHEMA_VERSION, index_name
 from .model import Session
@@ -776,6 +776,24 @@ class Index:
             sql += f" AND app IN ({','.join('?' * len(apps))})"
             args += list(apps)
         return [path for (path,) in self.db.execute(sql + " LIMIT ?", [*args, limit])]
+
+    def skipped_details(
+        self, apps: Sequence[str] = ()
+    ) -> list[tuple[str, str, int, str]]:
+        """(app, path, line, reason) of what the files indexed could not be read at, as
+        noted when each was parsed (at most MAX_DETAILS): a warm refresh parses nothing,
+        so has nothing of its own to name."""
+        sql = "SELECT app, diagnostics FROM files WHERE diagnostics IS NOT NULL"
+        args: list[str] = list(apps)
+        if apps:
+            sql += f" AND app IN ({','.join('?' * len(apps))})"
+        found: list[tuple[str, str, int, str]] = []
+        for app, blob in self.db.execute(sql + " ORDER BY app, path", args):
+            for path, line, reason in orjson.loads(blob).get("details", []):
+                if len(found) == MAX_DETAILS:
+                    return found
+                found.append((app, path, line, reason))
+        return found
 
     def app_stats(self) -> dict[str, dict[str, object]]:
         """Per app: files, sessions, CLI versions, and the diagnostics stored with each file."""

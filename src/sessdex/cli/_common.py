@@ -6,7 +6,7 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
@@ -354,7 +354,14 @@ def counted_events(
         stop()
 
 
-def report_skipped(report: RefreshReport, verbose: bool) -> None:
+def report_skipped(
+    report: RefreshReport,
+    verbose: bool,
+    noted: Sequence[tuple[str, str, int, str]] = (),
+) -> None:
+    """The refresh's warnings; with `verbose`, each file and line it could not read, and
+    those the index `noted` before (a warm refresh reads nothing again: the warning was
+    given the run that read them, and its --verbose must still name them)."""
     for app, message in sorted(report.failures.items()):
         err(f"warning: {app}: {message}")
     for diagnostics in report.diagnostics.values():
@@ -364,9 +371,16 @@ def report_skipped(report: RefreshReport, verbose: bool) -> None:
     if summary:
         err(f"warning: {summary}")
     if verbose:
+        said: set[tuple[str, str, int, str]] = set()
         for app, diagnostics in sorted(report.diagnostics.items()):
             for path, line, reason in diagnostics.details:
+                said.add((app, path, line, reason))
                 err(f"  {app}: {path}:{line}: {reason}")
+        earlier = [detail for detail in noted if detail not in said]
+        if earlier:
+            err("skipped when these files were read (unchanged since):")
+        for app, path, line, reason in earlier:
+            err(f"  {app}: {path}:{line}: {reason}")
 
 
 def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> None:

@@ -61,8 +61,9 @@ def list_command(
             limit=limit,
             include_subagents=include_subagents,
             progress=progress,
+            with_skipped=verbose,
         )
-    report_skipped(listing.report, verbose)
+    report_skipped(listing.report, verbose, listing.skipped)
     print_rows(listing, as_json, as_nl, home)
     if not listing.rows and not (as_json or as_nl or limit == 0):
         _say_why_empty(listing.report, apps, here, since)
@@ -104,8 +105,9 @@ def find_command(
             limit=limit,
             include_subagents=include_subagents,
             progress=progress,
+            with_skipped=verbose,
         )
-    report_skipped(listing.report, verbose)
+    report_skipped(listing.report, verbose, listing.skipped)
     print_rows(listing, as_json, as_nl, home)
     if not listing.rows and not (as_json or as_nl or limit == 0):
         _say_why_empty(listing.report, apps, here, since, " ".join(query))

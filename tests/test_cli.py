@@ -716,6 +716,20 @@ def test_verbose_names_the_unreadable_line_the_warning_spoke_of_on_the_next_run(
         assert "secret-content-here" not in err  # the line's place, never its content
 
 
+def test_an_id_prefix_matching_many_sessions_says_how_many_it_does_not_list(
+    tmp_path: Path,
+) -> None:
+    """'0' matches 12 sessions: ten are listed, and the rest are said, not dropped."""
+    home = tmp_path / "home"
+    for n in range(12):
+        write_claude_session(home, f"0{n:07d}-aaaa-4aaa-8aaa-000000000000", "/w/a")
+    code, out, err = invoke("show", "0", "--home", str(home))
+    assert code == 1 and out == ""
+    assert "'0' matches 12 sessions (12 claude); type more of the id." in err
+    assert len(re.findall(r"^  claude ", err, re.MULTILINE)) == 10
+    assert err.endswith("  … and 2 more\n")
+
+
 def test_demo_shows_list_find_and_a_resume_command() -> None:
     code, out, _ = invoke("demo")
     assert code == 0

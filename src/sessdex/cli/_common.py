@@ -178,6 +178,10 @@ def fail_nicely(f: F) -> F:
                 column = app_width(app for app, _, _ in shown)
                 for app, session_id, title in shown:
                     err(f"  {app:<{column}} {session_id}  {one_line(title, 60)}")
+                if len(error.candidates) > len(
+                    shown
+                ):  # the count said 11: show 10 of 11
+                    err(f"  … and {len(error.candidates) - len(shown)} more")
             sys.exit(1)
         except BrokenPipeError:
             _reader_left()

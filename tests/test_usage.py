@@ -542,6 +542,22 @@ def test_an_unknown_explain_key_or_zone_is_an_explained_error(
     assert result.exit_code == 1
     assert "no daily row is keyed '1999-01-01'" in result.output
     result = run.invoke(
+        main,
+        [
+            "usage",
+            "--home",
+            str(mixed.path),
+            "--since",
+            "2099-01-01",
+            "--explain",
+            "2099-01-02",
+        ],
+    )  # type: ignore[attr-defined]
+    assert result.exit_code == 1 and "Rows:" not in result.output  # none to list
+    assert (
+        "no daily row is keyed '2099-01-02': no token usage was found" in result.output
+    )
+    result = run.invoke(
         main, ["usage", "--home", str(mixed.path), "--tz", "Mars/Olympus"]
     )  # type: ignore[attr-defined]
     assert result.exit_code == 1

@@ -844,6 +844,11 @@ def explain(
         from .errors import SessdexError
 
         known = ", ".join(list(rows)[:8])
+        if not rows:  # nothing to choose from: say so, not "Rows: " and nothing
+            raise SessdexError(
+                f"no {kind} row is keyed {key!r}: no token usage was found "
+                "(with these filters). 'sessdex usage' shows the rows there are."
+            )
         raise SessdexError(
             f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"
         )

@@ -730,6 +730,42 @@ def test_an_id_prefix_matching_many_sessions_says_how_many_it_does_not_list(
     assert err.endswith("  … and 2 more\n")
 
 
+def test_wide_characters_keep_the_list_aligned_and_within_the_terminal(
+    tmp_path: Path,
+) -> None:
+    """A CJK title and folder take two columns a character: cut and padded by
+    characters, they pushed the title column right and ran past the terminal's edge."""
+    import unicodedata
+
+    def columns(text: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    home = tmp_path / "home"
+    write_claude_session(home, "aaaaaaaa-0000-4000-8000-00000000000a", "/w/plain",
+                         title="plain title", when="2026-11-20T10:00:00.000Z")  # fmt: skip
+    write_claude_session(home, "bbbbbbbb-0000-4000-8000-00000000000b", "/w/日本語のプロジェクト",
+                         title="日本語のタイトルはとても長いのでここで切られるはずです",
+                         when="2026-11-20T11:00:00.000Z")  # fmt: skip
+    for width in (100, 60):
+        result, seen = on_a_terminal(
+            ["list", "--home", str(home)],
+            dict(os.environ),
+            stdout_too=True,
+            columns=width,
+        )
+        assert result.returncode == 0
+        lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in seen.splitlines()]
+        wide, plain = (line for line in lines if line.strip())
+        assert columns(wide) <= width and columns(plain) <= width
+        title_at = plain.index("plain title")
+        assert columns(wide[: wide.index("日本語のタイトル")]) == title_at
+    code, out, _ = invoke("watch", "--once", "--since", "9999d", "--home", str(home))
+    sessions = [line for line in out.splitlines() if line.startswith("  ")]
+    assert code == 0 and len(sessions) == 2
+    folder_at = {columns(line[: re.search(r" (/w/|…)", line).start()]) for line in sessions}  # type: ignore[union-attr]  # fmt: skip
+    assert len(folder_at) == 1
+
+
 def test_demo_shows_list_find_and_a_resume_command() -> None:
     code, out, _ = invoke("demo")
     assert code == 0

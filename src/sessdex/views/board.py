@@ -16,12 +16,15 @@ from .records import iso
 from .text import (
     age,
     app_width,
+    cut,
     left_cut,
     one_line,
+    pad,
     short_id_width,
     short_path,
     tokens,
 )
+from .text import cells as text_cells
 
 LABELS = {
     "waiting_for_user": "waiting for you",
@@ -147,7 +150,7 @@ def _lines(
     id_width = _id_width(rows, ids)
     cells = {id(row): _cells(row, home, now) for row in rows}
     widest = [
-        max(1, *(len(c[n + 1]) for c in cells.values())) for n in range(3)
+        max(1, *(text_cells(c[n + 1]) for c in cells.values())) for n in range(3)
     ]  # title, folder, why: as shown
     columns = list(widest)
     if width is not None:
@@ -179,11 +182,11 @@ def _lines(
             line = f"  {row.session.id[:id_width]:<{id_width}} "
             if app_column:
                 line += f"{app:<{app_column}} "
-            line += f"{_cut(title, title_w):<{title_w}} "
+            line += pad(cut(title, title_w), title_w) + " "
             if folder_w:
-                line += f"{left_cut(folder, folder_w):<{folder_w}} "
+                line += pad(left_cut(folder, folder_w), folder_w) + " "
             if why_w:
-                line += f"{_cut(why, why_w):<{why_w}} "
+                line += pad(cut(why, why_w), why_w) + " "
             lines.append((None, line + f"{when:>4} {count:>7}"))
     return id_width, lines
 
@@ -192,7 +195,3 @@ def _length(id_width: int, app_column: int, columns: Sequence[int]) -> int:
     """How long a session's line is with these columns (0: left out)."""
     shown = sum(column + 1 for column in (app_column, *columns) if column)
     return 2 + id_width + 1 + shown + 4 + 1 + 7
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"

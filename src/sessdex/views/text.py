@@ -11,6 +11,7 @@ import bisect
 import os
 import re
 import shlex
+import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
@@ -75,11 +76,40 @@ def clean(text: str | None, *, keep_newlines: bool = True) -> str:
 
 
 def one_line(text: str | None, width: int | None = None) -> str:
-    """Clean text on one line, cut to `width` characters with an ellipsis."""
+    """Clean text on one line, cut to `width` terminal columns with an ellipsis."""
     line = clean(text, keep_newlines=False)
-    if width is not None and len(line) > width:
-        return line[: max(0, width - 1)] + "…"
-    return line
+    return line if width is None else cut(line, width)
+
+
+def cells(text: str) -> int:
+    """How many terminal columns `text` takes: a wide character (CJK, most emoji) two, a
+    combining mark or zero-width joiner none, any other one."""
+    if text.isascii():
+        return len(text)
+    return sum(_char_cells(char) for char in text)
+
+
+def _char_cells(char: str) -> int:
+    if unicodedata.combining(char) or char in "\u200b\u200c\u200d\ufeff":
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def cut(text: str, width: int) -> str:
+    """`text` in at most `width` columns, its end replaced by "…" when too long."""
+    if cells(text) <= width:
+        return text
+    room, kept = max(0, width - 1), 0
+    for n, char in enumerate(text):
+        kept += _char_cells(char)
+        if kept > room:
+            return text[:n] + "…"
+    return text
+
+
+def pad(text: str, width: int) -> str:
+    """`text` followed by spaces to fill `width` columns (a wide character counts two)."""
+    return text + " " * (width - cells(text))
 
 
 def age(when: datetime | None, now: datetime | None = None) -> str:
@@ -332,14 +362,22 @@ def listing_columns(
 
 
 def _shown_length(text: str) -> int:
-    """How long `one_line` makes `text` (the common printable case checked in C)."""
-    return len(text) if text.isprintable() else len(one_line(text))
+    """How many columns `one_line` makes `text` take (the common printable case checked
+    in C)."""
+    return cells(text) if text.isprintable() else cells(one_line(text))
 
 
 def left_cut(text: str, width: int) -> str:
-    """`text` in `width` characters, its start replaced by "…" when too long: a path's
-    end (the project) says more than its start."""
-    return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
+    """`text` in `width` columns, its start replaced by "…" when too long: a path's end
+    (the project) says more than its start."""
+    if cells(text) <= width:
+        return text
+    room, kept = max(0, width - 1), 0
+    for n in range(len(text) - 1, -1, -1):
+        kept += _char_cells(text[n])
+        if kept > room:
+            return "…" + text[n + 1 :]
+    return text
 
 
 def app_width(apps: Iterable[str]) -> int:
@@ -402,12 +440,14 @@ def listing_line(
         f"{age(when, now):>4}  "
     )
     if branch_column:
-        head += f"{one_line(branch or '-', branch_column):<{branch_column}} "
+        head += pad(one_line(branch or "-", branch_column), branch_column) + " "
     if folder_column:
         folder = left_cut(one_line(short_path(cwd, home)), folder_column)
-        head += f"{folder:<{folder_column}} "
+        head += pad(folder, folder_column) + " "
     mark = "↳ " if sub_agent else ""
-    line = head + mark + one_line(title or "(untitled)", max(10, width - len(head) - 2))
+    line = (
+        head + mark + one_line(title or "(untitled)", max(10, width - cells(head) - 2))
+    )
     if styled:  # the app name in cyan, as click.style(fg="cyan") writes it
         line = f"\x1b[36m{line[:app_column]}\x1b[0m{line[app_column:]}"
     return line

@@ -211,9 +211,22 @@ def test_an_id_two_apps_share_is_picked_by_naming_the_app(home: Home) -> None:
     assert code == 1 and "'nonesuch:123'" in err
 
 
+def test_a_value_an_option_cannot_take_is_a_usage_error() -> None:
+    """Exit codes as README says: 2 for a usage error (a --since sessdex cannot read, as
+    for an option click checks itself), 1 for an explained error (an id not found)."""
+    code, out, err = invoke("list", "--since", "last tuesday", "--home", DEMO)
+    assert (code, out) == (2, "") and "cannot read the time 'last tuesday'" in err
+    code, _, err = invoke("find", "x", "--since", "3 days", "--home", DEMO)
+    assert code == 2 and "use 3d, 12h, 2w" in err
+    code, _, err = invoke("list", "--limit", "many", "--home", DEMO)
+    assert code == 2  # click's own check
+    code, _, err = invoke("show", "ffffffffffff", "--home", DEMO)
+    assert code == 1 and "no session id starts with" in err
+
+
 def test_unknown_app_is_a_clear_error() -> None:
     code, _, err = invoke("list", "--app", "cladue", "--home", DEMO)
-    assert code == 1
+    assert code == 2  # a value the option cannot take: a usage error, as click's own
     assert "unknown app 'cladue'" in err and "claude" in err
     known = err.split("Known apps: ", 1)[1].rstrip(".\n").split(", ")
     assert known == sorted(known)  # easy to scan
@@ -1444,7 +1457,7 @@ def test_export_takes_its_format_from_the_file_name_and_checks_the_folder(
         "--home",
         DEMO,
     )
-    assert code == 1 and "disagree" in err
+    assert code == 2 and "disagree" in err  # the options contradict: a usage error
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /proc and /dev/full")

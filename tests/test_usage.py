@@ -250,7 +250,7 @@ def test_a_since_after_until_is_an_error_not_an_empty_report(
             main,
             ["usage", "--since", since, "--until", until, "--home", str(mixed.path)],
         )
-        assert (result.exit_code, result.stdout) == (1, "")
+        assert (result.exit_code, result.stdout) == (2, "")  # a usage error
         assert result.stderr == (
             f"Error: --since {since!r} is not before --until {until!r}, so nothing "
             "can match; swap them.\n"
@@ -560,7 +560,7 @@ def test_an_unknown_explain_key_or_zone_is_an_explained_error(
     result = run.invoke(
         main, ["usage", "--home", str(mixed.path), "--tz", "Mars/Olympus"]
     )  # type: ignore[attr-defined]
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a value --tz cannot take: a usage error
     assert "unknown time zone" in result.output
 
 

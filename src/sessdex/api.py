@@ -23,7 +23,13 @@ import orjson
 
 from . import databases, reading, selection, sources
 from .diagnostics import NOT_LINES, Diagnostics
-from .errors import AmbiguousId, ResumeRefused, SessdexError, SessionNotFound
+from .errors import (
+    AmbiguousId,
+    BadValue,
+    ResumeRefused,
+    SessdexError,
+    SessionNotFound,
+)
 from .index import Index, Progress, RefreshReport, Row
 from .model import Event, ResumePlan, Session
 from .selection import parse_query
@@ -904,7 +910,7 @@ def usage_report(
         tz=zone,
     )
     if filters.since and filters.until and filters.since >= filters.until:
-        raise SessdexError(
+        raise BadValue(
             f"--since {since!r} is not before --until {until!r}, so nothing can "
             "match; swap them."
         )

@@ -1,7 +1,8 @@
 """The errors sessdex raises on purpose, each with a message that says what to do next.
 
 SessdexError
-├── UnknownApp          --app names no known source
+├── BadValue            an option's value sessdex cannot use (a usage error: exit 2)
+│   └── UnknownApp      --app names no known source
 ├── SessionNotFound     no session id starts with the prefix
 ├── AmbiguousId         the prefix matches several sessions
 ├── ResumeRefused       a preflight check failed (folder gone, CLI missing, session open)
@@ -17,7 +18,12 @@ class SessdexError(Exception):
     """An error we explain to the user; the CLI prints it and exits 1."""
 
 
-class UnknownApp(SessdexError):
+class BadValue(SessdexError):
+    """A value given for an option that sessdex cannot use (a time, a zone, an app): a
+    usage error, so the CLI exits 2, as click does for a value it checks itself."""
+
+
+class UnknownApp(BadValue):
     """An app name (`--app`, `apps=`) that no source has; `.name` is the name given."""
 
     def __init__(self, name: str, known: Sequence[str]) -> None:

@@ -195,9 +195,9 @@ def parse_since(value: str, now: datetime | None = None) -> float:
     try:
         parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
-        from .errors import SessdexError
+        from .errors import BadValue
 
-        raise SessdexError(
+        raise BadValue(
             f"cannot read the time {value!r}: use 3d, 12h, 2w or a date like 2026-11-01."
         ) from None
     try:

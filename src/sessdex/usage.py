@@ -959,9 +959,9 @@ def parse_tz(name: str | None) -> tzinfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        from .errors import SessdexError
+        from .errors import BadValue
 
-        raise SessdexError(
+        raise BadValue(
             f"unknown time zone {name!r}: use an IANA name such as Europe/Paris, or UTC."
         ) from None
 

@@ -14,7 +14,7 @@ import click
 
 from .. import api
 from ..diagnostics import Diagnostics
-from ..errors import AmbiguousId, SessdexError
+from ..errors import AmbiguousId, BadValue, SessdexError
 from ..index import Progress, RefreshReport
 from ..model import Event
 from ..sources import Home
@@ -161,7 +161,8 @@ def resolve_home(home_dir: str | None) -> Home:
 
 
 def fail_nicely(f: F) -> F:
-    """Map SessdexError to a one-line message and exit 1 (SESSDEX_DEBUG=1 shows the traceback)."""
+    """Map SessdexError to a one-line message and exit 1, or 2 for a value an option cannot
+    take (`BadValue`, a usage error as click's own); SESSDEX_DEBUG=1 shows the traceback."""
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -182,7 +183,7 @@ def fail_nicely(f: F) -> F:
                     shown
                 ):  # the count said 11: show 10 of 11
                     err(f"  … and {len(error.candidates) - len(shown)} more")
-            sys.exit(1)
+            sys.exit(2 if isinstance(error, BadValue) else 1)
         except BrokenPipeError:
             _reader_left()
         except Exception as error:

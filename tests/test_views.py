@@ -442,6 +442,27 @@ def test_hostile_text_is_harmless_in_the_terminal(tmp_path: Path) -> None:
     assert "[bold red]x[/]" in out  # Rich markup in a title is shown, not interpreted
 
 
+# Unicode's Bidi_Control characters (PropList.txt): each can reorder what is shown.
+_BIDI_CONTROLS = (
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def test_no_bidi_control_reaches_a_reader(tmp_path: Path) -> None:
+    """A prompt holding any bidi control (the Arabic letter mark as much as an override)
+    is shown by show and both text exports without it."""
+    home = tmp_path / "home"
+    prompt = "".join(f"{n}{char}" for n, char in enumerate(_BIDI_CONTROLS))
+    write_claude_session(
+        home, "14141414-0000-4000-8000-000000000013", str(tmp_path), prompt=prompt
+    )
+    plain = "".join(str(n) for n in range(len(_BIDI_CONTROLS)))
+    for args in (["show"], ["export", "-f", "md"], ["export", "-f", "html"]):
+        code, out, _ = invoke(args[0], "1414", *args[1:], "--home", str(home))
+        assert code == 0 and plain in out, args
+        assert not set(out) & set(_BIDI_CONTROLS), args
+
+
 def test_a_hostile_sender_name_is_harmless_in_every_view() -> None:
     """The name of the agent a message came from is text from a file, like the message."""
     from sessdex.model import Session

@@ -20,7 +20,9 @@ if TYPE_CHECKING:  # the quick listing imports this module: no model import at r
     from ..model import Event
 
 # ESC-introduced sequences (CSI, OSC, DCS, …) first, so their parameters go too; then any
-# remaining C0/C1 control character, and bidi controls that can reorder what a reader sees.
+# remaining C0/C1 control character, and bidi controls that can reorder what a reader sees
+# (all of Unicode's Bidi_Control: the Arabic letter mark, the marks, embeddings,
+# overrides and isolates).
 _ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
     r"|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC, DCS, SOS, PM, APC
@@ -29,10 +31,12 @@ _ESCAPES = re.compile(
     r"|\x9d[^\x07\x9c]*(?:\x07|\x9c)?"  # 8-bit OSC
 )
 _CONTROLS = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
 _SPACES = re.compile(r"\s+")
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNPRINTABLE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def shell_word(word: str) -> str:

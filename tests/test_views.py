@@ -889,6 +889,27 @@ def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> No
         assert not (above.startswith("- ") and line.startswith(("#", "**"))), line
 
 
+def test_markdown_export_keeps_what_html_shows_of_compactions_and_changes() -> None:
+    """A compaction's summary (what the model went on from) and the changes a session
+    records (model, permission mode, branch) are in the Markdown as in the HTML."""
+    home = str(CLAUDE_HOME)
+    _, md, _ = invoke("export", "11111111", "-f", "md", "--home", home)
+    _, page, _ = invoke("export", "11111111", "-f", "html", "--home", home)
+    summary = "This session is being continued from a previous conversation. Summary: checkout"
+    assert summary in page
+    assert (
+        f"*Context compacted.*\n\n<details><summary>summary</summary>\n\n```\n{summary}"
+        in md
+    )
+    for change in (
+        "model: claude-opus-4-5",
+        "permission mode: plan",
+        "branch: fix/error-screen",
+    ):
+        assert f'<div class="ev meta">{change}</div>' in page
+        assert f"\n*{change}*\n" in md
+
+
 def test_clean_shows_a_value_that_is_not_text() -> None:
     from sessdex.views.text import clean
 

@@ -231,9 +231,14 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
             said = _inline(f"**{named or 'agent'}**: {one_line(event.text)}")
             out = f"- 🤖 sub-agent {said}\n"
         elif kind == "compaction":
-            out = "\n---\n*Context compacted.*\n\n"
+            out = f"\n---\n*Context compacted{who}.*\n\n"
+            if event.text:  # the summary the model went on from, folded as in html
+                summary = _quote_block(clean(event.text))
+                out += f"<details><summary>summary</summary>\n\n{summary}\n\n</details>\n\n"
         elif kind == "error":
             out = f"> **Error{who}:** {_inline(one_line(event.text))}\n\n"
+        elif kind == "meta" and event.text:  # a model, mode or branch change, a PR
+            out = f"*{_inline(one_line(event.text))}*{who}\n\n"
         elif kind == "usage" and event.usage is not None:
             total_in += (
                 event.usage.input_tokens

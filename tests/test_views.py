@@ -603,6 +603,37 @@ def test_export_refuses_to_write_into_an_agent_folder(tmp_path: Path) -> None:
     assert not target.exists()
 
 
+def test_export_refuses_an_agent_folder_however_the_path_reaches_it(
+    tmp_path: Path,
+) -> None:
+    """Not through a link to the app's folder, not into another folder the app writes
+    to, and not over the session's own file where the app keeps it in the project (an
+    export named after Aider's history would replace every session in it)."""
+    home = tmp_path / "home"
+    write_claude_session(home, "15151515-0000-4000-8000-000000000014", str(tmp_path))
+    link = tmp_path / "notes"
+    link.symlink_to(home / ".claude" / "projects")
+    also = home / ".config" / "claude"  # Claude Code's XDG config folder
+    also.mkdir(parents=True)
+    for target in (link / "export.md", also / "export.md"):
+        code, _, err = invoke("export", "1515", "-o", str(target), "--home", str(home))
+        assert code == 1 and "refusing to write" in err, target
+        assert not target.exists()
+    aider = tmp_path / "project" / "home"  # the name the ids are made from
+    shutil.copytree(Path(__file__).parent / "data" / "aider" / "home", aider)
+    history = aider / ".aider.chat.history.md"
+    before = history.read_bytes()
+    code, _, err = invoke(
+        "export", "d3cbdc2e", "-o", str(history), "--home", str(aider)
+    )
+    assert code == 1 and "refusing to write over the session's own file" in err
+    assert history.read_bytes() == before
+    code, _, err = invoke(
+        "export", "d3cbdc2e", "-o", str(aider / "d3.md"), "--home", str(aider)
+    )
+    assert code == 0, err  # beside it is the user's project: fine
+
+
 def _chromium() -> str | None:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None and os.environ.get("SESSDEX_REQUIRE_TOOLS") == "1":

@@ -780,15 +780,31 @@ def _last_written(path: str | None) -> datetime | None:
     return datetime.fromtimestamp(newest, UTC) if newest is not None else None
 
 
-def refuse_agent_folder(home: Home, output: str) -> None:
-    """Exports never land inside an agent's folders (sessdex writes only where it is asked)."""
-    target = Path(output).expanduser().absolute()
+def refuse_agent_folder(
+    home: Home, output: str, session: Session | None = None
+) -> None:
+    """Exports never land inside an agent's folders (sessdex writes only where it is
+    asked): neither in the folder an app keeps its sessions in nor in any other it
+    writes to, reached by its name or through a link, nor over `session`'s own file
+    (an app that keeps it in the project: an export named after it would replace it)."""
+    given = Path(output).expanduser().absolute()
+    targets = (given, Path(os.path.realpath(given)))
     for source in sources.all_sources():
-        root = source.locate(home).root.absolute()
-        if target == root or root in target.parents:
-            raise SessdexError(
-                f"refusing to write into {source.TITLE}'s folder {root}; choose another path."
-            )
+        location = source.locate(home)
+        for folder in (location.root, *location.also):
+            for root in (folder.absolute(), Path(os.path.realpath(folder))):
+                if any(t == root or root in t.parents for t in targets):
+                    raise SessdexError(
+                        f"refusing to write into {source.TITLE}'s folder {root}; "
+                        "choose another path."
+                    )
+    if session is not None and session.path:
+        with contextlib.suppress(OSError):  # no file there yet: nothing to replace
+            if os.path.samefile(given, session.path):
+                raise SessdexError(
+                    f"refusing to write over the session's own file {session.path}; "
+                    "choose another path."
+                )
 
 
 # --- live sessions ----------------------------------------------------------------------------

@@ -235,7 +235,7 @@ def export_command(
     subagents = subagents or ("inline" if fmt == "json" else "tree")
     found = api.transcript(home, session_id, subagents=subagents)
     if output is not None:
-        api.refuse_agent_folder(home, output)
+        api.refuse_agent_folder(home, output, found.session)
     events = counted_events(
         found.events,
         f"Exporting {one_line(found.session.id, 40)}",

@@ -7,12 +7,16 @@
     (no escape) instead: the reader elides both; target: at most 1.5 x the base64 one's time;
 (c) peak RSS of `sessdex usage session --explain ID` (a line per response) vs `sessdex usage
     session` over the same transcript, both with a fresh state (cold: a warm usage reads
-    nothing); target: at most 1.3 x.
+    nothing); target: at most 1.3 x;
+(d) `sessdex export ID -f md` and `-f html` (sub-agents grouped under their spawns, the
+    default: events after a spawn are held, then spooled to disk) vs `sessdex show ID
+    --json` over the transcript with --big-lines tool outputs of 50 MB: peak RSS at most
+    2 x (streamed: it does not grow with the file) and time at most 3 x show --json's.
 
 The transcript is written by make_corpus.py (`--real-bytes`, a few pasted images) into a temp
 dir and deleted after. Figures are medians of --runs runs. Usage:
 
-    .venv/bin/python bench/bench_views.py [--mb 256] [--big-lines 4] [--runs 3] [--skip a|b|c]
+    .venv/bin/python bench/bench_views.py [--mb 256] [--big-lines 4] [--runs 3] [--skip a|b|c|d]
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from _common import Report, environment, make_real, mb, median, run, sessdex
 REPLAY_RATIO = 1.3
 ESCAPED_RATIO = 1.5
 EXPLAIN_RATIO = 1.3
+EXPORT_RSS_RATIO = 2.0
+EXPORT_TIME_RATIO = 3.0
 BIG_LINE = 50 * 1024 * 1024
 
 
@@ -122,12 +128,54 @@ def explain(
     )
 
 
+def exports(
+    report: Report, work: Path, sid: str, env: dict[str, str], big: int, runs: int
+) -> None:
+    report.note(f"(d) export md and html vs show --json, {big} tool outputs of 50 MB")
+    home = work / "exports" / "home"
+    shutil.copytree(work / "corpus" / "home", home)
+    (path,) = home.rglob(f"{sid}.jsonl")
+    with_big_results(path, sid, big, b"x" * 58 + b"\\n")
+    common = ["--home", str(home)]
+    run(sessdex("show", sid, "--json", *common), env)  # the index, once
+    figures: dict[str, tuple[float, float]] = {}
+    for name, argv in (
+        ("show --json", sessdex("show", sid, "--json", *common)),
+        ("export md", sessdex("export", sid, "-f", "md", *common)),
+        ("export html", sessdex("export", sid, "-f", "html", *common)),
+    ):
+        found = [run(argv, env, measure_rss=True) for _ in range(runs)]
+        if any(r.returncode != 0 for r in found):
+            raise SystemExit(f"{' '.join(argv)} failed: {found[0].stderr[-500:]}")
+        figures[name] = (
+            median([r.peak_rss for r in found]),
+            median([r.seconds for r in found]),
+        )
+        report.note(f"  {name}: {mb(figures[name][0])}, {figures[name][1]:.2f} s")
+    shutil.rmtree(work / "exports")
+    base_rss, base_seconds = figures["show --json"]
+    for name in ("export md", "export html"):
+        rss, seconds = figures[name]
+        report.check(
+            f"{name} peak RSS <= {EXPORT_RSS_RATIO} x show --json",
+            rss <= EXPORT_RSS_RATIO * base_rss,
+            f"{rss / base_rss:.2f} x",
+        )
+        report.check(
+            f"{name} time <= {EXPORT_TIME_RATIO} x show --json",
+            seconds <= EXPORT_TIME_RATIO * base_seconds,
+            f"{seconds / base_seconds:.2f} x",
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=float, default=256, help="transcript size")
     parser.add_argument("--big-lines", type=int, default=4, help="for (b)")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--skip", action="append", default=[], choices=["a", "b", "c"])
+    parser.add_argument(
+        "--skip", action="append", default=[], choices=["a", "b", "c", "d"]
+    )
     args = parser.parse_args()
     report = Report()
     work = Path(tempfile.mkdtemp(prefix="sessdex-bench-views-"))
@@ -142,6 +190,8 @@ def main() -> int:
             explain(report, home, sid, env, args.runs)
         if "b" not in args.skip:
             escaped(report, work, sid, env, args.big_lines, args.runs)
+        if "d" not in args.skip:
+            exports(report, work, sid, env, args.big_lines, args.runs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report.summary()

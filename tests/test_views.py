@@ -941,6 +941,34 @@ def test_markdown_export_keeps_what_html_shows_of_compactions_and_changes() -> N
         assert f"\n*{change}*\n" in md
 
 
+def test_exports_say_how_to_reopen_the_session_as_resume_prints_it(
+    tmp_path: Path,
+) -> None:
+    """The header of both text exports holds the command `resume --print` prints: its
+    folder quoted for a shell, a recorded value that would read as an option left out."""
+    from html import escape
+
+    folder = tmp_path / "it's here"
+    folder.mkdir()
+    home = tmp_path / "home"
+    write_claude_session(
+        home,
+        "16161616-0000-4000-8000-000000000015",
+        str(folder),
+        model="--dangerously-skip-permissions",
+    )
+    _, printed, _ = invoke("resume", "1616", "--print", "--home", str(home))
+    command = printed.strip().splitlines()[-1]
+    assert command.startswith(
+        f"cd '{tmp_path}/it'\"'\"'s here' && claude --resume 1616"
+    )
+    assert "dangerously" not in command
+    _, md, _ = invoke("export", "1616", "-f", "md", "--home", str(home))
+    assert f"- **resume**: `{command}`\n" in md
+    _, page, _ = invoke("export", "1616", "-f", "html", "--home", str(home))
+    assert f"resume: <code>{escape(command)}</code>" in page
+
+
 def test_clean_shows_a_value_that_is_not_text() -> None:
     from sessdex.views.text import clean
 

@@ -416,6 +416,19 @@ def check_resume(
     return check
 
 
+def resume_command(session: Session) -> str | None:
+    """The shell line that reopens `session`, quoted as `resume --print` prints it, or
+    None where its app has none, it recorded no folder, or its id would read as an
+    option. Nothing on this machine is checked: an export is read anywhere."""
+    if session.id.startswith("-"):
+        return None
+    session, _ = _argument_safe(session)
+    plan = sources.get(session.app).resume(session)
+    if plan is None or not session.cwd or plan.cwd in ("", os.curdir):
+        return None
+    return ResumeCheck(session, plan).command
+
+
 def _argument_safe(session: Session) -> tuple[Session, list[str]]:
     """The session with each recorded value a resume command passes on (model, effort,
     an app's own settings in `extra`) left out when the CLI would read it as an option or

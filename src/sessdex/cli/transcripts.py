@@ -250,11 +250,13 @@ def export_command(
     if fmt == "md":
         from ..views import markdown
 
-        chunks = markdown.render(found.session, ordered)
+        chunks = markdown.render(
+            found.session, ordered, api.resume_command(found.session)
+        )
     elif fmt == "html":
         from ..views import html
 
-        chunks = html.render(found.session, ordered)
+        chunks = html.render(found.session, ordered, api.resume_command(found.session))
     with contextlib.closing(events):
         if fmt == "json":  # bytes as orjson writes them, as show --json does
             if output is None:

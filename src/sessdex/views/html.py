@@ -49,7 +49,11 @@ def _e(text: str | None) -> str:
     return escape(clean(text), quote=True)
 
 
-def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
+def render(
+    session: Session, events: Iterable[Event], resume: str | None = None
+) -> Iterator[str]:
+    """The page: a header of the session's facts (and the shell line that reopens it,
+    `resume`), then its events."""
     title = _e(one_line(session.title or "(untitled)"))
     yield (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -70,6 +74,8 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
         if x
     )
     yield f'<h1>{title}</h1><div class="facts">{facts}</div>\n'
+    if resume:
+        yield f'<div class="facts">resume: <code>{_e(resume)}</code></div>\n'
     # A sub-agent's events go inside a <details>, nested in its spawner's: the blocks
     # open (and close) as the agent of the events changes. Grouped by agent
     # (views.grouped), each sub-agent is one block right after its spawn; in time

@@ -164,7 +164,11 @@ def _capped(text: str, limit: int = 2000) -> str:
     return text[:limit] + f"\n… ({len(text) - limit} more characters)"
 
 
-def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
+def render(
+    session: Session, events: Iterable[Event], resume: str | None = None
+) -> Iterator[str]:
+    """The page: a header of the session's facts (and the shell line that reopens it,
+    `resume`), then its events."""
     yield f"# {_inline(one_line(session.title or '(untitled)'))}\n\n"
     facts = [
         ("app", session.app),
@@ -174,6 +178,7 @@ def render(session: Session, events: Iterable[Event]) -> Iterator[str]:
         ("model", session.model),
         ("started", iso(session.created)),
         ("updated", iso(session.updated)),
+        ("resume", resume),
     ]
     yield (
         "".join(

@@ -689,6 +689,8 @@ def test_html_export_renders_hostile_text_inert_in_a_real_browser(
             "--no-first-run",
             f"--user-data-dir={profile}",
             "--virtual-time-budget=2000",
+            "--enable-logging=stderr",  # the page's console: CSP violations
+            "--v=0",
             "--dump-dom",
             out_file.as_uri(),
         ],
@@ -698,6 +700,9 @@ def test_html_export_renders_hostile_text_inert_in_a_real_browser(
     )
     dom = result.stdout
     assert "</html>" in dom, result.stderr[-2000:]
+    # the page's own style sheet applies, and no other inline style could
+    assert "violates the following Content Security Policy" not in result.stderr
+    assert "'unsafe-inline'" not in dom
     assert "<title>PWNED</title>" not in dom
     assert "data-pwned" not in dom.replace("setAttribute('data-pwned'", "")
     assert "<script" not in dom.lower()

@@ -1549,3 +1549,24 @@ def test_a_broken_line_show_meets_points_to_where_it_is_counted(tmp_path: Path) 
     assert "skipped 1 unreadable line;" in err and "sessdex doctor --deep" in err
     code, out, _ = invoke("doctor", "--deep", "--app", "claude", "--home", str(home))
     assert code == 0 and "not JSON" in out
+
+
+def test_an_empty_board_says_how_far_it_looked_and_how_to_look_further(
+    tmp_path: Path,
+) -> None:
+    """`watch` with nothing recent says what --since it used and a wider one to try,
+    not only "no recent sessions"."""
+    home = tmp_path / "home"
+    write_claude_session(home, "aaaaaaaa-0000-4000-8000-00000000000a", "/w/old",
+                         title="an old one", when="2020-01-01T10:00:00.000Z")  # fmt: skip
+    code, out, _ = invoke("watch", "--once", "--home", str(home))
+    assert code == 0
+    assert out == "no session changed in the last 1d; --since 1w looks further back\n"
+    code, out, _ = invoke("watch", "--once", "--since", "3w", "--home", str(home))
+    assert out == "no session changed in the last 3w; --since 4w looks further back\n"
+    code, out, _ = invoke("watch", "--once", "--since", "60w", "--home", str(home))
+    assert out == "no session changed in the last 60w\n"
+    code, out, _ = invoke(
+        "watch", "--once", "--since", "2021-06-01", "--home", str(home)
+    )
+    assert out == "no session changed since 2021-06-01\n"

@@ -113,9 +113,9 @@ def watch_command(
         elif as_nl:
             _watch_lines(boards, once)
         elif once or not sys.stdout.isatty():
-            _watch_plain(boards, home, once)
+            _watch_plain(boards, home, once, since)
         else:
-            _watch_live(boards, home)
+            _watch_live(boards, home, since)
     except KeyboardInterrupt:
         pass
 
@@ -159,8 +159,10 @@ class _KnownIds:
         return self.ids
 
 
-def _watch_plain(boards: Iterable[Sequence[Any]], home: Home, once: bool) -> None:
-    from ..views.board import plain
+def _watch_plain(
+    boards: Iterable[Sequence[Any]], home: Home, once: bool, since: str
+) -> None:
+    from ..views.board import empty_board, plain
     from ..views.text import terminal_width
 
     width = terminal_width() if sys.stdout.isatty() else None
@@ -172,17 +174,20 @@ def _watch_plain(boards: Iterable[Sequence[Any]], home: Home, once: bool) -> Non
             if last is not None:
                 echo()
             ids = known.of(rows)
-            echo(plain(rows, str(home.path), width=width, ids=ids), nl=False)
+            board = plain(
+                rows, str(home.path), width=width, ids=ids, empty=empty_board(since)
+            )
+            echo(board, nl=False)
             last = states
         if once:
             return
 
 
-def _watch_live(boards: Iterable[Sequence[Any]], home: Home) -> None:
+def _watch_live(boards: Iterable[Sequence[Any]], home: Home, since: str) -> None:
     from rich.live import Live
 
     from ..views import terminal
-    from ..views.board import render
+    from ..views.board import empty_board, render
 
     out = terminal.console()
     known = _KnownIds(home)
@@ -190,7 +195,9 @@ def _watch_live(boards: Iterable[Sequence[Any]], home: Home) -> None:
         for rows in boards:
             # fitted to the terminal's width now: a resized window gets a board that fits
             ids = known.of(rows)
-            board = render(rows, str(home.path), width=out.width, ids=ids)
+            board = render(
+                rows, str(home.path), width=out.width, ids=ids, empty=empty_board(since)
+            )
             screen.update(board, refresh=True)  # type: ignore[arg-type]
 
 

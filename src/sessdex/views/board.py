@@ -26,6 +26,31 @@ from .text import (
 )
 from .text import cells as text_cells
 
+EMPTY = "no recent sessions"  # what an empty board says, when not told why
+
+
+def empty_board(since: str) -> str:
+    """What an empty board says for `--since VALUE`: how far it looked, and how to look
+    further (a relative value grows one unit; a date is the user's own choice)."""
+    import re
+
+    found = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", since)
+    if found is None:
+        return f"no session changed since {since}"
+    amount, unit = int(found[1]), found[2]
+    given = f"no session changed in the last {amount}{unit}"
+    seconds = amount * {"m": 60, "h": 3600, "d": 86400, "w": 604800}[unit]
+    ladder = (
+        ("1h", 3600),
+        ("1d", 86400),
+        ("1w", 604800),
+        ("4w", 2419200),
+        ("52w", 31449600),
+    )
+    further = next((value for value, length in ladder if length > seconds), None)
+    return f"{given}; --since {further} looks further back" if further else given
+
+
 LABELS = {
     "waiting_for_user": "waiting for you",
     "failed": "failed",
@@ -96,6 +121,7 @@ def render(
     now: datetime | None = None,
     width: int | None = None,
     ids: Sequence[str] | None = None,
+    empty: str = EMPTY,
 ) -> object:
     """A Rich renderable for the live board: the plain board's lines, fitted to `width`
     (the terminal's) as `plain` fits them, each group's heading in its status's colour
@@ -103,7 +129,7 @@ def render(
     from rich.text import Text
 
     if not rows:
-        return Text("no recent sessions", style="dim")
+        return Text(one_line(empty), style="dim")
     out = Text(no_wrap=True, overflow="crop")
     id_width, lines = _lines(rows, home, now or datetime.now(UTC), width, ids)
     for n, (status, line) in enumerate(lines):
@@ -124,12 +150,13 @@ def plain(
     now: datetime | None = None,
     width: int | None = None,
     ids: Sequence[str] | None = None,
+    empty: str = EMPTY,
 ) -> str:
     """The board as plain text (`watch --once`, a pipe, a file): its title, folder and
     reason columns as wide as what they show, and narrower to fit `width` (a terminal's)
     where it is given; a folder cut loses its start."""
     if not rows:
-        return "no recent sessions\n"
+        return one_line(empty) + "\n"
     _, lines = _lines(rows, home, now or datetime.now(UTC), width, ids)
     return "\n".join(line for _, line in lines) + "\n"
 

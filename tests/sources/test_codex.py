@@ -804,6 +804,26 @@ def test_resume_passes_strict_permissions_and_effort_as_a_toml_string(
     assert read_only.withheld == ("-a never",)
 
 
+@pytest.mark.parametrize("recorded", ["untrusted", "on-failure"])
+def test_resume_turns_a_retired_approval_policy_into_on_request(
+    found: dict[str, Session], recorded: str
+) -> None:
+    """codex-cli 0.149+ rejects `-a untrusted` and `-a on-failure` ("invalid value"), so a
+    thread that recorded one resumes with `-a on-request`, at least as strict as the
+    default, with or without --keep-permissions, and says why."""
+    from dataclasses import replace
+
+    session = found[ZST]
+    session = replace(session, extra={**session.extra, "approval_policy": recorded})
+    for keep in (False, True):
+        plan = codex.resume(session, keep_permissions=keep)
+        assert plan is not None
+        assert recorded not in plan.argv
+        assert plan.argv[plan.argv.index("-a") + 1] == "on-request"
+        assert not any(item.startswith("-a") for item in plan.withheld)
+        assert any(recorded in note and "0.149" in note for note in plan.notes)
+
+
 def test_scan_lists_only_what_parse_needs(found: dict[str, Session]) -> None:
     location = codex.locate(Home.at(HOME))
     names = [os.path.basename(path) for path in codex.scan(location)]

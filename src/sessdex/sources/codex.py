@@ -111,7 +111,7 @@ from .base import Home, Location, SessionFollow
 
 NAME = "codex"
 TITLE = "OpenAI Codex CLI"
-CHECKED_WITH = "codex-cli 0.146 - 0.171.0"
+CHECKED_WITH = "codex-cli 0.146 - 0.171.0; resume checked against 0.171.0's --help"
 NEWEST_CHECKED = "0.171.0"  # doctor names versions past it
 ENV_VARS = ("CODEX_HOME", "CODEX_SQLITE_HOME")
 SCAN_NOTED = True  # locate reads the environment, scan only lists (see base.py)
@@ -126,11 +126,14 @@ _PRECEDENCE_ROLLOUT = 20  # the rollout itself (+1, +2: the files reverts starte
 _PRECEDENCE_DB = 10  # the rest of the threads row (a cache of the rollouts)
 
 _STATE_DB = re.compile(r"state_(\d+)\.sqlite")
-_STRICT_APPROVALS = ("untrusted", "on-request")
+_STRICT_APPROVALS = ("on-request",)
 _STRICT_SANDBOXES = ("read-only", "workspace-write")
-_APPROVALS = (*_STRICT_APPROVALS, "on-failure", "never")
+_APPROVALS = (*_STRICT_APPROVALS, "never")  # all `-a` takes since codex-cli 0.149
+# Older policies `-a` now rejects ("invalid value"): `untrusted` moved to a folder's
+# trust_level, and config reads `on-failure` as `on-request`, which stands in for both.
+_RETIRED_APPROVALS = ("untrusted", "on-failure")
 # what Codex runs a folder it does not trust with: the read-only preset
-_UNTRUSTED_DEFAULTS = ("untrusted", "on-request", "read-only")
+_UNTRUSTED_DEFAULTS = ("on-request", "read-only")
 _ROLLOUT_DIRS = ("sessions", "archived_sessions")  # under CODEX_HOME
 _SANDBOXES = (*_STRICT_SANDBOXES, "danger-full-access")
 _CWD_TAG = re.compile(r"<cwd>([^<]+)</cwd>")
@@ -965,6 +968,11 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
                 f"reasoning effort {session.effort!r} left out: not a plain word"
             )
     approval, sandbox = _recorded_permissions(session)
+    if approval in _RETIRED_APPROVALS:
+        notes.append(
+            f"approval policy {approval!r} became on-request: codex 0.149+ no longer takes it"
+        )
+        approval = "on-request"
     trusted = _trusted(session)
     if trusted is False and (approval, sandbox) != (None, None):
         notes.append(

@@ -138,8 +138,23 @@ def test_fork_points_at_the_chain_that_holds_its_parent() -> None:
         "--resume",
         FORK,
         "--agent",
-        "plan",
+        "ask",  # it ran in Vibe 2's plan agent, which Vibe 3 no longer has
     )
+
+
+def test_resume_names_only_agents_vibe_3_knows() -> None:
+    """Vibe 3 refuses `--agent plan`, `default` and `chat` ("Agent 'plan' not found"):
+    a session that ran in one resumes in `ask`, which asks before every tool, and `ask`
+    itself is kept: it is stricter than Vibe 3's default, accept-edits."""
+    found = sessions()
+    for agent in ("default", "plan", "chat"):
+        plan = vibe.resume(replace(found[FORK], permission_mode=agent))
+        assert plan is not None and plan.argv[-2:] == ("--agent", "ask")
+        assert plan.withheld == ()
+        assert any(f"'{agent}' became ask" in note for note in plan.notes)
+    strict = vibe.resume(replace(found[RESUMED], permission_mode="ask"))
+    assert strict is not None and strict.argv[-2:] == ("--agent", "ask")
+    assert strict.withheld == ()
 
 
 def test_legacy_subagent_folder_is_linked_and_read_after_its_task_call() -> None:
@@ -310,7 +325,7 @@ def test_resume_withholds_loose_agent_profiles() -> None:
         "--resume",
         NEWER,
         "--agent",
-        "default",
+        "ask",  # Vibe 2's default agent, which Vibe 3 no longer has
     )
     assert (
         vibe.resume(listed[CHILD]) is None and vibe.resume(listed[LEGACY_CHILD]) is None

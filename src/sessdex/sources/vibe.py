@@ -69,15 +69,19 @@ TITLE = "Mistral Vibe"
 SCAN_NOTED = True  # locate reads the environment (and small files through files.read_small); scan only lists, probes and reads through files
 CHECKED_WITH = (
     "vibe 3.0.2 (unified store; 3.0.3's harness source: store format minor 10); "
-    "2.26.1 --legacy-harness and 2.18 (session folders)"
+    "2.26.1 --legacy-harness and 2.18 (session folders); resume checked against 3.0.2"
 )
 ENV_VARS = ("VIBE_HOME",)
 
 INSTALL_HINT = "uv tool install mistral-vibe"
 META_LIMIT = 16 * 1024 * 1024  # meta.json embeds the system prompt and tool schemas
 HEAD_BYTES = 8192  # session_id and parent_session_id are the first keys of meta.json
-# agent profiles at least as strict as the default (accept-edits, auto-approve are looser)
-SAFE_AGENTS = ("default", "plan", "chat")
+# Vibe 3's built-in agent at least as strict as its default, accept-edits (ask asks before
+# every tool; accept-edits, smart-approve and auto-approve approve some on their own)
+SAFE_AGENTS = ("ask",)
+# Vibe 2's strict agents, gone in Vibe 3 (`--agent plan`: "Agent 'plan' not found"): ask,
+# the one that asks before every tool, stands in for them
+RETIRED_AGENTS = ("default", "plan", "chat")
 _ID = re.compile(rb'"session_id"\s*:\s*"([^"]+)"')
 _PARENT = re.compile(rb'"parent_session_id"\s*:\s*(?:null|"([^"]*)")')
 _CAUTION = ("<tool_error>", "<user_cancellation>")
@@ -637,7 +641,8 @@ def read(
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`vibe --resume <id>` in the session's folder, with its agent profile when that is safe.
+    """`vibe --resume <id>` in the session's folder, with its agent profile when that is safe
+    (a Vibe 2 agent that Vibe 3 dropped becomes `ask`).
 
     None for sub-agents (Vibe resumes only top-level sessions) and when the folder is unknown.
     Vibe 3 resumes legacy sessions too (it imports them). The model is not a CLI flag: Vibe
@@ -647,12 +652,18 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         return None  # a sub-agent's session (its lead resumes), or no known folder
     argv = ["vibe", "--resume", session.id]
     withheld: list[str] = []
+    notes = []
     agent = session.permission_mode
+    if agent in RETIRED_AGENTS:
+        notes.append(
+            f"agent '{agent}' became ask: Vibe 3 has no '{agent}' agent "
+            f"(Vibe 2 takes --agent {agent})"
+        )
+        agent = "ask"
     if agent in SAFE_AGENTS or (agent and keep_permissions):
         argv += ["--agent", agent]
     elif agent:
         withheld.append(f"--agent {agent}")
-    notes = []
     alias = session.extra.get("model_alias")
     if isinstance(alias, str) and alias:
         notes.append(

@@ -131,6 +131,10 @@ def test_resume_needs_the_threads_folder() -> None:
     plan = amp.resume(found[THREAD])
     assert plan is not None and plan.argv == ("amp", "threads", "continue", THREAD)
     assert plan.cwd == "/home/alex/code/shop" and not plan.withheld
+    # checked against amp's own `threads continue --help`: no "unverified" warning, and
+    # the package the CLI now ships in (the old name only pulls it in)
+    assert plan.notes == ()
+    assert plan.install_hint == "npm install -g @ampcode/cli"
     assert amp.resume(found["test-thread-1"]) is None
 
 

@@ -62,7 +62,11 @@ from .base import Home, Location
 NAME = "amp"
 TITLE = "Amp"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
-CHECKED_WITH = "public synthetic thread samples and reader projects (ccusage, txcript); tool run states from a deobfuscated CLI bundle (flitter); never run — Low confidence"
+CHECKED_WITH = (
+    "public synthetic thread samples and reader projects (ccusage, txcript); tool run "
+    "states from a deobfuscated CLI bundle (flitter); never run — Low confidence; "
+    "resume checked against amp 0.0.1790142911's `threads continue --help`"
+)
 ENV_VARS = ("XDG_DATA_HOME",)
 
 JSON_CAP = 64 * 1024 * 1024  # a thread file bigger than this is read in pieces
@@ -240,17 +244,15 @@ def read(
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`amp threads continue <id>` in the thread's first tree (reported; unverified)."""
+    """`amp threads continue <id>` in the thread's first tree."""
     if session.cwd is None:
         return None
     return ResumePlan(
         argv=("amp", "threads", "continue", session.id),
         cwd=session.cwd,
         program="amp",
-        install_hint="npm install -g @sourcegraph/amp",
-        notes=(
-            "resume command as reader projects report it; not checked against an Amp install",
-        ),
+        # the CLI's own package: @sourcegraph/amp is now a wrapper that pulls it in
+        install_hint="npm install -g @ampcode/cli",
     )
 
 

@@ -281,6 +281,10 @@ def test_resume_argv() -> None:
     cached = opencode.resume(found[CACHED])
     assert cached is not None and cached.argv[-1] == "anthropic/claude-sonnet-4-5"
     assert found[CACHED].effort == "high"
+    # the TUI has no --variant (only `opencode run` does): said, not silently dropped
+    assert "--variant" not in cached.argv
+    assert any("'high' not passed" in note for note in cached.notes)
+    assert plan.notes == ()
 
 
 def test_a_huge_part_is_read_with_its_long_output_elided(

@@ -62,7 +62,8 @@ TITLE = "OpenCode"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "opencode 1.18.33 (SQLite, real files); 1.3 JSON storage tree (public synthetic samples); "
-    "2.0.15 tables and rows as a public reader's tests quote them (no real 2.x file seen)"
+    "2.0.15 tables and rows as a public reader's tests quote them (no real 2.x file seen); "
+    "resume checked against 1.18.33's --help"
 )
 NEWEST_CHECKED = "2.0.15"  # doctor names versions past it
 ENV_VARS = ("XDG_DATA_HOME", "OPENCODE_DB")
@@ -737,15 +738,20 @@ def resume(
     provider = session.extra.get("provider")
     if session.model and isinstance(provider, str):
         argv += ["--model", f"{provider}/{session.model}"]
-    notes = (
-        ("a sub-agent session: it reopens on its own, not inside its parent",)
-        if session.parent_id
-        else ()
-    )
+    notes: list[str] = []
+    if session.effort:  # only `run` takes --variant (checked against opencode 1.18.33)
+        notes.append(
+            f"reasoning variant {session.effort!r} not passed: the {program} TUI takes "
+            "no variant flag; pick it there"
+        )
+    if session.parent_id:
+        notes.append(
+            "a sub-agent session: it reopens on its own, not inside its parent"
+        )
     return ResumePlan(
         argv=tuple(argv),
         cwd=session.cwd or ".",
         program=program,
         install_hint=install_hint,
-        notes=notes,
+        notes=tuple(notes),
     )

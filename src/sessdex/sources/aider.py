@@ -53,7 +53,10 @@ from .base import Home, Location
 NAME = "aider"
 TITLE = "Aider"
 SCAN_NOTED = True  # locate reads the environment (and small files through files.read_small); scan only lists, probes and reads through files
-CHECKED_WITH = "aider 0.86.1 (one real public chat log); markup read from aider's io.py — Medium confidence"
+CHECKED_WITH = (
+    "aider 0.86.1 (one real public chat log); markup read from aider's io.py — Medium confidence"
+    "; resume flags from aider 0.86.2's args.py"
+)
 NEWEST_CHECKED = "0.86.1"  # doctor names versions past it
 ENV_VARS = ("AIDER_CHAT_HISTORY_FILE",)
 

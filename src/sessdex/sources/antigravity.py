@@ -76,6 +76,7 @@ CHECKED_WITH = (
     "agy 1.0.x transcript samples (public, trimmed), state.vscdb layout from reverse-engineering notes; "
     "no real install seen — Low confidence; cache/last_conversations.json's shape as "
     "third-party agy wrappers write and read it (said unchanged at agy 1.0.15)"
+    "; resume flag as wrappers of agy 1.0.8 use it (not run)"
 )
 ENV_VARS = ("HOME", "XDG_CONFIG_HOME")
 

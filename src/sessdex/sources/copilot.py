@@ -66,7 +66,7 @@ from .base import Home, Location
 NAME = "copilot"
 TITLE = "GitHub Copilot CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
-CHECKED_WITH = "copilot 1.0.11 - 1.0.102"
+CHECKED_WITH = "copilot 1.0.11 - 1.0.102; resume checked against 1.0.102's --help"
 NEWEST_CHECKED = "1.0.102"  # doctor names versions past it
 ENV_VARS = ("COPILOT_HOME", "XDG_STATE_HOME")
 

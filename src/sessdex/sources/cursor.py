@@ -68,6 +68,7 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "Cursor CLI 2026.06-2026.08 (per public readers); IDE store of Cursor 3.x (composerData "
     "_v 16, bubbles _v 3, per a public reader's notes); no real capture"
+    "; resume flags from Cursor's CLI docs (not run)"
 )
 ENV_VARS = ("CURSOR_CONFIG_DIR", "XDG_CONFIG_HOME")
 

@@ -56,6 +56,7 @@ CHECKED_WITH = (
     "public synthetic samples (droid 0.81-era session store) and reader projects, "
     "the injected-context shape as third-party readers quote a real 0.213 run; "
     "never run here — Low confidence"
+    "; resume flag from Factory's CLI reference (not run)"
 )
 NEWEST_CHECKED = "0.213.0"  # doctor names versions past it
 ENV_VARS = ("FACTORY_HOME_OVERRIDE", "HOME")

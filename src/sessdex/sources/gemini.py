@@ -82,6 +82,7 @@ TITLE = "Gemini CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "gemini 0.61.0 (JSONL chats); pre-0.40 one-file JSON chats from public samples"
+    "; resume checked against 0.61.0's --help"
 )
 ENV_VARS = ("GEMINI_CLI_HOME",)
 

@@ -71,6 +71,7 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "goose session schema v5-v16 (source to aaif-goose/goose 2026-08-21, synthetic DB); "
     "legacy JSONL (source, synthetic)"
+    "; resume flags from goose-cli's cli.rs (not run)"
 )
 ENV_VARS = ("GOOSE_PATH_ROOT", "XDG_DATA_HOME")
 

@@ -41,6 +41,7 @@ CHECKED_WITH = (
     "sub-task links and the CLI 0.x global state from kilocode-legacy 5.10.4's source; "
     "kilo.db assumed to keep OpenCode's tables, as its fork's source does — Low confidence; "
     "channel database names from Kilo-Org/kilocode's storage/database.ts (after CLI 7.1.2)"
+    "; CLI resume flags from the Kilo fork's tui/thread.ts (not run)"
 )
 ENV_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "KILO_DB")
 INSTALL_HINT = "npm install -g @kilocode/cli"

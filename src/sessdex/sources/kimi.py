@@ -61,6 +61,7 @@ CHECKED_WITH = (
     "Kimi Code 0.3x real captures (wire 1.4), the kimi-code 0.38 source and 2.1.0's "
     "bundle (wire 1.5); "
     "kimi-cli 1.49 source (wire protocol 1.x), no real Kimi CLI capture"
+    "; kimi-cli resume flags from its 1.49 source (not run)"
 )
 ENV_VARS = ("KIMI_SHARE_DIR", "KIMI_CODE_HOME")
 

@@ -78,6 +78,7 @@ CHECKED_WITH = (
     "@earendil-works/pi-coding-agent 1.6.0's entry types (its docs and typings, no real "
     "file); format 4 from pi-agent-core's source (no real file); the stop reasons of "
     "@earendil-works/pi-ai 0.85's typings (`deferred`: no real file)"
+    "; resume checked against 1.6.0's --help"
 )
 ENV_VARS = ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")
 

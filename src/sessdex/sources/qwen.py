@@ -86,6 +86,7 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "qwen 0.15.10 (real files); 0.21 record shapes (public synthetic samples); "
     "0.24.4 sub-agent transcripts (from its source; synthetic fixture)"
+    "; resume checked against 0.24.4's --help"
 )
 NEWEST_CHECKED = "0.24.4"  # doctor names versions past it
 ENV_VARS = ("QWEN_RUNTIME_DIR", "QWEN_HOME")

@@ -321,6 +321,47 @@ def test_a_codex_rollout_is_counted_without_holding_a_record_per_response(
     assert peak < 100 * count  # a record listed per response costs over 300 bytes
 
 
+def test_a_read_that_fails_halfway_keeps_the_sums_from_before_it(
+    mixed: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records are summed as they are read: when the read of appended lines breaks off after
+    some, none of them is kept, and the file's sums stay what they were."""
+    from sessdex.sources import _codex_usage
+
+    before = rows(mixed, "daily", ("codex",))
+    rollout = next(
+        (mixed.path / ".codex/sessions/2026/11/20").glob("*0000000000a.jsonl")
+    )
+    last = orjson.loads(rollout.read_bytes().splitlines()[-1])
+    info = last["payload"]["info"]
+    with open(rollout, "ab") as handle:
+        for n in range(1, 6):  # five more responses of 100 input tokens each
+            info["total_token_usage"] = dict(
+                info["total_token_usage"],
+                input_tokens=info["total_token_usage"]["input_tokens"] + 100,
+            )
+            info["last_token_usage"] = dict(
+                info["last_token_usage"], input_tokens=100, cached_input_tokens=0
+            )
+            last["timestamp"] = f"2026-11-20T10:0{n + 1}:00.000Z"
+            handle.write(orjson.dumps(last) + b"\n")
+    counted = _codex_usage._Scan.token_count
+    calls = []
+
+    def breaks_on_the_third(self: object, *args: object) -> None:
+        calls.append(args[0])
+        if len(calls) == 3:
+            raise RuntimeError("a reader bug")
+        counted(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_codex_usage._Scan, "token_count", breaks_on_the_third)
+    collected = usage.collect(mixed, ("codex",))
+    assert len(calls) == 3  # two appended responses were summed before the failure
+    assert any("a reader bug" in p for p in collected.diagnostics["codex"].problems)
+    after = {r.key: r.record() for r in usage.report(collected.buckets, "daily")}
+    assert after == before
+
+
 def test_session_report_splits_the_lead_and_each_sub_agent(mixed: Home) -> None:
     sessions = rows(mixed, "session", ("codex",))
     parent = sessions["01a1f000-0000-7000-8000-00000000000a"]

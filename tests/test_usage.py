@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
 import orjson
@@ -165,6 +166,100 @@ def test_a_claude_transcript_keeps_one_copy_of_its_session_folder_and_model(
         (session, "/home/dev/code/shop-api", "claude-sonnet-4-5")
     }
     assert held < 580 * count  # with a copy of the three each: about 690 bytes
+
+
+def _claude_response(
+    n: int,
+    *,
+    output: int,
+    day: int = 20,
+    request: str | None = None,
+    sidechain: bool = False,
+) -> bytes:
+    """One line of response `n` in session f4 (a streamed response writes several)."""
+    return orjson.dumps({"type": "assistant", "isSidechain": sidechain,
+                         "timestamp": f"2026-11-{day}T{n // 3600 % 24:02}:{n // 60 % 60:02}:{n % 60:02}Z",
+                         "sessionId": "aaaaaaaa-0000-4000-8000-0000000000f4",
+                         "cwd": "/home/dev/shop", "requestId": request or f"req_{n:024}",
+                         "message": {"id": f"msg_{n:024}", "model": "claude-sonnet-4-5",
+                                     "usage": {"input_tokens": 1000 + n, "output_tokens": output,
+                                               "cache_read_input_tokens": 7 * n}}}) + b"\n"  # fmt: skip
+
+
+def _claude_home(tmp_path: Path, lines: Iterable[bytes]) -> Home:
+    folder = tmp_path / "home" / ".claude" / "projects" / "-home-dev-shop"
+    folder.mkdir(parents=True)
+    with open(folder / "aaaaaaaa-0000-4000-8000-0000000000f4.jsonl", "wb") as out:
+        out.writelines(lines)
+    return Home.at(tmp_path / "home")
+
+
+def test_a_claude_transcript_is_counted_without_holding_a_record_per_response(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Responses far enough back that no copy of them is still to come are folded into their
+    day's sums as the file is read: a huge transcript holds a key per response, no record."""
+    import tracemalloc
+
+    from sessdex.pricing import Catalogue
+    from sessdex.sources import _usage_scan
+
+    monkeypatch.setattr(
+        _usage_scan, "CHUNK", 256 * 1024
+    )  # the file is not what is held
+    count = 30_000
+    home = _claude_home(
+        tmp_path,
+        (
+            _claude_response(n, output=1) + _claude_response(n, output=10 + n % 7)
+            for n in range(count)
+        ),  # each response streamed: a first copy with a partial count
+    )
+    Catalogue.load()  # loaded once per process, whatever the file
+    tracemalloc.start()
+    try:
+        collected = usage.collect(home, ["claude"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    [day] = usage.report(collected.buckets, "daily")
+    assert (day.key, day.responses) == ("2026-11-20", count)
+    assert day.input_tokens == sum(range(1000, 1000 + count))
+    assert day.output_tokens == sum(10 + n % 7 for n in range(count))
+    assert peak < 300 * count  # a record listed per response costs over 470 bytes
+
+
+@pytest.mark.parametrize("late", ["copy", "side chain"])
+def test_a_response_repeated_long_after_it_was_summed_counts_as_a_whole_read_counts_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: str
+) -> None:
+    """A copy of an old response (dated a day later, with the final count) or a side chain
+    replaying it under a new request id, read after that response was folded into the sums:
+    the response still counts once, with the copy's tokens and date."""
+    from sessdex.sources import _claude_usage
+
+    monkeypatch.setattr(_claude_usage, "WINDOW", 16)
+    count = 100
+    lines = [_claude_response(n, output=10) for n in range(count)]
+    if late == "copy":
+        lines.append(_claude_response(3, output=500, day=21))
+    else:
+        lines.append(_claude_response(3, output=500, request="req_btw", sidechain=True))
+    daily = {
+        row.key: (row.responses, row.output_tokens)
+        for row in usage.report(
+            usage.collect(_claude_home(tmp_path, lines), ["claude"]).buckets, "daily"
+        )
+    }
+    if late == "copy":
+        assert daily == {
+            "2026-11-20": (count - 1, 10 * (count - 1)),
+            "2026-11-21": (1, 500),
+        }
+    else:
+        assert daily == {
+            "2026-11-20": (count, 10 * count)
+        }  # the lead agent's copy wins
 
 
 def test_claude_daily_totals_are_the_hand_checked_ones(mixed: Home) -> None:

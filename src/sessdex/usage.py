@@ -12,6 +12,7 @@ This module knows no app by name.
 from __future__ import annotations
 
 import hashlib
+import io
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -28,7 +29,7 @@ from .index import Index, connect
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source
-from .sources.base import DroppedLine, UsageRecord, UsageScan
+from .sources.base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
 
 SLOT = 900  # seconds: every real time zone's offset is a multiple of 15 minutes
 NO_SLOT = -1  # a response without a time
@@ -125,45 +126,75 @@ class _Done:
     diagnostics: Diagnostics
 
 
-def _key_line(record: UsageRecord) -> str:
-    return f"{record.key}\t{1 if record.sidechain else 0}"
+class _Earlier:
+    """The responses a file held before the offset, by hashes of their keys and message ids:
+    whether an appended record repeats one (a collision only has the file read again whole)."""
 
+    def __init__(self, keys: bytes) -> None:
+        self.keys: set[int] = set()
+        self.messages: dict[int, bool] = {}  # message id -> seen on a side chain
+        for key, message, side in _key_items(keys):
+            self.keys.add(key)
+            self.messages[message] = self.messages.get(message, False) or side
 
-def _repeats_earlier(keys: bytes, records: list[UsageRecord]) -> bool:
-    """Whether an appended record repeats a response from before the offset. Compared by
-    hashes: a collision only has the file read again whole."""
-    fresh = [r for r in records if r.key and r.replaces is None]
-    if not fresh or not keys:
-        return False
-    earlier: set[int] = set()
-    messages: dict[int, bool] = {}  # message id -> seen on a side chain
-    for key, message, side in _key_items(keys):
-        earlier.add(key)
-        messages[message] = messages.get(message, False) or side
-    for record in fresh:
-        if hash((record.key or "").encode()) in earlier:
+    def repeated(self, record: UsageRecord) -> bool:
+        if hash((record.key or "").encode()) in self.keys:
             return True
         alias = hash((record.alias or "").encode())
-        if alias in messages and (record.sidechain or messages[alias]):
-            return True
-    return False
+        return alias in self.messages and (record.sidechain or self.messages[alias])
+
+
+class _Sums:
+    """One file's buckets and the keys of its responses, counted record by record in the
+    hook's order (the order of a float sum decides its last digits)."""
+
+    def __init__(self, job: _Job, catalogue: Catalogue) -> None:
+        self.catalogue = catalogue
+        self.buckets: dict[tuple[Any, ...], Bucket] = {
+            tuple(b[:5]): list(b) for b in job.buckets or ()
+        }
+        self.before = job.keys if job.offset else b""
+        self.earlier: _Earlier | None = None  # built at the first keyed record
+        self.repeats = False  # a record repeats one from before the offset
+        # "key\tside chain" lines, written as records come: no list of strings is held, and
+        # getvalue() hands the buffer over without a copy
+        self.keys = io.BytesIO(job.keys)
+        self.keys.seek(0, io.SEEK_END)
+
+    def add(self, record: UsageRecord) -> None:
+        replaced = record.replaces
+        if replaced is not None:
+            _add(self.buckets, replaced, _cost(self.catalogue, replaced), -1)
+        _add(self.buckets, record, _cost(self.catalogue, record))
+        if not record.key or replaced is not None:
+            return
+        if self.before and not self.repeats:
+            if self.earlier is None:
+                self.earlier = _Earlier(self.before)
+            self.repeats = self.earlier.repeated(record)
+        if self.keys.tell():
+            self.keys.write(b"\n")
+        self.keys.write(f"{record.key}\t{1 if record.sidechain else 0}".encode())
 
 
 def _scan(job: _Job) -> _Done:
     source = sources.get(job.app)
     catalogue = Catalogue.load()
     diagnostics = Diagnostics()
-    buckets: dict[tuple[Any, ...], Bucket] = {
-        tuple(b[:5]): list(b) for b in job.buckets or ()
-    }
+    sums = _Sums(job, catalogue)
 
-    def fold(record: UsageRecord) -> None:
-        _add(buckets, record, _cost(catalogue, record))
-
-    try:
-        scan: UsageScan = source.usage_records(  # type: ignore[attr-defined]
+    def read(fold: Callable[[UsageRecord], None] | None) -> UsageScan:
+        return source.usage_records(  # type: ignore[no-any-return, attr-defined]
             Path(job.path), diagnostics, offset=job.offset, state=job.state, fold=fold
         )
+
+    try:
+        try:
+            scan = read(sums.add)
+        except FoldedTooSoon:
+            # a line changed a response already summed: sum again, every record listed
+            diagnostics, sums = Diagnostics(), _Sums(job, catalogue)
+            scan = read(None)
     except Exception as error:  # one broken file never hides the rest
         if os.environ.get("SESSDEX_DEBUG"):
             raise
@@ -171,25 +202,18 @@ def _scan(job: _Job) -> _Done:
             f"{job.app}: could not count {job.path}: {type(error).__name__}: {error}"
         )
         scan = UsageScan([], job.offset, job.state or {})
-        buckets = {tuple(b[:5]): list(b) for b in job.buckets or ()}  # nothing folded
-    if job.offset and _repeats_earlier(job.keys, scan.records):
+        sums = _Sums(job, catalogue)  # what was folded before the failure is dropped
+    for record in scan.records:
+        sums.add(record)
+    if job.offset and sums.repeats:
         # an appended line repeats a response from before the offset (a side chain replaying
         # an old message): only a whole read merges it right
         return _scan(_Job(job.app, job.path, job.signature))
-    keys = [_key_line(r) for r in scan.records if r.key and r.replaces is None]
-    for record in scan.records:
-        if record.replaces is not None:
-            _add(buckets, record.replaces, _cost(catalogue, record.replaces), -1)
-        _add(buckets, record, _cost(catalogue, record))
-    joined = "\n".join(keys).encode()
-    all_keys = (
-        job.keys + b"\n" + joined if job.keys and joined else (job.keys or joined)
-    )
     state = dict(scan.state)
     state[_BEFORE] = _bytes_before(job.path, scan.offset).hex()
     return _Done(
         job.app, job.path, job.signature, scan.offset, state,
-        [b for b in buckets.values() if b[11]], all_keys, diagnostics,
+        [b for b in sums.buckets.values() if b[11]], sums.keys.getvalue(), diagnostics,
     )  # fmt: skip
 
 

@@ -14,12 +14,16 @@ needed. The rules are those of the reader (`_claude_stream`) and of ccusage:
 - Agent-progress lines (2.0) nest a sub-agent's response under `data.message`; they share
   its ids, so they merge with the sub-agent file's own lines.
 Across files the same keys merge again (resumed sessions copied their history); `usage`
-does that with the same rules.
+does that with the same rules. Responses more than WINDOW back are handed to `fold` as the
+file is read, so a huge transcript holds no record per response, only a hash of each.
 """
 
 from __future__ import annotations
 
 import os
+from array import array
+from bisect import bisect_left
+from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -32,13 +36,16 @@ from ..diagnostics import Diagnostics
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
 from ._values import as_int
-from .base import DroppedLine, UsageRecord, UsageScan
+from .base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
 
 # Claude Code writes compact JSON; the marker stops at the colon so that a line written
 # with a space after it (another writer, a hand-edited copy) is still found.
 MARKER = b'"usage":'
 SYNTHETIC = "<synthetic>"
 OPEN_KEYS = 16  # responses near the end of a file whose copies may still be appended
+# Responses kept whole behind the newest: the copies of a streamed response come together, so
+# older ones go to `fold`. A copy that comes later anyway makes the read start again (unfolded).
+WINDOW = 4096
 
 
 class _CacheCreation(msgspec.Struct):
@@ -128,12 +135,22 @@ class _Scan:
     """One file's records, merged per response key as lines arrive."""
 
     def __init__(
-        self, path: Path, explain: bool, state: dict[str, JSONValue] | None
+        self,
+        path: Path,
+        explain: bool,
+        state: dict[str, JSONValue] | None,
+        fold: Callable[[UsageRecord], None] | None = None,
     ) -> None:
         self.path = path
         self.stem = path.name.removesuffix(".jsonl")
         self.explain = explain
-        self.records: list[UsageRecord] = []
+        self.records: deque[UsageRecord] = deque()  # in order; the oldest may be folded
+        self.fold = None if explain else fold
+        self.window = max(WINDOW, OPEN_KEYS)  # `state` lists the last OPEN_KEYS
+        self.keyed = 0  # records with a key in `records`
+        # the message-id part of folded records' keys: a line sharing one may merge with a
+        # folded record (a false match, two hashes alike, only makes the read start again)
+        self.folded = _Hashes()
         self.dropped: list[DroppedLine] = []
         self.by_key: dict[str, UsageRecord] = {}
         self.by_message: dict[str, UsageRecord] = {}
@@ -233,9 +250,12 @@ class _Scan:
                 return
             if self.explain:
                 record.note = "no message id: counted as it is"
-            self.records.append(record)
+            self._list(record)
             return
         existing = self.by_key.get(key)
+        if existing is None and self.folded and _head(key) in self.folded:
+            # it may merge with a folded response (or only share its message id)
+            raise FoldedTooSoon(f"{self.path}: line {number}")
         if existing is None and message_id is not None:
             other = self.by_message.get(message_id)
             if other is not None and (sidechain or other.sidechain):
@@ -243,12 +263,35 @@ class _Scan:
         if existing is None:
             self.by_key[key] = record
             self.by_message.setdefault(message_id or key, record)
-            self.records.append(record)
             self._remember(record, number)
             if self.explain:
                 self.token_line[key] = number
+            self._list(record)
             return
         self._merge(existing, record, number)
+
+    def _list(self, record: UsageRecord) -> None:
+        """List a record; with `fold`, hand it the oldest while more than `window` have keys."""
+        records = self.records
+        records.append(record)
+        if record.key:
+            self.keyed += 1
+        if self.fold is None:
+            return
+        while records and (not records[0].key or self.keyed > self.window):
+            old = records.popleft()
+            if old.key:
+                self.keyed -= 1
+                self._forget(old, old.key)
+            self.fold(old)
+
+    def _forget(self, record: UsageRecord, key: str) -> None:
+        if self.by_key.get(key) is record:
+            del self.by_key[key]
+        message = record.alias or key
+        if self.by_message.get(message) is record:
+            del self.by_message[message]
+        self.folded.add(_head(key))
 
     def _remember(
         self, record: UsageRecord, number: int, usage: Usage | None = None
@@ -295,7 +338,7 @@ class _Scan:
             # a response begun before `offset`: count the update, not a second response
             self.open.pop(kept.key)
             kept.replaces = previous
-            self.records.append(kept)
+            self._list(kept)
 
     def state(self) -> dict[str, JSONValue]:
         keyed = [r for r in self.records if r.key][-OPEN_KEYS:]
@@ -322,6 +365,42 @@ class _Scan:
                         DroppedLine(number, "copy-of-response", f"output_tokens {usage.output_tokens} of {record.key}; line {counted} counted ({record.usage.output_tokens})", record.time)
                     )  # fmt: skip
         self.dropped.sort(key=lambda d: d.line)
+
+
+class _Hashes:
+    """The hashes of strings, at 8 bytes each (a set of ints costs over 100): sorted arrays,
+    one per low bits of the hash, short enough that an insert moves little."""
+
+    PARTS = 1024
+
+    def __init__(self) -> None:
+        self.parts: dict[int, array[int]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.parts)
+
+    def __contains__(self, text: str) -> bool:
+        value = hash(text)
+        part = self.parts.get(value % self.PARTS)
+        if part is None:
+            return False
+        at = bisect_left(part, value)
+        return at < len(part) and part[at] == value
+
+    def add(self, text: str) -> None:
+        value = hash(text)
+        part = self.parts.get(value % self.PARTS)
+        if part is None:
+            self.parts[value % self.PARTS] = array("q", (value,))
+            return
+        at = bisect_left(part, value)
+        if at == len(part) or part[at] != value:
+            part.insert(at, value)
+
+
+def _head(key: str) -> str:
+    """A key's part before its first colon: the message id, for every key it may merge with."""
+    return key.partition(":")[0]
 
 
 def _snapshot(record: UsageRecord) -> UsageRecord:
@@ -368,12 +447,12 @@ def usage_records(
     explain: bool = False,
     fold: Callable[[UsageRecord], None] | None = None,
 ) -> UsageScan:
-    """The billed responses in one Claude Code transcript, from `offset` on. A later line
-    can change any of them (a copy of a response, a side chain's replay), so `fold` is not
-    used: all are listed."""
+    """The billed responses in one Claude Code transcript, from `offset` on. Those more than
+    WINDOW responses back go to `fold`, if given; a line that changes one of them (a late copy,
+    a side chain's replay) raises FoldedTooSoon."""
     line = state.get("line", 1) if state and offset else 1
     lines = MarkedLines(path, (MARKER,), offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
-    scan = _Scan(path, explain, state if offset else None)
+    scan = _Scan(path, explain, state if offset else None, fold)
     try:
         for number, data, complete in lines:
             scan.line(number, data, complete)
@@ -382,4 +461,4 @@ def usage_records(
     scan.finish()
     result = scan.state()
     result["line"] = lines.line
-    return UsageScan(scan.records, lines.offset, result, scan.dropped)
+    return UsageScan(list(scan.records), lines.offset, result, scan.dropped)

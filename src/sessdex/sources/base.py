@@ -181,10 +181,11 @@ class SessionFollow(Protocol):
 # that de-duplication across lines carries over). Without them, usage comes from `read()`'s
 # `usage` events, one top-level session at a time. The rules must be those of `read()`.
 # `usage_records` also takes `fold: Callable[[UsageRecord], None] | None = None` (usage.py
-# passes it): a hook may hand it, as they are read and in order, the records that no later
-# line can change (nor repeat: they have no `key`), instead of listing them, so that a huge
-# file costs no memory per response; one that cannot (a later line may merge a record)
-# lists them all and leaves `fold` unused.
+# passes it): a hook may hand it, in the order it would list them, the records it expects no
+# later line to change, instead of listing them, so that a huge file costs no memory per
+# response (the records it lists come after those folded). When a later line does change a
+# folded record, the hook raises `FoldedTooSoon`: usage.py drops what was folded and calls
+# again without `fold`, and the hook then lists every record.
 
 
 @dataclass(slots=True)
@@ -213,6 +214,10 @@ class UsageRecord:
     replaces: UsageRecord | None = (
         None  # read from an offset: the record this one updates
     )
+
+
+class FoldedTooSoon(Exception):
+    """A `usage_records` hook read a line that changes a record it had handed to `fold`."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -133,6 +133,64 @@ def test_files_are_matched_for_repeated_responses_without_holding_every_key(
     assert peak < 200 * 2 * count  # keys held as strings cost 500 bytes or more each
 
 
+def test_files_that_share_a_few_responses_are_settled_holding_only_those(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resumed session copies a few responses of a big one: both are read again to settle
+    the copies, holding those, not a record per response of either file."""
+    import tracemalloc
+
+    from sessdex import sources
+    from sessdex.pricing import Catalogue
+    from sessdex.sources import _usage_scan
+
+    monkeypatch.setattr(
+        _usage_scan, "CHUNK", 256 * 1024
+    )  # the file is not what is held
+
+    folder = tmp_path / "home" / ".claude" / "projects" / "-home-dev-shop"
+    folder.mkdir(parents=True)
+    count = 20_000
+
+    def line(session: str, n: int, output: int = 10) -> bytes:
+        message = {
+            "id": f"msg_{n:024}",
+            "model": "claude-sonnet-4-5",
+            "usage": {"input_tokens": 1000 + n, "output_tokens": output},
+        }
+        return orjson.dumps({"type": "assistant", "timestamp": "2026-11-20T10:00:00Z",
+                             "sessionId": session, "requestId": f"req_{n:024}",
+                             "message": message}) + b"\n"  # fmt: skip
+
+    a = "aaaaaaaa-0000-4000-8000-0000000000f5"
+    b = "aaaaaaaa-0000-4000-8000-0000000000f6"
+    (folder / f"{a}.jsonl").write_bytes(b"".join(line(a, n) for n in range(count)))
+    copied = range(
+        0, count, 2000
+    )  # ten of a's responses, the copies with a larger count
+    (folder / f"{b}.jsonl").write_bytes(
+        b"".join(line(b, n, output=30) for n in copied)
+        + b"".join(line(b, n) for n in range(count, 2 * count))
+    )
+    home = Home.at(tmp_path / "home")
+    [day] = usage.report(usage.collect(home, ["claude"]).buckets, "daily")
+    assert day.responses == 2 * count  # each copied response once
+    assert day.output_tokens == 10 * 2 * count + 20 * len(copied)  # b's larger copies
+    catalogue = Catalogue.load()
+    keys = {
+        path: usage._scan(usage._Job("claude", path, "")).keys
+        for path in map(str, sorted(folder.glob("*.jsonl")))
+    }
+    tracemalloc.start()
+    try:
+        found = usage._cross_file(sources.get("claude"), keys, catalogue)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert sum(bucket[11] for bucket in found) == -len(copied)  # a's ten copies lose
+    assert peak < 200 * 2 * count  # a record of every response read costs 470 bytes
+
+
 def test_a_claude_transcript_keeps_one_copy_of_its_session_folder_and_model(
     tmp_path: Path,
 ) -> None:

@@ -15,7 +15,7 @@ import hashlib
 import io
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -488,13 +488,38 @@ def _cross_file(
     # read the files involved again, whole, and settle each repeated response
     records: list[tuple[str, UsageRecord]] = []
     for path in sorted(shared):
-        scan: UsageScan = source.usage_records(Path(path), Diagnostics())  # type: ignore[attr-defined]
-        records.extend((path, r) for r in scan.records if r.key)
+        records.extend((path, r) for r in _shared_records(source, path, also_with))
     losers = _losers(records)
     buckets: dict[tuple[Any, ...], Bucket] = {}
     for _, record, _ in losers:
         _add(buckets, record, _cost(catalogue, record), -1)
     return list(buckets.values())
+
+
+def _shared_records(
+    source: Source, path: str, messages: Collection[int]
+) -> list[UsageRecord]:
+    """The records of a file whose message id another file holds too (`messages`: hashed as
+    `_key_items` does): the others cannot be repeated elsewhere, and are not kept."""
+    kept: list[UsageRecord] = []
+
+    def keep(record: UsageRecord) -> None:
+        key = record.key
+        # a key with a newline is cut in two in a keys blob: kept, as it cannot be looked up
+        if key and ("\n" in key or hash(key.encode().partition(b":")[0]) in messages):
+            kept.append(record)
+
+    def read(fold: Callable[[UsageRecord], None] | None) -> UsageScan:
+        return source.usage_records(Path(path), Diagnostics(), fold=fold)  # type: ignore[no-any-return, attr-defined]
+
+    try:
+        scan = read(keep)
+    except FoldedTooSoon:
+        kept.clear()
+        scan = read(None)
+    for record in scan.records:
+        keep(record)
+    return kept
 
 
 def _losers(

@@ -513,6 +513,15 @@ def test_a_read_that_fails_halfway_keeps_the_sums_from_before_it(
     assert any("a reader bug" in p for p in collected.diagnostics["codex"].problems)
     after = {r.key: r.record() for r in usage.report(collected.buckets, "daily")}
     assert after == before
+    # the bug gone (a sessdex upgrade), the next run counts the file again: the partial
+    # read was not saved as the file's sums
+    monkeypatch.setattr(_codex_usage._Scan, "token_count", counted)
+    again = usage.collect(mixed, ("codex",))
+    assert not again.diagnostics["codex"].problems
+    fixed = {r.key: r.record() for r in usage.report(again.buckets, "daily")}
+    assert fixed["2026-11-20"]["input_tokens"] == (
+        before["2026-11-20"]["input_tokens"] + 5 * 100
+    )
 
 
 def test_session_report_splits_the_lead_and_each_sub_agent(mixed: Home) -> None:

@@ -388,7 +388,8 @@ def _collect_files(
             (
                 result.path,
                 result.app,
-                result.signature,
+                # a read that broke off is not the file's sums: read it again next time
+                "" if result.diagnostics.problems else result.signature,
                 result.offset,
                 _encode(result.state),
                 _encode(result.buckets),

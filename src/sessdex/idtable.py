@@ -1,0 +1,97 @@
+"""Many short strings (uuids, response keys) numbered in flat arrays instead of a dict.
+
+A dict from str to its number costs about 170 bytes an entry for a uuid (the str, an int,
+the slot), and a transcript of a few GB names a million uuids. Here an entry costs its
+UTF-8 bytes and about 30 more: the bytes end to end in one bytearray, an end offset and a
+hash per entry, and an open-addressing table of entry numbers. Lookups stay exact: a hash
+that matches is confirmed on the bytes. Not a general mapping: entries are never removed.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+_FIRST_SIZE = 64  # table slots; a power of two, doubled while over half full
+
+
+class IdTable:
+    """Each distinct string numbered 0, 1, 2, … in the order it was first added."""
+
+    __slots__ = ("_blob", "_ends", "_hashes", "_mask", "_slots")
+
+    def __init__(self) -> None:
+        self._blob = bytearray()
+        self._ends = array("q")  # entry n is blob[ends[n - 1]:ends[n]] (0 for n = 0)
+        self._hashes = array("q")  # per entry, to grow the table without its bytes
+        self._slots = array("i", bytes(4 * _FIRST_SIZE))  # entry + 1; 0 is empty
+        self._mask = _FIRST_SIZE - 1
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def __contains__(self, key: str) -> bool:
+        return self.get(key) >= 0
+
+    def __getitem__(self, number: int) -> str:
+        """The string numbered `number`."""
+        ends = self._ends
+        start = ends[number - 1] if number > 0 else 0
+        return self._blob[start : ends[number]].decode("utf-8", "surrogatepass")
+
+    def get(self, key: str) -> int:
+        """The number of `key`, or -1 if it was never added."""
+        data = _encode(key)
+        code = hash(data)
+        slots, hashes, ends, mask = self._slots, self._hashes, self._ends, self._mask
+        slot = code & mask
+        while taken := slots[slot]:
+            number = taken - 1
+            if (
+                hashes[number] == code
+                and data == self._blob[ends[number - 1] if number else 0 : ends[number]]
+            ):
+                return number
+            slot = (slot + 1) & mask
+        return -1
+
+    def add(self, key: str) -> int:
+        """The number of `key`, numbering it next if it is new."""
+        data = _encode(key)
+        code = hash(data)
+        # `get`, inline: this runs for every line of a big transcript
+        slots, hashes, ends, mask = self._slots, self._hashes, self._ends, self._mask
+        blob = self._blob
+        slot = code & mask
+        while taken := slots[slot]:
+            number = taken - 1
+            if (
+                hashes[number] == code
+                and data == blob[ends[number - 1] if number else 0 : ends[number]]
+            ):
+                return number
+            slot = (slot + 1) & mask
+        number = len(ends)
+        blob += data
+        ends.append(len(blob))
+        hashes.append(code)
+        slots[slot] = number + 1
+        if 2 * (number + 1) > len(slots):
+            self._grow()
+        return number
+
+    def _grow(self) -> None:
+        size = 2 * len(self._slots)
+        slots, mask = array("i", bytes(4 * size)), size - 1
+        for number, code in enumerate(self._hashes):
+            slot = code & mask
+            while slots[slot]:
+                slot = (slot + 1) & mask
+            slots[slot] = number + 1
+        self._slots, self._mask = slots, mask
+
+
+def _encode(key: str) -> bytes:
+    try:
+        return key.encode()
+    except UnicodeEncodeError:  # a lone surrogate (JSON allows one): kept as it is
+        return key.encode("utf-8", "surrogatepass")

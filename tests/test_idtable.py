@@ -1,0 +1,42 @@
+"""IdTable: the numbers a dict would give, for any strings, colliding hashes included."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from sessdex import idtable
+from sessdex.idtable import IdTable
+
+
+def keys() -> list[str]:
+    draw = random.Random(3)
+    alphabet = "ab-0\u00e9\u4e2d\U0001f600\ud800"  # a lone surrogate, as JSON allows
+    drawn = ["".join(draw.choices(alphabet, k=draw.randint(0, 6))) for _ in range(3000)]
+    return ["", "a", "ab", "abc", "b", *drawn]  # prefixes of each other, the empty one
+
+
+def numbered_as_a_dict_would(table: IdTable, strings: list[str]) -> None:
+    expected: dict[str, int] = {}
+    for key in strings:
+        assert table.add(key) == expected.setdefault(key, len(expected))
+    assert len(table) == len(expected)
+    for key, number in expected.items():
+        assert table.get(key) == number
+        assert key in table
+        assert table[number] == key
+    assert table.get("not added") == -1
+    assert "not added" not in table
+
+
+def test_numbers_strings_in_the_order_first_added() -> None:
+    numbered_as_a_dict_would(IdTable(), keys())
+
+
+def test_strings_whose_hashes_collide_stay_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # every string in one probe chain: only their bytes tell them apart
+    monkeypatch.setattr(idtable, "hash", lambda data: 7, raising=False)
+    numbered_as_a_dict_would(IdTable(), keys()[:300])

@@ -404,6 +404,67 @@ def test_synthetic_and_api_error_lines_bill_nothing() -> None:
     assert sum(1 for e in found if e.kind == "usage") == 6
 
 
+def conversation(path: Path, turns: int) -> Path:
+    """A transcript shaped like a real one: a prompt, three tool rounds and an answer a
+    turn, every line with its own uuid4 and every response with its own ids."""
+    import random
+    import uuid
+
+    draw = random.Random(turns)
+    lines: list[dict[str, object]] = []
+
+    def add(kind: str, message: dict[str, object], **more: object) -> None:
+        up = lines[-1]["uuid"] if lines else None
+        own = str(uuid.UUID(int=draw.getrandbits(128), version=4))
+        lines.append({"type": kind, "uuid": own, "parentUuid": up, "sessionId": "s",
+                      "timestamp": "2026-11-24T12:00:00.000Z", "message": message,
+                      **more})  # fmt: skip
+
+    def answer(block: dict[str, object], stop: str) -> None:
+        ids = f"{draw.getrandbits(128):032x}"
+        message = {"id": f"msg_01{ids[:22]}", "role": "assistant", "content": [block],
+                   "model": "claude-sonnet-4-5", "stop_reason": stop,
+                   "usage": {"input_tokens": 1, "output_tokens": 2}}  # fmt: skip
+        add("assistant", message, requestId=f"req_011C{ids[10:30]}")
+
+    for n in range(turns):
+        add("user", {"role": "user", "content": f"prompt {n}"})
+        for k in range(3):
+            call = f"toolu_{n}_{k}"
+            answer(
+                {"type": "tool_use", "id": call, "name": "Bash", "input": {}},
+                "tool_use",
+            )
+            result = {"type": "tool_result", "tool_use_id": call, "content": "ok"}
+            add("user", {"role": "user", "content": [result]})
+        answer({"type": "text", "text": "done"}, "end_turn")
+    return write(path, lines)
+
+
+def test_reading_a_long_transcript_holds_little_per_line(tmp_path: Path) -> None:
+    """What a read keeps per line (its uuid for the branch survey, its response's key so
+    that a replay is billed once) grows with the file: a 2 GB transcript has a million
+    lines. Held as a dict of strings, that was some 165 bytes a line (45 MB a GB)."""
+    import tracemalloc
+
+    def peak(turns: int) -> int:
+        path = conversation(tmp_path / f"{turns}.jsonl", turns)
+        session = Session(app="claude", id=path.stem, path=str(path))
+        tracemalloc.start()
+        try:  # the events are counted as they come, not held
+            read = claude.read(session, Diagnostics())  # type: ignore[arg-type]
+            billed = sum(e.kind == "usage" for e in read)
+            held = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert billed == 4 * turns  # every response, once
+        return held
+
+    small, large = 1000, 3000  # 8 lines a turn; 3 MB at least: past the read buffers
+    per_line = (peak(large) - peak(small)) / (8 * (large - small))
+    assert per_line < 128
+
+
 # --- turns, compaction, branches ------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ import msgspec
 
 from .. import files, folders
 from ..diagnostics import Diagnostics
+from ..idtable import IdTable
 from ..model import Event
 from . import _claude_records as rec
 from ._claude_stream import Child, Context, Stream, Survey
@@ -204,21 +205,23 @@ class _Graph:
     """The main chain's uuid graph, each uuid numbered once (a node) as it is met.
 
     Per node: its parent (`array`), whether its own line was read (a parent may only be
-    named), and for typed prompts their place and time; spawn calls per node.
+    named), and for typed prompts their place and time; spawn calls per node. The uuids
+    sit in an `IdTable`: a dict of them would be the survey's largest cost, some 45 MB a
+    GB of transcript.
     """
 
     def __init__(self) -> None:
-        self.nodes: dict[str, int] = {}
+        self.nodes = IdTable()
         self.parent = array("i")  # node -> parent node, -1 for none
         self.placed = bytearray()  # node -> 1 once its line was read
         self.typed: dict[int, tuple[int, str | None]] = {}  # node -> (line, timestamp)
         self.spawns_at: dict[int, list[str]] = {}
         self.last = -1
+        self.last_uuid: str | None = None
 
     def node(self, uuid: str) -> int:
-        found = self.nodes.get(uuid)
-        if found is None:
-            found = self.nodes[uuid] = len(self.parent)
+        found = self.nodes.add(uuid)
+        if found == len(self.parent):
             self.parent.append(-1)
             self.placed.append(0)
         return found
@@ -230,10 +233,9 @@ class _Graph:
 
         `stamp` is kept for typed prompts only: it tells a rewind from a resend.
         """
-        nodes, placed = self.nodes, self.placed  # `node` inline for the common cases
-        node = nodes.get(uuid)
-        if node is None:
-            node = nodes[uuid] = len(placed)
+        placed = self.placed
+        node = self.nodes.add(uuid)
+        if node == len(placed):
             self.parent.append(-1)
             placed.append(1)
         elif placed[node]:
@@ -241,11 +243,11 @@ class _Graph:
         else:
             placed[node] = 1
         if up is not None:
-            parent = nodes.get(up)
-            self.parent[node] = parent if parent is not None else self.node(up)
+            # most lines continue the line before them: no lookup for those
+            self.parent[node] = self.last if up == self.last_uuid else self.node(up)
         if typed:
             self.typed[node] = (index, stamp)
-        self.last = node
+        self.last, self.last_uuid = node, uuid
         return node
 
     def up(self, node: int) -> int:
@@ -359,7 +361,7 @@ def _find_abandoned(survey: Survey, graph: _Graph) -> None:
         branches[start] = (count, spawned)
     if not abandoned:
         return
-    name = {node: uuid for uuid, node in graph.nodes.items() if node in abandoned}
+    name = graph.nodes
     for node, start in abandoned.items():
         survey.abandoned[name[node]] = name[start]
     for start, (count, spawned) in branches.items():

@@ -15,6 +15,7 @@ from typing import cast
 
 from .. import files
 from ..diagnostics import Diagnostics
+from ..idtable import IdTable
 from ..model import Event, EventKind, Extra, JSONValue, Usage
 from . import _claude_records as rec
 from ._values import type_tag
@@ -144,7 +145,9 @@ class Context:
     by_call: dict[str, str] = field(default_factory=dict)  # spawn call -> agent id
     started: set[str] = field(default_factory=set)
     announced: set[str] = field(default_factory=set)
-    billed: set[str] = field(default_factory=set)
+    # response keys billed: one a response, and a replay may come far from its first copy
+    # (a `/btw` side chain repeats the lead's ids), so all are kept, packed (`IdTable`)
+    billed: IdTable = field(default_factory=IdTable)
 
 
 @dataclass(slots=True)

@@ -404,6 +404,24 @@ def test_synthetic_and_api_error_lines_bill_nothing() -> None:
     assert sum(1 for e in found if e.kind == "usage") == 6
 
 
+def test_a_side_chain_replaying_an_early_response_far_later_bills_it_once(
+    tmp_path: Path,
+) -> None:
+    """A `/btw` side question replays the lead's message ids, however long ago they were
+    written: the keys billed are all kept, not only the recent ones."""
+    early = reply(2, "first answer")
+    turns = [
+        line
+        for n in range(3, 2003, 2)
+        for line in (prompt(n, f"go {n}"), reply(n + 1, "ok"))
+    ]
+    replayed = {**early, "uuid": "side-1", "parentUuid": None, "isSidechain": True}
+    path = write(tmp_path / "s.jsonl", [prompt(1, "hi"), early, *turns, replayed])
+    billed = [e.extra["message_id"] for e in events(path) if e.kind == "usage"]
+    assert len(billed) == 1 + len(turns) // 2
+    assert billed.count("msg_2") == 1
+
+
 def conversation(path: Path, turns: int) -> Path:
     """A transcript shaped like a real one: a prompt, three tool rounds and an answer a
     turn, every line with its own uuid4 and every response with its own ids."""

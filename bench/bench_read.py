@@ -7,7 +7,9 @@
 (b) `sessdex show ID --tail 50 --json` on the 2.1 GB (apparent) transcript of the big
     corpus: time to the first byte of output, index warm;
 (c) peak RSS of `sessdex show ID --json` over a 2 GB transcript holding 50 MB lines,
-    written for this run into a temp dir and deleted after.
+    written for this run into a temp dir and deleted after;
+(d) how peak RSS of `sessdex show ID --json` grows with the transcript: a 1 GB one vs a
+    quarter of it (the same mix, no big lines), both written for this run.
 
 Figures are medians of --runs runs. Usage:
 
@@ -44,6 +46,7 @@ from _common import (
 PARSE_RATIO = 3.0
 TAIL_TARGET = 0.3
 RSS_TARGET = 200 * 1024 * 1024
+GROWTH_RATIO = 1.5  # what a read keeps per line (ids, keys) is all that should grow
 
 JSON_BASELINE = r"""
 import sys, time
@@ -341,6 +344,48 @@ def part_c(report: Report, workdir: Path, args: argparse.Namespace) -> None:
     report.check("read peak RSS <= 200 MB", r <= RSS_TARGET, mb(r))
 
 
+def part_d(report: Report, workdir: Path, args: argparse.Namespace) -> None:
+    small_mb = args.growth_mb / 4
+    report.note(
+        f"\n(d) peak RSS of show --json, {args.growth_mb} MB transcript vs {small_mb:.0f} MB"
+    )
+    need = args.growth_mb * 1024 * 1024 * 1.3 + 1e9
+    if free_bytes(workdir) < need:
+        report.check(
+            f"peak RSS <= {GROWTH_RATIO} x the quarter-size read's",
+            None,
+            f"skipped: needs {need / 1e9:.1f} GB free in {workdir}",
+        )
+        return
+    peaks: dict[str, float] = {}
+    for name, size in (("small", small_mb), ("large", args.growth_mb)):
+        made = make_real(workdir / f"growth-{name}", size)
+        entry = made["sessions"][0]
+        env = environment(workdir / f"state-growth-{name}")
+        warm_index(made["home"], env)
+        argv = sessdex("show", entry["id"], "--json", "--home", made["home"])
+        try:
+            found = [run(argv, env, measure_rss=True) for _ in range(args.growth_runs)]
+        finally:
+            shutil.rmtree(workdir / f"growth-{name}", ignore_errors=True)
+        if any(r.returncode != 0 for r in found):
+            report.check("show --json ran", False, last_line(found[0].stderr))
+            return
+        peaks[name] = median([r.peak_rss for r in found])
+        report.note(
+            f"  {entry['real'] / 1e6:.0f} MB, {entry['lines']} lines: peak RSS median "
+            f"{mb(peaks[name])} [{', '.join(mb(r.peak_rss) for r in found)}]"
+        )
+    per_gb = (peaks["large"] - peaks["small"]) / (0.75 * args.growth_mb / 1024)
+    report.note(f"  growth: {mb(per_gb)} per GB of transcript")
+    ratio = peaks["large"] / peaks["small"]
+    report.check(
+        f"peak RSS <= {GROWTH_RATIO} x the quarter-size read's",
+        ratio <= GROWTH_RATIO,
+        f"{ratio:.2f} x",
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -359,12 +404,16 @@ def main() -> int:
         "--rss-runs", type=int, default=1, help="runs of (c): each reads the whole file"
     )
     parser.add_argument(
+        "--growth-mb", type=int, default=1024, help="the larger transcript of (d)"
+    )
+    parser.add_argument("--growth-runs", type=int, default=3, help="runs of (d), each")
+    parser.add_argument(
         "--with-full",
         action="store_true",
         help="(c): also read with --full-payloads (for information)",
     )
     parser.add_argument(
-        "--skip", default="", help="comma-separated parts to skip: a,b,c"
+        "--skip", default="", help="comma-separated parts to skip: a,b,c,d"
     )
     parser.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()))
     args = parser.parse_args()
@@ -378,6 +427,8 @@ def main() -> int:
             part_b(report, workdir, args)
         if "c" not in skip:
             part_c(report, workdir, args)
+        if "d" not in skip:
+            part_d(report, workdir, args)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return report.summary()

@@ -799,6 +799,32 @@ def test_grouping_by_agent_nests_in_spawn_order_and_spills_to_disk(
     assert spools == [cache_dir()]  # one spool, in sessdex's own cache folder
 
 
+def test_events_held_on_disk_come_back_with_every_field(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A spooled event is stored as its values, in the order of Event's fields: each
+    field, whatever its type, comes back as it went (an export shows them all)."""
+    from dataclasses import fields, replace
+    from datetime import UTC, datetime
+
+    from sessdex.model import Usage
+    from sessdex.views import grouped
+
+    when = datetime(2026, 11, 24, 12, 0, 5, 250000, tzinfo=UTC)
+    spent = Usage(10, 20, 30, 40, 5, "claude-sonnet-4-5")
+    spawn = Event("s", 0, "subagent", when, call_id="toolu_1", extra={"child_id": "a"})
+    full = Event("s", 1, "tool_result", when, True, "a", "out\u2028put", "Bash",
+                 "toolu_2", True, spent, {"result": {"n": [1, 2.5, None, "x"]}})  # fmt: skip
+    assert all(
+        getattr(full, f.name) not in (f.default, {}) for f in fields(Event)
+    )  # no field left at its default: each one is checked below
+    monkeypatch.setattr(grouped, "HELD_IN_MEMORY", 0)  # all but the first on disk
+    sent = [spawn, full, replace(full, seq=2, time=None, usage=None)]
+    back = list(grouped.grouped_by_agent(sent))
+    assert back == sent
+    assert type(back[1].usage) is Usage and back[1].time == when
+
+
 def _sub_blocks(page: str) -> list[tuple[int, str]]:
     """(depth, agent id) of each sub-agent block of an exported page, in order."""
     from html.parser import HTMLParser

@@ -802,10 +802,11 @@ def test_grouping_by_agent_nests_in_spawn_order_and_spills_to_disk(
 def test_events_held_on_disk_come_back_with_every_field(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A spooled event is stored as its values, in the order of Event's fields: each
-    field, whatever its type, comes back as it went (an export shows them all)."""
+    """A spooled event is stored as plain values, in the order of Event's fields: each
+    field, whatever its type, comes back as it went (an export shows them all), its
+    time with its zone (UTC, none, another) and fold."""
     from dataclasses import fields, replace
-    from datetime import UTC, datetime
+    from datetime import UTC, datetime, timedelta, timezone
 
     from sessdex.model import Usage
     from sessdex.views import grouped
@@ -818,11 +819,18 @@ def test_events_held_on_disk_come_back_with_every_field(
     assert all(
         getattr(full, f.name) not in (f.default, {}) for f in fields(Event)
     )  # no field left at its default: each one is checked below
+    naive = datetime(2026, 11, 1, 1, 30, fold=1)
+    named = datetime(2026, 11, 24, 14, 0, tzinfo=timezone(timedelta(hours=2), "CEST"))
+    others = [replace(full, seq=n, time=t, usage=None) for n, t in
+              ((2, None), (3, naive), (4, named))]  # fmt: skip
     monkeypatch.setattr(grouped, "HELD_IN_MEMORY", 0)  # all but the first on disk
-    sent = [spawn, full, replace(full, seq=2, time=None, usage=None)]
-    back = list(grouped.grouped_by_agent(sent))
-    assert back == sent
-    assert type(back[1].usage) is Usage and back[1].time == when
+    back = list(grouped.grouped_by_agent([spawn, full, *others]))
+    assert back == [spawn, full, *others]
+    assert type(back[1].usage) is Usage and back[1].time is not None
+    assert back[1].time.tzinfo is UTC
+    assert back[3].time is not None and back[3].time.tzinfo is None
+    assert back[3].time.fold == 1
+    assert back[4].time is not None and back[4].time.tzname() == "CEST"
 
 
 def _sub_blocks(page: str) -> list[tuple[int, str]]:

@@ -11,7 +11,9 @@
 (d) `sessdex export ID -f md` and `-f html` (sub-agents grouped under their spawns, the
     default: events after a spawn are held, then spooled to disk) vs `sessdex show ID
     --json` over the transcript with --big-lines tool outputs of 50 MB: peak RSS at most
-    2 x (streamed: it does not grow with the file) and time at most 3 x show --json's.
+    2 x (streamed: it does not grow with the file) and time at most 3 x show --json's;
+    and what grouping itself costs (holding, spooling, reading back): `export -f md` vs
+    `export -f md --subagents inline` (time order, nothing held), at most 1.3 x.
 
 The transcript is written by make_corpus.py (`--real-bytes`, a few pasted images) into a temp
 dir and deleted after. Figures are medians of --runs runs. Usage:
@@ -37,6 +39,7 @@ ESCAPED_RATIO = 1.5
 EXPLAIN_RATIO = 1.3
 EXPORT_RSS_RATIO = 2.0
 EXPORT_TIME_RATIO = 3.0
+GROUPED_RATIO = 1.3
 BIG_LINE = 50 * 1024 * 1024
 
 
@@ -143,6 +146,10 @@ def exports(
         ("show --json", sessdex("show", sid, "--json", *common)),
         ("export md", sessdex("export", sid, "-f", "md", *common)),
         ("export html", sessdex("export", sid, "-f", "html", *common)),
+        (
+            "export md --subagents inline",
+            sessdex("export", sid, "-f", "md", "--subagents", "inline", *common),
+        ),
     ):
         found = [run(argv, env, measure_rss=True) for _ in range(runs)]
         if any(r.returncode != 0 for r in found):
@@ -166,6 +173,15 @@ def exports(
             seconds <= EXPORT_TIME_RATIO * base_seconds,
             f"{seconds / base_seconds:.2f} x",
         )
+    grouped, inline = (
+        figures["export md"][1],
+        figures["export md --subagents inline"][1],
+    )
+    report.check(
+        f"export md time <= {GROUPED_RATIO} x export md --subagents inline",
+        grouped <= GROUPED_RATIO * inline,
+        f"{grouped / inline:.2f} x",
+    )
 
 
 def main() -> int:

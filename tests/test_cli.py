@@ -222,6 +222,9 @@ def test_a_value_an_option_cannot_take_is_a_usage_error() -> None:
     assert code == 2  # click's own check
     code, _, err = invoke("show", "ffffffffffff", "--home", DEMO)
     assert code == 1 and "no session id starts with" in err
+    for command in ("show", "resume", "export", "tree", "follow"):
+        code, out, err = invoke(command, " ", "--home", DEMO)
+        assert (code, out) == (2, "") and "give an id" in err, command
 
 
 def test_unknown_app_is_a_clear_error() -> None:

@@ -56,7 +56,14 @@ def session_id_argument(f: F) -> F:
     the shell from the index."""
     from .completion import session_ids
 
-    return click.argument("session_id", shell_complete=session_ids)(f)
+    def not_empty(_: click.Context, __: click.Parameter, value: str) -> str:
+        if not value.strip():  # every id starts with "": a usage error, not "not found"
+            raise click.BadParameter("give an id, or the start of one ('sessdex list')")
+        return value
+
+    return click.argument("session_id", shell_complete=session_ids, callback=not_empty)(
+        f
+    )
 
 
 def apps_option(f: F) -> F:

@@ -58,7 +58,9 @@ def wal_signature(path: str) -> str:
     return f"{wal.st_size}:{wal.st_mtime_ns}"
 
 
-_COUNTER_OFFSET = 24  # SQLite's header: the file change counter, 4 bytes
+# SQLite's header: the file change counter (4 bytes, big-endian), which every
+# rollback-journal commit increments; `inplace` watches it too
+COUNTER_OFFSET = 24
 
 
 def _change_counter(path: str) -> str:
@@ -72,7 +74,7 @@ def _change_counter(path: str) -> str:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return ""
-        os.lseek(fd, _COUNTER_OFFSET, os.SEEK_SET)
+        os.lseek(fd, COUNTER_OFFSET, os.SEEK_SET)
         return "c" + os.read(fd, 4).hex()
     except OSError:
         return ""

@@ -1,4 +1,4 @@
-"""Many short strings (uuids, response keys) numbered in flat arrays instead of a dict.
+"""Many short strings (uuids, response keys) held in flat arrays instead of a dict or set.
 
 A dict from str to its number costs about 170 bytes an entry for a uuid (the str, an int,
 the slot), and a transcript of a few GB names a million uuids. Here an entry costs its
@@ -10,6 +10,7 @@ that matches is confirmed on the bytes. Not a general mapping: entries are never
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 
 _FIRST_SIZE = 64  # table slots; a power of two, doubled while over half full
 
@@ -95,3 +96,36 @@ def _encode(key: str) -> bytes:
         return key.encode()
     except UnicodeEncodeError:  # a lone surrogate (JSON allows one): kept as it is
         return key.encode("utf-8", "surrogatepass")
+
+
+class HashSet:
+    """Strings by their hashes alone, at 8 bytes each (a set of ints costs over 100): sorted
+    arrays, one per low bits of the hash, short enough that an insert moves little. Lossy:
+    two strings whose hashes are alike look the same, so only for an answer that a false
+    "seen" cannot make wrong (it may only cost a second look); `IdTable` is exact."""
+
+    PARTS = 1024
+
+    def __init__(self) -> None:
+        self.parts: dict[int, array[int]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.parts)
+
+    def __contains__(self, text: str) -> bool:
+        value = hash(text)
+        part = self.parts.get(value % self.PARTS)
+        if part is None:
+            return False
+        at = bisect_left(part, value)
+        return at < len(part) and part[at] == value
+
+    def add(self, text: str) -> None:
+        value = hash(text)
+        part = self.parts.get(value % self.PARTS)
+        if part is None:
+            self.parts[value % self.PARTS] = array("q", (value,))
+            return
+        at = bisect_left(part, value)
+        if at == len(part) or part[at] != value:
+            part.insert(at, value)

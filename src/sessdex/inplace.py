@@ -16,10 +16,10 @@ from collections.abc import Generator, Iterator
 from typing import BinaryIO, TypeVar
 
 from . import files
+from .freshness import COUNTER_OFFSET
 
 T = TypeVar("T")
 
-COUNTER = 24  # offset of the header's file change counter (4 bytes, big-endian)
 _JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")  # a journal that holds pages to undo
 
 State = tuple[bytes, int, int]  # change counter, size, mtime_ns
@@ -47,9 +47,9 @@ def state(name: str) -> tuple[State, int] | None:
 def _state(fd: int) -> State:
     st = os.fstat(fd)
     if hasattr(os, "pread"):
-        return os.pread(fd, 4, COUNTER), st.st_size, st.st_mtime_ns
+        return os.pread(fd, 4, COUNTER_OFFSET), st.st_size, st.st_mtime_ns
     os.lseek(
-        fd, COUNTER, os.SEEK_SET
+        fd, COUNTER_OFFSET, os.SEEK_SET
     )  # Windows has no pread; the fd is this read's own
     return os.read(fd, 4), st.st_size, st.st_mtime_ns
 

@@ -21,8 +21,6 @@ file is read, so a huge transcript holds no record per response, only a hash of 
 from __future__ import annotations
 
 import os
-from array import array
-from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
@@ -33,6 +31,7 @@ import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
+from ..idtable import HashSet
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
 from ._values import as_int
@@ -150,7 +149,7 @@ class _Scan:
         self.keyed = 0  # records with a key in `records`
         # the message-id part of folded records' keys: a line sharing one may merge with a
         # folded record (a false match, two hashes alike, only makes the read start again)
-        self.folded = _Hashes()
+        self.folded = HashSet()
         self.dropped: list[DroppedLine] = []
         self.by_key: dict[str, UsageRecord] = {}
         self.by_message: dict[str, UsageRecord] = {}
@@ -365,37 +364,6 @@ class _Scan:
                         DroppedLine(number, "copy-of-response", f"output_tokens {usage.output_tokens} of {record.key}; line {counted} counted ({record.usage.output_tokens})", record.time)
                     )  # fmt: skip
         self.dropped.sort(key=lambda d: d.line)
-
-
-class _Hashes:
-    """The hashes of strings, at 8 bytes each (a set of ints costs over 100): sorted arrays,
-    one per low bits of the hash, short enough that an insert moves little."""
-
-    PARTS = 1024
-
-    def __init__(self) -> None:
-        self.parts: dict[int, array[int]] = {}
-
-    def __bool__(self) -> bool:
-        return bool(self.parts)
-
-    def __contains__(self, text: str) -> bool:
-        value = hash(text)
-        part = self.parts.get(value % self.PARTS)
-        if part is None:
-            return False
-        at = bisect_left(part, value)
-        return at < len(part) and part[at] == value
-
-    def add(self, text: str) -> None:
-        value = hash(text)
-        part = self.parts.get(value % self.PARTS)
-        if part is None:
-            self.parts[value % self.PARTS] = array("q", (value,))
-            return
-        at = bisect_left(part, value)
-        if at == len(part) or part[at] != value:
-            part.insert(at, value)
 
 
 def _head(key: str) -> str:

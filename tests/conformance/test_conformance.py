@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from . import apps, driver, install
+from . import apps, driver, helpvalues, install
 
 pytestmark = pytest.mark.conformance
 
@@ -343,11 +343,16 @@ def _flags(argv: list[str]) -> list[str]:
     ]
 
 
-def test_resume_print_gives_a_command_the_cli_accepts(run: dict[str, Any]) -> None:
+def test_resume_print_gives_a_command_the_cli_accepts(
+    run: dict[str, Any], request: pytest.FixtureRequest
+) -> None:
+    """Every flag the printed command uses is in the installed CLI's --help, and every value
+    is one that help lists for its flag, where it lists any (helpvalues.py reads the lists)."""
     expected = main_sessions(run)
     if not expected:
         pytest.skip(f"{run['target']}: no step made a session")
-    problems = []
+    problems: list[str] = []
+    unlisted: set[str] = set()
     # With --keep-permissions too: the looser flags it restores must exist as well.
     cases = [
         (i, m, extra)
@@ -400,6 +405,17 @@ def test_resume_print_gives_a_command_the_cli_accepts(run: dict[str, Any]) -> No
                 problems.append(
                     f"{made['name']} {session_id}: flag {flag} is not in the installed CLI's --help ({argv})"
                 )
+        wrong, unchecked = helpvalues.check(argv[1:], help_text)
+        problems += [f"{made['name']} {session_id}: {w} ({argv})" for w in wrong]
+        unlisted.update(unchecked)
+    if unlisted and not problems:
+        capture = request.config.pluginmanager.getplugin("capturemanager")
+        with capture.global_and_fixture_disabled():
+            print(
+                f"\n{run['target']} {run['version']}: values not checked, --help lists none for "
+                + ", ".join(sorted(unlisted)),
+                flush=True,
+            )
     assert not problems, f"{run['target']} {run['version']}:\n" + "\n".join(problems)
 
 

@@ -533,8 +533,6 @@ RECIPES: dict[str, Recipe] = {
             qwen_setup,
             qwen_steps,
             rf"^\.qwen/projects/[^/]+/chats/({UUID})\.jsonl$",
-            subagents="none",
-            subagent_note="Qwen Code 0.15 (the pinned release) writes no transcript for a sub-agent, only a summary in the parent's tool result; 0.21+ do (tests/sources/test_qwen.py)",
             weight=3,
         ),
         Recipe(

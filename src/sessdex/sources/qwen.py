@@ -84,8 +84,8 @@ NAME = "qwen"
 TITLE = "Qwen Code"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "qwen 0.15.10 (real files); 0.21 record shapes (public synthetic samples); "
-    "0.24.4 sub-agent transcripts (from its source; synthetic fixture)"
+    "qwen 0.15.10 and 0.24.4 (real files, 0.24.4's sub-agent transcripts too); "
+    "0.21 record shapes (public synthetic samples)"
     "; resume checked against 0.24.4's --help"
 )
 NEWEST_CHECKED = "0.24.4"  # doctor names versions past it

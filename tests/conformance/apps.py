@@ -126,7 +126,8 @@ def claude_steps(ctx: Context) -> list[Step]:
         "--dangerously-skip-permissions",
     ]
     return [
-        Step("basic", ["claude", "-p", PROMPTS["basic"], *tail], title=mockllm.TITLE),
+        # 2.1.332 asks for no title in `-p` mode (2.1.197 did); the TUI step checks ai-title.
+        Step("basic", ["claude", "-p", PROMPTS["basic"], *tail]),
         Step(
             "resume", ["claude", "-p", "--resume", "{basic}", PROMPTS["resume"], *tail]
         ),

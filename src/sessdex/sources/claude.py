@@ -85,12 +85,12 @@ from .base import Home, Location, SessionFollow
 NAME = "claude"
 TITLE = "Claude Code"
 CHECKED_WITH = (
-    "Claude Code 1.0.98 to 2.1.197 (real files), record catalogue up to 2.1.220, "
+    "Claude Code 1.0.98 to 2.1.197 and 2.1.332 (real files), record catalogue up to 2.1.220, "
     "2.1.289-2.1.292 record types from third-party readers of real files, "
     "2.1.332's /rename sidecar from its program text"
     "; resume checked against 2.1.197's and 2.1.332's --help"
 )
-NEWEST_CHECKED = "2.1.292"  # doctor names versions past it
+NEWEST_CHECKED = "2.1.332"  # doctor names versions past it
 ENV_VARS = ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME")
 SCAN_NOTED = True  # locate reads the environment, scan only lists (see base.py)
 

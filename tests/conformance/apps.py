@@ -453,7 +453,10 @@ def pi_setup(ctx: Context) -> None:
 def pi_steps(ctx: Context) -> list[Step]:
     head = ["pi", "-p", "--mode", "json", "--provider", "mock", "--model", "mock-model"]
     return [
-        Step("basic", [*head, PROMPTS["basic"]]),
+        # `--name` (pi 1.x) writes a session_info entry, the title
+        Step(
+            "basic", [*head, "--name", NAMED_TITLE, PROMPTS["basic"]], title=NAMED_TITLE
+        ),
         Step("resume", [*head, "--session", "{basic}", PROMPTS["resume"]]),
     ]
 

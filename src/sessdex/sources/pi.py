@@ -75,8 +75,8 @@ TITLE = "pi coding agent"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "pi 0.73.1, 0.74 (session format 3); pi-ai message and usage types of 0.80; "
-    "@earendil-works/pi-coding-agent 1.6.0's entry types (its docs and typings, no real "
-    "file); format 4 from pi-agent-core's source (no real file); the stop reasons of "
+    "@earendil-works/pi-coding-agent 1.6.0 (real files, format 3; its other entry types from "
+    "its docs and typings); format 4 from pi-agent-core's source (no real file); the stop reasons of "
     "@earendil-works/pi-ai 0.85's typings (`deferred`: no real file)"
     "; resume checked against 1.6.0's --help"
 )

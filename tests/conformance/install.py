@@ -43,6 +43,9 @@ class Target:
     bin: str
     latest: str | None = None  # a version constraint that --latest stays within
     python: str | None = None
+    # {version: requirements}: pins of that release's own dependencies that replace the ones
+    # it ships with, for a release that pins something the index no longer has
+    overrides: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -288,16 +291,17 @@ def install_pip(target: Target, version: str | None) -> Installed:
         made = _run([python, "-m", "venv", str(venv)], timeout=300)
         if made.returncode != 0:
             raise RuntimeError(f"python -m venv failed: {_tail(made.stderr)}")
-        result = _run(
-            [
-                str(venv / "bin" / "python"),
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                f"{target.package}=={version}",
-            ]
-        )
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+        spec = f"{target.package}=={version}"
+        overrides = target.overrides.get(version)
+        if overrides:
+            result = _run([*pip, "--no-deps", spec])
+            if result.returncode == 0:
+                wanted = _overridden(venv, target.package, overrides)
+                (prefix / "requirements.txt").write_text("\n".join(wanted) + "\n")
+                result = _run([*pip, "-r", str(prefix / "requirements.txt")])
+        else:
+            result = _run([*pip, spec])
         if result.returncode != 0 or not executable.exists():
             raise RuntimeError(
                 f"pip install {target.package}=={version} failed:\n{_tail(result.stdout + result.stderr)}"
@@ -306,6 +310,35 @@ def install_pip(target: Target, version: str | None) -> Installed:
             json.dumps({"package": target.package, "version": version})
         )
     return Installed(target.name, version, str(executable.parent), str(executable))
+
+
+def _overridden(venv: Path, package: str, overrides: list[str]) -> list[str]:
+    """The installed package's own requirements, with those `overrides` names replaced."""
+    done = _run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import importlib.metadata as m, json, sys; print(json.dumps(m.requires(sys.argv[1]) or []))",
+            package,
+        ],
+        timeout=60,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"could not read {package}'s requirements: {_tail(done.stderr)}"
+        )
+
+    def name(requirement: str) -> str:
+        found = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+        return re.sub(r"[-_.]+", "-", found.group(1)).lower() if found else requirement
+
+    replaced = {name(o) for o in overrides}
+    own = [
+        r
+        for r in json.loads(done.stdout)
+        if name(r) not in replaced and not re.search(r"\bextra\s*==", r)
+    ]
+    return [*own, *overrides]
 
 
 # --- both ---------------------------------------------------------------------------------

@@ -68,8 +68,8 @@ NAME = "vibe"
 TITLE = "Mistral Vibe"
 SCAN_NOTED = True  # locate reads the environment (and small files through files.read_small); scan only lists, probes and reads through files
 CHECKED_WITH = (
-    "vibe 3.0.2 (unified store; 3.0.3's harness source: store format minor 10); "
-    "2.26.1 --legacy-harness and 2.18 (session folders); resume checked against 3.0.2"
+    "vibe 3.0.2 and 3.0.3 (unified store, real files; 3.0.3 writes store format minor 10); "
+    "2.26.1 --legacy-harness and 2.18 (session folders); resume checked against 3.0.3"
 )
 ENV_VARS = ("VIBE_HOME",)
 

@@ -19,4 +19,3 @@ def test_an_override_replaces_the_package_pin_by_name_and_extras_stay_out() -> N
     assert not any(
         "extra" in r for r in wanted
     )  # `pytest; extra == 'dev'` is not installed
-

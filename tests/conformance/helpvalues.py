@@ -25,6 +25,10 @@ _NAME = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*")
 _WORD = r"[A-Za-z0-9][\w.-]*"
 _ITEM = re.compile(rf"({_WORD})(?: \(default\))?")
 
+# Values a CLI takes but its help no longer lists, each seen accepted by a real run:
+# {(program, flag): values}. Claude Code 2.1.332 lists `manual` and still takes `default`.
+UNLISTED = {("claude", "--permission-mode"): frozenset({"default"})}
+
 
 @dataclass(frozen=True)
 class Option:
@@ -77,7 +81,9 @@ def valued_flags(argv: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def check(argv: list[str], help_text: str) -> tuple[list[str], list[str]]:
+def check(
+    argv: list[str], help_text: str, program: str = ""
+) -> tuple[list[str], list[str]]:
     """What is wrong with the values of a command line's flags, and the flags not checked.
 
     Wrong: a value its flag's entry does not list. Not checked: a flag whose entry lists no
@@ -89,7 +95,9 @@ def check(argv: list[str], help_text: str) -> tuple[list[str], list[str]]:
         option = find(help_text, flag)
         if option is None or option.values is None:
             unchecked.append(flag)
-        elif not option.accepts(value):
+        elif not option.accepts(value) and value not in UNLISTED.get(
+            (program, flag), ()
+        ):
             also = " (and custom ones)" if option.open else ""
             wrong.append(
                 f"{flag} {value}: --help lists only {', '.join(option.values)}{also}"

@@ -405,7 +405,7 @@ def test_resume_print_gives_a_command_the_cli_accepts(
                 problems.append(
                     f"{made['name']} {session_id}: flag {flag} is not in the installed CLI's --help ({argv})"
                 )
-        wrong, unchecked = helpvalues.check(argv[1:], help_text)
+        wrong, unchecked = helpvalues.check(argv[1:], help_text, recipe_bin(run))
         problems += [f"{made['name']} {session_id}: {w} ({argv})" for w in wrong]
         unlisted.update(unchecked)
     if unlisted and not problems:

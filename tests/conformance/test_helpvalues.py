@@ -154,3 +154,26 @@ def test_valued_flags() -> None:
     assert helpvalues.valued_flags(
         ["--resume", "abc", "--model=x", "--allow-all", "-a", "never", "--", "p"]
     ) == [("--resume", "abc"), ("--model", "x"), ("-a", "never")]
+
+
+@pytest.mark.parametrize("recorded", ["default", "manual"])
+def test_claude_default_mode_resumes_with_a_value_old_and_new_releases_take(
+    recorded: str,
+) -> None:
+    # 2.1.332 lists `manual` where 2.1.197 listed `default`; it still takes `default`
+    # (UNLISTED), which 2.1.197 takes too, so that is what a resume passes for either
+    from sessdex.model import Session
+    from sessdex.sources import claude
+
+    plan = claude.resume(
+        Session(app="claude", id="x", cwd="/w", permission_mode=recorded)
+    )
+    assert plan is not None
+    for release in ("claude-2.1.197", "claude-2.1.332"):
+        wrong, _ = helpvalues.check(list(plan.argv[1:]), text(release), "claude")
+        assert not wrong, (release, wrong)
+    assert "manual" in (values("claude-2.1.332", "--permission-mode") or ())
+    wrong, _ = helpvalues.check(
+        ["--permission-mode", "manual"], text("claude-2.1.197"), "claude"
+    )
+    assert wrong  # why `manual` is not what a resume passes

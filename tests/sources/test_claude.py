@@ -820,15 +820,21 @@ def test_resume_keeps_model_and_effort_and_withholds_bypass_permissions() -> Non
     assert not kept.withheld
 
 
-@pytest.mark.parametrize("mode", ["default", "manual", "plan", "dontAsk"])
-def test_resume_passes_modes_at_least_as_strict_as_the_default(mode: str) -> None:
+@pytest.mark.parametrize(
+    ("mode", "given"),
+    # `manual` (2.1.3xx's name for the default) as `default`, which older releases take too
+    [("default",) * 2, ("manual", "default"), ("plan",) * 2, ("dontAsk",) * 2],
+)
+def test_resume_passes_modes_at_least_as_strict_as_the_default(
+    mode: str, given: str
+) -> None:
     plan = claude.resume(Session(app="claude", id="x", cwd="/w", permission_mode=mode))
     assert plan is not None and plan.argv == (
         "claude",
         "--resume",
         "x",
         "--permission-mode",
-        mode,
+        given,
     )
     assert not plan.withheld
 

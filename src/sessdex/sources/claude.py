@@ -99,6 +99,9 @@ INSTALL_HINT = "npm install -g @anthropic-ai/claude-code"
 # Modes at least as strict as the default (ask before acting); the others loosen it.
 STRICT_MODES = frozenset({"default", "manual", "plan", "dontAsk"})
 LOOSE_MODES = frozenset({"acceptEdits", "auto", "bypassPermissions"})
+# 2.1.3xx calls the default mode `manual` and still takes `default` (unlisted); 2.1.197 and
+# older refuse `manual`: a session's `manual` resumes as `default`, which both accept
+MODE_SPELLING = {"manual": "default"}
 TITLE_CHARS = 200
 
 # tail keys: a line holding one is parsed while its field is unknown
@@ -693,7 +696,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         argv += ["--effort", session.effort]
     mode = session.permission_mode
     if mode in STRICT_MODES or (mode in LOOSE_MODES and keep_permissions):
-        argv += ["--permission-mode", mode]
+        argv += ["--permission-mode", MODE_SPELLING.get(mode, mode)]
     elif mode in LOOSE_MODES:
         withheld.append(f"--permission-mode {mode}")
     elif mode:

@@ -4,12 +4,14 @@ For a Claude Code transcript and a Codex rollout of --mb MB of real lines each (
 make_corpus.py `--real-bytes`, into a temp dir, deleted after):
 
   usage     `sessdex usage daily --json` with a fresh state (cold: it reads the whole file);
+  explain   `sessdex usage session --explain ID` in that state (warm sums; it reads the whole
+            file again, with reasons), its lines written to nowhere;
   baseline  a `for line in file` loop over the same file, in a process that has imported
             what `usage` imports (the floor any reader of the file pays);
   list      a cold `sessdex list --json` over the same home, for information.
 
-The figure is usage's peak RSS as a ratio of the baseline's; target: at most --ratio
-(default 2.5) for each app. Each figure is the median of --runs runs; runs alternate. Usage:
+The figures are usage's and explain's peak RSS as ratios of the baseline's; target: at most
+--ratio (default 2.5) for each, for each app. Each figure is the median of --runs runs; runs alternate. Usage:
 
     .venv/bin/python bench/bench_usage_memory.py [--mb 1024] [--runs 3] [--app claude|codex]
 """
@@ -52,7 +54,12 @@ def transcript(work: Path, app: str, megabytes: float) -> tuple[Path, Path]:
 def measure(report: Report, work: Path, app: str, megabytes: float, runs: int, target: float) -> None:  # fmt: skip
     home, path = transcript(work, app, megabytes)
     report.note(f"{app}: {path.stat().st_size / 1e9:.2f} GB, {path.name}")
-    peaks: dict[str, list[int]] = {"usage": [], "baseline": [], "list": []}
+    peaks: dict[str, list[int]] = {
+        "usage": [],
+        "explain": [],
+        "baseline": [],
+        "list": [],
+    }
     answers = set()
     for i in range(runs):
         state = work / f"state-{app}-{i}"
@@ -66,6 +73,21 @@ def measure(report: Report, work: Path, app: str, megabytes: float, runs: int, t
             raise SystemExit(f"usage failed: {usage.stderr[-500:]}")
         answers.add(usage.stdout)
         peaks["usage"].append(usage.peak_rss)
+        session = json.loads(
+            run(
+                sessdex("usage", "session", "--json", "--home", str(home)),
+                environment(state / "usage"),
+                keep_stdout=True,
+            ).stdout
+        )[0]["key"]
+        explain = run(
+            sessdex("usage", "session", "--explain", session, "--home", str(home)),
+            environment(state / "usage"),
+            measure_rss=True,
+        )
+        if explain.returncode != 0:
+            raise SystemExit(f"usage --explain failed: {explain.stderr[-500:]}")
+        peaks["explain"].append(explain.peak_rss)
         loop = run([PYTHON, "-c", LOOP, str(path)], environment(), measure_rss=True)
         peaks["baseline"].append(loop.peak_rss)
         listed = run(
@@ -76,21 +98,22 @@ def measure(report: Report, work: Path, app: str, megabytes: float, runs: int, t
         peaks["list"].append(listed.peak_rss)
         report.note(
             f"  run {i + 1}: usage {mb(usage.peak_rss)} ({usage.seconds:.1f} s), "
-            f"baseline {mb(loop.peak_rss)}, list {mb(listed.peak_rss)}"
+            f"explain {mb(explain.peak_rss)} ({explain.seconds:.1f} s), baseline {mb(loop.peak_rss)}, list {mb(listed.peak_rss)}"
         )
         shutil.rmtree(state, ignore_errors=True)
     figures = {name: median(values) for name, values in peaks.items()}
     rows = json.loads(answers.pop())
     report.note(
-        f"  medians: usage {mb(figures['usage'])}, baseline {mb(figures['baseline'])}, "
+        f"  medians: usage {mb(figures['usage'])}, explain {mb(figures['explain'])}, baseline {mb(figures['baseline'])}, "
         f"list {mb(figures['list'])}; {sum(r['responses'] for r in rows):,} responses"
     )
-    ratio = figures["usage"] / figures["baseline"]
-    report.check(
-        f"{app} usage peak RSS <= {target} x baseline",
-        ratio <= target and not answers,  # every run gave the same answer
-        f"{ratio:.2f} x ({mb(figures['usage'] - figures['baseline'])} above it)",
-    )
+    for name in ("usage", "explain"):
+        ratio = figures[name] / figures["baseline"]
+        report.check(
+            f"{app} {name} peak RSS <= {target} x baseline",
+            ratio <= target and not answers,  # every run gave the same answer
+            f"{ratio:.2f} x ({mb(figures[name] - figures['baseline'])} above it)",
+        )
 
 
 def main() -> int:

@@ -15,7 +15,8 @@ needed. The rules are those of the reader (`_claude_stream`) and of ccusage:
   its ids, so they merge with the sub-agent file's own lines.
 Across files the same keys merge again (resumed sessions copied their history); `usage`
 does that with the same rules. Responses more than WINDOW back are handed to `fold` as the
-file is read, so a huge transcript holds no record per response, only a hash of each.
+file is read, so a huge transcript holds no record per response, only a hash of each; to
+explain, each goes with its note, and its copies' lines go to `drop`.
 """
 
 from __future__ import annotations
@@ -139,18 +140,20 @@ class _Scan:
         explain: bool,
         state: dict[str, JSONValue] | None,
         fold: Callable[[UsageRecord], None] | None = None,
+        drop: Callable[[DroppedLine], None] | None = None,
     ) -> None:
         self.path = path
         self.stem = path.name.removesuffix(".jsonl")
-        self.explain = explain
+        self.explain = explain or drop is not None
         self.records: deque[UsageRecord] = deque()  # in order; the oldest may be folded
-        self.fold = None if explain else fold
+        self.fold = fold
         self.window = max(WINDOW, OPEN_KEYS)  # `state` lists the last OPEN_KEYS
         self.keyed = 0  # records with a key in `records`
         # the message-id part of folded records' keys: a line sharing one may merge with a
         # folded record (a false match, two hashes alike, only makes the read start again)
         self.folded = HashSet()
         self.dropped: list[DroppedLine] = []
+        self.drop = drop or self.dropped.append
         self.by_key: dict[str, UsageRecord] = {}
         self.by_message: dict[str, UsageRecord] = {}
         self.copies: dict[
@@ -204,7 +207,7 @@ class _Scan:
         if message.model == SYNTHETIC or line.isApiErrorMessage:
             if self.explain:
                 rule = "synthetic" if message.model == SYNTHETIC else "api-error"
-                self.dropped.append(
+                self.drop(
                     DroppedLine(
                         number, rule, "written by Claude Code itself, not billed", time
                     )
@@ -282,6 +285,8 @@ class _Scan:
             if old.key:
                 self.keyed -= 1
                 self._forget(old, old.key)
+            if self.explain:
+                self._explain(old)
             self.fold(old)
 
     def _forget(self, record: UsageRecord, key: str) -> None:
@@ -309,7 +314,7 @@ class _Scan:
             replace = True
         if self.explain and not same_response:
             loser = kept.line if replace else number
-            self.dropped.append(
+            self.drop(
                 DroppedLine(loser, "side-chain-replay", f"a side chain repeating lead-agent message {kept.alias}; line {number if replace else kept.line} counted", new.time)
             )  # fmt: skip
         previous = _snapshot(kept) if kept.key in self.open else None
@@ -349,21 +354,28 @@ class _Scan:
         if not self.explain:
             return
         for record in self.records:
-            copies = self.copies.get(record.key or "", [])
-            counted = self.token_line.get(record.key or "", record.line)
-            if len(copies) < 2:
-                record.note = f"one line ({record.key})" if record.key else record.note
-                continue
-            record.note = (
-                f"{len(copies)} lines of one response ({record.key}): tokens of line {counted} "
-                f"(the largest), dated by its last line {record.line}"
-            )
-            for number, usage in copies:
-                if number != counted:
-                    self.dropped.append(
-                        DroppedLine(number, "copy-of-response", f"output_tokens {usage.output_tokens} of {record.key}; line {counted} counted ({record.usage.output_tokens})", record.time)
-                    )  # fmt: skip
-        self.dropped.sort(key=lambda d: d.line)
+            self._explain(record)
+        # a line's copy-of-response comes after what was said of it as it was read
+        self.dropped.sort(key=lambda d: (d.line, d.rule == "copy-of-response"))
+
+    def _explain(self, record: UsageRecord) -> None:
+        """A finished record's note, and its other copies dropped; what was kept of them
+        to say so is let go."""
+        key = record.key or ""
+        copies = self.copies.pop(key, [])
+        counted = self.token_line.pop(key, record.line)
+        if len(copies) < 2:
+            record.note = f"one line ({record.key})" if record.key else record.note
+            return
+        record.note = (
+            f"{len(copies)} lines of one response ({record.key}): tokens of line {counted} "
+            f"(the largest), dated by its last line {record.line}"
+        )
+        for number, usage in copies:
+            if number != counted:
+                self.drop(
+                    DroppedLine(number, "copy-of-response", f"output_tokens {usage.output_tokens} of {record.key}; line {counted} counted ({record.usage.output_tokens})", record.time)
+                )  # fmt: skip
 
 
 def _head(key: str) -> str:
@@ -414,13 +426,16 @@ def usage_records(
     state: dict[str, JSONValue] | None = None,
     explain: bool = False,
     fold: Callable[[UsageRecord], None] | None = None,
+    drop: Callable[[DroppedLine], None] | None = None,
 ) -> UsageScan:
     """The billed responses in one Claude Code transcript, from `offset` on. Those more than
     WINDOW responses back go to `fold`, if given; a line that changes one of them (a late copy,
-    a side chain's replay) raises FoldedTooSoon."""
+    a side chain's replay) raises FoldedTooSoon. `drop` (explain) takes each line not
+    counted, as it is known, instead of a list of them."""
     line = state.get("line", 1) if state and offset else 1
+    explain = explain or drop is not None
     lines = MarkedLines(path, (MARKER,), offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
-    scan = _Scan(path, explain, state if offset else None, fold)
+    scan = _Scan(path, explain, state if offset else None, fold, drop)
     try:
         for number, data, complete in lines:
             scan.line(number, data, complete)

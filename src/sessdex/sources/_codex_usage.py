@@ -168,18 +168,20 @@ class _Scan:
         state: dict[str, JSONValue] | None,
         explain: bool,
         fold: Callable[[UsageRecord], None] | None,
+        drop: Callable[[DroppedLine], None] | None = None,
     ) -> None:
         self.path = path
-        self.explain = explain
+        self.explain = explain or drop is not None
         self.state: dict[str, JSONValue] = dict(state or {})
         self.records: list[UsageRecord] = []
         # no later line changes a record: each is folded as it is read, none is kept
         self.keep = fold or self.records.append
         self.dropped: list[DroppedLine] = []
+        self.dropped_to = drop or self.dropped.append
 
     def drop(self, number: int, rule: str, note: str, time: float | None) -> None:
         if self.explain:
-            self.dropped.append(DroppedLine(number, rule, note, time))
+            self.dropped_to(DroppedLine(number, rule, note, time))
 
     def line(self, number: int, data: bytes) -> None:
         try:
@@ -327,13 +329,16 @@ def usage_records(
     state: dict[str, JSONValue] | None = None,
     explain: bool = False,
     fold: Callable[[UsageRecord], None] | None = None,
+    drop: Callable[[DroppedLine], None] | None = None,
 ) -> UsageScan:
     """The billed responses in one Codex rollout, from `offset` on (handed to `fold`, if
-    given, instead of listed)."""
+    given, instead of listed); `drop` (explain) takes each line not counted instead of a
+    list of them."""
     carried = state if offset and state else None
     start_line = carried.get("line", 1) if carried else 1
+    explain = explain or drop is not None
     lines = MarkedLines(path, MARKERS, offset=offset, line=start_line if isinstance(start_line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
-    scan = _Scan(path, carried, explain, fold)
+    scan = _Scan(path, carried, explain, fold, drop)
     if (
         not offset
     ):  # from the start, the first cumulative total is measured from nothing

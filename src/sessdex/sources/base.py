@@ -186,6 +186,10 @@ class SessionFollow(Protocol):
 # response (the records it lists come after those folded). When a later line does change a
 # folded record, the hook raises `FoldedTooSoon`: usage.py drops what was folded and calls
 # again without `fold`, and the hook then lists every record.
+# It takes `drop: Callable[[DroppedLine], None] | None = None` too: with it, the hook explains
+# (as `explain=True`) and hands each line it did not count to `drop` as soon as it knows,
+# instead of listing them in `UsageScan.dropped`; a record handed to `fold` then carries its
+# `note`. With both, `--explain` reads a huge file in bounded memory.
 
 
 @dataclass(slots=True)

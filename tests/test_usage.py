@@ -1149,3 +1149,150 @@ def test_explain_json_comes_in_pieces_and_is_the_whole_record(
         ],
     ).stdout_bytes
     assert out == whole + b"\n"
+
+
+def test_explaining_a_huge_transcript_lists_the_first_responses_and_sums_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row fed by a transcript of many responses: the audit lists the first `limit`
+    responses by time and dropped lines by line, says how many more there were and what
+    they add up to (to the row's own figures), and holds no record per response."""
+    import tracemalloc
+
+    from sessdex import audit
+    from sessdex.pricing import Catalogue
+    from sessdex.sources import _usage_scan
+
+    monkeypatch.setattr(_usage_scan, "CHUNK", 256 * 1024)
+    count = 30_000
+    home = _claude_home(
+        tmp_path,
+        (
+            _claude_response(n, output=1) + _claude_response(n, output=10 + n % 7)
+            for n in range(count)
+        ),  # each response streamed: the first copy is dropped, its line listed
+    )
+    collected = usage.collect(home, ["claude"])
+    Catalogue.load()
+    tracemalloc.start()
+    try:
+        explained = audit.explain(
+            home, collected, "daily", "2026-11-20", usage.Filters(), ["claude"], 50
+        )
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    row = explained.row
+    assert row.responses == count
+    listed = [record for _, _, record, _ in explained.counted]
+    assert [r.line for r in listed] == [
+        2 * n + 2 for n in range(50)
+    ]  # the first, in time
+    assert explained.more.responses == count - 50
+    for name in usage.TOKENS:  # what is listed and what is not add up to the row
+        shown = sum(getattr(r.usage, name) for r in listed)
+        assert shown + getattr(explained.more, name) == getattr(row, name), name
+    assert round(sum(c for *_, c in explained.counted) + explained.more.cost, 6) == (
+        row.cost_usd
+    )
+    assert [d.line for _, _, d in explained.dropped] == [2 * n + 1 for n in range(50)]
+    assert explained.more_dropped == count - 50
+    assert explained.rules == {"copy-of-response": count}
+    assert peak < 300 * count  # the records and copies kept per response: 1,400 bytes
+
+
+def test_explain_limit_lists_that_many_and_says_what_it_left_out(
+    tmp_path: Path, run: object
+) -> None:
+    count = 40
+    home = _claude_home(
+        tmp_path,
+        (
+            _claude_response(n, output=1) + _claude_response(n, output=20)
+            for n in range(count)
+        ),
+    )
+    args = ["usage", "--home", str(home.path), "--explain", "2026-11-20"]
+    text = run.invoke(main, [*args, "--limit", "3"]).output  # type: ignore[attr-defined]
+    assert "counted (40):" in text and "dropped (40):" in text
+    assert text.count("  one line") + text.count(" lines of one response") == 3
+    assert (
+        f"… and 37 more, not listed (--limit lists more): input {sum(range(1003, 1040)):,}, "
+        f"output {37 * 20:,}, cache write 0, cache read {sum(7 * n for n in range(3, 40)):,}"
+    ) in text
+    assert (
+        "… and 37 more, not listed; every line dropped, by rule: copy-of-response 40"
+        in text
+    )
+    audit = orjson.loads(run.invoke(main, [*args, "-n", "3", "--json"]).output)  # type: ignore[attr-defined]
+    assert len(audit["counted"]) == len(audit["dropped"]) == 3
+    left = audit["counted_not_listed"]
+    assert left["responses"] == 37 and audit["dropped_not_listed"] == 37
+    for name in ("input_tokens", "output_tokens", "cache_read_tokens"):
+        listed = sum(c[name] for c in audit["counted"])
+        assert listed + left[name] == audit["row"][name], name
+    assert audit["dropped_by_rule"] == {"copy-of-response": 40}
+    whole = orjson.loads(run.invoke(main, [*args, "--json"]).output)  # type: ignore[attr-defined]
+    assert len(whole["counted"]) == 40 and whole["counted_not_listed"]["responses"] == 0
+    alone = run.invoke(main, ["usage", "--home", str(home.path), "--limit", "3"])  # type: ignore[attr-defined]
+    assert alone.exit_code == 2 and "--limit goes with --explain" in alone.output
+
+
+def test_a_session_row_audit_drops_a_response_another_session_counts(
+    mixed: Home, run: object
+) -> None:
+    """A resumed session copies one of its parent session's responses: the report counts it
+    in the first file only, and the audit of the second session's row says so, adding up
+    to that row, even though the first file feeds another row."""
+    result = run.invoke(  # type: ignore[attr-defined]
+        main,
+        [
+            "usage",
+            "session",
+            "--home",
+            str(mixed.path),
+            "--json",
+            "--explain",
+            "bbbbbbbb",
+        ],
+    )
+    audit = orjson.loads(result.output)
+    assert audit["row"]["responses"] == len(audit["counted"]) == 1
+    assert audit["row"]["input_tokens"] == sum(
+        c["input_tokens"] for c in audit["counted"]
+    )
+    [repeat] = audit["dropped"]
+    assert (repeat["line"], repeat["rule"]) == (2, "repeated-in-another-file")
+    assert repeat["note"].endswith(
+        "aaaaaaaa-0000-4000-8000-000000000001.jsonl counts it"
+    )
+
+
+@pytest.mark.parametrize("late", ["copy", "side chain"])
+def test_an_audit_read_again_after_a_late_copy_lists_each_response_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: str
+) -> None:
+    """A copy (or a side chain's replay) of a response read long after it was tallied:
+    the file is read again, and the audit still lists each response once, adding up to
+    the row, with the late line dropped by its rule."""
+    from sessdex import audit
+    from sessdex.sources import _claude_usage
+
+    monkeypatch.setattr(_claude_usage, "WINDOW", 16)
+    count = 100
+    lines = [_claude_response(n, output=10) for n in range(count)]
+    if late == "copy":
+        lines.append(_claude_response(3, output=500))
+    else:
+        lines.append(_claude_response(3, output=500, request="req_btw", sidechain=True))
+    home = _claude_home(tmp_path, lines)
+    collected = usage.collect(home, ["claude"])
+    explained = audit.explain(
+        home, collected, "daily", "2026-11-20", usage.Filters(), ["claude"], 10
+    )
+    assert explained.row.responses == len(explained.counted) + explained.more.responses
+    assert explained.row.responses == count
+    listed = sum(record.usage.output_tokens for _, _, record, _ in explained.counted)
+    assert listed + explained.more.output_tokens == explained.row.output_tokens
+    rule = "copy-of-response" if late == "copy" else "side-chain-replay"
+    assert explained.rules == {rule: 1}

@@ -926,6 +926,7 @@ def usage_report(
     here: str | Sequence[str] | None = None,
     tz: str | None = None,
     explain: str | None = None,
+    explain_limit: int | None = None,
     progress: Progress | None = None,
 ) -> usage.Result:
     """Tokens and cost per day, week, month, session, project, model or app (see usage.py)."""
@@ -944,7 +945,13 @@ def usage_report(
             "match; swap them."
         )
     return usage_module.run(
-        home, kind, apps=apps, filters=filters, explain_key=explain, progress=progress
+        home,
+        kind,
+        apps=apps,
+        filters=filters,
+        explain_key=explain,
+        explain_limit=explain_limit,
+        progress=progress,
     )
 
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import Literal, TypeVar, cast
 
 import orjson
 
@@ -846,6 +846,19 @@ class Index:
             )
             for row in self.db.execute(
                 f"SELECT path, app, signature, offset, state, buckets, keys FROM usage_files WHERE app IN ({marks})",
+                list(apps),
+            )
+        }
+
+    def usage_blobs(
+        self, apps: Sequence[str], column: Literal["buckets", "keys"]
+    ) -> dict[str, bytes]:
+        """path -> one stored blob (a file's sums, or its responses' keys) of the selected apps."""
+        marks = ",".join("?" * len(apps))
+        return {
+            row[0]: bytes(row[1])
+            for row in self.db.execute(
+                f"SELECT path, {column} FROM usage_files WHERE app IN ({marks})",
                 list(apps),
             )
         }

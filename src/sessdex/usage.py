@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -29,7 +29,10 @@ from .index import Index, connect
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source
-from .sources.base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
+from .sources.base import FoldedTooSoon, UsageRecord, UsageScan
+
+if TYPE_CHECKING:
+    from . import audit
 
 SLOT = 900  # seconds: every real time zone's offset is a multiple of 15 minutes
 NO_SLOT = -1  # a response without a time
@@ -450,12 +453,25 @@ def _key_items(keys: bytes) -> Iterator[tuple[int, int, bool]]:
 def _cross_file(
     source: Source, keys: dict[str, bytes], catalogue: Catalogue
 ) -> list[Bucket]:
-    """Negative buckets that take out each response a second file repeats (the rule: a lead-agent
-    copy beats a side chain's, then the larger count, then the first file in path order)."""
+    """Negative buckets that take out each response a second file repeats."""
+    buckets: dict[tuple[Any, ...], Bucket] = {}
+    for _, record, _ in cross_file_losers(source, keys):
+        _add(buckets, record, _cost(catalogue, record), -1)
+    return list(buckets.values())
+
+
+def cross_file_losers(
+    source: Source, keys: dict[str, bytes]
+) -> list[tuple[str, UsageRecord, str]]:
+    """(path, record, winner's path) for each response that a second file repeats and
+    counts instead (the rule: a lead-agent copy beats a side chain's, then the larger
+    count, then the first file in path order); `keys`: each file's stored keys blob."""
     # Which files share a key is found by hashes: a collision only makes two files read
     # again below, where whole keys decide. Keys that repeat share their message id, so
     # only the message ids of every key are held, then the keys of those in two files.
     paths = sorted(keys)
+    if len(paths) < 2:
+        return []
     first_with: dict[int, int] = {}  # message id -> the first file holding it
     also_with: dict[int, set[int]] = {}  # message id -> the other files holding it
     for n, path in enumerate(paths):
@@ -490,11 +506,7 @@ def _cross_file(
     records: list[tuple[str, UsageRecord]] = []
     for path in sorted(shared):
         records.extend((path, r) for r in _shared_records(source, path, also_with))
-    losers = _losers(records)
-    buckets: dict[tuple[Any, ...], Bucket] = {}
-    for _, record, _ in losers:
-        _add(buckets, record, _cost(catalogue, record), -1)
-    return list(buckets.values())
+    return _losers(records)
 
 
 def _shared_records(
@@ -848,154 +860,13 @@ def total(rows: Sequence[Row]) -> Row:
     return out
 
 
-# --- explain ---------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Explained:
-    """For one row: each response counted (file, line, tokens, how) and each line dropped (rule)."""
-
-    row: Row
-    counted: list[tuple[str, str, UsageRecord, float | None]] = field(
-        default_factory=list
-    )  # app, file, record, cost
-    dropped: list[tuple[str, str, DroppedLine]] = field(
-        default_factory=list
-    )  # app, file, line
-    notes: list[str] = field(default_factory=list)
-
-
-def explain(
-    home: Home,
-    collected: Collected,
-    kind: str,
-    key: str,
-    filters: Filters,
-    apps: Sequence[str] = (),
-) -> Explained:
-    """Read again, with reasons, every file that fed the row `key` of report `kind`."""
-    catalogue = Catalogue.load()
-    rows: dict[str, Row] = {}
-    for r in report(keep(collected.buckets, filters), kind, filters.tz):
-        rows.setdefault(r.key, r)
-    if key not in rows and kind == "model" and plain_name(key) in rows:
-        key = plain_name(key)  # the app's own spelling of the row's model
-    if key not in rows and kind == "session":  # an id prefix, as every command takes
-        matching = [name for name in rows if name.startswith(key)]
-        if len(matching) == 1:
-            key = matching[0]
-        elif len(matching) > 1:
-            from .errors import SessdexError
-
-            raise SessdexError(
-                f"{key!r} starts {len(matching)} session ids; type more of the id."
-            )
-    if key not in rows:
-        from .errors import SessdexError
-
-        known = ", ".join(list(rows)[:8])
-        if not rows:  # nothing to choose from: say so, not "Rows: " and nothing
-            raise SessdexError(
-                f"no {kind} row is keyed {key!r}: no token usage was found "
-                "(with these filters). 'sessdex usage' shows the rows there are."
-            )
-        raise SessdexError(
-            f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"
-        )
-    out = Explained(rows[key])
-    selected = sources.all_sources(apps)
-
-    def in_row(app: str, record: UsageRecord) -> bool:
-        bucket: Bucket = [*_bucket_key(record), 0, 0, 0, 0, 0, 0.0, 1]
-        if not keep([(app, bucket)], filters):
-            return False
-        days = _local_days([bucket[4]], filters.tz)
-        return _key_for(kind, app, bucket, days).rpartition("\0")[2] == key
-
-    def dropped_in_row(dropped: DroppedLine) -> bool:
-        if dropped.time is None:
-            return True
-        slot = _slot(dropped.time)
-        return (
-            _key_for(
-                kind,
-                "",
-                [None, None, None, None, slot],
-                _local_days([slot], filters.tz),
-            )
-            == key
-        )
-
-    for source in selected:
-        if hasattr(source, "usage_records"):
-            scans: dict[str, UsageScan] = {}
-            for path in collected.files.get(source.NAME, []):
-                scan: UsageScan = source.usage_records(
-                    Path(path), Diagnostics(), explain=True
-                )
-                if any(in_row(source.NAME, r) for r in scan.records):
-                    scans[path] = scan
-            losers: dict[int, str] = {}
-            if scans:
-                keyed = [(p, r) for p, s in scans.items() for r in s.records if r.key]
-                losers = {id(r): winner for _, r, winner in _losers(keyed)}
-            for path, scan in scans.items():
-                for record in scan.records:
-                    if not in_row(source.NAME, record):
-                        continue
-                    if id(record) in losers:
-                        out.dropped.append((source.NAME, path, DroppedLine(record.line, "repeated-in-another-file", f"{record.key}: {losers[id(record)]} counts it", record.time)))  # fmt: skip
-                        continue
-                    out.counted.append(
-                        (source.NAME, path, record, _cost(catalogue, record))
-                    )
-                for dropped in scan.dropped:
-                    if kind not in ("daily", "weekly", "monthly") or dropped_in_row(
-                        dropped
-                    ):
-                        out.dropped.append((source.NAME, path, dropped))
-        elif kind != "app" or key == source.NAME:  # another app's row reads none of it
-            index = Index(home)
-            try:
-                session_rows = index.rows(
-                    apps=[source.NAME], include_subagents=True, with_state=True
-                )
-            finally:
-                index.close()
-            ids = {r.id for r in session_rows}
-            before = len(out.counted)
-            for row in session_rows:
-                session = row.session()
-                if session.parent_id and session.parent_id in ids:
-                    continue
-                if kind == "session" and session.id != key:  # its records carry its id
-                    continue
-                for record in _session_records(source, session, Diagnostics()):
-                    if in_row(source.NAME, record):
-                        out.counted.append(
-                            (
-                                source.NAME,
-                                session.path or row.id,
-                                record,
-                                _cost(catalogue, record),
-                            )
-                        )
-            if len(out.counted) > before:  # said only of an app that fed the row
-                out.notes.append(
-                    f"{source.TITLE}: responses come from its reader's usage events, de-duplicated there (docs/usage.md)"
-                )
-    out.counted.sort(key=lambda item: (item[2].time or 0, item[1], item[2].line))
-    out.dropped.sort(key=lambda item: (item[1], item[2].line))
-    return out
-
-
 @dataclass(slots=True)
 class Result:
     kind: str
     rows: list[Row]
     total: Row
     collected: Collected
-    explained: Explained | None = None
+    explained: audit.Explained | None = None
 
 
 def parse_tz(name: str | None) -> tzinfo:
@@ -1047,9 +918,11 @@ def run(
     apps: Sequence[str] = (),
     filters: Filters | None = None,
     explain_key: str | None = None,
+    explain_limit: int | None = None,
     progress: Progress | None = None,
 ) -> Result:
-    """One report over the selected apps (and, with `explain_key`, the audit of one row)."""
+    """One report over the selected apps (and, with `explain_key`, the audit of one row,
+    listing at most `explain_limit` responses and dropped lines)."""
     filters = filters or Filters()
     collected = collect(home, apps, progress)
     rows = report(keep(collected.buckets, filters), kind, filters.tz)
@@ -1057,5 +930,10 @@ def run(
         describe_sessions(home, rows, progress)
     result = Result(kind, rows, total(rows), collected)
     if explain_key is not None:
-        result.explained = explain(home, collected, kind, explain_key, filters, apps)
+        from . import audit
+
+        limit = audit.LIMIT if explain_limit is None else explain_limit
+        result.explained = audit.explain(
+            home, collected, kind, explain_key, filters, apps, limit
+        )
     return result

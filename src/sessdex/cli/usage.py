@@ -12,6 +12,7 @@ from . import main
 from ._common import (
     CONTEXT,
     apps_option,
+    count_option,
     echo,
     err,
     fail_nicely,
@@ -49,6 +50,11 @@ from ._common import (
     metavar="KEY",
     help="Audit one row (a day, model, session…): every response counted and every line dropped, with the rule.",
 )
+@count_option(
+    "--limit",
+    "-n",
+    help="With --explain: list at most N responses and N dropped lines (default 1000); the rest are counted and summed.",
+)
 @output_options
 @home_option
 @fail_nicely
@@ -60,6 +66,7 @@ def usage_command(
     here: bool,
     tz: str | None,
     explain: str | None,
+    limit: int | None,
     as_json: bool,
     as_nl: bool,
     verbose: bool,
@@ -75,6 +82,8 @@ def usage_command(
     """
     from ..views import usage as view
 
+    if limit is not None and explain is None:
+        raise click.UsageError("--limit goes with --explain (the rows are never cut).")
     with progress_bar("Reading usage") as progress:
         result = api.usage_report(
             resolve_home(home_dir),
@@ -85,6 +94,7 @@ def usage_command(
             here=here_folders() if here else None,
             tz=tz,
             explain=explain,
+            explain_limit=limit,
             progress=progress,
         )
     for _app, diagnostics in sorted(result.collected.diagnostics.items()):

@@ -13,7 +13,8 @@ from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
-from ..usage import TOKENS, Explained, Row
+from ..audit import Explained
+from ..usage import TOKENS, Row
 from .text import left_cut, one_line, short_id_width, tokens
 
 HEADERS = {
@@ -217,13 +218,14 @@ def _when(time: float | None, tz: tzinfo) -> str:
 
 def explain_lines(explained: Explained, tz: tzinfo = UTC) -> Iterator[str]:
     """Plain lines: what was counted (file:line, time, tokens, cost, why), what was dropped
-    and why; one at a time, as a big session's audit has a line per response."""
+    and why, and what the lists leave out; one at a time."""
     row = explained.row
+    more = explained.more
     yield from [
         f"row {row.key}: {row.responses} responses, input {row.input_tokens:,}, output {row.output_tokens:,}, "
         f"cache write {row.cache_write_tokens:,}, cache read {row.cache_read_tokens:,}, cost {money(row)}",
         "",
-        f"counted ({len(explained.counted)}):",
+        f"counted ({len(explained.counted) + more.responses}):",
     ]
     for app, path, record, cost in explained.counted:
         u = record.usage
@@ -236,10 +238,19 @@ def explain_lines(explained: Explained, tz: tzinfo = UTC) -> Iterator[str]:
         )
         if record.note:
             yield f"      {record.note}"
+    if more.responses:
+        yield (
+            f"  … and {more.responses:,} more, not listed (--limit lists more): input {more.input_tokens:,}, "
+            f"output {more.output_tokens:,}, cache write {more.cache_write_tokens:,}, "
+            f"cache read {more.cache_read_tokens:,}, reasoning {more.reasoning_tokens:,}, cost {money(more)}"
+        )
     yield ""
-    yield f"dropped ({len(explained.dropped)}):"
+    yield f"dropped ({len(explained.dropped) + explained.more_dropped}):"
     for app, path, dropped in explained.dropped:
         yield f"  {app} {path}:{dropped.line}  {dropped.rule}: {dropped.note}"
+    if explained.more_dropped:
+        rules = ", ".join(f"{rule} {n:,}" for rule, n in explained.rules.items())
+        yield f"  … and {explained.more_dropped:,} more, not listed; every line dropped, by rule: {rules}"
     for note in explained.notes:
         yield f"note: {note}"
 
@@ -257,6 +268,23 @@ def explain_record(explained: Explained) -> dict[str, object]:
         "counted": list(_counted_records(explained)),
         "dropped": _dropped_records(explained),
         "notes": explained.notes,
+        **_left_out(explained),
+    }
+
+
+def _left_out(explained: Explained) -> dict[str, object]:
+    """What the lists leave out (at most `limit` each): how many, and the responses' sums."""
+    more = explained.more
+    sums: dict[str, object] = {"responses": more.responses}
+    sums.update((name, getattr(more, name)) for name in TOKENS)
+    sums["cost_usd"] = more.cost_usd
+    sums["priced_cost_usd"] = more.priced_cost_usd
+    sums["unpriced_models"] = sorted(more.unpriced)
+    return {
+        "limit": explained.limit,
+        "counted_not_listed": sums,
+        "dropped_not_listed": explained.more_dropped,
+        "dropped_by_rule": explained.rules,
     }
 
 
@@ -276,7 +304,8 @@ def explain_json(explained: Explained) -> Iterator[bytes]:
         + dumps(_dropped_records(explained))
         + b',"notes":'
         + dumps(explained.notes)
-        + b"}"
+        + b","
+        + dumps(_left_out(explained))[1:]
     )
 
 

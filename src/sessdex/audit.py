@@ -1,0 +1,347 @@
+"""`sessdex usage --explain`: one row read again, with the rule for every line, in bounded memory.
+
+Each response counted and each line dropped is tallied as it is read, and only the first
+`limit` of each (by time; by file and line) are kept to be listed: a row fed by a 2 GB
+transcript lists a thousand responses and says how many more there were and what they add
+up to. The row itself is the report's (usage.py); this module only reads again.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from . import sources
+from .diagnostics import Diagnostics
+from .errors import SessdexError
+from .index import Index
+from .pricing import Catalogue, plain_name
+from .sources import Home, Source
+from .sources.base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
+from .usage import (
+    Bucket,
+    Collected,
+    Filters,
+    Row,
+    _bucket_key,
+    _cost,
+    _decode,
+    _key_for,
+    _local_days,
+    _session_records,
+    _slot,
+    cross_file_losers,
+    keep,
+    report,
+    total,
+)
+
+LIMIT = 1000  # responses, and dropped lines, listed unless --limit says otherwise
+
+Counted = tuple[str, str, UsageRecord, float | None]  # app, file, record, cost
+Dropped = tuple[str, str, DroppedLine]  # app, file, line
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class Explained:
+    """For one row: the responses counted (file, line, tokens, how) and the lines dropped
+    (rule), the first `limit` of each listed; those not listed are counted and summed."""
+
+    row: Row
+    counted: list[Counted] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    more: Row = field(default_factory=lambda: Row("more"))  # counted, not listed
+    more_dropped: int = 0  # dropped lines not listed
+    rules: dict[str, int] = field(default_factory=dict)  # every dropped line, per rule
+    limit: int = LIMIT
+
+
+class _Last:
+    """A key that sorts backwards, so that heapq's least item is the greatest key kept."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: tuple[Any, ...]) -> None:
+        self.key = key
+
+    def __lt__(self, other: _Last) -> bool:
+        return other.key < self.key
+
+
+class _Firsts(Generic[T]):
+    """The `limit` items of least key seen so far (keys are unique); every other item is
+    handed to `spill`, at once or when a lesser one takes its place."""
+
+    def __init__(self, limit: int, spill: Callable[[T], None]) -> None:
+        self.limit = limit
+        self.spill = spill
+        self.heap: list[tuple[_Last, T]] = []
+
+    def add(self, key: tuple[Any, ...], item: T) -> None:
+        heap = self.heap
+        if len(heap) < self.limit:
+            heapq.heappush(heap, (_Last(key), item))
+        elif heap and key < heap[0][0].key:
+            self.spill(heapq.heapreplace(heap, (_Last(key), item))[1])
+        else:
+            self.spill(item)
+
+    def items(self) -> list[tuple[tuple[Any, ...], T]]:
+        return sorted(
+            ((last.key, item) for last, item in self.heap), key=lambda kv: kv[0]
+        )
+
+
+class _Tally:
+    """What one read (a file, or the whole row) counted and dropped: the first of each kept
+    to be listed, the rest summed."""
+
+    def __init__(self, limit: int) -> None:
+        self.fed = False  # a response of the row was read (counted or not)
+        self.more = Row("more")
+        self.more_dropped = 0
+        self.rules: dict[str, int] = {}
+        self.counted: _Firsts[Counted] = _Firsts(limit, self._more)
+        self.dropped: _Firsts[Dropped] = _Firsts(limit, self._more_dropped)
+
+    def _more(self, item: Counted) -> None:
+        app, _, record, cost = item
+        self.more.add(app, _bucket(record, cost))
+
+    def _more_dropped(self, _item: Dropped) -> None:
+        self.more_dropped += 1
+
+    def count(self, key: tuple[Any, ...], item: Counted) -> None:
+        self.counted.add(key, item)
+
+    def drop(self, key: tuple[Any, ...], item: Dropped) -> None:
+        rule = item[2].rule
+        self.rules[rule] = self.rules.get(rule, 0) + 1
+        self.dropped.add(key, item)
+
+    def take(self, other: _Tally) -> None:
+        """Add what another read found (its listed items compete with these)."""
+        for key, item in other.counted.items():
+            self.counted.add(key, item)
+        for key, line in other.dropped.items():
+            self.dropped.add(key, line)
+        merged = total([self.more, other.more])
+        merged.key = self.more.key
+        self.more = merged
+        self.more_dropped += other.more_dropped
+        for rule, n in other.rules.items():
+            self.rules[rule] = self.rules.get(rule, 0) + n
+
+
+def _bucket(record: UsageRecord, cost: float | None) -> Bucket:
+    u = record.usage.plausible()
+    return [
+        *_bucket_key(record), u.input_tokens, u.output_tokens, u.cache_read_tokens,
+        u.cache_write_tokens, u.reasoning_tokens, cost, 1,
+    ]  # fmt: skip
+
+
+# Of the lines dropped at one place, in the order they were found: a response repeated in
+# another file, then what the file's own read said, then the copies of a response.
+_PHASE = {"repeated-in-another-file": 0, "copy-of-response": 2}
+
+
+def _row_key(kind: str, key: str, rows: dict[str, Row]) -> str:
+    """The row `key` names: the row itself, a model's own spelling, a session id's prefix."""
+    if key not in rows and kind == "model" and plain_name(key) in rows:
+        key = plain_name(key)  # the app's own spelling of the row's model
+    if key not in rows and kind == "session":  # an id prefix, as every command takes
+        matching = [name for name in rows if name.startswith(key)]
+        if len(matching) == 1:
+            key = matching[0]
+        elif len(matching) > 1:
+            raise SessdexError(
+                f"{key!r} starts {len(matching)} session ids; type more of the id."
+            )
+    if key not in rows:
+        known = ", ".join(list(rows)[:8])
+        if not rows:  # nothing to choose from: say so, not "Rows: " and nothing
+            raise SessdexError(
+                f"no {kind} row is keyed {key!r}: no token usage was found "
+                "(with these filters). 'sessdex usage' shows the rows there are."
+            )
+        raise SessdexError(
+            f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"
+        )
+    return key
+
+
+def explain(
+    home: Home,
+    collected: Collected,
+    kind: str,
+    key: str,
+    filters: Filters,
+    apps: Sequence[str] = (),
+    limit: int = LIMIT,
+) -> Explained:
+    """Read again, with reasons, every file that fed the row `key` of report `kind`."""
+    rows: dict[str, Row] = {}
+    for r in report(keep(collected.buckets, filters), kind, filters.tz):
+        rows.setdefault(r.key, r)
+    key = _row_key(kind, key, rows)
+    reader = _Reader(home, kind, key, filters, limit)
+    notes = []
+    for source in sources.all_sources(apps):
+        if hasattr(source, "usage_records"):
+            reader.files(source, collected.files.get(source.NAME, []))
+        # another app's row reads none of it; the note is said only of an app that fed it
+        elif (kind != "app" or key == source.NAME) and reader.sessions(source):
+            notes.append(
+                f"{source.TITLE}: responses come from its reader's usage events, de-duplicated there (docs/usage.md)"
+            )
+    tally = reader.tally
+    return Explained(
+        rows[key],
+        [item for _, item in tally.counted.items()],
+        [item for _, item in tally.dropped.items()],
+        notes,
+        tally.more,
+        tally.more_dropped,
+        dict(sorted(tally.rules.items())),
+        limit,
+    )
+
+
+class _Reader:
+    """Reads one row's files again and tallies what each line did."""
+
+    def __init__(
+        self, home: Home, kind: str, key: str, filters: Filters, limit: int
+    ) -> None:
+        self.home = home
+        self.kind = kind
+        self.key = key
+        self.filters = filters
+        self.limit = limit
+        self.catalogue = Catalogue.load()
+        self.tally = _Tally(limit)
+        self.order = itertools.count()  # ties keep the order things were found in
+
+    def in_row(self, app: str, bucket: Bucket) -> bool:
+        if not keep([(app, bucket)], self.filters):
+            return False
+        days = _local_days([bucket[4]], self.filters.tz)
+        return _key_for(self.kind, app, bucket, days).rpartition("\0")[2] == self.key
+
+    def record_in_row(self, app: str, record: UsageRecord) -> bool:
+        return self.in_row(app, [*_bucket_key(record), 0, 0, 0, 0, 0, 0.0, 1])
+
+    def dropped_in_row(self, dropped: DroppedLine) -> bool:
+        if self.kind not in ("daily", "weekly", "monthly") or dropped.time is None:
+            return True  # other rows take every dropped line of the files that fed them
+        slot = _slot(dropped.time)
+        days = _local_days([slot], self.filters.tz)
+        return _key_for(self.kind, "", [None, None, None, None, slot], days) == self.key
+
+    def files(self, source: Source, paths: list[str]) -> None:
+        """An app read file by file: only the files whose stored sums touch the row."""
+        app = source.NAME
+        index = Index(self.home)
+        try:
+            sums = index.usage_blobs([app], "buckets")
+            stored = index.usage_meta(f"corrections:{app}")
+            corrections = _decode(stored)[1] if stored else []
+            # a response another file repeats and counts instead: only when one is in the row
+            keys = (
+                index.usage_blobs([app], "keys")
+                if any(self.in_row(app, b) for b in corrections)
+                else {}
+            )
+        finally:
+            index.close()
+        fed = [
+            path
+            for path in paths
+            if path not in sums or any(self.in_row(app, b) for b in _decode(sums[path]))
+        ]
+        del sums
+        losers: dict[tuple[str, str], str] = {}
+        if keys:
+            listed = set(paths)
+            mine = {p: blob for p, blob in keys.items() if p in listed}
+            del keys
+            for path, record, winner in cross_file_losers(source, mine):
+                if record.key and self.record_in_row(app, record):
+                    losers[(path, record.key)] = winner
+        for path in fed:
+            self._file(source, path, losers)
+
+    def _file(
+        self, source: Source, path: str, losers: dict[tuple[str, str], str]
+    ) -> None:
+        app = source.NAME
+        tally = _Tally(self.limit)
+
+        def counted(record: UsageRecord) -> None:
+            if not self.record_in_row(app, record):
+                return
+            tally.fed = True
+            winner = losers.get((path, record.key or ""))
+            if winner is not None:
+                note = f"{record.key}: {winner} counts it"
+                dropped(DroppedLine(record.line, "repeated-in-another-file", note, record.time))  # fmt: skip
+                return
+            at = (record.time or 0, path, record.line, next(self.order))
+            tally.count(at, (app, path, record, _cost(self.catalogue, record)))
+
+        def dropped(line: DroppedLine) -> None:
+            if self.dropped_in_row(line):
+                at = (path, line.line, _PHASE.get(line.rule, 1), next(self.order))
+                tally.drop(at, (app, path, line))
+
+        def read(fold: Callable[[UsageRecord], None] | None) -> UsageScan:
+            return source.usage_records(  # type: ignore[no-any-return, attr-defined]
+                Path(path), Diagnostics(), fold=fold, drop=dropped
+            )
+
+        try:
+            scan = read(counted)
+        except FoldedTooSoon:
+            # a line changed a response already tallied: again, every record listed
+            tally = _Tally(self.limit)
+            scan = read(None)
+        for record in scan.records:
+            counted(record)
+        if tally.fed:
+            self.tally.take(tally)
+
+    def sessions(self, source: Source) -> bool:
+        """An app counted from its reader's usage events, session by session; whether any
+        of them fed the row."""
+        index = Index(self.home)
+        try:
+            session_rows = index.rows(
+                apps=[source.NAME], include_subagents=True, with_state=True
+            )
+        finally:
+            index.close()
+        ids = {r.id for r in session_rows}
+        fed = False
+        for row in session_rows:
+            session = row.session()
+            if session.parent_id and session.parent_id in ids:
+                continue
+            if (
+                self.kind == "session" and session.id != self.key
+            ):  # its records carry its id
+                continue
+            path = session.path or row.id
+            for record in _session_records(source, session, Diagnostics()):
+                if self.record_in_row(source.NAME, record):
+                    fed = True
+                    at = (record.time or 0, str(path), record.line, next(self.order))
+                    cost = _cost(self.catalogue, record)
+                    self.tally.count(at, (source.NAME, str(path), record, cost))
+        return fed

@@ -21,7 +21,7 @@ from sessdex import quick, sources
 from sessdex.indexfile import cache_folder
 
 from .conftest import merged_home
-from .helpers import on_a_terminal
+from .helpers import on_a_terminal, write_claude_session
 
 NOTED = [n for n in sources.BUILTIN if getattr(sources.get(n), "SCAN_NOTED", False)]
 SETTLED = 1_767_225_600  # 2026-01-01, long before any test runs
@@ -503,3 +503,56 @@ def test_a_narrow_terminal_leaves_out_branch_and_folder_for_the_title(
     got = answered(args, capsysbinary)
     assert got is not None
     assert _without_ages(got) == _without_ages("\n".join(lines).encode() + b"\n")
+
+
+def listing(*args: str) -> bytes:
+    """`sessdex list ARGS` as a user runs it: the quick path first, else the full command."""
+    return subprocess.run(
+        [sys.executable, "-m", "sessdex", "list", *args],
+        capture_output=True,
+        check=True,
+    ).stdout
+
+
+@pytest.mark.parametrize(
+    "change", ["named", "named, with its folder", "renamed in place", "unnamed"]
+)
+def test_a_rename_that_writes_only_its_sidecar_shows_at_once(
+    tmp_path: Path, change: str, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """Claude Code 2.1.3xx's `/rename` may write only `<id>/custom-title.json`, leaving the
+    transcript as it was: the next `list` shows the new name all the same."""
+    home = tmp_path / "home"
+    session_id = "5e55a0e0-0000-4000-8000-000000000001"
+    transcript = write_claude_session(home, session_id, "/w/shop", prompt="Fix it")
+    folder = transcript.with_suffix("")
+    sidecar = folder / "custom-title.json"
+    if change != "named, with its folder":
+        (folder / "subagents").mkdir(parents=True)  # the session has spawned agents
+    if change in ("renamed in place", "unnamed"):
+        sidecar.write_text(json.dumps({"customTitle": "Payments retry"}))
+    settled(home)
+    args = ["--json", "--home", str(home), "--app", "claude"]
+    before = json.loads(listing(*args))[0]["title"]
+    assert json.loads(listing(*args))[0]["title"] == before  # warm: the quick path
+    if change == "unnamed":
+        sidecar.unlink()
+        expected = "Fix it"
+    else:
+        folder.mkdir(exist_ok=True)
+        with sidecar.open(
+            "r+" if sidecar.exists() else "w"
+        ) as f:  # same file, new text
+            f.write(json.dumps({"customTitle": "Checkout retry, by hand"}))
+        expected = "Checkout retry, by hand"
+        if change == "named":
+            settled(home)  # even with the session folder's time as it was
+    assert before != expected
+    assert json.loads(listing(*args))[0]["title"] == expected
+    assert json.loads(full(*args))[0]["title"] == expected
+    if change == "renamed in place":  # nothing but the sidecar's size and time changed
+        with sidecar.open("r+") as f:
+            f.write(json.dumps({"customTitle": "Checkout retry, by hand again"}))
+        got = answered(args, capsysbinary)
+        assert got is not None
+        assert json.loads(got)[0]["title"] == "Checkout retry, by hand again"

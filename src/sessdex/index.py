@@ -429,6 +429,12 @@ class Index:
         listing failed part way."""
         if not location.exists:
             return True
+        owner_of: Callable[[str], str | None] | None = getattr(
+            source, "companion_of", None
+        )
+        listed: set[str] = set()  # with companions: what this scan listed
+        given: set[str] = set()  # ... and yielded
+        owners: dict[str, None] = {}  # ... and the owners of those that changed
         try:
             for candidate in source.scan(location):
                 name = os.fspath(candidate)
@@ -437,8 +443,29 @@ class Index:
                     continue
                 seen.add(name)
                 report.scanned += 1
-                if known.get(name) != signature:
+                if owner_of is None:
+                    if known.get(name) != signature:
+                        yield source.NAME, location, name, signature
+                    continue
+                listed.add(name)
+                if known.get(name) != signature or name in owners:
+                    given.add(name)
+                    if (owner := owner_of(name)) is not None:
+                        owners[owner] = None
                     yield source.NAME, location, name, signature
+            if owner_of is not None:  # a companion gone changes its owner too
+                owners.update(
+                    dict.fromkeys(
+                        owner
+                        for name in known
+                        if name not in seen and (owner := owner_of(name)) is not None
+                    )
+                )
+                for owner in owners:
+                    if owner in listed and owner not in given:
+                        signature = freshness.file_signature(owner)
+                        if signature is not None:
+                            yield source.NAME, location, owner, signature
 
             from . import folders  # here: `sessdex find` never scans, and starts faster
 
@@ -498,9 +525,17 @@ class Index:
         if tuple(row) == signature:
             return True
         location = source.locate(self.home)
+        jobs: list[Job] = [(source.NAME, location, path, signature)]
+        owner = _owner(source.NAME, path)
+        if owner is not None:  # a companion changed: its owner's sessions did
+            owned = freshness.file_signature(owner)
+            held = self.db.execute("SELECT 1 FROM files WHERE path = ?", (owner,))
+            if owned is not None and held.fetchone() is not None:
+                jobs.append((source.NAME, location, owner, owned))
         report = RefreshReport()
-        parsed = [_parse_one((source.NAME, location, path, signature))]
-        _count(report, parsed[0])
+        parsed = [_parse_one(job) for job in jobs]
+        for result in parsed:
+            _count(report, result)
         self._write(parsed, [])
         return True
 
@@ -976,6 +1011,8 @@ def _parse_one(job: Job) -> Parsed:
     read in place is read again even when nothing looked wrong (the read may have seen
     half a transaction); the last time from a copy of one committed state."""
     app, location, name, signature = job
+    if _owner(app, name) is not None:  # read with its owner, never on its own
+        return app, name, signature, [], Diagnostics()
     moves = 0  # reads the app committed during
     for attempt in range(REREADS + 1):
         copied = moves > 1 or (moves > 0 and attempt == REREADS)
@@ -1002,6 +1039,16 @@ def _parse_one(job: Job) -> Parsed:
         [_fragment(s) for s in sessions],
         diagnostics,
     )
+
+
+def _owner(app: str, name: str) -> str | None:
+    """The file whose sessions `name` speaks of, when it is a companion (see base.py)."""
+    from .sources import get
+
+    owner_of: Callable[[str], str | None] | None = getattr(
+        get(app), "companion_of", None
+    )
+    return owner_of(name) if owner_of is not None else None
 
 
 def _parse_as_is(

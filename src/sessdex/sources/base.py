@@ -131,6 +131,16 @@ class Source(Protocol):
 # marks a listing that looks only for sub-agent files, which a top-level listing skips.
 
 
+# --- companion files (optional) -----------------------------------------------------------
+#
+# A source whose `parse` reads, beside a session's file, a small file the app may write on
+# its own (a title kept in a sidecar) lists that file in `scan` too and defines, at module
+# level, `companion_of(path) -> str | None`: the file whose sessions it speaks of, None for
+# any other. The index keeps the companion's signature but never parses it on its own:
+# when it changes, appears or goes, the index parses its owner again. `parse` of a
+# companion returns nothing.
+
+
 # --- following a live session (optional) ------------------------------------------------
 #
 # A source whose sessions are JSON-lines files that only grow may also define, at module

@@ -117,6 +117,7 @@ CONTINUED_IN = b'"continuedInSessionId"'  # tail only: sent to the background (2
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # never shell words
 TITLES = b'Title"'  # the end of both title keys: one search while neither is known
 EFFORT_SINCE = (2, 1, 212)  # the first Claude Code that writes `effort`
+SIDECAR = "custom-title.json"  # `/rename`'s name, in the session's folder (2.1.3xx)
 HEAD_PROBE = files.LINE_CAP  # one read that holds the 80 head lines of most transcripts
 
 # (block, where the line starts in it, the line, whether a newline ends it) -> its record
@@ -147,8 +148,9 @@ def scan(location: Location) -> Iterator[str]:
 
     Sub-agents live in `<session>/subagents/agent-<id>.jsonl` (2.1) or beside the parent as
     `agent-<id>.jsonl` (2.0); they are indexed with `parent_id` set, so `list` hides them
-    and `list --all`, `show <agent id>` and the live view find them. Paths are plain
-    strings: a big home has tens of thousands of them.
+    and `list --all`, `show <agent id>` and the live view find them. A `/rename` sidecar
+    (`<session>/custom-title.json`) is listed too, as its transcript's companion (see
+    `companion_of`). Paths are plain strings: a big home has tens of thousands of them.
     """
     if not location.exists:
         return
@@ -160,11 +162,19 @@ def _scan_projects(root: Path) -> Iterator[str]:
     for project in folders.entries(root / "projects", root):
         if not project.is_dir():
             continue
-        for entry in folders.entries(project.path, root):
+        listed = folders.entries(project.path, root)
+        names = {entry.name for entry in listed}
+        for entry in listed:
             name = entry.name
             if name.endswith(".jsonl") and entry.is_file():
                 yield entry.path
             elif entry.is_dir():
+                # a session's `/rename` sidecar: probed (one stat on a warm list) only
+                # where the session has a folder; creating the folder changes the
+                # project folder, which is noted already
+                sidecar = entry.path + "/" + SIDECAR
+                if name + ".jsonl" in names and folders.is_file(sidecar):
+                    yield sidecar
                 subagents = entry.path + "/subagents"
                 for child in folders.entries(subagents, root, nested=True):
                     if (
@@ -173,6 +183,14 @@ def _scan_projects(root: Path) -> Iterator[str]:
                         and child.is_file()
                     ):
                         yield child.path
+
+
+def companion_of(path: str) -> str | None:
+    """The transcript whose listing a `/rename` sidecar (`<id>/custom-title.json`) changes:
+    `parse` reads the sidecar with it, so the index reads it again when the sidecar
+    changes (a rename may write nothing else)."""
+    folder, base = os.path.split(path)
+    return folder + ".jsonl" if base == SIDECAR else None
 
 
 def usage_files(location: Location) -> Iterator[str]:
@@ -283,6 +301,8 @@ class _Block:
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     """One session per transcript (a sub-agent's under its parent), from its two ends only."""
     name = str(path)
+    if companion_of(name) is not None:
+        return []  # a sidecar speaks through its transcript's listing
     try:
         size, head, tail = _blocks(name)
     except FileNotFoundError:
@@ -427,7 +447,7 @@ def _renamed(name: str) -> str | None:
     `{"customTitle": …}`), which Claude Code's list takes when the tail holds none: the
     title record may sit mid-file, or its append may have failed."""
     stem, _ = os.path.splitext(name)
-    sidecar = files.read_json_file(os.path.join(stem, "custom-title.json"), 64 * 1024)
+    sidecar = files.read_json_file(os.path.join(stem, SIDECAR), 64 * 1024)
     return rec.string(sidecar.get("customTitle")) if isinstance(sidecar, dict) else None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import threading
 import time
@@ -26,6 +27,8 @@ from sessdex.live import LiveSession, Processes, attach_processes
 from sessdex.model import Event, Session
 from sessdex.sources import Home, get
 from sessdex.status import Tracker, decide
+
+from .helpers import write_claude_session
 
 DATA = Path(__file__).parent / "data"
 CODEX_PARENT = "01a22b81-666a-7993-963b-4b7cc4e806e9"
@@ -1222,8 +1225,6 @@ def test_a_session_in_a_new_project_folder_shows_at_once(tmp_path: Path) -> None
     """With notifications the board watched only the folders of the sessions it
     followed: a session in a new project's folder waited for the 30 s rescan, and a
     short turn could end unseen. The folders the apps list are watched too."""
-    from tests.helpers import write_claude_session
-
     home = copy_home("claude", tmp_path)
     fresh = "12345678-aaaa-4aaa-8aaa-123456789abc"
     written: list[float] = []
@@ -1409,3 +1410,25 @@ def test_every_id_the_board_prints_is_one_show_takes() -> None:
     for prefix in printed:
         shown = CliRunner().invoke(main, ["show", prefix, "--json", "--home", home])
         assert shown.exit_code == 0, (prefix, shown.output)
+
+
+def test_watch_shows_when_the_records_say_not_when_the_file_was_copied(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """A home copied without its files' times (`cp -r`): every transcript's mtime is now,
+    but the board, like `list` and `--since`, goes by the times the records carry."""
+    home = tmp_path / "home"
+    write_claude_session(
+        home, "c0b1ed00-0000-4000-8000-000000000001", "/w/shop",
+        when="2026-01-10T10:00:00.000Z",
+    )  # fmt: skip
+    args = ["--since", "100000d", "--home", str(home)]
+    result = run.invoke(main, ["watch", "--json", *args])
+    assert result.exit_code == 0, result.output
+    [row] = json.loads(result.stdout)
+    assert row["updated"] == "2026-01-10T10:00:05.000Z"  # the answer's, not the copy's
+    [listed] = json.loads(run.invoke(main, ["list", "--json", *args]).stdout)
+    assert listed["updated"] == row["updated"]
+    board = run.invoke(main, ["watch", "--once", *args])
+    assert board.exit_code == 0, board.output
+    assert " now " not in board.stdout and re.search(r"\b\d+w\b", board.stdout)

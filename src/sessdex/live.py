@@ -436,6 +436,16 @@ class LiveSession:
     def last_write(self) -> float:
         return max(self.feed.last_write(), self.tracker.lead.active)
 
+    @property
+    def updated(self) -> float:
+        """When the session was last updated as its records say (what `list` shows and
+        `watch --since` chooses by), the files' modification time only where no record
+        is dated: a copied home's files all look written just now."""
+        recorded = self.tracker.recorded
+        if self.session.updated is not None:
+            recorded = max(recorded, self.session.updated.timestamp())
+        return recorded or self.last_write
+
     def folders(self) -> set[Path]:
         return self.feed.folders()
 
@@ -816,7 +826,7 @@ def renumber(batches: Iterable[list[Event]], start: int = 0) -> Iterator[Event]:
 class BoardRow:
     session: Session
     status: Status
-    updated: float  # epoch seconds of its last write or event
+    updated: float  # epoch seconds of its newest record (LiveSession.updated)
     tokens: int
     partial: bool  # tokens count only the history read, not the whole session
 
@@ -875,14 +885,11 @@ class Board:
         now = time.time() if now is None else now
         rows = []
         for live in self.lives.values():
-            updated = live.last_write
-            if live.session.updated is not None:
-                updated = max(updated, live.session.updated.timestamp())
             rows.append(
                 BoardRow(
                     live.session,
                     live.status(now, self.processes),
-                    updated,
+                    live.updated,
                     live.tracker.tokens,
                     live.tracker.partial,
                 )

@@ -101,6 +101,7 @@ class Tracker:
     events: int = 0
     turn_ends: int = 0  # seen from the lead: this app writes them
     partial: bool = False  # history before the first event read is unknown
+    recorded: float = 0.0  # epoch seconds of the newest dated event of any agent
 
     @property
     def lead(self) -> Agent:
@@ -139,6 +140,7 @@ class Tracker:
             event.time is not None
         ):  # an undated event says nothing of when it was written
             agent.active = max(agent.active, min(when, arrived))
+            self.recorded = max(self.recorded, min(when, arrived))
         kind = event.kind
         if kind == "usage" and event.usage is not None:
             self.tokens += event.usage.total

@@ -156,6 +156,35 @@ def test_a_commit_between_two_messages_never_shows_half_of_each(
         assert problems == []
 
 
+def test_a_rewrite_of_an_earlier_message_given_already_is_said(
+    app: tuple[Home, Path, App], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app edits the question in place (one row updated) after `show` gave it and its
+    answer: the read again finds the answer as it was, but not the question, and says
+    that what was shown changed instead of going on as if it all still stood."""
+    from sessdex import inplace
+
+    home, _, writer = app
+    writer.commit(0, follow_up=True)
+    assert titles(home)[ONE] == "one 0"
+    monkeypatch.setattr(inplace, "BATCH", 1)  # each message given as soon as it is read
+    edited = rows(0, follow_up=True)[f"bubbleId:{ONE}:q"]
+    assert isinstance(edited, dict)
+    edited = {**edited, "text": "question edited" + PAD}
+
+    def edit() -> None:
+        writer.connection.execute(UPSERT, (f"bubbleId:{ONE}:q", json.dumps(edited)))
+
+    read = commit_at(monkeypatch, 4, edit)  # before the follow-up is read
+    said, problems = texts(home)
+    assert read[:4] == [
+        f"composerData:{ONE}", f"bubbleId:{ONE}:q", f"bubbleId:{ONE}:a",
+        f"bubbleId:{ONE}:f",
+    ]  # fmt: skip
+    assert said == ["question 0", "answer 0"]  # what was given, and no more
+    assert any("changed while it was read" in p for p in problems)
+
+
 def test_a_listing_never_mixes_two_commits(
     app: tuple[Home, Path, App], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -34,9 +34,9 @@ def read_session(
     whole. No event read after the app committed is given (`inplace.watched`); the last
     read again after a commit is of a copy of one committed state. The events already
     given are not given twice: the read again is skipped up to them, and stops with a
-    problem noted when it holds fewer, or the last of them is not what it holds at its
-    place now (the app rewrote what was given; compared there alone, so that a read
-    that breaks nothing pays nothing per event).
+    problem noted when it holds fewer, or they are not what it holds in their places now
+    (the app rewrote what was given, an earlier message as well as the last: a running
+    digest of the events given is compared with one of as many events read again).
     A line log (JSONL) is never read again: it grows under the reader, and a bad line in
     it stays bad."""
     store = whole_store(session.path)
@@ -47,8 +47,7 @@ def read_session(
         return
     from .freshness import file_signature
 
-    given = 0  # the events given
-    last_given: Event | None = None
+    given, digest = 0, 0  # the events given, and a running digest of them
     found = Diagnostics()
     moves = 0  # reads the app committed during
     try:
@@ -59,15 +58,16 @@ def read_session(
             reading = inplace.Reading(copied=copied)
             events = guarded(source.read(session, found, full=full), found, session)
             watching = inplace.watched(events, reading)
-            count, mismatch = 0, False
+            count, running, mismatch = 0, 0, False
             try:
                 for event in watching:
                     count += 1
+                    running = hash((running, _digest(event)))
                     if count > given:  # those before were given by the read that broke
-                        given, last_given = count, event
+                        given, digest = count, running
                         yield event
-                    elif count == given and _digest(event) != _digest(last_given):
-                        mismatch = True  # the last event given is not what is there now
+                    elif count == given and running != digest:
+                        mismatch = True  # what was given is not what is there now
                         break
                 moved = reading.moved()
             finally:
@@ -98,11 +98,9 @@ def read_session(
         diagnostics.update(found)
 
 
-def _digest(event: Event | None) -> int:
-    """What tells the last event a read gave from the one at its place in a read again:
-    where its text changed, its length, start or end (cheap on a long one)."""
-    if event is None:
-        return 0
+def _digest(event: Event) -> int:
+    """What tells an event a read gave from the one at its place in a read again: where
+    its text changed, its length, start or end (cheap on a long one)."""
     text = event.text or ""
     return hash((event.kind, event.tool, event.call_id, event.is_error, event.usage,
                  len(text), text[:64], text[-64:], len(event.extra)))  # fmt: skip

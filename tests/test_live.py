@@ -1432,3 +1432,27 @@ def test_watch_shows_when_the_records_say_not_when_the_file_was_copied(
     board = run.invoke(main, ["watch", "--once", *args])
     assert board.exit_code == 0, board.output
     assert " now " not in board.stdout and re.search(r"\b\d+w\b", board.stdout)
+
+
+def test_follow_nl_says_its_seq_is_counted_from_what_it_printed(run: CliRunner) -> None:
+    """`follow --nl -n 2` starts at the session's tail: its seq counts from 0 there, not
+    from the session's start as `show --json`'s does, and every event it prints says so."""
+    demo = str(api.demo_home().path)
+    shown = json.loads(
+        run.invoke(main, ["show", "3f2b9c1e", "--json", "--home", demo]).stdout
+    )
+    result = run.invoke(
+        main,
+        ["follow", "3f2b9c1e", "--nl", "-n", "2", "--duration", "0.2", "--poll",
+         "--home", demo],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    followed = lines_of(result.stdout)
+    assert [r["seq"] for r in followed] == [0, 1]
+    assert all(r["seq_relative"] is True for r in followed)
+    # the same two events, which show numbers from the session's start
+    assert [(r["time"], r["kind"]) for r in followed] == [
+        (r["time"], r["kind"]) for r in shown[-2:]
+    ]
+    assert [r["seq"] for r in shown[-2:]] == [len(shown) - 2, len(shown) - 1]
+    assert all("seq_relative" not in r for r in shown)

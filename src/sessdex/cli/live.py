@@ -216,7 +216,7 @@ def _watch_live(boards: Iterable[Sequence[Any]], home: Home, since: str) -> None
     "--nl",
     "as_nl",
     is_flag=True,
-    help="One JSON event per line (the show --json shape).",
+    help="One JSON event per line (the show --json shape; seq counts from 0 here).",
 )
 @live_options
 @home_option
@@ -272,7 +272,11 @@ def follow_command(
             from ..views.records import dumps, event_record
 
             for event in renumber(shown()):
-                stdout_bytes(dumps(event_record(event)) + b"\n")
+                record = event_record(event)
+                # numbered in the order printed, from 0: a session followed from its
+                # tail has no count of what came before, so this is not show's seq
+                record["seq_relative"] = True
+                stdout_bytes(dumps(record) + b"\n")
             return
         from ..views import terminal
 

@@ -1197,6 +1197,49 @@ def test_show_tail_counts_the_lines_it_shows() -> None:
     assert len(json.loads(out)) == 2  # JSON: the last N events, as read
 
 
+def test_show_tail_json_says_when_its_seq_is_not_the_sessions(tmp_path: Path) -> None:
+    """`--tail` reads a big transcript from near its end, so its events are numbered from
+    there: the JSON says so (`seq_relative`), as `follow --nl` does; a file read whole
+    keeps `show --json`'s seq and no such field."""
+    sid = "5e9a1c2d-0000-4000-8000-000000000001"
+    path = write_claude_session(tmp_path, sid, "/work/big")
+    lines = []
+    for n in range(600):  # ~600 KB: past the first window the tail reads
+        lines.append(
+            claude_line(sid, "/work/big", type="user", uuid=f"q{n}",
+                        parentUuid=f"a{n - 1}" if n else "a1",
+                        timestamp="2026-11-20T10:01:00.000Z",
+                        message={"role": "user", "content": f"step {n} " + "x" * 1000})
+        )  # fmt: skip
+        lines.append(
+            claude_line(sid, "/work/big", type="assistant", uuid=f"a{n}",
+                        parentUuid=f"q{n}", timestamp="2026-11-20T10:01:01.000Z",
+                        message={"id": f"m{n}", "role": "assistant", "model": "claude-sonnet-4-5",
+                                 "content": [{"type": "text", "text": f"done {n}"}]})
+        )  # fmt: skip
+    with path.open("a") as f:
+        f.writelines(json.dumps(line) + "\n" for line in lines)
+    home = str(tmp_path)
+    _, out, _ = invoke("show", sid[:8], "--json", "--home", home)
+    whole = json.loads(out)
+    _, out, _ = invoke("show", sid[:8], "--json", "--tail", "2", "--home", home)
+    tail = json.loads(out)
+    assert (
+        [e["text"] for e in tail]
+        == [e["text"] for e in whole[-2:]]
+        == [
+            "step 599 " + "x" * 1000,
+            "done 599",
+        ]
+    )
+    assert all(e["seq_relative"] is True for e in tail)
+    assert all("seq_relative" not in e for e in whole)
+    small = str(Path(__file__).parent / "data" / "claude" / "home")
+    _, out, _ = invoke("show", "11111111", "--json", "--home", small)
+    _, last, _ = invoke("show", "11111111", "--json", "--tail", "2", "--home", small)
+    assert json.loads(last) == json.loads(out)[-2:]  # read whole: the session's seq
+
+
 def test_retries_and_bookkeeping_are_no_lines_in_the_normal_view() -> None:
     """An error the app retried is no failure yet, and a sub-agent's end noted for the
     tree is no news: shown with `--detail full` only. An error already worded as one

@@ -689,6 +689,8 @@ class Transcript:
     events: Iterator[Event]
     diagnostics: Diagnostics
     partial: bool = False  # only the end of the session was read (--tail)
+    # the read began past the file's start: each `seq` counts from there, not the session's
+    seq_relative: bool = False
 
 
 def transcript(
@@ -709,12 +711,8 @@ def transcript(
     source = sources.get(session.app)
     diagnostics = Diagnostics()
     if tail is not None:
-        return Transcript(
-            session,
-            iter(_tail_events(source, session, diagnostics, tail, full)),
-            diagnostics,
-            True,
-        )
+        last, relative = _tail_events(source, session, diagnostics, tail, full)
+        return Transcript(session, iter(last), diagnostics, True, relative)
     events = reading.read_session(source, session, diagnostics, full=full)
     if subagents == "none":
         events = (e for e in events if e.agent_id is None)
@@ -727,7 +725,10 @@ def _tail_events(
     diagnostics: Diagnostics,
     count: int,
     full: bool,
-) -> list[Event]:
+) -> tuple[list[Event], bool]:
+    """The lead agent's last `count` events, and whether the read that found them began
+    past the file's start (their `seq` then counts from there: what came before is
+    never read to count it)."""
     from collections import deque
 
     if reading.whole_store(session.path):
@@ -741,7 +742,7 @@ def _tail_events(
             ),
             maxlen=count,
         )
-        return list(lead)
+        return list(lead), False
     size = 0
     if (
         session.path
@@ -761,7 +762,7 @@ def _tail_events(
             if event.agent_id is None:
                 kept.append(event)
         if len(kept) >= count or offset == 0:
-            return list(kept)
+            return list(kept), offset > 0
         window *= 4
 
 

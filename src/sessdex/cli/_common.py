@@ -449,25 +449,36 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
         )
 
 
-def event_chunks(events: Iterable[Event], as_nl: bool) -> Iterator[bytes]:
-    """Events as a JSON array (or lines), a piece at a time, without holding them all."""
+def event_chunks(
+    events: Iterable[Event], as_nl: bool, seq_relative: bool = False
+) -> Iterator[bytes]:
+    """Events as a JSON array (or lines), a piece at a time, without holding them all.
+    `seq_relative`: each record says its `seq` counts from where the read began."""
     from ..views.records import dumps, event_record
+
+    def record(event: Event) -> bytes:
+        fields = event_record(event)
+        if seq_relative:
+            fields["seq_relative"] = True
+        return dumps(fields)
 
     if as_nl:
         for event in events:
-            yield dumps(event_record(event)) + b"\n"
+            yield record(event) + b"\n"
     else:
         yield b"["
         for n, event in enumerate(events):
-            yield (b",\n" if n else b"\n") + dumps(event_record(event))
+            yield (b",\n" if n else b"\n") + record(event)
         yield b"\n]\n"
 
 
-def write_events(events: Iterable[Event], as_nl: bool) -> None:
+def write_events(
+    events: Iterable[Event], as_nl: bool, seq_relative: bool = False
+) -> None:
     """Stream events as a JSON array (or lines) to stdout."""
     sys.stdout.flush()
     out = sys.stdout.buffer
-    for chunk in event_chunks(events, as_nl):
+    for chunk in event_chunks(events, as_nl, seq_relative):
         out.write(chunk)
     out.flush()
 

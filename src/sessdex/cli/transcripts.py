@@ -98,7 +98,7 @@ def show_command(
 
             ordered = grouped_by_agent(counted)
         with contextlib.closing(counted):
-            write_events(ordered, as_nl)
+            write_events(ordered, as_nl, found.seq_relative)
     else:
         from ..views import terminal
         from .pager import paged, pager_command

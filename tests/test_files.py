@@ -87,6 +87,24 @@ def test_compacting_a_huge_line_stays_bounded_in_memory(tmp_path: Path) -> None:
     assert peak < 12 * 1024 * 1024
 
 
+def test_a_small_json_file_costs_its_size_not_its_limit(tmp_path: Path) -> None:
+    # a sub-agent's 50-byte meta file is read with the default 64 MB limit, once per
+    # agent of every `show`: the limit is a cap, never an allocation
+    path = tmp_path / "agent.meta.json"
+    path.write_bytes(b'{"agentType":"Explore"}')
+    big = tmp_path / "big.json"
+    big.write_bytes(b'{"a":"' + b"x" * (3 * 1024 * 1024) + b'"}')
+    tracemalloc.start()
+    value = files.read_json_file(path)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert value == {"agentType": "Explore"}
+    assert peak < 4 * 1024 * 1024
+    assert files.read_json_file(big) == {"a": "x" * (3 * 1024 * 1024)}
+    assert files.read_json_file(big, limit=3 * 1024 * 1024) is None  # over: None
+    assert files.read_small(big, big.stat().st_size) == big.read_bytes()
+
+
 def test_truncated_last_line_is_reported_as_truncated(tmp_path: Path) -> None:
     path = write_lines(
         tmp_path / "a.jsonl", [b'{"a":1}', b'{"b":'], final_newline=False

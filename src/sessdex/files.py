@@ -883,9 +883,17 @@ def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
     Noted for the index (see `freshness`): a scan may read a small file to learn where the
     sessions are."""
     freshness.note_read(path)
+    # read(limit + 1) would allocate the whole limit up front (64 MB for a 50-byte meta
+    # file): read a chunk at a time instead, up to one byte past the limit
+    pieces: list[bytes] = []
+    size = 0
     try:
         with open_binary(path) as stream:
-            data = stream.read(limit + 1)
+            while size <= limit and (
+                piece := stream.read(min(CHUNK, limit + 1 - size))
+            ):
+                pieces.append(piece)
+                size += len(piece)
     except OSError:
         return None
-    return data if len(data) <= limit else None
+    return b"".join(pieces) if size <= limit else None

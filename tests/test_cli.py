@@ -370,6 +370,24 @@ def test_hostile_folder_name_comes_out_inert(tmp_path: Path) -> None:
     assert not (tmp_path / "pwned").exists() and not (folder / "pwned").exists()
 
 
+def test_a_folder_holding_a_nul_byte_gets_no_command_that_runs_elsewhere(
+    tmp_path: Path,
+) -> None:
+    """A broken file's folder `<real folder>` + NUL + `x`: a shell ends `$'…'` at the
+    NUL, so the printed or exported command would resume in the real folder above."""
+    home = tmp_path / "home"
+    session_id = "45454545-0000-4000-8000-000000000004"
+    path = write_claude_session(home, session_id, str(tmp_path))
+    path.write_text(path.read_text().replace(str(tmp_path), str(tmp_path) + "\\u0000x"))
+    code, out, err = invoke("resume", "4545", "--print", "--home", str(home))
+    assert code == 1 and "NUL" in err
+    assert "cd " not in out
+    session = api.resolve(Home.at(home), "4545")
+    assert api.resume_command(session) is None  # what export writes into the file
+    code, out, _ = invoke("export", "4545", "-f", "md", "--home", str(home))
+    assert code == 0 and "claude --resume" not in out
+
+
 def test_resume_refuses_a_missing_folder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(

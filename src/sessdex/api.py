@@ -386,6 +386,12 @@ def check_resume(
     plan = source.resume(session, keep_permissions=keep_permissions)
     if plan is None:
         raise ResumeRefused(_why_not_resumable(source, session))
+    if _holds_nul(plan):
+        raise ResumeRefused(
+            "the session's recorded folder or id holds a NUL byte, which no command "
+            "can pass (a shell would cut the folder short and resume elsewhere); "
+            "open it in the app."
+        )
     check = ResumeCheck(session, plan)
     check.warnings.extend(dropped)
     check.warnings.extend(plan.notes)
@@ -426,7 +432,15 @@ def resume_command(session: Session) -> str | None:
     plan = sources.get(session.app).resume(session)
     if plan is None or not session.cwd or plan.cwd in ("", os.curdir):
         return None
+    if _holds_nul(plan):
+        return None
     return ResumeCheck(session, plan).command
+
+
+def _holds_nul(plan: ResumePlan) -> bool:
+    """Whether the plan's folder or a word of it holds a NUL: no argv or path can, and a
+    shell ends a `$'…'` word at it (the folder `/` + NUL + `srv` becomes `/`)."""
+    return any("\x00" in word for word in (plan.cwd, *plan.argv))
 
 
 def _argument_safe(session: Session) -> tuple[Session, list[str]]:

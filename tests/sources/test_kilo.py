@@ -13,7 +13,7 @@ DATA = Path(__file__).parent.parent / "data" / "kilo"
 
 def test_usage_totals_of_the_sample_task() -> None:
     location = kilo.locate(Home.at(DATA / "home"))
-    [path] = list(kilo.scan(location))
+    [path] = [p for p in kilo.scan(location) if p.name == "ui_messages.json"]
     [session] = kilo.parse(path, location, Diagnostics())
     got = list(kilo.read(session, Diagnostics()))
     usage = sum((e.usage for e in got if e.usage), Usage())
@@ -46,7 +46,7 @@ def test_the_kilo_cli_database_is_read_as_opencode_reads_its_own(
     source = Path(__file__).parent.parent / "data" / "opencode" / "home"
     database = source / ".local/share/opencode/opencode.db"
     home = tmp_path / "home"
-    (home / ".local/share/kilo").mkdir(parents=True)
+    (home / ".local/share/kilo").mkdir(parents=True, exist_ok=True)
     shutil.copy(database, home / ".local/share/kilo/kilo.db")
     location = kilo.locate(Home.at(home))
     [path] = list(kilo.scan(location))
@@ -82,7 +82,7 @@ def test_a_task_kilo_code_7_copied_into_its_database_lists_once(
     shutil.copytree(DATA / "home", home)
     task = "5f0e1d2c-3b4a-4958-8776-655443322110"
     source = Path(__file__).parent.parent / "data" / "opencode" / "home"
-    (home / ".local/share/kilo").mkdir(parents=True)
+    (home / ".local/share/kilo").mkdir(parents=True, exist_ok=True)
     db_path = home / ".local/share/kilo/kilo.db"
     shutil.copy(source / ".local/share/opencode/opencode.db", db_path)
     before = {r.id for r in api.list_sessions(Home.at(home), apps=["kilo"]).rows}
@@ -302,3 +302,42 @@ def test_channel_databases_under_either_name_are_read_once(tmp_path: Path) -> No
             once.input_tokens,
             once.output_tokens,
         )
+
+
+def test_the_real_kilo_cli_database_lists_each_session_with_its_facts() -> None:
+    """kilo.db as the Kilo CLI 7.7.7 wrote it (PROVENANCE): OpenCode's tables under
+    Kilo's name, a `task` child linked to its parent, usage from each answer."""
+    from sessdex import api
+
+    home = Home.at(DATA / "home")
+    rows = {
+        r.id: r
+        for r in api.list_sessions(
+            home, apps=["kilo"], include_subagents=True
+        ).sessions()
+    }
+    child = rows["ses_dca3c050bffebCqjqWcltmC3YO"]
+    assert child.parent_id == "ses_dca3c4fdfffeLJ9Gzp3KxVSonW"
+    assert rows["ses_dca3c4fdfffeLJ9Gzp3KxVSonW"].title == "Sub-agent smoke test"
+    session = rows["ses_dca3d578cffeM0KZq5E7M6Frvc"]
+    events = list(kilo.read(session, Diagnostics()))
+    usage = sum((e.usage for e in events if e.usage), Usage())
+    # four answers (a bash call and the final one, before and after the resume)
+    assert (usage.input_tokens, usage.output_tokens) == (4 * 1000, 4 * 25)
+    assert [e.text for e in events if e.kind == "tool_result"] == [
+        "hello-from-tool\n",
+        "hello-after-resume\n",
+    ]
+
+
+def test_a_session_kilo_run_left_untitled_is_named_by_its_first_prompt() -> None:
+    """`kilo run` asks for no title: the session keeps "New session - <time>", and
+    Kilo's own lists show the first prompt instead; so does sessdex."""
+    location = kilo.locate(Home.at(DATA / "home"))
+    [path] = [p for p in kilo.scan(location) if p.name == "kilo.db"]
+    found = {s.id: s for s in kilo.parse(path, location, Diagnostics())}
+    assert found["ses_dca3d578cffeM0KZq5E7M6Frvc"].title == (
+        '"SCENARIO=basic Please run the greeting shell command and tell me what it printed."'
+    )
+    # a title the CLI wrote stays, placeholder-like words and all
+    assert found["ses_dca3c4fdfffeLJ9Gzp3KxVSonW"].title == "Sub-agent smoke test"

@@ -438,3 +438,37 @@ def test_an_interrupted_tool_keeps_its_output_and_ignored_text_is_not_said(
     assert [e.extra for e in found if "SCENARIO=resume" in (e.text or "")] == [
         {"ignored": True}
     ]
+
+
+def test_a_placeholder_title_gives_way_to_the_first_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session whose title request never came back keeps "New session - <time>"; it is
+    listed by its first typed prompt instead, unless that prompt is too big to name it."""
+    monkeypatch.setattr(files, "READ_LINE_CAP", 4096)
+    folder = tmp_path / "home" / ".local" / "share" / "opencode"
+    folder.mkdir(parents=True)
+    shutil.copy(DB, folder / "opencode.db")
+    writer = sqlite3.connect(folder / "opencode.db")
+    titles = {
+        BASIC: "New session - 2026-11-30T08:12:19.501Z",
+        CHILD: "Child session - 2026-11-30T08:12:40.002Z",
+        PARENT: "New session - my own notes",  # the user's title, not the placeholder
+    }
+    for session_id, title in titles.items():
+        writer.execute("UPDATE session SET title = ? WHERE id = ?", (title, session_id))
+    (first,) = writer.execute(
+        "SELECT p.id FROM part p JOIN message m ON m.id = p.message_id "
+        "WHERE p.session_id = ? ORDER BY m.time_created, p.id LIMIT 1",
+        (CHILD,),
+    ).fetchone()
+    huge = {"type": "text", "text": "paste " + "z" * 200_000}
+    writer.execute("UPDATE part SET data = ? WHERE id = ?", (json.dumps(huge), first))
+    writer.commit()
+    writer.close()
+    found = sessions(tmp_path / "home")
+    assert found[BASIC].title == (
+        '"SCENARIO=basic Please run the greeting shell command and tell me what it printed."'
+    )
+    assert found[CHILD].title == titles[CHILD]
+    assert found[PARENT].title == titles[PARENT]

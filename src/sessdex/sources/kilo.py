@@ -39,9 +39,9 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "a public synthetic ui_messages.json sample; layout assumed from Roo Code, which it forked; "
     "sub-task links and the CLI 0.x global state from kilocode-legacy 5.10.4's source; "
-    "kilo.db assumed to keep OpenCode's tables, as its fork's source does — Low confidence; "
+    "kilo.db from the Kilo CLI 7.7.7 (real runs: OpenCode's 1.x tables, sub-agents, resume "
+    "checked against its --help); "
     "channel database names from Kilo-Org/kilocode's storage/database.ts (after CLI 7.1.2)"
-    "; CLI resume flags from the Kilo fork's tui/thread.ts (not run)"
 )
 ENV_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "KILO_DB")
 INSTALL_HINT = "npm install -g @kilocode/cli"

@@ -15,8 +15,10 @@ agent, subtask, retry, compaction). Older releases wrote the same records as JSO
 `storage/part/<msg>/<prt>.json`; both are read, and a database row wins over a file for
 the same id (the upgrade copies the files into the database). OpenCode 2.x keeps its
 sessions in `session_v2` and their history in `session_message` rows, read by
-`_opencode_v2` (a 2.x row wins over the 1.x row of the same session). We ignore the
-`event` log, `todo`, `permission`, `project` and snapshots.
+`_opencode_v2` (a 2.x row wins over the 1.x row of the same session). A session still
+titled "New session - <time>" (no title was generated) is listed by its first prompt, as
+Kilo's lists show it. We ignore the `event` log, `todo`, `permission`, `project` and
+snapshots.
 
 Usage: one `usage` event per assistant message, from its `tokens` (the per-step
 `step-finish` parts repeat them and are not added). OpenCode stores `input` without
@@ -91,6 +93,10 @@ _IGNORED_PARTS = {"step-start", "step-finish", "snapshot", "patch"}
 # reports its end to the parent (tool/task.ts `renderOutput`): <task id="ses_…" state="…">
 _TASK_STATE = re.compile(r'\s*<task id="([^"<>]{1,200})" state="([a-z_]{1,20})">')
 _MAX_DEPTH = 4  # sub-agents of sub-agents: deep enough, and no loop can run away
+# "New session - 2026-12-02T07:57:59.283Z", "Child session - …" (session/index.ts)
+_PLACEHOLDER_TITLE = re.compile(
+    r"(?:New|Child) session - \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
+)
 
 Children = _opencode_v2.Children
 
@@ -175,6 +181,9 @@ def parse_database(
         if untitled and _opencode_v2.has_row_data(connection):
             for session_id, row in untitled:
                 row["title"] = _opencode_v2.first_prompt(connection, session_id)
+        for session_id, row in rows.items():
+            if row.get("table") == "session" and _is_placeholder(row.get("title")):
+                row["title"] = _first_prompt(connection, session_id) or row["title"]
     except sqlite3.Error as error:
         diagnostics.problem(f"{NAME}: cannot read {path}: {error}")
         return []
@@ -225,6 +234,43 @@ def parse_database(
             )
         )
     return sessions
+
+
+def _is_placeholder(title: object) -> bool:
+    """The title a session gets before one is generated (session/index.ts
+    `createDefaultTitle`): `kilo run` 7.7 asks for no title and keeps it, and a title
+    request that failed leaves it too; Kilo's own lists show the first prompt instead."""
+    return isinstance(title, str) and bool(_PLACEHOLDER_TITLE.fullmatch(title))
+
+
+def _first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None:
+    """The text the session's first user message was typed with, from the 1.x tables."""
+    columns = databases.table_columns(connection, "message")
+    parts_known = {"message_id", "data"} <= databases.table_columns(connection, "part")
+    if not parts_known or not {"id", "session_id", "data"} <= columns:
+        return None
+    order = "time_created, id" if "time_created" in columns else "id"
+    messages = connection.execute(
+        f"SELECT id, rowid FROM message WHERE session_id = ? ORDER BY {order} LIMIT 4",
+        (session_id,),
+    ).fetchall()
+    for message_id, rowid in messages:
+        value = databases.bounded_value(connection, "message", "data", rowid)
+        if json_object(value).get("role") != "user":
+            continue
+        parts = connection.execute(
+            "SELECT rowid FROM part WHERE message_id = ? ORDER BY id LIMIT 8",
+            (message_id,),
+        ).fetchall()
+        for (part_rowid,) in parts:
+            part = json_object(
+                databases.bounded_value(connection, "part", "data", part_rowid)
+            )
+            text = as_str(part.get("text"))
+            # a prompt elided for its size names no session well: the placeholder stays
+            if part.get("type") == "text" and not part.get("synthetic") and text:
+                return None if files.elided(text) else one_line(text, limit=None)
+    return None
 
 
 def _session_rows(

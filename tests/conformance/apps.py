@@ -3,7 +3,8 @@
 One `Recipe` per target in conformance/versions.toml: the env and config files that send the
 CLI to 127.0.0.1 with telemetry and updates off, the steps to run (headless, and a TUI step
 in tmux where a feature shows only there), and what sessdex must then report. The facts come
-from shared/corpus/realcli/README.md, where each recipe was first worked out.
+from shared/corpus/realcli/README.md, where each recipe was first worked out, and from
+docs/conformance.md for the CLIs added since (Kilo).
 """
 
 from __future__ import annotations
@@ -368,6 +369,57 @@ def opencode_steps(ctx: Context) -> list[Step]:
     ]
 
 
+# --- Kilo CLI (an OpenCode fork: the same run mode, its own names) -------------------------
+
+
+def kilo_env(ctx: Context) -> dict[str, str]:
+    return {
+        "KILO_DISABLE_MODELS_FETCH": "1",
+        "KILO_DISABLE_AUTOUPDATE": "1",
+        "KILO_DISABLE_LSP_DOWNLOAD": "1",
+        "KILO_DISABLE_SHARE": "1",
+        "KILO_DISABLE_SESSION_INGEST": "1",
+        "KILO_DISABLE_DEFAULT_PLUGINS": "1",
+        "KILO_TELEMETRY_LEVEL": "off",  # anything but "all" turns PostHog off
+    }
+
+
+def kilo_setup(ctx: Context) -> None:
+    _json(
+        ctx.home / ".config" / "kilo" / "kilo.json",
+        {
+            "model": "mock/mock-model",
+            "small_model": "mock/mock-model",
+            "autoupdate": False,
+            "share": "disabled",
+            "permission": {"bash": "allow", "edit": "allow", "webfetch": "allow"},
+            "provider": {
+                "mock": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "name": "Mock",
+                    "options": {"baseURL": f"{ctx.base_url}/v1", "apiKey": API_KEY},
+                    "models": {"mock-model": {"name": "Mock Model", "tool_call": True}},
+                }
+            },
+        },
+    )
+
+
+def kilo_steps(ctx: Context) -> list[Step]:
+    run = ["kilo", "run", "--format", "json", "--auto"]
+    return [
+        # `kilo run` 7.7 asks for no title: the session keeps "New session - <time>", which
+        # Kilo's lists show as the first prompt (as `run` quotes it), and so does sessdex.
+        Step("basic", [*run, PROMPTS["basic"]], title=f'"{PROMPTS["basic"]}"'),
+        Step("resume", [*run, "--session", "{basic}", PROMPTS["resume"]]),
+        Step(
+            "subagent",
+            [*run, "--title", NAMED_TITLE, PROMPTS["subagent"]],
+            title=NAMED_TITLE,
+        ),
+    ]
+
+
 # --- Qwen Code ----------------------------------------------------------------------------
 
 
@@ -527,6 +579,15 @@ RECIPES: dict[str, Recipe] = {
             opencode_env,
             opencode_setup,
             opencode_steps,
+            r"^$",  # one SQLite database; ids come from stdout
+            records_branch=False,
+            weight=3,
+        ),
+        Recipe(
+            "kilo",
+            kilo_env,
+            kilo_setup,
+            kilo_steps,
             r"^$",  # one SQLite database; ids come from stdout
             records_branch=False,
             weight=3,

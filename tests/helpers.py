@@ -117,3 +117,59 @@ def on_a_terminal(
         seen += chunk
     os.close(master)
     return result, seen.decode("utf-8", "replace")
+
+
+def interrupted_on_a_terminal(
+    args: list[str], env: dict[str, str], *, once: str
+) -> tuple[int, str]:
+    """Run sessdex with stderr on a pseudo-terminal (stdout a pipe) and press Ctrl-C (SIGINT
+    to its process group, as a terminal does) once the terminal shows `once`: (its return
+    code, what the terminal got)."""
+    import pty
+    import select
+    import signal
+    import time
+
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sessdex", *args],
+        env={**env, "TERM": "xterm"},
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+        stdin=slave,
+        start_new_session=True,
+    )
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 60
+    pressed = False
+    while time.monotonic() < deadline:
+        if not pressed and once.encode() in seen:
+            os.killpg(process.pid, signal.SIGINT)
+            pressed = True
+        if not select.select([master], [], [], 0.05)[0]:
+            if process.poll() is not None:
+                break
+            continue
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal's other end is closed: all read
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    code = process.wait(timeout=30)
+    return code, seen.decode("utf-8", "replace")
+
+
+def big_claude_session(home: Path, session_id: str, hole: int) -> Path:
+    """A Claude Code transcript that is slow to read whole: two turns, then `hole` bytes of
+    NULs (sparse: no disk), then a last line; what a big real transcript costs in time."""
+    path = write_claude_session(home, session_id, "/w/big")
+    first = path.read_bytes().splitlines()[0]
+    with path.open("r+b") as f:
+        f.truncate(path.stat().st_size + hole)
+        f.seek(0, os.SEEK_END)
+        f.write(b"\n" + first + b"\n")
+    return path

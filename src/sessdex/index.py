@@ -1105,7 +1105,11 @@ def _parse_stream(jobs: Iterator[Job]) -> tuple[int, Iterator[Parsed]]:
 
     # fork: the workers start with every module already imported and each source's
     # state as is; they only parse and send back values.
-    pool = ProcessPoolExecutor(cores, mp_context=multiprocessing.get_context("fork"))
+    pool = ProcessPoolExecutor(
+        cores,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=quiet_on_interrupt,
+    )
     try:
         # map submits each chunk as the scan yields it, and returns once the scan is over
         results = pool.map(
@@ -1116,10 +1120,21 @@ def _parse_stream(jobs: Iterator[Job]) -> tuple[int, Iterator[Parsed]]:
         raise
 
     def collect() -> Iterator[Parsed]:
-        with pool:
+        try:
             yield from results
+        finally:  # on Ctrl-C, the jobs not started yet are dropped, not waited for
+            pool.shutdown(cancel_futures=True)
 
     return count[0], collect()
+
+
+def quiet_on_interrupt() -> None:
+    """A worker process's start: Ctrl-C (sent to every process of the terminal's
+    group) ends it at once, without the traceback each worker would print; the
+    parent stops on its own KeyboardInterrupt."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _chunks(items: list[_T], size: int) -> Iterable[list[_T]]:

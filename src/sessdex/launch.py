@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import NoReturn
 
 
 def main() -> None:
@@ -14,11 +15,25 @@ def main() -> None:
 
     fit_streams()
     args = sys.argv[1:]
-    if args[:1] in (["list"], ["find"]) and not os.environ.get("SESSDEX_NO_QUICK"):
-        from .quick import answer
+    try:
+        if args[:1] in (["list"], ["find"]) and not os.environ.get("SESSDEX_NO_QUICK"):
+            from .quick import answer
 
-        if answer(args[0], args[1:]):
-            return
-    from .cli import main as cli
+            if answer(args[0], args[1:]):
+                return
+        from .cli import main as cli
 
-    cli()
+        cli()
+    except KeyboardInterrupt:
+        interrupted()
+
+
+def interrupted() -> NoReturn:
+    """Ctrl-C: stop now, without a traceback (progress bars are cleared on the way
+    out), and end as killed by SIGINT, so that the shell says 130 and a loop around
+    sessdex stops too (a shell carries on after a child that merely exits 130)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
+    sys.exit(130)  # where a signal does not end the process

@@ -25,7 +25,7 @@ import msgspec
 
 from . import files, folders, sources
 from .diagnostics import Diagnostics
-from .index import Index, connect
+from .index import Index, connect, quiet_on_interrupt
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source
@@ -266,7 +266,7 @@ def _run(
         weights[lightest] += sizes.get(job.path, 0) - job.offset + 4096
     done = []
     context = multiprocessing.get_context("fork")
-    with context.Pool(workers) as pool:
+    with context.Pool(workers, initializer=quiet_on_interrupt) as pool:
         for batch in pool.imap_unordered(_scan_batch, [b for b in bins if b]):
             done.extend(batch)
             if progress is not None:

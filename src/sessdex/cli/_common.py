@@ -16,6 +16,7 @@ from .. import api
 from ..diagnostics import Diagnostics
 from ..errors import AmbiguousId, BadValue, SessdexError
 from ..index import Progress, RefreshReport
+from ..launch import interrupted
 from ..model import Event
 from ..sources import Home
 from .completion import app_names
@@ -193,6 +194,8 @@ def fail_nicely(f: F) -> F:
             sys.exit(2 if isinstance(error, BadValue) else 1)
         except BrokenPipeError:
             _reader_left()
+        except KeyboardInterrupt:  # before click's "Aborted!" and exit 1
+            interrupted()
         except Exception as error:
             if not _no_room(error) or os.environ.get("SESSDEX_DEBUG"):
                 raise

@@ -8,13 +8,22 @@ transcript of hundreds of MB: read in full, it costs time and no disk).
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import big_claude_session, interrupted_on_a_terminal
+from tests.conftest import merged_home
+from tests.helpers import (
+    big_claude_session,
+    interrupted_on_a_terminal,
+    on_a_terminal,
+    write_claude_session,
+)
 
 BIG = "bbbbbbbb-0000-4000-8000-00000000000b"
 MB = 1024 * 1024
@@ -25,10 +34,85 @@ def now() -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
+    "args",
+    [
+        ["show", "{id}", "--tail", "5"],
+        ["show", "{id}", "--json", "--tail", "5"],
+        ["tree", "{id}", "--json"],
+        ["export", "{id}", "-f", "json"],
+        ["resume", "{id}", "--json"],
+        ["follow", "{id}", "--nl", "--duration", "0"],
+        ["replay", "{id}", "--nl", "--duration", "0"],
+        ["watch", "--json", "--since", "9999d"],
+    ],
+    ids=lambda args: " ".join(a for a in args if a != "{id}"),
+)
+def test_a_first_index_shows_progress_for_every_command_that_waits_on_it(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """A session id (or the board) is looked up in the index, which a first run builds
+    from every session on the machine: tens of seconds on a big home, which showed a
+    silent terminal before the output."""
+    home = merged_home(tmp_path / "home")
+    write_claude_session(home, BIG, "/w/project")
+    argv = [a.replace("{id}", BIG) for a in args] + ["--home", str(home)]
+    result, terminal = on_a_terminal(argv, now())
+    assert result.returncode == 0, terminal
+    assert "Indexing sessions" in terminal or "Reading" in terminal
+    assert b"\x1b" not in result.stdout and b"Indexing" not in result.stdout
+    if "--json" in args or "-f" in args:
+        json.loads(result.stdout)
+
+
+def test_one_big_file_shows_progress_while_it_is_read(tmp_path: Path) -> None:
+    """Progress counted in files showed only once one file of several was done: usage
+    over one 300 MB transcript, or doctor --deep, showed nothing until the end."""
+    home = tmp_path / "home"
+    big_claude_session(home, BIG, 300 * MB)
+    for args, label in (
+        (["usage", "--json"], "Reading usage"),
+        (["doctor", "--deep", "--json"], "Reading transcripts"),
+    ):
+        result, terminal = on_a_terminal([*args, "--home", str(home)], now())
+        assert result.returncode == 0, terminal
+        assert label in terminal, args
+        json.loads(result.stdout)
+
+
+def test_show_into_a_file_keeps_its_spinner_to_the_end(tmp_path: Path) -> None:
+    """`sessdex show ID > file` writes nothing the person sees: the spinner stays while
+    the transcript is read (it stopped at the first event, meant for a pager)."""
+    home = tmp_path / "home"
+    big_claude_session(home, BIG, 300 * MB)
+    on_a_terminal(["list", "--home", str(home)], dict(os.environ))  # indexed
+    result, terminal = on_a_terminal(["show", BIG, "--home", str(home)], now())
+    assert result.returncode == 0
+    assert f"Reading {BIG}" in terminal and "events" in terminal
+    assert b"hello there" in result.stdout and b"\x1b" not in result.stdout
+
+
+def test_progress_never_goes_to_a_pipe(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    big_claude_session(home, BIG, 64 * MB)
+    for args in (["show", BIG, "--tail", "3"], ["usage", "--json"], ["tree", BIG]):
+        piped = subprocess.run(
+            [sys.executable, "-m", "sessdex", *args, "--home", str(home)],
+            env=now(),
+            capture_output=True,
+            timeout=60,
+        )
+        assert piped.returncode == 0
+        said = piped.stderr + piped.stdout  # a warning (the NUL line) is no progress
+        assert b"\x1b" not in said and b"Indexing" not in said, args
+        assert b"Reading" not in said and b"events" not in said, args
+
+
+@pytest.mark.parametrize(
     ("args", "once"),
     [
         (["show", BIG, "--json"], f"Reading {BIG}"),
         (["export", BIG, "-f", "html"], f"Exporting {BIG}"),
+        (["usage", "daily"], "Reading usage"),
     ],
 )
 def test_ctrl_c_stops_at_once_quietly_as_the_shell_expects(
@@ -44,3 +128,5 @@ def test_ctrl_c_stops_at_once_quietly_as_the_shell_expects(
     )
     assert code == -signal.SIGINT, terminal
     assert "Traceback" not in terminal and "Aborted" not in terminal
+    assert terminal.rfind("\x1b[?25h") > terminal.rfind("\x1b[?25l")  # cursor back
+    assert terminal.rstrip("\r\n").endswith("\x1b[2K")  # the bar's line cleared

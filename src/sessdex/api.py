@@ -373,10 +373,14 @@ def _why_not_resumable(source: sources.Source, session: Session) -> str:
 
 
 def check_resume(
-    home: Home, prefix: str, *, keep_permissions: bool = False
+    home: Home,
+    prefix: str,
+    *,
+    keep_permissions: bool = False,
+    progress: Progress | None = None,
 ) -> ResumeCheck:
     """Build the resume command for a session and run every preflight check on it."""
-    session = resolve(home, prefix)
+    session = resolve(home, prefix, progress=progress)
     source = sources.get(session.app)
     if session.id.startswith("-"):
         raise ResumeRefused(
@@ -781,11 +785,15 @@ def _tail_events(
 
 
 def agent_tree(
-    home: Home, prefix: str, diagnostics: Diagnostics | None = None
+    home: Home,
+    prefix: str,
+    diagnostics: Diagnostics | None = None,
+    *,
+    progress: Progress | None = None,
 ) -> tuple[Session, AgentNode]:
     """The session's sub-agent tree: per node type, description, status, tokens, tool
     calls. What could not be read on the way is added to `diagnostics`."""
-    found = transcript(home, prefix)
+    found = transcript(home, prefix, progress=progress)
     root = build_tree(found.session.id, found.events, found.session.agent_type)
     settle(root, _last_written(found.session.path), datetime.now(UTC))
     if diagnostics is not None:
@@ -844,11 +852,12 @@ def follow_session(
     *,
     duration: float | None = None,
     notify: bool | None = None,
+    progress: Progress | None = None,
 ) -> tuple[Session, Iterator[list[Event]]]:
     """The session, and batches of its events as they are written (recent history first)."""
     from . import live
 
-    session = resolve(home, prefix)
+    session = resolve(home, prefix, progress=progress)
     return session, live.follow(session, duration=duration, notify=notify)
 
 
@@ -870,16 +879,20 @@ def watch_sessions(
     limit: int | None = None,
     duration: float | None = None,
     notify: bool | None = None,
+    progress: Progress | None = None,
 ) -> Iterator[list[BoardRow]]:
-    """The status of every recent session, again whenever one changes."""
+    """The status of every recent session, again whenever one changes. `progress`
+    follows the first listing (the one that may index every session first)."""
     from . import live
 
     sources.all_sources(apps)  # an unknown app fails now, not inside the loop
+    first = [progress]
 
     def recent() -> list[Session]:
         listing = list_sessions(
-            home, apps=apps, since=since, limit=limit, with_state=True
-        )
+            home, apps=apps, since=since, limit=limit, with_state=True,
+            progress=first.pop() if first else None,
+        )  # fmt: skip
         return listing.sessions()
 
     def roots() -> set[Path]:
@@ -902,6 +915,7 @@ def replay_session(
     max_gap: float = 2.0,
     duration: float | None = None,
     before_pause: Callable[[], None] | None = None,
+    progress: Progress | None = None,
 ) -> Transcript:
     """The session's events (sub-agents interleaved) paced like the original, sped up;
     with `duration`, only those due within that many seconds (a pause is cut short).
@@ -910,7 +924,7 @@ def replay_session(
 
     from . import live
 
-    found = transcript(home, prefix)
+    found = transcript(home, prefix, progress=progress)
     deadline = None if duration is None else time.monotonic() + duration
 
     def sleep(seconds: float) -> None:
@@ -982,6 +996,8 @@ def _reader(
         if not ((parent := row.session().parent_id) and (row.app, parent) in ids)
     ]
     done = [0]
+    if progress is not None:  # the reading begins (its first file may be 2 GB)
+        progress(0, len(chosen))
 
     def read(source: sources.Source, diagnostics: Diagnostics) -> None:
         for row in chosen:

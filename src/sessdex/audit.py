@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 from . import sources
 from .diagnostics import Diagnostics
 from .errors import SessdexError
-from .index import Index
+from .index import Index, Progress
 from .pricing import Catalogue, plain_name
 from .sources import Home, Source
 from .sources.base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
@@ -185,15 +185,25 @@ def explain(
     filters: Filters,
     apps: Sequence[str] = (),
     limit: int = LIMIT,
+    progress: Progress | None = None,
 ) -> Explained:
-    """Read again, with reasons, every file that fed the row `key` of report `kind`."""
+    """Read again, with reasons, every file that fed the row `key` of report `kind`
+    (`progress`: files done out of the files of the apps read file by file)."""
     rows: dict[str, Row] = {}
     for r in report(keep(collected.buckets, filters), kind, filters.tz):
         rows.setdefault(r.key, r)
     key = _row_key(kind, key, rows)
     reader = _Reader(home, kind, key, filters, limit)
+    selected = sources.all_sources(apps)
+    if progress is not None:
+        total = sum(
+            len(collected.files.get(s.NAME, []))
+            for s in selected
+            if hasattr(s, "usage_records")
+        )
+        reader.progress = lambda done: progress(done, total)
     notes = []
-    for source in sources.all_sources(apps):
+    for source in selected:
         if hasattr(source, "usage_records"):
             reader.files(source, collected.files.get(source.NAME, []))
         # another app's row reads none of it; the note is said only of an app that fed it
@@ -228,6 +238,8 @@ class _Reader:
         self.catalogue = Catalogue.load()
         self.tally = _Tally(limit)
         self.order = itertools.count()  # ties keep the order things were found in
+        self.progress: Callable[[int], None] | None = None  # files done so far
+        self.done = 0
 
     def in_row(self, app: str, bucket: Bucket) -> bool:
         if not keep([(app, bucket)], self.filters):
@@ -267,6 +279,7 @@ class _Reader:
             if path not in sums or any(self.in_row(app, b) for b in _decode(sums[path]))
         ]
         del sums
+        self._advance(len(paths) - len(fed))  # those whose sums miss the row: not read
         losers: dict[tuple[str, str], str] = {}
         if keys:
             listed = set(paths)
@@ -277,6 +290,12 @@ class _Reader:
                     losers[(path, record.key)] = winner
         for path in fed:
             self._file(source, path, losers)
+            self._advance(1)
+
+    def _advance(self, files: int) -> None:
+        self.done += files
+        if self.progress is not None and files:
+            self.progress(self.done)
 
     def _file(
         self, source: Source, path: str, losers: dict[tuple[str, str], str]

@@ -934,6 +934,6 @@ def run(
 
         limit = audit.LIMIT if explain_limit is None else explain_limit
         result.explained = audit.explain(
-            home, collected, kind, explain_key, filters, apps, limit
+            home, collected, kind, explain_key, filters, apps, limit, progress
         )
     return result

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import os
 import sys
-import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
@@ -257,47 +256,119 @@ def progress_after() -> float:
         return 1.0
 
 
-@contextmanager
-def progress_bar(label: str) -> Iterator[Progress]:
-    """A progress callback that shows a Rich bar on stderr after one second, on a terminal only."""
-    started = time.monotonic()
-    after = progress_after()
-    state: dict[str, Any] = {}
+class Bar:
+    """Progress on stderr, a terminal only, once the work has taken `progress_after()`
+    seconds: a bar of what is done out of how many, or (`counting`) a spinner with how
+    many events so far. It shows from that second on, counted or not: one big file, or
+    a long scan, counts nothing for a while, and the terminal must not look hung then.
+    Call it with (done, total); `phase` relabels it for the next stage of the work."""
 
-    def update(done: int, total: int) -> None:
-        if "bar" not in state:
-            if (
-                not sys.stderr.isatty()
-                or time.monotonic() - started < after
-                or done >= total
-            ):
-                return
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TimeRemainingColumn,
+    def __init__(self, label: str, *, counting: bool = False) -> None:
+        import threading
+
+        self.label = label
+        self.counting = counting
+        self.done = 0
+        self.total: int | None = None
+        self._bar: Any = None
+        self._task: Any = None
+        self._closed = not sys.stderr.isatty()
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(progress_after(), self._start)
+        self._timer.daemon = True
+        if self._closed:
+            return
+        if self._timer.interval:
+            self._timer.start()
+            return
+        try:
+            self._start()
+        except BaseException:  # Ctrl-C while it starts: it still leaves no trace
+            self.close()
+            raise
+
+    def __call__(self, done: int, total: int) -> None:
+        self.update(done, total)
+
+    def update(self, done: int, total: int | None = None) -> None:
+        with self._lock:
+            self.done, self.total = done, total
+            if self._bar is not None:
+                self._bar.update(self._task, completed=done, total=total)
+
+    def phase(self, label: str) -> Progress:
+        """The callback for the work's next stage, shown under `label`."""
+
+        def update(done: int, total: int) -> None:
+            with self._lock:
+                if self.label != label and self._bar is not None:
+                    from rich.markup import escape
+
+                    self._bar.update(self._task, description=escape(label))
+                self.label = label
+            self.update(done, total)
+
+        return update
+
+    def _start(self) -> None:
+        from rich.console import Console
+        from rich.markup import escape
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            ProgressColumn,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        columns: tuple[ProgressColumn | str, ...] = (
+            (
+                SpinnerColumn(),
+                TextColumn("[progress.description]{task.description}"),
+                TextColumn("{task.completed:,} events"),
+                TimeElapsedColumn(),
             )
-
-            bar = Progress(
+            if self.counting
+            else (
                 "[progress.description]{task.description}",
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeRemainingColumn(),
-                console=Console(stderr=True),
-                transient=True,
             )
+        )
+        with self._lock:
+            if self._closed:
+                return
+            bar = Progress(*columns, console=Console(stderr=True), transient=True)
+            self._task = bar.add_task(
+                escape(self.label),
+                total=None if self.counting else self.total,
+                completed=self.done,
+            )
+            self._bar = bar  # first: a Ctrl-C inside `start` must find it to stop
             bar.start()
-            state["bar"] = bar
-            state["task"] = bar.add_task(label, total=total)
-        state["bar"].update(state["task"], completed=done, total=total)
 
+    def close(self) -> None:
+        """Stop it and clear its line (it leaves nothing on the terminal)."""
+        self._timer.cancel()
+        with self._lock:
+            self._closed = True
+            if self._bar is not None:
+                self._bar.stop()
+                self._bar = None
+
+
+@contextmanager
+def progress_bar(label: str) -> Iterator[Bar]:
+    """A `Bar` for the work done inside the block, cleared when it ends."""
+    bar = Bar(label)
     try:
-        yield update
+        yield bar
     finally:
-        if "bar" in state:
-            state["bar"].stop()
+        bar.close()
 
 
 def counted_events(
@@ -312,61 +383,16 @@ def counted_events(
     if not show or not sys.stderr.isatty():
         yield from events
         return
-    import threading
-
-    lock = threading.Lock()
-    state: dict[str, Any] = {"count": 0, "closed": False}
-
-    def start() -> None:
-        from rich.console import Console
-        from rich.markup import escape
-        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-        with lock:
-            if state["closed"]:
-                return
-            bar = Progress(
-                SpinnerColumn(),
-                TextColumn("[progress.description]{task.description}"),
-                TextColumn("{task.completed:,} events"),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            state["task"] = bar.add_task(
-                escape(label), total=None, completed=state["count"]
-            )
-            bar.start()
-            state["bar"] = bar
-
-    delay = progress_after()
-    timer = threading.Timer(delay, start)
-    timer.daemon = True
-    if delay:
-        timer.start()
-    else:
-        start()
-
-    def stop() -> None:
-        timer.cancel()
-        with lock:
-            state["closed"] = True
-            if "bar" in state:
-                state["bar"].stop()
-                del state["bar"]
-
+    bar = Bar(label, counting=True)
     try:
         for count, event in enumerate(events, 1):
             if count == 1 and until_first:
-                stop()
+                bar.close()
             elif count % 512 == 0:
-                with lock:
-                    state["count"] = count
-                    if "bar" in state:
-                        state["bar"].update(state["task"], completed=count)
+                bar.update(count)
             yield event
     finally:
-        stop()
+        bar.close()
 
 
 def report_skipped(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import itertools
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from ._common import (
     fail_nicely,
     home_option,
     json_array,
+    progress_bar,
     report_diagnostics,
     resolve_home,
     session_id_argument,
@@ -95,14 +97,19 @@ def watch_command(
     """
     home = resolve_home(home_dir)
     as_json = json_array(as_json, as_nl)
-    boards = api.watch_sessions(
-        home,
-        apps=apps,
-        since=api.parse_since(since),
-        limit=limit,
-        duration=0 if once or as_json else duration,
-        notify=False if force_poll else None,
-    )
+    with progress_bar("Indexing sessions") as progress:
+        boards = api.watch_sessions(
+            home,
+            apps=apps,
+            since=api.parse_since(since),
+            limit=limit,
+            duration=0 if once or as_json else duration,
+            notify=False if force_poll else None,
+            progress=progress,
+        )
+        first = next(boards, None)  # the board that may index every session first
+    if first is not None:
+        boards = itertools.chain([first], boards)
     try:
         if as_json:
             from ..views.board import status_record
@@ -238,12 +245,14 @@ def follow_command(
     from ..live import renumber
     from ..views.text import one_line
 
-    session, batches = api.follow_session(
-        resolve_home(home_dir),
-        session_id,
-        duration=duration,
-        notify=False if force_poll else None,
-    )
+    with progress_bar("Indexing sessions") as progress:
+        session, batches = api.follow_session(
+            resolve_home(home_dir),
+            session_id,
+            duration=duration,
+            notify=False if force_poll else None,
+            progress=progress,
+        )
 
     labels: dict[
         str, str
@@ -344,16 +353,18 @@ def replay_command(
     \b
     Example: sessdex replay 7f3a --speed 20
     """
-    found = api.replay_session(
-        resolve_home(home_dir),
-        session_id,
-        speed=speed,
-        max_gap=max_gap,
-        duration=duration,  # as follow and watch take it
-        # what was shown is flushed before each pause, not after each line: a sped-up
-        # replay of a big transcript would spend its time in writes
-        before_pause=_flush_stdout,
-    )
+    with progress_bar("Indexing sessions") as progress:
+        found = api.replay_session(
+            resolve_home(home_dir),
+            session_id,
+            speed=speed,
+            max_gap=max_gap,
+            duration=duration,  # as follow and watch take it
+            # what was shown is flushed before each pause, not after each line: a
+            # sped-up replay of a big transcript would spend its time in writes
+            before_pause=_flush_stdout,
+            progress=progress,
+        )
     try:
         if as_nl:
             from ..views.records import dumps, event_record

@@ -198,9 +198,13 @@ def resume_command(
     """
     from ..views.text import one_line
 
-    check = api.check_resume(
-        resolve_home(home_dir), session_id, keep_permissions=keep_permissions
-    )
+    with progress_bar("Indexing sessions") as progress:
+        check = api.check_resume(
+            resolve_home(home_dir),
+            session_id,
+            keep_permissions=keep_permissions,
+            progress=progress,
+        )
     for warning in check.warnings:
         err(f"note: {one_line(warning)}")
     if print_only or as_json:
@@ -279,16 +283,13 @@ def doctor_command(
     """
     from ..views.records import dumps
 
-    with (
-        progress_bar("Indexing sessions") as progress,
-        progress_bar("Reading transcripts") as reading,
-    ):
+    with progress_bar("Indexing sessions") as progress:  # one bar: two would fight
         reports = api.doctor(
             resolve_home(home_dir),
             apps,
             progress,
             read_all=deep,
-            read_progress=reading,
+            read_progress=progress.phase("Reading transcripts"),
         )
     if as_json:
         stdout_bytes(dumps([r.record() for r in reports]) + b"\n")

@@ -32,6 +32,7 @@ from ._common import (
     home_option,
     json_array,
     output_options,
+    progress_bar,
     report_diagnostics,
     resolve_home,
     session_id_argument,
@@ -79,15 +80,17 @@ def show_command(
     Example: sessdex show 7f3a --tail 50
     """
     shown_tail = tail if tail is not None and not (as_json or as_nl) else None
-    found = api.transcript(
-        resolve_home(home_dir),
-        session_id,
-        subagents=subagents,
-        # the terminal shows fewer events than it reads (token counts, turn ends are
-        # not lines): read more, keep the last N lines shown
-        tail=min(MANY, tail * 4 + 40) if shown_tail is not None and tail else tail,
-        full=full_payloads,
-    )
+    with progress_bar("Indexing sessions") as progress:
+        found = api.transcript(
+            resolve_home(home_dir),
+            session_id,
+            subagents=subagents,
+            # the terminal shows fewer events than it reads (token counts, turn ends
+            # are not lines): read more, keep the last N lines shown
+            tail=min(MANY, tail * 4 + 40) if shown_tail is not None and tail else tail,
+            full=full_payloads,
+            progress=progress,
+        )
     reading = f"Reading {one_line(found.session.id, 40)}"
     if as_json or as_nl:
         # to a file or a pipe, a spinner on the terminal says it is working
@@ -109,9 +112,14 @@ def show_command(
             else None
         )
         # the pager starts with the first event; until then (a big transcript is
-        # surveyed first), a spinner
+        # surveyed first), a spinner. To a file or a pipe, the spinner stays to the end:
+        # nothing else shows on the terminal
+        to_terminal = sys.stdout.isatty()
         counted = counted_events(
-            found.events, reading, show=pager is not None, until_first=True
+            found.events,
+            reading,
+            show=pager is not None or not to_terminal,
+            until_first=pager is not None,
         )
         events: Iterable[Event] = counted
         if subagents == "tree":
@@ -159,7 +167,11 @@ def tree_command(
     from ..diagnostics import Diagnostics
 
     diagnostics = Diagnostics()
-    _session, root = api.agent_tree(resolve_home(home_dir), session_id, diagnostics)
+    # the bar covers the index's refresh, then the reading of the whole session
+    with progress_bar(f"Reading {one_line(session_id, 40)}") as progress:
+        _session, root = api.agent_tree(
+            resolve_home(home_dir), session_id, diagnostics, progress=progress
+        )
     try:
         _print_tree(root, json_array(as_json, as_nl), as_nl)
     finally:
@@ -233,7 +245,8 @@ def export_command(
     fmt = _export_format(fmt, output)
     home = resolve_home(home_dir)
     subagents = subagents or ("inline" if fmt == "json" else "tree")
-    found = api.transcript(home, session_id, subagents=subagents)
+    with progress_bar("Indexing sessions") as progress:
+        found = api.transcript(home, session_id, subagents=subagents, progress=progress)
     if output is not None:
         api.refuse_agent_folder(home, output, found.session)
     events = counted_events(

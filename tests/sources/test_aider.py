@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -19,6 +21,7 @@ from sessdex.sources import Home, aider
 from tests.helpers import write_claude_session
 
 DATA = Path(__file__).parent.parent / "data" / "aider"
+REAL = DATA / "real" / "home"  # two runs of aider 0.86.2 (PROVENANCE.md)
 
 
 @pytest.fixture(autouse=True)
@@ -66,7 +69,8 @@ def test_each_run_of_the_log_is_one_session() -> None:
     ends = [s.extra["end"] for s in found]
     assert [s.extra["offset"] for s in found[1:]] == ends[:-1]
     assert ends[-1] is None and found[-1].updated is not None
-    assert found[0].updated is None
+    # an earlier run's last time in the log is its start
+    assert found[0].updated == found[0].created
 
 
 def test_title_skips_slash_commands_and_joins_multiline_input() -> None:
@@ -357,3 +361,43 @@ def test_streamed_reasoning_is_thinking_not_the_answer(tmp_path: Path) -> None:
         ("assistant", "The loop re-reads the file each time."),
         ("thinking", "Still thinking when the user pressed Ctrl-C"),
     ]
+
+
+def test_a_real_log_lists_every_run_with_both_times() -> None:
+    """`list --json` gives each run a last-update time, the earlier one too (it was null)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", "list", "--json", "--home", str(REAL)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    records = sorted(orjson.loads(done.stdout), key=lambda r: r["created"])
+    assert [(r["created"], r["updated"]) for r in records[:1]] == [
+        ("2026-12-02T08:06:25.000Z", "2026-12-02T08:06:25.000Z")
+    ]
+    assert len(records) == 2 and records[1]["updated"] >= records[1]["created"]
+    assert [r["title"] for r in records] == [
+        "SCENARIO=basic Please run the greeting shell command and tell me what it printed.",
+        "SCENARIO=basic Please run the greeting command again, thinking harder.",
+    ]
+    assert {(r["model"], r["cli_version"]) for r in records} == {
+        ("openai/mock-model", "0.86.2")
+    }
+
+
+def test_a_real_run_keeps_its_reasoning_effort_for_resume() -> None:
+    """aider announces `--reasoning-effort high` as `, reasoning high` after the model."""
+    first, second = sessions(Home.at(REAL))
+    assert (first.effort, second.effort) == (None, "high")
+    plan = aider.resume(second)
+    assert plan is not None
+    assert plan.argv == (
+        "aider", "--restore-chat-history", "--model", "openai/mock-model",
+        "--reasoning-effort", "high",
+    )  # fmt: skip
+    report = [e for e in events(first) if e.kind == "usage"]
+    assert [
+        (e.usage.input_tokens, e.usage.output_tokens) for e in report if e.usage
+    ] == [(791, 10)]
+    assert report[0].extra["cost_usd"] == 0.00081

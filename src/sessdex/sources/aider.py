@@ -54,10 +54,10 @@ NAME = "aider"
 TITLE = "Aider"
 SCAN_NOTED = True  # locate reads the environment (and small files through files.read_small); scan only lists, probes and reads through files
 CHECKED_WITH = (
-    "aider 0.86.1 (one real public chat log); markup read from aider's io.py — Medium confidence"
-    "; resume flags from aider 0.86.2's args.py"
+    "aider 0.86.1 (one real public chat log) and 0.86.2 (real runs in the conformance suite);"
+    " markup read from aider's io.py; resume flags from aider 0.86.2's --help"
 )
-NEWEST_CHECKED = "0.86.1"  # doctor names versions past it
+NEWEST_CHECKED = "0.86.2"  # doctor names versions past it
 ENV_VARS = ("AIDER_CHAT_HISTORY_FILE",)
 
 HISTORY = ".aider.chat.history.md"
@@ -80,7 +80,7 @@ _MODEL = re.compile(r"^(?:Main model|Model): (\S+)")
 _THINKING = re.compile(r", (\S+) think tokens\b")
 # a thinking budget as an effort: one word, as resume passes every recorded value
 _THINKING_EFFORT = "thinking:"
-_REASONING = re.compile(r", reasoning (\w+)")
+_EFFORT = re.compile(r", reasoning (\w+)")
 _VERSION = re.compile(r"^Aider v(\S+)")
 
 log = logging.getLogger(__name__)
@@ -182,7 +182,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 cwd=cwd,
                 title=section.title,
                 created=section.started,
-                updated=mtime if last else None,
+                # an earlier run's last time in the log is its start
+                updated=mtime if last else section.started,
                 model=section.model,
                 effort=section.effort
                 or (
@@ -318,7 +319,7 @@ def _sections(path: Path, diagnostics: Diagnostics) -> list[_Section]:
                 model = _MODEL.match(text)
                 if model and current.model is None:
                     current.model = model.group(1)
-                    effort, thinking = _REASONING.search(text), _THINKING.search(text)
+                    effort, thinking = _EFFORT.search(text), _THINKING.search(text)
                     current.effort = effort.group(1) if effort else None
                     current.thinking = thinking.group(1) if thinking else None
                 version = _VERSION.match(text)

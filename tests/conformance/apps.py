@@ -9,6 +9,7 @@ docs/conformance.md for the CLIs added since (Kilo).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -58,19 +59,29 @@ class Recipe:
     steps: Callable[[Context], list[Step]]
     session_file: str  # regex over paths relative to HOME; group 1 is the id, else a JSON key below
     session_key: str | None = None
+    # A regex over a headless step's stderr whose group 1 is the session id, for a CLI whose
+    # stdout names none and whose resume writes no new file (kimi's resume hint)
+    stderr_id: str | None = None
     records_branch: bool = True
+    records_model: bool = True
     records_cli_version: bool = True
     subagents: str = (
         "linked"  # linked: own session with parent_id; inline: inside the parent; none
     )
     subagent_note: str = ""
     help_subcommands: tuple[str, ...] = ()
+    # False where the CLI reopens no single session, so a resume command cannot name one
+    resume_names_session: bool = True
     # A title that lands on an earlier session when a later step runs:
     # {step whose session gets it: (title, the step that writes it)}
     late_titles: dict[str, tuple[str, str]] = field(default_factory=dict)
     # Start `basic` early in a minute, so that `resume` runs in the same one (see gemini below).
     same_minute_resume: bool = False
     weight: int = 1  # rough cost; the heaviest targets start first
+    # A CLI that appends every run to one log in the repo, with no id of its own (aider): the
+    # log's name, and the ids of the sessions begun in it from a byte offset on.
+    repo_log: str | None = None
+    log_session_ids: Callable[[Path, int], list[str]] | None = None
 
 
 def _write(path: Path, text: str) -> None:
@@ -513,6 +524,136 @@ def pi_steps(ctx: Context) -> list[Step]:
     ]
 
 
+# --- Kimi CLI -----------------------------------------------------------------------------
+
+
+def kimi_env(ctx: Context) -> dict[str, str]:
+    return {
+        "KIMI_SHARE_DIR": str(ctx.home / ".kimi"),
+        "KIMI_CLI_NO_AUTO_UPDATE": "1",
+        "KIMI_DISABLE_TELEMETRY": "1",
+    }
+
+
+def kimi_setup(ctx: Context) -> None:
+    _write(
+        ctx.home / ".kimi" / "config.toml",
+        f"""default_model = "mock"
+telemetry = false
+
+[providers.mock]
+type = "kimi"
+base_url = "{ctx.base_url}/v1"
+api_key = "{API_KEY}"
+
+[models.mock]
+provider = "mock"
+model = "mock-model"
+max_context_size = 131072
+""",
+    )
+
+
+def kimi_steps(ctx: Context) -> list[Step]:
+    tail = ["--print", "--output-format", "stream-json", "--yolo"]
+    return [
+        Step("basic", ["kimi", "-p", PROMPTS["basic"], *tail]),
+        Step(
+            "resume", ["kimi", "--session", "{basic}", "-p", PROMPTS["resume"], *tail]
+        ),
+        Step("subagent", ["kimi", "-p", PROMPTS["subagent"], *tail]),
+        Step(
+            "tui",
+            ["kimi", "--yolo"],
+            title=RENAMED_TITLE,
+            interactive=True,
+            tui_after=[f"/title {RENAMED_TITLE}"],
+        ),
+    ]
+
+
+# --- Aider --------------------------------------------------------------------------------
+
+
+def aider_env(ctx: Context) -> dict[str, str]:
+    return {
+        "OPENAI_API_KEY": API_KEY,
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # litellm's bundled prices, not a download
+    }
+
+
+def aider_setup(ctx: Context) -> None:
+    # A known context size and price: no download of litellm's list, and a cost in the log.
+    _json(
+        ctx.home / ".aider.model.metadata.json",
+        {
+            "openai/mock-model": {
+                "max_input_tokens": 131072,
+                "max_output_tokens": 8192,
+                "max_tokens": 8192,
+                "input_cost_per_token": 0.000001,
+                "output_cost_per_token": 0.000002,
+                "litellm_provider": "openai",
+                "mode": "chat",
+            }
+        },
+    )
+    # Aider keeps no list of its repositories, and sessdex never crawls the disk: it finds a
+    # repository's log where another agent recorded the folder. Record it as Codex does when
+    # the user trusts a folder (no Codex session is made).
+    _write(
+        ctx.home / ".codex" / "config.toml",
+        f'[projects."{ctx.repo}"]\ntrust_level = "trusted"\n',
+    )
+
+
+def aider_steps(ctx: Context) -> list[Step]:
+    head = [
+        "aider",
+        "--openai-api-base",
+        f"{ctx.base_url}/v1",
+        "--model",
+        "openai/mock-model",
+        "--yes-always",
+        "--no-auto-commits",
+        "--no-gitignore",
+        "--no-check-update",
+        "--analytics-disable",
+        "--no-show-release-notes",
+    ]
+    # aider cannot reopen one run (--restore-chat-history replays the whole log into a new
+    # one) and has no sub-agents; its title is the first input, which sessdex reads.
+    return [
+        Step(
+            "basic",
+            [*head, "--no-pretty", "--message", PROMPTS["basic"]],
+            title=PROMPTS["basic"],
+        ),
+        Step("tui", head, title=PROMPTS["tui"], interactive=True),
+    ]
+
+
+def aider_session_ids(log: Path, start: int) -> list[str]:
+    """The sessions begun in aider's chat log from `start` on, with the ids sessdex gives them.
+
+    Aider has no session ids. sessdex (sources/aider.py) names each `# aider chat started at`
+    section by a hash of the log's folder name, the log's first heading and the section's byte
+    offset; recomputed here from the file, so a reader that splits the log wrongly, or ids
+    that change between runs, show up as sessions the CLI did not make.
+    """
+    header = b"# aider chat started at "
+    ids, first, offset = [], None, 0
+    with log.open("rb") as stream:
+        for line in stream:
+            if line.startswith(header):
+                first = first or line.decode("utf-8", "replace").strip()
+                if offset >= start:
+                    key = f"{log.parent.name}\0{first}\0{offset}".encode()
+                    ids.append(hashlib.sha1(key).hexdigest()[:12])
+            offset += len(line)
+    return ids
+
+
 def _nothing(ctx: Context) -> None:
     return None
 
@@ -619,6 +760,32 @@ RECIPES: dict[str, Recipe] = {
             records_cli_version=False,
             subagents="none",
             subagent_note="pi has no sub-agent feature",
+        ),
+        Recipe(
+            "kimi",
+            kimi_env,
+            kimi_setup,
+            kimi_steps,
+            rf"^\.kimi/sessions/[^/]+/({UUID})/wire\.jsonl$",
+            records_branch=False,
+            records_cli_version=False,
+            stderr_id=rf"To resume this session: kimi -r ({UUID})",
+            records_model=False,  # kimi-cli writes no model name into a main session
+            weight=2,
+        ),
+        Recipe(
+            "aider",
+            aider_env,
+            aider_setup,
+            aider_steps,
+            r"^$",  # one log in the repo; ids from aider_session_ids
+            records_branch=False,
+            subagents="none",
+            subagent_note="aider has no sub-agents",
+            # `--restore-chat-history` replays the repository's whole log into a new run
+            resume_names_session=False,
+            repo_log=".aider.chat.history.md",
+            log_session_ids=aider_session_ids,
         ),
     )
 }

@@ -391,6 +391,8 @@ class TargetRun:
         ):
             time.sleep(60.5 - time.time() % 60)
         before = snapshot(self.home, self.repo)
+        log = self.repo / self.recipe.repo_log if self.recipe.repo_log else None
+        log_start = log.stat().st_size if log is not None and log.exists() else 0
         first_request = len(self.mock.requests())
         started = time.time()
         stem = self.folder / f"{number:02d}-{step.name}"
@@ -405,11 +407,19 @@ class TargetRun:
         deleted = sorted(set(before) - set(after))
         requests = self.mock.requests()[first_request:]
         stdout_id = apps.session_id_from_stdout(stdout)
+        stderr = Path(f"{stem}.stderr")
+        if stdout_id is None and self.recipe.stderr_id and stderr.exists():
+            named = re.search(self.recipe.stderr_id, stderr.read_text(errors="replace"))
+            stdout_id = named.group(1) if named else None
         file_ids = [
             i
             for i in apps.session_id_from_files(self.recipe, self.home, new)
             if i not in known
         ]
+        if log is not None and log.exists() and self.recipe.log_session_ids:
+            file_ids += [
+                i for i in self.recipe.log_session_ids(log, log_start) if i not in known
+            ]
         session_id = stdout_id or (file_ids[0] if file_ids else None)
         scenario = "basic" if step.name == "tui" else step.name
         agent = [

@@ -55,6 +55,7 @@ SHELL_TOOLS = (
     "run_shell_command",
     "shell_command",
     "run_command",
+    "Shell",  # Kimi CLI
 )
 SPAWN_TOOLS = (
     "Agent",

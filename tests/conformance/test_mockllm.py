@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -425,3 +426,51 @@ def test_session_ids_are_read_from_each_clis_stream() -> None:
         == "cp-1"
     )
     assert apps.session_id_from_stdout("") is None
+
+
+def test_kimi_shell_tool_is_run_and_a_toolless_chat_gets_the_plain_answer(
+    mock: MockLLM,
+) -> None:
+    """Kimi CLI names its shell tool `Shell` (beside `ReadFile`); aider sends no tools at all."""
+    read = {"type": "object", "properties": {"path": {"type": "string"}}}
+    body: dict[str, Any] = {
+        "model": "mock-model",
+        "messages": [{"role": "user", "content": "SCENARIO=basic go"}],
+        "tools": [
+            {"type": "function", "function": {"name": "ReadFile", "parameters": read}},
+            {"type": "function", "function": {"name": "Shell", "parameters": SHELL}},
+        ],
+    }
+    status, raw = post(mock, "/v1/chat/completions", body)
+    call = json.loads(raw)["choices"][0]["message"]["tool_calls"][0]["function"]
+    assert status == 200 and call["name"] == "Shell"
+    assert json.loads(call["arguments"])["command"] == "echo hello-from-tool"
+    del body["tools"]
+    body["messages"].insert(0, {"role": "system", "content": "Act as an expert."})
+    status, raw = post(mock, "/v1/chat/completions", body)
+    assert json.loads(raw)["choices"][0]["message"]["content"] == FINAL["basic"]
+
+
+def test_aider_session_ids_are_the_ones_sessdex_gives_each_run(tmp_path: Path) -> None:
+    """The harness names aider's runs as sources/aider.py does: all of them, or those a step added."""
+    from sessdex.diagnostics import Diagnostics
+    from sessdex.sources import Home, aider
+
+    (tmp_path / ".aider").mkdir()
+    log = tmp_path / aider.HISTORY
+    run = "\n# aider chat started at 2026-12-02 08:0{}:00\n\n#### hello {}  \n\nhi\n"
+    log.write_text(run.format(1, "one"))
+    middle = log.stat().st_size
+    log.write_text(run.format(1, "one") + run.format(2, "two"))
+    location = aider.locate(Home.at(tmp_path))
+    listed = [s.id for s in aider.parse(log, location, Diagnostics())]
+    assert len(listed) == 2
+    assert apps.aider_session_ids(log, 0) == listed
+    assert apps.aider_session_ids(log, middle) == listed[1:]
+
+
+def test_kimi_names_its_session_on_stderr() -> None:
+    pattern = apps.RECIPES["kimi"].stderr_id
+    hint = "\nTo resume this session: kimi -r 0b9c7b36-4f1e-4d0a-9d55-1c2b3a4d5e6f\n"
+    found = re.search(pattern or "^$", hint)
+    assert found and found.group(1) == "0b9c7b36-4f1e-4d0a-9d55-1c2b3a4d5e6f"

@@ -60,8 +60,9 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "Kimi Code 0.3x real captures (wire 1.4), the kimi-code 0.38 source and 2.1.0's "
     "bundle (wire 1.5); "
-    "kimi-cli 1.49 source (wire protocol 1.x), no real Kimi CLI capture"
-    "; kimi-cli resume flags from its 1.49 source (not run)"
+    "kimi-cli 1.49 source (wire protocol 1.x) and kimi-cli 1.51 (wire protocol 1.10, real "
+    "runs in the conformance suite: sub-agent, resume and /title included)"
+    "; kimi-cli resume flags from 1.51's --help"
 )
 ENV_VARS = ("KIMI_SHARE_DIR", "KIMI_CODE_HOME")
 

@@ -561,7 +561,12 @@ def kimi_steps(ctx: Context) -> list[Step]:
         Step(
             "resume", ["kimi", "--session", "{basic}", "-p", PROMPTS["resume"], *tail]
         ),
-        Step("subagent", ["kimi", "-p", PROMPTS["subagent"], *tail]),
+        # kimi-cli titles this session after its sub-agent's task; sessdex takes the prompt
+        Step(
+            "subagent",
+            ["kimi", "-p", PROMPTS["subagent"], *tail],
+            title=PROMPTS["subagent"],
+        ),
         Step(
             "tui",
             ["kimi", "--yolo"],

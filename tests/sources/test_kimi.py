@@ -289,3 +289,55 @@ def test_a_last_timestamp_written_with_an_exponent_is_read_whole(
     session = sessions(Home.at(home))[MAIN]
     assert session.updated is not None and session.created is not None
     assert session.updated >= session.created
+
+
+REAL = DATA / "real" / "home"  # kimi-cli 1.51 runs (PROVENANCE.md)
+REAL_BASIC = "4126cee7-7a8d-40e9-b56e-546048ada69f"
+REAL_PARENT = "64bdeb6f-031a-4d2d-bc48-a44662bbfa06"
+
+
+def test_a_real_parent_is_not_titled_after_its_sub_agents_task() -> None:
+    """kimi-cli 1.51 wrote the sub-agent's task into the parent's state.json as its title;
+    the list shows what the user asked instead. A title kimi derived from the user's own
+    first prompt stays, and so does one the user set."""
+    found = sessions(Home.at(REAL))
+    assert found[REAL_PARENT].title == (
+        "SCENARIO=subagent Please delegate the greeting command to a sub-agent and report back."
+    )
+    assert found[REAL_BASIC].title == "SCENARIO=basic Please run the greeting shell…"
+    assert found[REAL_PARENT].cwd == "/home/dev/code/shop-api"
+    child = found["aa2b6a024"]
+    assert (child.parent_id, child.agent_type, child.title) == (
+        REAL_PARENT,
+        "coder",
+        "Greeting sub-agent",
+    )
+
+
+def test_a_title_the_user_set_stays_even_when_it_is_a_sub_agents_task(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    folder = next((home / ".kimi" / "sessions").glob(f"*/{REAL_PARENT}"))
+    state = json.loads((folder / "state.json").read_text())
+    (folder / "state.json").write_text(json.dumps(state | {"title_generated": True}))
+    assert sessions(Home.at(home))[REAL_PARENT].title == (
+        "SCENARIO=child You are a sub-agent. Run the shell…"
+    )
+
+
+def test_real_sessions_read_whole_with_their_usage() -> None:
+    """The resumed session holds both turns; the parent's wire carries its sub-agent's calls."""
+    found = sessions(Home.at(REAL))
+    diagnostics = Diagnostics()
+    basic = events(found[REAL_BASIC], diagnostics)
+    assert [e.text for e in basic if e.kind == "user"] == [
+        "SCENARIO=basic Please run the greeting shell command and tell me what it printed.",
+        "SCENARIO=resume Please run the greeting command once more after resuming.",
+    ]
+    parent = events(found[REAL_PARENT], diagnostics)
+    usage = [e.usage for e in parent if e.kind == "usage" and e.usage]
+    assert [(u.input_tokens, u.output_tokens) for u in usage] == [(1000, 25)] * 5
+    assert {e.agent_id for e in parent if e.kind == "tool_call"} == {None, "aa2b6a024"}
+    assert not diagnostics.unknown and not diagnostics.skipped

@@ -16,7 +16,8 @@ instances live in `subagents/<agent id>/` (`meta.json`, their own `wire.jsonl`).
 at the root maps work directories, whose md5 names the folders, back to their paths.
 
 What we read: `wire.jsonl` for listing and reading (the first `TurnBegin` is the fallback
-title, as kimi itself derives it); `state.json` for the title and the approval mode;
+title, as kimi itself derives it); `state.json` for the title (not when kimi-cli titled the
+session after a sub-agent's task, see `_a_sub_agents_task`) and the approval mode;
 `kimi.json` for the cwd; sub-agents' `meta.json` and `wire.jsonl`. Older sessions with only
 `context.jsonl` are read from it (no times, no usage). Sub-agent events come inline from the
 parent's wire (`SubagentEvent`); a sub-agent whose events never reached the parent (run in
@@ -256,17 +257,43 @@ def _parse_state(path: Path) -> list[Session]:
         mode = "plan"
     else:
         mode = "default"
+    title = one_line(as_str(state.get("custom_title")), limit=None)
+    if (
+        title
+        and state.get("title_generated") is not True
+        and _a_sub_agents_task(path.parent, title)
+    ):
+        title = None  # the first prompt, from the wire, is the title
     return [
         Session(
             app=NAME,
             id=path.parent.name,
-            title=one_line(as_str(state.get("custom_title")), limit=None),
+            title=title,
             permission_mode=mode,
             precedence=2,
             listed=False,
             extra={"archived": state.get("archived") is True},
         )
     ]
+
+
+def _a_sub_agents_task(folder: Path, title: str) -> bool:
+    """Whether a title kimi-cli set by itself is a sub-agent's task, not the session's.
+
+    kimi-cli (1.51) titles a session after the first turn that ends while it has no title,
+    as `shorten(prompt, 50)`; a sub-agent shares its parent's session, so one spawned in the
+    first turn ends first and its task becomes the parent's title. A title the user set
+    has `title_generated`; the sub-agent's task is its `prompt.txt`.
+    """
+    stem = title.removesuffix("…").rstrip()
+    for child in folders.entries(folder / "subagents") if stem else ():
+        if not child.is_dir():
+            continue
+        data = files.read_small(Path(child.path) / "prompt.txt", 256 * 1024)
+        prompt = " ".join(data.decode("utf-8", "replace").split()) if data else ""
+        if prompt == title or (title.endswith("…") and prompt.startswith(stem)):
+            return True
+    return False
 
 
 def _parse_legacy_metadata(path: Path) -> list[Session]:

@@ -401,3 +401,20 @@ def test_a_real_run_keeps_its_reasoning_effort_for_resume() -> None:
         (e.usage.input_tokens, e.usage.output_tokens) for e in report if e.usage
     ] == [(791, 10)]
     assert report[0].extra["cost_usd"] == 0.00081
+
+
+def test_a_real_runs_usage_counts_on_the_day_it_ran() -> None:
+    """`usage` put every aider token report under "(no time)": aider logs no time per
+    message, so a report now takes its run's start."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", "usage", "--json", "--home", str(REAL)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, "TZ": "UTC"},
+    )
+    rows = orjson.loads(done.stdout)
+    assert [(r["key"], r["responses"], r["output_tokens"]) for r in rows] == [
+        ("2026-12-02", 2, 20)
+    ]

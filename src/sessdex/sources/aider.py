@@ -492,8 +492,9 @@ class _Reader:
         yield self._event("meta", text=text, extra=extra)
 
     def _event(self, kind: EventKind, **fields: Unpack[EventFields]) -> Event:
-        # aider logs no per-message times: the first event gets the section's start
-        time = self.started if self.emit.seq == 0 else None
+        # aider logs no per-message times: the first event gets the section's start, and
+        # so does each token report, so that `usage` counts it on the day the run began
+        time = self.started if self.emit.seq == 0 or kind == "usage" else None
         return self.emit(kind, time, estimated=True, **fields)
 
 

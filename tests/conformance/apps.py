@@ -25,6 +25,7 @@ PROMPTS = {
     "resume": "SCENARIO=resume Please run the greeting command once more after resuming.",
     "subagent": "SCENARIO=subagent Please delegate the greeting command to a sub-agent and report back.",
     "tui": "SCENARIO=basic (interactive) Please run the greeting shell command and tell me what it printed.",
+    "edit": "SCENARIO=edit Please make checkout return 'done'.",
 }
 NAMED_TITLE = "Sub-agent smoke test"  # what a step sets with the CLI's own title flag
 RENAMED_TITLE = "Checkout retry smoke"  # what a TUI step sets with /rename
@@ -41,7 +42,7 @@ class Context:
 
 @dataclass
 class Step:
-    name: str  # basic, resume, subagent, tui
+    name: str  # basic, resume, subagent, tui (and edit, for aider)
     argv: list[str]  # "{basic}" is replaced by the basic step's session id
     title: str | None = None  # the title this step's session must end up with
     interactive: bool = False
@@ -627,13 +628,13 @@ def aider_steps(ctx: Context) -> list[Step]:
         "--no-show-release-notes",
     ]
     # aider cannot reopen one run (--restore-chat-history replays the whole log into a new
-    # one) and has no sub-agents; its title is the first input, which sessdex reads.
+    # one) and has no sub-agents; its title is the first input, which sessdex reads. Its
+    # edits are text: the `edit` step's answer is one SEARCH/REPLACE block, which it applies.
+    once = ["--no-pretty", "--message"]
+    edit = ["--edit-format", "diff", "--file", "checkout.py"]
     return [
-        Step(
-            "basic",
-            [*head, "--no-pretty", "--message", PROMPTS["basic"]],
-            title=PROMPTS["basic"],
-        ),
+        Step("basic", [*head, *once, PROMPTS["basic"]], title=PROMPTS["basic"]),
+        Step("edit", [*head, *edit, *once, PROMPTS["edit"]], title=PROMPTS["edit"]),
         Step("tui", head, title=PROMPTS["tui"], interactive=True),
     ]
 

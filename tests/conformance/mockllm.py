@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 # At the start of a line (perhaps quoted: `opencode run` quotes its argument): a prompt is,
 # an echo of one inside a JSON notification is not.
-MARKER = re.compile(r"""(?m)^[ \t>"'`]*SCENARIO=(basic|resume|subagent|child)\b""")
+MARKER = re.compile(r"""(?m)^[ \t>"'`]*SCENARIO=(basic|resume|subagent|child|edit)\b""")
 
 TITLE = "Checkout retry smoke test"
 SUMMARY = "Ran the greeting command in the shop repository."
@@ -44,6 +44,13 @@ FINAL = {
     "resume": "Resumed: the greeting command printed hello-after-resume.",
     "child": "Sub-agent report: the greeting command printed hello-from-subagent.",
     "subagent": "The sub-agent reported back: hello-from-subagent.",
+    # For a CLI whose edits are text, not tool calls (aider): one SEARCH/REPLACE block
+    # against the conformance repo's checkout.py.
+    "edit": (
+        "Making checkout return 'done'.\n\n"
+        "checkout.py\n```python\n<<<<<<< SEARCH\n    return 'ok'\n=======\n"
+        "    return 'done'\n>>>>>>> REPLACE\n```\n"
+    ),
 }
 USAGE = (1000, 25)  # input, output tokens on every answer
 
@@ -144,6 +151,8 @@ def decide(request: Request) -> Reply:
         )
     tools = {t.name: t for t in request.tools}
     reply = Reply("agent", "final", FINAL[scenario], scenario=scenario, results=results)
+    if scenario == "edit":
+        return reply
     if scenario in COMMANDS:
         if results == 0:
             call = shell_call(tools, COMMANDS[scenario]) or read_call(tools)

@@ -474,3 +474,16 @@ def test_kimi_names_its_session_on_stderr() -> None:
     hint = "\nTo resume this session: kimi -r 0b9c7b36-4f1e-4d0a-9d55-1c2b3a4d5e6f\n"
     found = re.search(pattern or "^$", hint)
     assert found and found.group(1) == "0b9c7b36-4f1e-4d0a-9d55-1c2b3a4d5e6f"
+
+
+def test_the_edit_scenario_answers_with_one_search_replace_block(mock: MockLLM) -> None:
+    """For aider, whose edits are text: the answer is the edit, with or without tools."""
+    body: dict[str, Any] = {
+        "model": "mock-model",
+        "messages": [{"role": "user", "content": "SCENARIO=edit make it 'done'"}],
+    }
+    for tools in ([], [{"type": "function", "function": {"name": "Agent"}}]):
+        status, raw = post(mock, "/v1/chat/completions", body | {"tools": tools})
+        text = json.loads(raw)["choices"][0]["message"]["content"]
+        assert status == 200 and text == FINAL["edit"]
+        assert "<<<<<<< SEARCH\n    return 'ok'\n=======\n    return 'done'\n" in text

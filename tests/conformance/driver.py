@@ -406,11 +406,7 @@ class TargetRun:
         changed = sorted(p for p in after if p in before and after[p] != before[p])
         deleted = sorted(set(before) - set(after))
         requests = self.mock.requests()[first_request:]
-        stdout_id = apps.session_id_from_stdout(stdout)
-        stderr = Path(f"{stem}.stderr")
-        if stdout_id is None and self.recipe.stderr_id and stderr.exists():
-            named = re.search(self.recipe.stderr_id, stderr.read_text(errors="replace"))
-            stdout_id = named.group(1) if named else None
+        stdout_id = apps.session_id_from_stdout(stdout) or self._stderr_id(stem)
         file_ids = [
             i
             for i in apps.session_id_from_files(self.recipe, self.home, new)
@@ -479,6 +475,14 @@ class TargetRun:
             "problem": problem or "",
             "notes": notes,
         }
+
+    def _stderr_id(self, stem: Path) -> str | None:
+        """The session id a headless step named on stderr, where the recipe says how."""
+        stderr = Path(f"{stem}.stderr")
+        if not self.recipe.stderr_id or not stderr.exists():
+            return None
+        named = re.search(self.recipe.stderr_id, stderr.read_text(errors="replace"))
+        return named.group(1) if named else None
 
     def _headless(self, stem: Path, argv: list[str]) -> tuple[int, str, str]:
         timeout = int(os.environ.get("SESSDEX_CONFORMANCE_STEP_TIMEOUT") or 240)

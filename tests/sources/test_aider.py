@@ -291,6 +291,31 @@ def test_a_cost_on_a_line_of_its_own_belongs_to_the_usage_report(
     assert usage.usage == Usage(400, 210, 9500, 2100)
 
 
+def test_usage_takes_the_cost_aider_logged(tmp_path: Path) -> None:
+    """aider prices each message from its exact counts (the logged ones are rounded), for
+    models no price list names too: `usage` shows that cost, not "unpriced"; a report
+    without a cost is priced from its tokens as before (here: none, so unpriced)."""
+    from sessdex import api
+
+    path = tmp_path / aider.HISTORY
+    path.write_text(
+        "\n# aider chat started at 2026-11-20 10:00:00\n\n"
+        "> Model: openai/house-model-7 with whole edit format\n\n"
+        "#### fix the retry loop  \n\nDone.\n\n"
+        "> Tokens: 12k sent, 210 received. Cost: $0.0098 message, $0.0098 session.\n",
+        encoding="utf-8",
+    )
+    home = Home(tmp_path / "nobody", {"AIDER_CHAT_HISTORY_FILE": str(path)})
+    [row] = api.usage_report(home, "daily", apps=["aider"]).rows
+    assert (row.input_tokens, row.output_tokens, row.cost_usd) == (12000, 210, 0.0098)
+    with path.open("a", encoding="utf-8") as log:
+        log.write(
+            "\n#### and the docs  \n\nDone too.\n\n> Tokens: 3.1k sent, 90 received.\n"
+        )
+    [row] = api.usage_report(home, "daily", apps=["aider"]).rows
+    assert (row.input_tokens, row.cost_usd) == (15100, None)
+
+
 def test_a_history_file_named_in_aider_conf_yml_is_found(tmp_path: Path) -> None:
     """aider reads every option from `.aider.conf.yml` (home, git root, working folder),
     `chat-history-file` included; the session's folder is the repository, not `.aider/`."""

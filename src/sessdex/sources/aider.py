@@ -472,6 +472,11 @@ class _Reader:
                 cost_line = _COST_LINE.match(lines[number + 1])
                 if cost_line is not None:
                     extra["cost_usd"] = float(cost_line["cost"])
+            cost = extra.get("cost_usd")
+            if isinstance(cost, float) and cost > 0:
+                # priced by aider from its exact counts (the logged ones are rounded), and
+                # known for a model no price list names: `usage` takes it over a price
+                extra["app_cost_usd"] = cost
             yield self._event("usage", usage=_usage(match, self.model), extra=extra)
             yield self._event("turn_end")
         yield from self._quote_text(body)

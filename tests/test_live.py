@@ -828,6 +828,35 @@ def test_board_text_is_sanitised() -> None:
     assert status_record(row)["tokens"] == 1234
 
 
+def test_a_session_id_from_a_file_cannot_drive_the_terminal_from_the_board(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """An id is what a file says (a name, a record's field): the board prints it cleaned,
+    as `list` does, so a right-to-left override or an escape in it reaches no terminal."""
+    from rich.console import Console
+
+    from sessdex.status import Status
+    from sessdex.views.board import render
+
+    home = tmp_path / "home"
+    when = "2026-01-10T10:00:00.000Z"
+    write_claude_session(
+        home, "\u202ec0b1ed00-0000-4000-8000-0000000000a1", "/w", when=when
+    )
+    board = run.invoke(
+        main, ["watch", "--once", "--since", "100000d", "--home", str(home)]
+    )
+    assert board.exit_code == 0, board.output
+    assert "  c0b1ed00 claude" in board.stdout and "\u202e" not in board.stdout
+    row = live.BoardRow(
+        Session("claude", "\x1b]0;pwned\x07c0b1ed00"), Status("idle", "x"), T, 0, False
+    )
+    console = Console(record=True, width=200, force_terminal=False)
+    console.print(render([row], "/home/dev"))
+    shown = console.export_text()
+    assert "\x1b" not in shown and "pwned" not in shown and "  c0b1ed00 " in shown
+
+
 def test_the_plain_board_fits_what_it_shows_and_the_terminal() -> None:
     """`watch --once`: columns as wide as their texts; on an 80-column terminal the
     reason gives way first, then the folder (which keeps its end), then the title."""

@@ -206,7 +206,8 @@ def _lines(
         lines.append((status, f"{LABELS[status]} ({len(group)})"))
         for row in group:
             app, title, folder, why, when, count = cells[id(row)]
-            line = f"  {row.session.id[:id_width]:<{id_width}} "
+            # an id is what a file says: cleaned as `list` prints it
+            line = f"  {one_line(row.session.id)[:id_width]:<{id_width}} "
             if app_column:
                 line += f"{app:<{app_column}} "
             line += pad(cut(title, title_w), title_w) + " "

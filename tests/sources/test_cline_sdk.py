@@ -333,3 +333,50 @@ def test_reading_writes_nothing(tmp_path: Path) -> None:
         if p.is_file()
     }
     assert after == before
+
+
+REAL = Path(__file__).parent.parent / "data" / "cline" / "real" / "home"
+REAL_BASIC = "1796199537105_fpxn5"  # one command, then resumed in the TUI (--id)
+REAL_LEAD = "1796199559317_1pfyv"  # spawned one sub-agent
+
+
+def test_real_cli_sessions_show_their_branch_and_cli_version() -> None:
+    found = sessions(Home.at(REAL))
+    assert sorted(found) == [REAL_BASIC, REAL_LEAD]
+    for session in found.values():
+        assert session.branch == "feature/checkout-retry"  # metadata.git.branch
+        assert session.cli_version == "3.0.65"  # metadata.sessionHistoryOrigin
+        assert (session.cwd, session.model) == (
+            "/home/alex/code/shop-api",
+            "mock-model",
+        )
+    assert found[REAL_BASIC].title == (
+        "SCENARIO=basic Please run the greeting shell command and tell me what it printed."
+    )
+
+
+def test_real_command_results_show_what_the_command_printed() -> None:
+    got = events(sessions(Home.at(REAL))[REAL_BASIC])
+    results = [e.text for e in got if e.kind == "tool_result"]
+    # run_commands answers with [{query, result, success}], one per command
+    assert results == ["hello-from-tool\n", "hello-after-resume\n"]
+
+
+def test_a_tui_session_marked_failed_by_clines_stale_check_says_so() -> None:
+    got = events(sessions(Home.at(REAL))[REAL_BASIC])
+    assert got[-1].kind == "error"
+    assert got[-1].text == (
+        "marked failed by Cline: the process that had it open had exited"
+    )
+
+
+def test_a_real_sub_agent_is_read_inside_its_lead() -> None:
+    got = events(sessions(Home.at(REAL))[REAL_LEAD])
+    child = f"{REAL_LEAD}__agent_1796199559984_wufjri"
+    spawned = next(e for e in got if e.kind == "subagent")
+    assert spawned.extra["child_id"] == child
+    inside = [e for e in got if e.agent_id == child]
+    assert [e.kind for e in inside] == [
+        "user", "tool_call", "usage", "tool_result", "assistant", "usage",
+    ]  # fmt: skip
+    assert inside[3].text == "hello-from-subagent\n"

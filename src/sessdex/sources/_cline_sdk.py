@@ -7,7 +7,9 @@ from 4.1 where it runs on the SDK) writes each session to `<sessions>/<id>/`, wh
 
 - `<id>.json`, the manifest (`version: 1`, `session_id`, `source` "cli", "vscode", …,
   `started_at`/`ended_at` ISO times, `status`, `provider`, `model`, `cwd`,
-  `workspace_root`, `prompt`, `metadata.title`), rewritten whole on status or title changes.
+  `workspace_root`, `prompt`, `metadata.title`; CLI 3.0.65 adds `metadata.git.branch` and
+  `metadata.sessionHistoryOrigin.version`, the client's version), rewritten whole on status
+  or title changes.
 - `<id>.messages.json`: `{version, updated_at, agent, sessionId, origin, messages: […]}`,
   rewritten whole after each turn. A message is `{id, role: user|assistant, content, ts
   (epoch ms), modelInfo {id, provider}, metrics {inputTokens, outputTokens,
@@ -19,7 +21,7 @@ from 4.1 where it runs on the SDK) writes each session to `<sessions>/<id>/`, wh
 - `<id>.compaction.json`: the compacted history the model is sent from then on; the
   messages file keeps the whole history.
 
-We list a session from its manifest (id, folder, title: `metadata.title`, else the prompt's
+We list a session from its manifest (id, folder, branch, CLI version, title: `metadata.title`, else the prompt's
 first line; created, model, status) and from the first bytes of its messages file (its
 `updated_at`, the last write). Events come from the messages file: user text (without the
 `<user_input>`/`<mode_notice>` wrappers Cline adds), assistant text, thinking, tool calls
@@ -44,7 +46,10 @@ models/session-manifest.ts, session/models/session-graph.ts, session/stores/
 session-manifest-store.ts, services/session-artifacts.ts, services/session-data.ts,
 services/agent-events.ts, sdk/packages/shared/src/llms/messages.ts, shared/src/storage/
 paths.ts, shared/src/prompt/format.ts, agents/src/agent-runtime.ts; apps/cli/src/commands/
-program.ts (`--id`). No real session folder seen: the shapes are from source.
+program.ts (`--id`). Real sessions of CLI 3.0.65 (the conformance suite's) agree, and add
+the branch, the version, built-in tools' results as `{query, result, success}` records
+(shown as what they printed), and a session left open by a closed TUI marked `failed` by
+Cline's stale-session check (`metadata.terminal_marker`), which we say as such.
 """
 
 from __future__ import annotations
@@ -149,10 +154,15 @@ def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
             path=str(path),
             cwd=stripped(manifest.get("cwd"))
             or stripped(manifest.get("workspace_root")),
+            branch=stripped(as_dict(metadata.get("git")).get("branch")),
             title=title,
             created=created,
             updated=iso_time(manifest.get("ended_at")) or created,
             model=stripped(manifest.get("model")) or stripped(metadata.get("modelId")),
+            # the version of the client that started it (the CLI's, for source "cli")
+            cli_version=stripped(
+                as_dict(metadata.get("sessionHistoryOrigin")).get("version")
+            ),
             extra=extra,
         )
     ]
@@ -262,6 +272,11 @@ def read(
             if isinstance(code, int)
             else "session failed"
         )
+        marker = as_dict(manifest.get("metadata")).get("terminal_marker")
+        if marker == "failed_external_process_exit":
+            # Cline's stale-session check: the process that had it open was gone (a TUI
+            # left with /quit is marked so too), not a failed run
+            text = "marked failed by Cline: the process that had it open had exited"
         yield reader.emit("error", iso_time(manifest.get("ended_at")), text=text)
 
 
@@ -549,8 +564,8 @@ def display_text(value: object) -> str | None:
 
 
 def result_text(content: object) -> str:
-    """A tool result flattened to text: text blocks as they are, media as notes, other
-    values (structured tool outputs) as JSON."""
+    """A tool result flattened to text: text blocks as they are, media as notes, the
+    built-in tools' operation records as what they printed, other values as JSON."""
     if isinstance(content, str):
         return plain(content)
     if not isinstance(content, list):
@@ -565,9 +580,23 @@ def result_text(content: object) -> str:
             parts.append(plain(item["text"]))
         elif isinstance(item, dict) and item.get("type") in ("image", "file"):
             parts.append(_attachment(str(item["type"]), item))
+        elif isinstance(item, dict) and "query" in item and "success" in item:
+            parts.append(_operation_text(item))
         else:
             parts.append(_json_text(item))
     return "\n".join(parts)
+
+
+def _operation_text(item: dict[str, object]) -> str:
+    """One of a built-in tool's results (`{query, result, error?, success}`, one per
+    command or file): what it printed, or its error, rather than the whole record."""
+    error = item.get("error")
+    if isinstance(error, str) and error and item.get("success") is not True:
+        return plain(error)
+    value = item.get("result")
+    if isinstance(value, str):
+        return plain(value)
+    return "" if value is None else _json_text(value)
 
 
 def _attachment(kind: str, block: dict[str, object]) -> str:

@@ -45,8 +45,9 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "public synthetic ui_messages.json samples and Cline's source (disk.ts, ExtensionMessage.ts); "
     "no real task folder seen — Low confidence. SDK sessions: from source only (cline/cline "
-    "@21cb8d2525bc, 2026-08-22: CLI 3.0.56, extension 4.1.13), no real session folder seen"
-    "; CLI resume checked against cline 3.0.65's --help"
+    "@21cb8d2525bc, 2026-08-22: CLI 3.0.56, extension 4.1.13) and real sessions of CLI 3.0.65 "
+    "(conformance suite: headless, TUI resume, sub-agent); CLI resume checked against "
+    "cline 3.0.65's --help"
 )
 ENV_VARS = ("XDG_CONFIG_HOME", "CLINE_DATA_DIR", "CLINE_DIR", "CLINE_SESSION_DATA_DIR")
 

@@ -660,6 +660,52 @@ def aider_session_ids(log: Path, start: int) -> list[str]:
     return ids
 
 
+# --- Cline CLI (3.x, on Cline's SDK) -------------------------------------------------------
+
+
+def cline_env(ctx: Context) -> dict[str, str]:
+    return {}
+
+
+def cline_setup(ctx: Context) -> None:
+    settings = ctx.home / ".cline" / "data" / "settings"
+    _json(
+        settings / "providers.json",
+        {
+            "version": 1,
+            "lastUsedProvider": "openai-compatible",
+            "providers": {
+                "openai-compatible": {
+                    "settings": {
+                        "provider": "openai-compatible",
+                        "apiKey": API_KEY,
+                        "model": "mock-model",
+                        "baseUrl": f"{ctx.base_url}/v1",
+                    },
+                    # without it the entry is ignored and the CLI falls back to Cline's own API
+                    "updatedAt": "2026-01-01T00:00:00.000Z",
+                    "tokenSource": "manual",
+                }
+            },
+        },
+    )
+    _json(
+        settings / "global-settings.json",
+        {"telemetryOptOut": True, "autoUpdateEnabled": False},
+    )
+
+
+def cline_steps(ctx: Context) -> list[Step]:
+    return [
+        Step("basic", ["cline", "--json", PROMPTS["basic"]], title=PROMPTS["basic"]),
+        # `--id` always opens the TUI (3.0.65 refuses it with a prompt or --json).
+        Step(
+            "resume", ["cline", "--id", "{basic}"], interactive=True, tui_exit="/quit"
+        ),
+        Step("subagent", ["cline", "--json", PROMPTS["subagent"]]),
+    ]
+
+
 def _nothing(ctx: Context) -> None:
     return None
 
@@ -755,6 +801,15 @@ RECIPES: dict[str, Recipe] = {
             rf"^\.copilot/session-state/({UUID})/events\.jsonl$",
             subagents="inline",
             subagent_note="Copilot CLI keeps a sub-agent's events inside the parent's events.jsonl (agentId)",
+        ),
+        Recipe(
+            "cline",
+            cline_env,
+            cline_setup,
+            cline_steps,
+            r"^\.cline/data/sessions/([^/]+)/\1\.json$",
+            subagents="inline",
+            subagent_note="Cline writes a sub-agent's messages beside its lead's; sessdex reads them inside the lead, as Cline's history shows them",
         ),
         Recipe(
             "pi",

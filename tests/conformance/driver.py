@@ -417,6 +417,10 @@ class TargetRun:
                 i for i in self.recipe.log_session_ids(log, log_start) if i not in known
             ]
         session_id = stdout_id or (file_ids[0] if file_ids else None)
+        if session_id is None and step.interactive and step.name == "resume":
+            # A TUI prints no id: the session file it grew names it.
+            grown = apps.session_id_from_files(self.recipe, self.home, changed)
+            session_id = basic if basic in grown else next(iter(grown), None)
         scenario = "basic" if step.name == "tui" else step.name
         agent = [
             r
@@ -610,7 +614,8 @@ class TargetRun:
             ):
                 break
         before = len(self.mock.requests())
-        prompt = apps.PROMPTS["tui"]
+        # An interactive resume types the resume prompt; the TUI step, its own.
+        prompt = apps.PROMPTS.get(step.name, apps.PROMPTS["tui"])
         for _ in range(
             4
         ):  # a TUI still starting up may drop keys: type until the text shows

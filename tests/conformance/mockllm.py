@@ -63,6 +63,7 @@ SHELL_TOOLS = (
     "shell_command",
     "run_command",
     "Shell",  # Kimi CLI
+    "run_commands",
 )
 SPAWN_TOOLS = (
     "Agent",
@@ -194,7 +195,9 @@ def shell_call(tools: dict[str, Tool], command: str) -> Call | None:
             (k for k in ("command", "cmd", "commands") if k in properties), "command"
         )
         value: Any = command
-        if (properties.get(key) or {}).get("type") == "array":
+        if key == "commands":  # a list of command lines (Cline)
+            value = [command]
+        elif (properties.get(key) or {}).get("type") == "array":  # one argv
             value = ["bash", "-lc", command]
         known = {key: value, "description": "Print a greeting", "is_background": False}
         return Call(name, fill_arguments(tool, known), tool.namespace)

@@ -487,3 +487,30 @@ def test_the_edit_scenario_answers_with_one_search_replace_block(mock: MockLLM) 
         text = json.loads(raw)["choices"][0]["message"]["content"]
         assert status == 200 and text == FINAL["edit"]
         assert "<<<<<<< SEARCH\n    return 'ok'\n=======\n    return 'done'\n" in text
+
+
+def test_a_run_commands_tool_gets_the_command_as_one_line_of_its_list(
+    mock: MockLLM,
+) -> None:
+    """Cline's `run_commands` takes a list of shell lines, not one argv."""
+    lines = {
+        "type": "object",
+        "properties": {"commands": {"type": "array", "items": {"type": "string"}}},
+        "required": ["commands"],
+    }
+    body = {
+        "model": "mock-model",
+        "messages": [{"role": "user", "content": "SCENARIO=basic go"}],
+        "tools": [
+            {
+                "type": "function",
+                "function": {"name": "run_commands", "parameters": lines},
+            }
+        ],
+    }
+    status, raw = post(mock, "/v1/chat/completions", body)
+    call = json.loads(raw)["choices"][0]["message"]["tool_calls"][0]
+    assert status == 200 and call["function"]["name"] == "run_commands"
+    assert json.loads(call["function"]["arguments"]) == {
+        "commands": ["echo hello-from-tool"]
+    }

@@ -73,6 +73,8 @@ class Recipe:
     help_subcommands: tuple[str, ...] = ()
     # False where the CLI reopens no single session, so a resume command cannot name one
     resume_names_session: bool = True
+    # The model the CLI writes into its sessions where that is not the one it sends.
+    recorded_model: str | None = None
     # A title that lands on an earlier session when a later step runs:
     # {step whose session gets it: (title, the step that writes it)}
     late_titles: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -706,6 +708,69 @@ def cline_steps(ctx: Context) -> list[Step]:
     ]
 
 
+# --- Factory droid (BYOK custom model, airgapped: no Factory login) -----------------------
+
+
+def droid_env(ctx: Context) -> dict[str, str]:
+    return {
+        "MOCK_API_KEY": API_KEY,
+        # No Factory API at all (no login, sync, remote config); sub-agents need it too, as
+        # the daemon that runs them wants a user, which airgap mode stands in for.
+        "FACTORY_AIRGAP_ENABLED": "1",
+        "FACTORY_DROID_AUTO_UPDATE_ENABLED": "false",
+        "FACTORY_DISABLE_KEYRING": "1",
+    }
+
+
+def droid_setup(ctx: Context) -> None:
+    _json(
+        ctx.home / ".factory" / "settings.json",
+        {
+            "customModels": [
+                {
+                    "model": "mock-model",
+                    "displayName": "Mock",
+                    "baseUrl": f"{ctx.base_url}/v1",
+                    "apiKey": "${MOCK_API_KEY}",
+                    "provider": "generic-chat-completion-api",
+                    "maxOutputTokens": 4096,
+                }
+            ],
+            # else the TUI (the resume step) asks first
+            "trustedFolders": {
+                str(ctx.repo): {"trustedAt": "2026-01-01T00:00:00.000Z"}
+            },
+        },
+    )
+    # A custom droid of the type the mock asks for: droid 0.215 names its own (worker,
+    # explorer) only in the error a wrong type gets, not in what the model is sent.
+    _write(
+        ctx.home / ".factory" / "droids" / "general-purpose.md",
+        "---\nname: general-purpose\ndescription: Does a delegated task with any tool\n"
+        "model: inherit\n---\nYou are a sub-agent. Do the task you are given.\n",
+    )
+
+
+DROID_MODEL = (
+    "custom:Mock-0"  # droid's id for the first custom model, from its displayName
+)
+
+
+def droid_steps(ctx: Context) -> list[Step]:
+    head = ["droid", "exec", "-o", "json", "--auto", "high", "-m", DROID_MODEL]
+    return [
+        Step("basic", [*head, PROMPTS["basic"]], title=PROMPTS["basic"]),
+        # Not `exec -s`: 0.215 looks the session up on Factory's API first, and airgap
+        # mode fails that ("Failed to fetch session"); the TUI resumes from disk.
+        Step(
+            "resume",
+            ["droid", "--resume", "{basic}", "--auto", "high"],
+            interactive=True,
+        ),
+        Step("subagent", [*head, PROMPTS["subagent"]]),
+    ]
+
+
 def _nothing(ctx: Context) -> None:
     return None
 
@@ -810,6 +875,16 @@ RECIPES: dict[str, Recipe] = {
             r"^\.cline/data/sessions/([^/]+)/\1\.json$",
             subagents="inline",
             subagent_note="Cline writes a sub-agent's messages beside its lead's; sessdex reads them inside the lead, as Cline's history shows them",
+        ),
+        Recipe(
+            "droid",
+            droid_env,
+            droid_setup,
+            droid_steps,
+            rf"^\.factory/sessions/[^/]+/({UUID})\.jsonl$",
+            records_branch=False,
+            records_cli_version=False,  # session_start's `version` is the format's (2)
+            recorded_model=DROID_MODEL,  # its id for the custom model, not the API's
         ),
         Recipe(
             "pi",

@@ -64,6 +64,7 @@ SHELL_TOOLS = (
     "run_command",
     "Shell",  # Kimi CLI
     "run_commands",
+    "Execute",
 )
 SPAWN_TOOLS = (
     "Agent",
@@ -240,6 +241,7 @@ def spawn_call(tools: dict[str, Tool], instructions: str = "") -> Call | None:
             "description": "Greeting sub-agent",
             "name": "greeter",
             "task_name": "greeter",
+            "await": True,  # droid's Task otherwise runs it in the background, via its daemon
         }
         for key in ("prompt", "message", "task", "instructions"):
             if (

@@ -222,9 +222,10 @@ def test_every_session_found_with_its_facts(run: dict[str, Any]) -> None:
             problems.append(
                 f"{where}: branch {record['branch']!r}, not {run['branch']!r}"
             )
+        models = [*made["models"], *filter(None, [recipe(run).recorded_model])]
         model_ok = (
             not made["models"]
-            or _same_model(record["model"], made["models"])
+            or _same_model(record["model"], models)
             or (not recipe(run).records_model and record["model"] is None)
         )
         if not model_ok:

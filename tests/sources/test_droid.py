@@ -126,6 +126,10 @@ def test_resume_is_the_documented_flag() -> None:
         plan.argv == ("droid", "--resume", "droid_large") and plan.cwd == "/tmp/large"
     )
     assert not plan.withheld
+    # run against droid 0.215 (the conformance suite): no note that says it was not
+    assert plan.notes == (
+        "headless: droid exec -s droid_large (needs a Factory login)",
+    )
 
 
 def test_home_override_only_when_it_differs(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ ran it, its events tagged with its id (those no call names come at the end). `co
 read. The folder is `$FACTORY_HOME_OVERRIDE/.factory` where that is set (Factory's SDK
 reads it; the desktop app sets it for its daemon), else `~/.factory`, `~` found through
 `$HOME` as any Node CLI does. Resume: `droid --resume <id>` (Factory's CLI
-reference; `droid exec -s <id>` continues headless) — not verified against droid itself.
+reference; `droid exec -s <id>` continues headless), run against droid 0.215.
 """
 
 from __future__ import annotations
@@ -55,10 +55,10 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "public synthetic samples (droid 0.81-era session store) and reader projects, "
     "the injected-context shape as third-party readers quote a real 0.213 run; "
-    "never run here — Low confidence"
-    "; resume flag from Factory's CLI reference (not run)"
+    "and real sessions of droid 0.215.0 (conformance suite: exec, TUI resume, a Task "
+    "sub-agent; BYOK model, airgap mode)"
 )
-NEWEST_CHECKED = "0.213.0"  # doctor names versions past it
+NEWEST_CHECKED = "0.215.0"  # doctor names versions past it
 ENV_VARS = ("FACTORY_HOME_OVERRIDE", "HOME")
 
 SETTINGS_CAP = 4 * 1024 * 1024
@@ -421,7 +421,7 @@ def _child(
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`droid --resume <id>` in the session's folder (from Factory's docs; unverified)."""
+    """`droid --resume <id>` in the session's folder (Factory's docs; run with droid 0.215)."""
     if session.cwd is None:
         return None
     return ResumePlan(
@@ -429,10 +429,9 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         cwd=session.cwd,
         program="droid",
         install_hint="curl -fsSL https://app.factory.ai/cli | sh",
-        notes=(
-            "resume flag from Factory's CLI reference, not checked against a droid install; "
-            f"headless: droid exec -s {session.id}",
-        ),
+        # droid 0.215 opens a session given by id without a picker; `exec -s` asks
+        # Factory's API for it first (fails in airgap mode), so it is only a note
+        notes=(f"headless: droid exec -s {session.id} (needs a Factory login)",),
     )
 
 

@@ -4,7 +4,7 @@ One `Recipe` per target in conformance/versions.toml: the env and config files t
 CLI to 127.0.0.1 with telemetry and updates off, the steps to run (headless, and a TUI step
 in tmux where a feature shows only there), and what sessdex must then report. The facts come
 from shared/corpus/realcli/README.md, where each recipe was first worked out, and from
-docs/conformance.md for the CLIs added since (Kilo).
+docs/conformance.md for the CLIs added since (Kilo, Cline, droid).
 """
 
 from __future__ import annotations

@@ -736,6 +736,22 @@ def test_the_table_says_unpriced(mixed: Home, run: object) -> None:
     assert alone.rstrip(" │").endswith("unpriced")
 
 
+def test_a_model_name_is_shown_as_written_never_as_rich_markup(
+    tmp_path: Path, run: object
+) -> None:
+    """A model name comes from a file: square brackets and colons in it are text, not
+    Rich markup (a colour tag coloured the rest, `:smile:` became an emoji)."""
+    from tests.helpers import write_claude_session
+
+    home = tmp_path / "home"
+    model = "[red]m:smile:"
+    write_claude_session(home, "88888888-0000-4000-8000-000000000001", "/w/a", model=model)  # fmt: skip
+    for report in ("daily", "session", "project"):
+        result = run.invoke(main, ["usage", report, "--home", str(home)])  # type: ignore[attr-defined]
+        assert result.exit_code == 0, result.output
+        assert f"│ {model} │" in result.stdout
+
+
 def test_an_unknown_explain_key_or_zone_is_an_explained_error(
     mixed: Home, run: object
 ) -> None:

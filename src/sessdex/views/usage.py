@@ -116,11 +116,11 @@ def table(
         if n == len(lines) - 1:
             out.add_section()
         shown = label if style else _fit(label, key_width, kind, id_width)
-        cost = Text(money(row), style="yellow") if row.cost_usd is None else money(row)
+        # Text, never str: Rich would read a model name's brackets as markup
         out.add_row(
             Text(shown, style=style),
-            *(cells[n] for header, cells in columns[:-1]),
-            cost,
+            *(Text(cells[n]) for header, cells in columns[:-1]),
+            Text(money(row), style="yellow" if row.cost_usd is None else ""),
         )
     return out
 

@@ -1115,6 +1115,148 @@ def test_a_narrow_session_table_keeps_each_short_id_and_every_count_whole() -> N
     assert "Fix the flaky checkout retry test in CI, again" not in shown
 
 
+# text a title or an agent's name may hold: wide characters, emoji sequences, combining
+# marks, what looks like markup or an escape, a line break, a very long word
+_ODD = ["fix", "the", "flaky", "test", "世界", "テスト", "🙂", "👩\u200d💻", "e\u0301", "naïve",
+        "\uff46\uff55\uff4c\uff4c", "[bold]", "[/]", ":smile:", "\x1b[31mred", "line\nbreak", "a\tb", "…", "a" * 70,
+        "🇫🇷", "\u2028"]  # fmt: skip
+_MODELS = ["claude-opus-4-8", "gpt-5.3-codex", "(unknown model)", "模型-1", "m" * 45]
+
+
+def _generated_report(
+    seed: int, count: int | None = None, kind: str | None = None
+) -> tuple[str, list[usage.Row], usage.Row, int]:
+    """A usage report to draw, made from `seed`: its kind, rows (sub-agents, unpriced
+    and partly priced models, counts from none to trillions, odd titles), total, width."""
+    import random
+
+    r = random.Random(seed)
+    kind = r.choice(
+        ["daily", "weekly", "monthly", "session", "project", "model", "app"]
+    )
+    count = count if count is not None else r.choice([0, 1, 2, 5, 12, r.randint(0, 60)])
+
+    def words(most: int) -> str:
+        return " ".join(r.choice(_ODD) for _ in range(r.randint(0, most)))
+
+    def row(key: str) -> usage.Row:
+        made = usage.Row(key, cost=r.choice([0.0, 0.000012, r.random() * 9, r.random() * 99_999]))  # fmt: skip
+        for name in usage.TOKENS:
+            big = r.choice([0, r.randint(1, 999), r.randint(1_000, 10**7), r.randint(10**8, 10**12)])  # fmt: skip
+            setattr(made, name, big if r.random() < 0.8 else 0)
+        made.models = set(r.sample(_MODELS, r.randint(0, 3)))
+        if r.random() < 0.2:
+            made.unpriced = set(r.sample(sorted(made.models) or ["x"], 1))
+        return made
+
+    prefix = r.choice(
+        ["", "0191abcd", "0191abcdef0123456789"]
+    )  # ids alike at the start
+    keys = {
+        "session": lambda n: f"{prefix}{r.getrandbits(24):06x}-7000-8000-{n:012x}",
+        "project": lambda n: "/home/u/" + words(5).replace(" ", "/") + f"/{n}",
+        "model": lambda n: r.choice([*_MODELS, words(2)]) + f"-{n}",
+    }
+    rows = []
+    for n in range(count):
+        made = row(keys.get(kind, lambda n: f"2026-{1 + n % 12:02d}-{n}")(n))
+        if kind == "session" and r.random() < 0.8:
+            made.about = {"title": words(12)}
+        if kind == "session" and r.random() < 0.3:
+            for a in range(r.randint(1, 3)):
+                name = r.choice([f"agent-{a}", f"{prefix}{a:04x}", words(3), ""])
+                made.agents[name] = row("agent")
+        rows.append(made)
+    total = row("Total")
+    if r.random() < 0.8:  # the rows' sums, as a report has them
+        for name in usage.TOKENS:
+            setattr(total, name, sum(getattr(x, name) for x in rows))
+        total.unpriced = set().union(*(x.unpriced for x in rows))
+        total.models = set().union(*(x.models for x in rows))
+    width = r.randint(40, 250) if r.random() < 0.5 else r.randint(40, 75)
+    return kind, rows, total, width
+
+
+def _console(mode: str, width: int) -> object:
+    import io
+
+    from rich.console import Console
+
+    class Ascii(io.StringIO):
+        encoding = "ascii"  # a terminal that shows no box characters
+
+    file = Ascii() if mode == "ascii" else io.StringIO()
+    if mode in ("pipe", "ascii"):
+        return Console(file=file, width=width, highlight=False, soft_wrap=False)
+    return Console(
+        file=file,
+        width=width,
+        force_terminal=True,
+        color_system="truecolor" if mode == "truecolor" else "standard",
+        no_color=mode == "no colour",
+        highlight=False,
+        soft_wrap=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "mode", ["pipe", "terminal", "truecolor", "no colour", "ascii"]
+)
+def test_the_usage_table_is_written_as_rich_would_draw_it(mode: str) -> None:
+    """Every report kind at widths from 40 to 250 columns, with odd titles, sub-agents,
+    unpriced costs, keys cut, short counts and no borders: the table written line by
+    line is the very bytes Rich's `Table` would write (colour codes included)."""
+    from sessdex.views.usage import table
+
+    seen = set()
+    for seed in range(80):
+        kind, rows, total, width = _generated_report(seed)
+        layout = table(kind, rows, total, width)
+        fast, drawn = _console(mode, width), _console(mode, width)
+        layout.print(fast)  # type: ignore[arg-type]
+        drawn.print(layout)  # type: ignore[attr-defined]
+        assert fast.file.getvalue() == drawn.file.getvalue(), (seed, kind, width)  # type: ignore[attr-defined]
+        seen.add(
+            ("boxed" if layout.boxed else "unboxed", layout.lines(fast) is not None)
+        )  # type: ignore[arg-type]
+    assert {("boxed", True), ("unboxed", True)} <= seen
+
+
+def test_a_table_of_thousands_of_rows_is_written_as_rich_would_draw_it() -> None:
+    from sessdex.views.usage import table
+
+    _, rows, total, width = _generated_report(7, count=1500, kind="session")
+    for mode in ("pipe", "terminal"):
+        layout = table("session", rows, total, width)
+        fast, drawn = _console(mode, width), _console(mode, width)
+        assert layout.lines(fast) is not None  # type: ignore[arg-type]
+        layout.print(fast)  # type: ignore[arg-type]
+        drawn.print(layout)  # type: ignore[attr-defined]
+        assert fast.file.getvalue() == drawn.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_usage_writes_its_table_without_rich_laying_it_out(
+    mixed: Home, run: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rich spends some 2 ms a row laying out a table (seconds for thousands of
+    sessions): the report writes the same lines itself."""
+    from rich.table import Table
+
+    before = {
+        report: run.invoke(main, ["usage", report, "--home", str(mixed.path)]).stdout  # type: ignore[attr-defined]
+        for report in ("daily", "session")
+    }
+
+    def no_layout(*_: object) -> None:
+        raise AssertionError("laid out by Rich")
+
+    monkeypatch.setattr(Table, "__rich_console__", no_layout)
+    for report, shown in before.items():
+        result = run.invoke(main, ["usage", report, "--home", str(mixed.path)])  # type: ignore[attr-defined]
+        assert result.exit_code == 0, result.output
+        assert result.stdout == shown and "┃ " in shown
+
+
 def test_explain_lines_come_one_at_a_time(mixed: Home, run: object) -> None:
     """A big session's audit has a line per response: the lines are made as they are
     written, never held as one list (nor joined into one string)."""

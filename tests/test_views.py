@@ -1266,3 +1266,65 @@ def test_retries_and_bookkeeping_are_no_lines_in_the_normal_view() -> None:
     assert normal == ["error: Example model error", "Done."]
     full = list(terminal.render_events(events, "full"))
     assert len(full) == 5
+
+
+def _random_layout(seed: int) -> object:
+    """A layout made from `seed`: columns of wide characters, emoji and combining marks,
+    several lines to a cell, some cut at a most width, cells in styles, lines across."""
+    import random
+
+    from sessdex.views.table import Column, Layout
+
+    r = random.Random(seed)
+    words = ["fix", "a", "世界", "テスト", "🙂", "👩\u200d💻", "e\u0301", "naïve", "[/]", "…", "x" * 40]  # fmt: skip
+    styles = ["", "", "dim", "bold", "yellow", "bold red", "italic on blue"]
+
+    def text() -> str:
+        lines = [
+            r.sample(words, r.randint(0, 4)) for _ in range(r.choice([1, 1, 2, 3]))
+        ]
+        return "\n".join(" ".join(line) for line in lines)
+
+    rows = r.randint(0, 8)
+    columns = [
+        Column(
+            r.choice(words),
+            [text() for _ in range(rows)],
+            [r.choice(styles) for _ in range(rows)] if r.random() < 0.6 else None,
+            right=r.random() < 0.5,
+            max_width=r.choice([None, None, r.randint(1, 30)]),
+        )
+        for _ in range(r.randint(1, 6))
+    ]
+    sections = frozenset(r.sample(range(rows), r.randint(0, rows)))
+    return Layout(columns, r.random() < 0.7, sections)
+
+
+@pytest.mark.parametrize("colour", [None, "standard", "truecolor"])
+def test_a_layout_is_written_as_rich_would_draw_it(colour: str | None) -> None:
+    """At 10 to 200 columns, boxed or not: the lines a `Layout` writes are the bytes
+    Rich's `Table` writes; where Rich would shrink every column to fit, Rich draws it."""
+    import io
+    import random
+
+    from rich.console import Console
+
+    fast_and_not = set()
+    for seed in range(150):
+        layout = _random_layout(seed)
+        width = random.Random(seed).randint(10, 200)
+        fast, drawn = (
+            Console(
+                file=io.StringIO(),
+                width=width,
+                force_terminal=colour is not None,
+                color_system=colour,  # type: ignore[arg-type]
+                highlight=False,
+            )
+            for _ in range(2)
+        )
+        layout.print(fast)  # type: ignore[attr-defined]
+        drawn.print(layout)
+        assert fast.file.getvalue() == drawn.file.getvalue(), seed  # type: ignore[attr-defined]
+        fast_and_not.add(layout.lines(fast) is not None)  # type: ignore[attr-defined]
+    assert fast_and_not == {True, False}

@@ -135,7 +135,7 @@ def usage_command(
         out.width = max(
             out.width, 160
         )  # a pipe gets whole numbers and names, not folds
-    out.print(view.table(report, result.rows, result.total, out.width))
+    view.table(report, result.rows, result.total, out.width).print(out)
     # apart from the table: a caption would be padded with spaces to the table's width
     out.print(
         f"prices: {result.collected.catalogue}",

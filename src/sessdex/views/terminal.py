@@ -320,7 +320,7 @@ class LineWriter:
         self.file = console.file
         self.system = systems.get(name) if name else None
         self.no_color = console.no_color
-        self.codes: dict[tuple[str, str], tuple[str, str]] = {}
+        self._cache: dict[tuple[str, str], tuple[str, str]] = {}
 
     def line(self, line: Line | None = None) -> None:
         self.file.write(self.ansi(line) + "\n" if line is not None else "\n")
@@ -336,7 +336,7 @@ class LineWriter:
             if self.system is None:
                 out.append(text)
                 continue
-            start, end = self._codes(line.base, style)
+            start, end = self.codes(style, line.base)
             if not start:
                 out.append(text)
             elif "\n" in text:  # each line closes its styles, as Rich writes them
@@ -345,16 +345,17 @@ class LineWriter:
                 out.append(start + text + end)
         return "".join(out)
 
-    def _codes(self, base: str, style: str) -> tuple[str, str]:
-        """The SGR codes that open and close a piece in `style` over `base`."""
+    def codes(self, style: str, base: str = "") -> tuple[str, str]:
+        """The SGR codes that open and close a piece in `style` over `base`, as Rich
+        writes them ("" where this console has no colour)."""
         key = (base, style)
-        found = self.codes.get(key)
+        found = self._cache.get(key)
         if found is None:
             combined = Style.combine([Style.parse(base), Style.parse(style)])
             if self.no_color:
                 combined = combined.without_color
             start, _, end = combined.render("\0", color_system=self.system).partition("\0")  # fmt: skip
-            found = self.codes[key] = (start, end)
+            found = self._cache[key] = (start, end)
         return found
 
 

@@ -6,15 +6,12 @@ The JSON shape (`row_records`) is the one `--json` prints. Nothing here reads fi
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, tzinfo
-
-from rich.cells import cell_len
-from rich.table import Table
-from rich.text import Text
 
 from ..audit import Explained
 from ..usage import TOKENS, Row
+from .table import Column, Layout, cell_width
 from .text import left_cut, one_line, short_id_width, tokens
 
 HEADERS = {
@@ -71,7 +68,7 @@ _STEPS = (
 
 def table(
     kind: str, rows: Sequence[Row], total: Row, width: int | None = None
-) -> Table:
+) -> Layout:
     """One line per row (sub-agents indented under their session), then the total.
 
     Fitted to `width` where it is given: columns give way as `_STEPS` says; then the key
@@ -91,51 +88,59 @@ def table(
             lines.append((sub, f"  └ {one_line(agent, 40)}", "dim", False))
     lines.append((total, "Total", "bold", False))
     key_header = HEADERS.get(kind, "Key")
-    key_width = max(cell_len(label) for _, label, _, _ in [*lines, (total, key_header, "", False)])  # fmt: skip
+    key_width = max(cell_width(header) for header in [key_header, *(label for _, label, _, _ in lines)])  # fmt: skip
     if kind == "session":
         key_width = min(key_width, 48)
     least = min(key_width, id_width if kind == "session" else 12)
-    columns: list[tuple[str, list[str]]] = []
+    columns: list[tuple[str, list[str], int]] = []
+    made: dict[tuple[object, ...], tuple[list[str], int]] = {}  # cells, for every step
     boxed = True
     for step in _STEPS:
-        columns = _columns(kind, lines, total, *step)
+        columns = _columns(kind, lines, total, made, *step)
         if width is None or width - _width(columns) >= key_width:
             break
     else:
         assert width is not None
         if width - _width(columns) < least:  # counts written short: whole, never cut
-            columns = _columns(kind, lines, total, *_STEPS[-1], short_counts=True)
+            columns = _columns(kind, lines, total, made, *_STEPS[-1], short_counts=True)  # fmt: skip
         if width - _width(columns) < least:  # no borders: the columns' room is all left
             boxed = False
         key_width = max(least, min(key_width, width - _width(columns, boxed)))
-    out = Table() if boxed else Table(box=None, pad_edge=False, show_edge=False)
-    out.add_column(key_header, no_wrap=True, max_width=key_width)
-    for header, _ in columns:
-        out.add_column(header, justify="left" if header == "Models" else "right", no_wrap=True)  # fmt: skip
-    for n, (row, label, style, _) in enumerate(lines):
-        if n == len(lines) - 1:
-            out.add_section()
-        shown = label if style else _fit(label, key_width, kind, id_width)
-        # Text, never str: Rich would read a model name's brackets as markup
-        out.add_row(
-            Text(shown, style=style),
-            *(Text(cells[n]) for header, cells in columns[:-1]),
-            Text(money(row), style="yellow" if row.cost_usd is None else ""),
-        )
-    return out
+    key = Column(
+        key_header,
+        [
+            label if style else _fit(label, key_width, kind, id_width)
+            for _, label, style, _ in lines
+        ],
+        [style for _, _, style, _ in lines],
+        max_width=key_width,
+    )
+    shown = [Column(header, cells, right=header != "Models") for header, cells, _ in columns[:-1]]  # fmt: skip
+    cost = Column(
+        "Cost",
+        columns[-1][1],
+        ["yellow" if row.cost_usd is None else "" for row, *_ in lines],
+        right=True,
+    )
+    # a line across above the total
+    sections = frozenset({len(lines) - 2}) if len(lines) > 1 else frozenset()
+    return Layout([key, *shown, cost], boxed, sections)
 
 
 def _columns(
     kind: str,
     lines: Sequence[tuple[Row, str, str, bool]],
     total: Row,
+    made: dict[tuple[object, ...], tuple[list[str], int]],
     drop_zeros: bool,
     short: bool,
     models: bool,
     counts: str,
     short_counts: bool = False,
-) -> list[tuple[str, list[str]]]:
-    """The columns after the key, each a header and one cell per line; the cost last."""
+) -> list[tuple[str, list[str], int]]:
+    """The columns after the key, each a header, one cell per line and the width of the
+    widest cell; the cost last. A column's cells are made once, kept in `made` for the
+    next step that shows it."""
     sums: list[tuple[str, tuple[str, ...]]]
     if counts == "each":
         sums = [(label, (name,)) for label, name in zip(LABELS, TOKENS, strict=True)]
@@ -147,43 +152,54 @@ def _columns(
         ]
     else:  # reasoning is inside output: not added again
         sums = [("Tokens", ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"))]  # fmt: skip
-    shown = tokens if short_counts else "{:,}".format
-    out: list[tuple[str, list[str]]] = []
+    out: list[tuple[str, list[str], int]] = []
     if models and kind != "model":
-        out.append(
-            (
-                "Models",
-                [
-                    "\n".join(one_line(m) for m in sorted(row.models)) if first else ""
-                    for row, _, _, first in lines
-                ],
-            )
-        )
+        if ("Models",) not in made:
+            cells = [
+                "\n".join(one_line(m) for m in sorted(row.models)) if first else ""
+                for row, _, _, first in lines
+            ]
+            made["Models",] = cells, _widest(line for cell in cells for line in cell.split("\n"))  # fmt: skip
+        out.append(("Models", *made["Models",]))
     for label, names in sums:
         if drop_zeros and not any(getattr(total, name) for name in names):
             continue
-        cells = [shown(sum(getattr(row, name) for name in names)) for row, *_ in lines]
-        out.append((SHORT.get(label, label) if short else label, cells))
-    out.append(("Cost", [money(row) for row, *_ in lines]))
+        if (names, short_counts) not in made:
+            shown = tokens if short_counts else "{:,}".format
+            if len(names) == 1:  # most columns: no sum of one to make
+                values: list[int] = [getattr(row, names[0]) for row, *_ in lines]
+            else:
+                values = [sum(getattr(row, n) for n in names) for row, *_ in lines]
+            cells = [shown(value) for value in values]
+            # ASCII: a character is a cell
+            made[names, short_counts] = cells, max(map(len, cells))
+        out.append((SHORT.get(label, label) if short else label, *made[names, short_counts]))  # fmt: skip
+    if ("Cost",) not in made:
+        cells = [money(row) for row, *_ in lines]
+        made["Cost",] = cells, max(map(len, cells))  # ASCII too
+    out.append(("Cost", *made["Cost",]))
     return out
 
 
-def _width(columns: Sequence[tuple[str, Sequence[str]]], boxed: bool = True) -> int:
+def _widest(texts: Iterable[str]) -> int:
+    return max((cell_width(text) for text in texts), default=0)
+
+
+def _width(
+    columns: Sequence[tuple[str, Sequence[str], int]], boxed: bool = True
+) -> int:
     """What these columns, and the key's borders and spaces, take beside the key's own
     width: in a box, each column is as wide as its widest line, a space either side and
     a border after it (the key: a border either side and its spaces); unboxed, the
     columns are two spaces apart."""
-    widths = [
-        max(cell_len(line) for text in [header, *cells] for line in text.split("\n"))
-        for header, cells in columns
-    ]
+    widths = [max(cell_width(header), widest) for header, _, widest in columns]
     return 4 + sum(w + 3 for w in widths) if boxed else sum(w + 2 for w in widths)
 
 
 def _fit(label: str, width: int, kind: str, id_width: int) -> str:
     """A row's key in `width` cells: a folder loses its start, a session keeps its short
     id whole; anything else is cut at its end by the column (`max_width`)."""
-    if cell_len(label) <= width:
+    if cell_width(label) <= width:
         return label
     if kind == "project":
         return left_cut(label, width)

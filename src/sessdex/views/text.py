@@ -101,7 +101,7 @@ def _char_cells(char: str) -> int:
 
 def cut(text: str, width: int) -> str:
     """`text` in at most `width` columns, its end replaced by "…" when too long."""
-    if cells(text) <= width:
+    if len(text) * 2 <= width or cells(text) <= width:  # no character is over 2 wide
         return text
     room, kept = max(0, width - 1), 0
     for n, char in enumerate(text):
@@ -374,7 +374,7 @@ def _shown_length(text: str) -> int:
 def left_cut(text: str, width: int) -> str:
     """`text` in `width` columns, its start replaced by "…" when too long: a path's end
     (the project) says more than its start."""
-    if cells(text) <= width:
+    if len(text) * 2 <= width or cells(text) <= width:
         return text
     room, kept = max(0, width - 1), 0
     for n in range(len(text) - 1, -1, -1):

@@ -34,6 +34,7 @@ _CONTROLS = re.compile(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
 _SPACES = re.compile(r"\s+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _UNPRINTABLE = re.compile(
     r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
@@ -90,7 +91,9 @@ def cells(text: str) -> int:
     combining mark or zero-width joiner none, any other one."""
     if text.isascii():
         return len(text)
-    return sum(_char_cells(char) for char in text)
+    # an ASCII character is one cell: look up only the others
+    others = _NON_ASCII.findall(text)
+    return len(text) - len(others) + sum(_char_cells(char) for char in others)
 
 
 def _char_cells(char: str) -> int:

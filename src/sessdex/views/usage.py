@@ -1,4 +1,4 @@
-"""How `sessdex usage` looks: Rich tables of usage rows, the JSON shape, and `--explain` text.
+"""How `sessdex usage` looks: tables of usage rows (drawn by `table.Layout`), the JSON shape, and `--explain` text.
 
 The JSON shape (`row_records`) is the one `--json` prints. Nothing here reads files.
 """

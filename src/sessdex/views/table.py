@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console
@@ -112,6 +113,8 @@ class Layout:
     def lines(self, console: Console) -> Iterator[str] | None:
         """The table's lines as Rich writes them to `console` (colour codes where it
         would colour), without their line ends; None where Rich would shrink columns."""
+        if not self.boxed and not _edges_measured():
+            return None
         widths = self.widths(console.width)
         if widths is None:
             return None
@@ -186,6 +189,14 @@ class Layout:
                 yield frame.get_row(widths, "row")
         if frame is not None:
             yield frame.get_bottom(widths)
+
+
+@cache
+def _edges_measured() -> bool:
+    """Whether this Rich measures an unboxed table's edge columns without the padding
+    they do not get (14.3 on); before, each was a cell wider than its text."""
+    probe = Table("a", "b", box=None, pad_edge=False)
+    return probe._get_padding_width(0) == 1
 
 
 def _pads(n: int, count: int, boxed: bool) -> tuple[int, int]:

@@ -11,7 +11,7 @@ import heapq
 import itertools
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
@@ -22,7 +22,7 @@ from ..idtable import IdTable
 from ..model import Event
 from . import _claude_records as rec
 from ._claude_stream import Child, Context, Stream, Survey
-from ._values import type_tag
+from ._values import renumber, type_tag
 
 
 def read(
@@ -36,7 +36,7 @@ def read(
     ):  # `show --tail`: the main file from the next whole line, nothing else
         stream = Stream(context, path, None, offset=_next_line(path, offset))
         for seq, event in enumerate(stream.events()):
-            yield _numbered(event, seq)
+            yield renumber(event, seq)
         return
     survey = _survey(path, keep_long_lines=not full, side_chain_is_lead=own)
     _find_children(context, path, session_id, survey)
@@ -45,24 +45,25 @@ def read(
 
 # What the survey needs of a line: ids, flags and block kinds, never the payloads (they
 # are skipped unread). A value of another type than these fails the decode: such a line
-# is read the old way, so the types only pick the common case.
+# is read the old way, so the types only pick the common case. They hold no cycles, so
+# the garbage collector need not track them (`gc=False`: a cheaper decode).
 
 
-class _Block(msgspec.Struct):
+class _Block(msgspec.Struct, gc=False):
     type: str | None = None
     name: str | None = None
     tool_use_id: str | None = None
 
 
-class _Message(msgspec.Struct):
+class _Message(msgspec.Struct, gc=False):
     content: str | list[_Block] | None = None
 
 
-class _Outcome(msgspec.Struct):
+class _Outcome(msgspec.Struct, gc=False):
     agentId: str | None = None
 
 
-class _Ids(msgspec.Struct):
+class _Ids(msgspec.Struct, gc=False):
     uuid: str | None = None
     parentUuid: str | None = None
     logicalParentUuid: str | None = None
@@ -466,10 +467,8 @@ def _merge(context: Context, lead: Stream) -> Iterator[Event]:
     opened when the merge reaches its first timestamp, so few files are open at once.
     """
     if not context.children:  # the lead alone: its own order
-        number = _SET_SEQ
-        for seq, draft in enumerate(lead.events()):
-            number(draft, seq)
-            yield draft
+        for seq, own in enumerate(lead.events()):
+            yield renumber(own, seq)
         return
     heap: list[tuple[float, int, Event | None, Iterator[Event] | str]] = []
     tick = itertools.count()
@@ -505,7 +504,7 @@ def _merge(context: Context, lead: Stream) -> Iterator[Event]:
         if isinstance(source, str):
             start(source, key)
         elif event is not None:
-            yield _numbered(event, seq)
+            yield renumber(event, seq)
             seq += 1
             child_id = event.extra.get("child_id") if event.kind == "subagent" else None
             if isinstance(child_id, str):
@@ -528,19 +527,6 @@ def _first_time(path: Path) -> float | None:
             if stamp is not None:
                 return stamp.timestamp()
     return None
-
-
-def _numbered(event: Event, seq: int) -> Event:
-    """Give a stream's draft its place in the session.
-
-    Drafts are fresh objects no one else holds yet, so setting the field the way a frozen
-    dataclass's own __init__ does is safe, and far cheaper than dataclasses.replace.
-    """
-    _SET_SEQ(event, seq)
-    return event
-
-
-_SET_SEQ: Callable[[Event, int], None] = vars(Event)["seq"].__set__  # its slot's setter
 
 
 def _next_line(path: Path, offset: int) -> int:

@@ -20,7 +20,7 @@ import orjson
 from .. import files
 from ..diagnostics import Diagnostics
 from ..model import JSONValue, Usage
-from ._values import type_tag
+from ._values import new_usage, type_tag
 
 CONVERSATION = frozenset({"user", "assistant", "system", "attachment"})
 SPAWN_TOOLS = frozenset({"Task", "Agent"})
@@ -518,7 +518,7 @@ def usage(raw: object, model: str | None) -> Usage | None:
     given = get("input_tokens")
     made = get("output_tokens")
     read = get("cache_read_input_tokens")
-    return Usage(
+    return new_usage(
         given if type(given) is int and given > 0 else 0,
         made if type(made) is int and made > 0 else 0,
         read if type(read) is int and read > 0 else 0,

@@ -18,80 +18,9 @@ from ..diagnostics import Diagnostics
 from ..idtable import IdTable
 from ..model import Event, EventKind, Extra, JSONValue, Usage
 from . import _claude_records as rec
-from ._values import type_tag
+from ._values import draft, type_tag
 
 RESULT_BUDGET = 16 * 1024  # characters of `toolUseResult` kept in a tool_result's extra
-
-
-def _setters() -> list[Callable[[Event, object], None]]:
-    return [vars(Event)[name].__set__ for name in Event.__dataclass_fields__]
-
-
-_SETTERS = _setters()
-assert [f for f in Event.__dataclass_fields__] == [
-    "session_id",
-    "seq",
-    "kind",
-    "time",
-    "time_estimated",
-    "agent_id",
-    "text",
-    "tool",
-    "call_id",
-    "is_error",
-    "usage",
-    "extra",
-]
-
-
-def _draft(
-    session_id: str,
-    kind: EventKind,
-    time: datetime | None,
-    time_estimated: bool,
-    agent_id: str | None,
-    text: str | None,
-    tool: str | None,
-    call_id: str | None,
-    is_error: bool,
-    usage: Usage | None,
-    extra: Extra,
-    _new: Callable[[type[Event]], Event] = object.__new__,
-    _set: list[Callable[[Event, object], None]] = _SETTERS,
-) -> Event:
-    """`Event(...)` with seq 0, without the frozen dataclass's __init__ (a third of the cost).
-
-    Every field is set through its slot, as that __init__ does; the draft is fresh, so no
-    one sees it half made. The field order is pinned above.
-    """
-    event = _new(Event)
-    (
-        set_session,
-        set_seq,
-        set_kind,
-        set_time,
-        set_estimated,
-        set_agent,
-        set_text,
-        set_tool,
-        set_call,
-        set_error,
-        set_usage,
-        set_extra,
-    ) = _set
-    set_session(event, session_id)
-    set_seq(event, 0)
-    set_kind(event, kind)
-    set_time(event, time)
-    set_estimated(event, time_estimated)
-    set_agent(event, agent_id)
-    set_text(event, text)
-    set_tool(event, tool)
-    set_call(event, call_id)
-    set_error(event, is_error)
-    set_usage(event, usage)
-    set_extra(event, extra)
-    return event
 
 
 @dataclass(slots=True)
@@ -301,7 +230,7 @@ class Stream:
     ) -> Event:
         """An event at this line's time (estimated from earlier lines when it has none)."""
         time = self.time
-        return _draft(
+        return draft(
             self.context.session_id,
             kind,
             time,
@@ -426,7 +355,7 @@ class Stream:
         }
         if response.abandoned:
             extra["branch"] = "abandoned"
-        return _draft(
+        return draft(
             self.context.session_id,
             "usage",
             response.time,

@@ -9,6 +9,7 @@ its events from 0. Where apps need subtly different rules, a keyword at the call
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, TypedDict, Unpack, cast
@@ -300,6 +301,112 @@ def line_start(path: Path, offset: int) -> int:
                 return position + newline + 1
             position += len(chunk)
         return position
+
+
+_SETTERS: tuple[Callable[[Event, object], None], ...] = tuple(
+    vars(Event)[name].__set__ for name in Event.__dataclass_fields__
+)
+assert list(Event.__dataclass_fields__) == [
+    "session_id", "seq", "kind", "time", "time_estimated", "agent_id", "text", "tool",
+    "call_id", "is_error", "usage", "extra",
+]  # fmt: skip
+
+
+def draft(
+    session_id: str,
+    kind: EventKind,
+    time: datetime | None,
+    time_estimated: bool,
+    agent_id: str | None,
+    text: str | None,
+    tool: str | None,
+    call_id: str | None,
+    is_error: bool,
+    usage: Usage | None,
+    extra: Extra,
+    _new: Callable[[type[Event]], Event] = object.__new__,
+    _set: tuple[Callable[[Event, object], None], ...] = _SETTERS,
+) -> Event:
+    """`Event(...)` with seq 0, without the frozen dataclass's __init__ (a third of the cost).
+
+    Every field is set through its slot, as that __init__ does; the draft is fresh, so no
+    one sees it half made. The field order is pinned above. A reader numbers its drafts
+    with `renumber` as it gives them out.
+    """
+    event = _new(Event)
+    (
+        set_session,
+        set_seq,
+        set_kind,
+        set_time,
+        set_estimated,
+        set_agent,
+        set_text,
+        set_tool,
+        set_call,
+        set_error,
+        set_usage,
+        set_extra,
+    ) = _set
+    set_session(event, session_id)
+    set_seq(event, 0)
+    set_kind(event, kind)
+    set_time(event, time)
+    set_estimated(event, time_estimated)
+    set_agent(event, agent_id)
+    set_text(event, text)
+    set_tool(event, tool)
+    set_call(event, call_id)
+    set_error(event, is_error)
+    set_usage(event, usage)
+    set_extra(event, extra)
+    return event
+
+
+_SET_SEQ = _SETTERS[1]
+
+
+def renumber(event: Event, seq: int) -> Event:
+    """Give a reader's draft its place in the session, in place.
+
+    Only for an event no one else holds yet (a reader's own, about to be given out):
+    setting the field as a frozen dataclass's own __init__ does is then safe, and far
+    cheaper than `dataclasses.replace`.
+    """
+    _SET_SEQ(event, seq)
+    return event
+
+
+_USAGE_SETTERS: tuple[Callable[[Usage, object], None], ...] = tuple(
+    vars(Usage)[name].__set__ for name in Usage.__dataclass_fields__
+)
+assert list(Usage.__dataclass_fields__) == [
+    "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+    "reasoning_tokens", "model",
+]  # fmt: skip
+
+
+def new_usage(
+    input_tokens: int,
+    output_tokens: int,
+    cache_read_tokens: int,
+    cache_write_tokens: int,
+    reasoning_tokens: int,
+    model: str | None,
+    _new: Callable[[type[Usage]], Usage] = object.__new__,
+    _set: tuple[Callable[[Usage, object], None], ...] = _USAGE_SETTERS,
+) -> Usage:
+    """`Usage(...)` of all its fields, set through their slots as `draft` sets an Event's
+    (a reader makes one for every response)."""
+    usage = _new(Usage)
+    set_input, set_output, set_read, set_write, set_reasoning, set_model = _set
+    set_input(usage, input_tokens)
+    set_output(usage, output_tokens)
+    set_read(usage, cache_read_tokens)
+    set_write(usage, cache_write_tokens)
+    set_reasoning(usage, reasoning_tokens)
+    set_model(usage, model)
+    return usage
 
 
 class EventFields(TypedDict, total=False):

@@ -16,7 +16,7 @@ import itertools
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Literal, NamedTuple, overload
 
@@ -307,8 +307,14 @@ def iter_lines(
                 if rest is None and hold_partial:
                     return
             else:
-                line = finish(buf[start:nl], position, position + nl - start + 1, True)
-                position += nl - start + 1
+                end = position + nl - start + 1
+                if nl - start <= cap:  # `finish` inline: a line of its own size
+                    line = _new_line(
+                        Line, (number, position, buf[start:nl], end, True, False)
+                    )
+                else:
+                    line = finish(buf[start:nl], position, end, True)
+                position = end
                 start = nl + 1
             if line is not None:
                 yield line
@@ -319,6 +325,12 @@ def iter_lines(
         line = finish(buf[start:], position, position + len(buf) - start, False)
         if line is not None:
             yield line
+
+
+# `Line(...)` without its generated __new__ (a tuple's, with the same fields in order)
+_new_line: Callable[[type[Line], tuple[int, int, bytes, int, bool, bool]], Line] = (
+    tuple.__new__
+)
 
 
 def _consume_oversize(
@@ -756,6 +768,7 @@ def iter_records(
     elided (see `elided`) unless `full` is set.
     """
     name = os.fspath(path)
+    fast_loads = orjson.loads
     with open_binary(name) as stream:
         if offset:
             stream.seek(offset)
@@ -769,9 +782,15 @@ def iter_records(
             diagnostics=diagnostics,
             path=name,
         ):
-            record = parse_json(line, diagnostics, name)
-            if record is not None:
-                yield line, record
+            try:  # the common case inline; anything odd goes through `parse_json`
+                record = fast_loads(line.data)
+            except orjson.JSONDecodeError:
+                record = None
+            if type(record) is not dict:
+                record = parse_json(line, diagnostics, name)
+                if record is None:
+                    continue
+            yield line, record
 
 
 def read_json_file(

@@ -1337,3 +1337,51 @@ def test_a_reviews_findings_are_not_shown_as_typed_by_the_user(tmp_path: Path) -
     assert [e.text for e in found if e.kind == "assistant"] == [
         "Review: one unused import."
     ]
+
+
+def test_line_times_in_every_shape_and_echoes_said_once(tmp_path: Path) -> None:
+    """Each line's time, whatever ISO shape it has (`…Z`, an offset, none, a bare date
+    with `Z`), is the UTC instant it names; a message written twice is shown once even
+    where its copies differ in spacing or an image placeholder, and a third, different
+    message is not taken for its echo."""
+    from datetime import UTC, datetime
+
+    home = tmp_path / "home"
+    day = home / ".codex" / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    thread = "01a22b81-5c00-7801-8b1e-2012418ca001"
+
+    def said(stamp: str, role: str, text: str) -> dict[str, object]:
+        part = "input_text" if role == "user" else "output_text"
+        return {"timestamp": stamp, "type": "response_item",
+                "payload": {"type": "message", "role": role,
+                            "content": [{"type": part, "text": text}]}}  # fmt: skip
+
+    def event(stamp: str, kind: str, text: str) -> dict[str, object]:
+        return {"timestamp": stamp, "type": "event_msg",
+                "payload": {"type": kind, "message": text}}  # fmt: skip
+
+    lines = [
+        {"timestamp": "2026-11-30T10:00:00.000Z", "type": "session_meta",
+         "payload": {"id": thread, "timestamp": "2026-11-30T10:00:00.000Z", "cwd": "/w",
+                     "cli_version": "0.171.0"}},
+        event("2026-11-30T10:00:01.250Z", "user_message", "fix  the\nbug [image 1]"),
+        said("2026-11-30T12:00:02+02:00", "user", "fix the bug"),
+        said("2026-11-30T10:00:03.5", "assistant", "Done."),
+        event("2026-11-30T10:00:04.123456789Z", "agent_message", "Done.  "),
+        event("2026-11-30Z", "agent_message", "Something else."),
+        event("2026-13-30T10:00:06Z", "agent_message", "A bad time."),
+    ]  # fmt: skip
+    path = day / f"rollout-2026-11-30T10-00-00-{thread}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = [
+        (e.kind, e.text, e.time)
+        for e in events(discover(Home.at(home))[thread])
+        if e.kind in ("user", "assistant")
+    ]
+    assert found == [
+        ("user", "fix  the\nbug [image 1]", datetime(2026, 11, 30, 10, 0, 1, 250000, UTC)),
+        ("assistant", "Done.", datetime(2026, 11, 30, 10, 0, 3, 500000, UTC)),
+        ("assistant", "Something else.", datetime(2026, 11, 30, 0, 0, tzinfo=UTC)),
+        ("assistant", "A bad time.", None),
+    ]  # fmt: skip

@@ -12,7 +12,7 @@ import heapq
 import itertools
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -52,7 +52,7 @@ from ._codex_values import (
     summary,
     usage_tuple,
 )
-from ._values import type_tag
+from ._values import draft, new_usage, renumber, type_tag
 
 # How long after a sub-agent's creation a line of its parent may still link its spawn.
 _SUBAGENT_GRACE = timedelta(seconds=5)
@@ -174,7 +174,7 @@ def read_events(
     )
     events = main.events() if offset else _merge(main, finder, diagnostics, full)
     for seq, event in enumerate(events):
-        yield replace(event, seq=seq)
+        yield renumber(event, seq)  # a reader's own draft: numbered in place
 
 
 def _session_rollout(session: Session) -> Path | None:
@@ -261,35 +261,39 @@ class _Pair:
 
     match_any: bool = False
     pending: Event | None = None
-    said: str | None = None  # the kept copy's text, while its echo may still come
+    # the kept copy's text, while its echo may still come: normalised (`_normal`) only
+    # when an echo differs from it at all
+    said: str | None = None
 
-    def first(self, event: Event) -> Iterator[Event]:
+    # These return what to give out now, as a tuple: a generator each would cost more
+    # than the rest of a line's work.
+
+    def first(self, event: Event) -> tuple[Event, ...]:
         if self.pending is not None:
             pending, self.pending = self.pending, None
             if self._same(pending.text, event.text):
                 self.said = None
-                yield event
-                return
-            yield pending
-        self.said = _normal(event.text)
-        yield event
+                return (event,)
+            self.said = event.text or ""
+            return (pending, event)
+        self.said = event.text or ""
+        return (event,)
 
-    def echo(self, event: Event) -> Iterator[Event]:
+    def echo(self, event: Event) -> tuple[Event, ...]:
         if self.said is not None and self._same(self.said, event.text):
-            return
-        if self.pending is not None:
-            if self._same(self.pending.text, event.text):
-                return
-            yield self.pending
+            return ()
+        pending = self.pending
+        if pending is not None and self._same(pending.text, event.text):
+            return ()
         self.pending = event
+        return () if pending is None else (pending,)
 
-    def flush(self) -> Iterator[Event]:
-        if self.pending is not None:
-            pending, self.pending = self.pending, None
-            yield pending
+    def flush(self) -> tuple[Event, ...]:
+        pending, self.pending = self.pending, None
+        return () if pending is None else (pending,)
 
     def _same(self, a: str | None, b: str | None) -> bool:
-        if self.match_any:
+        if self.match_any or a == b:
             return True
         left, right = _normal(a), _normal(b)
         if not left or not right:
@@ -301,7 +305,10 @@ _IMAGE_PLACEHOLDER = re.compile(r"\[image[^\]]*\]")
 
 
 def _normal(text: str | None) -> str:
-    return " ".join(_IMAGE_PLACEHOLDER.sub(" ", text or "").split())
+    text = text or ""
+    if "[image" in text:  # the placeholder's start: most texts have none to take out
+        text = _IMAGE_PLACEHOLDER.sub(" ", text)
+    return " ".join(text.split())
 
 
 class _Reader:
@@ -584,45 +591,53 @@ class _Reader:
         call_id: str | None = None,
         is_error: bool = False,
         usage: Usage | None = None,
-        extra: Mapping[str, JSONValue] | None = None,
+        extra: dict[str, JSONValue] | None = None,
     ) -> Event:
-        return Event(
-            session_id=self.session_id,
-            seq=0,
-            kind=kind,
-            time=time,
-            agent_id=self.agent_id,
-            text=text,
-            tool=tool,
-            call_id=call_id,
-            is_error=is_error,
-            usage=usage,
-            extra=dict(extra) if extra else {},
+        """A new event (seq 0); `extra` must be a dict of the caller's own, not kept."""
+        return draft(
+            self.session_id,
+            kind,
+            time,
+            False,
+            self.agent_id,
+            text,
+            tool,
+            call_id,
+            is_error,
+            usage,
+            extra if extra else {},
         )
 
-    def _flush(self, keep: _Pair | None) -> Iterator[Event]:
+    # The helpers below return what to give out as a sequence, not a generator: they run
+    # for most lines.
+
+    def _flush(self, keep: _Pair | None) -> Sequence[Event]:
+        """The echoes the pairs but `keep` still hold, given up in pair order."""
+        held: list[Event] = []
         for pair in self.pairs:
-            if pair is not keep:
-                yield from pair.flush()
+            if pair is not keep and pair.pending is not None:
+                held += pair.flush()
+        return held
 
-    def _out(self, event: Event) -> Iterator[Event]:
-        yield from self._flush(None)
-        yield event
+    def _out(self, event: Event) -> Sequence[Event]:
+        held = self._flush(None)
+        return [*held, event] if held else (event,)
 
-    def _first(self, pair: _Pair, event: Event) -> Iterator[Event]:
-        yield from self._flush(pair)
-        yield from pair.first(event)
+    def _first(self, pair: _Pair, event: Event) -> Sequence[Event]:
+        held = self._flush(pair)
+        return [*held, *pair.first(event)] if held else pair.first(event)
 
-    def _echo(self, pair: _Pair, event: Event) -> Iterator[Event]:
-        yield from self._flush(pair)
-        yield from pair.echo(event)
+    def _echo(self, pair: _Pair, event: Event) -> Sequence[Event]:
+        held = self._flush(pair)
+        return [*held, *pair.echo(event)] if held else pair.echo(event)
 
-    def _turn_end(self, time: datetime | None, reason: str | None) -> Iterator[Event]:
-        yield from self._out(
+    def _turn_end(self, time: datetime | None, reason: str | None) -> Iterable[Event]:
+        given = self._out(
             self._new("turn_end", time, extra={"reason": reason} if reason else None)
         )
         for pair in self.pairs:
             pair.said = None
+        return given
 
     # -- turn_context
 
@@ -1021,13 +1036,13 @@ class _Reader:
         if last is None or not any(last):
             return
         fresh, cached, written, output, reasoning = last
-        usage = Usage(
-            input_tokens=max(0, fresh - cached - written),
-            output_tokens=output,
-            cache_read_tokens=cached,
-            cache_write_tokens=written,
-            reasoning_tokens=reasoning,
-            model=self.model,
+        usage = new_usage(
+            max(0, fresh - cached - written),
+            output,
+            cached,
+            written,
+            reasoning,
+            self.model,
         )
         yield from self._out(self._new("usage", time, usage=usage))
 
@@ -1115,6 +1130,24 @@ def _merge(
     main_stream = _Stream(main.events(), next(orders), main)
     push(main_stream, next(main_stream.events, None))
     while heap or waiting:
+        if not waiting and len(heap) == 1:
+            # one file open, none waiting: its own order, no heap, until a spawn's link
+            _, _, _, event, stream = heap.pop()
+            while not (
+                event.kind == "subagent"
+                and isinstance(event.extra.get("child_id"), str)
+            ):
+                yield event
+                following = next(stream.events, None)
+                if following is None:
+                    break
+                event = following
+                if event.time is not None:
+                    stream.last = event.time
+            else:  # a spawn: the heap's way below, which may open another file
+                push(stream, event)
+            if not heap:
+                continue
         head = heap[0][0] if heap else None
         for unlinked, start in list(waiting.items()):
             if head is not None and (start is None or start + _SUBAGENT_GRACE >= head):

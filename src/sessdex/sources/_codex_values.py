@@ -226,14 +226,22 @@ def usage_tuple(usage: Mapping[str, object]) -> tuple[int, ...] | None:
     """(input incl. cached, cached, cache writes, output incl. reasoning, reasoning), or None."""
     if not usage:
         return None
-    keys = (
-        "input_tokens",
-        "cached_input_tokens",
-        "cache_write_input_tokens",
-        "output_tokens",
-        "reasoning_output_tokens",
+    get = usage.get  # each `as_int(...) or 0`, inline: this runs for every token count
+    given, cached, written = (
+        get("input_tokens"),
+        get("cached_input_tokens"),
+        get("cache_write_input_tokens"),
     )
-    return tuple(as_int(usage.get(key)) or 0 for key in keys)
+    made, reasoning = get("output_tokens"), get("reasoning_output_tokens")
+    return (
+        given if isinstance(given, int) and not isinstance(given, bool) else 0,
+        cached if isinstance(cached, int) and not isinstance(cached, bool) else 0,
+        written if isinstance(written, int) and not isinstance(written, bool) else 0,
+        made if isinstance(made, int) and not isinstance(made, bool) else 0,
+        reasoning
+        if isinstance(reasoning, int) and not isinstance(reasoning, bool)
+        else 0,
+    )
 
 
 def tag(pattern: re.Pattern[str], text: str) -> str | None:
@@ -243,6 +251,14 @@ def tag(pattern: re.Pattern[str], text: str) -> str | None:
 
 def parse_time(value: object) -> datetime | None:
     if isinstance(value, str) and value:
+        if value[-1] == "Z":  # the common "…Z", which fromisoformat reads as UTC itself
+            try:
+                stamp = datetime.fromisoformat(value)
+            except ValueError:
+                pass  # the rules below, which read some shapes it refuses
+            else:
+                if stamp.tzinfo is UTC:
+                    return stamp
         try:
             stamp = datetime.fromisoformat(
                 value.replace("Z", "+00:00") if value.endswith("Z") else value

@@ -57,19 +57,21 @@ class IdTable:
 
     def add(self, key: str) -> int:
         """The number of `key`, numbering it next if it is new."""
-        data = _encode(key)
+        try:  # `_encode`, inline: this runs for every line of a big transcript
+            data = key.encode()
+        except UnicodeEncodeError:
+            data = key.encode("utf-8", "surrogatepass")
         code = hash(data)
-        # `get`, inline: this runs for every line of a big transcript
+        # `get`, inline, comparing in place (a slice of the blob would be a copy)
         slots, hashes, ends, mask = self._slots, self._hashes, self._ends, self._mask
         blob = self._blob
         slot = code & mask
         while taken := slots[slot]:
             number = taken - 1
-            if (
-                hashes[number] == code
-                and data == blob[ends[number - 1] if number else 0 : ends[number]]
-            ):
-                return number
+            if hashes[number] == code:
+                start = ends[number - 1] if number else 0
+                if ends[number] - start == len(data) and blob.startswith(data, start):
+                    return number
             slot = (slot + 1) & mask
         number = len(ends)
         blob += data

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 import orjson
 
@@ -471,7 +472,9 @@ class _Reader:
         self.has_parent = has_origin(meta)
         self.history_base = isinstance(meta.get("history_base"), dict)
 
-    def _record(self, line: files.Line, record: dict[str, object]) -> Iterator[Event]:
+    def _record(self, line: files.Line, record: dict[str, object]) -> Iterable[Event]:
+        """The events of one line, the line's own work done at once (a plain function
+        handing on its branch's events: no generator of its own for every line)."""
         kind, payload = envelope(record)
         if kind is None:
             if line.number == 1 and not self.offset and "id" in record:
@@ -481,36 +484,35 @@ class _Reader:
                 self.diagnostics.unknown_type(
                     str(record.get("type") or "untyped line"), self.version
                 )
-            return
+            return ()
         time = parse_time(record.get("timestamp"))
         if kind == "session_meta":
             if not self.meta:
                 self._identity(payload, record)
             elif self._opens_replay(payload):
                 self._begin_replay(payload, time)
-            return
+            return ()
         if self._replayed(record, kind, payload, time):
             self._remember(kind, payload)
-            return
+            return ()
         if kind == "response_item":
-            if harness_line(record):
-                return
-            yield from self._item(payload, time)
-        elif kind == "event_msg":
-            yield from self._event(payload, time)
-        elif kind == "turn_context":
-            yield from self._turn_context(payload, time)
-        elif kind == "compacted":
+            return () if harness_line(record) else self._item(payload, time)
+        if kind == "event_msg":
+            return self._event(payload, time)
+        if kind == "turn_context":
+            return self._turn_context(payload, time)
+        if kind == "compacted":
             summary = as_str(payload.get("message"))
-            yield from self._first(
+            return self._first(
                 self.compaction, self._new("compaction", time, text=summary)
             )
-        elif kind == "inter_agent_communication":  # before agent_message items (0.16x)
-            yield from self._inter_agent(payload, payload.get("content"), time)
-        elif kind == "realtime_item":
-            yield from self._realtime(payload, time)
-        elif kind not in _IGNORED_TYPES:
+        if kind == "inter_agent_communication":  # before agent_message items (0.16x)
+            return self._inter_agent(payload, payload.get("content"), time)
+        if kind == "realtime_item":
+            return self._realtime(payload, time)
+        if kind not in _IGNORED_TYPES:
             self.diagnostics.unknown_type(kind, self.version)
+        return ()
 
     # -- replayed history
 
@@ -1308,7 +1310,8 @@ def _tool_input(raw: object) -> tuple[JSONValue, str | None]:
     stripped = raw.strip()
     if stripped.startswith(("{", "[")):
         try:
-            return as_json(orjson.loads(stripped)), None
+            # what orjson gives is JSON already: no copy through `as_json`
+            return cast(JSONValue, orjson.loads(stripped)), None
         except orjson.JSONDecodeError:
             pass  # not JSON after all: keep it as text
     return raw, raw

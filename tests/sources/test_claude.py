@@ -1265,3 +1265,38 @@ def test_a_line_nested_too_deep_for_any_parser_is_one_skipped_line(
     said = [e.text for e in events(path, diagnostics) if e.kind == "assistant"]
     assert said == ["ok", "after"]
     assert diagnostics.skipped_total == 1 and not diagnostics.problems
+
+
+def test_the_reader_cuts_lines_as_the_line_rules_do_for_any_lengths_and_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both passes of a read (the survey, then the events) cut the file into the lines
+    `files.iter_lines` gives, whatever the lengths (empty, at the cap, over it: long
+    strings elided) and wherever a read ends, a line begun in one read included; the
+    second pass takes the long lines the first compacted and gives the same."""
+    import random
+
+    from sessdex.sources import _claude_records as rec
+
+    cap = 60
+    monkeypatch.setattr(files, "READ_LINE_CAP", cap)
+    monkeypatch.setattr(files, "KEEP_STRING", 8)
+    draw = random.Random(11)
+    path = tmp_path / "a.jsonl"
+    for trial in range(400):
+        monkeypatch.setattr(files, "CHUNK", draw.choice([3, 16, 64, 4096]))
+        lines = []
+        for _ in range(draw.choice([0, 1, 2, 5, 30])):
+            size = draw.choice([0, 1, cap - 9, cap - 8, cap - 7, 2 * cap, 9 * cap])
+            size = size if draw.random() < 0.4 else draw.randint(0, cap)
+            lines.append(b'{"a":"' + b"x" * size + b'"}' if size else b"")
+        content = b"\n".join(lines) + (b"\n" if draw.random() < 0.5 else b"")
+        path.write_bytes(content)
+        with path.open("rb") as stream:
+            expected = [
+                (line.number, line.data, line.complete, line.compacted)
+                for line in files.iter_lines(stream, cap=cap, oversize="compact")
+            ]
+        kept = rec.LongLines()
+        assert list(rec.raw(path, kept)) == expected, trial
+        assert list(rec.raw(path, kept)) == expected, trial

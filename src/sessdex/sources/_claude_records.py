@@ -288,8 +288,18 @@ def _split(
             if rest:
                 yield number, rest, False, False
             return
-        data = rest + chunk if rest else chunk
-        start = 0
+        data, start = chunk, 0
+        if rest:
+            newline = chunk.find(b"\n")
+            if 0 <= newline <= cap - len(rest):
+                # the line the read before began ends here: joined alone, so that the
+                # chunk is not copied whole behind it
+                yield number, rest + chunk[:newline], True, False
+                number += 1
+                position += len(rest)  # where `data` (the chunk) starts
+                start = newline + 1
+            else:
+                data = rest + chunk
         find = data.find
         while True:
             newline = find(b"\n", start)

@@ -344,9 +344,12 @@ class Stream:
         """The pending response's usage event, once per response key in the session."""
         state = self.agents.get(agent) or self._state(agent)
         response, state.response = state.response, None
-        if response is None or response.key in self.context.billed:
+        if response is None:
             return None
-        self.context.billed.add(response.key)
+        billed = self.context.billed
+        known = len(billed)
+        if billed.add(response.key) < known:  # one lookup: numbered before, so billed
+            return None
         if response.usage.total == 0:
             return None
         extra: dict[str, JSONValue] = {

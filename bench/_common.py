@@ -195,7 +195,9 @@ def ensure_corpus(corpus: Path, sessions: int, seed: int = 1) -> dict:
     return json.loads(manifest.read_bytes())
 
 
-def make_real(out: Path, megabytes: float, big_lines: int = 0) -> dict:
+def make_real(
+    out: Path, megabytes: float, big_lines: int = 0, app: str = "claude"
+) -> dict:
     import json
 
     subprocess.run(
@@ -207,6 +209,8 @@ def make_real(out: Path, megabytes: float, big_lines: int = 0) -> dict:
             str(megabytes),
             "--big-lines",
             str(big_lines),
+            "--real-app",
+            app,
             "--force",
         ],
         check=True,

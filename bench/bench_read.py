@@ -54,13 +54,13 @@ if sys.argv[2:] == ["orjson"]:
     import orjson as json
 else:
     import json
-started = time.perf_counter()
+started, cpu = time.perf_counter(), time.process_time()
 n = 0
 with open(sys.argv[1], "rb") as f:
     for line in f:
         json.loads(line)
         n += 1
-print(time.perf_counter() - started, n)
+print(time.perf_counter() - started, n, time.process_time() - cpu)
 """
 
 # A reader's best case: msgspec decoding only the fields the Claude reader looks at into
@@ -107,13 +107,13 @@ class Record(msgspec.Struct):
 
 
 decode = msgspec.json.Decoder(Record).decode
-started = time.perf_counter()
+started, cpu = time.perf_counter(), time.process_time()
 n = 0
 with open(sys.argv[1], "rb") as f:
     for line in f:
         decode(line)
         n += 1
-print(time.perf_counter() - started, n)
+print(time.perf_counter() - started, n, time.process_time() - cpu)
 """
 
 API_PARSE = r"""
@@ -122,10 +122,11 @@ from sessdex import api
 from sessdex.sources import Home
 home = Home.at(sys.argv[1])
 api.resolve(home, sys.argv[2])  # index refresh, outside the timing
-started = time.perf_counter()
+started, cpu = time.perf_counter(), time.process_time()
 found = api.transcript(home, sys.argv[2])
 n = sum(1 for _ in found.events)
-print(time.perf_counter() - started, n, found.diagnostics.skipped_total)
+print(time.perf_counter() - started, n, found.diagnostics.skipped_total,
+      time.process_time() - cpu)
 """
 
 
@@ -137,15 +138,17 @@ def warm_index(home: str, env: dict[str, str]) -> None:
 
 def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
     report.note(
-        f"\n(a) full parse of a {args.parse_mb} MB transcript vs json.loads per line"
+        f"\n(a) full parse of a {args.parse_mb} MB {args.parse_app} transcript vs json.loads per line"
     )
-    made = make_real(workdir / "parse", args.parse_mb)
+    made = make_real(workdir / "parse", args.parse_mb, app=args.parse_app)
     entry = made["sessions"][0]
     size = entry["real"]
     env = environment(workdir / "state-parse")
     warm_index(made["home"], env)
     run([PYTHON, "-c", JSON_BASELINE, entry["path"]], environment())  # page cache
     base, fast, typed, api_times, cli_times = [], [], [], [], []
+    base_cpu: list[float] = []  # CPU seconds: steadier than wall time on a busy machine
+    api_cpu: list[float] = []
     events = None
     view_times: dict[str, list[float]] = {"show": [], "export -f md": []}
     for _ in range(args.runs):
@@ -155,6 +158,7 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
             keep_stdout=True,
         )
         base.append(float(result.stdout.split()[0]))
+        base_cpu.append(float(result.stdout.split()[2]))
         result = run(
             [PYTHON, "-c", JSON_BASELINE, entry["path"], "orjson"],
             environment(),
@@ -174,8 +178,9 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
         if result.returncode != 0:
             report.note(f"  api run failed: {last_line(result.stderr)}")
             break
-        seconds, events, _ = result.stdout.decode().split()
+        seconds, events, _, cpu = result.stdout.decode().split()
         api_times.append(float(seconds))
+        api_cpu.append(float(cpu))
         result = run(
             sessdex("show", entry["id"], "--json", "--home", made["home"]), env
         )
@@ -224,6 +229,11 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
     )
     report.note(
         f"  sessdex show --json (whole process): median {c:.2f} s = {size / c / 1e6:.0f} MB/s"
+    )
+    bc, ac = median(base_cpu), median(api_cpu)
+    report.note(
+        f"  CPU time (info: what a busy machine's wall clock blurs): json.loads loop median"
+        f" {bc:.2f} s, api transcript() median {ac:.2f} s = {bc / ac:.2f}x json.loads"
     )
     for label, times in view_times.items():
         if times:
@@ -394,6 +404,12 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument(
         "--parse-mb", type=int, default=256, help="size of the transcript for (a)"
+    )
+    parser.add_argument(
+        "--parse-app",
+        choices=("claude", "codex"),
+        default="claude",
+        help="whose transcript (a) reads: a Claude Code one, or a Codex rollout",
     )
     parser.add_argument(
         "--big-mb", type=int, default=2048, help="size of the transcript for (c)"

@@ -273,6 +273,32 @@ def test_injected_context_and_notices_are_not_the_users_words(tmp_path: Path) ->
         ("llm_only", True),
         ("user_only", False),
     ]
+    assert hidden[0].text == "Tool catalog: Read, Edit, Execute"
+
+
+def test_a_long_injected_context_is_one_short_line(tmp_path: Path) -> None:
+    """droid 0.215's injected context (tool catalog, reminders) runs to several KB: its
+    meta event says what it is and how long, quoting only its start."""
+    folder = tmp_path / "home" / ".factory" / "sessions" / "-w"
+    folder.mkdir(parents=True)
+    catalog = "<system-reminder>\n" + "Tool: Execute runs a shell command.\n" * 300
+    lines = [
+        {"type": "session_start", "id": "s", "cwd": "/w", "version": "0.215.0"},
+        {"type": "message", "id": "c", "timestamp": "2026-08-14T04:19:35Z",
+         "message": {"role": "user", "visibility": "llm_only",
+                     "content": [{"type": "text", "text": catalog}]}},
+        {"type": "message", "id": "u1", "timestamp": "2026-08-14T04:19:37Z",
+         "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}},
+    ]  # fmt: skip
+    (folder / "s.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    session = sessions(Home.at(tmp_path / "home"))["s"]
+    (meta,) = [e for e in droid.read(session, Diagnostics()) if e.kind == "meta"]
+    assert meta.text is not None and len(meta.text) < 300
+    assert meta.text.startswith(
+        f"context droid gave the model ({len(catalog):,} characters): "
+        "<system-reminder> Tool: Execute runs"
+    )
+    assert meta.extra["characters"] == len(catalog)
 
 
 def test_a_sub_agent_is_typed_and_described_as_the_task_tool_ran_it(

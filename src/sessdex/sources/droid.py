@@ -589,6 +589,9 @@ def _flatten(content: object) -> str | None:
     return None
 
 
+INJECTED_SHOWN = 200  # characters of an injected context a meta event quotes
+
+
 def _visibility(record: dict[str, object]) -> str | None:
     """`llm_only` (context droid injected for the model: its catalogs, reminders, at the
     start of each session) or `user_only` (a notice shown to the user alone), on the
@@ -619,12 +622,16 @@ def _hidden(
         if isinstance(content, list)
         else []
     )
-    return event(
-        "meta",
-        time,
-        text="\n".join(t for t in texts if t.strip()) or None,
-        extra={"visibility": visibility, "injected": visibility == "llm_only"},
-    )
+    text = "\n".join(t for t in texts if t.strip())
+    injected = visibility == "llm_only"
+    extra: dict[str, JSONValue] = {"visibility": visibility, "injected": injected}
+    if injected and len(text) > INJECTED_SHOWN:
+        # droid's catalogs and reminders run to several KB at every session's start: a
+        # line that says what it is, not pages of it ahead of the user's first words
+        extra["characters"] = len(text)
+        start = " ".join(text[: INJECTED_SHOWN * 2].split())[:INJECTED_SHOWN]
+        text = f"context droid gave the model ({len(text):,} characters): {start}…"
+    return event("meta", time, text=text or None, extra=extra)
 
 
 def _role(record: dict[str, object]) -> object:

@@ -1591,3 +1591,25 @@ def test_an_empty_board_says_how_far_it_looked_and_how_to_look_further(
         "watch", "--once", "--since", "2021-06-01", "--home", str(home)
     )
     assert out == "no session changed since 2021-06-01\n"
+
+
+def test_an_id_holding_what_no_terminal_shows_opens_by_the_id_list_printed(
+    tmp_path: Path,
+) -> None:
+    """An id is what a file says: one beginning with a right-to-left override or an escape
+    is listed cleaned, and that cleaned id (what the user can copy) opens it."""
+    home = tmp_path / "home"
+    for raw in (
+        "\u202ec0b1ed00-0000-4000-8000-0000000000a1",
+        "\x1b[31md0b1ed00-0000-4000-8000-0000000000a2",
+    ):
+        write_claude_session(home, raw, str(tmp_path), title=f"about {raw[-2:]}")
+    code, out, _ = invoke("list", "--json", "--home", str(home))
+    listed = {row["title"]: row["id"] for row in json.loads(out)}
+    assert listed["about a1"].startswith("\u202e")  # --json keeps the id as stored
+    for short, title in (("c0b1ed00", "about a1"), ("d0b1ed00-0000", "about a2")):
+        code, out, err = invoke("show", short, "--json", "--home", str(home))
+        assert code == 0, err
+        assert {event["session_id"] for event in json.loads(out)} == {listed[title]}
+    code, _, err = invoke("show", "e0b1ed00", "--home", str(home))
+    assert code != 0 and "e0b1ed00" in err

@@ -242,7 +242,11 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
             if current is not None:
                 return current.session()
         index.refresh(sources.all_sources(), progress)
-        rows = matches(prefix) or _replacement(index, prefix, app)
+        rows = (
+            matches(prefix)
+            or _replacement(index, prefix, app)
+            or _shown_as(index, prefix, app)
+        )
         if not rows:
             raise SessionNotFound(reference)
         return _pick(rows, prefix)
@@ -267,6 +271,15 @@ def _replacement(index: Index, prefix: str, app: str | None) -> list[Row]:
         app, prefix = successor
         found = [r for r in index.by_prefix(prefix) if r.app == app and r.id == prefix]
     return found
+
+
+def _shown_as(index: Index, prefix: str, app: str | None) -> list[Row]:
+    """Sessions whose id, cleaned of what no terminal shows as `list` prints it, starts
+    with `prefix`: an id holding a NUL or a bidi mark cannot be typed as it is stored."""
+    from .views.text import one_line
+
+    rows = index.by_shown_prefix(prefix, one_line)
+    return rows if app is None else [row for row in rows if row.app == app]
 
 
 def _app_and_prefix(reference: str) -> tuple[str | None, str]:

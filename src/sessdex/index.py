@@ -786,6 +786,28 @@ class Index:
             )
         ]
 
+    def by_shown_prefix(
+        self, prefix: str, shown: Callable[[str], str], limit: int = 20
+    ) -> list[Row]:
+        """Sessions whose id holds a character no terminal shows (a control or bidi
+        character a file put there) and whose id as `shown` prints it starts with `prefix`:
+        the id the user copied from `list`. Reads every id: only when `by_prefix` failed."""
+        low = prefix.lower()
+        keys = [
+            (app, session_id)
+            for app, session_id in self.db.execute("SELECT app, id FROM sessions")
+            if not session_id.isprintable()
+            and shown(session_id).lower().startswith(low)
+        ][:limit]
+        return [
+            Row(*r)
+            for app, session_id in keys
+            for r in self.db.execute(
+                "SELECT app, id, record, state FROM sessions WHERE app = ? AND id = ?",
+                (app, session_id),
+            )
+        ]
+
     def superseded(self, prefix: str, limit: int = 20) -> list[tuple[str, str, str]]:
         """(app, id, replacing id) of sessions whose id starts with `prefix` that a copy the
         app made replaced: they are not listed, so only their fragments hold them."""

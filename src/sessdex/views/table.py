@@ -196,7 +196,13 @@ def _edges_measured() -> bool:
     """Whether this Rich measures an unboxed table's edge columns without the padding
     they do not get (14.3 on); before, each was a cell wider than its text."""
     probe = Table("a", "b", box=None, pad_edge=False)
-    return probe._get_padding_width(0) == 1
+    try:
+        return probe._get_padding_width(0) == 1
+    except (
+        AttributeError,
+        TypeError,
+    ):  # a private method: a Rich without it draws itself
+        return False
 
 
 def _pads(n: int, count: int, boxed: bool) -> tuple[int, int]:

@@ -1613,3 +1613,5 @@ def test_an_id_holding_what_no_terminal_shows_opens_by_the_id_list_printed(
         assert {event["session_id"] for event in json.loads(out)} == {listed[title]}
     code, _, err = invoke("show", "e0b1ed00", "--home", str(home))
     assert code != 0 and "e0b1ed00" in err
+    assert invoke("show", "claude:c0b1ed00", "--home", str(home))[0] == 0
+    assert invoke("show", "codex:c0b1ed00", "--home", str(home))[0] != 0

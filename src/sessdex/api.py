@@ -278,8 +278,7 @@ def _shown_as(index: Index, prefix: str, app: str | None) -> list[Row]:
     with `prefix`: an id holding a NUL or a bidi mark cannot be typed as it is stored."""
     from .views.text import one_line
 
-    rows = index.by_shown_prefix(prefix, one_line)
-    return rows if app is None else [row for row in rows if row.app == app]
+    return index.by_shown_prefix(prefix, one_line, app)
 
 
 def _app_and_prefix(reference: str) -> tuple[str | None, str]:

@@ -787,24 +787,30 @@ class Index:
         ]
 
     def by_shown_prefix(
-        self, prefix: str, shown: Callable[[str], str], limit: int = 20
+        self,
+        prefix: str,
+        shown: Callable[[str], str],
+        app: str | None = None,
+        limit: int = 20,
     ) -> list[Row]:
-        """Sessions whose id holds a character no terminal shows (a control or bidi
-        character a file put there) and whose id as `shown` prints it starts with `prefix`:
-        the id the user copied from `list`. Reads every id: only when `by_prefix` failed."""
+        """Sessions (of `app`, or any) whose id holds a character no terminal shows (a
+        control or bidi character a file put there) and whose id as `shown` prints it
+        starts with `prefix`: the id the user copied from `list`. Reads every id: only
+        when `by_prefix` failed."""
         low = prefix.lower()
         keys = [
-            (app, session_id)
-            for app, session_id in self.db.execute("SELECT app, id FROM sessions")
-            if not session_id.isprintable()
+            (row_app, session_id)
+            for row_app, session_id in self.db.execute("SELECT app, id FROM sessions")
+            if (app is None or row_app == app)
+            and not session_id.isprintable()
             and shown(session_id).lower().startswith(low)
         ][:limit]
         return [
             Row(*r)
-            for app, session_id in keys
+            for row_app, session_id in keys
             for r in self.db.execute(
                 "SELECT app, id, record, state FROM sessions WHERE app = ? AND id = ?",
-                (app, session_id),
+                (row_app, session_id),
             )
         ]
 

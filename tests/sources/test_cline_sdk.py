@@ -380,3 +380,15 @@ def test_a_real_sub_agent_is_read_inside_its_lead() -> None:
         "user", "tool_call", "usage", "tool_result", "assistant", "usage",
     ]  # fmt: skip
     assert inside[3].text == "hello-from-subagent\n"
+
+
+def test_a_failed_command_shows_its_error_and_what_it_printed() -> None:
+    """A command that failed part way: its error first, then the output it gave before
+    (what the user needs to see why), not the error alone."""
+    from sessdex.sources._cline_sdk import _operation_text
+
+    failed = {"query": "npm test", "result": "3 passed\n1 failed\n",
+              "error": "Command exited with code 1", "success": False}  # fmt: skip
+    assert _operation_text(failed) == "Command exited with code 1\n3 passed\n1 failed\n"
+    assert _operation_text(failed | {"result": ""}) == "Command exited with code 1"
+    assert _operation_text(failed | {"success": True}) == "3 passed\n1 failed\n"

@@ -299,6 +299,10 @@ def test_a_long_injected_context_is_one_short_line(tmp_path: Path) -> None:
         "<system-reminder> Tool: Execute runs"
     )
     assert meta.extra["characters"] == len(catalog)
+    (whole,) = [
+        e for e in droid.read(session, Diagnostics(), full=True) if e.kind == "meta"
+    ]
+    assert whole.text == catalog  # --full-payloads: the whole context
 
 
 def test_a_sub_agent_is_typed_and_described_as_the_task_tool_ran_it(

@@ -590,13 +590,19 @@ def result_text(content: object) -> str:
 def _operation_text(item: dict[str, object]) -> str:
     """One of a built-in tool's results (`{query, result, error?, success}`, one per
     command or file): what it printed, or its error, rather than the whole record."""
+    value = item.get("result")
+    output = (
+        plain(value)
+        if isinstance(value, str)
+        else ""
+        if value is None
+        else _json_text(value)
+    )
     error = item.get("error")
     if isinstance(error, str) and error and item.get("success") is not True:
-        return plain(error)
-    value = item.get("result")
-    if isinstance(value, str):
-        return plain(value)
-    return "" if value is None else _json_text(value)
+        # a failed command's error, and what it printed before it failed
+        return plain(error) + ("\n" + output if output.strip() else "")
+    return output
 
 
 def _attachment(kind: str, block: dict[str, object]) -> str:

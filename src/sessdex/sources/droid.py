@@ -328,7 +328,7 @@ def _transcript(
                     diagnostics.skip(str(path), line.number, "bad value")
                     continue
                 if hidden := _visibility(record):
-                    yield tagged(_hidden(message, hidden, time, event))
+                    yield tagged(_hidden(message, hidden, time, event, full))
                     continue
                 for made in _message(message, time, event, diagnostics):
                     per_message_usage = per_message_usage or made.kind == "usage"
@@ -606,10 +606,15 @@ def _visibility(record: dict[str, object]) -> str | None:
 
 
 def _hidden(
-    message: dict[str, object], visibility: str, time: datetime | None, event: Emitter
+    message: dict[str, object],
+    visibility: str,
+    time: datetime | None,
+    event: Emitter,
+    full: bool = False,
 ) -> Event:
     """A message only the model (or only the user) saw: a `meta` event, never the user's
-    words nor the title."""
+    words nor the title; a long injected context shortened unless `full` (payloads asked
+    for whole)."""
     content = message.get("content")
     texts = (
         [content]
@@ -625,7 +630,7 @@ def _hidden(
     text = "\n".join(t for t in texts if t.strip())
     injected = visibility == "llm_only"
     extra: dict[str, JSONValue] = {"visibility": visibility, "injected": injected}
-    if injected and len(text) > INJECTED_SHOWN:
+    if injected and len(text) > INJECTED_SHOWN and not full:
         # droid's catalogs and reminders run to several KB at every session's start: a
         # line that says what it is, not pages of it ahead of the user's first words
         extra["characters"] = len(text)

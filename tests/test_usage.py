@@ -1455,3 +1455,25 @@ def test_an_audit_read_again_after_a_late_copy_lists_each_response_once(
     assert listed + explained.more.output_tokens == explained.row.output_tokens
     rule = "copy-of-response" if late == "copy" else "side-chain-replay"
     assert explained.rules == {rule: 1}
+
+
+def test_a_session_id_holding_a_bidi_mark_explains_by_the_id_the_table_printed(
+    tmp_path: Path,
+) -> None:
+    """The table prints an id cleaned (a right-to-left override a file name put there is
+    gone): that printed id is what `--explain` takes."""
+    from .helpers import write_claude_session
+
+    home = tmp_path / "home"
+    raw = "\u202ec0b1ed00-0000-4000-8000-0000000000a1"
+    write_claude_session(home, raw, str(tmp_path))
+    run = CliRunner()
+    table = run.invoke(main, ["usage", "session", "--home", str(home)])
+    assert table.exit_code == 0 and "\u202e" not in table.output
+    assert "c0b1ed00" in table.output
+    audit = run.invoke(
+        main,
+        ["usage", "session", "--home", str(home), "--explain", "c0b1ed00", "--json"],
+    )
+    assert audit.exit_code == 0, audit.output
+    assert orjson.loads(audit.output)["row"]["key"] == raw

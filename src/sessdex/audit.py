@@ -164,6 +164,9 @@ def _row_key(kind: str, key: str, rows: dict[str, Row]) -> str:
             raise SessdexError(
                 f"{key!r} starts {len(matching)} session ids; type more of the id."
             )
+    if key not in rows:  # a key holding what no terminal shows: as the table printed it
+        shown = [name for name in rows if not name.isprintable() and _as_shown(name, key, kind)]  # fmt: skip
+        key = shown[0] if len(shown) == 1 else key
     if key not in rows:
         known = ", ".join(list(rows)[:8])
         if not rows:  # nothing to choose from: say so, not "Rows: " and nothing
@@ -175,6 +178,15 @@ def _row_key(kind: str, key: str, rows: dict[str, Row]) -> str:
             f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"
         )
     return key
+
+
+def _as_shown(name: str, key: str, kind: str) -> bool:
+    """Whether the row keyed `name`, cleaned as the usage table prints it, is `key` (or,
+    for a session, starts with it)."""
+    from .views.text import one_line
+
+    shown = one_line(name)
+    return shown == key or (kind == "session" and shown.startswith(key))
 
 
 def explain(

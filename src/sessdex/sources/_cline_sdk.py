@@ -591,13 +591,10 @@ def _operation_text(item: dict[str, object]) -> str:
     """One of a built-in tool's results (`{query, result, error?, success}`, one per
     command or file): what it printed, or its error, rather than the whole record."""
     value = item.get("result")
-    output = (
-        plain(value)
-        if isinstance(value, str)
-        else ""
-        if value is None
-        else _json_text(value)
-    )
+    if isinstance(value, str):
+        output = plain(value)
+    else:
+        output = "" if value is None else _json_text(value)
     error = item.get("error")
     if isinstance(error, str) and error and item.get("success") is not True:
         # a failed command's error, and what it printed before it failed

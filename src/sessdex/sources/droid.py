@@ -610,7 +610,7 @@ def _hidden(
     visibility: str,
     time: datetime | None,
     event: Emitter,
-    full: bool = False,
+    full: bool,
 ) -> Event:
     """A message only the model (or only the user) saw: a `meta` event, never the user's
     words nor the title; a long injected context shortened unless `full` (payloads asked

@@ -316,6 +316,35 @@ def test_usage_takes_the_cost_aider_logged(tmp_path: Path) -> None:
     assert (row.input_tokens, row.cost_usd) == (15100, None)
 
 
+def test_token_reports_of_older_aider_versions(tmp_path: Path) -> None:
+    """0.46 to 0.51 printed whole counts with commas and, until 0.49, a cost per
+    `request`; before 0.46 a reply that was not streamed was reported as `N prompt
+    tokens, N completion tokens, $X cost` (base_coder.py at those tags)."""
+    path = tmp_path / aider.HISTORY
+    path.write_text(
+        "\n# aider chat started at 2024-08-01 10:00:00\n\n"
+        "> Model: claude-3-5-sonnet-20240620 with diff edit format  \n\n"
+        "#### fix the retry loop  \n\nDone.\n\n"
+        "> Tokens: 12,345 sent, 1,234 received. Cost: $0.06 request, $0.06 session.  \n\n"
+        "#### and the cache  \n\nDone too.\n\n"
+        "> Tokens: 14,000 sent, 2,100 cache write, 9,500 cache hit, 210 received.  \n"
+        "Cost: $0.01 message, $0.07 session.  \n\n"
+        "#### and once more  \n\nOk.\n\n"
+        "> 2345 prompt tokens, 56 completion tokens, $0.007875 cost  \n",
+        encoding="utf-8",
+    )
+    [session] = sessions(
+        Home(tmp_path / "nobody", {"AIDER_CHAT_HISTORY_FILE": str(path)})
+    )
+    found = [e for e in events(session) if e.kind == "usage"]
+    assert [e.usage for e in found] == [
+        Usage(12345, 1234, model="claude-3-5-sonnet-20240620"),
+        Usage(2400, 210, 9500, 2100, model="claude-3-5-sonnet-20240620"),
+        Usage(2345, 56, model="claude-3-5-sonnet-20240620"),
+    ]
+    assert [e.extra["cost_usd"] for e in found] == [0.06, 0.01, 0.007875]
+
+
 def test_a_history_file_named_in_aider_conf_yml_is_found(tmp_path: Path) -> None:
     """aider reads every option from `.aider.conf.yml` (home, git root, working folder),
     `chat-history-file` included; the session's folder is the repository, not `.aider/`."""

@@ -19,7 +19,9 @@ Listing needs one pass over the file (a byte test per line) to find the sections
 nothing is parsed but the opening lines of each. Times are the local wall-clock
 times aider printed, read in this machine's time zone. The `> Tokens: … sent, …
 received.` report is the only usage aider logs: one `usage` event per report, its
-figures rounded by aider (`1.2k`), cache reads and writes taken out of "sent".
+figures rounded by aider (`1.2k`; whole, with commas, in 0.46 to 0.51, and `N prompt
+tokens, N completion tokens` for an unstreamed reply before 0.46), cache reads and
+writes taken out of "sent".
 Model replies and quoted output cannot be told apart when a reply itself contains
 `> ` or `#### ` lines; we read such lines as aider's markup. `.aider.input.history`
 and `--llm-history-file` logs are not read.
@@ -55,7 +57,8 @@ TITLE = "Aider"
 SCAN_NOTED = True  # locate reads the environment (and small files through files.read_small); scan only lists, probes and reads through files
 CHECKED_WITH = (
     "aider 0.86.1 (one real public chat log) and 0.86.2 (real runs in the conformance suite);"
-    " markup read from aider's io.py; resume flags from aider 0.86.2's --help"
+    " markup read from aider's io.py; token reports of 0.2x-0.51 from base_coder.py at"
+    " those tags; resume flags from aider 0.86.2's --help"
 )
 NEWEST_CHECKED = "0.86.2"  # doctor names versions past it
 ENV_VARS = ("AIDER_CHAT_HISTORY_FILE",)
@@ -66,12 +69,19 @@ HEAD_LINES = 200  # lines of a section read for its title, model and version
 
 _HEADER = b"# aider chat started at "
 _TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+# Since 0.52 counts are rounded (`12k`); 0.46 to 0.51 printed them whole with commas
+# (`12,345`), and until 0.49 the cost was per `request`, not per `message`.
 _TOKENS = re.compile(
-    r"Tokens: (?P<sent>[\d.]+[kM]?) sent"
-    r"(?:, (?P<write>[\d.]+[kM]?) cache write)?"
-    r"(?:, (?P<hit>[\d.]+[kM]?) cache hit)?"
-    r", (?P<received>[\d.]+[kM]?) received\."
-    r"(?: Cost: \$(?P<cost>[\d.]+) message)?"
+    r"Tokens: (?P<sent>[\d.,]+[kM]?) sent"
+    r"(?:, (?P<write>[\d.,]+[kM]?) cache write)?"
+    r"(?:, (?P<hit>[\d.,]+[kM]?) cache hit)?"
+    r", (?P<received>[\d.,]+[kM]?) received\."
+    r"(?: Cost: \$(?P<cost>[\d.]+) (?:message|request))?"
+)
+# Before 0.46 only a reply that was not streamed got a report, in words of its own.
+_OLD_TOKENS = re.compile(
+    r"^(?P<sent>\d+) prompt tokens, (?P<received>\d+) completion tokens"
+    r"(?:, \$(?P<cost>[\d.]+) cost)?"
 )
 # With both cache writes and hits aider puts the cost on a line of its own, unquoted.
 _COST_LINE = re.compile(r"^Cost: \$(?P<cost>[\d.]+) message, \$[\d.]+ session\.")
@@ -461,7 +471,7 @@ class _Reader:
             if cost_line is not None:
                 cost_line = None  # read with the usage report above it
                 continue
-            match = _TOKENS.search(line)
+            match = _report(line)
             if match is None:
                 body.append(line)
                 continue
@@ -503,9 +513,15 @@ class _Reader:
         return self.emit(kind, time, estimated=True, **fields)
 
 
+def _report(line: str) -> re.Match[str] | None:
+    """A token report on a quoted line, in the words of any aider version."""
+    return _TOKENS.search(line) or _OLD_TOKENS.match(line)
+
+
 def _tokens(value: str | None) -> int:
     if not value:
         return 0
+    value = value.replace(",", "")
     scale = 1
     if value[-1] in "kM":
         scale = 1000 if value[-1] == "k" else 1_000_000
@@ -517,10 +533,11 @@ def _tokens(value: str | None) -> int:
 
 
 def _usage(match: re.Match[str], model: str | None) -> Usage:
+    found = match.groupdict()
     sent, write, hit = (
-        _tokens(match["sent"]),
-        _tokens(match["write"]),
-        _tokens(match["hit"]),
+        _tokens(found["sent"]),
+        _tokens(found.get("write")),
+        _tokens(found.get("hit")),
     )
     return Usage(
         input_tokens=max(0, sent - write - hit),

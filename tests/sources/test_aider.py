@@ -345,6 +345,26 @@ def test_token_reports_of_older_aider_versions(tmp_path: Path) -> None:
     assert [e.extra["cost_usd"] for e in found] == [0.06, 0.01, 0.007875]
 
 
+def test_the_main_model_of_a_models_line(tmp_path: Path) -> None:
+    """From 0.30 until 0.60 a run with a weak model of its own announced both on one
+    `Models:` line (base_coder.py get_announcements at those tags)."""
+    path = tmp_path / aider.HISTORY
+    path.write_text(
+        "\n# aider chat started at 2024-08-01 10:00:00\n\n> Aider v0.50.1  \n"
+        "> Models: claude-3-5-sonnet-20240620 with \u267e\ufe0f diff edit format, weak model "
+        "claude-3-haiku-20240307  \n\n#### fix the retry loop  \n\nDone.\n\n"
+        "> Tokens: 2,345 sent, 56 received.  \n",
+        encoding="utf-8",
+    )
+    [session] = sessions(
+        Home(tmp_path / "nobody", {"AIDER_CHAT_HISTORY_FILE": str(path)})
+    )
+    assert session.model == "claude-3-5-sonnet-20240620"
+    [usage] = [e for e in events(session) if e.kind == "usage"]
+    assert usage.usage is not None
+    assert usage.usage.model == "claude-3-5-sonnet-20240620"
+
+
 def test_a_history_file_named_in_aider_conf_yml_is_found(tmp_path: Path) -> None:
     """aider reads every option from `.aider.conf.yml` (home, git root, working folder),
     `chat-history-file` included; the session's folder is the repository, not `.aider/`."""

@@ -85,7 +85,8 @@ _OLD_TOKENS = re.compile(
 )
 # With both cache writes and hits aider puts the cost on a line of its own, unquoted.
 _COST_LINE = re.compile(r"^Cost: \$(?P<cost>[\d.]+) message, \$[\d.]+ session\.")
-_MODEL = re.compile(r"^(?:Main model|Model): (\S+)")
+# `Models: <main> with … edit format, weak model <weak>` from 0.30 until 0.60
+_MODEL = re.compile(r"^(?:Main model|Models?): (\S+)")
 # on the same line: `, 8k think tokens` and `, reasoning high` (base_coder.py)
 _THINKING = re.compile(r", (\S+) think tokens\b")
 # a thinking budget as an effort: one word, as resume passes every recorded value

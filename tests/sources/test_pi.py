@@ -221,6 +221,31 @@ def test_a_linear_file_without_ids_is_read_whole(tmp_path: Path) -> None:
     assert session.extra["format_version"] == 1
 
 
+def test_a_format_2_hook_message_is_an_extensions_message(tmp_path: Path) -> None:
+    """Format 2 named an extension's message `hookMessage`; format 3 renamed it `custom`
+    (session-manager.ts migrateV2ToV3), but pi rewrites a file only when it opens it."""
+    path = tmp_path / ".pi/agent/sessions/--tmp--/2025-12-28T00-00-00-000Z_v2.jsonl"
+    path.parent.mkdir(parents=True)
+    lines = [
+        {"type": "session", "version": 2, "id": "v2", "timestamp": "2025-12-28T00:00:00.000Z", "cwd": "/tmp"},
+        {"type": "message", "id": "a1b2c3d4", "parentId": None, "timestamp": "2025-12-28T00:00:01.000Z",
+         "message": {"role": "user", "content": "hi", "timestamp": 1766880001000}},
+        {"type": "message", "id": "b2c3d4e5", "parentId": "a1b2c3d4", "timestamp": "2025-12-28T00:00:02.000Z",
+         "message": {"role": "hookMessage", "customType": "todo", "content": "2 todos open",
+                     "display": True, "timestamp": 1766880002000}},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    diagnostics = Diagnostics()
+    (session,) = pi.parse(path, pi.locate(Home.at(tmp_path)), diagnostics)
+    found = list(pi.read(session, diagnostics))
+    assert [(e.kind, e.text) for e in found] == [
+        ("user", "hi"),
+        ("meta", "2 todos open"),
+    ]
+    assert found[1].extra["custom_type"] == "todo"
+    assert not diagnostics.unknown
+
+
 REAL_FILE = (
     DATA / "home/.pi/agent/sessions/--home-alex-code-shop-api--"
     / "2026-11-30T08-13-16-331Z_01a22b83-eeaa-75d4-a59d-adc5e4fb9817.jsonl"

@@ -74,7 +74,8 @@ NAME = "pi"
 TITLE = "pi coding agent"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "pi 0.73.1, 0.74 (session format 3); pi-ai message and usage types of 0.80; "
+    "pi 0.73.1, 0.74 (session format 3); formats 1 and 2 from session-manager.ts's "
+    "migrations (no real file); pi-ai message and usage types of 0.80; "
     "@earendil-works/pi-coding-agent 1.6.0 (real files, format 3; its other entry types from "
     "its docs and typings); format 4 from pi-agent-core's source (no real file); the stop reasons of "
     "@earendil-works/pi-ai 0.85's typings (`deferred`: no real file)"
@@ -457,6 +458,7 @@ class _Reader:
             "toolResult",
             "bashExecution",
             "custom",
+            "hookMessage",
             "branchSummary",
             "compactionSummary",
             "developer",
@@ -661,7 +663,10 @@ class _Reader:
                 text=_content_text(message.get("content")) or _loadout(message),
                 extra={"injected": True, "role": role},
             )
-        elif role == "custom":
+        elif role in (
+            "custom",
+            "hookMessage",
+        ):  # `hookMessage` until format 3 renamed it
             custom = as_str(message.get("customType"))
             yield self.event(
                 "meta",

@@ -236,6 +236,46 @@ def test_deleted_requests_count_and_cancelled_ones_are_errors(tmp_path: Path) ->
     assert total(got)[0].input_tokens == 14
 
 
+def test_a_claude_dev_task_is_listed_and_its_finished_requests_billed(
+    tmp_path: Path,
+) -> None:
+    """Claude Dev (Cline before 2.0) named the file claude_messages.json, which Cline
+    renames only when it opens the task again (disk.ts getSavedClineMessages), and wrote a
+    request's figures on an `api_req_finished` after its `api_req_started`, the pair
+    Cline merges (combineApiRequests.ts): counted once, what the finish adds."""
+    path = task(
+        tmp_path,
+        "1725000000000",
+        [
+            {"ts": 1725000000000, "type": "say", "say": "task", "text": "Add a retry"},
+            api_req(1725000000100, request="<task>Add a retry</task>"),
+            {"ts": 1725000004000, "type": "say", "say": "api_req_finished",
+             "text": json.dumps({"tokensIn": 1523, "tokensOut": 210, "cacheWrites": 1200,
+                                 "cacheReads": 0, "cost": 0.0123})},
+            {"ts": 1725000004100, "type": "say", "say": "text", "text": "Reading it."},
+            api_req(1725000005000, request="<tool_result>", tokensIn=40),
+            {"ts": 1725000008000, "type": "say", "say": "api_req_finished",
+             "text": json.dumps({"tokensIn": 40, "tokensOut": 12, "cost": 0.001})},
+            {"ts": 1725000009000, "type": "say", "say": "completion_result", "text": "Done."},
+        ],
+    )  # fmt: skip
+    path.rename(path.with_name("claude_messages.json"))
+    found = sessions(Home.at(tmp_path))
+    assert list(found) == ["1725000000000"]
+    session = found["1725000000000"]
+    assert session.title == "Add a retry"
+    assert session.path is not None and session.path.endswith("claude_messages.json")
+    diagnostics = Diagnostics()
+    read = events(session, diagnostics)
+    assert [e.usage for e in read if e.kind == "usage"] == [
+        Usage(1523, 210, 0, 1200),
+        Usage(40, 0),
+        Usage(0, 12),
+    ]
+    assert total(read)[1] == 0.0133
+    assert not diagnostics.unknown
+
+
 def test_a_huge_task_file_is_listed_from_its_head_and_read_in_pieces(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

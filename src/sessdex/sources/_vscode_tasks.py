@@ -89,7 +89,7 @@ _MODEL = re.compile(r"<model>([^<\n]{1,200})</model>")
 # progress, warnings); everything else is translated or counted as unknown.
 IGNORED = frozenset(
     {
-        "api_req_finished", "api_req_retried", "api_req_retry_delayed", "api_req_rate_limit_wait",
+        "api_req_retried", "api_req_retry_delayed", "api_req_rate_limit_wait",
         "checkpoint_created", "checkpoint_saved", "shell_integration_warning",
         "shell_integration_warning_with_suggestion", "info", "task_progress", "hook_status",
         "hook_output_stream", "mcp_notification", "load_mcp_documentation", "clineignore_error",
@@ -207,9 +207,15 @@ class TaskStore:
             for task in folders.entries(storage / "tasks", storage):
                 if not task.is_dir():
                     continue
-                for entry in folders.entries(Path(task.path), storage):
-                    if entry.name == "ui_messages.json":
-                        yield Path(entry.path)
+                names = {
+                    entry.name: Path(entry.path)
+                    for entry in folders.entries(Path(task.path), storage)
+                }
+                # Claude Dev (Cline before 2.0) named it claude_messages.json; Cline
+                # renames it only when the task is opened again (disk.ts)
+                found = names.get("ui_messages.json") or names.get(_LEGACY_MESSAGES)
+                if found is not None:
+                    yield found
 
     def parse(self, path: Path, diagnostics: Diagnostics) -> list[Session]:
         if path.name in ("taskHistory.json", _STATE):
@@ -486,7 +492,9 @@ class _Translator:
                 yield event("assistant", text=said or text)
             if kind == "followup" and asked:  # a question put to the user ends the turn
                 yield event("turn_end", extra={"reason": "question"})
-        elif kind == "api_req_started" or kind in (
+        elif kind in (
+            "api_req_started",
+            "api_req_finished",
             "deleted_api_reqs",
             "api_req_deleted",
             "subagent_usage",  # Cline's sub-agents' requests, in the task's totals
@@ -619,22 +627,34 @@ class _Translator:
     def _usage(
         self, kind: str, text: str, state: _State, event: _Maker
     ) -> Iterator[Event]:
-        data = _json_object(text)
+        data = own = _json_object(text)
+        started: dict[str, object] = {}
+        if kind == "api_req_started":
+            state.request = data
+        elif kind == "api_req_finished":
+            # Claude Dev (Cline before 2.0) wrote a request's figures on a message of
+            # their own after it; Cline merges the pair (combineApiRequests), and so do we:
+            # only what the finish adds to its start is counted
+            started, state.request = state.request or {}, None
+            data = {**started, **(data or {})}
         if not data:
             return
         tokens = [
-            as_int(data.get(key))
+            max(0, as_int(data.get(key)) - as_int(started.get(key)))
             for key in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites")
         ]
         if any(tokens):
             extra: dict[str, JSONValue] = {}
-            if isinstance(data.get("cost"), int | float):
-                extra["cost_usd"] = data["cost"]  # type: ignore[assignment]
+            cost, before = data.get("cost"), started.get("cost")
+            if isinstance(cost, int | float):
+                extra["cost_usd"] = max(
+                    0, cost - (before if isinstance(before, int | float) else 0)
+                )
             if kind == "subagent_usage":
                 # a batch of sub-agents' requests (Cline 3.5x+; they write no files of
                 # their own): Cline's getApiMetrics adds each to the task's totals
                 extra["subagents"] = True
-            elif kind != "api_req_started":
+            elif kind not in ("api_req_started", "api_req_finished"):
                 extra["deleted"] = (
                     True  # requests removed from the task, kept in its totals
                 )
@@ -643,7 +663,7 @@ class _Translator:
                 uncached = max(0, tokens[0] - tokens[2] - tokens[3])
             usage = Usage(uncached, tokens[1], tokens[2], tokens[3], model=state.model)
             yield event("usage", usage=usage, extra=extra)
-        reason = stripped(data.get("cancelReason"))
+        reason = stripped(own.get("cancelReason")) if own else None
         if reason:
             failed = stripped(data.get("streamingFailedMessage"))
             yield event(
@@ -766,6 +786,8 @@ class _State:
     )  # result kind -> call id awaiting it
     # use_subagents' sub-agents announced -> the status that ended each (None: running)
     subagents: dict[str, str | None] = field(default_factory=dict)
+    # the last api_req_started's figures, until an api_req_finished completes them
+    request: dict[str, object] | None = None
 
 
 # --- small helpers ---------------------------------------------------------------------
@@ -818,6 +840,7 @@ def _first_model(messages: list[dict[str, object]]) -> str | None:
     return None
 
 
+_LEGACY_MESSAGES = "claude_messages.json"
 _STATE = "global-state.json"  # the Kilo CLI 0.x's VS Code global state (taskHistory)
 # a sub-task's end in the parent's messages (Roo-style delegation), and its id in the
 # line the parent's model is sent then

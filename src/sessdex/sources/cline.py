@@ -15,7 +15,10 @@ Events come from `ui_messages.json`, which holds what the user saw; tool outputs
 than command, MCP and browser results exist only in `api_conversation_history.json`,
 which we do not read. Usage: one `usage` event per `api_req_started` message (Cline
 rewrites that one message as the request streams, so it is counted once), plus one per
-`deleted_api_reqs` (requests removed by a checkpoint restore, still billed); `tokensIn`
+`deleted_api_reqs` (requests removed by a checkpoint restore, still billed). Claude Dev,
+Cline before 2.0, wrote `claude_messages.json` instead (Cline renames it when it opens the
+task again) and a request's figures on an `api_req_finished` after its start: the pair
+is merged as Cline merges it, counted once. `tokensIn`
 is taken as the uncached input, as Cline reports it for Anthropic-style providers, less
 the cache when the message says its provider is OpenAI-style (`apiProtocol`). A
 `ui_messages.json` over 64 MB is read one message at a time (`jsonstream`). Older Cline kept its history list in VS Code's own
@@ -43,7 +46,8 @@ NAME = "cline"
 TITLE = "Cline (VS Code extension and CLI)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "public synthetic ui_messages.json samples and Cline's source (disk.ts, ExtensionMessage.ts); "
+    "public synthetic ui_messages.json samples and Cline's source (disk.ts, ExtensionMessage.ts, "
+    "combineApiRequests.ts: Claude Dev's file name and request pairs); "
     "no real task folder seen — Low confidence. SDK sessions: from source only (cline/cline "
     "@21cb8d2525bc, 2026-08-22: CLI 3.0.56, extension 4.1.13) and real sessions of CLI 3.0.65 "
     "(conformance suite: headless, TUI resume, sub-agent); CLI resume checked against "

@@ -276,6 +276,34 @@ def test_a_claude_dev_task_is_listed_and_its_finished_requests_billed(
     assert not diagnostics.unknown
 
 
+def test_claude_devs_own_message_kinds(tmp_path: Path) -> None:
+    """Claude Dev 1.x asked `request_limit_reached` at its max requests per task, and its
+    inspectSite tool answered with `inspect_site_result` (an empty one while it ran)."""
+    task(
+        tmp_path,
+        "1724000000000",
+        [
+            {"ts": 1724000000000, "type": "say", "say": "task", "text": "Check the page"},
+            {"ts": 1724000001000, "type": "say", "say": "tool",
+             "text": json.dumps({"tool": "inspectSite", "path": "http://localhost:3000"})},
+            {"ts": 1724000002000, "type": "say", "say": "inspect_site_result", "text": ""},
+            {"ts": 1724000003000, "type": "say", "say": "inspect_site_result",
+             "text": "console: ready", "images": ["data:image/webp;base64,AAAA"]},
+            {"ts": 1724000004000, "type": "ask", "ask": "request_limit_reached",
+             "text": "Claude Dev has reached the maximum number of requests for this task."},
+        ],
+    )  # fmt: skip
+    diagnostics = Diagnostics()
+    read = events(sessions(Home.at(tmp_path))["1724000000000"], diagnostics)
+    assert [(e.kind, e.tool, e.call_id, e.text) for e in read[1:]] == [
+        ("tool_call", "inspectSite", "1724000000000:1724000001000", None),
+        ("tool_result", None, "1724000000000:1724000001000", "console: ready"),
+        ("error", None, None,
+         "Claude Dev has reached the maximum number of requests for this task."),
+    ]  # fmt: skip
+    assert not diagnostics.unknown
+
+
 def test_a_huge_task_file_is_listed_from_its_head_and_read_in_pieces(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

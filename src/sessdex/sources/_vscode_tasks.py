@@ -106,6 +106,7 @@ ERRORS = frozenset(
     {
         "error", "error_retry", "api_req_failed", "mistake_limit_reached", "diff_error",
         "condense_context_error", "command_permission_denied", "invalid_model",
+        "request_limit_reached",  # Claude Dev 1.x's ask at its max requests per task
     }
 )  # fmt: skip
 
@@ -526,7 +527,10 @@ class _Translator:
             "mcp_server_response",
             "browser_action_result",
             "subtask_result",
+            "inspect_site_result",  # Claude Dev's inspectSite tool; "" while it runs
         ):
+            if kind == "inspect_site_result" and not text:
+                return
             result = _result_text(kind, text)
             target = state.pending.get(
                 "subtask" if kind == "subtask_result" else kind, call_id
@@ -713,6 +717,8 @@ class _Translator:
             )
         else:
             name = stripped(data.get("tool")) if data else None
+            if name == "inspectSite":
+                state.pending["inspect_site_result"] = call_id
             yield event(
                 "tool_call",
                 tool=name or "tool",

@@ -235,3 +235,28 @@ def test_an_ask_is_not_taken_for_a_pending_approval(tmp_path: Path) -> None:
     got = decide(tracker, at + 5, at, None)
     assert "approval" not in got.reason
     assert got.status in ("working", "waiting_on_subagent")
+
+
+def test_a_rate_limit_countdown_is_not_an_unknown_message(tmp_path: Path) -> None:
+    """Roo's own name for the wait its rate limit setting imposes (packages/types
+    message.ts `api_req_rate_limited`; Cline and Kilo say `api_req_rate_limit_wait`)."""
+    folder = (
+        tmp_path / ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/t1"
+    )
+    folder.mkdir(parents=True)
+    (folder / "ui_messages.json").write_text(
+        json.dumps(
+            [
+                {"ts": 1000, "type": "say", "say": "text", "text": "Fix the test"},
+                {"ts": 1001, "type": "say", "say": "api_req_rate_limited", "text": "5"},
+                {"ts": 1002, "type": "say", "say": "text", "text": "On it."},
+            ]
+        )
+    )
+    location = roo.locate(Home.at(tmp_path))
+    [path] = roo.scan(location)
+    [session] = roo.parse(path, location, Diagnostics())
+    diagnostics = Diagnostics()
+    found = list(roo.read(session, diagnostics))
+    assert [e.kind for e in found] == ["user", "assistant"]
+    assert not diagnostics.unknown

@@ -89,7 +89,7 @@ _MODEL = re.compile(r"<model>([^<\n]{1,200})</model>")
 # progress, warnings); everything else is translated or counted as unknown.
 IGNORED = frozenset(
     {
-        "api_req_retried", "api_req_retry_delayed", "api_req_rate_limit_wait",
+        "api_req_retried", "api_req_retry_delayed", "api_req_rate_limit_wait", "api_req_rate_limited",
         "checkpoint_created", "checkpoint_saved", "shell_integration_warning",
         "shell_integration_warning_with_suggestion", "info", "task_progress", "hook_status",
         "hook_output_stream", "mcp_notification", "load_mcp_documentation", "clineignore_error",

@@ -505,3 +505,58 @@ def test_a_sub_agents_session_points_at_the_session_to_resume() -> None:
         assert result.exit_code == 1
         assert "a sub-agent's session" in result.output
         assert f"sessdex resume vibe:{lead}" in result.output
+
+
+def test_a_vibe_1_session_file_is_listed_and_read(tmp_path: Path) -> None:
+    """Vibe 1.x wrote `session_<local time>_<id8>.json`, `{metadata, messages}` rewritten
+    whole (interaction_logger.py); Vibe 2 moves it into a folder only when it runs, so
+    a home where it never ran keeps it as it was."""
+    save_dir = tmp_path / SAVE_DIR
+    save_dir.mkdir(parents=True)
+    session_id = "5b0e7c1a-2d3f-4a5b-9c6d-7e8f9a0b1c2d"
+    document = {
+        "metadata": {
+            "session_id": session_id,
+            "start_time": "2025-12-12T10:00:00.000000",
+            "end_time": "2025-12-12T10:02:00.000000",
+            "git_commit": None,
+            "git_branch": "main",
+            "auto_approve": True,
+            "username": "alex",
+            "environment": {"working_directory": SHOP},
+            "stats": {"steps": 2, "session_prompt_tokens": 5200,
+                      "session_completion_tokens": 310},
+            "total_messages": 5,
+            "tools_available": [],
+            "agent_config": {"active_model": "devstral",
+                             "models": [{"name": "devstral-2512", "alias": "devstral"}]},
+        },
+        "messages": [
+            {"role": "system", "content": "You are Vibe."},
+            {"role": "user", "content": "Count the routes"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "index": 0, "type": "function",
+                 "function": {"name": "grep", "arguments": "{\"pattern\": \"@app\"}"}}]},
+            {"role": "tool", "content": "3 matches", "name": "grep", "tool_call_id": "c1"},
+            {"role": "assistant", "content": "There are 3 routes."},
+        ],
+    }  # fmt: skip
+    (save_dir / "session_20251212_100000_5b0e7c1a.json").write_text(
+        json.dumps(document, indent=2)
+    )
+    [session] = sessions(tmp_path).values()
+    assert (session.id, session.title, session.cwd, session.model) == (
+        session_id,
+        "Count the routes",
+        SHOP,
+        "devstral-2512",
+    )
+    assert session.permission_mode == "auto-approve"
+    found = events(session)
+    assert [e.kind for e in found] == [
+        "user", "tool_call", "tool_result", "assistant", "turn_end", "usage",
+    ]  # fmt: skip
+    assert found[1].tool == "grep" and found[2].text == "3 matches"
+    assert found[-1].usage == Usage(5200, 310, model="devstral-2512")
+    plan = vibe.resume(session)
+    assert plan is not None and plan.argv == ("vibe", "--resume", session_id)

@@ -29,7 +29,13 @@ last update (the per-response usage is pruned from the store). Sub-agents count 
 
 What we ignore: `.last_session/`, `.session_index.json` and `unified/.session-index.json` (caches),
 `active/`, `scheduled-loops.json`, `checkpoint.json` (the model's context, a copy of what the
-transcript shows), `quarantine/`, pre-2.0 single-file sessions (Vibe migrates them itself).
+transcript shows), `quarantine/`.
+
+Vibe 1.x wrote a session as one file, `<save dir>/session_<local yyyymmdd_hhmmss>_<id8>.json`,
+`{metadata, messages}` rewritten whole (its `interaction_logger.py`): the metadata of a
+meta.json (`agent_config` for `config`, no title, no parent), the messages of a
+messages.jsonl, the system prompt first. Vibe 2 moves each into a folder when it starts, so
+such a file is left only where Vibe was not run since; it is read as a folder is.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import files, folders
+from .. import files, folders, jsonstream
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _vibe_unified as unified
@@ -69,7 +75,8 @@ TITLE = "Mistral Vibe"
 SCAN_NOTED = True  # locate reads the environment (and small files through files.read_small); scan only lists, probes and reads through files
 CHECKED_WITH = (
     "vibe 3.0.2 and 3.0.3 (unified store, real files; 3.0.3 writes store format minor 10); "
-    "2.26.1 --legacy-harness and 2.18 (session folders); resume checked against 3.0.3"
+    "2.26.1 --legacy-harness and 2.18 (session folders); 1.x's one-file sessions from its "
+    "interaction_logger.py (v1.0.0-v1.3.5, no real file); resume checked against 3.0.3"
 )
 ENV_VARS = ("VIBE_HOME",)
 
@@ -85,6 +92,9 @@ RETIRED_AGENTS = ("default", "plan", "chat")
 _ID = re.compile(rb'"session_id"\s*:\s*"([^"]+)"')
 _PARENT = re.compile(rb'"parent_session_id"\s*:\s*(?:null|"([^"]*)")')
 _CAUTION = ("<tool_error>", "<user_cancellation>")
+# Vibe 1.x's one-file session, `<prefix>_<yyyymmdd>_<hhmmss>_<id8>.json` in the save dir
+_V1_FILE = re.compile(r"_\d{8}_\d{6}_[^_]{1,8}\.json\Z")
+_MESSAGES = frozenset({"messages"})
 
 
 # --- where -----------------------------------------------------------------------------
@@ -122,6 +132,8 @@ def scan(location: Location) -> Iterator[Path]:
 
 def _scan(root: Path) -> Iterator[Path]:
     for entry in folders.entries(root, root):
+        if entry.is_file() and _V1_FILE.search(entry.name):
+            yield Path(entry.path)
         if not entry.is_dir() or entry.name.startswith("."):
             continue
         folder = Path(entry.path)
@@ -165,10 +177,15 @@ class _Meta:
 
 def _meta(folder: Path) -> _Meta | None:
     document = files.read_json_file(folder / "meta.json", limit=META_LIMIT)
+    return _meta_of(document, folder)
+
+
+def _meta_of(document: object, folder: Path) -> _Meta | None:
+    """A meta.json's facts; `folder` is the session's folder (Vibe 1.x: its file)."""
     session_id = text_of(document, "session_id")
     if not isinstance(document, dict) or session_id is None:
         return None
-    config = obj(document, "config")
+    config = obj(document, "config") or obj(document, "agent_config")
     alias = text_of(config, "active_model")
     models = config.get("models")
     entry: object = None
@@ -381,6 +398,77 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
     ]
 
 
+def _v1_metadata(path: Path, diagnostics: Diagnostics) -> dict[str, object]:
+    """A Vibe 1.x session file's metadata, read past its messages."""
+    members = jsonstream.file_members(path, _MESSAGES, diagnostics, NAME)
+    return obj(members, "metadata")
+
+
+def _parse_v1(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    """A Vibe 1.x session file, titled by its first prompt (1.x kept no title)."""
+    metadata = _v1_metadata(path, diagnostics)
+    meta = _meta_of(metadata, path)
+    if meta is None:
+        return []
+    title = None
+    for index, message in enumerate(
+        jsonstream.file_items(path, "messages", Diagnostics(), NAME)
+    ):
+        if isinstance(message, dict) and message.get("role") == "user":
+            title = one_line(_message_text(message))
+            break
+        if index >= 20:
+            break
+    extra: dict[str, JSONValue] = {"engine": "v1"}
+    if meta.alias:
+        extra["model_alias"] = meta.alias
+    return [
+        Session(
+            app=NAME,
+            id=meta.session_id,
+            path=str(path),
+            cwd=meta.cwd,
+            branch=meta.branch,
+            title=title,
+            created=meta.start,
+            updated=meta.end,
+            model=meta.model,
+            effort=meta.effort,
+            # 1.x's `--auto-approve` is Vibe 2's auto-approve agent
+            permission_mode="auto-approve" if metadata.get("auto_approve") else None,
+            bytes=file_size(path),
+            extra=extra,
+        )
+    ]
+
+
+def _read_v1(session: Session, diagnostics: Diagnostics, full: bool) -> Iterator[Event]:
+    """A Vibe 1.x file's messages as a folder's, then its usage totals."""
+    assert session.path is not None
+    path = Path(session.path)
+    meta = _meta_of(_v1_metadata(path, diagnostics), path)
+    if meta is None:
+        diagnostics.problem(f"vibe: {path} has no readable metadata")
+        return
+    messages = [
+        m
+        for m in jsonstream.file_items(path, "messages", diagnostics, NAME)
+        if isinstance(m, dict)
+    ]
+    emit = Emitter(session.id)
+    yield from _folder_events(
+        meta,
+        emit,
+        diagnostics,
+        agent_id=None,
+        continuation=False,
+        full=full,
+        messages=messages,
+    )
+    if (usage := _usage(meta, None)) is not None:
+        yield emit("usage", time=meta.end, usage=usage)
+
+
 def _message_text(record: dict[str, object]) -> str | None:
     content = record.get("content")
     pieces = [plain(content)] if isinstance(content, str) else []
@@ -428,22 +516,33 @@ def _folder_events(
     full: bool,
     offset: int = 0,
     depth: int = 0,
+    messages: list[dict[str, object]] | None = None,
 ) -> Iterator[Event]:
-    path = meta.folder / "messages.jsonl"
-    if not path.is_file():
-        diagnostics.problem(f"vibe: {path} is missing")
-        return
-    count = _count_lines(path)
-    offset = line_start(path, offset)
-    index = _count_lines(path, stop=offset) if offset else 0
+    """A folder's messages.jsonl as events; or `messages`, a Vibe 1.x file's list."""
+    records: Iterator[dict[str, object]]
+    spare: list[Path] = []
+    if messages is not None:
+        count, index, records = len(messages), 0, iter(messages)
+    else:
+        path = meta.folder / "messages.jsonl"
+        if not path.is_file():
+            diagnostics.problem(f"vibe: {path} is missing")
+            return
+        count = _count_lines(path)
+        offset = line_start(path, offset)
+        index = _count_lines(path, stop=offset) if offset else 0
+        records = (
+            record
+            for _line, record in files.iter_records(
+                path, diagnostics, offset=offset, full=full
+            )
+        )
+        # sub-agent folders no `child_sessions` entry names go to `task` calls in order
+        named = set(meta.children.values())
+        agents = [e for e in folders.entries(meta.folder / "agents") if e.is_dir()]
+        spare = [Path(e.path) for e in agents if f"agents/{e.name}" not in named]
     say = partial(emit, agent_id=agent_id, estimated=True)
-    # sub-agent folders no `child_sessions` entry names are matched to `task` calls in order
-    named = set(meta.children.values())
-    agents = [e for e in folders.entries(meta.folder / "agents") if e.is_dir()]
-    spare = [Path(e.path) for e in agents if f"agents/{e.name}" not in named]
-    for _line, record in files.iter_records(
-        path, diagnostics, offset=offset, full=full
-    ):
+    for record in records:
         when = _spread(meta, index, count)
         first, index = index == 0, index + 1
         role, text = record.get("role"), _message_text(record)
@@ -619,6 +718,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         relative = path
     if relative.parts and relative.parts[0] == "unified":
         return unified.parse(path, diagnostics)
+    if len(relative.parts) == 1 and _V1_FILE.search(path.name):
+        return _parse_v1(path, diagnostics)
     return _parse_legacy(path, location.root, diagnostics)
 
 
@@ -636,6 +737,8 @@ def read(
         yield from unified.read_store(
             folder, Emitter(session.id), diagnostics, model=session.model, full=full
         )
+    elif session.extra.get("engine") == "v1":
+        yield from _read_v1(session, diagnostics, full)
     else:
         yield from _read_legacy(session, diagnostics, full=full, offset=offset)
 
@@ -664,6 +767,11 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         argv += ["--agent", agent]
     elif agent:
         withheld.append(f"--agent {agent}")
+    if session.extra.get("engine") == "v1":
+        notes.append(
+            "a Vibe 1.x session file: Vibe 2 moves it into a folder of its own as it "
+            "starts, and resumes it from there"
+        )
     alias = session.extra.get("model_alias")
     if isinstance(alias, str) and alias:
         notes.append(

@@ -560,3 +560,41 @@ def test_a_vibe_1_session_file_is_listed_and_read(tmp_path: Path) -> None:
     assert found[-1].usage == Usage(5200, 310, model="devstral-2512")
     plan = vibe.resume(session)
     assert plan is not None and plan.argv == ("vibe", "--resume", session_id)
+
+
+def test_a_vibe_1_session_file_is_read_one_message_at_a_time(tmp_path: Path) -> None:
+    """A 1.x file is one JSON document; reading it holds a message, not the whole list."""
+    import tracemalloc
+
+    save_dir = tmp_path / SAVE_DIR
+    save_dir.mkdir(parents=True)
+    session_id = "6c1f8d2b-3e4a-4b5c-8d7e-8f9a0b1c2d3e"
+    count, body = 4000, "x" * 2000
+    messages = [{"role": "user", "content": "Count the routes"}] + [
+        {"role": "assistant", "content": f"{n} {body}"} for n in range(count)
+    ]
+    document = {
+        "metadata": {
+            "session_id": session_id,
+            "start_time": "2025-12-12T10:00:00.000000",
+            "end_time": "2025-12-12T11:00:00.000000",
+            "environment": {"working_directory": SHOP},
+            "agent_config": {"active_model": "devstral"},
+        },
+        "messages": messages,
+    }
+    path = save_dir / "session_20251212_100000_6c1f8d2b.json"
+    path.write_text(json.dumps(document))
+    [session] = sessions(tmp_path).values()
+    tracemalloc.start()
+    try:
+        said = 0
+        for event in vibe.read(session, Diagnostics()):
+            said += event.kind == "assistant"
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert said == count
+    assert (
+        peak < path.stat().st_size / 2
+    )  # the list alone would take more than the file

@@ -450,11 +450,9 @@ def _read_v1(session: Session, diagnostics: Diagnostics, full: bool) -> Iterator
     if meta is None:
         diagnostics.problem(f"vibe: {path} has no readable metadata")
         return
-    messages = [
-        m
-        for m in jsonstream.file_items(path, "messages", diagnostics, NAME)
-        if isinstance(m, dict)
-    ]
+    # two passes, so that no more than one message is held at a time: the first counts
+    # them (times are spread over the session by position), the second reads them
+    count = sum(1 for _ in _v1_messages(path, Diagnostics()))
     emit = Emitter(session.id)
     yield from _folder_events(
         meta,
@@ -463,10 +461,16 @@ def _read_v1(session: Session, diagnostics: Diagnostics, full: bool) -> Iterator
         agent_id=None,
         continuation=False,
         full=full,
-        messages=messages,
+        messages=(count, _v1_messages(path, diagnostics)),
     )
     if (usage := _usage(meta, None)) is not None:
         yield emit("usage", time=meta.end, usage=usage)
+
+
+def _v1_messages(path: Path, diagnostics: Diagnostics) -> Iterator[dict[str, object]]:
+    for message in jsonstream.file_items(path, "messages", diagnostics, NAME):
+        if isinstance(message, dict):
+            yield message
 
 
 def _message_text(record: dict[str, object]) -> str | None:
@@ -516,13 +520,14 @@ def _folder_events(
     full: bool,
     offset: int = 0,
     depth: int = 0,
-    messages: list[dict[str, object]] | None = None,
+    messages: tuple[int, Iterator[dict[str, object]]] | None = None,
 ) -> Iterator[Event]:
-    """A folder's messages.jsonl as events; or `messages`, a Vibe 1.x file's list."""
+    """A folder's messages.jsonl as events; or `messages`, a Vibe 1.x file's (how
+    many, and the messages one at a time)."""
     records: Iterator[dict[str, object]]
     spare: list[Path] = []
     if messages is not None:
-        count, index, records = len(messages), 0, iter(messages)
+        (count, records), index = messages, 0
     else:
         path = meta.folder / "messages.jsonl"
         if not path.is_file():

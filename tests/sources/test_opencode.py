@@ -133,6 +133,56 @@ def test_json_tree_parts_become_events() -> None:
     assert found[9].extra == {"reason": "stop", "interrupted": True}
 
 
+EARLY = "ses_8a2f1c0d9ffeVbQm3kXw2LrT7n"  # early 0.x: project/global/storage/session/
+
+
+def test_an_early_per_project_store_is_listed_and_read() -> None:
+    session = sessions()[EARLY]
+    # no `directory` in that session file: the folder comes from the assistant's path.cwd
+    assert session.cwd == "/home/dev/notes" and session.cli_version == "0.3.58"
+    assert session.model == "claude-sonnet-4-20250514"
+    found = events(EARLY)
+    assert [e.kind for e in found] == [
+        "user", "tool_call", "tool_result", "assistant", "usage"
+    ]  # fmt: skip
+    assert found[0].text == "Rename loadConfig to readConfig in src/"
+    assert found[2].text == "src/config.ts\nsrc/main.ts\n"
+    assert total(found) == Usage(
+        input_tokens=1200, output_tokens=80, cache_read_tokens=3000,
+        model="claude-sonnet-4-20250514",
+    )  # fmt: skip
+    plan = opencode.resume(session)
+    assert plan is not None and plan.cwd == "/home/dev/notes"
+    assert any("per-project store" in note for note in plan.notes)
+
+
+def test_a_session_the_upgrade_copied_is_listed_once_from_the_newer_store(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    data = home / ".local/share/opencode"
+    early = data / "project/global/storage/session"
+    copy = data / "storage/session/0f1e2d3c" / f"{EARLY}.json"
+    copy.parent.mkdir(parents=True)
+    info = json.loads((early / "info" / f"{EARLY}.json").read_text())
+    copy.write_text(json.dumps(info | {"directory": "/home/dev/notes-moved"}))
+    for kind in ("message", "part"):  # the copy's messages and parts, flattened
+        for file in (early / kind / EARLY).rglob("*.json"):
+            target = data / "storage" / kind / file.parent.name / file.name
+            if kind == "message":
+                target = data / "storage/message" / EARLY / file.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(file, target)
+    session = sessions(home)[EARLY]
+    assert session.path == str(copy) and session.cwd == "/home/dev/notes-moved"
+    plan = opencode.resume(session)
+    assert plan is not None and not any("per-project" in n for n in plan.notes)
+    assert [e.kind for e in events(EARLY, home)] == [
+        "user", "tool_call", "tool_result", "assistant", "usage"
+    ]  # fmt: skip
+
+
 def test_a_database_row_wins_over_the_json_file_of_the_same_session(
     tmp_path: Path,
 ) -> None:

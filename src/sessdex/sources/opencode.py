@@ -13,7 +13,11 @@ its `message` rows (`data` JSON: role, modelID, tokens, finish, error, time) and
 agent, subtask, retry, compaction). Older releases wrote the same records as JSON files:
 `storage/session/<project>/<ses>.json`, `storage/message/<ses>/<msg>.json` and
 `storage/part/<msg>/<prt>.json`; both are read, and a database row wins over a file for
-the same id (the upgrade copies the files into the database). OpenCode 2.x keeps its
+the same id (the upgrade copies the files into the database). Early 0.x releases kept each
+project's files apart, `project/<git root as a-b-c, or global>/storage/session/` with
+`info/<ses>.json` (no `directory`: the folder is the assistant messages' `path.cwd`),
+`message/<ses>/` and `part/<ses>/<msg>/`; the move to `storage/` copied git projects only,
+so a `global` session lives there alone (a copy in `storage/` wins). OpenCode 2.x keeps its
 sessions in `session_v2` and their history in `session_message` rows, read by
 `_opencode_v2` (a 2.x row wins over the 1.x row of the same session). A session still
 titled "New session - <time>" (no title was generated) is listed by its first prompt, as
@@ -64,6 +68,8 @@ TITLE = "OpenCode"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "opencode 1.18.33 (SQLite, real files); 1.3 JSON storage tree (public synthetic samples); "
+    "early 0.x per-project JSON store (from sst/opencode's app.ts, session/index.ts and "
+    "storage.ts of mid-2025; synthetic sample); "
     "2.0.15 tables and rows as a public reader's tests quote them (no real 2.x file seen); "
     "resume checked against 1.18.33's --help"
 )
@@ -93,6 +99,7 @@ _IGNORED_PARTS = {"step-start", "step-finish", "snapshot", "patch"}
 # reports its end to the parent (tool/task.ts `renderOutput`): <task id="ses_…" state="…">
 _TASK_STATE = re.compile(r'\s*<task id="([^"<>]{1,200})" state="([a-z_]{1,20})">')
 _MAX_DEPTH = 4  # sub-agents of sub-agents: deep enough, and no loop can run away
+_CWD_MESSAGES = 8  # message files read for an early 0.x session's folder
 # "New session - 2026-12-02T07:57:59.283Z", "Child session - …" (session/index.ts)
 _PLACEHOLDER_TITLE = re.compile(
     r"(?:New|Child) session - \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
@@ -132,6 +139,13 @@ def scan(location: Location) -> Iterator[Path]:
         if not project.is_dir():
             continue
         for entry in folders.entries(Path(project.path), root):
+            if entry.name.endswith(".json") and entry.is_file():
+                yield Path(entry.path)
+    for project in folders.entries(root / "project", root):  # early 0.x, per project
+        if not project.is_dir():
+            continue
+        info = Path(project.path) / "storage" / "session" / "info"
+        for entry in folders.entries(info, root):
             if entry.name.endswith(".json") and entry.is_file():
                 yield Path(entry.path)
 
@@ -301,20 +315,25 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
         return []
     times = value.get("time") if isinstance(value.get("time"), dict) else {}
     assert isinstance(times, dict)
-    storage = path.parents[2]
-    model, provider = _last_model(storage / "message" / session_id)
+    project_store = _project_store(path)
+    messages = (project_store or path.parents[2]) / "message" / session_id
+    model, provider = _last_model(messages)
     version = as_str(value.get("version"))
     if version:
         diagnostics.versions[version] += 1
     extra: dict[str, JSONValue] = {"store": "json"}
     if provider:
         extra["provider"] = provider
+    cwd = as_str(value.get("directory"))
+    if project_store is not None:
+        extra["store"] = "json-project"
+        cwd = cwd or _message_cwd(messages)
     return [
         Session(
             app=NAME,
             id=session_id,
             path=str(path),
-            cwd=as_str(value.get("directory")),
+            cwd=cwd,
             title=one_line(value.get("title"), limit=None),
             created=ms_time(times.get("created")),
             updated=ms_time(times.get("updated")),
@@ -322,9 +341,31 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
             cli_version=version,
             bytes=path.stat().st_size if path.exists() else None,
             parent_id=as_str(value.get("parentID")),
+            # the upgrade copied a git project's sessions into `storage/`: that copy wins
+            precedence=-1 if project_store is not None else 0,
             extra=extra,
         )
     ]
+
+
+def _project_store(path: Path) -> Path | None:
+    """The `project/<folder>/storage/session` store a session file of early 0.x lies in
+    (`…/session/info/<ses>.json`), else None (the later `storage/session/<project>/`)."""
+    parents = path.parents
+    if len(parents) < 6 or parents[0].name != "info" or parents[4].name != "project":
+        return None
+    return parents[1] if parents[2].name == "storage" else None
+
+
+def _message_cwd(folder: Path) -> str | None:
+    """Where an early 0.x session ran: its session file has no `directory`, but each
+    assistant message has `path.cwd`; the first few messages are enough."""
+    for entry in folders.entries(folder)[:_CWD_MESSAGES]:
+        info = files.read_json_file(entry.path, limit=1024 * 1024)
+        where = info.get("path") if isinstance(info, dict) else None
+        if isinstance(where, dict) and (cwd := as_str(where.get("cwd"))):
+            return cwd
+    return None
 
 
 def _last_model(folder: Path) -> tuple[str | None, str | None]:
@@ -370,6 +411,7 @@ class _Reader:
         self.message_time = "time_created"
         self.legacy = True  # the 1.x message and part tables are there
         self.rows = False  # the 2.x session_message table is there
+        self.parts_by_session = False  # JSON parts under part/<ses>/<msg>/ (early 0.x)
         # child sessions whose events are shown: a spawn that continues one (2.x
         # `subagent` with a `sessionID`, 1.x `task` with a `session_id`) does not repeat it
         self.inlined: set[str] = set()
@@ -492,6 +534,11 @@ class _Reader:
     # -- JSON tree --
 
     def json_tree(self, path: Path) -> Iterator[Event]:
+        project_store = _project_store(path)
+        if project_store is not None:  # early 0.x: parts under part/<ses>/<msg>/
+            self.parts_by_session = True
+            yield from self.json_session(project_store, self.session_id, None, 0)
+            return
         storage = path.parents[2] if len(path.parents) > 2 else path.parent
         yield from self.json_session(storage, self.session_id, None, 0)
 
@@ -516,7 +563,10 @@ class _Reader:
         for info in infos:
             message_id = as_str(info.get("id")) or ""
             parts = []
-            for entry in folders.entries(storage / "part" / message_id):
+            part_folder = storage / "part"
+            if self.parts_by_session:
+                part_folder /= session_id
+            for entry in folders.entries(part_folder / message_id):
                 part = files.read_json_compacted(
                     entry.path, full=self.full, diagnostics=self.diagnostics
                 )
@@ -793,6 +843,11 @@ def resume(
     if session.parent_id:
         notes.append(
             "a sub-agent session: it reopens on its own, not inside its parent"
+        )
+    if session.extra.get("store") == "json-project":
+        notes.append(
+            f"kept only in the per-project store of an early 0.x {program}: the upgrade "
+            "copied git projects' sessions only, so a current build may not find it"
         )
     return ResumePlan(
         argv=tuple(argv),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from dataclasses import replace
@@ -172,6 +173,50 @@ def test_project_folders_map_back_to_a_cwd_or_say_unknown() -> None:
     )  # sha256 folder matched via projects.json
     assert listed[UNMAPPED].cwd is None
     assert gemini.resume(listed[UNMAPPED]) is None
+
+
+def _hashed_chat(home: Path, folder: str, tool_args: dict[str, str] | None) -> str:
+    """A one-file chat of gemini 0.2-0.28 under tmp/<sha256 of folder>/chats/."""
+    digest = hashlib.sha256(folder.encode()).hexdigest()
+    chats = home / ".gemini" / "tmp" / digest / "chats"
+    chats.mkdir(parents=True)
+    session_id = f"{digest[:8]}-0000-4000-8000-000000000001"
+    answer: dict[str, object] = {"id": "g1", "timestamp": "2025-09-02T10:00:02.000Z",
+                                 "type": "gemini", "content": "Done.", "model": "gemini-2.5-pro"}  # fmt: skip
+    if tool_args is not None:
+        answer["toolCalls"] = [{"id": "read_file-1", "name": "read_file", "args": tool_args,
+                                "status": "success", "timestamp": "2025-09-02T10:00:01.500Z"}]  # fmt: skip
+    document = {"sessionId": session_id, "projectHash": digest,
+                "startTime": "2025-09-02T10:00:00.000Z", "lastUpdated": "2025-09-02T10:00:02.000Z",
+                "messages": [{"id": "u1", "timestamp": "2025-09-02T10:00:01.000Z",
+                              "type": "user", "content": "Look at the app"}, answer]}  # fmt: skip
+    (chats / f"session-2025-09-02T10-00-{digest[:8]}.json").write_text(
+        json.dumps(document, indent=2)
+    )
+    return session_id
+
+
+def test_a_hashed_project_folder_maps_back_through_the_tools_paths_or_trusted_folders(
+    tmp_path: Path,
+) -> None:
+    """Before 0.29 a project's folder was the sha256 of its path, and no projects.json
+    names one the user has not opened since: a path its tools took, or a trusted folder,
+    whose hash is the folder's name says where it ran."""
+    home = tmp_path / "home"
+    by_tool = _hashed_chat(
+        home, "/home/dev/shop", {"absolute_path": "/home/dev/shop/src/app.py"}
+    )
+    by_trust = _hashed_chat(home, "/home/dev/docs", None)
+    outside = _hashed_chat(home, "/home/dev/elsewhere", {"absolute_path": "/etc/hosts"})
+    (home / ".gemini" / "trustedFolders.json").write_text(
+        '{\n  // written by the trust dialog\n  "/home/dev/docs": "TRUST_FOLDER"\n}'
+    )
+    listed = sessions(home)
+    assert listed[by_tool].cwd == "/home/dev/shop"
+    assert listed[by_trust].cwd == "/home/dev/docs"
+    assert listed[outside].cwd is None
+    plan = gemini.resume(listed[by_tool])
+    assert plan is not None and plan.cwd == "/home/dev/shop"
 
 
 def test_legacy_one_file_chat_reads_with_errors_and_usage() -> None:

@@ -16,9 +16,11 @@ and the spawning tool call carries `agentId`. Before ~0.40 a session was one JSO
 rewritten whole; a resume converts it to `.jsonl` beside it, so both can exist (`.jsonl` wins).
 
 The project folder is a short name mapped to its path in `projects.json` (and by a
-`.project_root` marker inside it); older folders are the sha256 of the path, which we can only
-map back when `projects.json` still names that path, else `cwd` stays None. No branch, approval
-mode or CLI version is recorded.
+`.project_root` marker inside it); older folders (before 0.29, and never renamed for a project
+not opened since) are the sha256 of the path, mapped back when `projects.json` or
+`trustedFolders.json` names that path, or when a path the chat's tools took (file tools take
+absolute paths) lies in it; else `cwd` stays None. No branch, approval mode or CLI version is
+recorded.
 
 What we read for a listing: the head and a bounded tail of each chat (header, first user
 message, last `summary`, last `model`, last update). `read` streams the file once to build the
@@ -47,11 +49,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache, partial
-from pathlib import Path
+from itertools import islice
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import BinaryIO
 
 import orjson
@@ -82,6 +85,7 @@ TITLE = "Gemini CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "gemini 0.61.0 (JSONL chats); pre-0.40 one-file JSON chats from public samples"
+    "; sha256-named project folders before 0.29 and trustedFolders.json from gemini-cli's source"
     "; resume checked against 0.61.0's --help"
 )
 ENV_VARS = ("GEMINI_CLI_HOME",)
@@ -98,6 +102,8 @@ _HOOK_CONTEXT = "<hook_context>"
 _MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
 _CANCELLED = "Request cancelled."  # the info message a turn the user stopped ends with
 _HASH_NAME = re.compile(r"^[0-9a-f]{64}$")
+_WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]")
+_PATHS_TRIED = 64  # absolute paths in tool arguments tried against a hashed folder name
 _TAIL_KEYS = (b'"summary"', b'"model"', b'"lastUpdated"', b'"timestamp"')
 
 
@@ -159,6 +165,7 @@ class _Listing:
     summary: str | None = None
     model: str | None = None
     updated: datetime | None = None
+    tool_paths: list[str] = field(default_factory=list)
 
     def saw(self, record: dict[str, object], *, in_head: bool) -> None:
         patch = obj(record, "$set")
@@ -169,6 +176,7 @@ class _Listing:
             self._time(record.get("timestamp"))
             if record.get("type") == "gemini":
                 self.model = text_of(record, "model") or self.model
+                self.tool_paths += _tool_paths([record])
             elif record.get("type") == "user" and in_head and self.first_user is None:
                 self.first_user = one_line(_title_text(record))
         elif text_of(record, "sessionId"):
@@ -214,7 +222,9 @@ def _parse_jsonl(
     subagent = header.get("kind") == "subagent" or parent_id is not None
     project = _chats_dir(path).parent
     directories = [d for d in items(header, "directories") if isinstance(d, str)]
-    cwd = _project_cwd(project, header.get("projectHash"), location.root)
+    cwd = _project_cwd(
+        project, header.get("projectHash"), location.root, listing.tool_paths
+    )
     return [
         Session(
             app=NAME,
@@ -260,7 +270,12 @@ def _parse_legacy(
             app=NAME,
             id=str(text_of(document, "sessionId")),
             path=str(path),
-            cwd=_project_cwd(project, document.get("projectHash"), location.root),
+            cwd=_project_cwd(
+                project,
+                document.get("projectHash"),
+                location.root,
+                _tool_paths(messages),
+            ),
             title=one_line(text_of(document, "summary") or first_user),
             created=iso_time(document.get("startTime"), naive="local"),
             updated=iso_time(document.get("lastUpdated"), naive="local"),
@@ -325,8 +340,13 @@ def _chats_dir(path: Path) -> Path:
     return path.parent if path.parent.name == "chats" else path.parent.parent
 
 
-def _project_cwd(project: Path, project_hash: object, root: Path) -> str | None:
-    """The project's path: its `.project_root` marker, else `projects.json`, else None."""
+def _project_cwd(
+    project: Path, project_hash: object, root: Path, tool_paths: Iterable[str] = ()
+) -> str | None:
+    """The project's path: its `.project_root` marker, else `projects.json`; for a folder
+    named by the sha256 of the path (before Gemini 0.29's short names, and never renamed if
+    the project was not opened since), a folder of `trustedFolders.json` or one holding a
+    path the chat's tools took whose sha256 is that name; else None."""
     try:
         with files.open_regular(project / ".project_root") as stream:
             marker = stream.read(64 * 1024).decode("utf-8", "replace").strip()
@@ -334,23 +354,71 @@ def _project_cwd(project: Path, project_hash: object, root: Path) -> str | None:
         marker = ""
     if marker:
         return marker
-    try:
-        st = (root / "projects.json").stat()
-        projects = _projects(str(root / "projects.json"), st.st_mtime_ns, st.st_size)
-    except OSError:
-        projects = ()
+    projects = _cached_list(root / "projects.json", _projects)
     hashes = {project.name} if _HASH_NAME.match(project.name) else set()
     hashes |= {project_hash} if isinstance(project_hash, str) else set()
     for path, slug in projects:
         if slug == project.name or hashlib.sha256(path.encode()).hexdigest() in hashes:
             return path
-    return None
+    if not hashes:
+        return None
+    trusted = _cached_list(root / "trustedFolders.json", _trusted_folders)
+    return _hashed_folder(hashes, (path for path, _ in trusted)) or _hashed_folder(
+        hashes, tool_paths, ancestors=True
+    )
+
+
+def _cached_list(
+    path: Path, reader: Callable[[str, int, int], tuple[tuple[str, str], ...]]
+) -> tuple[tuple[str, str], ...]:
+    try:
+        st = path.stat()
+    except OSError:
+        return ()
+    return reader(str(path), st.st_mtime_ns, st.st_size)
 
 
 @lru_cache(maxsize=8)
 def _projects(path: str, mtime_ns: int, size: int) -> tuple[tuple[str, str], ...]:
     projects = obj(files.read_json_file(path, limit=4 * 1024 * 1024), "projects")
     return tuple((str(k), v) for k, v in projects.items() if isinstance(v, str))
+
+
+@lru_cache(maxsize=8)
+def _trusted_folders(
+    path: str, mtime_ns: int, size: int
+) -> tuple[tuple[str, str], ...]:
+    """`trustedFolders.json`: folder -> TRUST_FOLDER | TRUST_PARENT | DO_NOT_TRUST, each
+    a folder gemini was started in (JSON with comments)."""
+    rules = files.read_json_file(path, limit=4 * 1024 * 1024, comments=True)
+    if not isinstance(rules, dict):
+        return ()
+    return tuple((str(k), v) for k, v in rules.items() if isinstance(v, str))
+
+
+def _tool_paths(messages: Iterable[dict[str, object]]) -> Iterator[str]:
+    """The absolute paths in the arguments of the model's tool calls (file tools take
+    absolute paths inside the project)."""
+    for message in messages:
+        for call in dicts(message, "toolCalls"):
+            for value in obj(call, "args").values():
+                if isinstance(value, str) and (
+                    value.startswith("/") or _WINDOWS_PATH.match(value)
+                ):
+                    yield value
+
+
+def _hashed_folder(
+    hashes: set[str], paths: Iterable[str], *, ancestors: bool = False
+) -> str | None:
+    """The first of `paths` (or of their folders) whose sha256, as Gemini hashes a
+    project's path, is in `hashes`."""
+    for raw in islice(paths, _PATHS_TRIED):
+        pure = PureWindowsPath(raw) if _WINDOWS_PATH.match(raw) else PurePosixPath(raw)
+        for folder in (pure, *pure.parents) if ancestors else (pure,):
+            if hashlib.sha256(str(folder).encode()).hexdigest() in hashes:
+                return str(folder)
+    return None
 
 
 # --- the final message order -------------------------------------------------------------

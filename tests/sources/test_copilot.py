@@ -396,3 +396,62 @@ def test_state_an_older_cli_kept_under_xdg_state_home_is_listed(tmp_path: Path) 
     other = Home(tmp_path / "home", {"XDG_STATE_HOME": str(state),
                                       "COPILOT_HOME": str(tmp_path / "none")})  # fmt: skip
     assert not sessions(other)
+
+
+HISTORY = (
+    "3f6c2a1e-8b4d-4e7a-9c2f-5d1e0b7a6c48"  # history-session-state/, before 0.0.342
+)
+
+
+def test_a_session_of_a_build_before_0_0_342_is_listed_and_read() -> None:
+    session = sessions(Home.at(DATA / "home"))[HISTORY]
+    assert session.title == "What does the Makefile's test target run?"
+    assert session.cwd is None and copilot.resume(session) is None  # no folder recorded
+    diagnostics = Diagnostics()
+    got = events(session, diagnostics)
+    assert [(e.kind, e.text, e.tool) for e in got] == [
+        ("user", "What does the Makefile's test target run?", None),
+        ("assistant", "I'll look at the Makefile.", None),
+        ("tool_call", None, "str_replace_editor"),
+        ("tool_result", "test:\n\tpytest -q tests/", "str_replace_editor"),
+        ("assistant", "It runs `pytest -q tests/`.", None),
+    ]
+    assert got[2].call_id == got[3].call_id == "call_mk1"
+    assert got[2].extra["input"] == {
+        "command": "view",
+        "path": "/home/dev/tools/Makefile",
+    }
+    assert all(e.time_estimated for e in got)  # the messages carry no time of their own
+    assert not diagnostics.unknown and not diagnostics.skipped_total
+
+
+def test_a_converted_history_session_is_listed_once_from_its_event_log(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    log = home / ".copilot" / "session-state" / HISTORY / "events.jsonl"
+    write_events(log, [
+        {"type": "session.start", "data": {"sessionId": HISTORY, "startTime": "2025-10-01T10:00:40.123Z",
+                                           "context": {"cwd": "/home/dev/tools"}},
+         "id": "e1", "timestamp": "2025-10-01T10:00:40.123Z", "parentId": None},
+        {"type": "user.message", "data": {"content": "What does the Makefile's test target run?"},
+         "id": "e2", "timestamp": "2025-10-01T10:00:41.000Z", "parentId": "e1"},
+    ])  # fmt: skip
+    session = sessions(Home.at(home))[HISTORY]
+    assert session.path == str(log) and session.cwd == "/home/dev/tools"
+
+
+def test_a_broken_history_document_is_counted_not_raised(tmp_path: Path) -> None:
+    folder = tmp_path / ".copilot" / "history-session-state"
+    folder.mkdir(parents=True)
+    (folder / "session_x_1.json").write_text('{"sessionId": "x", "chatMess')
+    (folder / "session_y_1.json").write_text('{"sessionId": "y"}')
+    location = copilot.locate(Home.at(tmp_path))
+    diagnostics = Diagnostics()
+    found = [
+        s
+        for p in copilot.scan(location)
+        for s in copilot.parse(p, location, diagnostics)
+    ]
+    assert found == [] and diagnostics.skipped_total == 2

@@ -4,7 +4,9 @@ What it writes: an append-only event log (`{type, data, id, parentId, timestamp,
 and a tiny `workspace.yaml` beside it (`name` is the first prompt or the `/rename` name).
 Sub-agents live inside the parent's log: their events carry `agentId` (older builds only
 `data.parentToolCallId`), and `subagent.started.toolCallId` names the spawning `task` call.
-Files from 0.0.342 to about 1.0.10 are flat `session-state/<uuid>.jsonl`; both are read.
+Files from 0.0.342 to about 1.0.10 are flat `session-state/<uuid>.jsonl`; both are read, and
+so are the one-document sessions of earlier builds, `history-session-state/*.json`
+(`_copilot_history`).
 
 What we read: `session.start`/`session.resume` (id, cwd, branch, model, version) and
 `session.context_changed` (a new folder or branch mid-session), the
@@ -47,6 +49,7 @@ import orjson
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from . import _copilot_history
 from ._values import (
     Emitter,
     EventFields,
@@ -66,7 +69,10 @@ from .base import Home, Location
 NAME = "copilot"
 TITLE = "GitHub Copilot CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
-CHECKED_WITH = "copilot 1.0.11 - 1.0.102; resume checked against 1.0.102's --help"
+CHECKED_WITH = (
+    "copilot 1.0.11 - 1.0.102; resume checked against 1.0.102's --help; "
+    "history-session-state/ of builds before 0.0.342 from third-party readers (synthetic)"
+)
 NEWEST_CHECKED = "1.0.102"  # doctor names versions past it
 ENV_VARS = ("COPILOT_HOME", "XDG_STATE_HOME")
 
@@ -172,11 +178,16 @@ def scan(location: Location) -> Iterator[Path]:
                         yield Path(entry.path) / name
             elif entry.name.endswith(".jsonl"):
                 yield Path(entry.path)
+        for entry in folders.entries(root / _copilot_history.FOLDER, root):
+            if entry.name.endswith(".json") and entry.is_file():
+                yield Path(entry.path)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.name == _WORKSPACE:
         return _parse_workspace(path)
+    if path.parent.name == _copilot_history.FOLDER:
+        return _copilot_history.parse(path, NAME, diagnostics)
     try:
         size = path.stat().st_size
         head = files.head_lines(path, diagnostics=diagnostics)
@@ -295,6 +306,9 @@ def read(
     if not session.path:
         return
     path = Path(session.path)
+    if path.parent.name == _copilot_history.FOLDER:  # one document: offset ignored
+        yield from _copilot_history.read(session, diagnostics)
+        return
     reader = _Reader(session, offset)
     try:
         start = line_start(path, offset)

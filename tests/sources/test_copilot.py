@@ -7,6 +7,8 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, copilot
@@ -455,3 +457,20 @@ def test_a_broken_history_document_is_counted_not_raised(tmp_path: Path) -> None
         for s in copilot.parse(p, location, diagnostics)
     ]
     assert found == [] and diagnostics.skipped_total == 2
+
+
+def test_a_big_history_document_is_read_in_pieces_with_nothing_lost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A document past the size parsed at once is read one message at a time: the same
+    session and events as a whole read, none passed over."""
+    from sessdex.sources import _copilot_history
+
+    whole = sessions(Home.at(DATA / "home"))[HISTORY]
+    whole_events = events(whole, Diagnostics())
+    monkeypatch.setattr(_copilot_history, "_WHOLE", 100)
+    pieces = sessions(Home.at(DATA / "home"))[HISTORY]
+    assert pieces == whole
+    diagnostics = Diagnostics()
+    assert events(pieces, diagnostics) == whole_events
+    assert not diagnostics.skipped_total and not diagnostics.problems

@@ -7,7 +7,9 @@ with `tool_calls[{id, function{name, arguments}}]`, `tool` with `tool_call_id`, 
 `timeline` (what the terminal showed, read here only for its times). 0.0.342 writes new
 sessions to `session-state/` and converts one of these only when it is resumed, so both can
 hold one session: the newer file wins. No folder, model or token count was recorded, and the
-messages carry no time: each event is dated at the session's start, marked as a guess.
+messages carry no time: each event is dated at the session's start, marked as a guess. A
+document over _WHOLE is read in pieces (`jsonstream`): its other members past the two arrays,
+then one message (or timeline entry) at a time.
 
 Shapes from Copilot CLI's changelog (0.0.342) and third-party readers of these files; no
 real file was seen here (Low confidence).
@@ -15,9 +17,10 @@ real file was seen here (Low confidence).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import files
 from ..diagnostics import Diagnostics
@@ -35,22 +38,28 @@ from ._values import (
 )
 
 FOLDER = "history-session-state"
-_READ_LIMIT = 64 * 1024 * 1024  # a bigger document is passed over (counted "too long")
+_WHOLE = 64 * 1024 * 1024  # a bigger document is read in pieces
+_ARRAYS = frozenset({"chatMessages", "timeline"})
 
 
 def parse(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
     """The session one legacy document holds."""
-    document = _document(path, diagnostics)
-    if document is None:
+    loaded = _load(path, diagnostics)
+    if loaded is None:
         return []
-    messages = _messages(document)
+    document = loaded.top
     first_prompt = next(
-        (t for m in messages if m.get("role") == "user" and (t := _text(m))), None
+        (
+            t
+            for m in loaded.items("chatMessages")
+            if m.get("role") == "user" and (t := _text(m))
+        ),
+        None,
     )
     created = epoch_or_iso_time(document.get("startTime"))
     times = [
         moment
-        for entry in dicts(document, "timeline")
+        for entry in loaded.items("timeline")
         if (moment := epoch_or_iso_time(entry.get("timestamp"))) is not None
     ]
     ended = epoch_or_iso_time(document.get("endTime"))
@@ -75,13 +84,13 @@ def read(session: Session, diagnostics: Diagnostics) -> Iterator[Event]:
     """The conversation of one legacy document, in order."""
     if not session.path:
         return
-    document = _document(Path(session.path), diagnostics)
-    if document is None:
+    loaded = _load(Path(session.path), diagnostics)
+    if loaded is None:
         return
     emit = Emitter(session.id)
-    when: datetime | None = epoch_or_iso_time(document.get("startTime"))
+    when: datetime | None = epoch_or_iso_time(loaded.top.get("startTime"))
     names: dict[str, str] = {}  # tool call id -> tool name
-    for message in _messages(document):
+    for message in loaded.items("chatMessages"):
         role = message.get("role")
         text = _text(message)
         if role == "user" and text:
@@ -109,19 +118,47 @@ def read(session: Session, diagnostics: Diagnostics) -> Iterator[Event]:
             diagnostics.unknown_type(role if isinstance(role, str) else "<no role>")
 
 
-def _document(path: Path, diagnostics: Diagnostics) -> dict[str, object] | None:
-    document = files.read_json_file(path, limit=_READ_LIMIT)
+class _Document(NamedTuple):
+    top: dict[str, object]  # every member but the two arrays
+    items: Callable[[str], Iterator[dict[str, object]]]  # an array's objects, read anew
+
+
+def _load(path: Path, diagnostics: Diagnostics) -> _Document | None:
+    """The document at `path`, whole when small, else in pieces; None (counted as
+    skipped) where it is no session document."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        diagnostics.skip(str(path), 1, "vanished")
+        return None
+    if size > _WHOLE:
+        return _load_in_pieces(path, diagnostics)
+    document = files.read_json_file(path, limit=_WHOLE)
     if not isinstance(document, dict) or not isinstance(
         document.get("chatMessages"), list
     ):
         reason = "not JSON" if document is None else "bad value"
         diagnostics.skip(str(path), 1, reason if path.exists() else "vanished")
         return None
-    return document
+    return _Document(document, lambda key: iter(dicts(document, key)))
 
 
-def _messages(document: dict[str, object]) -> list[dict[str, object]]:
-    return dicts(document, "chatMessages")
+def _load_in_pieces(path: Path, diagnostics: Diagnostics) -> _Document | None:
+    from ..jsonstream import file_items, file_members
+
+    top = file_members(path, _ARRAYS, diagnostics, "copilot")
+    if top is None:
+        diagnostics.skip(str(path), 1, "not JSON")
+        return None
+
+    def items(key: str) -> Iterator[dict[str, object]]:
+        # the timeline gives times only: one missing or cut short is no problem to report
+        said = diagnostics if key == "chatMessages" else Diagnostics()
+        for item in file_items(path, key, said, "copilot"):
+            if isinstance(item, dict):
+                yield item
+
+    return _Document(top, items)
 
 
 def _text(message: dict[str, object]) -> str | None:

@@ -248,6 +248,7 @@ def test_a_legacy_file_without_metadata_line(tmp_path: Path) -> None:
     (folder / "bare.jsonl").write_text(json.dumps(message) + "\n")
     found = sessions(tmp_path)["bare"]
     assert found.cwd is None and found.created is not None
+    assert found.title == "no header"  # no description: the first prompt
     assert [e.kind for e in events(found)] == ["user"]
 
 
@@ -707,7 +708,7 @@ def test_an_old_reasoning_block_is_thinking(tmp_path: Path) -> None:
 def test_turn_context_is_injected_never_the_users_words(tmp_path: Path) -> None:
     """A user message marked `turnContext` is what Goose appends for the model each turn."""
     home, db = v16_home(tmp_path)
-    add_session(db, "20260820_1")  # no name yet: the title is never taken from messages
+    add_session(db, "20260820_1")  # no name yet: listed by the first prompt
     context = "<turn-context>cwd /home/alex/code/shop-api</turn-context>"
     add_message(db, "20260820_1", "user", text(context), 0,
                 {"userVisible": False, "agentVisible": True, "turnContext": True})  # fmt: skip
@@ -715,7 +716,7 @@ def test_turn_context_is_injected_never_the_users_words(tmp_path: Path) -> None:
     db.commit()
     db.close()
     session = sessions(home)["20260820_1"]
-    assert session.title is None
+    assert session.title == "Add a retry"  # the user's words, not the turn context
     injected, typed = events(session)
     assert (injected.kind, injected.text) == ("meta", context)
     assert injected.extra == {"hidden": True, "injected": True, "turn_context": True}
@@ -862,3 +863,26 @@ def test_an_async_delegate_runs_until_load_reports_its_end(tmp_path: Path) -> No
     db.commit()
     db.close()
     assert status() == "failed"
+
+
+def test_an_unnamed_session_is_listed_by_its_first_prompt(tmp_path: Path) -> None:
+    """Goose names a session after its first exchange (`name` stays ''): until then the
+    list shows what the user typed, never a prompt elided for its size; a name wins."""
+    home, db = v16_home(tmp_path)
+    add_session(db, "20260820_1")
+    add_message(db, "20260820_1", "user", [{"type": "image", "data": "AAAA"}], 0)
+    add_message(db, "20260820_1", "user", text("Fix the\n  flaky   test"), 1)
+    add_session(db, "20260820_2", name="Retry work")
+    add_message(db, "20260820_2", "user", text("Add a retry"), 0)
+    add_session(db, "20260820_3")
+    add_message(db, "20260820_3", "user", text("x" * (files.READ_LINE_CAP + 10)), 0)
+    add_session(db, "20260820_4")  # nothing typed yet
+    db.commit()
+    db.close()
+    found = sessions(home)
+    assert [found[f"20260820_{n}"].title for n in range(1, 5)] == [
+        "Fix the flaky test",
+        "Retry work",
+        None,
+        None,
+    ]

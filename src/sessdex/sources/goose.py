@@ -22,7 +22,9 @@ Releases before the database wrote `sessions/<id>.jsonl`: line 1 metadata (`work
 first run under the same id, and the database row wins. Columns and tables missing from older
 databases are tolerated.
 
-`hidden` sessions are Goose's own helpers and are skipped. A `sub_agent` session that Goose's
+A session Goose has not named yet (`name` and `description` empty: it names one after the
+first exchange) is listed by its first prompt. `hidden` sessions are Goose's own helpers and
+are skipped. A `sub_agent` session that Goose's
 summon extension delegated to records its parent in `parent_session_id` (schema v15); its
 events are read with its parent's, before the delegating tool result (whose `_meta` names it),
 with the child's id as `agent_id`, and `sessdex usage` counts it there. A `sub_agent` without
@@ -139,9 +141,19 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         if "working_dir" not in available:
             diagnostics.problem(f"{NAME}: {path} sessions table lacks working_dir")
         columns = [c for c in _SESSION_COLUMNS if c in available]
-        rows = connection.execute(
-            f"SELECT {', '.join(columns)} FROM sessions ORDER BY id"
-        ).fetchall()
+        rows = [
+            dict(zip(columns, values, strict=True))
+            for values in connection.execute(
+                f"SELECT {', '.join(columns)} FROM sessions ORDER BY id"
+            )
+        ]
+        # Goose names a session after its first exchange; until then, the first prompt
+        message_columns = databases.table_columns(connection, "messages")
+        prompts = {
+            session_id: _first_prompt(connection, message_columns, session_id)
+            for row in rows
+            if not any(_name_of(row)) and (session_id := as_str(row.get("id")))
+        }
     except sqlite3.Error as error:
         diagnostics.problem(f"{NAME}: cannot read {path}: {error}")
         return []
@@ -149,12 +161,12 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         connection.close()
 
     sessions = []
-    for values in rows:
-        row = dict(zip(columns, values, strict=True))
+    for row in rows:
         session_id = as_str(row.get("id"))
         kind = as_str(row.get("session_type")) or "user"
         if session_id is None or kind in _SKIPPED_TYPES:
             continue
+        name, description = _name_of(row)
         config = json_object(row.get("model_config_json"))
         extra: dict[str, JSONValue] = {"store": "sqlite", "session_type": kind}
         for key in ("provider_name", "schedule_id"):
@@ -179,8 +191,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 id=session_id,
                 path=f"{path}#sessions/{session_id}",
                 cwd=as_str(row.get("working_dir")),
-                title=one_line(row.get("name"), limit=None)
-                or one_line(row.get("description"), limit=None),
+                title=name or description or prompts.get(session_id),
                 created=db_time(row.get("created_at")),
                 updated=db_time(row.get("updated_at")),
                 model=as_str(config.get("model_name")),
@@ -192,6 +203,56 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             )
         )
     return sessions
+
+
+def _name_of(row: Mapping[str, object]) -> tuple[str | None, str | None]:
+    return one_line(row.get("name"), limit=None), one_line(
+        row.get("description"), limit=None
+    )
+
+
+_PROMPTS_TRIED = 4  # user messages looked at for an unnamed session's first prompt
+
+
+def _first_prompt(
+    connection: sqlite3.Connection, columns: set[str], session_id: str
+) -> str | None:
+    """The first thing the user typed in a session (not the turn context or other text
+    Goose adds for the model), as one line; None where there is none. `columns`: those
+    of the messages table."""
+    if not {"session_id", "role", "content_json"} <= columns:
+        return None
+    metadata = "metadata_json" if "metadata_json" in columns else "NULL"
+    rows = connection.execute(
+        f"SELECT rowid, {metadata} FROM messages WHERE session_id = ? AND role = 'user' "
+        "ORDER BY id LIMIT ?",
+        (session_id, _PROMPTS_TRIED),
+    ).fetchall()
+    for rowid, meta in rows:
+        flags = json_object(meta)
+        if flags.get("userVisible") is False or flags.get("turnContext") is True:
+            continue
+        content = databases.bounded_value(connection, "messages", "content_json", rowid)
+        try:
+            items = orjson.loads(content) if content is not None else None
+        except orjson.JSONDecodeError:
+            continue
+        if text := _first_text(items):
+            return text
+    return None
+
+
+def _first_text(content: object) -> str | None:
+    """A message content's first text block as one line; None where there is none or
+    it was elided for its size (such a prompt names no session well)."""
+    for item in content if isinstance(content, list) else []:
+        if (
+            isinstance(item, dict)
+            and item.get("type") == "text"
+            and (text := as_str(item.get("text")))
+        ):
+            return None if files.elided(text) else one_line(text, limit=None)
+    return None
 
 
 def _parse_legacy(path: Path, diagnostics: Diagnostics) -> list[Session]:
@@ -235,7 +296,12 @@ def _parse_legacy(path: Path, diagnostics: Diagnostics) -> list[Session]:
             id=path.stem,
             path=str(path),
             cwd=as_str(meta.get("working_dir")),
-            title=one_line(meta.get("description"), limit=None),
+            title=one_line(meta.get("description"), limit=None)
+            or (
+                _first_text(first.get("content"))
+                if first and first.get("role") == "user"
+                else None
+            ),
             created=db_time(first.get("created")) if first else None,
             updated=db_time(last.get("created")) if last else None,
             bytes=size,

@@ -522,3 +522,28 @@ def test_a_placeholder_title_gives_way_to_the_first_prompt(
     )
     assert found[CHILD].title == titles[CHILD]
     assert found[PARENT].title == titles[PARENT]
+
+
+def test_a_placeholder_title_of_the_json_stores_gives_way_to_the_first_prompt(
+    tmp_path: Path,
+) -> None:
+    """The JSON stores keep the placeholder too: early 0.x wrote "New Session - <time>"
+    (capital S), later builds "New session - <time>"; both list by the first prompt."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home, ignore=shutil.ignore_patterns("opencode.db*"))
+    share = home / ".local" / "share" / "opencode"
+    for path, title in (
+        (
+            share / f"project/global/storage/session/info/{EARLY}.json",
+            "New Session - 2025-07-17T09:30:00.000Z",
+        ),
+        (
+            share / "storage/session/proj_test/ses_s_stage0_small.json",
+            "New session - 2024-10-27T03:33:20.000Z",
+        ),
+    ):
+        info = json.loads(path.read_text())
+        path.write_text(json.dumps(info | {"title": title}))
+    found = sessions(home)
+    assert found[EARLY].title == "Rename loadConfig to readConfig in src/"
+    assert found["s_stage0_small"].title == "Hello"

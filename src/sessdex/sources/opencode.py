@@ -20,8 +20,8 @@ project's files apart, `project/<git root as a-b-c, or global>/storage/session/`
 so a `global` session lives there alone (a copy in `storage/` wins). OpenCode 2.x keeps its
 sessions in `session_v2` and their history in `session_message` rows, read by
 `_opencode_v2` (a 2.x row wins over the 1.x row of the same session). A session still
-titled "New session - <time>" (no title was generated) is listed by its first prompt, as
-Kilo's lists show it. We ignore the `event` log, `todo`, `permission`, `project` and
+titled "New session - <time>" (no title was generated; early 0.x: "New Session - <time>"),
+in the database or the JSON files, is listed by its first prompt, as Kilo's lists show it. We ignore the `event` log, `todo`, `permission`, `project` and
 snapshots.
 
 Usage: one `usage` event per assistant message, from its `tokens` (the per-step
@@ -100,9 +100,10 @@ _IGNORED_PARTS = {"step-start", "step-finish", "snapshot", "patch"}
 _TASK_STATE = re.compile(r'\s*<task id="([^"<>]{1,200})" state="([a-z_]{1,20})">')
 _MAX_DEPTH = 4  # sub-agents of sub-agents: deep enough, and no loop can run away
 _CWD_MESSAGES = 8  # message files read for an early 0.x session's folder
-# "New session - 2026-12-02T07:57:59.283Z", "Child session - …" (session/index.ts)
+# "New session - 2026-12-02T07:57:59.283Z", "Child session - …" (session/index.ts);
+# early 0.x wrote "New Session - …"
 _PLACEHOLDER_TITLE = re.compile(
-    r"(?:New|Child) session - \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
+    r"(?:New [Ss]ession|Child session) - \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
 )
 
 Children = _opencode_v2.Children
@@ -325,16 +326,21 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
     if provider:
         extra["provider"] = provider
     cwd = as_str(value.get("directory"))
+    parts = path.parents[2] / "part"
     if project_store is not None:
         extra["store"] = "json-project"
         cwd = cwd or _message_cwd(messages)
+        parts = project_store / "part" / session_id
+    title = value.get("title")
+    if _is_placeholder(title):
+        title = _json_first_prompt(messages, parts) or title
     return [
         Session(
             app=NAME,
             id=session_id,
             path=str(path),
             cwd=cwd,
-            title=one_line(value.get("title"), limit=None),
+            title=one_line(title, limit=None),
             created=ms_time(times.get("created")),
             updated=ms_time(times.get("updated")),
             model=model,
@@ -346,6 +352,23 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
             extra=extra,
         )
     ]
+
+
+def _json_first_prompt(messages: Path, parts: Path) -> str | None:
+    """What the session's first user message was typed with, from the JSON files: its
+    message files in `messages`, each message's parts in `parts/<message id>/`."""
+    for entry in folders.entries(messages)[:4]:
+        info = files.read_json_file(entry.path, limit=1024 * 1024)
+        if not isinstance(info, dict) or info.get("role") != "user":
+            continue
+        message_id = as_str(info.get("id")) or entry.name.removesuffix(".json")
+        for part_entry in folders.entries(parts / message_id)[:8]:
+            part = files.read_json_file(part_entry.path, limit=1024 * 1024)
+            part = part if isinstance(part, dict) else {}
+            text = as_str(part.get("text"))
+            if part.get("type") == "text" and not part.get("synthetic") and text:
+                return one_line(text, limit=None)
+    return None
 
 
 def _project_store(path: Path) -> Path | None:

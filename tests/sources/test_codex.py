@@ -27,6 +27,8 @@ FORK = "019b2ea4-2222-7000-8000-00000000f002"  # its fork, which replays it
 BARE = "5f0c2a9e-3b1d-4c8e-9f7a-2d4b6e8a0c13"  # the bare era: no envelope, no times
 ZST = "019bd0a1-3333-7000-8000-0000000000c3"  # archived and compressed
 TWIN = "019bd5f2-4444-7000-8000-0000000000d4"  # both x.jsonl and x.jsonl.zst
+DOCUMENT = "6a1f0c3e-8b2d-4e5f-9a7b-1c2d3e4f5a6b"  # the TypeScript CLI's <id>.json
+FIRST_DOCUMENT = "3c9e7d21-5f4a-4b8c-8d6e-0a1b2c3d4e5f"  # its rollout-<date>-<id>.json
 
 
 def discover(home: Home, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
@@ -460,6 +462,48 @@ def test_bare_era_lines_without_envelope_are_read(found: dict[str, Session]) -> 
     ]
     assert items[2].extra["input"] == {"command": ["sed", "-n", "1,40p", "parser.py"]}
     assert all(e.time is None for e in items)
+
+
+def test_typescript_cli_documents_are_listed_and_read(
+    found: dict[str, Session],
+) -> None:
+    # codex-cli before the Rust rewrite kept a conversation as one JSON document
+    document, first = found[DOCUMENT], found[FIRST_DOCUMENT]
+    assert document.title == "Why is the todo list test flaky?"
+    assert document.updated is not None and document.updated.isoformat().startswith(
+        "2025-05-14T16:02:11"
+    )
+    assert first.title == "explain this codebase to me"
+    diagnostics = Diagnostics()
+    items = events(document, diagnostics)
+    assert [e.kind for e in items] == [
+        "user",
+        "thinking",
+        "tool_call",
+        "tool_result",
+        "assistant",
+    ]
+    assert items[2].extra["input"] == {
+        "command": ["bash", "-lc", "cat tests/todo.test.js"]
+    }
+    assert items[4].text == (
+        "The test shares one list between runs; reset it in beforeEach."
+    )
+    assert not diagnostics.unknown and not diagnostics.skipped_total
+    # today's `codex resume` cannot open them
+    assert codex.resume(document) is None
+
+
+def test_a_json_file_that_is_no_typescript_document_is_skipped(
+    tmp_path: Path,
+) -> None:
+    sessions = tmp_path / ".codex" / "sessions"
+    sessions.mkdir(parents=True)
+    (sessions / f"{DOCUMENT}.json").write_text('{"not": "a session"}')
+    (sessions / "notes.json").write_text("{}")
+    diagnostics = Diagnostics()
+    assert discover(Home.at(tmp_path), diagnostics) == {}
+    assert diagnostics.skipped_total == 1
 
 
 def test_every_record_of_the_0_146_catalogue_is_known() -> None:

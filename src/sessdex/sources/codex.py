@@ -7,7 +7,9 @@ plain file wins). Each line is `{timestamp, type, payload}` (+ `ordinal` since 0
 oldest files (mid-2025) are bare items without that envelope or any per-line time. The
 state database `state_<n>.sqlite` (WAL; in `$CODEX_SQLITE_HOME` when set) caches one
 `threads` row per thread plus `thread_spawn_edges`; `session_index.jsonl` holds the names
-the TUI gives threads (last line per id wins).
+the TUI gives threads (last line per id wins). The TypeScript CLI that came before (2025)
+kept a conversation as one JSON document flat in `sessions/` (`_codex_json`): listed and
+read, with no resume command (today's `codex resume` cannot open them).
 
 The reader lives in `_codex_read`, shared value readers in `_codex_values`.
 
@@ -79,6 +81,7 @@ from .. import databases, files, folders
 from ..bytesearch import find, rfind
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
+from . import _codex_json
 from ._codex_read import read_events
 from ._codex_usage import usage_files, usage_records  # noqa: F401 - `sessdex usage` hook
 from ._codex_values import (
@@ -111,7 +114,10 @@ from .base import Home, Location, SessionFollow
 
 NAME = "codex"
 TITLE = "OpenAI Codex CLI"
-CHECKED_WITH = "codex-cli 0.146 - 0.171.0; resume checked against 0.171.0's --help"
+CHECKED_WITH = (
+    "codex-cli 0.146 - 0.171.0; the TypeScript codex-cli's JSON sessions from its source; "
+    "resume checked against 0.171.0's --help"
+)
 NEWEST_CHECKED = "0.171.0"  # doctor names versions past it
 ENV_VARS = ("CODEX_HOME", "CODEX_SQLITE_HOME")
 SCAN_NOTED = True  # locate reads the environment, scan only lists (see base.py)
@@ -217,6 +223,7 @@ def scan(location: Location) -> Iterator[str | Path]:
             yield Path(entry.path)
     yield from rollout_names(root / "sessions", root, depth=0, timers=True)
     yield from rollout_names(root / "archived_sessions", root, depth=0, timers=True)
+    yield from _codex_json.session_files(root / "sessions", root)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
@@ -224,6 +231,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     base = os.path.basename(name)
     if base.endswith(TIMERS_SUFFIX):
         return _timer_fragment(base)
+    if _codex_json.is_session_file(name):
+        return _codex_json.parse(name, diagnostics)
     if base.startswith("rollout-"):
         return _parse_rollout(name, base, location, diagnostics)
     if _STATE_DB.fullmatch(base):
@@ -923,6 +932,10 @@ def _is_file(name: str) -> bool:
 def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
 ) -> Iterator[Event]:
+    if session.path and _codex_json.is_session_file(session.path):
+        return _codex_json.read_events(
+            session, Path(session.path), diagnostics, full=full
+        )
     return read_events(session, diagnostics, full=full, offset=offset)
 
 
@@ -953,7 +966,10 @@ def _revert_generation(meta: Mapping[str, object], thread_id: str, name: str) ->
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`codex resume <id>` in the thread's folder, keeping its model, effort and safe permissions."""
+    """`codex resume <id>` in the thread's folder, keeping its model, effort and safe
+    permissions; None for the TypeScript CLI's documents, which `codex resume` cannot open."""
+    if session.path and _codex_json.is_session_file(session.path):
+        return None
     argv = [PROGRAM, "resume", session.id]
     notes: list[str] = []
     withheld: list[str] = []

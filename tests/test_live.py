@@ -315,6 +315,34 @@ def test_generic_whole_json_store_keeps_only_new_events(tmp_path: Path) -> None:
     assert [(e.kind, e.text) for e in new] == [("user", "one more thing")]
 
 
+def test_a_codex_json_document_is_read_whole_not_line_by_line(tmp_path: Path) -> None:
+    # the TypeScript codex-cli rewrote one JSON document: nothing to follow line by line
+    home = copy_home("codex", tmp_path)
+    session = api.resolve(home, "6a1f0c3e")
+    path = Path(str(session.path))
+    follower = LiveSession(session)
+    first = follower.poll()
+    assert [e.kind for e in first] == [
+        "user",
+        "thinking",
+        "tool_call",
+        "tool_result",
+        "assistant",
+    ]
+    document = orjson.loads(path.read_bytes())
+    document["items"].append(
+        {
+            "role": "user",
+            "type": "message",
+            "content": [{"type": "input_text", "text": "one more thing"}],
+        }
+    )
+    path.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
+    time.sleep(live.STORE_SECONDS)
+    new = follower.poll()
+    assert [(e.kind, e.text) for e in new] == [("user", "one more thing")]
+
+
 # --- the rules --------------------------------------------------------------------------------
 
 

@@ -400,8 +400,9 @@ class LiveSession:
         self.seen = _Seen()
         hook = getattr(self.source, "follow", None)
         self.feed: _HookFeed | _ReadFeed
-        # a compressed file is archived: it does not grow, a re-read on change is enough
-        if callable(hook) and not (session.path or "").endswith(".zst"):
+        # a compressed file is archived: it does not grow, a re-read on change is enough;
+        # a JSON document is rewritten whole, never appended to: read again on change too
+        if callable(hook) and not (session.path or "").endswith((".zst", ".json")):
             self.feed = _HookFeed(
                 hook(session, self.diagnostics), self.diagnostics, self.tracker
             )

@@ -334,6 +334,34 @@ def test_a_summary_names_the_session_when_its_leaf_is_in_the_file() -> None:
     )
 
 
+@pytest.mark.parametrize("big", [False, True], ids=["read whole", "head and tail"])
+def test_summaries_of_other_files_opening_a_transcript_do_not_hide_its_head(
+    tmp_path: Path, big: bool
+) -> None:
+    # 1.0 opened a new transcript with a summary of each earlier conversation of the
+    # project still lacking one (anthropics/claude-code#2597): more than the head's lines
+    summaries = [
+        {"type": "summary", "summary": f"Old topic {i}", "leafUuid": f"other-{i}"}
+        for i in range(files.HEAD_LINES + 20)
+    ]
+    conversation = [
+        prompt(1, "Refactor the billing module"),
+        reply(2, "Done."),
+        *(padding(3, PADDED) if big else []),
+    ]
+    path = tmp_path / "s.jsonl"
+    with open(path, "wb") as out:
+        for line in summaries:  # written compactly, as Claude Code writes them
+            out.write(json.dumps(line, separators=(",", ":")).encode() + b"\n")
+        for line in conversation:
+            out.write(json.dumps(line).encode() + b"\n")
+    assert (path.stat().st_size > files.TAIL_BYTES) is big
+    session = listed(path)
+    assert session.title == "Refactor the billing module"
+    assert session.created is not None
+    assert session.created.isoformat().startswith("2026-11-24T12:00:01")
+
+
 def test_listing_takes_cwd_from_records_and_settings_from_the_tail() -> None:
     session = listed(SYNTHETIC / "11111111-1111-4111-8111-111111111111.jsonl")
     assert session.cwd == "/home/dev/shop"  # not decoded from the lossy folder name

@@ -7,8 +7,9 @@ appends one JSON record per line: the conversation (`user`, `assistant`, `system
 bookkeeping (titles, queue and mode records, file-history snapshots). Sub-agents live in
 `<session>/subagents/agent-<id>.jsonl` (+ `.meta.json`, 2.1), in `agent-<id>.jsonl` beside the
 parent (2.0), or inline as `isSidechain` lines (1.0). Listing reads only the head (80
-lines) and the tail (512 KiB) of each transcript, sub-agent files included (listed under
-their parent); the project folder name is lossy, so `cwd` comes from the records. Title:
+lines, past the `summary` lines 1.0 may open a file with) and the tail (512 KiB) of each
+transcript, sub-agent files included (listed under their parent); the project folder name
+is lossy, so `cwd` comes from the records. Title:
 newest custom title, else newest AI title, else a `summary` whose leaf is in the lines
 read, else the first typed prompt, else the first slash command; a sub-agent's description
 (`.meta.json`) comes first. Both ends are searched key by key rather than split into
@@ -113,6 +114,7 @@ ASSISTANT = b'"assistant"'
 EFFORT = b'"effort"'
 PERMISSION_MODE = b'"permissionMode"'
 LEAF_UUID = b'"leafUuid"'  # head only: a 1.0 summary names its conversation's leaf
+SUMMARY_LINE = b'{"type":"summary",'  # how a 1.0 summary record's line starts
 CONTINUED_IN = b'"continuedInSessionId"'  # tail only: sent to the background (2.1.261+)
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # never shell words
 TITLES = b'Title"'  # the end of both title keys: one search while neither is known
@@ -270,8 +272,10 @@ class _Block:
         return cls(head.data, 0, 0, head.end, math.inf, tuple(head.shifts))
 
     def head(self) -> _Block:
-        """The first HEAD_LINES lines of this block: the head of a file read whole."""
-        position, left = _skip_lines(self.data, self.begin, files.HEAD_LINES)
+        """The first HEAD_LINES lines of this block (past its opening summaries): the
+        head of a file read whole."""
+        lines = files.HEAD_LINES + _opening_summaries(self.data, self.begin)
+        position, left = _skip_lines(self.data, self.begin, lines)
         if left:  # fewer lines: the last one may lack its newline
             position = self.end
         return _Block(self.data, self.start, self.begin, position, self.numbered_below)
@@ -419,7 +423,9 @@ def _blocks(path: str) -> tuple[int, _Block, _Block]:
         if size <= files.TAIL_BYTES:  # the tail is the whole file: read it once
             tail = _Block.tail(0, stream.read(files.TAIL_BYTES), whole=True)
             return size, tail.head(), tail
-        split = files.split_head(stream.read(HEAD_PROBE), stream, whole=False)
+        probe = stream.read(HEAD_PROBE)
+        lines = files.HEAD_LINES + _opening_summaries(probe, 0)
+        split = files.split_head(probe, stream, whole=False, max_lines=lines)
         start = max(0, stream.seek(0, os.SEEK_END) - files.TAIL_BYTES)
         stream.seek(start)
         tail = _Block.tail(start, stream.read(files.TAIL_BYTES), whole=False)
@@ -429,6 +435,19 @@ def _blocks(path: str) -> tuple[int, _Block, _Block]:
     if tail.begin < tail.end:
         head.numbered_below = tail.start + tail.begin
     return size, head, tail
+
+
+def _opening_summaries(data: bytes, position: int) -> int:
+    """How many whole lines from `position` are 1.0 `summary` records. 1.0 opened a new
+    transcript with one for each earlier conversation of the project still lacking one
+    (summaries of other files): a busy project's can fill more than the head's lines."""
+    count = 0
+    while data.startswith(SUMMARY_LINE, position):
+        newline = data.find(b"\n", position)
+        if newline < 0:
+            break
+        position, count = newline + 1, count + 1
+    return count
 
 
 def _skip_lines(data: bytes, position: int, lines: int) -> tuple[int, int]:

@@ -494,6 +494,25 @@ def test_typescript_cli_documents_are_listed_and_read(
     assert codex.resume(document) is None
 
 
+def test_a_typescript_document_named_by_the_agent_loops_id_is_listed(
+    tmp_path: Path,
+) -> None:
+    # the copy saved with the last response id is named by the agent loop's session id,
+    # a UUID without its dashes
+    sessions = tmp_path / ".codex" / "sessions"
+    sessions.mkdir(parents=True)
+    compact = DOCUMENT.replace("-", "")
+    document = json.loads(
+        (HOME / ".codex" / "sessions" / f"{DOCUMENT}.json").read_text()
+    )
+    document["session"]["id"] = compact
+    (sessions / f"{compact}.json").write_text(json.dumps(document, indent=2))
+    found = discover(Home.at(tmp_path))
+    assert list(found) == [compact]
+    assert found[compact].title == "Why is the todo list test flaky?"
+    assert len(events(found[compact])) == 5
+
+
 def test_a_json_file_that_is_no_typescript_document_is_skipped(
     tmp_path: Path,
 ) -> None:

@@ -4,7 +4,8 @@ Before the Rust rewrite, codex-cli (npm 0.1.2504xxxx and after) kept each conver
 one JSON document, rewritten whole at every new item, flat in `~/.codex/sessions/`:
 `{"session": {"timestamp", "id", "instructions"[, "responseId"]}, "items": [...]}`, the
 items being Responses API items, the shapes the bare-era rollouts later wrote one per line.
-The file was named `rollout-<date>-<uuid>.json` at first, `<uuid>.json` later. No folder,
+The file was named `rollout-<date>-<uuid>.json` at first, later `<uuid>.json` and, for the
+copy saved with the last response id, `<uuid without dashes>.json`. No folder,
 model, token counts or per-item times were recorded; `timestamp` is the last save's time.
 Today's `codex resume` does not open these files: they have no resume command.
 """
@@ -29,8 +30,9 @@ from ._codex_values import (
 )
 from ._values import renumber
 
-_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-_NAME = re.compile(rf"(?:rollout-\d{{4}}-\d{{2}}-\d{{2}}-)?({_UUID})\.json")
+# the session ids: a UUID, or (the agent loop's own) a UUID without its dashes
+_ID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}"
+_NAME = re.compile(rf"(?:rollout-\d{{4}}-\d{{2}}-\d{{2}}-)?(?:{_ID})\.json")
 NAME = "codex"
 FORMAT = "json"  # extra["format"] of such a session
 

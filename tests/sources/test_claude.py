@@ -772,6 +772,37 @@ def test_reading_from_an_offset_reads_the_tail_of_the_main_file_only() -> None:
     )  # no sub-agent file is opened
 
 
+def test_a_failed_server_side_tool_result_is_an_error(tmp_path: Path) -> None:
+    # server tools (advisor, web search) answer inside the assistant message; a failure
+    # is the content's `…_error` type (advisor blocks as real 2.1 transcripts hold them)
+    blocks = [
+        {"type": "server_tool_use", "id": "srv1", "name": "advisor", "input": {}},
+        {
+            "type": "advisor_tool_result",
+            "tool_use_id": "srv1",
+            "content": {
+                "type": "advisor_tool_result_error",
+                "error_code": "unavailable",
+            },
+        },
+        {"type": "server_tool_use", "id": "srv2", "name": "advisor", "input": {}},
+        {
+            "type": "advisor_tool_result",
+            "tool_use_id": "srv2",
+            "content": {"type": "advisor_result", "text": "Check the empty input."},
+        },
+        {"type": "text", "text": "Done."},
+    ]
+    message = {"id": "m", "role": "assistant", "content": blocks}
+    lines = [prompt(1, "Ask the advisor"), record("assistant", 2, message=message)]
+    found = events(write(tmp_path / "s.jsonl", lines))
+    results = [(e.text, e.is_error) for e in found if e.kind == "tool_result"]
+    assert results == [
+        ("[advisor_tool_result_error: unavailable]", True),
+        ("Check the empty input.", False),
+    ]
+
+
 def test_tool_results_keep_a_bounded_copy_of_the_structured_result(
     tmp_path: Path,
 ) -> None:

@@ -629,6 +629,22 @@ def flatten(content: object) -> str:
     return "\n".join(parts)
 
 
+def server_tool_error(block: dict[str, object]) -> str | None:
+    """What a server-side tool's failed result says (`[web_search_tool_result_error:
+    max_uses_exceeded]`), or None where it did not fail. The API marks a failure by the
+    content's type (`…_error`: web search, web fetch, code execution, advisor) or, on an
+    MCP result, by `is_error`."""
+    content = block.get("content")
+    if isinstance(content, dict):
+        kind = type_tag(content.get("type"))
+        if kind is not None and kind.endswith("_error"):
+            code = string(content.get("error_code"))
+            return f"[{kind}: {code}]" if code else f"[{kind}]"
+    if block.get("is_error") is True:
+        return flatten(content) or "[error]"
+    return None
+
+
 def api_error(record: dict[str, object]) -> str:
     """What a `system/api_error` (or `system/error`) line says failed."""
     error = record.get("error")

@@ -606,11 +606,13 @@ class Stream:
             "_tool_result"
         ):  # server-side tools
             call = rec.string(block.get("tool_use_id"))
+            failed = rec.server_tool_error(block)
             yield self._event(
                 "tool_result",
                 agent,
                 call_id=call,
-                text=rec.flatten(block.get("content")),
+                text=failed or rec.flatten(block.get("content")),
+                is_error=failed is not None,
             )
         elif kind == "connector_text":
             connected = rec.string(block.get("text"))

@@ -420,6 +420,86 @@ def test_one_usage_event_per_response_in_a_real_file() -> None:
     )
 
 
+ADVISED = {
+    # the API's usage of a response that consulted the advisor (`/advisor`): the top-level
+    # counts are the executor's; each `advisor_message` iteration is billed apart, at the
+    # advisor model's rates
+    "input_tokens": 4,
+    "output_tokens": 946,
+    "cache_creation_input_tokens": 4814,
+    "cache_read_input_tokens": 173_469,
+    "iterations": [
+        {
+            "type": "message",
+            "input_tokens": 2,
+            "output_tokens": 833,
+            "cache_read_input_tokens": 85_338,
+            "cache_creation_input_tokens": 2793,
+        },
+        {
+            "type": "advisor_message",
+            "model": "claude-opus-4-7",
+            "input_tokens": 90_314,
+            "output_tokens": 5644,
+            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": 0,
+        },
+        {
+            "type": "message",
+            "input_tokens": 2,
+            "output_tokens": 113,
+            "cache_read_input_tokens": 88_131,
+            "cache_creation_input_tokens": 2021,
+        },
+    ],
+}
+
+
+def advised_session(tmp_path: Path) -> Path:
+    """One response that consulted the advisor, written as two lines (thinking, text)."""
+    lines = [prompt(1, "Plan the migration")]
+    for block in ({"type": "thinking", "thinking": "", "signature": "s"}, None):
+        message = {
+            "id": "msg_adv",
+            "role": "assistant",
+            "model": "claude-sonnet-4-6",
+            "content": [block or {"type": "text", "text": "Here is the plan."}],
+            "stop_reason": None if block else "end_turn",
+            "usage": ADVISED,
+        }
+        lines.append(record("assistant", 2, message=message, requestId="req_adv"))
+    return write(tmp_path / "s.jsonl", lines)
+
+
+def test_the_advisors_calls_are_billed_at_the_advisor_model(tmp_path: Path) -> None:
+    path = advised_session(tmp_path)
+    spent = [
+        (
+            e.usage.model,
+            e.usage.input_tokens,
+            e.usage.output_tokens,
+            e.extra.get("advisor"),
+        )
+        for e in events(path)
+        if e.kind == "usage" and e.usage is not None
+    ]
+    assert spent == [
+        ("claude-sonnet-4-6", 4, 946, None),
+        ("claude-opus-4-7", 90_314, 5644, True),
+    ]
+    # `sessdex usage` counts them the same way
+    scan = claude.usage_records(path, Diagnostics())
+    assert [
+        (
+            r.usage.model,
+            r.usage.input_tokens,
+            r.usage.output_tokens,
+            r.usage.cache_read_tokens,
+        )
+        for r in scan.records
+    ] == [("claude-sonnet-4-6", 4, 946, 173_469), ("claude-opus-4-7", 90_314, 5644, 0)]
+
+
 def test_synthetic_and_api_error_lines_bill_nothing() -> None:
     found = events(SYNTHETIC / "11111111-1111-4111-8111-111111111111.jsonl")
     errors = [e.text for e in found if e.kind == "error"]

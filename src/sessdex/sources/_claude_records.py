@@ -510,6 +510,9 @@ def message_text(record: dict[str, object]) -> str | None:
     return "\n".join(texts) if texts else None
 
 
+ADVISOR = "advisor_message"  # an advisor's call among a response's usage iterations
+
+
 def usage(raw: object, model: str | None) -> Usage | None:
     """An assistant line's `message.usage` (Anthropic's input already excludes the cache)."""
     if not isinstance(raw, dict):
@@ -536,6 +539,26 @@ def usage(raw: object, model: str | None) -> Usage | None:
         reasoning,
         model,
     )
+
+
+def advisor_usage(raw: object, model: str | None) -> tuple[Usage, ...]:
+    """The advisor's calls in a response's `usage.iterations` (`advisor_message`), one Usage
+    per advisor model. Anthropic bills them at the advisor model's rates and leaves them out
+    of the top-level counts, which are the executor's; an iteration naming no model is
+    counted under the response's own."""
+    iterations = raw.get("iterations") if isinstance(raw, dict) else None
+    if not isinstance(iterations, list):
+        return ()
+    by_model: dict[str | None, Usage] = {}
+    for iteration in iterations:
+        if not isinstance(iteration, dict) or iteration.get("type") != ADVISOR:
+            continue
+        used = usage(iteration, string(iteration.get("model")) or model)
+        if used is None or used.total == 0:
+            continue
+        known = by_model.get(used.model)
+        by_model[used.model] = used if known is None else known + used
+    return tuple(by_model.values())
 
 
 def _tokens(value: object) -> int:

@@ -79,6 +79,10 @@ class Context:
     billed: IdTable = field(default_factory=IdTable)
 
 
+def _total(spent: tuple[Usage, ...]) -> int:
+    return sum(used.total for used in spent)
+
+
 @dataclass(slots=True)
 class _Response:
     """One API response while its lines are still coming in."""
@@ -89,6 +93,7 @@ class _Response:
     message_id: str | None
     request_id: str | None
     abandoned: bool = False
+    advisors: tuple[Usage, ...] = ()  # the advisor's calls, billed at its model's rates
 
 
 @dataclass(slots=True)
@@ -212,8 +217,7 @@ class Stream:
             yield self.compaction
             self.compaction = None
         for agent in list(self.agents):
-            if (billed := self._bill(agent)) is not None:
-                yield billed
+            yield from self._bill(agent)
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -309,20 +313,23 @@ class Stream:
         )
         if used is None:
             return None
+        advisors = rec.advisor_usage(message.get("usage"), model)
         message_id = rec.string(message.get("id"))
         request_id = rec.string(record.get("requestId"))
         if message_id is None:
             key = f"line:{id(self)}:{next(self.unkeyed)}"
         else:
             key = f"{message_id}:{request_id}" if request_id else message_id
-        return _Response(key, used, self.time, message_id, request_id)
+        return _Response(
+            key, used, self.time, message_id, request_id, advisors=advisors
+        )
 
-    def _settle(self, copy: _Response | None, agent: str | None) -> Event | None:
+    def _settle(self, copy: _Response | None, agent: str | None) -> tuple[Event, ...]:
         """Bill the pending response when this line starts another one."""
         pending = (self.agents.get(agent) or self._state(agent)).response
         if copy is not None and pending is not None and pending.key != copy.key:
             return self._bill(agent)
-        return None
+        return ()
 
     def _count(
         self, copy: _Response | None, agent: str | None, last: bool
@@ -332,44 +339,52 @@ class Stream:
         if copy is not None and pending is not None and pending.key == copy.key:
             if copy.usage.total > pending.usage.total:
                 pending.usage = copy.usage
+            if _total(copy.advisors) > _total(pending.advisors):
+                pending.advisors = copy.advisors
             pending.time = copy.time or pending.time
         elif copy is not None:
-            if pending is not None and (billed := self._bill(agent)) is not None:
-                yield billed
+            if pending is not None:
+                yield from self._bill(agent)
             state.response = copy
-        if last and (billed := self._bill(agent)) is not None:
-            yield billed  # only a response's last line carries a stop_reason
+        if last:
+            yield from self._bill(
+                agent
+            )  # only a response's last line has a stop_reason
 
-    def _bill(self, agent: str | None) -> Event | None:
-        """The pending response's usage event, once per response key in the session."""
+    def _bill(self, agent: str | None) -> tuple[Event, ...]:
+        """The pending response's usage event (and one per advisor model it consulted),
+        once per response key in the session."""
         state = self.agents.get(agent) or self._state(agent)
         response, state.response = state.response, None
         if response is None:
-            return None
+            return ()
         billed = self.context.billed
         known = len(billed)
         if billed.add(response.key) < known:  # one lookup: numbered before, so billed
-            return None
-        if response.usage.total == 0:
-            return None
+            return ()
         extra: dict[str, JSONValue] = {
             "message_id": response.message_id,
             "request_id": response.request_id,
         }
         if response.abandoned:
             extra["branch"] = "abandoned"
-        return draft(
-            self.context.session_id,
-            "usage",
-            response.time,
-            False,
-            agent,
-            None,
-            None,
-            None,
-            False,
-            response.usage,
-            extra,
+        spent = [response.usage] if response.usage.total else []
+        spent.extend(response.advisors)
+        return tuple(
+            draft(
+                self.context.session_id,
+                "usage",
+                response.time,
+                False,
+                agent,
+                None,
+                None,
+                None,
+                False,
+                used,
+                extra if used is response.usage else {**extra, "advisor": True},
+            )
+            for used in spent
         )
 
     def _abandoned(
@@ -398,8 +413,7 @@ class Stream:
         if copy is not None:
             copy.abandoned = True
             message = record.get("message")
-            if (billed := self._settle(copy, agent)) is not None:
-                yield billed
+            yield from self._settle(copy, agent)
             yield from self._count(
                 copy,
                 agent,
@@ -411,16 +425,14 @@ class Stream:
     ) -> Iterator[Event]:
         """One turn_end per turn, whether end_turn, turn_duration or both say so."""
         state = self._state(agent)
-        if (billed := self._bill(agent)) is not None:
-            yield billed
+        yield from self._bill(agent)
         if not state.turn_ended:
             state.turn_ended = True
             yield self._event("turn_end", agent, extra=extra)
 
     def _prompted(self, agent: str | None) -> Iterator[Event]:
         """A new prompt: the previous response is complete and a new turn begins."""
-        if (billed := self._bill(agent)) is not None:
-            yield billed
+        yield from self._bill(agent)
         self._state(agent).turn_ended = False
 
     # -- record types ----------------------------------------------------------------
@@ -553,12 +565,8 @@ class Stream:
             )
             return
         copy = self._copy_of(record, message, model)
-        if (
-            copy is not None
-            and state.response is not None
-            and (billed := self._settle(copy, agent)) is not None
-        ):
-            yield billed
+        if copy is not None and state.response is not None:
+            yield from self._settle(copy, agent)
         for block in (
             content
             if isinstance(content, list)
@@ -684,8 +692,7 @@ class Stream:
                 agent, {"duration_ms": duration} if isinstance(duration, int) else {}
             )
         elif subtype == "compact_boundary":
-            if (billed := self._bill(agent)) is not None:
-                yield billed
+            yield from self._bill(agent)
             meta = record.get("compactMetadata")
             meta = meta if isinstance(meta, dict) else {}
             tokens = meta.get("preTokens")

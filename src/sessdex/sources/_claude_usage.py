@@ -11,6 +11,9 @@ needed. The rules are those of the reader (`_claude_stream`) and of ccusage:
   under a new request id, is the same response: the lead-agent copy wins.
 - `<synthetic>` and `isApiErrorMessage` lines bill nothing; a line without `message.id`
   is counted as it is (there is nothing to merge it by).
+- The advisor's calls (`usage.iterations` of type `advisor_message`) are left out of the
+  top-level counts by the API: each advisor model's make one more record, keyed
+  `<key>+advisor:<model>`, merged across copies as the response is.
 - Agent-progress lines (2.0) nest a sub-agent's response under `data.message`; they share
   its ids, so they merge with the sub-agent file's own lines.
 Across files the same keys merge again (resumed sessions copied their history); `usage`
@@ -34,6 +37,7 @@ from .. import files
 from ..diagnostics import Diagnostics
 from ..idtable import HashSet
 from ..model import JSONValue, Usage
+from ._claude_records import ADVISOR
 from ._usage_scan import MarkedLines
 from ._values import as_int
 from .base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
@@ -52,6 +56,15 @@ class _CacheCreation(msgspec.Struct):
     ephemeral_1h_input_tokens: int | None = None
 
 
+class _Iteration(msgspec.Struct):
+    type: str | None = None
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+
+
 class _Tokens(msgspec.Struct):
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -59,6 +72,7 @@ class _Tokens(msgspec.Struct):
     cache_read_input_tokens: int | None = None
     cache_creation: _CacheCreation | None = None
     speed: str | None = None
+    iterations: list[_Iteration] | None = None
 
 
 class _Message(msgspec.Struct):
@@ -247,6 +261,39 @@ class _Scan:
             one_hour,
             number,
         )
+        self._take(record, number, complete, message_id, sidechain)
+        for model, used in _advisors(tokens.iterations, message.model):
+            # the advisor's calls: a response of their own, at the advisor model's rates
+            self._take(
+                UsageRecord(
+                    time,
+                    used,
+                    record.session_id,
+                    record.agent_id,
+                    record.cwd,
+                    key and f"{key}+advisor:{model}",
+                    message_id and f"{message_id}+advisor:{model}",
+                    sidechain,
+                    None,
+                    0,
+                    number,
+                ),
+                number,
+                complete,
+                message_id and f"{message_id}+advisor:{model}",
+                sidechain,
+            )
+
+    def _take(
+        self,
+        record: UsageRecord,
+        number: int,
+        complete: bool,
+        message_id: str | None,
+        sidechain: bool,
+    ) -> None:
+        """A line's record: listed, or merged with the same response's earlier copy."""
+        key = record.key
         if key is None:
             if not complete:
                 return
@@ -376,6 +423,33 @@ class _Scan:
                 self.drop(
                     DroppedLine(number, "copy-of-response", f"output_tokens {usage.output_tokens} of {record.key}; line {counted} counted ({record.usage.output_tokens})", record.time)
                 )  # fmt: skip
+
+
+def _advisors(
+    iterations: list[_Iteration] | None, model: str | None
+) -> list[tuple[str | None, Usage]]:
+    """(advisor model, its calls' tokens) from a response's `usage.iterations`: the
+    `advisor_message` ones, which Anthropic leaves out of the top-level (executor) counts.
+    An iteration naming no model is the response's own (`_claude_records.advisor_usage`)."""
+    if not iterations:
+        return []
+    by_model: dict[str | None, Usage] = {}
+    for iteration in iterations:
+        if iteration.type != ADVISOR:
+            continue
+        name = iteration.model or model
+        used = Usage(
+            _int(iteration.input_tokens),
+            _int(iteration.output_tokens),
+            _int(iteration.cache_read_input_tokens),
+            _int(iteration.cache_creation_input_tokens),
+            0,
+            name,
+        )
+        if used.total:
+            known = by_model.get(name)
+            by_model[name] = used if known is None else known + used
+    return list(by_model.items())
 
 
 def _head(key: str) -> str:

@@ -22,7 +22,10 @@ Reading (`_claude_read`, `_claude_stream`):
   `message.id` + `requestId` (ccusage's rule), with the largest copy, dated by its last line;
   a key already billed in this session (replays, `/btw` side chains) is not billed again, so
   the first copy read wins over a later side-chain one. `<synthetic>` and
-  `isApiErrorMessage` lines bill nothing; API errors become `error` events.
+  `isApiErrorMessage` lines bill nothing; API errors become `error` events. A response that
+  consulted the advisor (`/advisor`) lists the advisor's calls in `usage.iterations`
+  (`advisor_message`), outside the top-level counts: one more `usage` event per advisor
+  model (`extra["advisor"]`), priced at that model.
 - Branches: a rewind writes a new prompt whose parent is an older line, and the file keeps
   the abandoned continuation. We follow the chain that ends at the last line and leave out
   a branch only when it starts with a typed prompt that a later typed prompt replaced
@@ -88,7 +91,8 @@ TITLE = "Claude Code"
 CHECKED_WITH = (
     "Claude Code 1.0.98 to 2.1.197 and 2.1.332 (real files), record catalogue up to 2.1.220, "
     "2.1.289-2.1.292 record types from third-party readers of real files, "
-    "2.1.332's /rename sidecar from its program text"
+    "2.1.332's /rename sidecar from its program text, advisor usage iterations from "
+    "Anthropic's API documentation"
     "; resume checked against 2.1.197's and 2.1.332's --help"
 )
 NEWEST_CHECKED = "2.1.332"  # doctor names versions past it

@@ -308,12 +308,16 @@ class Stream:
         self, record: dict[str, object], message: dict[str, object], model: str | None
     ) -> _Response | None:
         """`_copy` of a line whose message is known, and no API error."""
-        used = (
-            rec.usage(message.get("usage"), model) if model != rec.SYNTHETIC else None
-        )
+        raw = message.get("usage")
+        used = rec.usage(raw, model) if model != rec.SYNTHETIC else None
         if used is None:
             return None
-        advisors = rec.advisor_usage(message.get("usage"), model)
+        # `usage` is a dict here; most responses have no iterations (spare the call)
+        advisors = (
+            rec.advisor_usage(raw, model)
+            if isinstance(raw, dict) and "iterations" in raw
+            else ()
+        )
         message_id = rec.string(message.get("id"))
         request_id = rec.string(record.get("requestId"))
         if message_id is None:
@@ -368,23 +372,39 @@ class Stream:
         }
         if response.abandoned:
             extra["branch"] = "abandoned"
-        spent = [response.usage] if response.usage.total else []
-        spent.extend(response.advisors)
-        return tuple(
-            draft(
-                self.context.session_id,
-                "usage",
-                response.time,
-                False,
-                agent,
-                None,
-                None,
-                None,
-                False,
-                used,
-                extra if used is response.usage else {**extra, "advisor": True},
-            )
-            for used in spent
+        if not response.advisors:  # the common case: no loop
+            if not response.usage.total:
+                return ()
+            return (self._usage_event(response, agent, response.usage, extra),)
+        spent = (response.usage,) if response.usage.total else ()
+        advisor = {**extra, "advisor": True}
+        return (
+            *(self._usage_event(response, agent, used, extra) for used in spent),
+            *(
+                self._usage_event(response, agent, used, advisor)
+                for used in response.advisors
+            ),
+        )
+
+    def _usage_event(
+        self,
+        response: _Response,
+        agent: str | None,
+        used: Usage,
+        extra: dict[str, JSONValue],
+    ) -> Event:
+        return draft(
+            self.context.session_id,
+            "usage",
+            response.time,
+            False,
+            agent,
+            None,
+            None,
+            None,
+            False,
+            used,
+            extra,
         )
 
     def _abandoned(

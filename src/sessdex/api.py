@@ -364,6 +364,9 @@ def _why_not_resumable(source: sources.Source, session: Session) -> str:
     session that has a folder, so nothing here knows an app by name."""
     from .views.text import one_line, shell_word
 
+    refusal = getattr(source, "resume_refusal", None)
+    if callable(refusal) and (reason := refusal(session)):
+        return str(reason)
     lead_like = replace(session, parent_id=None, cwd=session.cwd or os.sep)
     if source.resume(lead_like) is not None:
         if session.parent_id:

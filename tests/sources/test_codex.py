@@ -1448,3 +1448,16 @@ def test_line_times_in_every_shape_and_echoes_said_once(tmp_path: Path) -> None:
         ("assistant", "Something else.", datetime(2026, 11, 30, 0, 0, tzinfo=UTC)),
         ("assistant", "A bad time.", None),
     ]  # fmt: skip
+
+
+def test_resume_says_why_a_typescript_document_cannot_be_resumed() -> None:
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    result = CliRunner().invoke(
+        main, ["resume", DOCUMENT[:8], "--print", "--home", str(HOME)]
+    )
+    assert result.exit_code == 1
+    assert "TypeScript codex-cli" in result.output
+    assert "no command to resume" not in result.output  # codex resumes other sessions

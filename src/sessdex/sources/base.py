@@ -141,6 +141,15 @@ class Source(Protocol):
 # companion returns nothing.
 
 
+# --- why a session cannot be resumed (optional) -------------------------------------------
+#
+# A source whose `resume` returns None for some sessions of an app that does resume others
+# (a format today's CLI no longer opens, a session of which only the prompts are left) may
+# define, at module level, `resume_refusal(session) -> str | None`: the reason, in a sentence
+# for people, or None to let `sessdex resume` say what it says of any session without a
+# resume command.
+
+
 # --- following a live session (optional) ------------------------------------------------
 #
 # A source whose sessions are JSON-lines files that only grow may also define, at module

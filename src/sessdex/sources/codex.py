@@ -965,6 +965,16 @@ def _revert_generation(meta: Mapping[str, object], thread_id: str, name: str) ->
     return 2 if own is not None and own != thread_id else 0
 
 
+def resume_refusal(session: Session) -> str | None:
+    """Why `resume` gives no command for a TypeScript codex-cli document."""
+    if not (session.path and _codex_json.is_session_file(session.path)):
+        return None
+    return (
+        "this session was saved by the TypeScript codex-cli (2025), whose one-document "
+        "files today's 'codex resume' cannot open; 'sessdex show' reads it."
+    )
+
+
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`codex resume <id>` in the thread's folder, keeping its model, effort and safe
     permissions; None for the TypeScript CLI's documents, which `codex resume` cannot open."""

@@ -553,3 +553,91 @@ def test_while_its_tools_run_the_turn_has_not_ended(tmp_path: Path) -> None:
         if e.kind == "turn_end"
     ]
     assert len(ends) == 2
+
+
+PROMPTS_ONLY = "0c4d9e2a-6b1f-4a7e-8d3c-2f5a6b7c8d9e"  # in the prompt log, no chat file
+
+
+def test_a_session_only_the_prompt_log_holds_is_listed_from_its_prompts() -> None:
+    """Gemini logs every prompt to tmp/<project>/logs.json; a session no chat file holds
+    (from before chats were recorded, or whose chat was deleted) lists from it: titled by
+    its first prompt that is no slash command, timed by its prompts, shown as typed."""
+    session = sessions()[PROMPTS_ONLY]
+    assert session.title == "Why does the legacy importer skip empty rows?"
+    assert (
+        session.cwd == "/home/dev/legacy-app"
+    )  # the hashed folder, through projects.json
+    assert session.created is not None and session.updated is not None
+    assert (session.created.isoformat(), session.updated.isoformat()) == (
+        "2025-07-14T09:02:11.402000+00:00",
+        "2025-07-14T09:05:03.950000+00:00",
+    )
+    found = events(PROMPTS_ONLY)
+    assert found[0].kind == "meta" and found[0].extra == {"prompts_only": True}
+    assert [(e.kind, e.text) for e in found[1:]] == [
+        ("user", "/auth"),
+        ("user", "Why does the   legacy importer\nskip empty rows?"),
+        ("user", "Add a test for it"),
+    ]
+    assert not any(e.time_estimated for e in found)
+    assert gemini.resume(session) is None  # no chat for gemini --resume to open
+
+
+def test_a_session_with_a_chat_file_takes_nothing_from_the_prompt_log() -> None:
+    """Every prompt is in the log, so most logged sessions have chats: those list and read
+    from the chat alone, and the log adds no session of its own (real gemini 0.61 files)."""
+    found = sessions()
+    logged = [s for s in found.values() if "logs.json" in (s.path or "")]
+    assert [s.id for s in logged] == [PROMPTS_ONLY]
+    tui = found["ae189b69-5623-44c3-99ef-745162a04ce0"]
+    assert tui.path is not None and tui.path.endswith(
+        "session-2026-11-30T08-12-ae189b69.jsonl"
+    )
+    legacy = found["5a1e9c3b-7d2e-4f10-9a3b-0c1d2e3f4a5b"]
+    assert legacy.path is not None and legacy.path.endswith(".json")
+    assert (
+        legacy.title == "Run the test suite and report failures"
+    )  # the chat's summary
+    assert gemini.resume(legacy) is not None
+
+
+def test_a_big_prompt_log_is_read_one_entry_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past the size parsed at once the log is read in pieces: the same sessions, the
+    same prompts."""
+    whole = sessions()[PROMPTS_ONLY]
+    prompts = events(PROMPTS_ONLY)
+    monkeypatch.setattr(gemini, "PROMPT_LOG_WHOLE", 100)
+    assert sessions()[PROMPTS_ONLY] == whole
+    assert events(PROMPTS_ONLY) == prompts
+
+
+def test_a_broken_prompt_log_is_counted_and_the_chats_still_list(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    log = home / ".gemini/tmp/shop-api/logs.json"
+    log.write_text('[{"sessionId": "x", "message": "cut sh')
+    location = gemini.locate(Home.at(home))
+    diagnostics = Diagnostics()
+    found = {
+        s.id
+        for path in gemini.scan(location)
+        for s in gemini.parse(path, location, diagnostics)
+    }
+    assert BASIC in found and "x" not in found
+    assert diagnostics.skipped_total == 1
+
+
+def test_resume_says_only_the_prompts_are_left() -> None:
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    result = CliRunner().invoke(
+        main, ["resume", PROMPTS_ONLY[:8], "--print", "--home", str(HOME)]
+    )
+    assert result.exit_code == 1
+    assert "only this session's prompts are left" in result.output

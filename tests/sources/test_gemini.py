@@ -608,7 +608,9 @@ def test_a_big_prompt_log_is_read_one_entry_at_a_time(
     same prompts."""
     whole = sessions()[PROMPTS_ONLY]
     prompts = events(PROMPTS_ONLY)
-    monkeypatch.setattr(gemini, "PROMPT_LOG_WHOLE", 100)
+    from sessdex.sources import _prompt_log
+
+    monkeypatch.setattr(_prompt_log, "WHOLE", 100)
     assert sessions()[PROMPTS_ONLY] == whole
     assert events(PROMPTS_ONLY) == prompts
 

@@ -69,6 +69,7 @@ import orjson
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from . import _prompt_log as prompt_log
 from ._values import (
     Emitter,
     blob,
@@ -98,8 +99,6 @@ CHECKED_WITH = (
 ENV_VARS = ("GEMINI_CLI_HOME",)
 
 INSTALL_HINT = "npm install -g @google/gemini-cli"
-PROMPT_LOG = "logs.json"
-PROMPT_LOG_WHOLE = 16 * 1024 * 1024  # a bigger prompt log is read one entry at a time
 SUBAGENT_DEPTH = 4  # sub-agents of sub-agents are followed this deep
 LEGACY_LIST_LIMIT = (
     16 * 1024 * 1024
@@ -139,7 +138,7 @@ def _scan(root: Path) -> Iterator[Path]:
         for entry in (
             folders.entries(Path(project.path), root) if project.is_dir() else []
         ):
-            if entry.name == PROMPT_LOG and entry.is_file():
+            if entry.name == prompt_log.FILE_NAME and entry.is_file():
                 yield Path(entry.path)
         for entry in (
             folders.entries(Path(project.path) / "chats", root)
@@ -167,122 +166,18 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     except OSError:
         diagnostics.skip(str(path), 0, "vanished")
         return []
-    if path.name == PROMPT_LOG:
-        return _parse_prompt_log(path, location, size, diagnostics)
+    if path.name == prompt_log.FILE_NAME:
+        cwd = _project_cwd(path.parent, None, location.root)
+        extra: dict[str, JSONValue] = {"project": path.parent.name}
+        return prompt_log.sessions(path, diagnostics, NAME, cwd, extra)
     if path.suffix == ".json":
         return _parse_legacy(path, location, size, diagnostics)
     return _parse_jsonl(path, location, size, diagnostics)
 
 
-# --- the prompt log --------------------------------------------------------------------
-
-
-def _prompt_entries(
-    path: Path, size: int, diagnostics: Diagnostics
-) -> Iterator[dict[str, object]]:
-    """The prompt log's entries, whole when small, else one at a time (`jsonstream`)."""
-    if size > PROMPT_LOG_WHOLE:
-        from ..jsonstream import file_items
-
-        entries: Iterable[object] = file_items(path, None, diagnostics, NAME)
-    else:
-        document = files.read_json_file(path, limit=PROMPT_LOG_WHOLE)
-        if not isinstance(document, list):
-            if path.exists():
-                diagnostics.skip(
-                    str(path), 1, "not JSON" if document is None else "bad value"
-                )
-            return
-        entries = document
-    for entry in entries:
-        if isinstance(entry, dict) and text_of(entry, "sessionId"):
-            yield entry
-
-
-@dataclass(slots=True)
-class _Prompts:
-    """What the prompt log says of one session."""
-
-    first: datetime | None = None
-    last: datetime | None = None
-    title: str | None = None
-
-
-def _parse_prompt_log(
-    path: Path, location: Location, size: int, diagnostics: Diagnostics
-) -> list[Session]:
-    """One prompt-only session per session id in the log (merged away where a chat
-    file holds the session)."""
-    found: dict[str, _Prompts] = {}
-    for entry in _prompt_entries(path, size, diagnostics):
-        prompts = found.setdefault(str(entry["sessionId"]), _Prompts())
-        when = iso_time(entry.get("timestamp"))
-        if when is not None:
-            prompts.first = min(prompts.first or when, when)
-            prompts.last = max(prompts.last or when, when)
-        message = text_of(entry, "message")
-        if prompts.title is None and message and not message.startswith(("/", "?")):
-            prompts.title = one_line(message)
-    if not found:
-        return []
-    project = path.parent
-    cwd = _project_cwd(project, None, location.root)
-    return [
-        Session(
-            app=NAME,
-            id=session_id,
-            path=f"{path}#{session_id}",
-            cwd=cwd,
-            title=prompts.title,
-            created=prompts.first,
-            updated=prompts.last,
-            precedence=-1,  # a chat file of the same session says everything this does
-            extra={"project": project.name},
-        )
-        for session_id, prompts in found.items()
-    ]
-
-
 def resume_refusal(session: Session) -> str | None:
     """Why `resume` gives no command for a session only the prompt log holds."""
-    if _prompt_log_of(session) is None:
-        return None
-    return (
-        "only this session's prompts are left (Gemini's prompt log); gemini --resume needs "
-        "its chat file, which was never written or was deleted: 'sessdex show' shows them."
-    )
-
-
-def _prompt_log_of(session: Session) -> Path | None:
-    """The prompt log a session was listed from alone (`<log>#<id>`), else None."""
-    where, mark, _ = (session.path or "").rpartition("#")
-    return Path(where) if mark and where.endswith(PROMPT_LOG) else None
-
-
-def _read_prompt_log(
-    session: Session, path: Path, diagnostics: Diagnostics
-) -> Iterator[Event]:
-    """The session's prompts, as typed: all the log holds of it."""
-    emit = Emitter(session.id)
-    try:
-        size = path.stat().st_size
-    except OSError:
-        diagnostics.problem(f"{NAME}: {path} vanished")
-        return
-    said = False
-    for entry in _prompt_entries(path, size, diagnostics):
-        if entry["sessionId"] == session.id and (text := text_of(entry, "message")):
-            when = iso_time(entry.get("timestamp"))
-            if not said:  # say why there are no replies, once, before the first prompt
-                said = True
-                yield emit(
-                    "meta",
-                    when,
-                    text="only the prompts are left: Gemini's prompt log holds them, "
-                    "and no chat file this session's replies",
-                    extra={"prompts_only": True},
-                )
-            yield emit("user", when, text=plain(text))
+    return prompt_log.refusal(session, "gemini")
 
 
 @dataclass(slots=True)
@@ -780,8 +675,8 @@ def read(
     """The chat's final messages in order, sub-agent chats included after their spawn."""
     if not session.path:
         return
-    if (log := _prompt_log_of(session)) is not None:  # only the prompt log holds it
-        yield from _read_prompt_log(session, log, diagnostics)
+    if prompt_log.log_of(session) is not None:  # only the prompt log holds it
+        yield from prompt_log.events(session, diagnostics, NAME)
         return
     yield from _read_chat(
         Path(session.path), None, Emitter(session.id), diagnostics, full, offset, 0
@@ -1112,7 +1007,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     """
     if session.parent_id is not None or not session.cwd:
         return None
-    if _prompt_log_of(session) is not None:  # only its prompts: no chat to resume
+    if prompt_log.log_of(session) is not None:  # only its prompts: no chat to resume
         return None
     argv = ["gemini", "--resume", session.id]
     if session.model:

@@ -1,0 +1,140 @@
+"""The prompt log Gemini CLI and its fork Qwen Code keep per project: `tmp/<project>/logs.json`.
+
+Both apps append every prompt typed in any session of the project to one JSON array,
+`[{sessionId, messageId, timestamp, type: "user", message}]` (their Logger, for the up-arrow
+history), rewritten whole. Most sessions it names also have a chat file, which says
+everything the log does and more; the log alone knows the sessions of releases that recorded
+no chats yet and those whose chat was deleted. Each session it names is listed as a fragment
+of the lowest precedence (a chat file's fragment of the same id wins every field), at
+`<log>#<session id>`; read alone it is its prompts, as typed, after a line saying why there
+is nothing else. A log over WHOLE bytes is read one entry at a time (`jsonstream`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, JSONValue, Session
+from ._values import Emitter, iso_time, one_line, plain, text_of
+
+FILE_NAME = "logs.json"
+WHOLE = 16 * 1024 * 1024  # a bigger prompt log is read one entry at a time
+
+
+def entries(
+    path: Path, size: int, diagnostics: Diagnostics, app: str
+) -> Iterator[dict[str, object]]:
+    """The log's entries that name a session, whole when small, else one at a time."""
+    found: Iterable[object]
+    if size > WHOLE:
+        from ..jsonstream import file_items
+
+        found = file_items(path, None, diagnostics, app)
+    else:
+        document = files.read_json_file(path, limit=WHOLE)
+        if not isinstance(document, list):
+            if path.exists():
+                reason = "not JSON" if document is None else "bad value"
+                diagnostics.skip(str(path), 1, reason)
+            return
+        found = document
+    for entry in found:
+        if isinstance(entry, dict) and text_of(entry, "sessionId"):
+            yield entry
+
+
+@dataclass(slots=True)
+class _Prompts:
+    """What the log says of one session."""
+
+    first: datetime | None = None
+    last: datetime | None = None
+    title: str | None = None
+
+
+def sessions(
+    path: Path,
+    diagnostics: Diagnostics,
+    app: str,
+    cwd: str | None,
+    extra: dict[str, JSONValue],
+) -> list[Session]:
+    """One prompt-only fragment per session the log names: titled by its first prompt that
+    is no slash command, timed by its prompts."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        diagnostics.skip(str(path), 0, "vanished")
+        return []
+    found: dict[str, _Prompts] = {}
+    for entry in entries(path, size, diagnostics, app):
+        prompts = found.setdefault(str(entry["sessionId"]), _Prompts())
+        when = iso_time(entry.get("timestamp"))
+        if when is not None:
+            prompts.first = min(prompts.first or when, when)
+            prompts.last = max(prompts.last or when, when)
+        message = text_of(entry, "message")
+        if prompts.title is None and message and not message.startswith(("/", "?")):
+            prompts.title = one_line(message)
+    return [
+        Session(
+            app=app,
+            id=session_id,
+            path=f"{path}#{session_id}",
+            cwd=cwd,
+            title=prompts.title,
+            created=prompts.first,
+            updated=prompts.last,
+            precedence=-1,  # a chat file of the same session says everything this does
+            extra=extra,
+        )
+        for session_id, prompts in found.items()
+    ]
+
+
+def log_of(session: Session) -> Path | None:
+    """The prompt log a session was listed from alone (`<log>#<id>`), else None."""
+    where, mark, _ = (session.path or "").rpartition("#")
+    return Path(where) if mark and where.endswith(FILE_NAME) else None
+
+
+def refusal(session: Session, program: str) -> str | None:
+    """Why there is no resume command for a session only the log holds, else None."""
+    if log_of(session) is None:
+        return None
+    return (
+        f"only this session's prompts are left (the prompt log); {program} --resume needs "
+        "its chat file, which was never written or was deleted: 'sessdex show' shows them."
+    )
+
+
+def events(session: Session, diagnostics: Diagnostics, app: str) -> Iterator[Event]:
+    """The session's prompts, as typed: all the log holds of it."""
+    path = log_of(session)
+    if path is None:
+        return
+    try:
+        size = path.stat().st_size
+    except OSError:
+        diagnostics.problem(f"{app}: {path} vanished")
+        return
+    emit = Emitter(session.id)
+    said = False
+    for entry in entries(path, size, diagnostics, app):
+        if entry["sessionId"] == session.id and (text := text_of(entry, "message")):
+            when = iso_time(entry.get("timestamp"))
+            if not said:  # why there are no replies, once, before the first prompt
+                said = True
+                yield emit(
+                    "meta",
+                    when,
+                    text="only the prompts are left: the app's prompt log holds them, "
+                    "and no chat file this session's replies",
+                    extra={"prompts_only": True},
+                )
+            yield emit("user", when, text=plain(text))

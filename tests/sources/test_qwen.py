@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from dataclasses import replace
@@ -973,3 +974,40 @@ def test_code_mode_inner_results_are_left_to_the_outer_call(tmp_path: Path) -> N
     results = [(e.call_id, e.text) for e in found if e.kind == "tool_result"]
     assert results == [("exec-1", "done")]
     assert [e.call_id for e in found if e.kind == "tool_call"] == ["exec-1"]
+
+
+def test_a_session_only_the_prompt_log_holds_is_listed_from_its_prompts(
+    tmp_path: Path,
+) -> None:
+    """Qwen kept Gemini CLI's prompt log, tmp/<sha256 of the folder>/logs.json, and
+    recorded no chats at first: such a session lists from its prompts, in the folder a chat
+    of the same project recorded; a session with a chat takes nothing from the log."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    folder = hashlib.sha256(SHOP.encode()).hexdigest()
+    log = home / ".qwen" / "tmp" / folder / "logs.json"
+    entries = json.loads(log.read_text())
+    early = "7e2d4c1b-0a9f-4e3d-8c2b-1a0f9e8d7c6b"
+    entries += [
+        {"sessionId": early, "messageId": 0, "type": "user", "message": "/auth",
+         "timestamp": "2025-08-01T10:00:00.000Z"},
+        {"sessionId": early, "messageId": 1, "type": "user",
+         "message": "Where is the retry limit set?", "timestamp": "2025-08-01T10:00:30.000Z"},
+    ]  # fmt: skip
+    log.write_text(json.dumps(entries, indent=2))
+    found = sessions(home)
+    assert [s.id for s in found.values() if "logs.json" in (s.path or "")] == [early]
+    session = found[early]
+    assert (session.title, session.cwd) == ("Where is the retry limit set?", SHOP)
+    diagnostics = Diagnostics()
+    read = list(qwen.read(session, diagnostics))
+    assert [(e.kind, e.text) for e in read[1:]] == [
+        ("user", "/auth"),
+        ("user", "Where is the retry limit set?"),
+    ]
+    assert read[0].extra == {"prompts_only": True}
+    assert qwen.resume(session) is None
+    assert "prompts are left" in (qwen.resume_refusal(session) or "")
+    chat = found["1f538cf4-236e-4575-9a3b-683f2a204349"]  # in the real log, with a chat
+    assert chat.path is not None and chat.path.endswith(".jsonl")
+    assert qwen.resume(chat) is not None

@@ -52,10 +52,16 @@ right after the record that spawned it, its events tagged with its id. The spawn
 linked by the meta's `toolUseId`, else by a file name ending in the call id, else (a
 guess) the oldest unread transcript of the spawn's type; one no spawn claims is read at
 the end. Its usage comes from the transcript alone (see `_Reader.telemetry`).
+
+`tmp/<sha256 of the project folder>/logs.json`, the prompt log Qwen kept from Gemini CLI,
+lists the sessions no chat file holds (Qwen recorded no chats at first), prompts only
+(`_prompt_log`); their folder is the `cwd` a chat of the same project recorded, when one
+hashes to the log's folder name.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -66,6 +72,7 @@ import orjson
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, Extra, JSONValue, ResumePlan, Session, Usage
+from . import _prompt_log as prompt_log
 from . import _qwen_subagents as sub
 from ._values import (
     Emitter,
@@ -84,7 +91,8 @@ NAME = "qwen"
 TITLE = "Qwen Code"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "qwen 0.15.10 and 0.24.4 (real files, 0.24.4's sub-agent transcripts too); "
+    "qwen 0.15.10 and 0.24.4 (real files, 0.24.4's sub-agent transcripts too, 0.15.10's "
+    "prompt log); "
     "0.21 record shapes (public synthetic samples)"
     "; resume checked against 0.24.4's --help"
 )
@@ -186,9 +194,17 @@ def scan(location: Location) -> Iterator[Path]:
             for entry in folders.entries(parent.path, root, nested=True):
                 if sub.agent_of(entry.name) is not None and entry.is_file():
                     yield Path(entry.path)
+    # the prompt log of each project (`tmp/<sha256 of its folder>/logs.json`)
+    for project in folders.entries(root / "tmp", root):
+        for entry in folders.entries(project.path, root) if project.is_dir() else []:
+            if entry.name == prompt_log.FILE_NAME and entry.is_file():
+                yield Path(entry.path)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == prompt_log.FILE_NAME:
+        cwd = _hashed_cwd(location.root, path.parent.name)
+        return prompt_log.sessions(path, diagnostics, NAME, cwd, {})
     name = str(path)
     try:
         size = path.stat().st_size
@@ -322,6 +338,40 @@ _USER_MARKERS = (b'"type":"user"', b'"type": "user"')
 _TYPED_SUBTYPES = (None, "mid_turn_user_message", "realtime_message")  # what was typed
 
 
+_HASHED_PROJECTS = (
+    200  # project folders tried for the folder a prompt log's name hashes
+)
+
+
+def _hashed_cwd(root: Path, hashed: str) -> str | None:
+    """The folder whose sha256 names a prompt log's folder: the `cwd` its chats recorded
+    (a project folder's name, `-home-a-b`, is lossy), from the first chat of each project;
+    None where no chat names it."""
+    for project in folders.entries(root / "projects", root)[:_HASHED_PROJECTS]:
+        chats = [
+            e
+            for e in folders.entries(Path(project.path) / "chats", root)
+            if e.name.endswith(".jsonl") and e.is_file()
+        ]
+        try:
+            head = files.head_lines(chats[0].path, 8) if chats else []
+        except OSError:
+            continue  # gone or unreadable: the next project may still name it
+        for line in head:
+            record = files.parse_json(line)
+            cwd = as_str(record.get("cwd")) if record is not None else None
+            if cwd:
+                if hashlib.sha256(cwd.encode()).hexdigest() == hashed:
+                    return cwd
+                break
+    return None
+
+
+def resume_refusal(session: Session) -> str | None:
+    """Why `resume` gives no command for a session only the prompt log holds."""
+    return prompt_log.refusal(session, "qwen")
+
+
 def _stamped(record: dict[str, object]) -> bool:
     """Whether a record says when it was written (an ISO time, as Qwen writes it, or
     epoch seconds or milliseconds)."""
@@ -371,6 +421,9 @@ def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
 ) -> Iterator[Event]:
     if not session.path:
+        return
+    if prompt_log.log_of(session) is not None:  # only the prompt log holds it
+        yield from prompt_log.events(session, diagnostics, NAME)
         return
     path = Path(session.path)
     owner = sub.child_of(path)  # a sub-agent read on its own is the lead of its read
@@ -1117,6 +1170,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     """
     if session.path and sub.child_of(Path(session.path)) is not None:
         return None  # a sub-agent: its parent is the session to reopen
+    if prompt_log.log_of(session) is not None:
+        return None  # only its prompts are left: no chat for qwen to resume
     argv = ["qwen", "--resume", session.id]
     withheld: list[str] = []
     if session.model:

@@ -37,12 +37,13 @@ from ._values import (
     shown_text,
 )
 
+NAME = "copilot"
 FOLDER = "history-session-state"
 _WHOLE = 64 * 1024 * 1024  # a bigger document is read in pieces
 _ARRAYS = frozenset({"chatMessages", "timeline"})
 
 
-def parse(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
+def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
     """The session one legacy document holds."""
     loaded = _load(path, diagnostics)
     if loaded is None:
@@ -65,7 +66,7 @@ def parse(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
     ended = epoch_or_iso_time(document.get("endTime"))
     return [
         Session(
-            app=app,
+            app=NAME,
             id=as_str(document.get("sessionId")) or path.stem,
             path=str(path),
             title=one_line(first_prompt, limit=None),
@@ -146,7 +147,7 @@ def _load(path: Path, diagnostics: Diagnostics) -> _Document | None:
 def _load_in_pieces(path: Path, diagnostics: Diagnostics) -> _Document | None:
     from ..jsonstream import file_items, file_members
 
-    top = file_members(path, _ARRAYS, diagnostics, "copilot")
+    top = file_members(path, _ARRAYS, diagnostics, NAME)
     if top is None:
         diagnostics.skip(str(path), 1, "not JSON")
         return None
@@ -154,7 +155,7 @@ def _load_in_pieces(path: Path, diagnostics: Diagnostics) -> _Document | None:
     def items(key: str) -> Iterator[dict[str, object]]:
         # the timeline gives times only: one missing or cut short is no problem to report
         said = diagnostics if key == "chatMessages" else Diagnostics()
-        for item in file_items(path, key, said, "copilot"):
+        for item in file_items(path, key, said, NAME):
             if isinstance(item, dict):
                 yield item
 

@@ -91,7 +91,7 @@ def sessions(
             created=prompts.first,
             updated=prompts.last,
             precedence=-1,  # a chat file of the same session says everything this does
-            extra=extra,
+            extra=dict(extra),  # each session its own
         )
         for session_id, prompts in found.items()
     ]

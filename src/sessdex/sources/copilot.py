@@ -187,7 +187,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if path.name == _WORKSPACE:
         return _parse_workspace(path)
     if path.parent.name == _copilot_history.FOLDER:
-        return _copilot_history.parse(path, NAME, diagnostics)
+        return _copilot_history.parse(path, diagnostics)
     try:
         size = path.stat().st_size
         head = files.head_lines(path, diagnostics=diagnostics)

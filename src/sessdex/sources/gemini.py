@@ -135,25 +135,26 @@ def scan(location: Location) -> Iterator[Path]:
 
 def _scan(root: Path) -> Iterator[Path]:
     for project in folders.entries(root / "tmp", root):
-        for entry in (
-            folders.entries(Path(project.path), root) if project.is_dir() else []
+        if not project.is_dir():
+            continue
+        for item in folders.entries(Path(project.path), root):
+            if item.name == prompt_log.FILE_NAME and item.is_file():
+                yield Path(item.path)
+            elif item.name == "chats" and item.is_dir():
+                yield from _chats(Path(item.path), root)
+
+
+def _chats(chats: Path, root: Path) -> Iterator[Path]:
+    for entry in folders.entries(chats, root):
+        if entry.is_dir():
+            # chats/<parent id>/ holds only sub-agents' files
+            for child in folders.entries(Path(entry.path), root, nested=True):
+                if child.name.endswith(".jsonl") and child.is_file():
+                    yield Path(child.path)
+        elif entry.name.startswith("session-") and entry.name.endswith(
+            (".json", ".jsonl")
         ):
-            if entry.name == prompt_log.FILE_NAME and entry.is_file():
-                yield Path(entry.path)
-        for entry in (
-            folders.entries(Path(project.path) / "chats", root)
-            if project.is_dir()
-            else []
-        ):
-            if entry.is_dir():
-                # chats/<parent id>/ holds only sub-agents' files
-                for child in folders.entries(Path(entry.path), root, nested=True):
-                    if child.name.endswith(".jsonl") and child.is_file():
-                        yield Path(child.path)
-            elif entry.name.startswith("session-") and entry.name.endswith(
-                (".json", ".jsonl")
-            ):
-                yield Path(entry.path)
+            yield Path(entry.path)
 
 
 # --- listing ---------------------------------------------------------------------------
@@ -198,7 +199,8 @@ class _Listing:
             self._time(record.get("timestamp"))
             if record.get("type") == "gemini":
                 self.model = text_of(record, "model") or self.model
-                self.tool_paths += _tool_paths([record])
+                if len(self.tool_paths) < _PATHS_TRIED:  # as many as are ever tried
+                    self.tool_paths += _tool_paths([record])
             elif record.get("type") == "user" and in_head and self.first_user is None:
                 self.first_user = one_line(_title_text(record))
         elif text_of(record, "sessionId"):

@@ -320,6 +320,56 @@ def test_a_response_repeated_long_after_it_was_summed_counts_as_a_whole_read_cou
         }  # the lead agent's copy wins
 
 
+def _priced(line: bytes, cost: object) -> bytes:
+    """A response line as Claude Code before 1.0.9 wrote it: with its own `costUSD`."""
+    return orjson.dumps({**orjson.loads(line), "costUSD": cost}) + b"\n"
+
+
+def test_a_price_claude_code_wrote_on_its_lines_is_the_cost_usage_shows(
+    tmp_path: Path,
+) -> None:
+    """ccusage's default: Claude Code's own `costUSD` where a line has one (the largest
+    copy's), the catalogue's price where it is null or zero."""
+
+    def cost(lines: list[bytes], name: str, responses: int) -> float:
+        folder = tmp_path / name
+        folder.mkdir()
+        result = usage.report(
+            usage.collect(_claude_home(folder, lines), ["claude"]).buckets, "daily"
+        )
+        [day] = [row.record() for row in result]
+        assert day["responses"] == responses
+        return float(day["cost_usd"])  # type: ignore[arg-type]
+
+    streamed = [_priced(_claude_response(1, output=2), 0.001),
+                _priced(_claude_response(1, output=400), 0.25)]  # fmt: skip
+    others = [_priced(_claude_response(2, output=30), None),
+              _priced(_claude_response(3, output=30), 0)]  # fmt: skip
+    listed_price = cost([_claude_response(1, output=400)], "first-priced", 1)
+    assert listed_price != pytest.approx(0.25)
+    unpriced = cost([_claude_response(n, output=30) for n in (2, 3)], "unpriced", 2)
+    recorded = cost([*streamed, *others], "recorded", 3)
+    assert recorded == pytest.approx(0.25 + unpriced, abs=2e-6)  # rounded to 6 places
+
+
+def test_a_recorded_price_is_updated_when_the_rest_of_its_response_is_appended(
+    tmp_path: Path,
+) -> None:
+    home = _claude_home(tmp_path, [_priced(_claude_response(1, output=2), 0.001)])
+    [path] = (tmp_path / "home" / ".claude" / "projects").glob("*/*.jsonl")
+
+    def daily() -> tuple[object, ...]:
+        [day] = usage.report(usage.collect(home, ["claude"]).buckets, "daily")
+        return day.responses, day.output_tokens, day.record()["cost_usd"]
+
+    assert daily() == (1, 2, 0.001)
+    with open(
+        path, "ab"
+    ) as out:  # the response's last copy, read from where usage stopped
+        out.write(_priced(_claude_response(1, output=400), 0.25))
+    assert daily() == (1, 400, 0.25)
+
+
 def test_claude_daily_totals_are_the_hand_checked_ones(mixed: Home) -> None:
     daily = rows(mixed, "daily", ("claude",))
     assert list(daily) == ["2026-11-21", "2026-11-22"]

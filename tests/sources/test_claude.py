@@ -500,6 +500,49 @@ def test_the_advisors_calls_are_billed_at_the_advisor_model(tmp_path: Path) -> N
     ] == [("claude-sonnet-4-6", 4, 946, 173_469), ("claude-opus-4-7", 90_314, 5644, 0)]
 
 
+def early_priced_session(tmp_path: Path) -> Path:
+    """A 1.0.8 transcript: every assistant line carries Claude Code's own `costUSD`; the
+    first response streamed as two lines (a partial copy first), the second with a null
+    price, the third with a zero one beside its tokens."""
+    lines = [prompt(1, "Add a health check", version="1.0.8")]
+    for n, output, cost in ((2, 1, 0.002), (3, 90, 0.0412)):
+        message = {"id": "msg_a", "role": "assistant", "model": "claude-sonnet-4-5",
+                   "content": [{"type": "text", "text": "Done."}],
+                   "stop_reason": "end_turn" if n == 3 else None,
+                   "usage": {"input_tokens": 12, "output_tokens": output}}  # fmt: skip
+        lines.append(record("assistant", n, message=message, requestId="req_a",
+                            costUSD=cost, version="1.0.8"))  # fmt: skip
+    lines.append(prompt(4, "And a readiness one", version="1.0.8"))
+    lines.append(reply(5, "Added.", costUSD=None, version="1.0.8"))
+    lines.append(prompt(6, "Thanks", version="1.0.8"))
+    lines.append(reply(7, "You're welcome.", costUSD=0, version="1.0.8"))
+    return write(tmp_path / "s.jsonl", lines)
+
+
+def test_claude_codes_own_price_of_a_response_is_kept_where_it_wrote_one(
+    tmp_path: Path,
+) -> None:
+    path = early_priced_session(tmp_path)
+    spent = [
+        (e.extra["message_id"], e.usage.output_tokens, e.extra.get("app_cost_usd"))
+        for e in events(path)
+        if e.kind == "usage" and e.usage is not None
+    ]
+    # the largest copy's price with its tokens; no price where it wrote null or zero
+    assert spent == [("msg_a", 90, 0.0412), ("msg_5", 2, None), ("msg_7", 2, None)]
+    scan = claude.usage_records(path, Diagnostics())
+    assert [(r.usage.output_tokens, r.app_cost_usd) for r in scan.records] == [
+        (90, 0.0412),
+        (2, None),
+        (2, None),
+    ]
+    explained = claude.usage_records(path, Diagnostics(), explain=True).records
+    assert explained[0].note.endswith(
+        "dated by its last line 3, its costUSD as the price"
+    )
+    assert "costUSD" not in explained[1].note
+
+
 def test_synthetic_and_api_error_lines_bill_nothing() -> None:
     found = events(SYNTHETIC / "11111111-1111-4111-8111-111111111111.jsonl")
     errors = [e.text for e in found if e.kind == "error"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -559,6 +560,15 @@ def advisor_usage(raw: object, model: str | None) -> tuple[Usage, ...]:
         known = by_model.get(used.model)
         by_model[used.model] = used if known is None else known + used
     return tuple(by_model.values())
+
+
+def recorded_cost(value: object) -> float | None:
+    """A line's `costUSD`: Claude Code's own price of the response, on every assistant line
+    before 1.0.9 (ccusage's default mode prefers it to a price list). A plain, finite,
+    positive amount, else None: a zero beside tokens is no price, the catalogue's is better."""
+    if type(value) is not float and type(value) is not int:
+        return None
+    return float(value) if 0 < value < math.inf else None
 
 
 def _tokens(value: object) -> int:

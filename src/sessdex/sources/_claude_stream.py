@@ -94,6 +94,7 @@ class _Response:
     request_id: str | None
     abandoned: bool = False
     advisors: tuple[Usage, ...] = ()  # the advisor's calls, billed at its model's rates
+    cost: float | None = None  # Claude Code's own `costUSD` (before 1.0.9)
 
 
 @dataclass(slots=True)
@@ -325,7 +326,13 @@ class Stream:
         else:
             key = f"{message_id}:{request_id}" if request_id else message_id
         return _Response(
-            key, used, self.time, message_id, request_id, advisors=advisors
+            key,
+            used,
+            self.time,
+            message_id,
+            request_id,
+            advisors=advisors,
+            cost=rec.recorded_cost(record.get("costUSD")),
         )
 
     def _settle(self, copy: _Response | None, agent: str | None) -> tuple[Event, ...]:
@@ -343,6 +350,7 @@ class Stream:
         if copy is not None and pending is not None and pending.key == copy.key:
             if copy.usage.total > pending.usage.total:
                 pending.usage = copy.usage
+                pending.cost = copy.cost
             if _total(copy.advisors) > _total(pending.advisors):
                 pending.advisors = copy.advisors
             pending.time = copy.time or pending.time
@@ -372,12 +380,17 @@ class Stream:
         }
         if response.abandoned:
             extra["branch"] = "abandoned"
+        if response.cost is not None:
+            extra["app_cost_usd"] = response.cost
         if not response.advisors:  # the common case: no loop
             if not response.usage.total:
                 return ()
             return (self._usage_event(response, agent, response.usage, extra),)
         spent = (response.usage,) if response.usage.total else ()
         advisor = {**extra, "advisor": True}
+        advisor.pop(
+            "app_cost_usd", None
+        )  # the response's own figure, not the advisor's
         return (
             *(self._usage_event(response, agent, used, extra) for used in spent),
             *(

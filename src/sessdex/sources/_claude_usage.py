@@ -37,7 +37,7 @@ from .. import files
 from ..diagnostics import Diagnostics
 from ..idtable import HashSet
 from ..model import JSONValue, Usage
-from ._claude_records import ADVISOR
+from ._claude_records import ADVISOR, recorded_cost
 from ._usage_scan import MarkedLines
 from ._values import as_int
 from .base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
@@ -103,6 +103,9 @@ class _Line(msgspec.Struct):
     requestId: str | None = None
     cwd: str | None = None
     message: _Message | None = None
+    costUSD: float | None = (
+        None  # Claude Code 1.0's own figure (ccusage's auto mode uses it)
+    )
     data: msgspec.Raw = msgspec.Raw()  # decoded only on progress lines
 
 
@@ -260,6 +263,7 @@ class _Scan:
             "fast" if tokens.speed == "fast" else None,
             one_hour,
             number,
+            recorded_cost(line.costUSD),
         )
         self._take(record, number, complete, message_id, sidechain)
         for model, used in _advisors(tokens.iterations, message.model):
@@ -370,6 +374,7 @@ class _Scan:
             kept.sidechain = new.sidechain
             kept.cache_write_1h = new.cache_write_1h
             kept.speed = new.speed
+            kept.app_cost_usd = new.app_cost_usd
             kept.session_id = new.session_id
             kept.agent_id = new.agent_id
             kept.cwd = new.cwd or kept.cwd
@@ -411,12 +416,14 @@ class _Scan:
         key = record.key or ""
         copies = self.copies.pop(key, [])
         counted = self.token_line.pop(key, record.line)
+        priced = "" if record.app_cost_usd is None else ", its costUSD as the price"
         if len(copies) < 2:
             record.note = f"one line ({record.key})" if record.key else record.note
+            record.note += priced
             return
         record.note = (
             f"{len(copies)} lines of one response ({record.key}): tokens of line {counted} "
-            f"(the largest), dated by its last line {record.line}"
+            f"(the largest), dated by its last line {record.line}{priced}"
         )
         for number, usage in copies:
             if number != counted:
@@ -461,6 +468,7 @@ def _snapshot(record: UsageRecord) -> UsageRecord:
     return UsageRecord(
         record.time, record.usage, record.session_id, record.agent_id, record.cwd, record.key,
         record.alias, record.sidechain, record.speed, record.cache_write_1h, record.line,
+        record.app_cost_usd,
     )  # fmt: skip
 
 
@@ -469,16 +477,31 @@ def _record_state(record: UsageRecord) -> JSONValue:
     return [
         record.time, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens,
         u.model, record.session_id, record.agent_id, record.cwd, record.key, record.alias,
-        record.sidechain, record.speed, record.cache_write_1h, record.line,
+        record.sidechain, record.speed, record.cache_write_1h, record.line, record.app_cost_usd,
     ]  # fmt: skip
 
 
 def _record_from_state(item: JSONValue) -> UsageRecord | None:
-    if not isinstance(item, list) or len(item) != 15:
+    if not isinstance(item, list) or len(item) != 16:
         return None
-    t, i, o, r, w, model, session, agent, cwd, key, alias, side, speed, hour, line = (
-        item
-    )
+    (
+        t,
+        i,
+        o,
+        r,
+        w,
+        model,
+        session,
+        agent,
+        cwd,
+        key,
+        alias,
+        side,
+        speed,
+        hour,
+        line,
+        cost,
+    ) = item
     counts = (i, o, r, w, hour, line)
     if not all(isinstance(n, int) for n in counts):
         return None
@@ -488,7 +511,7 @@ def _record_from_state(item: JSONValue) -> UsageRecord | None:
         float(t) if isinstance(t, int | float) else None, usage, str(session),
         agent if isinstance(agent, str) else None, cwd if isinstance(cwd, str) else None,
         key if isinstance(key, str) else None, alias if isinstance(alias, str) else None,
-        bool(side), speed if isinstance(speed, str) else None, hour, line,
+        bool(side), speed if isinstance(speed, str) else None, hour, line, recorded_cost(cost),
     )  # fmt: skip
 
 

@@ -25,7 +25,9 @@ Reading (`_claude_read`, `_claude_stream`):
   `isApiErrorMessage` lines bill nothing; API errors become `error` events. A response that
   consulted the advisor (`/advisor`) lists the advisor's calls in `usage.iterations`
   (`advisor_message`), outside the top-level counts: one more `usage` event per advisor
-  model (`extra["advisor"]`), priced at that model.
+  model (`extra["advisor"]`), priced at that model. Versions before 1.0.9 wrote their own
+  price of each response on its line (`costUSD`): `usage` takes that figure
+  (`extra["app_cost_usd"]`) instead of the catalogue's, as ccusage's default mode does.
 - Branches: a rewind writes a new prompt whose parent is an older line, and the file keeps
   the abandoned continuation. We follow the chain that ends at the last line and leave out
   a branch only when it starts with a typed prompt that a later typed prompt replaced

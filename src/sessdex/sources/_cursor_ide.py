@@ -16,7 +16,8 @@ neither is an empty tab: not listed.
 Conversations from before Cursor 3.0 (April 2026) may carry no workspace in the global
 store; each workspace's own `workspaceStorage/<hash>/state.vscdb` lists them in its
 `ItemTable` key `composer.composerData` (`allComposers`: `name`, `createdOnBranch`, …) and
-names its folder in `workspace.json`: those fill in folder, branch and title.
+names its folder in `workspace.json`: those fill in folder, branch and title. The same store
+keeps the tabs of the Chat panel from before Composer (to early 2025), read by `_cursor_chat`.
 
 An IDE agent conversation is also mirrored as JSONL under `~/.cursor/projects/` with the
 same id; this store says more (title, times, folder, branch, model, tool results, tokens),
@@ -38,6 +39,7 @@ import orjson
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, Session, Usage
+from . import _cursor_chat
 from ._values import (
     Emitter,
     EventFields,
@@ -217,12 +219,15 @@ def workspace_stores(global_storage: Path) -> Iterator[Path]:
 def parse_workspace(path: Path, app: str, diagnostics: Diagnostics) -> list[Session]:
     """What a workspace's own store says of its conversations from before Cursor 3.0 moved
     them to the global store (`composer.composerData` `allComposers`): their folder (from
-    `workspace.json`), branch and title. Fill-ins only: the global store lists them."""
+    `workspace.json`), branch and title, fill-ins only, as the global store lists them;
+    and the tabs of the old Chat panel (`_cursor_chat`), listed in that folder."""
     description = files.read_json_file(path.parent / "workspace.json", limit=1 << 20)
     folder = local_path(text_of(description, "folder")) if description else None
 
     def fill_ins(store: _Store) -> list[Session]:
-        sessions = []
+        sessions = _cursor_chat.sessions(
+            store.keyed(_cursor_chat.KEY), path, folder, app, diagnostics
+        )
         for old in dicts(store.keyed("composer.composerData"), "allComposers"):
             cid = as_str(old.get("composerId"))
             if not cid:
@@ -261,6 +266,14 @@ def read(
         return
     emit = Emitter(session.id)
     try:
+        if cid.startswith(_cursor_chat.PREFIX):  # a tab of the old Chat panel
+            panel = _Store(
+                connection, Path(db), diagnostics, full=full, table="ItemTable"
+            )
+            data = panel.keyed(_cursor_chat.KEY)
+            tab = cid.removeprefix(_cursor_chat.PREFIX)
+            yield from _cursor_chat.events(data, tab, emit, diagnostics)
+            return
         store = _Store(connection, Path(db), diagnostics, full=full)
         for kind, time, fields in _conversation(
             store, cid, None, session.model, 0, {cid}

@@ -29,7 +29,9 @@ The IDE keeps every conversation (agent, ask and plan modes, and those from befo
 mirror) in `Cursor/User/globalStorage/state.vscdb` under the editors' config folder; it is
 looked for whatever `CURSOR_CONFIG_DIR` says (that moves only the CLI's files). Its
 conversations are read by `_cursor_ide`, with titles, times, folder, branch, model, tool
-results and token counts, and open in the IDE, not through `agent --resume`.
+results and token counts, and open in the IDE, not through `agent --resume`. The tabs of its
+old Chat panel (to early 2025), kept in each workspace's `workspaceStorage/*/state.vscdb`,
+are read by `_cursor_chat`; nothing reopens those.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ import orjson
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, ResumePlan, Session
-from . import _cursor_ide, _cursor_store, _cursor_text
+from . import _cursor_chat, _cursor_ide, _cursor_store, _cursor_text
 from ._values import (
     Emitter,
     EventFields,
@@ -68,6 +70,7 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "Cursor CLI 2026.06-2026.08 (per public readers); IDE store of Cursor 3.x (composerData "
     "_v 16, bubbles _v 3, per a public reader's notes); no real capture"
+    "; the old Chat panel's tabs (Cursor 2024 to early 2025) per five public readers"
     "; resume flags from Cursor's CLI docs (not run)"
 )
 ENV_VARS = ("CURSOR_CONFIG_DIR", "XDG_CONFIG_HOME")
@@ -545,6 +548,17 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         notes=("older installs name the program cursor-agent",),
         withheld=tuple(withheld),
         process_names=("cursor-agent",),  # its launcher runs node as `exec -a "$0"`
+    )
+
+
+def resume_refusal(session: Session) -> str | None:
+    """Why a tab of the IDE's old Chat panel has no resume command."""
+    if session.extra.get("panel") != _cursor_chat.PANEL:
+        return None
+    return (
+        "this is a tab of the Cursor IDE's old Chat panel: no Cursor command reopens one "
+        "(the CLI resumes only its own chats, and today's IDE keeps chats elsewhere); "
+        "'sessdex show' prints it."
     )
 
 

@@ -56,12 +56,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache, partial
-from itertools import islice
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import BinaryIO
 
 import orjson
@@ -69,6 +68,7 @@ import orjson
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from . import _hashed_folders as hashed
 from . import _prompt_log as prompt_log
 from ._values import (
     Emitter,
@@ -109,9 +109,6 @@ _CONTEXT = "<session_context>"
 _HOOK_CONTEXT = "<hook_context>"
 _MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
 _CANCELLED = "Request cancelled."  # the info message a turn the user stopped ends with
-_HASH_NAME = re.compile(r"^[0-9a-f]{64}$")
-_WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]")
-_PATHS_TRIED = 64  # absolute paths in tool arguments tried against a hashed folder name
 _TAIL_KEYS = (b'"summary"', b'"model"', b'"lastUpdated"', b'"timestamp"')
 
 
@@ -199,8 +196,8 @@ class _Listing:
             self._time(record.get("timestamp"))
             if record.get("type") == "gemini":
                 self.model = text_of(record, "model") or self.model
-                if len(self.tool_paths) < _PATHS_TRIED:  # as many as are ever tried
-                    self.tool_paths += _tool_paths([record])
+                if len(self.tool_paths) < hashed.PATHS_TRIED:  # as many as are tried
+                    self.tool_paths += hashed.tool_paths([record])
             elif record.get("type") == "user" and in_head and self.first_user is None:
                 self.first_user = one_line(_title_text(record))
         elif text_of(record, "sessionId"):
@@ -298,7 +295,7 @@ def _parse_legacy(
                 project,
                 document.get("projectHash"),
                 location.root,
-                _tool_paths(messages),
+                hashed.tool_paths(messages),
             ),
             title=one_line(text_of(document, "summary") or first_user),
             created=iso_time(document.get("startTime"), naive="local"),
@@ -378,71 +375,24 @@ def _project_cwd(
         marker = ""
     if marker:
         return marker
-    projects = _cached_list(root / "projects.json", _projects)
-    hashes = {project.name} if _HASH_NAME.match(project.name) else set()
+    projects = hashed.cached_pairs(root / "projects.json", _projects)
+    hashes = {project.name} if hashed.HASH_NAME.match(project.name) else set()
     hashes |= {project_hash} if isinstance(project_hash, str) else set()
     for path, slug in projects:
         if slug == project.name or hashlib.sha256(path.encode()).hexdigest() in hashes:
             return path
     if not hashes:
         return None
-    trusted = _cached_list(root / "trustedFolders.json", _trusted_folders)
-    return _hashed_folder(hashes, (path for path, _ in trusted)) or _hashed_folder(
+    trusted = hashed.trusted_folders(root / "trustedFolders.json")
+    return hashed.hashed_folder(hashes, trusted) or hashed.hashed_folder(
         hashes, tool_paths, ancestors=True
     )
 
 
-def _cached_list(
-    path: Path, reader: Callable[[str, int, int], tuple[tuple[str, str], ...]]
-) -> tuple[tuple[str, str], ...]:
-    try:
-        st = path.stat()
-    except OSError:
-        return ()
-    return reader(str(path), st.st_mtime_ns, st.st_size)
-
-
 @lru_cache(maxsize=8)
 def _projects(path: str, mtime_ns: int, size: int) -> tuple[tuple[str, str], ...]:
-    projects = obj(files.read_json_file(path, limit=4 * 1024 * 1024), "projects")
+    projects = obj(files.read_json_file(path, limit=hashed.LIST_CAP), "projects")
     return tuple((str(k), v) for k, v in projects.items() if isinstance(v, str))
-
-
-@lru_cache(maxsize=8)
-def _trusted_folders(
-    path: str, mtime_ns: int, size: int
-) -> tuple[tuple[str, str], ...]:
-    """`trustedFolders.json`: folder -> TRUST_FOLDER | TRUST_PARENT | DO_NOT_TRUST, each
-    a folder gemini was started in (JSON with comments)."""
-    rules = files.read_json_file(path, limit=4 * 1024 * 1024, comments=True)
-    if not isinstance(rules, dict):
-        return ()
-    return tuple((str(k), v) for k, v in rules.items() if isinstance(v, str))
-
-
-def _tool_paths(messages: Iterable[dict[str, object]]) -> Iterator[str]:
-    """The absolute paths in the arguments of the model's tool calls (file tools take
-    absolute paths inside the project)."""
-    for message in messages:
-        for call in dicts(message, "toolCalls"):
-            for value in obj(call, "args").values():
-                if isinstance(value, str) and (
-                    value.startswith("/") or _WINDOWS_PATH.match(value)
-                ):
-                    yield value
-
-
-def _hashed_folder(
-    hashes: set[str], paths: Iterable[str], *, ancestors: bool = False
-) -> str | None:
-    """The first of `paths` (or of their folders) whose sha256, as Gemini hashes a
-    project's path, is in `hashes`."""
-    for raw in islice(paths, _PATHS_TRIED):
-        pure = PureWindowsPath(raw) if _WINDOWS_PATH.match(raw) else PurePosixPath(raw)
-        for folder in (pure, *pure.parents) if ancestors else (pure,):
-            if hashlib.sha256(str(folder).encode()).hexdigest() in hashes:
-                return str(folder)
-    return None
 
 
 # --- the final message order -------------------------------------------------------------

@@ -54,14 +54,15 @@ guess) the oldest unread transcript of the spawn's type; one no spawn claims is 
 the end. Its usage comes from the transcript alone (see `_Reader.telemetry`).
 
 `tmp/<sha256 of the project folder>/logs.json`, the prompt log Qwen kept from Gemini CLI,
-lists the sessions no chat file holds (Qwen recorded no chats at first), prompts only
-(`_prompt_log`); their folder is the `cwd` a chat of the same project recorded, when one
-hashes to the log's folder name.
+lists the sessions no chat file holds (Qwen wrote none under `projects/` before 0.5), prompts
+only (`_prompt_log`). Their folder is a path Qwen wrote down elsewhere whose sha256 is the
+log's folder name: a chat's `cwd`, `trustedFolders.json`, `usage_record.jsonl`, or what
+older releases left beside the log (`_qwen_folders`). Those 0.1.x leftovers, one-file chats
+(`tmp/<sha256>/chats/session-*.json`) among them, are not listed as sessions.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -73,6 +74,7 @@ from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, Extra, JSONValue, ResumePlan, Session, Usage
 from . import _prompt_log as prompt_log
+from . import _qwen_folders as folders_of
 from . import _qwen_subagents as sub
 from ._values import (
     Emitter,
@@ -95,6 +97,8 @@ CHECKED_WITH = (
     "prompt log); "
     "0.21 record shapes (public synthetic samples)"
     "; resume checked against 0.24.4's --help"
+    "; the files naming a prompt log's folder from the 0.1.3, 0.5.0, 0.15.10, 0.21.2 and "
+    "0.24.4 bundles"
 )
 NEWEST_CHECKED = "0.24.4"  # doctor names versions past it
 ENV_VARS = ("QWEN_RUNTIME_DIR", "QWEN_HOME")
@@ -140,12 +144,18 @@ _CHILDREN_CAP = 100_000
 
 def locate(home: Home) -> Location:
     """`QWEN_RUNTIME_DIR`, else the `advanced.runtimeOutputDir` setting, else `QWEN_HOME`,
-    else `~/.qwen` (settings stay in `QWEN_HOME`, as Qwen's Storage resolves them)."""
-    runtime = home.env_dir("QWEN_RUNTIME_DIR")
-    if runtime is not None:
-        return Location(runtime, override=f"QWEN_RUNTIME_DIR={runtime}")
+    else `~/.qwen`. Settings stay in `QWEN_HOME` (else `~/.qwen`), as Qwen's Storage
+    resolves them: that folder, where it is not the root, is `also` (it holds
+    `trustedFolders.json` and `usage_record.jsonl`, which name project folders)."""
     config = home.env_dir("QWEN_HOME")
     root = config if config is not None else home.path / ".qwen"
+    runtime = home.env_dir("QWEN_RUNTIME_DIR")
+    if runtime is not None:
+        return Location(
+            runtime,
+            override=f"QWEN_RUNTIME_DIR={runtime}",
+            also=(root,) if root != runtime else (),
+        )
     settings = files.read_json_file(
         root / "settings.json", limit=1024 * 1024, comments=True
     )  # Qwen strips comments from its settings before parsing
@@ -160,11 +170,18 @@ def locate(home: Home) -> Location:
         )
         if chosen.is_absolute():  # a relative one is per project: not found from here
             return Location(
-                chosen, override=f"advanced.runtimeOutputDir in {root}/settings.json"
+                chosen,
+                override=f"advanced.runtimeOutputDir in {root}/settings.json",
+                also=(root,) if root != chosen else (),
             )
     if config is not None:
         return Location(config, override=f"QWEN_HOME={config}")
     return Location(root)
+
+
+def _config_dir(location: Location) -> Path:
+    """Where Qwen keeps its settings: the root, unless the runtime folder moved it."""
+    return location.also[0] if location.also else location.root
 
 
 def scan(location: Location) -> Iterator[Path]:
@@ -203,7 +220,7 @@ def scan(location: Location) -> Iterator[Path]:
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.name == prompt_log.FILE_NAME:
-        cwd = _hashed_cwd(location.root, path.parent.name)
+        cwd = folders_of.folder(location.root, path.parent, _config_dir(location))
         return prompt_log.sessions(path, diagnostics, NAME, cwd, {})
     name = str(path)
     try:
@@ -336,35 +353,6 @@ _USER_MARKERS = (b'"type":"user"', b'"type": "user"')
 
 
 _TYPED_SUBTYPES = (None, "mid_turn_user_message", "realtime_message")  # what was typed
-
-
-_HASHED_PROJECTS = (
-    200  # project folders tried for the folder a prompt log's name hashes
-)
-
-
-def _hashed_cwd(root: Path, hashed: str) -> str | None:
-    """The folder whose sha256 names a prompt log's folder: the `cwd` its chats recorded
-    (a project folder's name, `-home-a-b`, is lossy), from the first chat of each project;
-    None where no chat names it."""
-    for project in folders.entries(root / "projects", root)[:_HASHED_PROJECTS]:
-        chats = [
-            e
-            for e in folders.entries(Path(project.path) / "chats", root)
-            if e.name.endswith(".jsonl") and e.is_file()
-        ]
-        try:
-            head = files.head_lines(chats[0].path, 8) if chats else []
-        except OSError:
-            continue  # gone or unreadable: the next project may still name it
-        for line in head:
-            record = files.parse_json(line)
-            cwd = as_str(record.get("cwd")) if record is not None else None
-            if cwd:
-                if hashlib.sha256(cwd.encode()).hexdigest() == hashed:
-                    return cwd
-                break
-    return None
 
 
 def resume_refusal(session: Session) -> str | None:

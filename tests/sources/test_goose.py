@@ -23,6 +23,9 @@ SHOP = "/home/alex/code/shop-api"
 MAIN = "20261201_1"
 SUB = "20261201_2"
 LEGACY = "refactor-notes"
+BEFORE = HOME / ".config" / "goose" / "sessions"  # Goose 0.x and 1.0.0-1.0.5
+PYTHON = "flaky-tests"  # Goose 0.9 (the Python goose-ai)
+EARLY = "Xq7Lm2Pa"  # Goose 1.0.4
 
 
 def sessions(
@@ -62,7 +65,7 @@ def total(found: list[Event]) -> Usage:
 
 def test_hidden_sessions_are_skipped_and_sub_agents_marked() -> None:
     found = sessions()
-    assert sorted(found) == [MAIN, SUB, LEGACY]
+    assert sorted(found) == [MAIN, SUB, EARLY, PYTHON, LEGACY]
     assert found[SUB].agent_type == "sub_agent" and found[SUB].parent_id is None
     assert (
         found[MAIN].permission_mode == "smart_approve"
@@ -250,6 +253,133 @@ def test_a_legacy_file_without_metadata_line(tmp_path: Path) -> None:
     assert found.cwd is None and found.created is not None
     assert found.title == "no header"  # no description: the first prompt
     assert [e.kind for e in events(found)] == ["user"]
+
+
+def test_sessions_from_before_1_0_6_are_listed_from_the_config_folder(
+    tmp_path: Path,
+) -> None:
+    """`~/.config/goose/sessions/<name>.jsonl` (Goose 0.x and 1.0.0-1.0.5): listed by
+    name, titled by the first prompt, timed by the messages; no folder was recorded."""
+    found = sessions()
+    python, early = found[PYTHON], found[EARLY]
+    assert python.title == "test_checkout fails now and then; find out why"
+    assert python.created == datetime(2024, 10, 21, 8, 40, tzinfo=UTC)
+    assert python.updated == datetime(2024, 10, 21, 8, 40, 40, tzinfo=UTC)
+    assert python.cwd is None and python.path == str(BEFORE / f"{PYTHON}.jsonl")
+    assert python.extra == {"store": "config", "format": "python"}
+    assert early.title == "Add a --dry-run flag to scripts/deploy.sh"
+    assert early.created == datetime(2025, 1, 31, 10, 6, 40, tzinfo=UTC)
+    assert early.cwd is None and early.extra == {
+        "store": "config",
+        "format": "untagged",
+    }
+    # Goose took `~` from $HOME, whatever XDG_CONFIG_HOME says
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(BEFORE, moved / ".config" / "goose" / "sessions")
+    environ = {"HOME": str(moved), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    assert sorted(sessions(tmp_path / "nobody", environ=environ)) == [EARLY, PYTHON]
+
+
+def test_a_goose_0x_session_is_shown_with_its_tool_calls() -> None:
+    """Goose 0.x `Text`, `ToolUse` and `ToolResult` items; `exchange` stored a tool's
+    return value as JSON, so a string output reads as the string it was."""
+    found = events(sessions()[PYTHON])
+    assert [(e.kind, e.text or e.tool) for e in found] == [
+        ("user", "test_checkout fails now and then; find out why"),
+        ("assistant", "Let me run it a few times."),
+        ("tool_call", "shell"),
+        ("tool_result", "..F.F\n2 failed, 3 passed in 4.12s\n"),
+        ("tool_call", "patch_file"),
+        ("tool_result", "Traceback (most recent call last):\n"
+         "ValueError: before text not found in tests/test_checkout.py"),
+        ("assistant", "The test shares a wall clock with the cart fixture: it fails "
+         "when a second ticks over between them."),
+    ]  # fmt: skip
+    call, result = found[2], found[3]
+    assert call.call_id == result.call_id == "toolu_01QfJ8sXk2c9Wm3Lr7Tp4Vb"
+    assert call.extra["input"] == {
+        "command": "pytest tests/test_checkout.py -q --count 5"
+    }
+    assert not result.is_error and found[5].is_error
+    assert found[5].call_id == found[4].call_id == "toolu_01Hn5wPq8Zr2Kd6Ys1Xc4Ja"
+    assert found[3].time == datetime(2024, 10, 21, 8, 40, 19, tzinfo=UTC)
+
+
+def test_a_goose_1_0_session_is_shown_from_the_untagged_shape() -> None:
+    """Goose 1.0.0-1.0.10 wrote `{"Text": …}`, `{"ToolRequest": {"tool_call": {"Ok": …}}}`
+    and a failed tool as `{"Err": {"ExecutionError": …}}`."""
+    found = events(sessions()[EARLY])
+    assert [e.kind for e in found] == [
+        "user", "assistant", "tool_call", "tool_result", "tool_call", "tool_result",
+        "assistant",
+    ]  # fmt: skip
+    shell, output = found[2], found[3]
+    assert shell.tool == "developer__shell" and shell.call_id == output.call_id
+    assert shell.extra["input"] == {"command": "cat scripts/deploy.sh"}
+    assert output.text is not None and output.text.startswith("#!/bin/sh")
+    edit, failed = found[4], found[5]
+    assert edit.tool == "developer__text_editor" and edit.call_id == failed.call_id
+    assert failed.is_error
+    assert failed.text == "'old_str' must appear exactly once in the file"
+
+
+def test_the_untagged_shape_in_the_data_folder(tmp_path: Path) -> None:
+    """Goose 1.0.6-1.0.10 wrote that shape in the data folder, still without metadata."""
+    folder = tmp_path / ".local" / "share" / "goose" / "sessions"
+    folder.mkdir(parents=True)
+    shutil.copy(BEFORE / f"{EARLY}.jsonl", folder / "ship-it.jsonl")
+    found = sessions(tmp_path)["ship-it"]
+    assert found.title == "Add a --dry-run flag to scripts/deploy.sh"
+    assert found.extra == {"store": "jsonl", "format": "untagged"}
+    assert [e.kind for e in events(found)][:4] == [
+        "user", "assistant", "tool_call", "tool_result",
+    ]  # fmt: skip
+
+
+def test_sessions_from_before_1_0_6_have_no_resume_command() -> None:
+    """No Goose since 1.0.6 looks in ~/.config/goose/sessions; sessdex says so."""
+    found = sessions()
+    assert goose.resume(found[PYTHON]) is None and goose.resume(found[EARLY]) is None
+    assert "goose session resume <name>" in (goose.resume_refusal(found[PYTHON]) or "")
+    assert "since 1.0.6" in (goose.resume_refusal(found[EARLY]) or "")
+    assert goose.resume_refusal(found[MAIN]) is None
+    assert goose.resume_refusal(found[LEGACY]) is None
+
+
+def test_a_name_in_both_folders_is_the_newer_folders_session(tmp_path: Path) -> None:
+    """Goose 1.0.x looked for a name in the data folder first, then the old one."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    shutil.copy(
+        home / ".local/share/goose/sessions" / f"{LEGACY}.jsonl",
+        home / ".config/goose/sessions" / f"{LEGACY}.jsonl",
+    )
+    shutil.copy(
+        home / ".config/goose/sessions" / f"{PYTHON}.jsonl",
+        home / ".local/share/goose/sessions" / f"{PYTHON}.jsonl",
+    )
+    found = sessions(home)
+    assert found[LEGACY].extra["store"] == "jsonl" and found[LEGACY].cwd == SHOP
+    assert found[PYTHON].extra["store"] == "jsonl"
+    assert found[PYTHON].path == str(
+        home / ".local/share/goose/sessions/flaky-tests.jsonl"
+    )
+    assert found[EARLY].extra["store"] == "config"  # the rest of the old folder is read
+
+
+def test_a_broken_file_from_before_1_0_6_is_counted_not_raised() -> None:
+    """A truncated last line and what no release wrote are counted, the rest is read."""
+    home = HOME.parent / "malformed" / "home"
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)["c7e1"]
+    assert found.title == "tidy the imports" and found.extra["format"] == "python"
+    read = list(goose.read(found, diagnostics))
+    assert [(e.kind, e.text) for e in read] == [
+        ("user", "tidy the imports"),
+        ("assistant", "Done."),
+    ]
+    assert diagnostics.unknown == {"content:Reasoning": 1, "line without role": 1}
+    assert [reason for *_, reason in diagnostics.details] == ["truncated"]
 
 
 def test_a_question_the_agent_asked_and_the_answer_are_shown(tmp_path: Path) -> None:

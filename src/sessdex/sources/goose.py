@@ -20,7 +20,19 @@ appends as a user message (`turnContext`, `<turn-context>…`) is a `meta` event
 Releases before the database wrote `sessions/<id>.jsonl`: line 1 metadata (`working_dir`,
 `description`, token counters), then one message per line; the database imports them on
 first run under the same id, and the database row wins. Columns and tables missing from older
-databases are tolerated.
+databases are tolerated. Goose 1.0.0-1.0.10 wrote each content item in serde's default
+enum shape (`{"Text": {…}}`, `{"ToolRequest": {"id", "tool_call": {"Ok": …}}}`); it is read
+as today's.
+
+Before 1.0.6 sessions lived in `~/.config/goose/sessions/<name>.jsonl` ($HOME as the app
+saw it; no override moved it), one message per line and no metadata: Goose 0.8-0.9.11 (the
+Python goose-ai, its `exchange` package's `Message.to_dict`: `role`, `id`, `created` in unix
+seconds, `content` of `Text` / `ToolUse` (`id`, `name`, `parameters`) / `ToolResult`
+(`tool_use_id`, `output`, the tool's return value as JSON, `is_error`)) and the first Rust
+releases, 1.0.0-1.0.5, in the serde shape above. They are listed under their name, titled by
+their first prompt, with no folder (none is recorded); where the newer folder holds the
+same name, one id, its session is the one listed. Goose has not looked in the old folder
+since 1.0.6, so they have no resume command (`resume_refusal` says why).
 
 A session Goose has not named yet (`name` and `description` empty: it names one after the
 first exchange) is listed by its first prompt. `hidden` sessions are Goose's own helpers and
@@ -72,10 +84,11 @@ TITLE = "Goose"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "goose session schema v5-v16 (source to aaif-goose/goose 2026-08-21, synthetic DB); "
-    "legacy JSONL (source, synthetic)"
+    "legacy JSONL (source, synthetic); ~/.config/goose/sessions of goose 0.8-0.9.11 "
+    "(block/goose Python source) and 1.0.0-1.0.5 (Rust source), synthetic"
     "; resume flags from goose-cli's cli.rs (not run)"
 )
-ENV_VARS = ("GOOSE_PATH_ROOT", "XDG_DATA_HOME")
+ENV_VARS = ("GOOSE_PATH_ROOT", "XDG_DATA_HOME", "HOME")
 
 INSTALL_HINT = "brew install block-goose-cli  (or: curl -fsSL https://github.com/aaif-goose/goose/releases/download/stable/download_cli.sh | bash)"
 
@@ -103,13 +116,21 @@ _SKIPPED_TYPES = {"hidden"}
 
 
 def locate(home: Home) -> Location:
+    """The data folder's `sessions/`, and the `~/.config/goose/sessions/` of releases
+    before 1.0.6 (Python's `~` and Rust's `dirs::home_dir`: $HOME, whatever XDG says)."""
+    before = (home.env_dir("HOME") or home.path) / ".config" / "goose" / "sessions"
     root = home.env_dir("GOOSE_PATH_ROOT")
     if root is not None and root.is_absolute():
-        return Location(root / "data" / "sessions", override=f"GOOSE_PATH_ROOT={root}")
+        return Location(
+            root / "data" / "sessions",
+            override=f"GOOSE_PATH_ROOT={root}",
+            also=(before,),
+        )
     xdg = home.env_dir("XDG_DATA_HOME")
     return Location(
         home.xdg("data") / "goose" / "sessions",
         override=f"XDG_DATA_HOME={xdg}" if xdg else None,
+        also=(before,),
     )
 
 
@@ -121,11 +142,18 @@ def scan(location: Location) -> Iterator[Path]:
             entry.name == "sessions.db" or entry.name.endswith(".jsonl")
         ) and entry.is_file():
             yield Path(entry.path)
+    for folder in location.also:
+        if folder == location.root:
+            continue  # XDG_DATA_HOME=~/.config: one folder, listed above
+        for entry in folders.entries(folder, folder):
+            if entry.name.endswith(".jsonl") and entry.is_file():
+                yield Path(entry.path)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.suffix == ".jsonl":
-        return _parse_legacy(path, diagnostics)
+        before = path.parent in location.also and path.parent != location.root
+        return _parse_legacy(path, diagnostics, before_1_0_6=before)
     try:
         connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
@@ -255,7 +283,9 @@ def _first_text(content: object) -> str | None:
     return None
 
 
-def _parse_legacy(path: Path, diagnostics: Diagnostics) -> list[Session]:
+def _parse_legacy(
+    path: Path, diagnostics: Diagnostics, *, before_1_0_6: bool = False
+) -> list[Session]:
     try:
         size = path.stat().st_size
         head = files.head_lines(path, 2)
@@ -281,7 +311,9 @@ def _parse_legacy(path: Path, diagnostics: Diagnostics) -> list[Session]:
             break
     if not meta and first is None:
         return []
-    extra: dict[str, JSONValue] = {"store": "jsonl"}
+    extra: dict[str, JSONValue] = {"store": "config" if before_1_0_6 else "jsonl"}
+    if first is not None and (shape := _shape(first.get("content"))):
+        extra["format"] = shape
     for key in (
         "input_tokens",
         "output_tokens",
@@ -298,16 +330,115 @@ def _parse_legacy(path: Path, diagnostics: Diagnostics) -> list[Session]:
             cwd=as_str(meta.get("working_dir")),
             title=one_line(meta.get("description"), limit=None)
             or (
-                _first_text(first.get("content"))
+                _first_text(_current_items(first.get("content")))
                 if first and first.get("role") == "user"
                 else None
             ),
             created=db_time(first.get("created")) if first else None,
             updated=db_time(last.get("created")) if last else None,
             bytes=size,
+            # the same name in the newer folder: one id, and the newer session wins
+            precedence=-1 if before_1_0_6 else 0,
             extra=extra,
         )
     ]
+
+
+# Goose 0.x content types, as the Python `exchange` package's `Content.to_dict` tags them
+_PYTHON_TYPES = {"Text", "ToolUse", "ToolResult"}
+# Goose 1.0.0-1.0.10's `MessageContent`, in serde's default (external) enum tagging
+_RUST_TAGS = {"Text", "Image", "ToolRequest", "ToolResponse", "ToolConfirmationRequest"}
+
+
+def _shape(content: object) -> str | None:
+    """Which older release's content shape a message has: "python" (Goose 0.x),
+    "untagged" (1.0.0-1.0.10), or None for today's."""
+    for item in content if isinstance(content, list) else []:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") in _PYTHON_TYPES:
+            return "python"
+        if "type" not in item and len(item) == 1 and next(iter(item)) in _RUST_TAGS:
+            return "untagged"
+    return None
+
+
+def _current_items(content: object) -> list[object]:
+    """A message's content with each older item in today's shape (see `_current`)."""
+    return [
+        _current(item) if isinstance(item, dict) else item
+        for item in (content if isinstance(content, list) else [])
+    ]
+
+
+def _current(item: dict[str, object]) -> dict[str, object]:
+    """An item of Goose 0.x or 1.0.0-1.0.10 as today's Goose writes it, for `content`;
+    today's, and what no release wrote, as it is (an unknown type stays unknown)."""
+    kind = item.get("type")
+    if kind is None and len(item) == 1:
+        ((tag, value),) = item.items()
+        return _untagged(tag, as_dict(value))
+    if kind == "Text":
+        return {"type": "text", "text": item.get("text")}
+    if kind == "ToolUse":
+        call = {"name": item.get("name"), "arguments": item.get("parameters")}
+        return {
+            "type": "toolRequest",
+            "id": item.get("id"),
+            "toolCall": {"status": "success", "value": call},
+        }
+    if kind == "ToolResult":
+        output = {"type": "text", "text": _python_output(item.get("output"))}
+        result = {"content": [output], "isError": item.get("is_error") is True}
+        return {
+            "type": "toolResponse",
+            "id": item.get("tool_use_id"),
+            "toolResult": {"status": "success", "value": result},
+        }
+    return item
+
+
+def _untagged(tag: str, value: dict[str, object]) -> dict[str, object]:
+    if tag == "ToolRequest":
+        return {
+            "type": "toolRequest",
+            "id": value.get("id"),
+            "toolCall": _rust_result(value.get("tool_call")),
+        }
+    if tag == "ToolResponse":
+        return {
+            "type": "toolResponse",
+            "id": value.get("id"),
+            "toolResult": _rust_result(value.get("tool_result")),
+        }
+    # Text, Image and ToolConfirmationRequest kept today's fields; a tag no release
+    # wrote keeps its name, for the count of unknown types
+    return {**value, "type": tag[:1].lower() + tag[1:]}
+
+
+def _rust_result(value: object) -> dict[str, object]:
+    """A Rust `Result` as serde writes it (`{"Ok": …}` or `{"Err": {"<Kind>": "…"}}`) in
+    today's `{status, value}` / `{status, error}` wrapper."""
+    result = as_dict(value)
+    if "Ok" in result:
+        return {"status": "success", "value": result["Ok"]}
+    error = result.get("Err")
+    if isinstance(error, dict) and len(error) == 1:
+        ((kind, message),) = error.items()
+        error = as_str(message) or kind
+    return {"status": "error", "error": as_str(error) or "error"}
+
+
+def _python_output(output: object) -> object:
+    """A Goose 0.x tool result's text: `exchange` stored a tool's return value as JSON, so
+    a string comes back quoted; one that is not JSON (an error's traceback) is as it is."""
+    if isinstance(output, str) and output.startswith('"'):
+        try:
+            value = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            return output
+        return value if isinstance(value, str) else output
+    return output
 
 
 # --- reading ------------------------------------------------------------------------
@@ -735,7 +866,7 @@ class _Reader:
                     continue
                 yield from self.message(
                     record.get("role"),
-                    record.get("content"),
+                    _current_items(record.get("content")),
                     db_time(record.get("created")),
                     json_object(record.get("metadata")),
                     None,
@@ -940,14 +1071,33 @@ def _tool_output(result: object, value: object) -> str | None:
     return "\n".join(texts) if texts else None
 
 
+def resume_refusal(session: Session) -> str | None:
+    """Why `resume` gives no command for a session in `~/.config/goose/sessions/`."""
+    if session.extra.get("store") != "config":
+        return None
+    if session.extra.get("format") == "python":
+        return (
+            "this session was saved by Goose 0.x (the Python goose-ai, which resumed it "
+            "with 'goose session resume <name>'); today's Goose reads neither "
+            "~/.config/goose/sessions nor that format. 'sessdex show' reads it."
+        )
+    return (
+        "this session was saved in ~/.config/goose/sessions by Goose 1.0.5 or older; "
+        "Goose has not looked there since 1.0.6. 'sessdex show' reads it."
+    )
+
+
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`goose session --resume --session-id <id>` in the session's folder.
 
     Sessions only in a legacy JSONL file are resumed by name (`--name <file stem>`), as the
-    Goose releases that wrote them did. Goose's mode (`GOOSE_MODE`) is configuration, not a
+    Goose releases that wrote them did; those in `~/.config/goose/sessions/` not at all (no
+    Goose since 1.0.6 looks there). Goose's mode (`GOOSE_MODE`) is configuration, not a
     flag, and its default `auto` is already the loosest, so nothing is withheld; a stricter
     recorded mode is mentioned in the notes.
     """
+    if session.extra.get("store") == "config":
+        return None
     if session.extra.get("store") == "jsonl":
         argv = ("goose", "session", "--resume", "--name", session.id)
     else:

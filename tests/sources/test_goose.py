@@ -316,7 +316,9 @@ def test_a_goose_1_0_session_is_shown_from_the_untagged_shape() -> None:
     shell, output = found[2], found[3]
     assert shell.tool == "developer__shell" and shell.call_id == output.call_id
     assert shell.extra["input"] == {"command": "cat scripts/deploy.sh"}
-    assert output.text is not None and output.text.startswith("#!/bin/sh")
+    assert (
+        output.text == "#!/bin/sh\nrsync -a dist/ prod:/srv/app\n"
+    )  # the model's copy
     edit, failed = found[4], found[5]
     assert edit.tool == "developer__text_editor" and edit.call_id == failed.call_id
     assert failed.is_error
@@ -541,6 +543,43 @@ def add_call(
 
 def text(value: str) -> list[dict[str, object]]:
     return [{"type": "text", "text": value}]
+
+
+def test_a_tool_result_is_the_models_copy_not_the_persons_too(tmp_path: Path) -> None:
+    """Goose's tools answer the model (audience assistant) and the person (audience user)
+    apart: a repeat, or a summary of what the model got. The output is the model's copy;
+    a result only for the person is still shown."""
+    home, db = v16_home(tmp_path)
+    add_session(db, "20260820_1", name="Listing")
+    request = {"type": "toolRequest", "id": "call_1", "toolCall": {"status": "success",
+               "value": {"name": "developer__tree", "arguments": {"path": "src"}}}}  # fmt: skip
+    for_model = {"audience": ["assistant"]}
+    for_person = {"audience": ["user"], "priority": 0.0}
+    answer = {"type": "toolResponse", "id": "call_1", "toolResult": {"status": "success",
+              "value": {"content": [
+                  {"type": "text", "text": "src/api.py\nsrc/cart.py", "annotations": for_model},
+                  {"type": "text", "text": "2 files", "annotations": for_person},
+              ], "isError": False}}}  # fmt: skip
+    only = {"type": "toolResponse", "id": "call_2", "toolResult": {"status": "success",
+            "value": {"content": [{"type": "text", "text": "Shown to you",
+                                   "annotations": for_person}], "isError": False}}}  # fmt: skip
+    add_message(db, "20260820_1", "user", text("What is in src?"), 0)
+    add_message(db, "20260820_1", "assistant", [request], 1)
+    # a file view: the model gets an embedded resource, the person the text
+    resource = {"type": "resource", "resource": {"uri": "file:///src/api.py",
+                "text": "import cart"}, "annotations": for_model}  # fmt: skip
+    viewed = {"type": "toolResponse", "id": "call_3", "toolResult": {"status": "success",
+              "value": {"content": [resource, {"type": "text", "text": "api.py: import cart",
+                        "annotations": for_person}], "isError": False}}}  # fmt: skip
+    add_message(db, "20260820_1", "user", [answer, only, viewed], 2)
+    db.commit()
+    db.close()
+    found = events(sessions(home)["20260820_1"])
+    assert [e.text for e in found if e.kind == "tool_result"] == [
+        "src/api.py\nsrc/cart.py",
+        "Shown to you",
+        "api.py: import cart",
+    ]
 
 
 def test_cache_reads_and_writes_are_taken_out_of_goose_input(tmp_path: Path) -> None:

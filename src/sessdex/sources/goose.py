@@ -1062,13 +1062,33 @@ def _tool_output(result: object, value: object) -> str | None:
     content = (
         value.get("content") if isinstance(value, dict) else value
     )  # newer: CallToolResult
-    texts = []
-    for item in content if isinstance(content, list) else []:
-        if isinstance(item, dict) and isinstance(item.get("text"), str):
-            texts.append(shown_text(item["text"], keep_empty=False) or "")
-        elif isinstance(item, dict) and item.get("type") == "image":
-            texts.append(f"[{as_str(item.get('mimeType')) or 'image'}]")
+    items = (
+        [item for item in content if isinstance(item, dict)]
+        if isinstance(content, list)
+        else []
+    )
+    # Goose's own tools answer twice (goose-mcp developer, since 1.0): the output for the
+    # model (audience assistant) and for the person (audience user, a repeat or a summary
+    # such as a listing's count); the model's copy is the output, unless it has no text (a
+    # file view's is an embedded resource)
+    texts = _texts([item for item in items if _for_model(item)]) or _texts(items)
     return "\n".join(texts) if texts else None
+
+
+def _texts(items: list[dict[str, object]]) -> list[str]:
+    texts = []
+    for item in items:
+        if isinstance(item.get("text"), str):
+            texts.append(shown_text(item["text"], keep_empty=False) or "")
+        elif item.get("type") == "image":
+            texts.append(f"[{as_str(item.get('mimeType')) or 'image'}]")
+    return texts
+
+
+def _for_model(item: dict[str, object]) -> bool:
+    """Whether a tool result's content item reached the model: any without an audience."""
+    audience = as_dict(item.get("annotations")).get("audience")
+    return not isinstance(audience, list) or "assistant" in audience
 
 
 def resume_refusal(session: Session) -> str | None:

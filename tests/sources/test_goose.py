@@ -1034,6 +1034,71 @@ def test_an_async_delegate_runs_until_load_reports_its_end(tmp_path: Path) -> No
     assert status() == "failed"
 
 
+def test_a_foreground_delegate_runs_after_the_result_that_scheduled_it(
+    tmp_path: Path,
+) -> None:
+    """Schema v17: summon's foreground delegate answers "Delegated to foreground subagent"
+    (`_meta.foreground_subagent`), then Goose runs the sub-agent and hands its outcome to
+    the model as a hidden user message. Its events follow that result, which is a launch."""
+    from sessdex.tree import build_tree
+
+    home, db = v16_home(tmp_path)
+    db.execute("ALTER TABLE sessions ADD COLUMN parent_delegation TEXT")
+    add_session(db, "20260820_1", name="Lead")
+    add_session(db, "20260820_2", name="Callers", kind="sub_agent", parent="20260820_1")
+    request = {"type": "toolRequest", "id": "call_1", "toolCall": {"status": "success",
+               "value": {"name": "summon__delegate",
+                         "arguments": {"instructions": "Find callers of checkout"}}}}  # fmt: skip
+    scheduled = {"type": "toolResponse", "id": "call_1", "toolResult": {"status": "success",
+                 "value": {"content": text("Delegated to foreground subagent 20260820_2"),
+                           "_meta": {"subagent_session_id": "20260820_2",
+                                     "foreground_subagent": True}}}}  # fmt: skip
+    add_message(db, "20260820_1", "user", text("Find the callers"), 0)
+    add_message(db, "20260820_1", "assistant", [request], 1)
+    add_message(db, "20260820_1", "user", [scheduled], 2)
+    db.execute(
+        "UPDATE sessions SET parent_delegation = ? WHERE id = '20260820_2'",
+        (
+            json.dumps(
+                {"execution_mode": "foreground", "result_delivered_to_parent": False}
+            ),
+        ),
+    )
+    add_message(
+        db, "20260820_2", "user", text("Subagent ID: 20260820_2\n\nFind callers"), 3
+    )
+    db.commit()
+
+    def lead() -> list[Event]:
+        return events(sessions(home)["20260820_1"])
+
+    def status() -> str:
+        [node] = build_tree("20260820_1", lead()).children
+        return node.status
+
+    assert status() == "running"  # scheduled, and now at work
+    add_message(db, "20260820_2", "assistant", text("api.py:12"), 5)
+    hidden = {"userVisible": False, "agentVisible": True}
+    delivered = text("Subagent 20260820_2 completed: api.py:12")
+    add_message(db, "20260820_1", "user", delivered, 6, hidden)
+    add_message(db, "20260820_1", "assistant", text("It is called from api.py:12."), 7)
+    db.commit()
+    db.close()
+    found = lead()
+    child = "20260820_2"
+    assert [(e.kind, e.agent_id) for e in found] == [
+        ("user", None), ("tool_call", None), ("subagent", None), ("tool_result", None),
+        ("user", child), ("assistant", child), ("meta", None), ("assistant", None),
+    ]  # fmt: skip
+    assert found[3].extra == {"launched": True} and found[2].call_id == "call_1"
+    assert found[2].extra["child_id"] == child
+    assert found[6].extra == {
+        "injected": True,
+        "hidden": True,
+    }  # the outcome, for the model
+    assert status() == "done"
+
+
 def test_an_unnamed_session_is_listed_by_its_first_prompt(tmp_path: Path) -> None:
     """Goose names a session after its first exchange (`name` stays ''): until then the
     list shows what the user typed, never a prompt elided for its size; a name wins."""

@@ -40,7 +40,10 @@ are skipped. A `sub_agent` session that Goose's
 summon extension delegated to records its parent in `parent_session_id` (schema v15); its
 events are read with its parent's, before the delegating tool result (whose `_meta` names it),
 with the child's id as `agent_id`, and `sessdex usage` counts it there. A `sub_agent` without
-a parent is listed, and counted, on its own.
+a parent is listed, and counted, on its own. A foreground delegate (schema v17, whose
+`parent_delegation` column is not needed) runs after the result that scheduled it
+(`_meta.foreground_subagent`): the spawn comes before that result, which is `launched`,
+and the sub-agent's events after it.
 
 Usage: where the database has a `usage_ledger` table (schema v15), one `usage` event per
 model call (its time, model and cache counts); any part of the session's `accumulated_*`
@@ -53,6 +56,7 @@ taken out of `input_tokens`.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Iterator, Mapping
 from datetime import datetime
@@ -83,7 +87,8 @@ NAME = "goose"
 TITLE = "Goose"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "goose session schema v5-v16 (source to aaif-goose/goose 2026-08-21, synthetic DB); "
+    "goose session schema v5-v17 (source to aaif-goose/goose 2026-08-21, v17 from its "
+    "session_manager.rs at 017176d0, synthetic DB); "
     "legacy JSONL (source, synthetic); ~/.config/goose/sessions of goose 0.8-0.9.11 "
     "(block/goose Python source) and 1.0.0-1.0.5 (Rust source), synthetic"
     "; resume flags from goose-cli's cli.rs (not run)"
@@ -972,13 +977,20 @@ class _Reader:
             )
             call_id = as_str(item.get("id"))
             # summon's delegate names the sub-agent's session in the result's `_meta`;
-            # the sub-agent ran between the call and this result
+            # the sub-agent ran between the call and this result, or, a foreground
+            # delegate (`foreground_subagent`, schema v17), runs after it: the result only
+            # says it was scheduled, and its outcome comes back as a hidden user message
             noted = as_dict(as_dict(value).get("_meta"))
             child = noted.get("subagent_session_id")
             parent = agent or self.session_id
-            yield from self.spawn(child, parent, call_id, time, agent, depth)
+            after = noted.get("foreground_subagent") is True and not is_error
+            spawned = self.spawn(child, parent, call_id, time, agent, depth)
+            if after:  # the spawn is announced here, the sub-agent's events follow
+                yield from itertools.islice(spawned, 1)
+            else:
+                yield from spawned
             # an async delegate answers at launch (summon.rs); `load` reports its end
-            launched = call_id in self.background and not is_error
+            launched = (call_id in self.background or after) and not is_error
             yield self.say(
                 "tool_result",
                 time,
@@ -988,6 +1000,8 @@ class _Reader:
                 is_error=is_error,
                 extra={"launched": True} if launched else {},
             )
+            if after:
+                yield from spawned
             ended = as_str(noted.get("task_status"))
             if isinstance(child, str) and ended in _TASK_ENDS:
                 yield self.say(

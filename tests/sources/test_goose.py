@@ -338,6 +338,30 @@ def test_the_untagged_shape_in_the_data_folder(tmp_path: Path) -> None:
     ]  # fmt: skip
 
 
+def test_a_session_goose_imported_without_its_messages_is_read_from_its_file(
+    tmp_path: Path,
+) -> None:
+    """Goose's import of a 1.0.6-1.0.10 JSONL file into sessions.db cannot parse that
+    shape's messages: the row has none. The file, still there, is what is shown."""
+    home, db = v16_home(tmp_path)
+    add_session(db, "ship-it", name="Ship it")  # imported: no message rows
+    add_session(db, "kept", name="Kept")
+    add_message(db, "kept", "user", text("hello"), 0)
+    db.commit()
+    db.close()
+    folder = home / ".local" / "share" / "goose" / "sessions"
+    shutil.copy(BEFORE / f"{EARLY}.jsonl", folder / "ship-it.jsonl")
+    shutil.copy(BEFORE / f"{EARLY}.jsonl", folder / "kept.jsonl")
+    found = sessions(home)
+    imported = found["ship-it"]
+    assert imported.path == str(folder / "ship-it.jsonl")
+    assert imported.cwd == SHOP  # what only the row knows still fills in
+    assert [e.kind for e in events(imported)][:4] == [
+        "user", "assistant", "tool_call", "tool_result",
+    ]  # fmt: skip
+    assert found["kept"].extra["store"] == "sqlite"  # a row with messages still wins
+
+
 def test_sessions_from_before_1_0_6_have_no_resume_command() -> None:
     """No Goose since 1.0.6 looks in ~/.config/goose/sessions; sessdex says so."""
     found = sessions()

@@ -187,6 +187,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             for row in rows
             if not any(_name_of(row)) and (session_id := as_str(row.get("id")))
         }
+        spoken = _sessions_with_messages(connection, message_columns)
     except sqlite3.Error as error:
         diagnostics.problem(f"{NAME}: cannot read {path}: {error}")
         return []
@@ -231,7 +232,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 permission_mode=as_str(row.get("goose_mode")),
                 parent_id=parent,
                 agent_type="sub_agent" if kind == "sub_agent" else None,
-                precedence=10,
+                # a session Goose imported from a JSONL file whose messages it could not
+                # parse (1.0.6-1.0.10's shape) has none here: the file, beside it, says more
+                precedence=10 if spoken is None or session_id in spoken else -2,
                 extra=extra,
             )
         )
@@ -245,6 +248,18 @@ def _name_of(row: Mapping[str, object]) -> tuple[str | None, str | None]:
 
 
 _PROMPTS_TRIED = 4  # user messages looked at for an unnamed session's first prompt
+
+
+def _sessions_with_messages(
+    connection: sqlite3.Connection, columns: set[str]
+) -> set[str] | None:
+    """The ids of the sessions that have a message in the database (None: unknown)."""
+    if "session_id" not in columns:
+        return None
+    return {
+        str(row[0])
+        for row in connection.execute("SELECT DISTINCT session_id FROM messages")
+    }
 
 
 def _first_prompt(

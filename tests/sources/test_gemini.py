@@ -12,7 +12,7 @@ import pytest
 
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
-from sessdex.sources import Home, gemini
+from sessdex.sources import Home, _json_chat, gemini
 
 HOME = Path(__file__).parent.parent / "data" / "gemini" / "home"
 SHOP = "/home/alex/code/shop-api"
@@ -300,7 +300,7 @@ def test_a_one_file_chat_too_big_to_parse_is_listed_from_its_ends(
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
     small = sessions(home)[LEGACY]
-    monkeypatch.setattr(gemini, "LEGACY_LIST_LIMIT", 100)
+    monkeypatch.setattr(_json_chat, "LIST_LIMIT", 100)
     big = sessions(home)[LEGACY]
     assert (big.title, big.cwd, big.created, big.updated) == (
         small.title,
@@ -310,7 +310,7 @@ def test_a_one_file_chat_too_big_to_parse_is_listed_from_its_ends(
     )
     whole = list(gemini.read(big, Diagnostics()))
     assert len(whole) > 4
-    monkeypatch.setattr(gemini, "LEGACY_READ_LIMIT", 100)
+    monkeypatch.setattr(_json_chat, "READ_LIMIT", 100)
     diagnostics = Diagnostics()
     assert list(gemini.read(big, diagnostics)) == whole
     assert diagnostics.skipped_total == 0 and not diagnostics.problems

@@ -55,7 +55,6 @@ a message later dropped by `$rewindTo` were still billed: they are kept, at the 
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -63,26 +62,20 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import BinaryIO
 
-import orjson
-
 from .. import files, folders
 from ..diagnostics import Diagnostics
-from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from ..model import Event, JSONValue, ResumePlan, Session
+from . import _gemini_messages as messages
 from . import _hashed_folders as hashed
+from . import _json_chat as json_chat
 from . import _prompt_log as prompt_log
 from ._values import (
     Emitter,
-    blob,
-    dicts,
-    file_size,
     iso_time,
     items,
-    json_value,
     line_start,
-    number,
     obj,
     one_line,
-    plain,
     text_of,
     type_tag,
 )
@@ -100,15 +93,7 @@ ENV_VARS = ("GEMINI_CLI_HOME",)
 
 INSTALL_HINT = "npm install -g @google/gemini-cli"
 SUBAGENT_DEPTH = 4  # sub-agents of sub-agents are followed this deep
-LEGACY_LIST_LIMIT = (
-    16 * 1024 * 1024
-)  # a bigger one-file JSON chat is listed from its ends
-LEGACY_READ_LIMIT = 64 * 1024 * 1024  # ...and read one message at a time past this
 SAFE_MODES = ("default", "plan")  # approval modes at least as strict as the default
-_CONTEXT = "<session_context>"
-_HOOK_CONTEXT = "<hook_context>"
-_MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
-_CANCELLED = "Request cancelled."  # the info message a turn the user stopped ends with
 _TAIL_KEYS = (b'"summary"', b'"model"', b'"lastUpdated"', b'"timestamp"')
 
 
@@ -199,7 +184,7 @@ class _Listing:
                 if len(self.tool_paths) < hashed.PATHS_TRIED:  # as many as are tried
                     self.tool_paths += hashed.tool_paths([record])
             elif record.get("type") == "user" and in_head and self.first_user is None:
-                self.first_user = one_line(_title_text(record))
+                self.first_user = one_line(messages.title_text(record))
         elif text_of(record, "sessionId"):
             self.header = self.header or record
             self.summary = one_line(text_of(record, "summary")) or self.summary
@@ -270,91 +255,27 @@ def _parse_jsonl(
 def _parse_legacy(
     path: Path, location: Location, size: int, diagnostics: Diagnostics
 ) -> list[Session]:
-    document: object
-    if size > LEGACY_LIST_LIMIT:
-        document = _legacy_ends(path)
-        if document is None:
-            diagnostics.skip(str(path), 1, "too long")
-            return []
-    else:
-        document = files.read_json_file(path, limit=LEGACY_LIST_LIMIT)
-    if not isinstance(document, dict) or not text_of(document, "sessionId"):
-        diagnostics.skip(str(path), 1, "not JSON" if document is None else "bad value")
+    found = json_chat.listing(path, size, diagnostics)
+    if found is None:
         return []
-    messages = dicts(document, "messages")
-    first_user = next(
-        (t for m in messages if m.get("type") == "user" and (t := _title_text(m))), None
-    )
     project = _chats_dir(path).parent
     return [
         Session(
             app=NAME,
-            id=str(text_of(document, "sessionId")),
+            id=found.session_id,
             path=str(path),
             cwd=_project_cwd(
-                project,
-                document.get("projectHash"),
-                location.root,
-                hashed.tool_paths(messages),
+                project, found.project_hash, location.root, found.tool_paths
             ),
-            title=one_line(text_of(document, "summary") or first_user),
-            created=iso_time(document.get("startTime"), naive="local"),
-            updated=iso_time(document.get("lastUpdated"), naive="local"),
-            model=next(
-                (m for m in (text_of(x, "model") for x in reversed(messages)) if m),
-                None,
-            ),
+            title=found.summary or found.prompt,
+            created=found.started,
+            updated=found.updated,
+            model=found.model,
             bytes=size,
             precedence=0,  # a resume converts it to .jsonl beside it, which says more
             extra={"project": project.name, "kind": "main", "format": "json"},
         )
     ]
-
-
-# A top-level member of a chat Gemini wrote with JSON.stringify(chat, null, 2): at the
-# start of a line, indented two spaces (a string's own newlines are escaped, so only the
-# document's structure starts a line).
-_TOP_MEMBER = re.compile(
-    rb'^  "(sessionId|projectHash|startTime|lastUpdated|summary|kind)": ("(?:[^"\\\n]|\\.)*")',
-    re.MULTILINE,
-)
-_LEGACY_ENDS = 256 * 1024
-
-
-def _legacy_ends(path: Path) -> dict[str, object] | None:
-    """The top-level members of a one-file chat too big to parse, from its first and
-    last bytes (the messages between are left unread); None if it is not laid out as
-    Gemini writes it."""
-    try:
-        with files.open_regular(path) as stream:
-            head = stream.read(_LEGACY_ENDS)
-            stream.seek(max(len(head), stream.seek(0, 2) - _LEGACY_ENDS))
-            tail = stream.read(_LEGACY_ENDS)
-    except OSError:
-        return None
-    if not head.startswith(b"{\n"):
-        return None
-    found: dict[str, object] = {}
-    for block in (head, tail):
-        for match in _TOP_MEMBER.finditer(block):
-            try:
-                found[match.group(1).decode()] = orjson.loads(match.group(2))
-            except orjson.JSONDecodeError:
-                continue
-    return found if isinstance(found.get("sessionId"), str) else None
-
-
-def _streamed_messages(path: Path, diagnostics: Diagnostics) -> Iterator[_Item]:
-    """The messages of a one-document chat, decoded one at a time (`jsonstream`)."""
-    from ..jsonstream import file_items
-
-    for message in file_items(path, "messages", diagnostics, NAME):
-        if not isinstance(message, dict):
-            diagnostics.skip(str(path), 0, "not an object")
-        elif type_tag(message.get("type")) not in _MESSAGE_TYPES:
-            diagnostics.unknown_type(f"message:{message.get('type')}")
-        else:
-            yield _Item("message", message)
 
 
 def _chats_dir(path: Path) -> Path:
@@ -438,7 +359,7 @@ class _Timeline:
         elif "$set" in record:
             if isinstance(obj(record, "$set").get("messages"), list):
                 self._checkpoint(line, items(obj(record, "$set"), "messages"))
-        elif message_id and type_tag(record.get("type")) not in _MESSAGE_TYPES:
+        elif message_id and type_tag(record.get("type")) not in messages.MESSAGE_TYPES:
             diagnostics.unknown_type(f"message:{record.get('type')}")
         elif message_id:
             ref = (line.offset, line.end, -1)
@@ -527,21 +448,21 @@ class _Timeline:
         self._reindex()
         return True
 
-    def resolve(self, path: Path, full: bool) -> Iterator[_Item]:
+    def resolve(self, path: Path, full: bool) -> Iterator[messages.Item]:
         with _RecordReader(path, full) as reader:
             for slot in self.slots:
                 found = reader.get(slot.ref) if slot.ref is not None else None
                 if slot.kind in ("message", "past") and found is not None:
-                    yield _Item("message", found)
+                    yield messages.Item("message", found)
                 elif slot.kind == "rewind":
-                    yield _Item(
+                    yield messages.Item(
                         "rewind",
                         dropped=[
                             m for r in slot.dropped if (m := reader.get(r)) is not None
                         ],
                     )
                 elif slot.kind == "compaction":
-                    yield _Item(
+                    yield messages.Item(
                         "compaction",
                         message=found,
                         count=slot.count,
@@ -599,28 +520,6 @@ class _RecordReader:
 # --- reading ---------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Item:
-    kind: str  # "message", "rewind" or "compaction"
-    message: dict[str, object] | None = None
-    dropped: list[dict[str, object]] = field(default_factory=list)
-    count: int = 0
-    rewritten: bool = False
-
-
-@dataclass(slots=True)
-class _Chat:
-    """One chat being read: its file, whose events these are, what was already shown."""
-
-    path: Path
-    agent: str | None
-    session_id: str | None
-    depth: int
-    calls: set[str] = field(default_factory=set)
-    results: set[str] = field(default_factory=set)
-    children: set[str] = field(default_factory=set)
-
-
 def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
 ) -> Iterator[Event]:
@@ -647,28 +546,13 @@ def _read_chat(
     if not path.is_file():
         diagnostics.problem(f"gemini: {path} vanished before it could be read")
         return
-    found: Iterable[_Item]
-    if path.suffix == ".json" and file_size(path) > LEGACY_READ_LIMIT:
-        # one JSON document too big to parse at once: its messages one at a time
-        top = _legacy_ends(path) or {}
-        found = _streamed_messages(path, diagnostics)
-        chat = _Chat(path, agent, text_of(top, "sessionId"), depth)
-    elif path.suffix == ".json":
-        # one JSON document the app rewrites whole: parsed at once
-        document = files.read_json_file(path, limit=LEGACY_READ_LIMIT)
-        if not isinstance(document, dict):
-            diagnostics.skip(str(path), 1, "not JSON")
-        unknown = [
-            m
-            for m in dicts(document, "messages")
-            if type_tag(m.get("type")) not in _MESSAGE_TYPES
-        ]
-        for message in unknown:
-            diagnostics.unknown_type(f"message:{message.get('type')}")
-        found = [
-            _Item("message", m) for m in dicts(document, "messages") if m not in unknown
-        ]
-        chat = _Chat(path, agent, text_of(document, "sessionId"), depth)
+    found: Iterable[messages.Item]
+    if path.suffix == ".json":
+        # one JSON document the app rewrites whole (read one message at a time when big)
+        session_id, listed = json_chat.read(
+            path, diagnostics, NAME, messages.MESSAGE_TYPES
+        )
+        found = (messages.Item("message", m) for m in listed)
     else:
         timeline = _Timeline()
         for line, record in files.iter_records(
@@ -676,9 +560,14 @@ def _read_chat(
         ):
             timeline.add(line, record, diagnostics)
         found = timeline.resolve(path, full)
-        chat = _Chat(path, agent, timeline.session_id, depth)
+        session_id = timeline.session_id
+    chat = messages.Chat(agent, session_id)
+    if session_id and depth < SUBAGENT_DEPTH:
+        chat.read_child = partial(
+            _child_chat, _chats_dir(path) / session_id, emit, diagnostics, full, depth
+        )
     for item in found:
-        yield from _item_events(item, chat, emit, diagnostics, full)
+        yield from messages.item_events(item, chat, emit)
     if offset == 0 and chat.session_id and depth < SUBAGENT_DEPTH:
         # sub-agent chats that no tool call pointed at still belong to this session
         for child in folders.entries(_chats_dir(path) / chat.session_id):
@@ -695,256 +584,18 @@ def _read_chat(
                 )
 
 
-def _item_events(
-    item: _Item, chat: _Chat, emit: Emitter, diagnostics: Diagnostics, full: bool
-) -> Iterator[Event]:
-    agent, message = chat.agent, item.message or {}
-    say = partial(emit, agent_id=agent)
-    when = iso_time(message.get("timestamp"), naive="local")
-    if item.kind == "rewind":
-        yield say(
-            "meta",
-            text=f"rewound: {len(item.dropped)} messages dropped",
-            extra={"rewound": len(item.dropped)},
-        )
-        for dropped in item.dropped:  # gone from the chat, but billed
-            if (usage := _usage(dropped)) is not None:
-                yield say(
-                    "usage",
-                    time=iso_time(dropped.get("timestamp"), naive="local"),
-                    usage=usage,
-                    extra={"rewound": True},
-                )
-    elif item.kind == "compaction":
-        extra: dict[str, JSONValue] = {"replaced_messages": item.count}
-        if item.rewritten:
-            extra["reason"] = "history rewritten"  # old tool output masked or trimmed
-        yield say(
-            "compaction",
-            time=when,
-            text=_content_text(message.get("content")),
-            extra=extra,
-        )
-    elif message.get("type") == "user":
-        for response in (
-            obj(part, "functionResponse") for part in items(message, "content")
-        ):
-            call_id = text_of(response, "id")
-            if call_id and call_id not in chat.results:
-                chat.results.add(call_id)
-                output, failed = _response_text(response)
-                yield say(
-                    "tool_result",
-                    time=when,
-                    call_id=call_id,
-                    text=output,
-                    is_error=failed,
-                )
-        if text := _typed_text(message):
-            if text.lstrip().startswith(_HOOK_CONTEXT):  # a hook's, not the user's
-                yield say("user", time=when, text=text, extra={"injected": True})
-            else:
-                yield say("user", time=when, text=text)
-    elif message.get("type") == "gemini":
-        yield from _model_events(message, when, chat, emit, diagnostics, full)
-    elif message.get("type") == "error":
-        yield say(
-            "error",
-            time=when,
-            text=_content_text(message.get("content")),
-        )
-    elif text := _content_text(message.get("content")):  # info, warning
-        # (each /compress records an empty info message: the checkpoint says it all)
-        yield say(
-            "meta", time=when, text=text, extra={"level": str(message.get("type"))}
-        )
-        if message.get("type") == "info" and text.strip() == _CANCELLED:
-            # Esc, or every tool call cancelled (useGeminiStream.ts): the user stopped it
-            yield say(
-                "turn_end",
-                time=when,
-                extra={"reason": "cancelled", "interrupted": True},
-            )
-
-
-def _model_events(
-    message: dict[str, object],
-    when: datetime | None,
-    chat: _Chat,
+def _child_chat(
+    folder: Path,
     emit: Emitter,
     diagnostics: Diagnostics,
     full: bool,
+    depth: int,
+    child: str,
 ) -> Iterator[Event]:
-    agent = chat.agent
-    say = partial(emit, agent_id=agent)
-    for thought in dicts(message, "thoughts"):
-        text = "\n".join(
-            t.strip()
-            for t in (text_of(thought, "subject"), text_of(thought, "description"))
-            if t
-        )
-        if text:
-            yield say(
-                "thinking",
-                time=iso_time(thought.get("timestamp"), naive="local") or when,
-                text=text,
-            )
-    if said := _content_text(message.get("content")):
-        yield say("assistant", time=when, text=said)
-    parts = [
-        obj(part, "functionCall")
-        for part in items(message, "content")
-        if obj(part, "functionCall")
-    ]
-    tool_calls = dicts(message, "toolCalls")
-    for call in parts + tool_calls:
-        call_id = text_of(call, "id") or ""
-        if call_id not in chat.calls:
-            chat.calls.add(call_id)
-            yield say(
-                "tool_call",
-                time=when,
-                tool=text_of(call, "name") or "",
-                call_id=call_id or None,
-                extra={"input": json_value(call.get("args"))},
-            )
-    if (usage := _usage(message)) is not None:
-        yield say("usage", time=when, usage=usage)
-    for call in tool_calls:
-        call_id, done = (
-            text_of(call, "id") or "",
-            iso_time(call.get("timestamp"), naive="local") or when,
-        )
-        child = text_of(call, "agentId")
-        if child and child not in chat.children:
-            chat.children.add(child)
-            args, shown = obj(call, "args"), obj(call, "resultDisplay")
-            task = (
-                text_of(args, "description")
-                or text_of(args, "prompt")
-                or text_of(call, "description")
-            )
-            agent_type = text_of(args, "agent_name") or text_of(shown, "agentName")
-            yield say(
-                "subagent",
-                time=done,
-                call_id=call_id or None,
-                text=task,
-                extra={"child_id": child, "agent_type": agent_type},
-            )
-            child_path = (
-                _chats_dir(chat.path) / (chat.session_id or "") / f"{child}.jsonl"
-            )
-            if chat.session_id and chat.depth < SUBAGENT_DEPTH and child_path.is_file():
-                yield from _read_chat(
-                    child_path, child, emit, diagnostics, full, 0, chat.depth + 1
-                )
-        result, display = call.get("result"), call.get("resultDisplay")
-        if call_id in chat.results or (result is None and not isinstance(display, str)):
-            continue
-        chat.results.add(call_id)
-        output, failed = _result_text(result, display)
-        yield say(
-            "tool_result",
-            time=done,
-            call_id=call_id or None,
-            text=output,
-            is_error=failed or call.get("status") in ("error", "cancelled"),
-        )
-    if said and not parts and not tool_calls and not _synthetic(message):
-        # (a response with no text is one whose tool calls are not written yet: Gemini
-        # records them once they have run, in a second write of the same message)
-        yield say("turn_end", time=when)
-
-
-def _synthetic(message: dict[str, object]) -> bool:
-    """A model message Gemini made up mid-turn, not a response: with a tool's binary
-    output it records a thought-only "Binary content received" note (no model, no
-    tokens; geminiChat.ts), and the model's real answer follows."""
-    content = message.get("content")
-    return (
-        not message.get("model")
-        and not isinstance(message.get("tokens"), dict)
-        and isinstance(content, list)
-        and bool(content)
-        and all(isinstance(p, dict) and p.get("thought") is True for p in content)
-    )
-
-
-def _usage(message: dict[str, object]) -> Usage | None:
-    tokens = message.get("tokens")
-    if message.get("type") != "gemini" or not isinstance(tokens, dict):
-        return None
-    cached, thoughts = number(tokens, "cached"), number(tokens, "thoughts")
-    return Usage(
-        input_tokens=max(0, number(tokens, "input") - cached) + number(tokens, "tool"),
-        output_tokens=number(tokens, "output") + thoughts,
-        cache_read_tokens=cached,
-        reasoning_tokens=thoughts,
-        model=text_of(message, "model"),
-    )
-
-
-# --- text ------------------------------------------------------------------------------
-
-
-def _typed_text(message: dict[str, object]) -> str | None:
-    """What the user typed: `displayContent` if set, else the text parts; None for tool turns."""
-    text = _content_text(message.get("displayContent")) or _content_text(
-        message.get("content")
-    )
-    return None if not text or text.lstrip().startswith(_CONTEXT) else text
-
-
-def _title_text(message: dict[str, object]) -> str | None:
-    """What may title a chat, as Gemini's session list picks it (`isIgnoredUserContent`):
-    typed text, not a slash or `?` command, nor a hook's `<hook_context>` (the
-    SessionStart hook's context is recorded as a user message)."""
-    text = _typed_text(message)
-    if text is None or text.lstrip().startswith((_HOOK_CONTEXT, "/", "?")):
-        return None
-    return text
-
-
-def _content_text(content: object) -> str | None:
-    """Text of a PartListUnion: a string, a part, or a list of parts (calls and responses skipped)."""
-    pieces: list[str] = []
-    for part in content if isinstance(content, list) else [content]:
-        if isinstance(part, str):
-            pieces.append(plain(part))
-        elif isinstance(part, dict) and part.get("thought") is not True:
-            if (text := text_of(part, "text")) is not None:
-                pieces.append(plain(text))
-            elif inline := obj(part, "inlineData"):
-                pieces.append(blob(text_of(inline, "mimeType"), inline.get("data")))
-            elif uri := text_of(obj(part, "fileData"), "fileUri"):
-                pieces.append(f"[file {uri}]")
-    return "\n".join(p for p in pieces if p) or None
-
-
-def _response_text(response: dict[str, object]) -> tuple[str | None, bool]:
-    body = response.get("response")
-    if error := text_of(body, "error"):
-        return plain(error), True
-    if output := text_of(body, "output"):
-        return plain(output), False
-    if isinstance(body, str):
-        return plain(body), False
-    return (orjson.dumps(body).decode() if body else None), False
-
-
-def _result_text(result: object, display: object) -> tuple[str | None, bool]:
-    pieces, failed = [], False
-    for part in result if isinstance(result, list) else [result]:
-        response = obj(part, "functionResponse")
-        text, error = (
-            _response_text(response) if response else (_content_text(part), False)
-        )
-        failed = failed or error
-        pieces += [text] if text else []
-    if not pieces and isinstance(display, str):
-        pieces.append(plain(display))
-    return ("\n".join(pieces) or None), failed
+    """The chat of the sub-agent `child`, when its file is there."""
+    path = folder / f"{child}.jsonl"
+    if path.is_file():
+        yield from _read_chat(path, child, emit, diagnostics, full, 0, depth + 1)
 
 
 # --- resume ----------------------------------------------------------------------------

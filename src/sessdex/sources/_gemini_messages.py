@@ -1,0 +1,315 @@
+"""Gemini CLI's chat messages as events: the shape its JSONL chats and its one-file JSON chats
+share, which Qwen Code 0.1.x wrote too (its model's messages typed `qwen`, not `gemini`).
+
+A message is `{id, timestamp, type: user|gemini|info|error|warning, content}`; a model message
+adds `thoughts`, `tokens`, `model` and `toolCalls` (whose `result` holds the tool output).
+Not a reader of files: the callers find the messages, in their final order, and hand them
+here one at a time, with what was already shown of the chat (`Chat`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+
+import orjson
+
+from ..model import Event, JSONValue, Usage
+from ._values import (
+    Emitter,
+    blob,
+    dicts,
+    iso_time,
+    items,
+    json_value,
+    number,
+    obj,
+    plain,
+    text_of,
+)
+
+MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
+_CONTEXT = "<session_context>"
+_HOOK_CONTEXT = "<hook_context>"
+_CANCELLED = "Request cancelled."  # the info message a turn the user stopped ends with
+
+
+@dataclass(slots=True)
+class Item:
+    """A message in its final place, or a mark its chat's history left there."""
+
+    kind: str  # "message", "rewind" or "compaction"
+    message: dict[str, object] | None = None
+    dropped: list[dict[str, object]] = field(default_factory=list)
+    count: int = 0
+    rewritten: bool = False
+
+
+# Reads the chat of the sub-agent a tool call spawned (by its id): its events.
+ChildReader = Callable[[str], Iterator[Event]]
+
+
+@dataclass(slots=True)
+class Chat:
+    """One chat being read: whose events these are, what was already shown."""
+
+    agent: str | None
+    session_id: str | None
+    model_type: str = "gemini"  # the type of the model's messages
+    turn_ends: bool = True  # a reply with text and no tool calls ends its turn
+    read_child: ChildReader | None = None
+    calls: set[str] = field(default_factory=set)
+    results: set[str] = field(default_factory=set)
+    children: set[str] = field(default_factory=set)
+
+
+def item_events(item: Item, chat: Chat, emit: Emitter) -> Iterator[Event]:
+    """The events of one message (or mark) of `chat`."""
+    agent, message = chat.agent, item.message or {}
+    say = partial(emit, agent_id=agent)
+    when = iso_time(message.get("timestamp"), naive="local")
+    if item.kind == "rewind":
+        yield say(
+            "meta",
+            text=f"rewound: {len(item.dropped)} messages dropped",
+            extra={"rewound": len(item.dropped)},
+        )
+        for dropped in item.dropped:  # gone from the chat, but billed
+            if (billed := usage(dropped, chat.model_type)) is not None:
+                yield say(
+                    "usage",
+                    time=iso_time(dropped.get("timestamp"), naive="local"),
+                    usage=billed,
+                    extra={"rewound": True},
+                )
+    elif item.kind == "compaction":
+        extra: dict[str, JSONValue] = {"replaced_messages": item.count}
+        if item.rewritten:
+            extra["reason"] = "history rewritten"  # old tool output masked or trimmed
+        yield say(
+            "compaction",
+            time=when,
+            text=content_text(message.get("content")),
+            extra=extra,
+        )
+    elif message.get("type") == "user":
+        for response in (
+            obj(part, "functionResponse") for part in items(message, "content")
+        ):
+            call_id = text_of(response, "id")
+            if call_id and call_id not in chat.results:
+                chat.results.add(call_id)
+                output, failed = _response_text(response)
+                yield say(
+                    "tool_result",
+                    time=when,
+                    call_id=call_id,
+                    text=output,
+                    is_error=failed,
+                )
+        if text := typed_text(message):
+            if text.lstrip().startswith(_HOOK_CONTEXT):  # a hook's, not the user's
+                yield say("user", time=when, text=text, extra={"injected": True})
+            else:
+                yield say("user", time=when, text=text)
+    elif message.get("type") == chat.model_type:
+        yield from _model_events(message, when, chat, emit)
+    elif message.get("type") == "error":
+        yield say(
+            "error",
+            time=when,
+            text=content_text(message.get("content")),
+        )
+    elif text := content_text(message.get("content")):  # info, warning
+        # (each /compress records an empty info message: the checkpoint says it all)
+        yield say(
+            "meta", time=when, text=text, extra={"level": str(message.get("type"))}
+        )
+        if message.get("type") == "info" and text.strip() == _CANCELLED:
+            # Esc, or every tool call cancelled (useGeminiStream.ts): the user stopped it
+            yield say(
+                "turn_end",
+                time=when,
+                extra={"reason": "cancelled", "interrupted": True},
+            )
+
+
+def _model_events(
+    message: dict[str, object], when: datetime | None, chat: Chat, emit: Emitter
+) -> Iterator[Event]:
+    agent = chat.agent
+    say = partial(emit, agent_id=agent)
+    for thought in dicts(message, "thoughts"):
+        text = "\n".join(
+            t.strip()
+            for t in (text_of(thought, "subject"), text_of(thought, "description"))
+            if t
+        )
+        if text:
+            yield say(
+                "thinking",
+                time=iso_time(thought.get("timestamp"), naive="local") or when,
+                text=text,
+            )
+    if said := content_text(message.get("content")):
+        yield say("assistant", time=when, text=said)
+    parts = [
+        obj(part, "functionCall")
+        for part in items(message, "content")
+        if obj(part, "functionCall")
+    ]
+    tool_calls = dicts(message, "toolCalls")
+    for call in parts + tool_calls:
+        call_id = text_of(call, "id") or ""
+        if call_id not in chat.calls:
+            chat.calls.add(call_id)
+            yield say(
+                "tool_call",
+                time=when,
+                tool=text_of(call, "name") or "",
+                call_id=call_id or None,
+                extra={"input": json_value(call.get("args"))},
+            )
+    if (billed := usage(message, chat.model_type)) is not None:
+        yield say("usage", time=when, usage=billed)
+    for call in tool_calls:
+        call_id, done = (
+            text_of(call, "id") or "",
+            iso_time(call.get("timestamp"), naive="local") or when,
+        )
+        child = text_of(call, "agentId")
+        if child and child not in chat.children:
+            chat.children.add(child)
+            args, shown = obj(call, "args"), obj(call, "resultDisplay")
+            task = (
+                text_of(args, "description")
+                or text_of(args, "prompt")
+                or text_of(call, "description")
+            )
+            agent_type = text_of(args, "agent_name") or text_of(shown, "agentName")
+            yield say(
+                "subagent",
+                time=done,
+                call_id=call_id or None,
+                text=task,
+                extra={"child_id": child, "agent_type": agent_type},
+            )
+            if chat.read_child is not None:
+                yield from chat.read_child(child)
+        result, display = call.get("result"), call.get("resultDisplay")
+        if call_id in chat.results or (result is None and not isinstance(display, str)):
+            continue
+        chat.results.add(call_id)
+        output, failed = _result_text(result, display)
+        yield say(
+            "tool_result",
+            time=done,
+            call_id=call_id or None,
+            text=output,
+            is_error=failed or call.get("status") in ("error", "cancelled"),
+        )
+    if (
+        chat.turn_ends
+        and said
+        and not parts
+        and not tool_calls
+        and not _synthetic(message)
+    ):
+        # (a response with no text is one whose tool calls are not written yet: Gemini
+        # records them once they have run, in a second write of the same message)
+        yield say("turn_end", time=when)
+
+
+def _synthetic(message: dict[str, object]) -> bool:
+    """A model message Gemini made up mid-turn, not a response: with a tool's binary
+    output it records a thought-only "Binary content received" note (no model, no
+    tokens; geminiChat.ts), and the model's real answer follows."""
+    content = message.get("content")
+    return (
+        not message.get("model")
+        and not isinstance(message.get("tokens"), dict)
+        and isinstance(content, list)
+        and bool(content)
+        and all(isinstance(p, dict) and p.get("thought") is True for p in content)
+    )
+
+
+def usage(message: dict[str, object], model_type: str = "gemini") -> Usage | None:
+    """A model message's `tokens`: `input_tokens` = `input` - `cached` + `tool` (the API's
+    prompt count includes the cached part), `output_tokens` = `output` + `thoughts`
+    (thoughts are billed as output), `reasoning_tokens` = `thoughts`."""
+    tokens = message.get("tokens")
+    if message.get("type") != model_type or not isinstance(tokens, dict):
+        return None
+    cached, thoughts = number(tokens, "cached"), number(tokens, "thoughts")
+    return Usage(
+        input_tokens=max(0, number(tokens, "input") - cached) + number(tokens, "tool"),
+        output_tokens=number(tokens, "output") + thoughts,
+        cache_read_tokens=cached,
+        reasoning_tokens=thoughts,
+        model=text_of(message, "model"),
+    )
+
+
+# --- text ------------------------------------------------------------------------------
+
+
+def typed_text(message: dict[str, object]) -> str | None:
+    """What the user typed: `displayContent` if set, else the text parts; None for tool turns."""
+    text = content_text(message.get("displayContent")) or content_text(
+        message.get("content")
+    )
+    return None if not text or text.lstrip().startswith(_CONTEXT) else text
+
+
+def title_text(message: dict[str, object]) -> str | None:
+    """What may title a chat, as Gemini's session list picks it (`isIgnoredUserContent`):
+    typed text, not a slash or `?` command, nor a hook's `<hook_context>` (the
+    SessionStart hook's context is recorded as a user message)."""
+    text = typed_text(message)
+    if text is None or text.lstrip().startswith((_HOOK_CONTEXT, "/", "?")):
+        return None
+    return text
+
+
+def content_text(content: object) -> str | None:
+    """Text of a PartListUnion: a string, a part, or a list of parts (calls and responses skipped)."""
+    pieces: list[str] = []
+    for part in content if isinstance(content, list) else [content]:
+        if isinstance(part, str):
+            pieces.append(plain(part))
+        elif isinstance(part, dict) and part.get("thought") is not True:
+            if (text := text_of(part, "text")) is not None:
+                pieces.append(plain(text))
+            elif inline := obj(part, "inlineData"):
+                pieces.append(blob(text_of(inline, "mimeType"), inline.get("data")))
+            elif uri := text_of(obj(part, "fileData"), "fileUri"):
+                pieces.append(f"[file {uri}]")
+    return "\n".join(p for p in pieces if p) or None
+
+
+def _response_text(response: dict[str, object]) -> tuple[str | None, bool]:
+    body = response.get("response")
+    if error := text_of(body, "error"):
+        return plain(error), True
+    if output := text_of(body, "output"):
+        return plain(output), False
+    if isinstance(body, str):
+        return plain(body), False
+    return (orjson.dumps(body).decode() if body else None), False
+
+
+def _result_text(result: object, display: object) -> tuple[str | None, bool]:
+    pieces, failed = [], False
+    for part in result if isinstance(result, list) else [result]:
+        response = obj(part, "functionResponse")
+        text, error = (
+            _response_text(response) if response else (content_text(part), False)
+        )
+        failed = failed or error
+        pieces += [text] if text else []
+    if not pieces and isinstance(display, str):
+        pieces.append(plain(display))
+    return ("\n".join(pieces) or None), failed

@@ -102,32 +102,12 @@ def _checkpoints(qwen_home: Path, log: Path, folders: list[str]) -> None:
         (log / "checkpoints" / name).write_text(json.dumps(checkpoint, indent=2))
 
 
-def _legacy_chats(qwen_home: Path, log: Path, folders: list[str]) -> None:
-    (log / "chats").mkdir()
-    for n, folder in enumerate(folders):
-        chat = {
-            "sessionId": EARLY, "projectHash": log.name,
-            "startTime": "2025-08-01T10:00:00.000Z", "lastUpdated": "2025-08-01T10:01:00.000Z",
-            "messages": [
-                {"id": "u1", "timestamp": "2025-08-01T10:00:30.000Z", "type": "user",
-                 "content": [{"text": "Where is the retry limit set?"}]},
-                {"id": "q1", "timestamp": "2025-08-01T10:00:40.000Z", "type": "qwen",
-                 "content": "", "toolCalls": [{"id": "read_file-1", "name": "read_file",
-                 "args": {"absolute_path": f"{folder}/config/retry.yaml"},
-                 "status": "success", "timestamp": "2025-08-01T10:00:41.000Z"}]},
-            ],
-        }  # fmt: skip
-        name = f"session-2025-08-01T10-0{n}-{EARLY[:8]}.json"
-        (log / "chats" / name).write_text(json.dumps(chat, indent=2))
-
-
 Writer = Callable[[Path, Path, list[str]], None]
 WRITERS: dict[str, Writer] = {
     "trustedFolders.json": _trusted,
     "usage_record.jsonl": _usage,
     "/chat save checkpoint-<tag>.json": _saved,
     "checkpoints/*.json": _checkpoints,
-    "0.1.x chats/session-*.json": _legacy_chats,
 }
 
 

@@ -12,11 +12,11 @@ did not), is the log folder's name (`_hashed_folders`). Tried in turn:
 - beside the log: file checkpointing's `checkpoints/*.json` (off by default; `filePath`, the
   file an edit was about to change; each start removes its project's), then what releases
   before 0.5 (0.1.x) left there: the conversations `/chat save` kept (`checkpoint-<tag>.json`,
-  whose first turn says "I'm currently working in the directory: ...") and the one-file
-  chats (`chats/session-*.json`, whose tool calls take absolute paths).
+  whose first turn says "I'm currently working in the directory: ...").
 
-Not read: `shell_history` (commands only) and `history/<sha256>/`, the checkpoints' git store
-(no path in it).
+Not read: `shell_history` (commands only), `history/<sha256>/`, the checkpoints' git store,
+and 0.1.x's one-file chats (`chats/session-*.json`), which record no tool calls: no path in
+them.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import orjson
 
 from .. import files, folders
 from . import _hashed_folders as hashed
-from ._values import as_str, dicts, text_of
+from ._values import as_str, text_of
 
 TRUSTED = "trustedFolders.json"
 USAGE = "usage_record.jsonl"
@@ -77,9 +77,6 @@ def folder(root: Path, log_folder: Path, config: Path) -> str | None:
         )
         or hashed.hashed_folder(
             hashes, _saved_directories(log_folder, root), fold_case=True
-        )
-        or hashed.hashed_folder(
-            hashes, _legacy_tool_paths(log_folder, root), ancestors=True, fold_case=True
         )
     )
 
@@ -169,13 +166,6 @@ def _checkpoint_files(log_folder: Path, root: Path) -> Iterator[str]:
         value = _string(members[-1]) if members else None
         if value and hashed.is_absolute(value):
             yield value
-
-
-def _legacy_tool_paths(log_folder: Path, root: Path) -> Iterator[str]:
-    """The absolute paths the tools of Qwen 0.1.x's one-file chats took."""
-    for path in _newest(log_folder / "chats", "session-", root):
-        document = files.read_json_file(path, limit=hashed.LIST_CAP)
-        yield from hashed.tool_paths(dicts(document, "messages"))
 
 
 def _string(token: bytes) -> str | None:

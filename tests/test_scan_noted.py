@@ -150,6 +150,12 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ("top", f".qwen/projects/-home-alex-code-shop-api/chats/{ID}.jsonl"),
         ("top", f".qwen/projects/-home-alex-code-shop-api/chats/archive/{ID}.jsonl"),
         ("top", f".qwen/projects/-home-dev-new/chats/{ID}.jsonl"),
+        (
+            "top",
+            ".qwen/tmp/1f5374d540a2971b67f21072a77fdfe529ecec71e6579e61bda90a285322e2ef"
+            "/chats/session-2025-10-21T08-00-0b0b0b0b.json",
+        ),
+        ("top", f".qwen/tmp/{'0b' * 32}/chats/session-2025-10-21T08-00-0b0b0b0b.json"),
     ],
 }
 CASES = [

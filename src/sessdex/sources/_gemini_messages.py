@@ -9,6 +9,7 @@ here one at a time, with what was already shown of the chat (`Chat`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,6 +35,11 @@ MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
 _CONTEXT = "<session_context>"
 _HOOK_CONTEXT = "<hook_context>"
 _CANCELLED = "Request cancelled."  # the info message a turn the user stopped ends with
+# Qwen Code put its notes to the model (sub-agents on offer, plan mode) before the text of
+# a new prompt, in the same string.
+_REMINDERS = re.compile(
+    r"\A(?:\s*<system-reminder>.*?</system-reminder>)+\s*", re.DOTALL
+)
 
 
 @dataclass(slots=True)
@@ -261,6 +267,8 @@ def typed_text(message: dict[str, object]) -> str | None:
     text = content_text(message.get("displayContent")) or content_text(
         message.get("content")
     )
+    if text and text.lstrip().startswith("<system-reminder>"):
+        text = _REMINDERS.sub("", text, count=1)
     return None if not text or text.lstrip().startswith(_CONTEXT) else text
 
 

@@ -53,12 +53,15 @@ linked by the meta's `toolUseId`, else by a file name ending in the call id, els
 guess) the oldest unread transcript of the spawn's type; one no spawn claims is read at
 the end. Its usage comes from the transcript alone (see `_Reader.telemetry`).
 
-`tmp/<sha256 of the project folder>/logs.json`, the prompt log Qwen kept from Gemini CLI,
-lists the sessions no chat file holds (Qwen wrote none under `projects/` before 0.5), prompts
-only (`_prompt_log`). Their folder is a path Qwen wrote down elsewhere whose sha256 is the
-log's folder name: a chat's `cwd`, `trustedFolders.json`, `usage_record.jsonl`, or what
-older releases left beside the log (`_qwen_folders`). Those 0.1.x leftovers, one-file chats
-(`tmp/<sha256>/chats/session-*.json`) among them, are not listed as sessions.
+Before 0.5 a session was Gemini CLI's old one-file JSON chat, its model's messages typed
+`qwen`: `tmp/<sha256 of the project folder>/chats/session-*.json`, a file for each chat Qwen
+set up in it (after /clear, a compression, a sub-agent run). Listed, shown (user prompts and
+replies with their tokens: 0.1.x recorded no tool calls) and refused for resume, no release
+reopening them (`_qwen_json_chats`). `tmp/<sha256>/logs.json`, the prompt log Qwen kept from
+Gemini CLI, lists the sessions no chat file holds, prompts only (`_prompt_log`); a session a
+chat file holds takes nothing from it. The folder of both is a path Qwen wrote down
+elsewhere whose sha256 is the folder's name: a chat's `cwd`, `trustedFolders.json`,
+`usage_record.jsonl`, or what older releases left beside the log (`_qwen_folders`).
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ from ..diagnostics import Diagnostics
 from ..model import Event, Extra, JSONValue, ResumePlan, Session, Usage
 from . import _prompt_log as prompt_log
 from . import _qwen_folders as folders_of
+from . import _qwen_json_chats as json_chats
 from . import _qwen_subagents as sub
 from ._values import (
     Emitter,
@@ -98,7 +102,8 @@ CHECKED_WITH = (
     "0.21 record shapes (public synthetic samples)"
     "; resume checked against 0.24.4's --help"
     "; the files naming a prompt log's folder from the 0.1.3, 0.5.0, 0.15.10, 0.21.2 and "
-    "0.24.4 bundles"
+    "0.24.4 bundles; 0.1.x one-file chats from the 0.1.3 and 0.1.4 bundles' writer (no "
+    "--resume in 0.1.3; 0.5.0 and 0.24.4 resume only projects/)"
 )
 NEWEST_CHECKED = "0.24.4"  # doctor names versions past it
 ENV_VARS = ("QWEN_RUNTIME_DIR", "QWEN_HOME")
@@ -211,17 +216,25 @@ def scan(location: Location) -> Iterator[Path]:
             for entry in folders.entries(parent.path, root, nested=True):
                 if sub.agent_of(entry.name) is not None and entry.is_file():
                     yield Path(entry.path)
-    # the prompt log of each project (`tmp/<sha256 of its folder>/logs.json`)
+    # each project's prompt log and 0.1.x chats (`tmp/<sha256 of its folder>/`)
     for project in folders.entries(root / "tmp", root):
         for entry in folders.entries(project.path, root) if project.is_dir() else []:
             if entry.name == prompt_log.FILE_NAME and entry.is_file():
                 yield Path(entry.path)
+            elif entry.name == "chats" and entry.is_dir():
+                for chat in folders.entries(entry.path, root):
+                    if json_chats.is_chat(Path(chat.path)) and chat.is_file():
+                        yield Path(chat.path)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.name == prompt_log.FILE_NAME:
         cwd = folders_of.folder(location.root, path.parent, _config_dir(location))
         return prompt_log.sessions(path, diagnostics, NAME, cwd, {})
+    if json_chats.is_chat(path):
+        return json_chats.sessions(
+            path, location.root, _config_dir(location), diagnostics
+        )
     name = str(path)
     try:
         size = path.stat().st_size
@@ -356,8 +369,16 @@ _TYPED_SUBTYPES = (None, "mid_turn_user_message", "realtime_message")  # what wa
 
 
 def resume_refusal(session: Session) -> str | None:
-    """Why `resume` gives no command for a session only the prompt log holds."""
+    """Why `resume` gives no command for a session only the prompt log or a 0.1.x chat
+    holds."""
+    if session.path and json_chats.is_chat(Path(session.path)):
+        return json_chats.REFUSAL
     return prompt_log.refusal(session, "qwen")
+
+
+def companion_of(path: str) -> str | None:
+    """The first file of a 0.1.x session, for its later files (they change its listing)."""
+    return json_chats.companion_of(path)
 
 
 def _stamped(record: dict[str, object]) -> bool:
@@ -414,6 +435,9 @@ def read(
         yield from prompt_log.events(session, diagnostics, NAME)
         return
     path = Path(session.path)
+    if json_chats.is_chat(path):  # a 0.1.x chat: one JSON document, no offsets
+        yield from json_chats.events(session, diagnostics)
+        return
     owner = sub.child_of(path)  # a sub-agent read on its own is the lead of its read
     family = None
     if not offset:  # a read from an offset serves `show --tail`: no sub-agent files
@@ -1160,6 +1184,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         return None  # a sub-agent: its parent is the session to reopen
     if prompt_log.log_of(session) is not None:
         return None  # only its prompts are left: no chat for qwen to resume
+    if session.path and json_chats.is_chat(Path(session.path)):
+        return None  # a 0.1.x chat, which no release reopens
     argv = ["qwen", "--resume", session.id]
     withheld: list[str] = []
     if session.model:

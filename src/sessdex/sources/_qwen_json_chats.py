@@ -1,0 +1,190 @@
+"""Qwen Code 0.1.x's chats: `tmp/<sha256 of the project folder>/chats/session-*.json`.
+
+Before 0.5 moved chats to `projects/<folder>/chats/<id>.jsonl`, Qwen wrote Gemini CLI's
+one-file JSON chat (`_json_chat`), its model's messages typed `qwen`: `{sessionId, projectHash,
+startTime, lastUpdated, messages}`, a message `{id, timestamp, type: user|qwen, content}`,
+`content` one string (the prompt as sent, or the reply's text), a `qwen` one adding `thoughts`
+(`[{subject, description, timestamp}]`), `tokens` (`{input, output, cached, thoughts, tool,
+total}` or null) and `model`. Nothing else: no tool calls (the writer's method for them is
+never called), no summary, info or error message, version, branch or path.
+
+Qwen starts a file, `session-<UTC minute>-<the id's first 8 characters>.json`, for every chat
+it sets up, all under the session's id: at the start, after /clear, after a compression, and
+for each sub-agent run (written from its first message on; two set up in one minute share
+it). The first file by name lists the session, the others are its companions; `read` shows
+the messages of all of them in time order, a line naming the file wherever it changes. Left
+out: the `<system-reminder>` notes before a prompt's text (`_gemini_messages`). Qwen wrote no
+turn end: a reply with text ends its turn when a prompt comes next, in its file and in time,
+or nothing does. Usage: each `qwen` message's `tokens`, as Gemini's are counted; a response
+that only called tools kept none (the next one's replaced them before they were written).
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+from .. import folders
+from ..diagnostics import Diagnostics
+from ..model import Event, JSONValue, Session
+from . import _gemini_messages as messages
+from . import _json_chat as json_chat
+from . import _qwen_folders as folders_of
+from ._values import Emitter, iso_time
+
+APP = "qwen"
+TYPES = ("user", "qwen")  # all that 0.1.x's writer was ever asked to record
+FILES_READ = 64  # files of one session that are read, the first ones by name
+REFUSAL = (
+    "Qwen Code 0.1.x kept this session as one JSON file (tmp/<hash>/chats/session-*.json), "
+    "and no Qwen release reopens it: 0.1.x had no --resume, and 0.5 and later resume only "
+    "the chats under projects/. 'sessdex show' shows it."
+)
+# `session-<minute>-<the id's first characters>.json`: those characters name its session
+_NAME = re.compile(r"^session-.+-([^-]+)\.json$")
+
+
+def is_chat(path: Path) -> bool:
+    """Whether `path` is one of these chats (by its place and name)."""
+    return path.parent.name == "chats" and _NAME.match(path.name) is not None
+
+
+def files_of(path: Path) -> list[Path]:
+    """The files of `path`'s session, the first by name (the session's start) first."""
+    found = _NAME.match(path.name)
+    if found is None:
+        return []
+    return [
+        Path(entry.path)
+        for entry in folders.listing(path.parent)
+        if (other := _NAME.match(entry.name)) and other.group(1) == found.group(1)
+    ][:FILES_READ]
+
+
+def companion_of(path: str) -> str | None:
+    """The first file of the session a later file of it belongs to, else None."""
+    folder, name = os.path.split(path)
+    if os.path.basename(folder) != "chats" or _NAME.match(name) is None:
+        return None
+    group = files_of(Path(path))
+    first = group[0].name if group else name
+    return os.path.join(folder, first) if first != name else None
+
+
+def sessions(
+    path: Path, root: Path, config: Path, diagnostics: Diagnostics
+) -> list[Session]:
+    """The session whose first file `path` is (nothing for a later file): its id and
+    title from the first, its times over all of them; its folder, the one whose sha256
+    names `tmp/<sha256>/` (`_qwen_folders`)."""
+    group = files_of(path) or [path]
+    if group[0].name != path.name:
+        return []  # a later file: the first one lists the session
+    found: list[json_chat.Listing] = []
+    size = 0
+    for file in group:
+        try:
+            file_size = file.stat().st_size
+        except OSError:
+            diagnostics.skip(str(file), 0, "vanished")
+            continue
+        listing = json_chat.listing(file, file_size, diagnostics)
+        if listing is None or (found and listing.session_id != found[0].session_id):
+            continue  # broken (counted), or another session whose id starts alike
+        found.append(listing)
+        size += file_size
+    if not found:
+        return []
+    started = [f.started for f in found if f.started is not None]
+    updated = [f.updated for f in found if f.updated is not None]
+    extra: dict[str, JSONValue] = {"format": "json"}
+    if len(found) > 1:
+        extra["chat_files"] = len(found)
+    return [
+        Session(
+            app=APP,
+            id=found[0].session_id,
+            path=str(path),
+            cwd=folders_of.folder(root, path.parent.parent, config),
+            title=next((f.prompt for f in found if f.prompt), None),
+            created=min(started, default=None),
+            updated=max(updated, default=None),
+            model=next((f.model for f in reversed(found) if f.model), None),
+            bytes=size,
+            extra=extra,
+        )
+    ]
+
+
+# One message in the merged order: (its time or its file's last time before it, the file's
+# place in the group, its place in the file, the message, whether its turn ends with it).
+_Timed = tuple[float, int, int, dict[str, object], bool]
+
+
+def events(session: Session, diagnostics: Diagnostics) -> Iterator[Event]:
+    """The messages of all the session's files in time order (a file's own order kept)."""
+    if not session.path:
+        return
+    group = files_of(Path(session.path)) or [Path(session.path)]
+    emit = Emitter(session.id)
+    chat = messages.Chat(None, session.id, model_type="qwen", turn_ends=False)
+    timed = (_timed(n, file, session.id, diagnostics) for n, file in enumerate(group))
+    current, entered = 0, {0}
+    # the reply just shown ends its turn if a prompt comes next (not a sub-agent's run)
+    ends_turn = False
+    replied: datetime | None = None
+    for _, index, _, message, ends in heapq.merge(*timed, key=lambda t: t[:3]):
+        when = iso_time(message.get("timestamp"), naive="local")
+        if ends_turn and message.get("type") == "user":
+            yield emit("turn_end", replied)
+        if index != current:
+            name = group[index].name
+            text = (
+                f"back in chat file {name}"
+                if index in entered
+                else f"continued in chat file {name} (Qwen 0.1.x starts one after "
+                "/clear, after a compression, and for each sub-agent run)"
+            )
+            current = index
+            entered.add(index)
+            yield emit("meta", when, text=text, extra={"chat_file": name})
+        yield from messages.item_events(messages.Item("message", message), chat, emit)
+        ends_turn, replied = ends, when
+    if ends_turn:
+        yield emit("turn_end", replied)
+
+
+def _timed(
+    index: int, path: Path, session_id: str, diagnostics: Diagnostics
+) -> Iterator[_Timed]:
+    """One file's messages, each with its place in the merged order."""
+    if not path.is_file():
+        diagnostics.problem(f"{APP}: {path} vanished before it could be read")
+        return
+    found_id, found = json_chat.read(path, diagnostics, APP, TYPES)
+    if found_id is not None and found_id != session_id:
+        return  # another session whose id starts with the same characters
+    held: tuple[float, int, dict[str, object]] | None = None
+    latest = float("-inf")
+    for number, message in enumerate(found):
+        if held is not None:
+            yield (held[0], index, held[1], held[2], _ends(held[2], message))
+        moment = iso_time(message.get("timestamp"), naive="local")
+        latest = max(latest, moment.timestamp()) if moment else latest
+        held = (latest, number, message)
+    if held is not None:
+        yield (held[0], index, held[1], held[2], _ends(held[2], None))
+
+
+def _ends(message: dict[str, object], following: dict[str, object] | None) -> bool:
+    """Whether a message is the reply that ends its turn: one with text, followed in its
+    file by a prompt or by nothing."""
+    return (
+        message.get("type") == "qwen"
+        and messages.content_text(message.get("content")) is not None
+        and (following is None or following.get("type") == "user")
+    )

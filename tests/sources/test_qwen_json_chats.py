@@ -1,0 +1,263 @@
+"""Qwen Code 0.1.x's one-file chats, `tmp/<sha256 of the folder>/chats/session-*.json`.
+
+The fixture is one session as 0.1.3's ChatRecordingService writes it: the main chat, and
+the file a sub-agent run started under the same session id two minutes later.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage, merge
+from sessdex.sources import Home, _json_chat, qwen
+
+DATA = Path(__file__).parent.parent / "data" / "qwen"
+HOME = DATA / "home"
+LEGACY = "3f9c2a1e-5b7d-4c8e-9a10-2b3c4d5e6f70"
+FOLDER = "/home/alex/code/legacy-cli"
+PROJECT = ".qwen/tmp/1f5374d540a2971b67f21072a77fdfe529ecec71e6579e61bda90a285322e2ef"
+MAIN = f"{PROJECT}/chats/session-2025-10-20T09-41-3f9c2a1e.json"
+RUN = f"{PROJECT}/chats/session-2025-10-20T09-43-3f9c2a1e.json"  # the sub-agent's
+
+
+def fragments(
+    home: Path = HOME, diagnostics: Diagnostics | None = None
+) -> dict[str, list[Session]]:
+    location = qwen.locate(Home.at(home))
+    found: dict[str, list[Session]] = {}
+    for path in qwen.scan(location):
+        for session in qwen.parse(path, location, diagnostics or Diagnostics()):
+            found.setdefault(session.id, []).append(session)
+    return found
+
+
+def sessions(home: Path = HOME) -> dict[str, Session]:
+    return {key: merge(parts) for key, parts in fragments(home).items()}
+
+
+def read(home: Path = HOME, diagnostics: Diagnostics | None = None) -> list[Event]:
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    return list(qwen.read(sessions(home)[LEGACY], diagnostics))
+
+
+def copy(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    return home
+
+
+def test_a_session_lists_with_its_id_title_times_and_folder() -> None:
+    """Id and title from the first file (the prompt without Qwen's <system-reminder>),
+    times over all the session's files, the folder whose sha256 names tmp/<sha256>/."""
+    session = sessions()[LEGACY]
+    assert session.path == str(HOME / MAIN)
+    assert session.title == "Why does test_login_redirect fail?"
+    assert session.cwd == FOLDER  # trustedFolders.json names it; its sha256 matches
+    assert session.created is not None and session.updated is not None
+    assert session.created.isoformat() == "2025-10-20T09:42:05.116000+00:00"
+    assert session.updated.isoformat() == "2025-10-20T09:45:31.904000+00:00"
+    assert (session.model, session.branch, session.cli_version) == (
+        "coder-model",
+        None,
+        None,
+    )
+    assert session.extra == {"format": "json", "chat_files": 2}
+    assert session.bytes == (HOME / MAIN).stat().st_size + (HOME / RUN).stat().st_size
+    # the sub-agent's file lists nothing itself: its session is the first file's
+    location = qwen.locate(Home.at(HOME))
+    assert qwen.parse(HOME / RUN, location, Diagnostics()) == []
+    assert qwen.companion_of(str(HOME / RUN)) == str(HOME / MAIN)
+    assert qwen.companion_of(str(HOME / MAIN)) is None
+
+
+def test_a_folder_no_recorded_path_hashes_to_has_none(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    (home / ".qwen" / "trustedFolders.json").unlink()
+    session = sessions(home)[LEGACY]
+    assert session.path == str(home / MAIN)
+    assert session.cwd is None  # never guessed
+
+
+def test_the_files_of_a_session_are_shown_in_time_order() -> None:
+    """The sub-agent's run sits where it happened, between the lead's replies, each
+    change of file named; a turn ends at a reply a prompt follows, or at the last one."""
+    found = read()
+    assert [e.seq for e in found] == list(range(len(found)))
+    assert [(e.kind, e.text) for e in found if e.kind != "usage"] == [
+        ("user", "Why does test_login_redirect fail?"),
+        ("assistant", "I'll have the test-runner agent run the failing test."),
+        (
+            "meta",
+            "continued in chat file session-2025-10-20T09-43-3f9c2a1e.json (Qwen 0.1.x "
+            "starts one after /clear, after a compression, and for each sub-agent run)",
+        ),
+        (
+            "user",
+            "Run pytest tests/test_login.py::test_login_redirect -q and report why it fails.",
+        ),
+        (
+            "assistant",
+            "1 failed: expected a redirect to /dashboard, got /home (app/views.py:42).",
+        ),
+        ("meta", "back in chat file session-2025-10-20T09-41-3f9c2a1e.json"),
+        (
+            "assistant",
+            "test_login_redirect fails because the login view redirects to /home; the "
+            "test expects /dashboard.",
+        ),
+        ("turn_end", None),
+        ("user", "Fix it, and keep /home working for old bookmarks."),
+        (
+            "assistant",
+            "Done: the login view now redirects to /dashboard, and /home redirects "
+            "there too.",
+        ),
+        ("turn_end", None),
+    ]
+    times = [e.time for e in found if e.time is not None]
+    assert times == sorted(times) and len(times) == len(found)
+
+
+def test_each_reply_bills_its_tokens_once() -> None:
+    """`input` includes `cached`, as Gemini's API counts it: it is taken out."""
+    usage = Usage()
+    for event in read():
+        if event.usage is not None:
+            usage += event.usage
+    assert usage == Usage(
+        input_tokens=(9120 + 9874 + 11502 + 6410) - (8960 + 9856),
+        output_tokens=41 + 37 + 58 + 29,
+        cache_read_tokens=8960 + 9856,
+        model="coder-model",
+    )
+
+
+def test_the_prompt_log_lists_no_second_copy_of_a_session_with_a_chat(
+    tmp_path: Path,
+) -> None:
+    """The log beside the chats names the session too: one session, read from the chat;
+    with the chat files gone, the log's prompts are all that is left of it."""
+    parts = fragments()[LEGACY]
+    assert sorted(Path(str(p.path)).name for p in parts) == [
+        f"logs.json#{LEGACY}",
+        "session-2025-10-20T09-41-3f9c2a1e.json",
+    ]
+    listed = CliRunner().invoke(
+        main, ["list", "--app", "qwen", "--json", "--home", str(HOME)]
+    )
+    assert listed.exit_code == 0
+    rows = [s for s in json.loads(listed.stdout) if s["id"] == LEGACY]
+    assert len(rows) == 1 and rows[0]["title"] == "Why does test_login_redirect fail?"
+    home = copy(tmp_path)
+    shutil.rmtree(home / PROJECT / "chats")
+    alone = sessions(home)[LEGACY]
+    assert alone.path is not None and alone.path.endswith(f"logs.json#{LEGACY}")
+    assert alone.cwd == FOLDER
+    assert [e.kind for e in qwen.read(alone, Diagnostics())] == ["meta", "user", "user"]
+
+
+def test_resume_says_no_release_reopens_it() -> None:
+    session = sessions()[LEGACY]
+    assert qwen.resume(session) is None
+    assert "no Qwen release reopens it" in (qwen.resume_refusal(session) or "")
+    result = CliRunner().invoke(
+        main, ["resume", LEGACY[:8], "--print", "--home", str(HOME)]
+    )
+    assert result.exit_code == 1
+    assert "0.1.x had no --resume" in result.output
+
+
+def test_a_cut_chat_is_skipped_and_counted() -> None:
+    """The malformed home's chat was cut short mid-write: counted, never raised."""
+    diagnostics = Diagnostics()
+    found = fragments(DATA / "malformed" / "home", diagnostics)
+    assert LEGACY not in found
+    assert diagnostics.skipped == {"not JSON": 1}
+    assert [path.endswith(".json") for path, _, _ in diagnostics.details] == [True]
+
+
+def test_a_broken_later_file_costs_only_itself(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    (home / RUN).write_text(
+        '{\n  "sessionId": "3f9c2a1e-5b7d-4c8e-9a10-2b3c4d5e6f70",\n'
+    )
+    diagnostics = Diagnostics()
+    parts = fragments(home, diagnostics)[LEGACY]
+    assert diagnostics.skipped == {"not JSON": 1}
+    session = merge(parts)
+    assert session.title == "Why does test_login_redirect fail?"
+    assert "chat_files" not in session.extra
+    diagnostics = Diagnostics()
+    found = list(qwen.read(session, diagnostics))
+    assert diagnostics.skipped == {"not JSON": 1}
+    assert [e.kind for e in found].count("user") == 2
+    assert not [e for e in found if e.kind == "meta"]
+
+
+def test_an_unknown_message_type_is_counted_not_shown(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    document = json.loads((home / MAIN).read_text())
+    document["messages"].insert(
+        1,
+        {"id": "x1", "timestamp": "2025-10-20T09:42:06.000Z", "type": "gemini",
+         "content": "a model message of Gemini's, not Qwen's"},
+    )  # fmt: skip
+    (home / MAIN).write_text(json.dumps(document, indent=2))
+    diagnostics = Diagnostics()
+    found = read(home, diagnostics)
+    assert diagnostics.unknown == {"message:gemini": 1}
+    assert "a model message of Gemini's, not Qwen's" not in [e.text for e in found]
+    assert [e.kind for e in found].count("assistant") == 4
+
+
+def test_a_big_chat_is_listed_from_its_ends_and_read_in_pieces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past the limits, the same listing (what its ends hold; the prompt log titles it)
+    and the same events, one message held at a time."""
+    whole = sessions()[LEGACY]
+    events = read()
+    assert [e.kind for e in events].count("assistant") == 4
+    monkeypatch.setattr(_json_chat, "LIST_LIMIT", 100)
+    big = sessions()[LEGACY]
+    assert big.path == str(HOME / MAIN)
+    assert (big.id, big.cwd, big.created, big.updated, big.title) == (
+        whole.id,
+        whole.cwd,
+        whole.created,
+        whole.updated,
+        whole.title,
+    )
+    monkeypatch.setattr(_json_chat, "READ_LIMIT", 100)
+    diagnostics = Diagnostics()
+    assert read(diagnostics=diagnostics) == events
+    assert diagnostics.skipped_total == 0 and not diagnostics.problems
+
+
+def test_the_index_lists_again_when_a_later_file_changes(tmp_path: Path) -> None:
+    """A later file is the first one's companion: when it grows, the session's times do."""
+    home = copy(tmp_path)
+    runner = CliRunner()
+
+    def updated() -> str:
+        result = runner.invoke(
+            main, ["list", "--app", "qwen", "--json", "--home", str(home)]
+        )
+        [row] = [s for s in json.loads(result.stdout) if s["id"] == LEGACY]
+        return str(row["updated"])
+
+    assert updated().startswith("2025-10-20T09:45:31")
+    document = json.loads((home / RUN).read_text())
+    document["lastUpdated"] = "2025-10-20T10:02:00.000Z"
+    (home / RUN).write_text(json.dumps(document, indent=2))
+    later = (home / RUN).stat().st_mtime_ns + 10**9
+    os.utime(home / RUN, ns=(later, later))
+    assert updated().startswith("2025-10-20T10:02:00")

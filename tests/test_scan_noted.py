@@ -81,7 +81,10 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ("top", f".factory/sessions/-home-dev-new/{ID}.jsonl"),
         ("top", f".factory/sessions/-tmp/{ID}.settings.json"),
     ],
-    "amp": [("top", f".local/share/amp/threads/T-{ID}.json")],
+    "amp": [
+        ("top", f".local/share/amp/threads/T-{ID}.json"),
+        ("top", f".cache/amp/logs/threads/T-{ID}.log"),
+    ],
     "antigravity": [
         ("top", f".gemini/antigravity/conversations/{ID}.pb"),
         ("top", f".gemini/antigravity-cli/conversations/{ID}.db"),

@@ -39,6 +39,7 @@ from .tree import AgentNode, build_tree, settle
 if TYPE_CHECKING:
     from . import usage
     from .live import BoardRow
+    from .sources import Location
 
 __all__ = [
     "SUBAGENT_MODES",
@@ -556,6 +557,8 @@ class AppReport:
         default_factory=dict
     )  # versions past what was checked
     subagents: int = 0  # of `sessions`, those a sub-agent ran
+    # what the app keeps where sessdex cannot read it (a source's `doctor_notes`)
+    notes: tuple[str, ...] = ()
 
     def record(self) -> dict[str, object]:
         return {
@@ -575,6 +578,7 @@ class AppReport:
             "unknown_record_types": dict(self.diagnostics.unknown),
             "problems": list(self.diagnostics.problems),
             "passed_over": dict(self.diagnostics.passed_over),
+            "notes": list(self.notes),
         }
 
 
@@ -646,10 +650,27 @@ def doctor(
                 newer=_newer_than_checked(
                     getattr(source, "NEWEST_CHECKED", None), versions
                 ),
+                notes=_notes(source, location, diagnostics),
             )
         )
     reports.sort(key=lambda r: (r.sessions == 0, not r.exists))  # a stable sort
     return reports
+
+
+def _notes(
+    source: sources.Source, location: Location | None, diagnostics: Diagnostics
+) -> tuple[str, ...]:
+    """What a source's `doctor_notes` says of the app's store; a failure is a problem."""
+    notes = getattr(source, "doctor_notes", None)
+    if not callable(notes) or location is None or not location.exists:
+        return ()
+    try:
+        return tuple(str(note) for note in notes(location))
+    except Exception as error:  # one app's odd store never hides the others' reports
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        diagnostics.reader_failed(source.NAME, str(location.root), error)
+        return ()
 
 
 def _newer_than_checked(newest: str | None, versions: object) -> dict[str, int]:

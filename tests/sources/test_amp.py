@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sessdex.diagnostics import Diagnostics
-from sessdex.model import Event, Session, Usage
+from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, amp
 
 DATA = Path(__file__).parent.parent / "data" / "amp"
@@ -16,12 +16,13 @@ THREAD = "T-5e1c9a70-2b1f-4c3e-9d7a-0f1e2d3c4b5a"
 
 
 def sessions(home: Home) -> dict[str, Session]:
+    """Every thread, merged from all the files that speak of it, as the index merges."""
     location = amp.locate(home)
-    found: dict[str, Session] = {}
+    found: dict[str, list[Session]] = {}
     for path in amp.scan(location):
         for session in amp.parse(path, location, Diagnostics()):
-            found[session.id] = session
-    return found
+            found.setdefault(session.id, []).append(session)
+    return {key: merge(parts) for key, parts in found.items()}
 
 
 def events(session: Session) -> list[Event]:

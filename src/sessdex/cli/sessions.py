@@ -355,6 +355,8 @@ def doctor_command(
             )
         for problem in r.diagnostics.problems:
             say(f"  problem     {problem}")
+        for note in r.notes:
+            say(f"  note        {note}")
         if verbose:
             for path, line, reason in r.diagnostics.details:
                 say(f"    {path}:{line}: {reason}")

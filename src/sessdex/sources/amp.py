@@ -29,19 +29,29 @@ a ledger, or for a response a partial ledger left out, one per assistant message
 `usage`. `created` is epoch ms, or ISO text in newer (`"v": 2`) threads. Handoff links (`relationships`) go to
 `extra`, not `parent_id`: a handoff is a thread of its own, not a sub-agent. Resume:
 `amp threads continue <id>` as reader projects report it — not verified against Amp.
+
+Amp has since moved its threads to its server and writes no thread file (none after
+2026-03-31, users report). What it keeps here is a log per thread it works on,
+`$XDG_CACHE_HOME/amp/logs/threads/T-<id>.log` (it deletes one unwritten for a week): those
+are listed and read as far as they go (`_amp_logs`: title, mode, times, the tools run and
+their input; no message, output or usage), below a thread file of the same id, which is
+read instead. When no thread file is newer than the move though Amp ran since,
+`doctor_notes` says where the rest is.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from . import _amp_logs
 from ._values import (
     Emitter,
     EventFields,
@@ -65,14 +75,19 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "public synthetic thread samples and reader projects (ccusage, txcript); tool run "
     "states from a deobfuscated CLI bundle (flitter); never run — Low confidence; "
-    "resume checked against amp 0.0.1790142911's `threads continue --help`"
+    "resume checked against amp 0.0.1790142911's `threads continue --help`; the "
+    "per-thread logs and their folders against the @ampcode/cli-linux-x64 "
+    "0.0.1790142911 bundle's log writer and a reader's captures at 0.0.1785170481 "
+    "(toolpath), never a real log (Low)"
 )
-ENV_VARS = ("XDG_DATA_HOME",)
+ENV_VARS = ("XDG_DATA_HOME", "XDG_CACHE_HOME")
 
 JSON_CAP = 64 * 1024 * 1024  # a thread file bigger than this is read in pieces
 _IGNORED_BLOCKS = frozenset({"provider", "image", "redacted_thinking"})
 _RUNNING = frozenset({"queued", "in-progress", "cancellation-requested"})
 _SUB_AGENT_TOOLS = frozenset({"Task"})  # a sub-agent Amp runs in its own process
+# No thread file was written after 2026-03-31: Amp keeps threads on its server since.
+SERVER_SINCE = datetime(2026, 4, 1, tzinfo=UTC).timestamp()
 
 
 # The VS Code extension's store before the CLI's (through 0.0.1750505632), per editor.
@@ -84,16 +99,18 @@ _EXTENSION_STORES = tuple(
 
 
 def locate(home: Home) -> Location:
-    """`$XDG_DATA_HOME/amp`, and the threads the VS Code extension kept in its editors'
-    globalStorage (and remote servers') before Amp moved them there."""
-    value = home.environ.get("XDG_DATA_HOME")
-    override = f"XDG_DATA_HOME={value}" if value else None
+    """`$XDG_DATA_HOME/amp`, Amp's per-thread logs in `$XDG_CACHE_HOME/amp/logs/threads`,
+    and the threads the VS Code extension kept in its editors' globalStorage (and remote
+    servers') before Amp moved them."""
+    said = [f"{name}={value}" for name in ENV_VARS if (value := home.environ.get(name))]
+    override = ", ".join(said) or None
     configs = (
         home.xdg("config"),
         home.path / "Library" / "Application Support",
         home.path / "AppData" / "Roaming",
     )
-    also = [config / store for config in configs for store in _EXTENSION_STORES]
+    also = [home.xdg("cache") / "amp" / Path(*_amp_logs.FOLDER)]
+    also += [config / store for config in configs for store in _EXTENSION_STORES]
     also += [  # the extension in a remote editor's server install (SSH, containers)
         home.path / server / "User" / "globalStorage" / "sourcegraph.amp" / name
         for server in SERVER_DIRS
@@ -108,12 +125,15 @@ def scan(location: Location) -> Iterator[Path]:
     stores = [(location.root / "threads", location.root)]
     stores += [(folder, folder) for folder in location.also]
     for folder, root in stores:
+        suffix = _amp_logs.SUFFIX if _amp_logs.is_log_folder(folder) else ".json"
         for entry in folders.entries(folder, root):
-            if entry.name.endswith(".json") and entry.is_file():
+            if entry.name.endswith(suffix) and entry.is_file():
                 yield Path(entry.path)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if _amp_logs.is_log_folder(path.parent):
+        return _amp_logs.parse(path, diagnostics)
     loaded = _load(path, diagnostics)
     if loaded is None:
         return []
@@ -174,6 +194,9 @@ def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
 ) -> Iterator[Event]:
     if session.path is None:
+        return
+    if _amp_logs.is_log_folder(Path(session.path).parent):
+        yield from _amp_logs.read(session, diagnostics, full=full, offset=offset)
         return
     loaded = _load(Path(session.path), diagnostics, vanished=True)
     if loaded is None:
@@ -256,7 +279,69 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     )
 
 
+def doctor_notes(location: Location) -> list[str]:
+    """Why Amp's newer threads are missing, when no thread file was written since Amp
+    moved them to its server but Amp ran here since: its logs or its own state say so."""
+    threads = location.root / "threads"
+    logs = next((f for f in location.also if _amp_logs.is_log_folder(f)), None)
+    documents = [
+        _mtime(e) for e in folders.listing(threads) if e.name.endswith(".json")
+    ]
+    if any(time >= SERVER_SINCE for time in documents):
+        return []
+    thread_logs = (
+        [e for e in folders.listing(logs) if e.name.endswith(_amp_logs.SUFFIX)]
+        if logs is not None
+        else []
+    )
+    ran = [(_mtime(e), e.path) for e in thread_logs]
+    for path in (
+        *((logs.parent / "cli.log",) if logs is not None else ()),
+        location.root / "session.json",
+        location.root / "history.jsonl",
+    ):
+        try:
+            ran.append((path.stat().st_mtime, str(path)))
+        except OSError:
+            continue
+    since = [(time, path) for time, path in ran if time >= SERVER_SINCE]
+    if not since:
+        return []
+    time, path = max(since)
+    older = (
+        f"{len(documents)} older, the newest of {_day(max(documents))}"
+        if documents
+        else "none at all"
+    )
+    read = (
+        f"the {len(documents)} thread file(s) there" if documents else "no thread file"
+    )
+    read += (
+        f" and {len(thread_logs)} per-thread log(s) in {logs}"
+        if thread_logs
+        else f" and no per-thread log in {logs}"
+    )
+    return [
+        f"Amp keeps newer threads on its server: {threads} holds no thread file written "
+        f"since {_day(SERVER_SINCE - 1)} ({older}), though Amp ran here on {_day(time)} "
+        f"({path}). sessdex read {read} (Amp keeps a log a week; it names a thread's "
+        "tools, not its messages); `amp threads list` and `amp threads export <id>` "
+        "reach the rest."
+    ]
+
+
 # --- helpers ---------------------------------------------------------------------------
+
+
+def _mtime(entry: os.DirEntry[str]) -> float:
+    try:
+        return entry.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _day(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d")
 
 
 def _message_key(value: object) -> str | int | None:

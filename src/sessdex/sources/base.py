@@ -150,6 +150,15 @@ class Source(Protocol):
 # resume command.
 
 
+# --- a note for doctor (optional) ---------------------------------------------------------
+#
+# A source whose app may keep sessions where sessdex cannot read them (on its server, say)
+# may define, at module level, `doctor_notes(location) -> list[str]`: sentences for people
+# that `sessdex doctor` shows under the app (`notes` in its --json) when the signs are
+# there, naming the files sessdex did read. It may list folders and stat files, never read
+# them, and runs for doctor only, where `location.exists`.
+
+
 # --- following a live session (optional) ------------------------------------------------
 #
 # A source whose sessions are JSON-lines files that only grow may also define, at module

@@ -1,0 +1,197 @@
+"""Amp's per-thread logs, `$XDG_CACHE_HOME/amp/logs/threads/T-<id>.log`: what they say.
+
+Amp now keeps its threads on its server and writes no thread document. While it works on
+a thread it appends that thread's log records to this file, one JSON object a line
+(`{"@timestamp", level, message, logger, ...}`, the record's properties flattened beside
+them), and it deletes a log unwritten for a week. A log is not a transcript: it names the
+thread (`[observer] onThreadTitle`), the agent's state and mode (`[observer]
+onAgentState`), the tools it ran with their input (`onToolLease`) and how each run ended
+(the `executor_tool_result` sent, with its `runStatus`, else the server's
+`onExecutorToolResultAck`), but holds no message text, tool output or token count. Those
+records are read; every other one is Amp's own operational log, passed over.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, JSONValue, Session
+from ._values import (
+    Emitter,
+    as_dict,
+    first_line,
+    iso_time,
+    line_start,
+    stat_size,
+    stripped,
+    type_tag,
+)
+
+APP = "amp"
+SUFFIX = ".log"
+FOLDER = ("logs", "threads")  # under Amp's cache folder
+# below a thread document of the same id: where there is one, the document is read
+PRECEDENCE = -1
+SERVER_NOTE = (
+    "Amp keeps this thread on its server; its local log names the tools the agent ran, "
+    "not the messages: `amp threads export {id}` prints the whole thread"
+)
+
+_TITLE = b'"[observer] onThreadTitle"'
+_HEAD_LINES = 8  # the first record's time
+_SUB_AGENT_TOOLS = frozenset({"Task"})  # as in thread documents
+_FAILED = frozenset({"error", "cancelled", "rejected-by-user"})  # a run's status
+_BUSY = frozenset({"compacting", "working", "streaming", "tool_use", "running_tools"})
+
+
+def is_log_folder(folder: Path) -> bool:
+    """Whether `folder` is Amp's folder of per-thread logs."""
+    return folder.parts[-2:] == FOLDER
+
+
+def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    """The thread a log speaks of: its id (the file's name), title, mode and times."""
+    try:
+        size = path.stat().st_size
+        head = files.head_lines(path, _HEAD_LINES, diagnostics=diagnostics)
+        tail = files.tail_lines(path)
+        title = None
+        for line in files.lines_with(path, _TITLE, 0, size, diagnostics=diagnostics):
+            if title := _title(line):  # the newest: a rename is written after
+                break
+    except FileNotFoundError:
+        diagnostics.problem(f"{APP}: {path} vanished")
+        return []
+    first = last = None
+    mode = None
+    for line in head:
+        record = files.parse_json(line, diagnostics, str(path))
+        if record is not None and first is None:
+            first = iso_time(record.get("@timestamp"))
+    for line in tail:
+        record = files.parse_json(line) if line.complete else None
+        if record is None:
+            continue
+        last = iso_time(record.get("@timestamp")) or last
+        if record.get("type") == "agent_state":
+            mode = stripped(record.get("agentMode")) or mode
+    extra: dict[str, JSONValue] = {"mode": mode} if mode else {}
+    thread = path.name.removesuffix(SUFFIX)
+    created = thread_time(thread) or first
+    return [
+        Session(
+            app=APP,
+            id=thread,
+            path=str(path),
+            title=title,
+            created=created,
+            updated=last or first or created,
+            bytes=stat_size(path),
+            precedence=PRECEDENCE,
+            extra=extra,
+        )
+    ]
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    """The tools the agent ran, each call and its end, and the ends of its turns."""
+    if session.path is None:
+        return
+    path = Path(session.path)
+    event = Emitter(session.id)
+    if offset == 0:
+        yield event(
+            "meta",
+            session.created,
+            text=SERVER_NOTE.format(id=session.id),
+            extra={"on_server": True},
+        )
+    called: set[str] = set()  # a call leased again (another executor) is one call
+    ended: set[str] = set()
+    state: str | None = None
+    try:
+        start = line_start(path, offset)
+        for _, record in files.iter_records(path, diagnostics, offset=start, full=full):
+            message = record.get("message")
+            if not isinstance(message, str):
+                diagnostics.unknown_type("log.<no message>")
+                continue
+            time = iso_time(record.get("@timestamp"))
+            data = as_dict(record.get("data"))
+            if message == "onToolLease":
+                call = stripped(data.get("toolCallId"))
+                if data.get("type") != "tool_lease" or call is None:
+                    diagnostics.unknown_type(
+                        f"log.onToolLease.{type_tag(data.get('type'))}"
+                    )
+                    continue
+                if call in called:
+                    continue
+                called.add(call)
+                value = data.get("args")
+                tool = stripped(data.get("toolName"))
+                yield event(
+                    "tool_call",
+                    time,
+                    tool=tool,
+                    call_id=call,
+                    agent_id=stripped(data.get("parentToolCallId")),
+                    extra={"input": value if isinstance(value, dict | list) else None},
+                )
+                # a sub-agent: the leases of its own tools name this call
+                if tool is not None and tool in _SUB_AGENT_TOOLS:
+                    task = as_dict(value)
+                    said = stripped(task.get("description")) or stripped(
+                        task.get("prompt")
+                    )
+                    yield event("subagent", time, call_id=call, text=said,
+                                extra={"child_id": call, "agent_type": tool.lower()})  # fmt: skip
+            elif message in ("websocket message", "onExecutorToolResultAck"):
+                # what the tool gave went to Amp's server: the log says how its run ended
+                # (the result sent), else only that the server took it (its ack)
+                sent = record.get("type") == "executor_tool_result"
+                if not sent and message == "websocket message":
+                    continue
+                call = stripped(
+                    record.get("toolCallId") if sent else data.get("toolCallId")
+                )
+                if call is None or call in ended:
+                    continue
+                ended.add(call)
+                status = stripped(record.get("runStatus")) if sent else None
+                failed = status in _FAILED
+                yield event("tool_result", time, call_id=call, is_error=failed,
+                            text=f"[{status}]" if failed else None)  # fmt: skip
+            elif message == "[observer] onAgentState":
+                now = stripped(record.get("subtype"))
+                if now == "idle" and state in _BUSY:
+                    yield event("turn_end", time, extra={"reason": "idle"})
+                state = now or state
+    except FileNotFoundError:
+        diagnostics.problem(f"{APP}: {path} vanished")
+
+
+def thread_time(thread: str) -> datetime | None:
+    """When a thread began, from its id: Amp's ids are `T-` and a UUIDv7, whose first
+    48 bits are its creation's Unix time in milliseconds."""
+    try:
+        value = uuid.UUID(thread.removeprefix("T-"))
+    except ValueError:
+        return None
+    if value.version != 7:
+        return None
+    return datetime.fromtimestamp((value.int >> 80) / 1000, UTC)
+
+
+def _title(line: files.Line) -> str | None:
+    record = files.parse_json(line)
+    if record is None or record.get("message") != "[observer] onThreadTitle":
+        return None
+    return first_line(stripped(as_dict(record.get("data")).get("title")))

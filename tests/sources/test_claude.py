@@ -543,6 +543,25 @@ def test_claude_codes_own_price_of_a_response_is_kept_where_it_wrote_one(
     assert "costUSD" not in explained[1].note
 
 
+@pytest.mark.parametrize("odd", ["n/a", "0.01", True, {}, [1], -2.5])
+def test_an_odd_recorded_price_costs_a_response_nothing_of_its_tokens(
+    tmp_path: Path, odd: object
+) -> None:
+    path = write(
+        tmp_path / "s.jsonl", [prompt(1, "hi"), reply(2, "hello", costUSD=odd)]
+    )
+    shown = [
+        (e.usage, e.extra.get("app_cost_usd"))
+        for e in events(path)
+        if e.kind == "usage"
+    ]
+    counted = [
+        (r.usage, r.app_cost_usd)
+        for r in claude.usage_records(path, Diagnostics()).records
+    ]
+    assert shown == counted == [(Usage(1, 2, 0, 0, 0, "claude-sonnet-4-5"), None)]
+
+
 def test_synthetic_and_api_error_lines_bill_nothing() -> None:
     found = events(SYNTHETIC / "11111111-1111-4111-8111-111111111111.jsonl")
     errors = [e.text for e in found if e.kind == "error"]

@@ -103,9 +103,9 @@ class _Line(msgspec.Struct):
     requestId: str | None = None
     cwd: str | None = None
     message: _Message | None = None
-    costUSD: float | None = (
-        None  # Claude Code 1.0's own figure (ccusage's auto mode uses it)
-    )
+    # Claude Code's own price before 1.0.9, left undecoded (`_cost` says which count): an
+    # odd value never costs the line its tokens
+    costUSD: msgspec.Raw = msgspec.Raw()
     data: msgspec.Raw = msgspec.Raw()  # decoded only on progress lines
 
 
@@ -131,16 +131,32 @@ def _loose(data: bytes) -> _Line | None:
     if not isinstance(value, dict):
         return None
     try:
-        return msgspec.convert(
+        line = msgspec.convert(
             {
                 k: value.get(k)
                 for k in _Line.__struct_fields__
-                if k != "data" and value.get(k) is not None
+                if k not in _RAW and value.get(k) is not None
             },
             _Line,
             strict=False,
         )
     except msgspec.ValidationError:
+        return None
+    if "costUSD" in value:
+        line.costUSD = msgspec.Raw(orjson.dumps(value["costUSD"]))
+    return line
+
+
+_RAW = ("data", "costUSD")  # `_Line`'s fields left undecoded
+
+
+def _cost(raw: msgspec.Raw) -> float | None:
+    """A line's `costUSD` as `recorded_cost` takes it; None where it is absent or odd."""
+    if not len(raw):
+        return None
+    try:
+        return recorded_cost(msgspec.json.decode(raw))
+    except msgspec.DecodeError:  # a number past a float's range
         return None
 
 
@@ -263,7 +279,7 @@ class _Scan:
             "fast" if tokens.speed == "fast" else None,
             one_hour,
             number,
-            recorded_cost(line.costUSD),
+            _cost(line.costUSD),
         )
         self._take(record, number, complete, message_id, sidechain)
         for model, used in _advisors(tokens.iterations, message.model):

@@ -166,3 +166,31 @@ def test_doctor_says_nothing_of_it_while_amp_still_writes_thread_files(
         code, out = invoke("doctor", "--app", "amp", "--json", "--home", str(home))
         assert code == 0
         assert json.loads(out)[0]["notes"] == []
+
+
+def test_a_log_named_oddly_is_listed_and_its_name_never_printed_as_a_command(
+    tmp_path: Path,
+) -> None:
+    """A file name is any text: one holding shell words gets no `amp threads export` line;
+    a UUIDv7 dated past year 9999 is listed, undated by its id."""
+    folder = tmp_path / LOGS
+    folder.mkdir(parents=True)
+    record = {"@timestamp": "2026-06-03T09:14:05.120Z", "level": "info",
+              "message": "[observer] onThreadTitle", "data": {"title": "Odd"}}  # fmt: skip
+    for name in ("T-x;touch pwned $(id)", "T-ffffffff-ffff-7fff-bfff-ffffffffffff"):
+        (folder / f"{name}.log").write_text(json.dumps(record) + "\n")
+    found = sessions(Home.at(tmp_path))
+    assert set(found) == {
+        "T-x;touch pwned $(id)",
+        "T-ffffffff-ffff-7fff-bfff-ffffffffffff",
+    }
+    odd = events(found["T-x;touch pwned $(id)"])[0]
+    assert odd.kind == "meta" and odd.text and "export" not in odd.text
+    far = found["T-ffffffff-ffff-7fff-bfff-ffffffffffff"]
+    assert far.created == datetime(
+        2026, 6, 3, 9, 14, 5, 120000, UTC
+    )  # its first record
+    plain = events(far)[0].text or ""
+    assert plain.endswith(
+        "`amp threads export T-ffffffff-ffff-7fff-bfff-ffffffffffff` prints the whole thread"
+    )

@@ -13,9 +13,10 @@ records are read; every other one is Amp's own operational log, passed over.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from .. import files
@@ -27,6 +28,7 @@ from ._values import (
     first_line,
     iso_time,
     line_start,
+    ms_time,
     stat_size,
     stripped,
     type_tag,
@@ -39,8 +41,11 @@ FOLDER = ("logs", "threads")  # under Amp's cache folder
 PRECEDENCE = -1
 SERVER_NOTE = (
     "Amp keeps this thread on its server; its local log names the tools the agent ran, "
-    "not the messages: `amp threads export {id}` prints the whole thread"
+    "not the messages"
 )
+EXPORT_NOTE = ": `amp threads export {id}` prints the whole thread"
+# an id as Amp writes it, safe to print in a command (a file name can hold anything)
+_PLAIN_ID = re.compile(r"T-[0-9A-Fa-f-]{1,64}\Z")
 
 _TITLE = b'"[observer] onThreadTitle"'
 _HEAD_LINES = 8  # the first record's time
@@ -110,7 +115,10 @@ def read(
         yield event(
             "meta",
             session.created,
-            text=SERVER_NOTE.format(id=session.id),
+            text=SERVER_NOTE
+            + (
+                EXPORT_NOTE.format(id=session.id) if _PLAIN_ID.match(session.id) else ""
+            ),
             extra={"on_server": True},
         )
     called: set[str] = set()  # a call leased again (another executor) is one call
@@ -187,7 +195,7 @@ def thread_time(thread: str) -> datetime | None:
         return None
     if value.version != 7:
         return None
-    return datetime.fromtimestamp((value.int >> 80) / 1000, UTC)
+    return ms_time(value.int >> 80)
 
 
 def _title(line: files.Line) -> str | None:

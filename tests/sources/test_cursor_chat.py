@@ -203,6 +203,8 @@ def test_a_malformed_tab_is_skipped_and_counted_never_fatal(tmp_path: Path) -> N
     tabs = data["tabs"]
     assert isinstance(tabs, list)
     tabs[0]["bubbles"].append({"type": "system", "text": "?"})
+    tabs[0]["bubbles"].append({"type": {"secret": "words"}, "text": "?"})
+    tabs[0]["bubbles"].append({"type": 7, "text": "?"})
     tabs[1:1] = [
         "not a tab",
         {"chatTitle": "no id", "bubbles": [{"type": "user", "text": "lost"}]},
@@ -221,7 +223,12 @@ def test_a_malformed_tab_is_skipped_and_counted_never_fatal(tmp_path: Path) -> N
     read = Diagnostics()
     events = list(cursor.read(found[TAB], read))
     assert [e.kind for e in events][-1] == "assistant"  # the unknown bubble left out
-    assert read.unknown == {"chat/bubble/system": 1}
+    # named by their tag, never by what an odd one holds
+    assert read.unknown == {
+        "chat/bubble/system": 1,
+        "chat/bubble/<object>": 1,
+        "chat/bubble/7": 1,
+    }
 
 
 def test_a_workspace_with_composer_and_old_chat_lists_both(tmp_path: Path) -> None:
@@ -287,3 +294,16 @@ def test_a_huge_chat_value_is_elided_when_listing_and_shown_whole_with_full(
     assert answer[0].text is not None and len(answer[0].text) < 100_000
     full = cursor.read(found[OLDER], Diagnostics(), full=True)
     assert next(e.text for e in full if e.kind == "assistant") == huge
+
+
+def test_a_first_prompt_too_long_to_list_leaves_the_title_to_the_next(
+    tmp_path: Path,
+) -> None:
+    """Past the read cap a prompt is elided while listing: it never titles the tab as a
+    size note."""
+    data = chatdata()
+    tabs = data["tabs"]
+    assert isinstance(tabs, list)
+    tabs[1]["bubbles"][0] = {"type": "user", "text": "y" * (6 * 1024 * 1024)}
+    workspace(tmp_path, "a1", "file:///home/dev/shop", {KEY: data})
+    assert listed(tmp_path)[OLDER].title == "And the tests?"

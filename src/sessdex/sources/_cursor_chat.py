@@ -25,6 +25,7 @@ from typing import Literal
 
 import orjson
 
+from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, Session
 from ._values import (
@@ -93,7 +94,11 @@ def _session(
     title = one_line(first_line(tab.get("chatTitle")), limit=None)
     if not title or title in _DEFAULT_NAMES:  # known by its first prompt
         prompt = next(
-            (words for b in bubbles if _role(b) == "user" and (words := _words(b))),
+            (
+                words
+                for b in bubbles
+                if _role(b) == "user" and (words := _words(b, whole_only=True))
+            ),
             None,
         )
         title = one_line(prompt, limit=None)
@@ -130,11 +135,18 @@ def events(
         diagnostics.problem(f"cursor: the Chat panel no longer holds tab {tab_id}")
     for bubble in items(tab, "bubbles"):
         if not isinstance(bubble, dict):
-            diagnostics.unknown_type(f"chat/{type_tag(bubble) or '<null>'}")
+            diagnostics.unknown_type("chat/<not an object>")
             continue
         role, time = _role(bubble), _time(bubble)
         if role is None:
-            diagnostics.unknown_type(f"chat/bubble/{bubble.get('type')}")
+            kind = bubble.get("type")
+            # a number names itself; anything else by its tag, never its contents
+            named = (
+                kind if isinstance(kind, int) and not isinstance(kind, bool) else None
+            )
+            diagnostics.unknown_type(
+                f"chat/bubble/{named if named is not None else type_tag(kind) or '<none>'}"
+            )
             continue
         text = _words(bubble)
         if text:
@@ -160,8 +172,9 @@ def _time(bubble: dict[str, object]) -> datetime | None:
     return None
 
 
-def _words(bubble: dict[str, object]) -> str | None:
-    """What the message says: the first of the fields readers found it in that is not blank."""
+def _words(bubble: dict[str, object], *, whole_only: bool = False) -> str | None:
+    """What the message says: the first of the fields readers found it in that is not blank
+    (`whole_only`: None where that was elided as too long to read, no title)."""
     found = (
         bubble.get("text"),
         bubble.get("rawText"),
@@ -169,7 +182,10 @@ def _words(bubble: dict[str, object]) -> str | None:
         _lexical(bubble.get("initText")),
         bubble.get("content"),
     )
-    return next((t for value in found if (t := shown_text(value)) and t.strip()), None)
+    value = next((v for v in found if isinstance(v, str) and v.strip()), None)
+    if value is None or (whole_only and files.elided(value)):
+        return None
+    return shown_text(value)
 
 
 def _lexical(value: object) -> str | None:

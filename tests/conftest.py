@@ -70,7 +70,8 @@ def sessdex_state(
 
     for source in sources.all_sources():  # every override an app honours
         for name in source.ENV_VARS:
-            monkeypatch.delenv(name, raising=False)
+            if name != "HOME":  # some apps honour it; it stays the empty one set above
+                monkeypatch.delenv(name, raising=False)
     return state
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from sessdex import folders
 from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
@@ -261,3 +262,71 @@ def test_the_index_lists_again_when_a_later_file_changes(tmp_path: Path) -> None
     later = (home / RUN).stat().st_mtime_ns + 10**9
     os.utime(home / RUN, ns=(later, later))
     assert updated().startswith("2025-10-20T10:02:00")
+
+
+def write_chat(
+    chats: Path, session_id: str, minute: str, messages: list[dict[str, object]]
+) -> Path:
+    """A chat as 0.1.x writes it, named for its minute and its id's first 8 characters."""
+    path = chats / f"session-{minute}-{session_id[:8]}.json"
+    times = [str(m["timestamp"]) for m in messages] or [f"{minute[:13]}:00:00.000Z"]
+    document = {"sessionId": session_id, "projectHash": "0" * 64,
+                "startTime": times[0], "lastUpdated": times[-1], "messages": messages}  # fmt: skip
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+def prompt(
+    n: int, text: str, when: str = "2025-10-20T09:42:00.000Z"
+) -> dict[str, object]:
+    return {"id": f"m{n}", "timestamp": when, "type": "user", "content": text}
+
+
+def test_a_folder_of_many_chats_is_listed_once_not_once_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every chat asks for its session's files (to list it, and for the index, whose first
+    file it is): the folder is listed once for all of them, not once for each."""
+    home = copy(tmp_path)
+    chats = home / PROJECT / "chats"
+    count = 120  # under the index's PARALLEL_FROM: every call is made in this process
+    for n in range(count):
+        session_id = f"{n:08x}-0000-4000-8000-000000000000"
+        write_chat(chats, session_id, "2025-10-21T10-00", [prompt(n, f"task {n}")])
+        if n % 3 == 0:  # a second file of the same session, after a /clear
+            write_chat(chats, session_id, "2025-10-21T11-00", [prompt(n, "more")])
+    old = chats.stat().st_mtime_ns - 10 * 10**9  # long settled, as a listing finds most
+    os.utime(chats, ns=(old, old))
+    listed: list[str] = []
+    listing = folders.listing
+
+    def counted(
+        directory: str | Path, root: Path | None = None
+    ) -> list[os.DirEntry[str]]:
+        listed.append(os.fspath(directory))
+        return listing(directory, root)
+
+    monkeypatch.setattr(folders, "listing", counted)
+    result = CliRunner().invoke(
+        main, ["list", "--app", "qwen", "--json", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    rows = [s for s in json.loads(result.stdout) if s["id"].endswith("-000000000000")]
+    assert len(rows) == count
+    written = [p for p in chats.iterdir() if "3f9c2a1e" not in p.name]
+    assert len(written) == count + count // 3
+    assert sum(r["bytes"] for r in rows) == sum(p.stat().st_size for p in written)
+    assert listed.count(str(chats)) <= 2  # the scan's own, and one grouping
+    # a file gone: the index lists its session again, from the first file left
+    (chats / "session-2025-10-21T10-00-00000003.json").unlink()  # the first of two
+    (chats / "session-2025-10-21T11-00-00000006.json").unlink()  # the later of two
+    os.utime(chats, ns=(old + 10**9, old + 10**9))
+    listed.clear()
+    result = CliRunner().invoke(
+        main, ["list", "--app", "qwen", "--json", "--home", str(home)]
+    )
+    rows = [s for s in json.loads(result.stdout) if s["id"].endswith("-000000000000")]
+    assert len(rows) == count
+    written = [p for p in chats.iterdir() if "3f9c2a1e" not in p.name]
+    assert sum(r["bytes"] for r in rows) == sum(p.stat().st_size for p in written)
+    assert listed.count(str(chats)) <= 2

@@ -24,11 +24,13 @@ from __future__ import annotations
 import heapq
 import os
 import re
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from .. import folders
+from .. import folders, freshness
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, Session
 from . import _gemini_messages as messages
@@ -55,24 +57,73 @@ def is_chat(path: Path) -> bool:
 
 def files_of(path: Path) -> list[Path]:
     """The files of `path`'s session, the first by name (the session's start) first."""
-    found = _NAME.match(path.name)
-    if found is None:
+    if _NAME.match(path.name) is None:
         return []
-    return [
-        Path(entry.path)
-        for entry in folders.listing(path.parent)
-        if (other := _NAME.match(entry.name)) and other.group(1) == found.group(1)
-    ][:FILES_READ]
+    names = _grouping(str(path.parent)).sessions.get(path.name, ())
+    return [path.parent / name for name in names[:FILES_READ]]
 
 
 def companion_of(path: str) -> str | None:
     """The first file of the session a later file of it belongs to, else None."""
     folder, name = os.path.split(path)
-    if os.path.basename(folder) != "chats" or _NAME.match(name) is None:
+    found = _NAME.match(name)
+    if os.path.basename(folder) != "chats" or found is None:
         return None
-    group = files_of(Path(path))
-    first = group[0].name if group else name
+    grouping = _grouping(folder)
+    group = grouping.sessions.get(name)
+    # a file gone (the index asks whose it was): the first left whose name ends alike
+    first = group[0] if group else grouping.firsts.get(found.group(1), name)
     return os.path.join(folder, first) if first != name else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Grouping:
+    """A chats folder's files by session, as listed."""
+
+    mtime: int  # the folder's, as it was listed
+    until: int | None  # trusted until then, or for as long as the mtime stays
+    sessions: dict[str, tuple[str, ...]]  # each chat's name -> its session's, sorted
+    firsts: dict[str, str]  # the characters names end with -> the first name ending so
+
+
+# Chat folders as last grouped. Listing asks for the group of every file (`sessions`, and the
+# index's `companion_of`): a folder of 3,000 chats is listed once, not 3,000 times.
+_GROUPINGS: dict[str, _Grouping] = {}
+_GROUPINGS_KEPT = 16  # folders
+
+
+def _grouping(folder: str) -> _Grouping:
+    """`folder`'s chats by session, listed again only when the folder has changed."""
+    try:
+        mtime = os.stat(folder).st_mtime_ns
+    except OSError:
+        return _Grouping(freshness.MISSING, 0, {}, {})
+    now = time.time_ns()
+    kept = _GROUPINGS.get(folder)
+    if kept and kept.mtime == mtime and (kept.until is None or now < kept.until):
+        return kept
+    # a change in the listing's own timestamp tick leaves the mtime as it was (see
+    # `freshness`): a folder changed so close to its listing is trusted a while only
+    settled = mtime < now - freshness.RACY_NS
+    grouping = _grouped(folder, mtime, None if settled else now + freshness.RACY_NS)
+    _GROUPINGS.pop(folder, None)
+    _GROUPINGS[folder] = grouping
+    for stale in list(_GROUPINGS)[:-_GROUPINGS_KEPT]:
+        _GROUPINGS.pop(stale, None)
+    return grouping
+
+
+def _grouped(folder: str, mtime: int, until: int | None) -> _Grouping:
+    by_session: dict[str, list[str]] = {}
+    for entry in folders.listing(folder):
+        if (found := _NAME.match(entry.name)) and entry.is_file():
+            by_session.setdefault(found.group(1), []).append(entry.name)
+    return _Grouping(
+        mtime,
+        until,
+        {name: group for group in map(tuple, by_session.values()) for name in group},
+        {ending: names[0] for ending, names in by_session.items()},
+    )
 
 
 def sessions(

@@ -28,14 +28,19 @@ class NotThisShape(ValueError):
 
 
 def file_items(
-    path: str | os.PathLike[str], key: str | None, diagnostics: Diagnostics, app: str
+    path: str | os.PathLike[str],
+    key: str | None,
+    diagnostics: Diagnostics,
+    app: str,
+    *,
+    chunk: int | None = None,
 ) -> Iterator[object]:
     """`array_items` of the file at `path`. Where it cannot be read to its end (not laid
     out so, cut short, gone), what came before is kept and the stop is said."""
     try:
         with files.open_binary(path) as stream:
             yield from array_items(
-                stream, key, diagnostics=diagnostics, path=os.fspath(path)
+                stream, key, diagnostics=diagnostics, path=os.fspath(path), chunk=chunk
             )
     except NotThisShape as error:
         diagnostics.skip(os.fspath(path), 0, "not JSON")
@@ -50,12 +55,14 @@ def array_items(
     *,
     diagnostics: Diagnostics | None = None,
     path: str = "",
+    chunk: int | None = None,
 ) -> Iterator[object]:
     """The elements of the document's array: the document itself, or the value of its
     top-level member `key`. An element that cannot be decoded, or stays too long once
     its long strings are elided, is counted (numbered from 1) and passed over.
-    Raises NotThisShape where the document is not laid out so."""
-    scanner = _Scanner(stream)
+    Raises NotThisShape where the document is not laid out so. The stream is read
+    `chunk` bytes at a time (files.CHUNK unless said): what is held between elements."""
+    scanner = _Scanner(stream, chunk)
     first = scanner.significant()
     if key is None:
         if first != b"["[0]:
@@ -74,10 +81,13 @@ def array_items(
                 diagnostics.skip(path, number, "too long")
         else:
             try:
-                yield files.loads(element)
+                value = files.loads(element)
             except orjson.JSONDecodeError:
                 if diagnostics is not None:
                     diagnostics.skip(path, number, "not JSON")
+            else:
+                del element  # not held beside its value while the caller has it
+                yield value
         byte = scanner.significant()
         if byte == b"]"[0]:
             return
@@ -175,8 +185,9 @@ def _members(scanner: _Scanner, keep: int) -> Iterator[tuple[bytes, int]]:
 class _Scanner:
     """A position in a byte stream read in chunks, and what was read since a mark."""
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: BinaryIO, chunk: int | None = None) -> None:
         self.stream = stream
+        self.chunk = chunk or files.CHUNK
         self.data = b""
         self.at = 0
         self.started = False
@@ -187,13 +198,13 @@ class _Scanner:
 
     def _more(self) -> bool:
         """Read the next chunk (what is kept of the current one is set aside first)."""
-        chunk = self.stream.read(files.CHUNK)
+        chunk = self.stream.read(self.chunk)
         if not chunk:
             return False
         if not self.started:  # a byte order mark, however the first reads cut it
             self.started = True
             while len(chunk) < len(files.BOM) and (
-                more := self.stream.read(files.CHUNK)
+                more := self.stream.read(self.chunk)
             ):
                 chunk += more
             chunk = chunk.removeprefix(files.BOM)

@@ -330,3 +330,38 @@ def test_a_folder_of_many_chats_is_listed_once_not_once_a_file(
     written = [p for p in chats.iterdir() if "3f9c2a1e" not in p.name]
     assert sum(r["bytes"] for r in rows) == sum(p.stat().st_size for p in written)
     assert listed.count(str(chats)) <= 2
+
+
+def test_a_session_of_many_files_is_read_holding_no_file_whole(tmp_path: Path) -> None:
+    """All of a session's files are merged at once; each is read a message at a time, so
+    showing it holds less than its largest file, where parsing each whole held them all."""
+    import tracemalloc
+
+    home = copy(tmp_path)
+    chats = home / PROJECT / "chats"
+    session_id = "bbbbbbbb-0000-4000-8000-000000000000"
+    text = "a long reply " * 400  # about 5 KB
+    # the lead's chat and five sub-agent runs, each started in its own minute
+    for n in range(6):
+        replies = [
+            {"id": f"{n}-{k}", "timestamp": f"2025-10-22T1{n}:{k // 60:02d}:{k % 60:02d}.000Z",
+             "type": "qwen", "content": f"{k}: {text}"}
+            for k in range(200)
+        ]  # fmt: skip
+        write_chat(
+            chats, session_id, f"2025-10-22T1{n}-00", [prompt(n, "go"), *replies]
+        )
+    written = sorted(chats.glob("session-2025-10-22T*.json"))
+    largest = max(p.stat().st_size for p in written)
+    assert sum(p.stat().st_size for p in written) > 5 * largest
+    [session] = fragments(home)[session_id]
+    tracemalloc.start()
+    try:
+        seen = sum(
+            1 for e in qwen.read(session, Diagnostics()) if e.kind == "assistant"
+        )
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert seen == 6 * 200
+    assert peak < largest

@@ -9,6 +9,7 @@ a time (`jsonstream`). Not a translator: `_gemini_messages` makes events of the 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -35,6 +36,9 @@ _TOP_MEMBER = re.compile(
     rb'^  "(sessionId|projectHash|startTime|lastUpdated|summary|kind)": ("(?:[^"\\\n]|\\.)*")',
     re.MULTILINE,
 )
+# The session id as these apps write it, the document's first member: its first bytes hold it.
+_FIRST_ID = re.compile(rb'\A\s*\{\s*"sessionId"\s*:\s*("(?:[^"\\\n]|\\.)*")')
+_HEAD = 4096  # bytes read for it
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,14 +119,40 @@ def ends(path: Path) -> dict[str, object] | None:
     return found if isinstance(found.get("sessionId"), str) else None
 
 
+def first_id(path: str | os.PathLike[str]) -> str | None:
+    """The session id a chat names first, from its first bytes; None where it does not
+    start with one (not written so, unreadable, gone)."""
+    try:
+        with files.open_regular(path) as stream:
+            head = stream.read(_HEAD).removeprefix(files.BOM)
+    except OSError:
+        return None
+    found = _FIRST_ID.match(head)
+    if found is None:
+        return None
+    try:
+        value = orjson.loads(found.group(1))
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, str) and value else None
+
+
 def read(
-    path: Path, diagnostics: Diagnostics, app: str, types: tuple[str, ...]
+    path: Path,
+    diagnostics: Diagnostics,
+    app: str,
+    types: tuple[str, ...],
+    *,
+    chunk: int | None = None,
 ) -> tuple[str | None, Iterable[dict[str, object]]]:
     """The chat's session id and its messages of the known `types`, in order; messages of
-    other types are counted. Lazy past READ_LIMIT: one message at a time."""
+    other types are counted. Lazy past READ_LIMIT, or whatever its size when `chunk` is
+    given: one message at a time, the file read `chunk` bytes at a time."""
+    if chunk is not None:
+        return first_id(path), _streamed(path, diagnostics, app, types, chunk)
     if file_size(path) > READ_LIMIT:
         top = ends(path) or {}
-        return text_of(top, "sessionId"), _streamed(path, diagnostics, app, types)
+        return text_of(top, "sessionId"), _streamed(path, diagnostics, app, types, None)
     document = files.read_json_file(path, limit=READ_LIMIT)
     if not isinstance(document, dict):
         diagnostics.skip(str(path), 1, "not JSON")
@@ -136,11 +166,15 @@ def read(
 
 
 def _streamed(
-    path: Path, diagnostics: Diagnostics, app: str, types: tuple[str, ...]
+    path: Path,
+    diagnostics: Diagnostics,
+    app: str,
+    types: tuple[str, ...],
+    chunk: int | None,
 ) -> Iterator[dict[str, object]]:
     from ..jsonstream import file_items
 
-    for message in file_items(path, "messages", diagnostics, app):
+    for message in file_items(path, "messages", diagnostics, app, chunk=chunk):
         if not isinstance(message, dict):
             diagnostics.skip(str(path), 0, "not an object")
         elif type_tag(message.get("type")) not in types:

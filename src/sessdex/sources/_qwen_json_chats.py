@@ -12,7 +12,8 @@ Qwen starts a file, `session-<UTC minute>-<the id's first 8 characters>.json`, f
 it sets up, all under the session's id: at the start, after /clear, after a compression, and
 for each sub-agent run (written from its first message on; two set up in one minute share
 it). The first file by name lists the session, the others are its companions; `read` shows
-the messages of all of them in time order, a line naming the file wherever it changes. Left
+the messages of all of them in time order, a line naming the file wherever it changes (the
+files read side by side a message at a time, none of them held whole). Left
 out: the `<system-reminder>` notes before a prompt's text (`_gemini_messages`). Qwen wrote no
 turn end: a reply with text ends its turn when a prompt comes next, in its file and in time,
 or nothing does. Usage: each `qwen` message's `tokens`, as Gemini's are counted; a response
@@ -171,6 +172,12 @@ def sessions(
     ]
 
 
+# Bytes of each file held between its messages while a session's files are merged. All of
+# them are open at once (each one's next message decides the order), so a session of many
+# files costs a small buffer and a message or two a file, where parsing each whole held
+# every document of the session at once.
+_MERGE_CHUNK = 16 * 1024
+
 # One message in the merged order: (its time or its file's last time before it, the file's
 # place in the group, its place in the file, the message, whether its turn ends with it).
 _Timed = tuple[float, int, int, dict[str, object], bool]
@@ -183,7 +190,12 @@ def events(session: Session, diagnostics: Diagnostics) -> Iterator[Event]:
     group = files_of(Path(session.path)) or [Path(session.path)]
     emit = Emitter(session.id)
     chat = messages.Chat(None, session.id, model_type="qwen", turn_ends=False)
-    timed = (_timed(n, file, session.id, diagnostics) for n, file in enumerate(group))
+    chunk = (
+        _MERGE_CHUNK if len(group) > 1 else None
+    )  # one file: parsed whole if it fits
+    timed = (
+        _timed(n, file, session.id, diagnostics, chunk) for n, file in enumerate(group)
+    )
     current, entered = 0, {0}
     # the reply just shown ends its turn if a prompt comes next (not a sub-agent's run)
     ends_turn = False
@@ -210,13 +222,18 @@ def events(session: Session, diagnostics: Diagnostics) -> Iterator[Event]:
 
 
 def _timed(
-    index: int, path: Path, session_id: str, diagnostics: Diagnostics
+    index: int,
+    path: Path,
+    session_id: str,
+    diagnostics: Diagnostics,
+    chunk: int | None,
 ) -> Iterator[_Timed]:
-    """One file's messages, each with its place in the merged order."""
+    """One file's messages, each with its place in the merged order (read `chunk` bytes
+    at a time, when given)."""
     if not path.is_file():
         diagnostics.problem(f"{APP}: {path} vanished before it could be read")
         return
-    found_id, found = json_chat.read(path, diagnostics, APP, TYPES)
+    found_id, found = json_chat.read(path, diagnostics, APP, TYPES, chunk=chunk)
     if found_id is not None and found_id != session_id:
         return  # another session whose id starts with the same characters
     held: tuple[float, int, dict[str, object]] | None = None

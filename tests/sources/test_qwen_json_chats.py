@@ -365,3 +365,50 @@ def test_a_session_of_many_files_is_read_holding_no_file_whole(tmp_path: Path) -
         tracemalloc.stop()
     assert seen == 6 * 200
     assert peak < largest
+
+
+def test_two_sessions_whose_ids_start_alike_are_listed_and_shown_apart(
+    tmp_path: Path,
+) -> None:
+    """Qwen names a file by its id's first 8 characters only: the id it starts with says
+    whose it is, and each session lists from its own first file."""
+    home = copy(tmp_path)
+    chats = home / PROJECT / "chats"
+    first = "aaaaaaaa-1111-4000-8000-000000000000"
+    second = "aaaaaaaa-2222-4000-8000-000000000000"
+    started = write_chat(chats, first, "2025-10-20T09-41",
+                         [prompt(1, "first task", "2025-10-20T09:41:10.000Z")])  # fmt: skip
+    other = write_chat(chats, second, "2025-10-21T10-00",
+                       [prompt(2, "second task", "2025-10-21T10:00:10.000Z")])  # fmt: skip
+    cleared = write_chat(chats, first, "2025-10-21T11-00",
+                         [prompt(3, "after /clear", "2025-10-21T11:00:10.000Z")])  # fmt: skip
+    assert qwen.companion_of(str(started)) is None
+    assert qwen.companion_of(str(other)) is None
+    assert qwen.companion_of(str(cleared)) == str(started)
+    found = sessions(home)
+    assert found[first].path == str(started)
+    assert found[first].extra == {"format": "json", "chat_files": 2}
+    assert found[second].path == str(other)
+    assert found[second].title == "second task"
+    shown = {
+        key: [e.text for e in qwen.read(found[key], Diagnostics()) if e.kind == "user"]
+        for key in (first, second)
+    }
+    assert shown == {first: ["first task", "after /clear"], second: ["second task"]}
+
+    def listed() -> dict[str, tuple[str, int]]:
+        result = CliRunner().invoke(
+            main, ["list", "--app", "qwen", "--json", "--home", str(home)]
+        )
+        return {s["id"]: (s["title"], s["bytes"]) for s in json.loads(result.stdout)}
+
+    size = started.stat().st_size
+    assert listed()[first] == ("first task", size + cleared.stat().st_size)
+    assert listed()[second] == ("second task", other.stat().st_size)
+    result = CliRunner().invoke(
+        main, ["show", "aaaaaaaa-2222", "--json", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "second task" in result.stdout and "first task" not in result.stdout
+    cleared.unlink()  # the index lists the session it was a file of again
+    assert listed()[first] == ("first task", size)

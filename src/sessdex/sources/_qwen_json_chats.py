@@ -11,13 +11,15 @@ never called), no summary, info or error message, version, branch or path.
 Qwen starts a file, `session-<UTC minute>-<the id's first 8 characters>.json`, for every chat
 it sets up, all under the session's id: at the start, after /clear, after a compression, and
 for each sub-agent run (written from its first message on; two set up in one minute share
-it). The first file by name lists the session, the others are its companions; `read` shows
-the messages of all of them in time order, a line naming the file wherever it changes (the
-files read side by side a message at a time, none of them held whole). Left
-out: the `<system-reminder>` notes before a prompt's text (`_gemini_messages`). Qwen wrote no
-turn end: a reply with text ends its turn when a prompt comes next, in its file and in time,
-or nothing does. Usage: each `qwen` message's `tokens`, as Gemini's are counted; a response
-that only called tools kept none (the next one's replaced them before they were written).
+it). A session's files are those that start with its id (`sessionId`, the first member), not
+all whose names end alike: two ids may start with the same 8 characters. The first file by
+name lists the session, the others are its companions; `read` shows the messages of all of
+them in time order, a line naming the file wherever it changes (several files are read side
+by side, a message at a time, none held whole). Left out: the `<system-reminder>` notes
+before a prompt's text (`_gemini_messages`). Qwen wrote no turn end: a reply with text ends
+its turn when a prompt comes next, in its file and in time, or nothing does. Usage: each
+`qwen` message's `tokens`, as Gemini's are counted; a response that only called tools kept
+none (the next one's replaced them before they were written).
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ def is_chat(path: Path) -> bool:
 
 
 def files_of(path: Path) -> list[Path]:
-    """The files of `path`'s session, the first by name (the session's start) first."""
+    """The files of `path`'s session (those that start with its id), the first by name
+    (the session's start) first."""
     if _NAME.match(path.name) is None:
         return []
     names = _grouping(str(path.parent)).sessions.get(path.name, ())
@@ -72,7 +75,8 @@ def companion_of(path: str) -> str | None:
         return None
     grouping = _grouping(folder)
     group = grouping.sessions.get(name)
-    # a file gone (the index asks whose it was): the first left whose name ends alike
+    # a file gone (the index asks whose it was) took its id along: the first file left
+    # whose name ends alike
     first = group[0] if group else grouping.firsts.get(found.group(1), name)
     return os.path.join(folder, first) if first != name else None
 
@@ -104,9 +108,9 @@ def _grouping(folder: str) -> _Grouping:
     if kept and kept.mtime == mtime and (kept.until is None or now < kept.until):
         return kept
     # a change in the listing's own timestamp tick leaves the mtime as it was (see
-    # `freshness`): a folder changed so close to its listing is trusted a while only
-    settled = mtime < now - freshness.RACY_NS
-    grouping = _grouped(folder, mtime, None if settled else now + freshness.RACY_NS)
+    # `freshness`), and a chat being rewritten may not start with its id yet: a folder or
+    # chat changed so close to the listing is trusted a while only
+    grouping = _grouped(folder, mtime, now)
     _GROUPINGS.pop(folder, None)
     _GROUPINGS[folder] = grouping
     for stale in list(_GROUPINGS)[:-_GROUPINGS_KEPT]:
@@ -114,17 +118,35 @@ def _grouping(folder: str) -> _Grouping:
     return grouping
 
 
-def _grouped(folder: str, mtime: int, until: int | None) -> _Grouping:
-    by_session: dict[str, list[str]] = {}
+def _grouped(folder: str, mtime: int, now: int) -> _Grouping:
+    """The folder's chats grouped by the id each starts with (one that starts with none, cut
+    short or not written so, is a session of its own)."""
+    by_session: dict[tuple[str, str], list[str]] = {}
+    firsts: dict[str, str] = {}
+    settled = mtime < now - freshness.RACY_NS
     for entry in folders.listing(folder):
-        if (found := _NAME.match(entry.name)) and entry.is_file():
-            by_session.setdefault(found.group(1), []).append(entry.name)
+        if not ((found := _NAME.match(entry.name)) and entry.is_file()):
+            continue
+        session_id = json_chat.first_id(entry.path)
+        if session_id is None:
+            settled = settled and _settled(entry, now)
+        key = ("id", session_id) if session_id else ("file", entry.name)
+        by_session.setdefault(key, []).append(entry.name)
+        firsts.setdefault(found.group(1), entry.name)
     return _Grouping(
         mtime,
-        until,
+        None if settled else now + freshness.RACY_NS,
         {name: group for group in map(tuple, by_session.values()) for name in group},
-        {ending: names[0] for ending, names in by_session.items()},
+        firsts,
     )
+
+
+def _settled(entry: os.DirEntry[str], now: int) -> bool:
+    """Whether a file was last written long enough ago not to be being written now."""
+    try:
+        return entry.stat().st_mtime_ns < now - freshness.RACY_NS
+    except OSError:
+        return True  # gone: nothing to wait for
 
 
 def sessions(
@@ -146,7 +168,7 @@ def sessions(
             continue
         listing = json_chat.listing(file, file_size, diagnostics)
         if listing is None or (found and listing.session_id != found[0].session_id):
-            continue  # broken (counted), or another session whose id starts alike
+            continue  # broken (counted), or naming another id than it starts with
         found.append(listing)
         size += file_size
     if not found:
@@ -235,7 +257,7 @@ def _timed(
         return
     found_id, found = json_chat.read(path, diagnostics, APP, TYPES, chunk=chunk)
     if found_id is not None and found_id != session_id:
-        return  # another session whose id starts with the same characters
+        return  # another session's (the session was listed before the folder changed)
     held: tuple[float, int, dict[str, object]] | None = None
     latest = float("-inf")
     for number, message in enumerate(found):

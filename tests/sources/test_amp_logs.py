@@ -194,3 +194,18 @@ def test_a_log_named_oddly_is_listed_and_its_name_never_printed_as_a_command(
     assert plain.endswith(
         "`amp threads export T-ffffffff-ffff-7fff-bfff-ffffffffffff` prints the whole thread"
     )
+
+
+def test_read_on_from_an_offset_an_idle_still_ends_the_turn_begun_before_it() -> None:
+    """follow and watch read a log on from where they stopped: the agent was working
+    before that point, so the idle after it ends the turn, as a whole read says."""
+    thread = sessions(Home.at(DATA / "home"))[THREAD]
+    assert thread.path is not None
+    whole = events(thread)
+    assert whole[-1].kind == "turn_end"
+    data = Path(thread.path).read_bytes()
+    # the start of a line past the working state: the last tool's run
+    offset = data.rindex(b"\n", 0, data.index(b"executing tool: edit_file")) + 1
+    later = list(amp.read(thread, Diagnostics(), offset=offset))
+    assert later and later[-1].kind == "turn_end"
+    assert later[-1].time == whole[-1].time

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+import orjson
+
 from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, Session
@@ -48,6 +50,8 @@ EXPORT_NOTE = ": `amp threads export {id}` prints the whole thread"
 _PLAIN_ID = re.compile(r"T-[0-9A-Fa-f-]{1,64}\Z")
 
 _TITLE = b'"[observer] onThreadTitle"'
+_STATE = b'"[observer] onAgentState"'
+STATE_BACK = 256 * 1024  # bytes looked back for the agent's state when reading on
 _HEAD_LINES = 8  # the first record's time
 _SUB_AGENT_TOOLS = frozenset({"Task"})  # as in thread documents
 _FAILED = frozenset({"error", "cancelled", "rejected-by-user"})  # a run's status
@@ -126,6 +130,9 @@ def read(
     state: str | None = None
     try:
         start = line_start(path, offset)
+        # read on from an offset (follow, watch): the agent's state when it was left, so
+        # that an idle just after it still ends the turn
+        state = _state_before(path, start) if start else None
         for _, record in files.iter_records(path, diagnostics, offset=start, full=full):
             message = record.get("message")
             if not isinstance(message, str):
@@ -184,6 +191,31 @@ def read(
                 state = now or state
     except FileNotFoundError:
         diagnostics.problem(f"{APP}: {path} vanished")
+
+
+def _state_before(path: Path, position: int) -> str | None:
+    """The agent's state in the last `onAgentState` record of the STATE_BACK bytes before
+    `position`, else None."""
+    begin = max(0, position - STATE_BACK)
+    with files.open_regular(path) as stream:
+        stream.seek(begin)
+        data = stream.read(position - begin)
+    hit = data.rfind(_STATE)
+    while hit >= 0:
+        first = data.rfind(b"\n", 0, hit) + 1
+        if first or not begin:  # a whole line (the window may start mid-line)
+            end = data.find(b"\n", hit)
+            try:
+                record = files.loads(data[first : end if end >= 0 else len(data)])
+            except orjson.JSONDecodeError:
+                record = None  # a broken line: an older one may tell
+            if (
+                isinstance(record, dict)
+                and record.get("message") == _STATE[1:-1].decode()
+            ):
+                return stripped(record.get("subtype"))
+        hit = data.rfind(_STATE, 0, first - 1) if first else -1
+    return None
 
 
 def thread_time(thread: str) -> datetime | None:

@@ -64,6 +64,7 @@ def sessdex_state(
         "XDG_STATE_HOME",
         "XDG_CACHE_HOME",
         "PAGER",
+        "COLUMNS",
     ):
         monkeypatch.delenv(name, raising=False)
     from sessdex import sources

@@ -800,6 +800,28 @@ def test_wide_characters_keep_the_list_aligned_and_within_the_terminal(
     assert len(folder_at) == 1
 
 
+def test_a_piped_list_prints_whole_titles_unless_columns_says_otherwise(
+    tmp_path: Path,
+) -> None:
+    """`sessdex list | grep word` must see a long title's last word: piped lines were cut
+    at 160 columns. $COLUMNS, when set, still fits them, on the full and the fast path."""
+    home = tmp_path / "home"
+    title = "Fix the flaky checkout test " + "and more " * 13 + "zebra-at-the-end"
+    write_claude_session(home, "aaaaaaaa-0000-4000-8000-00000000000a", "/w/shop",
+                         title=title)  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    for attempt in ("index built", "index warm"):
+        done = _run_sessdex(["list", "--home", str(home)], env, tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.rstrip("\n").endswith(title), attempt
+        for args in (["list"], ["find", "flaky"]):
+            done = _run_sessdex(
+                [*args, "--home", str(home)], {**env, "COLUMNS": "80"}, tmp_path
+            )
+            (line,) = done.stdout.splitlines()
+            assert len(line) <= 80 and line.endswith("…") and "zebra" not in line
+
+
 def test_demo_shows_list_find_and_a_resume_command() -> None:
     code, out, _ = invoke("demo")
     assert code == 0

@@ -305,12 +305,22 @@ def tokens(n: int) -> str:
     return str(n)
 
 
+PIPED_WIDTH = 1 << 20  # piped lines are never cut: `grep` must see the whole title
+
+
 def terminal_width() -> int:
-    """The width `list` fits its lines to: the terminal's, or 160 when piped."""
+    """The width `list` fits its lines to: the terminal's; piped, $COLUMNS when set, else
+    no limit (as `gh` and `ls` do, a pipe gets whole titles to grep)."""
     import shutil
     import sys
 
-    return shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 160
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((120, 24)).columns
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    return columns if columns > 0 else PIPED_WIDTH
 
 
 def coloured(stream: TextIO) -> bool:

@@ -9,7 +9,12 @@
 (c) peak RSS of `sessdex show ID --json` over a 2 GB transcript holding 50 MB lines,
     written for this run into a temp dir and deleted after;
 (d) how peak RSS of `sessdex show ID --json` grows with the transcript: a 1 GB one vs a
-    quarter of it (the same mix, no big lines), both written for this run.
+    quarter of it (the same mix, no big lines), both written for this run;
+(e) for information: `sessdex show ID --json --nl`'s first event on (a)'s transcript, the
+    Claude survey pass run anew vs taken from what an earlier read kept (`passcache`),
+    and after 1 MB more was appended.
+
+(a) forgets what each read kept, so that every run reads the whole file.
 
 Figures are medians of --runs runs. Usage:
 
@@ -136,11 +141,26 @@ def warm_index(home: str, env: dict[str, str]) -> None:
             return
 
 
+def forget_passes(state: Path) -> None:
+    """Drop what earlier reads kept of big transcripts (`passcache`): a whole read again."""
+    shutil.rmtree(state / "cache" / "passes", ignore_errors=True)
+
+
+def parse_transcript(workdir: Path, args: argparse.Namespace) -> dict:
+    """(a)'s transcript, written once for (a) and (e)."""
+    folder = workdir / "parse"
+    if (folder / "manifest.json").is_file():
+        import json
+
+        return json.loads((folder / "manifest.json").read_bytes())
+    return make_real(folder, args.parse_mb, app=args.parse_app)
+
+
 def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
     report.note(
         f"\n(a) full parse of a {args.parse_mb} MB {args.parse_app} transcript vs json.loads per line"
     )
-    made = make_real(workdir / "parse", args.parse_mb, app=args.parse_app)
+    made = parse_transcript(workdir, args)
     entry = made["sessions"][0]
     size = entry["real"]
     env = environment(workdir / "state-parse")
@@ -172,6 +192,7 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
         )
         if result.returncode == 0:
             typed.append(float(result.stdout.split()[0]))
+        forget_passes(workdir / "state-parse")
         result = run(
             [PYTHON, "-c", API_PARSE, made["home"], entry["id"]], env, keep_stdout=True
         )
@@ -181,6 +202,7 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
         seconds, events, _, cpu = result.stdout.decode().split()
         api_times.append(float(seconds))
         api_cpu.append(float(cpu))
+        forget_passes(workdir / "state-parse")
         result = run(
             sessdex("show", entry["id"], "--json", "--home", made["home"]), env
         )
@@ -192,9 +214,11 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
             ("show", ["show", entry["id"]]),
             ("export -f md", ["export", entry["id"], "-f", "md"]),
         ):
+            forget_passes(workdir / "state-parse")
             result = run(sessdex(*argv, "--home", made["home"]), env)
             if result.returncode == 0:
                 view_times[label].append(result.seconds)
+    forget_passes(workdir / "state-parse")
     tree = run(
         sessdex("show", entry["id"], "--subagents", "tree", "--home", made["home"]),
         env,
@@ -396,6 +420,46 @@ def part_d(report: Report, workdir: Path, args: argparse.Namespace) -> None:
     )
 
 
+def part_e(report: Report, workdir: Path, args: argparse.Namespace) -> None:
+    report.note(
+        f"\n(e) show --json --nl first event on a {args.parse_mb} MB {args.parse_app} "
+        "transcript: surveyed anew vs what an earlier read kept (info)"
+    )
+    made = parse_transcript(workdir, args)
+    entry = made["sessions"][0]
+    state = workdir / "state-kept"
+    env = environment(state)
+    warm_index(made["home"], env)
+    # --nl: the first byte is the first event (--json's is the array's "[")
+    argv = sessdex("show", entry["id"], "--json", "--nl", "--home", made["home"])
+    anew, kept, grown = [], [], []
+    path = Path(entry["path"])
+    lines = path.read_bytes()[-(1 << 20) :].split(b"\n")[1:-1]  # whole lines, ~1 MB
+    original = path.stat().st_size
+    try:
+        for _ in range(args.runs):
+            forget_passes(state)
+            first = run(argv, env, first_byte=True)
+            second = run(argv, env, first_byte=True)
+            with open(path, "ab") as grow:
+                grow.write(b"\n".join(lines) + b"\n")
+            third = run(argv, env, first_byte=True)
+            os.truncate(path, original)
+            if None in (first.first_output, second.first_output, third.first_output):
+                report.note(f"  failed: {last_line(first.stderr or second.stderr)}")
+                return
+            anew.append(first.first_output)
+            kept.append(second.first_output)
+            grown.append(third.first_output)
+    finally:
+        os.truncate(path, original)
+    report.note(
+        f"  first output: surveyed anew median {ms(median(anew))}, kept median "
+        f"{ms(median(kept))} ({median(anew) / median(kept):.1f}x sooner), kept and 1 MB "
+        f"appended median {ms(median(grown))}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -429,7 +493,7 @@ def main() -> int:
         help="(c): also read with --full-payloads (for information)",
     )
     parser.add_argument(
-        "--skip", default="", help="comma-separated parts to skip: a,b,c,d"
+        "--skip", default="", help="comma-separated parts to skip: a,b,c,d,e"
     )
     parser.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()))
     args = parser.parse_args()
@@ -445,6 +509,8 @@ def main() -> int:
             part_c(report, workdir, args)
         if "d" not in skip:
             part_d(report, workdir, args)
+        if "e" not in skip:
+            part_e(report, workdir, args)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return report.summary()

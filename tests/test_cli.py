@@ -1385,11 +1385,17 @@ def test_doctor_deep_reads_every_transcript_for_what_it_cannot_read(
 
 
 def test_doctor_says_where_sessdex_keeps_its_own_files_and_what_they_weigh(
-    tmp_path: Path, sessdex_state: Path
+    tmp_path: Path, sessdex_state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The index of each home, and the snapshots of apps' databases in WAL mode (whole
-    copies, which can weigh GBs), are sessdex's own: doctor names them and their size."""
+    """The index of each home, the snapshots of apps' databases in WAL mode (whole
+    copies, which can weigh GBs) and what the first read of a big transcript found are
+    sessdex's own: doctor names them and their size."""
+    from sessdex import passcache
+
     home = tmp_path / "home"
+    monkeypatch.setattr(passcache, "MIN_SIZE", 1)  # every transcript is big
+    write_claude_session(home, "aaaaaaaa-0000-4000-8000-00000000000a", "/w/shop")
+    assert invoke("show", "aaaaaaaa", "--json", "--home", str(home))[0] == 0
     db = home / ".local" / "share" / "opencode" / "opencode.db"
     db.parent.mkdir(parents=True)
     writer = sqlite3.connect(db)
@@ -1413,6 +1419,10 @@ def test_doctor_says_where_sessdex_keeps_its_own_files_and_what_they_weigh(
     assert re.fullmatch(
         r"  snapshots +[\d.]+ KB  copies of 1 database\(s\) apps keep in WAL mode, .*",
         own[3],
+    )
+    assert re.fullmatch(
+        r"  passes +[\d.]+ K?B  what a first read of 1 big transcript\(s\) found, .*",
+        own[4],
     )
 
 

@@ -40,3 +40,28 @@ def test_strings_whose_hashes_collide_stay_apart(
     # every string in one probe chain: only their bytes tell them apart
     monkeypatch.setattr(idtable, "hash", lambda data: 7, raising=False)
     numbered_as_a_dict_would(IdTable(), keys()[:300])
+
+
+def test_a_table_rebuilt_from_its_parts_numbers_as_the_original_and_goes_on() -> None:
+    strings = keys()
+    table = IdTable()
+    for key in strings[:2000]:
+        table.add(key)
+    rebuilt = IdTable.from_parts(*table.parts())
+    assert len(rebuilt) == len(table)
+    assert [rebuilt[n] for n in range(len(table))] == [
+        table[n] for n in range(len(table))
+    ]
+    for key in strings:  # lookups hash the old entries; new ones number on
+        assert rebuilt.add(key) == table.add(key)
+    assert rebuilt.get("not added") == -1
+
+
+def test_parts_that_do_not_fit_together_are_refused() -> None:
+    table = IdTable()
+    table.add("abc")
+    blob, ends = table.parts()
+    with pytest.raises(ValueError):
+        IdTable.from_parts(blob + b"x", ends)
+    with pytest.raises(ValueError):
+        IdTable.from_parts(blob, ends[:-1])  # not whole numbers

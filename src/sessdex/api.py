@@ -110,10 +110,13 @@ class OwnFiles:
     other_index_bytes: int
     snapshots: int  # copies of apps' databases in WAL mode
     snapshot_bytes: int
+    passes: int = 0  # big transcripts' first-pass state (`passcache`)
+    pass_bytes: int = 0
 
 
 def own_files(home: Home) -> OwnFiles:
     """Where sessdex's index and database snapshots are, and what they weigh."""
+    from . import passcache
     from .index import index_file
     from .paths import cache_dir, snapshot_dir
 
@@ -124,6 +127,7 @@ def own_files(home: Home) -> OwnFiles:
             others += 1
             others_bytes += _file_bytes(path)
     snapshots = [f for f in snapshot_dir().iterdir() if f.is_dir()]
+    passes, pass_bytes = passcache.usage()
     return OwnFiles(
         folder=str(cache_dir()),
         index=str(mine),
@@ -132,6 +136,8 @@ def own_files(home: Home) -> OwnFiles:
         other_index_bytes=others_bytes,
         snapshots=len(snapshots),
         snapshot_bytes=sum(databases.folder_size(f) for f in snapshots),
+        passes=passes,
+        pass_bytes=pass_bytes,
     )
 
 

@@ -18,7 +18,7 @@ _FIRST_SIZE = 64  # table slots; a power of two, doubled while over half full
 class IdTable:
     """Each distinct string numbered 0, 1, 2, … in the order it was first added."""
 
-    __slots__ = ("_blob", "_ends", "_hashes", "_mask", "_slots")
+    __slots__ = ("_blob", "_ends", "_hashes", "_mask", "_slots", "_unhashed")
 
     def __init__(self) -> None:
         self._blob = bytearray()
@@ -26,9 +26,41 @@ class IdTable:
         self._hashes = array("q")  # per entry, to grow the table without its bytes
         self._slots = array("i", bytes(4 * _FIRST_SIZE))  # entry + 1; 0 is empty
         self._mask = _FIRST_SIZE - 1
+        self._unhashed = False  # entries from `from_parts` not in the table yet
 
     def __len__(self) -> int:
         return len(self._ends)
+
+    def parts(self) -> tuple[bytes, bytes]:
+        """The entries' bytes end to end, and their end offsets (native `q`s): all a
+        table is, for `from_parts` to rebuild in another process."""
+        return bytes(self._blob), self._ends.tobytes()
+
+    @classmethod
+    def from_parts(cls, blob: bytes, ends: bytes) -> IdTable:
+        """The table `parts` described. Its hashes are taken anew (str and bytes hashes
+        differ from process to process) on the first lookup: numbering to strings needs
+        none. ValueError if the parts do not fit together."""
+        table = cls()
+        offsets = array("q")
+        offsets.frombytes(ends)
+        if offsets and (offsets[-1] != len(blob) or min(offsets) < 0):
+            raise ValueError("the parts of an IdTable do not fit together")
+        table._blob, table._ends = bytearray(blob), offsets
+        table._unhashed = bool(offsets)
+        return table
+
+    def _hash_all(self) -> None:
+        """Hash the entries `from_parts` gave and place them in a table of their size."""
+        blob, hashes, start = bytes(self._blob), self._hashes, 0
+        for end in self._ends:
+            hashes.append(hash(blob[start:end]))
+            start = end
+        size = _FIRST_SIZE
+        while 2 * len(hashes) > size:
+            size *= 2
+        self._grow_to(size)
+        self._unhashed = False
 
     def __contains__(self, key: str) -> bool:
         return self.get(key) >= 0
@@ -41,6 +73,8 @@ class IdTable:
 
     def get(self, key: str) -> int:
         """The number of `key`, or -1 if it was never added."""
+        if self._unhashed:
+            self._hash_all()
         data = _encode(key)
         code = hash(data)
         slots, hashes, ends, mask = self._slots, self._hashes, self._ends, self._mask
@@ -57,6 +91,8 @@ class IdTable:
 
     def add(self, key: str) -> int:
         """The number of `key`, numbering it next if it is new."""
+        if self._unhashed:
+            self._hash_all()
         try:  # `_encode`, inline: this runs for every line of a big transcript
             data = key.encode()
         except UnicodeEncodeError:
@@ -83,7 +119,10 @@ class IdTable:
         return number
 
     def _grow(self) -> None:
-        size = 2 * len(self._slots)
+        self._grow_to(2 * len(self._slots))
+
+    def _grow_to(self, size: int) -> None:
+        """Place every entry anew in a table of `size` slots."""
         slots, mask = array("i", bytes(4 * size)), size - 1
         for number, code in enumerate(self._hashes):
             slot = code & mask

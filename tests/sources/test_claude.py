@@ -1499,5 +1499,6 @@ def test_the_reader_cuts_lines_as_the_line_rules_do_for_any_lengths_and_reads(
                 for line in files.iter_lines(stream, cap=cap, oversize="compact")
             ]
         kept = rec.LongLines()
-        assert list(rec.raw(path, kept)) == expected, trial
-        assert list(rec.raw(path, kept)) == expected, trial
+        for _ in range(2):  # compacting, then taking what the first pass kept
+            with path.open("rb") as stream:
+                assert list(rec.split(stream, str(path), 0, kept)) == expected, trial

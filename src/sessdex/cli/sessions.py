@@ -375,6 +375,12 @@ def doctor_command(
             f"  snapshots   {human_bytes(own.snapshot_bytes)}  copies of {own.snapshots} "
             "database(s) apps keep in WAL mode, removed after a week unused"
         )
+    if own.passes:
+        say(
+            f"  passes      {human_bytes(own.pass_bytes)}  what a first read of "
+            f"{own.passes} big transcript(s) found, so that the next reads only what "
+            "was added; removed after a week unused"
+        )
 
 
 @main.command("demo", context_settings=CONTEXT)

@@ -7,16 +7,19 @@ Child files are opened lazily, when the merge reaches their spawn.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import itertools
+import os
 from array import array
-from collections import deque
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
-from .. import files, folders
+from .. import files, folders, passcache
 from ..diagnostics import Diagnostics
 from ..idtable import IdTable
 from ..model import Event
@@ -91,11 +94,14 @@ def _survey(
     `keep_long_lines`, the over-long lines compacted here are kept for the event pass.
     With `side_chain_is_lead` (a sub-agent's own file), side-chain lines are the main
     chain.
+
+    A big file's pass state is kept in sessdex's cache (`passcache`): opened again, only
+    the lines added since are read.
     """
-    survey = Survey()
-    graph = _Graph()
-    side_prompts: dict[int, deque[str]] = {}
-    task_prompts: list[tuple[str, int]] = []
+    cache_kind = "claude-survey-lead" if side_chain_is_lead else "claude-survey"
+    state = _PassState.resumed(path, cache_kind)
+    survey, graph = state.survey, state.graph
+    side_prompts, task_prompts = state.side_prompts, state.task_prompts
 
     def parsed(record: dict[str, object], index: int) -> None:
         """A line read whole: the same rules, from the object."""
@@ -111,7 +117,7 @@ def _survey(
                 survey.root_agent[uuid] = rec.string(record.get("agentId")) or uuid
                 task = rec.message_text(record) if kind == "user" else None
                 if task:
-                    side_prompts.setdefault(hash(task), deque()).append(uuid)
+                    side_prompts.setdefault(_task_key(task), []).append(uuid)
             return
         # a compaction boundary starts a chain that logically continues the old one
         up = up or rec.string(record.get("logicalParentUuid"))
@@ -124,7 +130,7 @@ def _survey(
             call, task = rec.spawn(block)
             if call:
                 graph.spawns_at.setdefault(node, []).append(call)
-                task_prompts.append((call, hash(task)))
+                task_prompts.append((call, _task_key(task)))
         outcome = record.get("toolUseResult")
         if kind == "user" and isinstance(outcome, dict):
             agent = rec.string(outcome.get("agentId"))
@@ -133,73 +139,193 @@ def _survey(
                 if call and agent:
                     survey.result_agents[call] = agent
 
-    lines = rec.raw(path, survey.long_lines if keep_long_lines else None)
-    decode, place, spawn_tools = _decode_ids, graph.place, rec.SPAWN_TOOLS
-    for index, (number, data, complete, _) in enumerate(lines):
-        try:
-            ids = decode(data)
-        except (msgspec.DecodeError, RecursionError):
-            # broken or odd: most such lines are still placed from their bytes alone
-            if b'"uuid"' not in data:
-                continue
-            plain = _ids(data)
-            if plain is not None and not _telling(data):
-                own, parent, sidechain = plain
-                if not sidechain or side_chain_is_lead:
-                    graph.place(own, parent, index, False, None)
+    try:
+        stream = files.open_binary(path)
+    except OSError:
+        stream = None
+    index = state.lines - 1  # the last line's number in the file, counted from 0
+    complete = True
+    with stream or nullcontext():
+        if stream is not None and state.offset:
+            stream.seek(state.offset)
+        long_lines = survey.long_lines if keep_long_lines else None
+        lines = (
+            rec.split(stream, str(path), state.offset, long_lines)
+            if stream is not None
+            else ()
+        )
+        decode, place, spawn_tools = _decode_ids, graph.place, rec.SPAWN_TOOLS
+        for index, (number, data, complete, _) in enumerate(lines, state.lines):
+            try:
+                ids = decode(data)
+            except (msgspec.DecodeError, RecursionError):
+                # broken or odd: most such lines are still placed from their bytes alone
+                if b'"uuid"' not in data:
                     continue
-                if parent in survey.side_root:
-                    survey.side_root[own] = survey.side_root[parent]
-                    continue
-            record = rec.load(data, complete, number, None, "")
-            if record is not None:
-                parsed(record, index)
-            continue
-        uuid = ids.uuid
-        if not uuid:
-            continue
-        up = ids.parentUuid or None
-        message = ids.message
-        content = message.content if message is not None else None
-        blocks = content if isinstance(content, list) else ()
-        spawn = results = False
-        for block in blocks:
-            kind = block.type
-            if kind == "tool_use":
-                spawn = spawn or block.name in spawn_tools
-            elif kind == "tool_result":
-                results = True
-        typed = False
-        if ids.isSidechain and not side_chain_is_lead:
-            root = survey.side_root.get(up, uuid) if up else uuid
-            if root != uuid:
-                survey.side_root[uuid] = root
+                plain = _ids(data)
+                if plain is not None and not _telling(data):
+                    own, parent, sidechain = plain
+                    if not sidechain or side_chain_is_lead:
+                        graph.place(own, parent, index, False, None)
+                        continue
+                    if parent in survey.side_root:
+                        survey.side_root[own] = survey.side_root[parent]
+                        continue
+                record = rec.load(data, complete, number, None, "")
+                if record is not None:
+                    parsed(record, index)
                 continue
-            spawn = True  # a side chain's first line: its agent and task
-        elif ids.type == "user" and not (ids.isMeta or ids.isCompactSummary):
-            if isinstance(content, str):
-                typed = rec.prompt({"message": {"content": content}}) != (None, None)
-            elif blocks and not results:
-                spawn = True  # typed or not, its text blocks tell
-        if spawn:  # parse it whole
-            record = rec.load(data, complete, number, None, "")
-            if record is not None:
-                parsed(record, index)
-            continue
-        up = up or ids.logicalParentUuid or None
-        if place(uuid, up, index, typed, ids.timestamp or None) < 0:
-            continue
-        outcome = ids.toolUseResult
-        if ids.type == "user" and isinstance(outcome, _Outcome) and outcome.agentId:
+            uuid = ids.uuid
+            if not uuid:
+                continue
+            up = ids.parentUuid or None
+            message = ids.message
+            content = message.content if message is not None else None
+            blocks = content if isinstance(content, list) else ()
+            spawn = results = False
             for block in blocks:
-                if block.tool_use_id:
-                    survey.result_agents[block.tool_use_id] = outcome.agentId
-    for call, task_hash in task_prompts:  # 1.0 side chains open with the Task's prompt
-        waiting = side_prompts.get(task_hash)
+                kind = block.type
+                if kind == "tool_use":
+                    spawn = spawn or block.name in spawn_tools
+                elif kind == "tool_result":
+                    results = True
+            typed = False
+            if ids.isSidechain and not side_chain_is_lead:
+                root = survey.side_root.get(up, uuid) if up else uuid
+                if root != uuid:
+                    survey.side_root[uuid] = root
+                    continue
+                spawn = True  # a side chain's first line: its agent and task
+            elif ids.type == "user" and not (ids.isMeta or ids.isCompactSummary):
+                if isinstance(content, str):
+                    typed = rec.prompt({"message": {"content": content}}) != (
+                        None,
+                        None,
+                    )
+                elif blocks and not results:
+                    spawn = True  # typed or not, its text blocks tell
+            if spawn:  # parse it whole
+                record = rec.load(data, complete, number, None, "")
+                if record is not None:
+                    parsed(record, index)
+                continue
+            up = up or ids.logicalParentUuid or None
+            if place(uuid, up, index, typed, ids.timestamp or None) < 0:
+                continue
+            outcome = ids.toolUseResult
+            if ids.type == "user" and isinstance(outcome, _Outcome) and outcome.agentId:
+                for block in blocks:
+                    if block.tool_use_id:
+                        survey.result_agents[block.tool_use_id] = outcome.agentId
+        if stream is not None and complete:
+            state.keep(path, cache_kind, stream, index + 1)
+    for call, key in task_prompts:  # 1.0 side chains open with the Task's prompt
+        waiting = side_prompts.get(key)
         if waiting:
-            survey.inline_children[call] = survey.root_agent[waiting.popleft()]
+            survey.inline_children[call] = survey.root_agent[waiting.pop(0)]
     _find_abandoned(survey, graph)
     return survey
+
+
+def _task_key(task: str | None) -> int:
+    """A task's text as a number that is the same in every process (`hash` is not)."""
+    text = (task or "").encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
+
+
+class _Saved(msgspec.Struct, array_like=True):
+    """A survey's state after a file's first bytes, as `passcache` keeps it."""
+
+    lines: int
+    blob: bytes
+    ends: bytes
+    parent: bytes
+    placed: bytes
+    typed: list[tuple[int, int, str | None]]
+    spawns_at: dict[int, list[str]]
+    last: int
+    last_uuid: str | None
+    side_root: dict[str, str]
+    root_agent: dict[str, str]
+    result_agents: dict[str, str]
+    side_prompts: dict[int, list[str]]
+    task_prompts: list[tuple[str, int]]
+
+
+class _PassState:
+    """What the survey's loop carries from line to line, taken from the cache when a
+    big file only grew since a run kept it."""
+
+    def __init__(self) -> None:
+        self.survey = Survey()
+        self.graph = _Graph()
+        self.side_prompts: dict[int, list[str]] = {}  # task key -> side-chain roots
+        self.task_prompts: list[tuple[str, int]] = []  # (spawn call, task key)
+        self.offset = 0  # where the lines not yet surveyed start
+        self.lines = 0  # how many lines were surveyed
+
+    @classmethod
+    def resumed(cls, path: Path, kind: str) -> _PassState:
+        state = cls()
+        if path.suffix != ".jsonl":
+            return state
+        kept = passcache.load(path, kind)
+        if kept is None:
+            return state
+        try:
+            saved = msgspec.msgpack.decode(kept[1], type=_Saved)
+            graph = _Graph()
+            graph.nodes = IdTable.from_parts(saved.blob, saved.ends)
+            graph.parent = array("i")
+            graph.parent.frombytes(saved.parent)
+            graph.placed = bytearray(saved.placed)
+            if not len(graph.parent) == len(graph.placed) == len(graph.nodes):
+                return state
+        except (msgspec.DecodeError, ValueError):
+            return state  # damaged: surveyed anew
+        graph.typed = {node: (line, stamp) for node, line, stamp in saved.typed}
+        graph.spawns_at = saved.spawns_at
+        graph.last, graph.last_uuid = saved.last, saved.last_uuid
+        state.graph = graph
+        state.survey.side_root = saved.side_root
+        state.survey.root_agent = saved.root_agent
+        state.survey.result_agents = saved.result_agents
+        state.side_prompts, state.task_prompts = saved.side_prompts, saved.task_prompts
+        state.offset, state.lines = kept[0], saved.lines
+        return state
+
+    def keep(self, path: Path, kind: str, stream: BinaryIO, lines: int) -> None:
+        """Keep the state for the file's bytes read so far, if the file ended there on a
+        whole line (a line still being written would be read twice)."""
+        if not stream.seekable() or path.suffix != ".jsonl":
+            return
+        end = stream.tell()
+        if end == self.offset:
+            return  # nothing was added: what is kept stands
+        if end < passcache.MIN_SIZE or end != os.fstat(stream.fileno()).st_size:
+            return
+        stream.seek(end - 1)
+        if stream.read(1) != b"\n":
+            return
+        graph, survey = self.graph, self.survey
+        blob, ends = graph.nodes.parts()
+        saved = _Saved(
+            lines=lines,
+            blob=blob,
+            ends=ends,
+            parent=graph.parent.tobytes(),
+            placed=bytes(graph.placed),
+            typed=[(node, line, stamp) for node, (line, stamp) in graph.typed.items()],
+            spawns_at=graph.spawns_at,
+            last=graph.last,
+            last_uuid=graph.last_uuid,
+            side_root=survey.side_root,
+            root_agent=survey.root_agent,
+            result_agents=survey.result_agents,
+            side_prompts=self.side_prompts,
+            task_prompts=self.task_prompts,
+        )
+        passcache.save(path, kind, end, msgspec.msgpack.encode(saved), stream)
 
 
 class _Graph:

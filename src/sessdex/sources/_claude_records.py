@@ -241,16 +241,12 @@ def records(
             yield number, compacted, record
 
 
-def raw(
-    path: Path, long_lines: LongLines | None = None
+def split(
+    stream: BinaryIO, name: str, offset: int, long_lines: LongLines | None = None
 ) -> Iterator[tuple[int, bytes, bool, bool]]:
-    """(number, data, complete, compacted) of each line, unparsed; long ones compacted."""
-    try:
-        stream = files.open_binary(path)
-    except OSError:
-        return
-    with stream:
-        yield from _split(stream, str(path), None, 0, files.READ_LINE_CAP, long_lines)
+    """(number, data, complete, compacted) of each line of `stream` from `offset` (where
+    it stands), unparsed; long ones compacted."""
+    return _split(stream, name, None, offset, files.READ_LINE_CAP, long_lines)
 
 
 def _split(

@@ -34,7 +34,9 @@ Reading (`_claude_read`, `_claude_stream`):
   (other multi-child shapes are how Claude Code records one conversation). Each abandoned
   branch is one `meta` event (`extra["abandoned_branch"]`: first uuid, lines, sub-agent
   spawns); its responses are still billed (`usage` with `extra["branch"] = "abandoned"`);
-  the sub-agents it spawned are counted there, not read.
+  the sub-agents it spawned are counted there, not read. Knowing the chain takes a first
+  pass over the whole file (the survey); a big file's survey is kept (`passcache`) and
+  the next read surveys only the lines added since.
 - Sub-agents: a `subagent` event at the Task/Agent call, then the child's events (any
   depth) merged by time. 1.0 side chains are matched to their call by prompt; children
   nothing links to are announced by a `subagent` event without a call id.

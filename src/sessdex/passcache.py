@@ -1,0 +1,151 @@
+"""A first pass's state over a big file that only grows, kept between runs.
+
+A reader that must pass over a whole transcript before it can emit anything (to learn
+which branches a rewind left behind, say) spends seconds a GB on it, every time the
+session is opened. Transcripts are append-only: the state after the first N bytes stays
+true while those bytes are unchanged, so the next run takes it from here and reads only
+what was added since.
+
+An entry is trusted only for the same file (device and inode), at least as long as it
+was, whose bytes still hash alike where they were sampled (the start, the end, and
+sixteen spots between), written by this build of sessdex (`code_stamp`). Anything else,
+or any error, is a miss: the caller reads the whole file as before. Entries live in
+sessdex's cache folder, never beside the file; the folder is kept under
+`BUDGET` bytes, the least recently used entries going first, and an entry unused for a
+week goes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+from typing import BinaryIO
+
+from .files import open_regular
+
+MIN_SIZE = 16 << 20  # smaller files are read whole faster than an entry is checked
+BUDGET = 256 << 20  # the folder's size, at most
+UNUSED = 7 * 86400  # an entry not used for a week goes (its transcript may be gone)
+_SAMPLES = 16  # spots between the ends whose bytes are hashed
+_WINDOW = 4096  # bytes hashed at each spot
+_MAGIC = b"sessdex-pass 1\n"
+
+
+def load(path: Path, kind: str) -> tuple[int, bytes] | None:
+    """(offset, state) kept for `path`'s first `offset` bytes by pass `kind`, if they are
+    unchanged; else None."""
+    try:
+        with open_regular(path) as stream:
+            info = os.fstat(stream.fileno())
+            if info.st_size < MIN_SIZE:
+                return None  # never kept: not worth a look
+            entry = _entry(path, kind)
+            try:
+                data = entry.read_bytes()
+            except FileNotFoundError:
+                return None
+            header, _, state = data.partition(b"\n\n")
+            fields = header.removeprefix(_MAGIC).split(b" ")
+            if not header.startswith(_MAGIC) or len(fields) != 5:
+                return None
+            device, inode, offset = (int(field) for field in fields[:3])
+            if (device, inode) != (info.st_dev, info.st_ino) or offset > info.st_size:
+                return None
+            if fields[3] != _digest(stream, offset).encode():
+                return None
+            if fields[4] != hashlib.sha256(state).hexdigest().encode():
+                return None  # the entry itself was damaged
+        os.utime(entry)  # used now: the budget evicts the least recently used
+        return offset, state
+    except (OSError, ValueError):
+        return None
+
+
+def save(
+    path: Path, kind: str, offset: int, state: bytes, stream: BinaryIO | None = None
+) -> None:
+    """Keep `state`, the pass's state after `path`'s first `offset` bytes (as `stream`,
+    when given, read them: the same file even if it was replaced since). Quietly does
+    nothing for a small file or when the cache folder cannot be written."""
+    if offset < MIN_SIZE:
+        return
+    try:
+        if stream is None:
+            with open_regular(path) as own:
+                return save(path, kind, offset, state, own)
+        info = os.fstat(stream.fileno())
+        if info.st_size < offset:
+            return
+        digest = _digest(stream, offset)
+        entry = _entry(path, kind)
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        kept = hashlib.sha256(state).hexdigest()
+        header = f"{info.st_dev} {info.st_ino} {offset} {digest} {kept}".encode()
+        partial = entry.with_name(f"{entry.name}.{os.getpid()}.partial")
+        partial.write_bytes(_MAGIC + header + b"\n\n" + state)
+        os.replace(partial, entry)  # a reader sees the old entry or the new, never half
+        _keep_budget(entry.parent, keep=entry.name)
+    except OSError:
+        pass
+
+
+def _entry(path: Path, kind: str) -> Path:
+    from .indexfile import code_stamp
+    from .paths import cache_dir
+
+    name = os.fsencode(os.path.abspath(path))
+    key = hashlib.sha256(b"\x00".join([kind.encode(), name, code_stamp().encode()]))
+    return cache_dir() / "passes" / key.hexdigest()[:32]
+
+
+def _digest(stream: BinaryIO, offset: int) -> str:
+    """A hash of the bytes at the start, the end and `_SAMPLES` spots of [0, offset)."""
+    spots = {0, max(0, offset - _WINDOW)}
+    spots.update(offset * n // (_SAMPLES + 1) for n in range(1, _SAMPLES + 1))
+    digest = hashlib.sha256(str(offset).encode())
+    for spot in sorted(spots):
+        stream.seek(spot)
+        digest.update(stream.read(min(_WINDOW, offset - spot)))
+    return digest.hexdigest()
+
+
+def usage() -> tuple[int, int]:
+    """(entries, bytes) kept, for `doctor`."""
+    from .paths import cache_dir
+
+    count = size = 0
+    try:
+        for item in os.scandir(cache_dir() / "passes"):
+            try:
+                size += item.stat(follow_symlinks=False).st_size
+                count += 1
+            except OSError:
+                continue
+    except OSError:
+        pass
+    return count, size
+
+
+def _keep_budget(folder: Path, keep: str) -> None:
+    """Delete entries unused for `UNUSED` seconds, then the least recently used (never
+    `keep`) while over `BUDGET`."""
+    entries = []
+    for item in os.scandir(folder):
+        try:
+            info = item.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        entries.append((info.st_mtime, info.st_size, item.name))
+    total = sum(size for _, size, _ in entries)
+    stale = time.time() - UNUSED
+    for used, size, name in sorted(entries):
+        if total <= BUDGET and used >= stale:
+            return
+        if name != keep:
+            try:
+                os.unlink(folder / name)
+            except OSError:
+                continue
+            total -= size

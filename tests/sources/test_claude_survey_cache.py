@@ -1,0 +1,225 @@
+"""The Claude survey kept between runs: a grown transcript reads only what was added, and
+every read gives the events a fresh one gives, whatever was kept and wherever it was cut."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sessdex import passcache
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session
+from sessdex.sources import claude
+from tests.sources.test_claude import prompt, record, reply, write
+
+DATA = Path(__file__).parent.parent / "data" / "claude"
+TRANSCRIPTS = sorted(
+    path
+    for path in DATA.rglob("*.jsonl")
+    if "catalogue" not in path.parts and "subagents" not in path.parts
+)
+
+
+def events(path: Path) -> list[Event]:
+    session = Session(app="claude", id=path.stem, path=str(path))
+    return list(claude.read(session, Diagnostics()))
+
+
+def fresh(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Event]:
+    """The events with nothing kept and nothing keeping."""
+    with monkeypatch.context() as patch:
+        patch.setattr(passcache, "load", lambda path, kind: None)
+        patch.setattr(passcache, "save", lambda *args, **kwargs: None)
+        return events(path)
+
+
+@pytest.fixture
+def kept(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """Every file of any size is kept; each resumed read's (file name, offset) noted."""
+    monkeypatch.setattr(passcache, "MIN_SIZE", 1)
+    resumed: list[tuple[str, int]] = []
+    load = passcache.load
+
+    def noting(path: Path, kind: str) -> tuple[int, bytes] | None:
+        found = load(path, kind)
+        if found is not None:
+            resumed.append((path.name, found[0]))
+        return found
+
+    monkeypatch.setattr(passcache, "load", noting)
+    return resumed
+
+
+def copy_session(source: Path, target_folder: Path) -> Path:
+    """The transcript and what sits beside it (its sub-agents' folder, old agent files)."""
+    target_folder.mkdir(parents=True)
+    for item in source.parent.iterdir():
+        if item.is_dir():
+            shutil.copytree(item, target_folder / item.name)
+        elif item != source:
+            shutil.copy2(item, target_folder / item.name)
+    return target_folder / source.name
+
+
+@pytest.mark.parametrize("source", TRANSCRIPTS, ids=lambda path: path.stem[:12])
+def test_a_transcript_read_as_it_grew_gives_the_events_of_a_fresh_read(
+    source: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    kept: list[tuple[str, int]],
+) -> None:
+    grows_like_a_fresh_read(source, tmp_path, monkeypatch, kept)
+
+
+def test_a_rewind_past_a_spawn_arriving_after_the_cut_counts_the_spawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: list[tuple[str, int]]
+) -> None:
+    """What the kept state must carry: a spawn read before the cut, abandoned by a
+    rewind read after it."""
+    task = {
+        "type": "tool_use",
+        "id": "task1",
+        "name": "Task",
+        "input": {"description": "Helper", "prompt": "Look around"},
+    }
+    result = [{"type": "tool_result", "tool_use_id": "task1", "content": "Looked."}]
+    lines = [
+        prompt(1, "Plan the refactor"),
+        reply(2, "Planned."),
+        prompt(3, "Spawn a helper"),
+        record("assistant", 4, message={"id": "m4", "role": "assistant",
+                                        "content": [task]}),
+        prompt(5, result, toolUseResult={"agentId": "abc", "status": "completed"}),
+        reply(6, "The helper looked."),
+        prompt(7, "Instead, just rename it", parentUuid="u2"),
+        reply(8, "Renamed."),
+    ]  # fmt: skip
+    source = write(tmp_path / "source" / "s.jsonl", lines)
+    (branch,) = [
+        event.extra["abandoned_branch"]
+        for event in fresh(source, monkeypatch)
+        if "abandoned_branch" in event.extra
+    ]
+    assert branch == {"uuid": "u3", "lines": 4, "subagents": 1}
+    grows_like_a_fresh_read(source, tmp_path / "grown", monkeypatch, kept)
+
+
+def grows_like_a_fresh_read(
+    source: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    kept: list[tuple[str, int]],
+) -> None:
+    """Cut after each line (rewinds, inline side chains and spawns may land on either
+    side), read, let the rest arrive, read again: the second read resumes where the
+    first stopped, and both it and a third read match a read of the whole file."""
+    lines = source.read_bytes().splitlines(keepends=True)
+    expected = fresh(source, monkeypatch)
+    for cut in range(1, len(lines)):
+        folder = tmp_path / f"cut{cut}"
+        target = copy_session(source, folder)
+        target.write_bytes(b"".join(lines[:cut]))
+        first = events(target)
+        assert first == fresh(target, monkeypatch)
+        with open(target, "ab") as grow:
+            grow.write(b"".join(lines[cut:]))
+        kept.clear()
+        assert events(target) == expected, cut
+        assert kept == [(target.name, len(b"".join(lines[:cut])))]
+        assert events(target) == expected
+        if lines[-1].endswith(b"\n"):  # else the unfinished line is read each time
+            assert kept[-1] == (target.name, target.stat().st_size)
+
+
+def test_a_file_rewritten_in_place_is_surveyed_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: list[tuple[str, int]]
+) -> None:
+    """Same file, same inode, other lines (a rewind's session written over an unrelated
+    one): what was kept for the old bytes is not used."""
+    rewind = DATA / "home/.claude/projects/-home-dev-shop/11111111-1111-4111-8111-111111111111.jsonl"  # fmt: skip
+    other = DATA / "home/.claude/projects/-path-to-Demo/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"  # fmt: skip
+    target = tmp_path / "p" / rewind.name
+    target.parent.mkdir()
+    target.write_bytes(other.read_bytes())
+    events(target)
+    with open(target, "r+b") as rewrite:  # in place: the inode stays
+        rewrite.write(rewind.read_bytes())
+        rewrite.truncate()
+    assert events(target) == fresh(target, monkeypatch)
+    assert kept == []
+    assert any("abandoned_branch" in event.extra for event in events(target))
+
+
+def test_a_line_still_being_written_is_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: list[tuple[str, int]]
+) -> None:
+    source = DATA / "home/.claude/projects/-home-dev-shop/11111111-1111-4111-8111-111111111111.jsonl"  # fmt: skip
+    data = source.read_bytes()
+    target = tmp_path / "p" / source.name
+    target.parent.mkdir()
+    target.write_bytes(data[: len(data) // 2])  # ends mid-line
+    events(target)
+    target.write_bytes(data)
+    assert events(target) == fresh(source, monkeypatch)
+    assert kept == []  # nothing was kept for the half line: read whole
+
+
+def test_entries_stay_within_the_budget_least_recently_used_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(passcache, "MIN_SIZE", 1)
+    monkeypatch.setattr(passcache, "BUDGET", 4000)  # three entries
+    transcripts = []
+    for n in range(4):
+        path = tmp_path / f"t{n}.jsonl"
+        path.write_bytes(b"{}\n" * 10)
+        transcripts.append(path)
+    for n, path in enumerate(transcripts[:3]):
+        passcache.save(path, "test", 30, bytes([n]) * 1000)
+    assert passcache.load(transcripts[0], "test") == (30, b"\x00" * 1000)  # used now
+    passcache.save(transcripts[3], "test", 30, b"\x03" * 1000)
+    assert passcache.load(transcripts[1], "test") is None  # least recently used: gone
+    assert passcache.load(transcripts[0], "test") is not None
+    assert passcache.load(transcripts[3], "test") is not None
+
+
+def test_an_entry_is_refused_for_another_file_a_shorter_one_or_its_own_damage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(passcache, "MIN_SIZE", 1)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"a":1}\n' * 100)
+    passcache.save(path, "test", 800, b"state")
+    assert passcache.load(path, "test") == (800, b"state")
+    assert passcache.load(path, "other kind") is None
+    with open(path, "ab") as grow:
+        grow.write(b'{"b":2}\n')
+    assert passcache.load(path, "test") == (800, b"state")  # grown: still good
+    entry = passcache._entry(path, "test")
+    damaged = bytearray(entry.read_bytes())
+    damaged[-1] ^= 1
+    entry.write_bytes(bytes(damaged))
+    assert passcache.load(path, "test") is None
+    passcache.save(path, "test", 800, b"state")
+    replaced = tmp_path / "new.jsonl"
+    replaced.write_bytes(path.read_bytes())
+    replaced.replace(path)  # the same bytes in another file
+    assert passcache.load(path, "test") is None
+    passcache.save(path, "test", 800, b"state")
+    path.write_bytes(b'{"a":1}\n' * 50)  # cut shorter
+    assert passcache.load(path, "test") is None
+
+
+def test_nothing_is_kept_beside_the_transcript(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: list[tuple[str, int]]
+) -> None:
+    source = DATA / "home/.claude/projects/-home-dev-shop/11111111-1111-4111-8111-111111111111.jsonl"  # fmt: skip
+    target = copy_session(source, tmp_path / "project")
+    shutil.copy2(source, target)
+    before = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    events(target)
+    events(target)
+    assert kept  # the second read took what the first kept, from elsewhere
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == before

@@ -33,30 +33,35 @@ _WINDOW = 4096  # bytes hashed at each spot
 _MAGIC = b"sessdex-pass 1\n"
 
 
-def load(path: Path, kind: str) -> tuple[int, bytes] | None:
+def load(
+    path: Path, kind: str, stream: BinaryIO | None = None
+) -> tuple[int, bytes] | None:
     """(offset, state) kept for `path`'s first `offset` bytes by pass `kind`, if they are
-    unchanged; else None."""
+    unchanged; else None. With `stream`, the file as `stream` reads it is checked (the
+    one the caller reads on: `path` may name another file by now); its position moves."""
     try:
-        with open_regular(path) as stream:
-            info = os.fstat(stream.fileno())
-            if info.st_size < MIN_SIZE:
-                return None  # never kept: not worth a look
-            entry = _entry(path, kind)
-            try:
-                data = entry.read_bytes()
-            except FileNotFoundError:
-                return None
-            header, _, state = data.partition(b"\n\n")
-            fields = header.removeprefix(_MAGIC).split(b" ")
-            if not header.startswith(_MAGIC) or len(fields) != 5:
-                return None
-            device, inode, offset = (int(field) for field in fields[:3])
-            if (device, inode) != (info.st_dev, info.st_ino) or offset > info.st_size:
-                return None
-            if fields[3] != _digest(stream, offset).encode():
-                return None
-            if fields[4] != hashlib.sha256(state).hexdigest().encode():
-                return None  # the entry itself was damaged
+        if stream is None:
+            with open_regular(path) as own:
+                return load(path, kind, own)
+        info = os.fstat(stream.fileno())
+        if info.st_size < MIN_SIZE:
+            return None  # never kept: not worth a look
+        entry = _entry(path, kind)
+        try:
+            data = entry.read_bytes()
+        except FileNotFoundError:
+            return None
+        header, _, state = data.partition(b"\n\n")
+        fields = header.removeprefix(_MAGIC).split(b" ")
+        if not header.startswith(_MAGIC) or len(fields) != 5:
+            return None
+        device, inode, offset = (int(field) for field in fields[:3])
+        if (device, inode) != (info.st_dev, info.st_ino) or offset > info.st_size:
+            return None
+        if fields[3] != _digest(stream, offset).encode():
+            return None
+        if fields[4] != hashlib.sha256(state).hexdigest().encode():
+            return None  # the entry itself was damaged
         os.utime(entry)  # used now: the budget evicts the least recently used
         return offset, state
     except (OSError, ValueError):

@@ -3,12 +3,14 @@ every read gives the events a fresh one gives, whatever was kept and wherever it
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
-from sessdex import passcache
+from sessdex import files, passcache
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session
 from sessdex.sources import claude
@@ -30,7 +32,7 @@ def events(path: Path) -> list[Event]:
 def fresh(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Event]:
     """The events with nothing kept and nothing keeping."""
     with monkeypatch.context() as patch:
-        patch.setattr(passcache, "load", lambda path, kind: None)
+        patch.setattr(passcache, "load", lambda path, kind, stream=None: None)
         patch.setattr(passcache, "save", lambda *args, **kwargs: None)
         return events(path)
 
@@ -42,8 +44,10 @@ def kept(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
     resumed: list[tuple[str, int]] = []
     load = passcache.load
 
-    def noting(path: Path, kind: str) -> tuple[int, bytes] | None:
-        found = load(path, kind)
+    def noting(
+        path: Path, kind: str, stream: BinaryIO | None = None
+    ) -> tuple[int, bytes] | None:
+        found = load(path, kind, stream)
         if found is not None:
             resumed.append((path.name, found[0]))
         return found
@@ -150,6 +154,41 @@ def test_a_file_rewritten_in_place_is_surveyed_anew(
     assert events(target) == fresh(target, monkeypatch)
     assert kept == []
     assert any("abandoned_branch" in event.extra for event in events(target))
+
+
+def test_a_file_replaced_as_the_survey_opens_it_is_surveyed_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: list[tuple[str, int]]
+) -> None:
+    """What is kept is checked against the file the survey reads, not one opened before
+    it: a file put in its place between the two would be read on from the old one's
+    state (a resend taken for a rewind here), and that state kept for the new file."""
+
+    def turns(stamp: str) -> list[dict[str, object]]:
+        return [
+            prompt(1, "Plan"),
+            reply(2, "Planned."),
+            prompt(3, "Do X", timestamp=f"2026-11-24T12:00:{stamp}.000Z"),
+            reply(4, "Done."),
+        ]
+
+    target = write(tmp_path / "p" / "s.jsonl", turns("03"))
+    events(target)
+    resend = prompt(5, "Do X", parentUuid="u2", timestamp="2026-11-24T12:00:07.000Z")
+    new = write(tmp_path / "new.jsonl", [*turns("07"), resend, reply(6, "Done.")])
+    opened = files.open_binary
+
+    def replaced_first(path: str | os.PathLike[str]) -> BinaryIO:
+        if new.exists():
+            new.replace(target)  # the file is replaced as the survey opens it
+        return opened(path)
+
+    monkeypatch.setattr(files, "open_binary", replaced_first)
+    raced = events(target)
+    expected = fresh(target, monkeypatch)
+    assert not any("abandoned_branch" in event.extra for event in expected)
+    assert raced == expected
+    assert kept == []  # nothing kept for the old file was used
+    assert events(target) == expected
 
 
 def test_a_line_still_being_written_is_not_kept(

@@ -98,8 +98,12 @@ def _survey(
     A big file's pass state is kept in sessdex's cache (`passcache`): opened again, only
     the lines added since are read.
     """
+    try:
+        stream: BinaryIO | None = files.open_binary(path)
+    except OSError:
+        stream = None
     cache_kind = "claude-survey-lead" if side_chain_is_lead else "claude-survey"
-    state = _PassState.resumed(path, cache_kind)
+    state = _PassState.resumed(path, cache_kind, stream)
     survey, graph = state.survey, state.graph
     side_prompts, task_prompts = state.side_prompts, state.task_prompts
 
@@ -139,15 +143,11 @@ def _survey(
                 if call and agent:
                     survey.result_agents[call] = agent
 
-    try:
-        stream = files.open_binary(path)
-    except OSError:
-        stream = None
     index = state.lines - 1  # the last line's number in the file, counted from 0
     complete = True
     with stream or nullcontext():
-        if stream is not None and state.offset:
-            stream.seek(state.offset)
+        if stream is not None and stream.seekable():
+            stream.seek(state.offset)  # where the lines not surveyed yet start
         long_lines = survey.long_lines if keep_long_lines else None
         lines = (
             rec.split(stream, str(path), state.offset, long_lines)
@@ -265,11 +265,13 @@ class _PassState:
         self.lines = 0  # how many lines were surveyed
 
     @classmethod
-    def resumed(cls, path: Path, kind: str) -> _PassState:
+    def resumed(cls, path: Path, kind: str, stream: BinaryIO | None) -> _PassState:
+        """The state kept for the file `stream` reads (`path` when it was opened), or a
+        fresh one. The stream's position is left anywhere."""
         state = cls()
-        if path.suffix != ".jsonl":
+        if stream is None or path.suffix != ".jsonl":
             return state
-        kept = passcache.load(path, kind)
+        kept = passcache.load(path, kind, stream)
         if kept is None:
             return state
         try:

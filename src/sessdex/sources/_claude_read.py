@@ -327,7 +327,11 @@ class _PassState:
             side_prompts=self.side_prompts,
             task_prompts=self.task_prompts,
         )
-        passcache.save(path, kind, end, msgspec.msgpack.encode(saved), stream)
+        try:
+            state = msgspec.msgpack.encode(saved)
+        except (UnicodeEncodeError, msgspec.EncodeError):
+            return  # a lone surrogate in an id (JSON allows one; UTF-8 does not)
+        passcache.save(path, kind, end, state, stream)
 
 
 class _Graph:

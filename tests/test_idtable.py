@@ -65,3 +65,5 @@ def test_parts_that_do_not_fit_together_are_refused() -> None:
         IdTable.from_parts(blob + b"x", ends)
     with pytest.raises(ValueError):
         IdTable.from_parts(blob, ends[:-1])  # not whole numbers
+    with pytest.raises(ValueError):
+        IdTable.from_parts(blob, b"")  # bytes that no entry holds

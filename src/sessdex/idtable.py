@@ -44,7 +44,7 @@ class IdTable:
         table = cls()
         offsets = array("q")
         offsets.frombytes(ends)
-        if offsets and (offsets[-1] != len(blob) or min(offsets) < 0):
+        if (offsets[-1] if offsets else 0) != len(blob) or min(offsets, default=0) < 0:
             raise ValueError("the parts of an IdTable do not fit together")
         table._blob, table._ends = bytearray(blob), offsets
         table._unhashed = bool(offsets)

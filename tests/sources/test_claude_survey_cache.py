@@ -3,10 +3,12 @@ every read gives the events a fresh one gives, whatever was kept and wherever it
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import pytest
 
@@ -202,6 +204,53 @@ def test_a_lone_surrogate_in_an_id_is_read_and_not_kept(
     assert events(target) == expected
     assert events(target) == expected
     assert kept == []
+
+
+def test_a_long_line_finished_while_the_survey_reads_it_leaves_nothing_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: list[tuple[str, int]]
+) -> None:
+    """An over-long line that ended the file when it was read, unfinished, and that the
+    writer finished before the survey read on: its rest is not surveyed as a line of its
+    own, so no state where the line is lost (here its uuid, at its end, and with it an
+    abandoned branch's second line) is kept for the finished file."""
+    monkeypatch.setattr(files, "READ_LINE_CAP", 300)
+    monkeypatch.setattr(files, "KEEP_STRING", 20)
+
+    def as_claude_writes(line: dict[str, object]) -> bytes:  # its uuid after the text
+        line = {**line, "uuid": line.pop("uuid"), "timestamp": line.pop("timestamp")}
+        return json.dumps(line).encode() + b"\n"
+
+    lines = [
+        prompt(1, "Plan"),
+        reply(2, "Planned."),
+        prompt(3, "Look"),
+        reply(4, "x" * 5000),
+        prompt(5, "Instead, skip it", parentUuid="u2"),
+        reply(6, "Skipped."),
+    ]
+    data = b"".join(as_claude_writes(line) for line in lines)
+    cut = data.index(b"x" * 3000)  # inside the long line
+    target = tmp_path / "p" / "s.jsonl"
+    target.parent.mkdir()
+    target.write_bytes(data[:cut])
+    iter_lines = files.iter_lines
+
+    def finished_meanwhile(*args: Any, **kwargs: Any) -> Iterator[files.Line]:
+        for line in iter_lines(*args, **kwargs):
+            if not line.complete and target.stat().st_size < len(data):
+                with open(target, "ab") as grow:
+                    grow.write(data[cut:])  # the writer ends the line, and goes on
+            yield line
+
+    with monkeypatch.context() as patch:
+        patch.setattr(files, "iter_lines", finished_meanwhile)
+        events(target)
+    assert target.read_bytes() == data
+    expected = fresh(target, monkeypatch)
+    (branch,) = [e.extra["abandoned_branch"] for e in expected if e.kind == "meta"]
+    assert branch == {"uuid": "u3", "lines": 2, "subagents": 0}
+    assert events(target) == expected
+    assert kept == []  # the first read kept nothing: this one surveyed the whole file
 
 
 def test_a_line_still_being_written_is_not_kept(

@@ -334,8 +334,11 @@ def _split(
             break
         if last is not None and long_lines is not None and last.offset == position:
             long_lines.keep(last, head)
-        if last is None:
-            return  # it was the last line
+        if last is None or not last.complete:
+            # it was the last line; an unfinished one ended the file when read, and
+            # what a writer adds after it is its rest, not a line (the reads above stop
+            # there too)
+            return
         position, number, rest = last.end, last.number + 1, b""
         stream.seek(position)
 

@@ -1502,3 +1502,23 @@ def test_the_reader_cuts_lines_as_the_line_rules_do_for_any_lengths_and_reads(
         for _ in range(2):  # compacting, then taking what the first pass kept
             with path.open("rb") as stream:
                 assert list(rec.split(stream, str(path), 0, kept)) == expected, trial
+
+
+def test_a_long_line_the_survey_found_unfinished_ends_the_event_pass_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer finished the line between the two passes: its rest is not a line of
+    its own (a broken one, counted), and the event pass stops where the survey did."""
+    from sessdex.sources import _claude_records as rec
+
+    monkeypatch.setattr(files, "READ_LINE_CAP", 64)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"a":"' + b"x" * 1000)  # its first bytes as they will stay
+    kept = rec.LongLines()
+    with path.open("rb") as stream:
+        (survey,) = list(rec.split(stream, str(path), 0, kept))
+    assert survey[2] is False and survey[3] is True  # unfinished, compacted
+    with path.open("ab") as grow:
+        grow.write(b'"}\n{"b":1}\n')
+    with path.open("rb") as stream:
+        assert list(rec.split(stream, str(path), 0, kept)) == [survey]

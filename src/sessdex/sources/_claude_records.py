@@ -315,6 +315,8 @@ def _split(
         if kept is not None:  # compacted by the pass before
             end, compacted, complete = kept
             yield number, compacted, complete, True
+            if not complete:
+                return  # it ended the file then: the pass before stopped there too
             position, number, rest = end, number + 1, b""
             stream.seek(position)
             continue

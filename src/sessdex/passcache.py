@@ -17,6 +17,7 @@ week goes.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -31,6 +32,7 @@ UNUSED = 7 * 86400  # an entry not used for a week goes (its transcript may be g
 _SAMPLES = 16  # spots between the ends whose bytes are hashed
 _WINDOW = 4096  # bytes hashed at each spot
 _MAGIC = b"sessdex-pass 1\n"
+_HEADER = 512  # bytes that hold an entry's header (about 200) and its blank line
 
 
 def load(
@@ -48,21 +50,25 @@ def load(
             return None  # never kept: not worth a look
         entry = _entry(path, kind)
         try:
-            data = entry.read_bytes()
+            kept = open_regular(entry)
         except FileNotFoundError:
             return None
-        header, _, state = data.partition(b"\n\n")
-        fields = header.removeprefix(_MAGIC).split(b" ")
-        if not header.startswith(_MAGIC) or len(fields) != 5:
-            return None
-        device, inode, offset = (int(field) for field in fields[:3])
-        if (device, inode) != (info.st_dev, info.st_ino) or offset > info.st_size:
-            return None
-        if fields[3] != _digest(stream, offset).encode():
-            return None
+        with kept:
+            # the header first: an entry for another file is not read whole
+            header, found, rest = kept.read(_HEADER).partition(b"\n\n")
+            fields = header.removeprefix(_MAGIC).split(b" ")
+            if not found or not header.startswith(_MAGIC) or len(fields) != 5:
+                return None
+            device, inode, offset = (int(field) for field in fields[:3])
+            if (device, inode) != (info.st_dev, info.st_ino) or offset > info.st_size:
+                return None
+            if fields[3] != _digest(stream, offset).encode():
+                return None
+            state = rest + kept.read()
         if fields[4] != hashlib.sha256(state).hexdigest().encode():
             return None  # the entry itself was damaged
-        os.utime(entry)  # used now: the budget evicts the least recently used
+        with contextlib.suppress(OSError):
+            os.utime(entry)  # used now: the budget evicts the least recently used
         return offset, state
     except (OSError, ValueError):
         return None

@@ -1522,3 +1522,53 @@ def test_a_long_line_the_survey_found_unfinished_ends_the_event_pass_too(
         grow.write(b'"}\n{"b":1}\n')
     with path.open("rb") as stream:
         assert list(rec.split(stream, str(path), 0, kept)) == [survey]
+
+
+def test_the_entries_2_1_332_writes_beside_the_conversation_are_known(
+    tmp_path: Path,
+) -> None:
+    """Shapes from the 2.1.332 program's transcript tables and writers: bookkeeping is
+    passed over without a word (no "unknown record type" in doctor), the account that
+    owns the session is never shown, and each session a `derived-from` entry names is
+    one meta event however often the entry is written again."""
+    origin = "0b9c5f1e-4c3a-4d2b-9e8f-7a6b5c4d3e2f"
+    derived = {
+        "type": "derived-from", "v": 1, "sessionId": "s",
+        "sessions": [
+            {"type": "claude_code_session", "id": origin, "via": "branch"},
+            {"type": "claude_code_session", "id": "s", "via": "compact"},  # itself
+            {"type": "web_page", "id": "https://example.com"},
+        ],
+    }  # fmt: skip
+    lines = [
+        prompt(1, "Carry on from the branch"),
+        derived,
+        {"type": "api-request-resumed", "sessionId": "s", "messageId": "m",
+         "pausedRequestId": "r1", "resumedRequestId": "r2",
+         "timestamp": "2026-11-24T12:00:02.000Z", "version": "2.1.332"},
+        {"type": "data-flow-records", "v": 1, "sessionId": "s", "records": []},
+        {"type": "data-flow-incomplete", "v": 1, "sessionId": "s", "codes": ["x"]},
+        {"type": "resume-head-vouch", "sessionId": "s", "sum": "abc"},
+        {"type": "session-owner", "accountUuid": "acct-secret-1",
+         "organizationUuid": "org-secret-2", "sessionId": "s"},
+        {"type": "hybrid-organization", "organizationUuid": "org-secret-3",
+         "sessionId": "s"},
+        {"type": "tools-used", "tools": ["Bash", "Read"], "sessionId": "s"},
+        {"type": "repl-mode", "replMode": "code", "sessionId": "s"},
+        reply(3, "Carried on."),
+        derived,  # the session state written again at the next save
+    ]  # fmt: skip
+    diagnostics = Diagnostics()
+    found = events(write(tmp_path / "s.jsonl", lines), diagnostics)
+    assert not diagnostics.unknown, diagnostics.unknown
+    origins = [e for e in found if "derived_from" in e.extra]
+    assert [(e.extra["derived_from"], e.extra["via"]) for e in origins] == [
+        (origin, "branch")
+    ]
+    assert origins[0].text == f"derived from session {origin} (branch)"
+    shown = json.dumps([[e.text, e.extra] for e in found], default=str)
+    assert "secret" not in shown
+    assert [e.text for e in found if e.kind in ("user", "assistant")] == [
+        "Carry on from the branch",
+        "Carried on.",
+    ]

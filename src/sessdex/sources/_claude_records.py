@@ -78,6 +78,17 @@ IGNORED_TYPES = frozenset(
         "api-request-blob",
         "api-request",
         "failed",
+        # 2.1.33x (the 2.1.332 bundle's tables of transcript entries): a paused request
+        # resumed, data-flow bookkeeping, a check of the resume head, the account and
+        # organisations that own the session (never shown), the tools offered, REPL mode
+        "api-request-resumed",
+        "data-flow-records",
+        "data-flow-incomplete",
+        "resume-head-vouch",
+        "session-owner",
+        "hybrid-organization",
+        "tools-used",
+        "repl-mode",
     }
 )
 # Context the harness attaches for the model: said by neither the user nor the model.

@@ -136,7 +136,9 @@ class Stream:
         self.stamped = False
         self.version: str | None = None
         self.compaction: Event | None = None  # held until its summary line arrives
-        self.links: set[tuple[str | None, str]] = set()  # pull requests said, per agent
+        self.links: set[tuple[str | None, str]] = (
+            set()
+        )  # pull requests and origins said, per agent
         self.task_ends: set[str] = set()  # background tasks whose end was noted
         self.unkeyed = itertools.count()
 
@@ -902,6 +904,28 @@ class Stream:
                 extra={"continued_in": moved},
             )
 
+    def _derived_from(
+        self, record: dict[str, object], agent: str | None, compacted: bool
+    ) -> Iterator[Event]:
+        """The sessions this one's data came from (2.1.33x: a branch, a resume, a
+        compaction's source), each told once: the list is written again at each save."""
+        sessions = record.get("sessions")
+        for item in sessions if isinstance(sessions, list) else ():
+            if not isinstance(item, dict) or item.get("type") != "claude_code_session":
+                continue
+            origin, via = rec.string(item.get("id")), rec.string(item.get("via"))
+            if origin and origin != self.context.session_id:
+                if ("derived", origin) in self.links:
+                    continue
+                self.links.add(("derived", origin))
+                yield self._event(
+                    "meta",
+                    agent,
+                    text=f"derived from session {origin}"
+                    + (f" ({via})" if via else ""),
+                    extra={"derived_from": origin, "via": via},
+                )
+
     def _ended_by_model(
         self, record: dict[str, object], agent: str | None, compacted: bool
     ) -> Iterator[Event]:
@@ -950,6 +974,7 @@ _HANDLERS: dict[str, _Handler] = {
     "pr-link": Stream._pr_link,
     "continued-in": Stream._continued_in,
     "ended-by-model": Stream._ended_by_model,
+    "derived-from": Stream._derived_from,
     # an early shape: tool calls and results as records of their own
     "tool_use": Stream._legacy_tool_use,
     "tool_result": Stream._legacy_tool_result,

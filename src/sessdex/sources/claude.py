@@ -56,7 +56,8 @@ Reading (`_claude_read`, `_claude_stream`):
 - Sent to the background (`/background`, `--bg`, 2.1.261+), a conversation is forked under
   a new id and this file ends with `continued-in` naming it: a `meta` event, the listing's
   `extra["continued_in"]` and a note on resume. `ended-by-model` (the model closed the
-  conversation) is a `meta` event.
+  conversation) is a `meta` event, as is each session a `derived-from` entry (2.1.33x)
+  names as this one's origin (`extra["derived_from"]`, `extra["via"]`: branch, resume…).
 - Ignored on purpose: titles, `last-prompt`, `queue-operation`, file history, `progress`
   and the rest of `IGNORED_TYPES`, harness attachments (`IGNORED_ATTACHMENTS`), hook and
   session-start system lines (`IGNORED_SYSTEM`), all in `_claude_records`. Anything else
@@ -95,7 +96,8 @@ TITLE = "Claude Code"
 CHECKED_WITH = (
     "Claude Code 1.0.98 to 2.1.197 and 2.1.332 (real files), record catalogue up to 2.1.220, "
     "2.1.289-2.1.292 record types from third-party readers of real files, "
-    "2.1.332's /rename sidecar from its program text, advisor usage iterations from "
+    "2.1.332's /rename sidecar and its tables of transcript entry types from its program "
+    "text, advisor usage iterations from "
     "Anthropic's API documentation"
     "; resume checked against 2.1.197's and 2.1.332's --help"
 )

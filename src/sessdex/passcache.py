@@ -104,11 +104,10 @@ def save(
 
 def _entry(path: Path, kind: str) -> Path:
     from .indexfile import code_stamp
-    from .paths import cache_dir
 
     name = os.fsencode(os.path.abspath(path))
     key = hashlib.sha256(b"\x00".join([kind.encode(), name, code_stamp().encode()]))
-    return cache_dir() / "passes" / key.hexdigest()[:32]
+    return _folder() / key.hexdigest()[:32]
 
 
 def _digest(stream: BinaryIO, offset: int) -> str:
@@ -124,19 +123,20 @@ def _digest(stream: BinaryIO, offset: int) -> str:
 
 def usage() -> tuple[int, int]:
     """(entries, bytes) kept, for `doctor`."""
+    from .databases import folder_size
+
+    folder = _folder()
+    try:
+        count = sum(1 for _ in os.scandir(folder))
+    except OSError:
+        return 0, 0
+    return count, folder_size(folder)
+
+
+def _folder() -> Path:
     from .paths import cache_dir
 
-    count = size = 0
-    try:
-        for item in os.scandir(cache_dir() / "passes"):
-            try:
-                size += item.stat(follow_symlinks=False).st_size
-                count += 1
-            except OSError:
-                continue
-    except OSError:
-        pass
-    return count, size
+    return cache_dir() / "passes"
 
 
 def _keep_budget(folder: Path, keep: str) -> None:

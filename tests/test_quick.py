@@ -557,3 +557,19 @@ def test_a_rename_that_writes_only_its_sidecar_shows_at_once(
         got = answered(args, capsysbinary)
         assert got is not None
         assert json.loads(got)[0]["title"] == "Checkout retry, by hand again"
+
+
+def test_a_changed_file_with_a_broken_line_is_warned_of_as_the_full_command_does(
+    home: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """The re-read of a file that grew says what it skipped, as the full refresh says."""
+    args = ["--json", "--home", str(home), "--app", "gemini"]
+    full(*args)
+    chat = next((home / ".gemini" / "tmp").glob("*/chats/session-*-ae189b69.jsonl"))
+    with chat.open("ab") as f:
+        f.write(b"garbage{\n")
+    capsysbinary.readouterr()
+    assert quick.answer("list", args)
+    assert b"warning: skipped 1 unreadable line in 1 gemini file" in (
+        capsysbinary.readouterr().err
+    )

@@ -507,10 +507,13 @@ class Index:
                 stored[app][1][path] = (what, value, inode, bool(nested))
         return {app: note for app, note in notes.items() if note != stored.get(app)}
 
-    def refresh_file(self, source: Source, path: str | None) -> bool:
+    def refresh_file(
+        self, source: Source, path: str | None, report: RefreshReport | None = None
+    ) -> bool:
         """Bring one indexed file up to date; False when that is not enough (call refresh).
 
-        True means the file is a plain file the index knows, now re-parsed if it changed.
+        True means the file is a plain file the index knows, now re-parsed if it changed;
+        what the read could not read is added to `report`, for the caller to say.
         """
         if not path or not os.path.isfile(path):
             return False
@@ -532,7 +535,7 @@ class Index:
             held = self.db.execute("SELECT 1 FROM files WHERE path = ?", (owner,))
             if owned is not None and held.fetchone() is not None:
                 jobs.append((source.NAME, location, owner, owned))
-        report = RefreshReport()
+        report = RefreshReport() if report is None else report
         parsed = [_parse_one(job) for job in jobs]
         for result in parsed:
             _count(report, result)

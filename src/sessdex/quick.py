@@ -281,17 +281,25 @@ def _bring_up_to_date(
     """Re-read the changed files into the index, as the full command would."""
     from pathlib import Path
 
-    from .index import Index
+    from .index import Index, RefreshReport
     from .sources import get
     from .sources.base import Home
 
     index = Index(Home(Path(home[0]), dict(home[1])))
+    report = RefreshReport()
     try:
         if os.fspath(index.path) != path:
             return False  # the full command would use another index: let it
-        return all(index.refresh_file(get(app), name) for app, name in changed)
+        done = all(index.refresh_file(get(app), name, report) for app, name in changed)
     finally:
         index.close()
+    if report.failures or any(
+        d.problems or d.skipped for d in report.diagnostics.values()
+    ):  # warned as the full command's refresh warns (rare: loads click only then)
+        from .cli._common import report_skipped
+
+        report_skipped(report, verbose=False)
+    return done
 
 
 # what a table line shows, read from the records by SQLite: no JSON decoding in Python

@@ -573,3 +573,20 @@ def test_a_changed_file_with_a_broken_line_is_warned_of_as_the_full_command_does
     assert b"warning: skipped 1 unreadable line in 1 gemini file" in (
         capsysbinary.readouterr().err
     )
+
+
+def test_a_file_rewritten_with_its_size_and_mtime_kept_is_read_again(
+    home: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """`cp -p`, `touch -r` or a save within one mtime tick keeps size and mtime: the
+    change time still tells the index that the file changed."""
+    args = ["--json", "--home", str(home), "--app", "codex"]
+    assert b"March export" in full(*args)
+    rollout = next((home / ".codex" / "sessions").rglob("*019b2ea4-2222-*.jsonl"))
+    before = rollout.stat()
+    rollout.write_bytes(rollout.read_bytes().replace(b"March", b"April"))
+    os.utime(rollout, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert rollout.stat().st_size == before.st_size
+    now = answered(args, capsysbinary)
+    assert now is not None and b"April export" in now and b"March export" not in now
+    assert full(*args) == now

@@ -2,7 +2,7 @@
 
 Two kinds of evidence, `stat` calls (and 4 bytes of a database's header):
 
-- a file's *signature*: size, mtime and inode, plus for a SQLite database its `-wal` file's
+- a file's *signature*: size, mtime (or ctime, the later) and inode, plus for a SQLite database its `-wal` file's
   size and mtime (the newest rows of a WAL database change only the `-wal`) or, with no
   WAL, the change counter in its header;
 - a folder's *state*: mtime and inode. Creating, deleting or renaming an entry changes its
@@ -92,7 +92,14 @@ def file_signature(path: str) -> FileSignature | None:
         return None
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
         return None
-    return st.st_size, st.st_mtime_ns, st.st_ino, wal_signature(path)
+    # the change time too: a rewrite that keeps the size and sets the mtime back (`cp -p`,
+    # `touch -r`, a save in the same tick) still moves the ctime, which no one can set
+    return st.st_size, changed_ns(st), st.st_ino, wal_signature(path)
+
+
+def changed_ns(st: os.stat_result) -> int:
+    """A file's last modification or status change, whichever is later (ns)."""
+    return max(st.st_mtime_ns, st.st_ctime_ns)
 
 
 # What a noted path looked like: (kind, mtime_ns, inode). A listed folder is compared on

@@ -392,7 +392,7 @@ def _changed(
         except OSError:
             return None
         if (
-            st.st_mtime_ns != mtime_ns
+            freshness.changed_ns(st) != mtime_ns
             or st.st_size != size
             or st.st_ino != inode
             or (

@@ -291,7 +291,7 @@ class Collected:
 
 
 def _signature(st: os.stat_result) -> str:
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+    return f"{st.st_size}:{max(st.st_mtime_ns, st.st_ctime_ns)}:{st.st_ino}"
 
 
 def _appended(old: str, st: os.stat_result, path: str) -> bool:

@@ -370,6 +370,32 @@ def test_hostile_folder_name_comes_out_inert(tmp_path: Path) -> None:
     assert not (tmp_path / "pwned").exists() and not (folder / "pwned").exists()
 
 
+@pytest.mark.parametrize("folder", ["-", "-P", "-L", "--help"])
+def test_a_folder_that_reads_as_an_option_of_cd_is_not_one(
+    tmp_path: Path, folder: str
+) -> None:
+    """A file's folder `-P` (or `-`): `cd -P && …` would resume in the home folder (`cd -`
+    in the last one); the command goes into the folder of that name, as resume would."""
+    home = tmp_path / "home"
+    session_id = "46464646-0000-4000-8000-000000000004"
+    write_claude_session(home, session_id, folder)
+    (tmp_path / folder).mkdir()
+    session = api.resolve(Home.at(home), "4646")
+    assert session.cwd == folder
+    code, out, _ = invoke("resume", "4646", "--print", "--home", str(home))
+    assert code == 0 and out == api.resume_command(session) + "\n"
+    assert shlex.split(out)[:3] == ["cd", f"./{folder}", "&&"]
+    marker = tmp_path / "ran"
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "claude").write_text(f"#!/bin/sh\npwd > '{marker}'\n")
+    (fake_bin / "claude").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}", "HOME": str(home)}
+    env["OLDPWD"] = str(home)
+    subprocess.run(["bash", "-c", out], cwd=tmp_path, env=env, check=True)
+    assert marker.read_text().strip() == str(tmp_path / folder)
+
+
 def test_a_folder_holding_a_nul_byte_gets_no_command_that_runs_elsewhere(
     tmp_path: Path,
 ) -> None:

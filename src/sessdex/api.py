@@ -340,9 +340,10 @@ class ResumeCheck:
         """The shell line a person can paste: every path and id quoted."""
         from .views.text import shell_word
 
-        return f"cd {shell_word(self.plan.cwd)} && " + " ".join(
-            map(shell_word, self.plan.argv)
-        )
+        cwd = self.plan.cwd
+        if cwd.startswith("-"):  # to cd an option: `cd -` is the last folder, `-P` home
+            cwd = os.path.join(os.curdir, cwd)
+        return f"cd {shell_word(cwd)} && " + " ".join(map(shell_word, self.plan.argv))
 
     def record(self) -> dict[str, object]:
         """The plan as `resume --json` prints it: what to run, where, and what stands in

@@ -414,6 +414,24 @@ def test_a_folder_holding_a_nul_byte_gets_no_command_that_runs_elsewhere(
     assert code == 0 and "claude --resume" not in out
 
 
+def test_a_newline_from_a_file_starts_no_line_of_its_own_on_stderr(
+    tmp_path: Path,
+) -> None:
+    """A record type, a folder or a file name holding a newline would print a line
+    of the file's choosing among sessdex's warnings (a made-up unreadable file)."""
+    home = tmp_path / "home"
+    folder = str(tmp_path / "gone\n  /etc/passwd:1: not JSON")
+    path = write_claude_session(home, "47474747-0000-4000-8000-000000000004", folder)
+    with path.open("a") as f:
+        f.write(json.dumps({"type": "odd\n  /etc/shadow:2: not JSON"}) + "\n")
+    code, _, err = invoke("show", "4747", "-v", "--no-pager", "--home", str(home))
+    assert code == 0 and "record types not recognised: odd" in err
+    code, _, err2 = invoke("resume", "4747", "--home", str(home))
+    assert code == 1 and "no longer exists" in err2
+    for line in (err + err2).splitlines():
+        assert not line.startswith("  /etc/"), line
+
+
 def test_resume_refuses_a_missing_folder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(

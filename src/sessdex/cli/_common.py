@@ -236,10 +236,11 @@ def echo(message: str = "", *, nl: bool = True, err: bool = False) -> None:
 
 def err(message: str) -> None:
     """A line for people on stderr: what it quotes (paths, ids, versions) comes from
-    files, so control sequences are removed here, whatever the caller did."""
+    files, so control sequences are removed here, whatever the caller did, and a
+    newline in it (a file's name, a record's type) cannot start a line of its own."""
     from ..views.text import clean
 
-    echo(clean(message), err=True)
+    echo(clean(message).replace("\n", " "), err=True)
 
 
 def stdout_bytes(data: bytes) -> None:

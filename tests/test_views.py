@@ -1112,6 +1112,32 @@ def test_markdown_export_stays_inert_in_a_markdown_viewer(tmp_path: Path) -> Non
     assert "<p><strong>Assistant:</strong> hi</p>" in page  # not swallowed by it
 
 
+def test_a_sub_agent_name_in_a_markdown_summary_stays_text() -> None:
+    """A spawn's agent type is the model's to choose: in a `<details><summary>` line
+    (an HTML block, where Markdown is not read) a code span of it is no code span, and
+    `<svg onload>` in it was live markup in a viewer."""
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    name = "`<svg/onload=alert(1)>`"
+    events = [
+        Event("s", 0, "subagent", text="go", extra={"child_id": "c1", "agent_type": name}),
+        Event("s", 1, "thinking", text="hmm", agent_id="c1"),
+        Event("s", 2, "user", text="context", agent_id="c1", extra={"injected": True}),
+        Event("s", 3, "assistant", text="done", agent_id="c1"),
+    ]  # fmt: skip
+    md = "".join(markdown.render(Session(app="claude", id="s"), events))
+    page = _in_a_viewer(md)
+    assert _live_markup(page) == []
+    assert (
+        "<summary>thinking (sub-agent `&lt;svg/onload=alert(1)&gt;` c1)</summary>" in md
+    )
+    assert "<summary>added by the app (sub-agent `&lt;svg" in md
+    assert (
+        "(sub-agent <code>&lt;svg/onload=alert(1)&gt;</code> c1)" in page
+    )  # as before
+
+
 def test_markdown_text_of_any_shape_renders_inert() -> None:
     """Pieces of Markdown's syntax in any order, as a prompt, a reply, thinking, a tool's
     name, input and output, and a title: a viewer finds no markup in them, and the

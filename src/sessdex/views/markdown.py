@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator
+from html import escape
 
 from ..model import Event, Session
 from .diffs import input_diff
@@ -196,11 +197,12 @@ def render(
     for event in events:
         out = ""
         agent = event.agent_id
-        who = (
-            _inline(f" (sub-agent {names.get(agent) or one_line(agent, 12)})")
-            if agent
-            else ""
+        label = (
+            f" (sub-agent {names.get(agent) or one_line(agent, 12)})" if agent else ""
         )
+        who = _inline(label)
+        # in a <summary> line, an HTML block: Markdown is not read there (no code span)
+        who_html = escape(label, quote=False)
         kind = event.kind
         child = event.extra.get("child_id") if kind == "subagent" else None
         named = spawn_name(event) if kind == "subagent" else None
@@ -211,7 +213,7 @@ def render(
             heading = _inline(f"Message from {sender}") if sender else "User"
             if sender == APP_SENDER:  # a command's expansion, a hook's context: folded
                 body = _quote_block(_capped(clean(event.text)))
-                out = f"<details><summary>added by the app{who}</summary>\n\n{body}\n\n</details>\n\n"
+                out = f"<details><summary>added by the app{who_html}</summary>\n\n{body}\n\n</details>\n\n"
             else:
                 out = f"## {heading}{who}\n\n{_no_html(clean(event.text))}\n\n"
         elif kind == "assistant":
@@ -220,7 +222,7 @@ def render(
             body = "\n".join(block for _, block in blocks)
             out = f"**Assistant{who}:**{gap}{body}\n\n"
         elif kind == "thinking" and event.text:
-            out = f"<details><summary>thinking{who}</summary>\n\n{_quote_block(clean(event.text))}\n\n</details>\n\n"
+            out = f"<details><summary>thinking{who_html}</summary>\n\n{_quote_block(clean(event.text))}\n\n</details>\n\n"
         elif kind == "tool_call":
             value = event.extra.get("input", event.text)
             value = value if value is not None else event.text

@@ -802,6 +802,35 @@ def test_a_model_name_is_shown_as_written_never_as_rich_markup(
         assert f"│ {model} │" in result.stdout
 
 
+def test_explain_prints_what_it_quotes_from_a_file_cleaned(tmp_path: Path) -> None:
+    """A model and a response's ids are the file's: `--explain` printed them raw, an
+    OSC 52 (write the clipboard) or a hyperlink in a model name reaching the terminal,
+    a newline in an id starting a made-up line."""
+    from .helpers import claude_line
+
+    home = tmp_path / "home"
+    session_id = "48484848-0000-4000-8000-000000000004"
+    model = "claude-sonnet-4-5\x1b]52;c;ZXZpbA==\x07\x9b2J\u202e"
+    path = home / ".claude" / "projects" / "-w" / f"{session_id}.jsonl"
+    path.parent.mkdir(parents=True)
+    line = claude_line(
+        session_id, "/w", type="assistant", uuid="a1", parentUuid=None,
+        timestamp="2026-11-20T10:00:00.000Z", requestId="req\n  made-up line",
+        message={"id": "msg\x1b[2J", "role": "assistant", "model": model,
+                 "content": [{"type": "text", "text": "hi"}],
+                 "usage": {"input_tokens": 3, "output_tokens": 5}},
+    )  # fmt: skip
+    path.write_text(orjson.dumps(line).decode() + "\n")
+    result = CliRunner().invoke(
+        main, ["usage", "session", "--home", str(home), "--explain", "48484848"]
+    )
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "in 3 out 5" in out and "claude-sonnet-4-5" in out
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]", out), repr(out)
+    assert not any(line.startswith("  made-up") for line in out.splitlines())
+
+
 def test_an_unknown_explain_key_or_zone_is_an_explained_error(
     mixed: Home, run: object
 ) -> None:

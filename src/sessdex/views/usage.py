@@ -12,7 +12,7 @@ from datetime import UTC, datetime, tzinfo
 from ..audit import Explained
 from ..usage import TOKENS, Row
 from .table import Column, Layout, cell_width
-from .text import left_cut, one_line, short_id_width, tokens
+from .text import clean, left_cut, one_line, short_id_width, tokens
 
 HEADERS = {
     "daily": "Day",
@@ -234,7 +234,14 @@ def _when(time: float | None, tz: tzinfo) -> str:
 
 def explain_lines(explained: Explained, tz: tzinfo = UTC) -> Iterator[str]:
     """Plain lines: what was counted (file:line, time, tokens, cost, why), what was dropped
-    and why, and what the lists leave out; one at a time."""
+    and why, and what the lists leave out; one at a time. What they quote from files (a
+    model, a response's id, a path) is cleaned: no escape sequence reaches the terminal,
+    no newline starts a line of its own."""
+    for line in _explain_lines(explained, tz):
+        yield clean(line).replace("\n", " ")
+
+
+def _explain_lines(explained: Explained, tz: tzinfo) -> Iterator[str]:
     row = explained.row
     more = explained.more
     yield from [

@@ -430,6 +430,9 @@ def test_a_newline_from_a_file_starts_no_line_of_its_own_on_stderr(
     assert code == 1 and "no longer exists" in err2
     for line in (err + err2).splitlines():
         assert not line.startswith("  /etc/"), line
+    code, out, _ = invoke("doctor", "--deep", "--app", "claude", "--home", str(home))
+    assert code == 0 and "unknown     odd" in out
+    assert not any(line.startswith("  /etc/") for line in out.splitlines()), out
 
 
 def test_resume_refuses_a_missing_folder(tmp_path: Path) -> None:

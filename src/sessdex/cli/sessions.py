@@ -300,7 +300,7 @@ def doctor_command(
     from ..views.text import clean
 
     def say(line: str) -> None:  # versions, types, paths and problems come from files
-        echo(clean(line))
+        echo(clean(line).replace("\n", " "))  # a newline in them starts no line
 
     for r in reports:
         state = (

@@ -68,6 +68,9 @@ def test_an_id_the_shell_would_misread_is_never_offered(tmp_path: Path) -> None:
     offered = bash_completes("show", "--home", str(home), "c0", cwd=tmp_path)
     assert offered == [plain]
     assert not (tmp_path / "pwned").exists()
+    for option in ("--help", "-rf"):  # typed back, sessdex would read an option
+        write_claude_session(home, option, "/w/app", title="an option")
+    assert bash_completes("show", "--home", str(home), "", cwd=tmp_path) == [plain]
 
 
 def test_zsh_completion_shows_each_sessions_app_and_title() -> None:

@@ -68,7 +68,10 @@ def app_names(
 
 
 def _one_word(value: str) -> bool:
-    """Typed back unquoted, the shell reads it as this one word and nothing else."""
-    return value.isprintable() and not any(
-        c.isspace() or c in "\"'\\$`;&|<>()*?[]{}!#~" for c in value
+    """Typed back unquoted, the shell reads it as this one word and nothing else, and
+    sessdex as a session id, not an option (`-rf`, `--help`)."""
+    return (
+        value.isprintable()
+        and not value.startswith("-")
+        and not any(c.isspace() or c in "\"'\\$`;&|<>()*?[]{}!#~" for c in value)
     )

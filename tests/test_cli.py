@@ -487,6 +487,23 @@ def test_a_recorded_model_that_reads_as_an_option_is_left_out(tmp_path: Path) ->
     assert code == 0 and "dangerously" not in out and "left out" in err
 
 
+def test_a_recorded_mode_that_reads_as_an_option_is_left_out(tmp_path: Path) -> None:
+    """--keep-permissions keeps a recorded mode as the value of the CLI's option, never
+    as an option of its own (`qwen --approval-mode --yolo`)."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("qwen"), home)
+    for chat in home.rglob("5d1e0c2a-*.jsonl"):
+        chat.write_text(re.sub(r'"mode":"[^"]*"', '"mode":"--yolo"', chat.read_text()))
+    check = api.check_resume(Home.at(home), "5d1e0c2a", keep_permissions=True)
+    assert check.session.permission_mode is None
+    assert not any(word.startswith("--yolo") for word in check.plan.argv)
+    assert any("left out the recorded permission mode" in w for w in check.warnings)
+    code, out, _ = invoke(
+        "resume", "5d1e0c2a", "--print", "--keep-permissions", "--home", str(home)
+    )
+    assert code == 0 and "--yolo" not in out and "--approval-mode" not in out
+
+
 def test_ambiguous_prefix_lists_the_candidates(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(

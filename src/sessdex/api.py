@@ -472,8 +472,9 @@ def _holds_nul(plan: ResumePlan) -> bool:
 
 def _argument_safe(session: Session) -> tuple[Session, list[str]]:
     """The session with each recorded value a resume command passes on (model, effort,
-    an app's own settings in `extra`) left out when the CLI would read it as an option or
-    as more than one word (a file that says its model is `--dangerously-…`)."""
+    permission mode, an app's own settings in `extra`) left out when the CLI would read
+    it as an option or as more than one word (a file that says its model is
+    `--dangerously-…`, or its mode `--yolo`, kept by --keep-permissions)."""
 
     def unsafe(value: object) -> bool:
         return isinstance(value, str) and (
@@ -483,7 +484,11 @@ def _argument_safe(session: Session) -> tuple[Session, list[str]]:
 
     dropped = [
         f"left out the recorded {name} {value!r}: not a plain name"
-        for name, value in (("model", session.model), ("effort", session.effort))
+        for name, value in (
+            ("model", session.model),
+            ("effort", session.effort),
+            ("permission mode", session.permission_mode),
+        )
         if unsafe(value)
     ]
     extra = {
@@ -497,6 +502,9 @@ def _argument_safe(session: Session) -> tuple[Session, list[str]]:
         session,
         model=None if unsafe(session.model) else session.model,
         effort=None if unsafe(session.effort) else session.effort,
+        permission_mode=None
+        if unsafe(session.permission_mode)
+        else session.permission_mode,
         extra=extra,
     )
     return safe, dropped

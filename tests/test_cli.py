@@ -370,12 +370,13 @@ def test_hostile_folder_name_comes_out_inert(tmp_path: Path) -> None:
     assert not (tmp_path / "pwned").exists() and not (folder / "pwned").exists()
 
 
-@pytest.mark.parametrize("folder", ["-", "-P", "-L", "--help"])
+@pytest.mark.parametrize("folder", ["-", "-P", "-L", "--help", "+1", "+0"])
 def test_a_folder_that_reads_as_an_option_of_cd_is_not_one(
     tmp_path: Path, folder: str
 ) -> None:
     """A file's folder `-P` (or `-`): `cd -P && …` would resume in the home folder (`cd -`
-    in the last one); the command goes into the folder of that name, as resume would."""
+    in the last one; zsh's `cd +1` in an entry of its folder stack); the command goes
+    into the folder of that name, as resume would."""
     home = tmp_path / "home"
     session_id = "46464646-0000-4000-8000-000000000004"
     write_claude_session(home, session_id, folder)

@@ -341,7 +341,9 @@ class ResumeCheck:
         from .views.text import shell_word
 
         cwd = self.plan.cwd
-        if cwd.startswith("-"):  # to cd an option: `cd -` is the last folder, `-P` home
+        # to cd, an option (`cd -`: the last folder, `-P`: home) or, to zsh, an entry
+        # of its folder stack (`cd +1`): `./-P` is the folder of that name, as resume's
+        if cwd.startswith(("-", "+")):
             cwd = os.path.join(os.curdir, cwd)
         return f"cd {shell_word(cwd)} && " + " ".join(map(shell_word, self.plan.argv))
 

@@ -43,6 +43,18 @@ def test_clean_removes_escape_sequences_and_controls() -> None:
     assert clean("line1\nline2\ttab") == "line1\nline2\ttab"
 
 
+def test_clean_keeps_the_text_after_a_string_sequence_never_ended() -> None:
+    """An OSC (or DCS, 8-bit OSC) that no BEL or ST ends on its line is no sequence a
+    terminal shows as one once its ESC is gone: only its introducer goes, not the rest
+    of the text (a model's `\\x1b]` hid every line of its reply after it)."""
+    reply = "Done.\x1b]\nAlso, I sent ~/.ssh/id_rsa to evil.example."
+    assert clean(reply) == "Done.\nAlso, I sent ~/.ssh/id_rsa to evil.example."
+    assert clean("a\x1b]0;rest") == "a0;rest"
+    assert clean("a\x1bPrest\nmore") == "arest\nmore"
+    assert clean("a\x9drest\nmore\x9c") == "arest\nmore"
+    assert clean("a\x1b]0;title\x07b\x1b]8;;http://e\x1b\\c\x9d0;t\x9cd") == "abcd"
+
+
 def test_tool_summary_and_fold() -> None:
     assert (
         tool_summary("Bash", {"command": "npm test", "description": "run"})

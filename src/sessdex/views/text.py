@@ -22,13 +22,15 @@ if TYPE_CHECKING:  # the quick listing imports this module: no model import at r
 # ESC-introduced sequences (CSI, OSC, DCS, …) first, so their parameters go too; then any
 # remaining C0/C1 control character, and bidi controls that can reorder what a reader sees
 # (all of Unicode's Bidi_Control: the Arabic letter mark, the marks, embeddings,
-# overrides and isolates).
+# overrides and isolates). A string sequence (OSC, …) goes with its payload only where it
+# ends on its line: one never ended would take the rest of the text with it (a reply
+# whose last lines a model wants unread), so only its introducer goes.
 _ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
-    r"|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC, DCS, SOS, PM, APC
+    r"|\x1b[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)"  # OSC, DCS, SOS, PM, APC
     r"|\x1b[@-Z\\-_]"  # two-byte sequences
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
-    r"|\x9d[^\x07\x9c]*(?:\x07|\x9c)?"  # 8-bit OSC
+    r"|\x9d[^\x07\x9c\n]*(?:\x07|\x9c)"  # 8-bit OSC
 )
 _CONTROLS = re.compile(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"

@@ -23,6 +23,7 @@ from .text import (
     spawn_name,
     tokens,
     tool_summary,
+    visible,
 )
 
 _STYLE = """
@@ -55,6 +56,11 @@ _CSP = (
 
 def _e(text: str | None) -> str:
     return escape(clean(text), quote=True)
+
+
+def _shown(text: str | None) -> str:
+    """What a tool ran, every control character written out (`visible`), escaped."""
+    return escape(visible(text), quote=True)
 
 
 def render(
@@ -158,15 +164,15 @@ def _tool_input(value: object) -> str:
     out = ""
     if diff:
         lines = "\n".join(
-            f'<span class="{kind}">{_e(line)}</span>'
+            f'<span class="{kind}">{_shown(line)}</span>'
             for line, kind in zip(diff, diff_kinds(diff), strict=True)
         )
         out = f'<pre class="diff">{lines}</pre>'
     if value is None or (diff and value == {}):
         return out
     if isinstance(value, str):
-        return out + f"<pre>{_e(value)}</pre>"
-    return out + f"<pre>{_e(dumps(value, indent=True).decode())}</pre>"
+        return out + f"<pre>{_shown(value)}</pre>"
+    return out + f"<pre>{_shown(dumps(value, indent=True).decode())}</pre>"
 
 
 def _event(event: Event) -> str:

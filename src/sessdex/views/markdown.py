@@ -26,6 +26,7 @@ from .text import (
     spawn_name,
     tokens,
     tool_summary,
+    visible,
 )
 
 _BACKTICKS = re.compile(r"`{3,}")
@@ -229,7 +230,7 @@ def render(
             out = f"- 🔧 {_inline(tool_summary(event.tool, value, 200))}{who}\n"
             diff = input_diff(value)
             if diff:  # what an edit changed: what a reader of the export most needs
-                text = _capped("\n".join(clean(line) for line in diff))
+                text = _capped("\n".join(visible(line) for line in diff))
                 out += f"\n{_quote_block(text, 'diff')}\n\n"
         elif kind == "tool_result":
             label = "error" if event.is_error else "result"

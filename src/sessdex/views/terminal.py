@@ -34,6 +34,8 @@ from .text import (
     tokens,
     tool_detail,
     tool_summary,
+    visible,
+    visible_line,
 )
 
 DETAILS = ("full", "normal", "user")
@@ -219,7 +221,7 @@ def tool_input(value: object) -> list[tuple[str, str]]:
         return [] if _shown_whole(text, shown) else _block(text)
     diff, done = edit_diff(value)
     pieces = [
-        (_INDENT + clean(line), _DIFF_STYLES[kind])
+        (_INDENT + visible(line), _DIFF_STYLES[kind])
         for line, kind in zip(diff, diff_kinds(diff), strict=True)
     ]
     for key, argument in value.items():
@@ -232,13 +234,13 @@ def tool_input(value: object) -> list[tuple[str, str]]:
         if "\n" in text.rstrip("\n"):
             pieces.extend(_block(text, "    "))
         else:
-            pieces.append((" " + clean(text), ""))
+            pieces.append((" " + visible(text), ""))
     return pieces
 
 
 def _shown_whole(text: str, shown: str) -> bool:
     """Whether the summary line already shows `text` whole (one line, not cut)."""
-    line = one_line(text)
+    line = visible_line(text)
     return bool(line) and line == text.strip() and line == shown
 
 
@@ -249,7 +251,8 @@ def _compact(value: object) -> str:
 
 
 def _block(text: str, indent: str = "") -> list[tuple[str, str]]:
-    """A text's lines, each cleaned on its own and indented under the line above."""
+    """A text's lines, each indented under the line above, every control character
+    written out (`visible`): a tool's input is shown as it ran."""
     pad = _INDENT + indent
     lines = text.rstrip("\n").split("\n")
     styles = (
@@ -258,7 +261,7 @@ def _block(text: str, indent: str = "") -> list[tuple[str, str]]:
         else [""] * len(lines)
     )
     return [
-        (pad + clean(line), style) for line, style in zip(lines, styles, strict=True)
+        (pad + visible(line), style) for line, style in zip(lines, styles, strict=True)
     ]
 
 

@@ -82,6 +82,39 @@ def clean(text: str | None, *, keep_newlines: bool = True) -> str:
     return text
 
 
+# Every character `visible` writes out: `_UNPRINTABLE` but tab and newline.
+_UNSHOWN = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str | None, *, keep_newlines: bool = True) -> str:
+    """`text` with each control and bidi character written out (`\\x1b`, `\\u202e`), not
+    removed: for what a tool call ran. `clean` drops a whole OSC string
+    (`\\x1b]0;…\\x07`), payload and all, and a shell runs that payload: a command shown
+    without it would not be the command that ran. Tabs and newlines stay."""
+    if text is None:
+        return ""
+    if not isinstance(text, str):
+        text = str(text)
+    if not (
+        text.isprintable() or text.replace("\n", " ").replace("\t", " ").isprintable()
+    ):
+        text = _UNSHOWN.sub(_escaped, text.replace("\r\n", "\n"))
+    return _SPACES.sub(" ", text).strip() if not keep_newlines else text
+
+
+def visible_line(text: str | None, width: int | None = None) -> str:
+    """`visible` text on one line, cut to `width` columns as `one_line` cuts."""
+    line = visible(text, keep_newlines=False)
+    return line if width is None else cut(line, width)
+
+
 def one_line(text: str | None, width: int | None = None) -> str:
     """Clean text on one line, cut to `width` terminal columns with an ellipsis."""
     line = clean(text, keep_newlines=False)
@@ -265,7 +298,7 @@ def tool_detail(value: object, width: int = 100) -> str:
             detail = dumps(value).decode()
     elif isinstance(value, str):
         detail = value
-    return one_line(detail, width)
+    return visible_line(detail, width)  # nothing of what ran may be hidden
 
 
 def fold(text: str | None, lines: int = 3, width: int = 160) -> str:

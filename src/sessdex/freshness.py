@@ -2,9 +2,9 @@
 
 Two kinds of evidence, `stat` calls (and 4 bytes of a database's header):
 
-- a file's *signature*: size, mtime (or ctime, the later) and inode, plus for a SQLite database its `-wal` file's
-  size and mtime (the newest rows of a WAL database change only the `-wal`) or, with no
-  WAL, the change counter in its header;
+- a file's *signature*: size, mtime (or ctime, the later) and inode, plus for a SQLite
+  database its `-wal` file's size and mtime (the newest rows of a WAL database change
+  only the `-wal`) or, with no WAL, the change counter in its header;
 - a folder's *state*: mtime and inode. Creating, deleting or renaming an entry changes its
   folder's mtime, so a folder whose state is unchanged still holds the same entries. While a
   source's scan runs, every folder it lists through `folders.entries`, and every path whose

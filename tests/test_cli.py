@@ -505,6 +505,20 @@ def test_a_recorded_mode_that_reads_as_an_option_is_left_out(tmp_path: Path) -> 
     assert code == 0 and "--yolo" not in out and "--approval-mode" not in out
 
 
+def test_a_codex_mode_of_two_settings_is_not_said_to_be_left_out() -> None:
+    """Codex's mode names its approval and its sandbox (`approval=never
+    sandbox=danger-full-access`): two plain words, kept for the adapter, which passes
+    the looser ones only with --keep-permissions; no note says it was left out."""
+    home = Home.at(app_home("codex"))
+    check = api.check_resume(home, "01a22b81-6e0b")
+    assert check.session.permission_mode == "approval=never sandbox=danger-full-access"
+    assert not any("left out the recorded" in w for w in check.warnings)
+    assert any("left out -a never" in w for w in check.warnings)
+    kept = api.check_resume(home, "01a22b81-6e0b", keep_permissions=True)
+    assert kept.plan.argv[-4:] == ("-a", "never", "-s", "danger-full-access")
+    assert not any("left out" in w for w in kept.warnings)
+
+
 def test_ambiguous_prefix_lists_the_candidates(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(

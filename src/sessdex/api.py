@@ -484,14 +484,22 @@ def _argument_safe(session: Session) -> tuple[Session, list[str]]:
             or any(c.isspace() or not c.isprintable() for c in value)
         )
 
+    def unsafe_mode(value: object) -> bool:
+        # a mode may name several settings, `key=value` one plain word each (Codex's
+        # `approval=never sandbox=read-only`), which its adapter takes apart
+        words = value.split(" ") if isinstance(value, str) else []
+        if len(words) > 1 and all("=" in w and not unsafe(w) for w in words):
+            return False
+        return unsafe(value)
+
     dropped = [
         f"left out the recorded {name} {value!r}: not a plain name"
-        for name, value in (
-            ("model", session.model),
-            ("effort", session.effort),
-            ("permission mode", session.permission_mode),
+        for name, value, bad in (
+            ("model", session.model, unsafe),
+            ("effort", session.effort, unsafe),
+            ("permission mode", session.permission_mode, unsafe_mode),
         )
-        if unsafe(value)
+        if bad(value)
     ]
     extra = {
         key: value
@@ -505,7 +513,7 @@ def _argument_safe(session: Session) -> tuple[Session, list[str]]:
         model=None if unsafe(session.model) else session.model,
         effort=None if unsafe(session.effort) else session.effort,
         permission_mode=None
-        if unsafe(session.permission_mode)
+        if unsafe_mode(session.permission_mode)
         else session.permission_mode,
         extra=extra,
     )

@@ -318,13 +318,56 @@ def test_first_prompt_fallback_skips_commands_meta_and_tool_results(
 
 
 def test_a_slash_command_is_the_last_resort_title() -> None:
-    # real 1.0.98 files whose only prompts are `/init` and `/orchestrator …` (plus isMeta expansions)
-    assert (
-        listed(VIEWER / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl").title == "/init"
-    )
+    # a real 1.0.98 file whose only prompt is `/orchestrator …` (plus isMeta expansions)
     fe5e = listed(VIEWER / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
     # its leading `summary` names a leaf of another file, so it is not this session's title
     assert fe5e.title == "/orchestrator create TODO app by Next.js"
+
+
+def test_a_1_0_conversation_is_titled_by_the_summary_the_next_transcript_opens_with() -> (
+    None
+):
+    """1.0 wrote a conversation's summary at the head of the project's next transcript,
+    never into its own file; Claude Code's picker showed it as the title. Real 1.0.98
+    files: fe5e1c67 opens with the summary of 1af7fc5e's last line (its only prompt
+    is `/init`)."""
+    init = listed(VIEWER / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+    assert init.title == "Empty Repo Setup: CLAUDE.md Foundation Created"
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["read whole", "head and tail"])
+def test_the_summary_naming_a_1_0_conversations_newest_line_titles_it(
+    tmp_path: Path, big: bool
+) -> None:
+    """Summaries in two later transcripts name lines of one conversation: the one naming
+    its newest line wins, and a conversation no summary names keeps its prompt."""
+    old = [
+        prompt(1, "Refactor the billing module", version="1.0.51"),
+        reply(2, "Done.", version="1.0.51"),
+        *(
+            [reply(3 + i, "x" * 2000, version="1.0.51") for i in range(PADDED)]
+            if big
+            else []
+        ),
+    ]
+    last = len(old)
+
+    def compact(name: str, lines: list[dict[str, object]]) -> None:
+        with open(tmp_path / f"{name}.jsonl", "wb") as out:  # as Claude Code writes
+            for line in lines:
+                out.write(json.dumps(line, separators=(",", ":")).encode() + b"\n")
+
+    compact("a", old)
+
+    def opening(name: str, leaf: str, text: str) -> None:
+        summary = {"type": "summary", "summary": text, "leafUuid": leaf}
+        task = prompt(1, f"Another task {name}", version="1.0.51", uuid=f"{name}1")
+        compact(name, [summary, task])
+
+    opening("b", f"u{last}", "Billing module refactor")
+    opening("c", "u1", "Billing refactor started")
+    assert listed(tmp_path / "a.jsonl").title == "Billing module refactor"
+    assert listed(tmp_path / "b.jsonl").title == "Another task b"
 
 
 def test_a_summary_names_the_session_when_its_leaf_is_in_the_file() -> None:

@@ -11,8 +11,11 @@ lines, past the `summary` lines 1.0 may open a file with) and the tail (512 KiB)
 transcript, sub-agent files included (listed under their parent); the project folder name
 is lossy, so `cwd` comes from the records. Title:
 newest custom title, else newest AI title, else a `summary` whose leaf is in the lines
-read, else the first typed prompt, else the first slash command; a sub-agent's description
-(`.meta.json`) comes first. Both ends are searched key by key rather than split into
+read, else (a 1.x file) a summary another transcript of the project opens with naming one
+of those lines (1.0 wrote a conversation's summary at the head of the next one; indexed
+once that file exists: an older transcript is re-read when it changes), else the first
+typed prompt, else the first slash command; a sub-agent's description (`.meta.json`)
+comes first. Both ends are searched key by key rather than split into
 lines: a line is parsed only when it holds the key of a field that can still change.
 `effort` is not waited for in a session whose newest version predates it (2.1.212).
 
@@ -360,6 +363,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         or late.ai_title
         or found.ai_title
         or _leaf_title(found.summaries, head, tail)
+        or (None if agent else _title_beside(name, late.version, head, tail))
         or found.prompt
         or found.command
     )
@@ -493,6 +497,88 @@ def _leaf_title(
         ):
             title = summary
     return title
+
+
+# 1.0 wrote a conversation's summary into the next transcript of its project, at its head:
+# the conversation's own file never holds it. Summaries beside are looked up for 1.x files.
+_SUMMARIZED_VERSIONS = ("0.", "1.")
+_UUID_VALUE = re.compile(rb'"uuid":"([^"\\]{1,128})"')
+SUMMARIES_READ = 1 << 20  # of one file's opening summaries: a busy project's fill KBs
+_FolderState = tuple[int, int]  # a folder's mtime and inode: its entries unchanged
+_beside: dict[str, tuple[_FolderState, dict[str, str]]] = {}  # per folder, this process
+
+
+def _title_beside(
+    name: str, version: str | None, head: _Block, tail: _Block
+) -> str | None:
+    """A 1.x conversation's summary, written at the head of another transcript of its
+    project (the next one 1.0 started): the one naming the newest of its lines that one
+    names. Claude Code's picker showed it as the conversation's title."""
+    if not version or not version.startswith(_SUMMARIZED_VERSIONS):
+        return None
+    summaries = _summaries_beside(os.path.dirname(name))
+    if not summaries:
+        return None
+    for block in (tail, head):  # newest lines first
+        data = block.data[block.begin : block.end]
+        for found in reversed(_UUID_VALUE.findall(data)):
+            title = summaries.get(found.decode("utf-8", "replace"))
+            if title:
+                return title
+    return None
+
+
+def _summaries_beside(folder: str) -> dict[str, str]:
+    """leafUuid -> summary, from the opening summary lines of the folder's transcripts (the
+    newest file's wins), kept per process while the folder's entries stay the same."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return {}
+    state = (st.st_mtime_ns, st.st_ino)
+    kept = _beside.get(folder)
+    if kept is not None and kept[0] == state:
+        return kept[1]
+    transcripts = []
+    for entry in folders.listing(folder):
+        if entry.name.endswith(".jsonl") and not entry.name.startswith("agent-"):
+            try:
+                transcripts.append((entry.stat().st_mtime_ns, entry.path))
+            except OSError:
+                continue
+    summaries: dict[str, str] = {}
+    for _, path in sorted(transcripts):
+        summaries.update(_opening_summary_map(path))
+    if len(_beside) > 64:  # a long-lived process walks many projects: keep it bounded
+        _beside.clear()
+    _beside[folder] = (state, summaries)
+    return summaries
+
+
+def _opening_summary_map(path: str) -> dict[str, str]:
+    """leafUuid -> summary of the `summary` lines a transcript opens with."""
+    try:
+        with files.open_regular(path) as stream:
+            if stream.read(len(SUMMARY_LINE)) != SUMMARY_LINE:
+                return {}  # the common case: one small read
+            stream.seek(0)
+            data = stream.read(SUMMARIES_READ)
+    except OSError:
+        return {}
+    found: dict[str, str] = {}
+    for line in data.split(b"\n"):
+        if not line.startswith(SUMMARY_LINE):
+            break  # the conversation starts: no summary follows
+        record = rec.load(line, True, 0, None, path)
+        if record is None or record.get("type") != "summary":
+            continue
+        leaf, summary = (
+            rec.string(record.get("leafUuid")),
+            rec.string(record.get("summary")),
+        )
+        if leaf and summary:
+            found[leaf] = summary
+    return found
 
 
 def _task_prompt(head: _Block, load: _Load) -> str | None:

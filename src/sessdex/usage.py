@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from . import files, folders, sources
+from . import files, folders, freshness, sources
 from .diagnostics import Diagnostics
 from .index import Index, connect, quiet_on_interrupt
 from .pricing import Catalogue, plain_name
@@ -291,7 +291,7 @@ class Collected:
 
 
 def _signature(st: os.stat_result) -> str:
-    return f"{st.st_size}:{max(st.st_mtime_ns, st.st_ctime_ns)}:{st.st_ino}"
+    return f"{st.st_size}:{freshness.changed_ns(st)}:{st.st_ino}"
 
 
 def _appended(old: str, st: os.stat_result, path: str) -> bool:

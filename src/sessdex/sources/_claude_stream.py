@@ -136,9 +136,8 @@ class Stream:
         self.stamped = False
         self.version: str | None = None
         self.compaction: Event | None = None  # held until its summary line arrives
-        self.links: set[tuple[str | None, str]] = (
-            set()
-        )  # pull requests and origins said, per agent
+        # pull requests said (per agent) and origins said ("derived"): each told once
+        self.links: set[tuple[str | None, str]] = set()
         self.task_ends: set[str] = set()  # background tasks whose end was noted
         self.unkeyed = itertools.count()
 

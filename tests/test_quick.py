@@ -91,6 +91,25 @@ def test_each_app_alone(home: Path, capsysbinary: pytest.CaptureFixture[bytes]) 
         assert answered(args, capsysbinary) == expected, name
 
 
+@pytest.mark.parametrize(
+    "spelling", ["home", "./home/", "home//.", "~/home", "../x/../x/home"]
+)
+def test_a_home_given_relative_or_unnormalised_is_answered(
+    tmp_path: Path,
+    spelling: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """`--home` as people type it names the same index as the full command's."""
+    settled(merged_home(tmp_path / "x" / "home"))
+    monkeypatch.chdir(tmp_path / "x")
+    monkeypatch.setenv("HOME", str(tmp_path / "x"))
+    args = ["--json", "--home", spelling, *apps(NOTED)]
+    expected = full(*args)
+    assert b'"id"' in expected
+    assert answered(args, capsysbinary) == expected
+
+
 def test_steps_aside_before_the_first_refresh(
     home: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:

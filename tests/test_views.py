@@ -225,7 +225,9 @@ def test_show_full_shows_each_tool_input_whole() -> None:
         "    @@ -1,3 +1,3 @@\n     a = 1\n    -b = 2\n    +b = 20\n     c = 3\n" in full
     )
     # a control character in what ran is written out, never sent raw nor dropped
-    assert "    -old\n    +new\\x1b[2J\n    *** End Patch" in full and "\x1b" not in full
+    assert (
+        "    -old\n    +new\\x1b[2J\n    *** End Patch" in full and "\x1b" not in full
+    )
     several = {  # pi's `edits`, Claude Code's MultiEdit: one call, several edits
         "path": "l.py",
         "edits": [

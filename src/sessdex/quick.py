@@ -103,13 +103,37 @@ def _parse(command: str, args: Sequence[str]) -> _Request | None:
 def _home(request: _Request) -> tuple[str, Mapping[str, str]] | None:
     """(home folder, environment) as `Home.at`/`Home.current` would make them."""
     environ: Mapping[str, str] = os.environ if request.home is None else {}
-    path = os.path.expanduser("~") if request.home is None else request.home
-    # only a plain absolute path reads the same through pathlib: leave the rest to it
-    if not os.path.isabs(path) or os.path.normpath(path) != path or path[:2] == "//":
+    path = _as_home_at(
+        os.path.expanduser("~") if request.home is None else request.home
+    )
+    if path is None:
         return None
     if request.home is not None and not os.path.isdir(path):
         return None  # the full command says what is wrong with it
     return path, environ
+
+
+def _as_home_at(given: str) -> str | None:
+    """`str(Path(given).expanduser().absolute())`, as `Home.at` names the index, without
+    importing pathlib: `~` expanded, relative to the working folder, repeated slashes and
+    `.` parts dropped, `..` kept. None where pathlib might differ (or fail): the full command
+    takes those."""
+    if os.sep != "/" or not given:
+        return None
+    if given[:1] == "~":
+        user, slash, rest = given.partition("/")
+        expanded = os.path.expanduser(user)
+        if expanded[:1] == "~":
+            return None  # an unknown user: pathlib raises, the full command says so
+        given = expanded + slash + rest
+    if given[:1] != "/":
+        try:
+            given = os.getcwd() + "/" + given
+        except OSError:
+            return None  # the working folder is gone
+    if given[:2] == "//" and given[2:3] != "/":
+        return None  # POSIX leaves a leading "//" to the system; pathlib keeps it
+    return "/" + "/".join(part for part in given.split("/") if part not in ("", "."))
 
 
 class _Plan:

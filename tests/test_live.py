@@ -1513,3 +1513,34 @@ def test_follow_nl_says_its_seq_is_counted_from_what_it_printed(run: CliRunner) 
     ]
     assert [r["seq"] for r in shown[-2:]] == [len(shown) - 2, len(shown) - 1]
     assert all("seq_relative" not in r for r in shown)
+
+
+def test_a_sub_agent_whose_spawn_returned_is_done_though_it_wrote_no_turn_end(
+    tmp_path: Path,
+) -> None:
+    """Qwen Code's sub-agent (seen through the lead's telemetry) and Gemini CLI's (which
+    ends on complete_task) write no turn end: once the spawn's result is in, the lead's
+    next tool call is what runs, not the sub-agent (real Qwen Code 0.15.10 lines)."""
+    home = copy_home("qwen", tmp_path)
+    path = next((home.path / ".qwen/projects").glob("*/chats/51ca07c5*.jsonl"))
+    lines = path.read_text().splitlines(keepends=True)
+    assert '"functionResponse"' in lines[8]  # the agent call's result
+    call = json.loads(lines[3])
+    call.update(uuid="u-next", parentUuid=json.loads(lines[8])["uuid"],
+                timestamp="2026-11-30T08:12:53.000Z",
+                message={"role": "model", "parts": [{"functionCall": {
+                    "id": "c2", "name": "run_shell_command",
+                    "args": {"command": "rm -rf build"}}}]})  # fmt: skip
+    path.write_text("".join(lines[:9]) + json.dumps(call) + "\n")
+    written = datetime.fromisoformat("2026-11-30T08:12:53+00:00").timestamp()
+    os.utime(path, (written, written))
+    follower = LiveSession(api.resolve(home, "51ca07c5"))
+    follower.poll(written + 10)
+    follower.alive = True
+    status = follower.status(written + 10)
+    assert (status.status, status.reason) == (
+        "working",
+        "tool run_shell_command running 10 s",
+    )
+    follower.tracker.add(event("turn_end", written + 11), written + 11)
+    assert follower.status(written + 12).reason == "turn ended 1 s ago"

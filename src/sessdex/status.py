@@ -6,7 +6,7 @@ what the rules need, and `decide` applies them. The rules, in order:
 1. failed — the lead agent's last event is an error (API error, crash), unless the CLI is
    still writing (a retry).
 2. waiting_on_subagent — the lead agent has an open tool call (the spawn, or a wait) while
-   one of its sub-agents is still being written.
+   one of its sub-agents is still being written; a spawn that returned ends its sub-agent.
 3. waiting_for_user — the app recorded that it asks the user to approve a call
    (`extra["asks"] == "approval"`, on the call or on a meta event) or to answer a
    question (`"answer"`), and nothing followed.
@@ -192,6 +192,11 @@ class Tracker:
             agent.turn_ended = False
         elif kind == "tool_result" and event.call_id:
             agent.open_calls.pop(event.call_id, None)
+            child_id = self.spawns.get(event.call_id)
+            if child_id is not None and event.extra.get("launched") is not True:
+                # the spawn returned: its sub-agent is done, whether or not its own
+                # records end its turn (a background one's spawn returns at once)
+                self.agent(child_id).turn_ended = True
         elif kind == "subagent":
             named = event.extra.get("child_id")
             child_id = str(named) if named is not None else None

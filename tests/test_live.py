@@ -511,6 +511,10 @@ def test_rules_sub_agents() -> None:
         prompt, spawn, event("subagent", T + 1, call_id="c", extra={"child_id": None})
     )
     assert decide(blind, T + 5, T + 1, None).reason == "1 sub-agent working"
+    # ... until, with no process information, nothing was written for half an hour
+    status = decide(blind, T + 3601, T + 1, None)
+    assert (status.status, status.reason) == ("ended", "nothing written for 1 h")
+    assert decide(blind, T + 3601, T + 1, True).status == "waiting_on_subagent"
     two = tracked(
         prompt,
         spawn,

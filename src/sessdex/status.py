@@ -257,7 +257,10 @@ def decide(
         return Status(
             "waiting_for_user" if now - asked_at < IDLE_AFTER else "idle", reason
         )
-    working = _working_children(tracker, now, alive)
+    # with no process information, a silence this long ends a spawn whose sub-agent has no
+    # file of its own as it ends any open call
+    stale = alive is None and quiet >= ENDED_AFTER
+    working = _working_children(tracker, now, False if stale else alive)
     if lead.open_calls and working:
         if len(working) == 1:
             child = working[0]

@@ -525,6 +525,21 @@ def test_rules_sub_agents() -> None:
         event("user", T + 2, agent="b", text="y"),
     )
     assert decide(two, T + 3, T + 2, None).reason == "2 sub-agents working"
+    # a background sub-agent outlives its lead's turn
+    launched = tracked(
+        prompt,
+        spawn,
+        announced,
+        event("tool_result", T + 2, call_id="c", extra={"launched": True}),
+        event("user", T + 2, agent="k", text="x"),
+        event("turn_end", T + 3),
+    )
+    status = decide(launched, T + 5, T + 3, True)
+    assert status.reason == "turn ended 2 s ago (1 sub-agent working)"
+    launched.add(event("user", T + 4, agent="j", text="y"), T + 4)
+    assert decide(launched, T + 5, T + 4, True).reason.endswith(
+        "(2 sub-agents working)"
+    )
 
 
 # --- processes ----------------------------------------------------------------------------------

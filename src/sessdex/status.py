@@ -305,7 +305,8 @@ def decide(
         lead.phase == "assistant" and quiet >= ANSWERED_AFTER and not tracker.turn_ends
     )
     if lead.turn_ended or lead.phase == "turn_end" or answered:
-        tail = f" ({len(working)} sub-agents working)" if working else ""
+        many = "sub-agents" if len(working) > 1 else "sub-agent"
+        tail = f" ({len(working)} {many} working)" if working else ""
         ended = "interrupted" if lead.interrupted else "turn ended"
         if alive is False:
             return Status("ended", f"exited after its turn, {ago(quiet)} ago")

@@ -1563,3 +1563,39 @@ def test_a_sub_agent_whose_spawn_returned_is_done_though_it_wrote_no_turn_end(
     )
     follower.tracker.add(event("turn_end", written + 11), written + 11)
     assert follower.status(written + 12).reason == "turn ended 1 s ago"
+
+
+def test_watch_nl_prints_no_line_when_only_a_durations_unit_moves(
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """'turn ended 59 s ago', then '1 m ago', then '1 h ago' is one state: one line."""
+    from sessdex.cli.live import _watch_lines
+    from sessdex.live import BoardRow
+    from sessdex.status import Status
+
+    session = Session("claude", "s1", title="t")
+
+    def board(status: str, reason: str) -> list[BoardRow]:
+        return [BoardRow(session, Status(status, reason), T, 10, False)]
+
+    _watch_lines(
+        [
+            board("waiting_for_user", "turn ended 59 s ago"),
+            board("waiting_for_user", "turn ended 1 m ago"),
+            board("waiting_for_user", "turn ended 1 h ago"),
+            board("working", "tool Bash running 2 s"),
+            board("working", "tool Bash running 1 m"),
+            board("waiting_for_user", "Bash waits for approval (59 s)?"),
+            board("waiting_for_user", "Bash waits for approval (1 m)?"),
+            board("working", "2 sub-agents working"),
+            board("working", "3 sub-agents working"),
+        ],
+        once=False,
+    )
+    reasons = [r["reason"] for r in lines_of(capsysbinary.readouterr().out.decode())]
+    assert reasons == [
+        "turn ended 59 s ago",
+        "tool Bash running 2 s",
+        "Bash waits for approval (59 s)?",
+        "2 sub-agents working",
+    ]

@@ -138,8 +138,10 @@ def _watch_lines(boards: Iterable[Sequence[Any]], once: bool) -> None:
         out = []
         for row in rows:
             key = (row.session.app, row.session.id)
-            # a reason whose only change is a counting duration is no change
-            state = (row.status.status, re.sub(r"\d+", "#", row.status.reason))
+            # a reason whose only change is a counting duration is no change, its unit
+            # included (59 s, then 1 m)
+            reason = re.sub(r"\d+(?: [smhd]\b)?", "#", row.status.reason)
+            state = (row.status.status, reason)
             if shown.get(key) != state:
                 shown[key] = state
                 out.append(dumps(status_record(row)) + b"\n")

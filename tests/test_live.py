@@ -1599,3 +1599,37 @@ def test_watch_nl_prints_no_line_when_only_a_durations_unit_moves(
         "Bash waits for approval (59 s)?",
         "2 sub-agents working",
     ]
+
+
+def test_a_sub_agents_call_waiting_for_approval_waits_for_the_user(
+    claude_task,
+) -> None:
+    """Claude Code asks the user to allow a sub-agent's Bash as it asks for the lead's: a
+    sub-agent silent on an open call, the CLI alive and starting no process, waits for
+    the user, not for the sub-agent (real 2.1.197 lines, cut at the sub-agent's Bash)."""
+    session, _, files, meta, meta_bytes = claude_task
+    meta.write_bytes(meta_bytes)
+    main_file = Path(str(session.path))
+    [child] = [path for path in files if path != main_file]
+    bash = next(i for i, line in enumerate(files[child]) if b'"name":"Bash"' in line)
+    for path, line in timeline(files):
+        append(path, line)
+        if path == child and line == files[child][bash]:
+            break
+    called = datetime.fromisoformat(stamp(files[child][bash])).timestamp()
+    for path in files:
+        os.utime(path, (called, called))
+    follower = LiveSession(session)
+    follower.poll(called + 20)
+    tracker, last_write = follower.tracker, follower.feed.last_write()
+    status = decide(tracker, called + 20, last_write, True, lambda since: False)
+    assert (status.status, status.reason) == (
+        "waiting_for_user",
+        "general-purpose: Bash waits for approval (20 s)?",
+    )
+    # the CLI ran a process for it: the sub-agent's Bash is running
+    status = decide(tracker, called + 20, last_write, True, lambda since: True)
+    assert status.status == "waiting_on_subagent"
+    assert decide(
+        tracker, called + 2, last_write, True, lambda since: False
+    ).status == ("waiting_on_subagent")

@@ -13,7 +13,7 @@ what the rules need, and `decide` applies them. The rules, in order:
    working / waiting_for_user — an open tool call: the tool is running; but when the CLI
    runs, nothing was written since the call, and the CLI started no process since, the
    call is taken to wait for the user's approval (an inference, for apps that record no
-   approval request).
+   approval request). A working sub-agent's open call, under rule 2, is read the same way.
    working / idle — the model took the request to answer later (`extra["deferred"]` on a
    meta event: a background or batch answer the app polls for): working while the CLI
    runs or writes, then idle for up to DEFERRED_FOR, then ended. Never waiting for the user.
@@ -262,11 +262,17 @@ def decide(
     stale = alive is None and quiet >= ENDED_AFTER
     working = _working_children(tracker, now, False if stale else alive)
     if lead.open_calls and working:
+        # a sub-agent's call waits for approval as the lead's does (its prompt shows in
+        # the lead's window)
+        for child in working:
+            asks = _waits_for_approval(tracker, child, now, quiet, alive, spawned_since)
+            if asks is not None:
+                return Status("waiting_for_user", f"{_name(child)}: {asks}")
         if len(working) == 1:
             child = working[0]
             started = _started(tracker, child)
             since = f" {ago(now - started)}" if started else ""
-            name = child.agent_type or _short(child.description) or (child.id or "")[:8]
+            name = _name(child)
             return Status(
                 "waiting_on_subagent",
                 f"sub-agent {name} working{since}" if name else "1 sub-agent working",
@@ -280,22 +286,14 @@ def decide(
             return Status("idle", f"a deferred answer pending for {pending}")
         return Status("ended", f"a deferred answer never came ({pending})")
     if lead.open_calls:
-        call, (tool, started) = max(lead.open_calls.items(), key=lambda i: i[1][1])
+        tool, started = max(lead.open_calls.values(), key=lambda opened: opened[1])
         name = tool or "tool"
         running = max(0.0, now - started)
         if alive is False and quiet >= QUIET_WORKING:
             return Status("ended", f"stopped during {name} (process gone)")
-        if (
-            alive
-            and spawned_since is not None
-            and call not in tracker.spawns
-            and quiet >= APPROVAL_AFTER
-            and running >= APPROVAL_AFTER
-            and spawned_since(started - 1.0) is False
-        ):
-            return Status(
-                "waiting_for_user", f"{name} waits for approval ({ago(running)})?"
-            )
+        asks = _waits_for_approval(tracker, lead, now, quiet, alive, spawned_since)
+        if asks is not None:
+            return Status("waiting_for_user", asks)
         if alive is None and quiet >= ENDED_AFTER:
             return Status("ended", f"nothing written for {ago(quiet)}")
         return Status("working", f"tool {name} running {ago(running)}")
@@ -373,6 +371,34 @@ def _working_children(tracker: Tracker, now: float, alive: bool | None) -> list[
     )
     found.extend(Agent(None) for _ in range(blind - unlinked))
     return found
+
+
+def _waits_for_approval(
+    tracker: Tracker,
+    agent: Agent,
+    now: float,
+    quiet: float,
+    alive: bool | None,
+    spawned_since: SpawnedSince | None,
+) -> str | None:
+    """'Bash waits for approval (12 s)?' when the agent's newest open call is taken to
+    wait for the user: the CLI runs, nothing was written since the call, and the CLI
+    started no process since (an inference, for apps that record no approval request)."""
+    if not (agent.open_calls and alive and quiet >= APPROVAL_AFTER):
+        return None
+    if spawned_since is None:
+        return None
+    call, (tool, started) = max(agent.open_calls.items(), key=lambda i: i[1][1])
+    running = max(0.0, now - started)
+    if call in tracker.spawns or min(running, now - agent.active) < APPROVAL_AFTER:
+        return None  # a spawn waits for its sub-agent, not for the user
+    if spawned_since(started - 1.0) is not False:
+        return None
+    return f"{tool or 'tool'} waits for approval ({ago(running)})?"
+
+
+def _name(child: Agent) -> str:
+    return child.agent_type or _short(child.description) or (child.id or "")[:8]
 
 
 def _started(tracker: Tracker, child: Agent) -> float | None:

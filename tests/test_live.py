@@ -1633,3 +1633,28 @@ def test_a_sub_agents_call_waiting_for_approval_waits_for_the_user(
     assert decide(
         tracker, called + 2, last_write, True, lambda since: False
     ).status == ("waiting_on_subagent")
+
+
+@pytest.mark.parametrize(("lines", "expected"), [(14, "ended"), (17, "working")])
+def test_a_recorded_exit_ends_the_session_until_it_is_resumed(
+    tmp_path: Path, lines: int, expected: str
+) -> None:
+    """Copilot CLI writes `session.shutdown` as it exits: with no process information
+    the session has ended, not waited 15 min for the user; a resume after it goes on
+    (real Copilot CLI 1.0.102 lines, cut after its first exit or just after its resume)."""
+    home = copy_home("copilot", tmp_path)
+    path = (
+        home.path
+        / ".copilot/session-state/16801a53-676d-4309-90f1-817ad09d82dd/events.jsonl"
+    )
+    kept = path.read_bytes().splitlines(keepends=True)[:lines]
+    path.write_bytes(b"".join(kept))
+    written = datetime.fromisoformat(stamp(kept[-1]).replace("Z", "+00:00")).timestamp()
+    os.utime(path, (written, written))
+    follower = LiveSession(api.resolve(home, "16801a53"))
+    follower.poll(written + 20)
+    follower.alive = None  # no process information (no /proc, another machine's home)
+    status = follower.status(written + 20)
+    assert status.status == expected, status
+    if expected == "ended":
+        assert status.reason == "exited after its turn, 20 s ago"

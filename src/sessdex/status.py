@@ -25,6 +25,8 @@ what the rules need, and `decide` applies them. The rules, in order:
    with no process information, after ENDED_AFTER).
 
 An event with `extra["interrupted"]` (a source marks the user's interruption so) ends the turn.
+A lead's event with `extra["exited"]` (the app recorded that its process ended) counts as the
+CLI gone until anything follows it: a process search may not be possible, or may be wrong.
 """
 
 from __future__ import annotations
@@ -102,6 +104,7 @@ class Tracker:
     turn_ends: int = 0  # seen from the lead: this app writes them
     partial: bool = False  # history before the first event read is unknown
     recorded: float = 0.0  # epoch seconds of the newest dated event of any agent
+    exited: bool = False  # the lead's last event says its app exited
 
     @property
     def lead(self) -> Agent:
@@ -134,6 +137,7 @@ class Tracker:
 
     def add(self, event: Event, arrived: float) -> None:
         self.events += 1
+        self.exited = event.agent_id is None and event.extra.get("exited") is True
         agent = self.agent(event.agent_id)
         when = event.time.timestamp() if event.time is not None else arrived
         if (
@@ -235,6 +239,8 @@ def decide(
     quiet = max(0.0, now - written)
     if alive is False and quiet < WRITING:
         alive = None  # it is being written: the process search missed it
+    if tracker.exited:
+        alive = False  # the app wrote that it exited: no process search knows better
     if lead.phase is None and not tracker.events:
         if quiet < QUIET_WORKING and alive is not False:
             return Status("working", "starting")

@@ -246,9 +246,11 @@ def test_errors_aborts_and_model_changes_are_shown() -> None:
     assert [(e.text, e.extra.get("model")) for e in got if e.kind == "meta"] == [
         ("session started", "gpt-5-mini"),
         ("model: gpt-5-mini", "gpt-5-mini"),
+        ("exited", None),  # session.shutdown: the CLI exited, and was resumed
         ("session resumed", "gpt-5-mini"),
         ("aborted: user cancelled", None),
         ("model: claude-haiku-4.5", "claude-haiku-4.5"),
+        ("exited", None),
     ]
     thinking = [e.text for e in got if e.kind == "thinking"]
     assert thinking == ["The user wants a listing."]

@@ -685,6 +685,15 @@ class _Reader:
                     )
         self.totals = totals or self.totals
         self.records_since_shutdown = 0
+        # Copilot writes this as it exits (`shutdownType` "routine"); a resume goes on after it
+        how = as_str(data.get("shutdownType"))
+        yield self.event(
+            "meta",
+            record,
+            agent_id=None,
+            text="exited" if how in (None, "routine") else f"exited ({how})",
+            extra={"exited": True},
+        )
 
 
 def _gross_usage(data: Mapping[str, object], model: str | None) -> Usage:

@@ -436,6 +436,26 @@ def test_tz_moves_days_and_a_response_is_dated_by_its_last_line(mixed: Home) -> 
     assert "2026-11-20" not in utc  # msg_A1's first copies were before midnight UTC
 
 
+def test_tz_local_cuts_each_day_at_its_own_offset_summer_and_winter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 00:30 in Paris both times (CET +1, CEST +2): today's offset alone moved one of them
+    folder = tmp_path / "home" / ".claude" / "projects" / "-p"
+    folder.mkdir(parents=True)
+    lines = [
+        {"type": "assistant", "timestamp": stamp, "sessionId": "s", "requestId": f"r{n}",
+         "message": {"id": f"m{n}", "model": "claude-sonnet-4-5",
+                     "usage": {"input_tokens": 10, "output_tokens": 1}}}
+        for n, stamp in enumerate(("2026-01-15T23:30:00Z", "2026-07-15T22:30:00Z"))
+    ]  # fmt: skip
+    (folder / "s.jsonl").write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    monkeypatch.setenv("TZ", "Europe/Paris")
+    daily = rows(
+        Home.at(tmp_path / "home"), "daily", ("claude",), tz=usage.parse_tz("local")
+    )
+    assert list(daily) == ["2026-01-16", "2026-07-16"]
+
+
 def test_since_and_until_are_whole_days_in_the_zone(mixed: Home) -> None:
     zone = usage.parse_tz("UTC")
     only = rows(

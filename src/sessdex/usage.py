@@ -874,7 +874,7 @@ def parse_tz(name: str | None) -> tzinfo:
     if not name or name.upper() == "UTC":
         return UTC
     if name == "local":
-        return datetime.now().astimezone().tzinfo or UTC
+        return _local_zone()
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
@@ -885,6 +885,24 @@ def parse_tz(name: str | None) -> tzinfo:
         raise BadValue(
             f"unknown time zone {name!r}: use an IANA name such as Europe/Paris, or UTC."
         ) from None
+
+
+def _local_zone() -> tzinfo:
+    """This machine's zone with its rules ($TZ, else /etc/localtime), so that a summer day
+    is cut at its own midnight, not at today's offset; today's offset only where neither
+    names a zone that can be read."""
+    from zoneinfo import ZoneInfo
+
+    name = os.environ.get("TZ")
+    if name is not None:  # an empty TZ is UTC, as for the C library
+        name = name.removeprefix(":") or "UTC"
+    try:
+        if name and not name.startswith("/"):
+            return ZoneInfo(name)
+        with open(name or "/etc/localtime", "rb") as stream:
+            return ZoneInfo.from_file(stream, key="local")
+    except (OSError, ValueError, KeyError):  # ZoneInfoNotFoundError is a KeyError
+        return datetime.now().astimezone().tzinfo or UTC
 
 
 def parse_day(value: str, tz: tzinfo, *, end: bool = False) -> datetime:

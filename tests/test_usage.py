@@ -483,6 +483,70 @@ def test_a_since_after_until_is_an_error_not_an_empty_report(
     assert result.exit_code == 0 and orjson.loads(result.stdout)
 
 
+def test_a_relayed_sub_agent_response_counts_under_its_sub_agent(
+    tmp_path: Path,
+) -> None:
+    # Claude Code 2.x relays a sub-agent's response in the lead file as an agent_progress
+    # line whose agentId sits in `data`, beside the message (as real files have it); the
+    # same response is in the sub-agent's own file
+    session = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+    folder = tmp_path / "home" / ".claude" / "projects" / "-p"
+    (folder / session / "subagents").mkdir(parents=True)
+    sub = {
+        "id": "msg_S1",
+        "model": "claude-haiku-4-5",
+        "usage": {"input_tokens": 500, "output_tokens": 50},
+    }
+    lead = [
+        {
+            "type": "assistant",
+            "timestamp": "2026-11-20T10:00:00Z",
+            "sessionId": session,
+            "requestId": "req_L1",
+            "message": {
+                "id": "msg_L1",
+                "model": "claude-sonnet-4-5",
+                "usage": {"input_tokens": 100, "output_tokens": 10},
+            },
+        },
+        {
+            "type": "progress",
+            "timestamp": "2026-11-20T10:00:05Z",
+            "sessionId": session,
+            "data": {
+                "message": {
+                    "type": "assistant",
+                    "message": sub,
+                    "requestId": "req_S1",
+                    "timestamp": "2026-11-20T10:00:04Z",
+                },
+                "normalizedMessages": [],
+                "type": "agent_progress",
+                "prompt": "look",
+                "agentId": "a1234567",
+            },
+        },
+    ]
+    own = {
+        "type": "assistant",
+        "timestamp": "2026-11-20T10:00:04Z",
+        "sessionId": session,
+        "agentId": "a1234567",
+        "isSidechain": True,
+        "requestId": "req_S1",
+        "message": sub,
+    }
+    (folder / f"{session}.jsonl").write_bytes(
+        b"".join(orjson.dumps(x) + b"\n" for x in lead)
+    )
+    (folder / session / "subagents" / "agent-a1234567.jsonl").write_bytes(
+        orjson.dumps(own) + b"\n"
+    )
+    [row] = rows(Home.at(tmp_path / "home"), "session", ("claude",)).values()
+    agents = {a["key"]: tokens(a) for a in row["agents"]}  # type: ignore[attr-defined]
+    assert agents == {"lead": (100, 10, 0, 0, 0), "a1234567": (500, 50, 0, 0, 0)}
+
+
 # --- Codex -------------------------------------------------------------------------------
 
 

@@ -14,8 +14,8 @@ needed. The rules are those of the reader (`_claude_stream`) and of ccusage:
 - The advisor's calls (`usage.iterations` of type `advisor_message`) are left out of the
   top-level counts by the API: each advisor model's make one more record, keyed
   `<key>+advisor:<model>`, merged across copies as the response is.
-- Agent-progress lines (2.0) nest a sub-agent's response under `data.message`; they share
-  its ids, so they merge with the sub-agent file's own lines.
+- Agent-progress lines (2.0) nest a sub-agent's response under `data.message`, its agent
+  in `data.agentId`; they share its ids, so they merge with the sub-agent file's own lines.
 Across files the same keys merge again (resumed sessions copied their history); `usage`
 does that with the same rules. Responses more than WINDOW back are handed to `fold` as the
 file is read, so a huge transcript holds no record per response, only a hash of each; to
@@ -91,6 +91,7 @@ class _Progress(msgspec.Struct):
 
 class _ProgressData(msgspec.Struct):
     message: _Progress | None = None
+    agentId: str | None = None  # the sub-agent's id sits beside the message it relays
 
 
 class _Line(msgspec.Struct):
@@ -222,16 +223,17 @@ class _Scan:
             message = line.message
         elif line.type == "progress" and len(line.data):
             try:
-                progress = _decode_progress(line.data).message
+                relayed = _decode_progress(line.data)
             except (msgspec.ValidationError, msgspec.DecodeError):
                 return
+            progress = relayed.message
             if progress is None:
                 return
             message = progress.message
             stamp = progress.timestamp or stamp
             request = progress.requestId
             sidechain = True  # a sub-agent's work, relayed
-            agent = progress.agentId or agent
+            agent = relayed.agentId or progress.agentId or agent
         else:
             return
         if message is None or message.usage is None:

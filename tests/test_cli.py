@@ -265,6 +265,18 @@ def test_find_ranks_an_id_prefix_first() -> None:
     assert next(s["id"] for s in json.loads(out)) == CLAUDE_B
 
 
+def test_find_ranks_an_id_prefix_first_in_any_case(tmp_path: Path) -> None:
+    """An id with capitals (an Amp thread's `T-…`) ranks first whichever case is typed,
+    above a newer session that only mentions it."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("amp"), home)
+    newer = "11111111-0000-4000-8000-000000000001"
+    write_claude_session(home, newer, "/code/shop", title="Compare with T-019e8cc2")
+    for typed in ("T-019e8cc2", "t-019e8cc2"):
+        _, out, _ = invoke("find", typed, "--json", "--home", str(home))
+        assert [s["id"][:10] for s in json.loads(out)] == ["T-019e8cc2", newer[:10]]
+
+
 def test_here_keeps_sessions_of_this_folder_and_below(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -160,8 +160,8 @@ def sessions_sql(
         where.append(f"instr(_field(search, {FIELD_POSITIONS[column]}), ?) > 0")
         args.append(value.lower())
     order = "updated DESC, app, id"  # NULLs sort last in DESC: the sessions_order index
-    if first_prefix:
-        order = "(substr(id, 1, ?) = ?) DESC, " + order
+    if first_prefix:  # in any case, as `find` matches and `resolve` takes a prefix
+        order = "(lower(substr(id, 1, ?)) = ?) DESC, " + order
     sql = f"SELECT {columns} FROM sessions"
     if where:
         sql += " WHERE " + " AND ".join(where)

@@ -260,6 +260,21 @@ def test_find_matches_all_words_across_fields() -> None:
     assert json.loads(out) == []
 
 
+def test_find_dir_takes_a_folder_under_the_home_as_list_shows_it(
+    tmp_path: Path,
+) -> None:
+    """`list` shows a folder under the home as `~/code/shop`; `dir:` takes it back (no
+    shell expands a `~` after `dir:`)."""
+    home = tmp_path / "home"
+    write_claude_session(home, CLAUDE_A, str(home / "code" / "shop"))
+    write_claude_session(home, CLAUDE_B, "/srv/code/shop")
+    _, out, _ = invoke("list", "--home", str(home))
+    assert "~/code/shop" in out
+    for value in ("~/code/shop", "~"):
+        _, out, _ = invoke("find", f"dir:{value}", "--json", "--home", str(home))
+        assert [s["id"] for s in json.loads(out)] == [CLAUDE_A]
+
+
 def test_find_ranks_an_id_prefix_first() -> None:
     _, out, _ = invoke("find", "a7c4", "--json", "--home", DEMO)
     assert next(s["id"] for s in json.loads(out)) == CLAUDE_B

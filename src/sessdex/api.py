@@ -198,7 +198,7 @@ def find_sessions(
 ) -> Listing:
     """Sessions matching every word (case-insensitive) in title, folder, branch, app or id
     (`with_skipped` as `list_sessions` takes it)."""
-    query = parse_query(text)
+    query = parse_query(text, str(home.path))
     selected = selection.selected_apps(apps, query)
     if selected is None:  # `--app` and `app:` words that exclude each other
         return Listing([], RefreshReport())

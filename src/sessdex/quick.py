@@ -139,13 +139,13 @@ def _as_home_at(given: str) -> str | None:
 class _Plan:
     """The apps whose files must be unchanged, and the query over the index."""
 
-    def __init__(self, request: _Request) -> None:
+    def __init__(self, request: _Request, home: str) -> None:
         apps: Sequence[str] = request.apps
         self.scoped: Sequence[tuple[str, str]] = ()
         words: Sequence[str] = ()
         first_prefix = None
         if request.command == "find":
-            query = selection.parse_query(" ".join(request.words))
+            query = selection.parse_query(" ".join(request.words), home)
             chosen = selection.selected_apps(request.apps, query)
             if chosen is None:
                 raise SessdexError("apps exclude each other")  # the full command copes
@@ -185,7 +185,7 @@ def answer(command: str, args: Sequence[str]) -> bool:
     if not os.path.isfile(path):
         return False
     try:
-        plan = _Plan(request)
+        plan = _Plan(request, home[0])
         found = _body_from_index(path, request, plan, home)
     except (sqlite3.Error, SessdexError, OSError):
         return False  # busy, damaged, an unknown app: the full command explains

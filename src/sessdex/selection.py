@@ -57,9 +57,10 @@ class Query:
         )
 
 
-def parse_query(text: str) -> Query:
+def parse_query(text: str, home: str | None = None) -> Query:
     """Words that must all match; `app:codex`, `branch:fix/`, `dir:shop-api`, `id:7f3a`
-    and `codex:7f3a` (an app's id) narrow."""
+    and `codex:7f3a` (an app's id) narrow. `dir:~/code` is a folder under `home`, as
+    `list` shows it."""
     words: list[str] = []
     scoped: list[tuple[str, str]] = []
     apps: list[str] = []
@@ -74,6 +75,8 @@ def parse_query(text: str) -> Query:
 
                     raise UnknownApp(app, BUILTIN)
                 apps.append(app)
+            elif scope == "dir":
+                scoped.append((scope, _under_home(value, home)))
             else:
                 scoped.append((scope, value))
         elif colon and name.lower() in BUILTIN and value:
@@ -83,6 +86,14 @@ def parse_query(text: str) -> Query:
         else:
             words.append(token)
     return Query(tuple(words), tuple(scoped), tuple(apps))
+
+
+def _under_home(folder: str, home: str | None) -> str:
+    """`~/code/shop` (a folder as `list` shows it; no shell expands a `~` after `dir:`)
+    as the path it stands for."""
+    if home and (folder == "~" or folder.startswith("~/")):
+        return home.rstrip("/") + folder[1:]
+    return folder
 
 
 def selected_apps(apps: Sequence[str], query: Query) -> tuple[str, ...] | None:

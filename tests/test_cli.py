@@ -275,6 +275,17 @@ def test_find_dir_takes_a_folder_under_the_home_as_list_shows_it(
         assert [s["id"] for s in json.loads(out)] == [CLAUDE_A]
 
 
+def test_find_takes_a_folder_with_its_trailing_slash(tmp_path: Path) -> None:
+    """A shell completes a folder with a "/": it still names the folder, and only it."""
+    home = tmp_path / "home"
+    write_claude_session(home, CLAUDE_A, "/srv/code/shop")
+    write_claude_session(home, CLAUDE_B, "/srv/code/shop-old")
+    for query in ("dir:code/shop/", "/srv/code/shop/", "dir:/"):
+        _, out, _ = invoke("find", query, "--json", "--home", str(home))
+        found = [s["id"] for s in json.loads(out)]
+        assert found == ([CLAUDE_A] if query != "dir:/" else [CLAUDE_A, CLAUDE_B])
+
+
 def test_find_ranks_an_id_prefix_first() -> None:
     _, out, _ = invoke("find", "a7c4", "--json", "--home", DEMO)
     assert next(s["id"] for s in json.loads(out)) == CLAUDE_B

@@ -322,9 +322,15 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
         raise
 
 
-def _search_text(*parts: str | None) -> str:
-    """What `find` matches: app, id, title, folder and branch, lower-cased."""
-    return "\x00".join((part or "").lower() for part in parts)
+def _search_text(
+    app: str, session_id: str, title: str | None, cwd: str | None, branch: str | None
+) -> str:
+    """What `find` matches: app, id, title, folder and branch, lower-cased. The folder
+    ends in "/", as a shell completes one: `dir:shop-api/` is the folder itself."""
+    folder = cwd + "/" if cwd and not cwd.endswith("/") else cwd
+    return "\x00".join(
+        (part or "").lower() for part in (app, session_id, title, folder, branch)
+    )
 
 
 class Index:

@@ -286,6 +286,21 @@ def test_find_takes_a_folder_with_its_trailing_slash(tmp_path: Path) -> None:
         assert found == ([CLAUDE_A] if query != "dir:/" else [CLAUDE_A, CLAUDE_B])
 
 
+def test_find_matches_an_accent_however_it_was_composed(tmp_path: Path) -> None:
+    """macOS may record a folder's é as e and a combining accent (NFD); a keyboard types
+    é (NFC). Either finds the other."""
+    home = tmp_path / "home"
+    write_claude_session(home, CLAUDE_A, "/Users/zoe\u0301/code/cafe\u0301")
+    write_claude_session(home, CLAUDE_B, "/srv/code/shop", title="Menu du caf\u00e9")
+    for query, found in (
+        ("caf\u00e9", [CLAUDE_A, CLAUDE_B]),
+        ("dir:zo\u00e9/code/caf\u00e9", [CLAUDE_A]),
+        ("CAFE\u0301", [CLAUDE_A, CLAUDE_B]),
+    ):
+        _, out, _ = invoke("find", query, "--json", "--home", str(home))
+        assert [s["id"] for s in json.loads(out)] == found
+
+
 def test_find_ranks_an_id_prefix_first() -> None:
     _, out, _ = invoke("find", "a7c4", "--json", "--home", DEMO)
     assert next(s["id"] for s in json.loads(out)) == CLAUDE_B

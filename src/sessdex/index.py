@@ -325,11 +325,11 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
 def _search_text(
     app: str, session_id: str, title: str | None, cwd: str | None, branch: str | None
 ) -> str:
-    """What `find` matches: app, id, title, folder and branch, lower-cased. The folder
-    ends in "/", as a shell completes one: `dir:shop-api/` is the folder itself."""
+    """What `find` matches: app, id, title, folder and branch (`selection.folded`). The
+    folder ends in "/", as a shell completes one: `dir:shop-api/` is the folder itself."""
     folder = cwd + "/" if cwd and not cwd.endswith("/") else cwd
-    return "\x00".join(
-        (part or "").lower() for part in (app, session_id, title, folder, branch)
+    return selection.folded(
+        "\x00".join(part or "" for part in (app, session_id, title, folder, branch))
     )
 
 

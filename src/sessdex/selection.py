@@ -105,6 +105,17 @@ def selected_apps(apps: Sequence[str], query: Query) -> tuple[str, ...] | None:
     return tuple(apps) or query.apps
 
 
+def folded(text: str) -> str:
+    """`text` as `find` compares it: lower case, and accents composed (NFC): macOS may
+    record a folder's é as e and a combining accent (NFD), where a keyboard types é."""
+    text = text.lower()
+    if text.isascii():
+        return text
+    import unicodedata  # here: most words are ASCII, and the quick path starts fast
+
+    return unicodedata.normalize("NFC", text)
+
+
 def field(search: str, position: int) -> str:
     """One field of the `search` column (a SQL function while scoped words are asked)."""
     parts = search.split("\x00")
@@ -166,10 +177,10 @@ def sessions_sql(
         where.append("parent_id IS NULL")
     for word in words:
         where.append("instr(search, ?) > 0")
-        args.append(word.lower())
+        args.append(folded(word))
     for column, value in scoped:
         where.append(f"instr(_field(search, {FIELD_POSITIONS[column]}), ?) > 0")
-        args.append(value.lower())
+        args.append(folded(value))
     order = "updated DESC, app, id"  # NULLs sort last in DESC: the sessions_order index
     if first_prefix:  # in any case, as `find` matches and `resolve` takes a prefix
         order = "(lower(substr(id, 1, ?)) = ?) DESC, " + order

@@ -990,6 +990,10 @@ def test_an_empty_result_says_why_and_what_to_try(tmp_path: Path) -> None:
         ),
         (["list", "--since", "1h"], "No session matches --since 1h;"),
         (["list", "--app", "gemini"], "No folder of gemini"),
+        (  # apps that exclude each other: no app read, none missing
+            ["find", "app:codex", "checkout", "--app", "claude"],
+            "No session matches 'app:codex checkout' with --app claude.",
+        ),
     ]
     for args, said in cases:
         code, out, err = invoke(*args, "--home", DEMO)

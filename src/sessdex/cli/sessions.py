@@ -127,7 +127,9 @@ def _say_why_empty(
     options = [f"--app {shell_word(app)}" for app in apps]
     options += [f"--since {shell_word(since)}"] if since else []
     options += ["--here"] if here else []
-    if not any(location.exists for location in report.locations.values()):
+    # no location at all: no app was read (`--app` and `app:` words that exclude each other)
+    locations = report.locations.values()
+    if locations and not any(location.exists for location in locations):
         if apps:
             err(
                 f"No folder of {', '.join(apps)} on this machine. 'sessdex doctor' shows where sessdex looked."

@@ -896,6 +896,28 @@ def test_an_id_prefix_matching_many_sessions_says_how_many_it_does_not_list(
     assert err.endswith("  … and 2 more\n")
 
 
+def test_an_id_prefix_matching_more_than_twenty_sessions_counts_them_all(
+    tmp_path: Path,
+) -> None:
+    """25 sessions match: 25 are counted (not the 20 looked at first), and an app's
+    session older than all of them is found by `app:prefix`."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("pi"), home)  # 0190a1b2-…, 0190a1c7-…: November 21st
+    for n in range(25):
+        write_claude_session(
+            home, f"0190a1b2-{n:04d}-4000-8000-0000000000aa", "/w/a",
+            when="2026-12-01T10:00:00.000Z",
+        )  # fmt: skip
+    code, _, err = invoke("show", "0190a1", "--home", str(home))
+    assert code == 1
+    assert "'0190a1' matches 27 sessions (25 claude, 2 pi);" in err
+    assert err.endswith("  … and 17 more\n")
+    code, out, _ = invoke("resume", "pi:0190a1b2", "--print", "--home", str(home))
+    assert code == 0 and "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b" in out
+    code, _, err = invoke("show", "pi:0190a1", "--home", str(home))
+    assert code == 1 and "'0190a1' matches 2 sessions (2 pi);" in err
+
+
 def test_wide_characters_keep_the_list_aligned_and_within_the_terminal(
     tmp_path: Path,
 ) -> None:

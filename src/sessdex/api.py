@@ -237,8 +237,7 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
     index = Index(home)
 
     def matches(text: str) -> list[Row]:
-        rows = index.by_prefix(text)
-        return rows if app is None else [row for row in rows if row.app == app]
+        return index.by_prefix(text, app)
 
     try:
         row = _unique(matches(prefix), prefix)
@@ -254,9 +253,12 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
             or _replacement(index, prefix, app)
             or _shown_as(index, prefix, app)
         )
+        row = _unique(rows, prefix)
+        if row is not None:
+            return row.session()
         if not rows:
             raise SessionNotFound(reference)
-        return _pick(rows, prefix)
+        raise AmbiguousId(prefix, index.prefix_titles(prefix, app) or _titles(rows))
     finally:
         index.close()
 
@@ -276,7 +278,7 @@ def _replacement(index: Index, prefix: str, app: str | None) -> list[Row]:
             return []
         seen.add(successor)
         app, prefix = successor
-        found = [r for r in index.by_prefix(prefix) if r.app == app and r.id == prefix]
+        found = [r for r in index.by_prefix(prefix, app) if r.id == prefix]
     return found
 
 
@@ -305,17 +307,11 @@ def _unique(rows: list[Row], prefix: str) -> Row | None:
     return rows[0] if len(rows) == 1 else None
 
 
-def _pick(rows: list[Row], prefix: str) -> Session:
-    row = _unique(rows, prefix)
-    if row is not None:
-        return row.session()
-    if not rows:
-        raise SessionNotFound(prefix)
-    candidates = []
-    for match in rows:
-        record = orjson.loads(match.record)
-        candidates.append((match.app, match.id, record.get("title") or ""))
-    raise AmbiguousId(prefix, candidates)
+def _titles(rows: list[Row]) -> list[tuple[str, str, str]]:
+    """(app, id, title) of each row, as `AmbiguousId` lists them."""
+    return [
+        (row.app, row.id, orjson.loads(row.record).get("title") or "") for row in rows
+    ]
 
 
 # --- resume ------------------------------------------------------------------------------

@@ -783,17 +783,33 @@ class Index:
                     found[(r[0], r[1])] = Row(*r)
         return found
 
-    def by_prefix(self, prefix: str, limit: int = 20) -> list[Row]:
-        """Sessions (sub-agents too) whose id starts with `prefix`, case-insensitively."""
-        low = prefix.lower()
-        return [
-            Row(*r)
-            for r in self.db.execute(
-                "SELECT app, id, record, state FROM sessions WHERE lower(substr(id, 1, ?)) = ? "
-                "ORDER BY updated DESC LIMIT ?",
-                (len(prefix), low, limit),
-            )
-        ]
+    def by_prefix(
+        self, prefix: str, app: str | None = None, limit: int = 20
+    ) -> list[Row]:
+        """Sessions (sub-agents too; of `app`, or any) whose id starts with `prefix`,
+        case-insensitively, newest first."""
+        sql, args = self._prefixed("app, id, record, state", prefix, app)
+        return [Row(*r) for r in self.db.execute(sql + " LIMIT ?", [*args, limit])]
+
+    def prefix_titles(
+        self, prefix: str, app: str | None = None
+    ) -> list[tuple[str, str, str]]:
+        """(app, id, title) of every session `by_prefix` would give, past its limit:
+        what an ambiguous prefix names, counted whole."""
+        sql, args = self._prefixed(
+            "app, id, coalesce(json_extract(record, '$.title'), '')", prefix, app
+        )
+        return [(a, i, t) for a, i, t in self.db.execute(sql, args)]
+
+    def _prefixed(
+        self, columns: str, prefix: str, app: str | None
+    ) -> tuple[str, list[object]]:
+        sql = f"SELECT {columns} FROM sessions WHERE lower(substr(id, 1, ?)) = ?"
+        args: list[object] = [len(prefix), prefix.lower()]
+        if app is not None:  # before any limit: an app's match may be past others'
+            sql += " AND app = ?"
+            args.append(app)
+        return sql + " ORDER BY updated DESC", args
 
     def by_shown_prefix(
         self,

@@ -42,12 +42,16 @@ def home(tmp_path: Path) -> Path:
 
 def full(*args: str, command: str = "list") -> bytes:
     """`sessdex COMMAND ARGS` through the full command (which also refreshes the index)."""
+    return full_run(*args, command=command).stdout
+
+
+def full_run(*args: str, command: str = "list") -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "sessdex", command, *args],
         env={**os.environ, "SESSDEX_NO_QUICK": "1"},
         capture_output=True,
         check=True,
-    ).stdout
+    )
 
 
 def answered(
@@ -592,6 +596,20 @@ def test_a_changed_file_with_a_broken_line_is_warned_of_as_the_full_command_does
     assert b"warning: skipped 1 unreadable line in 1 gemini file" in (
         capsysbinary.readouterr().err
     )
+
+
+def test_a_name_that_hides_sessions_is_warned_of_on_every_list(
+    home: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A file name that is not UTF-8 hides its sessions, and the full command says so
+    each time; a warm list does not answer without saying it."""
+    args = ["--json", "--home", str(home), "--app", "claude"]
+    projects = os.fsencode(home / ".claude" / "projects")
+    os.mkdir(projects + b"/-srv-caf\xe9")
+    settled(home)
+    assert b"not valid UTF-8" in full_run(*args).stderr
+    assert answered(args, capsysbinary) is None
+    assert b"not valid UTF-8" in full_run(*args).stderr
 
 
 def test_a_file_rewritten_with_its_size_and_mtime_kept_is_read_again(

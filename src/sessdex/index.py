@@ -34,7 +34,7 @@ from typing import Literal, TypeVar, cast
 import orjson
 
 from . import freshness, inplace, selection
-from .diagnostics import MAX_DETAILS, Diagnostics
+from .diagnostics import MAX_DETAILS, NOT_LINES, Diagnostics
 from .errors import IndexBusy
 from .indexfile import SCHEMA_VERSION, index_name
 from .model import Session
@@ -432,7 +432,9 @@ class Index:
         report: RefreshReport,
     ) -> Generator[Job, None, bool]:
         """Stat what the source lists, yielding the changed files; False when its
-        listing failed part way."""
+        listing failed part way, or passed over names that hide sessions (not UTF-8, a
+        folder it may not open): such a scan is not noted, so that a warm list, which
+        would not scan, never answers without the warning this one gives."""
         if not location.exists:
             return True
         owner_of: Callable[[str], str | None] | None = getattr(
@@ -480,6 +482,8 @@ class Index:
                 report.diagnostics.setdefault(
                     source.NAME, Diagnostics()
                 ).names_passed_over(source.NAME, passed_over)
+            if any(why in NOT_LINES for _, why in passed_over):
+                return False
         except Exception as error:  # one app's broken store never hides the others
             if os.environ.get("SESSDEX_DEBUG"):
                 raise

@@ -1562,6 +1562,10 @@ def test_doctor_says_where_sessdex_keeps_its_own_files_and_what_they_weigh(
     writer.execute("CREATE TABLE session (id TEXT)")
     writer.commit()
     invoke("list", "--home", DEMO)  # another home's index
+    from sessdex.index import index_file
+
+    mine = index_file(Home.at(home))  # and this home's, by the build before an upgrade
+    shutil.copy(mine, mine.with_name(mine.stem.rsplit("-", 1)[0] + "-00000000.sqlite"))
     code, out, _ = invoke("doctor", "--home", str(home))
     writer.close()
     assert code == 0
@@ -1572,7 +1576,9 @@ def test_doctor_says_where_sessdex_keeps_its_own_files_and_what_they_weigh(
         own[1],
     )
     assert re.fullmatch(
-        r"  also +[\d.]+ KB  the indexes of 1 other home\(s\) .*", own[2]
+        r"  also +[\d.]+ KB  the indexes of 1 other home\(s\) \(.*\); 1 index\(es\) "
+        r"other builds of sessdex wrote, removed after a week unused",
+        own[2],
     )
     assert re.fullmatch(
         r"  snapshots +[\d.]+ KB  copies of 1 database\(s\) apps keep in WAL mode, .*",

@@ -106,12 +106,13 @@ class OwnFiles:
     folder: str
     index: str  # this home's index
     index_bytes: int
-    other_indexes: int  # those of other homes (--home, other overrides)
-    other_index_bytes: int
+    other_indexes: int  # other homes indexed (--home, other overrides)
+    other_index_bytes: int  # what their indexes, and those of other builds, weigh
     snapshots: int  # copies of apps' databases in WAL mode
     snapshot_bytes: int
     passes: int = 0  # big transcripts' first-pass state (`passcache`)
     pass_bytes: int = 0
+    other_builds: int = 0  # indexes other builds of sessdex wrote (kept a week)
 
 
 def own_files(home: Home) -> OwnFiles:
@@ -121,10 +122,14 @@ def own_files(home: Home) -> OwnFiles:
     from .paths import cache_dir, snapshot_dir
 
     mine = index_file(home)
-    others = others_bytes = 0
+    key, build = mine.stem.rsplit("-", 1)  # index-<home>-<build>.sqlite
+    homes: set[str] = set()
+    builds = others_bytes = 0
     for path in cache_dir().glob("index-*.sqlite"):
         if path != mine:
-            others += 1
+            other_key, other_build = path.stem.rsplit("-", 1)
+            homes.add(other_key)
+            builds += other_build != build
             others_bytes += _file_bytes(path)
     snapshots = [f for f in snapshot_dir().iterdir() if f.is_dir()]
     passes, pass_bytes = passcache.usage()
@@ -132,12 +137,13 @@ def own_files(home: Home) -> OwnFiles:
         folder=str(cache_dir()),
         index=str(mine),
         index_bytes=_file_bytes(mine),
-        other_indexes=others,
+        other_indexes=len(homes - {key}),  # an upgrade's old index is no other home
         other_index_bytes=others_bytes,
         snapshots=len(snapshots),
         snapshot_bytes=sum(databases.folder_size(f) for f in snapshots),
         passes=passes,
         pass_bytes=pass_bytes,
+        other_builds=builds,
     )
 
 

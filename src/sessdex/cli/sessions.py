@@ -367,11 +367,19 @@ def doctor_command(
     own = api.own_files(resolve_home(home_dir))
     say(f"sessdex's own files (rebuildable; delete them any time): {own.folder}")
     say(f"  index       {human_bytes(own.index_bytes)}  {own.index}")
+    also = []
     if own.other_indexes:
-        say(
-            f"  also        {human_bytes(own.other_index_bytes)}  the indexes of "
-            f"{own.other_indexes} other home(s) (--home, other folder overrides)"
+        also.append(
+            f"the indexes of {own.other_indexes} other home(s) (--home, other folder "
+            "overrides)"
         )
+    if own.other_builds:  # an upgrade's index of this home too: not another home
+        also.append(
+            f"{own.other_builds} index(es) other builds of sessdex wrote, removed after "
+            "a week unused"
+        )
+    if also:
+        say(f"  also        {human_bytes(own.other_index_bytes)}  {'; '.join(also)}")
     if own.snapshots:
         say(
             f"  snapshots   {human_bytes(own.snapshot_bytes)}  copies of {own.snapshots} "

@@ -336,6 +336,30 @@ def test_here_keeps_sessions_of_this_folder_and_below(
     assert sorted(s["id"][:2] for s in json.loads(out)) == ["11", "22"]
 
 
+def test_here_in_a_folder_removed_under_the_shell_lists_its_sessions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The working folder was removed (a branch's worktree, a temporary checkout): the
+    shell's $PWD still names it, and its sessions are listed; without one, a sentence."""
+    project = tmp_path / "code" / "shop"
+    project.mkdir(parents=True)
+    home = tmp_path / "home"
+    write_claude_session(home, CLAUDE_A, str(project))
+    write_claude_session(home, CLAUDE_B, str(tmp_path / "code" / "other"))
+    monkeypatch.chdir(project)
+    project.rmdir()
+    monkeypatch.setenv("PWD", str(project))
+    code, out, _ = invoke("list", "--here", "--json", "--home", str(home))
+    assert code == 0 and [s["id"] for s in json.loads(out)] == [CLAUDE_A]
+    monkeypatch.delenv("PWD")
+    code, out, err = invoke("find", "hello", "--here", "--home", str(home))
+    assert code == 1 and out == ""
+    assert (
+        err
+        == "Error: --here: the folder you are in no longer exists; cd to one that does.\n"
+    )
+
+
 def test_here_finds_a_session_recorded_under_another_path_to_this_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

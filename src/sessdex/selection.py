@@ -125,9 +125,20 @@ def field(search: str, position: int) -> str:
 def here_folders(cwd: str | None = None, pwd: str | None = None) -> tuple[str, ...]:
     """The folder `--here` means, under each name a session may record for it: the working
     folder as the system gives it (links resolved), and as the shell names it (`$PWD`)
-    when that is another path to the same folder (a home reached through a link)."""
-    cwd = os.getcwd() if cwd is None else cwd
+    when that is another path to the same folder (a home reached through a link). A
+    folder removed under the shell has only the shell's name left."""
     pwd = os.environ.get("PWD") if pwd is None else pwd
+    if cwd is None:
+        try:
+            cwd = os.getcwd()
+        except FileNotFoundError:
+            if pwd and os.path.isabs(pwd):
+                return (pwd,)
+            from .errors import SessdexError
+
+            raise SessdexError(
+                "--here: the folder you are in no longer exists; cd to one that does."
+            ) from None
     if not pwd or pwd == cwd or not os.path.isabs(pwd):
         return (cwd,)
     try:

@@ -6,6 +6,9 @@ import json
 import shutil
 from pathlib import Path
 
+from click.testing import CliRunner
+
+from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, pi
@@ -107,10 +110,66 @@ def test_titles_models_and_effort() -> None:
     assert found[REAL].branch is None and found[REAL].cli_version is None
 
 
-def test_a_fork_names_its_parent_session() -> None:
+def test_a_fork_is_the_users_own_session_naming_where_it_came_from() -> None:
     found = sessions(Home.at(DATA / "home"))
-    assert found[FORK].parent_id == LEDGER
-    assert found[PUBLIC].parent_id is None
+    assert found[FORK].parent_id is None  # not a sub-agent: listed, counted
+    assert found[FORK].extra["forked_from_id"] == LEDGER
+    assert "forked_from_id" not in found[PUBLIC].extra
+
+
+def test_a_fork_shows_the_entries_it_copied_and_bills_only_its_own(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """pi's `forkFrom` (1.6.0 session-manager.js) writes a new header naming the source
+    file, then the source's entries verbatim, times and usage included: the fork's own
+    work comes after. `list` shows the fork, and `usage` counts each response once."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    for old in home.rglob(f"*_{FORK}.jsonl"):
+        old.unlink()
+    source = next(home.rglob(f"*_{LEDGER}.jsonl"))
+    lines = source.read_text().splitlines()
+    header = json.loads(lines[0])
+    header.update(id=FORK, timestamp="2026-11-22T08:00:00.000Z",
+                  parentSession=str(source))  # fmt: skip
+    last = json.loads(lines[-1])
+    asked = {
+        "type": "message",
+        "id": "f0000001",
+        "parentId": last["id"],
+        "timestamp": "2026-11-22T08:00:05.000Z",
+        "message": {
+            "role": "user",
+            "content": [{"type": "text", "text": "Now on the fork"}],
+        },
+    }
+    answer = {"type": "message", "id": "f0000002", "parentId": "f0000001",
+              "timestamp": "2026-11-22T08:00:09.000Z",
+              "message": {"role": "assistant", "content": [{"type": "text", "text": "Forked."}],
+                          "provider": "openai", "model": "gpt-5.1-codex", "stopReason": "stop",
+                          "usage": {"input": 700, "output": 70, "cacheRead": 0, "cacheWrite": 0}}}  # fmt: skip
+    fork = source.with_name(f"2026-11-22T08-00-00-000Z_{FORK}.jsonl")
+    fork.write_text(
+        "\n".join(
+            [json.dumps(header), *lines[1:], json.dumps(asked), json.dumps(answer)]
+        )
+        + "\n"
+    )
+    found = sessions(Home.at(home))
+    assert found[FORK].parent_id is None and found[FORK].title == found[LEDGER].title
+    copied = [e for e in events(found[LEDGER]) if e.kind == "assistant"]
+    shown = [e.text for e in events(found[FORK]) if e.kind == "assistant"]
+    assert shown == [e.text for e in copied] + ["Forked."]
+    billed = [e.usage for e in events(found[FORK]) if e.kind == "usage"]
+    assert [(u.input_tokens, u.model) for u in billed if u] == [(700, "gpt-5.1-codex")]
+    listed = run.invoke(main, ["list", "--json", "--app", "pi", "--home", str(home)])
+    assert FORK in {row["id"] for row in json.loads(listed.output)}
+    counted = run.invoke(
+        main, ["usage", "session", "--json", "--app", "pi", "--home", str(home)]
+    )
+    by_session = {row["key"]: row["input_tokens"] for row in json.loads(counted.output)}
+    lead = sum(e.usage.input_tokens for e in events(found[LEDGER]) if e.usage)
+    assert (by_session[LEDGER], by_session[FORK]) == (lead, 700)
 
 
 def test_the_thinking_level_a_response_ran_at_is_the_sessions_effort(
@@ -148,7 +207,7 @@ def test_a_fork_of_a_session_whose_id_holds_an_underscore_names_it_whole(
         f"_{LEDGER}.jsonl", "_fix_login.jsonl"
     )
     fork.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
-    assert sessions(Home.at(home))[FORK].parent_id == "fix_login"
+    assert sessions(Home.at(home))[FORK].extra["forked_from_id"] == "fix_login"
 
 
 def test_compaction_keeps_its_summary() -> None:

@@ -1011,3 +1011,65 @@ def test_a_session_only_the_prompt_log_holds_is_listed_from_its_prompts(
     chat = found["1f538cf4-236e-4575-9a3b-683f2a204349"]  # in the real log, with a chat
     assert chat.path is not None and chat.path.endswith(".jsonl")
     assert qwen.resume(chat) is not None
+
+
+def test_a_branch_fork_is_listed_and_bills_only_its_own_records(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """`/branch` (0.24.4 chatRecordingService `forkSession`) copies the source's records
+    under the new id, each stamped `forkedFrom`, then the fork goes on: a session of the
+    user's own, listed, whose copies are shown but billed once, in the source."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    fork_id = "f0f0f0f0-1111-4222-8333-444455556666"
+    source = next(home.rglob(f"chats/{BASIC}.jsonl"))
+    copied = []
+    for line in source.read_text().splitlines():
+        record = json.loads(line)
+        record.update(
+            sessionId=fork_id,
+            forkedFrom={"sessionId": BASIC, "messageUuid": record["uuid"]},
+        )
+        copied.append(record)
+    last = copied[-1]
+    asked = {
+        **last,
+        "type": "user",
+        "uuid": "fork-u1",
+        "parentUuid": last["uuid"],
+        "timestamp": "2026-12-01T09:00:00.000Z",
+        "message": {"role": "user", "parts": [{"text": "Now on the branch"}]},
+    }
+    answer = {**last, "type": "assistant", "uuid": "fork-a1", "parentUuid": "fork-u1",
+              "timestamp": "2026-12-01T09:00:05.000Z",
+              "message": {"role": "model", "parts": [{"text": "Branched."}]},
+              "usageMetadata": {"promptTokenCount": 900, "candidatesTokenCount": 9,
+                                "totalTokenCount": 909}}  # fmt: skip
+    for record in (asked, answer):
+        record.pop("forkedFrom", None)
+        record.pop("subtype", None)
+        record.pop("systemPayload", None)
+    (source.parent / f"{fork_id}.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in [*copied, asked, answer])
+    )
+    found = sessions(home)
+
+    def read(session: Session) -> list[Event]:
+        return list(qwen.read(session, Diagnostics()))
+
+    assert found[fork_id].parent_id is None
+    assert found[fork_id].extra["forked_from_id"] == BASIC
+    said = [e.text for e in read(found[fork_id]) if e.kind == "assistant"]
+    assert said[-1] == "Branched." and said[:-1] == [
+        e.text for e in read(found[BASIC]) if e.kind == "assistant"
+    ]
+    listed = run.invoke(main, ["list", "--json", "--app", "qwen", "--home", str(home)])
+    assert fork_id in {row["id"] for row in json.loads(listed.output)}
+    counted = run.invoke(
+        main, ["usage", "session", "--json", "--app", "qwen", "--home", str(home)]
+    )
+    by_session = {row["key"]: row["input_tokens"] for row in json.loads(counted.output)}
+    assert by_session[fork_id] == 900
+    assert by_session[BASIC] == sum(
+        e.usage.input_tokens for e in read(found[BASIC]) if e.usage
+    )

@@ -9,7 +9,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, vibe
@@ -25,6 +27,7 @@ LEGACY_CHILD = "ad739610-b155-6747-3b00-d8fe0a8cc57b"
 RESUMED = "a63ab208-5aab-fb2c-9a25-672f66edb7ae"
 LEAD = "11e8c9f6-0261-4b81-c506-fc5d45ed7a3a"
 CHILD = "child-d6d2c0b9d4b3f893638acbd9"
+UNIFIED_FORK = "a63ab208-5aab-fb2c-9a25-672f66edb7ae"
 TUI = "fdf5294e-9715-7217-12e1-46cae3e60fe9"
 
 
@@ -129,9 +132,9 @@ def test_legacy_chain_usage_counts_each_folder_once() -> None:
 
 def test_fork_points_at_the_chain_that_holds_its_parent() -> None:
     fork = sessions()[FORK]
-    assert (
-        fork.parent_id == NEWER
-    )  # forked from the older folder, which the chain now lists
+    assert fork.parent_id is None  # the user's own session, not a sub-agent
+    # forked from the older folder, which the chain now lists
+    assert fork.extra["forked_from_id"] == NEWER
     plan = vibe.resume(fork)
     assert plan is not None and plan.argv == (
         "vibe",
@@ -598,3 +601,30 @@ def test_a_vibe_1_session_file_is_read_one_message_at_a_time(tmp_path: Path) -> 
     assert (
         peak < path.stat().st_size / 2
     )  # the list alone would take more than the file
+
+
+def test_a_fork_is_listed_and_counted_as_the_users_own_session(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """A legacy `/branch` folder (its agent loop's stats start at zero) and a unified
+    store whose identity is a fork (Vibe 3.0.3's ForkSessionIdentity, depth 0) are
+    sessions of the user's: `list` shows them and `usage` counts what they billed."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home, symlinks=True)
+    unified = home / ".vibe/logs/session/unified" / UNIFIED_FORK
+    for state in unified.glob("generations/*/runtime-state.json"):
+        value = json.loads(state.read_text())
+        value["identity"].update(kind="fork", parent_session_id=LEAD)
+        state.write_text(json.dumps(value))
+    found = sessions(home)
+    assert found[UNIFIED_FORK].parent_id is None
+    assert found[UNIFIED_FORK].extra["forked_from_id"] == LEAD
+    listed = run.invoke(main, ["list", "--json", "--app", "vibe", "--home", str(home)])
+    assert {FORK, UNIFIED_FORK} <= {row["id"] for row in json.loads(listed.output)}
+    counted = run.invoke(
+        main, ["usage", "session", "--json", "--app", "vibe", "--home", str(home)]
+    )
+    by_session = {row["key"]: row["input_tokens"] for row in json.loads(counted.output)}
+    billed = [e.usage for e in events(found[FORK]) if e.kind == "usage" and e.usage]
+    assert by_session[FORK] == sum(u.input_tokens for u in billed) > 0
+    assert by_session[UNIFIED_FORK] > 0

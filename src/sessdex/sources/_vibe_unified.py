@@ -215,13 +215,15 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
             effort=text_of(metadata, "reasoning_effort"),
             permission_mode=text_of(metadata, "agent_name"),
             bytes=size,
-            parent_id=parent,
+            # a fork (identity kind "fork", depth 0) is the user's own session
+            parent_id=parent if kind != "fork" else None,
             precedence=1,  # above a legacy folder of the same id that Vibe 3 imported
             extra={
                 "engine": "unified",
                 "store_minor": number(store.current, "store_format_minor"),
                 "subagent": kind == "subagent",
                 **({"model_alias": alias} if alias else {}),
+                **({"forked_from_id": parent} if kind == "fork" and parent else {}),
             },
         )
     ]

@@ -5,8 +5,11 @@ What it writes: `sessions/--<cwd with / as ->--/<ISO time>_<uuid>.jsonl` (or, fl
 setting of `settings.json` names), a header line
 (`type: session`, `version`, `id`, `timestamp`, `cwd`, `parentSession` for forks) and then
 entries with `id`/`parentId`. Branches made with `/tree` live in the same file; the
-conversation is the chain from the last entry up to the root. Forks (`/fork`) are new files
-whose header names the file they came from: `parent_id` is that file's session uuid.
+conversation is the chain from the last entry up to the root. A fork (`/fork`, `--fork`) is
+a new file whose header names the file it came from (`parentSession`): a session of the
+user's own, `extra["forked_from_id"]` naming that file's session uuid. pi copies the
+entries it keeps verbatim, times and usage included: they are shown, and what they billed
+is left to the session that paid for it (an entry dated before the fork's header).
 
 What we read: the header (id, cwd, created), the last `model_change` or assistant model, the
 last `thinking_level_change` (effort) and the last `session_info.name` (title; the first
@@ -187,6 +190,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     extra: dict[str, JSONValue] = {
         "format_version": version if isinstance(version, int) else 1
     }
+    if parent:
+        extra["forked_from_id"] = _session_id_of(parent)
     if state.provider:
         extra["provider"] = state.provider
     return [
@@ -201,7 +206,6 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             model=state.model,
             effort=state.effort,
             bytes=size,
-            parent_id=_session_id_of(parent) if parent else None,
             extra=extra,
         )
     ]
@@ -479,6 +483,19 @@ class _Reader:
         # whether an assistant message's `usage` is a usage event (format 4 files that
         # keep `usage` records bill through those instead)
         self.bill_messages = True
+        # a fork's entries dated before it was made are copies: their parent paid for them
+        self.forked_at = (
+            session.created.timestamp()
+            if session.extra.get("forked_from_id") and session.created
+            else None
+        )
+
+    def paid_here(self, record: Mapping[str, object]) -> bool:
+        """Whether what the entry billed counts in this session (not a fork's copy)."""
+        if self.forked_at is None:
+            return True
+        when = epoch_or_iso_time(record.get("timestamp"))
+        return when is None or when.timestamp() >= self.forked_at
 
     def usage(
         self,
@@ -489,7 +506,7 @@ class _Reader:
     ) -> Iterator[Event]:
         """One `usage` event from pi's `usage` object, when it counted anything."""
         counted = _usage(as_dict(value), model or self.model)
-        if counted.total:
+        if counted.total and self.paid_here(record):
             yield self.event("usage", record, usage=counted, extra=extra or {})
 
     def billed_elsewhere(
@@ -513,7 +530,7 @@ class _Reader:
             elif role == "toolResult":
                 value, model = message.get("usage"), as_str(message.get("model"))
         counted = _usage(as_dict(value), model or self.model)
-        if counted.total:
+        if counted.total and self.paid_here(record):
             yield self.event(
                 "usage", record, usage=counted, extra={"branch": "abandoned"}
             )
@@ -731,7 +748,7 @@ class _Reader:
         self.model = as_str(message.get("model")) or self.model
         usage = as_dict(message.get("usage"))
         if (
-            usage and self.bill_messages
+            usage and self.bill_messages and self.paid_here(record)
         ):  # every response, even one that counted nothing
             yield self.event("usage", record, usage=_usage(usage, model))
         stop = message.get("stopReason")

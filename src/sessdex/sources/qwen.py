@@ -14,7 +14,10 @@ last `custom_title` record (else the first typed prompt), the model from the las
 `session_model` record (else the last assistant `model`, else the newest prompt's
 `executionContext.modelId`), the approval mode from the last `session_approval_mode`
 (written by daemon sessions; else the newest prompt's `executionContext.approvalMode`), a
-parent from `parent_session` (or a `/branch` copy's `forkedFrom`). Qwen re-appends the
+parent from `parent_session` (the session a `create_sub_session` call spawned it from).
+A `/branch` fork copies its source's active records, each stamped `forkedFrom`
+(chatRecordingService `forkSession`): the user's own session, `extra["forked_from_id"]`
+naming the source; the copies are shown and bill nothing again. Qwen re-appends the
 title record every 32 KB so a tail read finds it.
 
 Usage: one `usage` event per assistant `uuid` (streamed replies can be written as several
@@ -312,7 +315,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         {"archived": True} if path.parent.name == "archive" else {}
     )
     session_id = path.name[: -len(".jsonl")]
-    parent_id = info.get("parent") or info.get("fork")
+    parent_id = info.get("parent")
+    if info.get("fork"):
+        extra["forked_from_id"] = info["fork"]
     title = info.get("title") or prompt
     agent_type = None
     model = (
@@ -605,6 +610,7 @@ class _Reader:
         self.spawns: list[_Spawn] = []
         self.children: set[str] = set()
         self.managed = False
+        self.copied = False  # the record being read is a fork's copy of its source's
 
     def flush(self) -> Iterator[Event]:
         if self.pending is not None:
@@ -737,6 +743,8 @@ class _Reader:
         time = iso_time(record.get("timestamp"))
         subtype = as_str(record.get("subtype"))
         version = as_str(record.get("version"))
+        # a fork's copy of its source's record: billed in the source
+        self.copied = isinstance(record.get("forkedFrom"), dict)
         if self.owner is not None:  # a sub-agent's own transcript: all of it is its own
             agent, bill = self.agent, True
         else:
@@ -744,7 +752,7 @@ class _Reader:
             # by the telemetry); a workspace agent's message to this session
             # (`agent_message`) names its author in agentId too, and is not one
             agent = as_str(record.get("agentId")) if record.get("isSidechain") else None
-            bill = agent is None
+            bill = agent is None and not self.copied
             if agent is not None:
                 yield from self._announce(agent, as_str(record.get("agentName")), time)
         if kind == "user":
@@ -1077,6 +1085,8 @@ class _Reader:
         # figures, and billed under the transcript's id when it did not (writers that
         # left a round's usage out). Runs no transcript stands for (0.15.x, a transcript
         # gone, a read from an offset) are billed from here alone.
+        if self.copied:
+            return  # a fork's copy: billed in its source
         child = self.family.claim(run, subagent, time) if self.family else None
         if child is not None:
             if child.billed[sub.usage_key(usage)] > 0:

@@ -13,7 +13,9 @@ Compaction in the legacy engine starts a new folder whose `parent_session_id` is
 and whose first message is the injected summary. We show such a chain as one session: the
 newest folder is listed (its older folders are not), `extra["chain"]` names the folders, and
 `read` yields the older folders first with a compaction event between. A `/branch` fork also
-sets `parent_session_id` but starts with copied messages: it is listed with `parent_id` set.
+sets `parent_session_id` but starts with copied messages: a session of the user's own,
+`extra["forked_from_id"]` naming where it came from (its agent loop starts its `stats` at
+zero: the copied messages bill nothing again).
 2.26 compacts in place instead: the summary is a user message marked `context_boundary:
 "compaction"` in the same file. A `!` command the user ran (`manual_shell`) is a bash call
 and its result.
@@ -360,11 +362,11 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
         return []  # listed, and read, under the folder that continues it
     chain = [meta] if subagent else _chain(meta, links, root)
     oldest = chain[0]
-    parent = None
+    parent = forked_from = None
     if subagent:
         parent = meta.parent_id or _head_ids(folder.parent.parent / "meta.json")[0]
     elif oldest.parent_id and not _opens_with_summary(oldest.folder):
-        parent = oldest.parent_id  # a fork
+        forked_from = _newest(oldest.parent_id, links, root)  # a /branch fork
     if parent:
         parent = _newest(parent, links, root)
     size = sum(file_size(part.folder / "messages.jsonl") for part in chain)
@@ -376,6 +378,8 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
         extra["model_alias"] = meta.alias
     if subagent:
         extra["subagent"] = True
+    if forked_from:
+        extra["forked_from_id"] = forked_from
     return [
         Session(
             app=NAME,

@@ -695,6 +695,21 @@ def test_export_refuses_an_agent_folder_however_the_path_reaches_it(
     assert code == 0, err  # beside it is the user's project: fine
 
 
+def test_export_from_another_home_refuses_the_users_own_agent_folders(
+    tmp_path: Path,
+) -> None:
+    """Reading a copied home (--home) leaves the user's own agents' folders theirs: an
+    export aimed into ~/.claude/projects is refused as one into the copy's is."""
+    home = tmp_path / "home"
+    write_claude_session(home, "16161616-0000-4000-8000-000000000015", str(tmp_path))
+    own = Path(os.environ["HOME"]) / ".claude" / "projects"
+    own.mkdir(parents=True)
+    target = own / "export.md"
+    code, _, err = invoke("export", "1616", "-o", str(target), "--home", str(home))
+    assert code == 1 and "refusing to write" in err
+    assert not target.exists()
+
+
 def _chromium() -> str | None:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None and os.environ.get("SESSDEX_REQUIRE_TOOLS") == "1":

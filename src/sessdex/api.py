@@ -885,11 +885,15 @@ def refuse_agent_folder(
     """Exports never land inside an agent's folders (sessdex writes only where it is
     asked): neither in the folder an app keeps its sessions in nor in any other it
     writes to, reached by its name or through a link, nor over `session`'s own file
-    (an app that keeps it in the project: an export named after it would replace it)."""
+    (an app that keeps it in the project: an export named after it would replace it).
+    The user's own home is checked too when `home` is another (a copy read with
+    --home): its apps' folders are no less theirs."""
     given = Path(output).expanduser().absolute()
     targets = (given, Path(os.path.realpath(given)))
-    for source in sources.all_sources():
-        location = source.locate(home)
+    own = Home.current()
+    homes = [home] if home == own else [home, own]
+    for source, checked in itertools.product(sources.all_sources(), homes):
+        location = source.locate(checked)
         for folder in (location.root, *location.also):
             for root in (folder.absolute(), Path(os.path.realpath(folder))):
                 if any(t == root or root in t.parents for t in targets):

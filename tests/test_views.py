@@ -1214,6 +1214,32 @@ def test_a_sub_agent_name_in_a_markdown_summary_stays_text() -> None:
     )  # as before
 
 
+def test_names_paths_and_commands_keep_their_stars_and_underscores_in_markdown() -> (
+    None
+):
+    """A title, a tool call, a spawn, an error and a note are names, paths and commands,
+    not prose: in a viewer `src/__init__.py` kept its underscores (it showed `init` in
+    bold) and `src/*.py tests/*.py` its stars, while `snake_case` stays as written."""
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    words = "src/__init__.py ls src/*.py tests/*.py snake_case"
+    events = [
+        Event("s", 0, "tool_call", tool="Bash", extra={"input": {"command": words}}),
+        Event("s", 1, "subagent", text=words, extra={"child_id": "c", "agent_type": "_x_"}),
+        Event("s", 2, "error", text=words),
+        Event("s", 3, "meta", text=words),
+    ]  # fmt: skip
+    text = "".join(markdown.render(Session(app="claude", id="s", title=words), events))
+    page = _in_a_viewer(text)
+    assert page.count(words) == 5
+    assert "<strong>_x_</strong>" in page
+    assert "snake_case" in text  # no backslash where none was needed
+    # the only emphasis is the export's own: the note in italics, four labels in bold
+    # (app, session, the spawn's type, Error)
+    assert page.count("<em>") == 1 and page.count("<strong>") == 4
+
+
 def test_markdown_text_of_any_shape_renders_inert() -> None:
     """Pieces of Markdown's syntax in any order, as a prompt, a reply, thinking, a tool's
     name, input and output, and a title: a viewer finds no markup in them, and the

@@ -44,6 +44,11 @@ _ACTIVE = re.compile(
     r"|\][(:](?![ \t]*(?:https?://|mailto:))"  # a link or its definition off the web
     r"|~{3,}"  # a fence
 )
+# Also inert in a line that is a name, a path or a command (a title, a tool call, an
+# error): emphasis, which ate `__init__.py`'s underscores and the stars of `src/*.py
+# tests/*.py`. A `*` always; a run of `_` unless it sits inside a word (`snake_case`),
+# where it opens and closes nothing.
+_LITERAL = re.compile(_ACTIVE.pattern + r"|\*|(?<!_)(?:(?<![^\W_])_++|_++(?![^\W_]))")
 _OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
 _CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 _LANGUAGE = re.compile(r"[\w.+#-]{1,40}")
@@ -59,15 +64,19 @@ def _defused(found: re.Match[str]) -> str:
         return "]\\" + text[1]
     if text == "![":
         return "!\\["
+    if text[0] == "_":
+        return "\\_" * len(text)
     return "\\" + text
 
 
-def _inline(line: str) -> str:
+def _inline(line: str, *, literal: bool = False) -> str:
     """One line of text as Markdown that shows it: its code spans as written (found as
     CommonMark finds them), every other backtick escaped, so a viewer sees no span that
-    sessdex did not, and no tag, image or off-web link outside them."""
+    sessdex did not, and no tag, image or off-web link outside them; `literal`, no
+    emphasis either (a name, a path, a command: not prose)."""
+    active = _LITERAL if literal else _ACTIVE
     if "`" not in line:
-        return _ACTIVE.sub(_defused, line)
+        return active.sub(_defused, line)
     closers: dict[int, list[int]] = {}  # a run's length -> where such runs start
     for run in _TICK_RUNS.finditer(line):
         closers.setdefault(len(run[0]), []).append(run.start())
@@ -82,10 +91,10 @@ def _inline(line: str) -> str:
         if found == len(starts):  # no run of its length closes it: a literal backtick
             continue
         end = starts[found] + len(token[0])
-        out.append(_ACTIVE.sub(_defused, line[plain : token.start()]))
+        out.append(active.sub(_defused, line[plain : token.start()]))
         out.append(line[token.start() : end])
         plain = at = end
-    out.append(_ACTIVE.sub(_defused, line[plain:]))
+    out.append(active.sub(_defused, line[plain:]))
     return "".join(out)
 
 
@@ -171,7 +180,7 @@ def render(
 ) -> Iterator[str]:
     """The page: a header of the session's facts (and the shell line that reopens it,
     `resume`), then its events."""
-    yield f"# {_inline(one_line(session.title or '(untitled)'))}\n\n"
+    yield f"# {_inline(one_line(session.title or '(untitled)'), literal=True)}\n\n"
     facts = [
         ("app", session.app),
         ("session", session.id),
@@ -201,7 +210,7 @@ def render(
         label = (
             f" (sub-agent {names.get(agent) or one_line(agent, 12)})" if agent else ""
         )
-        who = _inline(label)
+        who = _inline(label, literal=True)
         # in a <summary> line, an HTML block: Markdown is not read there (no code span)
         who_html = escape(label, quote=False)
         kind = event.kind
@@ -211,7 +220,9 @@ def render(
             names[str(child)] = f"{one_line(named, 30)} {one_line(str(child))[:8]}"
         if kind == "user":
             sender = sender_name(event)  # another agent's message: not typed
-            heading = _inline(f"Message from {sender}") if sender else "User"
+            heading = (
+                _inline(f"Message from {sender}", literal=True) if sender else "User"
+            )
             if sender == APP_SENDER:  # a command's expansion, a hook's context: folded
                 body = _quote_block(_capped(clean(event.text)))
                 out = f"<details><summary>added by the app{who_html}</summary>\n\n{body}\n\n</details>\n\n"
@@ -227,7 +238,7 @@ def render(
         elif kind == "tool_call":
             value = event.extra.get("input", event.text)
             value = value if value is not None else event.text
-            out = f"- 🔧 {_inline(tool_summary(event.tool, value, 200))}{who}\n"
+            out = f"- 🔧 {_inline(tool_summary(event.tool, value, 200), literal=True)}{who}\n"
             diff = input_diff(value)
             if diff:  # what an edit changed: what a reader of the export most needs
                 text = _capped("\n".join(visible(line) for line in diff))
@@ -236,7 +247,8 @@ def render(
             label = "error" if event.is_error else "result"
             out = f"\n  {label}:\n\n{_quote_block(_capped(clean(event.text)))}\n\n"
         elif kind == "subagent":
-            said = _inline(f"**{named or 'agent'}**: {one_line(event.text)}")
+            name = _inline(named or "agent", literal=True)
+            said = f"**{name}**: {_inline(one_line(event.text), literal=True)}"
             out = f"- 🤖 sub-agent {said}\n"
         elif kind == "compaction":
             out = f"\n---\n*Context compacted{who}.*\n\n"
@@ -244,9 +256,9 @@ def render(
                 summary = _quote_block(clean(event.text))
                 out += f"<details><summary>summary</summary>\n\n{summary}\n\n</details>\n\n"
         elif kind == "error":
-            out = f"> **Error{who}:** {_inline(one_line(event.text))}\n\n"
+            out = f"> **Error{who}:** {_inline(one_line(event.text), literal=True)}\n\n"
         elif kind == "meta" and event.text:  # a model, mode or branch change, a PR
-            out = f"*{_inline(one_line(event.text))}*{who}\n\n"
+            out = f"*{_inline(one_line(event.text), literal=True)}*{who}\n\n"
         elif kind == "usage" and event.usage is not None:
             total_in += (
                 event.usage.input_tokens

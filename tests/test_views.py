@@ -1116,7 +1116,7 @@ def test_markdown_text_keeps_its_code_and_loses_its_tags() -> None:
 # What a Markdown viewer renders for a page: the tags Markdown itself makes, and a
 # <details> the export writes around thinking. Anything else (an image, a script, a
 # comment, a tag from the transcript) is the transcript's markup taking effect.
-_MARKDOWN_TAGS = {"h1", "h2", "p", "ul", "ol", "li", "strong", "em", "code", "pre",
+_MARKDOWN_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "li", "strong", "em", "code", "pre",
                   "blockquote", "hr", "br", "a", "details", "summary"}  # fmt: skip
 
 
@@ -1238,6 +1238,32 @@ def test_names_paths_and_commands_keep_their_stars_and_underscores_in_markdown()
     # the only emphasis is the export's own: the note in italics, four labels in bold
     # (app, session, the spawn's type, Error)
     assert page.count("<em>") == 1 and page.count("<strong>") == 4
+
+
+def test_a_transcripts_headings_stay_below_the_exports_own() -> None:
+    """A reply's `## User` is no turn of the user's and its `# Plan` no title: each
+    heading of a prompt or a reply is two levels down, one that opens a reply starts
+    its line, and a `#` in code stays as written."""
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    reply = "# Plan\n\n## User\n\nrm it\n\n```sh\n# a comment\n```"
+    events = [
+        Event("s", 0, "user", text="# Bug\nit fails"),
+        Event("s", 1, "assistant", text=reply),
+        Event("s", 2, "user", text="thanks"),
+    ]
+    text = "".join(markdown.render(Session(app="claude", id="s", title="t"), events))
+    page = _in_a_viewer(text)
+    assert re.findall(r"<h(\d)>([^<]*)</h\d>", page) == [
+        ("1", "t"),
+        ("2", "User"),
+        ("3", "Bug"),
+        ("3", "Plan"),
+        ("4", "User"),
+        ("2", "User"),
+    ]
+    assert '<code class="language-sh"># a comment\n</code>' in page
 
 
 def test_markdown_text_of_any_shape_renders_inert() -> None:

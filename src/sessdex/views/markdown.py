@@ -49,6 +49,9 @@ _ACTIVE = re.compile(
 # tests/*.py`. A `*` always; a run of `_` unless it sits inside a word (`snake_case`),
 # where it opens and closes nothing.
 _LITERAL = re.compile(_ACTIVE.pattern + r"|\*|(?<!_)(?:(?<![^\W_])_++|_++(?![^\W_]))")
+# A heading in a transcript's text: two levels down, under the export's own (the
+# title, `## User`), where an assistant's `## User` read as a turn of the user's.
+_HEADING = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)", re.MULTILINE)
 _OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
 _CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 _LANGUAGE = re.compile(r"[\w.+#-]{1,40}")
@@ -98,12 +101,20 @@ def _inline(line: str, *, literal: bool = False) -> str:
     return "".join(out)
 
 
+def _headed_down(prose: str) -> str:
+    """`prose` with each heading two levels lower (at most 6)."""
+    if "#" not in prose:
+        return prose
+    return _HEADING.sub(lambda m: m[1] + "#" * min(6, len(m[2]) + 2), prose)
+
+
 def _blocks(text: str) -> list[tuple[bool, str]]:
     """`text` as Markdown blocks: (True, a fenced block fenced anew) or (False, lines of
-    inert prose). A fence the text leaves open ends with the text, as CommonMark ends it
-    with the document: here, it would have swallowed the rest of the export."""
+    inert prose, its headings below the export's). A fence the text leaves open ends
+    with the text, as CommonMark ends it with the document: here, it would have
+    swallowed the rest of the export."""
     if "`" not in text and "~~~" not in text:  # no code: no fence, no code span
-        return [(False, _ACTIVE.sub(_defused, text))]
+        return [(False, _headed_down(_ACTIVE.sub(_defused, text)))]
     blocks: list[tuple[bool, str]] = []
     prose: list[str] = []
     lines = text.split("\n")
@@ -115,7 +126,7 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
             at += 1
             continue
         if prose:
-            blocks.append((False, "\n".join(prose)))
+            blocks.append((False, _headed_down("\n".join(prose))))
             prose = []
         indent, fence = opened[1], opened[2]
         body: list[str] = []
@@ -139,7 +150,7 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
             (True, "\n".join(indent + x if x else x for x in block.split("\n")))
         )
     if prose:
-        blocks.append((False, "\n".join(prose)))
+        blocks.append((False, _headed_down("\n".join(prose))))
     return blocks
 
 
@@ -230,7 +241,9 @@ def render(
                 out = f"## {heading}{who}\n\n{_no_html(clean(event.text))}\n\n"
         elif kind == "assistant":
             blocks = _blocks(clean(event.text))
-            gap = "\n\n" if blocks and blocks[0][0] else " "  # a fence starts a line
+            # a fence or a heading starts a line
+            starts = blocks and (blocks[0][0] or _HEADING.match(blocks[0][1]))
+            gap = "\n\n" if starts else " "
             body = "\n".join(block for _, block in blocks)
             out = f"**Assistant{who}:**{gap}{body}\n\n"
         elif kind == "thinking" and event.text:

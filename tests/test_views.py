@@ -318,6 +318,16 @@ def test_an_edit_of_a_big_file_is_matched_only_between_its_shared_lines() -> Non
     assert tool_summary("Edit", unchanged) == "Edit — x"  # no count of nothing
 
 
+def test_an_edit_of_whole_lines_shows_no_empty_line_after_them() -> None:
+    """Texts that both end with a newline: their diff is `diff`'s, with no empty context
+    line after the last (a line neither file has) counted in the hunk's header."""
+    from sessdex.views.diffs import edit_diff
+
+    edit = {"old_string": "a\nb\nc\n", "new_string": "a\nB\nc\nd\n"}
+    assert edit_diff(edit)[0] == ["@@ -1,3 +1,4 @@", " a", "-b", "+B", " c", "+d"]
+    assert tool_summary("Edit", {"file_path": "f", **edit}) == "Edit — f (+2 -1)"
+
+
 def _apply_hunks(before: list[str], hunks: list[str]) -> list[str]:
     """`before` with a unified diff's hunks applied, checking each line they quote."""
     header = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")

@@ -33,6 +33,8 @@ def edit_diff(value: Mapping[str, object]) -> tuple[list[str], set[str]]:
     pairs, keys = _edits(value)
     lines: list[str] = []
     for old, new in pairs:
+        if old.endswith("\n") and new.endswith("\n"):  # it ends their last line: no
+            old, new = old[:-1], new[:-1]  # empty line after it, as diff counts them
         lines.extend(_hunks(old.split("\n"), new.split("\n")))
     return lines, keys
 

@@ -52,7 +52,11 @@ from ._common import (
     show_default=True,
     help="Interleave sub-agent events, group them under their spawn, or leave them out.",
 )
-@count_option("--tail", help="Only the last N events, read from the end of the file.")
+@count_option(
+    "--tail",
+    help="Only the lead agent's last N events, read from the end of its file "
+    "(sub-agents left out).",
+)
 @click.option(
     "--full-payloads",
     is_flag=True,

@@ -123,7 +123,10 @@ def test_an_unknown_model_has_no_price_never_zero(catalogue: Catalogue) -> None:
     ("spelled", "plain"),
     [
         ("anthropic/claude-sonnet-4-5", "claude-sonnet-4-5"),
-        ("openrouter/anthropic/claude-opus-4.5", "claude-opus-4.5"),
+        ("openrouter/anthropic/claude-opus-4.5", "claude-opus-4-5"),
+        ("claude-sonnet-4.5", "claude-sonnet-4-5"),  # Copilot CLI's spelling
+        ("Claude Sonnet 4.5", "claude-sonnet-4-5"),
+        ("claude-3.5-sonnet-20241022", "claude-3-5-sonnet-20241022"),
         ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5-20250929"),
         ("claude-sonnet-4-5@20250929", "claude-sonnet-4-5-20250929"),
         ("Gemini 3 Pro (High)", "gemini-3-pro-high"),

@@ -71,12 +71,18 @@ def _other_forms(ref: str) -> list[str]:
     return [_COMPACT_DATE.sub(lambda m: f"-{m[1]}-{m[2]}-{m[3]}", f) for f in forms]
 
 
+_VERSION_DOT = re.compile(r"(?<=\d)\.(?=\d)")
+
+
 @lru_cache(maxsize=4096)
 def plain_name(model: str) -> str:
     """One spelling for the names apps give one model, so a report keeps one row for it:
-    lower case and `_unwrapped`. The date and the thinking level stay: they say what
-    ran."""
+    lower case and `_unwrapped`; a Claude version's dots as Anthropic's ids write them
+    (Copilot's and OpenRouter's `claude-sonnet-4.5` is `claude-sonnet-4-5`). The date and
+    the thinking level stay: they say what ran."""
     name, _ = _unwrapped(model.strip().lower())
+    if name.startswith("claude-"):
+        name = _VERSION_DOT.sub("-", name)
     return name.replace("@", "-") or model
 
 

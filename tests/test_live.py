@@ -1205,6 +1205,7 @@ def test_watch_json_is_the_board_once_as_one_array(home: Home, run: CliRunner) -
         "reason",
         "updated",
         "tokens",
+        "tokens_partial",
     }
     listed = {
         row["id"]
@@ -1225,6 +1226,30 @@ def test_watch_json_is_the_board_once_as_one_array(home: Home, run: CliRunner) -
         )
     }
     assert {row["id"] for row in board} <= listed
+
+
+def test_watch_json_says_which_tokens_are_counted_from_a_tail_window(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """A session longer than the history `watch` reads first shows `+` after its tokens on
+    the board: its JSON object says so too (scripts could not tell its count was short)."""
+    home = copy_home("claude", tmp_path)
+    path = (
+        home.path
+        / ".claude/projects/-home-dev-shop/11111111-1111-4111-8111-111111111111.jsonl"
+    )
+    lines = path.read_bytes().splitlines(keepends=True)
+    grown = list(lines)
+    while sum(map(len, grown)) < 2 * live.FULL_REREAD_MAX:
+        grown += lines[1:]  # the same turns again
+    path.write_bytes(b"".join(grown))
+    args = ["watch", "--since", "10000w", "--app", "claude", "--home", str(home.path)]
+    board = json.loads(run.invoke(main, [*args, "--json"]).stdout)
+    partial = {row["id"][:8]: row["tokens_partial"] for row in board}
+    assert partial["11111111"] is True and partial["22222222"] is False
+    shown = run.invoke(main, [*args, "--once"]).stdout
+    [line] = [line for line in shown.splitlines() if "11111111" in line]
+    assert line.endswith("+")
 
 
 def test_follow_history_counts_the_lines_it_shows(

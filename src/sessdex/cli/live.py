@@ -65,7 +65,7 @@ def live_options(f: F) -> F:
     "--nl",
     "as_nl",
     is_flag=True,
-    help="Stream status changes as JSON lines (id, app, title, cwd, status, reason, updated, tokens).",
+    help="Stream status changes as JSON lines (id, app, title, cwd, status, reason, updated, tokens, tokens_partial).",
 )
 @click.option(
     "--json",

@@ -83,6 +83,7 @@ def status_record(row: BoardRow) -> dict[str, JSONValue]:
         if row.updated
         else None,
         "tokens": row.tokens,
+        "tokens_partial": row.partial,
     }
 
 

@@ -405,6 +405,36 @@ def test_rules_turns_and_tools() -> None:
     assert decide(streaming, T + 20, T + 11, True).status == "working"
 
 
+def test_a_session_holding_only_its_settings_is_starting(tmp_path: Path) -> None:
+    """pi writes its model and effort before the first prompt: a session holding only
+    those is starting, as one with nothing written is, not the model responding (nor,
+    the CLI long silent, working on)."""
+    from sessdex.sources import pi
+
+    path = tmp_path / "s.jsonl"
+    stamp = "2027-01-15T08:00:00.000Z"
+    records = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": stamp, "cwd": "/w"},
+        {"type": "model_change", "id": "a1", "parentId": None, "timestamp": stamp,
+         "provider": "anthropic", "modelId": "claude-sonnet-4-5"},
+        {"type": "thinking_level_change", "id": "a2", "parentId": "a1",
+         "timestamp": stamp, "thinkingLevel": "high"},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    found = list(pi.read(Session("pi", "s", path=str(path)), Diagnostics()))
+    assert found and {e.kind for e in found} == {"meta"}
+    start = datetime.fromisoformat(stamp).timestamp()
+    settings = tracked(*found)
+    for alive in (None, True):
+        status = decide(settings, start + 5, start, alive)
+        assert (status.status, status.reason) == ("working", "starting")
+    status = decide(settings, start + 300, start, True)
+    assert (status.status, status.reason) == ("idle", "nothing written yet")
+    assert decide(settings, start + 300, start, False).status == "ended"
+    prompted = tracked(*found, event("user", start + 1, text="go"))
+    assert decide(prompted, start + 5, start + 1, None).reason == "model responding"
+
+
 def test_rules_a_deferred_answer() -> None:
     """The model took the request to answer later (a background answer the app polls for):
     working while the CLI runs, idle once it is gone, ended after a day; an answer that

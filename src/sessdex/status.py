@@ -101,6 +101,9 @@ class Tracker:
     spawns: dict[str, str | None] = field(default_factory=dict)  # call -> child id
     tokens: int = 0
     events: int = 0
+    # an event other than a setting came (a prompt, an answer, a meta event that asks or
+    # defers): a session holding only its settings (model, effort) has not started
+    begun: bool = False
     turn_ends: int = 0  # seen from the lead: this app writes them
     partial: bool = False  # history before the first event read is unknown
     recorded: float = 0.0  # epoch seconds of the newest dated event of any agent
@@ -137,6 +140,10 @@ class Tracker:
 
     def add(self, event: Event, arrived: float) -> None:
         self.events += 1
+        if event.kind != "meta" or any(
+            event.extra.get(key) is not None for key in ("asks", "deferred")
+        ):
+            self.begun = True
         self.exited = event.agent_id is None and event.extra.get("exited") is True
         agent = self.agent(event.agent_id)
         when = event.time.timestamp() if event.time is not None else arrived
@@ -241,7 +248,13 @@ def decide(
         alive = None  # it is being written: the process search missed it
     if tracker.exited:
         alive = False  # the app wrote that it exited: no process search knows better
-    if lead.phase is None and not tracker.events:
+    # nothing but settings yet (pi writes its model first); a history read from its end
+    # holding only settings may still be mid-turn
+    if (
+        lead.phase is None
+        and not tracker.begun
+        and not (tracker.partial and tracker.events)
+    ):
         if quiet < QUIET_WORKING and alive is not False:
             return Status("working", "starting")
         if alive:

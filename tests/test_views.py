@@ -390,6 +390,35 @@ def test_markdown_export_shows_what_an_edit_changed() -> None:
     ) in page  # the fence outgrows the diff's own, so the diff cannot close it
 
 
+def test_markdown_export_shows_a_tool_calls_input_capped_and_fenced() -> None:
+    """A Write's content was left out of the Markdown export (the HTML shows it): it
+    shows under the call as `show --detail full` has it, capped as a result is, in a
+    fence that nothing in it closes; an argument the call's line shows whole is not
+    repeated."""
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    content = "# Notes\n````\nnot closed\x1b]0;x\x07\n" + "line of notes\n" * 300
+    events = [
+        Event("s", 0, "tool_call", tool="Write",
+              extra={"input": {"file_path": "notes.md", "content": content}}),
+        Event("s", 1, "tool_call", tool="Bash",
+              extra={"input": {"command": "make", "description": "Build it"}}),
+        Event("s", 2, "assistant", text="Done."),
+    ]  # fmt: skip
+    page = "".join(markdown.render(Session(app="claude", id="s"), events))
+    assert "- 🔧 Write — notes.md\n\n`````\ncontent:\n    # Notes\n    ````\n" in page
+    assert "not closed\\x1b]0;x\\x07" in page  # what it was given, written out
+    written = page.split("`````")[1]  # capped at 2,000 characters, as a result is
+    assert written.endswith("more characters)\n") and len(written) < 2100
+    assert "- 🔧 Bash — make\n\n```\ndescription: Build it\n```\n" in page
+    shown = _in_a_viewer(page)
+    assert (
+        shown.count("<pre><code>") == 2
+        and "<p><strong>Assistant:</strong> Done.</p>" in shown
+    )
+
+
 def test_a_patch_is_summarised_by_its_files_and_shown_as_a_diff() -> None:
     """Codex's apply_patch gets the patch as its whole input."""
     from sessdex.model import Session
@@ -987,13 +1016,15 @@ def test_export_groups_sub_agents_by_default_and_json_keeps_time_order() -> None
     home = CLAUDE_HOME
     _, md, _ = invoke("export", "82d9f90c", "-f", "md", "--home", str(home))
     spawn = md.index("🤖 sub-agent **general-purpose**")
-    child = md.index("SCENARIO=child")
-    assert spawn < child < md.index("The sub-agent finished")
+    child = md.index("## Message from the lead")  # its prompt, as it got it
+    assert "SCENARIO=child" in md[child:] and spawn < child < md.index(
+        "The sub-agent finished"
+    )
     _, raw, _ = invoke("export", "82d9f90c", "-f", "json", "--home", str(home))
     _, shown, _ = invoke("show", "82d9f90c", "--json", "--home", str(home))
     assert json.loads(raw) == json.loads(shown)
     _, alone, _ = invoke("export", "82d9f90c", "-f", "md", "--subagents", "none", "--home", str(home))  # fmt: skip
-    assert "SCENARIO=child" not in alone
+    assert "Message from the lead" not in alone and "🔧 Bash" not in alone
 
 
 def test_show_json_subagents_tree_puts_each_sub_agent_under_its_spawn() -> None:

@@ -16,15 +16,17 @@ from collections.abc import Iterable, Iterator
 from html import escape
 
 from ..model import Event, Session
-from .diffs import input_diff
+from .diffs import edit_diff, input_diff, patch_text
 from .records import iso
 from .text import (
     APP_SENDER,
     clean,
     one_line,
     sender_name,
+    shown_whole,
     spawn_name,
     tokens,
+    tool_detail,
     tool_summary,
     visible,
 )
@@ -186,6 +188,42 @@ def _capped(text: str, limit: int = 2000) -> str:
     return text[:limit] + f"\n… ({len(text) - limit} more characters)"
 
 
+def _arguments(value: object, shown: str) -> str:
+    """A tool call's input beyond its diff and what its summary line (`shown`) shows
+    whole, as `show --detail full` has it: each argument `key: value`, a text of several
+    lines indented under its key, every control character written out (`visible`): a
+    `Write`'s content, a long command."""
+    from .records import dumps
+
+    if patch_text(value) is not None:  # the diff shows it
+        if not isinstance(value, dict) or len(value) == 1:
+            return ""
+        held = "command" if "command" in value else "cmd"
+        value = {k: v for k, v in value.items() if k != held}
+    elif isinstance(value, dict):
+        edits = edit_diff(value)[1]
+        value = {k: v for k, v in value.items() if k not in edits}
+    if value is None or value == "" or value == {}:
+        return ""
+    if not isinstance(value, dict):
+        text = value if isinstance(value, str) else dumps(value).decode()
+        return "" if shown_whole(text, shown) else visible(text.rstrip("\n"))
+    lines: list[str] = []
+    for key, argument in value.items():
+        text = argument if isinstance(argument, str) else dumps(argument).decode()
+        if shown_whole(text, shown):
+            continue
+        name = one_line(str(key), 40)
+        if "\n" in text.rstrip("\n"):
+            lines.append(f"{name}:")
+            lines.extend(
+                "    " + visible(line) for line in text.rstrip("\n").split("\n")
+            )
+        else:
+            lines.append(f"{name}: {visible(text)}")
+    return "\n".join(lines)
+
+
 def render(
     session: Session, events: Iterable[Event], resume: str | None = None
 ) -> Iterator[str]:
@@ -256,6 +294,9 @@ def render(
             if diff:  # what an edit changed: what a reader of the export most needs
                 text = _capped("\n".join(visible(line) for line in diff))
                 out += f"\n{_quote_block(text, 'diff')}\n\n"
+            rest = _arguments(value, tool_detail(value, 200))
+            if rest:  # what else it was given (a file's content): capped as results are
+                out += f"\n{_quote_block(_capped(rest))}\n\n"
         elif kind == "tool_result":
             label = "error" if event.is_error else "result"
             out = f"\n  {label}:\n\n{_quote_block(_capped(clean(event.text)))}\n\n"

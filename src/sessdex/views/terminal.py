@@ -30,12 +30,12 @@ from .text import (
     fold,
     one_line,
     sender_name,
+    shown_whole,
     spawn_name,
     tokens,
     tool_detail,
     tool_summary,
     visible,
-    visible_line,
 )
 
 DETAILS = ("full", "normal", "user")
@@ -218,7 +218,7 @@ def tool_input(value: object) -> list[tuple[str, str]]:
     shown = tool_detail(value)  # what the summary line shows of it
     if not isinstance(value, dict):
         text = value if isinstance(value, str) else _compact(value)
-        return [] if _shown_whole(text, shown) else _block(text)
+        return [] if shown_whole(text, shown) else _block(text)
     diff, done = edit_diff(value)
     pieces = [
         (_INDENT + visible(line), _DIFF_STYLES[kind])
@@ -228,7 +228,7 @@ def tool_input(value: object) -> list[tuple[str, str]]:
         if key in done:
             continue
         text = argument if isinstance(argument, str) else _compact(argument)
-        if _shown_whole(text, shown):
+        if shown_whole(text, shown):
             continue
         pieces.append((f"{_INDENT}{one_line(str(key), 40)}:", "dim"))
         if "\n" in text.rstrip("\n"):
@@ -236,12 +236,6 @@ def tool_input(value: object) -> list[tuple[str, str]]:
         else:
             pieces.append((" " + visible(text), ""))
     return pieces
-
-
-def _shown_whole(text: str, shown: str) -> bool:
-    """Whether the summary line already shows `text` whole (one line, not cut)."""
-    line = visible_line(text)
-    return bool(line) and line == text.strip() and line == shown
 
 
 def _compact(value: object) -> str:

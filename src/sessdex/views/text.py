@@ -301,6 +301,13 @@ def tool_detail(value: object, width: int = 100) -> str:
     return visible_line(detail, width)  # nothing of what ran may be hidden
 
 
+def shown_whole(text: str, shown: str) -> bool:
+    """Whether a tool call's summary line (`shown`, its `tool_detail`) already shows
+    `text`, one of its arguments, whole (one line, not cut)."""
+    line = visible_line(text)
+    return bool(line) and line == text.strip() and line == shown
+
+
 def fold(text: str | None, lines: int = 3, width: int = 160) -> str:
     """The first few lines of a long output, with a count of what was left out.
 

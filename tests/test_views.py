@@ -914,6 +914,33 @@ def test_grouping_by_agent_nests_in_spawn_order_and_spills_to_disk(
     assert spools == [cache_dir()]  # one spool, in sessdex's own cache folder
 
 
+def test_the_usage_of_a_spawning_response_stays_with_its_spawn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lead's tokens for the response that spawned a sub-agent came after the
+    sub-agent's whole block in `show --subagents tree` (under its result, as if the
+    answer cost them); they stay with the spawn, as in time order, held or spooled."""
+    from sessdex.model import Usage
+    from sessdex.views import grouped
+
+    args = ["show", "82d9f90c", "--detail", "full", "--home", str(CLAUDE_HOME)]
+    _, tree, _ = invoke(*args, "--subagents", "tree")
+    lines = tree.splitlines()
+    spawn = next(n for n, line in enumerate(lines) if line.startswith("Spawned"))
+    assert lines[spawn + 1].startswith("  tokens: in 1.2k")
+    assert lines[spawn + 2].startswith("  ↳ general-purpose ⇠ the lead")
+    events = [
+        Event("s", 0, "subagent", extra={"child_id": "a"}),
+        Event("s", 1, "usage", usage=Usage(10, 5)),
+        Event("s", 2, "usage", agent_id="a", usage=Usage(3, 1)),
+        Event("s", 3, "tool_result", text="done"),
+    ]
+    order = [(e.agent_id, e.seq) for e in grouped.grouped_by_agent(events)]
+    assert order == [(None, 0), (None, 1), ("a", 2), (None, 3)]
+    monkeypatch.setattr(grouped, "HELD_IN_MEMORY", 0)  # all but the first on disk
+    assert [(e.agent_id, e.seq) for e in grouped.grouped_by_agent(events)] == order
+
+
 def test_events_held_on_disk_come_back_with_every_field(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -1028,16 +1055,17 @@ def test_export_groups_sub_agents_by_default_and_json_keeps_time_order() -> None
 
 
 def test_show_json_subagents_tree_puts_each_sub_agent_under_its_spawn() -> None:
-    """`show --json --subagents tree` orders events as its help says, as export does."""
+    """`show --json --subagents tree` orders events as its help says, as export does
+    (three sub-agents spawned together, which time order interleaves)."""
     home = str(CLAUDE_HOME)
-    _, tree, _ = invoke("show", "82d9f90c", "--json", "--subagents", "tree", "--home", home)  # fmt: skip
-    _, grouped, _ = invoke("export", "82d9f90c", "-f", "json", "--subagents", "tree", "--home", home)  # fmt: skip
-    _, inline, _ = invoke("show", "82d9f90c", "--json", "--home", home)
+    _, tree, _ = invoke("show", "fe5e1c67", "--json", "--subagents", "tree", "--home", home)  # fmt: skip
+    _, grouped, _ = invoke("export", "fe5e1c67", "-f", "json", "--subagents", "tree", "--home", home)  # fmt: skip
+    _, inline, _ = invoke("show", "fe5e1c67", "--json", "--home", home)
     assert json.loads(tree) == json.loads(grouped) != json.loads(inline)
     assert sorted(map(json.dumps, json.loads(tree))) == sorted(
         map(json.dumps, json.loads(inline))
     )  # the same events, in another order
-    _, lines, _ = invoke("show", "82d9f90c", "--nl", "--subagents", "tree", "--home", home)  # fmt: skip
+    _, lines, _ = invoke("show", "fe5e1c67", "--nl", "--subagents", "tree", "--home", home)  # fmt: skip
     assert [json.loads(line) for line in lines.splitlines()] == json.loads(tree)
 
 

@@ -134,11 +134,21 @@ def _depth_first(
                 continue
             event = events.get(at, spool)
             yield event
-            stack.append((agent, at + 1))
             child = event.extra.get("child_id") if event.kind == "subagent" else None
             if child is not None and str(child) not in seen:
+                # the usage of the response that made the spawn is the spawner's, not
+                # an answer to it: it stays with the spawn, before the sub-agent's block
+                while at + 1 < len(events):
+                    following = events.get(at + 1, spool)
+                    if following.kind != "usage":
+                        break
+                    yield following
+                    at += 1
                 seen.add(str(child))
+                stack.append((agent, at + 1))
                 stack.append((str(child), 0))
+            else:
+                stack.append((agent, at + 1))
 
 
 def _weight(event: Event) -> int:

@@ -423,7 +423,8 @@ def kilo_steps(ctx: Context) -> list[Step]:
     run = ["kilo", "run", "--format", "json", "--auto"]
     return [
         # `kilo run` 7.7 asks for no title: the session keeps "New session - <time>", which
-        # Kilo's lists show as the first prompt (as `run` quotes it), and so does sessdex.
+        # `kilo run`'s header shows as the first prompt (as `run` quotes it), and so does
+        # sessdex (`kilo session list` shows the placeholder).
         Step("basic", [*run, PROMPTS["basic"]], title=f'"{PROMPTS["basic"]}"'),
         Step("resume", [*run, "--session", "{basic}", PROMPTS["resume"]]),
         Step(

@@ -332,7 +332,9 @@ def test_the_real_kilo_cli_database_lists_each_session_with_its_facts() -> None:
 
 def test_a_session_kilo_run_left_untitled_is_named_by_its_first_prompt() -> None:
     """`kilo run` asks for no title: the session keeps "New session - <time>", and
-    Kilo's own lists show the first prompt instead; so does sessdex."""
+    `kilo run`'s header shows the first prompt instead, as `run` stored it (an argument
+    holding a space in quotes: Kilo's `buildRunMessage`); so does sessdex. (`kilo session
+    list` and the TUI's session list show the placeholder.)"""
     location = kilo.locate(Home.at(DATA / "home"))
     [path] = [p for p in kilo.scan(location) if p.name == "kilo.db"]
     found = {s.id: s for s in kilo.parse(path, location, Diagnostics())}

@@ -21,7 +21,10 @@ so a `global` session lives there alone (a copy in `storage/` wins). OpenCode 2.
 sessions in `session_v2` and their history in `session_message` rows, read by
 `_opencode_v2` (a 2.x row wins over the 1.x row of the same session). A session still
 titled "New session - <time>" (no title was generated; early 0.x: "New Session - <time>"),
-in the database or the JSON files, is listed by its first prompt, as Kilo's lists show it. We ignore the `event` log, `todo`, `permission`, `project` and
+in the database or the JSON files, is listed by its first prompt as it was stored (`kilo
+run` and `opencode run` wrap an argument holding a space in `"…"`, and so does the title),
+as `kilo run` 7.7's header shows it; Kilo's `session list` and its TUI's session list show
+the placeholder itself. We ignore the `event` log, `todo`, `permission`, `project` and
 snapshots.
 
 Usage: one `usage` event per assistant message, from its `tokens` (the per-step
@@ -254,7 +257,8 @@ def parse_database(
 def _is_placeholder(title: object) -> bool:
     """The title a session gets before one is generated (session/index.ts
     `createDefaultTitle`): `kilo run` 7.7 asks for no title and keeps it, and a title
-    request that failed leaves it too; Kilo's own lists show the first prompt instead."""
+    request that failed leaves it too. `kilo run`'s header shows the first prompt instead
+    (its session lists show the placeholder): a time is no title, so sessdex does too."""
     return isinstance(title, str) and bool(_PLACEHOLDER_TITLE.fullmatch(title))
 
 

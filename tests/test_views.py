@@ -1169,6 +1169,19 @@ def test_html_and_markdown_exports_end_with_the_same_token_totals() -> None:
     assert html_total.groups() == md_total.groups() == ("4.8k", "120")
 
 
+def test_export_totals_leave_out_a_broken_token_count(tmp_path: Path) -> None:
+    """A response whose file says -120 output tokens adds nothing to the totals (as in
+    `usage`), instead of taking 120 off the others."""
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "gemini" / "home", home)
+    chat = home / ".gemini/tmp/webapp/chats/session-2026-12-02T14-30-d00dfeed.jsonl"
+    chat.write_text(chat.read_text().replace('"output":120', '"output":-120'))
+    _, page, _ = invoke("export", "d00dfeed", "-f", "html", "--home", str(home))
+    _, text, _ = invoke("export", "d00dfeed", "-f", "md", "--home", str(home))
+    assert "tokens in all: 3.1k in, 160 out</div>" in page
+    assert text.endswith("Tokens: 3.1k in, 160 out.\n")
+
+
 def test_markdown_text_keeps_its_code_and_loses_its_tags() -> None:
     """Outside code a `<` that could open a tag is escaped; code spans and fences show
     their markup as written, and a value with backticks cannot close its code span."""

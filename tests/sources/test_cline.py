@@ -503,3 +503,21 @@ def test_use_subagents_shows_each_sub_agent_and_how_it_ended(tmp_path: Path) -> 
     assert [c.status for c in done.children] == ["done", "failed"]
     [answer] = [e for e in found if e.kind == "tool_result"]
     assert answer.is_error and answer.text == "api.py:12\n\ntimed out"
+
+
+def test_a_task_file_cut_inside_its_last_time_is_listed_at_the_time_before(
+    tmp_path: Path,
+) -> None:
+    """The file's end cuts 1740470406000 to 1740470406: no date in 1970."""
+    home = tmp_path / "home"
+    path = task(home, "1740470400000", [
+        {"ts": 1740470400000, "type": "say", "say": "task", "text": "Build it"},
+        {"ts": 1740470405000, "type": "say", "say": "text", "text": "Done."},
+        {"ts": 1740470406000, "type": "say", "say": "text", "text": "More."},
+    ])  # fmt: skip
+    data = path.read_bytes()
+    path.write_bytes(data[: data.index(b"1740470406000") + 10])
+    found = sessions(Home.at(home))["1740470400000"]
+    assert found.updated is not None and found.updated.isoformat().startswith(
+        "2025-02-25T08:00:05"
+    )

@@ -80,7 +80,8 @@ JSON_CAP = 64 * 1024 * 1024  # a bigger task JSON file is read one message at a 
 SMALL_CAP = 4 * 1024 * 1024  # metadata and history item files
 CHILD_DEPTH = 3  # sub-task levels read into a parent's events
 
-_TS = re.compile(rb'"ts"\s*:\s*(\d{10,})')
+# a stamp its message goes on after: the digits of one the file's end cuts are no time
+_TS = re.compile(rb'"ts"\s*:\s*(\d{10,})(?=\s*[,}])')
 _CWD = re.compile(r"Current (?:Working|Workspace) Directory \(([^)\n]+)\)")
 # Roo writes the model only into the environment details it sends ("# Current Mode").
 _MODEL = re.compile(r"<model>([^<\n]{1,200})</model>")

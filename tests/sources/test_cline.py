@@ -521,3 +521,25 @@ def test_a_task_file_cut_inside_its_last_time_is_listed_at_the_time_before(
     assert found.updated is not None and found.updated.isoformat().startswith(
         "2025-02-25T08:00:05"
     )
+
+
+def test_a_task_file_cut_short_keeps_the_messages_before_its_cut(
+    tmp_path: Path,
+) -> None:
+    """A ui_messages.json the editor stopped writing half way (a crash, a full disk)
+    shows its first messages and says where it stopped, instead of nothing."""
+    home = tmp_path / "home"
+    path = task(home, "1740470400000", [
+        {"ts": 1740470400000, "type": "say", "say": "task", "text": "Build it"},
+        {"ts": 1740470405000, "type": "say", "say": "text", "text": "Done."},
+        {"ts": 1740470406000, "type": "say", "say": "text", "text": "More."},
+    ])  # fmt: skip
+    data = path.read_bytes()
+    path.write_bytes(data[: data.index(b"More")])
+    diagnostics = Diagnostics()
+    found = events(sessions(Home.at(home))["1740470400000"], diagnostics)
+    assert [(e.kind, e.text) for e in found] == [
+        ("user", "Build it"),
+        ("assistant", "Done."),
+    ]
+    assert "stopped reading" in diagnostics.problems[0]

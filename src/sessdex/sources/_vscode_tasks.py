@@ -351,19 +351,19 @@ class _Translator:
         self.emit = Emitter(session.id)
 
     def task(self, path: Path, agent: str | None, depth: int) -> Iterator[Event]:
-        messages: object
-        if file_size(path) > JSON_CAP:  # too big to parse at once: a message at a time
+        size = file_size(path)
+        messages: object = None
+        if size <= JSON_CAP:
+            messages = files.read_json_file(path, limit=JSON_CAP)
+        if messages is None and size:
+            # too big to parse at once, or broken: a message at a time, so that a file
+            # cut short keeps the messages before its cut (and says where it stopped)
             from ..jsonstream import file_items
 
             messages = file_items(path, None, self.diagnostics, self.store.app)
-        else:
-            messages = files.read_json_counted(
-                path,
-                JSON_CAP,
-                self.diagnostics,
-                missing=f"{self.store.app}: {path} vanished",
-            )
-        if messages is None:
+        elif messages is None:
+            if not path.exists():
+                self.diagnostics.problem(f"{self.store.app}: {path} vanished")
             return
         if not isinstance(messages, list | Iterator):
             self.diagnostics.skip(

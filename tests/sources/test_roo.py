@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from sessdex.diagnostics import Diagnostics
@@ -260,3 +261,19 @@ def test_a_rate_limit_countdown_is_not_an_unknown_message(tmp_path: Path) -> Non
     found = list(roo.read(session, diagnostics))
     assert [e.kind for e in found] == ["user", "assistant"]
     assert not diagnostics.unknown
+
+
+def test_a_broken_history_item_is_counted_not_passed_over_in_silence(
+    tmp_path: Path,
+) -> None:
+    """history_item.json cut short loses the task's folder: the listing says so."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    item = next(home.rglob("7c1a2b3d-*/history_item.json"))
+    item.write_bytes(item.read_bytes()[:-7])
+    diagnostics = Diagnostics()
+    location = roo.locate(Home.at(home))
+    for path in roo.scan(location):
+        roo.parse(path, location, diagnostics)
+    assert diagnostics.skipped == {"not JSON": 1}
+    assert diagnostics.details[0][0] == str(item)

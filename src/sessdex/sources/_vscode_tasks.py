@@ -275,10 +275,13 @@ class TaskStore:
         opening = _first_messages(head)
         first = opening[0] if opening else None
         stamps = _TS.findall(tail)
-        item = files.read_json_counted(folder / "history_item.json", SMALL_CAP, None)
+        # optional, but one that is there and broken is said: its folder and title are lost
+        item = files.read_json_counted(
+            folder / "history_item.json", SMALL_CAP, diagnostics
+        )
         item = item if isinstance(item, dict) else {}
         metadata = files.read_json_counted(
-            folder / "task_metadata.json", SMALL_CAP, None
+            folder / "task_metadata.json", SMALL_CAP, diagnostics
         )
         model, mode = _last_model(metadata)
         model = model or _first_model(opening)
@@ -409,7 +412,7 @@ class _Translator:
                 if isinstance(listed, list):
                     return [c for c in listed if isinstance(c, str)]
         item = files.read_json_counted(
-            path.parent / "history_item.json", SMALL_CAP, None
+            path.parent / "history_item.json", SMALL_CAP, self.diagnostics
         )
         if isinstance(item, dict) and isinstance(item.get("childIds"), list):
             return [c for c in item["childIds"] if isinstance(c, str)]

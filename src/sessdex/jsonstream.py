@@ -11,6 +11,7 @@ pasted image) has its long strings elided, as an over-long transcript line has.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -21,6 +22,10 @@ from .bytesearch import find_first_of
 from .diagnostics import Diagnostics
 
 _SPACE = b" \t\r\n"
+# A run of bytes inside a container that holds no bracket outside a string: strings are
+# taken whole where they end in the data at hand (one that runs on into the next chunk
+# stops the match at its quote, and `_Scanner.string` reads it across chunks).
+_FLAT = re.compile(rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+', re.DOTALL)
 
 
 class NotThisShape(ValueError):
@@ -288,8 +293,10 @@ class _Scanner:
     def _container(self) -> None:
         depth = 1
         while depth:
-            end = find_first_of(self.data, b'"[]{}', self.at)
-            if end < 0:
+            # past what cannot open or close a value (whole strings included) in one C
+            # call: a Python call per string was most of the time of a chat's read
+            end = _FLAT.match(self.data, self.at).end()  # type: ignore[union-attr]
+            if end >= len(self.data):
                 self.at = len(self.data)
                 if not self._more():
                     raise NotThisShape("the document ends inside a value")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import orjson
 import pytest
 
+from sessdex import files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, _vscode_tasks, cline
@@ -309,7 +311,7 @@ def test_a_huge_task_file_is_listed_from_its_head_and_read_in_pieces(
 ) -> None:
     home = tmp_path / "home"
     task(home, "5", [{"ts": 5, "type": "say", "say": "task", "text": "x" * 5000}])
-    monkeypatch.setattr(_vscode_tasks, "JSON_CAP", 1000)
+    monkeypatch.setattr(_vscode_tasks, "WHOLE_CAP", 1000)
     diagnostics = Diagnostics()
     found = sessions(Home.at(home))
     assert found["5"].title == "x" * 5000  # listing reads the head only
@@ -317,6 +319,27 @@ def test_a_huge_task_file_is_listed_from_its_head_and_read_in_pieces(
         ("user", "x" * 5000)
     ]
     assert diagnostics.skipped_total == 0
+
+
+def test_a_pasted_image_is_summarised_not_shown_whole(tmp_path: Path) -> None:
+    """A task file holding a payload longer than a line sessdex parses whole: the
+    payload is its note, however small the file around it (parsed whole, a 50 MB one
+    was printed whole and held three times over)."""
+    home = tmp_path / "home"
+    big = "iVBORw0KGgo" + "A" * (files.READ_LINE_CAP + 1000)
+    task(home, "6", [
+        {"ts": 6, "type": "say", "say": "task", "text": "look"},
+        {"ts": 7, "type": "say", "say": "text", "text": big},
+        {"ts": 8, "type": "ask", "ask": "command", "text": big},
+    ])  # fmt: skip
+    found = events(sessions(Home.at(home))["6"])
+    note = f"[text, {files.human_bytes(len(big))}]"
+    assert [(e.kind, e.text) for e in found[:2]] == [
+        ("user", "look"),
+        ("assistant", note),
+    ]
+    assert found[2].extra["input"] == {"command": note}
+    assert max(len(orjson.dumps(e.extra)) + len(e.text or "") for e in found) < 1000
 
 
 def test_no_cli_resume() -> None:
@@ -333,7 +356,7 @@ def test_a_task_file_too_big_to_parse_is_read_one_message_at_a_time(
     found = sessions(home)
     whole = {key: events(session) for key, session in found.items()}
     assert sum(len(v) for v in whole.values()) > 10
-    monkeypatch.setattr(_vscode_tasks, "JSON_CAP", 100)
+    monkeypatch.setattr(_vscode_tasks, "WHOLE_CAP", 100)
     diagnostics = Diagnostics()
     streamed = {key: events(session, diagnostics) for key, session in found.items()}
     assert streamed == whole

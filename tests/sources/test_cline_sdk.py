@@ -271,7 +271,7 @@ def test_a_messages_file_too_big_to_parse_is_read_one_message_at_a_time(
 ) -> None:
     found = sessions(Home.at(HOME))
     whole = {key: events(session) for key, session in found.items()}
-    monkeypatch.setattr(_cline_sdk, "JSON_CAP", 100)
+    monkeypatch.setattr(_cline_sdk, "WHOLE_CAP", 100)
     diagnostics = Diagnostics()
     assert {key: events(s, diagnostics) for key, s in found.items()} == whole
     assert not diagnostics.problems and diagnostics.skipped_total == 0

@@ -85,7 +85,10 @@ from .base import Home
 
 APP = "cline"
 MANIFEST_CAP = 4 * 1024 * 1024  # a manifest holds a prompt and metadata, no messages
-JSON_CAP = 64 * 1024 * 1024  # a bigger messages file is read one message at a time
+JSON_CAP = 64 * 1024 * 1024  # a bigger messages file is never parsed whole
+# ...and one bigger than a line read whole is read one message at a time, a message's
+# long strings elided (a pasted image) as an over-long transcript line's are
+WHOLE_CAP = files.READ_LINE_CAP
 HEAD_BYTES = 1024  # where `updated_at` sits, second in the messages file
 MESSAGES = ".messages.json"
 SPAWN_TOOL = "spawn_agent"
@@ -478,7 +481,7 @@ def _messages(
 ) -> Iterator[dict[str, object] | None]:
     """The stored messages of one file (None for an entry that is not an object, counted)."""
     items: Iterator[object] | list[object]
-    if file_size(path) > JSON_CAP:  # too big to parse at once: a message at a time
+    if file_size(path) > WHOLE_CAP:  # too big to parse at once: a message at a time
         from ..jsonstream import file_items
 
         items = file_items(path, "messages", diagnostics, APP)

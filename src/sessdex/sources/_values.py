@@ -436,7 +436,17 @@ class Emitter:
         estimated: bool = False,
         **fields: Unpack[EventFields],
     ) -> Event:
-        """The next event; `estimated` marks its time as a guess (only when there is one)."""
+        """The next event; `estimated` marks its time as a guess (only when there is one).
+        A payload files.py elided is given as its note ("[text, 50.0 MB]"), in `text` and
+        in a tool call's `input`, never as the marker a reader may have passed on."""
+        text = fields.get("text")
+        if text is not None and text.startswith(files.ELIDED_PREFIX):
+            fields["text"] = plain(text)
+        extra = fields.get("extra")
+        if extra and "input" in extra:
+            noted = _noted(extra["input"])
+            if noted is not extra["input"]:
+                fields["extra"] = {**extra, "input": noted}
         event = Event(
             self.session_id,
             self.seq,
@@ -447,3 +457,19 @@ class Emitter:
         )
         self.seq += 1
         return event
+
+
+def _noted(value: JSONValue, depth: int = 0) -> JSONValue:
+    """The value with each elision marker in it replaced by its note; the value itself
+    where it holds none."""
+    if isinstance(value, str):
+        return plain(value) if value.startswith(files.ELIDED_PREFIX) else value
+    if depth > 8 or not isinstance(value, dict | list):
+        return value
+    if isinstance(value, list):
+        items = [_noted(item, depth + 1) for item in value]
+        changed = any(a is not b for a, b in zip(items, value, strict=True))
+        return items if changed else value
+    members = {key: _noted(item, depth + 1) for key, item in value.items()}
+    changed = any(members[key] is not item for key, item in value.items())
+    return members if changed else value

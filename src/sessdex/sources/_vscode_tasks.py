@@ -76,7 +76,11 @@ HEAD_BYTES = (
     64 * 1024
 )  # read from the start of ui_messages.json / api history for listing
 TAIL_BYTES = 4 * 1024  # read from the end of ui_messages.json for the last time stamp
-JSON_CAP = 64 * 1024 * 1024  # a bigger task JSON file is read one message at a time
+JSON_CAP = 64 * 1024 * 1024  # a bigger JSON document is never parsed whole
+# a bigger task file is read one message at a time, a message's long strings elided as
+# an over-long transcript line's are (a pasted image): parsed whole, a 50 MB one was
+# shown whole and held three times over
+WHOLE_CAP = files.READ_LINE_CAP
 SMALL_CAP = 4 * 1024 * 1024  # metadata and history item files
 CHILD_DEPTH = 3  # sub-task levels read into a parent's events
 
@@ -356,8 +360,8 @@ class _Translator:
     def task(self, path: Path, agent: str | None, depth: int) -> Iterator[Event]:
         size = file_size(path)
         messages: object = None
-        if size <= JSON_CAP:
-            messages = files.read_json_file(path, limit=JSON_CAP)
+        if size <= WHOLE_CAP:
+            messages = files.read_json_file(path, limit=WHOLE_CAP)
         if messages is None and size:
             # too big to parse at once, or broken: a message at a time, so that a file
             # cut short keeps the messages before its cut (and says where it stopped)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sessdex import files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, _json_chat, gemini
@@ -289,6 +290,23 @@ def test_tail_read_from_an_offset_sees_only_new_records() -> None:
         ]
         assert [e.seq for e in found] == list(range(len(found)))
         assert diagnostics.skipped_total == 0
+
+
+def test_a_pasted_payload_in_a_legacy_chat_is_summarised(tmp_path: Path) -> None:
+    """A legacy chat holding a message longer than a line parsed whole: read a message
+    at a time, the payload shown as its note (parsed whole, a 50 MB one was printed
+    whole and held three times over)."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = Path(str(sessions(home)[LEGACY].path))
+    chat = json.loads(path.read_bytes())
+    big = "iVBORw0KGgo" + "A" * (files.READ_LINE_CAP + 1000)
+    chat["messages"][0]["content"] = big
+    path.write_text(json.dumps(chat, indent=2))
+    found = list(gemini.read(sessions(home)[LEGACY], Diagnostics()))
+    assert found[0].kind == "user"
+    assert found[0].text == f"[text, {files.human_bytes(len(big))}]"
+    assert max(len(e.text or "") for e in found) < 1000
 
 
 def test_a_one_file_chat_too_big_to_parse_is_listed_from_its_ends(

@@ -1835,3 +1835,30 @@ def test_an_id_holding_what_no_terminal_shows_opens_by_the_id_list_printed(
     assert code != 0 and "e0b1ed00" in err
     assert invoke("show", "claude:c0b1ed00", "--home", str(home))[0] == 0
     assert invoke("show", "codex:c0b1ed00", "--home", str(home))[0] != 0
+
+
+@pytest.mark.parametrize("app", ["qwen", "pi"])
+def test_show_tail_past_a_line_longer_than_its_window_warns_of_nothing(
+    tmp_path: Path, app: str
+) -> None:
+    """A pasted 1 MB prompt: `--tail` reads back from the end a window at a time, each
+    starting inside that line; a piece the window cut is no unreadable line, and a
+    wider try does not say again what the narrower one met."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home(app), home)
+    path = max(home.rglob("*.jsonl"), key=lambda p: p.stat().st_size)
+    lines = path.read_text().splitlines(keepends=True)
+    prompt = next(n for n, line in enumerate(lines) if '"user"' in line and n > 0)
+    pasted = json.loads(lines[prompt])
+    big = json.dumps(pasted).replace(
+        '"user"', '"user", "pasted": "%s"' % ("A" * 1_100_000), 1
+    )
+    path.write_text("".join(lines[:prompt]) + big + "\n" + "".join(lines[prompt:]))
+    listed = json.loads(invoke("list", "--json", "--app", app, "--home", str(home))[1])
+    session = next(s["id"] for s in listed if s["path"] == str(path))
+    for count in ("2", "400"):  # within the first window; past the long line
+        code, out, err = invoke(
+            "show", session, "--tail", count, "--json", "--home", str(home)
+        )
+        assert code == 0 and json.loads(out), err
+        assert "unreadable" not in err, (count, err)

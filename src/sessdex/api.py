@@ -30,6 +30,7 @@ from .errors import (
     SessdexError,
     SessionNotFound,
 )
+from .files import line_start
 from .index import Index, Progress, RefreshReport, Row
 from .model import Event, ResumePlan, Session
 from .selection import parse_query
@@ -833,16 +834,20 @@ def _tail_events(
         size = os.path.getsize(session.path)
     window = _TAIL_WINDOW
     while True:
-        offset = max(0, size - window)
+        # from a line's start: the piece of a line the window cuts is no unreadable line
+        offset = 0
+        if session.path and size > window:
+            offset = line_start(session.path, size - window)
         kept: deque[Event] = deque(maxlen=count)
+        # what this attempt met: a wider one reads it all again
+        seen = Diagnostics()
         for event in reading.guarded(
-            source.read(session, diagnostics, full=full, offset=offset),
-            diagnostics,
-            session,
+            source.read(session, seen, full=full, offset=offset), seen, session
         ):
             if event.agent_id is None:
                 kept.append(event)
         if len(kept) >= count or offset == 0:
+            diagnostics.update(seen)
             return list(kept), offset > 0
         window *= 4
 

@@ -109,6 +109,21 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
         raise
 
 
+def line_start(path: str | os.PathLike[str], offset: int) -> int:
+    """`offset`, or the start of the next line when it falls inside one (that piece is dropped)."""
+    if offset <= 0:
+        return 0
+    with open_regular(path) as stream:
+        stream.seek(offset - 1)
+        position = offset - 1
+        while chunk := stream.read(CHUNK):
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                return position + newline + 1
+            position += len(chunk)
+        return position
+
+
 def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     """Open a regular file for reading, decompressing `.zst` transparently."""
     name = os.fspath(path)

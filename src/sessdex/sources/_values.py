@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlparse
 import orjson
 
 from .. import files
+from ..files import line_start as line_start  # where the sources have long found it
 from ..model import Event, EventKind, Extra, JSONValue, Usage
 
 TITLE_CHARS = 200
@@ -286,21 +287,6 @@ def stat_size(path: Path) -> int | None:
 def file_size(path: Path | None) -> int:
     """The file's size in bytes; 0 for no path or a file that cannot be read."""
     return (stat_size(path) if path is not None else None) or 0
-
-
-def line_start(path: Path, offset: int) -> int:
-    """`offset`, or the start of the next line when it falls inside one (that piece is dropped)."""
-    if offset <= 0:
-        return 0
-    with files.open_regular(path) as stream:
-        stream.seek(offset - 1)
-        position = offset - 1
-        while chunk := stream.read(files.CHUNK):
-            newline = chunk.find(b"\n")
-            if newline >= 0:
-                return position + newline + 1
-            position += len(chunk)
-        return position
 
 
 _SETTERS: tuple[Callable[[Event, object], None], ...] = tuple(

@@ -1862,3 +1862,23 @@ def test_show_tail_past_a_line_longer_than_its_window_warns_of_nothing(
         )
         assert code == 0 and json.loads(out), err
         assert "unreadable" not in err, (count, err)
+
+
+@pytest.mark.parametrize(
+    ("app", "pattern"),
+    [("kimi", "subagents/*/meta.json"), ("droid", "*.settings.json")],
+)
+def test_a_broken_side_file_is_counted_and_named_not_passed_over(
+    tmp_path: Path, app: str, pattern: str
+) -> None:
+    """A sub-agent's meta.json (Kimi CLI) or a session's settings file (droid) cut short:
+    what it held is missing from the listing, and --verbose says which file and why."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home(app), home)
+    broken = next(home.rglob(pattern))
+    broken.write_bytes(broken.read_bytes()[:-7])
+    code, _, err = invoke(
+        "list", "--all", "--verbose", "--app", app, "--home", str(home)
+    )
+    assert code == 0
+    assert f"{broken}:1: not JSON" in err

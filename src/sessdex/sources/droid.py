@@ -109,7 +109,7 @@ def scan(location: Location) -> Iterator[Path]:
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.name.endswith(".settings.json"):
-        return _parse_settings(path)
+        return _parse_settings(path, diagnostics)
     try:
         size = path.stat().st_size
         head = files.head_lines(path, diagnostics=diagnostics)
@@ -375,7 +375,9 @@ def _transcript(
         for child in children.left(own):
             yield from _child(child, None, session, event, diagnostics, children, depth)
     if not per_message_usage and offset == 0:
-        total = _settings_usage(path, session.model if agent is None else None)
+        total = _settings_usage(
+            path, session.model if agent is None else None, diagnostics
+        )
         if total is not None:
             yield tagged(
                 event("usage", last_time, usage=total, extra={"session_total": True})
@@ -442,8 +444,8 @@ def _wanted(name: str) -> bool:
     return name.endswith(".jsonl") or name.endswith(".settings.json")
 
 
-def _parse_settings(path: Path) -> list[Session]:
-    settings = files.read_json_file(path, limit=SETTINGS_CAP)
+def _parse_settings(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    settings = files.read_json_counted(path, SETTINGS_CAP, diagnostics)
     if not isinstance(settings, dict):
         return []
     defaults = settings.get("sessionDefaultSettings")
@@ -479,9 +481,13 @@ def _parse_settings(path: Path) -> list[Session]:
     ]
 
 
-def _settings_usage(transcript: Path, model: str | None) -> Usage | None:
-    settings = files.read_json_file(
-        transcript.with_name(transcript.stem + ".settings.json"), limit=SETTINGS_CAP
+def _settings_usage(
+    transcript: Path, model: str | None, diagnostics: Diagnostics
+) -> Usage | None:
+    settings = files.read_json_counted(
+        transcript.with_name(transcript.stem + ".settings.json"),
+        SETTINGS_CAP,
+        diagnostics,
     )
     if not isinstance(settings, dict) or not isinstance(
         settings.get("tokenUsage"), dict

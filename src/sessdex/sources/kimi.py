@@ -221,7 +221,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 extra=extra,
             )
         ]
-    meta = files.read_json_file(path.parent / "meta.json", limit=1024 * 1024)
+    meta = files.read_json_counted(path.parent / "meta.json", 1024 * 1024, diagnostics)
     meta = meta if isinstance(meta, dict) else {}
     spec = as_dict(meta.get("launch_spec"))
     return [
@@ -427,7 +427,9 @@ def read(
     for child in folders.entries(path.parent / "subagents"):
         if not child.is_dir() or child.name in reader.spawned:
             continue
-        meta = files.read_json_file(Path(child.path) / "meta.json", limit=1024 * 1024)
+        meta = files.read_json_counted(
+            Path(child.path) / "meta.json", 1024 * 1024, diagnostics
+        )
         meta = meta if isinstance(meta, dict) else {}
         child_id = as_str(meta.get("agent_id")) or child.name
         yield reader.event(

@@ -142,13 +142,13 @@ def test_resume_needs_the_threads_folder() -> None:
 def test_a_thread_too_big_to_parse_whole_is_read_in_pieces_to_the_same_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past JSON_CAP a thread is listed and read one message at a time (its ledger and
+    """Past WHOLE_CAP a thread is listed and read one message at a time (its ledger and
     settings from the members around the messages): the same session and events as a
     whole parse, for every fixture thread."""
     home = Home.at(DATA / "home")
     whole = sessions(home)
     read_whole = {key: events(session) for key, session in whole.items()}
-    monkeypatch.setattr(amp, "JSON_CAP", 100)
+    monkeypatch.setattr(amp, "WHOLE_CAP", 100)
     pieces = sessions(home)
     assert pieces == whole
     for key, session in pieces.items():
@@ -337,3 +337,25 @@ def test_runs_not_over_stay_open_and_a_task_sub_agent_is_its_own_agent(
     ])  # fmt: skip
     [result] = [e for e in events(failed) if e.kind == "tool_result"]
     assert (result.text, result.is_error) == ("exit 2: make failed", True)
+
+
+def test_a_pasted_image_in_a_small_thread_is_its_note(tmp_path: Path) -> None:
+    """A thread whose one payload is longer than a line sessdex parses whole: listed and
+    read in pieces, the payload its note (parsed whole, a 50 MB one was shown whole)."""
+    from sessdex import files
+
+    threads = tmp_path / "home" / ".local" / "share" / "amp" / "threads"
+    threads.mkdir(parents=True)
+    big = "iVBORw0KGgo" + "A" * (files.READ_LINE_CAP + 1000)
+    thread = {"id": "T-big", "created": 1, "title": "a screenshot", "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "look"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": big}]},
+    ]}  # fmt: skip
+    (threads / "T-big.json").write_text(json.dumps(thread))
+    found = sessions(Home.at(tmp_path / "home"))["T-big"]
+    assert found.title == "a screenshot"
+    got = events(found)
+    assert [(e.kind, e.text) for e in got if e.kind in ("user", "assistant")] == [
+        ("user", "look"),
+        ("assistant", f"[text, {files.human_bytes(len(big))}]"),
+    ]

@@ -476,3 +476,21 @@ def test_a_big_history_document_is_read_in_pieces_with_nothing_lost(
     diagnostics = Diagnostics()
     assert events(pieces, diagnostics) == whole_events
     assert not diagnostics.skipped_total and not diagnostics.problems
+
+
+def test_a_pasted_text_in_a_small_history_document_is_its_note(tmp_path: Path) -> None:
+    """A history document whose one message is longer than a line sessdex parses
+    whole is read in pieces, the message its note (parsed whole, 50 MB was shown whole)."""
+    from sessdex import files
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    [path] = (home / ".copilot" / "history-session-state").glob(f"*{HISTORY}*.json")
+    document = json.loads(path.read_text())
+    big = "A" * (files.READ_LINE_CAP + 1000)
+    document["chatMessages"].append({"role": "assistant", "content": big})
+    path.write_text(json.dumps(document))
+    found = events(sessions(Home.at(home))[HISTORY], Diagnostics())
+    said = [e.text for e in found if e.kind == "assistant"]
+    assert said[-1] == f"[text, {files.human_bytes(len(big))}]"
+    assert all(len(e.text or "") < 10_000 for e in found)

@@ -39,7 +39,8 @@ from ._values import (
 
 NAME = "copilot"
 FOLDER = "history-session-state"
-_WHOLE = 64 * 1024 * 1024  # a bigger document is read in pieces
+# a bigger document is read in pieces: parsed whole, a 50 MB pasted text was shown whole
+_WHOLE = files.READ_LINE_CAP
 _ARRAYS = frozenset({"chatMessages", "timeline"})
 
 

@@ -19,8 +19,9 @@ own: its progress (`run.progress[]`: a message and the tools it used) is replaye
 sub-agent's events, under the call's id.
 
 A thread is one JSON value, so listing parses the file; it is parsed again only when it
-changes. A file over JSON_CAP is read in pieces (`jsonstream`): its other members past the
-message array, then the messages one at a time, so memory stays bounded. cwd is the first
+changes. A file over WHOLE_CAP (4 MB) is read in pieces (`jsonstream`): its other members
+past the message array, then the messages one at a time, so memory stays bounded and a
+pasted image is its note. cwd is the first
 tree's `file://` URI; model the first assistant usage's model, else a `model:` tag.
 Usage, de-duplicated as Amp's own ledger is: when `usageLedger.events` exist, one
 `usage` event per ledger event (title generation included), placed after the message it
@@ -82,7 +83,9 @@ CHECKED_WITH = (
 )
 ENV_VARS = ("XDG_DATA_HOME", "XDG_CACHE_HOME")
 
-JSON_CAP = 64 * 1024 * 1024  # a thread file bigger than this is read in pieces
+# a thread file bigger than this is read in pieces: parsed whole, a 60 MB thread held 583 MB
+# and a 50 MB pasted image was shown whole
+WHOLE_CAP = files.READ_LINE_CAP
 _IGNORED_BLOCKS = frozenset({"provider", "image", "redacted_thinking"})
 _RUNNING = frozenset({"queued", "in-progress", "cancellation-requested"})
 _SUB_AGENT_TOOLS = frozenset({"Task"})  # a sub-agent Amp runs in its own process
@@ -435,9 +438,9 @@ def _load(
     except FileNotFoundError:
         diagnostics.problem(f"amp: {path} vanished")
         return None
-    if size > JSON_CAP:
+    if size > WHOLE_CAP:
         return _load_in_pieces(path, diagnostics)
-    value = files.read_json_file(path, limit=JSON_CAP)
+    value = files.read_json_file(path, limit=WHOLE_CAP)
     if value is None:
         if path.exists():
             diagnostics.skip(str(path), 1, "not JSON")

@@ -1,17 +1,26 @@
-"""The docs keep up with the code: every command has help with an example, every app a README line."""
+"""The docs keep up with the code: every command has help with an example, every app a README
+line, every option and JSON field the docs name is one the CLI has and prints."""
 
 from __future__ import annotations
 
+import re
+import shlex
+import shutil
 from pathlib import Path
+from typing import Any, get_args
 
 import click
+import orjson
 import pytest
+from click.testing import CliRunner
 
 from sessdex import sources
 from sessdex.cli import main
+from sessdex.model import EventKind
 
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text()
+DATA = ROOT / "tests" / "data"
 
 
 @pytest.mark.parametrize("name", sorted(main.commands))
@@ -49,3 +58,157 @@ def test_the_python_example_runs_as_the_readme_shows_it(
     out = capsys.readouterr().out
     assert "Checkout timeout under load" in out  # a listed session
     assert "lead " in out  # a tool call of the transcript
+
+
+def _options(name: str) -> set[str]:
+    command = main.commands[name]
+    return {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+
+
+def test_every_option_in_the_commands_table_exists() -> None:
+    """Each row's options (`--tail N`, `[-o FILE]`) and their values (`--detail a\\|b`) are
+    what the row's command takes."""
+    table = README.split("## Commands", 1)[1].split("\n#", 1)[0]
+    rows = [r.split(" | ") for r in table.splitlines() if r.startswith("| `sessdex ")]
+    assert len(rows) == len(main.commands)
+    for head, text, *_ in rows:
+        name = head.split()[2].strip("`")
+        params = {
+            o: p
+            for p in main.commands[name].params
+            for o in (*p.opts, *p.secondary_opts)
+        }
+        spans = re.findall(r"\[(-[^]]+)\]", head) + re.findall(r"`(-[^`]+)`", text)
+        assert spans or name in ("find", "demo"), name
+        for span in spans:
+            option, *values = span.replace("\\|", "|").split()
+            assert option in params, f"{name} has no {option}"
+            param = params[option]
+            if values and "|" in values[0] and isinstance(param.type, click.Choice):
+                assert set(values[0].split("|")) <= set(param.type.choices), span
+
+
+_DOCS = (
+    "README.md",
+    "docs/usage.md",
+    "docs/live.md",
+    "CONTRIBUTING.md",
+    "CHANGELOG.md",
+)
+
+
+@pytest.mark.parametrize("doc", _DOCS)
+def test_options_the_docs_give_a_command_are_its_own(doc: str) -> None:
+    """`show --tail N --json`, `watch --json`/`--nl`: each option is the named command's."""
+    text = (ROOT / doc).read_text()
+    spans = re.finditer(r"`(?:sessdex )?([a-z]+)((?: [^`]*)?)`((?:/`-[^`]+`)*)", text)
+    for span in spans:
+        name = span[1]
+        if name not in main.commands:
+            continue
+        words = span[2].split() + re.findall(r"`(-[^` ]+)", span[3])
+        for word in words:
+            if word.startswith("-") and not word[1:2].isdigit():
+                assert word.split("=")[0] in _options(name), span[0]
+
+
+@pytest.mark.parametrize("doc", ("README.md", "docs/usage.md", "docs/live.md"))
+def test_the_docs_example_commands_parse(doc: str) -> None:
+    """Every `sessdex …` line of a shell block takes only options and values that exist."""
+    text = (ROOT / doc).read_text()
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            line = line.split(" #")[0].split("|")[0].strip()
+            if not line.startswith("sessdex "):
+                continue
+            name, *args = shlex.split(line)[1:]
+            with main.make_context("sessdex", [name]) as parent:
+                main.commands[name].make_context(name, args, parent=parent)
+
+
+def _keys(value: object) -> set[str]:
+    """Every key of a JSON value, at any depth."""
+    if isinstance(value, dict):
+        return set(value).union(*(_keys(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_keys(v) for v in value))
+    return set()
+
+
+def _top(value: object) -> set[str]:
+    """The keys of an object, or of every object of an array."""
+    items = value if isinstance(value, list) else [value]
+    return set().union(*(set(item) for item in items if isinstance(item, dict)))
+
+
+def _json(run: CliRunner, home: Path, *args: str) -> Any:
+    result = run.invoke(main, [*args, "--home", str(home)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    return (
+        [orjson.loads(x) for x in lines]
+        if "--nl" in args
+        else orjson.loads(result.stdout)
+    )
+
+
+def test_every_json_field_is_in_the_readme_and_every_documented_one_in_the_output(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """The README's `--json` shapes, one bullet per command, against a home with sub-agents:
+    no key printed that the bullet leaves out, and no field named there that never comes."""
+    home = shutil.copytree(DATA / "claude" / "home", tmp_path / "home")
+    lead = "82d9f90c"  # a session with a sub-agent
+    outputs = {
+        "list": [_json(run, home, "list", "--all", "--json")],
+        "show": [_json(run, home, "show", lead, "--json")],
+        "tree": [_json(run, home, "tree", lead, "--json")],
+        "watch": [_json(run, home, "watch", "--json", "--since", "100000d")],
+        "doctor": [_json(run, home, "doctor", "--json")],
+        "resume": [_json(run, home, "resume", lead, "--json")],
+    }
+    outputs["tree"].append(_json(run, home, "tree", lead, "--nl"))
+    from sessdex.status import STATUSES
+
+    values = {*get_args(EventKind), *STATUSES, "lead", "running", "done", "stopped"}
+    values |= {*main.commands, "recorded", "current"}  # words, and a mismatch's keys
+    section = README.split("### JSON for scripts", 1)[1].split("\n### ", 1)[0]
+    bullets = {b.split("`")[1].split()[0]: b for b in section.split("\n- ")[1:]}
+    assert set(outputs) < set(bullets)
+    for name, printed in outputs.items():
+        named = set(re.findall(r"`([a-z_]+)`", bullets[name]))
+        top = set().union(*(_top(p) for p in printed))
+        assert not top - named, f"{name} --json prints fields the README leaves out"
+        anywhere = set().union(*(_keys(p) for p in printed))
+        assert not named - anywhere - values, (
+            f"README names {name} fields it never prints"
+        )
+
+
+def test_every_usage_json_field_is_in_docs_usage(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """docs/usage.md's `--json` rows and `--explain --json` object, both ways."""
+    home = shutil.copytree(DATA / "claude" / "home", tmp_path / "home")
+    doc = (ROOT / "docs" / "usage.md").read_text()
+    rows = doc.split("`--json` prints an array of rows:", 1)[1].split("\n\n", 1)[0]
+    explain = doc.split("`--explain KEY --json` prints one object:", 1)[1].split(
+        "\n\n"
+    )[0]
+    printed = _json(run, home, "usage", "session", "--json")
+    assert isinstance(printed, list)
+    row = next(r for r in printed if "agents" in r)  # a session that ran a sub-agent
+    named = set(re.findall(r"`([a-z_]+)`", rows))
+    assert _top(printed) <= named
+    assert _keys(printed) <= named
+    assert named - {"lead"} <= _keys(printed)
+    for day in _json(run, home, "usage", "daily", "--json"):
+        audit = _json(run, home, "usage", "daily", "--explain", day["key"], "--json")
+        assert isinstance(audit, dict)
+        if audit["dropped"]:  # a day with lines dropped, as well as responses counted
+            break
+    named = set(re.findall(r"`([a-z_]+)`", explain))
+    shown = _top(audit) | _top(audit["counted"]) | _top(audit["dropped"])
+    shown |= _top(audit["counted_not_listed"])
+    assert shown - _top(row) <= named
+    assert named <= shown | {"row"}

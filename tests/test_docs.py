@@ -212,3 +212,19 @@ def test_every_usage_json_field_is_in_docs_usage(
     shown |= _top(audit["counted_not_listed"])
     assert shown - _top(row) <= named
     assert named <= shown | {"row"}
+
+
+def test_the_help_examples_parse() -> None:
+    """`Example: sessdex list --app claude --since 3d` takes options its command has."""
+    helps = [main.help or ""] + [c.help or "" for c in main.commands.values()]
+    examples = [
+        line.split("Example:")[-1].split("|")[0].strip()
+        for text in helps
+        for line in text.splitlines()
+    ]
+    examples = [e for e in examples if e.startswith("sessdex ")]
+    assert len(examples) > len(main.commands)
+    for example in examples:
+        name, *args = shlex.split(example)[1:]
+        with main.make_context("sessdex", [name]) as parent:
+            main.commands[name].make_context(name, args, parent=parent)

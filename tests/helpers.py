@@ -88,9 +88,11 @@ def on_a_terminal(
     *,
     stdout_too: bool = False,
     columns: int = 120,
+    term: str = "xterm",
 ) -> tuple[subprocess.CompletedProcess[bytes], str]:
     """Run sessdex with stderr on a pseudo-terminal `columns` wide (stdout a pipe, or the
-    terminal too with `stdout_too`): (result, what the terminal got)."""
+    terminal too with `stdout_too`) of the kind `term` names: (result, what the terminal
+    got)."""
     import pty
     import select
 
@@ -98,7 +100,7 @@ def on_a_terminal(
     try:
         result = subprocess.run(
             [sys.executable, "-m", "sessdex", *args],
-            env={**env, "COLUMNS": str(columns), "TERM": "xterm"},
+            env={**env, "COLUMNS": str(columns), "TERM": term},
             stdout=slave if stdout_too else subprocess.PIPE,
             stderr=slave,
             stdin=subprocess.DEVNULL,

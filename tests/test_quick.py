@@ -502,6 +502,28 @@ def test_no_color_leaves_the_table_uncoloured_on_a_terminal(
         assert (b"\x1b[36m" in got) is colour, value
 
 
+def test_a_dumb_terminal_gets_no_escape_sequences(
+    home: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """TERM=dumb (Emacs' shell, an editor's output pane) shows no colour or bold: `list`,
+    `find` and `demo` wrote `\\x1b[36mclaude\\x1b[0m` there, where Rich's tables wrote none."""
+    args = ["--home", str(home)]
+    full("--json", *args)  # a warm index: the quick path answers
+    env = {**os.environ, "SESSDEX_NO_QUICK": "1"}
+    env.pop("NO_COLOR", None)
+    for command in (["list", *args], ["find", "claude", *args], ["demo"]):
+        result, shown = on_a_terminal(command, env, stdout_too=True, term="dumb")
+        assert result.returncode == 0 and "claude" in shown, command
+        assert "\x1b" not in shown, command
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "dumb")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    got = answered(args, capsysbinary)
+    assert got is not None and b"claude" in got and b"\x1b" not in got
+
+
 def test_a_narrow_terminal_leaves_out_branch_and_folder_for_the_title(
     home: Path,
     capsysbinary: pytest.CaptureFixture[bytes],

@@ -402,17 +402,24 @@ def demo_command() -> None:
     Runs `list`, `find` and `resume --print` against the demo home.
     Example: sessdex demo
     """
+    from ..views.text import coloured
+
     home = api.demo_home()
     listing = api.list_sessions(home)
-    echo(click.style("$ sessdex list", bold=True))
+    styled = coloured(sys.stdout)
+
+    def command(line: str) -> None:
+        echo(click.style(line, bold=True) if styled else line)
+
+    command("$ sessdex list")
     print_rows(listing, False, False, home)
     echo()
-    echo(click.style("$ sessdex find checkout", bold=True))
+    command("$ sessdex find checkout")
     print_rows(api.find_sessions(home, "checkout"), False, False, home)
     if listing.rows:
         first = listing.rows[0]
         echo()
-        echo(click.style(f"$ sessdex resume {first.id[:8]} --print", bold=True))
+        command(f"$ sessdex resume {first.id[:8]} --print")
         check = api.check_resume(home, first.id)
         for warning in check.warnings:
             err(f"note: {warning}")

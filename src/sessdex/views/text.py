@@ -367,8 +367,13 @@ def terminal_width() -> int:
 
 def coloured(stream: TextIO) -> bool:
     """Whether lines for `stream` get colour: on a terminal, unless NO_COLOR is set to
-    anything (no-color.org), as Rich decides for the rest of sessdex's output."""
-    return stream.isatty() and not os.environ.get("NO_COLOR")
+    anything (no-color.org) or TERM says the terminal shows none (dumb), as Rich decides
+    for the rest of sessdex's output."""
+    return (
+        stream.isatty()
+        and not os.environ.get("NO_COLOR")
+        and os.environ.get("TERM", "").lower() not in ("dumb", "unknown")
+    )
 
 
 SHORT_ID = 8  # the fewest characters of an id `list` prints

@@ -1529,6 +1529,35 @@ def test_a_reader_leaving_early_is_no_failure(tmp_path: Path) -> None:
             assert process.wait(timeout=60) == 0 and said == b"", (args, said)
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_output_to_a_full_disk_says_so_in_one_line(tmp_path: Path) -> None:
+    """stdout on a full disk (/dev/full here): one line that blames the output, exit 1.
+    A warm `list`, `--help` and `--version` ended in a traceback, and the other commands
+    told the user to move sessdex's own files (SESSDEX_HOME), which were not at fault."""
+    session = "c0ffee00-0000-4000-8000-000000000002"
+    write_claude_session(tmp_path, session, "/w")
+    for folder, _, _ in os.walk(tmp_path):  # changed long ago: the quick path trusts it
+        os.utime(folder, (1_767_225_600, 1_767_225_600))
+    home = ["--home", str(tmp_path)]
+    subprocess.run(
+        [sys.executable, "-m", "sessdex", "list", *home],
+        capture_output=True,
+        check=True,
+    )  # a warm index: the quick path answers `list`
+    for args in (["list", *home], ["show", session, *home], ["--help"], ["--version"]):
+        with open("/dev/full", "wb") as full:
+            result = subprocess.run(
+                [sys.executable, "-m", "sessdex", *args],
+                stdout=full,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+            )
+        said = result.stderr.decode()
+        assert result.returncode == 1, (args, said)
+        assert said.startswith("Error: no room left to write the output"), (args, said)
+        assert said.count("\n") == 1 and "SESSDEX_HOME" not in said, (args, said)
+
+
 def test_doctor_names_every_folder_an_app_was_found_in(tmp_path: Path) -> None:
     """An app that writes outside its main folder (Kimi Code beside Kimi CLI, Cline's
     standalone data, a pi session folder of the user's choice) says where else it looked."""

@@ -30,6 +30,12 @@ def main() -> None:
         cli()
     except KeyboardInterrupt:
         interrupted()
+    except OSError as error:  # writing a warm listing or --help to a full disk
+        from .cli._common import no_room, out_of_room
+
+        if not no_room(error) or os.environ.get("SESSDEX_DEBUG"):
+            raise
+        out_of_room(error, output=True)
 
 
 def interrupted() -> NoReturn:

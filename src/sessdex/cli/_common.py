@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 import click
 
@@ -196,18 +196,14 @@ def fail_nicely(f: F) -> F:
         except KeyboardInterrupt:  # before click's "Aborted!" and exit 1
             interrupted()
         except Exception as error:
-            if not _no_room(error) or os.environ.get("SESSDEX_DEBUG"):
+            if not no_room(error) or os.environ.get("SESSDEX_DEBUG"):
                 raise
-            err(
-                f"Error: no room left to write sessdex's own files ({error}); free some "
-                "space, or point SESSDEX_HOME to a bigger disk."
-            )
-            sys.exit(1)
+            out_of_room(error, output=_output_elsewhere(error))
 
     return wrapper  # type: ignore[return-value]
 
 
-def _no_room(error: BaseException) -> bool:
+def no_room(error: BaseException) -> bool:
     """A full disk, as the OS or SQLite (writing the index) reports it."""
     import errno
 
@@ -216,15 +212,52 @@ def _no_room(error: BaseException) -> bool:
     return type(error).__name__ == "OperationalError" and "full" in str(error)
 
 
-def _reader_left() -> None:
-    """The reader of stdout left early (`| head`): not an error, so exit 0 quietly. What
-    is still buffered for stdout goes to /dev/null, or flushing it at exit would fail."""
+def out_of_room(error: BaseException, *, output: bool) -> NoReturn:
+    """A full disk stopped the command: say whose write it was, the output's (stdout sent
+    to a file on a full disk, or to /dev/full) or sessdex's own files', and exit 1."""
+    _drop_stdout()
+    if output:
+        err(f"Error: no room left to write the output ({error}); free some space where it goes.")  # fmt: skip
+    else:
+        err(
+            f"Error: no room left to write sessdex's own files ({error}); free some "
+            "space, or point SESSDEX_HOME to a bigger disk."
+        )
+    sys.exit(1)
+
+
+def _output_elsewhere(error: BaseException) -> bool:
+    """Whether a full disk is the output's: stdout goes to a file or a device on another
+    file system than sessdex's own files (on the same one, either may have filled it)."""
+    import stat
+
+    from ..indexfile import cache_folder
+
+    if not isinstance(error, OSError):  # SQLite's: the index
+        return False
+    try:
+        out = os.fstat(sys.stdout.fileno())
+        own = os.stat(cache_folder())
+    except (OSError, ValueError):  # no real stdout (a test runner's), or no cache yet
+        return False
+    to_file = stat.S_ISREG(out.st_mode) or stat.S_ISCHR(out.st_mode)
+    return to_file and out.st_dev != own.st_dev
+
+
+def _reader_left() -> NoReturn:
+    """The reader of stdout left early (`| head`): not an error, so exit 0 quietly."""
+    _drop_stdout()
+    sys.exit(0)
+
+
+def _drop_stdout() -> None:
+    """What is still buffered for stdout goes to /dev/null, or flushing it at exit would
+    fail again."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):  # no real stdout (a test runner's): nothing to flush
         pass
-    sys.exit(0)
 
 
 def echo(message: str = "", *, nl: bool = True, err: bool = False) -> None:

@@ -1395,6 +1395,26 @@ def test_replay_stops_after_duration_as_follow_and_watch_do(run: CliRunner) -> N
     assert 0 < len(cut.stdout.splitlines()) < len(whole.stdout.splitlines())
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["watch", "--duration", "nan"],
+        ["follow", "91700103", "--duration", "nan"],
+        ["replay", "91700103", "--duration", "nan"],
+        ["replay", "91700103", "--speed", "nan"],
+        ["replay", "91700103", "--max-gap", "NaN"],
+    ],
+)
+def test_nan_is_no_number_of_seconds_or_speed(run: CliRunner, args: list[str]) -> None:
+    """`nan` passes every range check unseen: `watch --duration nan` stopped at once,
+    `follow --duration nan` never did, `replay --max-gap nan` capped no pause. It is a
+    usage error, as -1 is."""
+    home = str(DATA / "gemini" / "home")
+    result = run.invoke(main, [*args, "--home", home])
+    assert result.exit_code == 2, result.output
+    assert "is not a number" in result.output and result.stdout == ""
+
+
 def test_an_error_after_the_last_retry_fails_at_once() -> None:
     """An error just written may be retried (the board says so for 10 s); one the app
     marks as its last try (Claude Code's retryAttempt reaching maxRetries) is a failure

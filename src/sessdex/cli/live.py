@@ -34,6 +34,19 @@ if TYPE_CHECKING:
     from ..sources import Home
 
 
+class _Number(click.FloatRange):
+    """A number at least `min`; nan, which passes every comparison unseen, is none
+    (`--duration nan` stopped `watch` at once and let `follow` run for ever)."""
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> Any:
+        number = super().convert(value, param, ctx)
+        if number != number:  # nan
+            self.fail(f"{value!r} is not a number.", param, ctx)
+        return number
+
+
 def live_options(f: F) -> F:
     f = click.option(
         "--poll",
@@ -43,7 +56,7 @@ def live_options(f: F) -> F:
     )(f)
     f = click.option(
         "--duration",
-        type=click.FloatRange(min=0),
+        type=_Number(min=0),
         metavar="SECONDS",
         help="Stop after SECONDS (default: until Ctrl-C).",
     )(f)
@@ -314,21 +327,21 @@ def follow_command(
 @session_id_argument
 @click.option(
     "--speed",
-    type=click.FloatRange(min=0.01),
+    type=_Number(min=0.01),
     default=10.0,
     show_default=True,
     help="How many times faster than it happened.",
 )
 @click.option(
     "--max-gap",
-    type=click.FloatRange(min=0),
+    type=_Number(min=0),
     default=2.0,
     show_default=True,
     help="The longest pause, in seconds.",
 )
 @click.option(
     "--duration",
-    type=click.FloatRange(min=0),
+    type=_Number(min=0),
     metavar="SECONDS",
     help="Stop after SECONDS (default: at the session's end, or Ctrl-C).",
 )

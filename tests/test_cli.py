@@ -209,6 +209,17 @@ def test_an_id_two_apps_share_is_picked_by_naming_the_app(home: Home) -> None:
     # a word before a colon that names no app is part of the id
     code, _, err = invoke("show", "nonesuch:123", *where)
     assert code == 1 and "'nonesuch:123'" in err
+    assert "'nonesuch' is no app sessdex reads" in err  # a misspelt app, most likely
+
+
+def test_an_ambiguous_id_names_an_app_only_where_that_settles_it() -> None:
+    from sessdex.errors import AmbiguousId
+
+    one_kilo = [("roo", "9e8d1", "a"), ("roo", "9e8d2", "b"), ("kilo", "9e8d3", "c")]
+    assert "(kilo:9e8d)" in str(AmbiguousId("9e8d", one_kilo))
+    two_each = [*one_kilo, ("kilo", "9e8d4", "d")]
+    told = str(AmbiguousId("9e8d", two_each))
+    assert "matches 4 sessions (2 kilo, 2 roo); type more of the id." in told
 
 
 def test_a_value_an_option_cannot_take_is_a_usage_error() -> None:

@@ -264,7 +264,10 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
         if row is not None:
             return row.session()
         if not rows:
-            raise SessionNotFound(reference)
+            word, colon, _ = reference.partition(":")
+            raise SessionNotFound(
+                reference, word if colon and app is None and word.isalpha() else None
+            )
         raise AmbiguousId(prefix, index.prefix_titles(prefix, app) or _titles(rows))
     finally:
         index.close()

@@ -36,10 +36,14 @@ class UnknownApp(BadValue):
 class SessionNotFound(SessdexError):
     """No session id starts with `.prefix` (sub-agents' included)."""
 
-    def __init__(self, prefix: str) -> None:
-        super().__init__(
-            f"no session id starts with {prefix!r}. Run 'sessdex list' to see recent ones."
-        )
+    def __init__(self, prefix: str, unknown_app: str | None = None) -> None:
+        """`unknown_app`: the word before a colon in `prefix`, where it names no app."""
+        told = f"no session id starts with {prefix!r}"
+        if unknown_app:  # `nope:7f3a` is most likely a misspelt app, not an id
+            told += (
+                f", and {unknown_app!r} is no app sessdex reads (see 'sessdex doctor')"
+            )
+        super().__init__(f"{told}. Run 'sessdex list' to see recent ones.")
         self.prefix = prefix
 
 
@@ -53,8 +57,10 @@ class AmbiguousId(SessdexError):
             apps[app] = apps.get(app, 0) + 1
         counted = ", ".join(f"{n} {app}" for app, n in sorted(apps.items()))
         how = "type more of the id"
-        if len(apps) > 1:  # an id two apps share needs its app: `<app>:<id>`
-            how += f", or put its app in front ({next(iter(sorted(apps)))}:{prefix})"
+        # an id two apps share needs its app, `<app>:<id>`: named where that settles it
+        alone = sorted(app for app, n in apps.items() if n == 1)
+        if len(apps) > 1 and alone:
+            how += f", or put its app in front ({alone[0]}:{prefix})"
         super().__init__(
             f"{prefix!r} matches {len(candidates)} sessions ({counted}); {how}."
         )

@@ -32,6 +32,9 @@ HEAD_BYTES = 64 * 1024 * 1024  # listing: the head read stops here, whatever its
 HEAD_PROBE = 128 * 1024  # listing: a head's first read (about half of all heads fit)
 TAIL_BYTES = 512 * 1024  # listing: bytes read from the end of a transcript
 READ_LINE_CAP = 4 * 1024 * 1024  # reading: a longer line has its long strings elided
+# a JSON document (a chat an app keeps whole) longer than a line is read an element at a
+# time (`jsonstream`): memory stays with one message, and a pasted image is its note
+WHOLE_JSON_CAP = READ_LINE_CAP
 KEEP_STRING = (
     64 * 1024
 )  # reading an over-long line: strings longer than this are elided

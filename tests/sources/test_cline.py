@@ -528,16 +528,21 @@ def test_use_subagents_shows_each_sub_agent_and_how_it_ended(tmp_path: Path) -> 
     assert answer.is_error and answer.text == "api.py:12\n\ntimed out"
 
 
+def three_messages(home: Path) -> Path:
+    """A task of three messages, the last stamped 1740470406000."""
+    return task(home, "1740470400000", [
+        {"ts": 1740470400000, "type": "say", "say": "task", "text": "Build it"},
+        {"ts": 1740470405000, "type": "say", "say": "text", "text": "Done."},
+        {"ts": 1740470406000, "type": "say", "say": "text", "text": "More."},
+    ])  # fmt: skip
+
+
 def test_a_task_file_cut_inside_its_last_time_is_listed_at_the_time_before(
     tmp_path: Path,
 ) -> None:
     """The file's end cuts 1740470406000 to 1740470406: no date in 1970."""
     home = tmp_path / "home"
-    path = task(home, "1740470400000", [
-        {"ts": 1740470400000, "type": "say", "say": "task", "text": "Build it"},
-        {"ts": 1740470405000, "type": "say", "say": "text", "text": "Done."},
-        {"ts": 1740470406000, "type": "say", "say": "text", "text": "More."},
-    ])  # fmt: skip
+    path = three_messages(home)
     data = path.read_bytes()
     path.write_bytes(data[: data.index(b"1740470406000") + 10])
     found = sessions(Home.at(home))["1740470400000"]
@@ -552,11 +557,7 @@ def test_a_task_file_cut_short_keeps_the_messages_before_its_cut(
     """A ui_messages.json the editor stopped writing half way (a crash, a full disk)
     shows its first messages and says where it stopped, instead of nothing."""
     home = tmp_path / "home"
-    path = task(home, "1740470400000", [
-        {"ts": 1740470400000, "type": "say", "say": "task", "text": "Build it"},
-        {"ts": 1740470405000, "type": "say", "say": "text", "text": "Done."},
-        {"ts": 1740470406000, "type": "say", "say": "text", "text": "More."},
-    ])  # fmt: skip
+    path = three_messages(home)
     data = path.read_bytes()
     path.write_bytes(data[: data.index(b"More")])
     diagnostics = Diagnostics()

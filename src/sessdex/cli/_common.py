@@ -271,9 +271,9 @@ def err(message: str) -> None:
     """A line for people on stderr: what it quotes (paths, ids, versions) comes from
     files, so control sequences are removed here, whatever the caller did, and a
     newline in it (a file's name, a record's type) cannot start a line of its own."""
-    from ..views.text import clean
+    from ..views.text import flat
 
-    echo(clean(message).replace("\n", " "), err=True)
+    echo(flat(message), err=True)
 
 
 def stdout_bytes(data: bytes) -> None:

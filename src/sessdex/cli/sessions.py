@@ -299,10 +299,10 @@ def doctor_command(
     if as_nl:
         stdout_bytes(b"".join(dumps(r.record()) + b"\n" for r in reports))
         return
-    from ..views.text import clean
+    from ..views.text import flat
 
     def say(line: str) -> None:  # versions, types, paths and problems come from files
-        echo(clean(line).replace("\n", " "))  # a newline in them starts no line
+        echo(flat(line))  # a newline in them starts no line
 
     for r in reports:
         state = (

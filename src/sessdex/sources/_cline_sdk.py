@@ -86,9 +86,7 @@ from .base import Home
 APP = "cline"
 MANIFEST_CAP = 4 * 1024 * 1024  # a manifest holds a prompt and metadata, no messages
 JSON_CAP = 64 * 1024 * 1024  # a bigger messages file is never parsed whole
-# ...and one bigger than a line read whole is read one message at a time, a message's
-# long strings elided (a pasted image) as an over-long transcript line's are
-WHOLE_CAP = files.READ_LINE_CAP
+WHOLE_CAP = files.WHOLE_JSON_CAP  # ...and a bigger one is read a message at a time
 HEAD_BYTES = 1024  # where `updated_at` sits, second in the messages file
 MESSAGES = ".messages.json"
 SPAWN_TOOL = "spawn_agent"

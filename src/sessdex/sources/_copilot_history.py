@@ -39,8 +39,7 @@ from ._values import (
 
 NAME = "copilot"
 FOLDER = "history-session-state"
-# a bigger document is read in pieces: parsed whole, a 50 MB pasted text was shown whole
-_WHOLE = files.READ_LINE_CAP
+_WHOLE = files.WHOLE_JSON_CAP  # a bigger document is read in pieces
 _ARRAYS = frozenset({"chatMessages", "timeline"})
 
 

@@ -26,9 +26,7 @@ from . import _hashed_folders as hashed
 from ._values import dicts, file_size, iso_time, one_line, text_of, type_tag
 
 LIST_LIMIT = 16 * 1024 * 1024  # a bigger chat is listed from its ends
-# ...and read one message at a time past a line parsed whole, a message's long strings
-# elided (a pasted image) as an over-long transcript line's are
-READ_LIMIT = files.READ_LINE_CAP
+READ_LIMIT = files.WHOLE_JSON_CAP  # ...and read one message at a time past this
 _ENDS = 256 * 1024  # bytes read at either end of a chat too big to list whole
 
 # A top-level member of a chat written with JSON.stringify(chat, null, 2): at the start of a

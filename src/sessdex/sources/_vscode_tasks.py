@@ -77,10 +77,7 @@ HEAD_BYTES = (
 )  # read from the start of ui_messages.json / api history for listing
 TAIL_BYTES = 4 * 1024  # read from the end of ui_messages.json for the last time stamp
 JSON_CAP = 64 * 1024 * 1024  # a bigger JSON document is never parsed whole
-# a bigger task file is read one message at a time, a message's long strings elided as
-# an over-long transcript line's are (a pasted image): parsed whole, a 50 MB one was
-# shown whole and held three times over
-WHOLE_CAP = files.READ_LINE_CAP
+WHOLE_CAP = files.WHOLE_JSON_CAP  # a bigger task file is read one message at a time
 SMALL_CAP = 4 * 1024 * 1024  # metadata and history item files
 CHILD_DEPTH = 3  # sub-task levels read into a parent's events
 

@@ -83,9 +83,7 @@ CHECKED_WITH = (
 )
 ENV_VARS = ("XDG_DATA_HOME", "XDG_CACHE_HOME")
 
-# a thread file bigger than this is read in pieces: parsed whole, a 60 MB thread held 583 MB
-# and a 50 MB pasted image was shown whole
-WHOLE_CAP = files.READ_LINE_CAP
+WHOLE_CAP = files.WHOLE_JSON_CAP  # a bigger thread file is read in pieces
 _IGNORED_BLOCKS = frozenset({"provider", "image", "redacted_thinking"})
 _RUNNING = frozenset({"queued", "in-progress", "cancellation-requested"})
 _SUB_AGENT_TOOLS = frozenset({"Task"})  # a sub-agent Amp runs in its own process

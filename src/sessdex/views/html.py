@@ -100,9 +100,8 @@ def render(
     total_in = total_out = 0
     for event in events:
         if event.kind == "usage" and event.usage is not None:
-            u = (
-                event.usage.plausible()
-            )  # a broken count (negative, absurd) adds nothing
+            # a broken count (negative, absurd) adds nothing
+            u = event.usage.plausible()
             total_in += u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
             total_out += u.output_tokens
         agent = event.agent_id

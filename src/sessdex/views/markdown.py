@@ -314,9 +314,8 @@ def render(
         elif kind == "meta" and event.text:  # a model, mode or branch change, a PR
             out = f"*{_inline(one_line(event.text), literal=True)}*{who}\n\n"
         elif kind == "usage" and event.usage is not None:
-            u = (
-                event.usage.plausible()
-            )  # a broken count (negative, absurd) adds nothing
+            # a broken count (negative, absurd) adds nothing
+            u = event.usage.plausible()
             total_in += u.input_tokens + u.cache_read_tokens + u.cache_write_tokens
             total_out += u.output_tokens
         if not out:

@@ -82,15 +82,15 @@ def clean(text: str | None, *, keep_newlines: bool = True) -> str:
     return text
 
 
-# Every character `visible` writes out: `_UNPRINTABLE` but tab and newline.
-_UNSHOWN = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
-
-
 def _escaped(match: re.Match[str]) -> str:
     code = ord(match[0])
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def flat(text: str | None) -> str:
+    """`clean` text whose line breaks are spaces, its other spacing kept: one line for
+    stderr that quotes files (a file's name, a record's type), aligned as written."""
+    return clean(text).replace("\n", " ")
 
 
 def visible(text: str | None, *, keep_newlines: bool = True) -> str:
@@ -105,7 +105,8 @@ def visible(text: str | None, *, keep_newlines: bool = True) -> str:
     if not (
         text.isprintable() or text.replace("\n", " ").replace("\t", " ").isprintable()
     ):
-        text = _UNSHOWN.sub(_escaped, text.replace("\r\n", "\n"))
+        # what `clean` removes (tab and newline stay), written out instead
+        text = _CONTROLS.sub(_escaped, text.replace("\r\n", "\n"))
     return _SPACES.sub(" ", text).strip() if not keep_newlines else text
 
 

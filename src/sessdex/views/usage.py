@@ -12,7 +12,7 @@ from datetime import UTC, datetime, tzinfo
 from ..audit import Explained
 from ..usage import TOKENS, Row
 from .table import Column, Layout, cell_width
-from .text import clean, left_cut, one_line, short_id_width, tokens
+from .text import flat, left_cut, one_line, short_id_width, tokens
 
 HEADERS = {
     "daily": "Day",
@@ -238,7 +238,7 @@ def explain_lines(explained: Explained, tz: tzinfo = UTC) -> Iterator[str]:
     model, a response's id, a path) is cleaned: no escape sequence reaches the terminal,
     no newline starts a line of its own."""
     for line in _explain_lines(explained, tz):
-        yield clean(line).replace("\n", " ")
+        yield flat(line)
 
 
 def _explain_lines(explained: Explained, tz: tzinfo) -> Iterator[str]:

@@ -25,7 +25,8 @@ _SPACE = b" \t\r\n"
 # A run of bytes inside a container that holds no bracket outside a string: strings are
 # taken whole where they end in the data at hand (one that runs on into the next chunk
 # stops the match at its quote, and `_Scanner.string` reads it across chunks).
-_FLAT = re.compile(rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+', re.DOTALL)
+# (no possessive quantifier: before 3.11.5 or so, `re` ran past a bracket with them)
+_FLAT = re.compile(rb'(?:[^"\[\]{}]+|"[^"\\]*(?:\\.[^"\\]*)*")*', re.DOTALL)
 
 
 class NotThisShape(ValueError):

@@ -50,7 +50,7 @@ _ACTIVE = re.compile(
 # error): emphasis, which ate `__init__.py`'s underscores and the stars of `src/*.py
 # tests/*.py`. A `*` always; a run of `_` unless it sits inside a word (`snake_case`),
 # where it opens and closes nothing.
-_LITERAL = re.compile(_ACTIVE.pattern + r"|\*|(?<!_)(?:(?<![^\W_])_++|_++(?![^\W_]))")
+_LITERAL = re.compile(_ACTIVE.pattern + r"|\*|(?<!_)(?:(?<![^\W_])_+|_+(?!\w))")
 # A heading in a transcript's text: two levels down, under the export's own (the
 # title, `## User`), where an assistant's `## User` read as a turn of the user's.
 _HEADING = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)", re.MULTILINE)

@@ -1555,6 +1555,8 @@ def test_output_to_a_full_disk_says_so_in_one_line(tmp_path: Path) -> None:
         capture_output=True,
         check=True,
     )  # a warm index: the quick path answers `list`
+    # stdout buffered, as a user's is: a small output fails only when flushed
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     for args in (["list", *home], ["show", session, *home], ["--help"], ["--version"]):
         with open("/dev/full", "wb") as full:
             result = subprocess.run(
@@ -1562,6 +1564,7 @@ def test_output_to_a_full_disk_says_so_in_one_line(tmp_path: Path) -> None:
                 stdout=full,
                 stderr=subprocess.PIPE,
                 stdin=subprocess.DEVNULL,
+                env=buffered,
             )
         said = result.stderr.decode()
         assert result.returncode == 1, (args, said)

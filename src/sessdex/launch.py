@@ -20,17 +20,30 @@ def main() -> None:
     fit_streams()
     args = sys.argv[1:]
     try:
-        if args[:1] in (["list"], ["find"]) and not os.environ.get("SESSDEX_NO_QUICK"):
-            from .quick import answer
+        try:
+            if args[:1] in (["list"], ["find"]) and not os.environ.get(
+                "SESSDEX_NO_QUICK"
+            ):
+                from .quick import answer
 
-            if answer(args[0], args[1:]):
-                return
-        from .cli import main as cli
+                if answer(args[0], args[1:]):
+                    return
+            from .cli import main as cli
 
-        cli()
+            cli()
+        finally:
+            # what stdout still holds is written here, where a failure is said below,
+            # not at exit ("Exception ignored", exit 120)
+            sys.stdout.flush()
     except KeyboardInterrupt:
         interrupted()
-    except OSError as error:  # writing a warm listing or --help to a full disk
+    except BrokenPipeError:  # the reader left (`| head`) before the last write
+        from .cli._common import reader_left
+
+        reader_left()
+    except (
+        OSError
+    ) as error:  # writing to a full disk (a warm listing, --help, any output)
         from .cli._common import no_room, out_of_room
 
         if not no_room(error) or os.environ.get("SESSDEX_DEBUG"):

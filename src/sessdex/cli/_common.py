@@ -192,7 +192,7 @@ def fail_nicely(f: F) -> F:
                     err(f"  … and {len(error.candidates) - len(shown)} more")
             sys.exit(2 if isinstance(error, BadValue) else 1)
         except BrokenPipeError:
-            _reader_left()
+            reader_left()
         except KeyboardInterrupt:  # before click's "Aborted!" and exit 1
             interrupted()
         except Exception as error:
@@ -244,7 +244,7 @@ def _output_elsewhere(error: BaseException) -> bool:
     return to_file and out.st_dev != own.st_dev
 
 
-def _reader_left() -> NoReturn:
+def reader_left() -> NoReturn:
     """The reader of stdout left early (`| head`): not an error, so exit 0 quietly."""
     _drop_stdout()
     sys.exit(0)

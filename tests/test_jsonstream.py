@@ -11,7 +11,7 @@ import pytest
 
 from sessdex import files
 from sessdex.diagnostics import Diagnostics
-from sessdex.jsonstream import NotThisShape, array_items, object_members
+from sessdex.jsonstream import CutShort, NotThisShape, array_items, object_members
 
 
 def _value(draw: random.Random, depth: int = 0) -> object:
@@ -147,6 +147,35 @@ def test_a_document_cut_short_keeps_the_elements_before_the_cut() -> None:
     with pytest.raises(NotThisShape):
         found.extend(array_items(stream, "messages"))
     assert found == [{"n": 1}, {"n": 2}]
+
+
+def test_a_document_cut_anywhere_gives_what_ended_before_the_cut_and_no_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A chat cut at any byte (a write stopped half way): the elements and the members
+    given are the document's own, none made of a cut value (1000000000000 cut to 100),
+    and the stop is a cut, not a document laid out otherwise, past the array too."""
+    draw = random.Random(13)
+    for trial in range(25):
+        monkeypatch.setattr(files, "CHUNK", draw.choice([2, 7, 4096]))
+        items = [_value(draw) for _ in range(draw.randint(1, 5))]
+        before = {f"a{n}": _value(draw) for n in range(draw.randint(0, 3))}
+        document = {**before, "messages": items, "z": _value(draw)}
+        text = json.dumps(document, indent=draw.choice([None, 2])).encode()
+        for end in range(1, len(text)):
+            cut = text[:end]
+            found: list[object] = []
+            with pytest.raises(CutShort):  # past the array too: its document is cut
+                found.extend(array_items(io.BytesIO(cut), "messages"))
+            assert found == items[: len(found)], (trial, end)
+            with pytest.raises(CutShort) as raised:
+                object_members(io.BytesIO(cut), frozenset({"messages"}))
+            members = raised.value.members
+            assert members == {k: document[k] for k in members}, (trial, end)
+            assert (
+                list(members)
+                == [k for k in document if k != "messages"][: len(members)]
+            )
 
 
 def test_memory_stays_with_one_element_not_the_document() -> None:

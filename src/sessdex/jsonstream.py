@@ -5,7 +5,9 @@ Some apps keep a whole chat as one JSON document and rewrite it whole. Past the 
 sessdex parses at once, such a document is read in pieces: a scanner walks its structure (strings, brackets, commas) with
 a byte-set search, holds the bytes of one element at a time and decodes each with orjson.
 Memory stays bounded by the largest element, and an element longer than READ_LINE_CAP (a
-pasted image) has its long strings elided, as an over-long transcript line has.
+pasted image) has its long strings elided, as an over-long transcript line has. A document
+cut short (a write stopped half way, a copy taken during one) raises CutShort where it ends,
+past the elements or members read whole before the cut: no value the cut shortened is given.
 """
 
 from __future__ import annotations
@@ -33,6 +35,28 @@ class NotThisShape(ValueError):
     """The document is not an array (or an object holding the array under the key)."""
 
 
+class CutShort(NotThisShape):
+    """The document ends inside a value: a write that stopped half way (a crash, a full
+    disk) or a copy taken while it was written. `members` holds the top-level members
+    `object_members` read whole before the cut."""
+
+    def __init__(self, message: str = "the document ends inside a value") -> None:
+        super().__init__(message)
+        self.members: dict[str, object] = {}
+
+
+def note_cut(diagnostics: Diagnostics, app: str, path: str | os.PathLike[str]) -> None:
+    """Count and say that the document at `path` is cut short, once per read however
+    many passes over it meet the cut (its members, then its array)."""
+    message = (
+        f"{app}: stopped reading {os.fspath(path)} where it is cut short (a write "
+        "stopped half way, or a copy was taken during one); what came before is kept"
+    )
+    if message not in diagnostics.problems:
+        diagnostics.problem(message)
+        diagnostics.skip(os.fspath(path), 0, "truncated")
+
+
 def file_items(
     path: str | os.PathLike[str],
     key: str | None,
@@ -48,6 +72,8 @@ def file_items(
             yield from array_items(
                 stream, key, diagnostics=diagnostics, path=os.fspath(path), chunk=chunk
             )
+    except CutShort:
+        note_cut(diagnostics, app, path)
     except NotThisShape as error:
         diagnostics.skip(os.fspath(path), 0, "not JSON")
         diagnostics.problem(f"{app}: stopped reading {path}: {error}")
@@ -78,6 +104,7 @@ def array_items(
     byte = scanner.significant()
     number = 0
     if byte == b"]"[0]:
+        _to_the_end(scanner, key)
         return
     while True:
         number += 1
@@ -96,10 +123,29 @@ def array_items(
                 yield value
         byte = scanner.significant()
         if byte == b"]"[0]:
+            _to_the_end(scanner, key)
             return
+        if byte < 0:
+            raise CutShort()
         if byte != b","[0]:
             raise NotThisShape("elements not separated by commas")
         byte = scanner.significant()
+
+
+def _to_the_end(scanner: _Scanner, key: str | None) -> None:
+    """Past the array: the members after it in its object passed over, unread, so that a
+    document cut there (a chat's summary, its ledger) says so too."""
+    if key is None:
+        return
+    byte = scanner.significant()
+    if byte < 0:
+        raise CutShort()
+    if byte == b"}"[0]:
+        return
+    if byte != b","[0]:
+        raise NotThisShape("members not separated by commas")
+    for _name, first in _members(scanner, 0):
+        scanner.value(first, keep=False)
 
 
 def file_members(
@@ -107,15 +153,21 @@ def file_members(
     skip: frozenset[str],
     diagnostics: Diagnostics,
     app: str,
+    *,
+    cut: bool = False,
 ) -> dict[str, object] | None:
     """`object_members` of the file at `path`; None, with the reason said, where it
-    cannot be read to its end."""
+    cannot be read to its end. With `cut`, a document cut short gives the members read
+    whole before its cut (the cut counted and said, `note_cut`)."""
     try:
         with files.open_binary(path) as stream:
             return object_members(
                 stream, skip, diagnostics=diagnostics, path=os.fspath(path)
             )
     except (NotThisShape, OSError) as error:
+        if cut and isinstance(error, CutShort):
+            note_cut(diagnostics, app, path)
+            return error.members
         diagnostics.problem(f"{app}: could not read {path}: {error}")
     return None
 
@@ -133,11 +185,27 @@ def object_members(
     """The members of the document's top-level object, decoded, but those named in
     `skip`, which are passed over unread (a chat's big message array). A member that
     cannot be decoded, or stays too long once its long strings are elided, is counted
-    and left out. Raises NotThisShape where the document is not an object."""
+    and left out. Raises NotThisShape where the document is not an object, CutShort
+    (holding the members read whole before it) where it ends too soon."""
     scanner = _Scanner(stream)
     if scanner.significant() != b"{"[0]:
         raise NotThisShape("not a JSON object")
     members: dict[str, object] = {}
+    try:
+        _read_members(scanner, skip, members, diagnostics, path)
+    except CutShort as cut:
+        cut.members = members
+        raise
+    return members
+
+
+def _read_members(
+    scanner: _Scanner,
+    skip: frozenset[str],
+    members: dict[str, object],
+    diagnostics: Diagnostics | None,
+    path: str,
+) -> None:
     for raw, first in _members(scanner, _NAME_CAP):
         try:
             name = orjson.loads(b'"' + raw + b'"') if len(raw) < _NAME_CAP else None
@@ -154,7 +222,6 @@ def object_members(
             except orjson.JSONDecodeError:
                 if diagnostics is not None:
                     diagnostics.skip(path, 0, "not JSON")
-    return members
 
 
 def _find_member(scanner: _Scanner, key: bytes) -> bool:
@@ -174,15 +241,22 @@ def _members(scanner: _Scanner, keep: int) -> Iterator[tuple[bytes, int]]:
     if byte == b"}"[0]:
         return
     while True:
+        if byte < 0:
+            raise CutShort()
         if byte != b'"'[0]:
             raise NotThisShape("a member name that is not a string")
         name = scanner.string(keep=keep)
-        if scanner.significant() != b":"[0]:
+        colon = scanner.significant()
+        if colon < 0:
+            raise CutShort()
+        if colon != b":"[0]:
             raise NotThisShape("a member without a colon")
         yield name, scanner.significant()
         byte = scanner.significant()
         if byte == b"}"[0]:
             return
+        if byte < 0:
+            raise CutShort()
         if byte != b","[0]:
             raise NotThisShape("members not separated by commas")
         byte = scanner.significant()
@@ -257,14 +331,14 @@ class _Scanner:
             if end < 0:
                 self.at = len(data)
                 if not self._more():
-                    raise NotThisShape("a string that never ends")
+                    raise CutShort("the document ends inside a string")
                 continue
             self.at = end + 1
             if data[end] == b'"'[0]:
                 return bytes(held)
             # a backslash: the byte it escapes may be in the next chunk
             if self.at >= len(self.data) and not self._more():
-                raise NotThisShape("a string that never ends")
+                raise CutShort("the document ends inside a string")
             if len(held) < keep:
                 held += b"\\" + self.data[self.at : self.at + 1]
             self.at += 1
@@ -273,7 +347,7 @@ class _Scanner:
         """The value whose first byte (consumed) is `first`, read to its end: its bytes
         if `keep` (None when they stay too long after eliding), else b""."""
         if first < 0:
-            raise NotThisShape("the document ends inside a value")
+            raise CutShort()
         if keep:
             self.kept, self.compactor, self.kept_from = bytearray(), None, self.at - 1
         if first == b'"'[0]:
@@ -300,7 +374,7 @@ class _Scanner:
             if end >= len(self.data):
                 self.at = len(self.data)
                 if not self._more():
-                    raise NotThisShape("the document ends inside a value")
+                    raise CutShort()
                 continue
             byte = self.data[end]
             self.at = end + 1
@@ -318,5 +392,5 @@ class _Scanner:
                 self.at = end
                 return
             self.at = len(self.data)
-            if not self._more():
-                return
+            if not self._more():  # in a container, a delimiter follows: 12 may be 1234
+                raise CutShort()

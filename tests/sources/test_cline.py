@@ -567,3 +567,4 @@ def test_a_task_file_cut_short_keeps_the_messages_before_its_cut(
         ("assistant", "Done."),
     ]
     assert "stopped reading" in diagnostics.problems[0]
+    assert diagnostics.skipped == {"truncated": 1}  # a cut, not a file of other JSON

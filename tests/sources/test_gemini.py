@@ -661,3 +661,69 @@ def test_resume_says_only_the_prompts_are_left() -> None:
     )
     assert result.exit_code == 1
     assert "only this session's prompts are left" in result.output
+
+
+# Where the legacy chat is cut (just past these bytes), and how many of its messages end
+# before the cut: as the array opens, inside the first prompt, inside the tool call nested
+# in the second message, inside the last reply's text, inside the summary past them all.
+LEGACY_CUTS = [
+    (b'"messages": [', 0),
+    (b'"Run the te', 0),
+    (b'"pytest -', 1),
+    (b'"One test fa', 2),
+    (b'"summary": "Run the', 3),
+]
+
+
+def legacy_chat(home: Path) -> Path:
+    return next((home / ".gemini" / "tmp").glob("2136a249*/chats/session-*.json"))
+
+
+@pytest.mark.parametrize("in_pieces", [False, True])
+@pytest.mark.parametrize(("marker", "kept"), LEGACY_CUTS)
+def test_a_legacy_chat_cut_short_is_listed_and_read_to_its_cut(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    marker: bytes,
+    kept: int,
+    in_pieces: bool,
+) -> None:
+    """A one-file chat whose write stopped half way (a crash, a full disk) or that was
+    copied while written: listed from its head (id, folder, times; its first prompt
+    when it holds one), its messages before the cut shown with their usage, as a chat
+    of those messages alone; the cut counted and said, once. It was skipped whole."""
+    home, reference = tmp_path / "home", tmp_path / "reference"
+    shutil.copytree(HOME, home)
+    shutil.copytree(HOME, reference)
+    path = legacy_chat(home)
+    data = path.read_bytes()
+    document = json.loads(data)
+    document["messages"] = document["messages"][:kept]
+    del document["summary"]
+    legacy_chat(reference).write_text(json.dumps(document, indent=2))
+    wanted = list(gemini.read(sessions(reference)[LEGACY], Diagnostics()))
+    whole = sessions(home)[LEGACY]
+    path.write_bytes(data[: data.index(marker) + len(marker)])
+    if in_pieces:  # listed from its ends, read a message at a time
+        monkeypatch.setattr(_json_chat, "LIST_LIMIT", 100)
+        monkeypatch.setattr(_json_chat, "READ_LIMIT", 100)
+        monkeypatch.setattr(files, "CHUNK", 7)
+    location = gemini.locate(Home.at(home))
+    diagnostics = Diagnostics()
+    [listed] = gemini.parse(path, location, diagnostics)
+    assert (listed.id, listed.cwd, listed.created, listed.updated) == (
+        LEGACY,
+        whole.cwd,
+        whole.created,
+        whole.updated,
+    )
+    first_prompt = "Run the test suite" if kept and not in_pieces else None
+    assert listed.title == first_prompt
+    assert diagnostics.skipped == {"truncated": 1}
+    assert [p for p in diagnostics.problems if "cut short" in p]
+    diagnostics = Diagnostics()
+    found = list(gemini.read(listed, diagnostics))
+    assert found == wanted
+    assert len(texts(found, "user")) == min(kept, 1)
+    assert total(found) == total(wanted)
+    assert diagnostics.skipped == {"truncated": 1}

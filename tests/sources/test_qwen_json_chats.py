@@ -176,31 +176,84 @@ def test_resume_says_no_release_reopens_it() -> None:
     assert "0.1.x had no --resume" in result.output
 
 
-def test_a_cut_chat_is_skipped_and_counted() -> None:
-    """The malformed home's chat was cut short mid-write: counted, never raised."""
+def test_a_cut_chat_is_listed_and_shows_the_messages_before_its_cut() -> None:
+    """The malformed home's chat was cut short mid-write, inside its second message:
+    listed from its head, its first prompt shown, the cut counted (it was skipped)."""
     diagnostics = Diagnostics()
     found = fragments(DATA / "malformed" / "home", diagnostics)
-    assert LEGACY not in found
-    assert diagnostics.skipped == {"not JSON": 1}
+    session = merge(found[LEGACY])
+    assert session.title == "Why does test_login_redirect fail?"
+    assert session.created and session.created.isoformat().startswith(
+        "2025-10-20T09:42"
+    )
+    assert diagnostics.skipped == {"truncated": 1}
     assert [path.endswith(".json") for path, _, _ in diagnostics.details] == [True]
+    diagnostics = Diagnostics()
+    shown = list(qwen.read(session, diagnostics))
+    assert [e.text for e in shown if e.kind == "user"] == [
+        "Why does test_login_redirect fail?"
+    ]
+    assert not [e for e in shown if e.kind == "assistant"]
+    assert diagnostics.skipped == {"truncated": 1}
 
 
-def test_a_broken_later_file_costs_only_itself(tmp_path: Path) -> None:
+def test_a_later_file_cut_past_its_id_costs_only_itself(tmp_path: Path) -> None:
     home = copy(tmp_path)
     (home / RUN).write_text(
         '{\n  "sessionId": "3f9c2a1e-5b7d-4c8e-9a10-2b3c4d5e6f70",\n'
     )
     diagnostics = Diagnostics()
     parts = fragments(home, diagnostics)[LEGACY]
-    assert diagnostics.skipped == {"not JSON": 1}
+    assert diagnostics.skipped == {"truncated": 1}
     session = merge(parts)
     assert session.title == "Why does test_login_redirect fail?"
-    assert "chat_files" not in session.extra
+    assert session.extra["chat_files"] == 2  # the session's, holding nothing yet
     diagnostics = Diagnostics()
     found = list(qwen.read(session, diagnostics))
-    assert diagnostics.skipped == {"not JSON": 1}
+    assert diagnostics.skipped == {"truncated": 1}
     assert [e.kind for e in found].count("user") == 2
     assert not [e for e in found if e.kind == "meta"]
+
+
+# Where the main chat is cut (just past these bytes), and how many of its messages end
+# before the cut: inside the token counts nested in the first reply (9120 cut to 91),
+# inside the second reply's text.
+MAIN_CUTS = [(b'"input": 91', 1), (b'"test_login_redirect fails bec', 2)]
+
+
+@pytest.mark.parametrize("alone", [True, False])
+@pytest.mark.parametrize(("marker", "kept"), MAIN_CUTS)
+def test_a_chat_cut_short_shows_its_messages_before_the_cut(
+    tmp_path: Path, marker: bytes, kept: int, alone: bool
+) -> None:
+    """Cut short alone (parsed whole when it fits) or beside the sub-agent run's file
+    (read side by side): listed with its title, folder and times, and shown as a chat
+    of the messages before its cut, their tokens counted; the cut said."""
+    home, reference = copy(tmp_path), tmp_path / "reference"
+    shutil.copytree(HOME, reference)
+    if alone:
+        for folder in (home, reference):
+            (folder / RUN).unlink()
+    whole = sessions(home)[LEGACY]
+    data = (home / MAIN).read_bytes()
+    document = json.loads(data)
+    document["messages"] = document["messages"][:kept]
+    (reference / MAIN).write_text(json.dumps(document, indent=2))
+    wanted = read(reference)
+    (home / MAIN).write_bytes(data[: data.index(marker) + len(marker)])
+    diagnostics = Diagnostics()
+    session = merge(fragments(home, diagnostics)[LEGACY])
+    assert diagnostics.skipped == {"truncated": 1}
+    assert (session.title, session.cwd, session.created) == (
+        whole.title,
+        whole.cwd,
+        whole.created,
+    )
+    diagnostics = Diagnostics()
+    found = list(qwen.read(session, diagnostics))
+    assert found == wanted
+    assert [e.kind for e in found].count("assistant") == kept - 1 + (not alone)
+    assert diagnostics.skipped == {"truncated": 1}
 
 
 def test_an_unknown_message_type_is_counted_not_shown(tmp_path: Path) -> None:

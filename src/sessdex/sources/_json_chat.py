@@ -4,7 +4,10 @@
 JSON.stringify(chat, null, 2) and rewritten whole on every message. Read here: what a listing
 needs of one (its top-level members, first prompt and last model; from its first and last
 bytes when it is too big to parse) and its messages, parsed whole or, past READ_LIMIT, one at
-a time (`jsonstream`). Not a translator: `_gemini_messages` makes events of the messages.
+a time (`jsonstream`). A chat that does not parse whole is read one message at a time too: one
+cut short (a crash or a full disk mid-write, a copy taken during one) is listed from the
+members and messages before its cut and shows those messages, the cut counted ("truncated")
+and said. Not a translator: `_gemini_messages` makes events of the messages.
 """
 
 from __future__ import annotations
@@ -57,21 +60,43 @@ class Listing:
     ]  # absolute paths its tool calls took (as many as are tried)
 
 
-def listing(path: Path, size: int, diagnostics: Diagnostics) -> Listing | None:
-    """The chat's listing; None (counted) when it is not a chat as these apps write it."""
+def listing(
+    path: Path, size: int, diagnostics: Diagnostics, app: str
+) -> Listing | None:
+    """The chat's listing; None (counted) when it is not a chat as these apps write it.
+    A chat cut short (a write stopped half way, a copy taken during one) is listed from
+    what comes before its cut, the cut counted and said."""
     document: object
+    found: Iterable[dict[str, object]] = ()
     if size > LIST_LIMIT:
         document = ends(path)
         if document is None:
             diagnostics.skip(str(path), 1, "too long")
             return None
+        if not _closes(path):
+            from ..jsonstream import note_cut
+
+            note_cut(diagnostics, app, path)
     else:
         document = files.read_json_file(path, limit=LIST_LIMIT)
+        found = dicts(document, "messages")
+        if document is None and size:  # broken: what can be read, a member at a time
+            pieces = _in_pieces(path, diagnostics, app)
+            if pieces is None:
+                return None  # counted
+            document, found = pieces
     session_id = text_of(document, "sessionId")
     if not isinstance(document, dict) or not session_id:
         diagnostics.skip(str(path), 1, "not JSON" if document is None else "bad value")
         return None
-    found = dicts(document, "messages")
+    prompt = model = None
+    tool_paths: list[str] = []
+    for message in found:  # one pass: `found` may be read from the file as it goes
+        if not prompt and message.get("type") == "user":
+            prompt = messages.title_text(message)
+        model = text_of(message, "model") or model
+        if len(tool_paths) < hashed.PATHS_TRIED:  # as many as are tried
+            tool_paths += islice(hashed.tool_paths([message]), hashed.PATHS_TRIED)
     project_hash = document.get("projectHash")
     return Listing(
         session_id=session_id,
@@ -79,21 +104,48 @@ def listing(path: Path, size: int, diagnostics: Diagnostics) -> Listing | None:
         started=iso_time(document.get("startTime"), naive="local"),
         updated=iso_time(document.get("lastUpdated"), naive="local"),
         summary=one_line(text_of(document, "summary")),
-        prompt=one_line(
-            next(
-                (
-                    t
-                    for m in found
-                    if m.get("type") == "user" and (t := messages.title_text(m))
-                ),
-                None,
-            )
-        ),
-        model=next(
-            (m for m in (text_of(x, "model") for x in reversed(found)) if m), None
-        ),
-        tool_paths=tuple(islice(hashed.tool_paths(found), hashed.PATHS_TRIED)),
+        prompt=one_line(prompt),
+        model=model,
+        tool_paths=tuple(tool_paths[: hashed.PATHS_TRIED]),
     )
+
+
+def _in_pieces(
+    path: Path, diagnostics: Diagnostics, app: str
+) -> tuple[dict[str, object], Iterator[dict[str, object]]] | None:
+    """A chat that does not parse whole: its top-level members and its messages, each
+    read up to where it breaks, so that one cut short (a write stopped half way, a copy
+    taken during one) keeps what came before its cut; None (counted) where it is no
+    object, or is cut before its id."""
+    from ..jsonstream import CutShort, NotThisShape, note_cut, object_members
+
+    try:
+        with files.open_binary(path) as stream:
+            top = object_members(
+                stream, _MESSAGES, diagnostics=diagnostics, path=str(path)
+            )
+    except CutShort as cut:
+        note_cut(diagnostics, app, path)
+        if not text_of(cut.members, "sessionId"):
+            return None  # nothing to list it by; the cut is counted
+        top = cut.members
+    except (NotThisShape, OSError):
+        diagnostics.skip(str(path), 1, "not JSON")
+        return None
+    return top, _streamed(path, diagnostics, app, None, None)
+
+
+_MESSAGES = frozenset({"messages"})
+
+
+def _closes(path: Path) -> bool:
+    """Whether the chat's last bytes close its object, as a chat written to its end does."""
+    try:
+        with files.open_regular(path) as stream:
+            stream.seek(max(0, stream.seek(0, 2) - 64))
+            return stream.read().rstrip().endswith(b"}")
+    except OSError:
+        return True  # gone: nothing to say of its end
 
 
 def ends(path: Path) -> dict[str, object] | None:
@@ -150,10 +202,16 @@ def read(
     given: one message at a time, the file read `chunk` bytes at a time."""
     if chunk is not None:
         return first_id(path), _streamed(path, diagnostics, app, types, chunk)
-    if file_size(path) > READ_LIMIT:
+    size = file_size(path)
+    if size > READ_LIMIT:
         top = ends(path) or {}
-        return text_of(top, "sessionId"), _streamed(path, diagnostics, app, types, None)
+        session_id = text_of(top, "sessionId") or first_id(path)
+        return session_id, _streamed(path, diagnostics, app, types, None)
     document = files.read_json_file(path, limit=READ_LIMIT)
+    if document is None and size:
+        # broken: a message at a time, so that a chat cut short (a write stopped half
+        # way) keeps the messages before its cut, and says where it stopped
+        return first_id(path), _streamed(path, diagnostics, app, types, None)
     if not isinstance(document, dict):
         diagnostics.skip(str(path), 1, "not JSON")
     found = []
@@ -169,15 +227,16 @@ def _streamed(
     path: Path,
     diagnostics: Diagnostics,
     app: str,
-    types: tuple[str, ...],
+    types: tuple[str, ...] | None,
     chunk: int | None,
 ) -> Iterator[dict[str, object]]:
+    """The chat's messages read one at a time (those of the known `types`, unless None)."""
     from ..jsonstream import file_items
 
     for message in file_items(path, "messages", diagnostics, app, chunk=chunk):
         if not isinstance(message, dict):
             diagnostics.skip(str(path), 0, "not an object")
-        elif type_tag(message.get("type")) not in types:
+        elif types is not None and type_tag(message.get("type")) not in types:
             diagnostics.unknown_type(f"message:{message.get('type')}")
         else:
             yield message

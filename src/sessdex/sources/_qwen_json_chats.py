@@ -166,7 +166,7 @@ def sessions(
         except OSError:
             diagnostics.skip(str(file), 0, "vanished")
             continue
-        listing = json_chat.listing(file, file_size, diagnostics)
+        listing = json_chat.listing(file, file_size, diagnostics, APP)
         if listing is None or (found and listing.session_id != found[0].session_id):
             continue  # broken (counted), or naming another id than it starts with
         found.append(listing)

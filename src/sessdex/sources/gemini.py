@@ -255,7 +255,7 @@ def _parse_jsonl(
 def _parse_legacy(
     path: Path, location: Location, size: int, diagnostics: Diagnostics
 ) -> list[Session]:
-    found = json_chat.listing(path, size, diagnostics)
+    found = json_chat.listing(path, size, diagnostics, NAME)
     if found is None:
         return []
     project = _chats_dir(path).parent

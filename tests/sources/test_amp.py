@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from sessdex import files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, amp
@@ -359,3 +361,82 @@ def test_a_pasted_image_in_a_small_thread_is_its_note(tmp_path: Path) -> None:
         ("user", "look"),
         ("assistant", f"[text, {files.human_bytes(len(big))}]"),
     ]
+
+
+# Where the thread is cut (just past these bytes), the members whole before the cut, and
+# how many of its messages: inside the first tree of `env` (before any message), inside
+# the tool call's input nested in the first reply, inside the last reply's text, inside
+# the handoff link past the messages.
+HEAD = ["v", "id", "created", "title", "agentMode", "visibility"]
+THREAD_CUTS = [
+    (b'"uri": "file:///home/al', HEAD, 0),
+    (b'"cmd": "pnpm test che', [*HEAD, "env"], 1),
+    (b'"The total is read bef', [*HEAD, "env"], 3),
+    (b'"threadID": "T-0b6f', [*HEAD, "env"], 4),
+]
+
+
+def listed(session: Session) -> tuple[object, ...]:
+    return (session.id, session.title, session.cwd, session.branch, session.created,
+            session.updated, session.model, session.extra)  # fmt: skip
+
+
+@pytest.mark.parametrize("in_pieces", [False, True])
+@pytest.mark.parametrize(("marker", "members", "kept"), THREAD_CUTS)
+def test_a_thread_cut_short_is_listed_and_read_to_its_cut(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    marker: bytes,
+    members: list[str],
+    kept: int,
+    in_pieces: bool,
+) -> None:
+    """A thread file whose write stopped half way (a crash, a full disk) or copied while
+    written: listed from its head (title, folder, time), its messages before the cut
+    shown and their usage counted, as a thread of what came before the cut; the cut
+    counted and said, once. It was skipped whole."""
+    home, reference = tmp_path / "home", tmp_path / "reference"
+    shutil.copytree(DATA / "home", home)
+    shutil.copytree(DATA / "home", reference)
+    name = f".local/share/amp/threads/{THREAD}.json"
+    data = (home / name).read_bytes()
+    document = json.loads(data)
+    before = {key: document[key] for key in members}
+    if kept:
+        before["messages"] = document["messages"][:kept]
+    (reference / name).write_text(json.dumps(before, indent=2))
+    wanted = sessions(Home.at(reference))[THREAD]
+    wanted_events = events(wanted)
+    (home / name).write_bytes(data[: data.index(marker) + len(marker)])
+    if in_pieces:
+        monkeypatch.setattr(amp, "WHOLE_CAP", 100)
+        monkeypatch.setattr(files, "CHUNK", 7)
+    location = amp.locate(Home.at(home))
+    diagnostics = Diagnostics()
+    [found] = amp.parse(home / name, location, diagnostics)
+    assert listed(found) == listed(wanted)
+    assert found.title == "Fix flaky checkout test"
+    assert diagnostics.skipped == {"truncated": 1}
+    assert [p for p in diagnostics.problems if "cut short" in p]
+    diagnostics = Diagnostics()
+    got = list(amp.read(found, diagnostics))
+    assert got == wanted_events
+    assert totals(got) == totals(wanted_events)
+    assert diagnostics.skipped == {"truncated": 1}
+
+
+def test_show_prints_a_cut_thread_to_its_cut_and_says_so(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = home / f".local/share/amp/threads/{THREAD}.json"
+    data = path.read_bytes()
+    path.write_bytes(data[: data.index(b"The total is read")])
+    result = CliRunner().invoke(main, ["show", THREAD[:10], "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    assert "The checkout test fails one run in five" in result.stdout
+    assert "pnpm test checkout --repeat 5" in result.stdout
+    assert "cut short" in result.stderr

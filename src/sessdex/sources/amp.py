@@ -21,7 +21,9 @@ sub-agent's events, under the call's id.
 A thread is one JSON value, so listing parses the file; it is parsed again only when it
 changes. A file over WHOLE_CAP (4 MB) is read in pieces (`jsonstream`): its other members
 past the message array, then the messages one at a time, so memory stays bounded and a
-pasted image is its note. cwd is the first
+pasted image is its note. So is a file that does not parse whole: a thread cut short (a
+crash or a full disk mid-write, a copy taken during one) is listed from the members before
+its cut and shows the messages before it, the cut counted ("truncated") and said. cwd is the first
 tree's `file://` URI; model the first assistant usage's model, else a `model:` tag.
 Usage, de-duplicated as Amp's own ledger is: when `usageLedger.events` exist, one
 `usage` event per ledger event (title generation included), placed after the message it
@@ -439,6 +441,10 @@ def _load(
     if size > WHOLE_CAP:
         return _load_in_pieces(path, diagnostics)
     value = files.read_json_file(path, limit=WHOLE_CAP)
+    if value is None and size and path.exists():
+        # broken: in pieces, so that a thread cut short (a write stopped half way, a
+        # copy taken during one) keeps its members and messages before the cut
+        return _load_in_pieces(path, diagnostics)
     if value is None:
         if path.exists():
             diagnostics.skip(str(path), 1, "not JSON")
@@ -454,10 +460,11 @@ def _load(
 
 
 def _load_in_pieces(path: Path, diagnostics: Diagnostics) -> _Thread | None:
-    """A thread too big to parse whole: its other members now, its messages as read."""
+    """A thread too big to parse whole, or broken: its other members now, its messages
+    as read, each up to where a cut stops them (the cut counted and said once)."""
     from ..jsonstream import file_items, file_members
 
-    top = file_members(path, _MESSAGES, diagnostics, NAME)
+    top = file_members(path, _MESSAGES, diagnostics, NAME, cut=True)
     if top is None:
         diagnostics.skip(str(path), 1, "not JSON")
         return None

@@ -1,4 +1,5 @@
-"""Diagnostics cross from the index's worker processes to the main one intact."""
+"""Diagnostics cross from the index's worker processes to the main one intact, and merge
+without counting one line twice."""
 
 from __future__ import annotations
 
@@ -22,3 +23,28 @@ def test_diagnostics_survive_pickling_whole() -> None:
         back.skip("/h/b.jsonl", 1, "not JSON")  # still counts where it left off
         assert back.skipped["not JSON"] == diagnostics.skipped["not JSON"] + 1
     assert len(pickle.dumps(Diagnostics())) < 80  # an empty one is next to nothing
+
+
+def test_update_unseen_counts_a_line_two_passes_met_once_and_the_others_all() -> None:
+    read = Diagnostics()
+    read.skip("/t.json", 0, "truncated")
+    read.skip("/a.jsonl", 3, "not JSON")
+    listing = Diagnostics()
+    listing.skip("/t.json", 0, "truncated")  # the same cut, met by the listing
+    listing.skip("/a.jsonl", 1, "not JSON")  # another line of the same file
+    listing.skip("/b.jsonl", 3, "not JSON")  # the same line number in another file
+    read.update_unseen(listing)
+    assert read.skipped == {"truncated": 1, "not JSON": 3}
+    assert len(read.details) == 4
+
+
+def test_update_unseen_adds_everything_when_the_lines_are_not_all_named() -> None:
+    read = Diagnostics()
+    read.skip("/t.json", 0, "truncated")
+    listing = Diagnostics()
+    listing.skip("/t.json", 0, "truncated")
+    listing.skipped["truncated"] += (
+        1  # one more than its details name (past MAX_DETAILS)
+    )
+    read.update_unseen(listing)
+    assert read.skipped == {"truncated": 3}

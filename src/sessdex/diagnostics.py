@@ -115,6 +115,29 @@ class Diagnostics:
             self.problem(message)
         self.passed_over.update(other.passed_over)
 
+    def update_unseen(self, other: Diagnostics) -> None:
+        """`update`, leaving out the skipped lines this one counted already (the same
+        file, line and reason): a listing and a read of one file both met them. Where
+        `other` names fewer lines than it counted (past MAX_DETAILS), all are added."""
+        lines = [
+            d
+            for d in other.details
+            if d[2] not in NOT_LINES and d[2] not in other.passed_over
+        ]
+        seen = set(self.details)
+        if len(lines) != other.skipped_total or not seen.intersection(lines):
+            self.update(other)
+            return
+        trimmed = Diagnostics(
+            skipped=other.skipped - Counter(d[2] for d in lines if d in seen),
+            unknown=other.unknown,
+            versions=other.versions,
+            details=[d for d in other.details if d not in seen],
+            problems=other.problems,
+            passed_over=other.passed_over,
+        )
+        self.update(trimmed)
+
     @property
     def skipped_total(self) -> int:
         return sum(self.skipped.values())

@@ -567,8 +567,6 @@ def _collect_sessions(
 ) -> None:
     """Apps without the hook: their readers' usage events, per top-level session, cached."""
     report = index.refresh(others)
-    for app, diagnostics in report.diagnostics.items():
-        out.diagnostics.setdefault(app, Diagnostics()).update(diagnostics)
     names = [s.NAME for s in others]
     rows = index.rows(apps=names, include_subagents=True, with_state=True)
     ids = {(r.app, r.id) for r in rows}
@@ -602,6 +600,10 @@ def _collect_sessions(
         out.diagnostics.setdefault(row.app, Diagnostics()).update(diagnostics)
         if not diagnostics.problems:  # a read that broke off is not kept: read it again
             save.append((path, row.app, signature, 0, _encode({}), _encode(found), b""))
+    # what the refresh's listings met, after the reads: a line the listing of a file and
+    # its read both met (a broken head line, a cut document) is one line, counted once
+    for app, diagnostics in report.diagnostics.items():
+        out.diagnostics.setdefault(app, Diagnostics()).update_unseen(diagnostics)
     gone = [p for p in cached if p not in seen]
     index.save_usage(save, gone)
 

@@ -440,3 +440,23 @@ def test_show_prints_a_cut_thread_to_its_cut_and_says_so(tmp_path: Path) -> None
     assert "The checkout test fails one run in five" in result.stdout
     assert "pnpm test checkout --repeat 5" in result.stdout
     assert "cut short" in result.stderr
+
+
+def test_usage_counts_a_cut_thread_once_when_it_lists_and_reads_it(
+    tmp_path: Path,
+) -> None:
+    """A cold `usage` lists the thread (meeting its cut) and reads it (meeting it again):
+    one cut, one unreadable line said, as a warm run says."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    path = home / f".local/share/amp/threads/{THREAD}.json"
+    data = path.read_bytes()
+    path.write_bytes(data[: data.index(b"The total is read")])
+    for run in ("cold", "warm"):
+        result = CliRunner().invoke(main, ["usage", "--home", str(home)])
+        assert result.exit_code == 0, result.output
+        assert "skipped 1 unreadable line;" in result.stderr, (run, result.stderr)

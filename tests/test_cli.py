@@ -736,6 +736,69 @@ def test_resume_says_how_to_install_a_missing_cli(tmp_path: Path) -> None:
     assert "'claude' is not on PATH" in result.stderr and "npm install" in result.stderr
 
 
+def test_resume_says_what_stands_in_the_way_when_the_folder_or_cli_fails(
+    tmp_path: Path,
+) -> None:
+    """A file where the folder was, a folder the user may not enter, a CLI on PATH that
+    is no program (a broken install): one line each, never a traceback."""
+    home = tmp_path / "home"
+    (tmp_path / "was-a-folder").write_text("now a file")
+    write_claude_session(home, "8a8a8a8a-0000-4000-8000-000000000009", str(tmp_path / "was-a-folder"))  # fmt: skip
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "claude").write_text("not a program\n")
+    (fake_bin / "claude").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}"}
+    result = _run_sessdex(["resume", "8a8a", "--home", str(home)], env, tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "was-a-folder is a file now" in result.stderr
+
+    write_claude_session(home, "8b8b8b8b-0000-4000-8000-000000000009", str(tmp_path))
+    result = _run_sessdex(["resume", "8b8b", "--home", str(home)], env, tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"could not run {fake_bin / 'claude'}: Exec format error" in result.stderr
+    assert "npm install" in result.stderr
+
+
+def test_resume_refuses_a_folder_it_may_not_enter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder another user closed (`chmod 700`): `--print` warns, resume refuses
+    instead of a traceback from chdir (root may enter any folder, so it is faked)."""
+    home = tmp_path / "home"
+    folder = tmp_path / "closed"
+    folder.mkdir()
+    write_claude_session(home, "8c8c8c8c-0000-4000-8000-000000000009", str(folder))
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode, **kw: p != str(folder) and real_access(p, mode)
+    )
+    code, out, err = invoke("resume", "8c8c", "--print", "--home", str(home))
+    assert code == 0 and "closed cannot be entered (no permission)" in err
+    assert shlex.split(out)[:2] == ["cd", str(folder)]
+    code, _, err = invoke("resume", "8c8c", "--home", str(home))
+    assert code == 1 and "closed cannot be entered (no permission)" in err
+
+    # removed between the checks and the chdir: said, and nothing runs elsewhere
+    monkeypatch.setattr(os, "access", real_access)
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "claude").write_text("#!/bin/sh\n")
+    (fake_bin / "claude").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_bin}:{os.environ['PATH']}")
+
+    def gone(path: str) -> None:
+        raise FileNotFoundError(2, "No such file or directory", path)
+
+    def ran(*args: object) -> None:
+        raise AssertionError(f"ran {args}")
+
+    monkeypatch.setattr(os, "chdir", gone)
+    monkeypatch.setattr(os, "execvp", ran)
+    code, _, err = invoke("resume", "8c8c", "--home", str(home))
+    assert code == 1 and "cannot enter the session's folder" in err
+
+
 def test_resume_refuses_while_a_running_cli_has_the_session_open(
     tmp_path: Path,
 ) -> None:

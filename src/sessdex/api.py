@@ -441,8 +441,15 @@ def check_resume(
             "resumes elsewhere; run it from the folder the session ran in."
         )
     elif not plan.cwd or not os.path.isdir(plan.cwd):
+        # a file where the folder was is not a folder that "exists": say which it is
+        gone = "is a file now" if os.path.lexists(plan.cwd) else "no longer exists"
         check.refusals.append(
-            f"the session's folder {plan.cwd or '(unknown)'} no longer exists; sessdex never resumes elsewhere."
+            f"the session's folder {plan.cwd or '(unknown)'} {gone}; sessdex never resumes elsewhere."
+        )
+    elif not os.access(plan.cwd, os.X_OK):
+        check.refusals.append(
+            f"the session's folder {plan.cwd} cannot be entered (no permission); "
+            "sessdex never resumes elsewhere."
         )
     elif session.branch:
         current = current_branch(plan.cwd)

@@ -252,9 +252,22 @@ def resume_command(
                 raise SessdexError("resume cancelled.")
         else:
             err(f"warning: {message}")
+    try:  # the checks above may pass and the folder still refuse (gone since, no access)
+        os.chdir(check.plan.cwd)
+    except OSError as error:
+        raise SessdexError(
+            f"cannot enter the session's folder {one_line(check.plan.cwd)}: "
+            f"{error.strerror or error}; sessdex never resumes elsewhere."
+        ) from None
     err(f"$ {check.command}")
-    os.chdir(check.plan.cwd)
-    os.execvp(check.cli_path or check.plan.argv[0], list(check.plan.argv))
+    program = check.cli_path or check.plan.argv[0]
+    try:
+        os.execvp(program, list(check.plan.argv))
+    except OSError as error:  # a broken install: not a program, or gone since the check
+        raise SessdexError(
+            f"could not run {one_line(program)}: {error.strerror or error}. "
+            f"Reinstall it with: {check.plan.install_hint}"
+        ) from None
 
 
 @main.command("doctor", context_settings=CONTEXT)

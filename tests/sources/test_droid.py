@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from pathlib import Path
 
@@ -130,6 +131,21 @@ def test_resume_is_the_documented_flag() -> None:
     assert plan.notes == (
         "headless: droid exec -s droid_large (needs a Factory login)",
     )
+
+
+def test_the_headless_command_in_the_note_quotes_the_files_id(tmp_path: Path) -> None:
+    """The id comes from the transcript: pasted from the note, `droid exec -s <id>` ran
+    what a hostile id held (`$(…)`) before it was quoted, as the command itself is."""
+    folder = tmp_path / ".factory" / "sessions" / "-tmp"
+    folder.mkdir(parents=True)
+    hostile = "$(touch pwned)"
+    start = {"type": "session_start", "id": hostile, "cwd": str(tmp_path)}
+    (folder / "x.jsonl").write_text(json.dumps(start) + "\n")
+    plan = droid.resume(sessions(Home.at(tmp_path))[hostile])
+    assert plan is not None
+    (note,) = plan.notes
+    command = note.removeprefix("headless: ").removesuffix(" (needs a Factory login)")
+    assert shlex.split(command) == ["droid", "exec", "-s", hostile]
 
 
 def test_home_override_only_when_it_differs(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import subprocess
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -360,6 +361,23 @@ def test_a_session_goose_imported_without_its_messages_is_read_from_its_file(
         "user", "assistant", "tool_call", "tool_result",
     ]  # fmt: skip
     assert found["kept"].extra["store"] == "sqlite"  # a row with messages still wins
+
+
+def test_the_goose_mode_in_the_note_is_quoted(tmp_path: Path) -> None:
+    """The mode is the database's word: `GOOSE_MODE=$(…)` pasted from the note ran it."""
+    hostile = "$(touch${IFS}pwned)"
+    plan = goose.resume(replace(sessions()[MAIN], permission_mode=hostile))
+    assert plan is not None
+    (note,) = [n for n in plan.notes if "GOOSE_MODE=" in n]
+    assignment = note.partition("set ")[2].removesuffix(" to keep it")
+    pasted = subprocess.run(
+        ["bash", "-c", f'{assignment}; printf %s "$GOOSE_MODE"'],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert pasted.stdout == hostile and not (tmp_path / "pwned").exists()
 
 
 def test_sessions_from_before_1_0_6_have_no_resume_command() -> None:

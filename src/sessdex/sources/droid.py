@@ -31,6 +31,7 @@ reference; `droid exec -s <id>` continues headless), run against droid 0.215.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -433,7 +434,10 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint="curl -fsSL https://app.factory.ai/cli | sh",
         # droid 0.215 opens a session given by id without a picker; `exec -s` asks
         # Factory's API for it first (fails in airgap mode), so it is only a note
-        notes=(f"headless: droid exec -s {session.id} (needs a Factory login)",),
+        # the id is the file's: quoted, as a command a person may paste
+        notes=(
+            f"headless: droid exec -s {shlex.quote(session.id)} (needs a Factory login)",
+        ),
     )
 
 

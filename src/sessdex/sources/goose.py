@@ -57,6 +57,7 @@ taken out of `input_tokens`.
 from __future__ import annotations
 
 import itertools
+import shlex
 import sqlite3
 from collections.abc import Iterator, Mapping
 from datetime import datetime
@@ -1155,7 +1156,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     mode = session.permission_mode
     if mode and mode != "auto":  # "auto", the default, runs tools without asking
         notes.append(
-            f"the session ran in goose mode '{mode}': set GOOSE_MODE={mode} to keep it"
+            f"the session ran in goose mode '{mode}': set "
+            f"GOOSE_MODE={shlex.quote(mode)} to keep it"  # the file's word, quoted
         )
     if session.agent_type == "sub_agent":
         notes.append(

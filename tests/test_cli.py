@@ -727,6 +727,16 @@ def test_resume_says_why_it_has_no_command_for_a_session(home: Home) -> None:
     assert code == 1 and "has no command to resume a session" in err
 
 
+def test_a_sub_agent_known_by_its_folder_names_its_lead() -> None:
+    """Qwen Code tells a sub-agent's transcript by its `subagents/` folder, not by a
+    parent id: resume said Qwen has no resume command at all."""
+    home = str(Path(__file__).parent / "data" / "qwen" / "subagents" / "home")
+    code, _, err = invoke("resume", "general-", "--print", "--home", home)
+    assert code == 1 and "is a sub-agent's session" in err
+    assert "sessdex resume qwen:7b3c1f0e-5a2d-4c8b-9e6f-1a2b3c4d5e6f" in err
+    assert "no command to resume" not in err
+
+
 def test_resume_says_how_to_install_a_missing_cli(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(home, "88888888-0000-4000-8000-000000000009", str(tmp_path))

@@ -384,7 +384,11 @@ def _why_not_resumable(source: sources.Source, session: Session) -> str:
     if callable(refusal) and (reason := refusal(session)):
         return str(reason)
     lead_like = replace(session, parent_id=None, cwd=session.cwd or os.sep)
-    if source.resume(lead_like) is not None:
+    resumable = source.resume(lead_like) is not None
+    if not resumable and session.parent_id:
+        # an adapter may know a sub-agent by where its file lies (a `subagents/` folder)
+        resumable = source.resume(replace(lead_like, path=None)) is not None
+    if resumable:
         if session.parent_id:
             lead = f"{session.app}:{session.parent_id}"
             return (

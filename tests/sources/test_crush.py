@@ -214,6 +214,10 @@ def test_custom_data_dir_and_resume(tmp_path: Path) -> None:
         and plan.cwd == SHOP
     )
     assert not plan.withheld and plan.program == "crush"
+    assert not any("sub-agent" in note for note in plan.notes)
+    child = next(s for s in found.values() if s.parent_id == MAIN)
+    child_plan = crush.resume(child)  # an agent tool's run: reopens alone, said so
+    assert child_plan and any("a sub-agent session" in n for n in child_plan.notes)
     # interactive crush takes no model flag: the model is said, not silently dropped
     assert found[MAIN].model and any(found[MAIN].model in note for note in plan.notes)
     assert (

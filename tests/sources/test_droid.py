@@ -236,6 +236,10 @@ def test_a_task_sub_agent_compaction_and_turn_outcomes(tmp_path: Path) -> None:
         "Find every caller of pay()",
     )
     assert found["d-child"].extra["parent_call_id"] == "t1"
+    # resumed, the sub-agent opens alone: said, as it is of other apps' sub-agents
+    child_plan, lead_plan = (droid.resume(found[i]) for i in ("d-child", "d-parent"))
+    assert child_plan and any("a sub-agent session" in n for n in child_plan.notes)
+    assert lead_plan and not any("sub-agent" in n for n in lead_plan.notes)
     diagnostics = Diagnostics()
     got = list(droid.read(found["d-parent"], diagnostics))
     assert not diagnostics.unknown

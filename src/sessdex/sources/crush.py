@@ -655,6 +655,10 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     if isinstance(data_dir, str) and data_dir != str(PurePosixPath(cwd) / ".crush"):
         argv += ["--data-dir", data_dir]
     notes: list[str] = ["crush --session needs Crush 0.51 or newer"]
+    if session.parent_id:  # an agent tool's run is a session of its own in the database
+        notes.append(
+            "a sub-agent session: it reopens on its own, not inside its parent"
+        )
     if session.model:
         notes.append(
             f"model {session.model!r} not passed: interactive crush takes no model"

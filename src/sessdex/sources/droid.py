@@ -427,17 +427,22 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     """`droid --resume <id>` in the session's folder (Factory's docs; run with droid 0.215)."""
     if session.cwd is None:
         return None
+    # droid 0.215 opens a session given by id without a picker; `exec -s` asks
+    # Factory's API for it first (fails in airgap mode), so it is only a note; the id
+    # is the file's: quoted, as a command a person may paste
+    notes = [
+        f"headless: droid exec -s {shlex.quote(session.id)} (needs a Factory login)"
+    ]
+    if session.parent_id:  # a Task sub-agent's transcript is a session file of its own
+        notes.append(
+            "a sub-agent session: it reopens on its own, not inside its parent"
+        )
     return ResumePlan(
         argv=("droid", "--resume", session.id),
         cwd=session.cwd,
         program="droid",
         install_hint="curl -fsSL https://app.factory.ai/cli | sh",
-        # droid 0.215 opens a session given by id without a picker; `exec -s` asks
-        # Factory's API for it first (fails in airgap mode), so it is only a note
-        # the id is the file's: quoted, as a command a person may paste
-        notes=(
-            f"headless: droid exec -s {shlex.quote(session.id)} (needs a Factory login)",
-        ),
+        notes=tuple(notes),
     )
 
 

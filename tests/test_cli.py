@@ -524,6 +524,31 @@ def test_a_newline_from_a_file_starts_no_line_of_its_own_on_stderr(
     assert not any(line.startswith("  /etc/") for line in out.splitlines()), out
 
 
+def test_a_cut_emoji_in_a_transcript_stops_no_command(tmp_path: Path) -> None:
+    """JSON allows a lone surrogate (`\\ud83d`, half an emoji) and the reader keeps it;
+    SQLite and orjson take UTF-8 only: the index refresh, `show --json` and every
+    command after them ended in a traceback."""
+    home = tmp_path / "home"
+    path = write_claude_session(home, "4d4d4d4d-0000-4000-8000-000000000004", str(tmp_path),
+                                prompt="PROMPT", branch="BRANCH")  # fmt: skip
+    cut = (
+        path.read_text()
+        .replace("PROMPT", "fix it \\ud83d")
+        .replace("BRANCH", "b\\udce9")
+    )
+    path.write_text(cut.replace('"text": "', '"text": "half \\ud83d ', 1))
+    code, out, _ = invoke("list", "--json", "--home", str(home))
+    assert code == 0
+    (listed,) = json.loads(out)
+    assert (listed["title"], listed["branch"]) == ("fix it \ufffd", "b\ufffd")
+    code, out, _ = invoke("show", "4d4d", "--json", "--home", str(home))
+    assert code == 0 and any(
+        (e["text"] or "").startswith("half \ufffd") for e in json.loads(out)
+    )
+    code, out, _ = invoke("resume", "4d4d", "--print", "--home", str(home))
+    assert code == 0 and shlex.split(out)[:2] == ["cd", str(tmp_path)]
+
+
 def test_resume_refuses_a_missing_folder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_claude_session(

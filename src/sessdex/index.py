@@ -46,6 +46,7 @@ from .views.records import (
     session_encodings,
     session_from_state,
     state_encodings,
+    utf8_text,
 )
 
 log = logging.getLogger(__name__)
@@ -1005,15 +1006,21 @@ Parsed = tuple[str, str, tuple[int, int, int, str], list[Fragment], Diagnostics]
 def _fragment(session: Session) -> Fragment:
     state, record = session_encodings(session)
     updated = session.updated or session.created
+
+    def text(value: str | None) -> str | None:  # SQLite's columns take UTF-8 only
+        return utf8_text(value) if value else value
+
     return (
         session.app,
-        session.id,
-        session.parent_id,
+        utf8_text(session.id),
+        text(session.parent_id),
         session.listed,
         updated.timestamp() if updated else None,
-        session.cwd,
-        _search_text(
-            session.app, session.id, session.title, session.cwd, session.branch
+        text(session.cwd),
+        utf8_text(
+            _search_text(
+                session.app, session.id, session.title, session.cwd, session.branch
+            )
         ),
         state,
         record,

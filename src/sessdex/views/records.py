@@ -216,12 +216,24 @@ def dumps(value: object, indent: bool = False) -> bytes:
     return _inert(data)
 
 
+def utf8_text(text: str) -> str:
+    """`text` as UTF-8 can hold it: a lone surrogate (`"\\ud83d"`, a cut emoji, which
+    JSON allows and a reader's fallback keeps) becomes U+FFFD, the rest stays as it is.
+    orjson and SQLite take nothing else."""
+    if text.isascii():
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _writable_key(key: object) -> object:
+    if isinstance(key, str):
+        return utf8_text(key)
+    return key if isinstance(key, int | float | bool) else str(key)
+
+
 def _writable(value: object) -> object:
     if isinstance(value, dict):
-        return {
-            key if isinstance(key, str | int | float | bool) else str(key): _writable(v)
-            for key, v in value.items()
-        }
+        return {_writable_key(key): _writable(v) for key, v in value.items()}
     if isinstance(value, list | tuple):
         return [_writable(item) for item in value]
     if isinstance(value, int) and not isinstance(value, bool):
@@ -231,6 +243,8 @@ def _writable(value: object) -> object:
             return float(value)  # what orjson reads such a number as
         except OverflowError:
             return str(value)
-    if value is None or isinstance(value, str | float | bool):
+    if isinstance(value, str):
+        return utf8_text(value)
+    if value is None or isinstance(value, float | bool):
         return value
     return str(value)

@@ -301,9 +301,10 @@ def _write_file(
     def refusal(error: OSError) -> SessdexError:
         return SessdexError(f"could not write {path!r}: {error.strerror or error}.")
 
-    mode, encoding = ("wb", None) if binary else ("w", "utf-8")
+    # half an emoji (a lone surrogate, which JSON allows) has no UTF-8: written as `?`
+    mode, encoding, errors = ("wb", None, None) if binary else ("w", "utf-8", "replace")
     try:  # closed below, where its errors are said too
-        handle = open(path, mode, encoding=encoding)  # noqa: SIM115
+        handle = open(path, mode, encoding=encoding, errors=errors)  # noqa: SIM115
     except OSError as error:
         raise refusal(error) from None
     try:

@@ -756,6 +756,19 @@ def test_resume_says_why_it_has_no_command_for_a_session(home: Home) -> None:
     assert code == 1 and "has no command to resume a session" in err
 
 
+def test_a_sub_agent_of_a_sub_agent_names_the_session_at_the_top() -> None:
+    """A sub-agent a sub-agent started named that one, which resume refuses too: the
+    user had to go up one refusal at a time."""
+    home = str(Path(__file__).parent / "data" / "claude" / "home")
+    code, _, err = invoke("resume", "claude:a2d2d2d2", "--print", "--home", home)
+    assert code == 1 and "is a sub-agent's session" in err
+    assert "resume the session it ran under" in err
+    lead = err.rpartition("sessdex resume ")[2].strip()
+    assert lead == "claude:33333333-3333-4333-8333-333333333333"
+    code, out, _ = invoke("resume", lead, "--print", "--home", home)
+    assert code == 0 and "claude --resume 33333333-" in out
+
+
 def test_a_sub_agent_known_by_its_folder_names_its_lead() -> None:
     """Qwen Code tells a sub-agent's transcript by its `subagents/` folder, not by a
     parent id: resume said Qwen has no resume command at all."""

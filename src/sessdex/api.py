@@ -373,11 +373,36 @@ class ResumeCheck:
         }
 
 
-def _why_not_resumable(source: sources.Source, session: Session) -> str:
+def _root_of(home: Home, session: Session) -> str | None:
+    """The id at the top of a sub-agent's chain of parents, as far as the index knows
+    them: a sub-agent another sub-agent started names that one as its parent, which
+    `resume` refuses as well. The walk is bounded and stops at a loop."""
+    parent = session.parent_id
+    if parent is None:
+        return None
+    seen = {session.id}
+    index = Index(home)
+    try:
+        while parent not in seen and len(seen) < 64:
+            seen.add(parent)
+            rows = [r for r in index.by_prefix(parent, session.app) if r.id == parent]
+            above = rows[0].session().parent_id if len(rows) == 1 else None
+            if above is None:
+                break
+            parent = above
+    finally:
+        index.close()
+    return parent
+
+
+def _why_not_resumable(
+    source: sources.Source, session: Session, root: str | None = None
+) -> str:
     """Why the app gives no resume command for this session, as far as sessdex can tell:
-    a sub-agent (its app resumes the lead), a session whose folder was never recorded, or
-    an app with no such command at all. The adapter is asked what it would do with a lead
-    session that has a folder, so nothing here knows an app by name."""
+    a sub-agent (its app resumes the lead: `root`, else its parent), a session whose
+    folder was never recorded, or an app with no such command at all. The adapter is
+    asked what it would do with a lead session that has a folder, so nothing here knows
+    an app by name."""
     from .views.text import one_line, shell_word
 
     refusal = getattr(source, "resume_refusal", None)
@@ -390,10 +415,11 @@ def _why_not_resumable(source: sources.Source, session: Session) -> str:
         resumable = source.resume(replace(lead_like, path=None)) is not None
     if resumable:
         if session.parent_id:
-            lead = f"{session.app}:{session.parent_id}"
+            lead = root or session.parent_id
+            which = "that started it" if lead == session.parent_id else "it ran under"
             return (
                 f"{one_line(session.id)} is a sub-agent's session; resume the session "
-                f"that started it: sessdex resume {shell_word(lead)}"
+                f"{which}: sessdex resume {shell_word(f'{session.app}:{lead}')}"
             )
         if not session.cwd:
             return (
@@ -424,7 +450,9 @@ def check_resume(
     session, dropped = _argument_safe(session)
     plan = source.resume(session, keep_permissions=keep_permissions)
     if plan is None:
-        raise ResumeRefused(_why_not_resumable(source, session))
+        raise ResumeRefused(
+            _why_not_resumable(source, session, _root_of(home, session))
+        )
     if _holds_nul(plan):
         raise ResumeRefused(
             "the session's recorded folder or id holds a NUL byte, which no command "

@@ -563,6 +563,22 @@ def test_resume_refuses_a_missing_folder(tmp_path: Path) -> None:
     assert "no longer exists" in err and "never resumes elsewhere" in err
 
 
+def test_resume_says_a_windows_folder_from_a_copied_home_is_not_here(
+    tmp_path: Path,
+) -> None:
+    """A home copied from Windows records `C:\\Users\\…`: "no longer exists" sent the
+    user looking for a folder that was never on this machine."""
+    home = tmp_path / "home"
+    write_claude_session(
+        home, "5a5a5a5a-0000-4000-8000-000000000005", "C:\\Users\\me\\shop"
+    )
+    code, out, err = invoke("resume", "5a5a", "--print", "--home", str(home))
+    assert code == 0 and shlex.split(out)[:2] == ["cd", "C:\\Users\\me\\shop"]
+    assert "C:\\Users\\me\\shop is a Windows folder, not on this machine" in err
+    code, _, err = invoke("resume", "5a5a", "--home", str(home))
+    assert code == 1 and "is a Windows folder" in err and "no longer exists" not in err
+
+
 def test_resume_refuses_a_session_that_recorded_no_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

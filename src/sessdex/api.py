@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator, Sequence
@@ -373,6 +374,10 @@ class ResumeCheck:
         }
 
 
+# `C:\\…`, `C:/…` or a share's `\\\\server\\…`, as a session written on Windows records it
+_WINDOWS_PATH = re.compile(r"[A-Za-z]:[\\/]|\\\\[^\\]")
+
+
 def _root_of(home: Home, session: Session) -> str | None:
     """The id at the top of a sub-agent's chain of parents, as far as the index knows
     them: a sub-agent another sub-agent started names that one as its parent, which
@@ -473,8 +478,15 @@ def check_resume(
             "resumes elsewhere; run it from the folder the session ran in."
         )
     elif not plan.cwd or not os.path.isdir(plan.cwd):
-        # a file where the folder was is not a folder that "exists": say which it is
-        gone = "is a file now" if os.path.lexists(plan.cwd) else "no longer exists"
+        # a file where the folder was is not a folder that "exists", nor is a Windows
+        # folder read from a copied home here: say which it is
+        gone = (
+            "is a file now"
+            if os.path.lexists(plan.cwd)
+            else "is a Windows folder, not on this machine"
+            if os.sep == "/" and _WINDOWS_PATH.match(plan.cwd)
+            else "no longer exists"
+        )
         check.refusals.append(
             f"the session's folder {plan.cwd or '(unknown)'} {gone}; sessdex never resumes elsewhere."
         )

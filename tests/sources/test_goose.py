@@ -1162,3 +1162,21 @@ def test_an_unnamed_session_is_listed_by_its_first_prompt(tmp_path: Path) -> Non
         None,
         None,
     ]
+
+
+def test_a_windows_homes_goose_sessions_are_listed(tmp_path: Path) -> None:
+    """Goose on Windows keeps its data in `%APPDATA%\\Block\\goose\\data` (etcetera's
+    Windows strategy): a copy of that home lists them, as `list --home` would."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "windows-home"
+    windows = home / "AppData" / "Roaming" / "Block" / "goose" / "data" / "sessions"
+    shutil.copytree(SESSIONS, windows)
+    assert sorted(sessions(home)) == [MAIN, SUB, LEGACY]
+    assert sessions(home)[LEGACY].extra["store"] == "jsonl"  # not Goose 0.x's folder
+    result = CliRunner().invoke(main, ["list", "--json", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    listed = {(s["app"], s["id"]) for s in json.loads(result.stdout)}
+    assert ("goose", MAIN) in listed and ("goose", LEGACY) in listed

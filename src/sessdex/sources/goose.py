@@ -1,7 +1,8 @@
 """Goose (aaif-goose/goose, once block/goose): a SQLite session store, JSONL files before it.
 
-Goose keeps sessions in its data folder's `sessions/` (Linux: `$XDG_DATA_HOME/goose`,
-default `~/.local/share/goose`; `GOOSE_PATH_ROOT=<root>` moves it to `<root>/data`). Current
+Goose keeps sessions in its data folder's `sessions/` (Linux and macOS: `$XDG_DATA_HOME/goose`,
+default `~/.local/share/goose`; Windows: `%APPDATA%\\Block\\goose\\data`; `GOOSE_PATH_ROOT=<root>`
+moves it to `<root>/data`). Current
 releases write one SQLite database, `sessions/sessions.db` (WAL, so it is opened through
 `databases.open_sqlite`): `sessions` rows (`id` like `20251108_1`, `name` (older `description`),
 `session_type` user / scheduled / sub_agent / hidden / terminal / gateway / acp, `working_dir`,
@@ -119,11 +120,16 @@ _SESSION_COLUMNS = (
     "schedule_id",
 )
 _SKIPPED_TYPES = {"hidden"}
+# Goose's data folder on Windows, below the home: etcetera's `AppData/Roaming/<author>/
+# <app>/data`, author "Block" kept by Goose so that existing installs are found
+WINDOWS_SESSIONS = ("AppData", "Roaming", "Block", "goose", "data", "sessions")
 
 
 def locate(home: Home) -> Location:
     """The data folder's `sessions/`, and the `~/.config/goose/sessions/` of releases
-    before 1.0.6 (Python's `~` and Rust's `dirs::home_dir`: $HOME, whatever XDG says)."""
+    before 1.0.6 (Python's `~` and Rust's `dirs::home_dir`: $HOME, whatever XDG says).
+    On Windows Goose's data folder is `%APPDATA%\\Block\\goose\\data` (etcetera's Windows
+    strategy, which reads no XDG variable), looked for under the home as well."""
     before = (home.env_dir("HOME") or home.path) / ".config" / "goose" / "sessions"
     root = home.env_dir("GOOSE_PATH_ROOT")
     if root is not None and root.is_absolute():
@@ -136,29 +142,42 @@ def locate(home: Home) -> Location:
     return Location(
         home.xdg("data") / "goose" / "sessions",
         override=f"XDG_DATA_HOME={xdg}" if xdg else None,
-        also=(before,),
+        also=(before, home.path.joinpath(*WINDOWS_SESSIONS)),
     )
 
 
 def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
-    for entry in folders.entries(location.root, location.root):
-        if (
-            entry.name == "sessions.db" or entry.name.endswith(".jsonl")
-        ) and entry.is_file():
-            yield Path(entry.path)
-    for folder in location.also:
-        if folder == location.root:
-            continue  # XDG_DATA_HOME=~/.config: one folder, listed above
+    for folder in _data_folders(location):
         for entry in folders.entries(folder, folder):
+            if (
+                entry.name == "sessions.db" or entry.name.endswith(".jsonl")
+            ) and entry.is_file():
+                yield Path(entry.path)
+    before = _before_1_0_6(location)
+    if before is not None and before not in _data_folders(location):
+        # XDG_DATA_HOME=~/.config: one folder, listed above
+        for entry in folders.entries(before, before):
             if entry.name.endswith(".jsonl") and entry.is_file():
                 yield Path(entry.path)
 
 
+def _before_1_0_6(location: Location) -> Path | None:
+    """The `~/.config/goose/sessions/` of releases before 1.0.6 (`also`'s first)."""
+    return location.also[0] if location.also else None
+
+
+def _data_folders(location: Location) -> list[Path]:
+    """The `sessions/` folders of Goose's data folder: the root, and on Windows its own."""
+    return [location.root, *location.also[1:]]
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.suffix == ".jsonl":
-        before = path.parent in location.also and path.parent != location.root
+        before = path.parent == _before_1_0_6(location) and path.parent not in (
+            _data_folders(location)
+        )
         return _parse_legacy(path, diagnostics, before_1_0_6=before)
     try:
         connection = databases.open_sqlite(path)

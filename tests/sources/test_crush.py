@@ -451,3 +451,32 @@ def test_a_model_stored_as_a_blob_is_an_unknown_model_not_a_crash(
         )
         assert result.exit_code == 0 and not result.exception, result.output
     assert usage_rows(home)["a20c5ed5"]["cost_usd"] == 3.201505  # Crush's own cost
+
+
+def test_a_windows_homes_registry_and_projects_are_found_in_its_copy(
+    tmp_path: Path,
+) -> None:
+    """Crush on Windows keeps `projects.json` in `%LOCALAPPDATA%\\crush` and records
+    `C:\\Users\\…` paths: a copy of that home lists its projects' sessions."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    copy = tmp_path / "windows-home"
+    shutil.copytree(HOME / "code", copy / "code")
+    folder = copy / "AppData" / "Local" / "crush"
+    folder.mkdir(parents=True)
+    listed = [
+        {
+            "path": "C:\\Users\\alex\\code\\shop-api",
+            "data_dir": "C:\\Users\\alex\\code\\shop-api\\.crush",
+        },
+        {"path": "c:/Users/alex/code/dbos-transact-golang"},  # data_dir left out
+    ]
+    (folder / "projects.json").write_text(json.dumps({"projects": listed}))
+    found = sessions(copy)
+    assert found[MAIN].cwd == "C:\\Users\\alex\\code\\shop-api"
+    assert found[DBOS].cwd == "c:/Users/alex/code/dbos-transact-golang"
+    result = CliRunner().invoke(main, ["list", "--json", "--home", str(copy)])
+    assert result.exit_code == 0, result.output
+    assert MAIN in {s["id"] for s in json.loads(result.stdout) if s["app"] == "crush"}

@@ -3,15 +3,15 @@
 Crush keeps each project's sessions in `<project>/.crush/crush.db` (SQLite, WAL; a custom
 `data_directory` moves it). The projects themselves are listed in `projects.json`
 (`{projects: [{path, data_dir, last_accessed}]}`) in Crush's global data folder:
-`$CRUSH_GLOBAL_DATA`, else `$XDG_DATA_HOME/crush`, else `~/.local/share/crush`. That
-registry (Crush 0.25+, and only for local runs) is the main way in; a project it does
-not name (older releases and client/server runs registered none) is found where another
-agent recorded the folder (`_project_folders`). The disk is never crawled. The Go
-OpenCode (opencode-ai/opencode, Crush's ancestor) wrote the same tables to
-`<project>/.opencode/opencode.db` and kept no registry: it is found the same ways. When
-a registered path is missing (a copied or moved home), it is looked up again under the
-folders just above the registry, keeping the path's tail (`/home/alex/code/app` ->
-`<copy>/code/app`).
+`$CRUSH_GLOBAL_DATA`, else `$XDG_DATA_HOME/crush`, else `~/.local/share/crush` (Windows:
+`%LOCALAPPDATA%\\crush`). That registry (Crush 0.25+, and only for local runs) is the
+main way in; a project it does not name (older releases and client/server runs
+registered none) is found where another agent recorded the folder (`_project_folders`).
+The disk is never crawled. The Go OpenCode (opencode-ai/opencode, Crush's ancestor) wrote
+the same tables to `<project>/.opencode/opencode.db` and kept no registry: it is found the
+same ways. When a registered path is missing (a copied or moved home), it is looked up
+again under the folders just above the registry, keeping the path's tail
+(`/home/alex/code/app` or `C:\\Users\\alex\\code\\app` -> `<copy>/code/app`).
 
 We read `sessions` (`id`, `parent_session_id`, `title`, token counters, `cost`,
 `created_at`/`updated_at`: unix seconds in Crush, ISO text in Go OpenCode) and
@@ -36,11 +36,12 @@ nothing in the database tells apart.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Unpack
 
 import orjson
@@ -80,6 +81,11 @@ INSTALL_HINT = (
 _SESSION_COLUMNS = ("id", "parent_session_id", "title", "message_count", "prompt_tokens", "completion_tokens",
                     "cost", "created_at", "updated_at", "summary_message_id")  # fmt: skip
 _RELOCATE_LEVELS = 4  # folders above the registry tried as the old home's new place
+# Crush's data folder on Windows, below the home: `%LOCALAPPDATA%\crush` (its default,
+# `%USERPROFILE%\AppData\Local`), where Linux and macOS have `~/.local/share/crush`
+WINDOWS_DATA = ("AppData", "Local", "crush")
+# a path Windows wrote: `C:\…`, `c:/…`, or a UNC `\\server\share\…`
+_WINDOWS_PATH = re.compile(r"[A-Za-z]:[\\/]|\\\\")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +115,13 @@ def locate(home: Home) -> Location:
             home.xdg("data") / "crush",
             f"XDG_DATA_HOME={xdg}" if xdg else None,
         )
+        windows = home.path.joinpath(*WINDOWS_DATA)
+        if (
+            xdg is None
+            and not folders.is_file(root / "projects.json")
+            and folders.is_dir(windows)
+        ):
+            root = windows
     config = home.xdg("config") / "crush"  # a Crush user's, even before the registry
     return CrushLocation(root, override=override, also=(config,), home=home.path)
 
@@ -151,12 +164,12 @@ def _projects(location: Location) -> list[_Project]:
         data_dir = (
             data_dir
             if isinstance(data_dir, str) and data_dir
-            else str(PurePosixPath(path) / ".crush")
+            else str(_as_written(path) / ".crush")
         )
         found = _relocated(path, location.root)
-        inside = PurePosixPath(data_dir).is_relative_to(path)
+        inside = _as_written(data_dir).is_relative_to(_as_written(path))
         found_data = (
-            found / PurePosixPath(data_dir).relative_to(path)
+            found / _as_written(data_dir).relative_to(_as_written(path))
             if inside
             else _relocated(data_dir, location.root)
         )
@@ -167,9 +180,10 @@ def _projects(location: Location) -> list[_Project]:
 def _relocated(recorded: str, registry: Path) -> Path:
     """`recorded` if it exists, else the same tail under a folder near the registry."""
     path = Path(recorded)
-    if folders.exists(path) or not path.is_absolute():
+    written = _as_written(recorded)
+    if folders.exists(path) or not written.is_absolute():
         return path
-    parts = path.parts[1:]
+    parts = written.parts[1:]
     anchors = [registry, *registry.parents][1 : _RELOCATE_LEVELS + 1]
     for start in range(1, len(parts) - 1):  # keep at least two folders of the tail
         for anchor in anchors:
@@ -177,6 +191,14 @@ def _relocated(recorded: str, registry: Path) -> Path:
             if folders.is_dir(candidate):
                 return candidate
     return path
+
+
+def _as_written(recorded: str) -> PurePath:
+    """A recorded path as the system that wrote it reads it, so that a Windows home
+    copied to Linux (or a Linux one to Windows) is found again below the copy."""
+    if _WINDOWS_PATH.match(recorded):
+        return PureWindowsPath(recorded)
+    return PurePosixPath(recorded)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:

@@ -33,7 +33,7 @@ from typing import Literal, TypeVar, cast
 
 import orjson
 
-from . import freshness, inplace, selection
+from . import freshness, inplace, pathnames, selection
 from .diagnostics import MAX_DETAILS, NOT_LINES, Diagnostics
 from .errors import IndexBusy
 from .indexfile import SCHEMA_VERSION, index_name
@@ -327,7 +327,9 @@ def _search_text(
     app: str, session_id: str, title: str | None, cwd: str | None, branch: str | None
 ) -> str:
     """What `find` matches: app, id, title, folder and branch (`selection.folded`). The
-    folder ends in "/", as a shell completes one: `dir:shop-api/` is the folder itself."""
+    folder ends in "/", as a shell completes one: `dir:shop-api/` is the folder itself. A
+    Windows folder is held with `/` for `\\` (`pathnames.comparable`), as `dir:` takes it."""
+    cwd = pathnames.comparable(cwd) if cwd else cwd
     folder = cwd + "/" if cwd and not cwd.endswith("/") else cwd
     return selection.folded(
         "\x00".join(part or "" for part in (app, session_id, title, folder, branch))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from . import pathnames
 from .sources import BUILTIN
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -90,10 +91,11 @@ def parse_query(text: str, home: str | None = None) -> Query:
 
 def _under_home(folder: str, home: str | None) -> str:
     """`~/code/shop` (a folder as `list` shows it; no shell expands a `~` after `dir:`)
-    as the path it stands for."""
-    if home and (folder == "~" or folder.startswith("~/")):
-        return home.rstrip("/") + folder[1:]
-    return folder
+    as the path it stands for; `\\` as `/`, as the index holds a Windows folder
+    (`pathnames.comparable`), so that `dir:code\\shop` and `dir:~\\code` find it too."""
+    if home and (folder == "~" or folder.startswith(("~/", "~\\"))):
+        folder = home.rstrip("/\\") + folder[1:]
+    return folder.replace("\\", "/")
 
 
 def selected_apps(apps: Sequence[str], query: Query) -> tuple[str, ...] | None:
@@ -179,7 +181,11 @@ def sessions_sql(
     if under is not None:
         tests = []
         for folder in folders_of(under):
-            tests.append("cwd = ? OR substr(cwd, 1, ?) = ?")
+            column = "cwd"
+            if pathnames.is_windows(folder):  # C:\\… and c:/… are one folder there
+                column = pathnames.comparable_sql("cwd")
+                folder = pathnames.comparable(folder)
+            tests.append(f"{column} = ? OR substr({column}, 1, ?) = ?")
             base = folder.rstrip("/") or "/"
             prefix = base if base.endswith("/") else base + "/"
             args.extend([base, len(prefix), prefix])

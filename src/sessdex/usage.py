@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from . import files, folders, freshness, sources
+from . import files, folders, freshness, pathnames, sources
 from .diagnostics import Diagnostics
 from .index import Index, connect, quiet_on_interrupt
 from .pricing import Catalogue, plain_name
@@ -751,8 +751,8 @@ def _key_for(report: str, app: str, b: Bucket, days: dict[int, date | None]) -> 
         return day.strftime("%Y-%m")
     if report == "session":
         return f"{app}\0{b[0]}"
-    if report == "project":
-        return b[3] or "(unknown folder)"
+    if report == "project":  # C:\\… and c:/… (one folder on Windows) are one row
+        return pathnames.shown(b[3]) if b[3] else "(unknown folder)"
     if report == "model":
         return plain_name(b[2]) if b[2] else "(unknown model)"
     return app
@@ -761,11 +761,7 @@ def _key_for(report: str, app: str, b: Bucket, days: dict[int, date | None]) -> 
 def _under(cwd: str | None, here: str | Sequence[str]) -> bool:
     if not cwd:
         return False
-    for folder in folders_of(here):
-        base = folder.rstrip("/") or "/"
-        if cwd == base or cwd.startswith(base if base.endswith("/") else base + "/"):
-            return True
-    return False
+    return any(pathnames.under(cwd, folder) for folder in folders_of(here))
 
 
 def keep(

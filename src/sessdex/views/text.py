@@ -16,6 +16,8 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
+from .. import pathnames
+
 if TYPE_CHECKING:  # the quick listing imports this module: no model import at run time
     from ..model import Event
 
@@ -171,9 +173,8 @@ def age(when: datetime | None, now: datetime | None = None) -> str:
 def short_path(path: str | None, home: str | None = None) -> str:
     if not path:
         return "-"
-    if home and (path == home or path.startswith(home.rstrip("/") + "/")):
-        return "~" + path[len(home.rstrip("/")) :]
-    return path
+    below = pathnames.below_home(path, home) if home else None
+    return path if below is None else "~" + below
 
 
 _INPUT_KEYS = (

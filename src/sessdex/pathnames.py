@@ -1,0 +1,71 @@
+"""Folder names as the apps recorded them, on whichever system wrote them.
+
+A Windows app writes `C:\\Users\\me\\code\\shop`, an editor extension `c:\\Users\\…`, a
+tool run from Git Bash `C:/Users/…`, and a network share `\\\\server\\share\\…`: one
+folder, since Windows' file systems ignore case and take either separator. `--here`,
+`dir:`, the folder column and `usage project` compare such names in one form; any other
+path stays exactly as written (case matters on Linux, and `\\` is a plain character).
+Standard library only: the quick listing path imports it.
+"""
+
+from __future__ import annotations
+
+# SQLite's lower() folds ASCII letters alone; so does `comparable`, so that the index's
+# SQL and the Python checks agree on every name
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def is_windows(path: str) -> bool:
+    """Whether `path` is an absolute Windows path: a drive (`C:\\`, `c:/`) or UNC."""
+    if path.startswith("\\\\"):
+        return True
+    return (
+        len(path) >= 3
+        and path[0].isascii()
+        and path[0].isalpha()
+        and path[1] == ":"
+        and path[2] in "\\/"
+    )
+
+
+def comparable(path: str) -> str:
+    """A Windows path with `/` for `\\`, its ASCII letters in lower case and no trailing
+    separator (`c:` for a drive's root); any other path as it is."""
+    if not is_windows(path):
+        return path
+    return path.replace("\\", "/").translate(_ASCII_LOWER).rstrip("/")
+
+
+def comparable_sql(column: str) -> str:
+    """`comparable` of a Windows path held in `column`, as an SQLite expression."""
+    return f"rtrim(lower(replace({column}, '\\', '/')), '/')"
+
+
+def shown(path: str) -> str:
+    """A Windows path the way Windows shows it: `C:\\Users\\me\\code`, the drive letter
+    in upper case, no trailing separator; any other path as it is."""
+    if not is_windows(path):
+        return path
+    path = path.replace("/", "\\")
+    if path[1] == ":":
+        path = path[0].upper() + path[1:]
+    trimmed = path.rstrip("\\")
+    return trimmed + "\\" if trimmed.endswith(":") else trimmed
+
+
+def under(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` or inside it, each compared as its system would."""
+    if is_windows(folder):
+        path, folder = comparable(path), comparable(folder)
+    base = folder.rstrip("/") or "/"
+    return path == base or path.startswith(base if base.endswith("/") else base + "/")
+
+
+def below_home(path: str, home: str) -> str | None:
+    """What follows `home` in `path` (`\\code\\shop`, `/code/shop`, or "" for the home
+    itself), None where `path` is not under `home`."""
+    if not under(path, home):
+        return None
+    if is_windows(home):
+        return path[len(home.rstrip("\\/")) :]
+    return path[len(home.rstrip("/")) :]

@@ -1586,6 +1586,24 @@ def test_a_pager_that_cannot_start_leaves_the_transcript_on_the_terminal(
     assert "the pager in $PAGER (/nowhere/pager -R) was not found" in shown
 
 
+def test_on_windows_the_pager_is_named_as_cmd_exe_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Windows runs the pager through cmd.exe, which takes double quotes and keeps a
+    backslash: Git's less under Program Files starts, and so does a $PAGER path (it was
+    put in single quotes, "not recognized", and a $PAGER path read as not there)."""
+    from sessdex.cli import pager
+
+    less = "C:\\Program Files\\Git\\usr\\bin\\less.exe"
+    more = "C:\\Windows\\System32\\more.com"
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(pager.shutil, "which", {"less": less, more: more}.get)
+    monkeypatch.delenv("PAGER", raising=False)
+    assert pager.pager_command() == f'"{less}"'
+    monkeypatch.setenv("PAGER", more)
+    assert pager.pager_command() == more
+
+
 def test_the_pager_gets_the_transcript_as_it_is_read_and_may_quit_early(
     tmp_path: Path,
 ) -> None:

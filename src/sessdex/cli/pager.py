@@ -28,14 +28,18 @@ def pager_command() -> str | None:
     `more`; None where there is none, or $PAGER's program is not there (said once: it
     would swallow the transcript behind a shell's "not found")."""
     command = os.environ.get("PAGER", "").strip()
+    windows = sys.platform == "win32"
     if not command:
         found = shutil.which("less") or shutil.which("more")
-        return shlex.quote(found) if found else None
-    try:
-        words = shlex.split(command)
+        if found is None:
+            return None
+        # cmd.exe runs it there, which takes double quotes and no single ones
+        return subprocess.list2cmdline([found]) if windows else shlex.quote(found)
+    try:  # cmd.exe keeps a backslash as it is: C:\Program Files\…
+        words = shlex.split(command, posix=not windows)
     except ValueError:
         words = [command]
-    if words and shutil.which(words[0]) is not None:
+    if words and shutil.which(words[0].strip('"') if windows else words[0]):
         return command
     err(f"warning: the pager in $PAGER ({command}) was not found; printing directly")
     return None

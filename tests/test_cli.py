@@ -755,6 +755,41 @@ def test_resume_runs_the_cli_in_the_folder_and_refuses_a_branch_switch(
     assert result.returncode == 0 and log.exists()
 
 
+def test_on_windows_resume_waits_for_the_cli_and_exits_with_its_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows has no exec: os.execvp there starts the CLI and exits 0 at once, and the
+    shell prompts again while the CLI reads the same console. sessdex waits for it, in
+    the session's folder, and exits with its status."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    home = tmp_path / "home"
+    session_id = "77777777-0000-4000-8000-000000000009"
+    write_claude_session(home, session_id, str(folder))
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    log = tmp_path / "argv"
+    shim = fake_bin / "claude.CMD"  # as npm installs it there
+    shim.write_text(
+        f'#!/bin/sh\nsleep 0.2\npwd > "{log}"\nprintf "%s\\n" "$@" >> "{log}"\nexit 3\n'
+    )
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_bin}:{os.environ['PATH']}")
+    monkeypatch.setenv("PATHEXT", ".CMD")
+    monkeypatch.chdir(tmp_path)  # resume moves into the session's folder
+
+    def windows_execvp(program: str, argv: list[str]) -> None:
+        subprocess.Popen([program, *argv[1:]])  # what the C runtime does there
+        raise SystemExit(0)
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(os, "execvp", windows_execvp)
+    result = CliRunner().invoke(main, ["resume", "7777", "--home", str(home)])
+    assert result.exit_code == 3, result.output
+    lines = log.read_text().splitlines()
+    assert lines[0] == str(folder) and lines[1:3] == ["--resume", session_id]
+
+
 def test_resume_says_why_it_has_no_command_for_a_session(home: Home) -> None:
     """A sub-agent's session names the lead to resume instead; a session whose folder was
     never recorded says so (its app could resume it, sessdex will not guess where); an app

@@ -262,12 +262,28 @@ def resume_command(
     err(f"$ {check.command}")
     program = check.cli_path or check.plan.argv[0]
     try:
-        os.execvp(program, list(check.plan.argv))
+        _run_instead(program, list(check.plan.argv))
     except OSError as error:  # a broken install: not a program, or gone since the check
         raise SessdexError(
             f"could not run {one_line(program)}: {error.strerror or error}. "
             f"Reinstall it with: {check.plan.install_hint}"
         ) from None
+
+
+def _run_instead(program: str, argv: list[str]) -> None:
+    """Become `program`: exec it on POSIX. Windows has no exec: os.execvp starts the
+    program and exits at once, so the shell prompts again while the CLI reads the same
+    console (python/cpython#101191); there sessdex waits for it and exits with its status."""
+    if sys.platform != "win32":
+        os.execvp(program, argv)
+    import subprocess
+
+    process = subprocess.Popen([program, *argv[1:]])
+    while True:
+        try:
+            raise SystemExit(process.wait())
+        except KeyboardInterrupt:  # Ctrl-C reaches both; the CLI decides
+            continue
 
 
 @main.command("doctor", context_settings=CONTEXT)

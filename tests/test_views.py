@@ -6,8 +6,10 @@ import itertools
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -732,6 +734,34 @@ def test_export_refuses_an_agent_folder_however_the_path_reaches_it(
         "export", "d3cbdc2e", "-o", str(aider / "d3.md"), "--home", str(aider)
     )
     assert code == 0, err  # beside it is the user's project: fine
+
+
+def test_export_refuses_an_agent_folder_under_a_name_no_link_explains(
+    tmp_path: Path,
+) -> None:
+    """A folder can have a second name that is no link: `~/.Claude` on a case-insensitive
+    disk (macOS's default), or a bind mount, as here. An export aimed at it is refused as
+    one aimed at the app's own name is."""
+    unshare = shutil.which("unshare")
+    namespace = [unshare or "unshare", "--user", "--map-root-user", "--mount"]
+    if unshare is None or subprocess.run([*namespace, "true"]).returncode != 0:
+        pytest.skip("no unshare into a user and mount namespace here")
+    home = tmp_path / "home"
+    write_claude_session(home, "17171717-0000-4000-8000-000000000016", str(tmp_path))
+    claude = home / ".claude"
+    alias = tmp_path / "notes"  # ~/.Claude, as a case-insensitive disk takes it
+    alias.mkdir()
+    script = (
+        f"mount --bind {shlex.quote(str(claude))} {shlex.quote(str(alias))} && "
+        f"exec {shlex.quote(sys.executable)} -m sessdex export 1717 -o "
+        f"{shlex.quote(str(alias / 'projects' / 'export.md'))} "
+        f"--home {shlex.quote(str(home))}"
+    )
+    result = subprocess.run(
+        [*namespace, "sh", "-c", script], capture_output=True, text=True
+    )
+    assert result.returncode == 1 and "refusing to write" in result.stderr, result
+    assert not (claude / "projects" / "export.md").exists()
 
 
 def test_export_from_another_home_refuses_the_users_own_agent_folders(

@@ -14,7 +14,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -949,13 +949,18 @@ def refuse_agent_folder(
     --home): its apps' folders are no less theirs."""
     given = Path(output).expanduser().absolute()
     targets = (given, Path(os.path.realpath(given)))
+    # the folders the export would land in, as the disk knows them: a name no link
+    # explains (`~/.Claude` on a case-insensitive disk, a bind mount) is one of them too
+    above = _identities((given, *given.parents))
     own = Home.current()
     homes = [home] if home == own else [home, own]
     for source, checked in itertools.product(sources.all_sources(), homes):
         location = source.locate(checked)
         for folder in (location.root, *location.also):
             for root in (folder.absolute(), Path(os.path.realpath(folder))):
-                if any(t == root or root in t.parents for t in targets):
+                if any(t == root or root in t.parents for t in targets) or (
+                    not above.isdisjoint(_identities((root,)))
+                ):
                     raise SessdexError(
                         f"refusing to write into {source.TITLE}'s folder {root}; "
                         "choose another path."
@@ -967,6 +972,18 @@ def refuse_agent_folder(
                     f"refusing to write over the session's own file {session.path}; "
                     "choose another path."
                 )
+
+
+def _identities(paths: Iterable[Path]) -> set[tuple[int, int]]:
+    """(device, inode) of each of `paths` that exists."""
+    found = set()
+    for path in paths:
+        try:
+            stat = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        found.add((stat.st_dev, stat.st_ino))
+    return found
 
 
 # --- live sessions ----------------------------------------------------------------------------

@@ -66,9 +66,11 @@ COUNTER_OFFSET = 24
 def _change_counter(path: str) -> str:
     """ "c" and the database header's change counter in hex, "" when it cannot be read.
     Non-blocking, and only a regular file is read: a pipe named like a database is not
-    waited on."""
+    waited on. Binary on Windows: in text mode its C runtime ends a read at a 0x1a byte,
+    so a counter from 0x1a00 to 0x1aff (256 commits) would read the same."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, flags)
     except OSError:
         return ""
     try:

@@ -52,3 +52,24 @@ def test_a_databases_change_counter_is_read_whole_on_windows(
         database.write_bytes(bytes(header))
         signatures.append(freshness.wal_signature(str(database)))
     assert signatures == ["c00001a00", "c00001a01"]
+
+
+def test_ctrl_c_on_windows_ends_as_python_ends_there_not_as_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """os.kill there is TerminateProcess, the signal's number the exit status: SIGINT's
+    2 is sessdex's usage error. Ctrl-C ends with Windows' own STATUS_CONTROL_C_EXIT."""
+    import signal
+    import sys
+
+    from sessdex import launch
+
+    def terminate(pid: int, sig: int) -> None:
+        raise SystemExit(sig)  # TerminateProcess(handle, sig)
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(os, "kill", terminate)
+    monkeypatch.setattr(signal, "signal", lambda *args: None)
+    with pytest.raises(SystemExit) as ended:
+        launch.interrupted()
+    assert ended.value.code == 0xC000013A

@@ -51,10 +51,17 @@ def main() -> None:
         out_of_room(error, output=True)
 
 
+STATUS_CONTROL_C_EXIT = 0xC000013A  # Windows' status of a program Ctrl-C ended
+
+
 def interrupted() -> NoReturn:
     """Ctrl-C: stop now, without a traceback (progress bars are cleared on the way
     out), and end as killed by SIGINT, so that the shell says 130 and a loop around
     sessdex stops too (a shell carries on after a child that merely exits 130)."""
+    if sys.platform == "win32":
+        # os.kill is TerminateProcess there, ending with the signal's number (2, a usage
+        # error's status): end as Python does on Ctrl-C there instead
+        sys.exit(STATUS_CONTROL_C_EXIT)
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -78,3 +78,38 @@ def test_the_library_surface_is_pinned() -> None:
         ]
     )
     assert all(hasattr(api, name) for name in api.__all__)
+
+
+# What Windows lacks of the POSIX modules and functions: a module that imports one at its
+# top, or a command that calls one unguarded, fails there for every user.
+WITHOUT_POSIX = """
+import importlib, os, pkgutil, signal, sys
+for name in ("fcntl", "resource", "pwd", "grp", "termios", "tty"):
+    sys.modules[name] = None
+for name in ("getuid", "geteuid", "getgid", "getpgrp", "setsid", "killpg", "fork",
+             "sched_getaffinity", "sysconf", "O_NOFOLLOW", "O_NONBLOCK", "O_NOCTTY"):
+    if hasattr(os, name):
+        delattr(os, name)
+for name in ("SIGPIPE", "SIGHUP", "SIGKILL", "SIGTSTP", "SIGCHLD", "SIGALRM"):
+    if hasattr(signal, name):
+        delattr(signal, name)
+import sessdex
+for module in pkgutil.walk_packages(sessdex.__path__, "sessdex."):
+    if not module.name.endswith("__main__"):
+        importlib.import_module(module.name)
+from click.testing import CliRunner
+from sessdex import api
+from sessdex.cli import main
+home = str(api.demo_home().path)
+for args in (["list"], ["doctor"], ["watch", "--once"], ["usage", "project"],
+             ["show", "019a7e21", "--no-pager"], ["resume", "019a7e21", "--print"]):
+    result = CliRunner().invoke(main, [*args, "--home", home], catch_exceptions=False)
+    assert result.exit_code == 0, (args, result.output)
+"""
+
+
+def test_every_module_and_the_commands_work_without_posix_only_modules() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_POSIX], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -165,3 +165,33 @@ def test_the_agents_credential_files_are_never_opened(tmp_path: Path) -> None:
         watching[0] = False
     assert opened, "the audit hook saw the run's own reads"
     assert not set(opened) & set(secrets)
+
+
+def test_a_credential_file_named_in_another_case_is_never_opened(
+    tmp_path: Path,
+) -> None:
+    """On a case-insensitive disk (macOS's, Windows') `AUTH.JSON` is `auth.json`, and a
+    link made to that name resolves to it: neither it nor the link is read."""
+    import sys
+
+    home = merged_home(tmp_path / "home")
+    secret = home / ".codex" / "AUTH.JSON"
+    secret.write_text('{"token": "secret"}')
+    project = next((home / ".claude" / "projects").iterdir())
+    link = project / "0000bbbb-0000-4000-8000-000000000000.jsonl"
+    link.symlink_to(secret)
+    opened: list[str] = []
+    watching = [True]
+
+    def audit(event: str, args: tuple[object, ...]) -> None:
+        if watching[0] and event == "open" and isinstance(args[0], str | os.PathLike):
+            opened.append(os.path.realpath(os.fspath(args[0])))  # type: ignore[arg-type]
+
+    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
+    try:
+        for args in (("list", "--all", "--json"), ("doctor", "--json")):
+            result = CliRunner().invoke(main, [*args, "--home", str(home)])
+            assert result.exit_code == 0, result.output
+    finally:
+        watching[0] = False
+    assert opened and os.path.realpath(secret) not in opened

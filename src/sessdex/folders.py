@@ -86,7 +86,7 @@ def listing(directory: str | Path, root: Path | None = None) -> list[os.DirEntry
                 (
                     e
                     for e in it
-                    if e.name not in CREDENTIALS and nameable(e) and plain_kind(e)
+                    if not is_credential(e.name) and nameable(e) and plain_kind(e)
                 ),
                 key=lambda e: e.name,
             )
@@ -119,6 +119,13 @@ CREDENTIALS = frozenset(
 )
 
 
+def is_credential(name: str) -> bool:
+    """Whether a file name is one of `CREDENTIALS` in any case: on a case-insensitive
+    disk (macOS's, Windows') `AUTH.JSON` opens `auth.json`, and a link resolves to the
+    name it was made with."""
+    return name.lower() in CREDENTIALS
+
+
 def _followed(entry: os.DirEntry[str], root: Path | None) -> bool:
     """Whether a link is listed: not to a credential file, not looping (nor to a folder
     that holds it: `loop -> .` would list the same files again at every depth), and not
@@ -126,7 +133,7 @@ def _followed(entry: os.DirEntry[str], root: Path | None) -> bool:
     target = resolved(entry.path)
     if target is None:
         return _passed_over(entry, LOOPING_LINK)
-    if target.name in CREDENTIALS:
+    if is_credential(target.name):
         return False  # never named, not even as passed over
     holder = resolved(os.path.dirname(entry.path))
     if holder is not None and holder.is_relative_to(target):

@@ -790,6 +790,34 @@ def test_on_windows_resume_waits_for_the_cli_and_exits_with_its_status(
     assert lines[0] == str(folder) and lines[1:3] == ["--resume", session_id]
 
 
+def test_on_windows_resume_refuses_a_recorded_word_cmd_exe_would_act_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """npm installs the CLIs on Windows as `.cmd` files, which cmd.exe runs, acting on a
+    `&` in any argument however it is quoted: a model name from the session's files
+    holding one would start another command. sessdex refuses and runs nothing."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    home = tmp_path / "home"
+    session_id = "77777777-0000-4000-8000-00000000000a"
+    write_claude_session(home, session_id, str(folder), model="opus&calc.exe")
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    ran = tmp_path / "ran"
+    shim = fake_bin / "claude.CMD"
+    shim.write_text(f'#!/bin/sh\ntouch "{ran}"\n')
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_bin}:{os.environ['PATH']}")
+    monkeypatch.setenv("PATHEXT", ".CMD")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(os, "execvp", lambda *args: pytest.fail("exec on Windows"))
+    result = CliRunner().invoke(main, ["resume", "7777", "--home", str(home)])
+    assert result.exit_code == 1, result.output
+    assert "cmd.exe" in result.output and "opus&calc.exe" in result.output
+    assert not ran.exists()
+
+
 def test_resume_says_why_it_has_no_command_for_a_session(home: Home) -> None:
     """A sub-agent's session names the lead to resume instead; a session whose folder was
     never recorded says so (its app could resume it, sessdex will not guess where); an app

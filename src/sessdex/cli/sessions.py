@@ -270,12 +270,32 @@ def resume_command(
         ) from None
 
 
+# what cmd.exe acts on in a batch file's command line, whatever quotes Python puts round
+# a word (`&` starts another command, `%` expands a variable)
+_CMD_SPECIAL = frozenset('"%!^&|<>()\r\n')
+
+
+def _refuse_cmd_words(program: str, words: list[str]) -> None:
+    """A word from the session's files that cmd.exe would act on is no argument: refuse."""
+    from ..views.text import one_line
+
+    for word in words:
+        if not _CMD_SPECIAL.isdisjoint(word):
+            raise SessdexError(
+                f"not running {os.path.basename(program)}: cmd.exe, which runs it, would "
+                f"act on a character in {one_line(word)!r}, taken from the session's "
+                "files. Check the command (resume --print) and run it yourself."
+            )
+
+
 def _run_instead(program: str, argv: list[str]) -> None:
     """Become `program`: exec it on POSIX. Windows has no exec: os.execvp starts the
     program and exits at once, so the shell prompts again while the CLI reads the same
     console (python/cpython#101191); there sessdex waits for it and exits with its status."""
     if sys.platform != "win32":
         os.execvp(program, argv)
+    if program.lower().endswith((".cmd", ".bat")):  # npm's shims: cmd.exe runs them
+        _refuse_cmd_words(program, argv[1:])
     import subprocess
 
     process = subprocess.Popen([program, *argv[1:]])

@@ -1733,3 +1733,35 @@ def test_a_recorded_exit_ends_the_session_until_it_is_resumed(
     assert status.status == expected, status
     if expected == "ended":
         assert status.reason == "exited after its turn, 20 s ago"
+
+
+APPS_WITH_HOMES = sorted(p.parent.name for p in DATA.glob("*/home"))
+
+
+@pytest.mark.parametrize("app", APPS_WITH_HOMES)
+def test_a_copied_homes_reasons_agree_with_its_ages(
+    app: str, tmp_path: Path, run: CliRunner
+) -> None:
+    """A home copied ten minutes ago without its files' times (`cp -r`): the age column
+    goes by the records, and so does the reason: no session days old says 'turn ended
+    10 m ago' or 'model responding' beside its age of days."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / app / "home", home, symlinks=True)
+    copied = time.time() - 600
+    for path in home.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            os.utime(path, (copied, copied))
+    result = run.invoke(
+        main, ["watch", "--json", "--since", "100000d", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert rows
+    unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    for row in rows:
+        old = time.time() - datetime.fromisoformat(str(row["updated"])).timestamp()
+        if old > 86400:  # a session of days ago is no live one
+            assert row["status"] in ("ended", "failed"), row
+        for amount, letter in re.findall(r"(\d+) ([smhd])\b", str(row["reason"])):
+            # '3 d' is 3 to 4 days: never less than the age the board shows beside it
+            assert (int(amount) + 1) * unit[letter] > old - 5, row

@@ -47,6 +47,10 @@ RESCAN_SECONDS = 10.0  # the board looks for new sessions this often (polling)
 RESCAN_NOTIFIED = 30.0  # ... and this often when notifications name new files
 TICK_SECONDS = 1.0  # the board is redrawn at least this often (ages move)
 REWATCH = 5.0  # with notifications: the set of watched folders is renewed this often
+# a file's mtime is taken for a write of the app's only when it is later than the moment
+# following began, less this (the file system's clock lags time.time() by a tick or so);
+# an older one may be a copy's (`cp -r`), and the records say when things happened
+MTIME_SLACK = 1.0
 
 
 # --- events seen ----------------------------------------------------------------------
@@ -101,11 +105,16 @@ class _HookFeed:
     """A source with a `follow` hook: each file followed alone, only appended lines read."""
 
     def __init__(
-        self, follow: SessionFollow, diagnostics: Diagnostics, tracker: Tracker
+        self,
+        follow: SessionFollow,
+        diagnostics: Diagnostics,
+        tracker: Tracker,
+        since: float = float("-inf"),
     ) -> None:
         self.follow = follow
         self.diagnostics = diagnostics
         self.tracker = tracker
+        self.since = since  # epoch seconds: a file modified later was seen written
         self.files: dict[Path, _File] = {}
         self.children: set[str] = set()
         self.listed_at = float("-inf")
@@ -168,7 +177,9 @@ class _HookFeed:
                 if entry.follower.size > REWRITE_REREAD_MAX:  # what is older was shown
                     window = HISTORY_BYTES if is_lead else CHILD_HISTORY
                     entry.follower.skip_to_tail(window)
-            self.tracker.touch(entry.file.agent_id, entry.follower.mtime_ns / 1e9)
+            modified = entry.follower.mtime_ns / 1e9
+            if modified >= self.since:  # written while followed, not a copy's mtime
+                self.tracker.touch(entry.file.agent_id, modified)
             for line in entry.follower.lines():
                 if entry.reader is None:
                     entry.reader = self.follow.reader(entry.file, line.offset)
@@ -398,13 +409,17 @@ class LiveSession:
         self.diagnostics = Diagnostics()
         self.tracker = Tracker()
         self.seen = _Seen()
+        self.since = time.time() - MTIME_SLACK  # a file modified later was seen written
         hook = getattr(self.source, "follow", None)
         self.feed: _HookFeed | _ReadFeed
         # a compressed file is archived: it does not grow, a re-read on change is enough;
         # a JSON document is rewritten whole, never appended to: read again on change too
         if callable(hook) and not (session.path or "").endswith((".zst", ".json")):
             self.feed = _HookFeed(
-                hook(session, self.diagnostics), self.diagnostics, self.tracker
+                hook(session, self.diagnostics),
+                self.diagnostics,
+                self.tracker,
+                self.since,
             )
         else:
             self.feed = _ReadFeed(session, self.source, self.diagnostics, self.tracker)
@@ -431,7 +446,13 @@ class LiveSession:
         if processes is not None and self.pids:
             pids = list(self.pids)
             spawned = _spawned_checker(processes, pids)
-        return decide(self.tracker, now, self.feed.last_write(), self.alive, spawned)
+        # how long the session has been quiet is measured as the board's age column is
+        # (`updated`), from the records: a file's mtime only says that something changed.
+        # It counts once the file is seen to change while followed; before that it may be
+        # a copy's (a home copied with `cp -r` has every file written just now)
+        modified = self.feed.last_write()
+        written = max(modified if modified >= self.since else 0.0, self.updated)
+        return decide(self.tracker, now, written, self.alive, spawned)
 
     @property
     def last_write(self) -> float:

@@ -2051,21 +2051,30 @@ def test_an_empty_board_says_how_far_it_looked_and_how_to_look_further(
     tmp_path: Path,
 ) -> None:
     """`watch` with nothing recent says what --since it used and a wider one to try,
-    not only "no recent sessions"."""
+    not only "no recent sessions": on stderr, a hint, while stdout, the data, stays
+    empty, and --json and --nl print an empty array and no line."""
     home = tmp_path / "home"
     write_claude_session(home, "aaaaaaaa-0000-4000-8000-00000000000a", "/w/old",
                          title="an old one", when="2020-01-01T10:00:00.000Z")  # fmt: skip
-    code, out, _ = invoke("watch", "--once", "--home", str(home))
-    assert code == 0
-    assert out == "no session changed in the last 1d; --since 1w looks further back\n"
-    code, out, _ = invoke("watch", "--once", "--since", "3w", "--home", str(home))
-    assert out == "no session changed in the last 3w; --since 4w looks further back\n"
-    code, out, _ = invoke("watch", "--once", "--since", "60w", "--home", str(home))
-    assert out == "no session changed in the last 60w\n"
-    code, out, _ = invoke(
+    code, out, err = invoke("watch", "--once", "--home", str(home))
+    assert code == 0 and out == ""
+    assert err == "no session changed in the last 1d; --since 1w looks further back\n"
+    code, out, err = invoke("watch", "--once", "--since", "3w", "--home", str(home))
+    assert err == "no session changed in the last 3w; --since 4w looks further back\n"
+    code, out, err = invoke("watch", "--once", "--since", "60w", "--home", str(home))
+    assert err == "no session changed in the last 60w\n"
+    code, out, err = invoke(
         "watch", "--once", "--since", "2021-06-01", "--home", str(home)
     )
-    assert out == "no session changed since 2021-06-01\n"
+    assert out == "" and err == "no session changed since 2021-06-01\n"
+    # the board streamed into a pipe until --duration: the hint once, on stderr
+    code, out, err = invoke("watch", "--duration", "1.2", "--home", str(home))
+    assert code == 0 and out == ""
+    assert err == "no session changed in the last 1d; --since 1w looks further back\n"
+    code, out, err = invoke("watch", "--json", "--home", str(home))
+    assert code == 0 and json.loads(out) == [] and err == ""
+    code, out, err = invoke("watch", "--nl", "--once", "--home", str(home))
+    assert code == 0 and out == "" and err == ""
 
 
 def test_an_id_holding_what_no_terminal_shows_opens_by_the_id_list_printed(

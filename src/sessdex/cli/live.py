@@ -20,6 +20,7 @@ from ._common import (
     count_option,
     detail_option,
     echo,
+    err,
     fail_nicely,
     home_option,
     json_array,
@@ -190,17 +191,21 @@ def _watch_plain(
     width = terminal_width() if sys.stdout.isatty() else None
     known = _KnownIds(home)
     last = None
+    printed = False
     for rows in boards:
         states = [(r.session.id, r.status.status) for r in rows]
         if states != last:
-            if last is not None:
-                echo()
-            ids = known.of(rows)
-            board = plain(
-                rows, str(home.path), width=width, ids=ids, empty=empty_board(since)
-            )
-            echo(board, nl=False)
             last = states
+            if not rows:  # a hint, not data: a pipe reading the board gets no line
+                err(empty_board(since))
+            else:
+                if printed:
+                    echo()
+                echo(
+                    plain(rows, str(home.path), width=width, ids=known.of(rows)),
+                    nl=False,
+                )
+                printed = True
         if once:
             return
 

@@ -1765,3 +1765,48 @@ def test_a_copied_homes_reasons_agree_with_its_ages(
         for amount, letter in re.findall(r"(\d+) ([smhd])\b", str(row["reason"])):
             # '3 d' is 3 to 4 days: never less than the age the board shows beside it
             assert (int(amount) + 1) * unit[letter] > old - 5, row
+
+
+def test_a_thai_or_hindi_title_keeps_the_board_aligned() -> None:
+    """A Thai or Devanagari vowel sign is drawn on the letter before it, in no column of
+    its own, though Python's combining() says 0 for it: the board counted each as a
+    column, so the folder, reason, age and tokens after such a title moved left."""
+    import unicodedata
+
+    from sessdex.status import Status
+    from sessdex.views.board import plain
+
+    def columns(text: str) -> int:  # as a terminal draws it (wcwidth)
+        return sum(
+            0
+            if unicodedata.category(c) in ("Mn", "Me")
+            else 2
+            if unicodedata.east_asian_width(c) in "WF"
+            else 1
+            for c in text
+        )
+
+    titles = ["Fix the build", "สวัสดีครับ แก้บั๊กที่นี่", "नमस्ते दुनिया ठीक करें"]
+    rows = [
+        live.BoardRow(
+            Session("claude", f"{n}a22b81", title=title, cwd="/home/dev/shop"),
+            Status("working", "model responding"),
+            T - 300,
+            1200,
+            False,
+        )
+        for n, title in enumerate(titles)
+    ]
+    now = datetime.fromtimestamp(T, UTC)
+    for width in (None, 50):
+        lines = [
+            line
+            for line in plain(rows, "/home/dev", now, width=width).splitlines()
+            if line.startswith("  ")
+        ]
+        assert len(lines) == 3
+        # the reason (or, narrower, the age) starts in one column on every row
+        after = "model" if width is None else " 5m "
+        assert len({columns(line[: line.index(after)]) for line in lines}) == 1, lines
+        assert len({columns(line) for line in lines}) == 1, lines
+        assert width is None or columns(lines[0]) <= width

@@ -135,7 +135,13 @@ def cells(text: str) -> int:
 
 
 def _char_cells(char: str) -> int:
-    if unicodedata.combining(char) or char in "\u200b\u200c\u200d\ufeff":
+    # a mark drawn on the letter before it takes no column: Thai and Devanagari vowel
+    # signs, for which combining() says 0 (their combining class), as much as an accent
+    if (
+        unicodedata.combining(char)
+        or unicodedata.category(char) in ("Mn", "Me")
+        or char in "\u200b\u200c\u200d\ufeff"
+    ):
         return 0
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 

@@ -1810,3 +1810,38 @@ def test_a_thai_or_hindi_title_keeps_the_board_aligned() -> None:
         assert len({columns(line[: line.index(after)]) for line in lines}) == 1, lines
         assert len({columns(line) for line in lines}) == 1, lines
         assert width is None or columns(lines[0]) <= width
+
+
+def test_a_terminal_too_narrow_for_a_title_still_gets_each_age_and_token_count() -> (
+    None
+):
+    """A narrow pane (30 columns, a phone's terminal): once the title cannot keep even
+    its narrowest width, it goes, as the reason, folder and app went before it; the live
+    board cropped each line's age and tokens instead ('Checkou…   3d  ')."""
+    import io
+
+    from rich.console import Console
+
+    from sessdex.status import Status
+    from sessdex.views.board import plain, render
+
+    rows = [
+        live.BoardRow(
+            Session("codex", sid, title="Checkout retry smoke", cwd="/home/dev/shop"),
+            Status("working", "model responding"),
+            T - 3 * 86400,
+            2_500,
+            False,
+        )
+        for sid in ("01a22b81-6e0b", "01a22b81-666a")
+    ]
+    now = datetime.fromtimestamp(T, UTC)
+    for width in (36, 30, 27):
+        console = Console(file=io.StringIO(), width=width, color_system=None)
+        console.print(render(rows, "/home/dev", now, width=width))
+        lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+        assert lines == plain(rows, "/home/dev", now, width=width).splitlines()
+        sessions = [line for line in lines if line[:2] == "  "]
+        assert len(sessions) == 2 and all(len(line) <= width for line in lines)
+        assert all(line.endswith("   3d    2.5k") for line in sessions), lines
+        assert ("Checkout" in sessions[0]) == (width >= 36)

@@ -173,7 +173,8 @@ def _lines(
     (None, line) for each of its sessions. Fitted to `width`: the reason, the folder and
     the title narrow, in that order, to _NARROWEST; where that is not enough, the reason
     column goes, then the folder column, then the app column, and the rest narrow as
-    before (the title to _TITLE_LEAST). Status, id, age and tokens stay whole."""
+    before (the title to _TITLE_LEAST), and last the title column goes. Status, id, age
+    and tokens stay whole."""
     app_column = app_width(row.session.app for row in rows)
     id_width = _id_width(rows, ids)
     cells = {id(row): _cells(row, home, now) for row in rows}
@@ -183,9 +184,9 @@ def _lines(
     columns = list(widest)
     if width is not None:
         least = list(_NARROWEST)
-        for step in ("", "why", "folder", "app", "title"):
-            if step in ("why", "folder"):
-                gone = 2 if step == "why" else 1
+        for step in ("", "why", "folder", "app", "title", "no title"):
+            if step in ("why", "folder", "no title"):
+                gone = {"why": 2, "folder": 1, "no title": 0}[step]
                 widest[gone] = least[gone] = 0
             elif step == "app":
                 app_column = 0
@@ -211,7 +212,8 @@ def _lines(
             line = f"  {one_line(row.session.id)[:id_width]:<{id_width}} "
             if app_column:
                 line += f"{app:<{app_column}} "
-            line += pad(cut(title, title_w), title_w) + " "
+            if title_w:
+                line += pad(cut(title, title_w), title_w) + " "
             if folder_w:
                 line += pad(left_cut(folder, folder_w), folder_w) + " "
             if why_w:

@@ -1845,3 +1845,24 @@ def test_a_terminal_too_narrow_for_a_title_still_gets_each_age_and_token_count()
         assert len(sessions) == 2 and all(len(line) <= width for line in lines)
         assert all(line.endswith("   3d    2.5k") for line in sessions), lines
         assert ("Checkout" in sessions[0]) == (width >= 36)
+
+
+def test_a_board_left_running_drops_a_session_once_it_is_older_than_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: CliRunner
+) -> None:
+    """`watch --since 1d` left running in a pane for days: '1d' is the last day at each
+    listing, not the day before the board started (it kept every session of the week)."""
+    monkeypatch.setattr(live, "RESCAN_SECONDS", 0.5)  # the board lists again this often
+    home = tmp_path / "home"
+    # 52 s old: within the last minute when the board starts, no longer 8 s later
+    when = datetime.now(UTC) - timedelta(seconds=52)
+    write_claude_session(home, "c0b1ed00-0000-4000-8000-0000000000b1", "/w/shop",
+                         when=f"{when:%Y-%m-%dT%H:%M:%S}.123Z")  # fmt: skip
+    args = ["watch", "--since", "1m", "--duration", "14", "--poll", "--home", str(home)]
+    result = run.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "  c0b1ed00 claude" in result.stdout  # the board while it was recent
+    assert (
+        result.stderr
+        == "no session changed in the last 1m; --since 1h looks further back\n"
+    )

@@ -1018,22 +1018,25 @@ def watch_sessions(
     home: Home,
     *,
     apps: Sequence[str] = (),
-    since: datetime | None = None,
+    since: datetime | str | None = None,
     limit: int | None = None,
     duration: float | None = None,
     notify: bool | None = None,
     progress: Progress | None = None,
 ) -> Iterator[list[BoardRow]]:
     """The status of every recent session, again whenever one changes. `progress`
-    follows the first listing (the one that may index every session first)."""
+    follows the first listing (the one that may index every session first). A `since`
+    given as text ('1d') moves with the clock: a board left running drops a session once
+    it is older than that."""
     from . import live
 
     sources.all_sources(apps)  # an unknown app fails now, not inside the loop
     first = [progress]
 
     def recent() -> list[Session]:
+        cutoff = parse_since(since) if isinstance(since, str) else since
         listing = list_sessions(
-            home, apps=apps, since=since, limit=limit, with_state=True,
+            home, apps=apps, since=cutoff, limit=limit, with_state=True,
             progress=first.pop() if first else None,
         )  # fmt: skip
         return listing.sessions()

@@ -111,11 +111,12 @@ def watch_command(
     """
     home = resolve_home(home_dir)
     as_json = json_array(as_json, as_nl)
+    api.parse_since(since)  # a value it cannot read fails now, not at the first listing
     with progress_bar("Indexing sessions") as progress:
         boards = api.watch_sessions(
             home,
             apps=apps,
-            since=api.parse_since(since),
+            since=since,  # read again at each listing: '1d' stays the last day
             limit=limit,
             duration=0 if once or as_json else duration,
             notify=False if force_poll else None,

@@ -924,3 +924,49 @@ def test_after_a_checkpoint_a_new_run_patches_the_old_copy_no_process_uses(
     assert second.name != first.name and second.stat().st_ino == inode  # patched
     assert second.read_bytes() == db.read_bytes()
     writer.close()
+
+
+def test_iter_lines_follows_the_line_rules_for_any_lengths_and_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The streaming splitter (every JSONL reader's) against the rules applied to the
+    whole file: numbers, offsets and data of each line wherever the reads end, a line
+    a read began joined with the next read's first piece, lines at the cap and just
+    over (skipped, counted), no last newline, `max_lines` and `hold_partial`."""
+    import random
+
+    cap = 50
+    draw = random.Random(11)
+    lengths = [0, 1, cap - 1, cap, cap + 1, 2 * cap, 9 * cap]
+    path = tmp_path / "a.jsonl"
+    for trial in range(800):
+        monkeypatch.setattr(files, "CHUNK", draw.choice([3, 16, 49, 50, 51, 64, 4096]))
+        count = draw.choice([0, 1, 2, 5, 30])
+        lines = [
+            b"x"
+            * (draw.choice(lengths) if draw.random() < 0.3 else draw.randint(0, cap))
+            for _ in range(count)
+        ]
+        content = b"\n".join(lines) + (b"\n" if draw.random() < 0.5 else b"")
+        path.write_bytes(content)
+        max_lines = draw.choice([None, 1, 3, 80])
+        hold = draw.random() < 0.3
+        expected, skipped = _head_by_the_rules(content, max_lines or 10**6, cap)
+        if hold and expected and not expected[-1].complete:
+            expected.pop()
+        diagnostics = Diagnostics()
+        with open(path, "rb") as stream:
+            got = list(
+                files.iter_lines(
+                    stream,
+                    cap=cap,
+                    max_lines=max_lines,
+                    hold_partial=hold,
+                    diagnostics=diagnostics,
+                )
+            )
+        assert got == expected, trial
+        if not hold:
+            assert diagnostics.skipped == (
+                {"too long": len(skipped)} if skipped else {}
+            ), trial

@@ -305,8 +305,24 @@ def iter_lines(
         chunk = stream.read(CHUNK)
         if not chunk:
             break
-        buf = buf[start:] + chunk if start < len(buf) else chunk
-        start = 0
+        if start < len(buf):
+            size = len(buf) - start  # of a line the read before began
+            nl = chunk.find(b"\n")
+            if 0 <= nl <= cap - size:
+                # it ends in this chunk: joined alone, for a whole chunk copied behind
+                # it costs more than the rest of the line's work
+                end = position + size + nl + 1
+                data = buf[start:] + chunk[:nl]
+                yield _new_line(Line, (number, position, data, end, True, False))
+                position = end
+                buf, start = chunk, nl + 1
+                number += 1
+                if max_lines is not None and number - first_number >= max_lines:
+                    return
+            else:
+                buf, start = buf[start:] + chunk, 0
+        else:
+            buf, start = chunk, 0
         while True:
             nl = buf.find(b"\n", start)
             if nl < 0:

@@ -1,4 +1,4 @@
-"""model.merge: one session from what several files say of it."""
+"""model: one session from what several files say of it (merge); the values readers make."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from sessdex import model
-from sessdex.model import Session, merge
+from sessdex.model import Event, Session, Usage, merge
 
 
 def test_every_field_is_filled_in_or_merged_by_rule() -> None:
@@ -124,3 +126,34 @@ def test_a_session_holding_a_number_past_64_bits_is_still_indexed() -> None:
     state, public = session_encodings(session)
     assert session_from_state(state).extra == {"n": 1e30, "ok": [1, float(2**70)]}
     assert b'"id":"s"' in public
+
+
+def test_a_readers_draft_is_the_frozen_event_and_usage_it_says() -> None:
+    """What every reader gives out is made without the dataclasses' __init__ (`draft`,
+    `new_usage`): each must be the very value `Event(...)`/`Usage(...)` makes, frozen,
+    hashable, copied and pickled as one."""
+    import copy
+    import dataclasses
+    import pickle
+
+    from sessdex.sources._values import draft, new_usage
+
+    used = new_usage(1, 2, 3, 4, 5, "claude-x")
+    assert type(used) is Usage
+    assert used == Usage(1, 2, 3, 4, 5, "claude-x")
+    assert hash(used) == hash(Usage(1, 2, 3, 4, 5, "claude-x"))
+    when = datetime(2026, 1, 2, tzinfo=UTC)
+    made = draft(
+        "s1", "tool_call", when, True, "a1", "t", "Bash", "c1", True, used, {"k": 1}
+    )
+    assert type(made) is Event
+    assert made == Event("s1", 0, "tool_call", when, True, "a1", "t", "Bash", "c1", True, used, {"k": 1})  # fmt: skip
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.text = "other"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        used.model = "other"  # type: ignore[misc]
+    for value in (made, used):
+        assert pickle.loads(pickle.dumps(value)) == value
+        assert copy.copy(value) == value
+    assert dataclasses.replace(made, text="u").text == "u"
+    assert dataclasses.asdict(made)["usage"]["output_tokens"] == 2

@@ -289,9 +289,26 @@ def file_size(path: Path | None) -> int:
     return (stat_size(path) if path is not None else None) or 0
 
 
-_SETTERS: tuple[Callable[[Event, object], None], ...] = tuple(
-    vars(Event)[name].__set__ for name in Event.__dataclass_fields__
-)
+class _EventDraft:
+    """An Event's slots in the same order, not frozen: `draft` fills one with plain
+    attribute stores (the frozen class's slot setters cost three times as much), then
+    makes it the Event it is. The layouts are the same, so its class may be changed."""
+
+    __slots__ = tuple(Event.__dataclass_fields__)
+    session_id: str
+    seq: int
+    kind: EventKind
+    time: datetime | None
+    time_estimated: bool
+    agent_id: str | None
+    text: str | None
+    tool: str | None
+    call_id: str | None
+    is_error: bool
+    usage: Usage | None
+    extra: Extra
+
+
 assert list(Event.__dataclass_fields__) == [
     "session_id", "seq", "kind", "time", "time_estimated", "agent_id", "text", "tool",
     "call_id", "is_error", "usage", "extra",
@@ -310,46 +327,33 @@ def draft(
     is_error: bool,
     usage: Usage | None,
     extra: Extra,
-    _new: Callable[[type[Event]], Event] = object.__new__,
-    _set: tuple[Callable[[Event, object], None], ...] = _SETTERS,
+    _new: Callable[[type[_EventDraft]], _EventDraft] = object.__new__,
 ) -> Event:
-    """`Event(...)` with seq 0, without the frozen dataclass's __init__ (a third of the cost).
+    """`Event(...)` with seq 0, without the frozen dataclass's __init__ (some 4x the cost).
 
-    Every field is set through its slot, as that __init__ does; the draft is fresh, so no
-    one sees it half made. The field order is pinned above. A reader numbers its drafts
-    with `renumber` as it gives them out.
+    Every field is set, in its slot, as that __init__ does; the draft is fresh, so no
+    one sees it half made, and no one holds it as anything but an Event. The field
+    order is pinned above. A reader numbers its drafts with `renumber` as it gives them
+    out.
     """
-    event = _new(Event)
-    (
-        set_session,
-        set_seq,
-        set_kind,
-        set_time,
-        set_estimated,
-        set_agent,
-        set_text,
-        set_tool,
-        set_call,
-        set_error,
-        set_usage,
-        set_extra,
-    ) = _set
-    set_session(event, session_id)
-    set_seq(event, 0)
-    set_kind(event, kind)
-    set_time(event, time)
-    set_estimated(event, time_estimated)
-    set_agent(event, agent_id)
-    set_text(event, text)
-    set_tool(event, tool)
-    set_call(event, call_id)
-    set_error(event, is_error)
-    set_usage(event, usage)
-    set_extra(event, extra)
-    return event
+    event = _new(_EventDraft)
+    event.session_id = session_id
+    event.seq = 0
+    event.kind = kind
+    event.time = time
+    event.time_estimated = time_estimated
+    event.agent_id = agent_id
+    event.text = text
+    event.tool = tool
+    event.call_id = call_id
+    event.is_error = is_error
+    event.usage = usage
+    event.extra = extra
+    event.__class__ = Event  # type: ignore[assignment]
+    return cast(Event, event)
 
 
-_SET_SEQ = _SETTERS[1]
+_SET_SEQ: Callable[[Event, object], None] = vars(Event)["seq"].__set__
 
 
 def renumber(event: Event, seq: int) -> Event:
@@ -363,9 +367,18 @@ def renumber(event: Event, seq: int) -> Event:
     return event
 
 
-_USAGE_SETTERS: tuple[Callable[[Usage, object], None], ...] = tuple(
-    vars(Usage)[name].__set__ for name in Usage.__dataclass_fields__
-)
+class _UsageDraft:
+    """A Usage's slots, not frozen: what `new_usage` fills, as `_EventDraft` for `draft`."""
+
+    __slots__ = tuple(Usage.__dataclass_fields__)
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    reasoning_tokens: int
+    model: str | None
+
+
 assert list(Usage.__dataclass_fields__) == [
     "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
     "reasoning_tokens", "model",
@@ -379,20 +392,19 @@ def new_usage(
     cache_write_tokens: int,
     reasoning_tokens: int,
     model: str | None,
-    _new: Callable[[type[Usage]], Usage] = object.__new__,
-    _set: tuple[Callable[[Usage, object], None], ...] = _USAGE_SETTERS,
+    _new: Callable[[type[_UsageDraft]], _UsageDraft] = object.__new__,
 ) -> Usage:
-    """`Usage(...)` of all its fields, set through their slots as `draft` sets an Event's
-    (a reader makes one for every response)."""
-    usage = _new(Usage)
-    set_input, set_output, set_read, set_write, set_reasoning, set_model = _set
-    set_input(usage, input_tokens)
-    set_output(usage, output_tokens)
-    set_read(usage, cache_read_tokens)
-    set_write(usage, cache_write_tokens)
-    set_reasoning(usage, reasoning_tokens)
-    set_model(usage, model)
-    return usage
+    """`Usage(...)` of all its fields, made as `draft` makes an Event (a reader makes one
+    for every response)."""
+    usage = _new(_UsageDraft)
+    usage.input_tokens = input_tokens
+    usage.output_tokens = output_tokens
+    usage.cache_read_tokens = cache_read_tokens
+    usage.cache_write_tokens = cache_write_tokens
+    usage.reasoning_tokens = reasoning_tokens
+    usage.model = model
+    usage.__class__ = Usage  # type: ignore[assignment]
+    return cast(Usage, usage)
 
 
 class EventFields(TypedDict, total=False):

@@ -317,6 +317,45 @@ def test_a_damaged_index_is_moved_aside_and_built_again(
     assert path.with_name(path.name + ".damaged").read_bytes() == broken
 
 
+@pytest.mark.parametrize("command", ["list", "doctor"])
+def test_an_index_damaged_past_its_schema_is_built_again_once(
+    tmp_path: Path, command: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Damage deep in the file (a bad sector, a copy cut short and patched) passes the
+    check on opening and shows only when a query reaches it: every command ended in
+    a traceback until the user found the file and deleted it."""
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = Home.at(tmp_path / "home")
+    write_claude_session(home.path, "aaaaaaaa-0000-4000-8000-00000000000e", "/w/a")
+    assert len(api.list_sessions(home).rows) == 1
+    path = index.index_file(home)
+    with sqlite3.connect(path) as db:
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        (root,) = db.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'sessions'"
+        ).fetchone()
+    with path.open("r+b") as file:  # the sessions table's first page, scrambled
+        file.seek((root - 1) * page_size)
+        file.write(b"\xff" * page_size)
+    args = [command, "--home", str(home.path)]
+    with caplog.at_level("WARNING"):
+        first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    assert caplog.text.count("index was damaged") == 1
+    assert path.with_name(path.name + ".damaged").exists()
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0 and "damaged" not in caplog.text
+    if command == "list":
+        assert "aaaaaaaa" in first.output and "aaaaaaaa" in again.output
+
+
 @pytest.mark.parametrize("thing", ["folder", "pipe"])
 def test_something_else_where_the_index_should_be_is_left_alone(
     tmp_path: Path, thing: str, caplog: pytest.LogCaptureFixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -14,7 +15,7 @@ import click
 from .. import api
 from ..diagnostics import Diagnostics
 from ..errors import AmbiguousId, BadValue, SessdexError
-from ..index import Progress, RefreshReport
+from ..index import Progress, RefreshReport, set_aside_if_damaged
 from ..launch import interrupted
 from ..model import Event
 from ..sources import Home
@@ -169,12 +170,18 @@ def resolve_home(home_dir: str | None) -> Home:
 
 def fail_nicely(f: F) -> F:
     """Map SessdexError to a one-line message and exit 1, or 2 for a value an option cannot
-    take (`BadValue`, a usage error as click's own); SESSDEX_DEBUG=1 shows the traceback."""
+    take (`BadValue`, a usage error as click's own); SESSDEX_DEBUG=1 shows the traceback.
+    A query that found the index damaged sets it aside and runs the command again, once."""
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return f(*args, **kwargs)
+            try:
+                return f(*args, **kwargs)
+            except sqlite3.DatabaseError as error:
+                if not set_aside_if_damaged(error):
+                    raise
+                return f(*args, **kwargs)  # once more, on an index built again
         except SessdexError as error:
             if os.environ.get("SESSDEX_DEBUG"):
                 raise

@@ -144,6 +144,38 @@ def test_each_home_has_its_own_index(tmp_path: Path) -> None:
     assert len(api.list_sessions(Home.at(a)).rows) == 2
 
 
+def test_a_variable_no_app_reads_keeps_the_same_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyenv's shims export PYENV_DIR, the working folder: each folder sessdex was run
+    in built an index of its own from nothing (6 s for 3,000 sessions), and kept it."""
+    home_dir = make_home(tmp_path, 3)
+
+    def home(**environ: str) -> Home:
+        return Home(home_dir, {"HOME": str(home_dir), **environ})
+
+    assert len(api.list_sessions(home(PYENV_DIR="/work/a")).rows) == 3
+    calls = counting_parse(monkeypatch)
+    assert len(api.list_sessions(home(PYENV_DIR="/work/b", JAVA_HOME="/j")).rows) == 3
+    assert calls == []  # the same index, nothing read again
+    assert len(list(index.index_file(home()).parent.glob("index-*.sqlite"))) == 1
+    # an override an app honours still keeps its own index, whatever its name
+    assert index.index_file(home(OPENCODE_DB="/x.db")) != index.index_file(home())
+    assert index.index_file(home(CODEX_HOME="/x")) != index.index_file(home())
+
+
+def test_the_variables_that_pick_an_index_are_all_those_the_apps_read() -> None:
+    """`sources.OVERRIDES` is kept by hand: every variable a source's `locate` looks at
+    must be in it, or homes that differ only there would share one index."""
+    from sessdex import freshness
+
+    for source in sources.all_sources():
+        assert set(source.ENV_VARS) <= sources.OVERRIDES, source.NAME
+        environ = freshness.RecordingEnviron({})
+        source.locate(Home(Path("/nowhere"), environ))
+        assert set(environ.read) <= sources.OVERRIDES, source.NAME
+
+
 def test_index_lives_in_sessdex_state_dir(tmp_path: Path, sessdex_state: Path) -> None:
     assert index.index_file(Home.at(tmp_path)).parent == sessdex_state / "cache"
 

@@ -37,11 +37,15 @@ def index_name(home_path: str, environ: Mapping[str, str]) -> str:
 
 
 def home_key(home_path: str, environ: Mapping[str, str]) -> str:
-    """`index-<hash>`: what every index of this home's names start with."""
+    """`index-<hash>`: what every index of this home's names start with. Only the
+    variables the sources read count: others that merely look like folders change from
+    one shell to the next (pyenv's shims export PYENV_DIR, the working folder)."""
+    from .sources import OVERRIDES
+
     relevant = sorted(
         f"{name}={value}"
-        for name, value in environ.items()
-        if name.isupper() and name.endswith(("_HOME", "_DIR"))
+        for name in OVERRIDES
+        if (value := environ.get(name)) is not None
     )
     key = "\x00".join([home_path, *relevant]).encode("utf-8", "surrogateescape")
     return f"index-{hashlib.sha256(key).hexdigest()[:12]}"

@@ -35,6 +35,41 @@ BUILTIN: tuple[str, ...] = (
     "qwen",
 )
 
+# Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
+# `Home.xdg` resolves): with the home's path, what tells one home's index from another's.
+# Listed here, as BUILTIN is, so that the quick listing path need not import the sources.
+OVERRIDES: frozenset[str] = frozenset(
+    {
+        "AIDER_CHAT_HISTORY_FILE",
+        "CLAUDE_CONFIG_DIR",
+        "CLINE_DATA_DIR",
+        "CLINE_DIR",
+        "CLINE_SESSION_DATA_DIR",
+        "CODEX_HOME",
+        "CODEX_SQLITE_HOME",
+        "COPILOT_HOME",
+        "CRUSH_GLOBAL_DATA",
+        "CURSOR_CONFIG_DIR",
+        "FACTORY_HOME_OVERRIDE",
+        "GEMINI_CLI_HOME",
+        "GOOSE_PATH_ROOT",
+        "HOME",
+        "KILO_DB",
+        "KIMI_CODE_HOME",
+        "KIMI_SHARE_DIR",
+        "OPENCODE_DB",
+        "PI_CODING_AGENT_DIR",
+        "PI_CODING_AGENT_SESSION_DIR",
+        "QWEN_HOME",
+        "QWEN_RUNTIME_DIR",
+        "VIBE_HOME",
+        "XDG_CACHE_HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "XDG_STATE_HOME",
+    }
+)
+
 
 def __getattr__(name: str) -> object:
     # `Home`, `Location` and `Source` load on first use: the quick listing path reads

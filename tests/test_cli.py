@@ -1855,8 +1855,9 @@ def test_doctor_says_where_sessdex_keeps_its_own_files_and_what_they_weigh(
         own[1],
     )
     assert re.fullmatch(
-        r"  also +[\d.]+ KB  the indexes of 1 other home\(s\) \(.*\); 1 index\(es\) "
-        r"other builds of sessdex wrote, removed after a week unused",
+        r"  also +[\d.]+ KB  the indexes of 1 other home\(s\) \(.*\), removed after "
+        r"four weeks unused; 1 index\(es\) other builds of sessdex wrote, removed "
+        r"after a week unused",
         own[2],
     )
     assert re.fullmatch(

@@ -576,6 +576,30 @@ def test_a_new_build_of_sessdex_reads_unchanged_files_again(
     assert not any(path.exists() for path in older)
 
 
+def test_another_homes_index_unused_for_four_weeks_goes(
+    tmp_path: Path, sessdex_state: Path
+) -> None:
+    """Indexes of other homes (a copied home read once with --home, or one per working
+    folder an older sessdex named after PYENV_DIR) were kept for ever: `doctor` counted
+    hundreds of MB of them, and only deleting the folder by hand freed it."""
+    cache = sessdex_state / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    stale = time.time() - 29 * 24 * 3600  # four weeks and a day
+    recent = time.time() - 2 * 24 * 3600
+    old_home = [cache / "index-0123456789ab-0ld0b1d0.sqlite"]
+    old_home.append(old_home[0].with_name(old_home[0].name + "-wal"))
+    old_home.append(old_home[0].with_name(old_home[0].name + ".damaged"))
+    used_home = cache / "index-ba9876543210-0ld0b1d0.sqlite"
+    for path in [*old_home, used_home]:
+        path.write_bytes(b"")
+        os.utime(path, (stale, stale))
+    os.utime(used_home, (recent, recent))  # read by a --home run two days ago
+    home = Home.at(make_home(tmp_path, 1))
+    assert len(api.list_sessions(home).rows) == 1
+    assert not any(path.exists() for path in old_home)
+    assert used_home.exists() and index.index_file(home).exists()
+
+
 def test_a_database_that_cannot_be_read_for_now_keeps_its_sessions_listed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

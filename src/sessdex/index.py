@@ -218,24 +218,33 @@ def index_file(home: Home) -> Path:
 OTHER_BUILD_KEPT = (
     7 * 24 * 3600.0
 )  # another build's index of this home, unused this long, goes
+OTHER_HOME_KEPT = (
+    28 * 24 * 3600.0
+)  # so does any other index (another home's) after this
 
 
 def prune_older_builds(path: Path, now: float | None = None) -> None:
     """Remove this home's indexes that other builds of sessdex wrote and have not used for
     a week (a new build starts its own: what an older reader made of the files is not
-    kept; two installs used side by side each keep theirs)."""
+    kept; two installs used side by side each keep theirs), and any other home's index
+    unused for four weeks (a copied home read once with --home; those an older sessdex
+    named after variables no app reads, one per working folder), and what was set aside
+    as damaged with them."""
     now = time.time() if now is None else now
     prefix = path.name.rsplit("-", 1)[0]  # index-<home hash>
-    for other in path.parent.glob(f"{prefix}*.sqlite"):
+    for other in path.parent.glob("index-*.sqlite"):
         if other == path:
             continue
+        kept = (
+            OTHER_BUILD_KEPT if other.name.startswith(f"{prefix}-") else OTHER_HOME_KEPT
+        )
         used = 0.0
         for suffix in ("", "-wal"):
             with contextlib.suppress(OSError):
                 used = max(used, os.stat(f"{other}{suffix}").st_mtime)
-        if now - used < OTHER_BUILD_KEPT:
+        if now - used < kept:
             continue
-        for suffix in ("", "-wal", "-shm"):
+        for suffix in ("", "-wal", "-shm", ".damaged"):
             with contextlib.suppress(OSError):
                 os.unlink(f"{other}{suffix}")
 

@@ -420,7 +420,7 @@ def doctor_command(
     if own.other_indexes:
         also.append(
             f"the indexes of {own.other_indexes} other home(s) (--home, other folder "
-            "overrides)"
+            "overrides), removed after four weeks unused"
         )
     if own.other_builds:  # an upgrade's index of this home too: not another home
         also.append(

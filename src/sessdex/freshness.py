@@ -13,7 +13,10 @@ Two kinds of evidence, `stat` calls (and 4 bytes of a database's header):
 
 A folder modified within RACY_NS of its listing is not trusted: a second change in the same
 timestamp tick would leave its mtime as it was (git's "racy" case). Its state is noted as
-unknown, so that the next refresh lists it again.
+unknown, so that the next refresh lists it again. So is one stamped up to SKEW_NS ahead of
+the clock (a file server's clock, a FAT drive's time zone). One stamped further ahead (a
+home copied from a machine whose clock was wrong, a `touch -d`) is trusted: any change to
+it now stamps it with the time now, which differs.
 
 This module imports only a few built-in modules: the quick listing path uses it before
 anything else is loaded.
@@ -31,6 +34,7 @@ from contextlib import contextmanager
 
 DB_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".vscdb")
 RACY_NS = 2_000_000_000  # FAT stamps folders to 2 s; everything else is finer
+SKEW_NS = 24 * 3600 * 10**9  # stamps this far ahead of the clock may still be "now"
 UNKNOWN = -2  # a folder state that never matches: list it again next time
 MISSING = -1  # the folder did not exist when the scan tried to list it
 
@@ -157,7 +161,7 @@ class _Notes:
             self.paths[directory] = (LISTED, MISSING, 0, nested)
             return
         mtime_ns = st.st_mtime_ns
-        if mtime_ns >= self.started_ns - RACY_NS:
+        if self.started_ns - RACY_NS <= mtime_ns <= self.started_ns + SKEW_NS:
             mtime_ns = UNKNOWN
         self.paths[directory] = (LISTED, mtime_ns, st.st_ino, nested)
 

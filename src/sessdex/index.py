@@ -30,11 +30,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Literal, TypeVar, cast
-from urllib.parse import quote
 
 import orjson
 
-from . import freshness, inplace, pathnames, selection
+from . import freshness, indexfile, inplace, pathnames, selection
 from .diagnostics import MAX_DETAILS, NOT_LINES, Diagnostics
 from .errors import IndexBusy
 from .indexfile import SCHEMA_VERSION, index_name
@@ -270,55 +269,21 @@ def connect(path: Path) -> sqlite3.Connection:
     except sqlite3.OperationalError:
         raise  # busy, locked, or no room: not damage
     except sqlite3.DatabaseError as error:
-        _set_aside(path, error)
+        indexfile.set_aside(os.fspath(path), error)
         return _connect(path)
-
-
-def _set_aside(path: Path, error: sqlite3.DatabaseError) -> None:
-    """Move a damaged index out of the way (kept once, for a look), with the warning."""
-    damaged = path.with_name(path.name + ".damaged")
-    os.replace(path, damaged)
-    for suffix in ("-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(f"{path}{suffix}")
-    log.warning(
-        "warning: sessdex's index was damaged (%s): moved to %s, building it again",
-        error,
-        damaged,
-    )
 
 
 _opened: set[Path] = set()  # the indexes this process has opened
 
 
 def set_aside_if_damaged(error: BaseException) -> bool:
-    """Whether `error`, raised by a query, came from an index of this process that is
-    damaged: it is then moved aside, with the warning, and the next `Index` builds it
-    again. Opening checks only the header and the schema: damage deeper in the file
-    (a disk error, a crash mid-copy) shows only when a query reaches it."""
-    if not isinstance(error, sqlite3.DatabaseError) or isinstance(
-        error,
-        sqlite3.OperationalError,  # busy, locked, or no room: not damage
-    ):
-        return False
+    """Whether `error`, raised by a query, came from an index this process opened that
+    is damaged (`indexfile.set_aside_if_damaged`): it is then moved aside, with the
+    warning, and the next `Index` builds it again."""
     found = False
     for path in list(_opened):
-        try:
-            # mode=rw: a file another sessdex moved aside is not created again here
-            uri = f"file:{quote(os.fspath(path))}?mode=rw"
-            with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
-                verdict = db.execute("PRAGMA quick_check(1)").fetchone()[0]
-        except sqlite3.OperationalError:
-            continue  # gone, busy: nothing to say of it
-        except sqlite3.DatabaseError as damage:
-            verdict = str(damage)
-        if verdict == "ok":
-            continue
-        _opened.discard(path)
-        with contextlib.suppress(FileNotFoundError):  # another sessdex was first
-            _set_aside(
-                path, error
-            )  # the query's words: one line, quick_check's are not
+        if indexfile.set_aside_if_damaged(os.fspath(path), error):
+            _opened.discard(path)
             found = True
     return found
 

@@ -1,11 +1,13 @@
 """Where a home's index lives, worked out with the standard library alone.
 
 Both the index and the quick listing path (`quick`) need the file's name before anything
-heavy is imported, so this module uses only `os`, `sys` and `hashlib`.
+heavy is imported, so this module uses only `os`, `sys` and `hashlib` (and, to set a
+damaged index aside, `sqlite3` and `logging`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
@@ -81,3 +83,49 @@ def code_stamp() -> str:
                     continue
         _STAMP = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:8]
     return _STAMP
+
+
+def set_aside_if_damaged(path: str, error: BaseException) -> bool:
+    """Whether `error`, raised by a query of the index at `path`, came from damage there
+    (a bad sector, a copy cut short): a check of the whole file tells. Opening reads only
+    the header and the schema, so damage deeper in shows only when a query reaches it.
+    A damaged index is set aside (`set_aside`); busy, locked or full is no damage."""
+    import sqlite3
+    from urllib.parse import quote
+
+    if not isinstance(error, sqlite3.DatabaseError) or isinstance(
+        error, sqlite3.OperationalError
+    ):
+        return False
+    # mode=rw: an index another sessdex set aside already is not created again here
+    uri = f"file:{quote(path)}?mode=rw"
+    try:
+        with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
+            if db.execute("PRAGMA quick_check(1)").fetchone()[0] == "ok":
+                return False
+    except sqlite3.OperationalError:
+        return False  # gone, busy: nothing to tell of it
+    except sqlite3.DatabaseError:
+        pass  # too damaged to check
+    try:
+        set_aside(path, error)  # the query's words: one line, quick_check's are not
+    except FileNotFoundError:
+        return False  # another sessdex was first
+    return True
+
+
+def set_aside(path: str, error: BaseException) -> None:
+    """Move a damaged index out of the way (kept once, for a look), with the warning:
+    the next open builds it again."""
+    import logging
+
+    damaged = path + ".damaged"
+    os.replace(path, damaged)
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f"{path}{suffix}")
+    logging.getLogger(__name__).warning(
+        "warning: sessdex's index was damaged (%s): moved to %s, building it again",
+        error,
+        damaged,
+    )

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 
 from . import charset, freshness, selection
 from .errors import SessdexError
-from .indexfile import SCHEMA_VERSION, cache_folder, index_name
+from .indexfile import SCHEMA_VERSION, cache_folder, index_name, set_aside_if_damaged
 from .sources import BUILTIN
 
 
@@ -187,8 +187,13 @@ def answer(command: str, args: Sequence[str]) -> bool:
     try:
         plan = _Plan(request, home[0])
         found = _body_from_index(path, request, plan, home)
+    except sqlite3.DatabaseError as error:
+        # damage the full command might not meet (in what only this path reads) would
+        # send every warm listing there: set aside now, the full command builds it again
+        set_aside_if_damaged(path, error)
+        return False
     except (sqlite3.Error, SessdexError, OSError):
-        return False  # busy, damaged, an unknown app: the full command explains
+        return False  # busy, an unknown app: the full command explains
     if found is None:
         return False
     try:

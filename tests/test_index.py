@@ -349,6 +349,33 @@ def test_a_damaged_index_is_moved_aside_and_built_again(
     assert path.with_name(path.name + ".damaged").read_bytes() == broken
 
 
+def test_two_sessdex_finding_the_index_damaged_at_once_both_go_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `list` and a `usage` started together on a damaged index: the one that moved
+    it aside second found nothing to move and ended in a FileNotFoundError traceback."""
+    home = Home.at(tmp_path / "home")
+    write_claude_session(home.path, "aaaaaaaa-0000-4000-8000-00000000000e", "/w/a")
+    assert len(api.list_sessions(home).rows) == 1
+    path = index.index_file(home)
+    path.write_bytes(b"this is not SQLite\n" * 100)
+    real = index._connect
+    opened: list[Path] = []
+
+    def racing(target: Path) -> object:
+        if opened:
+            return real(target)
+        opened.append(target)
+        try:
+            return real(target)  # fails: damaged
+        finally:  # ...and meanwhile the other sessdex sets it aside
+            os.replace(target, f"{target}.damaged")
+
+    monkeypatch.setattr(index, "_connect", racing)
+    listed = api.list_sessions(home).rows
+    assert [row.id for row in listed] == ["aaaaaaaa-0000-4000-8000-00000000000e"]
+
+
 @pytest.mark.parametrize("command", ["list", "doctor"])
 def test_an_index_damaged_past_its_schema_is_built_again_once(
     tmp_path: Path, command: str, caplog: pytest.LogCaptureFixture

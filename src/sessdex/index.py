@@ -269,7 +269,8 @@ def connect(path: Path) -> sqlite3.Connection:
     except sqlite3.OperationalError:
         raise  # busy, locked, or no room: not damage
     except sqlite3.DatabaseError as error:
-        indexfile.set_aside(os.fspath(path), error)
+        with contextlib.suppress(FileNotFoundError):  # another sessdex was first
+            indexfile.set_aside(os.fspath(path), error)
         return _connect(path)
 
 

@@ -365,6 +365,29 @@ def test_cache_folder_is_platformdirs_one(
     assert cache_folder() == platformdirs.user_cache_dir("sessdex", appauthor=False)
 
 
+def test_a_relative_xdg_cache_home_is_ignored_as_the_spec_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """XDG_CACHE_HOME=.cache (a relative path, which the XDG spec calls invalid) made
+    sessdex write an index below whatever folder it ran in: a project, or an agent's
+    own folder, each with an index built from nothing."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    monkeypatch.delenv("SESSDEX_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.setenv("XDG_CACHE_HOME", ".cache")
+    folder = tmp_path / "some-project"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    home = merged_home(tmp_path / "home")
+    result = CliRunner().invoke(main, ["list", "--home", str(home), "--app", "claude"])
+    assert result.exit_code == 0, result.output
+    assert list(folder.iterdir()) == []
+    assert list((tmp_path / "user" / ".cache" / "sessdex").glob("index-*.sqlite"))
+
+
 def test_a_repeated_listing_is_served_from_the_index_until_it_changes(
     home: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:

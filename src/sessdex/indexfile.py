@@ -22,10 +22,14 @@ def cache_folder() -> str:
     if root:
         return os.path.join(os.path.expanduser(root), "cache")
     if sys.platform.startswith("linux"):
-        # platformdirs' XDG rule (tests compare the two); importing it costs more than a
-        # warm listing may take
+        # platformdirs' XDG rule (tests compare the two) but for a relative value;
+        # importing it costs more than a warm listing may take
         base = os.environ.get("XDG_CACHE_HOME", "").strip()
-        return os.path.join(base or os.path.expanduser("~/.cache"), "sessdex")
+        if not os.path.isabs(base):
+            # the XDG spec: a relative one is invalid and ignored; taken as it is, an
+            # index was made in every folder sessdex ran in (an agent's folder too)
+            base = os.path.expanduser("~/.cache")
+        return os.path.join(base, "sessdex")
     from platformdirs import user_cache_dir
 
     return user_cache_dir("sessdex", appauthor=False)

@@ -1091,6 +1091,23 @@ def test_doctor_counts_skipped_lines_without_showing_content(tmp_path: Path) -> 
     assert "secret-content-here" not in err
 
 
+def test_doctor_says_how_to_see_where_the_skipped_lines_are(tmp_path: Path) -> None:
+    """`list` points to doctor for what it skipped; doctor gave a count ("skipped 1
+    truncated") and no word of the file, nor of how to have it named."""
+    home = tmp_path / "home"
+    path = write_claude_session(
+        home, "cccccccc-0000-4000-8000-00000000000d", str(tmp_path)
+    )
+    with path.open("a") as out:
+        out.write('{"type":"custom-title","customTitle":"secret-content-here')
+    _, out, _ = invoke("doctor", "--app", "claude", "--home", str(home))
+    [skipped] = [line for line in out.splitlines() if "skipped" in line]
+    assert skipped.endswith("1 truncated (-v names the files and lines)")
+    _, out, _ = invoke("doctor", "-v", "--app", "claude", "--home", str(home))
+    assert f"{path}:" in out and "-v names" not in out
+    assert "secret-content-here" not in out
+
+
 def test_verbose_names_the_unreadable_line_the_warning_spoke_of_on_the_next_run(
     tmp_path: Path,
 ) -> None:

@@ -387,6 +387,7 @@ def doctor_command(
                 + ", ".join(
                     f"{n} {why}" for why, n in sorted(r.diagnostics.skipped.items())
                 )
+                + " (-v names the files and lines)" * (not verbose)
             )
         if r.diagnostics.unknown:
             say(

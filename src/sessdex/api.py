@@ -996,12 +996,14 @@ def follow_session(
     duration: float | None = None,
     notify: bool | None = None,
     progress: Progress | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[Session, Iterator[list[Event]]]:
-    """The session, and batches of its events as they are written (recent history first)."""
+    """The session, and batches of its events as they are written (recent history first),
+    until `duration` seconds passed or `stop()`, asked as it waits, says so."""
     from . import live
 
     session = resolve(home, prefix, progress=progress)
-    return session, live.follow(session, duration=duration, notify=notify)
+    return session, live.follow(session, duration=duration, notify=notify, stop=stop)
 
 
 def session_ids(home: Home) -> list[str]:
@@ -1023,11 +1025,12 @@ def watch_sessions(
     duration: float | None = None,
     notify: bool | None = None,
     progress: Progress | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> Iterator[list[BoardRow]]:
-    """The status of every recent session, again whenever one changes. `progress`
-    follows the first listing (the one that may index every session first). A `since`
-    given as text ('1d') moves with the clock: a board left running drops a session once
-    it is older than that."""
+    """The status of every recent session, again whenever one changes, until `duration`
+    seconds passed or `stop()` says so. `progress` follows the first listing (the one
+    that may index every session first). A `since` given as text ('1d') moves with the
+    clock: a board left running drops a session once it is older than that."""
     from . import live
 
     sources.all_sources(apps)  # an unknown app fails now, not inside the loop
@@ -1050,7 +1053,7 @@ def watch_sessions(
         finally:
             index.close()
 
-    return live.watch(recent, duration=duration, notify=notify, roots=roots)
+    return live.watch(recent, duration=duration, notify=notify, roots=roots, stop=stop)
 
 
 def replay_session(

@@ -941,10 +941,12 @@ def watch(
     rescan: float | None = None,
     tick: float = TICK_SECONDS,
     roots: Callable[[], set[Path]] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> Iterator[list[BoardRow]]:
-    """The board now, then again whenever something changed (at least every `tick` s).
-    `roots` names the folders where new sessions appear: watched too, so that one in a
-    folder no followed session is in is seen at once, not at the next rescan."""
+    """The board now, then again whenever something changed (at least every `tick` s),
+    until `duration` s passed or `stop()` says so. `roots` names the folders where new
+    sessions appear: watched too, so that one in a folder no followed session is in is
+    seen at once, not at the next rescan."""
     board = Board(list_sessions)
     waiter = Waiter(notify)
     if rescan is None:
@@ -959,6 +961,8 @@ def watch(
         watched = float("-inf")
         known: set[Path] = set()
         while deadline is None or time.monotonic() < deadline:
+            if stop is not None and stop():
+                return
             if waiter.backend == "watchfiles" and time.monotonic() - watched >= REWATCH:
                 if roots is not None and watched == float("-inf"):  # after a rescan
                     known = roots()

@@ -257,6 +257,28 @@ def reader_left() -> NoReturn:
     sys.exit(0)
 
 
+def output_gone() -> bool:
+    """Whether stdout is a pipe whose reader left (`follow | head -3` got its lines).
+    A command that may print nothing for hours (follow, watch) asks as it waits: it
+    would learn it only from its next write, which a quiet session never makes."""
+    import select
+    import stat
+
+    if not hasattr(select, "poll"):
+        return False
+    try:
+        fd = sys.stdout.fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return False
+        poller = select.poll()
+        poller.register(fd, 0)  # no events asked: only an error or a hang-up is said
+        return any(
+            flags & (select.POLLERR | select.POLLHUP) for _, flags in poller.poll(0)
+        )
+    except (OSError, ValueError):  # no real stdout (a test runner's)
+        return False
+
+
 def _drop_stdout() -> None:
     """What is still buffered for stdout goes to /dev/null, or flushing it at exit would
     fail again."""

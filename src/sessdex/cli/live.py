@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import api
-from ..model import Event
+from ..model import Event, Session
 from . import main
 from ._common import (
     CONTEXT,
@@ -24,7 +24,9 @@ from ._common import (
     fail_nicely,
     home_option,
     json_array,
+    output_gone,
     progress_bar,
+    reader_left,
     report_diagnostics,
     resolve_home,
     session_id_argument,
@@ -121,6 +123,7 @@ def watch_command(
             duration=0 if once or as_json else duration,
             notify=False if force_poll else None,
             progress=progress,
+            stop=output_gone,  # `watch --nl | head -1`: a quiet board never writes again
         )
         first = next(boards, None)  # the board that may index every session first
     if first is not None:
@@ -140,6 +143,8 @@ def watch_command(
             _watch_live(boards, home, since)
     except KeyboardInterrupt:
         pass
+    if output_gone():
+        reader_left()
 
 
 def _watch_lines(boards: Iterable[Sequence[Any]], once: bool) -> None:
@@ -263,7 +268,6 @@ def follow_command(
     \b
     Example: sessdex follow 7f3a -n 20
     """
-    from ..live import renumber
     from ..views.text import one_line
 
     with progress_bar("Indexing sessions") as progress:
@@ -273,6 +277,7 @@ def follow_command(
             duration=duration,
             notify=False if force_poll else None,
             progress=progress,
+            stop=output_gone,  # `follow | head -3`: a quiet session never writes again
         )
 
     labels: dict[
@@ -299,34 +304,49 @@ def follow_command(
 
     try:
         if as_nl:
-            from ..views.records import dumps, event_record
-
-            for event in renumber(shown()):
-                record = event_record(event)
-                # numbered in the order printed, from 0: a session followed from its
-                # tail has no count of what came before, so this is not show's seq
-                record["seq_relative"] = True
-                stdout_bytes(dumps(record) + b"\n")
-            return
-        from ..views import terminal
-
-        out = terminal.LineWriter(terminal.console())
-        if sys.stdout.isatty():
-            out.line(terminal.session_header(session))
-            out.line()
-        first = True
-        for batch in shown(whole_history=True):
-            lines: Iterable[terminal.Line] = terminal.render_events(
-                batch, detail, labels
-            )
-            if first:  # the history: its last N lines shown (token counts are none)
-                first = False
-                lines = collections.deque(lines, maxlen=history) if history else ()
-            for line in lines:
-                out.line(line)
-            out.file.flush()
+            _follow_lines(shown())
+        else:
+            _follow_text(session, shown(whole_history=True), detail, labels, history)
     except KeyboardInterrupt:
         pass
+    if output_gone():
+        reader_left()
+
+
+def _follow_lines(batches: Iterable[list[Event]]) -> None:
+    from ..live import renumber
+    from ..views.records import dumps, event_record
+
+    for event in renumber(batches):
+        record = event_record(event)
+        # numbered in the order printed, from 0: a session followed from its tail
+        # has no count of what came before, so this is not show's seq
+        record["seq_relative"] = True
+        stdout_bytes(dumps(record) + b"\n")
+
+
+def _follow_text(
+    session: Session,
+    batches: Iterable[list[Event]],
+    detail: str,
+    labels: dict[str, str],
+    history: int,
+) -> None:
+    from ..views import terminal
+
+    out = terminal.LineWriter(terminal.console())
+    if sys.stdout.isatty():
+        out.line(terminal.session_header(session))
+        out.line()
+    first = True
+    for batch in batches:
+        lines: Iterable[terminal.Line] = terminal.render_events(batch, detail, labels)
+        if first:  # the history: its last N lines shown (token counts are none)
+            first = False
+            lines = collections.deque(lines, maxlen=history) if history else ()
+        for line in lines:
+            out.line(line)
+        out.file.flush()
 
 
 @main.command("replay", context_settings=CONTEXT)

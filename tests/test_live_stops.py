@@ -70,3 +70,33 @@ def test_a_quiet_session_piped_into_head_ends_when_head_does(
         finally:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["follow", SESSION, "--poll"],
+        ["follow", SESSION, "--nl", "--poll"],
+        ["watch", "--poll", "--since", "9999d"],
+        ["replay", SESSION, "--speed", "0.01", "--max-gap", "60"],
+    ],
+    ids=" ".join,
+)
+def test_ctrl_c_ends_them_as_killed_by_it_so_a_shell_loop_stops_too(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """Ctrl-C ended follow, watch and replay with 0, unlike every other command: a shell
+    loop around them (`for id in …; do sessdex replay $id; done`) went on to its next
+    turn. They end killed by SIGINT (the shell's 130), having said nothing more."""
+    path = write_claude_session(tmp_path / "home", SESSION, "/w/quiet")
+    os.utime(path, (1.79e9, 1.79e9))
+    with start(tmp_path / "home", args) as process:
+        try:
+            assert process.stdout is not None and process.stderr is not None
+            assert read_until_quiet(process.stdout)
+            os.killpg(process.pid, signal.SIGINT)  # as the terminal does on Ctrl-C
+            code = process.wait(timeout=20)
+            assert (code, process.stderr.read()) == (-signal.SIGINT, b"")
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)

@@ -128,21 +128,20 @@ def watch_command(
         first = next(boards, None)  # the board that may index every session first
     if first is not None:
         boards = itertools.chain([first], boards)
-    try:
-        if as_json:
-            from ..views.board import status_record
-            from ..views.records import dumps
+    # Ctrl-C is left to `fail_nicely`: it ends sessdex as killed by SIGINT, which stops
+    # a shell loop around it too (an exit 0 let the loop run on)
+    if as_json:
+        from ..views.board import status_record
+        from ..views.records import dumps
 
-            rows = next(iter(boards), [])
-            stdout_bytes(dumps([status_record(row) for row in rows]) + b"\n")
-        elif as_nl:
-            _watch_lines(boards, once)
-        elif once or not sys.stdout.isatty():
-            _watch_plain(boards, home, once, since)
-        else:
-            _watch_live(boards, home, since)
-    except KeyboardInterrupt:
-        pass
+        rows = next(iter(boards), [])
+        stdout_bytes(dumps([status_record(row) for row in rows]) + b"\n")
+    elif as_nl:
+        _watch_lines(boards, once)
+    elif once or not sys.stdout.isatty():
+        _watch_plain(boards, home, once, since)
+    else:
+        _watch_live(boards, home, since)
     if output_gone():
         reader_left()
 
@@ -302,13 +301,10 @@ def follow_command(
                     batch = batch[max(0, len(batch) - history) :] if history else []
             yield batch
 
-    try:
-        if as_nl:
-            _follow_lines(shown())
-        else:
-            _follow_text(session, shown(whole_history=True), detail, labels, history)
-    except KeyboardInterrupt:
-        pass
+    if as_nl:  # until Ctrl-C, which `fail_nicely` ends as watch's
+        _follow_lines(shown())
+    else:
+        _follow_text(session, shown(whole_history=True), detail, labels, history)
     if output_gone():
         reader_left()
 
@@ -406,23 +402,20 @@ def replay_command(
             before_pause=_flush_stdout,
             progress=progress,
         )
-    try:
-        if as_nl:
-            from ..views.records import dumps, event_record
+    if as_nl:  # until Ctrl-C, which `fail_nicely` ends as watch's
+        from ..views.records import dumps, event_record
 
-            for event in found.events:
-                sys.stdout.buffer.write(dumps(event_record(event)) + b"\n")
-        else:
-            from ..views import terminal
+        for event in found.events:
+            sys.stdout.buffer.write(dumps(event_record(event)) + b"\n")
+    else:
+        from ..views import terminal
 
-            out = terminal.LineWriter(terminal.console())
-            out.line(terminal.session_header(found.session))
-            out.line()
-            for line in terminal.render_events(found.events, detail):
-                out.line(line)
-        _flush_stdout()
-    except KeyboardInterrupt:
-        pass
+        out = terminal.LineWriter(terminal.console())
+        out.line(terminal.session_header(found.session))
+        out.line()
+        for line in terminal.render_events(found.events, detail):
+            out.line(line)
+    _flush_stdout()
     report_diagnostics(found.diagnostics, False)
 
 

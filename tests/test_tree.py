@@ -510,3 +510,35 @@ def test_tree_says_what_it_could_not_read(tmp_path: Path) -> None:
         main, ["export", "82d9f90c", "-v", "--home", str(home)]
     )
     assert exported.exit_code == 0 and f"{lead}:3: " in exported.stderr
+
+
+def test_a_spawn_of_an_ancestor_heard_from_before_its_own_spawn_leaves_both_in_place() -> (
+    None
+):
+    """A sub-agent whose spawn was never seen sits under the lead; when an agent below it
+    claimed to spawn it (a cycle), it was taken from under the lead before the claim was
+    refused, and it and everything under it left the tree: `tree` showed the lead alone."""
+    from datetime import UTC, datetime
+
+    from sessdex.model import Event
+    from sessdex.tree import build_tree
+
+    when = datetime(2026, 11, 20, tzinfo=UTC)
+    events: list[Event] = []
+
+    def add(kind: str, agent: str | None, **extra: object) -> None:
+        events.append(
+            Event("lead", len(events), kind, when, agent_id=agent, extra=dict(extra))  # type: ignore[arg-type]
+        )
+
+    add("user", None)
+    add("assistant", "a")  # heard from before (or without) its spawn: under the lead
+    add("subagent", "a", child_id="b")
+    add("subagent", "b", child_id="a")  # b claims its own parent: no edge
+    add("subagent", "a", child_id="a")  # a claims itself: no edge either
+    root = build_tree("lead", events)
+    assert [(depth, node.id) for depth, node in root.walk()] == [
+        (0, "lead"),
+        (1, "a"),
+        (2, "b"),
+    ]

@@ -110,11 +110,13 @@ def build_tree(
             if child is None:
                 child = AgentNode(key)
                 nodes[key] = child
-            elif node is not root and root in parents.get(id(child), ()):
-                root.children.remove(child)  # placed under the lead until now
-                parents[id(child)].remove(root)
+            # refused before it is moved: taken from under the lead first, a refused
+            # child and all below it would be in the tree nowhere
             if child is root or child is node or _is_ancestor(child, node, parents):
                 continue  # a spawn of itself or of an ancestor: not a tree edge
+            if node is not root and root in parents.get(id(child), ()):
+                root.children.remove(child)  # placed under the lead until now
+                parents[id(child)].remove(root)
             agent = event.extra.get("agent_type")
             child.agent_type = str(agent) if agent is not None else child.agent_type
             name = event.extra.get("agent_name")

@@ -343,6 +343,64 @@ def test_a_codex_json_document_is_read_whole_not_line_by_line(tmp_path: Path) ->
     assert [(e.kind, e.text) for e in new] == [("user", "one more thing")]
 
 
+def test_an_answer_a_database_app_streams_into_its_row_is_shown_once_complete(
+    tmp_path: Path,
+) -> None:
+    """Crush (OpenCode, an IDE's store) writes an answer into its row as it streams:
+    each re-read found the row's text grown, a new event to `follow`, which printed
+    "Hel", then "Hello, the", then the whole answer, each on its own line. The store's
+    last event is shown once a read finds it as the one before did, or others after it."""
+    import sqlite3
+
+    home = copy_home("crush", tmp_path)
+    session = api.resolve(home, "8c1f2e3d")
+    database = Path(str(session.path).split("#", 1)[0])
+    writer = sqlite3.connect(database, isolation_level=None)  # the app, writing
+    writer.execute("PRAGMA journal_mode=WAL")
+    follower = LiveSession(session)
+    follower.poll()
+    insert = (
+        "INSERT INTO messages (id, session_id, role, parts, model, created_at,"
+        " updated_at, finished_at, provider) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+    shown: list[Event] = []
+
+    def write(message: str, role: str | None, *parts: dict[str, object]) -> None:
+        if role is None:  # the row written again, grown
+            update = "UPDATE messages SET parts = ? WHERE id = ?"
+            writer.execute(update, (json.dumps(parts), message))
+        else:
+            when = 1_796_119_300 + len(shown)  # after the fixture's messages
+            values = (message, session.id, role, json.dumps(parts), "m", when, when)
+            writer.execute(insert, (*values, None, ""))
+        time.sleep(live.STORE_SECONDS)
+        shown.extend(follower.poll())
+
+    def said(text: str) -> dict[str, object]:
+        return {"type": "text", "data": {"text": text}}
+
+    finish = {"type": "finish", "data": {"reason": "end_turn", "time": 0}}
+    try:
+        write("m-live-user", "user", said("one more thing"))
+        write("m-live-1", "assistant", said("Hel"))
+        write("m-live-1", None, said("Hello, the answer"))
+        write("m-live-1", None, said("Hello, the answer is 42."), finish)
+        write("m-live-2", "assistant", said("Anything"))
+        write("m-live-2", None, said("Anything else?"))
+        time.sleep(live.STORE_SECONDS)  # the app wrote nothing more: it is complete
+        shown.extend(follower.poll())
+    finally:
+        writer.close()
+    texts = [event.text for event in shown if event.kind == "assistant"]
+    assert texts == ["Hello, the answer is 42.", "Anything else?"]
+    assert [event.kind for event in shown if event.kind != "usage"] == [
+        "user",
+        "assistant",
+        "turn_end",
+        "assistant",
+    ]
+
+
 # --- the rules --------------------------------------------------------------------------------
 
 
@@ -1471,6 +1529,8 @@ def test_a_database_read_from_a_snapshot_a_moment_old_is_read_again(
     assert [e.text for e in feed.poll(later, seen) if e.text == "Retry added."] == []
     monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)
     again = feed.poll(later + live.STORE_SECONDS + 1, seen)
+    # the store's last answer, which may still grow, is shown once read again alike
+    again += feed.poll(later + 2 * (live.STORE_SECONDS + 1), seen)
     assert [e.text for e in again if e.kind == "assistant"] == ["Retry added."]
     writer.close()
 

@@ -42,6 +42,9 @@ LISTING_SECONDS = 2.0  # list a session's sub-agent files again this often
 STORE_SECONDS = 2.0  # re-read a database-backed session at most this often
 PROCESS_SECONDS = 5.0  # scan /proc this often
 SEEN_CAP = 50_000  # event identities kept to drop what a re-read repeats
+# kinds an app may write again, grown, in the same row or document (a streamed answer)
+GROWING = frozenset({"assistant", "thinking", "tool_call", "tool_result"})
+BOOKKEEPING = frozenset({"usage", "meta"})  # what an app may note after its last event
 HISTORY_EVENTS = 5_000  # of a store's session read whole, the recent history kept
 RESCAN_SECONDS = 10.0  # the board looks for new sessions this often (polling)
 RESCAN_NOTIFIED = 30.0  # ... and this often when notifications name new files
@@ -64,9 +67,9 @@ class _Seen:
         self.keys: set[int] = set()
         self.order: deque[int] = deque()
 
-    def add(self, event: Event) -> bool:
-        """Remember `event`; False if it was seen already."""
-        key = hash(
+    @staticmethod
+    def key(event: Event) -> int:
+        return hash(
             (
                 event.agent_id,
                 event.kind,
@@ -78,6 +81,10 @@ class _Seen:
                 event.is_error,
             )
         )
+
+    def add(self, event: Event) -> bool:
+        """Remember `event`; False if it was seen already."""
+        key = self.key(event)
         if key in self.keys:
             return False
         self.keys.add(key)
@@ -85,6 +92,15 @@ class _Seen:
         if len(self.order) > self.cap:
             self.keys.discard(self.order.popleft())
         return True
+
+    def forget(self, event: Event) -> None:
+        """Unsee `event`, one of the last added: a later read may give it again."""
+        key = self.key(event)
+        self.keys.discard(key)
+        for index in range(len(self.order) - 1, max(-1, len(self.order) - 9), -1):
+            if self.order[index] == key:
+                del self.order[index]
+                return
 
 
 # --- feeds: where a session's new events come from --------------------------------------
@@ -262,6 +278,7 @@ class _ReadFeed:
         self.read_at = float("-inf")
         self.read_before = False
         self.covered = 0  # events the last whole read of a store's session yielded
+        self.held: Event | None = None  # its last event, shown once read again alike
         # a database's snapshot serves a one-shot command's whole run; here it must
         # follow the app's writes
         databases.keep_fresh(STORE_SECONDS / 2)
@@ -280,9 +297,10 @@ class _ReadFeed:
         self.signature, self.read_at = signature, now
         self.lead_gone = not signature or signature[0] == (-1, -1, -1)
         events = self._read(seen, 0)
-        if not databases.snapshot_current(self.store):
+        if self.held is not None or not databases.snapshot_current(self.store):
             # a snapshot of the database a moment older than its last write served the
-            # read: read again at the next poll, whether or not the app writes more
+            # read, or its last event may still grow: read again at the next poll,
+            # whether or not the app writes more
             self.signature = None
         return events
 
@@ -324,6 +342,8 @@ class _ReadFeed:
         whole = offset == 0 and self.follower is None
         skip = max(0, self.covered - SEEN_CAP // 2) if whole else 0
         count = 0
+        first = not self.read_before
+        last: Event | None = None
         try:
             if whole and reading.whole_store(self.session.path):
                 # re-read after the app committed during the read, as `show` does: never
@@ -335,6 +355,8 @@ class _ReadFeed:
                 read = reading.from_its_lead(read)
             for event in read:
                 count += 1
+                if event.kind not in BOOKKEEPING:
+                    last = event
                 if count > skip and seen.add(event):
                     if len(kept) == kept.maxlen:
                         self.tracker.partial = True
@@ -345,6 +367,8 @@ class _ReadFeed:
         self.read_before = True
         if whole:
             self.covered = count
+            if not first:
+                self._hold(kept, last, seen)
         events = list(kept)
         self.diagnostics.problems.extend(
             p for p in scratch.problems if p not in self.diagnostics.problems
@@ -353,6 +377,25 @@ class _ReadFeed:
             times = [e.time.timestamp() for e in events if e.time is not None]
             self.written = max([self.written, *times])
         return events
+
+    def _hold(self, kept: deque[Event], last: Event | None, seen: _Seen) -> None:
+        """Keep back a store's new last event while it may still grow: an app that
+        streams an answer into its row writes it again and again, and each version
+        would be new. It is shown once a read finds it as the one before did (or finds
+        more after it); what the first read found is history, shown as it is."""
+        held, self.held = self.held, None
+        if last is None or last.kind not in GROWING:
+            return
+        if held is not None and _Seen.key(held) == _Seen.key(last):
+            return  # read twice alike: complete
+        for index in range(len(kept) - 1, -1, -1):  # after it, bookkeeping at most
+            if kept[index] is last:
+                del kept[index]
+                seen.forget(last)
+                self.held = last
+                return
+            if kept[index].kind not in BOOKKEEPING:
+                return
 
     def _signature(self) -> tuple[tuple[int, int, int], ...]:
         found = []

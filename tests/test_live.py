@@ -401,6 +401,37 @@ def test_an_answer_a_database_app_streams_into_its_row_is_shown_once_complete(
     ]
 
 
+def test_a_last_event_that_differs_at_every_read_is_shown_once_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    """A store's last event is kept back while each read finds it changed, as a streamed
+    answer; one whose every read differs with no write between (a source that dates a
+    running tool by the clock) would be kept back, and read again, for ever. Once the
+    store was not written since the read before, it is shown as it is."""
+    document = tmp_path / "chat.json"
+    document.write_text("{}")
+    reads = []
+
+    class Source:
+        name = "stub"
+
+        def read(self, session: Session, diagnostics: object, **_: object):  # type: ignore[no-untyped-def]
+            reads.append(None)
+            when = datetime(2026, 11, 20, tzinfo=UTC)
+            yield Event("s", 0, "user", when, text="go")
+            yield Event("s", 1, "assistant", when, text=f"version {len(reads)}")
+
+    session = Session("stub", "s", path=str(document))
+    feed = live._ReadFeed(session, Source(), Diagnostics(), Tracker())  # type: ignore[arg-type]
+    seen = live._Seen()
+    assert [e.text for e in feed.poll(100.0, seen)] == ["go", "version 1"]
+    document.write_text('{"more": 1}')  # the app writes: the last event grew
+    assert feed.poll(103.0, seen) == []
+    shown = [e.text for e in feed.poll(106.0, seen)]  # no write since: shown
+    assert shown == ["version 3"]
+    assert feed.poll(109.0, seen) == [] and len(reads) == 3  # and not read again
+
+
 # --- the rules --------------------------------------------------------------------------------
 
 

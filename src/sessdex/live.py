@@ -275,6 +275,8 @@ class _ReadFeed:
             self.tracker.partial = start > 0
             self.follower = Follower(path, start, diagnostics=Diagnostics())
         self.signature: tuple[tuple[int, int, int], ...] | None = None
+        # the store as the last read found it
+        self.read_signature: tuple[tuple[int, int, int], ...] | None = None
         self.read_at = float("-inf")
         self.read_before = False
         self.covered = 0  # events the last whole read of a store's session yielded
@@ -294,9 +296,13 @@ class _ReadFeed:
         signature = self._signature()
         if signature == self.signature or now - self.read_at < STORE_SECONDS:
             return []
-        self.signature, self.read_at = signature, now
+        # nothing written since the last read: what it held is as complete as it gets
+        # (a source whose last event differs at every read must not be held for ever)
+        settled = signature == self.read_signature
+        self.signature = self.read_signature = signature
+        self.read_at = now
         self.lead_gone = not signature or signature[0] == (-1, -1, -1)
-        events = self._read(seen, 0)
+        events = self._read(seen, 0, settled=settled)
         if self.held is not None or not databases.snapshot_current(self.store):
             # a snapshot of the database a moment older than its last write served the
             # read, or its last event may still grow: read again at the next poll,
@@ -329,7 +335,7 @@ class _ReadFeed:
             return self._read(seen, first)
         return self._read(seen, max(first, before))
 
-    def _read(self, seen: _Seen, offset: int) -> list[Event]:
+    def _read(self, seen: _Seen, offset: int, *, settled: bool = False) -> list[Event]:
         # one byte early: that line is cut, so every source starts at the next line start
         start = max(0, offset - 1) if offset else 0
         scratch = Diagnostics()  # a line being written is not a broken line
@@ -368,7 +374,7 @@ class _ReadFeed:
         if whole:
             self.covered = count
             if not first:
-                self._hold(kept, last, seen)
+                self._hold(kept, last, seen, settled)
         events = list(kept)
         self.diagnostics.problems.extend(
             p for p in scratch.problems if p not in self.diagnostics.problems
@@ -378,13 +384,16 @@ class _ReadFeed:
             self.written = max([self.written, *times])
         return events
 
-    def _hold(self, kept: deque[Event], last: Event | None, seen: _Seen) -> None:
+    def _hold(
+        self, kept: deque[Event], last: Event | None, seen: _Seen, settled: bool
+    ) -> None:
         """Keep back a store's new last event while it may still grow: an app that
         streams an answer into its row writes it again and again, and each version
-        would be new. It is shown once a read finds it as the one before did (or finds
-        more after it); what the first read found is history, shown as it is."""
+        would be new. It is shown once a read finds it as the one before did, or finds
+        more after it, or the store was not written since; what the first read found is
+        history, shown as it is."""
         held, self.held = self.held, None
-        if last is None or last.kind not in GROWING:
+        if last is None or last.kind not in GROWING or (settled and held is not None):
             return
         if held is not None and _Seen.key(held) == _Seen.key(last):
             return  # read twice alike: complete

@@ -542,3 +542,27 @@ def test_a_spawn_of_an_ancestor_heard_from_before_its_own_spawn_leaves_both_in_p
         (1, "a"),
         (2, "b"),
     ]
+
+
+def test_an_error_the_app_retries_leaves_the_agent_running_its_last_try_failed(
+    tmp_path: Path,
+) -> None:
+    """Claude Code writes a line for each retry of an API error (`retryAttempt` of
+    `maxRetries`), as Codex its reconnects: `tree` called the lead failed while its app
+    was trying again, where `watch` says working. Only the app's last try fails it."""
+    session = "7e1a0000-0000-4000-8000-000000000001"
+    folder = tmp_path / "home" / ".claude" / "projects" / "-w"
+    folder.mkdir(parents=True)
+    base = {"sessionId": session, "cwd": "/w", "timestamp": "2026-11-30T10:00:00.000Z"}
+    prompt = {**base, "type": "user", "uuid": "u1", "parentUuid": None,
+              "message": {"role": "user", "content": "go"}}  # fmt: skip
+    retry = {**base, "type": "system", "subtype": "api_error", "level": "error",
+             "error": {"status": 529}, "retryAttempt": 2, "maxRetries": 10,
+             "uuid": "e1", "parentUuid": "u1"}  # fmt: skip
+    path = folder / f"{session}.jsonl"
+    path.write_text(json.dumps(prompt) + "\n" + json.dumps(retry) + "\n")
+    assert tree("claude", session, tmp_path / "home")["status"] == "running"
+    last = dict(retry, retryAttempt=10, uuid="e2", parentUuid="e1")
+    with path.open("a") as handle:
+        handle.write(json.dumps(last) + "\n")
+    assert tree("claude", session, tmp_path / "home")["status"] == "failed"

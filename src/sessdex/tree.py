@@ -146,9 +146,11 @@ def build_tree(
                 noted[id(child)] = "failed" if ended == "failed" else "done"
         if event.kind == "turn_end":
             ends_turns.add(node.id)
-        if event.kind not in ("usage", "meta", "subagent"):
+        retried = event.kind == "error" and event.extra.get("retrying") is True
+        if event.kind not in ("usage", "meta", "subagent") and not retried:
             # (bookkeeping an app may write last; a sub-agent read after its lead's
-            # whole file is announced after the lead's turn end)
+            # whole file is announced after the lead's turn end; an error the app
+            # tries again after, as the board, fails no agent)
             last_kind[node.id] = event.kind
     kind = last_kind.get(root.id)
     root.status = (

@@ -566,3 +566,57 @@ def test_an_error_the_app_retries_leaves_the_agent_running_its_last_try_failed(
     with path.open("a") as handle:
         handle.write(json.dumps(last) + "\n")
     assert tree("claude", session, tmp_path / "home")["status"] == "failed"
+
+
+def test_a_chain_of_a_thousand_nested_sub_agents_is_shown_in_every_form(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Sub-agents spawning sub-agents, 1,200 deep (bad data or not, a transcript can say
+    so): `tree --json` ended in a traceback past 126 levels (orjson's depth limit), the
+    terminal's tree and `--nl` past Python's recursion limit. Each is written whole."""
+    import sys
+    from datetime import UTC, datetime
+
+    from sessdex import api
+    from sessdex.model import Event, Session
+    from sessdex.tree import build_tree
+
+    when = datetime(2026, 11, 20, tzinfo=UTC)
+    events = [
+        Event(
+            "lead",
+            n,
+            "subagent",
+            when,
+            agent_id=f"c{n - 1}" if n else None,
+            extra={"child_id": f"c{n}"},
+        )
+        for n in range(1200)
+    ]
+    root = build_tree("lead", events)
+    found = (Session("claude", "lead"), root)
+    monkeypatch.setattr(api, "agent_tree", lambda *_, **__: found)
+    runner = CliRunner()
+    result = runner.invoke(main, ["tree", "lead", "--json"])
+    assert result.exit_code == 0, result.output
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(
+        10_000
+    )  # the reader's own limit (Python's parser is recursive)
+    try:
+        node, depth = json.loads(result.stdout), 0
+    finally:
+        sys.setrecursionlimit(limit)
+    while node["children"]:
+        [node], depth = node["children"], depth + 1
+    assert (node["id"], depth) == ("c1199", 1200)
+    result = runner.invoke(main, ["tree", "lead", "--nl"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(r["id"], r["depth"]) for r in rows[-2:]] == [
+        ("c1198", 1199),
+        ("c1199", 1200),
+    ]
+    assert "children" not in rows[0]
+    result = runner.invoke(main, ["tree", "lead"])  # (a terminal's width cuts it)
+    assert result.exit_code == 0, result.output

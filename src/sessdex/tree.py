@@ -40,7 +40,8 @@ class AgentNode:
             return None
         return max(0.0, (self.ended - self.started).total_seconds())
 
-    def record(self) -> dict[str, JSONValue]:
+    def fields(self) -> dict[str, JSONValue]:
+        """This agent's `tree --json` object without its children."""
         from .views.records import iso, usage_record
 
         return {
@@ -55,8 +56,42 @@ class AgentNode:
             "started": iso(self.started),
             "ended": iso(self.ended),
             "duration_seconds": self.duration_seconds,
-            "children": [child.record() for child in self.children],
         }
+
+    def record(self) -> dict[str, JSONValue]:
+        """The `tree --json` object, children nested; built without recursion: a chain
+        of thousands of nested spawns is data, not a bug."""
+        top = self.fields()
+        stack = [(self, top)]
+        while stack:
+            node, record = stack.pop()
+            children: list[JSONValue] = []
+            record["children"] = children
+            for child in node.children:
+                fields = child.fields()
+                children.append(fields)
+                stack.append((child, fields))
+        return top
+
+    def json(self) -> bytes:
+        """`record()` as JSON, written without recursion: an encoder stops at some
+        hundred levels (orjson at 255, two a generation: an object and its list)."""
+        from .views.records import dumps
+
+        out: list[bytes] = []
+        stack: list[AgentNode | bytes] = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, bytes):
+                out.append(item)
+                continue
+            out.append(dumps(item.fields())[:-1] + b',"children":[')
+            stack.append(b"]}")
+            for index, child in enumerate(reversed(item.children)):
+                if index:
+                    stack.append(b",")
+                stack.append(child)
+        return b"".join(out)
 
     def walk(self) -> Iterable[tuple[int, AgentNode]]:
         stack: list[tuple[int, AgentNode]] = [(0, self)]

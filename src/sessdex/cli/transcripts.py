@@ -187,7 +187,7 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
         from ..views.records import dumps
 
         if as_json:
-            stdout_bytes(dumps(root.record()) + b"\n")
+            stdout_bytes(root.json() + b"\n")
             return
         stack: list[tuple[str | None, int, AgentNode]] = [(None, 0, root)]
         seen: set[int] = set()
@@ -196,8 +196,7 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
             if id(node) in seen:  # never twice, whatever the events claimed
                 continue
             seen.add(id(node))
-            record = node.record()
-            del record["children"]
+            record = node.fields()
             record.update(parent_id=parent, depth=depth)
             stdout_bytes(dumps(record) + b"\n")
             stack.extend((node.id, depth + 1, c) for c in reversed(node.children))

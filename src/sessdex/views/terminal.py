@@ -264,13 +264,11 @@ _DIFF_STYLES = {"add": "green", "del": "red", "hunk": "cyan", "ctx": "dim"}
 
 def render_tree(node: AgentNode) -> Tree:
     tree = Tree(_node_label(node))
-    _add_children(tree, node)
+    stack = [(tree, node)]  # not recursive: a chain of nested spawns may be deep
+    while stack:
+        branch, parent = stack.pop()
+        stack.extend((branch.add(_node_label(c)), c) for c in parent.children)
     return tree
-
-
-def _add_children(tree: Tree, node: AgentNode) -> None:
-    for child in node.children:
-        _add_children(tree.add(_node_label(child)), child)
 
 
 def _node_label(node: AgentNode) -> Text:

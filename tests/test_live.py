@@ -432,6 +432,40 @@ def test_a_last_event_that_differs_at_every_read_is_shown_once_nothing_is_writte
     assert feed.poll(109.0, seen) == [] and len(reads) == 3  # and not read again
 
 
+def test_a_usage_total_a_database_app_updates_in_place_is_counted_once(
+    tmp_path: Path,
+) -> None:
+    """Crush keeps a session's tokens as running totals in its row: each change made a
+    new usage event at the next read, added to the ones before, and the board's tokens
+    grew by the whole session's at every answer (7.4k, 14k, 22k, 30k for a 10.7k one).
+    A store read whole counts its usage afresh, as `show` would."""
+    import sqlite3
+
+    home = copy_home("crush", tmp_path)
+    session = api.resolve(home, "8c1f2e3d")
+    database = Path(str(session.path).split("#", 1)[0])
+    writer = sqlite3.connect(database, isolation_level=None)  # the app, writing
+    writer.execute("PRAGMA journal_mode=WAL")
+    follower = LiveSession(session)
+    follower.poll()
+    try:
+        for _ in range(3):  # three answers, each billed into the session's totals
+            writer.execute(
+                "UPDATE sessions SET prompt_tokens = prompt_tokens + 1000,"
+                " completion_tokens = completion_tokens + 100 WHERE id = ?",
+                (session.id,),
+            )
+            time.sleep(live.STORE_SECONDS)
+            follower.poll()
+    finally:
+        writer.close()
+    now = api.resolve(home, "8c1f2e3d")
+    read = list(get("crush").read(now, Diagnostics()))
+    total = sum(e.usage.total for e in read if e.kind == "usage" and e.usage)
+    assert total > 3300  # the updates are in it
+    assert follower.tracker.tokens == total
+
+
 # --- the rules --------------------------------------------------------------------------------
 
 

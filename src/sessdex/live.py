@@ -281,6 +281,7 @@ class _ReadFeed:
         self.read_before = False
         self.covered = 0  # events the last whole read of a store's session yielded
         self.held: Event | None = None  # its last event, shown once read again alike
+        self.tokens: int | None = None  # the usage the last whole read of a store sums
         # a database's snapshot serves a one-shot command's whole run; here it must
         # follow the app's writes
         databases.keep_fresh(STORE_SECONDS / 2)
@@ -347,7 +348,7 @@ class _ReadFeed:
         # keeps SEEN_CAP events, still holds it
         whole = offset == 0 and self.follower is None
         skip = max(0, self.covered - SEEN_CAP // 2) if whole else 0
-        count = 0
+        count = tokens = 0
         first = not self.read_before
         last: Event | None = None
         try:
@@ -363,6 +364,8 @@ class _ReadFeed:
                 count += 1
                 if event.kind not in BOOKKEEPING:
                     last = event
+                elif event.kind == "usage" and event.usage is not None:
+                    tokens += event.usage.total
                 if count > skip and seen.add(event):
                     if len(kept) == kept.maxlen:
                         self.tracker.partial = True
@@ -372,7 +375,7 @@ class _ReadFeed:
             return []
         self.read_before = True
         if whole:
-            self.covered = count
+            self.covered, self.tokens = count, tokens
             if not first:
                 self._hold(kept, last, seen, settled)
         events = list(kept)
@@ -486,6 +489,10 @@ class LiveSession:
         events = _by_time(events)
         for event in events:
             self.tracker.add(event, now)
+        if isinstance(self.feed, _ReadFeed) and self.feed.tokens is not None:
+            # a store read whole is counted afresh: a running total an app keeps in a
+            # row and updates in place would be added again at every read
+            self.tracker.tokens = self.feed.tokens
         return events
 
     def status(

@@ -1180,10 +1180,12 @@ def test_wide_characters_keep_the_list_aligned_and_within_the_terminal(
     write_claude_session(home, "bbbbbbbb-0000-4000-8000-00000000000b", "/w/日本語のプロジェクト",
                          title="日本語のタイトルはとても長いのでここで切られるはずです",
                          when="2026-11-20T11:00:00.000Z")  # fmt: skip
+    # no progress bar, however busy the machine: the table alone is looked at
+    quiet = {**os.environ, "SESSDEX_PROGRESS_AFTER": "600"}
     for width in (100, 60):
         result, seen = on_a_terminal(
             ["list", "--home", str(home)],
-            dict(os.environ),
+            quiet,
             stdout_too=True,
             columns=width,
         )

@@ -1193,7 +1193,8 @@ def test_session_rows_print_ids_that_show_takes_too() -> None:
 
 def _table_on_a_terminal(home: Home, columns: int) -> list[str]:
     """`sessdex usage` on a terminal `columns` wide: its lines, without their styles."""
-    env = {**os.environ, "NO_COLOR": "1"}
+    # no progress bar, however busy the machine: the table alone is looked at
+    env = {**os.environ, "NO_COLOR": "1", "SESSDEX_PROGRESS_AFTER": "600"}
     result, shown = on_a_terminal(
         ["usage", "--home", str(home.path)], env, stdout_too=True, columns=columns
     )

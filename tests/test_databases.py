@@ -3,6 +3,7 @@ SQLite's blob IO and compacted like an over-long transcript line."""
 
 from __future__ import annotations
 
+import os
 import resource
 import sqlite3
 from pathlib import Path
@@ -256,4 +257,64 @@ def test_a_write_under_way_in_a_rollback_journal_database_reads_what_was_committ
         assert not stale.exists()  # it left a whole copy of the database behind
     finally:
         writer.execute("ROLLBACK")
+        writer.close()
+
+
+def wal_database(path: Path) -> tuple[Path, sqlite3.Connection]:
+    """A database an app keeps open in WAL mode, its newest row only in the WAL."""
+    database(path, '{"text": "old"}')
+    writer = sqlite3.connect(path)
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("INSERT INTO part VALUES ('new', '{\"text\": \"new\"}')")
+    writer.commit()
+    return path, writer
+
+
+def rows_of(path: Path) -> list[str]:
+    connection = databases.open_sqlite(path)
+    try:
+        return [r[0] for r in connection.execute("SELECT id FROM part ORDER BY rowid")]
+    finally:
+        connection.close()
+
+
+@pytest.fixture()
+def fresh_stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(databases, "_stand_ins", {}, raising=False)
+    monkeypatch.setattr(databases, "_stand_in_root", None, raising=False)
+
+
+@pytest.mark.usefixtures("fresh_stand_ins")
+def test_a_snapshot_folder_in_the_way_gives_a_stand_in_not_a_lost_database(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path, writer = wal_database(tmp_path / "store.db")
+    try:
+        blocked = databases._folder_of(str(path))
+        blocked.parent.mkdir(parents=True, exist_ok=True)
+        blocked.write_text("not a folder")  # something else where its copies go
+        assert rows_of(path) == ["p0", "new"]  # it was an error: the sessions vanished
+        assert rows_of(path) == ["p0", "new"]
+        warnings = [r.getMessage() for r in caplog.records if str(blocked) in r.message]
+        assert len(warnings) == 1 and "remove it" in warnings[0]  # once, naming it
+        assert blocked.read_text() == "not a folder"
+    finally:
+        writer.close()
+
+
+@pytest.mark.usefixtures("fresh_stand_ins")
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes in any folder")
+def test_a_snapshot_folder_sudo_left_does_not_hide_the_database(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path, writer = wal_database(tmp_path / "store.db")
+    blocked = databases._folder_of(str(path))
+    blocked.mkdir(parents=True)
+    blocked.chmod(0o555)  # as a `sudo -E sessdex` leaves it: ours to read, not write
+    try:
+        assert rows_of(path) == ["p0", "new"]
+        assert any(str(blocked) in r.getMessage() for r in caplog.records)
+    finally:
+        blocked.chmod(0o755)
         writer.close()

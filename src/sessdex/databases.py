@@ -102,22 +102,59 @@ def _snapshot_key(name: str) -> str:
 
 def _folder_of(name: str, kind: str = "") -> Path:
     """The cache folder that holds copies of database `name` (`kind` tells the WAL
-    snapshot's from a journal copy's); nothing made or written."""
+    snapshot's from a journal copy's), or its stand-in for this run; nothing made or
+    written."""
     from .paths import cache_dir
 
-    return cache_dir() / "snapshots" / f"{_snapshot_key(name)}{kind}"
+    folder = cache_dir() / "snapshots" / f"{_snapshot_key(name)}{kind}"
+    return _stand_ins.get(folder, folder)
+
+
+# snapshot folders this process may not write (one a `sudo sessdex` left, owned by root)
+# -> the temporary folder that stands in for each during this run
+_stand_ins: dict[Path, Path] = {}
+_stand_in_root: Path | None = None
 
 
 def _snapshot_folder(name: str, kind: str = "") -> Path:
     """`_folder_of(name, kind)`, made if missing and marked with what it copies and when
-    it was last used, for `prune_snapshots`."""
+    it was last used, for `prune_snapshots`. One sessdex cannot use is left alone:
+    a temporary folder stands in for it this run, with a warning that names it."""
     folder = _folder_of(name, kind)
+    try:
+        _mark(folder, name)
+    except OSError as error:  # not ours to write, or something else in its place
+        folder = _stand_in_for(folder, error)
+        _mark(folder, name)
+    return folder
+
+
+def _mark(folder: Path, name: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     source_file = folder / SOURCE_FILE  # which database this is a copy of (pruning)
     if _read_text(source_file) != os.path.abspath(name):
         source_file.write_text(os.path.abspath(name), encoding="utf-8")
     os.utime(folder)  # last used now: snapshots unused for a while are pruned
-    return folder
+
+
+def _stand_in_for(folder: Path, error: OSError) -> Path:
+    """A temporary folder for the snapshot folder `folder`, which `error` refused, for
+    the rest of the run; the first one warns, naming what to remove."""
+    global _stand_in_root
+    from .paths import stand_in
+
+    if _stand_in_root is None:
+        _stand_in_root = stand_in("sessdex-snapshots-")
+        import logging
+
+        logging.getLogger(__name__).warning(
+            "warning: sessdex cannot keep database copies in %s (%s): using a "
+            "temporary folder for this run (remove it to keep them again)",
+            error.filename or folder,
+            error.strerror or error,
+        )
+    _stand_ins[folder] = _stand_in_root / folder.name
+    return _stand_ins[folder]
 
 
 def _drop_snapshot(name: str) -> None:
@@ -273,7 +310,13 @@ def _snapshot_locked(name: str, attempts: int) -> str:
             and now - known.database_at < REFRESH_DATABASE_SECONDS
         ):
             return key  # the app checkpointed a moment ago: behind until due
-    _own_folder(_snapshot_folder(name))
+    folder = _snapshot_folder(name)  # a stand-in now if the cache's may not be written
+    _own_folder(folder)
+    if folder / str(os.getpid()) / os.path.basename(name) != target:
+        target = folder / str(os.getpid()) / os.path.basename(name)
+        key = str(target)
+        _release(known)
+        known = None
     _tidy(folder, keep=_base_name(current[0]))
     _release(known)
     taken = None

@@ -12,8 +12,11 @@ from dataclasses import dataclass, field
 MAX_DETAILS = 200  # per run: enough for --verbose, bounded for a huge broken home
 NAME_NOT_UTF8 = "file name not valid UTF-8"  # a detail that is no skipped line
 FOLDER_UNREADABLE = "folder not readable"  # likewise: a listing refused (permissions)
+# a file the app removed between the scan and its read: its session is gone, nothing of
+# it was left unread (named by --verbose, counted as no unreadable line)
+VANISHED = "vanished"
 # the details that name what a scan could not list, not a line a reader skipped
-NOT_LINES = frozenset({NAME_NOT_UTF8, FOLDER_UNREADABLE})
+NOT_LINES = frozenset({NAME_NOT_UTF8, FOLDER_UNREADABLE, VANISHED})
 
 
 @dataclass(slots=True)
@@ -55,7 +58,8 @@ class Diagnostics:
         )
 
     def skip(self, path: str, line: int, reason: str) -> None:
-        self.skipped[reason] += 1
+        if reason not in NOT_LINES:
+            self.skipped[reason] += 1
         if len(self.details) < MAX_DETAILS:
             self.details.append((path, line, reason))
 

@@ -34,7 +34,7 @@ from typing import Literal, TypeVar, cast
 import orjson
 
 from . import freshness, indexfile, inplace, pathnames, selection
-from .diagnostics import MAX_DETAILS, NOT_LINES, Diagnostics
+from .diagnostics import MAX_DETAILS, NOT_LINES, VANISHED, Diagnostics
 from .errors import IndexBusy
 from .indexfile import SCHEMA_VERSION, index_name
 from .model import Session
@@ -1143,7 +1143,7 @@ def _parse_as_is(
     try:
         return get(app).parse(Path(name), location, diagnostics), diagnostics
     except FileNotFoundError:
-        diagnostics.skip(name, 0, "vanished")
+        diagnostics.skip(name, 0, VANISHED)
     except Exception as error:
         if os.environ.get("SESSDEX_DEBUG"):
             raise

@@ -421,6 +421,43 @@ def test_an_index_damaged_past_its_schema_is_built_again_once(
         assert "aaaaaaaa" in first.output and "aaaaaaaa" in again.output
 
 
+@pytest.mark.parametrize("call", ["list_sessions", "resolve"])
+def test_library_callers_get_an_index_damaged_past_its_schema_built_again(
+    tmp_path: Path, call: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`sessdex.api` used as a library recovers as the CLI does: each call raised
+    sqlite3.DatabaseError ('database disk image is malformed') until the file was
+    deleted by hand."""
+    import sqlite3
+
+    home = Home.at(tmp_path / "home")
+    session_id = "aaaaaaaa-0000-4000-8000-00000000000f"
+    write_claude_session(home.path, session_id, "/w/a")
+    assert len(api.list_sessions(home).rows) == 1
+    path = index.index_file(home)
+    with sqlite3.connect(path) as db:
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        (root,) = db.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'sessions'"
+        ).fetchone()
+    with path.open("r+b") as file:  # the sessions table's first page, scrambled
+        file.seek((root - 1) * page_size)
+        file.write(b"\xff" * page_size)
+
+    def ids() -> list[str]:
+        if call == "resolve":
+            return [api.resolve(home, "aaaaaaaa").id]
+        return [row.id for row in api.list_sessions(home).rows]
+
+    with caplog.at_level("WARNING"):
+        assert ids() == [session_id]
+    assert caplog.text.count("index was damaged") == 1
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        assert ids() == [session_id]
+    assert "damaged" not in caplog.text
+
+
 @pytest.mark.parametrize("thing", ["folder", "pipe"])
 def test_something_else_where_the_index_should_be_is_left_alone(
     tmp_path: Path, thing: str, caplog: pytest.LogCaptureFixture

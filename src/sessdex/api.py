@@ -32,7 +32,7 @@ from .errors import (
     SessionNotFound,
 )
 from .files import line_start
-from .index import Index, Progress, RefreshReport, Row
+from .index import Index, Progress, RefreshReport, Row, once_more_if_damaged
 from .model import Event, ResumePlan, Session
 from .selection import parse_query
 from .sources import Home
@@ -158,6 +158,7 @@ def _file_bytes(path: Path) -> int:
     return total
 
 
+@once_more_if_damaged
 def list_sessions(
     home: Home,
     *,
@@ -192,6 +193,7 @@ def list_sessions(
     return Listing(rows, report, ids, skipped)
 
 
+@once_more_if_damaged
 def find_sessions(
     home: Home,
     text: str,
@@ -230,6 +232,7 @@ def find_sessions(
     return Listing(rows, report, ids, skipped)
 
 
+@once_more_if_damaged
 def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Session:
     """The one session whose id starts with `prefix` (sub-agents included).
 
@@ -378,6 +381,7 @@ class ResumeCheck:
 _WINDOWS_PATH = re.compile(r"[A-Za-z]:[\\/]|\\\\[^\\]")
 
 
+@once_more_if_damaged
 def _root_of(home: Home, session: Session) -> str | None:
     """The id at the top of a sub-agent's chain of parents, as far as the index knows
     them: a sub-agent another sub-agent started names that one as its parent, which
@@ -664,6 +668,7 @@ class AppReport:
         }
 
 
+@once_more_if_damaged
 def doctor(
     home: Home,
     apps: Sequence[str] = (),
@@ -1006,6 +1011,7 @@ def follow_session(
     return session, live.follow(session, duration=duration, notify=notify, stop=stop)
 
 
+@once_more_if_damaged
 def session_ids(home: Home) -> list[str]:
     """Every session id the index holds, sub-agents too, lowercased and sorted: what
     a printed prefix must tell apart (`views.text.short_id_width`)."""
@@ -1094,6 +1100,7 @@ def replay_session(
 # --- usage --------------------------------------------------------------------------------
 
 
+@once_more_if_damaged
 def usage_report(
     home: Home,
     kind: str = "daily",

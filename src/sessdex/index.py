@@ -29,7 +29,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Literal, TypeVar, cast
+from typing import Literal, ParamSpec, TypeVar, cast
 
 import orjson
 
@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
 BUSY_TIMEOUT_MS = 15_000
 
 
@@ -275,6 +276,24 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 _opened: set[Path] = set()  # the indexes this process has opened
+
+
+def once_more_if_damaged(function: Callable[_P, _T]) -> Callable[_P, _T]:
+    """`function`, run once more on an index built again when one of its queries found
+    the index damaged (`set_aside_if_damaged`): library callers recover as the CLI
+    does, instead of meeting a raw `sqlite3.DatabaseError` at every call."""
+    import functools
+
+    @functools.wraps(function)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return function(*args, **kwargs)
+        except sqlite3.DatabaseError as error:
+            if not set_aside_if_damaged(error):
+                raise
+            return function(*args, **kwargs)
+
+    return wrapper
 
 
 def set_aside_if_damaged(error: BaseException) -> bool:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sqlite3
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -15,7 +14,7 @@ import click
 from .. import api
 from ..diagnostics import Diagnostics
 from ..errors import AmbiguousId, BadValue, SessdexError
-from ..index import Progress, RefreshReport, set_aside_if_damaged
+from ..index import Progress, RefreshReport, once_more_if_damaged
 from ..launch import interrupted
 from ..model import Event
 from ..sources import Home
@@ -176,12 +175,7 @@ def fail_nicely(f: F) -> F:
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            try:
-                return f(*args, **kwargs)
-            except sqlite3.DatabaseError as error:
-                if not set_aside_if_damaged(error):
-                    raise
-                return f(*args, **kwargs)  # once more, on an index built again
+            return once_more_if_damaged(f)(*args, **kwargs)
         except SessdexError as error:
             if os.environ.get("SESSDEX_DEBUG"):
                 raise

@@ -980,6 +980,52 @@ def test_replay_adds_up_short_pauses_instead_of_sleeping_per_event() -> None:
     assert pauses == []  # no pause at all is asked for: none is slept
 
 
+def test_replay_waits_out_a_pause_of_centuries_instead_of_crashing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bogus date (1990, then 2026) with --speed 0.01 and --max-gap inf asked
+    time.sleep for 1e11 s: 'OverflowError: timestamp out of range' ended the replay in
+    a traceback. Each sleep asked for is handed to the real time.sleep (in a thread of
+    its own, for a moment) to see that it waits rather than refuses."""
+    session_id = "bbbbbbbb-0000-4000-8000-000000000001"
+    path = write_claude_session(
+        tmp_path, session_id, "/w/a", when="1990-01-01T00:00:00Z"
+    )
+    lines = path.read_text().splitlines()
+    last = json.loads(lines[-1])
+    last["timestamp"] = "2026-11-20T10:00:05.000Z"
+    path.write_text("\n".join([*lines[:-1], json.dumps(last)]) + "\n")
+    real_sleep = time.sleep
+
+    class Waiting(Exception):
+        """The real sleep took the pause: the replay waits, as it should."""
+
+    def sleep(seconds: float) -> None:
+        refused: list[Exception] = []
+
+        def take() -> None:
+            try:
+                real_sleep(seconds)
+            except Exception as error:  # raised again in the test's own thread
+                refused.append(error)
+
+        waiter = threading.Thread(target=take, daemon=True)
+        waiter.start()
+        waiter.join(0.2)
+        if refused:
+            raise refused[0]
+        raise Waiting
+
+    found = api.replay_session(
+        Home.at(tmp_path), "bbbbbbbb", speed=0.01, max_gap=float("inf")
+    )
+    monkeypatch.setattr(time, "sleep", sleep)
+    events = iter(found.events)
+    next(events)
+    with pytest.raises(Waiting):
+        next(events)
+
+
 def test_replay_command(home: Home, run: CliRunner) -> None:
     result = run.invoke(
         main,

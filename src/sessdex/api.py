@@ -1062,6 +1062,9 @@ def watch_sessions(
     return live.watch(recent, duration=duration, notify=notify, roots=roots, stop=stop)
 
 
+LONGEST_SLEEP = 86400.0  # one day: far below any limit of time.sleep
+
+
 def replay_session(
     home: Home,
     prefix: str,
@@ -1087,6 +1090,11 @@ def replay_session(
             before_pause()
         if deadline is not None:
             seconds = max(0.0, min(seconds, deadline - time.monotonic()))
+        # a pause of centuries (a bogus date, a slow --speed, --max-gap inf) is waited in
+        # steps: time.sleep refuses one past ~292 years, or its deadline, with an error
+        while seconds > LONGEST_SLEEP:
+            time.sleep(LONGEST_SLEEP)
+            seconds -= LONGEST_SLEEP
         time.sleep(seconds)
 
     paced = live.replay(found.events, speed=speed, max_gap=max_gap, sleep=sleep)

@@ -286,17 +286,22 @@ def fresh_stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("fresh_stand_ins")
+@pytest.mark.parametrize("level", ["its own", "snapshots"])
 def test_a_snapshot_folder_in_the_way_gives_a_stand_in_not_a_lost_database(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, level: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     path, writer = wal_database(tmp_path / "store.db")
     try:
         blocked = databases._folder_of(str(path))
+        if level == "snapshots":  # the folder of all copies: the one to remove
+            blocked = blocked.parent
         blocked.parent.mkdir(parents=True, exist_ok=True)
         blocked.write_text("not a folder")  # something else where its copies go
         assert rows_of(path) == ["p0", "new"]  # it was an error: the sessions vanished
         assert rows_of(path) == ["p0", "new"]
-        warnings = [r.getMessage() for r in caplog.records if str(blocked) in r.message]
+        warnings = [
+            m for r in caplog.records if f"in {blocked} (" in (m := r.getMessage())
+        ]
         assert len(warnings) == 1 and "remove it" in warnings[0]  # once, naming it
         assert blocked.read_text() == "not a folder"
     finally:

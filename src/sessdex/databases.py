@@ -147,10 +147,13 @@ def _stand_in_for(folder: Path, error: OSError) -> Path:
         _stand_in_root = stand_in("sessdex-snapshots-")
         import logging
 
+        # the cache itself is writable (paths.cache_dir): the folder refused is the
+        # database's own, or `snapshots` above it where that one is not made yet
+        blocked = folder if os.path.lexists(folder) else folder.parent
         logging.getLogger(__name__).warning(
             "warning: sessdex cannot keep database copies in %s (%s): using a "
             "temporary folder for this run (remove it to keep them again)",
-            error.filename or folder,
+            blocked,
             error.strerror or error,
         )
     _stand_ins[folder] = _stand_in_root / folder.name

@@ -492,3 +492,23 @@ def test_a_real_runs_usage_counts_on_the_day_it_ran() -> None:
     assert [(r["key"], r["responses"], r["output_tokens"]) for r in rows] == [
         ("2026-12-02", 2, 20)
     ]
+
+
+def test_a_thinking_budget_that_reads_as_an_option_is_left_out(tmp_path: Path) -> None:
+    """`, --yes-always think tokens` in a history line was passed on as
+    `--thinking-tokens --yes-always`: aider would have read an option of the file's."""
+    path = tmp_path / aider.HISTORY
+    path.write_text(
+        "\n# aider chat started at 2024-08-01 10:00:00\n\n> Aider v0.86.1  \n"
+        "> Main model: anthropic/claude-sonnet-4-5 with diff edit format, "
+        "--yes-always think tokens  \n\n#### fix it  \n\nDone.\n",
+        encoding="utf-8",
+    )
+    home = Home(tmp_path / "nobody", {"AIDER_CHAT_HISTORY_FILE": str(path)})
+    [session] = sessions(home)
+    plan = aider.resume(replace(session, cwd=str(tmp_path)))
+    assert plan is not None
+    assert plan.argv == (
+        "aider", "--restore-chat-history", "--model", "anthropic/claude-sonnet-4-5"
+    )  # fmt: skip
+    assert any("'--yes-always'" in note for note in plan.notes)

@@ -259,9 +259,20 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     argv = ["aider", "--restore-chat-history"]
     if session.model:
         argv += ["--model", session.model]
+    notes = [
+        "aider has no per-run resume: --restore-chat-history loads every run in this "
+        "repository's .aider.chat.history.md into the new chat"
+    ]
     effort = session.effort or ""
-    if effort.startswith(_THINKING_EFFORT):
-        argv += ["--thinking-tokens", effort.removeprefix(_THINKING_EFFORT)]
+    budget = effort.removeprefix(_THINKING_EFFORT)
+    if budget.startswith("-"):
+        # the shared check sees `thinking:-…`, no option: the budget alone would be one
+        # (`, --yes-always think tokens` made `--thinking-tokens --yes-always`)
+        notes.append(
+            f"left out the recorded thinking budget {budget!r}: not a plain value"
+        )
+    elif effort.startswith(_THINKING_EFFORT):
+        argv += ["--thinking-tokens", budget]
     elif effort:
         argv += ["--reasoning-effort", effort]
     return ResumePlan(
@@ -269,10 +280,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         cwd=session.cwd,
         program="aider",
         install_hint="python -m pip install aider-install && aider-install",
-        notes=(
-            "aider has no per-run resume: --restore-chat-history loads every run in this "
-            "repository's .aider.chat.history.md into the new chat",
-        ),
+        notes=tuple(notes),
     )
 
 

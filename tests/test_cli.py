@@ -835,6 +835,34 @@ def test_resume_says_why_it_has_no_command_for_a_session(home: Home) -> None:
     assert code == 1 and "has no command to resume a session" in err
 
 
+def test_resume_json_describes_a_session_it_has_no_command_for(
+    home: Home, tmp_path: Path
+) -> None:
+    """A sub-agent, an app without a resume command, a folder holding a NUL: `--json`
+    printed nothing but an error line, where a script asked for the plan and its
+    `refusals`; it gets the object, with 0, as for a folder that is gone."""
+    where = ("--home", str(home.path))
+    for prefix, why in (
+        ("cursor:9d8e7f6a", "is a sub-agent's session"),
+        ("roo:9e8d7c6b", "has no command to resume a session"),
+    ):
+        code, out, err = invoke("resume", prefix, "--json", *where)
+        assert code == 0, err
+        plan = json.loads(out)
+        app, _, start = prefix.partition(":")
+        assert plan["app"] == app and plan["id"].startswith(start)
+        assert plan["argv"] is None and plan["command"] is None
+        assert len(plan["refusals"]) == 1 and why in plan["refusals"][0]
+        assert why in err
+    nul_home = tmp_path / "nul-home"
+    path = write_claude_session(nul_home, "45454545-0000-4000-8000-000000000004", str(tmp_path))  # fmt: skip
+    path.write_text(path.read_text().replace(str(tmp_path), str(tmp_path) + "\\u0000x"))
+    code, out, _ = invoke("resume", "4545", "--json", "--home", str(nul_home))
+    assert code == 0 and "NUL" in json.loads(out)["refusals"][0]
+    code, out, _ = invoke("resume", "4545", "--print", "--home", str(nul_home))
+    assert code == 1 and out == ""  # --print has no command to print
+
+
 def test_a_sub_agent_of_a_sub_agent_names_the_session_at_the_top() -> None:
     """A sub-agent a sub-agent started named that one, which resume refuses too: the
     user had to go up one refusal at a time."""

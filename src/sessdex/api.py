@@ -377,6 +377,24 @@ class ResumeCheck:
         }
 
 
+def refused_record(session: Session, refusal: str) -> dict[str, object]:
+    """`resume --json`'s object for a session resume has no command for at all (a
+    sub-agent, an app without one): the keys of `ResumeCheck.record`, `argv` and
+    `command` null, and why in `refusals`."""
+    return {
+        "app": session.app,
+        "id": session.id,
+        "cwd": session.cwd,
+        "argv": None,
+        "command": None,
+        "cli_path": None,
+        "warnings": [],
+        "refusals": [refusal],
+        "branch_mismatch": None,
+        "live_pids": [],
+    }
+
+
 # `C:\\…`, `C:/…` or a share's `\\\\server\\…`, as a session written on Windows records it
 _WINDOWS_PATH = re.compile(r"[A-Za-z]:[\\/]|\\\\[^\\]")
 
@@ -454,19 +472,21 @@ def check_resume(
     source = sources.get(session.app)
     if session.id.startswith("-"):
         raise ResumeRefused(
-            f"the session's id {session.id!r} would read as an option; resume it in the app."
+            f"the session's id {session.id!r} would read as an option; resume it in the app.",
+            session,
         )
     session, dropped = _argument_safe(session)
     plan = source.resume(session, keep_permissions=keep_permissions)
     if plan is None:
         raise ResumeRefused(
-            _why_not_resumable(source, session, _root_of(home, session))
+            _why_not_resumable(source, session, _root_of(home, session)), session
         )
     if _holds_nul(plan):
         raise ResumeRefused(
             "the session's recorded folder or id holds a NUL byte, which no command "
             "can pass (a shell would cut the folder short and resume elsewhere); "
-            "open it in the app."
+            "open it in the app.",
+            session,
         )
     check = ResumeCheck(session, plan)
     check.warnings.extend(dropped)

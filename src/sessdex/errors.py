@@ -12,6 +12,10 @@ SessdexError
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import Session
 
 
 class SessdexError(Exception):
@@ -69,7 +73,12 @@ class AmbiguousId(SessdexError):
 
 
 class ResumeRefused(SessdexError):
-    """A resume preflight check failed; the message says which and why."""
+    """A resume preflight check failed; the message says which and why. `.session` is
+    the session refused, where one was found (`resume --json` still describes it)."""
+
+    def __init__(self, message: str, session: Session | None = None) -> None:
+        super().__init__(message)
+        self.session = session
 
 
 class IndexBusy(SessdexError):

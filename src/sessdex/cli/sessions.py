@@ -8,7 +8,7 @@ import sys
 import click
 
 from .. import api
-from ..errors import SessdexError
+from ..errors import ResumeRefused, SessdexError
 from ..index import RefreshReport
 from ..selection import here_folders
 from . import main
@@ -201,12 +201,24 @@ def resume_command(
     from ..views.text import one_line
 
     with progress_bar("Indexing sessions") as progress:
-        check = api.check_resume(
-            resolve_home(home_dir),
-            session_id,
-            keep_permissions=keep_permissions,
-            progress=progress,
-        )
+        try:
+            check = api.check_resume(
+                resolve_home(home_dir),
+                session_id,
+                keep_permissions=keep_permissions,
+                progress=progress,
+            )
+        except ResumeRefused as refused:
+            if not as_json or refused.session is None:
+                raise
+            # the plan a script asked for, with why there is none: as for any other
+            # refusal, an object on stdout and 0 (an error prints nothing there)
+            from ..views.records import dumps
+
+            err(f"warning: {one_line(str(refused))}")
+            record = api.refused_record(refused.session, str(refused))
+            stdout_bytes(dumps(record) + b"\n")
+            return
     for warning in check.warnings:
         err(f"note: {one_line(warning)}")
     if print_only or as_json:

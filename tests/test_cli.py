@@ -755,6 +755,38 @@ def test_resume_runs_the_cli_in_the_folder_and_refuses_a_branch_switch(
     assert result.returncode == 0 and log.exists()
 
 
+def test_resume_says_when_git_would_not_tell_the_branch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repository another user owns (a copied home, a container's mount): git refuses
+    it as "dubious ownership", and the branch check was skipped without a word."""
+    folder = tmp_path / "project"
+    _git_repo(folder, "main")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        for path in (folder, *folder.rglob("*")):  # as root: really another user's
+            os.chown(path, 65534, 65534, follow_symlinks=False)
+    else:  # what git 2.39 says of one, from a stand-in on PATH
+        fake_bin = tmp_path / "bin"
+        fake_bin.mkdir()
+        (fake_bin / "git").write_text(
+            '#!/bin/sh\necho "fatal: detected dubious ownership in repository at '
+            f"'{folder}'\" >&2\nexit 128\n"
+        )
+        (fake_bin / "git").chmod(0o755)
+        monkeypatch.setenv("PATH", f"{fake_bin}:{os.environ['PATH']}")
+    monkeypatch.setenv("HOME", str(tmp_path))  # no safe.directory of the user's
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    home = tmp_path / "home"
+    write_claude_session(home, "7e7e7e7e-0000-4000-8000-000000000008", str(folder), branch="feature/x")  # fmt: skip
+    code, out, err = invoke("resume", "7e7e", "--json", "--home", str(home))
+    assert code == 0
+    plan = json.loads(out)
+    assert plan["branch_mismatch"] is None
+    (said,) = [w for w in plan["warnings"] if "branch" in w]
+    assert "could not check" in said and "'feature/x'" in said
+    assert "dubious ownership" in said and "dubious ownership" in err
+
+
 def test_on_windows_resume_waits_for_the_cli_and_exits_with_its_status(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -520,9 +520,14 @@ def check_resume(
             "sessdex never resumes elsewhere."
         )
     elif session.branch:
-        current = current_branch(plan.cwd)
+        current, problem = branch_check(plan.cwd)
         if current is not None and current != session.branch:
             check.branch_mismatch = (session.branch, current)
+        elif problem is not None:
+            check.warnings.append(
+                f"could not check that {plan.cwd} is still on branch "
+                f"{session.branch!r}: {problem}"
+            )
     check.cli_path = shutil.which(plan.program)
     if check.cli_path is None:
         check.refusals.append(
@@ -603,6 +608,15 @@ def _argument_safe(session: Session) -> tuple[Session, list[str]]:
 
 def current_branch(cwd: str) -> str | None:
     """The branch checked out in `cwd` now, or None when it is not a git work tree."""
+    return branch_check(cwd)[0]
+
+
+def branch_check(cwd: str) -> tuple[str | None, str | None]:
+    """(the branch checked out in `cwd` now, or None; why git could not say, or None
+    when `cwd` is simply no git work tree). Git refuses a repository another user owns
+    ("dubious ownership": a copied home, a container's mount) as it refuses a folder
+    outside any: that must not read as "no branch to compare"."""
+    problem: str | None = None
     # rev-parse fails on a branch with no commits yet; symbolic-ref still names it.
     for args in (
         ["rev-parse", "--abbrev-ref", "HEAD"],
@@ -613,15 +627,21 @@ def current_branch(cwd: str) -> str | None:
                 ["git", "-C", cwd, *args],
                 capture_output=True,
                 text=True,
+                errors="replace",
                 timeout=5,
                 check=False,
             )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
+        except OSError as error:
+            return None, f"git could not be run ({error.strerror or error})"
+        except subprocess.TimeoutExpired:
+            return None, "git did not answer within 5 seconds"
         branch = result.stdout.strip()
         if result.returncode == 0 and branch:
-            return branch
-    return None
+            return branch, None
+        said = result.stderr.strip().splitlines()
+        if problem is None and said and "not a git repository" not in said[0]:
+            problem = "git said: " + said[0].removeprefix("fatal: ")
+    return None, problem
 
 
 def live_processes(

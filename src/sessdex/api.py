@@ -528,10 +528,19 @@ def check_resume(
                 f"could not check that {plan.cwd} is still on branch "
                 f"{session.branch!r}: {problem}"
             )
-    check.cli_path = shutil.which(plan.program)
+    find = getattr(source, "resume_program", None)
+    if callable(find):
+        check.plan, check.cli_path = find(plan)
+        plan = check.plan
+    else:
+        check.cli_path = shutil.which(plan.program)
     if check.cli_path is None:
+        other = shutil.which(plan.program)
         check.refusals.append(
-            f"'{plan.program}' is not on PATH. Install it with: {plan.install_hint}"
+            f"the '{plan.program}' on PATH ({other}) is another program, not the one "
+            f"{source.TITLE} installs. Install it with: {plan.install_hint}"
+            if other
+            else f"'{plan.program}' is not on PATH. Install it with: {plan.install_hint}"
         )
     check.live_pids = live_processes(plan.program, session.id, plan.process_names)
     return check

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import shutil
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
@@ -362,3 +365,40 @@ def test_the_clis_chats_are_found_in_its_xdg_config_folder(tmp_path: Path) -> No
     (home / ".config").parent.mkdir(parents=True, exist_ok=True)
     config.rename(home / ".config")
     assert sessions(Home.at(home))[remote].title == "Where is the config?"
+
+
+def _program(folder: Path, name: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("#!/bin/sh\nexit 0\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_resume_runs_cursors_own_cli_by_either_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only `agent` was looked up: an older install with only `cursor-agent` was refused,
+    and any other program called `agent` on PATH would have been run."""
+    from sessdex import api
+
+    home = Home.at(DATA / "home")
+    bin_dir = tmp_path / "bin"
+    monkeypatch.setenv("PATH", str(bin_dir))
+    older = _program(bin_dir, "cursor-agent")  # an older install: that name only
+    check = api.check_resume(home, SHOP)
+    assert check.cli_path == str(older) and check.plan.argv[:2] == ("cursor-agent", "--resume")  # fmt: skip
+    assert shlex.split(check.command)[3] == "cursor-agent"
+    older.unlink()
+    _program(bin_dir, "agent")  # someone else's `agent`
+    check = api.check_resume(home, SHOP)
+    assert check.cli_path is None and check.plan.argv[0] == "agent"
+    assert any("another program" in r for r in check.refusals)
+    (bin_dir / "agent").unlink()  # Cursor's installer: links into its own folder
+    real = _program(
+        tmp_path / "share" / "cursor-agent" / "versions" / "1", "cursor-agent"
+    )
+    (bin_dir / "agent").symlink_to(real)
+    check = api.check_resume(home, SHOP)
+    assert check.cli_path == str(bin_dir / "agent") and check.plan.argv[0] == "agent"
+    assert not any("PATH" in r for r in check.refusals)

@@ -150,6 +150,15 @@ class Source(Protocol):
 # resume command.
 
 
+# --- which program runs a resume (optional) --------------------------------------------
+#
+# A source whose CLI goes by a name another program may hold, or by an older name, may
+# define, at module level, `resume_program(plan) -> tuple[ResumePlan, str | None]`: the plan
+# to run (its `program` and `argv[0]` the name found) and the path of the app's own program
+# on PATH, or None where there is none. It may look at PATH and resolve links, never run
+# anything. Without it, `sessdex resume` takes whatever `plan.program` names on PATH.
+
+
 # --- a note for doctor (optional) ---------------------------------------------------------
 #
 # A source whose app may keep sessions where sessdex cannot read them (on its server, say)

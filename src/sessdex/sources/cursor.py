@@ -38,9 +38,12 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
 import re
+import shutil
 import sqlite3
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Unpack
@@ -549,6 +552,34 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         withheld=tuple(withheld),
         process_names=("cursor-agent",),  # its launcher runs node as `exec -a "$0"`
     )
+
+
+# the installer's folder (`~/.local/share/cursor-agent/versions/<v>/cursor-agent`), which
+# its `agent` and `cursor-agent` links on PATH point into
+_CLI_FOLDER = "cursor-agent"
+
+
+def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
+    """The Cursor CLI on PATH: `agent` where it is Cursor's, else an older install's
+    `cursor-agent`. `agent` is a common name: one that neither lies in Cursor's install
+    folder nor is the same file as `cursor-agent` is another program, never run."""
+    other = shutil.which(_CLI_FOLDER)
+    agent = shutil.which(plan.program)
+    if agent is not None:
+        real = os.path.realpath(agent)
+        if _CLI_FOLDER in Path(real).parts or (
+            other is not None and os.path.realpath(other) == real
+        ):
+            return plan, agent
+    if other is None:
+        return plan, None
+    return replace(
+        plan,
+        argv=(_CLI_FOLDER, *plan.argv[1:]),
+        program=_CLI_FOLDER,
+        notes=tuple(n for n in plan.notes if _CLI_FOLDER not in n),
+        process_names=("agent",),
+    ), other
 
 
 def resume_refusal(session: Session) -> str | None:

@@ -787,6 +787,27 @@ def test_resume_says_when_git_would_not_tell_the_branch(
     assert "dubious ownership" in said and "dubious ownership" in err
 
 
+def test_resume_from_another_home_says_the_cli_reads_your_own(tmp_path: Path) -> None:
+    """`--home COPY` ran the CLI without a word, and the CLI looked the session up in the
+    user's own home, where a copied home's session is not."""
+    copy = tmp_path / "copy"
+    write_claude_session(copy, "7c7c7c7c-0000-4000-8000-000000000008", str(tmp_path))
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "claude").write_text("#!/bin/sh\nexit 0\n")
+    (fake_bin / "claude").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}"}
+    env["HOME"] = str(tmp_path / "mine")
+    result = _run_sessdex(["resume", "7c7c", "--home", str(copy)], env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"read from {copy}, not your own home" in result.stderr
+    result = _run_sessdex(["resume", "7c7c", "--json", "--home", str(copy)], env, tmp_path)  # fmt: skip
+    assert any("not your own home" in w for w in json.loads(result.stdout)["warnings"])
+    env["HOME"] = str(copy)  # --home naming your own home: nothing to say
+    result = _run_sessdex(["resume", "7c7c", "--json", "--home", str(copy)], env, tmp_path)  # fmt: skip
+    assert not any("own home" in w for w in json.loads(result.stdout)["warnings"])
+
+
 def test_on_windows_resume_waits_for_the_cli_and_exits_with_its_status(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -219,6 +219,13 @@ def resume_command(
             record = api.refused_record(refused.session, str(refused))
             stdout_bytes(dumps(record) + b"\n")
             return
+    if home_dir is not None and not _own_home(home_dir):
+        # the app's CLI knows nothing of that folder: it reads the user's own home
+        check.warnings.append(
+            f"the session was read from {home_dir}, not your own home: "
+            f"{check.plan.program} looks it up in your own home, where a session "
+            "of another (copied) home is not"
+        )
     for warning in check.warnings:
         err(f"note: {one_line(warning)}")
     if print_only or as_json:
@@ -280,6 +287,14 @@ def resume_command(
             f"could not run {one_line(program)}: {error.strerror or error}. "
             f"Reinstall it with: {check.plan.install_hint}"
         ) from None
+
+
+def _own_home(folder: str) -> bool:
+    """Whether `--home` names the user's own home, the one the apps' CLIs read."""
+    try:
+        return os.path.samefile(os.path.expanduser(folder), os.path.expanduser("~"))
+    except OSError:
+        return False
 
 
 # what cmd.exe acts on in a batch file's command line, whatever quotes Python puts round

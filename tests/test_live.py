@@ -143,6 +143,28 @@ def test_codex_follow_with_a_writer_thread(codex_thread, tmp_path: Path) -> None
     assert {e.agent_id for e in got} == {None, CODEX_CHILD}
 
 
+def test_codex_follow_finds_a_sub_agent_written_in_a_later_days_folder(
+    codex_thread, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A session running past midnight: Codex writes the sub-agents it spawns from then
+    # on in the new day's folder (sessions/YYYY/MM/DD), which another session may have
+    # made first.
+    monkeypatch.setattr(live, "LISTING_SECONDS", 0.0)
+    session, expected, files = codex_thread
+    lead, child = files
+    append(lead, b"".join(files[lead]))
+    follower = LiveSession(session)
+    assert {e.agent_id for e in follower.poll()} == {None}
+    day = lead.parent.parent.parent / "12" / "01"
+    day.mkdir(parents=True)
+    other = "rollout-2026-12-01T00-00-05-01a22b81-0000-7000-8000-000000000001.jsonl"
+    (day / other).write_bytes(b"")
+    assert follower.poll() == []
+    append(day / child.name.replace("2026-11-30", "2026-12-01"), b"".join(files[child]))
+    got = follower.poll()
+    assert shape(got)[CODEX_CHILD] == shape(expected)[CODEX_CHILD]
+
+
 def test_codex_status_through_a_sub_agent(codex_thread) -> None:
     session, expected, files = codex_thread
     follower = LiveSession(session)

@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from .. import files
+from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, Session
 from ._codex_read import _Finder, _home, _Reader, _session_rollout
@@ -29,6 +29,45 @@ def _mtime(folder: Path) -> int:
         return -1
 
 
+class _Days:
+    """The date folders (`sessions/YYYY/MM/DD`) from the rollout's own day on: a session
+    that runs past midnight has its new sub-agents' rollouts written in the new day's
+    folder. Each year and month folder is listed again only when its mtime moved (a new
+    folder below it), so a poll costs a few stats, never a walk of the whole tree."""
+
+    def __init__(self, day: Path) -> None:
+        self.day = day
+        self.own = day.parts[-3:]
+        root = day.parent.parent.parent
+        dated = len(self.own) == 3 and all(part.isdigit() for part in self.own)
+        self.root = root if dated and root.name == "sessions" else None
+        self._listed: dict[Path, tuple[int, list[Path]]] = {}
+
+    def folders(self) -> list[Path]:
+        """The own day's folder, then each later one."""
+        if self.root is None:
+            return [self.day]
+        level = [self.root]
+        for depth in range(3):
+            level = [found for folder in level for found in self._later(folder, depth)]
+        return level or [self.day]
+
+    def _later(self, folder: Path, depth: int) -> list[Path]:
+        stamp = _mtime(folder)
+        cached = self._listed.get(folder)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        assert self.root is not None
+        above = folder.parts[len(self.root.parts) :]
+        later = [
+            Path(entry.path)
+            for entry in folders.entries(folder, nested=True)
+            if entry.is_dir() and (*above, entry.name) >= self.own[: depth + 1]
+        ]
+        self._listed[folder] = (stamp, later)
+        return later
+
+
 class Follow:
     """`codex.follow(session, diagnostics)`: see base.SessionFollow."""
 
@@ -39,19 +78,26 @@ class Follow:
         home = _home(session, self.path) if self.path is not None else None
         self.finder = _Finder(home, session.extra.get("children"))
         self.found: dict[str, Path] = {}
-        self.missing: dict[str, int] = {}  # child -> the folder's mtime when not found
+        # child -> the day folders' mtimes when it was not found
+        self.missing: dict[str, tuple[int, ...]] = {}
+        self.days = _Days(self.path.parent) if self.path is not None else None
 
     def files(self, children: Collection[str]) -> list[FollowFile]:
         if self.path is None or self.path.name.endswith(".zst"):
             return []  # a compressed rollout is archived: it no longer grows
         result = [FollowFile(self.path)]
-        stamp = _mtime(self.path.parent)
+        days: list[Path] | None = None
+        stamp: tuple[int, ...] = ()
         for child in sorted({*children, *self.finder.known}):
             path = self.found.get(child)
             if path is None:
+                if days is None:  # only while a child is missing: a few stats
+                    assert self.days is not None
+                    days = self.days.folders()
+                    stamp = tuple(map(_mtime, days))
                 if self.missing.get(child) == stamp:
                     continue  # looked for already, and no file came since
-                path = self.finder.find(child, self.path.parent)
+                path = self.finder.find(child, *days)
                 if path is None or path.name.endswith(".zst"):
                     self.missing[child] = stamp
                     continue

@@ -216,12 +216,12 @@ class _Finder:
         self._listing: dict[str, Path] | None = None
         self._segments: dict[str, Path] = {}
 
-    def find(self, thread_id: str, near: Path | None = None) -> Path | None:
+    def find(self, thread_id: str, *near: Path) -> Path | None:
         known = self.known.get(thread_id)
         if known and os.path.isfile(known):
             return Path(known)
-        if near is not None:
-            for entry in folders.entries(near):
+        for folder in near:
+            for entry in folders.entries(folder):
                 if rollout_id(entry.name) == thread_id and not entry.name.endswith(
                     ".zst"
                 ):

@@ -2059,3 +2059,47 @@ def test_a_board_left_running_drops_a_session_once_it_is_older_than_since(
         result.stderr
         == "no session changed in the last 1m; --since 1h looks further back\n"
     )
+
+
+# --- unreadable lines: said once as watch and follow end -----------------------------------
+
+
+def test_follow_says_how_many_unreadable_lines_it_met(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    path = write_claude_session(
+        tmp_path, "5e6f7a8b-0000-4000-8000-00000000b0b0", "/work/proj"
+    )
+    first, *rest = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(first + b"{broken\n" + b"not json either\n" + b"".join(rest))
+    result = run.invoke(
+        main, ["follow", "5e6f7a8b", "--duration", "0", "--home", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (
+        "warning: skipped 2 unreadable lines; see 'sessdex doctor --deep'\n"
+    )
+    assert "hello there" in result.stdout  # the lines around them still shown
+
+
+@pytest.mark.parametrize("app", ["claude", "pi", "gemini", "crush"])
+def test_watch_says_how_many_unreadable_lines_it_met_for_every_app(
+    app: str, tmp_path: Path, run: CliRunner
+) -> None:
+    # a followed file (claude), a file read again whole (pi), a JSON document (gemini),
+    # a database (crush): each feed counts what it could not read
+    home = tmp_path / "home"
+    shutil.copytree(DATA / app / "malformed" / "home", home, symlinks=True)
+    result = run.invoke(
+        main, ["watch", "--once", "--since", "3000w", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    assert re.fullmatch(
+        r"warning: skipped [1-9]\d* unreadable lines?; see 'sessdex doctor --deep'\n",
+        result.stderr,
+    ), result.stderr
+    sound = run.invoke(
+        main,
+        ["watch", "--once", "--since", "3000w", "--home", str(DATA / app / "home")],
+    )
+    assert "unreadable" not in sound.stderr

@@ -1051,13 +1051,18 @@ def follow_session(
     notify: bool | None = None,
     progress: Progress | None = None,
     stop: Callable[[], bool] | None = None,
+    diagnostics: Diagnostics | None = None,
 ) -> tuple[Session, Iterator[list[Event]]]:
     """The session, and batches of its events as they are written (recent history first),
-    until `duration` seconds passed or `stop()`, asked as it waits, says so."""
+    until `duration` seconds passed or `stop()`, asked as it waits, says so. The lines
+    its reads could not use are counted in `diagnostics` once the batches end."""
     from . import live
 
     session = resolve(home, prefix, progress=progress)
-    return session, live.follow(session, duration=duration, notify=notify, stop=stop)
+    batches = live.follow(
+        session, duration=duration, notify=notify, stop=stop, diagnostics=diagnostics
+    )
+    return session, batches
 
 
 @once_more_if_damaged
@@ -1081,11 +1086,13 @@ def watch_sessions(
     notify: bool | None = None,
     progress: Progress | None = None,
     stop: Callable[[], bool] | None = None,
+    diagnostics: Diagnostics | None = None,
 ) -> Iterator[list[BoardRow]]:
     """The status of every recent session, again whenever one changes, until `duration`
     seconds passed or `stop()` says so. `progress` follows the first listing (the one
     that may index every session first). A `since` given as text ('1d') moves with the
-    clock: a board left running drops a session once it is older than that."""
+    clock: a board left running drops a session once it is older than that. The lines
+    the sessions' reads could not use are counted in `diagnostics` once the boards end."""
     from . import live
 
     sources.all_sources(apps)  # an unknown app fails now, not inside the loop
@@ -1108,7 +1115,14 @@ def watch_sessions(
         finally:
             index.close()
 
-    return live.watch(recent, duration=duration, notify=notify, roots=roots, stop=stop)
+    return live.watch(
+        recent,
+        duration=duration,
+        notify=notify,
+        roots=roots,
+        stop=stop,
+        diagnostics=diagnostics,
+    )
 
 
 LONGEST_SLEEP = 86400.0  # one day: far below any limit of time.sleep

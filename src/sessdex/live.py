@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import databases, reading, sources
-from .diagnostics import Diagnostics
+from .diagnostics import NOT_LINES, Diagnostics
 from .follow import Change, Follower, tail_offset
 from .model import Event, Session
 from .sources.base import FollowFile, LineReader, SessionFollow
@@ -42,6 +42,7 @@ LISTING_SECONDS = 2.0  # list a session's sub-agent files again this often
 STORE_SECONDS = 2.0  # re-read a database-backed session at most this often
 PROCESS_SECONDS = 5.0  # scan /proc this often
 SEEN_CAP = 50_000  # event identities kept to drop what a re-read repeats
+SKIPS_CAP = 10_000  # unreadable lines remembered to count each once across re-reads
 # kinds an app may write again, grown, in the same row or document (a streamed answer)
 GROWING = frozenset({"assistant", "thinking", "tool_call", "tool_result"})
 BOOKKEEPING = frozenset({"usage", "meta"})  # what an app may note after its last event
@@ -242,6 +243,26 @@ class _HookFeed:
         return set(self.files)
 
 
+class _Skips:
+    """The unreadable lines a session's reads met, each counted once in `diagnostics`: a
+    store or a small file is read whole again at each change. A cut last line
+    ("truncated") is not counted: it is most often a line still being written."""
+
+    def __init__(self, diagnostics: Diagnostics) -> None:
+        self.diagnostics = diagnostics
+        self.counted: set[tuple[str, int, str]] = set()
+
+    def add(self, read: Diagnostics) -> None:
+        for detail in read.details:
+            path, line, reason = detail
+            if reason in NOT_LINES or reason == "truncated" or detail in self.counted:
+                continue
+            if len(self.counted) >= SKIPS_CAP:
+                return  # bounded: what a huge broken home shows past this goes uncounted
+            self.counted.add(detail)
+            self.diagnostics.skip(path, line, reason)
+
+
 class _ReadFeed:
     """A source without a hook: `read` again when the session's files change.
 
@@ -261,6 +282,7 @@ class _ReadFeed:
         self.session = session
         self.source = source
         self.diagnostics = diagnostics
+        self.skips = _Skips(diagnostics)
         self.tracker = tracker
         path = session.path or ""
         self.store = path.split("#", 1)[0]
@@ -382,6 +404,7 @@ class _ReadFeed:
         self.diagnostics.problems.extend(
             p for p in scratch.problems if p not in self.diagnostics.problems
         )
+        self.skips.add(scratch)
         if self.shared:  # this session's own last write: its newest event
             times = [e.time.timestamp() for e in events if e.time is not None]
             self.written = max([self.written, *times])
@@ -863,11 +886,13 @@ def follow(
     duration: float | None = None,
     notify: bool | None = None,
     stop: Callable[[], bool] | None = None,
+    diagnostics: Diagnostics | None = None,
 ) -> Iterator[list[Event]]:
     """Batches of new events as they are written: the recent history first.
 
     Ends after `duration` seconds, or when `stop()` says so; sub-agents' events are
-    interleaved by time and carry their `agent_id`.
+    interleaved by time and carry their `agent_id`. What the reads could not use is
+    added to `diagnostics` as the generator ends (closed, or interrupted).
     """
     live = LiveSession(session)
     waiter = Waiter(notify)
@@ -889,6 +914,8 @@ def follow(
                 yield events
     finally:
         waiter.close()
+        if diagnostics is not None:
+            diagnostics.update(live.diagnostics)
 
 
 def renumber(batches: Iterable[list[Event]], start: int = 0) -> Iterator[Event]:
@@ -924,13 +951,14 @@ class Board:
         self.processes = processes if processes is not None else Processes()
         self.lives: dict[tuple[str, str], LiveSession] = {}
         self.changed = True  # sessions came or went since processes were attached
+        self.left = Diagnostics()  # what the reads of sessions no longer shown met
 
     def rescan(self) -> None:
         """Follow the sessions `list_sessions` gives now; drop those it no longer gives."""
         wanted = {(s.app, s.id): s for s in self.list_sessions()}
         for key in list(self.lives):
             if key not in wanted:
-                del self.lives[key]
+                self.left.update(self.lives.pop(key).diagnostics)
                 self.changed = True
         for key, session in wanted.items():
             if key in self.lives:
@@ -985,6 +1013,14 @@ class Board:
             found |= live.folders()
         return found
 
+    def diagnostics(self) -> Diagnostics:
+        """What the reads of every session shown so far could not use."""
+        met = Diagnostics()
+        met.update(self.left)
+        for live in self.lives.values():
+            met.update(live.diagnostics)
+        return met
+
     def followed(self) -> set[Path]:
         found: set[Path] = set()
         for live in self.lives.values():
@@ -1001,11 +1037,13 @@ def watch(
     tick: float = TICK_SECONDS,
     roots: Callable[[], set[Path]] | None = None,
     stop: Callable[[], bool] | None = None,
+    diagnostics: Diagnostics | None = None,
 ) -> Iterator[list[BoardRow]]:
     """The board now, then again whenever something changed (at least every `tick` s),
     until `duration` s passed or `stop()` says so. `roots` names the folders where new
     sessions appear: watched too, so that one in a folder no followed session is in is
-    seen at once, not at the next rescan."""
+    seen at once, not at the next rescan. What the reads could not use is added to
+    `diagnostics` as the generator ends (closed, or interrupted)."""
     board = Board(list_sessions)
     waiter = Waiter(notify)
     if rescan is None:
@@ -1043,6 +1081,8 @@ def watch(
                 yield board.rows()
     finally:
         waiter.close()
+        if diagnostics is not None:
+            diagnostics.update(board.diagnostics())
 
 
 # --- replay ----------------------------------------------------------------------------------

@@ -5,12 +5,14 @@ from __future__ import annotations
 import collections
 import itertools
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import api
+from ..diagnostics import Diagnostics
 from ..model import Event, Session
 from . import main
 from ._common import (
@@ -66,6 +68,38 @@ def live_options(f: F) -> F:
     return f
 
 
+class _Unreadable:
+    """The lines the feeds of `watch` or `follow` could not read, said in one warning as
+    the command ends (at its --duration, --once, a reader that left, or Ctrl-C), as
+    `show` says it after a read."""
+
+    def __init__(self) -> None:
+        self.diagnostics = Diagnostics()
+        self.feeds: list[Iterator[Any]] = []
+
+    def feed(self, feed: Iterator[Any]) -> Iterator[Any]:
+        self.feeds.append(feed)
+        return feed
+
+    def __enter__(self) -> _Unreadable:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        for feed in self.feeds:
+            if isinstance(feed, Generator):
+                feed.close()  # one left waiting (--once) counts what it met as it ends
+        if skipped := self.diagnostics.skipped_total:
+            err(
+                f"warning: skipped {skipped} unreadable line"
+                f"{'s' if skipped != 1 else ''}; see 'sessdex doctor --deep'"
+            )
+
+
 @main.command("watch", context_settings=CONTEXT)
 @apps_option
 @click.option(
@@ -114,34 +148,40 @@ def watch_command(
     home = resolve_home(home_dir)
     as_json = json_array(as_json, as_nl)
     api.parse_since(since)  # a value it cannot read fails now, not at the first listing
-    with progress_bar("Indexing sessions") as progress:
-        boards = api.watch_sessions(
-            home,
-            apps=apps,
-            since=since,  # read again at each listing: '1d' stays the last day
-            limit=limit,
-            duration=0 if once or as_json else duration,
-            notify=False if force_poll else None,
-            progress=progress,
-            stop=output_gone,  # `watch --nl | head -1`: a quiet board never writes again
-        )
-        first = next(boards, None)  # the board that may index every session first
-    if first is not None:
-        boards = itertools.chain([first], boards)
-    # Ctrl-C is left to `fail_nicely`: it ends sessdex as killed by SIGINT, which stops
-    # a shell loop around it too (an exit 0 let the loop run on)
-    if as_json:
-        from ..views.board import status_record
-        from ..views.records import dumps
+    with _Unreadable() as unreadable:
+        with progress_bar("Indexing sessions") as progress:
+            boards = unreadable.feed(
+                api.watch_sessions(
+                    home,
+                    apps=apps,
+                    since=since,  # read again at each listing: '1d' stays the last day
+                    limit=limit,
+                    duration=0 if once or as_json else duration,
+                    notify=False if force_poll else None,
+                    progress=progress,
+                    # `watch --nl | head -1`: a quiet board never writes again
+                    stop=output_gone,
+                    diagnostics=unreadable.diagnostics,
+                )
+            )
+            first = next(boards, None)  # the board that may index every session first
+        shown: Iterable[Sequence[Any]] = boards
+        if first is not None:
+            shown = itertools.chain([first], boards)
+        # Ctrl-C is left to `fail_nicely`: it ends sessdex as killed by SIGINT, which
+        # stops a shell loop around it too (an exit 0 let the loop run on)
+        if as_json:
+            from ..views.board import status_record
+            from ..views.records import dumps
 
-        rows = next(iter(boards), [])
-        stdout_bytes(dumps([status_record(row) for row in rows]) + b"\n")
-    elif as_nl:
-        _watch_lines(boards, once)
-    elif once or not sys.stdout.isatty():
-        _watch_plain(boards, home, once, since)
-    else:
-        _watch_live(boards, home, since)
+            rows = next(iter(shown), [])
+            stdout_bytes(dumps([status_record(row) for row in rows]) + b"\n")
+        elif as_nl:
+            _watch_lines(shown, once)
+        elif once or not sys.stdout.isatty():
+            _watch_plain(shown, home, once, since)
+        else:
+            _watch_live(shown, home, since)
     if output_gone():
         reader_left()
 
@@ -269,42 +309,45 @@ def follow_command(
     """
     from ..views.text import one_line
 
-    with progress_bar("Indexing sessions") as progress:
-        session, batches = api.follow_session(
-            resolve_home(home_dir),
-            session_id,
-            duration=duration,
-            notify=False if force_poll else None,
-            progress=progress,
-            stop=output_gone,  # `follow | head -3`: a quiet session never writes again
-        )
+    with _Unreadable() as unreadable:
+        with progress_bar("Indexing sessions") as progress:
+            session, batches = api.follow_session(
+                resolve_home(home_dir),
+                session_id,
+                duration=duration,
+                notify=False if force_poll else None,
+                progress=progress,
+                # `follow | head -3`: a quiet session never writes again
+                stop=output_gone,
+                diagnostics=unreadable.diagnostics,
+            )
+        unreadable.feed(batches)
 
-    labels: dict[
-        str, str
-    ] = {}  # sub-agent labels, from spawns in the unshown history too
+        # sub-agent labels, from spawns in the unshown history too
+        labels: dict[str, str] = {}
 
-    def shown(whole_history: bool = False) -> Iterator[list[Event]]:
-        """The batches, the history cut to its last `history` events (or whole, for a
-        view that keeps its last `history` lines itself)."""
-        first = True
-        for batch in batches:
-            if first:
-                first = False
-                for event in batch:
-                    child, kind = (
-                        event.extra.get("child_id"),
-                        event.extra.get("agent_type"),
-                    )
-                    if event.kind == "subagent" and child is not None:
-                        labels[str(child)] = one_line(str(kind or child)[:24], 24)
-                if not whole_history:
-                    batch = batch[max(0, len(batch) - history) :] if history else []
-            yield batch
+        def shown(whole_history: bool = False) -> Iterator[list[Event]]:
+            """The batches, the history cut to its last `history` events (or whole, for a
+            view that keeps its last `history` lines itself)."""
+            first = True
+            for batch in batches:
+                if first:
+                    first = False
+                    for event in batch:
+                        child, kind = (
+                            event.extra.get("child_id"),
+                            event.extra.get("agent_type"),
+                        )
+                        if event.kind == "subagent" and child is not None:
+                            labels[str(child)] = one_line(str(kind or child)[:24], 24)
+                    if not whole_history:
+                        batch = batch[max(0, len(batch) - history) :] if history else []
+                yield batch
 
-    if as_nl:  # until Ctrl-C, which `fail_nicely` ends as watch's
-        _follow_lines(shown())
-    else:
-        _follow_text(session, shown(whole_history=True), detail, labels, history)
+        if as_nl:  # until Ctrl-C, which `fail_nicely` ends as watch's
+            _follow_lines(shown())
+        else:
+            _follow_text(session, shown(whole_history=True), detail, labels, history)
     if output_gone():
         reader_left()
 

@@ -15,6 +15,8 @@ FOLDER_UNREADABLE = "folder not readable"  # likewise: a listing refused (permis
 # a file the app removed between the scan and its read: its session is gone, nothing of
 # it was left unread (named by --verbose, counted as no unreadable line)
 VANISHED = "vanished"
+MISSING_CHILD = "transcript not found"  # a sub-agent's problem line ends so
+MAX_MISSING_CHILDREN = 10  # of them, said per run
 # the details that name what a scan could not list, not a line a reader skipped
 NOT_LINES = frozenset({NAME_NOT_UTF8, FOLDER_UNREADABLE, VANISHED})
 
@@ -94,6 +96,13 @@ class Diagnostics:
                 "(permission denied); the sessions kept in them may be missing"
             )
         self.passed_over.update(why for _, why in passed if why not in NOT_LINES)
+
+    def child_missing(self, app: str, child: str) -> None:
+        """A sub-agent whose spawn came back (its result names it) but whose transcript
+        the app's folders do not hold: its part of the session is missing, not empty."""
+        said = sum(p.endswith(MISSING_CHILD) for p in self.problems)
+        if said < MAX_MISSING_CHILDREN:  # one line each, for a few: the rest are alike
+            self.problem(f"{app}: sub-agent {child}: {MISSING_CHILD}")
 
     def reader_failed(self, app: str, path: str | None, error: Exception) -> None:
         """A reader failed on input it did not expect (a sessdex bug): say so, and how

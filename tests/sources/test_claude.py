@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -1615,3 +1616,21 @@ def test_the_entries_2_1_332_writes_beside_the_conversation_are_known(
         "Carry on from the branch",
         "Carried on.",
     ]
+
+
+def test_a_sub_agent_whose_transcript_is_gone_is_named(tmp_path: Path) -> None:
+    # the Task's result came back naming the agent, and its file went (cleaned up, or
+    # copied without it): the tree shows it empty, and the read says why
+    project = tmp_path / "project"
+    shutil.copytree(SYNTHETIC, project)
+    lead = project / "33333333-3333-4333-8333-333333333333.jsonl"
+    for path in (lead.with_suffix("") / "subagents").glob("agent-a1c1c1c1c1c1c1c1c*"):
+        path.unlink()
+    kept = Diagnostics()
+    assert any(e.kind == "subagent" for e in events(lead, kept))
+    assert kept.problems == [
+        "claude: sub-agent a1c1c1c1c1c1c1c1c: transcript not found"
+    ]
+    whole = Diagnostics()
+    events(SYNTHETIC / lead.name, whole)
+    assert whole.problems == []

@@ -1461,3 +1461,24 @@ def test_resume_says_why_a_typescript_document_cannot_be_resumed() -> None:
     assert result.exit_code == 1
     assert "TypeScript codex-cli" in result.output
     assert "no command to resume" not in result.output  # codex resumes other sessions
+
+
+def test_a_sub_agent_whose_rollout_is_gone_is_named(tmp_path: Path) -> None:
+    # the spawn's output named the child thread, and its rollout went (deleted, or a
+    # home copied without it): its part of the thread is missing, and the read says so
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home, symlinks=True)
+    (child,) = (home / ".codex" / "sessions").rglob(f"*{CHILD}.jsonl")
+    child.unlink()
+    with sqlite3.connect(home / ".codex" / "state_5.sqlite") as db:
+        db.execute("DELETE FROM threads WHERE id = ?", (CHILD,))
+    db.close()
+    kept = Diagnostics()
+    lead = discover(Home.at(home))[LEAD]
+    assert [
+        e.extra["child_id"] for e in events(lead, kept) if e.kind == "subagent"
+    ] == [CHILD]
+    assert kept.problems == [f"codex: sub-agent {CHILD}: transcript not found"]
+    whole = Diagnostics()
+    events(discover(Home.at(HOME))[LEAD], whole)
+    assert whole.problems == []

@@ -701,6 +701,9 @@ class Stream:
             else None
         )
         child = self.context.children.get(child_id) if child_id else None
+        if child_id and child is None and call in self.survey.result_agents:
+            # its result came back naming it, and no folder holds its file
+            self.context.diagnostics.child_missing("claude", child_id)
         agent_type = (child.agent_type if child else None) or rec.string(
             spec.get("subagent_type")
         )

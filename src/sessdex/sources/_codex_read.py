@@ -1178,6 +1178,8 @@ def _merge(
             yield event
             if (opened := open_stream(child, stream.reader.path.parent)) is not None:
                 push(*opened)
+            else:  # linked by the spawn's output: the thread was made, its file is gone
+                diagnostics.child_missing("codex", child)
         push(stream, next(stream.events, None))
 
 

@@ -341,6 +341,26 @@ def test_a_one_file_chat_too_big_to_parse_is_listed_from_its_ends(
     assert diagnostics.skipped == {"too long": 1}
 
 
+def test_a_chat_too_big_to_list_whole_without_a_summary_is_titled_by_its_first_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A legacy chat listed from its ends, without a summary, takes its first prompt
+    from its head; a payload pasted before it (too long to keep) titles nothing."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    path = Path(str(sessions(home)[LEGACY].path))
+    (path.parent.parent / "logs.json").unlink()  # no prompt log to title it either
+    chat = json.loads(path.read_bytes())
+    del chat["summary"]
+    path.write_text(json.dumps(chat, indent=2))
+    monkeypatch.setattr(_json_chat, "LIST_LIMIT", 100)
+    assert sessions(home)[LEGACY].title == "Run the test suite"
+    pasted = {"id": "p", "type": "user", "content": "x" * (files.READ_LINE_CAP + 10)}
+    chat["messages"].insert(0, pasted)
+    path.write_text(json.dumps(chat, indent=2))
+    assert sessions(home)[LEGACY].title == "Run the test suite"
+
+
 def test_a_rerecorded_history_is_not_shown_twice(tmp_path: Path) -> None:
     """When Gemini masks old tool output (or trims content) it writes every message of
     the history again under a new id, with no tokens, then a checkpoint naming only the
@@ -717,7 +737,7 @@ def test_a_legacy_chat_cut_short_is_listed_and_read_to_its_cut(
         whole.created,
         whole.updated,
     )
-    first_prompt = "Run the test suite" if kept and not in_pieces else None
+    first_prompt = "Run the test suite" if kept else None
     assert listed.title == first_prompt
     assert diagnostics.skipped == {"truncated": 1}
     assert [p for p in diagnostics.problems if "cut short" in p]

@@ -3,7 +3,7 @@
 `{sessionId, projectHash, startTime, lastUpdated, messages, summary?}`, laid out by
 JSON.stringify(chat, null, 2) and rewritten whole on every message. Read here: what a listing
 needs of one (its top-level members, first prompt and last model; from its first and last
-bytes when it is too big to parse) and its messages, parsed whole or, past READ_LIMIT, one at
+bytes when it is too big to parse, its first prompt then read from its head) and its messages, parsed whole or, past READ_LIMIT, one at
 a time (`jsonstream`). A chat that does not parse whole is read one message at a time too: one
 cut short (a crash or a full disk mid-write, a copy taken during one) is listed from the
 members and messages before its cut and shows those messages, the cut counted ("truncated")
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import islice
 from pathlib import Path
+from typing import BinaryIO, cast
 
 import orjson
 
@@ -31,6 +32,9 @@ from ._values import dicts, file_size, iso_time, one_line, text_of, type_tag
 LIST_LIMIT = 16 * 1024 * 1024  # a bigger chat is listed from its ends
 READ_LIMIT = files.WHOLE_JSON_CAP  # ...and read one message at a time past this
 _ENDS = 256 * 1024  # bytes read at either end of a chat too big to list whole
+# ...and at most this much of its head for its first prompt, scanned (never held) past a
+# pasted payload before it: about 0.1 s a 16 MB
+_PROMPT_SCAN = 64 * 1024 * 1024
 
 # A top-level member of a chat written with JSON.stringify(chat, null, 2): at the start of a
 # line, indented two spaces (a string's own newlines are escaped, so only the document's
@@ -77,6 +81,10 @@ def listing(
             from ..jsonstream import note_cut
 
             note_cut(diagnostics, app, path)
+        if not text_of(
+            document, "summary"
+        ):  # untitled: its first prompt, from its head
+            found = _head_messages(path)
     else:
         document = files.read_json_file(path, limit=LIST_LIMIT)
         found = dicts(document, "messages")
@@ -93,7 +101,7 @@ def listing(
     tool_paths: list[str] = []
     for message in found:  # one pass: `found` may be read from the file as it goes
         if not prompt and message.get("type") == "user":
-            prompt = messages.title_text(message)
+            prompt = _prompt(message)
         model = text_of(message, "model") or model
         if len(tool_paths) < hashed.PATHS_TRIED:  # as many as are tried
             tool_paths += islice(hashed.tool_paths([message]), hashed.PATHS_TRIED)
@@ -136,6 +144,48 @@ def _in_pieces(
 
 
 _MESSAGES = frozenset({"messages"})
+
+
+def _prompt(message: dict[str, object]) -> str | None:
+    """What may title the chat (`title_text`), unless a text of the message was too long
+    to keep (a pasted payload read in pieces): its note ("[text, 50 MB]") titles nothing."""
+    for content in (message.get("displayContent"), message.get("content")):
+        for part in content if isinstance(content, list) else [content]:
+            text = part if isinstance(part, str) else text_of(part, "text")
+            if text and files.elided(text):
+                return None
+    return messages.title_text(message)
+
+
+def _head_messages(path: Path) -> Iterator[dict[str, object]]:
+    """The first messages of a chat too big to list whole, up to the one with its first
+    prompt, within its first _PROMPT_SCAN bytes. Nothing is counted: reading the chat
+    counts what is wrong in it."""
+    from ..jsonstream import NotThisShape, array_items
+
+    try:
+        with files.open_binary(path) as stream:
+            head = cast(BinaryIO, _Head(stream, _PROMPT_SCAN))
+            for message in array_items(head, "messages"):
+                if isinstance(message, dict):
+                    yield message
+                    if message.get("type") == "user" and _prompt(message):
+                        return
+    except (NotThisShape, OSError):
+        return  # cut at the bound, or not laid out so: no prompt from it
+
+
+class _Head:
+    """A binary stream read no further than `limit` bytes: it ends there."""
+
+    def __init__(self, stream: BinaryIO, limit: int) -> None:
+        self.stream, self.left = stream, limit
+
+    def read(self, size: int = -1) -> bytes:
+        size = self.left if size < 0 else min(size, self.left)
+        data = self.stream.read(size)
+        self.left -= len(data)
+        return data
 
 
 def _closes(path: Path) -> bool:

@@ -33,7 +33,7 @@ too, never below 0. A sub-agent's file is read where its `spawn_agent` call is (
 files matched in order of time: the files do not name the call), its events carrying its
 session id as `agent_id`; team tasks and unmatched files follow the lead's events. A
 compaction sidecar adds one `compaction` event where the compacted history ends, and a
-`failed` manifest status an `error` at the end. A messages file over 64 MB is read one
+`failed` manifest status an `error` at the end. A messages file over 4 MB is read one
 message at a time (`jsonstream`); a manifest or sidecar over 4 MB without its prompt or
 messages.
 
@@ -85,8 +85,7 @@ from .base import Home
 
 APP = "cline"
 MANIFEST_CAP = 4 * 1024 * 1024  # a manifest holds a prompt and metadata, no messages
-JSON_CAP = 64 * 1024 * 1024  # a bigger messages file is never parsed whole
-WHOLE_CAP = files.WHOLE_JSON_CAP  # ...and a bigger one is read a message at a time
+WHOLE_CAP = files.WHOLE_JSON_CAP  # a bigger messages file is read a message at a time
 HEAD_BYTES = 1024  # where `updated_at` sits, second in the messages file
 MESSAGES = ".messages.json"
 SPAWN_TOOL = "spawn_agent"
@@ -484,7 +483,7 @@ def _messages(
 
         items = file_items(path, "messages", diagnostics, APP)
     else:
-        document = files.read_json_counted(path, JSON_CAP, diagnostics)
+        document = files.read_json_counted(path, WHOLE_CAP, diagnostics)
         if document is None:
             return
         found = document.get("messages") if isinstance(document, dict) else None

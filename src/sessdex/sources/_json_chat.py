@@ -33,7 +33,7 @@ LIST_LIMIT = 16 * 1024 * 1024  # a bigger chat is listed from its ends
 READ_LIMIT = files.WHOLE_JSON_CAP  # ...and read one message at a time past this
 _ENDS = 256 * 1024  # bytes read at either end of a chat too big to list whole
 # ...and at most this much of its head for its first prompt, scanned (never held) past a
-# pasted payload before it: about 0.1 s a 16 MB
+# pasted payload before it (about 0.1 s for 16 MB)
 _PROMPT_SCAN = 64 * 1024 * 1024
 
 # A top-level member of a chat written with JSON.stringify(chat, null, 2): at the start of a

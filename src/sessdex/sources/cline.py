@@ -21,7 +21,8 @@ task again) and a request's figures on an `api_req_finished` after its start: th
 is merged as Cline merges it, counted once. `tokensIn`
 is taken as the uncached input, as Cline reports it for Anthropic-style providers, less
 the cache when the message says its provider is OpenAI-style (`apiProtocol`). A
-`ui_messages.json` over 64 MB is read one message at a time (`jsonstream`). Older Cline kept its history list in VS Code's own
+`ui_messages.json` over 4 MB (`files.WHOLE_JSON_CAP`) is read one message at a time
+(`jsonstream`). Older Cline kept its history list in VS Code's own
 `state.vscdb`; we do not open that shared database. No CLI resume for these tasks: the
 extension's History view reopens a task, so `resume` returns None.
 

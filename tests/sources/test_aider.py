@@ -196,6 +196,42 @@ def test_repositories_come_only_from_recorded_folders(
     }
 
 
+def test_a_copied_windows_homes_recorded_folders_are_found_below_the_copy(
+    tmp_path: Path,
+) -> None:
+    """A Windows home copied to this system: the C:\\ folders other agents recorded
+    are no paths here, and are looked for below the copy (they were passed over)."""
+    home = tmp_path / "backup" / "me"
+    (home / ".aider").mkdir(parents=True)
+    api, web, cli = home / "code" / "api", home / "code" / "web", home / "code" / "cli"
+    (api / ".git").mkdir(parents=True)
+    (api / "src").mkdir()
+    history(api, "2026-01-02 09:00:00")  # recorded as a subfolder: logged at its root
+    history(web, "2026-01-03 09:00:00")
+    history(cli, "2026-01-04 09:00:00")
+    write_claude_session(
+        home, "c1aude00-0000-4000-8000-000000000001", "C:\\Users\\me\\code\\api\\src"
+    )
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "projects.json").write_bytes(
+        orjson.dumps(
+            {"projects": {"C:\\Users\\me\\code\\web": "web", "D:\\gone\\x\\y": "y"}}
+        )
+    )
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(
+        "[projects.'c:/Users/me/code/cli']\ntrust_level = \"trusted\"\n"
+        "[projects.'C:\\Users\\me\\code\\web']\ntrust_level = \"trusted\"\n"
+    )
+    found = sessions(Home.at(home))
+    assert sorted(s.cwd or "" for s in found) == [str(api), str(cli), str(web)]
+    assert {s.title for s in found} == {
+        "hello from api",
+        "hello from web",
+        "hello from cli",
+    }
+
+
 def test_ids_survive_moving_the_home(tmp_path: Path) -> None:
     copy = tmp_path / "elsewhere" / "home"
     copy.mkdir(parents=True)

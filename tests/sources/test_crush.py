@@ -205,6 +205,22 @@ def test_a_moved_home_is_found_again_and_a_gone_project_costs_nothing(
     assert sessions(copy) == {}
 
 
+def test_a_copied_windows_homes_unregistered_database_is_found_below_the_copy(
+    tmp_path: Path,
+) -> None:
+    """An old Crush database in a C:\\ folder only another agent recorded, in a Windows
+    home copied here, is found below the copy (it was passed over: no path here)."""
+    home = tmp_path / "backup" / "me"
+    registry(home)  # Crush registered nothing
+    (home / "code" / "shop-api" / ".crush").mkdir(parents=True)
+    shutil.copy(SHOP_DB, home / "code" / "shop-api" / ".crush" / "crush.db")
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "projects.json").write_text(
+        json.dumps({"projects": {"C:\\Users\\me\\code\\shop-api": "shop-api"}})
+    )
+    assert MAIN in sessions(home)
+
+
 def test_custom_data_dir_and_resume(tmp_path: Path) -> None:
     found = sessions()
     plan = crush.resume(found[MAIN])

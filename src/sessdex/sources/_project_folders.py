@@ -10,8 +10,10 @@ never by crawling the disk:
 - Gemini CLI: `~/.gemini/projects.json` (`projects`: folder -> short id);
 - Codex: `~/.codex/config.toml` `[projects."<folder>"]` (trust levels).
 
-Every read goes through `files`/`folders`, so the index notes it (a `SCAN_NOTED` source
-may use this).
+A folder recorded on Windows (`C:\\Users\\me\\code\\shop`) and read elsewhere, in a
+Windows home copied to Linux or macOS, is looked for below the copy (`below_copy`), as
+Crush's registry is. Every read goes through `files`/`folders`, so the index notes it
+(a `SCAN_NOTED` source may use this).
 """
 
 from __future__ import annotations
@@ -20,15 +22,17 @@ import logging
 import os
 import re
 import tomllib
-from pathlib import Path
+from collections.abc import Sequence
+from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
 import orjson
 
-from .. import files, folders
+from .. import files, folders, pathnames
 
 MAX_FOLDERS = 500  # recorded project folders returned per scan
 PROJECT_LIST_CAP = 16 * 1024 * 1024  # bytes read from another agent's project list
 TRANSCRIPT_START = 64 * 1024  # bytes read from a transcript for its `cwd`
+COPY_LEVELS = 2  # the home and the folder above it: where a copied home's folders are
 _CWD = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
 
 log = logging.getLogger(__name__)
@@ -49,14 +53,39 @@ def recorded_folders(home: Path) -> list[Path]:
         names += _claude_folders(home, MAX_FOLDERS)
     found: list[Path] = []
     seen: set[str] = set()
+    anchors = [home, *home.parents][:COPY_LEVELS]
     for name in names:
-        if not isinstance(name, str) or not os.path.isabs(name) or name in seen:
+        if not isinstance(name, str) or pathnames.comparable(name) in seen:
             continue
-        seen.add(name)
-        found.append(Path(name))
+        seen.add(pathnames.comparable(name))
+        if os.path.isabs(name):
+            found.append(Path(name))
+        elif pathnames.is_windows(name) and (copied := below_copy(name, anchors)):
+            found.append(copied)  # written on Windows, read where it is no path
         if len(found) >= MAX_FOLDERS:
             break
     return found
+
+
+def as_written(recorded: str) -> PurePath:
+    """A recorded path as the system that wrote it reads it, so that a Windows home
+    copied to Linux (or a Linux one to Windows) is found again below the copy."""
+    if pathnames.is_windows(recorded):
+        return PureWindowsPath(recorded)
+    return PurePosixPath(recorded)
+
+
+def below_copy(recorded: str, anchors: Sequence[Path]) -> Path | None:
+    """The folder an absolute `recorded` path names, found below one of `anchors` (where
+    a copy of the home that wrote it now lies): the longest tail of it, at least two
+    folders, that is a folder there; None where none is."""
+    parts = as_written(recorded).parts[1:]
+    for start in range(1, len(parts) - 1):
+        for anchor in anchors:
+            candidate = anchor.joinpath(*parts[start:])
+            if folders.is_dir(candidate):
+                return candidate
+    return None
 
 
 def _claude_folders(home: Path, cap: int) -> list[str]:

@@ -36,12 +36,11 @@ nothing in the database tells apart.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
+from pathlib import Path, PurePosixPath
 from typing import Unpack
 
 import orjson
@@ -49,7 +48,7 @@ import orjson
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
-from ._project_folders import recorded_folders
+from ._project_folders import as_written, below_copy, recorded_folders
 from ._values import (
     Emitter,
     EventFields,
@@ -84,8 +83,6 @@ _RELOCATE_LEVELS = 4  # folders above the registry tried as the old home's new p
 # Crush's data folder on Windows, below the home: `%LOCALAPPDATA%\crush` (its default,
 # `%USERPROFILE%\AppData\Local`), where Linux and macOS have `~/.local/share/crush`
 WINDOWS_DATA = ("AppData", "Local", "crush")
-# a path Windows wrote: `C:\…`, `c:/…`, or a UNC `\\server\share\…`
-_WINDOWS_PATH = re.compile(r"[A-Za-z]:[\\/]|\\\\")
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,12 +161,12 @@ def _projects(location: Location) -> list[_Project]:
         data_dir = (
             data_dir
             if isinstance(data_dir, str) and data_dir
-            else str(_as_written(path) / ".crush")
+            else str(as_written(path) / ".crush")
         )
         found = _relocated(path, location.root)
-        inside = _as_written(data_dir).is_relative_to(_as_written(path))
+        inside = as_written(data_dir).is_relative_to(as_written(path))
         found_data = (
-            found / _as_written(data_dir).relative_to(_as_written(path))
+            found / as_written(data_dir).relative_to(as_written(path))
             if inside
             else _relocated(data_dir, location.root)
         )
@@ -180,25 +177,10 @@ def _projects(location: Location) -> list[_Project]:
 def _relocated(recorded: str, registry: Path) -> Path:
     """`recorded` if it exists, else the same tail under a folder near the registry."""
     path = Path(recorded)
-    written = _as_written(recorded)
-    if folders.exists(path) or not written.is_absolute():
+    if folders.exists(path) or not as_written(recorded).is_absolute():
         return path
-    parts = written.parts[1:]
     anchors = [registry, *registry.parents][1 : _RELOCATE_LEVELS + 1]
-    for start in range(1, len(parts) - 1):  # keep at least two folders of the tail
-        for anchor in anchors:
-            candidate = anchor.joinpath(*parts[start:])
-            if folders.is_dir(candidate):
-                return candidate
-    return path
-
-
-def _as_written(recorded: str) -> PurePath:
-    """A recorded path as the system that wrote it reads it, so that a Windows home
-    copied to Linux (or a Linux one to Windows) is found again below the copy."""
-    if _WINDOWS_PATH.match(recorded):
-        return PureWindowsPath(recorded)
-    return PurePosixPath(recorded)
+    return below_copy(recorded, anchors) or path
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:

@@ -1283,6 +1283,38 @@ def test_wide_characters_keep_the_list_aligned_and_within_the_terminal(
     assert len(folder_at) == 1
 
 
+def test_emoji_sequences_keep_list_and_watch_aligned(tmp_path: Path) -> None:
+    """A joined emoji (👨‍👩‍👧), a keycap (1️⃣) and a skin-toned one (👍🏽) take the two
+    columns Rich and today's terminals give them: counted a character at a time (six
+    columns for the family, one for the keycap, four for the thumb), they shifted every
+    column after them and cut titles short."""
+    from rich.cells import cell_len
+
+    home = tmp_path / "home"
+    write_claude_session(home, "aaaaaaaa-0000-4000-8000-00000000000a", "/w/plain",
+                         title="plain title", when="2026-11-20T10:00:00.000Z")  # fmt: skip
+    write_claude_session(home, "bbbbbbbb-0000-4000-8000-00000000000b",
+                         "/w/👨‍👩‍👧👨‍👩‍👧1️⃣👍🏽", branch="👍🏽👨‍👩‍👧1️⃣",
+                         title="👨‍👩‍👧 family " + "👍🏽 1️⃣ " * 30,
+                         when="2026-11-20T11:00:00.000Z")  # fmt: skip
+    quiet = {**os.environ, "SESSDEX_PROGRESS_AFTER": "600"}
+    for width in (120, 70):
+        result, seen = on_a_terminal(
+            ["list", "--home", str(home)], quiet, stdout_too=True, columns=width
+        )
+        assert result.returncode == 0
+        lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in seen.splitlines()]
+        wide, plain = (line for line in lines if line.strip())
+        assert width - 3 <= cell_len(wide) <= width and cell_len(plain) <= width
+        assert cell_len(wide[: wide.index("👨‍👩‍👧 family")]) == plain.index(
+            "plain title"
+        )
+    code, out, _ = invoke("watch", "--once", "--since", "9999d", "--home", str(home))
+    sessions = [line for line in out.splitlines() if line.startswith("  ")]
+    assert code == 0 and len(sessions) == 2
+    assert len({cell_len(line[: line.index(" /w/")]) for line in sessions}) == 1
+
+
 def test_a_piped_list_prints_whole_titles_unless_columns_says_otherwise(
     tmp_path: Path,
 ) -> None:

@@ -1594,3 +1594,14 @@ def test_a_layout_is_written_as_rich_would_draw_it(colour: str | None) -> None:
         assert fast.file.getvalue() == drawn.file.getvalue(), seed  # type: ignore[attr-defined]
         fast_and_not.add(layout.lines(fast) is not None)  # type: ignore[attr-defined]
     assert fast_and_not == {True, False}
+
+
+def test_a_cut_keeps_an_emoji_sequence_whole() -> None:
+    """Half a joined emoji is other emoji, of other widths: a cut keeps each whole, and
+    counts it two columns (it counted the family 👨‍👩‍👧 six, and split it)."""
+    from sessdex.views.text import cells, cut, left_cut
+
+    family = "👨‍👩‍👧"
+    assert cells(family * 3) == 6 and cells("1️⃣👍🏽") == 4
+    assert cut(family * 3, 5) == family * 2 + "…"
+    assert left_cut(family * 3, 5) == "…" + family * 2

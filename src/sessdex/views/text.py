@@ -12,7 +12,7 @@ import os
 import re
 import shlex
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
@@ -125,10 +125,13 @@ def one_line(text: str | None, width: int | None = None) -> str:
 
 
 def cells(text: str) -> int:
-    """How many terminal columns `text` takes: a wide character (CJK, most emoji) two, a
-    combining mark or zero-width joiner none, any other one."""
+    """How many terminal columns `text` takes: a wide character (CJK, most emoji) or an
+    emoji sequence (joined, keycapped, skin-toned) two, a combining mark or zero-width
+    joiner none, any other one."""
     if text.isascii():
         return len(text)
+    if _JOINED.search(text):
+        return sum(size for _start, _end, size in _pieces(text))
     # an ASCII character is one cell: look up only the others
     others = _NON_ASCII.findall(text)
     return len(text) - len(others) + sum(_char_cells(char) for char in others)
@@ -146,15 +149,45 @@ def _char_cells(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
+# what makes characters one emoji of two columns, where each alone counts its own: a
+# zero-width joiner (👨‍👩‍👧), the emoji variation selector (1️⃣, ❤️), a skin tone (👍🏽)
+_JOINED = re.compile("[\u200d\ufe0f\U0001f3fb-\U0001f3ff]")
+
+
+def _pieces(text: str) -> Iterator[tuple[int, int, int]]:
+    """(start, end, columns) of each piece of `text` a cut keeps whole: an emoji
+    sequence, measured as Rich and today's terminals draw it (Rich imported only for
+    such text: the quick listing of most titles never needs it), else a character."""
+    spans = _graphemes(text) if _JOINED.search(text) else None
+    if spans is None:
+        yield from ((n, n + 1, _char_cells(char)) for n, char in enumerate(text))
+        return
+    for start, end, size in spans:
+        if _JOINED.search(text, start, end):
+            yield start, end, size
+        else:  # a vowel sign takes its column in a terminal, where Rich gives it none
+            yield start, end, sum(_char_cells(char) for char in text[start:end])
+
+
+def _graphemes(text: str) -> list[tuple[int, int, int]] | None:
+    """Rich's graphemes of `text`; None from a Rich before 14, which counts a character
+    at a time (as we then do)."""
+    try:
+        from rich.cells import split_graphemes
+    except ImportError:
+        return None
+    return split_graphemes(text)[0]
+
+
 def cut(text: str, width: int) -> str:
     """`text` in at most `width` columns, its end replaced by "…" when too long."""
-    if len(text) * 2 <= width or cells(text) <= width:  # no character is over 2 wide
+    if len(text) * 2 <= width or cells(text) <= width:  # no piece is over 2 wide
         return text
     room, kept = max(0, width - 1), 0
-    for n, char in enumerate(text):
-        kept += _char_cells(char)
+    for start, _end, size in _pieces(text):
+        kept += size
         if kept > room:
-            return text[:n] + "…"
+            return text[:start] + "…"
     return text
 
 
@@ -445,10 +478,10 @@ def left_cut(text: str, width: int) -> str:
     if len(text) * 2 <= width or cells(text) <= width:
         return text
     room, kept = max(0, width - 1), 0
-    for n in range(len(text) - 1, -1, -1):
-        kept += _char_cells(text[n])
+    for _start, end, size in reversed(list(_pieces(text))):
+        kept += size
         if kept > room:
-            return "…" + text[n + 1 :]
+            return "…" + text[end:]
     return text
 
 

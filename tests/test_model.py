@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import fields
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -157,3 +159,52 @@ def test_a_readers_draft_is_the_frozen_event_and_usage_it_says() -> None:
         assert copy.copy(value) == value
     assert dataclasses.replace(made, text="u").text == "u"
     assert dataclasses.asdict(made)["usage"]["output_tokens"] == 2
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        datetime(2026, 11, 30, 8, 10, 32, 0, tzinfo=UTC),
+        datetime(2026, 11, 30, 8, 10, 32, 999_999, tzinfo=UTC),
+        datetime(2026, 12, 31, 23, 59, 59, 999_500, tzinfo=UTC),
+        datetime(5, 1, 2, 3, 4, 5, 1_000, tzinfo=UTC),
+        # another zone: a time past midnight there is the day before in UTC
+        datetime(2026, 3, 1, 0, 30, 0, 123_456, tzinfo=timezone(timedelta(hours=5))),
+        datetime(2026, 3, 1, 23, 30, 0, 4_999, tzinfo=timezone(-timedelta(hours=9))),
+        datetime(2026, 6, 1, 12, 0, 0, 1, tzinfo=ZoneInfo("Europe/Paris")),
+        datetime(2026, 6, 1, 12, 0, 0, 0, tzinfo=timezone(timedelta(0))),
+        datetime(2026, 6, 1, 12, 0, 0, 250_000),  # naive: local time
+    ],
+)
+def test_times_are_written_as_isoformat_writes_them_in_utc(
+    value: datetime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`show --json`'s times: UTC, milliseconds cut (never rounded up), a trailing Z."""
+    from sessdex.views.records import iso
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        expected = value.astimezone(UTC).isoformat(timespec="milliseconds")
+        assert expected.endswith("+00:00")
+        assert iso(value) == expected[: -len("+00:00")] + "Z"
+        assert iso(value) == iso(value)  # written again, remembered alike
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_a_naive_time_follows_the_local_zone_when_it_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sessdex.views.records import iso
+
+    value = datetime(2026, 6, 1, 12, 0, 0)
+    try:
+        for zone, hour in (("UTC", "12"), ("Asia/Tokyo", "03")):
+            monkeypatch.setenv("TZ", zone)
+            time.tzset()
+            assert iso(value) == f"2026-06-01T{hour}:00:00.000Z"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

@@ -33,11 +33,33 @@ SESSION_FIELDS = (
 )
 
 
+# The last datetime `iso` wrote and its text: the events of one line share their time.
+_last_iso: tuple[datetime | None, str] = (None, "")
+
+
 def iso(value: datetime | None) -> str | None:
+    """`value` in UTC to the millisecond (cut, as `isoformat` cuts), with a trailing Z;
+    a naive `value` is local time. Written by hand: `isoformat` and its "+00:00" taken
+    off were a tenth of `show --json`."""
+    global _last_iso
     if value is None:
         return None
-    text = value.astimezone(UTC).isoformat(timespec="milliseconds")
-    return text.replace("+00:00", "Z")
+    last, text = _last_iso
+    if value is last:
+        return text
+    utc = value if value.tzinfo is UTC else value.astimezone(UTC)
+    text = "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031 - faster than f""
+        utc.year,
+        utc.month,
+        utc.day,
+        utc.hour,
+        utc.minute,
+        utc.second,
+        utc.microsecond // 1000,
+    )
+    if value.tzinfo is not None:  # a naive time's text follows the local zone
+        _last_iso = (value, text)
+    return text
 
 
 def parse_iso(value: object) -> datetime | None:

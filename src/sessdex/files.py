@@ -795,11 +795,13 @@ def iter_records(
     first_number: int = 1,
     hold_partial: bool = False,
     full: bool = False,
+    unread: Callable[[bytes], bool] | None = None,
 ) -> Iterator[tuple[Line, dict[str, object]]]:
     """Stream a whole JSONL file as (line, object); bad lines are counted, never raised.
 
     Lines up to READ_LINE_CAP are parsed whole; longer ones have their long strings
-    elided (see `elided`) unless `full` is set.
+    elided (see `elided`) unless `full` is set. A line `unread` says its reader drops
+    whatever it holds is passed over before it is parsed.
     """
     name = os.fspath(path)
     fast_loads = orjson.loads
@@ -816,6 +818,8 @@ def iter_records(
             diagnostics=diagnostics,
             path=name,
         ):
+            if unread is not None and unread(line.data):
+                continue
             try:  # the common case inline; anything odd goes through `parse_json`
                 record = fast_loads(line.data)
             except orjson.JSONDecodeError:

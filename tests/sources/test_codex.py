@@ -385,6 +385,58 @@ def test_a_fork_whose_parent_is_gone_still_skips_the_replay(tmp_path: Path) -> N
     assert items[0].text == "Try the dry run on the March export"
 
 
+def test_a_forks_own_command_end_still_ends_the_replay(tmp_path: Path) -> None:
+    """An `exec_command_end` line is dropped unread, but not while a fork's copy of its
+    parent is matched: the fork's own one ends the copy, and what follows is shown, even
+    a line with nothing to match (a reasoning item without an id)."""
+    shutil.copytree(HOME, tmp_path / "home")
+    fork = next((tmp_path / "home/.codex/sessions/2025/12/18").glob(f"*{FORK}.jsonl"))
+    lines = fork.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if "Try the dry run" in line)
+    own = [
+        {
+            "timestamp": "2025-12-18T10:30:20.000Z",
+            "type": "event_msg",
+            "payload": {
+                "type": "exec_command_end",
+                "call_id": "call_own",
+                "stdout": "",
+            },
+        },
+        {
+            "timestamp": "2025-12-18T10:30:20.500Z",
+            "type": "response_item",
+            "payload": {
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": "**Planning the run**"}],
+            },
+        },
+    ]
+    lines[at:at] = [json.dumps(line, separators=(",", ":")) + "\n" for line in own]
+    fork.write_text("".join(lines))
+    items = events(discover(Home.at(tmp_path / "home"))[FORK])
+    assert [e.text for e in items if e.kind == "thinking"] == ["**Planning the run**"]
+    assert counts(usage_total(items)) == (700, 110, 2700, 0, 10)  # still its own only
+
+
+def test_a_cut_command_end_line_is_still_counted_as_skipped(tmp_path: Path) -> None:
+    shutil.copytree(HOME, tmp_path / "home")
+    rollout = next(
+        (tmp_path / "home/.codex/sessions/2025/12/18").glob(f"*{PARENT}.jsonl")
+    )
+    lines = rollout.read_text().splitlines(keepends=True)
+    cut = (
+        '{"timestamp":"2025-12-18T10:00:09.000Z","type":"event_msg","payload":'
+        '{"type":"exec_command_end","call_id":"call_p1","stdout":"half a li\n'
+    )
+    whole = cut.replace("half a li\n", 'whole"}}\n')
+    diagnostics = Diagnostics()
+    rollout.write_text("".join([*lines[:20], cut, whole, *lines[20:]]))
+    items = events(discover(Home.at(tmp_path / "home"))[PARENT], diagnostics)
+    assert diagnostics.skipped_total == 1  # the cut line, not the whole one
+    assert counts(usage_total(items)) == (1700, 190, 2200, 0, 40)
+
+
 # --- usage ----------------------------------------------------------------------------------------
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .. import files, folders
@@ -111,7 +111,10 @@ class _DocumentReader(_Reader):
     `session` member ({id, timestamp, instructions}), then one item per line."""
 
     def _records(
-        self, path: Path, offset: int = 0
+        self,
+        path: Path,
+        offset: int = 0,
+        unread: Callable[[bytes], bool] | None = None,  # no such lines: no event_msg
     ) -> Iterator[tuple[files.Line, dict[str, object]]]:
         name = str(path)
         session = _session(name, self.diagnostics)

@@ -12,7 +12,7 @@ import heapq
 import itertools
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -65,6 +65,11 @@ _SPAWN_TOOLS = frozenset({"spawn_agent", "spawn_subagent", "create_agent"})
 _EXIT_CODE = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
 _IMAGE_PLACEHOLDER = re.compile(r"\[image[^\]]*\]")
 
+# An `exec_command_end` line, as Codex starts it: `{"timestamp":…,["ordinal":…,]` then
+# this; the payload's `{` opens where no other `{` came before (its keys are top-level).
+_EXEC_END = b'"type":"event_msg","payload":{"type":"exec_command_end"'
+_PAYLOAD_OPENS = len(b'"type":"event_msg","payload":')
+_EXEC_END_WITHIN = 200
 # Line types that carry nothing a reader of the conversation needs: harness context
 # snapshots, per-response usage that `token_count` repeats, inter-agent delivery metadata.
 _IGNORED_TYPES = frozenset(
@@ -375,18 +380,21 @@ class _Reader:
                 start = _line_start(self.path, start)
             except read_errors():
                 pass  # the read below says what is wrong with the file
-        for line, record in self._records(self.path, start):
+        for line, record in self._records(self.path, start, self._unread):
             yield from self._record(line, record)
         yield from self._flush(None)
 
     def _records(
-        self, path: Path, offset: int = 0
+        self,
+        path: Path,
+        offset: int = 0,
+        unread: Callable[[bytes], bool] | None = None,
     ) -> Iterator[tuple[files.Line, dict[str, object]]]:
         """A rollout's lines from `offset`; a file that vanishes or breaks is said, once."""
         errors = read_errors()
         try:
             yield from files.iter_records(
-                path, self.diagnostics, offset=offset, full=self.full
+                path, self.diagnostics, offset=offset, full=self.full, unread=unread
             )
         except FileNotFoundError:
             self.diagnostics.problem(f"codex: {path} vanished while it was read")
@@ -394,6 +402,19 @@ class _Reader:
             self.diagnostics.problem(
                 f"codex: cannot read {path} ({type(error).__name__})"
             )
+
+    def _unread(self, data: bytes) -> bool:
+        """Whether a line is an `exec_command_end` event, dropped unparsed: it repeats the
+        call's output (three times over), so parsing it was most of a rollout's reading.
+        Never while a fork's replayed lines are matched: any line may end the replay.
+        Only a whole line (a cut one is parsed, to be counted as skipped) whose
+        top-level `type` and `payload.type` say so, in the order Codex writes them."""
+        if self.replaying:
+            return False
+        at = data.find(_EXEC_END, 0, _EXEC_END_WITHIN)
+        return (
+            at > 0 and data.find(b"{", 1) == at + _PAYLOAD_OPENS and data.endswith(b"}")
+        )
 
     def _load_meta(self) -> None:
         record = first_record(self.path)

@@ -58,6 +58,8 @@ Ignored, on purpose: `world_state` (harness context snapshots), retained answers
 scores, tool declarations, hooks, tool outcome UI events that
 repeat a response item (`exec_command_end`, `patch_apply_end`, `mcp_tool_call_end`, …), turn
 starts, settings echoes, review and goal bookkeeping (the lists in `_codex_read`).
+`exec_command_end` lines, which repeat the command's output three times, are passed over
+before they are parsed, except while a fork's copy of its parent is matched.
 Never read: `auth.json`, `history.jsonl` (lags the rollouts), the other SQLite files.
 """
 

@@ -12,8 +12,8 @@ SessdexError
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # not typing's: the quick listing path imports this module
 if TYPE_CHECKING:
     from .model import Session
 

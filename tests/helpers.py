@@ -175,3 +175,18 @@ def big_claude_session(home: Path, session_id: str, hole: int) -> Path:
         f.seek(0, os.SEEK_END)
         f.write(b"\n" + first + b"\n")
     return path
+
+
+def scramble_table(database: Path, table: str) -> None:
+    """Damage a SQLite file past its schema, as a bad sector does: `table`'s first page
+    overwritten, so that opening the file passes and a query of the table fails."""
+    import sqlite3
+
+    with sqlite3.connect(database) as db:
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        (root,) = db.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)
+        ).fetchone()
+    with database.open("r+b") as file:
+        file.seek((root - 1) * page_size)
+        file.write(b"\xff" * page_size)

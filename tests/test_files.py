@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
 import tracemalloc
 from pathlib import Path
@@ -500,8 +501,6 @@ def test_compactor_finds_each_long_strings_end_past_escapes_wherever_feeds_split
 ):
     """Past what it keeps of a long string, the compactor looks only for its closing
     quote: quotes after odd runs of backslashes, runs cut by a feed, are not that."""
-    import random
-
     rng = random.Random(7)
     pieces = ["\\", '"', "\\\\", '\\"', "\n", "abc ", "é", "\t"]
     values = {
@@ -584,29 +583,32 @@ def _head_by_the_rules(
     return kept, skipped
 
 
+def _random_lines(draw: random.Random, cap: int) -> bytes:
+    """A file's content of a few lines of `x`: empty, at the cap `cap` and just over,
+    many caps long, or anything up to it; a last newline or none."""
+    lengths = [0, 1, cap - 1, cap, cap + 1, 2 * cap, 9 * cap]
+    count = draw.choice([0, 1, 2, 5, 30])
+    lines = [
+        b"x" * (draw.choice(lengths) if draw.random() < 0.3 else draw.randint(0, cap))
+        for _ in range(count)
+    ]
+    return b"\n".join(lines) + (b"\n" if draw.random() < 0.5 else b"")
+
+
 def test_the_head_split_follows_the_line_rules_for_any_lengths_and_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Listing's one head splitter (`split_head`, behind `head_lines` and the Claude and
     Codex listings) against the rules applied to the whole file: lines empty, at the cap
     and just over, many caps long, no last newline, reads that end anywhere in a line."""
-    import random
-
     cap = 50
     monkeypatch.setattr(files, "LINE_CAP", cap)
     draw = random.Random(7)
-    lengths = [0, 1, cap - 1, cap, cap + 1, 2 * cap, 9 * cap]
     path = tmp_path / "a.jsonl"
     for trial in range(600):
         monkeypatch.setattr(files, "CHUNK", draw.choice([3, 16, 64, 4096]))
         monkeypatch.setattr(files, "HEAD_PROBE", draw.choice([1, 7, 40, 4096]))
-        count = draw.choice([0, 1, 2, 5, 30])
-        lines = [
-            b"x"
-            * (draw.choice(lengths) if draw.random() < 0.3 else draw.randint(0, cap))
-            for _ in range(count)
-        ]
-        content = b"\n".join(lines) + (b"\n" if draw.random() < 0.5 else b"")
+        content = _random_lines(draw, cap)
         path.write_bytes(content)
         max_lines = draw.choice([1, 3, 80])
         expected, skipped = _head_by_the_rules(content, max_lines, cap)
@@ -933,21 +935,12 @@ def test_iter_lines_follows_the_line_rules_for_any_lengths_and_reads(
     whole file: numbers, offsets and data of each line wherever the reads end, a line
     a read began joined with the next read's first piece, lines at the cap and just
     over (skipped, counted), no last newline, `max_lines` and `hold_partial`."""
-    import random
-
     cap = 50
     draw = random.Random(11)
-    lengths = [0, 1, cap - 1, cap, cap + 1, 2 * cap, 9 * cap]
     path = tmp_path / "a.jsonl"
     for trial in range(800):
         monkeypatch.setattr(files, "CHUNK", draw.choice([3, 16, 49, 50, 51, 64, 4096]))
-        count = draw.choice([0, 1, 2, 5, 30])
-        lines = [
-            b"x"
-            * (draw.choice(lengths) if draw.random() < 0.3 else draw.randint(0, cap))
-            for _ in range(count)
-        ]
-        content = b"\n".join(lines) + (b"\n" if draw.random() < 0.5 else b"")
+        content = _random_lines(draw, cap)
         path.write_bytes(content)
         max_lines = draw.choice([None, 1, 3, 80])
         hold = draw.random() < 0.3

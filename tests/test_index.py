@@ -15,7 +15,7 @@ import pytest
 
 from sessdex import api, index, sources
 from sessdex.sources import Home
-from tests.helpers import write_claude_session
+from tests.helpers import scramble_table, write_claude_session
 
 
 def make_home(tmp_path: Path, count: int) -> Path:
@@ -389,7 +389,6 @@ def test_an_index_damaged_past_its_schema_is_built_again_once(
     """Damage deep in the file (a bad sector, a copy cut short and patched) passes the
     check on opening and shows only when a query reaches it: every command ended in
     a traceback until the user found the file and deleted it."""
-    import sqlite3
 
     from click.testing import CliRunner
 
@@ -399,14 +398,7 @@ def test_an_index_damaged_past_its_schema_is_built_again_once(
     write_claude_session(home.path, "aaaaaaaa-0000-4000-8000-00000000000e", "/w/a")
     assert len(api.list_sessions(home).rows) == 1
     path = index.index_file(home)
-    with sqlite3.connect(path) as db:
-        page_size = db.execute("PRAGMA page_size").fetchone()[0]
-        (root,) = db.execute(
-            "SELECT rootpage FROM sqlite_master WHERE name = 'sessions'"
-        ).fetchone()
-    with path.open("r+b") as file:  # the sessions table's first page, scrambled
-        file.seek((root - 1) * page_size)
-        file.write(b"\xff" * page_size)
+    scramble_table(path, "sessions")
     args = [command, "--home", str(home.path)]
     with caplog.at_level("WARNING"):
         first = CliRunner().invoke(main, args)
@@ -428,21 +420,13 @@ def test_library_callers_get_an_index_damaged_past_its_schema_built_again(
     """`sessdex.api` used as a library recovers as the CLI does: each call raised
     sqlite3.DatabaseError ('database disk image is malformed') until the file was
     deleted by hand."""
-    import sqlite3
 
     home = Home.at(tmp_path / "home")
     session_id = "aaaaaaaa-0000-4000-8000-00000000000f"
     write_claude_session(home.path, session_id, "/w/a")
     assert len(api.list_sessions(home).rows) == 1
     path = index.index_file(home)
-    with sqlite3.connect(path) as db:
-        page_size = db.execute("PRAGMA page_size").fetchone()[0]
-        (root,) = db.execute(
-            "SELECT rootpage FROM sqlite_master WHERE name = 'sessions'"
-        ).fetchone()
-    with path.open("r+b") as file:  # the sessions table's first page, scrambled
-        file.seek((root - 1) * page_size)
-        file.write(b"\xff" * page_size)
+    scramble_table(path, "sessions")
 
     def ids() -> list[str]:
         if call == "resolve":

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -365,15 +366,11 @@ def test_a_codex_json_document_is_read_whole_not_line_by_line(tmp_path: Path) ->
     assert [(e.kind, e.text) for e in new] == [("user", "one more thing")]
 
 
-def test_an_answer_a_database_app_streams_into_its_row_is_shown_once_complete(
+def _crush_being_written(
     tmp_path: Path,
-) -> None:
-    """Crush (OpenCode, an IDE's store) writes an answer into its row as it streams:
-    each re-read found the row's text grown, a new event to `follow`, which printed
-    "Hel", then "Hello, the", then the whole answer, each on its own line. The store's
-    last event is shown once a read finds it as the one before did, or others after it."""
-    import sqlite3
-
+) -> tuple[Home, Session, sqlite3.Connection, LiveSession]:
+    """A copy of the Crush fixture home, its session, a connection writing to its
+    database as the app does (WAL), and a follower that has read it once."""
     home = copy_home("crush", tmp_path)
     session = api.resolve(home, "8c1f2e3d")
     database = Path(str(session.path).split("#", 1)[0])
@@ -381,6 +378,17 @@ def test_an_answer_a_database_app_streams_into_its_row_is_shown_once_complete(
     writer.execute("PRAGMA journal_mode=WAL")
     follower = LiveSession(session)
     follower.poll()
+    return home, session, writer, follower
+
+
+def test_an_answer_a_database_app_streams_into_its_row_is_shown_once_complete(
+    tmp_path: Path,
+) -> None:
+    """Crush (OpenCode, an IDE's store) writes an answer into its row as it streams:
+    each re-read found the row's text grown, a new event to `follow`, which printed
+    "Hel", then "Hello, the", then the whole answer, each on its own line. The store's
+    last event is shown once a read finds it as the one before did, or others after it."""
+    _home, session, writer, follower = _crush_being_written(tmp_path)
     insert = (
         "INSERT INTO messages (id, session_id, role, parts, model, created_at,"
         " updated_at, finished_at, provider) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -461,15 +469,7 @@ def test_a_usage_total_a_database_app_updates_in_place_is_counted_once(
     new usage event at the next read, added to the ones before, and the board's tokens
     grew by the whole session's at every answer (7.4k, 14k, 22k, 30k for a 10.7k one).
     A store read whole counts its usage afresh, as `show` would."""
-    import sqlite3
-
-    home = copy_home("crush", tmp_path)
-    session = api.resolve(home, "8c1f2e3d")
-    database = Path(str(session.path).split("#", 1)[0])
-    writer = sqlite3.connect(database, isolation_level=None)  # the app, writing
-    writer.execute("PRAGMA journal_mode=WAL")
-    follower = LiveSession(session)
-    follower.poll()
+    home, session, writer, follower = _crush_being_written(tmp_path)
     try:
         for _ in range(3):  # three answers, each billed into the session's totals
             writer.execute(

@@ -21,7 +21,7 @@ from sessdex import quick, sources
 from sessdex.indexfile import cache_folder
 
 from .conftest import merged_home
-from .helpers import on_a_terminal, write_claude_session
+from .helpers import on_a_terminal, scramble_table, write_claude_session
 
 NOTED = [n for n in sources.BUILTIN if getattr(sources.get(n), "SCAN_NOTED", False)]
 SETTLED = 1_767_225_600  # 2026-01-01, long before any test runs
@@ -250,20 +250,12 @@ def test_damage_only_this_path_meets_is_set_aside_for_the_full_command(
     """A bad page in what only the quick path reads (the generation, the packed
     signatures): it stepped aside without a word, the full command never met the damage,
     and every warm `list` took the full command (1 s instead of 0.15 s), for good."""
-    import sqlite3
 
     args = ["--json", "--home", str(home), "--app", "claude"]
     expected = full(*args)
     assert answered(args, capsysbinary) == expected
     [path] = Path(cache_folder()).glob("index-*.sqlite")
-    with sqlite3.connect(path) as db:
-        page_size = db.execute("PRAGMA page_size").fetchone()[0]
-        (root,) = db.execute(
-            "SELECT rootpage FROM sqlite_master WHERE name = 'generation'"
-        ).fetchone()
-    with path.open("r+b") as file:
-        file.seek((root - 1) * page_size)
-        file.write(b"\xff" * page_size)
+    scramble_table(path, "generation")
     with caplog.at_level("WARNING"):
         assert answered(args, capsysbinary) is None
     assert caplog.text.count("index was damaged") == 1

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -22,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from . import databases, reading, selection, sources
-from .diagnostics import NOT_LINES, Diagnostics
+from . import databases, pathnames, reading, selection, sources
+from .diagnostics import NOT_LINES, Diagnostics, unreadable_lines
 from .errors import (
     AmbiguousId,
     BadValue,
@@ -395,10 +394,6 @@ def refused_record(session: Session, refusal: str) -> dict[str, object]:
     }
 
 
-# `C:\\…`, `C:/…` or a share's `\\\\server\\…`, as a session written on Windows records it
-_WINDOWS_PATH = re.compile(r"[A-Za-z]:[\\/]|\\\\[^\\]")
-
-
 @once_more_if_damaged
 def _root_of(home: Home, session: Session) -> str | None:
     """The id at the top of a sub-agent's chain of parents, as far as the index knows
@@ -508,7 +503,7 @@ def check_resume(
             "is a file now"
             if os.path.lexists(plan.cwd)
             else "is a Windows folder, not on this machine"
-            if os.sep == "/" and _WINDOWS_PATH.match(plan.cwd)
+            if os.sep == "/" and pathnames.is_windows(plan.cwd)
             else "no longer exists"
         )
         check.refusals.append(
@@ -857,7 +852,7 @@ def skipped_summary(report: RefreshReport) -> str | None:
         f"{len(paths)} {app} file{'s' if len(paths) != 1 else ''}"
         for app, paths in sorted(files.items())
     )
-    return f"skipped {lines} unreadable line{'s' if lines != 1 else ''} in {where}; see --verbose or 'sessdex doctor'"
+    return f"{unreadable_lines(lines)} in {where}; see --verbose or 'sessdex doctor'"
 
 
 def demo_home() -> Home:
@@ -1004,7 +999,8 @@ def refuse_agent_folder(
     given = Path(output).expanduser().absolute()
     targets = (given, Path(os.path.realpath(given)))
     # the folders the export would land in, as the disk knows them: a name no link
-    # explains (`~/.Claude` on a case-insensitive disk, a bind mount) is one of them too
+    # explains (an agent's folder named in another case on a case-insensitive disk, a
+    # bind mount) is one of them too
     above = _identities((given, *given.parents))
     own = Home.current()
     homes = [home] if home == own else [home, own]

@@ -21,6 +21,11 @@ MAX_MISSING_CHILDREN = 10  # of them, said per run
 NOT_LINES = frozenset({NAME_NOT_UTF8, FOLDER_UNREADABLE, VANISHED})
 
 
+def unreadable_lines(count: int) -> str:
+    """`skipped 1 unreadable line`, `skipped 3 unreadable lines`: what every warning says."""
+    return f"skipped {count} unreadable line{'s' if count != 1 else ''}"
+
+
 @dataclass(slots=True)
 class Diagnostics:
     skipped: Counter[str] = field(default_factory=Counter)  # reason -> lines

@@ -215,12 +215,10 @@ def index_file(home: Home) -> Path:
     return cache_dir() / index_name(str(home.path), home.environ)
 
 
-OTHER_BUILD_KEPT = (
-    7 * 24 * 3600.0
-)  # another build's index of this home, unused this long, goes
-OTHER_HOME_KEPT = (
-    28 * 24 * 3600.0
-)  # so does any other index (another home's) after this
+# another build's index of this home, unused this long, goes
+OTHER_BUILD_KEPT = 7 * 24 * 3600.0
+# ... and so does any other index (another home's) after this
+OTHER_HOME_KEPT = 28 * 24 * 3600.0
 
 
 def prune_older_builds(path: Path, now: float | None = None) -> None:

@@ -41,9 +41,8 @@ def main() -> None:
         from .cli._common import reader_left
 
         reader_left()
-    except (
-        OSError
-    ) as error:  # writing to a full disk (a warm listing, --help, any output)
+    # writing to a full disk (a warm listing, --help, any output)
+    except OSError as error:
         from .cli._common import no_room, out_of_room
 
         if not no_room(error) or os.environ.get("SESSDEX_DEBUG"):

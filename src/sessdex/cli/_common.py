@@ -12,7 +12,7 @@ from typing import Any, NoReturn, TypeVar, cast
 import click
 
 from .. import api
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, unreadable_lines
 from ..errors import AmbiguousId, BadValue, SessdexError
 from ..index import Progress, RefreshReport, once_more_if_damaged
 from ..launch import interrupted
@@ -171,11 +171,12 @@ def fail_nicely(f: F) -> F:
     """Map SessdexError to a one-line message and exit 1, or 2 for a value an option cannot
     take (`BadValue`, a usage error as click's own); SESSDEX_DEBUG=1 shows the traceback.
     A query that found the index damaged sets it aside and runs the command again, once."""
+    retried = once_more_if_damaged(f)
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return once_more_if_damaged(f)(*args, **kwargs)
+            return retried(*args, **kwargs)
         except SessdexError as error:
             if os.environ.get("SESSDEX_DEBUG"):
                 raise
@@ -576,8 +577,8 @@ def report_diagnostics(diagnostics: Diagnostics, verbose: bool) -> None:
         # (a transcript's middle is read by `doctor --deep` only: plain doctor counts
         # what listing reads, its ends)
         err(
-            f"warning: skipped {skipped} unreadable line{'s' if skipped != 1 else ''}; "
-            "see --verbose, or 'sessdex doctor --deep' for every session"
+            f"warning: {unreadable_lines(skipped)}; see --verbose, or "
+            "'sessdex doctor --deep' for every session"
         )
     if diagnostics.unknown and verbose:
         err(

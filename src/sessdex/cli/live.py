@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import api
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, unreadable_lines
 from ..model import Event, Session
 from . import main
 from ._common import (
@@ -94,10 +94,7 @@ class _Unreadable:
             if isinstance(feed, Generator):
                 feed.close()  # one left waiting (--once) counts what it met as it ends
         if skipped := self.diagnostics.skipped_total:
-            err(
-                f"warning: skipped {skipped} unreadable line"
-                f"{'s' if skipped != 1 else ''}; see 'sessdex doctor --deep'"
-            )
+            err(f"warning: {unreadable_lines(skipped)}; see 'sessdex doctor --deep'")
 
 
 @main.command("watch", context_settings=CONTEXT)

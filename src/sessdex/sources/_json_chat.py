@@ -3,11 +3,12 @@
 `{sessionId, projectHash, startTime, lastUpdated, messages, summary?}`, laid out by
 JSON.stringify(chat, null, 2) and rewritten whole on every message. Read here: what a listing
 needs of one (its top-level members, first prompt and last model; from its first and last
-bytes when it is too big to parse, its first prompt then read from its head) and its messages, parsed whole or, past READ_LIMIT, one at
-a time (`jsonstream`). A chat that does not parse whole is read one message at a time too: one
-cut short (a crash or a full disk mid-write, a copy taken during one) is listed from the
-members and messages before its cut and shows those messages, the cut counted ("truncated")
-and said. Not a translator: `_gemini_messages` makes events of the messages.
+bytes when it is too big to parse, its first prompt then read from its head) and its
+messages, parsed whole or, past READ_LIMIT, one at a time (`jsonstream`). A chat that does
+not parse whole is read one message at a time too: one cut short (a crash or a full disk
+mid-write, a copy taken during one) is listed from the members and messages before its cut
+and shows those messages, the cut counted ("truncated") and said. Not a translator:
+`_gemini_messages` makes events of the messages.
 """
 
 from __future__ import annotations
@@ -191,9 +192,7 @@ class _Head:
 def _closes(path: Path) -> bool:
     """Whether the chat's last bytes close its object, as a chat written to its end does."""
     try:
-        with files.open_regular(path) as stream:
-            stream.seek(max(0, stream.seek(0, 2) - 64))
-            return stream.read().rstrip().endswith(b"}")
+        return files.tail_bytes(path, 64)[1].rstrip().endswith(b"}")
     except OSError:
         return True  # gone: nothing to say of its end
 

@@ -1,8 +1,8 @@
 """Goose (aaif-goose/goose, once block/goose): a SQLite session store, JSONL files before it.
 
-Goose keeps sessions in its data folder's `sessions/` (Linux and macOS: `$XDG_DATA_HOME/goose`,
-default `~/.local/share/goose`; Windows: `%APPDATA%\\Block\\goose\\data`; `GOOSE_PATH_ROOT=<root>`
-moves it to `<root>/data`). Current
+Goose keeps sessions in its data folder's `sessions/` (Linux and macOS:
+`$XDG_DATA_HOME/goose`, default `~/.local/share/goose`; Windows:
+`%APPDATA%\\Block\\goose\\data`; `GOOSE_PATH_ROOT=<root>` moves it to `<root>/data`). Current
 releases write one SQLite database, `sessions/sessions.db` (WAL, so it is opened through
 `databases.open_sqlite`): `sessions` rows (`id` like `20251108_1`, `name` (older `description`),
 `session_type` user / scheduled / sub_agent / hidden / terminal / gateway / acp, `working_dir`,

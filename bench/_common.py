@@ -166,14 +166,17 @@ class Report:
 
 
 def ensure_corpus(corpus: Path, sessions: int, seed: int = 1) -> dict:
-    """The corpus's manifest, writing the corpus first if it is missing or a different size."""
+    """The corpus's manifest, writing the corpus first if it is missing, a different size or an older layout."""
     import json
+
+    from make_corpus import LAYOUT
 
     manifest = corpus / "manifest.json"
     if manifest.exists():
         data = json.loads(manifest.read_bytes())
         if (
-            data.get("top_level") == sessions
+            data.get("layout") == LAYOUT
+            and data.get("top_level") == sessions
             and data.get("seed") == seed
             and "real_bytes" in data
         ):

@@ -46,6 +46,8 @@ except (
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # the corpus's "today"
 MB = 1024 * 1024
+# Raised whenever what a corpus holds changes: a cached corpus of an older layout is rewritten
+LAYOUT = 2  # 2: Codex exec_command_end lines carry their output, as real ones do
 HEAD_LINES = (
     100  # sessdex reads 80; the margin keeps a head read (which skips over-long
 )
@@ -929,11 +931,21 @@ class Codex:
             lines.append(
                 self.line(
                     "event_msg",
-                    {
+                    {  # as 0.146-0.170 write it: the output three times over
                         "type": "exec_command_end",
                         "call_id": call_id,
+                        "turn_id": self.turn_id,
+                        "command": ["/bin/bash", "-lc", command],
+                        "cwd": self.cwd,
+                        "parsed_cmd": [{"type": "unknown", "cmd": command}],
+                        "source": "agent",
+                        "stdout": output,
+                        "stderr": "",
+                        "aggregated_output": output,
                         "exit_code": 0,
                         "duration": {"secs": ri(rng, 0, 30), "nanos": 0},
+                        "formatted_output": output,
+                        "status": "completed",
                     },
                 )
             )
@@ -1569,6 +1581,7 @@ def main(argv: list[str] | None = None) -> dict:
     real = sum(e["real"] + sum(s["real"] for s in e["subagents"]) for e in sessions)
     manifest.update(
         home=str(out / "home"),
+        layout=LAYOUT,
         seed=args.seed,
         top_level=len(sessions),
         subagents=sum(len(e["subagents"]) for e in sessions),

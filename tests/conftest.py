@@ -65,6 +65,7 @@ def sessdex_state(
         "XDG_CACHE_HOME",
         "PAGER",
         "COLUMNS",
+        "SESSDEX_SHELL",  # commands are printed for POSIX sh unless a test says
     ):
         monkeypatch.delenv(name, raising=False)
     from sessdex import sources

@@ -26,6 +26,7 @@ from .diagnostics import NOT_LINES, Diagnostics, unreadable_lines
 from .errors import (
     AmbiguousId,
     BadValue,
+    NotQuotable,
     ResumeRefused,
     SessdexError,
     SessionNotFound,
@@ -346,28 +347,30 @@ class ResumeCheck:
 
     @property
     def command(self) -> str:
-        """The shell line a person can paste: every path and id quoted."""
-        from .views.text import shell_word
+        """The line a person can paste into their shell (`shells.current`): every path
+        and id quoted. Raises NotQuotable where that shell cannot be given a word."""
+        from . import shells
 
-        cwd = self.plan.cwd
-        # to cd, an option (`cd -`: the last folder, `-P`: home) or, to zsh, an entry
-        # of its folder stack (`cd +1`): `./-P` is the folder of that name, as resume's
-        if cwd.startswith(("-", "+")):
-            cwd = os.path.join(os.curdir, cwd)
-        return f"cd {shell_word(cwd)} && " + " ".join(map(shell_word, self.plan.argv))
+        return shells.cd_then_run(self.plan.cwd, self.plan.argv)
 
     def record(self) -> dict[str, object]:
         """The plan as `resume --json` prints it: what to run, where, and what stands in
         the way (`refusals`: reasons `resume` would not run it)."""
         mismatch = self.branch_mismatch
+        warnings = list(self.warnings)
+        try:
+            command: str | None = self.command
+        except NotQuotable as why:  # argv is still there, for a script to run
+            command = None
+            warnings.append(str(why))
         return {
             "app": self.session.app,
             "id": self.session.id,
             "cwd": self.plan.cwd,
             "argv": list(self.plan.argv),
-            "command": self.command,
+            "command": command,
             "cli_path": self.cli_path,
-            "warnings": list(self.warnings),
+            "warnings": warnings,
             "refusals": list(self.refusals),
             "branch_mismatch": {"recorded": mismatch[0], "current": mismatch[1]}
             if mismatch
@@ -425,7 +428,8 @@ def _why_not_resumable(
     folder was never recorded, or an app with no such command at all. The adapter is
     asked what it would do with a lead session that has a folder, so nothing here knows
     an app by name."""
-    from .views.text import one_line, shell_word
+    from . import shells
+    from .views.text import one_line
 
     refusal = getattr(source, "resume_refusal", None)
     if callable(refusal) and (reason := refusal(session)):
@@ -439,10 +443,11 @@ def _why_not_resumable(
         if session.parent_id:
             lead = root or session.parent_id
             which = "that started it" if lead == session.parent_id else "it ran under"
-            return (
-                f"{one_line(session.id)} is a sub-agent's session; resume the session "
-                f"{which}: sessdex resume {shell_word(f'{session.app}:{lead}')}"
-            )
+            told = f"{one_line(session.id)} is a sub-agent's session; resume the session {which}"
+            try:
+                return f"{told}: sessdex resume {shells.word(f'{session.app}:{lead}')}"
+            except NotQuotable:  # cmd.exe: the id alone, to type as the user can
+                return f"{told} ({session.app}:{one_line(lead)})."
         if not session.cwd:
             return (
                 f"{source.TITLE} recorded no folder for this session, and sessdex never "
@@ -542,9 +547,10 @@ def check_resume(
 
 
 def resume_command(session: Session) -> str | None:
-    """The shell line that reopens `session`, quoted as `resume --print` prints it, or
-    None where its app has none, it recorded no folder, or its id would read as an
-    option. Nothing on this machine is checked: an export is read anywhere."""
+    """The shell line that reopens `session`, quoted as `resume --print` prints it (for
+    the user's shell, as its folder is this machine's), or None where its app has none,
+    it recorded no folder, its id would read as an option, or that shell cannot be given
+    one of its words. Nothing on this machine is checked: an export is read anywhere."""
     if session.id.startswith("-"):
         return None
     session, _ = _argument_safe(session)
@@ -553,7 +559,10 @@ def resume_command(session: Session) -> str | None:
         return None
     if _holds_nul(plan):
         return None
-    return ResumeCheck(session, plan).command
+    try:
+        return ResumeCheck(session, plan).command
+    except NotQuotable:  # no line rather than a wrong one
+        return None
 
 
 def _holds_nul(plan: ResumePlan) -> bool:

@@ -6,6 +6,7 @@ SessdexError
 ├── SessionNotFound     no session id starts with the prefix
 ├── AmbiguousId         the prefix matches several sessions
 ├── ResumeRefused       a preflight check failed (folder gone, CLI missing, session open)
+├── NotQuotable         a word the user's shell cannot be given in a printed command
 └── IndexBusy           another sessdex holds the index for too long
 """
 
@@ -79,6 +80,11 @@ class ResumeRefused(SessdexError):
     def __init__(self, message: str, session: Session | None = None) -> None:
         super().__init__(message)
         self.session = session
+
+
+class NotQuotable(SessdexError):
+    """A word (a folder, an id) that the shell a command is printed for cannot be given
+    as it is (cmd.exe expands `%` inside quotes too): no line is printed for it."""
 
 
 class IndexBusy(SessdexError):

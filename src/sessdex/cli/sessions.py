@@ -8,7 +8,7 @@ import sys
 import click
 
 from .. import api
-from ..errors import ResumeRefused, SessdexError
+from ..errors import NotQuotable, ResumeRefused, SessdexError
 from ..index import RefreshReport
 from ..selection import here_folders
 from . import main
@@ -122,10 +122,10 @@ def _say_why_empty(
 ) -> None:
     """A line on stderr saying why a list came out empty, and what to try next: an
     empty table alone looks like a hang or a bug."""
-    from ..views.text import shell_word
+    from ..shells import word
 
-    options = [f"--app {shell_word(app)}" for app in apps]
-    options += [f"--since {shell_word(since)}"] if since else []
+    options = [f"--app {word(app)}" for app in apps]
+    options += [f"--since {word(since)}"] if since else []
     options += ["--here"] if here else []
     # no location at all: no app was read (`--app` and `app:` words that exclude each other)
     locations = report.locations.values()
@@ -155,7 +155,8 @@ def _say_why_empty(
     "--print",
     "print_only",
     is_flag=True,
-    help="Print the shell command instead of running it.",
+    help="Print the command for your shell instead of running it (SESSDEX_SHELL="
+    "posix, powershell or cmd picks another).",
 )
 @click.option(
     "--json",
@@ -278,7 +279,10 @@ def resume_command(
             f"cannot enter the session's folder {one_line(check.plan.cwd)}: "
             f"{error.strerror or error}; sessdex never resumes elsewhere."
         ) from None
-    err(f"$ {check.command}")
+    try:
+        err(f"$ {check.command}")
+    except NotQuotable as why:  # sessdex runs it without a shell: only the echo goes
+        err(f"note: {why}")
     program = check.cli_path or check.plan.argv[0]
     try:
         _run_instead(program, list(check.plan.argv))

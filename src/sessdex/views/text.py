@@ -10,7 +10,6 @@ from __future__ import annotations
 import bisect
 import os
 import re
-import shlex
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -39,31 +38,6 @@ _CONTROLS = re.compile(
 )
 _SPACES = re.compile(r"\s+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_UNPRINTABLE = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
-
-
-def shell_word(word: str) -> str:
-    """`word` quoted for a shell, to print in a command a person pastes.
-
-    Plain words are quoted as `shlex.quote` does. A word holding a control or bidi
-    character (a folder or model name from a broken file) is written in the $'…' form
-    of bash and zsh, each such character as an escape (`\\x1b`, `\\u202e`): printing the
-    command then cannot drive the terminal, and pasting it still passes the exact value.
-    """
-    if not _UNPRINTABLE.search(word):
-        return shlex.quote(word)
-    out = []
-    for char in word:
-        if char in "'\\":
-            out.append("\\" + char)
-        elif _UNPRINTABLE.match(char):
-            code = ord(char)  # \x only below 0x80: bash writes \xHH as one raw byte
-            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}")
-        else:
-            out.append(char)
-    return "$'" + "".join(out) + "'"
 
 
 def clean(text: str | None, *, keep_newlines: bool = True) -> str:

@@ -1,0 +1,215 @@
+"""The shell a printed command is written for, and how a word and a `cd`-then-run line
+are written in it: POSIX sh, PowerShell (5.1 and 7) or cmd.exe.
+
+This module only writes text for a person to paste; sessdex never runs a shell. A word
+one shell cannot be given safely is refused (`NotQuotable`), never printed wrongly.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+
+from .errors import BadValue, NotQuotable
+
+POSIX, POWERSHELL, CMD = "posix", "powershell", "cmd"
+_NAMES = {
+    "posix": POSIX,
+    "sh": POSIX,
+    "powershell": POWERSHELL,
+    "pwsh": POWERSHELL,
+    "cmd": CMD,
+}
+
+# control and bidi characters: printing them raw could drive the terminal or reorder
+# what the reader sees (views/text strips the same set from transcript text)
+_UNPRINTABLE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+# PowerShell reads these as quote marks too, not only the ASCII ones
+_PS_SINGLE = "'\u2018\u2019\u201a\u201b"
+_PS_DOUBLE = '"\u201c\u201d\u201e'
+# words either shell takes as they are: no quoting needed, none of them a number
+_PS_BARE = re.compile(r"-{0,2}[A-Za-z][A-Za-z0-9_-]*")
+_CMD_BARE = re.compile(r"[A-Za-z0-9_.:/\\+@-]+")
+# what cmd.exe acts on inside double quotes too (`%PATH%` expands, `!` with delayed
+# expansion on); outside them `&|<>^()` as well, which an npm .cmd shim's `%*` would
+# act on again, so a caret cannot make them safe
+_CMD_UNQUOTABLE = frozenset("%!")
+_CMD_OUTSIDE = frozenset("&|<>^()")
+
+
+def current(
+    environ: Mapping[str, str] | None = None, platform: str | None = None
+) -> str:
+    """The shell the user types in: `SESSDEX_SHELL` when set; else POSIX, but on Windows
+    outside a POSIX shell (Git Bash, MSYS2 and Cygwin set MSYSTEM or SHELL) PowerShell,
+    the shell Windows Terminal opens by default. cmd.exe leaves no trace a program can
+    trust, so it is chosen only by `SESSDEX_SHELL=cmd`."""
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    chosen = environ.get("SESSDEX_SHELL", "").strip()
+    if chosen:
+        if chosen.lower() not in _NAMES:
+            raise BadValue(
+                f"SESSDEX_SHELL is {chosen!r}; set it to posix, powershell or cmd."
+            )
+        return _NAMES[chosen.lower()]
+    if platform != "win32" or environ.get("MSYSTEM") or environ.get("SHELL"):
+        return POSIX
+    return POWERSHELL
+
+
+def word(text: str, shell: str | None = None) -> str:
+    """`text` as one word of a command line in `shell` (the user's when None)."""
+    shell = shell or current()
+    if shell == POWERSHELL:
+        _check_powershell_argument(text)  # what it quotes is a program's argument
+        return _powershell_word(text)
+    if shell == CMD:
+        return _cmd_word(text)
+    return _posix_word(text)
+
+
+def cd_then_run(folder: str, argv: Sequence[str], shell: str | None = None) -> str:
+    """The line that enters `folder` and, only if that worked, runs `argv` there."""
+    shell = shell or current()
+    if shell == POWERSHELL:
+        for argument in argv[1:]:
+            _check_powershell_argument(argument)
+        rest = "".join(" " + _powershell_word(a) for a in argv[1:])
+        # 5.1 has no `&&`; `$?` says whether Set-Location entered the folder. The call
+        # operator runs a quoted program name, which alone would be a string.
+        return (
+            f"Set-Location -LiteralPath {_powershell_word(folder)}; "
+            f"if ($?) {{ & {_powershell_word(argv[0])}{rest} }}"
+        )
+    if shell == CMD:
+        _check_cmd(folder, folder=True)
+        # /d: change the drive too, as a folder on another drive needs
+        return f'cd /d "{folder}" && ' + " ".join(map(_cmd_word, argv))
+    # to cd, an option (`cd -`: the last folder, `-P`: home) or, to zsh, an entry of
+    # its folder stack (`cd +1`): `./-P` is the folder of that name, as resume's
+    if folder.startswith(("-", "+")):
+        folder = os.path.join(os.curdir, folder)
+    return f"cd {_posix_word(folder)} && " + " ".join(map(_posix_word, argv))
+
+
+def _posix_word(text: str) -> str:
+    """Plain words are quoted as `shlex.quote` does. A word holding a control or bidi
+    character (a folder or model name from a broken file) is written in the $'…' form
+    of bash and zsh, each such character as an escape (`\\x1b`, `\\u202e`): printing the
+    command then cannot drive the terminal, and pasting it still passes the exact value."""
+    if not _UNPRINTABLE.search(text):
+        return shlex.quote(text)
+    out = []
+    for char in text:
+        if char in "'\\":
+            out.append("\\" + char)
+        elif _UNPRINTABLE.match(char):
+            code = ord(char)  # \x only below 0x80: bash writes \xHH as one raw byte
+            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "$'" + "".join(out) + "'"
+
+
+def _powershell_word(text: str) -> str:
+    """A single-quoted string, its quote marks doubled; one holding a control or bidi
+    character is a double-quoted one instead, each such character `$([char]0x1b)` (5.1
+    has no `` `e `` or `` `u{} ``), and `$`, the backtick and the double quotes escaped."""
+    if _PS_BARE.fullmatch(text):
+        return text
+    if not _UNPRINTABLE.search(text):
+        return "'" + "".join(c * 2 if c in _PS_SINGLE else c for c in text) + "'"
+    out = []
+    for char in text:
+        if _UNPRINTABLE.match(char):
+            out.append(f"$([char]0x{ord(char):x})")
+        elif char in "$`" or char in _PS_DOUBLE:
+            out.append("`" + char)
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def _check_powershell_argument(text: str) -> None:
+    """PowerShell before 7.3 (and 7.3 for a .cmd program) writes a program's command line
+    without escaping a `"`, which the program's parser then reads as a quote mark: a word
+    whose marks pair up and that holds no blank arrives without them (Codex reads its
+    `-c key="value"` the same either way). Refused: a word that would run into the next
+    one (a blank with a `"` or a trailing `\\`, a quote left open) or an empty one (dropped)."""
+    blank = any(c.isspace() for c in text)
+    if (
+        text == ""
+        or (blank and ('"' in text or text.endswith("\\")))
+        or _opens_a_quote(text)
+    ):
+        raise NotQuotable(
+            f"PowerShell before 7.3 would not pass {_shown(text)} to the program as "
+            "one word: no line typed into it can (SESSDEX_SHELL=posix prints one for "
+            "Git Bash; 'sessdex resume' without --print runs it itself)."
+        )
+
+
+def _opens_a_quote(text: str) -> bool:
+    """Whether a program's parser (Microsoft's C runtime) would still be inside quotes at
+    the end of `text`: a `"` after an even run of backslashes opens or closes them."""
+    inside, backslashes = False, 0
+    for char in text:
+        if char == '"' and backslashes % 2 == 0:
+            inside = not inside
+        backslashes = backslashes + 1 if char == "\\" else 0
+    return inside
+
+
+def _cmd_word(text: str) -> str:
+    """The word in double quotes, as a program's parser reads them (`\\"` for a `"`,
+    backslashes before one doubled); cmd.exe, which knows no `\\"`, must find nothing it
+    acts on in what lies outside its own idea of the quotes."""
+    _check_cmd(text, folder=False)
+    if _CMD_BARE.fullmatch(text):
+        return text
+    out, backslashes = ['"'], 0
+    for char in text:
+        if char == "\\":
+            backslashes += 1
+            continue
+        out.append("\\" * (backslashes * 2 + 1 if char == '"' else backslashes) + char)
+        backslashes = 0
+    out.append("\\" * backslashes * 2 + '"')
+    quoted, inside = "".join(out), False
+    for char in quoted:
+        if char == '"':
+            inside = not inside
+        elif not inside and char in _CMD_OUTSIDE:
+            _refuse_cmd(repr(char), text)
+    return quoted
+
+
+def _check_cmd(text: str, *, folder: bool) -> None:
+    """cmd.exe acts on `%` (and `!`) inside double quotes too, and a line break or a
+    control character cannot be typed into it; `cd` takes no `"` in a folder."""
+    found = next((c for c in text if c in _CMD_UNQUOTABLE), None)
+    if found is None and folder and '"' in text:
+        found = '"'
+    if found is not None:
+        _refuse_cmd(repr(found), text)
+    if _UNPRINTABLE.search(text):
+        _refuse_cmd("a control character", text)
+
+
+def _refuse_cmd(what: str, text: str) -> None:
+    raise NotQuotable(
+        f"cmd.exe would act on {what} in {_shown(text)} whatever the quotes: no "
+        "line typed into it can pass that word (SESSDEX_SHELL=powershell prints "
+        "one for PowerShell; 'sessdex resume' without --print runs it itself)."
+    )
+
+
+def _shown(text: str) -> str:
+    """The word as a message shows it: repr writes out its control and bidi characters."""
+    return repr(text)

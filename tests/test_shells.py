@@ -1,0 +1,319 @@
+"""Commands printed for a person to paste fit the shell they type in: POSIX sh, or on
+Windows PowerShell (5.1 and 7) unless a POSIX shell runs there, or cmd.exe when asked;
+a word a shell cannot be given is refused, never printed wrongly."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex import api, shells, sources
+from sessdex.cli import main
+from sessdex.errors import BadValue, NotQuotable
+from sessdex.model import Session
+from sessdex.sources import Home
+from tests.helpers import write_claude_session
+
+SESSION = "5e550000-0000-4000-8000-000000000001"
+HOSTILE = [
+    "it's",
+    "\u2018curly\u2019 \u201cquotes\u201d",
+    "$(touch pwned)",
+    "a; touch pwned",
+    "`touch pwned`",
+    "$env:PATH",
+    "%PATH%",
+    "tab\there",
+    "esc\x1b]0;title\x07",
+    "rlo\u202eexe.txt",
+    "back\\slash\\",
+    "-P",
+    'model_reasoning_effort="medium"',
+    'say "hi" & bye',
+    "",
+]
+
+
+@pytest.fixture
+def on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows as a PowerShell or cmd.exe user has it: no POSIX shell's variables."""
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.delenv("MSYSTEM", raising=False)
+    monkeypatch.delenv("SHELL", raising=False)
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("environ", "platform", "shell"),
+    [
+        ({"SHELL": "/bin/zsh"}, "darwin", "posix"),
+        ({}, "linux", "posix"),
+        ({}, "win32", "powershell"),
+        ({"MSYSTEM": "MINGW64"}, "win32", "posix"),  # Git Bash, MSYS2
+        ({"SHELL": "/bin/bash"}, "win32", "posix"),  # Cygwin
+        ({"SESSDEX_SHELL": "cmd"}, "win32", "cmd"),
+        ({"SESSDEX_SHELL": "PowerShell", "MSYSTEM": "MINGW64"}, "win32", "powershell"),
+        ({"SESSDEX_SHELL": "posix"}, "win32", "posix"),
+        ({"SESSDEX_SHELL": "pwsh"}, "linux", "powershell"),
+    ],
+)
+def test_the_shell_is_the_one_the_user_types_in(
+    environ: dict[str, str], platform: str, shell: str
+) -> None:
+    assert shells.current(environ, platform) == shell
+
+
+def test_an_unknown_shell_asked_for_is_said() -> None:
+    with pytest.raises(BadValue, match="SESSDEX_SHELL is 'fish'"):
+        shells.current({"SESSDEX_SHELL": "fish"}, "win32")
+
+
+def test_powershell_words_are_quoted_as_5_1_reads_them() -> None:
+    line = shells.cd_then_run(
+        "C:\\Users\\alex\\it's \u2019here\u2019", ["claude", "--resume", "a$(b)`c;d"], "powershell"
+    )  # fmt: skip
+    assert line == (
+        "Set-Location -LiteralPath 'C:\\Users\\alex\\it''s \u2019\u2019here\u2019\u2019'; "
+        "if ($?) { & claude --resume 'a$(b)`c;d' }"
+    )
+    # a control or bidi character cannot be in a single-quoted string: 5.1's own form
+    line = shells.cd_then_run('x\x1b[2J$y`"\u201d\u202e', ["claude"], "powershell")
+    assert line.startswith(
+        'Set-Location -LiteralPath "x$([char]0x1b)[2J`$y```"`\u201d$([char]0x202e)"; '
+    )
+
+
+def test_a_word_with_paired_double_quotes_reaches_powershell_as_it_is() -> None:
+    """Codex's effort: its quotes reach the program in 7.3; 5.1 drops them, one word."""
+    line = shells.cd_then_run(
+        "C:\\x", ["codex", "-c", 'model_reasoning_effort="medium"'], "powershell"
+    )
+    assert line.endswith("""& codex -c 'model_reasoning_effort="medium"' }""")
+
+
+@pytest.mark.parametrize("word", ['say "hi"', 'a"b', "", "C:\\My Dir\\"])
+def test_a_word_powershell_5_1_would_pass_wrongly_is_refused(word: str) -> None:
+    with pytest.raises(NotQuotable, match=r"PowerShell before 7\.3"):
+        shells.cd_then_run("C:\\x", ["claude", "--resume", word], "powershell")
+
+
+def test_cmd_gets_double_quotes_and_cd_d() -> None:
+    line = shells.cd_then_run(
+        "D:\\R&D (old)", ["claude", "--resume", "a b&c|d^", "--add-dir", "C:\\a b\\"], "cmd"
+    )  # fmt: skip
+    assert line == (
+        'cd /d "D:\\R&D (old)" && claude --resume "a b&c|d^" --add-dir "C:\\a b\\\\"'
+    )
+
+
+def test_cmd_gets_a_double_quote_as_a_programs_parser_reads_it() -> None:
+    line = shells.cd_then_run(
+        "C:\\x", ["codex", "-c", 'model_reasoning_effort="medium"', 'say "a b"'], "cmd"
+    )
+    assert line.endswith(' -c "model_reasoning_effort=\\"medium\\"" "say \\"a b\\""')
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["%PATH%", "wow!", 'say "hi & bye"', "two\nlines", "esc\x1b[2J", "rlo\u202e"],
+)
+def test_a_word_cmd_would_act_on_is_refused(word: str) -> None:
+    """`say "hi & bye"` is `"say \\"hi & bye\\""` to a program: cmd.exe, which knows no
+    `\\"`, would read `& bye` outside its quotes."""
+    for folder, argv in ((word, ["claude"]), ("C:\\x", ["claude", "--resume", word])):
+        with pytest.raises(NotQuotable, match=r"cmd\.exe would act on") as refused:
+            shells.cd_then_run(folder, argv, "cmd")
+        assert "\x1b" not in str(refused.value) and "\u202e" not in str(refused.value)
+
+
+def echo_script(tmp_path: Path) -> Path:
+    """A harmless program: prints the folder it runs in and the words it was given."""
+    script = tmp_path / "echo-args.py"
+    script.write_text(
+        "import json, os, sys\nprint(json.dumps([os.getcwd(), *sys.argv[1:]]))\n"
+    )
+    return script
+
+
+def takes(shell: str, word: str) -> bool:
+    """Whether a line for `shell` can pass `word` to a program."""
+    try:
+        shells.cd_then_run("/", ["program", word], shell)
+    except NotQuotable:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("shell", "program"),
+    [("posix", ["bash", "-c"]), ("powershell", ["pwsh", "-NoProfile", "-Command"])],
+)
+def test_the_printed_line_passes_every_word_and_folder_exactly(
+    tmp_path: Path, shell: str, program: list[str]
+) -> None:
+    if shutil.which(program[0]) is None:
+        pytest.skip(f"{program[0]} is not installed")
+    folder = tmp_path / "it's a $(touch pwned) `x` %PATH% \u202e; folder"
+    folder.mkdir()
+    words = [w for w in HOSTILE if takes(shell, w)]
+    assert len(words) >= len(HOSTILE) - 3
+    line = shells.cd_then_run(
+        str(folder), [sys.executable, str(echo_script(tmp_path)), *words], shell
+    )
+    assert "\x1b" not in line and "\u202e" not in line  # printing it drives nothing
+    ran = subprocess.run(
+        [*program, line], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert json.loads(ran.stdout) == [str(folder), *words]
+    assert not list(tmp_path.rglob("pwned"))
+
+
+def test_resume_print_on_windows_is_a_powershell_line(
+    tmp_path: Path, on_windows: None
+) -> None:
+    home = tmp_path / "home"
+    write_claude_session(home, SESSION, "C:\\Users\\alex\\code\\shop-api")
+    code, out, _ = invoke("resume", SESSION[:8], "--print", "--home", str(home))
+    assert code == 0
+    assert out == (
+        "Set-Location -LiteralPath 'C:\\Users\\alex\\code\\shop-api'; "
+        f"if ($?) {{ & claude --resume '{SESSION}' --model claude-sonnet-4-5 "
+        "--permission-mode default }\n"
+    )
+
+
+def test_resume_print_in_git_bash_on_windows_stays_posix(
+    tmp_path: Path, on_windows: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MSYSTEM", "MINGW64")
+    home = tmp_path / "home"
+    write_claude_session(home, SESSION, "C:\\Users\\alex\\code\\shop-api")
+    code, out, _ = invoke("resume", SESSION[:8], "--print", "--home", str(home))
+    assert code == 0
+    assert out.startswith("cd 'C:\\Users\\alex\\code\\shop-api' && claude --resume ")
+
+
+def test_cmd_refuses_a_folder_it_would_expand_and_json_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SESSDEX_SHELL", "cmd")
+    home = tmp_path / "home"
+    write_claude_session(home, SESSION, "C:\\Users\\alex\\100%PATH%")
+    code, out, err = invoke("resume", SESSION[:8], "--print", "--home", str(home))
+    assert (code, out) == (1, "")
+    assert "cmd.exe would act on '%'" in err and "SESSDEX_SHELL=powershell" in err
+    code, out, _ = invoke("resume", SESSION[:8], "--json", "--home", str(home))
+    plan = json.loads(out)
+    assert code == 0 and plan["command"] is None
+    assert plan["argv"][:3] == ["claude", "--resume", SESSION]
+    assert any("cmd.exe would act on '%'" in w for w in plan["warnings"])
+    session = api.resolve(Home.at(home), SESSION)
+    assert api.resume_command(session) is None  # an export has no wrong line either
+
+
+def test_resume_runs_a_session_cmd_cannot_be_given_and_says_why_no_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The line is only shown: sessdex runs the CLI itself, with no shell between."""
+    from sessdex.cli import sessions
+
+    monkeypatch.setenv("SESSDEX_SHELL", "cmd")
+    folder = tmp_path / "100%PATH%"
+    folder.mkdir()
+    home = tmp_path / "home"
+    write_claude_session(home, SESSION, str(folder))
+    ran: list[list[str]] = []
+    monkeypatch.setattr(sessions, "_run_instead", lambda _, argv: ran.append(argv))
+    monkeypatch.setattr(shutil, "which", lambda name, **_: f"/usr/bin/{name}")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = invoke(
+        "resume", SESSION[:8], "--force", "--yes", "--home", str(home)
+    )
+    assert code == 0, err
+    assert ran and ran[0][:3] == ["claude", "--resume", SESSION]
+    assert "note: cmd.exe would act on '%'" in err
+
+
+def test_export_writes_the_resume_line_for_the_users_shell(
+    tmp_path: Path, on_windows: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    write_claude_session(home, SESSION, "C:\\Users\\alex\\code\\shop-api")
+    code, out, _ = invoke("export", SESSION[:8], "-f", "md", "--home", str(home))
+    assert code == 0
+    assert "Set-Location -LiteralPath 'C:\\Users\\alex\\code\\shop-api'; if ($?)" in out
+    monkeypatch.setenv("SESSDEX_SHELL", "posix")
+    code, out, _ = invoke("export", SESSION[:8], "-f", "md", "--home", str(home))
+    assert code == 0
+    assert "cd 'C:\\Users\\alex\\code\\shop-api' && claude --resume" in out
+
+
+@pytest.mark.parametrize(
+    ("shell", "lead", "hint"),
+    [
+        ("posix", "it's", "sessdex resume 'claude:it'\"'\"'s'"),
+        ("powershell", "it's", "sessdex resume 'claude:it''s'"),
+        ("cmd", "it's", 'sessdex resume "claude:it\'s"'),
+        ("cmd", "50%off", "resume the session that started it (claude:50%off)."),
+    ],
+)
+def test_a_sub_agents_hint_names_its_lead_in_the_users_shell(
+    monkeypatch: pytest.MonkeyPatch, shell: str, lead: str, hint: str
+) -> None:
+    """The hint `resume` gives for a sub-agent is a command too; where the shell cannot
+    be given the id, it is named, not printed as a wrong command."""
+    monkeypatch.setenv("SESSDEX_SHELL", shell)
+    sub = Session(app="claude", id="agent-1", parent_id=lead, cwd="/x")
+    assert api._why_not_resumable(sources.get("claude"), sub).endswith(hint)
+
+
+def crt_words(line: str) -> list[str]:
+    """How a Windows program (Microsoft's C runtime) splits its command line: `2n`
+    backslashes before a `"` are `n` and the quote opens or closes, `2n+1` are `n` and a
+    literal `"`; other backslashes are themselves; blanks outside quotes part words."""
+    words: list[str] = []
+    word, inside, started, i = "", False, False, 0
+    while i < len(line):
+        char = line[i]
+        if char == "\\":
+            run = len(line[i:]) - len(line[i:].lstrip("\\"))
+            i += run
+            if line[i : i + 1] == '"':
+                word += "\\" * (run // 2)
+                if run % 2:
+                    word, i = word + '"', i + 1
+            else:
+                word += "\\" * run
+            started = True
+            continue
+        if char == '"':
+            inside, started = not inside, True
+        elif char in " \t" and not inside:
+            if started:
+                words.append(word)
+            word, started = "", False
+        else:
+            word, started = word + char, True
+        i += 1
+    if started:
+        words.append(word)
+    return words
+
+
+def test_a_program_run_from_the_cmd_line_gets_every_word_exactly() -> None:
+    words = [w for w in HOSTILE if takes("cmd", w)]
+    assert 'model_reasoning_effort="medium"' in words and "back\\slash\\" in words
+    words += ["a b\\", 'say "a b"', "\\\\server\\share\\", "R&D (old)", "x^y|z"]
+    line = shells.cd_then_run("C:\\x", ["program", *words], "cmd")
+    assert line.startswith('cd /d "C:\\x" && ')
+    assert crt_words(line.split(" && ", 1)[1]) == ["program", *words]

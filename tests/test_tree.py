@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -620,3 +621,66 @@ def test_a_chain_of_a_thousand_nested_sub_agents_is_shown_in_every_form(
     assert "children" not in rows[0]
     result = runner.invoke(main, ["tree", "lead"])  # (a terminal's width cuts it)
     assert result.exit_code == 0, result.output
+
+
+# a spawn whose sub-agent transcript went (deleted, or a home copied without it): per app,
+# the session, the child the spawn names, and what of the fixture home held its transcript
+GONE = [
+    pytest.param(
+        "gemini",
+        "b44832f3",
+        "85b47322-1c7f-4f31-830e-607bca07767c",
+        ".gemini/tmp/shop-api/chats/b44832f3-f4fa-4a19-8699-656bec90e64d",
+        id="gemini",
+    ),
+    pytest.param(
+        "kimi",
+        "1bcbe023",
+        "agent-0",
+        ".kimi-code/sessions/wd_project_ac3bb318f98e/"
+        "session_1bcbe023-4f7e-4971-9dc9-43b8756045b0/agents/agent-0",
+        id="kimi-code",
+    ),
+    pytest.param(
+        "vibe",
+        "fe38b8f5",
+        "ad739610-b155-6747-3b00-d8fe0a8cc57b",
+        ".vibe/logs/session/session_20261130_081129_fe38b8f5/agents",
+        id="vibe-legacy",
+    ),
+    pytest.param(
+        "vibe",
+        "11e8c9f6",
+        "child-d6d2c0b9d4b3f893638acbd9",
+        ".vibe/logs/session/unified/child-d6d2c0b9d4b3f893638acbd9",
+        id="vibe-unified",
+    ),
+    pytest.param(
+        "roo",
+        "7c1a2b3d",
+        "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+        ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/"
+        "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+        id="roo",
+    ),
+]
+
+
+@pytest.mark.parametrize(("app", "lead", "child", "held"), GONE)
+def test_a_sub_agent_whose_transcript_is_gone_is_named(
+    tmp_path: Path, app: str, lead: str, child: str, held: str
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / app / "home", home)
+    shutil.rmtree(home / held)
+    runner = CliRunner()
+    result = runner.invoke(main, ["tree", lead, "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    assert child in result.stdout  # still in the tree, empty
+    warning = f"{app}: sub-agent {child}: transcript not found"
+    assert result.stderr.count(warning) == 1, result.stderr
+    shown = runner.invoke(main, ["show", lead, "--json", "--home", str(home)])
+    spawns = [e["extra"].get("child_id") for e in json.loads(shown.stdout)]
+    assert child in spawns and shown.stderr.count(warning) == 1
+    whole = runner.invoke(main, ["tree", lead, "--home", str(DATA / app / "home")])
+    assert whole.exit_code == 0 and "transcript not found" not in whole.stderr

@@ -300,7 +300,10 @@ def test_unified_subagent_without_a_spawn_link_is_still_found(tmp_path: Path) ->
         text = chunk.read_text()
         if CHILD in text:
             chunk.write_text(text.replace(CHILD, "child-gone"))
-    found = events(sessions(home)[LEAD])
+    diagnostics = Diagnostics()
+    found = list(vibe.read(sessions(home)[LEAD], diagnostics))
+    # the store the spawn names is not there, and the read says so
+    assert diagnostics.problems == ["vibe: sub-agent child-gone: transcript not found"]
     orphan = [
         e for e in found if e.kind == "subagent" and e.extra.get("child_id") == CHILD
     ]

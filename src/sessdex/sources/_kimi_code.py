@@ -787,6 +787,8 @@ class _Reader:
         try:
             if path.is_file():
                 yield from self.wire(path, child, 0)
+            else:  # named by state.json, a result or a spawn record: it was made
+                self.diagnostics.child_missing("kimi", child)
         except FileNotFoundError:
             self.diagnostics.problem(f"{path}: vanished while reading")
 

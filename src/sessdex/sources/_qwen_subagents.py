@@ -4,6 +4,8 @@ agent-<id>.jsonl` beside an `agent-<id>.meta.json`, each read into its parent's 
 Which spawn a transcript belongs to (the meta's `toolUseId`, else the call id its name
 ends in, else a guess by type and time), and which telemetry runs of the parent's chat it
 stands for, so that each model call is billed once (see qwen.py's `_Reader.telemetry`).
+A spawn with no transcript is not warned of: releases before 0.21 wrote none, and the
+chat does not say which release ran it; its calls come from the telemetry instead.
 """
 
 from __future__ import annotations

@@ -600,7 +600,9 @@ class _EntryReader:
         folder = self.store.folder.parent / child
         if child in self.seen or self.depth >= SUBAGENT_DEPTH or not _NAME.match(child):
             return
-        if (folder / "CURRENT").is_file():
+        if not (folder / "CURRENT").is_file():  # the spawn effect named a store
+            self.diagnostics.child_missing("vibe", child)
+        else:
             yield from read_store(
                 folder,
                 self.emit,

@@ -777,6 +777,8 @@ class _Translator:
         child_path = path.parent.parent / child / "ui_messages.json"
         if child_path.is_file():
             yield from self.task(child_path, child, depth + 1)
+        else:  # the parent's history names it: the sub-task was made
+            self.diagnostics.child_missing(self.store.app, child)
 
 
 class _Maker(Protocol):

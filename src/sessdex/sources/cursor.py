@@ -23,7 +23,8 @@ one. Without a chat store a session's cwd is unknown and its time is the file's 
 
 Usage: none is recorded in the transcripts, so no usage events. Sub-agent transcripts carry
 no link to the spawning call: their events follow the parent's, each introduced by a
-`subagent` event.
+`subagent` event. So a sub-agent whose transcript is gone cannot be told from none spawned,
+and no warning names it (as Claude Code's would).
 
 The IDE keeps every conversation (agent, ask and plan modes, and those from before the
 mirror) in `Cursor/User/globalStorage/state.vscdb` under the editors' config folder; it is

@@ -596,6 +596,8 @@ def _child_chat(
     path = folder / f"{child}.jsonl"
     if path.is_file():
         yield from _read_chat(path, child, emit, diagnostics, full, 0, depth + 1)
+    else:  # the call is written once it has run, naming the chat its agent wrote
+        diagnostics.child_missing(NAME, child)
 
 
 # --- resume ----------------------------------------------------------------------------

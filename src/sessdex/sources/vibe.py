@@ -175,6 +175,8 @@ class _Meta:
     stats: dict[str, int] = field(default_factory=dict)
     # the spawning tool call id -> the sub-agent's folder, relative to this one
     children: dict[str, str] = field(default_factory=dict)
+    # the spawning tool call id -> the sub-agent's session id, where the entry names it
+    child_ids: dict[str, str] = field(default_factory=dict)
 
 
 def _meta(folder: Path) -> _Meta | None:
@@ -196,11 +198,13 @@ def _meta_of(document: object, folder: Path) -> _Meta | None:
     elif isinstance(models, list):  # older configs list the models
         entry = next((m for m in models if text_of(m, "alias") == alias), None)
     stats = obj(document, "stats")
-    children = {}
+    children, child_ids = {}, {}
     for child in items(document, "child_sessions"):
         call, relative = text_of(child, "tool_call_id"), text_of(child, "relative_path")
         if call and relative and ".." not in Path(relative).parts:
             children[call] = relative
+            if child_id := text_of(child, "session_id"):
+                child_ids[call] = child_id
     return _Meta(
         folder=folder,
         session_id=session_id,
@@ -227,6 +231,7 @@ def _meta_of(document: object, folder: Path) -> _Meta | None:
             )
         },
         children=children,
+        child_ids=child_ids,
     )
 
 
@@ -642,13 +647,16 @@ def _call_events(
     folder = meta.folder / relative if relative else (spare.pop(0) if spare else None)
     child = _meta(folder) if folder is not None else None
     agent_type = text_of(arguments, "agent") or (child.agent if child else None)
+    named = meta.child_ids.get(call_id or "") if relative else None
+    if child is None and named:  # meta.json lists the sub-agent: its folder went
+        diagnostics.child_missing(NAME, named)
     yield say(
         "subagent",
         time=when,
         call_id=call_id,
         text=text_of(arguments, "task"),
         extra={
-            "child_id": child.session_id if child else None,
+            "child_id": child.session_id if child else named,
             "agent_type": agent_type,
         },
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import time
 from pathlib import Path
 
@@ -656,6 +657,20 @@ GONE = [
         id="vibe-unified",
     ),
     pytest.param(
+        "opencode",
+        "ses_dd47cc97",
+        "ses_dd47cc26cffeODfwLbHNPwBmj1",
+        ".local/share/opencode/opencode.db",
+        id="opencode",
+    ),
+    pytest.param(
+        "kilo",
+        "ses_dca3c4fd",
+        "ses_dca3c050bffebCqjqWcltmC3YO",
+        ".local/share/kilo/kilo.db",
+        id="kilo-cli",
+    ),
+    pytest.param(
         "roo",
         "7c1a2b3d",
         "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
@@ -672,7 +687,10 @@ def test_a_sub_agent_whose_transcript_is_gone_is_named(
 ) -> None:
     home = tmp_path / "home"
     shutil.copytree(DATA / app / "home", home)
-    shutil.rmtree(home / held)
+    if held.endswith(".db"):  # the child's session rows, as OpenCode removes them
+        _drop_session(home / held, child)
+    else:
+        shutil.rmtree(home / held)
     runner = CliRunner()
     result = runner.invoke(main, ["tree", lead, "--home", str(home)])
     assert result.exit_code == 0, result.output
@@ -684,3 +702,11 @@ def test_a_sub_agent_whose_transcript_is_gone_is_named(
     assert child in spawns and shown.stderr.count(warning) == 1
     whole = runner.invoke(main, ["tree", lead, "--home", str(DATA / app / "home")])
     assert whole.exit_code == 0 and "transcript not found" not in whole.stderr
+
+
+def _drop_session(database: Path, session_id: str) -> None:
+    with sqlite3.connect(database) as db:
+        for table, column in (("part", "session_id"), ("message", "session_id")):
+            db.execute(f"DELETE FROM {table} WHERE {column} = ?", (session_id,))
+        db.execute("DELETE FROM session WHERE id = ?", (session_id,))
+    db.close()

@@ -417,7 +417,7 @@ def read(
 ) -> Iterator[Event]:
     if not session.path:
         return
-    reader = _Reader(session.id, diagnostics, full)
+    reader = _Reader(session.id, diagnostics, full, app=session.app)
     if "#session/" in session.path:
         yield from reader.database(session.path.split("#session/")[0])
     else:
@@ -428,9 +428,14 @@ class _Reader:
     """Turns OpenCode messages and parts into events, child sessions included."""
 
     def __init__(
-        self, session_id: str, diagnostics: Diagnostics, full: bool = False
+        self,
+        session_id: str,
+        diagnostics: Diagnostics,
+        full: bool = False,
+        app: str = NAME,  # Kilo 7 keeps OpenCode's tables: its warnings name Kilo
     ) -> None:
         self.session_id = session_id
+        self.app = app
         self.diagnostics = diagnostics
         self.full = full  # huge values whole, not with their long strings elided
         self.db = ""
@@ -793,7 +798,14 @@ class _Reader:
                 and children is not None
             ):
                 self.inlined.add(child)
-                yield from children(child, child)
+                shown = False
+                for event in children(child, child):
+                    shown = True
+                    yield event
+                if not shown and state.get("status") in ("completed", "error"):
+                    # it came back from the child it names, and that session is gone
+                    # (removed on its own, or its parent imported without it)
+                    self.diagnostics.child_missing(self.app, child)
         status = state.get("status")
         if status in ("pending", "running", "streaming"):  # no result yet
             return

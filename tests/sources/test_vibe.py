@@ -631,3 +631,22 @@ def test_a_fork_is_listed_and_counted_as_the_users_own_session(
     billed = [e.usage for e in events(found[FORK]) if e.kind == "usage" and e.usage]
     assert by_session[FORK] == sum(u.input_tokens for u in billed) > 0
     assert by_session[UNIFIED_FORK] > 0
+
+
+def test_a_sub_agent_whose_meta_json_is_cut_short_is_not_called_gone(
+    tmp_path: Path,
+) -> None:
+    # its folder is there, only its meta.json is half written: the warning says that,
+    # not that its transcript is gone
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    lead = home / SAVE_DIR / "session_20261130_081129_fe38b8f5"
+    meta = lead / "agents" / "explore_20261130_081129_ad739610" / "meta.json"
+    meta.write_bytes(meta.read_bytes()[:200])
+    child = "ad739610-b155-6747-3b00-d8fe0a8cc57b"
+    diagnostics = Diagnostics()
+    found = list(
+        vibe.read(sessions(home)["fe38b8f5-4dba-d4fd-b461-4ef8b3ed7078"], diagnostics)
+    )
+    assert [e.extra["child_id"] for e in found if e.kind == "subagent"] == [child]
+    assert diagnostics.problems == [f"vibe: sub-agent {child}: meta.json unreadable"]

@@ -648,8 +648,11 @@ def _call_events(
     child = _meta(folder) if folder is not None else None
     agent_type = text_of(arguments, "agent") or (child.agent if child else None)
     named = meta.child_ids.get(call_id or "") if relative else None
-    if child is None and named:  # meta.json lists the sub-agent: its folder went
-        diagnostics.child_missing(NAME, named)
+    if child is None and named and folder is not None:  # meta.json lists it
+        if folder.is_dir():  # there, but its own meta.json could not be read
+            diagnostics.problem(f"{NAME}: sub-agent {named}: meta.json unreadable")
+        else:
+            diagnostics.child_missing(NAME, named)
     yield say(
         "subagent",
         time=when,

@@ -1180,3 +1180,29 @@ def test_a_windows_homes_goose_sessions_are_listed(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     listed = {(s["app"], s["id"]) for s in json.loads(result.stdout)}
     assert ("goose", MAIN) in listed and ("goose", LEGACY) in listed
+
+
+def test_a_sub_agent_whose_session_is_gone_is_named(tmp_path: Path) -> None:
+    # summon's result names the sub-agent's session, which was removed since: the lead
+    # still shows the spawn, and the read says what is missing
+    from sessdex.tree import build_tree
+
+    home, db = v16_home(tmp_path)
+    add_session(db, "20260820_1", name="Lead")
+    request = {"type": "toolRequest", "id": "call_1", "toolCall": {"status": "success",
+               "value": {"name": "summon__delegate",
+                         "arguments": {"instructions": "Find callers of checkout"}}}}  # fmt: skip
+    answered = {"type": "toolResponse", "id": "call_1", "toolResult": {"status": "success",
+                "value": {"content": text("Called from api.py:12"),
+                          "_meta": {"subagent_session_id": "20260820_2"}}}}  # fmt: skip
+    add_message(db, "20260820_1", "user", text("Find the callers"), 0)
+    add_message(db, "20260820_1", "assistant", [request], 2)
+    add_message(db, "20260820_1", "user", [answered], 5)
+    add_message(db, "20260820_1", "assistant", text("api.py:12 calls it."), 6)
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    found = list(goose.read(sessions(home)["20260820_1"], diagnostics))
+    [node] = build_tree("20260820_1", found).children
+    assert (node.id, node.status, node.events) == ("20260820_2", "done", 0)
+    assert diagnostics.problems == ["goose: sub-agent 20260820_2: transcript not found"]

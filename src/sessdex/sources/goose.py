@@ -853,9 +853,17 @@ class _Reader:
             "SELECT created_at, name FROM sessions WHERE id = ? AND parent_session_id = ?",
             (child, parent),
         ).fetchone()
-        if row is None:
-            return
+        if (
+            row is None
+            and connection.execute(
+                "SELECT 1 FROM sessions WHERE id = ?", (child,)
+            ).fetchone()
+        ):
+            return  # another session's (it records another parent): not read here
         self.inlined.add(child)
+        if row is None:  # the result names a session Goose made, and it is gone
+            self.diagnostics.child_missing(NAME, child)
+            row = (None, None)
         instructions, source = self.delegations.get(call_id or "", (None, None))
         extra: dict[str, JSONValue] = {"child_id": child, "agent_type": "sub_agent"}
         if source:  # the recipe or agent it ran

@@ -524,6 +524,8 @@ class _Reader:
             )
         if call_id is None:
             return
+        # a spawn is known by the child session its call made (the tools that make one
+        # differ by release): a child removed leaves a plain call, and no warning
         child = self.connection.execute(
             "SELECT id FROM sessions WHERE id IN (?, ?) AND parent_session_id IS NOT NULL",
             (f"{message_id}$${call_id}", call_id),

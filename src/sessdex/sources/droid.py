@@ -20,7 +20,9 @@ have seen, so `read` emits one `usage` event with the session totals of `tokenUs
 message, and the total is not added). A `session_start` naming `callingSessionId` is a
 sub-agent the Task tool ran: listed under that session, titled by the line after droid's
 "# Task Tool Invocation" header, and read into it after the call (`callingToolUseId`) that
-ran it, its events tagged with its id (those no call names come at the end). `compaction_state` is a compaction (its summary),
+ran it, its events tagged with its id (those no call names come at the end). Only the
+sub-agent names its lead: one whose transcript is gone leaves a plain Task call, and no
+warning can name it. `compaction_state` is a compaction (its summary),
 `agent_turn_outcome` the end of a turn (an error when it failed). `~/.factory/projects` stream-JSON exports are not
 read. The folder is `$FACTORY_HOME_OVERRIDE/.factory` where that is set (Factory's SDK
 reads it; the desktop app sets it for its daemon), else `~/.factory`, `~` found through

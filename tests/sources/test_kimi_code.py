@@ -428,3 +428,30 @@ def test_kimi_code_2_names_its_sub_agents_in_the_parents_wire(tmp_path: Path) ->
     assert (note.kind, note.text) == ("meta", "sub-agent agent-1 failed: rate limited")
     agent_1 = total([e for e in got if e.agent_id == "agent-1"])
     assert total(got) == before + agent_1  # nothing billed twice
+
+
+def test_a_sub_agent_kimi_says_failed_is_failed_in_the_tree(tmp_path: Path) -> None:
+    # 2.x notes a background sub-agent's end in its parent's wire (`subagent.failed`):
+    # the tree said it was still running
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    agents = home / WORKSPACE / f"session_{TOOLS}" / "agents"
+    shutil.copytree(agents / "agent-0", agents / "agent-1")
+    wire = agents / "main" / "wire.jsonl"
+    lines = wire.read_text().splitlines(keepends=True)
+    at = next(
+        i for i, line in enumerate(lines) if '"toolCallId":"Agent_3","name"' in line
+    )
+    time = json.loads(lines[at])["time"]
+    spawned = {"type": "subagent.spawned", "subagentId": "agent-1",
+               "subagentName": "explore", "parentAgentId": "main",
+               "description": "Watch the tests", "runInBackground": True, "time": time}  # fmt: skip
+    failed = {"type": "subagent.failed", "subagentId": "agent-1",
+              "error": "rate limited", "time": time}  # fmt: skip
+    added = [json.dumps(r) + "\n" for r in (spawned, failed)]
+    wire.write_text("".join([*lines[: at + 1], *added, *lines[at + 1 :]]))
+    _, root = api.agent_tree(Home.at(home), TOOLS)
+    assert {c.id: c.status for c in root.children} == {
+        "agent-0": "done",
+        "agent-1": "failed",
+    }

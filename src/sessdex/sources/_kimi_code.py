@@ -529,7 +529,12 @@ class _Reader:
                 time,
                 agent_id=agent,
                 text=f"sub-agent {child} {status}" + (f": {why}" if why else ""),
-                extra={"child_id": child, "status": status},
+                # the end the tree notes: a cancelled one stopped, as the user asked
+                extra={
+                    "child_id": child,
+                    "status": status,
+                    "subagent_status": "failed" if status == "failed" else "done",
+                },
             )
         elif kind == "context.undo":
             count = as_int(record.get("count"))

@@ -317,3 +317,83 @@ def test_a_program_run_from_the_cmd_line_gets_every_word_exactly() -> None:
     line = shells.cd_then_run("C:\\x", ["program", *words], "cmd")
     assert line.startswith('cd /d "C:\\x" && ')
     assert crt_words(line.split(" && ", 1)[1]) == ["program", *words]
+
+
+@pytest.mark.parametrize(
+    ("shell", "program"),
+    [("posix", ["bash", "-c"]), ("powershell", ["pwsh", "-NoProfile", "-Command"])],
+)
+def test_a_variable_set_by_the_printed_line_reaches_the_program(
+    tmp_path: Path, shell: str, program: list[str]
+) -> None:
+    """A note's `GOOSE_MODE=…` line: the exact value, in the environment the next
+    program gets (a POSIX assignment without `export` reached no program)."""
+    if shutil.which(program[0]) is None:
+        pytest.skip(f"{program[0]} is not installed")
+    values = [w for w in HOSTILE if w and w != "%PATH%"] + ["smart_approve"]
+    for value in values:
+        line = shells.set_variable("SESSDEX_T", value, shell)
+        assert "\x1b" not in line and "\u202e" not in line
+        run_it = shells.run(
+            [sys.executable, "-c", "import os; print(ascii(os.environ['SESSDEX_T']))"],
+            shell,
+        )
+        ran = subprocess.run(
+            [*program, f"{line}; {run_it}"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert ran.stdout.strip() == ascii(value), (value, line)
+    assert not list(tmp_path.rglob("pwned"))
+
+
+def test_a_variable_is_set_as_powershell_and_cmd_write_it() -> None:
+    set_variable = shells.set_variable
+    assert set_variable("GOOSE_MODE", "approve", "posix") == "export GOOSE_MODE=approve"
+    # a bare word after `=` would run as a command in PowerShell: always a string
+    assert set_variable("GOOSE_MODE", "approve", "powershell") == (
+        "$env:GOOSE_MODE = 'approve'"
+    )
+    assert set_variable("GOOSE_MODE", "it's $x", "powershell") == (
+        "$env:GOOSE_MODE = 'it''s $x'"
+    )
+    assert set_variable("GOOSE_MODE", "a&b", "cmd") == 'set "GOOSE_MODE=a&b"'
+    for word in ("%PATH%", 'say "hi"', "esc\x1b"):
+        with pytest.raises(NotQuotable):
+            set_variable("GOOSE_MODE", word, "cmd")
+
+
+def test_the_goose_and_droid_notes_are_written_for_the_users_shell(
+    on_windows: None,
+) -> None:
+    """The lines a resume's notes suggest are pasted into the same shell as its command."""
+    from dataclasses import replace
+
+    from sessdex.sources import droid, goose
+
+    base = Session(
+        app="goose", id="20260820_1", path="/x", cwd="C:\\Users\\me\\app", title="t"
+    )
+    plan = goose.resume(replace(base, permission_mode="smart_approve"))
+    assert plan is not None
+    assert (
+        "the session ran in goose mode 'smart_approve'; to keep it, run "
+        "$env:GOOSE_MODE = 'smart_approve' first"
+    ) in plan.notes
+    plan = droid.resume(replace(base, app="droid", id="it's"))
+    assert plan is not None
+    assert "headless: & droid exec -s 'it''s' (needs a Factory login)" in plan.notes
+    # a word no cmd.exe line can carry: no line, never a wrong one
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SESSDEX_SHELL", "cmd")
+        plan = goose.resume(replace(base, permission_mode="%PATH%"))
+        assert plan is not None
+        assert (
+            "the session ran in goose mode '%PATH%'; to keep it, set the environment "
+            "variable GOOSE_MODE to it before resuming"
+        ) in plan.notes
+        plan = droid.resume(replace(base, app="droid", id="%PATH%"))
+        assert plan is not None
+        assert not any("droid exec" in note for note in plan.notes)

@@ -74,28 +74,52 @@ def word(text: str, shell: str | None = None) -> str:
     return _posix_word(text)
 
 
-def cd_then_run(folder: str, argv: Sequence[str], shell: str | None = None) -> str:
-    """The line that enters `folder` and, only if that worked, runs `argv` there."""
+def run(argv: Sequence[str], shell: str | None = None) -> str:
+    """The line that runs `argv` in the current folder."""
     shell = shell or current()
     if shell == POWERSHELL:
         for argument in argv[1:]:
             _check_powershell_argument(argument)
         rest = "".join(" " + _powershell_word(a) for a in argv[1:])
-        # 5.1 has no `&&`; `$?` says whether Set-Location entered the folder. The call
-        # operator runs a quoted program name, which alone would be a string.
+        # the call operator runs a quoted program name, which alone would be a string
+        return f"& {_powershell_word(argv[0])}{rest}"
+    if shell == CMD:
+        return " ".join(map(_cmd_word, argv))
+    return " ".join(map(_posix_word, argv))
+
+
+def cd_then_run(folder: str, argv: Sequence[str], shell: str | None = None) -> str:
+    """The line that enters `folder` and, only if that worked, runs `argv` there."""
+    shell = shell or current()
+    if shell == POWERSHELL:
+        # 5.1 has no `&&`; `$?` says whether Set-Location entered the folder
         return (
             f"Set-Location -LiteralPath {_powershell_word(folder)}; "
-            f"if ($?) {{ & {_powershell_word(argv[0])}{rest} }}"
+            f"if ($?) {{ {run(argv, shell)} }}"
         )
     if shell == CMD:
         _check_cmd(folder, folder=True)
         # /d: change the drive too, as a folder on another drive needs
-        return f'cd /d "{folder}" && ' + " ".join(map(_cmd_word, argv))
+        return f'cd /d "{folder}" && ' + run(argv, shell)
     # to cd, an option (`cd -`: the last folder, `-P`: home) or, to zsh, an entry of
     # its folder stack (`cd +1`): `./-P` is the folder of that name, as resume's
     if folder.startswith(("-", "+")):
         folder = os.path.join(os.curdir, folder)
-    return f"cd {_posix_word(folder)} && " + " ".join(map(_posix_word, argv))
+    return f"cd {_posix_word(folder)} && " + run(argv, shell)
+
+
+def set_variable(name: str, value: str, shell: str | None = None) -> str:
+    """The line that sets the environment variable `name` (a plain word) to `value` for
+    the programs this shell runs next."""
+    shell = shell or current()
+    if shell == POWERSHELL:  # always quoted: a bare word there would run as a command
+        return f"$env:{name} = {_powershell_string(value)}"
+    if shell == CMD:  # the quotes around the whole keep `&|<>^` out of cmd's reach
+        _check_cmd(value, folder=True)
+        return f'set "{name}={value}"'
+    return (
+        f"export {name}={_posix_word(value)}"  # unexported, it would reach no program
+    )
 
 
 def _posix_word(text: str) -> str:
@@ -118,11 +142,14 @@ def _posix_word(text: str) -> str:
 
 
 def _powershell_word(text: str) -> str:
+    """A plain word (`--resume`, `claude`) as it is; any other a string literal."""
+    return text if _PS_BARE.fullmatch(text) else _powershell_string(text)
+
+
+def _powershell_string(text: str) -> str:
     """A single-quoted string, its quote marks doubled; one holding a control or bidi
     character is a double-quoted one instead, each such character `$([char]0x1b)` (5.1
     has no `` `e `` or `` `u{} ``), and `$`, the backtick and the double quotes escaped."""
-    if _PS_BARE.fullmatch(text):
-        return text
     if not _UNPRINTABLE.search(text):
         return "'" + "".join(c * 2 if c in _PS_SINGLE else c for c in text) + "'"
     out = []

@@ -369,7 +369,7 @@ def test_the_goose_mode_in_the_note_is_quoted(tmp_path: Path) -> None:
     plan = goose.resume(replace(sessions()[MAIN], permission_mode=hostile))
     assert plan is not None
     (note,) = [n for n in plan.notes if "GOOSE_MODE=" in n]
-    assignment = note.partition("set ")[2].removesuffix(" to keep it")
+    assignment = note.partition("to keep it, run ")[2].removesuffix(" first")
     pasted = subprocess.run(
         ["bash", "-c", f'{assignment}; printf %s "$GOOSE_MODE"'],
         cwd=tmp_path,

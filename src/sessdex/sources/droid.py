@@ -32,15 +32,16 @@ reference; `droid exec -s <id>` continues headless), run against droid 0.215.
 
 from __future__ import annotations
 
+import contextlib
 import re
-import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from .. import files, folders
+from .. import files, folders, shells
 from ..diagnostics import Diagnostics
+from ..errors import NotQuotable
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
@@ -431,10 +432,11 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         return None
     # droid 0.215 opens a session given by id without a picker; `exec -s` asks
     # Factory's API for it first (fails in airgap mode), so it is only a note; the id
-    # is the file's: quoted, as a command a person may paste
-    notes = [
-        f"headless: droid exec -s {shlex.quote(session.id)} (needs a Factory login)"
-    ]
+    # is the file's: quoted for the user's shell, as a command a person may paste
+    notes = []
+    with contextlib.suppress(NotQuotable):  # no line that shell could take: no note
+        headless = shells.run(("droid", "exec", "-s", session.id))
+        notes.append(f"headless: {headless} (needs a Factory login)")
     if session.parent_id:  # a Task sub-agent's transcript is a session file of its own
         notes.append(
             "a sub-agent session: it reopens on its own, not inside its parent"

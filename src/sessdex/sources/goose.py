@@ -58,7 +58,6 @@ taken out of `input_tokens`.
 from __future__ import annotations
 
 import itertools
-import shlex
 import sqlite3
 from collections.abc import Iterator, Mapping
 from datetime import datetime
@@ -67,8 +66,9 @@ from typing import Unpack
 
 import orjson
 
-from .. import databases, files, folders
+from .. import databases, files, folders, shells
 from ..diagnostics import Diagnostics
+from ..errors import NotQuotable
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
@@ -1164,6 +1164,15 @@ def resume_refusal(session: Session) -> str | None:
     )
 
 
+def _keep_mode(mode: str) -> str:
+    """How to keep `mode`: the line that sets GOOSE_MODE in the user's shell, the file's
+    word quoted for it (or, where that shell cannot be given the word, what to set)."""
+    try:
+        return f"run {shells.set_variable('GOOSE_MODE', mode)} first"
+    except NotQuotable:
+        return "set the environment variable GOOSE_MODE to it before resuming"
+
+
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`goose session --resume --session-id <id>` in the session's folder.
 
@@ -1183,8 +1192,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     mode = session.permission_mode
     if mode and mode != "auto":  # "auto", the default, runs tools without asking
         notes.append(
-            f"the session ran in goose mode '{mode}': set "
-            f"GOOSE_MODE={shlex.quote(mode)} to keep it"  # the file's word, quoted
+            f"the session ran in goose mode '{mode}'; to keep it, {_keep_mode(mode)}"
         )
     if session.agent_type == "sub_agent":
         notes.append(

@@ -710,3 +710,35 @@ def _drop_session(database: Path, session_id: str) -> None:
             db.execute(f"DELETE FROM {table} WHERE {column} = ?", (session_id,))
         db.execute("DELETE FROM session WHERE id = ?", (session_id,))
     db.close()
+
+
+def test_an_end_the_app_notes_before_the_spawn_is_read_still_ends_the_sub_agent() -> (
+    None
+):
+    """Kimi Code notes a sub-agent's end in its lead's wire; one known only from the
+    session's state.json is announced after the wire is read: its noted end still counts
+    (it was dropped, and a failed background sub-agent showed running)."""
+    from datetime import UTC, datetime
+
+    from sessdex.model import Event
+    from sessdex.tree import build_tree
+
+    when = datetime(2026, 11, 20, tzinfo=UTC)
+    events: list[Event] = []
+
+    def add(kind: str, agent: str | None, **extra: object) -> None:
+        events.append(
+            Event("lead", len(events), kind, when, agent_id=agent, extra=dict(extra))  # type: ignore[arg-type]
+        )
+
+    add("user", None)
+    add("meta", None, subagent_status="failed", child_id="bg")
+    add("meta", None, subagent_status="done", child_id="ok")
+    add("assistant", None)
+    add("turn_end", None)
+    for child in ("bg", "ok"):
+        add("subagent", None, child_id=child)
+        add("user", child)
+        add("tool_call", child)  # cut off mid-work, as far as its own file says
+    statuses = {node.id: node.status for _, node in build_tree("lead", events).walk()}
+    assert statuses == {"lead": "done", "bg": "failed", "ok": "done"}

@@ -120,6 +120,7 @@ def build_tree(
     last_kind: dict[str, str] = {}
     launched: set[int] = set()  # id(node) of sub-agents running in the background
     noted: dict[int, str] = {}  # id(node) -> the end status the app noted for it
+    noted_early: dict[str, str] = {}  # child id -> the same, noted before its spawn
     ends_turns: set[str] = set()  # agents seen writing a turn end
 
     def attach(parent: AgentNode, child: AgentNode) -> None:
@@ -177,8 +178,11 @@ def build_tree(
             child = by_call.get(event.call_id or "") or nodes.get(
                 str(child_id) if child_id is not None else ""
             )
+            status = "failed" if ended == "failed" else "done"
             if child is not None and child is not root:
-                noted[id(child)] = "failed" if ended == "failed" else "done"
+                noted[id(child)] = status
+            elif child is None and child_id is not None:
+                noted_early[str(child_id)] = status  # its spawn is read later
         if event.kind == "turn_end":
             ends_turns.add(node.id)
         retried = event.kind == "error" and event.extra.get("retrying") is True
@@ -198,6 +202,8 @@ def build_tree(
     for _, node in root.walk():
         if id(node) in noted:
             node.status = noted[id(node)]
+        elif node is not root and node.id in noted_early:
+            node.status = noted_early[node.id]
         if node is root or node.status != "running":
             continue
         last = last_kind.get(node.id)

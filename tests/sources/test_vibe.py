@@ -650,3 +650,8 @@ def test_a_sub_agent_whose_meta_json_is_cut_short_is_not_called_gone(
     )
     assert [e.extra["child_id"] for e in found if e.kind == "subagent"] == [child]
     assert diagnostics.problems == [f"vibe: sub-agent {child}: meta.json unreadable"]
+    # what it did is still read from its messages.jsonl, under its own id
+    lead_session = sessions(HOME)["fe38b8f5-4dba-d4fd-b461-4ef8b3ed7078"]
+    intact = list(vibe.read(lead_session, Diagnostics()))
+    kinds = [e.kind for e in intact if e.agent_id == child and e.kind != "usage"]
+    assert kinds and [e.kind for e in found if e.agent_id == child] == kinds

@@ -651,6 +651,21 @@ def _call_events(
     if child is None and named and folder is not None:  # meta.json lists it
         if folder.is_dir():  # there, but its own meta.json could not be read
             diagnostics.problem(f"{NAME}: sub-agent {named}: meta.json unreadable")
+            # its messages still are: what the lead's entry and call say stands in
+            child = _Meta(
+                folder=folder,
+                session_id=named,
+                parent_id=meta.session_id,
+                start=when,
+                end=None,
+                title=None,
+                cwd=meta.cwd,
+                branch=meta.branch,
+                model=None,
+                alias=None,
+                effort=None,
+                agent=agent_type,
+            )
         else:
             diagnostics.child_missing(NAME, named)
     yield say(
@@ -673,7 +688,7 @@ def _call_events(
             full=full,
             depth=depth + 1,
         )
-        if (usage := _usage(child, None)) is not None:
+        if child.stats and (usage := _usage(child, None)) is not None:
             yield emit("usage", agent_id=child.session_id, time=child.end, usage=usage)
 
 

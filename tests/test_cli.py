@@ -212,6 +212,37 @@ def test_an_id_two_apps_share_is_picked_by_naming_the_app(home: Home) -> None:
     assert "'nonesuch' is no app sessdex reads" in err  # a misspelt app, most likely
 
 
+def test_an_id_of_another_app_than_the_one_named_says_which_app_has_it() -> None:
+    """`codex:3f2b` for a Claude Code session's id: the error names the form that works."""
+    code, out, err = invoke("show", f"codex:{CLAUDE_A[:8]}", "--home", DEMO)
+    assert (code, out) == (1, "")
+    assert f"a claude session's does: 'claude:{CLAUDE_A[:8]}'" in err
+    code, _, err = invoke("resume", f"claude:{CODEX[:6]}", "--print", "--home", DEMO)
+    assert code == 1 and f"'codex:{CODEX[:6]}'" in err
+
+
+def test_a_session_file_given_for_an_id_names_the_id_to_give(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A transcript's path pasted where the id goes (relative, as a user in the folder
+    types it): the error names the session the file holds; another file says it is none."""
+    _, out, _ = invoke("list", "--json", "--app", "codex", "--home", DEMO)
+    path = Path(json.loads(out)[0]["path"])
+    monkeypatch.chdir(path.parent)
+    for command in ("show", "tree", "export"):
+        code, out, err = invoke(command, path.name, "--home", DEMO)
+        assert (code, out) == (1, ""), command
+        assert "that is a file, not an id" in err and f"'codex:{CODEX}'" in err
+        assert len(err.splitlines()) == 1
+    code, _, err = invoke(
+        "show", str(Path(DEMO) / ".codex" / "config.toml"), "--home", DEMO
+    )
+    assert (
+        code == 1
+        and "that is a file, not an id: give the id 'sessdex list' shows" in err
+    )
+
+
 def test_an_ambiguous_id_names_an_app_only_where_that_settles_it() -> None:
     from sessdex.errors import AmbiguousId
 

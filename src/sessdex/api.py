@@ -270,11 +270,35 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
         if not rows:
             word, colon, _ = reference.partition(":")
             raise SessionNotFound(
-                reference, word if colon and app is None and word.isalpha() else None
+                reference,
+                word if colon and app is None and word.isalpha() else None,
+                _meant(index, reference, prefix, app),
             )
         raise AmbiguousId(prefix, index.prefix_titles(prefix, app) or _titles(rows))
     finally:
         index.close()
+
+
+def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | None:
+    """What an id no session has most likely meant: another app's session (the app put
+    in front is the wrong one), or the session a file given for the id holds."""
+    if app is not None:
+        apps = sorted({other for other, _, _ in index.prefix_titles(prefix)})
+        named = ", ".join(repr(f"{other}:{prefix}") for other in apps)
+        if len(apps) == 1:
+            return f"a {apps[0]} session's does: {named}"
+        if apps:
+            return f"sessions of {', '.join(apps)} do: {named}"
+        return None
+    path = os.path.expanduser(reference)
+    if not os.path.isfile(path):
+        return None
+    held = index.in_file(dict.fromkeys((os.path.abspath(path), os.path.realpath(path))))
+    if not held:
+        return "that is a file, not an id: give the id 'sessdex list' shows"
+    first = f"{held[0][0]}:{held[0][1]}"
+    more = f" (and {len(held) - 1} more sessions)" if len(held) > 1 else ""
+    return f"that is a file, not an id: give the id of the session it holds, {first!r}{more}"
 
 
 def _replacement(index: Index, prefix: str, app: str | None) -> list[Row]:

@@ -41,14 +41,21 @@ class UnknownApp(BadValue):
 class SessionNotFound(SessdexError):
     """No session id starts with `.prefix` (sub-agents' included)."""
 
-    def __init__(self, prefix: str, unknown_app: str | None = None) -> None:
-        """`unknown_app`: the word before a colon in `prefix`, where it names no app."""
+    def __init__(
+        self, prefix: str, unknown_app: str | None = None, hint: str | None = None
+    ) -> None:
+        """`unknown_app`: the word before a colon in `prefix`, where it names no app;
+        `hint`: what the user most likely meant, said instead of pointing at `list`."""
         told = f"no session id starts with {prefix!r}"
         if unknown_app:  # `nope:7f3a` is most likely a misspelt app, not an id
             told += (
                 f", and {unknown_app!r} is no app sessdex reads (see 'sessdex doctor')"
             )
-        super().__init__(f"{told}. Run 'sessdex list' to see recent ones.")
+        super().__init__(
+            f"{told}; {hint}."
+            if hint
+            else f"{told}. Run 'sessdex list' to see recent ones."
+        )
         self.prefix = prefix
 
 

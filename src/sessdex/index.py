@@ -852,6 +852,20 @@ class Index:
             args.append(app)
         return sql + " ORDER BY updated DESC", args
 
+    def in_file(self, paths: Iterable[str]) -> list[tuple[str, str]]:
+        """(app, id) of the listed sessions a file at one of `paths` holds a part of,
+        lead sessions first, newest first: what a file given for an id meant."""
+        found: dict[tuple[str, str], None] = {}
+        for path in paths:
+            for app, session_id in self.db.execute(
+                "SELECT s.app, s.id FROM fragments f JOIN sessions s"
+                " ON s.app = f.app AND s.id = f.id WHERE f.path = ?"
+                " ORDER BY s.parent_id IS NOT NULL, s.updated DESC",
+                (path,),
+            ):
+                found[(app, session_id)] = None
+        return list(found)
+
     def by_shown_prefix(
         self,
         prefix: str,

@@ -272,9 +272,19 @@ def test_a_value_an_option_cannot_take_is_a_usage_error() -> None:
 def test_unknown_app_is_a_clear_error() -> None:
     code, _, err = invoke("list", "--app", "cladue", "--home", DEMO)
     assert code == 2  # a value the option cannot take: a usage error, as click's own
-    assert "unknown app 'cladue'" in err and "claude" in err
+    assert "unknown app 'cladue' (did you mean 'claude'?)" in err
     known = err.split("Known apps: ", 1)[1].rstrip(".\n").split(", ")
     assert known == sorted(known)  # easy to scan
+    for args, meant in (
+        (("watch", "--once", "--app", "gemeni"), "gemini"),
+        (("find", "app:codx"), "codex"),
+    ):
+        code, _, err = invoke(*args, "--home", DEMO)
+        assert code == 2 and f"(did you mean {meant!r}?)" in err, args
+    code, _, err = invoke("list", "--app", "xyz", "--home", DEMO)
+    assert code == 2 and "did you mean" not in err  # nothing near: no guess
+    code, _, err = invoke("show", "codx:019a", "--home", DEMO)
+    assert code == 1 and err.rstrip().endswith("did you mean 'codex:019a'?")
 
 
 def test_an_app_name_in_capitals_is_the_app() -> None:

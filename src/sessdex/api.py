@@ -30,6 +30,7 @@ from .errors import (
     ResumeRefused,
     SessdexError,
     SessionNotFound,
+    nearest,
 )
 from .files import line_start
 from .index import Index, Progress, RefreshReport, Row, once_more_if_damaged
@@ -286,19 +287,22 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
         apps = sorted({other for other, _, _ in index.prefix_titles(prefix)})
         named = ", ".join(repr(f"{other}:{prefix}") for other in apps)
         if len(apps) == 1:
-            return f"a {apps[0]} session's does: {named}"
+            return f"a {apps[0]} session's does: {named}."
         if apps:
-            return f"sessions of {', '.join(apps)} do: {named}"
+            return f"sessions of {', '.join(apps)} do: {named}."
         return None
+    word, colon, rest = reference.partition(":")
+    if colon and word.isalpha() and (near := nearest(word, sources.names())):
+        return f"did you mean {f'{near}:{rest}'!r}?"  # a misspelt app
     path = os.path.expanduser(reference)
     if not os.path.isfile(path):
         return None
     held = index.in_file(dict.fromkeys((os.path.abspath(path), os.path.realpath(path))))
     if not held:
-        return "that is a file, not an id: give the id 'sessdex list' shows"
+        return "that is a file, not an id: give the id 'sessdex list' shows."
     first = f"{held[0][0]}:{held[0][1]}"
     more = f" (and {len(held) - 1} more sessions)" if len(held) > 1 else ""
-    return f"that is a file, not an id: give the id of the session it holds, {first!r}{more}"
+    return f"that is a file, not an id: give the id of the session it holds, {first!r}{more}."
 
 
 def _replacement(index: Index, prefix: str, app: str | None) -> list[Row]:

@@ -32,10 +32,20 @@ class UnknownApp(BadValue):
     """An app name (`--app`, `apps=`) that no source has; `.name` is the name given."""
 
     def __init__(self, name: str, known: Sequence[str]) -> None:
+        near = nearest(name, known)
+        meant = f" (did you mean {near!r}?)" if near else ""
         super().__init__(
-            f"unknown app {name!r}. Known apps: {', '.join(sorted(known))}."
+            f"unknown app {name!r}{meant}. Known apps: {', '.join(sorted(known))}."
         )
         self.name = name
+
+
+def nearest(name: str, known: Sequence[str]) -> str | None:
+    """The known name `name` most likely misspells (`cladue`: claude), else None."""
+    import difflib  # not at import: the quick listing path loads this module
+
+    close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 class SessionNotFound(SessdexError):
@@ -51,11 +61,9 @@ class SessionNotFound(SessdexError):
             told += (
                 f", and {unknown_app!r} is no app sessdex reads (see 'sessdex doctor')"
             )
-        super().__init__(
-            f"{told}; {hint}."
-            if hint
-            else f"{told}. Run 'sessdex list' to see recent ones."
-        )
+        if not hint:
+            told += ". Run 'sessdex list' to see recent ones"
+        super().__init__(f"{told}; {hint}" if hint else f"{told}.")
         self.prefix = prefix
 
 

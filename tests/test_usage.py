@@ -722,6 +722,37 @@ def test_session_rows_name_their_session_and_take_a_short_id_to_explain(
     assert shared.exit_code == 1 and "type more of the id" in shared.output
 
 
+def test_explain_takes_a_session_id_as_show_does(mixed: Home, run: object) -> None:
+    """`codex:01a1f000…`, an app before the id, and an id in capitals name the row as
+    they name the session for `show`; an app that has no such session is no match."""
+    codex = "01a1f000-0000-7000-8000-00000000000a"
+    for given in (f"codex:{codex}", f"CODEX:{codex.upper()}", "AAAAAAAA"):
+        audit = run.invoke(  # type: ignore[attr-defined]
+            main,
+            [
+                "usage",
+                "session",
+                "--home",
+                str(mixed.path),
+                "--explain",
+                given,
+                "--json",
+            ],
+        )
+        assert audit.exit_code == 0, (given, audit.output)
+        key = orjson.loads(audit.output)["row"]["key"]
+        assert key == (
+            codex if "01a1" in given.lower() else "aaaaaaaa-0000-4000-8000-000000000001"
+        )
+    wrong = run.invoke(  # type: ignore[attr-defined]
+        main,
+        ["usage", "session", "--home", str(mixed.path), "--explain", "claude:01a1"],
+    )
+    assert (
+        wrong.exit_code == 1 and "no session row is keyed 'claude:01a1'" in wrong.output
+    )
+
+
 # --- the index cache ---------------------------------------------------------------------
 
 

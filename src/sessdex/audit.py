@@ -157,7 +157,7 @@ def _row_key(kind: str, key: str, rows: dict[str, Row]) -> str:
     if key not in rows and kind == "model" and plain_name(key) in rows:
         key = plain_name(key)  # the app's own spelling of the row's model
     if key not in rows and kind == "session":  # an id prefix, as every command takes
-        matching = [name for name in rows if name.startswith(key)]
+        matching = _sessions_named(key, rows)
         if len(matching) == 1:
             key = matching[0]
         elif len(matching) > 1:
@@ -178,6 +178,22 @@ def _row_key(kind: str, key: str, rows: dict[str, Row]) -> str:
             f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"
         )
     return key
+
+
+def _sessions_named(key: str, rows: dict[str, Row]) -> list[str]:
+    """The session rows `key` names as `show` takes an id: a start of it in any case,
+    after an app's name and a colon (`codex:019a`) where two apps' ids might share it."""
+    app, colon, rest = key.partition(":")
+    app = app.lower()
+    named = bool(colon) and app in sources.names()
+    start = (rest if named else key).strip().lower()
+    matching = [
+        name
+        for name, row in rows.items()
+        if name.lower().startswith(start) and (not named or app in row.apps)
+    ]
+    exact = [name for name in matching if name.lower() == start]
+    return exact if len(exact) == 1 else matching
 
 
 def _as_shown(name: str, key: str, kind: str) -> bool:

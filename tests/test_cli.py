@@ -267,6 +267,11 @@ def test_a_value_an_option_cannot_take_is_a_usage_error() -> None:
     for command in ("show", "resume", "export", "tree", "follow"):
         code, out, err = invoke(command, " ", "--home", DEMO)
         assert (code, out) == (2, "") and "give an id" in err, command
+        code, out, err = invoke(command, "Codex:", "--home", DEMO)  # the id left out
+        assert (code, out) == (2, "") and "give an id after 'Codex:'" in err, command
+        assert "'sessdex list --app codex'" in err
+    code, _, err = invoke("show", "nonesuch:", "--home", DEMO)  # no app: an id's start
+    assert code == 1 and "no session id starts with 'nonesuch:'" in err
 
 
 def test_unknown_app_is_a_clear_error() -> None:

@@ -11,7 +11,7 @@ from typing import Any, NoReturn, TypeVar, cast
 
 import click
 
-from .. import api
+from .. import api, sources
 from ..diagnostics import Diagnostics, unreadable_lines
 from ..errors import AmbiguousId, BadValue, SessdexError
 from ..index import Progress, RefreshReport, once_more_if_damaged
@@ -59,6 +59,12 @@ def session_id_argument(f: F) -> F:
     def not_empty(_: click.Context, __: click.Parameter, value: str) -> str:
         if not value.strip():  # every id starts with "": a usage error, not "not found"
             raise click.BadParameter("give an id, or the start of one ('sessdex list')")
+        app, colon, rest = value.partition(":")
+        if colon and not rest.strip() and app.strip().lower() in sources.names():
+            raise click.BadParameter(  # `claude:` alone: the id after it was left out
+                f"give an id after {app.strip() + ':'!r}, or the start of one "
+                f"('sessdex list --app {app.strip().lower()}')"
+            )
         return value
 
     return click.argument("session_id", shell_complete=session_ids, callback=not_empty)(

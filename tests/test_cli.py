@@ -1255,6 +1255,27 @@ def test_verbose_names_the_unreadable_line_the_warning_spoke_of_on_the_next_run(
         assert "secret-content-here" not in err  # the line's place, never its content
 
 
+def test_show_verbose_names_the_unreadable_lines_under_its_warning() -> None:
+    """`show -v` lists each unreadable line right under the warning that counts them; it
+    told the user to "see --verbose", the option they had given, and the lines came after
+    a note on other things."""
+    home = str(app_home("claude").parent / "malformed" / "home")
+    for command in (("show", "44444444", "--json"), ("tree", "44444444")):
+        code, _, err = invoke(*command, "-v", "--home", home)
+        lines = err.splitlines()
+        assert code == 0 and lines[0] == "warning: skipped 3 unreadable lines:", command
+        assert [line.rsplit(": ", 1)[1] for line in lines[1:4]] == [
+            "not JSON",
+            "not an object",
+            "truncated",
+        ]
+        assert "see --verbose" not in err
+        code, _, err = invoke(*command, "--home", home)
+        assert (
+            "skipped 3 unreadable lines; see --verbose" in err
+        )  # the hint, without -v
+
+
 def test_an_id_prefix_matching_many_sessions_says_how_many_it_does_not_list(
     tmp_path: Path,
 ) -> None:

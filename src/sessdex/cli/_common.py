@@ -579,18 +579,21 @@ def write_events(
 def report_diagnostics(diagnostics: Diagnostics, verbose: bool) -> None:
     for problem in diagnostics.problems:
         err(f"warning: {problem}")
+    named = verbose and bool(diagnostics.details)
     if skipped := diagnostics.skipped_total:
-        # (a transcript's middle is read by `doctor --deep` only: plain doctor counts
-        # what listing reads, its ends)
-        err(
-            f"warning: {unreadable_lines(skipped)}; see --verbose, or "
-            "'sessdex doctor --deep' for every session"
-        )
+        if named:  # --verbose given: the lines below, not a hint to give it
+            err(f"warning: {unreadable_lines(skipped)}:")
+        else:  # (a transcript's middle is read by `doctor --deep` only: plain doctor
+            # counts what listing reads, its ends)
+            err(
+                f"warning: {unreadable_lines(skipped)}; see --verbose, or "
+                "'sessdex doctor --deep' for every session"
+            )
+    if named:
+        for path, line, reason in diagnostics.details:
+            err(f"  {path}:{line}: {reason}")
     if diagnostics.unknown and verbose:
         err(
             "note: record types not recognised: "
             + ", ".join(f"{t} ({n})" for t, n in sorted(diagnostics.unknown.items()))
         )
-    if verbose:
-        for path, line, reason in diagnostics.details:
-            err(f"  {path}:{line}: {reason}")

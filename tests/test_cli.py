@@ -358,6 +358,40 @@ def test_find_matches_an_accent_however_it_was_composed(tmp_path: Path) -> None:
         assert [s["id"] for s in json.loads(out)] == found
 
 
+@pytest.mark.parametrize(
+    ("title", "typed"),
+    [
+        ("Straße renovieren", "STRASSE"),
+        ("Menu du Café", "cafe"),
+        ("İstanbul trip", "istanbul"),
+        ("Οδός plan", "ΟΔΟΣ"),
+        ("Nguyễn's notes", "nguyen"),
+    ],
+)
+def test_find_folds_case_and_accents_as_people_type(
+    tmp_path: Path, title: str, typed: str
+) -> None:
+    """A word typed without its accents, or in capitals that fold to more than one letter,
+    finds the title that has them (and the other way round); only that session."""
+    home = tmp_path / "home"
+    write_claude_session(home, CLAUDE_A, "/srv/code/shop", title=title)
+    write_claude_session(home, CLAUDE_B, "/srv/code/other", title="plain words")
+    for query in (typed, title.split()[0]):
+        _, out, _ = invoke("find", query, "--json", "--home", str(home))
+        assert [s["id"] for s in json.loads(out)] == [CLAUDE_A], query
+
+
+def test_find_keeps_a_cyrillic_or_kana_mark_a_letter_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """й is not и, nor が か: only accents on Latin and Greek letters are dropped."""
+    home = tmp_path / "home"
+    write_claude_session(home, CLAUDE_A, "/srv/code/shop", title="мой план がぎ")
+    for query in ("мои", "かき"):
+        _, out, _ = invoke("find", query, "--json", "--home", str(home))
+        assert json.loads(out) == [], query
+
+
 def test_find_ranks_an_id_prefix_first() -> None:
     _, out, _ = invoke("find", "a7c4", "--json", "--home", DEMO)
     assert next(s["id"] for s in json.loads(out)) == CLAUDE_B

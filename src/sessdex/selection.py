@@ -108,14 +108,31 @@ def selected_apps(apps: Sequence[str], query: Query) -> tuple[str, ...] | None:
 
 
 def folded(text: str) -> str:
-    """`text` as `find` compares it: lower case, and accents composed (NFC): macOS may
-    record a folder's é as e and a combining accent (NFD), where a keyboard types é."""
-    text = text.lower()
+    """`text` as `find` compares it: case folded in full (`Straße` is `strasse`, a Greek
+    final sigma a sigma), accents composed alike (macOS may record a folder's é as e and
+    a combining accent, where a keyboard types é) and those on Latin and Greek letters
+    dropped: `cafe` finds `Café`, `istanbul` finds `İstanbul`. A Cyrillic й or a kana's
+    voicing mark is a letter of its own and stays."""
     if text.isascii():
-        return text
+        return text.lower()
     import unicodedata  # here: most words are ASCII, and the quick path starts fast
 
+    text = unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).casefold())
+    if len(text.translate(_ACCENTS)) != len(text):
+        kept: list[str] = []
+        base = ""
+        for char in text:
+            if not "\u0300" <= char <= "\u036f":
+                base = char
+            elif base < "\u0400":  # after a Latin or Greek letter (or none)
+                continue
+            kept.append(char)
+        text = "".join(kept)
     return unicodedata.normalize("NFC", text)
+
+
+# the combining diacritical marks (U+0300-U+036F), as `str.translate` drops them
+_ACCENTS: dict[int, None] = dict.fromkeys(range(0x300, 0x370))
 
 
 def field(search: str, position: int) -> str:

@@ -254,11 +254,15 @@ def _body_from_index(
             db.create_function("_field", 2, selection.field, deterministic=True)
         if plan.table:
             rows = db.execute(plan.sql, plan.args).fetchall()
+            if not rows:
+                listed = db.execute(
+                    f"SELECT 1 FROM sessions WHERE app IN ({marks}) LIMIT 1", apps
+                ).fetchone()
+                db.execute("COMMIT")
+                return _nothing_matches(request) if listed else None
             ids = sorted(i for (i,) in db.execute("SELECT lower(id) FROM sessions"))
             db.execute("COMMIT")
-            return (
-                _table(rows, home[0], ids) if rows else None
-            )  # none: the full command hints
+            return _table(rows, home[0], ids)
         records = [record for (record,) in db.execute(plan.sql, plan.args)]
         body = _body(records, request)
         db.execute("COMMIT")
@@ -329,6 +333,24 @@ def _bring_up_to_date(
 
         report_skipped(report, verbose=False)
     return done
+
+
+def _nothing_matches(request: _Request) -> bytes | None:
+    """Nothing on stdout and the full command's hint on stderr, when the words or options
+    matched no session of apps that have some (so their folders are there): a warm `find`
+    of a word in no title answers as fast as one that matches. None (the full command
+    explains) when nothing narrowed the listing."""
+    from .views.text import flat
+
+    query = " ".join(request.words) if request.command == "find" else None
+    hint = selection.nothing_matches(query, request.apps, request.since, request.here)
+    if hint is None:
+        return None
+    sys.stderr.write(
+        flat(hint) + "\n"
+    )  # as `err` writes it, on the streams launch fitted
+    sys.stderr.flush()
+    return b""
 
 
 # what a table line shows, read from the records by SQLite: no JSON decoding in Python

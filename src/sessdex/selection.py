@@ -135,6 +135,26 @@ def folded(text: str) -> str:
 _ACCENTS: dict[int, None] = dict.fromkeys(range(0x300, 0x370))
 
 
+def nothing_matches(
+    query: str | None, apps: Sequence[str], since: str | None, here: bool
+) -> str | None:
+    """The line `list` or `find` prints on stderr when the apps' folders were read but
+    nothing matched, saying what to try next (an empty table alone looks like a hang);
+    None when no word or option narrowed the listing. Shared with the quick path, which
+    says it too rather than start the full command for one line."""
+    from .shells import word
+
+    options = [f"--app {word(app)}" for app in apps]
+    options += [f"--since {word(since)}"] if since else []
+    options += ["--here"] if here else []
+    if query:
+        within = f" with {' '.join(options)}" if options else ""
+        return f"No session matches {query!r}{within}. Fewer words find more; 'sessdex list' shows recent sessions."  # fmt: skip
+    if options:
+        return f"No session matches {' '.join(options)}; 'sessdex list' alone shows them all."  # fmt: skip
+    return None
+
+
 def field(search: str, position: int) -> str:
     """One field of the `search` column (a SQL function while scoped words are asked)."""
     parts = search.split("\x00")

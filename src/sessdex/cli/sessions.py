@@ -122,13 +122,11 @@ def _say_why_empty(
 ) -> None:
     """A line on stderr saying why a list came out empty, and what to try next: an
     empty table alone looks like a hang or a bug."""
-    from ..shells import word
+    from ..selection import nothing_matches
 
-    options = [f"--app {word(app)}" for app in apps]
-    options += [f"--since {word(since)}"] if since else []
-    options += ["--here"] if here else []
     # no location at all: no app was read (`--app` and `app:` words that exclude each other)
     locations = report.locations.values()
+    hint = nothing_matches(query, apps, since, here)
     if locations and not any(location.exists for location in locations):
         if apps:
             err(
@@ -138,11 +136,8 @@ def _say_why_empty(
             err(
                 "No agent sessions on this machine yet. 'sessdex demo' shows what sessdex does; 'sessdex doctor' shows where it looked."
             )
-    elif query:
-        within = f" with {' '.join(options)}" if options else ""
-        err(f"No session matches {query!r}{within}. Fewer words find more; 'sessdex list' shows recent sessions.")  # fmt: skip
-    elif options:
-        err(f"No session matches {' '.join(options)}; 'sessdex list' alone shows them all.")  # fmt: skip
+    elif hint:
+        err(hint)
     else:
         err(
             "No sessions found in the agents' folders. 'sessdex doctor' shows where sessdex looked and what it skipped."

@@ -409,6 +409,21 @@ def test_find_ranks_an_id_prefix_first_in_any_case(tmp_path: Path) -> None:
         assert [s["id"][:10] for s in json.loads(out)] == ["T-019e8cc2", newer[:10]]
 
 
+def test_find_ranks_an_id_prefix_first_when_asked_with_id_or_the_app(
+    tmp_path: Path,
+) -> None:
+    """`id:7f3a` and `claude:7f3a` match inside an id too; the session whose id starts
+    so (the one `show claude:7f3a` opens) comes first, above a newer one."""
+    home = tmp_path / "home"
+    older = "7f3a0000-0000-4000-8000-000000000001"
+    newer = "11117f3a-0000-4000-8000-000000000002"
+    write_claude_session(home, older, "/srv/a", when="2026-11-01T10:00:00.000Z")
+    write_claude_session(home, newer, "/srv/b", when="2026-11-20T10:00:00.000Z")
+    for query in ("7f3a", "id:7f3a", "claude:7f3a", "ID:7F3A"):
+        _, out, _ = invoke("find", query, "--json", "--home", str(home))
+        assert [s["id"] for s in json.loads(out)] == [older, newer], query
+
+
 def test_here_keeps_sessions_of_this_folder_and_below(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

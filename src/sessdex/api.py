@@ -214,7 +214,7 @@ def find_sessions(
     if selected is None:  # `--app` and `app:` words that exclude each other
         return Listing([], RefreshReport())
     index, report = open_index(home, selected, progress)
-    prefix = query.words[0] if len(query.words) == 1 else None
+    prefix = query.id_prefix
     try:
         rows = index.rows(
             apps=selected,

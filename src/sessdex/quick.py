@@ -150,7 +150,7 @@ class _Plan:
             if chosen is None:
                 raise SessdexError("apps exclude each other")  # the full command copes
             apps, words, self.scoped = chosen, query.words, query.scoped
-            first_prefix = query.words[0] if len(query.words) == 1 else None
+            first_prefix = query.id_prefix
         self.checked = sorted(set(apps or BUILTIN))
         self.table = not (request.as_json or request.as_nl)
         self.sql, self.args = selection.sessions_sql(

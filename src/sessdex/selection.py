@@ -45,6 +45,16 @@ class Query:
         self.scoped = scoped  # (field, value): id, title, dir, branch
         self.apps = apps
 
+    @property
+    def id_prefix(self) -> str | None:
+        """The word whose id-prefix matches rank first: the only plain word, else the
+        only `id:` (or `codex:`) value; `id:7f3a` matches inside an id too, and the
+        session whose id starts so is the one `show 7f3a` means."""
+        if len(self.words) == 1:
+            return self.words[0]
+        ids = [value for scope, value in self.scoped if scope == "id"]
+        return ids[0] if not self.words and len(ids) == 1 else None
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Query) and (
             self.words,

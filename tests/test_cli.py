@@ -366,6 +366,8 @@ def test_find_matches_an_accent_however_it_was_composed(tmp_path: Path) -> None:
         ("İstanbul trip", "istanbul"),
         ("Οδός plan", "ΟΔΟΣ"),
         ("Nguyễn's notes", "nguyen"),
+        ("ＡＰＩ設計の見直し", "api"),
+        ("ｶﾀｶﾅ変換", "カタカナ"),
     ],
 )
 def test_find_folds_case_and_accents_as_people_type(

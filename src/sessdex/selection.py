@@ -121,13 +121,16 @@ def folded(text: str) -> str:
     """`text` as `find` compares it: case folded in full (`Straße` is `strasse`, a Greek
     final sigma a sigma), accents composed alike (macOS may record a folder's é as e and
     a combining accent, where a keyboard types é) and those on Latin and Greek letters
-    dropped: `cafe` finds `Café`, `istanbul` finds `İstanbul`. A Cyrillic й or a kana's
-    voicing mark is a letter of its own and stays."""
+    dropped: `cafe` finds `Café`, `istanbul` finds `İstanbul`; wide and narrow forms
+    are the letters they stand for. A Cyrillic й or a kana's voicing mark is a letter of
+    its own and stays."""
     if text.isascii():
         return text.lower()
     import unicodedata  # here: most words are ASCII, and the quick path starts fast
 
-    text = unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).casefold())
+    # NFKD: what an input method types wide (fullwidth API) or narrow (halfwidth kana)
+    # is the letter it stands for
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text).casefold())
     if len(text.translate(_ACCENTS)) != len(text):
         kept: list[str] = []
         base = ""

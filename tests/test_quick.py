@@ -431,6 +431,8 @@ def test_since_and_here_as_the_full_command(
         ["no-such-words-anywhere"],
         ["title:fix", "--limit", "1"],
         ["codex:0", "--json"],
+        ["id:0", "--json"],
+        ["CAFÉ", "\uff21\uff30\uff29"],  # fullwidth API
     ],
 )
 def test_find_prints_what_the_full_command_prints(

@@ -93,8 +93,9 @@ def parse_since(value: str, now: datetime | None = None) -> datetime:
 def open_index(
     home: Home, apps: Sequence[str] = (), progress: Progress | None = None
 ) -> tuple[Index, RefreshReport]:
-    """The home's index, refreshed for the selected apps."""
+    """The home's index, refreshed for the selected apps: a call's new view of them."""
     selected = sources.all_sources(apps)
+    databases.new_view()
     index = Index(home)
     report = index.refresh(selected, progress)
     with contextlib.suppress(OSError):  # housekeeping: never a reason to fail
@@ -246,6 +247,7 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
     app, prefix = _app_and_prefix(reference)
     if not prefix:
         raise SessionNotFound(reference)
+    databases.new_view()  # this call, and the transcript read after it, see one state
     index = Index(home)
 
     def matches(text: str) -> list[Row]:
@@ -1233,6 +1235,7 @@ def usage_report(
             f"--since {since!r} is not before --until {until!r}, so nothing can "
             "match; swap them."
         )
+    databases.new_view()
     return usage_module.run(
         home,
         kind,

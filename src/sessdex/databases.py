@@ -254,6 +254,14 @@ PAGE = 4096  # the blocks a database copy is compared and patched by
 CHUNK = 1024 * 1024
 
 
+def new_view() -> None:
+    """Begin a new call's view: a snapshot taken before serves it only while its
+    database is unchanged (a library caller lists again an hour later, in the same
+    process: a one-shot command's snapshot must not answer for the app's writes since)."""
+    global _view
+    _view += 1
+
+
 def keep_fresh(seconds: float) -> None:
     """Let a snapshot serve this process's reads for at most `seconds` once its database
     changed (a long-running view that follows the apps as they write)."""
@@ -277,12 +285,14 @@ class _Taken:
     database_at: float  # when the copy of the database file was last made or patched
     wal: _Wal | None = None
     settled: bool = True  # False: the app wrote during every try; take it again
+    view: int = 0  # the `new_view` it was taken in
     # an open connection that keeps the copy's wal-index, so that every other open of
     # the snapshot skips rebuilding it from the whole WAL
     keeper: sqlite3.Connection | None = None
 
 
 _taken: dict[str, _Taken] = {}  # this process's snapshots: copy path -> what it holds
+_view = 0  # counts `new_view`: the call whose reads one snapshot serves whole
 _lock = threading.Lock()
 
 
@@ -306,7 +316,9 @@ def _snapshot_locked(name: str, attempts: int) -> str:
     now = time.monotonic()
     current = _fingerprint(name)
     if known is not None and known.settled:
-        if known.fingerprint == current or now - known.at < FRESH_SECONDS:
+        if known.fingerprint == current or (
+            known.view == _view and now - known.at < FRESH_SECONDS
+        ):
             return key
         if (
             known.fingerprint[0] != current[0]
@@ -348,6 +360,7 @@ def _snapshot_locked(name: str, attempts: int) -> str:
     elif _fingerprint(name) != taken.fingerprint:
         taken.settled = False
     taken.keeper = _keeper(key)
+    taken.view = _view
     _taken[key] = taken
     return key
 

@@ -1,0 +1,43 @@
+"""The library as a program that builds on it meets it: several calls in one process,
+from any thread, and each wrong value an ordinary `SessdexError`."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+from sessdex import api
+from sessdex.sources import Home
+
+from .conftest import app_home
+
+
+def _running_opencode(tmp_path: Path) -> tuple[Home, sqlite3.Connection]:
+    """A copied home whose OpenCode database its app holds open, in WAL mode."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("opencode"), home)
+    writer = sqlite3.connect(home / ".local/share/opencode/opencode.db")
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")  # its writes stay in the WAL
+    return Home.at(home), writer
+
+
+def test_a_second_call_in_one_process_sees_what_the_app_wrote_since(
+    tmp_path: Path,
+) -> None:
+    """A dashboard lists every minute: each listing shows the app's sessions as they are
+    then (the first call's database snapshot served every later one, and the title
+    the app gave since was never seen, by that process or by the next one)."""
+    home, writer = _running_opencode(tmp_path)
+    with writer:
+        writer.execute("UPDATE session SET title = 'before' WHERE parent_id IS NULL")
+    assert "before" in {s.title for s in api.list_sessions(home).sessions()}
+    with writer:
+        writer.execute(
+            "UPDATE session SET title = 'renamed', time_updated = time_updated + 1"
+            " WHERE parent_id IS NULL"
+        )
+    titles = {s.title for s in api.list_sessions(home).sessions()}
+    assert "renamed" in titles and "before" not in titles
+    writer.close()

@@ -7,7 +7,10 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from sessdex import api
+from sessdex.errors import SessionNotFound
 from sessdex.sources import Home
 
 from .conftest import app_home
@@ -41,3 +44,19 @@ def test_a_second_call_in_one_process_sees_what_the_app_wrote_since(
     titles = {s.title for s in api.list_sessions(home).sessions()}
     assert "renamed" in titles and "before" not in titles
     writer.close()
+
+
+def test_a_word_or_folder_that_is_no_utf8_matches_nothing_without_a_traceback() -> None:
+    """`sessdex show caf$'\\xe9'` typed in a Latin-1 terminal, or `--here` in a folder so
+    named, reach the library as lone surrogates: no session has them (the index's SQLite
+    refused to take them: UnicodeEncodeError)."""
+    home = api.demo_home()
+    with pytest.raises(SessionNotFound, match="no session id starts with"):
+        api.resolve(home, "019a\udce9")
+    with pytest.raises(SessionNotFound):
+        api.transcript(home, "codex:019a\udce9")
+    assert api.find_sessions(home, "caf\udce9").rows == []
+    assert api.find_sessions(home, "half a pair \ud83d").rows == []
+    assert api.list_sessions(home, here="/home/demo/caf\udce9").rows == []
+    assert api.find_sessions(home, "shop", here=["/home/\udce9"]).rows == []
+    assert api.list_sessions(home, here="/home/demo").rows  # the others still match

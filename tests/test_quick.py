@@ -754,3 +754,15 @@ def test_a_file_rewritten_with_its_size_and_mtime_kept_is_read_again(
     now = answered(args, capsysbinary)
     assert now is not None and b"April export" in now and b"March export" not in now
     assert full(*args) == now
+
+
+def test_a_word_that_is_no_utf8_is_left_to_the_full_command(home: Path) -> None:
+    """A warm `sessdex find` given a byte that is no UTF-8 (a Latin-1 terminal's `é`) says
+    nothing matches (a traceback: SQLite refused the word)."""
+    full("--home", str(home))  # the index is warm
+    ran = subprocess.run(
+        [sys.executable, "-m", "sessdex", "find", "--home", str(home), b"caf\xe9"],
+        capture_output=True,
+    )
+    assert b"Traceback" not in ran.stderr
+    assert b"No session matches" in ran.stdout + ran.stderr

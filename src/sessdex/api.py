@@ -160,6 +160,27 @@ def _file_bytes(path: Path) -> int:
     return total
 
 
+def _storable(text: str) -> str:
+    """`text` as a stored value could hold it: bytes a command line or a folder's name
+    gave that are not UTF-8 (Python keeps them as lone surrogates, which SQLite refuses
+    to take) read as U+FFFD, as a JSON writer records such a name."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        try:
+            return text.encode(errors="surrogateescape").decode(errors="replace")
+        except UnicodeEncodeError:  # half a UTF-16 pair a program gave: no byte behind
+            return text.encode(errors="replace").decode()
+    return text
+
+
+def _storable_folders(here: str | Sequence[str] | None) -> str | Sequence[str] | None:
+    """`here` (`list_sessions`'s, `find_sessions`'s) with each folder `_storable`."""
+    if here is None or isinstance(here, str):
+        return here if here is None else _storable(here)
+    return [_storable(folder) for folder in here]
+
+
 @once_more_if_damaged
 def list_sessions(
     home: Home,
@@ -183,7 +204,7 @@ def list_sessions(
         rows = index.rows(
             apps=apps,
             since=since,
-            under=here,
+            under=_storable_folders(here),
             include_subagents=include_subagents,
             limit=limit,
             with_state=with_state,
@@ -210,7 +231,7 @@ def find_sessions(
 ) -> Listing:
     """Sessions matching every word (case-insensitive) in title, folder, branch, app or id
     (`with_skipped` as `list_sessions` takes it)."""
-    query = parse_query(text, str(home.path))
+    query = parse_query(_storable(text), str(home.path))
     selected = selection.selected_apps(apps, query)
     if selected is None:  # `--app` and `app:` words that exclude each other
         return Listing([], RefreshReport())
@@ -220,7 +241,7 @@ def find_sessions(
         rows = index.rows(
             apps=selected,
             since=since,
-            under=here,
+            under=_storable_folders(here),
             words=query.words,
             scoped=query.scoped,
             include_subagents=include_subagents,
@@ -245,7 +266,7 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
     """
     reference = prefix.strip()
     app, prefix = _app_and_prefix(reference)
-    if not prefix:
+    if not prefix or _storable(prefix) != prefix:  # no stored id holds what is no text
         raise SessionNotFound(reference)
     databases.new_view()  # this call, and the transcript read after it, see one state
     index = Index(home)

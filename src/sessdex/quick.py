@@ -192,8 +192,10 @@ def answer(command: str, args: Sequence[str]) -> bool:
         # send every warm listing there: set aside now, the full command builds it again
         set_aside_if_damaged(path, error)
         return False
-    except (sqlite3.Error, SessdexError, OSError):
-        return False  # busy, an unknown app: the full command explains
+    except (sqlite3.Error, SessdexError, OSError, UnicodeEncodeError):
+        # busy, an unknown app, a word or folder that is no UTF-8: the full command
+        # explains, or looks for it as text
+        return False
     if found is None:
         return False
     try:

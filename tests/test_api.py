@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from sessdex import api
-from sessdex.errors import SessionNotFound
+from sessdex.errors import BadValue, SessionNotFound
 from sessdex.sources import Home
 
 from .conftest import app_home
@@ -60,3 +61,27 @@ def test_a_word_or_folder_that_is_no_utf8_matches_nothing_without_a_traceback() 
     assert api.list_sessions(home, here="/home/demo/caf\udce9").rows == []
     assert api.find_sessions(home, "shop", here=["/home/\udce9"]).rows == []
     assert api.list_sessions(home, here="/home/demo").rows  # the others still match
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda home: api.usage_report(home, "models"),  # grouped by app, without a word
+        lambda home: api.transcript(home, "019a", subagents="flat"),  # inline, unsaid
+        lambda home: api.transcript(home, "019a", tail=-1),  # ValueError: maxlen
+        lambda home: list(api.replay_session(home, "019a", speed=0).events),  # ÷ 0
+        lambda home: list(api.replay_session(home, "019a", max_gap=-1).events),
+        lambda home: api.replay_session(home, "019a", duration=float("nan")),
+        lambda home: api.follow_session(
+            home, "019a", duration=float("nan")
+        ),  # for ever
+        lambda home: api.watch_sessions(home, duration=-1),
+    ],
+)
+def test_a_value_the_command_line_refuses_is_a_bad_value(
+    call: Callable[[Home], object],
+) -> None:
+    """What the CLI's options refuse, a caller passing it is told as plainly: a BadValue
+    (a report quietly grouped by app, a ZeroDivisionError, a follow that never ends)."""
+    with pytest.raises(BadValue, match="not"):
+        call(api.demo_home())

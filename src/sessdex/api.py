@@ -160,6 +160,24 @@ def _file_bytes(path: Path) -> int:
     return total
 
 
+def _refuse_unless(
+    name: str, value: float | None, least: float, above: bool = False
+) -> None:
+    """A number the CLI's option would refuse (below `least`, or not `above` it, or nan,
+    which passes every comparison unseen) is refused here too, as a BadValue."""
+    if value is None:
+        return
+    if value != value or value < least or (above and value == least):
+        bound = "above" if above else "at least"
+        raise BadValue(f"{name} must be a number {bound} {least:g}, not {value!r}.")
+
+
+def _refuse_unknown(name: str, value: str, known: Sequence[str]) -> None:
+    """A word (a report's kind, a mode) that is none of `known`, as a BadValue."""
+    if value not in known:
+        raise BadValue(f"{name} {value!r} is not one of {', '.join(known)}.")
+
+
 def _storable(text: str) -> str:
     """`text` as a stored value could hold it: bytes a command line or a folder's name
     gave that are not UTF-8 (Python keeps them as lone surrogates, which SQLite refuses
@@ -952,6 +970,8 @@ def transcript(
     With `tail`, only the last `tail` events of the lead agent's file are read, starting
     from the end of the file, so a 2 GB transcript answers at once.
     """
+    _refuse_unknown("subagents", subagents, SUBAGENT_MODES)
+    _refuse_unless("tail", tail, 0)
     session = resolve(home, prefix, progress=progress)
     source = sources.get(session.app)
     diagnostics = Diagnostics()
@@ -1114,6 +1134,7 @@ def follow_session(
     its reads could not use are counted in `diagnostics` once the batches end."""
     from . import live
 
+    _refuse_unless("duration", duration, 0)
     session = resolve(home, prefix, progress=progress)
     batches = live.follow(
         session, duration=duration, notify=notify, stop=stop, diagnostics=diagnostics
@@ -1152,6 +1173,7 @@ def watch_sessions(
     from . import live
 
     sources.all_sources(apps)  # an unknown app fails now, not inside the loop
+    _refuse_unless("duration", duration, 0)
     first = [progress]
 
     def recent() -> list[Session]:
@@ -1201,6 +1223,9 @@ def replay_session(
 
     from . import live
 
+    _refuse_unless("speed", speed, 0, above=True)
+    _refuse_unless("max_gap", max_gap, 0)
+    _refuse_unless("duration", duration, 0)
     found = transcript(home, prefix, progress=progress)
     deadline = None if duration is None else time.monotonic() + duration
 
@@ -1244,6 +1269,7 @@ def usage_report(
     """Tokens and cost per day, week, month, session, project, model or app (see usage.py)."""
     from . import usage as usage_module
 
+    _refuse_unknown("kind", kind, usage_module.REPORTS)
     zone = usage_module.parse_tz(tz)
     filters = usage_module.Filters(
         since=usage_module.parse_day(since, zone) if since else None,

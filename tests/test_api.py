@@ -3,8 +3,12 @@ from any thread, and each wrong value an ordinary `SessdexError`."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -85,3 +89,49 @@ def test_a_value_the_command_line_refuses_is_a_bad_value(
     (a report quietly grouped by app, a ZeroDivisionError, a follow that never ends)."""
     with pytest.raises(BadValue, match="not"):
         call(api.demo_home())
+
+
+FORKS_WHILE_A_THREAD_SNAPSHOTS = """
+import sys, threading, time
+from sessdex import api, databases, index
+from sessdex.sources import Home
+
+index.PARALLEL_FROM = 1  # worker processes parse even a small home
+held = threading.Event()
+
+def another_request():  # a snapshot under way in another thread as the workers fork
+    with databases._lock:
+        held.set()
+        time.sleep(1)
+
+thread = threading.Thread(target=another_request)
+thread.start()
+held.wait()
+print(len(api.list_sessions(Home.at(sys.argv[1])).rows))
+thread.join()
+"""
+
+
+def test_a_listing_that_forks_workers_beside_another_thread_ends(
+    tmp_path: Path,
+) -> None:
+    """A threaded program (a dashboard serving two requests) lists a home big enough for
+    worker processes while another call takes a database snapshot: the workers parse
+    and the listing ends (a worker forked with the snapshot lock held waited for ever,
+    and the listing with it)."""
+    home, writer = _running_opencode(tmp_path)
+    with writer:
+        writer.execute("UPDATE session SET title = title")  # the WAL holds a write
+    program = [sys.executable, "-c", FORKS_WHILE_A_THREAD_SNAPSHOTS, str(home.path)]
+    listing = subprocess.Popen(
+        program, stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        printed, _ = listing.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(listing.pid, signal.SIGKILL)  # its workers too
+        listing.communicate()
+        pytest.fail("the listing never ended")
+    finally:
+        writer.close()
+    assert listing.returncode == 0 and int(printed) >= 3

@@ -296,6 +296,18 @@ _view = 0  # counts `new_view`: the call whose reads one snapshot serves whole
 _lock = threading.Lock()
 
 
+def _unlock_in_child() -> None:
+    """A worker process forked while another thread of a program held `_lock` (a
+    threaded program's other call taking a snapshot) would wait on it for ever: the
+    child, where that thread does not run, gets a lock of its own."""
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which never forks
+    os.register_at_fork(after_in_child=_unlock_in_child)
+
+
 def _snapshot(name: str, attempts: int = 5) -> str:
     """Copy db + wal into the cache, retrying while the app writes between the two copies;
     the path of the copy to open. See the module's notes."""

@@ -82,6 +82,7 @@ class Listing:
     skipped: list[tuple[str, str, int, str]] = field(default_factory=list)
 
     def sessions(self) -> list[Session]:
+        """The sessions found, as `Session` values, in the listing's order."""
         return [row.session() for row in self.rows]
 
 
@@ -216,6 +217,7 @@ def list_sessions(
 
     `with_state` keeps each session's `extra` (what a reader needs); listing needs only
     records. `with_skipped` adds what the index noted it could not read (`--verbose`).
+    Raises UnknownApp for an app in `apps` that sessdex does not read, IndexBusy.
     """
     index, report = open_index(home, apps, progress)
     try:
@@ -248,7 +250,7 @@ def find_sessions(
     with_skipped: bool = False,
 ) -> Listing:
     """Sessions matching every word (case-insensitive) in title, folder, branch, app or id
-    (`with_skipped` as `list_sessions` takes it)."""
+    (`with_skipped` as `list_sessions` takes it). Raises UnknownApp, IndexBusy."""
     query = parse_query(_storable(text), str(home.path))
     selected = selection.selected_apps(apps, query)
     if selected is None:  # `--app` and `app:` words that exclude each other
@@ -281,6 +283,7 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
     not wait on stat-ing every other file. Only that session's own file is brought up to
     date; an unknown or ambiguous prefix refreshes everything and asks again. A session
     its app copied into a new one (and resumes only by the copy's id) gives that copy.
+    Raises SessionNotFound (no id starts so), AmbiguousId (several do), IndexBusy.
     """
     reference = prefix.strip()
     app, prefix = _app_and_prefix(reference)
@@ -536,7 +539,9 @@ def check_resume(
     keep_permissions: bool = False,
     progress: Progress | None = None,
 ) -> ResumeCheck:
-    """Build the resume command for a session and run every preflight check on it."""
+    """Build the resume command for a session and run every preflight check on it:
+    what would stop `sessdex resume` is in `.refusals`. Raises ResumeRefused where the
+    app has no command for the session, and what `resolve` raises."""
     session = resolve(home, prefix, progress=progress)
     source = sources.get(session.app)
     if session.id.startswith("-"):
@@ -749,6 +754,8 @@ def live_processes(
 
 @dataclass(slots=True)
 class AppReport:
+    """What `doctor` found of one app: where it looked, what it found and could not read."""
+
     app: str
     title: str
     checked_with: str
@@ -769,6 +776,7 @@ class AppReport:
     notes: tuple[str, ...] = ()
 
     def record(self) -> dict[str, object]:
+        """The report as `doctor --json` prints it."""
         return {
             "app": self.app,
             "title": self.title,
@@ -968,7 +976,9 @@ def transcript(
     """The session's events, sub-agents included unless `subagents == "none"`.
 
     With `tail`, only the last `tail` events of the lead agent's file are read, starting
-    from the end of the file, so a 2 GB transcript answers at once.
+    from the end of the file, so a 2 GB transcript answers at once. The events are read
+    as they are iterated; a transcript dropped half-way closes its files. Raises what
+    `resolve` raises, and BadValue for a `subagents` or `tail` the CLI would refuse.
     """
     _refuse_unknown("subagents", subagents, SUBAGENT_MODES)
     _refuse_unless("tail", tail, 0)
@@ -1266,7 +1276,10 @@ def usage_report(
     explain_limit: int | None = None,
     progress: Progress | None = None,
 ) -> usage.Result:
-    """Tokens and cost per day, week, month, session, project, model or app (see usage.py)."""
+    """Tokens and cost per day, week, month, session, project, model or app (see usage.py):
+    `kind` is one of `usage.REPORTS`, `since`/`until` as `usage --since` takes them.
+    Raises BadValue (a kind, time or zone it cannot use), UnknownApp, and, with
+    `explain`, SessdexError when no row has that key."""
     from . import usage as usage_module
 
     _refuse_unknown("kind", kind, usage_module.REPORTS)

@@ -135,3 +135,22 @@ def test_a_listing_that_forks_workers_beside_another_thread_ends(
     finally:
         writer.close()
     assert listing.returncode == 0 and int(printed) >= 3
+
+
+def test_one_app_given_as_a_string_is_that_app() -> None:
+    """`apps="codex"` type-checks (a str is a sequence of str) and means the one app (it
+    was read letter by letter: "unknown app 'c'")."""
+    home = api.demo_home()
+    codex = [s.id for s in api.list_sessions(home, apps=["codex"]).sessions()]
+    assert (
+        codex
+        and [s.id for s in api.list_sessions(home, apps="codex").sessions()] == codex
+    )
+    assert [r.id for r in api.find_sessions(home, "", apps="codex").rows] == codex
+    assert [r.app for r in api.doctor(home, "codex")] == ["codex"]
+    assert [row.key for row in api.usage_report(home, "app", apps="codex").rows] == [
+        "codex"
+    ]
+    assert [
+        r.session.app for r in next(api.watch_sessions(home, apps="codex", duration=0))
+    ] == ["codex"]

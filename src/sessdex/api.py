@@ -179,6 +179,12 @@ def _refuse_unknown(name: str, value: str, known: Sequence[str]) -> None:
         raise BadValue(f"{name} {value!r} is not one of {', '.join(known)}.")
 
 
+def _app_names(apps: Sequence[str]) -> Sequence[str]:
+    """`apps` as names: one name given alone (`apps="codex"`, which a type checker
+    passes as a sequence of str) is that app, not its letters."""
+    return (apps,) if isinstance(apps, str) else apps
+
+
 def _storable(text: str) -> str:
     """`text` as a stored value could hold it: bytes a command line or a folder's name
     gave that are not UTF-8 (Python keeps them as lone surrogates, which SQLite refuses
@@ -219,6 +225,7 @@ def list_sessions(
     records. `with_skipped` adds what the index noted it could not read (`--verbose`).
     Raises UnknownApp for an app in `apps` that sessdex does not read, IndexBusy.
     """
+    apps = _app_names(apps)
     index, report = open_index(home, apps, progress)
     try:
         rows = index.rows(
@@ -251,6 +258,7 @@ def find_sessions(
 ) -> Listing:
     """Sessions matching every word (case-insensitive) in title, folder, branch, app or id
     (`with_skipped` as `list_sessions` takes it). Raises UnknownApp, IndexBusy."""
+    apps = _app_names(apps)
     query = parse_query(_storable(text), str(home.path))
     selected = selection.selected_apps(apps, query)
     if selected is None:  # `--app` and `app:` words that exclude each other
@@ -814,6 +822,7 @@ def doctor(
     read, are counted as well. The apps with sessions come first, then those whose
     folder holds none, then those not found, each group in the registry's order; each
     app's versions go oldest first, by number."""
+    apps = _app_names(apps)
     index, report = open_index(home, apps, progress)
     try:
         stats = index.app_stats()
@@ -1182,6 +1191,7 @@ def watch_sessions(
     the sessions' reads could not use are counted in `diagnostics` once the boards end."""
     from . import live
 
+    apps = _app_names(apps)
     sources.all_sources(apps)  # an unknown app fails now, not inside the loop
     _refuse_unless("duration", duration, 0)
     first = [progress]
@@ -1283,6 +1293,7 @@ def usage_report(
     from . import usage as usage_module
 
     _refuse_unknown("kind", kind, usage_module.REPORTS)
+    apps = _app_names(apps)
     zone = usage_module.parse_tz(tz)
     filters = usage_module.Filters(
         since=usage_module.parse_day(since, zone) if since else None,

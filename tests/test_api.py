@@ -154,3 +154,20 @@ def test_one_app_given_as_a_string_is_that_app() -> None:
     assert [
         r.session.app for r in next(api.watch_sessions(home, apps="codex", duration=0))
     ] == ["codex"]
+
+
+def test_usage_takes_its_bounds_as_list_sessions_takes_since() -> None:
+    """`since=` a datetime, as `list_sessions` takes it, or a date: the same report as
+    the text (an AttributeError: 'datetime' object has no attribute 'strip')."""
+    from datetime import UTC, date, datetime
+
+    home = api.demo_home()
+
+    def tokens(**bounds: object) -> list[tuple[str, int]]:
+        report = api.usage_report(home, "daily", **bounds)  # type: ignore[arg-type]
+        return [(row.key, row.input_tokens) for row in report.rows]
+
+    assert tokens(since=date(2026, 11, 29)) == tokens(since="2026-11-29") != []
+    assert tokens(until=date(2026, 11, 28)) == tokens(until="2026-11-28")
+    assert tokens(since=datetime(2026, 11, 1, tzinfo=UTC)) == tokens()
+    assert tokens(since=datetime(2099, 1, 1, tzinfo=UTC)) == []

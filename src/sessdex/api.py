@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -1278,8 +1278,8 @@ def usage_report(
     kind: str = "daily",
     *,
     apps: Sequence[str] = (),
-    since: str | None = None,
-    until: str | None = None,
+    since: str | date | None = None,
+    until: str | date | None = None,
     here: str | Sequence[str] | None = None,
     tz: str | None = None,
     explain: str | None = None,
@@ -1287,7 +1287,8 @@ def usage_report(
     progress: Progress | None = None,
 ) -> usage.Result:
     """Tokens and cost per day, week, month, session, project, model or app (see usage.py):
-    `kind` is one of `usage.REPORTS`, `since`/`until` as `usage --since` takes them.
+    `kind` is one of `usage.REPORTS`; `since`/`until` as `usage --since` takes them, or
+    a date (a whole day in `tz`) or a datetime (one without a zone is in `tz`).
     Raises BadValue (a kind, time or zone it cannot use), UnknownApp, and, with
     `explain`, SessdexError when no row has that key."""
     from . import usage as usage_module
@@ -1296,8 +1297,8 @@ def usage_report(
     apps = _app_names(apps)
     zone = usage_module.parse_tz(tz)
     filters = usage_module.Filters(
-        since=usage_module.parse_day(since, zone) if since else None,
-        until=usage_module.parse_day(until, zone, end=True) if until else None,
+        since=_usage_bound(since, zone),
+        until=_usage_bound(until, zone, end=True),
         here=here,
         tz=zone,
     )
@@ -1316,6 +1317,20 @@ def usage_report(
         explain_limit=explain_limit,
         progress=progress,
     )
+
+
+def _usage_bound(
+    value: str | date | None, zone: tzinfo, *, end: bool = False
+) -> datetime | None:
+    """A `usage_report` bound as its filters take it: text as `usage --since` reads it,
+    a date as that day, a datetime as it is (`list_sessions` takes one)."""
+    from .usage import parse_day
+
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=zone)
+    if isinstance(value, date):
+        value = value.isoformat()
+    return parse_day(value, zone, end=end) if value else None
 
 
 def _reader(

@@ -5,7 +5,8 @@ SessdexError
 │   └── UnknownApp      --app names no known source
 ├── SessionNotFound     no session id starts with the prefix
 ├── AmbiguousId         the prefix matches several sessions
-├── ResumeRefused       a preflight check failed (folder gone, CLI missing, session open)
+├── ResumeRefused       the app has no resume command for the session (a sub-agent's, an
+│                       app without one); what a preflight finds is `ResumeCheck.refusals`
 ├── NotQuotable         a word the user's shell cannot be given in a printed command
 └── IndexBusy           another sessdex holds the index for too long
 """
@@ -89,8 +90,10 @@ class AmbiguousId(SessdexError):
 
 
 class ResumeRefused(SessdexError):
-    """A resume preflight check failed; the message says which and why. `.session` is
-    the session refused, where one was found (`resume --json` still describes it)."""
+    """No resume command can be built for the session (its app has none for it, or its
+    id or folder cannot be passed); the message says why. `.session` is the session
+    refused, where one was found (`resume --json` still describes it). What a preflight
+    check finds (folder gone, CLI missing) is in `ResumeCheck.refusals` instead."""
 
     def __init__(self, message: str, session: Session | None = None) -> None:
         super().__init__(message)

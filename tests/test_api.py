@@ -171,3 +171,20 @@ def test_usage_takes_its_bounds_as_list_sessions_takes_since() -> None:
     assert tokens(until=date(2026, 11, 28)) == tokens(until="2026-11-28")
     assert tokens(since=datetime(2026, 11, 1, tzinfo=UTC)) == tokens()
     assert tokens(since=datetime(2099, 1, 1, tzinfo=UTC)) == []
+
+
+def test_list_and_find_take_since_as_text_as_watch_does() -> None:
+    """`since="3d"`, as `watch_sessions` and `usage_report` take it (an AttributeError:
+    'str' object has no attribute 'timestamp'); text it cannot read is a BadValue."""
+    home = api.demo_home()
+    day = api.parse_since("2026-11-29T10:00:00Z")
+    listed = [s.id for s in api.list_sessions(home, since=day).sessions()]
+    assert listed and listed != [s.id for s in api.list_sessions(home).sessions()]
+    assert [
+        s.id for s in api.list_sessions(home, since="2026-11-29T10:00:00Z").sessions()
+    ] == listed
+    assert [
+        r.id for r in api.find_sessions(home, "", since="2026-11-29T10:00:00Z").rows
+    ] == listed
+    with pytest.raises(BadValue):
+        api.list_sessions(home, since="yesterday-ish")

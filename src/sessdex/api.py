@@ -211,7 +211,7 @@ def list_sessions(
     home: Home,
     *,
     apps: Sequence[str] = (),
-    since: datetime | None = None,
+    since: datetime | str | None = None,
     here: str | Sequence[str] | None = None,
     limit: int | None = None,
     include_subagents: bool = False,
@@ -223,9 +223,12 @@ def list_sessions(
 
     `with_state` keeps each session's `extra` (what a reader needs); listing needs only
     records. `with_skipped` adds what the index noted it could not read (`--verbose`).
-    Raises UnknownApp for an app in `apps` that sessdex does not read, IndexBusy.
+    `since` is a datetime, or text as `parse_since` reads it ('3d', '2026-11-01').
+    Raises UnknownApp for an app in `apps` that sessdex does not read, BadValue for a
+    `since` it cannot read, IndexBusy.
     """
     apps = _app_names(apps)
+    since = parse_since(since) if isinstance(since, str) else since
     index, report = open_index(home, apps, progress)
     try:
         rows = index.rows(
@@ -249,7 +252,7 @@ def find_sessions(
     text: str,
     *,
     apps: Sequence[str] = (),
-    since: datetime | None = None,
+    since: datetime | str | None = None,
     here: str | Sequence[str] | None = None,
     limit: int | None = None,
     include_subagents: bool = False,
@@ -257,8 +260,10 @@ def find_sessions(
     with_skipped: bool = False,
 ) -> Listing:
     """Sessions matching every word (case-insensitive) in title, folder, branch, app or id
-    (`with_skipped` as `list_sessions` takes it). Raises UnknownApp, IndexBusy."""
+    (`since`, `with_skipped` as `list_sessions` takes them). Raises UnknownApp,
+    BadValue, IndexBusy."""
     apps = _app_names(apps)
+    since = parse_since(since) if isinstance(since, str) else since
     query = parse_query(_storable(text), str(home.path))
     selected = selection.selected_apps(apps, query)
     if selected is None:  # `--app` and `app:` words that exclude each other

@@ -188,3 +188,15 @@ def test_list_and_find_take_since_as_text_as_watch_does() -> None:
     ] == listed
     with pytest.raises(BadValue):
         api.list_sessions(home, since="yesterday-ish")
+
+
+def test_a_nul_in_the_words_is_no_word_that_matches_everything() -> None:
+    """A NUL splits words as a blank does (the index joins a session's fields with NUL: a
+    word holding one was matched across two of them)."""
+    demo = api.demo_home()
+    everything = [(s.app, s.id) for s in api.find_sessions(demo, "").rows]
+    assert [(s.app, s.id) for s in api.find_sessions(demo, "\x00").rows] == everything
+    first = api.find_sessions(demo, "").sessions()[0]
+    word = (first.title or "").split()[0]
+    spaced = api.find_sessions(demo, f"{first.app} {word}").rows
+    assert spaced and api.find_sessions(demo, f"{first.app}\x00{word}").rows == spaced

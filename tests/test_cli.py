@@ -368,6 +368,7 @@ def test_find_matches_an_accent_however_it_was_composed(tmp_path: Path) -> None:
         ("Nguyễn's notes", "nguyen"),
         ("ＡＰＩ設計の見直し", "api"),
         ("ｶﾀｶﾅ変換", "カタカナ"),
+        ("fix the \u2764 button", "\u2764\ufe0f"),  # an emoji picker adds U+FE0F
     ],
 )
 def test_find_folds_case_and_accents_as_people_type(
@@ -381,6 +382,17 @@ def test_find_folds_case_and_accents_as_people_type(
     for query in (typed, title.split()[0]):
         _, out, _ = invoke("find", query, "--json", "--home", str(home))
         assert [s["id"] for s in json.loads(out)] == [CLAUDE_A], query
+
+
+def test_since_takes_its_units_in_capitals_but_m(tmp_path: Path) -> None:
+    """`--since 3D` is three days, as `3d`; `30M` is refused (minutes or months?)."""
+    code, lower, _ = invoke("list", "--since", "400d", "--json", "--home", DEMO)
+    assert code == 0 and json.loads(lower)
+    for typed in ("400D", "58W", "9600H"):
+        code, out, err = invoke("list", "--since", typed, "--json", "--home", DEMO)
+        assert (code, out) == (0, lower), (typed, err)
+    code, _, err = invoke("list", "--since", "30M", "--home", DEMO)
+    assert code != 0 and "30m" in err
 
 
 def test_find_keeps_a_cyrillic_or_kana_mark_a_letter_of_its_own(

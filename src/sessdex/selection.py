@@ -75,7 +75,8 @@ def parse_query(text: str, home: str | None = None) -> Query:
     words: list[str] = []
     scoped: list[tuple[str, str]] = []
     apps: list[str] = []
-    for token in text.split():
+    # a NUL is what parts of the index's search text are joined with: never a word
+    for token in text.replace("\x00", " ").split():
         name, colon, value = token.partition(":")
         if colon and name.lower() in _SCOPES and value:
             scope = _SCOPES[name.lower()]
@@ -131,6 +132,7 @@ def folded(text: str) -> str:
     # NFKD: what an input method types wide (fullwidth API) or narrow (halfwidth kana)
     # is the letter it stands for
     text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text).casefold())
+    text = text.translate(_VARIATIONS)  # a picker's ❤️ is the ❤ a title holds
     if len(text.translate(_ACCENTS)) != len(text):
         kept: list[str] = []
         base = ""
@@ -144,6 +146,8 @@ def folded(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+# the text and emoji variation selectors, which only choose how a character is drawn
+_VARIATIONS: dict[int, None] = dict.fromkeys((0xFE0E, 0xFE0F))
 # the combining diacritical marks (U+0300-U+036F), as `str.translate` drops them
 _ACCENTS: dict[int, None] = dict.fromkeys(range(0x300, 0x370))
 
@@ -273,9 +277,10 @@ def parse_since(value: str, now: datetime | None = None) -> float:
     from datetime import UTC, datetime, timedelta
 
     moment = now or datetime.now(UTC)
-    match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", value)
+    # D, H and W as their lower case; M stays refused: minutes or months?
+    match = re.fullmatch(r"\s*(\d+)\s*([mhdwHDW])\s*", value)
     if match:
-        amount, unit = int(match.group(1)), match.group(2)
+        amount, unit = int(match.group(1)), match.group(2).lower()
         names = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
         try:
             return (moment - timedelta(**{names[unit]: amount})).timestamp()
@@ -287,7 +292,8 @@ def parse_since(value: str, now: datetime | None = None) -> float:
         from .errors import BadValue
 
         raise BadValue(
-            f"cannot read the time {value!r}: use 3d, 12h, 2w or a date like 2026-11-01."
+            f"cannot read the time {value!r}: use 3d, 12h, 2w, 30m or a date like "
+            "2026-11-01."
         ) from None
     try:
         return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()

@@ -155,7 +155,7 @@ def filter_options(f: F) -> F:
     f = count_option("--limit", "-n", help="Show at most N sessions.")(f)
     f = click.option(
         "--since",
-        help="Only sessions updated since: 3d, 12h, 2w or a date (2026-11-01).",
+        help="Only sessions updated since: 3d, 12h, 2w, 30m or a date (2026-11-01).",
     )(f)
     f = click.option(
         "--here",

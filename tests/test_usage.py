@@ -1672,3 +1672,18 @@ def test_a_session_id_holding_a_bidi_mark_explains_by_the_id_the_table_printed(
     )
     assert audit.exit_code == 0, audit.output
     assert orjson.loads(audit.output)["row"]["key"] == raw
+
+
+def test_explain_of_an_id_prefix_several_sessions_share_names_each(
+    mixed: Home, run: object
+) -> None:
+    """As `show` names the sessions a prefix matches, `usage --explain` does (it said only
+    how many there were)."""
+    audit = run.invoke(  # type: ignore[attr-defined]
+        main, ["usage", "session", "--home", str(mixed.path), "--explain", "01a1"]
+    )
+    assert audit.exit_code == 1
+    assert "'01a1' matches 2 sessions (2 codex); type more of the id." in audit.output
+    for row in ("01a1f000-0000-7000-8000-00000000000a  Fix the flaky login test",
+                "01a1f000-0000-7000-8000-00000000000b  Try another way"):  # fmt: skip
+        assert row in audit.output

@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from . import sources
 from .diagnostics import Diagnostics
-from .errors import SessdexError
+from .errors import AmbiguousId, SessdexError
 from .index import Index, Progress
 from .pricing import Catalogue, plain_name
 from .sources import Home, Source
@@ -35,6 +35,7 @@ from .usage import (
     _session_records,
     _slot,
     cross_file_losers,
+    describe_sessions,
     keep,
     report,
     total,
@@ -152,17 +153,30 @@ def _bucket(record: UsageRecord, cost: float | None) -> Bucket:
 _PHASE = {"repeated-in-another-file": 0, "copy-of-response": 2}
 
 
-def _row_key(kind: str, key: str, rows: dict[str, Row]) -> str:
-    """The row `key` names: the row itself, a model's own spelling, a session id's prefix."""
+def _row_key(
+    kind: str, key: str, rows: dict[str, Row], home: Home | None = None
+) -> str:
+    """The row `key` names: the row itself, a model's own spelling, a session id's prefix
+    (several: each named, with its title where `home` is given to look it up)."""
     if key not in rows and kind == "model" and plain_name(key) in rows:
         key = plain_name(key)  # the app's own spelling of the row's model
     if key not in rows and kind == "session":  # an id prefix, as every command takes
         matching = _sessions_named(key, rows)
         if len(matching) == 1:
             key = matching[0]
-        elif len(matching) > 1:
-            raise SessdexError(
-                f"{key!r} starts {len(matching)} session ids; type more of the id."
+        elif len(matching) > 1:  # named as every other command names them
+            if home is not None:
+                describe_sessions(home, [rows[name] for name in matching])
+            raise AmbiguousId(
+                key,
+                [
+                    (
+                        min(rows[name].apps, default="?"),
+                        name,
+                        str(rows[name].about.get("title") or ""),
+                    )
+                    for name in matching
+                ],
             )
     if key not in rows:  # a key holding what no terminal shows: as the table printed it
         shown = [name for name in rows if not name.isprintable() and _as_shown(name, key, kind)]  # fmt: skip
@@ -220,7 +234,7 @@ def explain(
     rows: dict[str, Row] = {}
     for r in report(keep(collected.buckets, filters), kind, filters.tz):
         rows.setdefault(r.key, r)
-    key = _row_key(kind, key, rows)
+    key = _row_key(kind, key, rows, home)
     reader = _Reader(home, kind, key, filters, limit)
     selected = sources.all_sources(apps)
     if progress is not None:

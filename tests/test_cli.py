@@ -2203,9 +2203,19 @@ def test_export_takes_its_format_from_the_file_name_and_checks_the_folder(
     assert (
         (tmp_path / "s.html").read_text().lstrip().lower().startswith("<!doctype html")
     )
+    # a usage error, as an -o that names a folder is (exit 2)
     missing = tmp_path / "nowhere" / "s.md"
     code, _, err = invoke("export", CLAUDE_A[:8], "-o", str(missing), "--home", DEMO)
-    assert code == 1 and "does not exist" in err and "Traceback" not in err
+    assert code == 2 and "does not exist" in err and "Traceback" not in err
+    code, _, err = invoke("export", CLAUDE_A[:8], "-o", str(tmp_path), "--home", DEMO)
+    assert code == 2 and "is a directory" in err
+    # a name that asks for no format sessdex writes: Markdown, and said so
+    pdf = tmp_path / "report.pdf"
+    code, _, err = invoke("export", CLAUDE_A[:8], "-o", str(pdf), "--home", DEMO)
+    assert code == 0 and "writing Markdown; --format picks another" in err
+    assert pdf.read_text().startswith("# ")
+    code, _, err = invoke("export", CLAUDE_A[:8], "-o", str(tmp_path / "s.txt"), "--home", DEMO)  # fmt: skip
+    assert code == 0 and "note:" not in err
     code, _, err = invoke(
         "export",
         CLAUDE_A[:8],

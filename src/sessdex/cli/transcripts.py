@@ -325,7 +325,7 @@ def _write_file(
 def _export_format(fmt: str | None, output: str | None) -> str:
     """The format asked for, else the one the output file's name says; and a folder for
     the file that exists (said before any reading, not as a traceback after it)."""
-    from ..errors import BadValue, SessdexError
+    from ..errors import BadValue
 
     suffix = os.path.splitext(output or "")[1].lower().lstrip(".")
     named = {
@@ -337,13 +337,18 @@ def _export_format(fmt: str | None, output: str | None) -> str:
     }
     if fmt is None:
         fmt = named.get(suffix, "md")
+        if suffix not in named and suffix not in ("", "txt"):  # report.pdf: not a PDF
+            err(
+                f"note: {output!r} names no format sessdex writes (md, html or json): "
+                "writing Markdown; --format picks another."
+            )
     elif suffix in named and named[suffix] != fmt:
         raise BadValue(
             f"--format {fmt} and the file name {output!r} disagree: drop one of them."
         )
     folder = os.path.dirname(output or "")
-    if folder and not os.path.isdir(folder):
-        raise SessdexError(f"the folder {folder!r} does not exist: create it first.")
+    if folder and not os.path.isdir(folder):  # a usage error, as an -o that is a folder
+        raise BadValue(f"the folder {folder!r} does not exist: create it first.")
     return fmt
 
 

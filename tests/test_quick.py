@@ -452,6 +452,7 @@ def test_find_prints_what_the_full_command_prints(
         ("find", ["no-such-words-anywhere"]),
         ("find", ["zzzz", "app:codex", "--app", "codex", "--since", "2030-01-01"]),
         ("list", ["--since", "2030-01-01", "--here"]),
+        ("find", ["kierkegaard"]),  # only a Codex sub-agent's name: --all is named
     ],
 )
 def test_nothing_found_is_answered_with_the_full_commands_hint(
@@ -470,6 +471,20 @@ def test_nothing_found_is_answered_with_the_full_commands_hint(
     assert quick.answer(command, args)
     printed = capsysbinary.readouterr()
     assert (printed.out, printed.err) == (b"", expected.stderr)
+
+
+def test_words_only_sub_agents_match_name_them_and_all(home: Path) -> None:
+    """A sub-agent is left out of a listing, not out of the hint: an empty answer with
+    nothing said looked like no session had it."""
+    done = full_run("kierkegaard", "--home", str(home), command="find")
+    assert done.stdout == b""
+    assert done.stderr.decode().strip() == (
+        "No session matches 'kierkegaard', but 1 sub-agent does: add --all to list them."
+    )
+    found = full("kierkegaard", "--all", "--json", "--home", str(home), command="find")
+    assert [row["title"] for row in json.loads(found)] == [
+        "/root/greeter (Kierkegaard)"
+    ]
 
 
 def test_an_app_with_no_sessions_is_left_to_the_full_command(

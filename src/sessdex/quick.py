@@ -164,6 +164,21 @@ class _Plan:
             limit=request.limit,
             first_prefix=first_prefix,
         )
+        # the sub-agents only --all lists, counted when nothing else matches (the hint
+        # names them)
+        self.hidden_sql, self.hidden_args = (
+            ("", [])
+            if request.include_subagents
+            else selection.sessions_sql(
+                "count(*)",
+                apps=apps,
+                since=selection.parse_since(request.since) if request.since else None,
+                under=selection.here_folders() if request.here else None,
+                words=words,
+                scoped=self.scoped,
+                include_subagents=True,
+            )
+        )
         # a relative --since moves with the clock, and so do the table's ages: such an
         # answer is never kept
         self.key = (
@@ -260,8 +275,11 @@ def _body_from_index(
                 listed = db.execute(
                     f"SELECT 1 FROM sessions WHERE app IN ({marks}) LIMIT 1", apps
                 ).fetchone()
+                hidden = 0
+                if listed and plan.hidden_sql:
+                    (hidden,) = db.execute(plan.hidden_sql, plan.hidden_args).fetchone()
                 db.execute("COMMIT")
-                return _nothing_matches(request) if listed else None
+                return _nothing_matches(request, hidden) if listed else None
             ids = sorted(i for (i,) in db.execute("SELECT lower(id) FROM sessions"))
             db.execute("COMMIT")
             return _table(rows, home[0], ids)
@@ -337,7 +355,7 @@ def _bring_up_to_date(
     return done
 
 
-def _nothing_matches(request: _Request) -> bytes | None:
+def _nothing_matches(request: _Request, hidden: int) -> bytes | None:
     """Nothing on stdout and the full command's hint on stderr, when the words or options
     matched no session of apps that have some (so their folders are there): a warm `find`
     of a word in no title answers as fast as one that matches. None (the full command
@@ -345,7 +363,9 @@ def _nothing_matches(request: _Request) -> bytes | None:
     from .views.text import flat
 
     query = " ".join(request.words) if request.command == "find" else None
-    hint = selection.nothing_matches(query, request.apps, request.since, request.here)
+    hint = selection.nothing_matches(
+        query, request.apps, request.since, request.here, hidden
+    )
     if hint is None:
         return None
     sys.stderr.write(

@@ -153,17 +153,27 @@ _ACCENTS: dict[int, None] = dict.fromkeys(range(0x300, 0x370))
 
 
 def nothing_matches(
-    query: str | None, apps: Sequence[str], since: str | None, here: bool
+    query: str | None,
+    apps: Sequence[str],
+    since: str | None,
+    here: bool,
+    hidden: int = 0,
 ) -> str | None:
     """The line `list` or `find` prints on stderr when the apps' folders were read but
     nothing matched, saying what to try next (an empty table alone looks like a hang);
-    None when no word or option narrowed the listing. Shared with the quick path, which
-    says it too rather than start the full command for one line."""
+    None when no word or option narrowed the listing. `hidden`: how many sub-agents
+    matched, which only `--all` lists. Shared with the quick path, which says it too
+    rather than start the full command for one line."""
     from .shells import word
 
     options = [f"--app {word(app)}" for app in apps]
     options += [f"--since {word(since)}"] if since else []
     options += ["--here"] if here else []
+    if hidden and (query or options):
+        asked = repr(query) if query else " ".join(options)
+        within = f" with {' '.join(options)}" if query and options else ""
+        agents = "1 sub-agent does" if hidden == 1 else f"{hidden} sub-agents do"
+        return f"No session matches {asked}{within}, but {agents}: add --all to list them."  # fmt: skip
     if query:
         within = f" with {' '.join(options)}" if options else ""
         return f"No session matches {query!r}{within}. Fewer words find more; 'sessdex list' shows recent sessions."  # fmt: skip

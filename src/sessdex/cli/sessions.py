@@ -66,7 +66,18 @@ def list_command(
     report_skipped(listing.report, verbose, listing.skipped)
     print_rows(listing, as_json, as_nl, home)
     if not listing.rows and not (as_json or as_nl or limit == 0):
-        _say_why_empty(listing.report, apps, here, since)
+        hidden = 0
+        if not include_subagents and (apps or here or since):
+            hidden = len(
+                api.list_sessions(
+                    home,
+                    apps=apps,
+                    since=api.parse_since(since) if since else None,
+                    here=here_folders() if here else None,
+                    include_subagents=True,
+                ).rows
+            )
+        _say_why_empty(listing.report, apps, here, since, hidden=hidden)
 
 
 @main.command("find", context_settings=CONTEXT)
@@ -110,7 +121,21 @@ def find_command(
     report_skipped(listing.report, verbose, listing.skipped)
     print_rows(listing, as_json, as_nl, home)
     if not listing.rows and not (as_json or as_nl or limit == 0):
-        _say_why_empty(listing.report, apps, here, since, " ".join(query))
+        hidden = 0
+        if not include_subagents:  # what --all would have listed: said, not hidden
+            hidden = len(
+                api.find_sessions(
+                    home,
+                    " ".join(query),
+                    apps=apps,
+                    since=api.parse_since(since) if since else None,
+                    here=here_folders() if here else None,
+                    include_subagents=True,
+                ).rows
+            )
+        _say_why_empty(
+            listing.report, apps, here, since, " ".join(query), hidden=hidden
+        )
 
 
 def _say_why_empty(
@@ -119,14 +144,17 @@ def _say_why_empty(
     here: bool,
     since: str | None,
     query: str | None = None,
+    *,
+    hidden: int = 0,
 ) -> None:
     """A line on stderr saying why a list came out empty, and what to try next: an
-    empty table alone looks like a hang or a bug."""
+    empty table alone looks like a hang or a bug. `hidden`: the sub-agents `--all`
+    would list."""
     from ..selection import nothing_matches
 
     # no location at all: no app was read (`--app` and `app:` words that exclude each other)
     locations = report.locations.values()
-    hint = nothing_matches(query, apps, since, here)
+    hint = nothing_matches(query, apps, since, here, hidden)
     if locations and not any(location.exists for location in locations):
         if apps:
             err(

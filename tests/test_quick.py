@@ -781,3 +781,36 @@ def test_a_word_that_is_no_utf8_is_left_to_the_full_command(home: Path) -> None:
     )
     assert b"Traceback" not in ran.stderr
     assert b"No session matches" in ran.stdout + ran.stderr
+
+
+def test_the_homes_own_path_is_no_word_find_matches(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """`list` shows a folder under the home as `~/code/shop`; find matches what it shows:
+    the user's name (or macOS's `Users`) in the home's path found every session below it.
+    A folder typed from the home, or as `~/…`, still finds its sessions, on both paths."""
+    home = tmp_path / "users-alex"
+    inside, outside = (
+        "11111111-0000-4000-8000-000000000001",
+        "22222222-0000-4000-8000-000000000002",
+    )
+    write_claude_session(
+        home, inside, str(home / "code" / "shop"), title="Fix checkout"
+    )
+    write_claude_session(home, outside, "/srv/users/api", title="Add login")
+    settled(home)
+    expectations = {
+        ("alex",): [],
+        ("users",): [outside],  # in /srv/users, shown as it is
+        ("code/shop",): [inside],
+        (str(home / "code"),): [inside],
+        ("~/code",): [inside],
+        ("~",): [inside],
+        (f"dir:{home}/code",): [inside],
+    }
+    full("--json", "--home", str(home))
+    for words, found in expectations.items():
+        args = [*words, "--json", "--home", str(home)]
+        printed = full(*args, command="find")
+        assert [row["id"] for row in json.loads(printed)] == found, words
+        assert answered(args, capsysbinary, "find") == printed, words

@@ -798,6 +798,7 @@ class Index:
             include_subagents=include_subagents,
             limit=limit,
             first_prefix=first_prefix,
+            home=str(self.home.path),
         )
         if scoped:
             self.db.create_function("_field", 2, selection.field, deterministic=True)

@@ -163,6 +163,7 @@ class _Plan:
             include_subagents=request.include_subagents,
             limit=request.limit,
             first_prefix=first_prefix,
+            home=home,
         )
         # the sub-agents only --all lists, counted when nothing else matches (the hint
         # names them)
@@ -177,6 +178,7 @@ class _Plan:
                 words=words,
                 scoped=self.scoped,
                 include_subagents=True,
+                home=home,
             )
         )
         # a relative --since moves with the clock, and so do the table's ages: such an

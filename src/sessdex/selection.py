@@ -230,9 +230,11 @@ def sessions_sql(
     include_subagents: bool = False,
     limit: int | None = None,
     first_prefix: str | None = None,
+    home: str | None = None,
 ) -> tuple[str, list[object]]:
     """SELECT `columns` FROM sessions, filtered, newest first; an id starting with
-    `first_prefix` ranks first. Uses `_field(search, n)` when `scoped` is given."""
+    `first_prefix` ranks first. Uses `_field(search, n)` when `scoped` is given. Plain
+    words are matched against a folder under `home` as `list` shows it, `~/code/shop`."""
     where: list[str] = []
     args: list[object] = []
     if apps:
@@ -256,9 +258,19 @@ def sessions_sql(
         where.append("(" + " OR ".join(tests) + ")")
     if not include_subagents:
         where.append("parent_id IS NULL")
+    # the home's own path is not shown, so not matched: `alex` or, on macOS, `users`
+    # found every session below /Users/alex; a word written from the home is its ~ form
+    own = folded(pathnames.comparable(home)).rstrip("/") if home else ""
     for word in words:
-        where.append("instr(search, ?) > 0")
-        args.append(folded(word))
+        typed = folded(word)
+        if not own:
+            where.append("instr(search, ?) > 0")
+            args.append(typed)
+            continue
+        if typed == own or typed.startswith(own + "/"):
+            typed = "~" + typed[len(own) :]
+        where.append("instr(replace(search, ?, '~/'), ?) > 0")
+        args.extend([own + "/", typed])
     for column, value in scoped:
         where.append(f"instr(_field(search, {FIELD_POSITIONS[column]}), ?) > 0")
         args.append(folded(value))

@@ -269,8 +269,14 @@ def sessions_sql(
             continue
         if typed == own or typed.startswith(own + "/"):
             typed = "~" + typed[len(own) :]
-        where.append("instr(replace(search, ?, '~/'), ?) > 0")
-        args.extend([own + "/", typed])
+        if typed.startswith("~"):
+            where.append("instr(replace(search, ?, '~/'), ?) > 0")
+            args.extend([own + "/", typed])
+        else:  # the plain test first: most rows fail it, and skip the copy replace makes
+            where.append(
+                "instr(search, ?) > 0 AND instr(replace(search, ?, '~/'), ?) > 0"
+            )
+            args.extend([typed, own + "/", typed])
     for column, value in scoped:
         where.append(f"instr(_field(search, {FIELD_POSITIONS[column]}), ?) > 0")
         args.append(folded(value))

@@ -487,6 +487,24 @@ def test_words_only_sub_agents_match_name_them_and_all(home: Path) -> None:
     ]
 
 
+def test_a_sub_agent_gone_since_is_not_counted_in_the_hint(
+    home: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """The hint counts sub-agents, whose files a listing without --all never checks: one
+    deleted since the index read it was still said to match (and --all showed none)."""
+    args = ["a2d2d2d2d2d2d2d2d", "--home", str(home)]
+    full("--json", "--home", str(home))
+    assert b"1 sub-agent does" in full_run(*args, command="find").stderr
+    agent = next((home / ".claude").rglob("subagents/agent-a2d2d2d2d2d2d2d2d.jsonl"))
+    agent.unlink()
+    settled(home)
+    capsysbinary.readouterr()
+    said = capsysbinary.readouterr().err if quick.answer("find", args) else None
+    expected = full_run(*args, command="find").stderr
+    assert b"sub-agent" not in expected
+    assert said in (None, expected)
+
+
 def test_an_app_with_no_sessions_is_left_to_the_full_command(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:

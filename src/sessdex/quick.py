@@ -279,6 +279,8 @@ def _body_from_index(
                 ).fetchone()
                 hidden = 0
                 if listed and plan.hidden_sql:
+                    if not _sub_agents_unchanged(db, apps):
+                        return None  # the count would be stale: the full command reads
                     (hidden,) = db.execute(plan.hidden_sql, plan.hidden_args).fetchone()
                 db.execute("COMMIT")
                 return _nothing_matches(request, hidden) if listed else None
@@ -293,6 +295,20 @@ def _body_from_index(
         return body
     finally:
         db.close()
+
+
+def _sub_agents_unchanged(db: sqlite3.Connection, apps: list[str]) -> bool:
+    """Whether the files and folders that hold only sub-agents, which a listing without
+    --all never checks, are as the index read them: the hint counts those sub-agents."""
+    marks = ",".join("?" * len(apps))
+    for noted, what, value, inode in db.execute(
+        f"SELECT path, what, value, inode FROM scan_paths WHERE app IN ({marks})"
+        " AND nested = 1",
+        apps,
+    ):
+        if not freshness.still_holds(noted, what, value, inode):
+            return False
+    return _changed_files(db, apps, " AND nested = 1") == []
 
 
 def _changed_files(

@@ -832,3 +832,21 @@ def test_the_homes_own_path_is_no_word_find_matches(
         printed = full(*args, command="find")
         assert [row["id"] for row in json.loads(printed)] == found, words
         assert answered(args, capsysbinary, "find") == printed, words
+
+
+def test_a_folder_that_holds_the_homes_path_further_in_is_found_as_list_shows_it(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """Only a folder under the home is written from `~`: a backup of it elsewhere
+    (`/mnt/backup/home/alex/app`, shown in full) was found by no word naming its path."""
+    home = tmp_path / "home"
+    elsewhere = f"/mnt/backup{home}/app"
+    session = "11111111-0000-4000-8000-000000000001"
+    write_claude_session(home, session, elsewhere, title="Fix checkout")
+    settled(home)
+    full("--json", "--home", str(home))
+    for word in (elsewhere, f"{home.name}/app", f"backup{home}"):
+        args = [word, "--json", "--home", str(home)]
+        printed = full(*args, command="find")
+        assert [row["id"] for row in json.loads(printed)] == [session], word
+        assert answered(args, capsysbinary, "find") == printed, word

@@ -259,7 +259,9 @@ def sessions_sql(
     if not include_subagents:
         where.append("parent_id IS NULL")
     # the home's own path is not shown, so not matched: `alex` or, on macOS, `users`
-    # found every session below /Users/alex; a word written from the home is its ~ form
+    # found every session below /Users/alex; a word written from the home is its ~ form.
+    # Only a session whose folder starts so (after the NUL before it) is shown from ~:
+    # /mnt/backup/home/alex/app is not (SQLite's replace takes no pattern opening in NUL)
     own = folded(pathnames.comparable(home)).rstrip("/") if home else ""
     for word in words:
         typed = folded(word)
@@ -269,14 +271,13 @@ def sessions_sql(
             continue
         if typed == own or typed.startswith(own + "/"):
             typed = "~" + typed[len(own) :]
+        shown = "CASE WHEN instr(search, ?) > 0 THEN replace(search, ?, '~/') ELSE search END"
         if typed.startswith("~"):
-            where.append("instr(replace(search, ?, '~/'), ?) > 0")
-            args.extend([own + "/", typed])
+            where.append(f"instr({shown}, ?) > 0")
+            args.extend(["\x00" + own + "/", own + "/", typed])
         else:  # the plain test first: most rows fail it, and skip the copy replace makes
-            where.append(
-                "instr(search, ?) > 0 AND instr(replace(search, ?, '~/'), ?) > 0"
-            )
-            args.extend([typed, own + "/", typed])
+            where.append(f"instr(search, ?) > 0 AND instr({shown}, ?) > 0")
+            args.extend([typed, "\x00" + own + "/", own + "/", typed])
     for column, value in scoped:
         where.append(f"instr(_field(search, {FIELD_POSITIONS[column]}), ?) > 0")
         args.append(folded(value))

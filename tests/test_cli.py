@@ -274,6 +274,16 @@ def test_a_value_an_option_cannot_take_is_a_usage_error() -> None:
     assert code == 1 and "no session id starts with 'nonesuch:'" in err
 
 
+def test_apps_joined_in_one_app_option_are_told_apart() -> None:
+    """`--app codex,claude` named both apps: the guess was claude alone, as if codex were
+    a typo; now each is to be given its own --app."""
+    for given in ("codex,claude", "codex, claude"):
+        code, _, err = invoke("list", "--app", given, "--home", DEMO)
+        assert code == 2
+        assert "(give each app its own --app: --app codex --app claude)" in err, given
+        assert "did you mean" not in err
+
+
 def test_unknown_app_is_a_clear_error() -> None:
     code, _, err = invoke("list", "--app", "cladue", "--home", DEMO)
     assert code == 2  # a value the option cannot take: a usage error, as click's own

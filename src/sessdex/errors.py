@@ -33,12 +33,24 @@ class UnknownApp(BadValue):
     """An app name (`--app`, `apps=`) that no source has; `.name` is the name given."""
 
     def __init__(self, name: str, known: Sequence[str]) -> None:
-        near = nearest(name, known)
-        meant = f" (did you mean {near!r}?)" if near else ""
+        meant = _meant_app(name, known)
         super().__init__(
             f"unknown app {name!r}{meant}. Known apps: {', '.join(sorted(known))}."
         )
         self.name = name
+
+
+def _meant_app(name: str, known: Sequence[str]) -> str:
+    """What an unknown app name most likely meant, as a parenthesis: several apps written
+    in one (`codex,claude`, which the nearest-name guess read as a misspelt `claude`), or
+    the nearest name; "" for no guess."""
+    parts = name.lower().replace(",", " ").split()
+    if len(parts) > 1 and all(part in known for part in parts):
+        return (
+            f" (give each app its own --app: {' '.join('--app ' + p for p in parts)})"
+        )
+    near = nearest(name, known)
+    return f" (did you mean {near!r}?)" if near else ""
 
 
 def nearest(name: str, known: Sequence[str]) -> str | None:

@@ -274,6 +274,16 @@ def test_a_value_an_option_cannot_take_is_a_usage_error() -> None:
     assert code == 1 and "no session id starts with 'nonesuch:'" in err
 
 
+def test_a_windows_path_given_for_an_id_names_no_app() -> None:
+    """A transcript's path pasted on Windows was said to name an app 'C' sessdex does not
+    read; a misspelt app before an id is still named."""
+    code, _, err = invoke("show", "C:\\Users\\alex\\s.jsonl", "--home", DEMO)
+    assert code == 1 and "no session id starts with" in err
+    assert "is no app" not in err
+    code, _, err = invoke("show", "nope:3f2b", "--home", DEMO)
+    assert code == 1 and "'nope' is no app sessdex reads" in err
+
+
 def test_apps_joined_in_one_app_option_are_told_apart() -> None:
     """`--app codex,claude` named both apps: the guess was claude alone, as if codex were
     a typo; now each is to be given its own --app."""

@@ -327,9 +327,11 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
             return row.session()
         if not rows:
             word, colon, _ = reference.partition(":")
+            # `C:\Users\…`, a Windows path given for the id: its drive is no misspelt app
+            misspelt = colon and app is None and word.isalpha()
             raise SessionNotFound(
                 reference,
-                word if colon and app is None and word.isalpha() else None,
+                word if misspelt and not pathnames.is_windows(reference) else None,
                 _meant(index, reference, prefix, app),
             )
         raise AmbiguousId(prefix, index.prefix_titles(prefix, app) or _titles(rows))

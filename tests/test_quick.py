@@ -479,7 +479,7 @@ def test_words_only_sub_agents_match_name_them_and_all(home: Path) -> None:
     done = full_run("kierkegaard", "--home", str(home), command="find")
     assert done.stdout == b""
     assert done.stderr.decode().strip() == (
-        "No session matches 'kierkegaard', but 1 sub-agent does: add --all to list them."
+        "No session matches 'kierkegaard', but 1 sub-agent does: add --all to list it."
     )
     found = full("kierkegaard", "--all", "--json", "--home", str(home), command="find")
     assert [row["title"] for row in json.loads(found)] == [

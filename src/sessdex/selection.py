@@ -173,7 +173,8 @@ def nothing_matches(
         asked = repr(query) if query else " ".join(options)
         within = f" with {' '.join(options)}" if query and options else ""
         agents = "1 sub-agent does" if hidden == 1 else f"{hidden} sub-agents do"
-        return f"No session matches {asked}{within}, but {agents}: add --all to list them."  # fmt: skip
+        them = "it" if hidden == 1 else "them"
+        return f"No session matches {asked}{within}, but {agents}: add --all to list {them}."  # fmt: skip
     if query:
         within = f" with {' '.join(options)}" if options else ""
         return f"No session matches {query!r}{within}. Fewer words find more; 'sessdex list' shows recent sessions."  # fmt: skip

@@ -850,3 +850,25 @@ def test_a_folder_that_holds_the_homes_path_further_in_is_found_as_list_shows_it
         printed = full(*args, command="find")
         assert [row["id"] for row in json.loads(printed)] == [session], word
         assert answered(args, capsysbinary, "find") == printed, word
+
+
+def test_a_home_with_a_blank_in_its_path_is_found_typed_in_full(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A home such as `C:\\Users\\John Smith`: its folders typed in full are split into two
+    words by the blank, and neither matched once the home was shown as `~` (nothing found);
+    the user's name alone still finds no session below it."""
+    home = tmp_path / "John Smith"
+    session = "11111111-0000-4000-8000-000000000001"
+    write_claude_session(home, session, str(home / "code" / "shop"), title="Fix it")
+    settled(home)
+    full("--json", "--home", str(home))
+    for words, found in (
+        ([str(home / "code")], [session]),
+        ([str(home)], [session]),
+        (["smith"], []),
+    ):
+        args = [*words, "--json", "--home", str(home)]
+        printed = full(*args, command="find")
+        assert [row["id"] for row in json.loads(printed)] == found, words
+        assert answered(args, capsysbinary, "find") == printed, words

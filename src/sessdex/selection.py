@@ -264,14 +264,11 @@ def sessions_sql(
     # Only a session whose folder starts so (after the NUL before it) is shown from ~:
     # /mnt/backup/home/alex/app is not (SQLite's replace takes no pattern opening in NUL)
     own = folded(pathnames.comparable(home)).rstrip("/") if home else ""
-    for word in words:
-        typed = folded(word)
+    for typed in _from_home([folded(word) for word in words], own):
         if not own:
             where.append("instr(search, ?) > 0")
             args.append(typed)
             continue
-        if typed == own or typed.startswith(own + "/"):
-            typed = "~" + typed[len(own) :]
         shown = "CASE WHEN instr(search, ?) > 0 THEN replace(search, ?, '~/') ELSE search END"
         if typed.startswith("~"):
             where.append(f"instr({shown}, ?) > 0")
@@ -298,6 +295,21 @@ def sessions_sql(
 
 
 _LATEST = 253402300799.0  # 9999-12-31T23:59:59Z, the last moment a datetime holds
+
+
+def _from_home(typed: list[str], own: str) -> list[str]:
+    """The folded words with the home's path `own` in front of a folder written `~`, as
+    `list` shows it; a home holding a blank (`C:/Users/John Smith`, which the query split
+    in two) is found across the words it was split into."""
+    if not own:
+        return typed
+    text, start = " ".join(typed), 0
+    while (at := text.find(own, start)) >= 0:
+        end = at + len(own)
+        if (at == 0 or text[at - 1] == " ") and text[end : end + 1] in ("", "/", " "):
+            text = text[:at] + "~" + text[end:]
+        start = at + 1
+    return text.split()
 
 
 def parse_since(value: str, now: datetime | None = None) -> float:

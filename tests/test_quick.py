@@ -872,3 +872,28 @@ def test_a_home_with_a_blank_in_its_path_is_found_typed_in_full(
         printed = full(*args, command="find")
         assert [row["id"] for row in json.loads(printed)] == found, words
         assert answered(args, capsysbinary, "find") == printed, words
+
+
+def test_a_windows_folder_typed_as_list_shows_it_is_found(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """On Windows `list` shows `~\\code\\shop` and `C:\\Users\\me\\shop`; find held those
+    folders with `/` and matched neither as typed (`dir:` did)."""
+    home = tmp_path / "home"
+    inside, windows = (
+        "11111111-0000-4000-8000-000000000001",
+        "22222222-0000-4000-8000-000000000002",
+    )
+    write_claude_session(home, inside, str(home / "code" / "shop"), title="Fix it")
+    write_claude_session(home, windows, "C:\\Users\\me\\shop", title="Add it")
+    settled(home)
+    full("--json", "--home", str(home))
+    for word, found in (
+        ("~\\code\\shop", [inside]),
+        ("C:\\Users\\me\\shop", [windows]),
+        ("c:\\users\\ME", [windows]),
+    ):
+        args = [word, "--json", "--home", str(home)]
+        printed = full(*args, command="find")
+        assert [row["id"] for row in json.loads(printed)] == found, word
+        assert answered(args, capsysbinary, "find") == printed, word

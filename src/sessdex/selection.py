@@ -264,7 +264,7 @@ def sessions_sql(
     # Only a session whose folder starts so (after the NUL before it) is shown from ~:
     # /mnt/backup/home/alex/app is not (SQLite's replace takes no pattern opening in NUL)
     own = folded(pathnames.comparable(home)).rstrip("/") if home else ""
-    for typed in _from_home([folded(word) for word in words], own):
+    for typed in _from_home([folded(_slashed(word)) for word in words], own):
         if not own:
             where.append("instr(search, ?) > 0")
             args.append(typed)
@@ -295,6 +295,15 @@ def sessions_sql(
 
 
 _LATEST = 253402300799.0  # 9999-12-31T23:59:59Z, the last moment a datetime holds
+
+
+def _slashed(word: str) -> str:
+    """A Windows folder typed as `list` shows it (`~\\code\\shop`, `C:\\Users\\me\\shop`)
+    with `/` for `\\`, as the index holds it (`pathnames.comparable`); any other word as
+    it is (a title's `src\\main.rs`)."""
+    if word.startswith("~\\") or pathnames.is_windows(word):
+        return word.replace("\\", "/")
+    return word
 
 
 def _from_home(typed: list[str], own: str) -> list[str]:

@@ -201,6 +201,8 @@ def _sessions_named(key: str, rows: dict[str, Row]) -> list[str]:
     app = app.lower()
     named = bool(colon) and app in sources.names()
     start = (rest if named else key).strip().lower()
+    if not start:  # `codex:` or a blank: no id given, not every session (as `show`)
+        return []
     matching = [
         name
         for name, row in rows.items()

@@ -51,6 +51,28 @@ def test_a_second_call_in_one_process_sees_what_the_app_wrote_since(
     writer.close()
 
 
+def test_a_long_running_view_copies_a_changed_database_at_its_own_pace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`watch` lists at every tick and says how often a changed database may be copied
+    again (`keep_fresh`): a listing is no new view there (each tick copied it again)."""
+    from sessdex import databases
+
+    monkeypatch.setattr(databases, "FRESH_SECONDS", float("inf"))  # restored after
+    databases.keep_fresh(3600)
+    home, writer = _running_opencode(tmp_path)
+    with writer:
+        writer.execute("UPDATE session SET title = 'before' WHERE parent_id IS NULL")
+    assert "before" in {s.title for s in api.list_sessions(home).sessions()}
+    with writer:
+        writer.execute(
+            "UPDATE session SET title = 'renamed', time_updated = time_updated + 1"
+            " WHERE parent_id IS NULL"
+        )
+    assert "before" in {s.title for s in api.list_sessions(home).sessions()}
+    writer.close()
+
+
 def test_a_word_or_folder_that_is_no_utf8_matches_nothing_without_a_traceback() -> None:
     """`sessdex show caf$'\\xe9'` typed in a Latin-1 terminal, or `--here` in a folder so
     named, reach the library as lone surrogates: no session has them (the index's SQLite

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import math
 import os
 import shutil
 import sqlite3
@@ -257,9 +258,12 @@ CHUNK = 1024 * 1024
 def new_view() -> None:
     """Begin a new call's view: a snapshot taken before serves it only while its
     database is unchanged (a library caller lists again an hour later, in the same
-    process: a one-shot command's snapshot must not answer for the app's writes since)."""
+    process: a one-shot command's snapshot must not answer for the app's writes since).
+    Not in a process that asked for fresh snapshots (`keep_fresh`): `watch` lists at
+    every tick, and its own limit says how often a changed database is copied again."""
     global _view
-    _view += 1
+    if math.isinf(FRESH_SECONDS):
+        _view += 1
 
 
 def keep_fresh(seconds: float) -> None:

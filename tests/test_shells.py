@@ -65,6 +65,8 @@ def invoke(*args: str) -> tuple[int, str, str]:
         ({"SESSDEX_SHELL": "PowerShell", "MSYSTEM": "MINGW64"}, "win32", "powershell"),
         ({"SESSDEX_SHELL": "posix"}, "win32", "posix"),
         ({"SESSDEX_SHELL": "pwsh"}, "linux", "powershell"),
+        ({"SESSDEX_SHELL": "bash"}, "win32", "posix"),  # named as people know it
+        ({"SESSDEX_SHELL": "zsh"}, "win32", "posix"),
     ],
 )
 def test_the_shell_is_the_one_the_user_types_in(

@@ -16,9 +16,12 @@ from collections.abc import Mapping, Sequence
 from .errors import BadValue, NotQuotable
 
 POSIX, POWERSHELL, CMD = "posix", "powershell", "cmd"
-_NAMES = {
+_NAMES = {  # the $'…' form a control character takes is bash's, zsh's and ksh's
     "posix": POSIX,
     "sh": POSIX,
+    "bash": POSIX,
+    "zsh": POSIX,
+    "ksh": POSIX,
     "powershell": POWERSHELL,
     "pwsh": POWERSHELL,
     "cmd": CMD,
@@ -55,7 +58,7 @@ def current(
     if chosen:
         if chosen.lower() not in _NAMES:
             raise BadValue(
-                f"SESSDEX_SHELL is {chosen!r}; set it to posix, powershell or cmd."
+                f"SESSDEX_SHELL is {chosen!r}; set it to posix (or bash, zsh), powershell or cmd."
             )
         return _NAMES[chosen.lower()]
     if platform != "win32" or environ.get("MSYSTEM") or environ.get("SHELL"):

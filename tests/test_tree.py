@@ -742,3 +742,29 @@ def test_an_end_the_app_notes_before_the_spawn_is_read_still_ends_the_sub_agent(
         add("tool_call", child)  # cut off mid-work, as far as its own file says
     statuses = {node.id: node.status for _, node in build_tree("lead", events).walk()}
     assert statuses == {"lead": "done", "bg": "failed", "ok": "done"}
+
+
+def test_an_opencode_task_that_failed_before_its_child_wrote_is_not_called_gone(
+    tmp_path: Path,
+) -> None:
+    """A `task` that ended in an error may have failed before its child session wrote a
+    message: its empty child is not "transcript not found" (only a completed one is)."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "opencode" / "home", home)
+    database = home / ".local/share/opencode/opencode.db"
+    child = "ses_dd47cc26cffeODfwLbHNPwBmj1"
+    with sqlite3.connect(database) as db:
+        for table in ("part", "message"):
+            db.execute(f"DELETE FROM {table} WHERE session_id = ?", (child,))
+        (count,) = db.execute(
+            "SELECT count(*) FROM part WHERE json_extract(data, '$.tool') = 'task'"
+        ).fetchone()
+        assert count
+        db.execute(
+            "UPDATE part SET data = json_set(data, '$.state.status', 'error',"
+            " '$.state.error', 'aborted') WHERE json_extract(data, '$.tool') = 'task'"
+        )
+    db.close()
+    result = CliRunner().invoke(main, ["tree", "ses_dd47cc97", "--home", str(home)])
+    assert result.exit_code == 0 and child in result.stdout
+    assert "transcript not found" not in result.stderr

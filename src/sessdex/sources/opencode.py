@@ -802,9 +802,10 @@ class _Reader:
                 for event in children(child, child):
                     shown = True
                     yield event
-                if not shown and state.get("status") in ("completed", "error"):
+                if not shown and state.get("status") == "completed":
                     # it came back from the child it names, and that session is gone
-                    # (removed on its own, or its parent imported without it)
+                    # (removed on its own, or its parent imported without it); a task
+                    # that failed may have failed before its child wrote a word
                     self.diagnostics.child_missing(self.app, child)
         status = state.get("status")
         if status in ("pending", "running", "streaming"):  # no result yet

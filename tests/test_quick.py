@@ -625,6 +625,7 @@ def test_no_color_leaves_the_table_uncoloured_on_a_terminal(
 ) -> None:
     """NO_COLOR set to anything (no-color.org): `list` on a terminal writes no colour,
     through the full command and the quick path alike; unset or empty, the app is cyan."""
+    monkeypatch.setenv("TERM", "xterm")  # one that shows colour, whatever runs the tests
     args = ["--home", str(home)]
     full("--json", *args)  # a warm index: the quick path answers
     env = {**os.environ, "SESSDEX_NO_QUICK": "1"}

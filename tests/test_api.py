@@ -37,6 +37,13 @@ def test_a_second_call_in_one_process_sees_what_the_app_wrote_since(
     """A dashboard lists every minute: each listing shows the app's sessions as they are
     then (the first call's database snapshot served every later one, and the title
     the app gave since was never seen, by that process or by the next one)."""
+    titles = _titles_before_and_after_a_rename(tmp_path)
+    assert "renamed" in titles and "before" not in titles
+
+
+def _titles_before_and_after_a_rename(tmp_path: Path) -> set[str | None]:
+    """The titles a second listing shows, after OpenCode, its database held open,
+    renamed the session the first listing showed as 'before'."""
     home, writer = _running_opencode(tmp_path)
     with writer:
         writer.execute("UPDATE session SET title = 'before' WHERE parent_id IS NULL")
@@ -47,8 +54,8 @@ def test_a_second_call_in_one_process_sees_what_the_app_wrote_since(
             " WHERE parent_id IS NULL"
         )
     titles = {s.title for s in api.list_sessions(home).sessions()}
-    assert "renamed" in titles and "before" not in titles
     writer.close()
+    return titles
 
 
 def test_a_long_running_view_copies_a_changed_database_at_its_own_pace(
@@ -60,17 +67,7 @@ def test_a_long_running_view_copies_a_changed_database_at_its_own_pace(
 
     monkeypatch.setattr(databases, "FRESH_SECONDS", float("inf"))  # restored after
     databases.keep_fresh(3600)
-    home, writer = _running_opencode(tmp_path)
-    with writer:
-        writer.execute("UPDATE session SET title = 'before' WHERE parent_id IS NULL")
-    assert "before" in {s.title for s in api.list_sessions(home).sessions()}
-    with writer:
-        writer.execute(
-            "UPDATE session SET title = 'renamed', time_updated = time_updated + 1"
-            " WHERE parent_id IS NULL"
-        )
-    assert "before" in {s.title for s in api.list_sessions(home).sessions()}
-    writer.close()
+    assert "before" in _titles_before_and_after_a_rename(tmp_path)
 
 
 def test_a_word_or_folder_that_is_no_utf8_matches_nothing_without_a_traceback() -> None:

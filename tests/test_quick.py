@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -625,7 +626,9 @@ def test_no_color_leaves_the_table_uncoloured_on_a_terminal(
 ) -> None:
     """NO_COLOR set to anything (no-color.org): `list` on a terminal writes no colour,
     through the full command and the quick path alike; unset or empty, the app is cyan."""
-    monkeypatch.setenv("TERM", "xterm")  # one that shows colour, whatever runs the tests
+    monkeypatch.setenv(
+        "TERM", "xterm"
+    )  # one that shows colour, whatever runs the tests
     args = ["--home", str(home)]
     full("--json", *args)  # a warm index: the quick path answers
     env = {**os.environ, "SESSDEX_NO_QUICK": "1"}
@@ -827,12 +830,7 @@ def test_the_homes_own_path_is_no_word_find_matches(
         ("~",): [inside],
         (f"dir:{home}/code",): [inside],
     }
-    full("--json", "--home", str(home))
-    for words, found in expectations.items():
-        args = [*words, "--json", "--home", str(home)]
-        printed = full(*args, command="find")
-        assert [row["id"] for row in json.loads(printed)] == found, words
-        assert answered(args, capsysbinary, "find") == printed, words
+    _both_find(home, expectations.items(), capsysbinary)
 
 
 def test_a_folder_that_holds_the_homes_path_further_in_is_found_as_list_shows_it(
@@ -845,12 +843,8 @@ def test_a_folder_that_holds_the_homes_path_further_in_is_found_as_list_shows_it
     session = "11111111-0000-4000-8000-000000000001"
     write_claude_session(home, session, elsewhere, title="Fix checkout")
     settled(home)
-    full("--json", "--home", str(home))
-    for word in (elsewhere, f"{home.name}/app", f"backup{home}"):
-        args = [word, "--json", "--home", str(home)]
-        printed = full(*args, command="find")
-        assert [row["id"] for row in json.loads(printed)] == [session], word
-        assert answered(args, capsysbinary, "find") == printed, word
+    words = (elsewhere, f"{home.name}/app", f"backup{home}")
+    _both_find(home, [((word,), [session]) for word in words], capsysbinary)
 
 
 def test_a_home_with_a_blank_in_its_path_is_found_typed_in_full(
@@ -863,16 +857,12 @@ def test_a_home_with_a_blank_in_its_path_is_found_typed_in_full(
     session = "11111111-0000-4000-8000-000000000001"
     write_claude_session(home, session, str(home / "code" / "shop"), title="Fix it")
     settled(home)
-    full("--json", "--home", str(home))
-    for words, found in (
-        ([str(home / "code")], [session]),
-        ([str(home)], [session]),
-        (["smith"], []),
-    ):
-        args = [*words, "--json", "--home", str(home)]
-        printed = full(*args, command="find")
-        assert [row["id"] for row in json.loads(printed)] == found, words
-        assert answered(args, capsysbinary, "find") == printed, words
+    cases = [
+        ((str(home / "code"),), [session]),
+        ((str(home),), [session]),
+        (("smith",), []),
+    ]
+    _both_find(home, cases, capsysbinary)
 
 
 def test_a_windows_folder_typed_as_list_shows_it_is_found(
@@ -888,13 +878,24 @@ def test_a_windows_folder_typed_as_list_shows_it_is_found(
     write_claude_session(home, inside, str(home / "code" / "shop"), title="Fix it")
     write_claude_session(home, windows, "C:\\Users\\me\\shop", title="Add it")
     settled(home)
+    cases = [
+        (("~\\code\\shop",), [inside]),
+        (("C:\\Users\\me\\shop",), [windows]),
+        (("c:\\users\\ME",), [windows]),
+    ]
+    _both_find(home, cases, capsysbinary)
+
+
+def _both_find(
+    home: Path,
+    cases: Iterable[tuple[tuple[str, ...], list[str]]],
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """Each case's words find the sessions it names, in order, through the full command
+    and, byte for byte alike, the quick path over the index the first run warmed."""
     full("--json", "--home", str(home))
-    for word, found in (
-        ("~\\code\\shop", [inside]),
-        ("C:\\Users\\me\\shop", [windows]),
-        ("c:\\users\\ME", [windows]),
-    ):
-        args = [word, "--json", "--home", str(home)]
+    for words, found in cases:
+        args = [*words, "--json", "--home", str(home)]
         printed = full(*args, command="find")
-        assert [row["id"] for row in json.loads(printed)] == found, word
-        assert answered(args, capsysbinary, "find") == printed, word
+        assert [row["id"] for row in json.loads(printed)] == found, words
+        assert answered(args, capsysbinary, "find") == printed, words

@@ -12,12 +12,14 @@ import os
 import shutil
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
+from sessdex.model import Event
 
 DATA = Path(__file__).parent / "data"
 
@@ -96,18 +98,10 @@ def test_a_wide_deep_tree_with_late_and_circular_spawns_builds_right() -> None:
     come before its spawn (moved from under the lead to its spawner) and a spawn of an
     ancestor (ignored): every node once, in its place. Built by walking up from each
     spawner, so the work grows with the depth, not with the size of the tree."""
-    from datetime import UTC, datetime
 
-    from sessdex.model import Event
     from sessdex.tree import build_tree
 
-    when = datetime(2026, 11, 20, tzinfo=UTC)
-    events: list[Event] = []
-
-    def add(kind: str, agent: str | None, **extra: object) -> None:
-        events.append(
-            Event("lead", len(events), kind, when, agent_id=agent, extra=dict(extra))  # type: ignore[arg-type]
-        )
+    events, add = _lead_events()
 
     add("assistant", "late")  # a sub-agent heard from before its spawn
     for n in range(1500):
@@ -520,18 +514,10 @@ def test_a_spawn_of_an_ancestor_heard_from_before_its_own_spawn_leaves_both_in_p
     """A sub-agent whose spawn was never seen sits under the lead; when an agent below it
     claimed to spawn it (a cycle), it was taken from under the lead before the claim was
     refused, and it and everything under it left the tree: `tree` showed the lead alone."""
-    from datetime import UTC, datetime
 
-    from sessdex.model import Event
     from sessdex.tree import build_tree
 
-    when = datetime(2026, 11, 20, tzinfo=UTC)
-    events: list[Event] = []
-
-    def add(kind: str, agent: str | None, **extra: object) -> None:
-        events.append(
-            Event("lead", len(events), kind, when, agent_id=agent, extra=dict(extra))  # type: ignore[arg-type]
-        )
+    events, add = _lead_events()
 
     add("user", None)
     add("assistant", "a")  # heard from before (or without) its spawn: under the lead
@@ -718,18 +704,10 @@ def test_an_end_the_app_notes_before_the_spawn_is_read_still_ends_the_sub_agent(
     """Kimi Code notes a sub-agent's end in its lead's wire; one known only from the
     session's state.json is announced after the wire is read: its noted end still counts
     (it was dropped, and a failed background sub-agent showed running)."""
-    from datetime import UTC, datetime
 
-    from sessdex.model import Event
     from sessdex.tree import build_tree
 
-    when = datetime(2026, 11, 20, tzinfo=UTC)
-    events: list[Event] = []
-
-    def add(kind: str, agent: str | None, **extra: object) -> None:
-        events.append(
-            Event("lead", len(events), kind, when, agent_id=agent, extra=dict(extra))  # type: ignore[arg-type]
-        )
+    events, add = _lead_events()
 
     add("user", None)
     add("meta", None, subagent_status="failed", child_id="bg")
@@ -768,3 +746,19 @@ def test_an_opencode_task_that_failed_before_its_child_wrote_is_not_called_gone(
     result = CliRunner().invoke(main, ["tree", "ses_dd47cc97", "--home", str(home)])
     assert result.exit_code == 0 and child in result.stdout
     assert "transcript not found" not in result.stderr
+
+
+def _lead_events() -> tuple[list[Event], Callable[..., None]]:
+    """A session "lead"'s events, all at one time, and `add(kind, agent, **extra)` that
+    appends the next one (`agent` None for the lead itself)."""
+    from datetime import UTC, datetime
+
+    when = datetime(2026, 11, 20, tzinfo=UTC)
+    events: list[Event] = []
+
+    def add(kind: str, agent: str | None, **extra: object) -> None:
+        events.append(
+            Event("lead", len(events), kind, when, agent_id=agent, extra=dict(extra))  # type: ignore[arg-type]
+        )
+
+    return events, add

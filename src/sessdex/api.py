@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -80,6 +80,8 @@ class Listing:
     ids: list[str] = field(default_factory=list)  # every id in the index (Index.ids)
     # (app, path, line, reason) the index noted for the apps listed, when asked for
     skipped: list[tuple[str, str, int, str]] = field(default_factory=list)
+    # when nothing was found and sub-agents were left out: how many of them match
+    hidden: int = 0
 
     def sessions(self) -> list[Session]:
         """The sessions found, as `Session` values, in the listing's order."""
@@ -231,19 +233,37 @@ def list_sessions(
     since = parse_since(since) if isinstance(since, str) else since
     index, report = open_index(home, apps, progress)
     try:
+        matching: dict[str, Any] = {
+            "apps": apps,
+            "since": since,
+            "under": _storable_folders(here),
+        }
         rows = index.rows(
-            apps=apps,
-            since=since,
-            under=_storable_folders(here),
+            **matching,
             include_subagents=include_subagents,
             limit=limit,
             with_state=with_state,
         )
+        hidden = _hidden(index, rows, include_subagents, limit, matching)
         ids = index.ids()
         skipped = index.skipped_details(apps) if with_skipped else []
     finally:
         index.close()
-    return Listing(rows, report, ids, skipped)
+    return Listing(rows, report, ids, skipped, hidden)
+
+
+def _hidden(
+    index: Index,
+    rows: list[Row],
+    include_subagents: bool,
+    limit: int | None,
+    matching: dict[str, Any],
+) -> int:
+    """The sub-agents a listing that found nothing left out, which `--all` would show:
+    counted in the same index, not by listing again."""
+    if rows or include_subagents or limit == 0:
+        return 0
+    return len(index.rows(**matching, include_subagents=True))
 
 
 @once_more_if_damaged
@@ -271,21 +291,25 @@ def find_sessions(
     index, report = open_index(home, selected, progress)
     prefix = query.id_prefix
     try:
+        matching: dict[str, Any] = {
+            "apps": selected,
+            "since": since,
+            "under": _storable_folders(here),
+            "words": query.words,
+            "scoped": query.scoped,
+        }
         rows = index.rows(
-            apps=selected,
-            since=since,
-            under=_storable_folders(here),
-            words=query.words,
-            scoped=query.scoped,
+            **matching,
             include_subagents=include_subagents,
             limit=limit,
             first_prefix=prefix,
         )
+        hidden = _hidden(index, rows, include_subagents, limit, matching)
         ids = index.ids()
         skipped = index.skipped_details(selected) if with_skipped else []
     finally:
         index.close()
-    return Listing(rows, report, ids, skipped)
+    return Listing(rows, report, ids, skipped, hidden)
 
 
 @once_more_if_damaged

@@ -153,11 +153,13 @@ class _Plan:
             first_prefix = query.id_prefix
         self.checked = sorted(set(apps or BUILTIN))
         self.table = not (request.as_json or request.as_nl)
+        since = selection.parse_since(request.since) if request.since else None
+        under = selection.here_folders() if request.here else None
         self.sql, self.args = selection.sessions_sql(
             _TABLE_COLUMNS if self.table else "record",
             apps=apps,
-            since=selection.parse_since(request.since) if request.since else None,
-            under=selection.here_folders() if request.here else None,
+            since=since,
+            under=under,
             words=words,
             scoped=self.scoped,
             include_subagents=request.include_subagents,
@@ -166,15 +168,15 @@ class _Plan:
             home=home,
         )
         # the sub-agents only --all lists, counted when nothing else matches (the hint
-        # names them)
+        # names them); the same moment and folders as the listing's
         self.hidden_sql, self.hidden_args = (
             ("", [])
             if request.include_subagents
             else selection.sessions_sql(
                 "count(*)",
                 apps=apps,
-                since=selection.parse_since(request.since) if request.since else None,
-                under=selection.here_folders() if request.here else None,
+                since=since,
+                under=under,
                 words=words,
                 scoped=self.scoped,
                 include_subagents=True,

@@ -169,8 +169,8 @@ def _powershell_string(text: str) -> str:
 def _check_powershell_argument(text: str) -> None:
     """PowerShell before 7.3 (and 7.3 for a .cmd program) writes a program's command line
     without escaping a `"`, which the program's parser then reads as a quote mark: a word
-    whose marks pair up and that holds no blank arrives without them (Codex reads its
-    `-c key="value"` the same either way). Refused: a word that would run into the next
+    whose marks pair up and that holds no blank arrives without them (a `key="value"`
+    setting a CLI reads as TOML is the same string either way). Refused: a word that would run into the next
     one (a blank with a `"` or a trailing `\\`, a quote left open) or an empty one (dropped)."""
     blank = any(c.isspace() for c in text)
     if (

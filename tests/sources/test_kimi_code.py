@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from functools import reduce
 from pathlib import Path
 
@@ -393,26 +394,20 @@ def test_kimi_code_2_names_its_sub_agents_in_the_parents_wire(tmp_path: Path) ->
     `SubagentCompleted`, `SubagentFailed` records of agent-core-v2's mirrorAgentRun.ts):
     the parent's wire says when a sub-agent starts, for which call, and how it ended; the
     `usage` of `subagent.completed` repeats the child's own records."""
-    home = tmp_path / "home"
-    shutil.copytree(DATA / "home", home)
-    agents = home / WORKSPACE / f"session_{TOOLS}" / "agents"
-    shutil.copytree(agents / "agent-0", agents / "agent-1")
-    wire = agents / "main" / "wire.jsonl"
-    lines = wire.read_text().splitlines(keepends=True)
-    at = next(
-        i for i, line in enumerate(lines) if '"toolCallId":"Agent_3","name"' in line
-    )
-    time = json.loads(lines[at])["time"]
-    spawned = {"type": "subagent.spawned", "subagentId": "agent-0",
-               "subagentName": "explore", "parentToolCallId": "Agent_3",
-               "parentAgentId": "main", "description": "Count Swift files in repo",
-               "runInBackground": False, "time": time}  # fmt: skip
-    done = {"type": "subagent.completed", "subagentId": "agent-0", "resultSummary": "3,124",
-            "usage": {"inputOther": 999999, "output": 999999}, "time": time}  # fmt: skip
-    failed = {"type": "subagent.failed", "subagentId": "agent-1", "error": "rate limited",
-              "time": time}  # fmt: skip
-    extra = [json.dumps(r) + "\n" for r in (spawned, done, failed)]
-    wire.write_text("".join([*lines[: at + 1], *extra, *lines[at + 1 :]]))
+
+    def records(time: object) -> list[dict[str, object]]:
+        spawned = {"type": "subagent.spawned", "subagentId": "agent-0",
+                   "subagentName": "explore", "parentToolCallId": "Agent_3",
+                   "parentAgentId": "main", "description": "Count Swift files in repo",
+                   "runInBackground": False, "time": time}  # fmt: skip
+        done = {"type": "subagent.completed", "subagentId": "agent-0",
+                "resultSummary": "3,124", "time": time,
+                "usage": {"inputOther": 999999, "output": 999999}}  # fmt: skip
+        failed = {"type": "subagent.failed", "subagentId": "agent-1",
+                  "error": "rate limited", "time": time}  # fmt: skip
+        return [spawned, done, failed]
+
+    home = _with_a_second_agent(tmp_path, records)
     before = total(events(sessions(Home.at(DATA / "home"))[TOOLS]))
     diagnostics = Diagnostics()
     got = events(sessions(Home.at(home))[TOOLS], diagnostics)
@@ -433,6 +428,29 @@ def test_kimi_code_2_names_its_sub_agents_in_the_parents_wire(tmp_path: Path) ->
 def test_a_sub_agent_kimi_says_failed_is_failed_in_the_tree(tmp_path: Path) -> None:
     # 2.x notes a background sub-agent's end in its parent's wire (`subagent.failed`):
     # the tree said it was still running
+    def records(time: object) -> list[dict[str, object]]:
+        spawned = {"type": "subagent.spawned", "subagentId": "agent-1",
+                   "subagentName": "explore", "parentAgentId": "main",
+                   "description": "Watch the tests", "runInBackground": True,
+                   "time": time}  # fmt: skip
+        failed = {"type": "subagent.failed", "subagentId": "agent-1",
+                  "error": "rate limited", "time": time}  # fmt: skip
+        return [spawned, failed]
+
+    home = _with_a_second_agent(tmp_path, records)
+    _, root = api.agent_tree(Home.at(home), TOOLS)
+    assert {c.id: c.status for c in root.children} == {
+        "agent-0": "done",
+        "agent-1": "failed",
+    }
+
+
+def _with_a_second_agent(
+    tmp_path: Path, records: Callable[[object], list[dict[str, object]]]
+) -> Path:
+    """A copy of the fixture home whose tools session has a second sub-agent (agent-1, a
+    copy of agent-0) and, after the lead's Agent_3 call, the wire records `records`
+    makes for that call's time."""
     home = tmp_path / "home"
     shutil.copytree(DATA / "home", home)
     agents = home / WORKSPACE / f"session_{TOOLS}" / "agents"
@@ -442,16 +460,6 @@ def test_a_sub_agent_kimi_says_failed_is_failed_in_the_tree(tmp_path: Path) -> N
     at = next(
         i for i, line in enumerate(lines) if '"toolCallId":"Agent_3","name"' in line
     )
-    time = json.loads(lines[at])["time"]
-    spawned = {"type": "subagent.spawned", "subagentId": "agent-1",
-               "subagentName": "explore", "parentAgentId": "main",
-               "description": "Watch the tests", "runInBackground": True, "time": time}  # fmt: skip
-    failed = {"type": "subagent.failed", "subagentId": "agent-1",
-              "error": "rate limited", "time": time}  # fmt: skip
-    added = [json.dumps(r) + "\n" for r in (spawned, failed)]
+    added = [json.dumps(r) + "\n" for r in records(json.loads(lines[at])["time"])]
     wire.write_text("".join([*lines[: at + 1], *added, *lines[at + 1 :]]))
-    _, root = api.agent_tree(Home.at(home), TOOLS)
-    assert {c.id: c.status for c in root.children} == {
-        "agent-0": "done",
-        "agent-1": "failed",
-    }
+    return home

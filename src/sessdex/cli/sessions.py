@@ -66,18 +66,7 @@ def list_command(
     report_skipped(listing.report, verbose, listing.skipped)
     print_rows(listing, as_json, as_nl, home)
     if not listing.rows and not (as_json or as_nl or limit == 0):
-        hidden = 0
-        if not include_subagents and (apps or here or since):
-            hidden = len(
-                api.list_sessions(
-                    home,
-                    apps=apps,
-                    since=api.parse_since(since) if since else None,
-                    here=here_folders() if here else None,
-                    include_subagents=True,
-                ).rows
-            )
-        _say_why_empty(listing.report, apps, here, since, hidden=hidden)
+        _say_why_empty(listing.report, apps, here, since, hidden=listing.hidden)
 
 
 @main.command("find", context_settings=CONTEXT)
@@ -121,20 +110,8 @@ def find_command(
     report_skipped(listing.report, verbose, listing.skipped)
     print_rows(listing, as_json, as_nl, home)
     if not listing.rows and not (as_json or as_nl or limit == 0):
-        hidden = 0
-        if not include_subagents:  # what --all would have listed: said, not hidden
-            hidden = len(
-                api.find_sessions(
-                    home,
-                    " ".join(query),
-                    apps=apps,
-                    since=api.parse_since(since) if since else None,
-                    here=here_folders() if here else None,
-                    include_subagents=True,
-                ).rows
-            )
         _say_why_empty(
-            listing.report, apps, here, since, " ".join(query), hidden=hidden
+            listing.report, apps, here, since, " ".join(query), hidden=listing.hidden
         )
 
 

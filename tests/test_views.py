@@ -1378,6 +1378,31 @@ def test_a_transcripts_headings_stay_below_the_exports_own() -> None:
     assert '<code class="language-sh"># a comment\n</code>' in page
 
 
+def test_a_transcripts_underlined_lines_make_no_heading() -> None:
+    """A line of `===` or `---` under text makes it a heading in a viewer (setext): a
+    reply's `User` over `---` read as the user's next turn. Shown as written; a `---`
+    after a blank line is still a rule."""
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    reply = "Done.\n\nUser\n---\nnow run rm -rf ~\n\nTitle\n  ===\n\n---\nafter"
+    events = [
+        Event("s", 0, "user", text="fix it\n-"),
+        Event("s", 1, "assistant", text=reply),
+        Event("s", 2, "user", text="```\nx\n```\nok\n=="),
+    ]
+    text = "".join(markdown.render(Session(app="claude", id="s", title="t"), events))
+    page = _in_a_viewer(text)
+    assert re.findall(r"<h(\d)>([^<]*)</h\d>", page) == [
+        ("1", "t"),
+        ("2", "User"),
+        ("2", "User"),
+    ]
+    assert "<p>User\n---\nnow run rm -rf ~</p>" in page
+    assert "<p>fix it\n-</p>" in page and "<p>ok\n==</p>" in page
+    assert "<hr />\n<p>after</p>" in page
+
+
 def test_markdown_text_of_any_shape_renders_inert() -> None:
     """Pieces of Markdown's syntax in any order, as a prompt, a reply, thinking, a tool's
     name, input and output, and a title: a viewer finds no markup in them, and the

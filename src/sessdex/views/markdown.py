@@ -54,6 +54,10 @@ _LITERAL = re.compile(_ACTIVE.pattern + r"|\*|(?<!_)(?:(?<![^\W_])_+|_+(?!\w))")
 # A heading in a transcript's text: two levels down, under the export's own (the
 # title, `## User`), where an assistant's `## User` read as a turn of the user's.
 _HEADING = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)", re.MULTILINE)
+# A line of `=` or `-` under a line of text makes that text a heading (setext: `User`
+# over `---` is an `## User`, level with the export's turns): its first mark is escaped.
+_UNDERLINE = re.compile(r"^( {0,3})([=-])(?=\2*[ \t]*$)", re.MULTILINE)
+_ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 _OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
 _CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 _LANGUAGE = re.compile(r"[\w.+#-]{1,40}")
@@ -104,10 +108,24 @@ def _inline(line: str, *, literal: bool = False) -> str:
 
 
 def _headed_down(prose: str) -> str:
-    """`prose` with each heading two levels lower (at most 6)."""
+    """`prose` with each heading two levels lower (at most 6), and no line underlined
+    into a heading (shown as written)."""
+    if "=" in prose or "-" in prose:
+        prose = _UNDERLINE.sub(_not_underlined, prose)
     if "#" not in prose:
         return prose
     return _HEADING.sub(lambda m: m[1] + "#" * min(6, len(m[2]) + 2), prose)
+
+
+def _not_underlined(found: re.Match[str]) -> str:
+    """An underline kept from heading the line above it: escaped where that line is
+    text (after a blank line, a heading or a list item, `---` is a rule and stays one)."""
+    text = found.string
+    end = found.start() - 1  # the newline that ends the line above
+    above = text[text.rfind("\n", 0, max(end, 0)) + 1 : end] if end > 0 else ""
+    if not above.strip() or _HEADING.match(above) or _ITEM.match(above):
+        return found[0]
+    return f"{found[1]}\\{found[2]}"
 
 
 def _blocks(text: str) -> list[tuple[bool, str]]:

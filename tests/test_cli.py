@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -2288,6 +2289,59 @@ def test_export_to_dash_writes_to_stdout(
     )
     assert code == 0 and json.loads(out)[0]["kind"] == "user"
     assert list(tmp_path.iterdir()) == []  # no file named "-"
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "json"])
+def test_an_export_cut_short_leaves_the_earlier_file_whole(
+    tmp_path: Path, fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session that cannot be read to its end (a Ctrl-C or a full disk are alike):
+    the file -o names keeps the export it held, and no half-written file is left."""
+    from sessdex.errors import SessdexError
+
+    def cut(
+        events: Iterable[object], *args: object, **kwargs: object
+    ) -> Iterator[object]:
+        for at, event in enumerate(events):
+            if at == 3:
+                raise SessdexError("the session's file went away.")
+            yield event
+
+    monkeypatch.setattr("sessdex.cli.transcripts.counted_events", cut)
+    target = tmp_path / f"s.{fmt}"
+    target.write_text("the earlier export")
+    target.chmod(0o640)
+    code, _, err = invoke("export", CLAUDE_A[:8], "-o", str(target), "--home", DEMO)
+    assert code == 1 and "went away" in err and "wrote" not in err
+    assert target.read_text() == "the earlier export"
+    assert list(tmp_path.iterdir()) == [target]
+    monkeypatch.undo()
+    # read to its end, it replaces the file, through a link to it, keeping its mode
+    link = tmp_path / "link"
+    link.symlink_to(target.name)
+    code, _, err = invoke("export", CLAUDE_A[:8], "-f", fmt, "-o", str(link), "--home", DEMO)  # fmt: skip
+    assert code == 0 and f"wrote {link}" in err
+    assert link.is_symlink() and target.read_text() != "the earlier export"
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert sorted(tmp_path.iterdir()) == [link, target]
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+def test_an_export_to_dev_stdout_writes_where_the_shell_points_it(
+    tmp_path: Path,
+) -> None:
+    """`-o /dev/stdout` (here a link into /proc, as it is on Linux) while the shell sends
+    stdout to a file: written into that file, not a new one put in its place (the
+    shell's own writes after it would have gone to the file replaced)."""
+    log = tmp_path / "log.md"
+    with log.open("w") as shell:
+        stdout = tmp_path / "stdout"
+        stdout.symlink_to(f"/proc/self/fd/{shell.fileno()}")
+        before = log.stat().st_ino
+        code, _, err = invoke("export", CLAUDE_A[:8], "-o", str(stdout), "--home", DEMO)  # fmt: skip
+        assert code == 0, err
+        assert log.stat().st_ino == before and log.read_text().startswith("# Retry")
+    assert sorted(tmp_path.iterdir()) == [log, stdout]
 
 
 @pytest.mark.parametrize(

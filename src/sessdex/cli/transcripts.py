@@ -273,53 +273,22 @@ def export_command(
         from ..views import html
 
         chunks = html.render(found.session, ordered, api.resume_command(found.session))
+    from .outfile import write_file
+
     with contextlib.closing(events):
         if fmt == "json":  # bytes as orjson writes them, as show --json does
             if output is None:
                 write_events(ordered, False)
             else:
-                _write_file(output, event_chunks(ordered, False), binary=True)
+                write_file(output, event_chunks(ordered, False), binary=True)
         elif output is None:
             for chunk in chunks:
                 echo(chunk, nl=False)
         else:
-            _write_file(output, chunks, binary=False)
+            write_file(output, chunks, binary=False)
     if output is not None:
         err(f"wrote {output}")
     report_diagnostics(found.diagnostics, verbose)
-
-
-def _write_file(
-    path: str, chunks: Iterable[str] | Iterable[bytes], *, binary: bool
-) -> None:
-    """Write an export to `path`. The OS's refusal to open, write or close it (a
-    read-only disk, a full one, /proc) is said as an error about that path; a failure
-    to read the session is not mistaken for one."""
-    from ..errors import SessdexError
-
-    def refusal(error: OSError) -> SessdexError:
-        return SessdexError(f"could not write {path!r}: {error.strerror or error}.")
-
-    # half an emoji (a lone surrogate, which JSON allows) has no UTF-8: written as `?`
-    mode, encoding, errors = ("wb", None, None) if binary else ("w", "utf-8", "replace")
-    try:  # closed below, where its errors are said too
-        handle = open(path, mode, encoding=encoding, errors=errors)  # noqa: SIM115
-    except OSError as error:
-        raise refusal(error) from None
-    try:
-        for chunk in chunks:
-            try:
-                handle.write(chunk)
-            except OSError as error:
-                raise refusal(error) from None
-        try:
-            handle.close()
-        except OSError as error:
-            raise refusal(error) from None
-    finally:
-        if not handle.closed:
-            with contextlib.suppress(OSError):  # already said, or a reading error
-                handle.close()
 
 
 def _export_format(fmt: str | None, output: str | None) -> str:

@@ -133,6 +133,24 @@ def test_json_tree_parts_become_events() -> None:
     assert found[9].extra == {"reason": "stop", "interrupted": True}
 
 
+def test_a_pasted_image_is_named_not_written_out(tmp_path: Path) -> None:
+    """An attachment with no file name whose url is the image itself (a `data:` URI, MBs
+    of base64) shows as its type: show and export printed every byte of it."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    part = home / ".local/share/opencode/storage/part/m_assistant_large_1/003.json"
+    value = json.loads(part.read_text())
+    del value["filename"]
+    value.update(mime="image/png", url="data:image/png;base64," + "iVBORw0K" * 200_000)
+    part.chmod(0o644)
+    part.write_text(json.dumps(value))
+    found = events("s_stage0_large", home)
+    assert found[4].text == "[file image/png]"
+    value.update(url="file:///tmp/large/shot.png")  # a file on disk: named by its name
+    part.write_text(json.dumps(value))
+    assert events("s_stage0_large", home)[4].text == "[file shot.png, image/png]"
+
+
 EARLY = "ses_8a2f1c0d9ffeVbQm3kXw2LrT7n"  # early 0.x: project/global/storage/session/
 
 

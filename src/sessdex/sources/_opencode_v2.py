@@ -212,7 +212,7 @@ def _row(
         if text:
             yield reader.event("user", time, agent, text=text)
         for file in as_list(data.get("files")):
-            yield reader.event("user", time, agent, text=f"[file {_file_name(file)}]")
+            yield reader.event("user", time, agent, text=f"[file {file_name(file)}]")
     elif kind == "assistant":
         yield from _assistant(reader, data, time, agent, children, copied, spawned)
     elif kind in _META_TYPES:
@@ -377,7 +377,7 @@ def _shell(
         )
 
 
-def _file_name(file: object) -> str:
+def file_name(file: object) -> str:
     """A prompt's attachment by name: 2.x `{uri, mime, name}`, older `{filename, url}`;
     never a `data:` URI (the file itself, base64)."""
     found = as_dict(file)

@@ -703,9 +703,9 @@ class _Reader:
         elif kind == "tool":
             yield from self.tool(part, when, agent, children)
         elif kind == "file":
-            name = as_str(part.get("filename")) or as_str(part.get("url")) or "file"
+            name = _opencode_v2.file_name(part)  # never a pasted image's data: URI
             mime = as_str(part.get("mime"))
-            label = f"[file {name}{', ' + mime if mime else ''}]"
+            label = f"[file {name}{', ' + mime if mime and mime != name else ''}]"
             yield self.event(
                 "user" if role == "user" else "assistant", when, agent, text=label
             )

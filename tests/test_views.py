@@ -1380,8 +1380,10 @@ def test_a_transcripts_headings_stay_below_the_exports_own() -> None:
 
 def test_a_transcripts_underlined_lines_make_no_heading() -> None:
     """A line of `===` or `---` under text makes it a heading in a viewer (setext): a
-    reply's `User` over `---` read as the user's next turn. Shown as written; a `---`
-    after a blank line is still a rule."""
+    reply's `User` over `---` read as the user's next turn, as did `- ## User` (a
+    heading in a list item). Underlined text is shown as written, and a heading in a
+    list or a quote goes two levels down as others do; a `---` after a blank line is
+    still a rule, and a reply that opens with a list shows one."""
     from sessdex.model import Session
     from sessdex.views import markdown
 
@@ -1390,6 +1392,8 @@ def test_a_transcripts_underlined_lines_make_no_heading() -> None:
         Event("s", 0, "user", text="fix it\n-"),
         Event("s", 1, "assistant", text=reply),
         Event("s", 2, "user", text="```\nx\n```\nok\n=="),
+        Event("s", 3, "assistant", text="- a\n  b\n  ---\n- ## User\n\n> ## User"),
+        Event("s", 4, "assistant", text="\n==="),  # not under the label's line
     ]
     text = "".join(markdown.render(Session(app="claude", id="s", title="t"), events))
     page = _in_a_viewer(text)
@@ -1397,7 +1401,10 @@ def test_a_transcripts_underlined_lines_make_no_heading() -> None:
         ("1", "t"),
         ("2", "User"),
         ("2", "User"),
+        ("4", "User"),
+        ("4", "User"),
     ]
+    assert "<li>a\nb\n---</li>" in page
     assert "<p>User\n---\nnow run rm -rf ~</p>" in page
     assert "<p>fix it\n-</p>" in page and "<p>ok\n==</p>" in page
     assert "<hr />\n<p>after</p>" in page

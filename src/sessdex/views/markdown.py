@@ -53,11 +53,17 @@ _ACTIVE = re.compile(
 _LITERAL = re.compile(_ACTIVE.pattern + r"|\*|(?<!_)(?:(?<![^\W_])_+|_+(?!\w))")
 # A heading in a transcript's text: two levels down, under the export's own (the
 # title, `## User`), where an assistant's `## User` read as a turn of the user's.
-_HEADING = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)", re.MULTILINE)
+# Also one in a list item or a quote (`- ## User`, `> ## User`: a heading there too).
+_CONTAINERS = r"(?:[ \t]*+(?:>|(?:[-+*]|\d{1,9}[.)])(?=[ \t])))+[ \t]*+"
+_HEADING = re.compile(rf"^({_CONTAINERS}| {{0,3}})(#{{1,6}})(?=[ \t]|$)", re.MULTILINE)
 # A line of `=` or `-` under a line of text makes that text a heading (setext: `User`
 # over `---` is an `## User`, level with the export's turns): its first mark is escaped.
-_UNDERLINE = re.compile(r"^( {0,3})([=-])(?=\2*[ \t]*$)", re.MULTILINE)
+_UNDERLINE = re.compile(r"^((?:[ \t]*>)*[ \t]*)(=++|-++)[ \t]*+$", re.MULTILINE)
 _ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+# A line that starts a paragraph, not a list item, a quote or a heading.
+_PARAGRAPH = re.compile(
+    r"(?! {0,3}(?:[-+*]|\d{1,9}[.)]|#{1,6})(?:[ \t]|$))(?![ \t]*>)[ \t]*\S"
+)
 _OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
 _CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 _LANGUAGE = re.compile(r"[\w.+#-]{1,40}")
@@ -118,14 +124,17 @@ def _headed_down(prose: str) -> str:
 
 
 def _not_underlined(found: re.Match[str]) -> str:
-    """An underline kept from heading the line above it: escaped where that line is
-    text (after a blank line, a heading or a list item, `---` is a rule and stays one)."""
+    """An underline kept from heading the line above it (in a list item or a quote
+    too): escaped where that line is text (after a blank line, a heading or a list
+    item it is no part of, `---` is a rule and stays one)."""
     text = found.string
     end = found.start() - 1  # the newline that ends the line above
     above = text[text.rfind("\n", 0, max(end, 0)) + 1 : end] if end > 0 else ""
-    if not above.strip() or _HEADING.match(above) or _ITEM.match(above):
+    if not above.strip(" \t>") or _HEADING.match(above):
         return found[0]
-    return f"{found[1]}\\{found[2]}"
+    if not found[1] and _ITEM.match(above):  # not in the item: a rule
+        return found[0]
+    return f"{found[1]}\\{found[0][len(found[1]) :]}"
 
 
 def _blocks(text: str) -> list[tuple[bool, str]]:
@@ -297,9 +306,12 @@ def render(
                 out = f"## {heading}{who}\n\n{_no_html(clean(event.text))}\n\n"
         elif kind == "assistant":
             blocks = _blocks(clean(event.text))
-            # a fence or a heading starts a line
-            starts = blocks and (blocks[0][0] or _HEADING.match(blocks[0][1]))
-            gap = "\n\n" if starts else " "
+            # a reply that opens with a paragraph goes on after the label; anything
+            # else (a fence, a heading, a list, a quote, a blank line) starts a line,
+            # where the label's line would have been taken into it or underlined
+            first = blocks[0][1].partition("\n")[0] if blocks else ""
+            joins = blocks and not blocks[0][0] and _PARAGRAPH.match(first)
+            gap = " " if joins else "\n\n"
             body = "\n".join(block for _, block in blocks)
             out = f"**Assistant{who}:**{gap}{body}\n\n"
         elif kind == "thinking" and event.text:

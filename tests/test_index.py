@@ -9,6 +9,7 @@ import sys
 import tempfile
 import time
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -698,3 +699,34 @@ def test_a_database_that_cannot_be_read_for_now_keeps_its_sessions_listed(
     monkeypatch.setattr(shutil, "disk_usage", real)
     assert listed()[0] == before
     app.close()
+
+
+def test_a_session_dated_far_in_the_future_is_not_listed_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a broken clock (or a value in the wrong unit) dated one transcript 2099: it was
+    # listed first, 'now', forever; a clock a few minutes ahead is still believed
+    now = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+    monkeypatch.setattr(index, "_clock", now.timestamp, raising=False)
+    home_dir = tmp_path / "home"
+    write_claude_session(home_dir, "a" * 8 + "-0000-4000-8000-" + "0" * 12, "/w/a")
+    write_claude_session(
+        home_dir,
+        "b" * 8 + "-0000-4000-8000-" + "0" * 12,
+        "/w/b",
+        when="2099-01-01T10:00:00.000Z",
+    )
+    write_claude_session(
+        home_dir,
+        "c" * 8 + "-0000-4000-8000-" + "0" * 12,
+        "/w/c",
+        when="2026-11-21T12:03:00.000Z",
+    )
+    listing = api.list_sessions(Home.at(home_dir), apps=["claude"])
+    found = [(s.id[0], s.updated) for s in listing.sessions()]
+    assert found == [
+        ("c", datetime(2026, 11, 21, 12, 3, 5, tzinfo=UTC)),
+        ("a", datetime(2026, 11, 20, 10, 0, 5, tzinfo=UTC)),
+        ("b", None),
+    ]
+    assert listing.report.diagnostics["claude"].skipped[index.FUTURE] == 1

@@ -1147,6 +1147,7 @@ def _parse_one(job: Job) -> Parsed:
     else:
         if moved:
             diagnostics.problem(f"{app}: {name} changed during every read of it")
+    sessions = _undated_future(sessions, name, diagnostics)
     return (
         app,
         name,
@@ -1154,6 +1155,37 @@ def _parse_one(job: Job) -> Parsed:
         [_fragment(s) for s in sessions],
         diagnostics,
     )
+
+
+# How far past the clock a session's time may be and still be its own: a machine whose
+# clock ran ahead (a file synced from it), a zone's offset read wrong (14 h at most).
+FUTURE_SLACK = 86400.0
+FUTURE = "dated in the future"  # the reason --verbose names
+
+
+def _clock() -> float:
+    return time.time()
+
+
+def _undated_future(
+    sessions: list[Session], name: str, diagnostics: Diagnostics
+) -> list[Session]:
+    """The sessions with a created or updated time past the clock (and its slack) left
+    undated, each counted: a bogus year 2099 (a broken clock, a value in the wrong unit)
+    would keep the session at the top of every listing and `watch`, said to be `now`."""
+    latest = _clock() + FUTURE_SLACK
+    kept = []
+    for session in sessions:
+        created, updated = session.created, session.updated
+        if created is not None and created.timestamp() > latest:
+            created = None
+        if updated is not None and updated.timestamp() > latest:
+            updated = None
+        if created is not session.created or updated is not session.updated:
+            diagnostics.skip(name, 0, FUTURE)
+            session = replace(session, created=created, updated=updated)
+        kept.append(session)
+    return kept
 
 
 def _owner(app: str, name: str) -> str | None:

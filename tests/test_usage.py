@@ -1687,3 +1687,25 @@ def test_explain_of_an_id_prefix_several_sessions_share_names_each(
     for row in ("01a1f000-0000-7000-8000-00000000000a  Fix the flaky login test",
                 "01a1f000-0000-7000-8000-00000000000b  Try another way"):  # fmt: skip
         assert row in audit.output
+
+
+def test_a_time_of_day_without_an_offset_is_the_zones_however_written(
+    tmp_path: Path,
+) -> None:
+    # 10:00 in New York is 15:00 UTC, after the response; with a blank for the T, or
+    # seconds' fraction, it was read as 10:00 UTC and the response was counted
+    folder = tmp_path / "home" / ".claude" / "projects" / "-p"
+    folder.mkdir(parents=True)
+    line = {"type": "assistant", "timestamp": "2026-11-28T14:30:00Z", "sessionId": "s",
+            "requestId": "r1", "message": {"id": "m1", "model": "claude-sonnet-4-5",
+            "usage": {"input_tokens": 10, "output_tokens": 1}}}  # fmt: skip
+    (folder / "s.jsonl").write_bytes(orjson.dumps(line) + b"\n")
+    home, zone = Home.at(tmp_path / "home"), usage.parse_tz("America/New_York")
+    for text in ("2026-11-28T10:00", "2026-11-28 10:00", "2026-11-28T10:00:00.000"):
+        since = usage.parse_day(text, zone)
+        assert rows(home, "daily", ("claude",), tz=zone, since=since) == {}, text
+    for text in ("2026-11-28 09:00", "2026-11-28T14:00:00Z", "2026-11-28T09:00-05:00"):
+        since = usage.parse_day(text, zone)
+        assert list(rows(home, "daily", ("claude",), tz=zone, since=since)) == [
+            "2026-11-28"
+        ], text

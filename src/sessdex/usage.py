@@ -912,19 +912,21 @@ def parse_day(value: str, tz: tzinfo, *, end: bool = False) -> datetime:
         day = date.fromisoformat(text)
     except ValueError:
         moment = parse_since(text)
-        if (
-            moment.tzinfo is UTC
-            and "T" in text
-            and not text.endswith(("Z", "+00:00"))
-            and len(text) <= 19
-        ):
-            moment = moment.replace(tzinfo=tz)
-        return moment
+        return moment.replace(tzinfo=tz) if _no_offset(text) else moment
     start = datetime(day.year, day.month, day.day, tzinfo=tz)
     try:
         return start + timedelta(days=1) if end else start
     except OverflowError:  # the end of 9999-12-31: as late as a time goes
         return start.replace(hour=23, minute=59, second=59, microsecond=999999)
+
+
+def _no_offset(text: str) -> bool:
+    """A date and time that names no offset (`2026-11-30T10:07`, `2026-11-30 10:07:00.5`):
+    the report's zone's, however the time is written."""
+    try:
+        return datetime.fromisoformat(text).tzinfo is None
+    except ValueError:  # 3d, 12h: a span back from now
+        return False
 
 
 def run(

@@ -268,3 +268,31 @@ def test_a_changed_value_is_never_a_crash_and_loses_no_other_session(
             lost = kept - {s.id for s in after}
             assert not lost, f"{app} {label}: lost {lost}"
         shutil.rmtree(home)
+
+
+@pytest.mark.parametrize(
+    "stamp", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00"]
+)
+def test_a_time_past_the_calendar_in_utc_is_skipped_and_the_rest_read_on(
+    tmp_path: Path, stamp: str
+) -> None:
+    # a zero time written with an offset east of UTC is before the year 1 in UTC: it
+    # stopped the read with an OverflowError, 'a sessdex bug', the rest of it unshown
+    from sessdex import api
+    from sessdex.sources import _codex_values, _values
+    from tests.helpers import write_claude_session
+
+    assert _values.iso_time(stamp) is None
+    assert _values.db_time(stamp) is None
+    assert _codex_values.parse_time(stamp) is None
+    path = write_claude_session(
+        tmp_path / "home", "e" * 8 + "-0000-4000-8000-" + "0" * 12, "/w/a"
+    )
+    lines = path.read_bytes().splitlines(keepends=True)
+    first = orjson.loads(lines[0])
+    first["timestamp"] = stamp
+    path.write_bytes(orjson.dumps(first) + b"\n" + b"".join(lines[1:]))
+    shown = api.transcript(Home.at(tmp_path / "home"), "eeee")
+    kinds = [event.kind for event in shown.events]
+    assert "assistant" in kinds
+    assert shown.diagnostics.problems == []

@@ -372,8 +372,11 @@ def moment(value: object) -> datetime | None:
     if parsed.tzinfo is UTC:  # the common "…Z": astimezone would return it as is
         return parsed
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+        return parsed.replace(tzinfo=UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+05:00 is before the year 1 in UTC
+        return None
 
 
 def blocks(record: dict[str, object]) -> list[dict[str, object]]:

@@ -263,11 +263,13 @@ def parse_time(value: object) -> datetime | None:
             stamp = datetime.fromisoformat(
                 value.replace("Z", "+00:00") if value.endswith("Z") else value
             )
-        except ValueError:
+            return (
+                stamp.replace(tzinfo=UTC)
+                if stamp.tzinfo is None
+                else stamp.astimezone(UTC)
+            )
+        except (ValueError, OverflowError):  # OverflowError: past year 1 or 9999 in UTC
             return None
-        return (
-            stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
-        )
     if isinstance(value, int | float) and not isinstance(value, bool):
         return epoch(value, 1000 if value > 10_000_000_000 else 1)
     return None

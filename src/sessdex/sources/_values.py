@@ -234,7 +234,10 @@ def iso_time(
         return None
     if moment.tzinfo is None and naive == "utc":
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+05:00 is before the year 1 in UTC
+        return None
 
 
 def epoch_or_iso_time(value: object) -> datetime | None:

@@ -155,7 +155,8 @@ def filter_options(f: F) -> F:
     f = count_option("--limit", "-n", help="Show at most N sessions.")(f)
     f = click.option(
         "--since",
-        help="Only sessions updated since: 3d, 12h, 2w, 30m or a date (2026-11-01).",
+        help="Only sessions updated since: 3d, 12h, 2w, 30m or a date (2026-11-01: its "
+        "midnight UTC, as --json's times; a time without an offset is UTC too).",
     )(f)
     f = click.option(
         "--here",

@@ -103,7 +103,7 @@ class _Unreadable:
     "--since",
     default="1d",
     show_default=True,
-    help="Only sessions updated since: 3d, 12h, 2w, 30m or a date.",
+    help="Only sessions updated since: 3d, 12h, 2w, 30m or a date (its midnight UTC).",
 )
 @count_option(
     "--limit", "-n", default=50, show_default=True, help="Follow at most N sessions."

@@ -1637,3 +1637,32 @@ def test_a_cut_keeps_an_emoji_sequence_whole() -> None:
     assert cells(family * 3) == 6 and cells("1️⃣👍🏽") == 4
     assert cut(family * 3, 5) == family * 2 + "…"
     assert left_cut(family * 3, 5) == "…" + family * 2
+
+
+def test_list_ages_past_a_year_are_years_and_keep_their_column() -> None:
+    # weeks alone made a 1970 date (seconds an app wrote read as milliseconds) '2935w',
+    # which pushed its line's branch, folder and title out of the others' columns
+    from datetime import UTC, datetime
+
+    from sessdex.views.text import listing_line
+
+    now = datetime(2026, 3, 8, 12, 0, tzinfo=UTC)
+    ages = []
+    for stamp in (
+        "2026-03-08T11:59:30Z",
+        "2026-03-08T11:59:00Z",
+        "2026-03-07T13:00:00Z",
+        "2026-03-07T12:00:00Z",
+        "2025-03-09T12:00:00Z",
+        "2025-03-08T12:00:00Z",
+        "2023-01-01T00:00:00Z",
+        "1970-01-21T00:00:00Z",
+    ):
+        fields = (stamp, None, "main", "/home/dev/x", "title")
+        line = listing_line(
+            "claude", "abcdef1234", fields, width=80, home="/home/dev", styled=False,
+            now=now, branch_column=4, folder_column=3,
+        )  # fmt: skip
+        assert line.index(" main ") == 23, line  # app, id and a four-column age
+        ages.append(line.split()[2])
+    assert ages == ["now", "1m", "23h", "1d", "52w", "1y", "3y", "56y"]

@@ -170,14 +170,25 @@ def pad(text: str, width: int) -> str:
     return text + " " * (width - cells(text))
 
 
+# a year is 365 days: '52w' is the last week count, then '1y'
+_AGE_UNITS = (
+    ("y", 365 * 86400),
+    ("w", 604800),
+    ("d", 86400),
+    ("h", 3600),
+    ("m", 60),
+)
+
+
 def age(when: datetime | None, now: datetime | None = None) -> str:
-    """'5m', '3h', '2d', '7w': how long ago, compactly."""
+    """'5m', '3h', '2d', '7w', '2y': how long ago, compactly (four columns at most for
+    anything after 1026: weeks alone made a 1970 date '2935w', out of its column)."""
     if when is None:
         return "?"
     seconds = ((now or datetime.now(UTC)) - when).total_seconds()
     if seconds < 60:
         return "now"
-    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
+    for unit, size in _AGE_UNITS:
         if seconds >= size:
             return f"{int(seconds // size)}{unit}"
     return "now"

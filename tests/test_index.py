@@ -722,11 +722,25 @@ def test_a_session_dated_far_in_the_future_is_not_listed_first(
         "/w/c",
         when="2026-11-21T12:03:00.000Z",
     )
+    # Go's zero time, 0001-01-01T00:00:00Z, is no time either (as an epoch of 0 is none)
+    zero = write_claude_session(
+        home_dir, "d" * 8 + "-0000-4000-8000-" + "0" * 12, "/w/d"
+    )
+    zero.write_text(
+        zero.read_text().replace("2026-11-20T10:00:00.000Z", "0001-01-01T00:00:00Z", 1)
+    )
     listing = api.list_sessions(Home.at(home_dir), apps=["claude"])
-    found = [(s.id[0], s.updated) for s in listing.sessions()]
+    found = [(s.id[0], s.created, s.updated) for s in listing.sessions()]
+    day = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
     assert found == [
-        ("c", datetime(2026, 11, 21, 12, 3, 5, tzinfo=UTC)),
-        ("a", datetime(2026, 11, 20, 10, 0, 5, tzinfo=UTC)),
-        ("b", None),
+        (
+            "c",
+            day.replace(day=21, hour=12, minute=3),
+            day.replace(day=21, hour=12, minute=3, second=5),
+        ),
+        ("a", day, day.replace(second=5)),
+        ("d", None, day.replace(second=5)),
+        ("b", None, None),
     ]
-    assert listing.report.diagnostics["claude"].skipped[index.FUTURE] == 1
+    skipped = listing.report.diagnostics["claude"].skipped
+    assert (skipped[index.FUTURE], skipped[index.BEFORE_1970]) == (1, 1)

@@ -1666,3 +1666,30 @@ def test_list_ages_past_a_year_are_years_and_keep_their_column() -> None:
         assert line.index(" main ") == 23, line  # app, id and a four-column age
         ages.append(line.split()[2])
     assert ages == ["now", "1m", "23h", "1d", "52w", "1y", "3y", "56y"]
+
+
+def test_the_header_of_a_session_dated_at_the_zero_time_is_shown_west_of_utc(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 0001-01-01T00:00:00Z (Go's zero time) is before the year 1 in New York: `show`
+    # ended in an OverflowError traceback
+    import time
+    from datetime import UTC, datetime
+
+    from sessdex.model import Session
+    from sessdex.views.terminal import session_header
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        session = Session(
+            app="codex",
+            id="s1",
+            created=datetime(1, 1, 1, tzinfo=UTC),
+            updated=datetime(2026, 11, 30, 8, 10, tzinfo=UTC),
+        )
+        line = session_header(session).plain.splitlines()[1]
+        assert line.endswith("to 2026-11-30 03:10 EST"), line
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

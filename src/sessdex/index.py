@@ -1147,7 +1147,7 @@ def _parse_one(job: Job) -> Parsed:
     else:
         if moved:
             diagnostics.problem(f"{app}: {name} changed during every read of it")
-    sessions = _undated_future(sessions, name, diagnostics)
+    sessions = _undated_odd(sessions, name, diagnostics)
     return (
         app,
         name,
@@ -1160,30 +1160,41 @@ def _parse_one(job: Job) -> Parsed:
 # How far past the clock a session's time may be and still be its own: a machine whose
 # clock ran ahead (a file synced from it), a zone's offset read wrong (14 h at most).
 FUTURE_SLACK = 86400.0
-FUTURE = "dated in the future"  # the reason --verbose names
+FUTURE = "dated in the future"  # the reasons --verbose names
+BEFORE_1970 = "dated before 1970"
 
 
 def _clock() -> float:
     return time.time()
 
 
-def _undated_future(
+def _odd(moment: datetime | None, latest: float) -> str | None:
+    if moment is None:
+        return None
+    stamp = moment.timestamp()
+    return FUTURE if stamp > latest else BEFORE_1970 if stamp <= 0 else None
+
+
+def _undated_odd(
     sessions: list[Session], name: str, diagnostics: Diagnostics
 ) -> list[Session]:
-    """The sessions with a created or updated time past the clock (and its slack) left
-    undated, each counted: a bogus year 2099 (a broken clock, a value in the wrong unit)
-    would keep the session at the top of every listing and `watch`, said to be `now`."""
+    """The sessions with a created or updated time past the clock (and its slack), or
+    not after 1970, left undated there, each counted. A bogus year 2099 (a broken clock,
+    a value in the wrong unit) kept the session at the top of every listing and `watch`,
+    said to be `now`; Go's zero time, 0001-01-01, is no time (as an epoch of 0 is none),
+    and no local zone could show it."""
     latest = _clock() + FUTURE_SLACK
     kept = []
     for session in sessions:
         created, updated = session.created, session.updated
-        if created is not None and created.timestamp() > latest:
-            created = None
-        if updated is not None and updated.timestamp() > latest:
-            updated = None
-        if created is not session.created or updated is not session.updated:
-            diagnostics.skip(name, 0, FUTURE)
-            session = replace(session, created=created, updated=updated)
+        odd = [_odd(created, latest), _odd(updated, latest)]
+        if odd[0] or odd[1]:
+            diagnostics.skip(name, 0, odd[0] or odd[1] or "")
+            session = replace(
+                session,
+                created=None if odd[0] else created,
+                updated=None if odd[1] else updated,
+            )
         kept.append(session)
     return kept
 

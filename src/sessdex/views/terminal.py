@@ -77,13 +77,22 @@ def session_header(session: Session) -> Line:
     return header
 
 
+def _local(moment: datetime) -> datetime:
+    """`moment` in the local zone; as it is where that zone would take it past the year 1
+    or 9999 (the zero time some apps write, 0001-01-01T00:00:00Z, west of UTC)."""
+    try:
+        return moment.astimezone()
+    except (OverflowError, OSError, ValueError):
+        return moment
+
+
 def time_span(start: datetime | None, end: datetime | None) -> str:
     """When a session ran, in local time, its zone named: "2026-11-30 08:10 to 09:42 CET"
     (the day again only when it ended on another one)."""
     first, last = start or end, end or start
     if first is None or last is None:
         return ""
-    first, last = first.astimezone(), last.astimezone()
+    first, last = _local(first), _local(last)
     zone = f" {last.tzname()}" if last.tzname() else ""
     shown = first.strftime("%Y-%m-%d %H:%M")
     if last.strftime("%Y-%m-%d %H:%M") == shown:

@@ -1734,7 +1734,7 @@ def test_watch_on_a_terminal_fits_its_width(tmp_path: Path) -> None:
     sessions = [line for line in lines if line.startswith("  ")]
     assert sessions and all(len(line) <= 60 for line in lines)
     assert all(
-        re.search(r" +(\d+[mhdw]|now) +(\d[\d.]*[kM]?\+?|-)$", s) for s in sessions
+        re.search(r" +(\d+[mhdwy]|now) +(\d[\d.]*[kM]?\+?|-)$", s) for s in sessions
     )
 
 

@@ -1693,3 +1693,16 @@ def test_the_header_of_a_session_dated_at_the_zero_time_is_shown_west_of_utc(
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+def test_durations_never_show_sixty_of_a_unit() -> None:
+    # `watch` said 'turn ended 60 s ago' and `tree` '60s' or '60m' at a unit's end
+    from sessdex.status import ago
+    from sessdex.views.text import duration
+
+    assert [ago(s) for s in (0.4, 59.4, 59.6, 60.0, 3599.9)] == [
+        "0 s", "59 s", "59 s", "1 m", "59 m",
+    ]  # fmt: skip
+    assert [duration(s) for s in (59.4, 59.6, 89.0, 3569.0, 3599.0, 5400.0)] == [
+        "59s", "1m", "1m", "59m", "1.0h", "1.5h",
+    ]  # fmt: skip

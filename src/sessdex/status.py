@@ -444,8 +444,8 @@ def ago(seconds: float) -> str:
     seconds = max(0.0, seconds)
     if seconds > 3650 * 86400:
         return "ever"  # nothing dated was read
-    if seconds < 60:
-        return f"{seconds:.0f} s"
+    if seconds < 60:  # cut, as the units below are: 59.6 s is no '60 s'
+        return f"{int(seconds)} s"
     if seconds < 3600:
         return f"{seconds // 60:.0f} m"
     if seconds < 86400:

@@ -358,9 +358,10 @@ def fold(text: str | None, lines: int = 3, width: int = 160) -> str:
 def duration(seconds: float | None) -> str:
     if seconds is None:
         return "-"
-    if seconds < 60:
+    # rounded, each unit up to what rounds to the next: 59.6 s is '1m', not '60s'
+    if round(seconds) < 60:
         return f"{seconds:.0f}s"
-    if seconds < 3600:
+    if round(seconds / 60) < 60:
         return f"{seconds / 60:.0f}m"
     return f"{seconds / 3600:.1f}h"
 

@@ -2076,6 +2076,51 @@ def test_output_to_a_full_disk_says_so_in_one_line(tmp_path: Path) -> None:
         assert said.count("\n") == 1 and "SESSDEX_HOME" not in said, (args, said)
 
 
+def _with_closed(fd: int, args: list[str], **kwargs: object) -> tuple[int, str, str]:
+    """Run sessdex with descriptor `fd` closed, as `<&-`, `>&-` or `2>&-` leave it."""
+    result = subprocess.run(
+        [sys.executable, "-m", "sessdex", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(fd),
+        **kwargs,  # type: ignore[arg-type]
+    )
+    return result.returncode, result.stdout, result.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX descriptors")
+def test_a_closed_stdout_stderr_or_stdin_is_no_traceback(tmp_path: Path) -> None:
+    """`sessdex list >&-` ended in an AttributeError's traceback (every command did),
+    `sessdex list 2>&-` printed nothing and exited 1, and `resume <&-` on another
+    branch a traceback too; now a closed stdout is one line, exit 1, a closed stderr
+    only drops the warnings, and a closed stdin asks for --yes as a pipe's does."""
+    folder = tmp_path / "project"
+    _git_repo(folder, "main")
+    session = "c0ffee00-0000-4000-8000-000000000003"
+    write_claude_session(tmp_path / "home", session, str(folder), branch="feature")
+    home = ["--home", str(tmp_path / "home")]
+    for args in (["list", *home], ["list", *home], ["show", session, *home]):
+        code, _, said = _with_closed(1, args)  # the second list: the warm quick path
+        assert code == 1, (args, said)
+        assert said.startswith("Error: stdout is closed"), (args, said)
+        assert said.count("\n") == 1, (args, said)
+    env = {k: v for k, v in os.environ.items() if k != "SESSDEX_NO_QUICK"}
+    for quick in ("", "1"):
+        code, out, _ = _with_closed(
+            2, ["list", *home], env={**env, "SESSDEX_NO_QUICK": quick}
+        )
+        assert code == 0 and session[:8] in out
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "claude").write_text("#!/bin/sh\nexit 0\n")
+    (fake_bin / "claude").chmod(0o755)
+    path = {**os.environ, "PATH": f"{fake_bin}{os.pathsep}{os.environ['PATH']}"}
+    code, _, said = _with_closed(0, ["resume", session, *home], env=path)
+    assert code == 1 and "Traceback" not in said
+    assert said.rstrip().endswith("Use --yes to resume anyway."), said
+
+
 def test_doctor_names_every_folder_an_app_was_found_in(tmp_path: Path) -> None:
     """An app that writes outside its main folder (Kimi Code beside Kimi CLI, Cline's
     standalone data, a pi session folder of the user's choice) says where else it looked."""

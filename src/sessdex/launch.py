@@ -5,18 +5,21 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import sys
 
 # `typing` (with `re` and `enum`) costs a warm `list` some 13 ms: the quick path loads none
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import NoReturn
+    from typing import BinaryIO, NoReturn
 
 
 def main() -> None:
     from .charset import fit_streams
 
+    _stand_in_for_closed_streams()
     fit_streams()
     args = sys.argv[1:]
     try:
@@ -45,9 +48,55 @@ def main() -> None:
     except OSError as error:
         from .cli._common import no_room, out_of_room
 
+        if error.errno == errno.EBADF and isinstance(sys.stdout, _ClosedOutput):
+            sys.stderr.write(
+                "Error: stdout is closed, so there is nowhere to print to; "
+                "send it to /dev/null to discard the output.\n"
+            )
+            sys.exit(1)
         if not no_room(error) or os.environ.get("SESSDEX_DEBUG"):
             raise
         out_of_room(error, output=True)
+
+
+class _ClosedOutput(io.TextIOWrapper):
+    """sys.stdout where the shell closed it (`sessdex list >&-`): writing fails, as on a
+    closed descriptor, so the command says why it printed nothing (Python leaves None,
+    on which every write was an AttributeError's traceback)."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "stdout is closed")
+
+    def flush(self) -> None:
+        pass
+
+    @property
+    def buffer(self) -> BinaryIO:
+        raise OSError(errno.EBADF, "stdout is closed")
+
+
+def _stand_in_for_closed_streams() -> None:
+    """Descriptors 0, 1 and 2 that the shell closed (`<&-`, `>&-`, `2>&-`) are opened
+    on the null device first: the index or a snapshot would otherwise take their
+    numbers, and a child (git, the pager, the agent's CLI) write into it. A closed stdin
+    reads as empty, not a terminal (resume asks for --yes); a closed stderr drops the
+    warnings, as asked; a closed stdout fails the first write (`_ClosedOutput`)."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(fd)
+        except OSError:  # still closed: hold its number
+            held = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            if held != fd:  # a lower one was free after all: not ours to fill
+                os.close(held)
+                continue
+        if fd == 0:
+            sys.stdin = open(fd, encoding="utf-8", closefd=False)  # noqa: SIM115
+        elif fd == 1:
+            sys.stdout = _ClosedOutput(io.BytesIO(), encoding="utf-8")
+        else:
+            sys.stderr = open(fd, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
 
 
 STATUS_CONTROL_C_EXIT = 0xC000013A  # Windows' status of a program Ctrl-C ended

@@ -565,6 +565,56 @@ def test_no_bidi_control_reaches_a_reader(tmp_path: Path) -> None:
         assert not set(out) & set(_BIDI_CONTROLS), args
 
 
+def test_invisible_characters_slip_no_column_and_hide_nothing_a_tool_ran(
+    tmp_path: Path,
+) -> None:
+    """A title holding a word joiner (U+2060) pushed the board's later columns one
+    cell left of the other rows' (counted as a column a terminal does not draw), and a
+    zero-width space in what a tool ran was printed raw: `rm -rf ./build` that was not.
+    The title is shown without them, the command with each written out."""
+    from rich.cells import cell_len
+
+    home = tmp_path / "home"
+    odd = "0d0d0d0d-0000-4000-8000-000000000017"
+    path = write_claude_session(
+        home, odd, "/w/shop", title="fix\u2060login\u200bpage\ufeff now"
+    )
+    write_claude_session(
+        home, "0e0e0e0e-0000-4000-8000-000000000018", "/w/shop", title="fix login"
+    )
+    call = claude_line(
+        odd,
+        "/w/shop",
+        type="assistant",
+        uuid="a2",
+        parentUuid="a1",
+        timestamp="2026-11-20T10:00:09.000Z",
+        message={
+            "id": "msg_2",
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_1",
+                    "name": "Bash",
+                    "input": {"command": "rm -rf ./build\u200b /"},
+                }
+            ],
+        },
+    )
+    with path.open("a") as f:
+        f.write(json.dumps(call) + "\n")
+    code, out, _ = invoke("watch", "--once", "--since", "100000d", "--home", str(home))
+    assert code == 0
+    rows = [line for line in out.splitlines() if "/w/shop" in line]
+    assert len(rows) == 2
+    assert len({cell_len(row[: row.index("/w/shop")]) for row in rows}) == 1, rows
+    code, out, _ = invoke("list", "--home", str(home))
+    assert "fixloginpage now" in out and not re.search("[\u2060\u200b\ufeff]", out)
+    code, out, _ = invoke("show", "0d0d", "--home", str(home))
+    assert code == 0 and "Using Bash — rm -rf ./build\\u200b /" in out
+
+
 def test_a_hostile_sender_name_is_harmless_in_every_view() -> None:
     """The name of the agent a message came from is text from a file, like the message."""
     from sessdex.model import Session

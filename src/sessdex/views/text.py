@@ -34,8 +34,15 @@ _ESCAPES = re.compile(
     r"|\x9d[^\x07\x9c\n]*(?:\x07|\x9c)"  # 8-bit OSC
 )
 _CONTROLS = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+    # and what draws nothing but is no joiner: the zero-width space, the word joiner
+    # and invisible operators, a BOM, the Mongolian vowel separator, Unicode's own
+    # line and paragraph separators. Shown, each makes two texts look the same, takes
+    # a column where a terminal draws none (or `?` on an ASCII console), so a
+    # table's columns slip; `clean` drops them (a line separator breaks the line)
+    r"\u180e\u200b\u2028\u2029\u2060-\u2064\ufeff]"
 )
+_LINE_SEPARATORS = re.compile("[\u2028\u2029]")
 _SPACES = re.compile(r"\s+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
@@ -52,7 +59,7 @@ def clean(text: str | None, *, keep_newlines: bool = True) -> str:
         pass  # the common case, checked in C: nothing to remove (escapes are unprintable)
     else:
         text = _ESCAPES.sub("", text)
-        text = _CONTROLS.sub("", text)
+        text = _CONTROLS.sub("", _LINE_SEPARATORS.sub("\n", text))
     if not keep_newlines:
         text = _SPACES.sub(" ", text).strip()
     return text
@@ -70,8 +77,8 @@ def flat(text: str | None) -> str:
 
 
 def visible(text: str | None, *, keep_newlines: bool = True) -> str:
-    """`text` with each control and bidi character written out (`\\x1b`, `\\u202e`), not
-    removed: for what a tool call ran. `clean` drops a whole OSC string
+    """`text` with each control, bidi and invisible character written out (`\\x1b`,
+    `\\u202e`, `\\u200b`), not removed: for what a tool call ran. `clean` drops a whole OSC string
     (`\\x1b]0;…\\x07`), payload and all, and a shell runs that payload: a command shown
     without it would not be the command that ran. Tabs and newlines stay."""
     if text is None:

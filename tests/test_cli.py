@@ -2121,6 +2121,27 @@ def test_a_closed_stdout_stderr_or_stdin_is_no_traceback(tmp_path: Path) -> None
     assert said.rstrip().endswith("Use --yes to resume anyway."), said
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="file names as bytes")
+def test_a_home_whose_name_is_not_utf8_is_refused_with_what_to_do(
+    tmp_path: Path,
+) -> None:
+    """`--home` naming a folder in Latin-1 (`h\\xffome`, copied from an old disk) ended
+    every command in a UnicodeEncodeError's traceback as the index stored its paths;
+    now it is refused as a usage error that says how to read it: through a link."""
+    home = tmp_path / os.fsdecode(b"h\xffome")
+    session = "c0ffee00-0000-4000-8000-000000000004"
+    write_claude_session(home, session, "/w")
+    for command in (["list"], ["list", "--json"], ["show", session], ["usage"]):
+        code, out, said = invoke(*command, "--home", str(home))
+        assert code == 2 and out == "", (command, said)
+        assert "h\\xffome' has a name that is not valid UTF-8" in said, said
+        assert "ln -s" in said
+    link = tmp_path / "home-link"
+    link.symlink_to(home)
+    code, out, _ = invoke("list", "--home", str(link))
+    assert code == 0 and session[:8] in out
+
+
 def test_doctor_names_every_folder_an_app_was_found_in(tmp_path: Path) -> None:
     """An app that writes outside its main folder (Kimi Code beside Kimi CLI, Cline's
     standalone data, a pi session folder of the user's choice) says where else it looked."""

@@ -115,7 +115,32 @@ def _existing_folder(
     one would read as a machine without sessions."""
     if value is not None and not os.path.isdir(os.path.expanduser(value)):
         raise click.BadParameter(f"the folder {value!r} does not exist.", ctx, param)
+    if value is not None and not _text(os.path.abspath(os.path.expanduser(value))):
+        raise click.BadParameter(
+            _NOT_TEXT.format(which="folder", path=_bytes_shown(value)), ctx, param
+        )
     return value
+
+
+# sessdex keeps paths as text (the index, JSON): one below a name in another encoding
+# (Latin-1 bytes Python keeps as lone surrogates) could be read, never stored or printed
+_NOT_TEXT = (
+    "the {which} '{path}' has a name that is not valid UTF-8, which sessdex cannot "
+    "store or print; read it through a link with a UTF-8 name (ln -s) given to --home."
+)
+
+
+def _bytes_shown(path: str) -> str:
+    """A path whose odd bytes are written out, as the passed-over names are: `h\\xffome`."""
+    return os.fsencode(path).decode(errors="backslashreplace")
+
+
+def _text(path: str) -> bool:
+    try:
+        path.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def verbose_option(f: F) -> F:
@@ -171,7 +196,14 @@ def filter_options(f: F) -> F:
 
 
 def resolve_home(home_dir: str | None) -> Home:
-    return Home.at(home_dir) if home_dir else Home.current()
+    if home_dir:
+        return Home.at(home_dir)
+    home = Home.current()
+    if not _text(str(home.path)):
+        raise BadValue(
+            _NOT_TEXT.format(which="home folder", path=_bytes_shown(str(home.path)))
+        )
+    return home
 
 
 def fail_nicely(f: F) -> F:

@@ -2142,6 +2142,33 @@ def test_a_home_whose_name_is_not_utf8_is_refused_with_what_to_do(
     assert code == 0 and session[:8] in out
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX terminal")
+def test_ctrl_c_at_the_branch_question_stops_as_anywhere_else(tmp_path: Path) -> None:
+    """Ctrl-C at "Resume on the current branch?" printed click's "Aborted!" and exited
+    1 (a shell loop around sessdex went on); now it ends quietly, killed by SIGINT, as
+    Ctrl-C does everywhere else in sessdex."""
+    import signal
+
+    from tests.helpers import interrupted_on_a_terminal
+
+    folder = tmp_path / "project"
+    _git_repo(folder, "main")
+    session = "c0ffee00-0000-4000-8000-000000000005"
+    write_claude_session(tmp_path / "home", session, str(folder), branch="feature")
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "claude").write_text("#!/bin/sh\nexit 0\n")
+    (fake_bin / "claude").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake_bin}{os.pathsep}{os.environ['PATH']}"}
+    code, terminal = interrupted_on_a_terminal(
+        ["resume", session, "--home", str(tmp_path / "home")],
+        env,
+        once="Resume on the current branch?",
+    )
+    assert code == -signal.SIGINT, terminal
+    assert "Aborted" not in terminal and "Traceback" not in terminal
+
+
 def test_doctor_names_every_folder_an_app_was_found_in(tmp_path: Path) -> None:
     """An app that writes outside its main folder (Kimi Code beside Kimi CLI, Cline's
     standalone data, a pi session folder of the user's choice) says where else it looked."""

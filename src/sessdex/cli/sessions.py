@@ -266,9 +266,7 @@ def resume_command(
             if not sys.stdin.isatty():
                 raise SessdexError(message + " Use --yes to resume anyway.")
             err(f"warning: {message}")
-            if not click.confirm(
-                "Resume on the current branch?", default=False, err=True
-            ):
+            if not _confirmed("Resume on the current branch?"):
                 raise SessdexError("resume cancelled.")
         else:
             err(f"warning: {message}")
@@ -291,6 +289,22 @@ def resume_command(
             f"could not run {one_line(program)}: {error.strerror or error}. "
             f"Reinstall it with: {check.plan.install_hint}"
         ) from None
+
+
+def _confirmed(question: str) -> bool:
+    """`click.confirm` on stderr, whose Abort is told apart: Ctrl-C goes on to
+    `fail_nicely` (killed by SIGINT, quietly, as at any other moment) and the end of
+    the input (Ctrl-D) is a no. click said "Aborted!" and exited 1 for both, so a
+    shell loop around sessdex went on after a Ctrl-C."""
+    try:
+        return click.confirm(question, default=False, err=True)
+    except (
+        click.Abort
+    ) as abort:  # raised "from None": what it stands for is its context
+        if isinstance(abort.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        err("")  # the prompt's line ended
+        return False
 
 
 def _own_home(folder: str) -> bool:

@@ -122,15 +122,17 @@ def on_a_terminal(
 
 
 def interrupted_on_a_terminal(
-    args: list[str], env: dict[str, str], *, once: str
+    args: list[str], env: dict[str, str], *, once: str, sent: int | None = None
 ) -> tuple[int, str]:
     """Run sessdex with stderr on a pseudo-terminal (stdout a pipe) and press Ctrl-C (SIGINT
-    to its process group, as a terminal does) once the terminal shows `once`: (its return
-    code, what the terminal got)."""
+    to its process group, as a terminal does; or send it the signal `sent`) once the
+    terminal shows `once`: (its return code, what the terminal got)."""
     import pty
     import select
     import signal
     import time
+
+    sent = signal.SIGINT if sent is None else sent
 
     master, slave = pty.openpty()
     process = subprocess.Popen(
@@ -147,7 +149,7 @@ def interrupted_on_a_terminal(
     pressed = False
     while time.monotonic() < deadline:
         if not pressed and once.encode() in seen:
-            os.killpg(process.pid, signal.SIGINT)
+            os.killpg(process.pid, sent)
             pressed = True
         if not select.select([master], [], [], 0.05)[0]:
             if process.poll() is not None:

@@ -130,3 +130,69 @@ def test_ctrl_c_stops_at_once_quietly_as_the_shell_expects(
     assert "Traceback" not in terminal and "Aborted" not in terminal
     assert terminal.rfind("\x1b[?25h") > terminal.rfind("\x1b[?25l")  # cursor back
     assert terminal.rstrip("\r\n").endswith("\x1b[2K")  # the bar's line cleared
+
+
+@pytest.mark.parametrize(
+    ("args", "once"),
+    [
+        (["show", BIG, "--json"], f"Reading {BIG}"),
+        (["usage", "daily"], "Reading usage"),
+    ],
+)
+def test_sigterm_gives_the_cursor_back(
+    tmp_path: Path, args: list[str], once: str
+) -> None:
+    """SIGTERM (`kill`, `timeout 60 sessdex …`) ended sessdex at once, leaving the
+    terminal's cursor hidden by the progress bar (or the live board) for the next
+    command; now the bar is cleared and the cursor shown, as on Ctrl-C, and the
+    process still ends killed by SIGTERM."""
+    home = tmp_path / "home"
+    big_claude_session(home, BIG, 4096 * MB)  # minutes to read whole
+    code, terminal = interrupted_on_a_terminal(
+        [*args, "--home", str(home)], now(), once=once, sent=signal.SIGTERM
+    )
+    assert code == -signal.SIGTERM, terminal
+    assert "Traceback" not in terminal
+    assert terminal.rfind("\x1b[?25h") > terminal.rfind("\x1b[?25l")  # cursor back
+
+
+@pytest.mark.parametrize(
+    ("sent", "code"),
+    [(signal.SIGINT, -signal.SIGINT), (signal.SIGTERM, -signal.SIGTERM)],
+)
+def test_an_export_stopped_half_way_leaves_the_file_as_it_was(
+    tmp_path: Path, sent: signal.Signals, code: int
+) -> None:
+    """Ctrl-C or SIGTERM during `export -o report.md` left report.md cut short, a
+    finished export from before lost, without a word. Now the export is written beside
+    it and takes its place once whole: stopped, the old file is untouched and nothing
+    else is left in the folder."""
+    import time
+
+    home = tmp_path / "home"
+    big_claude_session(home, BIG, 4096 * MB)  # minutes to read whole
+    out = tmp_path / "out"
+    out.mkdir()
+    report = out / "report.md"
+    report.write_text("an export from yesterday\n")
+    args = ["export", BIG, "-o", str(report), "--home", str(home)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sessdex", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        # the export under way: its file made beside, or (as before) the old one cut
+        if len(os.listdir(out)) > 1 or report.stat().st_size == 0:
+            break
+        time.sleep(0.02)
+    time.sleep(0.2)  # well into the transcript
+    os.killpg(process.pid, sent)
+    _, said = process.communicate(timeout=30)
+    assert process.returncode == code, said
+    assert b"Traceback" not in said
+    assert report.read_text() == "an export from yesterday\n"
+    assert os.listdir(out) == ["report.md"]

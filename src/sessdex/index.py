@@ -1293,6 +1293,7 @@ def quiet_on_interrupt() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's `Terminated`
 
 
 def _chunks(items: list[_T], size: int) -> Iterable[list[_T]]:

@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+# the C module `signal` wraps, loaded when Python starts: `signal` itself imports enum,
+# which the quick path does not load
+import _signal  # type: ignore[import-not-found]
 import errno
 import io
 import os
@@ -21,6 +24,7 @@ def main() -> None:
 
     _stand_in_for_closed_streams()
     fit_streams()
+    _signal.signal(_signal.SIGTERM, _on_terminate)
     args = sys.argv[1:]
     try:
         try:
@@ -40,6 +44,8 @@ def main() -> None:
             sys.stdout.flush()
     except KeyboardInterrupt:
         interrupted()
+    except Terminated:
+        terminated()
     except BrokenPipeError:  # the reader left (`| head`) before the last write
         from .cli._common import reader_left
 
@@ -100,6 +106,25 @@ def _stand_in_for_closed_streams() -> None:
 
 
 STATUS_CONTROL_C_EXIT = 0xC000013A  # Windows' status of a program Ctrl-C ended
+
+
+class Terminated(BaseException):
+    """SIGTERM (`kill`, `timeout`), raised where sessdex was, as Ctrl-C raises
+    KeyboardInterrupt: what is under way is undone on the way out (a partial export
+    or database copy removed, a hidden cursor shown again), where the signal's own
+    default ended the process at once, leaving them."""
+
+
+def _on_terminate(number: int, frame: object) -> None:
+    raise Terminated
+
+
+def terminated() -> NoReturn:
+    """After SIGTERM's clean-up: end as killed by it, as before (the shell says 143)."""
+    _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+    if sys.platform != "win32":  # there os.kill ends the process with status 15
+        os.kill(os.getpid(), _signal.SIGTERM)
+    sys.exit(143)
 
 
 def interrupted() -> NoReturn:

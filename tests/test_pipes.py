@@ -28,6 +28,8 @@ CLINE_TASK = (
         ("gemini", ".gemini/tmp/shop-api/.project_root"),
         ("vibe", f"{VIBE_SESSION}/meta.json"),
         ("opencode", ".local/share/opencode/opencode.db-journal"),
+        ("opencode", ".local/share/opencode/opencode.db-wal"),
+        ("codex", ".codex/state_5.sqlite-wal"),
         ("codex", ".codex/state_5.sqlite-journal"),
         ("cline", f"{CLINE_TASK}/api_conversation_history.json"),
     ],

@@ -35,6 +35,7 @@ import math
 import os
 import shutil
 import sqlite3
+import stat
 import sys
 import threading
 import time
@@ -43,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 from urllib.parse import quote
 
-from . import inplace
+from . import files, inplace
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostics
@@ -66,6 +67,7 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
     """
     name = os.fspath(path)
     wal = name + "-wal"
+    _refuse_special(name)
     reading = inplace.current()
     if reading is not None and reading.copied and not os.path.exists(wal):
         # read again after the app committed during the read in place: a copy, one state
@@ -95,6 +97,19 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
         uri = "file:" + quote(os.path.abspath(name)) + "?mode=ro&immutable=1"
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
     return connection
+
+
+def _refuse_special(name: str) -> None:
+    """Raise `files.NotAFile` when the database, its WAL or its journal is a pipe, a
+    socket, a device or a folder: SQLite, and a copy of the WAL, would open a pipe
+    and wait for a writer for ever."""
+    for suffix in ("", "-wal", "-journal"):
+        try:
+            mode = os.stat(name + suffix).st_mode
+        except OSError:  # missing (most WALs and journals), or unreadable: SQLite says
+            continue
+        if not stat.S_ISREG(mode):
+            raise files.NotAFile(errno.EINVAL, "not a regular file", name + suffix)
 
 
 def _snapshot_key(name: str) -> str:
@@ -423,7 +438,7 @@ def _unlink(path: Path, *suffixes: str) -> None:
 def _patch(name: str, target: Path) -> None:
     """Rewrite the blocks of `target` that differ from the app's file `name`: a
     checkpoint changes a few pages of a database that may weigh GBs."""
-    with open(name, "rb") as source, open(target, "r+b") as copy:
+    with files.open_regular(name) as source, open(target, "r+b") as copy:
         offset = 0
         while chunk := source.read(CHUNK):
             held = copy.read(len(chunk))
@@ -448,7 +463,7 @@ def _wal_copy(name: str, copy: str, held: _Wal | None) -> _Wal | None:
     restarted it (new header) the whole generation. The app's file keeps the frames of
     older generations behind the new ones, which SQLite ignores: they are not copied."""
     try:
-        source = open(name + "-wal", "rb")  # noqa: SIM115 - closed below
+        source = files.open_regular(name + "-wal")  # closed below
     except FileNotFoundError:
         _unlink(Path(copy), "-wal")
         return None

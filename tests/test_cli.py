@@ -2595,3 +2595,20 @@ def test_a_broken_side_file_is_counted_and_named_not_passed_over(
     )
     assert code == 0
     assert f"{broken}:1: not JSON" in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_what_an_app_lists_twice_is_passed_over_once(tmp_path: Path) -> None:
+    """Codex lists ~/.codex and its sessions folder more than once (the state database,
+    then the title index; the rollouts, then its older JSON sessions): a pipe and a
+    folder whose name is not UTF-8 there are each one thing passed over, not two."""
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "codex" / "home", home)
+    os.mkfifo(home / ".codex" / "stray.pipe")
+    os.mkdir(os.fsencode(home / ".codex" / "sessions") + b"/caf\xe9")
+    code, _, err = invoke("list", "--json", "--home", str(home))
+    assert code == 0
+    assert "passed over 1 file name(s) that are not valid UTF-8" in err
+    code, out, _ = invoke("doctor", "--json", "--app", "codex", "--home", str(home))
+    (report,) = json.loads(out)
+    assert report["passed_over"] == {"pipe": 1}

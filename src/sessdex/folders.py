@@ -43,8 +43,10 @@ def take_passed_over() -> list[tuple[str, str]]:
     """What listings passed over since the last call, as (path, why): names that are not
     text (shown with their odd bytes escaped, `caf\\xe9`), folders that may not be
     opened, pipes, sockets, devices and links that are broken, loop or lead above the
-    folder listed; for the caller to count and report."""
-    taken = _PASSED_OVER[:]
+    folder listed; for the caller to count and report. Each once: an app may list one
+    folder twice (for its sessions, then for its older format's), and a name counted
+    twice told the user of two files where there was one."""
+    taken = list(dict.fromkeys(_PASSED_OVER))
     _PASSED_OVER.clear()
     return taken
 

@@ -2612,3 +2612,16 @@ def test_what_an_app_lists_twice_is_passed_over_once(tmp_path: Path) -> None:
     code, out, _ = invoke("doctor", "--json", "--app", "codex", "--home", str(home))
     (report,) = json.loads(out)
     assert report["passed_over"] == {"pipe": 1}
+
+
+def test_a_kilo_database_that_cannot_be_read_is_said_of_kilo(tmp_path: Path) -> None:
+    """Kilo keeps OpenCode's tables and is read by OpenCode's code: a kilo.db that is
+    not a database is Kilo's problem, named so (it was 'opencode: cannot read', and a
+    user with no OpenCode looked for one)."""
+    home = tmp_path / "home"
+    shutil.copytree(Path(__file__).parent / "data" / "kilo" / "home", home)
+    (home / ".local/share/kilo/kilo.db").write_bytes(b"not a database\n" * 512)
+    code, _, err = invoke("list", "--json", "--app", "kilo", "--home", str(home))
+    assert code == 0
+    assert "kilo: cannot read" in err and "kilo.db" in err
+    assert "opencode" not in err

@@ -172,7 +172,7 @@ def parse_database(
     try:
         connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(f"{NAME}: cannot open {path}: {error}")
+        diagnostics.problem(f"{app}: cannot open {path}: {error}")
         return []
     try:
         tables = [
@@ -182,12 +182,12 @@ def parse_database(
         ]
         if not tables:
             diagnostics.problem(
-                f"{NAME}: {path} has no session table; not an OpenCode database we know"
+                f"{app}: {path} has no session table; not an OpenCode database we know"
             )
             return []
         rows: dict[str, dict[str, object]] = {}
         for table in tables:  # a 2.x row wins over the 1.x row it was copied from
-            for row in _session_rows(connection, path, table, diagnostics):
+            for row in _session_rows(connection, path, table, diagnostics, app):
                 session_id = as_str(row.get("id"))
                 if session_id is not None:
                     rows[session_id] = row
@@ -203,7 +203,7 @@ def parse_database(
             if row.get("table") == "session" and _is_placeholder(row.get("title")):
                 row["title"] = _first_prompt(connection, session_id) or row["title"]
     except sqlite3.Error as error:
-        diagnostics.problem(f"{NAME}: cannot read {path}: {error}")
+        diagnostics.problem(f"{app}: cannot read {path}: {error}")
         return []
     finally:
         connection.close()
@@ -293,7 +293,11 @@ def _first_prompt(connection: sqlite3.Connection, session_id: str) -> str | None
 
 
 def _session_rows(
-    connection: sqlite3.Connection, path: Path, table: str, diagnostics: Diagnostics
+    connection: sqlite3.Connection,
+    path: Path,
+    table: str,
+    diagnostics: Diagnostics,
+    app: str = NAME,
 ) -> Iterator[dict[str, object]]:
     """The rows of a session table (1.x `session` or 2.x `session_v2`), as column -> value."""
     available = databases.table_columns(connection, table)
@@ -301,7 +305,7 @@ def _session_rows(
         c for c in ("directory", "time_created", "time_updated") if c not in available
     ]
     if missing:
-        diagnostics.problem(f"{NAME}: {path} {table} table lacks {', '.join(missing)}")
+        diagnostics.problem(f"{app}: {path} {table} table lacks {', '.join(missing)}")
     wanted = (*_SESSION_COLUMNS, *_opencode_v2.EXTRA_COLUMNS)
     columns = [c for c in wanted if c in available]
     query = f"SELECT {', '.join(databases.quote_identifier(c) for c in columns)} FROM {databases.quote_identifier(table)} ORDER BY id"
@@ -478,7 +482,7 @@ class _Reader:
         try:
             connection = databases.open_sqlite(db)
         except (OSError, sqlite3.Error) as error:
-            self.diagnostics.problem(f"{NAME}: cannot open {db}: {error}")
+            self.diagnostics.problem(f"{self.app}: cannot open {db}: {error}")
             return
         try:
             messages = databases.table_columns(connection, "message")
@@ -495,18 +499,18 @@ class _Reader:
             )
             if not self.legacy and not self.rows:
                 self.diagnostics.problem(
-                    f"{NAME}: {db} lacks the message tables we know"
+                    f"{self.app}: {db} lacks the message tables we know"
                 )
                 return
             if lacking and messages:  # 1.x tables of a shape we do not know
                 self.diagnostics.problem(
-                    f"{NAME}: {db} lacks {', '.join(lacking)}: the messages kept "
+                    f"{self.app}: {db} lacks {', '.join(lacking)}: the messages kept "
                     "there are not read"
                 )
             self.message_time = "time_created" if "time_created" in messages else "NULL"
             yield from self.database_session(connection, self.session_id, None, 0)
         except sqlite3.Error as error:
-            self.diagnostics.problem(f"{NAME}: cannot read {db}: {error}")
+            self.diagnostics.problem(f"{self.app}: cannot read {db}: {error}")
         finally:
             connection.close()
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 
 def claude_line(session_id: str, cwd: str, **fields: object) -> dict[str, object]:
@@ -184,7 +187,7 @@ def scramble_table(database: Path, table: str) -> None:
     overwritten, so that opening the file passes and a query of the table fails."""
     import sqlite3
 
-    with sqlite3.connect(database) as db:
+    with contextlib.closing(sqlite3.connect(database)) as db:
         page_size = db.execute("PRAGMA page_size").fetchone()[0]
         (root,) = db.execute(
             "SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)
@@ -192,3 +195,15 @@ def scramble_table(database: Path, table: str) -> None:
     with database.open("r+b") as file:
         file.seek((root - 1) * page_size)
         file.write(b"\xff" * page_size)
+
+
+def pretend_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`sys.platform` as on Windows. From Python 3.12, `shutil.which` there asks
+    `_winapi` (absent elsewhere) whether to search the current folder: a stand-in
+    answers as Windows does by default."""
+    import shutil
+    import types
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    winapi = types.SimpleNamespace(NeedCurrentDirectoryForExePath=lambda name: True)
+    monkeypatch.setattr(shutil, "_winapi", winapi, raising=False)

@@ -20,7 +20,7 @@ from sessdex import api, sources
 from sessdex.cli import main
 from sessdex.sources import Home
 from tests.conftest import app_home
-from tests.helpers import on_a_terminal, write_claude_session
+from tests.helpers import on_a_terminal, pretend_windows, write_claude_session
 
 DEMO = str(api.demo_home().path)
 CLAUDE_A = "3f2b9c1e-8d4a-4e7b-9a61-0c5d2e7f8a90"
@@ -974,7 +974,7 @@ def test_on_windows_resume_waits_for_the_cli_and_exits_with_its_status(
         subprocess.Popen([program, *argv[1:]])  # what the C runtime does there
         raise SystemExit(0)
 
-    monkeypatch.setattr(sys, "platform", "win32")
+    pretend_windows(monkeypatch)
     monkeypatch.setattr(os, "execvp", windows_execvp)
     result = CliRunner().invoke(main, ["resume", "7777", "--home", str(home)])
     assert result.exit_code == 3, result.output
@@ -1002,7 +1002,7 @@ def test_on_windows_resume_refuses_a_recorded_word_cmd_exe_would_act_on(
     monkeypatch.setenv("PATH", f"{fake_bin}:{os.environ['PATH']}")
     monkeypatch.setenv("PATHEXT", ".CMD")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "platform", "win32")
+    pretend_windows(monkeypatch)
     monkeypatch.setattr(os, "execvp", lambda *args: pytest.fail("exec on Windows"))
     result = CliRunner().invoke(main, ["resume", "7777", "--home", str(home)])
     assert result.exit_code == 1, result.output

@@ -7,6 +7,7 @@ show 2400/60, and the Codex lead (three requests) 3600/90 with its child at 2400
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -691,7 +692,7 @@ def test_a_sub_agent_whose_transcript_is_gone_is_named(
 
 
 def _drop_session(database: Path, session_id: str) -> None:
-    with sqlite3.connect(database) as db:
+    with contextlib.closing(sqlite3.connect(database)) as db, db:
         for table, column in (("part", "session_id"), ("message", "session_id")):
             db.execute(f"DELETE FROM {table} WHERE {column} = ?", (session_id,))
         db.execute("DELETE FROM session WHERE id = ?", (session_id,))
@@ -731,7 +732,7 @@ def test_an_opencode_task_that_failed_before_its_child_wrote_is_not_called_gone(
     shutil.copytree(DATA / "opencode" / "home", home)
     database = home / ".local/share/opencode/opencode.db"
     child = "ses_dd47cc26cffeODfwLbHNPwBmj1"
-    with sqlite3.connect(database) as db:
+    with contextlib.closing(sqlite3.connect(database)) as db, db:
         for table in ("part", "message"):
             db.execute(f"DELETE FROM {table} WHERE session_id = ?", (child,))
         (count,) = db.execute(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -168,7 +169,10 @@ def test_wal_rows_not_yet_checkpointed_are_listed_without_touching_wal_or_shm(
 def test_threads_with_missing_columns_still_list(tmp_path: Path) -> None:
     folder = tmp_path / ".codex"
     folder.mkdir()
-    with sqlite3.connect(folder / "state_3.sqlite") as connection:
+    with (
+        contextlib.closing(sqlite3.connect(folder / "state_3.sqlite")) as connection,
+        connection,
+    ):
         connection.execute(
             "CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT, cwd TEXT, title TEXT)"
         )
@@ -196,7 +200,12 @@ def test_the_newest_state_db_in_codex_sqlite_home_is_read(tmp_path: Path) -> Non
         (4, "from the old generation"),
         (5, "from the new generation"),
     ):
-        with sqlite3.connect(databases / f"state_{generation}.sqlite") as connection:
+        with (
+            contextlib.closing(
+                sqlite3.connect(databases / f"state_{generation}.sqlite")
+            ) as connection,
+            connection,
+        ):
             connection.execute(THREADS)
             insert(
                 connection,
@@ -241,7 +250,10 @@ def test_title_precedence_is_name_then_session_index_then_threads_title(
     named, indexed, prompted = (
         f"01a22c00-0000-7000-8000-00000000001{n}" for n in range(3)
     )
-    with sqlite3.connect(folder / "state_5.sqlite") as connection:
+    with (
+        contextlib.closing(sqlite3.connect(folder / "state_5.sqlite")) as connection,
+        connection,
+    ):
         connection.execute(THREADS)
         insert(
             connection,
@@ -1522,7 +1534,10 @@ def test_a_sub_agent_whose_rollout_is_gone_is_named(tmp_path: Path) -> None:
     shutil.copytree(HOME, home, symlinks=True)
     (child,) = (home / ".codex" / "sessions").rglob(f"*{CHILD}.jsonl")
     child.unlink()
-    with sqlite3.connect(home / ".codex" / "state_5.sqlite") as db:
+    with (
+        contextlib.closing(sqlite3.connect(home / ".codex" / "state_5.sqlite")) as db,
+        db,
+    ):
         db.execute("DELETE FROM threads WHERE id = ?", (CHILD,))
     db.close()
     kept = Diagnostics()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sqlite3
@@ -139,7 +140,7 @@ def test_usage_costs_what_crush_recorded_not_a_price_of_its_last_response(
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
     db = home / "code/dbos-transact-golang/.crush/crush.db"
-    with sqlite3.connect(db) as connection:
+    with contextlib.closing(sqlite3.connect(db)) as connection, connection:
         connection.execute("UPDATE sessions SET cost = 0 WHERE id LIKE 'a20c5ed5%'")
     connection.close()
     # gpt-5: 127,170 input at $1.25/M and 64 output at $10/M
@@ -457,7 +458,7 @@ def test_a_model_stored_as_a_blob_is_an_unknown_model_not_a_crash(
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
     for db in [*home.rglob("crush.db"), *home.rglob("opencode.db")]:
-        with sqlite3.connect(db) as connection:
+        with contextlib.closing(sqlite3.connect(db)) as connection, connection:
             connection.execute("UPDATE messages SET model = CAST(model AS BLOB)")
         connection.close()
     assert all(s.model is None for s in sessions(home).values())

@@ -7,6 +7,7 @@ documents (composerData `_v` 16, bubbles `_v` 3, verified there on Cursor 3.7).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from pathlib import Path
@@ -241,7 +242,7 @@ def test_a_broken_or_huge_value_is_counted_or_elided_never_fatal(
         **{f"composerData:{DRAFT}-broken": b"{not json"},
     )
     db = tmp_path / ".config" / "Cursor" / "User" / "globalStorage" / "state.vscdb"
-    with sqlite3.connect(db) as writer:
+    with contextlib.closing(sqlite3.connect(db)) as writer, writer:
         writer.execute(
             "UPDATE cursorDiskKV SET value = ? WHERE key = ?",
             (json.dumps({"_v": 3, "type": 1, "text": huge}), f"bubbleId:{AGENT}:b1"),

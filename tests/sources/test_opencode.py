@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -303,7 +304,7 @@ def test_message_tables_of_an_unknown_shape_beside_2x_ones_are_reported(
     home = tmp_path / "home"
     shutil.copytree(HOME, home)
     db = home / DB.relative_to(HOME)
-    with sqlite3.connect(db) as connection:
+    with contextlib.closing(sqlite3.connect(db)) as connection, connection:
         connection.execute("ALTER TABLE part RENAME COLUMN data TO payload")
         assert databases.table_columns(connection, "session_message")  # 2.x's too
     connection.close()

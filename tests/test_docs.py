@@ -228,3 +228,17 @@ def test_the_help_examples_parse() -> None:
         name, *args = shlex.split(example)[1:]
         with main.make_context("sessdex", [name]) as parent:
             main.commands[name].make_context(name, args, parent=parent)
+
+
+def test_the_package_ships_its_license_and_names_the_pythons_it_runs_on() -> None:
+    """A wheel or sdist carries the MIT text its metadata declares (it shipped none), and
+    names each Python from requires-python on, as PyPI and packagers read them."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT"
+    for name in project["license-files"]:
+        assert (ROOT / name).read_text().startswith("MIT License")
+    oldest = int(project["requires-python"].removeprefix(">=3."))
+    for minor in range(oldest, 14):
+        assert f"Programming Language :: Python :: 3.{minor}" in project["classifiers"]

@@ -1682,6 +1682,37 @@ def test_a_project_folder_it_may_not_open_is_said_not_silently_left_out(
         os.chmod(folder, 0o755)
 
 
+def test_a_transcript_it_may_not_open_is_said_missing_not_an_unreadable_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transcript of another owner's (0600, a `sudo claude` run's): `list` said
+    "skipped 1 unreadable line", as of a session cut short, of a session left out."""
+    home = tmp_path / "home"
+    kept = write_claude_session(home, "56565656-aaaa-4aaa-8aaa-565656565656", "/w/ok")
+    shut = write_claude_session(home, "78787878-bbbb-4bbb-8bbb-787878787878", "/w/shut")
+    name = str(shut)
+    os.chmod(name, 0)
+    if os.geteuid() == 0:  # root opens it anyway: refuse as the kernel would for others
+        opener = os.open
+
+        def refusing(path: object, *args: object, **kwargs: object) -> int:
+            if os.fspath(path) == name:  # type: ignore[call-overload]
+                raise PermissionError(13, "Permission denied", name)
+            return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
+
+        monkeypatch.setattr(os, "open", refusing)
+    try:
+        code, out, err = invoke("list", "--json", "--home", str(home))
+        assert code == 0 and [row["id"] for row in json.loads(out)] == [kept.stem]
+        assert f"warning: claude: could not open 1 file(s), such as {name}" in err
+        assert "the sessions kept in them may be missing" in err
+        assert "unreadable line" not in err
+        code, out, _ = invoke("doctor", "--app", "claude", "-v", "--home", str(home))
+        assert "1 permission denied" in out and f"{name}:0: permission denied" in out
+    finally:
+        os.chmod(name, 0o644)
+
+
 def test_a_codex_folder_it_may_not_open_costs_only_its_own_rollouts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from . import databases, pathnames, reading, selection, sources
-from .diagnostics import NOT_LINES, Diagnostics, unreadable_lines
+from .diagnostics import FILE_REFUSED, NOT_LINES, Diagnostics, unreadable_lines
 from .errors import (
     AmbiguousId,
     BadValue,
@@ -962,15 +962,38 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in found.group(1).split(".")) if found else ()
 
 
+def refused_summaries(report: RefreshReport) -> list[str]:
+    """One warning line per app with files this refresh was not let open: the sessions
+    in them may be missing from the listing (an unreadable line only cuts one short)."""
+    said = []
+    for app, diagnostics in sorted(report.diagnostics.items()):
+        count = diagnostics.skipped[FILE_REFUSED]
+        if not count:
+            continue
+        # past MAX_DETAILS no file is named: the count alone is said
+        named = [p for p, _, why in diagnostics.details if why == FILE_REFUSED]
+        such = f", such as {named[0]}" if named else ""
+        said.append(
+            f"{app}: could not open {count} file(s){such} (permission denied); the "
+            "sessions kept in them may be missing; see --verbose or 'sessdex doctor'"
+        )
+    return said
+
+
 def skipped_summary(report: RefreshReport) -> str | None:
-    """One warning line for what this refresh could not read, or None."""
+    """One warning line for what this refresh could not read, or None (the files it
+    was not let open are `refused_summaries`)."""
     lines = 0
     files: dict[str, set[str]] = {}
     for app, diagnostics in report.diagnostics.items():
-        lines += diagnostics.skipped_total
+        lines += diagnostics.skipped_total - diagnostics.skipped[FILE_REFUSED]
         for path, _, reason in diagnostics.details:
             # a name passed over is no unreadable line (said by its own warning, if any)
-            if reason not in NOT_LINES and reason not in diagnostics.passed_over:
+            if (
+                reason not in NOT_LINES
+                and reason not in diagnostics.passed_over
+                and reason != FILE_REFUSED
+            ):
                 files.setdefault(app, set()).add(path)
     if not lines:
         return None

@@ -15,6 +15,9 @@ FOLDER_UNREADABLE = "folder not readable"  # likewise: a listing refused (permis
 # a file the app removed between the scan and its read: its session is gone, nothing of
 # it was left unread (named by --verbose, counted as no unreadable line)
 VANISHED = "vanished"
+# a file the app's folder lists but sessdex may not open (another user's, a `sudo` run's):
+# its sessions are missing, not cut short, so it is said apart from unreadable lines
+FILE_REFUSED = "permission denied"
 MISSING_CHILD = "transcript not found"  # a sub-agent's problem line ends so
 MAX_MISSING_CHILDREN = 10  # of them, said per run
 # the details that name what a scan could not list, not a line a reader skipped
@@ -101,6 +104,12 @@ class Diagnostics:
                 "(permission denied); the sessions kept in them may be missing"
             )
         self.passed_over.update(why for _, why in passed if why not in NOT_LINES)
+
+    def refused(self, path: str) -> None:
+        """A file whose opening the system refused: nothing of it was read."""
+        self.skipped[FILE_REFUSED] += 1
+        if len(self.details) < MAX_DETAILS:
+            self.details.append((path, 0, FILE_REFUSED))
 
     def child_missing(self, app: str, child: str) -> None:
         """A sub-agent whose spawn came back (its result names it) but whose transcript

@@ -112,6 +112,20 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
         raise
 
 
+def refuses_reading(path: str) -> bool:
+    """Whether the system refuses to open the file at `path` for reading (its mode, its
+    owner): False for a folder, a missing file, or one that opens."""
+    try:
+        if stat.S_ISDIR(os.stat(path).st_mode):
+            return False  # Windows refuses to open any folder so
+        os.close(os.open(path, _NO_WAIT))
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def line_start(path: str | os.PathLike[str], offset: int) -> int:
     """`offset`, or the start of the next line when it falls inside one (that piece is dropped)."""
     if offset <= 0:

@@ -33,7 +33,7 @@ from typing import Literal, ParamSpec, TypeVar, cast
 
 import orjson
 
-from . import freshness, indexfile, inplace, pathnames, selection
+from . import files, freshness, indexfile, inplace, pathnames, selection
 from .diagnostics import MAX_DETAILS, NOT_LINES, VANISHED, Diagnostics
 from .errors import IndexBusy
 from .indexfile import SCHEMA_VERSION, index_name
@@ -1147,6 +1147,8 @@ def _parse_one(job: Job) -> Parsed:
     else:
         if moved:
             diagnostics.problem(f"{app}: {name} changed during every read of it")
+    if not sessions and (diagnostics.skipped or diagnostics.problems):
+        diagnostics = _refused_or(diagnostics, name)
     sessions = _undated_odd(sessions, name, diagnostics)
     return (
         app,
@@ -1155,6 +1157,17 @@ def _parse_one(job: Job) -> Parsed:
         [_fragment(s) for s in sessions],
         diagnostics,
     )
+
+
+def _refused_or(diagnostics: Diagnostics, name: str) -> Diagnostics:
+    """`diagnostics`, or, when the file gave nothing because it may not be opened, only
+    that: each adapter says so in its own words ("unreadable", an OSError's problem),
+    where the user must be told its sessions are missing and why."""
+    if not files.refuses_reading(name):
+        return diagnostics
+    refused = Diagnostics()
+    refused.refused(name)
+    return refused
 
 
 # How far past the clock a session's time may be and still be its own: a machine whose

@@ -505,6 +505,8 @@ def report_skipped(
     for diagnostics in report.diagnostics.values():
         for problem in diagnostics.problems:
             err(f"warning: {problem}")
+    for refused in api.refused_summaries(report):
+        err(f"warning: {refused}")
     summary = api.skipped_summary(report)
     if summary:
         err(f"warning: {summary}")

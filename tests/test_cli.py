@@ -1713,6 +1713,29 @@ def test_a_transcript_it_may_not_open_is_said_missing_not_an_unreadable_line(
         os.chmod(name, 0o644)
 
 
+def test_a_file_usage_may_not_open_is_named_once_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`usage` over a transcript it may not open said "could not count <path>:
+    PermissionError: [Errno 13] Permission denied: '<path>'", the path twice."""
+    home = tmp_path / "home"
+    write_claude_session(home, "56565656-aaaa-4aaa-8aaa-565656565656", "/w/ok")
+    shut = write_claude_session(home, "78787878-bbbb-4bbb-8bbb-787878787878", "/w/shut")
+    name = str(shut)
+    opener = os.open
+
+    def refusing(path: object, *args: object, **kwargs: object) -> int:
+        if os.fspath(path) == name:  # type: ignore[call-overload]
+            raise PermissionError(13, "Permission denied", name)
+        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
+
+    monkeypatch.setattr(os, "open", refusing)  # as the kernel refuses another user
+    code, _, err = invoke("usage", "--home", str(home))
+    assert code == 0
+    assert f"warning: claude: could not count {name}: permission denied\n" in err
+    assert err.count(name) == 1 and "Errno" not in err
+
+
 def test_a_codex_folder_it_may_not_open_costs_only_its_own_rollouts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pickle
 from collections import Counter
 
-from sessdex.diagnostics import Diagnostics
+from sessdex.diagnostics import Diagnostics, why
 
 
 def test_diagnostics_survive_pickling_whole() -> None:
@@ -48,3 +48,14 @@ def test_update_unseen_adds_everything_when_the_lines_are_not_all_named() -> Non
     )
     read.update_unseen(listing)
     assert read.skipped == {"truncated": 3}
+
+
+def test_an_os_error_is_said_in_its_words_naming_another_file_only() -> None:
+    """A refused read named its file twice ("<path>: [Errno 13] Permission denied:
+    '<path>'"); one in another file of the session (vibe's journal) is still named."""
+    refused = PermissionError(13, "Permission denied", "/h/s.jsonl")
+    assert why(refused, "/h/s.jsonl") == "permission denied"
+    assert why(refused, "/h/CURRENT") == "permission denied: /h/s.jsonl"
+    assert why(TypeError("unhashable type: 'dict'")) == (
+        "TypeError: unhashable type: 'dict'"
+    )

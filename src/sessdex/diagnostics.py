@@ -6,6 +6,7 @@ Sources and files.py record into a `Diagnostics`; the index keeps the counts per
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -22,6 +23,24 @@ MISSING_CHILD = "transcript not found"  # a sub-agent's problem line ends so
 MAX_MISSING_CHILDREN = 10  # of them, said per run
 # the details that name what a scan could not list, not a line a reader skipped
 NOT_LINES = frozenset({NAME_NOT_UTF8, FOLDER_UNREADABLE, VANISHED})
+
+
+def why(error: BaseException, path: str | os.PathLike[str] | None = None) -> str:
+    """What went wrong, for a message that names `path` already: an OSError in the
+    system's words ("permission denied"), with the file it names only when that is
+    another one (its text repeated the path: "[Errno 13] Permission denied: '<path>'");
+    anything else as its type and text (a sessdex bug, to be reported as such)."""
+    if not isinstance(error, OSError):
+        return f"{type(error).__name__}: {error}"
+    if not error.strerror:
+        return str(error)  # sessdex's own (corrupt zstd data, not a regular file)
+    text = error.strerror[:1].lower() + error.strerror[1:]
+    named = error.filename
+    if isinstance(named, str | bytes | os.PathLike):
+        name = os.fsdecode(named)
+        if path is None or name != os.fspath(path):
+            text += f": {name}"
+    return text
 
 
 def unreadable_lines(count: int) -> str:
@@ -122,7 +141,7 @@ class Diagnostics:
         """A reader failed on input it did not expect (a sessdex bug): say so, and how
         to see where, instead of losing what was read before it."""
         self.problem(
-            f"{app}: stopped reading {path}: {type(error).__name__}: {error} "
+            f"{app}: stopped reading {path}: {why(error, path)} "
             "(a sessdex bug: please report it; SESSDEX_DEBUG=1 shows where)"
         )
 

@@ -34,7 +34,7 @@ from typing import Literal, ParamSpec, TypeVar, cast
 import orjson
 
 from . import files, freshness, indexfile, inplace, pathnames, selection
-from .diagnostics import MAX_DETAILS, NOT_LINES, VANISHED, Diagnostics
+from .diagnostics import MAX_DETAILS, NOT_LINES, VANISHED, Diagnostics, why
 from .errors import IndexBusy
 from .indexfile import SCHEMA_VERSION, index_name
 from .model import Session
@@ -1235,9 +1235,7 @@ def _parse_as_is(
     except Exception as error:
         if os.environ.get("SESSDEX_DEBUG"):
             raise
-        diagnostics.problem(
-            f"{app}: could not read {name}: {type(error).__name__}: {error}"
-        )
+        diagnostics.problem(f"{app}: could not read {name}: {why(error, name)}")
     return [], diagnostics
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import databases, reading, sources
-from .diagnostics import NOT_LINES, Diagnostics
+from .diagnostics import NOT_LINES, Diagnostics, why
 from .follow import Change, Follower, tail_offset
 from .model import Event, Session
 from .sources.base import FollowFile, LineReader, SessionFollow
@@ -393,7 +393,9 @@ class _ReadFeed:
                         self.tracker.partial = True
                     kept.append(event)
         except OSError as error:
-            self.diagnostics.problem(f"stopped reading {self.session.path}: {error}")
+            self.diagnostics.problem(
+                f"stopped reading {self.session.path}: {why(error, self.session.path)}"
+            )
             return []
         self.read_before = True
         if whole:
@@ -980,7 +982,7 @@ class Board:
             except Exception as error:  # one broken session never stops the board
                 if os.environ.get("SESSDEX_DEBUG"):
                     raise
-                message = f"{live.session.app}: stopped following {live.session.path}: {type(error).__name__}: {error}"
+                message = f"{live.session.app}: stopped following {live.session.path}: {why(error, live.session.path)}"
                 if message not in live.diagnostics.problems:
                     live.diagnostics.problem(message)
                     log.warning("%s", message)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from . import files, inplace
-from .diagnostics import Diagnostics
+from .diagnostics import Diagnostics, why
 
 if TYPE_CHECKING:
     from .model import Event, Session
@@ -116,7 +116,9 @@ def guarded(
     try:
         yield from events
     except OSError as error:
-        diagnostics.problem(f"{session.app}: stopped reading {session.path}: {error}")
+        diagnostics.problem(
+            f"{session.app}: stopped reading {session.path}: {why(error, session.path)}"
+        )
     except Exception as error:
         if os.environ.get("SESSDEX_DEBUG"):
             raise

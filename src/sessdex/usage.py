@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from . import files, folders, freshness, pathnames, sources
-from .diagnostics import Diagnostics
+from .diagnostics import Diagnostics, why
 from .index import Index, connect, quiet_on_interrupt
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
@@ -202,7 +202,7 @@ def _scan(job: _Job) -> _Done:
         if os.environ.get("SESSDEX_DEBUG"):
             raise
         diagnostics.problem(
-            f"{job.app}: could not count {job.path}: {type(error).__name__}: {error}"
+            f"{job.app}: could not count {job.path}: {why(error, job.path)}"
         )
         scan = UsageScan([], job.offset, job.state or {})
         sums = _Sums(job, catalogue)  # what was folded before the failure is dropped

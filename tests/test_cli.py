@@ -2223,6 +2223,32 @@ def test_ctrl_c_at_the_branch_question_stops_as_anywhere_else(tmp_path: Path) ->
     assert "Aborted" not in terminal and "Traceback" not in terminal
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="file names as bytes")
+def test_an_override_whose_name_is_not_utf8_leaves_its_app_out_with_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`CODEX_HOME` naming a folder in Latin-1 (`c\xffodex`) ended list, show and usage
+    in a UnicodeEncodeError's traceback as the index stored its paths; the other apps'
+    sessions are listed, Codex is left out with one line saying why."""
+    home = tmp_path / "home"
+    session = "c0ffee00-0000-4000-8000-000000000005"
+    write_claude_session(home, session, "/w")
+    odd = tmp_path / os.fsdecode(b"c\xffodex")
+    shutil.copytree(app_home("codex") / ".codex", odd)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CODEX_HOME", str(odd))
+    note = "codex: its folder " + str(tmp_path) + "/c\\xffodex (from CODEX_HOME)"
+    for command in (["list"], ["list", "--json"], ["usage"]):
+        code, out, said = invoke(*command)
+        assert code == 0, (command, said)
+        assert note in said and "not valid UTF-8" in said, (command, said)
+        assert said.count("\n") == 1, said
+    code, out, _ = invoke("list")
+    assert session[:8] in out
+    code, out, _ = invoke("show", session)
+    assert code == 0 and "/w" in out
+
+
 def test_doctor_names_every_folder_an_app_was_found_in(tmp_path: Path) -> None:
     """An app that writes outside its main folder (Kimi Code beside Kimi CLI, Cline's
     standalone data, a pi session folder of the user's choice) says where else it looked."""

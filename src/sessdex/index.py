@@ -40,6 +40,7 @@ from .indexfile import SCHEMA_VERSION, index_name
 from .model import Session
 from .paths import cache_dir
 from .sources import Home, Location, Source
+from .sources.base import not_text
 from .views.records import (
     merge_states,
     parse_iso,
@@ -602,6 +603,10 @@ class Index:
             if os.environ.get("SESSDEX_DEBUG"):
                 raise
             report.failures[source.NAME] = f"could not locate its folder: {error}"
+            return None
+        unusable = not_text(location)
+        if unusable is not None:
+            report.failures[source.NAME] = unusable
             return None
         report.locations[source.NAME] = location
         return location

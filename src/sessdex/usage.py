@@ -29,7 +29,7 @@ from .index import Index, connect, quiet_on_interrupt
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source
-from .sources.base import FoldedTooSoon, UsageRecord, UsageScan
+from .sources.base import FoldedTooSoon, UsageRecord, UsageScan, not_text
 
 if TYPE_CHECKING:
     from . import audit
@@ -342,6 +342,11 @@ def _collect_files(
     fingerprint: dict[str, list[str]] = {}
     for source in hooked:
         location = source.locate(home)
+        unusable = not_text(location)
+        if unusable is not None:  # said, the app left out (as `list` does)
+            said = out.diagnostics.setdefault(source.NAME, Diagnostics())
+            said.problem(f"{source.NAME}: {unusable}")
+            continue
         paths = out.files.setdefault(source.NAME, [])
         for path in source.usage_files(location):  # type: ignore[attr-defined]
             name = os.fspath(path)

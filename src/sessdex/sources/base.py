@@ -68,6 +68,26 @@ class Location:
         return folders.is_dir(self.root) or any(folders.is_dir(p) for p in self.also)
 
 
+def not_text(location: Location) -> str | None:
+    """Why sessdex cannot use `location`, when an override (`CODEX_HOME`,
+    `XDG_DATA_HOME`) names a folder whose name is not valid UTF-8; else None. Such a
+    path could be read, never stored in the index or printed: the app is left out,
+    said in one line, where every command ended in a UnicodeEncodeError's traceback."""
+    root = str(location.root)
+    try:
+        root.encode()
+    except UnicodeEncodeError:
+        shown = os.fsencode(root).decode(errors="backslashreplace")
+        given = (location.override or "").partition("=")[0]
+        source = f" (from {given})" if given else ""
+        return (
+            f"its folder {shown}{source} has a name that is not valid UTF-8, which "
+            "sessdex cannot store or print: left out; name it through a link with a "
+            "UTF-8 name"
+        )
+    return None
+
+
 class Source(Protocol):
     """One agent app. Built-in sources are modules; see sources/claude.py for an example."""
 

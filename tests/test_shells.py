@@ -5,6 +5,7 @@ a word a shell cannot be given is refused, never printed wrongly."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,7 @@ HOSTILE = [
     "tab\there",
     "esc\x1b]0;title\x07",
     "rlo\u202eexe.txt",
+    "zero\u200bwidth\u2060joined\ufeff",
     "back\\slash\\",
     "-P",
     'model_reasoning_effort="medium"',
@@ -93,6 +95,18 @@ def test_powershell_words_are_quoted_as_5_1_reads_them() -> None:
     assert line.startswith(
         'Set-Location -LiteralPath "x$([char]0x1b)[2J`$y```"`\u201d$([char]0x202e)"; '
     )
+
+
+def test_a_character_that_draws_nothing_is_written_out_not_hidden() -> None:
+    """A zero-width space, a word joiner or a BOM in a folder or id was printed raw in
+    `resume --print`'s line: two lines looked the same, one not doing what it showed.
+    cmd.exe has no escape for one, and takes it as text: it stays, the word exact."""
+    folder = "C:\\w\u200bork\u2060\ufeff"
+    assert shells.word(folder, "powershell") == (
+        '"C:\\w$([char]0x200b)ork$([char]0x2060)$([char]0xfeff)"'
+    )
+    assert shells.word("w\u200bork", "posix") == "$'w\\342\\200\\213ork'"
+    assert shells.word(folder, "cmd") == f'"{folder}"'
 
 
 def test_a_word_with_paired_double_quotes_reaches_powershell_as_it_is() -> None:
@@ -158,7 +172,13 @@ def takes(shell: str, word: str) -> bool:
 
 @pytest.mark.parametrize(
     ("shell", "program"),
-    [("posix", ["bash", "-c"]), ("powershell", ["pwsh", "-NoProfile", "-Command"])],
+    [
+        ("posix", ["bash", "-c"]),
+        ("posix", ["zsh", "-c"]),
+        ("posix", ["ksh93", "-c"]),
+        ("posix", ["mksh", "-c"]),
+        ("powershell", ["pwsh", "-NoProfile", "-Command"]),
+    ],
 )
 def test_the_printed_line_passes_every_word_and_folder_exactly(
     tmp_path: Path, shell: str, program: list[str]
@@ -173,6 +193,7 @@ def test_the_printed_line_passes_every_word_and_folder_exactly(
         str(folder), [sys.executable, str(echo_script(tmp_path)), *words], shell
     )
     assert "\x1b" not in line and "\u202e" not in line  # printing it drives nothing
+    assert not re.search("[\u200b\u2060\ufeff]", line)  # nor hides a character
     ran = subprocess.run(
         [*program, line], cwd=tmp_path, capture_output=True, text=True, check=True
     )

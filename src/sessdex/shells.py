@@ -29,9 +29,17 @@ _NAMES = {  # the $'…' form a control character takes is bash's, zsh's and ksh
 
 # control and bidi characters: printing them raw could drive the terminal or reorder
 # what the reader sees (views/text strips the same set from transcript text)
-_UNPRINTABLE = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
+_CONTROLS = r"\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# what draws nothing (a zero-width space, a word joiner, a BOM, a line separator; the
+# joiners of scripts and emoji are text): printed raw, a folder or id holding one looks
+# like another, and the line pasted would not be the one the reader saw
+_INVISIBLE = r"\u180e\u200b\u2028\u2029\u2060-\u2064\ufeff"
+_UNPRINTABLE = re.compile(f"[{_CONTROLS}{_INVISIBLE}]")
+# cmd.exe has no way to write a character as an escape, but takes an invisible one as
+# the text it is (inside the quotes every such word gets, it acts on none of them):
+# written raw, the word still passes exactly, where refusing it would leave a cmd user
+# no line at all for a folder that really holds one. Controls it cannot be typed.
+_CMD_CONTROLS = re.compile(f"[{_CONTROLS}]")
 # PowerShell reads these as quote marks too, not only the ASCII ones
 _PS_SINGLE = "'\u2018\u2019\u201a\u201b"
 _PS_DOUBLE = '"\u201c\u201d\u201e'
@@ -128,8 +136,10 @@ def set_variable(name: str, value: str, shell: str | None = None) -> str:
 def _posix_word(text: str) -> str:
     """Plain words are quoted as `shlex.quote` does. A word holding a control or bidi
     character (a folder or model name from a broken file) is written in the $'…' form
-    of bash and zsh, each such character as an escape (`\\x1b`, `\\u202e`): printing the
-    command then cannot drive the terminal, and pasting it still passes the exact value."""
+    of bash, zsh and ksh (dash's sh has none: no form passes such a character there), each
+    such character as its bytes' escapes (`\\033`, `\\342\\200\\256`): printing the
+    command then cannot drive the terminal or hide a character, and pasting it still
+    passes the exact value."""
     if not _UNPRINTABLE.search(text):
         return shlex.quote(text)
     out = []
@@ -137,8 +147,9 @@ def _posix_word(text: str) -> str:
         if char in "'\\":
             out.append("\\" + char)
         elif _UNPRINTABLE.match(char):
-            code = ord(char)  # \x only below 0x80: bash writes \xHH as one raw byte
-            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}")
+            # each UTF-8 byte in octal: bash from 2.0 (macOS's 3.2 knows no \u), zsh,
+            # ksh93 and mksh give the same bytes, whatever the shell's own locale
+            out.extend(f"\\{byte:03o}" for byte in char.encode())
         else:
             out.append(char)
     return "$'" + "".join(out) + "'"
@@ -228,7 +239,7 @@ def _check_cmd(text: str, *, folder: bool) -> None:
         found = '"'
     if found is not None:
         _refuse_cmd(repr(found), text)
-    if _UNPRINTABLE.search(text):
+    if _CMD_CONTROLS.search(text):
         _refuse_cmd("a control character", text)
 
 

@@ -1709,6 +1709,9 @@ def test_a_transcript_it_may_not_open_is_said_missing_not_an_unreadable_line(
         assert "unreadable line" not in err
         code, out, _ = invoke("doctor", "--app", "claude", "-v", "--home", str(home))
         assert "1 permission denied" in out and f"{name}:0: permission denied" in out
+        # its id, given to show, names the file and why (it said only "no session")
+        code, _, err = invoke("show", "78787878", "--home", str(home))
+        assert code != 0 and f"{name} may hold it, but sessdex may not open" in err
     finally:
         os.chmod(name, 0o644)
 

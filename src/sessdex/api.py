@@ -365,7 +365,14 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
 
 def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | None:
     """What an id no session has most likely meant: another app's session (the app put
-    in front is the wrong one), or the session a file given for the id holds."""
+    in front is the wrong one), or the session a file given for the id holds, or one
+    in a file sessdex may not open whose name holds the id."""
+    refused = _refused_holding(index, prefix, app)
+    if refused is not None:
+        return (
+            f"{refused} may hold it, but sessdex may not open that file (permission "
+            "denied: another user's, a 'sudo' run's?)."
+        )
     if app is not None:
         apps = sorted({other for other, _, _ in index.prefix_titles(prefix)})
         named = ", ".join(repr(f"{other}:{prefix}") for other in apps)
@@ -386,6 +393,18 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
     first = f"{held[0][0]}:{held[0][1]}"
     more = f" (and {len(held) - 1} more sessions)" if len(held) > 1 else ""
     return f"that is a file, not an id: give the id of the session it holds, {first!r}{more}."
+
+
+def _refused_holding(index: Index, prefix: str, app: str | None) -> str | None:
+    """A file the index noted as refused (permissions) whose name holds `prefix`, as
+    most apps name a session's file after its id; None for a prefix too short to say."""
+    if len(prefix) < 4:
+        return None
+    wanted = prefix.lower()
+    for _, path, _, reason in index.skipped_details([app] if app else ()):
+        if reason == FILE_REFUSED and wanted in os.path.basename(path).lower():
+            return path
+    return None
 
 
 def _replacement(index: Index, prefix: str, app: str | None) -> list[Row]:

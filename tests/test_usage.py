@@ -1709,3 +1709,73 @@ def test_a_time_of_day_without_an_offset_is_the_zones_however_written(
         assert list(rows(home, "daily", ("claude",), tz=zone, since=since)) == [
             "2026-11-28"
         ], text
+
+
+def _add_claude_response(home: Home, when: str, name: str) -> None:
+    """One more response in Claude session A, a copy of its first, dated `when`."""
+    path = home.path / ".claude/projects/-home-dev-shop/aaaaaaaa-0000-4000-8000-000000000001.jsonl"  # fmt: skip
+    lines = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    record = next(line for line in lines if line.get("type") == "assistant")
+    record.update(timestamp=when, uuid=name, requestId=f"req_{name}")
+    record["message"]["id"] = f"msg_{name}"
+    with path.open("ab") as stream:
+        stream.write(orjson.dumps(record) + b"\n")
+
+
+def test_a_response_dated_2099_or_the_year_1_is_counted_without_a_day(
+    mixed: Home, run: object
+) -> None:
+    _add_claude_response(mixed, "2099-01-01T00:00:00Z", "future")
+    _add_claude_response(mixed, "0001-01-01T00:00:00Z", "year1")
+    for zone in ("UTC", "America/New_York"):  # the year 1 is no day west of UTC
+        result = run.invoke(  # type: ignore[attr-defined]
+            main,
+            [
+                "usage",
+                "--home",
+                str(mixed.path),
+                "--app",
+                "claude",
+                "--tz",
+                zone,
+                "--json",
+                "--verbose",
+            ],
+        )
+        assert result.exit_code == 0, result.output
+        days = {row["key"]: row for row in orjson.loads(result.stdout)}
+        assert "2099-01-01" not in days and not any(d.startswith("0001") for d in days)
+        assert days["(no time)"]["responses"] == 2
+        assert "dated in the future" in result.stderr
+        assert "dated before 1970" in result.stderr
+    result = run.invoke(  # type: ignore[attr-defined]
+        main,
+        [
+            "usage",
+            "--home",
+            str(mixed.path),
+            "--app",
+            "claude",
+            "--tz",
+            zone,
+            "--explain",
+            "(no time)",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "msg_future" in result.stdout and "msg_year1" in result.stdout
+
+
+def test_a_response_ahead_of_the_clock_gets_its_day_when_the_day_comes(
+    mixed: Home, run: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+    from datetime import UTC, datetime, timedelta
+
+    ahead = datetime.now(UTC) + timedelta(days=3)
+    _add_claude_response(mixed, ahead.strftime("%Y-%m-%dT%H:%M:%SZ"), "ahead")
+    first = rows(mixed, "daily", ("claude",))
+    assert ahead.date().isoformat() not in first and "(no time)" in first
+    later = time.time() + 3 * 86400  # the sums are stored now; the file is unchanged
+    monkeypatch.setattr(usage.time, "time", lambda: later)
+    assert ahead.date().isoformat() in rows(mixed, "daily", ("claude",))

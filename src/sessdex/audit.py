@@ -23,6 +23,7 @@ from .pricing import Catalogue, plain_name
 from .sources import Home, Source
 from .sources.base import DroppedLine, FoldedTooSoon, UsageRecord, UsageScan
 from .usage import (
+    NO_SLOT,
     Bucket,
     Collected,
     Filters,
@@ -37,6 +38,8 @@ from .usage import (
     cross_file_losers,
     describe_sessions,
     keep,
+    latest_slot,
+    odd_slot,
     report,
     total,
 )
@@ -286,8 +289,10 @@ class _Reader:
         self.done = 0
 
     def in_row(self, app: str, bucket: Bucket) -> bool:
-        if not keep([(app, bucket)], self.filters):
+        kept = keep([(app, bucket)], self.filters)  # an odd time taken as none
+        if not kept:
             return False
+        bucket = kept[0][1]
         days = _local_days([bucket[4]], self.filters.tz)
         return _key_for(self.kind, app, bucket, days).rpartition("\0")[2] == self.key
 
@@ -298,6 +303,8 @@ class _Reader:
         if self.kind not in ("daily", "weekly", "monthly") or dropped.time is None:
             return True  # other rows take every dropped line of the files that fed them
         slot = _slot(dropped.time)
+        if odd_slot(slot, latest_slot()):
+            slot = NO_SLOT
         days = _local_days([slot], self.filters.tz)
         return _key_for(self.kind, "", [None, None, None, None, slot], days) == self.key
 

@@ -15,6 +15,7 @@ import hashlib
 import io
 import math
 import os
+import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
@@ -25,7 +26,7 @@ import msgspec
 
 from . import files, folders, freshness, pathnames, sources
 from .diagnostics import Diagnostics, why
-from .index import Index, connect, quiet_on_interrupt
+from .index import BEFORE_1970, FUTURE, FUTURE_SLACK, Index, connect, quiet_on_interrupt
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source
@@ -769,14 +770,45 @@ def _under(cwd: str | None, here: str | Sequence[str]) -> bool:
     return any(pathnames.under(cwd, folder) for folder in folders_of(here))
 
 
+def latest_slot() -> int:
+    """The last slot a response may have and keep its time: a day past the clock, as the
+    index allows a session (`FUTURE_SLACK`).
+
+    Decided when a report is made, never when a file's sums are stored: the stored sums keep
+    each response's own slot, so a response dated two days ahead by a clock that ran fast
+    gets its day once that day comes, though its file is never read again."""
+    return int((time.time() + FUTURE_SLACK) // SLOT)
+
+
+def odd_slot(slot: int, latest: int) -> str | None:
+    """Why a response's slot is no time to report it at (None: it is one): past `latest`
+    (a year 2099, a value in the wrong unit) or not after 1970 (Go's zero time, the year 1,
+    which no zone west of UTC can even show as a day)."""
+    if slot == NO_SLOT:
+        return None
+    return FUTURE if slot > latest else BEFORE_1970 if slot <= 0 else None
+
+
 def keep(
-    buckets: Iterable[tuple[str, Bucket]], filters: Filters
+    buckets: Iterable[tuple[str, Bucket]],
+    filters: Filters,
+    diagnostics: dict[str, Diagnostics] | None = None,
 ) -> list[tuple[str, Bucket]]:
+    """The buckets the filters select; one with an odd time is taken as one without
+    (`NO_SLOT`, the `(no time)` row) and counted into its app's `diagnostics`."""
     low = _slot(filters.since.timestamp()) if filters.since else None
     high = _slot(filters.until.timestamp()) if filters.until else None
+    latest = latest_slot()
     kept = []
     for app, b in buckets:
         slot = b[4]
+        if odd := odd_slot(slot, latest):
+            slot = NO_SLOT
+            b = [*b[:4], NO_SLOT, *b[5:]]
+            if diagnostics is not None:
+                found = diagnostics.setdefault(app, Diagnostics())
+                found.skip(f"{app} session {b[0]}", 0, odd)
+                found.skipped[odd] += max(b[11], 1) - 1  # a count per response
         if low is not None and (slot == NO_SLOT or slot < low):
             continue
         if high is not None and (slot == NO_SLOT or slot >= high):
@@ -948,7 +980,9 @@ def run(
     listing at most `explain_limit` responses and dropped lines)."""
     filters = filters or Filters()
     collected = collect(home, apps, progress)
-    rows = report(keep(collected.buckets, filters), kind, filters.tz)
+    rows = report(
+        keep(collected.buckets, filters, collected.diagnostics), kind, filters.tz
+    )
     if kind == "session":
         describe_sessions(home, rows, progress)
     result = Result(kind, rows, total(rows), collected)

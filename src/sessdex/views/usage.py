@@ -229,7 +229,13 @@ def unpriced_note(total: Row) -> str | None:
 def _when(time: float | None, tz: tzinfo) -> str:
     if time is None:
         return "(no time)"
-    return datetime.fromtimestamp(time, tz).strftime("%Y-%m-%d %H:%M:%S")
+    try:
+        return datetime.fromtimestamp(time, tz).strftime("%Y-%m-%d %H:%M:%S")
+    except (OverflowError, OSError, ValueError):  # the year 1 west of UTC: shown in UTC
+        try:
+            return datetime.fromtimestamp(time, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        except (OverflowError, OSError, ValueError):
+            return "(no time)"
 
 
 def explain_lines(explained: Explained, tz: tzinfo = UTC) -> Iterator[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -548,3 +549,30 @@ def test_a_thinking_budget_that_reads_as_an_option_is_left_out(tmp_path: Path) -
         "aider", "--restore-chat-history", "--model", "anthropic/claude-sonnet-4-5"
     )  # fmt: skip
     assert any("'--yes-always'" in note for note in plan.notes)
+
+
+def test_a_run_dated_past_what_utc_holds_loses_its_time_not_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real log with its second run's heading at a year's end that UTC cannot hold."""
+    home = tmp_path / "home"
+    shutil.copytree(REAL, home)
+    text = (REAL / aider.HISTORY).read_text(encoding="utf-8")
+    second = "# aider chat started at 2026-12-02 08:06:45"
+    assert second in text
+    (home / aider.HISTORY).write_text(
+        text.replace(second, "# aider chat started at 9999-12-31 23:00:00"),
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("TZ", "America/New_York")  # 9999-12-31 23:00 is 10000 in UTC
+    time.tzset()
+    found = sorted(sessions(Home.at(home)), key=lambda s: s.created is None)
+    assert [s.title for s in found] == [
+        "SCENARIO=basic Please run the greeting shell command and tell me what it printed.",
+        "SCENARIO=basic Please run the greeting command again, thinking harder.",
+    ]
+    assert found[0].created is not None  # the first run keeps its time
+    assert found[1].created is None
+    assert [e.text for e in events(found[1]) if e.kind == "user"] == [
+        "SCENARIO=basic Please run the greeting command again, thinking harder."
+    ]

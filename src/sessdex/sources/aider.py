@@ -365,7 +365,9 @@ def _header_time(header: str) -> datetime | None:
     text = header[len(_HEADER) :].strip()
     try:
         return datetime.strptime(text, _TIME_FORMAT).astimezone(UTC)
-    except ValueError:
+    # a local 9999-12-31 west of UTC, 0001-01-01 east of it, is no UTC time: the run keeps
+    # no start, the file's other runs are read
+    except (ValueError, OverflowError, OSError):
         return None
 
 

@@ -1756,3 +1756,30 @@ def test_durations_never_show_sixty_of_a_unit() -> None:
     assert [duration(s) for s in (59.4, 59.6, 89.0, 3569.0, 3599.0, 5400.0)] == [
         "59s", "1m", "1m", "59m", "1.0h", "1.5h",
     ]  # fmt: skip
+
+
+def test_an_error_says_error_once_in_every_view(tmp_path: Path) -> None:
+    """pi's reader words a failed turn `error: overloaded_error: …`, another app a bare
+    `error`: each view puts its own label before the message, once."""
+    from sessdex.views import html, markdown, terminal
+
+    pi_home = str(Path(__file__).parent / "data" / "pi" / "home")
+    for form in ("md", "html"):
+        out = tmp_path / f"pi.{form}"
+        code, _, stderr = invoke(
+            "export", "0190a1b2", "--home", pi_home, "--format", form, "-o", str(out)
+        )
+        assert code == 0, stderr
+        text = out.read_text(encoding="utf-8")
+        assert "overloaded_error: Overloaded" in text
+        assert not re.search(r"(?i)error:\W*error:", text), text
+    events = [Event("s", 0, "error", text="error"), Event("s", 1, "error", text="")]
+    from sessdex.model import Session
+
+    session = Session(app="opencode", id="s")
+    page = "".join(markdown.render(session, events))
+    assert page.count("> **Error**\n") == 2 and "**Error:** error" not in page
+    page = "".join(html.render(session, events))
+    assert page.count('<div class="ev error">error</div>') == 2
+    lines = terminal.render_events(events)
+    assert ["".join(t for t, _ in line.pieces) for line in lines] == ["error", "error"]

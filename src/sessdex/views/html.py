@@ -18,6 +18,7 @@ from ..model import Event, Session
 from .diffs import diff_kinds, edit_diff, patch_text
 from .text import (
     clean,
+    error_message,
     one_line,
     sender_name,
     spawn_name,
@@ -202,7 +203,8 @@ def _event(event: Event) -> str:
     if kind == "compaction":
         return f'<details class="ev meta"><summary>context compacted</summary><pre>{_e(event.text)}</pre></details>\n'
     if kind == "error":
-        return f'<div class="ev error">error: {_e(event.text)}</div>\n'
+        said = error_message(event.text)
+        return f'<div class="ev error">error{": " if said else ""}{_e(said)}</div>\n'
     if kind == "usage" and event.usage is not None:
         u = event.usage
         return f'<div class="ev meta">tokens: {tokens(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens)} in, {tokens(u.output_tokens)} out</div>\n'

@@ -21,6 +21,7 @@ from .records import iso
 from .text import (
     APP_SENDER,
     clean,
+    error_message,
     one_line,
     sender_name,
     shown_whole,
@@ -340,7 +341,9 @@ def render(
                 summary = _quote_block(clean(event.text))
                 out += f"<details><summary>summary</summary>\n\n{summary}\n\n</details>\n\n"
         elif kind == "error":
-            out = f"> **Error{who}:** {_inline(one_line(event.text), literal=True)}\n\n"
+            said = error_message(one_line(event.text))
+            label = f"**Error{who}:** " if said else f"**Error{who}**"
+            out = f"> {label}{_inline(said, literal=True)}\n\n"
         elif kind == "meta" and event.text:  # a model, mode or branch change, a PR
             out = f"*{_inline(one_line(event.text), literal=True)}*{who}\n\n"
         elif kind == "usage" and event.usage is not None:

@@ -27,6 +27,7 @@ from .text import (
     APP_SENDER,
     clean,
     duration,
+    error_message,
     fold,
     one_line,
     sender_name,
@@ -196,10 +197,8 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
     elif kind == "error":
         if detail != "full" and _retried(event):  # the app tried again: no failure yet
             return None
-        text = clean(event.text)
-        out.append(
-            text if text.startswith("error") else "error: " + text, style="bold red"
-        )
+        said = error_message(clean(event.text))
+        out.append(f"error: {said}" if said else "error", style="bold red")
     elif kind == "meta":
         # bookkeeping the tree and the board read (a sub-agent's end noted): not a line
         if detail != "full" and (not event.text or "subagent_status" in event.extra):

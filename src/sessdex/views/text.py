@@ -105,6 +105,17 @@ def one_line(text: str | None, width: int | None = None) -> str:
     return line if width is None else cut(line, width)
 
 
+_ERROR_WORD = re.compile(r"^error(?::\s*|\s*$)", re.IGNORECASE)
+
+
+def error_message(text: str | None) -> str:
+    """An error event's message for a view to put under its own `error` label: the `error:`
+    some readers begin it with (pi's `error: overloaded_error`), or a bare `error`, is left
+    out, so that no view says it twice."""
+    text = (text or "").strip()
+    return _ERROR_WORD.sub("", text, count=1)
+
+
 def cells(text: str) -> int:
     """How many terminal columns `text` takes: a wide character (CJK, most emoji) or an
     emoji sequence (joined, keycapped, skin-toned) two, a combining mark or zero-width

@@ -2103,3 +2103,43 @@ def test_watch_says_how_many_unreadable_lines_it_met_for_every_app(
         ["watch", "--once", "--since", "3000w", "--home", str(DATA / app / "home")],
     )
     assert "unreadable" not in sound.stderr
+
+
+def test_a_broken_token_count_adds_nothing_to_the_boards_tokens(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """A response whose file says 10**14 output tokens: the board said 100000000.0M."""
+    session_id = "cccccccc-0000-4000-8000-000000000003"
+    path = write_claude_session(tmp_path, session_id, "/home/dev/x")
+    path.write_text(
+        path.read_text().replace(
+            '"output_tokens": 5', '"output_tokens": 99999999999999'
+        )
+    )
+    board = run.invoke(
+        main,
+        ["watch", "--once", "--json", "--since", "100000d", "--home", str(tmp_path)],
+    )
+    assert board.exit_code == 0, board.output
+    assert [row["tokens"] for row in orjson.loads(board.stdout)] == [10]
+
+
+def test_a_broken_token_count_in_a_database_adds_nothing_to_the_boards_tokens(
+    tmp_path: Path,
+) -> None:
+    """A store read whole sums its usage afresh: a broken running total (10**14) in Crush's
+    row was added to the board's tokens as it stood."""
+    home, session, writer, follower = _crush_being_written(tmp_path)
+    try:
+        writer.execute(
+            "UPDATE sessions SET completion_tokens = 99999999999999 WHERE id = ?",
+            (session.id,),
+        )
+        time.sleep(live.STORE_SECONDS)
+        follower.poll()
+    finally:
+        writer.close()
+    now = api.resolve(home, "8c1f2e3d")
+    read = list(get("crush").read(now, Diagnostics()))
+    assert any(e.usage and e.usage.output_tokens == 99999999999999 for e in read)
+    assert follower.tracker.tokens < 10**10

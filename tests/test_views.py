@@ -1783,3 +1783,32 @@ def test_an_error_says_error_once_in_every_view(tmp_path: Path) -> None:
     assert page.count('<div class="ev error">error</div>') == 2
     lines = terminal.render_events(events)
     assert ["".join(t for t, _ in line.pieces) for line in lines] == ["error", "error"]
+
+
+def test_a_broken_token_count_reads_as_0_as_in_the_totals(tmp_path: Path) -> None:
+    """A response whose file says 10**14 output tokens (over what any response has): the
+    totals already left it out; the HTML line and `show --detail full` printed 100000000.0M."""
+    session_id = "cccccccc-0000-4000-8000-000000000003"
+    path = write_claude_session(tmp_path, session_id, "/home/dev/x")
+    path.write_text(
+        path.read_text().replace(
+            '"output_tokens": 5', '"output_tokens": 99999999999999'
+        )
+    )
+    page = tmp_path / "out.html"
+    code, _, stderr = invoke(
+        "export",
+        session_id,
+        "--home",
+        str(tmp_path),
+        "--format",
+        "html",
+        "-o",
+        str(page),
+    )
+    assert code == 0, stderr
+    assert "tokens: 10 in, 0 out" in page.read_text(encoding="utf-8")
+    code, shown, _ = invoke(
+        "show", session_id, "--home", str(tmp_path), "--detail", "full"
+    )
+    assert code == 0 and "tokens: in 10 · out 0 ·" in shown, shown

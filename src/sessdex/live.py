@@ -387,7 +387,7 @@ class _ReadFeed:
                 if event.kind not in BOOKKEEPING:
                     last = event
                 elif event.kind == "usage" and event.usage is not None:
-                    tokens += event.usage.total
+                    tokens += event.usage.plausible().total  # a broken count adds 0
                 if count > skip and seen.add(event):
                     if len(kept) == kept.maxlen:
                         self.tracker.partial = True

@@ -154,7 +154,7 @@ class Tracker:
             self.recorded = max(self.recorded, min(when, arrived))
         kind = event.kind
         if kind == "usage" and event.usage is not None:
-            self.tokens += event.usage.total
+            self.tokens += event.usage.plausible().total  # a broken count adds 0
         if kind == "turn_end" and event.agent_id is None:
             self.turn_ends += 1
         if (asks := event.extra.get("asks")) in ("approval", "answer"):

@@ -1812,3 +1812,34 @@ def test_a_broken_token_count_reads_as_0_as_in_the_totals(tmp_path: Path) -> Non
         "show", session_id, "--home", str(tmp_path), "--detail", "full"
     )
     assert code == 0 and "tokens: in 10 · out 0 ·" in shown, shown
+
+
+def test_a_heading_indented_in_a_list_item_stays_below_the_exports_own() -> None:
+    """`+ a` over `    # User` (or a tab): the item's text starts at column 2, so a
+    viewer makes `# User` a heading of the item, level with the export's title; it goes
+    two levels down as others do. Indented code, in an item or not, is shown as written."""
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    replies = [
+        "+ a\n    # User",
+        "+ a\n\t## User",
+        "1. a\n   - b\n       # User",
+        "- a\nlazy text\n    # User",
+        "+ a\n\n        # kept as code\n\n    # still in the item",
+        "para\n\n    # code, in no list",
+    ]
+    events = [Event("s", n, "assistant", text=text) for n, text in enumerate(replies)]
+    text = "".join(markdown.render(Session(app="claude", id="s", title="t"), events))
+    page = _in_a_viewer(text)
+    headings = re.findall(r"<h(\d)>(.*?)</h\d>", page)
+    assert headings == [
+        ("1", "t"),
+        ("3", "User"),
+        ("4", "User"),
+        ("3", "User"),
+        ("3", "User"),
+        ("3", "still in the item"),
+    ]
+    assert "<code>  # kept as code\n</code>" in page
+    assert "<code># code, in no list\n</code>" in page

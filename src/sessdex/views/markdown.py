@@ -61,6 +61,11 @@ _HEADING = re.compile(rf"^({_CONTAINERS}| {{0,3}})(#{{1,6}})(?=[ \t]|$)", re.MUL
 # over `---` is an `## User`, level with the export's turns): its first mark is escaped.
 _UNDERLINE = re.compile(r"^((?:[ \t]*>)*[ \t]*)(=++|-++)[ \t]*+$", re.MULTILINE)
 _ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+# A heading indented 4 columns or more, which only a list item's content can make one
+# (`+ a` over `    # x`: the item's text starts at column 2, so `# x` is 2 in).
+_DEEP_HEADING = re.compile(r"^(?: {4}| {0,3}\t)[ \t]*#{1,6}(?:[ \t]|$)", re.MULTILINE)
+_MARKER = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?: +|$)")
+_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
 # A line that starts a paragraph, not a list item, a quote or a heading.
 _PARAGRAPH = re.compile(
     r"(?! {0,3}(?:[-+*]|\d{1,9}[.)]|#{1,6})(?:[ \t]|$))(?![ \t]*>)[ \t]*\S"
@@ -121,7 +126,59 @@ def _headed_down(prose: str) -> str:
         prose = _UNDERLINE.sub(_not_underlined, prose)
     if "#" not in prose:
         return prose
+    if _DEEP_HEADING.search(prose):
+        prose = _items_headed_down(prose)
     return _HEADING.sub(lambda m: m[1] + "#" * min(6, len(m[2]) + 2), prose)
+
+
+def _items_headed_down(prose: str) -> str:
+    """`prose` with each heading that a list item's content makes of a line indented 4
+    columns or more two levels lower: one pass, keeping the content columns of the items
+    open (as CommonMark does: a line less indented than an item's content ends it, unless
+    it goes on the paragraph above; 4 columns past it is code). The lines `_HEADING`
+    finds (3 columns in at most, or after a marker or a `>`) are left to it."""
+    lines = prose.split("\n")
+    items: list[int] = []  # the content column of each open list item, innermost last
+    in_text = False  # the line above goes on a paragraph: a "lazy" line may continue it
+    for number, line in enumerate(lines):
+        wide = line.expandtabs(4)  # CommonMark's tab stops
+        rest = wide.lstrip(" ")
+        column = len(wide) - len(rest)
+        if not rest:
+            in_text = False
+            continue
+        lazy = in_text and not (
+            _MARKER.match(rest)
+            or rest.startswith(("#", ">", "```", "~~~"))
+            or _BREAK.fullmatch(wide)
+        )
+        while items and column < items[-1] and not lazy:
+            items.pop()
+        inside = column - (items[-1] if items else 0)
+        if inside >= 4:  # code, or a paragraph's next line: no block starts here
+            continue
+        if _BREAK.fullmatch(wide):
+            in_text = False
+            continue
+        if rest.startswith("#"):
+            heading = _HEADING.match(rest)
+            if heading is not None and items and column >= 4:
+                start, run = line.index("#"), len(heading[2])
+                level = "#" * min(6, run + 2)
+                lines[number] = line[:start] + level + line[start + run :]
+            in_text = heading is None
+            continue
+        at = column
+        while (marker := _MARKER.match(wide, at)) is not None:
+            spaces = len(marker[0]) - len(marker[0].rstrip(" "))
+            width = len(marker[0]) - spaces
+            # 1 to 4 spaces after the marker; more (or none, at the line's end) is 1
+            at += width + (
+                spaces if 1 <= spaces <= 4 and marker.end() < len(wide) else 1
+            )
+            items.append(at)
+        in_text = True
+    return "\n".join(lines)
 
 
 def _not_underlined(found: re.Match[str]) -> str:

@@ -986,7 +986,7 @@ def test_a_corrupt_compressed_rollout_is_reported_and_the_others_still_count(
         main, ["usage", "--json", "--app", "codex", "--home", str(home)]
     )
     assert usage.exit_code == 0
-    assert f"could not count {archived}: CorruptData: corrupt zstd data" in usage.stderr
+    assert f"could not count {archived}: corrupt zstd data" in usage.stderr
     whole = runner.invoke(
         main, ["usage", "--json", "--app", "codex", "--home", str(HOME)]
     )

@@ -1727,41 +1727,16 @@ def test_a_response_dated_2099_or_the_year_1_is_counted_without_a_day(
 ) -> None:
     _add_claude_response(mixed, "2099-01-01T00:00:00Z", "future")
     _add_claude_response(mixed, "0001-01-01T00:00:00Z", "year1")
+    args = ["usage", "--home", str(mixed.path), "--app", "claude", "--tz"]
     for zone in ("UTC", "America/New_York"):  # the year 1 is no day west of UTC
-        result = run.invoke(  # type: ignore[attr-defined]
-            main,
-            [
-                "usage",
-                "--home",
-                str(mixed.path),
-                "--app",
-                "claude",
-                "--tz",
-                zone,
-                "--json",
-                "--verbose",
-            ],
-        )
+        result = run.invoke(main, [*args, zone, "--json", "--verbose"])  # type: ignore[attr-defined]
         assert result.exit_code == 0, result.output
         days = {row["key"]: row for row in orjson.loads(result.stdout)}
         assert "2099-01-01" not in days and not any(d.startswith("0001") for d in days)
         assert days["(no time)"]["responses"] == 2
         assert "dated in the future" in result.stderr
         assert "dated before 1970" in result.stderr
-    result = run.invoke(  # type: ignore[attr-defined]
-        main,
-        [
-            "usage",
-            "--home",
-            str(mixed.path),
-            "--app",
-            "claude",
-            "--tz",
-            zone,
-            "--explain",
-            "(no time)",
-        ],
-    )
+    result = run.invoke(main, [*args, zone, "--explain", "(no time)"])  # type: ignore[attr-defined]
     assert result.exit_code == 0, result.output
     assert "msg_future" in result.stdout and "msg_year1" in result.stdout
 

@@ -23,20 +23,30 @@ from .diagnostics import FOLDER_UNREADABLE, NAME_NOT_UTF8
 _PASSED_OVER: list[tuple[str, str]] = []
 
 
-def nameable(entry: os.DirEntry[str]) -> bool:
-    """Whether the entry's name is text (valid UTF-8). One that is not (bytes Python
-    keeps as lone surrogates) could be opened, but not stored, printed or sent as JSON:
-    it is passed over, and noted for `take_passed_over`."""
-    name = entry.name
+def is_text(name: str) -> bool:
+    """Whether `name` is text (valid UTF-8). One that is not (bytes Python keeps as lone
+    surrogates) could be opened, but not stored, printed or sent as JSON."""
     if name.isascii():
         return True
     try:
         name.encode()
     except UnicodeEncodeError:
-        shown = os.fsencode(entry.path).decode(errors="backslashreplace")
-        _PASSED_OVER.append((shown, NAME_NOT_UTF8))
         return False
     return True
+
+
+def shown(path: str | os.PathLike[str]) -> str:
+    """`path` with the bytes that are not UTF-8 written out (`caf\\xe9`), to name it."""
+    return os.fsencode(path).decode(errors="backslashreplace")
+
+
+def nameable(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry's name is text; one that is not is passed over, and noted for
+    `take_passed_over`."""
+    if is_text(entry.name):
+        return True
+    _PASSED_OVER.append((shown(entry.path), NAME_NOT_UTF8))
+    return False
 
 
 def take_passed_over() -> list[tuple[str, str]]:
@@ -94,8 +104,7 @@ def listing(directory: str | Path, root: Path | None = None) -> list[os.DirEntry
             )
     except OSError as error:
         if error.errno in (errno.EACCES, errno.EPERM):
-            shown = os.fsencode(directory).decode(errors="backslashreplace")
-            _PASSED_OVER.append((shown, FOLDER_UNREADABLE))
+            _PASSED_OVER.append((shown(directory), FOLDER_UNREADABLE))
         return []
     if not any(entry.is_symlink() for entry in found):
         return found

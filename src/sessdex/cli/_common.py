@@ -11,7 +11,7 @@ from typing import Any, NoReturn, TypeVar, cast
 
 import click
 
-from .. import api, sources
+from .. import api, folders, sources
 from ..diagnostics import Diagnostics, unreadable_lines
 from ..errors import AmbiguousId, BadValue, SessdexError
 from ..index import Progress, RefreshReport, once_more_if_damaged
@@ -115,9 +115,11 @@ def _existing_folder(
     one would read as a machine without sessions."""
     if value is not None and not os.path.isdir(os.path.expanduser(value)):
         raise click.BadParameter(f"the folder {value!r} does not exist.", ctx, param)
-    if value is not None and not _text(os.path.abspath(os.path.expanduser(value))):
+    if value is not None and not folders.is_text(
+        os.path.abspath(os.path.expanduser(value))
+    ):
         raise click.BadParameter(
-            _NOT_TEXT.format(which="folder", path=_bytes_shown(value)), ctx, param
+            _NOT_TEXT.format(which="folder", path=folders.shown(value)), ctx, param
         )
     return value
 
@@ -128,19 +130,6 @@ _NOT_TEXT = (
     "the {which} '{path}' has a name that is not valid UTF-8, which sessdex cannot "
     "store or print; read it through a link with a UTF-8 name (ln -s) given to --home."
 )
-
-
-def _bytes_shown(path: str) -> str:
-    """A path whose odd bytes are written out, as the passed-over names are: `h\\xffome`."""
-    return os.fsencode(path).decode(errors="backslashreplace")
-
-
-def _text(path: str) -> bool:
-    try:
-        path.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def verbose_option(f: F) -> F:
@@ -199,9 +188,9 @@ def resolve_home(home_dir: str | None) -> Home:
     if home_dir:
         return Home.at(home_dir)
     home = Home.current()
-    if not _text(str(home.path)):
+    if not folders.is_text(str(home.path)):
         raise BadValue(
-            _NOT_TEXT.format(which="home folder", path=_bytes_shown(str(home.path)))
+            _NOT_TEXT.format(which="home folder", path=folders.shown(str(home.path)))
         )
     return home
 

@@ -298,9 +298,8 @@ def _confirmed(question: str) -> bool:
     shell loop around sessdex went on after a Ctrl-C."""
     try:
         return click.confirm(question, default=False, err=True)
-    except (
-        click.Abort
-    ) as abort:  # raised "from None": what it stands for is its context
+    except click.Abort as abort:
+        # raised "from None": what it stands for is its context
         if isinstance(abort.__context__, KeyboardInterrupt):
             raise KeyboardInterrupt from None
         err("")  # the prompt's line ended

@@ -74,18 +74,15 @@ def not_text(location: Location) -> str | None:
     path could be read, never stored in the index or printed: the app is left out,
     said in one line, where every command ended in a UnicodeEncodeError's traceback."""
     root = str(location.root)
-    try:
-        root.encode()
-    except UnicodeEncodeError:
-        shown = os.fsencode(root).decode(errors="backslashreplace")
-        given = (location.override or "").partition("=")[0]
-        source = f" (from {given})" if given else ""
-        return (
-            f"its folder {shown}{source} has a name that is not valid UTF-8, which "
-            "sessdex cannot store or print: left out; name it through a link with a "
-            "UTF-8 name"
-        )
-    return None
+    if folders.is_text(root):
+        return None
+    given = (location.override or "").partition("=")[0]
+    source = f" (from {given})" if given else ""
+    return (
+        f"its folder {folders.shown(root)}{source} has a name that is not valid UTF-8, "
+        "which sessdex cannot store or print: left out; name it through a link with a "
+        "UTF-8 name"
+    )
 
 
 class Source(Protocol):

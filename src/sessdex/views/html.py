@@ -206,9 +206,8 @@ def _event(event: Event) -> str:
         said = error_message(event.text)
         return f'<div class="ev error">error{": " if said else ""}{_e(said)}</div>\n'
     if kind == "usage" and event.usage is not None:
-        u = (
-            event.usage.plausible()
-        )  # as the totals: a broken count says 0, not 100000000.0M
+        # as the totals: a broken count says 0, not 100000000.0M
+        u = event.usage.plausible()
         return f'<div class="ev meta">tokens: {tokens(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens)} in, {tokens(u.output_tokens)} out</div>\n'
     if kind == "meta" and event.text:
         return f'<div class="ev meta">{_e(event.text)}</div>\n'

@@ -174,9 +174,8 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
     elif kind == "usage":
         if detail != "full" or event.usage is None:
             return None
-        u = (
-            event.usage.plausible()
-        )  # as every sum: a broken count (negative, absurd) says 0
+        # as every sum: a broken count (negative, absurd) says 0
+        u = event.usage.plausible()
         out.append(
             f"  tokens: in {tokens(u.input_tokens)} · out {tokens(u.output_tokens)} · cache read "
             f"{tokens(u.cache_read_tokens)} · cache write {tokens(u.cache_write_tokens)}"

@@ -110,7 +110,7 @@ _ERROR_WORD = re.compile(r"^error(?::\s*|\s*$)", re.IGNORECASE)
 
 def error_message(text: str | None) -> str:
     """An error event's message for a view to put under its own `error` label: the `error:`
-    some readers begin it with (pi's `error: overloaded_error`), or a bare `error`, is left
+    some readers begin it with (`error: overloaded_error`), or a bare `error`, is left
     out, so that no view says it twice."""
     text = (text or "").strip()
     return _ERROR_WORD.sub("", text, count=1)

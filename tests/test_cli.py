@@ -1549,6 +1549,32 @@ def test_an_empty_result_says_why_and_what_to_try(tmp_path: Path) -> None:
     assert out == "" and "No sessions found" in err and "sessdex doctor" in err
 
 
+def test_an_empty_result_never_sends_to_a_list_that_is_empty_too(
+    tmp_path: Path,
+) -> None:
+    """An app asked for with `app:` (or `gemini:ID`) whose folder is missing is named,
+    as `--app` names it: the machine has sessions, of other apps. An app whose folder
+    holds no session at all is said to have none, not to be filtered out: `sessdex
+    list` (or fewer words) would show nothing either."""
+    for args in (["find", "app:gemini", "checkout"], ["find", "gemini:3f2b"]):
+        code, out, err = invoke(*args, "--home", DEMO)
+        assert code == 0 and out == "", args
+        assert err.startswith("No folder of gemini on this machine."), (args, err)
+    (tmp_path / ".claude" / "projects").mkdir(parents=True)  # a folder, no sessions
+    for args in (
+        ["list", "--app", "claude"],
+        ["list", "--since", "1d"],
+        ["find", "checkout"],
+        ["find", "app:claude", "checkout"],
+    ):
+        code, out, err = invoke(*args, "--home", str(tmp_path))
+        assert code == 0 and out == "", args
+        assert err.count("\n") == 1 and "sessdex doctor" in err, (args, err)
+        assert "No session matches" not in err and "sessdex list" not in err, err
+    _, _, err = invoke("list", "--app", "claude", "--home", str(tmp_path))
+    assert err.startswith("No session of claude in its folder yet."), err
+
+
 def test_long_work_shows_progress_on_the_terminal_never_in_the_output(
     tmp_path: Path,
 ) -> None:

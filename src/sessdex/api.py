@@ -82,6 +82,8 @@ class Listing:
     skipped: list[tuple[str, str, int, str]] = field(default_factory=list)
     # when nothing was found and sub-agents were left out: how many of them match
     hidden: int = 0
+    # when nothing was found: the apps read hold no session at all, whatever the filters
+    empty: bool = False
 
     def sessions(self) -> list[Session]:
         """The sessions found, as `Session` values, in the listing's order."""
@@ -245,11 +247,12 @@ def list_sessions(
             with_state=with_state,
         )
         hidden = _hidden(index, rows, include_subagents, limit, matching)
+        empty = not rows and _holds_none(index, apps)
         ids = index.ids()
         skipped = index.skipped_details(apps) if with_skipped else []
     finally:
         index.close()
-    return Listing(rows, report, ids, skipped, hidden)
+    return Listing(rows, report, ids, skipped, hidden, empty)
 
 
 def _hidden(
@@ -264,6 +267,12 @@ def _hidden(
     if rows or include_subagents or limit == 0:
         return 0
     return len(index.rows(**matching, include_subagents=True))
+
+
+def _holds_none(index: Index, apps: Sequence[str]) -> bool:
+    """Whether the index holds no session (sub-agents too) of `apps` (() for all): an
+    empty listing's filters are then not what emptied it."""
+    return not index.rows(apps=apps, include_subagents=True, limit=1)
 
 
 @once_more_if_damaged
@@ -305,11 +314,12 @@ def find_sessions(
             first_prefix=prefix,
         )
         hidden = _hidden(index, rows, include_subagents, limit, matching)
+        empty = not rows and _holds_none(index, selected)
         ids = index.ids()
         skipped = index.skipped_details(selected) if with_skipped else []
     finally:
         index.close()
-    return Listing(rows, report, ids, skipped, hidden)
+    return Listing(rows, report, ids, skipped, hidden, empty)
 
 
 @once_more_if_damaged

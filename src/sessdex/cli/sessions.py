@@ -66,7 +66,14 @@ def list_command(
     report_skipped(listing.report, verbose, listing.skipped)
     print_rows(listing, as_json, as_nl, home)
     if not listing.rows and not (as_json or as_nl or limit == 0):
-        _say_why_empty(listing.report, apps, here, since, hidden=listing.hidden)
+        _say_why_empty(
+            listing.report,
+            apps,
+            here,
+            since,
+            hidden=listing.hidden,
+            empty=listing.empty,
+        )
 
 
 @main.command("find", context_settings=CONTEXT)
@@ -111,7 +118,13 @@ def find_command(
     print_rows(listing, as_json, as_nl, home)
     if not listing.rows and not (as_json or as_nl or limit == 0):
         _say_why_empty(
-            listing.report, apps, here, since, " ".join(query), hidden=listing.hidden
+            listing.report,
+            apps,
+            here,
+            since,
+            " ".join(query),
+            hidden=listing.hidden,
+            empty=listing.empty,
         )
 
 
@@ -123,25 +136,33 @@ def _say_why_empty(
     query: str | None = None,
     *,
     hidden: int = 0,
+    empty: bool = False,
 ) -> None:
     """A line on stderr saying why a list came out empty, and what to try next: an
     empty table alone looks like a hang or a bug. `hidden`: the sub-agents `--all`
-    would list."""
-    from ..selection import nothing_matches
+    would list; `empty`: the apps read hold no session at all, whatever the filters."""
+    from ..selection import nothing_matches, parse_query
 
     # no location at all: no app was read (`--app` and `app:` words that exclude each other)
     locations = report.locations.values()
+    # the apps asked for, with --app or in the query (`app:gemini`, `gemini:3f2b`)
+    named = [*apps, *(a for a in parse_query(query or "").apps if a not in apps)]
     hint = nothing_matches(query, apps, since, here, hidden)
     if locations and not any(location.exists for location in locations):
-        if apps:
+        if named:
             err(
-                f"No folder of {', '.join(apps)} on this machine. 'sessdex doctor' shows where sessdex looked."
+                f"No folder of {', '.join(named)} on this machine. 'sessdex doctor' shows where sessdex looked."
             )
         else:
             err(
                 "No agent sessions on this machine yet. 'sessdex demo' shows what sessdex does; 'sessdex doctor' shows where it looked."
             )
-    elif hint:
+    elif empty and named:  # no filter emptied it: fewer words or options find nothing
+        where = "its folder" if len(named) == 1 else "their folders"
+        err(
+            f"No session of {', '.join(named)} in {where} yet. 'sessdex doctor' shows where sessdex looked and what it skipped."
+        )
+    elif hint and not empty:
         err(hint)
     else:
         err(

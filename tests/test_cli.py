@@ -396,6 +396,10 @@ def test_find_matches_an_accent_however_it_was_composed(tmp_path: Path) -> None:
         ("İstanbul trip", "istanbul"),
         ("Οδός plan", "ΟΔΟΣ"),
         ("Nguyễn's notes", "nguyen"),
+        ("Đà Nẵng trip", "da"),  # a stroke is left out as an accent is
+        ("Łódź office", "LODZ"),
+        ("København move", "kobenhavn"),
+        ("Ħamrun build", "hamrun"),
         ("ＡＰＩ設計の見直し", "api"),
         ("ｶﾀｶﾅ変換", "カタカナ"),
         ("fix the \u2764 button", "\u2764\ufe0f"),  # an emoji picker adds U+FE0F

@@ -122,7 +122,8 @@ def folded(text: str) -> str:
     """`text` as `find` compares it: case folded in full (`Straße` is `strasse`, a Greek
     final sigma a sigma), accents composed alike (macOS may record a folder's é as e and
     a combining accent, where a keyboard types é) and those on Latin and Greek letters
-    dropped: `cafe` finds `Café`, `istanbul` finds `İstanbul`; wide and narrow forms
+    dropped, and their strokes: `cafe` finds `Café`, `istanbul` finds `İstanbul`, `lodz`
+    finds `Łódź`; wide and narrow forms
     are the letters they stand for. A Cyrillic й or a kana's voicing mark is a letter of
     its own and stays."""
     if text.isascii():
@@ -132,7 +133,8 @@ def folded(text: str) -> str:
     # NFKD: what an input method types wide (fullwidth API) or narrow (halfwidth kana)
     # is the letter it stands for
     text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text).casefold())
-    text = text.translate(_VARIATIONS)  # a picker's ❤️ is the ❤ a title holds
+    # a picker's ❤️ is the ❤ a title holds; a stroke is left out as an accent is
+    text = text.translate(_VARIATIONS)
     if len(text.translate(_ACCENTS)) != len(text):
         kept: list[str] = []
         base = ""
@@ -146,8 +148,16 @@ def folded(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-# the text and emoji variation selectors, which only choose how a character is drawn
-_VARIATIONS: dict[int, None] = dict.fromkeys((0xFE0E, 0xFE0F))
+# the text and emoji variation selectors, which only choose how a character is drawn,
+# and the Latin letters with a stroke (Đà Nẵng, Łódź, København), which no normal form
+# takes apart into a letter and a mark: as their letters (after casefold: lower case)
+_VARIATIONS: dict[int, int | None] = {
+    **dict.fromkeys((0xFE0E, 0xFE0F)),
+    **{
+        ord(stroked): ord(letter)
+        for stroked, letter in zip("đłøħŧ", "dloht", strict=True)
+    },
+}
 # the combining diacritical marks (U+0300-U+036F), as `str.translate` drops them
 _ACCENTS: dict[int, None] = dict.fromkeys(range(0x300, 0x370))
 

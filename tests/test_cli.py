@@ -440,6 +440,25 @@ def test_find_keeps_a_cyrillic_or_kana_mark_a_letter_of_its_own(
         assert json.loads(out) == [], query
 
 
+def test_find_help_names_every_filter_and_how_to_look_for_a_flag() -> None:
+    """`title:` was only in the README; `find --dry-run` is refused as an unknown option
+    and the help it points to says to put such a word after `--`, which finds it."""
+    from sessdex.selection import _SCOPES
+
+    _, out, _ = invoke("find", "-h")
+    for scope in set(_SCOPES.values()):
+        assert f"{scope}:" in out, scope
+    assert "sessdex find -- --dry-run" in out
+    code, _, err = invoke("find", "--dry-run", "--home", DEMO)
+    assert code == 2 and "find --help' for help" in err
+    home = str(app_home("codex"))
+    code, out, _ = invoke("find", "--json", "--home", home, "--", "--dry-run")
+    assert code == 0
+    assert [s["title"] for s in json.loads(out)] == [
+        "Add a --dry-run flag to the importer"
+    ]
+
+
 def test_find_ranks_an_id_prefix_first() -> None:
     _, out, _ = invoke("find", "a7c4", "--json", "--home", DEMO)
     assert next(s["id"] for s in json.loads(out)) == CLAUDE_B

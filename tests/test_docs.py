@@ -108,6 +108,8 @@ def test_options_the_docs_give_a_command_are_its_own(doc: str) -> None:
             continue
         words = span[2].split() + re.findall(r"`(-[^` ]+)", span[3])
         for word in words:
+            if word == "--":  # the words after it are no options
+                break
             if word.startswith("-") and not word[1:2].isdigit():
                 assert word.split("=")[0] in _options(name), span[0]
 

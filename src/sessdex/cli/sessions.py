@@ -97,8 +97,9 @@ def find_command(
     """Find sessions whose title, folder, branch, app or id contain every word.
 
     \b
-    app:codex, branch:fix/, dir:shop-api and id:7f3a narrow the search;
-    codex:7f3a is an id of one app, as show and resume take it.
+    app:codex, branch:fix/, dir:shop-api, title:retry and id:7f3a narrow the
+    search; codex:7f3a is an id of one app, as show and resume take it. A word
+    that starts with - goes after --: sessdex find -- --dry-run
     Example: sessdex find checkout retry app:claude
     """
     home = resolve_home(home_dir)

@@ -917,6 +917,32 @@ def test_resume_runs_the_cli_in_the_folder_and_refuses_a_branch_switch(
     assert result.returncode == 0 and log.exists()
 
 
+def test_resume_says_a_detached_head_is_no_branch(tmp_path: Path) -> None:
+    """A folder checked out at a commit (a bisect, a CI checkout) was said to be "on
+    'HEAD'", a branch of that name; a session begun so, that it "was on branch 'HEAD'"."""
+    folder = tmp_path / "project"
+    _git_repo(folder, "main")
+    subprocess.run(["git", "-C", str(folder), "checkout", "-q", "--detach"], check=True)
+    home = tmp_path / "home"
+    write_claude_session(home, "7d7d7d7d-0000-4000-8000-000000000008", str(folder))
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "claude").write_text("#!/bin/sh\nexit 0\n")
+    (fake_bin / "claude").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}"}
+    for args in (["--print"], []):
+        result = _run_sessdex(["resume", "7d7d", *args, "--home", str(home)], env, tmp_path)  # fmt: skip
+        assert "branch 'main'" in result.stderr, result.stderr
+        assert "a detached HEAD (no branch)" in result.stderr
+        assert "'HEAD'" not in result.stderr
+    assert result.returncode == 1 and "--yes" in result.stderr
+    subprocess.run(["git", "-C", str(folder), "checkout", "-q", "main"], check=True)
+    write_claude_session(home, "7d7d7d7d-0000-4000-8000-000000000008", str(folder), branch="HEAD")  # fmt: skip
+    result = _run_sessdex(["resume", "7d7d", "--print", "--home", str(home)], env, tmp_path)  # fmt: skip
+    assert "was on a detached HEAD (no branch)" in result.stderr, result.stderr
+    assert "branch 'HEAD'" not in result.stderr and "branch 'main'" in result.stderr
+
+
 def test_resume_says_when_git_would_not_tell_the_branch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -257,7 +257,7 @@ def resume_command(
         if check.branch_mismatch:
             recorded, current = check.branch_mismatch
             err(
-                f"warning: the session was on branch {one_line(recorded)!r}; the folder is on {one_line(current)!r} now."
+                f"warning: the session was on {_on(recorded)}; the folder is on {_on(current)} now."
             )
         if check.live_pids:
             err(
@@ -281,8 +281,8 @@ def resume_command(
     if check.branch_mismatch:
         recorded, current = check.branch_mismatch
         message = (
-            f"the session was on branch {one_line(recorded)!r} but {one_line(check.plan.cwd)} is on "
-            f"{one_line(current)!r} now. sessdex never switches branches."
+            f"the session was on {_on(recorded)} but {one_line(check.plan.cwd)} is on "
+            f"{_on(current)} now. sessdex never switches branches."
         )
         if not yes:
             if not sys.stdin.isatty():
@@ -311,6 +311,16 @@ def resume_command(
             f"could not run {one_line(program)}: {error.strerror or error}. "
             f"Reinstall it with: {check.plan.install_hint}"
         ) from None
+
+
+def _on(branch: str) -> str:
+    """`branch 'main'`, or what git's `HEAD` there stands for: no branch checked out (a
+    commit checked out by itself: a bisect, a CI checkout), as apps record it too."""
+    from ..views.text import one_line
+
+    if branch == "HEAD":
+        return "a detached HEAD (no branch)"
+    return f"branch {one_line(branch)!r}"
 
 
 def _confirmed(question: str) -> bool:

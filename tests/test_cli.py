@@ -2654,6 +2654,20 @@ def test_a_broken_line_show_meets_points_to_where_it_is_counted(tmp_path: Path) 
     assert code == 0 and "not JSON" in out
 
 
+def test_an_empty_board_on_a_home_with_no_session_sends_nowhere_further_back(
+    tmp_path: Path,
+) -> None:
+    """A first `watch` where no agent has written a session yet said to try a longer
+    --since, which showed nothing either."""
+    (tmp_path / ".claude" / "projects").mkdir(parents=True)  # a folder, no sessions
+    for args in (["--once"], ["--duration", "0.5"], ["--once", "--app", "claude"]):
+        code, out, err = invoke("watch", *args, "--home", str(tmp_path))
+        assert code == 0 and out == "", args
+        assert err.startswith("no agent sessions yet"), (args, err)
+        assert "--since" not in err and "sessdex doctor" in err
+        assert err.count("\n") == 1
+
+
 def test_an_empty_board_says_how_far_it_looked_and_how_to_look_further(
     tmp_path: Path,
 ) -> None:

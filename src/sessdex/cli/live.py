@@ -227,7 +227,7 @@ class _KnownIds:
 def _watch_plain(
     boards: Iterable[Sequence[Any]], home: Home, once: bool, since: str
 ) -> None:
-    from ..views.board import empty_board, plain
+    from ..views.board import plain
     from ..views.text import terminal_width
 
     width = terminal_width() if sys.stdout.isatty() else None
@@ -239,7 +239,7 @@ def _watch_plain(
         if states != last:
             last = states
             if not rows:  # a hint, not data: a pipe reading the board gets no line
-                err(empty_board(since))
+                err(_nothing_recent(home, since))
             else:
                 if printed:
                     echo()
@@ -256,7 +256,7 @@ def _watch_live(boards: Iterable[Sequence[Any]], home: Home, since: str) -> None
     from rich.live import Live
 
     from ..views import terminal
-    from ..views.board import empty_board, render
+    from ..views.board import render
 
     out = terminal.console()
     known = _KnownIds(home)
@@ -264,10 +264,22 @@ def _watch_live(boards: Iterable[Sequence[Any]], home: Home, since: str) -> None
         for rows in boards:
             # fitted to the terminal's width now: a resized window gets a board that fits
             ids = known.of(rows)
-            board = render(
-                rows, str(home.path), width=out.width, ids=ids, empty=empty_board(since)
-            )
+            empty = "" if rows else _nothing_recent(home, since)
+            board = render(rows, str(home.path), width=out.width, ids=ids, empty=empty)
             screen.update(board, refresh=True)  # type: ignore[arg-type]
+
+
+def _nothing_recent(home: Home, since: str) -> str:
+    """What an empty board says: how far it looked and how to look further, or, where
+    no app has written a session yet, that none is there (further back finds none)."""
+    from ..views.board import empty_board
+
+    if api.session_ids(home):
+        return empty_board(since)
+    return (
+        "no agent sessions yet: each shows here as it starts; 'sessdex doctor' shows "
+        "where sessdex looked"
+    )
 
 
 @main.command("follow", context_settings=CONTEXT)

@@ -440,6 +440,19 @@ def test_find_keeps_a_cyrillic_or_kana_mark_a_letter_of_its_own(
         assert json.loads(out) == [], query
 
 
+def test_an_id_written_as_find_takes_it_opens_the_session() -> None:
+    """`find id:019a` lists a session; `show id:019a` said no session id starts with
+    'id:019a', and that 'id' was no app."""
+    code, out, err = invoke("show", "id:019a7e21", "--json", "--home", DEMO)
+    assert code == 0, err
+    assert {event["session_id"] for event in json.loads(out)} == {CODEX}
+    code, out, err = invoke("resume", "ID:3f2b", "--print", "--home", DEMO)
+    assert code == 0 and f"claude --resume {CLAUDE_A}" in out, err
+    code, _, err = invoke("show", "id:zzzz", "--home", DEMO)
+    assert code == 1 and "no session id starts with 'id:zzzz'" in err
+    assert "no app" not in err
+
+
 def test_find_help_names_every_filter_and_how_to_look_for_a_flag() -> None:
     """`title:` was only in the README; `find --dry-run` is refused as an unknown option
     and the help it points to says to put such a word after `--`, which finds it."""

@@ -362,7 +362,7 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
         if not rows:
             word, colon, _ = reference.partition(":")
             # `C:\Users\…`, a Windows path given for the id: its drive is no misspelt app
-            misspelt = colon and app is None and word.isalpha()
+            misspelt = colon and app is None and word.isalpha() and word.lower() != "id"
             raise SessionNotFound(
                 reference,
                 word if misspelt and not pathnames.is_windows(reference) else None,
@@ -446,11 +446,13 @@ def _shown_as(index: Index, prefix: str, app: str | None) -> list[Row]:
 
 def _app_and_prefix(reference: str) -> tuple[str | None, str]:
     """`<app>:7f3a` names the app as well as the id's start, for an id that two apps
-    share (a task one app copied from another); a plain id is any app's. A colon after a
-    word that is not an app's name is part of the id."""
+    share (a task one app copied from another); a plain id is any app's, and so is
+    `id:7f3a`, as `find` takes it. A colon after another word is part of the id."""
     app, colon, rest = reference.partition(":")
     if colon and app.lower() in sources.names():
         return app.lower(), rest.strip()
+    if colon and app.lower() == "id":
+        return None, rest.strip()
     return None, reference
 
 

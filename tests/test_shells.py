@@ -58,17 +58,23 @@ def invoke(*args: str) -> tuple[int, str, str]:
 @pytest.mark.parametrize(
     ("environ", "platform", "shell"),
     [
-        ({"SHELL": "/bin/zsh"}, "darwin", "posix"),
+        ({"SHELL": "/bin/zsh"}, "darwin", "bash"),  # bash's $'…' form is zsh's too
+        ({"SHELL": "/usr/bin/bash"}, "linux", "bash"),
+        ({"SHELL": "/bin/sh"}, "linux", "posix"),  # dash on Debian: no $'…'
+        ({"SHELL": "/usr/bin/fish"}, "linux", "posix"),
         ({}, "linux", "posix"),
         ({}, "win32", "powershell"),
         ({"MSYSTEM": "MINGW64"}, "win32", "posix"),  # Git Bash, MSYS2
-        ({"SHELL": "/bin/bash"}, "win32", "posix"),  # Cygwin
+        ({"SHELL": "/bin/bash"}, "win32", "bash"),  # Cygwin
+        ({"SHELL": "C:\\Git\\bin\\bash.exe"}, "win32", "bash"),
         ({"SESSDEX_SHELL": "cmd"}, "win32", "cmd"),
         ({"SESSDEX_SHELL": "PowerShell", "MSYSTEM": "MINGW64"}, "win32", "powershell"),
         ({"SESSDEX_SHELL": "posix"}, "win32", "posix"),
         ({"SESSDEX_SHELL": "pwsh"}, "linux", "powershell"),
-        ({"SESSDEX_SHELL": "bash"}, "win32", "posix"),  # named as people know it
-        ({"SESSDEX_SHELL": "zsh"}, "win32", "posix"),
+        ({"SESSDEX_SHELL": "bash"}, "win32", "bash"),  # named as people know it
+        ({"SESSDEX_SHELL": "zsh", "SHELL": "/bin/sh"}, "linux", "bash"),
+        ({"SESSDEX_SHELL": "dash", "SHELL": "/bin/bash"}, "linux", "posix"),
+        ({"SESSDEX_SHELL": "sh"}, "linux", "posix"),
     ],
 )
 def test_the_shell_is_the_one_the_user_types_in(
@@ -105,7 +111,8 @@ def test_a_character_that_draws_nothing_is_written_out_not_hidden() -> None:
     assert shells.word(folder, "powershell") == (
         '"C:\\w$([char]0x200b)ork$([char]0x2060)$([char]0xfeff)"'
     )
-    assert shells.word("w\u200bork", "posix") == "$'w\\342\\200\\213ork'"
+    assert shells.word("w\u200bork", "bash") == "$'w\\342\\200\\213ork'"
+    assert shells.word("w\u200bork", "posix") == "w\"$(printf '\\342\\200\\213')\"ork"
     assert shells.word(folder, "cmd") == f'"{folder}"'
 
 
@@ -173,10 +180,14 @@ def takes(shell: str, word: str) -> bool:
 @pytest.mark.parametrize(
     ("shell", "program"),
     [
-        ("posix", ["bash", "-c"]),
+        ("bash", ["bash", "-c"]),
+        ("bash", ["zsh", "-c"]),
+        ("bash", ["ksh93", "-c"]),
+        ("bash", ["mksh", "-c"]),
+        ("posix", ["dash", "-c"]),
+        ("posix", ["bash", "--posix", "-c"]),
         ("posix", ["zsh", "-c"]),
-        ("posix", ["ksh93", "-c"]),
-        ("posix", ["mksh", "-c"]),
+        ("posix", ["busybox", "sh", "-c"]),
         ("powershell", ["pwsh", "-NoProfile", "-Command"]),
     ],
 )
@@ -199,6 +210,61 @@ def test_the_printed_line_passes_every_word_and_folder_exactly(
     )
     assert json.loads(ran.stdout) == [str(folder), *words]
     assert not list(tmp_path.rglob("pwned"))
+
+
+ODD_FOLDERS = [
+    "tab\there",
+    "two\nlines",
+    "a break, then a quote\n'",
+    "ends in a break\n",
+    "zero\u200bwidth",
+    "rlo\u202eexe.txt",
+    'it\'s "quoted"',
+    "$HOME $(touch pwned)",
+    "`touch pwned`",
+    "-P",
+    "esc\x1b[2J",
+]
+
+
+@pytest.mark.parametrize("program", ["dash", "bash"])
+def test_resume_print_for_sh_enters_a_folder_holding_any_character(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, program: str
+) -> None:
+    """dash, Debian's /bin/sh, reads no `$'…'`: `cd $'/x/w\\342\\200\\213ork'` printed
+    for SESSDEX_SHELL=sh failed there (`can't cd to $/x/w\\342…`). Each line `resume
+    --print` prints enters the folder, and the CLI gets its words."""
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    monkeypatch.setenv("SESSDEX_SHELL", "sh")
+    home, bin_folder = tmp_path / "home", tmp_path / "bin"
+    bin_folder.mkdir()
+    claude = bin_folder / "claude"  # records where it ran and what it was given
+    claude.write_text(f"#!{sys.executable}\n{echo_script(tmp_path).read_text()}")
+    claude.chmod(0o755)
+    env = {"PATH": f"{bin_folder}:/usr/bin:/bin", "HOME": str(home)}
+    for number, name in enumerate(ODD_FOLDERS):
+        folder = tmp_path / name
+        folder.mkdir()
+        session_id = f"5e55{number:04d}-0000-4000-8000-000000000001"
+        write_claude_session(home, session_id, str(folder))
+        code, out, err = invoke("resume", session_id, "--print", "--home", str(home))
+        assert code == 0, err
+        assert not re.search("[\x1b\u200b\u202e]", out)
+        ran = subprocess.run(
+            [program, "-c", out], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert ran.returncode == 0, (name, out, ran.stderr)
+        assert json.loads(ran.stdout)[:3] == [str(folder), "--resume", session_id]
+    assert not list(tmp_path.rglob("pwned"))
+
+
+def test_a_word_sh_cannot_be_given_is_refused_and_bash_gets_it() -> None:
+    """`$(…)` drops the line breaks its output ends with: a word ending in one has no
+    form for sh (a folder has: `x\\n/` is the same folder)."""
+    with pytest.raises(NotQuotable, match="POSIX sh cannot be given 'id\\\\n'"):
+        shells.run(["claude", "--resume", "id\n"], "posix")
+    assert shells.run(["claude", "--resume", "id\n"], "bash").endswith("$'id\\012'")
 
 
 def test_resume_print_on_windows_is_a_powershell_line(

@@ -1,5 +1,5 @@
 """The shell a printed command is written for, and how a word and a `cd`-then-run line
-are written in it: POSIX sh, PowerShell (5.1 and 7) or cmd.exe.
+are written in it: POSIX sh (dash too), bash/zsh/ksh, PowerShell (5.1 and 7) or cmd.exe.
 
 This module only writes text for a person to paste; sessdex never runs a shell. A word
 one shell cannot be given safely is refused (`NotQuotable`), never printed wrongly.
@@ -15,13 +15,19 @@ from collections.abc import Mapping, Sequence
 
 from .errors import BadValue, NotQuotable
 
-POSIX, POWERSHELL, CMD = "posix", "powershell", "cmd"
-_NAMES = {  # the $'…' form a control character takes is bash's, zsh's and ksh's
+# POSIX: any POSIX sh, dash (Debian's and Ubuntu's /bin/sh) too, which reads no $'…';
+# BASH: the shells that do (bash, zsh, ksh), where a control character is written so
+POSIX, BASH, POWERSHELL, CMD = "posix", "bash", "powershell", "cmd"
+_NAMES = {
     "posix": POSIX,
     "sh": POSIX,
-    "bash": POSIX,
-    "zsh": POSIX,
-    "ksh": POSIX,
+    "dash": POSIX,
+    "ash": POSIX,
+    "bash": BASH,
+    "zsh": BASH,
+    "ksh": BASH,
+    "ksh93": BASH,
+    "mksh": BASH,
     "powershell": POWERSHELL,
     "pwsh": POWERSHELL,
     "cmd": CMD,
@@ -35,6 +41,7 @@ _CONTROLS = r"\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # like another, and the line pasted would not be the one the reader saw
 _INVISIBLE = r"\u180e\u200b\u2028\u2029\u2060-\u2064\ufeff"
 _UNPRINTABLE = re.compile(f"[{_CONTROLS}{_INVISIBLE}]")
+_UNPRINTABLE_RUN = re.compile(f"[{_CONTROLS}{_INVISIBLE}]+")
 # cmd.exe has no way to write a character as an escape, but takes an invisible one as
 # the text it is (inside the quotes every such word gets, it acts on none of them):
 # written raw, the word still passes exactly, where refusing it would leave a cmd user
@@ -56,21 +63,25 @@ _CMD_OUTSIDE = frozenset("&|<>^()")
 def current(
     environ: Mapping[str, str] | None = None, platform: str | None = None
 ) -> str:
-    """The shell the user types in: `SESSDEX_SHELL` when set; else POSIX, but on Windows
-    outside a POSIX shell (Git Bash, MSYS2 and Cygwin set MSYSTEM or SHELL) PowerShell,
-    the shell Windows Terminal opens by default. cmd.exe leaves no trace a program can
-    trust, so it is chosen only by `SESSDEX_SHELL=cmd`."""
+    """The shell the user types in: `SESSDEX_SHELL` when set; else bash's dialect where
+    `SHELL` names bash, zsh or ksh, and POSIX sh's where it names another or none (dash
+    reads no $'…'), but on Windows outside a POSIX shell (Git Bash, MSYS2 and Cygwin set
+    MSYSTEM or SHELL) PowerShell, the shell Windows Terminal opens by default. cmd.exe
+    leaves no trace a program can trust, so it is chosen only by `SESSDEX_SHELL=cmd`."""
     environ = os.environ if environ is None else environ
     platform = sys.platform if platform is None else platform
     chosen = environ.get("SESSDEX_SHELL", "").strip()
     if chosen:
         if chosen.lower() not in _NAMES:
             raise BadValue(
-                f"SESSDEX_SHELL is {chosen!r}; set it to posix (or bash, zsh), powershell or cmd."
+                f"SESSDEX_SHELL is {chosen!r}; set it to sh (or dash, posix), bash (or "
+                "zsh, ksh), powershell or cmd."
             )
         return _NAMES[chosen.lower()]
-    if platform != "win32" or environ.get("MSYSTEM") or environ.get("SHELL"):
-        return POSIX
+    login = environ.get("SHELL", "")
+    if platform != "win32" or environ.get("MSYSTEM") or login:
+        name = re.split(r"[/\\]", login)[-1].lower().removesuffix(".exe")
+        return BASH if _NAMES.get(name) == BASH else POSIX
     return POWERSHELL
 
 
@@ -82,7 +93,7 @@ def word(text: str, shell: str | None = None) -> str:
         return _powershell_word(text)
     if shell == CMD:
         return _cmd_word(text)
-    return _posix_word(text)
+    return _posix_word(text, shell)
 
 
 def run(argv: Sequence[str], shell: str | None = None) -> str:
@@ -96,7 +107,7 @@ def run(argv: Sequence[str], shell: str | None = None) -> str:
         return f"& {_powershell_word(argv[0])}{rest}"
     if shell == CMD:
         return " ".join(map(_cmd_word, argv))
-    return " ".join(map(_posix_word, argv))
+    return " ".join(_posix_word(a, shell) for a in argv)
 
 
 def cd_then_run(folder: str, argv: Sequence[str], shell: str | None = None) -> str:
@@ -116,7 +127,11 @@ def cd_then_run(folder: str, argv: Sequence[str], shell: str | None = None) -> s
     # its folder stack (`cd +1`): `./-P` is the folder of that name, as resume's
     if folder.startswith(("-", "+")):
         folder = os.path.join(os.curdir, folder)
-    return f"cd {_posix_word(folder)} && " + run(argv, shell)
+    # the same folder, but a name that does not end in a line break, which sh's form
+    # cannot write at a word's end
+    if shell == POSIX and folder.endswith("\n"):
+        folder += "/"
+    return f"cd {_posix_word(folder, shell)} && " + run(argv, shell)
 
 
 def set_variable(name: str, value: str, shell: str | None = None) -> str:
@@ -128,20 +143,21 @@ def set_variable(name: str, value: str, shell: str | None = None) -> str:
     if shell == CMD:  # the quotes around the whole keep `&|<>^` out of cmd's reach
         _check_cmd(value, folder=True)
         return f'set "{name}={value}"'
-    return (
-        f"export {name}={_posix_word(value)}"  # unexported, it would reach no program
-    )
+    # unexported, it would reach no program
+    return f"export {name}={_posix_word(value, shell)}"
 
 
-def _posix_word(text: str) -> str:
+def _posix_word(text: str, shell: str) -> str:
     """Plain words are quoted as `shlex.quote` does. A word holding a control or bidi
-    character (a folder or model name from a broken file) is written in the $'…' form
-    of bash, zsh and ksh (dash's sh has none: no form passes such a character there), each
-    such character as its bytes' escapes (`\\033`, `\\342\\200\\256`): printing the
+    character (a folder or model name from a broken file) is written with each such
+    character as its bytes' escapes (`\\033`, `\\342\\200\\256`): printing the
     command then cannot drive the terminal or hide a character, and pasting it still
-    passes the exact value."""
+    passes the exact value. bash, zsh and ksh read the $'…' form; for POSIX sh (dash,
+    which has none) see `_sh_word`."""
     if not _UNPRINTABLE.search(text):
         return shlex.quote(text)
+    if shell != BASH:
+        return _sh_word(text)
     out = []
     for char in text:
         if char in "'\\":
@@ -153,6 +169,41 @@ def _posix_word(text: str) -> str:
         else:
             out.append(char)
     return "$'" + "".join(out) + "'"
+
+
+def _sh_word(text: str) -> str:
+    """The word in a form every POSIX sh reads (dash included): its plain runs quoted as
+    `shlex.quote` does, each run of control or invisible characters the output of a
+    `printf` of their bytes in octal, in double quotes (`"$(printf '\\342\\200\\213')"`).
+    `$(…)` drops the line breaks its output ends with, so a run that ends in one takes
+    the next character in with it; a word that ends in one has no such form (refused)."""
+    if text.endswith("\n"):
+        raise NotQuotable(
+            f"POSIX sh cannot be given {_shown(text)}, which ends in a line break, "
+            "in a line that shows every character (SESSDEX_SHELL=bash prints one for "
+            "bash, zsh and ksh; 'sessdex resume' without --print runs it itself)."
+        )
+    out: list[str] = []
+    at = 0
+    for found in _UNPRINTABLE_RUN.finditer(text):
+        start, end = found.span()
+        if (
+            text[end - 1] == "\n"
+        ):  # the character after it keeps the break in the output
+            end += 1
+        if at < start:
+            out.append(shlex.quote(text[at:start]))
+        escaped = "".join(
+            char
+            if not _UNPRINTABLE.match(char) and char not in "'\\%"
+            else "".join(f"\\{byte:03o}" for byte in char.encode())
+            for char in text[start:end]
+        )
+        out.append(f"\"$(printf '{escaped}')\"")
+        at = end
+    if at < len(text):
+        out.append(shlex.quote(text[at:]))
+    return "".join(out)
 
 
 def _powershell_word(text: str) -> str:

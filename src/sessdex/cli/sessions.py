@@ -178,7 +178,7 @@ def _say_why_empty(
     "print_only",
     is_flag=True,
     help="Print the command for your shell instead of running it (SESSDEX_SHELL="
-    "posix, powershell or cmd picks another).",
+    "sh, bash, powershell or cmd picks another).",
 )
 @click.option(
     "--json",

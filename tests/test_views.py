@@ -1428,6 +1428,36 @@ def test_a_transcripts_headings_stay_below_the_exports_own() -> None:
     assert '<code class="language-sh"># a comment\n</code>' in page
 
 
+def test_a_heading_after_code_in_a_list_item_and_code_after_a_marker() -> None:
+    """A list item goes on past a fenced block in it: `- a` over a fence and then
+    `    # User` showed a heading level with the export's title. A `#` in code that a
+    `>` or a list marker starts (`>     # x`: more than 4 columns of blank after it)
+    had `###` put in: it is shown as written, unless the `>` goes on a quote."""
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    code = ">     # kept\n\n-     # kept too\n\n1.      # and\n\n> -\t\t# this"
+    events = [
+        Event("s", 0, "assistant", text="- a\n  ```\n  x\n  ```\n    # User\n\t# Plan"),
+        Event("s", 1, "user", text="1. b\n   ~~~\n   y\n   ~~~\n\n    ## User"),
+        Event("s", 2, "assistant", text=code),
+        # a `>` that goes on a quote goes on its list item: the columns are the item's
+        Event("s", 3, "assistant", text="> - a\n>     # User"),
+    ]  # fmt: skip
+    text = "".join(markdown.render(Session(app="claude", id="s", title="t"), events))
+    page = _in_a_viewer(text)
+    assert re.findall(r"<h(\d)>([^<]*)</h\d>", page) == [
+        ("1", "t"),
+        ("3", "User"),
+        ("3", "Plan"),
+        ("2", "User"),
+        ("4", "User"),
+        ("3", "User"),
+    ]
+    blocks = re.findall(r"<pre><code>([^<]*)</code></pre>", page)
+    assert blocks == ["x\n", "y\n", "# kept\n", "# kept too\n", " # and\n", "# this\n"]
+
+
 def test_a_transcripts_underlined_lines_make_no_heading() -> None:
     """A line of `===` or `---` under text makes it a heading in a viewer (setext): a
     reply's `User` over `---` read as the user's next turn, as did `- ## User` (a

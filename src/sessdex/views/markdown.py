@@ -57,6 +57,8 @@ _LITERAL = re.compile(_ACTIVE.pattern + r"|\*|(?<!_)(?:(?<![^\W_])_+|_+(?!\w))")
 # Also one in a list item or a quote (`- ## User`, `> ## User`: a heading there too).
 _CONTAINERS = r"(?:[ \t]*+(?:>|(?:[-+*]|\d{1,9}[.)])(?=[ \t])))+[ \t]*+"
 _HEADING = re.compile(rf"^({_CONTAINERS}| {{0,3}})(#{{1,6}})(?=[ \t]|$)", re.MULTILINE)
+# A `>` or a list marker and the blank after it (see `_opens_code`)
+_GAP = re.compile(r"(>|[-+*]|\d{1,9}[.)])( *)")
 # A line of `=` or `-` under a line of text makes that text a heading (setext: `User`
 # over `---` is an `## User`, level with the export's turns): its first mark is escaped.
 _UNDERLINE = re.compile(r"^((?:[ \t]*>)*[ \t]*)(=++|-++)[ \t]*+$", re.MULTILINE)
@@ -119,35 +121,88 @@ def _inline(line: str, *, literal: bool = False) -> str:
     return "".join(out)
 
 
-def _headed_down(prose: str) -> str:
+def _headed_down(prose: str, items: _Items | None = None) -> str:
     """`prose` with each heading two levels lower (at most 6), and no line underlined
-    into a heading (shown as written)."""
+    into a heading (shown as written). `items`: the list items the text above left open
+    (a fenced block between prose keeps them), where a text has a heading deep in one."""
     if "=" in prose or "-" in prose:
         prose = _UNDERLINE.sub(_not_underlined, prose)
-    if "#" not in prose:
+    if "#" not in prose and items is None:
         return prose
-    if _DEEP_HEADING.search(prose):
-        prose = _items_headed_down(prose)
-    return _HEADING.sub(lambda m: m[1] + "#" * min(6, len(m[2]) + 2), prose)
+    if items is None and _DEEP_HEADING.search(prose):
+        items = _Items()
+    if items is not None:
+        prose = items.headed_down(prose)
+    return _HEADING.sub(_heading_down, prose)
 
 
-def _items_headed_down(prose: str) -> str:
-    """`prose` with each heading that a list item's content makes of a line indented 4
-    columns or more two levels lower: one pass, keeping the content columns of the items
-    open (as CommonMark does: a line less indented than an item's content ends it, unless
-    it goes on the paragraph above; 4 columns past it is code). The lines `_HEADING`
-    finds (3 columns in at most, or after a marker or a `>`) are left to it."""
-    lines = prose.split("\n")
-    items: list[int] = []  # the content column of each open list item, innermost last
-    in_text = False  # the line above goes on a paragraph: a "lazy" line may continue it
-    for number, line in enumerate(lines):
+def _heading_down(found: re.Match[str]) -> str:
+    """A heading `_HEADING` found, two levels lower; a `#` in indented code as it is."""
+    prefix = found[1]
+    if ("\t" in prefix or "     " in prefix) and _opens_code(
+        prefix, _after_blank(found)
+    ):
+        return found[0]
+    return prefix + "#" * min(6, len(found[2]) + 2)
+
+
+def _opens_code(prefix: str, fresh: bool) -> bool:
+    """Whether a line's `>`s and list markers (`prefix`) leave indented code after
+    them: more than 4 columns of blank after a list marker (a new item's text starts
+    there), or after a `>` that opens a quote (`fresh`: no line above it goes on, or a
+    list marker before it). A `>` that goes on a quote may go on a list item in it too,
+    which takes those columns (`> - a` over `>     # x`: a heading)."""
+    for marker, gap in _GAP.findall(prefix.expandtabs(4)):
+        fresh = fresh or marker != ">"
+        if fresh and len(gap) > 4:
+            return True
+    return False
+
+
+def _after_blank(found: re.Match[str]) -> bool:
+    """Whether the line `found` starts is its text's first or follows a blank one."""
+    end = found.start() - 1  # the newline that ends the line above
+    if end < 0:
+        return True
+    text = found.string
+    return not text[text.rfind("\n", 0, end) + 1 : end].strip(" \t")
+
+
+class _Items:
+    """The list items a text keeps open, to find each heading that a list item's content
+    makes of a line indented 4 columns or more (as CommonMark does: a line less indented
+    than an item's content ends it, unless it goes on the paragraph above; 4 columns past
+    it is code). The lines `_HEADING` finds (3 columns in at most, or after a marker or a
+    `>`) are left to it."""
+
+    def __init__(self) -> None:
+        self.columns: list[int] = []  # each open item's content column, innermost last
+        # the line above goes on a paragraph: a "lazy" line may continue it
+        self.in_text = False
+
+    def fenced(self, indent: int) -> None:
+        """A fenced block `indent` columns in (0 to 3): it ends the items deeper than
+        it, and any paragraph."""
+        while self.columns and indent < self.columns[-1]:
+            self.columns.pop()
+        self.in_text = False
+
+    def headed_down(self, prose: str) -> str:
+        """`prose` with each such heading two levels lower: one pass."""
+        lines = prose.split("\n")
+        for number, line in enumerate(lines):
+            lines[number] = self._line(line)
+        return "\n".join(lines)
+
+    def _line(self, line: str) -> str:
         wide = line.expandtabs(4)  # CommonMark's tab stops
         rest = wide.lstrip(" ")
         column = len(wide) - len(rest)
         if not rest:
-            in_text = False
-            continue
-        lazy = in_text and not (
+            self.in_text = False
+            return line
+        items = self.columns
+        lazy = self.in_text and not (
             _MARKER.match(rest)
             or rest.startswith(("#", ">", "```", "~~~"))
             or _BREAK.fullmatch(wide)
@@ -156,18 +211,17 @@ def _items_headed_down(prose: str) -> str:
             items.pop()
         inside = column - (items[-1] if items else 0)
         if inside >= 4:  # code, or a paragraph's next line: no block starts here
-            continue
+            return line
         if _BREAK.fullmatch(wide):
-            in_text = False
-            continue
+            self.in_text = False
+            return line
         if rest.startswith("#"):
             heading = _HEADING.match(rest)
+            self.in_text = heading is None
             if heading is not None and items and column >= 4:
                 start, run = line.index("#"), len(heading[2])
-                level = "#" * min(6, run + 2)
-                lines[number] = line[:start] + level + line[start + run :]
-            in_text = heading is None
-            continue
+                return line[:start] + "#" * min(6, run + 2) + line[start + run :]
+            return line
         at = column
         while (marker := _MARKER.match(wide, at)) is not None:
             spaces = len(marker[0]) - len(marker[0].rstrip(" "))
@@ -177,8 +231,8 @@ def _items_headed_down(prose: str) -> str:
                 spaces if 1 <= spaces <= 4 and marker.end() < len(wide) else 1
             )
             items.append(at)
-        in_text = True
-    return "\n".join(lines)
+        self.in_text = True
+        return line
 
 
 def _not_underlined(found: re.Match[str]) -> str:
@@ -202,6 +256,9 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
     swallowed the rest of the export."""
     if "`" not in text and "~~~" not in text:  # no code: no fence, no code span
         return [(False, _headed_down(_ACTIVE.sub(_defused, text)))]
+    # a list item goes on past a fenced block in it: a heading deep in it after the
+    # block is found only with the items the text above left open
+    items = _Items() if _DEEP_HEADING.search(text) else None
     blocks: list[tuple[bool, str]] = []
     prose: list[str] = []
     lines = text.split("\n")
@@ -213,9 +270,11 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
             at += 1
             continue
         if prose:
-            blocks.append((False, _headed_down("\n".join(prose))))
+            blocks.append((False, _headed_down("\n".join(prose), items)))
             prose = []
         indent, fence = opened[1], opened[2]
+        if items is not None:
+            items.fenced(len(indent))
         body: list[str] = []
         at += 1
         while at < len(lines):
@@ -237,7 +296,7 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
             (True, "\n".join(indent + x if x else x for x in block.split("\n")))
         )
     if prose:
-        blocks.append((False, _headed_down("\n".join(prose))))
+        blocks.append((False, _headed_down("\n".join(prose), items)))
     return blocks
 
 

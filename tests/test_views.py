@@ -1490,6 +1490,33 @@ def test_a_transcripts_underlined_lines_make_no_heading() -> None:
     assert "<hr />\n<p>after</p>" in page
 
 
+def test_a_line_that_goes_on_a_paragraph_is_not_taken_for_a_heading() -> None:
+    """A line that only looks like a heading or a list item goes on the paragraph above
+    it (`2. # x`: a list breaks into one only at 1; an empty `-`; a line 4 columns in):
+    the `---` or `===` under it made that paragraph a heading level with the export's
+    turns, or with its title (the reply's label in it). A rule under a real heading or
+    list item stays a rule."""
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    events = [
+        Event("s", 0, "user", text="para\n2. # x\n---"),
+        Event("s", 1, "assistant", text="para\n-\n==="),
+        Event("s", 2, "assistant", text="para\n          * # x\n---"),
+        Event("s", 3, "user", text="para\n     > # x\n==="),
+        Event("s", 4, "assistant", text="# T\n---\n\n- a\n---"),
+    ]
+    text = "".join(markdown.render(Session(app="claude", id="s", title="t"), events))
+    page = _in_a_viewer(text)
+    assert re.findall(r"<h(\d)>(.*?)</h\d>", page, re.DOTALL) == [
+        ("1", "t"),
+        ("2", "User"),
+        ("2", "User"),
+        ("3", "T"),
+    ]
+    assert page.count("<hr />") == 2
+
+
 def test_markdown_text_of_any_shape_renders_inert() -> None:
     """Pieces of Markdown's syntax in any order, as a prompt, a reply, thinking, a tool's
     name, input and output, and a title: a viewer finds no markup in them, and the

@@ -63,6 +63,8 @@ _GAP = re.compile(r"(>|[-+*]|\d{1,9}[.)])( *)")
 # over `---` is an `## User`, level with the export's turns): its first mark is escaped.
 _UNDERLINE = re.compile(r"^((?:[ \t]*>)*[ \t]*)(=++|-++)[ \t]*+$", re.MULTILINE)
 _ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+# a `>` or a list marker (its number without leading zeros), and the blank after it
+_OPENING = re.compile(r"(>|[-+*]|0{0,8}(\d{1,9})[.)])( *)")
 # A heading indented 4 columns or more, which only a list item's content can make one
 # (`+ a` over `    # x`: the item's text starts at column 2, so `# x` is 2 in).
 _DEEP_HEADING = re.compile(r"^(?: {4}| {0,3}\t)[ \t]*#{1,6}(?:[ \t]|$)", re.MULTILINE)
@@ -242,11 +244,30 @@ def _not_underlined(found: re.Match[str]) -> str:
     text = found.string
     end = found.start() - 1  # the newline that ends the line above
     above = text[text.rfind("\n", 0, max(end, 0)) + 1 : end] if end > 0 else ""
-    if not above.strip(" \t>") or _HEADING.match(above):
+    if not above.strip(" \t>"):
         return found[0]
-    if not found[1] and _ITEM.match(above):  # not in the item: a rule
+    if (_HEADING.match(above) or (not found[1] and _ITEM.match(above))) and _opens(
+        above
+    ):  # a heading, or a list item the rule is no part of
         return found[0]
     return f"{found[1]}\\{found[0][len(found[1]) :]}"
+
+
+def _opens(line: str) -> bool:
+    """Whether `line` starts a block of its own whatever the line above it (after a
+    paragraph too): 3 columns in at most, 4 at most after a `>`, and each list marker a
+    bullet or `1.` with text after it. Otherwise it may go on a paragraph above it
+    (`2. # x`, `-` or a line 4 columns in): an underline under it heads that."""
+    wide = line.expandtabs(4)
+    rest = wide.lstrip(" ")
+    if len(wide) - len(rest) > 3:
+        return False
+    while (marker := _OPENING.match(rest)) is not None:
+        gap = len(marker[3])
+        if gap > 4 or (marker[1] != ">" and (gap == 0 or marker[2] not in (None, "1"))):
+            return False
+        rest = rest[marker.end() :]
+    return bool(rest)
 
 
 def _blocks(text: str) -> list[tuple[bool, str]]:

@@ -1517,6 +1517,31 @@ def test_a_line_that_goes_on_a_paragraph_is_not_taken_for_a_heading() -> None:
     assert page.count("<hr />") == 2
 
 
+def test_a_heading_in_a_list_item_after_a_line_that_may_go_on_its_text() -> None:
+    """A line that goes on the paragraph above it (`#foo`, `2.`, an empty `-`, a list
+    marker 4 columns past the item it would be in) ends no list item: the heading deep
+    in the item after it showed level with the export's title. A `>` 4 columns in is a
+    paragraph's line: a `-` under it made the paragraph a heading level with the turns."""
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    texts = [
+        "- a\n#foo\n    # User",
+        " 10. x\n\t2.\n     # User",
+        "-\n0.\n      # User",
+        ">\n2.\n    # User",
+        "  1. y\n    - u\n     # User",
+        "* --\n 10. t\n\t1) x\n      # User",  # `1)` 4 columns in: `10.`'s text
+        "r\n    >\n-",
+        ">y\n>     >\n>-",
+    ]
+    events = [Event("s", n, "assistant", text=text) for n, text in enumerate(texts)]
+    text = "".join(markdown.render(Session(app="claude", id="s", title="t"), events))
+    page = _in_a_viewer(text)
+    headings = re.findall(r"<h(\d)>(.*?)</h\d>", page, re.DOTALL)
+    assert headings == [("1", "t")] + [("3", "User")] * 6
+
+
 def test_markdown_text_of_any_shape_renders_inert() -> None:
     """Pieces of Markdown's syntax in any order, as a prompt, a reply, thinking, a tool's
     name, input and output, and a title: a viewer finds no markup in them, and the

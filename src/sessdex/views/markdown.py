@@ -65,6 +65,7 @@ _UNDERLINE = re.compile(r"^((?:[ \t]*>)*[ \t]*)(=++|-++)[ \t]*+$", re.MULTILINE)
 _ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 # a `>` or a list marker (its number without leading zeros), and the blank after it
 _OPENING = re.compile(r"(>|[-+*]|0{0,8}(\d{1,9})[.)])( *)")
+_ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
 # A heading indented 4 columns or more, which only a list item's content can make one
 # (`+ a` over `    # x`: the item's text starts at column 2, so `# x` is 2 in).
 _DEEP_HEADING = re.compile(r"^(?: {4}| {0,3}\t)[ \t]*#{1,6}(?:[ \t]|$)", re.MULTILINE)
@@ -171,22 +172,23 @@ def _after_blank(found: re.Match[str]) -> bool:
 
 
 class _Items:
-    """The list items a text keeps open, to find each heading that a list item's content
-    makes of a line indented 4 columns or more (as CommonMark does: a line less indented
-    than an item's content ends it, unless it goes on the paragraph above; 4 columns past
-    it is code). The lines `_HEADING` finds (3 columns in at most, or after a marker or a
-    `>`) are left to it."""
+    """The list items a text may keep open, to find each heading that a list item's
+    content makes of a line indented 4 columns or more (as CommonMark does: a line less
+    indented than an item's content ends it, unless it goes on the paragraph above; 4
+    columns past it is code). Where a line may or may not go on a paragraph (an empty
+    `-`, `2.`), the items it would open are kept as well as those it would end: a
+    heading any of them may hold goes down. The lines `_HEADING` finds (3 columns in at
+    most, or after a marker or a `>`) are left to it."""
 
     def __init__(self) -> None:
-        self.columns: list[int] = []  # each open item's content column, innermost last
-        # the line above goes on a paragraph: a "lazy" line may continue it
+        self.columns: list[int] = []  # the content columns of the items, in order
+        # the line above may go on a paragraph, which a "lazy" line may continue
         self.in_text = False
 
     def fenced(self, indent: int) -> None:
         """A fenced block `indent` columns in (0 to 3): it ends the items deeper than
         it, and any paragraph."""
-        while self.columns and indent < self.columns[-1]:
-            self.columns.pop()
+        self._end_past(indent)
         self.in_text = False
 
     def headed_down(self, prose: str) -> str:
@@ -196,6 +198,9 @@ class _Items:
             lines[number] = self._line(line)
         return "\n".join(lines)
 
+    def _end_past(self, column: int) -> None:
+        del self.columns[bisect.bisect_right(self.columns, column) :]
+
     def _line(self, line: str) -> str:
         wide = line.expandtabs(4)  # CommonMark's tab stops
         rest = wide.lstrip(" ")
@@ -204,14 +209,14 @@ class _Items:
             self.in_text = False
             return line
         items = self.columns
-        lazy = self.in_text and not (
-            _MARKER.match(rest)
-            or rest.startswith(("#", ">", "```", "~~~"))
-            or _BREAK.fullmatch(wide)
-        )
-        while items and column < items[-1] and not lazy:
-            items.pop()
-        inside = column - (items[-1] if items else 0)
+        held = bisect.bisect_right(items, column)
+        inside = column - (items[held - 1] if held else 0)  # past the item it is in
+        # a line that may go on the paragraph above ends no item: one that would start
+        # no block under it, or 4 columns in (code cannot break into a paragraph, and
+        # which items hold it is not known: one that seems to may have ended)
+        lazy = self.in_text and (column >= 4 or not _interrupts(rest))
+        if not lazy:
+            self._end_past(column)
         if inside >= 4:  # code, or a paragraph's next line: no block starts here
             return line
         if _BREAK.fullmatch(wide):
@@ -220,7 +225,7 @@ class _Items:
         if rest.startswith("#"):
             heading = _HEADING.match(rest)
             self.in_text = heading is None
-            if heading is not None and items and column >= 4:
+            if heading is not None and held and column >= 4:
                 start, run = line.index("#"), len(heading[2])
                 return line[:start] + "#" * min(6, run + 2) + line[start + run :]
             return line
@@ -232,9 +237,30 @@ class _Items:
             at += width + (
                 spaces if 1 <= spaces <= 4 and marker.end() < len(wide) else 1
             )
-            items.append(at)
+            place = bisect.bisect_left(items, at)
+            if place == len(items) or items[place] != at:
+                items.insert(place, at)
         self.in_text = True
         return line
+
+
+def _interrupts(rest: str) -> bool:
+    """Whether a line (its blank taken off) starts a block under a paragraph's line: a
+    quote, a heading, a fence, a rule, or a list item that is a bullet or 1 and holds
+    text. Any other line goes on the paragraph (`#foo`, `2.`, an empty `-`), in a list
+    item too if the paragraph is its (a "lazy" line: it ends no item)."""
+    if rest.startswith((">", "```", "~~~")) or _BREAK.fullmatch(rest):
+        return True
+    if _ATX.match(rest):
+        return True
+    marker = _OPENING.match(rest)
+    return (
+        marker is not None
+        and marker[1] != ">"
+        and marker[2] in (None, "1")
+        and bool(marker[3])
+        and marker.end() < len(rest)
+    )
 
 
 def _not_underlined(found: re.Match[str]) -> str:
@@ -244,13 +270,26 @@ def _not_underlined(found: re.Match[str]) -> str:
     text = found.string
     end = found.start() - 1  # the newline that ends the line above
     above = text[text.rfind("\n", 0, max(end, 0)) + 1 : end] if end > 0 else ""
-    if not above.strip(" \t>"):
+    if _blank(above):
         return found[0]
     if (_HEADING.match(above) or (not found[1] and _ITEM.match(above))) and _opens(
         above
     ):  # a heading, or a list item the rule is no part of
         return found[0]
     return f"{found[1]}\\{found[0][len(found[1]) :]}"
+
+
+def _blank(line: str) -> bool:
+    """Whether `line` is blank, or a quote's blank line (only `>`s): 3 columns in at
+    most, and 4 at most between them (further in, a `>` is a paragraph's text)."""
+    if not line.strip(" \t"):
+        return True
+    if line.strip(" \t>"):
+        return False
+    wide = line.expandtabs(4).rstrip(" ")
+    return len(wide) - len(wide.lstrip(" ")) <= 3 and all(
+        len(gap) <= 4 for _, gap in _GAP.findall(wide)
+    )
 
 
 def _opens(line: str) -> bool:

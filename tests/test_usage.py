@@ -398,6 +398,28 @@ def test_an_unpriced_model_is_listed_never_zero(mixed: Home) -> None:
     assert by_model["claude-sonnet-4-5"]["cost_usd"] is not None
 
 
+def test_a_copy_counted_in_another_session_leaves_no_model_in_this_ones_row(
+    mixed: Home, run: object
+) -> None:
+    """Session B also copies A's msg_A3, on a model no catalogue prices: the copy counts
+    in A, so B's row prices all it counts, and names only the models of what it counts."""
+    session_a = next(mixed.path.rglob("aaaaaaaa-*.jsonl"))
+    session_b = next(mixed.path.rglob("bbbbbbbb-*.jsonl"))
+    [copied] = [line for line in session_a.read_text().splitlines() if "msg_A3" in line]
+    with open(session_b, "a") as out:
+        out.write(copied.replace(session_a.stem, session_b.stem) + "\n")
+    sessions = rows(mixed, "session", ("claude",))
+    b = sessions[session_b.stem]
+    assert b["responses"] == 1 and b["input_tokens"] == 30  # msg_B1 alone
+    assert b["models"] == ["claude-sonnet-4-5"]
+    assert b["unpriced_models"] == []
+    assert b["cost_usd"] == pytest.approx(0.00099)
+    assert sessions[session_a.stem]["unpriced_models"] == ["claude-imaginary-9"]
+    table = run.invoke(main, ["usage", "session", "--home", str(mixed.path)]).output  # type: ignore[attr-defined]
+    [line] = [line for line in table.splitlines() if "bbbbbbbb" in line]
+    assert "$0.00099 " in line and "+" not in line and "imaginary" not in line
+
+
 def test_one_model_spelled_as_another_app_or_cloud_spells_it_is_one_row(
     mixed: Home, run: object
 ) -> None:

@@ -668,6 +668,11 @@ def _app_cost(value: object) -> float | None:
 # --- reports ---------------------------------------------------------------------------------
 
 
+def _shown(sums: Sequence[int]) -> tuple[bool, bool]:
+    """Whether a row's (app, model) sums make it one of its models, and an unpriced one."""
+    return sums[0] > 0 or any(sums[1:6]), any(sums[6:])
+
+
 @dataclass(slots=True)
 class Row:
     key: str
@@ -683,6 +688,13 @@ class Row:
     apps: set[str] = field(default_factory=set)
     agents: dict[str, Row] = field(default_factory=dict)
     about: dict[str, str | None] = field(default_factory=dict)  # a session's title, cwd
+    # (app, model) -> the sums of its buckets: responses, the five counts, and the four
+    # counts that have no price. A response a second file counts instead comes as a
+    # negative bucket: the model and app are the row's, and the model unpriced, only
+    # while those sums are not nothing
+    tally: dict[tuple[str, str], list[int]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def add(self, app: str, b: Bucket) -> None:
         self.input_tokens += b[5]
@@ -691,15 +703,37 @@ class Row:
         self.cache_write_tokens += b[8]
         self.reasoning_tokens += b[9]
         self.responses += b[11]
-        model = plain_name(b[2]) if b[2] else "(unknown model)"
-        if b[10] is None:
-            if b[5] or b[6] or b[7] or b[8]:
-                self.unpriced.add(model)
-        else:
+        if b[10] is not None:
             self.cost += b[10]
-        if b[11] > 0 or any(b[5:10]):
-            self.models.add(model)
-            self.apps.add(app)
+        model = plain_name(b[2]) if b[2] else "(unknown model)"
+        tally = self.tally.get((app, model))
+        if tally is not None and tally[0] > 0 and b[11] > 0 and b[10] is not None:
+            # the common case, which cannot take a model away nor make one unpriced
+            tally[0] += b[11]
+            tally[1] += b[5]
+            tally[2] += b[6]
+            tally[3] += b[7]
+            tally[4] += b[8]
+            tally[5] += b[9]
+            return
+        unpriced = b[5:9] if b[10] is None else (0, 0, 0, 0)
+        self._take(app, model, [b[11], *b[5:10], *unpriced])
+
+    def _take(self, app: str, model: str, sums: Sequence[int]) -> None:
+        key = (app, model)
+        tally = self.tally.get(key)
+        if tally is None:
+            self.tally[key] = list(sums)
+        else:
+            before = _shown(tally)
+            for n, value in enumerate(sums):
+                tally[n] += value
+            if _shown(tally) == before:
+                return
+        # a model or app comes or goes (rare): the sets are made again
+        self.models = {m for (_, m), t in self.tally.items() if _shown(t)[0]}
+        self.apps = {a for (a, _), t in self.tally.items() if _shown(t)[0]}
+        self.unpriced = {m for (_, m), t in self.tally.items() if _shown(t)[1]}
 
     @property
     def cost_usd(self) -> float | None:
@@ -889,9 +923,8 @@ def total(rows: Sequence[Row]) -> Row:
             setattr(out, name, getattr(out, name) + getattr(row, name))
         out.cost += row.cost
         out.responses += row.responses
-        out.unpriced |= row.unpriced
-        out.models |= row.models
-        out.apps |= row.apps
+        for (app, model), sums in row.tally.items():
+            out._take(app, model, sums)
     return out
 
 

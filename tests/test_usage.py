@@ -1025,6 +1025,29 @@ def test_apps_without_the_hook_count_their_readers_usage_events(home: Home) -> N
         assert record["cost_usd"] is not None or record["unpriced_models"]
 
 
+def test_a_session_total_is_priced_at_the_base_rate_not_as_one_long_request(
+    tmp_path: Path,
+) -> None:
+    """droid keeps only its session's totals: 3.2 million prompt tokens over many requests
+    are not one request past Claude Sonnet 4.5's 200k long-context threshold."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "droid" / "home", home)
+    [settings] = home.rglob("droid_large.settings.json")
+    values = orjson.loads(settings.read_bytes())
+    values["tokenUsage"] = {
+        "inputTokens": 40_000,
+        "outputTokens": 60_000,
+        "cacheCreationTokens": 200_000,
+        "cacheReadTokens": 3_000_000,
+    }
+    settings.write_bytes(orjson.dumps(values))
+    session = rows(Home.at(home), "session", ("droid",))["droid_large"]
+    assert tokens(session) == (40_000, 60_000, 200_000, 3_000_000, 0)
+    # $3 in, $15 out, $3.75 cache write, $0.30 cache read per million: 0.12 + 0.9 +
+    # 0.75 + 0.9 (the long-context rates, $6, $22.50, $7.50, $0.60, made it $4.89)
+    assert session["cost_usd"] == pytest.approx(2.67)
+
+
 @pytest.mark.parametrize("kind", ["app", "session"])
 def test_every_row_explains_to_its_own_totals_and_names_only_its_apps(
     home: Home, run: object, kind: str

@@ -197,6 +197,9 @@ class Event:
       its `time` is the response's last line. `extra["app_cost_usd"]`: what the app itself
       recorded as the cost of what the event counts, where its token counts cannot be
       priced (rough counters beside an exact running cost); `usage` takes it over a price.
+      `extra["summed"]`: True where the app keeps only totals and the event adds up
+      several responses (a session's counters): priced with no long-context tier, as no
+      single request's prompt is known.
     - turn_end: the model finished its turn (`extra["reason"]` if the app says why).
     - compaction: `text` is the summary when the app keeps one.
     - subagent: a spawn. `call_id` of the spawning tool call, `text` the description,

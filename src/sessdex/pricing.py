@@ -162,9 +162,17 @@ class Prices:
             _price(value.get("cache_write_1h")) or self.cache_write_1h,
         )
 
-    def cost(self, usage: Usage, cache_write_1h: int = 0) -> float:
-        """USD for one response. The tier is chosen by the whole prompt (input + cache)."""
-        prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+    def cost(
+        self, usage: Usage, cache_write_1h: int = 0, summed: bool = False
+    ) -> float:
+        """USD for one response. The tier is chosen by the whole prompt (input + cache);
+        `summed` counts add up several responses, whose prompts are not known: the base
+        rates, as no single request is known to have passed a tier."""
+        prompt = (
+            0
+            if summed
+            else usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+        )
         input_rate = _rate(self.input, prompt)
         read_rate = (
             input_rate if self.cache_read is None else _rate(self.cache_read, prompt)
@@ -325,15 +333,17 @@ class Catalogue:
         speed: str | None = None,
         cache_write_1h: int = 0,
         provider: str | None = None,
+        summed: bool = False,
     ) -> float | None:
-        """USD for one response at time `when` (epoch seconds), or None if its model has no price."""
+        """USD for one response at time `when` (epoch seconds), or None if its model has no
+        price; `summed`: the counts add up several responses (`Prices.cost`)."""
         model = self.lookup(usage.model, provider)
         if model is None:
             return None
         prices = model.prices(when, speed)
         if prices is None:
             return None
-        return prices.cost(usage, cache_write_1h)
+        return prices.cost(usage, cache_write_1h, summed)
 
 
 @cache

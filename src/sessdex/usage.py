@@ -101,6 +101,7 @@ def _cost(catalogue: Catalogue, record: UsageRecord) -> float | None:
         record.time,
         speed=record.speed,
         cache_write_1h=record.cache_write_1h,
+        summed=record.summed,
     )
 
 
@@ -646,6 +647,7 @@ def _session_records(
             if tokens.model is None and session.model:  # named by its session
                 tokens = replace(tokens, model=session.model)
             cost = _app_cost(event.extra.get("app_cost_usd"))
+            summed = event.extra.get("summed") is True
             yield UsageRecord(
                 event.time.timestamp() if event.time else None,
                 tokens,
@@ -653,8 +655,10 @@ def _session_records(
                 event.agent_id,
                 session.cwd,
                 note=f"{source.NAME} usage event {event.seq}"
+                + (", the sum of several responses" if summed else "")
                 + (", its cost as the app recorded it" if cost is not None else ""),
                 app_cost_usd=cost,
+                summed=summed,
             )
 
 

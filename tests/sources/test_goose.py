@@ -78,7 +78,9 @@ def test_hidden_sessions_are_skipped_and_sub_agents_marked() -> None:
 def test_usage_is_the_accumulated_session_counters() -> None:
     found = sessions()
     main = events(found[MAIN])
-    assert [e.extra for e in main if e.kind == "usage"] == [{"scope": "session"}]
+    assert [e.extra for e in main if e.kind == "usage"] == [
+        {"scope": "session", "summed": True}
+    ]
     assert total(main) == Usage(8200, 450, model="claude-sonnet-4-5")
     assert total(events(found[SUB])) == Usage(1500, 60, model="claude-sonnet-4-5")
     assert total(events(found[LEGACY])) == Usage(700, 200)
@@ -635,7 +637,7 @@ def test_cache_reads_and_writes_are_taken_out_of_goose_input(tmp_path: Path) -> 
     db.close()
     found = events(sessions(home)["20260820_1"])
     [counted] = [e for e in found if e.kind == "usage"]
-    assert counted.extra == {"scope": "session"}
+    assert counted.extra == {"scope": "session", "summed": True}
     assert counted.usage == Usage(3_000, 500, 6_000, 1_000, model=SONNET)
 
 
@@ -709,11 +711,11 @@ def test_spend_from_before_the_ledger_is_counted_once(tmp_path: Path) -> None:
     found = sessions(home)
     reopened = [e for e in events(found["20260820_1"]) if e.kind == "usage"]
     assert [(e.usage, e.extra) for e in reopened] == [
-        (Usage(5_000, 1_000, model=SONNET), {"scope": "session"}),
+        (Usage(5_000, 1_000, model=SONNET), {"scope": "session", "summed": True}),
         (Usage(100, 20, model=SONNET), {}),
         (
             Usage(500, 50, model=SONNET),
-            {"scope": "session"},
+            {"scope": "session", "summed": True},
         ),  # counted, never in the ledger
     ]
     assert total(events(found["20260820_2"])) == Usage(700, 70, model=SONNET)

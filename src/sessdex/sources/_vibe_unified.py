@@ -667,7 +667,7 @@ class _EntryReader:
                 agent_id=agent,
                 time=ms_time(session.get("updatedAt")),
                 usage=usage,
-                extra={"cumulative": True},
+                extra={"cumulative": True, "summed": True},
             )
 
 

@@ -269,6 +269,7 @@ class UsageRecord:
     line: int = 0  # the line it was dated by
     app_cost_usd: float | None = None  # the app's own cost, used instead of a price
     note: str = ""  # how it was counted, for --explain
+    summed: bool = False  # adds up several responses (priced with no long-context tier)
     replaces: UsageRecord | None = (
         None  # read from an offset: the record this one updates
     )

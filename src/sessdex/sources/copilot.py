@@ -681,7 +681,7 @@ class _Reader:
                         record,
                         agent_id=None,
                         usage=delta,
-                        extra={"from": "shutdown totals"},
+                        extra={"from": "shutdown totals", "summed": True},
                     )
         self.totals = totals or self.totals
         self.records_since_shutdown = 0

@@ -400,7 +400,7 @@ class _Reader:
         )
         if usage.total:
             cost = info.get("cost")
-            extra: dict[str, JSONValue] = {"scope": "session"}
+            extra: dict[str, JSONValue] = {"scope": "session", "summed": True}
             if isinstance(cost, int | float) and not isinstance(cost, bool):
                 extra["cost"] = cost
                 below = self.children_cost.get(session_id, 0.0)

@@ -384,7 +384,12 @@ def _transcript(
         )
         if total is not None:
             yield tagged(
-                event("usage", last_time, usage=total, extra={"session_total": True})
+                event(
+                    "usage",
+                    last_time,
+                    usage=total,
+                    extra={"session_total": True, "summed": True},
+                )
             )
 
 

@@ -536,7 +536,7 @@ def read(
             "usage",
             session.updated or reader.last_time,
             usage=usage,
-            extra={"scope": "session"},
+            extra={"scope": "session", "summed": True},
         )
 
 
@@ -806,7 +806,7 @@ class _Reader:
                 db_time(info.get("updated_at")) or self.last_time,
                 agent,
                 usage=usage,
-                extra={"scope": "session"},
+                extra={"scope": "session", "summed": True},
             )
         if self.linked:
             children = connection.execute(
@@ -825,6 +825,7 @@ class _Reader:
         extra: dict[str, JSONValue] = {}
         if call.carried:
             extra["scope"] = "session"
+            extra["summed"] = True
         if call.compaction:
             extra["compaction"] = True
         yield self.say("usage", call.time, agent, usage=usage, extra=extra)

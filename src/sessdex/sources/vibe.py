@@ -473,7 +473,7 @@ def _read_v1(session: Session, diagnostics: Diagnostics, full: bool) -> Iterator
         messages=(count, _v1_messages(path, diagnostics)),
     )
     if (usage := _usage(meta, None)) is not None:
-        yield emit("usage", time=meta.end, usage=usage)
+        yield emit("usage", time=meta.end, usage=usage, extra={"summed": True})
 
 
 def _v1_messages(path: Path, diagnostics: Diagnostics) -> Iterator[dict[str, object]]:
@@ -689,7 +689,13 @@ def _call_events(
             depth=depth + 1,
         )
         if child.stats and (usage := _usage(child, None)) is not None:
-            yield emit("usage", agent_id=child.session_id, time=child.end, usage=usage)
+            yield emit(
+                "usage",
+                agent_id=child.session_id,
+                time=child.end,
+                usage=usage,
+                extra={"summed": True},
+            )
 
 
 def _usage(meta: _Meta, before: _Meta | None) -> Usage | None:
@@ -738,7 +744,7 @@ def _read_legacy(
         )
         usage = _usage(meta, before)
         if usage is not None and not offset:
-            yield emit("usage", time=meta.end, usage=usage)
+            yield emit("usage", time=meta.end, usage=usage, extra={"summed": True})
         before = meta
 
 

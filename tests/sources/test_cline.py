@@ -399,8 +399,36 @@ def test_sub_agents_usage_counts_and_older_message_names_are_known(
     assert [e.extra for e in got if e.kind == "usage"][1] == {
         "cost_usd": 0.01,
         "subagents": True,
+        "summed": True,
     }
     assert "First read the tests." in [e.text for e in got if e.kind == "assistant"]
+
+
+@pytest.mark.parametrize("kind", ["subagent_usage", "deleted_api_reqs"])
+def test_a_batch_of_requests_is_priced_at_the_base_rates(
+    tmp_path: Path, kind: str
+) -> None:
+    """A `subagent_usage` or `deleted_api_reqs` message sums several requests: 300k
+    prompt tokens of them are not one request past Sonnet 4.5's 200k threshold."""
+    from sessdex import usage
+
+    home = tmp_path / "home"
+    model = {"providerId": "anthropic", "modelId": "claude-sonnet-4-5"}
+    task(
+        home,
+        "9",
+        [
+            {"ts": 7, "type": "say", "say": "task", "text": "t"},
+            {**api_req(8, tokensIn=100, tokensOut=10), "modelInfo": model},
+            {"ts": 9, "type": "say", "say": kind,
+             "text": json.dumps({"tokensIn": 300_000, "tokensOut": 10_000,
+                                 "cacheWrites": 0, "cacheReads": 0})},
+        ],
+    )  # fmt: skip
+    [row] = usage.run(Home.at(home), "app", apps=["cline"]).rows
+    assert (row.input_tokens, row.output_tokens) == (300_100, 10_010)
+    # $3 in, $15 out per million (the long-context $6 and $22.50 made it $2.03)
+    assert row.cost_usd == pytest.approx(0.90030 + 0.15015)
 
 
 def test_an_ask_waits_for_the_user_until_something_follows(tmp_path: Path) -> None:

@@ -662,11 +662,10 @@ class _Translator:
             if kind == "subagent_usage":
                 # a batch of sub-agents' requests (Cline 3.5x+; they write no files of
                 # their own): Cline's getApiMetrics adds each to the task's totals
-                extra["subagents"] = True
+                extra["subagents"] = extra["summed"] = True
             elif kind not in ("api_req_started", "api_req_finished"):
-                extra["deleted"] = (
-                    True  # requests removed from the task, kept in its totals
-                )
+                # requests removed from the task, kept in its totals
+                extra["deleted"] = extra["summed"] = True
             uncached = tokens[0]
             if self._input_holds_cache(data, tokens):
                 uncached = max(0, tokens[0] - tokens[2] - tokens[3])

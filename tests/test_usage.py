@@ -680,6 +680,58 @@ def test_a_read_that_fails_halfway_keeps_the_sums_from_before_it(
     )
 
 
+def test_a_sub_agent_of_a_sub_agent_counts_under_the_session_that_began_them(
+    tmp_path: Path, run: object
+) -> None:
+    """The real Codex 0.171 sub-agent spawns one of its own (depth 2, its rollout naming
+    the first sub-agent its parent): both count under the lead session, as its agents,
+    not as a session row of the first sub-agent's id; the row's audit adds up to it."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "usage" / "realcli", home)
+    [day] = home.rglob("30")
+    lead, child = (
+        "01a22b81-666a-7993-963b-4b7cc4e806e9",
+        "01a22b81-66cf-74d0-99b4-ed78fda80cf9",
+    )
+    grandchild = "01a22b81-7777-74d0-99b4-ed78fda80cf9"
+    [spawned] = day.glob(f"rollout-*-{child}.jsonl")
+    lines = spawned.read_text().replace(child, grandchild).splitlines()
+    lines[0] = lines[0].replace(
+        f'"parent_thread_id":"{lead}"', f'"parent_thread_id":"{child}"'
+    )
+    (day / f"rollout-2026-11-30T08-10-31-{grandchild}.jsonl").write_text(
+        "\n".join(lines) + "\n"
+    )
+    sessions = rows(Home.at(home), "session", ("codex",))
+    assert child not in sessions
+    agents = {a["key"]: tokens(a) for a in sessions[lead]["agents"]}  # type: ignore[union-attr]
+    assert agents == {
+        "lead": (3600, 90, 0, 0, 0),
+        child: (2400, 60, 0, 0, 0),
+        grandchild: (2400, 60, 0, 0, 0),
+    }
+    result = run.invoke(  # type: ignore[attr-defined]
+        main,
+        [
+            "usage",
+            "session",
+            "--home",
+            str(home),
+            "--app",
+            "codex",
+            "--explain",
+            lead,
+            "--json",
+        ],
+    )
+    audit = orjson.loads(result.output)
+    assert (
+        sum(c["input_tokens"] for c in audit["counted"])
+        == sessions[lead]["input_tokens"]
+        == 8400
+    )
+
+
 def test_session_report_splits_the_lead_and_each_sub_agent(mixed: Home) -> None:
     sessions = rows(mixed, "session", ("codex",))
     parent = sessions["01a1f000-0000-7000-8000-00000000000a"]

@@ -240,7 +240,7 @@ def explain(
     for r in report(keep(collected.buckets, filters), kind, filters.tz):
         rows.setdefault(r.key, r)
     key = _row_key(kind, key, rows, home)
-    reader = _Reader(home, kind, key, filters, limit)
+    reader = _Reader(home, kind, key, filters, limit, collected.lifted)
     selected = sources.all_sources(apps)
     if progress is not None:
         total = sum(
@@ -275,9 +275,17 @@ class _Reader:
     """Reads one row's files again and tallies what each line did."""
 
     def __init__(
-        self, home: Home, kind: str, key: str, filters: Filters, limit: int
+        self,
+        home: Home,
+        kind: str,
+        key: str,
+        filters: Filters,
+        limit: int,
+        lifted: dict[tuple[str, str], str] | None = None,
     ) -> None:
         self.home = home
+        # a sub-agent's sub-agent's session id -> the session it counts in
+        self.lifted = lifted or {}
         self.kind = kind
         self.key = key
         self.filters = filters
@@ -289,6 +297,9 @@ class _Reader:
         self.done = 0
 
     def in_row(self, app: str, bucket: Bucket) -> bool:
+        top = self.lifted.get((app, bucket[0]))
+        if top is not None:  # a sub-agent's sub-agent: counted in the top session
+            bucket = [top, *bucket[1:]]
         kept = keep([(app, bucket)], self.filters)  # an odd time taken as none
         if not kept:
             return False

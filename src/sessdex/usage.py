@@ -290,6 +290,9 @@ class Collected:
     )  # app -> files read by the hook
     read_bytes: int = 0
     catalogue: str = ""
+    # (app, session id) -> the session it is a sub-agent of, at the top: its buckets
+    # count there (`_lift`)
+    lifted: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def _signature(st: os.stat_result) -> str:
@@ -324,7 +327,28 @@ def collect(
             _collect_sessions(index, others, catalogue, out)
     finally:
         index.close()
+    _lift(out)
     return out
+
+
+def _lift(out: Collected) -> None:
+    """A sub-agent that began one of its own: the second's responses are written under the
+    first's id as their session (a file knows only its own parent). A session id that is
+    another session's agent is that session's, up to the top (a loop ends where it began):
+    its buckets are moved there, and `out.lifted` says so for `--explain`."""
+    parents = {(app, b[1]): b[0] for app, b in out.buckets if b[1] and b[1] != b[0]}
+    if not parents:
+        return
+    for app, session in {(app, b[0]) for app, b in out.buckets}:
+        top, steps = session, 0
+        while (app, top) in parents and steps < 64:
+            top, steps = parents[app, top], steps + 1
+        if top != session:
+            out.lifted[app, session] = top
+    if out.lifted:
+        out.buckets = [
+            (app, [out.lifted.get((app, b[0]), b[0]), *b[1:]]) for app, b in out.buckets
+        ]
 
 
 def _collect_files(

@@ -187,9 +187,8 @@ def _sh_word(text: str) -> str:
     at = 0
     for found in _UNPRINTABLE_RUN.finditer(text):
         start, end = found.span()
-        if (
-            text[end - 1] == "\n"
-        ):  # the character after it keeps the break in the output
+        # a run ending in a line break takes the next character, which keeps the break
+        if text[end - 1] == "\n":
             end += 1
         if at < start:
             out.append(shlex.quote(text[at:start]))

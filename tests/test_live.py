@@ -7,6 +7,7 @@ timestamps), checking the events that come out and the status after each step.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -1562,6 +1563,58 @@ def test_a_session_in_a_new_project_folder_shows_at_once(tmp_path: Path) -> None
     for rows in api.watch_sessions(
         home, since=api.parse_since("3000w"), duration=12, notify=True
     ):
+        if any(row.session.id == fresh for row in rows):
+            seen_at = time.monotonic()
+            break
+    assert written and seen_at is not None
+    assert seen_at - written[0] < 8  # not the 30 s rescan
+
+
+def test_a_new_session_in_a_database_no_shown_session_is_in_shows_at_once(
+    tmp_path: Path,
+) -> None:
+    """An app that keeps its sessions in a database (Crush, OpenCode) has its scan look
+    for that file, not list a folder: with notifications, the database's folder was
+    watched only while one of its sessions was on the board, so a session started (or
+    resumed) in it waited for the 30 s rescan, three times what polling takes."""
+    home = copy_home("crush", tmp_path)
+    database = home.path / "code" / "shop-api" / ".crush" / "crush.db"
+    with contextlib.closing(sqlite3.connect(database, isolation_level=None)) as db:
+        db.execute("DELETE FROM messages")  # a project whose sessions are all gone:
+        db.execute("DELETE FROM sessions")  # none of its database's is on the board
+    fresh = "0badcafe-1234-4567-8901-23456789abcd"
+    written: list[float] = []
+
+    def start() -> None:
+        now = int(time.time())
+        writer = sqlite3.connect(database, isolation_level=None)  # the app, writing
+        try:
+            writer.execute("PRAGMA journal_mode=WAL")
+            writer.execute(
+                "INSERT INTO sessions (id, title, updated_at, created_at)"
+                " VALUES (?, 'Started while watched', ?, ?)",
+                (fresh, now, now),
+            )
+            writer.execute(
+                "INSERT INTO messages (id, session_id, role, parts, created_at,"
+                " updated_at) VALUES (?, ?, 'user', ?, ?, ?)",
+                (
+                    f"m-{fresh}",
+                    fresh,
+                    '[{"type":"text","data":{"text":"hi"}}]',
+                    now,
+                    now,
+                ),
+            )
+            written.append(time.monotonic())
+        finally:
+            writer.close()
+
+    threading.Timer(2.0, start).start()
+    seen_at = None
+    for rows in api.watch_sessions(home, since="1h", duration=14, notify=True):
+        others = [row for row in rows if row.session.id != fresh]
+        assert not any(str(database) in (row.session.path or "") for row in others)
         if any(row.session.id == fresh for row in rows):
             seen_at = time.monotonic()
             break

@@ -918,13 +918,28 @@ class Index:
 
     def listed_folders(self, apps: Sequence[str] = (), limit: int = 2000) -> list[str]:
         """The folders the apps' last scans listed for their sessions (not the sub-agent
-        folders): where a new session's file appears."""
-        sql = "SELECT path FROM scan_paths WHERE what = ? AND nested = 0"
-        args: list[object] = [freshness.LISTED]
+        folders): where a new session's file appears; and the folders of the databases
+        sessions were found in, which a scan looks for rather than lists: a new session
+        is a row written into one."""
+        chosen = ""
+        args: list[object] = list(apps)
         if apps:
-            sql += f" AND app IN ({','.join('?' * len(apps))})"
-            args += list(apps)
-        return [path for (path,) in self.db.execute(sql + " LIMIT ?", [*args, limit])]
+            chosen = f" AND app IN ({','.join('?' * len(apps))})"
+        found = [
+            path
+            for (path,) in self.db.execute(
+                f"SELECT path FROM scan_paths WHERE what = ? AND nested = 0{chosen}"
+                " LIMIT ?",
+                [freshness.LISTED, *args, limit],
+            )
+        ]
+        suffixes = " OR ".join("path LIKE ?" for _ in freshness.DB_SUFFIXES)
+        databases = self.db.execute(
+            f"SELECT path FROM files WHERE nested = 0{chosen} AND ({suffixes}) LIMIT ?",
+            [*args, *(f"%{suffix}" for suffix in freshness.DB_SUFFIXES), limit],
+        )
+        found += (os.path.dirname(path) for (path,) in databases)
+        return list(dict.fromkeys(found))
 
     def skipped_details(
         self, apps: Sequence[str] = ()

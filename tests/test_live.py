@@ -669,6 +669,41 @@ def test_rules_errors_interruptions_and_approval() -> None:
     assert decide(asking, T + 2, T + 1, True, lambda since: False).status == "working"
 
 
+def test_an_inferred_approval_nobody_answers_goes_idle_as_a_recorded_one_does() -> None:
+    """A call taken to wait for approval (the CLI alive and silent, no process started
+    since) stayed 'waiting for you' for ever: a prompt left overnight, or an in-process
+    tool hung for hours, topped the board, where an approval the app recorded, or a
+    turn that ended, is idle after 15 min."""
+    prompt = event("user", T, text="go")
+    later = T + 1 + 3 * 3600
+    recorded = tracked(
+        prompt,
+        event(
+            "tool_call", T + 1, tool="Shell", call_id="c", extra={"asks": "approval"}
+        ),
+    )
+    assert decide(recorded, later, T + 1, True).status == "idle"
+    asking = tracked(prompt, event("tool_call", T + 1, tool="Edit", call_id="c"))
+    status = decide(asking, later, T + 1, True, lambda since: False)
+    assert (status.status, status.reason) == ("idle", "Edit waits for approval (3 h)?")
+    status = decide(asking, T + 60, T + 1, True, lambda since: False)
+    assert status.status == "waiting_for_user"
+    # a sub-agent's, which the lead's window asks for
+    spawn = event("tool_call", T + 1, tool="Task", call_id="s")
+    announced = event(
+        "subagent", T + 1, call_id="s", extra={"child_id": "k", "agent_type": "Explore"}
+    )
+    child = event("tool_call", T + 2, agent="k", tool="Read", call_id="k1")
+    tracker = tracked(prompt, spawn, announced, child)
+    status = decide(tracker, T + 2 + 3 * 3600, T + 2, True, lambda since: False)
+    assert (status.status, status.reason) == (
+        "idle",
+        "Explore: Read waits for approval (3 h)?",
+    )
+    status = decide(tracker, T + 60, T + 2, True, lambda since: False)
+    assert status.status == "waiting_for_user"
+
+
 def test_rules_sub_agents() -> None:
     prompt = event("user", T, text="go")
     spawn = event("tool_call", T + 1, tool="Task", call_id="c")

@@ -9,11 +9,12 @@ what the rules need, and `decide` applies them. The rules, in order:
    one of its sub-agents is still being written; a spawn that returned ends its sub-agent.
 3. waiting_for_user — the app recorded that it asks the user to approve a call
    (`extra["asks"] == "approval"`, on the call or on a meta event) or to answer a
-   question (`"answer"`), and nothing followed.
+   question (`"answer"`), and nothing followed; idle once it waited IDLE_AFTER.
    working / waiting_for_user — an open tool call: the tool is running; but when the CLI
    runs, nothing was written since the call, and the CLI started no process since, the
    call is taken to wait for the user's approval (an inference, for apps that record no
-   approval request). A working sub-agent's open call, under rule 2, is read the same way.
+   approval request), idle after IDLE_AFTER as a recorded one. A working sub-agent's open
+   call, under rule 2, is read the same way.
    working / idle — the model took the request to answer later (`extra["deferred"]` on a
    meta event: a background or batch answer the app polls for): working while the CLI
    runs or writes, then idle for up to DEFERRED_FOR, then ended. Never waiting for the user.
@@ -273,9 +274,7 @@ def decide(
         who, (what, asked_at) = asked
         waits = f"{who}: {what}" if who else what
         reason = f"{waits} ({ago(now - asked_at)})"
-        return Status(
-            "waiting_for_user" if now - asked_at < IDLE_AFTER else "idle", reason
-        )
+        return Status(_waiting(now - asked_at), reason)
     # with no process information, a silence this long ends a spawn whose sub-agent has no
     # file of its own as it ends any open call
     stale = alive is None and quiet >= ENDED_AFTER
@@ -286,7 +285,8 @@ def decide(
         for child in working:
             asks = _waits_for_approval(tracker, child, now, quiet, alive, spawned_since)
             if asks is not None:
-                return Status("waiting_for_user", f"{_name(child)}: {asks}")
+                waits, running = asks
+                return Status(_waiting(running), f"{_name(child)}: {waits}")
         if len(working) == 1:
             child = working[0]
             started = _started(tracker, child)
@@ -312,7 +312,7 @@ def decide(
             return Status("ended", f"stopped during {name} (process gone)")
         asks = _waits_for_approval(tracker, lead, now, quiet, alive, spawned_since)
         if asks is not None:
-            return Status("waiting_for_user", asks)
+            return Status(_waiting(asks[1]), asks[0])
         if alive is None and quiet >= ENDED_AFTER:
             return Status("ended", f"nothing written for {ago(quiet)}")
         return Status("working", f"tool {name} running {ago(running)}")
@@ -399,10 +399,11 @@ def _waits_for_approval(
     quiet: float,
     alive: bool | None,
     spawned_since: SpawnedSince | None,
-) -> str | None:
-    """'Bash waits for approval (12 s)?' when the agent's newest open call is taken to
-    wait for the user: the CLI runs, nothing was written since the call, and the CLI
-    started no process since (an inference, for apps that record no approval request)."""
+) -> tuple[str, float] | None:
+    """('Bash waits for approval (12 s)?', for how many seconds) when the agent's newest
+    open call is taken to wait for the user: the CLI runs, nothing was written since the
+    call, and the CLI started no process since (an inference, for apps that record no
+    approval request)."""
     if not (agent.open_calls and alive and quiet >= APPROVAL_AFTER):
         return None
     if spawned_since is None:
@@ -413,7 +414,13 @@ def _waits_for_approval(
         return None  # a spawn waits for its sub-agent, not for the user
     if spawned_since(started - 1.0) is not False:
         return None
-    return f"{tool or 'tool'} waits for approval ({ago(running)})?"
+    return f"{tool or 'tool'} waits for approval ({ago(running)})?", running
+
+
+def _waiting(seconds: float) -> str:
+    """What a request of the user's answer `seconds` old is: idle once unanswered for
+    IDLE_AFTER, as a turn that ended is."""
+    return "waiting_for_user" if seconds < IDLE_AFTER else "idle"
 
 
 def _name(child: Agent) -> str:

@@ -341,3 +341,21 @@ def test_real_sessions_read_whole_with_their_usage() -> None:
     assert [(u.input_tokens, u.output_tokens) for u in usage] == [(1000, 25)] * 5
     assert {e.agent_id for e in parent if e.kind == "tool_call"} == {None, "aa2b6a024"}
     assert not diagnostics.unknown and not diagnostics.skipped
+
+
+def test_a_retried_step_is_no_failure_on_the_board() -> None:
+    """Kimi CLI writes `StepRetry` before it tries a step again: `watch` read it as the
+    turn's error, and once the back-off was 10 s long the session showed `failed`
+    (`error: retrying after APIConnectionError`) while kimi was still trying."""
+    from sessdex.status import Tracker, decide
+
+    got = events(sessions(Home.at(DATA / "home"))[MAIN])
+    retry = next(i for i, e in enumerate(got) if e.text and "retrying" in e.text)
+    tracker = Tracker()
+    for event in got[: retry + 1]:
+        assert event.time is not None
+        tracker.add(event, event.time.timestamp())
+    at = got[retry].time
+    assert at is not None
+    status = decide(tracker, at.timestamp() + 30, at.timestamp(), True)
+    assert status.status == "working", status

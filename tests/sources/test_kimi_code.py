@@ -463,3 +463,27 @@ def _with_a_second_agent(
     added = [json.dumps(r) + "\n" for r in records(json.loads(lines[at])["time"])]
     wire.write_text("".join([*lines[: at + 1], *added, *lines[at + 1 :]]))
     return home
+
+
+def _status_after(got: list[Event], last: int, later: float) -> tuple[str, str]:
+    """The live status `later` seconds after event `last` was written, the CLI alive."""
+    from sessdex.status import Tracker, decide
+
+    tracker = Tracker()
+    for event in got[: last + 1]:
+        assert event.time is not None
+        tracker.add(event, event.time.timestamp())
+    at = got[last].time
+    assert at is not None
+    status = decide(tracker, at.timestamp() + later, at.timestamp(), True)
+    return status.status, status.reason
+
+
+def test_a_retried_model_request_is_no_failure_on_the_board() -> None:
+    """Kimi Code notes each retried model request: `watch` read it as the turn's error,
+    and once the retry's back-off was 10 s long the session showed `failed` (`error:
+    model request retried (attempt 7/10)`) while kimi was still trying."""
+    got = events(sessions(Home.at(DATA / "home"))[SMALL])
+    retried = max(i for i, e in enumerate(got[:8]) if e.kind == "error")
+    assert got[retried].text == "model request retried (attempt 7/10)"
+    assert _status_after(got, retried, 30) == ("working", "model responding")

@@ -454,7 +454,7 @@ class _Reader:
                     time,
                     agent_id=agent,
                     text=f"model request retried (attempt {attempt})",
-                    extra={"retry": True},
+                    extra={"retry": True, "retrying": True},  # kimi tries again
                 )
         elif kind in ("turn.cancel", "turn.ended", "turn.step.interrupted"):
             yield from self.turn_over(kind, record, time, agent, turn)
@@ -464,7 +464,7 @@ class _Reader:
                 time,
                 agent_id=agent,
                 text="step retried",
-                extra={"retry": True},
+                extra={"retry": True, "retrying": True},  # kimi tries again
             )
         elif kind == "context.apply_compaction":
             summary = record.get("summary")

@@ -522,7 +522,7 @@ class _Reader:
                 time,
                 agent_id=agent,
                 text=f"retrying after {why}",
-                extra={"retry": True},
+                extra={"retry": True, "retrying": True},  # kimi tries again
             )
         elif kind == "CompactionBegin":
             yield self.event("compaction", time, agent_id=agent)

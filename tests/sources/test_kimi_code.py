@@ -487,3 +487,19 @@ def test_a_retried_model_request_is_no_failure_on_the_board() -> None:
     retried = max(i for i, e in enumerate(got[:8]) if e.kind == "error")
     assert got[retried].text == "model request retried (attempt 7/10)"
     assert _status_after(got, retried, 30) == ("working", "model responding")
+
+
+def test_a_turn_the_user_cancelled_is_an_interruption_not_a_failure() -> None:
+    """Kimi Code writes `turn.cancel` when the user stops a turn: `watch` showed the
+    session `failed` (`error: turn cancelled`) where another app's abort waits for the
+    user, and a turn ended after a cancel still ended 'on its error'."""
+    got = events(sessions(Home.at(DATA / "home"))[SMALL])
+    cancelled = next(i for i, e in enumerate(got) if e.text == "turn cancelled")
+    assert _status_after(got, cancelled, 60) == (
+        "waiting_for_user",
+        "interrupted 1 m ago",
+    )
+    assert _status_after(got, len(got) - 1, 60) == (
+        "waiting_for_user",
+        "turn ended 1 m ago",
+    )

@@ -607,7 +607,14 @@ class _Reader:
         elif kind == "turn.cancel" or reason == "cancelled":
             if not turn.cancelled:
                 turn.cancelled = True
-                yield self.event("error", time, agent_id=agent, text="turn cancelled")
+                # the user stopped it: an interruption, not a failure
+                yield self.event(
+                    "error",
+                    time,
+                    agent_id=agent,
+                    text="turn cancelled",
+                    extra={"interrupted": True},
+                )
         elif reason in ("failed", "blocked"):
             message = text_of(record.get("error"), "message")
             text = f"turn {reason}: {message}" if message else f"turn {reason}"

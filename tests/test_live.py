@@ -931,6 +931,22 @@ def test_follow_command_prints_labelled_sub_agents(
     assert "↳" in result.stdout
 
 
+def test_watch_help_says_what_a_pipe_gets(home: Home, run: CliRunner) -> None:
+    """A board into a pipe or a file is printed again at each status change until
+    Ctrl-C, which neither `watch --help` nor docs/live.md said (only --once's single
+    board and --nl's lines were named)."""
+    shown = run.invoke(main, ["watch", "--help"])
+    assert shown.exit_code == 0
+    assert "Into a pipe or a file, the board is printed again" in " ".join(
+        shown.stdout.split()
+    )
+    piped = run.invoke(
+        main,
+        ["watch", "--since", "3000w", "--duration", "0", "--home", str(home.path)],
+    )
+    assert piped.exit_code == 0 and "ended (" in piped.stdout
+
+
 def test_watch_command_nl_and_once(home: Home, run: CliRunner) -> None:
     result = run.invoke(
         main, ["watch", "--nl", "--once", "--since", "3000w", "--home", str(home.path)]

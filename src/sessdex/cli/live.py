@@ -139,7 +139,8 @@ def watch_command(
 
     \b
     Sessions waiting for you come first. --nl prints every session's status, then each
-    change, one JSON object per line.
+    change, one JSON object per line. Into a pipe or a file, the board is printed again
+    whenever a session's status changes, a blank line between boards (--once: one).
     Example: sessdex watch --since 3h
     """
     home = resolve_home(home_dir)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import platformdirs
 import pytest
+from click.testing import CliRunner
 
 from sessdex import quick, sources
 from sessdex.indexfile import cache_folder
@@ -774,6 +775,51 @@ def test_a_name_that_hides_sessions_is_warned_of_on_every_list(
     assert b"not valid UTF-8" in full_run(*args).stderr
     assert answered(args, capsysbinary) is None
     assert b"not valid UTF-8" in full_run(*args).stderr
+
+
+def test_a_transcript_it_may_not_open_is_warned_of_on_every_list(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """A transcript of root's (0600, after `sudo claude`): the full command said its
+    sessions may be missing once, and a warm list then answered without a word."""
+    home = tmp_path / "home"
+    write_claude_session(home, "56565656-aaaa-4aaa-8aaa-565656565656", "/w/ok")
+    shut = write_claude_session(home, "78787878-bbbb-4bbb-8bbb-787878787878", "/w/shut")
+    name = str(shut)
+    settled(home)
+    opener = os.open
+    tries: list[str] = []
+
+    def refusing(path: object, *args: object, **kwargs: object) -> int:
+        if os.fspath(path) == name:  # type: ignore[call-overload]
+            tries.append(name)
+            raise PermissionError(13, "Permission denied", name)
+        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
+
+    monkeypatch.setattr(os, "open", refusing)  # as the kernel refuses another user
+    args = ["--json", "--home", str(home), "--app", "claude"]
+    full_command = ["list", *args]
+    from sessdex.cli import main
+
+    CliRunner().invoke(main, full_command, catch_exceptions=False)  # warms the index
+    for _ in range(2):
+        capsysbinary.readouterr()
+        tries.clear()
+        assert quick.answer("list", args)
+        got = capsysbinary.readouterr()
+        assert [row["id"] for row in json.loads(got.out)] == [
+            "56565656-aaaa-4aaa-8aaa-565656565656"
+        ]
+        assert f"could not open 1 file(s), such as {name}".encode() in got.err
+        assert tries == []  # said from the index: a warm list stays as fast
+    monkeypatch.setattr(os, "open", opener)  # given to the user (`sudo chown`):
+    os.chmod(name, 0o644)  # its change time moves, so it is read: listed, not a word
+    capsysbinary.readouterr()
+    assert quick.answer("list", args)
+    got = capsysbinary.readouterr()
+    assert len(json.loads(got.out)) == 2 and got.err == b""
 
 
 def test_a_file_rewritten_with_its_size_and_mtime_kept_is_read_again(

@@ -35,7 +35,7 @@ from .errors import (
 from .files import line_start
 from .index import Index, Progress, RefreshReport, Row, once_more_if_damaged
 from .model import Event, ResumePlan, Session
-from .selection import parse_query
+from .selection import parse_query, refused_files
 from .sources import Home
 from .tree import AgentNode, build_tree, settle
 
@@ -1003,11 +1003,7 @@ def refused_summaries(report: RefreshReport) -> list[str]:
             continue
         # past MAX_DETAILS no file is named: the count alone is said
         named = [p for p, _, why in diagnostics.details if why == FILE_REFUSED]
-        such = f", such as {named[0]}" if named else ""
-        said.append(
-            f"{app}: could not open {count} file(s){such} (permission denied); the "
-            "sessions kept in them may be missing; see --verbose or 'sessdex doctor'"
-        )
+        said.append(refused_files(app, count, named[0] if named else None))
     return said
 
 

@@ -39,6 +39,9 @@ UNKNOWN = -2  # a folder state that never matches: list it again next time
 MISSING = -1  # the folder did not exist when the scan tried to list it
 
 FileSignature = tuple[int, int, int, str]
+# The WAL field of a file sessdex may not open (no WAL signature looks so): unchanged, it
+# is said again on every listing (the quick path says it too), and a full refresh tries it again.
+REFUSED = "refused"
 # The index packs each app's signatures with `marshal`, whose format belongs to one Python.
 PACKED_FORMAT = (
     f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}"

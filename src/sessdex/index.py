@@ -34,7 +34,14 @@ from typing import Literal, ParamSpec, TypeVar, cast
 import orjson
 
 from . import files, freshness, indexfile, inplace, pathnames, selection
-from .diagnostics import MAX_DETAILS, NOT_LINES, VANISHED, Diagnostics, why
+from .diagnostics import (
+    FILE_REFUSED,
+    MAX_DETAILS,
+    NOT_LINES,
+    VANISHED,
+    Diagnostics,
+    why,
+)
 from .errors import IndexBusy
 from .indexfile import SCHEMA_VERSION, index_name
 from .model import Session
@@ -1169,6 +1176,8 @@ def _parse_one(job: Job) -> Parsed:
             diagnostics.problem(f"{app}: {name} changed during every read of it")
     if not sessions and (diagnostics.skipped or diagnostics.problems):
         diagnostics = _refused_or(diagnostics, name)
+        if diagnostics.skipped[FILE_REFUSED]:
+            signature = _tried_again(signature)
     sessions = _undated_odd(sessions, name, diagnostics)
     return (
         app,
@@ -1177,6 +1186,14 @@ def _parse_one(job: Job) -> Parsed:
         [_fragment(s) for s in sessions],
         diagnostics,
     )
+
+
+def _tried_again(signature: freshness.FileSignature) -> freshness.FileSignature:
+    """A refused file's signature, marked so (`freshness.REFUSED`): every listing says it
+    again, as it says a refused folder (kept as it was, only its first run said so), a
+    warm one without reading it; a full refresh tries to open it again."""
+    size, mtime_ns, inode, _ = signature
+    return size, mtime_ns, inode, freshness.REFUSED
 
 
 def _refused_or(diagnostics: Diagnostics, name: str) -> Diagnostics:

@@ -183,6 +183,8 @@ class _Plan:
                 home=home,
             )
         )
+        # unchanged files sessdex may not open, met by the checks: said with the answer
+        self.refused: list[tuple[str, str]] = []
         # a relative --since moves with the clock, and so do the table's ages: such an
         # answer is never kept
         self.key = (
@@ -217,6 +219,7 @@ def answer(command: str, args: Sequence[str]) -> bool:
         return False
     if found is None:
         return False
+    _say_refused(plan.refused)
     try:
         sys.stdout.buffer.write(found)
         sys.stdout.buffer.flush()
@@ -255,7 +258,7 @@ def _body_from_index(
         ):
             if not freshness.still_holds(noted, what, value, inode):
                 return None
-        changed = _changed_files(db, apps, nested)
+        changed = _changed_files(db, apps, nested, plan.refused)
         if changed is None:
             return None
         if changed:  # a live session grew: re-read just those files, then answer
@@ -313,10 +316,31 @@ def _sub_agents_unchanged(db: sqlite3.Connection, apps: list[str]) -> bool:
     return _changed_files(db, apps, " AND nested = 1") == []
 
 
+def _say_refused(refused: list[tuple[str, str]]) -> None:
+    """The full command's warning for the unchanged files sessdex may not open, per app:
+    said on every listing, their sessions being missing (a refused folder's is, as the
+    full command takes those)."""
+    if not refused:
+        return
+    from .views.text import flat
+
+    by_app: dict[str, list[str]] = {}
+    for app, name in refused:
+        by_app.setdefault(app, []).append(name)
+    for app, names in sorted(by_app.items()):
+        warning = selection.refused_files(app, len(names), names[0])
+        sys.stderr.write(flat(f"warning: {warning}") + "\n")  # as `err` writes it
+    sys.stderr.flush()
+
+
 def _changed_files(
-    db: sqlite3.Connection, apps: list[str], nested: str
+    db: sqlite3.Connection,
+    apps: list[str],
+    nested: str,
+    refused: list[tuple[str, str]] | None = None,
 ) -> list[tuple[str, str]] | None:
-    """(app, path) of the files whose signature changed; None when too many, or gone."""
+    """(app, path) of the files whose signature changed; None when too many, or gone.
+    The unchanged ones sessdex may not open are added to `refused`."""
     marks = ",".join("?" * len(apps))
     packed = db.execute(
         f"SELECT app, python, packed FROM signatures WHERE app IN ({marks})" + nested,
@@ -341,10 +365,13 @@ def _changed_files(
         ]
     changed: list[tuple[str, str]] = []
     for app, signatures in by_app:
-        paths = _changed(signatures, MAX_REREAD - len(changed))
+        shut: list[str] = []
+        paths = _changed(signatures, MAX_REREAD - len(changed), shut)
         if paths is None:
             return None
         changed += [(app, path) for path in paths]
+        if refused is not None:
+            refused += [(app, path) for path in shut]
     return changed
 
 
@@ -473,11 +500,12 @@ def _remember(db: sqlite3.Connection, key: str, generation: int, body: bytes) ->
 
 
 def _changed(
-    signatures: list[tuple[str, int, int, int, str]], most: int
+    signatures: list[tuple[str, int, int, int, str]], most: int, refused: list[str]
 ) -> list[str] | None:
     """The files whose signature changed (the loop a warm list is); None past `most`
-    of them, or when one is gone."""
-    stat, suffixes = os.stat, freshness.DB_SUFFIXES
+    of them, or when one is gone. The unchanged ones the index could not open (marked
+    `freshness.REFUSED`) are added to `refused`, to be said, not read again."""
+    stat, suffixes, shut = os.stat, freshness.DB_SUFFIXES, freshness.REFUSED
     changed: list[str] = []
     for name, size, mtime_ns, inode, wal in signatures:
         try:
@@ -485,15 +513,18 @@ def _changed(
         except OSError:
             return None
         if (
-            freshness.changed_ns(st) != mtime_ns
-            or st.st_size != size
-            or st.st_ino != inode
-            or (
-                (wal or name.endswith(suffixes))
-                and wal != freshness.wal_signature(name)
-            )
+            freshness.changed_ns(st) == mtime_ns
+            and st.st_size == size
+            and st.st_ino == inode
         ):
-            changed.append(name)
-            if len(changed) > most:
-                return None
+            if not (wal or name.endswith(suffixes)):
+                continue  # a plain file, unchanged: the common case, first
+            if wal == shut:
+                refused.append(name)
+                continue
+            if wal == freshness.wal_signature(name):
+                continue
+        changed.append(name)
+        if len(changed) > most:
+            return None
     return changed

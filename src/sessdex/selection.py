@@ -193,6 +193,17 @@ def nothing_matches(
     return None
 
 
+def refused_files(app: str, count: int, example: str | None) -> str:
+    """The warning for files of `app` that sessdex may not open (their sessions may be
+    missing, where an unreadable line only cuts one short). Shared with the quick path,
+    which says it on every warm listing, as the full command does."""
+    such = f", such as {example}" if example else ""
+    return (
+        f"{app}: could not open {count} file(s){such} (permission denied); the "
+        "sessions kept in them may be missing; see --verbose or 'sessdex doctor'"
+    )
+
+
 def field(search: str, position: int) -> str:
     """One field of the `search` column (a SQL function while scoped words are asked)."""
     parts = search.split("\x00")

@@ -4,6 +4,7 @@ without counting one line twice."""
 from __future__ import annotations
 
 import pickle
+import sqlite3
 from collections import Counter
 
 from sessdex.diagnostics import Diagnostics, why
@@ -58,4 +59,18 @@ def test_an_os_error_is_said_in_its_words_naming_another_file_only() -> None:
     assert why(refused, "/h/CURRENT") == "permission denied: /h/s.jsonl"
     assert why(TypeError("unhashable type: 'dict'")) == (
         "TypeError: unhashable type: 'dict'"
+    )
+
+
+def test_a_database_error_is_said_in_sqlites_words_a_misuse_as_a_bug() -> None:
+    """A locked or corrupt database of an app's is its store's state, no sessdex bug:
+    no type name ("OperationalError: database is locked"); SQL sessdex got wrong is."""
+    assert why(sqlite3.OperationalError("database is locked"), "/h/a.db") == (
+        "database is locked"
+    )
+    assert why(sqlite3.DatabaseError("file is not a database")) == (
+        "file is not a database"
+    )
+    assert why(sqlite3.ProgrammingError("Incorrect number of bindings")) == (
+        "ProgrammingError: Incorrect number of bindings"
     )

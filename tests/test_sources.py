@@ -8,7 +8,9 @@ and `malformed/home/` (broken input that must be counted, never raised).
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import sqlite3
 import stat
 from pathlib import Path
 
@@ -17,7 +19,9 @@ import pytest
 
 from sessdex import sources
 from sessdex.diagnostics import Diagnostics
+from sessdex.index import _parse_as_is
 from sessdex.model import EVENT_KINDS, Session, merge
+from sessdex.reading import read_session
 from sessdex.sources import Home, Source
 
 DATA = Path(__file__).parent / "data"
@@ -221,3 +225,69 @@ def test_a_byte_order_mark_before_a_json_file_changes_nothing(
     if not marked:
         pytest.skip(f"{app} keeps no JSON files")
     assert seen() == plain
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        PermissionError(13, "Permission denied"),
+        sqlite3.OperationalError("database is locked"),
+    ],
+    ids=["permission denied", "database is locked"],
+)
+def test_a_store_it_may_not_open_is_said_in_plain_words(
+    refusal: Exception, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database or file sessdex may not open (another user's, a `sudo` run's), or one
+    the app holds locked: Crush, Goose, Antigravity, Cursor, OpenCode said "cannot open
+    <path>: [Errno 13] Permission denied: '<path>'" (Python's words, the path twice),
+    Codex's rollouts "(PermissionError)", Aider's and Qwen's files "Permission
+    denied". Each names its file once, in the words the others use; a locked database
+    is no sessdex bug (no type name)."""
+    from sessdex import databases
+
+    def refused(path: object) -> Exception:
+        if isinstance(refusal, OSError):
+            return PermissionError(refusal.errno, refusal.strerror, os.fspath(path))  # type: ignore[call-overload]
+        return refusal
+
+    def refusing_database(path: object) -> object:
+        raise refused(path)
+
+    opener, open_sqlite = os.open, databases.open_sqlite
+    root = str(DATA)
+
+    def refusing_open(path: object, *args: object, **kwargs: object) -> int:
+        name = os.fspath(path)  # type: ignore[call-overload]
+        if isinstance(refusal, OSError) and str(name).startswith(root):
+            raise refused(name)
+        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
+
+    said: list[str] = []
+    for app in APPS:
+        source = sources.get(app)
+        home = Home.at(DATA / app / "home")
+        found = discover(source, home)  # listed first: the refusal comes at the read
+        location = source.locate(home)
+        monkeypatch.setattr(databases, "open_sqlite", refusing_database)
+        monkeypatch.setattr(os, "open", refusing_open)
+        diagnostics = Diagnostics()
+        for path in source.scan(location):  # as the index and `show` read them
+            said += _parse_as_is(app, location, os.fspath(path))[1].problems
+        for session in found.values():
+            for _ in read_session(source, session, diagnostics):
+                pass
+        monkeypatch.setattr(databases, "open_sqlite", open_sqlite)
+        monkeypatch.setattr(os, "open", opener)
+        said += diagnostics.problems
+    assert said
+    words = (
+        "permission denied" if isinstance(refusal, OSError) else "database is locked"
+    )
+    assert any(words in problem for problem in said)
+    for problem in said:
+        assert "Errno" not in problem and "Permission denied" not in problem, problem
+        assert "OperationalError" not in problem, problem
+        assert "Error)" not in problem, problem  # codex said "(PermissionError)"
+        named = re.findall(re.escape(root) + r"[^\s:']*", problem)
+        assert len(named) == len(set(named)), problem  # no file named twice

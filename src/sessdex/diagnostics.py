@@ -7,6 +7,7 @@ Sources and files.py record into a `Diagnostics`; the index keeps the counts per
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -29,7 +30,14 @@ def why(error: BaseException, path: str | os.PathLike[str] | None = None) -> str
     """What went wrong, for a message that names `path` already: an OSError in the
     system's words ("permission denied"), with the file it names only when that is
     another one (its text repeated the path: "[Errno 13] Permission denied: '<path>'");
-    anything else as its type and text (a sessdex bug, to be reported as such)."""
+    an app's database in SQLite's ("database is locked", "file is not a database": the
+    app's store, not sessdex, and no type name to read as a bug); anything else as its
+    type and text (a sessdex bug, to be reported as such)."""
+    if isinstance(error, sqlite3.DatabaseError) and not isinstance(
+        error,
+        sqlite3.ProgrammingError | sqlite3.NotSupportedError,  # sessdex's SQL
+    ):
+        return str(error) or "SQLite error"
     if not isinstance(error, OSError):
         return f"{type(error).__name__}: {error}"
     if not error.strerror:

@@ -533,7 +533,7 @@ class Index:
             if os.environ.get("SESSDEX_DEBUG"):
                 raise
             report.failures[source.NAME] = (
-                f"could not list {location.root}: {type(error).__name__}: {error}"
+                f"could not list {location.root}: {why(error, location.root)}"
             )
             # keep what the index knew of this app rather than dropping it as vanished
             seen.update(p for p in known if p.startswith(str(location.root)))

@@ -144,7 +144,9 @@ class _HookFeed:
         try:
             found = self.follow.files(frozenset(self.children))
         except OSError as error:
-            self.diagnostics.problem(f"could not list the session's files: {error}")
+            self.diagnostics.problem(
+                f"could not list the session's files: {why(error)}"
+            )
             return
         for file in found:
             if file.path in self.files:

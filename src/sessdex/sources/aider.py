@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Unpack
 
 from .. import files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, why
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._project_folders import recorded_folders
 from ._values import Emitter, EventFields
@@ -169,7 +169,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         diagnostics.problem(f"aider: {path} vanished while it was read")
         return []
     except OSError as error:
-        diagnostics.problem(f"aider: cannot read {path}: {error.strerror}")
+        diagnostics.problem(f"aider: cannot read {path}: {why(error, path)}")
         return []
     if not sections:
         return []

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import databases, files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, why
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _protobuf as protobuf
 from ._values import (
@@ -342,7 +342,7 @@ def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
     try:
         connection = databases.open_sqlite(path)
     except (sqlite3.Error, OSError) as error:
-        diagnostics.problem(f"antigravity: cannot open {path}: {error}")
+        diagnostics.problem(f"antigravity: cannot open {path}: {why(error, path)}")
         return []
     try:
         if "key" not in databases.table_columns(connection, "ItemTable"):
@@ -354,7 +354,7 @@ def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
             ).fetchall()
         )
     except sqlite3.Error as error:
-        diagnostics.problem(f"antigravity: cannot read {path}: {error}")
+        diagnostics.problem(f"antigravity: cannot read {path}: {why(error, path)}")
         return []
     finally:
         connection.close()
@@ -413,7 +413,7 @@ def _parse_catalog(path: Path, diagnostics: Diagnostics) -> list[Session]:
     try:
         connection = databases.open_sqlite(path)
     except (sqlite3.Error, OSError) as error:
-        diagnostics.problem(f"antigravity: cannot open {path}: {error}")
+        diagnostics.problem(f"antigravity: cannot open {path}: {why(error, path)}")
         return []
     try:
         columns = databases.table_columns(connection, "conversation_summaries")
@@ -425,7 +425,7 @@ def _parse_catalog(path: Path, diagnostics: Diagnostics) -> list[Session]:
             f"SELECT {', '.join(wanted)} FROM conversation_summaries"
         ).fetchall()
     except sqlite3.Error as error:
-        diagnostics.problem(f"antigravity: cannot read {path}: {error}")
+        diagnostics.problem(f"antigravity: cannot read {path}: {why(error, path)}")
         return []
     finally:
         connection.close()
@@ -572,7 +572,7 @@ def _parse_database(path: Path, diagnostics: Diagnostics) -> Session:
         finally:
             connection.close()
     except sqlite3.Error as error:
-        diagnostics.problem(f"antigravity: cannot read {path}: {error}")
+        diagnostics.problem(f"antigravity: cannot read {path}: {why(error, path)}")
     return Session(
         app=NAME,
         id=path.stem,
@@ -743,7 +743,9 @@ class _Reader:
         try:
             connection = databases.open_sqlite(database)
         except (OSError, sqlite3.Error) as error:
-            self.diagnostics.problem(f"antigravity: cannot open {database}: {error}")
+            self.diagnostics.problem(
+                f"antigravity: cannot open {database}: {why(error, database)}"
+            )
             return
         try:
             for call in _generations(connection):
@@ -754,7 +756,7 @@ class _Reader:
                     yield self.event("usage", call.time, usage=call.usage, extra=extra)
         except sqlite3.Error as error:
             self.diagnostics.problem(
-                f"antigravity: stopped reading {database}: {error}"
+                f"antigravity: stopped reading {database}: {why(error, database)}"
             )
         finally:
             connection.close()

@@ -81,7 +81,7 @@ from typing import NamedTuple
 
 from .. import databases, files, folders
 from ..bytesearch import find, rfind
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, why
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _codex_json
 from ._codex_read import read_events
@@ -729,14 +729,14 @@ def _parse_db(
         connection = databases.open_sqlite(path)
     except (sqlite3.Error, OSError) as error:
         diagnostics.problem(
-            f"codex: cannot open {path} ({error}); listing from the rollout files only"
+            f"codex: cannot open {path} ({why(error, path)}); listing from the rollout files only"
         )
         return []
     try:
         return _threads(connection, path, location.root)
     except sqlite3.Error as error:
         diagnostics.problem(
-            f"codex: cannot read {path} ({error}); listing from the rollout files only"
+            f"codex: cannot read {path} ({why(error, path)}); listing from the rollout files only"
         )
         return []
     finally:

@@ -52,7 +52,7 @@ from typing import Unpack
 import orjson
 
 from .. import databases, files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, why
 from ..model import Event, EventKind, ResumePlan, Session
 from . import _cursor_chat, _cursor_ide, _cursor_store, _cursor_text
 from ._values import (
@@ -438,7 +438,7 @@ class _Reader:
         try:
             connection = databases.open_sqlite(path)
         except (OSError, sqlite3.Error) as error:
-            self.diagnostics.problem(f"cursor: cannot open {path}: {error}")
+            self.diagnostics.problem(f"cursor: cannot open {path}: {why(error, path)}")
             return
         try:
             root_id = as_str(_cursor_store.meta(connection).get("latestRootBlobId"))
@@ -463,7 +463,9 @@ class _Reader:
                 elif role != "system":  # the system prompt: not the conversation
                     self.diagnostics.unknown_type(f"store/role/{role}")
         except sqlite3.Error as error:
-            self.diagnostics.problem(f"cursor: stopped reading {path}: {error}")
+            self.diagnostics.problem(
+                f"cursor: stopped reading {path}: {why(error, path)}"
+            )
         finally:
             connection.close()
 

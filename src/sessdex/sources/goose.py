@@ -67,7 +67,7 @@ from typing import Unpack
 import orjson
 
 from .. import databases, files, folders, shells
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, why
 from ..errors import NotQuotable
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
@@ -182,7 +182,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     try:
         connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(f"{NAME}: cannot open {path}: {error}")
+        diagnostics.problem(f"{NAME}: cannot open {path}: {why(error, path)}")
         return []
     try:
         available = databases.table_columns(connection, "sessions")
@@ -209,7 +209,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         }
         spoken = _sessions_with_messages(connection, message_columns)
     except sqlite3.Error as error:
-        diagnostics.problem(f"{NAME}: cannot read {path}: {error}")
+        diagnostics.problem(f"{NAME}: cannot read {path}: {why(error, path)}")
         return []
     finally:
         connection.close()
@@ -757,7 +757,7 @@ class _Reader:
         try:
             connection = databases.open_sqlite(db)
         except (OSError, sqlite3.Error) as error:
-            self.diagnostics.problem(f"{NAME}: cannot open {db}: {error}")
+            self.diagnostics.problem(f"{NAME}: cannot open {db}: {why(error, db)}")
             return
         self.connection, self.db = connection, db
         try:
@@ -770,7 +770,7 @@ class _Reader:
                 return
             yield from self.session(connection, self.session_id, None, 0)
         except sqlite3.Error as error:
-            self.diagnostics.problem(f"{NAME}: cannot read {db}: {error}")
+            self.diagnostics.problem(f"{NAME}: cannot read {db}: {why(error, db)}")
         finally:
             self.connection = None
             connection.close()
@@ -924,7 +924,7 @@ class _Reader:
         except FileNotFoundError:
             self.diagnostics.problem(f"{NAME}: {path} vanished before it could be read")
         except OSError as error:
-            self.diagnostics.problem(f"{NAME}: cannot read {path}: {error.strerror}")
+            self.diagnostics.problem(f"{NAME}: cannot read {path}: {why(error, path)}")
 
     def message(
         self,

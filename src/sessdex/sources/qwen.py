@@ -77,7 +77,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, why
 from ..model import Event, Extra, JSONValue, ResumePlan, Session, Usage
 from . import _prompt_log as prompt_log
 from . import _qwen_folders as folders_of
@@ -481,7 +481,9 @@ def read(
     except FileNotFoundError:
         diagnostics.problem(f"{NAME}: {session.path} vanished before it could be read")
     except OSError as error:
-        diagnostics.problem(f"{NAME}: cannot read {session.path}: {error.strerror}")
+        diagnostics.problem(
+            f"{NAME}: cannot read {session.path}: {why(error, session.path)}"
+        )
     yield from reader.finish()
 
 
@@ -678,7 +680,7 @@ class _Reader:
             )
         except OSError as error:
             self.diagnostics.problem(
-                f"{NAME}: cannot read {child.path}: {error.strerror}"
+                f"{NAME}: cannot read {child.path}: {why(error, child.path)}"
             )
         yield from reader.finish()
         if child.status in ("completed", "failed", "cancelled"):

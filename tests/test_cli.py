@@ -1805,6 +1805,30 @@ def test_a_transcript_it_may_not_open_is_said_missing_not_an_unreadable_line(
         os.chmod(name, 0o644)
 
 
+def test_a_session_dated_in_2099_is_said_listed_without_its_time(
+    tmp_path: Path,
+) -> None:
+    """A transcript dated 2099 (a broken clock) is listed without that time: `list`
+    said "skipped 1 unreadable line in 1 claude file" of a session it listed whole."""
+    home = tmp_path / "home"
+    write_claude_session(home, "56565656-aaaa-4aaa-8aaa-565656565656", "/w/ok")
+    odd = write_claude_session(
+        home,
+        "78787878-bbbb-4bbb-8bbb-787878787878",
+        "/w/odd",
+        when="2099-01-01T10:00:00Z",
+    )
+    code, out, err = invoke("list", "--json", "--home", str(home))
+    assert code == 0 and len(json.loads(out)) == 2
+    assert "unreadable" not in err
+    assert (
+        "warning: 1 session dated in the future or before 1970 is listed without that "
+        "time; see --verbose\n" in err
+    )
+    code, _, err = invoke("list", "--verbose", "--home", str(home))
+    assert f"{odd}:0: dated in the future" in err
+
+
 def test_a_file_usage_may_not_open_is_named_once_with_the_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1833,6 +1833,12 @@ def test_a_response_dated_2099_or_the_year_1_is_counted_without_a_day(
         assert days["(no time)"]["responses"] == 2
         assert "dated in the future" in result.stderr
         assert "dated before 1970" in result.stderr
+        # counted, not skipped: it said "skipped 2 unreadable lines"
+        assert "unreadable" not in result.stderr
+        assert (
+            "warning: 2 responses dated in the future or before 1970 are counted "
+            "under (no time):\n" in result.stderr
+        )
     result = run.invoke(main, [*args, zone, "--explain", "(no time)"])  # type: ignore[attr-defined]
     assert result.exit_code == 0, result.output
     assert "msg_future" in result.stdout and "msg_year1" in result.stdout

@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from . import databases, pathnames, reading, selection, sources
-from .diagnostics import FILE_REFUSED, NOT_LINES, Diagnostics, unreadable_lines
+from .diagnostics import (
+    FILE_REFUSED,
+    NOT_LINES,
+    UNDATED,
+    Diagnostics,
+    undated,
+    unreadable_lines,
+)
 from .errors import (
     AmbiguousId,
     BadValue,
@@ -1007,19 +1014,34 @@ def refused_summaries(report: RefreshReport) -> list[str]:
     return said
 
 
+def undated_summary(report: RefreshReport) -> str | None:
+    """One warning line for the sessions this refresh listed without an odd time (past
+    the clock and its slack, or not after 1970), or None: kept, not unreadable lines."""
+    count = sum(d.undated_total for d in report.diagnostics.values())
+    if not count:
+        return None
+    said = undated(count, "session", "listed without that time")
+    return f"{said}; see --verbose"
+
+
 def skipped_summary(report: RefreshReport) -> str | None:
     """One warning line for what this refresh could not read, or None (the files it
     was not let open are `refused_summaries`)."""
     lines = 0
     files: dict[str, set[str]] = {}
     for app, diagnostics in report.diagnostics.items():
-        lines += diagnostics.skipped_total - diagnostics.skipped[FILE_REFUSED]
+        lines += (
+            diagnostics.skipped_total
+            - diagnostics.skipped[FILE_REFUSED]
+            - diagnostics.undated_total
+        )
         for path, _, reason in diagnostics.details:
             # a name passed over is no unreadable line (said by its own warning, if any)
             if (
                 reason not in NOT_LINES
                 and reason not in diagnostics.passed_over
                 and reason != FILE_REFUSED
+                and reason not in UNDATED
             ):
                 files.setdefault(app, set()).add(path)
     if not lines:

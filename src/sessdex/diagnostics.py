@@ -24,6 +24,11 @@ MISSING_CHILD = "transcript not found"  # a sub-agent's problem line ends so
 MAX_MISSING_CHILDREN = 10  # of them, said per run
 # the details that name what a scan could not list, not a line a reader skipped
 NOT_LINES = frozenset({NAME_NOT_UTF8, FOLDER_UNREADABLE, VANISHED})
+# a time past the clock (and a day's slack) or not after 1970: the session or response is
+# kept and counted without that time, not skipped (the reasons --verbose names)
+FUTURE = "dated in the future"
+BEFORE_1970 = "dated before 1970"
+UNDATED = frozenset({FUTURE, BEFORE_1970})
 
 
 def why(error: BaseException, path: str | os.PathLike[str] | None = None) -> str:
@@ -54,6 +59,16 @@ def why(error: BaseException, path: str | os.PathLike[str] | None = None) -> str
 def unreadable_lines(count: int) -> str:
     """`skipped 1 unreadable line`, `skipped 3 unreadable lines`: what every warning says."""
     return f"skipped {count} unreadable line{'s' if count != 1 else ''}"
+
+
+def undated(count: int, what: str, where: str) -> str:
+    """`2 responses dated in the future or before 1970 are counted under (no time)`: what
+    was kept without its time (`UNDATED`), said apart from the lines a reader skipped."""
+    plural = count != 1
+    return (
+        f"{count} {what}{'s' if plural else ''} dated in the future or before 1970 "
+        f"{'are' if plural else 'is'} {where}"
+    )
 
 
 @dataclass(slots=True)
@@ -195,6 +210,11 @@ class Diagnostics:
     @property
     def skipped_total(self) -> int:
         return sum(self.skipped.values())
+
+    @property
+    def undated_total(self) -> int:
+        """What was kept without an odd time: in `skipped_total`, but no unreadable line."""
+        return sum(self.skipped[reason] for reason in UNDATED)
 
     def to_json(self) -> dict[str, dict[str, int]]:
         return {

@@ -35,7 +35,9 @@ import orjson
 
 from . import files, freshness, indexfile, inplace, pathnames, selection
 from .diagnostics import (
+    BEFORE_1970,
     FILE_REFUSED,
+    FUTURE,
     MAX_DETAILS,
     NOT_LINES,
     VANISHED,
@@ -1210,8 +1212,6 @@ def _refused_or(diagnostics: Diagnostics, name: str) -> Diagnostics:
 # How far past the clock a session's time may be and still be its own: a machine whose
 # clock ran ahead (a file synced from it), a zone's offset read wrong (14 h at most).
 FUTURE_SLACK = 86400.0
-FUTURE = "dated in the future"  # the reasons --verbose names
-BEFORE_1970 = "dated before 1970"
 
 
 def _clock() -> float:

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from . import files, folders, freshness, pathnames, sources
-from .diagnostics import Diagnostics, why
-from .index import BEFORE_1970, FUTURE, FUTURE_SLACK, Index, connect, quiet_on_interrupt
+from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, why
+from .index import FUTURE_SLACK, Index, connect, quiet_on_interrupt
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source

@@ -12,7 +12,7 @@ from typing import Any, NoReturn, TypeVar, cast
 import click
 
 from .. import api, folders, sources
-from ..diagnostics import Diagnostics, unreadable_lines
+from ..diagnostics import UNDATED, Diagnostics, undated, unreadable_lines
 from ..errors import AmbiguousId, BadValue, SessdexError
 from ..index import Progress, RefreshReport, once_more_if_damaged
 from ..launch import interrupted
@@ -499,6 +499,9 @@ def report_skipped(
     summary = api.skipped_summary(report)
     if summary:
         err(f"warning: {summary}")
+    odd = api.undated_summary(report)
+    if odd:
+        err(f"warning: {odd}")
     if verbose:
         said: set[tuple[str, str, int, str]] = set()
         for app, diagnostics in sorted(report.diagnostics.items()):
@@ -604,7 +607,7 @@ def report_diagnostics(diagnostics: Diagnostics, verbose: bool) -> None:
     for problem in diagnostics.problems:
         err(f"warning: {problem}")
     named = verbose and bool(diagnostics.details)
-    if skipped := diagnostics.skipped_total:
+    if skipped := diagnostics.skipped_total - diagnostics.undated_total:
         if named:  # --verbose given: the lines below, not a hint to give it
             err(f"warning: {unreadable_lines(skipped)}:")
         else:  # (a transcript's middle is read by `doctor --deep` only: plain doctor
@@ -615,7 +618,17 @@ def report_diagnostics(diagnostics: Diagnostics, verbose: bool) -> None:
             )
     if named:
         for path, line, reason in diagnostics.details:
-            err(f"  {path}:{line}: {reason}")
+            if reason not in UNDATED:
+                err(f"  {path}:{line}: {reason}")
+    # responses `usage` counted in its `(no time)` row (the only odd times said here):
+    # counted, not skipped
+    if odd := diagnostics.undated_total:
+        said = undated(odd, "response", "counted under (no time)")
+        err(f"warning: {said}" + (":" if named else "; see --verbose"))
+    if named:
+        for path, line, reason in diagnostics.details:
+            if reason in UNDATED:
+                err(f"  {path}:{line}: {reason}")
     if diagnostics.unknown and verbose:
         err(
             "note: record types not recognised: "

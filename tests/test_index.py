@@ -746,3 +746,9 @@ def test_a_session_dated_far_in_the_future_is_not_listed_first(
     ]
     skipped = listing.report.diagnostics["claude"].skipped
     assert (skipped[index.FUTURE], skipped[index.BEFORE_1970]) == (1, 1)
+    # the clock comes to 2099: the file, unchanged, is read again and its session dated
+    # (it stayed undated until the file changed)
+    monkeypatch.setattr(index, "_clock", datetime(2099, 1, 2, tzinfo=UTC).timestamp)
+    listing = api.list_sessions(Home.at(home_dir), apps=["claude"])
+    dated = {s.id[0]: s.created for s in listing.sessions()}
+    assert dated["b"] == datetime(2099, 1, 1, 10, 0, tzinfo=UTC)

@@ -822,6 +822,36 @@ def test_a_transcript_it_may_not_open_is_warned_of_on_every_list(
     assert len(json.loads(got.out)) == 2 and got.err == b""
 
 
+def test_a_session_dated_ahead_gets_its_time_when_the_clock_comes(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """A transcript dated three days ahead (a machine whose clock ran fast) is listed
+    without that time; it stayed so once the day came, until the file changed."""
+    import time
+    from datetime import timedelta
+
+    from sessdex import index
+
+    ahead = datetime.now(UTC) + timedelta(days=3)
+    when = ahead.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    home = tmp_path / "home"
+    write_claude_session(
+        home, "56565656-aaaa-4aaa-8aaa-565656565656", "/w/a", when=when
+    )
+    settled(home)
+    args = ["--json", "--home", str(home), "--app", "claude"]
+    assert json.loads(full(*args))[0]["created"] is None  # warms the index
+    got = answered(args, capsysbinary)
+    assert got is not None and json.loads(got)[0]["created"] is None
+    later = time.time() + 4 * 86400  # the file is unchanged
+    monkeypatch.setattr(quick, "_clock", lambda: later, raising=False)
+    monkeypatch.setattr(index, "_clock", lambda: later)
+    got = answered(args, capsysbinary)
+    assert got is not None and json.loads(got)[0]["created"] == when
+
+
 def test_a_file_rewritten_with_its_size_and_mtime_kept_is_read_again(
     home: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:

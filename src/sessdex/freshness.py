@@ -42,6 +42,17 @@ FileSignature = tuple[int, int, int, str]
 # The WAL field of a file sessdex may not open (no WAL signature looks so): unchanged, it
 # is said again on every listing (the quick path says it too), and a full refresh tries it again.
 REFUSED = "refused"
+# ... and of a file that holds a session dated ahead of the clock, listed without that
+# time: "due <second> <WAL signature>", read again from that second on (the index decides
+# "ahead" when it reads a file; the clock catches up with a file that never changes)
+DUE = "due "
+
+
+def due(second: float, wal: str) -> str:
+    """The WAL field of a file to read again at `second` (see DUE)."""
+    return f"{DUE}{int(second) + 1} {wal}"
+
+
 # The index packs each app's signatures with `marshal`, whose format belongs to one Python.
 PACKED_FORMAT = (
     f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}"

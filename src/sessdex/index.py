@@ -1180,7 +1180,10 @@ def _parse_one(job: Job) -> Parsed:
         diagnostics = _refused_or(diagnostics, name)
         if diagnostics.skipped[FILE_REFUSED]:
             signature = _tried_again(signature)
-    sessions = _undated_odd(sessions, name, diagnostics)
+    sessions, ahead = _undated_odd(sessions, name, diagnostics)
+    if ahead is not None:  # read again when the clock reaches it, changed or not
+        size, mtime_ns, inode, wal = signature
+        signature = size, mtime_ns, inode, freshness.due(ahead, wal)
     return (
         app,
         name,
@@ -1227,17 +1230,23 @@ def _odd(moment: datetime | None, latest: float) -> str | None:
 
 def _undated_odd(
     sessions: list[Session], name: str, diagnostics: Diagnostics
-) -> list[Session]:
+) -> tuple[list[Session], float | None]:
     """The sessions with a created or updated time past the clock (and its slack), or
-    not after 1970, left undated there, each counted. A bogus year 2099 (a broken clock,
-    a value in the wrong unit) kept the session at the top of every listing and `watch`,
-    said to be `now`; Go's zero time, 0001-01-01, is no time (as an epoch of 0 is none),
-    and no local zone could show it."""
+    not after 1970, left undated there, each counted; and the first moment one of those
+    times is no longer past the clock (None: none ahead). A bogus year 2099 (a broken
+    clock, a value in the wrong unit) kept the session at the top of every listing and
+    `watch`, said to be `now`; Go's zero time, 0001-01-01, is no time (as an epoch of 0
+    is none), and no local zone could show it."""
     latest = _clock() + FUTURE_SLACK
     kept = []
+    ahead: float | None = None
     for session in sessions:
         created, updated = session.created, session.updated
         odd = [_odd(created, latest), _odd(updated, latest)]
+        for moment, reason in zip((created, updated), odd, strict=True):
+            if reason == FUTURE and moment is not None:
+                due = moment.timestamp() - FUTURE_SLACK
+                ahead = due if ahead is None else min(ahead, due)
         if odd[0] or odd[1]:
             diagnostics.skip(name, 0, odd[0] or odd[1] or "")
             session = replace(
@@ -1246,7 +1255,7 @@ def _undated_odd(
                 updated=None if odd[1] else updated,
             )
         kept.append(session)
-    return kept
+    return kept, ahead
 
 
 def _owner(app: str, name: str) -> str | None:

@@ -23,6 +23,7 @@ import marshal
 import os
 import sqlite3
 import sys
+import time
 from collections.abc import Mapping, Sequence
 
 from . import charset, freshness, selection
@@ -316,6 +317,10 @@ def _sub_agents_unchanged(db: sqlite3.Connection, apps: list[str]) -> bool:
     return _changed_files(db, apps, " AND nested = 1") == []
 
 
+def _clock() -> float:
+    return time.time()
+
+
 def _say_refused(refused: list[tuple[str, str]]) -> None:
     """The full command's warning for the unchanged files sessdex may not open, per app:
     said on every listing, their sessions being missing (a refused folder's is, as the
@@ -504,8 +509,11 @@ def _changed(
 ) -> list[str] | None:
     """The files whose signature changed (the loop a warm list is); None past `most`
     of them, or when one is gone. The unchanged ones the index could not open (marked
-    `freshness.REFUSED`) are added to `refused`, to be said, not read again."""
+    `freshness.REFUSED`) are added to `refused`, to be said, not read again; one that
+    holds a session dated ahead of the clock is read again once the clock comes to its
+    time (`freshness.DUE`)."""
     stat, suffixes, shut = os.stat, freshness.DB_SUFFIXES, freshness.REFUSED
+    due, now = freshness.DUE, _clock()
     changed: list[str] = []
     for name, size, mtime_ns, inode, wal in signatures:
         try:
@@ -522,7 +530,12 @@ def _changed(
             if wal == shut:
                 refused.append(name)
                 continue
-            if wal == freshness.wal_signature(name):
+            if wal.startswith(due):  # a session dated ahead: read again once it is not
+                second, _, wal = wal[len(due) :].partition(" ")
+                not_yet = second.isdigit() and now < int(second)
+                if not_yet and wal == freshness.wal_signature(name):  # "": plain file
+                    continue
+            elif wal == freshness.wal_signature(name):
                 continue
         changed.append(name)
         if len(changed) > most:

@@ -790,11 +790,13 @@ def test_processes_by_id_then_by_folder(tmp_path: Path) -> None:
         found.tracker.touch(None, updated)
         found.feed = live._ReadFeed.__new__(live._ReadFeed)
         found.feed.written = 0.0
+        found.since = 0.0
         found.pids, found.alive = [], None
         return found
 
-    a, b = session("aaa", tmp_path, 5), session("bbb", work, 9)
-    c, d = session("ccc", work, 1), session("ddd", work, 2)
+    # the processes started at 1001 (epoch seconds), a little before these writes
+    a, b = session("aaa", tmp_path, 1005), session("bbb", work, 1009)
+    c, d = session("ccc", work, 1001), session("ddd", work, 1002)
     attach_processes([a, b, c, d], processes)
     assert (a.alive, a.pids) == (True, [10])
     assert (b.alive, b.pids) == (True, [11])  # the newest session in that folder
@@ -805,6 +807,53 @@ def test_processes_by_id_then_by_folder(tmp_path: Path) -> None:
     (root / "11" / "task" / "11" / "children").write_text("20")
     assert processes.spawned_since(11, 1050) is True
     assert processes.spawned_since(11, 1200) is False
+
+
+def test_a_fresh_cli_in_its_folder_does_not_keep_a_crashed_session_working(
+    tmp_path: Path,
+) -> None:
+    """A session that crashed during a tool call three hours ago, and a CLI of its app
+    started in the same folder just now: that CLI has not written the session, so the
+    board says it stopped, not 'tool Bash running 3 h'."""
+    root = tmp_path / "proc"
+    (root / "self").mkdir(parents=True)
+    (root / "stat").write_text("cpu 0\nbtime 1000\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    ticks = os.sysconf("SC_CLK_TCK")
+    crashed_at, now = 1000 + 3600.0, 1000 + 4 * 3600.0
+    fake_process(root, 11, ["claude"], work, start=4 * 3600 * ticks)  # just now
+    processes = Processes(root=root)
+    processes.refresh(force=True)
+    assert processes.started(11) == 1000 + 4 * 3600
+
+    def session(sid: str) -> LiveSession:
+        found = LiveSession(Session("claude", sid, cwd=str(work)))
+        found.program, found.aliases = "claude", ()
+        found.since = now  # followed from now on
+        prompt = event("user", crashed_at - 5, text="run the tests")
+        call = event("tool_call", crashed_at, tool="Bash", call_id="c")
+        for item in (prompt, call):
+            found.tracker.add(item, now)
+        return found
+
+    crashed = session("aaa")
+    attach_processes([crashed], processes)
+    assert (crashed.alive, crashed.pids) == (False, [])
+    status = crashed.status(now, processes)
+    assert (status.status, status.reason) == (
+        "ended",
+        "stopped during Bash (process gone)",
+    )
+    # once that CLI writes the session (or one there), it is its process again
+    crashed.tracker.add(event("tool_result", now + 1, call_id="c"), now + 1)
+    attach_processes([crashed], processes)
+    assert (crashed.alive, crashed.pids) == (True, [11])
+    # where the process's start is unknown, the folder is enough, as before
+    fresh = session("bbb")
+    (root / "11" / "stat").unlink()
+    attach_processes([fresh], processes)
+    assert (fresh.alive, fresh.pids) == (True, [11])
 
 
 def test_a_cli_running_under_its_older_name_is_still_its_process(

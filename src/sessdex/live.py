@@ -41,6 +41,9 @@ SAFETY_POLL = 2.0  # with notifications: stat everything this often all the same
 LISTING_SECONDS = 2.0  # list a session's sub-agent files again this often
 STORE_SECONDS = 2.0  # re-read a database-backed session at most this often
 PROCESS_SECONDS = 5.0  # scan /proc this often
+# a CLI found only by its folder that started this long after a session's last write is
+# not that session's writer (a fresh one, with nothing written yet; the session crashed)
+STARTED_AFTER = 30.0
 SEEN_CAP = 50_000  # event identities kept to drop what a re-read repeats
 SKIPS_CAP = 10_000  # unreadable lines remembered to count each once across re-reads
 # kinds an app may write again, grown, in the same row or document (a streamed answer)
@@ -536,9 +539,7 @@ class LiveSession:
         # (`updated`), from the records: a file's mtime only says that something changed.
         # It counts once the file is seen to change while followed; before that it may be
         # a copy's (a home copied with `cp -r` has every file written just now)
-        modified = self.feed.last_write()
-        written = max(modified if modified >= self.since else 0.0, self.updated)
-        return decide(self.tracker, now, written, self.alive, spawned)
+        return decide(self.tracker, now, self.written, self.alive, spawned)
 
     @property
     def last_write(self) -> float:
@@ -553,6 +554,13 @@ class LiveSession:
         if self.session.updated is not None:
             recorded = max(recorded, self.session.updated.timestamp())
         return recorded or self.last_write
+
+    @property
+    def written(self) -> float:
+        """When the session was last written, as far as can be told: its records, and its
+        files' modification times once seen to change while followed (not a copy's)."""
+        modified = self.feed.last_write()
+        return max(modified if modified >= self.since else 0.0, self.updated)
 
     def folders(self) -> set[Path]:
         return self.feed.folders()
@@ -701,6 +709,13 @@ class Processes:
                 todo.append(child)
         return False
 
+    def started(self, pid: int) -> float | None:
+        """When `pid` started (epoch seconds), where /proc says."""
+        boot, ticks = self._boot(), self._start(pid)
+        if boot is None or ticks is None:
+            return None
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+
     def _children(self, pid: int) -> list[int]:
         found: list[int] = []
         try:
@@ -739,7 +754,9 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
 
     A process whose command line names the session id is that session's. One that names
     none of them but runs in the session's folder goes to the most recently written session
-    of that app in that folder.
+    of that app in that folder, unless it started well after that session's last write:
+    then it is a fresh CLI that has written nothing yet, and a crashed session there is not
+    said to be working for hours.
     """
     if not processes.available:
         for live in lives:
@@ -767,8 +784,11 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
             cwd = processes.cwd(pid)
             if cwd is None:
                 continue
+            started = processes.started(pid)
             for live in mine:
-                if live.session.cwd == cwd:
+                if live.session.cwd == cwd and (
+                    started is None or started <= live.written + STARTED_AFTER
+                ):
                     by_folder.setdefault((program, cwd), []).append((pid, live))
     for pairs in by_folder.values():
         newest = max((live for _, live in pairs), key=lambda live: live.last_write)

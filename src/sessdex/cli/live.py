@@ -388,8 +388,11 @@ def _follow_text(
         out.line(terminal.session_header(session))
         out.line()
     first = True
+    unnamed: set[str] = set()
     for batch in batches:
-        lines: Iterable[terminal.Line] = terminal.render_events(batch, detail, labels)
+        lines: Iterable[terminal.Line] = terminal.render_events(
+            batch, detail, labels, unnamed
+        )
         if first:  # the history: its last N lines shown (token counts are none)
             first = False
             lines = collections.deque(lines, maxlen=history) if history else ()

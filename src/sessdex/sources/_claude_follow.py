@@ -8,6 +8,10 @@ Workflow run's `subagents/workflows/<run>/`) with the
 `.meta.json` that names the spawning call (2.1), or `agent-<id>.jsonl` beside the transcript
 naming the session (2.0). A live read does no survey: no rewind pruning. The user's
 interruption ("[Request interrupted by user…]") is marked `extra["interrupted"]`.
+
+A spawn read before its child's file appears names no child; when the file comes, naming
+that call, the child's first events are preceded by the spawn again, its `child_id` now
+known (the views label the child by it, as `show` does, and print that spawn once).
 """
 
 from __future__ import annotations
@@ -47,6 +51,10 @@ class Follow:
             None  # the folders' mtimes when last listed
         )
         self.listed: list[FollowFile] | None = None
+        # spawns read before their child's file appeared, by call; and the children whose
+        # spawn is to be said again, naming them, before their first events
+        self.unlinked: dict[str, Event] = {}
+        self.linking: dict[str, str] = {}
 
     def files(self, children: Collection[str]) -> list[FollowFile]:
         if self.path is None or not self.path.name.endswith(".jsonl"):
@@ -116,6 +124,8 @@ class Follow:
             # its spawning call announces it (or did already, before its file was known)
             self.context.by_call[call] = agent
             self.context.announced.add(agent)
+            if call in self.unlinked:
+                self.linking[agent] = call
         return file
 
     def reader(self, file: FollowFile, offset: int) -> LineReader:
@@ -136,6 +146,19 @@ class Follow:
                     event = replace(event, extra={**event.extra, "interrupted": True})
                 if own is not None and event.agent_id == own:
                     event = replace(event, agent_id=None)
+                if event.kind == "subagent" and event.call_id is not None:
+                    if event.extra.get("child_id") is None:
+                        self.unlinked[event.call_id] = event
+                    else:
+                        self.unlinked.pop(event.call_id, None)
+                call = self.linking.pop(agent, None) if agent is not None else None
+                spawn = self.unlinked.pop(call, None) if call is not None else None
+                if spawn is not None:  # its spawn, now naming it
+                    yield replace(
+                        spawn,
+                        time=event.time or spawn.time,
+                        extra={**spawn.extra, "child_id": agent},
+                    )
                 yield event
 
         return read

@@ -107,10 +107,25 @@ def render_events(
     events: Iterable[Event],
     detail: str = "normal",
     labels: dict[str, str] | None = None,
+    unnamed: set[str] | None = None,
 ) -> Iterator[Line]:
-    """One line per shown event; sub-agent events are indented and labelled."""
+    """One line per shown event; sub-agent events are indented and labelled.
+
+    `labels` (sub-agent id -> label) and `unnamed` (the calls of spawns shown before their
+    child was known) carry over between calls, for a transcript rendered as it comes: a
+    spawn said again naming its child is not shown twice, and labels that child.
+    """
     labels = labels if labels is not None else {}
+    unnamed = unnamed if unnamed is not None else set()
     for event in events:
+        if event.kind == "subagent" and event.call_id is not None:
+            if event.extra.get("child_id") is None:
+                unnamed.add(event.call_id)
+            elif event.call_id in unnamed:  # a spawn said again, naming its child
+                unnamed.discard(event.call_id)
+                child = str(event.extra["child_id"])
+                labels[child] = one_line(spawn_name(event) or child[:8], 24)
+                continue
         prefix = ""
         if event.agent_id is not None:
             label = labels.get(event.agent_id) or one_line(event.agent_id)[:8]

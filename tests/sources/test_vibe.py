@@ -655,3 +655,33 @@ def test_a_sub_agent_whose_meta_json_is_cut_short_is_not_called_gone(
     intact = list(vibe.read(lead_session, Diagnostics()))
     kinds = [e.kind for e in intact if e.agent_id == child and e.kind != "usage"]
     assert kinds and [e.kind for e in found if e.agent_id == child] == kinds
+
+
+def test_a_unified_turn_the_user_interrupted_says_interrupted_on_watch(
+    tmp_path: Path,
+) -> None:
+    """The unified store keeps an aborted turn as `latestTurn.status: interrupted`
+    (vibe/_projection.py): the board says `interrupted`, as for other apps, not
+    `turn ended`."""
+    from sessdex.live import LiveSession
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    state = (
+        home / SAVE_DIR / "unified" / TUI / "generations" / "0000000000000022"
+        / "projection-state.json"
+    )  # fmt: skip
+    document = json.loads(state.read_text())
+    latest = document["snapshot"]["latestTurn"]
+    assert latest["status"] == "completed"
+    latest.update(status="interrupted", reason="Turn interrupted")
+    state.write_text(json.dumps(document))
+    session = sessions(home)[TUI]
+    ends = [e for e in events(session) if e.kind == "turn_end"]
+    assert ends[-1].extra == {"reason": "interrupted", "interrupted": True}
+    live = LiveSession(session)
+    live.poll()
+    ended = latest["completedAt"] / 1000
+    status = live.status(ended + 5)
+    assert status.status == "waiting_for_user"
+    assert status.reason.startswith("interrupted "), status.reason  # not "turn ended"

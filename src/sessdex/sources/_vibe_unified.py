@@ -647,11 +647,14 @@ class _EntryReader:
                     time=ms_time(latest.get("completedAt")),
                     text=message,
                 )
+            extra: dict[str, JSONValue] = {"reason": status}
+            if status == "interrupted":  # the user's abort (or a restart mid-turn)
+                extra["interrupted"] = True
             yield emit(
                 "turn_end",
                 agent_id=agent,
                 time=ms_time(latest.get("completedAt")) or self.last,
-                extra={"reason": status},
+                extra=extra,
             )
         tokens = obj(session, "tokenUsage")
         cached = number(tokens, "cachedInputTokens")

@@ -254,6 +254,35 @@ def test_an_ambiguous_id_names_an_app_only_where_that_settles_it() -> None:
     assert "matches 4 sessions (2 kilo, 2 roo); type more of the id." in told
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list", "--since", ""],
+        ["list", "--since= "],
+        ["find", "checkout", "--since", ""],
+        ["usage", "--since", ""],
+        ["usage", "--until", ""],
+        ["usage", "--tz", ""],
+        ["watch", "--since", "", "--once"],
+    ],
+)
+def test_an_empty_value_is_a_usage_error_not_everything(args: list[str]) -> None:
+    """A script passing an unset variable (`--since "$SINCE"`) got every session, or
+    every day of usage, as if the option were left out."""
+    code, out, err = invoke(*args, "--home", DEMO)
+    assert (code, out) == (2, "") and "it is empty: give a value" in err, args
+
+
+@pytest.mark.parametrize("words", [[""], ["", " "]])
+def test_find_with_no_word_is_a_usage_error_not_every_session(
+    words: list[str],
+) -> None:
+    """`sessdex find "$WORD"` with WORD unset listed every session."""
+    code, out, err = invoke("find", *words, "--home", DEMO)
+    assert (code, out) == (2, "")
+    assert "give a word to find; 'sessdex list' shows every session" in err
+
+
 def test_a_value_an_option_cannot_take_is_a_usage_error() -> None:
     """Exit codes as README says: 2 for a usage error (a --since sessdex cannot read, as
     for an option click checks itself), 1 for an explained error (an id not found)."""

@@ -520,6 +520,32 @@ def test_an_app_with_no_sessions_is_left_to_the_full_command(
     assert answered(args, capsysbinary, "find") is None
 
 
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [("list", ["--since", ""]), ("list", ["--since="]), ("find", ["", " "])],
+)
+def test_an_empty_value_is_refused_on_a_warm_index_too(
+    home: Path, command: str, args: list[str]
+) -> None:
+    """The quick path took `--since ""` as no --since, and `find ""` as every session."""
+    full("--json", "--home", str(home))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sessdex",
+            command,
+            *args,
+            "--json",
+            "--home",
+            str(home),
+        ],
+        capture_output=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, b""), done.stderr
+
+
 def test_find_leaves_odd_queries_to_the_full_command(
     home: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:

@@ -83,7 +83,7 @@ def _parse(command: str, args: Sequence[str]) -> _Request | None:
             request.here = True
         elif name == "--home" and request.home is None:
             request.home = value
-        elif name == "--since" and request.since is None:
+        elif name == "--since" and request.since is None and value.strip():
             request.since = value
         elif name == "--app" and value in BUILTIN:
             request.apps.append(value)
@@ -96,8 +96,8 @@ def _parse(command: str, args: Sequence[str]) -> _Request | None:
         position += 1
     if request.as_json and request.as_nl:
         return None
-    if command == "find" and not request.words:
-        return None
+    if command == "find" and not "".join(request.words).strip():
+        return None  # no word, or only blank ones: the full command says what to give
     return request
 
 

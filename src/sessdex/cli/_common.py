@@ -72,6 +72,18 @@ def session_id_argument(f: F) -> F:
     )
 
 
+def not_blank(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> str | None:
+    """An option given an empty value (`--since ""`, a script's unset variable) is a usage
+    error: taken as left out, it would show everything without a word."""
+    if value is not None and not value.strip():
+        raise click.BadParameter(
+            "it is empty: give a value, or leave the option out.", ctx, param
+        )
+    return value
+
+
 def apps_option(f: F) -> F:
     """--app NAME (repeatable), completed by the shell from the apps sessdex reads."""
     return click.option(
@@ -169,6 +181,7 @@ def filter_options(f: F) -> F:
     f = count_option("--limit", "-n", help="Show at most N sessions.")(f)
     f = click.option(
         "--since",
+        callback=not_blank,
         help="Only sessions updated since: 3d, 12h, 2w, 30m or a date (2026-11-01: its "
         "midnight UTC, as --json's times; a time without an offset is UTC too).",
     )(f)

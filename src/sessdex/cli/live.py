@@ -26,6 +26,7 @@ from ._common import (
     fail_nicely,
     home_option,
     json_array,
+    not_blank,
     output_gone,
     progress_bar,
     reader_left,
@@ -102,6 +103,7 @@ class _Unreadable:
 @click.option(
     "--since",
     default="1d",
+    callback=not_blank,
     show_default=True,
     help="Only sessions updated since: 3d, 12h, 2w, 30m or a date (its midnight UTC).",
 )

@@ -102,6 +102,10 @@ def find_command(
     that starts with - goes after --: sessdex find -- --dry-run
     Example: sessdex find checkout retry app:claude
     """
+    if not "".join(query).strip():  # every session matches no word: 'list' says that
+        raise click.UsageError(
+            "give a word to find; 'sessdex list' shows every session."
+        )
     home = resolve_home(home_dir)
     with progress_bar("Indexing sessions") as progress:
         listing = api.find_sessions(

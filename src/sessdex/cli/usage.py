@@ -17,6 +17,7 @@ from ._common import (
     err,
     fail_nicely,
     home_option,
+    not_blank,
     output_options,
     progress_bar,
     report_diagnostics,
@@ -34,8 +35,14 @@ from ._common import (
         ["daily", "weekly", "monthly", "session", "project", "model", "app"]
     ),
 )
-@click.option("--since", help="From this day (2026-11-01) or this long ago (3d, 2w).")
-@click.option("--until", help="Up to and including this day (2026-11-30).")
+@click.option(
+    "--since",
+    callback=not_blank,
+    help="From this day (2026-11-01) or this long ago (3d, 2w).",
+)
+@click.option(
+    "--until", callback=not_blank, help="Up to and including this day (2026-11-30)."
+)
 @apps_option
 @click.option(
     "--here", is_flag=True, help="Only sessions whose folder is this one or below it."
@@ -43,6 +50,7 @@ from ._common import (
 @click.option(
     "--tz",
     metavar="ZONE",
+    callback=not_blank,
     help="Days in this time zone (IANA name or 'local'; default UTC).",
 )
 @click.option(

@@ -1121,6 +1121,10 @@ def test_every_row_explains_to_its_own_totals_and_names_only_its_apps(
         counted = audit["counted"]
         for field in ("input_tokens", "output_tokens", "cache_read_tokens"):
             assert sum(c[field] for c in counted) == row[field], (key, field)
+        # to the millionth as the rows (it showed 0.006583349999999999)
+        costs = [c["cost_usd"] for c in counted if c["cost_usd"] is not None]
+        noisy = [cost for cost in costs if cost != round(cost, 6)]
+        assert not noisy, (key, noisy)
         fed = {c["app"] for c in counted}
         named = {
             titles[note.split(":", 1)[0]] for note in audit["notes"] if ":" in note

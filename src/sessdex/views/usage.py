@@ -353,7 +353,8 @@ def _counted_records(explained: Explained) -> Iterator[dict[str, object]]:
             "cache_write_tokens": record.usage.cache_write_tokens,
             "cache_read_tokens": record.usage.cache_read_tokens,
             "reasoning_tokens": record.usage.reasoning_tokens,
-            "cost_usd": cost,
+            # to the millionth, as the rows: a sum of float products ends in noise
+            "cost_usd": cost if cost is None else round(cost, 6),
             "note": record.note,
         }
 

@@ -1596,6 +1596,24 @@ def test_demo_shows_list_find_and_a_resume_command() -> None:
     assert "codex resume 019a7e21-5c3d-7b40-9e8f-2a1b3c4d5e6f" in out
 
 
+def test_each_command_the_demo_prints_runs_as_printed(tmp_path: Path) -> None:
+    """`$ sessdex resume 019a7e21 --print`, copied, failed on the user's own home: each
+    line names the demo's --home, and prints what the demo shows under it."""
+    _, out, _ = invoke("demo")
+    blocks = out.split("\n\n")
+    commands = [b for b in blocks if b.startswith("$ ")]
+    assert len(commands) == 3
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for block in commands:
+        line, shown = block.split("\n", 1)
+        argv = shlex.split(line[2:])
+        assert argv[0] == "sessdex"
+        # run where the user's own home is empty: the line must not depend on it
+        code, printed, _ = invoke(*argv[1:], runner=CliRunner(env={"HOME": str(empty)}))
+        assert code == 0 and printed.strip() == shown.strip(), line
+
+
 def test_help_version_and_usage_errors() -> None:
     code, out, _ = invoke("-h")
     assert code == 0 and "list" in out and "resume" in out

@@ -529,30 +529,35 @@ def demo_command() -> None:
     """Show what sessdex does, on a small demo home shipped with it.
 
     \b
-    Runs `list`, `find` and `resume --print` against the demo home.
+    Runs `list`, `find` and `resume --print` against the demo home; each command
+    is printed with the --home that reads it, so that it runs as printed.
     Example: sessdex demo
     """
+    import shlex
+
     from ..views.text import coloured
 
     home = api.demo_home()
     listing = api.list_sessions(home)
     styled = coloured(sys.stdout)
 
-    def command(line: str) -> None:
+    def command(*args: str) -> None:
+        # with the demo's --home: copied without it, a line read the user's own home
+        line = "$ " + shlex.join(["sessdex", *args, "--home", str(home.path)])
         echo(click.style(line, bold=True) if styled else line)
 
-    command("$ sessdex list")
+    command("list")
     print_rows(listing, False, False, home)
     echo()
-    command("$ sessdex find checkout")
+    command("find", "checkout")
     print_rows(api.find_sessions(home, "checkout"), False, False, home)
     if listing.rows:
         first = listing.rows[0]
         echo()
-        command(f"$ sessdex resume {first.id[:8]} --print")
+        command("resume", first.id[:8], "--print")
         check = api.check_resume(home, first.id)
         for warning in check.warnings:
             err(f"note: {warning}")
         echo(check.command)
     echo()
-    echo(f"(demo home: {home.path}; run 'sessdex list' for your own sessions)")
+    echo("(the demo home, read with --home; run 'sessdex list' for your own sessions)")

@@ -1596,6 +1596,33 @@ def test_demo_shows_list_find_and_a_resume_command() -> None:
     assert "codex resume 019a7e21-5c3d-7b40-9e8f-2a1b3c4d5e6f" in out
 
 
+def test_several_app_words_match_any_of_them_as_find_help_says() -> None:
+    """Every other word must match; `app:` words (and --app options) were silently OR'd."""
+    _, help_text, _ = invoke("find", "--help")
+    said = " ".join(help_text.split())
+    assert "several app: words (or --app options) take a session of any" in said
+    _, out, _ = invoke(
+        "find", "checkout", "app:claude", "app:codex", "--json", "--home", DEMO
+    )
+    assert {s["app"] for s in json.loads(out)} == {"claude", "codex"}
+    _, out, _ = invoke(
+        "find",
+        "checkout",
+        "--app",
+        "claude",
+        "--app",
+        "codex",
+        "--json",
+        "--home",
+        DEMO,
+    )
+    assert {s["app"] for s in json.loads(out)} == {"claude", "codex"}
+    _, out, _ = invoke(
+        "find", "checkout", "app:claude", "--app", "codex", "--json", "--home", DEMO
+    )
+    assert json.loads(out) == []  # with both: an app both name
+
+
 def test_each_command_the_demo_prints_runs_as_printed(tmp_path: Path) -> None:
     """`$ sessdex resume 019a7e21 --print`, copied, failed on the user's own home: each
     line names the demo's --home, and prints what the demo shows under it."""

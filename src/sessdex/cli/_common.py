@@ -91,7 +91,7 @@ def apps_option(f: F) -> F:
         "apps",
         multiple=True,
         metavar="NAME",
-        help="Only this app (repeatable).",
+        help="Only this app (repeatable: any of them).",
         shell_complete=app_names,
         # app names are lower case: `--app NAME` is taken in any case
         callback=lambda _ctx, _param, value: tuple(v.lower() for v in value),

@@ -98,8 +98,10 @@ def find_command(
 
     \b
     app:codex, branch:fix/, dir:shop-api, title:retry and id:7f3a narrow the
-    search; codex:7f3a is an id of one app, as show and resume take it. A word
-    that starts with - goes after --: sessdex find -- --dry-run
+    search; codex:7f3a is an id of one app, as show and resume take it. Every
+    word must match, but several app: words (or --app options) take a session
+    of any of those apps; with both, an app both name. A word that starts
+    with - goes after --: sessdex find -- --dry-run
     Example: sessdex find checkout retry app:claude
     """
     if not "".join(query).strip():  # every session matches no word: 'list' says that

@@ -2439,6 +2439,27 @@ def test_an_override_whose_name_is_not_utf8_leaves_its_app_out_with_a_note(
     assert code == 0 and "/w" in out
 
 
+def test_doctor_on_an_empty_machine_is_short_and_names_each_apps_variables() -> None:
+    """A first run read ~60 lines (each app's folder and the versions it was checked
+    with) and never said which variable points sessdex at a folder kept elsewhere."""
+    code, out, _ = invoke("doctor")  # the test's own empty home, no override set
+    assert code == 0
+    apps = len(sources.BUILTIN)
+    assert out.startswith(f"Not found ({apps} apps; -v shows each in full)")
+    assert "checked with" not in out and len(out.splitlines()) <= apps + 4
+    claude = next(line for line in out.splitlines() if line.startswith("  claude "))
+    assert "/.claude " in claude and claude.endswith(
+        "CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME"
+    )
+    assert re.search(r"^  codex +\S+/\.codex +CODEX_HOME", out, re.M)
+    code, out, _ = invoke("doctor", "-v", "--app", "claude")
+    assert out.startswith("Claude Code (claude): not found\n  looked in   ")
+    assert "  variables   CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME" in out
+    assert "  checked with Claude Code" in out
+    _, out, _ = invoke("doctor", "--json", "--app", "codex")
+    assert json.loads(out)[0]["env_vars"] == ["CODEX_HOME", "CODEX_SQLITE_HOME"]
+
+
 def test_doctor_names_every_folder_an_app_was_found_in(tmp_path: Path) -> None:
     """An app that writes outside its main folder (Kimi Code beside Kimi CLI, Cline's
     standalone data, a pi session folder of the user's choice) says where else it looked."""

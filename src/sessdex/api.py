@@ -851,6 +851,8 @@ class AppReport:
     subagents: int = 0  # of `sessions`, those a sub-agent ran
     # what the app keeps where sessdex cannot read it (a source's `doctor_notes`)
     notes: tuple[str, ...] = ()
+    # the variables the app (and so sessdex) reads for a folder kept elsewhere
+    env_vars: tuple[str, ...] = ()
 
     def record(self) -> dict[str, object]:
         """The report as `doctor --json` prints it."""
@@ -872,6 +874,7 @@ class AppReport:
             "problems": list(self.diagnostics.problems),
             "passed_over": dict(self.diagnostics.passed_over),
             "notes": list(self.notes),
+            "env_vars": list(self.env_vars),
         }
 
 
@@ -946,6 +949,7 @@ def doctor(
                     getattr(source, "NEWEST_CHECKED", None), versions
                 ),
                 notes=_notes(source, location, diagnostics),
+                env_vars=tuple(source.ENV_VARS),
             )
         )
     reports.sort(key=lambda r: (r.sessions == 0, not r.exists))  # a stable sort

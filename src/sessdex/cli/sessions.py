@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 
 import click
 
@@ -435,7 +436,12 @@ def doctor_command(
     def say(line: str) -> None:  # versions, types, paths and problems come from files
         echo(flat(line))  # a newline in them starts no line
 
+    # an app not found, with nothing more to say, takes one line of a list at the end: a
+    # first run read ~60 lines of folders and versions checked for apps not installed
+    folded = [] if verbose else [r for r in reports if _nothing_to_say(r)]
     for r in reports:
+        if r in folded:
+            continue
         state = (
             ("1 session" if r.sessions == 1 else f"{r.sessions} sessions")
             + (
@@ -453,6 +459,8 @@ def doctor_command(
         )
         for folder in r.also:
             say(f"  and in      {folder}")
+        if not r.exists and home_dir is None and (named := _variables(r)):
+            say(f"  variables   {', '.join(named)} (for a folder kept elsewhere)")
         say(f"  checked with {r.checked_with}")
         if r.versions:
             seen = ", ".join(f"{v} ({n})" for v, n in r.versions.items())
@@ -494,6 +502,8 @@ def doctor_command(
         if verbose:
             for path, line, reason in r.diagnostics.details:
                 say(f"    {path}:{line}: {reason}")
+    if folded:
+        _say_not_found(say, folded, with_variables=home_dir is None)
     from ..files import human_bytes
 
     own = api.own_files(resolve_home(home_dir))
@@ -523,6 +533,51 @@ def doctor_command(
             f"{own.passes} big transcript(s) found, so that the next reads only what "
             "was added; removed after a week unused"
         )
+
+
+def _nothing_to_say(report: api.AppReport) -> bool:
+    """An app whose folder is not there and that left nothing to report."""
+    d = report.diagnostics
+    return not (
+        report.exists
+        or report.sessions
+        or report.root is None
+        or report.also
+        or report.versions
+        or report.notes
+        or d.skipped
+        or d.unknown
+        or d.passed_over
+        or d.problems
+    )
+
+
+def _variables(report: api.AppReport) -> list[str]:
+    """The variables that point the app, and sessdex, at a folder kept elsewhere (HOME
+    aside: another home is `--home`)."""
+    return [name for name in report.env_vars if name != "HOME"]
+
+
+def _say_not_found(
+    say: Callable[[str], None], reports: list[api.AppReport], with_variables: bool
+) -> None:
+    """The apps not found, one line each: where sessdex looked and, as the apps' own
+    variables are read from the environment (not with --home), which of them point it
+    at a folder kept elsewhere."""
+    apps = "1 app" if len(reports) == 1 else f"{len(reports)} apps"
+    say(
+        f"Not found ({apps}; -v shows each in full): where sessdex looked"
+        + (", and the variables for a folder kept elsewhere" if with_variables else "")
+    )
+    width = max(len(r.app) for r in reports)
+    places = [r.root or "?" for r in reports]
+    room = min(max(len(p) for p in places), 48)
+    for r, place in zip(reports, places, strict=True):
+        named = _variables(r)
+        line = f"  {r.app.ljust(width)}  {place}"
+        if with_variables and named:
+            line = f"{line.ljust(width + room + 4)}  {', '.join(named)}"
+        say(line)
 
 
 @main.command("demo", context_settings=CONTEXT)

@@ -2458,6 +2458,10 @@ def test_doctor_on_an_empty_machine_is_short_and_names_each_apps_variables() -> 
     assert "  checked with Claude Code" in out
     _, out, _ = invoke("doctor", "--json", "--app", "codex")
     assert json.loads(out)[0]["env_vars"] == ["CODEX_HOME", "CODEX_SQLITE_HOME"]
+    # a folder a variable names, not there: in full, with the variable that named it
+    _, out, _ = invoke("doctor", runner=CliRunner(env={"CODEX_HOME": "/nowhere/c"}))
+    assert "OpenAI Codex CLI (codex): not found\n" in out
+    assert "  looked in   /nowhere/c  (from CODEX_HOME=/nowhere/c)\n" in out
 
 
 def test_doctor_names_every_folder_an_app_was_found_in(tmp_path: Path) -> None:

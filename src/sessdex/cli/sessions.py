@@ -536,10 +536,12 @@ def doctor_command(
 
 
 def _nothing_to_say(report: api.AppReport) -> bool:
-    """An app whose folder is not there and that left nothing to report."""
+    """An app whose folder is not there and that left nothing to report (a folder a
+    variable named is shown in full, with the variable)."""
     d = report.diagnostics
     return not (
         report.exists
+        or report.override
         or report.sessions
         or report.root is None
         or report.also

@@ -65,7 +65,8 @@ def sessdex_state(
         "XDG_CACHE_HOME",
         "PAGER",
         "COLUMNS",
-        "SESSDEX_SHELL",  # commands are printed for POSIX sh unless a test says
+        "SESSDEX_SHELL",  # commands are printed for POSIX sh unless a test says,
+        "SHELL",  # whichever shell the person running the tests logs in to
     ):
         monkeypatch.delenv(name, raising=False)
     from sessdex import sources

@@ -35,6 +35,7 @@ HOSTILE = [
     "rlo\u202eexe.txt",
     "zero\u200bwidth\u2060joined\ufeff",
     "back\\slash\\",
+    "two\\\\backslashes",
     "-P",
     'model_reasoning_effort="medium"',
     'say "hi" & bye',
@@ -61,7 +62,9 @@ def invoke(*args: str) -> tuple[int, str, str]:
         ({"SHELL": "/bin/zsh"}, "darwin", "bash"),  # bash's $'…' form is zsh's too
         ({"SHELL": "/usr/bin/bash"}, "linux", "bash"),
         ({"SHELL": "/bin/sh"}, "linux", "posix"),  # dash on Debian: no $'…'
-        ({"SHELL": "/usr/bin/fish"}, "linux", "posix"),
+        ({"SHELL": "/usr/bin/fish"}, "linux", "fish"),  # no POSIX sh: its own form
+        ({"SHELL": "/opt/homebrew/bin/fish"}, "darwin", "fish"),
+        ({"SESSDEX_SHELL": "fish", "SHELL": "/bin/bash"}, "linux", "fish"),
         ({}, "linux", "posix"),
         ({}, "win32", "powershell"),
         ({"MSYSTEM": "MINGW64"}, "win32", "posix"),  # Git Bash, MSYS2
@@ -84,8 +87,8 @@ def test_the_shell_is_the_one_the_user_types_in(
 
 
 def test_an_unknown_shell_asked_for_is_said() -> None:
-    with pytest.raises(BadValue, match="SESSDEX_SHELL is 'fish'"):
-        shells.current({"SESSDEX_SHELL": "fish"}, "win32")
+    with pytest.raises(BadValue, match=r"SESSDEX_SHELL is 'tcsh'.* fish, "):
+        shells.current({"SESSDEX_SHELL": "tcsh"}, "win32")
 
 
 def test_powershell_words_are_quoted_as_5_1_reads_them() -> None:
@@ -114,6 +117,22 @@ def test_a_character_that_draws_nothing_is_written_out_not_hidden() -> None:
     assert shells.word("w\u200bork", "bash") == "$'w\\342\\200\\213ork'"
     assert shells.word("w\u200bork", "posix") == "w\"$(printf '\\342\\200\\213')\"ork"
     assert shells.word(folder, "cmd") == f'"{folder}"'
+
+
+def test_fish_gets_its_own_quotes_and_escapes() -> None:
+    """fish reads `\\\\` and `\\'` inside single quotes: sh's `'a\\\\b'` named `a\\b`
+    there, and `'end\\'` left the quote open. A control or invisible character is one
+    of fish's escapes between quoted runs, past ASCII its `\\u` form (`\\x` is a byte)."""
+    assert shells.cd_then_run("/a\\\\b/it's\\", ["claude", "-r", "%self"], "fish") == (
+        "cd '/a\\\\\\\\b/it\\'s\\\\' && claude -r '%self'"
+    )
+    assert shells.word("t\tn\ne\x1b[2J\x07z\u200bb\u202e\x85", "fish") == (
+        "'t'\\t'n'\\n'e'\\e'[2J'\\x07'z'\\u200b'b'\\u202e\\u0085"
+    )
+    assert shells.word("", "fish") == "''"
+    assert shells.set_variable("GOOSE_MODE", "it's", "fish") == (
+        "set -gx GOOSE_MODE 'it\\'s'"
+    )
 
 
 def test_a_word_with_paired_double_quotes_reaches_powershell_as_it_is() -> None:
@@ -188,6 +207,7 @@ def takes(shell: str, word: str) -> bool:
         ("posix", ["bash", "--posix", "-c"]),
         ("posix", ["zsh", "-c"]),
         ("posix", ["busybox", "sh", "-c"]),
+        ("fish", ["fish", "--no-config", "-c"]),
         ("powershell", ["pwsh", "-NoProfile", "-Command"]),
     ],
 )
@@ -224,19 +244,27 @@ ODD_FOLDERS = [
     "`touch pwned`",
     "-P",
     "esc\x1b[2J",
+    "two\\\\backslashes",
+    "a backslash, a quote\\'",
+    "ends in a backslash\\",
 ]
 
 
-@pytest.mark.parametrize("program", ["dash", "bash"])
+@pytest.mark.parametrize(
+    ("shell", "program"),
+    [("sh", ["dash"]), ("sh", ["bash"]), ("fish", ["fish", "--no-config"])],
+)
 def test_resume_print_for_sh_enters_a_folder_holding_any_character(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, program: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shell: str, program: list[str]
 ) -> None:
     """dash, Debian's /bin/sh, reads no `$'…'`: `cd $'/x/w\\342\\200\\213ork'` printed
-    for SESSDEX_SHELL=sh failed there (`can't cd to $/x/w\\342…`). Each line `resume
-    --print` prints enters the folder, and the CLI gets its words."""
-    if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed")
-    monkeypatch.setenv("SESSDEX_SHELL", "sh")
+    for SESSDEX_SHELL=sh failed there (`can't cd to $/x/w\\342…`); fish, which reads
+    `\\\\` and `\\'` inside single quotes, entered another folder than `'a\\\\b'` or none
+    (`'end\\'`: quotes not balanced). Each line `resume --print` prints enters the
+    folder, and the CLI gets its words."""
+    if shutil.which(program[0]) is None:
+        pytest.skip(f"{program[0]} is not installed")
+    monkeypatch.setenv("SESSDEX_SHELL", shell)
     home, bin_folder = tmp_path / "home", tmp_path / "bin"
     bin_folder.mkdir()
     claude = bin_folder / "claude"  # records where it ran and what it was given
@@ -252,7 +280,7 @@ def test_resume_print_for_sh_enters_a_folder_holding_any_character(
         assert code == 0, err
         assert not re.search("[\x1b\u200b\u202e]", out)
         ran = subprocess.run(
-            [program, "-c", out], cwd=tmp_path, env=env, capture_output=True, text=True
+            [*program, "-c", out], cwd=tmp_path, env=env, capture_output=True, text=True
         )
         assert ran.returncode == 0, (name, out, ran.stderr)
         assert json.loads(ran.stdout)[:3] == [str(folder), "--resume", session_id]
@@ -410,7 +438,11 @@ def test_a_program_run_from_the_cmd_line_gets_every_word_exactly() -> None:
 
 @pytest.mark.parametrize(
     ("shell", "program"),
-    [("posix", ["bash", "-c"]), ("powershell", ["pwsh", "-NoProfile", "-Command"])],
+    [
+        ("posix", ["bash", "-c"]),
+        ("fish", ["fish", "--no-config", "-c"]),
+        ("powershell", ["pwsh", "-NoProfile", "-Command"]),
+    ],
 )
 def test_a_variable_set_by_the_printed_line_reaches_the_program(
     tmp_path: Path, shell: str, program: list[str]

@@ -1,5 +1,6 @@
 """The shell a printed command is written for, and how a word and a `cd`-then-run line
-are written in it: POSIX sh (dash too), bash/zsh/ksh, PowerShell (5.1 and 7) or cmd.exe.
+are written in it: POSIX sh (dash too), bash/zsh/ksh, fish, PowerShell (5.1 and 7) or
+cmd.exe.
 
 This module only writes text for a person to paste; sessdex never runs a shell. A word
 one shell cannot be given safely is refused (`NotQuotable`), never printed wrongly.
@@ -16,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from .errors import BadValue, NotQuotable
 
 # POSIX: any POSIX sh, dash (Debian's and Ubuntu's /bin/sh) too, which reads no $'…';
-# BASH: the shells that do (bash, zsh, ksh), where a control character is written so
-POSIX, BASH, POWERSHELL, CMD = "posix", "bash", "powershell", "cmd"
+# BASH: the shells that do (bash, zsh, ksh), where a control character is written so;
+# FISH: fish, which reads `\\` and `\'` inside single quotes, so neither form is its
+POSIX, BASH, FISH, POWERSHELL, CMD = "posix", "bash", "fish", "powershell", "cmd"
 _NAMES = {
     "posix": POSIX,
     "sh": POSIX,
@@ -28,6 +30,7 @@ _NAMES = {
     "ksh": BASH,
     "ksh93": BASH,
     "mksh": BASH,
+    "fish": FISH,
     "powershell": POWERSHELL,
     "pwsh": POWERSHELL,
     "cmd": CMD,
@@ -50,6 +53,10 @@ _CMD_CONTROLS = re.compile(f"[{_CONTROLS}]")
 # PowerShell reads these as quote marks too, not only the ASCII ones
 _PS_SINGLE = "'\u2018\u2019\u201a\u201b"
 _PS_DOUBLE = '"\u201c\u201d\u201e'
+# words fish takes as they are: shlex's plain words less `%` (`%self` is fish's pid)
+_FISH_BARE = re.compile(r"[A-Za-z0-9_@+=:,./-]+")
+# the escapes fish reads outside quotes for the controls people know by name
+_FISH_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\x1b": "\\e"}
 # words either shell takes as they are: no quoting needed, none of them a number
 _PS_BARE = re.compile(r"-{0,2}[A-Za-z][A-Za-z0-9_-]*")
 _CMD_BARE = re.compile(r"[A-Za-z0-9_.:/\\+@-]+")
@@ -64,8 +71,8 @@ def current(
     environ: Mapping[str, str] | None = None, platform: str | None = None
 ) -> str:
     """The shell the user types in: `SESSDEX_SHELL` when set; else bash's dialect where
-    `SHELL` names bash, zsh or ksh, and POSIX sh's where it names another or none (dash
-    reads no $'…'), but on Windows outside a POSIX shell (Git Bash, MSYS2 and Cygwin set
+    `SHELL` names bash, zsh or ksh, fish's where it names fish, and POSIX sh's where it
+    names another or none (dash reads no $'…'), but on Windows outside a POSIX shell (Git Bash, MSYS2 and Cygwin set
     MSYSTEM or SHELL) PowerShell, the shell Windows Terminal opens by default. cmd.exe
     leaves no trace a program can trust, so it is chosen only by `SESSDEX_SHELL=cmd`."""
     environ = os.environ if environ is None else environ
@@ -75,13 +82,13 @@ def current(
         if chosen.lower() not in _NAMES:
             raise BadValue(
                 f"SESSDEX_SHELL is {chosen!r}; set it to sh (or dash, posix), bash (or "
-                "zsh, ksh), powershell or cmd."
+                "zsh, ksh), fish, powershell or cmd."
             )
         return _NAMES[chosen.lower()]
     login = environ.get("SHELL", "")
     if platform != "win32" or environ.get("MSYSTEM") or login:
         name = re.split(r"[/\\]", login)[-1].lower().removesuffix(".exe")
-        return BASH if _NAMES.get(name) == BASH else POSIX
+        return _NAMES[name] if _NAMES.get(name) in (BASH, FISH) else POSIX
     return POWERSHELL
 
 
@@ -93,6 +100,8 @@ def word(text: str, shell: str | None = None) -> str:
         return _powershell_word(text)
     if shell == CMD:
         return _cmd_word(text)
+    if shell == FISH:
+        return _fish_word(text)
     return _posix_word(text, shell)
 
 
@@ -107,7 +116,7 @@ def run(argv: Sequence[str], shell: str | None = None) -> str:
         return f"& {_powershell_word(argv[0])}{rest}"
     if shell == CMD:
         return " ".join(map(_cmd_word, argv))
-    return " ".join(_posix_word(a, shell) for a in argv)
+    return " ".join(word(a, shell) for a in argv)
 
 
 def cd_then_run(folder: str, argv: Sequence[str], shell: str | None = None) -> str:
@@ -131,7 +140,8 @@ def cd_then_run(folder: str, argv: Sequence[str], shell: str | None = None) -> s
     # cannot write at a word's end
     if shell == POSIX and folder.endswith("\n"):
         folder += "/"
-    return f"cd {_posix_word(folder, shell)} && " + run(argv, shell)
+    # fish reads `&&` from 3.0 on (2.x only `; and`)
+    return f"cd {word(folder, shell)} && " + run(argv, shell)
 
 
 def set_variable(name: str, value: str, shell: str | None = None) -> str:
@@ -143,6 +153,8 @@ def set_variable(name: str, value: str, shell: str | None = None) -> str:
     if shell == CMD:  # the quotes around the whole keep `&|<>^` out of cmd's reach
         _check_cmd(value, folder=True)
         return f'set "{name}={value}"'
+    if shell == FISH:  # -g: past the end of this line; -x: exported
+        return f"set -gx {name} {_fish_word(value)}"
     # unexported, it would reach no program
     return f"export {name}={_posix_word(value, shell)}"
 
@@ -169,6 +181,33 @@ def _posix_word(text: str, shell: str) -> str:
         else:
             out.append(char)
     return "$'" + "".join(out) + "'"
+
+
+def _fish_word(text: str) -> str:
+    """The word in single quotes as fish reads them (`\\\\` and `\\'` are escapes there, so
+    a backslash and a quote mark are escaped), each control or invisible character an
+    escape between the quoted runs (`'a'\\e'b'`, `'w'\\u200b'ork'`): fish joins them into
+    one word. `\\xHH` is a byte to fish, so a character past ASCII is its `\\u` form."""
+    if _FISH_BARE.fullmatch(text):
+        return text
+    out: list[str] = []
+    quoted: list[str] = []
+    for char in text:
+        if not _UNPRINTABLE.match(char):
+            quoted.append("\\" + char if char in "'\\" else char)
+            continue
+        if quoted:
+            out.append("'" + "".join(quoted) + "'")
+            quoted = []
+        if char in _FISH_NAMED:
+            out.append(_FISH_NAMED[char])
+        elif ord(char) < 0x80:
+            out.append(f"\\x{ord(char):02x}")
+        else:  # each of them is in the BMP
+            out.append(f"\\u{ord(char):04x}")
+    if quoted or not out:
+        out.append("'" + "".join(quoted) + "'")
+    return "".join(out)
 
 
 def _sh_word(text: str) -> str:

@@ -185,7 +185,7 @@ def _say_why_empty(
     "print_only",
     is_flag=True,
     help="Print the command for your shell instead of running it (SESSDEX_SHELL="
-    "sh, bash, powershell or cmd picks another).",
+    "sh, bash, fish, powershell or cmd picks another).",
 )
 @click.option(
     "--json",

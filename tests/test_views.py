@@ -1517,6 +1517,23 @@ def test_a_line_that_goes_on_a_paragraph_is_not_taken_for_a_heading() -> None:
     assert page.count("<hr />") == 2
 
 
+def test_a_reply_that_opens_with_a_rule_or_code_starts_below_its_label() -> None:
+    """A reply opening with a rule (`***`) or indented code was written on the label's
+    line: `**Assistant:** ***` showed the stars as text, the code as prose. A reply
+    that opens with a paragraph still goes on after the label."""
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    texts = ["***\nafter", "    code here\nmore", "\tx = 1", "_ _ _", "  some text"]
+    events = [Event("s", n, "assistant", text=text) for n, text in enumerate(texts)]
+    text = "".join(markdown.render(Session(app="claude", id="s", title="t"), events))
+    page = _in_a_viewer(text)
+    assert page.count("<p><strong>Assistant:</strong></p>\n<hr />") == 2
+    assert "<p><strong>Assistant:</strong></p>\n<pre><code>code here\n" in page
+    assert "<p><strong>Assistant:</strong></p>\n<pre><code>x = 1\n" in page
+    assert re.search("<p><strong>Assistant:</strong> +some text</p>", page)
+
+
 def test_a_heading_in_a_list_item_after_a_line_that_may_go_on_its_text() -> None:
     """A line that goes on the paragraph above it (`#foo`, `2.`, an empty `-`, a list
     marker 4 columns past the item it would be in) ends no list item: the heading deep

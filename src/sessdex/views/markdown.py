@@ -484,10 +484,17 @@ def render(
         elif kind == "assistant":
             blocks = _blocks(clean(event.text))
             # a reply that opens with a paragraph goes on after the label; anything
-            # else (a fence, a heading, a list, a quote, a blank line) starts a line,
-            # where the label's line would have been taken into it or underlined
+            # else (a fence, a heading, a list, a quote, a rule, indented code, a blank
+            # line) starts a line, where the label's line would have been taken into
+            # it or underlined, or the rule or code read as the label's text
             first = blocks[0][1].partition("\n")[0] if blocks else ""
-            joins = blocks and not blocks[0][0] and _PARAGRAPH.match(first)
+            joins = (
+                blocks
+                and not blocks[0][0]
+                and _PARAGRAPH.match(first)
+                and not _BREAK.fullmatch(first)
+                and not first.expandtabs(4).startswith("    ")
+            )
             gap = " " if joins else "\n\n"
             body = "\n".join(block for _, block in blocks)
             out = f"**Assistant{who}:**{gap}{body}\n\n"

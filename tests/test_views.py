@@ -1534,6 +1534,38 @@ def test_a_reply_that_opens_with_a_rule_or_code_starts_below_its_label() -> None
     assert re.search("<p><strong>Assistant:</strong> +some text</p>", page)
 
 
+def test_a_line_that_goes_on_a_paragraph_keeps_its_hashes() -> None:
+    """`2. # x` under a line of text is that paragraph's text (a list breaks into one
+    only at 1), in a quote too: it was shown `2. ### x`. Where it does start a list (a
+    second item, after a blank line, out of a quote) its heading still goes down."""
+    from sessdex.model import Session
+    from sessdex.views import markdown
+
+    texts = [
+        "para\n2. # x\n3) - ## y",
+        "> quoted\n> 2. # z",
+        "1. a\n2. # User",
+        "> a\n2. # User",
+        "b\n\n2. # User",
+    ]
+    events = [Event("s", n, "user", text=text) for n, text in enumerate(texts)]
+    text = "".join(markdown.render(Session(app="claude", id="s", title="t"), events))
+    page = _in_a_viewer(text)
+    assert "<p>para\n2. # x\n3) - ## y</p>" in page
+    assert "<p>quoted\n2. # z</p>" in page
+    headings = re.findall(r"<h(\d)>(.*?)</h\d>", page, re.DOTALL)
+    assert (
+        headings
+        == [("1", "t")]
+        + [("2", "User"), ("2", "User")]
+        + [
+            ("2", "User"),
+            ("3", "User"),
+        ]
+        * 3
+    )
+
+
 def test_a_heading_in_a_list_item_after_a_line_that_may_go_on_its_text() -> None:
     """A line that goes on the paragraph above it (`#foo`, `2.`, an empty `-`, a list
     marker 4 columns past the item it would be in) ends no list item: the heading deep

@@ -75,6 +75,13 @@ _BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
 _PARAGRAPH = re.compile(
     r"(?! {0,3}(?:[-+*]|\d{1,9}[.)]|#{1,6})(?:[ \t]|$))(?![ \t]*>)[ \t]*\S"
 )
+# A line a list marker (`2.`, `3)`) and a `#` after it start, which may go on a paragraph
+_LATE_ITEM = re.compile(r"^[ \t>]*\d{1,9}[.)][ \t][^\n]*#", re.MULTILINE)
+# A link's definition (one to the web stays one), which no paragraph goes on: where
+# one may be, each such heading goes down, as any other
+_DEFINITION = re.compile(r"\]:[ \t]*(?:https?://|mailto:)")
+# The `>`s a line starts with (a blank after each is theirs)
+_QUOTES = re.compile(r"(?: {0,3}>[ \t]?)+")
 _OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
 _CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 _LANGUAGE = re.compile(r"[\w.+#-]{1,40}")
@@ -136,7 +143,70 @@ def _headed_down(prose: str, items: _Items | None = None) -> str:
         items = _Items()
     if items is not None:
         prose = items.headed_down(prose)
-    return _HEADING.sub(_heading_down, prose)
+    if _LATE_ITEM.search(prose) is None or _DEFINITION.search(prose):
+        return _HEADING.sub(_heading_down, prose)
+    text = _paragraph_lines(prose)
+    return _HEADING.sub(
+        lambda found: found[0] if found.start() in text else _heading_down(found), prose
+    )
+
+
+def _paragraph_lines(prose: str) -> set[int]:
+    """Where the lines start that go on the paragraph above them though they open with
+    a list marker a list cannot break into a paragraph at (`2.`, `3)`): `para` over
+    `2. # x` is one paragraph, its `#` text. Such a line starts a list where the line
+    above ends none (after a blank line, a heading, a rule or code), where it opens or
+    leaves a quote the paragraph is not in, or where it falls out of the list item the
+    paragraph is in (`1. para` over `2. # x`: a second item)."""
+    lines: set[int] = set()
+    paragraph: tuple[int, int] | None = None  # its quotes, its text's column in them
+    start = 0
+    for line in prose.split("\n"):
+        at, start = start, start + len(line) + 1
+        if _blank(line):
+            paragraph = None
+            continue
+        quotes = _QUOTES.match(line)
+        depth = quotes[0].count(">") if quotes else 0
+        rest = line[quotes.end() if quotes else 0 :].expandtabs(4)
+        body = rest.lstrip(" ")
+        column = len(rest) - len(body)
+        inside = column - paragraph[1] if paragraph else column
+        if inside >= 4:  # indented code, or a paragraph's next line
+            continue
+        marker = _OPENING.match(body)
+        if marker is not None and (
+            marker[1] == ">" or (not marker[3] and marker.end() < len(body))
+        ):
+            marker = None  # a `>` past 3 columns, or text (`2.x`)
+        if (
+            _BREAK.fullmatch(body)
+            or _ATX.match(body)
+            or body.startswith(("```", "~~~"))
+        ):
+            paragraph = None
+        elif marker is None:
+            # a paragraph's next line (one in fewer quotes too), or a new paragraph
+            if paragraph is None or depth > paragraph[0]:
+                paragraph = (depth, column)
+        elif marker.end() == len(body):
+            pass  # an empty item: a paragraph's next line, or an item with no text
+        elif (
+            paragraph is not None
+            and marker[2] not in (None, "1")
+            and depth == paragraph[0]
+            and column >= paragraph[1]
+        ):
+            lines.add(at)
+        else:  # a list item: its text is a paragraph unless it is a heading
+            while marker is not None and marker[3] and marker.end() < len(body):
+                column += marker.end()
+                body = body[marker.end() :]
+                marker = _OPENING.match(body)
+            ends = marker is not None and marker.end() == len(body)  # an empty item
+            text = not (ends or _ATX.match(body) or _BREAK.fullmatch(body))
+            paragraph = (depth, column) if text else None
+    return lines
 
 
 def _heading_down(found: re.Match[str]) -> str:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from click.testing import CliRunner
@@ -1901,6 +1902,53 @@ def test_a_session_dated_in_2099_is_said_listed_without_its_time(
     )
     code, _, err = invoke("list", "--verbose", "--home", str(home))
     assert f"{odd}:0: dated in the future" in err
+
+
+@pytest.mark.parametrize(
+    ("app", "ident", "database"),
+    [
+        ("goose", "20261201_1", ".local/share/goose/sessions/sessions.db"),
+        (
+            "antigravity",
+            "7d2e9f10-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+            ".gemini/antigravity-cli/conversations/"
+            "7d2e9f10-4a5b-4c6d-8e7f-9a0b1c2d3e4f.db",
+        ),
+    ],
+)
+def test_a_database_it_may_not_open_is_said_denied_by_show_as_by_list(
+    app: str, ident: str, database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session's database sessdex may not open (another user's, a `sudo` run's), with
+    no WAL beside it: `show`, `export` and `tree` said SQLite's "unable to open database
+    file" where `list` says "permission denied"."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home(app), home)
+    name = str(home / database)
+    code, out, _ = invoke("list", "--json", "--app", app, "--home", str(home))
+    assert code == 0 and ident in [row["id"] for row in json.loads(out)]
+    # then refused, as the kernel refuses another user (root opens anything)
+    opener, connect = os.open, sqlite3.connect
+
+    def refusing(path: object, *args: object, **kwargs: object) -> int:
+        if os.fspath(path) == name:  # type: ignore[call-overload]
+            raise PermissionError(13, "Permission denied", name)
+        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
+
+    def refusing_sqlite(target: str | Path, *args: object, **kwargs: object) -> object:
+        if name in unquote(os.fspath(target)):  # SQLite says no more than this
+            raise sqlite3.OperationalError("unable to open database file")
+        return connect(target, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "open", refusing)
+    monkeypatch.setattr(sqlite3, "connect", refusing_sqlite)
+    for command in ("show", "export", "tree"):
+        _, _, err = invoke(command, f"{app}:{ident}", "--home", str(home))
+        assert "unable to open" not in err, (command, err)
+        said = [line for line in err.splitlines() if name in line]
+        assert said, (command, err)
+        for line in said:
+            assert "permission denied" in line and line.count(name) == 1, line
 
 
 def test_a_file_usage_may_not_open_is_named_once_with_the_reason(

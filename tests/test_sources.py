@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 import stat
 from pathlib import Path
+from urllib.parse import unquote
 
 import orjson
 import pytest
@@ -254,8 +255,13 @@ def test_a_store_it_may_not_open_is_said_in_plain_words(
     def refusing_database(path: object) -> object:
         raise refused(path)
 
-    opener, open_sqlite = os.open, databases.open_sqlite
+    opener, open_sqlite, connect = os.open, databases.open_sqlite, sqlite3.connect
     root = str(DATA)
+
+    def refusing_sqlite(target: str | Path, *args: object, **kwargs: object) -> object:
+        if root in unquote(os.fspath(target)):  # SQLite says no more than this
+            raise sqlite3.OperationalError("unable to open database file")
+        return connect(target, *args, **kwargs)  # type: ignore[call-overload]
 
     def refusing_open(path: object, *args: object, **kwargs: object) -> int:
         name = os.fspath(path)  # type: ignore[call-overload]
@@ -269,7 +275,10 @@ def test_a_store_it_may_not_open_is_said_in_plain_words(
         home = Home.at(DATA / app / "home")
         found = discover(source, home)  # listed first: the refusal comes at the read
         location = source.locate(home)
-        monkeypatch.setattr(databases, "open_sqlite", refusing_database)
+        if isinstance(refusal, OSError):  # the kernel refuses SQLite as it does others
+            monkeypatch.setattr(sqlite3, "connect", refusing_sqlite)
+        else:
+            monkeypatch.setattr(databases, "open_sqlite", refusing_database)
         monkeypatch.setattr(os, "open", refusing_open)
         diagnostics = Diagnostics()
         for path in source.scan(location):  # as the index and `show` read them
@@ -278,6 +287,7 @@ def test_a_store_it_may_not_open_is_said_in_plain_words(
             for _ in read_session(source, session, diagnostics):
                 pass
         monkeypatch.setattr(databases, "open_sqlite", open_sqlite)
+        monkeypatch.setattr(sqlite3, "connect", connect)
         monkeypatch.setattr(os, "open", opener)
         said += diagnostics.problems
     assert said
@@ -288,6 +298,7 @@ def test_a_store_it_may_not_open_is_said_in_plain_words(
     for problem in said:
         assert "Errno" not in problem and "Permission denied" not in problem, problem
         assert "OperationalError" not in problem, problem
+        assert "unable to open" not in problem, problem  # SQLite's words for a refusal
         assert "Error)" not in problem, problem  # codex said "(PermissionError)"
         named = re.findall(re.escape(root) + r"[^\s:']*", problem)
         assert len(named) == len(set(named)), problem  # no file named twice

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from . import databases, pathnames, reading, selection, sources
+from . import databases, freshness, pathnames, reading, selection, sources
 from .diagnostics import (
     FILE_REFUSED,
     NOT_LINES,
@@ -414,14 +414,20 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
 
 def _refused_holding(index: Index, prefix: str, app: str | None) -> str | None:
     """A file the index noted as refused (permissions) whose name holds `prefix`, as
-    most apps name a session's file after its id; None for a prefix too short to say."""
+    most apps name a session's file after its id, or else a refused database (any of
+    the sessions it keeps may be the one); None for a prefix too short to say."""
     if len(prefix) < 4:
         return None
     wanted = prefix.lower()
-    for _, path, _, reason in index.skipped_details([app] if app else ()):
-        if reason == FILE_REFUSED and wanted in os.path.basename(path).lower():
+    refused = [
+        path
+        for _, path, _, reason in index.skipped_details([app] if app else ())
+        if reason == FILE_REFUSED
+    ]
+    for path in refused:
+        if wanted in os.path.basename(path).lower():
             return path
-    return None
+    return next((p for p in refused if p.endswith(freshness.DB_SUFFIXES)), None)
 
 
 def _replacement(index: Index, prefix: str, app: str | None) -> list[Row]:

@@ -95,8 +95,20 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
         # mode=ro: else SQLite opens it read-write, and creates an empty database file in
         # the app's folder when the app removed it since it was listed
         uri = "file:" + quote(os.path.abspath(name)) + "?mode=ro&immutable=1"
-        connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        try:
+            connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        except sqlite3.OperationalError as error:
+            _raise_refused(name, error)
+            raise
     return connection
+
+
+def _raise_refused(name: str, error: sqlite3.Error) -> None:
+    """Raise PermissionError when the system refused SQLite the database `name`: SQLite
+    says only "unable to open database file", where a copy of it (a WAL beside it) and
+    every other file say "permission denied"."""
+    if files.refuses_reading(name):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name) from error
 
 
 def _refuse_special(name: str) -> None:

@@ -243,8 +243,10 @@ def test_a_store_it_may_not_open_is_said_in_plain_words(
     the app holds locked: Crush, Goose, Antigravity, Cursor, OpenCode said "cannot open
     <path>: [Errno 13] Permission denied: '<path>'" (Python's words, the path twice),
     Codex's rollouts "(PermissionError)", Aider's and Qwen's files "Permission
-    denied". Each names its file once, in the words the others use; a locked database
-    is no sessdex bug (no type name)."""
+    denied", Vibe's meta.json "is missing or broken", Claude's transcripts
+    "unreadable", Cursor's chat store nothing of why. Each names its app and its file
+    once, and says why in the words the others use; a locked database is no sessdex bug
+    (no type name)."""
     from sessdex import databases
 
     def refused(path: object) -> Exception:
@@ -299,6 +301,9 @@ def test_a_store_it_may_not_open_is_said_in_plain_words(
         assert "Errno" not in problem and "Permission denied" not in problem, problem
         assert "OperationalError" not in problem, problem
         assert "unable to open" not in problem, problem  # SQLite's words for a refusal
+        if isinstance(refusal, OSError):  # each says why (Vibe: "missing or broken")
+            assert problem.startswith(tuple(f"{app}: " for app in APPS)), problem
+            assert "permission denied" in problem, problem
         assert "Error)" not in problem, problem  # codex said "(PermissionError)"
         named = re.findall(re.escape(root) + r"[^\s:']*", problem)
         assert len(named) == len(set(named)), problem  # no file named twice

@@ -19,7 +19,7 @@ from typing import BinaryIO
 import orjson
 
 from .. import files
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, why
 from ..model import JSONValue, Usage
 from ._values import new_usage, type_tag
 
@@ -229,9 +229,9 @@ def records(
         if diagnostics is not None:
             diagnostics.problem(f"{name}: vanished while reading")
         return
-    except OSError:
+    except OSError as error:  # another user's (permission denied), a device error
         if diagnostics is not None:
-            diagnostics.problem(f"{name}: unreadable")
+            diagnostics.problem(f"claude: cannot read {name}: {why(error, name)}")
         return
     with stream:
         if offset:

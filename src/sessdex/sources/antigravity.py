@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import databases, files, folders
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import FILE_REFUSED, Diagnostics, why
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _protobuf as protobuf
 from ._values import (
@@ -463,6 +463,9 @@ def _parse_last_conversations(path: Path, diagnostics: Diagnostics) -> list[Sess
     """Fill-in fragments from agy's folder -> last conversation map: each conversation's
     folder, below what its own files or the catalog say."""
     data = files.read_small(path, LAST_CONVERSATIONS_CAP)
+    if data is None and files.refuses_reading(str(path)):
+        diagnostics.problem(f"antigravity: cannot read {path}: {FILE_REFUSED}")
+        return []
     try:
         value = files.loads(data) if data is not None else None
     except ValueError:

@@ -215,14 +215,14 @@ def _parse_store(path: Path, diagnostics: Diagnostics) -> list[Session]:
     own right: a chat run in a dev container or over SSH has no transcript here."""
     try:
         connection = databases.open_sqlite(path)
-    except (OSError, sqlite3.Error):
-        diagnostics.problem(f"{path}: cannot open the chat store")
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(f"cursor: cannot open {path}: {why(error, path)}")
         return []
     try:
         meta = _cursor_store.meta(connection)
         talk = _store_talk(connection, meta, path, diagnostics)
-    except sqlite3.Error:
-        diagnostics.problem(f"{path}: cannot read the chat store")
+    except sqlite3.Error as error:
+        diagnostics.problem(f"cursor: cannot read {path}: {why(error, path)}")
         return []
     finally:
         connection.close()

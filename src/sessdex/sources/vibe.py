@@ -42,6 +42,7 @@ such a file is left only where Vibe was not run since; it is read as a folder is
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from collections.abc import Callable, Iterator
@@ -53,7 +54,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders, jsonstream
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, why
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _vibe_unified as unified
 from ._values import (
@@ -182,6 +183,18 @@ class _Meta:
 def _meta(folder: Path) -> _Meta | None:
     document = files.read_json_file(folder / "meta.json", limit=META_LIMIT)
     return _meta_of(document, folder)
+
+
+def _no_meta(path: Path) -> str:
+    """Why a session folder's meta.json gave nothing: the system's words where it may
+    not be opened (another user's), else missing or broken."""
+    try:
+        os.close(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
+    except PermissionError as error:
+        return f"vibe: cannot read {path}: {why(error, path)}"
+    except OSError:
+        pass
+    return f"vibe: {path} is missing or broken"
 
 
 def _meta_of(document: object, folder: Path) -> _Meta | None:
@@ -731,7 +744,7 @@ def _read_legacy(
     for position, folder in enumerate(chained):
         meta = _meta(folder)
         if meta is None:
-            diagnostics.problem(f"vibe: {folder / 'meta.json'} is missing or broken")
+            diagnostics.problem(_no_meta(folder / "meta.json"))
             continue
         yield from _folder_events(
             meta,

@@ -1951,6 +1951,29 @@ def test_a_database_it_may_not_open_is_said_denied_by_show_as_by_list(
             assert "permission denied" in line and line.count(name) == 1, line
 
 
+def test_a_warm_verbose_list_says_a_session_dated_before_1970_was_kept(
+    tmp_path: Path,
+) -> None:
+    """`list --verbose` on a warm run (the file unchanged, not read again) headed a
+    session dated 1969, which it lists, "skipped when these files were read"."""
+    home = tmp_path / "home"
+    write_claude_session(home, "56565656-aaaa-4aaa-8aaa-565656565656", "/w/ok")
+    odd = write_claude_session(
+        home,
+        "78787878-bbbb-4bbb-8bbb-787878787878",
+        "/w/odd",
+        when="1969-07-20T20:17:00Z",
+    )
+    invoke("list", "--home", str(home))  # reads it, and says so
+    code, out, err = invoke("list", "--json", "--verbose", "--home", str(home))
+    assert code == 0 and len(json.loads(out)) == 2  # listed, not skipped
+    assert "skipped" not in err
+    assert (
+        "listed without an odd time when these files were read (unchanged since):\n"
+        f"  claude: {odd}:0: dated before 1970\n"
+    ) in err
+
+
 def test_a_file_usage_may_not_open_is_named_once_with_the_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

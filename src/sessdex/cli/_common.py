@@ -522,10 +522,22 @@ def report_skipped(
                 said.add((app, path, line, reason))
                 err(f"  {app}: {path}:{line}: {reason}")
         earlier = [detail for detail in noted if detail not in said]
-        if earlier:
-            err("skipped when these files were read (unchanged since):")
-        for app, path, line, reason in earlier:
-            err(f"  {app}: {path}:{line}: {reason}")
+        # a session kept without an odd time is listed, not skipped: said apart
+        for heading, details in (
+            (
+                "skipped when these files were read (unchanged since):",
+                [detail for detail in earlier if detail[3] not in UNDATED],
+            ),
+            (
+                "listed without an odd time when these files were read (unchanged "
+                "since):",
+                [detail for detail in earlier if detail[3] in UNDATED],
+            ),
+        ):
+            if details:
+                err(heading)
+            for app, path, line, reason in details:
+                err(f"  {app}: {path}:{line}: {reason}")
 
 
 def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> None:

@@ -510,3 +510,21 @@ def test_agys_last_conversation_map_gives_a_folder_nothing_else_does(
     diagnostics = Diagnostics()
     assert sessions(Home.at(home), diagnostics)[CLI].cwd == "/srv/shop"
     assert any("last_conversations.json" in p for p in diagnostics.problems)
+
+
+def test_a_conversation_whose_steps_are_not_counted_says_no_none(
+    tmp_path: Path,
+) -> None:
+    """A conversation database sessdex cannot count the steps of (a damaged file, one
+    with no `steps` table yet): `show` said "this conversation's None steps"."""
+    conversations = tmp_path / "home" / ".gemini" / "antigravity-cli" / "conversations"
+    conversations.mkdir(parents=True)
+    (conversations / "5b5b5b5b-0000-4000-8000-000000000000.db").write_bytes(
+        b"not a database, but named like one" * 200
+    )
+    diagnostics = Diagnostics()
+    [session] = sessions(Home.at(tmp_path / "home"), diagnostics).values()
+    assert "steps" not in session.extra
+    assert any("file is not a database" in p for p in diagnostics.problems)
+    said = [e.text or "" for e in events(session) if e.kind == "meta"]
+    assert said == ["agy stores this conversation's steps as protobuf; not decoded"]

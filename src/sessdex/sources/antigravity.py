@@ -213,10 +213,11 @@ def read(
             diagnostics.problem(f"antigravity: {transcript} vanished")
     elif _extra_path(session, "conversation_db") is not None:
         steps = session.extra.get("steps")
+        counted = f"{steps} " if isinstance(steps, int) else ""  # not if unreadable
         yield reader.event(
             "meta",
             None,
-            text=f"agy stores this conversation's {steps} steps as protobuf; not decoded",
+            text=f"agy stores this conversation's {counted}steps as protobuf; not decoded",
         )
     elif session.extra.get("encrypted"):
         yield reader.event(

@@ -33,11 +33,14 @@ def merged_home(target: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def no_snapshot_outlives_its_test() -> Iterator[None]:
-    """A database snapshot serves a process until it ends: each test starts anew."""
+    """A database snapshot serves a process until it ends: each test starts anew, and
+    one that watched (`keep_fresh`, which a process asks for once) leaves no pace behind."""
     from sessdex import databases
 
+    pace = databases.FRESH_SECONDS
     yield
     databases.forget_snapshots()
+    databases.FRESH_SECONDS = pace
 
 
 @pytest.fixture(autouse=True)

@@ -72,9 +72,10 @@ def current(
 ) -> str:
     """The shell the user types in: `SESSDEX_SHELL` when set; else bash's dialect where
     `SHELL` names bash, zsh or ksh, fish's where it names fish, and POSIX sh's where it
-    names another or none (dash reads no $'…'), but on Windows outside a POSIX shell (Git Bash, MSYS2 and Cygwin set
-    MSYSTEM or SHELL) PowerShell, the shell Windows Terminal opens by default. cmd.exe
-    leaves no trace a program can trust, so it is chosen only by `SESSDEX_SHELL=cmd`."""
+    names another or none (dash reads no $'…'); but on Windows outside a POSIX shell
+    (Git Bash, MSYS2 and Cygwin set MSYSTEM or SHELL) PowerShell, the shell Windows
+    Terminal opens by default. cmd.exe leaves no trace a program can trust, so it is
+    chosen only by `SESSDEX_SHELL=cmd`."""
     environ = os.environ if environ is None else environ
     platform = sys.platform if platform is None else platform
     chosen = environ.get("SESSDEX_SHELL", "").strip()

@@ -42,7 +42,6 @@ such a file is left only where Vibe was not run since; it is read as a folder is
 
 from __future__ import annotations
 
-import os
 import re
 import tomllib
 from collections.abc import Callable, Iterator
@@ -54,7 +53,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders, jsonstream
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import FILE_REFUSED, Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _vibe_unified as unified
 from ._values import (
@@ -188,12 +187,8 @@ def _meta(folder: Path) -> _Meta | None:
 def _no_meta(path: Path) -> str:
     """Why a session folder's meta.json gave nothing: the system's words where it may
     not be opened (another user's), else missing or broken."""
-    try:
-        os.close(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
-    except PermissionError as error:
-        return f"vibe: cannot read {path}: {why(error, path)}"
-    except OSError:
-        pass
+    if files.refuses_reading(str(path)):
+        return f"vibe: cannot read {path}: {FILE_REFUSED}"
     return f"vibe: {path} is missing or broken"
 
 

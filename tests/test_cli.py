@@ -895,6 +895,16 @@ def _git_repo(folder: Path, branch: str) -> None:
     )
 
 
+def _with_a_quiet_claude(tmp_path: Path) -> dict[str, str]:
+    """The environment with a `claude` first on PATH that does nothing and succeeds:
+    what resume runs, without the real CLI."""
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "claude").write_text("#!/bin/sh\nexit 0\n")
+    (fake_bin / "claude").chmod(0o755)
+    return {**os.environ, "PATH": f"{fake_bin}{os.pathsep}{os.environ['PATH']}"}
+
+
 def _run_sessdex(
     args: list[str], env: dict[str, str], cwd: Path
 ) -> subprocess.CompletedProcess[str]:
@@ -968,11 +978,7 @@ def test_resume_says_a_detached_head_is_no_branch(tmp_path: Path) -> None:
     subprocess.run(["git", "-C", str(folder), "checkout", "-q", "--detach"], check=True)
     home = tmp_path / "home"
     write_claude_session(home, "7d7d7d7d-0000-4000-8000-000000000008", str(folder))
-    fake_bin = tmp_path / "bin"
-    fake_bin.mkdir()
-    (fake_bin / "claude").write_text("#!/bin/sh\nexit 0\n")
-    (fake_bin / "claude").chmod(0o755)
-    env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}"}
+    env = _with_a_quiet_claude(tmp_path)
     for args in (["--print"], []):
         result = _run_sessdex(["resume", "7d7d", *args, "--home", str(home)], env, tmp_path)  # fmt: skip
         assert "branch 'main'" in result.stderr, result.stderr
@@ -1023,11 +1029,7 @@ def test_resume_from_another_home_says_the_cli_reads_your_own(tmp_path: Path) ->
     user's own home, where a copied home's session is not."""
     copy = tmp_path / "copy"
     write_claude_session(copy, "7c7c7c7c-0000-4000-8000-000000000008", str(tmp_path))
-    fake_bin = tmp_path / "bin"
-    fake_bin.mkdir()
-    (fake_bin / "claude").write_text("#!/bin/sh\nexit 0\n")
-    (fake_bin / "claude").chmod(0o755)
-    env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}"}
+    env = _with_a_quiet_claude(tmp_path)
     env["HOME"] = str(tmp_path / "mine")
     result = _run_sessdex(["resume", "7c7c", "--home", str(copy)], env, tmp_path)
     assert result.returncode == 0, result.stderr
@@ -2426,11 +2428,7 @@ def test_a_closed_stdout_stderr_or_stdin_is_no_traceback(tmp_path: Path) -> None
             2, ["list", *home], env={**env, "SESSDEX_NO_QUICK": quick}
         )
         assert code == 0 and session[:8] in out
-    fake_bin = tmp_path / "bin"
-    fake_bin.mkdir()
-    (fake_bin / "claude").write_text("#!/bin/sh\nexit 0\n")
-    (fake_bin / "claude").chmod(0o755)
-    path = {**os.environ, "PATH": f"{fake_bin}{os.pathsep}{os.environ['PATH']}"}
+    path = _with_a_quiet_claude(tmp_path)
     code, _, said = _with_closed(0, ["resume", session, *home], env=path)
     assert code == 1 and "Traceback" not in said
     assert said.rstrip().endswith("Use --yes to resume anyway."), said
@@ -2470,11 +2468,7 @@ def test_ctrl_c_at_the_branch_question_stops_as_anywhere_else(tmp_path: Path) ->
     _git_repo(folder, "main")
     session = "c0ffee00-0000-4000-8000-000000000005"
     write_claude_session(tmp_path / "home", session, str(folder), branch="feature")
-    fake_bin = tmp_path / "bin"
-    fake_bin.mkdir()
-    (fake_bin / "claude").write_text("#!/bin/sh\nexit 0\n")
-    (fake_bin / "claude").chmod(0o755)
-    env = {**os.environ, "PATH": f"{fake_bin}{os.pathsep}{os.environ['PATH']}"}
+    env = _with_a_quiet_claude(tmp_path)
     code, terminal = interrupted_on_a_terminal(
         ["resume", session, "--home", str(tmp_path / "home")],
         env,

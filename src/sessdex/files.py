@@ -915,7 +915,8 @@ def read_json_counted(
     missing: str | None = None,
 ) -> object | None:
     """`read_json_file`, counting why a file gave nothing: "too long" past `limit`, "not
-    JSON" when broken; a missing file is None (or the problem `missing`, when given)."""
+    JSON" when broken, refused (`Diagnostics.refused`) when the system would not let it
+    be opened; a missing file is None (or the problem `missing`, when given)."""
     try:
         size = os.stat(path).st_size
     except FileNotFoundError:
@@ -930,7 +931,11 @@ def read_json_counted(
         return None
     value = read_json_file(path, limit=limit)
     if value is None and size and diagnostics is not None:
-        diagnostics.skip(os.fspath(path), 1, "not JSON")
+        name = os.fspath(path)
+        if refuses_reading(name):  # another user's file: nothing of it was read
+            diagnostics.refused(name)
+        else:
+            diagnostics.skip(name, 1, "not JSON")
     return value
 
 

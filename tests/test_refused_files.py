@@ -1,0 +1,84 @@
+"""Small JSON files a session keeps beside its transcript (Roo's history_item.json, a Kimi
+sub-agent's meta.json) that sessdex may not open: said refused, as a refused transcript is,
+never counted as a broken line."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.conftest import app_home
+
+ROO_TASK = "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b"
+ROO_ITEM = (
+    ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/"
+    f"{ROO_TASK}/history_item.json"
+)
+KIMI_CHILD_META = (
+    ".kimi/sessions/83966a3838d499c6ec0c7147091f7d31/"
+    "3f6c1d2e-8a4b-4c5d-9e6f-7a8b9c0d1e2f/subagents/"
+    "a7c3e9f0-1b2c-4d5e-8f90-123456789abc/meta.json"
+)
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def refuse(monkeypatch: pytest.MonkeyPatch) -> Iterator[set[str]]:
+    """The paths added to the set are refused as the kernel refuses another user's
+    file (mode 000 alone would not stop root, who runs these tests in some places)."""
+    shut: set[str] = set()
+    opener = os.open
+
+    def refusing(path: object, *args: object, **kwargs: object) -> int:
+        name = os.fspath(path)  # type: ignore[call-overload]
+        if name in shut:
+            raise PermissionError(13, "Permission denied", name)
+        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
+
+    monkeypatch.setattr(os, "open", refusing)
+    yield shut
+    for name in shut:
+        os.chmod(name, 0o644)
+
+
+@pytest.mark.parametrize(("app", "aux"), [("roo", ROO_ITEM), ("kimi", KIMI_CHILD_META)])
+def test_a_side_file_it_may_not_open_is_said_refused_not_a_broken_line(
+    app: str, aux: str, tmp_path: Path, refuse: set[str]
+) -> None:
+    """`list --verbose` and `doctor` said such a file "skipped 1 unreadable line" and
+    "<path>:1: not JSON", as if it were broken, where the file is whole and only shut."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home(app), home)
+    name = str(home / aux)
+    os.chmod(name, 0)
+    refuse.add(name)
+    code, _, err = invoke("list", "--verbose", "--app", app, "--home", str(home))
+    assert code == 0
+    assert f"warning: {app}: could not open 1 file(s), such as {name}" in err
+    assert f"  {app}: {name}:0: permission denied\n" in err
+    assert "not JSON" not in err and "unreadable" not in err
+    code, out, _ = invoke("doctor", "-v", "--app", app, "--home", str(home))
+    assert code == 0
+    assert "1 permission denied" in out and f"{name}:0: permission denied" in out
+    assert "not JSON" not in out
+
+
+def test_a_broken_side_file_is_still_said_not_json(tmp_path: Path) -> None:
+    """The same file, readable and broken, is still counted as a line that is not JSON."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("roo"), home)
+    (home / ROO_ITEM).write_text('{"title": "cut sh')
+    code, _, err = invoke("list", "--verbose", "--app", "roo", "--home", str(home))
+    assert code == 0
+    assert f"  roo: {home / ROO_ITEM}:1: not JSON\n" in err
+    assert "permission denied" not in err

@@ -82,3 +82,22 @@ def test_a_broken_side_file_is_still_said_not_json(tmp_path: Path) -> None:
     assert code == 0
     assert f"  roo: {home / ROO_ITEM}:1: not JSON\n" in err
     assert "permission denied" not in err
+
+
+def test_show_says_a_side_file_it_may_not_open_was_not_opened(
+    tmp_path: Path, refuse: set[str]
+) -> None:
+    """`show` of a Roo task whose history_item.json is shut said "skipped 1 unreadable
+    line", as of a transcript cut short: it names the file and why."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("roo"), home)
+    name = str(home / ROO_ITEM)
+    os.chmod(name, 0)
+    refuse.add(name)
+    for verbose in ((), ("--verbose",)):
+        code, out, err = invoke(
+            "show", f"roo:{ROO_TASK}", *verbose, "--home", str(home)
+        )
+        assert code == 0 and "Export implemented and tested." in out
+        assert f"warning: could not open {name} (permission denied)\n" in err
+        assert "unreadable" not in err and err.count(name) == 1

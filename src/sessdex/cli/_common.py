@@ -12,7 +12,13 @@ from typing import Any, NoReturn, TypeVar, cast
 import click
 
 from .. import api, folders, sources
-from ..diagnostics import UNDATED, Diagnostics, undated, unreadable_lines
+from ..diagnostics import (
+    FILE_REFUSED,
+    UNDATED,
+    Diagnostics,
+    undated,
+    unreadable_lines,
+)
 from ..errors import AmbiguousId, BadValue, SessdexError
 from ..index import Progress, RefreshReport, once_more_if_damaged
 from ..launch import interrupted
@@ -632,7 +638,23 @@ def report_diagnostics(diagnostics: Diagnostics, verbose: bool) -> None:
     for problem in diagnostics.problems:
         err(f"warning: {problem}")
     named = verbose and bool(diagnostics.details)
-    if skipped := diagnostics.skipped_total - diagnostics.undated_total:
+    # files it was not let open (another user's): nothing of them was read, said apart
+    # from the lines a reader skipped, in the words `list` uses
+    refused = diagnostics.skipped[FILE_REFUSED]
+    shut = [path for path, _, reason in diagnostics.details if reason == FILE_REFUSED]
+    if refused == 1 and shut:
+        err(f"warning: could not open {shut[0]} (permission denied)")
+    elif refused:
+        such = f", such as {shut[0]}" if shut and not named else ""
+        err(
+            f"warning: could not open {refused} file{'s' if refused != 1 else ''}{such} "
+            "(permission denied)" + (":" if named else "; see --verbose")
+        )
+        if named:
+            for path in shut:
+                err(f"  {path}")
+    skipped = diagnostics.skipped_total - diagnostics.undated_total - refused
+    if skipped:
         if named:  # --verbose given: the lines below, not a hint to give it
             err(f"warning: {unreadable_lines(skipped)}:")
         else:  # (a transcript's middle is read by `doctor --deep` only: plain doctor
@@ -643,7 +665,7 @@ def report_diagnostics(diagnostics: Diagnostics, verbose: bool) -> None:
             )
     if named:
         for path, line, reason in diagnostics.details:
-            if reason not in UNDATED:
+            if reason not in UNDATED and reason != FILE_REFUSED:
                 err(f"  {path}:{line}: {reason}")
     # responses `usage` counted in its `(no time)` row (the only odd times said here):
     # counted, not skipped

@@ -101,3 +101,21 @@ def test_show_says_a_side_file_it_may_not_open_was_not_opened(
         assert code == 0 and "Export implemented and tested." in out
         assert f"warning: could not open {name} (permission denied)\n" in err
         assert "unreadable" not in err and err.count(name) == 1
+
+
+def test_show_says_an_opencode_part_it_may_not_open_is_missing(
+    tmp_path: Path, refuse: set[str]
+) -> None:
+    """OpenCode keeps each part of a message in its own file: one shut (another user's)
+    left the user's prompt out of `show` without a word."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("opencode"), home)
+    session = "ses_8a2f1c0d9ffeVbQm3kXw2LrT7n"
+    part = next(home.rglob(f"part/{session}/*/prt_75d0e3f40002Qa1Bc2De3Fg4Hi.json"))
+    name = str(part)
+    os.chmod(name, 0)
+    refuse.add(name)
+    code, out, err = invoke("show", f"opencode:{session}", "--home", str(home))
+    assert code == 0 and "Renamed loadConfig to readConfig" in out
+    assert "Rename loadConfig to readConfig in src/" not in out  # it was not read
+    assert f"warning: could not open {name} (permission denied)\n" in err

@@ -882,8 +882,9 @@ def read_json_compacted(
 ) -> object | None:
     """A JSON document that may be huge (one part of a chat kept as its own file): whole
     up to READ_LINE_CAP (or with `full`); past it streamed through `Compactor`, its long
-    strings elided as a transcript line's are. None if missing, broken (counted "not
-    JSON") or still too long without its long strings (counted "too long")."""
+    strings elided as a transcript line's are. None if missing, refused (counted so),
+    broken (counted "not JSON") or still too long without its long strings (counted
+    "too long")."""
     freshness.note_read(path)
     try:
         with open_binary(path) as stream:
@@ -898,6 +899,10 @@ def read_json_compacted(
                 data = compact
             elif len(data) > READ_LINE_CAP:
                 data += stream.read()
+    except PermissionError:  # another user's file: its part is missing, and why is said
+        if diagnostics is not None:
+            diagnostics.refused(os.fspath(path))
+        return None
     except OSError:
         return None
     try:

@@ -99,9 +99,18 @@ def apps_option(f: F) -> F:
         metavar="NAME",
         help="Only this app (repeatable: any of them).",
         shell_complete=app_names,
-        # app names are lower case: `--app NAME` is taken in any case
-        callback=lambda _ctx, _param, value: tuple(v.lower() for v in value),
+        callback=_app_names,
     )(f)
+
+
+def _app_names(
+    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
+    """--app's values, lower case (app names are: `--app NAME` is taken in any case);
+    an empty one is a usage error as any empty option is, not an unknown app."""
+    for name in value:
+        not_blank(ctx, param, name)
+    return tuple(v.lower() for v in value)
 
 
 def detail_option(f: F) -> F:
@@ -131,6 +140,7 @@ def _existing_folder(
 ) -> str | None:
     """--home names a folder that is there (`~` as `Home.at` takes it): a mistyped
     one would read as a machine without sessions."""
+    not_blank(ctx, param, value)
     if value is not None and not os.path.isdir(os.path.expanduser(value)):
         raise click.BadParameter(f"the folder {value!r} does not exist.", ctx, param)
     if value is not None and not folders.is_text(

@@ -31,6 +31,7 @@ from ._common import (
     fail_nicely,
     home_option,
     json_array,
+    not_blank,
     output_options,
     progress_bar,
     report_diagnostics,
@@ -219,6 +220,7 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
     "--output",
     "-o",
     type=click.Path(dir_okay=False, writable=True, allow_dash=True),
+    callback=not_blank,  # '' would be found unwritable only after the whole read
     help="Write to FILE (- for stdout, the default).",
 )
 @click.option(

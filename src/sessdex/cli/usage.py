@@ -56,6 +56,7 @@ from ._common import (
 @click.option(
     "--explain",
     metavar="KEY",
+    callback=not_blank,
     help="Audit one row (a day, model, session…): every response counted and every line dropped, with the rule.",
 )
 @count_option(

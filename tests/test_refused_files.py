@@ -119,3 +119,35 @@ def test_show_says_an_opencode_part_it_may_not_open_is_missing(
     assert code == 0 and "Renamed loadConfig to readConfig" in out
     assert "Rename loadConfig to readConfig in src/" not in out  # it was not read
     assert f"warning: could not open {name} (permission denied)\n" in err
+
+
+VIBE_STORE = ".vibe/logs/session/unified/11e8c9f6-0261-4b81-c506-fc5d45ed7a3a"
+VIBE_MANIFEST = f"{VIBE_STORE}/generations/0000000000000036/manifest.json"
+VIBE_CHUNK = (
+    f"{VIBE_STORE}/chunks/"
+    "d9420a7155f3ec44b8ad7c0df6f1d838a2430bc9a7dbf6f1f679e464c689643b.json"
+)
+
+
+def test_a_vibe_store_file_it_may_not_open_is_said_refused(
+    tmp_path: Path, refuse: set[str]
+) -> None:
+    """A Vibe session store's manifest or transcript chunk sessdex may not open was said
+    "missing or broken" (`list`, `show`): it names the file and why, as a refused
+    meta.json is named."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("vibe"), home)
+    chunk = str(home / VIBE_CHUNK)
+    refuse.add(chunk)
+    code, _, err = invoke("show", "vibe:11e8c9f6", "--home", str(home))
+    assert code == 0
+    assert f"warning: vibe: cannot read {chunk}: permission denied\n" in err
+    assert "missing or broken" not in err
+    home = tmp_path / "other"  # a home not listed yet
+    shutil.copytree(app_home("vibe"), home)
+    manifest = str(home / VIBE_MANIFEST)
+    refuse.add(manifest)
+    code, _, err = invoke("list", "--app", "vibe", "--home", str(home))
+    assert code == 0
+    assert f"warning: vibe: cannot read {manifest}: permission denied\n" in err
+    assert "missing or broken" not in err

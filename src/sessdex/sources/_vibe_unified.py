@@ -22,7 +22,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import FILE_REFUSED, Diagnostics
 from ..model import Event, JSONValue, Session, Usage
 from ._values import (
     Emitter,
@@ -110,6 +110,14 @@ class Store:
         ]
 
 
+def _refused(path: Path) -> str | None:
+    """The problem of a file of the store the system would not let sessdex open (another
+    user's), in the words every app uses; None for a missing or broken one."""
+    if files.refuses_reading(str(path)):
+        return f"vibe: cannot read {path}: {FILE_REFUSED}"
+    return None
+
+
 def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
     """CURRENT, its manifest and the projection envelope (without the chunked transcript)."""
     current_path = folder / "CURRENT"
@@ -122,13 +130,14 @@ def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
         diagnostics.unknown_type(f"store_format:{current.get('store_format')}")
         return None
     generation = str(current.get("generation"))
-    manifest = None
+    manifest = manifest_path = None
     if generation.isdigit():  # a 16-digit name, never a path
         manifest_path = folder / "generations" / generation / "manifest.json"
         manifest = files.read_json_file(manifest_path, limit=SMALL_DOC)
     if not isinstance(manifest, dict):
         diagnostics.problem(
-            f"vibe: {folder} names a generation whose manifest is missing or broken"
+            (_refused(manifest_path) if manifest_path else None)
+            or f"vibe: {folder} names a generation whose manifest is missing or broken"
         )
         return None
     store = Store(folder, current, manifest)
@@ -137,7 +146,10 @@ def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
     if isinstance(projection, dict):
         store.projection = projection
     else:
-        diagnostics.problem(f"vibe: {folder} has no readable projection state")
+        diagnostics.problem(
+            (_refused(projection_path) if projection_path else None)
+            or f"vibe: {folder} has no readable projection state"
+        )
     return store
 
 
@@ -371,7 +383,10 @@ def _base_entries(
             continue
         data = files.read_json_file(chunk, limit=CHUNK_CAP)
         if not isinstance(data, list):
-            diagnostics.problem(f"vibe: transcript chunk {chunk} is missing or broken")
+            diagnostics.problem(
+                _refused(chunk)
+                or f"vibe: transcript chunk {chunk} is missing or broken"
+            )
             continue
         yield from (entry for entry in data if isinstance(entry, dict))
 

@@ -151,3 +151,33 @@ def test_a_vibe_store_file_it_may_not_open_is_said_refused(
     assert code == 0
     assert f"warning: vibe: cannot read {manifest}: permission denied\n" in err
     assert "missing or broken" not in err
+
+
+@pytest.mark.parametrize(
+    ("lead", "shut"),
+    [
+        (
+            "11e8c9f6",
+            ".vibe/logs/session/unified/child-d6d2c0b9d4b3f893638acbd9/CURRENT",
+        ),
+        (
+            "fe38b8f5",
+            ".vibe/logs/session/session_20261130_081129_fe38b8f5/agents/"
+            "explore_20261130_081129_ad739610/meta.json",
+        ),
+    ],
+)
+def test_show_names_a_vibe_sub_agent_file_it_may_not_open(
+    lead: str, shut: str, tmp_path: Path, refuse: set[str]
+) -> None:
+    """A Vibe sub-agent's store pointer (CURRENT) or meta.json sessdex may not open:
+    `show` of its lead said "skipped 1 unreadable line" or "meta.json unreadable"."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("vibe"), home)
+    name = str(home / shut)
+    refuse.add(name)
+    code, out, err = invoke("show", f"vibe:{lead}", "--home", str(home))
+    assert code == 0 and out
+    said = [line for line in err.splitlines() if name in line]
+    assert len(said) == 1 and "permission denied" in said[0], err
+    assert "unreadable" not in err

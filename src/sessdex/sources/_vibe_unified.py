@@ -123,7 +123,9 @@ def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
     current_path = folder / "CURRENT"
     current = files.read_json_file(current_path, limit=SMALL_DOC)
     if not isinstance(current, dict):
-        if current_path.exists():
+        if files.refuses_reading(str(current_path)):  # another user's: not read at all
+            diagnostics.refused(str(current_path))
+        elif current_path.exists():
             diagnostics.skip(str(current_path), 1, "not JSON")
         return None
     if current.get("store_format") != STORE_FORMAT:

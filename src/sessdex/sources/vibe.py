@@ -658,7 +658,13 @@ def _call_events(
     named = meta.child_ids.get(call_id or "") if relative else None
     if child is None and named and folder is not None:  # meta.json lists it
         if folder.is_dir():  # there, but its own meta.json could not be read
-            diagnostics.problem(f"{NAME}: sub-agent {named}: meta.json unreadable")
+            shut = folder / "meta.json"  # another user's (refused), or broken
+            refused = files.refuses_reading(str(shut))
+            diagnostics.problem(
+                _no_meta(shut)
+                if refused
+                else f"{NAME}: sub-agent {named}: meta.json unreadable"
+            )
             # its messages still are: what the lead's entry and call say stands in
             child = _Meta(
                 folder=folder,

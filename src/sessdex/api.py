@@ -236,9 +236,10 @@ def list_sessions(
     records. `with_skipped` adds what the index noted it could not read (`--verbose`).
     `since` is a datetime, or text as `parse_since` reads it ('3d', '2026-11-01').
     Raises UnknownApp for an app in `apps` that sessdex does not read, BadValue for a
-    `since` it cannot read, IndexBusy.
+    `since` it cannot read or a negative `limit`, IndexBusy.
     """
     apps = _app_names(apps)
+    _refuse_unless("limit", limit, 0)
     since = parse_since(since) if isinstance(since, str) else since
     index, report = open_index(home, apps, progress)
     try:
@@ -299,6 +300,7 @@ def find_sessions(
     (`since`, `with_skipped` as `list_sessions` takes them). Raises UnknownApp,
     BadValue, IndexBusy."""
     apps = _app_names(apps)
+    _refuse_unless("limit", limit, 0)
     since = parse_since(since) if isinstance(since, str) else since
     query = parse_query(_storable(text), str(home.path))
     selected = selection.selected_apps(apps, query)
@@ -1306,6 +1308,7 @@ def watch_sessions(
 
     apps = _app_names(apps)
     sources.all_sources(apps)  # an unknown app fails now, not inside the loop
+    _refuse_unless("limit", limit, 0)
     _refuse_unless("duration", duration, 0)
     first = [progress]
 
@@ -1407,6 +1410,7 @@ def usage_report(
     from . import usage as usage_module
 
     _refuse_unknown("kind", kind, usage_module.REPORTS)
+    _refuse_unless("explain_limit", explain_limit, 0)
     apps = _app_names(apps)
     zone = usage_module.parse_tz(tz)
     filters = usage_module.Filters(

@@ -39,3 +39,57 @@ def test_a_limit_of_zero_or_more_still_lists() -> None:
     assert api.list_sessions(home, limit=0).rows == []
     assert len(api.list_sessions(home, limit=1).rows) == 1
     assert len(api.find_sessions(home, "", limit=2).rows) == 2
+
+
+def test_a_reader_that_fails_logs_its_traceback_for_a_developer(
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A reader's failure costs a program the rest of a transcript and leaves only a line
+    in `diagnostics.problems` ('SESSDEX_DEBUG=1 shows where', which raises instead): the
+    traceback goes to the `sessdex` logger at DEBUG, where a program's logging can show
+    it, and nothing is printed by default."""
+    from sessdex.sources import claude
+
+    real_read = claude.read
+
+    def breaks_after_two(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        for seq, event in enumerate(real_read(*args, **kwargs)):  # type: ignore[arg-type]
+            if seq == 2:
+                raise TypeError("unhashable type: 'dict'")
+            yield event
+
+    monkeypatch.setattr(claude, "read", breaks_after_two)
+    home = api.demo_home()
+    read = api.transcript(home, "3f2b")
+    with caplog.at_level("DEBUG", logger="sessdex"):
+        assert [event.seq for event in read.events] == [0, 1]
+    assert any("stopped reading" in problem for problem in read.diagnostics.problems)
+    traced = [r for r in caplog.records if r.exc_info and r.name.startswith("sessdex")]
+    assert traced and traced[0].levelname == "DEBUG"
+    assert isinstance(traced[0].exc_info[1], TypeError)  # type: ignore[index]
+    assert "breaks_after_two" in caplog.text  # the frames, to see where
+    caplog.clear()
+    list(api.transcript(home, "3f2b").events)  # logging left unconfigured: quiet
+    assert capsys.readouterr() == ("", "")
+
+
+def test_an_app_that_cannot_be_listed_logs_its_traceback_for_a_developer(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One app's failure leaves the others listed and its message in the listing's
+    `report.failures`: its traceback goes to the `sessdex` logger at DEBUG."""
+    from sessdex.sources import codex
+
+    def broken(location):  # type: ignore[no-untyped-def]
+        raise KeyError("rollouts")
+        yield
+
+    monkeypatch.setattr(codex, "scan", broken)
+    with caplog.at_level("DEBUG", logger="sessdex"):
+        listing = api.list_sessions(api.demo_home())
+    assert {s.app for s in listing.sessions()} == {"claude"}
+    assert "codex" in listing.report.failures
+    traced = [r for r in caplog.records if r.exc_info and "codex" in r.getMessage()]
+    assert traced and isinstance(traced[0].exc_info[1], KeyError)  # type: ignore[index]

@@ -6,10 +6,13 @@ Sources and files.py record into a `Diagnostics`; the index keeps the counts per
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
 
 MAX_DETAILS = 200  # per run: enough for --verbose, bounded for a huge broken home
 NAME_NOT_UTF8 = "file name not valid UTF-8"  # a detail that is no skipped line
@@ -162,11 +165,14 @@ class Diagnostics:
 
     def reader_failed(self, app: str, path: str | None, error: Exception) -> None:
         """A reader failed on input it did not expect (a sessdex bug): say so, and how
-        to see where, instead of losing what was read before it."""
-        self.problem(
+        to see where, instead of losing what was read before it. The traceback goes to
+        the `sessdex` logger at DEBUG, for a program that embeds sessdex to show."""
+        message = (
             f"{app}: stopped reading {path}: {why(error, path)} "
             "(a sessdex bug: please report it; SESSDEX_DEBUG=1 shows where)"
         )
+        self.problem(message)
+        log.debug("%s", message, exc_info=error)
 
     def update(self, other: Diagnostics) -> None:
         # one call per file indexed: add the few keys in place (Counter.update is slower)

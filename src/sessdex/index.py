@@ -537,6 +537,9 @@ class Index:
             report.failures[source.NAME] = (
                 f"could not list {location.root}: {why(error, location.root)}"
             )
+            log.debug(
+                "%s: %s", source.NAME, report.failures[source.NAME], exc_info=True
+            )
             # keep what the index knew of this app rather than dropping it as vanished
             seen.update(p for p in known if p.startswith(str(location.root)))
             return False
@@ -612,6 +615,9 @@ class Index:
             if os.environ.get("SESSDEX_DEBUG"):
                 raise
             report.failures[source.NAME] = f"could not locate its folder: {error}"
+            log.debug(
+                "%s: %s", source.NAME, report.failures[source.NAME], exc_info=True
+            )
             return None
         unusable = not_text(location)
         if unusable is not None:

@@ -93,3 +93,19 @@ def test_an_app_that_cannot_be_listed_logs_its_traceback_for_a_developer(
     assert "codex" in listing.report.failures
     traced = [r for r in caplog.records if r.exc_info and "codex" in r.getMessage()]
     assert traced and isinstance(traced[0].exc_info[1], KeyError)  # type: ignore[index]
+
+
+def test_list_find_and_watch_take_since_as_a_date_as_usage_does() -> None:
+    """`since=date(2026, 11, 29)`, as `usage_report` takes it, is that day as the text
+    '2026-11-29' is (an AttributeError: 'datetime.date' object has no attribute
+    'timestamp')."""
+    from datetime import date
+
+    home = api.demo_home()
+    day = date(2026, 11, 29)
+    listed = [s.id for s in api.list_sessions(home, since="2026-11-29").sessions()]
+    assert listed and listed != [s.id for s in api.list_sessions(home).sessions()]
+    assert [s.id for s in api.list_sessions(home, since=day).sessions()] == listed
+    assert [r.id for r in api.find_sessions(home, "", since=day).rows] == listed
+    board = next(api.watch_sessions(home, since=day, duration=0))
+    assert [row.session.id for row in board] == listed

@@ -102,6 +102,16 @@ def parse_since(value: str, now: datetime | None = None) -> datetime:
     return datetime.fromtimestamp(selection.parse_since(value, now), UTC)
 
 
+def _since(value: datetime | date | str | None) -> datetime | None:
+    """A `since=` bound as the index takes it: text as `parse_since` reads it, a date
+    as that day's start (UTC, as the text '2026-11-01' reads), a datetime as it is."""
+    if isinstance(value, str):
+        return parse_since(value)
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return parse_since(value.isoformat())
+    return value
+
+
 def open_index(
     home: Home, apps: Sequence[str] = (), progress: Progress | None = None
 ) -> tuple[Index, RefreshReport]:
@@ -222,7 +232,7 @@ def list_sessions(
     home: Home,
     *,
     apps: Sequence[str] = (),
-    since: datetime | str | None = None,
+    since: datetime | date | str | None = None,
     here: str | Sequence[str] | None = None,
     limit: int | None = None,
     include_subagents: bool = False,
@@ -234,13 +244,13 @@ def list_sessions(
 
     `with_state` keeps each session's `extra` (what a reader needs); listing needs only
     records. `with_skipped` adds what the index noted it could not read (`--verbose`).
-    `since` is a datetime, or text as `parse_since` reads it ('3d', '2026-11-01').
+    `since` is a datetime, a date, or text as `parse_since` reads it ('3d', '2026-11-01').
     Raises UnknownApp for an app in `apps` that sessdex does not read, BadValue for a
     `since` it cannot read or a negative `limit`, IndexBusy.
     """
     apps = _app_names(apps)
     _refuse_unless("limit", limit, 0)
-    since = parse_since(since) if isinstance(since, str) else since
+    since = _since(since)
     index, report = open_index(home, apps, progress)
     try:
         matching: dict[str, Any] = {
@@ -289,7 +299,7 @@ def find_sessions(
     text: str,
     *,
     apps: Sequence[str] = (),
-    since: datetime | str | None = None,
+    since: datetime | date | str | None = None,
     here: str | Sequence[str] | None = None,
     limit: int | None = None,
     include_subagents: bool = False,
@@ -301,7 +311,7 @@ def find_sessions(
     BadValue, IndexBusy."""
     apps = _app_names(apps)
     _refuse_unless("limit", limit, 0)
-    since = parse_since(since) if isinstance(since, str) else since
+    since = _since(since)
     query = parse_query(_storable(text), str(home.path))
     selected = selection.selected_apps(apps, query)
     if selected is None:  # `--app` and `app:` words that exclude each other
@@ -1291,7 +1301,7 @@ def watch_sessions(
     home: Home,
     *,
     apps: Sequence[str] = (),
-    since: datetime | str | None = None,
+    since: datetime | date | str | None = None,
     limit: int | None = None,
     duration: float | None = None,
     notify: bool | None = None,
@@ -1313,7 +1323,7 @@ def watch_sessions(
     first = [progress]
 
     def recent() -> list[Session]:
-        cutoff = parse_since(since) if isinstance(since, str) else since
+        cutoff = _since(since)
         listing = list_sessions(
             home, apps=apps, since=cutoff, limit=limit, with_state=True,
             progress=first.pop() if first else None,

@@ -80,7 +80,8 @@ __all__ = [
 @dataclass(slots=True)
 class Listing:
     """What `list_sessions` and `find_sessions` found: `sessions()` gives them as values,
-    `rows` as the index holds them (each row's `record` is its `list --json` object)."""
+    `rows` as the index holds them (each row's `record` is its `list --json` object, as
+    JSON bytes: `orjson.loads(row.record)`)."""
 
     rows: list[Row]
     report: RefreshReport
@@ -244,7 +245,8 @@ def list_sessions(
 
     `with_state` keeps each session's `extra` (what a reader needs); listing needs only
     records. `with_skipped` adds what the index noted it could not read (`--verbose`).
-    `since` is a datetime, a date, or text as `parse_since` reads it ('3d', '2026-11-01').
+    `since` is a datetime (one without a zone is local time), a date, or text as
+    `parse_since` reads it ('3d', '2026-11-01', UTC when it gives no zone).
     Raises UnknownApp for an app in `apps` that sessdex does not read, BadValue for a
     `since` it cannot read or a negative `limit`, IndexBusy.
     """

@@ -109,3 +109,25 @@ def test_list_find_and_watch_take_since_as_a_date_as_usage_does() -> None:
     assert [r.id for r in api.find_sessions(home, "", since=day).rows] == listed
     board = next(api.watch_sessions(home, since=day, duration=0))
     assert [row.session.id for row in board] == listed
+
+
+def test_here_takes_a_path_as_home_at_does() -> None:
+    """`here=Path(...)`, as `Home.at` takes one, is that folder (a TypeError: 'PosixPath'
+    object is not iterable), alone or in a list; and `usage_report`'s `here` alike."""
+    from pathlib import Path
+
+    home = api.demo_home()
+    folder = "/home/demo/code/shop-api"
+    listed = [s.id for s in api.list_sessions(home, here=folder).sessions()]
+    assert listed and listed != [s.id for s in api.list_sessions(home).sessions()]
+    assert [
+        s.id for s in api.list_sessions(home, here=Path(folder)).sessions()
+    ] == listed
+    assert [
+        r.id for r in api.find_sessions(home, "", here=[Path(folder)]).rows
+    ] == listed
+    counted = [r.key for r in api.usage_report(home, "session", here=folder).rows]
+    assert counted and sorted(counted) == sorted(listed)
+    assert [
+        r.key for r in api.usage_report(home, "session", here=Path(folder)).rows
+    ] == counted

@@ -221,11 +221,23 @@ def _storable(text: str) -> str:
     return text
 
 
-def _storable_folders(here: str | Sequence[str] | None) -> str | Sequence[str] | None:
+# `here=`: a folder, or several (any of them), as text or as a path (`Home.at` takes one)
+Folders = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
+
+
+def _folder_texts(here: Folders) -> str | list[str] | None:
+    """`here` with each folder given as a path in its text."""
+    if here is None or isinstance(here, str | os.PathLike):
+        return here if here is None else os.fspath(here)
+    return [os.fspath(folder) for folder in here]
+
+
+def _storable_folders(here: Folders) -> str | list[str] | None:
     """`here` (`list_sessions`'s, `find_sessions`'s) with each folder `_storable`."""
-    if here is None or isinstance(here, str):
-        return here if here is None else _storable(here)
-    return [_storable(folder) for folder in here]
+    texts = _folder_texts(here)
+    if texts is None or isinstance(texts, str):
+        return texts if texts is None else _storable(texts)
+    return [_storable(folder) for folder in texts]
 
 
 @once_more_if_damaged
@@ -234,7 +246,7 @@ def list_sessions(
     *,
     apps: Sequence[str] = (),
     since: datetime | date | str | None = None,
-    here: str | Sequence[str] | None = None,
+    here: Folders = None,
     limit: int | None = None,
     include_subagents: bool = False,
     progress: Progress | None = None,
@@ -247,6 +259,8 @@ def list_sessions(
     records. `with_skipped` adds what the index noted it could not read (`--verbose`).
     `since` is a datetime (one without a zone is local time), a date, or text as
     `parse_since` reads it ('3d', '2026-11-01', UTC when it gives no zone).
+    `here`: only sessions whose recorded folder is this one or below it (text or a
+    path; a list: any of them).
     Raises UnknownApp for an app in `apps` that sessdex does not read, BadValue for a
     `since` it cannot read or a negative `limit`, IndexBusy.
     """
@@ -302,7 +316,7 @@ def find_sessions(
     *,
     apps: Sequence[str] = (),
     since: datetime | date | str | None = None,
-    here: str | Sequence[str] | None = None,
+    here: Folders = None,
     limit: int | None = None,
     include_subagents: bool = False,
     progress: Progress | None = None,
@@ -1408,7 +1422,7 @@ def usage_report(
     apps: Sequence[str] = (),
     since: str | date | None = None,
     until: str | date | None = None,
-    here: str | Sequence[str] | None = None,
+    here: Folders = None,
     tz: str | None = None,
     explain: str | None = None,
     explain_limit: int | None = None,
@@ -1428,7 +1442,7 @@ def usage_report(
     filters = usage_module.Filters(
         since=_usage_bound(since, zone),
         until=_usage_bound(until, zone, end=True),
-        here=here,
+        here=_folder_texts(here),
         tz=zone,
     )
     if filters.since and filters.until and filters.since >= filters.until:

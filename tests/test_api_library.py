@@ -131,3 +131,21 @@ def test_here_takes_a_path_as_home_at_does() -> None:
     assert [
         r.key for r in api.usage_report(home, "session", here=Path(folder)).rows
     ] == counted
+
+
+def test_an_app_named_in_capitals_is_that_app_as_app_takes_it() -> None:
+    """`apps=["Codex"]` is codex, as `--app Codex` and `Codex:019a` are (an UnknownApp:
+    "unknown app 'Codex' (did you mean 'codex'?)")."""
+    home = api.demo_home()
+    codex = [s.id for s in api.list_sessions(home, apps="codex").sessions()]
+    assert (
+        codex
+        and [s.id for s in api.list_sessions(home, apps=["Codex"]).sessions()] == codex
+    )
+    assert [r.id for r in api.find_sessions(home, "", apps="CODEX").rows] == codex
+    assert [r.app for r in api.doctor(home, ["Codex"])] == ["codex"]
+    assert [r.key for r in api.usage_report(home, "app", apps="Codex").rows] == [
+        "codex"
+    ]
+    board = next(api.watch_sessions(home, apps="Codex", duration=0))
+    assert [r.session.id for r in board] == codex

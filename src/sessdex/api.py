@@ -203,8 +203,11 @@ def _refuse_unknown(name: str, value: str, known: Sequence[str]) -> None:
 
 def _app_names(apps: Sequence[str]) -> Sequence[str]:
     """`apps` as names: one name given alone (`apps="codex"`, which a type checker
-    passes as a sequence of str) is that app, not its letters."""
-    return (apps,) if isinstance(apps, str) else apps
+    passes as a sequence of str) is that app, not its letters; in any case, as
+    `--app` takes them (app names are lower case)."""
+    if isinstance(apps, str):
+        apps = (apps,)
+    return tuple(app.lower() for app in apps) if apps else apps
 
 
 def _storable(text: str) -> str:

@@ -1128,8 +1128,10 @@ def transcript(
 ) -> Transcript:
     """The session's events, sub-agents included unless `subagents == "none"`.
 
-    With `tail`, only the last `tail` events of the lead agent's file are read, starting
-    from the end of the file, so a 2 GB transcript answers at once. The events are read
+    With `tail`, only the last `tail` events of the lead agent's file are read (sub-agents
+    left out), starting from the end of the file, so a 2 GB transcript answers at once.
+    `full` keeps huge payloads (pasted images, giant outputs) whole, where they are
+    otherwise summarised, as `show --full-payloads` does. The events are read
     as they are iterated; a transcript dropped half-way closes its files. Raises what
     `resolve` raises, and BadValue for a `subagents` or `tail` the CLI would refuse.
     """

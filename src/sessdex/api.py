@@ -1310,7 +1310,9 @@ def follow_session(
 @once_more_if_damaged
 def session_ids(home: Home) -> list[str]:
     """Every session id the index holds, sub-agents too, lowercased and sorted: what
-    a printed prefix must tell apart (`views.text.short_id_width`)."""
+    a printed prefix must tell apart (`views.text.short_id_width`). The index is not
+    refreshed: the ids as the last call that read the apps' files left them (none
+    before any; `list_sessions(...).ids` gives them fresh)."""
     index = Index(home)
     try:
         return index.ids()

@@ -801,6 +801,7 @@ def test_processes_by_id_then_by_folder(tmp_path: Path) -> None:
     def session(sid: str, cwd: Path, updated: float) -> LiveSession:
         found = LiveSession.__new__(LiveSession)
         found.session = Session("claude", sid, cwd=str(cwd))
+        found.source = get("claude")
         found.program, found.aliases = "claude", ()
         found.tracker = Tracker()
         found.tracker.touch(None, updated)
@@ -892,6 +893,7 @@ def test_a_cli_running_under_its_older_name_is_still_its_process(
     assert plan is not None and plan.program == "agent"
     found = LiveSession.__new__(LiveSession)
     found.session = Session("cursor", chat, cwd=str(tmp_path))
+    found.source = cursor
     found.program, found.aliases = plan.program, plan.process_names
     found.pids, found.alive = [], None
     attach_processes([found], processes)

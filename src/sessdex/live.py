@@ -23,7 +23,7 @@ from . import databases, reading, sources
 from .diagnostics import NOT_LINES, Diagnostics, why
 from .follow import Change, Follower, tail_offset
 from .model import Event, Session
-from .sources.base import FollowFile, LineReader, SessionFollow
+from .sources.base import FollowFile, LineReader, Opened, SessionFollow
 from .status import QUIET_WORKING, STATUSES, Status, Tracker, decide
 
 log = logging.getLogger(__name__)
@@ -752,11 +752,14 @@ class Processes:
 def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None:
     """Set each session's `alive` and `pids` from the processes of its app's CLI.
 
-    A process whose command line names the session id is that session's. One that names
-    none of them but runs in the session's folder goes to the most recently written session
-    of that app in that folder, unless it started well after that session's last write:
-    then it is a fresh CLI that has written nothing yet, and a crashed session there is not
-    said to be working for hours.
+    A process whose command line names the session is that session's, whatever its start
+    time: its id, read by the source's `process_session` (`--resume <id>`), or where the
+    source has none, found anywhere in it. One that continues its folder's latest session
+    (`--continue`) goes to the most recently written session of that app in that folder.
+    One that names another session, or none, but runs in the session's folder goes there
+    too, unless it started well after that session's last write: then it is a fresh CLI
+    that has written nothing yet, and a crashed session there is not said to be working
+    for hours.
     """
     if not processes.available:
         for live in lives:
@@ -774,20 +777,33 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
             continue
         mine = [live for live in lives if live.program == program]
         for pid, args in running:
-            named = [live for live in mine if live.session.id.encode() in args]
+            said: dict[str, Opened | None] = {}  # by app: what its words say
+            named = [live for live in mine if _names(live, args, said)]
             if named:
                 for live in named:
                     live.pids.append(pid)
                 continue
-            if any(session_id in args for session_id in ids):
-                continue
-            cwd = processes.cwd(pid)
-            if cwd is None:
-                continue
-            started = processes.started(pid)
+            cwd: str | None = None
+            started: float | None = None
             for live in mine:
-                if live.session.cwd == cwd and (
-                    started is None or started <= live.written + STARTED_AFTER
+                opened = _opened(live, args, said)
+                if opened is None and any(session_id in args for session_id in ids):
+                    continue  # it names another session
+                if opened is not None and opened.session_id is not None:
+                    continue  # it has another session open
+                if opened == Opened() and live.session.id.encode() in args:
+                    continue  # a new session, forked from this one
+                if cwd is None:
+                    cwd = processes.cwd(pid)
+                    if cwd is None:
+                        break
+                    started = processes.started(pid)
+                if live.session.cwd != cwd:
+                    continue
+                if (
+                    (opened is not None and opened.latest)
+                    or started is None
+                    or started <= live.written + STARTED_AFTER
                 ):
                     by_folder.setdefault((program, cwd), []).append((pid, live))
     for pairs in by_folder.values():
@@ -796,6 +812,30 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
     for live in lives:
         if live.program:
             live.alive = bool(live.pids)
+
+
+def _opened(
+    live: LiveSession, args: bytes, said: dict[str, Opened | None]
+) -> Opened | None:
+    """What the command line `args` says it has open, in the words of `live`'s app."""
+    app = live.session.app
+    if app not in said:
+        said[app] = None
+        hook = getattr(live.source, "process_session", None)
+        if callable(hook):
+            words = [word.decode(errors="replace") for word in args.split(b"\0")]
+            found = hook(words[:-1] if words and not words[-1] else words)
+            said[app] = found if isinstance(found, Opened) else None
+    return said[app]
+
+
+def _names(live: LiveSession, args: bytes, said: dict[str, Opened | None]) -> bool:
+    """Whether the command line `args` names `live`'s session: as its app reads it, or
+    where the app says nothing sure, anywhere in it."""
+    opened = _opened(live, args, said)
+    if opened is None:
+        return live.session.id.encode() in args
+    return opened.session_id is not None and opened.session_id == live.session.id
 
 
 # --- waiting for changes ------------------------------------------------------------------

@@ -8,7 +8,15 @@ Nothing outside `sources/` knows any app by name.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+import re
+from collections.abc import (
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeAlias
@@ -174,6 +182,89 @@ class Source(Protocol):
 # to run (its `program` and `argv[0]` the name found) and the path of the app's own program
 # on PATH, or None where there is none. It may look at PATH and resolve links, never run
 # anything. Without it, `sessdex resume` takes whatever `plan.program` names on PATH.
+
+
+# --- which session a running CLI has open (optional) -------------------------------------
+#
+# A source may define, at module level, `process_session(args) -> Opened | None`: what the
+# command line of a running copy of its CLI (`args`, argv[0] first, as /proc gives it: an
+# interpreter and its script may come first) says the process has open, read back from the
+# words `resume` writes. The live status then takes a process that names a session by id for
+# that session's whatever its start time (a CLI reopened on a session last written hours
+# ago), and never for another's; one that continues its folder's latest session for that
+# one's. None where the words say nothing sure (a title, a picker, a plain start): the
+# process is then that of a session whose id its command line holds, or of its folder's.
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """What a running CLI's command line says it has open; neither field: a new session
+    (a fork of the one it names), not yet known."""
+
+    session_id: str | None = None  # one session, by its id (`--resume <id>`)
+    latest: bool = False  # the latest session of its folder (`--continue`)
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeFlags:
+    """The options a flag-style CLI reopens a session with (`claude --resume <id>`), for
+    `opened_by_flags`: only those its own `--help` lists."""
+
+    resume: tuple[str, ...]  # take a session id; a name, or nothing: a picker
+    latest: tuple[str, ...] = ()  # continue the folder's latest session
+    fork: tuple[str, ...] = ()  # with a resume: copy it into a new session
+    new_id: tuple[str, ...] = ()  # the id of the session it writes
+    latest_values: tuple[str, ...] = ()  # resume values that mean the latest ("latest")
+    bare_latest: bool = False  # a resume option without a value continues the latest
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+
+
+def is_uuid(word: str) -> bool:
+    """Whether `word` is a UUID (the session ids most CLIs resume by)."""
+    return _UUID.fullmatch(word) is not None
+
+
+def opened_by_flags(
+    args: Sequence[str], flags: ResumeFlags, is_id: Callable[[str], bool] = is_uuid
+) -> Opened | None:
+    """What a running CLI has open, from its options (anywhere after argv[0], up to `--`;
+    `--opt value` or `--opt=value`): see `process_session`."""
+    resumed: str | None = None
+    forced: str | None = None
+    picker = latest = fork = False
+    index = 1
+    while index < len(args):
+        word = args[index]
+        index += 1
+        if word == "--":
+            break
+        name, equals, value = word.partition("=")
+        if name in flags.resume or name in flags.new_id:
+            if not equals and index < len(args) and not args[index].startswith("-"):
+                value, index = args[index], index + 1
+            if name in flags.new_id:
+                forced = value if is_id(value) else None
+            elif value in flags.latest_values or (not value and flags.bare_latest):
+                latest = True
+            elif value:
+                resumed = value
+            else:
+                picker = True
+        elif word in flags.latest:
+            latest = True
+        elif word in flags.fork:
+            fork = True
+    if fork and (resumed or picker or latest):
+        return Opened(forced)  # a new session, copied from the one it names
+    if resumed:
+        return Opened(resumed) if is_id(resumed) else None
+    if picker:
+        return None
+    if latest:
+        return Opened(latest=True)
+    return Opened(forced) if forced else None
 
 
 # --- a note for doctor (optional) ---------------------------------------------------------

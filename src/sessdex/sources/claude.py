@@ -79,7 +79,7 @@ import functools
 import math
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -92,7 +92,7 @@ from . import _claude_read
 from . import _claude_records as rec
 from ._claude_usage import usage_records  # noqa: F401 - `sessdex usage` hook
 from ._values import type_tag
-from .base import Home, Location, SessionFollow
+from .base import Home, Location, Opened, ResumeFlags, SessionFollow, opened_by_flags
 
 NAME = "claude"
 TITLE = "Claude Code"
@@ -116,6 +116,13 @@ LOOSE_MODES = frozenset({"acceptEdits", "auto", "bypassPermissions"})
 # 2.1.3xx calls the default mode `manual` and still takes `default` (unlisted); 2.1.197 and
 # older refuse `manual`: a session's `manual` resumes as `default`, which both accept
 MODE_SPELLING = {"manual": "default"}
+# how a running claude says which session it has open (2.1.197's and 2.1.332's --help)
+RESUME_FLAGS = ResumeFlags(
+    resume=("-r", "--resume"),
+    latest=("-c", "--continue"),
+    fork=("--fork-session",),
+    new_id=("--session-id",),
+)
 TITLE_CHARS = 200
 
 # tail keys: a line holding one is parsed while its field is unknown
@@ -130,6 +137,9 @@ LEAF_UUID = b'"leafUuid"'  # head only: a 1.0 summary names its conversation's l
 SUMMARY_LINE = b'{"type":"summary",'  # how a 1.0 summary record's line starts
 CONTINUED_IN = b'"continuedInSessionId"'  # tail only: sent to the background (2.1.261+)
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # never shell words
+_UUID = re.compile(
+    r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
+)  # a session id
 TITLES = b'Title"'  # the end of both title keys: one search while neither is known
 EFFORT_SINCE = (2, 1, 212)  # the first Claude Code that writes `effort`
 SIDECAR = "custom-title.json"  # `/rename`'s name, in the session's folder (2.1.3xx)
@@ -850,3 +860,11 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         notes=tuple(notes),
         withheld=tuple(withheld),
     )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `claude` has open, read back from the words `resume` writes:
+    `--resume <id>` (`-r`) that session, `--continue` (`-c`) its folder's latest; with
+    `--fork-session`, a new session (the one `--session-id <uuid>` names, when given). A
+    name or a picker (`--resume` alone) says nothing sure: None."""
+    return opened_by_flags(args, RESUME_FLAGS)

@@ -73,7 +73,7 @@ import os
 import re
 import sqlite3
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -112,7 +112,7 @@ from ._codex_values import (
     segment_id,
     tag,
 )
-from .base import Home, Location, SessionFollow
+from .base import Home, Location, Opened, SessionFollow, is_uuid
 
 NAME = "codex"
 TITLE = "OpenAI Codex CLI"
@@ -140,6 +140,16 @@ _APPROVALS = (*_STRICT_APPROVALS, "never")  # all `-a` takes since codex-cli 0.1
 # Older policies `-a` now rejects ("invalid value"): `untrusted` moved to a folder's
 # trust_level, and config reads `on-failure` as `on-request`, which stands in for both.
 _RETIRED_APPROVALS = ("untrusted", "on-failure")
+# options of `codex`, `codex exec` and `codex resume` that take a value (0.171's --help)
+_VALUE_OPTIONS = frozenset(
+    {
+        *("-c", "--config", "-m", "--model", "-p", "--profile", "-s", "--sandbox"),
+        *("-a", "--ask-for-approval", "-C", "--cd", "-i", "--image", "--add-dir"),
+        *("--enable", "--disable", "--local-provider", "--remote"),
+        *("--remote-auth-token-env", "-o", "--output-last-message", "--output-schema"),
+        "--color",
+    }
+)
 # what Codex runs a folder it does not trust with: the read-only preset
 _UNTRUSTED_DEFAULTS = ("on-request", "read-only")
 _ROLLOUT_DIRS = ("sessions", "archived_sessions")  # under CODEX_HOME
@@ -1033,6 +1043,41 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         notes=tuple(notes),
         withheld=tuple(withheld),
     )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `codex` has open, read back from the words `resume` writes:
+    `codex resume <id>` (and `codex exec resume <id>`) that thread, `resume --last` its
+    folder's latest; `codex fork`, a new thread. A thread name, a picker or any other
+    command says nothing sure: None."""
+    command: str | None = None
+    given: list[str] = []
+    latest = False
+    index = 1
+    while index < len(args):
+        word = args[index]
+        index += 1
+        if word == "--":
+            break
+        if word.startswith("-"):
+            if word in _VALUE_OPTIONS:
+                index += 1  # its value
+            latest = latest or (command is not None and word == "--last")
+        elif command is not None:
+            given.append(word)
+        elif word in ("resume", "fork"):
+            command = word
+        elif word != "exec" and not os.path.basename(word).startswith(PROGRAM):
+            return (
+                None  # a prompt, or another command (the script a node runs is passed)
+            )
+    if command == "fork":
+        return Opened()  # a new thread, copied from the one it names
+    if command is None or (not latest and not given):
+        return None
+    if latest:
+        return Opened(latest=True)
+    return Opened(given[0]) if is_uuid(given[0]) else None
 
 
 def _trusted(session: Session) -> bool | None:

@@ -97,6 +97,13 @@ REOPENED = [
     ("codex", CODEX_OLD, ["codex", "resume", "--last"]),
     ("codex", CODEX_OLD, ["codex", "-m", "gpt-5", "resume", CODEX_OLD]),
     ("codex", CODEX_OLD, ["codex", "exec", "resume", "--last", "go on"]),
+    ("gemini", OLD, ["node", "/usr/local/bin/gemini", "--resume"]),
+    ("gemini", OLD, ["gemini", "-r", "latest", "--model", "gemini-3.8-flash"]),
+    ("gemini", OLD, ["gemini", "--resume", OLD]),
+    ("qwen", OLD, ["qwen", "--continue"]),
+    ("qwen", OLD, ["qwen", "-r", OLD, "--approval-mode", "plan"]),
+    ("copilot", OLD, ["copilot", f"--resume={OLD}"]),
+    ("copilot", OLD, ["copilot", "--session-id", OLD]),
 ]
 
 
@@ -142,6 +149,9 @@ def test_a_new_cli_in_the_folder_still_leaves_an_old_session_exited(
         ("claude", OLD, ["claude", "--resume", OLD, "--fork-session"]),
         ("codex", CODEX_OLD, ["codex", "resume", OTHER]),
         ("codex", CODEX_OLD, ["codex", "fork", CODEX_OLD]),
+        ("gemini", OLD, ["gemini", "--resume", OTHER]),
+        ("qwen", OLD, ["qwen", "--resume", OLD, "--fork-session"]),
+        ("copilot", OLD, ["copilot", "--resume", OTHER]),
     ],
 )
 def test_a_cli_open_on_another_session_does_not_keep_a_crashed_one_working(
@@ -217,3 +227,31 @@ def test_a_real_claude_continue_started_now_keeps_an_old_session_waiting(
     finally:
         child.kill()
         child.wait()
+
+
+@pytest.mark.parametrize(
+    ("app", "args"),
+    [
+        ("claude", ["claude", "--resume", "checkout retry"]),  # a name: which one?
+        ("claude", ["claude", "--resume"]),  # a picker
+        ("codex", ["codex", "resume"]),
+        ("codex", ["codex", "resume the checkout work"]),  # a prompt
+        ("gemini", ["gemini", "--resume", "5"]),  # an index
+        ("copilot", ["copilot", "--continue"]),  # its scope is not known
+    ],
+)
+def test_a_cli_whose_words_name_no_session_is_still_judged_by_its_start(
+    tmp_path: Path, app: str, args: list[str]
+) -> None:
+    """Words that say nothing sure of which session is open leave the rule as it was:
+    a CLI started hours after the session's last turn is not its process."""
+    root, work = proc_root(tmp_path), tmp_path / "work"
+    work.mkdir()
+    ended_at, now = BOOT + HOUR, BOOT + 4 * HOUR
+    fake_process(root, 11, args, work, started=now - 10)
+    processes = Processes(root=root)
+    processes.refresh(force=True)
+    old = idle(app, OLD if app != "codex" else CODEX_OLD, work, now, ended_at)
+    attach_processes([old], processes)
+    assert (old.alive, old.pids) == (False, [])
+    assert old.status(now, processes).reason == "exited after its turn, 3 h ago"

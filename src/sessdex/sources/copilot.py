@@ -39,7 +39,7 @@ Ignored, on purpose: system prompts, hooks, permission prompts, UI and telemetry
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Unpack
@@ -64,7 +64,7 @@ from ._values import (
     shown_text,
     type_tag,
 )
-from .base import Home, Location
+from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
 
 NAME = "copilot"
 TITLE = "GitHub Copilot CLI"
@@ -75,6 +75,9 @@ CHECKED_WITH = (
 )
 NEWEST_CHECKED = "1.0.102"  # doctor names versions past it
 ENV_VARS = ("COPILOT_HOME", "XDG_STATE_HOME")
+
+# how a running copilot says which session it has open (1.0.102's --help)
+RESUME_FLAGS = ResumeFlags(resume=("-r", "--resume"), new_id=("--session-id",))
 
 
 _EVENTS = "events.jsonl"
@@ -770,6 +773,14 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint="npm install -g @github/copilot",
         withheld=tuple(withheld),
     )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `copilot` has open, read back from the words `resume` writes:
+    `--resume <id>` (`-r`, `--resume=<id>`) or `--session-id <id>` that session. A name, an
+    id prefix, a picker or `--continue` (whose scope its --help does not say) says
+    nothing sure: None."""
+    return opened_by_flags(args, RESUME_FLAGS)
 
 
 # --- small helpers ----------------------------------------------------------------------

@@ -55,7 +55,7 @@ a message later dropped by `$rewindTo` were still billed: they are kept, at the 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache, partial
@@ -79,7 +79,7 @@ from ._values import (
     text_of,
     type_tag,
 )
-from .base import Home, Location
+from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
 
 NAME = "gemini"
 TITLE = "Gemini CLI"
@@ -94,6 +94,14 @@ ENV_VARS = ("GEMINI_CLI_HOME",)
 INSTALL_HINT = "npm install -g @google/gemini-cli"
 SUBAGENT_DEPTH = 4  # sub-agents of sub-agents are followed this deep
 SAFE_MODES = ("default", "plan")  # approval modes at least as strict as the default
+# how a running gemini says which session it has open (0.61.0's --help; a session id
+# resumes too, checked with the real CLI)
+RESUME_FLAGS = ResumeFlags(
+    resume=("-r", "--resume"),
+    new_id=("--session-id",),
+    latest_values=("latest",),
+    bare_latest=True,
+)
 _TAIL_KEYS = (b'"summary"', b'"model"', b'"lastUpdated"', b'"timestamp"')
 
 
@@ -629,3 +637,10 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint=INSTALL_HINT,
         withheld=tuple(withheld),
     )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `gemini` has open, read back from the words `resume` writes:
+    `--resume <id>` (`-r`) that session, `--resume` alone or `--resume latest` its
+    project's latest; an index (`--resume 5`) says nothing sure: None."""
+    return opened_by_flags(args, RESUME_FLAGS)

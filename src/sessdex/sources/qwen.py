@@ -69,7 +69,7 @@ elsewhere whose sha256 is the folder's name: a chat's `cwd`, `trustedFolders.jso
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -94,7 +94,7 @@ from ._values import (
     plain,
     type_tag,
 )
-from .base import Home, Location
+from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
 
 NAME = "qwen"
 TITLE = "Qwen Code"
@@ -115,6 +115,13 @@ INSTALL_HINT = "npm install -g @qwen-code/qwen-code"
 
 # Approval modes no looser than the CLI's default ("default" asks before edits and shell).
 _SAFE_MODES = {"default", "plan"}
+# how a running qwen says which session it has open (0.24.4's --help)
+RESUME_FLAGS = ResumeFlags(
+    resume=("-r", "--resume"),
+    latest=("-c", "--continue"),
+    fork=("--fork-session",),
+    new_id=("--session-id",),
+)
 
 _IGNORED_SYSTEM = {
     "attribution_snapshot",
@@ -1217,3 +1224,11 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         notes=notes,
         withheld=tuple(withheld),
     )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `qwen` has open, read back from the words `resume` writes:
+    `--resume <id>` (`-r`) that session, `--continue` (`-c`) its project's latest; with
+    `--fork-session`, a new session (the one `--session-id` names, when given). A picker
+    (`--resume` alone) says nothing sure: None."""
+    return opened_by_flags(args, RESUME_FLAGS)

@@ -19,6 +19,8 @@ from sessdex.model import Event, Session
 OLD = "7d1c2a4e-5b6f-4a3d-9e8c-1f2a3b4c5d6e"  # the session the CLI was reopened on
 OTHER = "0b9e8d7c-6a5f-4e3d-8c2b-1a0f9e8d7c6b"  # a session that is not on the board
 CODEX_OLD = "01a22b81-666a-7993-963b-4b7cc4e806e9"
+OPENCODE_OLD = "ses_4f1c9a2b7e3dXq8ZkLmN0pR5sT"
+OPENCODE_OTHER = "ses_4f1c9a2b7e3eAb1CdEfGhIjKlM"
 BOOT = 1000.0
 HOUR = 3600.0
 
@@ -104,6 +106,9 @@ REOPENED = [
     ("qwen", OLD, ["qwen", "-r", OLD, "--approval-mode", "plan"]),
     ("copilot", OLD, ["copilot", f"--resume={OLD}"]),
     ("copilot", OLD, ["copilot", "--session-id", OLD]),
+    ("vibe", OLD, ["python3", "/home/dev/.local/bin/vibe", "-c"]),
+    ("vibe", OLD, ["vibe", "--resume", OLD, "--agent", "plan"]),
+    ("opencode", OPENCODE_OLD, ["opencode", "-s", OPENCODE_OLD]),
 ]
 
 
@@ -152,6 +157,9 @@ def test_a_new_cli_in_the_folder_still_leaves_an_old_session_exited(
         ("gemini", OLD, ["gemini", "--resume", OTHER]),
         ("qwen", OLD, ["qwen", "--resume", OLD, "--fork-session"]),
         ("copilot", OLD, ["copilot", "--resume", OTHER]),
+        ("vibe", OLD, ["vibe", f"--resume={OTHER}"]),
+        ("opencode", OPENCODE_OLD, ["opencode", "--session", OPENCODE_OTHER]),
+        ("opencode", OPENCODE_OLD, ["opencode", "-s", OPENCODE_OLD, "--fork"]),
     ],
 )
 def test_a_cli_open_on_another_session_does_not_keep_a_crashed_one_working(
@@ -238,6 +246,8 @@ def test_a_real_claude_continue_started_now_keeps_an_old_session_waiting(
         ("codex", ["codex", "resume the checkout work"]),  # a prompt
         ("gemini", ["gemini", "--resume", "5"]),  # an index
         ("copilot", ["copilot", "--continue"]),  # its scope is not known
+        ("opencode", ["opencode", "--continue"]),  # nor this one's
+        ("vibe", ["vibe", "--resume"]),  # a picker
     ],
 )
 def test_a_cli_whose_words_name_no_session_is_still_judged_by_its_start(
@@ -251,7 +261,8 @@ def test_a_cli_whose_words_name_no_session_is_still_judged_by_its_start(
     fake_process(root, 11, args, work, started=now - 10)
     processes = Processes(root=root)
     processes.refresh(force=True)
-    old = idle(app, OLD if app != "codex" else CODEX_OLD, work, now, ended_at)
+    sid = {"codex": CODEX_OLD, "opencode": OPENCODE_OLD}.get(app, OLD)
+    old = idle(app, sid, work, now, ended_at)
     attach_processes([old], processes)
     assert (old.alive, old.pids) == (False, [])
     assert old.status(now, processes).reason == "exited after its turn, 3 h ago"

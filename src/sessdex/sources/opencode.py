@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Unpack
@@ -64,7 +64,7 @@ from ._values import (
     shown_text,
     type_tag,
 )
-from .base import Home, Location
+from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
 
 NAME = "opencode"
 TITLE = "OpenCode"
@@ -78,6 +78,10 @@ CHECKED_WITH = (
 )
 NEWEST_CHECKED = "2.0.15"  # doctor names versions past it
 ENV_VARS = ("XDG_DATA_HOME", "OPENCODE_DB")
+
+# how a running opencode says which session it has open (1.18.33's --help)
+RESUME_FLAGS = ResumeFlags(resume=("-s", "--session"), fork=("--fork",))
+_SESSION_ID = re.compile(r"ses_[0-9A-Za-z]{1,64}")
 
 INSTALL_HINT = (
     "npm install -g opencode-ai  (or: curl -fsSL https://opencode.ai/install | bash)"
@@ -900,3 +904,14 @@ def resume(
         install_hint=install_hint,
         notes=tuple(notes),
     )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `opencode` has open, read back from the words `resume` writes:
+    `--session <id>` (`-s`) that session; with `--fork`, a new one. `--continue`, whose
+    scope its --help does not say, says nothing sure: None."""
+    return opened_by_flags(args, RESUME_FLAGS, _is_session_id)
+
+
+def _is_session_id(word: str) -> bool:
+    return _SESSION_ID.fullmatch(word) is not None

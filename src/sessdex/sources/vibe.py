@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache, partial
@@ -70,7 +70,7 @@ from ._values import (
     plain,
     text_of,
 )
-from .base import Home, Location
+from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
 
 NAME = "vibe"
 TITLE = "Mistral Vibe"
@@ -81,6 +81,9 @@ CHECKED_WITH = (
     "interaction_logger.py (v1.0.0-v1.3.5, no real file); resume checked against 3.0.3"
 )
 ENV_VARS = ("VIBE_HOME",)
+
+# how a running vibe says which session it has open (2.26.1's and 3.0.2's --help)
+RESUME_FLAGS = ResumeFlags(resume=("--resume",), latest=("-c", "--continue"))
 
 INSTALL_HINT = "uv tool install mistral-vibe"
 META_LIMIT = 16 * 1024 * 1024  # meta.json embeds the system prompt and tool schemas
@@ -840,6 +843,13 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         notes=tuple(notes),
         withheld=tuple(withheld),
     )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `vibe` has open, read back from the words `resume` writes:
+    `--resume <id>` that session, `--continue` (`-c`) its folder's latest. A picker
+    (`--resume` alone) says nothing sure: None."""
+    return opened_by_flags(args, RESUME_FLAGS)
 
 
 def _manual_shell(

@@ -266,3 +266,34 @@ def test_a_cli_whose_words_name_no_session_is_still_judged_by_its_start(
     attach_processes([old], processes)
     assert (old.alive, old.pids) == (False, [])
     assert old.status(now, processes).reason == "exited after its turn, 3 h ago"
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc")
+def test_resume_is_not_refused_for_a_fork_of_the_session_running(
+    tmp_path: Path,
+) -> None:
+    """`claude --resume X --fork-session` writes a new session: `sessdex resume X` does
+    not say a running claude has X open (it does for `claude --resume X`)."""
+    from sessdex import api
+    from sessdex.sources import Home
+
+    from .helpers import write_claude_session
+
+    home = tmp_path / "home"
+    write_claude_session(home, OLD, str(tmp_path))
+    sleeper = f'{sys.executable} -c "import time; time.sleep(30)"'
+    fork = subprocess.Popen(
+        ["bash", "-c", f"exec -a claude {sleeper} --resume {OLD} --fork-session"]
+    )
+    opened = subprocess.Popen(["bash", "-c", f"exec -a claude {sleeper} -r {OLD}"])
+    try:
+        for _ in range(100):
+            check = api.check_resume(Home.at(home), OLD[:8])
+            if opened.pid in check.live_pids and fork.pid not in check.live_pids:
+                break
+            time.sleep(0.05)
+        assert check.live_pids == [opened.pid]
+    finally:
+        for child in (fork, opened):
+            child.kill()
+            child.wait()

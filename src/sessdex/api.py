@@ -730,7 +730,9 @@ def check_resume(
             if other
             else f"'{plan.program}' is not on PATH. Install it with: {plan.install_hint}"
         )
-    check.live_pids = live_processes(plan.program, session.id, plan.process_names)
+    check.live_pids = live_processes(
+        plan.program, session.id, plan.process_names, source
+    )
     return check
 
 
@@ -846,10 +848,15 @@ def branch_check(cwd: str) -> tuple[str | None, str | None]:
 
 
 def live_processes(
-    program: str, session_id: str, aliases: Sequence[str] = ()
+    program: str,
+    session_id: str,
+    aliases: Sequence[str] = (),
+    source: sources.Source | None = None,
 ) -> list[int]:
-    """Processes running `program` (or one of `aliases`) whose command line names this session."""
-    from .live import Processes
+    """Processes running `program` (or one of `aliases`) whose command line names this
+    session: as `source`'s CLI reads it, where it can (a fork names the session it copies,
+    and has a new one open), or anywhere in it."""
+    from .live import Processes, names
 
     processes = Processes()
     if not processes.available:
@@ -859,7 +866,8 @@ def live_processes(
     return sorted(
         pid
         for pid, args in processes.running(program, aliases)
-        if wanted in args  # an id holds no NUL: the match lies within one argument
+        # an id holds no NUL: the match lies within one argument
+        if (wanted in args if source is None else names(source, session_id, args))
     )
 
 

@@ -814,28 +814,41 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
             live.alive = bool(live.pids)
 
 
+def opened_by(source: sources.Source, args: bytes) -> Opened | None:
+    """What a process whose command line is `args` (NUL-separated) has open, in the words
+    of `source`'s CLI (its `process_session`), or None where it cannot say."""
+    hook = getattr(source, "process_session", None)
+    if not callable(hook):
+        return None
+    words = [word.decode(errors="replace") for word in args.split(b"\0")]
+    found = hook(words[:-1] if words and not words[-1] else words)
+    return found if isinstance(found, Opened) else None
+
+
+def names(source: sources.Source, session_id: str, args: bytes) -> bool:
+    """Whether a process whose command line is `args` has session `session_id` open: as
+    `source`'s CLI reads its words, or where it cannot say, the id anywhere in them."""
+    return _named(opened_by(source, args), session_id, args)
+
+
+def _named(opened: Opened | None, session_id: str, args: bytes) -> bool:
+    if opened is None:
+        return session_id.encode() in args
+    return opened.session_id is not None and opened.session_id == session_id
+
+
 def _opened(
     live: LiveSession, args: bytes, said: dict[str, Opened | None]
 ) -> Opened | None:
-    """What the command line `args` says it has open, in the words of `live`'s app."""
+    """`opened_by` in the words of `live`'s app, asked once per app and process."""
     app = live.session.app
     if app not in said:
-        said[app] = None
-        hook = getattr(live.source, "process_session", None)
-        if callable(hook):
-            words = [word.decode(errors="replace") for word in args.split(b"\0")]
-            found = hook(words[:-1] if words and not words[-1] else words)
-            said[app] = found if isinstance(found, Opened) else None
+        said[app] = opened_by(live.source, args)
     return said[app]
 
 
 def _names(live: LiveSession, args: bytes, said: dict[str, Opened | None]) -> bool:
-    """Whether the command line `args` names `live`'s session: as its app reads it, or
-    where the app says nothing sure, anywhere in it."""
-    opened = _opened(live, args, said)
-    if opened is None:
-        return live.session.id.encode() in args
-    return opened.session_id is not None and opened.session_id == live.session.id
+    return _named(_opened(live, args, said), live.session.id, args)
 
 
 # --- waiting for changes ------------------------------------------------------------------

@@ -297,3 +297,35 @@ def test_resume_is_not_refused_for_a_fork_of_the_session_running(
         for child in (fork, opened):
             child.kill()
             child.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc")
+def test_resume_is_refused_while_a_continue_has_the_folders_latest_open(
+    tmp_path: Path,
+) -> None:
+    """`claude --continue` runs in the folder: it has the folder's latest session open,
+    so `sessdex resume` of that one says so; an older session there is free."""
+    from sessdex import api
+    from sessdex.sources import Home
+
+    from .helpers import write_claude_session
+
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    write_claude_session(home, OTHER, str(work), when="2026-11-20T09:00:00.000Z")
+    write_claude_session(home, OLD, str(work), when="2026-11-20T10:00:00.000Z")
+    sleeper = f'{sys.executable} -c "import time; time.sleep(30)"'
+    child = subprocess.Popen(
+        ["bash", "-c", f"exec -a claude {sleeper} --continue"], cwd=work
+    )
+    try:
+        for _ in range(100):
+            check = api.check_resume(Home.at(home), OLD[:8])
+            if check.live_pids:
+                break
+            time.sleep(0.05)
+        assert check.live_pids == [child.pid]
+        assert api.check_resume(Home.at(home), OTHER[:8]).live_pids == []
+    finally:
+        child.kill()
+        child.wait()

@@ -732,8 +732,41 @@ def check_resume(
         )
     check.live_pids = live_processes(
         plan.program, session.id, plan.process_names, source
-    )
+    ) or _continuing(home, session, plan, source, progress)
     return check
+
+
+def _continuing(
+    home: Home,
+    session: Session,
+    plan: ResumePlan,
+    source: sources.Source,
+    progress: Progress | None = None,
+) -> list[int]:
+    """Processes of the app's CLI in `session`'s folder that continue its latest session
+    (`--continue`, as the source reads its words), where that is `session`."""
+    from .live import Processes, opened_by
+
+    processes = Processes()
+    if not session.cwd or not processes.available:
+        return []
+    processes.refresh(force=True)
+    pids = []
+    for pid, args in processes.running(plan.program, plan.process_names):
+        opened = opened_by(source, args)
+        if opened is not None and opened.latest and processes.cwd(pid) == session.cwd:
+            pids.append(pid)
+    if not pids:
+        return []
+    index = Index(home)
+    try:
+        index.refresh([source], progress)  # a newer session there may not be indexed
+        for row in index.rows(apps=[session.app], under=session.cwd, limit=200):
+            if row.session().cwd == session.cwd:  # the newest in that very folder
+                return sorted(pids) if row.id == session.id else []
+    finally:
+        index.close()
+    return []
 
 
 def resume_command(session: Session) -> str | None:

@@ -329,3 +329,22 @@ def test_resume_is_refused_while_a_continue_has_the_folders_latest_open(
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_cli_seen_before_its_exec_is_found_at_the_next_scan(tmp_path: Path) -> None:
+    """A scan that met the process between its fork and its exec read the shell's
+    command line: the next scan reads it again and finds the CLI."""
+    root, work = proc_root(tmp_path), tmp_path / "work"
+    work.mkdir()
+    ended_at, now = BOOT + HOUR, BOOT + 4 * HOUR
+    fake_process(root, 11, ["bash", "-c", "exec claude --continue"], work, now - 1)
+    processes = Processes(root=root)
+    processes.refresh(force=True)
+    old = idle("claude", OLD, work, now, ended_at)
+    attach_processes([old], processes)
+    assert (old.alive, old.pids) == (False, [])
+    (root / "11" / "cmdline").write_bytes(b"claude\0--continue\0")  # it exec'd
+    processes.refresh(force=True)
+    attach_processes([old], processes)
+    assert (old.alive, old.pids) == (True, [11])
+    assert old.status(now, processes).reason == "waiting for you for 3 h"

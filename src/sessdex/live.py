@@ -630,6 +630,9 @@ class Processes:
     table: dict[int, _Process | None] = field(default_factory=dict)
     scanned_at: float = float("-inf")
     boot: float | None = None
+    # the processes the last scan met first: one may have been between its fork and its
+    # exec (a shell's command line), so the next scan reads theirs again
+    young: set[int] = field(default_factory=set)
 
     @property
     def available(self) -> bool:
@@ -650,7 +653,8 @@ class Processes:
         for pid in list(self.table):
             if pid not in pids:
                 del self.table[pid]
-        for pid in pids - self.table.keys():
+        again, self.young = self.young & pids, pids - self.table.keys()
+        for pid in self.young | again:
             self.table[pid] = self._read(pid)
         return True
 

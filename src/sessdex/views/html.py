@@ -17,6 +17,7 @@ from html import escape
 from ..model import Event, Session
 from .diffs import diff_kinds, edit_diff, patch_text
 from .text import (
+    APP_SENDER,
     clean,
     error_message,
     one_line,
@@ -181,6 +182,8 @@ def _event(event: Event) -> str:
     kind = event.kind
     if kind == "user":
         sender = sender_name(event)  # another agent's message, not typed
+        if sender == APP_SENDER:  # a command's expansion, a hook's context: folded
+            return f'<details class="ev meta"><summary>added by the app</summary><pre>{_e(event.text)}</pre></details>\n'
         who = f"Message from {_e(sender)}" if sender else "User"
         css = "ev user from-agent" if sender else "ev user"
         return f'<div class="{css}"><div class="who">{who}</div><div class="text">{_e(event.text)}</div></div>\n'

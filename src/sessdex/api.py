@@ -1166,11 +1166,13 @@ def transcript(
     tail: int | None = None,
     full: bool = False,
     progress: Progress | None = None,
+    shown: Callable[[Event], bool] | None = None,
 ) -> Transcript:
     """The session's events, sub-agents included unless `subagents == "none"`.
 
     With `tail`, only the last `tail` events of the lead agent's file are read (sub-agents
-    left out), starting from the end of the file, so a 2 GB transcript answers at once.
+    left out), starting from the end of the file, so a 2 GB transcript answers at once;
+    with `shown` too, only the events it accepts (those a view shows) count and are kept.
     `full` keeps huge payloads (pasted images, giant outputs) whole, where they are
     otherwise summarised, as `show --full-payloads` does. The events are read
     as they are iterated; a transcript dropped half-way closes its files. Raises what
@@ -1182,7 +1184,7 @@ def transcript(
     source = sources.get(session.app)
     diagnostics = Diagnostics()
     if tail is not None:
-        last, relative = _tail_events(source, session, diagnostics, tail, full)
+        last, relative = _tail_events(source, session, diagnostics, tail, full, shown)
         return Transcript(session, iter(last), diagnostics, True, relative)
     events = reading.read_session(source, session, diagnostics, full=full)
     if subagents == "none":
@@ -1196,8 +1198,9 @@ def _tail_events(
     diagnostics: Diagnostics,
     count: int,
     full: bool,
+    shown: Callable[[Event], bool] | None = None,
 ) -> tuple[list[Event], bool]:
-    """The lead agent's last `count` events, and whether the read that found them began
+    """The lead agent's last `count` events (of those `shown` accepts), and whether the read that found them began
     past the file's start (their `seq` then counts from there: what came before is
     never read to count it)."""
     from collections import deque
@@ -1209,7 +1212,7 @@ def _tail_events(
             (
                 e
                 for e in reading.read_session(source, session, diagnostics, full=full)
-                if e.agent_id is None
+                if e.agent_id is None and (shown is None or shown(e))
             ),
             maxlen=count,
         )
@@ -1233,7 +1236,7 @@ def _tail_events(
         for event in reading.guarded(
             source.read(session, seen, full=full, offset=offset), seen, session
         ):
-            if event.agent_id is None:
+            if event.agent_id is None and (shown is None or shown(event)):
                 kept.append(event)
         if len(kept) >= count or offset == 0:
             diagnostics.update(seen)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import itertools
 import os
 import sys
@@ -21,7 +22,6 @@ from ..views.text import one_line
 from . import main
 from ._common import (
     CONTEXT,
-    MANY,
     count_option,
     counted_events,
     detail_option,
@@ -85,16 +85,20 @@ def show_command(
     Example: sessdex show 7f3a --tail 50
     """
     shown_tail = tail if tail is not None and not (as_json or as_nl) else None
+    shows = None
+    if shown_tail is not None:  # the last N lines shown: the events this detail shows
+        from ..views import terminal
+
+        shows = functools.partial(terminal.shows, detail=detail)
     with progress_bar("Indexing sessions") as progress:
         found = api.transcript(
             resolve_home(home_dir),
             session_id,
             subagents=subagents,
-            # the terminal shows fewer events than it reads (token counts, turn ends
-            # are not lines): read more, keep the last N lines shown
-            tail=min(MANY, tail * 4 + 40) if shown_tail is not None and tail else tail,
+            tail=tail,
             full=full_payloads,
             progress=progress,
+            shown=shows,
         )
     reading = f"Reading {one_line(found.session.id, 40)}"
     if as_json or as_nl:

@@ -141,6 +141,11 @@ def render_events(
             labels[child] = one_line(spawn_name(event) or child[:8], 24)
 
 
+def shows(event: Event, detail: str = "normal") -> bool:
+    """Whether a line of the lead agent's is shown for `event` in `detail`."""
+    return _render(event, detail, "") is not None
+
+
 def _render(event: Event, detail: str, prefix: str) -> Line | None:
     kind = event.kind
     if detail == "user" and kind not in ("user", "assistant"):

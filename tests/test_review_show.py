@@ -1,0 +1,90 @@
+"""`sessdex show` as a daily user reads it: the end of a long session, in each detail."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.helpers import claude_line
+
+SESSION = "31313131-0000-4000-8000-000000000001"
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _long_session(home: Path, cwd: str, tool_rounds: int) -> None:
+    """Over the tail's first window (a few hundred kB of replies), then a last prompt,
+    its answer, and `tool_rounds` tool calls with their results after them."""
+    path = home / ".claude" / "projects" / cwd.replace("/", "-") / f"{SESSION}.jsonl"
+    path.parent.mkdir(parents=True)
+    lines: list[dict[str, object]] = []
+
+    def add(kind: str, message: dict[str, object]) -> None:
+        n = len(lines)
+        lines.append(
+            claude_line(
+                SESSION, cwd, type=kind, uuid=f"x{n}", parentUuid=None,
+                timestamp=f"2026-11-30T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
+                message=message,
+            )
+        )  # fmt: skip
+
+    def reply(content: list[dict[str, object]]) -> None:
+        add(
+            "assistant",
+            {"id": f"m{len(lines)}", "role": "assistant", "model": "claude-opus-4-8",
+             "content": content, "usage": {"input_tokens": 1, "output_tokens": 1}},
+        )  # fmt: skip
+
+    add("user", {"role": "user", "content": "first prompt"})
+    for _ in range(400):
+        reply([{"type": "text", "text": "padding " * 100}])
+    add("user", {"role": "user", "content": "LAST PROMPT please fix it"})
+    reply([{"type": "text", "text": "I will look at every file"}])
+    for n in range(tool_rounds):
+        reply([{"type": "tool_use", "id": f"t{n}", "name": "Read",
+                "input": {"file_path": f"{cwd}/f{n}.py"}}])  # fmt: skip
+        add(
+            "user",
+            {"role": "user",
+             "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": "x"}]},
+        )  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_show_tail_in_user_detail_finds_the_last_prompt_behind_many_tool_calls(
+    tmp_path: Path,
+) -> None:
+    """`--tail 2 --detail user` shows the last two things typed or said, however many
+    tool calls (which that detail hides) came after them: it showed nothing."""
+    home = tmp_path / "home"
+    _long_session(home, "/home/u/p", tool_rounds=60)
+    code, out, err = _invoke(
+        "show", "3131", "--tail", "2", "--detail", "user", "--no-pager",
+        "--home", str(home),
+    )  # fmt: skip
+    assert code == 0, err
+    body = out.split("\n\n", 1)[1]  # after the header
+    assert body.splitlines() == [
+        "> LAST PROMPT please fix it",
+        "I will look at every file",
+    ]
+
+
+def test_show_tail_in_normal_detail_counts_lines_shown(tmp_path: Path) -> None:
+    """In the normal detail, `--tail 5` is the last five lines a full `show` ends with."""
+    home = tmp_path / "home"
+    _long_session(home, "/home/u/p", tool_rounds=60)
+    code, whole, err = _invoke("show", "3131", "--no-pager", "--home", str(home))
+    assert code == 0, err
+    code, out, err = _invoke(
+        "show", "3131", "--tail", "5", "--no-pager", "--home", str(home)
+    )
+    assert code == 0, err
+    assert out.split("\n\n", 1)[1].splitlines() == whole.splitlines()[-5:]

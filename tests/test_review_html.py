@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
@@ -47,3 +51,50 @@ def test_html_export_folds_what_the_app_added_to_a_prompt(tmp_path: Path) -> Non
     assert "Step 0 of the orchestrate template" in folded.group(1)
     assert "Message from the app" not in page
     assert '<div class="who">User</div><div class="text">/orchestrate go' in page
+
+
+@pytest.mark.browser
+def test_a_printed_html_export_shows_tool_calls_and_results_unfolded(
+    tmp_path: Path,
+) -> None:
+    """Printed (or saved as PDF), the page holds what its folded blocks hold: a long
+    output fills pages, where only its 'result' line was printed."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        if os.environ.get("SESSDEX_REQUIRE_TOOLS") == "1":
+            pytest.fail("chromium is required here (SESSDEX_REQUIRE_TOOLS=1)")
+        pytest.skip("Debian's chromium is not installed")
+    home = tmp_path / "home"
+    path = write_claude_session(home, SESSION, str(tmp_path))
+    output = "\n".join(f"line {n} of the test run" for n in range(400))
+    lines = [
+        claude_line(
+            SESSION, str(tmp_path), type="assistant", uuid="a2", parentUuid="a1",
+            timestamp="2026-11-20T10:00:06.000Z",
+            message={"id": "msg_2", "role": "assistant", "model": "claude-sonnet-4-5",
+                     "content": [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                  "input": {"command": "pytest"}}]},
+        ),
+        claude_line(
+            SESSION, str(tmp_path), type="user", uuid="u3", parentUuid="a2",
+            timestamp="2026-11-20T10:00:07.000Z",
+            message={"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": output}]},
+        ),
+    ]  # fmt: skip
+    with path.open("a") as out:
+        out.write("".join(json.dumps(line) + "\n" for line in lines))
+    page = tmp_path / "session.html"
+    _export(home, "-o", str(page))
+    pdf = tmp_path / "session.pdf"
+    subprocess.run(
+        [
+            chromium, "--headless", "--no-sandbox", "--disable-gpu",
+            "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'p'}",
+            "--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri(),
+        ],
+        capture_output=True, timeout=120, check=False,
+    )  # fmt: skip
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf.read_bytes()))
+    assert pages >= 4  # 400 lines of output: one page held only its summary

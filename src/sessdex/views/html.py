@@ -45,6 +45,11 @@ details { margin:.3em 0; } summary { cursor:pointer; color:var(--tool); }
 .sub .id { color:var(--dim); font-size:.85em; }
 .meta { color:var(--dim); font-size:.85em; } .text { white-space:pre-wrap; }
 .diff .add { color:var(--user); } .diff .del { color:var(--err); } .diff .hunk, .diff .ctx { color:var(--dim); }
+@media print { :root { color-scheme:light; --bg:#fff; --fg:#000; --dim:#555; --user:#0b6e4f; --tool:#003d82;
+        --err:#9b1c24; --box:#fff; --line:#999; --agent:#6a3fc0; }
+  body { max-width:none; margin:0; font-size:11pt; } details::details-content { content-visibility:visible; display:block; }
+  summary { list-style:none; font-weight:600; } summary::-webkit-details-marker { display:none; }
+  pre { overflow:visible; } h1, summary, .who { break-after:avoid; } }
 """
 
 # The page's one style sheet is allowed by its hash, not all inline styles: were any markup

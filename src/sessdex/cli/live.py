@@ -34,6 +34,7 @@ from ._common import (
     resolve_home,
     session_id_argument,
     stdout_bytes,
+    verbose_option,
 )
 
 if TYPE_CHECKING:
@@ -432,6 +433,7 @@ def _follow_text(
     is_flag=True,
     help="One JSON event per line (the show --json shape).",
 )
+@verbose_option
 @home_option
 @fail_nicely
 def replay_command(
@@ -441,6 +443,7 @@ def replay_command(
     duration: float | None,
     detail: str,
     as_nl: bool,
+    verbose: bool,
     home_dir: str | None,
 ) -> None:
     """Play a session back with its original pacing, sped up, sub-agents interleaved.
@@ -474,7 +477,7 @@ def replay_command(
         for line in terminal.render_events(found.events, detail):
             out.line(line)
     _flush_stdout()
-    report_diagnostics(found.diagnostics, False)
+    report_diagnostics(found.diagnostics, verbose)
 
 
 def _flush_stdout() -> None:

@@ -88,3 +88,38 @@ def test_show_tail_in_normal_detail_counts_lines_shown(tmp_path: Path) -> None:
     )
     assert code == 0, err
     assert out.split("\n\n", 1)[1].splitlines() == whole.splitlines()[-5:]
+
+
+def test_sub_agents_of_one_type_at_work_together_are_told_apart() -> None:
+    """Three `general-purpose` sub-agents spawned at once write interleaved lines: each
+    line says which one it is (the start of its id after the first), not three alike
+    `↳ general-purpose`; a lone sub-agent keeps its plain type."""
+    from sessdex.model import Event
+    from sessdex.views.terminal import render_events
+
+    children = ["60dade70-aaaa", "f4546a51-bbbb", "9c0ffee1-cccc"]
+    events = [
+        Event("s", n, "subagent", text=f"task {n}", call_id=f"c{n}",
+              extra={"child_id": child, "agent_type": "general-purpose"})
+        for n, child in enumerate(children)
+    ]  # fmt: skip
+    for round_ in range(2):
+        for n, child in enumerate(children):
+            said = f"agent {n} step {round_}"
+            events.append(
+                Event("s", len(events), "assistant", text=said, agent_id=child)
+            )
+    events.append(
+        Event("s", len(events), "subagent", text="alone", call_id="c9",
+              extra={"child_id": "77777777-dddd", "agent_type": "Explore"})
+    )  # fmt: skip
+    events.append(
+        Event("s", len(events), "assistant", text="x", agent_id="77777777-dddd")
+    )
+    lines = ["".join(text for text, _ in line.pieces) for line in render_events(events)]
+    marks = {line[: line.index(" agent ")] for line in lines if " step " in line}
+    assert len(marks) == 3, lines  # one mark per agent
+    assert "  ↳ general-purpose agent 0 step 1" in lines
+    assert "  ↳ general-purpose f4546a51 agent 1 step 1" in lines
+    assert "  ↳ general-purpose 9c0ffee1 agent 2 step 0" in lines
+    assert "  ↳ Explore x" in lines

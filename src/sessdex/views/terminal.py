@@ -124,7 +124,7 @@ def render_events(
             elif event.call_id in unnamed:  # a spawn said again, naming its child
                 unnamed.discard(event.call_id)
                 child = str(event.extra["child_id"])
-                labels[child] = one_line(spawn_name(event) or child[:8], 24)
+                labels[child] = _label(child, event, labels)
                 continue
         prefix = ""
         if event.agent_id is not None:
@@ -138,7 +138,20 @@ def render_events(
             yield line
         if event.kind == "subagent" and event.extra.get("child_id") is not None:
             child = str(event.extra["child_id"])
-            labels[child] = one_line(spawn_name(event) or child[:8], 24)
+            labels[child] = _label(child, event, labels)
+
+
+def _label(child: str, spawn: Event, labels: dict[str, str]) -> str:
+    """What a sub-agent's lines are marked with: its type or name, and the start of its
+    id where another sub-agent is marked so already (three `general-purpose` agents at
+    work at once, their lines interleaved)."""
+    named = spawn_name(spawn)
+    if not named:
+        return one_line(child)[:8]
+    label = one_line(named, 24)
+    if any(other != child and mark == label for other, mark in labels.items()):
+        return f"{one_line(named, 15)} {one_line(child)[:8]}"
+    return label
 
 
 def shows(event: Event, detail: str = "normal") -> bool:

@@ -50,7 +50,7 @@ def test_html_export_folds_what_the_app_added_to_a_prompt(tmp_path: Path) -> Non
     assert folded is not None, page
     assert "Step 0 of the orchestrate template" in folded.group(1)
     assert "Message from the app" not in page
-    assert '<div class="who">User</div><div class="text">/orchestrate go' in page
+    assert '<h2 class="who">User</h2><div class="text">/orchestrate go' in page
 
 
 @pytest.mark.browser
@@ -98,3 +98,22 @@ def test_a_printed_html_export_shows_tool_calls_and_results_unfolded(
     )  # fmt: skip
     pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf.read_bytes()))
     assert pages >= 4  # 400 lines of output: one page held only its summary
+
+
+def test_html_export_heads_each_turn_for_a_reader_that_lists_headings() -> None:
+    """A screen reader's list of headings is the page's turns: the title, each message
+    to the lead (h2), and a sub-agent's task one level down (h3) in its block."""
+    home = Path(__file__).parent / "data" / "claude" / "home"
+    result = CliRunner().invoke(
+        main, ["export", "82d9f90c", "-f", "html", "--home", str(home)],
+        catch_exceptions=False,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    headings = re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", result.stdout)
+    assert [(level, text[:20]) for level, text in headings] == [
+        ("1", "Sub-agent smoke test"),
+        ("2", "User"),
+        ("3", "Message from the lea"),
+    ]
+    sub_block = result.stdout.index('<details class="sub"')
+    assert result.stdout.index("<h3") > sub_block  # inside the sub-agent's block

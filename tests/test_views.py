@@ -1170,7 +1170,7 @@ def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> No
     _, page, _ = invoke("export", "01a22b81-666", "-f", "html", "--home", home)
     assert "sub-agent greeter <span" in page
     assert (
-        '<div class="ev user from-agent"><div class="who">Message from /root/greeter</div>'
+        '<div class="ev user from-agent"><h2 class="who">Message from /root/greeter</h2>'
         in page
     )
     assert page.count('class="ev user"') == 1  # the person's one prompt

@@ -36,7 +36,7 @@ _STYLE = """
 body { background:var(--bg); color:var(--fg); font:15px/1.5 system-ui, sans-serif; max-width:960px; margin:2em auto; padding:0 1em; }
 h1 { font-size:1.4em; margin-bottom:.2em; } .facts { color:var(--dim); font-size:.9em; }
 .ev { margin:.6em 0; } .user { border-left:3px solid var(--user); padding-left:.8em; }
-.user .who { color:var(--user); font-weight:600; } .assistant { padding-left:.8em; }
+.who { font-size:1em; margin:0; } .user .who { color:var(--user); font-weight:600; } .assistant { padding-left:.8em; }
 .user.from-agent { border-left-color:var(--agent); } .user.from-agent .who { color:var(--agent); }
 pre { background:var(--box); border:1px solid var(--line); padding:.6em; overflow-x:auto; white-space:pre-wrap; word-break:break-word; }
 details { margin:.3em 0; } summary { cursor:pointer; color:var(--tool); }
@@ -124,7 +124,7 @@ def render(
                 open_blocks.append(opened)
                 kind = f"{_e(kinds[opened])} " if opened in kinds else ""
                 yield f'<details class="sub" open><summary>sub-agent {kind}<span class="id">{_e(opened)}</span></summary><div>\n'
-        piece = _event(event)
+        piece = _event(event, len(open_blocks))
         if piece:
             yield piece
         child = event.extra.get("child_id") if event.kind == "subagent" else None
@@ -183,7 +183,10 @@ def _tool_input(value: object) -> str:
     return out + f"<pre>{_shown(dumps(value, indent=True).decode())}</pre>"
 
 
-def _event(event: Event) -> str:
+def _event(event: Event, depth: int = 0) -> str:
+    """One event's markup; a message's heading is an <h2> in the lead's part of the page,
+    an <h3> in a sub-agent's block and so on down, so that a reader's heading list is
+    the session's turns, each sub-agent's under its spawner's."""
     kind = event.kind
     if kind == "user":
         sender = sender_name(event)  # another agent's message, not typed
@@ -191,7 +194,8 @@ def _event(event: Event) -> str:
             return f'<details class="ev meta"><summary>added by the app</summary><pre>{_e(event.text)}</pre></details>\n'
         who = f"Message from {_e(sender)}" if sender else "User"
         css = "ev user from-agent" if sender else "ev user"
-        return f'<div class="{css}"><div class="who">{who}</div><div class="text">{_e(event.text)}</div></div>\n'
+        level = min(2 + depth, 6)
+        return f'<div class="{css}"><h{level} class="who">{who}</h{level}><div class="text">{_e(event.text)}</div></div>\n'
     if kind == "assistant":
         return f'<div class="ev assistant"><div class="text">{_e(event.text)}</div></div>\n'
     if kind == "thinking":

@@ -117,3 +117,41 @@ def test_html_export_heads_each_turn_for_a_reader_that_lists_headings() -> None:
     ]
     sub_block = result.stdout.index('<details class="sub"')
     assert result.stdout.index("<h3") > sub_block  # inside the sub-agent's block
+
+
+def test_a_folded_result_says_how_it_begins(tmp_path: Path) -> None:
+    """Folded, each result shows its first line (as `show` shows its first lines), or
+    that there was none: a page of tool calls read 'result', 'result', 'result'."""
+    home = tmp_path / "home"
+    path = write_claude_session(home, SESSION, str(tmp_path))
+    calls = [{"type": "tool_use", "id": f"t{n}", "name": "Bash",
+              "input": {"command": f"step {n}"}} for n in range(3)]  # fmt: skip
+    results = [
+        {"type": "tool_result", "tool_use_id": "t0", "content": "\n3 passed, 1 failed\nmore"},
+        {"type": "tool_result", "tool_use_id": "t1", "content": ""},
+        {"type": "tool_result", "tool_use_id": "t2", "content": "boom", "is_error": True},
+    ]  # fmt: skip
+    lines = [
+        claude_line(
+            SESSION, str(tmp_path), type="assistant", uuid="a2", parentUuid="a1",
+            timestamp="2026-11-20T10:00:06.000Z",
+            message={"id": "msg_2", "role": "assistant", "model": "claude-sonnet-4-5",
+                     "content": calls},
+        ),
+        claude_line(
+            SESSION, str(tmp_path), type="user", uuid="u3", parentUuid="a2",
+            timestamp="2026-11-20T10:00:07.000Z",
+            message={"role": "user", "content": results},
+        ),
+    ]  # fmt: skip
+    with path.open("a") as out:
+        out.write("".join(json.dumps(line) + "\n" for line in lines))
+    page = _export(home, "-f", "html")
+    summaries = re.findall(
+        r'<details class="ev result[^"]*"><summary>(.*?)</summary>', page
+    )
+    assert summaries == [
+        "result — 3 passed, 1 failed",
+        "result — (no output)",
+        "error — boom",
+    ]

@@ -41,6 +41,7 @@ h1 { font-size:1.4em; margin-bottom:.2em; } .facts { color:var(--dim); font-size
 pre { background:var(--box); border:1px solid var(--line); padding:.6em; overflow-x:auto; white-space:pre-wrap; word-break:break-word; }
 details { margin:.3em 0; } summary { cursor:pointer; color:var(--tool); }
 .thinking summary { color:var(--dim); font-style:italic; } .error { color:var(--err); }
+.result > summary { color:var(--dim); } .result.error > summary { color:var(--err); }
 .sub { border-left:2px dashed var(--line); margin-left:1em; padding-left:.8em; }
 .sub .id { color:var(--dim); font-size:.85em; }
 .meta { color:var(--dim); font-size:.85em; } .text { white-space:pre-wrap; }
@@ -209,6 +210,9 @@ def _event(event: Event, depth: int = 0) -> str:
     if kind == "tool_result":
         css = "ev result error" if event.is_error else "ev result"
         label = "error" if event.is_error else "result"
+        # its first line, as `show` shows its first lines: folded, a result says something
+        first = one_line((event.text or "").lstrip()[:400].partition("\n")[0], 100)
+        label += f" — {_e(first) if first else '(no output)'}"
         return f'<details class="{css}"><summary>{label}</summary><pre>{_e(event.text)}</pre></details>\n'
     if kind == "subagent":
         return f'<div class="ev meta">spawned sub-agent <b>{_e(spawn_name(event) or "agent")}</b> — {_e(event.text)}</div>\n'

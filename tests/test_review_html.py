@@ -155,3 +155,28 @@ def test_a_folded_result_says_how_it_begins(tmp_path: Path) -> None:
         "result — (no output)",
         "error — boom",
     ]
+
+
+def test_html_export_says_when_the_session_ran_from_and_to(tmp_path: Path) -> None:
+    """The page's facts give the session's span, as `show`'s header and the Markdown
+    export do (started, updated): it gave only the start."""
+    home = tmp_path / "home"
+    path = write_claude_session(home, SESSION, str(tmp_path))
+    later = claude_line(
+        SESSION, str(tmp_path), type="user", uuid="u9", parentUuid="a1",
+        timestamp="2026-11-20T11:42:00.000Z",
+        message={"role": "user", "content": "one more thing"},
+    )  # fmt: skip
+    with path.open("a") as out:
+        out.write(json.dumps(later) + "\n")
+    page = _export(home, "-f", "html")
+    assert " · 2026-11-20 10:00 to 11:42 UTC</div>" in page
+    days = claude_line(
+        SESSION, str(tmp_path), type="user", uuid="u10", parentUuid="u9",
+        timestamp="2026-11-23T08:05:00.000Z",
+        message={"role": "user", "content": "back after the weekend"},
+    )  # fmt: skip
+    with path.open("a") as out:
+        out.write(json.dumps(days) + "\n")
+    page = _export(home, "-f", "html")
+    assert " · 2026-11-20 10:00 to 2026-11-23 08:05 UTC</div>" in page

@@ -91,7 +91,7 @@ def render(
             session.cwd,
             session.branch,
             session.model,
-            _when(session.created),
+            _when(session.created, session.updated),
         )
         if x
     )
@@ -151,11 +151,18 @@ def _lineage(agent: str | None, spawner: dict[str, str | None]) -> list[str]:
     return path
 
 
-def _when(moment: datetime | None) -> str | None:
-    """A readable start time for the page's facts; UTC, as the page may be read anywhere."""
-    if moment is None:
+def _when(start: datetime | None, end: datetime | None = None) -> str | None:
+    """When the session ran, for the page's facts, as `show`'s header says it (`… to
+    01:02`); in UTC, as the page may be read anywhere."""
+    if start is None:
         return None
-    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+    first = f"{start.astimezone(UTC):%Y-%m-%d %H:%M}"
+    last = f"{end.astimezone(UTC):%Y-%m-%d %H:%M}" if end is not None else first
+    if last <= first:
+        return f"{first} UTC"
+    if last[:10] == first[:10]:
+        return f"{first} to {last[11:]} UTC"
+    return f"{first} to {last} UTC"
 
 
 def _tool_input(value: object) -> str:

@@ -180,3 +180,37 @@ def test_html_export_says_when_the_session_ran_from_and_to(tmp_path: Path) -> No
         out.write(json.dumps(days) + "\n")
     page = _export(home, "-f", "html")
     assert " · 2026-11-20 10:00 to 2026-11-23 08:05 UTC</div>" in page
+
+
+def test_html_export_shows_a_written_file_as_its_lines(tmp_path: Path) -> None:
+    """A Write's content reads as the file it wrote, line under line (as in `show
+    --detail full` and the Markdown export), not one JSON string full of `\\n`."""
+    home = tmp_path / "home"
+    path = write_claude_session(home, SESSION, str(tmp_path))
+    content = "export interface Todo {\n  id: string;\n}\n"
+    call = claude_line(
+        SESSION, str(tmp_path), type="assistant", uuid="a2", parentUuid="a1",
+        timestamp="2026-11-20T10:00:06.000Z",
+        message={"id": "msg_2", "role": "assistant", "model": "claude-sonnet-4-5",
+                 "content": [{"type": "tool_use", "id": "t1", "name": "Write",
+                              "input": {"file_path": "/w/todo.ts", "content": content,
+                                        "options": {"mode": 420}}}]},
+    )  # fmt: skip
+    with path.open("a") as out:
+        out.write(json.dumps(call) + "\n")
+    page = _export(home, "-f", "html")
+    shown = re.search(
+        r"<summary>Write — /w/todo.ts</summary><pre>(.*?)</pre>", page, re.S
+    )
+    assert shown is not None, page
+    assert shown.group(1).split("\n") == [
+        "file_path: /w/todo.ts",
+        "content:",
+        "    export interface Todo {",
+        "      id: string;",
+        "    }",
+        "options:",
+        "    {",
+        "      &quot;mode&quot;: 420",
+        "    }",
+    ]

@@ -279,8 +279,8 @@ def test_html_export_shows_an_edit_as_a_diff() -> None:
         '<span class="add">+x = &#x27;&lt;b&gt;2&lt;/b&gt;&#x27;</span></pre>'
     ) in page
     assert (
-        "old_string" not in page and "&quot;file_path&quot;" in page
-    )  # the rest as JSON
+        "old_string" not in page and "<pre>file_path: /w/a.py</pre>" in page
+    )  # the rest, argument by argument
 
 
 def test_an_edit_of_a_big_file_is_matched_only_between_its_shared_lines() -> None:
@@ -458,7 +458,7 @@ def test_a_patch_is_summarised_by_its_files_and_shown_as_a_diff() -> None:
             ],
         )
     )
-    assert '<span class="add">+hi</span>' in shown and "&quot;workdir&quot;" in shown
+    assert '<span class="add">+hi</span>' in shown and "workdir: " in shown
     # a removed `-- comment` line is a removal, inside a hunk, not a `---` file header
     sql = "diff --git a/q.sql b/q.sql\n--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1 @@\n--- x\n select 1\n"
     assert tool_summary("apply_patch", sql) == "apply_patch — q.sql (+0 -1)"

@@ -166,9 +166,8 @@ def _when(start: datetime | None, end: datetime | None = None) -> str | None:
 
 
 def _tool_input(value: object) -> str:
-    """A tool call's input: an edit's before and after as a diff, the rest as JSON."""
-    from .records import dumps
-
+    """A tool call's input: an edit's before and after as a diff, the rest argument by
+    argument (`_arguments`)."""
     diff: list[str] = []
     patch = patch_text(value)
     if patch is not None:  # the rest of a shell call's arguments stay shown below
@@ -186,9 +185,34 @@ def _tool_input(value: object) -> str:
         out = f'<pre class="diff">{lines}</pre>'
     if value is None or (diff and value == {}):
         return out
+    return out + f"<pre>{_shown(_arguments(value))}</pre>"
+
+
+def _arguments(value: object) -> str:
+    """A tool call's arguments as `show --detail full` and the Markdown export give them:
+    `key: value`, a text of several lines (a written file's content) or a nested value
+    indented under its key, whole: a file's lines, not one JSON string of `\\n`s."""
+    from .records import dumps
+
     if isinstance(value, str):
-        return out + f"<pre>{_shown(value)}</pre>"
-    return out + f"<pre>{_shown(dumps(value, indent=True).decode())}</pre>"
+        return value
+    if not isinstance(value, dict):
+        return dumps(value, indent=True).decode()
+    lines: list[str] = []
+    for key, argument in value.items():
+        name = one_line(str(key), 40)
+        if isinstance(argument, str):
+            text = argument.rstrip("\n")
+        elif isinstance(argument, dict | list) and argument:
+            text = dumps(argument, indent=True).decode()
+        else:
+            text = dumps(argument).decode()
+        if "\n" in text:
+            lines.append(f"{name}:")
+            lines.extend("    " + line for line in text.split("\n"))
+        else:
+            lines.append(f"{name}: {text}")
+    return "\n".join(lines)
 
 
 def _event(event: Event, depth: int = 0) -> str:

@@ -123,3 +123,24 @@ def test_sub_agents_of_one_type_at_work_together_are_told_apart() -> None:
     assert "  ↳ general-purpose f4546a51 agent 1 step 1" in lines
     assert "  ↳ general-purpose 9c0ffee1 agent 2 step 0" in lines
     assert "  ↳ Explore x" in lines
+
+
+def test_tree_gives_a_session_resumed_over_weeks_its_length_in_days(
+    tmp_path: Path,
+) -> None:
+    """A session taken up again weeks later lasted days, said in days: `tree` said
+    `504.0h`; a day and a half stays in hours."""
+    from tests.helpers import write_claude_session
+
+    home = tmp_path / "home"
+    path = write_claude_session(home, SESSION, "/home/u/p")
+    for n, when in enumerate(("2026-11-21T22:00:00.000Z", "2026-12-11T10:00:00.000Z")):
+        later = claude_line(
+            SESSION, "/home/u/p", type="user", uuid=f"u{n + 5}", parentUuid="a1",
+            timestamp=when, message={"role": "user", "content": f"again {n}"},
+        )  # fmt: skip
+        with path.open("a") as out:
+            out.write(json.dumps(later) + "\n")
+        code, out_text, err = _invoke("tree", "3131", "--home", str(home))
+        assert code == 0, err
+        assert out_text.rstrip().endswith(("· 36.0h", "· 21.0d")[n]), out_text

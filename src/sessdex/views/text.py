@@ -381,7 +381,9 @@ def duration(seconds: float | None) -> str:
         return f"{seconds:.0f}s"
     if round(seconds / 60) < 60:
         return f"{seconds / 60:.0f}m"
-    return f"{seconds / 3600:.1f}h"
+    if round(seconds / 3600, 1) < 48:
+        return f"{seconds / 3600:.1f}h"
+    return f"{seconds / 86400:.1f}d"  # a session resumed for weeks: not '2519.0h'
 
 
 def tokens(n: int) -> str:

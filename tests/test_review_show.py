@@ -144,3 +144,18 @@ def test_tree_gives_a_session_resumed_over_weeks_its_length_in_days(
         code, out_text, err = _invoke("tree", "3131", "--home", str(home))
         assert code == 0, err
         assert out_text.rstrip().endswith(("· 36.0h", "· 21.0d")[n]), out_text
+
+
+def test_tree_into_a_pipe_keeps_each_agent_on_its_own_lines() -> None:
+    """Piped (`tree | grep`, `> file`), an agent's line is whole, as `list` keeps its
+    lines: it was wrapped at 80 columns, its duration alone on the next line."""
+    home = Path(__file__).parent / "data" / "claude" / "home"
+    code, out, err = _invoke("tree", "fe5e1c67", "--home", str(home))
+    assert code == 0, err
+    lines = out.splitlines()
+    child = "6690d10e-f521-4ac0-800d-e5eb7a2d8072 · "
+    found = [line for line in lines if child in line]
+    assert len(found) == 1 and found[0].endswith(" · 8 tool calls · 46s"), lines
+    assert all(
+        line.startswith(("lead", "├", "│", "└", " ", "fe5e1c67")) for line in lines
+    )

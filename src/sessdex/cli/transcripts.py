@@ -207,8 +207,10 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
             stack.extend((node.id, depth + 1, c) for c in reversed(node.children))
         return
     from ..views import terminal
+    from ..views.text import terminal_width
 
-    terminal.console().print(terminal.render_tree(root))
+    # piped, an agent's lines whole (as `list` writes them), not wrapped at 80 columns
+    terminal.console(width=terminal_width()).print(terminal.render_tree(root))
 
 
 @main.command("export", context_settings=CONTEXT)

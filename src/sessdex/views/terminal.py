@@ -428,11 +428,13 @@ class _Console(Console):
         raise BrokenPipeError
 
 
-def console(stderr: bool = False, file: TextIO | None = None) -> Console:
+def console(
+    stderr: bool = False, file: TextIO | None = None, width: int | None = None
+) -> Console:
     """A console on stdout (or stderr); on `file`, a pager's pipe, coloured as the
-    terminal behind it would be."""
+    terminal behind it would be; `width` wide, else as wide as Rich finds it."""
     if file is not None:
         return _Console(
             file=file, force_terminal=True, highlight=False, soft_wrap=False
         )
-    return _Console(stderr=stderr, highlight=False, soft_wrap=False)
+    return _Console(stderr=stderr, highlight=False, soft_wrap=False, width=width)

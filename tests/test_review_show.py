@@ -159,3 +159,21 @@ def test_tree_into_a_pipe_keeps_each_agent_on_its_own_lines() -> None:
     assert all(
         line.startswith(("lead", "├", "│", "└", " ", "fe5e1c67")) for line in lines
     )
+
+
+def test_an_empty_session_file_given_for_an_id_is_said_to_be_empty(
+    tmp_path: Path,
+) -> None:
+    """An app's file made before its first line, pasted where the id goes: the error
+    says it is empty, not 'give the id sessdex list shows' (list shows none for it)."""
+    from tests.helpers import write_claude_session
+
+    home = tmp_path / "home"
+    kept = write_claude_session(home, SESSION, "/home/u/p")
+    empty = kept.parent / "51515151-0000-4000-8000-000000000001.jsonl"
+    empty.touch()
+    for command in ("show", "tree", "export"):
+        code, out, err = _invoke(command, str(empty), "--home", str(home))
+        assert (code, out) == (1, ""), command
+        assert "that file is empty: its app has written no session into it yet" in err
+        assert "sessdex list" not in err

@@ -437,6 +437,12 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
         return None
     held = index.in_file(dict.fromkeys((os.path.abspath(path), os.path.realpath(path))))
     if not held:
+        try:
+            empty = os.path.getsize(path) == 0
+        except OSError:
+            empty = False
+        if empty:  # an app's file made before its first line: no session yet to show
+            return "that file is empty: its app has written no session into it yet."
         return "that is a file, not an id: give the id 'sessdex list' shows."
     first = f"{held[0][0]}:{held[0][1]}"
     more = f" (and {len(held) - 1} more sessions)" if len(held) > 1 else ""

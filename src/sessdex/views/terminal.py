@@ -126,19 +126,23 @@ def render_events(
                 child = str(event.extra["child_id"])
                 labels[child] = _label(child, event, labels)
                 continue
+        spawned = None  # a spawn's child marked apart from another of its type
+        if event.kind == "subagent" and event.extra.get("child_id") is not None:
+            child = str(event.extra["child_id"])
+            labels[child] = _label(child, event, labels)
+            named = spawn_name(event)
+            if named and labels[child] != one_line(named, 24):
+                spawned = labels[child]  # its lines' mark, said where it starts
         prefix = ""
         if event.agent_id is not None:
             label = labels.get(event.agent_id) or one_line(event.agent_id)[:8]
             prefix = f"  ↳ {label} "
-        line = _render(event, detail, prefix)
+        line = _render(event, detail, prefix, spawned)
         if line is not None and prefix:  # a sub-agent's further lines stay under it
             pad = "\n" + " " * len(prefix)
             line.pieces = [(text.replace("\n", pad), style) for text, style in line.pieces]  # fmt: skip
         if line is not None:
             yield line
-        if event.kind == "subagent" and event.extra.get("child_id") is not None:
-            child = str(event.extra["child_id"])
-            labels[child] = _label(child, event, labels)
 
 
 def _label(child: str, spawn: Event, labels: dict[str, str]) -> str:
@@ -159,7 +163,9 @@ def shows(event: Event, detail: str = "normal") -> bool:
     return _render(event, detail, "") is not None
 
 
-def _render(event: Event, detail: str, prefix: str) -> Line | None:
+def _render(
+    event: Event, detail: str, prefix: str, spawned: str | None = None
+) -> Line | None:
     kind = event.kind
     if detail == "user" and kind not in ("user", "assistant"):
         return None
@@ -225,7 +231,7 @@ def _render(event: Event, detail: str, prefix: str) -> Line | None:
             out.append("\n" + clean(event.text), style="dim")
     elif kind == "subagent":
         out.append("Spawned sub-agent ", style="magenta")
-        out.append(spawn_name(event) or "agent", style="bold magenta")
+        out.append(spawned or spawn_name(event) or "agent", style="bold magenta")
         if event.text:
             out.append(" — " + one_line(event.text, 100))
     elif kind == "error":

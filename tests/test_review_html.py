@@ -214,3 +214,29 @@ def test_html_export_shows_a_written_file_as_its_lines(tmp_path: Path) -> None:
         "      &quot;mode&quot;: 420",
         "    }",
     ]
+
+
+def test_each_sub_agent_block_says_what_its_agent_was_spawned_for() -> None:
+    """Two `general-purpose` agents at work at once, in time order: each block, opened
+    again whenever its agent speaks, names its task beside its type and id."""
+    from sessdex.model import Event, Session
+    from sessdex.views import html
+
+    def spawn(n: int, child: str, task: str) -> Event:
+        return Event("s", n, "subagent", text=task, call_id=f"c{n}",
+                     extra={"child_id": child, "agent_type": "general-purpose"})  # fmt: skip
+
+    events = [
+        spawn(0, "aaaa1111", "Setup the project"),
+        spawn(1, "bbbb2222", "Create data models"),
+        Event("s", 2, "assistant", text="a0", agent_id="aaaa1111"),
+        Event("s", 3, "assistant", text="b0", agent_id="bbbb2222"),
+        Event("s", 4, "assistant", text="a1", agent_id="aaaa1111"),
+    ]
+    page = "".join(html.render(Session(app="claude", id="s"), events))
+    summaries = re.findall(r'<details class="sub" open><summary>(.*?)</summary>', page)
+    assert summaries == [
+        'sub-agent general-purpose — Setup the project <span class="id">aaaa1111</span>',
+        'sub-agent general-purpose — Create data models <span class="id">bbbb2222</span>',
+        'sub-agent general-purpose — Setup the project <span class="id">aaaa1111</span>',
+    ]

@@ -1168,7 +1168,7 @@ def test_a_sub_agent_without_a_type_is_labelled_by_the_name_it_was_given() -> No
     assert "\n⇠ /root/greeter: Sub-agent report: the command printed" in out
     assert "Message Type:" not in out
     _, page, _ = invoke("export", "01a22b81-666", "-f", "html", "--home", home)
-    assert "sub-agent greeter <span" in page
+    assert "<summary>sub-agent greeter " in page
     assert (
         '<div class="ev user from-agent"><h2 class="who">Message from /root/greeter</h2>'
         in page

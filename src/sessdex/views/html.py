@@ -104,6 +104,7 @@ def render(
     # order, a block opens again each time its agent speaks.
     spawner: dict[str, str | None] = {}  # child id -> the agent whose event spawned it
     kinds: dict[str, str] = {}  # child id -> its agent type
+    tasks: dict[str, str] = {}  # child id -> what its spawn said it was for
     open_blocks: list[str] = []  # the sub-agent blocks open now, outermost first
     total_in = total_out = 0
     for event in events:
@@ -124,7 +125,8 @@ def render(
             for opened in path[keep:]:
                 open_blocks.append(opened)
                 kind = f"{_e(kinds[opened])} " if opened in kinds else ""
-                yield f'<details class="sub" open><summary>sub-agent {kind}<span class="id">{_e(opened)}</span></summary><div>\n'
+                task = f"— {_e(tasks[opened])} " if opened in tasks else ""
+                yield f'<details class="sub" open><summary>sub-agent {kind}{task}<span class="id">{_e(opened)}</span></summary><div>\n'
         piece = _event(event, len(open_blocks))
         if piece:
             yield piece
@@ -134,6 +136,8 @@ def render(
             named = spawn_name(event)
             if named:
                 kinds.setdefault(str(child), one_line(named, 40))
+            if event.text:  # its task: blocks of one type told apart, when reopened too
+                tasks.setdefault(str(child), one_line(event.text, 80))
     yield "</div></details>\n" * len(open_blocks)
     if total_in or total_out:  # sub-agents' responses included, as in Markdown
         yield f'<hr><div class="meta">tokens in all: {tokens(total_in)} in, {tokens(total_out)} out</div>\n'

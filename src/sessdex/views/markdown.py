@@ -69,6 +69,8 @@ _ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
 # A heading indented 4 columns or more, which only a list item's content can make one
 # (`+ a` over `    # x`: the item's text starts at column 2, so `# x` is 2 in).
 _DEEP_HEADING = re.compile(r"^(?: {4}| {0,3}\t)[ \t]*#{1,6}(?:[ \t]|$)", re.MULTILINE)
+# A line indented 4 columns or more: indented code, where no paragraph goes on above it
+_INDENTED = re.compile(r"^(?: {4}| {0,3}\t)", re.MULTILINE)
 _MARKER = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?: +|$)")
 _BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
 # A line that starts a paragraph, not a list item, a quote or a heading.
@@ -254,12 +256,34 @@ class _Items:
         self.columns: list[int] = []  # the content columns of the items, in order
         # the line above may go on a paragraph, which a "lazy" line may continue
         self.in_text = False
+        self.fresh = True  # no paragraph can be open: a line 4 columns in is code
 
     def fenced(self, indent: int) -> None:
         """A fenced block `indent` columns in (0 to 3): it ends the items deeper than
         it, and any paragraph."""
         self._end_past(indent)
         self.in_text = False
+        self.fresh = True
+
+    def code(self, line: str) -> bool:
+        """Whether `line` is a line of indented code: 4 columns past the deepest item
+        that may hold it (which items hold it is not known where a line may go on a
+        paragraph: the deepest is taken), at the text's start or after a blank line,
+        a heading no item holds, a fenced block or more code, where no paragraph can
+        take it in. A line that may be text is text (escaped)."""
+        wide = line.expandtabs(4)
+        rest = wide.lstrip(" ")
+        column = len(wide) - len(rest)
+        held = bisect.bisect_right(self.columns, column)
+        inside = column - (self.columns[held - 1] if held else 0)
+        code = self.fresh and bool(rest) and inside >= 4
+        self._line(line)
+        self.fresh = (
+            not rest
+            or code
+            or (column < 4 and not self.columns and _ATX.match(rest) is not None)
+        )
+        return code
 
     def headed_down(self, prose: str) -> str:
         """`prose` with each such heading two levels lower: one pass."""
@@ -384,27 +408,46 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
     inert prose, its headings below the export's). A fence the text leaves open ends
     with the text, as CommonMark ends it with the document: here, it would have
     swallowed the rest of the export."""
-    if "`" not in text and "~~~" not in text:  # no code: no fence, no code span
+    indented = _INDENTED.search(text)
+    if "`" not in text and "~~~" not in text and not indented:  # no code, no span
         return [(False, _headed_down(_ACTIVE.sub(_defused, text)))]
     # a list item goes on past a fenced block in it: a heading deep in it after the
     # block is found only with the items the text above left open
     items = _Items() if _DEEP_HEADING.search(text) else None
+    codes = _Items() if indented else None  # the items, to find indented code
     blocks: list[tuple[bool, str]] = []
     prose: list[str] = []
+    code: list[str] = []  # lines of indented code, as written (the blank ones after)
     lines = text.split("\n")
     at = 0
     while at < len(lines):
-        opened = _OPENER.fullmatch(lines[at])
+        line = lines[at]
+        opened = _OPENER.fullmatch(line)
         if opened is None or (opened[2][0] == "`" and "`" in opened[3]):
-            prose.append(_inline(lines[at]))
+            if codes is not None and codes.code(line):
+                if prose:
+                    blocks.append((False, _headed_down("\n".join(prose), items)))
+                    prose = []
+                code.append(line)
+            elif code and not line.strip(" \t"):
+                code.append(line)  # a blank line after code: in it, if more follows
+            else:
+                if code:
+                    blocks.append((True, "\n".join(code)))
+                    code = []
+                prose.append(_inline(line))
             at += 1
             continue
+        if code:
+            blocks.append((True, "\n".join(code)))
+            code = []
         if prose:
             blocks.append((False, _headed_down("\n".join(prose), items)))
             prose = []
         indent, fence = opened[1], opened[2]
-        if items is not None:
-            items.fenced(len(indent))
+        for tracked in (items, codes):
+            if tracked is not None:
+                tracked.fenced(len(indent))
         body: list[str] = []
         at += 1
         while at < len(lines):
@@ -425,6 +468,8 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
         blocks.append(
             (True, "\n".join(indent + x if x else x for x in block.split("\n")))
         )
+    if code:
+        blocks.append((True, "\n".join(code)))
     if prose:
         blocks.append((False, _headed_down("\n".join(prose), items)))
     return blocks

@@ -1,0 +1,91 @@
+"""`export --format md` of replies whose Markdown has code, tables and nested containers:
+rendered by a real CommonMark parser (markdown-it-py, in the dev extras), each keeps its
+structure (code stays code, as written; a table stays a table) and nothing of a reply
+reaches the export's own headings."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.helpers import claude_line, write_claude_session
+
+SESSION = "4d4d4d4d-0000-4000-8000-000000000001"
+
+
+def _exported(tmp_path: Path, reply: str) -> str:
+    """The Markdown `export` writes of a session whose assistant replies `reply`, and
+    whose user then says `the next prompt`."""
+    home = tmp_path / "home"
+    path = write_claude_session(home, SESSION, str(tmp_path))
+    lines = [
+        claude_line(
+            SESSION, str(tmp_path), type="assistant", uuid="a2", parentUuid="a1",
+            timestamp="2026-11-20T10:00:09.000Z", requestId="req_2",
+            message={"id": "msg_2", "role": "assistant", "model": "claude-sonnet-4-5",
+                     "content": [{"type": "text", "text": reply}],
+                     "usage": {"input_tokens": 1, "output_tokens": 1}},
+        ),
+        claude_line(
+            SESSION, str(tmp_path), type="user", uuid="u2", parentUuid="a2",
+            timestamp="2026-11-20T10:00:12.000Z",
+            message={"role": "user", "content": "the next prompt"},
+        ),
+    ]  # fmt: skip
+    with path.open("a") as out:
+        out.writelines(json.dumps(line) + "\n" for line in lines)
+    result = CliRunner().invoke(
+        main, ["export", "4d4d", "--format", "md", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def _rendered(markdown_text: str) -> str:
+    """The HTML a CommonMark viewer (with GitHub's tables) makes of `markdown_text`."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").render(markdown_text)
+
+
+def _reply(page: str) -> str:
+    """The rendered reply: what follows its label, up to the next prompt's heading; the
+    page's own headings checked on the way (the title, then a user's turn at each
+    prompt, and no other at their levels)."""
+    headings = re.findall(r"<h([12])>(.*?)</h\1>", page)
+    assert headings == [("1", "hello there"), ("2", "User"), ("2", "User")]
+    assert "<h2>User</h2>\n<p>the next prompt</p>" in page
+    after = page.split("<strong>Assistant:</strong>")[2]
+    return after.split("<h2>User</h2>")[0]
+
+
+def test_indented_code_in_a_reply_stays_code_as_written(tmp_path: Path) -> None:
+    """Code indented 4 columns (at the reply's start, after a paragraph, in a list
+    item, with a tab) shows as code, its `<`, backticks and brackets as written, not
+    with the backslashes and `&lt;` that made it inert text."""
+    reply = (
+        "    if a < b and `x`:\n        see ![i](j) [k](l)\n\nThen:\n\n"
+        "\tcall(<tag>)\n\n- item\n\n      nested = `y` <z>\n\nend"
+    )
+    shown = _reply(_rendered(_exported(tmp_path, reply)))
+    blocks = re.findall(r"<pre><code>(.*?)</code></pre>", shown, re.DOTALL)
+    assert blocks == [
+        "if a &lt; b and `x`:\n    see ![i](j) [k](l)\n",
+        "call(&lt;tag&gt;)\n",
+        "nested = `y` &lt;z&gt;\n",
+    ]
+    assert shown.endswith("<p>end</p>\n")
+
+
+def test_indented_lines_that_go_on_a_paragraph_stay_inert(tmp_path: Path) -> None:
+    """A line 4 columns in that goes on a paragraph (under text, an underline kept
+    from heading it, a `2.` that is text) is text: its tags stay shown, not live."""
+    reply = "para\n    <b>one</b>\n\npara\n---\n    <b>two</b>\n\npara\n2. x\n     # y\n         <b>three</b>"  # fmt: skip
+    shown = _reply(_rendered(_exported(tmp_path, reply)))
+    assert "<b>" not in shown and "<pre>" not in shown
+    for word in ("one", "two", "three"):
+        assert f"&lt;b&gt;{word}&lt;/b&gt;" in shown

@@ -89,3 +89,25 @@ def test_indented_lines_that_go_on_a_paragraph_stay_inert(tmp_path: Path) -> Non
     assert "<b>" not in shown and "<pre>" not in shown
     for word in ("one", "two", "three"):
         assert f"&lt;b&gt;{word}&lt;/b&gt;" in shown
+
+
+def test_a_fenced_block_in_a_quote_is_fenced_anew(tmp_path: Path) -> None:
+    """A fenced block in a quote (two quotes deep too) stays a code block in the quote,
+    as written; a fence it holds is text in it (a longer fence around it), and its
+    quote's end (a line without `>`) ends it."""
+    reply = (
+        "> Run:\n> ````md\n> ```\n> <b>x</b> `y`\n> ```\n> ````\n> done\n\n"
+        "> > ~~~\n> > [l](javascript:z)\n>\n"
+        "> ```\n> left open\nafter"
+    )
+    shown = _reply(_rendered(_exported(tmp_path, reply)))
+    quotes = shown.split("<blockquote>")
+    assert len(quotes) == 4  # the first quote, the second and its inner one
+    assert (
+        '<pre><code class="language-md">```\n&lt;b&gt;x&lt;/b&gt; `y`\n```\n</code></pre>'
+        in quotes[1]
+    )
+    assert "<p>done</p>" in quotes[1]
+    assert "<pre><code>[l](javascript:z)\n</code></pre>" in quotes[3]
+    assert "<pre><code>left open\n</code></pre>" in quotes[3]
+    assert shown.rstrip().endswith("</blockquote>\n<p>after</p>")

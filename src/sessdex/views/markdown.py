@@ -86,6 +86,9 @@ _DEFINITION = re.compile(r"\]:[ \t]*(?:https?://|mailto:)")
 _QUOTES = re.compile(r"(?: {0,3}>[ \t]?)+")
 _OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
 _CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
+# The `>`s a fence in a quote comes after, and the one blank each takes (none a tab)
+_QUOTED = re.compile(r"(?: {0,3}>[ ]?)+")
+_QUOTE_MARK = re.compile(r" {0,3}>[ ]?")
 _LANGUAGE = re.compile(r"[\w.+#-]{1,40}")
 
 
@@ -423,6 +426,10 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
     while at < len(lines):
         line = lines[at]
         opened = _OPENER.fullmatch(line)
+        prefix = ""  # the `>`s a fenced block in a quote is after
+        if opened is None and (quoted := _QUOTED.match(line)) is not None:
+            opened = _OPENER.fullmatch(line, quoted.end())
+            prefix = quoted[0]
         if opened is None or (opened[2][0] == "`" and "`" in opened[3]):
             if codes is not None and codes.code(line):
                 if prose:
@@ -446,33 +453,56 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
             prose = []
         indent, fence = opened[1], opened[2]
         for tracked in (items, codes):
-            if tracked is not None:
+            if tracked is None:
+                pass
+            elif prefix:  # a quote's line, as its prose lines are
+                tracked.code(line)
+            else:
                 tracked.fenced(len(indent))
         body: list[str] = []
         at += 1
         while at < len(lines):
-            closed = _CLOSER.fullmatch(lines[at])
+            inner = _unquoted(lines[at], prefix) if prefix else lines[at]
+            if inner is None:  # the quote ends, and the block in it
+                break
+            at += 1
+            closed = _CLOSER.fullmatch(inner)
             if closed and closed[1][0] == fence[0] and len(closed[1]) >= len(fence):
                 break
             # as CommonMark does, the opener's indentation comes off each line; it goes
             # back on below, with the new fence, to keep the block in its list item
-            line = lines[at]
-            body.append(line[min(len(indent), len(line) - len(line.lstrip(" "))) :])
-            at += 1
-        at += 1  # the closing fence
+            body.append(inner[min(len(indent), len(inner) - len(inner.lstrip(" "))) :])
         words = opened[3].split(maxsplit=1)
         language = words[0] if words and _LANGUAGE.fullmatch(words[0]) else ""
         block = (
             _quote_block("\n".join(body), language) if body else f"```{language}\n```"
         )
+        # and back in its quote: an empty line there is its `>`s alone
+        lead, empty = prefix + indent, prefix.rstrip(" ")
         blocks.append(
-            (True, "\n".join(indent + x if x else x for x in block.split("\n")))
+            (True, "\n".join(lead + x if x else empty for x in block.split("\n")))
         )
     if code:
         blocks.append((True, "\n".join(code)))
     if prose:
         blocks.append((False, _headed_down("\n".join(prose), items)))
     return blocks
+
+
+def _unquoted(line: str, prefix: str) -> str | None:
+    """`line` past as many `>`s as `prefix` holds (and the blank after each), the first
+    as far in; None where the quote (or its depth) ends there, or a tab follows a `>`
+    (its columns split: the line is left to end the block, as text)."""
+    lead = len(prefix) - len(prefix.lstrip(" "))
+    if not line.startswith(">", lead) or line[:lead].strip(" "):
+        return None
+    at = 0
+    for _ in range(prefix.count(">")):
+        mark = _QUOTE_MARK.match(line, at)
+        if mark is None:
+            return None
+        at = mark.end()
+    return None if line.startswith("\t", at) else line[at:]
 
 
 def _no_html(text: str) -> str:

@@ -111,3 +111,23 @@ def test_a_fenced_block_in_a_quote_is_fenced_anew(tmp_path: Path) -> None:
     assert "<pre><code>[l](javascript:z)\n</code></pre>" in quotes[3]
     assert "<pre><code>left open\n</code></pre>" in quotes[3]
     assert shown.rstrip().endswith("</blockquote>\n<p>after</p>")
+
+
+def test_a_table_at_a_replys_start_stays_a_table(tmp_path: Path) -> None:
+    """A reply that opens with a table starts on a line of its own: after the label on
+    its line the table was a paragraph of pipes."""
+    reply = "| name | size |\n|:-----|-----:|\n| a.py | 3 |\n\nThat is all."
+    shown = _reply(_rendered(_exported(tmp_path, reply)))
+    assert shown.startswith("</p>\n<table>")
+    assert re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", shown) == ["name", "size", "a.py", "3"]  # fmt: skip
+    assert "<p>That is all.</p>" in shown
+
+
+def test_a_link_definition_at_a_replys_start_stays_one(tmp_path: Path) -> None:
+    """A reply that opens with a link's definition (to the web) starts on a line of its
+    own, so that the link using it is a link; joined to the label, it was text."""
+    reply = "[docs]: https://example.com/docs\n\nSee [the docs][docs]."
+    shown = _reply(_rendered(_exported(tmp_path, reply)))
+    assert (
+        shown == '</p>\n<p>See <a href="https://example.com/docs">the docs</a>.</p>\n'
+    )

@@ -84,6 +84,10 @@ _LATE_ITEM = re.compile(r"^[ \t>]*\d{1,9}[.)][ \t][^\n]*#", re.MULTILINE)
 _DEFINITION = re.compile(r"\]:[ \t]*(?:https?://|mailto:)")
 # The `>`s a line starts with (a blank after each is theirs)
 _QUOTES = re.compile(r"(?: {0,3}>[ \t]?)+")
+# What a paragraph's first lines may be that a label before them would spoil: a link's
+# definition (`[r]: https://…`), or a table's head over its row of `-`s (`|---|:-:|`)
+_DEFINED = re.compile(r" {0,3}\[")
+_TABLE_RULE = re.compile(r"(?=[^\n]*-)(?=[^\n]*[|:])[-|: \t]+")
 _OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)")
 _CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 # The `>`s a fence in a quote comes after, and the one blank each takes (none a tab)
@@ -632,13 +636,15 @@ def render(
             # else (a fence, a heading, a list, a quote, a rule, indented code, a blank
             # line) starts a line, where the label's line would have been taken into
             # it or underlined, or the rule or code read as the label's text
-            first = blocks[0][1].partition("\n")[0] if blocks else ""
+            first, _, rest = blocks[0][1].partition("\n") if blocks else ("", "", "")
             joins = (
                 blocks
                 and not blocks[0][0]
                 and _PARAGRAPH.match(first)
                 and not _BREAK.fullmatch(first)
                 and not first.expandtabs(4).startswith("    ")
+                and not _DEFINED.match(first)  # a link's definition, kept one
+                and not _TABLE_RULE.fullmatch(rest.partition("\n")[0])  # a table
             )
             gap = " " if joins else "\n\n"
             body = "\n".join(block for _, block in blocks)

@@ -83,11 +83,12 @@ def test_indented_code_in_a_reply_stays_code_as_written(tmp_path: Path) -> None:
 
 def test_indented_lines_that_go_on_a_paragraph_stay_inert(tmp_path: Path) -> None:
     """A line 4 columns in that goes on a paragraph (under text, an underline kept
-    from heading it, a `2.` that is text) is text: its tags stay shown, not live."""
-    reply = "para\n    <b>one</b>\n\npara\n---\n    <b>two</b>\n\npara\n2. x\n     # y\n         <b>three</b>"  # fmt: skip
+    from heading it, a `2.` that is text, a list item's text that a line out of it
+    went on) is text: its tags stay shown, not live."""
+    reply = "para\n    <b>one</b>\n\npara\n---\n    <b>two</b>\n\npara\n2. x\n     # y\n         <b>three</b>\n\n- a\n  ---\nb\n\n    <b>four</b>"  # fmt: skip
     shown = _reply(_rendered(_exported(tmp_path, reply)))
     assert "<b>" not in shown and "<pre>" not in shown
-    for word in ("one", "two", "three"):
+    for word in ("one", "two", "three", "four"):
         assert f"&lt;b&gt;{word}&lt;/b&gt;" in shown
 
 

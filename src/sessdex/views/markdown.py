@@ -62,6 +62,8 @@ _GAP = re.compile(r"(>|[-+*]|\d{1,9}[.)])( *)")
 # A line of `=` or `-` under a line of text makes that text a heading (setext: `User`
 # over `---` is an `## User`, level with the export's turns): its first mark is escaped.
 _UNDERLINE = re.compile(r"^((?:[ \t]*>)*[ \t]*)(=++|-++)[ \t]*+$", re.MULTILINE)
+# one of `-`, under a paragraph's line: text, escaped (no rule)
+_UNDERLINE_ONLY = re.compile(r"-+[ \t]*")
 _ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 # a `>` or a list marker (its number without leading zeros), and the blank after it
 _OPENING = re.compile(r"(>|[-+*]|0{0,8}(\d{1,9})[.)])( *)")
@@ -315,17 +317,21 @@ class _Items:
         # a line that may go on the paragraph above ends no item: one that would start
         # no block under it, or 4 columns in (code cannot break into a paragraph, and
         # which items hold it is not known: one that seems to may have ended)
-        lazy = self.in_text and (column >= 4 or not _interrupts(rest))
+        lazy = self.in_text and (
+            column >= 4
+            or not _interrupts(rest)
+            or _UNDERLINE_ONLY.fullmatch(rest) is not None  # escaped: text
+        )
         if not lazy:
             self._end_past(column)
         if inside >= 4:  # code, or a paragraph's next line: no block starts here
             return line
-        if _BREAK.fullmatch(wide):
+        if _BREAK.fullmatch(wide) and not lazy:
             self.in_text = False
             return line
         if rest.startswith("#"):
             heading = _HEADING.match(rest)
-            self.in_text = heading is None
+            self.in_text = heading is None or lazy  # a paragraph's text, maybe
             if heading is not None and held and column >= 4:
                 start, run = line.index("#"), len(heading[2])
                 return line[:start] + "#" * min(6, run + 2) + line[start + run :]

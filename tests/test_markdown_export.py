@@ -132,3 +132,22 @@ def test_a_link_definition_at_a_replys_start_stays_one(tmp_path: Path) -> None:
     assert (
         shown == '</p>\n<p>See <a href="https://example.com/docs">the docs</a>.</p>\n'
     )
+
+
+def test_a_heading_in_a_list_item_past_a_tab_or_a_quote_goes_down(
+    tmp_path: Path,
+) -> None:
+    """A `2. # …` that starts a list (out of the item a paragraph is in, after an empty
+    item, an item's quote after a tab, or code in a quote) is a heading in a list item:
+    it goes down, under the export's own, as any other; it stayed a first-level one."""
+    cases = [
+        "- ***\n    -\nh\n2. # Leak one",
+        "2. x\n\t>\n   2. # Leak two",
+        "* b\n-\n  2. # Leak three",
+        "=\n>     >\n0. # Leak four",
+        "-\t=\n\t>b\n=\n2. # Leak five",
+    ]
+    shown = _reply(_rendered(_exported(tmp_path, "\n\nend\n\n".join(cases))))
+    assert re.findall(r"<h(\d)>(Leak \w+)</h\d>", shown) == [
+        ("3", f"Leak {n}") for n in ("one", "two", "three", "four", "five")
+    ]

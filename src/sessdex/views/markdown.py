@@ -171,25 +171,35 @@ def _paragraph_lines(prose: str) -> set[int]:
     paragraph is in (`1. para` over `2. # x`: a second item)."""
     lines: set[int] = set()
     paragraph: tuple[int, int] | None = None  # its quotes, its text's column in them
+    # a line 4 columns in that no paragraph above takes may be one in a list item (an
+    # item holding a rule, a heading or nothing above it): a line after it may go on
+    # it, in that item, so where a paragraph starts is not known till a blank line
+    unsure = False
     start = 0
     for line in prose.split("\n"):
         at, start = start, start + len(line) + 1
         if _blank(line):
-            paragraph = None
+            paragraph, unsure = None, False
             continue
         quotes = _QUOTES.match(line)
         depth = quotes[0].count(">") if quotes else 0
         rest = line[quotes.end() if quotes else 0 :].expandtabs(4)
         body = rest.lstrip(" ")
         column = len(rest) - len(body)
+        if paragraph is not None and depth > paragraph[0]:
+            paragraph = None  # a quote starts: no paragraph above goes on in it
         inside = column - paragraph[1] if paragraph else column
         if inside >= 4:  # indented code, or a paragraph's next line
+            unsure = unsure or paragraph is None
             continue
         marker = _OPENING.match(body)
-        if marker is not None and (
-            marker[1] == ">" or (not marker[3] and marker.end() < len(body))
-        ):
-            marker = None  # a `>` past 3 columns, or text (`2.x`)
+        if marker is not None and marker[1] == ">":
+            # a quote in a list item (after a tab, or 4 columns in): the paragraph
+            # ends, and a line after may go on the quote's
+            paragraph, unsure = None, True
+            continue
+        if marker is not None and not marker[3] and marker.end() < len(body):
+            marker = None  # text (`2.x`)
         if (
             _BREAK.fullmatch(body)
             or _ATX.match(body)
@@ -199,9 +209,14 @@ def _paragraph_lines(prose: str) -> set[int]:
         elif marker is None:
             # a paragraph's next line (one in fewer quotes too), or a new paragraph
             if paragraph is None or depth > paragraph[0]:
-                paragraph = (depth, column)
+                paragraph = None if unsure else (depth, column)
         elif marker.end() == len(body):
-            pass  # an empty item: a paragraph's next line, or an item with no text
+            # an empty item: a paragraph's next line, or an item with no text (out of
+            # the item the paragraph is in, in fewer quotes or more)
+            if paragraph is not None and (
+                depth != paragraph[0] or column < paragraph[1]
+            ):
+                paragraph = None
         elif (
             paragraph is not None
             and marker[2] not in (None, "1")

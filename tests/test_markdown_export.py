@@ -151,3 +151,22 @@ def test_a_heading_in_a_list_item_past_a_tab_or_a_quote_goes_down(
     assert re.findall(r"<h(\d)>(Leak \w+)</h\d>", shown) == [
         ("3", f"Leak {n}") for n in ("one", "two", "three", "four", "five")
     ]
+
+
+def test_a_fenced_block_in_a_tab_indented_list_item_stays_code(tmp_path: Path) -> None:
+    """A fenced block in a list item past a tab (or 4 columns in, under `10.`) is a
+    code block in the item, as written, fenced anew; a longer fence in it is its text,
+    and a line out of the item ends it. It was escaped into a paragraph."""
+    reply = (
+        "1.\tInstall:\n\n\t````sh\n\tnpm i <pkg> # `x`\n\t```\n\t````\n\tThen run.\n\n"
+        "10. Next:\n    ~~~\n    <b>\nout of it"
+    )
+    shown = _reply(_rendered(_exported(tmp_path, reply)))
+    items = re.findall(r"<li>(.*?)</li>", shown, re.DOTALL)
+    assert len(items) == 2
+    assert (
+        '<pre><code class="language-sh">npm i &lt;pkg&gt; # `x`\n```\n</code></pre>\n'
+        "<p>Then run.</p>" in items[0]
+    )
+    assert "<pre><code>&lt;b&gt;\n</code></pre>" in items[1]
+    assert shown.endswith("</ol>\n<p>out of it</p>\n")

@@ -95,6 +95,8 @@ _CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 # The `>`s a fence in a quote comes after, and the one blank each takes (none a tab)
 _QUOTED = re.compile(r"(?: {0,3}>[ ]?)+")
 _QUOTE_MARK = re.compile(r" {0,3}>[ ]?")
+# A fence past a tab or 4 columns in: in a list item, where one holds it
+_DEEP_OPENER = re.compile(r"([ \t]*)(`{3,}|~{3,})(.*)")
 _LANGUAGE = re.compile(r"[\w.+#-]{1,40}")
 
 
@@ -281,10 +283,13 @@ class _Items:
         # the line above may go on a paragraph, which a "lazy" line may continue
         self.in_text = False
         self.fresh = True  # no paragraph can be open: a line 4 columns in is code
+        # the items are those open, not more: no line so far may have gone on a
+        # paragraph where it would have ended an item or opened one
+        self.sure = True
 
     def fenced(self, indent: int) -> None:
-        """A fenced block `indent` columns in (0 to 3): it ends the items deeper than
-        it, and any paragraph."""
+        """A fenced block `indent` columns in (0 to 3, or in a list item): it ends the
+        items deeper than it, and any paragraph."""
         self._end_past(indent)
         self.in_text = False
         self.fresh = True
@@ -308,6 +313,16 @@ class _Items:
             or (column < 4 and not self.columns and _ATX.match(rest) is not None)
         )
         return code
+
+    def holder(self, column: int) -> int | None:
+        """The content column of the list item a fence `column` columns in (4 or more,
+        past a tab) is in, where that is known and the fence is less than 4 columns
+        past it; None where the line may be code or a paragraph's text."""
+        if not self.sure:
+            return None
+        held = bisect.bisect_right(self.columns, column)
+        home = self.columns[held - 1] if held else 0
+        return home if home > 0 and column - home < 4 else None
 
     def headed_down(self, prose: str) -> str:
         """`prose` with each such heading two levels lower: one pass."""
@@ -339,6 +354,8 @@ class _Items:
         )
         if not lazy:
             self._end_past(column)
+        elif held < len(items):  # items it may have ended
+            self.sure = False
         if inside >= 4:  # code, or a paragraph's next line: no block starts here
             return line
         if _BREAK.fullmatch(wide) and not lazy:
@@ -352,7 +369,11 @@ class _Items:
                 return line[:start] + "#" * min(6, run + 2) + line[start + run :]
             return line
         at = column
+        if lazy or _BREAK.fullmatch(rest):  # a paragraph's text, or a rule
+            self.sure = self.sure and _MARKER.match(wide, at) is None
         while (marker := _MARKER.match(wide, at)) is not None:
+            if marker.end() == len(wide):  # an empty item
+                self.sure = False
             spaces = len(marker[0]) - len(marker[0].rstrip(" "))
             width = len(marker[0]) - spaces
             # 1 to 4 spaces after the marker; more (or none, at the line's end) is 1
@@ -455,6 +476,31 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
         if opened is None and (quoted := _QUOTED.match(line)) is not None:
             opened = _OPENER.fullmatch(line, quoted.end())
             prefix = quoted[0]
+        deep = (
+            _DEEP_OPENER.fullmatch(line)
+            if opened is None and codes is not None and ("```" in line or "~~~" in line)
+            else None
+        )
+        if (
+            deep is not None
+            and codes is not None
+            and not (deep[2][0] == "`" and "`" in deep[3])
+        ):
+            column = len(deep[1].expandtabs(4))
+            holder = codes.holder(column)
+            if holder is not None:
+                if code:
+                    blocks.append((True, "\n".join(code)))
+                    code = []
+                if prose:
+                    blocks.append((False, _headed_down("\n".join(prose), items)))
+                    prose = []
+                for tracked in (items, codes):
+                    if tracked is not None:
+                        tracked.fenced(column)
+                block, at = _deep_fence(lines, at, deep, holder)
+                blocks.append((True, block))
+                continue
         if opened is None or (opened[2][0] == "`" and "`" in opened[3]):
             if codes is not None and codes.code(line):
                 if prose:
@@ -512,6 +558,34 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
     if prose:
         blocks.append((False, _headed_down("\n".join(prose), items)))
     return blocks
+
+
+def _deep_fence(
+    lines: list[str], at: int, opened: re.Match[str], holder: int
+) -> tuple[str, int]:
+    """The fenced block `opened` starts at `lines[at]` in the list item whose content
+    is `holder` columns in, fenced anew, its lines as written (their blank in the item
+    as CommonMark takes it off); and the number of the line after it. A line less
+    indented than the item's content ends the item, and the block in it."""
+    fence = opened[2]
+    body: list[str] = []
+    at += 1
+    while at < len(lines):
+        wide = lines[at].expandtabs(4)
+        rest = wide.lstrip(" ")
+        column = len(wide) - len(rest)
+        if rest and column < holder:
+            break
+        at += 1
+        closed = _CLOSER.fullmatch(rest) if column - holder < 4 else None
+        if closed and closed[1][0] == fence[0] and len(closed[1]) >= len(fence):
+            break
+        body.append(lines[at - 1])
+    words = opened[3].split(maxsplit=1)
+    language = words[0] if words and _LANGUAGE.fullmatch(words[0]) else ""
+    new = _fence("\n".join(body))
+    lead = opened[1]
+    return "\n".join([f"{lead}{new}{language}", *body, f"{lead}{new}"]), at
 
 
 def _unquoted(line: str, prefix: str) -> str | None:

@@ -170,3 +170,18 @@ def test_a_fenced_block_in_a_tab_indented_list_item_stays_code(tmp_path: Path) -
     )
     assert "<pre><code>&lt;b&gt;\n</code></pre>" in items[1]
     assert shown.endswith("</ol>\n<p>out of it</p>\n")
+
+
+def test_indented_code_in_a_quote_stays_code_as_written(tmp_path: Path) -> None:
+    """Code 4 columns past a quote's `>` (after a blank line in it, or past a tab)
+    shows as code, as written; a line under the quote's text, or in a list item in
+    the quote, is text, its tags shown."""
+    reply = (
+        "> Run:\n>\n>     a < b `c`\n>     d\n>\n> done\n\n>\t\t<e>\n\n"
+        "> text\n>     <b>one</b>\n\n> - item\n>\n>     <b>two</b>"
+    )
+    shown = _reply(_rendered(_exported(tmp_path, reply)))
+    blocks = re.findall(r"<pre><code>(.*?)</code></pre>", shown, re.DOTALL)
+    assert blocks == ["a &lt; b `c`\nd\n", "  &lt;e&gt;\n"]
+    assert "<b>" not in shown
+    assert "&lt;b&gt;one&lt;/b&gt;" in shown and "&lt;b&gt;two&lt;/b&gt;" in shown

@@ -95,6 +95,8 @@ _CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 # The `>`s a fence in a quote comes after, and the one blank each takes (none a tab)
 _QUOTED = re.compile(r"(?: {0,3}>[ ]?)+")
 _QUOTE_MARK = re.compile(r" {0,3}>[ ]?")
+# A `>` and 5 blanks or a tab after it: maybe code in a quote
+_QUOTE_INDENTED = re.compile(r"^[ \t>]*>(?: {5}|[ ]{0,4}\t)", re.MULTILINE)
 # A fence past a tab or 4 columns in: in a list item, where one holds it
 _DEEP_OPENER = re.compile(r"([ \t]*)(`{3,}|~{3,})(.*)")
 _LANGUAGE = re.compile(r"[\w.+#-]{1,40}")
@@ -387,6 +389,40 @@ class _Items:
         return line
 
 
+class _Quotes:
+    """Where a quote holds indented code: a line 4 columns past its `>`s (each taking
+    one blank after it), at the quote's start or after a blank line in it or more
+    code, where no paragraph can take it in; not where a list item may be open in the
+    quote (a blank line out of any quote ends them). A line that may be text is text."""
+
+    def __init__(self) -> None:
+        self.fresh = True  # no paragraph can be open
+        self.listed = False  # a list item may be open, in a quote or around it
+
+    def code(self, line: str) -> bool:
+        """Whether `line` is a line of code in a quote: shown as written."""
+        wide = line.expandtabs(4)
+        rest = wide.lstrip(" ")
+        if not rest:
+            self.fresh, self.listed = True, False
+            return False
+        marks = _QUOTED.match(wide) if rest[0] == ">" else None
+        if marks is not None:
+            rest = wide[marks.end() :].lstrip(" ")
+            if not rest:  # a blank line in the quote
+                self.fresh = True
+                return False
+            if (
+                self.fresh
+                and not self.listed
+                and len(wide) - len(rest) - marks.end() >= 4
+            ):
+                return True
+        self.fresh = False
+        self.listed = self.listed or _MARKER.match(rest) is not None
+        return False
+
+
 def _interrupts(rest: str) -> bool:
     """Whether a line (its blank taken off) starts a block under a paragraph's line: a
     quote, a heading, a fence, a rule, or a list item that is a bullet or 1 and holds
@@ -458,12 +494,14 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
     with the text, as CommonMark ends it with the document: here, it would have
     swallowed the rest of the export."""
     indented = _INDENTED.search(text)
-    if "`" not in text and "~~~" not in text and not indented:  # no code, no span
-        return [(False, _headed_down(_ACTIVE.sub(_defused, text)))]
+    quoted = _QUOTE_INDENTED.search(text) is not None
+    if "`" not in text and "~~~" not in text and not indented and not quoted:
+        return [(False, _headed_down(_ACTIVE.sub(_defused, text)))]  # no code
     # a list item goes on past a fenced block in it: a heading deep in it after the
     # block is found only with the items the text above left open
     items = _Items() if _DEEP_HEADING.search(text) else None
     codes = _Items() if indented else None  # the items, to find indented code
+    quotes = _Quotes() if quoted else None  # the same in a quote
     blocks: list[tuple[bool, str]] = []
     prose: list[str] = []
     code: list[str] = []  # lines of indented code, as written (the blank ones after)
@@ -473,9 +511,9 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
         line = lines[at]
         opened = _OPENER.fullmatch(line)
         prefix = ""  # the `>`s a fenced block in a quote is after
-        if opened is None and (quoted := _QUOTED.match(line)) is not None:
-            opened = _OPENER.fullmatch(line, quoted.end())
-            prefix = quoted[0]
+        if opened is None and (marks := _QUOTED.match(line)) is not None:
+            opened = _OPENER.fullmatch(line, marks.end())
+            prefix = marks[0]
         deep = (
             _DEEP_OPENER.fullmatch(line)
             if opened is None and codes is not None and ("```" in line or "~~~" in line)
@@ -498,11 +536,15 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
                 for tracked in (items, codes):
                     if tracked is not None:
                         tracked.fenced(column)
+                if quotes is not None:
+                    quotes.fresh = True
                 block, at = _deep_fence(lines, at, deep, holder)
                 blocks.append((True, block))
                 continue
         if opened is None or (opened[2][0] == "`" and "`" in opened[3]):
-            if codes is not None and codes.code(line):
+            if (codes is not None and codes.code(line)) | (
+                quotes is not None and quotes.code(line)
+            ):
                 if prose:
                     blocks.append((False, _headed_down("\n".join(prose), items)))
                     prose = []
@@ -523,6 +565,8 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
             blocks.append((False, _headed_down("\n".join(prose), items)))
             prose = []
         indent, fence = opened[1], opened[2]
+        if quotes is not None:  # after a block in a quote, its next line is text
+            quotes.fresh = not prefix
         for tracked in (items, codes):
             if tracked is None:
                 pass

@@ -185,3 +185,22 @@ def test_indented_code_in_a_quote_stays_code_as_written(tmp_path: Path) -> None:
     assert blocks == ["a &lt; b `c`\nd\n", "  &lt;e&gt;\n"]
     assert "<b>" not in shown
     assert "&lt;b&gt;one&lt;/b&gt;" in shown and "&lt;b&gt;two&lt;/b&gt;" in shown
+
+
+def test_code_that_starts_a_list_item_stays_code(tmp_path: Path) -> None:
+    """A list item whose text is code (5 blanks or a tab and more after its marker, or
+    under an empty item) shows it as code, as written; a heading after it in the item
+    goes down; a `-` escaped into text under a rule takes the line under it as text."""
+    reply = (
+        "-     <b>x</b>\n      `y`\n\n  # In the item\n\n"
+        "1.\t\t<i>\n\n-\n      <u>\n\nend\n\n***\n-\n      <s>three</s>"
+    )
+    shown = _reply(_rendered(_exported(tmp_path, reply)))
+    blocks = re.findall(r"<pre><code>(.*?)</code></pre>", shown, re.DOTALL)
+    assert [b.strip() for b in blocks] == [
+        "&lt;b&gt;x&lt;/b&gt;\n`y`",
+        "&lt;i&gt;",
+        "&lt;u&gt;",
+    ]
+    assert "<h3>In the item</h3>" in shown
+    assert "<s>" not in shown and "&lt;s&gt;three&lt;/s&gt;" in shown

@@ -71,8 +71,11 @@ _ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
 # A heading indented 4 columns or more, which only a list item's content can make one
 # (`+ a` over `    # x`: the item's text starts at column 2, so `# x` is 2 in).
 _DEEP_HEADING = re.compile(r"^(?: {4}| {0,3}\t)[ \t]*#{1,6}(?:[ \t]|$)", re.MULTILINE)
-# A line indented 4 columns or more: indented code, where no paragraph goes on above it
-_INDENTED = re.compile(r"^(?: {4}| {0,3}\t)", re.MULTILINE)
+# A line indented 4 columns or more, or a list marker 5 blanks or a tab before its
+# text: indented code, where no paragraph goes on above it
+_INDENTED = re.compile(
+    r"^(?: {4}| {0,3}\t|[ \t]*(?:[-+*]|\d{1,9}[.)])(?: {5}|[ ]{0,4}\t))", re.MULTILINE
+)
 _MARKER = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?: +|$)")
 _BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
 # A line that starts a paragraph, not a list item, a quote or a heading.
@@ -288,6 +291,10 @@ class _Items:
         # the items are those open, not more: no line so far may have gone on a
         # paragraph where it would have ended an item or opened one
         self.sure = True
+        # what the last line's list items start, where no paragraph takes it: "code"
+        # (5 blanks or more after the marker), "empty" (nothing after it)
+        self.started = ""
+        self.blank = True  # the line above is blank (or none is): `---` is no text
 
     def fenced(self, indent: int) -> None:
         """A fenced block `indent` columns in (0 to 3, or in a list item): it ends the
@@ -295,6 +302,7 @@ class _Items:
         self._end_past(indent)
         self.in_text = False
         self.fresh = True
+        self.blank = True
 
     def code(self, line: str) -> bool:
         """Whether `line` is a line of indented code: 4 columns past the deepest item
@@ -308,10 +316,14 @@ class _Items:
         held = bisect.bisect_right(self.columns, column)
         inside = column - (self.columns[held - 1] if held else 0)
         code = self.fresh and bool(rest) and inside >= 4
+        sure = self.sure
         self._line(line)
+        # a list item whose text is code (`-     x`): where its items are known
+        code = code or (self.started == "code" and sure)
         self.fresh = (
             not rest
             or code
+            or self.started == "empty"  # an item with nothing in it yet
             or (column < 4 and not self.columns and _ATX.match(rest) is not None)
         )
         return code
@@ -337,6 +349,12 @@ class _Items:
         del self.columns[bisect.bisect_right(self.columns, column) :]
 
     def _line(self, line: str) -> str:
+        shown = self._step(line)
+        self.blank = not line.strip(" \t")
+        return shown
+
+    def _step(self, line: str) -> str:
+        self.started = ""
         wide = line.expandtabs(4)  # CommonMark's tab stops
         rest = wide.lstrip(" ")
         column = len(wide) - len(rest)
@@ -360,8 +378,14 @@ class _Items:
             self.sure = False
         if inside >= 4:  # code, or a paragraph's next line: no block starts here
             return line
-        if _BREAK.fullmatch(wide) and not lazy:
-            self.in_text = False
+        # a line of `-` under a line (`_not_underlined` escapes it): text, maybe, or
+        # a rule or an empty item as written
+        maybe = not self.blank and _UNDERLINE_ONLY.fullmatch(rest) is not None
+        if maybe:
+            self.sure = False
+        if _BREAK.fullmatch(wide) and not lazy and not maybe:
+            # a rule; a line of `-` may be an underline escaped into text
+            self.in_text = _UNDERLINE_ONLY.fullmatch(rest) is not None
             return line
         if rest.startswith("#"):
             heading = _HEADING.match(rest)
@@ -374,9 +398,12 @@ class _Items:
         if lazy or _BREAK.fullmatch(rest):  # a paragraph's text, or a rule
             self.sure = self.sure and _MARKER.match(wide, at) is None
         while (marker := _MARKER.match(wide, at)) is not None:
+            spaces = len(marker[0]) - len(marker[0].rstrip(" "))
             if marker.end() == len(wide):  # an empty item
                 self.sure = False
-            spaces = len(marker[0]) - len(marker[0].rstrip(" "))
+                self.started = "" if lazy or maybe else "empty"
+            elif spaces > 4 and not lazy:
+                self.started = "code"
             width = len(marker[0]) - spaces
             # 1 to 4 spaces after the marker; more (or none, at the line's end) is 1
             at += width + (
@@ -548,8 +575,12 @@ def _blocks(text: str) -> list[tuple[bool, str]]:
                 if prose:
                     blocks.append((False, _headed_down("\n".join(prose), items)))
                     prose = []
+                if items is not None:  # the items it may open, or end
+                    items.headed_down(line)
                 code.append(line)
             elif code and not line.strip(" \t"):
+                if items is not None:
+                    items.headed_down(line)
                 code.append(line)  # a blank line after code: in it, if more follows
             else:
                 if code:

@@ -2,7 +2,9 @@
 
 Text is cleaned of control characters, and made inert for a viewer that renders the
 Markdown: its fenced code is fenced again by us (a fence longer than any backtick run
-inside, so nothing in it closes the block early), and outside code nothing can become
+inside, so nothing in it closes the block early; in a quote or a list item too), its
+indented code is kept as written where no paragraph can take it in (a line that may be
+text is escaped as text), and outside code nothing can become
 HTML (`<` that could open a tag is `&lt;`), an image (fetched on open, with no click:
 a way to send out what the transcript holds), a link anywhere but the web, a fence, or
 a code span sessdex did not see (stray backticks are escaped).

@@ -174,17 +174,20 @@ def test_a_fenced_block_in_a_tab_indented_list_item_stays_code(tmp_path: Path) -
 
 def test_indented_code_in_a_quote_stays_code_as_written(tmp_path: Path) -> None:
     """Code 4 columns past a quote's `>` (after a blank line in it, or past a tab)
-    shows as code, as written; a line under the quote's text, or in a list item in
-    the quote, is text, its tags shown."""
+    shows as code, as written; a line under the quote's text, in a list item in the
+    quote, or a `>` (which markdown-it takes for a quote's, however far in), is text,
+    its tags shown."""
     reply = (
         "> Run:\n>\n>     a < b `c`\n>     d\n>\n> done\n\n>\t\t<e>\n\n"
-        "> text\n>     <b>one</b>\n\n> - item\n>\n>     <b>two</b>"
+        "> text\n>     <b>one</b>\n\n> - item\n>\n>     <b>two</b>\n\n"
+        ">>\n>     > <b>three</b>"
     )
     shown = _reply(_rendered(_exported(tmp_path, reply)))
     blocks = re.findall(r"<pre><code>(.*?)</code></pre>", shown, re.DOTALL)
     assert blocks == ["a &lt; b `c`\nd\n", "  &lt;e&gt;\n"]
     assert "<b>" not in shown
-    assert "&lt;b&gt;one&lt;/b&gt;" in shown and "&lt;b&gt;two&lt;/b&gt;" in shown
+    for word in ("one", "two", "three"):
+        assert f"&lt;b&gt;{word}&lt;/b&gt;" in shown
 
 
 def test_code_that_starts_a_list_item_stays_code(tmp_path: Path) -> None:

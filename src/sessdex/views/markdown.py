@@ -445,6 +445,7 @@ class _Quotes:
                 self.fresh
                 and not self.listed
                 and len(wide) - len(rest) - marks.end() >= 4
+                and rest[0] != ">"  # a quote's `>` to some viewers, however far in
             ):
                 return True
         self.fresh = False

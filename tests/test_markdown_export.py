@@ -207,3 +207,13 @@ def test_code_that_starts_a_list_item_stays_code(tmp_path: Path) -> None:
     ]
     assert "<h3>In the item</h3>" in shown
     assert "<s>" not in shown and "&lt;s&gt;three&lt;/s&gt;" in shown
+
+
+def test_a_heading_in_a_list_after_a_table_goes_down(tmp_path: Path) -> None:
+    """A `2. # …` under a table's rows starts a list in a viewer with tables (GitHub's,
+    markdown-it's): its heading goes down as any other; taken for a paragraph's text
+    (as it would be without tables), it stayed a first-level heading."""
+    reply = "Sizes:\n\n| file | size |\n|---|---|\n| a.py | 3 |\n2. # Leak"
+    shown = _reply(_rendered(_exported(tmp_path, reply)))
+    assert "<table>" in shown
+    assert "<h3>Leak</h3>" in shown

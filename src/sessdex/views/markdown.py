@@ -209,6 +209,11 @@ def _paragraph_lines(prose: str) -> set[int]:
             continue
         if marker is not None and not marker[3] and marker.end() < len(body):
             marker = None  # text (`2.x`)
+        if "|" in body and _TABLE_RULE.fullmatch(body):
+            # a table's row of `-`s (a viewer's tables): no paragraph, and a `2.` after
+            # its rows starts a list
+            paragraph, unsure = None, True
+            continue
         if (
             _BREAK.fullmatch(body)
             or _ATX.match(body)

@@ -217,3 +217,25 @@ def test_a_heading_in_a_list_after_a_table_goes_down(tmp_path: Path) -> None:
     shown = _reply(_rendered(_exported(tmp_path, reply)))
     assert "<table>" in shown
     assert "<h3>Leak</h3>" in shown
+
+
+def test_headings_in_nested_containers_with_tabs_go_down(tmp_path: Path) -> None:
+    """Quotes in quotes and list items with tabs, a rule that looks like an item
+    (`- --`), and a `>` far in (markdown-it's quote however far in): each heading
+    they hold goes down, under the export's own; each stayed first-level to
+    markdown-it, and a rule's `<b>` under it was live."""
+    cases = [
+        "> > - - \t# Leak a",
+        ">\t2. 1. b\n>       2. # Leak b",
+        "-\t>>\n\t2. # Leak c",
+        ">b\n    >1. =\n>0. 2. # Leak d",
+        ">  >  > \t*\t# Leak e",
+        "> *\t- --\n>     2. # Leak f",
+        ">>\n>     ># Leak g",
+        "1.\t- --\n        ~~~\n      <b>live</b>",
+    ]
+    shown = _reply(_rendered(_exported(tmp_path, "\n\nend\n\n".join(cases))))
+    assert re.findall(r"<h(\d)>(Leak \w)</h\d>", shown) == [
+        ("3", f"Leak {n}") for n in "abcdefg"
+    ]
+    assert "<b>" not in shown and "&lt;b&gt;live&lt;/b&gt;" in shown

@@ -190,14 +190,24 @@ def _paragraph_lines(prose: str) -> set[int]:
         if _blank(line):
             paragraph, unsure = None, False
             continue
-        quotes = _QUOTES.match(line)
+        # tab stops are the line's (a tab after a `>` is one blank of it, not all)
+        wide = line.expandtabs(4)
+        quotes = _QUOTED.match(wide)
         depth = quotes[0].count(">") if quotes else 0
-        rest = line[quotes.end() if quotes else 0 :].expandtabs(4)
+        if depth > 1 and "\t" in line:
+            # a tab in a quote in a quote: its columns are one viewer's or another's
+            paragraph, unsure = None, True
+            continue
+        rest = wide[quotes.end() if quotes else 0 :]
         body = rest.lstrip(" ")
         column = len(rest) - len(body)
         if paragraph is not None and depth > paragraph[0]:
             paragraph = None  # a quote starts: no paragraph above goes on in it
         inside = column - paragraph[1] if paragraph else column
+        if inside >= 4 and body.startswith(">"):
+            # a quote's `>` to markdown-it however far in (`>b` over `    >1. x`)
+            paragraph, unsure = None, True
+            continue
         if inside >= 4:  # indented code, or a paragraph's next line
             unsure = unsure or paragraph is None
             continue
@@ -239,10 +249,17 @@ def _paragraph_lines(prose: str) -> set[int]:
         ):
             lines.add(at)
         else:  # a list item: its text is a paragraph unless it is a heading
+            quoted = False  # a quote in the item: its text's place is not known
             while marker is not None and marker[3] and marker.end() < len(body):
+                if _BREAK.fullmatch(body):  # a rule, not an item (`- --`)
+                    break
+                quoted = quoted or marker[1] == ">"
                 column += marker.end()
                 body = body[marker.end() :]
                 marker = _OPENING.match(body)
+            if quoted or body.startswith(">"):
+                paragraph, unsure = None, True
+                continue
             ends = marker is not None and marker.end() == len(body)  # an empty item
             text = not (ends or _ATX.match(body) or _BREAK.fullmatch(body))
             paragraph = (depth, column) if text else None
@@ -250,10 +267,16 @@ def _paragraph_lines(prose: str) -> set[int]:
 
 
 def _heading_down(found: re.Match[str]) -> str:
-    """A heading `_HEADING` found, two levels lower; a `#` in indented code as it is."""
+    """A heading `_HEADING` found, two levels lower; a `#` in indented code as it is,
+    unless a tab is among its blanks in a quote in a quote (read one way by one viewer
+    and another by the next: `> > - - ⇥# x`, code to CommonMark, is a heading to
+    markdown-it): a heading, maybe, goes down."""
     prefix = found[1]
-    if ("\t" in prefix or "     " in prefix) and _opens_code(
-        prefix, _after_blank(found)
+    doubt = "\t" in prefix and prefix.count(">") > 1
+    if (
+        ("\t" in prefix or "     " in prefix)
+        and not doubt
+        and _opens_code(prefix, _after_blank(found))
     ):
         return found[0]
     return prefix + "#" * min(6, len(found[2]) + 2)
@@ -264,11 +287,14 @@ def _opens_code(prefix: str, fresh: bool) -> bool:
     them: more than 4 columns of blank after a list marker (a new item's text starts
     there), or after a `>` that opens a quote (`fresh`: no line above it goes on, or a
     list marker before it). A `>` that goes on a quote may go on a list item in it too,
-    which takes those columns (`> - a` over `>     # x`: a heading)."""
-    for marker, gap in _GAP.findall(prefix.expandtabs(4)):
+    which takes those columns (`> - a` over `>     # x`: a heading). A `>` past those
+    columns is no code's to markdown-it, which takes it for an open quote's however
+    far in (`>>` over `>     ># x`: a heading there)."""
+    marks = _GAP.findall(prefix.expandtabs(4))
+    for at, (marker, gap) in enumerate(marks):
         fresh = fresh or marker != ">"
         if fresh and len(gap) > 4:
-            return True
+            return all(later != ">" for later, _ in marks[at + 1 :])
     return False
 
 
@@ -405,6 +431,9 @@ class _Items:
         if lazy or _BREAK.fullmatch(rest):  # a paragraph's text, or a rule
             self.sure = self.sure and _MARKER.match(wide, at) is None
         while (marker := _MARKER.match(wide, at)) is not None:
+            if _BREAK.fullmatch(wide, at):  # a rule in the item (`1. - - -`): no item
+                self.started = ""
+                break
             spaces = len(marker[0]) - len(marker[0].rstrip(" "))
             if marker.end() == len(wide):  # an empty item
                 self.sure = False
@@ -451,6 +480,7 @@ class _Quotes:
                 and not self.listed
                 and len(wide) - len(rest) - marks.end() >= 4
                 and rest[0] != ">"  # a quote's `>` to some viewers, however far in
+                and ("\t" not in line or marks[0].count(">") < 2)  # see `_heading_down`
             ):
                 return True
         self.fresh = False

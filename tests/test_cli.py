@@ -2999,3 +2999,17 @@ def test_a_kilo_database_that_cannot_be_read_is_said_of_kilo(tmp_path: Path) -> 
     assert code == 0
     assert "kilo: cannot read" in err and "kilo.db" in err
     assert "opencode" not in err
+
+
+def test_an_unknown_id_under_home_points_at_a_list_of_that_home(tmp_path: Path) -> None:
+    """`show 0 --home DIR` pointed at 'sessdex list', which lists the user's own home, not
+    the one searched: the command it gives names that --home, quoted for the shell."""
+    home = tmp_path / "a home's copy"
+    write_claude_session(home, "51515151-0000-4000-8000-000000000001", "/home/u/p")
+    code, out, err = invoke("show", "ffffffffffff", "--home", str(home))
+    assert (code, out) == (1, "")
+    assert "no session id starts with 'ffffffffffff'" in err
+    command = err.split("run: ", 1)[1].strip()
+    assert shlex.split(command) == ["sessdex", "list", "--home", str(home)]
+    code, out, err = invoke("list", *shlex.split(command)[2:])
+    assert code == 0 and "51515151" in out, err

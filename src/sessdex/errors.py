@@ -74,6 +74,8 @@ class SessionNotFound(SessdexError):
             told += (
                 f", and {unknown_app!r} is no app sessdex reads (see 'sessdex doctor')"
             )
+        # the CLI names its --home in the list command it points at
+        self.unlisted = told if not hint else None
         if not hint:
             told += ". Run 'sessdex list' to see recent ones"
         super().__init__(f"{told}; {hint}" if hint else f"{told}.")

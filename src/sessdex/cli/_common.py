@@ -237,7 +237,7 @@ def fail_nicely(f: F) -> F:
         except SessdexError as error:
             if os.environ.get("SESSDEX_DEBUG"):
                 raise
-            err(f"Error: {error}")
+            err(f"Error: {_told(error, kwargs.get('home_dir'))}")
             if isinstance(error, AmbiguousId):
                 from ..views.text import app_width, one_line
 
@@ -260,6 +260,22 @@ def fail_nicely(f: F) -> F:
             out_of_room(error, output=_output_elsewhere(error))
 
     return wrapper  # type: ignore[return-value]
+
+
+def _told(error: SessdexError, home_dir: object) -> str:
+    """The error's message; one that points at `sessdex list` after a --home names that
+    home in the command (a plain `sessdex list` lists the user's own)."""
+    unlisted = getattr(error, "unlisted", None)
+    if not isinstance(home_dir, str) or not unlisted:
+        return str(error)
+    from .. import shells
+    from ..errors import NotQuotable
+
+    try:
+        command = shells.run(["sessdex", "list", "--home", home_dir])
+    except NotQuotable:
+        return str(error)
+    return f"{unlisted}. To see recent ones there, run: {command}"
 
 
 def no_room(error: BaseException) -> bool:

@@ -1,4 +1,4 @@
-"""The one JSON shape of sessions and events, used by `--json`, the MCP server and the web UI.
+"""The one JSON shape of sessions and events, used by `--json`, `--nl` and `export -f json`.
 
 A field has one name everywhere. Times are ISO 8601 in UTC with a trailing Z.
 """

@@ -1395,8 +1395,8 @@ def test_doctor_counts_skipped_lines_without_showing_content(tmp_path: Path) -> 
     path = write_claude_session(
         home, "cccccccc-0000-4000-8000-00000000000d", str(tmp_path)
     )
-    with path.open("a") as out:
-        out.write('{"type":"custom-title","customTitle":"secret-content-here')
+    with path.open("a") as out:  # a cut line, then the app's next: damage
+        out.write('{"type":"custom-title","customTitle":"secret-content-here\n')
     _code, out, _ = invoke("doctor", "--json", "--app", "claude", "--home", str(home))
     report = json.loads(out)[0]
     assert sum(report["skipped_lines"].values()) == 1
@@ -1412,11 +1412,11 @@ def test_doctor_says_how_to_see_where_the_skipped_lines_are(tmp_path: Path) -> N
     path = write_claude_session(
         home, "cccccccc-0000-4000-8000-00000000000d", str(tmp_path)
     )
-    with path.open("a") as out:
-        out.write('{"type":"custom-title","customTitle":"secret-content-here')
+    with path.open("a") as out:  # a cut line, then the app's next: damage
+        out.write('{"type":"custom-title","customTitle":"secret-content-here\n')
     _, out, _ = invoke("doctor", "--app", "claude", "--home", str(home))
     [skipped] = [line for line in out.splitlines() if "skipped" in line]
-    assert skipped.endswith("1 truncated (-v names the files and lines)")
+    assert skipped.endswith("1 not JSON (-v names the files and lines)")
     _, out, _ = invoke("doctor", "-v", "--app", "claude", "--home", str(home))
     assert f"{path}:" in out and "-v names" not in out
     assert "secret-content-here" not in out
@@ -1431,8 +1431,8 @@ def test_verbose_names_the_unreadable_line_the_warning_spoke_of_on_the_next_run(
     path = write_claude_session(
         home, "dddddddd-0000-4000-8000-00000000000e", str(tmp_path)
     )
-    with path.open("a") as out:
-        out.write('{"type":"custom-title","customTitle":"secret-content-here')
+    with path.open("a") as out:  # a cut line, then the app's next: damage
+        out.write('{"type":"custom-title","customTitle":"secret-content-here\n')
     _, _, err = invoke("list", "--home", str(home))
     assert "skipped 1 unreadable line in 1 claude file; see --verbose" in err
     for command in (["list"], ["find", "hello"]):
@@ -1450,17 +1450,22 @@ def test_show_verbose_names_the_unreadable_lines_under_its_warning() -> None:
     for command in (("show", "44444444", "--json"), ("tree", "44444444")):
         code, _, err = invoke(*command, "-v", "--home", home)
         lines = err.splitlines()
-        assert code == 0 and lines[0] == "warning: skipped 3 unreadable lines:", command
-        assert [line.rsplit(": ", 1)[1] for line in lines[1:4]] == [
+        assert code == 0 and lines[0] == "warning: skipped 2 unreadable lines:", command
+        assert [line.rsplit(": ", 1)[1] for line in lines[1:3]] == [
             "not JSON",
             "not an object",
-            "truncated",
         ]
+        # its unfinished last line is no unreadable one: said apart, once
+        assert lines[3].startswith("note: ") and lines[3].endswith(
+            "its last line is unfinished (203 bytes): the app may still be writing "
+            "it, or it was cut off"
+        )
         assert "see --verbose" not in err
         code, _, err = invoke(*command, "--home", home)
         assert (
-            "skipped 3 unreadable lines; see --verbose" in err
+            "skipped 2 unreadable lines; see --verbose" in err
         )  # the hint, without -v
+        assert "unfinished" not in err
 
 
 def test_an_id_prefix_matching_many_sessions_says_how_many_it_does_not_list(

@@ -106,13 +106,17 @@ def test_a_small_json_file_costs_its_size_not_its_limit(tmp_path: Path) -> None:
     assert files.read_small(big, big.stat().st_size) == big.read_bytes()
 
 
-def test_truncated_last_line_is_reported_as_truncated(tmp_path: Path) -> None:
+def test_truncated_last_line_is_noted_as_unfinished_not_skipped(
+    tmp_path: Path,
+) -> None:
+    """A last line with no newline that does not parse may still be being written."""
     path = write_lines(
         tmp_path / "a.jsonl", [b'{"a":1}', b'{"b":'], final_newline=False
     )
     diagnostics = Diagnostics()
     assert [value for _, value in files.iter_records(path, diagnostics)] == [{"a": 1}]
-    assert diagnostics.skipped == {"truncated": 1}
+    assert diagnostics.skipped == {} and diagnostics.details == []
+    assert diagnostics.unfinished == {str(path): 5}
 
 
 def test_hold_partial_waits_for_the_newline(tmp_path: Path) -> None:

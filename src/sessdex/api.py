@@ -957,6 +957,8 @@ class AppReport:
             "unknown_record_types": dict(self.diagnostics.unknown),
             "problems": list(self.diagnostics.problems),
             "passed_over": dict(self.diagnostics.passed_over),
+            # files whose last line has no newline yet and does not parse (no skipped line)
+            "unfinished_last_lines": dict(sorted(self.diagnostics.unfinished.items())),
             "notes": list(self.notes),
             "env_vars": list(self.env_vars),
         }

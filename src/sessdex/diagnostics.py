@@ -32,6 +32,10 @@ NOT_LINES = frozenset({NAME_NOT_UTF8, FOLDER_UNREADABLE, VANISHED})
 FUTURE = "dated in the future"
 BEFORE_1970 = "dated before 1970"
 UNDATED = frozenset({FUTURE, BEFORE_1970})
+# a JSON-lines file whose last line has no newline yet and does not parse: an app writes a
+# record, then its newline, so this is most often a line still being written (or one a
+# crash cut off), not damage: said by --verbose and `doctor`, never counted as unreadable
+UNFINISHED = "unfinished last line"
 
 
 def why(error: BaseException, path: str | os.PathLike[str] | None = None) -> str:
@@ -64,6 +68,14 @@ def unreadable_lines(count: int) -> str:
     return f"skipped {count} unreadable line{'s' if count != 1 else ''}"
 
 
+def unfinished_line(size: int) -> str:
+    """What --verbose and `doctor` say of a file whose last line is unfinished."""
+    return (
+        f"its last line is unfinished ({size} byte{'s' if size != 1 else ''}): "
+        "the app may still be writing it, or it was cut off"
+    )
+
+
 def undated(count: int, what: str, where: str) -> str:
     """`2 responses dated in the future or before 1970 are counted under (no time)`: what
     was kept without its time (`UNDATED`), said apart from the lines a reader skipped."""
@@ -87,6 +99,9 @@ class Diagnostics:
     )  # whole-store failures, one line each
     # what a scan's listings passed over, by what it is (pipe, broken link, ...)
     passed_over: Counter[str] = field(default_factory=Counter)
+    # path -> bytes of a JSON-lines file's unfinished last line (`UNFINISHED`): no
+    # unreadable line, so in neither `skipped` nor `details`
+    unfinished: dict[str, int] = field(default_factory=dict)
 
     def __reduce__(self) -> tuple[object, ...]:
         # Index workers send one per file: as plain values, pickling and unpickling cost a
@@ -98,6 +113,7 @@ class Diagnostics:
             or self.details
             or self.problems
             or self.passed_over
+            or self.unfinished
         ):
             return (Diagnostics, ())
         return (
@@ -109,6 +125,7 @@ class Diagnostics:
                 self.details,
                 self.problems,
                 dict(self.passed_over),
+                self.unfinished,
             ),
         )
 
@@ -117,6 +134,19 @@ class Diagnostics:
             self.skipped[reason] += 1
         if len(self.details) < MAX_DETAILS:
             self.details.append((path, line, reason))
+
+    def unfinished_line(self, path: str, size: int) -> None:
+        """A JSON-lines file ends in `size` bytes with no newline that do not parse: the
+        app may still be writing that line. Noted once per file (the newest said)."""
+        if path in self.unfinished or len(self.unfinished) < MAX_DETAILS:
+            self.unfinished[path] = size
+
+    def unfinished_notes(self) -> list[str]:
+        """One line per file whose last line is unfinished, for --verbose and `doctor`."""
+        return [
+            f"{path}: {unfinished_line(size)}"
+            for path, size in sorted(self.unfinished.items())
+        ]
 
     def unknown_type(self, record_type: str, version: str | None = None) -> None:
         key = f"{record_type}@{version}" if version else record_type
@@ -189,6 +219,8 @@ class Diagnostics:
         for message in other.problems:
             self.problem(message)
         self.passed_over.update(other.passed_over)
+        for path, size in other.unfinished.items():
+            self.unfinished_line(path, size)
 
     def update_unseen(self, other: Diagnostics) -> None:
         """`update`, leaving out the skipped lines this one counted already (the same
@@ -210,6 +242,7 @@ class Diagnostics:
             details=[d for d in other.details if d not in seen],
             problems=other.problems,
             passed_over=other.passed_over,
+            unfinished=other.unfinished,
         )
         self.update(trimmed)
 
@@ -223,19 +256,27 @@ class Diagnostics:
         return sum(self.skipped[reason] for reason in UNDATED)
 
     def to_json(self) -> dict[str, dict[str, int]]:
-        return {
+        """The counts, and (under "unfinished", when there is one) the size in bytes of
+        each file's unfinished last line ({path: 41})."""
+        value: dict[str, dict[str, int]] = {
             "skipped": dict(self.skipped),
             "unknown": dict(self.unknown),
             "versions": dict(self.versions),
         }
+        if self.unfinished:
+            value["unfinished"] = dict(self.unfinished)
+        return value
 
     @classmethod
     def from_json(cls, value: dict[str, dict[str, int]]) -> Diagnostics:
-        return cls(
+        found = cls(
             skipped=Counter(value.get("skipped", {})),
             unknown=Counter(value.get("unknown", {})),
             versions=Counter(value.get("versions", {})),
         )
+        for path, size in value.get("unfinished", {}).items():
+            found.unfinished_line(path, size)
+        return found
 
 
 def _restored(
@@ -245,6 +286,7 @@ def _restored(
     details: list[tuple[str, int, str]],
     problems: list[str],
     passed_over: dict[str, int],
+    unfinished: dict[str, int],
 ) -> Diagnostics:
     return Diagnostics(
         Counter(skipped),
@@ -253,4 +295,5 @@ def _restored(
         details,
         problems,
         Counter(passed_over),
+        unfinished,
     )

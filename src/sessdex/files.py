@@ -782,7 +782,9 @@ def repaired(data: bytes) -> bytes | None:
 def parse_json(
     line: Line, diagnostics: Diagnostics | None = None, path: str = ""
 ) -> dict[str, object] | None:
-    """The JSON object on `line`, or None (counted: "not JSON", "truncated", "not an object")."""
+    """The JSON object on `line`, or None (counted: "not JSON", "not an object"). An
+    unterminated line that does not parse is a file's last, maybe still being written:
+    noted as unfinished (`Diagnostics.unfinished_line`), not counted."""
     data = line.data
     if not data.strip():
         return None
@@ -790,9 +792,10 @@ def parse_json(
         value = loads(data)
     except orjson.JSONDecodeError:
         if diagnostics is not None:
-            diagnostics.skip(
-                path, line.number, "not JSON" if line.complete else "truncated"
-            )
+            if line.complete:
+                diagnostics.skip(path, line.number, "not JSON")
+            else:
+                diagnostics.unfinished_line(path, line.end - line.offset)
         return None
     if not isinstance(value, dict):
         if diagnostics is not None:

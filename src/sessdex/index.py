@@ -679,7 +679,12 @@ class Index:
                 wal,
             ), sessions, diagnostics in parsed:
                 blob = None
-                if diagnostics.skipped or diagnostics.unknown or diagnostics.problems:
+                if (
+                    diagnostics.skipped
+                    or diagnostics.unknown
+                    or diagnostics.problems
+                    or diagnostics.unfinished
+                ):
                     blob = orjson.dumps(
                         {
                             **diagnostics.to_json(),

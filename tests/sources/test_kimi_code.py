@@ -221,14 +221,14 @@ def test_retries_steers_and_cancelled_turns() -> None:
     assert [e.text for e in got if e.text == "turn cancelled"] == ["turn cancelled"] * 2
 
 
-def test_a_torn_last_line_and_an_unknown_record_are_counted_not_raised() -> None:
+def test_a_torn_last_line_is_noted_and_an_unknown_record_counted_not_raised() -> None:
     found = sessions(Home.at(DATA / "malformed" / "home"))
     diagnostics = Diagnostics()
     got = events(found[SMALL], diagnostics)
     assert [e.kind for e in got] == ["meta", "user", "assistant"]
     assert diagnostics.unknown["hologram.render"] == 1
-    assert diagnostics.skipped["not JSON"] == 1
-    assert diagnostics.skipped["truncated"] == 1
+    assert diagnostics.skipped == {"not JSON": 1}
+    assert len(diagnostics.unfinished) == 1  # the app may still be writing it
 
 
 IMPORTED = "5b7e2a10-1c3d-4e5f-8a9b-0c1d2e3f4a5b"  # a Kimi CLI session Kimi Code copied

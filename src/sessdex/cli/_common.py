@@ -553,6 +553,10 @@ def report_skipped(
             for path, line, reason in diagnostics.details:
                 said.add((app, path, line, reason))
                 err(f"  {app}: {path}:{line}: {reason}")
+        # a line the app may still be writing: no unreadable line, a note (once a file)
+        for app, diagnostics in sorted(report.diagnostics.items()):
+            for note in diagnostics.unfinished_notes():
+                err(f"note: {app}: {note}")
         earlier = [detail for detail in noted if detail not in said]
         # a session kept without an odd time is listed, not skipped: said apart
         for heading, details in (
@@ -702,6 +706,9 @@ def report_diagnostics(diagnostics: Diagnostics, verbose: bool) -> None:
         for path, line, reason in diagnostics.details:
             if reason in UNDATED:
                 err(f"  {path}:{line}: {reason}")
+    if verbose:  # a last line the app may still be writing: no damage, no warning
+        for note in diagnostics.unfinished_notes():
+            err(f"note: {note}")
     if diagnostics.unknown and verbose:
         err(
             "note: record types not recognised: "

@@ -499,6 +499,8 @@ def doctor_command(
             say(f"  problem     {problem}")
         for note in r.notes:
             say(f"  note        {note}")
+        for note in r.diagnostics.unfinished_notes():
+            say(f"  note        {note}")
         if verbose:
             for path, line, reason in r.diagnostics.details:
                 say(f"    {path}:{line}: {reason}")

@@ -174,8 +174,12 @@ def load(
             # orjson rejects a lone surrogate escape (a cut emoji); json accepts it
             value = json.loads(data)
         except (ValueError, RecursionError):  # too deep for json
-            if diagnostics is not None:
-                diagnostics.skip(path, number, "not JSON" if complete else "truncated")
+            if diagnostics is None:
+                pass
+            elif complete:
+                diagnostics.skip(path, number, "not JSON")
+            else:  # a last line the app may still be writing: no damage
+                diagnostics.unfinished_line(path, len(data))
             return None
     if not isinstance(value, dict):
         if diagnostics is not None:

@@ -199,9 +199,7 @@ def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
         return []
     summary = _Summary()
     for line in head:
-        record = files.parse_json(
-            line, diagnostics if line.complete else None, str(path)
-        )
+        record = files.parse_json(line, diagnostics, str(path))
         if record is not None:
             summary.take(record)
     last_head = head[-1].end if head else 0

@@ -561,7 +561,7 @@ def _read_head(
         line = next(head, None)  # asked for only when needed: the search is lazy
         if line is None:
             return
-        record = files.parse_json(line, diagnostics if line.complete else None, path)
+        record = files.parse_json(line, diagnostics, path)
         if record is None:
             continue
         kind, payload = envelope(record)
@@ -594,7 +594,7 @@ def _read_head(
 def _read_first_line(
     line: files.Line, scan: _Head, diagnostics: Diagnostics, path: str
 ) -> None:
-    record = files.parse_json(line, diagnostics if line.complete else None, path)
+    record = files.parse_json(line, diagnostics, path)
     if record is None:
         return
     payload = record.get("payload")

@@ -206,9 +206,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     first_prompt: str | None = None
     updated: datetime | None = None
     for line, counted in lines:
-        # a torn last line is one the app is still writing: not counted as broken
+        # a torn last line is one the app is still writing: noted, not counted as broken
         record = files.parse_json(
-            line, diagnostics if counted and line.complete else None, str(path)
+            line, diagnostics if counted or not line.complete else None, str(path)
         )
         if record is None:
             continue

@@ -157,9 +157,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     first_query: str | None = None
     roles = 0
     for line in head:
-        record = files.parse_json(
-            line, diagnostics if line.complete else None, str(path)
-        )
+        record = files.parse_json(line, diagnostics, str(path))
         if record is None or record.get("role") not in ("user", "assistant"):
             continue
         roles += 1

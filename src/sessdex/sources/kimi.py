@@ -329,9 +329,7 @@ def _wire_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
     protocol: str | None = None
     records = 0
     for line in head:
-        record = files.parse_json(
-            line, diagnostics if line.complete else None, str(path)
-        )
+        record = files.parse_json(line, diagnostics, str(path))
         if record is None:
             continue
         if record.get("type") == "metadata":
@@ -372,9 +370,7 @@ def _context_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
     prompt: str | None = None
     seen = False
     for line in head:
-        record = files.parse_json(
-            line, diagnostics if line.complete else None, str(path)
-        )
+        record = files.parse_json(line, diagnostics, str(path))
         role = record.get("role") if record else None
         if not isinstance(role, str) or role.startswith("_"):
             continue

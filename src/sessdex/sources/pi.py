@@ -162,9 +162,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     state = _Summary()
     last_head = head[-1].end
     for line in head[1:]:
-        record = files.parse_json(
-            line, diagnostics if line.complete else None, str(path)
-        )
+        record = files.parse_json(line, diagnostics, str(path))
         if record is not None:
             state.take(record)
     tail_start = tail[0].offset if tail else size

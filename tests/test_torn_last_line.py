@@ -205,3 +205,24 @@ def test_the_library_gives_the_unfinished_line_in_its_diagnostics(
     assert Diagnostics.from_json(value).unfinished == {str(path): 44}
     kept = pickle.loads(pickle.dumps(found.diagnostics))  # as index workers send it
     assert kept.unfinished == {str(path): 44}
+
+
+def test_list_verbose_names_the_unfinished_line_on_a_warm_run_too(
+    tmp_path: Path,
+) -> None:
+    """The first `list` reads the file and the next reads nothing again: its --verbose
+    still says the line, from what the index noted, and neither warns of it."""
+    session, path = _copied("pi", tmp_path)
+    with path.open("ab") as out:
+        out.write(b'{"timestamp":"2025-')
+    home = str(tmp_path / "home")
+    said = (
+        f"note: pi: {path}: its last line is unfinished (19 bytes): the app may "
+        "still be writing it, or it was cut off"
+    )
+    for _ in range(2):
+        code, out, err = _invoke("list", "-v", "--home", home)
+        assert code == 0 and session.id[:8] in out
+        assert err.splitlines().count(said) == 1 and "unreadable" not in err
+    code, _, err = _invoke("list", "--home", home)
+    assert code == 0 and "unfinished" not in err and "unreadable" not in err

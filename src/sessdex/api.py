@@ -92,6 +92,9 @@ class Listing:
     hidden: int = 0
     # when nothing was found: the apps read hold no session at all, whatever the filters
     empty: bool = False
+    # (app, path, bytes) of the files the index noted ending in an unfinished line (a line
+    # the app may still be writing), asked for with `skipped`
+    unfinished: list[tuple[str, str, int]] = field(default_factory=list)
 
     def sessions(self) -> list[Session]:
         """The sessions found, as `Session` values, in the listing's order."""
@@ -287,9 +290,10 @@ def list_sessions(
         empty = not rows and _holds_none(index, apps)
         ids = index.ids()
         skipped = index.skipped_details(apps) if with_skipped else []
+        unfinished = index.unfinished_lines(apps) if with_skipped else []
     finally:
         index.close()
-    return Listing(rows, report, ids, skipped, hidden, empty)
+    return Listing(rows, report, ids, skipped, hidden, empty, unfinished)
 
 
 def _hidden(
@@ -355,9 +359,10 @@ def find_sessions(
         empty = not rows and _holds_none(index, selected)
         ids = index.ids()
         skipped = index.skipped_details(selected) if with_skipped else []
+        unfinished = index.unfinished_lines(selected) if with_skipped else []
     finally:
         index.close()
-    return Listing(rows, report, ids, skipped, hidden, empty)
+    return Listing(rows, report, ids, skipped, hidden, empty, unfinished)
 
 
 @once_more_if_damaged

@@ -961,6 +961,21 @@ class Index:
         found += (os.path.dirname(path) for (path,) in databases)
         return list(dict.fromkeys(found))
 
+    def unfinished_lines(self, apps: Sequence[str] = ()) -> list[tuple[str, str, int]]:
+        """(app, path, bytes) of the files indexed that ended in an unfinished line when
+        each was parsed (at most MAX_DETAILS): a warm refresh parses nothing again."""
+        sql = "SELECT app, diagnostics FROM files WHERE diagnostics IS NOT NULL"
+        args: list[str] = list(apps)
+        if apps:
+            sql += f" AND app IN ({','.join('?' * len(apps))})"
+        found: list[tuple[str, str, int]] = []
+        for app, blob in self.db.execute(sql + " ORDER BY app, path", args):
+            for path, size in orjson.loads(blob).get("unfinished", {}).items():
+                if len(found) == MAX_DETAILS:
+                    return found
+                found.append((app, path, size))
+        return found
+
     def skipped_details(
         self, apps: Sequence[str] = ()
     ) -> list[tuple[str, str, int, str]]:

@@ -17,6 +17,7 @@ from ..diagnostics import (
     UNDATED,
     Diagnostics,
     undated,
+    unfinished_line,
     unreadable_lines,
 )
 from ..errors import AmbiguousId, BadValue, SessdexError
@@ -530,10 +531,12 @@ def report_skipped(
     report: RefreshReport,
     verbose: bool,
     noted: Sequence[tuple[str, str, int, str]] = (),
+    unfinished: Sequence[tuple[str, str, int]] = (),
 ) -> None:
     """The refresh's warnings; with `verbose`, each file and line it could not read, and
     those the index `noted` before (a warm refresh reads nothing again: the warning was
-    given the run that read them, and its --verbose must still name them)."""
+    given the run that read them, and its --verbose must still name them), and each file
+    whose last line was unfinished, (app, path, bytes) as the index noted it."""
     for app, message in sorted(report.failures.items()):
         err(f"warning: {app}: {message}")
     for diagnostics in report.diagnostics.values():
@@ -554,9 +557,11 @@ def report_skipped(
                 said.add((app, path, line, reason))
                 err(f"  {app}: {path}:{line}: {reason}")
         # a line the app may still be writing: no unreadable line, a note (once a file)
-        for app, diagnostics in sorted(report.diagnostics.items()):
-            for note in diagnostics.unfinished_notes():
-                err(f"note: {app}: {note}")
+        cut = {(app, path): size for app, path, size in unfinished}
+        for app, diagnostics in report.diagnostics.items():
+            cut.update(((app, p), n) for p, n in diagnostics.unfinished.items())
+        for (app, path), size in sorted(cut.items()):
+            err(f"note: {app}: {path}: {unfinished_line(size)}")
         earlier = [detail for detail in noted if detail not in said]
         # a session kept without an odd time is listed, not skipped: said apart
         for heading, details in (

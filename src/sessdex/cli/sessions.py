@@ -64,7 +64,7 @@ def list_command(
             progress=progress,
             with_skipped=verbose,
         )
-    report_skipped(listing.report, verbose, listing.skipped)
+    report_skipped(listing.report, verbose, listing.skipped, listing.unfinished)
     print_rows(listing, as_json, as_nl, home)
     if not listing.rows and not (as_json or as_nl or limit == 0):
         _say_why_empty(
@@ -122,7 +122,7 @@ def find_command(
             progress=progress,
             with_skipped=verbose,
         )
-    report_skipped(listing.report, verbose, listing.skipped)
+    report_skipped(listing.report, verbose, listing.skipped, listing.unfinished)
     print_rows(listing, as_json, as_nl, home)
     if not listing.rows and not (as_json or as_nl or limit == 0):
         _say_why_empty(

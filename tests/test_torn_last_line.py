@@ -135,6 +135,7 @@ def _claude_torn(tmp_path: Path) -> tuple[Path, Path]:
         ("show", CLAUDE_ID[:8], "--tail", "3"),
         ("export", CLAUDE_ID[:8], "-f", "md"),
         ("tree", CLAUDE_ID[:8]),
+        ("replay", CLAUDE_ID[:8], "--speed", "100000"),
     ],
 )
 def test_reading_a_session_mid_write_warns_of_nothing(

@@ -227,3 +227,18 @@ def test_list_verbose_names_the_unfinished_line_on_a_warm_run_too(
         assert err.splitlines().count(said) == 1 and "unreadable" not in err
     code, _, err = _invoke("list", "--home", home)
     assert code == 0 and "unfinished" not in err and "unreadable" not in err
+
+
+def test_listing_a_claude_session_mid_write_notes_its_unfinished_line(
+    tmp_path: Path,
+) -> None:
+    """Listing reads a transcript's tail for a few keys only; the unfinished line it ends in
+    is said by `list -v` and plain `doctor` all the same, and warned of by neither."""
+    home, path = _claude_torn(tmp_path)
+    said = f"{path}: its last line is unfinished (44 bytes)"
+    code, _, err = _invoke("list", "--home", str(home))
+    assert code == 0 and "unfinished" not in err and "unreadable" not in err
+    code, _, err = _invoke("list", "-v", "--home", str(home))
+    assert code == 0 and f"note: claude: {said}" in err
+    code, out, _ = _invoke("doctor", "--app", "claude", "--home", str(home))
+    assert code == 0 and f"note        {said}" in out and "skipped" not in out

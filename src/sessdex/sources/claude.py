@@ -362,6 +362,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     titled = isinstance(meta, dict) and rec.string(meta.get("description")) is not None
     late = _Listing()  # what the tail says
     _read_tail(tail, load, late, titles=not titled)
+    _load_unfinished(tail, load)
     found = _Listing()  # what the head says
     _read_head(head, load, found, late, titles=not titled)
     if not (found.conversation or late.conversation):
@@ -413,6 +414,17 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             extra=extra,
         )
     ]
+
+
+def _load_unfinished(tail: _Block, load: _Load) -> None:
+    """Load a last line with no newline yet, whatever it holds: one that does not parse is
+    then noted as unfinished (the app may still be writing it), for `doctor` and
+    --verbose to say, where no search of the tail would have met it."""
+    data, end = tail.data, tail.end
+    if end <= tail.begin or data[end - 1] == 0x0A:  # none, or it ends in a newline
+        return
+    begin = tail.line_start(end)
+    load(tail, begin, data[begin:end], False)
 
 
 def _continued_in(tail: _Block, load: _Load) -> str | None:

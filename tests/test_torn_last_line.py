@@ -242,3 +242,21 @@ def test_listing_a_claude_session_mid_write_notes_its_unfinished_line(
     assert code == 0 and f"note: claude: {said}" in err
     code, out, _ = _invoke("doctor", "--app", "claude", "--home", str(home))
     assert code == 0 and f"note        {said}" in out and "skipped" not in out
+
+
+def test_listing_a_codex_rollout_mid_write_notes_its_unfinished_line(
+    tmp_path: Path,
+) -> None:
+    """A rollout's listing reads its head lazily: the unfinished line it ends in is said
+    by `doctor` all the same, the size in the file's bytes, and warned of by no one."""
+    _, path = _copied("codex", tmp_path)
+    piece = b'{"timestamp":"2025-12-18T10:00:00Z","type":"event_msg","payload":{"ty'
+    with path.open("ab") as out:
+        out.write(piece)
+    home = str(tmp_path / "home")
+    code, _, err = _invoke("list", "--home", home)
+    assert code == 0 and "unreadable" not in err and "unfinished" not in err
+    code, out, _ = _invoke("doctor", "--json", "--app", "codex", "--home", home)
+    [report] = json.loads(out)
+    assert report["unfinished_last_lines"] == {str(path): len(piece)}
+    assert report["skipped_lines"] == {}

@@ -804,6 +804,21 @@ def parse_json(
     return value
 
 
+def note_unfinished(
+    offset: int, tail: bytes, diagnostics: Diagnostics, path: str
+) -> None:
+    """Parse the last line of `tail` (a file's end, read from `offset`) when it has no
+    newline yet, so that one that does not parse is noted as unfinished: for a listing
+    that searches a tail for a few keys and would not meet it otherwise."""
+    if not tail or tail.endswith(b"\n"):
+        return
+    begin = tail.rfind(b"\n") + 1
+    if begin == 0 and offset > 0:
+        return  # it began before the tail: too long to take
+    line = Line(0, offset + begin, tail[begin:], offset + len(tail), False)
+    parse_json(line, diagnostics, path)
+
+
 def iter_records(
     path: str | os.PathLike[str],
     diagnostics: Diagnostics | None = None,

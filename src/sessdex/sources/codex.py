@@ -328,6 +328,7 @@ def _parse_rollout(
         head = itertools.chain((first,), head)
     _read_tail(tail_start, tail, scan)
     _read_head(head, scan, diagnostics, path)
+    files.note_unfinished(tail_start, tail, diagnostics, path)
     meta = scan.meta
     thread_id = as_str(meta.get("id"))
     if not thread_id:

@@ -260,3 +260,47 @@ def test_listing_a_codex_rollout_mid_write_notes_its_unfinished_line(
     [report] = json.loads(out)
     assert report["unfinished_last_lines"] == {str(path): len(piece)}
     assert report["skipped_lines"] == {}
+
+
+# Vibe's legacy listing reads its `meta.json`, never the end of `messages.jsonl`: only a
+# read of the session (`show -v`, `doctor --deep`) meets the line
+LISTING_READS_NO_END = {"vibe"}
+
+
+@pytest.mark.parametrize("app", sorted(set(JSONL_APPS) - LISTING_READS_NO_END))
+def test_every_listing_notes_an_unfinished_last_line(app: str, tmp_path: Path) -> None:
+    """What `doctor` and `list -v` say comes from the listing: it meets the line too."""
+    _, path = _copied(app, tmp_path)
+    if not path.read_bytes().endswith(b"\n"):
+        with path.open("ab") as out:
+            out.write(b"\n")
+    piece = _last_record(path)[: len(_last_record(path)) // 2]
+    with path.open("ab") as out:
+        out.write(piece)
+    source = sources.get(app)
+    diagnostics = Diagnostics()
+    discover(source, Home.at(tmp_path / "home"), diagnostics)
+    assert diagnostics.skipped_total == 0, diagnostics.details
+    assert diagnostics.unfinished == {str(path): len(piece)}
+
+
+def test_a_kimi_wire_past_the_listings_head_notes_its_unfinished_last_line(
+    tmp_path: Path,
+) -> None:
+    """A Kimi CLI wire longer than the head the listing parses: its tail's last line is
+    parsed too when it has no newline, so `doctor` says it."""
+    shutil.copytree(DATA / "kimi" / "home", tmp_path / "home", symlinks=True)
+    [path] = [
+        p
+        for p in (tmp_path / "home" / ".kimi" / "sessions").rglob("wire.jsonl")
+        if "3f6c1d2e" in p.parent.name
+    ]
+    last = _last_record(path)
+    piece = last[: len(last) // 2]
+    with path.open("ab") as out:
+        out.write(b"\n" * (not path.read_bytes().endswith(b"\n")))
+        out.write((last + b"\n") * 100 + piece)  # past the 80 lines of the head
+    diagnostics = Diagnostics()
+    discover(sources.get("kimi"), Home.at(tmp_path / "home"), diagnostics)
+    assert diagnostics.skipped_total == 0, diagnostics.details
+    assert diagnostics.unfinished == {str(path): len(piece)}

@@ -819,6 +819,15 @@ def note_unfinished(
     parse_json(line, diagnostics, path)
 
 
+def note_unfinished_last(
+    lines: list[Line], diagnostics: Diagnostics, path: str
+) -> None:
+    """`note_unfinished` for a tail already split (`tail_lines`): the last line, parsed
+    when it has no newline yet."""
+    if lines and not lines[-1].complete:
+        parse_json(lines[-1], diagnostics, path)
+
+
 def iter_records(
     path: str | os.PathLike[str],
     diagnostics: Diagnostics | None = None,

@@ -197,6 +197,7 @@ def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
         tail = files.tail_lines(path)
     except FileNotFoundError:
         return []
+    files.note_unfinished_last(tail, diagnostics, str(path))
     summary = _Summary()
     for line in head:
         record = files.parse_json(line, diagnostics, str(path))

@@ -336,6 +336,7 @@ def _parse_legacy(
     except OSError:
         diagnostics.skip(str(path), 0, "unreadable")
         return []
+    files.note_unfinished_last(tail, diagnostics, str(path))
     records = [files.parse_json(line) for line in head]
     meta = (
         records[0]

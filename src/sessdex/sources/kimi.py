@@ -324,6 +324,7 @@ def _wire_facts(path: Path, diagnostics: Diagnostics) -> Facts | None:
         tail = files.tail_lines(path)
     except FileNotFoundError:
         return None
+    files.note_unfinished_last(tail, diagnostics, str(path))
     created: datetime | None = None
     prompt: str | None = None
     protocol: str | None = None

@@ -255,6 +255,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     except OSError:
         diagnostics.skip(name, 0, "unreadable")
         return []
+    files.note_unfinished_last(lines, diagnostics, name)
 
     child = sub.child_of(path)
     info: dict[str, str | None] = {}

@@ -304,3 +304,27 @@ def test_a_kimi_wire_past_the_listings_head_notes_its_unfinished_last_line(
     discover(sources.get("kimi"), Home.at(tmp_path / "home"), diagnostics)
     assert diagnostics.skipped_total == 0, diagnostics.details
     assert diagnostics.unfinished == {str(path): len(piece)}
+
+
+def test_doctor_counts_many_unfinished_lines_in_one_line_and_v_names_them(
+    tmp_path: Path,
+) -> None:
+    """Sessions a crash cut off keep their unfinished line for good: past a few, plain
+    `doctor` says how many in one line, and -v names each."""
+    shutil.copytree(DATA / "claude" / "home", tmp_path / "home", symlinks=True)
+    home = tmp_path / "home"
+    cut = sorted((home / ".claude" / "projects").glob("*/*-*-*-*-*.jsonl"))[:4]
+    assert len(cut) == 4
+    for path in cut:
+        with path.open("ab") as out:
+            out.write(b'{"type":"user","message":{"role":"user","con')
+    code, out, _ = _invoke("doctor", "--app", "claude", "--home", str(home))
+    said = [line for line in out.splitlines() if "unfinished" in line]
+    assert code == 0 and said == [
+        "  note        4 files' last lines are unfinished: their apps may still be "
+        "writing them, or they were cut off (-v names them)"
+    ]
+    code, out, _ = _invoke("doctor", "-v", "--app", "claude", "--home", str(home))
+    said = [line for line in out.splitlines() if "unfinished" in line]
+    assert code == 0 and len(said) == 4
+    assert all(f"note        {path}: its last line" in out for path in cut)

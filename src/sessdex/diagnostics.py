@@ -32,10 +32,6 @@ NOT_LINES = frozenset({NAME_NOT_UTF8, FOLDER_UNREADABLE, VANISHED})
 FUTURE = "dated in the future"
 BEFORE_1970 = "dated before 1970"
 UNDATED = frozenset({FUTURE, BEFORE_1970})
-# a JSON-lines file whose last line has no newline yet and does not parse: an app writes a
-# record, then its newline, so this is most often a line still being written (or one a
-# crash cut off), not damage: said by --verbose and `doctor`, never counted as unreadable
-UNFINISHED = "unfinished last line"
 
 
 def why(error: BaseException, path: str | os.PathLike[str] | None = None) -> str:
@@ -76,6 +72,14 @@ def unfinished_line(size: int) -> str:
     )
 
 
+def unfinished_files(count: int) -> str:
+    """What `doctor` says of many files whose last lines are unfinished, without -v."""
+    return (
+        f"{count} files' last lines are unfinished: their apps may still be writing "
+        "them, or they were cut off"
+    )
+
+
 def undated(count: int, what: str, where: str) -> str:
     """`2 responses dated in the future or before 1970 are counted under (no time)`: what
     was kept without its time (`UNDATED`), said apart from the lines a reader skipped."""
@@ -99,8 +103,10 @@ class Diagnostics:
     )  # whole-store failures, one line each
     # what a scan's listings passed over, by what it is (pipe, broken link, ...)
     passed_over: Counter[str] = field(default_factory=Counter)
-    # path -> bytes of a JSON-lines file's unfinished last line (`UNFINISHED`): no
-    # unreadable line, so in neither `skipped` nor `details`
+    # path -> bytes of a JSON-lines file's unfinished last line: one with no newline yet
+    # that does not parse. An app writes a record, then its newline: most often a line
+    # still being written (or one a crash cut off), no damage, so in neither `skipped`
+    # nor `details`: said by --verbose and `doctor`, never counted as unreadable
     unfinished: dict[str, int] = field(default_factory=dict)
 
     def __reduce__(self) -> tuple[object, ...]:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import click
 
 from .. import api
+from ..diagnostics import unfinished_files
 from ..errors import NotQuotable, ResumeRefused, SessdexError
 from ..index import RefreshReport
 from ..selection import here_folders
@@ -355,6 +356,8 @@ def _own_home(folder: str) -> bool:
 
 # what cmd.exe acts on in a batch file's command line, whatever quotes Python puts round
 # a word (`&` starts another command, `%` expands a variable)
+# `doctor` names up to this many files whose last line is unfinished; more, -v names them
+UNFINISHED_NAMED = 3
 _CMD_SPECIAL = frozenset('"%!^&|<>()\r\n')
 
 
@@ -499,8 +502,13 @@ def doctor_command(
             say(f"  problem     {problem}")
         for note in r.notes:
             say(f"  note        {note}")
-        for note in r.diagnostics.unfinished_notes():
-            say(f"  note        {note}")
+        cut = r.diagnostics.unfinished_notes()
+        if len(cut) > UNFINISHED_NAMED and not verbose:  # crashes leave them for good
+            said = unfinished_files(len(cut))
+            say(f"  note        {said} (-v names them)")
+        else:
+            for note in cut:
+                say(f"  note        {note}")
         if verbose:
             for path, line, reason in r.diagnostics.details:
                 say(f"    {path}:{line}: {reason}")

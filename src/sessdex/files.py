@@ -102,7 +102,11 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
     adapter names itself (a marker, a journal, a metadata file) is opened through here:
     a listing passes over such entries, a name built by hand does not."""
     name = os.fspath(path)
-    fd = os.open(name, _NO_WAIT)
+    try:
+        fd = os.open(name, _NO_WAIT)
+    except PermissionError:
+        freshness.note_refused(name)  # what the index read depended on
+        raise
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotAFile(errno.EINVAL, "not a regular file", name)
@@ -120,6 +124,7 @@ def refuses_reading(path: str) -> bool:
             return False  # Windows refuses to open any folder so
         os.close(os.open(path, _NO_WAIT))
     except PermissionError:
+        freshness.note_refused(path)
         return True
     except OSError:
         return False

@@ -29,7 +29,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 DB_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".vscdb")
@@ -48,9 +48,32 @@ REFUSED = "refused"
 DUE = "due "
 
 
+# ... and of a file read whole but for other files of its sessions that sessdex may not
+# open (Roo's history_item.json, a sub-agent's meta.json, a Vibe store's manifest): the
+# WAL field (any of the above), then for each of those files SIDE and what `side` gave.
+# Never equal to a signature, so every refresh reads such a file again (and says what it
+# could not open again), and sees one of them opened (`chmod`), though it has not changed.
+SIDE = "\x00"  # no path holds it
+
+
 def due(second: float, wal: str) -> str:
     """The WAL field of a file to read again at `second` (see DUE)."""
     return f"{DUE}{int(second) + 1} {wal}"
+
+
+def side(path: str) -> str:
+    """How a file a read was refused looks now: size, change time and inode, or "-" where
+    it cannot be stat'ed (a folder above it shut too); and its path."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return f"- {path}"
+    return f"{st.st_size} {changed_ns(st)} {st.st_ino} {path}"
+
+
+def with_sides(wal: str, refused: Iterable[str]) -> str:
+    """`wal`, with the files a read was refused noted after it (see SIDE)."""
+    return wal + "".join(SIDE + side(path) for path in refused)
 
 
 # The index packs each app's signatures with `marshal`, whose format belongs to one Python.
@@ -186,6 +209,25 @@ class _Notes:
 
 
 _recording: _Notes | None = None
+_refusals: dict[str, None] | None = None  # files refused while `refusals` records
+
+
+def note_refused(path: str | os.PathLike[str]) -> None:
+    """Called by `files` when the system refuses to open a file; free when nothing records."""
+    if _refusals is not None:
+        _refusals[os.fspath(path)] = None
+
+
+@contextmanager
+def refusals() -> Iterator[dict[str, None]]:
+    """Note every file the system refuses to open inside the block (a parse's): what the
+    index read depended on, and may read once they open."""
+    global _refusals
+    outer, _refusals = _refusals, {}
+    try:
+        yield _refusals
+    finally:
+        _refusals = outer
 
 
 def note_listing(directory: str | os.PathLike[str], nested: bool = False) -> None:

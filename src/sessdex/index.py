@@ -692,8 +692,13 @@ class Index:
                             "details": diagnostics.details,
                         }
                     )
-                # a file that speaks only of sub-agents: a top-level listing need not stat it
-                nested = bool(sessions) and all(f[2] for f in sessions)
+                # a file that speaks only of sub-agents: a top-level listing need not
+                # stat it, unless it has a warning to repeat (freshness.SIDE)
+                nested = (
+                    bool(sessions)
+                    and all(f[2] for f in sessions)
+                    and freshness.SIDE not in wal
+                )
                 file_rows.append((name, app, size, mtime_ns, inode, wal, blob, nested))
                 for fragment in sessions:
                     key = (fragment[0], fragment[1])
@@ -1169,6 +1174,9 @@ PARALLEL_FROM = (
 
 # Reads again of a file that changed while it was read and could not all be read.
 REREADS = 2
+# Other files of a file's sessions it may not open, noted with it (freshness.SIDE): a
+# warm listing stats each; past these, a `chmod -R` of a folder shows in the first ones.
+MAX_SIDES = 32
 
 
 def _parse_one(job: Job) -> Parsed:
@@ -1186,7 +1194,10 @@ def _parse_one(job: Job) -> Parsed:
     moves = 0  # reads the app committed during
     for attempt in range(REREADS + 1):
         copied = moves > 1 or (moves > 0 and attempt == REREADS)
-        with inplace.Reading(copied=copied) as reading:
+        with (
+            inplace.Reading(copied=copied) as reading,
+            freshness.refusals() as refused,
+        ):
             try:
                 sessions, diagnostics = _parse_as_is(app, location, name)
                 moved = reading.moved()
@@ -1210,6 +1221,13 @@ def _parse_one(job: Job) -> Parsed:
     if ahead is not None:  # read again when the clock reaches it, changed or not
         size, mtime_ns, inode, wal = signature
         signature = size, mtime_ns, inode, freshness.due(ahead, wal)
+    refused.pop(name, None)
+    if refused and signature[3] != freshness.REFUSED:
+        # its sessions' other files it may not open: said on every listing, and the
+        # file read again once one of them changes (see freshness.SIDE)
+        size, mtime_ns, inode, wal = signature
+        noted = itertools.islice(refused, MAX_SIDES)
+        signature = size, mtime_ns, inode, freshness.with_sides(wal, noted)
     return (
         app,
         name,

@@ -161,6 +161,7 @@ def test_a_warm_list_says_it_from_the_index_and_reads_it_once_it_opens(
         got = capsysbinary.readouterr()
         assert value_of(json.loads(got.out), session, key) != wanted
         assert warnings(got.err.decode()) == cold
+        assert tries == []  # said from the index: the warm list stays as fast
     opened(shut, name)
     capsysbinary.readouterr()
     assert quick.answer("list", args)

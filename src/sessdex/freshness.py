@@ -51,8 +51,9 @@ DUE = "due "
 # ... and of a file read whole but for other files of its sessions that sessdex may not
 # open (Roo's history_item.json, a sub-agent's meta.json, a Vibe store's manifest): the
 # WAL field (any of the above), then for each of those files SIDE and what `side` gave.
-# Never equal to a signature, so every refresh reads such a file again (and says what it
-# could not open again), and sees one of them opened (`chmod`), though it has not changed.
+# Never equal to a signature, so every full refresh reads such a file again (and says what
+# it could not open again); a warm listing says it from what the index noted, and reads
+# the file again once one of them changes (`chmod` moves its change time).
 SIDE = "\x00"  # no path holds it
 
 
@@ -74,6 +75,16 @@ def side(path: str) -> str:
 def with_sides(wal: str, refused: Iterable[str]) -> str:
     """`wal`, with the files a read was refused noted after it (see SIDE)."""
     return wal + "".join(SIDE + side(path) for path in refused)
+
+
+def sides_hold(noted: str) -> bool:
+    """Whether every file noted after SIDE (the rest of a WAL field past its first SIDE)
+    still looks as it did: still refused, as far as a stat tells."""
+    for entry in noted.split(SIDE):
+        path = entry[2:] if entry.startswith("- ") else entry.split(" ", 3)[3]
+        if side(path) != entry:
+            return False
+    return True
 
 
 # The index packs each app's signatures with `marshal`, whose format belongs to one Python.

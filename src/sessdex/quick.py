@@ -186,6 +186,8 @@ class _Plan:
         )
         # unchanged files sessdex may not open, met by the checks: said with the answer
         self.refused: list[tuple[str, str]] = []
+        # ... and what the reads of unchanged files said of the others they could not open
+        self.problems: list[str] = []
         # a relative --since moves with the clock, and so do the table's ages: such an
         # answer is never kept
         self.key = (
@@ -220,7 +222,7 @@ def answer(command: str, args: Sequence[str]) -> bool:
         return False
     if found is None:
         return False
-    _say_refused(plan.refused)
+    _say_refused(plan.refused, plan.problems)
     try:
         sys.stdout.buffer.write(found)
         sys.stdout.buffer.flush()
@@ -259,7 +261,7 @@ def _body_from_index(
         ):
             if not freshness.still_holds(noted, what, value, inode):
                 return None
-        changed = _changed_files(db, apps, nested, plan.refused)
+        changed = _changed_files(db, apps, nested, plan.refused, plan.problems)
         if changed is None:
             return None
         if changed:  # a live session grew: re-read just those files, then answer
@@ -321,13 +323,16 @@ def _clock() -> float:
     return time.time()
 
 
-def _say_refused(refused: list[tuple[str, str]]) -> None:
+def _say_refused(refused: list[tuple[str, str]], problems: list[str]) -> None:
     """The full command's warning for the unchanged files sessdex may not open, per app:
     said on every listing, their sessions being missing (a refused folder's is, as the
-    full command takes those)."""
-    if not refused:
+    full command takes those); first the problems their readers said, as it does."""
+    if not (refused or problems):
         return
     from .views.text import flat
+
+    for problem in problems:
+        sys.stderr.write(flat(f"warning: {problem}") + "\n")
 
     by_app: dict[str, list[str]] = {}
     for app, name in refused:
@@ -343,9 +348,12 @@ def _changed_files(
     apps: list[str],
     nested: str,
     refused: list[tuple[str, str]] | None = None,
+    problems: list[str] | None = None,
 ) -> list[tuple[str, str]] | None:
     """(app, path) of the files whose signature changed; None when too many, or gone.
-    The unchanged ones sessdex may not open are added to `refused`."""
+    The unchanged ones sessdex may not open are added to `refused`, and so are the other
+    files of their sessions the unchanged ones' reads could not open, with the problems
+    those reads said of them added to `problems`."""
     marks = ",".join("?" * len(apps))
     packed = db.execute(
         f"SELECT app, python, packed FROM signatures WHERE app IN ({marks})" + nested,
@@ -371,13 +379,59 @@ def _changed_files(
     changed: list[tuple[str, str]] = []
     for app, signatures in by_app:
         shut: list[str] = []
-        paths = _changed(signatures, MAX_REREAD - len(changed), shut)
+        sides: list[str] = []
+        paths = _changed(signatures, MAX_REREAD - len(changed), shut, sides)
         if paths is None:
             return None
         changed += [(app, path) for path in paths]
         if refused is not None:
             refused += [(app, path) for path in shut]
+            for name in sides:
+                _noted_refusals(db, app, name, refused, problems)
     return changed
+
+
+# diagnostics.FILE_REFUSED, the reason a refused file is noted with (that module loads
+# dataclasses, which this path does not)
+_FILE_REFUSED = "permission denied"
+
+
+def _noted_refusals(
+    db: sqlite3.Connection,
+    app: str,
+    name: str,
+    refused: list[tuple[str, str]],
+    problems: list[str] | None,
+) -> None:
+    """What the read of `name` said of the other files of its sessions it could not
+    open, as the index noted it: the files (added to `refused`), and the problems the
+    reader put in its own words (a Vibe store's manifest), added to `problems`."""
+    diagnostics = "json(CAST(files.diagnostics AS TEXT))"
+    (count,) = db.execute(
+        f"SELECT json_extract({diagnostics}, '$.skipped.\"{_FILE_REFUSED}\"') "
+        "FROM files WHERE path = ?",
+        (name,),
+    ).fetchone() or (None,)
+    named = [
+        shut
+        for (shut,) in db.execute(
+            f"SELECT json_extract(j.value, '$[0]') FROM files, json_each({diagnostics}, "
+            "'$.details') AS j WHERE files.path = ? AND json_extract(j.value, '$[2]') = ?",
+            (name, _FILE_REFUSED),
+        )
+    ]
+    if isinstance(count, int) and count > 0 and named:  # past MAX_DETAILS: the first
+        refused += [(app, named[min(i, len(named) - 1)]) for i in range(count)]
+    if problems is not None:
+        problems += [
+            problem
+            for (problem,) in db.execute(
+                f"SELECT j.value FROM files, json_each({diagnostics}, '$.problems') "
+                "AS j WHERE files.path = ?",
+                (name,),
+            )
+            if problem not in problems
+        ]
 
 
 def _bring_up_to_date(
@@ -505,14 +559,19 @@ def _remember(db: sqlite3.Connection, key: str, generation: int, body: bytes) ->
 
 
 def _changed(
-    signatures: list[tuple[str, int, int, int, str]], most: int, refused: list[str]
+    signatures: list[tuple[str, int, int, int, str]],
+    most: int,
+    refused: list[str],
+    sides: list[str],
 ) -> list[str] | None:
     """The files whose signature changed (the loop a warm list is); None past `most`
     of them, or when one is gone. The unchanged ones the index could not open (marked
-    `freshness.REFUSED`) are added to `refused`, to be said, not read again; one that
-    holds a session dated ahead of the clock is read again once the clock comes to its
-    time (`freshness.DUE`)."""
+    `freshness.REFUSED`) are added to `refused`, to be said, not read again, and those
+    read but for other files it could not open, as they were (`freshness.SIDE`), to
+    `sides`; one that holds a session dated ahead of the clock is read again once the
+    clock comes to its time (`freshness.DUE`)."""
     stat, suffixes, shut = os.stat, freshness.DB_SUFFIXES, freshness.REFUSED
+    side = freshness.SIDE
     due, now = freshness.DUE, _clock()
     changed: list[str] = []
     for name, size, mtime_ns, inode, wal in signatures:
@@ -530,6 +589,16 @@ def _changed(
             if wal == shut:
                 refused.append(name)
                 continue
+            if side in wal:  # other files of its sessions it may not open
+                wal, _, noted = wal.partition(side)
+                if not freshness.sides_hold(noted):
+                    changed.append(name)  # one opens now (chmod): read it again
+                    if len(changed) > most:
+                        return None
+                    continue
+                sides.append(name)
+                if not (wal or name.endswith(suffixes)):
+                    continue
             if wal.startswith(due):  # a session dated ahead: read again once it is not
                 second, _, wal = wal[len(due) :].partition(" ")
                 not_yet = second.isdigit() and now < int(second)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import files
-from ..diagnostics import Diagnostics
+from ..diagnostics import FILE_REFUSED, Diagnostics
 from ..model import Event, Session
 from ._values import (
     Emitter,
@@ -135,6 +135,9 @@ def _load(path: Path, diagnostics: Diagnostics) -> _Document | None:
     if size > _WHOLE:
         return _load_in_pieces(path, diagnostics)
     document = files.read_json_file(path, limit=_WHOLE)
+    if document is None and files.refuses_reading(str(path)):  # another user's: unread
+        diagnostics.problem(f"{NAME}: cannot read {path}: {FILE_REFUSED}")
+        return None
     if not isinstance(document, dict) or not isinstance(
         document.get("chatMessages"), list
     ):
@@ -149,7 +152,8 @@ def _load_in_pieces(path: Path, diagnostics: Diagnostics) -> _Document | None:
 
     top = file_members(path, _ARRAYS, diagnostics, NAME)
     if top is None:
-        diagnostics.skip(str(path), 1, "not JSON")
+        if not files.refuses_reading(str(path)):  # refused: file_members said so
+            diagnostics.skip(str(path), 1, "not JSON")
         return None
 
     def items(key: str) -> Iterator[dict[str, object]]:

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import FILE_REFUSED, Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _amp_logs
 from ._values import (
@@ -441,6 +441,9 @@ def _load(
     if size > WHOLE_CAP:
         return _load_in_pieces(path, diagnostics)
     value = files.read_json_file(path, limit=WHOLE_CAP)
+    if value is None and files.refuses_reading(str(path)):  # another user's: unread
+        diagnostics.problem(f"amp: cannot read {path}: {FILE_REFUSED}")
+        return None
     if value is None and size and path.exists():
         # broken: in pieces, so that a thread cut short (a write stopped half way, a
         # copy taken during one) keeps its members and messages before the cut
@@ -466,7 +469,8 @@ def _load_in_pieces(path: Path, diagnostics: Diagnostics) -> _Thread | None:
 
     top = file_members(path, _MESSAGES, diagnostics, NAME, cut=True)
     if top is None:
-        diagnostics.skip(str(path), 1, "not JSON")
+        if not files.refuses_reading(str(path)):  # refused: file_members said so
+            diagnostics.skip(str(path), 1, "not JSON")
         return None
 
     def messages() -> Iterator[dict[str, object]]:

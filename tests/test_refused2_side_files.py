@@ -127,8 +127,7 @@ def test_the_full_command_says_it_again_and_reads_it_once_it_opens(
     key, wanted = field
     rows, cold = full_list(*args)
     assert value_of(rows, session, key) != wanted
-    if app != "opencode":  # OpenCode's listing says nothing of a message file
-        assert any(name in line and "permission denied" in line for line in cold)
+    assert any(name in line and "permission denied" in line for line in cold)
     rows, warm = full_list(*args)
     assert warm == cold and value_of(rows, session, key) != wanted
     opened(shut, name)
@@ -189,3 +188,27 @@ def test_a_warm_top_level_list_says_a_sub_agents_side_file_too(
     capsysbinary.readouterr()
     assert quick.answer("list", args)
     assert warnings(capsysbinary.readouterr().err.decode()) == cold
+
+
+def test_a_side_file_its_reader_passed_over_in_silence_is_said(
+    tmp_path: Path,
+    refuse: tuple[set[str], list[str]],
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """OpenCode reads a session's message files for its model and folder: one it may not
+    open was passed over without a word, the session listed without them."""
+    app, side = "opencode", str(CASES[3].values[1])
+    shut, _ = refuse
+    home, name = shut_home(app, side, tmp_path, shut)
+    args = ["--json", "--app", app, "--home", str(home)]
+    said = (
+        f"warning: {app}: could not open 1 file(s), such as {name} (permission denied)"
+    )
+    for _ in range(2):  # cold, then warm
+        _, cold = full_list(*args)
+        assert any(line.startswith(said) for line in cold), cold
+    capsysbinary.readouterr()
+    assert quick.answer("list", args)
+    assert warnings(capsysbinary.readouterr().err.decode()) == cold
+    result = CliRunner().invoke(main, ["list", "-v", *args], catch_exceptions=False)
+    assert f"  {app}: {name}:0: permission denied\n" in result.stderr

@@ -1225,6 +1225,7 @@ def _parse_one(job: Job) -> Parsed:
     if refused and signature[3] != freshness.REFUSED:
         # its sessions' other files it may not open: said on every listing, and the
         # file read again once one of them changes (see freshness.SIDE)
+        _said_refused(diagnostics, refused)
         size, mtime_ns, inode, wal = signature
         noted = itertools.islice(refused, MAX_SIDES)
         signature = size, mtime_ns, inode, freshness.with_sides(wal, noted)
@@ -1235,6 +1236,18 @@ def _parse_one(job: Job) -> Parsed:
         [_fragment(s) for s in sessions],
         diagnostics,
     )
+
+
+def _said_refused(diagnostics: Diagnostics, refused: Iterable[str]) -> None:
+    """Count as refused each of `refused` (files a read was not let open) that the
+    reader said nothing of: one that passed over an optional file it may not open (an
+    OpenCode message file, for a session's model) left its sessions short without a word."""
+    if len(diagnostics.details) >= MAX_DETAILS:
+        return  # the reader's own may be past the details: not counted twice
+    said = {path for path, _, reason in diagnostics.details if reason == FILE_REFUSED}
+    for path in refused:
+        if path not in said and not any(path in p for p in diagnostics.problems):
+            diagnostics.refused(path)
 
 
 def _tried_again(signature: freshness.FileSignature) -> freshness.FileSignature:

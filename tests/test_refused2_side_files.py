@@ -212,3 +212,24 @@ def test_a_side_file_its_reader_passed_over_in_silence_is_said(
     assert warnings(capsysbinary.readouterr().err.decode()) == cold
     result = CliRunner().invoke(main, ["list", "-v", *args], catch_exceptions=False)
     assert f"  {app}: {name}:0: permission denied\n" in result.stderr
+
+
+def test_a_side_file_under_a_shut_folder_is_read_again_once_the_folder_opens(
+    tmp_path: Path,
+) -> None:
+    """A side file that cannot even be stat'ed (a folder above it shut) is noted as
+    such: unchanged while it stays so, changed once it can be seen (`chmod` of the
+    folder), so that the session's file is read again then."""
+    from sessdex import freshness
+
+    name = str(tmp_path / "shut" / "meta.json")
+    wal = freshness.with_sides("", [name])
+    noted = wal.partition(freshness.SIDE)[2]
+    assert wal.startswith(freshness.SIDE) and freshness.sides_hold(noted)
+    (tmp_path / "shut").mkdir()
+    Path(name).write_text("{}")
+    assert not freshness.sides_hold(noted)
+    noted = freshness.with_sides("", [name]).partition(freshness.SIDE)[2]
+    assert freshness.sides_hold(noted)
+    os.utime(name, ns=(1, 1))  # its change time moves too
+    assert not freshness.sides_hold(noted)

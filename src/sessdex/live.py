@@ -616,8 +616,9 @@ def _program(
 
 @dataclass(slots=True)
 class _Process:
-    names: frozenset[str]  # basenames of the first arguments
+    names: frozenset[str]  # basenames of the first arguments (none: a kernel thread)
     args: bytes
+    start: int | None = None  # clock ticks after boot: another start, another process
     cwd: str | None = None
     cwd_read: bool = False
 
@@ -654,22 +655,30 @@ class Processes:
             if pid not in pids:
                 del self.table[pid]
         again, self.young = self.young & pids, pids - self.table.keys()
+        for pid, known in self.table.items():
+            # a pid the system gave to a new process since the last scan: what was read
+            # of the old one (its words, its folder) is not the new one's
+            if (
+                pid not in again
+                and known is not None
+                and self._start(pid) != known.start
+            ):
+                again.add(pid)
         for pid in self.young | again:
             self.table[pid] = self._read(pid)
         return True
 
     def _read(self, pid: int) -> _Process | None:
+        start = self._start(pid)
         try:
             raw = (self.root / str(pid) / "cmdline").read_bytes()
         except OSError:
             return None
-        if not raw:
-            return None  # a kernel thread or a zombie
         args = raw.split(b"\0")
         names = frozenset(
             os.path.basename(a.decode(errors="replace")) for a in args[:3] if a
         )
-        return _Process(names, raw)
+        return _Process(names, raw, start)  # no words: a kernel thread or a zombie
 
     def cwd(self, pid: int) -> str | None:
         found = self.table.get(pid)
@@ -735,11 +744,18 @@ class Processes:
         return found
 
     def _start(self, pid: int) -> int | None:
+        # read at every scan for every process: os.read costs a third of read_text
         try:
-            text = (self.root / str(pid) / "stat").read_text()
+            handle = os.open(self.root / str(pid) / "stat", os.O_RDONLY)
         except OSError:
             return None
-        fields = text.rpartition(")")[2].split()
+        try:
+            text = os.read(handle, 4096)
+        except OSError:
+            return None
+        finally:
+            os.close(handle)
+        fields = text.rpartition(b")")[2].split()
         return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else None
 
     def _boot(self) -> float | None:

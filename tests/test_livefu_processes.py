@@ -4,12 +4,30 @@ to a new process between two scans, a CLI whose options name its folder (`codex 
 
 from __future__ import annotations
 
+import shlex
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
-from sessdex.live import Processes, attach_processes
+import pytest
 
-from .test_live_resumed import BOOT, HOUR, OLD, fake_process, idle, proc_root
+from sessdex.live import LiveSession, Processes, attach_processes
+
+from .test_live_resumed import (
+    BOOT,
+    CODEX_OLD,
+    HOUR,
+    OLD,
+    event,
+    fake_process,
+    idle,
+    proc_root,
+    session,
+)
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc")
 
 
 def test_a_pid_given_to_a_new_process_is_read_again(tmp_path: Path) -> None:
@@ -53,3 +71,89 @@ def test_a_cli_whose_pid_went_to_another_program_is_gone(tmp_path: Path) -> None
     attach_processes([old], processes)
     assert (old.alive, old.pids) == (False, [])
     assert old.status(now, processes).reason == "exited after its turn, 3 h ago"
+
+
+def _sleeper(
+    tmp_path: Path, name: str, words: list[str], cwd: Path
+) -> subprocess.Popen[bytes]:
+    """A real process whose argv is `name` then `words`, in `cwd`."""
+    script = tmp_path / f"{name}-sleep.py"  # a CLI's script is named after it
+    script.write_text("import time\ntime.sleep(30)\n")
+    line = shlex.join(["exec", "-a", name, sys.executable, str(script), *words])
+    return subprocess.Popen(["bash", "-c", line], cwd=cwd)
+
+
+def _attached(lives: list[LiveSession], wanted: int) -> Processes:
+    """The processes, once a scan saw the real process `wanted` after its exec."""
+    for _ in range(100):
+        processes = Processes()  # a new table: one read before the exec keeps bash
+        processes.refresh(force=True)
+        found = processes.table.get(wanted)
+        if found is not None and b"sleep.py" in found.args:
+            break
+        time.sleep(0.05)
+    attach_processes(lives, processes)
+    return processes
+
+
+PICKERS = [
+    ("claude", OLD, ["--resume"]),
+    ("claude", OLD, ["-r", "--model", "opus"]),
+    ("codex", CODEX_OLD, ["resume"]),
+    ("codex", CODEX_OLD, ["fork"]),
+    ("qwen", OLD, ["--resume"]),
+    ("vibe", OLD, ["--resume"]),
+    ("copilot", OLD, ["--resume"]),
+]
+
+
+@needs_proc
+@pytest.mark.parametrize(("app", "sid", "words"), PICKERS)
+def test_a_cli_showing_its_picker_has_no_session_yet(
+    tmp_path: Path, app: str, sid: str, words: list[str]
+) -> None:
+    """The user ended a session, then started the CLI's picker in the same folder
+    (`claude --resume`, `codex resume`): until a session is chosen the CLI has none open,
+    so the one that just ended is not said to be waiting in it."""
+    work = tmp_path / "work"
+    work.mkdir()
+    child = _sleeper(tmp_path, app, words, work)
+    try:
+        now = float(int(time.time()))  # whole seconds: the age it shows is exact
+        ended = idle(app, sid, work, now, now - 20)
+        processes = _attached([ended], child.pid)
+        assert (ended.alive, ended.pids) == (False, [])
+        status = ended.status(now, processes)
+        assert (status.status, status.reason) == (
+            "ended",
+            "exited after its turn, 20 s ago",
+        )
+    finally:
+        child.kill()
+        child.wait()
+
+
+@needs_proc
+def test_the_session_a_picker_opened_is_its_own_once_written(tmp_path: Path) -> None:
+    """Once the user chose a session in the picker and typed, that session is written
+    after the CLI started: the CLI is its process."""
+    work = tmp_path / "work"
+    work.mkdir()
+    child = _sleeper(tmp_path, "claude", ["--resume"], work)
+    try:
+        time.sleep(0.2)
+        now = time.time()
+        chosen = session(
+            "claude",
+            OLD,
+            work,
+            now,
+            event("user", now - 3 * HOUR, text="fix the tests"),
+            event("turn_end", now - 3 * HOUR + 60),
+            event("user", now, text="and now the docs"),
+        )
+        _attached([chosen], child.pid)
+        assert (chosen.alive, chosen.pids) == (True, [child.pid])
+    finally:
+        child.kill()
+        child.wait()

@@ -820,10 +820,13 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
                     started = processes.started(pid)
                 if live.session.cwd != cwd:
                     continue
+                # nothing open yet (a fork, a picker): its session is written after it
+                # started, not one that was written just before
+                late = 0.0 if opened == Opened() else STARTED_AFTER
                 if (
                     (opened is not None and opened.latest)
                     or started is None
-                    or started <= live.written + STARTED_AFTER
+                    or started <= live.written + late
                 ):
                     by_folder.setdefault((program, cwd), []).append((pid, live))
     for pairs in by_folder.values():

@@ -192,14 +192,16 @@ class Source(Protocol):
 # words `resume` writes. The live status then takes a process that names a session by id for
 # that session's whatever its start time (a CLI reopened on a session last written hours
 # ago), and never for another's; one that continues its folder's latest session for that
-# one's. None where the words say nothing sure (a title, a picker, a plain start): the
-# process is then that of a session whose id its command line holds, or of its folder's.
+# one's; one with no session open yet (a fork, a picker) for none written before it started.
+# None where the words say nothing sure (a title, a plain start): the process is then that
+# of a session whose id its command line holds, or of its folder's.
 
 
 @dataclass(frozen=True, slots=True)
 class Opened:
-    """What a running CLI's command line says it has open; neither field: a new session
-    (a fork of the one it names), not yet known."""
+    """What a running CLI's command line says it has open; neither field: no session known
+    yet, but one written after it started (a fork of the one it names, a new session, or
+    the one its picker will open)."""
 
     session_id: str | None = None  # one session, by its id (`--resume <id>`)
     latest: bool = False  # the latest session of its folder (`--continue`)
@@ -261,7 +263,7 @@ def opened_by_flags(
     if resumed:
         return Opened(resumed) if is_id(resumed) else None
     if picker:
-        return None
+        return Opened()  # what the user will choose: nothing open until then
     if latest:
         return Opened(latest=True)
     return Opened(forced) if forced else None

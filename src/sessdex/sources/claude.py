@@ -877,6 +877,6 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 def process_session(args: Sequence[str]) -> Opened | None:
     """What a running `claude` has open, read back from the words `resume` writes:
     `--resume <id>` (`-r`) that session, `--continue` (`-c`) its folder's latest; with
-    `--fork-session`, a new session (the one `--session-id <uuid>` names, when given). A
-    name or a picker (`--resume` alone) says nothing sure: None."""
+    `--fork-session`, a new session (the one `--session-id <uuid>` names, when given); a
+    picker (`--resume` alone), none yet. A name says nothing sure: None."""
     return opened_by_flags(args, RESUME_FLAGS)

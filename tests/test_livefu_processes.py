@@ -9,6 +9,8 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from .test_live_resumed import (
     CODEX_OLD,
     HOUR,
     OLD,
+    OTHER,
     event,
     fake_process,
     idle,
@@ -154,6 +157,92 @@ def test_the_session_a_picker_opened_is_its_own_once_written(tmp_path: Path) -> 
         )
         _attached([chosen], child.pid)
         assert (chosen.alive, chosen.pids) == (True, [child.pid])
+    finally:
+        child.kill()
+        child.wait()
+
+
+def _created(live: LiveSession, at: float) -> LiveSession:
+    """`live`, its session created at `at` (its first record, as `list` reads it)."""
+    live.session = replace(live.session, created=datetime.fromtimestamp(at, UTC))
+    return live
+
+
+@needs_proc
+def test_continue_is_the_latest_session_there_when_it_started(tmp_path: Path) -> None:
+    """`claude --continue` reopened the folder's latest session of three hours ago; then a
+    plain `claude` started a new session there, written since. The new one is newer, but
+    the `--continue` could not have continued a session that did not exist yet: the old
+    session waits in the first CLI, the new one is the second's."""
+    work = tmp_path / "work"
+    work.mkdir()
+    continued = _sleeper(tmp_path, "claude", ["--continue"], work)
+    try:
+        time.sleep(0.3)
+        fresh = _sleeper(tmp_path, "claude", ["--model", "opus"], work)
+        try:
+            time.sleep(0.3)
+            now = float(int(time.time()))
+            old = _created(
+                idle("claude", OLD, work, now, now - 3 * HOUR), now - 4 * HOUR
+            )
+            new = _created(idle("claude", OTHER, work, now, now - 1), time.time())
+            _attached([old, new], continued.pid)
+            processes = _attached([old, new], fresh.pid)
+            assert (old.alive, old.pids) == (True, [continued.pid])
+            assert (new.alive, new.pids) == (True, [fresh.pid])
+            assert old.status(now, processes).reason == "waiting for you for 3 h"
+        finally:
+            fresh.kill()
+            fresh.wait()
+    finally:
+        continued.kill()
+        continued.wait()
+
+
+def test_continue_with_no_session_there_yet_is_the_one_it_starts(
+    tmp_path: Path,
+) -> None:
+    """`codex resume --last` in a folder with no thread starts one: that thread, written
+    after it started, is its own."""
+    root, work = proc_root(tmp_path), tmp_path / "work"
+    work.mkdir()
+    now = BOOT + 4 * HOUR
+    fake_process(root, 11, ["codex", "resume", "--last"], work, started=now - 60)
+    processes = Processes(root=root)
+    processes.refresh(force=True)
+    new = _created(idle("codex", CODEX_OLD, work, now, now - 30), now - 50)
+    attach_processes([new], processes)
+    assert (new.alive, new.pids) == (True, [11])
+
+
+@needs_proc
+def test_resume_is_refused_for_what_a_continue_reopened_not_a_newer_one(
+    tmp_path: Path,
+) -> None:
+    """`claude --continue` reopened the folder's latest session; a session begun there
+    since is newer, but not the one it has open: `sessdex resume` refuses the first and
+    lets the second be."""
+    from sessdex import api
+    from sessdex.sources import Home
+
+    from .helpers import write_claude_session
+
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    write_claude_session(home, OLD, str(work), when="2026-11-20T10:00:00.000Z")
+    child = _sleeper(tmp_path, "claude", ["--continue"], work)
+    try:
+        time.sleep(0.3)
+        begun = datetime.now(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
+        write_claude_session(home, OTHER, str(work), when=begun)
+        for _ in range(100):
+            check = api.check_resume(Home.at(home), OLD[:8])
+            if check.live_pids:
+                break
+            time.sleep(0.05)
+        assert check.live_pids == [child.pid]
+        assert api.check_resume(Home.at(home), OTHER[:8]).live_pids == []
     finally:
         child.kill()
         child.wait()

@@ -755,29 +755,36 @@ def _continuing(
     progress: Progress | None = None,
 ) -> list[int]:
     """Processes of the app's CLI in `session`'s folder that continue its latest session
-    (`--continue`, as the source reads its words), where that is `session`."""
-    from .live import Processes, opened_by
+    (`--continue`, as the source reads its words), where that is `session`: the newest
+    there when the process started (one begun since is another CLI's)."""
+    from .live import Processes, existed, opened_by
 
     processes = Processes()
     if not session.cwd or not processes.available:
         return []
     processes.refresh(force=True)
-    pids = []
+    started: dict[int, float | None] = {}
     for pid, args in processes.running(plan.program, plan.process_names):
         opened = opened_by(source, args)
         if opened is not None and opened.latest and processes.cwd(pid) == session.cwd:
-            pids.append(pid)
-    if not pids:
+            started[pid] = processes.started(pid)
+    if not started:
         return []
     index = Index(home)
     try:
         index.refresh([source], progress)  # a newer session there may not be indexed
-        for row in index.rows(apps=[session.app], under=session.cwd, limit=200):
-            if row.session().cwd == session.cwd:  # the newest in that very folder
-                return sorted(pids) if row.id == session.id else []
+        rows = index.rows(apps=[session.app], under=session.cwd, limit=200)
+        there = [s for s in (row.session() for row in rows) if s.cwd == session.cwd]
     finally:
         index.close()
-    return []
+    pids = []
+    for pid, start in started.items():  # newest first: the first there at its start
+        latest = next(
+            (s for s in there if existed(s, start)), there[0] if there else None
+        )
+        if latest is not None and latest.id == session.id:
+            pids.append(pid)
+    return sorted(pids)
 
 
 def resume_command(session: Session) -> str | None:

@@ -775,7 +775,8 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
     A process whose command line names the session is that session's, whatever its start
     time: its id, read by the source's `process_session` (`--resume <id>`), or where the
     source has none, found anywhere in it. One that continues its folder's latest session
-    (`--continue`) goes to the most recently written session of that app in that folder.
+    (`--continue`) goes to the most recently written session of that app in that folder
+    of those there when it started (a session begun since is another CLI's).
     One that names another session, or none, but runs in the session's folder goes there
     too, unless it started well after that session's last write: then it is a fresh CLI
     that has written nothing yet, and a crashed session there is not said to be working
@@ -805,6 +806,7 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
                 continue
             cwd: str | None = None
             started: float | None = None
+            continuing: list[LiveSession] = []  # sessions its `--continue` may reopen
             for live in mine:
                 opened = _opened(live, args, said)
                 if opened is None and any(session_id in args for session_id in ids):
@@ -820,21 +822,42 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
                     started = processes.started(pid)
                 if live.session.cwd != cwd:
                     continue
+                if opened is not None and opened.latest:
+                    continuing.append(live)
+                    continue
                 # nothing open yet (a fork, a picker): its session is written after it
                 # started, not one that was written just before
                 late = 0.0 if opened == Opened() else STARTED_AFTER
-                if (
-                    (opened is not None and opened.latest)
-                    or started is None
-                    or started <= live.written + late
-                ):
+                if started is None or started <= live.written + late:
                     by_folder.setdefault((program, cwd), []).append((pid, live))
+            for live in continued(continuing, started):
+                live.pids.append(pid)
     for pairs in by_folder.values():
         newest = max((live for _, live in pairs), key=lambda live: live.last_write)
         newest.pids.extend(pid for pid, live in pairs if live is newest)
     for live in lives:
         if live.program:
             live.alive = bool(live.pids)
+
+
+def existed(session: Session, started: float | None) -> bool:
+    """Whether `session` was there when a process that started at `started` (epoch
+    seconds) did; where either time is unknown, it may have been."""
+    created = session.created
+    return created is None or started is None or created.timestamp() <= started
+
+
+def continued(lives: Iterable[LiveSession], started: float | None) -> list[LiveSession]:
+    """Of the sessions in a folder, the one a CLI that continues its latest (`--continue`)
+    and started at `started` reopened, of each app: the most recently written of those
+    there when it started, or where there was none, the one it began."""
+    chosen: dict[str, LiveSession] = {}
+    order = sorted(
+        lives, key=lambda live: (existed(live.session, started), live.last_write)
+    )
+    for live in order:  # the last of each app wins
+        chosen[live.session.app] = live
+    return list(chosen.values())
 
 
 def opened_by(source: sources.Source, args: bytes) -> Opened | None:

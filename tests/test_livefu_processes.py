@@ -23,6 +23,7 @@ from .test_live_resumed import (
     HOUR,
     OLD,
     OTHER,
+    crashed,
     event,
     fake_process,
     idle,
@@ -243,6 +244,78 @@ def test_resume_is_refused_for_what_a_continue_reopened_not_a_newer_one(
             time.sleep(0.05)
         assert check.live_pids == [child.pid]
         assert api.check_resume(Home.at(home), OTHER[:8]).live_pids == []
+    finally:
+        child.kill()
+        child.wait()
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["codex", "-C", "{work}", "resume", "--last"],
+        ["codex", "--cd={work}", "resume", "--last"],
+        ["codex", "resume", "--last", "-C", "project"],  # relative to where it started
+        ["codex", "-m", "gpt-5", "-Cproject", "resume", "--last"],
+        ["codex", "exec", "--cd", "project", "resume", "--last", "go on"],
+    ],
+)
+def test_a_codex_given_its_folder_works_there(tmp_path: Path, words: list[str]) -> None:
+    """`codex -C <dir>` started in another folder works in <dir>, and its threads are
+    that folder's: `resume --last` there reopened the thread of that folder."""
+    root, work = proc_root(tmp_path), tmp_path / "project"
+    work.mkdir()
+    ended_at, now = BOOT + HOUR, BOOT + 4 * HOUR
+    args = [word.replace("{work}", str(work)) for word in words]
+    fake_process(root, 11, args, tmp_path, started=now - 10)
+    processes = Processes(root=root)
+    processes.refresh(force=True)
+    old = idle("codex", CODEX_OLD, work, now, ended_at)
+    attach_processes([old], processes)
+    assert (old.alive, old.pids) == (True, [11])
+    assert old.status(now, processes).reason == "waiting for you for 3 h"
+
+
+def test_a_codex_given_another_folder_is_not_this_ones(tmp_path: Path) -> None:
+    """Started in the session's folder but told to work in another (`-C ../other`), it
+    continues that folder's thread: a thread that crashed here is not kept `working`."""
+    root, work = proc_root(tmp_path), tmp_path / "project"
+    work.mkdir()
+    crashed_at, now = BOOT + HOUR, BOOT + 4 * HOUR
+    args = ["codex", "-C", "../other", "resume", "--last"]
+    fake_process(root, 11, args, work, started=crashed_at - 10)
+    processes = Processes(root=root)
+    processes.refresh(force=True)
+    gone = crashed("codex", CODEX_OLD, work, now, crashed_at)
+    attach_processes([gone], processes)
+    assert (gone.alive, gone.pids) == (False, [])
+    assert gone.status(now, processes).reason == "stopped during Bash (process gone)"
+
+
+@needs_proc
+def test_resume_is_refused_for_the_thread_a_codex_given_its_folder_has_open(
+    tmp_path: Path,
+) -> None:
+    """A real `codex -C <project> resume --last`, started in the home folder: `sessdex
+    resume` of the project's latest thread says a running codex has it open."""
+    from sessdex import api
+    from sessdex.sources import Home
+
+    home, work = tmp_path / "home", tmp_path / "project"
+    work.mkdir()
+    day = Path(".codex/sessions/2026/11/30")
+    name = f"rollout-2026-11-30T08-10-30-{CODEX_OLD}.jsonl"
+    fixture = Path(__file__).parent / "data/codex/home" / day / name
+    (home / day).mkdir(parents=True)
+    text = fixture.read_text().replace("/home/alex/code/shop-api", str(work))
+    (home / day / name).write_text(text)  # the thread, moved to this project
+    child = _sleeper(tmp_path, "codex", ["-C", str(work), "resume", "--last"], tmp_path)
+    try:
+        for _ in range(100):
+            check = api.check_resume(Home.at(home), CODEX_OLD[:8])
+            if check.live_pids:
+                break
+            time.sleep(0.05)
+        assert check.live_pids == [child.pid]
     finally:
         child.kill()
         child.wait()

@@ -757,7 +757,7 @@ def _continuing(
     """Processes of the app's CLI in `session`'s folder that continue its latest session
     (`--continue`, as the source reads its words), where that is `session`: the newest
     there when the process started (one begun since is another CLI's)."""
-    from .live import Processes, existed, opened_by
+    from .live import Processes, existed, opened_by, process_folder
 
     processes = Processes()
     if not session.cwd or not processes.available:
@@ -766,7 +766,8 @@ def _continuing(
     started: dict[int, float | None] = {}
     for pid, args in processes.running(plan.program, plan.process_names):
         opened = opened_by(source, args)
-        if opened is not None and opened.latest and processes.cwd(pid) == session.cwd:
+        cwd = processes.cwd(pid) if opened is not None and opened.latest else None
+        if cwd is not None and process_folder(source, cwd, args) == session.cwd:
             started[pid] = processes.started(pid)
     if not started:
         return []

@@ -777,7 +777,8 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
     source has none, found anywhere in it. One that continues its folder's latest session
     (`--continue`) goes to the most recently written session of that app in that folder
     of those there when it started (a session begun since is another CLI's).
-    One that names another session, or none, but runs in the session's folder goes there
+    One that names another session, or none, but works in the session's folder (the one
+    it started in, or the one its options name: `codex -C <dir>`) goes there
     too, unless it started well after that session's last write: then it is a fresh CLI
     that has written nothing yet, and a crashed session there is not said to be working
     for hours.
@@ -806,6 +807,7 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
                 continue
             cwd: str | None = None
             started: float | None = None
+            folders: dict[str, str] = {}  # by app: the folder its words give it
             continuing: list[LiveSession] = []  # sessions its `--continue` may reopen
             for live in mine:
                 opened = _opened(live, args, said)
@@ -820,7 +822,10 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
                     if cwd is None:
                         break
                     started = processes.started(pid)
-                if live.session.cwd != cwd:
+                app = live.session.app
+                if app not in folders:
+                    folders[app] = process_folder(live.source, cwd, args)
+                if live.session.cwd != folders[app]:
                     continue
                 if opened is not None and opened.latest:
                     continuing.append(live)
@@ -829,7 +834,9 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
                 # started, not one that was written just before
                 late = 0.0 if opened == Opened() else STARTED_AFTER
                 if started is None or started <= live.written + late:
-                    by_folder.setdefault((program, cwd), []).append((pid, live))
+                    by_folder.setdefault((program, folders[app]), []).append(
+                        (pid, live)
+                    )
             for live in continued(continuing, started):
                 live.pids.append(pid)
     for pairs in by_folder.values():
@@ -866,9 +873,24 @@ def opened_by(source: sources.Source, args: bytes) -> Opened | None:
     hook = getattr(source, "process_session", None)
     if not callable(hook):
         return None
-    words = [word.decode(errors="replace") for word in args.split(b"\0")]
-    found = hook(words[:-1] if words and not words[-1] else words)
+    found = hook(_words(args))
     return found if isinstance(found, Opened) else None
+
+
+def process_folder(source: sources.Source, cwd: str, args: bytes) -> str:
+    """The folder a process of `source`'s CLI whose command line is `args`, started in
+    `cwd`, works in: the one its options name (`codex -C <dir>`, its `process_folder`),
+    or `cwd`."""
+    hook = getattr(source, "process_folder", None)
+    named = hook(_words(args)) if callable(hook) else None
+    if not isinstance(named, str) or not named:
+        return cwd
+    return os.path.normpath(os.path.join(cwd, named))
+
+
+def _words(args: bytes) -> list[str]:
+    words = [word.decode(errors="replace") for word in args.split(b"\0")]
+    return words[:-1] if words and not words[-1] else words
 
 
 def names(source: sources.Source, session_id: str, args: bytes) -> bool:

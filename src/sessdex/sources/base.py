@@ -197,6 +197,12 @@ class Source(Protocol):
 # of a session whose id its command line holds, or of its folder's.
 
 
+# A source whose CLI takes its session's folder from an option, not from the folder it was
+# started in (`codex -C <dir>`), may define `process_folder(args) -> str | None`: that
+# option's value as written (relative to the process's working folder, where it is not
+# absolute), or None where its words name none.
+
+
 @dataclass(frozen=True, slots=True)
 class Opened:
     """What a running CLI's command line says it has open; neither field: no session known

@@ -1083,6 +1083,31 @@ def process_session(args: Sequence[str]) -> Opened | None:
     return Opened(given[0]) if is_uuid(given[0]) else None
 
 
+def process_folder(args: Sequence[str]) -> str | None:
+    """The folder a running `codex` works in where its words name one: `-C <dir>` (`--cd`,
+    before or after its command), its working root and its threads' folder, whatever
+    folder it was started in; the last one given. None: its working folder."""
+    found: str | None = None
+    index = 1
+    while index < len(args):
+        word = args[index]
+        index += 1
+        if word == "--":
+            break
+        name, equals, value = word.partition("=")
+        if name in ("-C", "--cd"):
+            if not equals:
+                if index == len(args):
+                    break
+                value, index = args[index], index + 1
+            found = value or found
+        elif word.startswith("-C") and not word.startswith("--"):
+            found = word[2:] or found  # `-C/srv/x`: the short form, its value joined
+        elif word in _VALUE_OPTIONS:
+            index += 1  # its value
+    return found
+
+
 def _trusted(session: Session) -> bool | None:
     """Whether Codex trusts the thread's folder, or a folder above it: its config.toml
     `[projects."<folder>"] trust_level = "trusted"`. Until a folder is trusted, Codex

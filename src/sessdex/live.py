@@ -776,12 +776,12 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
     time: its id, read by the source's `process_session` (`--resume <id>`), or where the
     source has none, found anywhere in it. One that continues its folder's latest session
     (`--continue`) goes to the most recently written session of that app in that folder
-    of those there when it started (a session begun since is another CLI's).
-    One that names another session, or none, but works in the session's folder (the one
-    it started in, or the one its options name: `codex -C <dir>`) goes there
-    too, unless it started well after that session's last write: then it is a fresh CLI
-    that has written nothing yet, and a crashed session there is not said to be working
-    for hours.
+    of those there when it started (a session begun since is another CLI's). One that
+    names another session, or none, but works in the session's folder (the one it
+    started in, or the one its options name: `codex -C <dir>`) goes there too, unless it
+    started well after that session's last write: then it is a fresh CLI that has written
+    nothing yet, and a crashed session there is not said to be working for hours. One
+    with no session open yet (a picker, a fork) goes only to one written after it started.
     """
     if not processes.available:
         for live in lives:

@@ -187,8 +187,11 @@ def test_continue_is_the_latest_session_there_when_it_started(tmp_path: Path) ->
             old = _created(
                 idle("claude", OLD, work, now, now - 3 * HOUR), now - 4 * HOUR
             )
-            new = _created(idle("claude", OTHER, work, now, now - 1), time.time())
-            _attached([old, new], continued.pid)
+            new = idle("claude", OTHER, work, now, now - 1)
+            processes = _attached([old, new], continued.pid)
+            began = processes.started(continued.pid)  # as /proc tells it
+            assert began is not None
+            _created(new, began + 1)  # begun after the `--continue` started
             processes = _attached([old, new], fresh.pid)
             assert (old.alive, old.pids) == (True, [continued.pid])
             assert (new.alive, new.pids) == (True, [fresh.pid])
@@ -234,8 +237,10 @@ def test_resume_is_refused_for_what_a_continue_reopened_not_a_newer_one(
     write_claude_session(home, OLD, str(work), when="2026-11-20T10:00:00.000Z")
     child = _sleeper(tmp_path, "claude", ["--continue"], work)
     try:
-        time.sleep(0.3)
-        begun = datetime.now(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
+        started = Processes().started(child.pid)  # as /proc tells it
+        assert started is not None
+        moment = datetime.fromtimestamp(started + 1, UTC)  # begun after it started
+        begun = moment.isoformat(timespec="milliseconds")[:-6] + "Z"
         write_claude_session(home, OTHER, str(work), when=begun)
         for _ in range(100):
             check = api.check_resume(Home.at(home), OLD[:8])

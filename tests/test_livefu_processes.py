@@ -324,3 +324,36 @@ def test_resume_is_refused_for_the_thread_a_codex_given_its_folder_has_open(
     finally:
         child.kill()
         child.wait()
+
+
+TITLED = [
+    ("claude", OLD, ["--resume", "checkout retry"]),  # a custom title
+    ("codex", CODEX_OLD, ["resume", "checkout-retry"]),  # a thread name
+    ("gemini", OLD, ["--resume", "5"]),  # an index in its list
+    ("qwen", OLD, ["-r", "checkout retry"]),
+    ("copilot", OLD, ["--resume=checkout retry"]),
+    ("vibe", OLD, ["--resume", "checkout"]),
+]
+
+
+@needs_proc
+@pytest.mark.parametrize(("app", "sid", "words"), TITLED)
+def test_a_cli_reopened_by_title_is_not_the_one_that_just_ended(
+    tmp_path: Path, app: str, sid: str, words: list[str]
+) -> None:
+    """The user ended a session, then reopened another by its title or its number in
+    the list (`claude --resume "checkout retry"`, `gemini --resume 5`) in the same
+    folder: which one it has open is not known here, but not the one that ended
+    before it started, which is not said to be waiting in it."""
+    work = tmp_path / "work"
+    work.mkdir()
+    child = _sleeper(tmp_path, app, words, work)
+    try:
+        now = float(int(time.time()))  # whole seconds: the age it shows is exact
+        ended = idle(app, sid, work, now, now - 20)
+        processes = _attached([ended], child.pid)
+        assert (ended.alive, ended.pids) == (False, [])
+        assert ended.status(now, processes).reason == "exited after its turn, 20 s ago"
+    finally:
+        child.kill()
+        child.wait()

@@ -192,9 +192,9 @@ class Source(Protocol):
 # words `resume` writes. The live status then takes a process that names a session by id for
 # that session's whatever its start time (a CLI reopened on a session last written hours
 # ago), and never for another's; one that continues its folder's latest session for that
-# one's; one with no session open yet (a fork, a picker) for none written before it started.
-# None where the words say nothing sure (a title, a plain start): the process is then that
-# of a session whose id its command line holds, or of its folder's.
+# one's; one with no session known yet (a fork, a picker, a title) for none written before
+# it started. None where the words say nothing sure (a plain start, a prompt): the process
+# is then that of a session whose id its command line holds, or of its folder's.
 
 
 # A source whose CLI takes its session's folder from an option, not from the folder it was
@@ -206,8 +206,8 @@ class Source(Protocol):
 @dataclass(frozen=True, slots=True)
 class Opened:
     """What a running CLI's command line says it has open; neither field: no session known
-    yet, but one written after it started (a fork of the one it names, a new session, or
-    the one its picker will open)."""
+    here, but one written after it started (a fork of the one it names, a new session,
+    the one its picker will open, or one it reopened by its title or number)."""
 
     session_id: str | None = None  # one session, by its id (`--resume <id>`)
     latest: bool = False  # the latest session of its folder (`--continue`)
@@ -266,8 +266,8 @@ def opened_by_flags(
             fork = True
     if fork and (resumed or picker or latest):
         return Opened(forced)  # a new session, copied from the one it names
-    if resumed:
-        return Opened(resumed) if is_id(resumed) else None
+    if resumed:  # a title or a number in its list: which one is not known here
+        return Opened(resumed) if is_id(resumed) else Opened()
     if picker:
         return Opened()  # what the user will choose: nothing open until then
     if latest:

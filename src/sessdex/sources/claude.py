@@ -878,5 +878,5 @@ def process_session(args: Sequence[str]) -> Opened | None:
     """What a running `claude` has open, read back from the words `resume` writes:
     `--resume <id>` (`-r`) that session, `--continue` (`-c`) its folder's latest; with
     `--fork-session`, a new session (the one `--session-id <uuid>` names, when given); a
-    picker (`--resume` alone), none yet. A name says nothing sure: None."""
+    picker (`--resume` alone) or a title, none known yet. A plain start: None."""
     return opened_by_flags(args, RESUME_FLAGS)

@@ -1049,8 +1049,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 def process_session(args: Sequence[str]) -> Opened | None:
     """What a running `codex` has open, read back from the words `resume` writes:
     `codex resume <id>` (and `codex exec resume <id>`) that thread, `resume --last` its
-    folder's latest; `codex fork`, a new thread; `codex resume` alone, a picker: none yet.
-    A thread name or any other command says nothing sure: None."""
+    folder's latest; `codex fork`, a new thread; `codex resume` alone (a picker) or with
+    a thread name: none known yet. Any other command says nothing sure: None."""
     command: str | None = None
     given: list[str] = []
     latest = False
@@ -1080,7 +1080,9 @@ def process_session(args: Sequence[str]) -> Opened | None:
         return Opened()  # a picker: nothing open until the user chooses
     if latest:
         return Opened(latest=True)
-    return Opened(given[0]) if is_uuid(given[0]) else None
+    return (
+        Opened(given[0]) if is_uuid(given[0]) else Opened()
+    )  # a name: which is not known
 
 
 def process_folder(args: Sequence[str]) -> str | None:

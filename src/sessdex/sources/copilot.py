@@ -778,8 +778,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 def process_session(args: Sequence[str]) -> Opened | None:
     """What a running `copilot` has open, read back from the words `resume` writes:
     `--resume <id>` (`-r`, `--resume=<id>`) or `--session-id <id>` that session. A name, an
-    id prefix, a picker or `--continue` (whose scope its --help does not say) says
-    nothing sure: None."""
+    id prefix or a picker: one not known yet; `--continue` (whose scope its --help does
+    not say) says nothing sure: None."""
     return opened_by_flags(args, RESUME_FLAGS)
 
 

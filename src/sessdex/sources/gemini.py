@@ -642,5 +642,5 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 def process_session(args: Sequence[str]) -> Opened | None:
     """What a running `gemini` has open, read back from the words `resume` writes:
     `--resume <id>` (`-r`) that session, `--resume` alone or `--resume latest` its
-    project's latest; an index (`--resume 5`) says nothing sure: None."""
+    project's latest; an index (`--resume 5`): one not known here."""
     return opened_by_flags(args, RESUME_FLAGS)

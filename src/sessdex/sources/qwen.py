@@ -1231,5 +1231,5 @@ def process_session(args: Sequence[str]) -> Opened | None:
     """What a running `qwen` has open, read back from the words `resume` writes:
     `--resume <id>` (`-r`) that session, `--continue` (`-c`) its project's latest; with
     `--fork-session`, a new session (the one `--session-id` names, when given). A picker
-    (`--resume` alone) says nothing sure: None."""
+    (`--resume` alone) or a title: one not known yet."""
     return opened_by_flags(args, RESUME_FLAGS)

@@ -848,7 +848,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 def process_session(args: Sequence[str]) -> Opened | None:
     """What a running `vibe` has open, read back from the words `resume` writes:
     `--resume <id>` that session, `--continue` (`-c`) its folder's latest. A picker
-    (`--resume` alone) says nothing sure: None."""
+    (`--resume` alone): one not known yet."""
     return opened_by_flags(args, RESUME_FLAGS)
 
 

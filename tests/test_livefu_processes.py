@@ -357,3 +357,23 @@ def test_a_cli_reopened_by_title_is_not_the_one_that_just_ended(
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_pid_that_could_not_be_read_is_read_again(tmp_path: Path) -> None:
+    """A process met as it exited (its command line already gone) left its pid to a
+    `claude --continue` before the next scan: that scan reads the pid again."""
+    root, work = proc_root(tmp_path), tmp_path / "work"
+    work.mkdir()
+    ended_at, now = BOOT + HOUR, BOOT + 4 * HOUR
+    fake_process(root, 11, ["claude", "--continue"], work, started=now - 5)
+    (root / "11" / "cmdline").rename(tmp_path / "cmdline")  # gone as it was met
+    processes = Processes(root=root)
+    processes.refresh(force=True)
+    processes.refresh(force=True)
+    old = idle("claude", OLD, work, now, ended_at)
+    attach_processes([old], processes)
+    assert (old.alive, old.pids) == (False, [])
+    (tmp_path / "cmdline").rename(root / "11" / "cmdline")  # the new process
+    processes.refresh(force=True)
+    attach_processes([old], processes)
+    assert (old.alive, old.pids) == (True, [11])

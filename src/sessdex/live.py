@@ -657,12 +657,9 @@ class Processes:
         again, self.young = self.young & pids, pids - self.table.keys()
         for pid, known in self.table.items():
             # a pid the system gave to a new process since the last scan: what was read
-            # of the old one (its words, its folder) is not the new one's
-            if (
-                pid not in again
-                and known is not None
-                and self._start(pid) != known.start
-            ):
+            # of the old one (its words, its folder) is not the new one's; one that
+            # could not be read, gone as it was met, may have been given again too
+            if pid not in again and (known is None or self._start(pid) != known.start):
                 again.add(pid)
         for pid in self.young | again:
             self.table[pid] = self._read(pid)

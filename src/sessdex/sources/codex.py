@@ -1080,9 +1080,8 @@ def process_session(args: Sequence[str]) -> Opened | None:
         return Opened()  # a picker: nothing open until the user chooses
     if latest:
         return Opened(latest=True)
-    return (
-        Opened(given[0]) if is_uuid(given[0]) else Opened()
-    )  # a name: which is not known
+    # a thread name: which thread it is is not known here
+    return Opened(given[0]) if is_uuid(given[0]) else Opened()
 
 
 def process_folder(args: Sequence[str]) -> str | None:

@@ -808,7 +808,8 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
             continuing: list[LiveSession] = []  # sessions its `--continue` may reopen
             for live in mine:
                 opened = _opened(live, args, said)
-                if opened is None and any(session_id in args for session_id in ids):
+                vague = opened is None or opened.chosen  # its words hold no sure id
+                if vague and any(session_id in args for session_id in ids):
                     continue  # it names another session
                 if opened is not None and opened.session_id is not None:
                     continue  # it has another session open
@@ -827,9 +828,9 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
                 if opened is not None and opened.latest:
                     continuing.append(live)
                     continue
-                # nothing open yet (a fork, a picker): its session is written after it
-                # started, not one that was written just before
-                late = 0.0 if opened == Opened() else STARTED_AFTER
+                # nothing known open (a fork, a picker, a title): its session is written
+                # after it started, not one that was written just before
+                late = 0.0 if opened is not None else STARTED_AFTER
                 if started is None or started <= live.written + late:
                     by_folder.setdefault((program, folders[app]), []).append(
                         (pid, live)
@@ -897,7 +898,7 @@ def names(source: sources.Source, session_id: str, args: bytes) -> bool:
 
 
 def _named(opened: Opened | None, session_id: str, args: bytes) -> bool:
-    if opened is None:
+    if opened is None or opened.chosen:  # a title may be an id it does not know as one
         return session_id.encode() in args
     return opened.session_id is not None and opened.session_id == session_id
 

@@ -205,12 +205,13 @@ class Source(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Opened:
-    """What a running CLI's command line says it has open; neither field: no session known
-    here, but one written after it started (a fork of the one it names, a new session,
-    the one its picker will open, or one it reopened by its title or number)."""
+    """What a running CLI's command line says it has open. No field set: a new session,
+    not known yet (a fork of the one it names); `chosen`: one the user picks or names by
+    a title or a number, not known here. Either is written after the CLI started."""
 
     session_id: str | None = None  # one session, by its id (`--resume <id>`)
     latest: bool = False  # the latest session of its folder (`--continue`)
+    chosen: bool = False  # one picked (a picker) or named by title or number
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,9 +268,9 @@ def opened_by_flags(
     if fork and (resumed or picker or latest):
         return Opened(forced)  # a new session, copied from the one it names
     if resumed:  # a title or a number in its list: which one is not known here
-        return Opened(resumed) if is_id(resumed) else Opened()
+        return Opened(resumed) if is_id(resumed) else Opened(chosen=True)
     if picker:
-        return Opened()  # what the user will choose: nothing open until then
+        return Opened(chosen=True)  # what the user will choose: nothing open until then
     if latest:
         return Opened(latest=True)
     return Opened(forced) if forced else None

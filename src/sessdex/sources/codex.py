@@ -1077,11 +1077,11 @@ def process_session(args: Sequence[str]) -> Opened | None:
     if command is None:
         return None
     if not latest and not given:
-        return Opened()  # a picker: nothing open until the user chooses
+        return Opened(chosen=True)  # a picker: nothing open until the user chooses
     if latest:
         return Opened(latest=True)
     # a thread name: which thread it is is not known here
-    return Opened(given[0]) if is_uuid(given[0]) else Opened()
+    return Opened(given[0]) if is_uuid(given[0]) else Opened(chosen=True)
 
 
 def process_folder(args: Sequence[str]) -> str | None:

@@ -2,7 +2,8 @@
 
 A `subagent` event opens a child node; events carrying that child's `agent_id` count
 towards it; the tool result answering the spawning call closes it (done, or failed when
-it is an error). A sub-agent sent to the background is answered at once (the result says
+it is an error), and so does the sub-agent's own turn end (its result may not be written
+yet). A sub-agent sent to the background is answered at once (the result says
 `launched`): it ends where the app notes its end (a `meta` event's `subagent_status`), else
 with its own turn end or error. Nesting follows from sub-agents spawning sub-agents.
 `settle` then calls an agent still running in a session nobody wrote to for half an
@@ -209,8 +210,10 @@ def build_tree(
         last = last_kind.get(node.id)
         if last == "error":
             node.status = "failed"
-        elif id(node) in launched and last == "turn_end":
-            node.status = "done"  # a background sub-agent that finished its turn
+        elif last == "turn_end":
+            # it ended its turn: its own transcript says it finished, whether or not
+            # the call's result is written yet (and whatever its files' times say)
+            node.status = "done"
         elif (
             id(node) in launched
             and node.id not in ends_turns

@@ -48,3 +48,52 @@ def test_a_sub_agent_that_ended_its_turn_is_done_in_a_fresh_copy(
     transcript.write_text("".join(transcript.read_text().splitlines(True)[:3]))
     [child] = _tree(home, "82d9f90c")["children"]  # type: ignore[misc]
     assert child["status"] == "running"
+
+
+def test_a_spawn_nothing_links_to_its_sub_agent_is_one_node(tmp_path: Path) -> None:
+    """agent-sessions' Claude sample: the Task call has no id, the sub-agent's meta.json no
+    `toolUseId`, the lead no result. The spawn and the sub-agent it started are one node,
+    announced once, not a spawn with no work under it beside an agent from nowhere."""
+    home = DATA / "claude" / "home"
+    root = _tree(home, "0a1b2c3d")
+    [child] = root["children"]  # type: ignore[misc]
+    assert (child["id"], child["agent_type"], child["description"]) == (
+        "a0ad4f44468bdf20d",
+        "general-purpose",
+        "search files",
+    )
+    assert (child["tool_calls"], child["events"]) == (1, 4)
+    shown = CliRunner().invoke(
+        main, ["show", "0a1b2c3d", "--no-pager", "--home", str(home)]
+    )
+    assert shown.output.count("Spawned sub-agent") == 1, shown.output
+
+
+def test_a_live_spawn_links_to_its_sub_agent_by_type_and_description(
+    tmp_path: Path,
+) -> None:
+    """A lead still waiting on its sub-agent, on a build whose meta.json names no call:
+    the sub-agent's file is the spawn's, the one whose type and description match."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "claude" / "home", home)
+    project = home / ".claude/projects/-home-alex-code-shop-api"
+    lead = project / "82d9f90c-3f87-46b4-b09c-58027a5e630c.jsonl"
+    lines = lead.read_text().splitlines(keepends=True)
+    [spawn] = [n for n, line in enumerate(lines) if '"tool_use"' in line]
+    lead.write_text("".join(lines[: spawn + 1]))
+    folder = project / lead.stem / "subagents"
+    meta = folder / "agent-a199d630441234c05.meta.json"
+    fields = json.loads(meta.read_text())
+    del fields["toolUseId"]
+    meta.write_text(json.dumps(fields))
+    # another agent's file, of another type, that no spawn here started
+    other = folder / "agent-b000000000000000.jsonl"
+    other.write_text((folder / "agent-a199d630441234c05.jsonl").read_text())
+    (folder / "agent-b000000000000000.meta.json").write_text(
+        json.dumps({"agentType": "Explore", "description": "Look around"})
+    )
+    children = _tree(home, "82d9f90c")["children"]
+    assert [(c["id"], c["description"]) for c in children] == [  # type: ignore[index]
+        ("a199d630441234c05", "Greeting sub-agent"),
+        ("b000000000000000", "Look around"),
+    ]

@@ -1154,10 +1154,11 @@ def test_editing_the_first_prompt_abandons_the_old_first_turn(tmp_path: Path) ->
 
 
 def test_a_sub_agent_nothing_links_to_is_announced() -> None:
-    # the agent-sessions sample: its Task call has no id and its meta.json no toolUseId
+    # the agent-sessions sample: its Task call has no id and its meta.json no toolUseId;
+    # the one spawn of its type and description names it (not a second, bare announce)
     found = events(PROJECTS / "-tmp" / "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl")
     spawns = [(e.call_id, e.extra["child_id"]) for e in found if e.kind == "subagent"]
-    assert spawns == [(None, None), (None, "a0ad4f44468bdf20d")]
+    assert spawns == [(None, "a0ad4f44468bdf20d")]
     child = [e.kind for e in found if e.agent_id == "a0ad4f44468bdf20d"]
     assert child == ["user", "assistant", "tool_call", "tool_result"]
 

@@ -560,6 +560,8 @@ def _find_children(
     for agent, child in context.children.items():
         if child.call_id:
             context.by_call[child.call_id] = agent
+        elif child.path is not None:  # joined by time, or to a spawn made just before
+            child.first = _first_time(child.path)
     for call in survey.abandoned_calls:  # counted in their branch's meta event instead
         agent = context.by_call.get(call)
         if agent is not None:
@@ -622,7 +624,9 @@ def _merge(context: Context, lead: Stream) -> Iterator[Event]:
     def schedule(agents: list[str], floor: float) -> None:
         for agent in agents:
             child = context.children[agent]
-            first = _first_time(child.path) if child.path is not None else None
+            if child.first is None and child.path is not None:
+                child.first = _first_time(child.path)
+            first = child.first
             heapq.heappush(heap, (max(first or floor, floor), next(tick), None, agent))
 
     advance(lead.events(), float("-inf"))

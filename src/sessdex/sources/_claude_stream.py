@@ -58,6 +58,7 @@ class Child:
     description: str | None = None
     call_id: str | None = None
     parent_agent: str | None = None
+    first: float | None = None  # its first timestamp, for a file nothing links to
 
 
 @dataclass(slots=True)
@@ -700,6 +701,8 @@ class Stream:
             if call
             else None
         )
+        if not child_id:
+            child_id = self._unlinked(agent, spec)
         child = self.context.children.get(child_id) if child_id else None
         if child_id and child is None and call in self.survey.result_agents:
             # its result came back naming it, and no folder holds its file
@@ -718,6 +721,40 @@ class Stream:
         yield self._event(
             "subagent", agent, call_id=call, text=description, extra=extra
         )
+
+    def _unlinked(self, agent: str | None, spec: dict[str, object]) -> str | None:
+        """The sub-agent file this spawn started where neither the call's result nor the
+        file's meta names the call (a redacted capture, a build whose meta has no
+        `toolUseId`, a lead still waiting on it): of the same spawning agent, type and
+        description, not yet shown, started at or after the call; the earliest such."""
+        kind = rec.string(spec.get("subagent_type"))
+        description = rec.string(spec.get("description"))
+        since = self.time.timestamp() if self.time is not None else None
+        seen = self.context.announced | self.context.started
+        found: tuple[float, str] | None = None
+        for agent_id, child in self.context.children.items():
+            if (
+                child.call_id is not None
+                or child.path is None
+                or agent_id in seen
+                or child.parent_agent != agent
+                or (kind and child.agent_type and kind != child.agent_type)
+                or (
+                    description
+                    and child.description
+                    and description != child.description
+                )
+                or (
+                    since is not None
+                    and child.first is not None
+                    and child.first < since
+                )
+            ):
+                continue
+            key = child.first if child.first is not None else float("inf")
+            if found is None or key < found[0]:
+                found = (key, agent_id)
+        return found[1] if found is not None else None
 
     def _system(
         self, record: dict[str, object], agent: str | None, compacted: bool

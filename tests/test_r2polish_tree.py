@@ -62,7 +62,7 @@ def test_a_spawn_nothing_links_to_its_sub_agent_is_one_node(tmp_path: Path) -> N
         "general-purpose",
         "search files",
     )
-    assert (child["tool_calls"], child["events"]) == (1, 4)
+    assert child["tool_calls"] == 1  # its own work, under the spawn
     shown = CliRunner().invoke(
         main, ["show", "0a1b2c3d", "--no-pager", "--home", str(home)]
     )
@@ -97,3 +97,20 @@ def test_a_live_spawn_links_to_its_sub_agent_by_type_and_description(
         ("a199d630441234c05", "Greeting sub-agent"),
         ("b000000000000000", "Look around"),
     ]
+
+
+def test_a_sub_agent_its_stop_hook_let_stop_is_done(tmp_path: Path) -> None:
+    """The agent-sessions sample keeps the sub-agent's SubagentStop hook line but not its
+    final answer: the hook ran and let it stop, so it finished. A hook that answered
+    `{"decision": "block"}` kept it going: not done."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "claude" / "home", home)  # fresh mtimes, as cp -r gives
+    [child] = _tree(home, "0a1b2c3d")["children"]  # type: ignore[misc]
+    assert (child["id"], child["status"]) == ("a0ad4f44468bdf20d", "done")
+    [transcript] = home.rglob("agent-a0ad4f44468bdf20d.jsonl")
+    lines = transcript.read_text().splitlines(keepends=True)
+    hook = json.loads(lines[-1])
+    hook["attachment"]["stdout"] = '{"decision": "block", "reason": "run the tests"}'
+    transcript.write_text("".join([*lines[:-1], json.dumps(hook) + "\n"]))
+    [child] = _tree(home, "0a1b2c3d")["children"]  # type: ignore[misc]
+    assert child["status"] == "running"

@@ -1160,7 +1160,8 @@ def test_a_sub_agent_nothing_links_to_is_announced() -> None:
     spawns = [(e.call_id, e.extra["child_id"]) for e in found if e.kind == "subagent"]
     assert spawns == [(None, "a0ad4f44468bdf20d")]
     child = [e.kind for e in found if e.agent_id == "a0ad4f44468bdf20d"]
-    assert child == ["user", "assistant", "tool_call", "tool_result"]
+    # its last line, a SubagentStop hook that let it stop, ends its turn
+    assert child == ["user", "assistant", "tool_call", "tool_result", "turn_end"]
 
 
 def test_records_parse_odd_lines_as_before(tmp_path: Path) -> None:

@@ -80,6 +80,21 @@ class Context:
     billed: IdTable = field(default_factory=IdTable)
 
 
+def _stopped(hook: dict[str, object]) -> bool:
+    """Whether a `hook_success` attachment is a SubagentStop hook that let the sub-agent
+    stop: a hook may exit 0 and still answer `{"decision": "block"}` to keep it going."""
+    if hook.get("hookEvent") != "SubagentStop":
+        return False
+    said = hook.get("stdout")
+    if not isinstance(said, str) or "block" not in said or len(said) > 1 << 16:
+        return True
+    try:
+        answer = files.loads(said.encode())
+    except ValueError:
+        return True
+    return not (isinstance(answer, dict) and answer.get("decision") == "block")
+
+
 def _total(spent: tuple[Usage, ...]) -> int:
     return sum(used.total for used in spent)
 
@@ -824,6 +839,11 @@ class Stream:
         if not isinstance(attachment, dict):
             return
         kind = type_tag(attachment.get("type"))
+        if kind == "hook_success" and _stopped(attachment) and agent is not None:
+            # the sub-agent's SubagentStop hooks ran and let it stop: it has finished
+            # (a trimmed transcript may keep this line and lose the final answer)
+            yield from self._turn_end(agent, {"reason": "subagent_stop"})
+            return
         if kind in rec.IGNORED_ATTACHMENTS:
             return
         if kind == "teammate_mailbox":  # agent teams: what arrived while it was busy

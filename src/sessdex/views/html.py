@@ -37,6 +37,7 @@ body { background:var(--bg); color:var(--fg); font:15px/1.5 system-ui, sans-seri
 h1 { font-size:1.4em; margin-bottom:.2em; } .facts { color:var(--dim); font-size:.9em; }
 .ev { margin:.6em 0; } .user { border-left:3px solid var(--user); padding-left:.8em; }
 .who { font-size:1em; margin:0; } .user .who { color:var(--user); font-weight:600; } .assistant { padding-left:.8em; }
+hr { border:0; border-top:1px solid var(--line); }
 .user.from-agent { border-left-color:var(--agent); } .user.from-agent .who { color:var(--agent); }
 pre { background:var(--box); border:1px solid var(--line); padding:.6em; overflow-x:auto; white-space:pre-wrap; word-break:break-word; }
 details { margin:.3em 0; } summary { cursor:pointer; color:var(--tool); }

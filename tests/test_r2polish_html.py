@@ -1,9 +1,10 @@
-"""The HTML export as a reader meets it: the rule over the totals is as quiet in dark mode
-as in light."""
+"""The HTML export as a reader meets it: who speaks is said for every reply, and the rule
+over the totals is as quiet in dark mode as in light."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -25,6 +26,23 @@ def _page(session: str) -> str:
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     return result.stdout
+
+
+def test_each_reply_is_headed_with_who_speaks() -> None:
+    """A screen reader or a reader jumping by headings meets the assistant's replies as it
+    meets the user's prompts: the lead's as 'Assistant', a sub-agent's one level down
+    in its block, named by its type."""
+    page = _page("82d9f90c")
+    headings = re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", page)
+    assert headings[1:] == [
+        ("2", "User"),
+        ("3", "Message from the lead"),
+        ("3", "Assistant (sub-agent general-purpose)"),
+        ("2", "Assistant"),
+    ]
+    reply = re.search(r'<div class="ev assistant"><h2 class="who">Assistant</h2>'
+                      r'<div class="text">([^<]*)</div>', page)  # fmt: skip
+    assert reply is not None and reply.group(1).startswith("The sub-agent finished")
 
 
 def _pixels(png: bytes) -> tuple[int, int, list[bytes]]:

@@ -102,7 +102,8 @@ def test_a_printed_html_export_shows_tool_calls_and_results_unfolded(
 
 def test_html_export_heads_each_turn_for_a_reader_that_lists_headings() -> None:
     """A screen reader's list of headings is the page's turns: the title, each message
-    to the lead (h2), and a sub-agent's task one level down (h3) in its block."""
+    to the lead (h2) and each reply, and a sub-agent's task and replies one level down
+    (h3) in its block."""
     home = Path(__file__).parent / "data" / "claude" / "home"
     result = CliRunner().invoke(
         main, ["export", "82d9f90c", "-f", "html", "--home", str(home)],
@@ -114,6 +115,8 @@ def test_html_export_heads_each_turn_for_a_reader_that_lists_headings() -> None:
         ("1", "Sub-agent smoke test"),
         ("2", "User"),
         ("3", "Message from the lea"),
+        ("3", "Assistant (sub-agent"),
+        ("2", "Assistant"),
     ]
     sub_block = result.stdout.index('<details class="sub"')
     assert result.stdout.index("<h3") > sub_block  # inside the sub-agent's block

@@ -37,7 +37,7 @@ body { background:var(--bg); color:var(--fg); font:15px/1.5 system-ui, sans-seri
 h1 { font-size:1.4em; margin-bottom:.2em; } .facts { color:var(--dim); font-size:.9em; }
 .ev { margin:.6em 0; } .user { border-left:3px solid var(--user); padding-left:.8em; }
 .who { font-size:1em; margin:0; } .user .who { color:var(--user); font-weight:600; } .assistant { padding-left:.8em; }
-hr { border:0; border-top:1px solid var(--line); }
+hr { border:0; border-top:1px solid var(--line); } .assistant .who { color:var(--dim); font-weight:600; }
 .user.from-agent { border-left-color:var(--agent); } .user.from-agent .who { color:var(--agent); }
 pre { background:var(--box); border:1px solid var(--line); padding:.6em; overflow-x:auto; white-space:pre-wrap; word-break:break-word; }
 details { margin:.3em 0; } summary { cursor:pointer; color:var(--tool); }
@@ -128,7 +128,8 @@ def render(
                 kind = f"{_e(kinds[opened])} " if opened in kinds else ""
                 task = f"— {_e(tasks[opened])} " if opened in tasks else ""
                 yield f'<details class="sub" open><summary>sub-agent {kind}{task}<span class="id">{_e(opened)}</span></summary><div>\n'
-        piece = _event(event, len(open_blocks))
+        speaker = kinds.get(open_blocks[-1], "") if open_blocks else None
+        piece = _event(event, len(open_blocks), speaker)
         if piece:
             yield piece
         child = event.extra.get("child_id") if event.kind == "subagent" else None
@@ -220,21 +221,26 @@ def _arguments(value: object) -> str:
     return "\n".join(lines)
 
 
-def _event(event: Event, depth: int = 0) -> str:
-    """One event's markup; a message's heading is an <h2> in the lead's part of the page,
-    an <h3> in a sub-agent's block and so on down, so that a reader's heading list is
-    the session's turns, each sub-agent's under its spawner's."""
+def _event(event: Event, depth: int = 0, speaker: str | None = None) -> str:
+    """One event's markup; a message's heading (who speaks: the user, another agent, the
+    assistant, or the sub-agent of type `speaker` in its block) is an <h2> in the lead's
+    part of the page, an <h3> in a sub-agent's block and so on down, so that a reader's
+    heading list is the session's turns, each sub-agent's under its spawner's."""
     kind = event.kind
+    level = min(2 + depth, 6)
     if kind == "user":
         sender = sender_name(event)  # another agent's message, not typed
         if sender == APP_SENDER:  # a command's expansion, a hook's context: folded
             return f'<details class="ev meta"><summary>added by the app</summary><pre>{_e(event.text)}</pre></details>\n'
         who = f"Message from {_e(sender)}" if sender else "User"
         css = "ev user from-agent" if sender else "ev user"
-        level = min(2 + depth, 6)
         return f'<div class="{css}"><h{level} class="who">{who}</h{level}><div class="text">{_e(event.text)}</div></div>\n'
     if kind == "assistant":
-        return f'<div class="ev assistant"><div class="text">{_e(event.text)}</div></div>\n'
+        # named as Markdown names it: the lead's reply, or which sub-agent's
+        who = "Assistant"
+        if speaker is not None:
+            who += f" (sub-agent {_e(speaker)})" if speaker else " (sub-agent)"
+        return f'<div class="ev assistant"><h{level} class="who">{who}</h{level}><div class="text">{_e(event.text)}</div></div>\n'
     if kind == "thinking":
         return f'<details class="ev thinking"><summary>thinking</summary><pre>{_e(event.text)}</pre></details>\n'
     if kind == "tool_call":

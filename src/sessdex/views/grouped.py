@@ -55,8 +55,11 @@ class _Held:
 
 
 def grouped_by_agent(events: Iterable[Event]) -> Iterator[Event]:
-    """Lead events in order, each sub-agent's events right after its spawn (nested);
-    agents no spawn names follow, in the order they first spoke."""
+    """Lead events in order, each sub-agent's events right after its spawn (nested),
+    then the result its spawner got back from that call: spawn, the sub-agent's work,
+    what came of it (parallel spawns' results, held back until all had worked, each
+    follows its own). A result that only says the agent was sent to the background
+    stays where it was. Agents no spawn names follow, in the order they first spoke."""
     events = iter(events)
     first = None
     for event in events:  # the lead's events before any sub-agent: nothing to regroup
@@ -67,6 +70,8 @@ def grouped_by_agent(events: Iterable[Event]) -> Iterator[Event]:
     if first is None:
         return
     held: dict[str | None, _Held] = {}
+    spawns: set[tuple[str | None, str]] = set()  # (spawner, call) of each spawn
+    answers: dict[tuple[str | None, str], int] = {}  # -> its result's place
     weight = 0
     spool: IO[bytes] | None = None
     with contextlib.ExitStack() as closing:
@@ -74,6 +79,16 @@ def grouped_by_agent(events: Iterable[Event]) -> Iterator[Event]:
             agent = held.get(event.agent_id)
             if agent is None:
                 agent = held[event.agent_id] = _Held()
+            call = (event.agent_id, event.call_id or "")
+            if event.kind == "subagent" and event.call_id:
+                spawns.add(call)
+            elif (
+                event.kind == "tool_result"
+                and call in spawns
+                and call not in answers
+                and event.extra.get("launched") is not True
+            ):
+                answers[call] = len(agent)
             if spool is None and weight <= HELD_IN_MEMORY:
                 weight += _weight(event)
                 agent.events.append(event)
@@ -88,7 +103,7 @@ def grouped_by_agent(events: Iterable[Event]) -> Iterator[Event]:
             agent.starts.append(spool.tell())
             agent.sizes.append(len(data))
             spool.write(data)
-        yield from _depth_first(held, spool)
+        yield from _depth_first(held, spool, answers)
 
 
 def _packed(event: Event) -> list[object]:
@@ -117,20 +132,32 @@ def _unpacked(values: list[Any]) -> Event:
 
 
 def _depth_first(
-    held: dict[str | None, _Held], spool: IO[bytes] | None
+    held: dict[str | None, _Held],
+    spool: IO[bytes] | None,
+    answers: dict[tuple[str | None, str], int],
 ) -> Iterator[Event]:
-    """Without recursion: a chain of thousands of nested spawns is data, not a bug."""
+    """Without recursion: a chain of thousands of nested spawns is data, not a bug.
+    A spawn's result (its place in `answers`) is moved to just after the sub-agent's
+    block, and left out where it stood."""
     none = _Held()
     seen: set[str | None] = set()
+    moved: set[tuple[str | None, int]] = set()
     for root in [None, *held]:
         if root in seen:
             continue
         seen.add(root)
-        stack: list[tuple[str | None, int]] = [(root, 0)]
+        # (agent, place, alone): `alone` yields that one event (a moved result)
+        stack: list[tuple[str | None, int, bool]] = [(root, 0, False)]
         while stack:
-            agent, at = stack.pop()
+            agent, at, alone = stack.pop()
             events = held.get(agent, none)
             if at >= len(events):
+                continue
+            if alone:
+                yield events.get(at, spool)
+                continue
+            if (agent, at) in moved:
+                stack.append((agent, at + 1, False))
                 continue
             event = events.get(at, spool)
             yield event
@@ -145,10 +172,14 @@ def _depth_first(
                     yield following
                     at += 1
                 seen.add(str(child))
-                stack.append((agent, at + 1))
-                stack.append((str(child), 0))
+                stack.append((agent, at + 1, False))
+                answer = answers.get((agent, event.call_id or ""))
+                if answer is not None and answer > at and (agent, answer) not in moved:
+                    moved.add((agent, answer))
+                    stack.append((agent, answer, True))
+                stack.append((str(child), 0, False))
             else:
-                stack.append((agent, at + 1))
+                stack.append((agent, at + 1, False))
 
 
 def _weight(event: Event) -> int:

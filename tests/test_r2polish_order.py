@@ -128,3 +128,33 @@ def test_each_spawn_reads_spawn_then_work_then_its_result(tmp_path: Path) -> Non
     for reply in REPLIES.values():
         assert shown.count(f"⎿ {reply}") == 1
         assert page.count(f"result — {reply}") == 1
+
+
+def test_markdown_names_a_spawns_result_and_does_not_repeat_the_last_reply(
+    tmp_path: Path,
+) -> None:
+    """In Markdown a spawn's result, met after the sub-agent's block, says whose it is;
+    where it is the sub-agent's last reply word for word it points there instead of
+    writing it out again; where it says more, it is written out whole."""
+    home = tmp_path / "home"
+    _parallel_spawns(home)
+    [lead] = home.rglob(f"{SESSION}.jsonl")
+    records = [json.loads(line) for line in lead.read_text().splitlines()]
+    extended = "Module B has a bug.\n\nagentId: bbbb2222 (use SendMessage to continue)"
+    records[2 + 1]["message"]["content"][0]["content"] = extended
+    lead.write_text("".join(json.dumps(r) + "\n" for r in records))
+    markdown = _out(home, "export", "-f", "md")
+    assert markdown.count("Module A is fine.") == 1, markdown
+    _in_order(
+        markdown,
+        "**Assistant (sub-agent reviewer aaaa1111):** Module A is fine.",
+        "result of sub-agent reviewer aaaa1111: its last reply, above.",
+        "**Assistant (sub-agent reviewer bbbb2222):** Module B has a bug.",
+        "result of sub-agent reviewer bbbb2222:\n",
+        "agentId: bbbb2222 (use SendMessage to continue)",
+        "**Assistant:** Both reviews are in.",
+    )
+    # with the sub-agents left out, the results are all there is of them: written out
+    alone = _out(home, "export", "-f", "md", "--subagents", "none")
+    assert alone.count("Module A is fine.") == 1
+    assert "its last reply" not in alone

@@ -13,6 +13,7 @@ a code span sessdex did not see (stray backticks are escaped).
 from __future__ import annotations
 
 import bisect
+import hashlib
 import re
 from collections.abc import Iterable, Iterator
 from html import escape
@@ -785,6 +786,11 @@ def _arguments(value: object, shown: str) -> str:
     return "\n".join(lines)
 
 
+def _digest(text: str | None) -> bytes:
+    """A reply or a result, compared without holding it: its text, cleaned, trimmed."""
+    return hashlib.blake2b(clean(text).strip().encode(), digest_size=16).digest()
+
+
 def render(
     session: Session, events: Iterable[Event], resume: str | None = None
 ) -> Iterator[str]:
@@ -811,6 +817,8 @@ def render(
     )
     total_in = total_out = 0
     names: dict[str, str] = {}  # sub-agent id -> what its spawn calls it
+    spawned: dict[str, str] = {}  # spawning call id -> its sub-agent's id
+    replies: dict[str, bytes] = {}  # sub-agent id -> a digest of its last reply
     in_list = (
         False  # the last line was a list item ("- 🔧 …"), with no blank line after
     )
@@ -828,6 +836,8 @@ def render(
         named = spawn_name(event) if kind == "subagent" else None
         if child is not None and named:  # its type or name, and enough of its id
             names[str(child)] = f"{one_line(named, 30)} {one_line(str(child))[:8]}"
+        if child is not None and event.call_id:
+            spawned[event.call_id] = str(child)
         if kind == "user":
             sender = sender_name(event)  # another agent's message: not typed
             heading = (
@@ -857,6 +867,8 @@ def render(
             gap = " " if joins else "\n\n"
             body = "\n".join(block for _, block in blocks)
             out = f"**Assistant{who}:**{gap}{body}\n\n"
+            if agent is not None:
+                replies[agent] = _digest(event.text)
         elif kind == "thinking" and event.text:
             out = f"<details><summary>thinking{who_html}</summary>\n\n{_quote_block(clean(event.text))}\n\n</details>\n\n"
         elif kind == "tool_call":
@@ -872,7 +884,15 @@ def render(
                 out += f"\n{_quote_block(_capped(rest))}\n\n"
         elif kind == "tool_result":
             label = "error" if event.is_error else "result"
-            out = f"\n  {label}:\n\n{_quote_block(_capped(clean(event.text)))}\n\n"
+            spawn = spawned.get(event.call_id or "")
+            if spawn is not None:  # what the sub-agent's block above gave back
+                name = names.get(spawn) or one_line(spawn, 12)
+                label += _inline(f" of sub-agent {name}", literal=True)
+            if spawn is not None and replies.get(spawn) == _digest(event.text):
+                # its last reply, just read in its block: not written out again
+                out = f"\n  {label}: its last reply, above.\n\n"
+            else:
+                out = f"\n  {label}:\n\n{_quote_block(_capped(clean(event.text)))}\n\n"
         elif kind == "subagent":
             name = _inline(named or "agent", literal=True)
             said = f"**{name}**: {_inline(one_line(event.text), literal=True)}"

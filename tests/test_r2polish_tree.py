@@ -114,3 +114,23 @@ def test_a_sub_agent_its_stop_hook_let_stop_is_done(tmp_path: Path) -> None:
     transcript.write_text("".join([*lines[:-1], json.dumps(hook) + "\n"]))
     [child] = _tree(home, "0a1b2c3d")["children"]  # type: ignore[misc]
     assert child["status"] == "running"
+
+
+def test_a_compaction_after_the_turn_ended_leaves_the_agent_done(
+    tmp_path: Path,
+) -> None:
+    """pi compacts its context once a turn has ended (a real pi 0.74 capture): the lead
+    is done, as `watch` says it ended, not running because its file is fresh. A
+    compaction mid-turn is work still going on."""
+    from sessdex.model import Event
+    from sessdex.tree import build_tree
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "pi" / "home", home)  # fresh mtimes, as cp -r gives
+    assert _tree(home, "019e19b4")["status"] == "done"
+
+    def ev(n: int, kind: str) -> Event:
+        return Event("s", n, kind)  # type: ignore[arg-type]
+
+    mid_turn = [ev(0, "user"), ev(1, "tool_call"), ev(2, "tool_result"), ev(3, "compaction")]  # fmt: skip
+    assert build_tree("s", mid_turn).status == "running"

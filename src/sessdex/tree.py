@@ -187,7 +187,10 @@ def build_tree(
         if event.kind == "turn_end":
             ends_turns.add(node.id)
         retried = event.kind == "error" and event.extra.get("retrying") is True
-        if event.kind not in ("usage", "meta", "subagent") and not retried:
+        # a compaction the app makes once a turn has ended (pi, Kimi Code) starts no
+        # new one: the agent is as done as before it
+        tidied = event.kind == "compaction" and last_kind.get(node.id) == "turn_end"
+        if event.kind not in ("usage", "meta", "subagent") and not (retried or tidied):
             # (bookkeeping an app may write last; a sub-agent read after its lead's
             # whole file is announced after the lead's turn end; an error the app
             # tries again after, as the board, fails no agent)

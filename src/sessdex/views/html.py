@@ -257,7 +257,9 @@ def _event(event: Event, depth: int = 0, speaker: str | None = None) -> str:
         label += f" — {_e(first) if first else '(no output)'}"
         return f'<details class="{css}"><summary>{label}</summary><pre>{_e(event.text)}</pre></details>\n'
     if kind == "subagent":
-        return f'<div class="ev meta">spawned sub-agent <b>{_e(spawn_name(event) or "agent")}</b> — {_e(event.text)}</div>\n'
+        # what it was spawned for, where the spawn says (as `show` writes it)
+        task = f" — {_e(event.text)}" if clean(event.text).strip() else ""
+        return f'<div class="ev meta">spawned sub-agent <b>{_e(spawn_name(event) or "agent")}</b>{task}</div>\n'
     if kind == "compaction":
         return f'<details class="ev meta"><summary>context compacted</summary><pre>{_e(event.text)}</pre></details>\n'
     if kind == "error":

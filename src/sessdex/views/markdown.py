@@ -895,7 +895,12 @@ def render(
                 out = f"\n  {label}:\n\n{_quote_block(_capped(clean(event.text)))}\n\n"
         elif kind == "subagent":
             name = _inline(named or "agent", literal=True)
-            said = f"**{name}**: {_inline(one_line(event.text), literal=True)}"
+            task = one_line(event.text)  # what it was spawned for, where the spawn says
+            said = (
+                f"**{name}**: {_inline(task, literal=True)}"
+                if task.strip()
+                else f"**{name}**"
+            )
             out = f"- 🤖 sub-agent {said}\n"
         elif kind == "compaction":
             out = f"\n---\n*Context compacted{who}.*\n\n"

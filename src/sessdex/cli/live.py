@@ -392,9 +392,10 @@ def _follow_text(
         out.line()
     first = True
     unnamed: set[str] = set()
+    spawners: dict[str, str | None] = {}
     for batch in batches:
         lines: Iterable[terminal.Line] = terminal.render_events(
-            batch, detail, labels, unnamed
+            batch, detail, labels, unnamed, spawners
         )
         if first:  # the history: its last N lines shown (token counts are none)
             first = False

@@ -129,7 +129,9 @@ def render(
                 task = f"— {_e(tasks[opened])} " if opened in tasks else ""
                 yield f'<details class="sub" open><summary>sub-agent {kind}{task}<span class="id">{_e(opened)}</span></summary><div>\n'
         speaker = kinds.get(open_blocks[-1], "") if open_blocks else None
-        piece = _event(event, len(open_blocks), speaker)
+        parent = spawner.get(agent) if agent is not None else None
+        told_by = (kinds.get(parent) or one_line(parent, 12)) if parent else None
+        piece = _event(event, len(open_blocks), speaker, told_by)
         if piece:
             yield piece
         child = event.extra.get("child_id") if event.kind == "subagent" else None
@@ -221,15 +223,21 @@ def _arguments(value: object) -> str:
     return "\n".join(lines)
 
 
-def _event(event: Event, depth: int = 0, speaker: str | None = None) -> str:
+def _event(
+    event: Event,
+    depth: int = 0,
+    speaker: str | None = None,
+    told_by: str | None = None,
+) -> str:
     """One event's markup; a message's heading (who speaks: the user, another agent, the
-    assistant, or the sub-agent of type `speaker` in its block) is an <h2> in the lead's
+    assistant, or the sub-agent of type `speaker` in its block; a sub-agent's task comes
+    from the lead, or from `told_by`, the sub-agent that spawned it) is an <h2> in the lead's
     part of the page, an <h3> in a sub-agent's block and so on down, so that a reader's
     heading list is the session's turns, each sub-agent's under its spawner's."""
     kind = event.kind
     level = min(2 + depth, 6)
     if kind == "user":
-        sender = sender_name(event)  # another agent's message, not typed
+        sender = sender_name(event, told_by)  # another agent's message, not typed
         if sender == APP_SENDER:  # a command's expansion, a hook's context: folded
             return f'<details class="ev meta"><summary>added by the app</summary><pre>{_e(event.text)}</pre></details>\n'
         who = f"Message from {_e(sender)}" if sender else "User"

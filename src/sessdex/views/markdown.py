@@ -818,6 +818,7 @@ def render(
     total_in = total_out = 0
     names: dict[str, str] = {}  # sub-agent id -> what its spawn calls it
     spawned: dict[str, str] = {}  # spawning call id -> its sub-agent's id
+    spawners: dict[str, str | None] = {}  # sub-agent id -> the agent that spawned it
     replies: dict[str, bytes] = {}  # sub-agent id -> a digest of its last reply
     in_list = (
         False  # the last line was a list item ("- 🔧 …"), with no blank line after
@@ -838,8 +839,12 @@ def render(
             names[str(child)] = f"{one_line(named, 30)} {one_line(str(child))[:8]}"
         if child is not None and event.call_id:
             spawned[event.call_id] = str(child)
+        if child is not None:
+            spawners.setdefault(str(child), agent)
         if kind == "user":
-            sender = sender_name(event)  # another agent's message: not typed
+            parent = spawners.get(agent) if agent is not None else None
+            told_by = (names.get(parent) or one_line(parent, 12)) if parent else None
+            sender = sender_name(event, told_by)  # another agent's message: not typed
             heading = (
                 _inline(f"Message from {sender}", literal=True) if sender else "User"
             )

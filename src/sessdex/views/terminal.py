@@ -108,15 +108,18 @@ def render_events(
     detail: str = "normal",
     labels: dict[str, str] | None = None,
     unnamed: set[str] | None = None,
+    spawners: dict[str, str | None] | None = None,
 ) -> Iterator[Line]:
     """One line per shown event; sub-agent events are indented and labelled.
 
-    `labels` (sub-agent id -> label) and `unnamed` (the calls of spawns shown before their
-    child was known) carry over between calls, for a transcript rendered as it comes: a
-    spawn said again naming its child is not shown twice, and labels that child.
+    `labels` (sub-agent id -> label), `unnamed` (the calls of spawns shown before their
+    child was known) and `spawners` (sub-agent id -> the agent that spawned it) carry
+    over between calls, for a transcript rendered as it comes: a spawn said again naming
+    its child is not shown twice, and labels that child.
     """
     labels = labels if labels is not None else {}
     unnamed = unnamed if unnamed is not None else set()
+    spawners = spawners if spawners is not None else {}
     for event in events:
         if event.kind == "subagent" and event.call_id is not None:
             if event.extra.get("child_id") is None:
@@ -130,14 +133,18 @@ def render_events(
         if event.kind == "subagent" and event.extra.get("child_id") is not None:
             child = str(event.extra["child_id"])
             labels[child] = _label(child, event, labels)
+            spawners.setdefault(child, event.agent_id)
             named = spawn_name(event)
             if named and labels[child] != one_line(named, 24):
                 spawned = labels[child]  # its lines' mark, said where it starts
         prefix = ""
+        spawner = None  # a sub-agent another sub-agent spawned: that one told it
         if event.agent_id is not None:
             label = labels.get(event.agent_id) or one_line(event.agent_id)[:8]
             prefix = f"  ↳ {label} "
-        line = _render(event, detail, prefix, spawned)
+            if (parent := spawners.get(event.agent_id)) is not None:
+                spawner = labels.get(parent) or one_line(parent)[:8]
+        line = _render(event, detail, prefix, spawned, spawner)
         if line is not None and prefix:  # a sub-agent's further lines stay under it
             pad = "\n" + " " * len(prefix)
             line.pieces = [(text.replace("\n", pad), style) for text, style in line.pieces]  # fmt: skip
@@ -164,14 +171,18 @@ def shows(event: Event, detail: str = "normal") -> bool:
 
 
 def _render(
-    event: Event, detail: str, prefix: str, spawned: str | None = None
+    event: Event,
+    detail: str,
+    prefix: str,
+    spawned: str | None = None,
+    spawner: str | None = None,
 ) -> Line | None:
     kind = event.kind
     if detail == "user" and kind not in ("user", "assistant"):
         return None
     out = Line("magenta", [(prefix, "")]) if prefix else Line()
     if kind == "user":
-        sender = sender_name(event)
+        sender = sender_name(event, spawner)
         if sender == APP_SENDER:  # the app's own words (a command's expansion): folded
             if detail == "user":
                 return None

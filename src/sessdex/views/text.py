@@ -256,16 +256,17 @@ _WHERE_KEYS = ("path", "dir_path", "DirectoryPath", "directory", "include")
 APP_SENDER = "the app"  # who `sender_name` says wrote text the harness put in a prompt
 
 
-def sender_name(event: Event) -> str | None:
+def sender_name(event: Event, spawner: str | None = None) -> str | None:
     """Who sent a user event a person did not type: another agent (`from_agent`), the
     app itself (`injected`: a command's expansion, a hook's context), or, for a
-    sub-agent, the agent that gave it its task; None for what a person typed."""
+    sub-agent, the agent that gave it its task: `spawner` (what the view calls the
+    sub-agent that spawned it), else the lead; None for what a person typed."""
     sender = event.extra.get("from_agent")
     if sender:
         return one_line(str(sender), 40)
     if event.extra.get("injected"):
         return APP_SENDER
-    return "the lead" if event.agent_id is not None else None
+    return (spawner or "the lead") if event.agent_id is not None else None
 
 
 def spawn_name(event: Event) -> str | None:

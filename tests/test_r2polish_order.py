@@ -110,7 +110,7 @@ def test_each_spawn_reads_spawn_then_work_then_its_result(tmp_path: Path) -> Non
     )
     page = _out(home, "export", "-f", "html")
     blocks = [m.start() for m in re.finditer('<details class="sub"', page)]
-    results = [page.index(f"result — {reply}") for reply in REPLIES.values()]
+    results = [page.index(f" — {reply}</summary>") for reply in REPLIES.values()]
     assert len(blocks) == 2
     assert blocks[0] < results[0] < blocks[1] < results[1]
     markdown = _out(home, "export", "-f", "md")
@@ -127,7 +127,7 @@ def test_each_spawn_reads_spawn_then_work_then_its_result(tmp_path: Path) -> Non
     # nothing left out: each result still there, once
     for reply in REPLIES.values():
         assert shown.count(f"⎿ {reply}") == 1
-        assert page.count(f"result — {reply}") == 1
+        assert page.count(f" — {reply}</summary>") == 1
 
 
 def test_markdown_names_a_spawns_result_and_does_not_repeat_the_last_reply(
@@ -158,3 +158,26 @@ def test_markdown_names_a_spawns_result_and_does_not_repeat_the_last_reply(
     alone = _out(home, "export", "-f", "md", "--subagents", "none")
     assert alone.count("Module A is fine.") == 1
     assert "its last reply" not in alone
+
+
+def test_html_names_the_sub_agent_a_spawns_result_came_from(tmp_path: Path) -> None:
+    """Folded after the sub-agent's block, a spawn's result says whose it is, as the
+    Markdown export does; a sub-agent's own tool results do not."""
+    home = tmp_path / "home"
+    _parallel_spawns(home)
+    page = _out(home, "export", "-f", "html")
+    summaries = re.findall(r"<summary>(result[^<]*)</summary>", page)
+    assert summaries == [
+        "result of sub-agent reviewer — Module A is fine.",
+        "result of sub-agent reviewer — Module B has a bug.",
+    ]
+    nested = CliRunner().invoke(
+        main,
+        ["export", "33333333", "-f", "html", "--home",
+         str(Path(__file__).parent / "data" / "claude" / "home")],
+    ).stdout  # fmt: skip
+    assert re.findall(r"<summary>(result[^<]*)</summary>", nested) == [
+        "result — payments.py:3:89: E501 line too long",  # the linter's own Bash call
+        "result of sub-agent linter — E501 only.",
+        "result of sub-agent code-reviewer — One bug: rounding in refund().",
+    ]

@@ -106,6 +106,7 @@ def render(
     spawner: dict[str, str | None] = {}  # child id -> the agent whose event spawned it
     kinds: dict[str, str] = {}  # child id -> its agent type
     tasks: dict[str, str] = {}  # child id -> what its spawn said it was for
+    calls: dict[str, str] = {}  # spawning call id -> its child's id
     open_blocks: list[str] = []  # the sub-agent blocks open now, outermost first
     total_in = total_out = 0
     for event in events:
@@ -131,12 +132,19 @@ def render(
         speaker = kinds.get(open_blocks[-1], "") if open_blocks else None
         parent = spawner.get(agent) if agent is not None else None
         told_by = (kinds.get(parent) or one_line(parent, 12)) if parent else None
+        if event.kind == "tool_result":  # what a sub-agent gave back: said whose it is
+            answered = calls.get(event.call_id or "")
+            told_by = (
+                (kinds.get(answered) or one_line(answered, 12)) if answered else None
+            )
         piece = _event(event, len(open_blocks), speaker, told_by)
         if piece:
             yield piece
         child = event.extra.get("child_id") if event.kind == "subagent" else None
         if child is not None:
             spawner.setdefault(str(child), agent)
+            if event.call_id:
+                calls[event.call_id] = str(child)
             named = spawn_name(event)
             if named:
                 kinds.setdefault(str(child), one_line(named, 40))
@@ -231,7 +239,8 @@ def _event(
 ) -> str:
     """One event's markup; a message's heading (who speaks: the user, another agent, the
     assistant, or the sub-agent of type `speaker` in its block; a sub-agent's task comes
-    from the lead, or from `told_by`, the sub-agent that spawned it) is an <h2> in the lead's
+    from the lead, or from `told_by`, the sub-agent that spawned it; a spawn's result
+    names `told_by`, the sub-agent it came from) is an <h2> in the lead's
     part of the page, an <h3> in a sub-agent's block and so on down, so that a reader's
     heading list is the session's turns, each sub-agent's under its spawner's."""
     kind = event.kind
@@ -260,6 +269,8 @@ def _event(
     if kind == "tool_result":
         css = "ev result error" if event.is_error else "ev result"
         label = "error" if event.is_error else "result"
+        if told_by is not None:
+            label += f" of sub-agent {_e(told_by)}"
         # its first line, as `show` shows its first lines: folded, a result says something
         first = one_line((event.text or "").lstrip()[:400].partition("\n")[0], 100)
         label += f" — {_e(first) if first else '(no output)'}"

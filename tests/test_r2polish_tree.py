@@ -5,6 +5,7 @@ are one node, not two."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -14,6 +15,14 @@ from sessdex.cli import main
 
 DATA = Path(__file__).parent / "data"
 CORPUS = Path(__file__).parents[2] / "shared" / "corpus"
+
+
+def _copied(source: Path, home: Path) -> None:
+    """A home copied as `cp -r` copies it: every file written now (copytree would keep
+    the files' times)."""
+    shutil.copytree(source, home)
+    for path in home.rglob("*"):
+        os.utime(path)
 
 
 def _tree(home: Path, session_id: str) -> dict[str, object]:
@@ -33,7 +42,7 @@ def test_a_sub_agent_that_ended_its_turn_is_done_in_a_fresh_copy(
     transcript ends with its final answer and end of turn: done, not running, though
     every file was written a moment ago."""
     home = tmp_path / "home"
-    shutil.copytree(DATA / "claude" / "home", home)  # fresh mtimes, as cp -r gives
+    _copied(DATA / "claude" / "home", home)
     project = home / ".claude/projects/-home-alex-code-shop-api"
     lead = project / "82d9f90c-3f87-46b4-b09c-58027a5e630c.jsonl"
     lines = lead.read_text().splitlines(keepends=True)
@@ -104,7 +113,7 @@ def test_a_sub_agent_its_stop_hook_let_stop_is_done(tmp_path: Path) -> None:
     final answer: the hook ran and let it stop, so it finished. A hook that answered
     `{"decision": "block"}` kept it going: not done."""
     home = tmp_path / "home"
-    shutil.copytree(DATA / "claude" / "home", home)  # fresh mtimes, as cp -r gives
+    _copied(DATA / "claude" / "home", home)
     [child] = _tree(home, "0a1b2c3d")["children"]  # type: ignore[misc]
     assert (child["id"], child["status"]) == ("a0ad4f44468bdf20d", "done")
     [transcript] = home.rglob("agent-a0ad4f44468bdf20d.jsonl")
@@ -126,7 +135,7 @@ def test_a_compaction_after_the_turn_ended_leaves_the_agent_done(
     from sessdex.tree import build_tree
 
     home = tmp_path / "home"
-    shutil.copytree(DATA / "pi" / "home", home)  # fresh mtimes, as cp -r gives
+    _copied(DATA / "pi" / "home", home)
     assert _tree(home, "019e19b4")["status"] == "done"
 
     def ev(n: int, kind: str) -> Event:

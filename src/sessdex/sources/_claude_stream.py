@@ -745,13 +745,14 @@ class Stream:
         kind = rec.string(spec.get("subagent_type"))
         description = rec.string(spec.get("description"))
         since = self.time.timestamp() if self.time is not None else None
-        seen = self.context.announced | self.context.started
+        announced, started = self.context.announced, self.context.started
         found: tuple[float, str] | None = None
         for agent_id, child in self.context.children.items():
             if (
                 child.call_id is not None
                 or child.path is None
-                or agent_id in seen
+                or agent_id in announced
+                or agent_id in started
                 or child.parent_agent != agent
                 or (kind and child.agent_type and kind != child.agent_type)
                 or (

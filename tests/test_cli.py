@@ -241,7 +241,8 @@ def test_a_session_file_given_for_an_id_names_the_id_to_give(
     )
     assert (
         code == 1
-        and "that is a file, not an id: give the id 'sessdex list' shows" in err
+        and f"that is a file, not an id: give the id 'sessdex list --home {DEMO}' shows"
+        in err
     )
 
 
@@ -281,7 +282,9 @@ def test_find_with_no_word_is_a_usage_error_not_every_session(
     """`sessdex find "$WORD"` with WORD unset listed every session."""
     code, out, err = invoke("find", *words, "--home", DEMO)
     assert (code, out) == (2, "")
-    assert "give a word to find; 'sessdex list' shows every session" in err
+    assert (
+        f"give a word to find; 'sessdex list --home {DEMO}' shows every session" in err
+    )
 
 
 def test_a_value_an_option_cannot_take_is_a_usage_error() -> None:
@@ -300,7 +303,7 @@ def test_a_value_an_option_cannot_take_is_a_usage_error() -> None:
         assert (code, out) == (2, "") and "give an id" in err, command
         code, out, err = invoke(command, "Codex:", "--home", DEMO)  # the id left out
         assert (code, out) == (2, "") and "give an id after 'Codex:'" in err, command
-        assert "'sessdex list --app codex'" in err
+        assert f"'sessdex list --app codex --home {DEMO}'" in err
     code, _, err = invoke("show", "nonesuch:", "--home", DEMO)  # no app: an id's start
     assert code == 1 and "no session id starts with 'nonesuch:'" in err
 
@@ -1156,9 +1159,9 @@ def test_a_sub_agent_of_a_sub_agent_names_the_session_at_the_top() -> None:
     code, _, err = invoke("resume", "claude:a2d2d2d2", "--print", "--home", home)
     assert code == 1 and "is a sub-agent's session" in err
     assert "resume the session it ran under" in err
-    lead = err.rpartition("sessdex resume ")[2].strip()
-    assert lead == "claude:33333333-3333-4333-8333-333333333333"
-    code, out, _ = invoke("resume", lead, "--print", "--home", home)
+    told = shlex.split(err.rpartition("sessdex resume ")[2])  # with the --home given
+    assert told == ["claude:33333333-3333-4333-8333-333333333333", "--home", home]
+    code, out, _ = invoke("resume", *told, "--print")
     assert code == 0 and "claude --resume 33333333-" in out
 
 
@@ -3014,7 +3017,9 @@ def test_an_unknown_id_under_home_points_at_a_list_of_that_home(tmp_path: Path) 
     code, out, err = invoke("show", "ffffffffffff", "--home", str(home))
     assert (code, out) == (1, "")
     assert "no session id starts with 'ffffffffffff'" in err
-    command = err.split("run: ", 1)[1].strip()
+    found = re.search(r"(['\"`])(sessdex .*?)\1", err)  # the command, in its quotes
+    assert found, err
+    command = found.group(2)
     assert shlex.split(command) == ["sessdex", "list", "--home", str(home)]
     code, out, err = invoke("list", *shlex.split(command)[2:])
     assert code == 0 and "51515151" in out, err

@@ -2273,7 +2273,8 @@ def test_follow_says_how_many_unreadable_lines_it_met(
     )
     assert result.exit_code == 0, result.output
     assert result.stderr == (
-        "warning: skipped 2 unreadable lines; see 'sessdex doctor --deep'\n"
+        "warning: skipped 2 unreadable lines; see "
+        f"'sessdex doctor --deep --home {tmp_path}'\n"
     )
     assert "hello there" in result.stdout  # the lines around them still shown
 
@@ -2291,7 +2292,8 @@ def test_watch_says_how_many_unreadable_lines_it_met_for_every_app(
     )
     assert result.exit_code == 0, result.output
     assert re.fullmatch(
-        r"warning: skipped [1-9]\d* unreadable lines?; see 'sessdex doctor --deep'\n",
+        r"warning: skipped [1-9]\d* unreadable lines?; see "
+        rf"'sessdex doctor --deep --home {re.escape(str(home))}'\n",
         result.stderr,
     ), result.stderr
     sound = run.invoke(

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from . import databases, freshness, pathnames, reading, selection, sources
+from . import databases, freshness, hints, pathnames, reading, selection, sources
 from .diagnostics import (
     FILE_REFUSED,
     NOT_LINES,
@@ -448,7 +448,7 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
             empty = False
         if empty:  # an app's file made before its first line: no session yet to show
             return "that file is empty: its app has written no session into it yet."
-        return "that is a file, not an id: give the id 'sessdex list' shows."
+        return f"that is a file, not an id: give the id {hints.named('list')} shows."
     first = f"{held[0][0]}:{held[0][1]}"
     more = f" (and {len(held) - 1} more sessions)" if len(held) > 1 else ""
     return f"that is a file, not an id: give the id of the session it holds, {first!r}{more}."
@@ -625,7 +625,6 @@ def _why_not_resumable(
     folder was never recorded, or an app with no such command at all. The adapter is
     asked what it would do with a lead session that has a folder, so nothing here knows
     an app by name."""
-    from . import shells
     from .views.text import one_line
 
     refusal = getattr(source, "resume_refusal", None)
@@ -642,7 +641,7 @@ def _why_not_resumable(
             which = "that started it" if lead == session.parent_id else "it ran under"
             told = f"{one_line(session.id)} is a sub-agent's session; resume the session {which}"
             try:
-                return f"{told}: sessdex resume {shells.word(f'{session.app}:{lead}')}"
+                return f"{told}: {hints.line('resume', f'{session.app}:{lead}')}"
             except NotQuotable:  # cmd.exe: the id alone, to type as the user can
                 return f"{told} ({session.app}:{one_line(lead)})."
         if not session.cwd:
@@ -1153,7 +1152,7 @@ def skipped_summary(report: RefreshReport) -> str | None:
         f"{len(paths)} {app} file{'s' if len(paths) != 1 else ''}"
         for app, paths in sorted(files.items())
     )
-    return f"{unreadable_lines(lines)} in {where}; see --verbose or 'sessdex doctor'"
+    return f"{unreadable_lines(lines)} in {where}; see --verbose or {hints.named('doctor')}"
 
 
 def demo_home() -> Home:

@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 from . import sources
 from .diagnostics import Diagnostics
 from .errors import AmbiguousId, SessdexError
+from .hints import named
 from .index import Index, Progress
 from .pricing import Catalogue, plain_name
 from .sources import Home, Source
@@ -189,7 +190,7 @@ def _row_key(
         if not rows:  # nothing to choose from: say so, not "Rows: " and nothing
             raise SessdexError(
                 f"no {kind} row is keyed {key!r}: no token usage was found "
-                "(with these filters). 'sessdex usage' shows the rows there are."
+                f"(with these filters). {named('usage')} shows the rows there are."
             )
         raise SessdexError(
             f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"

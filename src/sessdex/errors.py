@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .hints import named
+
 TYPE_CHECKING = False  # not typing's: the quick listing path imports this module
 if TYPE_CHECKING:
     from .model import Session
@@ -72,12 +74,10 @@ class SessionNotFound(SessdexError):
         told = f"no session id starts with {prefix!r}"
         if unknown_app:  # `nope:7f3a` is most likely a misspelt app, not an id
             told += (
-                f", and {unknown_app!r} is no app sessdex reads (see 'sessdex doctor')"
+                f", and {unknown_app!r} is no app sessdex reads (see {named('doctor')})"
             )
-        # the CLI names its --home in the list command it points at
-        self.unlisted = told if not hint else None
         if not hint:
-            told += ". Run 'sessdex list' to see recent ones"
+            told += f". Run {named('list')} to see recent ones"
         super().__init__(f"{told}; {hint}" if hint else f"{told}.")
         self.prefix = prefix
 

@@ -26,7 +26,7 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 
-from . import charset, freshness, selection
+from . import charset, freshness, hints, selection
 from .errors import SessdexError
 from .indexfile import SCHEMA_VERSION, cache_folder, index_name, set_aside_if_damaged
 from .sources import BUILTIN
@@ -205,6 +205,14 @@ def answer(command: str, args: Sequence[str]) -> bool:
     home = _home(request)
     if home is None:
         return False
+    hints.reading_home(request.home)  # the commands its hints name read that home too
+    try:
+        return _answer(request, home)
+    finally:
+        hints.reading_home(None)
+
+
+def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
     path = os.path.join(cache_folder(), index_name(*home))
     if not os.path.isfile(path):
         return False

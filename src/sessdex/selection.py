@@ -11,6 +11,7 @@ import os
 from collections.abc import Sequence
 
 from . import pathnames
+from .hints import named
 from .sources import BUILTIN
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -187,9 +188,9 @@ def nothing_matches(
         return f"No session matches {asked}{within}, but {agents}: add --all to list {them}."  # fmt: skip
     if query:
         within = f" with {' '.join(options)}" if options else ""
-        return f"No session matches {query!r}{within}. Fewer words find more; 'sessdex list' shows recent sessions."  # fmt: skip
+        return f"No session matches {query!r}{within}. Fewer words find more; {named('list')} shows recent sessions."  # fmt: skip
     if options:
-        return f"No session matches {' '.join(options)}; 'sessdex list' alone shows them all."  # fmt: skip
+        return f"No session matches {' '.join(options)}; {named('list')} alone shows them all."  # fmt: skip
     return None
 
 
@@ -200,7 +201,7 @@ def refused_files(app: str, count: int, example: str | None) -> str:
     such = f", such as {example}" if example else ""
     return (
         f"{app}: could not open {count} file(s){such} (permission denied); the "
-        "sessions kept in them may be missing; see --verbose or 'sessdex doctor'"
+        f"sessions kept in them may be missing; see --verbose or {named('doctor')}"
     )
 
 

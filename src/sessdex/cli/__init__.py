@@ -11,6 +11,7 @@ from __future__ import annotations
 import click
 
 from .. import __version__
+from ..hints import reading_home
 from ._common import CONTEXT
 
 
@@ -25,6 +26,10 @@ def main() -> None:
       sessdex find checkout branch:fix/
       sessdex resume 7f3a --print
     """
+    # no --home until one is given, and none once the command ends, however it ends (a
+    # test, a program, runs many commands and library calls in one process)
+    reading_home(None)
+    click.get_current_context().call_on_close(lambda: reading_home(None))
 
 
 # Importing the command modules registers their commands on `main`.

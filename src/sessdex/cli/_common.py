@@ -11,7 +11,7 @@ from typing import Any, NoReturn, TypeVar, cast
 
 import click
 
-from .. import api, folders, sources
+from .. import api, folders, hints, sources
 from ..diagnostics import (
     FILE_REFUSED,
     UNDATED,
@@ -21,6 +21,7 @@ from ..diagnostics import (
     unreadable_lines,
 )
 from ..errors import AmbiguousId, BadValue, SessdexError
+from ..hints import reading_home
 from ..index import Progress, RefreshReport, once_more_if_damaged
 from ..launch import interrupted
 from ..model import Event
@@ -65,12 +66,14 @@ def session_id_argument(f: F) -> F:
 
     def not_empty(_: click.Context, __: click.Parameter, value: str) -> str:
         if not value.strip():  # every id starts with "": a usage error, not "not found"
-            raise click.BadParameter("give an id, or the start of one ('sessdex list')")
+            raise click.BadParameter(
+                f"give an id, or the start of one ({hints.named('list')})"
+            )
         app, colon, rest = value.partition(":")
         if colon and not rest.strip() and app.strip().lower() in sources.names():
             raise click.BadParameter(  # `claude:` alone: the id after it was left out
                 f"give an id after {app.strip() + ':'!r}, or the start of one "
-                f"('sessdex list --app {app.strip().lower()}')"
+                f"({hints.named('list', '--app', app.strip().lower())})"
             )
         return value
 
@@ -132,6 +135,9 @@ def home_option(f: F) -> F:
         "home_dir",
         type=click.Path(file_okay=False, path_type=str),
         callback=_existing_folder,
+        # taken first, wherever it is typed: what the other options and arguments say
+        # of a value they refuse names it in the commands it points at
+        is_eager=True,
         help="Read this folder as the home (a copied home); the apps' env overrides are then ignored.",
     )(f)
 
@@ -150,6 +156,7 @@ def _existing_folder(
         raise click.BadParameter(
             _NOT_TEXT.format(which="folder", path=folders.shown(value)), ctx, param
         )
+    reading_home(value)  # the commands its messages point at read this home too
     return value
 
 
@@ -238,7 +245,7 @@ def fail_nicely(f: F) -> F:
         except SessdexError as error:
             if os.environ.get("SESSDEX_DEBUG"):
                 raise
-            err(f"Error: {_told(error, kwargs.get('home_dir'))}")
+            err(f"Error: {error}")
             if isinstance(error, AmbiguousId):
                 from ..views.text import app_width, one_line
 
@@ -261,22 +268,6 @@ def fail_nicely(f: F) -> F:
             out_of_room(error, output=_output_elsewhere(error))
 
     return wrapper  # type: ignore[return-value]
-
-
-def _told(error: SessdexError, home_dir: object) -> str:
-    """The error's message; one that points at `sessdex list` after a --home names that
-    home in the command (a plain `sessdex list` lists the user's own)."""
-    unlisted = getattr(error, "unlisted", None)
-    if not isinstance(home_dir, str) or not unlisted:
-        return str(error)
-    from .. import shells
-    from ..errors import NotQuotable
-
-    try:
-        command = shells.run(["sessdex", "list", "--home", home_dir])
-    except NotQuotable:
-        return str(error)
-    return f"{unlisted}. To see recent ones there, run: {command}"
 
 
 def no_room(error: BaseException) -> bool:
@@ -696,7 +687,7 @@ def report_diagnostics(diagnostics: Diagnostics, verbose: bool) -> None:
             # counts what listing reads, its ends)
             err(
                 f"warning: {unreadable_lines(skipped)}; see --verbose, or "
-                "'sessdex doctor --deep' for every session"
+                f"{hints.named('doctor', '--deep')} for every session"
             )
     if named:
         for path, line, reason in diagnostics.details:

@@ -13,6 +13,7 @@ import click
 
 from .. import api
 from ..diagnostics import Diagnostics, unreadable_lines
+from ..hints import named
 from ..model import Event, Session
 from . import main
 from ._common import (
@@ -96,7 +97,9 @@ class _Unreadable:
             if isinstance(feed, Generator):
                 feed.close()  # one left waiting (--once) counts what it met as it ends
         if skipped := self.diagnostics.skipped_total:
-            err(f"warning: {unreadable_lines(skipped)}; see 'sessdex doctor --deep'")
+            err(
+                f"warning: {unreadable_lines(skipped)}; see {named('doctor', '--deep')}"
+            )
 
 
 @main.command("watch", context_settings=CONTEXT)
@@ -281,7 +284,7 @@ def _nothing_recent(home: Home, since: str) -> str:
     if api.session_ids(home):
         return empty_board(since)
     return (
-        "no agent sessions yet: each shows here as it starts; 'sessdex doctor' shows "
+        f"no agent sessions yet: each shows here as it starts; {named('doctor')} shows "
         "where sessdex looked"
     )
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import click
 
-from .. import api
+from .. import api, hints
 from ..diagnostics import unfinished_files
 from ..errors import NotQuotable, ResumeRefused, SessdexError
 from ..index import RefreshReport
@@ -108,7 +108,7 @@ def find_command(
     """
     if not "".join(query).strip():  # every session matches no word: 'list' says that
         raise click.UsageError(
-            "give a word to find; 'sessdex list' shows every session."
+            f"give a word to find; {hints.named('list')} shows every session."
         )
     home = resolve_home(home_dir)
     with progress_bar("Indexing sessions") as progress:
@@ -160,22 +160,22 @@ def _say_why_empty(
     if locations and not any(location.exists for location in locations):
         if named:
             err(
-                f"No folder of {', '.join(named)} on this machine. 'sessdex doctor' shows where sessdex looked."
+                f"No folder of {', '.join(named)} on this machine. {hints.named('doctor')} shows where sessdex looked."
             )
         else:
             err(
-                "No agent sessions on this machine yet. 'sessdex demo' shows what sessdex does; 'sessdex doctor' shows where it looked."
+                f"No agent sessions on this machine yet. 'sessdex demo' shows what sessdex does; {hints.named('doctor')} shows where it looked."
             )
     elif empty and named:  # no filter emptied it: fewer words or options find nothing
         where = "its folder" if len(named) == 1 else "their folders"
         err(
-            f"No session of {', '.join(named)} in {where} yet. 'sessdex doctor' shows where sessdex looked and what it skipped."
+            f"No session of {', '.join(named)} in {where} yet. {hints.named('doctor')} shows where sessdex looked and what it skipped."
         )
     elif hint and not empty:
         err(hint)
     else:
         err(
-            "No sessions found in the agents' folders. 'sessdex doctor' shows where sessdex looked and what it skipped."
+            f"No sessions found in the agents' folders. {hints.named('doctor')} shows where sessdex looked and what it skipped."
         )
 
 

@@ -7,6 +7,7 @@ import itertools
 import click
 
 from .. import api
+from ..hints import named
 from ..selection import here_folders
 from . import main
 from ._common import (
@@ -134,7 +135,7 @@ def usage_command(
         err(
             "No token usage"
             + (" matches these options" if filtered else " found on this machine")
-            + ". 'sessdex list' shows the sessions sessdex sees; 'sessdex doctor' where it looked."
+            + f". {named('list')} shows the sessions sessdex sees; {named('doctor')} where it looked."
         )
         return
     from ..views import terminal

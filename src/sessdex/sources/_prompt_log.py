@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .. import files
 from ..diagnostics import Diagnostics
+from ..hints import named
 from ..model import Event, JSONValue, Session
 from ._values import Emitter, iso_time, one_line, plain, text_of
 
@@ -109,7 +110,7 @@ def refusal(session: Session, program: str) -> str | None:
         return None
     return (
         f"only this session's prompts are left (the prompt log); {program} --resume needs "
-        "its chat file, which was never written or was deleted: 'sessdex show' shows them."
+        f"its chat file, which was never written or was deleted: {named('show')} shows them."
     )
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from .. import folders, freshness
 from ..diagnostics import Diagnostics
+from ..hints import named
 from ..model import Event, JSONValue, Session
 from . import _gemini_messages as messages
 from . import _json_chat as json_chat
@@ -44,11 +45,6 @@ from ._values import Emitter, iso_time
 APP = "qwen"
 TYPES = ("user", "qwen")  # all that 0.1.x's writer was ever asked to record
 FILES_READ = 64  # files of one session that are read, the first ones by name
-REFUSAL = (
-    "Qwen Code 0.1.x kept this session as one JSON file (tmp/<hash>/chats/session-*.json), "
-    "and no Qwen release reopens it: 0.1.x had no --resume, and 0.5 and later resume only "
-    "the chats under projects/. 'sessdex show' shows it."
-)
 # `session-<minute>-<the id's first characters>.json`: those characters name its session
 _NAME = re.compile(r"^session-.+-([^-]+)\.json$")
 
@@ -277,4 +273,13 @@ def _ends(message: dict[str, object], following: dict[str, object] | None) -> bo
         message.get("type") == "qwen"
         and messages.content_text(message.get("content")) is not None
         and (following is None or following.get("type") == "user")
+    )
+
+
+def refusal() -> str:
+    """Why `resume` gives no command for a 0.1.x chat file."""
+    return (
+        "Qwen Code 0.1.x kept this session as one JSON file (tmp/<hash>/chats/session-*.json), "
+        "and no Qwen release reopens it: 0.1.x had no --resume, and 0.5 and later resume only "
+        f"the chats under projects/. {named('show')} shows it."
     )

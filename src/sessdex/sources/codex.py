@@ -82,6 +82,7 @@ from typing import NamedTuple
 from .. import databases, files, folders
 from ..bytesearch import find, rfind
 from ..diagnostics import Diagnostics, why
+from ..hints import named
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _codex_json
 from ._codex_read import read_events
@@ -984,7 +985,7 @@ def resume_refusal(session: Session) -> str | None:
         return None
     return (
         "this session was saved by the TypeScript codex-cli (2025), whose one-document "
-        "files today's 'codex resume' cannot open; 'sessdex show' reads it."
+        f"files today's 'codex resume' cannot open; {named('show')} reads it."
     )
 
 

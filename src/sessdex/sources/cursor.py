@@ -53,6 +53,7 @@ import orjson
 
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics, why
+from ..hints import named
 from ..model import Event, EventKind, ResumePlan, Session
 from . import _cursor_chat, _cursor_ide, _cursor_store, _cursor_text
 from ._values import (
@@ -590,7 +591,7 @@ def resume_refusal(session: Session) -> str | None:
     return (
         "this is a tab of the Cursor IDE's old Chat panel: no Cursor command reopens one "
         "(the CLI resumes only its own chats, and today's IDE keeps chats elsewhere); "
-        "'sessdex show' prints it."
+        f"{named('show')} prints it."
     )
 
 

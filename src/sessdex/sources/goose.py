@@ -69,6 +69,7 @@ import orjson
 from .. import databases, files, folders, shells
 from ..diagnostics import Diagnostics, why
 from ..errors import NotQuotable
+from ..hints import named
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
@@ -1158,11 +1159,11 @@ def resume_refusal(session: Session) -> str | None:
         return (
             "this session was saved by Goose 0.x (the Python goose-ai, which resumed it "
             "with 'goose session resume <name>'); today's Goose reads neither "
-            "~/.config/goose/sessions nor that format. 'sessdex show' reads it."
+            f"~/.config/goose/sessions nor that format. {named('show')} reads it."
         )
     return (
         "this session was saved in ~/.config/goose/sessions by Goose 1.0.5 or older; "
-        "Goose has not looked there since 1.0.6. 'sessdex show' reads it."
+        f"Goose has not looked there since 1.0.6. {named('show')} reads it."
     )
 
 

@@ -1,0 +1,52 @@
+"""The `sessdex` commands a message tells the user to run ('sessdex list', 'sessdex
+doctor'), written as they should be typed: a command given `--home DIR` read that folder
+as the home, so each command its messages name carries the same `--home` (a plain one
+would read the user's own home instead).
+
+The front end that took a `--home` says so once (`reading_home`), before anything is
+said; every message builds its commands here, the library's too (where none was said,
+they name no `--home`). On the quick path: no typing.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+# the --home of the command running now, as the user typed it; None: none was given
+_HOME: ContextVar[str | None] = ContextVar("sessdex_home", default=None)
+
+
+def reading_home(folder: str | None) -> None:
+    """The running command was given `--home folder` (None: none): the commands its
+    messages name from now on carry it."""
+    _HOME.set(folder)
+
+
+def line(*words: str) -> str:
+    """`sessdex WORDS` as a line to type in the user's shell, each word quoted for it,
+    with the running command's `--home`. Raises NotQuotable for a word that shell
+    cannot be given."""
+    from .shells import word
+
+    home = _HOME.get()
+    argv = [*words, "--home", home] if home is not None else list(words)
+    return " ".join(["sessdex", *map(word, argv)])
+
+
+def named(*words: str) -> str:
+    """`sessdex WORDS` (plain words: a command, its options, an app's name) as a
+    sentence names it, in quotes: 'sessdex list --app codex', and under a `--home`
+    'sessdex list --app codex --home DIR', DIR quoted for the user's shell. Quotes the
+    line holds itself are not used around it (`…` then, or none)."""
+    if _HOME.get() is None:  # the words alone: no need to load the shells' rules
+        return f"'{' '.join(('sessdex', *words))}'"
+    from .errors import NotQuotable
+
+    try:
+        typed = line(*words)
+    except NotQuotable:  # a folder the shell cannot be given: said, not printed wrong
+        return f"'{' '.join(('sessdex', *words))}' with the same --home"
+    for mark in "'\"`":
+        if mark not in typed:
+            return f"{mark}{typed}{mark}"
+    return typed

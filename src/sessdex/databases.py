@@ -179,7 +179,7 @@ def _stand_in_for(folder: Path, error: OSError) -> Path:
         # database's own, or `snapshots` above it where that one is not made yet
         blocked = folder if os.path.lexists(folder) else folder.parent
         logging.getLogger(__name__).warning(
-            "warning: sessdex cannot keep database copies in %s (%s): using a "
+            "sessdex cannot keep database copies in %s (%s): using a "
             "temporary folder for this run (remove it to keep them again)",
             blocked,
             error.strerror or error,

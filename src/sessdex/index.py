@@ -267,7 +267,7 @@ def connect(path: Path) -> sqlite3.Connection:
         from .paths import stand_in
 
         log.warning(
-            "warning: sessdex's index %s is %s: using a temporary one for this run "
+            "sessdex's index %s is %s: using a temporary one for this run "
             "(remove it to keep an index again)",
             path,
             "not a file" if not path.is_file() else "not writable",

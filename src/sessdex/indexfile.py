@@ -129,7 +129,7 @@ def set_aside(path: str, error: BaseException) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.remove(f"{path}{suffix}")
     logging.getLogger(__name__).warning(
-        "warning: sessdex's index was damaged (%s): moved to %s, building it again",
+        "sessdex's index was damaged (%s): moved to %s, building it again",
         error,
         damaged,
     )

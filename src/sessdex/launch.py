@@ -16,6 +16,7 @@ import sys
 # `typing` (with `re` and `enum`) costs a warm `list` some 13 ms: the quick path loads none
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import BinaryIO, NoReturn
 
 
@@ -63,6 +64,31 @@ def main() -> None:
         if not no_room(error) or os.environ.get("SESSDEX_DEBUG"):
             raise
         out_of_room(error, output=True)
+
+
+def warnings_said() -> Callable[[], None]:
+    """Have what the library logs as a warning (the `sessdex` logger: a damaged index
+    rebuilt, a cache that cannot be written) said on stderr as the command says its own,
+    `warning: …`, control characters removed (it quotes paths), until the function
+    returned is called. The library's messages name no level: a program's own logging
+    format adds it."""
+    import logging
+
+    from .views.text import flat
+
+    class Said(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                said = f"{record.levelname.lower()}: {record.getMessage()}"
+                sys.stderr.write(flat(said) + "\n")
+                sys.stderr.flush()
+            except Exception:
+                self.handleError(record)
+
+    logger = logging.getLogger("sessdex")
+    handler = Said(logging.WARNING)
+    logger.addHandler(handler)
+    return lambda: logger.removeHandler(handler)
 
 
 class _ClosedOutput(io.TextIOWrapper):

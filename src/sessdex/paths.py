@@ -39,7 +39,7 @@ def cache_dir() -> Path:
 
     _fallback = stand_in("sessdex-cache-")
     logging.getLogger(__name__).warning(
-        "warning: sessdex cannot keep its index in %s (%s): using a temporary one for "
+        "sessdex cannot keep its index in %s (%s): using a temporary one for "
         "this run; set SESSDEX_HOME to a writable folder",
         path,
         problem,

@@ -24,7 +24,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from . import charset, freshness, hints, selection
 from .errors import SessdexError
@@ -222,7 +222,7 @@ def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
     except sqlite3.DatabaseError as error:
         # damage the full command might not meet (in what only this path reads) would
         # send every warm listing there: set aside now, the full command builds it again
-        set_aside_if_damaged(path, error)
+        _warning_said(set_aside_if_damaged, path, error)
         return False
     except (sqlite3.Error, SessdexError, OSError, UnicodeEncodeError):
         # busy, an unknown app, a word or folder that is no UTF-8: the full command
@@ -237,6 +237,17 @@ def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
     except BrokenPipeError:
         sys.stderr.close()
     return True
+
+
+def _warning_said(call: Callable[..., bool | None], *args: object) -> bool | None:
+    """`call(*args)`, what it logs said as the full command says it (`warning: …`)."""
+    from .launch import warnings_said
+
+    done = warnings_said()
+    try:
+        return call(*args)
+    finally:
+        done()
 
 
 def _body_from_index(
@@ -274,7 +285,7 @@ def _body_from_index(
             return None
         if changed:  # a live session grew: re-read just those files, then answer
             db.execute("COMMIT")
-            if not _bring_up_to_date(path, home, changed):
+            if not _warning_said(_bring_up_to_date, path, home, changed):
                 return None
             db.execute("BEGIN")
         (generation,) = db.execute("SELECT value FROM generation").fetchone()

@@ -12,6 +12,7 @@ import click
 
 from .. import __version__
 from ..hints import reading_home
+from ..launch import warnings_said
 from ._common import CONTEXT
 
 
@@ -29,7 +30,9 @@ def main() -> None:
     # no --home until one is given, and none once the command ends, however it ends (a
     # test, a program, runs many commands and library calls in one process)
     reading_home(None)
-    click.get_current_context().call_on_close(lambda: reading_home(None))
+    ending = click.get_current_context()
+    ending.call_on_close(lambda: reading_home(None))
+    ending.call_on_close(warnings_said())  # said until the command ends
 
 
 # Importing the command modules registers their commands on `main`.

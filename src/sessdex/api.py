@@ -366,6 +366,21 @@ def find_sessions(
 
 
 @once_more_if_damaged
+def id_left_out(reference: str) -> str | None:
+    """What to give instead of an id that was left out: nothing or blanks (every id
+    starts with ""), or an app and its colon alone (`claude:`); None for an id. A usage
+    error, not an id no session has, in the library and on the command line alike."""
+    if not reference.strip():
+        return f"give an id, or the start of one ({hints.named('list')})"
+    app, colon, rest = reference.partition(":")
+    if colon and not rest.strip() and app.strip().lower() in sources.names():
+        return (
+            f"give an id after {app.strip() + ':'!r}, or the start of one "
+            f"({hints.named('list', '--app', app.strip().lower())})"
+        )
+    return None
+
+
 def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Session:
     """The one session whose id starts with `prefix` (sub-agents included).
 
@@ -373,8 +388,12 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
     not wait on stat-ing every other file. Only that session's own file is brought up to
     date; an unknown or ambiguous prefix refreshes everything and asks again. A session
     its app copied into a new one (and resumes only by the copy's id) gives that copy.
-    Raises SessionNotFound (no id starts so), AmbiguousId (several do), IndexBusy.
+    Raises SessionNotFound (no id starts so), AmbiguousId (several do), IndexBusy, and
+    BadValue for an id left out (`""`, `"codex:"`), as the command line refuses it.
     """
+    left_out = id_left_out(prefix)
+    if left_out is not None:
+        raise BadValue(f"{left_out}.")
     reference = prefix.strip()
     app, prefix = _app_and_prefix(reference)
     if not prefix or _storable(prefix) != prefix:  # no stored id holds what is no text

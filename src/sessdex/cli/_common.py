@@ -11,7 +11,7 @@ from typing import Any, NoReturn, TypeVar, cast
 
 import click
 
-from .. import api, folders, hints, sources
+from .. import api, folders, hints
 from ..diagnostics import (
     FILE_REFUSED,
     UNDATED,
@@ -65,16 +65,9 @@ def session_id_argument(f: F) -> F:
     from .completion import session_ids
 
     def not_empty(_: click.Context, __: click.Parameter, value: str) -> str:
-        if not value.strip():  # every id starts with "": a usage error, not "not found"
-            raise click.BadParameter(
-                f"give an id, or the start of one ({hints.named('list')})"
-            )
-        app, colon, rest = value.partition(":")
-        if colon and not rest.strip() and app.strip().lower() in sources.names():
-            raise click.BadParameter(  # `claude:` alone: the id after it was left out
-                f"give an id after {app.strip() + ':'!r}, or the start of one "
-                f"({hints.named('list', '--app', app.strip().lower())})"
-            )
+        told = api.id_left_out(value)
+        if told is not None:  # as the library says it (`api.resolve`)
+            raise click.BadParameter(told)
         return value
 
     return click.argument("session_id", shell_complete=session_ids, callback=not_empty)(

@@ -1537,7 +1537,8 @@ def usage_report(
     )
     if filters.since and filters.until and filters.since >= filters.until:
         raise BadValue(
-            f"--since {since!r} is not before --until {until!r}, so nothing can "
+            f"{hints.option('since', since)} is not before "
+            f"{hints.option('until', until)}, so nothing can "
             "match; swap them."
         )
     databases.new_view()

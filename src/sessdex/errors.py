@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .hints import named
+from .hints import command_line, named
 
 TYPE_CHECKING = False  # not typing's: the quick listing path imports this module
 if TYPE_CHECKING:
@@ -48,6 +48,8 @@ def _meant_app(name: str, known: Sequence[str]) -> str:
     the nearest name; "" for no guess."""
     parts = name.lower().replace(",", " ").split()
     if len(parts) > 1 and all(part in known for part in parts):
+        if not command_line():  # `apps=["codex,claude"]`: a list of names
+            return f" (give each app its own name: apps={parts!r})"
         return (
             f" (give each app its own --app: {' '.join('--app ' + p for p in parts)})"
         )

@@ -1,7 +1,8 @@
 """The `sessdex` commands a message tells the user to run ('sessdex list', 'sessdex
 doctor'), written as they should be typed: a command given `--home DIR` read that folder
 as the home, so each command its messages name carries the same `--home` (a plain one
-would read the user's own home instead).
+would read the user's own home instead). And a value a message quotes, named as it was
+given: `--since '3d'` to the command line, `since='3d'` to the library.
 
 The front end that took a `--home` says so once (`reading_home`), before anything is
 said; every message builds its commands here, the library's too (where none was said,
@@ -14,6 +15,26 @@ from contextvars import ContextVar
 
 # the --home of the command running now, as the user typed it; None: none was given
 _HOME: ContextVar[str | None] = ContextVar("sessdex_home", default=None)
+# whether the command line runs now (its options are what the user gave), or a program
+_COMMAND_LINE: ContextVar[bool] = ContextVar("sessdex_command_line", default=False)
+
+
+def on_command_line(running: bool) -> None:
+    """The command line starts (True) or ends (False): values are named as its options."""
+    _COMMAND_LINE.set(running)
+
+
+def command_line() -> bool:
+    """Whether the values a message names were given as the command line's options."""
+    return _COMMAND_LINE.get()
+
+
+def option(name: str, value: object) -> str:
+    """A value as the user gave it: `--since '3d'` on the command line, `since='3d'`
+    (a keyword argument, its `repr`) to the library."""
+    if _COMMAND_LINE.get():
+        return f"--{name.replace('_', '-')} {value!r}"
+    return f"{name}={value!r}"
 
 
 def reading_home(folder: str | None) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from .. import __version__
-from ..hints import reading_home
+from ..hints import on_command_line, reading_home
 from ..launch import warnings_said
 from ._common import CONTEXT
 
@@ -30,8 +30,10 @@ def main() -> None:
     # no --home until one is given, and none once the command ends, however it ends (a
     # test, a program, runs many commands and library calls in one process)
     reading_home(None)
+    on_command_line(True)  # values are named as its options (`--since`, not `since=`)
     ending = click.get_current_context()
     ending.call_on_close(lambda: reading_home(None))
+    ending.call_on_close(lambda: on_command_line(False))
     ending.call_on_close(warnings_said())  # said until the command ends
 
 

@@ -108,10 +108,14 @@ def parse_since(value: str, now: datetime | None = None) -> datetime:
 
 def _since(value: datetime | date | str | None) -> datetime | None:
     """A `since=` bound as the index takes it: text as `parse_since` reads it, a date
-    as that day's start (UTC, as the text '2026-11-01' reads), a datetime as it is."""
+    as that day's start (UTC, as the text '2026-11-01' reads), a datetime as it is; one
+    without a zone in UTC too, as the same time written as text (`usage_report` reads
+    all three in its `tz=`), not in this machine's zone."""
     if isinstance(value, str):
         return parse_since(value)
-    if isinstance(value, date) and not isinstance(value, datetime):
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
         return parse_since(value.isoformat())
     return value
 
@@ -263,8 +267,8 @@ def list_sessions(
 
     `with_state` keeps each session's `extra` (what a reader needs); listing needs only
     records. `with_skipped` adds what the index noted it could not read (`--verbose`).
-    `since` is a datetime (one without a zone is local time), a date, or text as
-    `parse_since` reads it ('3d', '2026-11-01', UTC when it gives no zone).
+    `since` is a datetime, a date, or text as `parse_since` reads it ('3d',
+    '2026-11-01'); a time given without a zone, in any of the three, is UTC.
     `here`: only sessions whose recorded folder is this one or below it (text or a
     path; a list: any of them).
     Raises UnknownApp for an app in `apps` that sessdex does not read, BadValue for a

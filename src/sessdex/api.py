@@ -369,7 +369,6 @@ def find_sessions(
     return Listing(rows, report, ids, skipped, hidden, empty, unfinished)
 
 
-@once_more_if_damaged
 def id_left_out(reference: str) -> str | None:
     """What to give instead of an id that was left out: nothing or blanks (every id
     starts with ""), or an app and its colon alone (`claude:`); None for an id. A usage
@@ -385,6 +384,7 @@ def id_left_out(reference: str) -> str | None:
     return None
 
 
+@once_more_if_damaged
 def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Session:
     """The one session whose id starts with `prefix` (sub-agents included).
 

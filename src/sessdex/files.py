@@ -24,7 +24,7 @@ import orjson
 
 from . import freshness
 from .bytesearch import find_first_of
-from .diagnostics import Diagnostics
+from .diagnostics import FILE_REFUSED, Diagnostics
 
 HEAD_LINES = 80  # lines read from the start of a transcript for listing
 LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
@@ -129,6 +129,15 @@ def refuses_reading(path: str) -> bool:
     except OSError:
         return False
     return False
+
+
+def refused_problem(app: str, path: str | os.PathLike[str]) -> str | None:
+    """The problem to say of a file the system will not let sessdex open (another
+    user's), in the words every app uses; None where it opens, or is missing."""
+    name = os.fspath(path)
+    if refuses_reading(name):
+        return f"{app}: cannot read {name}: {FILE_REFUSED}"
+    return None
 
 
 def line_start(path: str | os.PathLike[str], offset: int) -> int:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import files
-from ..diagnostics import FILE_REFUSED, Diagnostics
+from ..diagnostics import Diagnostics
 from ..model import Event, Session
 from ._values import (
     Emitter,
@@ -135,8 +135,9 @@ def _load(path: Path, diagnostics: Diagnostics) -> _Document | None:
     if size > _WHOLE:
         return _load_in_pieces(path, diagnostics)
     document = files.read_json_file(path, limit=_WHOLE)
-    if document is None and files.refuses_reading(str(path)):  # another user's: unread
-        diagnostics.problem(f"{NAME}: cannot read {path}: {FILE_REFUSED}")
+    refused = files.refused_problem(NAME, path) if document is None else None
+    if refused:  # another user's: unread
+        diagnostics.problem(refused)
         return None
     if not isinstance(document, dict) or not isinstance(
         document.get("chatMessages"), list

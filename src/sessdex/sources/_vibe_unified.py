@@ -22,7 +22,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders
-from ..diagnostics import FILE_REFUSED, Diagnostics
+from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, Session, Usage
 from ._values import (
     Emitter,
@@ -110,14 +110,6 @@ class Store:
         ]
 
 
-def _refused(path: Path) -> str | None:
-    """The problem of a file of the store the system would not let sessdex open (another
-    user's), in the words every app uses; None for a missing or broken one."""
-    if files.refuses_reading(str(path)):
-        return f"vibe: cannot read {path}: {FILE_REFUSED}"
-    return None
-
-
 def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
     """CURRENT, its manifest and the projection envelope (without the chunked transcript)."""
     current_path = folder / "CURRENT"
@@ -138,7 +130,7 @@ def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
         manifest = files.read_json_file(manifest_path, limit=SMALL_DOC)
     if not isinstance(manifest, dict):
         diagnostics.problem(
-            (_refused(manifest_path) if manifest_path else None)
+            (files.refused_problem("vibe", manifest_path) if manifest_path else None)
             or f"vibe: {folder} names a generation whose manifest is missing or broken"
         )
         return None
@@ -149,7 +141,11 @@ def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
         store.projection = projection
     else:
         diagnostics.problem(
-            (_refused(projection_path) if projection_path else None)
+            (
+                files.refused_problem("vibe", projection_path)
+                if projection_path
+                else None
+            )
             or f"vibe: {folder} has no readable projection state"
         )
     return store
@@ -386,7 +382,7 @@ def _base_entries(
         data = files.read_json_file(chunk, limit=CHUNK_CAP)
         if not isinstance(data, list):
             diagnostics.problem(
-                _refused(chunk)
+                files.refused_problem("vibe", chunk)
                 or f"vibe: transcript chunk {chunk} is missing or broken"
             )
             continue

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import files, folders
-from ..diagnostics import FILE_REFUSED, Diagnostics
+from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _amp_logs
 from ._values import (
@@ -441,8 +441,9 @@ def _load(
     if size > WHOLE_CAP:
         return _load_in_pieces(path, diagnostics)
     value = files.read_json_file(path, limit=WHOLE_CAP)
-    if value is None and files.refuses_reading(str(path)):  # another user's: unread
-        diagnostics.problem(f"amp: cannot read {path}: {FILE_REFUSED}")
+    refused = files.refused_problem(NAME, path) if value is None else None
+    if refused:  # another user's: unread
+        diagnostics.problem(refused)
         return None
     if value is None and size and path.exists():
         # broken: in pieces, so that a thread cut short (a write stopped half way, a

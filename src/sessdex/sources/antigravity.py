@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import databases, files, folders
-from ..diagnostics import FILE_REFUSED, Diagnostics, why
+from ..diagnostics import Diagnostics, why
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _protobuf as protobuf
 from ._values import (
@@ -464,8 +464,9 @@ def _parse_last_conversations(path: Path, diagnostics: Diagnostics) -> list[Sess
     """Fill-in fragments from agy's folder -> last conversation map: each conversation's
     folder, below what its own files or the catalog say."""
     data = files.read_small(path, LAST_CONVERSATIONS_CAP)
-    if data is None and files.refuses_reading(str(path)):
-        diagnostics.problem(f"antigravity: cannot read {path}: {FILE_REFUSED}")
+    refused = files.refused_problem("antigravity", path) if data is None else None
+    if refused:
+        diagnostics.problem(refused)
         return []
     try:
         value = files.loads(data) if data is not None else None

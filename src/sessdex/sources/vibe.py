@@ -53,7 +53,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders, jsonstream
-from ..diagnostics import FILE_REFUSED, Diagnostics
+from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _vibe_unified as unified
 from ._values import (
@@ -190,9 +190,7 @@ def _meta(folder: Path) -> _Meta | None:
 def _no_meta(path: Path) -> str:
     """Why a session folder's meta.json gave nothing: the system's words where it may
     not be opened (another user's), else missing or broken."""
-    if files.refuses_reading(str(path)):
-        return f"vibe: cannot read {path}: {FILE_REFUSED}"
-    return f"vibe: {path} is missing or broken"
+    return files.refused_problem(NAME, path) or f"{NAME}: {path} is missing or broken"
 
 
 def _meta_of(document: object, folder: Path) -> _Meta | None:
@@ -661,12 +659,10 @@ def _call_events(
     named = meta.child_ids.get(call_id or "") if relative else None
     if child is None and named and folder is not None:  # meta.json lists it
         if folder.is_dir():  # there, but its own meta.json could not be read
-            shut = folder / "meta.json"  # another user's (refused), or broken
-            refused = files.refuses_reading(str(shut))
+            # another user's (refused), or broken
             diagnostics.problem(
-                _no_meta(shut)
-                if refused
-                else f"{NAME}: sub-agent {named}: meta.json unreadable"
+                files.refused_problem(NAME, folder / "meta.json")
+                or f"{NAME}: sub-agent {named}: meta.json unreadable"
             )
             # its messages still are: what the lead's entry and call say stands in
             child = _Meta(

@@ -24,7 +24,7 @@ import orjson
 
 from . import freshness
 from .bytesearch import find_first_of
-from .diagnostics import FILE_REFUSED, Diagnostics
+from .diagnostics import FILE_REFUSED, Diagnostics, why
 
 HEAD_LINES = 80  # lines read from the start of a transcript for listing
 LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
@@ -138,6 +138,16 @@ def refused_problem(app: str, path: str | os.PathLike[str]) -> str | None:
     if refuses_reading(name):
         return f"{app}: cannot read {name}: {FILE_REFUSED}"
     return None
+
+
+def stopped_problem(app: str, path: str | None, error: OSError) -> str:
+    """The problem to say of a read `error` stopped: where the system refused to open a
+    file (its name on the error), the words `refused_problem` uses, since nothing of
+    that file was read; else that the read of `path` stopped, and why."""
+    named = error.filename if isinstance(error, PermissionError) else None
+    if isinstance(named, str | bytes | os.PathLike):
+        return f"{app}: cannot read {os.fsdecode(named)}: {FILE_REFUSED}"
+    return f"{app}: stopped reading {path}: {why(error, path)}"
 
 
 def line_start(path: str | os.PathLike[str], offset: int) -> int:

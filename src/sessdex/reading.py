@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from . import files, inplace
-from .diagnostics import Diagnostics, why
+from .diagnostics import Diagnostics
 
 if TYPE_CHECKING:
     from .model import Event, Session
@@ -116,9 +116,7 @@ def guarded(
     try:
         yield from events
     except OSError as error:
-        diagnostics.problem(
-            f"{session.app}: stopped reading {session.path}: {why(error, session.path)}"
-        )
+        diagnostics.problem(files.stopped_problem(session.app, session.path, error))
     except Exception as error:
         if os.environ.get("SESSDEX_DEBUG"):
             raise

@@ -17,6 +17,9 @@ from contextvars import ContextVar
 _HOME: ContextVar[str | None] = ContextVar("sessdex_home", default=None)
 # whether the command line runs now (its options are what the user gave), or a program
 _COMMAND_LINE: ContextVar[bool] = ContextVar("sessdex_command_line", default=False)
+# a command being named now: a message built while its --home is quoted (the shell refused
+# it, and says so naming a command) names its commands without it
+_NAMING: ContextVar[bool] = ContextVar("sessdex_naming", default=False)
 
 
 def on_command_line(running: bool) -> None:
@@ -59,14 +62,17 @@ def named(*words: str) -> str:
     sentence names it, in quotes: 'sessdex list --app codex', and under a `--home`
     'sessdex list --app codex --home DIR', DIR quoted for the user's shell. Quotes the
     line holds itself are not used around it (`…` then, or none)."""
-    if _HOME.get() is None:  # the words alone: no need to load the shells' rules
+    if _HOME.get() is None or _NAMING.get():  # the words alone: no shells' rules
         return f"'{' '.join(('sessdex', *words))}'"
     from .errors import NotQuotable
 
+    naming = _NAMING.set(True)
     try:
         typed = line(*words)
     except NotQuotable:  # a folder the shell cannot be given: said, not printed wrong
         return f"'{' '.join(('sessdex', *words))}' with the same --home"
+    finally:
+        _NAMING.reset(naming)
     for mark in "'\"`":
         if mark not in typed:
             return f"{mark}{typed}{mark}"

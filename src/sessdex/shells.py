@@ -221,7 +221,8 @@ def _sh_word(text: str) -> str:
         raise NotQuotable(
             f"POSIX sh cannot be given {_shown(text)}, which ends in a line break, "
             "in a line that shows every character (SESSDEX_SHELL=bash prints one for "
-            "bash, zsh and ksh; 'sessdex resume' without --print runs it itself)."
+            "bash, zsh and ksh; "
+            f"{_runs_itself()})."
         )
     out: list[str] = []
     at = 0
@@ -282,7 +283,8 @@ def _check_powershell_argument(text: str) -> None:
         raise NotQuotable(
             f"PowerShell before 7.3 would not pass {_shown(text)} to the program as "
             "one word: no line typed into it can (SESSDEX_SHELL=posix prints one for "
-            "Git Bash; 'sessdex resume' without --print runs it itself)."
+            "Git Bash; "
+            f"{_runs_itself()})."
         )
 
 
@@ -337,8 +339,17 @@ def _refuse_cmd(what: str, text: str) -> None:
     raise NotQuotable(
         f"cmd.exe would act on {what} in {_shown(text)} whatever the quotes: no "
         "line typed into it can pass that word (SESSDEX_SHELL=powershell prints "
-        "one for PowerShell; 'sessdex resume' without --print runs it itself)."
+        "one for PowerShell; "
+        f"{_runs_itself()})."
     )
+
+
+def _runs_itself() -> str:
+    """What a refusal's message ends with: sessdex runs the line itself, with no shell
+    between, named with the running command's --home."""
+    from .hints import named
+
+    return f"{named('resume')} without --print runs it itself"
 
 
 def _shown(text: str) -> str:

@@ -1135,7 +1135,8 @@ def refused_summaries(report: RefreshReport) -> list[str]:
             continue
         # past MAX_DETAILS no file is named: the count alone is said
         named = [p for p, _, why in diagnostics.details if why == FILE_REFUSED]
-        said.append(refused_files(app, count, named[0] if named else None))
+        example = named[0] if named else None
+        said.append(refused_files(app, count, example, hints.see_each()))
     return said
 
 
@@ -1146,7 +1147,7 @@ def undated_summary(report: RefreshReport) -> str | None:
     if not count:
         return None
     said = undated(count, "session", "listed without that time")
-    return f"{said}; see --verbose"
+    return f"{said}; see {hints.see_each()}"
 
 
 def skipped_summary(report: RefreshReport) -> str | None:
@@ -1175,7 +1176,8 @@ def skipped_summary(report: RefreshReport) -> str | None:
         f"{len(paths)} {app} file{'s' if len(paths) != 1 else ''}"
         for app, paths in sorted(files.items())
     )
-    return f"{unreadable_lines(lines)} in {where}; see --verbose or {hints.named('doctor')}"
+    see = hints.see_each()
+    return f"{unreadable_lines(lines)} in {where}; see {see} or {hints.named('doctor')}"
 
 
 def demo_home() -> Home:

@@ -32,6 +32,14 @@ def command_line() -> bool:
     return _COMMAND_LINE.get()
 
 
+def see_each() -> str:
+    """Where a warning's files and lines are each named: `--verbose` on the command line;
+    to a program, each app's diagnostics in the report it holds (`details`)."""
+    if _COMMAND_LINE.get():
+        return "--verbose"
+    return "the report's diagnostics (each app's details)"
+
+
 def option(name: str, value: object) -> str:
     """A value as the user gave it: `--since '3d'` on the command line, `since='3d'`
     (a keyword argument, its `repr`) to the library."""

@@ -194,14 +194,17 @@ def nothing_matches(
     return None
 
 
-def refused_files(app: str, count: int, example: str | None) -> str:
+def refused_files(
+    app: str, count: int, example: str | None, see: str = "--verbose"
+) -> str:
     """The warning for files of `app` that sessdex may not open (their sessions may be
-    missing, where an unreadable line only cuts one short). Shared with the quick path,
-    which says it on every warm listing, as the full command does."""
+    missing, where an unreadable line only cuts one short); `see` names where each is
+    named (`hints.see_each`). Shared with the quick path, which says it on every warm
+    listing, as the full command does."""
     such = f", such as {example}" if example else ""
     return (
         f"{app}: could not open {count} file(s){such} (permission denied); the "
-        f"sessions kept in them may be missing; see --verbose or {named('doctor')}"
+        f"sessions kept in them may be missing; see {see} or {named('doctor')}"
     )
 
 

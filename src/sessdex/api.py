@@ -1228,13 +1228,36 @@ def transcript(
     session = resolve(home, prefix, progress=progress)
     source = sources.get(session.app)
     diagnostics = Diagnostics()
+    spawner = _spawner(home, session)
     if tail is not None:
-        last, relative = _tail_events(source, session, diagnostics, tail, full, shown)
+        last, relative = _tail_events(
+            source, session, diagnostics, tail, full, shown, spawner
+        )
         return Transcript(session, iter(last), diagnostics, True, relative)
-    events = reading.read_session(source, session, diagnostics, full=full)
+    events = reading.read_session(
+        source, session, diagnostics, full=full, spawner=spawner
+    )
     if subagents == "none":
         events = (e for e in events if e.agent_id is None)
     return Transcript(session, events, diagnostics)
+
+
+def _spawner(home: Home, session: Session) -> str | None:
+    """What a sub-agent's session read on its own calls the sub-agent that started it,
+    as the lead's view does (its type, else the start of its id); None where the lead
+    started it, or it is no sub-agent."""
+    if not session.parent_id:
+        return None
+    key = (session.app, session.parent_id)
+    index = Index(home)
+    try:
+        row = index.by_ids([key]).get(key)
+    finally:
+        index.close()
+    parent = row.session() if row is not None else None
+    if parent is None or not parent.parent_id:
+        return None
+    return reading.called(parent)
 
 
 def _tail_events(
@@ -1244,6 +1267,7 @@ def _tail_events(
     count: int,
     full: bool,
     shown: Callable[[Event], bool] | None = None,
+    spawner: str | None = None,
 ) -> tuple[list[Event], bool]:
     """The lead agent's last `count` events (of those `shown` accepts), and whether the read that found them began
     past the file's start (their `seq` then counts from there: what came before is
@@ -1256,7 +1280,9 @@ def _tail_events(
         lead = deque(
             (
                 e
-                for e in reading.read_session(source, session, diagnostics, full=full)
+                for e in reading.read_session(
+                    source, session, diagnostics, full=full, spawner=spawner
+                )
                 if e.agent_id is None and (shown is None or shown(e))
             ),
             maxlen=count,
@@ -1279,7 +1305,10 @@ def _tail_events(
         # what this attempt met: a wider one reads it all again
         seen = Diagnostics()
         for event in reading.guarded(
-            source.read(session, seen, full=full, offset=offset), seen, session
+            source.read(session, seen, full=full, offset=offset),
+            seen,
+            session,
+            spawner,
         ):
             if event.agent_id is None and (shown is None or shown(event)):
                 kept.append(event)

@@ -22,7 +22,12 @@ LEAD = "the lead"  # who told a sub-agent what it was told
 
 
 def read_session(
-    source: Source, session: Session, diagnostics: Diagnostics, *, full: bool = False
+    source: Source,
+    session: Session,
+    diagnostics: Diagnostics,
+    *,
+    full: bool = False,
+    spawner: str | None = None,
 ) -> Iterator[Event]:
     """The session's events, read again from where they broke off when the file they
     come from is a store read whole (a database, a JSON document) that the app rewrote
@@ -38,11 +43,12 @@ def read_session(
     (the app rewrote what was given, an earlier message as well as the last: a running
     digest of the events given is compared with one of as many events read again).
     A line log (JSONL) is never read again: it grows under the reader, and a bad line in
-    it stays bad."""
+    it stays bad. `spawner`: what a sub-agent's session calls the agent that told it its
+    task (`from_its_lead`)."""
     store = whole_store(session.path)
     if store is None:
         yield from guarded(
-            source.read(session, diagnostics, full=full), diagnostics, session
+            source.read(session, diagnostics, full=full), diagnostics, session, spawner
         )
         return
     from .freshness import file_signature
@@ -56,7 +62,9 @@ def read_session(
             before = file_signature(store)
             copied = moves > 1 or (moves > 0 and attempt == REREADS)
             reading = inplace.Reading(copied=copied)
-            events = guarded(source.read(session, found, full=full), found, session)
+            events = guarded(
+                source.read(session, found, full=full), found, session, spawner
+            )
             watching = inplace.watched(events, reading)
             count, running, mismatch = 0, 0, False
             try:
@@ -107,12 +115,16 @@ def _digest(event: Event) -> int:
 
 
 def guarded(
-    events: Iterator[Event], diagnostics: Diagnostics, session: Session
+    events: Iterator[Event],
+    diagnostics: Diagnostics,
+    session: Session,
+    spawner: str | None = None,
 ) -> Iterator[Event]:
     """Stop cleanly, with a problem noted, if the file vanishes or breaks mid-read, or
-    the reader meets a shape it cannot handle: the events read so far stay given."""
+    the reader meets a shape it cannot handle: the events read so far stay given. A
+    sub-agent's prompts come `from_its_lead`, or from `spawner` where it is named."""
     if session.parent_id:
-        events = from_its_lead(events)
+        events = from_its_lead(events, spawner or LEAD, called(session))
     try:
         yield from events
     except OSError as error:
@@ -123,20 +135,40 @@ def guarded(
         diagnostics.reader_failed(session.app, session.path, error)
 
 
-def from_its_lead(events: Iterable[Event]) -> Iterator[Event]:
+def from_its_lead(
+    events: Iterable[Event], spawner: str = LEAD, itself: str | None = None
+) -> Iterator[Event]:
     """A sub-agent's session read on its own: what it was told, a person did not type;
-    the agent that started it did (as `sender_name` says when the lead's view holds it)."""
+    the agent that started it did (as `sender_name` says when the lead's view holds it):
+    the lead, or `spawner`, what a sub-agent that another sub-agent started calls it.
+    The sub-agents it started itself were told theirs by it, `itself` (its name), not
+    by the lead."""
     from dataclasses import replace
 
+    own: set[str] = set()  # the sub-agents this one started
     for event in events:
+        if event.kind == "subagent" and event.agent_id is None:
+            child = event.extra.get("child_id")
+            if child is not None:
+                own.add(str(child))
         if (
             event.kind == "user"
-            and event.agent_id is None
             and not event.extra.get("from_agent")
             and not event.extra.get("injected")
         ):
-            event = replace(event, extra={**event.extra, "from_agent": LEAD})
+            if event.agent_id is None:
+                event = replace(event, extra={**event.extra, "from_agent": spawner})
+            elif itself and event.agent_id in own:
+                event = replace(event, extra={**event.extra, "from_agent": itself})
         yield event
+
+
+def called(session: Session) -> str:
+    """What the views call a sub-agent `session` when it tells another its task: its
+    type, else the start of its id."""
+    from .views.text import one_line
+
+    return one_line(session.agent_type or "", 24) or one_line(session.id)[:8]
 
 
 def whole_store(path: str | None) -> str | None:

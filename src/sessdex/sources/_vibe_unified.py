@@ -175,7 +175,7 @@ def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
         return _list_current(path, diagnostics)
     if path.name == "meta.json":
         return _list_meta(path, diagnostics)
-    return _list_journal(path)
+    return _list_journal(path, diagnostics)
 
 
 def _pinned_model(store: Store) -> str | None:
@@ -265,7 +265,7 @@ def _list_meta(path: Path, diagnostics: Diagnostics) -> list[Session]:
     ]
 
 
-def _list_journal(path: Path) -> list[Session]:
+def _list_journal(path: Path, diagnostics: Diagnostics) -> list[Session]:
     folder = path.parent.parent
     current = files.read_json_file(folder / "CURRENT", limit=SMALL_DOC)
     if (
@@ -275,7 +275,9 @@ def _list_journal(path: Path) -> list[Session]:
         return []  # an old segment, already folded into the snapshot
     envelope: dict[str, object] = {}
     moved: dict[str, object] = {}
-    for line in reversed(files.tail_lines(path)):
+    tail = files.tail_lines(path)
+    files.note_unfinished_last(tail, diagnostics, str(path))  # Vibe still writing it
+    for line in reversed(tail):
         if not moved and b'"session_relocated"' in line.data:
             record = files.parse_json(line)
             if record is not None and record.get("type") == "session_relocated":

@@ -384,6 +384,8 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
     if parent:
         parent = _newest(parent, links, root)
     size = sum(file_size(part.folder / "messages.jsonl") for part in chain)
+    for part in chain:
+        _note_torn(part.folder / "messages.jsonl", diagnostics)
     extra: dict[str, JSONValue] = {
         "engine": "legacy",
         "chain": [part.folder.name for part in chain],
@@ -414,6 +416,17 @@ def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Sess
             extra=extra,
         )
     ]
+
+
+def _note_torn(path: Path, diagnostics: Diagnostics) -> None:
+    """A messages.jsonl whose last line has no newline yet (Vibe still writing it, or a
+    crash cut it off): noted as unfinished, as `read` notes it, for --verbose and
+    `doctor` (the listing reads meta.json, never that line)."""
+    try:
+        offset, tail = files.tail_bytes(path)
+    except OSError:  # missing or refused: `read` says so
+        return
+    files.note_unfinished(offset, tail, diagnostics, str(path))
 
 
 def _v1_metadata(path: Path, diagnostics: Diagnostics) -> dict[str, object]:

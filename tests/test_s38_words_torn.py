@@ -55,3 +55,45 @@ def test_a_vibe_listing_says_the_unfinished_line_once(
     assert said == [f"  note        {path}: {SAID}"]
     code, _, err = _invoke("list", "--home", str(home))  # without -v: nothing
     assert code == 0 and "unfinished" not in err and "unreadable" not in err
+
+
+@pytest.mark.parametrize(
+    ("app", "relative"),
+    [
+        (
+            "claude",
+            ".claude/projects/-home-dev-shop/11111111-1111-4111-8111-111111111111.jsonl",
+        ),
+        (
+            "codex",
+            ".codex/archived_sessions/rollout-2026-01-06T10-00-00-"
+            "019bd5f2-4444-7000-8000-0000000000d4.jsonl",
+        ),
+        ("vibe", LEGACY),
+    ],
+)
+def test_usage_verbose_says_the_unfinished_line_once(
+    app: str, relative: str, tmp_path: Path
+) -> None:
+    home, path = _torn(tmp_path, app, relative)
+    for _ in range(2):  # read, then counted from the index (the file unchanged)
+        code, _, err = _invoke("usage", "-v", "--app", app, "--home", str(home))
+        assert code == 0 and "unreadable" not in err
+        said = [line for line in err.splitlines() if "unfinished" in line]
+        assert said == [f"note: {path}: {SAID}"], err
+    code, _, err = _invoke("usage", "--app", app, "--home", str(home))
+    assert code == 0 and "unfinished" not in err and "unreadable" not in err
+
+
+def test_usage_says_nothing_of_a_whole_last_line_without_its_newline(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "claude" / "home", home, symlinks=True)
+    path = (
+        home
+        / ".claude/projects/-home-dev-shop/11111111-1111-4111-8111-111111111111.jsonl"
+    )
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    code, _, err = _invoke("usage", "-v", "--app", "claude", "--home", str(home))
+    assert code == 0 and "unfinished" not in err and "unreadable" not in err

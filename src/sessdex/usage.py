@@ -214,6 +214,7 @@ def _scan(job: _Job) -> _Done:
         # an appended line repeats a response from before the offset (a side chain replaying
         # an old message): only a whole read merges it right
         return _scan(_Job(job.app, job.path, job.signature))
+    _note_unfinished(job.path, scan.offset, _size(job.path), diagnostics)
     state = dict(scan.state)
     state[_BEFORE] = _bytes_before(job.path, scan.offset).hex()
     return _Done(
@@ -227,6 +228,36 @@ def _scan(job: _Job) -> _Done:
 # inode) and longer than before is read again whole, not taken for an append.
 _BEFORE = "sessdex:before"
 _BEFORE_BYTES = 64
+
+
+# the most bytes past a read's offset looked at for a last line still being written
+UNFINISHED_CAP = 1024 * 1024
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _note_unfinished(
+    path: str, offset: int, size: int, diagnostics: Diagnostics
+) -> None:
+    """A file counted up to `offset`, whose rest is one line with no newline yet that
+    does not parse (the app still writing it, or a crash cut it off): noted as
+    unfinished, as a reader notes it (it is counted once it is whole)."""
+    if offset >= size or size - offset > UNFINISHED_CAP or path.endswith(".zst"):
+        return
+    try:
+        with files.open_regular(path) as stream:
+            stream.seek(offset)
+            rest = stream.read(size - offset)
+    except OSError:
+        return
+    if b"\n" not in rest:
+        line = files.Line(0, offset, rest, offset + len(rest), False)
+        files.parse_json(line, diagnostics, path)
 
 
 def _bytes_before(path: str, offset: int) -> bytes:
@@ -388,6 +419,9 @@ def _collect_files(
             sizes[name] = st.st_size
             if row is not None and row[1] == signature:
                 kept.append((source.NAME, row[4]))
+                # unchanged since: a last line unfinished then is said again (-v)
+                said = out.diagnostics.setdefault(source.NAME, Diagnostics())
+                _note_unfinished(name, int(row[2]), st.st_size, said)
                 continue
             job = _Job(source.NAME, name, signature)
             if (
@@ -635,6 +669,10 @@ def _collect_sessions(
     # its read both met (a broken head line, a cut document) is one line, counted once
     for app, diagnostics in report.diagnostics.items():
         out.diagnostics.setdefault(app, Diagnostics()).update_unseen(diagnostics)
+    # a last line unfinished when its file was listed, said again while it is unchanged
+    # (a session's sums kept from before are not read again to meet it)
+    for app, path, size in index.unfinished_lines(names):
+        out.diagnostics.setdefault(app, Diagnostics()).unfinished_line(path, size)
     gone = [p for p in cached if p not in seen]
     index.save_usage(save, gone)
 

@@ -472,7 +472,7 @@ def doctor_command(
             newer = ", ".join(f"{v} ({n})" for v, n in r.newer.items())
             say(
                 f"  newer than checked: {newer}: what sessdex does not know of them is "
-                "under `unknown` (`doctor --deep` reads them all)"
+                f"under `unknown` ({hints.named('doctor', '--deep')} reads them all)"
             )
         if r.diagnostics.skipped:
             say(

@@ -350,7 +350,9 @@ def test_resume_runs_a_session_cmd_cannot_be_given_and_says_why_no_line(
     home = tmp_path / "home"
     write_claude_session(home, SESSION, str(folder))
     ran: list[list[str]] = []
-    monkeypatch.setattr(sessions, "_run_instead", lambda _, argv: ran.append(argv))
+    monkeypatch.setattr(
+        sessions, "_run_instead", lambda _, argv, *_shown: ran.append(argv)
+    )
     monkeypatch.setattr(shutil, "which", lambda name, **_: f"/usr/bin/{name}")
     monkeypatch.chdir(tmp_path)
     code, _, err = invoke(

@@ -307,13 +307,15 @@ def resume_command(
             f"cannot enter the session's folder {one_line(check.plan.cwd)}: "
             f"{error.strerror or error}; sessdex never resumes elsewhere."
         ) from None
+    shown = True  # the line, for the user to check (and run, if sessdex will not)
     try:
         err(f"$ {check.command}")
     except NotQuotable as why:  # sessdex runs it without a shell: only the echo goes
         err(f"note: {why}")
+        shown = False
     program = check.cli_path or check.plan.argv[0]
     try:
-        _run_instead(program, list(check.plan.argv))
+        _run_instead(program, list(check.plan.argv), shown)
     except OSError as error:  # a broken install: not a program, or gone since the check
         raise SessdexError(
             f"could not run {one_line(program)}: {error.strerror or error}. "
@@ -361,8 +363,9 @@ UNFINISHED_NAMED = 3
 _CMD_SPECIAL = frozenset('"%!^&|<>()\r\n')
 
 
-def _refuse_cmd_words(program: str, words: list[str]) -> None:
-    """A word from the session's files that cmd.exe would act on is no argument: refuse."""
+def _refuse_cmd_words(program: str, words: list[str], shown: bool) -> None:
+    """A word from the session's files that cmd.exe would act on is no argument: refuse.
+    `shown`: the line was printed above (`$ …`), for the user to check and run."""
     from ..views.text import one_line
 
     for word in words:
@@ -370,18 +373,23 @@ def _refuse_cmd_words(program: str, words: list[str]) -> None:
             raise SessdexError(
                 f"not running {os.path.basename(program)}: cmd.exe, which runs it, would "
                 f"act on a character in {one_line(word)!r}, taken from the session's "
-                "files. Check the command (resume --print) and run it yourself."
+                "files. "
+                + (
+                    "Check the line shown above ($ ...) and run it yourself."
+                    if shown
+                    else "No line typed into a shell can run it either (the note above)."
+                )
             )
 
 
-def _run_instead(program: str, argv: list[str]) -> None:
+def _run_instead(program: str, argv: list[str], shown: bool = True) -> None:
     """Become `program`: exec it on POSIX. Windows has no exec: os.execvp starts the
     program and exits at once, so the shell prompts again while the CLI reads the same
     console (python/cpython#101191); there sessdex waits for it and exits with its status."""
     if sys.platform != "win32":
         os.execvp(program, argv)
     if program.lower().endswith((".cmd", ".bat")):  # npm's shims: cmd.exe runs them
-        _refuse_cmd_words(program, argv[1:])
+        _refuse_cmd_words(program, argv[1:], shown)
     import subprocess
 
     process = subprocess.Popen([program, *argv[1:]])

@@ -65,3 +65,21 @@ def test_the_library_summary_of_refused_files_points_at_the_report(
     [said] = api.refused_summaries(listing.report)
     assert shut in said and "--verbose" not in said
     assert "see the report's diagnostics (each app's details)" in said
+
+
+def test_a_withheld_permission_names_the_librarys_keyword(tmp_path: Path) -> None:
+    """A session run with its permission checks off is resumed without that: the
+    library's warning names its own keyword, the command line's its option."""
+    home = tmp_path / "home"
+    folder = tmp_path / "project"
+    folder.mkdir()
+    write_claude_session(
+        home, SESSION, str(folder), permission_mode="bypassPermissions"
+    )
+    check = api.check_resume(Home.at(home), SESSION)
+    [said] = [w for w in check.warnings if w.startswith("left out")]
+    assert "keep_permissions=True keeps it" in said and "--keep-permissions" not in said
+    result = CliRunner().invoke(
+        main, ["resume", SESSION[:8], "--print", "--home", str(home)]
+    )
+    assert "--keep-permissions keeps it" in result.stderr

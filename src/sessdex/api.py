@@ -712,8 +712,9 @@ def check_resume(
     check = ResumeCheck(session, plan)
     check.warnings.extend(dropped)
     check.warnings.extend(plan.notes)
+    keep = hints.flag("keep_permissions")
     check.warnings.extend(
-        f"left out {item} (looser than the CLI's default; --keep-permissions keeps it)"
+        f"left out {item} (looser than the CLI's default; {keep} keeps it)"
         for item in plan.withheld
     )
     if plan.cwd in ("", os.curdir) and not session.cwd:

@@ -40,6 +40,14 @@ def see_each() -> str:
     return "the report's diagnostics (each app's details)"
 
 
+def flag(name: str) -> str:
+    """An on/off choice as the user gives it: `--keep-permissions` on the command line,
+    `keep_permissions=True` to the library."""
+    if _COMMAND_LINE.get():
+        return f"--{name.replace('_', '-')}"
+    return f"{name}=True"
+
+
 def option(name: str, value: object) -> str:
     """A value as the user gave it: `--since '3d'` on the command line, `since='3d'`
     (a keyword argument, its `repr`) to the library."""

@@ -56,3 +56,48 @@ def test_show_of_a_log_it_may_not_open_says_it_could_not_read_it(
         assert code == 0
         said = [line for line in err.splitlines() if name in line]
         assert said == [f"warning: {app}: cannot read {name}: permission denied"], err
+
+
+@pytest.mark.parametrize(
+    ("app", "log", "session"),
+    [
+        (
+            "amp",
+            ".cache/amp/logs/threads/T-019e8cc2-ebc0-7a3c-8e21-5f0d6b9c2a47.log",
+            "T-019e8cc2",
+        ),
+        (
+            "claude",
+            ".claude/projects/-home-dev-shop/11111111-1111-4111-8111-111111111111.jsonl",
+            "11111111",
+        ),
+        (
+            "copilot",
+            ".copilot/session-state/52ee9297-7cb3-468f-8ca4-46f6b927c8c7/events.jsonl",
+            "52ee9297",
+        ),
+    ],
+)
+def test_follow_of_a_log_it_may_not_open_says_so(
+    app: str, log: str, session: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`follow` showed nothing and said nothing: the problem was noted, never printed."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home(app), home)
+    code, out, _ = invoke("list", "--json", "--app", app, "--home", str(home))
+    assert code == 0 and session in out
+    name = str(home / log)
+    opener = os.open
+
+    def refusing(path: object, *args: object, **kwargs: object) -> int:
+        if os.fspath(path) == name:  # type: ignore[call-overload]
+            raise PermissionError(13, "Permission denied", name)
+        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
+
+    monkeypatch.setattr(os, "open", refusing)
+    code, _, err = invoke(
+        "follow", f"{app}:{session}", "--duration", "0.2", "--home", str(home)
+    )
+    assert code == 0
+    said = [line for line in err.splitlines() if name in line]
+    assert said == [f"warning: {app}: cannot read {name}: permission denied"], err

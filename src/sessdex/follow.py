@@ -60,8 +60,10 @@ class Follower:
         *,
         diagnostics: Diagnostics | None = None,
         cap: int = files.READ_LINE_CAP,
+        app: str = "",
     ) -> None:
         self.path = Path(path)
+        self.app = app  # whose file: a file it may not open is said so in `diagnostics`
         self.name = os.fspath(path)
         self.offset = offset  # start of the next line to hand out
         self.diagnostics = diagnostics
@@ -158,6 +160,12 @@ class Follower:
         try:
             # never a plain open: a pipe put where the file was would wait for a writer
             stream = files.open_regular(self.path)
+        except PermissionError as error:  # another user's: nothing of it is read
+            if self.diagnostics is not None and self.app:
+                self.diagnostics.problem(
+                    files.stopped_problem(self.app, self.name, error)
+                )
+            return
         except OSError:
             return
         with stream:

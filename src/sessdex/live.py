@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import databases, reading, sources
+from . import databases, files, reading, sources
 from .diagnostics import NOT_LINES, Diagnostics, why
 from .follow import Change, Follower, tail_offset
 from .model import Event, Session
@@ -130,8 +130,10 @@ class _HookFeed:
         diagnostics: Diagnostics,
         tracker: Tracker,
         since: float = float("-inf"),
+        app: str = "",
     ) -> None:
         self.follow = follow
+        self.app = app  # whose files: one it may not open is said so
         self.diagnostics = diagnostics
         self.tracker = tracker
         self.since = since  # epoch seconds: a file modified later was seen written
@@ -160,7 +162,9 @@ class _HookFeed:
                 offset = tail_offset(file.path, window)
                 if file.agent_id is None and offset:
                     self.tracker.partial = True
-            follower = Follower(file.path, offset, diagnostics=self.diagnostics)
+            follower = Follower(
+                file.path, offset, diagnostics=self.diagnostics, app=self.app
+            )
             self.files[file.path] = _File(file, follower)
             if file.agent_id is not None:
                 self.tracker.link(
@@ -300,7 +304,10 @@ class _ReadFeed:
             if start + HISTORY_BYTES <= FULL_REREAD_MAX:
                 start = 0
             self.tracker.partial = start > 0
-            self.follower = Follower(path, start, diagnostics=Diagnostics())
+            # its own lines are counted by the read; a file refused is said from here
+            self.follower = Follower(
+                path, start, diagnostics=Diagnostics(), app=session.app
+            )
         self.signature: tuple[tuple[int, int, int], ...] | None = None
         # the store as the last read found it
         self.read_signature: tuple[tuple[int, int, int], ...] | None = None
@@ -355,6 +362,9 @@ class _ReadFeed:
         first = None
         for line in follower.lines():
             first = line.offset if first is None else first
+        if follower.diagnostics is not None:
+            for problem in follower.diagnostics.problems:
+                self.diagnostics.problem(problem)
         if first is None:
             return []  # only a partial line so far
         if follower.size <= FULL_REREAD_MAX:
@@ -399,7 +409,7 @@ class _ReadFeed:
                     kept.append(event)
         except OSError as error:
             self.diagnostics.problem(
-                f"stopped reading {self.session.path}: {why(error, self.session.path)}"
+                files.stopped_problem(self.session.app, self.session.path, error)
             )
             return []
         self.read_before = True
@@ -505,6 +515,7 @@ class LiveSession:
                 self.diagnostics,
                 self.tracker,
                 self.since,
+                session.app,
             )
         else:
             self.feed = _ReadFeed(session, self.source, self.diagnostics, self.tracker)

@@ -96,6 +96,8 @@ class _Unreadable:
         for feed in self.feeds:
             if isinstance(feed, Generator):
                 feed.close()  # one left waiting (--once) counts what it met as it ends
+        for problem in self.diagnostics.problems:  # a file refused, gone, cut short
+            err(f"warning: {problem}")
         if skipped := self.diagnostics.skipped_total:
             err(
                 f"warning: {unreadable_lines(skipped)}; see {named('doctor', '--deep')}"

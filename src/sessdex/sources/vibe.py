@@ -88,6 +88,9 @@ RESUME_FLAGS = ResumeFlags(resume=("--resume",), latest=("-c", "--continue"))
 INSTALL_HINT = "uv tool install mistral-vibe"
 META_LIMIT = 16 * 1024 * 1024  # meta.json embeds the system prompt and tool schemas
 HEAD_BYTES = 8192  # session_id and parent_session_id are the first keys of meta.json
+# listing: the end of a messages.jsonl looked at for a last line still being written (a
+# longer one is said by `show -v`, which reads the file)
+TORN_TAIL = 64 * 1024
 # Vibe 3's built-in agent at least as strict as its default, accept-edits (ask asks before
 # every tool; accept-edits, smart-approve and auto-approve approve some on their own)
 SAFE_AGENTS = ("ask",)
@@ -423,7 +426,7 @@ def _note_torn(path: Path, diagnostics: Diagnostics) -> None:
     crash cut it off): noted as unfinished, as `read` notes it, for --verbose and
     `doctor` (the listing reads meta.json, never that line)."""
     try:
-        offset, tail = files.tail_bytes(path)
+        offset, tail = files.tail_bytes(path, TORN_TAIL)
     except OSError:  # missing or refused: `read` says so
         return
     files.note_unfinished(offset, tail, diagnostics, str(path))

@@ -168,7 +168,7 @@ def _posix_word(text: str, shell: str) -> str:
     passes the exact value. bash, zsh and ksh read the $'…' form; for POSIX sh (dash,
     which has none) see `_sh_word`."""
     if not _UNPRINTABLE.search(text):
-        return shlex.quote(text)
+        return _plain_word(text)
     if shell != BASH:
         return _sh_word(text)
     out = []
@@ -182,6 +182,13 @@ def _posix_word(text: str, shell: str) -> str:
         else:
             out.append(char)
     return "$'" + "".join(out) + "'"
+
+
+def _plain_word(text: str) -> str:
+    """`shlex.quote`, but a word it leaves bare that starts with `=` quoted too: zsh
+    reads a bare `=ls` as the path of that command (`/usr/bin/ls`)."""
+    quoted = shlex.quote(text)
+    return f"'{text}'" if quoted == text and text.startswith("=") else quoted
 
 
 def _fish_word(text: str) -> str:
@@ -232,7 +239,7 @@ def _sh_word(text: str) -> str:
         if text[end - 1] == "\n":
             end += 1
         if at < start:
-            out.append(shlex.quote(text[at:start]))
+            out.append(_plain_word(text[at:start]))
         escaped = "".join(
             char
             if not _UNPRINTABLE.match(char) and char not in "'\\%"

@@ -1,0 +1,60 @@
+"""`resume --print` lines pasted into the shell they were written for pass every word as it is."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+from .helpers import write_claude_session
+
+
+def echo_program(folder: Path) -> Path:
+    """A stand-in `claude` on PATH: prints the folder it runs in and its words."""
+    program = folder / "claude"
+    program.write_text(
+        f"#!{sys.executable}\nimport json, os, sys\n"
+        "print(json.dumps([os.getcwd(), *sys.argv[1:]]))\n"
+    )
+    program.chmod(0o755)
+    return program
+
+
+@pytest.mark.parametrize("session_id", ["=ls", "==x"])
+def test_a_word_starting_with_an_equals_sign_reaches_the_cli_from_zsh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, session_id: str
+) -> None:
+    """zsh reads a bare `=ls` as the path of the `ls` command (`/usr/bin/ls`), or fails
+    with "ls not found": the pasted line resumed another session, or none."""
+    if shutil.which("zsh") is None:
+        pytest.skip("zsh is not installed")
+    folder = tmp_path / "work"
+    folder.mkdir()
+    home = tmp_path / "home"
+    write_claude_session(home, session_id, str(folder), model="=opus")
+    monkeypatch.setenv("SHELL", "/bin/zsh")
+    monkeypatch.delenv("SESSDEX_SHELL", raising=False)
+    result = CliRunner().invoke(
+        main, ["resume", session_id, "--print", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    line = result.stdout.strip()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    echo_program(bin_dir)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    ran = subprocess.run(
+        ["zsh", "-c", line], env=env, capture_output=True, text=True, check=False
+    )
+    assert ran.returncode == 0, ran.stderr
+    where, *words = json.loads(ran.stdout)
+    assert where == str(folder)
+    assert words[:4] == ["--resume", session_id, "--model", "=opus"]

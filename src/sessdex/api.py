@@ -723,14 +723,17 @@ def check_resume(
             f"{source.TITLE} recorded no folder for this session, and sessdex never "
             "resumes elsewhere; run it from the folder the session ran in."
         )
-    elif not plan.cwd or not os.path.isdir(plan.cwd):
+    elif not os.path.isabs(plan.cwd) or not os.path.isdir(plan.cwd):
         # a file where the folder was is not a folder that "exists", nor is a Windows
-        # folder read from a copied home here: say which it is
+        # folder read from a copied home here, nor a relative one (`shop`), which would
+        # be looked for below wherever the user is: say which it is
         gone = (
-            "is a file now"
-            if os.path.lexists(plan.cwd)
-            else "is a Windows folder, not on this machine"
+            "is a Windows folder, not on this machine"
             if os.sep == "/" and pathnames.is_windows(plan.cwd)
+            else "is no full path (it would be taken from the folder you are in)"
+            if plan.cwd and not os.path.isabs(plan.cwd)
+            else "is a file now"
+            if os.path.lexists(plan.cwd)
             else "no longer exists"
         )
         check.refusals.append(
@@ -822,6 +825,12 @@ def resume_command(session: Session) -> str | None:
     plan = sources.get(session.app).resume(session)
     if plan is None or not session.cwd or plan.cwd in ("", os.curdir):
         return None
+    if not (
+        os.path.isabs(plan.cwd)
+        or plan.cwd.startswith("/")
+        or pathnames.is_windows(plan.cwd)
+    ):
+        return None  # `cd shop` would enter a folder below wherever the reader is
     if _holds_nul(plan):
         return None
     try:

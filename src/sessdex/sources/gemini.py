@@ -55,6 +55,7 @@ a message later dropped by `$rewindTo` were still billed: they are kept, at the 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -167,8 +168,29 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
 
 
 def resume_refusal(session: Session) -> str | None:
-    """Why `resume` gives no command for a session only the prompt log holds."""
-    return prompt_log.refusal(session, "gemini")
+    """Why `resume` gives no command for a session only the prompt log holds, or for one
+    whose id `gemini --resume` reads as something else."""
+    return _read_otherwise(session.id) or prompt_log.refusal(session, "gemini")
+
+
+def _read_otherwise(session_id: str) -> str | None:
+    """Why `gemini --resume <id>` could open another session than this one: it trims
+    the value, takes `latest` as the project's newest session before it looks for an
+    id, and a number it finds no session by as a place in its list (0.61's
+    SessionSelector). None for any other id."""
+    value = session_id.strip()
+    if value == "latest":
+        read_as = "its latest session"
+    elif re.fullmatch(r"[1-9][0-9]*", value):
+        read_as = "a place in its list"
+    elif value != session_id:
+        read_as = f"{value!r} (without its blanks)"
+    else:
+        return None
+    return (
+        f"gemini --resume would read the id {session_id!r} as {read_as}, not as this "
+        "session; open it with /resume in gemini."
+    )
 
 
 @dataclass(slots=True)
@@ -621,6 +643,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     if session.parent_id is not None or not session.cwd:
         return None
     if prompt_log.log_of(session) is not None:  # only its prompts: no chat to resume
+        return None
+    if _read_otherwise(session.id):  # it would open another session
         return None
     argv = ["gemini", "--resume", session.id]
     if session.model:

@@ -759,6 +759,10 @@ def check_resume(
         plan = check.plan
     else:
         check.cli_path = shutil.which(plan.program)
+    if check.cli_path is not None:
+        # a relative PATH entry (`tools`) names a program below the folder sessdex
+        # runs in now: the one checked, not the one below the session's folder
+        check.cli_path = os.path.abspath(check.cli_path)
     if check.cli_path is None:
         other = shutil.which(plan.program)
         check.refusals.append(

@@ -786,20 +786,31 @@ def _continuing(
 ) -> list[int]:
     """Processes of the app's CLI in `session`'s folder that continue its latest session
     (`--continue`, as the source reads its words), where that is `session`: the newest
-    there when the process started (one begun since is another CLI's)."""
-    from .live import Processes, existed, opened_by, process_folder
+    there when the process started (one begun since is another CLI's). Also those that
+    name no session (a plain start, `claude` alone), as `watch` gives them: to the
+    folder's most recently written session, unless they started well after it was last
+    written (a fresh CLI that has written nothing yet)."""
+    from .live import STARTED_AFTER, Processes, existed, opened_by, process_folder
 
     processes = Processes()
     if not session.cwd or not processes.available:
         return []
     processes.refresh(force=True)
     started: dict[int, float | None] = {}
+    plain: dict[int, tuple[float | None, bytes]] = {}
     for pid, args in processes.running(plan.program, plan.process_names):
         opened = opened_by(source, args)
-        cwd = processes.cwd(pid) if opened is not None and opened.latest else None
-        if cwd is not None and process_folder(source, cwd, args) == session.cwd:
+        latest = opened is not None and opened.latest
+        if not latest and opened is not None:
+            continue  # another session, a picker or a fork: not this one's writer
+        cwd = processes.cwd(pid)
+        if cwd is None or process_folder(source, cwd, args) != session.cwd:
+            continue
+        if latest:
             started[pid] = processes.started(pid)
-    if not started:
+        else:
+            plain[pid] = (processes.started(pid), args)
+    if not started and not plain:
         return []
     index = Index(home)
     try:
@@ -810,10 +821,18 @@ def _continuing(
         index.close()
     pids = []
     for pid, start in started.items():  # newest first: the first there at its start
-        latest = next(
+        latest_there = next(
             (s for s in there if existed(s, start)), there[0] if there else None
         )
-        if latest is not None and latest.id == session.id:
+        if latest_there is not None and latest_there.id == session.id:
+            pids.append(pid)
+    written = session.updated.timestamp() if session.updated else None
+    newest = there[0].id if there else session.id
+    others = [s.id.encode() for s in there if s.id != session.id]
+    for pid, (start, args) in plain.items():
+        if newest != session.id or any(other in args for other in others):
+            continue  # the folder's newer session is its, or its words name another
+        if start is None or written is None or start <= written + STARTED_AFTER:
             pids.append(pid)
     return sorted(pids)
 

@@ -58,6 +58,11 @@ REWATCH = 5.0  # with notifications: the set of watched folders is renewed this 
 # following began, less this (the file system's clock lags time.time() by a tick or so);
 # an older one may be a copy's (`cp -r`), and the records say when things happened
 MTIME_SLACK = 1.0
+# ... and only while it is at most this much later than the newest record: a file modified
+# long after its newest record was copied (`cp -r`, a restore from a backup) or touched, not
+# written by its app; within it, a clock a little off, or an answer streamed into a line or
+# a row dated when it began
+MTIME_AHEAD = 3600.0
 
 
 # --- events seen ----------------------------------------------------------------------
@@ -110,6 +115,16 @@ class _Seen:
 # --- feeds: where a session's new events come from --------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """A followed file found changed: its modification time, and whether it grew or gave
+    events not seen before (a file copied or restored over itself gives none)."""
+
+    agent_id: str | None
+    modified: float  # epoch seconds
+    appended: bool
+
+
 @dataclass(slots=True)
 class _File:
     file: FollowFile
@@ -129,14 +144,13 @@ class _HookFeed:
         follow: SessionFollow,
         diagnostics: Diagnostics,
         tracker: Tracker,
-        since: float = float("-inf"),
         app: str = "",
     ) -> None:
         self.follow = follow
         self.app = app  # whose files: one it may not open is said so
         self.diagnostics = diagnostics
         self.tracker = tracker
-        self.since = since  # epoch seconds: a file modified later was seen written
+        self.changes: list[Changed] = []
         self.files: dict[Path, _File] = {}
         self.children: set[str] = set()
         self.listed_at = float("-inf")
@@ -203,15 +217,15 @@ class _HookFeed:
                 if entry.follower.size > REWRITE_REREAD_MAX:  # what is older was shown
                     window = HISTORY_BYTES if is_lead else CHILD_HISTORY
                     entry.follower.skip_to_tail(window)
-            modified = entry.follower.mtime_ns / 1e9
-            if modified >= self.since:  # written while followed, not a copy's mtime
-                self.tracker.touch(entry.file.agent_id, modified)
+            # bytes appended, or events not seen before: written, not copied over it
+            appended = change is Change.GROWN and not entry.repeats
             for line in entry.follower.lines():
                 if entry.reader is None:
                     entry.reader = self.follow.reader(entry.file, line.offset)
                 for event in entry.reader(line):
                     if seen.add(event) or not entry.repeats:
                         found.append(event)
+                        appended = True
                     child = event.extra.get("child_id")
                     if event.kind == "subagent" and isinstance(child, str):
                         relist = relist or child not in self.children
@@ -224,6 +238,8 @@ class _HookFeed:
             )
             if not entry.repeats:
                 entry.shown = follower.offset
+            modified = follower.mtime_ns / 1e9
+            self.changes.append(Changed(entry.file.agent_id, modified, appended))
         if relist:
             self._list(now)
         return found
@@ -323,6 +339,7 @@ class _ReadFeed:
         if self.shared and session.updated is not None:
             self.written = session.updated.timestamp()
         self.lead_gone = False
+        self.changes: list[Changed] = []
         self._folders = {Path(self.store).parent} if self.store else set()
 
     def poll(self, now: float, seen: _Seen) -> list[Event]:
@@ -338,6 +355,8 @@ class _ReadFeed:
         self.read_at = now
         self.lead_gone = not signature or signature[0] == (-1, -1, -1)
         events = self._read(seen, 0, settled=settled)
+        if not self.shared:  # a shared store's mtime is any of its sessions' write
+            self.changes.append(Changed(None, self.written, bool(events)))
         if self.held is not None or not databases.snapshot_current(self.store):
             # a snapshot of the database a moment older than its last write served the
             # read, or its last event may still grow: read again at the next poll,
@@ -366,12 +385,16 @@ class _ReadFeed:
             for problem in follower.diagnostics.problems:
                 self.diagnostics.problem(problem)
         if first is None:
-            return []  # only a partial line so far
-        if follower.size <= FULL_REREAD_MAX:
-            return self._read(seen, 0)
-        if change is Change.REWRITTEN:
-            return self._read(seen, first)
-        return self._read(seen, max(first, before))
+            events = []  # only a partial line so far
+        elif follower.size <= FULL_REREAD_MAX:
+            events = self._read(seen, 0)
+        elif change is Change.REWRITTEN:
+            events = self._read(seen, first)
+        else:
+            events = self._read(seen, max(first, before))
+        grown = change is Change.GROWN or bool(events)
+        self.changes.append(Changed(None, self.written, grown))
+        return events
 
     def _read(self, seen: _Seen, offset: int, *, settled: bool = False) -> list[Event]:
         # one byte early: that line is cut, so every source starts at the next line start
@@ -498,6 +521,8 @@ def _entries(folder: Path) -> list[os.DirEntry[str]]:
 class LiveSession:
     """A session being followed: its new events, and what they say of its status."""
 
+    modified = 0.0  # the newest of its files' mtimes taken for its app's write
+
     def __init__(self, session: Session, source: sources.Source | None = None) -> None:
         self.session = session
         self.source = source or sources.get(session.app)
@@ -514,8 +539,7 @@ class LiveSession:
                 hook(session, self.diagnostics),
                 self.diagnostics,
                 self.tracker,
-                self.since,
-                session.app,
+                app=session.app,
             )
         else:
             self.feed = _ReadFeed(session, self.source, self.diagnostics, self.tracker)
@@ -530,6 +554,12 @@ class LiveSession:
         events = _by_time(events)
         for event in events:
             self.tracker.add(event, now)
+        for changed in self.feed.changes:
+            if self._wrote(changed):
+                self.modified = max(self.modified, changed.modified)
+                if isinstance(self.feed, _HookFeed):
+                    self.tracker.touch(changed.agent_id, changed.modified)
+        self.feed.changes.clear()
         if isinstance(self.feed, _ReadFeed) and self.feed.tokens is not None:
             # a store read whole is counted afresh: a running total an app keeps in a
             # row and updates in place would be added again at every read
@@ -570,8 +600,22 @@ class LiveSession:
     def written(self) -> float:
         """When the session was last written, as far as can be told: its records, and its
         files' modification times once seen to change while followed (not a copy's)."""
-        modified = self.feed.last_write()
-        return max(modified if modified >= self.since else 0.0, self.updated)
+        return max(self.modified, self.updated)
+
+    def _wrote(self, changed: Changed) -> bool:
+        """Whether a file of the session found changed was written by its app: modified
+        since following began (before, it may be a copy's time), and either appended to
+        while followed or not long after the newest record (a file copied or restored
+        over itself, or touched, is not). Where no record is dated, its time is all
+        there is."""
+        if changed.modified < self.since:
+            return False
+        if changed.appended:
+            return True
+        recorded = self.tracker.recorded
+        if self.session.updated is not None:
+            recorded = max(recorded, self.session.updated.timestamp())
+        return not recorded or changed.modified - recorded <= MTIME_AHEAD
 
     def folders(self) -> set[Path]:
         return self.feed.folders()

@@ -850,9 +850,16 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
         if not running:
             continue
         mine = [live for live in lives if live.program == program]
+        known: dict[str, list[str]] = {}  # by app: the ids an id's start may be of
+        for live in mine:
+            known.setdefault(live.session.app, []).append(live.session.id)
         for pid, args in running:
             said: dict[str, Opened | None] = {}  # by app: what its words say
-            named = [live for live in mine if _names(live, args, said)]
+            named = [
+                live
+                for live in mine
+                if _names(live, args, said, known[live.session.app])
+            ]
             if named:
                 for live in named:
                     live.pids.append(pid)
@@ -952,7 +959,15 @@ def names(source: sources.Source, session_id: str, args: bytes) -> bool:
     return _named(opened_by(source, args), session_id, args)
 
 
-def _named(opened: Opened | None, session_id: str, args: bytes) -> bool:
+def _named(
+    opened: Opened | None, session_id: str, args: bytes, known: Sequence[str] = ()
+) -> bool:
+    if opened is not None and opened.prefix is not None:
+        # the start of an id, the CLI's where one of its app's sessions `known` alone
+        # starts so; else a name
+        starting = [other for other in known if other.startswith(opened.prefix)]
+        if len(starting) == 1:
+            return starting[0] == session_id
     if opened is None or opened.chosen:  # a title may be an id it does not know as one
         return session_id.encode() in args
     return opened.session_id is not None and opened.session_id == session_id
@@ -968,8 +983,13 @@ def _opened(
     return said[app]
 
 
-def _names(live: LiveSession, args: bytes, said: dict[str, Opened | None]) -> bool:
-    return _named(_opened(live, args, said), live.session.id, args)
+def _names(
+    live: LiveSession,
+    args: bytes,
+    said: dict[str, Opened | None],
+    known: Sequence[str] = (),
+) -> bool:
+    return _named(_opened(live, args, said), live.session.id, args, known)
 
 
 # --- waiting for changes ------------------------------------------------------------------

@@ -212,6 +212,9 @@ class Opened:
     session_id: str | None = None  # one session, by its id (`--resume <id>`)
     latest: bool = False  # the latest session of its folder (`--continue`)
     chosen: bool = False  # one picked (a picker) or named by title or number
+    # with `chosen`: a start of an id, which the CLI opens where one session's id alone
+    # starts so (the live status asks the sessions it knows); else a name, as `chosen`
+    prefix: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,10 +239,14 @@ def is_uuid(word: str) -> bool:
 
 
 def opened_by_flags(
-    args: Sequence[str], flags: ResumeFlags, is_id: Callable[[str], bool] = is_uuid
+    args: Sequence[str],
+    flags: ResumeFlags,
+    is_id: Callable[[str], bool] = is_uuid,
+    is_prefix: Callable[[str], bool] | None = None,
 ) -> Opened | None:
     """What a running CLI has open, from its options (anywhere after argv[0], up to `--`;
-    `--opt value` or `--opt=value`): see `process_session`."""
+    `--opt value` or `--opt=value`): see `process_session`. `is_prefix` says which
+    resume values the CLI may read as the start of a session's id."""
     resumed: str | None = None
     forced: str | None = None
     picker = latest = fork = False
@@ -268,7 +275,10 @@ def opened_by_flags(
     if fork and (resumed or picker or latest):
         return Opened(forced)  # a new session, copied from the one it names
     if resumed:  # a title or a number in its list: which one is not known here
-        return Opened(resumed) if is_id(resumed) else Opened(chosen=True)
+        if is_id(resumed):
+            return Opened(resumed)
+        prefix = resumed if is_prefix is not None and is_prefix(resumed) else None
+        return Opened(chosen=True, prefix=prefix)
     if picker:
         return Opened(chosen=True)  # what the user will choose: nothing open until then
     if latest:

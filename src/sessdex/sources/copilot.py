@@ -39,6 +39,7 @@ Ignored, on purpose: system prompts, hooks, permission prompts, UI and telemetry
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -78,6 +79,8 @@ ENV_VARS = ("COPILOT_HOME", "XDG_STATE_HOME")
 
 # how a running copilot says which session it has open (1.0.102's --help)
 RESUME_FLAGS = ResumeFlags(resume=("-r", "--resume"), new_id=("--session-id",))
+# the start of a session id `--resume` takes for one (a name otherwise)
+_ID_START = re.compile(r"[0-9a-f][0-9a-f-]{6,35}")
 
 
 _EVENTS = "events.jsonl"
@@ -777,13 +780,18 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 
 def process_session(args: Sequence[str]) -> Opened | None:
     """What a running `copilot` has open, read back from the words `resume` writes:
-    `--resume <id>` (`-r`, `--resume=<id>`) or `--session-id <id>` that session. A name, an
-    id prefix or a picker: one not known yet; `--continue` (whose scope its --help does
-    not say) says nothing sure: None."""
-    return opened_by_flags(args, RESUME_FLAGS)
+    `--resume <id>` (`-r`, `--resume=<id>`) or `--session-id <id>` that session; a start
+    of an id, 7 characters or more (1.0.42+), the one session whose id starts so. A name
+    or a picker: one not known yet; `--continue` (whose scope its --help does not say)
+    says nothing sure: None."""
+    return opened_by_flags(args, RESUME_FLAGS, is_prefix=_is_id_start)
 
 
 # --- small helpers ----------------------------------------------------------------------
+
+
+def _is_id_start(word: str) -> bool:
+    return _ID_START.fullmatch(word) is not None
 
 
 def _read_yaml(path: Path) -> dict[str, str]:

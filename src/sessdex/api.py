@@ -1484,7 +1484,8 @@ def watch_sessions(
     diagnostics: Diagnostics | None = None,
 ) -> Iterator[list[BoardRow]]:
     """The status of every recent session, again whenever one changes, until `duration`
-    seconds passed or `stop()` says so. `progress` follows the first listing (the one
+    seconds passed or `stop()` says so; in the user's own home, a row too for each CLI
+    running with no session yet (`BoardRow.pid`). `progress` follows the first listing (the one
     that may index every session first). A `since` given as text ('1d') moves with the
     clock: a board left running drops a session once it is older than that. The lines
     the sessions' reads could not use are counted in `diagnostics` once the boards end."""
@@ -1513,6 +1514,13 @@ def watch_sessions(
         finally:
             index.close()
 
+    def window() -> float | None:
+        cutoff = _since(since)
+        return cutoff.timestamp() if cutoff is not None else None
+
+    # a CLI running with no session yet writes into this machine's own home: not into
+    # another one `--home` reads
+    own = home.path.resolve() == Path.home().resolve()
     return live.watch(
         recent,
         duration=duration,
@@ -1520,6 +1528,8 @@ def watch_sessions(
         roots=roots,
         stop=stop,
         diagnostics=diagnostics,
+        clis=sources.all_sources(apps) if own else (),
+        since=window,
     )
 
 

@@ -774,6 +774,11 @@ class Processes:
                 todo.append(child)
         return False
 
+    def parent(self, pid: int) -> int | None:
+        """The pid of `pid`'s parent, where /proc says."""
+        fields = self._stat(pid)
+        return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
+
     def started(self, pid: int) -> float | None:
         """When `pid` started (epoch seconds), where /proc says."""
         boot, ticks = self._boot(), self._start(pid)
@@ -796,19 +801,23 @@ class Processes:
         return found
 
     def _start(self, pid: int) -> int | None:
+        fields = self._stat(pid)
+        return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else None
+
+    def _stat(self, pid: int) -> list[bytes]:
+        """The fields of /proc/<pid>/stat after the command's name, the state first."""
         # read at every scan for every process: os.read costs a third of read_text
         try:
             handle = os.open(self.root / str(pid) / "stat", os.O_RDONLY)
         except OSError:
-            return None
+            return []
         try:
             text = os.read(handle, 4096)
         except OSError:
-            return None
+            return []
         finally:
             os.close(handle)
-        fields = text.rpartition(b")")[2].split()
-        return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else None
+        return text.rpartition(b")")[2].split()
 
     def _boot(self) -> float | None:
         if self.boot is None:
@@ -905,6 +914,86 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
     for live in lives:
         if live.program:
             live.alive = bool(live.pids)
+
+
+@dataclass(frozen=True, slots=True)
+class Starting:
+    """A running CLI with no session yet: just started, with nothing written, or showing
+    its picker (`--resume` with no id)."""
+
+    app: str
+    pid: int
+    cwd: str  # the folder it works in
+    started: float | None  # epoch seconds
+    choosing: bool  # it shows its picker, or was given a name: the user chooses
+
+    def status(self, now: float) -> Status:
+        since = max(0.0, now - self.started) if self.started is not None else None
+        if self.choosing:
+            return Status("waiting_for_user", f"choosing a session (pid {self.pid})")
+        if since is not None and since < QUIET_WORKING:
+            return Status("working", f"starting (pid {self.pid})")
+        return Status("idle", f"nothing written yet (pid {self.pid})")
+
+
+def starting(
+    clis: Sequence[sources.Source],
+    lives: Sequence[LiveSession],
+    processes: Processes,
+    since: float | None = None,
+) -> list[Starting]:
+    """The running CLIs of `clis` (sources that name their program in `CLI`) that no
+    session in `lives` has (after `attach_processes`) and whose words open none: a plain
+    start, a fork, a picker or a name (never `--resume <id>` or `--continue`), started
+    after `since` (epoch seconds; a CLI older than the board's window may hold a session
+    older than it). A copy run by another copy of the same CLI is its helper."""
+    if not processes.available:
+        return []
+    taken = {pid for live in lives for pid in live.pids}
+    ids = [live.session.id.encode() for live in lives if live.session.id]
+    found: list[Starting] = []
+    for source in clis:
+        names = getattr(source, "CLI", None)
+        if not isinstance(names, tuple) or not names:
+            continue
+        running = processes.running(names[0], names[1:])
+        pids = {pid for pid, _ in running}
+        for pid, args in running:
+            if pid in taken or processes.parent(pid) in pids:
+                continue
+            if not _runs(args, names):
+                continue  # a program given the name as a word (`vim claude`)
+            opened = opened_by(source, args)
+            if opened is not None and (opened.session_id or opened.latest):
+                continue  # a session it names, or its folder's latest: not a new one
+            if opened != Opened() and any(known in args for known in ids):
+                continue  # it names a session (a fork names the one it copies)
+            cwd = processes.cwd(pid)
+            started = processes.started(pid)
+            if cwd is None or (since is not None and (started or 0.0) < since):
+                continue
+            folder = process_folder(source, cwd, args)
+            choosing = opened is not None and opened.chosen
+            found.append(Starting(source.NAME, pid, folder, started, choosing))
+    return found
+
+
+# programs that run a CLI's script, named next (`node /usr/bin/claude`)
+_RUNNERS = ("node", "bun", "deno", "python")
+
+
+def _runs(args: bytes, names: Sequence[str]) -> bool:
+    """Whether a command line runs one of `names`: as its first word, or as the first
+    word after a script runner's options."""
+    words = [os.path.basename(w.decode(errors="replace")) for w in args.split(b"\0")]
+    if not words:
+        return False
+    if words[0] in names:
+        return True
+    if not words[0].startswith(_RUNNERS):
+        return False
+    script = next((word for word in words[1:] if not word.startswith("-")), None)
+    return script in names
 
 
 def existed(session: Session, started: float | None) -> bool:
@@ -1155,18 +1244,27 @@ class BoardRow:
     updated: float  # epoch seconds of its newest record (LiveSession.updated)
     tokens: int
     partial: bool  # tokens count only the history read, not the whole session
+    # a CLI running with no session yet (`Starting`): its pid; `session` then stands in,
+    # with no id, its app and the CLI's folder
+    pid: int | None = None
 
 
 class Board:
-    """The live sessions of a home: new ones found by `rescan`, all polled together."""
+    """The live sessions of a home: new ones found by `rescan`, all polled together; and
+    the CLIs of `clis` (sources) running with no session yet, started since `since()`."""
 
     def __init__(
         self,
         list_sessions: Callable[[], Sequence[Session]],
         processes: Processes | None = None,
+        clis: Sequence[sources.Source] = (),
+        since: Callable[[], float | None] | None = None,
     ) -> None:
         self.list_sessions = list_sessions
         self.processes = processes if processes is not None else Processes()
+        self.clis = clis
+        self.since = since
+        self.starting: list[Starting] = []
         self.lives: dict[tuple[str, str], LiveSession] = {}
         self.changed = True  # sessions came or went since processes were attached
         self.left = Diagnostics()  # what the reads of sessions no longer shown met
@@ -1203,8 +1301,12 @@ class Board:
                     live.diagnostics.problem(message)
                     log.warning("%s", message)
         if self.processes.refresh() or self.changed:
-            attach_processes(list(self.lives.values()), self.processes)
+            lives = list(self.lives.values())
+            attach_processes(lives, self.processes)
             self.changed = False
+            if self.clis:
+                since = self.since() if self.since is not None else None
+                self.starting = starting(self.clis, lives, self.processes, since)
         return count
 
     def rows(self, now: float | None = None) -> list[BoardRow]:
@@ -1221,6 +1323,10 @@ class Board:
                     live.tracker.partial,
                 )
             )
+        for cli in self.starting:
+            stand_in = Session(cli.app, "", cwd=cli.cwd)
+            when = cli.started or 0.0
+            rows.append(BoardRow(stand_in, cli.status(now), when, 0, False, cli.pid))
         rank = {name: n for n, name in enumerate(STATUSES)}
         rows.sort(key=lambda r: (rank.get(r.status.status, 99), -r.updated))
         return rows
@@ -1256,13 +1362,16 @@ def watch(
     roots: Callable[[], set[Path]] | None = None,
     stop: Callable[[], bool] | None = None,
     diagnostics: Diagnostics | None = None,
+    clis: Sequence[sources.Source] = (),
+    since: Callable[[], float | None] | None = None,
 ) -> Iterator[list[BoardRow]]:
     """The board now, then again whenever something changed (at least every `tick` s),
     until `duration` s passed or `stop()` says so. `roots` names the folders where new
     sessions appear: watched too, so that one in a folder no followed session is in is
     seen at once, not at the next rescan. What the reads could not use is added to
-    `diagnostics` as the generator ends (closed, or interrupted)."""
-    board = Board(list_sessions)
+    `diagnostics` as the generator ends (closed, or interrupted). The CLIs of `clis`
+    running with no session yet, started since `since()`, are rows too (`Starting`)."""
+    board = Board(list_sessions, clis=clis, since=since)
     waiter = Waiter(notify)
     if rescan is None:
         rescan = RESCAN_NOTIFIED if waiter.backend == "watchfiles" else RESCAN_SECONDS

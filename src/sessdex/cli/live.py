@@ -126,7 +126,7 @@ class _Unreadable:
     "--json",
     "as_json",
     is_flag=True,
-    help="The board once, as one JSON array (the --nl objects), then exit.",
+    help="The board once, as one JSON array (the --nl objects; a CLI with no session yet has id null and its pid), then exit.",
 )
 @click.option("--once", is_flag=True, help="Print the board once and exit.")
 @live_options
@@ -202,6 +202,8 @@ def _watch_lines(boards: Iterable[Sequence[Any]], once: bool) -> None:
     for rows in boards:
         out = []
         for row in rows:
+            if row.pid is not None:  # a CLI with no session yet: `--json` shows it
+                continue
             key = (row.session.app, row.session.id)
             # a reason whose only change is a counting duration is no change, its unit
             # included (59 s, then 1 m)
@@ -226,7 +228,7 @@ class _KnownIds:
         self.shown: set[str] = set()
 
     def of(self, rows: Sequence[Any]) -> list[str]:
-        now = {row.session.id.lower() for row in rows}
+        now = {row.session.id.lower() for row in rows if row.pid is None}
         if not now <= self.shown:
             self.ids = api.session_ids(self.home)
             self.shown = now | set(self.ids)
@@ -244,7 +246,7 @@ def _watch_plain(
     last = None
     printed = False
     for rows in boards:
-        states = [(r.session.id, r.status.status) for r in rows]
+        states = [(r.session.id, r.pid, r.status.status) for r in rows]
         if states != last:
             last = states
             if not rows:  # a hint, not data: a pipe reading the board gets no line

@@ -197,6 +197,12 @@ class Source(Protocol):
 # is then that of a session whose id its command line holds, or of its folder's.
 
 
+# A source with `process_session` may also set, at module level, `CLI = ("<program>", ...)`:
+# the program its `resume` runs (and other names its process may show). `watch` then shows
+# a running copy of it that no session has and whose words open none (just started, with
+# nothing written; or showing its picker) as a row of its own, in its folder, by its pid.
+
+
 # A source whose CLI takes its session's folder from an option, not from the folder it was
 # started in (`codex -C <dir>`), may define `process_folder(args) -> str | None`: that
 # option's value as written (relative to the process's working folder, where it is not

@@ -106,6 +106,8 @@ CHECKED_WITH = (
 )
 NEWEST_CHECKED = "2.1.332"  # doctor names versions past it
 ENV_VARS = ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME")
+# its program, as `resume` runs it: `watch` shows a copy running with no session yet
+CLI = ("claude",)
 SCAN_NOTED = True  # locate reads the environment, scan only lists (see base.py)
 
 PROGRAM = "claude"

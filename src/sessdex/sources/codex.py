@@ -123,6 +123,8 @@ CHECKED_WITH = (
 )
 NEWEST_CHECKED = "0.171.0"  # doctor names versions past it
 ENV_VARS = ("CODEX_HOME", "CODEX_SQLITE_HOME")
+# its program, as `resume` runs it: `watch` shows a copy running with no session yet
+CLI = ("codex",)
 SCAN_NOTED = True  # locate reads the environment, scan only lists (see base.py)
 PROGRAM = "codex"
 INSTALL_HINT = "npm install -g @openai/codex"

@@ -76,6 +76,8 @@ CHECKED_WITH = (
 )
 NEWEST_CHECKED = "1.0.102"  # doctor names versions past it
 ENV_VARS = ("COPILOT_HOME", "XDG_STATE_HOME")
+# its program, as `resume` runs it: `watch` shows a copy running with no session yet
+CLI = ("copilot",)
 
 # how a running copilot says which session it has open (1.0.102's --help)
 RESUME_FLAGS = ResumeFlags(resume=("-r", "--resume"), new_id=("--session-id",))

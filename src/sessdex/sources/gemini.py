@@ -91,6 +91,8 @@ CHECKED_WITH = (
     "; resume checked against 0.61.0's --help"
 )
 ENV_VARS = ("GEMINI_CLI_HOME",)
+# its program, as `resume` runs it: `watch` shows a copy running with no session yet
+CLI = ("gemini",)
 
 INSTALL_HINT = "npm install -g @google/gemini-cli"
 SUBAGENT_DEPTH = 4  # sub-agents of sub-agents are followed this deep

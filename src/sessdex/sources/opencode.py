@@ -78,6 +78,8 @@ CHECKED_WITH = (
 )
 NEWEST_CHECKED = "2.0.15"  # doctor names versions past it
 ENV_VARS = ("XDG_DATA_HOME", "OPENCODE_DB")
+# its program, as `resume` runs it: `watch` shows a copy running with no session yet
+CLI = ("opencode",)
 
 # how a running opencode says which session it has open (1.18.33's --help)
 RESUME_FLAGS = ResumeFlags(resume=("-s", "--session"), fork=("--fork",))

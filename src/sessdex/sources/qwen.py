@@ -110,6 +110,8 @@ CHECKED_WITH = (
 )
 NEWEST_CHECKED = "0.24.4"  # doctor names versions past it
 ENV_VARS = ("QWEN_RUNTIME_DIR", "QWEN_HOME")
+# its program, as `resume` runs it: `watch` shows a copy running with no session yet
+CLI = ("qwen",)
 
 INSTALL_HINT = "npm install -g @qwen-code/qwen-code"
 

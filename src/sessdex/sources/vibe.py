@@ -81,6 +81,8 @@ CHECKED_WITH = (
     "interaction_logger.py (v1.0.0-v1.3.5, no real file); resume checked against 3.0.3"
 )
 ENV_VARS = ("VIBE_HOME",)
+# its program, as `resume` runs it: `watch` shows a copy running with no session yet
+CLI = ("vibe",)
 
 # how a running vibe says which session it has open (2.26.1's and 3.0.2's --help)
 RESUME_FLAGS = ResumeFlags(resume=("--resume",), latest=("-c", "--continue"))

@@ -70,8 +70,25 @@ COLOURS = {
 
 
 def status_record(row: BoardRow) -> dict[str, JSONValue]:
-    """The JSON object `watch --nl` prints for one session's status."""
+    """The JSON object `watch --nl` prints for one session's status; for a CLI running
+    with no session yet (`watch --json` only), the same keys, `id` and `title` null, and
+    its `pid`."""
     session = row.session
+    if row.pid is not None:
+        return {
+            "id": None,
+            "app": session.app,
+            "title": None,
+            "cwd": session.cwd,
+            "status": row.status.status,
+            "reason": row.status.reason,
+            "updated": iso(datetime.fromtimestamp(row.updated, UTC))
+            if row.updated
+            else None,
+            "tokens": 0,
+            "tokens_partial": False,
+            "pid": row.pid,
+        }
     return {
         "id": session.id,
         "app": session.app,
@@ -100,7 +117,9 @@ def _cells(row: BoardRow, home: str, now: datetime) -> tuple[str, ...]:
     count = tokens(row.tokens) + ("+" if row.partial and row.tokens else "")
     return (
         session.app,
-        one_line(session.title or "(untitled)", _WIDEST[0]),
+        "(no session yet)"
+        if row.pid is not None
+        else one_line(session.title or "(untitled)", _WIDEST[0]),
         left_cut(one_line(short_path(session.cwd, home)), _WIDEST[1]),
         one_line(row.status.reason, _WIDEST[2]),
         age(when, now),
@@ -112,8 +131,9 @@ def _id_width(rows: Sequence[BoardRow], every: Sequence[str] | None) -> int:
     """How much of each id the board prints: enough to tell it from every other session
     (`every`: Index.ids, sub-agents included; else the board's own), so that `show`,
     `follow` and `resume` take it."""
-    ids = every if every is not None else sorted(r.session.id.lower() for r in rows)
-    return short_id_width((row.session.id for row in rows), ids)
+    sessions = [row for row in rows if row.pid is None]
+    ids = every if every is not None else sorted(r.session.id.lower() for r in sessions)
+    return short_id_width((row.session.id for row in sessions), ids)
 
 
 def render(

@@ -41,6 +41,7 @@ _LEVEL = re.compile(r"-(?:minimal|low|medium|high|xhigh)$")  # ("-max" names mod
 # ("glm-4.6" is Z.ai's): searched in this order, never a reseller's
 _MAKERS = ("anthropic", "openai", "google", "mistral", "deepseek", "x-ai",
            "moonshotai", "zai", "zhipuai", "minimax", "meta", "cohere")  # fmt: skip
+_OPENROUTER = "openrouter"  # whose model ids are "<maker>/<model>"
 
 
 def _unwrapped(ref: str) -> tuple[str, list[str]]:
@@ -322,6 +323,14 @@ class Catalogue:
         for candidate in candidates:
             for maker in _MAKERS:
                 if maker in by_id and (found := by_id[maker].find(candidate)):
+                    return found
+        if "/" in ref and _OPENROUTER in by_id:
+            # "qwen/qwen3-coder-plus" is OpenRouter's id for a model (OpenCode, Cline,
+            # Kilo and pi write it so, the provider apart): where no maker's list has
+            # the model, OpenRouter's has it under that very id
+            openrouter = by_id[_OPENROUTER]
+            for slug in dict.fromkeys((ref, ref.partition("/")[2])):
+                if "/" in slug and (found := openrouter.find(slug)):
                     return found
         return None
 

@@ -81,14 +81,17 @@ _decode_payload = msgspec.json.Decoder(_Payload).decode
 
 
 def usage_files(location: Location) -> Iterator[str]:
-    """Every rollout, live and archived; a plain file wins over its `.zst` twin."""
+    """Every rollout, live and archived, each once: a rollout name found in `sessions/`
+    and again in `archived_sessions/` (an archive copied back, a sync) is one thread, as
+    the listing shows it. A plain file wins over its `.zst` twin; of two plain copies,
+    the longer (the rollout grows by appending)."""
     if not location.exists:
         return
+    chosen: dict[str, str] = {}
     for top in ("sessions", "archived_sessions"):
         stack = [os.path.join(location.root, top)]
         while stack:
             folder = stack.pop()
-            names: dict[str, str] = {}
             subfolders = []
             for entry in folders.listing(folder, location.root):  # no link out of it
                 if entry.is_dir():
@@ -96,9 +99,23 @@ def usage_files(location: Location) -> Iterator[str]:
                 elif entry.name.startswith("rollout-") and entry.name.endswith(
                     (".jsonl", ".jsonl.zst")
                 ):
-                    names.setdefault(entry.name.removesuffix(".zst"), entry.path)
-            yield from names.values()
+                    name = entry.name.removesuffix(".zst")
+                    held = chosen.get(name)
+                    if held is None or _rather(entry.path, held):
+                        chosen[name] = entry.path
             stack.extend(reversed(subfolders))
+    yield from chosen.values()
+
+
+def _rather(path: str, held: str) -> bool:
+    """Whether `path` is the copy of a rollout to count rather than `held`."""
+    packed, held_packed = path.endswith(".zst"), held.endswith(".zst")
+    if packed != held_packed:
+        return held_packed
+    try:
+        return os.stat(path).st_size > os.stat(held).st_size
+    except OSError:
+        return False
 
 
 def _epoch(stamp: str | None) -> float | None:

@@ -197,6 +197,8 @@ class Event:
       its `time` is the response's last line. `extra["app_cost_usd"]`: what the app itself
       recorded as the cost of what the event counts, where its token counts cannot be
       priced (rough counters beside an exact running cost); `usage` takes it over a price.
+      `extra["cost_usd"]`: what the app recorded as the cost (from its own prices), which
+      `usage` takes only where its catalogue has no price, and only above 0.
       `extra["summed"]`: True where the app keeps only totals and the event adds up
       several responses (a session's counters): priced with no long-context tier, as no
       single request's prompt is known.

@@ -48,7 +48,8 @@ TOKENS = (
 )
 
 # One bucket: [session, agent, model, cwd, slot, input, output, cache_read, cache_write,
-#              reasoning, cost (None: unpriced), responses]
+#              reasoning, cost (None: something unpriced), responses, of the priced cost the
+#              apps' own figures, the cost of what has a price (even beside the unpriced)]
 Bucket = list[Any]
 Progress = Callable[[int, int], None]
 _encode = msgspec.msgpack.Encoder().encode
@@ -73,19 +74,23 @@ def _bucket_key(record: UsageRecord) -> tuple[Any, ...]:
 def _add(
     buckets: dict[tuple[Any, ...], Bucket],
     record: UsageRecord,
-    cost: float | None,
+    priced: tuple[float | None, float],
     sign: int = 1,
 ) -> None:
+    cost, own = priced
     key = _bucket_key(record)
     bucket = buckets.get(key)
     if bucket is None:
-        bucket = buckets[key] = [*key, 0, 0, 0, 0, 0, 0.0, 0]
+        bucket = buckets[key] = [*key, 0, 0, 0, 0, 0, 0.0, 0, 0.0, 0.0]
     u = record.usage.plausible()
     bucket[5] += sign * u.input_tokens
     bucket[6] += sign * u.output_tokens
     bucket[7] += sign * u.cache_read_tokens
     bucket[8] += sign * u.cache_write_tokens
     bucket[9] += sign * u.reasoning_tokens
+    if cost is not None:
+        bucket[12] += sign * own
+        bucket[13] += sign * cost
     if cost is None or bucket[10] is None:
         bucket[10] = None
     else:
@@ -93,16 +98,34 @@ def _add(
     bucket[11] += sign
 
 
-def _cost(catalogue: Catalogue, record: UsageRecord) -> float | None:
+def _priced(catalogue: Catalogue, record: UsageRecord) -> tuple[float | None, float]:
+    """A record's cost (None: no price), and how much of it is the app's own figure.
+
+    The one rule: an app's cost that stands for tokens too rough to price
+    (`app_cost_usd`) is the cost; else the catalogue's price; else, where the catalogue
+    has none, the cost the app recorded (`recorded_cost_usd`) if it is above 0 (apps
+    write 0 when they do not know a price: never taken as free)."""
     if record.app_cost_usd is not None:
-        return record.app_cost_usd
-    return catalogue.cost(
+        return record.app_cost_usd, record.app_cost_usd
+    cost = catalogue.cost(
         record.usage.plausible(),
         record.time,
         speed=record.speed,
         cache_write_1h=record.cache_write_1h,
         summed=record.summed,
     )
+    if cost is None and record.recorded_cost_usd:
+        return record.recorded_cost_usd, record.recorded_cost_usd
+    return cost, 0.0
+
+
+def _cost(catalogue: Catalogue, record: UsageRecord) -> float | None:
+    return _priced(catalogue, record)[0]
+
+
+def _version(catalogue: Catalogue) -> str:
+    """What a cached sum depends on besides its file: the prices, and the bucket's shape."""
+    return f"{catalogue.version}+own"
 
 
 # --- reading one file (in a worker process or here) ------------------------------------------
@@ -169,8 +192,8 @@ class _Sums:
     def add(self, record: UsageRecord) -> None:
         replaced = record.replaces
         if replaced is not None:
-            _add(self.buckets, replaced, _cost(self.catalogue, replaced), -1)
-        _add(self.buckets, record, _cost(self.catalogue, record))
+            _add(self.buckets, replaced, _priced(self.catalogue, replaced), -1)
+        _add(self.buckets, record, _priced(self.catalogue, record))
         if not record.key or replaced is not None:
             return
         if self.before and not self.repeats:
@@ -413,7 +436,7 @@ def _collect_files(
                 continue
             seen.add(name)
             paths.append(name)
-            signature = f"{_signature(st)}:{catalogue.version}"
+            signature = f"{_signature(st)}:{_version(catalogue)}"
             fingerprint.setdefault(source.NAME, []).append(f"{name}\0{signature}")
             row = cached.get(name)
             sizes[name] = st.st_size
@@ -426,7 +449,7 @@ def _collect_files(
             job = _Job(source.NAME, name, signature)
             if (
                 row is not None
-                and str(row[1]).endswith(f":{catalogue.version}")
+                and str(row[1]).endswith(f":{_version(catalogue)}")
                 and _appended(str(row[1]), st, name)
             ):
                 state = _decode(row[3])
@@ -521,7 +544,7 @@ def _cross_file(
     """Negative buckets that take out each response a second file repeats."""
     buckets: dict[tuple[Any, ...], Bucket] = {}
     for _, record, _ in cross_file_losers(source, keys):
-        _add(buckets, record, _cost(catalogue, record), -1)
+        _add(buckets, record, _priced(catalogue, record), -1)
     return list(buckets.values())
 
 
@@ -650,7 +673,7 @@ def _collect_sessions(
         signature = hashlib.sha256(
             (row.state or row.record)
             + b"".join(sorted(kin.get((row.app, row.id), ())))
-            + catalogue.version.encode()
+            + _version(catalogue).encode()
         ).hexdigest()[:32]
         hit = cached.get(path)
         if hit is not None and hit[1] == signature:
@@ -659,7 +682,7 @@ def _collect_sessions(
         diagnostics = Diagnostics()
         buckets: dict[tuple[Any, ...], Bucket] = {}
         for record in _session_records(sources.get(row.app), session, diagnostics):
-            _add(buckets, record, _cost(catalogue, record))
+            _add(buckets, record, _priced(catalogue, record))
         found = list(buckets.values())
         out.buckets.extend((row.app, b) for b in found)
         out.diagnostics.setdefault(row.app, Diagnostics()).update(diagnostics)
@@ -709,6 +732,7 @@ def _session_records(
             if tokens.model is None and session.model:  # named by its session
                 tokens = replace(tokens, model=session.model)
             cost = _app_cost(event.extra.get("app_cost_usd"))
+            recorded = _app_cost(event.extra.get("cost_usd")) if cost is None else None
             summed = event.extra.get("summed") is True
             yield UsageRecord(
                 event.time.timestamp() if event.time else None,
@@ -718,8 +742,14 @@ def _session_records(
                 session.cwd,
                 note=f"{source.NAME} usage event {event.seq}"
                 + (", the sum of several responses" if summed else "")
-                + (", its cost as the app recorded it" if cost is not None else ""),
+                + (", its cost as the app recorded it" if cost is not None else "")
+                + (
+                    f", the app recorded ${recorded:.6f} (its cost where no price)"
+                    if recorded
+                    else ""
+                ),
                 app_cost_usd=cost,
+                recorded_cost_usd=recorded or None,
                 summed=summed,
             )
 
@@ -748,6 +778,7 @@ class Row:
     cache_read_tokens: int = 0
     reasoning_tokens: int = 0
     cost: float = 0.0
+    own_cost: float = 0.0  # of `cost`, what the apps recorded themselves
     responses: int = 0
     unpriced: set[str] = field(default_factory=set)
     models: set[str] = field(default_factory=set)
@@ -769,7 +800,10 @@ class Row:
         self.cache_write_tokens += b[8]
         self.reasoning_tokens += b[9]
         self.responses += b[11]
-        if b[10] is not None:
+        if len(b) > 13:  # what has a price, even in a bucket that is partly unpriced
+            self.cost += b[13]
+            self.own_cost += b[12]
+        elif b[10] is not None:
             self.cost += b[10]
         model = plain_name(b[2]) if b[2] else "(unknown model)"
         tally = self.tally.get((app, model))
@@ -811,9 +845,17 @@ class Row:
         return round(self.cost, 6)
 
     @property
+    def app_recorded_cost_usd(self) -> float:
+        """Of `priced_cost_usd`, what is the apps' own figure rather than a price."""
+        return round(self.own_cost, 6)
+
+    @property
     def partly_priced(self) -> bool:
-        """Some of the row's models have a price and some do not."""
-        return bool(self.unpriced) and bool(self.models - self.unpriced)
+        """Some of the row's models have a price and some do not, or some responses of an
+        unpriced model have the cost their app recorded."""
+        return bool(self.unpriced) and (
+            bool(self.models - self.unpriced) or self.cost > 0
+        )
 
     def record(self) -> dict[str, object]:
         out: dict[str, object] = {"key": self.key, **self.about}
@@ -821,6 +863,7 @@ class Row:
             out[name] = getattr(self, name)
         out["cost_usd"] = self.cost_usd
         out["priced_cost_usd"] = self.priced_cost_usd
+        out["app_recorded_cost_usd"] = self.app_recorded_cost_usd
         out["unpriced_models"] = sorted(self.unpriced)
         out["models"] = sorted(self.models)
         out["apps"] = sorted(self.apps)
@@ -988,6 +1031,7 @@ def total(rows: Sequence[Row]) -> Row:
         for name in TOKENS:
             setattr(out, name, getattr(out, name) + getattr(row, name))
         out.cost += row.cost
+        out.own_cost += row.own_cost
         out.responses += row.responses
         for (app, model), sums in row.tally.items():
             out._take(app, model, sums)

@@ -147,6 +147,8 @@ def usage_command(
         )  # a pipe gets whole numbers and names, not folds
     view.table(report, result.rows, result.total, out.width).print(out)
     # apart from the table: a caption would be padded with spaces to the table's width
+    if own := view.own_cost_note(result.total):
+        out.print(own, style="table.caption", markup=False, soft_wrap=True)
     out.print(
         f"prices: {result.collected.catalogue}",
         style="table.caption",

@@ -294,7 +294,9 @@ def _assistant(
     if isinstance(tokens, dict) and _call_key(data) not in copied:
         usage = usage_of(tokens, model)
         if usage is not None:
-            yield reader.event("usage", done, agent, usage=usage)
+            yield reader.event(
+                "usage", done, agent, usage=usage, extra=billing(data.get("cost"))
+            )
     error = as_dict(data.get("error"))
     if error:
         text = as_str(error.get("message")) or as_str(error.get("type")) or "error"
@@ -440,6 +442,16 @@ def _call_key(data: dict[str, object]) -> bytes:
         option=orjson.OPT_SORT_KEYS,
         default=str,
     )
+
+
+def billing(cost: object) -> dict[str, JSONValue]:
+    """A usage event's `cost_usd`: the cost OpenCode recorded, from its models.dev
+    prices (`usage` takes it where its own price list has none; 0, a price OpenCode did
+    not know, is left out)."""
+    extra: dict[str, JSONValue] = {}
+    if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
+        extra["cost_usd"] = float(cost)
+    return extra
 
 
 def usage_of(tokens: dict[str, object], model: str | None) -> Usage | None:

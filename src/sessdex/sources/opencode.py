@@ -644,7 +644,8 @@ class _Reader:
         if isinstance(tokens, dict):
             usage = _opencode_v2.usage_of(tokens, model)
             if usage is not None:
-                yield self.event("usage", done, agent, usage=usage)
+                billing = _opencode_v2.billing(info.get("cost"))
+                yield self.event("usage", done, agent, usage=usage, extra=billing)
         error = info.get("error")
         data = as_dict(error.get("data")) if isinstance(error, dict) else {}
         text = as_str(data.get("message")) or (

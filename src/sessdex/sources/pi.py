@@ -505,7 +505,20 @@ class _Reader:
         """One `usage` event from pi's `usage` object, when it counted anything."""
         counted = _usage(as_dict(value), model or self.model)
         if counted.total and self.paid_here(record):
-            yield self.event("usage", record, usage=counted, extra=extra or {})
+            billing = self.billing(value)
+            yield self.event(
+                "usage", record, usage=counted, extra={**billing, **(extra or {})}
+            )
+
+    def billing(self, value: object) -> dict[str, JSONValue]:
+        """A usage event's `cost_usd` (pi's `usage.cost.total`, from its own prices:
+        `usage` takes it where its price list has none; a 0, pi knowing no price, is
+        left out)."""
+        extra: dict[str, JSONValue] = {}
+        cost = as_dict(as_dict(value).get("cost")).get("total")
+        if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
+            extra["cost_usd"] = float(cost)
+        return extra
 
     def billed_elsewhere(
         self, kind: str, record: Mapping[str, object]
@@ -527,11 +540,7 @@ class _Reader:
                 )
             elif role == "toolResult":
                 value, model = message.get("usage"), as_str(message.get("model"))
-        counted = _usage(as_dict(value), model or self.model)
-        if counted.total and self.paid_here(record):
-            yield self.event(
-                "usage", record, usage=counted, extra={"branch": "abandoned"}
-            )
+        yield from self.usage(record, value, model, {"branch": "abandoned"})
 
     def handles(self, kind: str, record: Mapping[str, object]) -> bool:
         if kind != "message":
@@ -748,7 +757,12 @@ class _Reader:
         if (
             usage and self.bill_messages and self.paid_here(record)
         ):  # every response, even one that counted nothing
-            yield self.event("usage", record, usage=_usage(usage, model))
+            yield self.event(
+                "usage",
+                record,
+                usage=_usage(usage, model),
+                extra=self.billing(usage),
+            )
         stop = message.get("stopReason")
         if stop is not None and not (isinstance(stop, str) and stop in self._STOPS):
             # a newer pi's way for a turn to stand: shown as read, counted for doctor

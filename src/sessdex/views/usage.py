@@ -26,14 +26,19 @@ HEADERS = {
 LABELS = ("Input", "Output", "Cache write", "Cache read", "Reasoning")
 
 
+OWN_MARK = "*"  # after a cost that holds an app's own figure (`own_cost_note`)
+
+
 def money(row: Row) -> str:
-    """The row's cost; "$1.20+" when unpriced models add an unknown amount to it."""
+    """The row's cost; "$1.20+" when unpriced models add an unknown amount to it, and
+    "$1.20*" when some of it is what an app recorded rather than a price."""
+    own = OWN_MARK if row.app_recorded_cost_usd > 0 else ""
     if row.partly_priced:
-        return _dollars(row.priced_cost_usd) + "+"
+        return _dollars(row.priced_cost_usd) + "+" + own
     cost = row.cost_usd
     if cost is None:
         return "unpriced"
-    return _dollars(cost)
+    return _dollars(cost) + own
 
 
 def _dollars(cost: float) -> str:
@@ -214,6 +219,17 @@ def _label(kind: str, row: Row, id_width: int) -> str:
     if title:
         return f"{one_line(row.key, 80)[:id_width]}  {one_line(title, 60)}"
     return one_line(row.key, 80)
+
+
+def own_cost_note(total: Row) -> str | None:
+    """The footnote to the table's `OWN_MARK`, when a cost shown holds one."""
+    if total.app_recorded_cost_usd <= 0:
+        return None
+    return (
+        f"{OWN_MARK} includes costs the apps recorded themselves "
+        f"({_dollars(total.app_recorded_cost_usd)} in all): where the price list has "
+        "no price for the model, or the app's tokens are too rough to price"
+    )
 
 
 def unpriced_note(total: Row) -> str | None:

@@ -256,6 +256,12 @@ class Provider:
                 return model
         return None
 
+    def find_unprefixed(self, name: str) -> Model | None:
+        """The one model this list keeps as "<maker>/<name>" (a reseller's ids), if one."""
+        tail = "/" + name
+        found = [m for m in self.models if m.id.lower().endswith(tail)]
+        return found[0] if len(found) == 1 else None
+
 
 @dataclass(slots=True)
 class Catalogue:
@@ -331,6 +337,14 @@ class Catalogue:
             openrouter = by_id[_OPENROUTER]
             for slug in dict.fromkeys((ref, ref.partition("/")[2])):
                 if "/" in slug and (found := openrouter.find(slug)):
+                    return found
+        if named is not None:
+            # a bare name that only the provider the app sent it to lists, under its
+            # "<maker>/<model>" id (OpenRouter's "qwen/qwen3-coder-plus" for OpenCode's
+            # provider "openrouter", model "qwen3-coder-plus"); after the makers' lists,
+            # so a provider's name never reprices a model a maker lists
+            for candidate in candidates:
+                if "/" not in candidate and (found := named.find_unprefixed(candidate)):
                     return found
         return None
 

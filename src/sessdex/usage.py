@@ -112,6 +112,7 @@ def _priced(catalogue: Catalogue, record: UsageRecord) -> tuple[float | None, fl
         record.time,
         speed=record.speed,
         cache_write_1h=record.cache_write_1h,
+        provider=record.provider,
         summed=record.summed,
     )
     if cost is None and record.recorded_cost_usd:
@@ -125,7 +126,7 @@ def _cost(catalogue: Catalogue, record: UsageRecord) -> float | None:
 
 def _version(catalogue: Catalogue) -> str:
     """What a cached sum depends on besides its file: the prices, and the bucket's shape."""
-    return f"{catalogue.version}+own"
+    return f"{catalogue.version}+own+provider"
 
 
 # --- reading one file (in a worker process or here) ------------------------------------------
@@ -733,6 +734,7 @@ def _session_records(
                 tokens = replace(tokens, model=session.model)
             cost = _app_cost(event.extra.get("app_cost_usd"))
             recorded = _app_cost(event.extra.get("cost_usd")) if cost is None else None
+            provider = event.extra.get("provider")
             summed = event.extra.get("summed") is True
             yield UsageRecord(
                 event.time.timestamp() if event.time else None,
@@ -750,6 +752,7 @@ def _session_records(
                 ),
                 app_cost_usd=cost,
                 recorded_cost_usd=recorded or None,
+                provider=provider if isinstance(provider, str) and provider else None,
                 summed=summed,
             )
 

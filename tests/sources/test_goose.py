@@ -79,7 +79,7 @@ def test_usage_is_the_accumulated_session_counters() -> None:
     found = sessions()
     main = events(found[MAIN])
     assert [e.extra for e in main if e.kind == "usage"] == [
-        {"scope": "session", "summed": True}
+        {"scope": "session", "summed": True, "provider": "anthropic"}
     ]
     assert total(main) == Usage(8200, 450, model="claude-sonnet-4-5")
     assert total(events(found[SUB])) == Usage(1500, 60, model="claude-sonnet-4-5")

@@ -294,9 +294,10 @@ def _assistant(
     if isinstance(tokens, dict) and _call_key(data) not in copied:
         usage = usage_of(tokens, model)
         if usage is not None:
-            yield reader.event(
-                "usage", done, agent, usage=usage, extra=billing(data.get("cost"))
+            billing_ = billing(
+                as_dict(data.get("model")).get("providerID"), data.get("cost")
             )
+            yield reader.event("usage", done, agent, usage=usage, extra=billing_)
     error = as_dict(data.get("error"))
     if error:
         text = as_str(error.get("message")) or as_str(error.get("type")) or "error"
@@ -444,11 +445,13 @@ def _call_key(data: dict[str, object]) -> bytes:
     )
 
 
-def billing(cost: object) -> dict[str, JSONValue]:
-    """A usage event's `cost_usd`: the cost OpenCode recorded, from its models.dev
-    prices (`usage` takes it where its own price list has none; 0, a price OpenCode did
-    not know, is left out)."""
+def billing(provider: object, cost: object) -> dict[str, JSONValue]:
+    """A usage event's `provider` (whom the request went to, for its price list) and
+    `cost_usd` (the cost OpenCode recorded, from its models.dev prices: `usage` takes it
+    where its own price list has none; 0, a price OpenCode did not know, is left out)."""
     extra: dict[str, JSONValue] = {}
+    if name := as_str(provider):
+        extra["provider"] = name
     if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
         extra["cost_usd"] = float(cost)
     return extra

@@ -386,6 +386,7 @@ class UsageRecord:
     app_cost_usd: float | None = None  # the app's own cost, used instead of a price
     # the cost the app recorded, used only where the catalogue has no price (0: unknown)
     recorded_cost_usd: float | None = None
+    provider: str | None = None  # whom the app sent the request to, for the price list
     note: str = ""  # how it was counted, for --explain
     summed: bool = False  # adds up several responses (priced with no long-context tier)
     replaces: UsageRecord | None = (

@@ -368,7 +368,7 @@ class _Reader:
             f"SELECT id, role, rowid, {optional} FROM messages WHERE session_id = ? ORDER BY {order}",
             (session_id,),
         )
-        last_model = None
+        last_model = last_provider = None
         last_time = None
         for (
             message_id,
@@ -377,12 +377,13 @@ class _Reader:
             created,
             updated,
             model,
-            _provider,
+            provider,
             is_summary,
         ) in messages:
             time = db_time(created, digit_text=True)
             last_time = db_time(updated, digit_text=True) or time or last_time
             last_model = as_str(model) or last_model
+            last_provider = as_str(provider) or last_provider
             summary = bool(is_summary) or message_id == summary_id
             where = f"{self.db}#messages/{message_id}"
             parts_json = databases.bounded_value(
@@ -401,6 +402,8 @@ class _Reader:
         if usage.total:
             cost = info.get("cost")
             extra: dict[str, JSONValue] = {"scope": "session", "summed": True}
+            if last_provider:  # for the price list, where Crush recorded no cost
+                extra["provider"] = last_provider
             if isinstance(cost, int | float) and not isinstance(cost, bool):
                 extra["cost"] = cost
                 below = self.children_cost.get(session_id, 0.0)

@@ -498,6 +498,7 @@ _MAX_DEPTH = 4
 _COUNTS = ("input", "output", "cache_read", "cache_write")
 _USAGE_COLUMNS = (
     "model_config_json",
+    "provider_name",
     "updated_at",
     *(
         f"{prefix}{name}_tokens"
@@ -529,6 +530,10 @@ def read(
         yield from reader.database(session.path.split("#sessions/")[0])
         return
     yield from reader.legacy(session.path, full, offset)
+    provider = as_str(session.extra.get("provider_name"))
+    extra: dict[str, JSONValue] = {"scope": "session", "summed": True}
+    if provider:  # whom its model calls went to, for the price list
+        extra["provider"] = provider
     prefix = _counter_prefix(session.extra)
     usage = _usage(
         _counters(session.extra, prefix), session.model, _total(session.extra, prefix)
@@ -538,7 +543,7 @@ def read(
             "usage",
             session.updated or reader.last_time,
             usage=usage,
-            extra={"scope": "session", "summed": True},
+            extra=extra,
         )
 
 
@@ -788,6 +793,9 @@ class _Reader:
         counters hold beyond those, then the sub-agents no tool result named."""
         info = _session_row(connection, session_id)
         model = as_str(json_object(info.get("model_config_json")).get("model_name"))
+        # whom the session's model calls went to, for the price list
+        provider = as_str(info.get("provider_name"))
+        billing: dict[str, JSONValue] = {"provider": provider} if provider else {}
         calls = _ledger(connection, session_id)
         pending = iter(calls or [])
         call = next(pending, None)
@@ -795,11 +803,11 @@ class _Reader:
             while call is not None and (
                 call.time is None or (time is not None and call.time < time)
             ):
-                yield from self.call(call, model, agent)
+                yield from self.call(call, model, agent, billing)
                 call = next(pending, None)
             yield from self.message(role, items, time, meta, agent, depth)
         while call is not None:
-            yield from self.call(call, model, agent)
+            yield from self.call(call, model, agent, billing)
             call = next(pending, None)
         usage = _usage(_unledgered(info, calls), model, _unledgered_total(info, calls))
         if usage is not None:
@@ -808,7 +816,7 @@ class _Reader:
                 db_time(info.get("updated_at")) or self.last_time,
                 agent,
                 usage=usage,
-                extra={"scope": "session", "summed": True},
+                extra={"scope": "session", "summed": True, **billing},
             )
         if self.linked:
             children = connection.execute(
@@ -819,7 +827,11 @@ class _Reader:
                 yield from self.spawn(child, session_id, None, None, agent, depth)
 
     def call(
-        self, call: _Call, model: str | None, agent: str | None
+        self,
+        call: _Call,
+        model: str | None,
+        agent: str | None,
+        billing: dict[str, JSONValue],
     ) -> Iterator[Event]:
         usage = _usage(call.counts, call.model or model, call.total)
         if usage is None:
@@ -830,7 +842,9 @@ class _Reader:
             extra["summed"] = True
         if call.compaction:
             extra["compaction"] = True
-        yield self.say("usage", call.time, agent, usage=usage, extra=extra)
+        yield self.say(
+            "usage", call.time, agent, usage=usage, extra={**extra, **billing}
+        )
 
     def spawn(
         self,

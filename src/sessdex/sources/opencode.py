@@ -644,7 +644,7 @@ class _Reader:
         if isinstance(tokens, dict):
             usage = _opencode_v2.usage_of(tokens, model)
             if usage is not None:
-                billing = _opencode_v2.billing(info.get("cost"))
+                billing = _opencode_v2.billing(info.get("providerID"), info.get("cost"))
                 yield self.event("usage", done, agent, usage=usage, extra=billing)
         error = info.get("error")
         data = as_dict(error.get("data")) if isinstance(error, dict) else {}

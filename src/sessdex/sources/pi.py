@@ -478,6 +478,7 @@ class _Reader:
         self.model: str | None = (
             session.model
         )  # the newest model, for usage that names none
+        self.provider: str | None = None  # and whom it was sent to
         # whether an assistant message's `usage` is a usage event (format 4 files that
         # keep `usage` records bill through those instead)
         self.bill_messages = True
@@ -501,20 +502,26 @@ class _Reader:
         value: object,
         model: str | None,
         extra: dict[str, JSONValue] | None = None,
+        provider: str | None = None,
     ) -> Iterator[Event]:
         """One `usage` event from pi's `usage` object, when it counted anything."""
         counted = _usage(as_dict(value), model or self.model)
         if counted.total and self.paid_here(record):
-            billing = self.billing(value)
+            billing = self.billing(value, model, provider)
             yield self.event(
                 "usage", record, usage=counted, extra={**billing, **(extra or {})}
             )
 
-    def billing(self, value: object) -> dict[str, JSONValue]:
-        """A usage event's `cost_usd` (pi's `usage.cost.total`, from its own prices:
+    def billing(
+        self, value: object, model: str | None, provider: str | None
+    ) -> dict[str, JSONValue]:
+        """A usage event's `provider` (the entry's, else the current one for usage that
+        names no model) and `cost_usd` (pi's `usage.cost.total`, from its own prices:
         `usage` takes it where its price list has none; a 0, pi knowing no price, is
         left out)."""
         extra: dict[str, JSONValue] = {}
+        if name := provider or (self.provider if model is None else None):
+            extra["provider"] = name
         cost = as_dict(as_dict(value).get("cost")).get("total")
         if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
             extra["cost_usd"] = float(cost)
@@ -528,6 +535,7 @@ class _Reader:
         sums every entry. Only the usage, marked as the abandoned branch's."""
         value: object = None
         model: str | None = None
+        provider: str | None = None
         if kind in ("compaction", "branch_summary", "usage"):
             value, model = record.get("usage"), as_str(record.get("model"))
         elif kind == "message":
@@ -538,9 +546,10 @@ class _Reader:
                 model = as_str(message.get("responseModel")) or as_str(
                     message.get("model")
                 )
+                provider = as_str(message.get("provider"))
             elif role == "toolResult":
                 value, model = message.get("usage"), as_str(message.get("model"))
-        yield from self.usage(record, value, model, {"branch": "abandoned"})
+        yield from self.usage(record, value, model, {"branch": "abandoned"}, provider)
 
     def handles(self, kind: str, record: Mapping[str, object]) -> bool:
         if kind != "message":
@@ -561,6 +570,7 @@ class _Reader:
             model = as_str(record.get("modelId"))
             self.model = model or self.model
             provider = as_str(record.get("provider"))
+            self.provider = provider or self.provider
             yield self.event(
                 "meta",
                 record,
@@ -753,6 +763,8 @@ class _Reader:
         # the model that answered, where a router (OpenRouter `auto`) picked it
         model = as_str(message.get("responseModel")) or as_str(message.get("model"))
         self.model = as_str(message.get("model")) or self.model
+        provider = as_str(message.get("provider"))
+        self.provider = provider or self.provider
         usage = as_dict(message.get("usage"))
         if (
             usage and self.bill_messages and self.paid_here(record)
@@ -761,7 +773,7 @@ class _Reader:
                 "usage",
                 record,
                 usage=_usage(usage, model),
-                extra=self.billing(usage),
+                extra=self.billing(usage, model, provider),
             )
         stop = message.get("stopReason")
         if stop is not None and not (isinstance(stop, str) and stop in self._STOPS):

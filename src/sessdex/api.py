@@ -1090,7 +1090,9 @@ def doctor(
                 checked_with=source.CHECKED_WITH,
                 root=str(location.root) if location else None,
                 override=location.override if location else None,
-                exists=bool(location and location.exists),
+                exists=bool(
+                    location and (entry.get("files") or _found(source, location))
+                ),
                 sessions=int(entry.get("sessions", 0)),  # type: ignore[call-overload]
                 subagents=int(entry.get("subagents", 0)),  # type: ignore[call-overload]
                 files=int(entry.get("files", 0)),  # type: ignore[call-overload]
@@ -1108,6 +1110,15 @@ def doctor(
         )
     reports.sort(key=lambda r: (r.sessions == 0, not r.exists))  # a stable sort
     return reports
+
+
+def _found(source: sources.Source, location: Location) -> bool:
+    """Whether the app is there: its folder, or, where that folder is one other programs
+    share, a folder of its own (a source's `found`)."""
+    if not location.exists:
+        return False
+    found = getattr(source, "found", None)
+    return bool(found(location)) if callable(found) else True
 
 
 def _notes(

@@ -200,6 +200,11 @@ class TaskStore:
                     found.append(folder)
         return found + direct
 
+    def found(self, location: Location) -> bool:
+        """Whether the extension left a folder of its own: its storage in an editor or a
+        remote server, or a folder of tasks; an editor's config folder alone is not."""
+        return bool(self.storage_dirs(location))
+
     def scan(self, location: Location) -> Iterator[Path]:
         if not location.exists:
             return

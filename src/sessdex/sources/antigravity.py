@@ -136,6 +136,16 @@ def locate(home: Home) -> Location:
     return Location(home.path / ".gemini", also=also)
 
 
+def found(location: Location) -> bool:
+    """A store of its own under `~/.gemini` (which Gemini CLI's folder is too), or the
+    IDE's config folder."""
+    root = location.root
+    configs = [root.parent / config for config in IDE_CONFIGS] + list(location.also)
+    return any(folders.is_dir(root / store) for store in STORES) or any(
+        folders.is_dir(config) for config in configs
+    )
+
+
 def scan(location: Location) -> Iterator[Path]:
     """Transcripts, conversation files, brain artifacts, and the IDE's state database."""
     if not location.exists:

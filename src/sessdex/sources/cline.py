@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from .. import folders
 from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session
 from . import _cline_sdk
@@ -70,6 +71,13 @@ def locate(home: Home) -> Location:
     sessions, override = _cline_sdk.sessions_dir(home)
     said = ", ".join(o for o in (tasks.override, override) if o) or None
     return Location(tasks.root, said, also=(*tasks.also, sessions))
+
+
+def found(location: Location) -> bool:
+    """The extension's task store, or the SDK sessions folder (`locate` puts it last)."""
+    return _STORE.found(location) or (
+        bool(location.also) and folders.is_dir(location.also[-1])
+    )
 
 
 def scan(location: Location) -> Iterator[Path]:

@@ -69,6 +69,15 @@ def locate(home: Home) -> Location:
     return Location(tasks.root, ", ".join(said) or None, also=tuple(also))
 
 
+def found(location: Location) -> bool:
+    """The extension's task store, the Kilo CLI's data folder or the database `KILO_DB`
+    names."""
+    return _STORE.found(location) or any(
+        folders.is_file(p) or (p.name == "kilo" and folders.is_dir(p))
+        for p in location.also
+    )
+
+
 def scan(location: Location) -> Iterator[Path]:
     yield from _STORE.scan(location)
     named = [p for p in location.also if folders.is_file(p)]  # KILO_DB

@@ -48,6 +48,10 @@ def locate(home: Home) -> Location:
     return _STORE.locate(home)
 
 
+def found(location: Location) -> bool:
+    return _STORE.found(location)
+
+
 def scan(location: Location) -> Iterator[Path]:
     return _STORE.scan(location)
 

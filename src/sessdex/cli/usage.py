@@ -42,7 +42,9 @@ from ._common import (
     help="From this day (2026-11-01) or this long ago (3d, 2w).",
 )
 @click.option(
-    "--until", callback=not_blank, help="Up to and including this day (2026-11-30)."
+    "--until",
+    callback=not_blank,
+    help="Up to and including this day (2026-11-30), or up to this long ago (3d, 2w).",
 )
 @apps_option
 @click.option(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import sys
 from collections.abc import Generator, Iterable, Iterator, Sequence
@@ -21,6 +22,7 @@ from ._common import (
     F,
     apps_option,
     count_option,
+    counted_events,
     detail_option,
     echo,
     err,
@@ -471,19 +473,30 @@ def replay_command(
             before_pause=_flush_stdout,
             progress=progress,
         )
-    if as_nl:  # until Ctrl-C, which `fail_nicely` ends as watch's
-        from ..views.records import dumps, event_record
+    from ..views.text import one_line
 
-        for event in found.events:
-            sys.stdout.buffer.write(dumps(event_record(event)) + b"\n")
-    else:
-        from ..views import terminal
+    # until the first event (a big transcript is surveyed first), a spinner; to a file
+    # or a pipe, to the end: nothing else shows on the terminal
+    events = counted_events(
+        found.events,
+        f"Reading {one_line(found.session.id, 40)}",
+        show=True,
+        until_first=sys.stdout.isatty(),
+    )
+    with contextlib.closing(events):  # the spinner goes, however the replay ends
+        if as_nl:  # until Ctrl-C, which `fail_nicely` ends as watch's
+            from ..views.records import dumps, event_record
 
-        out = terminal.LineWriter(terminal.console())
-        out.line(terminal.session_header(found.session))
-        out.line()
-        for line in terminal.render_events(found.events, detail):
-            out.line(line)
+            for event in events:
+                sys.stdout.buffer.write(dumps(event_record(event)) + b"\n")
+        else:
+            from ..views import terminal
+
+            out = terminal.LineWriter(terminal.console())
+            out.line(terminal.session_header(found.session))
+            out.line()
+            for line in terminal.render_events(events, detail):
+                out.line(line)
     _flush_stdout()
     report_diagnostics(found.diagnostics, verbose)
 

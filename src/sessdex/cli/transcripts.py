@@ -120,15 +120,11 @@ def show_command(
             if sys.stdout.isatty() and not no_pager and tail is None
             else None
         )
-        # the pager starts with the first event; until then (a big transcript is
-        # surveyed first), a spinner. To a file or a pipe, the spinner stays to the end:
-        # nothing else shows on the terminal
-        to_terminal = sys.stdout.isatty()
+        # the pager, or the terminal, shows the first event; until then (a big
+        # transcript is surveyed first), a spinner. To a file or a pipe, the spinner
+        # stays to the end: nothing else shows on the terminal
         counted = counted_events(
-            found.events,
-            reading,
-            show=pager is not None or not to_terminal,
-            until_first=pager is not None,
+            found.events, reading, show=True, until_first=sys.stdout.isatty()
         )
         events: Iterable[Event] = counted
         if subagents == "tree":

@@ -164,6 +164,8 @@ def _row_key(
     (several: each named, with its title where `home` is given to look it up)."""
     if key not in rows and kind == "model" and plain_name(key) in rows:
         key = plain_name(key)  # the app's own spelling of the row's model
+    if key not in rows and kind == "app" and key.strip().lower() in rows:
+        key = key.strip().lower()  # in any case, as --app takes it
     if key not in rows and kind == "session":  # an id prefix, as every command takes
         matching = _sessions_named(key, rows)
         if len(matching) == 1:

@@ -303,8 +303,8 @@ def opened_by_flags(
 
 # --- whether the app is there, for doctor (optional) ----------------------------------------
 #
-# `sessdex doctor` counts an app whose folder exists as found (`exists`), with its sessions,
-# if none. A source whose `root` is a folder other programs share (the editors' `~/.config`,
+# `sessdex doctor` counts an app whose folder exists as found (`exists`), sessions or none.
+# A source whose `root` is a folder other programs share (the editors' `~/.config`,
 # another app's `~/.gemini`) may define, at module level, `found(location) -> bool`: whether
 # a folder of the app's own is there, so that a desktop's `~/.config` alone lists it among
 # the apps not found. It may probe folders, never read files, and runs for doctor only,

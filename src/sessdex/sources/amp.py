@@ -46,12 +46,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from .. import files, folders
+from .. import files, folders, programs
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _amp_logs
@@ -280,6 +281,25 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         # the CLI's own package: @sourcegraph/amp is now a wrapper that pulls it in
         install_hint="npm install -g @ampcode/cli",
     )
+
+
+# where Amp's CLI lies: its npm packages, and the folder its installer fills (`~/.amp`,
+# linked or shimmed from `~/.local/bin/amp`)
+_INSTALLS = ("@ampcode", "@sourcegraph", ".amp")
+
+
+def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
+    """The `amp` on PATH where it is Amp's own: one lying in (or a launcher naming) its
+    npm package or its installer's folder, or a Bun-compiled program (Amp's release).
+    `amp` is a common name (the amp editor's): any other is never run."""
+    found = shutil.which(plan.program)
+    if found is not None and (
+        programs.lies_in(found, _INSTALLS)
+        or programs.launcher_names(found, (*_INSTALLS, "ampcode"))
+        or programs.is_bun(found)
+    ):
+        return plan, found
+    return plan, None
 
 
 def doctor_notes(location: Location) -> list[str]:

@@ -58,6 +58,7 @@ taken out of `input_tokens`.
 from __future__ import annotations
 
 import itertools
+import shutil
 import sqlite3
 from collections.abc import Iterator, Mapping
 from datetime import datetime
@@ -66,7 +67,7 @@ from typing import Unpack
 
 import orjson
 
-from .. import databases, files, folders, shells
+from .. import databases, files, folders, programs, shells
 from ..diagnostics import Diagnostics, why
 from ..errors import NotQuotable
 from ..hints import named
@@ -1222,3 +1223,18 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint=INSTALL_HINT,
         notes=tuple(notes),
     )
+
+
+def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
+    """The `goose` on PATH where it is Block's: its CLI is compiled Rust (a release,
+    Homebrew's block-goose-cli, the desktop app's), or a launcher that names it. `goose`
+    is also the SQL migration tool (pressly/goose, a Go program), which is never given
+    `session --resume`."""
+    found = shutil.which(plan.program)
+    if found is None or programs.is_go(found):
+        return plan, None
+    if programs.is_launcher(found) and not programs.launcher_names(
+        found, ("goose-cli", "block-goose", "block/goose", "aaif-goose")
+    ):
+        return plan, None
+    return plan, found

@@ -46,6 +46,7 @@ header of any other kind or version is reported as an unknown `session format`.
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -53,7 +54,7 @@ from typing import Unpack
 
 import orjson
 
-from .. import files, folders
+from .. import files, folders, programs
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from . import _pi_v4
@@ -829,6 +830,25 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         # the package moved to this scope at pi 0.74 (the old one stops at 0.73.1)
         install_hint="npm install -g @earendil-works/pi-coding-agent",
     )
+
+
+# the npm package (`@earendil-works/`, before 0.74 `@mariozechner/`), which pi's `pi` on
+# PATH links into or whose shim names it
+_PACKAGE = "pi-coding-agent"
+
+
+def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
+    """The `pi` on PATH where it is pi's own: the npm package's (a link into it, or a
+    shim that names it) or the standalone program (Bun-compiled). `pi` is a common name:
+    any other program is never given the session's words."""
+    found = shutil.which(plan.program)
+    if found is not None and (
+        programs.lies_in(found, (_PACKAGE,))
+        or programs.launcher_names(found, (_PACKAGE,))
+        or programs.is_bun(found)
+    ):
+        return plan, found
+    return plan, None
 
 
 # --- small helpers ----------------------------------------------------------------------

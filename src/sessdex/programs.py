@@ -1,0 +1,138 @@
+"""What a program on PATH is, told without running it: where its file really lies (links
+resolved), what a small launcher (a script, an npm shim) names, and whether a large one
+is a Go program or a Bun-compiled one. Bounded reads of the program's head and tail only;
+the sources decide what makes a program their app's own."""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterable
+from pathlib import Path
+
+SCRIPT_LIMIT = 64 * 1024  # a launcher is far smaller; a compiled program far larger
+HEAD = 64 * 1024  # a Mach-O's load commands, an ELF's program headers, a PE's sections
+TAIL = 64 * 1024  # an ELF's section names and a Bun program's trailer end its file
+_NOTES = 64 * 1024
+_PT_NOTE = 4
+_NT_GO_BUILD_ID = 4  # the note Go's linker writes in every ELF program
+
+
+def real(path: str) -> Path:
+    """The program's own file, links resolved (an npm or Homebrew link on PATH)."""
+    return Path(os.path.realpath(path))
+
+
+def lies_in(path: str, folders: Iterable[str]) -> bool:
+    """Whether the program's own file lies below a folder named one of `folders` (its
+    package's, its installer's)."""
+    parts = real(path).parts[:-1]
+    return any(folder in parts for folder in folders)
+
+
+def launcher_names(path: str, words: Iterable[str]) -> bool:
+    """Whether the program is a small text launcher (a script, an npm `.cmd` shim, a
+    wrapper) whose text names one of `words` (the package it starts)."""
+    head = _read(real(path), 0, SCRIPT_LIMIT + 1)
+    if head is None or len(head) > SCRIPT_LIMIT or b"\x00" in head:
+        return False
+    return any(word.encode() in head for word in words)
+
+
+def is_launcher(path: str) -> bool:
+    """Whether the program is a small text file (a script), not a compiled one."""
+    head = _read(real(path), 0, SCRIPT_LIMIT + 1)
+    return head is not None and len(head) <= SCRIPT_LIMIT and b"\x00" not in head
+
+
+def is_go(path: str) -> bool:
+    """Whether the program was built by Go (its ELF build-id note, or its Mach-O's Go
+    sections)."""
+    file = real(path)
+    head = _read(file, 0, HEAD) or b""
+    if head.startswith(b"\x7fELF"):
+        return _elf_go(file, head)
+    if head[:4] in _MACHO:
+        return b"__gopclntab" in head or b"__go_buildinfo" in head
+    return False
+
+
+def is_bun(path: str) -> bool:
+    """Whether the program is one `bun build --compile` made: its code appended after
+    the trailer Bun reads it by (ELF), or in a section of its own (Mach-O, PE)."""
+    file = real(path)
+    head = _read(file, 0, HEAD) or b""
+    if head.startswith(b"\x7fELF"):
+        try:
+            size = file.stat().st_size
+        except OSError:
+            return False
+        tail = _read(file, max(size - TAIL, 0), TAIL) or b""
+        return b"\n---- Bun! ----\n" in tail or b"\x00.bun\x00" in tail
+    if head[:4] in _MACHO:
+        return b"__BUN\x00" in head
+    if head.startswith(b"MZ"):
+        return b".bun\x00" in head
+    return False
+
+
+_MACHO = frozenset(
+    {
+        b"\xcf\xfa\xed\xfe",
+        b"\xce\xfa\xed\xfe",
+        b"\xfe\xed\xfa\xcf",
+        b"\xfe\xed\xfa\xce",
+        b"\xca\xfe\xba\xbe",  # universal: the first slice's load commands follow later
+    }
+)
+
+
+def _elf_go(file: Path, head: bytes) -> bool:
+    """Whether one of the ELF's note segments holds Go's build id."""
+    wide = head[4:5] == b"\x02"
+    order = "<" if head[5:6] == b"\x01" else ">"
+    try:
+        if wide:
+            (table,) = struct.unpack_from(order + "Q", head, 32)
+            size, count = struct.unpack_from(order + "HH", head, 54)
+        else:
+            (table,) = struct.unpack_from(order + "I", head, 28)
+            size, count = struct.unpack_from(order + "HH", head, 42)
+        entries = _read(file, table, size * min(count, 128)) or b""
+        for n in range(len(entries) // size if size else 0):
+            entry = entries[n * size : (n + 1) * size]
+            (kind,) = struct.unpack_from(order + "I", entry, 0)
+            if kind != _PT_NOTE:
+                continue
+            if wide:
+                (offset,) = struct.unpack_from(order + "Q", entry, 8)
+                (length,) = struct.unpack_from(order + "Q", entry, 32)
+            else:
+                (offset,) = struct.unpack_from(order + "I", entry, 4)
+                (length,) = struct.unpack_from(order + "I", entry, 16)
+            notes = _read(file, offset, min(length, _NOTES)) or b""
+            if _names_go(notes, order):
+                return True
+    except struct.error:
+        return False
+    return False
+
+
+def _names_go(notes: bytes, order: str) -> bool:
+    at = 0
+    while at + 12 <= len(notes):
+        name_size, desc_size, kind = struct.unpack_from(order + "III", notes, at)
+        name = notes[at + 12 : at + 12 + name_size].rstrip(b"\x00")
+        if name == b"Go" and kind == _NT_GO_BUILD_ID:
+            return True
+        at += 12 + (name_size + 3) // 4 * 4 + (desc_size + 3) // 4 * 4
+    return False
+
+
+def _read(file: Path, offset: int, size: int) -> bytes | None:
+    try:
+        with open(file, "rb") as stream:
+            stream.seek(offset)
+            return stream.read(size)
+    except (OSError, ValueError):
+        return None

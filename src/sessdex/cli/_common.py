@@ -219,8 +219,12 @@ def resolve_home(home_dir: str | None) -> Home:
         return Home.at(home_dir)
     home = Home.current()
     if not folders.is_text(str(home.path)):
-        raise BadValue(
-            _NOT_TEXT.format(which="home folder", path=folders.shown(str(home.path)))
+        # the user gave nothing wrong (no usage error): their own home is what sessdex
+        # cannot keep as text, so say which and how to read it
+        raise SessdexError(
+            f"your home folder '{folders.shown(str(home.path))}' (HOME) has a name that "
+            "is not valid UTF-8, which sessdex cannot store or print; make a link to it "
+            "with a UTF-8 name (ln -s) and give that to --home."
         )
     return home
 

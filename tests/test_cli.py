@@ -1884,10 +1884,13 @@ def test_a_transcript_it_may_not_open_is_said_missing_not_an_unreadable_line(
             assert "the sessions kept in them may be missing" in err
             assert "unreadable line" not in err
         code, out, _ = invoke("doctor", "--app", "claude", "-v", "--home", str(home))
-        assert "1 permission denied" in out and f"{name}:0: permission denied" in out
+        assert (
+            "1 permission denied" in out
+            and f"could not open {name} (permission denied)" in out
+        )
         # its id, given to show, names the file and why (it said only "no session")
         code, _, err = invoke("show", "78787878", "--home", str(home))
-        assert code != 0 and f"{name} may hold it, but sessdex may not open" in err
+        assert code != 0 and f"could not open {name} (permission denied" in err
     finally:
         os.chmod(name, 0o644)
 
@@ -2005,7 +2008,7 @@ def test_a_file_usage_may_not_open_is_named_once_with_the_reason(
     monkeypatch.setattr(os, "open", refusing)  # as the kernel refuses another user
     code, _, err = invoke("usage", "--home", str(home))
     assert code == 0
-    assert f"warning: claude: could not count {name}: permission denied\n" in err
+    assert f"warning: claude: could not open {name} (permission denied)\n" in err
     assert err.count(name) == 1 and "Errno" not in err
 
 

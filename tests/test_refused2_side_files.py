@@ -211,7 +211,7 @@ def test_a_side_file_its_reader_passed_over_in_silence_is_said(
     assert quick.answer("list", args)
     assert warnings(capsysbinary.readouterr().err.decode()) == cold
     result = CliRunner().invoke(main, ["list", "-v", *args], catch_exceptions=False)
-    assert f"  {app}: {name}:0: permission denied\n" in result.stderr
+    assert f"  {app}: could not open {name} (permission denied)\n" in result.stderr
 
 
 def test_a_side_file_under_a_shut_folder_is_read_again_once_the_folder_opens(

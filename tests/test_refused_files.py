@@ -65,11 +65,14 @@ def test_a_side_file_it_may_not_open_is_said_refused_not_a_broken_line(
     code, _, err = invoke("list", "--verbose", "--app", app, "--home", str(home))
     assert code == 0
     assert f"warning: {app}: could not open 1 file(s), such as {name}" in err
-    assert f"  {app}: {name}:0: permission denied\n" in err
+    assert f"  {app}: could not open {name} (permission denied)\n" in err
     assert "not JSON" not in err and "unreadable" not in err
     code, out, _ = invoke("doctor", "-v", "--app", app, "--home", str(home))
     assert code == 0
-    assert "1 permission denied" in out and f"{name}:0: permission denied" in out
+    assert (
+        "1 permission denied" in out
+        and f"could not open {name} (permission denied)" in out
+    )
     assert "not JSON" not in out
 
 
@@ -141,7 +144,7 @@ def test_a_vibe_store_file_it_may_not_open_is_said_refused(
     refuse.add(chunk)
     code, _, err = invoke("show", "vibe:11e8c9f6", "--home", str(home))
     assert code == 0
-    assert f"warning: vibe: cannot read {chunk}: permission denied\n" in err
+    assert f"warning: vibe: could not open {chunk} (permission denied)\n" in err
     assert "missing or broken" not in err
     home = tmp_path / "other"  # a home not listed yet
     shutil.copytree(app_home("vibe"), home)
@@ -149,7 +152,7 @@ def test_a_vibe_store_file_it_may_not_open_is_said_refused(
     refuse.add(manifest)
     code, _, err = invoke("list", "--app", "vibe", "--home", str(home))
     assert code == 0
-    assert f"warning: vibe: cannot read {manifest}: permission denied\n" in err
+    assert f"warning: vibe: could not open {manifest} (permission denied)\n" in err
     assert "missing or broken" not in err
 
 

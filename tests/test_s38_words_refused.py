@@ -55,7 +55,9 @@ def test_show_of_a_log_it_may_not_open_says_it_could_not_read_it(
         code, _, err = invoke("show", f"{app}:{session}", *verbose, "--home", str(home))
         assert code == 0
         said = [line for line in err.splitlines() if name in line]
-        assert said == [f"warning: {app}: cannot read {name}: permission denied"], err
+        assert said == [f"warning: {app}: could not open {name} (permission denied)"], (
+            err
+        )
 
 
 @pytest.mark.parametrize(
@@ -100,4 +102,4 @@ def test_follow_of_a_log_it_may_not_open_says_so(
     )
     assert code == 0
     said = [line for line in err.splitlines() if name in line]
-    assert said == [f"warning: {app}: cannot read {name}: permission denied"], err
+    assert said == [f"warning: {app}: could not open {name} (permission denied)"], err

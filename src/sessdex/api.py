@@ -446,8 +446,8 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
     refused = _refused_holding(index, prefix, app)
     if refused is not None:
         return (
-            f"{refused} may hold it, but sessdex may not open that file (permission "
-            "denied: another user's, a 'sudo' run's?)."
+            f"sessdex could not open {refused} (permission denied: another user's, "
+            "a 'sudo' run's?), which may hold it."
         )
     if app is not None:
         apps = sorted({other for other, _, _ in index.prefix_titles(prefix)})

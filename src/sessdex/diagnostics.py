@@ -59,6 +59,36 @@ def why(error: BaseException, path: str | os.PathLike[str] | None = None) -> str
     return text
 
 
+def refused(path: str | os.PathLike[str]) -> str:
+    """What every command says of a file the system will not let sessdex open (another
+    user's): `could not open <path> (permission denied)`; nothing of it was read."""
+    return f"could not open {os.fspath(path)} ({FILE_REFUSED})"
+
+
+def detail(path: str, line: int, reason: str) -> str:
+    """One detail as --verbose and `doctor -v` name it, `<path>:<line>: <reason>`; a file
+    sessdex was not let open (no line of it read) in the words `refused` gives."""
+    return refused(path) if reason == FILE_REFUSED else f"{path}:{line}: {reason}"
+
+
+def read_failed(
+    app: str,
+    path: str | os.PathLike[str] | None,
+    error: BaseException,
+    failed: str = "cannot read",
+) -> str:
+    """The problem to say of a read of `path` that `error` stopped: `<app>: <failed>
+    <path>: <why>`, or, where the system refused to open a file (the one the error names,
+    else `path`), the words `refused` gives, as for every refused file."""
+    if isinstance(error, PermissionError):
+        named = error.filename
+        if isinstance(named, str | bytes | os.PathLike):
+            return f"{app}: {refused(os.fsdecode(named))}"
+        if path is not None:
+            return f"{app}: {refused(path)}"
+    return f"{app}: {failed} {path}: {why(error, path)}"
+
+
 def unreadable_lines(count: int) -> str:
     """`skipped 1 unreadable line`, `skipped 3 unreadable lines`: what every warning says."""
     return f"skipped {count} unreadable line{'s' if count != 1 else ''}"

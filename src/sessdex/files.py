@@ -24,7 +24,7 @@ import orjson
 
 from . import freshness
 from .bytesearch import find_first_of
-from .diagnostics import FILE_REFUSED, Diagnostics, why
+from .diagnostics import Diagnostics, refused, why
 
 HEAD_LINES = 80  # lines read from the start of a transcript for listing
 LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
@@ -136,7 +136,7 @@ def refused_problem(app: str, path: str | os.PathLike[str]) -> str | None:
     user's), in the words every app uses; None where it opens, or is missing."""
     name = os.fspath(path)
     if refuses_reading(name):
-        return f"{app}: cannot read {name}: {FILE_REFUSED}"
+        return f"{app}: {refused(name)}"
     return None
 
 
@@ -146,7 +146,7 @@ def stopped_problem(app: str, path: str | None, error: OSError) -> str:
     that file was read; else that the read of `path` stopped, and why."""
     named = error.filename if isinstance(error, PermissionError) else None
     if isinstance(named, str | bytes | os.PathLike):
-        return f"{app}: cannot read {os.fsdecode(named)}: {FILE_REFUSED}"
+        return f"{app}: {refused(os.fsdecode(named))}"
     return f"{app}: stopped reading {path}: {why(error, path)}"
 
 

@@ -42,6 +42,7 @@ from .diagnostics import (
     NOT_LINES,
     VANISHED,
     Diagnostics,
+    read_failed,
     why,
 )
 from .errors import IndexBusy
@@ -1338,7 +1339,7 @@ def _parse_as_is(
     except Exception as error:
         if os.environ.get("SESSDEX_DEBUG"):
             raise
-        diagnostics.problem(f"{app}: could not read {name}: {why(error, name)}")
+        diagnostics.problem(read_failed(app, name, error, "could not read"))
     return [], diagnostics
 
 

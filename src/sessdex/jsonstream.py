@@ -21,7 +21,7 @@ import orjson
 
 from . import files
 from .bytesearch import find_first_of
-from .diagnostics import Diagnostics, why
+from .diagnostics import Diagnostics, read_failed
 
 _SPACE = b" \t\r\n"
 # A run of bytes inside a container that holds no bracket outside a string: strings are
@@ -78,7 +78,7 @@ def file_items(
         diagnostics.skip(os.fspath(path), 0, "not JSON")
         diagnostics.problem(f"{app}: stopped reading {path}: {error}")
     except OSError as error:
-        diagnostics.problem(f"{app}: stopped reading {path}: {why(error, path)}")
+        diagnostics.problem(read_failed(app, path, error, "stopped reading"))
 
 
 def array_items(
@@ -168,7 +168,7 @@ def file_members(
         if cut and isinstance(error, CutShort):
             note_cut(diagnostics, app, path)
             return error.members
-        diagnostics.problem(f"{app}: could not read {path}: {why(error, path)}")
+        diagnostics.problem(read_failed(app, path, error, "could not read"))
     return None
 
 

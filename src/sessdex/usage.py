@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from . import files, folders, freshness, pathnames, sources
-from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, why
+from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, read_failed
 from .index import FUTURE_SLACK, Index, connect, quiet_on_interrupt
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
@@ -227,9 +227,7 @@ def _scan(job: _Job) -> _Done:
     except Exception as error:  # one broken file never hides the rest
         if os.environ.get("SESSDEX_DEBUG"):
             raise
-        diagnostics.problem(
-            f"{job.app}: could not count {job.path}: {why(error, job.path)}"
-        )
+        diagnostics.problem(read_failed(job.app, job.path, error, "could not count"))
         scan = UsageScan([], job.offset, job.state or {})
         sums = _Sums(job, catalogue)  # what was folded before the failure is dropped
     for record in scan.records:

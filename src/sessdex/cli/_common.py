@@ -16,10 +16,12 @@ from ..diagnostics import (
     FILE_REFUSED,
     UNDATED,
     Diagnostics,
+    detail,
     undated,
     unfinished_line,
     unreadable_lines,
 )
+from ..diagnostics import refused as refused_words
 from ..errors import AmbiguousId, BadValue, SessdexError
 from ..hints import reading_home
 from ..index import Progress, RefreshReport, once_more_if_damaged
@@ -543,7 +545,7 @@ def report_skipped(
         for app, diagnostics in sorted(report.diagnostics.items()):
             for path, line, reason in diagnostics.details:
                 said.add((app, path, line, reason))
-                err(f"  {app}: {path}:{line}: {reason}")
+                err(f"  {app}: {detail(path, line, reason)}")
         # a line the app may still be writing: no unreadable line, a note (once a file)
         cut = {(app, path): size for app, path, size in unfinished}
         for app, diagnostics in report.diagnostics.items():
@@ -566,7 +568,7 @@ def report_skipped(
             if details:
                 err(heading)
             for app, path, line, reason in details:
-                err(f"  {app}: {path}:{line}: {reason}")
+                err(f"  {app}: {detail(path, line, reason)}")
 
 
 def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> None:
@@ -666,7 +668,7 @@ def report_diagnostics(diagnostics: Diagnostics, verbose: bool) -> None:
     refused = diagnostics.skipped[FILE_REFUSED]
     shut = [path for path, _, reason in diagnostics.details if reason == FILE_REFUSED]
     if refused == 1 and shut:
-        err(f"warning: could not open {shut[0]} (permission denied)")
+        err(f"warning: {refused_words(shut[0])}")
     elif refused:
         such = f", such as {shut[0]}" if shut and not named else ""
         err(

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import click
 
 from .. import api, hints
-from ..diagnostics import unfinished_files
+from ..diagnostics import detail, unfinished_files
 from ..errors import NotQuotable, ResumeRefused, SessdexError
 from ..index import RefreshReport
 from ..selection import here_folders
@@ -519,7 +519,7 @@ def doctor_command(
                 say(f"  note        {note}")
         if verbose:
             for path, line, reason in r.diagnostics.details:
-                say(f"    {path}:{line}: {reason}")
+                say(f"    {detail(path, line, reason)}")
     if folded:
         _say_not_found(say, folded, with_variables=home_dir is None)
     from ..files import human_bytes

@@ -19,7 +19,7 @@ from typing import BinaryIO
 import orjson
 
 from .. import files
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import Diagnostics, read_failed
 from ..model import JSONValue, Usage
 from ._values import new_usage, type_tag
 
@@ -235,7 +235,7 @@ def records(
         return
     except OSError as error:  # another user's (permission denied), a device error
         if diagnostics is not None:
-            diagnostics.problem(f"claude: cannot read {name}: {why(error, name)}")
+            diagnostics.problem(read_failed("claude", name, error))
         return
     with stream:
         if offset:

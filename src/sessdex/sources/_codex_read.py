@@ -21,7 +21,7 @@ from typing import cast
 import orjson
 
 from .. import files, folders
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, Session, Usage
 from ._codex_lineage import Segment, earlier_segments, first_record
 from ._codex_values import (
@@ -399,7 +399,7 @@ class _Reader:
         except FileNotFoundError:
             self.diagnostics.problem(f"codex: {path} vanished while it was read")
         except errors as error:
-            self.diagnostics.problem(f"codex: cannot read {path}: {why(error, path)}")
+            self.diagnostics.problem(read_failed("codex", path, error))
 
     def _unread(self, data: bytes) -> bool:
         """Whether a line is an `exec_command_end` event, dropped unparsed: it repeats the

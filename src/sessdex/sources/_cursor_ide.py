@@ -37,7 +37,7 @@ from pathlib import Path
 import orjson
 
 from .. import databases, files, folders
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, Session, Usage
 from . import _cursor_chat
 from ._values import (
@@ -103,14 +103,14 @@ def _listed(
     try:
         connection = databases.open_sqlite(path)
     except (sqlite3.Error, OSError) as error:
-        diagnostics.problem(f"cursor: cannot open {path}: {why(error, path)}")
+        diagnostics.problem(read_failed("cursor", path, error, "cannot open"))
         return []
     try:
         if not {"key", "value"} <= databases.table_columns(connection, table):
             return []
         return job(_Store(connection, path, diagnostics, table=table))
     except sqlite3.Error as error:
-        diagnostics.problem(f"cursor: cannot read {path}: {why(error, path)}")
+        diagnostics.problem(read_failed("cursor", path, error))
         return []
     finally:
         connection.close()
@@ -262,7 +262,7 @@ def read(
     try:
         connection = databases.open_sqlite(db)
     except (sqlite3.Error, OSError) as error:
-        diagnostics.problem(f"cursor: cannot open {db}: {why(error, db)}")
+        diagnostics.problem(read_failed("cursor", db, error, "cannot open"))
         return
     emit = Emitter(session.id)
     try:
@@ -280,7 +280,7 @@ def read(
         ):
             yield emit(kind, time, **fields)
     except sqlite3.Error as error:
-        diagnostics.problem(f"cursor: stopped reading {db}: {why(error, db)}")
+        diagnostics.problem(read_failed("cursor", db, error, "stopped reading"))
     finally:
         connection.close()
 

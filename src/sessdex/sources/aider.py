@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Unpack
 
 from .. import files, folders
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._project_folders import recorded_folders
 from ._values import Emitter, EventFields
@@ -169,7 +169,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         diagnostics.problem(f"aider: {path} vanished while it was read")
         return []
     except OSError as error:
-        diagnostics.problem(f"aider: cannot read {path}: {why(error, path)}")
+        diagnostics.problem(read_failed("aider", path, error))
         return []
     if not sections:
         return []

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import databases, files, folders
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from . import _protobuf as protobuf
 from ._values import (
@@ -353,7 +353,7 @@ def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
     try:
         connection = databases.open_sqlite(path)
     except (sqlite3.Error, OSError) as error:
-        diagnostics.problem(f"antigravity: cannot open {path}: {why(error, path)}")
+        diagnostics.problem(read_failed("antigravity", path, error, "cannot open"))
         return []
     try:
         if "key" not in databases.table_columns(connection, "ItemTable"):
@@ -365,7 +365,7 @@ def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
             ).fetchall()
         )
     except sqlite3.Error as error:
-        diagnostics.problem(f"antigravity: cannot read {path}: {why(error, path)}")
+        diagnostics.problem(read_failed("antigravity", path, error))
         return []
     finally:
         connection.close()
@@ -424,7 +424,7 @@ def _parse_catalog(path: Path, diagnostics: Diagnostics) -> list[Session]:
     try:
         connection = databases.open_sqlite(path)
     except (sqlite3.Error, OSError) as error:
-        diagnostics.problem(f"antigravity: cannot open {path}: {why(error, path)}")
+        diagnostics.problem(read_failed("antigravity", path, error, "cannot open"))
         return []
     try:
         columns = databases.table_columns(connection, "conversation_summaries")
@@ -436,7 +436,7 @@ def _parse_catalog(path: Path, diagnostics: Diagnostics) -> list[Session]:
             f"SELECT {', '.join(wanted)} FROM conversation_summaries"
         ).fetchall()
     except sqlite3.Error as error:
-        diagnostics.problem(f"antigravity: cannot read {path}: {why(error, path)}")
+        diagnostics.problem(read_failed("antigravity", path, error))
         return []
     finally:
         connection.close()
@@ -587,7 +587,7 @@ def _parse_database(path: Path, diagnostics: Diagnostics) -> Session:
         finally:
             connection.close()
     except sqlite3.Error as error:
-        diagnostics.problem(f"antigravity: cannot read {path}: {why(error, path)}")
+        diagnostics.problem(read_failed("antigravity", path, error))
     return Session(
         app=NAME,
         id=path.stem,
@@ -759,7 +759,7 @@ class _Reader:
             connection = databases.open_sqlite(database)
         except (OSError, sqlite3.Error) as error:
             self.diagnostics.problem(
-                f"antigravity: cannot open {database}: {why(error, database)}"
+                read_failed("antigravity", database, error, "cannot open")
             )
             return
         try:
@@ -771,7 +771,7 @@ class _Reader:
                     yield self.event("usage", call.time, usage=call.usage, extra=extra)
         except sqlite3.Error as error:
             self.diagnostics.problem(
-                f"antigravity: stopped reading {database}: {why(error, database)}"
+                read_failed("antigravity", database, error, "stopped reading")
             )
         finally:
             connection.close()

@@ -81,7 +81,7 @@ from typing import NamedTuple
 
 from .. import databases, files, folders
 from ..bytesearch import find, rfind
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import Diagnostics, read_failed
 from ..hints import named
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _codex_json
@@ -743,14 +743,16 @@ def _parse_db(
         connection = databases.open_sqlite(path)
     except (sqlite3.Error, OSError) as error:
         diagnostics.problem(
-            f"codex: cannot open {path} ({why(error, path)}); listing from the rollout files only"
+            f"{read_failed('codex', path, error, 'cannot open')}; listing from the "
+            "rollout files only"
         )
         return []
     try:
         return _threads(connection, path, location.root)
     except sqlite3.Error as error:
         diagnostics.problem(
-            f"codex: cannot read {path} ({why(error, path)}); listing from the rollout files only"
+            f"{read_failed('codex', path, error, 'cannot read')}; listing from the "
+            "rollout files only"
         )
         return []
     finally:

@@ -46,7 +46,7 @@ from typing import Unpack
 import orjson
 
 from .. import databases, files, folders
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._project_folders import as_written, below_copy, recorded_folders
 from ._values import (
@@ -196,7 +196,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     try:
         connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(f"{NAME}: cannot open {path}: {why(error, path)}")
+        diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
         return []
     try:
         available = databases.table_columns(connection, "sessions")
@@ -214,7 +214,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             connection, [r[0] for r in rows if isinstance(r[0], str) and "$$" in r[0]]
         )
     except sqlite3.Error as error:
-        diagnostics.problem(f"{NAME}: cannot read {path}: {why(error, path)}")
+        diagnostics.problem(read_failed(NAME, path, error))
         return []
     finally:
         connection.close()
@@ -282,13 +282,13 @@ def read(
     try:
         connection = databases.open_sqlite(db)
     except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(f"{NAME}: cannot open {db}: {why(error, db)}")
+        diagnostics.problem(read_failed(NAME, db, error, "cannot open"))
         return
     reader = _Reader(session.id, diagnostics, connection, db, full)
     try:
         yield from reader.session(session.id, None, 0)
     except sqlite3.Error as error:
-        diagnostics.problem(f"{NAME}: cannot read {db}: {why(error, db)}")
+        diagnostics.problem(read_failed(NAME, db, error))
     finally:
         connection.close()
 

@@ -52,7 +52,7 @@ from typing import Unpack
 import orjson
 
 from .. import databases, files, folders
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import Diagnostics, read_failed
 from ..hints import named
 from ..model import Event, EventKind, ResumePlan, Session
 from . import _cursor_chat, _cursor_ide, _cursor_store, _cursor_text
@@ -215,13 +215,13 @@ def _parse_store(path: Path, diagnostics: Diagnostics) -> list[Session]:
     try:
         connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(f"cursor: cannot open {path}: {why(error, path)}")
+        diagnostics.problem(read_failed("cursor", path, error, "cannot open"))
         return []
     try:
         meta = _cursor_store.meta(connection)
         talk = _store_talk(connection, meta, path, diagnostics)
     except sqlite3.Error as error:
-        diagnostics.problem(f"cursor: cannot read {path}: {why(error, path)}")
+        diagnostics.problem(read_failed("cursor", path, error))
         return []
     finally:
         connection.close()
@@ -437,7 +437,7 @@ class _Reader:
         try:
             connection = databases.open_sqlite(path)
         except (OSError, sqlite3.Error) as error:
-            self.diagnostics.problem(f"cursor: cannot open {path}: {why(error, path)}")
+            self.diagnostics.problem(read_failed("cursor", path, error, "cannot open"))
             return
         try:
             root_id = as_str(_cursor_store.meta(connection).get("latestRootBlobId"))
@@ -463,7 +463,7 @@ class _Reader:
                     self.diagnostics.unknown_type(f"store/role/{role}")
         except sqlite3.Error as error:
             self.diagnostics.problem(
-                f"cursor: stopped reading {path}: {why(error, path)}"
+                read_failed("cursor", path, error, "stopped reading")
             )
         finally:
             connection.close()

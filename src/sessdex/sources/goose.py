@@ -68,7 +68,7 @@ from typing import Unpack
 import orjson
 
 from .. import databases, files, folders, programs, shells
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import Diagnostics, read_failed
 from ..errors import NotQuotable
 from ..hints import named
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
@@ -184,7 +184,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     try:
         connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(f"{NAME}: cannot open {path}: {why(error, path)}")
+        diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
         return []
     try:
         available = databases.table_columns(connection, "sessions")
@@ -211,7 +211,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         }
         spoken = _sessions_with_messages(connection, message_columns)
     except sqlite3.Error as error:
-        diagnostics.problem(f"{NAME}: cannot read {path}: {why(error, path)}")
+        diagnostics.problem(read_failed(NAME, path, error))
         return []
     finally:
         connection.close()
@@ -765,7 +765,7 @@ class _Reader:
         try:
             connection = databases.open_sqlite(db)
         except (OSError, sqlite3.Error) as error:
-            self.diagnostics.problem(f"{NAME}: cannot open {db}: {why(error, db)}")
+            self.diagnostics.problem(read_failed(NAME, db, error, "cannot open"))
             return
         self.connection, self.db = connection, db
         try:
@@ -778,7 +778,7 @@ class _Reader:
                 return
             yield from self.session(connection, self.session_id, None, 0)
         except sqlite3.Error as error:
-            self.diagnostics.problem(f"{NAME}: cannot read {db}: {why(error, db)}")
+            self.diagnostics.problem(read_failed(NAME, db, error))
         finally:
             self.connection = None
             connection.close()
@@ -941,7 +941,7 @@ class _Reader:
         except FileNotFoundError:
             self.diagnostics.problem(f"{NAME}: {path} vanished before it could be read")
         except OSError as error:
-            self.diagnostics.problem(f"{NAME}: cannot read {path}: {why(error, path)}")
+            self.diagnostics.problem(read_failed(NAME, path, error))
 
     def message(
         self,

@@ -49,7 +49,7 @@ from typing import Unpack
 import orjson
 
 from .. import databases, files, folders
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session
 from . import _opencode_v2
 from ._values import (
@@ -178,7 +178,7 @@ def parse_database(
     try:
         connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(f"{app}: cannot open {path}: {why(error, path)}")
+        diagnostics.problem(read_failed(app, path, error, "cannot open"))
         return []
     try:
         tables = [
@@ -209,7 +209,7 @@ def parse_database(
             if row.get("table") == "session" and _is_placeholder(row.get("title")):
                 row["title"] = _first_prompt(connection, session_id) or row["title"]
     except sqlite3.Error as error:
-        diagnostics.problem(f"{app}: cannot read {path}: {why(error, path)}")
+        diagnostics.problem(read_failed(app, path, error))
         return []
     finally:
         connection.close()
@@ -488,7 +488,7 @@ class _Reader:
         try:
             connection = databases.open_sqlite(db)
         except (OSError, sqlite3.Error) as error:
-            self.diagnostics.problem(f"{self.app}: cannot open {db}: {why(error, db)}")
+            self.diagnostics.problem(read_failed(self.app, db, error, "cannot open"))
             return
         try:
             messages = databases.table_columns(connection, "message")
@@ -516,7 +516,7 @@ class _Reader:
             self.message_time = "time_created" if "time_created" in messages else "NULL"
             yield from self.database_session(connection, self.session_id, None, 0)
         except sqlite3.Error as error:
-            self.diagnostics.problem(f"{self.app}: cannot read {db}: {why(error, db)}")
+            self.diagnostics.problem(read_failed(self.app, db, error))
         finally:
             connection.close()
 

@@ -77,7 +77,7 @@ from pathlib import Path
 import orjson
 
 from .. import files, folders
-from ..diagnostics import Diagnostics, why
+from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, Extra, JSONValue, ResumePlan, Session, Usage
 from . import _prompt_log as prompt_log
 from . import _qwen_folders as folders_of
@@ -491,9 +491,7 @@ def read(
     except FileNotFoundError:
         diagnostics.problem(f"{NAME}: {session.path} vanished before it could be read")
     except OSError as error:
-        diagnostics.problem(
-            f"{NAME}: cannot read {session.path}: {why(error, session.path)}"
-        )
+        diagnostics.problem(read_failed(NAME, session.path, error))
     yield from reader.finish()
 
 
@@ -689,9 +687,7 @@ class _Reader:
                 f"{NAME}: {child.path} vanished before it could be read"
             )
         except OSError as error:
-            self.diagnostics.problem(
-                f"{NAME}: cannot read {child.path}: {why(error, child.path)}"
-            )
+            self.diagnostics.problem(read_failed(NAME, child.path, error))
         yield from reader.finish()
         if child.status in ("completed", "failed", "cancelled"):
             # how a background run ended, as its meta keeps it (agent.ts): a failed or

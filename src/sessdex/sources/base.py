@@ -180,8 +180,9 @@ class Source(Protocol):
 # A source whose CLI goes by a name another program may hold, or by an older name, may
 # define, at module level, `resume_program(plan) -> tuple[ResumePlan, str | None]`: the plan
 # to run (its `program` and `argv[0]` the name found) and the path of the app's own program
-# on PATH, or None where there is none. It may look at PATH and resolve links, never run
-# anything. Without it, `sessdex resume` takes whatever `plan.program` names on PATH.
+# on PATH, or None where there is none. It may look at PATH, resolve links and read the
+# program's head and tail (`programs`), never run anything. Without it, `sessdex resume`
+# takes whatever `plan.program` names on PATH.
 
 
 # --- which session a running CLI has open (optional) -------------------------------------

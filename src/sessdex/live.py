@@ -584,7 +584,11 @@ class LiveSession:
 
     @property
     def last_write(self) -> float:
-        return max(self.feed.last_write(), self.tracker.lead.active)
+        """When the session was last written, as its status tells it (`written`): what
+        makes it its folder's newest for a CLI matched by its folder or `--continue`. Not
+        its files' raw modification time: a session of days ago copied (`cp -r`) or
+        touched just now was not written now."""
+        return self.written
 
     @property
     def updated(self) -> float:
@@ -594,7 +598,7 @@ class LiveSession:
         recorded = self.tracker.recorded
         if self.session.updated is not None:
             recorded = max(recorded, self.session.updated.timestamp())
-        return recorded or self.last_write
+        return recorded or max(self.feed.last_write(), self.tracker.lead.active)
 
     @property
     def written(self) -> float:

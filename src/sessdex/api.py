@@ -772,9 +772,23 @@ def check_resume(
             else f"'{plan.program}' is not on PATH. Install it with: {plan.install_hint}"
         )
     check.live_pids = live_processes(
-        plan.program, session.id, plan.process_names, source
+        plan.program,
+        session.id,
+        plan.process_names,
+        source,
+        lambda start: _ids_starting(home, session.app, start),
     ) or _continuing(home, session, plan, source, progress)
     return check
+
+
+def _ids_starting(home: Home, app: str, start: str) -> list[str]:
+    """The ids of `app`'s sessions in the index (of every age) that start with `start`:
+    more than one, and a CLI given that start has none of them open by it."""
+    index = Index(home)
+    try:
+        return [row.id for row in index.by_prefix(start, app, limit=20)]
+    finally:
+        index.close()
 
 
 def _continuing(
@@ -959,10 +973,12 @@ def live_processes(
     session_id: str,
     aliases: Sequence[str] = (),
     source: sources.Source | None = None,
+    sharing: Callable[[str], Sequence[str]] | None = None,
 ) -> list[int]:
     """Processes running `program` (or one of `aliases`) whose command line names this
     session: as `source`'s CLI reads it, where it can (a fork names the session it copies,
-    and has a new one open), or anywhere in it."""
+    and has a new one open), or anywhere in it. One given the start of an id names it
+    where no other session `sharing` gives (those whose id starts so) does."""
     from .live import Processes, names
 
     processes = Processes()
@@ -974,7 +990,11 @@ def live_processes(
         pid
         for pid, args in processes.running(program, aliases)
         # an id holds no NUL: the match lies within one argument
-        if (wanted in args if source is None else names(source, session_id, args))
+        if (
+            wanted in args
+            if source is None
+            else names(source, session_id, args, sharing)
+        )
     )
 
 
@@ -1541,6 +1561,7 @@ def watch_sessions(
         diagnostics=diagnostics,
         clis=sources.all_sources(apps) if own else (),
         since=window,
+        sharing=lambda app, start: _ids_starting(home, app, start),
     )
 
 

@@ -834,7 +834,16 @@ class Processes:
         return self.boot
 
 
-def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None:
+# (app, the start of an id a CLI was given) -> the ids of every session of that app that
+# start so (the index's: a session off the board makes the start name none)
+Sharing = Callable[[str, str], Sequence[str]]
+
+
+def attach_processes(
+    lives: Sequence[LiveSession],
+    processes: Processes,
+    sharing: Sharing | None = None,
+) -> None:
     """Set each session's `alive` and `pids` from the processes of its app's CLI.
 
     A process whose command line names the session is that session's, whatever its start
@@ -847,6 +856,8 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
     started well after that session's last write: then it is a fresh CLI that has written
     nothing yet, and a crashed session there is not said to be working for hours. One
     with no session open yet (a picker, a fork) goes only to one written after it started.
+    One given the start of an id (`copilot --resume=7d1c2a4`) is the session's whose id
+    alone starts so, of those on the board and those `sharing` gives.
     """
     if not processes.available:
         for live in lives:
@@ -868,10 +879,11 @@ def attach_processes(lives: Sequence[LiveSession], processes: Processes) -> None
             known.setdefault(live.session.app, []).append(live.session.id)
         for pid, args in running:
             said: dict[str, Opened | None] = {}  # by app: what its words say
+            shared: dict[str, Sequence[str]] = {}  # by app: the ids its id's start fits
             named = [
                 live
                 for live in mine
-                if _names(live, args, said, known[live.session.app])
+                if _names(live, args, said, known[live.session.app], sharing, shared)
             ]
             if named:
                 for live in named:
@@ -1046,21 +1058,32 @@ def _words(args: bytes) -> list[str]:
     return words[:-1] if words and not words[-1] else words
 
 
-def names(source: sources.Source, session_id: str, args: bytes) -> bool:
+def names(
+    source: sources.Source,
+    session_id: str,
+    args: bytes,
+    sharing: Callable[[str], Sequence[str]] | None = None,
+) -> bool:
     """Whether a process whose command line is `args` has session `session_id` open: as
-    `source`'s CLI reads its words, or where it cannot say, the id anywhere in them."""
-    return _named(opened_by(source, args), session_id, args)
+    `source`'s CLI reads its words, or where it cannot say, the id anywhere in them. The
+    start of an id names it where no other session `sharing` gives (the ids of the
+    app's sessions that start so) does."""
+    opened = opened_by(source, args)
+    known: list[str] = [session_id]
+    if opened is not None and opened.prefix is not None and sharing is not None:
+        known.extend(sharing(opened.prefix))
+    return _named(opened, session_id, args, known)
 
 
 def _named(
-    opened: Opened | None, session_id: str, args: bytes, known: Sequence[str] = ()
+    opened: Opened | None, session_id: str, args: bytes, known: Iterable[str] = ()
 ) -> bool:
     if opened is not None and opened.prefix is not None:
         # the start of an id, the CLI's where one of its app's sessions `known` alone
         # starts so; else a name
-        starting = [other for other in known if other.startswith(opened.prefix)]
+        starting = {other for other in known if other.startswith(opened.prefix)}
         if len(starting) == 1:
-            return starting[0] == session_id
+            return starting.pop() == session_id
     if opened is None or opened.chosen:  # a title may be an id it does not know as one
         return session_id.encode() in args
     return opened.session_id is not None and opened.session_id == session_id
@@ -1081,8 +1104,20 @@ def _names(
     args: bytes,
     said: dict[str, Opened | None],
     known: Sequence[str] = (),
+    sharing: Sharing | None = None,
+    shared: dict[str, Sequence[str]] | None = None,
 ) -> bool:
-    return _named(_opened(live, args, said), live.session.id, args, known)
+    """`_named`; the start of an id read against `known` and what `sharing` gives,
+    asked once per process and app (kept in `shared`)."""
+    opened = _opened(live, args, said)
+    ids: Iterable[str] = known
+    if opened is not None and opened.prefix is not None and sharing is not None:
+        app = live.session.app
+        shared = {} if shared is None else shared
+        if app not in shared:
+            shared[app] = sharing(app, opened.prefix)
+        ids = [*known, *shared[app]]
+    return _named(opened, live.session.id, args, ids)
 
 
 # --- waiting for changes ------------------------------------------------------------------
@@ -1255,7 +1290,9 @@ class BoardRow:
 
 class Board:
     """The live sessions of a home: new ones found by `rescan`, all polled together; and
-    the CLIs of `clis` (sources) running with no session yet, started since `since()`."""
+    the CLIs of `clis` (sources) running with no session yet, started since `since()`.
+    `sharing` gives every session of the home whose id starts as a CLI was told
+    (`attach_processes`)."""
 
     def __init__(
         self,
@@ -1263,11 +1300,13 @@ class Board:
         processes: Processes | None = None,
         clis: Sequence[sources.Source] = (),
         since: Callable[[], float | None] | None = None,
+        sharing: Sharing | None = None,
     ) -> None:
         self.list_sessions = list_sessions
         self.processes = processes if processes is not None else Processes()
         self.clis = clis
         self.since = since
+        self.sharing = sharing
         self.starting: list[Starting] = []
         self.lives: dict[tuple[str, str], LiveSession] = {}
         self.changed = True  # sessions came or went since processes were attached
@@ -1306,7 +1345,7 @@ class Board:
                     log.warning("%s", message)
         if self.processes.refresh() or self.changed:
             lives = list(self.lives.values())
-            attach_processes(lives, self.processes)
+            attach_processes(lives, self.processes, self.sharing)
             self.changed = False
             if self.clis:
                 since = self.since() if self.since is not None else None
@@ -1368,14 +1407,16 @@ def watch(
     diagnostics: Diagnostics | None = None,
     clis: Sequence[sources.Source] = (),
     since: Callable[[], float | None] | None = None,
+    sharing: Sharing | None = None,
 ) -> Iterator[list[BoardRow]]:
     """The board now, then again whenever something changed (at least every `tick` s),
     until `duration` s passed or `stop()` says so. `roots` names the folders where new
     sessions appear: watched too, so that one in a folder no followed session is in is
     seen at once, not at the next rescan. What the reads could not use is added to
     `diagnostics` as the generator ends (closed, or interrupted). The CLIs of `clis`
-    running with no session yet, started since `since()`, are rows too (`Starting`)."""
-    board = Board(list_sessions, clis=clis, since=since)
+    running with no session yet, started since `since()`, are rows too (`Starting`);
+    `sharing` gives the sessions of every age whose id starts as a CLI was told."""
+    board = Board(list_sessions, clis=clis, since=since, sharing=sharing)
     waiter = Waiter(notify)
     if rescan is None:
         rescan = RESCAN_NOTIFIED if waiter.backend == "watchfiles" else RESCAN_SECONDS

@@ -1484,7 +1484,12 @@ def follow_session(
     _refuse_unless("duration", duration, 0)
     session = resolve(home, prefix, progress=progress)
     batches = live.follow(
-        session, duration=duration, notify=notify, stop=stop, diagnostics=diagnostics
+        session,
+        duration=duration,
+        notify=notify,
+        stop=stop,
+        diagnostics=diagnostics,
+        spawner=_spawner(home, session),
     )
     return session, batches
 

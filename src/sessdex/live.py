@@ -145,9 +145,11 @@ class _HookFeed:
         diagnostics: Diagnostics,
         tracker: Tracker,
         app: str = "",
+        told: reading.FromItsLead | None = None,
     ) -> None:
         self.follow = follow
         self.app = app  # whose files: one it may not open is said so
+        self.told = told  # a sub-agent's session: who told it, and its own, their tasks
         self.diagnostics = diagnostics
         self.tracker = tracker
         self.changes: list[Changed] = []
@@ -223,6 +225,8 @@ class _HookFeed:
                 if entry.reader is None:
                     entry.reader = self.follow.reader(entry.file, line.offset)
                 for event in entry.reader(line):
+                    if self.told is not None:
+                        event = self.told(event)
                     if seen.add(event) or not entry.repeats:
                         found.append(event)
                         appended = True
@@ -303,9 +307,11 @@ class _ReadFeed:
         source: sources.Source,
         diagnostics: Diagnostics,
         tracker: Tracker,
+        told: reading.FromItsLead | None = None,
     ) -> None:
         self.session = session
         self.source = source
+        self.told = told
         self.diagnostics = diagnostics
         self.skips = _Skips(diagnostics)
         self.tracker = tracker
@@ -418,9 +424,10 @@ class _ReadFeed:
                 read = reading.read_session(self.source, self.session, scratch)
             else:
                 read = self.source.read(self.session, scratch, offset=start)
-            if self.session.parent_id:
-                read = reading.from_its_lead(read)
+            told = self.told
             for event in read:
+                if told is not None:
+                    event = told(event)
                 count += 1
                 if event.kind not in BOOKKEEPING:
                     last = event
@@ -523,7 +530,14 @@ class LiveSession:
 
     modified = 0.0  # the newest of its files' mtimes taken for its app's write
 
-    def __init__(self, session: Session, source: sources.Source | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        source: sources.Source | None = None,
+        spawner: str | None = None,
+    ) -> None:
+        """`spawner`: what a sub-agent's session calls the sub-agent that started it (as
+        `show` does); the lead where None."""
         self.session = session
         self.source = source or sources.get(session.app)
         self.diagnostics = Diagnostics()
@@ -531,6 +545,9 @@ class LiveSession:
         self.seen = _Seen()
         self.since = time.time() - MTIME_SLACK  # a file modified later was seen written
         hook = getattr(self.source, "follow", None)
+        told = None
+        if session.parent_id:  # what it was told, a person did not type
+            told = reading.FromItsLead(spawner or reading.LEAD, reading.called(session))
         self.feed: _HookFeed | _ReadFeed
         # a compressed file is archived: it does not grow, a re-read on change is enough;
         # a JSON document is rewritten whole, never appended to: read again on change too
@@ -540,9 +557,12 @@ class LiveSession:
                 self.diagnostics,
                 self.tracker,
                 app=session.app,
+                told=told,
             )
         else:
-            self.feed = _ReadFeed(session, self.source, self.diagnostics, self.tracker)
+            self.feed = _ReadFeed(
+                session, self.source, self.diagnostics, self.tracker, told
+            )
         self.program, self.aliases = _program(self.source, session)
         self.pids: list[int] = []
         self.alive: bool | None = None
@@ -1233,14 +1253,16 @@ def follow(
     notify: bool | None = None,
     stop: Callable[[], bool] | None = None,
     diagnostics: Diagnostics | None = None,
+    spawner: str | None = None,
 ) -> Iterator[list[Event]]:
     """Batches of new events as they are written: the recent history first.
 
     Ends after `duration` seconds, or when `stop()` says so; sub-agents' events are
     interleaved by time and carry their `agent_id`. What the reads could not use is
-    added to `diagnostics` as the generator ends (closed, or interrupted).
+    added to `diagnostics` as the generator ends (closed, or interrupted). `spawner`:
+    what a sub-agent's session calls the sub-agent that started it (the lead where None).
     """
-    live = LiveSession(session)
+    live = LiveSession(session, spawner=spawner)
     waiter = Waiter(notify)
     deadline = None if duration is None else time.monotonic() + duration
     try:

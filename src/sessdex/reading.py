@@ -143,24 +143,37 @@ def from_its_lead(
     the lead, or `spawner`, what a sub-agent that another sub-agent started calls it.
     The sub-agents it started itself were told theirs by it, `itself` (its name), not
     by the lead."""
-    from dataclasses import replace
-
-    own: set[str] = set()  # the sub-agents this one started
+    told = FromItsLead(spawner, itself)
     for event in events:
+        yield told(event)
+
+
+class FromItsLead:
+    """`from_its_lead` one event at a time, for reads that come in pieces (`follow`): it
+    remembers the sub-agents the session started itself."""
+
+    def __init__(self, spawner: str = LEAD, itself: str | None = None) -> None:
+        self.spawner = spawner
+        self.itself = itself
+        self.own: set[str] = set()  # the sub-agents this one started
+
+    def __call__(self, event: Event) -> Event:
+        from dataclasses import replace
+
         if event.kind == "subagent" and event.agent_id is None:
             child = event.extra.get("child_id")
             if child is not None:
-                own.add(str(child))
+                self.own.add(str(child))
         if (
             event.kind == "user"
             and not event.extra.get("from_agent")
             and not event.extra.get("injected")
         ):
             if event.agent_id is None:
-                event = replace(event, extra={**event.extra, "from_agent": spawner})
-            elif itself and event.agent_id in own:
-                event = replace(event, extra={**event.extra, "from_agent": itself})
-        yield event
+                return replace(event, extra={**event.extra, "from_agent": self.spawner})
+            if self.itself and event.agent_id in self.own:
+                return replace(event, extra={**event.extra, "from_agent": self.itself})
+        return event
 
 
 def called(session: Session) -> str:

@@ -44,7 +44,11 @@ class Follow:
     def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
         self.session = session
         self.path = Path(session.path) if session.path else None
-        self.context = Context(session.id, diagnostics, False)
+        # a sub-agent's own file followed as a session: its side-chain lines are the lead's
+        self.own = self.path is not None and _agent_file(self.path.name) is not None
+        self.context = Context(
+            session.id, diagnostics, False, side_chain_is_lead=self.own
+        )
         self.known: dict[Path, FollowFile] = {}
         self.strangers: set[Path] = set()  # agent files beside it of other sessions
         self.stamps: tuple[int, ...] | None = (
@@ -83,6 +87,10 @@ class Follow:
                 found.append(self._child(Path(entry.path), agent, folder))
         for agent, path, run in workflow_agents(folder):  # a Workflow run's agents
             found.append(self._child(path, agent, run))
+        if self.own and self.path.parent.name == "subagents":
+            # a sub-agent's own children are beside it, naming it as their parent
+            found.extend(self._nested())
+            return found
         marker = b'"sessionId":"' + self.session.id.encode() + b'"'
         for entry in folders.entries(self.path.parent):
             agent = _agent_file(entry.name)
@@ -95,7 +103,30 @@ class Follow:
                 self.strangers.add(path)
         return found
 
-    def _child(self, path: Path, agent: str, folder: Path | None) -> FollowFile:
+    def _nested(self) -> list[FollowFile]:
+        assert self.path is not None
+        folder = self.path.parent
+        found = []
+        for entry in folders.entries(folder):
+            agent = _agent_file(entry.name)
+            if agent is None or agent == self.session.id:
+                continue
+            path = Path(entry.path)
+            if path in self.strangers:
+                continue
+            if path not in self.known:
+                meta = files.read_json_file(folder / f"agent-{agent}.meta.json")
+                if not isinstance(meta, dict):
+                    continue  # its meta file may come next
+                if meta.get("parentAgentId") != self.session.id:
+                    self.strangers.add(path)  # a sibling, or a child of another agent
+                    continue
+            found.append(self._child(path, agent, folder, nested=True))
+        return found
+
+    def _child(
+        self, path: Path, agent: str, folder: Path | None, nested: bool = False
+    ) -> FollowFile:
         known = self.known.get(path)
         if known is not None and (known.call_id or folder is None):
             return known
@@ -118,7 +149,8 @@ class Follow:
             file.agent_type,
             file.description,
             call,
-            rec.string(info.get("parentAgentId")),
+            # the session followed is a sub-agent: its children are its lead's
+            None if nested else rec.string(info.get("parentAgentId")),
         )
         if call is not None:
             # its spawning call announces it (or did already, before its file was known)

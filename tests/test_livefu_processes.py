@@ -93,7 +93,8 @@ def _attached(lives: list[LiveSession], wanted: int) -> Processes:
         processes = Processes()  # a new table: one read before the exec keeps bash
         processes.refresh(force=True)
         found = processes.table.get(wanted)
-        if found is not None and b"sleep.py" in found.args:
+        # bash's own `-c` line names sleep.py too: wait for the exec'd program
+        if found is not None and not found.args.startswith(b"bash"):
             break
         time.sleep(0.05)
     attach_processes(lives, processes)

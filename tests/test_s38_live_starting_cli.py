@@ -25,7 +25,7 @@ def _claude_process(tmp_path: Path, cwd: Path) -> subprocess.Popen[bytes]:
     child = subprocess.Popen(["bash", "-c", line], cwd=cwd)
     for _ in range(100):  # until it runs the script, not bash
         cmdline = Path(f"/proc/{child.pid}/cmdline")
-        if cmdline.exists() and b"sleep.py" in cmdline.read_bytes():
+        if cmdline.exists() and cmdline.read_bytes().startswith(b"claude\0"):
             break
         time.sleep(0.05)
     return child

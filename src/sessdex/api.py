@@ -1507,6 +1507,17 @@ def session_ids(home: Home) -> list[str]:
         index.close()
 
 
+def newest_change(home: Home, apps: Sequence[str] = ()) -> datetime | None:
+    """When the newest session of `apps` (or of any app) last changed, as the index last
+    left it (not refreshed: one indexed query); None where it holds none with a time."""
+    index = Index(home)
+    try:
+        newest = index.newest(_app_names(apps))
+    finally:
+        index.close()
+    return None if newest is None else datetime.fromtimestamp(newest, UTC)
+
+
 def watch_sessions(
     home: Home,
     *,

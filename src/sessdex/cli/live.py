@@ -187,9 +187,9 @@ def watch_command(
         elif as_nl:
             _watch_lines(shown, once)
         elif once or not sys.stdout.isatty():
-            _watch_plain(shown, home, once, since)
+            _watch_plain(shown, home, once, since, apps)
         else:
-            _watch_live(shown, home, since)
+            _watch_live(shown, home, since, apps)
     if output_gone():
         reader_left()
 
@@ -238,7 +238,11 @@ class _KnownIds:
 
 
 def _watch_plain(
-    boards: Iterable[Sequence[Any]], home: Home, once: bool, since: str
+    boards: Iterable[Sequence[Any]],
+    home: Home,
+    once: bool,
+    since: str,
+    apps: Sequence[str],
 ) -> None:
     from ..views.board import plain
     from ..views.text import terminal_width
@@ -252,7 +256,7 @@ def _watch_plain(
         if states != last:
             last = states
             if not rows:  # a hint, not data: a pipe reading the board gets no line
-                err(_nothing_recent(home, since))
+                err(_nothing_recent(home, since, apps))
             else:
                 if printed:
                     echo()
@@ -265,7 +269,9 @@ def _watch_plain(
             return
 
 
-def _watch_live(boards: Iterable[Sequence[Any]], home: Home, since: str) -> None:
+def _watch_live(
+    boards: Iterable[Sequence[Any]], home: Home, since: str, apps: Sequence[str]
+) -> None:
     from rich.live import Live
 
     from ..views import terminal
@@ -277,18 +283,19 @@ def _watch_live(boards: Iterable[Sequence[Any]], home: Home, since: str) -> None
         for rows in boards:
             # fitted to the terminal's width now: a resized window gets a board that fits
             ids = known.of(rows)
-            empty = "" if rows else _nothing_recent(home, since)
+            empty = "" if rows else _nothing_recent(home, since, apps)
             board = render(rows, str(home.path), width=out.width, ids=ids, empty=empty)
             screen.update(board, refresh=True)  # type: ignore[arg-type]
 
 
-def _nothing_recent(home: Home, since: str) -> str:
-    """What an empty board says: how far it looked and how to look further, or, where
-    no app has written a session yet, that none is there (further back finds none)."""
+def _nothing_recent(home: Home, since: str, apps: Sequence[str]) -> str:
+    """What an empty board says: how far it looked and the --since that reaches the
+    newest session, or, where no app has written a session yet, that none is there."""
     from ..views.board import empty_board
 
-    if api.session_ids(home):
-        return empty_board(since)
+    newest = api.newest_change(home, apps)
+    if newest is not None or api.session_ids(home):
+        return empty_board(since, newest)
     return (
         f"no agent sessions yet: each shows here as it starts; {named('doctor')} shows "
         "where sessdex looked"

@@ -29,26 +29,40 @@ from .text import cells as text_cells
 EMPTY = "no recent sessions"  # what an empty board says, when not told why
 
 
-def empty_board(since: str) -> str:
-    """What an empty board says for `--since VALUE`: how far it looked, and how to look
-    further (a relative value grows one unit; a date is the user's own choice)."""
+# the --since values an empty board suggests, shortest first: past the last, a date
+_RUNGS = (
+    ("1h", 3600),
+    ("1d", 86400),
+    ("1w", 604800),
+    ("4w", 2419200),
+    ("52w", 31449600),
+)
+_SLACK = 60.0  # seconds: the value still reaches the session when typed a bit later
+
+
+def empty_board(
+    since: str, newest: datetime | None, now: datetime | None = None
+) -> str:
+    """What an empty board says for `--since VALUE`: how far it looked, and the shortest
+    --since that reaches the newest session (changed at `newest`; None: there is none
+    to reach, so none is suggested)."""
     import re
 
-    found = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", since)
+    found = re.fullmatch(r"\s*(\d+)\s*([mhdwHDW])\s*", since)
     if found is None:
-        return f"no session changed since {since}"
-    amount, unit = int(found[1]), found[2]
-    given = f"no session changed in the last {amount}{unit}"
-    seconds = amount * {"m": 60, "h": 3600, "d": 86400, "w": 604800}[unit]
-    ladder = (
-        ("1h", 3600),
-        ("1d", 86400),
-        ("1w", 604800),
-        ("4w", 2419200),
-        ("52w", 31449600),
+        given = f"no session changed since {since}"
+    else:
+        given = f"no session changed in the last {found[1]}{found[2].lower()}"
+    if newest is None:
+        return f"{given}, nor before: there is no session to show"
+    now = now or datetime.now(UTC)
+    ago = max(0.0, (now - newest).total_seconds())
+    reach = next((value for value, length in _RUNGS if length > ago + _SLACK), None)
+    if reach is None:  # a date: its midnight (UTC, as --since reads it) comes before
+        reach = newest.astimezone(UTC).date().isoformat()
+    return (
+        f"{given}; the newest changed {age(newest, now)} ago: --since {reach} shows it"
     )
-    further = next((value for value, length in ladder if length > seconds), None)
-    return f"{given}; --since {further} looks further back" if further else given
 
 
 LABELS = {

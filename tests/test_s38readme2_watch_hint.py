@@ -1,0 +1,63 @@
+"""An empty `watch` board names a --since that reaches the newest session, not merely
+the next rung up (which may still find nothing), or says there is none."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.helpers import write_claude_session
+
+
+def _watch(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["watch", "--once", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _suggested(err: str) -> str:
+    found = re.search(r"--since (\S+) shows it\n\Z", err)
+    assert found, err
+    return found[1]
+
+
+def test_the_hint_names_a_since_that_shows_the_newest_session(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    when = datetime.now(UTC) - timedelta(days=5)
+    write_claude_session(home, "c0b1ed00-0000-4000-8000-0000000000c1", "/w/shop",
+                         title="five days old", when=f"{when:%Y-%m-%dT%H:%M:%S}.000Z")  # fmt: skip
+    for since in ("3h", "1d"):
+        code, out, err = _watch("--since", since, "--home", str(home))
+        assert code == 0 and out == ""
+        assert err.startswith(f"no session changed in the last {since}; ")
+        assert "the newest changed 5d ago" in err
+        suggested = _suggested(err)
+        # what it suggests does show the session
+        code, out, err = _watch("--since", suggested, "--home", str(home))
+        assert "five days old" in out and err == "", (suggested, out, err)
+
+
+def test_a_session_years_old_gets_its_date(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_claude_session(home, "c0b1ed00-0000-4000-8000-0000000000c2", "/w/old",
+                         title="from 2020", when="2020-03-04T10:00:00.000Z")  # fmt: skip
+    code, out, err = _watch("--since", "1d", "--home", str(home))
+    assert _suggested(err) == "2020-03-04"
+    code, out, err = _watch("--since", "2020-03-04", "--home", str(home))
+    assert code == 0 and "from 2020" in out
+
+
+def test_no_session_of_the_app_watched_is_said_so(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_claude_session(home, "c0b1ed00-0000-4000-8000-0000000000c3", "/w/shop",
+                         title="a claude one", when="2020-03-04T10:00:00.000Z")  # fmt: skip
+    # the claude session indexed: the index is not empty, but holds no codex session
+    assert CliRunner().invoke(main, ["list", "--home", str(home)]).exit_code == 0
+    code, out, err = _watch("--app", "codex", "--since", "3h", "--home", str(home))
+    assert code == 0 and out == ""
+    assert err == (
+        "no session changed in the last 3h, nor before: there is no session to show\n"
+    )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from . import sources
+from . import pathnames, sources
 from .diagnostics import Diagnostics
 from .errors import AmbiguousId, SessdexError
 from .hints import named
@@ -184,11 +184,20 @@ def _row_key(
                     for name in matching
                 ],
             )
+    if key not in rows and kind == "project" and home is not None:
+        key = _folder_named(key, rows, str(home.path))
     if key not in rows:  # a key holding what no terminal shows: as the table printed it
         shown = [name for name in rows if not name.isprintable() and _as_shown(name, key, kind)]  # fmt: skip
         key = shown[0] if len(shown) == 1 else key
     if key not in rows:
-        known = ", ".join(list(rows)[:8])
+        if kind == "project" and home is not None:  # as the table shows them
+            from .views.text import short_path
+
+            known = ", ".join(
+                short_path(name, str(home.path)) for name in list(rows)[:8]
+            )
+        else:
+            known = ", ".join(list(rows)[:8])
         if not rows:  # nothing to choose from: say so, not "Rows: " and nothing
             raise SessdexError(
                 f"no {kind} row is keyed {key!r}: no token usage was found "
@@ -197,6 +206,36 @@ def _row_key(
         raise SessdexError(
             f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"
         )
+    return key
+
+
+def _folder_named(key: str, rows: dict[str, Row], home: str) -> str:
+    """The project row `key` names: its folder as the table (and `list`) shows it
+    (`~/code/shop`), a path from the current folder, or, read from another home, the
+    path a shell made of `~/code/shop` in the user's own; `key` itself where none is."""
+    import os
+
+    from .views.text import short_path
+
+    typed = key.rstrip("/\\") or key
+    if typed in rows:
+        return typed
+    tried = [typed]
+    if typed.startswith(("~/", "~\\")) or typed == "~":
+        tried.append(typed.replace("\\", "/"))
+    else:
+        own = str(Path.home())
+        if (below := pathnames.below_home(typed, own)) is not None:
+            tried.append("~" + below)  # the shell's ~ is the user's home, not --home
+        if not os.path.isabs(typed) and not pathnames.is_windows(typed):
+            folder = os.path.abspath(typed)
+            if folder in rows:
+                return folder
+            tried.append(short_path(folder, home))
+    for name in rows:
+        shown = short_path(name, home)
+        if shown in tried or shown.replace("\\", "/") in tried:
+            return name
     return key
 
 

@@ -96,9 +96,10 @@ def usage_command(
 
     if limit is not None and explain is None:
         raise click.UsageError("--limit goes with --explain (the rows are never cut).")
+    home = resolve_home(home_dir)
     with progress_bar("Reading usage") as progress:
         result = api.usage_report(
-            resolve_home(home_dir),
+            home,
             report,
             apps=apps,
             since=since,
@@ -147,7 +148,7 @@ def usage_command(
         out.width = max(
             out.width, 160
         )  # a pipe gets whole numbers and names, not folds
-    view.table(report, result.rows, result.total, out.width).print(out)
+    view.table(report, result.rows, result.total, out.width, str(home.path)).print(out)
     # apart from the table: a caption would be padded with spaces to the table's width
     if own := view.own_cost_note(result.total):
         out.print(own, style="table.caption", markup=False, soft_wrap=True)

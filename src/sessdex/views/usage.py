@@ -12,7 +12,7 @@ from datetime import UTC, datetime, tzinfo
 from ..audit import Explained
 from ..usage import TOKENS, Row
 from .table import Column, Layout, cell_width
-from .text import flat, left_cut, one_line, short_id_width, tokens
+from .text import flat, left_cut, one_line, short_id_width, short_path, tokens
 
 HEADERS = {
     "daily": "Day",
@@ -72,9 +72,14 @@ _STEPS = (
 
 
 def table(
-    kind: str, rows: Sequence[Row], total: Row, width: int | None = None
+    kind: str,
+    rows: Sequence[Row],
+    total: Row,
+    width: int | None = None,
+    home: str | None = None,
 ) -> Layout:
-    """One line per row (sub-agents indented under their session), then the total.
+    """One line per row (sub-agents indented under their session), then the total; a
+    folder under `home` as `list` shows it, `~/code/shop`.
 
     Fitted to `width` where it is given: columns give way as `_STEPS` says; then the key
     is cut (never a session's short id); then counts are written short (`1.2M`), and
@@ -88,7 +93,7 @@ def table(
     id_width = short_id_width((row.key for row in rows), keys)
     lines: list[tuple[Row, str, str, bool]] = []  # row, label, style, models shown
     for row in rows:
-        lines.append((row, _label(kind, row, id_width), "", True))
+        lines.append((row, _label(kind, row, id_width, home), "", True))
         for agent, sub in row.agents.items():
             lines.append((sub, f"  └ {one_line(agent, 40)}", "dim", False))
     lines.append((total, "Total", "bold", False))
@@ -213,11 +218,14 @@ def _fit(label: str, width: int, kind: str, id_width: int) -> str:
     return label
 
 
-def _label(kind: str, row: Row, id_width: int) -> str:
-    """The row's key; a session's short id and title (`--explain` takes the short id)."""
+def _label(kind: str, row: Row, id_width: int, home: str | None = None) -> str:
+    """The row's key; a session's short id and title, a folder under `home` from `~`
+    (`--explain` takes either)."""
     title = row.about.get("title") if kind == "session" else None
     if title:
         return f"{one_line(row.key, 80)[:id_width]}  {one_line(title, 60)}"
+    if kind == "project" and home is not None:
+        return one_line(short_path(row.key, home), 80)
     return one_line(row.key, 80)
 
 

@@ -250,3 +250,6 @@ class ResumePlan:
     ] = ()  # permission flags left out because they loosen the default
     # other names a running copy of the program shows (an older name a command kept)
     process_names: tuple[str, ...] = ()
+    # the argv names the session's file itself: the app opens it where it lies (in a
+    # copied home too), where an id is looked up in the app's folder of the user's home
+    opens_file: bool = False

@@ -251,12 +251,18 @@ def resume_command(
             stdout_bytes(dumps(record) + b"\n")
             return
     if home_dir is not None and not _own_home(home_dir):
-        # the app's CLI knows nothing of that folder: it reads the user's own home
-        check.warnings.append(
-            f"the session was read from {home_dir}, not your own home: "
-            f"{check.plan.program} looks it up in your own home, where a session "
-            "of another (copied) home is not"
-        )
+        if check.plan.opens_file:  # given the file itself: it opens the copy
+            check.warnings.append(
+                f"the session was read from {home_dir}, not your own home: "
+                f"{check.plan.program} opens its file there and goes on writing "
+                "into it"
+            )
+        else:  # the app's CLI knows nothing of that folder: it reads the user's own
+            check.warnings.append(
+                f"the session was read from {home_dir}, not your own home: "
+                f"{check.plan.program} looks it up in your own home, where a session "
+                "of another (copied) home is not"
+            )
     for warning in check.warnings:
         err(f"note: {one_line(warning)}")
     if print_only or as_json:

@@ -829,6 +829,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         program="pi",
         # the package moved to this scope at pi 0.74 (the old one stops at 0.73.1)
         install_hint="npm install -g @earendil-works/pi-coding-agent",
+        opens_file=True,  # `--session <file>`: read from a copied home, that file
     )
 
 

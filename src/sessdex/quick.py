@@ -27,9 +27,14 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from . import charset, freshness, hints, selection
-from .errors import SessdexError
+from .errors import IndexBusy, SessdexError
 from .indexfile import SCHEMA_VERSION, cache_folder, index_name, set_aside_if_damaged
 from .sources import BUILTIN
+
+# `typing` costs a warm listing time it does not spend otherwise (see launch.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 class _Request:
@@ -224,6 +229,10 @@ def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
         # send every warm listing there: set aside now, the full command builds it again
         _warning_said(set_aside_if_damaged, path, error)
         return False
+    except IndexBusy as error:
+        # re-reading a grown session waited the whole busy timeout: the full command
+        # would wait it again, then say this
+        _say_busy(error)
     except (sqlite3.Error, SessdexError, OSError, UnicodeEncodeError):
         # busy, an unknown app, a word or folder that is no UTF-8: the full command
         # explains, or looks for it as text
@@ -237,6 +246,15 @@ def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
     except BrokenPipeError:
         sys.stderr.close()
     return True
+
+
+def _say_busy(error: IndexBusy) -> NoReturn:
+    """Say what the full command says of a busy index, and exit 1."""
+    from .views.text import flat
+
+    sys.stdout.flush()
+    sys.stderr.write(f"Error: {flat(str(error))}\n")
+    sys.exit(1)
 
 
 def _warning_said(call: Callable[..., bool | None], *args: object) -> bool | None:

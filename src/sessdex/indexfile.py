@@ -16,11 +16,24 @@ from collections.abc import Mapping
 SCHEMA_VERSION = 3  # the number of migrations in `index.MIGRATIONS`
 
 
+def state_home() -> str | None:
+    """`SESSDEX_HOME`, when set: the folder all of sessdex's state goes below. A relative
+    value (an env file's `.sessdex`, never expanded) is taken below the user's home: taken
+    as it is, an index was made in every folder sessdex ran in (an agent's folder too)."""
+    root = os.environ.get("SESSDEX_HOME")
+    if not root:
+        return None
+    root = os.path.expanduser(root)
+    if not os.path.isabs(root):
+        root = os.path.join(os.path.expanduser("~"), root)
+    return root
+
+
 def cache_folder() -> str:
     """sessdex's cache folder: below `SESSDEX_HOME` when set, else the user cache dir."""
-    root = os.environ.get("SESSDEX_HOME")
+    root = state_home()
     if root:
-        return os.path.join(os.path.expanduser(root), "cache")
+        return os.path.join(root, "cache")
     if sys.platform.startswith("linux"):
         # platformdirs' XDG rule (tests compare the two) but for a relative value;
         # importing it costs more than a warm listing may take

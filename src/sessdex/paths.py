@@ -7,9 +7,12 @@ from pathlib import Path
 
 
 def state_root() -> Path | None:
-    """`SESSDEX_HOME`, when set: every sessdex file goes below it (tests, portable use)."""
-    value = os.environ.get("SESSDEX_HOME")
-    return Path(value).expanduser() if value else None
+    """`SESSDEX_HOME`, when set: every sessdex file goes below it (tests, portable use);
+    a relative one below the user's home (`indexfile.state_home`)."""
+    from .indexfile import state_home
+
+    value = state_home()
+    return Path(value) if value else None
 
 
 _fallback: Path | None = None  # this process's stand-in for a cache dir it cannot write

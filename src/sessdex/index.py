@@ -345,8 +345,16 @@ def _held_elsewhere(error: sqlite3.OperationalError) -> bool:
 
 
 def _migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Bring the index to this build's schema. One it cannot bring there (a schema
+    version above this build's, or tables that are not what its version says: a file
+    copied in, a version set by hand) raises `sqlite3.DatabaseError`, as damage does:
+    `connect` sets it aside and builds it again."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
-    if version >= len(MIGRATIONS):
+    if version > len(MIGRATIONS):
+        raise sqlite3.DatabaseError(
+            f"schema version {version}, newer than this sessdex's {len(MIGRATIONS)}"
+        )
+    if version == len(MIGRATIONS):
         return
     try:
         db.execute("BEGIN IMMEDIATE")
@@ -359,13 +367,28 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
             0
         ]  # another process may have migrated
         for number in range(version, len(MIGRATIONS)):
-            MIGRATIONS[number](db)
+            try:
+                MIGRATIONS[number](db)
+            except sqlite3.OperationalError as error:
+                if not _schema_mismatch(error):
+                    raise  # busy, a full disk: its own message
+                raise sqlite3.DatabaseError(
+                    f"schema version {version} but other tables ({error})"
+                ) from error
             db.execute(f"PRAGMA user_version = {number + 1}")
         db.execute("COMMIT")
     except BaseException:
         if db.in_transaction:  # a failed COMMIT (a full disk) has rolled back
             db.execute("ROLLBACK")
         raise
+
+
+def _schema_mismatch(error: sqlite3.OperationalError) -> bool:
+    """Whether a migration failed on tables that are not what the version said."""
+    return any(
+        words in str(error)
+        for words in ("already exists", "no such", "duplicate column")
+    )
 
 
 def _search_text(

@@ -7,6 +7,7 @@ source is handed an explicit `Home`.
 from __future__ import annotations
 
 import shutil
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,12 @@ from click.testing import CliRunner
 from sessdex.sources import Home
 
 DATA = Path(__file__).parent / "data"
+
+# A run started in the background by a non-interactive shell (`nohup … &`, some CI
+# runners) inherits SIGINT ignored, and so would every sessdex the tests start: the
+# Ctrl-C tests would see nothing stop. Their processes get the terminal's default back.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def app_home(app: str) -> Path:

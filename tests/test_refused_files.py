@@ -102,7 +102,7 @@ def test_show_says_a_side_file_it_may_not_open_was_not_opened(
             "show", f"roo:{ROO_TASK}", *verbose, "--home", str(home)
         )
         assert code == 0 and "Export implemented and tested." in out
-        assert f"warning: could not open {name} (permission denied)\n" in err
+        assert f"warning: roo: could not open {name} (permission denied)\n" in err
         assert "unreadable" not in err and err.count(name) == 1
 
 
@@ -121,7 +121,7 @@ def test_show_says_an_opencode_part_it_may_not_open_is_missing(
     code, out, err = invoke("show", f"opencode:{session}", "--home", str(home))
     assert code == 0 and "Renamed loadConfig to readConfig" in out
     assert "Rename loadConfig to readConfig in src/" not in out  # it was not read
-    assert f"warning: could not open {name} (permission denied)\n" in err
+    assert f"warning: opencode: could not open {name} (permission denied)\n" in err
 
 
 VIBE_STORE = ".vibe/logs/session/unified/11e8c9f6-0261-4b81-c506-fc5d45ed7a3a"

@@ -659,20 +659,26 @@ def write_events(
     out.flush()
 
 
-def report_diagnostics(diagnostics: Diagnostics, verbose: bool) -> None:
+def report_diagnostics(
+    diagnostics: Diagnostics, verbose: bool, app: str | None = None
+) -> None:
+    """Say on stderr what reading `app`'s files met: its name leads the files it was
+    not let open, as every other reading problem (`claude: could not open …`) says it."""
     for problem in diagnostics.problems:
         err(f"warning: {problem}")
     named = verbose and bool(diagnostics.details)
     # files it was not let open (another user's): nothing of them was read, said apart
     # from the lines a reader skipped, in the words `list` uses
+    whose = f"{app}: " if app else ""
     refused = diagnostics.skipped[FILE_REFUSED]
     shut = [path for path, _, reason in diagnostics.details if reason == FILE_REFUSED]
     if refused == 1 and shut:
-        err(f"warning: {refused_words(shut[0])}")
+        err(f"warning: {whose}{refused_words(shut[0])}")
     elif refused:
         such = f", such as {shut[0]}" if shut and not named else ""
         err(
-            f"warning: could not open {refused} file{'s' if refused != 1 else ''}{such} "
+            f"warning: {whose}could not open {refused} "
+            f"file{'s' if refused != 1 else ''}{such} "
             "(permission denied)" + (":" if named else "; see --verbose")
         )
         if named:

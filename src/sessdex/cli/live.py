@@ -505,7 +505,7 @@ def replay_command(
             for line in terminal.render_events(events, detail):
                 out.line(line)
     _flush_stdout()
-    report_diagnostics(found.diagnostics, verbose)
+    report_diagnostics(found.diagnostics, verbose, found.session.app)
 
 
 def _flush_stdout() -> None:

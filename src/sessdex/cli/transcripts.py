@@ -144,7 +144,7 @@ def show_command(
                     lines = collections.deque(lines, maxlen=shown_tail)
                 for line in lines:
                     out.line(line)
-    report_diagnostics(found.diagnostics, verbose)
+    report_diagnostics(found.diagnostics, verbose, found.session.app)
 
 
 @main.command("tree", context_settings=CONTEXT)
@@ -174,13 +174,13 @@ def tree_command(
     diagnostics = Diagnostics()
     # the bar covers the index's refresh, then the reading of the whole session
     with progress_bar(f"Reading {one_line(session_id, 40)}") as progress:
-        _session, root = api.agent_tree(
+        session, root = api.agent_tree(
             resolve_home(home_dir), session_id, diagnostics, progress=progress
         )
     try:
         _print_tree(root, json_array(as_json, as_nl), as_nl)
     finally:
-        report_diagnostics(diagnostics, verbose)
+        report_diagnostics(diagnostics, verbose, session.app)
 
 
 def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
@@ -292,7 +292,7 @@ def export_command(
             write_file(output, chunks, binary=False)
     if output is not None:
         err(f"wrote {output}")
-    report_diagnostics(found.diagnostics, verbose)
+    report_diagnostics(found.diagnostics, verbose, found.session.app)
 
 
 def _export_format(fmt: str | None, output: str | None) -> str:

@@ -110,8 +110,8 @@ def usage_command(
             explain_limit=limit,
             progress=progress,
         )
-    for _app, diagnostics in sorted(result.collected.diagnostics.items()):
-        report_diagnostics(diagnostics, verbose)
+    for app, diagnostics in sorted(result.collected.diagnostics.items()):
+        report_diagnostics(diagnostics, verbose, app)
     from ..views.records import dumps
 
     if result.explained is not None:

@@ -67,3 +67,34 @@ def test_a_refused_side_file_is_said_with_its_app_in_front(
     assert said
     for line in said:
         assert line.startswith(("warning: roo: could not open ", "  roo: ")), line
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["follow", f"roo:{TASK[:8]}", "--duration", "0.3"],
+        ["watch", "--app", "roo", "--since", "2026-01-01", "--duration", "0.5", "--nl"],
+    ],
+)
+def test_follow_and_watch_say_a_refused_side_file_not_an_unreadable_line(
+    command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """They said `warning: skipped 1 unreadable line` of a whole file they were only not
+    let open, sending the user to `doctor --deep` for a broken line."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("roo"), home)
+    name = str(home / ITEM)
+    opener = os.open
+
+    def refusing(path: object, *args: object, **kwargs: object) -> int:
+        if os.fspath(path) == name:  # type: ignore[call-overload]
+            raise PermissionError(13, "Permission denied", name)
+        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
+
+    monkeypatch.setattr(os, "open", refusing)
+    result = CliRunner().invoke(
+        main, [*command, "--home", str(home)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.stderr
+    assert f"warning: roo: could not open {name} (permission denied)\n" in result.stderr
+    assert "unreadable" not in result.stderr

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import databases, files, reading, sources
-from .diagnostics import NOT_LINES, Diagnostics, why
+from .diagnostics import FILE_REFUSED, NOT_LINES, Diagnostics, refused, why
 from .follow import Change, Follower, tail_offset
 from .model import Event, Session
 from .sources.base import FollowFile, LineReader, Opened, SessionFollow
@@ -277,14 +277,18 @@ class _Skips:
     store or a small file is read whole again at each change. A cut last line
     ("truncated") is not counted: it is most often a line still being written."""
 
-    def __init__(self, diagnostics: Diagnostics) -> None:
+    def __init__(self, diagnostics: Diagnostics, app: str) -> None:
         self.diagnostics = diagnostics
+        self.app = app
         self.counted: set[tuple[str, int, str]] = set()
 
     def add(self, read: Diagnostics) -> None:
         for detail in read.details:
             path, line, reason = detail
             if reason in NOT_LINES or reason == "truncated" or detail in self.counted:
+                continue
+            if reason == FILE_REFUSED:  # a side file: nothing of it read, no line
+                self.diagnostics.problem(f"{self.app}: {refused(path)}")
                 continue
             if len(self.counted) >= SKIPS_CAP:
                 return  # bounded: what a huge broken home shows past this goes uncounted
@@ -313,7 +317,7 @@ class _ReadFeed:
         self.source = source
         self.told = told
         self.diagnostics = diagnostics
-        self.skips = _Skips(diagnostics)
+        self.skips = _Skips(diagnostics, session.app)
         self.tracker = tracker
         path = session.path or ""
         self.store = path.split("#", 1)[0]

@@ -123,7 +123,9 @@ def usage_command(
             from ..usage import parse_tz
 
             # a line per response: written a thousand at a time, never all joined
-            lines = view.explain_lines(result.explained, parse_tz(tz))
+            lines = view.explain_lines(
+                result.explained, parse_tz(tz), report, str(home.path)
+            )
             while batch := list(itertools.islice(lines, 1000)):
                 echo("\n".join(batch))
         return

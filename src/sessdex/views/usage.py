@@ -262,20 +262,29 @@ def _when(time: float | None, tz: tzinfo) -> str:
             return "(no time)"
 
 
-def explain_lines(explained: Explained, tz: tzinfo = UTC) -> Iterator[str]:
+def explain_lines(
+    explained: Explained,
+    tz: tzinfo = UTC,
+    kind: str | None = None,
+    home: str | None = None,
+) -> Iterator[str]:
     """Plain lines: what was counted (file:line, time, tokens, cost, why), what was dropped
     and why, and what the lists leave out; one at a time. What they quote from files (a
     model, a response's id, a path) is cleaned: no escape sequence reaches the terminal,
-    no newline starts a line of its own."""
-    for line in _explain_lines(explained, tz):
+    no newline starts a line of its own. A `project` row under `home` is named as the
+    table names it (`~/code/shop`)."""
+    for line in _explain_lines(explained, tz, kind, home):
         yield flat(line)
 
 
-def _explain_lines(explained: Explained, tz: tzinfo) -> Iterator[str]:
+def _explain_lines(
+    explained: Explained, tz: tzinfo, kind: str | None, home: str | None
+) -> Iterator[str]:
     row = explained.row
     more = explained.more
+    named = short_path(row.key, home) if kind == "project" and home else row.key
     yield from [
-        f"row {row.key}: {row.responses} responses, input {row.input_tokens:,}, output {row.output_tokens:,}, "
+        f"row {named}: {row.responses} responses, input {row.input_tokens:,}, output {row.output_tokens:,}, "
         f"cache write {row.cache_write_tokens:,}, cache read {row.cache_read_tokens:,}, cost {money(row)}",
         "",
         f"counted ({len(explained.counted) + more.responses}):",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -30,10 +30,10 @@ from .usage import (
     Filters,
     Row,
     _bucket_key,
-    _cost,
     _decode,
     _key_for,
     _local_days,
+    _priced,
     _session_records,
     _slot,
     cross_file_losers,
@@ -65,6 +65,22 @@ class Explained:
     more_dropped: int = 0  # dropped lines not listed
     rules: dict[str, int] = field(default_factory=dict)  # every dropped line, per rule
     limit: int = LIMIT
+
+
+def _counted(catalogue: Catalogue, app: str, path: str, record: UsageRecord) -> Counted:
+    """A response as --explain lists it, priced; a cost the app recorded is said with
+    whether it is the one counted (the price list had no price) or not."""
+    cost, own = _priced(catalogue, record)
+    recorded = record.recorded_cost_usd
+    if recorded:
+        said = (
+            f"its cost as the app recorded it, ${recorded:.6f}: the price list has no price"
+            if own
+            else f"the app recorded ${recorded:.6f}; the price list's price is used"
+        )
+        note = f"{record.note}, {said}" if record.note else said
+        record = replace(record, note=note)
+    return app, path, record, cost
 
 
 class _Last:
@@ -417,7 +433,7 @@ class _Reader:
                 dropped(DroppedLine(record.line, "repeated-in-another-file", note, record.time))  # fmt: skip
                 return
             at = (record.time or 0, path, record.line, next(self.order))
-            tally.count(at, (app, path, record, _cost(self.catalogue, record)))
+            tally.count(at, _counted(self.catalogue, app, path, record))
 
         def dropped(line: DroppedLine) -> None:
             if self.dropped_in_row(line):
@@ -465,6 +481,6 @@ class _Reader:
                 if self.record_in_row(source.NAME, record):
                     fed = True
                     at = (record.time or 0, str(path), record.line, next(self.order))
-                    cost = _cost(self.catalogue, record)
-                    self.tally.count(at, (source.NAME, str(path), record, cost))
+                    counted = _counted(self.catalogue, source.NAME, str(path), record)
+                    self.tally.count(at, counted)
         return fed

@@ -742,12 +742,7 @@ def _session_records(
                 session.cwd,
                 note=f"{source.NAME} usage event {event.seq}"
                 + (", the sum of several responses" if summed else "")
-                + (", its cost as the app recorded it" if cost is not None else "")
-                + (
-                    f", the app recorded ${recorded:.6f} (its cost where no price)"
-                    if recorded
-                    else ""
-                ),
+                + (", its cost as the app recorded it" if cost is not None else ""),
                 app_cost_usd=cost,
                 recorded_cost_usd=recorded or None,
                 provider=provider if isinstance(provider, str) and provider else None,

@@ -981,16 +981,20 @@ def starting(
     lives: Sequence[LiveSession],
     processes: Processes,
     since: float | None = None,
+    sharing: Sharing | None = None,
 ) -> list[Starting]:
     """The running CLIs of `clis` (sources that name their program in `CLI`) that no
     session in `lives` has (after `attach_processes`) and whose words open none: a plain
     start, a fork, a picker or a name (never `--resume <id>` or `--continue`), started
     after `since` (epoch seconds; a CLI older than the board's window may hold a session
-    older than it). A copy run by another copy of the same CLI is its helper."""
+    older than it). A copy run by another copy of the same CLI is its helper. The start
+    of an id that one session alone has, on the board or of those `sharing` gives (an
+    older one), opens that session; one that several share is a picker."""
     if not processes.available:
         return []
     taken = {pid for live in lives for pid in live.pids}
     ids = [live.session.id.encode() for live in lives if live.session.id]
+    shared: dict[tuple[str, str], int] = {}
     found: list[Starting] = []
     for source in clis:
         names = getattr(source, "CLI", None)
@@ -1008,6 +1012,14 @@ def starting(
                 continue  # a session it names, or its folder's latest: not a new one
             if opened != Opened() and any(known in args for known in ids):
                 continue  # it names a session (a fork names the one it copies)
+            if opened is not None and opened.prefix is not None:
+                key = (source.NAME, opened.prefix)
+                if key not in shared:
+                    shared[key] = _starting_so(
+                        source.NAME, opened.prefix, lives, sharing
+                    )
+                if shared[key] == 1:
+                    continue  # the one session whose id starts so, older than the board
             cwd = processes.cwd(pid)
             started = processes.started(pid)
             if cwd is None or (since is not None and (started or 0.0) < since):
@@ -1016,6 +1028,21 @@ def starting(
             choosing = opened is not None and opened.chosen
             found.append(Starting(source.NAME, pid, folder, started, choosing))
     return found
+
+
+def _starting_so(
+    app: str, prefix: str, lives: Sequence[LiveSession], sharing: Sharing | None
+) -> int:
+    """How many sessions of `app` have an id that starts with `prefix`: those on the
+    board, and those `sharing` gives (every one the index holds)."""
+    ids = {
+        live.session.id
+        for live in lives
+        if live.session.app == app and live.session.id.startswith(prefix)
+    }
+    if sharing is not None:
+        ids.update(other for other in sharing(app, prefix) if other.startswith(prefix))
+    return len(ids)
 
 
 # programs that run a CLI's script, named next (`node /usr/bin/claude`)
@@ -1375,7 +1402,9 @@ class Board:
             self.changed = False
             if self.clis:
                 since = self.since() if self.since is not None else None
-                self.starting = starting(self.clis, lives, self.processes, since)
+                self.starting = starting(
+                    self.clis, lives, self.processes, since, self.sharing
+                )
         return count
 
     def rows(self, now: float | None = None) -> list[BoardRow]:

@@ -98,3 +98,29 @@ def test_follow_and_watch_say_a_refused_side_file_not_an_unreadable_line(
     assert result.exit_code == 0, result.stderr
     assert f"warning: roo: could not open {name} (permission denied)\n" in result.stderr
     assert "unreadable" not in result.stderr
+
+
+@pytest.mark.parametrize("verbose", [[], ["--verbose"]])
+def test_usage_counts_a_side_file_two_sessions_read_once(
+    verbose: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Roo task's history_item.json, read with the task and with the one that started
+    it, was "could not open 2 files" (the path named twice under --verbose)."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("roo"), home)
+    name = str(home / ITEM)
+    opener = os.open
+
+    def refusing(path: object, *args: object, **kwargs: object) -> int:
+        if os.fspath(path) == name:  # type: ignore[call-overload]
+            raise PermissionError(13, "Permission denied", name)
+        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
+
+    monkeypatch.setattr(os, "open", refusing)
+    result = CliRunner().invoke(
+        main, ["usage", "--app", "roo", *verbose, "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.stderr
+    assert f"warning: roo: could not open {name} (permission denied)\n" in result.stderr
+    assert result.stderr.count(name) == 1, result.stderr
+    assert "unreadable" not in result.stderr

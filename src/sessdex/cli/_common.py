@@ -671,14 +671,18 @@ def report_diagnostics(
     # from the lines a reader skipped, in the words `list` uses
     whose = f"{app}: " if app else ""
     refused = diagnostics.skipped[FILE_REFUSED]
-    shut = [path for path, _, reason in diagnostics.details if reason == FILE_REFUSED]
-    if refused == 1 and shut:
+    met = [path for path, _, reason in diagnostics.details if reason == FILE_REFUSED]
+    shut = list(dict.fromkeys(met))
+    # a file two reads met (a task's side file, read with it and with its sub-agent's
+    # session) is one file
+    files = refused - (len(met) - len(shut))
+    if files == 1 and shut:
         err(f"warning: {whose}{refused_words(shut[0])}")
-    elif refused:
+    elif files:
         such = f", such as {shut[0]}" if shut and not named else ""
         err(
-            f"warning: {whose}could not open {refused} "
-            f"file{'s' if refused != 1 else ''}{such} "
+            f"warning: {whose}could not open {files} "
+            f"file{'s' if files != 1 else ''}{such} "
             "(permission denied)" + (":" if named else "; see --verbose")
         )
         if named:

@@ -339,6 +339,68 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+ROOM_LEFT = (
+    1 << 20
+)  # less free on the index's disk, and its I/O error is for want of room
+
+
+def _no_room(error: sqlite3.OperationalError, path: Path | None) -> str | None:
+    """Why the index (at `path`; None: a stand-in) cannot be written, where it is for
+    want of room or a read-only disk: SQLite says so, or (the WAL's shared memory file
+    cannot grow) it says "disk I/O error" on a disk that is all but full. None for
+    anything else (busy, locked, damage)."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name == "SQLITE_FULL":
+        return "no room left on its disk"
+    if name.startswith("SQLITE_READONLY"):
+        return "it is read-only"
+    if path is not None and name.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN")):
+        import shutil
+
+        try:
+            if shutil.disk_usage(path.parent).free < ROOM_LEFT:
+                return "no room left on its disk"
+        except OSError:
+            return None
+    return None
+
+
+def _warn_not_updated(path: Path, why: str) -> None:
+    log.warning(
+        "sessdex could not update its index %s (%s): this run reads what changed "
+        "without keeping it; free some space, or point SESSDEX_HOME to a bigger disk",
+        path,
+        why,
+    )
+
+
+def _new_stand_in(target: str) -> sqlite3.Connection:
+    return sqlite3.connect(target, isolation_level=None, check_same_thread=False)
+
+
+def _copy_of(path: Path, target: str, why: str) -> sqlite3.Connection:
+    """A stand-in holding what the index at `path` holds, as far as it can be read
+    without writing a byte (an index it cannot read: an empty one), with the warning."""
+    from urllib.parse import quote
+
+    _warn_not_updated(path, why)
+    copy = _new_stand_in(target)
+    # mode=ro needs the WAL's shared memory; immutable=1 does not, and misses only
+    # what the WAL holds: those files are read again, as changed ones are
+    for options in ("mode=ro", "immutable=1"):
+        try:
+            uri = f"file:{quote(os.fspath(path))}?{options}"
+            with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
+                db.backup(copy)
+            _migrate(copy, path)
+            return copy
+        except sqlite3.Error:
+            copy.close()
+            copy = _new_stand_in(target)
+    _migrate(copy, path)
+    return copy
+
+
 def _held_elsewhere(error: sqlite3.OperationalError) -> bool:
     """Whether the index could not be written because another sessdex holds it."""
     return "locked" in str(error) or "busy" in str(error)
@@ -407,13 +469,57 @@ def _search_text(
 class Index:
     """The index of one home. Use `refresh()` then the query methods."""
 
-    def __init__(self, home: Home, path: Path | None = None) -> None:
+    def __init__(
+        self, home: Home, path: Path | None = None, *, stand_in: bool = True
+    ) -> None:
+        """`stand_in=False`: an index that cannot be written raises, where this run
+        would otherwise go on in a stand-in (`_stand_in`)."""
         self.home = home
         self.path = path or index_file(home)
+        self.may_stand_in = stand_in
+        # where this run's writes go instead, when the index cannot take them: a
+        # temporary database (kept in memory until it outgrows SQLite's cache, then
+        # spilled to the temp folder), then memory alone; None while the index takes them
+        self.stood_in: str | None = None
         fresh = not self.path.exists()
-        self.db = connect(self.path)
+        try:
+            self.db = connect(self.path)
+        except sqlite3.OperationalError as error:
+            why = _no_room(error, self.path)
+            if why is None or not stand_in:
+                raise
+            self.db = _copy_of(self.path, "", why)
+            self.stood_in = ""
+            return
         if fresh and path is None:
             prune_older_builds(self.path)
+
+    def _stand_in(self, error: sqlite3.OperationalError) -> bool:
+        """Whether a write that failed with `error` can be done again in a stand-in: the
+        index (or the temporary stand-in, its folder full too) copied into the next one,
+        with the warning once."""
+        if not self.may_stand_in:
+            return False
+        if self.stood_in is None:
+            why = _no_room(error, self.path)
+            if why is None:
+                return False
+            _warn_not_updated(self.path, why)
+            target = ""
+        elif self.stood_in == "" and _no_room(error, None) is not None:
+            target = ":memory:"
+        else:
+            return False
+        copy = _new_stand_in(target)
+        try:
+            self.db.backup(copy)
+        except sqlite3.Error:
+            copy.close()
+            return False
+        self.db.close()
+        self.db = copy
+        self.stood_in = target
+        return True
 
     def close(self) -> None:
         self.db.close()
@@ -651,6 +757,24 @@ class Index:
         return location
 
     def _write(
+        self,
+        parsed: list[Parsed],
+        vanished: list[str],
+        notes: dict[str, _Notes | None] | None = None,
+        *,
+        pack: bool = True,
+        also: Iterable[str] = (),
+    ) -> set[str]:
+        """`_write_once`, done in a stand-in for this run where the index's disk has no
+        room left (or is read-only): the listing is still answered."""
+        while True:
+            try:
+                return self._write_once(parsed, vanished, notes, pack=pack, also=also)
+            except sqlite3.OperationalError as error:
+                if not self._stand_in(error):
+                    raise
+
+    def _write_once(
         self,
         parsed: list[Parsed],
         vanished: list[str],
@@ -1107,6 +1231,19 @@ class Index:
         """Store usage sums per file (path, app, signature, offset, state, buckets, keys)."""
         if not rows and not gone and not meta:
             return
+        while True:
+            try:
+                return self._save_usage_once(rows, gone, meta)
+            except sqlite3.OperationalError as error:
+                if not self._stand_in(error):
+                    raise
+
+    def _save_usage_once(
+        self,
+        rows: Sequence[tuple[str, str, str, int, bytes, bytes, bytes]],
+        gone: Sequence[str],
+        meta: Sequence[tuple[str, bytes]],
+    ) -> None:
         db = self.db
         try:
             db.execute("BEGIN IMMEDIATE")

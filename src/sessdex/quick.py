@@ -481,7 +481,8 @@ def _bring_up_to_date(
     from .sources import get
     from .sources.base import Home
 
-    index = Index(Home(Path(home[0]), dict(home[1])))
+    # an index that cannot take them (a full disk) raises: the full command says so once
+    index = Index(Home(Path(home[0]), dict(home[1])), stand_in=False)
     report = RefreshReport()
     try:
         if os.fspath(index.path) != path:

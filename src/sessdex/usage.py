@@ -462,7 +462,9 @@ def _collect_files(
         out.diagnostics.setdefault(source.NAME, Diagnostics()).names_passed_over(
             source.NAME, folders.take_passed_over()
         )
-    if jobs and sum(sizes[j.path] - j.offset for j in jobs) >= PARALLEL_BYTES:
+    big = jobs and sum(sizes[j.path] - j.offset for j in jobs) >= PARALLEL_BYTES
+    # a stand-in for an index that could not be written (a full disk) is not reopened
+    if big and index.stood_in is None:
         index.db.close()  # no SQLite connection is carried across fork
         try:
             done = _run(jobs, sizes, progress)

@@ -339,9 +339,8 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
-ROOM_LEFT = (
-    1 << 20
-)  # less free on the index's disk, and its I/O error is for want of room
+# less free on the index's disk, and its I/O error is for want of room
+ROOM_LEFT = 1 << 20
 
 
 def _no_room(error: sqlite3.OperationalError, path: Path | None) -> str | None:

@@ -63,3 +63,39 @@ def test_a_model_named_by_its_openrouter_id_is_priced_not_unpriced(
     expected = (200_000 * price["input"] + 10_000 * price["output"]) / 1e6
     assert row["unpriced_models"] == []
     assert row["cost_usd"] == pytest.approx(expected, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("provider", "model"),
+    [
+        ("openrouter", "qwen/qwen3-coder:free"),
+        ("openrouter", "openrouter/meta-llama/llama-4-maverick:free"),
+        ("kilocode", "x-ai/grok-code-fast-1:free"),
+    ],
+)
+def test_an_openrouter_free_variant_costs_nothing_not_unpriced(
+    tmp_path: Path, run: CliRunner, provider: str, model: str
+) -> None:
+    """OpenRouter's `:free` variants bill no token: the price list leaves them out (it
+    keeps token prices only), so they showed "unpriced", as if the cost were unknown."""
+    home = tmp_path / "home"
+    _pi_session(home, provider, model)
+    result = run.invoke(main, ["usage", "model", "--home", str(home), "--json"])
+    assert result.exit_code == 0, result.output
+    [row] = orjson.loads(result.stdout)
+    assert row["unpriced_models"] == []
+    assert row["cost_usd"] == 0
+    assert row["input_tokens"] == 200_000
+
+
+def test_a_name_merely_ending_in_free_is_not_free(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """Only OpenRouter's `:free` suffix says so: a model whose name ends in "free" some
+    other way is looked up as ever (here: unknown, so unpriced)."""
+    home = tmp_path / "home"
+    _pi_session(home, "openrouter", "acme/tollfree")
+    result = run.invoke(main, ["usage", "model", "--home", str(home), "--json"])
+    assert result.exit_code == 0, result.output
+    [row] = orjson.loads(result.stdout)
+    assert [name.rsplit("/", 1)[-1] for name in row["unpriced_models"]] == ["tollfree"]

@@ -42,6 +42,7 @@ _LEVEL = re.compile(r"-(?:minimal|low|medium|high|xhigh)$")  # ("-max" names mod
 _MAKERS = ("anthropic", "openai", "google", "mistral", "deepseek", "x-ai",
            "moonshotai", "zai", "zhipuai", "minimax", "meta", "cohere")  # fmt: skip
 _OPENROUTER = "openrouter"  # whose model ids are "<maker>/<model>"
+_FREE = ":free"  # OpenRouter's suffix for a model's free variant
 
 
 def _unwrapped(ref: str) -> tuple[str, list[str]]:
@@ -301,6 +302,11 @@ class Catalogue:
         return found
 
     def _search(self, ref: str, provider_id: str | None) -> Model | None:
+        if ref.endswith(_FREE) and "/" in ref:
+            # OpenRouter's free variant of a model ("qwen/qwen3-coder:free", as OpenCode,
+            # Cline, Kilo and pi pass it on): no token billed; the price list keeps token
+            # prices only, so it has no entry to say so
+            return Model(ref, ref, None, [(None, None, Prices(0.0, 0.0))])
         candidates = [ref]
         if "/" in ref:  # "openrouter/anthropic/claude-x", "anthropic/claude-x"
             prefix, _, rest = ref.partition("/")

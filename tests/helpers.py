@@ -207,3 +207,19 @@ def pretend_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "win32")
     winapi = types.SimpleNamespace(NeedCurrentDirectoryForExePath=lambda name: True)
     monkeypatch.setattr(shutil, "_winapi", winapi, raising=False)
+
+
+def refuse_opening(monkeypatch: pytest.MonkeyPatch, *paths: str) -> list[str]:
+    """Make `os.open` refuse `paths` as the kernel refuses another user's file (the tests
+    may run as root, whom chmod does not stop); the refused tries, in order."""
+    shut, tries, opener = set(paths), [], os.open
+
+    def refusing(path: object, *args: object, **kwargs: object) -> int:
+        name = os.fspath(path)  # type: ignore[call-overload]
+        if name in shut:
+            tries.append(name)
+            raise PermissionError(13, "Permission denied", name)
+        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
+
+    monkeypatch.setattr(os, "open", refusing)
+    return tries

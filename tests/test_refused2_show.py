@@ -5,7 +5,6 @@ unreadable line."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 from tests.conftest import app_home
+from tests.helpers import refuse_opening
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
@@ -54,14 +54,7 @@ def test_show_of_a_listed_document_it_may_not_open_says_permission_denied(
     code, out, _ = invoke("list", "--json", "--app", app, "--home", str(home))
     assert code == 0 and session in out  # listed while it opens
     name = str(home / document)
-    opener = os.open
-
-    def refusing(path: object, *args: object, **kwargs: object) -> int:
-        if os.fspath(path) == name:  # type: ignore[call-overload]
-            raise PermissionError(13, "Permission denied", name)
-        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
-
-    monkeypatch.setattr(os, "open", refusing)  # as the kernel refuses another user
+    refuse_opening(monkeypatch, name)  # as the kernel refuses another user
     if big:  # one too big to read whole is read in pieces
         from sessdex.sources import _copilot_history, amp
 

@@ -3,7 +3,6 @@ diagnostics, not the command line's --verbose it has no way to give."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from sessdex import api
 from sessdex.cli import main
 from sessdex.sources import Home
 from tests.conftest import app_home
-from tests.helpers import write_claude_session
+from tests.helpers import refuse_opening, write_claude_session
 
 SESSION = "dddddddd-0000-4000-8000-00000000000e"
 
@@ -53,14 +52,7 @@ def test_the_library_summary_of_refused_files_points_at_the_report(
         home
         / ".claude/projects/-home-dev-shop/11111111-1111-4111-8111-111111111111.jsonl"
     )
-    opener = os.open
-
-    def refusing(path: object, *args: object, **kwargs: object) -> int:
-        if os.fspath(path) == shut:  # type: ignore[call-overload]
-            raise PermissionError(13, "Permission denied", shut)
-        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
-
-    monkeypatch.setattr(os, "open", refusing)  # as the kernel refuses another user
+    refuse_opening(monkeypatch, shut)  # as the kernel refuses another user
     listing = api.list_sessions(Home.at(home), apps=["claude"])
     [said] = api.refused_summaries(listing.report)
     assert shut in said and "--verbose" not in said

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from sessdex import quick
 from sessdex.cli import main
 from tests.conftest import app_home
+from tests.helpers import refuse_opening
 
 TASK = "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b"
 ITEM = (
@@ -44,14 +45,7 @@ def test_a_refused_side_file_is_said_with_its_app_in_front(
     home = tmp_path / "home"
     shutil.copytree(app_home("roo"), home)
     name = str(home / ITEM)
-    opener = os.open
-
-    def refusing(path: object, *args: object, **kwargs: object) -> int:
-        if os.fspath(path) == name:  # type: ignore[call-overload]
-            raise PermissionError(13, "Permission denied", name)
-        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
-
-    monkeypatch.setattr(os, "open", refusing)  # as the kernel refuses another user
+    refuse_opening(monkeypatch, name)  # as the kernel refuses another user
     said = []
     for _ in range(2):  # cold (the index built), then warm
         result = CliRunner().invoke(

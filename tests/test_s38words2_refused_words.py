@@ -6,7 +6,6 @@ of a session's own file, where `list`, `doctor` and `show` (for a side file) sai
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 from tests.conftest import app_home
+from tests.helpers import refuse_opening
 
 SESSION = "11111111"
 LOG = ".claude/projects/-home-dev-shop/11111111-1111-4111-8111-111111111111.jsonl"
@@ -50,14 +50,7 @@ def test_every_command_says_a_refused_file_in_the_same_words(
         code, out, _ = invoke("list", "--json", "--app", "claude", "--home", str(home))
         assert code == 0 and SESSION in out
     name = str(home / LOG)
-    opener = os.open
-
-    def refusing(path: object, *args: object, **kwargs: object) -> int:
-        if os.fspath(path) == name:  # type: ignore[call-overload]
-            raise PermissionError(13, "Permission denied", name)
-        return opener(path, *args, **kwargs)  # type: ignore[call-overload,arg-type]
-
-    monkeypatch.setattr(os, "open", refusing)  # as the kernel refuses another user
+    refuse_opening(monkeypatch, name)  # as the kernel refuses another user
     _, out, err = invoke(*command, "--home", str(home))
     said = [line for line in (err + out).splitlines() if name in line]
     assert said, err + out

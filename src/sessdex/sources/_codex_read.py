@@ -33,6 +33,7 @@ from ._codex_values import (
     as_list,
     as_str,
     content_text,
+    delivered_in_part,
     effort_of,
     envelope,
     event_prompt,
@@ -80,6 +81,9 @@ _IGNORED_TYPES = frozenset(
         # answers the user gave the agent (its tool output holds them); classifier scores
         "retained_context",
         "security_risk_score",
+        # the tools a thread may call, ids handed to response items (0.171)
+        "dynamic_tools_updated",
+        "id_allocation",
     }
 )
 # UI events that repeat a response item (tool outcomes), mark turn starts, echo settings,
@@ -137,9 +141,9 @@ _IGNORED_EVENTS = frozenset(
     }
 )
 # Response items that are harness bookkeeping: git states kept for /undo, tool
-# declarations, compaction requests.
+# declarations, compaction requests, changes to the request's settings (0.171).
 _IGNORED_ITEM_TYPES = frozenset(
-    {"ghost_snapshot", "additional_tools", "compaction_trigger"}
+    {"ghost_snapshot", "additional_tools", "compaction_trigger", "configuration_update"}
 )
 # Paginated-history items (0.17x) whose content a response item already carries.
 _IGNORED_ITEMS = frozenset(
@@ -160,6 +164,9 @@ _IGNORED_ITEMS = frozenset(
         "HookPrompt",
         "TodoList",
         "WorkSwarmActivity",  # progress of agents working in a swarm, not what they said
+        # a review's start and end: its findings come as the `<user_action>` message
+        "EnteredReviewMode",
+        "ExitedReviewMode",
     }
 )
 
@@ -515,7 +522,15 @@ class _Reader:
             self._remember(kind, payload)
             return ()
         if kind == "response_item":
-            return () if harness_line(record) else self._item(payload, time)
+            if harness_line(record):
+                return ()
+            shown = delivered_in_part(record)
+            if shown is not None:  # the line's own text is a stand-in
+                payload = {
+                    **payload,
+                    "content": [{"type": "output_text", "text": shown}],
+                }
+            return self._item(payload, time)
         if kind == "event_msg":
             return self._event(payload, time)
         if kind == "turn_context":

@@ -381,6 +381,24 @@ def harness_line(record: Mapping[str, object]) -> bool:
     )
 
 
+# An answer code mode delivered only in part: Codex writes the message again with a
+# stand-in text ("The content of a confirmed assistant message is unavailable...") and
+# keeps what the user was shown after this prefix of the harness metadata (0.171).
+_DELIVERED_IN_PART = "codex:code-mode-delivery:v1:incomplete:"
+
+
+def delivered_in_part(record: Mapping[str, object]) -> str | None:
+    """What the user was shown of an answer cut short while being delivered, where the
+    line's harness metadata says so; None for every other line."""
+    metadata = record.get("metadata")
+    if not isinstance(metadata, dict):
+        return None
+    marker = metadata.get("delivered_assistant_message")
+    if isinstance(marker, str) and marker.startswith(_DELIVERED_IN_PART):
+        return marker[len(_DELIVERED_IN_PART) :]
+    return None
+
+
 def rollout_id(name: str) -> str | None:
     """The thread a rollout file belongs to, from its name."""
     match = ROLLOUT_ID.search(name)

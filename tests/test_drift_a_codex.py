@@ -1,0 +1,124 @@
+"""Format drift, OpenAI Codex CLI: what newer releases write that the reader must take."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, merge
+from sessdex.sources import Home, codex
+
+
+def _discover(home: Path) -> dict[str, Session]:
+    diagnostics = Diagnostics()
+    location = codex.locate(Home.at(home))
+    fragments: dict[str, list[Session]] = {}
+    for path in codex.scan(location):
+        for session in codex.parse(Path(path), location, diagnostics):
+            fragments.setdefault(session.id, []).append(session)
+    merged = {key: merge(parts) for key, parts in fragments.items()}
+    return {key: s for key, s in merged.items() if s.listed}
+
+
+def _events(session: Session) -> list[Event]:
+    return list(codex.read(session, Diagnostics()))
+
+
+def _message(role: str, text: str, message_id: str) -> dict[str, object]:
+    kind = "input_text" if role == "user" else "output_text"
+    return {
+        "type": "message",
+        "id": message_id,
+        "role": role,
+        "content": [{"type": kind, "text": text}],
+    }
+
+
+def test_bookkeeping_lines_of_0_171_are_known_not_unknown(tmp_path: Path) -> None:
+    """Codex 0.171.0 writes two more line types, `dynamic_tools_updated` (the tools a
+    thread may call) and `id_allocation` (ids handed to response items), a response item
+    `configuration_update` (a change to the request's settings), and in its
+    paginated history a review's start and end as `item_completed` items
+    (`EnteredReviewMode`, `ExitedReviewMode`): bookkeeping, none of it said by anyone.
+    The line types are the rollout item tags in the 0.171.0 linux-x64 binary; the items'
+    fields follow codex-rs/protocol/src/items.rs (EnteredReviewModeItem {id, target,
+    user_facing_hint}, ExitedReviewModeItem {id, review_output}, 3 and 2 fields in that
+    binary); the payloads of the three new records are not read, so theirs are left small."""
+    thread = "01a22b81-dddd-7000-8000-00000000d002"
+    stamp = "2026-12-01T10:00:00.000Z"
+    lines = [
+        {"timestamp": stamp, "type": "session_meta",
+         "payload": {"id": thread, "timestamp": stamp, "cwd": "/w", "cli_version": "0.171.0"}},
+        {"timestamp": stamp, "type": "dynamic_tools_updated",
+         "payload": {"dynamic_tools": [{"name": "lookup", "description": "d"}]}},
+        {"timestamp": stamp, "type": "id_allocation", "payload": {"next": 7}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "configuration_update"}},
+        {"timestamp": stamp, "type": "event_msg",
+         "payload": {"type": "user_message", "message": "/review"}},
+        {"timestamp": stamp, "type": "event_msg",
+         "payload": {"type": "item_completed", "thread_id": thread, "turn_id": "t1",
+                     "item": {"type": "EnteredReviewMode", "id": "r1",
+                              "target": {"type": "uncommittedChanges"},
+                              "user_facing_hint": "current changes"}}},
+        {"timestamp": stamp, "type": "event_msg",
+         "payload": {"type": "item_completed", "thread_id": thread, "turn_id": "t1",
+                     "item": {"type": "ExitedReviewMode", "id": "r2",
+                              "review_output": None}}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": _message("assistant", "No findings.", "msg_1")},
+    ]  # fmt: skip
+    day = tmp_path / ".codex" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    path = day / f"rollout-2026-12-01T10-00-00-{thread}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    diagnostics = Diagnostics()
+    found = list(codex.read(_discover(tmp_path)[thread], diagnostics))
+    assert dict(diagnostics.unknown) == {}
+    assert [(e.kind, e.text) for e in found if e.kind in ("user", "assistant")] == [
+        ("user", "/review"),
+        ("assistant", "No findings."),
+    ]
+
+
+def test_an_answer_delivered_in_code_mode_is_shown_as_the_user_saw_it(
+    tmp_path: Path,
+) -> None:
+    """In code mode the answer reaches the user through a tool the model's script calls;
+    Codex 0.171 records each delivered answer as an assistant message whose harness
+    metadata names the delivery. Complete, its text is the answer; cut short, its text is
+    a stand-in and what the user saw follows the marker. Shape from openai/codex
+    codex-rs/history/src/lib.rs (CodexHarnessMetadata.delivered_assistant_message); the
+    marker and the stand-in text are in the codex 0.171.0 linux-x64 binary."""
+    thread = "01a22b81-dddd-7000-8000-00000000d003"
+    stamp = "2026-12-01T10:00:00.000Z"
+    stand_in = (
+        "The content of a confirmed assistant message is unavailable. "
+        "Do not infer what was asked or authorized."
+    )
+    lines = [
+        {"timestamp": stamp, "type": "session_meta",
+         "payload": {"id": thread, "timestamp": stamp, "cwd": "/w", "cli_version": "0.171.0"}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": _message("user", "Send the report", "msg_0")},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": {"type": "custom_tool_call", "name": "exec", "call_id": "c1",
+                     "input": "await tools.user_messaging.send_message({text: 'Sent.'})"}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": _message("assistant", "I sent the report to the team.", "msg_1"),
+         "metadata": {"delivered_assistant_message": "codex:code-mode-delivery:v1:complete"}},
+        {"timestamp": stamp, "type": "response_item",
+         "payload": _message("assistant", stand_in, "msg_2"),
+         "metadata": {"delivered_assistant_message":
+                      "codex:code-mode-delivery:v1:incomplete:And the summary is"}},
+    ]  # fmt: skip
+    day = tmp_path / ".codex" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    path = day / f"rollout-2026-12-01T10-00-00-{thread}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = list(codex.read(_discover(tmp_path)[thread], Diagnostics()))
+    assert [e.text for e in found if e.kind == "assistant"] == [
+        "I sent the report to the team.",
+        "And the summary is",
+    ]

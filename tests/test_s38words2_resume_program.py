@@ -101,7 +101,7 @@ def test_another_pi_is_never_given_the_session(
     assert _check("pi", bin_dir, monkeypatch).cli_path == str(bin_dir / "pi")
 
 
-def test_resume_refuses_to_start_it_and_print_warns_which_it_is(
+def test_resume_and_print_refuse_it_saying_which_it_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from click.testing import CliRunner
@@ -119,4 +119,5 @@ def test_resume_refuses_to_start_it_and_print_warns_which_it_is(
     result = CliRunner().invoke(main, ["resume", "--home", home, target])
     assert result.exit_code == 1 and said in result.stderr, result.output
     printed = CliRunner().invoke(main, ["resume", "--home", home, "--print", target])
-    assert f"warning: {said}" in printed.stderr, printed.output
+    assert printed.exit_code == 1 and printed.stdout == "", printed.output
+    assert f"Error: {said}" in printed.stderr, printed.output

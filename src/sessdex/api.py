@@ -564,6 +564,8 @@ class ResumeCheck:
     branch_mismatch: tuple[str, str] | None = None  # (recorded, current)
     live_pids: list[int] = field(default_factory=list)
     cli_path: str | None = None
+    # the program of the plan's name on PATH where it is another (pressly's `goose`)
+    other_program: str | None = None
 
     @property
     def command(self) -> str:
@@ -765,6 +767,7 @@ def check_resume(
         check.cli_path = os.path.abspath(check.cli_path)
     if check.cli_path is None:
         other = shutil.which(plan.program)
+        check.other_program = other
         check.refusals.append(
             f"the '{plan.program}' on PATH ({other}) is another program, not the one "
             f"{source.TITLE} installs. Install it with: {plan.install_hint}"

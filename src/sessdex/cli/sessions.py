@@ -265,6 +265,15 @@ def resume_command(
             )
     for warning in check.warnings:
         err(f"note: {one_line(warning)}")
+    if print_only and not as_json and check.other_program is not None:
+        # a line a script pipes into its shell would run that other program with the
+        # session's words: refused, as `resume` refuses it (--json still describes it)
+        other = next(r for r in check.refusals if check.other_program in r)
+        end = "" if other.endswith(".") else "."
+        raise SessdexError(
+            f"{other}{end} No line is printed that would run it; "
+            "--json still describes the plan, with this refusal."
+        )
     if print_only or as_json:
         for refusal in check.refusals:
             err(f"warning: {one_line(refusal)}")

@@ -1,11 +1,13 @@
 """What a program on PATH is, told without running it: where its file really lies (links
-resolved), what a small launcher (a script, an npm shim) names, and whether a large one
-is a Go program or a Bun-compiled one. Bounded reads of the program's head and tail only;
-the sources decide what makes a program their app's own."""
+resolved), what a small launcher (a script, an npm shim) names, what a wrapper starts
+(Nix's makeWrapper and makeBinaryWrapper, a Homebrew exec script), and whether a large
+one is a Go program or a Bun-compiled one. Bounded reads of the program's head and tail
+only; the sources decide what makes a program their app's own."""
 
 from __future__ import annotations
 
 import os
+import re
 import struct
 from collections.abc import Iterable
 from pathlib import Path
@@ -16,6 +18,23 @@ TAIL = 64 * 1024  # an ELF's section names and a Bun program's trailer end its f
 _NOTES = 64 * 1024
 _PT_NOTE = 4
 _NT_GO_BUILD_ID = 4  # the note Go's linker writes in every ELF program
+BINARY_WRAPPER_LIMIT = 256 * 1024  # a makeBinaryWrapper program is some 16 to 70 KB
+_HOPS = 4  # a wrapper of a wrapper (a Homebrew script starting a Nix one) and no more
+
+# a launcher's line that hands its own arguments to one program by its full path (Nix's
+# makeWrapper: `exec -a "$0" "/nix/store/…/.goose-wrapped"  "$@"`; Homebrew's exec
+# scripts: `VAR=x exec "/…/libexec/goose" "$@"`), options of its own (`--add-flags`)
+# allowed between; a second path there is a script for an interpreter the path names
+_EXEC = re.compile(
+    rb"""^[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*exec[ \t]+"""
+    rb"""(?:-a[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\S+)[ \t]+)?"""
+    rb"""(?:"(/[^"$`\\\n]+)"|'(/[^'\n]+)'|(/[^\s"'$`\\;&|]+))"""
+    rb"""(?:[ \t]+-[^\s/]*)*[ \t]+"\$@"[ \t]*$""",
+    re.MULTILINE,
+)
+# the docstring nixpkgs' makeBinaryWrapper compiles into its program: the command that
+# made it, the wrapped program's path first
+_C_WRAPPER = re.compile(rb"\nmakeCWrapper (/[^\s\\\x00]+)")
 
 
 def real(path: str) -> Path:
@@ -43,6 +62,43 @@ def is_launcher(path: str) -> bool:
     """Whether the program is a small text file (a script), not a compiled one."""
     head = _read(real(path), 0, SCRIPT_LIMIT + 1)
     return head is not None and len(head) <= SCRIPT_LIMIT and b"\x00" not in head
+
+
+def wrapped(path: str) -> str | None:
+    """The program a wrapper starts, wrappers of wrappers followed (a few): the full path
+    a small launcher `exec`s with its own arguments, or the one a Nix makeBinaryWrapper
+    program holds. None where `path` is no such wrapper, or what it starts is no file."""
+    found: str | None = None
+    seen = {real(path)}
+    for _ in range(_HOPS):
+        target = _target(real(found or path))
+        if target is None or not os.path.isfile(target) or real(target) in seen:
+            break
+        seen.add(real(target))
+        found = target
+    return found
+
+
+def _target(file: Path) -> str | None:
+    """What `file` starts, where it is a wrapper (see `wrapped`)."""
+    head = _read(file, 0, BINARY_WRAPPER_LIMIT + 1)
+    if head is None:
+        return None
+    if len(head) <= SCRIPT_LIMIT and b"\x00" not in head:
+        match = _EXEC.search(head)
+        if match is None:
+            return None
+        words = match.group(1) or match.group(2) or match.group(3)
+    elif len(head) <= BINARY_WRAPPER_LIMIT and (
+        head.startswith(b"\x7fELF") or head[:4] in _MACHO
+    ):
+        match = _C_WRAPPER.search(head)
+        if match is None:
+            return None
+        words = match.group(1)
+    else:
+        return None
+    return os.fsdecode(words)
 
 
 def is_go(path: str) -> bool:

@@ -291,12 +291,16 @@ _INSTALLS = ("@ampcode", "@sourcegraph", ".amp")
 def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
     """The `amp` on PATH where it is Amp's own: one lying in (or a launcher naming) its
     npm package or its installer's folder, or a Bun-compiled program (Amp's release).
-    `amp` is a common name (the amp editor's): any other is never run."""
+    `amp` is a common name (the amp editor's): any other is never run. A wrapper (Nix's,
+    a Homebrew exec script) is judged by what it starts."""
     found = shutil.which(plan.program)
-    if found is not None and (
-        programs.lies_in(found, _INSTALLS)
-        or programs.launcher_names(found, (*_INSTALLS, "ampcode"))
-        or programs.is_bun(found)
+    if found is None:
+        return plan, None
+    judged = programs.wrapped(found) or found
+    if (
+        programs.lies_in(judged, _INSTALLS)
+        or programs.launcher_names(judged, (*_INSTALLS, "ampcode"))
+        or programs.is_bun(judged)
     ):
         return plan, found
     return plan, None

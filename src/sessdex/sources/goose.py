@@ -1229,12 +1229,16 @@ def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
     """The `goose` on PATH where it is Block's: its CLI is compiled Rust (a release,
     Homebrew's block-goose-cli, the desktop app's), or a launcher that names it. `goose`
     is also the SQL migration tool (pressly/goose, a Go program), which is never given
-    `session --resume`."""
+    `session --resume`. A wrapper (Nix's, a Homebrew exec script) is judged by what it
+    starts."""
     found = shutil.which(plan.program)
-    if found is None or programs.is_go(found):
+    if found is None:
         return plan, None
-    if programs.is_launcher(found) and not programs.launcher_names(
-        found, ("goose-cli", "block-goose", "block/goose", "aaif-goose")
+    judged = programs.wrapped(found) or found
+    if programs.is_go(judged):
+        return plan, None
+    if programs.is_launcher(judged) and not programs.launcher_names(
+        judged, ("goose-cli", "block-goose", "block/goose", "aaif-goose")
     ):
         return plan, None
     return plan, found

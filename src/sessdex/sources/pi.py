@@ -841,12 +841,16 @@ _PACKAGE = "pi-coding-agent"
 def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
     """The `pi` on PATH where it is pi's own: the npm package's (a link into it, or a
     shim that names it) or the standalone program (Bun-compiled). `pi` is a common name:
-    any other program is never given the session's words."""
+    any other program is never given the session's words. A wrapper (Nix's, a Homebrew
+    exec script) is judged by what it starts."""
     found = shutil.which(plan.program)
-    if found is not None and (
-        programs.lies_in(found, (_PACKAGE,))
-        or programs.launcher_names(found, (_PACKAGE,))
-        or programs.is_bun(found)
+    if found is None:
+        return plan, None
+    judged = programs.wrapped(found) or found
+    if (
+        programs.lies_in(judged, (_PACKAGE,))
+        or programs.launcher_names(judged, (_PACKAGE,))
+        or programs.is_bun(judged)
     ):
         return plan, found
     return plan, None

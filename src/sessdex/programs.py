@@ -102,14 +102,16 @@ def _target(file: Path) -> str | None:
 
 
 def is_go(path: str) -> bool:
-    """Whether the program was built by Go (its ELF build-id note, or its Mach-O's Go
-    sections)."""
+    """Whether the program was built by Go (its ELF build-id note, its Mach-O's Go
+    sections, or the build info Go's linker puts at the start of a PE's data section)."""
     file = real(path)
     head = _read(file, 0, HEAD) or b""
     if head.startswith(b"\x7fELF"):
         return _elf_go(file, head)
     if head[:4] in _MACHO:
         return b"__gopclntab" in head or b"__go_buildinfo" in head
+    if head.startswith(b"MZ"):
+        return _pe_go(file, head)
     return False
 
 
@@ -172,6 +174,37 @@ def _elf_go(file: Path, head: bytes) -> bool:
     except struct.error:
         return False
     return False
+
+
+def _pe_go(file: Path, head: bytes) -> bool:
+    """Whether the PE's first writable data section (`.data`) holds Go's build info
+    where Go's own reader looks for it: 16-aligned, in its first 64 KB."""
+    try:
+        (at,) = struct.unpack_from("<I", head, 0x3C)
+        if head[at : at + 4] != b"PE\x00\x00":
+            return False
+        count, _, _, _, options = struct.unpack_from("<HIIIH", head, at + 6)
+        table = at + 24 + options
+        for n in range(min(count, 96)):
+            size, offset = struct.unpack_from("<II", head, table + 40 * n + 16)
+            (flags,) = struct.unpack_from("<I", head, table + 40 * n + 36)
+            if flags & _PE_CODE or flags & _PE_DATA_WRITABLE != _PE_DATA_WRITABLE:
+                continue
+            # Go's reader takes the first such section (initialised, read-write)
+            data = _read(file, offset, min(size, _GO_BUILDINFO_SEARCH)) or b""
+            found = data.find(_GO_BUILDINFO)
+            while found >= 0 and found % 16:
+                found = data.find(_GO_BUILDINFO, found + 1)
+            return found >= 0
+    except struct.error:
+        return False
+    return False
+
+
+_GO_BUILDINFO = b"\xff Go buildinf:"
+_GO_BUILDINFO_SEARCH = 64 * 1024
+_PE_CODE = 0x20
+_PE_DATA_WRITABLE = 0x80000040  # initialised data, writable
 
 
 def _names_go(notes: bytes, order: str) -> bool:

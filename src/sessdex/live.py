@@ -966,11 +966,20 @@ class Starting:
     cwd: str  # the folder it works in
     started: float | None  # epoch seconds
     choosing: bool  # it shows its picker, or was given a name: the user chooses
+    # the start of an id it was given that no session known here has: no picker shows
+    # (a CLI stops on it, or opens a session sessdex does not read)
+    unknown: str | None = None
 
     def status(self, now: float) -> Status:
         since = max(0.0, now - self.started) if self.started is not None else None
         if self.choosing:
             return Status("waiting_for_user", f"choosing a session (pid {self.pid})")
+        if self.unknown is not None:
+            kind = "working" if since is not None and since < QUIET_WORKING else "idle"
+            return Status(
+                kind,
+                f"resuming {self.unknown}, which no session here has (pid {self.pid})",
+            )
         if since is not None and since < QUIET_WORKING:
             return Status("working", f"starting (pid {self.pid})")
         return Status("idle", f"nothing written yet (pid {self.pid})")
@@ -989,7 +998,8 @@ def starting(
     after `since` (epoch seconds; a CLI older than the board's window may hold a session
     older than it). A copy run by another copy of the same CLI is its helper. The start
     of an id that one session alone has, on the board or of those `sharing` gives (an
-    older one), opens that session; one that several share is a picker."""
+    older one), opens that session; one that several share is a picker; one
+    that none has is shown as such (no picker shows for it)."""
     if not processes.available:
         return []
     taken = {pid for live in lives for pid in live.pids}
@@ -1020,13 +1030,20 @@ def starting(
                     )
                 if shared[key] == 1:
                     continue  # the one session whose id starts so, older than the board
+            unknown = (
+                opened.prefix
+                if opened is not None
+                and opened.prefix is not None
+                and shared[(source.NAME, opened.prefix)] == 0
+                else None
+            )
             cwd = processes.cwd(pid)
             started = processes.started(pid)
             if cwd is None or (since is not None and (started or 0.0) < since):
                 continue
             folder = process_folder(source, cwd, args)
-            choosing = opened is not None and opened.chosen
-            found.append(Starting(source.NAME, pid, folder, started, choosing))
+            choosing = opened is not None and opened.chosen and unknown is None
+            found.append(Starting(source.NAME, pid, folder, started, choosing, unknown))
     return found
 
 

@@ -43,8 +43,8 @@ def test_usage_is_the_settings_session_total_once() -> None:
     got = events(sessions(Home.at(DATA / "home"))["droid_large"])
     usage = [e for e in got if e.kind == "usage"]
     assert len(usage) == 1 and usage[0].extra == {"session_total": True, "summed": True}
-    assert usage[0].usage == Usage(
-        1840, 212, 10600, 5300, 96, "claude-sonnet-4-5-20250929"
+    assert usage[0].usage == Usage(  # thinkingTokens (96) on top of outputTokens (212)
+        1840, 212 + 96, 10600, 5300, 96, "claude-sonnet-4-5-20250929"
     )
     assert usage[0].time == got[-2].time  # the last message's time
 

@@ -16,7 +16,8 @@ context droid injects at a session's start, real in 0.213) or `user_only` (a not
 `session_start` naming a `parent` (`/fork`) is a session of its own,
 `extra["forked_from_id"]`. Usage: droid logs no per-response usage that we
 have seen, so `read` emits one `usage` event with the session totals of `tokenUsage`
-(`extra["session_total"]`), unless messages carry their own `usage` (then one per
+(`extra["session_total"]`; its `thinkingTokens` added to the output, which every public
+reader of it takes them to be apart from: ccusage's droid app, no word of Factory's), unless messages carry their own `usage` (then one per
 message, and the total is not added). A `session_start` naming `callingSessionId` is a
 sub-agent the Task tool ran: listed under that session, titled by the line after droid's
 "# Task Tool Invocation" header, and read into it after the call (`callingToolUseId`) that
@@ -512,12 +513,16 @@ def _settings_usage(
     ):
         return None
     tokens = settings["tokenUsage"]
+    # `thinkingTokens` come on top of `outputTokens` (every public reader of these files
+    # counts them so: ccusage's droid app bills `outputTokens + thinkingTokens` at the
+    # output price); sessdex's output holds a response's thinking, as Gemini's does
+    thinking = max(0, as_int(tokens.get("thinkingTokens")))
     usage = Usage(
         input_tokens=as_int(tokens.get("inputTokens")),
-        output_tokens=as_int(tokens.get("outputTokens")),
+        output_tokens=as_int(tokens.get("outputTokens")) + thinking,
         cache_read_tokens=as_int(tokens.get("cacheReadTokens")),
         cache_write_tokens=as_int(tokens.get("cacheCreationTokens")),
-        reasoning_tokens=as_int(tokens.get("thinkingTokens")),
+        reasoning_tokens=thinking,
         model=model,
     )
     return usage if usage.total or usage.reasoning_tokens else None

@@ -123,3 +123,20 @@ def test_a_script_that_runs_an_interpreter_is_no_wrapper(tmp_path: Path) -> None
     looping = tmp_path / "bin" / "loop"
     _file(looping, b'#!/bin/sh\nexec "' + str(looping).encode() + b'" "$@"\n')
     assert programs.wrapped(str(looping)) is None
+
+
+def test_an_amp_script_that_only_mentions_a_word_starting_with_dot_amp_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Amp's installer folder is `~/.amp`: a launcher naming that folder is Amp's, one
+    of another `amp` whose text merely holds `.amp` inside a longer name is not."""
+    other = _file(
+        tmp_path / "other" / "amp",
+        b'#!/bin/sh\nexec python3 -m ampplayer --rc "$HOME/.ampplayerrc" "$@"\n',
+    )
+    assert _check("amp", other, monkeypatch).cli_path is None
+    own = _file(
+        tmp_path / "own" / "amp",
+        b'#!/bin/sh\nexec "$HOME/.amp/bin/amp-cli" "$@"\n',
+    )
+    assert _check("amp", own, monkeypatch).cli_path == str(own)

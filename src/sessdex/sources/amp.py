@@ -286,6 +286,9 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 # where Amp's CLI lies: its npm packages, and the folder its installer fills (`~/.amp`,
 # linked or shimmed from `~/.local/bin/amp`)
 _INSTALLS = ("@ampcode", "@sourcegraph", ".amp")
+# the same, as a launcher's text names them: the installer's folder only as a folder
+# (`.ampplayerrc` is another program's), Sourcegraph's package by its name
+_NAMED = ("@ampcode", "@sourcegraph/amp", "/.amp/", "\\.amp\\", "ampcode")
 
 
 def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
@@ -299,7 +302,7 @@ def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
     judged = programs.wrapped(found) or found
     if (
         programs.lies_in(judged, _INSTALLS)
-        or programs.launcher_names(judged, (*_INSTALLS, "ampcode"))
+        or programs.launcher_names(judged, _NAMED)
         or programs.is_bun(judged)
     ):
         return plan, found

@@ -21,7 +21,10 @@ cancelled or failed turns and retried model requests. A sub-agent is another age
 event and its own wire follow that call; agents nobody named come after the main wire.
 Since 2.x the parent's wire says so itself: `subagent.spawned` (`subagentId`,
 `parentToolCallId`, `subagentName`, `description`) links the child to its call as soon as
-it starts, and `subagent.failed` / `.cancelled` are `meta` notes.
+it starts, and `subagent.failed` / `.cancelled` are `meta` notes. A forked agent (a `/btw`
+side question, the `Agent` tool's `fork: true`; `forkedFrom` in `state.json`) starts from a
+copy of its source's conversation, `context.append_message` records before its own first
+prompt: one `meta` note stands for them, since the source's own events show them.
 
 Usage, each model response once: kimi-code writes one `usage.record` per model response
 (`usageScope: "turn"` for the agent loop's steps, `"session"` for the rest, such as a
@@ -40,7 +43,8 @@ durable records of @moonshot-ai/kimi-code 2.1.0's bundle (wire 1.5, no real file
 MoonshotAI/kimi-code @d723cc47 (0.38, MIT): `apps/kimi-code/src/utils/paths.ts`,
 `cli/commands.ts`, `packages/agent-core-v2/docs/wire-manifest.d.ts` (wire 1.5),
 `session/sessionMetadata/`, `session/usage/usageAgentModel.ts`, `agent/usage/usageOps.ts`,
-`agent/tools/agent/agentTool.ts`, `_base/utils/workdir-slug.ts`, and
+`agent/tools/agent/agentTool.ts`, `session/agentLifecycle/agentLifecycleService.ts` (forks),
+`_base/utils/workdir-slug.ts`, and
 `packages/migration-legacy/` (imported sessions).
 """
 
@@ -154,6 +158,8 @@ _TAIL_KEYS = (
 _TALK = frozenset(
     {"turn.prompt", "context.append_message", "context.append_loop_event"}
 )
+# What an agent does itself: a fork's seeded copy of its source's conversation ends here.
+_OWN_START = frozenset({"turn.prompt", "turn.steer", "context.append_loop_event"})
 
 
 def owns(path: Path) -> bool:
@@ -384,7 +390,8 @@ class _Reader:
         self.reads_children = reads_children
         self.emit = Emitter(session.id)
         self.spawned: set[str] = set()
-        self.children = _children(folder)  # sub-agent id -> parent agent id
+        # sub-agent id -> parent agent id; and -> the agent it was forked from
+        self.children, self.forked = _children(folder)
 
     def event(
         self, kind: EventKind, time: datetime | None, **fields: Unpack[EventFields]
@@ -393,6 +400,10 @@ class _Reader:
 
     def wire(self, path: Path, agent: str | None, offset: int) -> Iterator[Event]:
         turn = _Turn()
+        # a forked agent's wire opens with a copy of its source's conversation
+        # (`context.append_message` records before its own first prompt): told once
+        source = self.forked.get(agent) if agent is not None else None
+        copied: list[datetime | None] = []
         for _line, record in files.iter_records(
             path, self.diagnostics, offset=offset, full=self.full
         ):
@@ -406,11 +417,33 @@ class _Reader:
                 continue
             if kind in _IGNORED:
                 continue
-            yield from self.record(
-                kind, record, ms_time(record.get("time")), agent, turn
-            )
+            time = ms_time(record.get("time"))
+            if source is not None:
+                if kind == "context.append_message":
+                    copied.append(time)
+                    continue
+                if kind in _OWN_START:
+                    yield from self.copied(source, copied, agent)
+                    source = None
+            yield from self.record(kind, record, time, agent, turn)
+        if source is not None:
+            yield from self.copied(source, copied, agent)
         if turn.pending is not None:
             yield self.turn_end(turn, agent)
+
+    def copied(
+        self, source: str, times: list[datetime | None], agent: str | None
+    ) -> Iterator[Event]:
+        """One note for the conversation a fork was seeded with, instead of all of it
+        again (its source's own events show it)."""
+        if times:
+            yield self.event(
+                "meta",
+                times[0],
+                agent_id=agent,
+                text=f"started from a copy of {source}'s conversation",
+                extra={"forked_from": source, "inherited_messages": len(times)},
+            )
 
     def turn_end(self, turn: _Turn, agent: str | None) -> Event:
         """The turn end `step.end` announced (numbered now, so that seq stays in order)."""
@@ -844,14 +877,19 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 # --- small helpers ------------------------------------------------------------------------
 
 
-def _children(folder: Path) -> dict[str, str | None]:
+def _children(folder: Path) -> tuple[dict[str, str | None], dict[str, str]]:
     """The session's agents other than the lead, each with its parent's id: those
-    state.json lists, then any other agent folder that holds a wire."""
+    state.json lists, then any other agent folder that holds a wire; and those state.json
+    says were forked (`forkedFrom`), each with the agent it was copied from."""
     state = files.read_json_file(folder / STATE, limit=4 * 1024 * 1024)
     found: dict[str, str | None] = {}
+    forked: dict[str, str] = {}
     for agent, meta in obj(state, "agents").items():
         if agent != MAIN:
             found[agent] = as_str(as_dict(meta).get("parentAgentId"))
+            source = as_str(as_dict(meta).get("forkedFrom"))
+            if source:
+                forked[agent] = source
     for entry in folders.entries(folder / "agents", nested=True):
         if (
             entry.is_dir()
@@ -859,7 +897,7 @@ def _children(folder: Path) -> dict[str, str | None]:
             and (Path(entry.path) / WIRE).is_file()
         ):
             found[entry.name] = None
-    return found
+    return found, forked
 
 
 def _first_time(path: Path) -> datetime | None:

@@ -32,7 +32,10 @@ compaction), and its own usage totals are the sum of those records. A loop step'
 `step.end.usage` repeats the turn-scoped record of the same response (in the public samples
 all 25 step ends equal their records), so `step.end` usage is never counted and every
 `usage.record` is. `inputOther` already excludes cache reads and writes. Each agent's
-records are in its own wire only, so sub-agents add without overlap.
+records are in its own wire only, so sub-agents add without overlap. A forked session
+(`forkedFrom` in `state.json`) holds verbatim copies of its source's wires, each closed by a
+`forked` record: they are shown, but the records dated before the fork's `createdAt` were
+billed in the source, not again here.
 
 Ignored on purpose (`_IGNORED`): tool lists, request traces, approvals, token counting of
 the context window, task, cron, goal and plugin bookkeeping. `session_index.jsonl` at the
@@ -392,6 +395,11 @@ class _Reader:
         self.spawned: set[str] = set()
         # sub-agent id -> parent agent id; and -> the agent it was forked from
         self.children, self.forked = _children(folder)
+        # a forked session's wires are copies of its source's up to the fork (its own
+        # `createdAt`): what those records billed, the source paid for
+        self.forked_at = (
+            session.created if session.extra.get("forked_from_id") else None
+        )
 
     def event(
         self, kind: EventKind, time: datetime | None, **fields: Unpack[EventFields]
@@ -468,7 +476,8 @@ class _Reader:
         elif kind == "context.append_message":
             yield from self.message(obj(record, "message"), time, agent, turn)
         elif kind == "usage.record":
-            yield self.usage(record, time, agent, turn)
+            if self.forked_at is None or time is None or time >= self.forked_at:
+                yield self.usage(record, time, agent, turn)
             if turn.pending is not None:
                 yield self.turn_end(turn, agent)
         elif kind in ("config.update", "profile.bind"):

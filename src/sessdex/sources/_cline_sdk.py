@@ -33,7 +33,9 @@ too, never below 0. A sub-agent's file is read where its `spawn_agent` call is (
 files matched in order of time: the files do not name the call), its events carrying its
 session id as `agent_id`; team tasks and unmatched files follow the lead's events. A
 compaction sidecar adds one `compaction` event where the compacted history ends, and a
-`failed` manifest status an `error` at the end. A messages file over 4 MB is read one
+`failed` manifest status an `error` at the end. A `/fork` (manifest `metadata.fork`:
+`forkedFromSessionId`, `forkedAt`) starts with a copy of its source's messages, times and
+`metrics` included: shown, but billed only in the source (those sent before `forkedAt`). A messages file over 4 MB is read one
 message at a time (`jsonstream`); a manifest or sidecar over 4 MB without its prompt or
 messages.
 
@@ -147,6 +149,11 @@ def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
         value = as_str(manifest.get(key))
         if value:
             extra[key] = value
+    fork = as_dict(metadata.get("fork"))  # `/fork`: a new session seeded with a copy
+    if source := stripped(fork.get("forkedFromSessionId")):
+        extra["forked_from_id"] = source
+        if (forked_at := iso_time(fork.get("forkedAt"))) is not None:
+            extra["forked_at"] = forked_at.isoformat()
     return [
         Session(
             app=APP,
@@ -287,6 +294,8 @@ class _Reader:
         self.session = session
         self.diagnostics = diagnostics
         self.emit = Emitter(session.id)
+        # a fork's messages from before `forkedAt` are copies its source paid for
+        self.forked_at = iso_time(session.extra.get("forked_at"))
 
     def compaction(self, count: int) -> Event:
         return self.emit(
@@ -434,7 +443,10 @@ class _Reader:
                 extra={"type": "invalid_tool_call"},
             )
         usage = _usage(message, self.session.model)
-        if usage is not None:
+        sent = ms_time(message.get("ts"))
+        if usage is not None and not (
+            self.forked_at is not None and sent is not None and sent < self.forked_at
+        ):
             counts, cost = usage
             extra: dict[str, JSONValue] = {"cost_usd": cost} if cost is not None else {}
             yield event("usage", usage=counts, extra=extra)

@@ -31,7 +31,8 @@ NAME = "roo"
 TITLE = "Roo Code (VS Code extension)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "a public synthetic ui_messages.json sample and Roo Code's source (history.ts, globalFileNames.ts); "
+    "a public synthetic ui_messages.json sample and Roo Code's source (history.ts, globalFileNames.ts; "
+    "rechecked at v3.52.1: message.ts's says and asks, TaskHistoryStore.ts, Task.ts's tokensIn); "
     "no real task folder seen — Low confidence"
 )
 ENV_VARS = ("XDG_CONFIG_HOME",)

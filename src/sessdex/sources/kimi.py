@@ -24,7 +24,9 @@ parent's wire (`SubagentEvent`); a sub-agent whose events never reached the pare
 the background) is appended from its own wire after the parent's events.
 
 Usage: one event per `StatusUpdate` carrying `token_usage` (one per model call, keyed by
-`message_id`); `input_other` already excludes cache reads and writes. Kimi records no model
+`message_id`); `input_other` already excludes cache reads and writes. `/fork` and `/undo`
+copy the wire into a new session titled "Fork: …" / "Undo: …" whose `state.json` notes the
+copy's time (`wire_mtime`): the copied lines are shown there, but billed in the source only. Kimi records no model
 name per session (a sub-agent's `meta.json` has one) and no git branch.
 """
 
@@ -72,6 +74,8 @@ _WIRE = "wire.jsonl"
 _LEGACY_METADATA = "metadata.json"
 _CONTEXT = "context.jsonl"
 _STATE = "state.json"
+# the titles kimi-cli gives the session `/fork` and `/undo` copy a session into
+_COPY_TITLES = ("Fork: ", "Undo: ")
 _CHECKPOINT = re.compile(r"^\s*(<system>)?\s*CHECKPOINT \d+\s*(</system>)?\s*$")
 
 # Known wire messages that say nothing about the conversation itself.
@@ -258,6 +262,17 @@ def _parse_state(path: Path) -> list[Session]:
     else:
         mode = "default"
     title = one_line(as_str(state.get("custom_title")), limit=None)
+    extra: dict[str, JSONValue] = {"archived": state.get("archived") is True}
+    copied = state.get("wire_mtime")
+    if (
+        (title or "").startswith(_COPY_TITLES)
+        and state.get("title_generated") is True
+        and isinstance(copied, int | float)
+        and not isinstance(copied, bool)
+    ):
+        # `/fork` or `/undo` (session_fork.py) copied the source's wire here, usage
+        # included, and noted when (`wire_mtime`, which nothing else writes since 1.29)
+        extra["copied_until"] = float(copied)
     if (
         title
         and state.get("title_generated") is not True
@@ -272,7 +287,7 @@ def _parse_state(path: Path) -> list[Session]:
             permission_mode=mode,
             precedence=2,
             listed=False,
-            extra={"archived": state.get("archived") is True},
+            extra=extra,
         )
     ]
 
@@ -473,6 +488,9 @@ class _Reader:
         self.event = Emitter(session.id)
         self.spawned: set[str] = set()  # sub-agent ids already introduced
         self.billed: set[str] = set()
+        # a fork's or undo's copy of its source's wire: billed in the source
+        copied = session.extra.get("copied_until")
+        self.copied_until = copied if isinstance(copied, float) else None
         self.calls: dict[
             str, tuple[str | None, JSONValue]
         ] = {}  # call id -> (agent, arguments)
@@ -528,6 +546,8 @@ class _Reader:
             message_id = as_str(payload.get("message_id"))
             if not usage or (message_id and message_id in self.billed):
                 return
+            if self.copied_until and time and time.timestamp() < self.copied_until:
+                return  # a copied line: its source session paid for it
             if message_id:
                 self.billed.add(message_id)
             yield self.event(

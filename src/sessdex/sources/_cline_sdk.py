@@ -35,9 +35,9 @@ session id as `agent_id`; team tasks and unmatched files follow the lead's event
 compaction sidecar adds one `compaction` event where the compacted history ends, and a
 `failed` manifest status an `error` at the end. A `/fork` (manifest `metadata.fork`:
 `forkedFromSessionId`, `forkedAt`) starts with a copy of its source's messages, times and
-`metrics` included: shown, but billed only in the source (those sent before `forkedAt`). A messages file over 4 MB is read one
-message at a time (`jsonstream`); a manifest or sidecar over 4 MB without its prompt or
-messages.
+`metrics` included: shown, but billed only in the source (those sent before `forkedAt`).
+A messages file over 4 MB is read one message at a time (`jsonstream`); a manifest or
+sidecar over 4 MB without its prompt or messages.
 
 Ignored: the index database `<data>/db/sessions.db` (the files hold all we show, and we do
 not open another app's SQLite when files suffice), `system_prompt`, signatures, the

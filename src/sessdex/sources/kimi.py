@@ -26,8 +26,9 @@ the background) is appended from its own wire after the parent's events.
 Usage: one event per `StatusUpdate` carrying `token_usage` (one per model call, keyed by
 `message_id`); `input_other` already excludes cache reads and writes. `/fork` and `/undo`
 copy the wire into a new session titled "Fork: …" / "Undo: …" whose `state.json` notes the
-copy's time (`wire_mtime`): the copied lines are shown there, but billed in the source only. Kimi records no model
-name per session (a sub-agent's `meta.json` has one) and no git branch.
+copy's time (`wire_mtime`): the copied lines are shown there, but billed in the source
+only. Kimi records no model name per session (a sub-agent's `meta.json` has one) and no git
+branch.
 """
 
 from __future__ import annotations
@@ -490,7 +491,11 @@ class _Reader:
         self.billed: set[str] = set()
         # a fork's or undo's copy of its source's wire: billed in the source
         copied = session.extra.get("copied_until")
-        self.copied_until = copied if isinstance(copied, float) else None
+        self.copied_until = (
+            float(copied)
+            if isinstance(copied, int | float) and not isinstance(copied, bool)
+            else None
+        )
         self.calls: dict[
             str, tuple[str | None, JSONValue]
         ] = {}  # call id -> (agent, arguments)

@@ -455,10 +455,18 @@ def _schema_mismatch(error: sqlite3.OperationalError) -> bool:
 def _search_text(
     app: str, session_id: str, title: str | None, cwd: str | None, branch: str | None
 ) -> str:
-    """What `find` matches: app, id, title, folder and branch (`selection.folded`). The
+    """What `find` matches: app, id, title, folder and branch (`selection.folded`), as
+    the table shows them (`views.text.clean`): the words read in a title are the words
+    that find it, and a NUL in one keeps its place among the NUL-separated fields. The
     folder ends in "/", as a shell completes one: `dir:shop-api/` is the folder itself. A
     Windows folder is held with `/` for `\\` (`pathnames.comparable`), as `dir:` takes it."""
-    cwd = pathnames.comparable(cwd) if cwd else cwd
+    from .views.text import clean
+
+    title, branch = (
+        clean(title, keep_newlines=False),
+        clean(branch, keep_newlines=False),
+    )
+    cwd = pathnames.comparable(clean(cwd)) if cwd else cwd
     folder = cwd + "/" if cwd and not cwd.endswith("/") else cwd
     return selection.folded(
         "\x00".join(part or "" for part in (app, session_id, title, folder, branch))

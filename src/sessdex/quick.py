@@ -519,12 +519,23 @@ def _nothing_matches(request: _Request, hidden: int) -> bytes | None:
     return b""
 
 
-# what a table line shows, read from the records by SQLite: no JSON decoding in Python
+# what a table line shows, read from the records by SQLite: no JSON decoding in Python,
+# but for a record holding an escaped NUL, whose text SQLite's json_extract cuts there
+# (the full command shows `beforeafter` where it gave `before`): that record comes too
 _TABLE_COLUMNS = (
     "app, id, json_extract(record, '$.updated'), json_extract(record, '$.created'), "
     "json_extract(record, '$.branch'), json_extract(record, '$.cwd'), "
-    "json_extract(record, '$.title'), parent_id IS NOT NULL"
+    "json_extract(record, '$.title'), parent_id IS NOT NULL, "
+    "CASE WHEN instr(record, '\\u0000') > 0 THEN record END"
 )
+
+
+def _with_nul(record: str | bytes) -> tuple[str, ...]:
+    """The fields of a table line that `json_extract` would cut at a NUL, read whole."""
+    import json
+
+    value = json.loads(record)
+    return tuple(value.get(key) for key in ("branch", "cwd", "title"))
 
 
 def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
@@ -538,6 +549,9 @@ def _table(rows: list[tuple[str, ...]], home: str, ids: list[str]) -> bytes:
         terminal_width,
     )
 
+    rows = [
+        (*row[:4], *_with_nul(row[8]), row[7]) if row[8] else row[:8] for row in rows
+    ]
     width, styled = terminal_width(), coloured(sys.stdout)
     id_width = short_id_width((row[1] for row in rows), ids)
     app_column = app_width(row[0] for row in rows)

@@ -10,6 +10,8 @@ Standard library only: the quick listing path imports it.
 
 from __future__ import annotations
 
+import os
+
 # SQLite's lower() folds ASCII letters alone; so does `comparable`, so that the index's
 # SQL and the Python checks agree on every name
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -62,10 +64,29 @@ def under(path: str, folder: str) -> bool:
 
 
 def below_home(path: str, home: str) -> str | None:
-    """What follows `home` in `path` (`\\code\\shop`, `/code/shop`, or "" for the home
-    itself), None where `path` is not under `home`."""
-    if not under(path, home):
-        return None
-    if is_windows(home):
-        return path[len(home.rstrip("\\/")) :]
-    return path[len(home.rstrip("/")) :]
+    """What follows `home` (or its real path, `home_names`) in `path` (`\\code\\shop`,
+    `/code/shop`, or "" for the home itself), None where `path` is not under it."""
+    for name in home_names(home):
+        if under(path, name):
+            if is_windows(name):
+                return path[len(name.rstrip("\\/")) :]
+            return path[len(name.rstrip("/")) :]
+    return None
+
+
+_NAMES: dict[str, tuple[str, ...]] = {}
+
+
+def home_names(home: str) -> tuple[str, ...]:
+    """The names of the home folder `home`: as given, then its real path where links lead
+    elsewhere (`/home/alex` -> `/data/alex`, macOS's `/var` -> `/private/var`). An app
+    records its folder with links resolved (`getcwd`), the user types it from `~`."""
+    names = _NAMES.get(home)
+    if names is None:
+        names = (home,)
+        if os.path.isabs(home) and not is_windows(home):
+            real = os.path.realpath(home)
+            if real.rstrip("/") not in ("", home.rstrip("/")):  # "/": every folder
+                names = (home, real)
+        _NAMES[home] = names
+    return names

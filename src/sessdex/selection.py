@@ -288,22 +288,38 @@ def sessions_sql(
     # found every session below /Users/alex; a word written from the home is its ~ form.
     # Only a session whose folder starts so (after the NUL before it) is shown from ~:
     # /mnt/backup/home/alex/app is not (SQLite's replace takes no pattern opening in NUL)
-    own = folded(pathnames.comparable(home)).rstrip("/") if home else ""
-    for typed in _from_home([folded(_slashed(word)) for word in words], own):
-        if not own:
+    # A home reached through a link has its real path too (`pathnames.home_names`): the
+    # apps record that one
+    names = pathnames.home_names(home) if home else ()
+    owns = [
+        own for name in names if (own := folded(pathnames.comparable(name)).rstrip("/"))
+    ]
+    typed_words = [folded(_slashed(word)) for word in words]
+    for own in owns:
+        typed_words = _from_home(typed_words, own)
+    for typed in typed_words:
+        if not owns:
             where.append("instr(search, ?) > 0")
             args.append(typed)
             continue
-        shown = "CASE WHEN instr(search, ?) > 0 THEN replace(search, ?, '~/') ELSE search END"
+        shown, shown_args = _shown_from_home(owns)
         if typed.startswith("~"):
             where.append(f"instr({shown}, ?) > 0")
-            args.extend(["\x00" + own + "/", own + "/", typed])
+            args.extend([*shown_args, typed])
         else:  # the plain test first: most rows fail it, and skip the copy replace makes
             where.append(f"instr(search, ?) > 0 AND instr({shown}, ?) > 0")
-            args.extend([typed, "\x00" + own + "/", own + "/", typed])
+            args.extend([typed, *shown_args, typed])
     for column, value in scoped:
-        where.append(f"instr(_field(search, {FIELD_POSITIONS[column]}), ?) > 0")
-        args.append(folded(value))
+        values = [value]
+        if column == "dir" and home:  # the folder under each name of the home
+            values += [
+                name + value[len(home.rstrip("/")) :]
+                for name in names[1:]
+                if pathnames.under(value, home)
+            ]
+        part = f"_field(search, {FIELD_POSITIONS[column]})"
+        where.append("(" + " OR ".join([f"instr({part}, ?) > 0"] * len(values)) + ")")
+        args.extend(folded(one) for one in values)
     order = "updated DESC, app, id"  # NULLs sort last in DESC: the sessions_order index
     if first_prefix:  # in any case, as `find` matches and `resolve` takes a prefix
         order = "(lower(substr(id, 1, ?)) = ?) DESC, " + order
@@ -329,6 +345,21 @@ def _slashed(word: str) -> str:
     if word.startswith("~\\") or pathnames.is_windows(word):
         return word.replace("\\", "/")
     return word
+
+
+def _shown_from_home(owns: Sequence[str]) -> tuple[str, list[object]]:
+    """The search text with a folder under the home (by any of its names `owns`) written
+    from `~`, as `list` shows it: an SQLite expression and its arguments."""
+    shown = "search"
+    shown_args: list[object] = []
+    for own in owns:
+        inner = shown_args
+        shown = (
+            f"CASE WHEN instr({shown}, ?) > 0 THEN replace({shown}, ?, '~/') "
+            f"ELSE {shown} END"
+        )
+        shown_args = [*inner, "\x00" + own + "/", *inner, own + "/", *inner]
+    return shown, shown_args
 
 
 def _from_home(typed: list[str], own: str) -> list[str]:

@@ -33,7 +33,7 @@ def _session_ids(ctx: click.Context, incomplete: str) -> list[CompletionItem]:
     import orjson
 
     from .. import api
-    from ..views.text import one_line
+    from ..views.text import title_line
     from ._common import resolve_home
 
     home_dir = ctx.params.get("home_dir")
@@ -48,7 +48,7 @@ def _session_ids(ctx: click.Context, incomplete: str) -> list[CompletionItem]:
         if not value.lower().startswith(typed) or not _one_word(value):
             continue
         title = orjson.loads(row.record).get("title")
-        label = one_line(title if isinstance(title, str) else "(untitled)", 60)
+        label = title_line(title if isinstance(title, str) else None, 60)
         offered.append(CompletionItem(value, help=f"{row.app} · {label}"))
         if len(offered) >= MAX_OFFERED:
             break

@@ -22,6 +22,7 @@ from .text import (
     pad,
     short_id_width,
     short_path,
+    title_line,
     tokens,
 )
 from .text import cells as text_cells
@@ -133,7 +134,7 @@ def _cells(row: BoardRow, home: str, now: datetime) -> tuple[str, ...]:
         session.app,
         "(no session yet)"
         if row.pid is not None
-        else one_line(session.title or "(untitled)", _WIDEST[0]),
+        else title_line(session.title, _WIDEST[0]),
         left_cut(one_line(short_path(session.cwd, home)), _WIDEST[1]),
         one_line(row.status.reason, _WIDEST[2]),
         age(when, now),

@@ -23,6 +23,7 @@ from .text import (
     one_line,
     sender_name,
     spawn_name,
+    title_line,
     tokens,
     tool_summary,
     visible,
@@ -77,7 +78,7 @@ def render(
 ) -> Iterator[str]:
     """The page: a header of the session's facts (and the shell line that reopens it,
     `resume`), then its events."""
-    title = _e(one_line(session.title or "(untitled)"))
+    title = _e(title_line(session.title))
     yield (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'

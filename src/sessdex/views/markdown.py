@@ -29,6 +29,7 @@ from .text import (
     sender_name,
     shown_whole,
     spawn_name,
+    title_line,
     tokens,
     tool_detail,
     tool_summary,
@@ -796,7 +797,7 @@ def render(
 ) -> Iterator[str]:
     """The page: a header of the session's facts (and the shell line that reopens it,
     `resume`), then its events."""
-    yield f"# {_inline(one_line(session.title or '(untitled)'), literal=True)}\n\n"
+    yield f"# {_inline(title_line(session.title), literal=True)}\n\n"
     facts = [
         ("app", session.app),
         ("session", session.id),

@@ -33,6 +33,7 @@ from .text import (
     sender_name,
     shown_whole,
     spawn_name,
+    title_line,
     tokens,
     tool_detail,
     tool_summary,
@@ -67,7 +68,7 @@ class Line:
 
 def session_header(session: Session) -> Line:
     header = Line()
-    header.append(one_line(session.title or "(untitled)"), style="bold")
+    header.append(title_line(session.title), style="bold")
     header.append(f"\n{session.app} · {one_line(session.id)}", style="dim")
     span = time_span(session.created, session.updated)
     if span:

@@ -105,6 +105,12 @@ def one_line(text: str | None, width: int | None = None) -> str:
     return line if width is None else cut(line, width)
 
 
+def title_line(title: str | None, width: int | None = None) -> str:
+    """A session's title as `one_line` shows it, `(untitled)` where none of it shows (no
+    title, or one made only of colour codes, invisible or bidi characters)."""
+    return one_line(title, width) or one_line("(untitled)", width)
+
+
 _ERROR_WORD = re.compile(r"^error(?::\s*|\s*$)", re.IGNORECASE)
 
 
@@ -557,9 +563,7 @@ def listing_line(
         folder = left_cut(one_line(short_path(cwd, home)), folder_column)
         head += pad(folder, folder_column) + " "
     mark = "↳ " if sub_agent else ""
-    line = (
-        head + mark + one_line(title or "(untitled)", max(10, width - cells(head) - 2))
-    )
+    line = head + mark + title_line(title, max(10, width - cells(head) - 2))
     if styled:  # the app name in cyan, as click.style(fg="cyan") writes it
         line = f"\x1b[36m{line[:app_column]}\x1b[0m{line[app_column:]}"
     return line

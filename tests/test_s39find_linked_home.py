@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from sessdex import quick
 from sessdex.cli import main
 
 from .helpers import write_claude_session
@@ -64,17 +65,24 @@ def test_the_real_home_s_name_finds_no_session(linked: Path, run: CliRunner) -> 
     assert result.stdout.strip() == "[]"
 
 
-def test_the_quick_path_agrees(linked: Path) -> None:
-    def sessdex(*args: str) -> str:
-        return subprocess.run(
-            [sys.executable, "-m", "sessdex", *args, "--home", str(linked)],
-            env={**os.environ, "COLUMNS": "200"},
-            capture_output=True,
-            check=True,
-            text=True,
-        ).stdout
-
-    sessdex("list")  # builds the index: what follows is answered from it
-    assert "~/code/shop" in sessdex("list")
+def test_the_quick_path_agrees(
+    linked: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    for folder, _, _ in os.walk(
+        linked.resolve()
+    ):  # one changed just now is not trusted
+        os.utime(folder, (1_767_225_600, 1_767_225_600))
+    subprocess.run(  # builds the index: what follows is answered from it
+        [sys.executable, "-m", "sessdex", "list", "--home", str(linked)],
+        capture_output=True,
+        check=True,
+    )
+    monkeypatch.setenv("COLUMNS", "200")
+    capsysbinary.readouterr()
+    assert quick.answer("list", ["--home", str(linked)])
+    assert b"~/code/shop" in capsysbinary.readouterr().out
     for query in words(linked):
-        assert SESSION[:8] in sessdex("find", *query), query
+        assert quick.answer("find", ["--home", str(linked), *query]), query
+        assert SESSION[:8].encode() in capsysbinary.readouterr().out, query

@@ -1708,7 +1708,7 @@ def test_an_empty_result_never_sends_to_a_list_that_is_empty_too(
     for args in (["find", "app:gemini", "checkout"], ["find", "gemini:3f2b"]):
         code, out, err = invoke(*args, "--home", DEMO)
         assert code == 0 and out == "", args
-        assert err.startswith("No folder of gemini on this machine."), (args, err)
+        assert err.startswith("No folder of gemini in the --home folder."), (args, err)
     (tmp_path / ".claude" / "projects").mkdir(parents=True)  # a folder, no sessions
     for args in (
         ["list", "--app", "claude"],

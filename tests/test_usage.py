@@ -1058,7 +1058,7 @@ def test_no_usage_is_one_line_that_says_so_not_a_table_of_zeros(
     empty.mkdir()
     result = run.invoke(main, ["usage", "--home", str(empty)])  # type: ignore[attr-defined]
     assert result.exit_code == 0 and result.stdout == ""
-    assert "No token usage found on this machine" in result.stderr
+    assert "No token usage found in the --home folder" in result.stderr
     result = run.invoke(
         main, ["usage", "--home", str(mixed.path), "--since", "2030-01-01"]
     )  # type: ignore[attr-defined]

@@ -62,6 +62,12 @@ def reading_home(folder: str | None) -> None:
     _HOME.set(folder)
 
 
+def where() -> str:
+    """Where the running command looked, as a message says it: a user's own home is
+    "on this machine", a folder given with `--home` is not."""
+    return "on this machine" if _HOME.get() is None else "in the --home folder"
+
+
 def line(*words: str) -> str:
     """`sessdex WORDS` as a line to type in the user's shell, each word quoted for it,
     with the running command's `--home`. Raises NotQuotable for a word that shell

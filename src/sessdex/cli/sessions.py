@@ -160,11 +160,11 @@ def _say_why_empty(
     if locations and not any(location.exists for location in locations):
         if named:
             err(
-                f"No folder of {', '.join(named)} on this machine. {hints.named('doctor')} shows where sessdex looked."
+                f"No folder of {', '.join(named)} {hints.where()}. {hints.named('doctor')} shows where sessdex looked."
             )
         else:
             err(
-                f"No agent sessions on this machine yet. 'sessdex demo' shows what sessdex does; {hints.named('doctor')} shows where it looked."
+                f"No agent sessions {hints.where()} yet. 'sessdex demo' shows what sessdex does; {hints.named('doctor')} shows where it looked."
             )
     elif empty and named:  # no filter emptied it: fewer words or options find nothing
         where = "its folder" if len(named) == 1 else "their folders"

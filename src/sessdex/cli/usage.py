@@ -7,7 +7,7 @@ import itertools
 import click
 
 from .. import api
-from ..hints import named
+from ..hints import named, where
 from ..selection import here_folders
 from . import main
 from ._common import (
@@ -139,7 +139,7 @@ def usage_command(
         filtered = since or until or apps or here
         err(
             "No token usage"
-            + (" matches these options" if filtered else " found on this machine")
+            + (" matches these options" if filtered else f" found {where()}")
             + f". {named('list')} shows the sessions sessdex sees; {named('doctor')} where it looked."
         )
         return

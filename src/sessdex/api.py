@@ -1452,6 +1452,18 @@ def refuse_agent_folder(
                     f"refusing to write over the session's own file {session.path}; "
                     "choose another path."
                 )
+    if os.path.isfile(given):  # another session's file an app keeps in a project
+        index = Index(home)
+        try:
+            held = index.in_file(dict.fromkeys((str(given), *map(str, targets[1:]))))
+        finally:
+            index.close()
+        if held:
+            app, held_id = held[0]
+            raise SessdexError(
+                f"refusing to write over {given}, which holds {app} session "
+                f"{held_id!r}; choose another path."
+            )
 
 
 def _identities(paths: Iterable[Path]) -> set[tuple[int, int]]:

@@ -1,0 +1,39 @@
+"""`export -o` never replaces a file an agent app keeps: another session's own file (an
+Aider history in a project, where no agent folder holds it), or Claude Code's
+`~/.claude.json`, which sits in the home beside its folder."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.helpers import write_claude_session
+
+AIDER = Path(__file__).parent / "data" / "aider" / "home"
+CLAUDE_ID = "39393939-0000-4000-8000-000000000039"
+
+
+def _export(home: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(
+        main, ["export", "3939", *args, "--home", str(home)], catch_exceptions=False
+    )
+    return result.exit_code, result.stderr
+
+
+def test_export_refuses_to_replace_another_sessions_own_file(tmp_path: Path) -> None:
+    """A Claude Code session exported over the Aider history of the same home (kept in
+    the project, outside any agent folder) would replace every Aider session in it."""
+    home = tmp_path / "home"
+    shutil.copytree(AIDER, home)
+    write_claude_session(home, CLAUDE_ID, str(home))
+    history = home / ".aider.chat.history.md"
+    before = history.read_bytes()
+    code, err = _export(home, "-o", str(history))
+    assert code == 1, err
+    assert "refusing to write over" in err and "aider session" in err
+    assert history.read_bytes() == before
+    code, err = _export(home, "-o", str(home / "notes.md"))
+    assert code == 0, err  # a new file beside it is the user's

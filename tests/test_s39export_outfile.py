@@ -37,3 +37,17 @@ def test_export_refuses_to_replace_another_sessions_own_file(tmp_path: Path) -> 
     assert history.read_bytes() == before
     code, err = _export(home, "-o", str(home / "notes.md"))
     assert code == 0, err  # a new file beside it is the user's
+
+
+def test_export_refuses_to_replace_claude_codes_settings_file(tmp_path: Path) -> None:
+    """`~/.claude.json` holds Claude Code's account, trusted folders and MCP servers;
+    `export -f json -o ~/.claude.json` replaced it with the transcript."""
+    home = tmp_path / "home"
+    write_claude_session(home, CLAUDE_ID, str(home))
+    settings = home / ".claude.json"
+    settings.write_text('{"numStartups": 3, "projects": {}}\n')
+    before = settings.read_bytes()
+    code, err = _export(home, "-f", "json", "-o", str(settings))
+    assert code == 1, err
+    assert "refusing to write" in err and "Claude Code" in err
+    assert settings.read_bytes() == before

@@ -1432,6 +1432,7 @@ def refuse_agent_folder(
     # explains (an agent's folder named in another case on a case-insensitive disk, a
     # bind mount) is one of them too
     above = _identities((given, *given.parents))
+    itself = _identities(targets[:1])
     own = Home.current()
     homes = [home] if home == own else [home, own]
     for source, checked in itertools.product(sources.all_sources(), homes):
@@ -1445,6 +1446,14 @@ def refuse_agent_folder(
                         f"refusing to write into {source.TITLE}'s folder {root}; "
                         "choose another path."
                     )
+        for kept in location.keeps:
+            if any(t in (kept, Path(os.path.realpath(kept))) for t in targets) or (
+                not itself.isdisjoint(_identities((kept,)))
+            ):
+                raise SessdexError(
+                    f"refusing to write over {source.TITLE}'s file {kept}; "
+                    "choose another path."
+                )
     if session is not None and session.path:
         with contextlib.suppress(OSError):  # no file there yet: nothing to replace
             if os.path.samefile(given, session.path):

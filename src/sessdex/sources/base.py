@@ -70,6 +70,9 @@ class Location:
     root: Path
     override: str | None = None  # e.g. "CODEX_HOME=/tmp/x", or None for the default
     also: tuple[Path, ...] = ()  # other folders the app writes to, outside `root`
+    # files the app writes beside its folders (a settings file in the home): never
+    # read for sessions, but no export may replace them
+    keeps: tuple[Path, ...] = ()
 
     @property
     def exists(self) -> bool:

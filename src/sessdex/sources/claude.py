@@ -158,7 +158,13 @@ def locate(home: Home) -> Location:
     override = home.env_dir("CLAUDE_CONFIG_DIR")
     if override is not None:
         return Location(override, f"CLAUDE_CONFIG_DIR={override}")
-    return Location(home.path / ".claude", also=(home.xdg("config") / "claude",))
+    return Location(
+        home.path / ".claude",
+        also=(home.xdg("config") / "claude",),
+        keeps=(
+            home.path / ".claude.json",
+        ),  # its settings; inside an override's folder
+    )
 
 
 def project_folders(location: Location) -> list[Path]:

@@ -1399,7 +1399,36 @@ def agent_tree(
     settle(root, _last_written(found.session.path), datetime.now(UTC))
     if diagnostics is not None:
         diagnostics.update(found.diagnostics)
+    if found.session.parent_id and (root.agent_type == "lead" or root.status != "done"):
+        # what its own file cannot say: read the lead's line (only then: it may be big)
+        seen = _as_its_lead_sees_it(home, found.session)
+        root = seen if seen is not None else root
     return found.session, root
+
+
+def _as_its_lead_sees_it(home: Home, session: Session) -> AgentNode | None:
+    """A sub-agent's node in the tree of the session at the top of its line: its type
+    (its own file may not say it) and its status (its lead's call answered: done,
+    where its own file ends on a tool result); None where the lead is not found."""
+    top = session
+    index = Index(home)
+    try:
+        for _ in range(16):  # a loop of parents (a damaged file) ends somewhere
+            if not top.parent_id:
+                break
+            key = (top.app, top.parent_id)
+            row = index.by_ids([key]).get(key)
+            if row is None:
+                return None
+            top = row.session()
+    finally:
+        index.close()
+    if top.parent_id:
+        return None
+    events = reading.read_session(sources.get(top.app), top, Diagnostics())
+    lead = build_tree(top.id, events, top.agent_type)
+    settle(lead, _last_written(top.path), datetime.now(UTC))
+    return next((node for _, node in lead.walk() if node.id == session.id), None)
 
 
 def _last_written(path: str | None) -> datetime | None:

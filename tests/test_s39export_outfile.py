@@ -51,3 +51,16 @@ def test_export_refuses_to_replace_claude_codes_settings_file(tmp_path: Path) ->
     assert code == 1, err
     assert "refusing to write" in err and "Claude Code" in err
     assert settings.read_bytes() == before
+
+
+def test_export_through_an_agent_folder_and_back_out_is_written(tmp_path: Path) -> None:
+    """`-o ~/.claude/../notes.md` names a file in the home, not in Claude Code's folder:
+    it was refused as "into Claude Code's folder"."""
+    home = tmp_path / "home"
+    write_claude_session(home, CLAUDE_ID, str(home))
+    code, err = _export(home, "-o", str(home / ".claude" / ".." / "notes.md"))
+    assert code == 0, err
+    assert (home / "notes.md").read_text().startswith("# ")
+    (home / "x").mkdir()
+    code, err = _export(home, "-o", str(home / "x" / ".." / ".claude" / "notes.md"))
+    assert code == 1 and "refusing to write into" in err  # and back in: still refused

@@ -1456,6 +1456,10 @@ def refuse_agent_folder(
     The user's own home is checked too when `home` is another (a copy read with
     --home): its apps' folders are no less theirs."""
     given = Path(output).expanduser().absolute()
+    if ".." in given.parts and given.name != "..":
+        # `~/.claude/../notes.md` is in the home: its `..` is taken as the OS takes it
+        # (after any link before it), not its folders read as names on the way
+        given = Path(os.path.realpath(given.parent)) / given.name
     targets = (given, Path(os.path.realpath(given)))
     # the folders the export would land in, as the disk knows them: a name no link
     # explains (an agent's folder named in another case on a case-insensitive disk, a

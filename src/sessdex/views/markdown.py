@@ -894,6 +894,7 @@ def render(
             if spawn is not None:  # what the sub-agent's block above gave back
                 name = names.get(spawn) or one_line(spawn, 12)
                 label += _inline(f" of sub-agent {name}", literal=True)
+            label += who  # whose result: in time order, agents' results interleave
             if spawn is not None and replies.get(spawn) == _digest(event.text):
                 # its last reply, just read in its block: not written out again
                 out = f"\n  {label}: its last reply, above.\n\n"

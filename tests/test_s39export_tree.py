@@ -56,3 +56,11 @@ def test_a_sub_agents_own_tree_agrees_with_its_leads(tmp_path: Path) -> None:
         assert alone["agent_type"] != "lead"
         for key in ("agent_type", "status", "description", "tool_calls", "usage"):
             assert alone[key] == seen[key], (child, key)
+
+
+def test_a_sub_agent_whose_lead_is_gone_is_not_called_the_lead(tmp_path: Path) -> None:
+    """Its lead's file is not there (deleted, or never copied): it is still a sub-agent."""
+    home = _old_home(tmp_path)
+    alone = _tree(home, "test-hash-123")
+    assert alone["id"] == "test-hash-123"
+    assert alone["agent_type"] != "lead"

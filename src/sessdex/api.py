@@ -1403,6 +1403,8 @@ def agent_tree(
         # what its own file cannot say: read the lead's line (only then: it may be big)
         seen = _as_its_lead_sees_it(home, found.session)
         root = seen if seen is not None else root
+    if found.session.parent_id and root.agent_type == "lead":
+        root.agent_type = None  # no file says its type (its lead's is gone): no lead
     return found.session, root
 
 

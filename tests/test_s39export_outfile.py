@@ -64,3 +64,38 @@ def test_export_through_an_agent_folder_and_back_out_is_written(tmp_path: Path) 
     (home / "x").mkdir()
     code, err = _export(home, "-o", str(home / "x" / ".." / ".claude" / "notes.md"))
     assert code == 1 and "refusing to write into" in err  # and back in: still refused
+
+
+def test_export_into_the_config_folder_is_not_taken_for_an_extensions(
+    tmp_path: Path,
+) -> None:
+    """`~/.config` holds the editors' folders that Cline, Roo Code and Kilo Code keep
+    their tasks in, and every other program's: an export to `~/.config/notes/` was
+    refused as "into Cline's folder ~/.config". The editors' folders stay refused."""
+    home = tmp_path / "home"
+    write_claude_session(home, CLAUDE_ID, str(home))
+    notes = home / ".config" / "notes"
+    notes.mkdir(parents=True)
+    code, err = _export(home, "-o", str(notes / "s.md"))
+    assert code == 0, err
+    assert (notes / "s.md").read_text().startswith("# ")
+    tasks = home / ".config" / "Code" / "User" / "globalStorage"
+    tasks.mkdir(parents=True)
+    code, err = _export(home, "-o", str(tasks / "s.md"))
+    assert code == 1 and "refusing to write into" in err, err
+    assert not (tasks / "s.md").exists()
+
+
+def test_export_into_an_apps_settings_folder_in_config_is_refused(
+    tmp_path: Path,
+) -> None:
+    """Amp, Goose and OpenCode keep their settings in `~/.config/<app>`: still refused
+    once `~/.config` as a whole is no longer taken for Cline's."""
+    home = tmp_path / "home"
+    write_claude_session(home, CLAUDE_ID, str(home))
+    for app in ("amp", "goose", "opencode"):
+        folder = home / ".config" / app
+        folder.mkdir(parents=True)
+        code, err = _export(home, "-o", str(folder / "s.md"))
+        assert code == 1 and "refusing to write into" in err, (app, err)
+        assert not (folder / "s.md").exists()

@@ -1467,28 +1467,24 @@ def refuse_agent_folder(
     # explains (an agent's folder named in another case on a case-insensitive disk, a
     # bind mount) is one of them too
     above = _identities((given, *given.parents))
-    itself = _identities(targets[:1])
     own = Home.current()
     homes = [home] if home == own else [home, own]
     for source, checked in itertools.product(sources.all_sources(), homes):
         location = source.locate(checked)
-        for folder in (location.root, *location.also):
+        owned = location.owned
+        mine = (location.root, *location.also) if owned is None else owned
+        for folder in (*mine, *location.keeps):
             for root in (folder.absolute(), Path(os.path.realpath(folder))):
                 if any(t == root or root in t.parents for t in targets) or (
                     not above.isdisjoint(_identities((root,)))
                 ):
+                    if folder in location.keeps and not os.path.isdir(root):
+                        said = f"write over {source.TITLE}'s file"
+                    else:
+                        said = f"write into {source.TITLE}'s folder"
                     raise SessdexError(
-                        f"refusing to write into {source.TITLE}'s folder {root}; "
-                        "choose another path."
+                        f"refusing to {said} {root}; choose another path."
                     )
-        for kept in location.keeps:
-            if any(t in (kept, Path(os.path.realpath(kept))) for t in targets) or (
-                not itself.isdisjoint(_identities((kept,)))
-            ):
-                raise SessdexError(
-                    f"refusing to write over {source.TITLE}'s file {kept}; "
-                    "choose another path."
-                )
     if session is not None and session.path:
         with contextlib.suppress(OSError):  # no file there yet: nothing to replace
             if os.path.samefile(given, session.path):

@@ -150,7 +150,10 @@ class TaskStore:
         override = None
         if value is not None:
             override = f"XDG_CONFIG_HOME={home.environ['XDG_CONFIG_HOME']}"
-        return Location(root, override=override, also=tuple(dict.fromkeys(also)))
+        also = list(dict.fromkeys(also))
+        # the config folder is every program's: only the editors' folders in it are kept
+        owned = (*(root / editor for editor in EDITORS), *also)
+        return Location(root, override=override, also=tuple(also), owned=owned)
 
     def _chosen_storage(self, home: Home, config: Path) -> list[Path]:
         """Folders the editors' settings name for the tasks (`customStoragePath`)."""

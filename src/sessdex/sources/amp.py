@@ -120,7 +120,12 @@ def locate(home: Home) -> Location:
         for server in SERVER_DIRS
         for name in ("threads3", "threads3-development")
     ]
-    return Location(home.xdg("data") / "amp", override=override, also=tuple(also))
+    return Location(
+        home.xdg("data") / "amp",
+        override=override,
+        also=tuple(also),
+        keeps=(home.xdg("config") / "amp",),  # its settings.json
+    )
 
 
 def scan(location: Location) -> Iterator[Path]:

@@ -70,9 +70,12 @@ class Location:
     root: Path
     override: str | None = None  # e.g. "CODEX_HOME=/tmp/x", or None for the default
     also: tuple[Path, ...] = ()  # other folders the app writes to, outside `root`
-    # files the app writes beside its folders (a settings file in the home): never
-    # read for sessions, but no export may replace them
+    # files and folders the app writes beside those it keeps sessions in (its settings):
+    # never read for sessions, but no export may go into them or replace them
     keeps: tuple[Path, ...] = ()
+    # where `root` is a folder other programs share (the editors' `~/.config`), the
+    # folders in it and beside it that are the app's own: those no export may go into
+    owned: tuple[Path, ...] | None = None
 
     @property
     def exists(self) -> bool:

@@ -70,7 +70,8 @@ def locate(home: Home) -> Location:
     tasks = _STORE.locate(home)
     sessions, override = _cline_sdk.sessions_dir(home)
     said = ", ".join(o for o in (tasks.override, override) if o) or None
-    return Location(tasks.root, said, also=(*tasks.also, sessions))
+    owned = (*(tasks.owned or ()), sessions)
+    return Location(tasks.root, said, also=(*tasks.also, sessions), owned=owned)
 
 
 def found(location: Location) -> bool:

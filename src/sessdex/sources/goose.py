@@ -139,12 +139,14 @@ def locate(home: Home) -> Location:
             root / "data" / "sessions",
             override=f"GOOSE_PATH_ROOT={root}",
             also=(before,),
+            keeps=(before.parent,),  # its config.yaml
         )
     xdg = home.env_dir("XDG_DATA_HOME")
     return Location(
         home.xdg("data") / "goose" / "sessions",
         override=f"XDG_DATA_HOME={xdg}" if xdg else None,
         also=(before, home.path.joinpath(*WINDOWS_SESSIONS)),
+        keeps=(before.parent,),  # its config.yaml
     )
 
 

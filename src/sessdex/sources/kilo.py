@@ -66,7 +66,8 @@ def locate(home: Home) -> Location:
     if database and database != ":memory:":
         also.append(data / Path(database).expanduser())  # an absolute path stays whole
         said.append(f"KILO_DB={database}")
-    return Location(tasks.root, ", ".join(said) or None, also=tuple(also))
+    owned = (*(tasks.owned or ()), *also[len(tasks.also) :])
+    return Location(tasks.root, ", ".join(said) or None, also=tuple(also), owned=owned)
 
 
 def found(location: Location) -> bool:

@@ -129,7 +129,9 @@ def locate(home: Home) -> Location:
     if database and database != ":memory:":
         also = (root / Path(database).expanduser(),)  # an absolute path stays whole
         said.append(f"OPENCODE_DB={database}")
-    return Location(root, override=", ".join(said) or None, also=also)
+    # its settings and its state (the TUI's prompt history, its model choices)
+    keeps = (home.xdg("config") / "opencode", home.xdg("state") / "opencode")
+    return Location(root, override=", ".join(said) or None, also=also, keeps=keeps)
 
 
 def scan(location: Location) -> Iterator[Path]:

@@ -99,3 +99,18 @@ def test_export_into_an_apps_settings_folder_in_config_is_refused(
         code, err = _export(home, "-o", str(folder / "s.md"))
         assert code == 1 and "refusing to write into" in err, (app, err)
         assert not (folder / "s.md").exists()
+
+
+def test_export_over_vibes_prompt_history_is_refused(tmp_path: Path) -> None:
+    """Mistral Vibe keeps its sessions in `~/.vibe/logs/session` and its prompt history
+    (`vibehistory`) and settings beside them in `~/.vibe`: `-f json -o ~/.vibe/vibehistory`
+    replaced the history with the transcript."""
+    home = tmp_path / "home"
+    write_claude_session(home, CLAUDE_ID, str(home))
+    history = home / ".vibe" / "vibehistory"
+    history.parent.mkdir()
+    history.write_text('{"text": "fix the tests"}\n')
+    before = history.read_bytes()
+    code, err = _export(home, "-f", "json", "-o", str(history))
+    assert code == 1 and "refusing to write" in err and "Vibe" in err, err
+    assert history.read_bytes() == before

@@ -118,7 +118,11 @@ def locate(home: Home) -> Location:
         _configured_save_dir(vibe_home / "config.toml")
         or vibe_home / "logs" / "session"
     )
-    return Location(root, override=f"VIBE_HOME={base}" if base is not None else None)
+    return Location(
+        root,
+        override=f"VIBE_HOME={base}" if base is not None else None,
+        keeps=(vibe_home,),  # its settings and prompt history, beside the sessions
+    )
 
 
 def _configured_save_dir(config: Path) -> Path | None:

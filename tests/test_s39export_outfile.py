@@ -89,11 +89,11 @@ def test_export_into_the_config_folder_is_not_taken_for_an_extensions(
 def test_export_into_an_apps_settings_folder_in_config_is_refused(
     tmp_path: Path,
 ) -> None:
-    """Amp, Goose and OpenCode keep their settings in `~/.config/<app>`: still refused
+    """Amp, Goose, OpenCode and the Kilo CLI keep their settings in `~/.config/<app>`: still refused
     once `~/.config` as a whole is no longer taken for Cline's."""
     home = tmp_path / "home"
     write_claude_session(home, CLAUDE_ID, str(home))
-    for app in ("amp", "goose", "opencode"):
+    for app in ("amp", "goose", "opencode", "kilo"):
         folder = home / ".config" / app
         folder.mkdir(parents=True)
         code, err = _export(home, "-o", str(folder / "s.md"))

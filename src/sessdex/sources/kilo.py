@@ -67,7 +67,14 @@ def locate(home: Home) -> Location:
         also.append(data / Path(database).expanduser())  # an absolute path stays whole
         said.append(f"KILO_DB={database}")
     owned = (*(tasks.owned or ()), *also[len(tasks.also) :])
-    return Location(tasks.root, ", ".join(said) or None, also=tuple(also), owned=owned)
+    return Location(
+        tasks.root,
+        ", ".join(said) or None,
+        also=tuple(also),
+        owned=owned,
+        # the Kilo CLI's settings and state, as OpenCode's (which it is built from)
+        keeps=(home.xdg("config") / "kilo", home.xdg("state") / "kilo"),
+    )
 
 
 def found(location: Location) -> bool:

@@ -409,9 +409,10 @@ def _follow_text(
     first = True
     unnamed: set[str] = set()
     spawners: dict[str, str | None] = {}
+    waiting: dict[str | None, dict[str, tuple[str, bool]]] = {}
     for batch in batches:
         lines: Iterable[terminal.Line] = terminal.render_events(
-            batch, detail, labels, unnamed, spawners
+            batch, detail, labels, unnamed, spawners, waiting
         )
         if first:  # the history: its last N lines shown (token counts are none)
             first = False

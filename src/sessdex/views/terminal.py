@@ -110,14 +110,19 @@ def render_events(
     labels: dict[str, str] | None = None,
     unnamed: set[str] | None = None,
     spawners: dict[str, str | None] | None = None,
+    waiting: dict[str | None, dict[str, tuple[str, bool]]] | None = None,
 ) -> Iterator[Line]:
     """One line per shown event; sub-agent events are indented and labelled.
 
     `labels` (sub-agent id -> label), `unnamed` (the calls of spawns shown before their
     child was known) and `spawners` (sub-agent id -> the agent that spawned it) carry
     over between calls, for a transcript rendered as it comes: a spawn said again naming
-    its child is not shown twice, and labels that child.
+    its child is not shown twice, and labels that child. `waiting` (agent -> its calls
+    not answered yet: call id -> the call's summary, and whether another was made while
+    it waited) too: a result of calls made together names its call, as it comes after
+    them all, not under it.
     """
+    waiting = waiting if waiting is not None else {}
     labels = labels if labels is not None else {}
     unnamed = unnamed if unnamed is not None else set()
     spawners = spawners if spawners is not None else {}
@@ -145,12 +150,30 @@ def render_events(
             prefix = f"  ↳ {label} "
             if (parent := spawners.get(event.agent_id)) is not None:
                 spawner = labels.get(parent) or one_line(parent)[:8]
-        line = _render(event, detail, prefix, spawned, spawner)
+        answers = None  # the call a result answers, where several wait for theirs
+        if event.call_id is not None and event.kind in ("tool_call", "tool_result"):
+            calls = waiting.setdefault(event.agent_id, {})
+            if event.kind == "tool_call":
+                value = event.extra.get("input", event.text)
+                value = value if value is not None else event.text
+                for call, (summary, _) in calls.items():  # made while they wait
+                    calls[call] = (summary, True)
+                summary = tool_summary(event.tool, value, 60)
+                calls[event.call_id] = (summary, bool(calls))
+                if len(calls) > _WAITING:  # calls no result answers: the oldest go
+                    del calls[next(iter(calls))]
+            elif event.call_id in calls:
+                summary, together = calls.pop(event.call_id)
+                answers = summary if together else None
+        line = _render(event, detail, prefix, spawned, spawner, answers)
         if line is not None and prefix:  # a sub-agent's further lines stay under it
             pad = "\n" + " " * len(prefix)
             line.pieces = [(text.replace("\n", pad), style) for text, style in line.pieces]  # fmt: skip
         if line is not None:
             yield line
+
+
+_WAITING = 64  # calls of one agent kept waiting for their results, at most
 
 
 def _label(child: str, spawn: Event, labels: dict[str, str]) -> str:
@@ -177,6 +200,7 @@ def _render(
     prefix: str,
     spawned: str | None = None,
     spawner: str | None = None,
+    answers: str | None = None,
 ) -> Line | None:
     kind = event.kind
     if detail == "user" and kind not in ("user", "assistant"):
@@ -218,10 +242,10 @@ def _render(
         body = clean(event.text) if detail == "full" else fold(event.text, 3)
         # its lines under the first, as the agents' own terminals show an output
         body = body.replace("\n", "\n    ")
-        out.append(
-            ("  ✗ " if event.is_error else "  ⎿ ") + (body or "(no output)"),
-            style=style,
-        )
+        out.append("  ✗ " if event.is_error else "  ⎿ ", style=style)
+        if answers is not None:  # one of calls made together: which one
+            out.append(f"[{answers}] ", style="cyan")
+        out.append(body or "(no output)", style=style)
     elif kind == "usage":
         if detail != "full" or event.usage is None:
             return None

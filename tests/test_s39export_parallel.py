@@ -1,0 +1,42 @@
+"""`show`: results of calls made together say which call they answer.
+
+An agent that runs two tools at once (two Globs) gets both results after both calls:
+"⎿ No files found" twice, under the second call, said nothing of which was which."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+CLAUDE = Path(__file__).parent / "data" / "claude" / "home"
+
+
+def _run(*args: str) -> str:
+    result = CliRunner().invoke(
+        main, [*args, "--home", str(CLAUDE)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def test_results_of_calls_made_together_name_their_call() -> None:
+    events = json.loads(_run("show", "fe5e1c67", "--json", "--subagents", "none"))
+    calls = {e["call_id"]: e for e in events if e["kind"] == "tool_call"}
+    globs = [e for e in events if e["kind"] == "tool_call" and e["tool"] == "Glob"]
+    assert len(globs) == 2  # made together, answered after both
+    answered = [
+        calls[e["call_id"]]["extra"]["input"]["path"]
+        for e in events
+        if e["kind"] == "tool_result" and e["call_id"] in {g["call_id"] for g in globs}
+    ]
+    lines = _run("show", "fe5e1c67", "--subagents", "none", "--no-pager").splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("Using Glob"))
+    results = [line for line in lines[first:] if line.startswith("  ⎿")][:2]
+    assert len(results) == 2
+    assert len(set(answered)) == 2
+    for line, path in zip(results, answered, strict=True):
+        assert f" in {path}" in line, (line, path)  # as its call's line names it

@@ -40,3 +40,23 @@ def test_results_of_calls_made_together_name_their_call() -> None:
     assert len(set(answered)) == 2
     for line, path in zip(results, answered, strict=True):
         assert f" in {path}" in line, (line, path)  # as its call's line names it
+
+
+def test_markdown_results_of_calls_made_together_name_their_call() -> None:
+    events = json.loads(_run("show", "fe5e1c67", "--json", "--subagents", "none"))
+    calls = {e["call_id"]: e for e in events if e["kind"] == "tool_call"}
+    globs = {
+        e["call_id"] for e in events if e["kind"] == "tool_call" and e["tool"] == "Glob"
+    }
+    answered = [
+        calls[e["call_id"]]["extra"]["input"]["path"]
+        for e in events
+        if e["kind"] == "tool_result" and e["call_id"] in globs
+    ]
+    text = _run("export", "fe5e1c67", "-f", "md", "--subagents", "none")
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("- 🔧 Glob"))
+    labels = [line.strip() for line in lines[first:] if line.startswith("  result")][:2]
+    assert len(labels) == 2 and len(set(answered)) == 2
+    for label, path in zip(labels, answered, strict=True):
+        assert f" in {path}" in label.replace("\\", ""), (label, path)

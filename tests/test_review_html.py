@@ -153,10 +153,10 @@ def test_a_folded_result_says_how_it_begins(tmp_path: Path) -> None:
     summaries = re.findall(
         r'<details class="ev result[^"]*"><summary>(.*?)</summary>', page
     )
-    assert summaries == [
-        "result — 3 passed, 1 failed",
-        "result — (no output)",
-        "error — boom",
+    assert summaries == [  # three calls made together: each result names its own
+        "result of Bash — step 0 — 3 passed, 1 failed",
+        "result of Bash — step 1 — (no output)",
+        "error of Bash — step 2 — boom",
     ]
 
 

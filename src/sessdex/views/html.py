@@ -18,6 +18,8 @@ from ..model import Event, Session
 from .diffs import diff_kinds, edit_diff, patch_text
 from .text import (
     APP_SENDER,
+    Waiting,
+    answered_call,
     clean,
     error_message,
     one_line,
@@ -108,6 +110,7 @@ def render(
     kinds: dict[str, str] = {}  # child id -> its agent type
     tasks: dict[str, str] = {}  # child id -> what its spawn said it was for
     calls: dict[str, str] = {}  # spawning call id -> its child's id
+    waiting: Waiting = {}  # calls not answered yet: a result of several names its call
     open_blocks: list[str] = []  # the sub-agent blocks open now, outermost first
     total_in = total_out = 0
     for event in events:
@@ -138,7 +141,8 @@ def render(
             told_by = (
                 (kinds.get(answered) or one_line(answered, 12)) if answered else None
             )
-        piece = _event(event, len(open_blocks), speaker, told_by)
+        answers = answered_call(waiting, event)
+        piece = _event(event, len(open_blocks), speaker, told_by, answers)
         if piece:
             yield piece
         child = event.extra.get("child_id") if event.kind == "subagent" else None
@@ -237,11 +241,13 @@ def _event(
     depth: int = 0,
     speaker: str | None = None,
     told_by: str | None = None,
+    answers: str | None = None,
 ) -> str:
     """One event's markup; a message's heading (who speaks: the user, another agent, the
     assistant, or the sub-agent of type `speaker` in its block; a sub-agent's task comes
     from the lead, or from `told_by`, the sub-agent that spawned it; a spawn's result
-    names `told_by`, the sub-agent it came from) is an <h2> in the lead's
+    names `told_by`, the sub-agent it came from, and one of calls made together
+    `answers`, the call it answers) is an <h2> in the lead's
     part of the page, an <h3> in a sub-agent's block and so on down, so that a reader's
     heading list is the session's turns, each sub-agent's under its spawner's."""
     kind = event.kind
@@ -272,6 +278,8 @@ def _event(
         label = "error" if event.is_error else "result"
         if told_by is not None:
             label += f" of sub-agent {_e(told_by)}"
+        elif answers is not None:  # one of calls made together, answered after them all
+            label += f" of {_e(answers)}"
         # its first line, as `show` shows its first lines: folded, a result says something
         first = one_line((event.text or "").lstrip()[:400].partition("\n")[0], 100)
         label += f" — {_e(first) if first else '(no output)'}"

@@ -23,6 +23,8 @@ from .diffs import edit_diff, input_diff, patch_text
 from .records import iso
 from .text import (
     APP_SENDER,
+    Waiting,
+    answered_call,
     clean,
     error_message,
     one_line,
@@ -821,14 +823,14 @@ def render(
     spawned: dict[str, str] = {}  # spawning call id -> its sub-agent's id
     spawners: dict[str, str | None] = {}  # sub-agent id -> the agent that spawned it
     replies: dict[str, bytes] = {}  # sub-agent id -> a digest of its last reply
-    # agent -> its calls waiting for a result: call id -> (summary, made with another)
-    waiting: dict[str | None, dict[str, tuple[str, bool]]] = {}
+    waiting: Waiting = {}  # calls not answered yet: a result of several names its call
     in_list = (
         False  # the last line was a list item ("- 🔧 …"), with no blank line after
     )
     for event in events:
         out = ""
         agent = event.agent_id
+        answers = answered_call(waiting, event)
         label = (
             f" (sub-agent {names.get(agent) or one_line(agent, 12)})" if agent else ""
         )
@@ -883,16 +885,6 @@ def render(
             value = event.extra.get("input", event.text)
             value = value if value is not None else event.text
             out = f"- 🔧 {_inline(tool_summary(event.tool, value, 200), literal=True)}{who}\n"
-            if event.call_id is not None:
-                calls = waiting.setdefault(agent, {})
-                for call, (summary, _) in calls.items():  # made while they wait
-                    calls[call] = (summary, True)
-                calls[event.call_id] = (
-                    tool_summary(event.tool, value, 60),
-                    bool(calls),
-                )
-                if len(calls) > 64:  # calls no result answers: the oldest go
-                    del calls[next(iter(calls))]
             diff = input_diff(value)
             if diff:  # what an edit changed: what a reader of the export most needs
                 text = _capped("\n".join(visible(line) for line in diff))
@@ -902,12 +894,9 @@ def render(
                 out += f"\n{_quote_block(_capped(rest))}\n\n"
         elif kind == "tool_result":
             label = "error" if event.is_error else "result"
-            summary, together = waiting.get(agent, {}).pop(
-                event.call_id or "", ("", False)
-            )
             spawn = spawned.get(event.call_id or "")
-            if together and spawn is None:  # one of calls made together: which
-                label += _inline(f" of {summary}", literal=True)
+            if answers is not None and spawn is None:  # one of calls made together
+                label += _inline(f" of {answers}", literal=True)
             if spawn is not None:  # what the sub-agent's block above gave back
                 name = names.get(spawn) or one_line(spawn, 12)
                 label += _inline(f" of sub-agent {name}", literal=True)

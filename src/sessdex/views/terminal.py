@@ -25,6 +25,8 @@ from ..tree import AgentNode
 from .diffs import diff_kinds, edit_diff, patch_text
 from .text import (
     APP_SENDER,
+    Waiting,
+    answered_call,
     clean,
     duration,
     error_message,
@@ -110,7 +112,7 @@ def render_events(
     labels: dict[str, str] | None = None,
     unnamed: set[str] | None = None,
     spawners: dict[str, str | None] | None = None,
-    waiting: dict[str | None, dict[str, tuple[str, bool]]] | None = None,
+    waiting: Waiting | None = None,
 ) -> Iterator[Line]:
     """One line per shown event; sub-agent events are indented and labelled.
 
@@ -150,30 +152,13 @@ def render_events(
             prefix = f"  ↳ {label} "
             if (parent := spawners.get(event.agent_id)) is not None:
                 spawner = labels.get(parent) or one_line(parent)[:8]
-        answers = None  # the call a result answers, where several wait for theirs
-        if event.call_id is not None and event.kind in ("tool_call", "tool_result"):
-            calls = waiting.setdefault(event.agent_id, {})
-            if event.kind == "tool_call":
-                value = event.extra.get("input", event.text)
-                value = value if value is not None else event.text
-                for call, (summary, _) in calls.items():  # made while they wait
-                    calls[call] = (summary, True)
-                summary = tool_summary(event.tool, value, 60)
-                calls[event.call_id] = (summary, bool(calls))
-                if len(calls) > _WAITING:  # calls no result answers: the oldest go
-                    del calls[next(iter(calls))]
-            elif event.call_id in calls:
-                summary, together = calls.pop(event.call_id)
-                answers = summary if together else None
+        answers = answered_call(waiting, event)
         line = _render(event, detail, prefix, spawned, spawner, answers)
         if line is not None and prefix:  # a sub-agent's further lines stay under it
             pad = "\n" + " " * len(prefix)
             line.pieces = [(text.replace("\n", pad), style) for text, style in line.pieces]  # fmt: skip
         if line is not None:
             yield line
-
-
-_WAITING = 64  # calls of one agent kept waiting for their results, at most
 
 
 def _label(child: str, spawn: Event, labels: dict[str, str]) -> str:

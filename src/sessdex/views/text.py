@@ -567,3 +567,29 @@ def listing_line(
     if styled:  # the app name in cyan, as click.style(fg="cyan") writes it
         line = f"\x1b[36m{line[:app_column]}\x1b[0m{line[app_column:]}"
     return line
+
+
+# agent -> its calls waiting for a result: call id -> (the call's summary, whether
+# another call was made while it waited)
+Waiting = dict[str | None, dict[str, tuple[str, bool]]]
+_WAITING = 64  # calls of one agent kept waiting for their results, at most
+
+
+def answered_call(waiting: Waiting, event: Event) -> str | None:
+    """Keep `waiting` up to date with `event`; for a result of one of several calls an
+    agent made together (all answered after the last, none under its own), the summary
+    of the call it answers, which the views say with it. None for any other event."""
+    if event.call_id is None or event.kind not in ("tool_call", "tool_result"):
+        return None
+    calls = waiting.setdefault(event.agent_id, {})
+    if event.kind == "tool_result":
+        summary, together = calls.pop(event.call_id, ("", False))
+        return summary if together else None
+    for call, (summary, _) in calls.items():  # made while they wait
+        calls[call] = (summary, True)
+    value = event.extra.get("input", event.text)
+    value = value if value is not None else event.text
+    calls[event.call_id] = (tool_summary(event.tool, value, 60), bool(calls))
+    if len(calls) > _WAITING:  # calls no result answers: the oldest go
+        del calls[next(iter(calls))]
+    return None

@@ -34,7 +34,11 @@ so output here is `output + reasoning`, unless the message's `total` is input, o
 and cache alone: releases before PR 21047 counted an OpenAI model's reasoning inside
 `output`, and their total says so. A `task` tool call spawns a child
 session (`state.metadata.sessionId`); its events follow the spawn, tagged with the
-child's id. The git branch is not recorded.
+child's id. A 1.x `/fork` writes every message of its source into the new session under a
+new id, its time and counts kept, and records no link: a message dated before its session
+was created whose response another session wrote after its own creation is that session's
+copy, shown after one note naming it (`meta`, `extra["forked_from"]`) and billed there, not
+here (nor are the sub-agents it read inline). The git branch is not recorded.
 """
 
 from __future__ import annotations
@@ -108,6 +112,7 @@ _IGNORED_PARTS = {"step-start", "step-finish", "snapshot", "patch"}
 # reports its end to the parent (tool/task.ts `renderOutput`): <task id="ses_…" state="…">
 _TASK_STATE = re.compile(r'\s*<task id="([^"<>]{1,200})" state="([a-z_]{1,20})">')
 _MAX_DEPTH = 4  # sub-agents of sub-agents: deep enough, and no loop can run away
+_COPIES_CAP = 200_000  # a fork's messages examined as copies of its source's
 _CWD_MESSAGES = 8  # message files read for an early 0.x session's folder
 # "New session - 2026-12-02T07:57:59.283Z", "Child session - …" (session/index.ts);
 # early 0.x wrote "New Session - …"
@@ -459,6 +464,7 @@ class _Reader:
         # child sessions whose events are shown: a spawn that continues one (2.x
         # `subagent` with a `sessionID`, 1.x `task` with a `session_id`) does not repeat it
         self.inlined: set[str] = set()
+        self.copied = False  # the message being read is a fork's copy, billed elsewhere
 
     def event(
         self,
@@ -569,11 +575,29 @@ class _Reader:
                 self, connection, session_id, agent, children, rows, legacy_message
             )
             return
+        copies, source = _copies(connection, session_id) if depth == 0 else ({}, None)
+        noted = False
         for message_id, created, _ in messages:
-            if isinstance(message_id, str):
-                yield from legacy_message(
-                    message_id, created if isinstance(created, int) else None
+            if not isinstance(message_id, str):
+                continue
+            when = created if isinstance(created, int) else None
+            copied = message_id in copies
+            if source is not None and not noted and copied:
+                noted = True
+                yield self.event(
+                    "meta",
+                    ms_time(copies[message_id]),
+                    agent,
+                    text=f"started from a copy of {source}'s conversation",
+                    extra={"forked_from": source},
                 )
+            # a fork's copy of a response (and of what its sub-agents did, read inline
+            # here) is billed in the session it was copied from
+            outer, self.copied = self.copied, self.copied or copied
+            try:
+                yield from legacy_message(message_id, when)
+            finally:
+                self.copied = outer
 
     # -- JSON tree --
 
@@ -643,7 +667,7 @@ class _Reader:
         assert isinstance(times, dict)
         done = ms_time(times.get("completed")) or time
         model = as_str(info.get("modelID"))
-        if isinstance(tokens, dict):
+        if isinstance(tokens, dict) and not self.copied:
             usage = _opencode_v2.usage_of(tokens, model)
             if usage is not None:
                 billing = _opencode_v2.billing(info.get("providerID"), info.get("cost"))
@@ -863,6 +887,84 @@ class _Reader:
             if is_error and isinstance(partial, str)
             else {},
         )
+
+
+def _copies(
+    connection: sqlite3.Connection, session_id: str
+) -> tuple[dict[str, int], str | None]:
+    """A 1.x fork's copied messages (id -> when the original was written) and the
+    session it copied them from; ({}, None) for any other session.
+
+    `/fork` writes every message of its source into the new session under a new id, its
+    `info` as it was (`time.created`, `modelID`, `tokens`): the messages of a fork are
+    dated before the session itself was created. Such a message is a copy when another
+    session of the database wrote the same response (same time, model and counts) after
+    that session was created: it is billed there. The source is the one that wrote the
+    last response copied (a fork of a fork names the fork it copied)."""
+    if "time_created" not in databases.table_columns(connection, "session"):
+        return {}, None
+    try:
+        row = connection.execute(
+            "SELECT time_created FROM session WHERE id = ?", (session_id,)
+        ).fetchone()
+        born = row[0] if row else None
+        if not isinstance(born, int):
+            return {}, None
+        early = connection.execute(
+            "SELECT id, json_extract(data, '$.time.created') AS created, "
+            "json_extract(data, '$.role'), json_extract(data, '$.modelID'), "
+            "json_extract(data, '$.tokens') FROM message "
+            "WHERE session_id = ? AND created < ? ORDER BY created, id LIMIT ?",
+            (session_id, born, _COPIES_CAP),
+        ).fetchall()
+        calls = {
+            _response(created, model, tokens): message_id
+            for message_id, created, role, model, tokens in early
+            if role == "assistant" and isinstance(created, int)
+        }
+        if not calls:
+            return {}, None
+        times = [key[0] for key in calls]
+        billed = connection.execute(
+            "SELECT m.session_id, json_extract(m.data, '$.time.created') AS created, "
+            "json_extract(m.data, '$.modelID'), json_extract(m.data, '$.tokens') "
+            "FROM message AS m JOIN session AS s ON s.id = m.session_id "
+            "WHERE m.session_id != ? AND created BETWEEN ? AND ? "
+            "AND created >= s.time_created "
+            "AND json_extract(m.data, '$.role') = 'assistant'",
+            (session_id, min(times), max(times)),
+        ).fetchall()
+    except sqlite3.Error:  # a build of SQLite without JSON functions: billed here
+        return {}, None
+    where: dict[tuple[int, str, bytes], str] = {}
+    for other, created, model, tokens in billed:
+        key = _response(created, model, tokens)
+        if key in calls:
+            where[key] = as_str(other) or ""
+    if not where:
+        return {}, None
+    billed_here = set(calls.values()) - {calls[key] for key in where}
+    copies = {
+        message_id: created  # the prompts and tool results between them too
+        for message_id, created, *_ in early
+        if isinstance(created, int) and message_id not in billed_here
+    }
+    return copies, where[max(where)] or None
+
+
+def _response(created: object, model: object, tokens: object) -> tuple[int, str, bytes]:
+    """A response as a copy keeps it: when it was written, its model, its counts."""
+    counts = tokens
+    if isinstance(tokens, str):
+        try:
+            counts = orjson.loads(tokens)
+        except orjson.JSONDecodeError:
+            counts = tokens
+    return (
+        created if isinstance(created, int) else -1,
+        as_str(model) or "",
+        orjson.dumps(counts, option=orjson.OPT_SORT_KEYS, default=str),
+    )
 
 
 def _created(info: dict[str, object]) -> int | None:

@@ -179,6 +179,10 @@ def tree_command(
         )
     try:
         _print_tree(root, json_array(as_json, as_nl), as_nl)
+        from ..views.records import forked_from
+
+        if not (as_json or as_nl) and (source := forked_from(session.extra)):
+            click.echo(f"forked from {one_line(source)}")
     finally:
         report_diagnostics(diagnostics, verbose, session.app)
 

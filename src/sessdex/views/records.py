@@ -86,7 +86,14 @@ def session_record(session: Session) -> dict[str, JSONValue]:
     for name in SESSION_FIELDS:
         value = getattr(session, name)
         record[name] = iso(value) if isinstance(value, datetime) else value
+    record["forked_from"] = forked_from(session.extra)
     return record
+
+
+def forked_from(extra: object) -> str | None:
+    """The session a fork was copied from, where its app records it (`forked_from_id`)."""
+    value = extra.get("forked_from_id") if isinstance(extra, dict) else None
+    return value if isinstance(value, str) and value else None
 
 
 def _encode(record: object) -> bytes:
@@ -140,6 +147,7 @@ def merge_states(states: Sequence[bytes]) -> dict[str, JSONValue]:
 def state_encodings(value: dict[str, JSONValue]) -> tuple[bytes, bytes]:
     """What `session_encodings` gives for the session `value` (a `merge_states` result)."""
     record = {name: value.get(name) for name in SESSION_FIELDS}
+    record["forked_from"] = forked_from(value.get("extra"))
     public = _encode(record)
     record["precedence"] = value.get("precedence", 0)
     record["listed"] = value.get("listed", True)

@@ -23,6 +23,7 @@ from rich.tree import Tree
 from ..model import Event, Session
 from ..tree import AgentNode
 from .diffs import diff_kinds, edit_diff, patch_text
+from .records import forked_from
 from .text import (
     APP_SENDER,
     Waiting,
@@ -78,6 +79,8 @@ def session_header(session: Session) -> Line:
     facts = [one_line(x) for x in (session.cwd, session.branch, session.model) if x]
     if facts:
         header.append("\n" + " · ".join(facts), style="dim")
+    if source := forked_from(session.extra):
+        header.append(f"\nforked from {one_line(source)}", style="dim")
     return header
 
 

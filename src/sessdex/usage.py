@@ -553,8 +553,9 @@ def cross_file_losers(
     source: Source, keys: dict[str, bytes]
 ) -> list[tuple[str, UsageRecord, str]]:
     """(path, record, winner's path) for each response that a second file repeats and
-    counts instead (the rule: a lead-agent copy beats a side chain's, then the larger
-    count, then the first file in path order); `keys`: each file's stored keys blob."""
+    counts instead (the rule: the original beats a copy a fork made of it, a lead-agent
+    copy beats a side chain's, then the larger count, then the first file in path order);
+    `keys`: each file's stored keys blob."""
     # Which files share a key is found by hashes: a collision only makes two files read
     # again below, where whole keys decide. Keys that repeat share their message id, so
     # only the message ids of every key are held, then the keys of those in two files.
@@ -637,7 +638,9 @@ def _losers(
             continue
         best_path, best = members[0]
         for path, record in members[1:]:
-            if best.sidechain != record.sidechain:
+            if best.copied != record.copied:
+                better = best.copied
+            elif best.sidechain != record.sidechain:
                 better = best.sidechain
             else:
                 better = record.usage.total > best.usage.total

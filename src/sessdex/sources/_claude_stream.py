@@ -213,6 +213,8 @@ class Stream:
         if agent is not None and agent not in self.context.announced:
             yield from self._announce(agent)
         if kind in rec.CONVERSATION:
+            if agent is None and (forked := get("forkedFrom")) is not None:
+                yield from self._forked_from(forked)
             state = self.agents.get(agent) or self._state(agent)
             cwd, git_branch = get("cwd"), get("gitBranch")
             if cwd != state.cwd and (
@@ -985,6 +987,24 @@ class Stream:
                     + (f" ({via})" if via else ""),
                     extra={"derived_from": origin, "via": via},
                 )
+
+    def _forked_from(self, forked: object) -> Iterator[Event]:
+        """Where a fork's copied lines came from (`--fork-session`, `/branch`: each is
+        stamped `forkedFrom`), told once, before the first of them."""
+        origin = (
+            rec.string(forked.get("sessionId")) if isinstance(forked, dict) else None
+        )
+        if not origin or origin == self.context.session_id:
+            return
+        if ("forked", origin) in self.links:
+            return
+        self.links.add(("forked", origin))
+        yield self._event(
+            "meta",
+            None,
+            text=f"started from a copy of {origin}'s conversation",
+            extra={"forked_from": origin},
+        )
 
     def _ended_by_model(
         self, record: dict[str, object], agent: str | None, compacted: bool

@@ -17,7 +17,8 @@ needed. The rules are those of the reader (`_claude_stream`) and of ccusage:
 - Agent-progress lines (2.0) nest a sub-agent's response under `data.message`, its agent
   in `data.agentId`; they share its ids, so they merge with the sub-agent file's own lines.
 Across files the same keys merge again (resumed sessions copied their history); `usage`
-does that with the same rules. Responses more than WINDOW back are handed to `fold` as the
+does that with the same rules, and a line a fork copied (`forkedFrom` naming another
+session) makes a record marked `copied`, which loses to its original. Responses more than WINDOW back are handed to `fold` as the
 file is read, so a huge transcript holds no record per response, only a hash of each; to
 explain, each goes with its note, and its copies' lines go to `drop`.
 """
@@ -94,10 +95,15 @@ class _ProgressData(msgspec.Struct):
     agentId: str | None = None  # the sub-agent's id sits beside the message it relays
 
 
+class _Fork(msgspec.Struct):
+    sessionId: str | None = None
+
+
 class _Line(msgspec.Struct):
     type: str | None = None
     timestamp: str | None = None
     sessionId: str | None = None
+    forkedFrom: _Fork | None = None  # a fork's copy of its source's line
     agentId: str | None = None
     isSidechain: bool | None = None
     isApiErrorMessage: bool | None = None
@@ -282,6 +288,10 @@ class _Scan:
             one_hour,
             number,
             _cost(line.costUSD),
+        )
+        fork = line.forkedFrom
+        record.copied = bool(
+            fork and fork.sessionId and fork.sessionId != record.session_id
         )
         self._take(record, number, complete, message_id, sidechain)
         for model, used in _advisors(tokens.iterations, message.model):
@@ -486,7 +496,7 @@ def _snapshot(record: UsageRecord) -> UsageRecord:
     return UsageRecord(
         record.time, record.usage, record.session_id, record.agent_id, record.cwd, record.key,
         record.alias, record.sidechain, record.speed, record.cache_write_1h, record.line,
-        record.app_cost_usd,
+        record.app_cost_usd, copied=record.copied,
     )  # fmt: skip
 
 

@@ -409,6 +409,8 @@ class UsageRecord:
     replaces: UsageRecord | None = (
         None  # read from an offset: the record this one updates
     )
+    # a copy another session made of this response (a fork's): loses to the original
+    copied: bool = False
 
 
 class FoldedTooSoon(Exception):

@@ -61,6 +61,11 @@ Reading (`_claude_read`, `_claude_stream`):
   `extra["continued_in"]` and a note on resume. `ended-by-model` (the model closed the
   conversation) is a `meta` event, as is each session a `derived-from` entry (2.1.33x)
   names as this one's origin (`extra["derived_from"]`, `extra["via"]`: branch, resume…).
+- Forks (`--fork-session`, `/branch`): the new file opens with the lines it copied, under its
+  own `sessionId`, each stamped `forkedFrom: {sessionId, messageUuid}`. The listing takes the
+  first from the head (`extra["forked_from_id"]`); `read` shows the copied turns after one
+  `meta` note naming the source; `usage` bills a copied response to the source's file (the
+  original beats the copy, `UsageRecord.copied`), to the fork only where no original is left.
 - Ignored on purpose: titles, `last-prompt`, `queue-operation`, file history, `progress`
   and the rest of `IGNORED_TYPES`, harness attachments (`IGNORED_ATTACHMENTS`), hook and
   session-start system lines (`IGNORED_SYSTEM`), all in `_claude_records`. Anything else
@@ -138,6 +143,7 @@ PERMISSION_MODE = b'"permissionMode"'
 LEAF_UUID = b'"leafUuid"'  # head only: a 1.0 summary names its conversation's leaf
 SUMMARY_LINE = b'{"type":"summary",'  # how a 1.0 summary record's line starts
 CONTINUED_IN = b'"continuedInSessionId"'  # tail only: sent to the background (2.1.261+)
+FORKED_FROM = b'"forkedFrom"'  # head only: a fork's copied lines name their source
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # never shell words
 _UUID = re.compile(
     r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
@@ -390,6 +396,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     extra: dict[str, JSONValue] = {}
     if moved := _continued_in(tail, load):
         extra["continued_in"] = moved
+    if not agent and (source := _forked_from(head, load, stem)):
+        extra["forked_from_id"] = source
     if agent:
         session_id = stem[len("agent-") :]
         in_folder = path.parent.name == "subagents"
@@ -453,6 +461,24 @@ def _continued_in(tail: _Block, load: _Load) -> str | None:
         return None
     moved = rec.string(record.get("continuedInSessionId"))
     return moved if moved and _SESSION_ID.fullmatch(moved) else None
+
+
+def _forked_from(head: _Block, load: _Load, session_id: str) -> str | None:
+    """The session this one was forked from (`--fork-session`, `/branch`): the fork's file
+    opens with the lines it copied, each stamped `forkedFrom: {sessionId, messageUuid}`."""
+    data = head.data
+    hit = find(data, FORKED_FROM, head.begin, head.end)
+    if hit < 0:
+        return None
+    begin = head.line_start(hit)
+    newline = data.find(b"\n", hit, head.end)
+    stop = newline if newline >= 0 else head.end
+    record = load(head, begin, data[begin:stop], newline >= 0)
+    fork = record.get("forkedFrom") if record is not None else None
+    source = rec.string(fork.get("sessionId")) if isinstance(fork, dict) else None
+    if source and source != session_id and _SESSION_ID.fullmatch(source):
+        return source
+    return None
 
 
 def _blocks(path: str) -> tuple[int, _Block, _Block]:

@@ -924,15 +924,22 @@ def _copies(
         }
         if not calls:
             return {}, None
-        times = [key[0] for key in calls]
+        times = (min(key[0] for key in calls), max(key[0] for key in calls))
+        # the row's own time (the message's, as written) narrows the search before any
+        # JSON is parsed: one pass over the table, for a session that may be a fork only
+        narrow = (
+            "AND m.time_created BETWEEN ? AND ? "
+            if "time_created" in databases.table_columns(connection, "message")
+            else ""
+        )
         billed = connection.execute(
             "SELECT m.session_id, json_extract(m.data, '$.time.created') AS created, "
             "json_extract(m.data, '$.modelID'), json_extract(m.data, '$.tokens') "
             "FROM message AS m JOIN session AS s ON s.id = m.session_id "
-            "WHERE m.session_id != ? AND created BETWEEN ? AND ? "
+            f"WHERE m.session_id != ? {narrow}AND created BETWEEN ? AND ? "
             "AND created >= s.time_created "
             "AND json_extract(m.data, '$.role') = 'assistant'",
-            (session_id, min(times), max(times)),
+            (session_id, *(times if narrow else ()), *times),
         ).fetchall()
     except sqlite3.Error:  # a build of SQLite without JSON functions: billed here
         return {}, None

@@ -78,3 +78,23 @@ def test_show_notes_where_the_copied_turns_came_from(
     assert (
         body.index(note) < body.index("> Add retries") < body.index("> Now add a test")
     )
+
+
+def _tree_input(run: CliRunner, home: str) -> int:
+    result = run.invoke(main, ["tree", FORK, "--json", "--home", home])
+    assert result.exit_code == 0, result.output
+    return int(json.loads(result.stdout)["usage"]["input_tokens"])
+
+
+def test_tree_of_the_fork_counts_only_what_it_spent(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    assert _tree_input(run, _home(tmp_path)) == 700
+
+
+def test_a_fork_whose_source_is_gone_counts_its_copies(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    home = _home(tmp_path)
+    next(Path(home).rglob(f"{SOURCE}.jsonl")).unlink()
+    assert _tree_input(run, home) == 10 + 700

@@ -155,6 +155,7 @@ class Stream:
         # pull requests said (per agent) and origins said ("derived"): each told once
         self.links: set[tuple[str | None, str]] = set()
         self.task_ends: set[str] = set()  # background tasks whose end was noted
+        self.sources: dict[str, bool] = {}  # a fork's source -> its file is beside
         self.unkeyed = itertools.count()
 
     def events(self) -> Iterator[Event]:
@@ -324,10 +325,29 @@ class Stream:
             return None
         return self._copy_of(record, message, rec.string(message.get("model")))
 
+    def _billed_in_source(self, forked: object) -> bool:
+        """Whether this line is a fork's copy of a response its source's file, beside
+        this one, still holds (and bills): `usage` counts it there too."""
+        if forked is None or self.agent_id is not None:
+            return False
+        origin = (
+            rec.string(forked.get("sessionId")) if isinstance(forked, dict) else None
+        )
+        if not origin or origin == self.context.session_id:
+            return False
+        there = self.sources.get(origin)
+        if there is None:  # an id, never a path
+            named = origin.strip(".") and not any(c in origin for c in "/\\\0")
+            there = bool(named) and (self.path.parent / f"{origin}.jsonl").is_file()
+            self.sources[origin] = there
+        return there
+
     def _copy_of(
         self, record: dict[str, object], message: dict[str, object], model: str | None
     ) -> _Response | None:
         """`_copy` of a line whose message is known, and no API error."""
+        if "forkedFrom" in record and self._billed_in_source(record["forkedFrom"]):
+            return None
         raw = message.get("usage")
         used = rec.usage(raw, model) if model != rec.SYNTHETIC else None
         if used is None:

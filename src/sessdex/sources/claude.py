@@ -64,8 +64,9 @@ Reading (`_claude_read`, `_claude_stream`):
 - Forks (`--fork-session`, `/branch`): the new file opens with the lines it copied, under its
   own `sessionId`, each stamped `forkedFrom: {sessionId, messageUuid}`. The listing takes the
   first from the head (`extra["forked_from_id"]`); `read` shows the copied turns after one
-  `meta` note naming the source; `usage` bills a copied response to the source's file (the
-  original beats the copy, `UsageRecord.copied`), to the fork only where no original is left.
+  `meta` note naming the source, and bills a copied response only when the source's file
+  is not beside the fork's; `usage` bills it to the source's file (the original beats the
+  copy, `UsageRecord.copied`), to the fork only where no original is left.
 - Ignored on purpose: titles, `last-prompt`, `queue-operation`, file history, `progress`
   and the rest of `IGNORED_TYPES`, harness attachments (`IGNORED_ATTACHMENTS`), hook and
   session-start system lines (`IGNORED_SYSTEM`), all in `_claude_records`. Anything else

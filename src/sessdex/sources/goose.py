@@ -46,6 +46,11 @@ a parent is listed, and counted, on its own. A foreground delegate (schema v17, 
 (`_meta.foreground_subagent`): the spawn comes before that result, which is `launched`,
 and the sub-agent's events after it.
 
+A session `copy_session` made (Desktop's duplicate) is a new row holding the source's messages
+written again, each keeping its `message_id` and `created_timestamp`, and nothing of its
+spend (counters and ledger start empty): its turns are shown after one `meta` note naming the
+older session that holds its first message (`extra["forked_from"]`); no column names it.
+
 Usage: where the database has a `usage_ledger` table (schema v15), one `usage` event per
 model call (its time, model and cache counts); any part of the session's `accumulated_*`
 counters that the ledger does not hold yet (spend from before v15) is one more event with
@@ -594,6 +599,41 @@ def _positive(value: object) -> int | None:
     return value if isinstance(value, int) and value > 0 else None
 
 
+def _copied_from(
+    connection: sqlite3.Connection, session_id: str
+) -> tuple[str, datetime | None] | None:
+    """(the session this one is a copy of, when its first turn was written), for a session
+    `copy_session` made (Desktop's duplicate; an import of an export of one kept here): a
+    new row, then the source's messages written again, each keeping its `message_id` and
+    `created_timestamp`. Its first message is then older than the session and another,
+    older session holds the same message id."""
+    if "message_id" not in databases.table_columns(connection, "messages") or not {
+        "id",
+        "created_at",
+    } <= databases.table_columns(connection, "sessions"):
+        return None
+    first = connection.execute(
+        "SELECT m.message_id, m.created_timestamp, s.created_at FROM messages AS m "
+        "JOIN sessions AS s ON s.id = m.session_id WHERE m.session_id = ? "
+        "ORDER BY m.id LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    if first is None or not isinstance(first[0], str) or not first[0]:
+        return None
+    message_id, stamp, created = first
+    when, born = db_time(stamp), db_time(created)
+    if when is None or born is None or when >= born:
+        return None
+    found = connection.execute(
+        "SELECT s.id FROM messages AS m JOIN sessions AS s ON s.id = m.session_id "
+        "WHERE m.message_id = ? AND m.session_id != ? AND s.created_at < ? "
+        "ORDER BY s.created_at, s.id LIMIT 1",
+        (message_id, session_id, created),
+    ).fetchone()
+    source = as_str(found[0]) if found else None
+    return (source, when) if source else None
+
+
 def _session_row(connection: sqlite3.Connection, session_id: str) -> dict[str, object]:
     available = databases.table_columns(connection, "sessions")
     wanted = [c for c in _USAGE_COLUMNS if c in available]
@@ -802,6 +842,15 @@ class _Reader:
         calls = _ledger(connection, session_id)
         pending = iter(calls or [])
         call = next(pending, None)
+        if depth == 0 and (copied := _copied_from(connection, session_id)) is not None:
+            source, when = copied
+            yield self.say(
+                "meta",
+                when,
+                agent,
+                text=f"started from a copy of {source}'s conversation",
+                extra={"forked_from": source},
+            )
         for time, role, items, meta in self.messages(connection, session_id):
             while call is not None and (
                 call.time is None or (time is not None and call.time < time)

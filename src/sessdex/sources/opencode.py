@@ -925,21 +925,18 @@ def _copies(
         if not calls:
             return {}, None
         times = (min(key[0] for key in calls), max(key[0] for key in calls))
-        # the row's own time (the message's, as written) narrows the search before any
-        # JSON is parsed: one pass over the table, for a session that may be a fork only
-        narrow = (
-            "AND m.time_created BETWEEN ? AND ? "
-            if "time_created" in databases.table_columns(connection, "message")
-            else ""
-        )
+        # each earlier session's messages of those times, found by the row's own time
+        # through the (session_id, time_created) index, before any JSON is parsed
+        indexed = "time_created" in databases.table_columns(connection, "message")
+        narrow = "AND m.time_created BETWEEN ? AND ? " if indexed else ""
         billed = connection.execute(
             "SELECT m.session_id, json_extract(m.data, '$.time.created') AS created, "
             "json_extract(m.data, '$.modelID'), json_extract(m.data, '$.tokens') "
-            "FROM message AS m JOIN session AS s ON s.id = m.session_id "
-            f"WHERE m.session_id != ? {narrow}AND created BETWEEN ? AND ? "
-            "AND created >= s.time_created "
+            "FROM session AS s CROSS JOIN message AS m ON m.session_id = s.id "
+            f"{narrow}WHERE s.id != ? AND s.time_created <= ? "
+            "AND created BETWEEN ? AND ? AND created >= s.time_created "
             "AND json_extract(m.data, '$.role') = 'assistant'",
-            (session_id, *(times if narrow else ()), *times),
+            (*(times if indexed else ()), session_id, times[1], *times),
         ).fetchall()
     except sqlite3.Error:  # a build of SQLite without JSON functions: billed here
         return {}, None

@@ -57,3 +57,18 @@ def test_tree_says_which_session_the_fork_started_from(
     result = run.invoke(main, ["tree", FORK, "--home", _home(tmp_path)])
     assert result.exit_code == 0, result.output
     assert f"forked from {SOURCE}" in result.stdout
+
+
+def test_exports_name_the_forks_source_among_its_facts(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    home = _home(tmp_path)
+    markdown = run.invoke(main, ["export", FORK, "-f", "md", "--home", home])
+    assert markdown.exit_code == 0, markdown.output
+    facts = markdown.stdout.split("\n\n")[1]
+    assert f"- **forked from**: `{SOURCE}`" in facts.splitlines()
+    html = run.invoke(main, ["export", FORK, "-f", "html", "--home", home])
+    assert html.exit_code == 0, html.output
+    assert f"forked from {SOURCE}" in html.stdout.split('<div class="facts">')[1]
+    source = run.invoke(main, ["export", SOURCE, "-f", "md", "--home", home])
+    assert "forked from" not in source.stdout

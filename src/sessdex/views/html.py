@@ -16,6 +16,7 @@ from html import escape
 
 from ..model import Event, Session
 from .diffs import diff_kinds, edit_diff, patch_text
+from .records import forked_from
 from .text import (
     APP_SENDER,
     Waiting,
@@ -87,6 +88,7 @@ def render(
         '<meta name="referrer" content="no-referrer">'
         f'<meta name="viewport" content="width=device-width"><title>{title}</title><style>{_STYLE}</style></head><body>\n'
     )
+    source = forked_from(session.extra)
     facts = " · ".join(
         _e(one_line(x))
         for x in (
@@ -95,6 +97,7 @@ def render(
             session.cwd,
             session.branch,
             session.model,
+            f"forked from {source}" if source else None,
             _when(session.created, session.updated),
         )
         if x

@@ -20,7 +20,7 @@ from html import escape
 
 from ..model import Event, Session
 from .diffs import edit_diff, input_diff, patch_text
-from .records import iso
+from .records import forked_from, iso
 from .text import (
     APP_SENDER,
     Waiting,
@@ -806,6 +806,7 @@ def render(
         ("folder", session.cwd),
         ("branch", session.branch),
         ("model", session.model),
+        ("forked from", forked_from(session.extra)),
         ("started", iso(session.created)),
         ("updated", iso(session.updated)),
         ("resume", resume),

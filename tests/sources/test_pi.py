@@ -844,3 +844,27 @@ def test_a_stop_reason_of_a_newer_pi_is_shown_and_counted(tmp_path: Path) -> Non
     got = events(sessions(Home.at(home))[REAL], diagnostics)
     assert [e.text for e in got if e.kind == "assistant"][-2:] == [said[0]["text"]] * 2
     assert diagnostics.unknown == {"stopReason:scheduled": 1, "stopReason:<array>": 1}
+
+
+def test_a_format_4_entry_appended_to_a_lane_moves_its_leaf(tmp_path: Path) -> None:
+    """pi-agent-core appends an entry to a lane (`appendEntry`: `{"kind": "entry", "lane",
+    …}`, its parent the lane's leaf) and the lane's leaf is then that entry: no `lane`
+    record follows. Entries appended after an explicit pointer (`moveLane`, a fork's
+    `appendForkLane`) are on the conversation, not left out as another branch."""
+    path, sid = format_4(tmp_path, records=False)
+    more = [
+        {"kind": "entry", "lane": "main", "type": "message", "id": "u2", "parentId": "t1",
+         "seq": 11, "timestamp": 1790000011000,
+         "message": {"role": "user", "content": [{"type": "text", "text": "And a test"}],
+                     "timestamp": 1790000011000}},
+        {"kind": "entry", "lane": "main", "type": "message", "id": "a3", "parentId": "u2",
+         "seq": 12, "timestamp": 1790000012000,
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "Test added"}],
+                     "model": "claude-sonnet-4-5", "stopReason": "stop", "timestamp": 1790000012000}},
+    ]  # fmt: skip
+    with path.open("a") as out:
+        out.write("".join(json.dumps(line) + "\n" for line in more))
+    found = events(sessions(Home.at(tmp_path))[sid])
+    said = [(e.kind, e.text) for e in found if e.kind in ("user", "assistant")]
+    assert said[-2:] == [("user", "And a test"), ("assistant", "Test added")]
+    assert ("assistant", "Done: GET /health") in said

@@ -36,8 +36,9 @@ def is_header(record: Mapping[str, object]) -> bool:
 
 def active_branch(path: str) -> tuple[set[str] | None, bool]:
     """(the ids on the chain from the main lane's leaf to the root, whether the file
-    holds `usage` records). The leaf is the main lane's last pointer, else any lane's,
-    else the last entry; None when no entry has an id."""
+    holds `usage` records). A lane's leaf is its last pointer or the last entry appended
+    to it (`appendEntry` moves it, with no pointer written); the main lane's, else any
+    lane's, else the last entry; None when no entry has an id."""
     parents: dict[str, str | None] = {}
     last: str | None = None
     leaves: dict[str, str | None] = {}
@@ -62,6 +63,8 @@ def active_branch(path: str) -> tuple[set[str] | None, bool]:
             if kind == "entry" and isinstance(record.get("id"), str):
                 parents[record["id"]] = as_str(record.get("parentId"))
                 last = record["id"]
+                if isinstance(record.get("lane"), str):  # appended to it: its new leaf
+                    leaves[record["lane"]] = last
             elif kind == "lane" and isinstance(record.get("lane"), str):
                 leaves[record["lane"]] = as_str(record.get("leafId"))
     if last is None:

@@ -39,7 +39,9 @@ answer the provider gives later, which the harness polls for: a `meta` event mar
 pi-agent-core's harness (the SDK, pi >= 0.84; the CLI keeps format 3 until pi 2.0) can
 write a format 4 file into the same folders (`{"kind":"header","version":4}`, then change
 records, `_pi_v4`): listed and read along the main lane's leaf, its entries in format 3's
-shapes, billed by its `usage` records where it has them; the CLI does not resume it. A
+shapes, billed by its `usage` records where it has them; the CLI does not resume it. Its
+header's `parentSessionId` is the source `JsonlSessionRepo.fork` copied (`extra["forked_from_id"]`,
+a session of the user's own, its copied entries dated before its `createdAt`). A
 header of any other kind or version is reported as an unknown `session format`.
 """
 
@@ -234,6 +236,10 @@ def _parse_v4(
     extra: dict[str, JSONValue] = {"format_version": _pi_v4.VERSION}
     if state.provider:
         extra["provider"] = state.provider
+    # `JsonlSessionRepo.fork` names its source here: a session of the user's own, whose
+    # entries dated before it was made are copies (billed in the source)
+    if source := as_str(header.get("parentSessionId")):
+        extra["forked_from_id"] = source
     created = epoch_or_iso_time(header.get("createdAt"))
     return Session(
         app=NAME,
@@ -246,7 +252,6 @@ def _parse_v4(
         model=state.model,
         effort=state.effort,
         bytes=size,
-        parent_id=as_str(header.get("parentSessionId")),
         extra=extra,
     )
 

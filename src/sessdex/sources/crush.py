@@ -36,6 +36,7 @@ nothing in the database tells apart.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -152,7 +153,11 @@ def _projects(location: Location) -> list[_Project]:
     registry = files.read_json_file(
         location.root / "projects.json", limit=16 * 1024 * 1024
     )
-    listed = registry.get("projects") if isinstance(registry, dict) else None
+    listed = (
+        registry.get("projects")
+        if isinstance(registry, dict)
+        else _salvaged(location.root / "projects.json")
+    )
     projects = []
     for item in listed if isinstance(listed, list) else []:
         path = item.get("path") if isinstance(item, dict) else None
@@ -175,6 +180,40 @@ def _projects(location: Location) -> list[_Project]:
     return projects
 
 
+def _salvaged(registry: Path) -> list[dict[str, str]] | None:
+    """The folders a registry that no longer parses (a torn write) still names: each
+    `path` (its data in `.crush`) and each `data_dir` (in its project folder) alone."""
+    data = files.read_small(registry, 16 * 1024 * 1024)
+    if not data:
+        return None
+    listed = []
+    for match in _NAMED.finditer(data):
+        try:
+            value = orjson.loads(match.group(2))
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(value, str) or not value:
+            continue
+        if match.group(1) == b"path":
+            listed.append({"path": value})
+        else:
+            listed.append({"path": str(as_written(value).parent), "data_dir": value})
+    return listed
+
+
+_NAMED = re.compile(rb'"(path|data_dir)"\s*:\s*("(?:\\.|[^"\\\n])*")')
+
+
+def _registry_torn(location: Location) -> bool:
+    """A `projects.json` that is there but does not parse as Crush writes it."""
+    registry = files.read_json_file(
+        location.root / "projects.json", limit=16 * 1024 * 1024
+    )
+    return not isinstance(registry, dict) and folders.is_file(
+        location.root / "projects.json"
+    )
+
+
 def _relocated(recorded: str, registry: Path) -> Path:
     """`recorded` if it exists, else the same tail under a folder near the registry."""
     path = Path(recorded)
@@ -194,6 +233,11 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         None,
     )
     store = "opencode-go" if path.parent.name == ".opencode" else "crush"
+    if _registry_torn(location):
+        diagnostics.problem(
+            f"{NAME}: {location.root / 'projects.json'} does not parse; "
+            "its projects were found by the folders it still names"
+        )
     try:
         connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:

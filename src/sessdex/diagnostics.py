@@ -23,6 +23,9 @@ VANISHED = "vanished"
 # a file the app's folder lists but sessdex may not open (another user's, a `sudo` run's):
 # its sessions are missing, not cut short, so it is said apart from unreadable lines
 FILE_REFUSED = "permission denied"
+# a file whose text is UTF-16 or UTF-32 (a byte order mark says so: a Windows tool
+# re-saved it), where every app writes UTF-8: none of it can be read, and it says so
+WIDE_TEXT = "not UTF-8 (UTF-16 or UTF-32 text): not read"
 MISSING_CHILD = "transcript not found"  # a sub-agent's problem line ends so
 MAX_MISSING_CHILDREN = 10  # of them, said per run
 # the details that name what a scan could not list, not a line a reader skipped

@@ -777,6 +777,16 @@ def _split_tail(data: bytes, start: int) -> list[Line]:
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, which some tools start a file with
 
 
+# byte order marks of text no app writes (UTF-32's first: it starts as UTF-16 LE's does)
+_WIDE_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xff\xfe", b"\xfe\xff")
+
+
+def wide_text(path: str | os.PathLike[str]) -> bool:
+    """Whether the file starts with a UTF-16 or UTF-32 byte order mark (4 bytes read)."""
+    start = read_start(path, 4)
+    return start is not None and start.startswith(_WIDE_BOMS)
+
+
 def loads(data: bytes) -> object:
     """`orjson.loads`, also past a UTF-8 byte order mark (some Windows editors and
     tools start a file with one; orjson refuses it) and over bytes that are not UTF-8

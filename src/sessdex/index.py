@@ -41,6 +41,7 @@ from .diagnostics import (
     MAX_DETAILS,
     NOT_LINES,
     VANISHED,
+    WIDE_TEXT,
     Diagnostics,
     read_failed,
     why,
@@ -1507,7 +1508,10 @@ def _parse_as_is(
 
     diagnostics = Diagnostics()
     try:
-        return get(app).parse(Path(name), location, diagnostics), diagnostics
+        sessions = get(app).parse(Path(name), location, diagnostics)
+        if not sessions:  # 4 bytes more, for files that list nothing only
+            diagnostics = _said_wide(name, diagnostics)
+        return sessions, diagnostics
     except FileNotFoundError:
         diagnostics.skip(name, 0, VANISHED)
     except Exception as error:
@@ -1515,6 +1519,17 @@ def _parse_as_is(
             raise
         diagnostics.problem(read_failed(app, name, error, "could not read"))
     return [], diagnostics
+
+
+def _said_wide(name: str, diagnostics: Diagnostics) -> Diagnostics:
+    """What a file that listed no session is said to hold: where a tool re-saved
+    it as UTF-16 (or UTF-32), that, once, in place of its lines' notes (an "unfinished
+    last line" of one NUL byte, lines "not JSON"), which would send the user astray."""
+    if not files.wide_text(name):
+        return diagnostics
+    said = Diagnostics()
+    said.skip(name, 0, WIDE_TEXT)
+    return said
 
 
 def _count(report: RefreshReport, result: Parsed) -> None:

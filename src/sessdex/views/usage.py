@@ -220,12 +220,12 @@ def _fit(label: str, width: int, kind: str, id_width: int) -> str:
 
 def _label(kind: str, row: Row, id_width: int, home: str | None = None) -> str:
     """The row's key; a session's short id and title, a folder under `home` from `~`
-    (`--explain` takes either)."""
+    (`--explain` takes either), a long one without its start."""
     title = row.about.get("title") if kind == "session" else None
     if title:
         return f"{one_line(row.key, 80)[:id_width]}  {one_line(title, 60)}"
-    if kind == "project" and home is not None:
-        return one_line(short_path(row.key, home), 80)
+    if kind == "project":  # a folder's end names the project: its start goes
+        return left_cut(one_line(short_path(row.key, home) if home else row.key), 80)
     return one_line(row.key, 80)
 
 

@@ -52,7 +52,8 @@ def _fallback(error: UnicodeError) -> tuple[str | bytes, int]:
     """One character the codec cannot encode: its ASCII form, the byte a file name's
     undecodable byte came from (as `surrogateescape` writes it; but 0x80-0x9f, C1
     controls to a Latin-1 terminal), else `?` for each cell it takes (none for an
-    accent that combines with the letter before it)."""
+    accent that combines with the letter before it, or a joiner), as `views.text.cells`
+    measured it for the layout."""
     if not isinstance(error, UnicodeEncodeError):
         raise error
     char = error.object[error.start]
@@ -61,14 +62,21 @@ def _fallback(error: UnicodeError) -> tuple[str | bytes, int]:
     if "\udc80" <= char < "\udca0":  # raw, a C1 control to a Latin-1 terminal
         return "?", error.start + 1
     shown = _ASCII.get(char)
-    if shown is None:
-        import unicodedata
+    if shown is not None:
+        return shown, error.start + 1
+    # the run up to the next mark or byte, as `?` for each cell the layout gave it:
+    # an emoji sequence (joined, skin-toned) takes two in all, a joiner none
+    text, stop = error.object, error.start + 1
+    while stop < error.end and text[stop] not in _ASCII and not _raw(text[stop]):
+        stop += 1
+    from .views.text import cells
 
-        if unicodedata.combining(char):
-            shown = ""
-        else:
-            shown = "??" if unicodedata.east_asian_width(char) in "WF" else "?"
-    return shown, error.start + 1
+    return "?" * cells(text[error.start : stop]), stop
+
+
+def _raw(char: str) -> bool:
+    """Whether `char` stands for a file name's undecodable byte (surrogateescape)."""
+    return "\udc80" <= char <= "\udcff"
 
 
 def register() -> None:

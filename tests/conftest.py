@@ -74,6 +74,7 @@ def sessdex_state(
         "XDG_STATE_HOME",
         "XDG_CACHE_HOME",
         "PAGER",
+        "FORCE_COLOR",  # colours even a pipe: the tests choose it where they need it
         "COLUMNS",
         "SESSDEX_SHELL",  # commands are printed for POSIX sh unless a test says,
         "SHELL",  # whichever shell the person running the tests logs in to

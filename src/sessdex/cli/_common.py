@@ -348,11 +348,17 @@ def _drop_stdout() -> None:
         pass
 
 
-def echo(message: str = "", *, nl: bool = True, err: bool = False) -> None:
+def echo(
+    message: str = "", *, nl: bool = True, err: bool = False, styled: bool = False
+) -> None:
     """`click.echo` to stdout (or stderr) as it is. Given no file, click writes UTF-8 to
     a stream whose encoding is ASCII, taking it for a broken locale; sessdex writes the
-    ASCII that `charset.fit_streams` makes of what such a terminal cannot show."""
-    click.echo(message, nl=nl, file=sys.stderr if err else sys.stdout)
+    ASCII that `charset.fit_streams` makes of what such a terminal cannot show. A
+    `styled` message keeps its colour where click would take it out (a pipe: what
+    `views.text.coloured` allowed, FORCE_COLOR)."""
+    click.echo(
+        message, nl=nl, file=sys.stderr if err else sys.stdout, color=styled or None
+    )
 
 
 def err(message: str) -> None:
@@ -621,7 +627,8 @@ def print_rows(listing: api.Listing, as_json: bool, as_nl: bool, home: Home) -> 
                 app_column=app_column,
                 branch_column=branch_column,
                 folder_column=folder_column,
-            )
+            ),
+            styled=styled,
         )
 
 

@@ -636,7 +636,7 @@ def demo_command() -> None:
     def command(*args: str) -> None:
         # with the demo's --home: copied without it, a line read the user's own home
         line = "$ " + shlex.join(["sessdex", *args, "--home", str(home.path)])
-        echo(click.style(line, bold=True) if styled else line)
+        echo(click.style(line, bold=True) if styled else line, styled=styled)
 
     command("list")
     print_rows(listing, False, False, home)

@@ -420,11 +420,12 @@ def terminal_width() -> int:
 
 
 def coloured(stream: TextIO) -> bool:
-    """Whether lines for `stream` get colour: on a terminal, unless NO_COLOR is set to
-    anything (no-color.org) or TERM says the terminal shows none (dumb), as Rich decides
-    for the rest of sessdex's output."""
+    """Whether lines for `stream` get colour: on a terminal, or anywhere FORCE_COLOR is
+    set to anything (force-color.org: `| less -R`), unless NO_COLOR is (no-color.org)
+    or TERM says the terminal shows none (dumb), as Rich decides for the rest of
+    sessdex's output."""
     return (
-        stream.isatty()
+        (stream.isatty() or bool(os.environ.get("FORCE_COLOR")))
         and not os.environ.get("NO_COLOR")
         and os.environ.get("TERM", "").lower() not in ("dumb", "unknown")
     )

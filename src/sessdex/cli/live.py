@@ -147,10 +147,11 @@ def watch_command(
 ) -> None:
     """A live board of recent sessions: who works, who waits for you, who waits on a sub-agent.
 
-    \b
     Sessions waiting for you come first. --nl prints every session's status, then each
     change, one JSON object per line. Into a pipe or a file, the board is printed again
     whenever a session's status changes, a blank line between boards (--once: one).
+
+    \b
     Example: sessdex watch --since 3h
     """
     home = resolve_home(home_dir)

@@ -98,13 +98,16 @@ def find_command(
 ) -> None:
     """Find sessions whose title, folder, branch, app or id contain every word.
 
-    \b
     app:codex, branch:fix/, dir:shop-api, title:retry and id:7f3a narrow the
     search; codex:7f3a is an id of one app, as show and resume take it. Every
     word must match, but several app: words (or --app options) take a session
     of any of those apps; with both, an app both name. A word that starts
-    with - goes after --: sessdex find -- --dry-run
-    Example: sessdex find checkout retry app:claude
+    with - goes after -- (the second example).
+
+    \b
+    Examples:
+      sessdex find checkout retry app:claude
+      sessdex find -- --dry-run
     """
     if not "".join(query).strip():  # every session matches no word: 'list' says that
         raise click.UsageError(
@@ -222,9 +225,10 @@ def resume_command(
 ) -> None:
     """Reopen a session in its app, in its folder, with its model and effort.
 
-    \b
     A unique id prefix is enough. Checks first: the folder still exists, the branch
     matches (asks if not), the CLI is installed, no running CLI has it open.
+
+    \b
     Examples:
       sessdex resume 7f3a --print
       sessdex resume 7f3a --json | jq -r .command
@@ -620,9 +624,10 @@ def _say_not_found(
 def demo_command() -> None:
     """Show what sessdex does, on a small demo home shipped with it.
 
-    \b
     Runs `list`, `find` and `resume --print` against the demo home; each command
     is printed with the --home that reads it, so that it runs as printed.
+
+    \b
     Example: sessdex demo
     """
     import shlex

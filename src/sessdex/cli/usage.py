@@ -86,10 +86,11 @@ def usage_command(
 ) -> None:
     """Count tokens and cost per day, week, month, session, project, model or app.
 
-    \b
     Each response is counted once, by each app's de-duplication rules (docs/usage.md);
     prices come from the catalogue shipped with sessdex, and a model it cannot price
     shows "unpriced", never $0.
+
+    \b
     Example: sessdex usage daily --since 2026-11-01 --app claude
     """
     from ..views import usage as view

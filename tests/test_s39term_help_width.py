@@ -1,0 +1,34 @@
+"""Each command's help fits the terminal it is read on: its prose is wrapped to the
+width (only a command line, which a wrap would break, may be longer)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sessdex.cli import main
+
+
+@pytest.mark.parametrize("name", [None, *sorted(main.commands)])
+def test_help_fits_the_terminal(name: str | None) -> None:
+    args = ["--help"] if name is None else [name, "--help"]
+    for columns in (60, 80):
+        done = subprocess.run(
+            [sys.executable, "-m", "sessdex", *args],
+            env={**os.environ, "COLUMNS": str(columns)},
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+            check=True,
+        )
+        over = [
+            line
+            for line in done.stdout.decode().splitlines()
+            if len(line) > columns
+            and not line.startswith("Usage:")
+            and not line.lstrip().startswith(("sessdex ", "Example: sessdex "))
+        ]
+        assert not over, (columns, over)

@@ -9,6 +9,8 @@ sanitising again) cost about 0.3 ms a line, most of a long `show`.
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -467,4 +469,12 @@ def console(
         return _Console(
             file=file, force_terminal=True, highlight=False, soft_wrap=False
         )
-    return _Console(stderr=stderr, highlight=False, soft_wrap=False, width=width)
+    height = None
+    if os.environ.get("TERM", "").lower() in ("dumb", "unknown"):
+        # Rich takes a dumb terminal (Emacs' shell) for 80 columns, even given a width
+        # alone: the terminal's own size, and a height, keep what it says
+        size = shutil.get_terminal_size()
+        width, height = width or size.columns, size.lines
+    return _Console(
+        stderr=stderr, highlight=False, soft_wrap=False, width=width, height=height
+    )

@@ -470,7 +470,14 @@ class Bar:
         with self._lock:
             if self._closed:
                 return
-            bar = Progress(*columns, console=Console(stderr=True), transient=True)
+            # stdout is the result's, whatever it is (a file, a pipe): Rich would take
+            # what is written there for its own terminal while it shows
+            bar = Progress(
+                *columns,
+                console=Console(stderr=True),
+                transient=True,
+                redirect_stdout=False,
+            )
             self._task = bar.add_task(
                 escape(self.label),
                 total=None if self.counting else self.total,

@@ -32,3 +32,19 @@ def test_help_fits_the_terminal(name: str | None) -> None:
             and not line.lstrip().startswith(("sessdex ", "Example: sessdex "))
         ]
         assert not over, (columns, over)
+
+
+@pytest.mark.parametrize("name", [None, *sorted(main.commands)])
+def test_help_reads_on_an_ascii_terminal(name: str | None) -> None:
+    """click writes its help as UTF-8 even to an ASCII terminal (`LC_ALL=C`), where a
+    character past ASCII shows as bytes of nonsense: the help keeps to ASCII."""
+    args = ["--help"] if name is None else [name, "--help"]
+    done = subprocess.run(
+        [sys.executable, "-m", "sessdex", *args],
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=True,
+    )
+    done.stdout.decode("ascii")

@@ -60,7 +60,7 @@ from ._common import (
     "--explain",
     metavar="KEY",
     callback=not_blank,
-    help="Audit one row (a day, model, session…): every response counted and every line dropped, with the rule.",
+    help="Audit one row (a day, a model, a session, ...): every response counted and every line dropped, with the rule.",
 )
 @count_option(
     "--limit",

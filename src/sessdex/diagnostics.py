@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -206,7 +207,15 @@ class Diagnostics:
         room = MAX_DETAILS - len(self.details)
         self.details.extend((path, 0, why) for path, why in passed[: max(room, 0)])
         names = [path for path, why in passed if why == NAME_NOT_UTF8]
-        if names:
+        if names and _locale_reads_ascii():
+            # the names may well be UTF-8: Python was told the file system is not
+            self.problem(
+                f"{app}: passed over {len(names)} file name(s) that this locale "
+                f"({sys.getfilesystemencoding()}) cannot read, such as {names[0]}; "
+                "run sessdex in a UTF-8 locale (LC_ALL=C.UTF-8), or with "
+                "PYTHONUTF8=1, to list their sessions"
+            )
+        elif names:
             self.problem(
                 f"{app}: passed over {len(names)} file name(s) that are not valid "
                 f"UTF-8, such as {names[0]}; rename them to list their sessions"
@@ -336,3 +345,9 @@ def _restored(
         Counter(passed_over),
         unfinished,
     )
+
+
+def _locale_reads_ascii() -> bool:
+    """Whether Python decodes file names in something narrower than UTF-8 (an ASCII
+    locale with UTF-8 mode turned off: `LC_ALL=C PYTHONUTF8=0`)."""
+    return sys.getfilesystemencoding().replace("-", "").lower() != "utf8"

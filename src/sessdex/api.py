@@ -449,6 +449,16 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
             f"sessdex could not open {refused} (permission denied: another user's, "
             "a 'sudo' run's?), which may hold it."
         )
+    holder = _holding_subagent(index, prefix, app)
+    if holder is not None:
+        lead = f"{holder.app}:{holder.id}"
+        if not lead.isprintable():  # no command a terminal cannot show as it is
+            return f"that is a sub-agent inside the {holder.app} session {holder.id!r}."
+        return (
+            f"that is a sub-agent inside the {holder.app} session {holder.id!r}, not a "
+            f"session of its own: see it with {hints.named('tree', lead)} or "
+            f"{hints.named('show', lead)}."
+        )
     if app is not None:
         apps = sorted({other for other, _, _ in index.prefix_titles(prefix)})
         named = ", ".join(repr(f"{other}:{prefix}") for other in apps)
@@ -475,6 +485,75 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
     first = f"{held[0][0]}:{held[0][1]}"
     more = f" (and {len(held) - 1} more sessions)" if len(held) > 1 else ""
     return f"that is a file, not an id: give the id of the session it holds, {first!r}{more}."
+
+
+# where an id no session has may be a sub-agent an app keeps inside its lead's file: the
+# newest sessions' files searched for it, this many at most and this many bytes in all
+SUBAGENT_SEARCH_SESSIONS = 200
+SUBAGENT_SEARCH_BYTES = 256 * 1024 * 1024
+_SEARCH_BLOCK = 1024 * 1024
+
+
+def _holding_subagent(index: Index, prefix: str, app: str | None) -> Session | None:
+    """The session whose events spawn (or are written by) a sub-agent whose id starts
+    with `prefix`, where the app keeps sub-agents in their lead's own file and lists them
+    as no session; None for a prefix too short to say, or none found. Bounded: the
+    newest sessions' files are searched as bytes, in blocks, up to a budget; only a
+    file holding the prefix is read as events, to confirm it."""
+    if len(prefix) < 6 or "/" in prefix or os.sep in prefix:  # a path is no id
+        return None
+    needles = {prefix.encode(), prefix.lower().encode()}
+    budget = SUBAGENT_SEARCH_BYTES
+    wanted = prefix.lower()
+    for row in index.rows(apps=[app] if app else (), limit=SUBAGENT_SEARCH_SESSIONS):
+        if budget <= 0:
+            break
+        listed = row.session()
+        if not listed.path or not _file_holds(listed.path, needles, budget):
+            continue
+        budget -= _size(listed.path)
+        with_state = index.by_ids([(row.app, row.id)]).get((row.app, row.id))
+        session = with_state.session() if with_state is not None else listed
+        try:
+            events = reading.read_session(sources.get(row.app), session, Diagnostics())
+            for event in events:
+                child = (
+                    event.extra.get("child_id") if event.kind == "subagent" else None
+                )
+                for agent in (child, event.agent_id):
+                    if isinstance(agent, str) and agent.lower().startswith(wanted):
+                        return session
+        except (OSError, SessdexError):
+            continue
+    return None
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _file_holds(path: str, needles: set[bytes], budget: int) -> bool:
+    """Whether the first `budget` bytes of the file hold one of `needles`, read in
+    blocks (a block's end kept, so that a needle across two blocks is found)."""
+    keep = max(len(n) for n in needles) - 1
+    try:
+        with open(path, "rb") as file:
+            tail = b""
+            while budget > 0:
+                block = file.read(min(_SEARCH_BLOCK, budget))
+                if not block:
+                    return False
+                budget -= len(block)
+                data = tail + block
+                if any(n in data for n in needles):
+                    return True
+                tail = data[-keep:] if keep else b""
+    except OSError:
+        return False
+    return False
 
 
 def _refused_holding(index: Index, prefix: str, app: str | None) -> str | None:

@@ -1,0 +1,50 @@
+"""Follow-ups found by reviews: what a user meets where sessdex's words disagreed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sessdex import api
+from sessdex.errors import SessionNotFound
+from sessdex.sources import Home
+
+from .conftest import app_home
+
+
+def _home_of(tmp_path: Path, *apps: str) -> Home:
+    home = tmp_path / "home"
+    for app in apps:
+        shutil.copytree(app_home(app), home, dirs_exist_ok=True)
+    return Home.at(home)
+
+
+@pytest.mark.parametrize(
+    ("app", "lead", "child"),
+    [
+        ("copilot", "52ee9297-7cb3-468f-8ca4-46f6b927c8c7", "875a1830"),
+        ("qwen", "51ca07c5-86d5-4e2f-bd10-43feff49e3db", "general-purpose-eh56xt"),
+    ],
+)
+def test_an_inline_sub_agents_id_from_tree_points_at_its_lead(
+    tmp_path: Path, app: str, lead: str, child: str
+) -> None:
+    """`tree` prints a sub-agent's id that its app keeps inside the lead's file; `show`
+    of that id names the session holding it and how to see it, not just 'no session'."""
+    home = _home_of(tmp_path, app)
+    _, root = api.agent_tree(home, lead)
+    assert any(node.id.startswith(child) for _, node in root.walk())
+    with pytest.raises(SessionNotFound) as raised:
+        api.resolve(home, child)
+    said = str(raised.value)
+    assert "sub-agent" in said
+    assert f"sessdex tree {app}:{lead}" in said
+
+
+def test_an_id_no_file_holds_is_still_simply_not_found(tmp_path: Path) -> None:
+    home = _home_of(tmp_path, "copilot")
+    with pytest.raises(SessionNotFound) as raised:
+        api.resolve(home, "0123456789abcdef")
+    assert "sub-agent" not in str(raised.value)

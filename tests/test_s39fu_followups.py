@@ -6,8 +6,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from sessdex import api
+from sessdex.cli import main
 from sessdex.errors import SessionNotFound
 from sessdex.sources import Home
 
@@ -48,3 +50,25 @@ def test_an_id_no_file_holds_is_still_simply_not_found(tmp_path: Path) -> None:
     with pytest.raises(SessionNotFound) as raised:
         api.resolve(home, "0123456789abcdef")
     assert "sub-agent" not in str(raised.value)
+
+
+def test_a_lead_usage_lists_whose_transcript_is_gone_names_its_sub_agents(
+    tmp_path: Path,
+) -> None:
+    """`usage session` lists a lead whose transcript is gone (its sub-agents' files are
+    left); `show` of that id says so and how to see what is left."""
+    lead = "33333333-3333-4333-8333-333333333333"
+    folder = tmp_path / "home/.claude/projects/-home-dev-shop"
+    folder.mkdir(parents=True)
+    kept = app_home("claude") / ".claude/projects/-home-dev-shop" / lead
+    shutil.copytree(kept, folder / lead)
+    runner = CliRunner()
+    args = ["--home", str(tmp_path / "home")]
+    usage = runner.invoke(main, ["usage", "session", "--since", "2000-01-01", *args])
+    assert lead in usage.stdout
+    shown = runner.invoke(main, ["show", lead[:8], *args])
+    assert shown.exit_code != 0
+    assert "no transcript left" in shown.stderr
+    assert "sessdex show claude:a1c1c1c1c1c1c1c1c" in shown.stderr
+    child = runner.invoke(main, ["show", "claude:a1c1c1c1c1c1c1c1c", *args])
+    assert child.exit_code == 0, child.stderr

@@ -449,6 +449,21 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
             f"sessdex could not open {refused} (permission denied: another user's, "
             "a 'sudo' run's?), which may hold it."
         )
+    orphans = index.orphans(prefix, app)
+    leads = {(lead_app, lead) for lead_app, lead, _ in orphans}
+    if len(leads) == 1:
+        lead_app, lead = leads.pop()
+        children = [f"{lead_app}:{child}" for _, _, child in orphans]
+        shown = [c for c in children if c.isprintable()]
+        one = len(children) == 1
+        how = f": see {'it' if one else 'one'} with {hints.named('show', shown[0])}"
+        named = ", ".join(repr(c) for c in children[:5])
+        return (
+            f"the {lead_app} session {lead!r} has no transcript left (moved or deleted), "
+            f"but the file{'' if one else 's'} of its sub-agent{'' if one else 's'} "
+            f"{named}{' …' if len(children) > 5 else ''} {'is' if one else 'are'} "
+            f"left{how if shown else ''}."
+        )
     holder = _holding_subagent(index, prefix, app)
     if holder is not None:
         lead = f"{holder.app}:{holder.id}"

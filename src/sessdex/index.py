@@ -1046,6 +1046,25 @@ class Index:
             args.append(app)
         return sql + " ORDER BY updated DESC", args
 
+    def orphans(
+        self, prefix: str, app: str | None = None, limit: int = 20
+    ) -> list[tuple[str, str, str]]:
+        """(app, lead id, sub-agent id) of sub-agents whose lead's id starts with
+        `prefix` and whose lead is no session here (its transcript is gone), newest
+        first."""
+        sql = (
+            "SELECT c.app, c.parent_id, c.id FROM sessions c"
+            " WHERE lower(substr(c.parent_id, 1, ?)) = ?"
+            " AND NOT EXISTS (SELECT 1 FROM sessions l"
+            " WHERE l.app = c.app AND l.id = c.parent_id)"
+        )
+        args: list[object] = [len(prefix), prefix.lower()]
+        if app is not None:
+            sql += " AND c.app = ?"
+            args.append(app)
+        sql += " ORDER BY c.updated DESC LIMIT ?"
+        return [(a, p, c) for a, p, c in self.db.execute(sql, [*args, limit])]
+
     def in_file(self, paths: Iterable[str]) -> list[tuple[str, str]]:
         """(app, id) of the listed sessions a file at one of `paths` holds a part of,
         lead sessions first, newest first: what a file given for an id meant."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -72,3 +73,40 @@ def test_a_lead_usage_lists_whose_transcript_is_gone_names_its_sub_agents(
     assert "sessdex show claude:a1c1c1c1c1c1c1c1c" in shown.stderr
     child = runner.invoke(main, ["show", "claude:a1c1c1c1c1c1c1c1c", *args])
     assert child.exit_code == 0, child.stderr
+
+
+def _kinds(text: str) -> list[str]:
+    text = text.strip()
+    if text.startswith("["):
+        return [e["kind"] for e in json.loads(text)]
+    return [json.loads(line)["kind"] for line in text.splitlines()]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["show", "52ee", "--json"],
+        ["show", "52ee", "--nl"],
+        ["show", "52ee", "--nl", "--tail", "2"],
+        ["replay", "52ee", "--nl", "--speed", "1000"],
+        ["follow", "52ee", "--nl", "-n", "100", "--duration", "0.2", "--poll"],
+    ],
+)
+def test_detail_user_keeps_only_what_was_typed_and_said_as_json_too(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """`--detail user` means only what was typed and said: as JSON as in the text."""
+    home = ["--home", str(_home_of(tmp_path, "copilot").path)]
+    runner = CliRunner()
+    every = runner.invoke(main, [*args, *home])
+    user = runner.invoke(main, [*args, "--detail", "user", *home])
+    assert every.exit_code == 0 and user.exit_code == 0, user.output
+    assert set(_kinds(every.stdout)) - {"user", "assistant"}  # more than was said
+    kept = _kinds(user.stdout)
+    assert kept and set(kept) <= {"user", "assistant"}
+    text = runner.invoke(
+        main, ["show", "52ee", "--detail", "user", "--no-pager", *home]
+    )
+    if "--tail" not in args and "follow" not in args:
+        said = [line for line in text.stdout.splitlines()[4:] if line.strip()]
+        assert len(kept) == len(said)

@@ -361,8 +361,8 @@ def follow_command(
             view that keeps its last `history` lines itself)."""
             first = True
             for batch in batches:
-                if first:
-                    first = False
+                opening, first = first, False
+                if opening:
                     for event in batch:
                         child, kind = (
                             event.extra.get("child_id"),
@@ -370,8 +370,10 @@ def follow_command(
                         )
                         if event.kind == "subagent" and child is not None:
                             labels[str(child)] = one_line(str(kind or child)[:24], 24)
-                    if not whole_history:
-                        batch = batch[max(0, len(batch) - history) :] if history else []
+                if as_nl and detail == "user":  # as show --nl --detail user
+                    batch = [event for event in batch if _typed_or_said(event)]
+                if opening and not whole_history:
+                    batch = batch[max(0, len(batch) - history) :] if history else []
                 yield batch
 
         if as_nl:  # until Ctrl-C, which `fail_nicely` ends as watch's
@@ -380,6 +382,15 @@ def follow_command(
             _follow_text(session, shown(whole_history=True), detail, labels, history)
     if output_gone():
         reader_left()
+
+
+def _typed_or_said(event: Event) -> bool:
+    """Whether `--detail user` keeps the event: what was typed and said, as shown."""
+    if event.kind not in ("user", "assistant"):
+        return False
+    from ..views import terminal
+
+    return terminal.shows(event, "user")
 
 
 def _follow_lines(batches: Iterable[list[Event]]) -> None:
@@ -497,6 +508,8 @@ def replay_command(
             from ..views.records import dumps, event_record
 
             for event in events:
+                if detail == "user" and not _typed_or_said(event):
+                    continue  # as show --nl --detail user leaves it out
                 sys.stdout.buffer.write(dumps(event_record(event)) + b"\n")
         else:
             from ..views import terminal

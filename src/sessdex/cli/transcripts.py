@@ -85,8 +85,11 @@ def show_command(
     Example: sessdex show 7f3a --tail 50
     """
     shown_tail = tail if tail is not None and not (as_json or as_nl) else None
+    # as JSON, every event goes whole, but `user` keeps only what was typed and said,
+    # as the text shows it (normal and full differ only in how a line is drawn)
+    picked = detail == "user" and (as_json or as_nl)
     shows = None
-    if shown_tail is not None:  # the last N lines shown: the events this detail shows
+    if shown_tail is not None or picked:  # the last N: of the events this detail shows
         from ..views import terminal
 
         shows = functools.partial(terminal.shows, detail=detail)
@@ -105,6 +108,8 @@ def show_command(
         # to a file or a pipe, a spinner on the terminal says it is working
         counted = counted_events(found.events, reading, show=not sys.stdout.isatty())
         ordered: Iterable[Event] = counted
+        if picked and shows is not None:
+            ordered = filter(shows, ordered)
         if subagents == "tree":  # as export -f json --subagents tree orders them
             from ..views.grouped import grouped_by_agent
 

@@ -110,3 +110,27 @@ def test_detail_user_keeps_only_what_was_typed_and_said_as_json_too(
     if "--tail" not in args and "follow" not in args:
         said = [line for line in text.stdout.splitlines()[4:] if line.strip()]
         assert len(kept) == len(said)
+
+
+def test_a_big_legacy_gemini_chat_not_laid_out_as_gemini_writes_it_is_listed_and_shown(
+    tmp_path: Path,
+) -> None:
+    """A legacy chat JSON past the listing's whole-parse size, written compact (another
+    tool's copy, not Gemini's own two-space layout), is listed and its replies shown; it
+    was skipped as "too long", and `show` said only its prompts were left."""
+    home = _home_of(tmp_path, "gemini")
+    chat = next(home.path.glob(".gemini/tmp/*/chats/session-*.json"))
+    document = json.loads(chat.read_text())
+    pad = {**document["messages"][0], "type": "info", "content": "x" * 1000}
+    padding = [{**pad, "id": f"pad{n}"} for n in range(17_500)]
+    document["messages"] = padding + document["messages"]
+    chat.write_text(json.dumps(document, separators=(",", ":")))
+    assert chat.stat().st_size > 16 * 1024 * 1024
+    args = ["--home", str(home.path)]
+    runner = CliRunner()
+    listed = runner.invoke(main, ["list", "--app", "gemini", "--json", *args])
+    ids = [s["id"] for s in json.loads(listed.stdout)]
+    assert document["sessionId"] in ids
+    shown = runner.invoke(main, ["show", document["sessionId"], "--json", *args])
+    kinds = _kinds(shown.stdout)
+    assert "assistant" in kinds and "user" in kinds

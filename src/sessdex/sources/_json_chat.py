@@ -3,8 +3,8 @@
 `{sessionId, projectHash, startTime, lastUpdated, messages, summary?}`, laid out by
 JSON.stringify(chat, null, 2) and rewritten whole on every message. Read here: what a listing
 needs of one (its top-level members, first prompt and last model; from its first and last
-bytes when it is too big to parse, its first prompt then read from its head) and its
-messages, parsed whole or, past READ_LIMIT, one at a time (`jsonstream`). A chat that does
+bytes when it is too big to parse, or a piece at a time when it is not laid out so, its
+first prompt then read from its head) and its messages, parsed whole or, past READ_LIMIT, one at a time (`jsonstream`). A chat that does
 not parse whole is read one message at a time too: one cut short (a crash or a full disk
 mid-write, a copy taken during one) is listed from the members and messages before its cut
 and shows those messages, the cut counted ("truncated") and said. Not a translator:
@@ -76,9 +76,13 @@ def listing(
     if size > LIST_LIMIT:
         document = ends(path)
         if document is None:
-            diagnostics.skip(str(path), 1, "too long")
-            return None
-        if not _closes(path):
+            # not laid out as the app writes it (another tool's compact copy): its
+            # members read a piece at a time, its messages passed over unread
+            pieces = _in_pieces(path, diagnostics, app)
+            if pieces is None:
+                return None  # counted
+            document = pieces[0]
+        elif not _closes(path):
             from ..jsonstream import note_cut
 
             note_cut(diagnostics, app, path)

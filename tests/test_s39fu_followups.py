@@ -134,3 +134,25 @@ def test_a_big_legacy_gemini_chat_not_laid_out_as_gemini_writes_it_is_listed_and
     shown = runner.invoke(main, ["show", document["sessionId"], "--json", *args])
     kinds = _kinds(shown.stdout)
     assert "assistant" in kinds and "user" in kinds
+
+
+@pytest.mark.parametrize("name", [".aider.input.history", ".aider.chat.history.md"])
+def test_export_never_replaces_a_file_aider_keeps_in_a_project(
+    tmp_path: Path, name: str
+) -> None:
+    """Aider's prompt history (never indexed) and a chat log in a folder no agent
+    recorded (not found either) are aider's files all the same: an export refuses them."""
+    home = _home_of(tmp_path, "gemini")
+    project = tmp_path / "project"
+    project.mkdir()
+    kept = project / name
+    kept.write_text("\n# 2026-11-30 08:00:00.000000\n+fix the login redirect\n")
+    before = kept.read_bytes()
+    args = ["--home", str(home.path)]
+    result = CliRunner().invoke(main, ["export", "5a1e", "-o", str(kept), *args])
+    assert result.exit_code != 0
+    assert "refusing" in result.stderr
+    assert kept.read_bytes() == before
+    beside = project / "notes.md"
+    result = CliRunner().invoke(main, ["export", "5a1e", "-o", str(beside), *args])
+    assert result.exit_code == 0 and beside.stat().st_size > 0

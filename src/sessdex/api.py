@@ -1598,6 +1598,15 @@ def refuse_agent_folder(
                 f"refusing to write over {given}, which holds {app} session "
                 f"{held_id!r}; choose another path."
             )
+    # a file an app writes into a project (named so, or reached through a link so named;
+    # in any case, as a disk that ignores case takes it)
+    names = {target.name.casefold() for target in targets}
+    for source in sources.all_sources():
+        if names & {name.casefold() for name in getattr(source, "IN_PROJECTS", ())}:
+            raise SessdexError(
+                f"refusing to write {given}: {source.TITLE} writes and reads back files "
+                "of that name in a project; choose another path."
+            )
 
 
 def _identities(paths: Iterable[Path]) -> set[tuple[int, int]]:

@@ -64,6 +64,9 @@ NEWEST_CHECKED = "0.86.2"  # doctor names versions past it
 ENV_VARS = ("AIDER_CHAT_HISTORY_FILE",)
 
 HISTORY = ".aider.chat.history.md"
+# what aider writes into a repository: its chat log (listed only where an agent recorded
+# the folder) and the prompts typed, which its prompt reads back (never a session)
+IN_PROJECTS = (HISTORY, ".aider.input.history")
 GIT_ROOT_DEPTH = 8  # parents climbed from a recorded folder to its git root
 HEAD_LINES = 200  # lines of a section read for its title, model and version
 

@@ -108,6 +108,9 @@ class Source(Protocol):
     # Optional: NEWEST_CHECKED = "2.1.220", the newest app version whose records the reader
     # knows; `doctor` names the versions seen in files past it (where drift is likeliest).
     ENV_VARS: tuple[str, ...]  # overrides the app honours (reported by doctor)
+    # Optional: IN_PROJECTS = (".app.history.md", …), the names of the files the
+    # app writes into the user's projects (where no folder of its own says they are its):
+    # no export may replace or be one, found by the index or not.
 
     def locate(self, home: Home) -> Location:
         """Where this app keeps its files for `home` (which may not exist)."""

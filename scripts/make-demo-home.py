@@ -20,7 +20,7 @@ def claude_session(
     cwd: str,
     branch: str,
     start: str,
-    turns: list[tuple[str, str, str | None]],
+    turns: list[tuple[str, str, tuple[str, str] | None]],
     title: str | None,
     model: str = "claude-sonnet-4-5",
 ) -> list[dict[str, object]]:
@@ -36,7 +36,7 @@ def claude_session(
     }
     parent = None
     minute = 0
-    for n, (prompt, answer, command) in enumerate(turns):
+    for n, (prompt, answer, call) in enumerate(turns):
         ts = f"{start}:{minute:02d}:00.000Z"
         uuid = f"{session_id[:8]}-0000-4000-8000-{n:012d}"
         lines.append(
@@ -52,7 +52,8 @@ def claude_session(
         )
         parent = uuid
         msg = f"msg_demo{session_id[:6]}{n}"
-        if command:
+        if call:
+            command, output = call  # what was run, and what it printed
             tool_id = f"toolu_demo{session_id[:6]}{n}"
             u2 = uuid[:-1] + "a"
             lines.append(
@@ -101,7 +102,7 @@ def claude_session(
                             {
                                 "type": "tool_result",
                                 "tool_use_id": tool_id,
-                                "content": "ok: 42 passed",
+                                "content": output,
                                 "is_error": False,
                             }
                         ],
@@ -152,6 +153,7 @@ def codex_session(
     start: str,
     prompt: str,
     command: str,
+    output: str,
     answer: str,
 ) -> list[dict[str, object]]:
     t = lambda s: f"{day}T{s}Z"  # noqa: E731
@@ -236,7 +238,7 @@ def codex_session(
             "payload": {
                 "type": "function_call_output",
                 "call_id": "call_demo1",
-                "output": "42 passed in 3.1s",
+                "output": output,
             },
         },
         {
@@ -308,7 +310,11 @@ def main() -> None:
                 (
                     "Add a retry with backoff to the checkout payment call",
                     "Added `retry_with_backoff` around `charge()` with 3 attempts and jitter; tests pass.",
-                    "pytest -q tests/test_checkout.py",
+                    (
+                        "pytest -q tests/test_checkout.py",
+                        "..........................................                [100%]\n"
+                        "42 passed in 2.84s",
+                    ),
                 ),
                 (
                     "Also log each retry at warning level",
@@ -332,7 +338,13 @@ def main() -> None:
                 (
                     "Fix the broken links in the deployment guide",
                     "Fixed 4 links that pointed at the old /v1 paths.",
-                    "grep -rn '/v1/' docs/",
+                    (
+                        "grep -rn '/v1/' docs/",
+                        "docs/deploy.md:14:See [the API reference](/v1/reference).\n"
+                        "docs/deploy.md:31:[Health checks](/v1/health) must answer 200.\n"
+                        "docs/deploy.md:52:Roll back with [the release API](/v1/releases).\n"
+                        "docs/deploy.md:77:[Webhooks](/v1/webhooks) retry for an hour.",
+                    ),
                 )
             ],
             None,
@@ -354,6 +366,8 @@ def main() -> None:
             "10:05:00",
             "Why does checkout time out under load?",
             "pytest -q -k timeout",
+            "..                                                        [100%]\n"
+            "2 passed, 40 deselected in 0.62s",
             "The payment client had no timeout; I set 10 s and added a test.",
         ),
     )
@@ -366,6 +380,14 @@ def main() -> None:
                 "updated_at": "2026-11-29T10:06:00Z",
             }
         ],
+    )
+
+    (codex / "config.toml").write_text(
+        "# Codex keeps the folders it was told to trust here; resume keeps a thread's"
+        " recorded\n# workspace-write only for those (elsewhere Codex's default is"
+        " read-only).\n"
+        f'[projects."{shop}"]\n'
+        'trust_level = "trusted"\n'
     )
 
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import re
+import shlex
 import shutil
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from click.testing import CliRunner
@@ -156,3 +160,51 @@ def test_export_never_replaces_a_file_aider_keeps_in_a_project(
     beside = project / "notes.md"
     result = CliRunner().invoke(main, ["export", "5a1e", "-o", str(beside), *args])
     assert result.exit_code == 0 and beside.stat().st_size > 0
+
+
+def _demo_script() -> ModuleType:
+    script = Path(__file__).resolve().parent.parent / "scripts" / "make-demo-home.py"
+    spec = importlib.util.spec_from_file_location("make_demo_home", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_demo_home_is_what_its_script_writes(tmp_path: Path) -> None:
+    """The shipped demo home is the script's output, file for file: regenerating it as
+    the script says loses nothing (a file added by hand went on the next run)."""
+    script = _demo_script()
+    shipped = Path(api.demo_home().path)
+    script.ROOT = tmp_path / "home"
+    script.main()
+    written = sorted(p.relative_to(script.ROOT) for p in script.ROOT.rglob("*"))
+    assert written == sorted(p.relative_to(shipped) for p in shipped.rglob("*"))
+    for name in written:
+        if (shipped / name).is_file():
+            assert (shipped / name).read_bytes() == (script.ROOT / name).read_bytes()
+
+
+def test_the_demos_tool_outputs_fit_their_calls() -> None:
+    """What each demo command printed is what such a command prints: a grep's lines
+    hold what it searched for, a test run counts its tests (no `ok: 42 passed` for a
+    grep)."""
+    home = ["--home", str(api.demo_home().path)]
+    runner = CliRunner()
+    listed = runner.invoke(main, ["list", "--json", *home])
+    pairs = 0
+    for session in json.loads(listed.stdout):
+        shown = runner.invoke(main, ["show", session["id"], "--json", *home])
+        events = json.loads(shown.stdout)
+        calls = {e["call_id"]: e for e in events if e["kind"] == "tool_call"}
+        for result in (e for e in events if e["kind"] == "tool_result"):
+            command = str(calls[result["call_id"]]["extra"]["input"]["command"])
+            output = result["text"]
+            pairs += 1
+            if command.startswith("grep "):
+                searched = shlex.split(command)[2]
+                lines = output.splitlines()
+                assert lines and all(searched in line for line in lines), output
+            elif command.startswith("pytest "):
+                assert re.search(r"^\d+ passed.* in [\d.]+s$", output, re.M), output
+    assert pairs >= 3

@@ -190,7 +190,7 @@ def test_show_in_the_terminal_folds_tool_calls(tmp_path: Path) -> None:
     assert code == 0
     assert "Retry checkout payments with backoff" in out
     assert "Using Bash — pytest -q tests/test_checkout.py" in out
-    assert "ok: 42 passed" in out
+    assert "42 passed in 2.84s" in out
     _, out, _ = invoke("show", CLAUDE_A[:8], "--detail", "user", "--home", DEMO)
     assert "Using Bash" not in out and "Add a retry" in out
     # a long output: its first lines, each under the first, and how many were left out

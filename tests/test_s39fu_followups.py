@@ -208,3 +208,48 @@ def test_the_demos_tool_outputs_fit_their_calls() -> None:
             elif command.startswith("pytest "):
                 assert re.search(r"^\d+ passed.* in [\d.]+s$", output, re.M), output
     assert pairs >= 3
+
+
+VIBE_SESSIONS = ".vibe/logs/session"
+
+
+@pytest.mark.parametrize("damage", [b"", b'{\n  "session_id": "5b5b5b5b-0000-4000-8'])
+def test_a_vibe_session_whose_meta_json_is_unreadable_is_listed_from_its_messages(
+    tmp_path: Path, damage: bytes
+) -> None:
+    """A legacy Vibe folder whose meta.json is empty or cut short, its messages.jsonl
+    whole, is listed (by the id its folder's name holds) and shown, the damage said; it
+    was not listed at all."""
+    home = _home_of(tmp_path, "vibe")
+    sessions = home.path / VIBE_SESSIONS
+    kept = sessions / "session_20261201_100000_3f1c2a9e" / "messages.jsonl"
+    folder = sessions / "session_20261203_120000_5b5b5b5b"
+    folder.mkdir()
+    shutil.copy(kept, folder / "messages.jsonl")
+    (folder / "meta.json").write_bytes(damage)
+    args = ["--home", str(home.path)]
+    runner = CliRunner()
+    listed = runner.invoke(main, ["list", "--app", "vibe", "--json", *args])
+    [found] = [s for s in json.loads(listed.stdout) if s["id"].startswith("5b5b5b5b")]
+    assert found["title"] == "Refactor the payment client to retry failed charges"
+    assert "meta.json is empty or cut short" in listed.stderr
+    shown = runner.invoke(main, ["show", found["id"], "--json", *args])
+    assert shown.exit_code == 0, shown.stderr
+    assert "tool_call" in _kinds(shown.stdout)
+    assert "meta.json is empty or cut short" in shown.stderr
+
+
+def test_a_compacted_vibe_chain_keeps_a_folder_whose_meta_json_is_unreadable(
+    tmp_path: Path,
+) -> None:
+    """The older folder of a compacted Vibe session, its meta.json emptied, still gives
+    its messages to the session that continues it (they went missing)."""
+    home = _home_of(tmp_path, "vibe")
+    older = home.path / VIBE_SESSIONS / "session_20261201_100000_3f1c2a9e"
+    (older / "meta.json").write_bytes(b"")
+    args = ["--home", str(home.path)]
+    shown = CliRunner().invoke(main, ["show", "7a8b", "--json", *args])
+    assert shown.exit_code == 0, shown.stderr
+    texts = [e["text"] for e in json.loads(shown.stdout) if e["kind"] == "user"]
+    assert "Refactor the payment client to retry failed charges" in texts
+    assert "bug" not in shown.stderr

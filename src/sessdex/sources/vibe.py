@@ -19,6 +19,9 @@ zero: the copied messages bill nothing again).
 2.26 compacts in place instead: the summary is a user message marked `context_boundary:
 "compaction"` in the same file. A `!` command the user ran (`manual_shell`) is a bash call
 and its result.
+A legacy folder whose meta.json is unreadable (empty, cut short) is still listed and read
+from its messages.jsonl, by the id the meta's head or else the folder's name holds (its
+first 8 characters), the damage said; its folder, title, model and token counts are lost.
 Legacy messages have no times: events are spread evenly between the folder's start and end
 times and marked `time_estimated`.
 
@@ -42,11 +45,12 @@ such a file is left only where Vibe was not run since; it is read as a folder is
 
 from __future__ import annotations
 
+import contextlib
 import re
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache, partial
 from pathlib import Path
 
@@ -105,6 +109,9 @@ _CAUTION = ("<tool_error>", "<user_cancellation>")
 # Vibe 1.x's one-file session, `<prefix>_<yyyymmdd>_<hhmmss>_<id8>.json` in the save dir
 _V1_FILE = re.compile(r"_\d{8}_\d{6}_[^_]{1,8}\.json\Z")
 _MESSAGES = frozenset({"messages"})
+# a legacy folder's name, `<session or agent>_<UTC yyyymmdd_hhmmss>_<id8>`
+_FOLDER = re.compile(r"_(\d{8}_\d{6})_([0-9A-Za-z-]{1,8})\Z")
+_SHORT_ID = 8
 
 
 # --- where -----------------------------------------------------------------------------
@@ -196,6 +203,49 @@ def _meta(folder: Path) -> _Meta | None:
     return _meta_of(document, folder)
 
 
+def _damaged_meta(folder: Path) -> _Meta | None:
+    """A folder whose meta.json is unreadable (empty, cut short, not JSON) but whose
+    messages.jsonl is there: the facts left, the id from the meta's head else the
+    folder's name (the id's first 8 characters), the start from the name, the end from
+    the messages' last write; None where neither says the id, or no messages are left."""
+    messages = folder / "messages.jsonl"
+    named = _FOLDER.search(folder.name)
+    try:
+        written = messages.stat().st_mtime
+    except OSError:
+        return None
+    session_id, parent_id = _head_ids(folder / "meta.json")
+    if session_id is None and named is None:
+        return None
+    start = None
+    if named is not None:
+        with contextlib.suppress(ValueError):
+            start = datetime.strptime(named.group(1), "%Y%m%d_%H%M%S").replace(
+                tzinfo=UTC
+            )
+    return _Meta(
+        folder=folder,
+        session_id=session_id or (named.group(2) if named else ""),
+        parent_id=parent_id,
+        start=start,
+        end=datetime.fromtimestamp(written, UTC),
+        title=None,
+        cwd=None,
+        branch=None,
+        model=None,
+        alias=None,
+        effort=None,
+        agent=None,
+    )
+
+
+def _damage(path: Path) -> str:
+    return (
+        f"{NAME}: {path} is empty or cut short: its session is read from its "
+        "messages.jsonl alone (no folder, title, model or token counts)"
+    )
+
+
 def _no_meta(path: Path) -> str:
     """Why a session folder's meta.json gave nothing: the system's words where it may
     not be opened (another user's), else missing or broken."""
@@ -281,10 +331,15 @@ def _links_cached(root: str, stamp: int) -> _Links:
             and entry.name != "unified"
         ):
             session_id, parent = _head_ids(Path(entry.path) / "meta.json")
+            named = _FOLDER.search(entry.name)
             if session_id:
                 folder_of[session_id] = entry.name
+            elif named is not None:  # its meta.json unreadable: the id its name holds
+                folder_of.setdefault(named.group(2), entry.name)
             if parent:
                 children.setdefault(parent, []).append(entry.name)
+                if len(parent) > _SHORT_ID:  # ...which its successor names in full
+                    children.setdefault(parent[:_SHORT_ID], []).append(entry.name)
     return _Links(folder_of, {k: tuple(sorted(v)) for k, v in children.items()})
 
 
@@ -351,8 +406,10 @@ def _chain(meta: _Meta, links: _Links, root: Path) -> list[_Meta]:
         and chain[0].parent_id not in seen
         and _opens_with_summary(chain[0].folder)
     ):
-        name = links.folders.get(chain[0].parent_id)
-        older = _meta(root / name) if name else None
+        parent_id = chain[0].parent_id
+        # (a folder whose meta.json is unreadable is known by its name's short id)
+        name = links.folders.get(parent_id) or links.folders.get(parent_id[:_SHORT_ID])
+        older = (_meta(root / name) or _damaged_meta(root / name)) if name else None
         if older is None:
             break
         seen.add(older.session_id)
@@ -376,6 +433,10 @@ def _first_prompt(folder: Path) -> str | None:
 def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Session]:
     folder = path.parent
     meta = _meta(folder)
+    if meta is None and not files.refused_problem(NAME, path):
+        meta = _damaged_meta(folder)
+        if meta is not None:
+            diagnostics.problem(_damage(path))
     if meta is None:
         diagnostics.skip(str(path), 1, "not JSON")
         return []
@@ -735,6 +796,8 @@ def _call_events(
 
 def _usage(meta: _Meta, before: _Meta | None) -> Usage | None:
     stats = meta.stats
+    if not stats:  # its meta.json unreadable: no counts (the next folder's hold them)
+        return None
     if before is not None and all(stats[k] >= before.stats.get(k, 0) for k in stats):
         stats = {k: stats[k] - before.stats.get(k, 0) for k in stats}
     cached = stats["session_cached_tokens"]
@@ -765,8 +828,13 @@ def _read_legacy(
     before: _Meta | None = None
     for position, folder in enumerate(chained):
         meta = _meta(folder)
+        refused = files.refused_problem(NAME, folder / "meta.json")
+        if meta is None and not refused:
+            meta = _damaged_meta(folder)
+            if meta is not None:
+                diagnostics.problem(_damage(folder / "meta.json"))
         if meta is None:
-            diagnostics.problem(_no_meta(folder / "meta.json"))
+            diagnostics.problem(refused or _no_meta(folder / "meta.json"))
             continue
         yield from _folder_events(
             meta,

@@ -253,3 +253,15 @@ def test_a_compacted_vibe_chain_keeps_a_folder_whose_meta_json_is_unreadable(
     texts = [e["text"] for e in json.loads(shown.stdout) if e["kind"] == "user"]
     assert "Refactor the payment client to retry failed charges" in texts
     assert "bug" not in shown.stderr
+
+
+def test_the_search_for_a_sub_agents_lead_stops_at_its_byte_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every byte searched counts, in files that do not hold the id too: past the
+    budget nothing more is read (the newest file alone is more than it here)."""
+    home = _home_of(tmp_path, "copilot")
+    monkeypatch.setattr(api, "SUBAGENT_SEARCH_BYTES", 1)
+    with pytest.raises(SessionNotFound) as raised:
+        api.resolve(home, "875a1830")
+    assert "sub-agent" not in str(raised.value)

@@ -505,7 +505,7 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
 # where an id no session has may be a sub-agent an app keeps inside its lead's file: the
 # newest sessions' files searched for it, this many at most and this many bytes in all
 SUBAGENT_SEARCH_SESSIONS = 200
-SUBAGENT_SEARCH_BYTES = 256 * 1024 * 1024
+SUBAGENT_SEARCH_BYTES = 128 * 1024 * 1024
 _SEARCH_BLOCK = 1024 * 1024
 
 
@@ -520,15 +520,21 @@ def _holding_subagent(index: Index, prefix: str, app: str | None) -> Session | N
     needles = {prefix.encode(), prefix.lower().encode()}
     budget = SUBAGENT_SEARCH_BYTES
     wanted = prefix.lower()
+    searched: dict[str, bool] = {}
     for row in index.rows(apps=[app] if app else (), limit=SUBAGENT_SEARCH_SESSIONS):
         if budget <= 0:
             break
         listed = row.session()
-        if not listed.path or not _file_holds(listed.path, needles, budget):
+        if not listed.path:
             continue
-        budget -= _size(listed.path)
-        with_state = index.by_ids([(row.app, row.id)]).get((row.app, row.id))
-        session = with_state.session() if with_state is not None else listed
+        if listed.path not in searched:  # a store many sessions share: searched once
+            searched[listed.path], read = _file_holds(listed.path, needles, budget)
+            budget -= read
+        if not searched[listed.path]:
+            continue
+        # the listing row lacks the app's own facts, which its reader may need
+        whole = [r for r in index.by_prefix(row.id, row.app) if r.id == row.id]
+        session = whole[0].session() if whole else listed
         try:
             events = reading.read_session(sources.get(row.app), session, Diagnostics())
             for event in events:
@@ -543,32 +549,27 @@ def _holding_subagent(index: Index, prefix: str, app: str | None) -> Session | N
     return None
 
 
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
-
-
-def _file_holds(path: str, needles: set[bytes], budget: int) -> bool:
-    """Whether the first `budget` bytes of the file hold one of `needles`, read in
-    blocks (a block's end kept, so that a needle across two blocks is found)."""
+def _file_holds(path: str, needles: set[bytes], budget: int) -> tuple[bool, int]:
+    """Whether the first `budget` bytes of the file hold one of `needles`, and how many
+    bytes were read to say it, in blocks (a block's end kept, so that a needle across
+    two blocks is found)."""
     keep = max(len(n) for n in needles) - 1
+    read = 0
     try:
         with open(path, "rb") as file:
             tail = b""
-            while budget > 0:
-                block = file.read(min(_SEARCH_BLOCK, budget))
+            while read < budget:
+                block = file.read(min(_SEARCH_BLOCK, budget - read))
                 if not block:
-                    return False
-                budget -= len(block)
+                    break
+                read += len(block)
                 data = tail + block
                 if any(n in data for n in needles):
-                    return True
+                    return True, read
                 tail = data[-keep:] if keep else b""
     except OSError:
-        return False
-    return False
+        pass
+    return False, read
 
 
 def _refused_holding(index: Index, prefix: str, app: str | None) -> str | None:

@@ -265,3 +265,25 @@ def test_the_search_for_a_sub_agents_lead_stops_at_its_byte_budget(
     with pytest.raises(SessionNotFound) as raised:
         api.resolve(home, "875a1830")
     assert "sub-agent" not in str(raised.value)
+
+
+def test_the_search_for_a_sub_agents_lead_never_waits_on_a_pipe(tmp_path: Path) -> None:
+    """A session's file replaced by a named pipe after it was listed: the search for
+    the lead of an unknown id passes over it (opening it would wait for a writer)."""
+    import os
+    import threading
+
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    found: list[tuple[bool, int]] = []
+    worker = threading.Thread(
+        target=lambda: found.append(api._file_holds(str(fifo), {b"abcdef"}, 1 << 20)),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(20)
+    if worker.is_alive():  # free the thread, then fail
+        with open(fifo, "wb"):
+            pass
+        pytest.fail("the search waited on a named pipe")
+    assert found == [(False, 0)]

@@ -21,7 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from . import databases, freshness, hints, pathnames, reading, selection, sources
+from . import (
+    databases,
+    files,
+    freshness,
+    hints,
+    pathnames,
+    reading,
+    selection,
+    sources,
+)
 from .diagnostics import (
     FILE_REFUSED,
     NOT_LINES,
@@ -556,7 +565,7 @@ def _file_holds(path: str, needles: set[bytes], budget: int) -> tuple[bool, int]
     keep = max(len(n) for n in needles) - 1
     read = 0
     try:
-        with open(path, "rb") as file:
+        with files.open_regular(path) as file:  # a pipe put in its place: no wait
             tail = b""
             while read < budget:
                 block = file.read(min(_SEARCH_BLOCK, budget - read))

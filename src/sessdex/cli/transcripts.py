@@ -258,13 +258,15 @@ def export_command(
     """
     if output == "-":
         output = None
-    fmt = _export_format(fmt, output)
+    fmt, note = _export_format(fmt, output)
     home = resolve_home(home_dir)
     subagents = subagents or ("inline" if fmt == "json" else "tree")
     with progress_bar("Indexing sessions") as progress:
         found = api.transcript(home, session_id, subagents=subagents, progress=progress)
     if output is not None:
         api.refuse_agent_folder(home, output, found.session)
+    if note:  # after every refusal: a refused path gets the refusal alone
+        err(note)
     events = counted_events(
         found.events,
         f"Exporting {one_line(found.session.id, 40)}",
@@ -304,9 +306,11 @@ def export_command(
     report_diagnostics(found.diagnostics, verbose, found.session.app)
 
 
-def _export_format(fmt: str | None, output: str | None) -> str:
+def _export_format(fmt: str | None, output: str | None) -> tuple[str, str]:
     """The format asked for, else the one the output file's name says; and a folder for
-    the file that exists (said before any reading, not as a traceback after it)."""
+    the file that exists (said before any reading, not as a traceback after it). With
+    it, a note on a name that says no format, for the caller to say once the path has
+    passed every check."""
     from ..errors import BadValue
 
     suffix = os.path.splitext(output or "")[1].lower().lstrip(".")
@@ -317,10 +321,11 @@ def _export_format(fmt: str | None, output: str | None) -> str:
         "htm": "html",
         "json": "json",
     }
+    note = ""
     if fmt is None:
         fmt = named.get(suffix, "md")
         if suffix not in named and suffix not in ("", "txt"):  # report.pdf: not a PDF
-            err(
+            note = (
                 f"note: {output!r} names no format sessdex writes (md, html or json): "
                 "writing Markdown; --format picks another."
             )
@@ -331,7 +336,7 @@ def _export_format(fmt: str | None, output: str | None) -> str:
     folder = os.path.dirname(output or "")
     if folder and not os.path.isdir(folder):  # a usage error, as an -o that is a folder
         raise BadValue(f"the folder {folder!r} does not exist: create it first.")
-    return fmt
+    return fmt, note
 
 
 # --- live sessions ---------------------------------------------------------------------------

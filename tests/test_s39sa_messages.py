@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from sessdex import api
 from sessdex.cli import main
 
 from .conftest import app_home
+from .helpers import on_a_terminal
 
 
 def test_a_refused_export_path_gets_the_refusal_alone(tmp_path: Path) -> None:
@@ -37,3 +41,24 @@ def test_an_export_to_a_name_of_no_format_still_says_so(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert "names no format" in result.stderr
     assert target.read_text().startswith("#")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list", "--since", "3000d"],
+        ["show", "3f2b9c1e", "--no-pager"],
+        ["tree", "3f2b9c1e"],
+        ["usage", "session", "--since", "3000d"],
+    ],
+)
+def test_an_empty_force_color_leaves_a_terminal_its_colour(args: list[str]) -> None:
+    """FORCE_COLOR set but empty is unset (force-color.org): every command is coloured
+    on a terminal, as `list` was, where Rich took it for "no terminal"."""
+    env = {**os.environ, "SESSDEX_PROGRESS_AFTER": "600", "FORCE_COLOR": ""}
+    env.pop("NO_COLOR", None)
+    result, shown = on_a_terminal(
+        [*args, "--home", str(api.demo_home().path)], env, stdout_too=True
+    )
+    assert result.returncode == 0, shown
+    assert "\x1b[" in shown, shown[:400]

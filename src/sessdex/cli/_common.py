@@ -440,7 +440,6 @@ class Bar:
         return update
 
     def _start(self) -> None:
-        from rich.console import Console
         from rich.markup import escape
         from rich.progress import (
             BarColumn,
@@ -452,6 +451,8 @@ class Bar:
             TimeElapsedColumn,
             TimeRemainingColumn,
         )
+
+        from ..views import terminal
 
         columns: tuple[ProgressColumn | str, ...] = (
             (
@@ -475,7 +476,7 @@ class Bar:
             # what is written there for its own terminal while it shows
             bar = Progress(
                 *columns,
-                console=Console(stderr=True),
+                console=terminal.console(stderr=True),
                 transient=True,
                 redirect_stdout=False,
             )

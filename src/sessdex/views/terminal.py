@@ -476,5 +476,19 @@ def console(
         size = shutil.get_terminal_size()
         width, height = width or size.columns, size.lines
     return _Console(
-        stderr=stderr, highlight=False, soft_wrap=False, width=width, height=height
+        stderr=stderr,
+        highlight=False,
+        soft_wrap=False,
+        width=width,
+        height=height,
+        _environ=_colour_environ(),
     )
+
+
+def _colour_environ() -> dict[str, str] | None:
+    """The environment Rich decides colour by, FORCE_COLOR set but empty taken as
+    unset, as force-color.org says and `text.coloured` does (Rich takes it for "not a
+    terminal": a terminal lost its colour); None (the live environment) otherwise."""
+    if os.environ.get("FORCE_COLOR") != "":
+        return None
+    return {name: value for name, value in os.environ.items() if name != "FORCE_COLOR"}

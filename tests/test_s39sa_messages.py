@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,52 @@ def test_an_empty_force_color_leaves_a_terminal_its_colour(args: list[str]) -> N
     )
     assert result.returncode == 0, shown
     assert "\x1b[" in shown, shown[:400]
+
+
+@pytest.mark.parametrize("stderr_on_the_terminal", [False, True])
+def test_a_warning_while_the_board_shows_goes_where_stderr_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stderr_on_the_terminal: bool
+) -> None:
+    """`sessdex watch 2>log`: a warning said while the live board shows lands in the
+    log, not on the terminal; with stderr on the terminal too it shows above the board."""
+    import pty
+    import select
+    import sys
+
+    from sessdex.cli import live
+    from sessdex.cli._common import err
+    from sessdex.sources import Home
+
+    master, slave = pty.openpty()
+    terminal = open(slave, "w", encoding="utf-8")  # noqa: SIM115
+    log = (tmp_path / "log").open("w", encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", terminal)
+    monkeypatch.setattr(sys, "stderr", terminal if stderr_on_the_terminal else log)
+    home = tmp_path / "home"
+    home.mkdir()
+
+    def boards() -> Iterator[list[object]]:
+        yield []
+        err("warning: a session file could not be read")
+        yield []
+
+    try:
+        live._watch_live(boards(), Home.at(home), "1d", [])
+    finally:
+        terminal.close()
+        log.close()
+    shown = b""
+    while select.select([master], [], [], 0.2)[0]:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    logged = (tmp_path / "log").read_text()
+    on_the_terminal = b"could not be read" in shown
+    assert on_the_terminal == stderr_on_the_terminal, shown.decode()
+    assert ("could not be read" in logged) != stderr_on_the_terminal
+    assert b"no agent sessions yet" in shown

@@ -280,7 +280,15 @@ def _watch_live(
 
     out = terminal.console()
     known = _KnownIds(home)
-    with Live(console=out, auto_refresh=False, transient=False) as screen:
+    # what is written while the board shows goes above it, where it would land anyway:
+    # stderr to a file (`2>log`) keeps its own
+    with Live(
+        console=out,
+        auto_refresh=False,
+        transient=False,
+        redirect_stdout=sys.stdout.isatty(),
+        redirect_stderr=sys.stderr.isatty(),
+    ) as screen:
         for rows in boards:
             # fitted to the terminal's width now: a resized window gets a board that fits
             ids = known.of(rows)

@@ -112,3 +112,24 @@ def test_a_warning_while_the_board_shows_goes_where_stderr_goes(
     assert on_the_terminal == stderr_on_the_terminal, shown.decode()
     assert ("could not be read" in logged) != stderr_on_the_terminal
     assert b"no agent sessions yet" in shown
+
+
+@pytest.mark.parametrize(
+    "where", [["x.html", "--format", "md"], ["no-such-folder/x.md"]]
+)
+def test_an_export_into_an_agents_folder_is_refused_before_any_other_word(
+    tmp_path: Path, where: list[str]
+) -> None:
+    """An -o inside an agent's folder is refused as such, whatever else is wrong with
+    it (a format its name contradicts, a folder not there): the refusal is the reason."""
+    home = tmp_path / "home"
+    shutil.copytree(app_home("gemini"), home)
+    name, *rest = where
+    target = home / ".gemini" / name
+    result = CliRunner().invoke(
+        main, ["export", "5a1e", "-o", str(target), *rest, "--home", str(home)]
+    )
+    assert result.exit_code != 0
+    assert "refusing" in result.stderr, result.stderr
+    assert "disagree" not in result.stderr and "does not exist" not in result.stderr
+    assert not target.exists()

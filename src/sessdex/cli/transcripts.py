@@ -256,10 +256,17 @@ def export_command(
     \b
     Example: sessdex export 7f3a -o session.html
     """
+    from ..errors import BadValue
+
     if output == "-":
         output = None
-    fmt, note = _export_format(fmt, output)
     home = resolve_home(home_dir)
+    try:
+        fmt, note = _export_format(fmt, output)
+    except BadValue:
+        if output is not None:  # a path refused is said as such, not as misnamed
+            api.refuse_agent_folder(home, output)
+        raise
     subagents = subagents or ("inline" if fmt == "json" else "tree")
     with progress_bar("Indexing sessions") as progress:
         found = api.transcript(home, session_id, subagents=subagents, progress=progress)

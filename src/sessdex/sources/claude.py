@@ -260,6 +260,9 @@ class _Listing:
     """What the head, or the tail, of one transcript says; `parse` lets the tail win."""
 
     created: datetime | None = None
+    copied: datetime | None = (
+        None  # a fork's last copied line in the head (`forkedFrom`)
+    )
     updated: datetime | None = None
     cwd: str | None = None
     branch: str | None = None
@@ -421,7 +424,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             cwd=found.cwd or late.cwd,
             branch=late.branch or found.branch,
             title=" ".join(title.split())[:TITLE_CHARS] if title else None,
-            created=found.created or late.updated,
+            created=found.created or found.copied or late.updated,
             updated=late.updated or found.created,
             model=late.model,
             effort=late.effort,
@@ -683,7 +686,13 @@ def _read_head(
         if _title(record, kind, found) or kind not in rec.CONVERSATION:
             continue
         found.conversation = True
-        found.created = found.created or rec.moment(record.get("timestamp"))
+        moment = rec.moment(record.get("timestamp"))
+        if (
+            "forkedFrom" in record
+        ):  # copied by a fork: the source's time, not the fork's
+            found.copied = moment or found.copied
+        else:
+            found.created = found.created or moment
         found.cwd = found.cwd or rec.string(record.get("cwd"))
         found.branch = found.branch or rec.string(record.get("gitBranch"))
         found.session_ref = found.session_ref or rec.string(record.get("sessionId"))

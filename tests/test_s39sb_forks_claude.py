@@ -12,6 +12,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sessdex.cli import main
+from tests.helpers import write_claude_session
 from tests.test_s39forks_claude import FORK, SOURCE, _home
 
 
@@ -40,3 +41,43 @@ def test_a_fork_with_only_copies_is_not_as_old_as_its_source(
     records = _listed(run, home)
     # made after the last line it copied, not at the source's start
     assert str(records[FORK]["created"]).startswith("2026-11-20T10:00:05")
+
+
+# The `derived-from` entry's shape is the one Claude Code 2.1.332's own program writes
+# (its transcript-entry tables and the writer `/branch` calls, read in its npm bundle
+# `@anthropic-ai/claude-code-linux-x64@2.1.332`): hand-made here, no real capture.
+ORIGIN = "0b9c5f1e-4c3a-4d2b-9e8f-7a6b5c4d3e2f"
+
+
+def _derived(tmp_path: Path, via: str) -> str:
+    home = tmp_path / "home"
+    path = write_claude_session(
+        home, FORK, "/home/dev/shop", prompt="Try the other way"
+    )
+    entry = {
+        "type": "derived-from", "v": 1, "sessionId": FORK,
+        "sessions": [
+            {"type": "unknown", "id": None, "via": "import"},
+            {"type": "claude_code_session", "id": ORIGIN, "via": via},
+        ],
+    }  # fmt: skip
+    with path.open("a") as stream:
+        stream.write(json.dumps(entry) + "\n")
+    return str(home)
+
+
+def test_a_branch_named_by_derived_from_is_listed_and_shown_as_a_fork(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    home = _derived(tmp_path, "branch")
+    assert _listed(run, home)[FORK]["forked_from"] == ORIGIN
+    shown = run.invoke(main, ["show", FORK[:8], "--home", home])
+    assert shown.exit_code == 0, shown.output
+    assert f"forked from {ORIGIN}" in " ".join(shown.output.split())
+
+
+def test_a_session_derived_from_a_cleared_one_is_not_a_fork(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    # `/clear` starts a new session that names the old one with via "clear"
+    assert _listed(run, _derived(tmp_path, "clear"))[FORK]["forked_from"] is None

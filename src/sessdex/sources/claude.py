@@ -60,7 +60,8 @@ Reading (`_claude_read`, `_claude_stream`):
   a new id and this file ends with `continued-in` naming it: a `meta` event, the listing's
   `extra["continued_in"]` and a note on resume. `ended-by-model` (the model closed the
   conversation) is a `meta` event, as is each session a `derived-from` entry (2.1.33x)
-  names as this one's origin (`extra["derived_from"]`, `extra["via"]`: branch, resume…).
+  names as this one's origin (`extra["derived_from"]`, `extra["via"]`: branch, resume…); one
+  made by `branch` or `fork` is also the listing's `extra["forked_from_id"]`.
 - Forks (`--fork-session`, `/branch`): the new file opens with the lines it copied, under its
   own `sessionId`, each stamped `forkedFrom: {sessionId, messageUuid}`. The listing takes the
   first from the head (`extra["forked_from_id"]`); `read` shows the copied turns after one
@@ -145,6 +146,8 @@ LEAF_UUID = b'"leafUuid"'  # head only: a 1.0 summary names its conversation's l
 SUMMARY_LINE = b'{"type":"summary",'  # how a 1.0 summary record's line starts
 CONTINUED_IN = b'"continuedInSessionId"'  # tail only: sent to the background (2.1.261+)
 FORKED_FROM = b'"forkedFrom"'  # head only: a fork's copied lines name their source
+DERIVED_FROM = b'"derived-from"'  # 2.1.33x: the sessions this one's data came from
+FORK_VIAS = ("branch", "fork")  # of those, the ways a fork was made (not clear, resume)
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # never shell words
 _UUID = re.compile(
     r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
@@ -400,7 +403,10 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     extra: dict[str, JSONValue] = {}
     if moved := _continued_in(tail, load):
         extra["continued_in"] = moved
-    if not agent and (source := _forked_from(head, load, stem)):
+    if not agent and (
+        source := _forked_from(head, load, stem)
+        or _derived_from(head, tail, load, stem)
+    ):
         extra["forked_from_id"] = source
     if agent:
         session_id = stem[len("agent-") :]
@@ -482,6 +488,42 @@ def _forked_from(head: _Block, load: _Load, session_id: str) -> str | None:
     source = rec.string(fork.get("sessionId")) if isinstance(fork, dict) else None
     if source and source != session_id and _SESSION_ID.fullmatch(source):
         return source
+    return None
+
+
+def _derived_from(
+    head: _Block, tail: _Block, load: _Load, session_id: str
+) -> str | None:
+    """The session this one was branched or forked from, by its `derived-from` entry.
+
+    2.1.33x writes `{"type":"derived-from","v":1,"sessionId":…,"sessions":[{"type":
+    "claude_code_session","id":…,"via":"branch"}, …]}` again at each save (the last
+    wins): `via` is `branch` or `fork` for a fork, `clear`/`resume`/`import` otherwise.
+    The tail's last entry is looked at, else the head's first."""
+    for block, search in ((tail, rfind), (head, find)):
+        data = block.data
+        hit = search(data, DERIVED_FROM, block.begin, block.end)
+        if hit < 0:
+            continue
+        begin = block.line_start(hit)
+        newline = data.find(b"\n", hit, block.end)
+        stop = newline if newline >= 0 else block.end
+        record = load(block, begin, data[begin:stop], newline >= 0)
+        if record is None or record.get("type") != "derived-from":
+            continue
+        sessions = record.get("sessions")
+        for item in sessions if isinstance(sessions, list) else ():
+            if not isinstance(item, dict) or item.get("type") != "claude_code_session":
+                continue
+            origin = rec.string(item.get("id"))
+            if (
+                item.get("via") in FORK_VIAS
+                and origin
+                and origin != session_id
+                and _SESSION_ID.fullmatch(origin)
+            ):
+                return origin
+        return None  # the newest entry names no fork's source
     return None
 
 

@@ -394,8 +394,6 @@ def follow_command(
 
 def _typed_or_said(event: Event) -> bool:
     """Whether `--detail user` keeps the event: what was typed and said, as shown."""
-    if event.kind not in ("user", "assistant"):
-        return False
     from ..views import terminal
 
     return terminal.shows(event, "user")

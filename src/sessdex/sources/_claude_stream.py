@@ -18,7 +18,7 @@ from ..diagnostics import Diagnostics
 from ..idtable import IdTable
 from ..model import Event, EventKind, Extra, JSONValue, Usage
 from . import _claude_records as rec
-from ._values import draft, type_tag
+from ._values import copied_note, draft, type_tag
 
 RESULT_BUDGET = 16 * 1024  # characters of `toolUseResult` kept in a tool_result's extra
 
@@ -1022,7 +1022,7 @@ class Stream:
         yield self._event(
             "meta",
             None,
-            text=f"started from a copy of {origin}'s conversation",
+            text=copied_note(origin),
             extra={"forked_from": origin},
         )
 

@@ -69,6 +69,7 @@ from ._values import (
     as_dict,
     as_int,
     as_str,
+    copied_note,
     decoded_size,
     dicts,
     epoch_or_iso_time,
@@ -449,7 +450,7 @@ class _Reader:
                 "meta",
                 times[0],
                 agent_id=agent,
-                text=f"started from a copy of {source}'s conversation",
+                text=copied_note(source),
                 extra={"forked_from": source, "inherited_messages": len(times)},
             )
 

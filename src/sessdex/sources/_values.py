@@ -26,6 +26,12 @@ _EXACT_LIMIT = 2**53  # the largest integer a JavaScript number holds exactly
 MS_ABOVE = 1e11  # a larger epoch number is milliseconds: 1e11 seconds is the year 5138
 
 
+def copied_note(source: str) -> str:
+    """What the `meta` event opening a fork's copied turns says, in every app's words
+    alike (its extra names the source as `forked_from`)."""
+    return f"started from a copy of {source}'s conversation"
+
+
 def as_dict(value: object) -> dict[str, object]:
     """The value when it is a dict, else an empty dict."""
     return value if isinstance(value, dict) else {}

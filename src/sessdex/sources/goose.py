@@ -83,6 +83,7 @@ from ._values import (
     as_dict,
     as_int,
     as_str,
+    copied_note,
     db_time,
     json_copy,
     json_object,
@@ -848,7 +849,7 @@ class _Reader:
                 "meta",
                 when,
                 agent,
-                text=f"started from a copy of {source}'s conversation",
+                text=copied_note(source),
                 extra={"forked_from": source},
             )
         for time, role, items, meta in self.messages(connection, session_id):

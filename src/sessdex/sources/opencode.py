@@ -61,6 +61,7 @@ from ._values import (
     EventFields,
     as_dict,
     as_str,
+    copied_note,
     json_copy,
     json_object,
     ms_time,
@@ -588,7 +589,7 @@ class _Reader:
                     "meta",
                     ms_time(copies[message_id]),
                     agent,
-                    text=f"started from a copy of {source}'s conversation",
+                    text=copied_note(source),
                     extra={"forked_from": source},
                 )
             # a fork's copy of a response (and of what its sub-agents did, read inline

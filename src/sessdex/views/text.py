@@ -588,7 +588,7 @@ def answered_call(waiting: Waiting, event: Event) -> str | None:
         return summary if together else None
     for call, (summary, _) in calls.items():  # made while they wait
         calls[call] = (summary, True)
-    value = event.extra.get("input", event.text)
+    value = event.extra.get("input")
     value = value if value is not None else event.text
     calls[event.call_id] = (tool_summary(event.tool, value, 60), bool(calls))
     if len(calls) > _WAITING:  # calls no result answers: the oldest go

@@ -1,4 +1,5 @@
-"""Small builders for tests: Claude Code-shaped session files in a temporary fake home."""
+"""Small builders for tests: Claude Code-shaped session files in a temporary fake home,
+and what one source finds in a home."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Session, merge
+from sessdex.sources import Home, Source
 
 
 def claude_line(session_id: str, cwd: str, **fields: object) -> dict[str, object]:
@@ -223,3 +228,14 @@ def refuse_opening(monkeypatch: pytest.MonkeyPatch, *paths: str) -> list[str]:
 
     monkeypatch.setattr(os, "open", refusing)
     return tries
+
+
+def sessions_of(source: Source, home: Path) -> dict[str, Session]:
+    """Every session `source` finds in `home`, its files' parts merged, by id (sub-agents
+    and sessions not listed too), as the index would hold them."""
+    location = source.locate(Home.at(home))
+    parts: dict[str, list[Session]] = {}
+    for path in source.scan(location):
+        for session in source.parse(Path(path), location, Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    return {key: merge(value) for key, value in parts.items()}

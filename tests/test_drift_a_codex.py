@@ -6,19 +6,9 @@ import json
 from pathlib import Path
 
 from sessdex.diagnostics import Diagnostics
-from sessdex.model import Event, Session, merge
-from sessdex.sources import Home, codex
-
-
-def _discover(home: Path) -> dict[str, Session]:
-    diagnostics = Diagnostics()
-    location = codex.locate(Home.at(home))
-    fragments: dict[str, list[Session]] = {}
-    for path in codex.scan(location):
-        for session in codex.parse(Path(path), location, diagnostics):
-            fragments.setdefault(session.id, []).append(session)
-    merged = {key: merge(parts) for key, parts in fragments.items()}
-    return {key: s for key, s in merged.items() if s.listed}
+from sessdex.model import Event, Session
+from sessdex.sources import codex
+from tests.helpers import sessions_of
 
 
 def _events(session: Session) -> list[Event]:
@@ -74,7 +64,7 @@ def test_bookkeeping_lines_of_0_171_are_known_not_unknown(tmp_path: Path) -> Non
     path = day / f"rollout-2026-12-01T10-00-00-{thread}.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     diagnostics = Diagnostics()
-    found = list(codex.read(_discover(tmp_path)[thread], diagnostics))
+    found = list(codex.read(sessions_of(codex, tmp_path)[thread], diagnostics))
     assert dict(diagnostics.unknown) == {}
     assert [(e.kind, e.text) for e in found if e.kind in ("user", "assistant")] == [
         ("user", "/review"),
@@ -117,7 +107,7 @@ def test_an_answer_delivered_in_code_mode_is_shown_as_the_user_saw_it(
     day.mkdir(parents=True)
     path = day / f"rollout-2026-12-01T10-00-00-{thread}.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    found = list(codex.read(_discover(tmp_path)[thread], Diagnostics()))
+    found = list(codex.read(sessions_of(codex, tmp_path)[thread], Diagnostics()))
     assert [e.text for e in found if e.kind == "assistant"] == [
         "I sent the report to the team.",
         "And the summary is",

@@ -15,23 +15,15 @@ import shutil
 from pathlib import Path
 
 from sessdex.diagnostics import Diagnostics
-from sessdex.model import Event, Session, Usage, merge
-from sessdex.sources import Home, cline
+from sessdex.model import Event, Usage
+from sessdex.sources import cline
+from tests.helpers import sessions_of
 
 HOME = Path(__file__).parent / "data" / "cline" / "sdk" / "home"
 SESSIONS = Path(".cline") / "data" / "sessions"
 LEAD = "1790931121000_k3x9q"
 FORK = "1790950000000_f0rk1"
 FORKED_AT = "2026-10-02T09:00:00.000Z"  # after the last of LEAD's messages
-
-
-def _sessions(home: Path) -> dict[str, Session]:
-    location = cline.locate(Home.at(home))
-    parts: dict[str, list[Session]] = {}
-    for path in cline.scan(location):
-        for session in cline.parse(Path(path), location, Diagnostics()):
-            parts.setdefault(session.id, []).append(session)
-    return {key: merge(value) for key, value in parts.items()}
 
 
 def _usage(found: list[Event]) -> Usage:
@@ -83,7 +75,7 @@ def _forked_home(tmp_path: Path) -> Path:
 
 
 def test_a_fork_bills_only_the_responses_made_after_it(tmp_path: Path) -> None:
-    found = _sessions(_forked_home(tmp_path))
+    found = sessions_of(cline, _forked_home(tmp_path))
     assert found[FORK].extra["forked_from_id"] == LEAD
     source = list(cline.read(found[LEAD], Diagnostics()))
     fork = list(cline.read(found[FORK], Diagnostics()))

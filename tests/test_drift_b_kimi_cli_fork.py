@@ -14,23 +14,15 @@ import shutil
 from pathlib import Path
 
 from sessdex.diagnostics import Diagnostics
-from sessdex.model import Event, Session, Usage, merge
-from sessdex.sources import Home, kimi
+from sessdex.model import Event, Usage
+from sessdex.sources import kimi
+from tests.helpers import sessions_of
 
 HOME = Path(__file__).parent / "data" / "kimi" / "home"
 FOLDER = Path(".kimi") / "sessions" / "83966a3838d499c6ec0c7147091f7d31"
 MAIN = "3f6c1d2e-8a4b-4c5d-9e6f-7a8b9c0d1e2f"
 UNDO = "0d0d0d0d-1111-4222-8333-444455556666"
 COPIED_AT = 1795251700.5  # after every line of MAIN's wire
-
-
-def _sessions(home: Path) -> dict[str, Session]:
-    location = kimi.locate(Home.at(home))
-    parts: dict[str, list[Session]] = {}
-    for path in kimi.scan(location):
-        for session in kimi.parse(Path(path), location, Diagnostics()):
-            parts.setdefault(session.id, []).append(session)
-    return {key: merge(value) for key, value in parts.items()}
 
 
 def _usage(found: list[Event]) -> Usage:
@@ -66,7 +58,9 @@ def _home(tmp_path: Path, title: str, copied_at: float | None) -> Path:
 
 
 def test_an_undo_bills_only_what_was_spent_after_it(tmp_path: Path) -> None:
-    found = _sessions(_home(tmp_path, "Undo: Speed up the test suite", COPIED_AT))
+    found = sessions_of(
+        kimi, _home(tmp_path, "Undo: Speed up the test suite", COPIED_AT)
+    )
     source = list(kimi.read(found[MAIN], Diagnostics()))
     copy = list(kimi.read(found[UNDO], Diagnostics()))
     assert _usage(source).output_tokens > 0
@@ -85,7 +79,7 @@ def test_a_title_of_the_same_form_without_a_copy_bills_everything(
     tmp_path: Path,
 ) -> None:
     # `/title Fork: …` names a session so, but only a fork writes `wire_mtime`
-    found = _sessions(_home(tmp_path, "Fork: my plan", None))
+    found = sessions_of(kimi, _home(tmp_path, "Fork: my plan", None))
     source = _usage(list(kimi.read(found[MAIN], Diagnostics())))
     copy = _usage(list(kimi.read(found[UNDO], Diagnostics())))
     assert copy.output_tokens == source.output_tokens + 12

@@ -15,23 +15,15 @@ from functools import reduce
 from pathlib import Path
 
 from sessdex.diagnostics import Diagnostics
-from sessdex.model import Event, Session, Usage, merge
-from sessdex.sources import Home, kimi
+from sessdex.model import Event, Usage
+from sessdex.sources import kimi
+from tests.helpers import sessions_of
 
 DATA = Path(__file__).parent / "data" / "kimi"
 WORKSPACE = ".kimi-code/sessions/wd_project_ac3bb318f98e"
 TOOLS = "1bcbe023-4f7e-4971-9dc9-43b8756045b0"
 FORK = "0f0f0f0f-1111-4222-8333-444455556666"
 FORKED_AT = 1785700000000  # after every record of the source
-
-
-def _sessions(home: Path) -> dict[str, Session]:
-    location = kimi.locate(Home.at(home))
-    parts: dict[str, list[Session]] = {}
-    for path in kimi.scan(location):
-        for session in kimi.parse(Path(path), location, Diagnostics()):
-            parts.setdefault(session.id, []).append(session)
-    return {key: merge(value) for key, value in parts.items()}
 
 
 def _usage(found: list[Event]) -> Usage:
@@ -94,7 +86,7 @@ def _forked_home(tmp_path: Path) -> Path:
 def test_a_forked_session_bills_only_what_it_spent_after_the_fork(
     tmp_path: Path,
 ) -> None:
-    found = _sessions(_forked_home(tmp_path))
+    found = sessions_of(kimi, _forked_home(tmp_path))
     source = list(kimi.read(found[TOOLS], Diagnostics()))
     fork = list(kimi.read(found[FORK], Diagnostics()))
     assert _usage(source).total > 0

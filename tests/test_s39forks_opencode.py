@@ -19,8 +19,9 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
-from sessdex.model import Event, Session, Usage, merge
-from sessdex.sources import Home, opencode
+from sessdex.model import Event, Usage
+from sessdex.sources import opencode
+from tests.helpers import sessions_of
 
 HOME = Path(__file__).parent / "data" / "opencode" / "home"
 DB = Path(".local") / "share" / "opencode" / "opencode.db"
@@ -30,18 +31,9 @@ FORKED_AT = 1796040000000  # after every message of SOURCE
 ASKED_AT = FORKED_AT + 5000
 
 
-def _sessions(home: Path) -> dict[str, Session]:
-    location = opencode.locate(Home.at(home))
-    parts: dict[str, list[Session]] = {}
-    for path in opencode.scan(location):
-        for session in opencode.parse(path, location, Diagnostics()):
-            parts.setdefault(session.id, []).append(session)
-    return {key: merge(value) for key, value in parts.items()}
-
-
 def _events(home: Path, session_id: str) -> list[Event]:
     diagnostics = Diagnostics()
-    found = list(opencode.read(_sessions(home)[session_id], diagnostics))
+    found = list(opencode.read(sessions_of(opencode, home)[session_id], diagnostics))
     assert not diagnostics.problems
     return found
 

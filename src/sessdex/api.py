@@ -1218,7 +1218,7 @@ def doctor(
                 root=str(location.root) if location else None,
                 override=location.override if location else None,
                 exists=bool(
-                    location and (entry.get("files") or _found(source, location))
+                    location and (entry.get("files") or app_found(source, location))
                 ),
                 sessions=int(entry.get("sessions", 0)),  # type: ignore[call-overload]
                 subagents=int(entry.get("subagents", 0)),  # type: ignore[call-overload]
@@ -1239,7 +1239,7 @@ def doctor(
     return reports
 
 
-def _found(source: sources.Source, location: Location) -> bool:
+def app_found(source: sources.Source, location: Location) -> bool:
     """Whether the app is there: its folder, or, where that folder is one other programs
     share, a folder of its own (a source's `found`)."""
     if not location.exists:

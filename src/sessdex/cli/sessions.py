@@ -153,6 +153,7 @@ def _say_why_empty(
     """A line on stderr saying why a list came out empty, and what to try next: an
     empty table alone looks like a hang or a bug. `hidden`: the sub-agents `--all`
     would list; `empty`: the apps read hold no session at all, whatever the filters."""
+    from .. import sources
     from ..selection import nothing_matches, parse_query
 
     # no location at all: no app was read (`--app` and `app:` words that exclude each other)
@@ -160,7 +161,10 @@ def _say_why_empty(
     # the apps asked for, with --app or in the query (`app:gemini`, `gemini:3f2b`)
     named = [*apps, *(a for a in parse_query(query or "").apps if a not in apps)]
     hint = nothing_matches(query, apps, since, here, hidden)
-    if locations and not any(location.exists for location in locations):
+    if locations and not any(
+        api.app_found(sources.get(app), location)
+        for app, location in report.locations.items()
+    ):  # a shared folder (the editors' ~/.config) is no app's own: not "found"
         if named:
             err(
                 f"No folder of {', '.join(named)} {hints.where()}. {hints.named('doctor')} shows where sessdex looked."

@@ -191,10 +191,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return []
     child = path.parent.parent.name == "subagents"
     legacy = path.name not in (_WIRE, _CONTEXT)
-    if child:
-        session_dir = path.parent.parent.parent
-    else:
-        session_dir = path.parent.parent if legacy else path.parent
+    session_dir = path.parent.parent.parent if child else path.parent
+    # a one-file session (`<work dir>/<id>.jsonl`) lies in its work dir's folder itself
     work_dir = session_dir if legacy else session_dir.parent
     session_id = path.stem if legacy else path.parent.name
     facts = (

@@ -46,7 +46,7 @@ def test_kimi_code_is_found_beside_kimi_cli_and_its_override_is_honoured(
     tmp_path: Path,
 ) -> None:
     location = kimi.locate(Home.at(DATA / "home"))
-    assert location.also == (DATA / "home" / ".kimi-code",)
+    assert location.also[0] == DATA / "home" / ".kimi-code"
     found = sessions(Home.at(DATA / "home"))
     assert {SMALL, TOOLS} <= set(found)
     moved = Home(

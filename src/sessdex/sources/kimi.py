@@ -41,6 +41,7 @@ from pathlib import Path
 
 from .. import files, folders
 from ..diagnostics import Diagnostics
+from ..hints import named
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from . import _kimi_code
 from ._values import (
@@ -121,8 +122,15 @@ _HANDLED = frozenset(
 _CONTEXT_IGNORED = frozenset({"_system_prompt", "_checkpoint", "_usage", "system"})
 
 
+# kimi-cli 0.32 and 0.33 kept their tree in `~/.local/share/kimi` on every OS (share.py's
+# literal `Path.home() / ".local" / "share" / "kimi"`, no variable read); 0.34 moved to
+# `~/.kimi` and left those sessions where they were.
+OLD_SHARE = (".local", "share", "kimi")
+
+
 def locate(home: Home) -> Location:
-    """Kimi CLI's folder as the root, Kimi Code's beside it (each with its own override)."""
+    """Kimi CLI's folder as the root, Kimi Code's beside it (each with its own override),
+    then the folder of kimi-cli 0.32 and 0.33."""
     share = home.env_dir("KIMI_SHARE_DIR")
     code = home.env_dir("KIMI_CODE_HOME")
     said = [f"KIMI_SHARE_DIR={share}"] if share is not None else []
@@ -131,8 +139,15 @@ def locate(home: Home) -> Location:
     return Location(
         share if share is not None else home.path / ".kimi",
         ", ".join(said) or None,
-        also=(code if code is not None else home.path / ".kimi-code",),
+        also=(
+            code if code is not None else home.path / ".kimi-code",
+            home.path.joinpath(*OLD_SHARE),
+        ),
     )
+
+
+def _is_old_share(root: Path) -> bool:
+    return root.parts[-len(OLD_SHARE) :] == OLD_SHARE
 
 
 def scan(location: Location) -> Iterator[Path]:
@@ -140,7 +155,29 @@ def scan(location: Location) -> Iterator[Path]:
         return
     yield from _scan_cli(location.root)
     for root in location.also:
-        yield from _kimi_code.scan(root)
+        if _is_old_share(root):
+            if root != location.root:
+                yield from _scan_cli(root)
+        else:
+            yield from _kimi_code.scan(root)
+
+
+def _cli_root(path: Path, location: Location) -> Path:
+    """The Kimi CLI folder `path` is in: the one whose `kimi.json` names its work dir."""
+    for root in (location.root, *location.also):
+        if path.is_relative_to(root / "sessions"):
+            return root
+    return location.root
+
+
+def _in_old_share(session: Session) -> bool:
+    """Whether the session is one kimi-cli 0.32 or 0.33 left in `~/.local/share/kimi`."""
+    parts = Path(session.path or "").parts
+    size = len(OLD_SHARE) + 1
+    return any(
+        parts[i : i + size] == (*OLD_SHARE, "sessions")
+        for i in range(len(parts) - size + 1)
+    )
 
 
 def _scan_cli(root: Path) -> Iterator[Path]:
@@ -208,7 +245,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             stat.st_mtime, UTC
         )  # kimi's own "updated" for these
     extra: dict[str, JSONValue] = {"protocol_version": protocol} if protocol else {}
-    cwd = _work_dirs(location.root).get(work_dir.name)
+    cwd = _work_dirs(_cli_root(path, location)).get(work_dir.name)
     if not child:
         return [
             Session(
@@ -757,7 +794,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     """`kimi --session <id>` run in the session's work directory; sub-agents have no resume."""
     if session.path and _kimi_code.owns(Path(session.path)):
         return _kimi_code.resume(session, keep_permissions=keep_permissions)
-    if session.parent_id or not session.cwd:
+    if session.parent_id or not session.cwd or _in_old_share(session):
         return None
     argv = ["kimi", "--session", session.id]
     if session.model:
@@ -782,6 +819,17 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         install_hint="uv tool install kimi-cli",
         notes=tuple(notes),
         withheld=tuple(withheld),
+    )
+
+
+def resume_refusal(session: Session) -> str | None:
+    """Why a session kimi-cli 0.32 or 0.33 kept in `~/.local/share/kimi` has no resume."""
+    if not _in_old_share(session):
+        return None
+    return (
+        "this session was saved in ~/.local/share/kimi by kimi-cli 0.32 or 0.33; kimi "
+        "has looked for sessions only in ~/.kimi since 0.34, so `kimi --session` cannot "
+        f"open it there. {named('show')} reads it."
     )
 
 

@@ -58,6 +58,26 @@ EDITORS = (
 # macOS, Windows. All are looked in: a copied home may come from any of them, and a Mac
 # often has a `~/.config` too (other tools write there), which the editors never use.
 CONFIG_BASES = (".config", "Library/Application Support", "AppData/Roaming")
+# What VS Code and its forks put before the platform's folder (`getUserDataPath`):
+# `$VSCODE_PORTABLE/user-data` (portable mode; its terminal passes the variable on) and
+# `$VSCODE_APPDATA/<product>`, on every OS.
+EDITOR_VARIABLES = ("VSCODE_APPDATA", "VSCODE_PORTABLE")
+
+
+def config_bases(home: Home) -> list[Path]:
+    """The folders the editors' user folders may be in, `$VSCODE_APPDATA` first when set,
+    then Linux's (`$XDG_CONFIG_HOME` when set, as Electron resolves it), macOS's and
+    Windows'."""
+    bases = [home.path / base for base in CONFIG_BASES]
+    xdg = home.env_dir("XDG_CONFIG_HOME")
+    if xdg is not None:
+        bases[0] = xdg
+    appdata = home.env_dir("VSCODE_APPDATA")
+    if appdata is not None and appdata not in bases:
+        bases.insert(0, appdata)
+    return bases
+
+
 # Remote and server installs keep the same tree under the home, not the config folder.
 SERVER_DIRS = (
     ".vscode-server/data",
@@ -137,19 +157,27 @@ class TaskStore:
                 break
         else:
             also += [home.path / folder for folder in self.data_dirs]
+        portable = home.env_dir("VSCODE_PORTABLE")
+        if portable is not None:  # a folder with User/ in it, as a server install's
+            also.append(portable / "user-data")
         value = home.env_dir("XDG_CONFIG_HOME")
-        bases = [home.path / base for base in CONFIG_BASES]
-        if value is not None:
-            bases[0] = value
+        bases = config_bases(home)
         existing = [base for base in bases if folders.is_dir(base)]
         root = existing[0] if existing else bases[0]
         for base in existing[1:]:  # the other platforms' user folders, editor by editor
             also += [base / editor for editor in EDITORS]
         for base in existing or [root]:
             also += self._chosen_storage(home, base)
-        override = None
-        if value is not None:
-            override = f"XDG_CONFIG_HOME={home.environ['XDG_CONFIG_HOME']}"
+        said = [
+            f"{name}={home.environ[name]}"
+            for name, given in (
+                ("VSCODE_PORTABLE", portable),
+                ("VSCODE_APPDATA", home.env_dir("VSCODE_APPDATA")),
+                ("XDG_CONFIG_HOME", value),
+            )
+            if given is not None
+        ]
+        override = ", ".join(said) or None
         also = list(dict.fromkeys(also))
         # the config folder is every program's: only the editors' folders in it are kept
         owned = (*(root / editor for editor in EDITORS), *also)

@@ -41,7 +41,7 @@ from .. import folders
 from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session
 from . import _cline_sdk
-from ._vscode_tasks import TaskStore
+from ._vscode_tasks import EDITOR_VARIABLES, TaskStore
 from .base import Home, Location
 
 NAME = "cline"
@@ -55,7 +55,13 @@ CHECKED_WITH = (
     "(conformance suite: headless, TUI resume, sub-agent); CLI resume checked against "
     "cline 3.0.65's --help"
 )
-ENV_VARS = ("XDG_CONFIG_HOME", "CLINE_DATA_DIR", "CLINE_DIR", "CLINE_SESSION_DATA_DIR")
+ENV_VARS = (
+    "XDG_CONFIG_HOME",
+    *EDITOR_VARIABLES,
+    "CLINE_DATA_DIR",
+    "CLINE_DIR",
+    "CLINE_SESSION_DATA_DIR",
+)
 
 _STORE = TaskStore(
     NAME,

@@ -30,7 +30,7 @@ from .. import folders
 from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session, superseded
 from . import opencode
-from ._vscode_tasks import TaskStore
+from ._vscode_tasks import EDITOR_VARIABLES, TaskStore
 from .base import Home, Location
 
 NAME = "kilo"
@@ -43,7 +43,7 @@ CHECKED_WITH = (
     "checked against its --help); "
     "channel database names from Kilo-Org/kilocode's storage/database.ts (after CLI 7.1.2)"
 )
-ENV_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "KILO_DB")
+ENV_VARS = ("XDG_CONFIG_HOME", *EDITOR_VARIABLES, "XDG_DATA_HOME", "KILO_DB")
 INSTALL_HINT = "npm install -g @kilocode/cli"
 
 _STORE = TaskStore(

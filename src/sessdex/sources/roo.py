@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session
-from ._vscode_tasks import TaskStore
+from ._vscode_tasks import EDITOR_VARIABLES, TaskStore
 from .base import Home, Location
 
 NAME = "roo"
@@ -35,7 +35,7 @@ CHECKED_WITH = (
     "rechecked at v3.52.1: message.ts's says and asks, TaskHistoryStore.ts, Task.ts's tokensIn); "
     "no real task folder seen — Low confidence"
 )
-ENV_VARS = ("XDG_CONFIG_HOME",)
+ENV_VARS = ("XDG_CONFIG_HOME", *EDITOR_VARIABLES)
 
 _STORE = TaskStore(
     NAME,

@@ -46,6 +46,7 @@ EDITORS = (
     "Code - Insiders",
     "Code - OSS",
     "VSCodium",
+    "VSCodium - Insiders",
     "Cursor",
     "Windsurf",
     "Antigravity",
@@ -86,6 +87,7 @@ SERVER_DIRS = (
     ".cursor-server/data",
     ".windsurf-server/data",
     ".vscodium-server/data",
+    ".vscodium-server-insiders/data",
     ".antigravity-server/data",
     ".var/app/com.visualstudio.code/config/Code",  # Flatpak VS Code
     ".var/app/com.vscodium.codium/config/VSCodium",  # Flatpak VSCodium

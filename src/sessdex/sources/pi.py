@@ -87,7 +87,9 @@ CHECKED_WITH = (
     "@earendil-works/pi-ai 0.85's typings (`deferred`: no real file)"
     "; resume checked against 1.6.0's --help"
 )
-ENV_VARS = ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")
+ENV_VARS = ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR", "CODING_AGENT_DIR")
+# a project's folder of sessions: `--<cwd, separators and colons as dashes>--`
+_PROJECT = re.compile(r"--.*--", re.DOTALL)
 
 
 _THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -115,8 +117,16 @@ def locate(home: Home) -> Location:
         value = settings.get("sessionDir") if isinstance(settings, dict) else None
         if isinstance(value, str) and value.strip():
             sessions = _home_path(home, value.strip())
-    also = (sessions,) if sessions is not None else ()
-    return Location(root, ", ".join(said) or None, also=also)
+    also = [sessions] if sessions is not None else []
+    # before 0.7.29: `$CODING_AGENT_DIR` (pi 0.6.0 to 0.7.28 and coding-agent 0.5.x),
+    # else coding-agent 0.5.x's `~/.coding-agent`, project folders in `sessions/` as now
+    older = home.env_dir("CODING_AGENT_DIR")
+    if older is not None:
+        said.append(f"CODING_AGENT_DIR={older}")
+    for folder in (older, home.path / ".coding-agent"):
+        if folder is not None and folder / "sessions" not in (root / "sessions", *also):
+            also.append(folder / "sessions")
+    return Location(root, ", ".join(said) or None, also=tuple(also))
 
 
 def _home_path(home: Home, value: str) -> Path | None:
@@ -140,6 +150,10 @@ def scan(location: Location) -> Iterator[Path]:
         for entry in folders.entries(folder, folder):
             if entry.name.endswith(".jsonl") and entry.is_file():
                 yield Path(entry.path)
+            elif _PROJECT.fullmatch(entry.name) and entry.is_dir():  # an older pi's
+                for inner in folders.entries(entry.path, folder):
+                    if inner.name.endswith(".jsonl") and inner.is_file():
+                        yield Path(inner.path)
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:

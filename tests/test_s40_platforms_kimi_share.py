@@ -46,3 +46,14 @@ def test_resume_says_today_s_kimi_does_not_look_there(tmp_path: Path) -> None:
     assert result.exit_code != 0
     assert "kimi --session" not in result.stdout
     assert "~/.local/share/kimi" in result.output
+
+
+def test_a_share_dir_set_to_that_folder_still_resumes(tmp_path: Path) -> None:
+    """Today's kimi told to keep its tree there (`KIMI_SHARE_DIR`) opens it there."""
+    share = tmp_path / ".local" / "share" / "kimi"
+    old_share(tmp_path)
+    home = Home(tmp_path, {"KIMI_SHARE_DIR": str(share)})
+    session = listed(home)[SESSION]
+    plan = kimi.resume(session)
+    assert plan is not None and plan.argv[:3] == ("kimi", "--session", SESSION)
+    assert kimi.resume_refusal(session) is None

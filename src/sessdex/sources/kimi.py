@@ -171,13 +171,12 @@ def _cli_root(path: Path, location: Location) -> Path:
 
 
 def _in_old_share(session: Session) -> bool:
-    """Whether the session is one kimi-cli 0.32 or 0.33 left in `~/.local/share/kimi`."""
-    parts = Path(session.path or "").parts
-    size = len(OLD_SHARE) + 1
-    return any(
-        parts[i : i + size] == (*OLD_SHARE, "sessions")
-        for i in range(len(parts) - size + 1)
-    )
+    """Whether the session is one kimi-cli 0.32 or 0.33 left in `~/.local/share/kimi`
+    (not today's kimi's tree, `KIMI_SHARE_DIR` set to that folder): `parse` says so."""
+    return session.extra.get(_OLD_SHARE_MARK) is True
+
+
+_OLD_SHARE_MARK = "kept_by_kimi_0_33"
 
 
 def _scan_cli(root: Path) -> Iterator[Path]:
@@ -245,7 +244,10 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             stat.st_mtime, UTC
         )  # kimi's own "updated" for these
     extra: dict[str, JSONValue] = {"protocol_version": protocol} if protocol else {}
-    cwd = _work_dirs(_cli_root(path, location)).get(work_dir.name)
+    root = _cli_root(path, location)
+    if root != location.root and _is_old_share(root):
+        extra[_OLD_SHARE_MARK] = True
+    cwd = _work_dirs(root).get(work_dir.name)
     if not child:
         return [
             Session(

@@ -52,3 +52,10 @@ def test_the_old_variable_is_honoured(tmp_path: Path) -> None:
     home = Home(tmp_path / "home", {"CODING_AGENT_DIR": str(moved)})
     assert SESSION in sessions(home)
     assert "CODING_AGENT_DIR" in pi.ENV_VARS
+
+
+def test_a_session_dir_set_to_pi_s_own_is_listed_once(tmp_path: Path) -> None:
+    path = write_session(tmp_path / ".pi" / "agent")
+    sessions_dir = str(tmp_path / ".pi" / "agent" / "sessions")
+    home = Home(tmp_path, {"PI_CODING_AGENT_SESSION_DIR": sessions_dir})
+    assert list(pi.scan(pi.locate(home))).count(path) == 1

@@ -147,10 +147,11 @@ def scan(location: Location) -> Iterator[Path]:
             if entry.name.endswith(".jsonl"):
                 yield Path(entry.path)
     for folder in location.also:  # a session folder of the user's choice: files flat
+        listed = folder == location.root / "sessions"  # its project folders are, above
         for entry in folders.entries(folder, folder):
             if entry.name.endswith(".jsonl") and entry.is_file():
                 yield Path(entry.path)
-            elif _PROJECT.fullmatch(entry.name) and entry.is_dir():  # an older pi's
+            elif not listed and _PROJECT.fullmatch(entry.name) and entry.is_dir():
                 for inner in folders.entries(entry.path, folder):
                     if inner.name.endswith(".jsonl") and inner.is_file():
                         yield Path(inner.path)

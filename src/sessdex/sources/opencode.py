@@ -114,6 +114,7 @@ _IGNORED_PARTS = {"step-start", "step-finish", "snapshot", "patch"}
 _TASK_STATE = re.compile(r'\s*<task id="([^"<>]{1,200})" state="([a-z_]{1,20})">')
 _MAX_DEPTH = 4  # sub-agents of sub-agents: deep enough, and no loop can run away
 _COPIES_CAP = 200_000  # a fork's messages examined as copies of its source's
+_JSON_COPIES_CAP = 20_000  # files read to find a JSON fork's source
 _CWD_MESSAGES = 8  # message files read for an early 0.x session's folder
 # "New session - 2026-12-02T07:57:59.283Z", "Child session - …" (session/index.ts);
 # early 0.x wrote "New Session - …"
@@ -609,10 +610,15 @@ class _Reader:
             yield from self.json_session(project_store, self.session_id, None, 0)
             return
         storage = path.parents[2] if len(path.parents) > 2 else path.parent
-        yield from self.json_session(storage, self.session_id, None, 0)
+        yield from self.json_session(storage, self.session_id, None, 0, path)
 
     def json_session(
-        self, storage: Path, session_id: str, agent: str | None, depth: int
+        self,
+        storage: Path,
+        session_id: str,
+        agent: str | None,
+        depth: int,
+        path: Path | None = None,  # the session's own file, for a fork's copies
     ) -> Iterator[Event]:
         infos = []
         for entry in folders.entries(storage / "message" / session_id):
@@ -629,8 +635,20 @@ class _Reader:
             def children(child: str, child_agent: str) -> Iterator[Event]:
                 return self.json_session(storage, child, child_agent, depth + 1)
 
+        copies, source = _json_copies(path, infos) if path else ({}, None)
+        noted = False
         for info in infos:
             message_id = as_str(info.get("id")) or ""
+            copied = message_id in copies
+            if source is not None and not noted and copied:
+                noted = True
+                yield self.event(
+                    "meta",
+                    ms_time(copies[message_id]),
+                    agent,
+                    text=copied_note(source),
+                    extra={"forked_from": source},
+                )
             parts = []
             part_folder = storage / "part"
             if self.parts_by_session:
@@ -644,7 +662,14 @@ class _Reader:
                         self.diagnostics.skip(entry.path, 1, "not JSON")
                     continue
                 parts.append(part)
-            yield from self.message(info, _created(info), iter(parts), agent, children)
+            # a fork's copy is billed in the session it was copied from, as in SQLite
+            outer, self.copied = self.copied, self.copied or copied
+            try:
+                yield from self.message(
+                    info, _created(info), iter(parts), agent, children
+                )
+            finally:
+                self.copied = outer
 
     # -- shared --
 
@@ -955,6 +980,70 @@ def _copies(
         if isinstance(created, int) and message_id not in billed_here
     }
     return copies, where[max(where)] or None
+
+
+def _json_copies(
+    path: Path, infos: list[dict[str, object]]
+) -> tuple[dict[str, int], str | None]:
+    """`_copies` for the JSON storage: `fork` wrote the new session's file, then each
+    message of its source under a new id, `info` as it was. The sessions looked at are
+    those of the fork's project folder created before the last copied response, newest
+    first, until each copied response is found or `_JSON_COPIES_CAP` files were read."""
+    session = as_dict(files.read_json_file(path, limit=1024 * 1024))
+    born = _created(session)
+    if born is None or len(path.parents) < 3:
+        return {}, None
+    early = [
+        (message_id, created, info)
+        for info in infos
+        if (message_id := as_str(info.get("id")))
+        and (created := _created(info)) is not None
+        and created < born
+    ]
+    calls = {
+        _response(created, info.get("modelID"), info.get("tokens")): message_id
+        for message_id, created, info in early
+        if info.get("role") == "assistant"
+    }
+    if not calls:
+        return {}, None
+    low, high = min(key[0] for key in calls), max(key[0] for key in calls)
+    candidates: list[tuple[int, str]] = []
+    for entry in folders.entries(path.parent)[:_JSON_COPIES_CAP]:
+        other = as_dict(files.read_json_file(entry.path, limit=1024 * 1024))
+        other_id, created = as_str(other.get("id")), _created(other)
+        if other_id and other_id != session.get("id") and created is not None:
+            candidates.append((created, other_id))
+    where: dict[tuple[int, str, bytes], str] = {}
+    examined = len(candidates)
+    for created, other_id in sorted(candidates, reverse=True):
+        if created > high:  # made after the last copied response: not its writer
+            continue
+        for entry in folders.entries(path.parents[2] / "message" / other_id):
+            examined += 1
+            if examined > _JSON_COPIES_CAP or len(where) == len(calls):
+                break
+            info = files.read_json_file(entry.path, limit=1024 * 1024)
+            when = _created(info) if isinstance(info, dict) else None
+            if (
+                not isinstance(info, dict)
+                or when is None
+                or info.get("role") != "assistant"
+            ):
+                continue
+            if created <= when and low <= when <= high:
+                key = _response(when, info.get("modelID"), info.get("tokens"))
+                if key in calls:
+                    where.setdefault(key, other_id)
+    if not where:
+        return {}, None
+    billed_here = set(calls.values()) - {calls[key] for key in where}
+    copies = {
+        message_id: created  # the prompts and tool results between them too
+        for message_id, created, _ in early
+        if message_id not in billed_here
+    }
+    return copies, where[max(where)]
 
 
 def _response(created: object, model: object, tokens: object) -> tuple[int, str, bytes]:

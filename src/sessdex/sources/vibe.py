@@ -22,6 +22,8 @@ and its result.
 A legacy folder whose meta.json is unreadable (empty, cut short) is still listed and read
 from its messages.jsonl, by the id the meta's head or else the folder's name holds (its
 first 8 characters), the damage said; its folder, title, model and token counts are lost.
+A sub-agent's folder so damaged (or with a folder in its meta.json's place) is listed by
+the id, lead, folder and branch its lead's meta.json gives it.
 Legacy messages have no times: events are spread evenly between the folder's start and end
 times and marked `time_estimated`.
 
@@ -168,7 +170,9 @@ def _scan(root: Path) -> Iterator[Path]:
             yield folder / "meta.json"
         if "agents" in names:
             for agent in folders.entries(folder / "agents", root):
-                if agent.is_dir() and folders.is_file(Path(agent.path) / "meta.json"):
+                # a meta.json that is not a file (a folder in its place) is still the
+                # sub-agent's: it is read from its messages, as a lead's is
+                if agent.is_dir() and folders.exists(Path(agent.path) / "meta.json"):
                     yield Path(agent.path) / "meta.json"
 
 
@@ -239,9 +243,28 @@ def _damaged_meta(folder: Path) -> _Meta | None:
     )
 
 
+def _damaged_subagent(folder: Path) -> _Meta | None:
+    """`_damaged_meta` for a sub-agent's folder, with what its lead's meta.json says of
+    it: its full id (the folder's name holds only 8 characters), its lead, the lead's
+    folder and branch (a sub-agent works where its lead does)."""
+    meta = _damaged_meta(folder)
+    lead = _meta(folder.parent.parent)
+    if meta is None or lead is None:
+        return meta
+    relative = f"agents/{folder.name}"
+    call = next((c for c, path in lead.children.items() if path == relative), None)
+    named = lead.child_ids.get(call) if call else None
+    if named and (meta.session_id == named or named.startswith(meta.session_id)):
+        meta.session_id = named
+    meta.parent_id = meta.parent_id or lead.session_id
+    meta.cwd, meta.branch = lead.cwd, lead.branch
+    return meta
+
+
 def _damage(path: Path) -> str:
+    what = "is a folder, not a file" if path.is_dir() else "is empty or cut short"
     return (
-        f"{NAME}: {path} is empty or cut short: its session is read from its "
+        f"{NAME}: {path} {what}: its session is read from its "
         "messages.jsonl alone (no folder, title, model or token counts)"
     )
 
@@ -433,14 +456,14 @@ def _first_prompt(folder: Path) -> str | None:
 def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Session]:
     folder = path.parent
     meta = _meta(folder)
+    subagent = folder.parent.name == "agents"
     if meta is None and not files.refused_problem(NAME, path):
-        meta = _damaged_meta(folder)
+        meta = _damaged_subagent(folder) if subagent else _damaged_meta(folder)
         if meta is not None:
             diagnostics.problem(_damage(path))
     if meta is None:
         diagnostics.skip(str(path), 1, "not JSON")
         return []
-    subagent = folder.parent.name == "agents"
     links = _links(root)
     if not subagent and _successor(meta.session_id, links, root) is not None:
         return []  # listed, and read, under the folder that continues it

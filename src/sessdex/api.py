@@ -1413,6 +1413,30 @@ def transcript(
     return Transcript(session, events, diagnostics)
 
 
+LINE_HOPS = 16  # parents walked up to a sub-agent's lead: a loop (a damaged file) ends
+
+
+def lead_of(home: Home, session: Session) -> str | None:
+    """The id of the session at the top of a sub-agent's line (its lead, or its lead's
+    lead), found in the index alone (no file read, at most `LINE_HOPS` lookups); the
+    last parent known where the index lacks the next; None for a session no one spawned."""
+    if not session.parent_id:
+        return None
+    lead = session.parent_id
+    index = Index(home)
+    try:
+        for _ in range(LINE_HOPS):
+            key = (session.app, lead)
+            row = index.by_ids([key]).get(key)
+            above = row.session().parent_id if row is not None else None
+            if not above or above in (lead, session.id):
+                break
+            lead = above
+    finally:
+        index.close()
+    return lead
+
+
 def _spawner(home: Home, session: Session) -> str | None:
     """What a sub-agent's session read on its own calls the sub-agent that started it,
     as the lead's view does (its type, else the start of its id); None where the lead

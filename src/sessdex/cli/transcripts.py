@@ -93,9 +93,10 @@ def show_command(
         from ..views import terminal
 
         shows = functools.partial(terminal.shows, detail=detail)
+    home = resolve_home(home_dir)
     with progress_bar("Indexing sessions") as progress:
         found = api.transcript(
-            resolve_home(home_dir),
+            home,
             session_id,
             subagents=subagents,
             tail=tail,
@@ -141,7 +142,8 @@ def show_command(
             first = next(rest, None)
             with paged(pager) if pager else contextlib.nullcontext() as stream:
                 out = terminal.LineWriter(terminal.console(file=stream))
-                out.line(terminal.session_header(found.session))
+                lead = api.lead_of(home, found.session)
+                out.line(terminal.session_header(found.session, lead))
                 out.line()
                 shown = itertools.chain([first], rest) if first is not None else ()
                 lines: Iterable[terminal.Line] = terminal.render_events(shown, detail)
@@ -177,17 +179,18 @@ def tree_command(
     from ..diagnostics import Diagnostics
 
     diagnostics = Diagnostics()
+    home = resolve_home(home_dir)
     # the bar covers the index's refresh, then the reading of the whole session
     with progress_bar(f"Reading {one_line(session_id, 40)}") as progress:
-        session, root = api.agent_tree(
-            resolve_home(home_dir), session_id, diagnostics, progress=progress
-        )
+        session, root = api.agent_tree(home, session_id, diagnostics, progress=progress)
     try:
         _print_tree(root, json_array(as_json, as_nl), as_nl)
         from ..views.records import forked_from
 
         if not (as_json or as_nl) and (source := forked_from(session.extra)):
             click.echo(f"forked from {one_line(source)}")
+        if not (as_json or as_nl) and (lead := api.lead_of(home, session)):
+            click.echo(f"sub-agent of {one_line(lead)}")
     finally:
         report_diagnostics(diagnostics, verbose, session.app)
 

@@ -71,7 +71,9 @@ class Line:
         return out
 
 
-def session_header(session: Session) -> Line:
+def session_header(session: Session, lead: str | None = None) -> Line:
+    """The title, app, id, times and facts above a transcript; `lead` names the session a
+    sub-agent's line starts from."""
     header = Line()
     header.append(title_line(session.title), style="bold")
     header.append(f"\n{session.app} · {one_line(session.id)}", style="dim")
@@ -83,6 +85,8 @@ def session_header(session: Session) -> Line:
         header.append("\n" + " · ".join(facts), style="dim")
     if source := forked_from(session.extra):
         header.append(f"\nforked from {one_line(source)}", style="dim")
+    if lead:
+        header.append(f"\nsub-agent of {one_line(lead)}", style="dim")
     return header
 
 

@@ -20,10 +20,16 @@ if TYPE_CHECKING:
     from typing import BinaryIO, NoReturn
 
 
+# the -X option that tells a sessdex started again in UTF-8 mode its streams' encoding
+_STREAMS = "sessdex-streams"
+
+
 def main() -> None:
     from .charset import fit_streams
 
+    _names_as_utf8()
     _stand_in_for_closed_streams()
+    _streams_as_before()
     fit_streams()
     _signal.signal(_signal.SIGTERM, _on_terminate)
     args = sys.argv[1:]
@@ -64,6 +70,51 @@ def main() -> None:
         if not no_room(error) or os.environ.get("SESSDEX_DEBUG"):
             raise
         out_of_room(error, output=True)
+
+
+def _names_as_utf8() -> None:
+    """Under an ASCII locale with Python's UTF-8 mode off (`LC_ALL=C PYTHONUTF8=0`),
+    Python reads every non-ASCII file name as bytes it cannot decode (lone surrogates),
+    which no index, JSON or terminal takes: the sessions kept under such names (a home
+    named `jösé`, a project folder `-srv-café`) would be left out. The command starts
+    again in UTF-8 mode (`-X utf8`: names, arguments and variables read as UTF-8), in
+    the same process, its environment unchanged (the programs it runs see what the
+    user set); `_streams_as_before` keeps its output in the locale's encoding. Where
+    it cannot, it goes on as it is: the names are passed over, and a warning says why."""
+    if (
+        os.name != "posix"
+        or sys.flags.utf8_mode
+        or sys.getfilesystemencoding() != "ascii"
+        or not sys.executable
+        or len(sys.orig_argv) < 2
+        or _STREAMS in sys._xoptions  # started again already
+    ):
+        return
+    stdout = sys.stdout
+    encoding = stdout.encoding if isinstance(stdout, io.TextIOWrapper) else "ascii"
+    argv = [sys.executable, "-X", "utf8", "-X", f"{_STREAMS}={encoding}"]
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None: closed by the shell, and so it stays
+                stream.flush()
+        os.execv(sys.executable, argv + sys.orig_argv[1:])
+    except (OSError, ValueError):  # no such program now: as before
+        return
+
+
+def _streams_as_before() -> None:
+    """After `_names_as_utf8`: stdout and stderr in the encoding the locale gave them
+    before (UTF-8 mode writes UTF-8), so that a terminal set to ASCII gets ASCII, as
+    `fit_streams` writes it."""
+    encoding = sys._xoptions.get(_STREAMS)
+    if not isinstance(encoding, str) or not encoding:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.encoding != encoding:
+            try:
+                stream.reconfigure(encoding=encoding)
+            except (LookupError, ValueError):  # an encoding this Python lacks
+                continue
 
 
 def warnings_said() -> Callable[[], None]:

@@ -38,7 +38,9 @@ child's id. A 1.x `/fork` writes every message of its source into the new sessio
 new id, its time and counts kept, and records no link: a message dated before its session
 was created whose response another session wrote after its own creation is that session's
 copy, shown after one note naming it (`meta`, `extra["forked_from"]`) and billed there, not
-here (nor are the sub-agents it read inline). The git branch is not recorded.
+here (nor are the sub-agents it read inline); in the JSON files as in the database (there
+the fork's project folder is searched for the source, a bounded number of files). The git
+branch is not recorded.
 """
 
 from __future__ import annotations

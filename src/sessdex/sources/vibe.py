@@ -263,9 +263,14 @@ def _damaged_subagent(folder: Path) -> _Meta | None:
 
 def _damage(path: Path) -> str:
     what = "is a folder, not a file" if path.is_dir() else "is empty or cut short"
+    lost = (
+        "no model or token counts; its folder and branch as its lead's meta.json says"
+        if path.parent.parent.name == "agents"  # a sub-agent's (`_damaged_subagent`)
+        else "no folder, title, model or token counts"
+    )
     return (
         f"{NAME}: {path} {what}: its session is read from its "
-        "messages.jsonl alone (no folder, title, model or token counts)"
+        f"messages.jsonl alone ({lost})"
     )
 
 

@@ -1019,6 +1019,8 @@ def _json_copies(
     where: dict[tuple[int, str, bytes], str] = {}
     examined = len(candidates)
     for created, other_id in sorted(candidates, reverse=True):
+        if examined >= _JSON_COPIES_CAP or len(where) == len(calls):
+            break
         if created > high:  # made after the last copied response: not its writer
             continue
         for entry in folders.entries(path.parents[2] / "message" / other_id):

@@ -98,6 +98,24 @@ def _tail(text: str, lines: int = 12) -> str:
     return "\n".join((marked or every)[-lines:])
 
 
+# npm's lines that follow every error and say nothing about this one
+_BOILERPLATE = ("A complete log of this run", "In most cases you or one of your")
+
+
+def skip_reason(error: str | None, limit: int = 600) -> str:
+    """An install error as the skip line shows it: its first line (what failed, at which
+    version), then as many of its last whole lines as fit, npm's boilerplate left out."""
+    first, *rest = ((error or "").strip() or "?").splitlines()
+    kept: list[str] = []
+    room = limit - len(first)
+    for line in reversed([r for r in rest if not any(b in r for b in _BOILERPLATE)]):
+        if len(line) + 1 > room:
+            break
+        kept.insert(0, line)
+        room -= len(line) + 1
+    return "\n".join([first[:limit], *kept])
+
+
 def _version_key(text: str) -> tuple[int, ...]:
     return tuple(
         int(p) for p in re.findall(r"\d+", text.split("-")[0].split("+")[0])[:4]

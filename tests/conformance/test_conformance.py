@@ -85,7 +85,7 @@ def run(
         pytest.skip(f"{request.param}: not run in this session")
     if not result.get("installed"):
         pytest.skip(
-            f"{request.param}: could not be installed: {(result.get('error') or '?').strip()[-600:]}"
+            f"{request.param}: could not be installed: {install.skip_reason(result.get('error'))}"
         )
     return result
 

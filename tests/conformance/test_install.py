@@ -19,3 +19,33 @@ def test_an_override_replaces_the_package_pin_by_name_and_extras_stay_out() -> N
     assert not any(
         "extra" in r for r in wanted
     )  # `pytest; extra == 'dev'` is not installed
+
+
+# What `npm install @kilocode/cli@7.8.1` said (2026-12): its Linux binaries are not on npm.
+_KILO_781 = (
+    "npm install @kilocode/cli@7.8.1 failed:\n"
+    + "npm error npm error code ETARGET\n"
+    + "".join(
+        "npm error npm error notarget No matching version found for "
+        f"@kilocode/cli-{platform}@7.8.1.\n"
+        "npm error npm error notarget In most cases you or one of your dependencies are "
+        "requesting a package version that doesn't exist.\n"
+        "npm error npm error A complete log of this run can be found in: "
+        "/root/.npm/_logs/2026-12-04T18_20_44_251Z-debug-0.log\n"
+        for platform in ("linux-x64", "linux-x64-baseline", "linux-x64-musl")
+    )
+    + "npm error Failed to setup kilo binary: It seems your package manager failed to "
+    'install the right Kilo CLI package. Try manually installing "@kilocode/cli-linux-x64" '
+    'or "@kilocode/cli-linux-x64-baseline".\n'
+    "npm error A complete log of this run can be found in: "
+    "/root/.npm/_logs/2026-12-04T18_20_40_239Z-debug-0.log"
+)
+
+
+def test_a_skipped_install_says_what_failed_and_what_the_registry_lacks() -> None:
+    reason = install.skip_reason(_KILO_781)
+    assert reason.startswith("npm install @kilocode/cli@7.8.1 failed:")
+    assert "No matching version found for @kilocode/cli-linux-x64-musl@7.8.1." in reason
+    assert "Failed to setup kilo binary" in reason
+    assert set(reason.splitlines()) <= set(_KILO_781.splitlines())  # whole lines only
+    assert len(reason) <= 600

@@ -347,10 +347,11 @@ def follow_command(
     """
     from ..views.text import one_line
 
+    home = resolve_home(home_dir)
     with _Unreadable() as unreadable:
         with progress_bar("Indexing sessions") as progress:
             session, batches = api.follow_session(
-                resolve_home(home_dir),
+                home,
                 session_id,
                 duration=duration,
                 notify=False if force_poll else None,
@@ -387,7 +388,10 @@ def follow_command(
         if as_nl:  # until Ctrl-C, which `fail_nicely` ends as watch's
             _follow_lines(shown())
         else:
-            _follow_text(session, shown(whole_history=True), detail, labels, history)
+            lead = api.lead_of(home, session) if sys.stdout.isatty() else None
+            _follow_text(
+                session, shown(whole_history=True), detail, labels, history, lead
+            )
     if output_gone():
         reader_left()
 
@@ -417,12 +421,13 @@ def _follow_text(
     detail: str,
     labels: dict[str, str],
     history: int,
+    lead: str | None = None,
 ) -> None:
     from ..views import terminal
 
     out = terminal.LineWriter(terminal.console())
     if sys.stdout.isatty():
-        out.line(terminal.session_header(session))
+        out.line(terminal.session_header(session, lead))
         out.line()
     first = True
     unnamed: set[str] = set()
@@ -487,9 +492,10 @@ def replay_command(
     \b
     Example: sessdex replay 7f3a --speed 20
     """
+    home = resolve_home(home_dir)
     with progress_bar("Indexing sessions") as progress:
         found = api.replay_session(
-            resolve_home(home_dir),
+            home,
             session_id,
             speed=speed,
             max_gap=max_gap,
@@ -520,8 +526,9 @@ def replay_command(
         else:
             from ..views import terminal
 
+            lead = api.lead_of(home, found.session)
             out = terminal.LineWriter(terminal.console())
-            out.line(terminal.session_header(found.session))
+            out.line(terminal.session_header(found.session, lead))
             out.line()
             for line in terminal.render_events(events, detail):
                 out.line(line)

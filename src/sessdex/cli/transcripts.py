@@ -288,16 +288,19 @@ def export_command(
 
         ordered = grouped_by_agent(events)
     chunks: Iterable[str] = ()
+    # md and html name the session a sub-agent's line starts from; json's events are
+    # left as they are (`list --json` has the parent)
+    lead = api.lead_of(home, found.session) if fmt != "json" else None
     if fmt == "md":
         from ..views import markdown
 
-        chunks = markdown.render(
-            found.session, ordered, api.resume_command(found.session)
-        )
+        resume = api.resume_command(found.session)
+        chunks = markdown.render(found.session, ordered, resume, lead)
     elif fmt == "html":
         from ..views import html
 
-        chunks = html.render(found.session, ordered, api.resume_command(found.session))
+        resume = api.resume_command(found.session)
+        chunks = html.render(found.session, ordered, resume, lead)
     from .outfile import write_file
 
     with contextlib.closing(events):

@@ -77,10 +77,13 @@ def _shown(text: str | None) -> str:
 
 
 def render(
-    session: Session, events: Iterable[Event], resume: str | None = None
+    session: Session,
+    events: Iterable[Event],
+    resume: str | None = None,
+    lead: str | None = None,
 ) -> Iterator[str]:
     """The page: a header of the session's facts (and the shell line that reopens it,
-    `resume`), then its events."""
+    `resume`; the session a sub-agent's line starts from, `lead`), then its events."""
     title = _e(title_line(session.title))
     yield (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -98,6 +101,7 @@ def render(
             session.branch,
             session.model,
             f"forked from {source}" if source else None,
+            f"sub-agent of {lead}" if lead else None,
             _when(session.created, session.updated),
         )
         if x

@@ -795,10 +795,13 @@ def _digest(text: str | None) -> bytes:
 
 
 def render(
-    session: Session, events: Iterable[Event], resume: str | None = None
+    session: Session,
+    events: Iterable[Event],
+    resume: str | None = None,
+    lead: str | None = None,
 ) -> Iterator[str]:
     """The page: a header of the session's facts (and the shell line that reopens it,
-    `resume`), then its events."""
+    `resume`; the session a sub-agent's line starts from, `lead`), then its events."""
     yield f"# {_inline(title_line(session.title), literal=True)}\n\n"
     facts = [
         ("app", session.app),
@@ -807,6 +810,7 @@ def render(
         ("branch", session.branch),
         ("model", session.model),
         ("forked from", forked_from(session.extra)),
+        ("sub-agent of", lead),
         ("started", iso(session.created)),
         ("updated", iso(session.updated)),
         ("resume", resume),

@@ -70,7 +70,7 @@ from ._values import (
     stripped,
     type_tag,
 )
-from ._vscode_tasks import SERVER_DIRS
+from ._vscode_tasks import EDITOR_VARIABLES, SERVER_DIRS, config_bases
 from .base import Home, Location
 
 NAME = "amp"
@@ -84,7 +84,7 @@ CHECKED_WITH = (
     "0.0.1790142911 bundle's log writer and a reader's captures at 0.0.1785170481 "
     "(toolpath), never a real log (Low)"
 )
-ENV_VARS = ("XDG_DATA_HOME", "XDG_CACHE_HOME")
+ENV_VARS = ("XDG_DATA_HOME", "XDG_CACHE_HOME", *EDITOR_VARIABLES)
 
 WHOLE_CAP = files.WHOLE_JSON_CAP  # a bigger thread file is read in pieces
 _IGNORED_BLOCKS = frozenset({"provider", "image", "redacted_thinking"})
@@ -104,17 +104,19 @@ _EXTENSION_STORES = tuple(
 
 def locate(home: Home) -> Location:
     """`$XDG_DATA_HOME/amp`, Amp's per-thread logs in `$XDG_CACHE_HOME/amp/logs/threads`,
-    and the threads the VS Code extension kept in its editors' globalStorage (and remote
+    and the threads the VS Code extension kept in its editors' globalStorage (where the
+    editors put their user folders: `$VSCODE_APPDATA`, a portable editor's, remote
     servers') before Amp moved them."""
     said = [f"{name}={value}" for name in ENV_VARS if (value := home.environ.get(name))]
     override = ", ".join(said) or None
-    configs = (
-        home.xdg("config"),
-        home.path / "Library" / "Application Support",
-        home.path / "AppData" / "Roaming",
-    )
     also = [home.xdg("cache") / "amp" / Path(*_amp_logs.FOLDER)]
-    also += [config / store for config in configs for store in _EXTENSION_STORES]
+    also += [base / store for base in config_bases(home) for store in _EXTENSION_STORES]
+    portable = home.env_dir("VSCODE_PORTABLE")
+    if portable is not None:  # the user folder itself, as a server install's
+        also += [
+            portable / "user-data" / "User" / "globalStorage" / "sourcegraph.amp" / name
+            for name in ("threads3", "threads3-development")
+        ]
     also += [  # the extension in a remote editor's server install (SSH, containers)
         home.path / server / "User" / "globalStorage" / "sourcegraph.amp" / name
         for server in SERVER_DIRS

@@ -139,7 +139,9 @@ def locate(home: Home) -> Location:
     On Windows Goose's data folder is `%APPDATA%\\Block\\goose\\data` (etcetera's Windows
     strategy, which reads no XDG variable), looked for under the home as well."""
     before = (home.env_dir("HOME") or home.path) / ".config" / "goose" / "sessions"
-    root = home.env_dir("GOOSE_PATH_ROOT")
+    # Goose keeps an absolute root only, `~` not expanded: `~/x` leaves its default
+    value = home.environ.get("GOOSE_PATH_ROOT")
+    root = Path(value) if value else None
     if root is not None and root.is_absolute():
         return Location(
             root / "data" / "sessions",

@@ -1253,15 +1253,16 @@ def _notes(
 ) -> tuple[str, ...]:
     """What a source's `doctor_notes` says of the app's store; a failure is a problem."""
     notes = getattr(source, "doctor_notes", None)
+    given = location.notes if location is not None else ()
     if not callable(notes) or location is None or not location.exists:
-        return ()
+        return given
     try:
-        return tuple(str(note) for note in notes(location))
+        return given + tuple(str(note) for note in notes(location))
     except Exception as error:  # one app's odd store never hides the others' reports
         if os.environ.get("SESSDEX_DEBUG"):
             raise
         diagnostics.reader_failed(source.NAME, str(location.root), error)
-        return ()
+        return given
 
 
 def _newer_than_checked(newest: str | None, versions: object) -> dict[str, int]:

@@ -76,6 +76,8 @@ class Location:
     # where `root` is a folder other programs share (the editors' `~/.config`), the
     # folders in it and beside it that are the app's own: those no export may go into
     owned: tuple[Path, ...] | None = None
+    # for doctor: an override that is set but was not followed, and why
+    notes: tuple[str, ...] = ()
 
     @property
     def exists(self) -> bool:

@@ -31,3 +31,22 @@ def test_a_root_from_the_home_sign_is_ignored_as_goose_does(
     location = goose.locate(Home(home, environ))
     assert location.root == home / DEFAULT
     assert "GOOSE_PATH_ROOT" not in (location.override or "")
+
+
+def test_doctor_says_a_root_was_left_aside(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    run = CliRunner(env={"HOME": str(home), "GOOSE_PATH_ROOT": "~/x"})
+    result = run.invoke(main, ["doctor", "--app", "goose"])
+    assert result.exit_code == 0, result.output
+    assert f"looked in   {home / DEFAULT}" in result.stdout
+    assert "GOOSE_PATH_ROOT=~/x" in result.stdout
+    assert "absolute" in result.stdout
+    unset = CliRunner(env={"HOME": str(home)}).invoke(
+        main, ["doctor", "--app", "goose"]
+    )
+    assert "GOOSE_PATH_ROOT" not in unset.stdout

@@ -150,11 +150,16 @@ def locate(home: Home) -> Location:
             keeps=(before.parent,),  # its config.yaml
         )
     xdg = home.env_dir("XDG_DATA_HOME")
+    left = (
+        f"GOOSE_PATH_ROOT={value} is not followed: Goose takes an absolute path only "
+        "(no `~` expanded) and keeps its sessions in its default folder"
+    )
     return Location(
         home.xdg("data") / "goose" / "sessions",
         override=f"XDG_DATA_HOME={xdg}" if xdg else None,
         also=(before, home.path.joinpath(*WINDOWS_SESSIONS)),
         keeps=(before.parent,),  # its config.yaml
+        notes=(left,) if value else (),
     )
 
 

@@ -72,15 +72,17 @@ Draft = tuple[EventKind, datetime | None, EventFields]  # an event before its nu
 
 def store_dirs(home: Home) -> list[Path]:
     """The IDE's `User/globalStorage` folders for this home, on every OS's layout (Linux
-    under `$XDG_CONFIG_HOME` when set, as Electron resolves it)."""
+    under `$XDG_CONFIG_HOME` when set, as Electron resolves it), and under
+    `$VSCODE_APPDATA` when set, where VS Code and its forks look first."""
     roots = [
         home.path / ".config",
         home.path / "Library" / "Application Support",
         home.path / "AppData" / "Roaming",
     ]
-    xdg = home.env_dir("XDG_CONFIG_HOME")
-    if xdg is not None and xdg not in roots:
-        roots.insert(0, xdg)
+    for name in ("XDG_CONFIG_HOME", "VSCODE_APPDATA"):
+        chosen = home.env_dir(name)
+        if chosen is not None and chosen not in roots:
+            roots.insert(0, chosen)
     return [root / "Cursor" / "User" / "globalStorage" for root in roots]
 
 

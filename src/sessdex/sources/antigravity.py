@@ -78,7 +78,7 @@ CHECKED_WITH = (
     "third-party agy wrappers write and read it (said unchanged at agy 1.0.15)"
     "; resume flag as wrappers of agy 1.0.8 use it (not run)"
 )
-ENV_VARS = ("HOME", "XDG_CONFIG_HOME")
+ENV_VARS = ("HOME", "XDG_CONFIG_HOME", "VSCODE_APPDATA")
 
 ENCRYPTED_TITLE = "encrypted conversation — summary only"
 SUMMARIES_KEY = "antigravityUnifiedStateSync.trajectorySummaries"
@@ -124,10 +124,11 @@ _CATALOG_COLUMNS = (
 
 
 def locate(home: Home) -> Location:
-    """`~/.gemini`; the IDE's config folders (`IDE_CONFIGS`) beside it, and on Linux under
-    `$XDG_CONFIG_HOME` when that is set, as Electron resolves it."""
-    xdg = home.env_dir("XDG_CONFIG_HOME")
-    also = tuple(xdg / name for name in IDE_NAMES) if xdg else ()
+    """`~/.gemini`; the IDE's config folders (`IDE_CONFIGS`) beside it, on Linux under
+    `$XDG_CONFIG_HOME` when that is set, as Electron resolves it, and under
+    `$VSCODE_APPDATA` when that is set, as VS Code and its forks look there first."""
+    bases = [home.env_dir(name) for name in ("VSCODE_APPDATA", "XDG_CONFIG_HOME")]
+    also = tuple(base / name for base in bases if base for name in IDE_NAMES)
     value = home.env_dir("HOME")
     if value is not None and value != home.path:
         return Location(

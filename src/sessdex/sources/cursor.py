@@ -78,7 +78,7 @@ CHECKED_WITH = (
     "; the old Chat panel's tabs (Cursor 2024 to early 2025) per five public readers"
     "; resume flags from Cursor's CLI docs (not run)"
 )
-ENV_VARS = ("CURSOR_CONFIG_DIR", "XDG_CONFIG_HOME")
+ENV_VARS = ("CURSOR_CONFIG_DIR", "XDG_CONFIG_HOME", "VSCODE_APPDATA")
 
 
 _DEFAULT_NAMES = frozenset({"", "New Agent", "New Chat"})

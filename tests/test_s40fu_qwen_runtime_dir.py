@@ -72,3 +72,32 @@ def test_the_setting_takes_the_home_sign_with_a_backslash_too(tmp_path: Path) ->
     settings = {"advanced": {"runtimeOutputDir": "~\\runtime"}}
     (home / ".qwen" / "settings.json").write_text(json.dumps(settings))
     assert qwen.locate(Home(home, {})).root == home / "runtime"
+
+
+@pytest.mark.parametrize("value", ["~\\qh", "~/qh"])
+def test_qwen_home_from_the_home_sign_is_below_the_home(
+    tmp_path: Path, value: str
+) -> None:
+    """`QWEN_HOME` goes through the same resolution (`Storage.getGlobalQwenDir`)."""
+    home = tmp_path / "home"
+    shutil.copytree(HOME / ".qwen", home / "qh")
+    location = qwen.locate(Home(home, {"QWEN_HOME": value}))
+    assert location.root == home / "qh"
+    found = {
+        s.id
+        for p in qwen.scan(location)
+        for s in qwen.parse(p, location, Diagnostics())
+    }
+    assert found and found == _found(HOME, str(HOME / ".qwen"))
+
+
+def test_a_relative_qwen_home_is_left_aside_with_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    (home / ".qwen").mkdir(parents=True)
+    shutil.copytree(HOME / ".qwen", tmp_path / "project" / "qh")
+    monkeypatch.chdir(tmp_path / "project")
+    location = qwen.locate(Home(home, {"QWEN_HOME": "qh"}))
+    assert location.root == home / ".qwen"
+    assert any("QWEN_HOME=qh" in note for note in location.notes)

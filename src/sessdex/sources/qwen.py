@@ -165,49 +165,51 @@ def locate(home: Home) -> Location:
     else `~/.qwen`. Settings stay in `QWEN_HOME` (else `~/.qwen`), as Qwen's Storage
     resolves them: that folder, where it is not the root, is `also` (it holds
     `trustedFolders.json` and `usage_record.jsonl`, which name project folders)."""
-    config = home.env_dir("QWEN_HOME")
+    notes: list[str] = []
+
+    def named(variable: str) -> Path | None:
+        value = home.environ.get(variable)
+        folder = _resolved(home, value) if value else None
+        if value and folder is None:  # each qwen run's own: sessdex cannot know it
+            notes.append(
+                f"{variable}={value} is not followed: qwen resolves a relative folder "
+                "against the folder each run starts in, which sessdex cannot know"
+            )
+        return folder
+
+    config = named("QWEN_HOME")
     root = config if config is not None else home.path / ".qwen"
-    value = home.environ.get("QWEN_RUNTIME_DIR")
-    runtime = _runtime_dir(home, value) if value else None
+    runtime = named("QWEN_RUNTIME_DIR")
     if runtime is not None:
         return Location(
             runtime,
             override=f"QWEN_RUNTIME_DIR={runtime}",
             also=(root,) if root != runtime else (),
+            notes=tuple(notes),
         )
-    # a relative one is the folder each qwen run starts in's own, which sessdex cannot
-    # know: where qwen keeps sessions without it is read, and doctor says why
-    notes = (
-        (
-            f"QWEN_RUNTIME_DIR={value} is not followed: qwen resolves a relative folder "
-            "against the folder each run starts in, which sessdex cannot know",
-        )
-        if value
-        else ()
-    )
     settings = files.read_json_file(
         root / "settings.json", limit=1024 * 1024, comments=True
     )  # Qwen strips comments from its settings before parsing
     advanced = settings.get("advanced") if isinstance(settings, dict) else None
     value = advanced.get("runtimeOutputDir") if isinstance(advanced, dict) else None
     if isinstance(value, str) and value.strip():
-        chosen = _runtime_dir(home, value.strip())
+        chosen = _resolved(home, value.strip())
         if chosen is not None:  # a relative one is per project: not found from here
             return Location(
                 chosen,
                 override=f"advanced.runtimeOutputDir in {root}/settings.json",
                 also=(root,) if root != chosen else (),
-                notes=notes,
+                notes=tuple(notes),
             )
     if config is not None:
-        return Location(config, override=f"QWEN_HOME={config}", notes=notes)
-    return Location(root, notes=notes)
+        return Location(config, override=f"QWEN_HOME={config}", notes=tuple(notes))
+    return Location(root, notes=tuple(notes))
 
 
-def _runtime_dir(home: Home, value: str) -> Path | None:
-    """The runtime folder a value names, as Qwen resolves it: `~`, `~/…` or `~\\…` below
-    the home on every OS (the rest split at either slash), an absolute path as it is;
-    None for a relative one (resolved against the folder each qwen run starts in)."""
+def _resolved(home: Home, value: str) -> Path | None:
+    """The folder a variable or setting names, as Qwen resolves it: `~`, `~/…` or `~\\…`
+    below the home on every OS (the rest split at either slash), an absolute path as it
+    is; None for a relative one (resolved against the folder each qwen run starts in)."""
     if value == "~" or value.startswith(("~/", "~\\")):
         return home.path.joinpath(*(p for p in re.split(r"[/\\]+", value[2:]) if p))
     path = Path(value)

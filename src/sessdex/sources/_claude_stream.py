@@ -549,6 +549,8 @@ class Stream:
                 said = command  # what was typed, not the wrapper it is recorded in
             yield self._event("user", agent, text=said, extra=extra)
             if injected:
+                # what answers it (a background task's notification) is a turn of its own
+                self._state(agent).turn_ended = False
                 yield from self._task_end(said, agent)
         if not results:
             return
@@ -897,6 +899,7 @@ class Stream:
             )  # a background task's notification, queued like a prompt
             if said.strip() and harness:
                 yield self._event("user", agent, text=said, extra={"injected": True})
+                self._state(agent).turn_ended = False
                 yield from self._task_end(said, agent)
             elif said.strip():
                 yield from self._prompted(agent)

@@ -7,6 +7,9 @@ what the rules need, and `decide` applies them. The rules, in order:
    still writing (a retry).
 2. waiting_on_subagent — the lead agent has an open tool call (the spawn, or a wait) while
    one of its sub-agents is still being written; a spawn that returned ends its sub-agent.
+   Mid-turn with no open call, a sub-agent announced with no spawning call (its app writes
+   the call only once it has run) that is still being written counts the same, while the
+   lead was written recently or its CLI runs.
 3. waiting_for_user — the app recorded that it asks the user to approve a call
    (`extra["asks"] == "approval"`, on the call or on a meta event) or to answer a
    question (`"answer"`), and nothing followed; idle once it waited IDLE_AFTER.
@@ -109,6 +112,8 @@ class Tracker:
     partial: bool = False  # history before the first event read is unknown
     recorded: float = 0.0  # epoch seconds of the newest dated event of any agent
     exited: bool = False  # the lead's last event says its app exited
+    # sub-agents announced with no spawning call: the app writes a call only once it has run
+    uncalled: set[str] = field(default_factory=set)
 
     @property
     def lead(self) -> Agent:
@@ -214,6 +219,10 @@ class Tracker:
             child_id = str(named) if named is not None else None
             if event.call_id:
                 self.spawns[event.call_id] = child_id or self.spawns.get(event.call_id)
+            if child_id is not None and not event.call_id:
+                self.uncalled.add(child_id)
+            elif child_id is not None:
+                self.uncalled.discard(child_id)
             if child_id is not None:
                 child = self.agent(child_id)
                 agent_type = event.extra.get("agent_type")
@@ -279,16 +288,23 @@ def decide(
     # file of its own as it ends any open call
     stale = alive is None and quiet >= ENDED_AFTER
     working = _working_children(tracker, now, False if stale else alive)
-    if lead.open_calls and working:
+    # what the lead waits on: the working sub-agents, while it has a call open (the spawn,
+    # or a wait); with none open, mid-turn, one whose spawn no call records yet (an app
+    # that writes a response's calls only once they have run)
+    waited = working
+    if not lead.open_calls:
+        live = not lead.turn_ended and (quiet < QUIET_WORKING or bool(alive))
+        waited = [c for c in working if c.id in tracker.uncalled and live]
+    if waited:
         # a sub-agent's call waits for approval as the lead's does (its prompt shows in
         # the lead's window)
-        for child in working:
+        for child in waited:
             asks = _waits_for_approval(tracker, child, now, quiet, alive, spawned_since)
             if asks is not None:
                 waits, running = asks
                 return Status(_waiting(running), f"{_name(child)}: {waits}")
-        if len(working) == 1:
-            child = working[0]
+        if len(waited) == 1:
+            child = waited[0]
             started = _started(tracker, child)
             since = f" {ago(now - started)}" if started else ""
             name = _name(child)
@@ -296,7 +312,7 @@ def decide(
                 "waiting_on_subagent",
                 f"sub-agent {name} working{since}" if name else "1 sub-agent working",
             )
-        return Status("waiting_on_subagent", f"{len(working)} sub-agents working")
+        return Status("waiting_on_subagent", f"{len(waited)} sub-agents working")
     if lead.deferred is not None and not lead.open_calls:
         pending = ago(now - lead.deferred)
         if quiet < QUIET_WORKING or (alive and quiet < DEFERRED_FOR):

@@ -284,7 +284,13 @@ def read(
             # Cline's stale-session check: the process that had it open was gone (a TUI
             # left with /quit is marked so too), not a failed run
             text = "marked failed by Cline: the process that had it open had exited"
-        yield reader.emit("error", iso_time(manifest.get("ended_at")), text=text)
+        # the run is over: Cline will not try again
+        yield reader.emit(
+            "error",
+            iso_time(manifest.get("ended_at")),
+            text=text,
+            extra={"final": True},
+        )
 
 
 class _Reader:

@@ -602,6 +602,9 @@ class _EntryReader:
                 yield from self._child(child)
         status = text_of(state, "status")
         if status in _DONE:
+            # `agents.spawn` returns once the sub-agent has started ("Started greeter"):
+            # the sub-agent ends with its own turn, the lead waits on it in `self.wait`
+            launched = detail.get("kind") == "subagent" and status == "completed"
             yield emit(
                 "tool_result",
                 agent_id=agent,
@@ -609,6 +612,7 @@ class _EntryReader:
                 call_id=call_id,
                 text=_effect_output(state),
                 is_error=status != "completed",
+                extra={"launched": True} if launched else {},
             )
 
     def _child(self, child: str) -> Iterator[Event]:

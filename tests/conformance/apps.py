@@ -20,10 +20,13 @@ from . import mockllm
 
 BRANCH = "feature/checkout-retry"
 API_KEY = "sk-mock-0123456789abcdefghij"  # not a real key; the mock accepts anything
+# The seconds the basic and subagent steps' shell calls sleep first (mockllm's SLOW=), while
+# the driver asks `sessdex watch` what it sees (the live-state checks).
+LIVE_SLOW = 8
 PROMPTS = {
-    "basic": "SCENARIO=basic Please run the greeting shell command and tell me what it printed.",
+    "basic": f"SCENARIO=basic SLOW={LIVE_SLOW} Please run the greeting shell command and tell me what it printed.",
     "resume": "SCENARIO=resume Please run the greeting command once more after resuming.",
-    "subagent": "SCENARIO=subagent Please delegate the greeting command to a sub-agent and report back.",
+    "subagent": f"SCENARIO=subagent SLOW={LIVE_SLOW} Please delegate the greeting command to a sub-agent and report back.",
     "tui": "SCENARIO=basic (interactive) Please run the greeting shell command and tell me what it printed.",
     "edit": "SCENARIO=edit Please make checkout return 'done'.",
 }
@@ -85,6 +88,9 @@ class Recipe:
     # log's name, and the ids of the sessions begun in it from a byte offset on.
     repo_log: str | None = None
     log_session_ids: Callable[[Path, int], list[str]] | None = None
+    # Live phases (`tool`, `subagent`, `answered`) that `watch` cannot tell from what the
+    # CLI writes, and why (docs/live.md): the live check skips them, saying so.
+    live_unknown: dict[str, str] = field(default_factory=dict)
 
 
 def _write(path: Path, text: str) -> None:
@@ -831,6 +837,10 @@ RECIPES: dict[str, Recipe] = {
             r"^\.vibe/logs/session/session_[^/]+/meta\.json$",
             session_key="session_id",
             records_cli_version=False,
+            live_unknown={
+                "tool": "the legacy harness writes a session's files only once its turn has ended",
+                "subagent": "the legacy harness writes a session's files only once its turn has ended",
+            },
             weight=4,
         ),
         Recipe(
@@ -886,6 +896,12 @@ RECIPES: dict[str, Recipe] = {
             records_branch=False,
             records_cli_version=False,  # session_start's `version` is the format's (2)
             recorded_model=DROID_MODEL,  # its id for the custom model, not the API's
+            # Not the CLI's records: `droid exec` 0.215 here ends the mock's `echo … && sleep 8`
+            # with SIGKILL right after the echo (with a `timeout` too), so nothing is slow
+            live_unknown={
+                "tool": "droid exec kills the slow shell call at once (SIGKILL), so no mid-call state is seen",
+                "subagent": "droid exec kills the slow shell call at once (SIGKILL), so no mid-call state is seen",
+            },
         ),
         Recipe(
             "pi",

@@ -396,10 +396,11 @@ class TargetRun:
         first_request = len(self.mock.requests())
         started = time.time()
         stem = self.folder / f"{number:02d}-{step.name}"
+        self.probes: list[dict[str, Any]] = []
         if step.interactive:
             rc, stdout, problem = self._tui(stem, argv, step)
         else:
-            rc, stdout, problem = self._headless(stem, argv)
+            rc, stdout, problem = self._headless(stem, argv, self._live_trigger(step))
         ended = time.time()
         after = snapshot(self.home, self.repo)
         new = sorted(set(after) - set(before))
@@ -478,7 +479,68 @@ class TargetRun:
             "ok": not problem,
             "problem": problem or "",
             "notes": notes,
+            "live": self.probes,
         }
+
+    # --- live states: what `sessdex watch` says while the CLI runs
+
+    def _live_trigger(self, step: apps.Step) -> Callable[[], str | None] | None:
+        """For a step whose prompt asks for a slow shell call (SLOW=), a check that names the
+        phase to look at once the mock has handed out that shell call: `tool` (the lead's own call,
+        in `basic`) or `subagent` (the sub-agent's, in `subagent`)."""
+        if not any(mockllm.SLOW.search(a) for a in step.argv):
+            return None
+        scenario, phase = {
+            "basic": ("basic", "tool"),
+            "subagent": ("child", "subagent"),
+        }.get(step.name, (None, None))
+        if scenario is None or phase is None:
+            return None
+        first = len(self.mock.requests())
+
+        def trigger() -> str | None:
+            for r in self.mock.requests()[first:]:
+                if (
+                    r.get("kind") == "agent"
+                    and r.get("scenario") == scenario
+                    and r.get("results") == 0
+                    and r.get("action") in mockllm.SHELL_TOOLS
+                ):
+                    return phase
+            return None
+
+        return trigger
+
+    def _probe(self, phase: str) -> None:
+        """Record what `sessdex watch --json` says about this home now (the tests judge it)."""
+        started = time.time()
+        argv = [sys.executable, "-m", "sessdex", "watch", "--json", "--since", "1h"]
+        try:
+            done = subprocess.run(
+                [*argv, "--home", str(self.home)],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+            rc, stdout, stderr = done.returncode, done.stdout, done.stderr
+        except subprocess.TimeoutExpired:
+            rc, stdout, stderr = -9, "", "timed out after 60 s"
+        try:
+            board = json.loads(stdout) if rc == 0 else None
+        except ValueError:
+            board = None
+        self.probes.append(
+            {
+                "phase": phase,
+                "at": started,
+                "seconds": round(time.time() - started, 1),
+                "rc": rc,
+                "board": board,
+                "stderr": stderr[-2000:],
+            }
+        )
 
     def _stderr_id(self, stem: Path) -> str | None:
         """The session id a headless step named on stderr, where the recipe says how."""
@@ -488,7 +550,12 @@ class TargetRun:
         named = re.search(self.recipe.stderr_id, stderr.read_text(errors="replace"))
         return named.group(1) if named else None
 
-    def _headless(self, stem: Path, argv: list[str]) -> tuple[int, str, str]:
+    def _headless(
+        self,
+        stem: Path,
+        argv: list[str],
+        trigger: Callable[[], str | None] | None = None,
+    ) -> tuple[int, str, str]:
         timeout = int(os.environ.get("SESSDEX_CONFORMANCE_STEP_TIMEOUT") or 240)
         with open(f"{stem}.stdout", "w") as out, open(f"{stem}.stderr", "w") as err:
             process = subprocess.Popen(
@@ -501,8 +568,21 @@ class TargetRun:
                 start_new_session=True,
             )
             problem = ""
+            deadline = time.monotonic() + timeout
             try:
-                rc = process.wait(timeout=timeout)
+                # While the slow call the mock handed out runs, ask sessdex once (2 s in: the
+                # CLI has written the call and started it).
+                while trigger is not None and process.poll() is None:
+                    phase = trigger()
+                    if phase:
+                        time.sleep(2)
+                        if process.poll() is None:
+                            self._probe(phase)
+                        break
+                    if time.monotonic() > deadline:
+                        raise subprocess.TimeoutExpired(argv, timeout)
+                    time.sleep(0.2)
+                rc = process.wait(timeout=max(1.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 rc, problem = -9, f"timed out after {timeout}s"
             end_group(process.pid)
@@ -645,6 +725,8 @@ class TargetRun:
             return f"no final answer within 150 s; screen:\n{self._screen()[-1500:]}"
         self._wait_quiet(4, 40)
         self.screen_file.write_text(self._screen())
+        # the turn is over and the TUI still open: it waits for the user
+        self._probe("answered")
         for command in step.tui_after:
             self._type(command)
             self._wait_quiet(3, 30)

@@ -27,6 +27,10 @@ from urllib.parse import urlsplit
 # At the start of a line (perhaps quoted: `opencode run` quotes its argument): a prompt is,
 # an echo of one inside a JSON notification is not.
 MARKER = re.compile(r"""(?m)^[ \t>"'`]*SCENARIO=(basic|resume|subagent|child|edit)\b""")
+# `SLOW=<seconds>` in the text that holds the marker: the scenario's shell command then sleeps
+# that long, and a sub-agent spawned from it is told the same; so that a live-state check
+# can look at a session while its tool (or its sub-agent's) is running.
+SLOW = re.compile(r"\bSLOW=(\d{1,2})\b")
 
 TITLE = "Checkout retry smoke test"
 SUMMARY = "Ran the greeting command in the shop repository."
@@ -131,13 +135,15 @@ def decide(request: Request) -> Reply:
     """The next turn for this request: the whole script of the mock lives here."""
     if request.schema is not None and not request.tools:
         return Reply("json", "json", json.dumps(fill(request.schema, "")))
-    scenario, results = None, 0
+    scenario, results, slow = None, 0, 0
     for text, after in zip(
         reversed(request.texts), reversed(request.results_after), strict=True
     ):
         found = MARKER.findall(text)
         if found:
             scenario, results = found[-1], after
+            slowed = SLOW.search(text)
+            slow = int(slowed.group(1)) if slowed else 0
             break
     if not request.tools:
         words = (request.instructions + " " + " ".join(request.texts[-1:])).lower()
@@ -157,7 +163,12 @@ def decide(request: Request) -> Reply:
         return reply
     if scenario in COMMANDS:
         if results == 0:
-            call = shell_call(tools, COMMANDS[scenario]) or read_call(tools)
+            command = COMMANDS[scenario]
+            if (
+                slow
+            ):  # after the echo: Qwen Code refuses a command that starts with a sleep
+                command = f"{command} && sleep {slow}"
+            call = shell_call(tools, command) or read_call(tools)
             if call:
                 reply.action, reply.text, reply.call = call.name, "", call
         elif results == 1 and scenario == "child" and "complete_task" in tools:
@@ -169,7 +180,7 @@ def decide(request: Request) -> Reply:
         return reply
     # scenario == "subagent": spawn, wait if the CLI spawns in the background, then answer.
     if results == 0:
-        call = spawn_call(tools, request.instructions)
+        call = spawn_call(tools, request.instructions, slow)
         if call:
             reply.action, reply.text, reply.call = call.name, "", call
     elif results == 1:
@@ -224,7 +235,10 @@ def read_call(tools: dict[str, Tool]) -> Call | None:
     return None
 
 
-def spawn_call(tools: dict[str, Tool], instructions: str = "") -> Call | None:
+def spawn_call(
+    tools: dict[str, Tool], instructions: str = "", slow: int = 0
+) -> Call | None:
+    child = f"{CHILD_PROMPT} SLOW={slow}" if slow else CHILD_PROMPT
     for name in SPAWN_TOOLS:
         tool = tools.get(name)
         if tool is None:
@@ -232,7 +246,7 @@ def spawn_call(tools: dict[str, Tool], instructions: str = "") -> Call | None:
         if name == "run_typescript":
             code = (
                 "async function main() {\n"
-                f"  return await tools.agents.spawn({{ name: 'greeter', message: {json.dumps(CHILD_PROMPT)} }});\n"
+                f"  return await tools.agents.spawn({{ name: 'greeter', message: {json.dumps(child)} }});\n"
                 "}"
             )
             return Call(name, fill_arguments(tool, {"code": code}), tool.namespace)
@@ -242,13 +256,16 @@ def spawn_call(tools: dict[str, Tool], instructions: str = "") -> Call | None:
             "name": "greeter",
             "task_name": "greeter",
             "await": True,  # droid's Task otherwise runs it in the background, via its daemon
+            # Claude Code 2.1.3xx runs an Agent in the background unless told otherwise: the
+            # lead then answers at once, where the script (and the live check) has it wait
+            "run_in_background": False,
         }
         for key in ("prompt", "message", "task", "instructions"):
             if (
                 key in properties
                 and (properties[key] or {}).get("type", "string") == "string"
             ):
-                known[key] = CHILD_PROMPT
+                known[key] = child
         for key in ("subagent_type", "agent_type", "agent", "agent_name"):
             if key in properties:
                 known[key] = agent_kind(tool, properties[key] or {}, instructions)

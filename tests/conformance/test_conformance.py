@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from . import apps, driver, helpvalues, install
+from . import apps, driver, helpvalues, install, mockllm
 
 pytestmark = pytest.mark.conformance
 
@@ -433,3 +433,74 @@ def test_resume_print_gives_a_command_the_cli_accepts(
 
 def recipe_bin(run: dict[str, Any]) -> str:
     return Path(run["executable"]).name
+
+
+# What `sessdex watch` must say at each moment the driver looked (driver.py `_probe`): while
+# the lead's slow shell call runs, while its sub-agent's does, and after an interactive turn.
+LIVE_SLOW_STEPS = {"basic": ("tool", "basic"), "subagent": ("subagent", "child")}
+LIVE_WANTED = {
+    "tool": "working",
+    "subagent": "waiting_on_subagent",
+    "answered": "waiting_for_user",
+}
+
+
+def test_live_states(run: dict[str, Any]) -> None:
+    """`sessdex watch --json`, asked while the real CLI ran, told its session's state right."""
+    problems, looked, unknown = [], 0, []
+    for s in run["steps"]:
+        if not s["ok"] or not s["session_id"]:
+            continue
+        phase, scenario = LIVE_SLOW_STEPS.get(s["name"], (None, None))
+        slow = [
+            r
+            for r in s["requests"]
+            if r.get("scenario") == scenario
+            and r.get("results") == 0
+            and r.get("action") in mockllm.SHELL_TOOLS
+        ]
+        asked = any(mockllm.SLOW.search(a) for a in s["argv"])
+        if (
+            asked
+            and slow
+            and phase not in recipe(run).live_unknown
+            and not any(p["phase"] == phase for p in s.get("live", []))
+        ):
+            problems.append(
+                f"{s['name']} step: the CLI was done within 2 s of its slow shell call, "
+                "so `watch` was not asked (did the sleep run?)"
+            )
+        for probe in s.get("live", []):
+            phase = probe["phase"]
+            if phase in recipe(run).live_unknown:
+                unknown.append(f"{phase}: {recipe(run).live_unknown[phase]}")
+                continue
+            looked += 1
+            where = f"{s['name']} step, {phase} ({probe['at'] - s['started']:.0f} s in)"
+            if probe["board"] is None:
+                problems.append(
+                    f"{where}: `sessdex watch --json` exited {probe['rc']}: {probe['stderr'][-600:]}"
+                )
+                continue
+            entry = next(
+                (e for e in probe["board"] if e.get("id") == s["session_id"]), None
+            )
+            wanted = LIVE_WANTED[phase]
+            if entry is None:
+                seen = [(e.get("id"), e.get("status")) for e in probe["board"]]
+                problems.append(
+                    f"{where}: session {s['session_id']} not on the board {seen}"
+                )
+            elif entry["status"] != wanted:
+                problems.append(
+                    f"{where}: session {s['session_id']} {entry['status']!r} "
+                    f"({entry.get('reason')}), not {wanted!r}"
+                )
+            elif not same_path(entry.get("cwd"), run["repo"]):
+                problems.append(f"{where}: folder {entry.get('cwd')!r}")
+    assert not problems, f"{run['target']} {run['version']}:\n" + "\n".join(problems)
+    if not looked:
+        pytest.skip(
+            f"{run['target']}: no live state to check; "
+            + "; ".join(sorted(set(unknown)))
+        )

@@ -514,3 +514,44 @@ def test_a_run_commands_tool_gets_the_command_as_one_line_of_its_list(
     assert json.loads(call["function"]["arguments"]) == {
         "commands": ["echo hello-from-tool"]
     }
+
+
+def test_slow_makes_the_shell_call_sleep_after_its_echo_and_the_child_too(
+    mock: MockLLM,
+) -> None:
+    """SLOW=<n> (the live-state checks): the command still prints the greeting, then sleeps
+    (not `sleep` first, which Qwen Code refuses); a sub-agent is told the same."""
+    tools = [{"name": "Bash", "input_schema": SHELL}]
+    events = anthropic(
+        mock, [{"role": "user", "content": "SCENARIO=basic SLOW=8 run it"}], tools
+    )
+    delta = next(data for name, data in events if name == "content_block_delta")
+    command = json.loads(delta["delta"]["partial_json"])["command"]
+    assert command == "echo hello-from-tool && sleep 8"
+    spawn = {
+        "name": "Agent",
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "prompt": {"type": "string"},
+                "run_in_background": {"type": "boolean"},
+            },
+            "required": ["prompt"],
+        },
+    }
+    events = anthropic(
+        mock, [{"role": "user", "content": "SCENARIO=subagent SLOW=3 go"}], [spawn]
+    )
+    delta = next(data for name, data in events if name == "content_block_delta")
+    arguments = json.loads(delta["delta"]["partial_json"])
+    assert arguments == {"prompt": f"{CHILD_PROMPT} SLOW=3", "run_in_background": False}
+    events = anthropic(mock, [{"role": "user", "content": arguments["prompt"]}], tools)
+    delta = next(data for name, data in events if name == "content_block_delta")
+    command = json.loads(delta["delta"]["partial_json"])["command"]
+    assert command == "echo hello-from-subagent && sleep 3"
+    # without SLOW, nothing sleeps
+    events = anthropic(mock, [{"role": "user", "content": CHILD_PROMPT}], tools)
+    delta = next(data for name, data in events if name == "content_block_delta")
+    assert json.loads(delta["delta"]["partial_json"])["command"] == (
+        "echo hello-from-subagent"
+    )

@@ -2339,3 +2339,28 @@ def test_a_broken_token_count_in_a_database_adds_nothing_to_the_boards_tokens(
     read = list(get("crush").read(now, Diagnostics()))
     assert any(e.usage and e.usage.output_tokens == 99999999999999 for e in read)
     assert follower.tracker.tokens < 10**10
+
+
+def test_board_calls_a_sub_agent_by_the_name_its_lead_gave_it() -> None:
+    # Codex (agent_path /root/greeter) and Cline (type "subagent" for all) name their
+    # sub-agents; the board said "sub-agent SCENARIO=child You are a sub-ag… working" or
+    # "sub-agent subagent working" where the tree says greeter
+    prompt = event("user", T, text="go")
+    spawn = event("tool_call", T + 1, tool="spawn_agent", call_id="c")
+    for extra in (
+        {"child_id": "k", "agent_type": None, "agent_name": "greeter"},
+        {"child_id": "k", "agent_type": "subagent", "agent_name": "greeter"},
+    ):
+        announced = event(
+            "subagent",
+            T + 1,
+            call_id="c",
+            text="You are a sub-agent. Run it",
+            extra=extra,
+        )
+        child = event("tool_call", T + 2, agent="k", tool="shell", call_id="k1")
+        status = decide(tracked(prompt, spawn, announced, child), T + 12, T + 2, True)
+        assert (status.status, status.reason) == (
+            "waiting_on_subagent",
+            "sub-agent greeter working 11 s",
+        )

@@ -83,6 +83,7 @@ class Agent:
 
     id: str | None
     agent_type: str | None = None
+    agent_name: str | None = None  # the name the lead gave it, where the app names them
     description: str | None = None
     phase: EventKind | None = None
     said: str | None = None  # the last error's text
@@ -228,6 +229,10 @@ class Tracker:
                 agent_type = event.extra.get("agent_type")
                 child.agent_type = child.agent_type or (
                     str(agent_type) if agent_type else None
+                )
+                agent_name = event.extra.get("agent_name")
+                child.agent_name = child.agent_name or (
+                    str(agent_name) if agent_name else None
                 )
                 child.description = child.description or event.text
                 child.active = max(child.active, when)
@@ -440,7 +445,15 @@ def _waiting(seconds: float) -> str:
 
 
 def _name(child: Agent) -> str:
-    return child.agent_type or _short(child.description) or (child.id or "")[:8]
+    """What the board calls a sub-agent: the name its lead gave it (the more telling where
+    an app has names: `greeter`, not a type every sub-agent shares), else its type, else
+    the start of its task, else of its id."""
+    return (
+        _short(child.agent_name)
+        or child.agent_type
+        or _short(child.description)
+        or (child.id or "")[:8]
+    )
 
 
 def _started(tracker: Tracker, child: Agent) -> float | None:

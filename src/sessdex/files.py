@@ -802,15 +802,32 @@ def loads(data: bytes) -> object:
 
 
 def repaired(data: bytes) -> bytes | None:
-    """`data` without a leading byte order mark and with bytes that are not UTF-8
-    replaced by U+FFFD; None when there was neither to repair. For decoders that
-    refused a line, to try it once more."""
+    """`data` without a leading byte order mark, with bytes that are not UTF-8 and
+    escapes of lone surrogates replaced by U+FFFD; None when there was none of these to
+    repair. For decoders that refused a line, to try it once more."""
     fixed = data[len(BOM) :] if data.startswith(BOM) else data
     try:
         fixed.decode()
     except UnicodeDecodeError:
-        return fixed.decode(errors="replace").encode()
-    return None if fixed is data else fixed
+        fixed = fixed.decode(errors="replace").encode()
+    if b"\\u" in fixed:
+        fixed = _SURROGATE_ESCAPE.sub(_paired_only, fixed)
+    return None if fixed == data else fixed
+
+
+# An app in JavaScript that cuts a text in the middle of an emoji (`slice(0, 80)`) writes
+# its half as a lone surrogate escape (`"\ud83d"`): valid JSON that orjson refuses, and
+# that no UTF-8 text can hold. A pair stays; an escaped backslash is taken whole, so
+# that the `\u` of `"\\ud83d"` (a backslash, then letters) is never read as an escape
+_SURROGATE_ESCAPE = re.compile(
+    rb"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?"
+    rb"|\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
+def _paired_only(match: re.Match[bytes]) -> bytes:
+    escape = match[0]
+    return escape if len(escape) in (2, 12) else b"\\ufffd"
 
 
 def parse_json(

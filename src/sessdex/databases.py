@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import math
 import os
@@ -64,8 +65,20 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
     Opened in place during a read (`inplace.Reading`), its state is noted for the read to
     tell whether the app committed meanwhile; a read done again after that is given
     copies of one committed state.
+
+    Text that is not UTF-8 (a name an app cut in the middle of a character) comes back
+    with U+FFFD in its place: Python's default refuses the whole query for one such cell,
+    and every session of the database went missing with it.
     """
-    name = os.fspath(path)
+    connection = _connect(os.fspath(path))
+    connection.text_factory = _lenient_text
+    return connection
+
+
+_lenient_text = functools.partial(str, encoding="utf-8", errors="replace")
+
+
+def _connect(name: str) -> sqlite3.Connection:
     wal = name + "-wal"
     _refuse_special(name)
     reading = inplace.current()

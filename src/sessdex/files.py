@@ -22,7 +22,7 @@ from typing import Any, BinaryIO, Literal, NamedTuple, overload
 
 import orjson
 
-from . import freshness
+from . import folders, freshness
 from .bytesearch import find_first_of
 from .diagnostics import Diagnostics, refused, why
 
@@ -100,8 +100,12 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
     """Open a regular file for reading; anything else (a pipe, a socket, a device, a
     folder) raises `NotAFile`, an OSError, without ever waiting on it. Every file an
     adapter names itself (a marker, a journal, a metadata file) is opened through here:
-    a listing passes over such entries, a name built by hand does not."""
+    a listing passes over such entries, a name built by hand does not. Nor is an
+    agent's credential file (`folders.CREDENTIALS`), or a link to one, ever opened: a
+    path a session's files record (a copied or hostile home's) may name one."""
     name = os.fspath(path)
+    if _credential(name):
+        raise NotAFile(errno.EACCES, "an agent's credential file, never read", name)
     try:
         fd = os.open(name, _NO_WAIT)
     except PermissionError:
@@ -114,6 +118,15 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def _credential(name: str) -> bool:
+    """Whether `name`, or the file a link there leads to, is an agent's login file."""
+    if folders.is_credential(os.path.basename(name)):
+        return True
+    if not os.path.islink(name):
+        return False
+    return folders.is_credential(os.path.basename(os.path.realpath(name)))
 
 
 def refuses_reading(path: str) -> bool:

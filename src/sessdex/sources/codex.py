@@ -889,9 +889,11 @@ def _resolve_rollout(recorded: object, home: str) -> str | None:
 
 
 def _rollout_candidates(recorded: str, home: str) -> Iterator[str]:
-    """Where the rollout `recorded` names may be, in the order tried; made only as far as tried."""
+    """Where the rollout `recorded` names may be, in the order tried; made only as far as
+    tried. Nowhere when its name is no rollout's: a copied or hostile state db may name
+    any file (`/etc/passwd`, another app's login), which is no transcript to read."""
     written, parts, name = _written(recorded)
-    if not name:
+    if not name or rollout_id(name) is None:
         return
     for folder in ("sessions", "archived_sessions"):
         if folder in parts:

@@ -11,7 +11,11 @@ they name no `--home`). On the quick path: no typing.
 
 from __future__ import annotations
 
+import re
 from contextvars import ContextVar
+
+# a word any shell takes as it is: what a command, an option or a plain id is made of
+_PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
 
 # the --home of the command running now, as the user typed it; None: none was given
 _HOME: ContextVar[str | None] = ContextVar("sessdex_home", default=None)
@@ -83,15 +87,20 @@ def named(*words: str) -> str:
     """`sessdex WORDS` (plain words: a command, its options, an app's name) as a
     sentence names it, in quotes: 'sessdex list --app codex', and under a `--home`
     'sessdex list --app codex --home DIR', DIR quoted for the user's shell. Quotes the
-    line holds itself are not used around it (`…` then, or none)."""
-    if _HOME.get() is None or _NAMING.get():  # the words alone: no shells' rules
+    line holds itself are not used around it (`…` then, or none). A word that is not
+    plain (a session id a file gave: `x;touch y`, `$(…)`) is quoted for the shell too,
+    so that the line is safe to paste."""
+    plain = all(map(_PLAIN.fullmatch, words))
+    if _NAMING.get() or (_HOME.get() is None and plain):  # no shells' rules needed
         return f"'{' '.join(('sessdex', *words))}'"
     from .errors import NotQuotable
 
     naming = _NAMING.set(True)
     try:
         typed = line(*words)
-    except NotQuotable:  # a folder the shell cannot be given: said, not printed wrong
+    except NotQuotable:  # a word the shell cannot be given: said, not printed wrong
+        if not plain:
+            return f"'sessdex {words[0]}' (that id cannot be typed in your shell)"
         return f"'{' '.join(('sessdex', *words))}' with the same --home"
     finally:
         _NAMING.reset(naming)

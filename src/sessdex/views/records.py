@@ -80,12 +80,21 @@ def parse_iso(value: object) -> datetime | None:
     return None
 
 
+# The longest title kept: a title a file gives may be any size (a hostile home's, or a
+# whole pasted prompt an app took for one), and the index holds every session's, and
+# `list` and `find` each of them; past this a title is cut, an ellipsis saying so
+TITLE_LIMIT = 1000
+
+
 def session_record(session: Session) -> dict[str, JSONValue]:
     """The public JSON object of a session."""
     record: dict[str, JSONValue] = {}
     for name in SESSION_FIELDS:
         value = getattr(session, name)
         record[name] = iso(value) if isinstance(value, datetime) else value
+    title = session.title
+    if isinstance(title, str) and len(title) > TITLE_LIMIT:
+        record["title"] = title[: TITLE_LIMIT - 1] + "\u2026"
     record["forked_from"] = forked_from(session.extra)
     return record
 

@@ -161,6 +161,23 @@ IGNORED_SYSTEM = frozenset(
 )
 
 
+_UNREADABLE = object()
+
+
+def _leniently(data: bytes) -> object:
+    """A line orjson refused: `json` takes a lone surrogate escape (a cut emoji) and keeps
+    it, where `files.loads` would make it U+FFFD; `files.loads` takes a byte order mark
+    and bytes that are not UTF-8. `_UNREADABLE` when neither can (too deep, no JSON)."""
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return files.loads(data)
+    except orjson.JSONDecodeError:
+        return _UNREADABLE
+
+
 def load(
     data: bytes, complete: bool, number: int, diagnostics: Diagnostics | None, path: str
 ) -> dict[str, object] | None:
@@ -168,12 +185,10 @@ def load(
     if not data.strip():
         return None
     try:
-        value = files.loads(data)
+        value = orjson.loads(data)
     except orjson.JSONDecodeError:
-        try:
-            # orjson rejects a lone surrogate escape (a cut emoji); json accepts it
-            value = json.loads(data)
-        except (ValueError, RecursionError):  # too deep for json
+        value = _leniently(data)
+        if value is _UNREADABLE:  # too deep for json, or no JSON
             if diagnostics is None:
                 pass
             elif complete:

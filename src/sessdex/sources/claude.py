@@ -387,7 +387,11 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     found = _Listing()  # what the head says
     _read_head(head, load, found, late, titles=not titled)
     if not (found.conversation or late.conversation):
-        return []  # only bookkeeping (1.0's summary-only files): nothing to list
+        # only bookkeeping (1.0's summary-only files): nothing to list; or every line
+        # that would have said more was too long to read, which is said
+        for _ in head.holes if head is not tail else ():
+            diagnostics.skip(name, 0, "too long")
+        return []
     title = (
         late.custom_title
         or (None if agent else _renamed(name))

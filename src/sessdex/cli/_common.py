@@ -717,7 +717,7 @@ def report_diagnostics(
     if named:
         for path, line, reason in diagnostics.details:
             if reason not in UNDATED and reason != FILE_REFUSED:
-                err(f"  {path}:{line}: {reason}")
+                err(f"  {detail(path, line, reason)}")
     # responses `usage` counted in its `(no time)` row (the only odd times said here):
     # counted, not skipped
     if odd := diagnostics.undated_total:
@@ -726,7 +726,7 @@ def report_diagnostics(
     if named:
         for path, line, reason in diagnostics.details:
             if reason in UNDATED:
-                err(f"  {path}:{line}: {reason}")
+                err(f"  {detail(path, line, reason)}")
     if verbose:  # a last line the app may still be writing: no damage, no warning
         for note in diagnostics.unfinished_notes():
             err(f"note: {note}")

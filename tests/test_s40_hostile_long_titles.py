@@ -66,3 +66,51 @@ def test_a_megabyte_title_is_listed_cut(tmp_path: Path) -> None:
     finally:
         tracemalloc.stop()
     assert peak < 8 * 1024 * 1024, f"peak {peak / 2**20:.0f} MiB"
+
+
+def test_a_long_model_and_branch_are_listed_and_said_cut(tmp_path: Path) -> None:
+    """A model and a branch of 200 KB each (lines short enough to be read whole): the
+    listing keeps their start, and `show`'s header and `resume`'s note about the model it
+    leaves out (no plain name) say no more than that."""
+    folder = tmp_path / "home/.claude/projects/-w"
+    folder.mkdir(parents=True)
+    session = "88888888-0000-4000-8000-000000000001"
+    model, branch = "m" * 200_000, "b" * 200_000
+    lines = [
+        {
+            "type": "user",
+            "sessionId": session,
+            "cwd": "/w",
+            "gitBranch": branch,
+            "uuid": "u1",
+            "parentUuid": None,
+            "timestamp": "2026-11-20T10:00:00.000Z",
+            "message": {"role": "user", "content": "hi"},
+        },
+        {
+            "type": "assistant",
+            "sessionId": session,
+            "cwd": "/w",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "timestamp": "2026-11-20T10:00:05.000Z",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "model": model,
+                "content": [{"type": "text", "text": "ok"}],
+            },
+        },
+    ]
+    (folder / f"{session}.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines)
+    )
+    runner = CliRunner()
+    home = ["--home", str(tmp_path / "home")]
+    (listed,) = json.loads(runner.invoke(main, ["list", "--json", *home]).stdout)
+    for name, whole in (("model", model), ("branch", branch)):
+        assert whole.startswith(listed[name][:-1]) and listed[name].endswith("\u2026")
+        assert len(listed[name]) <= 1000
+    for command in (["show", "8888", "--no-pager"], ["resume", "8888", "--print"]):
+        result = runner.invoke(main, [*command, *home])
+        assert len(result.output) < 5000, command

@@ -82,8 +82,11 @@ def parse_iso(value: object) -> datetime | None:
 
 # The longest title kept: a title a file gives may be any size (a hostile home's, or a
 # whole pasted prompt an app took for one), and the index holds every session's, and
-# `list` and `find` each of them; past this a title is cut, an ellipsis saying so
+# `list` and `find` each of them; past this a title is cut, an ellipsis saying so. So
+# are a branch, a model and the other names (no real one is near as long: a cut one is
+# never passed on, as it is no plain name). A folder is kept whole: one cut is another
 TITLE_LIMIT = 1000
+_CUT_FIELDS = ("title", "branch", "model", "effort", "permission_mode", "agent_type")
 
 
 def session_record(session: Session) -> dict[str, JSONValue]:
@@ -92,9 +95,10 @@ def session_record(session: Session) -> dict[str, JSONValue]:
     for name in SESSION_FIELDS:
         value = getattr(session, name)
         record[name] = iso(value) if isinstance(value, datetime) else value
-    title = session.title
-    if isinstance(title, str) and len(title) > TITLE_LIMIT:
-        record["title"] = title[: TITLE_LIMIT - 1] + "\u2026"
+    for name in _CUT_FIELDS:
+        value = record[name]
+        if isinstance(value, str) and len(value) > TITLE_LIMIT:
+            record[name] = value[: TITLE_LIMIT - 1] + "\u2026"
     record["forked_from"] = forked_from(session.extra)
     return record
 

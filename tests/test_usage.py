@@ -1861,3 +1861,17 @@ def test_a_response_ahead_of_the_clock_gets_its_day_when_the_day_comes(
     later = time.time() + 3 * 86400  # the sums are stored now; the file is unchanged
     monkeypatch.setattr(usage.time, "time", lambda: later)
     assert ahead.date().isoformat() in rows(mixed, "daily", ("claude",))
+
+
+def test_the_unpriced_note_stays_short_whatever_the_files_name() -> None:
+    # the model names come from the apps' files: a megabyte name, or hundreds of names,
+    # were printed whole on stderr
+    from sessdex.views import usage as view
+
+    total = usage.Row("total")
+    total.unpriced = {"x" * 200_000, *(f"made-up-{n:03}" for n in range(40))}
+    note = view.unpriced_note(total)
+    assert note is not None and len(note) < 1_000
+    assert "made-up-000, made-up-001" in note
+    assert "and 30 more ('usage model' lists them)" in note
+    assert "\n" not in note

@@ -243,11 +243,20 @@ def own_cost_note(total: Row) -> str | None:
 def unpriced_note(total: Row) -> str | None:
     if not total.unpriced:
         return None
+    # a model's name comes from a file: one line, cut, and a few of them (a home may
+    # record hundreds of names no price list has, or one of a megabyte)
+    names = [one_line(model, 60) for model in sorted(total.unpriced)]
+    if len(names) > UNPRICED_NAMED:
+        more = len(names) - UNPRICED_NAMED + 1
+        names[UNPRICED_NAMED - 1 :] = [f"and {more} more ('usage model' lists them)"]
     return (
         "no price for: "
-        + ", ".join(sorted(total.unpriced))
+        + ", ".join(names)
         + "; their rows say unpriced, never $0, and a cost with + leaves them out"
     )
+
+
+UNPRICED_NAMED = 12  # models the note names
 
 
 def _when(time: float | None, tz: tzinfo) -> str:

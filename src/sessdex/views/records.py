@@ -256,7 +256,14 @@ def dumps(value: object, indent: bool = False) -> bytes:
         data = orjson.dumps(value, option=option)
     except TypeError:
         data = orjson.dumps(_writable(value), option=option)
+    if len(data) < _COMPACT_BELOW:
+        # orjson hands back its working buffer (4 KiB at the least) as the bytes object:
+        # a record kept (an index refresh holds thousands) is copied to its own size
+        data = memoryview(data).tobytes()
     return _inert(data)
+
+
+_COMPACT_BELOW = 64 * 1024
 
 
 def utf8_text(text: str) -> str:

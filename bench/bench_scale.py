@@ -1,0 +1,148 @@
+"""Commands beyond `list` at 1,000 and 10,000 sessions: what grows faster than the home.
+
+Two homes from `make_corpus.py` (Claude Code and Codex, its state database listing every
+thread), one ten times the other, with short real tails and no sparse hole: every command
+may read any file whole. Each command runs cold (no index yet) and warm (indexed), each
+figure the median of `--runs` whole-process runs, and is printed as big / small.
+
+Targets:
+  (a) peak RSS of a cold `list --json` at 10x the sessions ≤ 2x (what the index holds
+      while it is built grows with the sessions, not with a record's encoding buffer)
+  (b) peak RSS of a cold `list --app codex --json` vs a cold `list --app claude --json`
+      on the big home ≤ 1.5x (the state database's thousands of rows, parsed as one file,
+      cost no more than the transcripts parsed one by one)
+The other commands' ratios are printed for information.
+
+    .venv/bin/python bench/bench_scale.py                      # writes /tmp/sessdex-scale
+    .venv/bin/python bench/bench_scale.py --sessions 3000 --runs 3 --commands list,find
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from _common import HERE, PYTHON, Report, environment, mb, median, run, sessdex
+
+DEFAULT_ROOT = Path("/tmp/sessdex-scale")
+TAIL = 8 * 1024  # real bytes after the head: listing reads the ends, `usage` all of it
+_MAKE = (
+    "import sys; sys.path.insert(0, sys.argv[1]); import make_corpus; "
+    f"make_corpus.TAIL_MIN = {TAIL}; make_corpus.main(sys.argv[2:])"
+)
+
+
+def ensure_home(out: Path, sessions: int) -> dict:
+    manifest = out / "manifest.json"
+    if manifest.exists():
+        data = json.loads(manifest.read_bytes())
+        if data.get("top_level") == sessions and data.get("scale_tail") == TAIL:
+            return data
+    print(f"writing a {sessions}-session home to {out} ...", flush=True)
+    subprocess.run(
+        [PYTHON, "-c", _MAKE, str(HERE), str(out), "--sessions", str(sessions),
+         "--median-mb", "0.01", "--p90-mb", "0.02", "--largest-mb", "0.03", "--force"],
+        check=True,
+    )  # fmt: skip
+    data = json.loads(manifest.read_bytes())
+    data["scale_tail"] = TAIL
+    manifest.write_text(json.dumps(data))
+    return data
+
+
+def commands(manifest: dict) -> dict[str, list[str]]:
+    sessions = manifest["sessions"]
+    claude = [e for e in sessions if e["app"] == "claude"]
+    codex = [e for e in sessions if e["app"] == "codex"]
+    lead = max(claude, key=lambda e: len(e["subagents"]))
+    middle = claude[len(claude) // 2]["id"]
+    return {
+        "list": ["list", "--json"],
+        "list-codex": ["list", "--app", "codex", "--json"],
+        "list-claude": ["list", "--app", "claude", "--json"],
+        "find": ["find", "retry", "checkout", "--json"],
+        "find-dir": ["find", "dir:billing", "--json"],
+        "show-tail": ["show", middle, "--tail", "50", "--json"],
+        "show-prefix": ["show", middle[:6], "--tail", "5"],
+        "tree": ["tree", lead["id"]],
+        "resume": ["resume", middle, "--print"],
+        "doctor": ["doctor"],
+        "usage": ["usage", "session", "--json"],
+        "usage-explain": ["usage", "session", "--explain", codex[0]["id"]],
+        "watch": ["watch", "--json"],
+    }
+
+
+def measure(home: str, argv: list[str], runs: int, warm: bool) -> tuple[float, int]:
+    seconds, peaks = [], []
+    with tempfile.TemporaryDirectory() as scratch:
+        for n in range(runs):
+            state = Path(scratch) / ("warm" if warm else f"cold{n}")
+            if warm and n == 0:
+                run(sessdex("list", "--json", "--home", home), environment(state))
+            result = run(
+                sessdex(*argv, "--home", home), environment(state), measure_rss=True
+            )
+            seconds.append(result.seconds)
+            peaks.append(result.peak_rss)
+            if not warm:
+                shutil.rmtree(state, ignore_errors=True)
+    return median(seconds), int(median(peaks))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", type=Path, default=DEFAULT_ROOT)
+    parser.add_argument("--sessions", type=int, default=10_000, help="the big home")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--commands", help="a comma-separated subset (default all)")
+    args = parser.parse_args()
+    small_n = max(1, args.sessions // 10)
+    small = ensure_home(args.root / f"s{small_n}", small_n)
+    big = ensure_home(args.root / f"s{args.sessions}", args.sessions)
+    report = Report()
+    chosen = args.commands.split(",") if args.commands else None
+    figures: dict[tuple[str, str], tuple[float, int, float, int]] = {}
+    small_commands, big_commands = commands(small), commands(big)
+    for name in big_commands:
+        if chosen and name not in chosen:
+            continue
+        for mode in ("cold", "warm"):
+            warm = mode == "warm"
+            s_time, s_rss = measure(
+                small["home"], small_commands[name], args.runs, warm
+            )
+            b_time, b_rss = measure(big["home"], big_commands[name], args.runs, warm)
+            figures[name, mode] = (s_time, s_rss, b_time, b_rss)
+            report.note(
+                f"{name:14} {mode}  {small_n}: {s_time:6.2f} s {mb(s_rss):>7}"
+                f"   {args.sessions}: {b_time:6.2f} s {mb(b_rss):>7}"
+                f"   x{b_time / s_time:5.1f} time  x{b_rss / s_rss:4.1f} RSS"
+            )
+    if ("list", "cold") in figures:
+        s_time, s_rss, b_time, b_rss = figures["list", "cold"]
+        ratio = b_rss / s_rss
+        report.check(
+            "(a) cold list RSS, 10x sessions",
+            ratio <= 2.0,
+            f"{mb(b_rss)} vs {mb(s_rss)}: {ratio:.2f}x (target ≤ 2x)",
+        )
+    if ("list-codex", "cold") in figures and ("list-claude", "cold") in figures:
+        codex_rss = figures["list-codex", "cold"][3]
+        claude_rss = figures["list-claude", "cold"][3]
+        ratio = codex_rss / claude_rss
+        report.check(
+            "(b) cold list RSS, Codex vs Claude Code",
+            ratio <= 1.5,
+            f"{mb(codex_rss)} vs {mb(claude_rss)}: {ratio:.2f}x (target ≤ 1.5x)",
+        )
+    return report.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,7 +11,8 @@ Targets:
   (b) peak RSS of a cold `list --app codex --json` vs a cold `list --app claude --json`
       on the big home ≤ 1.5x (the state database's thousands of rows, parsed as one file,
       cost no more than the transcripts parsed one by one)
-The other commands' ratios are printed for information.
+The other commands' ratios are printed for information, and a warm tab press (`complete`:
+the shell asking for session ids) as a ratio of a warm `list --json` on the same home.
 
     .venv/bin/python bench/bench_scale.py                      # writes /tmp/sessdex-scale
     .venv/bin/python bench/bench_scale.py --sessions 3000 --runs 3 --commands list,find
@@ -75,7 +76,26 @@ def commands(manifest: dict) -> dict[str, list[str]]:
         "usage": ["usage", "session", "--json"],
         "usage-explain": ["usage", "session", "--explain", codex[0]["id"]],
         "watch": ["watch", "--json"],
+        # the shell's completion request for `sessdex show --home HOME 0<TAB>`
+        "complete": [COMPLETE, "show", "0"],
     }
+
+
+COMPLETE = "(tab)"
+
+
+def invocation(home: str, argv: list[str], state: Path) -> tuple[list[str], dict]:
+    """The command line and environment that run `argv` on `home`."""
+    env = environment(state)
+    if argv[:1] != [COMPLETE]:
+        return sessdex(*argv, "--home", home), env
+    words = ["sessdex", argv[1], "--home", home, *argv[2:]]
+    env.update(
+        _SESSDEX_COMPLETE="bash_complete",
+        COMP_WORDS=" ".join(words),
+        COMP_CWORD=str(len(words) - 1),
+    )
+    return [str(Path(PYTHON).parent / "sessdex")], env
 
 
 def measure(home: str, argv: list[str], runs: int, warm: bool) -> tuple[float, int]:
@@ -85,9 +105,8 @@ def measure(home: str, argv: list[str], runs: int, warm: bool) -> tuple[float, i
             state = Path(scratch) / ("warm" if warm else f"cold{n}")
             if warm and n == 0:
                 run(sessdex("list", "--json", "--home", home), environment(state))
-            result = run(
-                sessdex(*argv, "--home", home), environment(state), measure_rss=True
-            )
+            command, env = invocation(home, argv, state)
+            result = run(command, env, measure_rss=True)
             seconds.append(result.seconds)
             peaks.append(result.peak_rss)
             if not warm:
@@ -124,6 +143,13 @@ def main() -> int:
                 f"   {args.sessions}: {b_time:6.2f} s {mb(b_rss):>7}"
                 f"   x{b_time / s_time:5.1f} time  x{b_rss / s_rss:4.1f} RSS"
             )
+    if ("complete", "warm") in figures and ("list", "warm") in figures:
+        tab, listing = figures["complete", "warm"], figures["list", "warm"]
+        report.note(
+            f"tab press vs warm list: {tab[2]:.2f} s vs {listing[2]:.2f} s at "
+            f"{args.sessions} ({tab[2] / listing[2]:.2f}x), {tab[0]:.2f} s vs "
+            f"{listing[0]:.2f} s at {small_n} ({tab[0] / listing[0]:.2f}x)"
+        )
     if ("list", "cold") in figures:
         s_time, s_rss, b_time, b_rss = figures["list", "cold"]
         ratio = b_rss / s_rss

@@ -43,6 +43,7 @@ def bash_completes(*words: str, cwd: Path | None = None) -> list[str]:
 
 
 def test_bash_completes_a_session_id_from_its_first_characters() -> None:
+    api.list_sessions(Home.at(DEMO))  # ids come from the index a command made
     assert bash_completes("show", "--home", DEMO, "3f") == [CLAUDE_A]
     assert bash_completes("resume", "--home", DEMO, "A7C") == [CLAUDE_B]
     # every session, newest first, when nothing is typed yet
@@ -77,6 +78,7 @@ def test_zsh_completion_shows_each_sessions_app_and_title() -> None:
     sessdex = Path(sys.executable).parent / "sessdex"
     if not sessdex.is_file():
         pytest.skip("needs the installed sessdex command")
+    api.list_sessions(Home.at(DEMO))  # ids come from the index a command made
     done = subprocess.run(
         [str(sessdex)],
         env={

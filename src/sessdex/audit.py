@@ -294,10 +294,20 @@ def explain(
 ) -> Explained:
     """Read again, with reasons, every file that fed the row `key` of report `kind`
     (`progress`: files done out of the files of the apps read file by file)."""
+    kept = keep(collected.buckets, filters)
     rows: dict[str, Row] = {}
-    for r in report(keep(collected.buckets, filters), kind, filters.tz):
-        rows.setdefault(r.key, r)
-    key = _row_key(kind, key, rows, home)
+    if kind == "session":  # the rows `key` may name, not every session's
+        for r in report(_maybe_named(kept, key), kind, filters.tz):
+            rows.setdefault(r.key, r)
+        try:
+            key = _row_key(kind, key, rows, home)
+        except SessdexError:  # said as the whole report says it (the rows there are)
+            rows = {}
+    if not rows:
+        for r in report(kept, kind, filters.tz):
+            rows.setdefault(r.key, r)
+        key = _row_key(kind, key, rows, home)
+    del kept
     reader = _Reader(home, kind, key, filters, limit, collected.lifted)
     selected = sources.all_sources(apps)
     if progress is not None:
@@ -329,6 +339,31 @@ def explain(
     )
 
 
+def _maybe_named(
+    buckets: list[tuple[str, Bucket]], key: str
+) -> list[tuple[str, Bucket]]:
+    """The buckets of the sessions `_row_key` could take `key` to name: those whose id
+    starts with it (or with what follows `app:`) in any case, and those whose id no
+    terminal shows as it is. Every bucket of each such session, so their rows are whole."""
+    app, colon, rest = key.partition(":")
+    starts = {key.strip().lower()}
+    if colon and app.lower() in sources.names():
+        starts.add(rest.strip().lower())
+    prefixes = tuple(starts)
+    named: dict[str, bool] = {}
+    out = []
+    for bucket in buckets:
+        session = bucket[1][0]
+        chosen = named.get(session)
+        if chosen is None:
+            chosen = named[session] = (
+                not session.isprintable() or session.lower().startswith(prefixes)
+            )
+        if chosen:
+            out.append(bucket)
+    return out
+
+
 class _Reader:
     """Reads one row's files again and tallies what each line did."""
 
@@ -356,6 +391,8 @@ class _Reader:
 
     def in_row(self, app: str, bucket: Bucket) -> bool:
         top = self.lifted.get((app, bucket[0]))
+        if self.kind == "session" and (bucket[0] if top is None else top) != self.key:
+            return False  # another session's: its id says so, whatever its time
         if top is not None:  # a sub-agent's sub-agent: counted in the top session
             bucket = [top, *bucket[1:]]
         kept = keep([(app, bucket)], self.filters)  # an odd time taken as none
@@ -382,7 +419,15 @@ class _Reader:
         app = source.NAME
         index = Index(self.home)
         try:
-            sums = index.usage_blobs([app], "buckets")
+            # one file's sums at a time: those of a whole home are hundreds of MB
+            listed = set(paths)
+            summed: set[str] = set()
+            touching: set[str] = set()
+            for path, blob in index.each_usage_blob([app], "buckets"):
+                if path in listed:
+                    summed.add(path)
+                    if any(self.in_row(app, b) for b in _decode(blob)):
+                        touching.add(path)
             stored = index.usage_meta(f"corrections:{app}")
             corrections = _decode(stored)[1] if stored else []
             # a response another file repeats and counts instead: only when one is in the row
@@ -393,16 +438,11 @@ class _Reader:
             )
         finally:
             index.close()
-        fed = [
-            path
-            for path in paths
-            if path not in sums or any(self.in_row(app, b) for b in _decode(sums[path]))
-        ]
-        del sums
+        fed = [path for path in paths if path not in summed or path in touching]
+        del summed, touching
         self._advance(len(paths) - len(fed))  # those whose sums miss the row: not read
         losers: dict[tuple[str, str], str] = {}
         if keys:
-            listed = set(paths)
             mine = {p: blob for p, blob in keys.items() if p in listed}
             del keys
             for path, record, winner in cross_file_losers(source, mine):
@@ -469,6 +509,8 @@ class _Reader:
         ids = {r.id for r in session_rows}
         fed = False
         for row in session_rows:
+            if self.kind == "session" and row.id != self.key:
+                continue  # not decoded: only the row's session is read
             session = row.session()
             if session.parent_id and session.parent_id in ids:
                 continue

@@ -1249,6 +1249,18 @@ class Index:
             )
         }
 
+    def each_usage_blob(
+        self, apps: Sequence[str], column: Literal["buckets", "keys"]
+    ) -> Iterator[tuple[str, bytes]]:
+        """(path, one stored blob) of the selected apps, one at a time: `usage_blobs`
+        without holding them all."""
+        marks = ",".join("?" * len(apps))
+        for path, blob in self.db.execute(
+            f"SELECT path, {column} FROM usage_files WHERE app IN ({marks})",
+            list(apps),
+        ):
+            yield path, bytes(blob)
+
     def save_usage(
         self,
         rows: Sequence[tuple[str, str, str, int, bytes, bytes, bytes]],

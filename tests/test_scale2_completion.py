@@ -1,4 +1,4 @@
-"""Completing a session id answers from the index as it stands: no refresh, no parse."""
+"""Completing a session id answers from the index: no build, no parse but of what changed."""
 
 from __future__ import annotations
 
@@ -60,16 +60,20 @@ def test_a_tab_press_parses_nothing_and_offers_what_list_shows(
         f"claude:{i}" for i in listed
     ]
     assert offered(home, "zz") == []
-    # a session grew since: the tab press still parses nothing (list will read it)
-    write_claude_session(
+    assert calls == []
+    # a session grew since: the tab press re-reads that file alone, as a warm list would
+    grown = write_claude_session(
         home,
         "00000001-0000-4000-8000-000000000001",
         "/work/p1",
         title="grown",
         when="2026-12-01T10:00:00.000Z",
     )
-    assert [value for value, _ in offered(home, "0000000")] == listed
-    assert calls == []
+    assert [value for value, _ in offered(home, "0000000")] == [
+        "00000001-0000-4000-8000-000000000001",
+        *(i for i in listed if i != "00000001-0000-4000-8000-000000000001"),
+    ]
+    assert calls == [str(grown)]
 
 
 def test_a_home_never_indexed_offers_nothing_rather_than_building_it(

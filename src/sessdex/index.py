@@ -537,6 +537,19 @@ class Index:
     def refresh(
         self, sources: Sequence[Source], progress: Progress | None = None
     ) -> RefreshReport:
+        report = self._refresh(sources, progress, None)
+        assert report is not None
+        return report
+
+    def refresh_few(self, sources: Sequence[Source], most: int) -> RefreshReport | None:
+        """`refresh`, when the scan finds at most `most` files new or changed (a session
+        begun since the last look); None, with nothing read or written, past that: a
+        new store of thousands of files is not read here (the full command reads it)."""
+        return self._refresh(sources, None, most)
+
+    def _refresh(
+        self, sources: Sequence[Source], progress: Progress | None, most: int | None
+    ) -> RefreshReport | None:
         started = time.perf_counter()
         report = RefreshReport()
         names = [s.NAME for s in sources]
@@ -549,10 +562,16 @@ class Index:
             known[path] = (size, mtime_ns, inode, wal)
         seen: set[str] = set()
         notes: dict[str, _Notes | None] = {}
+        scan = self._scan_all(sources, known, seen, notes, report)
+        jobs: Iterator[Job] = scan
+        if most is not None:  # the whole scan first, and only so many files read
+            head = list(itertools.islice(scan, most + 1))
+            if len(head) > most:
+                scan.close()
+                return None
+            jobs = iter(head)
         # Workers start on the first changed files while the scan still lists the rest.
-        total, results = _parse_stream(
-            self._scan_all(sources, known, seen, notes, report)
-        )
+        total, results = _parse_stream(jobs)
         vanished = [p for p in known if p not in seen]  # the scan is over by now
         report.vanished = len(vanished)
         # A big batch is written in parts while the workers parse the rest: each part is
@@ -594,7 +613,7 @@ class Index:
         seen: set[str],
         notes: dict[str, _Notes | None],
         report: RefreshReport,
-    ) -> Iterator[Job]:
+    ) -> Generator[Job, None, None]:
         """Every changed file of every source, as a parse job, noting each scan."""
         for source in sources:
             environ = freshness.RecordingEnviron(self.home.environ)

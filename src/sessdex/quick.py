@@ -56,6 +56,9 @@ class _Request:
 _VALUED = ("--home", "--app", "--limit", "-n", "--since")
 # More changed files than this, and the full command re-reads them, on every core.
 MAX_REREAD = 32
+# How long a tab press waits for another sessdex writing the index, before it offers
+# what the index holds as it stands.
+TAB_WAIT_MS = 200
 
 
 def _parse(command: str, args: Sequence[str]) -> _Request | None:
@@ -471,10 +474,122 @@ def _noted_refusals(
         ]
 
 
+def freshen(home: tuple[str, Mapping[str, str]]) -> None:
+    """Bring the home's index up to date for a tab press, where that is cheap, saying
+    nothing: the files of an app whose noted scan holds that changed (a live session
+    grew) are re-read, as a warm listing re-reads them; the apps whose folders changed
+    (a session begun since) are scanned again, and their new files read, when there are
+    at most MAX_REREAD of them. Anything else (no index yet, an app never scanned or
+    its environment changed, a new store of many files) leaves the index as it stands:
+    never built, never refreshed whole here. Top-level sessions only."""
+    path = os.path.join(cache_folder(), index_name(*home))
+    if not os.path.isfile(path):
+        return
+    changed: list[tuple[str, str]] = []
+    moved: list[str] = []
+    db = sqlite3.connect(path, isolation_level=None, timeout=0.2)
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            return
+        db.execute("BEGIN")
+        for app, key in db.execute("SELECT app, environ FROM scans").fetchall():
+            if app not in BUILTIN or not freshness.environ_holds(key, home[1]):
+                continue  # its folder may be another now: left for the full command
+            holds = all(
+                freshness.still_holds(noted, what, value, inode)
+                for noted, what, value, inode in db.execute(
+                    "SELECT path, what, value, inode FROM scan_paths"
+                    " WHERE app = ? AND nested = 0",
+                    (app,),
+                )
+            )
+            files = _changed_files(db, [app], " AND nested = 0") if holds else None
+            if files is None:
+                moved.append(app)  # a new (or gone) file: scanned again, below
+            else:
+                changed += files
+        db.execute("COMMIT")
+    finally:
+        db.close()
+    if changed and len(changed) <= MAX_REREAD:
+        _bring_up_to_date(path, home, changed, tab=True)
+    if moved:
+        _refresh_few(path, home, moved)
+
+
+def _refresh_few(
+    path: str, home: tuple[str, Mapping[str, str]], apps: list[str]
+) -> None:
+    """Scan the apps again, and read what is new or changed there, if that is at most
+    MAX_REREAD files; else leave the index as it stands."""
+    from pathlib import Path
+
+    from .index import Index
+    from .sources import get
+    from .sources.base import Home
+
+    index = Index(Home(Path(home[0]), dict(home[1])), stand_in=False)
+    try:
+        index.db.execute(f"PRAGMA busy_timeout = {TAB_WAIT_MS}")
+        if os.fspath(index.path) == path:
+            index.refresh_few([get(app) for app in apps], MAX_REREAD)
+    finally:
+        index.close()
+
+
+def session_ids(
+    home: tuple[str, Mapping[str, str]],
+    typed: str,
+    most: int,
+    fits: Callable[[str], bool],
+) -> list[tuple[str, str, str | None]]:
+    """(app, value, title) of the top-level sessions of the home's index, as it stands,
+    whose value starts with `typed` (any case) and `fits`: the id, or `app:id` when
+    `typed` holds a colon; newest first, at most `most`. None of them without an index."""
+    import json
+
+    path = os.path.join(cache_folder(), index_name(*home))
+    if not os.path.isfile(path):
+        return []
+    typed = typed.lower()
+    with_app = ":" in typed
+    db = sqlite3.connect(path, isolation_level=None, timeout=0.2)
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            return []
+        db.execute("BEGIN")  # one snapshot for the ids and their records
+        chosen: list[tuple[int, str, str]] = []
+        for rowid, app, session_id in db.execute(
+            "SELECT rowid, app, id FROM sessions WHERE parent_id IS NULL"
+            " ORDER BY updated DESC, app, id"
+        ):
+            value = f"{app}:{session_id}" if with_app else session_id
+            if value.lower().startswith(typed) and fits(value):
+                chosen.append((rowid, app, value))
+                if len(chosen) >= most:
+                    break
+        found: list[tuple[str, str, str | None]] = []
+        for rowid, app, value in chosen:
+            row = db.execute(
+                "SELECT record FROM sessions WHERE rowid = ?", (rowid,)
+            ).fetchone()
+            title = json.loads(row[0]).get("title") if row else None
+            found.append((app, value, title if isinstance(title, str) else None))
+        db.execute("COMMIT")
+        return found
+    finally:
+        db.close()
+
+
 def _bring_up_to_date(
-    path: str, home: tuple[str, Mapping[str, str]], changed: list[tuple[str, str]]
+    path: str,
+    home: tuple[str, Mapping[str, str]],
+    changed: list[tuple[str, str]],
+    tab: bool = False,
 ) -> bool:
-    """Re-read the changed files into the index, as the full command would."""
+    """Re-read the changed files into the index, as the full command would; what the
+    reads could not read is said as its refresh says it, but for a tab press (`tab`),
+    which says nothing and waits on a busy index only TAB_WAIT_MS."""
     from pathlib import Path
 
     from .index import Index, RefreshReport
@@ -485,13 +600,16 @@ def _bring_up_to_date(
     index = Index(Home(Path(home[0]), dict(home[1])), stand_in=False)
     report = RefreshReport()
     try:
+        if tab:
+            index.db.execute(f"PRAGMA busy_timeout = {TAB_WAIT_MS}")
         if os.fspath(index.path) != path:
             return False  # the full command would use another index: let it
         done = all(index.refresh_file(get(app), name, report) for app, name in changed)
     finally:
         index.close()
-    if report.failures or any(
-        d.problems or d.skipped for d in report.diagnostics.values()
+    if not tab and (
+        report.failures
+        or any(d.problems or d.skipped for d in report.diagnostics.values())
     ):  # warned as the full command's refresh warns (rare: loads click only then)
         from .cli._common import report_skipped
 

@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 
 import click
 from click.shell_completion import CompletionItem
-
-from ..indexfile import SCHEMA_VERSION
 
 MAX_OFFERED = 200  # the newest matches: a shell shows no more than a screenful anyway
 
@@ -33,54 +30,29 @@ def session_ids(
 
 
 def _session_ids(ctx: click.Context, incomplete: str) -> list[CompletionItem]:
-    """From the home's index as it stands, refreshing nothing: a tab press must answer at
-    once, and a refresh stats every file (a build reads them all). Sessions the index
-    does not hold yet (no `sessdex` command has run since they began) are not offered."""
-    import orjson
-
+    """From the home's index, brought up to date first where that is cheap (`quick.
+    freshen`: the few files changed or new since the last look re-read, as a warm `list`
+    re-reads them), else as it stands: a tab press must answer at once, never build the
+    index (a never-indexed home offers nothing) nor refresh it whole."""
+    from .. import quick
     from ..views.text import title_line
-
-    path = _index_path(ctx.params.get("home_dir"))
-    if path is None or not os.path.isfile(path):
-        return []  # never indexed: building it could take minutes, not a tab press
-    typed = incomplete.lower()
-    with_app = ":" in typed
-    db = sqlite3.connect(path, isolation_level=None, timeout=0.2)
-    try:
-        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-            return []
-        db.execute("BEGIN")  # one snapshot for the ids and their records
-        chosen: list[tuple[int, str, str]] = []
-        for rowid, app, session_id in db.execute(
-            "SELECT rowid, app, id FROM sessions WHERE parent_id IS NULL"
-            " ORDER BY updated DESC, app, id"
-        ):
-            value = f"{app}:{session_id}" if with_app else session_id
-            if value.lower().startswith(typed) and _one_word(value):
-                chosen.append((rowid, app, value))
-                if len(chosen) >= MAX_OFFERED:
-                    break
-        offered: list[CompletionItem] = []
-        for rowid, app, value in chosen:
-            found = db.execute(
-                "SELECT record FROM sessions WHERE rowid = ?", (rowid,)
-            ).fetchone()
-            title = orjson.loads(found[0]).get("title") if found else None
-            label = title_line(title if isinstance(title, str) else None, 60)
-            offered.append(CompletionItem(value, help=f"{app} · {label}"))
-        db.execute("COMMIT")
-        return offered
-    finally:
-        db.close()
-
-
-def _index_path(home_dir: object) -> str | None:
-    """The file the full command would keep this home's index in (`index.index_file`)."""
-    from ..indexfile import cache_folder, index_name
     from ._common import resolve_home
 
-    home = resolve_home(home_dir if isinstance(home_dir, str) else None)
-    return os.path.join(cache_folder(), index_name(str(home.path), home.environ))
+    home_dir = ctx.params.get("home_dir")
+    given = resolve_home(home_dir if isinstance(home_dir, str) else None)
+    home = (str(given.path), given.environ)
+    try:
+        quick.freshen(home)
+    except Exception:  # busy, a full disk: what the index holds is offered still
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        logging.getLogger(__name__).debug("index not brought up to date", exc_info=True)
+    return [
+        CompletionItem(value, help=f"{app} · {title_line(title, 60)}")
+        for app, value, title in quick.session_ids(
+            home, incomplete, MAX_OFFERED, _one_word
+        )
+    ]
 
 
 def app_names(

@@ -2364,3 +2364,45 @@ def test_board_calls_a_sub_agent_by_the_name_its_lead_gave_it() -> None:
             "waiting_on_subagent",
             "sub-agent greeter working 11 s",
         )
+
+
+def test_a_headless_lead_whose_turn_ended_waits_on_its_background_sub_agent() -> None:
+    # `claude -p` (and the like) keeps running after its lead's turn until its background
+    # sub-agents are done: no one can type into it, so it does not wait for the user
+    def session(headless: bool) -> Tracker:
+        return tracked(
+            event("user", T, text="go", extra={"headless": True} if headless else {}),
+            event("tool_call", T + 1, tool="Agent", call_id="c"),
+            event(
+                "subagent",
+                T + 1,
+                call_id="c",
+                extra={"child_id": "k", "agent_type": "Explore"},
+            ),
+            event("tool_result", T + 2, call_id="c", extra={"launched": True}),
+            event("tool_call", T + 2, agent="k", tool="Bash", call_id="k1"),
+            event("turn_end", T + 3),
+        )
+
+    headless = session(True)
+    status = decide(headless, T + 5, T + 3, True)
+    assert (status.status, status.reason) == (
+        "waiting_on_subagent",
+        "sub-agent Explore working (turn ended 2 s ago, headless)",
+    )
+    # its sub-agent's long tool writes nothing: the running CLI still waits for it
+    assert decide(headless, T + 300, T + 3, True).status == "waiting_on_subagent"
+    assert decide(session(False), T + 300, T + 3, True).status == "waiting_for_user"
+    # without process information, only while the sub-agent was written recently
+    assert decide(headless, T + 5, T + 3, None).status == "waiting_on_subagent"
+    # its process exited: the run is over
+    status = decide(headless, T + 300, T + 3, False)
+    assert (status.status, status.reason) == ("ended", "exited after its turn, 4 m ago")
+    # the sub-agent is done: nothing is pending
+    headless.add(event("turn_end", T + 10, agent="k"), T + 10)
+    assert decide(headless, T + 11, T + 10, True).status == "waiting_for_user"
+    # resumed in the TUI: a prompt not marked headless is the interactive rule again
+    resumed = session(True)
+    resumed.add(event("user", T + 4, text="and?"), T + 4)
+    resumed.add(event("turn_end", T + 5), T + 5)
+    assert decide(resumed, T + 6, T + 5, True).reason.endswith("(1 sub-agent working)")

@@ -23,6 +23,10 @@ what the rules need, and `decide` applies them. The rules, in order:
    runs or writes, then idle for up to DEFERRED_FOR, then ended. Never waiting for the user.
 4. waiting_for_user — the turn ended (a turn_end, or an answer followed by silence for apps
    that write no turn end); after IDLE_AFTER it is idle, or ended if the CLI is gone.
+   waiting_on_subagent — instead, a headless run's (the lead's last prompt has
+   `extra["headless"]`: no one can type, and its CLI runs until its sub-agents are done)
+   while a sub-agent it launched in the background works: one written recently, or, while
+   the CLI runs, any whose turn has not ended.
 5. working — mid-turn (a prompt, a tool result, thinking) and written to recently, or the
    CLI still runs (a long answer is written only when it is complete) for up to STALLED_AFTER.
 6. idle / ended — mid-turn but silent: idle while the CLI runs, ended once it is gone (or,
@@ -115,6 +119,9 @@ class Tracker:
     exited: bool = False  # the lead's last event says its app exited
     # sub-agents announced with no spawning call: the app writes a call only once it has run
     uncalled: set[str] = field(default_factory=set)
+    # the lead's last prompt came from a headless run (no one types; its CLI waits for
+    # its background sub-agents and exits when done)
+    headless: bool = False
 
     @property
     def lead(self) -> Agent:
@@ -202,6 +209,8 @@ class Tracker:
             agent.said, agent.failed = None, False
         if kind == "user":
             agent.turn_ended = False
+            if event.agent_id is None:
+                self.headless = event.extra.get("headless") is True
         elif kind == "turn_end":
             agent.turn_ended = True
             agent.open_calls.clear()  # a call left open by an interrupted turn is over
@@ -343,6 +352,24 @@ def decide(
         lead.phase == "assistant" and quiet >= ANSWERED_AFTER and not tracker.turn_ends
     )
     if lead.turn_ended or lead.phase == "turn_end" or answered:
+        if tracker.headless and alive is not False:
+            # no one can answer a headless run: it waits for its background sub-agents
+            # (all whose turn has not ended, while its CLI runs: a long tool writes nothing)
+            busy = working + (
+                [c for c in _unfinished(tracker, now) if c not in working]
+                if alive
+                else []
+            )
+            if busy:
+                ended = f"turn ended {ago(quiet)} ago"
+                if len(busy) > 1:
+                    doing = f"{len(busy)} sub-agents working"
+                else:
+                    name = _name(busy[0])
+                    doing = (
+                        f"sub-agent {name} working" if name else "1 sub-agent working"
+                    )
+                return Status("waiting_on_subagent", f"{doing} ({ended}, headless)")
         many = "sub-agents" if len(working) > 1 else "sub-agent"
         tail = f" ({len(working)} {many} working)" if working else ""
         ended = "interrupted" if lead.interrupted else "turn ended"
@@ -411,6 +438,18 @@ def _working_children(tracker: Tracker, now: float, alive: bool | None) -> list[
     )
     found.extend(Agent(None) for _ in range(blind - unlinked))
     return found
+
+
+def _unfinished(tracker: Tracker, now: float) -> list[Agent]:
+    """Sub-agents whose turn has not ended, however long since they were written (a
+    failed one only while its error is fresh)."""
+    return [
+        agent
+        for agent_id, agent in tracker.agents.items()
+        if agent_id is not None
+        and not agent.turn_ended
+        and not (agent.phase == "error" and now - agent.active >= WRITING)
+    ]
 
 
 def _waits_for_approval(

@@ -545,6 +545,9 @@ class Stream:
             if (changed := self._change(agent, "permission_mode", mode)) is not None:
                 yield changed
             extra: dict[str, JSONValue] = {"injected": True} if injected else {}
+            if agent is None and record.get("entrypoint") == "sdk-cli":
+                # `claude -p`: no one to type; it runs until its background tasks end
+                extra["headless"] = True
             if not injected and (command := rec.command_line(said)) is not None:
                 said = command  # what was typed, not the wrapper it is recorded in
             yield self._event("user", agent, text=said, extra=extra)

@@ -47,6 +47,10 @@ Reading (`_claude_read`, `_claude_stream`):
   `<task-notification>` (an `origin.kind` or queued `commandMode` that is not a person), is a
   `user` event with `extra["injected"]`; a prompt queued while the agent was busy, one with
   `extra["queued"]`. A `microcompact_boundary` (old tool outputs cleared) is a compaction.
+  A lead's user line with `entrypoint: "sdk-cli"` (`claude -p`, print mode; the TUI writes
+  `"cli"`, the Agent SDKs `"sdk-ts"`/`"sdk-py"`, whose hosts may be chat windows) is a
+  `user` event with `extra["headless"]`: no one types, and its process runs until its
+  background agents are done.
 - Agent teams: a user line made of `<teammate-message teammate_id="…">` envelopes (public
   transcripts of 2.1.x; no real capture here) is one `user` event per message with
   `extra["from_agent"]` = its sender, or a `meta` line when the body is a JSON protocol

@@ -2070,8 +2070,13 @@ def test_a_sub_agents_call_waiting_for_approval_waits_for_the_user(
 ) -> None:
     """Claude Code asks the user to allow a sub-agent's Bash as it asks for the lead's: a
     sub-agent silent on an open call, the CLI alive and starting no process, waits for
-    the user, not for the sub-agent (real 2.1.197 lines, cut at the sub-agent's Bash)."""
+    the user, not for the sub-agent (real 2.1.197 lines, cut at the sub-agent's Bash; of a
+    `claude -p` run, which asks no one, so marked as the TUI writes them)."""
     session, _, files, meta, meta_bytes = claude_task
+    files = {
+        path: [line.replace(b'"sdk-cli"', b'"cli"') for line in lines]
+        for path, lines in files.items()
+    }
     meta.write_bytes(meta_bytes)
     main_file = Path(str(session.path))
     [child] = [path for path in files if path != main_file]
@@ -2406,3 +2411,28 @@ def test_a_headless_lead_whose_turn_ended_waits_on_its_background_sub_agent() ->
     resumed.add(event("user", T + 4, text="and?"), T + 4)
     resumed.add(event("turn_end", T + 5), T + 5)
     assert decide(resumed, T + 6, T + 5, True).reason.endswith("(1 sub-agent working)")
+
+
+def test_a_headless_run_is_never_taken_to_wait_for_an_approval() -> None:
+    # `claude -p` shows no permission prompt (a call it was not allowed is denied at once):
+    # a silent in-process tool (a web fetch) of such a run is running, not asking anyone
+    headless = {"headless": True}
+    prompt = event("user", T, text="go", extra=headless)
+    fetch = event("tool_call", T + 1, tool="WebFetch", call_id="c")
+    status = decide(tracked(prompt, fetch), T + 13, T + 1, True, lambda since: False)
+    assert (status.status, status.reason) == ("working", "tool WebFetch running 12 s")
+    typed = event("user", T, text="go")
+    status = decide(tracked(typed, fetch), T + 13, T + 1, True, lambda since: False)
+    assert status.reason == "WebFetch waits for approval (12 s)?"
+    # nor is its sub-agent's call
+    spawn = event("tool_call", T + 1, tool="Agent", call_id="s")
+    announced = event(
+        "subagent", T + 1, call_id="s", extra={"child_id": "k", "agent_type": "Explore"}
+    )
+    child = event("tool_call", T + 2, agent="k", tool="WebFetch", call_id="k1")
+    tracker = tracked(prompt, spawn, announced, child)
+    status = decide(tracker, T + 20, T + 2, True, lambda since: False)
+    assert (status.status, status.reason) == (
+        "waiting_on_subagent",
+        "sub-agent Explore working 19 s",
+    )

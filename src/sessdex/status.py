@@ -17,7 +17,8 @@ what the rules need, and `decide` applies them. The rules, in order:
    runs, nothing was written since the call, and the CLI started no process since, the
    call is taken to wait for the user's approval (an inference, for apps that record no
    approval request), idle after IDLE_AFTER as a recorded one. A working sub-agent's open
-   call, under rule 2, is read the same way.
+   call, under rule 2, is read the same way. Never in a headless run (`extra["headless"]`
+   on the lead's last prompt): it shows no prompt to anyone.
    working / idle — the model took the request to answer later (`extra["deferred"]` on a
    meta event: a background or batch answer the app polls for): working while the CLI
    runs or writes, then idle for up to DEFERRED_FOR, then ended. Never waiting for the user.
@@ -466,6 +467,8 @@ def _waits_for_approval(
     approval request)."""
     if not (agent.open_calls and alive and quiet >= APPROVAL_AFTER):
         return None
+    if tracker.headless:
+        return None  # a headless run shows no prompt: it denies, or a program decides
     if spawned_since is None:
         return None
     call, (tool, started) = max(agent.open_calls.items(), key=lambda i: i[1][1])

@@ -2398,8 +2398,10 @@ def test_a_headless_lead_whose_turn_ended_waits_on_its_background_sub_agent() ->
     # its sub-agent's long tool writes nothing: the running CLI still waits for it
     assert decide(headless, T + 300, T + 3, True).status == "waiting_on_subagent"
     assert decide(session(False), T + 300, T + 3, True).status == "waiting_for_user"
-    # without process information, only while the sub-agent was written recently
+    # without process information, while the sub-agent was written in the last 30 min
     assert decide(headless, T + 5, T + 3, None).status == "waiting_on_subagent"
+    assert decide(headless, T + 300, T + 3, None).status == "waiting_on_subagent"
+    assert decide(headless, T + 2000, T + 3, None).status == "ended"
     # its process exited: the run is over
     status = decide(headless, T + 300, T + 3, False)
     assert (status.status, status.reason) == ("ended", "exited after its turn, 4 m ago")

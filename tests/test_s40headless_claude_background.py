@@ -84,8 +84,9 @@ def test_a_long_silent_tool_of_the_agent_still_keeps_a_running_headless_lead_wai
     follower, started = _follow(tmp_path)
     follower.alive = True
     assert follower.status(now=started + 300).status == "waiting_on_subagent"
-    follower.alive = None  # no process information: only a sub-agent written recently
-    assert follower.status(now=started + 3).status == "waiting_on_subagent"
+    follower.alive = None  # no process information: a sub-agent written in 30 min
+    assert follower.status(now=started + 300).status == "waiting_on_subagent"
+    assert follower.status(now=started + 3600).status != "waiting_on_subagent"
 
 
 def test_a_headless_run_whose_process_exited_has_ended(tmp_path: Path) -> None:

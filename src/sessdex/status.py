@@ -27,7 +27,8 @@ what the rules need, and `decide` applies them. The rules, in order:
    waiting_on_subagent — instead, a headless run's (the lead's last prompt has
    `extra["headless"]`: no one can type, and its CLI runs until its sub-agents are done)
    while a sub-agent it launched in the background works: one written recently, or, while
-   the CLI runs, any whose turn has not ended.
+   the CLI runs, any whose turn has not ended (with no process information, any written in
+   the last ENDED_AFTER).
 5. working — mid-turn (a prompt, a tool result, thinking) and written to recently, or the
    CLI still runs (a long answer is written only when it is complete) for up to STALLED_AFTER.
 6. idle / ended — mid-turn but silent: idle while the CLI runs, ended once it is gone (or,
@@ -355,12 +356,13 @@ def decide(
     if lead.turn_ended or lead.phase == "turn_end" or answered:
         if tracker.headless and alive is not False:
             # no one can answer a headless run: it waits for its background sub-agents
-            # (all whose turn has not ended, while its CLI runs: a long tool writes nothing)
-            busy = working + (
-                [c for c in _unfinished(tracker, now) if c not in working]
-                if alive
-                else []
-            )
+            # (all whose turn has not ended, while its CLI runs: a long tool writes
+            # nothing; with no process information, those written in ENDED_AFTER)
+            busy = working + [
+                c
+                for c in _unfinished(tracker, now)
+                if c not in working and (alive or now - c.active < ENDED_AFTER)
+            ]
             if busy:
                 ended = f"turn ended {ago(quiet)} ago"
                 if len(busy) > 1:

@@ -1268,6 +1268,13 @@ class Index:
             )
         }
 
+    def usage_blob(self, path: str, column: Literal["buckets", "keys"]) -> bytes | None:
+        """One stored blob (a file's sums, or its responses' keys) of one file, if stored."""
+        row = self.db.execute(
+            f"SELECT {column} FROM usage_files WHERE path = ?", (path,)
+        ).fetchone()
+        return None if row is None else bytes(row[0])
+
     def each_usage_blob(
         self, apps: Sequence[str], column: Literal["buckets", "keys"]
     ) -> Iterator[tuple[str, bytes]]:

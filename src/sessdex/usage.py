@@ -12,11 +12,19 @@ This module knows no app by name.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import io
 import math
 import os
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import (
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -38,6 +46,8 @@ if TYPE_CHECKING:
 SLOT = 900  # seconds: every real time zone's offset is a multiple of 15 minutes
 NO_SLOT = -1  # a response without a time
 PARALLEL_BYTES = 32 * 1024 * 1024  # read with a second process above this much
+BATCH_FILES = 64  # the most files a worker reads before sending back their results
+SAVE_BYTES = 1024 * 1024  # files' sums are saved to the index this much at a time
 REPORTS = ("daily", "weekly", "monthly", "session", "project", "model", "app")
 TOKENS = (
     "input_tokens",
@@ -298,35 +308,47 @@ def _scan_batch(jobs: list[_Job]) -> list[_Done]:
 
 
 def _run(
-    jobs: list[_Job], sizes: dict[str, int], progress: Progress | None
-) -> list[_Done]:
-    """Read the files, on every core when there is enough to read (largest first, balanced)."""
+    jobs: list[_Job],
+    sizes: dict[str, int],
+    progress: Progress | None,
+    forking: Callable[[bool], None] = lambda forked: None,
+) -> Iterator[_Done]:
+    """Read the files, on every core when there is enough to read (largest first,
+    balanced), each file's result handed on as it comes (none are all held at once).
+    `forking(False)` just before the workers start, `forking(True)` once they have."""
     total = sum(sizes.get(j.path, 0) - j.offset for j in jobs)
     workers = min(os.cpu_count() or 1, 8)
     if workers < 2 or total < PARALLEL_BYTES or len(jobs) < 2 or os.name != "posix":
-        done = []
         for n, job in enumerate(jobs, 1):
-            done.append(_scan(job))
+            yield _scan(job)
             if progress is not None:
                 progress(n, len(jobs))
-        return done
+        return
     import multiprocessing
 
     Catalogue.load()  # loaded once, shared with the forked workers
-    bins: list[list[_Job]] = [[] for _ in range(workers * 4)]
-    weights = [0] * len(bins)
+    # at most BATCH_FILES files a batch: a batch's results are sent back, and held, whole
+    count = max(workers * 4, -(-len(jobs) // BATCH_FILES))
+    bins: list[list[_Job]] = [[] for _ in range(count)]
+    lightest = [(0, n) for n in range(count)]  # (weight, bin), a heap
     for job in sorted(jobs, key=lambda j: -(sizes.get(j.path, 0) - j.offset)):
-        lightest = weights.index(min(weights))
-        bins[lightest].append(job)
-        weights[lightest] += sizes.get(job.path, 0) - job.offset + 4096
-    done = []
+        weight, n = heapq.heappop(lightest)
+        bins[n].append(job)
+        weight += sizes.get(job.path, 0) - job.offset + 4096
+        heapq.heappush(lightest, (weight, n))
+    count = 0
     context = multiprocessing.get_context("fork")
-    with context.Pool(workers, initializer=quiet_on_interrupt) as pool:
+    forking(False)
+    try:
+        pool = context.Pool(workers, initializer=quiet_on_interrupt)
+    finally:
+        forking(True)
+    with pool:
         for batch in pool.imap_unordered(_scan_batch, [b for b in bins if b]):
-            done.extend(batch)
+            count += len(batch)
+            yield from batch
             if progress is not None:
-                progress(len(done), len(jobs))
-    return done
+                progress(count, len(jobs))
 
 
 # --- collecting every bucket -----------------------------------------------------------------
@@ -462,36 +484,47 @@ def _collect_files(
         out.diagnostics.setdefault(source.NAME, Diagnostics()).names_passed_over(
             source.NAME, folders.take_passed_over()
         )
-    big = jobs and sum(sizes[j.path] - j.offset for j in jobs) >= PARALLEL_BYTES
-    # a stand-in for an index that could not be written (a full disk) is not reopened
-    if big and index.stood_in is None:
-        index.db.close()  # no SQLite connection is carried across fork
-        try:
-            done = _run(jobs, sizes, progress)
-        finally:
-            index.db = connect(index.path)
-    else:
-        done = _run(jobs, sizes, progress)
+    for app, blob in kept:
+        out.buckets.extend((app, b) for b in _decode(blob))
+    kept.clear()
     out.read_bytes = sum(sizes[j.path] - j.offset for j in jobs)
-    rows = []
-    for result in done:
+    # each file's sums saved as they come, a batch at a time: its reading state and keys
+    # are not held past its batch (the keys are read back from the index below)
+    rows: list[tuple[str, str, str, int, bytes, bytes, bytes]] = []
+    held = 0
+    # a stand-in for an index that could not be written (a full disk) is not reopened
+    reopen = index.stood_in is None
+
+    def forking(forked: bool) -> None:
+        if not reopen:
+            return
+        if forked:
+            index.db = connect(index.path)
+        else:
+            index.db.close()  # no SQLite connection is carried across fork
+
+    for result in _run(jobs, sizes, progress, forking):
         out.diagnostics.setdefault(result.app, Diagnostics()).update(result.diagnostics)
-        rows.append(
-            (
-                result.path,
-                result.app,
-                # a read that broke off is not the file's sums: read it again next time
-                "" if result.diagnostics.problems else result.signature,
-                result.offset,
-                _encode(result.state),
-                _encode(result.buckets),
-                result.keys,
-            )
+        saved = (
+            result.path,
+            result.app,
+            # a read that broke off is not the file's sums: read it again next time
+            "" if result.diagnostics.problems else result.signature,
+            result.offset,
+            _encode(result.state),
+            _encode(result.buckets),
+            result.keys,
         )
-    gone = [p for p in cached if p not in seen]
+        rows.append(saved)
+        held += len(saved[4]) + len(saved[5]) + len(saved[6])
+        out.buckets.extend((result.app, b) for b in result.buckets)
+        if held >= SAVE_BYTES:
+            index.save_usage(rows, [])
+            rows, held = [], 0
+    index.save_usage(rows, [p for p in cached if p not in seen])
+    del rows, jobs
     # responses that several files repeat: recomputed only when a file changed
     meta = []
-    corrections: list[tuple[str, Bucket]] = []
     for source in hooked:
         name = f"corrections:{source.NAME}"
         digest = hashlib.sha256(
@@ -502,21 +535,31 @@ def _collect_files(
         if value is not None and value[0] == digest:
             found = value[1]
         else:
-            keys = {
-                p: bytes(r[5])
-                for p, r in cached.items()
-                if r[0] == source.NAME and p in seen
-            }
-            keys.update({d.path: d.keys for d in done if d.app == source.NAME})
+            keys = _StoredKeys(index, out.files.get(source.NAME, []))
             found = _cross_file(source, keys, catalogue)
             meta.append((name, _encode([digest, found])))
-        corrections.extend((source.NAME, b) for b in found)
-    index.save_usage(rows, gone, meta)
-    for app, blob in kept:
-        out.buckets.extend((app, b) for b in _decode(blob))
-    for result in done:
-        out.buckets.extend((result.app, b) for b in result.buckets)
-    out.buckets.extend(corrections)
+        out.buckets.extend((source.NAME, b) for b in found)
+    index.save_usage([], [], meta)
+
+
+class _StoredKeys(Mapping[str, bytes]):
+    """path -> the keys blob stored for it, read from the index when asked for: the
+    files' keys are never all held at once."""
+
+    def __init__(self, index: Index, paths: Collection[str]) -> None:
+        self.index = index
+        self.paths = set(paths)
+
+    def __getitem__(self, path: str) -> bytes:
+        if path not in self.paths:
+            raise KeyError(path)
+        return self.index.usage_blob(path, "keys") or b""
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.paths)
+
+    def __len__(self) -> int:
+        return len(self.paths)
 
 
 def _key_items(keys: bytes) -> Iterator[tuple[int, int, bool]]:
@@ -540,7 +583,7 @@ def _key_items(keys: bytes) -> Iterator[tuple[int, int, bool]]:
 
 
 def _cross_file(
-    source: Source, keys: dict[str, bytes], catalogue: Catalogue
+    source: Source, keys: Mapping[str, bytes], catalogue: Catalogue
 ) -> list[Bucket]:
     """Negative buckets that take out each response a second file repeats."""
     buckets: dict[tuple[Any, ...], Bucket] = {}
@@ -550,7 +593,7 @@ def _cross_file(
 
 
 def cross_file_losers(
-    source: Source, keys: dict[str, bytes]
+    source: Source, keys: Mapping[str, bytes]
 ) -> list[tuple[str, UsageRecord, str]]:
     """(path, record, winner's path) for each response that a second file repeats and
     counts instead (the rule: the original beats a copy a fork made of it, a lead-agent

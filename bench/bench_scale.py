@@ -11,6 +11,9 @@ Targets:
   (b) peak RSS of a cold `list --app codex --json` vs a cold `list --app claude --json`
       on the big home ≤ 1.5x (the state database's thousands of rows, parsed as one file,
       cost no more than the transcripts parsed one by one)
+  (c) peak RSS of a cold `usage daily --json` at 10x the sessions ≤ 2.5x (each file's
+      sums saved as they come, workers sending back small batches: at 10,000 sessions it
+      held every file's reading state, sums and keys at once, 227 MB against 59 MB)
 The other commands' ratios are printed for information, and a warm tab press (`complete`:
 the shell asking for session ids) as a ratio of a warm `list --json` on the same home.
 
@@ -74,6 +77,7 @@ def commands(manifest: dict) -> dict[str, list[str]]:
         "resume": ["resume", middle, "--print"],
         "doctor": ["doctor"],
         "usage": ["usage", "session", "--json"],
+        "usage-daily": ["usage", "daily", "--json"],
         "usage-explain": ["usage", "session", "--explain", codex[0]["id"]],
         "watch": ["watch", "--json"],
         # the shell's completion request for `sessdex show --home HOME 0<TAB>`
@@ -157,6 +161,14 @@ def main() -> int:
             "(a) cold list RSS, 10x sessions",
             ratio <= 2.0,
             f"{mb(b_rss)} vs {mb(s_rss)}: {ratio:.2f}x (target ≤ 2x)",
+        )
+    if ("usage-daily", "cold") in figures:
+        s_time, s_rss, b_time, b_rss = figures["usage-daily", "cold"]
+        ratio = b_rss / s_rss
+        report.check(
+            "(c) cold usage daily RSS, 10x sessions",
+            ratio <= 2.5,
+            f"{mb(b_rss)} vs {mb(s_rss)}: {ratio:.2f}x (target ≤ 2.5x)",
         )
     if ("list-codex", "cold") in figures and ("list-claude", "cold") in figures:
         codex_rss = figures["list-codex", "cold"][3]

@@ -65,8 +65,9 @@ def many_transcripts(root: Path, count: int) -> tuple[Path, int, int]:
     return root, responses, inputs
 
 
-def cold_usage(home: Path, state: Path, monkeypatch) -> tuple[usage.Result, int]:
-    """A cold `usage daily` of the home, and the most memory it held (traced)."""
+def traced_usage(home: Path, state: Path, monkeypatch) -> tuple[usage.Result, int]:
+    """`usage daily` of the home with the index in `state`, and the most memory it held
+    (traced)."""
     monkeypatch.setenv("SESSDEX_HOME", str(state))
     tracemalloc.start()
     try:
@@ -91,8 +92,8 @@ def test_a_cold_usage_of_many_files_holds_little_per_file_and_counts_the_same(
     usage.run(
         Home(Path(__file__).parent / "data" / "claude" / "home")
     )  # imports, prices
-    _, small = cold_usage(few, tmp_path / "state1", monkeypatch)
-    cold, big = cold_usage(home, tmp_path / "state2", monkeypatch)
+    _, small = traced_usage(few, tmp_path / "state1", monkeypatch)
+    cold, big = traced_usage(home, tmp_path / "state2", monkeypatch)
     warm = usage.run(Home(home), "daily", apps=["claude"])
     for result in (cold, warm):
         assert result.total.responses == responses
@@ -107,3 +108,27 @@ def test_a_cold_usage_of_many_files_holds_little_per_file_and_counts_the_same(
     # 40 responses); now its buckets and name, and the cross-file look-up of its keys
     per_file = (big - small) / (FILES - FEW)
     assert per_file < 6 * 1024, f"{per_file:.0f} bytes per file"
+
+
+def test_a_warm_usage_holds_no_file_s_reading_state_nor_keys(
+    tmp_path: Path, monkeypatch
+) -> None:
+    few, _, _ = many_transcripts(tmp_path / "few", FEW)
+    home, responses, inputs = many_transcripts(tmp_path / "home", FILES)
+    peaks = []
+    for where, state in ((few, "state1"), (home, "state2")):
+        cold, _ = traced_usage(where, tmp_path / state, monkeypatch)
+        # one file grown since: read on from where it was left, with its state and keys
+        grown = sorted(where.glob(".claude/projects/*/*.jsonl"))[1]
+        line = _line("00000001-1111-4111-8111-111111111111", 1, 99, "msg_1_99", 5)
+        with grown.open("a") as stream:
+            stream.write(json.dumps(line) + "\n")
+        warm, peak = traced_usage(where, tmp_path / state, monkeypatch)
+        assert warm.total.responses == cold.total.responses + 1
+        assert warm.total.input_tokens == cold.total.input_tokens + 5
+        peaks.append(peak)
+    assert warm.total.responses == responses + 1
+    assert warm.total.input_tokens == inputs + 5
+    # every file's stored reading state and keys were read to find the grown one's
+    per_file = (peaks[1] - peaks[0]) / (FILES - FEW)
+    assert per_file < 3.5 * 1024, f"{per_file:.0f} bytes per file"

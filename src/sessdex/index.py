@@ -1236,10 +1236,12 @@ class Index:
     # --- usage sums (see usage.py) ------------------------------------------------------
 
     def usage_files(
-        self, apps: Sequence[str]
+        self, apps: Sequence[str], *, whole: bool = True
     ) -> dict[str, tuple[str, str, int, bytes, bytes, bytes]]:
-        """path -> (app, signature, offset, state, buckets, keys) of the selected apps."""
+        """path -> (app, signature, offset, state, buckets, keys) of the selected apps
+        (without `whole`, state and keys are b"": `usage_blob` reads one file's)."""
         marks = ",".join("?" * len(apps))
+        rest = "state, buckets, keys" if whole else "x'', buckets, x''"
         return {
             row[0]: (
                 row[1],
@@ -1250,7 +1252,7 @@ class Index:
                 bytes(row[6]),
             )
             for row in self.db.execute(
-                f"SELECT path, app, signature, offset, state, buckets, keys FROM usage_files WHERE app IN ({marks})",
+                f"SELECT path, app, signature, offset, {rest} FROM usage_files WHERE app IN ({marks})",
                 list(apps),
             )
         }
@@ -1268,8 +1270,10 @@ class Index:
             )
         }
 
-    def usage_blob(self, path: str, column: Literal["buckets", "keys"]) -> bytes | None:
-        """One stored blob (a file's sums, or its responses' keys) of one file, if stored."""
+    def usage_blob(
+        self, path: str, column: Literal["state", "buckets", "keys"]
+    ) -> bytes | None:
+        """One stored blob (a file's reading state, sums, or responses' keys) of one file, if stored."""
         row = self.db.execute(
             f"SELECT {column} FROM usage_files WHERE path = ?", (path,)
         ).fetchone()

@@ -435,7 +435,8 @@ def _collect_files(
     progress: Progress | None,
 ) -> None:
     names = [s.NAME for s in hooked]
-    cached = index.usage_files(names)
+    # without every file's reading state and keys: only a file read on needs its own
+    cached = index.usage_files(names, whole=False)
     jobs: list[_Job] = []
     sizes: dict[str, int] = {}
     seen: set[str] = set()
@@ -473,13 +474,14 @@ def _collect_files(
                 and str(row[1]).endswith(f":{_version(catalogue)}")
                 and _appended(str(row[1]), st, name)
             ):
-                state = _decode(row[3])
+                stored = index.usage_blob(name, "state")
+                state = _decode(stored) if stored else None
                 before = state.pop(_BEFORE, None) if isinstance(state, dict) else None
                 if before == _bytes_before(name, int(row[2])).hex():
                     job.offset = int(row[2])
                     job.state = state
                     job.buckets = _decode(row[4])
-                    job.keys = bytes(row[5])
+                    job.keys = index.usage_blob(name, "keys") or b""
             jobs.append(job)
         out.diagnostics.setdefault(source.NAME, Diagnostics()).names_passed_over(
             source.NAME, folders.take_passed_over()

@@ -11,11 +11,13 @@ they name no `--home`). On the quick path: no typing.
 
 from __future__ import annotations
 
-import re
 from contextvars import ContextVar
 
-# a word any shell takes as it is: what a command, an option or a plain id is made of
-_PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+# what a word any shell takes as it is is made of (a command, an option, a plain id); a
+# set, not a regular expression: `re` imports `enum`, which the quick path never loads
+_PLAIN = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-"
+)
 
 # the --home of the command running now, as the user typed it; None: none was given
 _HOME: ContextVar[str | None] = ContextVar("sessdex_home", default=None)
@@ -90,7 +92,7 @@ def named(*words: str) -> str:
     line holds itself are not used around it (`…` then, or none). A word that is not
     plain (a session id a file gave: `x;touch y`, `$(…)`) is quoted for the shell too,
     so that the line is safe to paste."""
-    plain = all(map(_PLAIN.fullmatch, words))
+    plain = all(word and _PLAIN.issuperset(word) for word in words)
     if _NAMING.get() or (_HOME.get() is None and plain):  # no shells' rules needed
         return f"'{' '.join(('sessdex', *words))}'"
     from .errors import NotQuotable

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from sessdex import sources
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Session, merge
 from sessdex.sources import Home, Source
@@ -239,3 +240,18 @@ def sessions_of(source: Source, home: Path) -> dict[str, Session]:
         for session in source.parse(Path(path), location, Diagnostics()):
             parts.setdefault(session.id, []).append(session)
     return {key: merge(value) for key, value in parts.items()}
+
+
+def counting_parse(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths Claude Code's `parse` is called on from now on (a refresh that reads
+    nothing it need not read parses nothing)."""
+    claude = sources.get("claude")
+    original = claude.parse
+    calls: list[str] = []
+
+    def parse(path, location, diagnostics):  # type: ignore[no-untyped-def]
+        calls.append(str(path))
+        return original(path, location, diagnostics)
+
+    monkeypatch.setattr(claude, "parse", parse)
+    return calls

@@ -16,7 +16,7 @@ import pytest
 
 from sessdex import api, index, sources
 from sessdex.sources import Home
-from tests.helpers import scramble_table, write_claude_session
+from tests.helpers import counting_parse, scramble_table, write_claude_session
 
 
 def make_home(tmp_path: Path, count: int) -> Path:
@@ -29,19 +29,6 @@ def make_home(tmp_path: Path, count: int) -> Path:
             title=f"session {n}",
         )
     return home
-
-
-def counting_parse(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    claude = sources.get("claude")
-    original = claude.parse
-    calls: list[str] = []
-
-    def parse(path, location, diagnostics):  # type: ignore[no-untyped-def]
-        calls.append(str(path))
-        return original(path, location, diagnostics)
-
-    monkeypatch.setattr(claude, "parse", parse)
-    return calls
 
 
 def test_refresh_rereads_only_changed_files_and_drops_vanished_ones(

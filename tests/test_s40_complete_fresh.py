@@ -12,28 +12,15 @@ from pathlib import Path
 import click
 import pytest
 
-from sessdex import api, quick, sources
+from sessdex import api, quick
 from sessdex.cli.completion import session_ids
 from sessdex.index import index_file
 from sessdex.sources import Home
-from tests.helpers import write_claude_session
+from tests.helpers import counting_parse, write_claude_session
 
 
 def sid(n: int) -> str:
     return f"{n:08x}-0000-4000-8000-{n:012x}"
-
-
-def counting_parse(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    claude = sources.get("claude")
-    original = claude.parse
-    calls: list[str] = []
-
-    def parse(path, location, diagnostics):  # type: ignore[no-untyped-def]
-        calls.append(str(path))
-        return original(path, location, diagnostics)
-
-    monkeypatch.setattr(claude, "parse", parse)
-    return calls
 
 
 def offered(home: Path, typed: str = "") -> list[str]:

@@ -7,23 +7,10 @@ from pathlib import Path
 import click
 import pytest
 
-from sessdex import api, sources
+from sessdex import api
 from sessdex.cli.completion import session_ids
 from sessdex.sources import Home
-from tests.helpers import write_claude_session
-
-
-def counting_parse(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    claude = sources.get("claude")
-    original = claude.parse
-    calls: list[str] = []
-
-    def parse(path, location, diagnostics):  # type: ignore[no-untyped-def]
-        calls.append(str(path))
-        return original(path, location, diagnostics)
-
-    monkeypatch.setattr(claude, "parse", parse)
-    return calls
+from tests.helpers import counting_parse, write_claude_session
 
 
 def offered(home: Path, typed: str) -> list[tuple[str, str | None]]:

@@ -588,13 +588,7 @@ class _Reader:
             copied = message_id in copies
             if source is not None and not noted and copied:
                 noted = True
-                yield self.event(
-                    "meta",
-                    ms_time(copies[message_id]),
-                    agent,
-                    text=copied_note(source),
-                    extra={"forked_from": source},
-                )
+                yield self._fork_note(source, copies[message_id], agent)
             # a fork's copy of a response (and of what its sub-agents did, read inline
             # here) is billed in the session it was copied from
             outer, self.copied = self.copied, self.copied or copied
@@ -602,6 +596,16 @@ class _Reader:
                 yield from legacy_message(message_id, when)
             finally:
                 self.copied = outer
+
+    def _fork_note(self, source: str, copied_at: int, agent: str | None) -> Event:
+        """The note opening a fork's first copied message: the session it came from."""
+        return self.event(
+            "meta",
+            ms_time(copied_at),
+            agent,
+            text=copied_note(source),
+            extra={"forked_from": source},
+        )
 
     # -- JSON tree --
 
@@ -644,13 +648,7 @@ class _Reader:
             copied = message_id in copies
             if source is not None and not noted and copied:
                 noted = True
-                yield self.event(
-                    "meta",
-                    ms_time(copies[message_id]),
-                    agent,
-                    text=copied_note(source),
-                    extra={"forked_from": source},
-                )
+                yield self._fork_note(source, copies[message_id], agent)
             parts = []
             part_folder = storage / "part"
             if self.parts_by_session:

@@ -757,10 +757,13 @@ def test_a_cut_emoji_in_a_transcript_stops_no_command(tmp_path: Path) -> None:
     )
     code, out, _ = invoke("resume", "4d4d", "--print", "--home", str(home))
     assert code == 0 and shlex.split(out)[:2] == ["cd", str(tmp_path)]
+    # the replacement character, as for every other app, not a question mark
+    code, out, _ = invoke("show", "4d4d", "--home", str(home))
+    assert code == 0 and "half \ufffd " in out and "half ? " not in out
     for fmt in ("md", "html"):  # a file is UTF-8 too
         target = tmp_path / f"out.{fmt}"
         code, _, _ = invoke("export", "4d4d", "-o", str(target), "--home", str(home))
-        assert code == 0 and "half ? " in target.read_text(encoding="utf-8")
+        assert code == 0 and "half \ufffd " in target.read_text(encoding="utf-8")
 
 
 def test_resume_refuses_a_missing_folder(tmp_path: Path) -> None:

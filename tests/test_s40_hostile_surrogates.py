@@ -80,7 +80,18 @@ def _seen(home: Path) -> tuple[dict[str, int], object, str]:
 
 
 @pytest.mark.parametrize(
-    "app", ["codex", "copilot", "gemini", "cursor", "pi", "opencode", "goose", "qwen"]
+    "app",
+    [
+        "claude",
+        "codex",
+        "copilot",
+        "gemini",
+        "cursor",
+        "pi",
+        "opencode",
+        "goose",
+        "qwen",
+    ],
 )
 def test_half_an_emoji_loses_no_line(app: str, tmp_path: Path) -> None:
     whole = _seen(_home(app, tmp_path / "whole", cut=False))

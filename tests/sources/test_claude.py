@@ -1174,7 +1174,7 @@ def test_records_parse_odd_lines_as_before(tmp_path: Path) -> None:
         b"\n"
         b"   \n"
         b"[1, 2]\n"
-        b'{"type":"user","text":"\\ud83d cut"}\n'  # a lone surrogate: json takes it
+        b'{"type":"user","text":"\\ud83d cut"}\n'  # a lone surrogate: U+FFFD
         b'{"type": broken\n'
         b'{"type":"assistant"'  # an unfinished last line: noted, not skipped
     )
@@ -1182,7 +1182,7 @@ def test_records_parse_odd_lines_as_before(tmp_path: Path) -> None:
     found = list(rec.records(path, diagnostics, full=False))
     assert [(number, record) for number, _, record in found] == [
         (1, {"type": "user", "n": 1}),
-        (5, {"type": "user", "text": "\ud83d cut"}),
+        (5, {"type": "user", "text": "\ufffd cut"}),
     ]
     assert diagnostics.details == [
         (str(path), 4, "not an object"),

@@ -165,23 +165,24 @@ _UNREADABLE = object()
 
 
 def _leniently(data: bytes) -> object:
-    """A line orjson refused: `json` takes a lone surrogate escape (a cut emoji) and keeps
-    it, where `files.loads` would make it U+FFFD; `files.loads` takes a byte order mark
-    and bytes that are not UTF-8. `_UNREADABLE` when neither can (too deep, no JSON)."""
-    try:
-        return json.loads(data)
-    except (ValueError, RecursionError):
-        pass
+    """A line orjson refused: `files.loads` reads a lone surrogate escape (a cut emoji) as
+    U+FFFD, as every other app's reader does, and takes a byte order mark and bytes that
+    are not UTF-8; `json`, a line nested deeper than orjson goes. `_UNREADABLE` when
+    neither can (too deep for both, no JSON)."""
     try:
         return files.loads(data)
     except orjson.JSONDecodeError:
+        pass
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
         return _UNREADABLE
 
 
 def load(
     data: bytes, complete: bool, number: int, diagnostics: Diagnostics | None, path: str
 ) -> dict[str, object] | None:
-    """The object on a line, or None (counted). Falls back to `json` for lone surrogates."""
+    """The object on a line, or None (counted); `_leniently` for what orjson refuses."""
     if not data.strip():
         return None
     try:

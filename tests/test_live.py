@@ -1330,11 +1330,22 @@ CLAUDE_PARENT = "82d9f90c-3f87-46b4-b09c-58027a5e630c"
 CLAUDE_CHILD = "a199d630441234c05"
 
 
+def claude_tui_home(tmp_path: Path) -> Home:
+    """The Claude Code fixture home, its session files saying `entrypoint: "cli"`, as the
+    TUI's do: they are `claude -p` captures (`"sdk-cli"`, tests/data/claude/PROVENANCE.md),
+    which these tests take for a session someone types into."""
+    home = copy_home("claude", tmp_path)
+    for path in sorted(home.path.rglob("*.jsonl")):
+        text = path.read_text()
+        path.write_text(text.replace('"entrypoint":"sdk-cli"', '"entrypoint":"cli"'))
+    return home
+
+
 @pytest.fixture
 def claude_task(
     tmp_path: Path,
 ) -> tuple[Session, list[Event], dict[Path, list[bytes]], Path, bytes]:
-    home = copy_home("claude", tmp_path)
+    home = claude_tui_home(tmp_path)
     session = api.resolve(home, CLAUDE_PARENT)
     expected = list(get("claude").read(session, Diagnostics()))
     main_file = Path(str(session.path))
@@ -1432,7 +1443,7 @@ def test_claude_interruption_waits_for_the_user(claude_task) -> None:
 
 
 def test_claude_sub_agent_followed_on_its_own(tmp_path: Path) -> None:
-    home = copy_home("claude", tmp_path)
+    home = claude_tui_home(tmp_path)
     child = api.resolve(home, CLAUDE_CHILD)
     assert child.parent_id == CLAUDE_PARENT
     os.utime(str(child.path))  # written just now

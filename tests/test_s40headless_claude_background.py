@@ -5,7 +5,7 @@ tool launched in the background, the lead answered and ended its turn at once, i
 ran an 8 s shell call, then its notification came in and the lead answered again. Every line
 carries `entrypoint: "sdk-cli"` (the TUI writes `"cli"`). Cut where the sub-agent's shell call
 is still running, it is the moment the board saw as "waiting_for_user": no one can type into a
-`claude -p`, which keeps running until the sub-agent is done.
+`claude -p`, which keeps running until the sub-agent is done. Read whole, the run has finished.
 """
 
 from __future__ import annotations
@@ -105,3 +105,36 @@ def test_the_tui_in_the_same_state_still_waits_for_the_user(tmp_path: Path) -> N
     status = follower.status(now=started + 3)
     assert status.status == "waiting_for_user", status
     assert status.reason.endswith("(1 sub-agent working)"), status
+
+
+def test_a_finished_headless_run_with_no_process_information_has_ended(
+    tmp_path: Path,
+) -> None:
+    """The whole run (its sub-agent done, the lead's answer to its notification written),
+    read with no process information (a copied home, macOS): no one can type into a
+    `claude -p`, so its turn's end is the run's, not 15 min of waiting for the user."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA, home)
+    follower = LiveSession(api.resolve(Home.at(home), LEAD))
+    follower.poll()
+    follower.alive = None
+    last = follower.tracker.lead.active
+    for later in (5, 120, 600):
+        status = follower.status(now=last + later)
+        assert status.status == "ended", status
+        assert status.reason.startswith("headless run finished"), status
+
+
+def test_the_tui_finished_with_no_process_information_still_waits_for_the_user(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(DATA, home)
+    for path in home.rglob("*.jsonl"):
+        text = path.read_text()
+        path.write_text(text.replace('"entrypoint":"sdk-cli"', '"entrypoint":"cli"'))
+    follower = LiveSession(api.resolve(Home.at(home), LEAD))
+    follower.poll()
+    follower.alive = None
+    status = follower.status(now=follower.tracker.lead.active + 120)
+    assert status.status == "waiting_for_user", status

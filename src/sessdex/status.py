@@ -28,7 +28,8 @@ what the rules need, and `decide` applies them. The rules, in order:
    `extra["headless"]`: no one can type, and its CLI runs until its sub-agents are done)
    while a sub-agent it launched in the background works: one written recently, or, while
    the CLI runs, any whose turn has not ended (with no process information, any written in
-   the last ENDED_AFTER).
+   the last ENDED_AFTER). With none working and no process information, ended: it has
+   no one to wait for.
 5. working — mid-turn (a prompt, a tool result, thinking) and written to recently, or the
    CLI still runs (a long answer is written only when it is complete) for up to STALLED_AFTER.
 6. idle / ended — mid-turn but silent: idle while the CLI runs, ended once it is gone (or,
@@ -373,6 +374,10 @@ def decide(
                         f"sub-agent {name} working" if name else "1 sub-agent working"
                     )
                 return Status("waiting_on_subagent", f"{doing} ({ended}, headless)")
+            if alive is None:
+                # no one can type into it, and nothing is left for it to wait on: with no
+                # process to ask, its turn's end is the run's
+                return Status("ended", f"headless run finished, {ago(quiet)} ago")
         many = "sub-agents" if len(working) > 1 else "sub-agent"
         tail = f" ({len(working)} {many} working)" if working else ""
         ended = "interrupted" if lead.interrupted else "turn ended"

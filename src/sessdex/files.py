@@ -31,6 +31,8 @@ LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
 HEAD_BYTES = 64 * 1024 * 1024  # listing: the head read stops here, whatever its lines
 HEAD_PROBE = 128 * 1024  # listing: a head's first read (about half of all heads fit)
 TAIL_BYTES = 512 * 1024  # listing: bytes read from the end of a transcript
+# listing: of a line over LINE_CAP, the first bytes a head keeps (a field at its start)
+OPENING = 16 * 1024
 READ_LINE_CAP = 4 * 1024 * 1024  # reading: a longer line has its long strings elided
 # a JSON document (a chat an app keeps whole) longer than a line is read an element at a
 # time (`jsonstream`): memory stays with one message, and a pasted image is its note
@@ -457,14 +459,17 @@ class Head:
     `ends[i]` is where line i ends in `data`: its newline, or `data`'s end for a last line
     still being written. A line over LINE_CAP is listed in `too_long` and held empty (its
     newline only); `shifts` lists (position in `data`, bytes left out before it), so
-    positions past such a line map back to file offsets. Sources that search a head for
-    keys search `data` whole instead of making one `Line` per line.
+    positions past such a line map back to file offsets, and `openings` keeps its first
+    OPENING bytes (by line index), for a field at its start (a title) to be found without
+    the rest. Sources that search a head for keys search `data` whole instead of making
+    one `Line` per line.
     """
 
     data: bytes
     ends: list[int] = field(default_factory=list)
     too_long: list[int] = field(default_factory=list)
     shifts: list[tuple[int, int]] = field(default_factory=list)
+    openings: dict[int, bytes] = field(default_factory=dict)
 
     @property
     def end(self) -> int:
@@ -551,6 +556,7 @@ def split_head(
         if len(data) - position > cap:  # an over-long line, not ended within data
             if stream is None and not whole:
                 return None
+            head.openings[len(ends)] = data[position : position + OPENING]
             head.too_long.append(len(ends))
             budget = limit - left_out - position
             if stream is None:
@@ -632,6 +638,7 @@ def _find_ends(
         for index in range(first, len(ends)):
             if ends[index] - begin > LINE_CAP:
                 head.too_long.append(index)
+                head.openings[index] = data[begin : begin + OPENING]
             begin = ends[index] + 1
     return position
 

@@ -15,8 +15,10 @@ read, else (a 1.x file) a summary another transcript of the project opens with n
 of those lines (1.0 wrote a conversation's summary at the head of the next one; indexed
 once that file exists: an older transcript is re-read when it changes), else the first
 typed prompt, else the first slash command; a sub-agent's description (`.meta.json`)
-comes first. Both ends are searched key by key rather than split into
-lines: a line is parsed only when it holds the key of a field that can still change.
+comes first. A custom or AI title line over the line cap (a pasted text as a name) gives
+the start of its title from its first bytes (`files.OPENING`), the rest never held. Both
+ends are searched key by key rather than split into lines: a line is parsed only when it
+holds the key of a field that can still change.
 `effort` is not waited for in a session whose newest version predates it (2.1.212).
 
 Reading (`_claude_read`, `_claude_stream`):
@@ -87,6 +89,7 @@ a recorded permission mode only when it is at least as strict as the default.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import os
 import re
@@ -159,6 +162,14 @@ _UUID = re.compile(
 TITLES = b'Title"'  # the end of both title keys: one search while neither is known
 EFFORT_SINCE = (2, 1, 212)  # the first Claude Code that writes `effort`
 SIDECAR = "custom-title.json"  # `/rename`'s name, in the session's folder (2.1.3xx)
+# how a title record too long to parse (a pasted text as a name) starts, as Claude Code
+# writes it: its type, then its title
+_LONG_TITLE = re.compile(
+    rb'\{\s*"type"\s*:\s*"(custom-title|ai-title)"\s*,\s*"(customTitle|aiTitle)"\s*:\s*"'
+)
+_TITLE_KEYS = {b"custom-title": b"customTitle", b"ai-title": b"aiTitle"}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_DECODER = json.JSONDecoder()
 HEAD_PROBE = files.LINE_CAP  # one read that holds the 80 head lines of most transcripts
 
 # (block, where the line starts in it, the line, whether a newline ends it) -> its record
@@ -304,6 +315,8 @@ class _Block:
     end: int
     numbered_below: float
     holes: tuple[tuple[int, int], ...] = ()
+    # position -> first bytes of each line `files.split_head` left empty (too long)
+    openings: dict[int, bytes] = field(default_factory=dict)
 
     @classmethod
     def tail(cls, start: int, data: bytes, whole: bool) -> _Block:
@@ -317,7 +330,8 @@ class _Block:
     @classmethod
     def of_head(cls, head: files.Head) -> _Block:
         """The lines `files.split_head` read, numbered from 1."""
-        return cls(head.data, 0, 0, head.end, math.inf, tuple(head.shifts))
+        openings = {head.ends[index]: data for index, data in head.openings.items()}
+        return cls(head.data, 0, 0, head.end, math.inf, tuple(head.shifts), openings)
 
     def head(self) -> _Block:
         """The first HEAD_LINES lines of this block (past its opening summaries): the
@@ -348,6 +362,37 @@ class _Block:
     def line_start(self, position: int) -> int:
         """Where the line holding `position` starts."""
         return self.data.rfind(b"\n", self.begin, position) + 1 or self.begin
+
+    def long_title(self, begin: int, stop: int) -> dict[str, object] | None:
+        """The title record on the line from `begin` to `stop` when it is too long to
+        parse: from its first bytes, held here or kept by the head read that emptied it."""
+        if stop - begin > files.LINE_CAP:
+            return _long_title(self.data[begin : begin + files.OPENING])
+        if begin == stop and (opening := self.openings.get(begin)) is not None:
+            return _long_title(opening)
+        return None
+
+
+def _long_title(opening: bytes) -> dict[str, object] | None:
+    """A custom or AI title record from the first bytes of its line (files.OPENING, more
+    than a listed title shows): its title is the start of the text."""
+    match = _LONG_TITLE.match(opening)
+    if match is None or _TITLE_KEYS[match[1]] != match[2]:
+        return None
+    body = opening[match.end() :].decode("utf-8", "replace")
+    # the read may have cut an escape (`\u00e9`, a surrogate pair: 12 characters)
+    for cut in range(min(len(body), 12) + 1):
+        try:
+            text, _ = _DECODER.raw_decode('"' + body[: len(body) - cut] + '"')
+        except ValueError:
+            continue
+        if not isinstance(text, str):
+            return None
+        if text and "\ud800" <= text[-1] <= "\udbff":
+            text = text[:-1]  # an emoji's first half, its second cut off by the read
+        kind = match[1].decode()
+        return {"type": kind, match[2].decode(): _SURROGATE.sub("\ufffd", text)}
+    return None
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
@@ -722,7 +767,9 @@ def _read_head(
         newline = data.find(b"\n", begin, end)
         stop = newline if newline >= 0 else end
         position = stop + 1
-        if stop - begin > files.LINE_CAP:
+        if stop - begin > files.LINE_CAP or begin == stop:
+            if titles and (named := head.long_title(begin, stop)) is not None:
+                _title(named, named["type"], found)
             continue
         line = data[begin:stop]
         if TIMESTAMP not in line and not (
@@ -773,19 +820,30 @@ def _head_titles(
     load: _Load,
     found: _Listing,
 ) -> None:
-    """Title records in the head from `position` on: one search per key finds their lines."""
+    """Title records in the head from `position` on: one search per key finds their lines;
+    those too long to parse, from their first bytes (the emptied ones, in turn)."""
     data, end = head.data, head.end
     hits = [find(data, key, position, end) for key in keys]
-    while (hit := min((hit for hit in hits if hit >= 0), default=-1)) >= 0:
+    emptied = [at for at in head.openings if at >= position]
+    while True:
+        hit = min((hit for hit in hits if hit >= 0), default=-1)
+        if emptied and (hit < 0 or emptied[0] < hit):
+            at = emptied.pop(0)
+            if (named := head.long_title(at, at)) is not None:
+                _title(named, named["type"], found)
+            continue
+        if hit < 0:
+            return
         begin = head.line_start(hit)
         newline = data.find(b"\n", hit, end)
         stop = newline if newline >= 0 else end
         line = data[begin:stop]
-        if (
-            len(line) <= files.LINE_CAP
-            and (CUSTOM_TITLE in line or AI_TITLE in line or LEAF_UUID in line)
-            and (record := load(head, begin, line, newline >= 0)) is not None
-        ):
+        if len(line) > files.LINE_CAP:
+            if (named := head.long_title(begin, stop)) is not None:
+                _title(named, named["type"], found)
+        elif (CUSTOM_TITLE in line or AI_TITLE in line or LEAF_UUID in line) and (
+            record := load(head, begin, line, newline >= 0)
+        ) is not None:
             _title(record, record.get("type"), found)
         hits = [
             find(data, key, stop, end) if 0 <= hit <= stop else hit
@@ -848,11 +906,13 @@ def _read_tail(tail: _Block, load: _Load, found: _Listing, *, titles: bool) -> N
             if hits[key] >= begin and key != TITLES:
                 titles_only = False
         if stop - begin > files.LINE_CAP:
-            continue
-        line = data[begin:stop]
-        if titles_only and CUSTOM_TITLE not in line and AI_TITLE not in line:
-            continue
-        record = load(tail, begin, line, newline >= 0)
+            # a title too long to parse, found by its first bytes; any other line, passed
+            record = tail.long_title(begin, stop) if titles else None
+        else:
+            line = data[begin:stop]
+            if titles_only and CUSTOM_TITLE not in line and AI_TITLE not in line:
+                continue
+            record = load(tail, begin, line, newline >= 0)
         if record is None:
             continue
         kind = type_tag(record.get("type"))

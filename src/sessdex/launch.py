@@ -33,11 +33,18 @@ def main() -> None:
     fit_streams()
     _signal.signal(_signal.SIGTERM, _on_terminate)
     args = sys.argv[1:]
+    quick = not os.environ.get("SESSDEX_NO_QUICK")
     try:
         try:
-            if args[:1] in (["list"], ["find"]) and not os.environ.get(
-                "SESSDEX_NO_QUICK"
-            ):
+            # a tab press (the shell's script runs `sessdex`), which click answers
+            # whatever the arguments
+            completing = bool(os.environ.get("_SESSDEX_COMPLETE")) and _named_sessdex()
+            if quick and completing:
+                from . import quicktab
+
+                if quicktab.answer():
+                    return
+            elif quick and args[:1] in (["list"], ["find"]):
                 from .quick import answer
 
                 if answer(args[0], args[1:]):
@@ -70,6 +77,17 @@ def main() -> None:
         if not no_room(error) or os.environ.get("SESSDEX_DEBUG"):
             raise
         out_of_room(error, output=True)
+
+
+def _named_sessdex() -> bool:
+    """Whether click names this program `sessdex`, and so reads `_SESSDEX_COMPLETE` (as
+    `python -m sessdex` it reads another variable)."""
+    main = sys.modules.get("__main__")
+    return (
+        os.name == "posix"
+        and getattr(main, "__package__", None) in (None, "")
+        and os.path.basename(sys.argv[0]) == "sessdex"
+    )
 
 
 def _names_as_utf8() -> None:

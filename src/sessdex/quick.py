@@ -112,9 +112,7 @@ def _parse(command: str, args: Sequence[str]) -> _Request | None:
 def _home(request: _Request) -> tuple[str, Mapping[str, str]] | None:
     """(home folder, environment) as `Home.at`/`Home.current` would make them."""
     environ: Mapping[str, str] = os.environ if request.home is None else {}
-    path = _as_home_at(
-        os.path.expanduser("~") if request.home is None else request.home
-    )
+    path = as_home_at(os.path.expanduser("~") if request.home is None else request.home)
     if path is None:
         return None
     if request.home is not None and not os.path.isdir(path):
@@ -122,7 +120,7 @@ def _home(request: _Request) -> tuple[str, Mapping[str, str]] | None:
     return path, environ
 
 
-def _as_home_at(given: str) -> str | None:
+def as_home_at(given: str) -> str | None:
     """`str(Path(given).expanduser().absolute())`, as `Home.at` names the index, without
     importing pathlib: `~` expanded, relative to the working folder, repeated slashes and
     `.` parts dropped, `..` kept. None where pathlib might differ (or fail): the full command
@@ -546,7 +544,6 @@ def session_ids(
     """(app, value, title) of the top-level sessions of the home's index, as it stands,
     whose value starts with `typed` (any case) and `fits`: the id, or `app:id` when
     `typed` holds a colon; newest first, at most `most`. None of them without an index."""
-    import json
 
     path = os.path.join(cache_folder(), index_name(*home))
     if not os.path.isfile(path):
@@ -570,15 +567,24 @@ def session_ids(
                     break
         found: list[tuple[str, str, str | None]] = []
         for rowid, app, value in chosen:
-            row = db.execute(
-                "SELECT record FROM sessions WHERE rowid = ?", (rowid,)
-            ).fetchone()
-            title = json.loads(row[0]).get("title") if row else None
+            # read by SQLite: the json module loads `re`, which a tab press does not
+            row = db.execute(_TITLE, (rowid,)).fetchone()
+            title = row and (row[0] if row[1] is None else _with_nul(row[1])[2])
             found.append((app, value, title if isinstance(title, str) else None))
         db.execute("COMMIT")
         return found
     finally:
         db.close()
+
+
+# a session's title, where it is text; the whole record where SQLite's json_extract would
+# cut the title at an escaped NUL (see _TABLE_COLUMNS)
+_TITLE = (
+    "SELECT CASE json_type(record, '$.title') WHEN 'text' "
+    "THEN json_extract(record, '$.title') END, "
+    "CASE WHEN instr(record, '\\u0000') > 0 THEN record END "
+    "FROM sessions WHERE rowid = ?"
+)
 
 
 def _bring_up_to_date(

@@ -1,8 +1,9 @@
 """Shell completion: session ids (newest first, each with its app and title) and app names.
 
 Click answers the shell's completion requests (`_SESSDEX_COMPLETE=bash_complete …`); these
-callbacks give it the values. Ids and titles come from transcripts: an id that could not be
-typed back as one shell word is never offered, and a title is shown cleaned, on one line.
+callbacks give it the values (`quicktab` answers the common requests first, without click,
+exactly as these would). Ids and titles come from transcripts: an id that could not be typed
+back as one shell word is never offered, and a title is shown cleaned, on one line.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import click
 from click.shell_completion import CompletionItem
 
-MAX_OFFERED = 200  # the newest matches: a shell shows no more than a screenful anyway
+from ..quicktab import MAX_OFFERED, TITLE_COLUMNS, one_word
 
 
 def session_ids(
@@ -48,9 +49,9 @@ def _session_ids(ctx: click.Context, incomplete: str) -> list[CompletionItem]:
             raise
         logging.getLogger(__name__).debug("index not brought up to date", exc_info=True)
     return [
-        CompletionItem(value, help=f"{app} · {title_line(title, 60)}")
+        CompletionItem(value, help=f"{app} · {title_line(title, TITLE_COLUMNS)}")
         for app, value, title in quick.session_ids(
-            home, incomplete, MAX_OFFERED, _one_word
+            home, incomplete, MAX_OFFERED, one_word
         )
     ]
 
@@ -58,20 +59,10 @@ def _session_ids(ctx: click.Context, incomplete: str) -> list[CompletionItem]:
 def app_names(
     ctx: click.Context, param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
-    from ..sources import get, names
+    from ..sources import TITLES, names
 
     return [
-        CompletionItem(name, help=get(name).TITLE)
+        CompletionItem(name, help=TITLES[name])
         for name in names()
         if name.startswith(incomplete.lower())
     ]
-
-
-def _one_word(value: str) -> bool:
-    """Typed back unquoted, the shell reads it as this one word and nothing else, and
-    sessdex as a session id, not an option (`-rf`, `--help`)."""
-    return (
-        value.isprintable()
-        and not value.startswith("-")
-        and not any(c.isspace() or c in "\"'\\$`;&|<>()*?[]{}!#~" for c in value)
-    )

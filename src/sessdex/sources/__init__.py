@@ -74,6 +74,31 @@ OVERRIDES: frozenset[str] = frozenset(
 )
 
 
+# Each built-in source's TITLE, for humans (`--app` completion's help): kept here, as
+# BUILTIN is, so that a tab press need not import the sources; a test checks each.
+TITLES: dict[str, str] = {
+    "claude": "Claude Code",
+    "codex": "OpenAI Codex CLI",
+    "vibe": "Mistral Vibe",
+    "gemini": "Gemini CLI",
+    "aider": "Aider",
+    "cline": "Cline (VS Code extension and CLI)",
+    "roo": "Roo Code (VS Code extension)",
+    "kilo": "Kilo Code (VS Code extension and Kilo CLI)",
+    "droid": "Factory droid",
+    "amp": "Amp",
+    "antigravity": "Google Antigravity (IDE and agy CLI)",
+    "copilot": "GitHub Copilot CLI",
+    "pi": "pi coding agent",
+    "kimi": "Kimi Code / Kimi CLI",
+    "cursor": "Cursor (CLI and IDE)",
+    "opencode": "OpenCode",
+    "crush": "Crush",
+    "goose": "Goose",
+    "qwen": "Qwen Code",
+}
+
+
 def __getattr__(name: str) -> object:
     # `Home`, `Location` and `Source` load on first use: the quick listing path reads
     # BUILTIN without paying for the model and dataclasses behind them.

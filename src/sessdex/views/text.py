@@ -10,12 +10,12 @@ from __future__ import annotations
 import bisect
 import os
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
 from .. import pathnames
+from ..cells import char_cells as _char_cells
 
 if TYPE_CHECKING:  # the quick listing imports this module: no model import at run time
     from ..model import Event
@@ -133,18 +133,6 @@ def cells(text: str) -> int:
     # an ASCII character is one cell: look up only the others
     others = _NON_ASCII.findall(text)
     return len(text) - len(others) + sum(_char_cells(char) for char in others)
-
-
-def _char_cells(char: str) -> int:
-    # a mark drawn on the letter before it takes no column: Thai and Devanagari vowel
-    # signs, for which combining() says 0 (their combining class), as much as an accent
-    if (
-        unicodedata.combining(char)
-        or unicodedata.category(char) in ("Mn", "Me")
-        or char in "\u200b\u200c\u200d\ufeff"
-    ):
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
 # what makes characters one emoji of two columns, where each alone counts its own: a

@@ -117,3 +117,21 @@ def test_a_busy_index_offers_what_it_holds_at_once(tmp_path: Path) -> None:
         writer.execute("ROLLBACK")
         writer.close()
     assert offered(home)[0] == sid(0xB1)
+
+
+def test_a_tab_press_lists_an_app_again_only_while_that_is_quick(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session begun since changes its folder, and the app is listed again to find it:
+    an app of many thousands of files takes longer than a tab press may wait, which then
+    offers the index as it stands (the next command reads the new session)."""
+    home = indexed_home(tmp_path, 3)
+    before = offered(home)
+    new = write_claude_session(home, sid(0xC1), "/work/p0", when="2026-12-01T10:00:00Z")
+    monkeypatch.setattr(quick, "TAB_SCAN_MS", 0)  # any listing is past its time
+    calls = counting_parse(monkeypatch)
+    assert offered(home) == before
+    assert calls == []
+    monkeypatch.setattr(quick, "TAB_SCAN_MS", 200)
+    assert offered(home) == [sid(0xC1), *before]
+    assert calls == [str(new)]

@@ -221,6 +221,18 @@ class Row:
         return session_from_state(self.state if self.state is not None else self.record)
 
 
+def _until(
+    names: Iterable[os.PathLike[str] | str], deadline: float | None, late: list[bool]
+) -> Iterator[os.PathLike[str] | str]:
+    """`names`, cut short once the clock (`time.monotonic`) passes `deadline`, which
+    `late` then says: a tab press lists an app again only while that is cheap."""
+    for count, name in enumerate(names):
+        if deadline is not None and count % 64 == 0 and time.monotonic() >= deadline:
+            late.append(True)
+            return
+        yield name
+
+
 def index_file(home: Home) -> Path:
     """One index per home (and app overrides), so a copied home never mixes with yours,
     and per build of sessdex (`indexfile.code_stamp`)."""
@@ -541,14 +553,21 @@ class Index:
         assert report is not None
         return report
 
-    def refresh_few(self, sources: Sequence[Source], most: int) -> RefreshReport | None:
+    def refresh_few(
+        self, sources: Sequence[Source], most: int, deadline: float | None = None
+    ) -> RefreshReport | None:
         """`refresh`, when the scan finds at most `most` files new or changed (a session
-        begun since the last look); None, with nothing read or written, past that: a
-        new store of thousands of files is not read here (the full command reads it)."""
-        return self._refresh(sources, None, most)
+        begun since the last look), and is over by `deadline` (`time.monotonic`); None,
+        with nothing read or written, past either: a new store of thousands of files is
+        not read here, nor an app of many thousands listed again (the full command does)."""
+        return self._refresh(sources, None, most, deadline)
 
     def _refresh(
-        self, sources: Sequence[Source], progress: Progress | None, most: int | None
+        self,
+        sources: Sequence[Source],
+        progress: Progress | None,
+        most: int | None,
+        deadline: float | None = None,
     ) -> RefreshReport | None:
         started = time.perf_counter()
         report = RefreshReport()
@@ -562,11 +581,12 @@ class Index:
             known[path] = (size, mtime_ns, inode, wal)
         seen: set[str] = set()
         notes: dict[str, _Notes | None] = {}
-        scan = self._scan_all(sources, known, seen, notes, report)
+        late: list[bool] = []  # the scan stopped at the deadline
+        scan = self._scan_all(sources, known, seen, notes, report, (deadline, late))
         jobs: Iterator[Job] = scan
         if most is not None:  # the whole scan first, and only so many files read
             head = list(itertools.islice(scan, most + 1))
-            if len(head) > most:
+            if len(head) > most or late:
                 scan.close()
                 return None
             jobs = iter(head)
@@ -613,14 +633,16 @@ class Index:
         seen: set[str],
         notes: dict[str, _Notes | None],
         report: RefreshReport,
+        until: tuple[float | None, list[bool]] = (None, []),
     ) -> Generator[Job, None, None]:
-        """Every changed file of every source, as a parse job, noting each scan."""
+        """Every changed file of every source, as a parse job, noting each scan; with a
+        deadline in `until`, stopped there, its list then told so."""
         for source in sources:
             environ = freshness.RecordingEnviron(self.home.environ)
             with freshness.recording() as paths:
                 location = self._locate(source, report, environ)
                 complete = location is not None and (
-                    yield from self._scan(source, location, known, seen, report)
+                    yield from self._scan(source, location, known, seen, report, until)
                 )
             noted = complete and getattr(source, "SCAN_NOTED", False)
             notes[source.NAME] = (
@@ -634,6 +656,7 @@ class Index:
         known: dict[str, tuple[int, int, int, str]],
         seen: set[str],
         report: RefreshReport,
+        until: tuple[float | None, list[bool]] = (None, []),
     ) -> Generator[Job, None, bool]:
         """Stat what the source lists, yielding the changed files; False when its
         listing failed part way, or passed over names that hide sessions (not UTF-8, a
@@ -648,7 +671,7 @@ class Index:
         given: set[str] = set()  # ... and yielded
         owners: dict[str, None] = {}  # ... and the owners of those that changed
         try:
-            for candidate in source.scan(location):
+            for candidate in _until(source.scan(location), *until):
                 name = os.fspath(candidate)
                 signature = freshness.file_signature(name)
                 if signature is None:

@@ -59,6 +59,9 @@ MAX_REREAD = 32
 # How long a tab press waits for another sessdex writing the index, before it offers
 # what the index holds as it stands.
 TAB_WAIT_MS = 200
+# How long a tab press may spend listing again an app whose folders changed (a session
+# begun since): past that (an app of many thousands of files), the index as it stands.
+TAB_SCAN_MS = 200
 
 
 def _parse(command: str, args: Sequence[str]) -> _Request | None:
@@ -477,7 +480,7 @@ def freshen(home: tuple[str, Mapping[str, str]]) -> None:
     nothing: the files of an app whose noted scan holds that changed (a live session
     grew) are re-read, as a warm listing re-reads them; the apps whose folders changed
     (a session begun since) are scanned again, and their new files read, when there are
-    at most MAX_REREAD of them. Anything else (no index yet, an app never scanned or
+    at most MAX_REREAD of them and the scan takes at most TAB_SCAN_MS. Anything else (no index yet, an app never scanned or
     its environment changed, a new store of many files) leaves the index as it stands:
     never built, never refreshed whole here. Top-level sessions only."""
     path = os.path.join(cache_folder(), index_name(*home))
@@ -519,7 +522,8 @@ def _refresh_few(
     path: str, home: tuple[str, Mapping[str, str]], apps: list[str]
 ) -> None:
     """Scan the apps again, and read what is new or changed there, if that is at most
-    MAX_REREAD files; else leave the index as it stands."""
+    MAX_REREAD files and the scan is over within TAB_SCAN_MS; else leave the index as it
+    stands."""
     from pathlib import Path
 
     from .index import Index
@@ -530,7 +534,9 @@ def _refresh_few(
     try:
         index.db.execute(f"PRAGMA busy_timeout = {TAB_WAIT_MS}")
         if os.fspath(index.path) == path:
-            index.refresh_few([get(app) for app in apps], MAX_REREAD)
+            chosen = [get(app) for app in apps]
+            deadline = time.monotonic() + TAB_SCAN_MS / 1000
+            index.refresh_few(chosen, MAX_REREAD, deadline)
     finally:
         index.close()
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 import pytest
 
-from sessdex import api, quicktab, sources
+from sessdex import api, quick, quicktab, sources
 from sessdex.cli import main as cli
 from sessdex.sources import Home
 from sessdex.views.text import title_line
@@ -247,3 +247,28 @@ def test_each_sessions_help_is_its_app_and_title_as_listed(home: Path) -> None:
             title = row.session().title
             assert helps[row.id] == f"claude · {title_line(title, 60)}"
     assert "NUL" in helps[IDS[-2]]
+
+
+def test_ids_are_matched_as_python_folds_case_whatever_sqlite_prefilters(
+    home: Path,
+) -> None:
+    """SQLite narrows the ids to those of the typed start (ASCII folded): one that Python
+    folds into it from outside ASCII (a Kelvin sign for `k`) is offered still."""
+    odd = ["\u212aelvin-0001", "\u00c9cole-0002", "KEY-0003", "key-0004"]
+    for session_id in odd:
+        write_claude_session(home, session_id, "/w/odd", title="odd")
+    rows = api.list_sessions(Home.current()).rows
+    found = quicktab._home()
+    assert found is not None
+    for typed in ["k", "KE", "\u00e9", "\u00c9C", "claude:k", "", "x"]:
+        for with_app in (False, True):
+            typed = f"claude:{typed}" if with_app and ":" not in typed else typed
+            offered = [
+                v for _, v, _ in quick.session_ids(found, typed, 999, str.isprintable)
+            ]
+            values = [f"{r.app}:{r.id}" if ":" in typed else r.id for r in rows]
+            expected = [v for v in values if v.lower().startswith(typed.lower())]
+            assert sorted(offered) == sorted(expected), typed
+    assert "\u212aelvin-0001" in [
+        v for _, v, _ in quick.session_ids(found, "k", 99, bool)
+    ]

@@ -562,9 +562,16 @@ def session_ids(
             return []
         db.execute("BEGIN")  # one snapshot for the ids and their records
         chosen: list[tuple[int, str, str]] = []
+        # SQLite leaves out the ASCII values that do not start so (its lower() folds
+        # ASCII alone, as Python does for them); the others are told apart here
+        start = typed if typed.isascii() else ""
+        value_sql = "app || ':' || id" if with_app else "id"
         for rowid, app, session_id in db.execute(
-            "SELECT rowid, app, id FROM sessions WHERE parent_id IS NULL"
-            " ORDER BY updated DESC, app, id"
+            "SELECT rowid, app, id FROM sessions WHERE parent_id IS NULL AND"
+            f" (substr(lower({value_sql}), 1, ?) = ?"
+            f" OR length(CAST({value_sql} AS BLOB)) != length({value_sql}))"
+            " ORDER BY updated DESC, app, id",
+            (len(start), start),
         ):
             value = f"{app}:{session_id}" if with_app else session_id
             if value.lower().startswith(typed) and fits(value):

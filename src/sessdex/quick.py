@@ -480,9 +480,10 @@ def freshen(home: tuple[str, Mapping[str, str]]) -> None:
     nothing: the files of an app whose noted scan holds that changed (a live session
     grew) are re-read, as a warm listing re-reads them; the apps whose folders changed
     (a session begun since) are scanned again, and their new files read, when there are
-    at most MAX_REREAD of them and the scan takes at most TAB_SCAN_MS. Anything else (no index yet, an app never scanned or
-    its environment changed, a new store of many files) leaves the index as it stands:
-    never built, never refreshed whole here. Top-level sessions only."""
+    at most MAX_REREAD of them and the scan takes at most TAB_SCAN_MS. Anything else (no
+    index yet, an app never scanned or its environment changed, a new store of many
+    files) leaves the index as it stands: never built, never refreshed whole here.
+    Top-level sessions only."""
     path = os.path.join(cache_folder(), index_name(*home))
     if not os.path.isfile(path):
         return

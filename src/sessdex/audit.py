@@ -12,6 +12,7 @@ import heapq
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import tzinfo
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -291,18 +292,21 @@ def explain(
     apps: Sequence[str] = (),
     limit: int = LIMIT,
     progress: Progress | None = None,
+    kept: list[tuple[str, Bucket]] | None = None,
 ) -> Explained:
     """Read again, with reasons, every file that fed the row `key` of report `kind`
-    (`progress`: files done out of the files of the apps read file by file)."""
-    kept = keep(collected.buckets, filters)
+    (`progress`: files done out of the files of the apps read file by file; `kept`: the
+    collected buckets the filters keep, if already picked out)."""
+    if kept is None:
+        kept = keep(collected.buckets, filters)
     rows: dict[str, Row] = {}
-    if kind == "session":  # the rows `key` may name, not every session's
-        for r in report(_maybe_named(kept, key), kind, filters.tz):
-            rows.setdefault(r.key, r)
-        try:
-            key = _row_key(kind, key, rows, home)
-        except SessdexError:  # said as the whole report says it (the rows there are)
-            rows = {}
+    # the rows `key` may name, not every row; all of them only to say none is named so
+    for r in report(_maybe_named(kind, kept, key, filters.tz, home), kind, filters.tz):
+        rows.setdefault(r.key, r)
+    try:
+        key = _row_key(kind, key, rows, home)
+    except SessdexError:  # said as the whole report says it (the rows there are)
+        rows = {}
     if not rows:
         for r in report(kept, kind, filters.tz):
             rows.setdefault(r.key, r)
@@ -340,27 +344,56 @@ def explain(
 
 
 def _maybe_named(
-    buckets: list[tuple[str, Bucket]], key: str
+    kind: str,
+    buckets: list[tuple[str, Bucket]],
+    key: str,
+    tz: tzinfo,
+    home: Home | None = None,
 ) -> list[tuple[str, Bucket]]:
-    """The buckets of the sessions `_row_key` could take `key` to name: those whose id
-    starts with it (or with what follows `app:`) in any case, and those whose id no
-    terminal shows as it is. Every bucket of each such session, so their rows are whole."""
-    app, colon, rest = key.partition(":")
-    starts = {key.strip().lower()}
-    if colon and app.lower() in sources.names():
-        starts.add(rest.strip().lower())
-    prefixes = tuple(starts)
+    """The buckets of the rows `_row_key` could take `key` to name: the row keyed so, a
+    model's or app's own spelling of it, the sessions whose id starts with it (or with
+    what follows `app:`) in any case, the folders it names as `_folder_named` takes it,
+    and the rows whose key no terminal shows as it is. Every bucket of each such row, in
+    order, so that their sums and order are the whole report's."""
+    could: set[str] = {key}
+    if kind == "model":
+        could.add(plain_name(key))
+    elif kind == "app":
+        could.add(key.strip().lower())
+    prefixes: tuple[str, ...] = ()
+    if kind == "session":
+        app, colon, rest = key.partition(":")
+        starts = {key.strip().lower()}
+        if colon and app.lower() in sources.names():
+            starts.add(rest.strip().lower())
+        prefixes = tuple(starts)
+    days = (
+        _local_days({b[4] for _, b in buckets}, tz)
+        if kind in ("daily", "weekly", "monthly")
+        else {}
+    )
     named: dict[str, bool] = {}
     out = []
-    for bucket in buckets:
-        session = bucket[1][0]
-        chosen = named.get(session)
+    for app, bucket in buckets:
+        name = (
+            bucket[0]  # a session's row is keyed by its id
+            if kind == "session"
+            else _key_for(kind, app, bucket, days).rpartition("\0")[2]
+        )
+        chosen = named.get(name)
         if chosen is None:
-            chosen = named[session] = (
-                not session.isprintable() or session.lower().startswith(prefixes)
+            chosen = named[name] = (
+                name in could
+                or not name.isprintable()
+                or (kind == "session" and name.lower().startswith(prefixes))
+                or (
+                    kind == "project"
+                    and home is not None
+                    and _folder_named(key, {name: Row(name)}, str(home.path)) == name
+                )
             )
         if chosen:
-            out.append(bucket)
+            out.append((app, bucket))
     return out
 
 

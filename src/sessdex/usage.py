@@ -1084,13 +1084,40 @@ def total(rows: Sequence[Row]) -> Row:
     return out
 
 
-@dataclass(slots=True)
 class Result:
-    kind: str
-    rows: list[Row]
-    total: Row
-    collected: Collected
-    explained: audit.Explained | None = None
+    """One report: its rows and their total, and with `explained`, the audit of one row.
+
+    The rows of a report made for `--explain` are put together only if asked for: the
+    audit weighs only its own row's sums."""
+
+    __slots__ = ("_made", "_rows", "_total", "collected", "explained", "kind")
+
+    def __init__(
+        self,
+        kind: str,
+        rows: list[Row] | Callable[[], list[Row]],
+        collected: Collected,
+        explained: audit.Explained | None = None,
+    ) -> None:
+        self.kind = kind
+        self.collected = collected
+        self.explained = explained
+        self._made = rows if callable(rows) else None
+        self._rows = None if callable(rows) else rows
+        self._total: Row | None = None
+
+    @property
+    def rows(self) -> list[Row]:
+        if self._rows is None:
+            assert self._made is not None
+            self._rows, self._made = self._made(), None
+        return self._rows
+
+    @property
+    def total(self) -> Row:
+        if self._total is None:
+            self._total = total(self.rows)
+        return self._total
 
 
 def parse_tz(name: str | None) -> tzinfo:
@@ -1169,17 +1196,21 @@ def run(
     listing at most `explain_limit` responses and dropped lines)."""
     filters = filters or Filters()
     collected = collect(home, apps, progress)
-    rows = report(
-        keep(collected.buckets, filters, collected.diagnostics), kind, filters.tz
-    )
-    if kind == "session":
-        describe_sessions(home, rows, progress)
-    result = Result(kind, rows, total(rows), collected)
-    if explain_key is not None:
-        from . import audit
+    # an odd time is counted into the diagnostics here, whether or not rows are made
+    kept = keep(collected.buckets, filters, collected.diagnostics)
 
-        limit = audit.LIMIT if explain_limit is None else explain_limit
-        result.explained = audit.explain(
-            home, collected, kind, explain_key, filters, apps, limit, progress
-        )
-    return result
+    def rows() -> list[Row]:
+        made = report(kept, kind, filters.tz)
+        if kind == "session":
+            describe_sessions(home, made, progress)
+        return made
+
+    if explain_key is None:
+        return Result(kind, rows(), collected)
+    from . import audit
+
+    limit = audit.LIMIT if explain_limit is None else explain_limit
+    explained = audit.explain(
+        home, collected, kind, explain_key, filters, apps, limit, progress, kept
+    )
+    return Result(kind, rows, collected, explained)

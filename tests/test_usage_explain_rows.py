@@ -100,3 +100,21 @@ def test_explaining_a_day_weighs_only_that_days_sums(
     code, output = explained(home, "daily", days[1], "--json")
     assert code == 0 and orjson.loads(output)["row"]["key"] == days[1]
     assert set(added) <= {days[1], "more", "total"}  # no other day's row made
+
+
+def test_a_report_made_to_explain_still_gives_every_row_when_asked(
+    tmp_path: Path,
+) -> None:
+    """`api.usage_report(..., explain=KEY).rows` is the whole report, as without `explain`:
+    made when first asked for, not before the audit."""
+    from sessdex import api
+
+    home = tmp_path / "mixed"
+    shutil.copytree(DATA / "usage" / "mixed", home)
+    for kind in ("daily", "session", "model"):
+        plain = api.usage_report(Home.at(home), kind)
+        first = plain.rows[-1].key
+        result = api.usage_report(Home.at(home), kind, explain=first)
+        assert result.explained is not None and result.explained.row.key == first
+        assert [r.record() for r in result.rows] == [r.record() for r in plain.rows]
+        assert result.total.record() == plain.total.record()

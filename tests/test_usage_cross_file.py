@@ -1,0 +1,77 @@
+"""Which message ids two files share, found from the stored keys blobs without a dict of
+every id (`usage._in_two_files`): the same ids as the whole-dict pass it replaced."""
+
+from __future__ import annotations
+
+import random
+
+from sessdex import usage
+
+
+def whole_dict_pass(blobs: list[bytes]) -> set[int]:
+    """The first pass as it was: message id -> the first file, and those met again."""
+    first_with: dict[int, int] = {}
+    also_with: set[int] = set()
+    for n, blob in enumerate(blobs):
+        for _, message, _ in usage._key_items(blob):
+            if first_with.setdefault(message, n) != n:
+                also_with.add(message)
+    return also_with
+
+
+def blob(lines: list[str]) -> bytes:
+    return "\n".join(lines).encode()
+
+
+def test_an_id_twice_in_one_file_is_not_shared_and_one_in_three_is() -> None:
+    files = [
+        blob(
+            ["msg_a:req_1\t0", "msg_a:req_2\t0", "msg_b:req_3\t1"]
+        ),  # msg_a twice here
+        blob(["msg_b:req_3\t0", "msg_c\t0"]),
+        blob(["msg_c\t1", "msg_b:req_9\t0", ""]),
+        b"",
+    ]
+    shared = usage._in_two_files(files)
+    assert shared == {hash(b"msg_b"), hash(b"msg_c")}
+    assert shared == whole_dict_pass(files)
+
+
+def test_many_files_share_what_the_whole_dict_pass_found() -> None:
+    chance = random.Random(7)
+    ids = [f"msg_{n:05}" for n in range(3000)]
+    files = []
+    for _ in range(200):
+        picked = chance.sample(ids, chance.randint(0, 60))
+        lines = [
+            f"{m}:req_{chance.randint(0, 3)}\t{chance.randint(0, 1)}" for m in picked
+        ]
+        lines += lines[: chance.randint(0, 5)]  # the same response again in the file
+        files.append(blob(lines))
+    shared = usage._in_two_files(files)
+    assert len(shared) > 100
+    assert shared == whole_dict_pass(files)
+
+
+def test_the_check_over_many_files_holds_a_few_bytes_per_response() -> None:
+    """A home of many sessions: the ids of every response are held as 8 bytes each, not
+    as a dict entry each (~90 bytes: 25 MB for the 280,000 responses of 10,000 sessions)."""
+    import tracemalloc
+
+    from sessdex import sources
+
+    files, per_file = 400, 100
+    keys = {
+        f"/p/{n:04}.jsonl": blob(
+            [f"msg_{n:04}_{m:04}:req_{m}\t0" for m in range(per_file)]
+        )
+        for n in range(files)
+    }
+    tracemalloc.start()
+    try:
+        found = usage.cross_file_losers(sources.get("claude"), keys)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == []  # nothing shared: no file is read
+    assert peak < 30 * files * per_file

@@ -440,7 +440,11 @@ def _collect_files(
     jobs: list[_Job] = []
     sizes: dict[str, int] = {}
     seen: set[str] = set()
-    kept: list[tuple[str, Any]] = []
+    # every file in the order found, and the stored sums of those unchanged: the sums are
+    # added up in this order, however the reads come back (the order of a float sum
+    # decides its last digit, which a cold and a warm run then agree on)
+    listed: list[tuple[str, str]] = []
+    kept: dict[str, bytes] = {}
     fingerprint: dict[str, list[str]] = {}
     for source in hooked:
         location = source.locate(home)
@@ -458,12 +462,13 @@ def _collect_files(
                 continue
             seen.add(name)
             paths.append(name)
+            listed.append((source.NAME, name))
             signature = f"{_signature(st)}:{_version(catalogue)}"
             fingerprint.setdefault(source.NAME, []).append(f"{name}\0{signature}")
             row = cached.get(name)
             sizes[name] = st.st_size
             if row is not None and row[1] == signature:
-                kept.append((source.NAME, row[4]))
+                kept[name] = row[4]
                 # unchanged since: a last line unfinished then is said again (-v)
                 said = out.diagnostics.setdefault(source.NAME, Diagnostics())
                 _note_unfinished(name, int(row[2]), st.st_size, said)
@@ -486,14 +491,12 @@ def _collect_files(
         out.diagnostics.setdefault(source.NAME, Diagnostics()).names_passed_over(
             source.NAME, folders.take_passed_over()
         )
-    for app, blob in kept:
-        out.buckets.extend((app, b) for b in _decode(blob))
-    kept.clear()
     out.read_bytes = sum(sizes[j.path] - j.offset for j in jobs)
     # each file's sums saved as they come, a batch at a time: its reading state and keys
     # are not held past its batch (the keys are read back from the index below)
     rows: list[tuple[str, str, str, int, bytes, bytes, bytes]] = []
     held = 0
+    fresh: dict[str, list[Bucket]] = {}  # path -> the sums just read
     # a stand-in for an index that could not be written (a full disk) is not reopened
     reopen = index.stood_in is None
 
@@ -519,12 +522,16 @@ def _collect_files(
         )
         rows.append(saved)
         held += len(saved[4]) + len(saved[5]) + len(saved[6])
-        out.buckets.extend((result.app, b) for b in result.buckets)
+        fresh[result.path] = result.buckets
         if held >= SAVE_BYTES:
             index.save_usage(rows, [])
             rows, held = [], 0
     index.save_usage(rows, [p for p in cached if p not in seen])
     del rows, jobs
+    for app, name in listed:
+        blob = kept.pop(name, None)
+        sums = fresh.pop(name, None) if blob is None else _decode(blob)
+        out.buckets.extend((app, b) for b in sums or ())
     # responses that several files repeat: recomputed only when a file changed
     meta = []
     for source in hooked:

@@ -26,10 +26,14 @@ def pager_command() -> str | None:
     """The shell command of the pager to start: $PAGER (run by the shell, as git and
     Python's pydoc run it, so `less -RS` or `delta | less` work), else `less`, else
     `more`; None where there is none, or $PAGER's program is not there (said once: it
-    would swallow the transcript behind a shell's "not found")."""
+    would swallow the transcript behind a shell's "not found"), and None on a terminal
+    that runs no full-screen program unless $PAGER names one (as pydoc and click do)."""
     command = os.environ.get("PAGER", "").strip()
     windows = sys.platform == "win32"
     if not command:
+        if os.environ.get("TERM") in ("dumb", "emacs"):
+            # less would stop at "terminal is not fully functional", waiting for a key
+            return None
         found = shutil.which("less") or shutil.which("more")
         if found is None:
             return None

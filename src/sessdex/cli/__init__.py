@@ -15,8 +15,56 @@ from ..hints import on_command_line, reading_home
 from ..launch import warnings_said
 from ._common import CONTEXT
 
+# what a user may type from other tools' habits, and the command that does it here
+_MEANT = {
+    "search": "find",
+    "grep": "find",
+    "ls": "list",
+    "cat": "show",
+    "view": "show",
+    "read": "show",
+    "log": "show",
+    "open": "resume",
+    "continue": "resume",
+    "cost": "usage",
+    "costs": "usage",
+    "stats": "usage",
+    "tokens": "usage",
+    "status": "watch",
+    "ps": "watch",
+    "top": "watch",
+    "tail": "follow",
+}
 
-@click.group(context_settings=CONTEXT)
+
+class _Commands(click.Group):
+    """The command group, saying which command was meant for a name it does not have:
+    a typo's nearest (as click 8.4+ does, for older clicks too) or a synonym's."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if (
+            ctx.resilient_parsing  # shell completion: no message
+            or name.startswith("-")  # click says "No such option"
+            or self.get_command(ctx, name) is not None
+        ):
+            return super().resolve_command(ctx, args)
+        import difflib
+
+        if name.lower() == "help":
+            hint = f" Try '{ctx.command_path} --help', or '{ctx.command_path} COMMAND --help'."
+        else:
+            close = difflib.get_close_matches(
+                name.lower(), self.list_commands(ctx), n=1
+            )
+            meant = _MEANT.get(name.lower()) or next(iter(close), None)
+            hint = f" Did you mean '{meant}'?" if meant else ""
+        raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
+
+
+@click.group(cls=_Commands, context_settings=CONTEXT)
 @click.version_option(__version__, "--version", "-V", prog_name="sessdex")
 def main() -> None:
     """Find, resume, read and count every AI coding agent session on this machine.

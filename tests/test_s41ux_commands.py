@@ -1,0 +1,52 @@
+"""A command name a new user reaches for from other tools (`search`, `cat`, `help`) is
+met with the sessdex command that does it, not a bare "No such command" (exit 2, a
+usage error, as any unknown command)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("search", "find"),
+        ("grep", "find"),
+        ("cat", "show"),
+        ("view", "show"),
+        ("open", "resume"),
+        ("continue", "resume"),
+        ("cost", "usage"),
+        ("stats", "usage"),
+        ("tail", "follow"),
+        ("status", "watch"),
+        ("shwo", "show"),  # a typo, whatever click's version
+        ("Lst", "list"),
+    ],
+)
+def test_a_command_from_another_tool_names_the_sessdex_one(
+    typed: str, meant: str
+) -> None:
+    result = CliRunner().invoke(main, [typed, "7f3a"], prog_name="sessdex")
+    assert result.exit_code == 2
+    assert f"No such command '{typed}'. Did you mean '{meant}'?" in result.stderr
+    assert result.stdout == ""
+
+
+def test_help_as_a_command_points_at_the_help_option() -> None:
+    result = CliRunner().invoke(main, ["help"], prog_name="sessdex")
+    assert result.exit_code == 2
+    assert "No such command 'help'. Try 'sessdex --help'" in result.stderr
+
+
+def test_a_word_like_no_command_is_still_refused_plainly() -> None:
+    result = CliRunner().invoke(main, ["zzzzzz"])
+    assert result.exit_code == 2
+    assert "No such command 'zzzzzz'." in result.stderr
+    assert "Did you mean" not in result.stderr
+    # an option in a command's place is still an unknown option
+    result = CliRunner().invoke(main, ["--nope"])
+    assert result.exit_code == 2 and "No such option '--nope'" in result.stderr

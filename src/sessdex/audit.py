@@ -201,6 +201,8 @@ def _row_key(
                     for name in matching
                 ],
             )
+    if key not in rows and kind == "session":
+        _no_subagent_row(key, rows)
     if key not in rows and kind == "project" and home is not None:
         key = _folder_named(key, rows, str(home.path))
     if key not in rows:  # a key holding what no terminal shows: as the table printed it
@@ -272,6 +274,22 @@ def _sessions_named(key: str, rows: dict[str, Row]) -> list[str]:
     ]
     exact = [name for name in matching if name.lower() == start]
     return exact if len(exact) == 1 else matching
+
+
+def _no_subagent_row(key: str, rows: dict[str, Row]) -> None:
+    """A sub-agent's id (the table lists each under its lead) has no row of its own:
+    say whose row counts its responses, where one lead's sub-agents alone match."""
+    leads = {
+        name
+        for name, row in rows.items()
+        if _sessions_named(key, {agent: row for agent in row.agents if agent != "lead"})
+    }
+    if len(leads) == 1:
+        (lead,) = leads
+        raise SessdexError(
+            f"{key!r} is a sub-agent of {lead}; its responses are counted in that "
+            f"session's row: {named('usage', 'session', '--explain', lead)}."
+        )
 
 
 def _as_shown(name: str, key: str, kind: str) -> bool:

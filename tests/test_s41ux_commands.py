@@ -50,3 +50,15 @@ def test_a_word_like_no_command_is_still_refused_plainly() -> None:
     # an option in a command's place is still an unknown option
     result = CliRunner().invoke(main, ["--nope"])
     assert result.exit_code == 2 and "No such option '--nope'" in result.stderr
+
+
+def test_sessdex_help_lists_each_command_whole_on_80_columns() -> None:
+    """`sessdex -h`, the first thing a new user reads: each command's summary whole, not
+    cut off with "..." on a common terminal."""
+    result = CliRunner().invoke(
+        main, ["--help"], prog_name="sessdex", terminal_width=80
+    )
+    assert result.exit_code == 0
+    listed = result.stdout.split("Commands:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in listed] == sorted(main.commands)
+    assert all(len(line) <= 80 and not line.endswith("...") for line in listed), listed

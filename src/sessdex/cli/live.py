@@ -106,7 +106,11 @@ class _Unreadable:
             )
 
 
-@main.command("watch", context_settings=CONTEXT)
+@main.command(
+    "watch",
+    context_settings=CONTEXT,
+    short_help="A live board: who works, who waits for you or a sub-agent.",
+)
 @apps_option
 @click.option(
     "--since",
@@ -311,7 +315,11 @@ def _nothing_recent(home: Home, since: str, apps: Sequence[str]) -> str:
     )
 
 
-@main.command("follow", context_settings=CONTEXT)
+@main.command(
+    "follow",
+    context_settings=CONTEXT,
+    short_help="Stream a session's events as they are written (tail -f).",
+)
 @session_id_argument
 @count_option(
     "--lines",
@@ -445,7 +453,11 @@ def _follow_text(
         out.file.flush()
 
 
-@main.command("replay", context_settings=CONTEXT)
+@main.command(
+    "replay",
+    context_settings=CONTEXT,
+    short_help="Play a session back with its original pacing.",
+)
 @session_id_argument
 @click.option(
     "--speed",

@@ -78,7 +78,11 @@ def list_command(
         )
 
 
-@main.command("find", context_settings=CONTEXT)
+@main.command(
+    "find",
+    context_settings=CONTEXT,
+    short_help="Find sessions by words in title, folder, branch, app or id.",
+)
 @click.argument("query", nargs=-1, required=True)
 @filter_options
 @output_options
@@ -186,7 +190,11 @@ def _say_why_empty(
         )
 
 
-@main.command("resume", context_settings=CONTEXT)
+@main.command(
+    "resume",
+    context_settings=CONTEXT,
+    short_help="Reopen a session in its app, folder, model and effort.",
+)
 @session_id_argument
 @click.option(
     "--print",
@@ -423,7 +431,11 @@ def _run_instead(program: str, argv: list[str], shown: bool = True) -> None:
             continue
 
 
-@main.command("doctor", context_settings=CONTEXT)
+@main.command(
+    "doctor",
+    context_settings=CONTEXT,
+    short_help="Show where sessdex looked per app, what it found and skipped.",
+)
 @apps_option
 @click.option(
     "--deep",

@@ -154,7 +154,11 @@ def show_command(
     report_diagnostics(found.diagnostics, verbose, found.session.app)
 
 
-@main.command("tree", context_settings=CONTEXT)
+@main.command(
+    "tree",
+    context_settings=CONTEXT,
+    short_help="Show a session's sub-agents: type, status, tokens, duration.",
+)
 @session_id_argument
 @click.option(
     "--json", "as_json", is_flag=True, help="The tree as one nested JSON object."
@@ -221,7 +225,11 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
     terminal.console(width=terminal_width()).print(terminal.render_tree(root))
 
 
-@main.command("export", context_settings=CONTEXT)
+@main.command(
+    "export",
+    context_settings=CONTEXT,
+    short_help="Export a session as Markdown, an HTML file or JSON events.",
+)
 @session_id_argument
 @click.option(
     "--format",

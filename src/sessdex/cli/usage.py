@@ -27,7 +27,11 @@ from ._common import (
 )
 
 
-@main.command("usage", context_settings=CONTEXT)
+@main.command(
+    "usage",
+    context_settings=CONTEXT,
+    short_help="Count tokens and cost per day, session, model, app and more.",
+)
 @click.argument(
     "report",
     required=False,

@@ -62,3 +62,9 @@ def test_sessdex_help_lists_each_command_whole_on_80_columns() -> None:
     listed = result.stdout.split("Commands:\n", 1)[1].splitlines()
     assert [line.split()[0] for line in listed] == sorted(main.commands)
     assert all(len(line) <= 80 and not line.endswith("...") for line in listed), listed
+
+
+def test_usage_help_says_which_report_it_gives_unasked() -> None:
+    result = CliRunner().invoke(main, ["usage", "-h"], terminal_width=80)
+    assert result.exit_code == 0
+    assert "per day (the default)" in " ".join(result.stdout.split())

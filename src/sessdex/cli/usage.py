@@ -88,7 +88,8 @@ def usage_command(
     verbose: bool,
     home_dir: str | None,
 ) -> None:
-    """Count tokens and cost per day, week, month, session, project, model or app.
+    """Count tokens and cost per day (the default), week, month, session, project,
+    model or app.
 
     Each response is counted once, by each app's de-duplication rules (docs/usage.md);
     prices come from the catalogue shipped with sessdex, and a model it cannot price

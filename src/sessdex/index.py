@@ -1655,6 +1655,7 @@ def _parse_stream(jobs: Iterator[Job]) -> tuple[int, Iterator[Parsed]]:
         cores,
         mp_context=multiprocessing.get_context("fork"),
         initializer=quiet_on_interrupt,
+        initargs=(os.getpid(),),
     )
     try:
         # map submits each chunk as the scan yields it, and returns once the scan is over
@@ -1674,14 +1675,31 @@ def _parse_stream(jobs: Iterator[Job]) -> tuple[int, Iterator[Parsed]]:
     return count[0], collect()
 
 
-def quiet_on_interrupt() -> None:
+def quiet_on_interrupt(parent: int) -> None:
     """A worker process's start: Ctrl-C (sent to every process of the terminal's
     group) ends it at once, without the traceback each worker would print; the
-    parent stops on its own KeyboardInterrupt."""
+    parent stops on its own KeyboardInterrupt. It ends with `parent`, however that ends."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's `Terminated`
+    end_with_parent(parent)
+
+
+def end_with_parent(parent: int) -> None:
+    """Have Linux end this worker when `parent` ends. A parent killed outright (SIGKILL,
+    the OOM killer) never shuts its pool down, and a worker of `ProcessPoolExecutor`
+    holds its task pipe's other end itself: it would wait for work forever."""
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # no prctl: the worker ends as it did before
+        return
+    if os.getppid() != parent:  # the parent ended before prctl took
+        os._exit(1)
 
 
 def _chunks(items: list[_T], size: int) -> Iterable[list[_T]]:

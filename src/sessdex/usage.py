@@ -340,7 +340,9 @@ def _run(
     context = multiprocessing.get_context("fork")
     forking(False)
     try:
-        pool = context.Pool(workers, initializer=quiet_on_interrupt)
+        pool = context.Pool(
+            workers, initializer=quiet_on_interrupt, initargs=(os.getpid(),)
+        )
     finally:
         forking(True)
     with pool:

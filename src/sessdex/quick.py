@@ -616,7 +616,11 @@ def _bring_up_to_date(
     from .sources import get
     from .sources.base import Home
 
-    # an index that cannot take them (a full disk) raises: the full command says so once
+    # an index that cannot take them (a full disk) raises: the full command says so once;
+    # one sessdex may not write (a `sudo sessdex` left it) would be stood in for here
+    # and warned of, then again by the full command
+    if not os.access(path, os.W_OK):
+        return False
     index = Index(Home(Path(home[0]), dict(home[1])), stand_in=False)
     report = RefreshReport()
     try:

@@ -8,11 +8,13 @@ SessdexError
 ├── ResumeRefused       the app has no resume command for the session (a sub-agent's, an
 │                       app without one); what a preflight finds is `ResumeCheck.refusals`
 ├── NotQuotable         a word the user's shell cannot be given in a printed command
-└── IndexBusy           another sessdex holds the index for too long
+├── IndexBusy           another sessdex holds the index for too long
+└── NoHome              HOME is unset and the user has no home in the password database
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from .hints import command_line, named
@@ -127,4 +129,16 @@ class IndexBusy(SessdexError):
     def __init__(self, path: str) -> None:
         super().__init__(
             f"the index at {path} is busy (another sessdex is refreshing it); try again."
+        )
+
+
+class NoHome(SessdexError):
+    """No home folder to read: HOME is not set and the user has no entry in the password
+    database (a container run with a bare numeric user), where Python leaves `~` as is."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "cannot tell which folder is your home: HOME is not set and this user "
+            f"(uid {os.getuid()}) has no home in the password database. Set HOME, or "
+            "pass --home FOLDER."
         )

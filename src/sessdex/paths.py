@@ -32,10 +32,15 @@ def cache_dir() -> Path:
         return _fallback
     path = Path(cache_folder())
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        if os.access(path, os.W_OK | os.X_OK):
-            return path
-        problem = "not writable"
+        if not path.is_absolute():
+            # `~` left as is (no HOME, no entry in the password database): taken as it
+            # is, the index went below the working folder (an agent's folder too)
+            problem = "no home folder: HOME is not set"
+        else:
+            path.mkdir(parents=True, exist_ok=True)
+            if os.access(path, os.W_OK | os.X_OK):
+                return path
+            problem = "not writable"
     except OSError as error:
         problem = error.strerror or str(error)
     import logging

@@ -41,7 +41,12 @@ class Home:
 
     @classmethod
     def current(cls) -> Home:
-        return cls(Path.home(), dict(os.environ))
+        try:
+            return cls(Path.home(), dict(os.environ))
+        except RuntimeError:  # no HOME, and no entry in the password database
+            from ..errors import NoHome
+
+            raise NoHome() from None
 
     @classmethod
     def at(cls, path: str | os.PathLike[str]) -> Home:

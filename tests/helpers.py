@@ -103,9 +103,25 @@ def on_a_terminal(
     terminal too with `stdout_too`) of the kind `term` names: (result, what the terminal
     got)."""
     import pty
-    import select
+    import threading
 
     master, slave = pty.openpty()
+    seen: list[bytes] = []
+
+    def drain() -> None:
+        # read as it is written: a terminal holds only so much, and a long run's progress
+        # redrawn ten times a second would fill it and block sessdex until the timeout
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal's other end is closed: all read
+                return
+            if not chunk:
+                return
+            seen.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     try:
         result = subprocess.run(
             [sys.executable, "-m", "sessdex", *args],
@@ -117,17 +133,9 @@ def on_a_terminal(
         )
     finally:
         os.close(slave)
-    seen = b""
-    while select.select([master], [], [], 1)[0]:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # the terminal's other end is closed: all read
-            break
-        if not chunk:
-            break
-        seen += chunk
+    reader.join(timeout=5)
     os.close(master)
-    return result, seen.decode("utf-8", "replace")
+    return result, b"".join(seen).decode("utf-8", "replace")
 
 
 def interrupted_on_a_terminal(

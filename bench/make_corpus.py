@@ -232,6 +232,7 @@ class Claude:
         self.prompt_id = uuid4(rng)
         self.agent_id: str | None = None  # set for sub-agent transcripts
         self.spawns: list[tuple[str, str, str]] = []  # (agent id, tool use id, type)
+        self.spawn_rate = 0.004  # share of tool calls that spawn a sub-agent
         self.first_prompt = ""
 
     def tick(self, lo: int = 20, hi: int = 4000) -> str:
@@ -409,7 +410,7 @@ class Claude:
             blocks.append({"type": "text", "text": m.slice(rng, ri(rng, 40, 600))})
         tool_id = "toolu_" + hexid(rng, 24)
         tool = rng.choice(TOOLS)
-        spawn = self.agent_id is None and rng.random() < 0.004
+        spawn = self.agent_id is None and rng.random() < self.spawn_rate
         if spawn:
             agent_type = rng.choice(("general-purpose", "Explore", "Plan"))
             tool_input: dict[str, object] = {
@@ -1419,6 +1420,7 @@ def make_real(out: Path, args: argparse.Namespace) -> dict:
     cwd = "/home/alex/code/shop-api"
     created_ms = int((NOW - timedelta(days=2)).timestamp() * 1000)
     c = Claude(rng, m, sid, cwd, created_ms)
+    c.spawn_rate = args.spawn_rate
     slug = cwd.replace("/", "-")
     path = home / ".claude" / "projects" / slug / f"{sid}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -1450,6 +1452,19 @@ def make_real(out: Path, args: argparse.Namespace) -> dict:
         written += len(tail)
     mtime = c.t / 1000
     os.utime(path, (mtime, mtime))
+    subagents = []
+    for agent_id, tool_id, agent_type in c.spawns if args.subagent_files else ():
+        sub = path.parent / sid / "subagents" / f"agent-{agent_id}.jsonl"
+        sub.parent.mkdir(parents=True, exist_ok=True)
+        data = b"".join(claude_subagent(rng, m, sid, cwd, agent_id, created_ms))
+        sub.write_bytes(data)
+        meta = {"agentType": agent_type, "description": "Investigate the failure",
+                "toolUseId": tool_id, "spawnDepth": 1}  # fmt: skip
+        sub.with_suffix(".meta.json").write_bytes(_dumps(meta))
+        os.utime(sub, (mtime, mtime))
+        subagents.append(
+            {"id": agent_id, "path": str(sub), "apparent": len(data), "real": len(data)}
+        )
     entry = {
         "app": "claude",
         "id": sid,
@@ -1458,7 +1473,7 @@ def make_real(out: Path, args: argparse.Namespace) -> dict:
         "real": written,
         "lines": lines,
         "big_lines": bigs,
-        "subagents": [],
+        "subagents": subagents,
     }
     return {"sessions": [entry]}
 
@@ -1559,6 +1574,17 @@ def main(argv: list[str] | None = None) -> dict:
         choices=("claude", "codex"),
         default="claude",
         help="with --real-bytes: whose transcript to write",
+    )
+    parser.add_argument(
+        "--spawn-rate",
+        type=float,
+        default=0.004,
+        help="with --real-bytes: share of Claude tool calls that spawn a sub-agent",
+    )
+    parser.add_argument(
+        "--subagent-files",
+        action="store_true",
+        help="with --real-bytes: also write each spawned sub-agent's transcript",
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(

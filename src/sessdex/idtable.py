@@ -36,8 +36,14 @@ class IdTable:
         table is, for `from_parts` to rebuild in another process."""
         return bytes(self._blob), self._ends.tobytes()
 
+    def views(self) -> tuple[memoryview, memoryview]:
+        """What `parts` gives, without copying it (the uuids of a 2 GB transcript are some
+        35 MB): read-only views of the table's own arrays. Release them (`with`) before
+        adding to the table: a bytearray that a view holds cannot grow."""
+        return memoryview(self._blob).toreadonly(), memoryview(self._ends).cast("B")
+
     @classmethod
-    def from_parts(cls, blob: bytes, ends: bytes) -> IdTable:
+    def from_parts(cls, blob: bytes | memoryview, ends: bytes | memoryview) -> IdTable:
         """The table `parts` described. Its hashes are taken anew (str and bytes hashes
         differ from process to process) on the first lookup: numbering to strings needs
         none. ValueError if the parts do not fit together."""
@@ -52,10 +58,12 @@ class IdTable:
 
     def _hash_all(self) -> None:
         """Hash the entries `from_parts` gave and place them in a table of their size."""
-        blob, hashes, start = bytes(self._blob), self._hashes, 0
-        for end in self._ends:
-            hashes.append(hash(blob[start:end]))
-            start = end
+        hashes, start = self._hashes, 0
+        # each entry copied out of a view, not the whole blob at once
+        with memoryview(self._blob) as blob:
+            for end in self._ends:
+                hashes.append(hash(bytes(blob[start:end])))
+                start = end
         size = _FIRST_SIZE
         while 2 * len(hashes) > size:
             size *= 2

@@ -33,11 +33,12 @@ _SAMPLES = 16  # spots between the ends whose bytes are hashed
 _WINDOW = 4096  # bytes hashed at each spot
 _MAGIC = b"sessdex-pass 1\n"
 _HEADER = 512  # bytes that hold an entry's header (about 200) and its blank line
+_PIECE = 1 << 20  # bytes an entry is read by
 
 
 def load(
     path: Path, kind: str, stream: BinaryIO | None = None
-) -> tuple[int, bytes] | None:
+) -> tuple[int, bytearray] | None:
     """(offset, state) kept for `path`'s first `offset` bytes by pass `kind`, if they are
     unchanged; else None. With `stream`, the file as `stream` reads it is checked (the
     one the caller reads on: `path` may name another file by now); its position moves."""
@@ -64,7 +65,17 @@ def load(
                 return None
             if fields[3] != _digest(stream, offset).encode():
                 return None
-            state = rest + kept.read()
+            # the rest in pieces, into one buffer of the entry's size: a read of it
+            # whole, joined to what came with the header, would hold it three times
+            state = bytearray(os.fstat(kept.fileno()).st_size - kept.tell() + len(rest))
+            state[: len(rest)] = rest
+            got = len(rest)
+            while got < len(state) and (
+                piece := kept.read(min(_PIECE, len(state) - got))
+            ):
+                state[got : got + len(piece)] = piece
+                got += len(piece)
+            del state[got:]  # shorter than it was a moment ago: what was read
         if fields[4] != hashlib.sha256(state).hexdigest().encode():
             return None  # the entry itself was damaged
         with contextlib.suppress(OSError):
@@ -95,7 +106,9 @@ def save(
         kept = hashlib.sha256(state).hexdigest()
         header = f"{info.st_dev} {info.st_ino} {offset} {digest} {kept}".encode()
         partial = entry.with_name(f"{entry.name}.{os.getpid()}.partial")
-        partial.write_bytes(_MAGIC + header + b"\n\n" + state)
+        with open(partial, "wb") as out:  # in two writes: the state is not copied
+            out.write(_MAGIC + header + b"\n\n")
+            out.write(state)
         os.replace(partial, entry)  # a reader sees the old entry or the new, never half
         _keep_budget(entry.parent, keep=entry.name)
     except OSError:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -323,3 +323,50 @@ def test_nothing_is_kept_beside_the_transcript(
     events(target)
     assert kept  # the second read took what the first kept, from elsewhere
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == before
+
+
+def _peak(call: Callable[[], object]) -> tuple[int, object]:
+    """What `call` held at most at once, beyond what was held before it; and its value."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        value = call()
+        return tracemalloc.get_traced_memory()[1] - before, value
+    finally:
+        tracemalloc.stop()
+
+
+def test_keeping_and_taking_up_the_survey_holds_it_once_more_at_most(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the survey's uuid graph grows with the lines (some 50 MB over 2 GB of transcript):
+    # saving it for the next run, or taking it up, must not hold copies of it besides
+    from sessdex.sources import _claude_read
+
+    monkeypatch.setattr(passcache, "MIN_SIZE", 1)
+    path = write(tmp_path / "s.jsonl", [reply(1, "ok")])
+    state = _claude_read._PassState()
+    for n in range(200_000):
+        state.graph.place(f"{n:08d}-1111-2222-3333-444455556666", None, n, False, None)
+    with open(path, "rb") as stream:
+        stream.seek(0, os.SEEK_END)
+        saving, _ = _peak(lambda: state.keep(path, "claude-survey", stream, 1))
+    found = passcache.load(path, "claude-survey")
+    assert found is not None
+    size = len(found[1])  # the graph, as kept: some 9 MB
+    del found
+
+    def take_up() -> _claude_read._PassState:
+        with open(path, "rb") as stream:
+            taken = _claude_read._PassState.resumed(path, "claude-survey", stream)
+        taken.graph.place("a line added since", None, 1, False, None)  # a lookup
+        return taken
+
+    taking, resumed = _peak(take_up)
+    assert isinstance(resumed, _claude_read._PassState)
+    assert len(resumed.graph.nodes) == 200_001
+    assert saving <= 1.3 * size  # the entry written
+    assert taking <= 2.3 * size  # the entry read, and the graph made of it

@@ -237,10 +237,12 @@ class _Saved(msgspec.Struct, array_like=True):
     """A survey's state after a file's first bytes, as `passcache` keeps it."""
 
     lines: int
-    blob: bytes
-    ends: bytes
-    parent: bytes
-    placed: bytes
+    # views: written from the graph's own arrays, read back from the entry's bytes,
+    # so that neither side holds a copy of the graph beside it
+    blob: memoryview
+    ends: memoryview
+    parent: memoryview
+    placed: memoryview
     typed: list[tuple[int, int, str | None]]
     spawns_at: dict[int, list[str]]
     last: int
@@ -310,13 +312,13 @@ class _PassState:
         if stream.read(1) != b"\n":
             return
         graph, survey = self.graph, self.survey
-        blob, ends = graph.nodes.parts()
+        blob, ends = graph.nodes.views()
         saved = _Saved(
             lines=lines,
             blob=blob,
             ends=ends,
-            parent=graph.parent.tobytes(),
-            placed=bytes(graph.placed),
+            parent=memoryview(graph.parent).cast("B"),
+            placed=memoryview(graph.placed),
             typed=[(node, line, stamp) for node, (line, stamp) in graph.typed.items()],
             spawns_at=graph.spawns_at,
             last=graph.last,
@@ -331,6 +333,9 @@ class _PassState:
             state = msgspec.msgpack.encode(saved)
         except (UnicodeEncodeError, msgspec.EncodeError):
             return  # a lone surrogate in an id (JSON allows one; UTF-8 does not)
+        finally:
+            for view in (blob, ends, saved.parent, saved.placed):
+                view.release()  # the graph's arrays may grow again
         passcache.save(path, kind, end, state, stream)
 
 

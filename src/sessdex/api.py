@@ -1361,6 +1361,7 @@ def demo_home() -> Home:
 
 SUBAGENT_MODES = ("inline", "tree", "none")
 _TAIL_WINDOW = 256 * 1024
+_TAIL_ROWS = 64  # the messages a database's tail is first read from
 
 
 @dataclass(slots=True)
@@ -1470,16 +1471,32 @@ def _tail_events(
     never read to count it)."""
     from collections import deque
 
+    def keep(event: Event) -> bool:
+        return event.agent_id is None and (shown is None or shown(event))
+
     if reading.whole_store(session.path):
-        # a database or JSON document has no end to read back from: read once, whole, with
-        # the checks that keep one committed state
+        # a database whose source reads a session's last rows: as many as give `count`
+        # events, as the byte window below widens
+        rows = max(count, _TAIL_ROWS)
+        while True:
+            last = reading.last_events(
+                source, session, diagnostics, rows, keep, count,
+                full=full, spawner=spawner,
+            )  # fmt: skip
+            if last is None:
+                break
+            if len(last) >= count:
+                return last, True
+            rows *= 4
+        # else, or a JSON document, which has no end to read back from: read once, whole,
+        # with the checks that keep one committed state
         lead = deque(
             (
                 e
                 for e in reading.read_session(
                     source, session, diagnostics, full=full, spawner=spawner
                 )
-                if e.agent_id is None and (shown is None or shown(e))
+                if keep(e)
             ),
             maxlen=count,
         )
@@ -1506,7 +1523,7 @@ def _tail_events(
             session,
             spawner,
         ):
-            if event.agent_id is None and (shown is None or shown(event)):
+            if keep(event):
                 kept.append(event)
         if len(kept) >= count or offset == 0:
             diagnostics.update(seen)

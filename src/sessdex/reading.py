@@ -4,7 +4,7 @@ a store the app rewrote during the read is read again from where it broke."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from . import files, inplace
@@ -201,3 +201,54 @@ def whole_store(path: str | None) -> str | None:
             return name if file.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC else None
     except OSError:
         return None
+
+
+def last_events(
+    source: Source,
+    session: Session,
+    diagnostics: Diagnostics,
+    rows: int,
+    keep: Callable[[Event], bool],
+    count: int,
+    *,
+    full: bool = False,
+    spawner: str | None = None,
+) -> list[Event] | None:
+    """The last `count` events `keep` accepts among those of the session's last `rows`
+    messages, from the source's `read_last` (their `seq` counts from the first of those
+    rows); None where the whole session is to be read instead: the source has no such
+    hook or says it cannot give them exactly, the app wrote into the database during the
+    read, or the read broke or met a problem (the whole read, with its checks, says it).
+    Rows skipped as unreadable are counted in `diagnostics`, as a file's tail counts them."""
+    from collections import deque
+
+    from .sources.base import WholeRead
+
+    hook = getattr(source, "read_last", None)
+    if hook is None:
+        return None
+    found = Diagnostics()
+    events: Iterator[Event] = hook(session, found, rows, full=full)
+    if session.parent_id:
+        events = from_its_lead(events, spawner or LEAD, called(session))
+    kept: deque[Event] = deque(maxlen=count)
+    reading = inplace.Reading()
+    watching = inplace.watched(events, reading)
+    try:
+        for event in watching:
+            if keep(event):
+                kept.append(event)
+        moved = reading.moved()
+    except WholeRead:
+        return None
+    except Exception:
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        return None  # the whole read meets it again, and says what it was
+    finally:
+        watching.close()
+        reading.close()
+    if moved or found.problems:
+        return None
+    diagnostics.update(found)  # what the rows read hold, as a file's tail says
+    return list(kept)

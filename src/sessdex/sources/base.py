@@ -328,6 +328,22 @@ def opened_by_flags(
 # where `location.exists`.
 
 
+# --- reading only a session's last rows (optional) ----------------------------------------
+#
+# A source whose sessions are rows of a database (one message a row) may define, at module
+# level, `read_last(session, diagnostics, rows, *, full=False) -> Iterator[Event]`: the lead
+# agent's events of only the session's last `rows` messages, in the order `read` gives them,
+# each as `read` gives it but for its `seq` (counted from the first of those rows); no
+# sub-agent's session is read. `show --tail` then reads a big session's end at once, asking
+# for more rows until it has the events it wants. Before it gives any event, it raises
+# `WholeRead` where it cannot give exactly what `read` would (a session of no more than
+# `rows` messages, a fork's copies, an event that needs earlier rows): `read` then serves.
+
+
+class WholeRead(Exception):
+    """A `read_last` hook cannot give the session's last rows exactly: read it whole."""
+
+
 # --- following a live session (optional) ------------------------------------------------
 #
 # A source whose sessions are JSON-lines files that only grow may also define, at module

@@ -36,6 +36,7 @@ nothing in the database tells apart.
 
 from __future__ import annotations
 
+import itertools
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -63,7 +64,7 @@ from ._values import (
     shown_text,
     type_tag,
 )
-from .base import Home, Location
+from .base import Home, Location, WholeRead
 
 NAME = "crush"
 TITLE = "Crush"
@@ -338,6 +339,29 @@ def read(
         connection.close()
 
 
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """`read` of only the session's last `rows` messages (see base.py): no sub-agent is
+    read, and its closing `usage` takes what it needs of the earlier rows from their
+    small columns alone."""
+    if not session.path or "#sessions/" not in session.path:
+        return
+    db = session.path.split("#sessions/")[0]
+    try:
+        connection = databases.open_sqlite(db)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(read_failed(NAME, db, error, "cannot open"))
+        return
+    reader = _Reader(session.id, diagnostics, connection, db, full, last=rows)
+    try:
+        yield from reader.session(session.id, None, 0)
+    except sqlite3.Error as error:
+        diagnostics.problem(read_failed(NAME, db, error))
+    finally:
+        connection.close()
+
+
 class _Reader:
     def __init__(
         self,
@@ -346,8 +370,11 @@ class _Reader:
         connection: sqlite3.Connection,
         db: str,
         full: bool = False,
+        last: int
+        | None = None,  # only the lead's last messages, no sub-agent (read_last)
     ) -> None:
         self.session_id = session_id
+        self.last = last
         self.db = db
         self.full = full  # huge parts whole, not with their long strings elided
         self.diagnostics = diagnostics
@@ -409,12 +436,22 @@ class _Reader:
             )
         )
         order = "created_at, rowid" if "created_at" in self.message_columns else "rowid"
-        messages = self.connection.execute(
-            f"SELECT id, role, rowid, {optional} FROM messages WHERE session_id = ? ORDER BY {order}",
-            (session_id,),
-        )
+        query = f"SELECT id, role, rowid, {optional} FROM messages WHERE session_id = ? ORDER BY "
         last_model = last_provider = None
         last_time = None
+        # the rows before the last ones (read_last), for what the usage takes from them
+        earlier: Iterator[tuple[object, ...]] = iter(())
+        if self.last is None:
+            messages = self.connection.execute(query + order, (session_id,))
+        else:
+            backwards = order.replace(",", " DESC,") + " DESC"
+            cursor = self.connection.execute(query + backwards, (session_id,))
+            newest = cursor.fetchmany(self.last + 1)
+            if len(newest) <= self.last:
+                raise WholeRead("no more messages than asked for")
+            self.children_cost[session_id] = self._spawned_cost(session_id, order)
+            earlier = itertools.chain(newest[self.last :], cursor)
+            messages = iter(reversed(newest[: self.last]))
         for (
             message_id,
             role,
@@ -439,6 +476,17 @@ class _Reader:
                 yield from self.part(
                     part, role, message_id, time, agent, summary, depth
                 )
+        for _, _, _, created, updated, model, provider, _ in earlier:
+            if last_model and last_provider and last_time:
+                break
+            # what the loop above would have left from the rows before the last ones
+            last_time = (
+                last_time
+                or db_time(updated, digit_text=True)
+                or db_time(created, digit_text=True)
+            )
+            last_model = last_model or as_str(model)
+            last_provider = last_provider or as_str(provider)
         usage = Usage(
             input_tokens=as_int(info.get("prompt_tokens")),
             output_tokens=as_int(info.get("completion_tokens")),
@@ -464,6 +512,59 @@ class _Reader:
                 usage=usage,
                 extra=extra,
             )
+
+    def _spawned_cost(self, session_id: str, order: str) -> float:
+        """What the sub-agents the session's calls spawned cost (`children_cost`, as the
+        whole read sums it while it reads them), found from the paid children's rows and
+        the messages whose calls name them, not from every message's parts."""
+        if not {"parent_session_id", "cost"} <= self.session_columns:
+            return 0.0
+        paid = self.connection.execute(
+            # a title's session (`title-<id>`, which no call spawned) costs too
+            "SELECT id, cost FROM sessions WHERE parent_session_id = ? AND cost > 0 "
+            "AND id != ? AND id NOT LIKE 'title-%'",
+            (session_id, session_id),
+        ).fetchall()
+        spawns: list[tuple[tuple[object, ...], float]] = []  # (where its call is, cost)
+        for child, cost in paid:
+            if not isinstance(cost, int | float):  # text: no cost the whole read adds
+                continue
+            message_id, split, call_id = str(child).partition("$$")
+            if split:  # Crush: `<message id>$$<call id>`
+                found = self.connection.execute(  # by its id alone (`+`: no index)
+                    f"SELECT id, rowid, {order} FROM messages WHERE id = ? "
+                    "AND +session_id = ?",
+                    (message_id, session_id),
+                )
+            else:  # the Go OpenCode: the bare call id, in whichever message made it
+                call_id = str(child)
+                found = self.connection.execute(
+                    f"SELECT id, rowid, {order} FROM messages WHERE session_id = ? "
+                    "AND instr(parts, ?) > 0",
+                    (session_id, call_id),
+                )
+            for spawner, rowid, *key in found.fetchall():
+                parts = databases.bounded_value(
+                    self.connection, "messages", "parts", rowid, full=self.full
+                )
+                for place, part in enumerate(_parts(parts, Diagnostics(), "")):
+                    data = as_dict(part.get("data"))
+                    if type_tag(part.get("type")) != "tool_call":
+                        continue
+                    if as_str(data.get("id")) != call_id:
+                        continue
+                    # the child the whole read finds for this call (`tool_call`)
+                    spawned = self.connection.execute(
+                        "SELECT id FROM sessions WHERE id IN (?, ?) "
+                        "AND parent_session_id IS NOT NULL",
+                        (f"{spawner}$${call_id}", call_id),
+                    ).fetchone()
+                    if spawned is not None and spawned[0] == child:
+                        spawns.append(((*key, place), float(cost)))
+        total = 0.0
+        for _, cost in sorted(spawns, key=lambda spawn: spawn[0]):  # in spawn order
+            total += cost
+        return total
 
     def part(
         self,
@@ -589,7 +690,7 @@ class _Reader:
             text=description if isinstance(description, str) else None,
             extra={"child_id": child[0], "agent_type": name},
         )
-        if depth < 4 and child[0] != self.session_id:
+        if depth < 4 and child[0] != self.session_id and self.last is None:
             yield from self.session(child[0], child[0], depth + 1)
 
     def finish(

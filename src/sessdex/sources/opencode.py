@@ -71,7 +71,7 @@ from ._values import (
     shown_text,
     type_tag,
 )
-from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
+from .base import Home, Location, Opened, ResumeFlags, WholeRead, opened_by_flags
 
 NAME = "opencode"
 TITLE = "OpenCode"
@@ -445,6 +445,16 @@ def read(
         yield from reader.json_tree(Path(session.path))
 
 
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """`read` of only a database session's last `rows` messages (see base.py)."""
+    if not session.path or "#session/" not in session.path:
+        raise WholeRead("the JSON files keep no order to read back from")
+    reader = _Reader(session.id, diagnostics, full, app=session.app)
+    yield from reader.database(session.path.split("#session/")[0], last=rows)
+
+
 class _Reader:
     """Turns OpenCode messages and parts into events, child sessions included."""
 
@@ -495,7 +505,7 @@ class _Reader:
             )
         )  # fmt: skip
 
-    def database(self, db: str) -> Iterator[Event]:
+    def database(self, db: str, last: int | None = None) -> Iterator[Event]:
         self.db = db
         try:
             connection = databases.open_sqlite(db)
@@ -526,7 +536,10 @@ class _Reader:
                     "there are not read"
                 )
             self.message_time = "time_created" if "time_created" in messages else "NULL"
-            yield from self.database_session(connection, self.session_id, None, 0)
+            if last is not None:
+                yield from self.last_messages(connection, last)
+            else:
+                yield from self.database_session(connection, self.session_id, None, 0)
         except sqlite3.Error as error:
             self.diagnostics.problem(read_failed(self.app, db, error))
         finally:
@@ -596,6 +609,37 @@ class _Reader:
                 yield from legacy_message(message_id, when)
             finally:
                 self.copied = outer
+
+    def last_messages(
+        self, connection: sqlite3.Connection, last: int
+    ) -> Iterator[Event]:
+        """The lead's events of the session's last `last` 1.x messages, in the order
+        `database_session` reads them (raises WholeRead where that is not exact)."""
+        if not self.legacy:
+            raise WholeRead("no 1.x messages")
+        newest = connection.execute(
+            f"SELECT id, {self.message_time} AS created, rowid FROM message WHERE session_id = ? ORDER BY created DESC, id DESC LIMIT ?",
+            (self.session_id, last + 1),
+        ).fetchall()
+        if len(newest) <= last:
+            raise WholeRead("no more messages than asked for")
+        if self.rows and _opencode_v2.has_rows(connection, self.session_id):
+            raise WholeRead("2.x rows")
+        if _copies(connection, self.session_id)[0]:
+            raise WholeRead("a fork: its copies are known from its first messages")
+        for message_id, created, rowid in reversed(newest[:last]):
+            if not isinstance(message_id, str):
+                continue
+            parts = connection.execute(
+                "SELECT rowid FROM part WHERE message_id = ? ORDER BY id", (message_id,)
+            )
+            yield from self.message(
+                self.value(connection, "message", rowid),
+                created if isinstance(created, int) else None,
+                (self.value(connection, "part", p[0]) for p in parts),
+                None,
+                None,  # no sub-agent is read
+            )
 
     def _fork_note(self, source: str, copied_at: int, agent: str | None) -> Event:
         """The note opening a fork's first copied message: the session it came from."""

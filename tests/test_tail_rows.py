@@ -252,3 +252,37 @@ def test_a_forks_tail_is_read_whole(tmp_path: Path) -> None:
     found = api.transcript(home, FORK, tail=3)
     assert not found.seq_relative
     assert list(found.events) == _whole(session)[-3:]
+
+
+def test_a_bad_row_in_a_widened_tail_is_counted_once(
+    big: tuple[Home, str, str],
+) -> None:
+    """`show --detail user --tail N` asks for more rows until N typed prompts are found:
+    a bad row near the end, read again by each wider window, is one row skipped, as the
+    whole read counts it (each window's count was added: 3 for 1)."""
+    home, session_id, app = big
+    if app == "opencode":
+        db = sqlite3.connect(
+            home.path / ".local" / "share" / "opencode" / "opencode.db"
+        )
+        table, column, order = "part", "data", "time_created"
+    else:
+        db = sqlite3.connect(home.path / "code" / "shop-api" / ".crush" / "crush.db")
+        table, column, order = "messages", "parts", "created_at"
+    db.execute(
+        f"UPDATE {table} SET {column} = '{{broken' WHERE id = (SELECT id FROM {table}"
+        f" WHERE session_id = ? ORDER BY {order} DESC LIMIT 1 OFFSET 3)",
+        (session_id,),
+    )
+    db.commit()
+    db.close()
+    whole = api.transcript(home, session_id)
+    list(whole.events)
+
+    def typed(event: Event) -> bool:
+        return event.kind == "user"
+
+    found = api.transcript(home, session_id, tail=60, shown=typed)
+    assert len(list(found.events)) == 60 and found.seq_relative
+    assert whole.diagnostics.to_json() != Diagnostics().to_json()  # the row is bad
+    assert found.diagnostics.to_json() == whole.diagnostics.to_json()

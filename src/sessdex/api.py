@@ -1479,13 +1479,14 @@ def _tail_events(
         # events, as the byte window below widens
         rows = max(count, _TAIL_ROWS)
         while True:
+            met = Diagnostics()  # what this window met: a wider one reads it again
             last = reading.last_events(
-                source, session, diagnostics, rows, keep, count,
-                full=full, spawner=spawner,
-            )  # fmt: skip
+                source, session, met, rows, keep, count, full=full, spawner=spawner
+            )
             if last is None:
                 break
             if len(last) >= count:
+                diagnostics.update(met)
                 return last, True
             rows *= 4
         # else, or a JSON document, which has no end to read back from: read once, whole,

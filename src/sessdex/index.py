@@ -1683,7 +1683,28 @@ def quiet_on_interrupt(parent: int) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's `Terminated`
+    if hasattr(signal, "pthread_sigmask"):  # what came while `signals_held`: taken now
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     end_with_parent(parent)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held back while workers are forked, until each worker's
+    `quiet_on_interrupt` has made their default its own. One that came sooner ran no
+    handler: Python noted it for the parent's handler, which the worker's start then
+    replaced, and so dropped it (a pool's worker terminated as it started waited for
+    work forever, and its parent for it)."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:  # the parent's own, held meanwhile, reach its handlers now
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def end_with_parent(parent: int) -> None:

@@ -34,7 +34,7 @@ import msgspec
 
 from . import files, folders, freshness, pathnames, sources
 from .diagnostics import BEFORE_1970, FUTURE, Diagnostics, read_failed
-from .index import FUTURE_SLACK, Index, connect, quiet_on_interrupt
+from .index import FUTURE_SLACK, Index, connect, quiet_on_interrupt, signals_held
 from .pricing import Catalogue, plain_name
 from .selection import folders_of
 from .sources import Home, Source
@@ -340,9 +340,10 @@ def _run(
     context = multiprocessing.get_context("fork")
     forking(False)
     try:
-        pool = context.Pool(
-            workers, initializer=quiet_on_interrupt, initargs=(os.getpid(),)
-        )
+        with signals_held():
+            pool = context.Pool(
+                workers, initializer=quiet_on_interrupt, initargs=(os.getpid(),)
+            )
     finally:
         forking(True)
     with pool:
@@ -351,6 +352,10 @@ def _run(
             yield from batch
             if progress is not None:
                 progress(count, len(jobs))
+        # all back: each worker is told to end as it asks for more, where the pool's
+        # exit would terminate it (a signal, which one still starting up could miss)
+        pool.close()
+        pool.join()
 
 
 # --- collecting every bucket -----------------------------------------------------------------

@@ -322,21 +322,7 @@ def _last_models(
 def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
 ) -> Iterator[Event]:
-    if not session.path or "#sessions/" not in session.path:
-        return
-    db = session.path.split("#sessions/")[0]
-    try:
-        connection = databases.open_sqlite(db)
-    except (OSError, sqlite3.Error) as error:
-        diagnostics.problem(read_failed(NAME, db, error, "cannot open"))
-        return
-    reader = _Reader(session.id, diagnostics, connection, db, full)
-    try:
-        yield from reader.session(session.id, None, 0)
-    except sqlite3.Error as error:
-        diagnostics.problem(read_failed(NAME, db, error))
-    finally:
-        connection.close()
+    yield from _read(session, diagnostics, full, None)
 
 
 def read_last(
@@ -345,6 +331,13 @@ def read_last(
     """`read` of only the session's last `rows` messages (see base.py): no sub-agent is
     read, and its closing `usage` takes what it needs of the earlier rows from their
     small columns alone."""
+    yield from _read(session, diagnostics, full, rows)
+
+
+def _read(
+    session: Session, diagnostics: Diagnostics, full: bool, last: int | None
+) -> Iterator[Event]:
+    """The session's events (of its last `last` messages only, unless None)."""
     if not session.path or "#sessions/" not in session.path:
         return
     db = session.path.split("#sessions/")[0]
@@ -353,7 +346,7 @@ def read_last(
     except (OSError, sqlite3.Error) as error:
         diagnostics.problem(read_failed(NAME, db, error, "cannot open"))
         return
-    reader = _Reader(session.id, diagnostics, connection, db, full, last=rows)
+    reader = _Reader(session.id, diagnostics, connection, db, full, last=last)
     try:
         yield from reader.session(session.id, None, 0)
     except sqlite3.Error as error:
@@ -370,8 +363,8 @@ class _Reader:
         connection: sqlite3.Connection,
         db: str,
         full: bool = False,
-        last: int
-        | None = None,  # only the lead's last messages, no sub-agent (read_last)
+        # only the lead's last messages, no sub-agent (read_last)
+        last: int | None = None,
     ) -> None:
         self.session_id = session_id
         self.last = last

@@ -272,6 +272,8 @@ def test_resume_reloads_the_whole_log_in_the_repository() -> None:
     assert plan.argv == (
         "aider",
         "--restore-chat-history",
+        "--chat-history-file",
+        str(DATA / "home" / aider.HISTORY),
         "--model",
         "anthropic/claude-sonnet-4-5",
     )
@@ -504,7 +506,8 @@ def test_a_real_run_keeps_its_reasoning_effort_for_resume() -> None:
     plan = aider.resume(second)
     assert plan is not None
     assert plan.argv == (
-        "aider", "--restore-chat-history", "--model", "openai/mock-model",
+        "aider", "--restore-chat-history", "--chat-history-file",
+        str(REAL / aider.HISTORY), "--model", "openai/mock-model",
         "--reasoning-effort", "high",
     )  # fmt: skip
     report = [e for e in events(first) if e.kind == "usage"]
@@ -546,7 +549,8 @@ def test_a_thinking_budget_that_reads_as_an_option_is_left_out(tmp_path: Path) -
     plan = aider.resume(replace(session, cwd=str(tmp_path)))
     assert plan is not None
     assert plan.argv == (
-        "aider", "--restore-chat-history", "--model", "anthropic/claude-sonnet-4-5"
+        "aider", "--restore-chat-history", "--chat-history-file", str(path),
+        "--model", "anthropic/claude-sonnet-4-5",
     )  # fmt: skip
     assert any("'--yes-always'" in note for note in plan.notes)
 
@@ -576,3 +580,30 @@ def test_a_run_dated_past_what_utc_holds_loses_its_time_not_the_log(
     assert [e.text for e in events(found[1]) if e.kind == "user"] == [
         "SCENARIO=basic Please run the greeting command again, thinking harder."
     ]
+
+
+def test_resume_restores_the_log_the_session_is_in_not_the_one_aider_would_pick(
+    tmp_path: Path,
+) -> None:
+    """A repository whose `.aider.conf.yml` names `chat.md` and that still holds the
+    older `.aider.chat.history.md`: both logs are listed, and a run of the older one
+    resumed as `aider --restore-chat-history` reloaded `chat.md` (the file aider's
+    config picks), another conversation. The command names the session's own log."""
+    home = tmp_path / "home"
+    (home / ".aider").mkdir(parents=True)
+    repo = tmp_path / "w" / "api"
+    (repo / ".git").mkdir(parents=True)
+    older = history(repo, "2026-01-01 09:00:00")
+    (repo / "chat.md").write_text(
+        "\n# aider chat started at 2026-01-02 09:00:00\n\n#### newer  \n\nhi\n"
+    )
+    (repo / ".aider.conf.yml").write_text("chat-history-file: chat.md\n")
+    write_claude_session(home, "c1aude00-0000-4000-8000-000000000003", str(repo))
+    by_file = {s.path: s for s in sessions(Home.at(home))}
+    assert set(by_file) == {str(older), str(repo / "chat.md")}
+    for path, session in by_file.items():
+        plan = aider.resume(session)
+        assert plan is not None and plan.cwd == str(repo)
+        assert plan.argv == (
+            "aider", "--restore-chat-history", "--chat-history-file", path
+        )  # fmt: skip

@@ -31,7 +31,8 @@ absolute path is the one file to read (its sessions have no known cwd); a relati
 one is the name looked for in each repository. A `chat-history-file` in an
 `.aider.conf.yml` (the repository's, else the home's) names one more file to look for
 there; its sessions belong to that repository. Resume: aider cannot reopen one run;
-`aider --restore-chat-history` in the repository reloads the whole file.
+`aider --restore-chat-history --chat-history-file <log>` in the repository reloads the
+whole file the session is in.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ SCAN_NOTED = True  # locate reads the environment (and small files through files
 CHECKED_WITH = (
     "aider 0.86.1 (one real public chat log) and 0.86.2 (real runs in the conformance suite);"
     " markup read from aider's io.py; token reports of 0.2x-0.51 from base_coder.py at"
-    " those tags; resume flags from aider 0.86.2's --help"
+    " those tags; resume flags (`--restore-chat-history`, `--chat-history-file`) from"
+    " aider 0.86.2's --help and args.py"
 )
 NEWEST_CHECKED = "0.86.2"  # doctor names versions past it
 ENV_VARS = ("AIDER_CHAT_HISTORY_FILE",)
@@ -256,10 +258,15 @@ def read(
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`aider --restore-chat-history` in the repository: aider reloads the whole log, not one run."""
+    """`aider --restore-chat-history --chat-history-file <log>` in the repository: aider
+    reloads the whole log, not one run. The log is named: which file aider picks on its
+    own depends on `.aider.conf.yml` files and AIDER_CHAT_HISTORY_FILE as they are when
+    it starts, and a repository may hold an older log beside the one its config names."""
     if session.cwd is None:
         return None
     argv = ["aider", "--restore-chat-history"]
+    if session.path:  # full, so that no name of it reads as an option
+        argv += ["--chat-history-file", os.path.abspath(session.path)]
     if session.model:
         argv += ["--model", session.model]
     notes = [

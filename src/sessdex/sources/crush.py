@@ -71,7 +71,7 @@ TITLE = "Crush"
 SCAN_NOTED = True  # locate reads the environment (and small files through files.read_small); scan only lists, probes and reads through files
 CHECKED_WITH = (
     "crush schema of 2025-08 (real DB) to 2026-01 (migrations, synthetic DB); Go OpenCode 2025-05 (real DB)"
-    "; resume flags from crush's root.go at v0.90 (not run); source to 2026-08-21 "
+    "; resume flags from crush's root.go at v0.90 and @37f36e93 (not run); source to 2026-08-21 "
     "(@37f36e93, after v0.90.0: the same migrations, message parts and registry)"
 )
 ENV_VARS = ("CRUSH_GLOBAL_DATA", "XDG_DATA_HOME", "XDG_CONFIG_HOME")

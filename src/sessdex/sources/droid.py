@@ -61,7 +61,8 @@ CHECKED_WITH = (
     "public synthetic samples (droid 0.81-era session store) and reader projects, "
     "the injected-context shape as third-party readers quote a real 0.213 run; "
     "and real sessions of droid 0.215.0 (conformance suite: exec, TUI resume, a Task "
-    "sub-agent; BYOK model, airgap mode)"
+    "sub-agent; BYOK model, airgap mode); resume flag `--resume <id>` also in Factory's "
+    "CLI reference of 2026-09"
 )
 NEWEST_CHECKED = "0.215.0"  # doctor names versions past it
 ENV_VARS = ("FACTORY_HOME_OVERRIDE", "HOME")

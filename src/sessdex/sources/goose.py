@@ -101,7 +101,8 @@ CHECKED_WITH = (
     "session_manager.rs at 017176d0, synthetic DB); "
     "legacy JSONL (source, synthetic); ~/.config/goose/sessions of goose 0.8-0.9.11 "
     "(block/goose Python source) and 1.0.0-1.0.5 (Rust source), synthetic"
-    "; resume flags from goose-cli's cli.rs (not run)"
+    "; resume flags from goose-cli's cli.rs (not run), rechecked at aaif-goose/goose "
+    "@18a7b723 (`session --resume --session-id`, `--name`)"
 )
 ENV_VARS = ("GOOSE_PATH_ROOT", "XDG_DATA_HOME", "HOME")
 

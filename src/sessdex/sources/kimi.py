@@ -67,7 +67,8 @@ CHECKED_WITH = (
     "bundle (wire 1.5); "
     "kimi-cli 1.49 source (wire protocol 1.x) and kimi-cli 1.51 (wire protocol 1.10, real "
     "runs in the conformance suite: sub-agent, resume and /title included)"
-    "; kimi-cli resume flags from 1.51's --help"
+    "; kimi-cli resume flags from 1.51's --help and 1.49's source (`--session`, `--plan`, "
+    "`--yolo`, `--afk`)"
 )
 ENV_VARS = ("KIMI_SHARE_DIR", "KIMI_CODE_HOME")
 

@@ -1658,6 +1658,10 @@ def _parse_stream(jobs: Iterator[Job]) -> tuple[int, Iterator[Parsed]]:
         initargs=(os.getpid(),),
     )
     try:
+        # forking, the executor starts every worker at its first submit (and starts no
+        # other later): here, and not in map, which runs as long as the scan
+        with signals_held():
+            pool.submit(_started)
         # map submits each chunk as the scan yields it, and returns once the scan is over
         results = pool.map(
             _parse_one, itertools.chain(head, rest()), chunksize=PARSE_CHUNK
@@ -1673,6 +1677,10 @@ def _parse_stream(jobs: Iterator[Job]) -> tuple[int, Iterator[Parsed]]:
             pool.shutdown(cancel_futures=True)
 
     return count[0], collect()
+
+
+def _started() -> None:
+    """The first job: the workers' start, under `signals_held`."""
 
 
 def quiet_on_interrupt(parent: int) -> None:

@@ -43,10 +43,41 @@ def pager_command() -> str | None:
         words = shlex.split(command, posix=not windows)
     except ValueError:
         words = [command]
-    if words and shutil.which(words[0].strip('"') if windows else words[0]):
+    if windows:
+        program: str | None = words[0].strip('"') if words else None
+    else:
+        program = _program(words)
+        if program is None:  # only the shell can tell: its own "not found" it is
+            return command
+    if program and shutil.which(program):
         return command
     err(f"warning: the pager in $PAGER ({command}) was not found; printing directly")
     return None
+
+
+def _program(words: list[str]) -> str | None:
+    """The program a POSIX shell would run for these words, as git's pager is run: past
+    the variables set for it (`LESS=FRX less`), its ~ expanded; None where only the shell
+    can tell ($VAR, `cmd`, a shell keyword or builtin). "" for no program at all."""
+    for word in words:
+        name, equals, _ = word.partition("=")
+        if equals and name.isascii() and name.isidentifier():
+            continue  # NAME=value, for the pager's environment
+        if (
+            "$" in word
+            or "`" in word
+            or word in _SHELL_WORDS
+            or word.startswith(("(", "{"))
+        ):
+            return None
+        return os.path.expanduser(word) if word.startswith("~") else word
+    return ""
+
+
+# what `sh -c` runs that is no program on PATH
+_SHELL_WORDS = frozenset(
+    ("exec", "command", "eval", "if", "for", "while", "until", "case", "!")
+)
 
 
 @contextmanager

@@ -252,7 +252,7 @@ def _watch_plain(
     from ..views.board import plain
     from ..views.text import terminal_width
 
-    width = terminal_width() if sys.stdout.isatty() else None
+    width = terminal_width()  # piped: $COLUMNS where it is set, else whole lines
     known = _KnownIds(home)
     last = None
     printed = False

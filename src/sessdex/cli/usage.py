@@ -150,12 +150,12 @@ def usage_command(
         )
         return
     from ..views import terminal
+    from ..views.text import columns_asked
 
     out = terminal.console()
     if not out.is_terminal:
-        out.width = max(
-            out.width, 160
-        )  # a pipe gets whole numbers and names, not folds
+        # a pipe gets whole numbers and names, not folds, unless $COLUMNS says a width
+        out.width = columns_asked() or max(out.width, 160)
     view.table(report, result.rows, result.total, out.width, str(home.path)).print(out)
     # apart from the table: a caption would be padded with spaces to the table's width
     if own := view.own_cost_note(result.total):

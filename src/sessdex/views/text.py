@@ -400,11 +400,16 @@ def terminal_width() -> int:
 
     if sys.stdout.isatty():
         return shutil.get_terminal_size((120, 24)).columns
+    return columns_asked() or PIPED_WIDTH
+
+
+def columns_asked() -> int | None:
+    """$COLUMNS, where it is set to a width: what piped output is fitted to."""
     try:
         columns = int(os.environ.get("COLUMNS", ""))
     except ValueError:
-        columns = 0
-    return columns if columns > 0 else PIPED_WIDTH
+        return None
+    return columns if columns > 0 else None
 
 
 def coloured(stream: TextIO) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import signal
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,6 +58,10 @@ def sessdex_state(
     """sessdex's own cache/data go to a fresh folder; the user's real home is never read."""
     state = tmp_path_factory.mktemp("sessdex-state")
     monkeypatch.setenv("SESSDEX_HOME", str(state))
+    # sessdex's temporary folders (and the index it keeps in one when it cannot write its
+    # cache folder) go to this test's own, not the machine's, where each run left one
+    monkeypatch.setenv("TMPDIR", str(tmp_path_factory.mktemp("tmp")))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read from TMPDIR again
     fake_user_home = tmp_path_factory.mktemp("empty-user-home")
     monkeypatch.setenv("HOME", str(fake_user_home))
     for name in (

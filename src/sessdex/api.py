@@ -168,7 +168,7 @@ def own_files(home: Home) -> OwnFiles:
     key, build = mine.stem.rsplit("-", 1)  # index-<home>-<build>.sqlite
     homes: set[str] = set()
     builds = others_bytes = 0
-    for path in cache_dir().glob("index-*.sqlite"):
+    for path in mine.parent.glob("index-*.sqlite"):  # the cache's, or `index_dir`'s
         if path != mine:
             other_key, other_build = path.stem.rsplit("-", 1)
             homes.add(other_key)

@@ -49,7 +49,7 @@ from .diagnostics import (
 from .errors import IndexBusy
 from .indexfile import SCHEMA_VERSION, index_name
 from .model import Session
-from .paths import cache_dir
+from .paths import index_dir
 from .sources import Home, Location, Source
 from .sources.base import not_text
 from .views.records import (
@@ -236,7 +236,7 @@ def _until(
 def index_file(home: Home) -> Path:
     """One index per home (and app overrides), so a copied home never mixes with yours,
     and per build of sessdex (`indexfile.code_stamp`)."""
-    return cache_dir() / index_name(str(home.path), home.environ)
+    return index_dir() / index_name(str(home.path), home.environ)
 
 
 # another build's index of this home, unused this long, goes

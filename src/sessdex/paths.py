@@ -16,6 +16,7 @@ def state_root() -> Path | None:
 
 
 _fallback: Path | None = None  # this process's stand-in for a cache dir it cannot write
+_private: Path | None = None  # where the index is kept meanwhile, from run to run
 
 
 def cache_dir() -> Path:
@@ -23,11 +24,12 @@ def cache_dir() -> Path:
 
     Where that folder cannot be created or written (a read-only home, a container),
     a temporary folder stands in for this run, removed at exit, with a warning: every
-    command still works, only nothing is kept for the next one.
+    command still works, only nothing is kept for the next one but the index
+    (`index_dir`).
     """
     from .indexfile import cache_folder
 
-    global _fallback
+    global _fallback, _private
     if _fallback is not None:
         return _fallback
     path = Path(cache_folder())
@@ -46,13 +48,62 @@ def cache_dir() -> Path:
     import logging
 
     _fallback = stand_in("sessdex-cache-")
+    _private = private_folder()
     logging.getLogger(__name__).warning(
-        "sessdex cannot keep its index in %s (%s): using a temporary one for "
-        "this run; set SESSDEX_HOME to a writable folder",
+        "sessdex cannot keep its index in %s (%s): %s; set SESSDEX_HOME to a "
+        "writable folder",
         path,
         problem,
+        "using a temporary one for this run"
+        if _private is None
+        else f"keeping it in {_private}, which the system may clear",
     )
     return _fallback
+
+
+def index_dir() -> Path:
+    """The folder of the index: the cache folder, or where that cannot be written, a
+    folder of this user's alone below the temporary folder, where the next run finds it
+    (an index rebuilt from nothing each run costs seconds over a big home). Database
+    snapshots, which may weigh GBs, are not kept there (/tmp may be memory)."""
+    folder = cache_dir()
+    return _private if _fallback is not None and _private is not None else folder
+
+
+def private_folder() -> Path | None:
+    """`<temporary folder>/sessdex-<uid>`, made if missing, where it is this user's alone:
+    a folder, not a link, owned by this user and closed to others (0700), in a temporary
+    folder that no one else may take it out of (sticky, as /tmp is, or open to none but
+    its owner, this user or root). None where any of it is not so: another user's
+    folder, or one others could have swapped in, is never used."""
+    import contextlib
+    import stat
+    import tempfile
+
+    if not hasattr(os, "geteuid"):  # Windows: the temporary folder is the user's own
+        return None
+    uid = os.geteuid()
+    base = tempfile.gettempdir()
+    folder = Path(base, f"sessdex-{uid}")
+    try:
+        above = os.stat(base)
+        shared = above.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        if above.st_uid not in (0, uid) or (
+            shared and not above.st_mode & stat.S_ISVTX
+        ):
+            return None
+        with contextlib.suppress(FileExistsError):  # checked below, as a made one
+            os.mkdir(folder, 0o700)
+        made = os.lstat(folder)
+    except OSError:
+        return None
+    if (
+        not stat.S_ISDIR(made.st_mode)
+        or made.st_uid != uid
+        or stat.S_IMODE(made.st_mode) & 0o077
+    ):
+        return None
+    return folder
 
 
 def stand_in(prefix: str) -> Path:

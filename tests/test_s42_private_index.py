@@ -1,0 +1,104 @@
+"""An index sessdex may not keep in its cache folder (a read-only home, a container) is
+kept in a folder of the user's own below the temporary folder, so the next run is warm:
+it was built from nothing on every run. That folder is used only where it is the user's
+alone (made 0700 by them, not a link, in a temporary folder others cannot move it out
+of); anything else gets the old stand-in, removed at exit."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from sessdex import api, paths
+from sessdex.sources import Home
+from tests.helpers import counting_parse, write_claude_session
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "geteuid"), reason="a temporary folder is the user's own there"
+)
+SID = "bbbbbbbb-0000-4000-8000-0000000000f1"
+
+
+def _blocked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Home, Path]:
+    """(a home, the temporary folder) for runs whose cache folder cannot be made."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("SESSDEX_HOME", str(blocker / "state"))
+    temporary = tmp_path / "tmp"
+    temporary.mkdir(mode=0o755)
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    home = Home.at(tmp_path / "home")
+    write_claude_session(home.path, SID, "/w/b")
+    return home, temporary
+
+
+def _run(home: Home, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids one run lists, as a new process would (nothing of the last run kept)."""
+    for name in ("_fallback", "_private"):
+        monkeypatch.setattr(paths, name, None, raising=False)
+    return [row.id for row in api.list_sessions(home).rows]
+
+
+def test_the_second_run_without_a_cache_folder_is_warm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    home, temporary = _blocked(tmp_path, monkeypatch)
+    parsed = counting_parse(monkeypatch)
+    with caplog.at_level("WARNING"):
+        assert _run(home, monkeypatch) == [SID]
+    assert len(parsed) == 1
+    folder = temporary / f"sessdex-{os.geteuid()}"
+    assert f"keeping it in {folder}" in caplog.text and "SESSDEX_HOME" in caplog.text
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert list(folder.glob("index-*.sqlite"))
+    assert _run(home, monkeypatch) == [SID]
+    assert len(parsed) == 1  # nothing read again
+    # a session written since is read, and only that one
+    write_claude_session(home.path, SID.replace("f1", "f2"), "/w/c")
+    assert sorted(_run(home, monkeypatch)) == [SID, SID.replace("f1", "f2")]
+    assert len(parsed) == 2
+
+
+def _not_ours(folder: Path, how: str, tmp_path: Path) -> None:
+    if how == "a link":
+        (tmp_path / "elsewhere").mkdir(mode=0o700)
+        folder.symlink_to(tmp_path / "elsewhere")
+    elif how == "open to others":
+        folder.mkdir()
+        folder.chmod(0o755)
+    elif how == "another user's":
+        folder.mkdir(mode=0o700)
+        os.chown(folder, 65534, 65534)
+
+
+@pytest.mark.parametrize("how", ["a link", "open to others", "another user's"])
+def test_a_folder_that_is_not_the_users_alone_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    if how == "another user's" and os.geteuid() != 0:
+        pytest.skip("only root can give a folder to another user")
+    home, temporary = _blocked(tmp_path, monkeypatch)
+    folder = temporary / f"sessdex-{os.geteuid()}"
+    _not_ours(folder, how, tmp_path)
+    parsed = counting_parse(monkeypatch)
+    assert _run(home, monkeypatch) == [SID]
+    assert _run(home, monkeypatch) == [SID]
+    assert len(parsed) == 2  # built again, as before, in a stand-in of each run's own
+    for where in (folder, tmp_path / "elsewhere"):
+        assert not where.exists() or not list(where.iterdir()), where
+
+
+def test_a_temporary_folder_others_may_replace_ours_in_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, temporary = _blocked(tmp_path, monkeypatch)
+    temporary.chmod(0o777)  # writable by all, without the sticky bit /tmp has
+    parsed = counting_parse(monkeypatch)
+    _run(home, monkeypatch)
+    _run(home, monkeypatch)
+    assert len(parsed) == 2
+    assert not (temporary / f"sessdex-{os.geteuid()}").exists()

@@ -218,13 +218,12 @@ class Diagnostics:
         room = MAX_DETAILS - len(self.details)
         self.details.extend((path, 0, why) for path, why in passed[: max(room, 0)])
         names = [path for path, why in passed if why == NAME_NOT_UTF8]
-        if names and _locale_reads_ascii():
+        if names and locale_reads_ascii():
             # the names may well be UTF-8: Python was told the file system is not
             self.problem(
                 f"{app}: passed over {len(names)} file name(s) that this locale "
                 f"({sys.getfilesystemencoding()}) cannot read, such as {names[0]}; "
-                "run sessdex in a UTF-8 locale (LC_ALL=C.UTF-8), or with "
-                "PYTHONUTF8=1, to list their sessions"
+                f"{LOCALE_CURE}, to list their sessions"
             )
         elif names:
             self.problem(
@@ -358,7 +357,11 @@ def _restored(
     )
 
 
-def _locale_reads_ascii() -> bool:
+# what reads the names an ASCII locale cannot (`locale_reads_ascii`)
+LOCALE_CURE = "run sessdex in a UTF-8 locale (LC_ALL=C.UTF-8), or with PYTHONUTF8=1"
+
+
+def locale_reads_ascii() -> bool:
     """Whether Python decodes file names in something narrower than UTF-8 (an ASCII
     locale with UTF-8 mode turned off: `LC_ALL=C PYTHONUTF8=0`)."""
     return sys.getfilesystemencoding().replace("-", "").lower() != "utf8"

@@ -35,6 +35,27 @@ def is_text(name: str) -> bool:
     return True
 
 
+def is_utf8(name: str) -> bool:
+    """Whether `name`'s bytes are valid UTF-8, whichever encoding Python read them in."""
+    try:
+        os.fsencode(name).decode()
+    except UnicodeError:
+        return False
+    return True
+
+
+def as_named(path: str) -> str:
+    """`path` as Python spells file names here: under an ASCII locale (UTF-8 mode off) a
+    non-ASCII name given as text ('jösé') stands for its UTF-8 bytes, which Python
+    spells with lone surrogates; no os call takes the text itself (UnicodeEncodeError)."""
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        with contextlib.suppress(UnicodeEncodeError):
+            return os.fsdecode(path.encode("utf-8", "surrogateescape"))
+    return path
+
+
 def shown(path: str | os.PathLike[str]) -> str:
     """`path` with the bytes that are not UTF-8 written out (`caf\\xe9`), to name it."""
     return os.fsencode(path).decode(errors="backslashreplace")

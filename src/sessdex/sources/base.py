@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import (
     Callable,
     Collection,
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Protocol, TypeAlias
 
 from .. import folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import LOCALE_CURE, Diagnostics, locale_reads_ascii
 from ..files import Line
 from ..model import Event, JSONValue, ResumePlan, Session, Usage
 
@@ -50,7 +51,7 @@ class Home:
 
     @classmethod
     def at(cls, path: str | os.PathLike[str]) -> Home:
-        return cls(Path(path).expanduser().absolute(), {})
+        return cls(Path(folders.as_named(os.fspath(path))).expanduser().absolute(), {})
 
     def env_dir(self, name: str) -> Path | None:
         """The folder an app's override variable names, if it is set and not empty."""
@@ -99,6 +100,13 @@ def not_text(location: Location) -> str | None:
         return None
     given = (location.override or "").partition("=")[0]
     source = f" (from {given})" if given else ""
+    if locale_reads_ascii() and folders.is_utf8(root):
+        # a valid name, which Python was told the file system cannot hold
+        return (
+            f"its folder {folders.shown(root)}{source} has a name that this locale "
+            f"({sys.getfilesystemencoding()}) cannot read: left out; {LOCALE_CURE}, "
+            "to list its sessions"
+        )
     return (
         f"its folder {folders.shown(root)}{source} has a name that is not valid UTF-8, "
         "which sessdex cannot store or print: left out; name it through a link with a "

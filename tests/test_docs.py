@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, get_args
 
@@ -58,6 +60,24 @@ def test_the_python_example_runs_as_the_readme_shows_it(
     out = capsys.readouterr().out
     assert "Checkout timeout under load" in out  # a listed session
     assert "lead " in out  # a tool call of the transcript
+    assert "7 events, the last: turn_end" in out  # what follow read of its history
+
+
+def test_the_python_example_type_checks_with_no_any(tmp_path: Path) -> None:
+    """What the README's snippet gets back is typed all the way down: mypy --strict
+    finds no expression of type Any in it (a script would lose its checks there)."""
+    pytest.importorskip("mypy")
+    script = tmp_path / "readme.py"
+    script.write_text(README.split("```python\n", 1)[1].split("```", 1)[0])
+    strict = ["--strict", "--disallow-any-expr", "--no-incremental"]
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", *strict, str(script)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert checked.returncode == 0, checked.stdout
 
 
 def _options(name: str) -> set[str]:

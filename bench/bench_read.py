@@ -8,8 +8,9 @@
     corpus: time to the first byte of output, index warm;
 (c) peak RSS of `sessdex show ID --json` over a 2 GB transcript holding 50 MB lines,
     written for this run into a temp dir and deleted after;
-(d) how peak RSS of `sessdex show ID --json` grows with the transcript: a 1 GB one vs a
-    quarter of it (the same mix, no big lines), both written for this run;
+(d) how peak RSS of `sessdex show ID --json`, and of a script iterating the api's
+    `transcript()` events, grows with the transcript: a 1 GB one vs a quarter of it (the
+    same mix, no big lines), both written for this run;
 (e) for information: `sessdex show ID --json --nl`'s first event on (a)'s transcript, the
     Claude survey pass run anew vs taken from what an earlier read kept (`passcache`),
     and after 1 MB more was appended.
@@ -428,29 +429,43 @@ def part_d(report: Report, workdir: Path, args: argparse.Namespace) -> None:
         )
         return
     peaks: dict[str, float] = {}
+    library: dict[str, float] = {}  # a script iterating api.transcript()'s events
     for name, size in (("small", small_mb), ("large", args.growth_mb)):
         made = make_real(workdir / f"growth-{name}", size)
         entry = made["sessions"][0]
         env = environment(workdir / f"state-growth-{name}")
         warm_index(made["home"], env)
         argv = sessdex("show", entry["id"], "--json", "--home", made["home"])
+        script = [PYTHON, "-c", API_PARSE, made["home"], entry["id"]]
         try:
             found = [run(argv, env, measure_rss=True) for _ in range(args.growth_runs)]
+            read = [run(script, env, measure_rss=True) for _ in range(args.growth_runs)]
         finally:
             shutil.rmtree(workdir / f"growth-{name}", ignore_errors=True)
-        if any(r.returncode != 0 for r in found):
-            report.check("show --json ran", False, last_line(found[0].stderr))
+        if any(r.returncode != 0 for r in found + read):
+            failed = next(r for r in found + read if r.returncode != 0)
+            report.check(
+                "show --json and the api read ran", False, last_line(failed.stderr)
+            )
             return
         peaks[name] = median([r.peak_rss for r in found])
+        library[name] = median([r.peak_rss for r in read])
         report.note(
             f"  {entry['real'] / 1e6:.0f} MB, {entry['lines']} lines: peak RSS median "
-            f"{mb(peaks[name])} [{', '.join(mb(r.peak_rss) for r in found)}]"
+            f"{mb(peaks[name])} [{', '.join(mb(r.peak_rss) for r in found)}]; "
+            f"api transcript() {mb(library[name])} [{', '.join(mb(r.peak_rss) for r in read)}]"
         )
     per_gb = (peaks["large"] - peaks["small"]) / (0.75 * args.growth_mb / 1024)
     report.note(f"  growth: {mb(per_gb)} per GB of transcript")
     ratio = peaks["large"] / peaks["small"]
     report.check(
         f"peak RSS <= {GROWTH_RATIO} x the quarter-size read's",
+        ratio <= GROWTH_RATIO,
+        f"{ratio:.2f} x",
+    )
+    ratio = library["large"] / library["small"]
+    report.check(
+        f"api transcript() peak RSS <= {GROWTH_RATIO} x the quarter-size read's",
         ratio <= GROWTH_RATIO,
         f"{ratio:.2f} x",
     )

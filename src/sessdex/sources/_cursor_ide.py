@@ -56,7 +56,7 @@ from ._values import (
     shown_json,
     text_of,
 )
-from .base import Home
+from .base import Home, WholeRead
 
 STORE = "state.vscdb"
 TABLE = "cursorDiskKV"
@@ -256,11 +256,18 @@ def parse_workspace(path: Path, app: str, diagnostics: Diagnostics) -> list[Sess
 
 
 def read(
-    session: Session, diagnostics: Diagnostics, *, full: bool = False
+    session: Session,
+    diagnostics: Diagnostics,
+    *,
+    full: bool = False,
+    last: int | None = None,
 ) -> Iterator[Event]:
     """The conversation's messages in header order, its sub-agents' merged in by time;
-    one message in memory at a time."""
+    one message in memory at a time. `last`: only the last messages (`read_last`), where
+    no sub-agent goes in among them."""
     db, _, cid = (session.path or "").rpartition("#")
+    if last is not None and cid.startswith(_cursor_chat.PREFIX):
+        raise WholeRead("a Chat panel tab is one JSON document")
     try:
         connection = databases.open_sqlite(db)
     except (sqlite3.Error, OSError) as error:
@@ -278,7 +285,7 @@ def read(
             return
         store = _Store(connection, Path(db), diagnostics, full=full)
         for kind, time, fields in _conversation(
-            store, cid, None, session.model, 0, {cid}
+            store, cid, None, session.model, 0, {cid}, last
         ):
             yield emit(kind, time, **fields)
     except sqlite3.Error as error:
@@ -294,15 +301,24 @@ def _conversation(
     model: str | None,
     depth: int,
     seen: set[str],
+    last: int | None = None,
 ) -> Iterator[Draft]:
     """One conversation's events; each sub-agent conversation goes in whole just before
     the first of its parent's events that came after it started (at the end when it has
-    no time), so nothing is held but the sub-agents' start times."""
+    no time), so nothing is held but the sub-agents' start times. `last`: only its last
+    messages' (each message's events are its own alone), where it has no sub-agents."""
     data = store.composer(cid)
     model = text_of(obj(data, "modelConfig"), "modelName") or model
+    headers = _headers(data)
+    if last is not None:
+        if _children(data):  # where they go in depends on every earlier message's time
+            raise WholeRead("sub-agents go in among its messages by time")
+        if len(headers) <= last:
+            raise WholeRead("no more messages than asked for")
+        headers = headers[-last:]
     waiting = _sub_agents(store, data, depth, seen) if depth < _DEPTH else []
     inline = _inline(data)
-    for header in _headers(data):
+    for header in headers:
         bubble = header if inline else store.bubble(cid, as_str(header.get("bubbleId")))
         if bubble and _simulated(header) and not _simulated(bubble):
             bubble = {**bubble, "isSimulatedMsg": True}  # the header said so

@@ -67,7 +67,7 @@ from ._values import (
     shown_text,
     type_tag,
 )
-from .base import Home, Location
+from .base import Home, Location, WholeRead
 
 NAME = "cursor"
 TITLE = "Cursor (CLI and IDE)"
@@ -380,6 +380,20 @@ def read(
             diagnostics.problem(f"{child.path}: vanished while reading")
 
 
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """`read` of only a store's last `rows` messages (see base.py): each message's events
+    are its own alone, so those of the last ones are what the whole read ends with."""
+    path = session.path or ""
+    if path.rpartition("#")[0].endswith(_cursor_ide.STORE):
+        yield from _cursor_ide.read(session, diagnostics, full=full, last=rows)
+    elif Path(path).name == "store.db":
+        yield from _Reader(session, diagnostics).store(Path(path), full=full, last=rows)
+    else:
+        raise WholeRead("a transcript file is read from its end")
+
+
 def _child_query(path: Path) -> str | None:
     try:
         head = files.head_lines(path, 5)
@@ -432,8 +446,11 @@ class _Reader:
                 )
                 self.diagnostics.unknown_type(str(kind))
 
-    def store(self, path: Path, *, full: bool) -> Iterator[Event]:
-        """A chat store's conversation: its messages in the root blob's order."""
+    def store(
+        self, path: Path, *, full: bool, last: int | None = None
+    ) -> Iterator[Event]:
+        """A chat store's conversation: its messages in the root blob's order (`last`:
+        only the last ones)."""
         try:
             connection = databases.open_sqlite(path)
         except (OSError, sqlite3.Error) as error:
@@ -447,8 +464,13 @@ class _Reader:
                     f"cursor: {path} holds no conversation we know"
                 )
                 return
+            ids = tree[0]
+            if last is not None:
+                if len(ids) <= last:
+                    raise WholeRead("no more messages than asked for")
+                ids = ids[-last:]
             for message in _cursor_store.messages(
-                connection, tree[0], self.diagnostics, str(path), full=full
+                connection, ids, self.diagnostics, str(path), full=full
             ):
                 role = message.get("role")
                 record = {"role": role, "message": message}

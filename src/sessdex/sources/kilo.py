@@ -31,7 +31,7 @@ from ..diagnostics import Diagnostics
 from ..model import Event, ResumePlan, Session, superseded
 from . import opencode
 from ._vscode_tasks import EDITOR_VARIABLES, TaskStore
-from .base import Home, Location
+from .base import Home, Location, WholeRead
 
 NAME = "kilo"
 TITLE = "Kilo Code (VS Code extension and Kilo CLI)"
@@ -130,6 +130,15 @@ def read(
     if session.path and "#session/" in session.path:
         return opencode.read(session, diagnostics, full=full, offset=offset)
     return _STORE.read(session, diagnostics, offset)
+
+
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """A Kilo CLI session's last `rows` messages, as OpenCode's (see base.py)."""
+    if not session.path or "#session/" not in session.path:
+        raise WholeRead("a task folder is read whole")
+    yield from opencode.read_last(session, diagnostics, rows, full=full)
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

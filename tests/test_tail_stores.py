@@ -1,0 +1,236 @@
+"""`show --tail N` reads only the last messages of the other database stores too (the Kilo
+CLI's, the Cursor IDE's, the Cursor CLI's chat store, Goose's), and shows exactly the last N
+lead events of the whole read; where that could differ, the whole read serves."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex import api, reading, sources
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.sources import Home
+from tests.conftest import app_home
+from tests.sources import test_cursor_ide
+from tests.sources.test_cursor import store_with_messages
+from tests.test_tail_rows import _lead, _records, _sessions, _unnumbered, _whole
+
+KILO_SESSION = "ses_dca3d578cffeM0KZq5E7M6Frvc"
+CURSOR_STORE = "5e5e5e5e-0000-4000-8000-00000000b16b"
+
+
+def _ends_the_whole_read(home: Home, app: str, rows: range) -> int:
+    """For each of the app's sessions in `home` and each window of rows: the events the
+    hook gives are those the whole read ends with. How many windows the hook gave."""
+    source = sources.get(app)
+    exercised = 0
+    for session in _sessions(home, app):
+        whole = _whole(session)
+        for count in rows:
+            last = reading.last_events(
+                source, session, Diagnostics(), count, _lead, len(whole) + 1
+            )
+            if last is None:
+                continue
+            exercised += 1
+            assert last, (session.id, count)
+            assert _unnumbered(last) == _unnumbered(whole[-len(last) :]), (
+                session.id,
+                count,
+            )
+    return exercised
+
+
+def test_each_kilo_cli_sessions_last_rows_end_its_whole_read() -> None:
+    assert _ends_the_whole_read(Home.at(app_home("kilo")), "kilo", range(1, 8)) >= 3
+
+
+def _grow_kilo(home: Path) -> str:
+    db = sqlite3.connect(home / ".local" / "share" / "kilo" / "kilo.db")
+    messages = db.execute(
+        "SELECT id FROM message WHERE session_id = ?", (KILO_SESSION,)
+    ).fetchall()
+    for copy in range(1, 121):
+        later = copy * 1_000_000
+        for (message_id,) in messages:
+            new = f"{message_id}_{copy:03d}"
+            db.execute(
+                "INSERT INTO message SELECT ?, session_id, time_created + ?, "
+                "time_updated + ?, data FROM message WHERE id = ?",
+                (new, later, later, message_id),
+            )
+            db.execute(
+                "INSERT INTO part SELECT id || ?, ?, session_id, time_created + ?, "
+                "time_updated + ?, data FROM part WHERE message_id = ?",
+                (f"_{copy:03d}", new, later, later, message_id),
+            )
+    db.commit()
+    db.close()
+    return KILO_SESSION
+
+
+def _bubble(n: int) -> dict[str, object]:
+    """The n-th message of a long Cursor IDE conversation: prompts, thinking, tool calls
+    with results, failed ones, token counts, a message of an unknown type."""
+    at = f"2026-11-29T{10 + n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
+    if n % 7 == 0:
+        return {"_v": 3, "type": 1, "text": f"prompt {n}", "createdAt": at}
+    if n % 11 == 0:
+        return {"_v": 3, "type": 9, "createdAt": at}
+    tool = {"name": "run_terminal_cmd", "toolCallId": f"call_{n}",
+            "rawArgs": json.dumps({"command": f"echo {n}"}),
+            "result": json.dumps({"output": f"{n}"}),
+            "status": "error" if n % 5 == 0 else "completed"}  # fmt: skip
+    return {"_v": 3, "type": 2, "createdAt": at, "text": f"step {n}",
+            "thinking": {"text": f"think {n}"}, "toolFormerData": tool,
+            "tokenCount": {"inputTokens": n, "outputTokens": 2}}  # fmt: skip
+
+
+def _grow_cursor_ide(home: Path) -> str:
+    """The Cursor IDE sample store, its chat without sub-agents grown to 400 messages."""
+    path = test_cursor_ide.sample(home)
+    chat = test_cursor_ide.CHAT
+    db = sqlite3.connect(path)
+    bubbles = [(f"g{n}", 1 if n % 7 == 0 else 2) for n in range(400)]
+    db.execute(
+        "UPDATE cursorDiskKV SET value = ? WHERE key = ?",
+        (json.dumps(test_cursor_ide.composer(chat, bubbles, name="Long chat")),
+         f"composerData:{chat}"),
+    )  # fmt: skip
+    db.executemany(
+        "INSERT INTO cursorDiskKV VALUES (?, ?)",
+        [(f"bubbleId:{chat}:g{n}", json.dumps(_bubble(n))) for n in range(400)],
+    )
+    db.commit()
+    db.close()
+    return chat
+
+
+def _grow_cursor_store(home: Path) -> str:
+    """A Cursor CLI chat no transcript holds, of 400 messages in its store."""
+    shutil.copytree(app_home("cursor"), home, dirs_exist_ok=True, symlinks=True)
+    messages: list[dict[str, object]] = [{"role": "system", "content": "be brief"}]
+    for n in range(400):
+        if n % 3 == 0:
+            messages.append({"role": "user", "content": [{"type": "text", "text":
+                f"<user_query>\nstep {n}?\n</user_query>"}]})  # fmt: skip
+        elif n % 3 == 1:
+            messages.append({"role": "assistant", "content": [
+                {"type": "reasoning", "text": f"think {n}"},
+                {"type": "text", "text": f"running {n}"},
+                {"type": "tool-call", "toolCallId": f"t{n}", "toolName": "Shell",
+                 "args": {"command": f"echo {n}"}}]})  # fmt: skip
+        else:
+            messages.append({"role": "tool", "content": [{"type": "tool-result",
+                "toolCallId": f"t{n - 1}", "toolName": "Shell", "result": f"{n}"}]})  # fmt: skip
+    chats = home / ".cursor" / "chats" / "0123456789abcdef0123456789abcdef"
+    store_with_messages(chats / CURSOR_STORE, messages, "/workspaces/app",
+                        name="New Agent", createdAt=1781256145540)  # fmt: skip
+    return CURSOR_STORE
+
+
+GROW: dict[str, tuple[str, Callable[[Path], str]]] = {
+    "kilo": ("kilo", _grow_kilo),
+    "cursor-ide": ("cursor", _grow_cursor_ide),
+    "cursor-store": ("cursor", _grow_cursor_store),
+}
+
+
+@pytest.fixture(params=sorted(GROW))
+def big(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Home, str, str]:
+    """A home of the app holding one session grown past a window of rows."""
+    app, grow = GROW[str(request.param)]
+    home = tmp_path / "home"
+    if app == "kilo":
+        shutil.copytree(app_home(app), home, symlinks=True)
+    home.mkdir(exist_ok=True)
+    return Home.at(home), grow(home), app
+
+
+@pytest.mark.parametrize("count", [1, 3, 50, 200])
+def test_tail_of_a_big_session_is_the_end_of_its_whole_read(
+    big: tuple[Home, str, str], count: int
+) -> None:
+    home, session_id, _ = big
+    whole = _whole(api.resolve(home, session_id))
+    assert len(whole) > 300  # more than one window of rows
+    found = api.transcript(home, session_id, tail=count)
+    shown = list(found.events)
+    assert found.seq_relative  # only the last rows were read
+    assert _unnumbered(shown) == _unnumbered(whole[-count:])
+
+
+def test_every_small_window_of_rows_of_a_big_home_ends_the_whole_read(
+    big: tuple[Home, str, str],
+) -> None:
+    home, _, app = big
+    assert _ends_the_whole_read(home, app, range(1, 12)) >= 11
+
+
+def test_show_tail_json_and_text_are_those_of_the_whole_read(
+    big: tuple[Home, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, session_id, app = big
+    where = ["--home", str(home.path)]
+    runner = CliRunner()
+
+    def show(*args: str) -> str:
+        result = runner.invoke(main, ["show", session_id, *args, *where])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    every = [r for r in _records(show("--json")) if r.get("agent_id") is None]
+    for count in (2, 40, 150):
+        tail = _records(show("--json", "--tail", str(count)))
+        assert tail == every[-count:]
+    text = show("--tail", "40", "--no-pager")
+    monkeypatch.delattr(sources.get(app), "read_last")  # the same tail, read whole
+    assert show("--tail", "40", "--no-pager") == text
+
+
+def test_a_cursor_conversation_with_sub_agents_is_read_whole(tmp_path: Path) -> None:
+    """A Cursor IDE sub-agent goes in among its lead's messages by when it started: the
+    tail of a conversation that has any comes from the whole read."""
+    test_cursor_ide.sample(tmp_path)
+    home = Home.at(tmp_path)
+    session = api.resolve(home, test_cursor_ide.AGENT)
+    hook = reading.last_events(
+        sources.get("cursor"), session, Diagnostics(), 1, _lead, 9
+    )
+    assert hook is None
+    found = api.transcript(home, test_cursor_ide.AGENT, tail=6)
+    shown = list(found.events)
+    assert not found.seq_relative
+    assert shown == _whole(session)[-6:]
+    assert "subagent" in [e.kind for e in shown]  # placed by time, before the last ones
+
+
+def test_a_missing_blob_in_a_cursor_stores_tail_is_counted_as_the_whole_read_counts_it(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    session_id = _grow_cursor_store(home)
+    db_path = next(home.glob(f".cursor/chats/*/{session_id}/store.db"))
+    db = sqlite3.connect(db_path)
+    gone = hashlib.sha256(
+        json.dumps({"role": "tool", "content": [{"type": "tool-result",
+            "toolCallId": "t397", "toolName": "Shell", "result": "398"}]}).encode()
+    ).hexdigest()  # fmt: skip
+    assert db.execute("DELETE FROM blobs WHERE id = ?", (gone,)).rowcount == 1
+    db.commit()
+    db.close()
+    whole = api.transcript(Home.at(home), session_id)
+    every = list(whole.events)
+    found = api.transcript(Home.at(home), session_id, tail=5)
+    assert found.seq_relative
+    assert _unnumbered(list(found.events)) == _unnumbered(every[-5:])
+    assert whole.diagnostics.to_json() != Diagnostics().to_json()
+    assert found.diagnostics.to_json() == whole.diagnostics.to_json()

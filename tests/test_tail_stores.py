@@ -137,10 +137,190 @@ def _grow_cursor_store(home: Path) -> str:
     return CURSOR_STORE
 
 
+def test_a_cursor_conversation_with_sub_agents_is_read_whole(tmp_path: Path) -> None:
+    """A Cursor IDE sub-agent goes in among its lead's messages by when it started: the
+    tail of a conversation that has any comes from the whole read."""
+    test_cursor_ide.sample(tmp_path)
+    home = Home.at(tmp_path)
+    session = api.resolve(home, test_cursor_ide.AGENT)
+    hook = reading.last_events(
+        sources.get("cursor"), session, Diagnostics(), 1, _lead, 9
+    )
+    assert hook is None
+    found = api.transcript(home, test_cursor_ide.AGENT, tail=6)
+    shown = list(found.events)
+    assert not found.seq_relative
+    assert shown == _whole(session)[-6:]
+    assert "subagent" in [e.kind for e in shown]  # placed by time, before the last ones
+
+
+def test_a_missing_blob_in_a_cursor_stores_tail_is_counted_as_the_whole_read_counts_it(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    session_id = _grow_cursor_store(home)
+    db_path = next(home.glob(f".cursor/chats/*/{session_id}/store.db"))
+    db = sqlite3.connect(db_path)
+    gone = hashlib.sha256(
+        json.dumps({"role": "tool", "content": [{"type": "tool-result",
+            "toolCallId": "t397", "toolName": "Shell", "result": "398"}]}).encode()
+    ).hexdigest()  # fmt: skip
+    assert db.execute("DELETE FROM blobs WHERE id = ?", (gone,)).rowcount == 1
+    db.commit()
+    db.close()
+    whole = api.transcript(Home.at(home), session_id)
+    every = list(whole.events)
+    found = api.transcript(Home.at(home), session_id, tail=5)
+    assert found.seq_relative
+    assert _unnumbered(list(found.events)) == _unnumbered(every[-5:])
+    assert whole.diagnostics.to_json() != Diagnostics().to_json()
+    assert found.diagnostics.to_json() == whole.diagnostics.to_json()
+
+
+def test_each_goose_sessions_last_rows_end_its_whole_read() -> None:
+    assert _ends_the_whole_read(Home.at(app_home("goose")), "goose", range(1, 12)) >= 5
+
+
+def _grow_goose(home: Path) -> str:
+    """A Goose session (schema v16) of 120 turns: turn contexts, tool calls (some that
+    look like async delegates), model calls in the ledger between its messages, two
+    compactions whose summaries come some rows after the history was hidden, and an
+    unreadable row."""
+    from tests.sources import test_goose as g
+
+    root, db = g.v16_home(home.parent / "goose")
+    shutil.rmtree(home, ignore_errors=True)
+    shutil.move(root, home)
+    db.close()
+    db = sqlite3.connect(
+        home / ".local" / "share" / "goose" / "sessions" / "sessions.db"
+    )
+    sid = "20260820_1"
+    g.add_session(db, sid, (900_000, 90_000, 1_000, 0), name="Long")
+    hidden = {"userVisible": True, "agentVisible": False}
+    only_model = {"userVisible": False, "agentVisible": True}
+    context = {**only_model, "turnContext": True}
+    clock = 0
+    for turn in range(120):
+        clock += 10
+        g.add_message(db, sid, "user", g.text(f"prompt {turn}"), clock)
+        g.add_message(db, sid, "user", g.text(f"<turn-context>{turn}"), clock, context)
+        arguments: dict[str, object] = {"command": f"echo {turn}"}
+        if turn % 5 == 0:  # not summon's, but the same arguments
+            arguments = {"instructions": f"look {turn}", "async": turn % 10 == 0}
+        request = {"type": "toolRequest", "id": f"call_{turn}", "toolCall": {
+            "status": "success", "value": {"name": "developer__shell", "arguments": arguments}}}  # fmt: skip
+        g.add_message(db, sid, "assistant", [request], clock + 1)
+        g.add_call(db, sid, clock + 1, g.SONNET, (1000, 100, 0, 0))
+        response = {"type": "toolResponse", "id": f"call_{turn}", "toolResult": {
+            "status": "success", "value": {"content": g.text(f"{turn}")}}}  # fmt: skip
+        g.add_message(db, sid, "user", [response], clock + 2)
+        meta = hidden if turn in (40, 41, 100, 101, 110) else g.VISIBLE
+        g.add_message(db, sid, "assistant", g.text(f"done {turn}"), clock + 3, meta)
+        g.add_call(db, sid, clock + 3, None, (500, 50, 0, 0), compaction=turn == 43)
+        if turn in (43, 103, 114):
+            g.add_message(
+                db, sid, "user", g.text(f"summary {turn}"), clock + 4, only_model
+            )
+        if turn in (60, 112):  # unreadable: the whole read passes over its time and
+            # its hiding of the history
+            db.execute(
+                "INSERT INTO messages (session_id, role, content_json, created_timestamp,"
+                " metadata_json) VALUES (?, 'assistant', '{broken', ?, ?)",
+                (sid, g.T0 + clock + 3, json.dumps(hidden)),
+            )
+    db.commit()
+    db.close()
+    return sid
+
+
+def test_every_window_of_a_big_goose_session_ends_its_whole_read(
+    tmp_path: Path,
+) -> None:
+    """Windows that start anywhere: before and after a compaction's hiding and its
+    summary, between a call and its result, at an unreadable row."""
+    home = tmp_path / "home"
+    sid = _grow_goose(home)
+    session = api.resolve(Home.at(home), sid)
+    whole = _whole(session)
+    assert [e.kind for e in whole].count("compaction") >= 2
+    source = sources.get("goose")
+    whole_reads = []
+    for rows in range(1, 160):
+        last = reading.last_events(source, session, Diagnostics(), rows, _lead, 10_000)
+        if last is None:
+            whole_reads.append(rows)
+            continue
+        assert _unnumbered(last) == _unnumbered(whole[-len(last) :]), rows
+    assert whole_reads == []
+
+
+def test_a_goose_session_with_sub_agents_is_read_whole(tmp_path: Path) -> None:
+    """A Goose sub-agent is read with the result that names it, and those no result
+    names after its lead's messages: its lead's tail comes from the whole read."""
+    from tests.sources import test_goose as g
+
+    root, db = g.v16_home(tmp_path)
+    g.delegation(db)
+    db.commit()
+    db.close()
+    home = Home.at(root)
+    session = api.resolve(home, "20260820_1")
+    hook = reading.last_events(
+        sources.get("goose"), session, Diagnostics(), 1, _lead, 9
+    )
+    assert hook is None
+    found = api.transcript(home, "20260820_1", tail=3)
+    shown = list(found.events)
+    assert not found.seq_relative
+    assert shown == _whole(session)[-3:]
+    assert "subagent" in [e.kind for e in shown]
+
+
+def test_a_model_call_an_unreadable_goose_row_would_let_pass_keeps_its_place(
+    tmp_path: Path,
+) -> None:
+    """The whole read gives a model call before the first readable message dated after
+    it; an unreadable row does not count. Here the row just before the last ones is
+    unreadable and dated after the call, the messages after it are dated before it and
+    then after: the call goes among them, as the whole read has it, never left out."""
+    from tests.sources import test_goose as g
+
+    home = tmp_path / "home"
+    sid = _grow_goose(home)
+    db = sqlite3.connect(
+        home / ".local" / "share" / "goose" / "sessions" / "sessions.db"
+    )
+    (end,) = db.execute("SELECT max(created_timestamp) FROM messages").fetchone()
+    end -= g.T0
+    g.add_call(db, sid, end + 50, g.SONNET, (7, 7, 0, 0))
+    db.execute(
+        "INSERT INTO messages (session_id, role, content_json, created_timestamp) "
+        "VALUES (?, 'assistant', '{broken', ?)",
+        (sid, g.T0 + end + 100),
+    )
+    for n, offset in enumerate((10, 11, 60)):
+        g.add_message(db, sid, "user", g.text(f"and {n}?"), end + offset)
+    db.commit()
+    db.close()
+    session = api.resolve(Home.at(home), sid)
+    whole = _whole(session)
+    kinds = ["user", "user", "usage", "user", "usage"]
+    assert [e.kind for e in whole[-5:]] == kinds
+    for rows in range(1, 8):
+        last = reading.last_events(
+            sources.get("goose"), session, Diagnostics(), rows, _lead, 10_000
+        )
+        assert last is None or _unnumbered(last) == _unnumbered(whole[-len(last) :])
+    found = api.transcript(Home.at(home), sid, tail=5)
+    assert _unnumbered(list(found.events)) == _unnumbered(whole[-5:])
+
+
 GROW: dict[str, tuple[str, Callable[[Path], str]]] = {
     "kilo": ("kilo", _grow_kilo),
     "cursor-ide": ("cursor", _grow_cursor_ide),
     "cursor-store": ("cursor", _grow_cursor_store),
+    "goose": ("goose", _grow_goose),
 }
 
 
@@ -194,43 +374,3 @@ def test_show_tail_json_and_text_are_those_of_the_whole_read(
     text = show("--tail", "40", "--no-pager")
     monkeypatch.delattr(sources.get(app), "read_last")  # the same tail, read whole
     assert show("--tail", "40", "--no-pager") == text
-
-
-def test_a_cursor_conversation_with_sub_agents_is_read_whole(tmp_path: Path) -> None:
-    """A Cursor IDE sub-agent goes in among its lead's messages by when it started: the
-    tail of a conversation that has any comes from the whole read."""
-    test_cursor_ide.sample(tmp_path)
-    home = Home.at(tmp_path)
-    session = api.resolve(home, test_cursor_ide.AGENT)
-    hook = reading.last_events(
-        sources.get("cursor"), session, Diagnostics(), 1, _lead, 9
-    )
-    assert hook is None
-    found = api.transcript(home, test_cursor_ide.AGENT, tail=6)
-    shown = list(found.events)
-    assert not found.seq_relative
-    assert shown == _whole(session)[-6:]
-    assert "subagent" in [e.kind for e in shown]  # placed by time, before the last ones
-
-
-def test_a_missing_blob_in_a_cursor_stores_tail_is_counted_as_the_whole_read_counts_it(
-    tmp_path: Path,
-) -> None:
-    home = tmp_path / "home"
-    session_id = _grow_cursor_store(home)
-    db_path = next(home.glob(f".cursor/chats/*/{session_id}/store.db"))
-    db = sqlite3.connect(db_path)
-    gone = hashlib.sha256(
-        json.dumps({"role": "tool", "content": [{"type": "tool-result",
-            "toolCallId": "t397", "toolName": "Shell", "result": "398"}]}).encode()
-    ).hexdigest()  # fmt: skip
-    assert db.execute("DELETE FROM blobs WHERE id = ?", (gone,)).rowcount == 1
-    db.commit()
-    db.close()
-    whole = api.transcript(Home.at(home), session_id)
-    every = list(whole.events)
-    found = api.transcript(Home.at(home), session_id, tail=5)
-    assert found.seq_relative
-    assert _unnumbered(list(found.events)) == _unnumbered(every[-5:])
-    assert whole.diagnostics.to_json() != Diagnostics().to_json()
-    assert found.diagnostics.to_json() == whole.diagnostics.to_json()

@@ -65,7 +65,7 @@ from __future__ import annotations
 import itertools
 import shutil
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Unpack
@@ -91,7 +91,7 @@ from ._values import (
     shown_text,
     type_tag,
 )
-from .base import Home, Location
+from .base import Home, Location, WholeRead
 
 NAME = "goose"
 TITLE = "Goose"
@@ -564,6 +564,21 @@ def read(
         )
 
 
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """`read` of only a database session's last `rows` messages (see base.py): what the
+    whole read carries from the rows before them (where the model calls go, whether a
+    compaction's summary is awaited, which calls were delegates) is taken from those
+    rows' small columns and from as few of them as say it; a session with sub-agents,
+    or whose last rows name one, is read whole. A result's call is the nearest earlier
+    one of its id (providers' call ids name one call each)."""
+    if not session.path or "#sessions/" not in session.path:
+        raise WholeRead("a JSONL file is read from its end")
+    reader = _Reader(session.id, diagnostics, full)
+    yield from reader.database(session.path.split("#sessions/")[0], last=rows)
+
+
 def _counter_prefix(values: Mapping[str, object]) -> str:
     """`accumulated_` (the session's sum) where Goose wrote it, else the plain counters."""
     accumulated = any(
@@ -725,6 +740,150 @@ def _unledgered_total(
     return max(0, recorded - sum(call.total or 0 for call in calls))
 
 
+def _message_rows(connection: sqlite3.Connection) -> str:
+    """The query of a session's message rows: (id, role, rowid, time, metadata)."""
+    columns = databases.table_columns(connection, "messages")
+    created = "created_timestamp" if "created_timestamp" in columns else "NULL"
+    metadata = "metadata_json" if "metadata_json" in columns else "NULL"
+    return f"SELECT id, role, rowid, {created}, {metadata} FROM messages WHERE session_id = ? "
+
+
+# the rows before the last ones looked at for what they carry, before reading whole
+_LOOK_BACK = 16
+
+
+class _Earlier:
+    """The rows before the last ones a tail reads, newest first, for what the whole read
+    carries from them into those: each is read only when asked, most not at all."""
+
+    def __init__(
+        self,
+        reader: _Reader,
+        connection: sqlite3.Connection,
+        first: object,
+        rows: Iterator[tuple[object, ...]],
+    ) -> None:
+        self.reader = reader
+        self.connection = connection
+        self.first = first  # the id of the first of the last rows
+        self.rows = rows
+        self.seen: list[tuple[object, ...]] = []  # those taken from `rows` so far
+        self.known = False  # the lead's compaction state at the first row is settled
+
+    def row(self, n: int) -> tuple[object, ...] | None:
+        """The n-th row before the last ones (0: the one just before)."""
+        while len(self.seen) <= n:
+            row = next(self.rows, None)
+            if row is None:
+                return None
+            self.seen.append(row)
+        return self.seen[n]
+
+    def readable(self, row: tuple[object, ...]) -> tuple[object] | None:
+        """The row's content where the whole read reads it (its findings are not this
+        read's: the rows it counts are the last ones)."""
+        return self.reader.items(self.connection, row[0], row[2], Diagnostics())
+
+    def compacted_known(self) -> None:
+        self.known = True
+
+    def compacted(self) -> bool:
+        """Whether a compaction had hidden the lead's history and its summary was still to
+        come, after the earlier rows: the newest readable one that sets or clears it says."""
+        if self.known:
+            return False  # settled by the last rows themselves
+        n = 0
+        while (row := self.row(n)) is not None:
+            n += 1
+            role, meta = row[1], json_object(row[4])
+            hides = meta.get("agentVisible") is False
+            clears = role == "user" and meta.get("userVisible") is False
+            if (hides or clears) and self.readable(row) is not None:
+                return hides
+        return False
+
+    def calls_given(self, calls: list[_Call]) -> int:
+        """How many of the ledger's calls the whole read gives before the first of the
+        last rows: those before the time of a readable earlier message (the readable ones
+        alone move it). Counted over every earlier row's time, then over the few newest
+        read: where both agree, no unreadable row between could change it."""
+        if not calls:
+            return 0
+        columns = databases.table_columns(self.connection, "messages")
+        created = "created_timestamp" if "created_timestamp" in columns else "NULL"
+        times = self.connection.execute(
+            f"SELECT {created} FROM messages WHERE session_id = ? AND id < ? ORDER BY id",
+            (self.reader.session_id, self.first),
+        )
+        every = _given(calls, (db_time(t) for (t,) in times))
+        newest: list[datetime | None] = []
+        for n in range(_LOOK_BACK):
+            row = self.row(n)
+            if row is None:
+                break
+            if self.readable(row) is not None:
+                newest.insert(0, db_time(row[3]))
+                if _given(calls, newest) == every:
+                    return every
+        raise WholeRead("an unreadable earlier message may have held the calls back")
+
+    def requests(
+        self, messages: list[tuple[datetime | None, object, object, dict[str, object]]]
+    ) -> None:
+        """Note the earlier tool calls that the last rows' results answer (a delegate's
+        result is told by its call): they are among the few rows just before."""
+        asked: set[str] = set()
+        open_: set[str] = set()
+        for _, _, items, _ in messages:
+            for item in _dicts(items):
+                kind = type_tag(item.get("type"))
+                call_id = as_str(item.get("id"))
+                if call_id is None:
+                    continue
+                if kind in ("toolRequest", "frontendToolRequest"):
+                    asked.add(call_id)
+                elif kind == "toolResponse" and call_id not in asked:
+                    open_.add(call_id)
+        n = 0
+        while open_:
+            row = self.row(n) if n < _LOOK_BACK else None
+            if row is None:
+                raise WholeRead("a result whose call is not among the rows just before")
+            n += 1
+            content = self.readable(row)
+            found = [
+                item
+                for item in _dicts(content[0] if content else None)
+                if type_tag(item.get("type")) in ("toolRequest", "frontendToolRequest")
+                and as_str(item.get("id")) in open_
+            ]
+            for item in found:  # as the whole read notes them, in their order
+                call = _result(item.get("toolCall"))
+                arguments = json_copy(
+                    call.get("arguments") if isinstance(call, dict) else None
+                )
+                self.reader.requested(as_str(item.get("id")), arguments)
+            open_ -= {as_str(item.get("id")) for item in found}
+
+
+def _dicts(items: object) -> list[dict[str, object]]:
+    return [
+        i for i in (items if isinstance(items, list) else []) if isinstance(i, dict)
+    ]
+
+
+def _given(calls: list[_Call], times: Iterable[datetime | None]) -> int:
+    """How many calls `session` gives before messages of these times come to an end."""
+    given = 0
+    for time in times:
+        while given < len(calls):
+            when = calls[given].time
+            if when is not None and (time is None or when >= time):
+                break
+            given += 1
+    return given
+
+
 class _Reader:
     def __init__(
         self, session_id: str, diagnostics: Diagnostics, full: bool = False
@@ -745,6 +904,8 @@ class _Reader:
         # agents whose history a compaction took from the model (agentVisible false)
         # and whose summary has not come yet
         self.compacted: set[str | None] = set()
+        # the rows before the last ones a tail reads (read_last), else None
+        self.earlier: _Earlier | None = None
 
     def say(
         self,
@@ -812,7 +973,7 @@ class _Reader:
         else:
             self.diagnostics.unknown_type(f"actionRequired:{kind}")
 
-    def database(self, db: str) -> Iterator[Event]:
+    def database(self, db: str, last: int | None = None) -> Iterator[Event]:
         try:
             connection = databases.open_sqlite(db)
         except (OSError, sqlite3.Error) as error:
@@ -827,7 +988,10 @@ class _Reader:
             if not {"session_id", "role", "content_json"} <= columns:
                 self.diagnostics.problem(f"{NAME}: {db} has no messages table we know")
                 return
-            yield from self.session(connection, self.session_id, None, 0)
+            if last is None:
+                yield from self.session(connection, self.session_id, None, 0)
+            else:
+                yield from self.last_messages(connection, last)
         except sqlite3.Error as error:
             self.diagnostics.problem(read_failed(NAME, db, error))
         finally:
@@ -957,29 +1121,103 @@ class _Reader:
         yield from self.session(connection, child, child, depth + 1)
 
     def messages(
-        self, connection: sqlite3.Connection, session_id: str
+        self,
+        connection: sqlite3.Connection,
+        session_id: str,
+        rows: Iterable[tuple[object, ...]] | None = None,
     ) -> Iterator[tuple[datetime | None, object, object, dict[str, object]]]:
-        columns = databases.table_columns(connection, "messages")
-        created = "created_timestamp" if "created_timestamp" in columns else "NULL"
-        metadata = "metadata_json" if "metadata_json" in columns else "NULL"
-        rows = connection.execute(
-            f"SELECT id, role, rowid, {created}, {metadata} FROM messages WHERE session_id = ? ORDER BY id",
-            (session_id,),
-        )
+        """The session's readable messages in order (of `rows`, `_message_rows`' rows,
+        where given)."""
+        if rows is None:
+            rows = connection.execute(
+                _message_rows(connection) + "ORDER BY id", (session_id,)
+            )
         for row_id, role, rowid, stamp, meta in rows:
-            where = f"{self.db}#messages/{row_id}"
-            content = databases.bounded_value(
-                connection, "messages", "content_json", rowid, full=self.full,
-                diagnostics=self.diagnostics, where=where,
-            )  # fmt: skip
-            if content is None:
-                continue  # counted "too long", or no content at all
-            try:
-                items = orjson.loads(content)
-            except orjson.JSONDecodeError:
-                self.diagnostics.skip(where, 0, "not JSON")
-                continue
-            yield db_time(stamp), role, items, json_object(meta)
+            content = self.items(connection, row_id, rowid, self.diagnostics)
+            if content is not None:
+                yield db_time(stamp), role, content[0], json_object(meta)
+
+    def items(
+        self,
+        connection: sqlite3.Connection,
+        row_id: object,
+        rowid: object,
+        diagnostics: Diagnostics,
+    ) -> tuple[object] | None:
+        """A message's content (JSON `null` too), or None where the whole read passes it
+        over (counted)."""
+        where = f"{self.db}#messages/{row_id}"
+        if not isinstance(rowid, int):
+            return None
+        content = databases.bounded_value(
+            connection, "messages", "content_json", rowid, full=self.full,
+            diagnostics=diagnostics, where=where,
+        )  # fmt: skip
+        if content is None:
+            return None  # counted "too long", or no content at all
+        try:
+            items: object = orjson.loads(content)
+        except orjson.JSONDecodeError:
+            diagnostics.skip(where, 0, "not JSON")
+            return None
+        return (items,)
+
+    def last_messages(
+        self, connection: sqlite3.Connection, last: int
+    ) -> Iterator[Event]:
+        """The lead's events of the session's last `last` messages, as `session` reads
+        them (raises WholeRead where that is not exact)."""
+        session_id = self.session_id
+        if (
+            self.linked
+            and connection.execute(
+                "SELECT 1 FROM sessions WHERE parent_session_id = ? LIMIT 1",
+                (session_id,),
+            ).fetchone()
+        ):
+            raise WholeRead("its sub-agents are read among its messages")
+        backwards = connection.execute(
+            _message_rows(connection) + "ORDER BY id DESC", (session_id,)
+        )
+        newest = backwards.fetchmany(last + 1)
+        if len(newest) <= last:
+            raise WholeRead("no more messages than asked for")
+        window = list(reversed(newest[:last]))
+        earlier = _Earlier(
+            self, connection, window[0][0], itertools.chain(newest[last:], backwards)
+        )
+        self.earlier = earlier
+        info = _session_row(connection, session_id)
+        model = as_str(json_object(info.get("model_config_json")).get("model_name"))
+        provider = as_str(info.get("provider_name"))
+        billing: dict[str, JSONValue] = {"provider": provider} if provider else {}
+        calls = _ledger(connection, session_id)
+        pending = iter((calls or [])[earlier.calls_given(calls or []) :])
+        call = next(pending, None)
+        messages = list(self.messages(connection, session_id, window))
+        earlier.requests(messages)
+        for time, role, items, meta in messages:
+            while call is not None and (
+                call.time is None or (time is not None and call.time < time)
+            ):
+                yield from self.call(call, model, None, billing)
+                call = next(pending, None)
+            yield from self.message(role, items, time, meta, None, 0)
+        while call is not None:
+            yield from self.call(call, model, None, billing)
+            call = next(pending, None)
+        usage = _usage(_unledgered(info, calls), model, _unledgered_total(info, calls))
+        if usage is not None:
+            when = db_time(info.get("updated_at")) or self.last_time
+            if when is None:
+                raise WholeRead("the usage takes its time from an earlier message")
+            yield self.say(
+                "usage",
+                when,
+                None,
+                usage=usage,
+                extra={"scope": "session", "summed": True, **billing},
+            )
 
     def legacy(self, path: str, full: bool, offset: int) -> Iterator[Event]:
         try:
@@ -1017,6 +1255,19 @@ class _Reader:
             {"hidden": True} if meta.get("userVisible") is False else {}
         )
         hidden_from_model = meta.get("agentVisible") is False
+        if (
+            agent is None
+            and self.earlier is not None
+            and (
+                hidden_from_model
+                or (role == "user" and meta.get("userVisible") is False)
+            )
+        ):
+            # the first message of the last rows read that the state of a compaction
+            # matters to, or that sets it: where the rows before left it
+            if not hidden_from_model and self.earlier.compacted():
+                self.compacted.add(None)
+            self.earlier.compacted_known()
         if hidden_from_model:
             self.compacted.add(agent)
         if meta.get("userVisible") is False:
@@ -1042,6 +1293,16 @@ class _Reader:
         for item in items if isinstance(items, list) else []:
             if isinstance(item, dict):
                 yield from self.content(item, role, time, flags, agent, depth)
+
+    def requested(self, call_id: str | None, arguments: JSONValue) -> None:
+        """Note a tool call that may be summon's delegate, for its spawn and result."""
+        if call_id is not None and isinstance(arguments, dict):
+            instructions = as_str(arguments.get("instructions"))
+            source = as_str(arguments.get("source"))
+            if instructions or source:  # perhaps summon's delegate: for its spawn
+                self.delegations[call_id] = (instructions, source)
+                if arguments.get("async") is True:
+                    self.background.add(call_id)
 
     def content(
         self,
@@ -1074,13 +1335,7 @@ class _Reader:
                 call.get("arguments") if isinstance(call, dict) else None
             )
             call_id = as_str(item.get("id"))
-            if call_id is not None and isinstance(arguments, dict):
-                instructions = as_str(arguments.get("instructions"))
-                source = as_str(arguments.get("source"))
-                if instructions or source:  # perhaps summon's delegate: for its spawn
-                    self.delegations[call_id] = (instructions, source)
-                    if arguments.get("async") is True:
-                        self.background.add(call_id)
+            self.requested(call_id, arguments)
             yield self.say(
                 "tool_call",
                 time,
@@ -1103,6 +1358,8 @@ class _Reader:
             # says it was scheduled, and its outcome comes back as a hidden user message
             noted = as_dict(as_dict(value).get("_meta"))
             child = noted.get("subagent_session_id")
+            if self.earlier is not None and self.linked and isinstance(child, str):
+                raise WholeRead("a sub-agent is read with the result that names it")
             parent = agent or self.session_id
             after = noted.get("foreground_subagent") is True and not is_error
             spawned = self.spawn(child, parent, call_id, time, agent, depth)

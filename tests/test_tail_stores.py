@@ -229,18 +229,41 @@ def _grow_goose(home: Path) -> str:
                 " metadata_json) VALUES (?, 'assistant', '{broken', ?, ?)",
                 (sid, g.T0 + clock + 3, json.dumps(hidden)),
             )
+    # a session total to take the ledger's from, and a ledger row of odd values that
+    # the whole read counts as nothing: a negative, a fraction, text
+    db.execute(
+        "UPDATE sessions SET accumulated_total_tokens = 99000000 WHERE id = ?", (sid,)
+    )
+    db.execute(
+        "INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, "
+        "output_tokens, total_tokens, cache_read_tokens) VALUES (?, ?, ?, -5, 2.5, 9, '7')",
+        (sid, g.T0 + clock, g.SONNET),
+    )
     db.commit()
     db.close()
     return sid
 
 
+def _in_milliseconds(home: Path) -> None:
+    """The ledger's times in epoch milliseconds: times the tail cannot compare in SQL."""
+    db = sqlite3.connect(
+        home / ".local" / "share" / "goose" / "sessions" / "sessions.db"
+    )
+    db.execute("UPDATE usage_ledger SET created_timestamp = created_timestamp * 1000")
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize("ledger", ["seconds", "milliseconds"])
 def test_every_window_of_a_big_goose_session_ends_its_whole_read(
-    tmp_path: Path,
+    tmp_path: Path, ledger: str
 ) -> None:
     """Windows that start anywhere: before and after a compaction's hiding and its
     summary, between a call and its result, at an unreadable row."""
     home = tmp_path / "home"
     sid = _grow_goose(home)
+    if ledger == "milliseconds":
+        _in_milliseconds(home)
     session = api.resolve(Home.at(home), sid)
     whole = _whole(session)
     assert [e.kind for e in whole].count("compaction") >= 2
@@ -277,8 +300,9 @@ def test_a_goose_session_with_sub_agents_is_read_whole(tmp_path: Path) -> None:
     assert "subagent" in [e.kind for e in shown]
 
 
+@pytest.mark.parametrize("ledger", ["seconds", "milliseconds"])
 def test_a_model_call_an_unreadable_goose_row_would_let_pass_keeps_its_place(
-    tmp_path: Path,
+    tmp_path: Path, ledger: str
 ) -> None:
     """The whole read gives a model call before the first readable message dated after
     it; an unreadable row does not count. Here the row just before the last ones is
@@ -303,6 +327,8 @@ def test_a_model_call_an_unreadable_goose_row_would_let_pass_keeps_its_place(
         g.add_message(db, sid, "user", g.text(f"and {n}?"), end + offset)
     db.commit()
     db.close()
+    if ledger == "milliseconds":
+        _in_milliseconds(home)
     session = api.resolve(Home.at(home), sid)
     whole = _whole(session)
     kinds = ["user", "user", "usage", "user", "usage"]

@@ -78,6 +78,7 @@ from ..errors import NotQuotable
 from ..hints import named
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._values import (
+    MS_ABOVE,
     Emitter,
     EventFields,
     as_dict,
@@ -688,8 +689,11 @@ class _Call:
         self.carried = source == "carried_forward"
 
 
-def _ledger(connection: sqlite3.Connection, session_id: str) -> list[_Call] | None:
-    """The session's model calls, oldest first; None where the database has no ledger."""
+def _ledger(
+    connection: sqlite3.Connection, session_id: str, after: int = 0
+) -> list[_Call] | None:
+    """The session's model calls, oldest first (but for the first `after`); None where
+    the database has no ledger."""
     available = databases.table_columns(connection, "usage_ledger")
     if not {"session_id", "input_tokens", "output_tokens"} <= available:
         return None
@@ -699,13 +703,64 @@ def _ledger(connection: sqlite3.Connection, session_id: str) -> list[_Call] | No
     columns = [c if c in available else "NULL" for c in wanted]
     rows = connection.execute(
         f"SELECT {', '.join(columns)} FROM usage_ledger WHERE session_id = ? "
-        f"ORDER BY {columns[0]}, rowid",
-        (session_id,),
+        f"ORDER BY {columns[0]}, rowid LIMIT -1 OFFSET ?",
+        (session_id, after),
     ).fetchall()
     return [_Call(row) for row in rows]
 
 
-def _unledgered(info: Mapping[str, object], calls: list[_Call] | None) -> Counts:
+class _Spent:
+    """What a session's ledger rows sum to: counts, totals, whether a row has none."""
+
+    __slots__ = ("counts", "total", "untotalled")
+
+    def __init__(self, counts: Counts, total: int, untotalled: bool) -> None:
+        self.counts = counts
+        self.total = total
+        self.untotalled = untotalled
+
+
+def _spent(calls: list[_Call] | None) -> _Spent | None:
+    if calls is None:
+        return None
+    given, made, read, written = (sum(c.counts[i] for c in calls) for i in range(4))
+    return _Spent(
+        (given, made, read, written),
+        sum(call.total or 0 for call in calls),
+        any(call.total is None for call in calls),
+    )
+
+
+def _ledger_spent(connection: sqlite3.Connection, session_id: str) -> _Spent | None:
+    """`_spent` of every ledger row, summed in SQL as `_Call` reads each value: an
+    integer up to 2**53, else nothing (counts), a positive integer (totals)."""
+    available = databases.table_columns(connection, "usage_ledger")
+    if not {"session_id", "input_tokens", "output_tokens"} <= available:
+        return None
+    sums = [
+        f"SUM(CASE WHEN typeof({c}) = 'integer' AND {c} > 0 AND {c} <= {2**53} "
+        f"THEN {c} ELSE 0 END)"
+        if c in available
+        else "0"
+        for c in (f"{name}_tokens" for name in _COUNTS)
+    ]
+    positive = "typeof(total_tokens) = 'integer' AND total_tokens > 0"
+    if "total_tokens" in available:
+        sums += [f"SUM(CASE WHEN {positive} THEN total_tokens ELSE 0 END)",
+                 f"SUM(CASE WHEN {positive} THEN 0 ELSE 1 END)"]  # fmt: skip
+    else:
+        sums += ["0", "COUNT(*)"]
+    row = connection.execute(
+        f"SELECT {', '.join(sums)} FROM usage_ledger WHERE session_id = ?",
+        (session_id,),
+    ).fetchone()
+    given, made, read, written, total, untotalled = (
+        v if isinstance(v, int) else 0 for v in row
+    )
+    return _Spent((given, made, read, written), total, untotalled > 0)
+
+
+def _unledgered(info: Mapping[str, object], spent: _Spent | None) -> Counts:
     """What the session's counters hold beyond its ledger rows.
 
     Goose (schema v15) writes every model call to `usage_ledger` and adds it to the
@@ -717,27 +772,24 @@ def _unledgered(info: Mapping[str, object], calls: list[_Call] | None) -> Counts
     The per-message `metadata_json.usage` is not read: it repeats ledger rows, and misses
     compaction calls and calls whose usage a later one on the same message replaced.
     """
-    if calls is None:  # before the ledger: the counters are all there is
+    if spent is None:  # before the ledger: the counters are all there is
         return _counters(info, _counter_prefix(info))
     recorded = _counters(info, "accumulated_")
     given, made, read, written = (
-        max(0, total - sum(call.counts[i] for call in calls))
-        for i, total in enumerate(recorded)
+        max(0, total - spent.counts[i]) for i, total in enumerate(recorded)
     )
     return given, made, read, written
 
 
-def _unledgered_total(
-    info: Mapping[str, object], calls: list[_Call] | None
-) -> int | None:
+def _unledgered_total(info: Mapping[str, object], spent: _Spent | None) -> int | None:
     """The session total beyond its ledger rows, as `_unledgered` counts the rest; None
     where a ledger row has no total to take away (the remainder would be all of it)."""
-    if calls is None:
+    if spent is None:
         return _total(info, _counter_prefix(info))
     recorded = _total(info, "accumulated_")
-    if recorded is None or any(call.total is None for call in calls):
+    if recorded is None or spent.untotalled:
         return None
-    return max(0, recorded - sum(call.total or 0 for call in calls))
+    return max(0, recorded - spent.total)
 
 
 def _message_rows(connection: sqlite3.Connection) -> str:
@@ -801,6 +853,52 @@ class _Earlier:
             if (hides or clears) and self.readable(row) is not None:
                 return hides
         return False
+
+    def calls_counted(self) -> int | None:
+        """`calls_given` counted in SQL, where every time of the ledger and of the earlier
+        messages is a positive integer of epoch seconds (as Goose writes them): the calls
+        are then in time order, and those before the latest earlier message are given;
+        None where that does not hold, and `calls_given` counts them."""
+        connection, session_id = self.connection, self.reader.session_id
+        ledger = databases.table_columns(connection, "usage_ledger")
+        if not {"session_id", "created_timestamp"} <= ledger or (
+            "created_timestamp" not in databases.table_columns(connection, "messages")
+        ):
+            return None
+        seconds = (
+            "SUM(typeof(created_timestamp) = 'integer' AND created_timestamp > 0 "
+            f"AND created_timestamp <= {int(MS_ABOVE)}) = COUNT(*)"
+        )
+        (clean,) = connection.execute(
+            f"SELECT {seconds} FROM usage_ledger WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        latest, earlier_clean = connection.execute(
+            f"SELECT max(created_timestamp), {seconds} FROM messages "
+            "WHERE session_id = ? AND id < ?",
+            (session_id, self.first),
+        ).fetchone()
+        if not clean or not earlier_clean or not isinstance(latest, int):
+            return None
+
+        def before(time: object) -> int:
+            (count,) = connection.execute(
+                "SELECT COUNT(*) FROM usage_ledger WHERE session_id = ? "
+                "AND created_timestamp < ?",
+                (session_id, time),
+            ).fetchone()
+            return int(count)
+
+        every = before(latest)  # as if every earlier row were readable
+        newest = 0  # the latest time of the newest readable rows
+        for n in range(_LOOK_BACK):
+            row = self.row(n)
+            if row is None:
+                break
+            if self.readable(row) is not None and isinstance(row[3], int):
+                newest = max(newest, row[3])
+                if before(newest) == every:
+                    return every
+        raise WholeRead("an unreadable earlier message may have held the calls back")
 
     def calls_given(self, calls: list[_Call]) -> int:
         """How many of the ledger's calls the whole read gives before the first of the
@@ -1013,6 +1111,7 @@ class _Reader:
         provider = as_str(info.get("provider_name"))
         billing: dict[str, JSONValue] = {"provider": provider} if provider else {}
         calls = _ledger(connection, session_id)
+        spent = _spent(calls)
         pending = iter(calls or [])
         call = next(pending, None)
         if depth == 0 and (copied := _copied_from(connection, session_id)) is not None:
@@ -1034,7 +1133,7 @@ class _Reader:
         while call is not None:
             yield from self.call(call, model, agent, billing)
             call = next(pending, None)
-        usage = _usage(_unledgered(info, calls), model, _unledgered_total(info, calls))
+        usage = _usage(_unledgered(info, spent), model, _unledgered_total(info, spent))
         if usage is not None:
             yield self.say(
                 "usage",
@@ -1191,8 +1290,15 @@ class _Reader:
         model = as_str(json_object(info.get("model_config_json")).get("model_name"))
         provider = as_str(info.get("provider_name"))
         billing: dict[str, JSONValue] = {"provider": provider} if provider else {}
-        calls = _ledger(connection, session_id)
-        pending = iter((calls or [])[earlier.calls_given(calls or []) :])
+        given = earlier.calls_counted()
+        if given is not None:  # counted in SQL: only the calls after are read
+            calls = _ledger(connection, session_id, after=given)
+            spent = _ledger_spent(connection, session_id)
+        else:
+            calls = _ledger(connection, session_id)
+            spent = _spent(calls)
+            calls = (calls or [])[earlier.calls_given(calls or []) :]
+        pending = iter(calls or [])
         call = next(pending, None)
         messages = list(self.messages(connection, session_id, window))
         earlier.requests(messages)
@@ -1206,7 +1312,7 @@ class _Reader:
         while call is not None:
             yield from self.call(call, model, None, billing)
             call = next(pending, None)
-        usage = _usage(_unledgered(info, calls), model, _unledgered_total(info, calls))
+        usage = _usage(_unledgered(info, spent), model, _unledgered_total(info, spent))
         if usage is not None:
             when = db_time(info.get("updated_at")) or self.last_time
             if when is None:

@@ -11,6 +11,9 @@ wall time (medians of --runs runs, each a fresh process with the index already b
              calls, two results of 50 MB
   opencode   the real OpenCode home, one session given --parts parts and one 50 MB tool output
   crush      the Crush fixture home, one session given --parts messages, one result of 50 MB
+  goose      a Goose database (schema v16) of one session of --parts messages, a model call
+             in the ledger for each answer, one result of 50 MB
+  cursor     a Cursor IDE store of one conversation of --parts messages, one of 50 MB
 
 Commands: show (text, --json, --detail full, --tail 50), export md/html/json, tree,
 follow -n 50, replay (pacing asked away), usage session, doctor --deep.
@@ -202,6 +205,115 @@ def make_crush(out: Path, messages: int) -> str:
     return CRUSH_SESSION
 
 
+GOOSE_SESSION = "20260820_1"
+CURSOR_CONVERSATION = "c0a1b2c3-0000-4000-8000-00000000b16b"
+_GOOSE_SCHEMA = """
+CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '',
+    description TEXT NOT NULL DEFAULT '', session_type TEXT NOT NULL DEFAULT 'user',
+    working_dir TEXT NOT NULL, created_at TIMESTAMP, updated_at TIMESTAMP,
+    accumulated_input_tokens INTEGER, accumulated_output_tokens INTEGER,
+    provider_name TEXT, model_config_json TEXT, goose_mode TEXT NOT NULL DEFAULT 'auto',
+    parent_session_id TEXT);
+CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT,
+    session_id TEXT NOT NULL, role TEXT NOT NULL, content_json TEXT NOT NULL,
+    created_timestamp INTEGER NOT NULL, metadata_json TEXT);
+CREATE INDEX idx_messages_session ON messages(session_id);
+CREATE TABLE usage_ledger (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+    created_timestamp INTEGER NOT NULL, model TEXT, input_tokens INTEGER,
+    output_tokens INTEGER, total_tokens INTEGER, cache_read_tokens INTEGER,
+    cache_write_tokens INTEGER, cost_source TEXT, is_compaction INTEGER DEFAULT 0);
+"""
+
+
+def make_goose(out: Path, messages: int) -> str:
+    """One Goose session of `messages` tool calls and results, a ledger row per call."""
+    folder = out / "home" / ".local" / "share" / "goose" / "sessions"
+    folder.mkdir(parents=True)
+    db = sqlite3.connect(folder / "sessions.db")
+    db.executescript(_GOOSE_SCHEMA)
+    start = 1_795_946_400
+    db.execute(
+        "INSERT INTO sessions (id, name, working_dir, created_at, updated_at, "
+        "accumulated_input_tokens, accumulated_output_tokens, provider_name, "
+        "model_config_json) VALUES (?, 'Long', '/home/alex/code/shop-api', "
+        "'2026-11-29 10:00:00', '2026-11-30 10:00:00', ?, ?, 'anthropic', ?)",
+        (GOOSE_SESSION, messages * 500, messages * 50,
+         json.dumps({"model_name": "claude-sonnet-4-5"})),
+    )  # fmt: skip
+    visible = json.dumps({"userVisible": True, "agentVisible": True})
+    rows, calls = [], []
+    for n in range(0, messages, 2):
+        at = start + n
+        request = [{"type": "text", "text": f"Running {n}."},
+                   {"type": "toolRequest", "id": f"call_{n}", "toolCall": {"status": "success",
+                    "value": {"name": "developer__shell", "arguments": {"command": f"echo {n}"}}}}]  # fmt: skip
+        output = "z" * BIG if n == messages // 2 else f"line {n}\n" * 20
+        response = [{"type": "toolResponse", "id": f"call_{n}", "toolResult": {
+            "status": "success", "value": {"content": [{"type": "text", "text": output}]}}}]  # fmt: skip
+        rows.append(("assistant", json.dumps(request), at))
+        rows.append(("user", json.dumps(response), at + 1))
+        calls.append((at, 1000, 50))
+    db.executemany(
+        "INSERT INTO messages (session_id, role, content_json, created_timestamp, "
+        f"metadata_json) VALUES ('{GOOSE_SESSION}', ?, ?, ?, '{visible}')",
+        rows,
+    )
+    db.executemany(
+        "INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, "
+        f"output_tokens, total_tokens) VALUES ('{GOOSE_SESSION}', ?, "
+        "'claude-sonnet-4-5', ?, ?, 1050)",
+        calls,
+    )
+    db.commit()
+    db.close()
+    return GOOSE_SESSION
+
+
+def make_cursor(out: Path, messages: int) -> str:
+    """One Cursor IDE conversation of `messages` messages: prompts, tool calls, answers."""
+    folder = out / "home" / ".config" / "Cursor" / "User" / "globalStorage"
+    folder.mkdir(parents=True)
+    db = sqlite3.connect(folder / "state.vscdb")
+    db.execute(
+        "CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)"
+    )
+    db.execute(
+        "CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)"
+    )
+    cid = CURSOR_CONVERSATION
+    headers, rows = [], []
+    for n in range(messages):
+        at = (
+            f"2026-11-29T{10 + n // 3600 % 12:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
+        )
+        if n % 10 == 0:
+            bubble: dict[str, object] = {
+                "_v": 3,
+                "type": 1,
+                "text": f"step {n}?",
+                "createdAt": at,
+            }
+        else:
+            output = "z" * BIG if n == messages // 2 + 1 else f"line {n}\n" * 20
+            tool = {"name": "run_terminal_cmd", "toolCallId": f"call_{n}", "status": "completed",
+                    "rawArgs": json.dumps({"command": f"echo {n}"}),
+                    "result": json.dumps({"output": output})}  # fmt: skip
+            bubble = {"_v": 3, "type": 2, "createdAt": at, "text": f"Running {n}.",
+                      "toolFormerData": tool,
+                      "tokenCount": {"inputTokens": 1000, "outputTokens": 50}}  # fmt: skip
+        headers.append({"bubbleId": f"b{n}", "type": bubble["type"]})
+        rows.append((f"bubbleId:{cid}:b{n}", json.dumps(bubble)))
+    composer = {"_v": 16, "composerId": cid, "name": "Long", "createdAt": 1_795_946_400_000,
+                "lastUpdatedAt": 1_795_946_400_000, "unifiedMode": "agent",
+                "modelConfig": {"modelName": "claude-4.5-sonnet"},
+                "fullConversationHeadersOnly": headers}  # fmt: skip
+    rows.append((f"composerData:{cid}", json.dumps(composer)))
+    db.executemany("INSERT INTO cursorDiskKV VALUES (?, ?)", rows)
+    db.commit()
+    db.close()
+    return cid
+
+
 def measure(report: Report, name: str, home: Path, sid: str, runs: int, only: set[str]) -> list[str]:  # fmt: skip
     env = environment(Path(tempfile.mkdtemp(prefix="sessdex-whole-")))
     where = ["--home", str(home)]
@@ -245,7 +357,8 @@ def main() -> int:
     parser.add_argument("--parts", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
-        "--homes", default="claude,codex,subagents,gemini,opencode,crush"
+        "--homes",
+        default="claude,codex,subagents,gemini,opencode,crush,goose,cursor",
     )
     parser.add_argument(
         "--commands", default="", help="only these labels, comma-separated"
@@ -275,6 +388,10 @@ def main() -> int:
                 sid = make_opencode(out, args.parts)
             elif name == "crush":
                 sid = make_crush(out, args.parts)
+            elif name == "goose":
+                sid = make_goose(out, args.parts)
+            elif name == "cursor":
+                sid = make_cursor(out, args.parts)
             else:
                 raise SystemExit(f"unknown home {name!r}")
             report.note(f"\n{name}: {sid}")

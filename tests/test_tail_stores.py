@@ -400,3 +400,32 @@ def test_show_tail_json_and_text_are_those_of_the_whole_read(
     text = show("--tail", "40", "--no-pager")
     monkeypatch.delattr(sources.get(app), "read_last")  # the same tail, read whole
     assert show("--tail", "40", "--no-pager") == text
+
+
+def test_a_goose_tail_holds_the_rows_still_in_the_wal(tmp_path: Path) -> None:
+    """Goose writes in WAL mode: the newest messages may be only in `-wal`. The tail is
+    read from the same snapshot as the whole read, so it ends with them."""
+    from tests.sources import test_goose as g
+
+    home = tmp_path / "home"
+    sid = _grow_goose(home)
+    path = home / ".local" / "share" / "goose" / "sessions" / "sessions.db"
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA wal_autocheckpoint=0")
+    (end,) = db.execute("SELECT max(created_timestamp) FROM messages").fetchone()
+    for n in range(3):
+        g.add_message(db, sid, "user", g.text(f"only in the wal {n}"), end - g.T0 + n)
+    db.commit()
+    try:
+        assert path.with_name("sessions.db-wal").stat().st_size > 0
+        session = api.resolve(Home.at(home), sid)
+        whole = _whole(session)
+        found = api.transcript(Home.at(home), sid, tail=4)
+        shown = list(found.events)
+        assert found.seq_relative
+        typed = [e.text for e in shown if e.kind == "user"]
+        assert typed[-2:] == ["only in the wal 1", "only in the wal 2"]
+        assert _unnumbered(shown) == _unnumbered(whole[-4:])
+    finally:
+        db.close()

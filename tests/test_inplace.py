@@ -327,13 +327,17 @@ def test_show_tail_never_shows_half_of_each_commit(
     home, _, writer = app
     assert titles(home)[ONE] == "one 0"
     monkeypatch.setattr(inplace, "BATCH_SECONDS", 60.0)
-    read = commit_at(monkeypatch, 3, lambda: writer.commit(1))
+    # the 4th value read: the tail's look at the headers (too few messages to read
+    # from the end), then the whole read's headers and question; the answer is next
+    read = commit_at(monkeypatch, 4, lambda: writer.commit(1))
     shown = api.transcript(home, ONE, tail=5)
     said = [" ".join((e.text or "").split()[:2]) for e in shown.events if e.text]
     assert said == ["question 1", "answer 1"]
     assert shown.diagnostics.problems == []
-    # read once, and once again after the commit: not once per window tried
-    assert read.count(f"composerData:{ONE}") == 2
+    assert read[:4] == [f"composerData:{ONE}", f"composerData:{ONE}",
+                        f"bubbleId:{ONE}:q", f"bubbleId:{ONE}:a"]  # fmt: skip
+    # that look, the whole read, and once again after the commit: not once per window
+    assert read.count(f"composerData:{ONE}") == 3
 
 
 def test_watch_never_shows_half_of_each_commit(

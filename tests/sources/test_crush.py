@@ -497,3 +497,52 @@ def test_a_windows_homes_registry_and_projects_are_found_in_its_copy(
     result = CliRunner().invoke(main, ["list", "--json", "--home", str(copy)])
     assert result.exit_code == 0, result.output
     assert MAIN in {s["id"] for s in json.loads(result.stdout) if s["app"] == "crush"}
+
+
+@pytest.mark.parametrize("drift", ["renamed", "retyped"])
+def test_a_registry_entry_whose_path_drifted_still_finds_its_project_by_data_dir(
+    tmp_path: Path, drift: str
+) -> None:
+    # an entry with no usable `path` was passed over: the project's sessions went
+    # missing, unsaid, though the entry still named where its data is
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    registry_file = home / ".local" / "share" / "crush" / "projects.json"
+    document = json.loads(registry_file.read_text())
+    entry = document["projects"][0]
+    if drift == "renamed":
+        entry["projectPath"] = entry.pop("path")
+    else:
+        entry["path"] = {"value": entry["path"]}
+    registry_file.write_text(json.dumps(document))
+    found = sessions(home)
+    assert found[MAIN].cwd == SHOP and CHILD in found
+
+
+def test_a_registry_whose_projects_are_not_a_list_is_read_as_a_torn_one(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    registry_file = home / ".local" / "share" / "crush" / "projects.json"
+    document = json.loads(registry_file.read_text())
+    document["projects"] = {str(n): p for n, p in enumerate(document["projects"])}
+    registry_file.write_text(json.dumps(document))
+    diagnostics = Diagnostics()
+    assert {MAIN, NOORA, DBOS} <= set(sessions(home, diagnostics))
+    assert any("projects.json does not parse" in p for p in diagnostics.problems)
+
+
+def test_a_session_row_with_no_id_is_counted_not_dropped_unsaid(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = sqlite3.connect(home / "code" / "noora" / ".opencode" / "opencode.db")
+    db.execute("UPDATE sessions SET id = NULL WHERE id = ?", (NOORA,))
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert NOORA not in found and MAIN in found
+    assert diagnostics.skipped == {"bad value": 1}

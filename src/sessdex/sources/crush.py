@@ -154,17 +154,19 @@ def _projects(location: Location) -> list[_Project]:
     registry = files.read_json_file(
         location.root / "projects.json", limit=16 * 1024 * 1024
     )
-    listed = (
-        registry.get("projects")
-        if isinstance(registry, dict)
-        else _salvaged(location.root / "projects.json")
-    )
+    listed = registry.get("projects") if isinstance(registry, dict) else None
+    if not isinstance(listed, list):  # torn, or not the shape Crush writes
+        listed = _salvaged(location.root / "projects.json")
     projects = []
     for item in listed if isinstance(listed, list) else []:
-        path = item.get("path") if isinstance(item, dict) else None
+        item = item if isinstance(item, dict) else {}
+        path, data_dir = item.get("path"), item.get("data_dir")
+        if (not isinstance(path, str) or not path) and isinstance(data_dir, str):
+            # an entry whose `path` went missing still names its data (as `_salvaged`
+            # reads a torn registry): the project is the folder that holds it
+            path = str(as_written(data_dir).parent) if data_dir else None
         if not isinstance(path, str) or not path:
             continue
-        data_dir = item.get("data_dir")
         data_dir = (
             data_dir
             if isinstance(data_dir, str) and data_dir
@@ -210,9 +212,8 @@ def _registry_torn(location: Location) -> bool:
     registry = files.read_json_file(
         location.root / "projects.json", limit=16 * 1024 * 1024
     )
-    return not isinstance(registry, dict) and folders.is_file(
-        location.root / "projects.json"
-    )
+    shaped = isinstance(registry, dict) and isinstance(registry.get("projects"), list)
+    return not shaped and folders.is_file(location.root / "projects.json")
 
 
 def _relocated(recorded: str, registry: Path) -> Path:
@@ -253,7 +254,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             return []
         columns = [c for c in _SESSION_COLUMNS if c in available]
         rows = connection.execute(
-            f"SELECT {', '.join(columns)} FROM sessions WHERE id NOT LIKE 'title-%' ORDER BY created_at, id"
+            f"SELECT {', '.join(columns)} FROM sessions WHERE id IS NULL OR id NOT LIKE 'title-%' ORDER BY created_at, id"
         ).fetchall()
         models = _last_models(connection)
         spawned_by = _spawning_tools(
@@ -270,6 +271,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         row = dict(zip(columns, values, strict=True))
         session_id = row["id"]
         if not isinstance(session_id, str) or not session_id:
+            diagnostics.skip(f"{path}#sessions", 0, "bad value")  # a row with no id
             continue
         model, provider = models.get(session_id, (None, None))
         extra: dict[str, JSONValue] = {"store": store}

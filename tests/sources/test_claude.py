@@ -1640,3 +1640,24 @@ def test_a_sub_agent_whose_transcript_is_gone_is_named(tmp_path: Path) -> None:
     whole = Diagnostics()
     events(SYNTHETIC / lead.name, whole)
     assert whole.problems == []
+
+
+def test_usage_passes_over_a_line_nested_past_the_decoders_depth(
+    tmp_path: Path,
+) -> None:
+    # a value nested thousands deep raised RecursionError out of the strict decoder:
+    # the file's every response went uncounted, "a sessdex bug"
+    original = next(DATA.glob("home/.claude/projects/-home-alex-code-shop-api/*.jsonl"))
+    path = tmp_path / original.name
+    lines = original.read_bytes().splitlines(keepends=True)
+    at = next(n for n, line in enumerate(lines) if b'"stop_reason":' in line)
+    record = json.loads(lines[at])
+    record["message"]["stop_reason"] = "DEEP"  # in a response counted on its own line
+    lines[at] = json.dumps(record).replace('"DEEP"', "[" * 5000 + "]" * 5000).encode()
+    path.write_bytes(
+        b"".join(lines[:at]) + lines[at] + b"\n" + b"".join(lines[at + 1 :])
+    )
+    counted = [r.usage for r in claude.usage_records(original, Diagnostics()).records]
+    others = [r.usage for r in claude.usage_records(path, Diagnostics()).records]
+    assert len(counted) > 1 and others  # the deep line's response alone is passed over
+    assert all(usage in counted for usage in others)

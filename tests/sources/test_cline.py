@@ -596,3 +596,22 @@ def test_a_task_file_cut_short_keeps_the_messages_before_its_cut(
     ]
     assert "stopped reading" in diagnostics.problems[0]
     assert diagnostics.skipped == {"truncated": 1}  # a cut, not a file of other JSON
+
+
+def test_a_task_whose_first_message_is_nested_past_the_decoders_depth_still_lists(
+    tmp_path: Path,
+) -> None:
+    # the head's messages were decoded with the standard library, whose RecursionError
+    # escaped: the task was not listed at all, "a sessdex bug"
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    task = "1790931121000"
+    [ui] = home.glob(f".config/Code/User/globalStorage/{EXTENSION}/tasks/{task}/ui_*")
+    messages = json.loads(ui.read_text())
+    messages[0]["drift"] = "DEEP"
+    ui.write_text(json.dumps(messages).replace('"DEEP"', "[" * 5000 + "]" * 5000))
+    diagnostics = Diagnostics()
+    assert task in sessions(Home.at(home), diagnostics)
+    assert diagnostics.problems == []

@@ -216,8 +216,8 @@ class _Scan:
         counts now only if its key will merge it then."""
         try:
             line = _decode_line(data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            decoded = _loose(data)
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            decoded = _loose(data)  # RecursionError: nested too deep for msgspec
             if decoded is None:
                 return
             line = decoded

@@ -871,7 +871,7 @@ def _first_messages(head: bytes) -> list[dict[str, object]]:
     while position >= 0:
         try:
             value, end = decoder.raw_decode(text, position)
-        except ValueError:
+        except (ValueError, RecursionError):  # cut by the head's end; too deep for json
             break
         if isinstance(value, dict):
             found.append(value)

@@ -546,3 +546,23 @@ def test_a_session_row_with_no_id_is_counted_not_dropped_unsaid(
     found = sessions(home, diagnostics)
     assert NOORA not in found and MAIN in found
     assert diagnostics.skipped == {"bad value": 1}
+
+
+def test_doctor_says_so_when_the_registry_names_no_project_it_can_read(
+    tmp_path: Path,
+) -> None:
+    # `projects` drifted to a number: every project's sessions went missing, and as no
+    # database was read, nothing said why
+    from sessdex import api
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    registry_file = home / ".local" / "share" / "crush" / "projects.json"
+    registry_file.write_text(json.dumps({"projects": -1}))
+    [report] = api.doctor(Home.at(home), ["crush"])
+    assert report.notes == (
+        f"{registry_file} does not parse as Crush writes it and names no project; "
+        "only projects other agents recorded were looked at",
+    )
+    [report] = api.doctor(Home.at(HOME), ["crush"])
+    assert report.notes == ()

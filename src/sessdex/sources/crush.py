@@ -216,6 +216,17 @@ def _registry_torn(location: Location) -> bool:
     return not shaped and folders.is_file(location.root / "projects.json")
 
 
+def doctor_notes(location: Location) -> list[str]:
+    """A registry that names no project sessdex can read: every registered project's
+    sessions are missing, and no database is read to say so (`parse` says it of each)."""
+    if not _registry_torn(location) or _projects(location):
+        return []
+    return [
+        f"{location.root / 'projects.json'} does not parse as Crush writes it and names "
+        "no project; only projects other agents recorded were looked at"
+    ]
+
+
 def _relocated(recorded: str, registry: Path) -> Path:
     """`recorded` if it exists, else the same tail under a folder near the registry."""
     path = Path(recorded)

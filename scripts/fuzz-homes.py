@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Run many mutants of every fixture home through the CLI's commands (the long run of
+tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [home ...]`.
+
+Each case is drawn from its home's name and number, so a failure printed here is
+reproduced by naming that home and case again. Prints each failure, then a count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests import fuzzing
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("homes", nargs="*", help="home names (default: all)")
+    parser.add_argument("--cases", type=int, default=50, help="mutants per home")
+    parser.add_argument("--first", type=int, default=0, help="number of the first")
+    args = parser.parse_args()
+    every = fuzzing.homes()
+    names = args.homes or sorted(every)
+    ran = failed = 0
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="sessdex-fuzz-") as work:
+        for name in names:
+            folder = Path(work) / name
+            folder.mkdir()
+            for case in range(args.first, args.first + args.cases):
+                # a case stuck where no signal reaches Python (a C loop) says where
+                faulthandler.dump_traceback_later(300, exit=True)
+                failures = fuzzing.run_case(name, every[name], case, folder)
+                ran += 1
+                failed += bool(failures)
+                for failure in failures:
+                    print(failure, flush=True)
+    took = time.monotonic() - started
+    print(f"{ran} mutants over {len(names)} homes, {failed} failed, {took:.0f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

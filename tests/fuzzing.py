@@ -1,0 +1,620 @@
+"""Mutants of a whole fixture home, and what the CLI's commands make of each.
+
+A mutant is a copy of one app's home with one file damaged the way drifting formats and
+failing disks damage them: a value of another type, a key gone or renamed, a record type
+never seen, a time in another format, a cut or doubled byte, CRLF, a BOM, an empty file, a
+directory in a file's place, a SQLite column or table gone or of another type. `check`
+runs the commands a user runs over it, in this process and with SESSDEX_DEBUG=1 (so that
+nothing a command would swallow as "a sessdex bug" goes unseen), and says what went wrong.
+Used by tests/test_fuzz_homes.py (a few mutants per home) and scripts/fuzz-homes.py (many).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import sqlite3
+import traceback
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+REALCLI = ROOT.parent / "shared" / "corpus" / "realcli"
+SQLITE = b"SQLite format 3\x00"
+Json = object
+
+
+def homes() -> dict[str, Path]:
+    """Every fixture home: tests/data/<app>/home, and the real CLIs' homes where the
+    shared corpus sits beside the checkout."""
+    found = {p.parent.name: p for p in sorted(DATA.glob("*/home")) if p.is_dir()}
+    if REALCLI.is_dir():
+        found.update(
+            {f"realcli-{p.parent.name}": p for p in sorted(REALCLI.glob("*/home"))}
+        )
+    return found
+
+
+# --- values --------------------------------------------------------------------------
+
+
+def _deep(depth: int) -> Json:
+    value: Json = "bottom"
+    for _ in range(depth):
+        value = {"a": [value]}
+    return value
+
+
+ODD: list[Callable[[], Json]] = [
+    lambda: "text",
+    lambda: {"unexpected": {"nested": 1}},
+    lambda: ["a", 1, None],
+    lambda: None,
+    lambda: 42,
+    lambda: -1.5,
+    lambda: True,
+    lambda: 10**30,  # past 64 bits: readers built on fixed-width ints fail on it
+    lambda: _deep(60),
+    lambda: "",
+    lambda: [],
+    lambda: {},
+]
+
+TIMES: list[Json] = [
+    1764490211371,  # epoch ms
+    1764490211,  # epoch s
+    1764490211.5,
+    "1764490211371",
+    "2026-11-30T08:10:11",  # no zone
+    "2026-11-30T08:10:11+05:30",
+    "2026-11-30T08:10:11.123456789Z",
+    "2026-11-30 08:10:11",
+    "Mon, 30 Nov 2026 08:10:11 GMT",
+    -1,
+    0,
+    "9999-12-31T23:59:59Z",
+    253402300800000,  # the year 10000, in ms
+    10**20,
+    "0000-00-00T00:00:00Z",
+    "yesterday",
+]
+
+_ISO = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d")
+_TIME_KEY = re.compile(r"(?i)(time|date|_at$|At$|created|updated|start|end|ts$)")
+
+
+def _nodes(value: Json) -> list[tuple[Json, object, Json]]:
+    """(parent, key, node) for every node under the top one."""
+    out: list[tuple[Json, object, Json]] = []
+    stack: list[Json] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, child in node.items():
+                out.append((node, key, child))
+                stack.append(child)
+        elif isinstance(node, list):
+            for at, child in enumerate(node):
+                out.append((node, at, child))
+                stack.append(child)
+    return out
+
+
+def _timelike(key: object, node: Json) -> bool:
+    if isinstance(node, str):
+        return bool(_ISO.match(node))
+    if isinstance(node, int | float) and not isinstance(node, bool):
+        return 1e9 <= node <= 1e13 * 1000 and isinstance(key, str)
+    return False
+
+
+def change_value(value: Json, how: str, draw: random.Random) -> tuple[Json, str] | None:
+    """`value` with one thing changed `how`; None when it has nothing to change so."""
+    nodes = _nodes(value)
+    if how == "nest deep":  # deeper than a parser's recursion limit: written by `dumps`
+        if not nodes:
+            return None
+        parent, key, node = draw.choice(nodes)
+        parent[key] = DEEP  # type: ignore[index]
+        return value, f"{key!r} became {DEEP_LEVELS} nested lists"
+    if how == "retype":
+        if not nodes:
+            return ODD[draw.randrange(len(ODD))](), "the whole value retyped"
+        parent, key, node = draw.choice(nodes)
+        odd = draw.choice(ODD)()
+        while type(odd) is type(node) and draw.random() < 0.9:
+            odd = draw.choice(ODD)()
+        parent[key] = odd  # type: ignore[index]
+        return value, f"{key!r} ({type(node).__name__}) became {type(odd).__name__}"
+    keyed = [(p, k, n) for p, k, n in nodes if isinstance(p, dict)]
+    if how in ("drop", "rename"):
+        if not keyed:
+            return None
+        parent, key, node = draw.choice(keyed)
+        assert isinstance(parent, dict)
+        del parent[key]
+        if how == "rename":
+            parent[f"{key}V2" if draw.random() < 0.5 else str(key).upper()] = node
+        return value, f"key {key!r} {'dropped' if how == 'drop' else 'renamed'}"
+    if how == "retime":
+        times = [(p, k, n) for p, k, n in nodes if _timelike(k, n)]
+        times += [
+            (p, k, n)
+            for p, k, n in keyed
+            if isinstance(k, str) and _TIME_KEY.search(k) and (p, k, n) not in times
+        ]
+        if not times:
+            return None
+        parent, key, node = draw.choice(times)
+        new = draw.choice(TIMES)
+        parent[key] = new  # type: ignore[index]
+        return value, f"time {key!r} {node!r} became {new!r}"
+    raise ValueError(how)
+
+
+DEEP = "\x00deep\x00"
+DEEP_LEVELS = 5000
+
+
+def dumps(value: Json) -> bytes:
+    # the standard library writes ints of any size, as some writers do
+    data = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    return data.replace(dumps_deep_mark(), b"[" * DEEP_LEVELS + b"]" * DEEP_LEVELS)
+
+
+def dumps_deep_mark() -> bytes:
+    return json.dumps(DEEP).encode()
+
+
+def _loads(data: bytes) -> Json:
+    return json.loads(data)
+
+
+# --- files ---------------------------------------------------------------------------
+
+
+@dataclass
+class Mutant:
+    """One change made to one file of a home: whether the file's sessions stay."""
+
+    path: Path
+    what: str
+    keeps: bool = False  # the file still holds every session it held: none may go
+    gone: bool = False  # nothing is left of it to read: its sessions may go unsaid
+
+
+VALUE_WAYS = ("retype", "drop", "rename", "retime", "nest deep")
+BYTE_WAYS = (
+    "unknown record",
+    "cut last line",
+    "cut mid-UTF-8",
+    "NUL byte",
+    "NUL tail",
+    "CRLF",
+    "BOM",
+    "empty",
+    "directory",
+)
+SQL_WAYS = (
+    "drop column",
+    "rename column",
+    "retype column",
+    "drop table",
+    "NULL row",
+    "retime column",
+    "cell value",
+)
+
+
+def _lines(data: bytes) -> list[bytes] | None:
+    """The JSON lines of a JSONL file; None when it is not one."""
+    lines = data.split(b"\n")
+    parsed = 0
+    for line in lines:
+        if line.strip():
+            try:
+                _loads(line)
+            except ValueError:
+                return None
+            parsed += 1
+    return lines if parsed > 1 else None
+
+
+def _whole_json(data: bytes) -> Json | None:
+    try:
+        value = _loads(data)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict | list) else None
+
+
+def mutate(path: Path, way: str, draw: random.Random) -> Mutant | None:
+    """Change `path` one `way`; None when that way does not apply to it."""
+    data = path.read_bytes()
+    if data.startswith(SQLITE):
+        return _mutate_sqlite(path, way, draw) if way in SQL_WAYS else None
+    if way in SQL_WAYS:
+        return None
+    lines = _lines(data)
+    if way in VALUE_WAYS:
+        if lines is not None:
+            at = draw.choice([n for n, line in enumerate(lines) if line.strip()])
+            changed = change_value(_loads(lines[at]), way, draw)
+            if changed is None:
+                return None
+            lines[at] = dumps(changed[0])
+            path.write_bytes(b"\n".join(lines))
+            return Mutant(path, f"line {at + 1}: {changed[1]}")
+        whole = _whole_json(data)
+        if whole is None:
+            return None
+        changed = change_value(whole, way, draw)
+        if changed is None:
+            return None
+        path.write_bytes(dumps(changed[0]))
+        return Mutant(path, changed[1])
+    return _mutate_bytes(path, data, lines, way, draw)
+
+
+def _mutate_bytes(
+    path: Path, data: bytes, lines: list[bytes] | None, way: str, draw: random.Random
+) -> Mutant | None:
+    if way == "unknown record":
+        if lines is None:
+            return None
+        records = [n for n, line in enumerate(lines) if line.strip()]
+        model = _loads(lines[draw.choice(records)])
+        if not isinstance(model, dict):
+            return None
+        for key in ("type", "kind", "event", "role", "recordType"):
+            if isinstance(model.get(key), str):
+                model[key] = "zz_future_record"
+                break
+        else:
+            model = {"type": "zz_future_record", "payload": {"new": True}}
+        at = draw.randrange(records[0] + 1, len(lines) + 1)  # never the first record
+        lines.insert(at, dumps(model))
+        path.write_bytes(b"\n".join(lines))
+        return Mutant(path, f"unknown record inserted as line {at + 1}", keeps=True)
+    if way == "cut last line":
+        body = data.rstrip(b"\n")
+        start = body.rfind(b"\n") + 1
+        if len(body) - start < 2:
+            return None
+        path.write_bytes(body[: start + (len(body) - start) // 2])
+        return Mutant(path, "last line cut in half", keeps=lines is not None)
+    if way == "cut mid-UTF-8":
+        wide = [n for n, byte in enumerate(data) if byte >= 0xC2 and byte < 0xF5]
+        if wide:
+            at = draw.choice(wide) + 1
+            path.write_bytes(data[:at])
+            return Mutant(path, f"cut inside a UTF-8 character at byte {at}")
+        path.write_bytes(data + b"\xe2\x82")
+        return Mutant(path, "ends inside a UTF-8 character")
+    if way == "NUL byte":
+        if not data:
+            return None
+        at = draw.randrange(len(data))
+        path.write_bytes(data[:at] + b"\x00" + data[at:])
+        return Mutant(path, f"NUL byte at {at}")
+    if way == "NUL tail":  # a block written as zeros by a crash before the data
+        path.write_bytes(data + b"\x00" * draw.choice([1, 512, 4096]))
+        return Mutant(path, "NUL bytes after the end", keeps=lines is not None)
+    if way == "CRLF":
+        if b"\n" not in data or b"\r\n" in data:
+            return None
+        path.write_bytes(data.replace(b"\n", b"\r\n"))
+        return Mutant(path, "CRLF line ends", keeps=lines is not None)
+    if way == "BOM":
+        path.write_bytes(b"\xef\xbb\xbf" + data)
+        return Mutant(path, "a UTF-8 BOM first")
+    if way == "empty":
+        path.write_bytes(b"")
+        return Mutant(path, "emptied", gone=True)
+    if way == "directory":
+        path.unlink()
+        path.mkdir()
+        (path / "inside").write_bytes(data[:100])
+        return Mutant(path, "a directory in its place", gone=True)
+    raise ValueError(way)
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _mutate_sqlite(path: Path, way: str, draw: random.Random) -> Mutant | None:
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        tables = [
+            row[0]
+            for row in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"
+                " AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+        if not tables:
+            return None
+        table = draw.choice(tables)
+        columns = [row[1] for row in db.execute(f"PRAGMA table_info({_quoted(table)})")]
+        what = _change_table(db, table, columns, way, draw)
+        return None if what is None else Mutant(path, f"{table}: {what}")
+    except sqlite3.Error as error:
+        return Mutant(
+            path, f"{way}: refused by SQLite ({error}): unchanged", keeps=True
+        )
+    finally:
+        db.close()
+
+
+def _change_table(
+    db: sqlite3.Connection,
+    table: str,
+    columns: list[str],
+    way: str,
+    draw: random.Random,
+) -> str | None:
+    name = _quoted(table)
+    if way == "drop table":
+        db.execute("PRAGMA foreign_keys = OFF")
+        db.execute(f"DROP TABLE {name}")
+        return "table dropped"
+    if not columns:
+        return None
+    column = draw.choice(columns)
+    times = [c for c in columns if _TIME_KEY.search(c)]
+    if way == "drop column":
+        # a column's indexes and views stop ALTER TABLE: the table is built anew
+        kept = ", ".join(_quoted(c) for c in columns if c != column) or "NULL AS x"
+        db.execute("PRAGMA foreign_keys = OFF")
+        db.execute("PRAGMA legacy_alter_table = ON")
+        db.execute(f"CREATE TABLE zz_new AS SELECT {kept} FROM {name}")
+        db.execute(f"DROP TABLE {name}")
+        db.execute(f"ALTER TABLE zz_new RENAME TO {name}")
+        return f"column {column!r} dropped"
+    if way == "rename column":
+        db.execute(
+            f"ALTER TABLE {name} RENAME COLUMN {_quoted(column)} "
+            f"TO {_quoted(column + '_v2')}"
+        )
+        return f"column {column!r} renamed"
+    if way in ("retype column", "retime column", "cell value"):
+        if way == "retime column":
+            if not times:
+                return None
+            column = draw.choice(times)
+            new: object = draw.choice(TIMES)
+            new = new if isinstance(new, str | float) or abs(new) < 2**63 else "9e99"  # type: ignore[arg-type]
+        else:
+            new = draw.choice(
+                ["text", 7, -(2**63), 1e300, b"\x00\xff", "{", "[]", None]
+            )
+        rows = [r[0] for r in db.execute(f"SELECT rowid FROM {name}")]
+        if not rows:
+            return None
+        where = "" if way != "cell value" else f" WHERE rowid = {draw.choice(rows)}"
+        # a CHECK or NOT NULL constraint refuses: the column is then left as it was
+        db.execute(f"UPDATE OR IGNORE {name} SET {_quoted(column)} = ?{where}", (new,))
+        return f"column {column!r} set to {new!r}{where}"
+    if way == "NULL row":
+        rows = [r[0] for r in db.execute(f"SELECT rowid FROM {name}")]
+        if not rows:
+            return None
+        rowid = draw.choice(rows)
+        for column in columns:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute(
+                    f"UPDATE {name} SET {_quoted(column)} = NULL WHERE rowid = ?",
+                    (rowid,),
+                )
+        return f"row {rowid}: every column it allows set to NULL"
+    raise ValueError(way)
+
+
+def draw_mutant(home: Path, draw: random.Random) -> Mutant:
+    """Change one file of `home` one way, both drawn; tries until one applies."""
+    # not a database's -wal or -shm: SQLite itself reads a damaged one as none (the
+    # app loses those rows too), and nothing sessdex reads can tell
+    candidates = sorted(
+        p
+        for p in home.rglob("*")
+        if p.is_file() and not p.is_symlink() and not p.name.endswith(("-wal", "-shm"))
+    )
+    ways = VALUE_WAYS + BYTE_WAYS + SQL_WAYS
+    for _ in range(200):
+        path = draw.choice(candidates)
+        way = draw.choice(ways)
+        if not path.is_file():  # a -wal or -shm file SQLite folded into its database
+            continue
+        mutant = mutate(path, way, draw)
+        if mutant is not None:
+            return mutant
+    raise AssertionError(f"no mutation applies to {home}")
+
+
+# --- what the commands make of it ----------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What went wrong over one mutant (nothing, when `failures` is empty)."""
+
+    failures: list[str] = field(default_factory=list)
+    listed: dict[str, str] = field(default_factory=dict)  # id -> its file
+    counted: bool = False  # doctor counted something skipped, unknown or failed
+
+
+@contextlib.contextmanager
+def deadline(seconds: int, label: str) -> Iterator[None]:
+    """An endless loop fails the case instead of hanging the run."""
+
+    def expired(signum: int, frame: object) -> None:
+        raise TimeoutError(f"{label}: still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# what sessdex says of a failure it did not expect: its type's name ("TypeError: ..."),
+# as `diagnostics.why` words every error but the system's and SQLite's
+BUG = re.compile(r"a sessdex bug|\b[A-Z]\w*(Error|Exception): ")
+
+
+def _invoke(
+    runner: CliRunner, args: list[str], outcome: Outcome, state: Path
+) -> str | None:
+    """Run `sessdex *args`; note a traceback, an odd exit or a bug's words in stderr."""
+    from sessdex.cli import main
+
+    result = runner.invoke(main, args, catch_exceptions=True)
+    said = ""
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        error = result.exception
+        where = "".join(traceback.format_tb(error.__traceback__)[-3:])
+        said = f"{type(error).__name__}: {error}\n{where}"
+    elif result.exit_code not in (0, 1):
+        said = f"exit {result.exit_code}"
+    elif found := BUG.search(result.stderr):
+        line = result.stderr[: found.end() + 200].rpartition("\n")[2]
+        said = f"said {line!r}\n{_debugged(runner, args, state)}"
+    if said:
+        outcome.failures.append(f"sessdex {' '.join(args[:2])}: {said}")
+        return None
+    return result.stdout if result.exit_code == 0 else None
+
+
+def _debugged(runner: CliRunner, args: list[str], state: Path) -> str:
+    """Where the error was raised: the command again, on a fresh index, with
+    SESSDEX_DEBUG=1 (which lets every error out)."""
+    from sessdex import databases
+    from sessdex.cli import main
+
+    databases.forget_snapshots()
+    os.environ["SESSDEX_HOME"] = str(state.with_name(state.name + "-debug"))
+    os.environ["SESSDEX_DEBUG"] = "1"
+    try:
+        result = runner.invoke(main, args, catch_exceptions=True)
+    finally:
+        os.environ["SESSDEX_HOME"] = str(state)
+        del os.environ["SESSDEX_DEBUG"]
+    error = result.exception
+    if error is None or isinstance(error, SystemExit):
+        return "(not raised again with SESSDEX_DEBUG=1)"
+    where = "".join(traceback.format_tb(error.__traceback__)[-3:])
+    return f"{type(error).__name__}: {error}\n{where}"
+
+
+def check(home: Path, state: Path, *, sessions: int = 2, seconds: int = 60) -> Outcome:
+    """Run list, show --json, tree, export md, usage daily, watch --once and doctor
+    --deep over `home`, each in this process, with `state` as sessdex's own folder."""
+    from sessdex import databases
+
+    outcome = Outcome()
+    runner = CliRunner()
+    saved = {k: os.environ.get(k) for k in ("SESSDEX_HOME", "SESSDEX_DEBUG")}
+    os.environ["SESSDEX_HOME"] = str(state)
+    os.environ.pop("SESSDEX_DEBUG", None)
+    at = ["--home", str(home)]
+    try:
+        with deadline(seconds, str(home)):
+            listed = _invoke(runner, ["list", "--json", "--all", *at], outcome, state)
+            for row in json.loads(listed) if listed else []:
+                outcome.listed[f"{row['app']}:{row['id']}"] = row.get("path") or ""
+            for ref in list(outcome.listed)[:sessions]:
+                for command in (["show", ref, "--json"], ["tree", ref, "--json"]):
+                    _invoke(runner, [*command, *at], outcome, state)
+                _invoke(runner, ["export", ref, "-f", "md", *at], outcome, state)
+            for command in (
+                ["usage", "daily", "--json"],
+                ["watch", "--once", "--json"],
+            ):
+                _invoke(runner, [*command, *at], outcome, state)
+            doctor = _invoke(
+                runner, ["doctor", "--deep", "--json", *at], outcome, state
+            )
+            for app in json.loads(doctor) if doctor else []:
+                said = (
+                    app.get("skipped_lines"),
+                    app.get("unknown_record_types"),
+                    app.get("problems"),
+                    app.get("passed_over"),
+                    app.get("unfinished_last_lines"),
+                    app.get("notes"),
+                )
+                outcome.counted = outcome.counted or any(said)
+                for problem in app.get("problems") or ():
+                    if BUG.search(problem):
+                        outcome.failures.append(f"doctor: {problem}")
+    except TimeoutError as error:
+        outcome.failures.append(str(error))
+    finally:
+        databases.forget_snapshots()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return outcome
+
+
+def copy_home(original: Path, home: Path) -> None:
+    shutil.rmtree(home, ignore_errors=True)
+    shutil.copytree(original, home, symlinks=True)
+    for folder, _, names in os.walk(home):  # the shared corpus is read-only
+        for entry in [folder, *(os.path.join(folder, n) for n in names)]:
+            if not os.path.islink(entry):
+                os.chmod(entry, 0o755 if os.path.isdir(entry) else 0o644)
+
+
+def run_case(name: str, original: Path, case: int, work: Path) -> list[str]:
+    """Mutant `case` of home `name`: the failures found, each naming the case. Every
+    case is copied to the same folder, as some apps' ids are made from their paths."""
+    draw = random.Random(f"{name}-fuzz-{case}")
+    home = work / "home"
+    listed_file = work / "listed.json"
+    if not listed_file.exists():
+        copy_home(original, home)
+        before = check(home, work / "state-base", sessions=0)
+        assert not before.failures, before.failures
+        listed_file.write_text(json.dumps(before.listed))
+    listed_before: dict[str, str] = json.loads(listed_file.read_text())
+    copy_home(original, home)
+    mutant = draw_mutant(home, draw)
+    changed = str(mutant.path)
+    label = f"{name} case {case}: {mutant.path.relative_to(home)}: {mutant.what}"
+    state = work / f"state-{case}"
+    outcome = check(home, state)
+    failures = [f"{label}: {failure}" for failure in outcome.failures]
+    # some apps make an id of a file's content (a CRLF changes it), and a session one
+    # file no longer fills in may be listed by another: what is compared is how many
+    before = Counter(path.partition("#")[0] for path in listed_before.values())
+    after = Counter(path.partition("#")[0] for path in outcome.listed.values())
+    if mutant.keeps and before[changed] > after[changed]:
+        failures.append(f"{label}: lost sessions though the file still holds them")
+    elif (
+        len(outcome.listed) < len(listed_before)
+        and not mutant.gone
+        and not outcome.counted
+        and not outcome.failures
+    ):
+        # a file that says where sessions are (a registry) may take others along, but
+        # never without a word
+        lost = sorted(set(listed_before) - set(outcome.listed))
+        failures.append(f"{label}: lost {lost} without a word in doctor")
+    shutil.rmtree(state, ignore_errors=True)
+    return failures

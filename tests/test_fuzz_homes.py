@@ -1,0 +1,50 @@
+"""Every fixture home, damaged one file at a time, through the commands a user runs.
+
+Formats drift and disks fail, in homes nobody here has seen. Each case copies a home
+(tests/data/<app>/home, and the real CLIs' homes of the shared corpus where it sits beside
+the checkout), damages one file one way drawn from a fixed seed (see tests/fuzzing.py),
+and runs list, show --json, tree, export md, usage daily, watch --once and doctor --deep
+over it. None may end in a traceback or say "a sessdex bug"; a file that still holds its
+sessions still lists them; and a session gone is never gone unsaid (doctor counts what was
+skipped). A failure names its home and case: `scripts/fuzz-homes.py NAME --first N
+--cases 1` runs that case again, and more cases than these.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests import fuzzing
+
+CASES_PER_HOME = 5  # the whole module in well under a minute on two cores
+HOMES = fuzzing.homes()
+
+
+@pytest.mark.parametrize("name", sorted(HOMES))
+def test_a_damaged_home_is_never_a_crash_and_loses_no_session_unsaid(
+    name: str, tmp_path: Path
+) -> None:
+    failures: list[str] = []
+    for case in range(CASES_PER_HOME):
+        failures += fuzzing.run_case(name, HOMES[name], case, tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+def test_every_way_of_damage_applies_to_some_home(tmp_path: Path) -> None:
+    # a way that never applies would test nothing, unseen: each changes some fixture
+    import random
+
+    applied = set()
+    for name, original in sorted(HOMES.items()):
+        for way in fuzzing.VALUE_WAYS + fuzzing.BYTE_WAYS + fuzzing.SQL_WAYS:
+            if way in applied:
+                continue
+            home = tmp_path / name / way.replace(" ", "-")
+            fuzzing.copy_home(original, home)
+            for path in sorted(home.rglob("*")):
+                if path.is_file() and fuzzing.mutate(path, way, random.Random(0)):
+                    applied.add(way)
+                    break
+    assert applied == set(fuzzing.VALUE_WAYS + fuzzing.BYTE_WAYS + fuzzing.SQL_WAYS)

@@ -1549,3 +1549,24 @@ def test_a_sub_agent_whose_rollout_is_gone_is_named(tmp_path: Path) -> None:
     whole = Diagnostics()
     events(discover(Home.at(HOME))[LEAD], whole)
     assert whole.problems == []
+
+
+def test_usage_passes_over_a_line_nested_past_the_decoders_depth(
+    tmp_path: Path,
+) -> None:
+    # a value nested thousands deep (a damaged or drifted line) raised RecursionError
+    # out of the strict decoder: the file's every response went uncounted, "a sessdex
+    # bug"
+    from sessdex.sources import _codex_usage
+
+    original = DATA / "home" / ".codex" / "sessions" / "2026" / "11" / "30"
+    original /= "rollout-2026-11-30T08-10-27-01a22b81-5c00-7801-8b1e-2012418ca986.jsonl"
+    path = tmp_path / original.name
+    deep = b"[" * 5000 + b"]" * 5000
+    drifted = b'{"type":"turn_context","payload":{"drift":' + deep + b"}}"
+    lines = original.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:2]) + drifted + b"\n" + b"".join(lines[2:]))
+    counted = _codex_usage.usage_records(original, Diagnostics()).records
+    assert (
+        counted and _codex_usage.usage_records(path, Diagnostics()).records == counted
+    )

@@ -203,13 +203,15 @@ class _Scan:
     def line(self, number: int, data: bytes) -> None:
         try:
             line = _decode_line(data)
+        except RecursionError:  # nested too deep for msgspec: passed over
+            return
         except (msgspec.ValidationError, msgspec.DecodeError):
             fixed = files.repaired(data)  # a byte order mark, bytes that are not UTF-8
             if fixed is None:
                 return
             try:
                 line = _decode_line(fixed)
-            except (msgspec.ValidationError, msgspec.DecodeError):
+            except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
                 return
         kind = line.type
         state = self.state

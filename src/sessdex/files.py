@@ -196,6 +196,8 @@ class _Decompressed(io.RawIOBase):
         import zstandard
 
         self._error = zstandard.ZstdError
+        self._raw = raw
+        self._given = 0
         self._reader: Any = zstandard.ZstdDecompressor().stream_reader(
             raw, closefd=True
         )
@@ -205,9 +207,31 @@ class _Decompressed(io.RawIOBase):
 
     def readinto(self, buffer: Any) -> int:
         try:
-            return int(self._reader.readinto(buffer))
+            given = int(self._reader.readinto(buffer))
         except self._error as error:
             raise CorruptData(f"corrupt zstd data: {error}") from error
+        self._given += given
+        if not given and not self._given and len(buffer):
+            self._ends_whole()
+        return given
+
+    def _ends_whole(self) -> None:
+        """Raise CorruptData where the stream gave nothing because it is cut inside its
+        first block: the reader ends such a stream without an error, and its session
+        went missing unsaid. (One cut later ends in a line cut short, which is said.)"""
+        import zstandard
+
+        decoder = zstandard.ZstdDecompressor().decompressobj()
+        self._raw.seek(0)
+        try:
+            while not decoder.eof and (chunk := self._raw.read(CHUNK)):
+                decoder.decompress(chunk)  # at most a block's output: nothing was given
+        except self._error as error:
+            raise CorruptData(f"corrupt zstd data: {error}") from error
+        if not decoder.eof and self._raw.tell():
+            raise CorruptData(
+                "corrupt zstd data: the file ends inside a frame (cut short)"
+            )
 
     def close(self) -> None:
         if not self.closed:

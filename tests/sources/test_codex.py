@@ -1570,3 +1570,19 @@ def test_usage_passes_over_a_line_nested_past_the_decoders_depth(
     assert (
         counted and _codex_usage.usage_records(path, Diagnostics()).records == counted
     )
+
+
+def test_an_archived_rollout_cut_short_in_its_first_block_is_said_not_lost_unsaid(
+    tmp_path: Path,
+) -> None:
+    # a `.zst` cut inside its first block decoded to nothing and no error: its session
+    # went missing, and `doctor` said nothing of it
+    from sessdex import api
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    [archived] = (home / ".codex" / "archived_sessions").glob("*0000000000c3.jsonl.zst")
+    archived.write_bytes(archived.read_bytes()[:509])
+    [report] = api.doctor(Home.at(home), ["codex"])
+    assert report.diagnostics.skipped == {"unreadable": 1}
+    assert (str(archived), 0, "unreadable") in report.diagnostics.details

@@ -1209,3 +1209,18 @@ def test_a_sub_agent_whose_session_is_gone_is_named(tmp_path: Path) -> None:
     [node] = build_tree("20260820_1", found).children
     assert (node.id, node.status, node.events) == ("20260820_2", "done", 0)
     assert diagnostics.problems == ["goose: sub-agent 20260820_2: transcript not found"]
+
+
+def test_a_session_row_with_no_id_is_counted_not_dropped_unsaid(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = sqlite3.connect(home / SESSIONS.relative_to(HOME) / "sessions.db")
+    db.execute("UPDATE sessions SET id = NULL WHERE id = ?", (SUB,))
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert SUB not in found and MAIN in found
+    assert diagnostics.skipped == {"bad value": 1}

@@ -237,7 +237,10 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     for row in rows:
         session_id = as_str(row.get("id"))
         kind = as_str(row.get("session_type")) or "user"
-        if session_id is None or kind in _SKIPPED_TYPES:
+        if session_id is None:
+            diagnostics.skip(f"{path}#sessions", 0, "bad value")  # a row with no id
+            continue
+        if kind in _SKIPPED_TYPES:
             continue
         name, description = _name_of(row)
         config = json_object(row.get("model_config_json"))

@@ -566,3 +566,18 @@ def test_a_placeholder_title_of_the_json_stores_gives_way_to_the_first_prompt(
     found = sessions(home)
     assert found[EARLY].title == "Rename loadConfig to readConfig in src/"
     assert found["s_stage0_small"].title == "Hello"
+
+
+def test_a_session_row_with_no_id_is_counted_not_dropped_unsaid(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = sqlite3.connect(home / DB.relative_to(HOME))
+    db.execute("UPDATE session SET id = NULL WHERE id = ?", (BASIC,))
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert BASIC not in found and PARENT in found
+    assert diagnostics.skipped == {"bad value": 1}

@@ -207,8 +207,10 @@ def parse_database(
         for table in tables:  # a 2.x row wins over the 1.x row it was copied from
             for row in _session_rows(connection, path, table, diagnostics, app):
                 session_id = as_str(row.get("id"))
-                if session_id is not None:
-                    rows[session_id] = row
+                if session_id is None:  # a row with no id: nothing can name it
+                    diagnostics.skip(f"{path}#{table}", 0, "bad value")
+                    continue
+                rows[session_id] = row
         untitled = [
             (session_id, row)
             for session_id, row in rows.items()

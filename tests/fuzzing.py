@@ -2,10 +2,11 @@
 
 A mutant is a copy of one app's home with one file damaged the way drifting formats and
 failing disks damage them: a value of another type, a key gone or renamed, a record type
-never seen, a time in another format, a cut or doubled byte, CRLF, a BOM, an empty file, a
-directory in a file's place, a SQLite column or table gone or of another type. `check`
-runs the commands a user runs over it, in this process and with SESSDEX_DEBUG=1 (so that
-nothing a command would swallow as "a sessdex bug" goes unseen), and says what went wrong.
+never seen, a time in another format, a value nested past any parser's depth, a cut or
+stray byte, CRLF, a BOM, an empty file, a directory in a file's place, a SQLite column or
+table gone or of another type, a row of NULLs. `check` runs the commands a user runs over
+it, in this process, and says what went wrong: a traceback, or the words sessdex says of
+its own bugs (each then run again with SESSDEX_DEBUG=1, to show where it was raised).
 Used by tests/test_fuzz_homes.py (a few mutants per home) and scripts/fuzz-homes.py (many).
 """
 
@@ -169,11 +170,8 @@ DEEP_LEVELS = 5000
 def dumps(value: Json) -> bytes:
     # the standard library writes ints of any size, as some writers do
     data = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-    return data.replace(dumps_deep_mark(), b"[" * DEEP_LEVELS + b"]" * DEEP_LEVELS)
-
-
-def dumps_deep_mark() -> bytes:
-    return json.dumps(DEEP).encode()
+    mark = json.dumps(DEEP).encode()
+    return data.replace(mark, b"[" * DEEP_LEVELS + b"]" * DEEP_LEVELS)
 
 
 def _loads(data: bytes) -> Json:
@@ -199,6 +197,7 @@ BYTE_WAYS = (
     "cut last line",
     "cut mid-UTF-8",
     "NUL byte",
+    "bad UTF-8",
     "NUL tail",
     "CRLF",
     "BOM",
@@ -307,6 +306,12 @@ def _mutate_bytes(
         at = draw.randrange(len(data))
         path.write_bytes(data[:at] + b"\x00" + data[at:])
         return Mutant(path, f"NUL byte at {at}")
+    if way == "bad UTF-8":  # a byte a copy or a disk flipped: no character starts so
+        if not data:
+            return None
+        at = draw.randrange(len(data))
+        path.write_bytes(data[:at] + b"\xc3\x28\xff" + data[at:])
+        return Mutant(path, f"bytes that are not UTF-8 at {at}")
     if way == "NUL tail":  # a block written as zeros by a crash before the data
         path.write_bytes(data + b"\x00" * draw.choice([1, 512, 4096]))
         return Mutant(path, "NUL bytes after the end", keeps=lines is not None)

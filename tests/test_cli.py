@@ -1678,16 +1678,17 @@ def test_an_empty_result_says_why_and_what_to_try(tmp_path: Path) -> None:
     """Nothing on stdout (scripts see an empty list), one line on stderr naming the
     filter, query or missing folder that emptied it."""
     cases = [
-        (["find", "zzzz"], "No session matches 'zzzz'."),
+        (["find", "zzzz"], "No session matches 'zzzz' in its title,"),
         (
             ["find", "zzzz", "--app", "codex", "--since", "1h"],
-            "'zzzz' with --app codex --since 1h",
+            "'zzzz' in its title, folder, branch, app or id, with --app codex --since 1h",
         ),
         (["list", "--since", "1h"], "No session matches --since 1h;"),
         (["list", "--app", "gemini"], "No folder of gemini"),
         (  # apps that exclude each other: no app read, none missing
             ["find", "app:codex", "checkout", "--app", "claude"],
-            "No session matches 'app:codex checkout' with --app claude.",
+            "No session matches 'app:codex checkout' in its title, folder, branch, app "
+            "or id, with --app claude.",
         ),
     ]
     for args, said in cases:

@@ -104,6 +104,9 @@ class Listing:
     # (app, path, bytes) of the files the index noted ending in an unfinished line (a line
     # the app may still be writing), asked for with `skipped`
     unfinished: list[tuple[str, str, int]] = field(default_factory=list)
+    # when `find` found nothing: how many sessions its words match without since= and
+    # here=, which the hint names
+    wider: int = 0
 
     def sessions(self) -> list[Session]:
         """The sessions found, as `Session` values, in the listing's order."""
@@ -369,13 +372,21 @@ def find_sessions(
             first_prefix=prefix,
         )
         hidden = _hidden(index, rows, include_subagents, limit, matching)
+        wider = 0
+        if not rows and limit != 0 and (since is not None or here is not None):
+            wider = index.count(  # what the words match at any time, in any folder
+                apps=selected,
+                words=query.words,
+                scoped=query.scoped,
+                include_subagents=include_subagents,
+            )
         empty = not rows and _holds_none(index, selected)
         ids = index.ids()
         skipped = index.skipped_details(selected) if with_skipped else []
         unfinished = index.unfinished_lines(selected) if with_skipped else []
     finally:
         index.close()
-    return Listing(rows, report, ids, skipped, hidden, empty, unfinished)
+    return Listing(rows, report, ids, skipped, hidden, empty, unfinished, wider)
 
 
 def id_left_out(reference: str) -> str | None:

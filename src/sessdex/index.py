@@ -1032,6 +1032,27 @@ class Index:
             self.db.create_function("_field", 2, selection.field, deterministic=True)
         return [Row(*r) for r in self.db.execute(sql, args)]
 
+    def count(
+        self,
+        *,
+        apps: Sequence[str] = (),
+        words: Sequence[str] = (),
+        scoped: Sequence[tuple[str, str]] = (),
+        include_subagents: bool = False,
+    ) -> int:
+        """How many sessions `rows` would give for these filters, none of them read."""
+        sql, args = selection.sessions_sql(
+            "count(*)",
+            apps=apps,
+            words=words,
+            scoped=scoped,
+            include_subagents=include_subagents,
+            home=str(self.home.path),
+        )
+        if scoped:
+            self.db.create_function("_field", 2, selection.field, deterministic=True)
+        return int(self.db.execute(sql, args).fetchone()[0])
+
     def ids(self) -> list[str]:
         """Every session id (sub-agents too), lowercased and sorted: what a prefix
         given to `resolve` is matched against."""

@@ -193,6 +193,20 @@ class _Plan:
                 home=home,
             )
         )
+        # what the words match at any time and in any folder, counted when nothing
+        # matches within --since or --here (the hint names the option that hid them)
+        self.wider_sql, self.wider_args = (
+            selection.sessions_sql(
+                "count(*)",
+                apps=apps,
+                words=words,
+                scoped=self.scoped,
+                include_subagents=request.include_subagents,
+                home=home,
+            )
+            if request.command == "find" and (since is not None or under is not None)
+            else ("", [])
+        )
         # unchanged files sessdex may not open, met by the checks: said with the answer
         self.refused: list[tuple[str, str]] = []
         # ... and what the reads of unchanged files said of the others they could not open
@@ -331,8 +345,11 @@ def _body_from_index(
                     if not _sub_agents_unchanged(db, apps):
                         return None  # the count would be stale: the full command reads
                     (hidden,) = db.execute(plan.hidden_sql, plan.hidden_args).fetchone()
+                wider = 0
+                if listed and plan.wider_sql:
+                    (wider,) = db.execute(plan.wider_sql, plan.wider_args).fetchone()
                 db.execute("COMMIT")
-                return _nothing_matches(request, hidden) if listed else None
+                return _nothing_matches(request, hidden, wider) if listed else None
             ids = sorted(i for (i,) in db.execute("SELECT lower(id) FROM sessions"))
             db.execute("COMMIT")
             return _table(rows, home[0], ids)
@@ -641,7 +658,7 @@ def _bring_up_to_date(
     return done
 
 
-def _nothing_matches(request: _Request, hidden: int) -> bytes | None:
+def _nothing_matches(request: _Request, hidden: int, wider: int) -> bytes | None:
     """Nothing on stdout and the full command's hint on stderr, when the words or options
     matched no session of apps that have some (so their folders are there): a warm `find`
     of a word in no title answers as fast as one that matches. None (the full command
@@ -650,7 +667,7 @@ def _nothing_matches(request: _Request, hidden: int) -> bytes | None:
 
     query = " ".join(request.words) if request.command == "find" else None
     hint = selection.nothing_matches(
-        query, request.apps, request.since, request.here, hidden
+        query, request.apps, request.since, request.here, hidden, wider
     )
     if hint is None:
         return None

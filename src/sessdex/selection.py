@@ -169,11 +169,13 @@ def nothing_matches(
     since: str | None,
     here: bool,
     hidden: int = 0,
+    wider: int = 0,
 ) -> str | None:
     """The line `list` or `find` prints on stderr when the apps' folders were read but
     nothing matched, saying what to try next (an empty table alone looks like a hang);
     None when no word or option narrowed the listing. `hidden`: how many sub-agents
-    matched, which only `--all` lists. Shared with the quick path, which says it too
+    matched, which only `--all` lists; `wider`: how many sessions the words match
+    without `--since` and `--here`. Shared with the quick path, which says it too
     rather than start the full command for one line."""
     from .shells import word
 
@@ -187,8 +189,14 @@ def nothing_matches(
         them = "it" if hidden == 1 else "them"
         return f"No session matches {asked}{within}, but {agents}: add --all to list {them}."  # fmt: skip
     if query:
-        within = f" with {' '.join(options)}" if options else ""
-        return f"No session matches {query!r}{within}. Fewer words find more; {named('list')} shows recent sessions."  # fmt: skip
+        # the words matched: the time or folder is what hid them, not too many words
+        left_out = options[len(apps) :]
+        if wider and left_out:
+            does = "1 does" if wider == 1 else f"{wider} do"
+            return f"No session matches {query!r} with {' '.join(options)}, but {does} without {' '.join(left_out)}."  # fmt: skip
+        within = f", with {' '.join(options)}" if options else ""
+        # what was said in a session is not searched: a word from it finds nothing
+        return f"No session matches {query!r} in its title, folder, branch, app or id{within}. Fewer words find more; {named('list')} shows recent sessions."  # fmt: skip
     if options:
         return f"No session matches {' '.join(options)}; {named('list')} alone shows them all."  # fmt: skip
     return None

@@ -141,6 +141,7 @@ def find_command(
             " ".join(query),
             hidden=listing.hidden,
             empty=listing.empty,
+            wider=listing.wider,
         )
 
 
@@ -153,6 +154,7 @@ def _say_why_empty(
     *,
     hidden: int = 0,
     empty: bool = False,
+    wider: int = 0,
 ) -> None:
     """A line on stderr saying why a list came out empty, and what to try next: an
     empty table alone looks like a hang or a bug. `hidden`: the sub-agents `--all`
@@ -164,7 +166,7 @@ def _say_why_empty(
     locations = report.locations.values()
     # the apps asked for, with --app or in the query (`app:gemini`, `gemini:3f2b`)
     named = [*apps, *(a for a in parse_query(query or "").apps if a not in apps)]
-    hint = nothing_matches(query, apps, since, here, hidden)
+    hint = nothing_matches(query, apps, since, here, hidden, wider)
     if locations and not any(
         api.app_found(sources.get(app), location)
         for app, location in report.locations.items()

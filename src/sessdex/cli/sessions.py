@@ -108,6 +108,10 @@ def find_command(
     of any of those apps; with both, an app both name. A word that starts
     with - goes after -- (the second example).
 
+    Words match in any case and with or without accents (cafe finds a cafe
+    written with an accent), inside longer words too. A session whose id
+    starts with the only word comes first; the rest are newest first.
+
     \b
     Examples:
       sessdex find checkout retry app:claude

@@ -77,7 +77,7 @@ def parse_query(text: str, home: str | None = None) -> Query:
     scoped: list[tuple[str, str]] = []
     apps: list[str] = []
     # a NUL is what parts of the index's search text are joined with: never a word
-    for token in text.replace("\x00", " ").split():
+    for token in _unquoted(text.replace("\x00", " ").split()):
         name, colon, value = token.partition(":")
         if colon and name.lower() in _SCOPES and value:
             scope = _SCOPES[name.lower()]
@@ -99,6 +99,35 @@ def parse_query(text: str, home: str | None = None) -> Query:
         else:
             words.append(token)
     return Query(tuple(words), tuple(scoped), tuple(apps))
+
+
+def _unquoted(tokens: list[str]) -> list[str]:
+    """The words with the quotes that pair up around some of them left out (`"retry
+    checkout"`, `title:'retry checkout'`): in the library's text, or escaped past the
+    shell, they keep words together as the shell's do, and are no letters a title holds.
+    A quote with no pair (`don't`, a lone `"`) is kept as typed."""
+    words = list(tokens)
+    at = 0
+    while at < len(words):
+        token = words[at]
+        _, colon, value = token.partition(":")
+        opening = value if colon and value[:1] in "\"'" else token
+        mark = opening[:1]
+        if mark not in ('"', "'"):
+            at += 1
+            continue
+        start = len(token) - len(opening)
+        for end in range(at, len(words)):
+            closing = words[end]
+            # a quote closes in the word it opens only around something (`""` is a word)
+            shortest = start + 3 if end == at else 1
+            if len(closing) >= shortest and closing.endswith(mark):
+                words[end] = closing[:-1]
+                words[at] = token[:start] + words[at][start + 1 :]
+                at = end
+                break
+        at += 1
+    return [word for word in words if word]
 
 
 def _under_home(folder: str, home: str | None) -> str:

@@ -31,6 +31,18 @@ from . import (
     selection,
     sources,
 )
+from .calls import Folders as Folders
+from .calls import (
+    app_names,
+    folder_texts,
+    parse_since,
+    refuse_unknown,
+    refuse_unless,
+    since_bound,
+    storable,
+    storable_folders,
+)
+from .calls import open_index as open_index
 from .diagnostics import (
     FILE_REFUSED,
     NOT_LINES,
@@ -113,38 +125,6 @@ class Listing:
         return [row.session() for row in self.rows]
 
 
-def parse_since(value: str, now: datetime | None = None) -> datetime:
-    """'3d', '12h', '2w', '30m' ago, or a date/time ('2026-11-01', ISO 8601); UTC."""
-    return datetime.fromtimestamp(selection.parse_since(value, now), UTC)
-
-
-def _since(value: datetime | date | str | None) -> datetime | None:
-    """A `since=` bound as the index takes it: text as `parse_since` reads it, a date
-    as that day's start (UTC, as the text '2026-11-01' reads), a datetime as it is; one
-    without a zone in UTC too, as the same time written as text (`usage_report` reads
-    all three in its `tz=`), not in this machine's zone."""
-    if isinstance(value, str):
-        return parse_since(value)
-    if isinstance(value, datetime):
-        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-    if isinstance(value, date):
-        return parse_since(value.isoformat())
-    return value
-
-
-def open_index(
-    home: Home, apps: Sequence[str] = (), progress: Progress | None = None
-) -> tuple[Index, RefreshReport]:
-    """The home's index, refreshed for the selected apps: a call's new view of them."""
-    selected = sources.all_sources(apps)
-    databases.new_view()
-    index = Index(home)
-    report = index.refresh(selected, progress)
-    with contextlib.suppress(OSError):  # housekeeping: never a reason to fail
-        databases.prune_snapshots()
-    return index, report
-
-
 @dataclass(frozen=True, slots=True)
 class OwnFiles:
     """What sessdex keeps of its own, in its cache folder (all of it rebuildable)."""
@@ -202,66 +182,6 @@ def _file_bytes(path: Path) -> int:
     return total
 
 
-def _refuse_unless(
-    name: str, value: float | None, least: float, above: bool = False
-) -> None:
-    """A number the CLI's option would refuse (below `least`, or not `above` it, or nan,
-    which passes every comparison unseen) is refused here too, as a BadValue."""
-    if value is None:
-        return
-    if value != value or value < least or (above and value == least):
-        bound = "above" if above else "at least"
-        raise BadValue(f"{name} must be a number {bound} {least:g}, not {value!r}.")
-
-
-def _refuse_unknown(name: str, value: str, known: Sequence[str]) -> None:
-    """A word (a report's kind, a mode) that is none of `known`, as a BadValue."""
-    if value not in known:
-        raise BadValue(f"{name} {value!r} is not one of {', '.join(known)}.")
-
-
-def _app_names(apps: Sequence[str]) -> Sequence[str]:
-    """`apps` as names: one name given alone (`apps="codex"`, which a type checker
-    passes as a sequence of str) is that app, not its letters; in any case, as
-    `--app` takes them (app names are lower case)."""
-    if isinstance(apps, str):
-        apps = (apps,)
-    return tuple(app.lower() for app in apps) if apps else apps
-
-
-def _storable(text: str) -> str:
-    """`text` as a stored value could hold it: bytes a command line or a folder's name
-    gave that are not UTF-8 (Python keeps them as lone surrogates, which SQLite refuses
-    to take) read as U+FFFD, as a JSON writer records such a name."""
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        try:
-            return text.encode(errors="surrogateescape").decode(errors="replace")
-        except UnicodeEncodeError:  # half a UTF-16 pair a program gave: no byte behind
-            return text.encode(errors="replace").decode()
-    return text
-
-
-# `here=`: a folder, or several (any of them), as text or as a path (`Home.at` takes one)
-Folders = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
-
-
-def _folder_texts(here: Folders) -> str | list[str] | None:
-    """`here` with each folder given as a path in its text."""
-    if here is None or isinstance(here, str | os.PathLike):
-        return here if here is None else os.fspath(here)
-    return [os.fspath(folder) for folder in here]
-
-
-def _storable_folders(here: Folders) -> str | list[str] | None:
-    """`here` (`list_sessions`'s, `find_sessions`'s) with each folder `_storable`."""
-    texts = _folder_texts(here)
-    if texts is None or isinstance(texts, str):
-        return texts if texts is None else _storable(texts)
-    return [_storable(folder) for folder in texts]
-
-
 @once_more_if_damaged
 def list_sessions(
     home: Home,
@@ -286,15 +206,15 @@ def list_sessions(
     Raises UnknownApp for an app in `apps` that sessdex does not read, BadValue for a
     `since` it cannot read or a negative `limit`, IndexBusy.
     """
-    apps = _app_names(apps)
-    _refuse_unless("limit", limit, 0)
-    since = _since(since)
+    apps = app_names(apps)
+    refuse_unless("limit", limit, 0)
+    since = since_bound(since)
     index, report = open_index(home, apps, progress)
     try:
         matching: dict[str, Any] = {
             "apps": apps,
             "since": since,
-            "under": _storable_folders(here),
+            "under": storable_folders(here),
         }
         rows = index.rows(
             **matching,
@@ -348,10 +268,10 @@ def find_sessions(
     """Sessions matching every word (case-insensitive) in title, folder, branch, app or id
     (`since`, `with_skipped` as `list_sessions` takes them). Raises UnknownApp,
     BadValue, IndexBusy."""
-    apps = _app_names(apps)
-    _refuse_unless("limit", limit, 0)
-    since = _since(since)
-    query = parse_query(_storable(text), str(home.path))
+    apps = app_names(apps)
+    refuse_unless("limit", limit, 0)
+    since = since_bound(since)
+    query = parse_query(storable(text), str(home.path))
     selected = selection.selected_apps(apps, query)
     if selected is None:  # `--app` and `app:` words that exclude each other
         return Listing([], RefreshReport())
@@ -361,7 +281,7 @@ def find_sessions(
         matching: dict[str, Any] = {
             "apps": selected,
             "since": since,
-            "under": _storable_folders(here),
+            "under": storable_folders(here),
             "words": query.words,
             "scoped": query.scoped,
         }
@@ -420,7 +340,7 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
         raise BadValue(f"{left_out}.")
     reference = prefix.strip()
     app, prefix = _app_and_prefix(reference)
-    if not prefix or _storable(prefix) != prefix:  # no stored id holds what is no text
+    if not prefix or storable(prefix) != prefix:  # no stored id holds what is no text
         raise SessionNotFound(reference)
     databases.new_view()  # this call, and the transcript read after it, see one state
     index = Index(home)
@@ -1186,7 +1106,7 @@ def doctor(
     read, are counted as well. The apps with sessions come first, then those whose
     folder holds none, then those not found, each group in the registry's order; each
     app's versions go oldest first, by number."""
-    apps = _app_names(apps)
+    apps = app_names(apps)
     index, report = open_index(home, apps, progress)
     try:
         stats = index.app_stats()
@@ -1407,8 +1327,8 @@ def transcript(
     as they are iterated; a transcript dropped half-way closes its files. Raises what
     `resolve` raises, and BadValue for a `subagents` or `tail` the CLI would refuse.
     """
-    _refuse_unknown("subagents", subagents, SUBAGENT_MODES)
-    _refuse_unless("tail", tail, 0)
+    refuse_unknown("subagents", subagents, SUBAGENT_MODES)
+    refuse_unless("tail", tail, 0)
     session = resolve(home, prefix, progress=progress)
     source = sources.get(session.app)
     diagnostics = Diagnostics()
@@ -1703,7 +1623,7 @@ def follow_session(
     its reads could not use are counted in `diagnostics` once the batches end."""
     from . import live
 
-    _refuse_unless("duration", duration, 0)
+    refuse_unless("duration", duration, 0)
     session = resolve(home, prefix, progress=progress)
     batches = live.follow(
         session,
@@ -1734,7 +1654,7 @@ def newest_change(home: Home, apps: Sequence[str] = ()) -> datetime | None:
     left it (not refreshed: one indexed query); None where it holds none with a time."""
     index = Index(home)
     try:
-        newest = index.newest(_app_names(apps))
+        newest = index.newest(app_names(apps))
     finally:
         index.close()
     return None if newest is None else datetime.fromtimestamp(newest, UTC)
@@ -1760,14 +1680,14 @@ def watch_sessions(
     the sessions' reads could not use are counted in `diagnostics` once the boards end."""
     from . import live
 
-    apps = _app_names(apps)
+    apps = app_names(apps)
     sources.all_sources(apps)  # an unknown app fails now, not inside the loop
-    _refuse_unless("limit", limit, 0)
-    _refuse_unless("duration", duration, 0)
+    refuse_unless("limit", limit, 0)
+    refuse_unless("duration", duration, 0)
     first = [progress]
 
     def recent() -> list[Session]:
-        cutoff = _since(since)
+        cutoff = since_bound(since)
         listing = list_sessions(
             home, apps=apps, since=cutoff, limit=limit, with_state=True,
             progress=first.pop() if first else None,
@@ -1784,7 +1704,7 @@ def watch_sessions(
             index.close()
 
     def window() -> float | None:
-        cutoff = _since(since)
+        cutoff = since_bound(since)
         return cutoff.timestamp() if cutoff is not None else None
 
     # a CLI running with no session yet writes into this machine's own home: not into
@@ -1823,9 +1743,9 @@ def replay_session(
 
     from . import live
 
-    _refuse_unless("speed", speed, 0, above=True)
-    _refuse_unless("max_gap", max_gap, 0)
-    _refuse_unless("duration", duration, 0)
+    refuse_unless("speed", speed, 0, above=True)
+    refuse_unless("max_gap", max_gap, 0)
+    refuse_unless("duration", duration, 0)
     found = transcript(home, prefix, progress=progress)
     deadline = None if duration is None else time.monotonic() + duration
 
@@ -1873,14 +1793,14 @@ def usage_report(
     `explain`, SessdexError when no row has that key."""
     from . import usage as usage_module
 
-    _refuse_unknown("kind", kind, usage_module.REPORTS)
-    _refuse_unless("explain_limit", explain_limit, 0)
-    apps = _app_names(apps)
+    refuse_unknown("kind", kind, usage_module.REPORTS)
+    refuse_unless("explain_limit", explain_limit, 0)
+    apps = app_names(apps)
     zone = usage_module.parse_tz(tz)
     filters = usage_module.Filters(
         since=_usage_bound(since, zone),
         until=_usage_bound(until, zone, end=True),
-        here=_folder_texts(here),
+        here=folder_texts(here),
         tz=zone,
     )
     if filters.since and filters.until and filters.since >= filters.until:

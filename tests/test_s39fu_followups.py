@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 from click.testing import CliRunner
 
-from sessdex import api
+from sessdex import api, resolving
 from sessdex.cli import main
 from sessdex.errors import SessionNotFound
 from sessdex.sources import Home
@@ -261,7 +261,7 @@ def test_the_search_for_a_sub_agents_lead_stops_at_its_byte_budget(
     """Every byte searched counts, in files that do not hold the id too: past the
     budget nothing more is read (the newest file alone is more than it here)."""
     home = _home_of(tmp_path, "copilot")
-    monkeypatch.setattr(api, "SUBAGENT_SEARCH_BYTES", 1)
+    monkeypatch.setattr(resolving, "SUBAGENT_SEARCH_BYTES", 1)
     with pytest.raises(SessionNotFound) as raised:
         api.resolve(home, "875a1830")
     assert "sub-agent" not in str(raised.value)

@@ -1,0 +1,294 @@
+"""Ids given to the library, resolved to the one session each means (a unique prefix is
+enough, as in git), and, for an id no session has, what it most likely meant.
+
+Not the listing (`api.list_sessions`): `resolve` asks the index first and refreshes only
+what it must. Nothing here names an app.
+"""
+
+from __future__ import annotations
+
+import os
+
+import orjson
+
+from . import databases, files, freshness, hints, pathnames, reading, sources
+from .calls import storable
+from .diagnostics import FILE_REFUSED, Diagnostics
+from .errors import AmbiguousId, BadValue, SessdexError, SessionNotFound, nearest
+from .index import Index, Progress, Row, once_more_if_damaged
+from .model import Session
+from .sources import Home
+
+
+def id_left_out(reference: str) -> str | None:
+    """What to give instead of an id that was left out: nothing or blanks (every id
+    starts with ""), or an app and its colon alone (`claude:`); None for an id. A usage
+    error, not an id no session has, in the library and on the command line alike."""
+    if not reference.strip():
+        return f"give an id, or the start of one ({hints.named('list')})"
+    app, colon, rest = reference.partition(":")
+    if colon and not rest.strip() and app.strip().lower() in sources.names():
+        return (
+            f"give an id after {app.strip() + ':'!r}, or the start of one "
+            f"({hints.named('list', '--app', app.strip().lower())})"
+        )
+    return None
+
+
+@once_more_if_damaged
+def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Session:
+    """The one session whose id starts with `prefix` (sub-agents included).
+
+    The index answers first, without a full refresh: a 2 GB transcript's `show --tail` must
+    not wait on stat-ing every other file. Only that session's own file is brought up to
+    date; an unknown or ambiguous prefix refreshes everything and asks again. A session
+    its app copied into a new one (and resumes only by the copy's id) gives that copy.
+    Raises SessionNotFound (no id starts so), AmbiguousId (several do), IndexBusy, and
+    BadValue for an id left out (`""`, `"codex:"`), as the command line refuses it.
+    """
+    left_out = id_left_out(prefix)
+    if left_out is not None:
+        raise BadValue(f"{left_out}.")
+    reference = prefix.strip()
+    app, prefix = _app_and_prefix(reference)
+    if not prefix or storable(prefix) != prefix:  # no stored id holds what is no text
+        raise SessionNotFound(reference)
+    databases.new_view()  # this call, and the transcript read after it, see one state
+    index = Index(home)
+
+    def matches(text: str) -> list[Row]:
+        return index.by_prefix(text, app)
+
+    try:
+        row = _unique(matches(prefix), prefix)
+        if row is not None and index.refresh_file(
+            sources.get(row.app), row.session().path
+        ):
+            current = _unique(matches(row.id), row.id)
+            if current is not None:
+                return current.session()
+        index.refresh(sources.all_sources(), progress)
+        rows = (
+            matches(prefix)
+            or _replacement(index, prefix, app)
+            or _shown_as(index, prefix, app)
+        )
+        row = _unique(rows, prefix)
+        if row is not None:
+            return row.session()
+        if not rows:
+            word, colon, _ = reference.partition(":")
+            # `C:\Users\…`, a Windows path given for the id: its drive is no misspelt app
+            misspelt = colon and app is None and word.isalpha() and word.lower() != "id"
+            raise SessionNotFound(
+                reference,
+                word if misspelt and not pathnames.is_windows(reference) else None,
+                _meant(index, reference, prefix, app),
+            )
+        raise AmbiguousId(prefix, index.prefix_titles(prefix, app) or _titles(rows))
+    finally:
+        index.close()
+
+
+def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | None:
+    """What an id no session has most likely meant: another app's session (the app put
+    in front is the wrong one), or the session a file given for the id holds, or one
+    in a file sessdex may not open whose name holds the id."""
+    refused = _refused_holding(index, prefix, app)
+    if refused is not None:
+        return (
+            f"sessdex could not open {refused} (permission denied: another user's, "
+            "a 'sudo' run's?), which may hold it."
+        )
+    orphans = index.orphans(prefix, app)
+    leads = {(lead_app, lead) for lead_app, lead, _ in orphans}
+    if len(leads) == 1:
+        lead_app, lead = leads.pop()
+        children = [f"{lead_app}:{child}" for _, _, child in orphans]
+        shown = [c for c in children if c.isprintable()]
+        one = len(children) == 1
+        how = f": see {'it' if one else 'one'} with {hints.named('show', shown[0])}"
+        named = ", ".join(repr(c) for c in children[:5])
+        return (
+            f"the {lead_app} session {lead!r} has no transcript left (moved or deleted), "
+            f"but the file{'' if one else 's'} of its sub-agent{'' if one else 's'} "
+            f"{named}{' …' if len(children) > 5 else ''} {'is' if one else 'are'} "
+            f"left{how if shown else ''}."
+        )
+    holder = _holding_subagent(index, prefix, app)
+    if holder is not None:
+        lead = f"{holder.app}:{holder.id}"
+        if not lead.isprintable():  # no command a terminal cannot show as it is
+            return f"that is a sub-agent inside the {holder.app} session {holder.id!r}."
+        return (
+            f"that is a sub-agent inside the {holder.app} session {holder.id!r}, not a "
+            f"session of its own: see it with {hints.named('tree', lead)} or "
+            f"{hints.named('show', lead)}."
+        )
+    if app is not None:
+        apps = sorted({other for other, _, _ in index.prefix_titles(prefix)})
+        named = ", ".join(repr(f"{other}:{prefix}") for other in apps)
+        if len(apps) == 1:
+            return f"a {apps[0]} session's does: {named}."
+        if apps:
+            return f"sessions of {', '.join(apps)} do: {named}."
+        return None
+    word, colon, rest = reference.partition(":")
+    if colon and word.isalpha() and (near := nearest(word, sources.names())):
+        return f"did you mean {f'{near}:{rest}'!r}?"  # a misspelt app
+    path = os.path.expanduser(reference)
+    if not os.path.isfile(path):
+        return None
+    held = index.in_file(dict.fromkeys((os.path.abspath(path), os.path.realpath(path))))
+    if not held:
+        try:
+            empty = os.path.getsize(path) == 0
+        except OSError:
+            empty = False
+        if empty:  # an app's file made before its first line: no session yet to show
+            return "that file is empty: its app has written no session into it yet."
+        return f"that is a file, not an id: give the id {hints.named('list')} shows."
+    first = f"{held[0][0]}:{held[0][1]}"
+    more = f" (and {len(held) - 1} more sessions)" if len(held) > 1 else ""
+    return f"that is a file, not an id: give the id of the session it holds, {first!r}{more}."
+
+
+# where an id no session has may be a sub-agent an app keeps inside its lead's file: the
+# newest sessions' files searched for it, this many at most and this many bytes in all
+SUBAGENT_SEARCH_SESSIONS = 200
+SUBAGENT_SEARCH_BYTES = 128 * 1024 * 1024
+_SEARCH_BLOCK = 1024 * 1024
+
+
+def _holding_subagent(index: Index, prefix: str, app: str | None) -> Session | None:
+    """The session whose events spawn (or are written by) a sub-agent whose id starts
+    with `prefix`, where the app keeps sub-agents in their lead's own file and lists them
+    as no session; None for a prefix too short to say, or none found. Bounded: the
+    newest sessions' files are searched as bytes, in blocks, up to a budget; only a
+    file holding the prefix is read as events, to confirm it."""
+    if len(prefix) < 6 or "/" in prefix or os.sep in prefix:  # a path is no id
+        return None
+    needles = {prefix.encode(), prefix.lower().encode()}
+    budget = SUBAGENT_SEARCH_BYTES
+    wanted = prefix.lower()
+    searched: dict[str, bool] = {}
+    for row in index.rows(apps=[app] if app else (), limit=SUBAGENT_SEARCH_SESSIONS):
+        if budget <= 0:
+            break
+        listed = row.session()
+        if not listed.path:
+            continue
+        if listed.path not in searched:  # a store many sessions share: searched once
+            searched[listed.path], read = _file_holds(listed.path, needles, budget)
+            budget -= read
+        if not searched[listed.path]:
+            continue
+        # the listing row lacks the app's own facts, which its reader may need
+        whole = [r for r in index.by_prefix(row.id, row.app) if r.id == row.id]
+        session = whole[0].session() if whole else listed
+        try:
+            events = reading.read_session(sources.get(row.app), session, Diagnostics())
+            for event in events:
+                child = (
+                    event.extra.get("child_id") if event.kind == "subagent" else None
+                )
+                for agent in (child, event.agent_id):
+                    if isinstance(agent, str) and agent.lower().startswith(wanted):
+                        return session
+        except (OSError, SessdexError):
+            continue
+    return None
+
+
+def _file_holds(path: str, needles: set[bytes], budget: int) -> tuple[bool, int]:
+    """Whether the first `budget` bytes of the file hold one of `needles`, and how many
+    bytes were read to say it, in blocks (a block's end kept, so that a needle across
+    two blocks is found)."""
+    keep = max(len(n) for n in needles) - 1
+    read = 0
+    try:
+        with files.open_regular(path) as file:  # a pipe put in its place: no wait
+            tail = b""
+            while read < budget:
+                block = file.read(min(_SEARCH_BLOCK, budget - read))
+                if not block:
+                    break
+                read += len(block)
+                data = tail + block
+                if any(n in data for n in needles):
+                    return True, read
+                tail = data[-keep:] if keep else b""
+    except OSError:
+        pass
+    return False, read
+
+
+def _refused_holding(index: Index, prefix: str, app: str | None) -> str | None:
+    """A file the index noted as refused (permissions) whose name holds `prefix`, as
+    most apps name a session's file after its id, or else a refused database (any of
+    the sessions it keeps may be the one); None for a prefix too short to say."""
+    if len(prefix) < 4:
+        return None
+    wanted = prefix.lower()
+    refused = [
+        path
+        for _, path, _, reason in index.skipped_details([app] if app else ())
+        if reason == FILE_REFUSED
+    ]
+    for path in refused:
+        if wanted in os.path.basename(path).lower():
+            return path
+    return next((p for p in refused if p.endswith(freshness.DB_SUFFIXES)), None)
+
+
+def _replacement(index: Index, prefix: str, app: str | None) -> list[Row]:
+    """The session that replaced the one whose id starts with `prefix` (a copy its app made
+    and resumes instead, through any chain of copies), as `by_prefix` rows; else none."""
+    seen: set[tuple[str, str]] = set()
+    found: list[Row] = []
+    while not found:
+        successors = {
+            (old_app, by)
+            for old_app, _, by in index.superseded(prefix)
+            if app is None or old_app == app
+        }
+        if len(successors) != 1 or (successor := successors.pop()) in seen:
+            return []
+        seen.add(successor)
+        app, prefix = successor
+        found = [r for r in index.by_prefix(prefix, app) if r.id == prefix]
+    return found
+
+
+def _shown_as(index: Index, prefix: str, app: str | None) -> list[Row]:
+    """Sessions whose id, cleaned of what no terminal shows as `list` prints it, starts
+    with `prefix`: an id holding a NUL or a bidi mark cannot be typed as it is stored."""
+    from .views.text import one_line
+
+    return index.by_shown_prefix(prefix, one_line, app)
+
+
+def _app_and_prefix(reference: str) -> tuple[str | None, str]:
+    """`<app>:7f3a` names the app as well as the id's start, for an id that two apps
+    share (a task one app copied from another); a plain id is any app's, and so is
+    `id:7f3a`, as `find` takes it. A colon after another word is part of the id."""
+    app, colon, rest = reference.partition(":")
+    if colon and app.lower() in sources.names():
+        return app.lower(), rest.strip()
+    if colon and app.lower() == "id":
+        return None, rest.strip()
+    return None, reference
+
+
+def _unique(rows: list[Row], prefix: str) -> Row | None:
+    exact = [row for row in rows if row.id.lower() == prefix.lower()]
+    if len(exact) == 1:
+        return exact[0]
+    return rows[0] if len(rows) == 1 else None
+
+
+def _titles(rows: list[Row]) -> list[tuple[str, str, str]]:
+    """(app, id, title) of each row, as `AmbiguousId` lists them."""
+    return [
+        (row.app, row.id, orjson.loads(row.record).get("title") or "") for row in rows
+    ]

@@ -11,10 +11,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import shutil
-import subprocess
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from . import (
     databases,
     hints,
-    pathnames,
     reading,
     selection,
     sources,
@@ -49,13 +46,11 @@ from .diagnostics import (
 )
 from .errors import (
     BadValue,
-    NotQuotable,
-    ResumeRefused,
     SessdexError,
 )
 from .files import line_start
 from .index import Index, Progress, RefreshReport, Row, once_more_if_damaged
-from .model import Event, ResumePlan, Session
+from .model import Event, Session
 from .resolving import (
     SUBAGENT_SEARCH_BYTES as SUBAGENT_SEARCH_BYTES,
 )
@@ -65,6 +60,17 @@ from .resolving import (
 from .resolving import _file_holds as _file_holds  # tests reach it here
 from .resolving import id_left_out as id_left_out
 from .resolving import resolve
+from .resuming import (
+    ResumeCheck,
+    check_resume,
+    ids_starting,
+)
+from .resuming import _why_not_resumable as _why_not_resumable  # tests reach it here
+from .resuming import branch_check as branch_check
+from .resuming import current_branch as current_branch
+from .resuming import live_processes as live_processes
+from .resuming import refused_record as refused_record
+from .resuming import resume_command as resume_command
 from .selection import parse_query, refused_files
 from .sources import Home
 from .tree import AgentNode, build_tree, settle
@@ -309,459 +315,6 @@ def find_sessions(
     finally:
         index.close()
     return Listing(rows, report, ids, skipped, hidden, empty, unfinished, wider)
-
-
-# --- resume ------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class ResumeCheck:
-    """A resume plan and what its preflight found."""
-
-    session: Session
-    plan: ResumePlan
-    refusals: list[str] = field(
-        default_factory=list
-    )  # reasons not to run it (unless forced)
-    warnings: list[str] = field(default_factory=list)
-    branch_mismatch: tuple[str, str] | None = None  # (recorded, current)
-    live_pids: list[int] = field(default_factory=list)
-    cli_path: str | None = None
-    # the program of the plan's name on PATH where it is another (pressly's `goose`)
-    other_program: str | None = None
-
-    @property
-    def command(self) -> str:
-        """The line a person can paste into their shell (`shells.current`): every path
-        and id quoted. Raises NotQuotable where that shell cannot be given a word."""
-        from . import shells
-
-        return shells.cd_then_run(self.plan.cwd, self.plan.argv)
-
-    def record(self) -> dict[str, object]:
-        """The plan as `resume --json` prints it: what to run, where, and what stands in
-        the way (`refusals`: reasons `resume` would not run it)."""
-        mismatch = self.branch_mismatch
-        warnings = list(self.warnings)
-        try:
-            command: str | None = self.command
-        except NotQuotable as why:  # argv is still there, for a script to run
-            command = None
-            warnings.append(str(why))
-        return {
-            "app": self.session.app,
-            "id": self.session.id,
-            "cwd": self.plan.cwd,
-            "argv": list(self.plan.argv),
-            "command": command,
-            "cli_path": self.cli_path,
-            "warnings": warnings,
-            "refusals": list(self.refusals),
-            "branch_mismatch": {"recorded": mismatch[0], "current": mismatch[1]}
-            if mismatch
-            else None,
-            "live_pids": list(self.live_pids),
-        }
-
-
-def refused_record(session: Session, refusal: str) -> dict[str, object]:
-    """`resume --json`'s object for a session resume has no command for at all (a
-    sub-agent, an app without one): the keys of `ResumeCheck.record`, `argv` and
-    `command` null, and why in `refusals`."""
-    return {
-        "app": session.app,
-        "id": session.id,
-        "cwd": session.cwd,
-        "argv": None,
-        "command": None,
-        "cli_path": None,
-        "warnings": [],
-        "refusals": [refusal],
-        "branch_mismatch": None,
-        "live_pids": [],
-    }
-
-
-@once_more_if_damaged
-def _root_of(home: Home, session: Session) -> str | None:
-    """The id at the top of a sub-agent's chain of parents, as far as the index knows
-    them: a sub-agent another sub-agent started names that one as its parent, which
-    `resume` refuses as well. The walk is bounded and stops at a loop."""
-    parent = session.parent_id
-    if parent is None:
-        return None
-    seen = {session.id}
-    index = Index(home)
-    try:
-        while parent not in seen and len(seen) < 64:
-            seen.add(parent)
-            rows = [r for r in index.by_prefix(parent, session.app) if r.id == parent]
-            above = rows[0].session().parent_id if len(rows) == 1 else None
-            if above is None:
-                break
-            parent = above
-    finally:
-        index.close()
-    return parent
-
-
-def _why_not_resumable(
-    source: sources.Source, session: Session, root: str | None = None
-) -> str:
-    """Why the app gives no resume command for this session, as far as sessdex can tell:
-    a sub-agent (its app resumes the lead: `root`, else its parent), a session whose
-    folder was never recorded, or an app with no such command at all. The adapter is
-    asked what it would do with a lead session that has a folder, so nothing here knows
-    an app by name."""
-    from .views.text import one_line
-
-    refusal = getattr(source, "resume_refusal", None)
-    if callable(refusal) and (reason := refusal(session)):
-        return str(reason)
-    lead_like = replace(session, parent_id=None, cwd=session.cwd or os.sep)
-    resumable = source.resume(lead_like) is not None
-    if not resumable and session.parent_id:
-        # an adapter may know a sub-agent by where its file lies (a `subagents/` folder)
-        resumable = source.resume(replace(lead_like, path=None)) is not None
-    if resumable:
-        if session.parent_id:
-            lead = root or session.parent_id
-            which = "that started it" if lead == session.parent_id else "it ran under"
-            told = f"{one_line(session.id)} is a sub-agent's session; resume the session {which}"
-            try:
-                return f"{told}: {hints.line('resume', f'{session.app}:{lead}')}"
-            except NotQuotable:  # cmd.exe: the id alone, to type as the user can
-                return f"{told} ({session.app}:{one_line(lead)})."
-        if not session.cwd:
-            return (
-                f"{source.TITLE} recorded no folder for this session, and sessdex never "
-                "resumes elsewhere; open it with the app from the folder it ran in."
-            )
-    where = f" (it ran in {one_line(session.cwd)})" if session.cwd else ""
-    return (
-        f"{source.TITLE} has no command to resume a session from the command line; "
-        f"open it in the app itself{where}."
-    )
-
-
-def check_resume(
-    home: Home,
-    prefix: str,
-    *,
-    keep_permissions: bool = False,
-    progress: Progress | None = None,
-) -> ResumeCheck:
-    """Build the resume command for a session and run every preflight check on it:
-    what would stop `sessdex resume` is in `.refusals`. Raises ResumeRefused where the
-    app has no command for the session, and what `resolve` raises."""
-    session = resolve(home, prefix, progress=progress)
-    source = sources.get(session.app)
-    if session.id.startswith("-"):
-        raise ResumeRefused(
-            f"the session's id {session.id!r} would read as an option; resume it in the app.",
-            session,
-        )
-    session, dropped = _argument_safe(session)
-    plan = source.resume(session, keep_permissions=keep_permissions)
-    if plan is None:
-        raise ResumeRefused(
-            _why_not_resumable(source, session, _root_of(home, session)), session
-        )
-    if _holds_nul(plan):
-        raise ResumeRefused(
-            "the session's recorded folder or id holds a NUL byte, which no command "
-            "can pass (a shell would cut the folder short and resume elsewhere); "
-            "open it in the app.",
-            session,
-        )
-    check = ResumeCheck(session, plan)
-    check.warnings.extend(dropped)
-    check.warnings.extend(plan.notes)
-    keep = hints.flag("keep_permissions")
-    check.warnings.extend(
-        f"left out {item} (looser than the CLI's default; {keep} keeps it)"
-        for item in plan.withheld
-    )
-    if plan.cwd in ("", os.curdir) and not session.cwd:
-        # the adapter could only say "here": wherever the user happens to be
-        check.refusals.append(
-            f"{source.TITLE} recorded no folder for this session, and sessdex never "
-            "resumes elsewhere; run it from the folder the session ran in."
-        )
-    elif not os.path.isabs(plan.cwd) or not os.path.isdir(plan.cwd):
-        # a file where the folder was is not a folder that "exists", nor is a Windows
-        # folder read from a copied home here, nor a relative one (`shop`), which would
-        # be looked for below wherever the user is: say which it is
-        gone = (
-            "is a Windows folder, not on this machine"
-            if os.sep == "/" and pathnames.is_windows(plan.cwd)
-            else "is no full path (it would be taken from the folder you are in)"
-            if plan.cwd and not os.path.isabs(plan.cwd)
-            else "is a file now"
-            if os.path.lexists(plan.cwd)
-            else "no longer exists"
-        )
-        check.refusals.append(
-            f"the session's folder {plan.cwd or '(unknown)'} {gone}; sessdex never resumes elsewhere."
-        )
-    elif not os.access(plan.cwd, os.X_OK):
-        check.refusals.append(
-            f"the session's folder {plan.cwd} cannot be entered (no permission); "
-            "sessdex never resumes elsewhere."
-        )
-    elif session.branch:
-        current, problem = branch_check(plan.cwd)
-        if current is not None and current != session.branch:
-            check.branch_mismatch = (session.branch, current)
-        elif problem is not None:
-            check.warnings.append(
-                f"could not check that {plan.cwd} is still on branch "
-                f"{session.branch!r}: {problem}"
-            )
-    find = getattr(source, "resume_program", None)
-    if callable(find):
-        check.plan, check.cli_path = find(plan)
-        plan = check.plan
-    else:
-        check.cli_path = shutil.which(plan.program)
-    if check.cli_path is not None:
-        # a relative PATH entry (`tools`) names a program below the folder sessdex
-        # runs in now: the one checked, not the one below the session's folder
-        check.cli_path = os.path.abspath(check.cli_path)
-    if check.cli_path is None:
-        other = shutil.which(plan.program)
-        check.other_program = other
-        check.refusals.append(
-            f"the '{plan.program}' on PATH ({other}) is another program, not the one "
-            f"{source.TITLE} installs. Install it with: {plan.install_hint}"
-            if other
-            else f"'{plan.program}' is not on PATH. Install it with: {plan.install_hint}"
-        )
-    check.live_pids = live_processes(
-        plan.program,
-        session.id,
-        plan.process_names,
-        source,
-        lambda start: _ids_starting(home, session.app, start),
-    ) or _continuing(home, session, plan, source, progress)
-    return check
-
-
-def _ids_starting(home: Home, app: str, start: str) -> list[str]:
-    """The ids of `app`'s sessions in the index (of every age) that start with `start`:
-    more than one, and a CLI given that start has none of them open by it."""
-    index = Index(home)
-    try:
-        return [row.id for row in index.by_prefix(start, app, limit=20)]
-    finally:
-        index.close()
-
-
-def _continuing(
-    home: Home,
-    session: Session,
-    plan: ResumePlan,
-    source: sources.Source,
-    progress: Progress | None = None,
-) -> list[int]:
-    """Processes of the app's CLI in `session`'s folder that continue its latest session
-    (`--continue`, as the source reads its words), where that is `session`: the newest
-    there when the process started (one begun since is another CLI's). Also those that
-    name no session (a plain start, `claude` alone), as `watch` gives them: to the
-    folder's most recently written session, unless they started well after it was last
-    written (a fresh CLI that has written nothing yet)."""
-    from .live import STARTED_AFTER, Processes, existed, opened_by, process_folder
-
-    processes = Processes()
-    if not session.cwd or not processes.available:
-        return []
-    processes.refresh(force=True)
-    started: dict[int, float | None] = {}
-    plain: dict[int, tuple[float | None, bytes]] = {}
-    for pid, args in processes.running(plan.program, plan.process_names):
-        opened = opened_by(source, args)
-        latest = opened is not None and opened.latest
-        if not latest and opened is not None:
-            continue  # another session, a picker or a fork: not this one's writer
-        cwd = processes.cwd(pid)
-        if cwd is None or process_folder(source, cwd, args) != session.cwd:
-            continue
-        if latest:
-            started[pid] = processes.started(pid)
-        else:
-            plain[pid] = (processes.started(pid), args)
-    if not started and not plain:
-        return []
-    index = Index(home)
-    try:
-        index.refresh([source], progress)  # a newer session there may not be indexed
-        rows = index.rows(apps=[session.app], under=session.cwd, limit=200)
-        there = [s for s in (row.session() for row in rows) if s.cwd == session.cwd]
-    finally:
-        index.close()
-    pids = []
-    for pid, start in started.items():  # newest first: the first there at its start
-        latest_there = next(
-            (s for s in there if existed(s, start)), there[0] if there else None
-        )
-        if latest_there is not None and latest_there.id == session.id:
-            pids.append(pid)
-    written = session.updated.timestamp() if session.updated else None
-    newest = there[0].id if there else session.id
-    others = [s.id.encode() for s in there if s.id != session.id]
-    for pid, (start, args) in plain.items():
-        if newest != session.id or any(other in args for other in others):
-            continue  # the folder's newer session is its, or its words name another
-        if start is None or written is None or start <= written + STARTED_AFTER:
-            pids.append(pid)
-    return sorted(pids)
-
-
-def resume_command(session: Session) -> str | None:
-    """The shell line that reopens `session`, quoted as `resume --print` prints it (for
-    the user's shell, as its folder is this machine's), or None where its app has none,
-    it recorded no folder, its id would read as an option, or that shell cannot be given
-    one of its words. Nothing on this machine is checked: an export is read anywhere."""
-    if session.id.startswith("-"):
-        return None
-    session, _ = _argument_safe(session)
-    plan = sources.get(session.app).resume(session)
-    if plan is None or not session.cwd or plan.cwd in ("", os.curdir):
-        return None
-    if not (
-        os.path.isabs(plan.cwd)
-        or plan.cwd.startswith("/")
-        or pathnames.is_windows(plan.cwd)
-    ):
-        return None  # `cd shop` would enter a folder below wherever the reader is
-    if _holds_nul(plan):
-        return None
-    try:
-        return ResumeCheck(session, plan).command
-    except NotQuotable:  # no line rather than a wrong one
-        return None
-
-
-def _holds_nul(plan: ResumePlan) -> bool:
-    """Whether the plan's folder or a word of it holds a NUL: no argv or path can, and a
-    shell ends a `$'…'` word at it (the folder `/` + NUL + `srv` becomes `/`)."""
-    return any("\x00" in word for word in (plan.cwd, *plan.argv))
-
-
-def _argument_safe(session: Session) -> tuple[Session, list[str]]:
-    """The session with each recorded value a resume command passes on (model, effort,
-    permission mode, an app's own settings in `extra`) left out when the CLI would read
-    it as an option or as more than one word (a file that says its model is
-    `--dangerously-…`, or its mode `--yolo`, kept by --keep-permissions)."""
-
-    def unsafe(value: object) -> bool:
-        return isinstance(value, str) and (
-            value.startswith("-")
-            or any(c.isspace() or not c.isprintable() for c in value)
-        )
-
-    def unsafe_mode(value: object) -> bool:
-        # a mode may name several settings, `key=value` one plain word each (Codex's
-        # `approval=never sandbox=read-only`), which its adapter takes apart
-        words = value.split(" ") if isinstance(value, str) else []
-        if len(words) > 1 and all("=" in w and not unsafe(w) for w in words):
-            return False
-        return unsafe(value)
-
-    dropped = [
-        f"left out the recorded {name} {value!r}: not a plain name"
-        for name, value, bad in (
-            ("model", session.model, unsafe),
-            ("effort", session.effort, unsafe),
-            ("permission mode", session.permission_mode, unsafe_mode),
-        )
-        if bad(value)
-    ]
-    extra = {
-        key: value
-        for key, value in session.extra.items()
-        if not (isinstance(value, str) and value.startswith("-"))
-    }
-    if not dropped and len(extra) == len(session.extra):
-        return session, []
-    safe = replace(
-        session,
-        model=None if unsafe(session.model) else session.model,
-        effort=None if unsafe(session.effort) else session.effort,
-        permission_mode=None
-        if unsafe_mode(session.permission_mode)
-        else session.permission_mode,
-        extra=extra,
-    )
-    return safe, dropped
-
-
-def current_branch(cwd: str) -> str | None:
-    """The branch checked out in `cwd` now, or None when it is not a git work tree."""
-    return branch_check(cwd)[0]
-
-
-def branch_check(cwd: str) -> tuple[str | None, str | None]:
-    """(the branch checked out in `cwd` now, or None; why git could not say, or None
-    when `cwd` is simply no git work tree). Git refuses a repository another user owns
-    ("dubious ownership": a copied home, a container's mount) as it refuses a folder
-    outside any: that must not read as "no branch to compare"."""
-    problem: str | None = None
-    # rev-parse fails on a branch with no commits yet; symbolic-ref still names it.
-    for args in (
-        ["rev-parse", "--abbrev-ref", "HEAD"],
-        ["symbolic-ref", "--short", "-q", "HEAD"],
-    ):
-        try:
-            result = subprocess.run(
-                ["git", "-C", cwd, *args],
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=5,
-                check=False,
-            )
-        except OSError as error:
-            return None, f"git could not be run ({error.strerror or error})"
-        except subprocess.TimeoutExpired:
-            return None, "git did not answer within 5 seconds"
-        branch = result.stdout.strip()
-        if result.returncode == 0 and branch:
-            return branch, None
-        said = result.stderr.strip().splitlines()
-        if problem is None and said and "not a git repository" not in said[0]:
-            problem = "git said: " + said[0].removeprefix("fatal: ")
-    return None, problem
-
-
-def live_processes(
-    program: str,
-    session_id: str,
-    aliases: Sequence[str] = (),
-    source: sources.Source | None = None,
-    sharing: Callable[[str], Sequence[str]] | None = None,
-) -> list[int]:
-    """Processes running `program` (or one of `aliases`) whose command line names this
-    session: as `source`'s CLI reads it, where it can (a fork names the session it copies,
-    and has a new one open), or anywhere in it. One given the start of an id names it
-    where no other session `sharing` gives (those whose id starts so) does."""
-    from .live import Processes, names
-
-    processes = Processes()
-    if not processes.available:
-        return []
-    processes.refresh(force=True)
-    wanted = session_id.encode()
-    return sorted(
-        pid
-        for pid, args in processes.running(program, aliases)
-        # an id holds no NUL: the match lies within one argument
-        if (
-            wanted in args
-            if source is None
-            else names(source, session_id, args, sharing)
-        )
-    )
 
 
 # --- doctor -----------------------------------------------------------------------------
@@ -1447,7 +1000,7 @@ def watch_sessions(
         diagnostics=diagnostics,
         clis=sources.all_sources(apps) if own else (),
         since=window,
-        sharing=lambda app, start: _ids_starting(home, app, start),
+        sharing=lambda app, start: ids_starting(home, app, start),
     )
 
 

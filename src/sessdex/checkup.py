@@ -1,0 +1,365 @@
+"""What `doctor` reports: per app, where sessdex looked, what it found and what it could
+not read; what sessdex keeps of its own; and the one-line warnings that point a run's
+skipped input to it.
+
+Not the reading itself (the index and the sources do that). Nothing here names an app.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import databases, hints, reading, sources
+from .calls import app_names, open_index
+from .diagnostics import (
+    FILE_REFUSED,
+    NOT_LINES,
+    UNDATED,
+    Diagnostics,
+    undated,
+    unreadable_lines,
+)
+from .index import Progress, RefreshReport, Row, once_more_if_damaged
+from .selection import refused_files
+from .sources import Home
+
+if TYPE_CHECKING:
+    from .sources import Location
+
+
+@dataclass(frozen=True, slots=True)
+class OwnFiles:
+    """What sessdex keeps of its own, in its cache folder (all of it rebuildable)."""
+
+    folder: str
+    index: str  # this home's index
+    index_bytes: int
+    other_indexes: int  # other homes indexed (--home, other overrides)
+    other_index_bytes: int  # what their indexes, and those of other builds, weigh
+    snapshots: int  # copies of apps' databases in WAL mode
+    snapshot_bytes: int
+    passes: int = 0  # big transcripts' first-pass state (`passcache`)
+    pass_bytes: int = 0
+    other_builds: int = 0  # indexes other builds of sessdex wrote (kept a week)
+
+
+def own_files(home: Home) -> OwnFiles:
+    """Where sessdex's index and database snapshots are, and what they weigh."""
+    from . import passcache
+    from .index import index_file
+    from .paths import cache_dir, snapshot_dir
+
+    mine = index_file(home)
+    key, build = mine.stem.rsplit("-", 1)  # index-<home>-<build>.sqlite
+    homes: set[str] = set()
+    builds = others_bytes = 0
+    for path in mine.parent.glob("index-*.sqlite"):  # the cache's, or `index_dir`'s
+        if path != mine:
+            other_key, other_build = path.stem.rsplit("-", 1)
+            homes.add(other_key)
+            builds += other_build != build
+            others_bytes += _file_bytes(path)
+    snapshots = [f for f in snapshot_dir().iterdir() if f.is_dir()]
+    passes, pass_bytes = passcache.usage()
+    return OwnFiles(
+        folder=str(cache_dir()),
+        index=str(mine),
+        index_bytes=_file_bytes(mine),
+        other_indexes=len(homes - {key}),  # an upgrade's old index is no other home
+        other_index_bytes=others_bytes,
+        snapshots=len(snapshots),
+        snapshot_bytes=sum(databases.folder_size(f) for f in snapshots),
+        passes=passes,
+        pass_bytes=pass_bytes,
+        other_builds=builds,
+    )
+
+
+def _file_bytes(path: Path) -> int:
+    """A SQLite file's size with its WAL."""
+    total = 0
+    for suffix in ("", "-wal"):
+        with contextlib.suppress(OSError):
+            total += os.stat(f"{path}{suffix}").st_size
+    return total
+
+
+@dataclass(slots=True)
+class AppReport:
+    """What `doctor` found of one app: where it looked, what it found and could not read."""
+
+    app: str
+    title: str
+    checked_with: str
+    # None: the source could not say where (see `diagnostics.problems`)
+    root: str | None
+    override: str | None
+    exists: bool
+    sessions: int  # sub-agents' own sessions included
+    files: int
+    versions: dict[str, int]
+    diagnostics: Diagnostics
+    also: tuple[str, ...] = ()  # other folders the app writes to that exist here
+    newer: dict[str, int] = field(
+        default_factory=dict
+    )  # versions past what was checked
+    subagents: int = 0  # of `sessions`, those a sub-agent ran
+    # what the app keeps where sessdex cannot read it (a source's `doctor_notes`)
+    notes: tuple[str, ...] = ()
+    # the variables the app (and so sessdex) reads for a folder kept elsewhere
+    env_vars: tuple[str, ...] = ()
+
+    def record(self) -> dict[str, object]:
+        """The report as `doctor --json` prints it."""
+        return {
+            "app": self.app,
+            "title": self.title,
+            "checked_with": self.checked_with,
+            "root": self.root,
+            "also": list(self.also),
+            "override": self.override,
+            "exists": self.exists,
+            "sessions": self.sessions,
+            "subagents": self.subagents,
+            "files": self.files,
+            "versions": self.versions,
+            "newer_than_checked": self.newer,
+            "skipped_lines": dict(self.diagnostics.skipped),
+            "unknown_record_types": dict(self.diagnostics.unknown),
+            "problems": list(self.diagnostics.problems),
+            "passed_over": dict(self.diagnostics.passed_over),
+            # files whose last line has no newline yet and does not parse (no skipped line)
+            "unfinished_last_lines": dict(sorted(self.diagnostics.unfinished.items())),
+            "notes": list(self.notes),
+            "env_vars": list(self.env_vars),
+        }
+
+
+@once_more_if_damaged
+def doctor(
+    home: Home,
+    apps: Sequence[str] = (),
+    progress: Progress | None = None,
+    *,
+    read_all: bool = False,
+    read_progress: Progress | None = None,
+) -> list[AppReport]:
+    """Per app: where sessdex looked, what it found, what it skipped and why.
+
+    With `read_all`, every transcript is read too (one at a time, as `show` reads it), so
+    that record types only the middle of a transcript holds, and the lines it could not
+    read, are counted as well. The apps with sessions come first, then those whose
+    folder holds none, then those not found, each group in the registry's order; each
+    app's versions go oldest first, by number."""
+    apps = app_names(apps)
+    index, report = open_index(home, apps, progress)
+    try:
+        stats = index.app_stats()
+        rows = index.rows(apps=list(apps), include_subagents=True) if read_all else []
+    finally:
+        index.close()
+    deep = _reader(rows, read_progress) if read_all else None
+    reports = []
+    for source in sources.all_sources(apps):
+        location = report.locations.get(source.NAME)
+        entry = stats.get(source.NAME, {})
+        diagnostics = entry.get("diagnostics")
+        if not isinstance(diagnostics, Diagnostics):
+            diagnostics = Diagnostics()
+        if source.NAME in report.failures:
+            diagnostics.problem(report.failures[source.NAME])
+        # what this refresh's scan met (the files it parsed are in the stats already)
+        scanned = report.diagnostics.get(source.NAME, Diagnostics())
+        for problem in scanned.problems:
+            diagnostics.problem(problem)
+        diagnostics.passed_over.update(scanned.passed_over)
+        diagnostics.details.extend(
+            d
+            for d in scanned.details
+            if d[2] in scanned.passed_over or d[2] in NOT_LINES
+        )
+        versions = entry.get("versions", {})
+        if not isinstance(versions, dict):
+            versions = {}
+        versions = dict(
+            sorted(versions.items(), key=lambda item: version_order(item[0]))
+        )
+        if deep is not None:
+            deep(source, diagnostics)
+        reports.append(
+            AppReport(
+                app=source.NAME,
+                title=source.TITLE,
+                checked_with=source.CHECKED_WITH,
+                root=str(location.root) if location else None,
+                override=location.override if location else None,
+                exists=bool(
+                    location and (entry.get("files") or app_found(source, location))
+                ),
+                sessions=int(entry.get("sessions", 0)),  # type: ignore[call-overload]
+                subagents=int(entry.get("subagents", 0)),  # type: ignore[call-overload]
+                files=int(entry.get("files", 0)),  # type: ignore[call-overload]
+                versions=versions,
+                diagnostics=diagnostics,
+                also=tuple(str(p) for p in location.also if p.is_dir())
+                if location
+                else (),
+                newer=_newer_than_checked(
+                    getattr(source, "NEWEST_CHECKED", None), versions
+                ),
+                notes=_notes(source, location, diagnostics),
+                env_vars=tuple(source.ENV_VARS),
+            )
+        )
+    reports.sort(key=lambda r: (r.sessions == 0, not r.exists))  # a stable sort
+    return reports
+
+
+def app_found(source: sources.Source, location: Location) -> bool:
+    """Whether the app is there: its folder, or, where that folder is one other programs
+    share, a folder of its own (a source's `found`)."""
+    if not location.exists:
+        return False
+    found = getattr(source, "found", None)
+    return bool(found(location)) if callable(found) else True
+
+
+def _notes(
+    source: sources.Source, location: Location | None, diagnostics: Diagnostics
+) -> tuple[str, ...]:
+    """What a source's `doctor_notes` says of the app's store; a failure is a problem."""
+    notes = getattr(source, "doctor_notes", None)
+    given = location.notes if location is not None else ()
+    if not callable(notes) or location is None or not location.exists:
+        return given
+    try:
+        return given + tuple(str(note) for note in notes(location))
+    except Exception as error:  # one app's odd store never hides the others' reports
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        diagnostics.reader_failed(source.NAME, str(location.root), error)
+        return given
+
+
+def _newer_than_checked(newest: str | None, versions: object) -> dict[str, int]:
+    """The app versions seen in files that are newer than any sessdex was checked with:
+    where records it does not know yet are likeliest (a source's `NEWEST_CHECKED`)."""
+    if not newest or not isinstance(versions, dict):
+        return {}
+    limit = version_key(newest)
+    return {
+        version: count
+        for version, count in versions.items()
+        if isinstance(version, str)
+        and isinstance(count, int)
+        and (key := version_key(version))
+        and key > limit
+    }
+
+
+def version_order(version: object) -> tuple[bool, tuple[int, ...], str]:
+    """A sort key putting versions in numeric order (`0.50.0` before `0.106.0`), the
+    ones with no leading number last."""
+    text = str(version)
+    key = version_key(text)
+    return (not key, key, text)
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """`2.1.220` -> (2, 1, 220); `v0.171.0-alpha.3` -> (0, 171, 0); () when no number leads."""
+    import re
+
+    found = re.match(r"v?(\d+(?:\.\d+)*)", version.strip())
+    return tuple(int(part) for part in found.group(1).split(".")) if found else ()
+
+
+def refused_summaries(report: RefreshReport) -> list[str]:
+    """One warning line per app with files this refresh was not let open: the sessions
+    in them may be missing from the listing (an unreadable line only cuts one short)."""
+    said = []
+    for app, diagnostics in sorted(report.diagnostics.items()):
+        count = diagnostics.skipped[FILE_REFUSED]
+        if not count:
+            continue
+        # past MAX_DETAILS no file is named: the count alone is said
+        named = [p for p, _, why in diagnostics.details if why == FILE_REFUSED]
+        example = named[0] if named else None
+        said.append(refused_files(app, count, example, hints.see_each()))
+    return said
+
+
+def undated_summary(report: RefreshReport) -> str | None:
+    """One warning line for the sessions this refresh listed without an odd time (past
+    the clock and its slack, or not after 1970), or None: kept, not unreadable lines."""
+    count = sum(d.undated_total for d in report.diagnostics.values())
+    if not count:
+        return None
+    said = undated(count, "session", "listed without that time")
+    return f"{said}; see {hints.see_each()}"
+
+
+def skipped_summary(report: RefreshReport) -> str | None:
+    """One warning line for what this refresh could not read, or None (the files it
+    was not let open are `refused_summaries`)."""
+    lines = 0
+    files: dict[str, set[str]] = {}
+    for app, diagnostics in report.diagnostics.items():
+        lines += (
+            diagnostics.skipped_total
+            - diagnostics.skipped[FILE_REFUSED]
+            - diagnostics.undated_total
+        )
+        for path, _, reason in diagnostics.details:
+            # a name passed over is no unreadable line (said by its own warning, if any)
+            if (
+                reason not in NOT_LINES
+                and reason not in diagnostics.passed_over
+                and reason != FILE_REFUSED
+                and reason not in UNDATED
+            ):
+                files.setdefault(app, set()).add(path)
+    if not lines:
+        return None
+    where = ", ".join(
+        f"{len(paths)} {app} file{'s' if len(paths) != 1 else ''}"
+        for app, paths in sorted(files.items())
+    )
+    see = hints.see_each()
+    return f"{unreadable_lines(lines)} in {where}; see {see} or {hints.named('doctor')}"
+
+
+def _reader(
+    rows: Sequence[Row], progress: Progress | None
+) -> Callable[[sources.Source, Diagnostics], None]:
+    """Reads every top-level session of an app into its diagnostics (sub-agents come
+    with their parent, as `show` reads them)."""
+    ids = {(row.app, row.id) for row in rows}
+    chosen = [
+        row
+        for row in rows
+        if not ((parent := row.session().parent_id) and (row.app, parent) in ids)
+    ]
+    done = [0]
+    if progress is not None:  # the reading begins (its first file may be 2 GB)
+        progress(0, len(chosen))
+
+    def read(source: sources.Source, diagnostics: Diagnostics) -> None:
+        for row in chosen:
+            if row.app != source.NAME:
+                continue
+            session = row.session()
+            events = source.read(session, diagnostics)
+            for _event in reading.guarded(
+                events, diagnostics, session
+            ):  # a broken one: noted
+                pass
+            done[0] += 1
+            if progress is not None:
+                progress(done[0], len(chosen))
+
+    return read

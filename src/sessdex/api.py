@@ -8,10 +8,9 @@ here names an app.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
@@ -38,7 +37,8 @@ from .checkup import undated_summary as undated_summary
 from .checkup import version_key as version_key
 from .checkup import version_order as version_order
 from .diagnostics import Diagnostics
-from .errors import BadValue, SessdexError
+from .errors import BadValue
+from .exports import refuse_agent_folder as refuse_agent_folder
 from .files import line_start
 from .index import Index, Progress, RefreshReport, Row, once_more_if_damaged
 from .model import Event, Session
@@ -483,85 +483,6 @@ def _last_written(path: str | None) -> datetime | None:
             continue
         newest = mtime if newest is None else max(newest, mtime)
     return datetime.fromtimestamp(newest, UTC) if newest is not None else None
-
-
-def refuse_agent_folder(
-    home: Home, output: str, session: Session | None = None
-) -> None:
-    """Exports never land inside an agent's folders (sessdex writes only where it is
-    asked): neither in the folder an app keeps its sessions in nor in any other it
-    writes to, reached by its name or through a link, nor over `session`'s own file
-    (an app that keeps it in the project: an export named after it would replace it).
-    The user's own home is checked too when `home` is another (a copy read with
-    --home): its apps' folders are no less theirs."""
-    given = Path(output).expanduser().absolute()
-    if ".." in given.parts and given.name != "..":
-        # `~/.claude/../notes.md` is in the home: its `..` is taken as the OS takes it
-        # (after any link before it), not its folders read as names on the way
-        given = Path(os.path.realpath(given.parent)) / given.name
-    targets = (given, Path(os.path.realpath(given)))
-    # the folders the export would land in, as the disk knows them: a name no link
-    # explains (an agent's folder named in another case on a case-insensitive disk, a
-    # bind mount) is one of them too
-    above = _identities((given, *given.parents))
-    own = Home.current()
-    homes = [home] if home == own else [home, own]
-    for source, checked in itertools.product(sources.all_sources(), homes):
-        location = source.locate(checked)
-        owned = location.owned
-        mine = (location.root, *location.also) if owned is None else owned
-        for folder in (*mine, *location.keeps):
-            for root in (folder.absolute(), Path(os.path.realpath(folder))):
-                if any(t == root or root in t.parents for t in targets) or (
-                    not above.isdisjoint(_identities((root,)))
-                ):
-                    if folder in location.keeps and not os.path.isdir(root):
-                        said = f"write over {source.TITLE}'s file"
-                    else:
-                        said = f"write into {source.TITLE}'s folder"
-                    raise SessdexError(
-                        f"refusing to {said} {root}; choose another path."
-                    )
-    if session is not None and session.path:
-        with contextlib.suppress(OSError):  # no file there yet: nothing to replace
-            if os.path.samefile(given, session.path):
-                raise SessdexError(
-                    f"refusing to write over the session's own file {session.path}; "
-                    "choose another path."
-                )
-    if os.path.isfile(given):  # another session's file an app keeps in a project
-        index = Index(home)
-        try:
-            held = index.in_file(dict.fromkeys((str(given), *map(str, targets[1:]))))
-        finally:
-            index.close()
-        if held:
-            app, held_id = held[0]
-            raise SessdexError(
-                f"refusing to write over {given}, which holds {app} session "
-                f"{held_id!r}; choose another path."
-            )
-    # a file an app writes into a project (named so, or reached through a link so named;
-    # in any case, as a disk that ignores case takes it)
-    names = {target.name.casefold() for target in targets}
-    for source in sources.all_sources():
-        if names & {name.casefold() for name in getattr(source, "IN_PROJECTS", ())}:
-            raise SessdexError(
-                f"refusing to write {given}: {source.TITLE} writes and reads back files "
-                "of that name in a project; choose another path."
-            )
-
-
-def _identities(paths: Iterable[Path]) -> set[tuple[int, int]]:
-    """(device, inode) of each of `paths` that exists."""
-    found = set()
-    for path in paths:
-        try:
-            stat = os.stat(path)
-        except (OSError, ValueError):
-            continue
-        found.add((stat.st_dev, stat.st_ino))
-    return found
 
 
 # --- live sessions ----------------------------------------------------------------------------

@@ -9,14 +9,13 @@ here names an app.
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import databases, hints, reading, selection, sources
+from . import databases, hints, selection, sources
 from .calls import Folders as Folders
 from .calls import (
     app_names,
@@ -39,7 +38,6 @@ from .checkup import version_order as version_order
 from .diagnostics import Diagnostics
 from .errors import BadValue
 from .exports import refuse_agent_folder as refuse_agent_folder
-from .files import line_start
 from .index import Index, Progress, RefreshReport, Row, once_more_if_damaged
 from .model import Event, Session
 from .resolving import SUBAGENT_SEARCH_BYTES as SUBAGENT_SEARCH_BYTES
@@ -56,7 +54,15 @@ from .resuming import refused_record as refused_record
 from .resuming import resume_command as resume_command
 from .selection import parse_query
 from .sources import Home
-from .tree import AgentNode, build_tree, settle
+from .transcripts import LINE_HOPS as LINE_HOPS
+from .transcripts import (
+    SUBAGENT_MODES,
+    Transcript,
+    agent_tree,
+    spawner_of,
+    transcript,
+)
+from .transcripts import lead_of as lead_of
 
 if TYPE_CHECKING:
     from . import usage
@@ -247,244 +253,6 @@ def demo_home() -> Home:
     return Home.at(Path(__file__).parent / "demo" / "home")
 
 
-# --- transcripts ----------------------------------------------------------------------------
-
-SUBAGENT_MODES = ("inline", "tree", "none")
-_TAIL_WINDOW = 256 * 1024
-_TAIL_ROWS = 64  # the messages a database's tail is first read from
-
-
-@dataclass(slots=True)
-class Transcript:
-    """A session and its events (a generator: iterate once)."""
-
-    session: Session
-    events: Iterator[Event]
-    diagnostics: Diagnostics
-    partial: bool = False  # only the end of the session was read (--tail)
-    # the read began past the file's start: each `seq` counts from there, not the session's
-    seq_relative: bool = False
-
-
-def transcript(
-    home: Home,
-    prefix: str,
-    *,
-    subagents: str = "inline",
-    tail: int | None = None,
-    full: bool = False,
-    progress: Progress | None = None,
-    shown: Callable[[Event], bool] | None = None,
-) -> Transcript:
-    """The session's events, sub-agents included unless `subagents == "none"`.
-
-    With `tail`, only the last `tail` events of the lead agent's file are read (sub-agents
-    left out), starting from the end of the file, so a 2 GB transcript answers at once;
-    with `shown` too, only the events it accepts (those a view shows) count and are kept.
-    `full` keeps huge payloads (pasted images, giant outputs) whole, where they are
-    otherwise summarised, as `show --full-payloads` does. The events are read
-    as they are iterated; a transcript dropped half-way closes its files. Raises what
-    `resolve` raises, and BadValue for a `subagents` or `tail` the CLI would refuse.
-    """
-    refuse_unknown("subagents", subagents, SUBAGENT_MODES)
-    refuse_unless("tail", tail, 0)
-    session = resolve(home, prefix, progress=progress)
-    source = sources.get(session.app)
-    diagnostics = Diagnostics()
-    spawner = _spawner(home, session)
-    if tail is not None:
-        last, relative = _tail_events(
-            source, session, diagnostics, tail, full, shown, spawner
-        )
-        return Transcript(session, iter(last), diagnostics, True, relative)
-    events = reading.read_session(
-        source, session, diagnostics, full=full, spawner=spawner
-    )
-    if subagents == "none":
-        events = (e for e in events if e.agent_id is None)
-    return Transcript(session, events, diagnostics)
-
-
-LINE_HOPS = 16  # parents walked up to a sub-agent's lead: a loop (a damaged file) ends
-
-
-def lead_of(home: Home, session: Session) -> str | None:
-    """The id of the session at the top of a sub-agent's line (its lead, or its lead's
-    lead), found in the index alone (no file read, at most `LINE_HOPS` lookups); the
-    last parent known where the index lacks the next; None for a session no one spawned."""
-    if not session.parent_id:
-        return None
-    lead = session.parent_id
-    index = Index(home)
-    try:
-        for _ in range(LINE_HOPS):
-            key = (session.app, lead)
-            row = index.by_ids([key]).get(key)
-            above = row.session().parent_id if row is not None else None
-            if not above or above in (lead, session.id):
-                break
-            lead = above
-    finally:
-        index.close()
-    return lead
-
-
-def _spawner(home: Home, session: Session) -> str | None:
-    """What a sub-agent's session read on its own calls the sub-agent that started it,
-    as the lead's view does (its type, else the start of its id); None where the lead
-    started it, or it is no sub-agent."""
-    if not session.parent_id:
-        return None
-    key = (session.app, session.parent_id)
-    index = Index(home)
-    try:
-        row = index.by_ids([key]).get(key)
-    finally:
-        index.close()
-    parent = row.session() if row is not None else None
-    if parent is None or not parent.parent_id:
-        return None
-    return reading.called(parent)
-
-
-def _tail_events(
-    source: sources.Source,
-    session: Session,
-    diagnostics: Diagnostics,
-    count: int,
-    full: bool,
-    shown: Callable[[Event], bool] | None = None,
-    spawner: str | None = None,
-) -> tuple[list[Event], bool]:
-    """The lead agent's last `count` events (of those `shown` accepts), and whether the read that found them began
-    past the file's start (their `seq` then counts from there: what came before is
-    never read to count it)."""
-    from collections import deque
-
-    def keep(event: Event) -> bool:
-        return event.agent_id is None and (shown is None or shown(event))
-
-    if reading.whole_store(session.path):
-        # a database whose source reads a session's last rows: as many as give `count`
-        # events, as the byte window below widens
-        rows = max(count, _TAIL_ROWS)
-        while True:
-            met = Diagnostics()  # what this window met: a wider one reads it again
-            last = reading.last_events(
-                source, session, met, rows, keep, count, full=full, spawner=spawner
-            )
-            if last is None:
-                break
-            if len(last) >= count:
-                diagnostics.update(met)
-                return last, True
-            rows *= 4
-        # else, or a JSON document, which has no end to read back from: read once, whole,
-        # with the checks that keep one committed state
-        lead = deque(
-            (
-                e
-                for e in reading.read_session(
-                    source, session, diagnostics, full=full, spawner=spawner
-                )
-                if keep(e)
-            ),
-            maxlen=count,
-        )
-        return list(lead), False
-    size = 0
-    if (
-        session.path
-        and os.path.isfile(session.path)
-        and not session.path.endswith(".zst")
-    ):
-        size = os.path.getsize(session.path)
-    window = _TAIL_WINDOW
-    while True:
-        # from a line's start: the piece of a line the window cuts is no unreadable line
-        offset = 0
-        if session.path and size > window:
-            offset = line_start(session.path, size - window)
-        kept: deque[Event] = deque(maxlen=count)
-        # what this attempt met: a wider one reads it all again
-        seen = Diagnostics()
-        for event in reading.guarded(
-            source.read(session, seen, full=full, offset=offset),
-            seen,
-            session,
-            spawner,
-        ):
-            if keep(event):
-                kept.append(event)
-        if len(kept) >= count or offset == 0:
-            diagnostics.update(seen)
-            return list(kept), offset > 0
-        window *= 4
-
-
-def agent_tree(
-    home: Home,
-    prefix: str,
-    diagnostics: Diagnostics | None = None,
-    *,
-    progress: Progress | None = None,
-) -> tuple[Session, AgentNode]:
-    """The session's sub-agent tree: per node type, description, status, tokens, tool
-    calls. What could not be read on the way is added to `diagnostics`."""
-    found = transcript(home, prefix, progress=progress)
-    root = build_tree(found.session.id, found.events, found.session.agent_type)
-    settle(root, _last_written(found.session.path), datetime.now(UTC))
-    if diagnostics is not None:
-        diagnostics.update(found.diagnostics)
-    if found.session.parent_id and (root.agent_type == "lead" or root.status != "done"):
-        # what its own file cannot say: read the lead's line (only then: it may be big)
-        seen = _as_its_lead_sees_it(home, found.session)
-        root = seen if seen is not None else root
-    if found.session.parent_id and root.agent_type == "lead":
-        root.agent_type = None  # no file says its type (its lead's is gone): no lead
-    return found.session, root
-
-
-def _as_its_lead_sees_it(home: Home, session: Session) -> AgentNode | None:
-    """A sub-agent's node in the tree of the session at the top of its line: its type
-    (its own file may not say it) and its status (its lead's call answered: done,
-    where its own file ends on a tool result); None where the lead is not found."""
-    top = session
-    index = Index(home)
-    try:
-        for _ in range(16):  # a loop of parents (a damaged file) ends somewhere
-            if not top.parent_id:
-                break
-            key = (top.app, top.parent_id)
-            row = index.by_ids([key]).get(key)
-            if row is None:
-                return None
-            top = row.session()
-    finally:
-        index.close()
-    if top.parent_id:
-        return None
-    events = reading.read_session(sources.get(top.app), top, Diagnostics())
-    lead = build_tree(top.id, events, top.agent_type)
-    settle(lead, _last_written(top.path), datetime.now(UTC))
-    return next((node for _, node in lead.walk() if node.id == session.id), None)
-
-
-def _last_written(path: str | None) -> datetime | None:
-    """When the session's own file (or database, with its write-ahead log) last changed;
-    None for a row of a store many sessions share, whose changes may be any session's."""
-    if not path or not os.path.exists(path):
-        return None
-    newest = None
-    for candidate in (path, path + "-wal"):
-        try:
-            mtime = os.stat(candidate).st_mtime
-        except (OSError, ValueError):
-            continue
-        newest = mtime if newest is None else max(newest, mtime)
-    return datetime.fromtimestamp(newest, UTC) if newest is not None else None
-
-
 # --- live sessions ----------------------------------------------------------------------------
 
 
@@ -511,7 +279,7 @@ def follow_session(
         notify=notify,
         stop=stop,
         diagnostics=diagnostics,
-        spawner=_spawner(home, session),
+        spawner=spawner_of(home, session),
     )
     return session, batches
 

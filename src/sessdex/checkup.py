@@ -153,9 +153,9 @@ def doctor(
 
     With `read_all`, every transcript is read too (one at a time, as `show` reads it), so
     that record types only the middle of a transcript holds, and the lines it could not
-    read, are counted as well. The apps with sessions come first, then those whose
-    folder holds none, then those not found, each group in the registry's order; each
-    app's versions go oldest first, by number."""
+    read, are counted as well. The apps with a problem come first, then those with
+    sessions, then those whose folder holds none, then those not found, each group in
+    the registry's order; each app's versions go oldest first, by number."""
     apps = app_names(apps)
     index, report = open_index(home, apps, progress)
     try:
@@ -173,6 +173,8 @@ def doctor(
             diagnostics = Diagnostics()
         if source.NAME in report.failures:
             diagnostics.problem(report.failures[source.NAME])
+        if location is not None and (missing := _missing_override(location)):
+            diagnostics.problem(missing)
         # what this refresh's scan met (the files it parsed are in the stats already)
         scanned = report.diagnostics.get(source.NAME, Diagnostics())
         for problem in scanned.problems:
@@ -216,8 +218,26 @@ def doctor(
                 env_vars=tuple(source.ENV_VARS),
             )
         )
-    reports.sort(key=lambda r: (r.sessions == 0, not r.exists))  # a stable sort
+    # a stable sort: what the user has to act on first
+    reports.sort(
+        key=lambda r: (not r.diagnostics.problems, r.sessions == 0, not r.exists)
+    )
     return reports
+
+
+def _missing_override(location: Location) -> str | None:
+    """A variable that sends sessdex (and the app) to a folder that is not there: every
+    session kept in the usual place is hidden, which reads as "not installed"."""
+    if not location.override or location.exists:
+        return None
+    for said in location.override.split(", "):
+        name, equals, value = said.partition("=")
+        if equals and value and name.isupper() and not os.path.lexists(value):
+            return (
+                f"{said} names a folder that does not exist, and sessdex looks only "
+                f"there: point {name} at the folder the app writes to, or unset it"
+            )
+    return None
 
 
 def app_found(source: sources.Source, location: Location) -> bool:

@@ -1,0 +1,54 @@
+"""What `sessdex doctor` tells the user who comes with "my session isn't listed": a
+variable that sends sessdex to a folder that is not there is a problem said first, with
+the step to take, and long lines stay readable on a narrow terminal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.conftest import merged_home
+
+
+def doctor(*args: str, env: dict[str, str] | None = None) -> tuple[str, str]:
+    result = CliRunner(env=env).invoke(main, ["doctor", *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout, result.stderr
+
+
+def test_a_variable_naming_a_missing_folder_is_a_problem_said_first(
+    tmp_path: Path,
+) -> None:
+    """CODEX_HOME left pointing at a folder that is gone (an old experiment in a shell
+    profile) hid every Codex session: doctor said "not found", last of all apps, below
+    pages of the others, as if Codex was not installed."""
+    home = merged_home(tmp_path / "home")
+    env = {"HOME": str(home), "CODEX_HOME": "/nowhere/codex"}
+    out, _ = doctor(env=env)
+    lines = out.splitlines()
+    end = next(i for i, line in enumerate(lines[1:], 1) if not line.startswith(" "))
+    first = lines[:end]  # the first app's block
+    assert first[0] == "OpenAI Codex CLI (codex): not found", out
+    problem = next(line for line in first if line.startswith("  problem "))
+    assert "CODEX_HOME=/nowhere/codex" in problem
+    assert "does not exist" in problem and "unset it" in problem
+    (codex,) = json.loads(doctor("--json", "--app", "codex", env=env)[0])
+    assert any("CODEX_HOME=/nowhere/codex" in p for p in codex["problems"])
+
+
+def test_a_variable_naming_a_folder_that_is_there_is_no_problem(
+    tmp_path: Path,
+) -> None:
+    """XDG_DATA_HOME set (as many desktops do) where an app is not installed: that app
+    is simply not found, nothing for the user to fix."""
+    home = merged_home(tmp_path / "home")
+    data = tmp_path / "data"
+    data.mkdir()
+    env = {"HOME": str(home), "XDG_DATA_HOME": str(data)}
+    reports = json.loads(doctor("--json", "--app", "opencode", env=env)[0])
+    assert reports[0]["problems"] == []
+    out, _ = doctor("--app", "opencode", "--app", "claude", env=env)
+    assert "problem" not in out

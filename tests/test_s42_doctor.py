@@ -52,3 +52,25 @@ def test_a_variable_naming_a_folder_that_is_there_is_no_problem(
     assert reports[0]["problems"] == []
     out, _ = doctor("--app", "opencode", "--app", "claude", env=env)
     assert "problem" not in out
+
+
+def test_doctor_fits_the_width_with_each_value_under_its_column(tmp_path: Path) -> None:
+    """An app's "checked with" ran to 500 characters and a problem or a note to 200: an
+    80-column terminal broke them at column 0, so the labels (looked in, problem, note)
+    no longer stood out; the apps not found ran past the width too."""
+    home = merged_home(tmp_path / "home")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = {"COLUMNS": "80", "CODEX_HOME": "/nowhere/codex"}
+    for where in (home, empty):
+        out, _ = doctor("--home", str(where), env=env)
+        # only a word with no space to break at (a long path) may pass the width; it
+        # stays on its label's line
+        long = [line for line in out.splitlines() if len(line) > 80]
+        assert all(" " not in line[14:].strip() for line in long), long
+    out, _ = doctor("--home", str(home), "--app", "claude", env=env)
+    checked = out.split("  checked with ")[1].split("\n  versions")[0].splitlines()
+    assert len(checked) > 3 and all(line.startswith(" " * 14) for line in checked[1:])
+    # piped with no COLUMNS, as scripts and grep read it: every fact on one line
+    out, _ = doctor("--home", str(home), "--app", "claude")
+    assert max(map(len, out.splitlines())) > 200

@@ -483,10 +483,15 @@ def doctor_command(
     if as_nl:
         stdout_bytes(b"".join(dumps(r.record()) + b"\n" for r in reports))
         return
-    from ..views.text import flat
+    from ..views.text import flat, terminal_width
 
-    def say(line: str) -> None:  # versions, types, paths and problems come from files
-        echo(flat(line))  # a newline in them starts no line
+    width = terminal_width()
+
+    def say(line: str, hang: int | None = None) -> None:
+        # versions, types, paths and problems come from files: a newline in them
+        # starts no line
+        for part in _fitted(flat(line), width, hang):
+            echo(part)
 
     # an app not found, with nothing more to say, takes one line of a list at the end: a
     # first run read ~60 lines of folders and versions checked for apps not installed
@@ -562,7 +567,7 @@ def doctor_command(
             for path, line, reason in r.diagnostics.details:
                 say(f"    {detail(path, line, reason)}")
     if folded:
-        _say_not_found(say, folded, with_variables=home_dir is None)
+        _say_not_found(say, folded, with_variables=home_dir is None, terminal=width)
     from ..files import human_bytes
 
     own = api.own_files(resolve_home(home_dir))
@@ -594,6 +599,30 @@ def doctor_command(
         )
 
 
+# where a doctor line's value starts: after "  looked in   ", "  problem     " and the like
+VALUE_COLUMN = 14
+
+
+def _fitted(line: str, width: int, hang: int | None = None) -> list[str]:
+    """`line` broken at spaces to fit `width`, each further part starting `hang` columns
+    in (by default under the value of a labelled line), so the labels still stand out
+    on a narrow terminal. A path longer than the width stays whole, on the label's line
+    where it starts there: cut, it would not be copied right."""
+    if len(line) <= width:
+        return [line]
+    if hang is None:
+        hang = VALUE_COLUMN if line.startswith("  ") else 4
+    parts: list[str] = []
+    current, *words = line.split(" ")  # "" for each space past the first: alignment
+    for word in words:
+        if word and len(current) + 1 + len(word) > width and len(current) > hang:
+            parts.append(current.rstrip())
+            current = " " * hang + word
+        else:
+            current = f"{current} {word}"
+    return [*parts, current.rstrip()]
+
+
 def _nothing_to_say(report: api.AppReport) -> bool:
     """An app whose folder is not there and that left nothing to report (a folder a
     variable named is shown in full, with the variable)."""
@@ -620,7 +649,10 @@ def _variables(report: api.AppReport) -> list[str]:
 
 
 def _say_not_found(
-    say: Callable[[str], None], reports: list[api.AppReport], with_variables: bool
+    say: Callable[[str, int | None], None],
+    reports: list[api.AppReport],
+    with_variables: bool,
+    terminal: int,
 ) -> None:
     """The apps not found, one line each: where sessdex looked and, as the apps' own
     variables are read from the environment (not with --home), which of them point it
@@ -628,7 +660,8 @@ def _say_not_found(
     apps = "1 app" if len(reports) == 1 else f"{len(reports)} apps"
     say(
         f"Not found ({apps}; -v shows each in full): where sessdex looked"
-        + (", and the variables for a folder kept elsewhere" if with_variables else "")
+        + (", and the variables for a folder kept elsewhere" if with_variables else ""),
+        2,
     )
     width = max(len(r.app) for r in reports)
     places = [r.root or "?" for r in reports]
@@ -638,7 +671,10 @@ def _say_not_found(
         line = f"  {r.app.ljust(width)}  {place}"
         if with_variables and named:
             line = f"{line.ljust(width + room + 4)}  {', '.join(named)}"
-        say(line)
+        # more variables go under the first, or under the path where that leaves
+        # too little room
+        column = width + room + 6
+        say(line, column if column + 24 <= terminal else width + 4)
 
 
 @main.command("demo", context_settings=CONTEXT)

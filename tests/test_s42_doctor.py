@@ -74,3 +74,22 @@ def test_doctor_fits_the_width_with_each_value_under_its_column(tmp_path: Path) 
     # piped with no COLUMNS, as scripts and grep read it: every fact on one line
     out, _ = doctor("--home", str(home), "--app", "claude")
     assert max(map(len, out.splitlines())) > 200
+
+
+def test_doctor_json_names_the_files_and_lines_the_text_names(tmp_path: Path) -> None:
+    """`doctor -v` named each skipped line's file and line; `doctor --json` gave only
+    the counts, so a script (or the user reading it) could not find the file."""
+    home = merged_home(tmp_path / "home")
+    (session,) = home.rglob("c0afe25d-*.jsonl")
+    lines = session.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines.insert(2, '{"type": "user", "message": "secret wor\n')  # cut by a crash
+    session.write_text("".join(lines), encoding="utf-8")
+    args = ("--deep", "--app", "claude", "--home", str(home))
+    text, _ = doctor(*args, "-v")
+    assert f"    {session}:3: not JSON" in text
+    (claude,) = json.loads(doctor(*args, "--json")[0])
+    assert claude["skipped_lines"] == {"not JSON": 1}
+    assert claude["skipped_at"] == [
+        {"file": str(session), "line": 3, "reason": "not JSON"}
+    ]
+    assert "secret" not in text + json.dumps(claude)

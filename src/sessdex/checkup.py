@@ -130,6 +130,11 @@ class AppReport:
             "versions": self.versions,
             "newer_than_checked": self.newer,
             "skipped_lines": dict(self.diagnostics.skipped),
+            # where, as -v names them (line 0: the whole file); bounded like -v
+            "skipped_at": [
+                {"file": path, "line": line, "reason": reason}
+                for path, line, reason in self.diagnostics.details
+            ],
             "unknown_record_types": dict(self.diagnostics.unknown),
             "problems": list(self.diagnostics.problems),
             "passed_over": dict(self.diagnostics.passed_over),

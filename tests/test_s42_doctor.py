@@ -93,3 +93,18 @@ def test_doctor_json_names_the_files_and_lines_the_text_names(tmp_path: Path) ->
         {"file": str(session), "line": 3, "reason": "not JSON"}
     ]
     assert "secret" not in text + json.dumps(claude)
+
+
+def test_doctor_fits_the_width_in_columns_where_names_are_wide(tmp_path: Path) -> None:
+    """A CJK character takes two columns: lines measured in characters ran past an
+    80-column terminal where a home's folder names were Japanese."""
+    from sessdex.views.text import cells
+
+    home = merged_home(tmp_path / "作業 用の ホーム ディレクトリ の 写し です")
+    out, _ = doctor("--home", str(home), env={"COLUMNS": "80"})
+    wide = [line for line in out.splitlines() if "作業" in line]
+    assert wide, out
+    long = [line for line in out.splitlines() if cells(line) > 80]
+
+    # only a word with no space to break at (a long path) may pass the width
+    assert [line for line in long if " " in line[14:].strip()] == []

@@ -607,15 +607,18 @@ def _fitted(line: str, width: int, hang: int | None = None) -> list[str]:
     """`line` broken at spaces to fit `width`, each further part starting `hang` columns
     in (by default under the value of a labelled line), so the labels still stand out
     on a narrow terminal. A path longer than the width stays whole, on the label's line
-    where it starts there: cut, it would not be copied right."""
-    if len(line) <= width:
+    where it starts there: cut, it would not be copied right. Measured in terminal
+    columns (a CJK character takes two)."""
+    from ..views.text import cells
+
+    if cells(line) <= width:
         return [line]
     if hang is None:
         hang = VALUE_COLUMN if line.startswith("  ") else 4
     parts: list[str] = []
     current, *words = line.split(" ")  # "" for each space past the first: alignment
     for word in words:
-        if word and len(current) + 1 + len(word) > width and len(current) > hang:
+        if word and cells(current) + 1 + cells(word) > width and len(current) > hang:
             parts.append(current.rstrip())
             current = " " * hang + word
         else:

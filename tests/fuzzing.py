@@ -18,15 +18,16 @@ import os
 import random
 import re
 import shutil
-import signal
 import sqlite3
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from click.testing import CliRunner
+
+from tests.helpers import deadline
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -457,22 +458,6 @@ class Outcome:
     failures: list[str] = field(default_factory=list)
     listed: dict[str, str] = field(default_factory=dict)  # id -> its file
     counted: bool = False  # doctor counted something skipped, unknown or failed
-
-
-@contextlib.contextmanager
-def deadline(seconds: int, label: str) -> Iterator[None]:
-    """An endless loop fails the case instead of hanging the run."""
-
-    def expired(signum: int, frame: object) -> None:
-        raise TimeoutError(f"{label}: still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 # what sessdex says of a failure it did not expect: its type's name ("TypeError: ..."),

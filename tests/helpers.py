@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -263,3 +265,19 @@ def counting_parse(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(claude, "parse", parse)
     return calls
+
+
+@contextlib.contextmanager
+def deadline(seconds: int, label: str) -> Iterator[None]:
+    """An endless loop fails the case (TimeoutError) instead of hanging the run."""
+
+    def expired(signum: int, frame: object) -> None:
+        raise TimeoutError(f"{label}: still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

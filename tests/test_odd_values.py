@@ -15,9 +15,8 @@ from __future__ import annotations
 import contextlib
 import random
 import shutil
-import signal
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -27,6 +26,7 @@ from sessdex import files, sources
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Session, merge
 from sessdex.sources import Home, Source
+from tests.helpers import deadline
 
 DATA = Path(__file__).parent / "data"
 CASES_PER_APP = 60
@@ -214,22 +214,6 @@ def _run_everything(source: Source, home: Home) -> list[Session]:
     return listed
 
 
-@contextlib.contextmanager
-def _deadline(seconds: int, label: str) -> Iterator[None]:
-    """Fail, instead of hanging the suite, when a case runs into an endless loop."""
-
-    def expired(signum: int, frame: object) -> None:
-        raise AssertionError(f"{label}: still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 @pytest.mark.parametrize("app", sources.names())
 def test_a_changed_value_is_never_a_crash_and_loses_no_other_session(
     app: str, tmp_path: Path
@@ -248,7 +232,7 @@ def test_a_changed_value_is_never_a_crash_and_loses_no_other_session(
         what = _change_file(changed, draw)
         label = f"case {case}: {changed.relative_to(home)}: {what}"
         try:
-            with _deadline(30, f"{app} {label}"):
+            with deadline(30, f"{app} {label}"):
                 after = _run_everything(source, Home.at(home))
         except OSError:
             continue  # unreadable: the callers say so and go on (tested elsewhere)

@@ -277,7 +277,9 @@ def test_the_search_for_a_sub_agents_lead_never_waits_on_a_pipe(tmp_path: Path) 
     os.mkfifo(fifo)
     found: list[tuple[bool, int]] = []
     worker = threading.Thread(
-        target=lambda: found.append(api._file_holds(str(fifo), {b"abcdef"}, 1 << 20)),
+        target=lambda: found.append(
+            resolving._file_holds(str(fifo), {b"abcdef"}, 1 << 20)
+        ),
         daemon=True,
     )
     worker.start()

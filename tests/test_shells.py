@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sessdex import api, shells, sources
+from sessdex import api, resuming, shells, sources
 from sessdex.cli import main
 from sessdex.errors import BadValue, NotQuotable
 from sessdex.model import Session
@@ -393,7 +393,7 @@ def test_a_sub_agents_hint_names_its_lead_in_the_users_shell(
     be given the id, it is named, not printed as a wrong command."""
     monkeypatch.setenv("SESSDEX_SHELL", shell)
     sub = Session(app="claude", id="agent-1", parent_id=lead, cwd="/x")
-    assert api._why_not_resumable(sources.get("claude"), sub).endswith(hint)
+    assert resuming._why_not_resumable(sources.get("claude"), sub).endswith(hint)
 
 
 def crt_words(line: str) -> list[str]:

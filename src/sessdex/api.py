@@ -42,11 +42,9 @@ from .index import Index, Progress, RefreshReport, Row, once_more_if_damaged
 from .model import Event, Session
 from .resolving import SUBAGENT_SEARCH_BYTES as SUBAGENT_SEARCH_BYTES
 from .resolving import SUBAGENT_SEARCH_SESSIONS as SUBAGENT_SEARCH_SESSIONS
-from .resolving import _file_holds as _file_holds  # tests reach it here
 from .resolving import id_left_out as id_left_out
 from .resolving import resolve
 from .resuming import ResumeCheck, check_resume, ids_starting
-from .resuming import _why_not_resumable as _why_not_resumable  # tests reach it here
 from .resuming import branch_check as branch_check
 from .resuming import current_branch as current_branch
 from .resuming import live_processes as live_processes

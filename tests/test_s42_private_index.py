@@ -6,6 +6,7 @@ of); anything else gets the old stand-in, removed at exit."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import tempfile
@@ -16,6 +17,7 @@ import pytest
 from sessdex import api, paths
 from sessdex.sources import Home
 from tests.helpers import counting_parse, write_claude_session
+from tests.test_quick import settled
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "geteuid"), reason="a temporary folder is the user's own there"
@@ -102,3 +104,71 @@ def test_a_temporary_folder_others_may_replace_ours_in_is_not_used(
     _run(home, monkeypatch)
     assert len(parsed) == 2
     assert not (temporary / f"sessdex-{os.geteuid()}").exists()
+
+
+def test_a_warm_listing_reads_the_index_kept_in_the_temporary_folder(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """The runs after the first answer from the kept index on the quick path, as a
+    writable cache's do (they took the full path: about 4 times the time), with the
+    full command's warning, said once."""
+    from sessdex import indexfile, quick
+
+    home, temporary = _blocked(tmp_path, monkeypatch)
+    monkeypatch.setenv("TMPDIR", str(temporary))  # what a new process would read
+    monkeypatch.setattr(indexfile, "_kept_said", False, raising=False)
+    settled(home.path)  # a folder changed just now is never trusted
+    _run(home, monkeypatch)
+    args = ["--json", "--home", str(home.path)]
+    capsysbinary.readouterr()
+    monkeypatch.setattr(indexfile, "_kept_said", False, raising=False)  # a new process
+    assert quick.answer("list", args)
+    out, err = capsysbinary.readouterr()
+    assert [record["id"] for record in json.loads(out)] == [SID]
+    folder = temporary / f"sessdex-{os.geteuid()}"
+    assert err.decode().count(f"keeping it in {folder}") == 1
+    # a live session grew: re-read into the kept index, the warning still said once
+    session = next(home.path.glob(f".claude/projects/*/{SID}.jsonl"))
+    with session.open("a") as file:
+        file.write(session.read_text().splitlines()[-1] + "\n")
+    monkeypatch.setattr(paths, "_fallback", None)  # a new process
+    monkeypatch.setattr(paths, "_private", None)
+    monkeypatch.setattr(indexfile, "_kept_said", False)
+    assert quick.answer("list", args)
+    out, err = capsysbinary.readouterr()
+    assert [record["id"] for record in json.loads(out)] == [SID]
+    assert err.decode().count(f"keeping it in {folder}") == 1
+
+
+@pytest.mark.parametrize("how", ["a link", "open to others", "another user's"])
+def test_a_warm_listing_never_reads_a_folder_that_is_not_the_users_alone(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    how: str,
+) -> None:
+    """An index in a folder someone else could have placed there (a link to theirs, one
+    they may write, one they own) is never answered from."""
+    from sessdex import quick
+
+    if how == "another user's" and os.geteuid() != 0:
+        pytest.skip("only root can give a folder to another user")
+    home, temporary = _blocked(tmp_path, monkeypatch)
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    settled(home.path)
+    _run(home, monkeypatch)
+    folder = temporary / f"sessdex-{os.geteuid()}"
+    kept = next(folder.glob("index-*.sqlite"))
+    moved = tmp_path / "moved"
+    folder.rename(moved)
+    _not_ours(folder, how, tmp_path)
+    target = tmp_path / "elsewhere" if how == "a link" else folder
+    if how == "another user's":
+        os.chown(folder, 0, 0)  # ours for a moment, to place the index
+    (moved / kept.name).rename(target / kept.name)
+    if how == "another user's":
+        os.chown(folder, 65534, 65534)
+    assert not quick.answer("list", ["--json", "--home", str(home.path)])
+    assert capsysbinary.readouterr().out == b""

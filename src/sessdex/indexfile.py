@@ -48,6 +48,97 @@ def cache_folder() -> str:
     return user_cache_dir("sessdex", appauthor=False)
 
 
+def cache_problem(folder: str) -> str | None:
+    """Why the index cannot be kept in the cache folder `folder` (made here if missing),
+    or None where it can."""
+    if not os.path.isabs(folder):
+        # `~` left as is (no HOME, no entry in the password database): taken as it is,
+        # the index went below the working folder (an agent's folder too)
+        return "no home folder: HOME is not set"
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as error:
+        return error.strerror or str(error)
+    return None if os.access(folder, os.W_OK | os.X_OK) else "not writable"
+
+
+def private_folder(make: bool = True) -> str | None:
+    """`<temporary folder>/sessdex-<uid>`, made if missing (`make`), where it is this
+    user's alone: a folder, not a link, owned by this user and closed to others (0700), in
+    a temporary folder that no one else may take it out of (sticky, as /tmp is, or open to
+    none but its owner, this user or root). None where any of it is not so: another
+    user's folder, or one others could have swapped in, is never used."""
+    import stat
+    import tempfile
+
+    if not hasattr(os, "geteuid"):  # Windows: the temporary folder is the user's own
+        return None
+    uid = os.geteuid()
+    base = tempfile.gettempdir()
+    folder = os.path.join(base, f"sessdex-{uid}")
+    try:
+        above = os.stat(base)
+        shared = above.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        if above.st_uid not in (0, uid) or (
+            shared and not above.st_mode & stat.S_ISVTX
+        ):
+            return None
+        if make:
+            with contextlib.suppress(FileExistsError):  # checked below, as a made one
+                os.mkdir(folder, 0o700)
+        made = os.lstat(folder)
+    except OSError:
+        return None
+    if (
+        not stat.S_ISDIR(made.st_mode)
+        or made.st_uid != uid
+        or stat.S_IMODE(made.st_mode) & 0o077
+    ):
+        return None
+    return folder
+
+
+_kept_said = False  # whether this process said where the index is kept instead
+
+
+def say_kept_elsewhere(folder: str, problem: str, private: str | None) -> None:
+    """Warn that the index cannot be kept in the cache folder, and where it is instead."""
+    import logging
+
+    global _kept_said
+    _kept_said = True
+    logging.getLogger("sessdex.paths").warning(
+        "sessdex cannot keep its index in %s (%s): %s; set SESSDEX_HOME to a "
+        "writable folder",
+        folder,
+        problem,
+        "using a temporary one for this run"
+        if private is None
+        else f"keeping it in {private}, which the system may clear",
+    )
+
+
+def kept_elsewhere_said() -> bool:
+    """Whether this process has warned where its index is kept instead (once is enough)."""
+    return _kept_said
+
+
+def kept_index(home_path: str, environ: Mapping[str, str]) -> tuple[str, str] | None:
+    """(the index file, the problem with the cache folder) of a home whose index is
+    kept in `private_folder` because the cache folder cannot hold it, where that file
+    exists; else None. For the quick paths, which find the same file the full command
+    would, with the same checks, and make nothing there."""
+    folder = cache_folder()
+    problem = cache_problem(folder)
+    if problem is None:
+        return None  # the full command builds it in the cache folder
+    private = private_folder(make=False)
+    if private is None:
+        return None
+    path = os.path.join(private, index_name(home_path, environ))
+    return (path, problem) if os.path.isfile(path) else None
+
+
 def index_name(home_path: str, environ: Mapping[str, str]) -> str:
     """One index per home and set of folder overrides, so a copied home never mixes with
     yours, and per build of sessdex (`code_stamp`): what an older reader made of a file

@@ -28,7 +28,15 @@ from collections.abc import Callable, Mapping, Sequence
 
 from . import charset, freshness, hints, selection
 from .errors import IndexBusy, SessdexError
-from .indexfile import SCHEMA_VERSION, cache_folder, index_name, set_aside_if_damaged
+from .indexfile import (
+    SCHEMA_VERSION,
+    cache_folder,
+    index_name,
+    kept_elsewhere_said,
+    kept_index,
+    say_kept_elsewhere,
+    set_aside_if_damaged,
+)
 from .sources import BUILTIN
 
 # `typing` costs a warm listing time it does not spend otherwise (see launch.py)
@@ -235,10 +243,21 @@ def answer(command: str, args: Sequence[str]) -> bool:
         hints.reading_home(None)
 
 
-def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
+def index_path(home: tuple[str, Mapping[str, str]]) -> tuple[str, str | None] | None:
+    """(the home's index file, the problem with the cache folder where the file is the
+    one kept below the temporary folder instead), where the file exists: the one the full
+    command would open."""
     path = os.path.join(cache_folder(), index_name(*home))
-    if not os.path.isfile(path):
+    if os.path.isfile(path):
+        return path, None
+    return kept_index(*home)
+
+
+def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
+    found_index = index_path(home)
+    if found_index is None:
         return False
+    path, problem = found_index
     try:
         plan = _Plan(request, home[0])
         found = _body_from_index(path, request, plan, home)
@@ -257,6 +276,10 @@ def _answer(request: _Request, home: tuple[str, Mapping[str, str]]) -> bool:
         return False
     if found is None:
         return False
+    if problem is not None and not kept_elsewhere_said():  # as the full command says it
+        _warning_said(
+            say_kept_elsewhere, cache_folder(), problem, os.path.dirname(path)
+        )
     _say_refused(plan.refused, plan.problems)
     try:
         sys.stdout.buffer.write(found)
@@ -501,9 +524,10 @@ def freshen(home: tuple[str, Mapping[str, str]]) -> None:
     index yet, an app never scanned or its environment changed, a new store of many
     files) leaves the index as it stands: never built, never refreshed whole here.
     Top-level sessions only."""
-    path = os.path.join(cache_folder(), index_name(*home))
-    if not os.path.isfile(path):
+    found_index = index_path(home)
+    if found_index is None:
         return
+    path = found_index[0]
     changed: list[tuple[str, str]] = []
     moved: list[str] = []
     db = sqlite3.connect(path, isolation_level=None, timeout=0.2)
@@ -569,9 +593,10 @@ def session_ids(
     whose value starts with `typed` (any case) and `fits`: the id, or `app:id` when
     `typed` holds a colon; newest first, at most `most`. None of them without an index."""
 
-    path = os.path.join(cache_folder(), index_name(*home))
-    if not os.path.isfile(path):
+    found_index = index_path(home)
+    if found_index is None:
         return []
+    path = found_index[0]
     typed = typed.lower()
     with_app = ":" in typed
     db = sqlite3.connect(path, isolation_level=None, timeout=0.2)

@@ -2613,7 +2613,8 @@ def test_doctor_says_where_sessdex_keeps_its_own_files_and_what_they_weigh(
     own = out[out.index("sessdex's own files") :].splitlines()
     assert own[0].endswith(str(sessdex_state / "cache"))
     assert re.fullmatch(
-        rf"  index +[\d.]+ KB  {re.escape(str(sessdex_state / 'cache'))}/index-[\w-]+\.sqlite",
+        rf"  index +[\d.]+ KB, 1 session  {re.escape(str(sessdex_state / 'cache'))}"
+        r"/index-[\w-]+\.sqlite",
         own[1],
     )
     assert re.fullmatch(

@@ -186,7 +186,10 @@ def test_every_json_field_is_in_the_readme_and_every_documented_one_in_the_outpu
         "show": [_json(run, home, "show", lead, "--json")],
         "tree": [_json(run, home, "tree", lead, "--json")],
         "watch": [_json(run, home, "watch", "--json", "--since", "100000d")],
-        "doctor": [_json(run, home, "doctor", "--json")],
+        "doctor": [
+            _json(run, home, "doctor", "--json"),
+            _json(run, home, "doctor", "--own", "--json"),
+        ],
         "resume": [_json(run, home, "resume", lead, "--json")],
     }
     outputs["tree"].append(_json(run, home, "tree", lead, "--nl"))

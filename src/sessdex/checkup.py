@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 class OwnFiles:
     """What sessdex keeps of its own, in its cache folder (all of it rebuildable)."""
 
-    folder: str
+    folder: str  # the cache folder, as set (SESSDEX_HOME, XDG_CACHE_HOME)
     index: str  # this home's index
     index_bytes: int
     other_indexes: int  # other homes indexed (--home, other overrides)
@@ -46,13 +46,40 @@ class OwnFiles:
     passes: int = 0  # big transcripts' first-pass state (`passcache`)
     pass_bytes: int = 0
     other_builds: int = 0  # indexes other builds of sessdex wrote (kept a week)
+    # why the cache folder cannot be written: its files go to temporary folders then
+    problem: str | None = None
+    index_kept: bool = True  # False: a temporary index stands in for each run
+    index_sessions: int = 0  # sub-agents' own sessions included
+    index_subagents: int = 0
+    snapshot_folder: str = ""
+
+    def record(self) -> dict[str, object]:
+        """What `doctor --own --json` prints: where the files are, never what they hold."""
+        return {
+            "cache_folder": self.folder,
+            "cache_problem": self.problem,
+            "index": self.index,
+            "index_kept": self.index_kept,
+            "index_bytes": self.index_bytes,
+            "index_sessions": self.index_sessions,
+            "index_subagents": self.index_subagents,
+            "other_indexes": self.other_indexes,
+            "other_builds": self.other_builds,
+            "other_index_bytes": self.other_index_bytes,
+            "snapshots_folder": self.snapshot_folder,
+            "snapshots": self.snapshots,
+            "snapshot_bytes": self.snapshot_bytes,
+            "passes": self.passes,
+            "pass_bytes": self.pass_bytes,
+        }
 
 
 def own_files(home: Home) -> OwnFiles:
     """Where sessdex's index and database snapshots are, and what they weigh."""
     from . import passcache
     from .index import index_file
-    from .paths import cache_dir, snapshot_dir
+    from .indexfile import cache_folder
+    from .paths import cache_problem, index_kept, snapshot_dir
 
     mine = index_file(home)
     key, build = mine.stem.rsplit("-", 1)  # index-<home>-<build>.sqlite
@@ -64,10 +91,12 @@ def own_files(home: Home) -> OwnFiles:
             homes.add(other_key)
             builds += other_build != build
             others_bytes += _file_bytes(path)
-    snapshots = [f for f in snapshot_dir().iterdir() if f.is_dir()]
+    snapshot_folder = snapshot_dir()
+    snapshots = [f for f in snapshot_folder.iterdir() if f.is_dir()]
     passes, pass_bytes = passcache.usage()
+    sessions, subagents = _sessions_held(mine)
     return OwnFiles(
-        folder=str(cache_dir()),
+        folder=cache_folder(),
         index=str(mine),
         index_bytes=_file_bytes(mine),
         other_indexes=len(homes - {key}),  # an upgrade's old index is no other home
@@ -77,7 +106,31 @@ def own_files(home: Home) -> OwnFiles:
         passes=passes,
         pass_bytes=pass_bytes,
         other_builds=builds,
+        problem=cache_problem(),
+        index_kept=index_kept(),
+        index_sessions=sessions,
+        index_subagents=subagents,
+        snapshot_folder=str(snapshot_folder),
     )
+
+
+def _sessions_held(path: Path) -> tuple[int, int]:
+    """(sessions, of them sub-agents') the index at `path` holds; (0, 0) for none yet.
+    Read only: `doctor --own` builds nothing."""
+    import sqlite3
+    from urllib.parse import quote
+
+    if not path.is_file():
+        return 0, 0
+    try:
+        uri = f"file:{quote(os.fspath(path))}?mode=ro"
+        with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
+            total, nested = db.execute(
+                "SELECT count(*), count(parent_id) FROM sessions"
+            ).fetchone()
+    except sqlite3.Error:  # busy, damaged, an older build's schema: nothing to count
+        return 0, 0
+    return int(total), int(nested)
 
 
 def _file_bytes(path: Path) -> int:

@@ -16,6 +16,7 @@ def state_root() -> Path | None:
 
 _fallback: Path | None = None  # this process's stand-in for a cache dir it cannot write
 _private: Path | None = None  # where the index is kept meanwhile, from run to run
+_problem: str | None = None  # why the cache folder could not be used
 
 
 def cache_dir() -> Path:
@@ -33,11 +34,11 @@ def cache_dir() -> Path:
         say_kept_elsewhere,
     )
 
-    global _fallback, _private
+    global _fallback, _private, _problem
     if _fallback is not None:
         return _fallback
     folder = cache_folder()
-    problem = cache_problem(folder)
+    problem = _problem = cache_problem(folder)
     if problem is None:
         return Path(folder)
     _fallback = stand_in("sessdex-cache-")
@@ -54,6 +55,17 @@ def index_dir() -> Path:
     snapshots, which may weigh GBs, are not kept there (/tmp may be memory)."""
     folder = cache_dir()
     return _private if _fallback is not None and _private is not None else folder
+
+
+def cache_problem() -> str | None:
+    """Why the cache folder cannot be written this run (its files are then in temporary
+    folders), or None."""
+    return _problem if cache_dir() == _fallback else None
+
+
+def index_kept() -> bool:
+    """Whether the index outlives this run: False where a temporary one stands in."""
+    return cache_dir() != _fallback or _private is not None
 
 
 def stand_in(prefix: str) -> Path:

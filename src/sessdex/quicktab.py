@@ -45,7 +45,7 @@ APP_COMMANDS: dict[str, tuple[frozenset[str], int | None]] = {
         frozenset({"--all", "--here", "--json", "--nl", "--verbose", "-v"}),
         None,
     ),
-    "doctor": (frozenset({"--deep", "--json", "--nl", "--verbose", "-v"}), 0),
+    "doctor": (frozenset({"--deep", "--own", "--json", "--nl", "--verbose", "-v"}), 0),
     "watch": (frozenset({"--nl", "--json", "--once", "--poll"}), 0),
     "usage": (frozenset({"--here", "--json", "--nl", "--verbose", "-v"}), 1),
 }

@@ -449,12 +449,19 @@ def _run_instead(program: str, argv: list[str], shown: bool = True) -> None:
     help="Also read every transcript, counting the record types and lines it could not "
     "read anywhere in them (listing reads only their ends). Slower.",
 )
+@click.option(
+    "--own",
+    is_flag=True,
+    help="Show only sessdex's own files (where its index and snapshots are, what they "
+    "weigh, how many sessions the index holds), as they are: no app is read.",
+)
 @output_options
 @home_option
 @fail_nicely
 def doctor_command(
     apps: tuple[str, ...],
     deep: bool,
+    own: bool,
     as_json: bool,
     as_nl: bool,
     verbose: bool,
@@ -466,9 +473,17 @@ def doctor_command(
     Examples:
       sessdex doctor --json
       sessdex doctor --deep --app claude --verbose
+      sessdex doctor --own --json
     """
     from ..views.records import dumps
 
+    if own:
+        files = api.own_files(resolve_home(home_dir))
+        if as_json or as_nl:  # one object either way
+            stdout_bytes(dumps(files.record()) + b"\n")
+        else:
+            _say_own_files(files)
+        return
     with progress_bar("Indexing sessions") as progress:  # one bar: two would fight
         reports = api.doctor(
             resolve_home(home_dir),
@@ -568,11 +583,34 @@ def doctor_command(
                 say(f"    {detail(path, line, reason)}")
     if folded:
         _say_not_found(say, folded, with_variables=home_dir is None, terminal=width)
-    from ..files import human_bytes
+    _say_own_files(api.own_files(resolve_home(home_dir)))
 
-    own = api.own_files(resolve_home(home_dir))
+
+def _say_own_files(own: api.OwnFiles) -> None:
+    """doctor's last section: where sessdex's own files are and what they weigh."""
+    from ..files import human_bytes
+    from ..views.text import flat, terminal_width
+
+    width = terminal_width()
+
+    def say(line: str) -> None:
+        for part in _fitted(flat(line), width, None):
+            echo(part)
+
     say(f"sessdex's own files (rebuildable; delete them any time): {own.folder}")
-    say(f"  index       {human_bytes(own.index_bytes)}  {own.index}")
+    if own.problem is not None:
+        kept = (
+            f"the index is kept in {os.path.dirname(own.index)}, which the system may "
+            "clear; the rest lasts this run only"
+            if own.index_kept
+            else "a temporary index and the rest last this run only"
+        )
+        say(
+            f"  problem     it cannot be written ({own.problem}): {kept}; set "
+            "SESSDEX_HOME to a writable folder"
+        )
+    held = "1 session" if own.index_sessions == 1 else f"{own.index_sessions} sessions"
+    say(f"  index       {human_bytes(own.index_bytes)}, {held}  {own.index}")
     also = []
     if own.other_indexes:
         also.append(

@@ -172,3 +172,34 @@ def test_a_warm_listing_never_reads_a_folder_that_is_not_the_users_alone(
         os.chown(folder, 65534, 65534)
     assert not quick.answer("list", ["--json", "--home", str(home.path)])
     assert capsysbinary.readouterr().out == b""
+
+
+def test_a_new_process_answers_from_the_kept_index_without_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the real entry point: the run after the first loads neither click nor
+    any source, and prints what the full command prints."""
+    import subprocess
+    import sys
+
+    home, temporary = _blocked(tmp_path, monkeypatch)
+    settled(home.path)
+    env = {**os.environ, "TMPDIR": str(temporary), "PYTHONWARNINGS": "ignore"}
+    args = ["list", "--json", "--home", str(home.path)]
+    full = subprocess.run(
+        [sys.executable, "-m", "sessdex", *args],
+        capture_output=True,
+        check=True,
+        env={**env, "SESSDEX_NO_QUICK": "1"},
+    )
+    probe = (
+        "import sys; from sessdex.launch import main; main(); sys.stderr.write("
+        "'loaded: ' + ' '.join(sorted(m for m in sys.modules if m.startswith("
+        "('sessdex.cli', 'click', 'sessdex.sources.')))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args], capture_output=True, check=True, env=env
+    )
+    assert done.stdout == full.stdout
+    said = done.stderr.decode()
+    assert said.count("keeping it in") == 1 and said.endswith("loaded: ")

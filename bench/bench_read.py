@@ -303,7 +303,7 @@ def part_a(report: Report, workdir: Path, args: argparse.Namespace) -> None:
             )
     if tree.returncode == 0:
         report.note(
-            f"  sessdex show --subagents tree (info: events held back, spooled past 32 MB): "
+            f"  sessdex show --subagents tree (info: events held back, spooled past 4 MB): "
             f"{tree.seconds:.2f} s, peak RSS {mb(tree.peak_rss)}"
         )
     report.check(

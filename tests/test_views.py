@@ -994,6 +994,33 @@ def test_grouping_by_agent_nests_in_spawn_order_and_spills_to_disk(
     assert spools == [cache_dir()]  # one spool, in sessdex's own cache folder
 
 
+def test_events_held_back_for_a_sub_agent_cost_little_memory() -> None:
+    """`export -f md` of a long session that spawned a sub-agent early holds the lead's
+    later events back until the end: they cost disk past a few MB, not tens of MB of
+    memory (a tool result's output is kept twice, as its text and in its `result`,
+    and both count)."""
+    import tracemalloc
+
+    from sessdex.views import grouped
+
+    def session() -> Iterator[Event]:
+        yield Event("s", 0, "subagent", call_id="t0", extra={"child_id": "a"})
+        yield Event("s", 1, "assistant", agent_id="a", text="on it")
+        for n in range(2, 6002):  # some 25 MB of live objects, made one at a time
+            output = f"{n} " + "x" * 2000
+            yield Event("s", n, "tool_result", text=output, call_id=f"t{n}",
+                        extra={"result": {"stdout": f"{n}:" + "x" * 2000}})  # fmt: skip
+
+    tracemalloc.start()
+    try:
+        seqs = [event.seq for event in grouped.grouped_by_agent(session())]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert seqs == list(range(6002))
+    assert peak < 10 * 1024 * 1024, f"{peak / 1e6:.0f} MB held"
+
+
 def test_the_usage_of_a_spawning_response_stays_with_its_spawn(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -2,9 +2,9 @@
 
 The reader merges agents by time; showing them grouped means holding events back, from
 the first sub-agent's spawn to the end of the transcript (a session without sub-agents
-streams through). Up to HELD_IN_MEMORY (roughly, in text) they are held as they
-are; past it, the rest go to a spool file in sessdex's cache folder (each agent keeps
-only their places), so a 2 GB transcript costs disk for a moment, not memory. A spooled
+streams through). Up to HELD_IN_MEMORY (what they cost as live objects) they are held
+as they are; past it, the rest go to a spool file in sessdex's cache folder (each agent
+keeps only their places), so a 2 GB transcript costs disk for a moment, not memory. A spooled
 event is pickled as plain values: a frozen dataclass (Event, Usage) pickles field by field
 through `__getstate__`/`__setstate__`, and an aware datetime through three reduces (itself,
 its zone, the zone's offset); together several times the cost of the values.
@@ -21,17 +21,26 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from operator import attrgetter
+from sys import getsizeof
 from typing import IO, Any
 
 from ..model import Event, Usage
 
-HELD_IN_MEMORY = 32 * 1024 * 1024  # past this much text, held events go to disk
+# past this much (as live objects), held events go to disk: a grouped export then peaks
+# near a time-ordered one, and a short session never touches the disk
+HELD_IN_MEMORY = 4 * 1024 * 1024
 
 _NAMES = tuple(f.name for f in fields(Event))
 # an event's values in the order of Event's fields, as Event(*values) takes them back
 _VALUES = attrgetter(*_NAMES)
 _TIME, _USAGE = _NAMES.index("time"), _NAMES.index("usage")
 _USAGE_VALUES = attrgetter(*(f.name for f in fields(Usage)))
+# an event with a time and a usage (its other fields' values are counted apart, or shared)
+_EVENT_SIZE = (
+    getsizeof(Event("", 0, "usage"))
+    + getsizeof(datetime(2000, 1, 1, tzinfo=UTC))
+    + getsizeof(Usage(0, 0))
+)
 
 
 @dataclass(slots=True)
@@ -74,6 +83,7 @@ def grouped_by_agent(events: Iterable[Event]) -> Iterator[Event]:
     answers: dict[tuple[str | None, str], int] = {}  # -> its result's place
     weight = 0
     spool: IO[bytes] | None = None
+    end = 0  # the spool's size: where the next event goes
     with contextlib.ExitStack() as closing:
         for event in itertools.chain([first], events):
             agent = held.get(event.agent_id)
@@ -100,9 +110,9 @@ def grouped_by_agent(events: Iterable[Event]) -> Iterator[Event]:
                     tempfile.TemporaryFile(dir=cache_dir(), prefix="grouped-")
                 )
             data = pickle.dumps(_packed(event), protocol=pickle.HIGHEST_PROTOCOL)
-            agent.starts.append(spool.tell())
+            agent.starts.append(end)
             agent.sizes.append(len(data))
-            spool.write(data)
+            end += spool.write(data)
         yield from _depth_first(held, spool, answers)
 
 
@@ -183,9 +193,18 @@ def _depth_first(
 
 
 def _weight(event: Event) -> int:
-    """Roughly what holding the event costs: its text, its tool input's strings."""
-    size = 256 + len(event.text or "")
-    values = event.extra.get("input")
-    if isinstance(values, dict):
-        size += sum(len(v) for v in values.values() if isinstance(v, str))
+    """What holding the event costs, near enough: the event, its text, and its extra's
+    values however nested (a tool result's output is often there again, whole). Keys
+    and short names are mostly shared between events, and left out."""
+    size = _EVENT_SIZE + (getsizeof(event.text) if event.text is not None else 0)
+    if event.call_id is not None:
+        size += getsizeof(event.call_id)
+    values: list[object] = [event.extra]
+    while values:
+        value = values.pop()
+        size += getsizeof(value)
+        if type(value) is dict:
+            values.extend(value.values())
+        elif type(value) is list or type(value) is tuple:
+            values.extend(value)
     return size

@@ -11,7 +11,16 @@ import os
 
 import orjson
 
-from . import databases, files, freshness, hints, pathnames, reading, sources
+from . import (
+    databases,
+    files,
+    freshness,
+    hints,
+    idtext,
+    pathnames,
+    reading,
+    sources,
+)
 from .calls import storable
 from .diagnostics import FILE_REFUSED, Diagnostics
 from .errors import AmbiguousId, BadValue, SessdexError, SessionNotFound, nearest
@@ -55,24 +64,27 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
         raise SessionNotFound(reference)
     databases.new_view()  # this call, and the transcript read after it, see one state
     index = Index(home)
-
-    def matches(text: str) -> list[Row]:
-        return index.by_prefix(text, app)
+    typed = (app, prefix)
+    # what the text may stand for, tried only where it matches no id as given; an app
+    # named in front still narrows each
+    forms: list[tuple[str | None, str]]
+    if app is not None:
+        forms = [(app, form) for form in idtext.loose_forms(prefix)]
+    else:
+        forms = [_app_and_prefix(form) for form in idtext.loose_forms(reference)]
 
     try:
-        row = _unique(matches(prefix), prefix)
+        app, prefix, rows = _matching(index, typed, forms)
+        row = _unique(rows, prefix)
         if row is not None and index.refresh_file(
             sources.get(row.app), row.session().path
         ):
-            current = _unique(matches(row.id), row.id)
+            current = _unique(index.by_prefix(row.id, row.app), row.id)
             if current is not None:
                 return current.session()
         index.refresh(sources.all_sources(), progress)
-        rows = (
-            matches(prefix)
-            or _replacement(index, prefix, app)
-            or _shown_as(index, prefix, app)
-        )
+        app, prefix, rows = _matching(index, typed, forms)
+        rows = rows or _replacement(index, prefix, app) or _shown_as(index, prefix, app)
         row = _unique(rows, prefix)
         if row is not None:
             return row.session()
@@ -88,6 +100,19 @@ def resolve(home: Home, prefix: str, *, progress: Progress | None = None) -> Ses
         raise AmbiguousId(prefix, index.prefix_titles(prefix, app) or _titles(rows))
     finally:
         index.close()
+
+
+def _matching(
+    index: Index,
+    typed: tuple[str | None, str],
+    forms: list[tuple[str | None, str]],
+) -> tuple[str | None, str, list[Row]]:
+    """The sessions the id as typed starts, else those of the first loose form that
+    starts any (`idtext.loose_forms`), with that form's app and prefix."""
+    for app, prefix in (typed, *forms):
+        if prefix and (rows := index.by_prefix(prefix, app)):
+            return app, prefix, rows
+    return typed[0], typed[1], []
 
 
 def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | None:

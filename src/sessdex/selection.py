@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from . import pathnames
 from .hints import named
+from .idtext import dashed
 from .sources import BUILTIN
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -335,19 +336,24 @@ def sessions_sql(
     for own in owns:
         typed_words = _from_home(typed_words, own)
     for typed in typed_words:
+        test_args: list[object]
         if not owns:
-            where.append("instr(search, ?) > 0")
-            args.append(typed)
-            continue
-        shown, shown_args = _shown_from_home(owns)
-        if typed.startswith("~"):
-            where.append(f"instr({shown}, ?) > 0")
-            args.extend([*shown_args, typed])
+            test, test_args = "instr(search, ?) > 0", [typed]
+        elif typed.startswith("~"):
+            shown, shown_args = _shown_from_home(owns)
+            test, test_args = f"instr({shown}, ?) > 0", [*shown_args, typed]
         else:  # the plain test first: most rows fail it, and skip the copy replace makes
-            where.append(f"instr(search, ?) > 0 AND instr({shown}, ?) > 0")
-            args.extend([typed, *shown_args, typed])
+            shown, shown_args = _shown_from_home(owns)
+            test = f"instr(search, ?) > 0 AND instr({shown}, ?) > 0"
+            test_args = [typed, *shown_args, typed]
+        if (uuid := _undashed_uuid(typed)) is not None:
+            test, test_args = f"({test}) OR instr(search, ?) > 0", [*test_args, uuid]
+        where.append(f"({test})")
+        args.extend(test_args)
     for column, value in scoped:
         values = [value]
+        if column == "id" and (uuid := _undashed_uuid(folded(value))) is not None:
+            values.append(uuid)
         if column == "dir" and home:  # the folder under each name of the home
             values += [
                 name + value[len(home.rstrip("/")) :]
@@ -370,6 +376,13 @@ def sessions_sql(
         sql += " LIMIT ?"
         args.append(limit)
     return sql, args
+
+
+def _undashed_uuid(word: str) -> str | None:
+    """A whole UUID typed without its dashes, as some tools print one, with them put
+    back as ids hold them; None for any other word (a part of one could be from any
+    place in an id)."""
+    return dashed(word) if len(word) == 32 else None
 
 
 _LATEST = 253402300799.0  # 9999-12-31T23:59:59Z, the last moment a datetime holds

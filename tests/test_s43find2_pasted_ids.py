@@ -126,3 +126,44 @@ def test_find_takes_no_uuid_without_dashes_for_another_app(home: Home) -> None:
     args = ["codex:" + CLAUDE.replace("-", ""), "--home", str(home.path), "--nl"]
     result = CliRunner().invoke(main, ["find", *args], catch_exceptions=False)
     assert (result.exit_code, result.stdout) == (0, "")
+
+
+def test_a_transcripts_path_given_for_the_id_shows_its_session(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As `list --json` prints it, from `~`, in quotes, or relative in its folder."""
+    folder = home.path / ".claude" / "projects" / "-home-alex-code-shop-api"
+    transcript = folder / f"{CLAUDE}.jsonl"
+    monkeypatch.setenv("HOME", str(home.path))
+    for typed in (
+        str(transcript),
+        f"~/{transcript.relative_to(home.path)}",
+        f"'{transcript}'",
+    ):
+        assert api.resolve(home, typed).id == CLAUDE, typed
+    monkeypatch.chdir(folder)
+    assert api.resolve(home, f"./{CLAUDE}.jsonl").id == CLAUDE
+    # a sub-agent's own file is that sub-agent's, not its lead's (whose id its path holds)
+    agent = folder / CLAUDE_LEAD / "subagents" / "agent-a199d630441234c05.jsonl"
+    assert api.resolve(home, str(agent)).id == "a199d630441234c05"
+
+
+def test_a_path_list_json_shows_finds_that_session(home: Home) -> None:
+    """The `path` of every session `list --json` prints, given back for its id: a
+    transcript beside its metadata, one session of a database (`…db#session/<id>`)."""
+    for session in api.list_sessions(home, include_subagents=True).sessions():
+        if session.path and not session.path.endswith(".md"):  # one history, many
+            found = api.resolve(home, session.path)
+            assert (found.app, found.id) == (session.app, session.id), session.path
+
+
+def test_a_file_of_several_sessions_is_still_no_id(home: Home) -> None:
+    database = home.path / ".local" / "share" / "opencode" / "opencode.db"
+    with pytest.raises(SessionNotFound) as told:
+        api.resolve(home, str(database))
+    assert "that is a file, not an id: give the id of the session it holds" in str(
+        told.value
+    )
+    transcript = home.path / ".claude" / "projects" / "-home-alex-code-shop-api"
+    with pytest.raises(SessionNotFound):  # an app named in front that is not its own
+        api.resolve(home, f"codex:{transcript / (CLAUDE + '.jsonl')}")

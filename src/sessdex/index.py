@@ -1130,7 +1130,8 @@ class Index:
 
     def in_file(self, paths: Iterable[str]) -> list[tuple[str, str]]:
         """(app, id) of the listed sessions a file at one of `paths` holds a part of,
-        lead sessions first, newest first: what a file given for an id meant."""
+        or whose `path` (as `list --json` shows it) it is, lead sessions first, newest
+        first: what a file given for an id meant."""
         found: dict[tuple[str, str], None] = {}
         for path in paths:
             for app, session_id in self.db.execute(
@@ -1140,6 +1141,16 @@ class Index:
                 (path,),
             ):
                 found[(app, session_id)] = None
+        # an app whose session is read from several files records one as its path
+        # (a folder's transcript beside its metadata): a scan, asked only on a miss
+        if not found:
+            for path in paths:
+                for app, session_id in self.db.execute(
+                    "SELECT app, id FROM sessions WHERE json_extract(record, '$.path')"
+                    " = ? ORDER BY parent_id IS NOT NULL, updated DESC",
+                    (path,),
+                ):
+                    found[(app, session_id)] = None
         return list(found)
 
     def by_shown_prefix(

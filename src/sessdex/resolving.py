@@ -108,11 +108,37 @@ def _matching(
     forms: list[tuple[str | None, str]],
 ) -> tuple[str | None, str, list[Row]]:
     """The sessions the id as typed starts, else those of the first loose form that
-    starts any (`idtext.loose_forms`), with that form's app and prefix."""
+    starts any (`idtext.loose_forms`), with that form's app and prefix, else the one
+    session a transcript's path given for the id holds."""
     for app, prefix in (typed, *forms):
         if prefix and (rows := index.by_prefix(prefix, app)):
             return app, prefix, rows
-    return typed[0], typed[1], []
+    paths = [typed[1], *(prefix for _, prefix in forms)]
+    return typed[0], typed[1], _held_by_file(index, paths, typed[0])
+
+
+def _held_by_file(index: Index, paths: list[str], app: str | None) -> list[Row]:
+    """The session whose transcript is the first of `paths` that is a file: the one
+    lead session it holds a part of (or the one sub-agent, in a sub-agent's own file);
+    none for a file of several sessions (a database, a history many share), which is no
+    more one id than a prefix that several ids start."""
+    for path in (os.path.expanduser(text) for text in paths):
+        # `…/app.db#session/<id>`: one session of a database, as `list --json` names it
+        if not os.path.isfile(path) and not os.path.isfile(path.rpartition("#")[0]):
+            continue
+        held = index.in_file(
+            dict.fromkeys((os.path.abspath(path), os.path.realpath(path)))
+        )
+        rows = [
+            row
+            for held_app, held_id in held
+            if app is None or held_app == app
+            for row in index.by_prefix(held_id, held_app)
+            if row.id == held_id
+        ]
+        leads = [row for row in rows if row.session().parent_id is None] or rows
+        return leads if len(leads) == 1 else []
+    return []
 
 
 def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | None:

@@ -19,6 +19,7 @@ the shell asking for session ids) as a ratio of a warm `list --json` on the same
 
     .venv/bin/python bench/bench_scale.py                      # writes /tmp/sessdex-scale
     .venv/bin/python bench/bench_scale.py --sessions 3000 --runs 3 --commands list,find
+    .venv/bin/python bench/bench_scale.py --warm --commands list,find,find-undashed
 """
 
 from __future__ import annotations
@@ -73,6 +74,9 @@ def commands(manifest: dict) -> dict[str, list[str]]:
         "find-dir": ["find", "dir:billing", "--json"],
         "show-tail": ["show", middle, "--tail", "50", "--json"],
         "show-prefix": ["show", middle[:6], "--tail", "5"],
+        # an id as pasted without its dashes: a miss as typed, then its dashed form
+        "find-undashed": ["find", middle.replace("-", ""), "--json"],
+        "show-undashed": ["show", middle.replace("-", ""), "--tail", "5"],
         "tree": ["tree", lead["id"]],
         "resume": ["resume", middle, "--print"],
         "doctor": ["doctor"],
@@ -124,6 +128,7 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=10_000, help="the big home")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--commands", help="a comma-separated subset (default all)")
+    parser.add_argument("--warm", action="store_true", help="the warm runs only")
     args = parser.parse_args()
     small_n = max(1, args.sessions // 10)
     small = ensure_home(args.root / f"s{small_n}", small_n)
@@ -135,7 +140,7 @@ def main() -> int:
     for name in big_commands:
         if chosen and name not in chosen:
             continue
-        for mode in ("cold", "warm"):
+        for mode in ("warm",) if args.warm else ("cold", "warm"):
             warm = mode == "warm"
             s_time, s_rss = measure(
                 small["home"], small_commands[name], args.runs, warm
@@ -154,6 +159,13 @@ def main() -> int:
             f"{args.sessions} ({tab[2] / listing[2]:.2f}x), {tab[0]:.2f} s vs "
             f"{listing[0]:.2f} s at {small_n} ({tab[0] / listing[0]:.2f}x)"
         )
+    for name in ("find", "find-undashed", "show-prefix", "show-undashed"):
+        if (name, "warm") in figures and ("list", "warm") in figures:
+            took, listing = figures[name, "warm"], figures["list", "warm"]
+            report.note(
+                f"{name} vs warm list: {took[2]:.2f} s vs {listing[2]:.2f} s at "
+                f"{args.sessions} ({took[2] / listing[2]:.2f}x)"
+            )
     if ("list", "cold") in figures:
         s_time, s_rss, b_time, b_rss = figures["list", "cold"]
         ratio = b_rss / s_rss

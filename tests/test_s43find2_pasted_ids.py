@@ -167,3 +167,13 @@ def test_a_file_of_several_sessions_is_still_no_id(home: Home) -> None:
     transcript = home.path / ".claude" / "projects" / "-home-alex-code-shop-api"
     with pytest.raises(SessionNotFound):  # an app named in front that is not its own
         api.resolve(home, f"codex:{transcript / (CLAUDE + '.jsonl')}")
+
+
+def test_another_apps_uuid_without_dashes_names_the_app_that_has_it(
+    home: Home,
+) -> None:
+    """`codex:` in front of a Claude Code session's dashless id: found nowhere, and
+    the error names the form that works, as it does for the id with its dashes."""
+    with pytest.raises(SessionNotFound) as told:
+        api.resolve(home, "codex:" + CLAUDE.replace("-", ""))
+    assert f"a claude session's does: 'claude:{CLAUDE}'" in str(told.value)

@@ -177,8 +177,12 @@ def _meant(index: Index, reference: str, prefix: str, app: str | None) -> str | 
             f"{hints.named('show', lead)}."
         )
     if app is not None:
-        apps = sorted({other for other, _, _ in index.prefix_titles(prefix)})
-        named = ", ".join(repr(f"{other}:{prefix}") for other in apps)
+        apps: list[str] = []
+        for form in (prefix, *idtext.loose_forms(prefix)):  # as pasted, then as meant
+            apps = sorted({other for other, _, _ in index.prefix_titles(form)})
+            if apps:
+                break
+        named = ", ".join(repr(f"{other}:{form}") for other in apps)
         if len(apps) == 1:
             return f"a {apps[0]} session's does: {named}."
         if apps:

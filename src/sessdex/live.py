@@ -10,6 +10,7 @@ the next poll. The rules themselves are in `status.py`. Nothing here names an ap
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -39,6 +40,9 @@ REWRITE_REREAD_MAX = 64 * 1024 * 1024
 POLL_SECONDS = 0.25  # stat every followed file this often (no notifications)
 SAFETY_POLL = 2.0  # with notifications: stat everything this often all the same
 LISTING_SECONDS = 2.0  # list a session's sub-agent files again this often
+# files beside a main file looked at for a sub-agent's writes (its folder and the folders in
+# it: a sub-agent's transcript beside its lead's, or in a folder named by the session)
+BESIDE_CAP = 2000
 STORE_SECONDS = 2.0  # re-read a database-backed session at most this often
 PROCESS_SECONDS = 5.0  # scan /proc this often
 # a CLI found only by its folder that started this long after a session's last write is
@@ -300,7 +304,8 @@ class _ReadFeed:
     """A source without a hook: `read` again when the session's files change.
 
     A JSON-lines main file that only grows is read from the last complete line on (when it
-    is over FULL_REREAD_MAX; a smaller one is re-read whole, sub-agents included); any
+    is over FULL_REREAD_MAX; a smaller one is re-read whole, sub-agents included, also when
+    only a file beside it was written while its lead is mid-turn: its sub-agent's); any
     other store is re-read whole, at most every STORE_SECONDS. Either way only events not
     seen before are kept.
     """
@@ -351,10 +356,14 @@ class _ReadFeed:
         self.lead_gone = False
         self.changes: list[Changed] = []
         self._folders = {Path(self.store).parent} if self.store else set()
+        # when the main file was last read whole (its sub-agents' files with it), and when
+        # the files beside it were last looked at (ns and s since the epoch)
+        self.whole_read_ns = 0
+        self.beside_at = float("-inf")
 
     def poll(self, now: float, seen: _Seen) -> list[Event]:
         if self.follower is not None:
-            return self._poll_file(seen)
+            return self._poll_file(seen, now)
         signature = self._signature()
         if signature == self.signature or now - self.read_at < STORE_SECONDS:
             return []
@@ -374,13 +383,14 @@ class _ReadFeed:
             self.signature = None
         return events
 
-    def _poll_file(self, seen: _Seen) -> list[Event]:
+    def _poll_file(self, seen: _Seen, now: float) -> list[Event]:
         follower = self.follower
         assert follower is not None
         before = follower.offset
         change = follower.check()
         if change is Change.NONE:
-            return []
+            # the lead waits in a call while its sub-agent's own file is written
+            return self._read(seen, 0) if self._beside_written(now) else []
         if change is Change.VANISHED:
             self.lead_gone = True
             return []
@@ -397,7 +407,7 @@ class _ReadFeed:
         if first is None:
             events = []  # only a partial line so far
         elif follower.size <= FULL_REREAD_MAX:
-            events = self._read(seen, 0)
+            events = self._read(seen, 0)  # its sub-agents' files too
         elif change is Change.REWRITTEN:
             events = self._read(seen, first)
         else:
@@ -406,9 +416,29 @@ class _ReadFeed:
         self.changes.append(Changed(None, self.written, grown))
         return events
 
+    def _beside_written(self, now: float) -> bool:
+        """Whether a file beside the main one was written since the main file was last
+        read whole, while its lead is mid-turn: a sub-agent's transcript, which a whole
+        read takes in (another session's there gives no new event). Looked at every
+        LISTING_SECONDS; never for a main file read from its last line on."""
+        follower = self.follower
+        if (
+            follower is None
+            or follower.size > FULL_REREAD_MAX
+            or self.tracker.lead.turn_ended
+            or now - self.beside_at < LISTING_SECONDS
+        ):
+            return False
+        self.beside_at = now
+        # a file system's clock lags time.time() a little: a write as the read began counts
+        since = self.whole_read_ns - int(MTIME_SLACK * 1e9)
+        return _newest_beside(Path(self.store)) > since
+
     def _read(self, seen: _Seen, offset: int, *, settled: bool = False) -> list[Event]:
         # one byte early: that line is cut, so every source starts at the next line start
         start = max(0, offset - 1) if offset else 0
+        if offset == 0:
+            self.whole_read_ns = time.time_ns()
         scratch = Diagnostics()  # a line being written is not a broken line
         # new events only; of a first read, the recent history only, as for a file read
         # from its tail: a store's session of a million events is not held whole
@@ -516,6 +546,30 @@ class _ReadFeed:
 
     def followed(self) -> set[Path]:
         return {Path(self.store)} if self.store else set()
+
+
+def _newest_beside(path: Path) -> int:
+    """The newest modification time (ns) of the files in `path`'s folder and in the
+    folders in it, `path` left out; of the first BESIDE_CAP entries, 0 for none."""
+    newest, seen = 0, 0
+    pending = [(path.parent, True)]
+    while pending and seen < BESIDE_CAP:
+        folder, top = pending.pop()
+        try:
+            with os.scandir(folder) as it:
+                for entry in it:
+                    seen += 1
+                    if seen > BESIDE_CAP:
+                        break
+                    if entry.is_dir(follow_symlinks=False):
+                        if top:
+                            pending.append((Path(entry.path), False))
+                    elif entry.path != str(path):
+                        with contextlib.suppress(OSError):
+                            newest = max(newest, entry.stat().st_mtime_ns)
+        except OSError:
+            continue
+    return newest
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:

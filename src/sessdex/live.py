@@ -346,7 +346,8 @@ class _ReadFeed:
         self.read_before = False
         self.covered = 0  # events the last whole read of a store's session yielded
         self.held: Event | None = None  # its last event, shown once read again alike
-        self.tokens: int | None = None  # the usage the last whole read of a store sums
+        # the usage the last whole read sums (and, of a main file, what it read on since)
+        self.tokens: int | None = None
         # a database's snapshot serves a one-shot command's whole run; here it must
         # follow the app's writes
         databases.keep_fresh(STORE_SECONDS / 2)
@@ -481,6 +482,16 @@ class _ReadFeed:
             self.covered, self.tokens = count, tokens
             if not first:
                 self._hold(kept, last, seen, settled)
+        elif not offset:
+            # a main file read whole: its sum is the session's, and a running total the
+            # app rewrites beside it (a settings file) counts once, not once per read
+            self.tokens = tokens
+        elif self.tokens is not None:  # read on from a line: what it adds
+            self.tokens += sum(
+                e.usage.plausible().total
+                for e in kept
+                if e.kind == "usage" and e.usage is not None
+            )
         events = list(kept)
         self.diagnostics.problems.extend(
             p for p in scratch.problems if p not in self.diagnostics.problems
@@ -639,8 +650,8 @@ class LiveSession:
                     self.tracker.touch(changed.agent_id, changed.modified)
         self.feed.changes.clear()
         if isinstance(self.feed, _ReadFeed) and self.feed.tokens is not None:
-            # a store read whole is counted afresh: a running total an app keeps in a
-            # row and updates in place would be added again at every read
+            # a session read whole is counted afresh: a running total an app keeps in a
+            # row or a file and updates in place would be added again at every read
             self.tracker.tokens = self.feed.tokens
         return events
 

@@ -1,9 +1,11 @@
-"""droid: a lead whose Task call runs a sub-agent waits on it, as `watch` follows the session.
+"""A session without a follow hook, followed as `watch` follows it: its main file re-read whole
+while under 1 MB.
 
 droid writes the lead's `Task` call, then the sub-agent's own transcript beside the lead's
 (its `session_start` names `callingSessionId` and `callingToolUseId`), and nothing more into
 the lead's file until the sub-agent is done. A board that follows the session must see the
-sub-agent's file appear and grow, not only a board started afresh (`watch --once`).
+sub-agent's file appear and grow, not only a board started afresh (`watch --once`); and it
+must count droid's running token total once, however often it re-reads it.
 """
 
 from __future__ import annotations
@@ -149,3 +151,31 @@ def test_a_gemini_sub_agent_chat_that_appears_while_followed_is_waited_on(
     live.poll(now=later)
     status = live.status(now=later + 1)
     assert status.status == "waiting_on_subagent", status
+
+
+def test_a_session_total_rewritten_between_reads_is_counted_once(
+    tmp_path: Path,
+) -> None:
+    """droid keeps a session's tokens only as a running total in `<id>.settings.json`, which
+    it rewrites as the session goes: a followed board counts the latest total, as a board
+    started afresh does, not the sum of every total it read."""
+    begun = datetime.now(UTC).timestamp() - 30
+    home, folder = _start(tmp_path, begun)
+    settings = folder / f"{LEAD}.settings.json"
+
+    def total(tokens: int) -> None:
+        usage = {"inputTokens": tokens, "outputTokens": 10}
+        settings.write_text(json.dumps({"model": "m", "tokenUsage": usage}))
+
+    total(100)
+    live = LiveSession(api.resolve(Home.at(home), LEAD))
+    live.poll(now=begun + 2)
+    assert live.tracker.tokens == 110
+    for step, tokens in enumerate((200, 300), start=1):
+        total(tokens)
+        _append(
+            folder / f"{LEAD}.jsonl",
+            _message(begun + 2 + step, "assistant", [{"type": "text", "text": "…"}]),
+        )
+        live.poll(now=begun + 2 + step)
+    assert live.tracker.tokens == 310

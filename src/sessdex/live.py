@@ -92,6 +92,8 @@ class _Seen:
                 event.text,
                 event.usage,
                 event.is_error,
+                # a spawn read again once it names its sub-agent is news: it links them
+                event.extra.get("child_id") if event.kind == "subagent" else None,
             )
         )
 

@@ -25,7 +25,7 @@ from .diagnostics import FILE_REFUSED, NOT_LINES, Diagnostics, refused, why
 from .follow import Change, Follower, tail_offset
 from .model import Event, Session
 from .sources.base import FollowFile, LineReader, Opened, SessionFollow
-from .status import QUIET_WORKING, STATUSES, Status, Tracker, decide
+from .status import ENDED_AFTER, QUIET_WORKING, STATUSES, Status, Tracker, decide
 
 log = logging.getLogger(__name__)
 
@@ -423,12 +423,15 @@ class _ReadFeed:
         """Whether a file beside the main one was written since the main file was last
         read whole, while its lead is mid-turn: a sub-agent's transcript, which a whole
         read takes in (another session's there gives no new event). Looked at every
-        LISTING_SECONDS; never for a main file read from its last line on."""
+        LISTING_SECONDS; never for a main file read from its last line on, nor for a
+        session none of whose agents wrote for ENDED_AFTER (a crash mid-turn, an app that
+        writes no turn end): a board of such sessions would list their folders for ever."""
         follower = self.follower
         if (
             follower is None
             or follower.size > FULL_REREAD_MAX
             or self.tracker.lead.turn_ended
+            or now - max(self.tracker.recorded, self.written) >= ENDED_AFTER
             or now - self.beside_at < LISTING_SECONDS
         ):
             return False

@@ -109,12 +109,12 @@ def show_command(
         # to a file or a pipe, a spinner on the terminal says it is working
         counted = counted_events(found.events, reading, show=not sys.stdout.isatty())
         ordered: Iterable[Event] = counted
-        if picked and shows is not None:
-            ordered = filter(shows, ordered)
         if subagents == "tree":  # as export -f json --subagents tree orders them
             from ..views.grouped import grouped_by_agent
 
             ordered = grouped_by_agent(counted)
+        if picked and shows is not None:  # after grouping: it places by spawns
+            ordered = filter(shows, ordered)
         with contextlib.closing(counted):
             write_events(ordered, as_nl, found.seq_relative)
     else:

@@ -29,5 +29,79 @@ def test_detail_user_as_json_keeps_to_what_was_said_with_subagents_grouped() -> 
     kept = _events(NESTED, "--detail", "user", "--subagents", "tree")
     assert {e["kind"] for e in kept} <= {"user", "assistant"}
     assert sorted(e["seq"] for e in kept) == sorted(e["seq"] for e in said)
-    assert [e["seq"] for e in kept] == [s for s in grouped if s in {e["seq"] for e in said}]
+    assert [e["seq"] for e in kept] == [
+        s for s in grouped if s in {e["seq"] for e in said}
+    ]
     assert any(e["agent_id"] for e in kept)  # the sub-agents' words are there
+
+
+def _claude_lead_with_three_workers(home: Path, ids: list[str]) -> None:
+    """A Claude 2.1 session whose lead spawns three `worker` sub-agents at once, each in
+    `subagents/agent-<id>.jsonl` with its `.meta.json`, each answered."""
+    session = "44444444-2222-4333-8444-555555555555"
+    project = home / ".claude" / "projects" / "-work-x"
+    folder = project / session / "subagents"
+    folder.mkdir(parents=True)
+
+    def line(second: int, role: str, content: object, agent: str = "") -> str:
+        record: dict[str, object] = {
+            "type": role,
+            "sessionId": session,
+            "uuid": f"u{second:02d}{agent}",
+            "timestamp": f"2026-11-30T08:10:{second:02d}.000Z",
+            "isSidechain": bool(agent),
+            "message": {"role": role, "content": content},
+        }
+        if agent:
+            record["agentId"] = agent
+        return json.dumps(record)
+
+    calls = [f"toolu_{n}" for n in range(3)]
+    spawn = [
+        {"type": "tool_use", "id": call, "name": "Agent",
+         "input": {"prompt": f"part {n}", "description": f"part {n}", "subagent_type": "worker"}}
+        for n, call in enumerate(calls)
+    ]  # fmt: skip
+    lead = [line(1, "user", "split it"), line(2, "assistant", spawn)]
+    for n, (agent, call) in enumerate(zip(ids, calls, strict=True)):
+        said = [{"type": "text", "text": f"report {n}"}]
+        (folder / f"agent-{agent}.jsonl").write_text(
+            line(3 + n, "user", f"part {n}", agent)
+            + "\n"
+            + line(6 + n, "assistant", said, agent)
+            + "\n"
+        )
+        meta = {"agentType": "worker", "description": f"part {n}", "toolUseId": call}
+        (folder / f"agent-{agent}.meta.json").write_text(json.dumps(meta))
+        answer = [
+            {"type": "tool_result", "tool_use_id": call, "content": f"report {n}"}
+        ]
+        lead.append(line(10 + n, "user", answer))
+    (project / f"{session}.jsonl").write_text("\n".join(lead) + "\n")
+
+
+def test_sub_agents_of_one_type_whose_ids_start_alike_are_told_apart(
+    tmp_path: Path,
+) -> None:
+    """Ids made from the time (Codex's UUIDv7 threads, OpenCode's `ses_…`) share their
+    first 8 characters when spawned together: the third `worker`'s lines were marked
+    as the second's, in `show` and in `export -f md`."""
+    ids = ["a1b2c3d4e5f600001", "a1b2c3d4e5f600002", "a1b2c3d4e5f600003"]
+    _claude_lead_with_three_workers(tmp_path, ids)
+    home = ["--home", str(tmp_path)]
+    runner = CliRunner()
+    shown = runner.invoke(main, ["show", "44444444", "--no-pager", *home])
+    assert shown.exit_code == 0, shown.output
+    marks = {
+        n: line.split(" report")[0]
+        for line in shown.stdout.splitlines()
+        for n in range(3)
+        if line.endswith(f" report {n}") and line.startswith("  ↳")
+    }
+    assert len(marks) == 3 and len(set(marks.values())) == 3, marks
+    exported = runner.invoke(main, ["export", "44444444", "-f", "md", *home])
+    assert exported.exit_code == 0, exported.output
+    said = [
+        line for line in exported.stdout.splitlines() if "(sub-agent worker" in line
+    ]
+    assert len({line.split("(sub-agent ")[1].split(")")[0] for line in said}) == 3

@@ -27,6 +27,7 @@ from .text import (
     answered_call,
     clean,
     error_message,
+    id_mark,
     one_line,
     sender_name,
     shown_whole,
@@ -846,7 +847,7 @@ def render(
         child = event.extra.get("child_id") if kind == "subagent" else None
         named = spawn_name(event) if kind == "subagent" else None
         if child is not None and named:  # its type or name, and enough of its id
-            names[str(child)] = f"{one_line(named, 30)} {one_line(str(child))[:8]}"
+            names[str(child)] = f"{one_line(named, 30)} {id_mark(str(child), names)}"
         if child is not None and event.call_id:
             spawned[event.call_id] = str(child)
         if child is not None:

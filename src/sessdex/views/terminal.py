@@ -34,6 +34,7 @@ from .text import (
     duration,
     error_message,
     fold,
+    id_mark,
     one_line,
     sender_name,
     shown_whole,
@@ -176,10 +177,10 @@ def _label(child: str, spawn: Event, labels: dict[str, str]) -> str:
     work at once, their lines interleaved)."""
     named = spawn_name(spawn)
     if not named:
-        return one_line(child)[:8]
+        return id_mark(child, labels)
     label = one_line(named, 24)
     if any(other != child and mark == label for other, mark in labels.items()):
-        return f"{one_line(named, 15)} {one_line(child)[:8]}"
+        return f"{one_line(named, 15)} {id_mark(child, labels)}"
     return label
 
 

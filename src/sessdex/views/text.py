@@ -269,6 +269,18 @@ def spawn_name(event: Event) -> str | None:
     return one_line(str(named)) if named else None
 
 
+def id_mark(child: str, others: Iterable[str], least: int = 8) -> str:
+    """The start of a sub-agent's id that marks it apart: `least` characters, more where
+    another agent's id starts the same (ids made from the time, as UUIDv7 threads and
+    `ses_…` sessions are, share their first 8 when spawned together)."""
+    mark = one_line(child)
+    starts = [one_line(other) for other in others if other != child]
+    size = least
+    while size < len(mark) and any(other.startswith(mark[:size]) for other in starts):
+        size += 1
+    return mark[:size]
+
+
 # The file editor tool's sub-commands (Anthropic's text editor tool, which several agents
 # give their models): its `command` names what it does, `path` to what.
 _EDITOR_COMMANDS = frozenset(

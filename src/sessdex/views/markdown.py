@@ -826,6 +826,7 @@ def render(
     )
     total_in = total_out = 0
     names: dict[str, str] = {}  # sub-agent id -> what its spawn calls it
+    marks: set[str] = set()  # names' values, for a quick look-up
     spawned: dict[str, str] = {}  # spawning call id -> its sub-agent's id
     spawners: dict[str, str | None] = {}  # sub-agent id -> the agent that spawned it
     replies: dict[str, bytes] = {}  # sub-agent id -> a digest of its last reply
@@ -847,7 +848,9 @@ def render(
         child = event.extra.get("child_id") if kind == "subagent" else None
         named = spawn_name(event) if kind == "subagent" else None
         if child is not None and named:  # its type or name, and enough of its id
-            names[str(child)] = f"{one_line(named, 30)} {id_mark(str(child), names)}"
+            marks.discard(names.get(str(child), ""))  # its own, if said before
+            names[str(child)] = id_mark(f"{one_line(named, 30)} ", str(child), marks)
+            marks.add(names[str(child)])
         if child is not None and event.call_id:
             spawned[event.call_id] = str(child)
         if child is not None:

@@ -138,6 +138,7 @@ def render_events(
     labels = labels if labels is not None else {}
     unnamed = unnamed if unnamed is not None else set()
     spawners = spawners if spawners is not None else {}
+    taken = set(labels.values())  # a set: thousands of sub-agents stay quick
     for event in events:
         if event.kind == "subagent" and event.call_id is not None:
             if event.extra.get("child_id") is None:
@@ -145,12 +146,12 @@ def render_events(
             elif event.call_id in unnamed:  # a spawn said again, naming its child
                 unnamed.discard(event.call_id)
                 child = str(event.extra["child_id"])
-                labels[child] = _label(child, event, labels)
+                _relabel(child, event, labels, taken)
                 continue
         spawned = None  # a spawn's child marked apart from another of its type
         if event.kind == "subagent" and event.extra.get("child_id") is not None:
             child = str(event.extra["child_id"])
-            labels[child] = _label(child, event, labels)
+            _relabel(child, event, labels, taken)
             spawners.setdefault(child, event.agent_id)
             named = spawn_name(event)
             if named and labels[child] != one_line(named, 24):
@@ -171,16 +172,22 @@ def render_events(
             yield line
 
 
-def _label(child: str, spawn: Event, labels: dict[str, str]) -> str:
+def _relabel(child: str, spawn: Event, labels: dict[str, str], taken: set[str]) -> None:
+    taken.discard(labels.get(child, ""))  # its own mark, if said before, is free
+    labels[child] = _label(child, spawn, taken)
+    taken.add(labels[child])
+
+
+def _label(child: str, spawn: Event, taken: set[str]) -> str:
     """What a sub-agent's lines are marked with: its type or name, and the start of its
     id where another sub-agent is marked so already (three `general-purpose` agents at
-    work at once, their lines interleaved)."""
+    work at once, their lines interleaved); `taken`: the other sub-agents' marks."""
     named = spawn_name(spawn)
     if not named:
-        return id_mark(child, labels)
+        return id_mark("", child, taken)
     label = one_line(named, 24)
-    if any(other != child and mark == label for other, mark in labels.items()):
-        return f"{one_line(named, 15)} {id_mark(child, labels)}"
+    if label in taken:
+        return id_mark(f"{one_line(named, 15)} ", child, taken)
     return label
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
@@ -269,16 +269,15 @@ def spawn_name(event: Event) -> str | None:
     return one_line(str(named)) if named else None
 
 
-def id_mark(child: str, others: Iterable[str], least: int = 8) -> str:
-    """The start of a sub-agent's id that marks it apart: `least` characters, more where
-    another agent's id starts the same (ids made from the time, as UUIDv7 threads and
-    `ses_…` sessions are, share their first 8 when spawned together)."""
+def id_mark(head: str, child: str, taken: Container[str], least: int = 8) -> str:
+    """`head` and the start of a sub-agent's id: `least` characters, more while that is
+    another agent's mark already (ids made from the time, as UUIDv7 threads and `ses_…`
+    sessions are, share their first 8 when spawned together)."""
     mark = one_line(child)
-    starts = [one_line(other) for other in others if other != child]
     size = least
-    while size < len(mark) and any(other.startswith(mark[:size]) for other in starts):
+    while size < len(mark) and head + mark[:size] in taken:
         size += 1
-    return mark[:size]
+    return head + mark[:size]
 
 
 # The file editor tool's sub-commands (Anthropic's text editor tool, which several agents

@@ -8,6 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sessdex.cli import main
+from sessdex.model import Event
 
 CLAUDE = Path(__file__).parent / "data" / "claude" / "home"
 NESTED = "33333333"  # lead -> code-reviewer -> linter
@@ -105,3 +106,28 @@ def test_sub_agents_of_one_type_whose_ids_start_alike_are_told_apart(
         line for line in exported.stdout.splitlines() if "(sub-agent worker" in line
     ]
     assert len({line.split("(sub-agent ")[1].split(")")[0] for line in said}) == 3
+
+
+def test_a_sub_agent_two_agents_claim_to_have_spawned_sits_once_in_the_tree() -> None:
+    """Two spawns from two sub-agents naming the same child: `tree --json` and the
+    terminal's tree listed it, and its tokens, under both (`--nl` once)."""
+    from datetime import UTC, datetime
+
+    from sessdex.model import Usage
+    from sessdex.tree import build_tree
+
+    when = datetime(2026, 11, 20, tzinfo=UTC)
+    events = [
+        Event("lead", 0, "subagent", when, extra={"child_id": "a"}),
+        Event("lead", 1, "subagent", when, extra={"child_id": "b"}),
+        Event("lead", 2, "subagent", when, agent_id="a", extra={"child_id": "x"}),
+        Event("lead", 3, "subagent", when, agent_id="b", extra={"child_id": "x"}),
+        Event("lead", 4, "usage", when, agent_id="x", usage=Usage(100, 10)),
+    ]
+    root = build_tree("lead", events)
+    text = root.json().decode()
+    assert text.count('"id":"x"') == 1
+    assert json.loads(text) == root.record()
+    assert [(depth, node.id) for depth, node in root.walk()] == [
+        (0, "lead"), (1, "a"), (2, "x"), (1, "b")
+    ]  # fmt: skip

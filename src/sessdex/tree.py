@@ -151,6 +151,12 @@ def build_tree(
             # child and all below it would be in the tree nowhere
             if child is root or child is node or _is_ancestor(child, node, parents):
                 continue  # a spawn of itself or of an ancestor: not a tree edge
+            if any(p is not root and p is not node for p in parents.get(id(child), ())):
+                # another sub-agent spawned it first: it stays there, once in the tree
+                # (a second place would list it, and count its tokens, twice)
+                if event.call_id:
+                    by_call.setdefault(event.call_id, child)
+                continue
             if node is not root and root in parents.get(id(child), ()):
                 root.children.remove(child)  # placed under the lead until now
                 parents[id(child)].remove(root)

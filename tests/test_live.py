@@ -28,7 +28,7 @@ from sessdex.diagnostics import Diagnostics
 from sessdex.live import LiveSession, Processes, attach_processes
 from sessdex.model import Event, Session
 from sessdex.sources import Home, get
-from sessdex.status import Tracker, decide
+from sessdex.status import Status, Tracker, decide
 
 from .helpers import write_claude_session
 
@@ -1563,6 +1563,45 @@ def test_a_recorded_question_or_approval_waits_for_the_user_until_settled() -> N
         decide(tracked(prompt, call, permission, allowed), T + 12, T + 10, None).status
         == "working"
     )
+
+
+def test_a_call_blocked_on_the_user_comes_before_a_turn_that_only_ended() -> None:
+    """Two sessions wait for you: one asks to run a command, one has finished its turn. The
+    one that cannot go on without you comes first, though the other wrote last; each
+    kind keeps the newest first."""
+    from sessdex.live import BoardRow, most_urgent_first
+
+    prompt = event("user", T, text="deploy it")
+    call = event("tool_call", T + 1, tool="shell", call_id="c1")
+    permission = event("meta", T + 2, tool="shell", extra={"asks": "approval"})
+    blocked = decide(tracked(prompt, call, permission), T + 60, T + 2, None)
+    done = decide(
+        tracked(
+            prompt, event("assistant", T + 50, text="ok"), event("turn_end", T + 50)
+        ),
+        T + 60,
+        T + 50,
+        True,
+    )
+    assert blocked.status == done.status == "waiting_for_user"
+    row = {
+        name: BoardRow(Session("claude", name), status, updated, 0, False)
+        for name, status, updated in (
+            ("asks", blocked, T + 2),
+            ("asked-earlier", blocked, T + 1),
+            ("ended", done, T + 50),
+            ("ended-earlier", done, T + 40),
+            ("working", Status("working", "answering"), T + 59),
+        )
+    }
+    board = most_urgent_first(list(row.values())[::-1])
+    assert [r.session.id for r in board] == [
+        "asks",
+        "asked-earlier",
+        "ended",
+        "ended-earlier",
+        "working",
+    ]
 
 
 def test_watch_json_is_the_board_once_as_one_array(home: Home, run: CliRunner) -> None:

@@ -1428,6 +1428,18 @@ class BoardRow:
     pid: int | None = None
 
 
+_RANK = {name: n for n, name in enumerate(STATUSES)}
+
+
+def most_urgent_first(rows: list[BoardRow]) -> list[BoardRow]:
+    """`rows` by status (STATUSES' order); in a status, a call blocked on the user (an
+    approval, a question) before a turn that only ended, then the most recently written."""
+    rows.sort(
+        key=lambda r: (_RANK.get(r.status.status, 99), not r.status.blocked, -r.updated)
+    )
+    return rows
+
+
 class Board:
     """The live sessions of a home: new ones found by `rescan`, all polled together; and
     the CLIs of `clis` (sources) running with no session yet, started since `since()`.
@@ -1512,9 +1524,7 @@ class Board:
             stand_in = Session(cli.app, "", cwd=cli.cwd)
             when = cli.started or 0.0
             rows.append(BoardRow(stand_in, cli.status(now), when, 0, False, cli.pid))
-        rank = {name: n for n, name in enumerate(STATUSES)}
-        rows.sort(key=lambda r: (rank.get(r.status.status, 99), -r.updated))
-        return rows
+        return most_urgent_first(rows)
 
     def folders(self) -> set[Path]:
         found: set[Path] = set()

@@ -254,6 +254,9 @@ class Tracker:
 class Status:
     status: str  # one of STATUSES
     reason: str
+    # a call waits on the user (an approval, a question): the agent cannot go on without
+    # them, where a turn that ended only waits for more work; such come first in a group
+    blocked: bool = field(default=False, compare=False)
 
 
 # (epoch seconds) -> whether the CLI started a process since then; None when unknown
@@ -300,7 +303,7 @@ def decide(
         who, (what, asked_at) = asked
         waits = f"{who}: {what}" if who else what
         reason = f"{waits} ({ago(now - asked_at)})"
-        return Status(_waiting(now - asked_at), reason)
+        return Status(_waiting(now - asked_at), reason, blocked=True)
     # with no process information, a silence this long ends a spawn whose sub-agent has no
     # file of its own as it ends any open call
     stale = alive is None and quiet >= ENDED_AFTER
@@ -319,7 +322,9 @@ def decide(
             asks = _waits_for_approval(tracker, child, now, quiet, alive, spawned_since)
             if asks is not None:
                 waits, running = asks
-                return Status(_waiting(running), f"{_name(child)}: {waits}")
+                return Status(
+                    _waiting(running), f"{_name(child)}: {waits}", blocked=True
+                )
         if len(waited) == 1:
             child = waited[0]
             started = _started(tracker, child)
@@ -345,7 +350,7 @@ def decide(
             return Status("ended", f"stopped during {name} (process gone)")
         asks = _waits_for_approval(tracker, lead, now, quiet, alive, spawned_since)
         if asks is not None:
-            return Status(_waiting(asks[1]), asks[0])
+            return Status(_waiting(asks[1]), asks[0], blocked=True)
         if alive is None and quiet >= ENDED_AFTER:
             return Status("ended", f"nothing written for {ago(quiet)}")
         return Status("working", f"tool {name} running {ago(running)}")

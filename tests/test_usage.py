@@ -797,10 +797,12 @@ def test_session_rows_name_their_session_and_take_a_short_id_to_explain(
 
 
 def test_explain_takes_a_session_id_as_show_does(mixed: Home, run: object) -> None:
-    """`codex:01a1f000…`, an app before the id, and an id in capitals name the row as
-    they name the session for `show`; an app that has no such session is no match."""
+    """`codex:01a1f000…`, an app before the id, an id in capitals, and one pasted as
+    `show` takes it (without its dashes, in backticks) name the row as they name the
+    session for `show`; an app that has no such session is no match."""
     codex = "01a1f000-0000-7000-8000-00000000000a"
-    for given in (f"codex:{codex}", f"CODEX:{codex.upper()}", "AAAAAAAA"):
+    pasted = (codex.replace("-", ""), f"`{codex}`", f"codex:{codex.replace('-', '')}")
+    for given in (f"codex:{codex}", f"CODEX:{codex.upper()}", "AAAAAAAA", *pasted):
         audit = run.invoke(  # type: ignore[attr-defined]
             main,
             [

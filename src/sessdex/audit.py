@@ -16,7 +16,7 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from . import pathnames, sources
+from . import idtext, pathnames, sources
 from .diagnostics import Diagnostics
 from .errors import AmbiguousId, SessdexError
 from .hints import named
@@ -260,18 +260,24 @@ def _folder_named(key: str, rows: dict[str, Row], home: str) -> str:
 
 def _sessions_named(key: str, rows: dict[str, Row]) -> list[str]:
     """The session rows `key` names as `show` takes an id: a start of it in any case,
-    after an app's name and a colon (`codex:019a`) where two apps' ids might share it."""
+    after an app's name and a colon (`codex:019a`) where two apps' ids might share it,
+    or, where it starts none, as pasted (`idtext`: without its dashes, in quotes)."""
     app, colon, rest = key.partition(":")
     app = app.lower()
     named = bool(colon) and app in sources.names()
     start = (rest if named else key).strip().lower()
     if not start:  # `codex:` or a blank: no id given, not every session (as `show`)
         return []
-    matching = [
-        name
-        for name, row in rows.items()
-        if name.lower().startswith(start) and (not named or app in row.apps)
-    ]
+    matching: list[str] = []
+    for form in (start, *idtext.loose_forms(start)):  # as typed, then as pasted
+        start = form.lower()
+        matching = [
+            name
+            for name, row in rows.items()
+            if name.lower().startswith(start) and (not named or app in row.apps)
+        ]
+        if matching:
+            break
     exact = [name for name in matching if name.lower() == start]
     return exact if len(exact) == 1 else matching
 

@@ -818,6 +818,66 @@ def test_nested_sub_agents_link_at_any_depth() -> None:
     assert total(found) == (193, 89, 1100, 1000)
 
 
+@pytest.mark.parametrize("meta", ["missing", "cut"])
+def test_a_nested_sub_agent_whose_meta_file_is_lost_sits_under_its_spawner(
+    tmp_path: Path, meta: str
+) -> None:
+    """Without `agent-<id>.meta.json` (deleted, or cut mid-write) nothing in the lead's
+    file names a nested sub-agent: its first line, the prompt of its spawner's call,
+    links it; the tree is the one the meta file gives."""
+    from sessdex.tree import build_tree
+
+    project = tmp_path / "project"
+    shutil.copytree(SYNTHETIC, project)
+    lead = project / "33333333-3333-4333-8333-333333333333.jsonl"
+    lost = lead.with_suffix("") / "subagents" / "agent-a2d2d2d2d2d2d2d2d.meta.json"
+    if meta == "missing":
+        lost.unlink()
+    else:
+        lost.write_bytes(lost.read_bytes()[:40])
+    whole = build_tree(lead.stem, events(SYNTHETIC / lead.name))
+    found = events(lead)
+    assert build_tree(lead.stem, found).record() == whole.record()
+    [reviewer] = whole.children
+    [linter] = reviewer.children
+    assert (linter.id, linter.usage.output_tokens) == ("a2d2d2d2d2d2d2d2d", 12)
+    spawns = [(e.agent_id, e.extra["child_id"]) for e in found if e.kind == "subagent"]
+    assert spawns == [
+        (None, "a1c1c1c1c1c1c1c1c"),
+        ("a1c1c1c1c1c1c1c1c", "a2d2d2d2d2d2d2d2d"),
+    ]
+
+
+def test_parallel_sub_agents_without_meta_or_result_match_their_call_by_prompt(
+    tmp_path: Path,
+) -> None:
+    """Agent calls in one response, the lead stopped before their results, no meta
+    files: each call gets a file that opens with its prompt, whichever started first;
+    of two alike, the first call gets the first started."""
+    calls = [
+        {"type": "tool_use", "id": call, "name": "Agent",
+         "input": {"description": name, "prompt": f"Check {name}.", "subagent_type": "x"}}
+        for call, name in (("toolu_1", "docs"), ("toolu_2", "tests"), ("toolu_3", "docs"))
+    ]  # fmt: skip
+    spawn = reply(2, "")
+    spawn["message"]["content"] = calls  # type: ignore[index]
+    lead = write(tmp_path / "p" / "s.jsonl", [prompt(1, "check all"), spawn])
+    for agent, name, second in (
+        ("a1", "tests", 3),
+        ("a2", "docs", 5),
+        ("a3", "docs", 4),
+    ):
+        asked = prompt(second, f"Check {name}.", isSidechain=True, agentId=agent)
+        said = reply(second + 3, f"{name} fine", isSidechain=True, agentId=agent)
+        said["parentUuid"] = asked["uuid"]
+        write(
+            lead.with_suffix("") / "subagents" / f"agent-{agent}.jsonl", [asked, said]
+        )
+    found = events(lead)
+    spawns = {e.call_id: e.extra["child_id"] for e in found if e.kind == "subagent"}
+    assert spawns == {"toolu_1": "a3", "toolu_2": "a1", "toolu_3": "a2"}
+
+
 def test_a_sub_agent_shown_on_its_own_is_the_lead_of_its_transcript() -> None:
     """`sessdex show <sub-agent id>`: its lines (all marked isSidechain) are its own
     conversation, not an inline side chain spawned by nobody; the sub-agents it spawned

@@ -7,7 +7,6 @@ Child files are opened lazily, when the merge reaches their spawn.
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import itertools
 import os
@@ -121,7 +120,7 @@ def _survey(
                 survey.root_agent[uuid] = rec.string(record.get("agentId")) or uuid
                 task = rec.message_text(record) if kind == "user" else None
                 if task:
-                    side_prompts.setdefault(_task_key(task), []).append(uuid)
+                    side_prompts.setdefault(rec.task_key(task), []).append(uuid)
             return
         # a compaction boundary starts a chain that logically continues the old one
         up = up or rec.string(record.get("logicalParentUuid"))
@@ -134,7 +133,7 @@ def _survey(
             call, task = rec.spawn(block)
             if call:
                 graph.spawns_at.setdefault(node, []).append(call)
-                task_prompts.append((call, _task_key(task)))
+                task_prompts.append((call, rec.task_key(task)))
         outcome = record.get("toolUseResult")
         if kind == "user" and isinstance(outcome, dict):
             agent = rec.string(outcome.get("agentId"))
@@ -225,12 +224,6 @@ def _survey(
             survey.inline_children[call] = survey.root_agent[waiting.pop(0)]
     _find_abandoned(survey, graph)
     return survey
-
-
-def _task_key(task: str | None) -> int:
-    """A task's text as a number that is the same in every process (`hash` is not)."""
-    text = (task or "").encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
 
 
 class _Saved(msgspec.Struct, array_like=True):
@@ -566,7 +559,7 @@ def _find_children(
         if child.call_id:
             context.by_call[child.call_id] = agent
         elif child.path is not None:  # joined by time, or to a spawn made just before
-            child.first = _first_time(child.path)
+            child.first, child.task = _opening(child.path)
     for call in survey.abandoned_calls:  # counted in their branch's meta event instead
         agent = context.by_call.get(call)
         if agent is not None:
@@ -653,6 +646,38 @@ def _merge(context: Context, lead: Stream) -> Iterator[Event]:
             advance(source, key)
         if not heap:  # children whose spawn never showed (a torn line, a lost parent)
             schedule([a for a in context.children if a not in context.started], key)
+
+
+def _opening(path: Path) -> tuple[float | None, int | None]:
+    """A child file's first timestamp (a merge key) and its first user line's text as a
+    task key: that line is the prompt of the call that spawned it, where no meta file or
+    result names the call (a nested sub-agent's spawner is not surveyed)."""
+    try:
+        head = files.head_lines(path, 8)
+    except OSError:
+        return None, None
+    first: float | None = None
+    task: int | None = None
+    asked = False  # the first user line was met: only it is the task
+    for line in head:
+        data = line.data
+        wants_time = first is None and b'"timestamp"' in data
+        wants_task = not asked and b'"user"' in data
+        if not (wants_time or wants_task):
+            continue
+        record = rec.load(data, line.complete, line.number, None, "")
+        if record is None:
+            continue
+        if wants_time:
+            stamp = rec.moment(record.get("timestamp"))
+            first = stamp.timestamp() if stamp is not None else None
+        if wants_task and record.get("type") == "user":
+            asked = True
+            text = rec.message_text(record)
+            task = rec.task_key(text) if text else None
+        if first is not None and asked:
+            break
+    return first, task
 
 
 def _first_time(path: Path) -> float | None:

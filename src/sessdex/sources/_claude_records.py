@@ -7,6 +7,7 @@ lines from big reads and never hold an over-long line.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -534,6 +535,12 @@ def spawn(block: dict[str, object]) -> tuple[str | None, str]:
     arguments = block.get("input")
     task = arguments.get("prompt") if isinstance(arguments, dict) else None
     return string(block.get("id")), task if isinstance(task, str) else ""
+
+
+def task_key(task: str | None) -> int:
+    """A task's text as a number that is the same in every process (`hash` is not)."""
+    text = (task or "").encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
 
 
 def message_text(record: dict[str, object]) -> str | None:

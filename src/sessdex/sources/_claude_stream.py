@@ -59,6 +59,7 @@ class Child:
     call_id: str | None = None
     parent_agent: str | None = None
     first: float | None = None  # its first timestamp, for a file nothing links to
+    task: int | None = None  # its first user line's `task_key`, for the same
 
 
 @dataclass(slots=True)
@@ -744,7 +745,9 @@ class Stream:
             else None
         )
         if not child_id:
-            child_id = self._unlinked(agent, spec)
+            child_id = self._unlinked(agent, spec, by_task=True) or self._unlinked(
+                agent, spec
+            )
         child = self.context.children.get(child_id) if child_id else None
         if child_id and child is None and call in self.survey.result_agents:
             # its result came back naming it, and no folder holds its file
@@ -764,13 +767,23 @@ class Stream:
             "subagent", agent, call_id=call, text=description, extra=extra
         )
 
-    def _unlinked(self, agent: str | None, spec: dict[str, object]) -> str | None:
+    def _unlinked(
+        self, agent: str | None, spec: dict[str, object], *, by_task: bool = False
+    ) -> str | None:
         """The sub-agent file this spawn started where neither the call's result nor the
         file's meta names the call (a redacted capture, a build whose meta has no
         `toolUseId`, a lead still waiting on it): of the same spawning agent, type and
-        description, not yet shown, started at or after the call; the earliest such."""
+        description, not yet shown, started at or after the call; the earliest such.
+
+        With `by_task`, the file opens with the call's prompt instead, and where no meta
+        file names its spawning agent, any agent may be it: a nested sub-agent whose
+        meta is lost has only this link (its spawner's file is not surveyed)."""
         kind = rec.string(spec.get("subagent_type"))
         description = rec.string(spec.get("description"))
+        task = rec.string(spec.get("prompt")) if by_task else None
+        if by_task and not task:
+            return None
+        wanted = rec.task_key(task) if task else None
         since = self.time.timestamp() if self.time is not None else None
         announced, started = self.context.announced, self.context.started
         found: tuple[float, str] | None = None
@@ -780,7 +793,8 @@ class Stream:
                 or child.path is None
                 or agent_id in announced
                 or agent_id in started
-                or child.parent_agent != agent
+                or (child.task != wanted if by_task else child.parent_agent != agent)
+                or (by_task and child.parent_agent not in (None, agent))
                 or (kind and child.agent_type and kind != child.agent_type)
                 or (
                     description

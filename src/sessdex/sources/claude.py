@@ -43,8 +43,10 @@ Reading (`_claude_read`, `_claude_stream`):
   pass over the whole file (the survey); a big file's survey is kept (`passcache`) and
   the next read surveys only the lines added since.
 - Sub-agents: a `subagent` event at the Task/Agent call, then the child's events (any
-  depth) merged by time. 1.0 side chains are matched to their call by prompt; children
-  nothing links to are announced by a `subagent` event without a call id.
+  depth) merged by time. 1.0 side chains are matched to their call by prompt, and so is a
+  file that no meta file or result in the lead's file links (a nested sub-agent whose
+  `.meta.json` is lost): its first user line is the call's prompt. Children nothing
+  links to are announced by a `subagent` event without a call id.
 - Harness text on `isMeta` user lines (a slash command's expansion), and a background task's
   `<task-notification>` (an `origin.kind` or queued `commandMode` that is not a person), is a
   `user` event with `extra["injected"]`; a prompt queued while the agent was busy, one with

@@ -197,3 +197,105 @@ def test_memory_stays_with_one_element_not_the_document() -> None:
         tracemalloc.stop()
     assert count == 300
     assert peak < 4 * files.CHUNK
+
+
+# Bytes that end an element in one layout or another, and what is hard to tell from them
+# inside a string: brackets, escaped quotes, runs of backslashes before a quote, escapes.
+_TRICKY = ["},{", "}, {", "],[", '\\"', "\\\\", '\\\\"', "\\u0041", "{", "}", "[", "]",
+           ",", '"', "\n", "é", "😀", "\ud800", "x" * 30]  # fmt: skip
+_PARTINGS = [",", ", ", ",\n    ", " ,\n\t", ",\n  "]
+
+
+def _tricky(draw: random.Random, depth: int = 0) -> object:
+    """A value whose strings hold what separates elements, nested arrays and objects."""
+    kind = draw.choice(["str", "num", "list", "dict", "dict"] if depth < 3 else ["str"])
+    if kind == "str":
+        return "".join(draw.choice(_TRICKY) for _ in range(draw.randint(0, 6)))
+    if kind == "num":
+        return draw.choice([0, -7, 1.5e300, True, None])
+    if kind == "list":
+        return [_tricky(draw, depth + 1) for _ in range(draw.randint(0, 3))]
+    # names mostly alike, as one program writes them
+    name = (
+        draw.choice(["id", 'q"', "\\", "é", "x" * 40]) if draw.random() < 0.2 else "k"
+    )
+    return {f"{name}{n}": _tricky(draw, depth + 1) for n in range(draw.randint(0, 3))}
+
+
+def _tricky_document(draw: random.Random) -> tuple[bytes, list[bytes], list[int], str]:
+    """A chat's array as some program wrote it: each element's bytes, where each ends in
+    the document, and the key it sits under ("" for none)."""
+    layout = draw.choice([{"indent": 2}, {"indent": None}, {"separators": (",", ":")}])
+    same = draw.random() < 0.7  # one program parts elements alike
+    parting = draw.choice(_PARTINGS)
+    elements = [
+        json.dumps(
+            # mostly messages, as a chat holds, and now and then anything
+            {f"k{n}": _tricky(draw, 2) for n in range(draw.randint(1, 4))}
+            if draw.random() < 0.8
+            else _tricky(draw, 1),
+            ensure_ascii=draw.random() < 0.5,
+            **layout,  # type: ignore[arg-type]
+        ).encode("utf-8", "surrogatepass")
+        for _ in range(draw.randint(0, 16))
+    ]
+    key = draw.choice(["", "messages"])
+    text = b'{"id": "c", "messages": [' if key else b"["
+    ends = []
+    for n, element in enumerate(elements):
+        if n:
+            text += (parting if same else draw.choice(_PARTINGS)).encode()
+        text += element
+        ends.append(len(text))
+    text += b"]" + (b', "summary": "},{"}' if key else b"")
+    return text, elements, ends, key
+
+
+def test_each_element_ends_where_a_parse_of_it_ends_whatever_its_strings_hold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Elements whose strings hold the bytes that part them (`},{`, an escaped quote,
+    a backslash run before a quote, a lone surrogate to repair), read at any size: each
+    is its own bytes decoded, none cut early or run on into the next."""
+    draw = random.Random(29)
+    for trial in range(1500):
+        text, elements, _, key = _tricky_document(draw)
+        size = draw.choice([len(text) + 1, 4096, 512, 61])
+        monkeypatch.setattr(files, "CHUNK", size)
+        diagnostics = Diagnostics()
+        found = list(
+            array_items(io.BytesIO(text), key or None, diagnostics=diagnostics)
+        )
+        assert found == [files.loads(element) for element in elements], (trial, text)
+        assert not diagnostics.skipped, trial
+
+
+def test_a_document_cut_anywhere_gives_the_elements_that_ended_before_the_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cut at any byte, with strings holding the bytes that part elements: exactly the
+    elements known whole before the cut are given, then the cut is said."""
+    draw = random.Random(31)
+    for trial in range(30):
+        monkeypatch.setattr(files, "CHUNK", draw.choice([1 << 20, 256]))
+        text, elements, ends, key = _tricky_document(draw)
+        for cut in range(1, ends[-1] if ends else 1):
+            found: list[object] = []
+            with pytest.raises(CutShort):
+                found.extend(array_items(io.BytesIO(text[:cut]), key or None))
+            # a number or a literal ends at the byte after it (12 may be 1234)
+            whole = sum(
+                end < cut or (end == cut and e[:1] in b'[{"')
+                for e, end in zip(elements, ends, strict=True)
+            )
+            assert found == [files.loads(e) for e in elements[:whole]], (trial, cut)
+
+
+def test_elements_holding_objects_parted_as_they_are_are_still_read_exactly() -> None:
+    """A compact chat whose messages hold lists of objects that begin as a message does
+    (`},{"n":` inside each, more times than are tried): each is found whole."""
+    pasted = json.dumps([{"n": n} for n in range(20)], separators=(",", ":"))
+    inner = [{"n": n, "more": [{"n": 0}, {"n": 1}]} for n in range(6)]
+    items = [{"n": n, "text": pasted, "meta": inner[: n % 7]} for n in range(300)]
+    text = json.dumps({"messages": items}, separators=(",", ":")).encode()
+    assert list(array_items(io.BytesIO(text), "messages")) == items

@@ -2,8 +2,9 @@
 members of the object holding it, read past the array.
 
 Some apps keep a whole chat as one JSON document and rewrite it whole. Past the size
-sessdex parses at once, such a document is read in pieces: a scanner walks its structure (strings, brackets, commas) with
-a byte-set search, holds the bytes of one element at a time and decodes each with orjson.
+sessdex parses at once, such a document is read in pieces, one element at a time, each
+decoded with orjson: found by how the elements before it were parted (`_Parting`), or by a
+scanner that walks the structure (strings, brackets, commas) with a byte-set search.
 Memory stays bounded by the largest element, and an element longer than READ_LINE_CAP (a
 pasted image) has its long strings elided, as an over-long transcript line has. A document
 cut short (a write stopped half way, a copy taken during one) raises CutShort where it ends,
@@ -20,7 +21,7 @@ from typing import BinaryIO
 import orjson
 
 from . import files
-from .bytesearch import find_first_of
+from .bytesearch import find, find_first_of
 from .diagnostics import Diagnostics, read_failed
 
 _SPACE = b" \t\r\n"
@@ -106,8 +107,17 @@ def array_items(
     if byte == b"]"[0]:
         _to_the_end(scanner, key)
         return
+    parting = _Parting()
     while True:
         number += 1
+        found = parting.element(scanner, byte)
+        if found is not _MISSED:
+            yield found
+            byte = _next_element(scanner)
+            if byte < 0:
+                _to_the_end(scanner, key)
+                return
+            continue
         element = scanner.value(byte)
         if element is None:
             if diagnostics is not None:
@@ -121,15 +131,28 @@ def array_items(
             else:
                 del element  # not held beside its value while the caller has it
                 yield value
-        byte = scanner.significant()
-        if byte == b"]"[0]:
+        data, end, chunks = scanner.data, scanner.at, scanner.chunks
+        byte = _next_element(scanner)
+        if byte < 0:
             _to_the_end(scanner, key)
             return
-        if byte < 0:
-            raise CutShort()
-        if byte != b","[0]:
-            raise NotThisShape("elements not separated by commas")
-        byte = scanner.significant()
+        if scanner.chunks == chunks:
+            parting.learn(data, end, scanner.at)
+
+
+def _next_element(scanner: _Scanner) -> int:
+    """Past an element: the first byte of the next one, or -1 past the array's end."""
+    byte = scanner.significant()
+    if byte == b"]"[0]:
+        return -1
+    if byte < 0:
+        raise CutShort()
+    if byte != b","[0]:
+        raise NotThisShape("elements not separated by commas")
+    byte = scanner.significant()
+    if byte < 0:
+        raise CutShort()
+    return byte
 
 
 def _to_the_end(scanner: _Scanner, key: str | None) -> None:
@@ -262,6 +285,76 @@ def _members(scanner: _Scanner, keep: int) -> Iterator[tuple[bytes, int]]:
         byte = scanner.significant()
 
 
+# A document one program wrote parts its elements alike: the closing bracket of one, the
+# white space and comma, the opening bracket of the next and its first member's name
+# (`},\n    {\n      "id"` as JSON.stringify indents a chat, `},{"ts"` unindented).
+# Found by a SIMD search, such a separator marks where an element may end; orjson decoding
+# the bytes up to it proves it does (a JSON value's end is fixed by its first bytes: a
+# shorter run of them is no value, a longer one holds the comma after it). That proof is
+# the decoding an element needs anyway, so an element found so costs a search and a
+# decode, not a walk of its strings and brackets a few bytes at a time.
+_MISSED = object()
+_CLOSING = {b"["[0]: b"]", b"{"[0]: b"}"}
+_SEPARATOR_CAP = 64  # a longer one is no layout's
+_NAME_HELD = 32  # bytes of the first member's name that go into a separator
+_TRIES = 4  # places an element may end tried (a separator's bytes within its strings)
+_WASTE_CAP = 16  # misses (most of the tries) before the scanner alone walks
+
+
+class _Parting:
+    """How a document's elements are parted, learned from two the scanner read, and
+    elements found by it."""
+
+    def __init__(self) -> None:
+        self.separator = b""
+        self.found = 0
+        self.wasted = 0  # searches that found no end, decodes of an end that was not
+
+    def learn(self, data: bytes, end: int, at: int) -> None:
+        """From an element's end at `end` in `data` to the next one's opening bracket,
+        just before `at` (and its first member's name, where it is in `data`)."""
+        if self.wasted > _WASTE_CAP and self.wasted > self.found:
+            self.separator = b""  # mostly wrong: parted otherwise, or not alike
+            return
+        if not end or data[end - 1 : end] != _CLOSING.get(data[at - 1]):
+            return
+        name = at
+        while name < len(data) and data[name] in _SPACE:
+            name += 1
+        if data[name : name + 1] == b'"':
+            close = find(data, b'"', name + 1, name + 1 + _NAME_HELD)
+            if close > 0 and find(data, b"\\", name, close) < 0:
+                at = close + 1
+        if at - end < _SEPARATOR_CAP:
+            self.separator = data[end - 1 : at]
+
+    def element(self, scanner: _Scanner, first: int) -> object:
+        """Past an element's first byte: its value, where an end marked by the separator
+        is found in the data at hand and decodes; else _MISSED, nothing consumed."""
+        separator = self.separator
+        if not separator or separator[:1] != _CLOSING.get(first):
+            return _MISSED
+        data, start = scanner.data, scanner.at - 1
+        limit = min(len(data), start + files.READ_LINE_CAP - 1 + len(separator))
+        at = start + 1
+        with memoryview(data) as view:
+            for _ in range(_TRIES):
+                end = find(data, separator, at, limit)
+                if end < 0:
+                    break
+                try:
+                    value = orjson.loads(view[start : end + 1])
+                except orjson.JSONDecodeError:
+                    self.wasted += 1
+                    at = end + 1
+                    continue
+                scanner.at = end + 1
+                self.found += 1
+                return value
+        self.wasted += 1
+        return _MISSED
+
+
 class _Scanner:
     """A position in a byte stream read in chunks, and what was read since a mark."""
 
@@ -275,6 +368,7 @@ class _Scanner:
         self.kept: bytearray | None = None
         self.compactor: files.Compactor | None = None
         self.kept_from = 0
+        self.chunks = 0  # read so far: whether two places are in one chunk
 
     def _more(self) -> bool:
         """Read the next chunk (what is kept of the current one is set aside first)."""
@@ -292,6 +386,7 @@ class _Scanner:
             self._keep(self.data[self.kept_from :])
             self.kept_from = 0
         self.data, self.at = chunk, 0
+        self.chunks += 1
         return True
 
     def _keep(self, piece: bytes) -> None:

@@ -6,8 +6,12 @@ with one message and a pasted image is its note. This prints what that costs and
 each in its own process, against `orjson.loads` of the whole file in the same run:
 
 (a) CPU time of `jsonstream.file_items` over a document of ordinary messages vs one parse;
-(b) peak RSS of the same two, and of both over a document holding one 50 MB string.
+(b) peak RSS of the same two, and of both over a document holding one 50 MB string;
+(c) CPU time over a chat laid out as Gemini CLI and Qwen Code write it (JSON.stringify
+    indented, messages under "messages"), against reading its bytes and one parse.
 
+In (a) and (c) the walk before elements were found by how they are parted (the scanner
+alone, a few bytes at a time) is measured too, in the same run: the gain is its ratio.
 Figures are medians of --runs runs. Usage:
 
     .venv/bin/python bench/bench_documents.py [--mb 32] [--runs 5]
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -27,22 +32,28 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _common import PYTHON, Report, median
 
-PIECES_RATIO = 4.0  # the piece reader may cost this many whole parses, not more
+PIECES_RATIO = 1.5  # the piece reader may cost this many whole parses, not more
+GAIN_RATIO = 0.6  # and at most this share of the scanner's walk alone
 RSS_RATIO = 0.25  # and must hold at most this share of what a whole parse holds
 
 MEASURE = r"""
 import resource, sys, time
-how, path = sys.argv[1], sys.argv[2]
+how, path, key = sys.argv[1], sys.argv[2], sys.argv[3] or None
 started = time.process_time()
-if how == "whole":
+if how == "bytes":
+    with open(path, "rb") as f:
+        count = len(f.read())
+elif how == "whole":
     import orjson
     with open(path, "rb") as f:
         value = orjson.loads(f.read())
-    count = len(value)
+    count = len(value[key] if key else value)
 else:
     from sessdex import jsonstream
     from sessdex.diagnostics import Diagnostics
-    count = sum(1 for _ in jsonstream.file_items(path, None, Diagnostics(), "bench"))
+    if how == "scanner":  # as before elements were found by how they are parted
+        jsonstream._Parting.element = lambda self, scanner, first: jsonstream._MISSED
+    count = sum(1 for _ in jsonstream.file_items(path, key, Diagnostics(), "bench"))
 cpu = time.process_time() - started
 print(cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, count)
 """
@@ -64,6 +75,35 @@ def write_messages(path: Path, megabytes: int) -> int:
     return n
 
 
+def write_chat(path: Path, megabytes: int) -> int:
+    """A Gemini CLI chat as it writes one: prompts, and answers running a tool each."""
+    rng = random.Random(3)
+    words = ["the", "to", "def", "return", "self", "if", '"quoted"', "[0]", "{x}", "\\"]
+    messages: list[dict[str, object]] = []
+    size = n = 0
+    while size < megabytes * 1024 * 1024:
+        stamp = f"2025-11-02T10:{n // 60 % 60:02}:{n % 60:02}.000Z"
+        if n % 2 == 0:
+            message: dict[str, object] = {"id": f"m{n}", "timestamp": stamp,
+                "type": "user", "content": " ".join(rng.choices(words, k=40))}  # fmt: skip
+        else:
+            output = " ".join(rng.choices(words, k=rng.randint(200, 2000)))
+            call = {"id": f"run_shell_command-{n}", "name": "run_shell_command",
+                    "args": {"command": "pytest -q"}, "status": "success",
+                    "result": [{"functionResponse": {"id": f"run_shell_command-{n}",
+                        "name": "run_shell_command", "response": {"output": output}}}]}  # fmt: skip
+            message = {"id": f"m{n}", "timestamp": stamp, "type": "gemini",
+                       "content": "Ran the tests.", "model": "gemini-2.5-pro",
+                       "tokens": {"input": 1000, "output": 50}, "toolCalls": [call]}  # fmt: skip
+        size += len(json.dumps(message, indent=2)) + 8
+        messages.append(message)
+        n += 1
+    chat = {"sessionId": "5a1e9c3b", "projectHash": "0" * 64,
+            "startTime": "2025-11-02T10:15:00.000Z", "messages": messages}  # fmt: skip
+    path.write_text(json.dumps(chat, indent=2))
+    return n
+
+
 def write_pasted(path: Path) -> None:
     """Three messages, one of them a 50 MB pasted image."""
     image = "iVBORw0KGgo" + "A" * (50 * 1024 * 1024)
@@ -73,12 +113,12 @@ def write_pasted(path: Path) -> None:
     path.write_text(json.dumps(messages))
 
 
-def measure(how: str, path: Path, runs: int) -> tuple[float, float]:
+def measure(how: str, path: Path, runs: int, key: str = "") -> tuple[float, float]:
     """(median CPU seconds, median peak RSS bytes) of reading `path` `how`."""
     cpu, rss = [], []
     for _ in range(runs):
         done = subprocess.run(
-            [PYTHON, "-c", MEASURE, how, str(path)],
+            [PYTHON, "-c", MEASURE, how, str(path), key],
             capture_output=True,
             text=True,
             check=True,
@@ -89,55 +129,68 @@ def measure(how: str, path: Path, runs: int) -> tuple[float, float]:
     return median(cpu), median(rss)
 
 
+def write(kind: str, path: Path, megabytes: int) -> int:
+    """Write the document of `kind` in a process of its own (a child's peak RSS starts
+    at its parent's); how many messages it holds."""
+    argv = [PYTHON, __file__, "--mb", str(megabytes), "--write", kind, str(path)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    return int(done.stdout or 0)
+
+
+def against_the_scanner(
+    report: Report, path: Path, runs: int, key: str, whole_cpu: float
+) -> tuple[float, float]:
+    """CPU and RSS of reading in pieces, its ratios to a whole parse and to the
+    scanner's walk alone noted and checked."""
+    piece_cpu, piece_rss = measure("pieces", path, runs, key)
+    scanner_cpu, _ = measure("scanner", path, runs, key)
+    report.note(f"  scanner alone:      {scanner_cpu:.2f} s CPU")
+    report.note(
+        f"  jsonstream pieces:  {piece_cpu:.2f} s CPU, {piece_rss / 2**20:.0f} MB"
+    )
+    ratio = piece_cpu / whole_cpu
+    report.check(
+        f"pieces <= {PIECES_RATIO:g}x a whole parse",
+        ratio <= PIECES_RATIO,
+        f"{ratio:.2f}x",
+    )
+    gain = piece_cpu / scanner_cpu
+    report.check(
+        f"pieces <= {GAIN_RATIO:g}x the scanner alone",
+        gain <= GAIN_RATIO,
+        f"{gain:.2f}x",
+    )
+    return piece_cpu, piece_rss
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=32)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--write", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.write:  # in a process of its own: a child's peak RSS starts at its parent's
+    if args.write:
         kind, path = args.write
         if kind == "pasted":
             write_pasted(Path(path))
         else:
-            print(write_messages(Path(path), args.mb))
+            writer = write_chat if kind == "chat" else write_messages
+            print(writer(Path(path), args.mb))
         return 0
     report = Report()
     with tempfile.TemporaryDirectory(prefix="sessdex-bench-documents-") as folder:
         ordinary, pasted = Path(folder) / "ordinary.json", Path(folder) / "pasted.json"
-        written = subprocess.run(
-            [
-                PYTHON,
-                __file__,
-                "--mb",
-                str(args.mb),
-                "--write",
-                "ordinary",
-                str(ordinary),
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        count = int(written.stdout)
-        subprocess.run([PYTHON, __file__, "--write", "pasted", str(pasted)], check=True)
+        chat = Path(folder) / "chat.json"
+        count = write("ordinary", ordinary, args.mb)
+        write("pasted", pasted, args.mb)
         report.note(
             f"(a) {args.mb} MB of {count} messages, read in pieces vs parsed whole"
         )
         whole_cpu, whole_rss = measure("whole", ordinary, args.runs)
-        piece_cpu, piece_rss = measure("pieces", ordinary, args.runs)
-        ratio = piece_cpu / whole_cpu
         report.note(
             f"  orjson.loads whole: {whole_cpu:.2f} s CPU, {whole_rss / 2**20:.0f} MB"
         )
-        report.note(
-            f"  jsonstream pieces:  {piece_cpu:.2f} s CPU, {piece_rss / 2**20:.0f} MB"
-        )
-        report.check(
-            f"pieces <= {PIECES_RATIO:g}x a whole parse",
-            ratio <= PIECES_RATIO,
-            f"{ratio:.2f}x",
-        )
+        _, piece_rss = against_the_scanner(report, ordinary, args.runs, "", whole_cpu)
         report.note("(b) one 50 MB pasted string, peak RSS")
         _, whole_big = measure("whole", pasted, args.runs)
         _, piece_big = measure("pieces", pasted, args.runs)
@@ -153,6 +206,14 @@ def main() -> int:
                 piece <= RSS_RATIO * whole,
                 f"{piece / whole:.2f}x",
             )
+        pasted.unlink()
+        count = write("chat", chat, args.mb)
+        report.note(f"(c) a {args.mb} MB Gemini-like chat of {count} messages")
+        read_cpu, _ = measure("bytes", chat, args.runs)
+        whole_cpu, _ = measure("whole", chat, args.runs, "messages")
+        report.note(f"  reading its bytes:  {read_cpu:.2f} s CPU")
+        report.note(f"  orjson.loads whole: {whole_cpu:.2f} s CPU")
+        against_the_scanner(report, chat, args.runs, "messages", whole_cpu)
     return report.summary()
 
 

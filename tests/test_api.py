@@ -112,10 +112,10 @@ def test_a_value_the_command_line_refuses_is_a_bad_value(
 
 FORKS_WHILE_A_THREAD_SNAPSHOTS = """
 import sys, threading, time
-from sessdex import api, databases, index
+from sessdex import api, databases, indexparse
 from sessdex.sources import Home
 
-index.PARALLEL_FROM = 1  # worker processes parse even a small home
+indexparse.PARALLEL_FROM = 1  # worker processes parse even a small home
 held = threading.Event()
 
 def another_request():  # a snapshot under way in another thread as the workers fork

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sessdex import api, index, sources
+from sessdex import api, diagnostics, index, indexdb, indexparse, indexschema, sources
 from sessdex.sources import Home
 from tests.helpers import counting_parse, scramble_table, write_claude_session
 
@@ -124,10 +124,14 @@ def test_two_processes_refreshing_at_once_agree(tmp_path: Path) -> None:
 def test_schema_is_migrated_once_and_recorded(tmp_path: Path) -> None:
     path = tmp_path / "index.sqlite"
     db = index.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == len(index.MIGRATIONS)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == len(
+        indexschema.MIGRATIONS
+    )
     db.close()
     db = index.connect(path)  # reopening runs nothing again
-    assert db.execute("PRAGMA user_version").fetchone()[0] == len(index.MIGRATIONS)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == len(
+        indexschema.MIGRATIONS
+    )
 
 
 def test_each_home_has_its_own_index(tmp_path: Path) -> None:
@@ -215,7 +219,7 @@ def test_a_big_cold_index_parses_on_every_core_with_the_same_result(
     serial = api.list_sessions(Home.at(home_dir))
     expected = sorted((row.id, row.record) for row in serial.rows)
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "other-state"))
-    monkeypatch.setattr(index, "PARALLEL_FROM", 10)
+    monkeypatch.setattr(indexparse, "PARALLEL_FROM", 10)
     parallel = api.list_sessions(Home.at(home_dir))
     assert sorted((row.id, row.record) for row in parallel.rows) == expected
     assert parallel.report.parsed == 40
@@ -237,7 +241,7 @@ def test_a_big_refresh_written_in_parts_gives_the_same_index(
     whole = api.list_sessions(home, include_subagents=True)
     monkeypatch.setenv("SESSDEX_HOME", str(tmp_path / "other-state"))
     monkeypatch.setattr(index, "WRITE_BATCH", 3)
-    monkeypatch.setattr(index, "PARALLEL_FROM", 4)
+    monkeypatch.setattr(indexparse, "PARALLEL_FROM", 4)
     parts = api.list_sessions(home, include_subagents=True)
     assert parts.report.parsed > 3 * 3
     assert [(r.app, r.id, r.record) for r in parts.rows] == [
@@ -355,7 +359,7 @@ def test_two_sessdex_finding_the_index_damaged_at_once_both_go_on(
     assert len(api.list_sessions(home).rows) == 1
     path = index.index_file(home)
     path.write_bytes(b"this is not SQLite\n" * 100)
-    real = index._connect
+    real = indexdb._connect
     opened: list[Path] = []
 
     def racing(target: Path) -> object:
@@ -367,7 +371,7 @@ def test_two_sessdex_finding_the_index_damaged_at_once_both_go_on(
         finally:  # ...and meanwhile the other sessdex sets it aside
             os.replace(target, f"{target}.damaged")
 
-    monkeypatch.setattr(index, "_connect", racing)
+    monkeypatch.setattr(indexdb, "_connect", racing)
     listed = api.list_sessions(home).rows
     assert [row.id for row in listed] == ["aaaaaaaa-0000-4000-8000-00000000000e"]
 
@@ -499,7 +503,7 @@ def test_a_full_disk_under_the_index_says_so_and_what_to_do(
     assert CliRunner().invoke(main, ["list", "--home", str(home)]).exit_code == 0
     for n in range(200):  # more rows than the free pages of the index hold
         write_claude_session(home, f"bbbbbbbb-0000-4000-8000-{n:012d}", f"/w/b{n}")
-    real = index._connect
+    real = indexdb._connect
 
     def full(path: Path) -> object:
         db = real(path)
@@ -507,7 +511,7 @@ def test_a_full_disk_under_the_index_says_so_and_what_to_do(
         db.execute(f"PRAGMA max_page_count = {pages}")  # not one page more
         return db
 
-    monkeypatch.setattr(index, "_connect", full)
+    monkeypatch.setattr(indexdb, "_connect", full)
     result = CliRunner().invoke(main, ["list", "--home", str(home), "-n", "500"])
     assert result.exit_code == 0, result.output
     assert "could not update its index" in result.output
@@ -613,7 +617,7 @@ def test_a_new_build_of_sessdex_reads_unchanged_files_again(
     # the older build's index stays while it may still be in use (two installs)...
     assert older and all(path.exists() for path in older)
     # ...and goes once a week passed without it being written
-    week_ago = time.time() - index.OTHER_BUILD_KEPT - 60
+    week_ago = time.time() - indexdb.OTHER_BUILD_KEPT - 60
     for path in older:
         for other in path.parent.glob(path.name + "*"):
             os.utime(other, (week_ago, week_ago))
@@ -698,7 +702,7 @@ def test_a_session_dated_far_in_the_future_is_not_listed_first(
     # a broken clock (or a value in the wrong unit) dated one transcript 2099: it was
     # listed first, 'now', forever; a clock a few minutes ahead is still believed
     now = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
-    monkeypatch.setattr(index, "_clock", now.timestamp, raising=False)
+    monkeypatch.setattr(indexparse, "_clock", now.timestamp, raising=False)
     home_dir = tmp_path / "home"
     write_claude_session(home_dir, "a" * 8 + "-0000-4000-8000-" + "0" * 12, "/w/a")
     write_claude_session(
@@ -734,10 +738,12 @@ def test_a_session_dated_far_in_the_future_is_not_listed_first(
         ("b", None, None),
     ]
     skipped = listing.report.diagnostics["claude"].skipped
-    assert (skipped[index.FUTURE], skipped[index.BEFORE_1970]) == (1, 1)
+    assert (skipped[diagnostics.FUTURE], skipped[diagnostics.BEFORE_1970]) == (1, 1)
     # the clock comes to 2099: the file, unchanged, is read again and its session dated
     # (it stayed undated until the file changed)
-    monkeypatch.setattr(index, "_clock", datetime(2099, 1, 2, tzinfo=UTC).timestamp)
+    monkeypatch.setattr(
+        indexparse, "_clock", datetime(2099, 1, 2, tzinfo=UTC).timestamp
+    )
     listing = api.list_sessions(Home.at(home_dir), apps=["claude"])
     dated = {s.id[0]: s.created for s in listing.sessions()}
     assert dated["b"] == datetime(2099, 1, 1, 10, 0, tzinfo=UTC)

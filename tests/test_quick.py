@@ -859,7 +859,7 @@ def test_a_session_dated_ahead_gets_its_time_when_the_clock_comes(
     import time
     from datetime import timedelta
 
-    from sessdex import index
+    from sessdex import indexparse
 
     ahead = datetime.now(UTC) + timedelta(days=3)
     when = ahead.strftime("%Y-%m-%dT%H:%M:%S.000Z")
@@ -874,7 +874,7 @@ def test_a_session_dated_ahead_gets_its_time_when_the_clock_comes(
     assert got is not None and json.loads(got)[0]["created"] is None
     later = time.time() + 4 * 86400  # the file is unchanged
     monkeypatch.setattr(quick, "_clock", lambda: later, raising=False)
-    monkeypatch.setattr(index, "_clock", lambda: later)
+    monkeypatch.setattr(indexparse, "_clock", lambda: later)
     got = answered(args, capsysbinary)
     assert got is not None and json.loads(got)[0]["created"] == when
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from sessdex import index, launch
+from sessdex import indexdb, launch
 from sessdex.indexfile import cache_folder
 
 from .helpers import write_claude_session
@@ -23,7 +23,7 @@ from .test_quick import full, settled
 
 def _full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every index opened from now on may not grow by a page: its disk is full."""
-    opened = index._connect
+    opened = indexdb._connect
 
     def connect(path: Path) -> sqlite3.Connection:
         db = opened(path)
@@ -31,7 +31,7 @@ def _full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
         db.execute(f"PRAGMA max_page_count = {pages}")
         return db
 
-    monkeypatch.setattr(index, "_connect", connect)
+    monkeypatch.setattr(indexdb, "_connect", connect)
 
 
 def _listed(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sessdex import index, usage
+from sessdex import indexdb, usage
 from sessdex.cli import main
 
 from .helpers import write_claude_session
@@ -23,7 +23,7 @@ def test_usage_on_a_disk_with_no_room_to_open_the_index(
     for n in range(3):
         write_claude_session(home, f"5e55a1a2-0000-4000-8000-00000000000{n}", "/w/a")
     assert CliRunner().invoke(main, ["list", "--home", str(home)]).exit_code == 0
-    real = index._connect
+    real = indexdb._connect
 
     def full(path: Path) -> sqlite3.Connection:
         db = real(path)
@@ -35,7 +35,7 @@ def test_usage_on_a_disk_with_no_room_to_open_the_index(
             db.close()
         raise AssertionError("the page limit let the index grow")
 
-    monkeypatch.setattr(index, "_connect", full)
+    monkeypatch.setattr(indexdb, "_connect", full)
     monkeypatch.setattr(usage, "PARALLEL_BYTES", 0)  # read as a big home is: in workers
     result = CliRunner().invoke(main, ["usage", "--json", "--home", str(home)])
     assert result.exit_code == 0, result.output

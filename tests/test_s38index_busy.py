@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sessdex import index, launch
+from sessdex import indexdb, launch
 from sessdex.indexfile import cache_folder
 
 from .helpers import write_claude_session
@@ -41,7 +41,7 @@ def test_a_busy_index_is_waited_for_once(
     holder.execute(
         "BEGIN EXCLUSIVE"
     )  # another sessdex writing, for longer than we wait
-    monkeypatch.setattr(index, "BUSY_TIMEOUT_MS", WAIT_MS)
+    monkeypatch.setattr(indexdb, "BUSY_TIMEOUT_MS", WAIT_MS)
     monkeypatch.setattr(sys, "argv", ["sessdex", "list", "--json", "--home", str(home)])
     capsys.readouterr()
     started = time.monotonic()

@@ -1,6 +1,6 @@
 """A worker pool's worker that is sent SIGTERM (its pool ends) or Ctrl-C while it is still
 starting up ends all the same: the signal waits until the worker has made its default
-handling its own (`index.signals_held`), where it was once dropped and the worker, and
+handling its own (`workers.signals_held`), where it was once dropped and the worker, and
 its parent joining it, waited forever (seen as a hung `usage` under load)."""
 
 from __future__ import annotations

@@ -26,15 +26,15 @@ pytestmark = pytest.mark.skipif(
 # while the workers wait for more: the moment a SIGKILL finds them in.
 INDEX_POOL = """
 import time
-from sessdex import index
+from sessdex import indexparse
 
 def jobs():
-    for n in range(index.PARALLEL_FROM):
+    for n in range(indexparse.PARALLEL_FROM):
         yield ("claude", None, f"/nonexistent/{n}.jsonl", (0, 0, 0, ""))
     print("workers started", flush=True)
     time.sleep(120)
 
-index._parse_stream(jobs())
+indexparse.parse_stream(jobs())
 """
 
 USAGE_POOL = """

@@ -20,7 +20,7 @@ import pytest
 
 from sessdex import sources
 from sessdex.diagnostics import Diagnostics
-from sessdex.index import _parse_as_is
+from sessdex.indexparse import parse_as_is
 from sessdex.model import EVENT_KINDS, Session, merge
 from sessdex.reading import read_session
 from sessdex.sources import Home, Source
@@ -284,7 +284,7 @@ def test_a_store_it_may_not_open_is_said_in_plain_words(
         monkeypatch.setattr(os, "open", refusing_open)
         diagnostics = Diagnostics()
         for path in source.scan(location):  # as the index and `show` read them
-            said += _parse_as_is(app, location, os.fspath(path))[1].problems
+            said += parse_as_is(app, location, os.fspath(path))[1].problems
         for session in found.values():
             for _ in read_session(source, session, diagnostics):
                 pass

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Mapping
 
-SCHEMA_VERSION = 3  # the number of migrations in `index.MIGRATIONS`
+SCHEMA_VERSION = 3  # the number of migrations in `indexschema.MIGRATIONS`
 
 
 def state_home() -> str | None:

@@ -1,0 +1,283 @@
+"""A refresh's parsing: each changed file read by its source in isolation, read again
+when it changed under the read, its odd times left out, and turned into fragments; on
+every core for a big batch. Not what is done with them (`indexrows`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+from . import files, freshness, inplace
+from .diagnostics import (
+    BEFORE_1970,
+    FILE_REFUSED,
+    FUTURE,
+    MAX_DETAILS,
+    VANISHED,
+    WIDE_TEXT,
+    Diagnostics,
+    read_failed,
+)
+from .indexrows import Parsed, fragment_of
+from .indexscan import Job
+from .model import Session
+from .sources import Location
+from .workers import quiet_on_interrupt, signals_held
+
+PARSE_CHUNK = 128  # files per job sent to a worker
+PARALLEL_FROM = (
+    200  # files: below this, starting worker processes costs more than it saves
+)
+
+
+# Reads again of a file that changed while it was read and could not all be read.
+REREADS = 2
+# Other files of a file's sessions it may not open, noted with it (freshness.SIDE): a
+# warm listing stats each; past these, a `chmod -R` of a folder shows in the first ones.
+MAX_SIDES = 32
+
+
+def parse_one(job: Job) -> Parsed:
+    """Parse one file in isolation: a broken or vanished file never hides the rest.
+
+    A file that changed while it was read, and held something that could not be read,
+    is read again: a database the app wrote into during the read (its pages changed under
+    a lock-free read) or a JSON document it rewrote in place reads as corrupt, which the
+    same file read a moment later is not. A database the app committed to while it was
+    read in place is read again even when nothing looked wrong (the read may have seen
+    half a transaction); the last time from a copy of one committed state."""
+    app, location, name, signature = job
+    if owner_file(app, name) is not None:  # read with its owner, never on its own
+        return app, name, signature, [], Diagnostics()
+    moves = 0  # reads the app committed during
+    for attempt in range(REREADS + 1):
+        copied = moves > 1 or (moves > 0 and attempt == REREADS)
+        with (
+            inplace.Reading(copied=copied) as reading,
+            freshness.refusals() as refused,
+        ):
+            try:
+                sessions, diagnostics = parse_as_is(app, location, name)
+                moved = reading.moved()
+            finally:
+                reading.close()
+        moves += moved
+        if not (moved or diagnostics.problems or diagnostics.skipped):
+            break
+        now = freshness.file_signature(name)
+        if now is None or (not moved and now == signature):
+            break  # vanished, or as it was: what could not be read is in the file
+        signature = now  # the signature of what the next read will see (or newer)
+    else:
+        if moved:
+            diagnostics.problem(f"{app}: {name} changed during every read of it")
+    if not sessions and (diagnostics.skipped or diagnostics.problems):
+        diagnostics = _refused_or(diagnostics, name)
+        if diagnostics.skipped[FILE_REFUSED]:
+            signature = _tried_again(signature)
+    sessions, ahead = _undated_odd(sessions, name, diagnostics)
+    if ahead is not None:  # read again when the clock reaches it, changed or not
+        size, mtime_ns, inode, wal = signature
+        signature = size, mtime_ns, inode, freshness.due(ahead, wal)
+    refused.pop(name, None)
+    if refused and signature[3] != freshness.REFUSED:
+        # its sessions' other files it may not open: said on every listing, and the
+        # file read again once one of them changes (see freshness.SIDE)
+        _said_refused(diagnostics, refused)
+        size, mtime_ns, inode, wal = signature
+        noted = itertools.islice(refused, MAX_SIDES)
+        signature = size, mtime_ns, inode, freshness.with_sides(wal, noted)
+    return (
+        app,
+        name,
+        signature,
+        [fragment_of(s) for s in sessions],
+        diagnostics,
+    )
+
+
+def _said_refused(diagnostics: Diagnostics, refused: Iterable[str]) -> None:
+    """Count as refused each of `refused` (files a read was not let open) that the
+    reader said nothing of: one that passed over an optional file it may not open (an
+    OpenCode message file, for a session's model) left its sessions short without a word."""
+    if len(diagnostics.details) >= MAX_DETAILS:
+        return  # the reader's own may be past the details: not counted twice
+    said = {path for path, _, reason in diagnostics.details if reason == FILE_REFUSED}
+    for path in refused:
+        if path not in said and not any(path in p for p in diagnostics.problems):
+            diagnostics.refused(path)
+
+
+def _tried_again(signature: freshness.FileSignature) -> freshness.FileSignature:
+    """A refused file's signature, marked so (`freshness.REFUSED`): every listing says it
+    again, as it says a refused folder (kept as it was, only its first run said so), a
+    warm one without reading it; a full refresh tries to open it again."""
+    size, mtime_ns, inode, _ = signature
+    return size, mtime_ns, inode, freshness.REFUSED
+
+
+def _refused_or(diagnostics: Diagnostics, name: str) -> Diagnostics:
+    """`diagnostics`, or, when the file gave nothing because it may not be opened, only
+    that: each adapter says so in its own words ("unreadable", an OSError's problem),
+    where the user must be told its sessions are missing and why."""
+    if not files.refuses_reading(name):
+        return diagnostics
+    refused = Diagnostics()
+    refused.refused(name)
+    return refused
+
+
+# How far past the clock a session's time may be and still be its own: a machine whose
+# clock ran ahead (a file synced from it), a zone's offset read wrong (14 h at most).
+FUTURE_SLACK = 86400.0
+
+
+def _clock() -> float:
+    return time.time()
+
+
+def _odd(moment: datetime | None, latest: float) -> str | None:
+    if moment is None:
+        return None
+    stamp = moment.timestamp()
+    return FUTURE if stamp > latest else BEFORE_1970 if stamp <= 0 else None
+
+
+def _undated_odd(
+    sessions: list[Session], name: str, diagnostics: Diagnostics
+) -> tuple[list[Session], float | None]:
+    """The sessions with a created or updated time past the clock (and its slack), or
+    not after 1970, left undated there, each counted; and the first moment one of those
+    times is no longer past the clock (None: none ahead). A bogus year 2099 (a broken
+    clock, a value in the wrong unit) kept the session at the top of every listing and
+    `watch`, said to be `now`; Go's zero time, 0001-01-01, is no time (as an epoch of 0
+    is none), and no local zone could show it."""
+    latest = _clock() + FUTURE_SLACK
+    kept = []
+    ahead: float | None = None
+    for session in sessions:
+        created, updated = session.created, session.updated
+        odd = [_odd(created, latest), _odd(updated, latest)]
+        for moment, reason in zip((created, updated), odd, strict=True):
+            if reason == FUTURE and moment is not None:
+                due = moment.timestamp() - FUTURE_SLACK
+                ahead = due if ahead is None else min(ahead, due)
+        if odd[0] or odd[1]:
+            diagnostics.skip(name, 0, odd[0] or odd[1] or "")
+            session = replace(
+                session,
+                created=None if odd[0] else created,
+                updated=None if odd[1] else updated,
+            )
+        kept.append(session)
+    return kept, ahead
+
+
+def owner_file(app: str, name: str) -> str | None:
+    """The file whose sessions `name` speaks of, when it is a companion (see base.py)."""
+    from .sources import get
+
+    owner_of: Callable[[str], str | None] | None = getattr(
+        get(app), "companion_of", None
+    )
+    return owner_of(name) if owner_of is not None else None
+
+
+def parse_as_is(
+    app: str, location: Location, name: str
+) -> tuple[list[Session], Diagnostics]:
+    from .sources import get
+
+    diagnostics = Diagnostics()
+    try:
+        sessions = get(app).parse(Path(name), location, diagnostics)
+        if not sessions:  # 4 bytes more, for files that list nothing only
+            diagnostics = _said_wide(name, diagnostics)
+        return sessions, diagnostics
+    except FileNotFoundError:
+        diagnostics.skip(name, 0, VANISHED)
+    except Exception as error:
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        diagnostics.problem(read_failed(app, name, error, "could not read"))
+    return [], diagnostics
+
+
+def _said_wide(name: str, diagnostics: Diagnostics) -> Diagnostics:
+    """What a file that listed no session is said to hold: where a tool re-saved
+    it as UTF-16 (or UTF-32), that, once, in place of its lines' notes (an "unfinished
+    last line" of one NUL byte, lines "not JSON"), which would send the user astray."""
+    if not files.wide_text(name):
+        return diagnostics
+    said = Diagnostics()
+    said.skip(name, 0, WIDE_TEXT)
+    return said
+
+
+def parse_stream(jobs: Iterator[Job]) -> tuple[int, Iterator[Parsed]]:
+    """(how many jobs, their results): on every core for a big batch, where parsing
+    starts while `jobs` (the scan) is still being produced. Parsing heads and tails is
+    CPU-bound Python, so threads would only take turns on one core."""
+    head = list(itertools.islice(jobs, PARALLEL_FROM))
+    cores = (
+        len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else (os.cpu_count() or 1)
+    )
+    if (
+        len(head) < PARALLEL_FROM  # the scan is over: a small batch
+        or cores < 2
+        or sys.platform != "linux"
+        or os.environ.get("SESSDEX_DEBUG")
+    ):
+        head.extend(jobs)
+        return len(head), map(parse_one, head)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    count = [len(head)]
+
+    def rest() -> Iterator[Job]:
+        for job in jobs:
+            count[0] += 1
+            yield job
+
+    # fork: the workers start with every module already imported and each source's
+    # state as is; they only parse and send back values.
+    pool = ProcessPoolExecutor(
+        cores,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=quiet_on_interrupt,
+        initargs=(os.getpid(),),
+    )
+    try:
+        # forking, the executor starts every worker at its first submit (and starts no
+        # other later): here, and not in map, which runs as long as the scan
+        with signals_held():
+            pool.submit(_started)
+        # map submits each chunk as the scan yields it, and returns once the scan is over
+        results = pool.map(
+            parse_one, itertools.chain(head, rest()), chunksize=PARSE_CHUNK
+        )
+    except BaseException:
+        pool.shutdown(cancel_futures=True)
+        raise
+
+    def collect() -> Iterator[Parsed]:
+        try:
+            yield from results
+        finally:  # on Ctrl-C, the jobs not started yet are dropped, not waited for
+            pool.shutdown(cancel_futures=True)
+
+    return count[0], collect()
+
+
+def _started() -> None:
+    """The first job: the workers' start, under `signals_held`."""

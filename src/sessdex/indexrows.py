@@ -1,0 +1,290 @@
+"""The rows a refresh writes: what one file says of one session (a fragment), as plain
+values a worker sends back, and the one transaction that stores files, fragments and
+the sessions they merge into. Not the scan or the parsing (`indexscan`, `indexparse`),
+nor the reading (`index`).
+"""
+
+from __future__ import annotations
+
+import marshal
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TypeVar, cast
+
+import orjson
+
+from . import freshness, pathnames, selection
+from .diagnostics import Diagnostics
+from .errors import IndexBusy
+from .indexscan import Notes
+from .indexschema import held_elsewhere
+from .model import Session
+from .views.records import (
+    merge_states,
+    parse_iso,
+    session_encodings,
+    state_encodings,
+    utf8_text,
+)
+
+_T = TypeVar("_T")
+
+# What one file says of one session, reduced to plain values where it was parsed: the
+# worker sends these instead of Session objects, which cost more to pickle than to parse.
+# (app, id, parent_id, listed, updated, cwd, search text, state, record)
+Fragment = tuple[
+    str, str, str | None, bool, float | None, str | None, str, bytes, bytes
+]
+Parsed = tuple[str, str, tuple[int, int, int, str], list[Fragment], Diagnostics]
+
+
+def _search_text(
+    app: str, session_id: str, title: str | None, cwd: str | None, branch: str | None
+) -> str:
+    """What `find` matches: app, id, title, folder and branch (`selection.folded`), as
+    the table shows them (`views.text.clean`): the words read in a title are the words
+    that find it, and a NUL in one keeps its place among the NUL-separated fields. The
+    folder ends in "/", as a shell completes one: `dir:shop-api/` is the folder itself. A
+    Windows folder is held with `/` for `\\` (`pathnames.comparable`), as `dir:` takes it."""
+    from .views.text import clean
+
+    title, branch = (
+        clean(title, keep_newlines=False),
+        clean(branch, keep_newlines=False),
+    )
+    cwd = pathnames.comparable(clean(cwd)) if cwd else cwd
+    folder = cwd + "/" if cwd and not cwd.endswith("/") else cwd
+    return selection.folded(
+        "\x00".join(part or "" for part in (app, session_id, title, folder, branch))
+    )
+
+
+def fragment_of(session: Session) -> Fragment:
+    state, record = session_encodings(session)
+    updated = session.updated or session.created
+
+    def text(value: str | None) -> str | None:  # SQLite's columns take UTF-8 only
+        return utf8_text(value) if value else value
+
+    return (
+        session.app,
+        utf8_text(session.id),
+        text(session.parent_id),
+        session.listed,
+        updated.timestamp() if updated else None,
+        text(session.cwd),
+        utf8_text(
+            _search_text(
+                session.app, session.id, session.title, session.cwd, session.branch
+            )
+        ),
+        state,
+        record,
+    )
+
+
+def merged_fragment(states: list[bytes]) -> Fragment:
+    """The fragment of the session merged from these encoded ones, as `fragment` of
+    `merge` of them would give, without decoding them into sessions."""
+    value = merge_states(states)
+    state, record = state_encodings(value)
+    updated = parse_iso(value.get("updated")) or parse_iso(value.get("created"))
+
+    def text(name: str) -> str | None:
+        found = value.get(name)
+        return found if isinstance(found, str) else None
+
+    app, session_id = cast(str, value["app"]), cast(str, value["id"])
+    return (
+        app,
+        session_id,
+        text("parent_id"),
+        bool(value.get("listed", True)),
+        updated.timestamp() if updated else None,
+        text("cwd"),
+        _search_text(app, session_id, text("title"), text("cwd"), text("branch")),
+        state,
+        record,
+    )
+
+
+def write(
+    db: sqlite3.Connection,
+    path: Path,
+    parsed: list[Parsed],
+    vanished: list[str],
+    notes: dict[str, Notes | None] | None = None,
+    *,
+    pack: bool = True,
+    also: Iterable[str] = (),
+) -> set[str]:
+    """One transaction into `db` (the index at `path`): the files parsed, those vanished,
+    the notes; the apps touched.
+
+    With `pack`, the touched apps' signatures (and those of `also`) are packed anew;
+    without, they are dropped, and the quick path reads the rows until a later write
+    packs them: a big refresh packs once, not once per batch."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if held_elsewhere(error):
+            raise IndexBusy(str(path)) from error
+        raise  # a full disk, ...: its own message
+    try:
+        affected: set[tuple[str, str]] = set()
+        touched = {app for app, _, _, _, _ in parsed} | set(notes or {})
+        gone = [(p,) for p in vanished] + [(name,) for _, name, _, _, _ in parsed]
+        if db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None:
+            gone = []  # a first index: nothing to replace
+        for chunk in _chunks(gone, 500):
+            marks = ",".join("?" * len(chunk))
+            paths = [p for (p,) in chunk]
+            touched.update(
+                app
+                for (app,) in db.execute(
+                    f"SELECT DISTINCT app FROM files WHERE path IN ({marks})", paths
+                )
+            )
+            affected.update(
+                db.execute(
+                    f"SELECT app, id FROM fragments WHERE path IN ({marks})", paths
+                ).fetchall()
+            )
+            db.execute(f"DELETE FROM fragments WHERE path IN ({marks})", paths)
+            db.execute(f"DELETE FROM files WHERE path IN ({marks})", paths)
+        file_rows = []
+        fragment_rows = []
+        fresh: dict[tuple[str, str], list[Fragment]] = {}
+        for app, name, (
+            size,
+            mtime_ns,
+            inode,
+            wal,
+        ), sessions, diagnostics in parsed:
+            blob = None
+            if (
+                diagnostics.skipped
+                or diagnostics.unknown
+                or diagnostics.problems
+                or diagnostics.unfinished
+            ):
+                blob = orjson.dumps(
+                    {
+                        **diagnostics.to_json(),
+                        "problems": diagnostics.problems,
+                        "details": diagnostics.details,
+                    }
+                )
+            # a file that speaks only of sub-agents: a top-level listing need not
+            # stat it, unless it has a warning to repeat (freshness.SIDE)
+            nested = (
+                bool(sessions)
+                and all(f[2] for f in sessions)
+                and freshness.SIDE not in wal
+            )
+            file_rows.append((name, app, size, mtime_ns, inode, wal, blob, nested))
+            for fragment in sessions:
+                key = (fragment[0], fragment[1])
+                fragment_rows.append((name, *key, fragment[7]))
+                fresh.setdefault(key, []).append(fragment)
+                affected.add(key)
+        db.executemany(
+            "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            file_rows,
+        )
+        _merge(db, affected, fresh)  # before the new fragments join the old
+        db.executemany("INSERT INTO fragments VALUES (?, ?, ?, ?)", fragment_rows)
+        if pack:
+            _pack_signatures(db, touched.union(also))
+        else:
+            db.executemany(
+                "DELETE FROM signatures WHERE app = ?", [(a,) for a in touched]
+            )
+        db.execute("UPDATE generation SET value = value + 1")
+        db.execute("DELETE FROM listings")
+        for app, note in (notes or {}).items():
+            db.execute("DELETE FROM scans WHERE app = ?", (app,))
+            db.execute("DELETE FROM scan_paths WHERE app = ?", (app,))
+            if note is not None:
+                db.execute("INSERT INTO scans VALUES (?, ?)", (app, note[0]))
+                db.executemany(
+                    "INSERT INTO scan_paths VALUES (?, ?, ?, ?, ?, ?)",
+                    [(app, path, *noted) for path, noted in note[1].items()],
+                )
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:  # a failed COMMIT (a full disk) has rolled back
+            db.execute("ROLLBACK")
+        raise
+    return touched
+
+
+def _pack_signatures(db: sqlite3.Connection, apps: set[str]) -> None:
+    """Each app's file signatures as one marshalled list per `nested` value: the quick
+    path loads 10,000 of them in a few milliseconds, where rows take several times that."""
+    version = freshness.PACKED_FORMAT
+    for app in apps:
+        db.execute("DELETE FROM signatures WHERE app = ?", (app,))
+        for nested in (0, 1):
+            rows = db.execute(
+                "SELECT path, size, mtime_ns, inode, wal FROM files "
+                "WHERE app = ? AND nested = ?",
+                (app, nested),
+            ).fetchall()
+            db.execute(
+                "INSERT INTO signatures VALUES (?, ?, ?, ?)",
+                (app, nested, version, marshal.dumps(rows)),
+            )
+
+
+def _merge(
+    db: sqlite3.Connection,
+    keys: set[tuple[str, str]],
+    fresh: dict[tuple[str, str], list[Fragment]],
+) -> None:
+    """Rewrite the `sessions` rows of `keys` from their fragments: the `fresh` ones
+    just parsed, and those other files still hold (still in the table)."""
+    held: dict[tuple[str, str], list[bytes]] = {}
+    if db.execute("SELECT 1 FROM fragments LIMIT 1").fetchone() is not None:
+        by_app: dict[str, list[str]] = {}
+        for app, session_id in keys:
+            by_app.setdefault(app, []).append(session_id)
+        for app, ids in by_app.items():
+            for chunk in _chunks(sorted(ids), 500):
+                # `app = ? AND id IN (…)` is looked up in fragments_key; a row-value
+                # IN over VALUES would scan the whole table
+                marks = ",".join("?" * len(chunk))
+                for session_id, state in db.execute(
+                    f"SELECT id, state FROM fragments WHERE app = ? AND id IN ({marks})",
+                    [app, *chunk],
+                ):
+                    held.setdefault((app, session_id), []).append(state)
+    gone: list[tuple[str, str]] = []
+    rows: list[tuple[object, ...]] = []
+    for key in keys:
+        new = fresh.get(key, [])
+        old = held.get(key, [])
+        if len(new) == 1 and not old:  # the common case: one file, one session
+            fragment = new[0]
+        elif new or old:
+            fragment = merged_fragment([f[7] for f in new] + old)
+        else:
+            gone.append(key)
+            continue
+        app, session_id, parent_id, listed, updated, cwd, search, state, record = (
+            fragment
+        )
+        if not listed:
+            gone.append(key)
+            continue
+        rows.append((app, session_id, parent_id, updated, cwd, search, record, state))
+    db.executemany("DELETE FROM sessions WHERE app = ? AND id = ?", gone)
+    db.executemany(
+        "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows
+    )
+
+
+def _chunks(items: list[_T], size: int) -> Iterable[list[_T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

@@ -1,0 +1,170 @@
+"""A refresh's scan: each source located and its files listed and stat-ed, the new or
+changed ones given as parse jobs, and what each scan looked at noted (`freshness`) for
+the quick path. Not the parsing (`indexparse`) nor the writing (`indexrows`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from . import freshness
+from .diagnostics import NOT_LINES, Diagnostics, why
+from .sources import Home, Location, Source
+from .sources.base import not_text
+
+log = logging.getLogger(__name__)
+
+# A file the scan found new or changed, to parse: (app, its location, path, signature).
+Job = tuple[str, Location, str, tuple[int, int, int, str]]
+# An app's noted scan: the environment its `locate` read, and the paths its scan looked at.
+Notes = tuple[bytes, dict[str, freshness.Noted]]
+
+
+@dataclass(slots=True)
+class RefreshReport:
+    scanned: int = 0
+    parsed: int = 0
+    vanished: int = 0
+    seconds: float = 0.0
+    locations: dict[str, Location] = field(default_factory=dict)
+    diagnostics: dict[str, Diagnostics] = field(
+        default_factory=dict
+    )  # app -> this run's news
+    failures: dict[str, str] = field(
+        default_factory=dict
+    )  # app -> why its listing failed
+
+
+def _until(
+    names: Iterable[os.PathLike[str] | str], deadline: float | None, late: list[bool]
+) -> Iterator[os.PathLike[str] | str]:
+    """`names`, cut short once the clock (`time.monotonic`) passes `deadline`, which
+    `late` then says: a tab press lists an app again only while that is cheap."""
+    for count, name in enumerate(names):
+        if deadline is not None and count % 64 == 0 and time.monotonic() >= deadline:
+            late.append(True)
+            return
+        yield name
+
+
+def scan_all(
+    home: Home,
+    sources: Sequence[Source],
+    known: dict[str, tuple[int, int, int, str]],
+    seen: set[str],
+    notes: dict[str, Notes | None],
+    report: RefreshReport,
+    until: tuple[float | None, list[bool]] = (None, []),
+) -> Generator[Job, None, None]:
+    """Every changed file of every source, as a parse job, noting each scan; with a
+    deadline in `until`, stopped there, its list then told so."""
+    for source in sources:
+        environ = freshness.RecordingEnviron(home.environ)
+        with freshness.recording() as paths:
+            location = _locate(home, source, report, environ)
+            complete = location is not None and (
+                yield from _scan(source, location, known, seen, report, until)
+            )
+        noted = complete and getattr(source, "SCAN_NOTED", False)
+        notes[source.NAME] = (
+            (freshness.environ_key(environ.read), paths) if noted else None
+        )
+
+
+def _scan(
+    source: Source,
+    location: Location,
+    known: dict[str, tuple[int, int, int, str]],
+    seen: set[str],
+    report: RefreshReport,
+    until: tuple[float | None, list[bool]] = (None, []),
+) -> Generator[Job, None, bool]:
+    """Stat what the source lists, yielding the changed files; False when its
+    listing failed part way, or passed over names that hide sessions (not UTF-8, a
+    folder it may not open): such a scan is not noted, so that a warm list, which
+    would not scan, never answers without the warning this one gives."""
+    if not location.exists:
+        return True
+    owner_of: Callable[[str], str | None] | None = getattr(source, "companion_of", None)
+    listed: set[str] = set()  # with companions: what this scan listed
+    given: set[str] = set()  # ... and yielded
+    owners: dict[str, None] = {}  # ... and the owners of those that changed
+    try:
+        for candidate in _until(source.scan(location), *until):
+            name = os.fspath(candidate)
+            signature = freshness.file_signature(name)
+            if signature is None:
+                continue
+            seen.add(name)
+            report.scanned += 1
+            if owner_of is None:
+                if known.get(name) != signature:
+                    yield source.NAME, location, name, signature
+                continue
+            listed.add(name)
+            if known.get(name) != signature or name in owners:
+                given.add(name)
+                if (owner := owner_of(name)) is not None:
+                    owners[owner] = None
+                yield source.NAME, location, name, signature
+        if owner_of is not None:  # a companion gone changes its owner too
+            owners.update(
+                dict.fromkeys(
+                    owner
+                    for name in known
+                    if name not in seen and (owner := owner_of(name)) is not None
+                )
+            )
+            for owner in owners:
+                if owner in listed and owner not in given:
+                    signature = freshness.file_signature(owner)
+                    if signature is not None:
+                        yield source.NAME, location, owner, signature
+
+        from . import folders  # here: `sessdex find` never scans, and starts faster
+
+        passed_over = folders.take_passed_over()
+        if passed_over:
+            report.diagnostics.setdefault(source.NAME, Diagnostics()).names_passed_over(
+                source.NAME, passed_over
+            )
+        if any(why in NOT_LINES for _, why in passed_over):
+            return False
+    except Exception as error:  # one app's broken store never hides the others
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        report.failures[source.NAME] = (
+            f"could not list {location.root}: {why(error, location.root)}"
+        )
+        log.debug("%s: %s", source.NAME, report.failures[source.NAME], exc_info=True)
+        # keep what the index knew of this app rather than dropping it as vanished
+        seen.update(p for p in known if p.startswith(str(location.root)))
+        return False
+    return True
+
+
+def _locate(
+    home: Home,
+    source: Source,
+    report: RefreshReport,
+    environ: Mapping[str, str] | None = None,
+) -> Location | None:
+    home = home if environ is None else replace(home, environ=environ)
+    try:
+        location = source.locate(home)
+    except Exception as error:
+        if os.environ.get("SESSDEX_DEBUG"):
+            raise
+        report.failures[source.NAME] = f"could not locate its folder: {error}"
+        log.debug("%s: %s", source.NAME, report.failures[source.NAME], exc_info=True)
+        return None
+    unusable = not_text(location)
+    if unusable is not None:
+        report.failures[source.NAME] = unusable
+        return None
+    report.locations[source.NAME] = location
+    return location

@@ -1,0 +1,184 @@
+"""The index's tables, grown by small numbered migrations, and an opened index brought
+to this build's schema. Not where the file lives or how it is opened (`indexdb`), nor
+what a refresh writes into it (`indexrows`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from .errors import IndexBusy
+from .indexfile import SCHEMA_VERSION
+
+
+def _script(db: sqlite3.Connection, sql: str) -> None:
+    """Run several statements inside the caller's transaction (executescript would commit it)."""
+    for statement in sql.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def _m001_initial(db: sqlite3.Connection) -> None:
+    _script(
+        db,
+        """
+        CREATE TABLE files (
+            path TEXT PRIMARY KEY,
+            app TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            wal TEXT NOT NULL DEFAULT '',
+            diagnostics BLOB
+        );
+        CREATE INDEX files_app ON files(app);
+        CREATE TABLE fragments (
+            path TEXT NOT NULL,
+            app TEXT NOT NULL,
+            id TEXT NOT NULL,
+            state BLOB NOT NULL
+        );
+        CREATE INDEX fragments_path ON fragments(path);
+        CREATE INDEX fragments_key ON fragments(app, id);
+        CREATE TABLE sessions (
+            app TEXT NOT NULL,
+            id TEXT NOT NULL,
+            parent_id TEXT,
+            updated REAL,
+            cwd TEXT,
+            search TEXT NOT NULL,
+            record BLOB NOT NULL,
+            state BLOB NOT NULL,
+            PRIMARY KEY (app, id)
+        );
+        CREATE INDEX sessions_updated ON sessions(updated DESC);
+        CREATE INDEX sessions_id ON sessions(id);
+        """,
+    )
+
+
+def _m002_usage(db: sqlite3.Connection) -> None:
+    """Per-file token sums for `sessdex usage`, and where each file was read up to."""
+    _script(
+        db,
+        """
+        CREATE TABLE usage_files (
+            path TEXT PRIMARY KEY,
+            app TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            offset INTEGER NOT NULL,
+            state BLOB NOT NULL,
+            buckets BLOB NOT NULL,
+            keys BLOB NOT NULL
+        );
+        CREATE INDEX usage_files_app ON usage_files(app);
+        CREATE TABLE usage_meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+        """,
+    )
+
+
+def _m003_notes(db: sqlite3.Connection) -> None:
+    """What the quick listing path (`quick`) reads: each app's noted scan (`freshness`),
+    which files hold only sub-agents, each app's file signatures packed in one value, and
+    listings already printed, valid while `generation` (bumped by every write) is unchanged."""
+    _script(
+        db,
+        """
+        ALTER TABLE files ADD COLUMN nested INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE scans (
+            app TEXT PRIMARY KEY,
+            environ BLOB NOT NULL
+        );
+        CREATE TABLE scan_paths (
+            app TEXT NOT NULL,
+            path TEXT NOT NULL,
+            what INTEGER NOT NULL,
+            value INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            nested INTEGER NOT NULL,
+            PRIMARY KEY (app, path)
+        );
+        CREATE INDEX files_signatures
+            ON files(app, nested, path, size, mtime_ns, inode, wal);
+        CREATE INDEX sessions_order ON sessions(updated DESC, app, id);
+        DROP INDEX files_app;
+        DROP INDEX sessions_updated;
+        CREATE TABLE signatures (
+            app TEXT NOT NULL,
+            nested INTEGER NOT NULL,
+            python TEXT NOT NULL,
+            packed BLOB NOT NULL,
+            PRIMARY KEY (app, nested)
+        );
+        CREATE TABLE generation (value INTEGER NOT NULL);
+        INSERT INTO generation VALUES (0);
+        CREATE TABLE listings (
+            request TEXT PRIMARY KEY,
+            generation INTEGER NOT NULL,
+            body BLOB NOT NULL
+        );
+        """,
+    )
+
+
+# Numbered migrations: append, never edit a released one.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _m001_initial,
+    _m002_usage,
+    _m003_notes,
+)
+assert len(MIGRATIONS) == SCHEMA_VERSION, "update indexfile.SCHEMA_VERSION"
+
+
+def held_elsewhere(error: sqlite3.OperationalError) -> bool:
+    """Whether the index could not be written because another sessdex holds it."""
+    return "locked" in str(error) or "busy" in str(error)
+
+
+def migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Bring the index to this build's schema. One it cannot bring there (a schema
+    version above this build's, or tables that are not what its version says: a file
+    copied in, a version set by hand) raises `sqlite3.DatabaseError`, as damage does:
+    `connect` sets it aside and builds it again."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > len(MIGRATIONS):
+        raise sqlite3.DatabaseError(
+            f"schema version {version}, newer than this sessdex's {len(MIGRATIONS)}"
+        )
+    if version == len(MIGRATIONS):
+        return
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if held_elsewhere(error):
+            raise IndexBusy(str(path)) from error
+        raise  # a full disk, ...: its own message
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[
+            0
+        ]  # another process may have migrated
+        for number in range(version, len(MIGRATIONS)):
+            try:
+                MIGRATIONS[number](db)
+            except sqlite3.OperationalError as error:
+                if not _schema_mismatch(error):
+                    raise  # busy, a full disk: its own message
+                raise sqlite3.DatabaseError(
+                    f"schema version {version} but other tables ({error})"
+                ) from error
+            db.execute(f"PRAGMA user_version = {number + 1}")
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:  # a failed COMMIT (a full disk) has rolled back
+            db.execute("ROLLBACK")
+        raise
+
+
+def _schema_mismatch(error: sqlite3.OperationalError) -> bool:
+    """Whether a migration failed on tables that are not what the version said."""
+    return any(
+        words in str(error)
+        for words in ("already exists", "no such", "duplicate column")
+    )

@@ -203,3 +203,51 @@ def test_a_new_process_answers_from_the_kept_index_without_the_cli(
     assert done.stdout == full.stdout
     said = done.stderr.decode()
     assert said.count("keeping it in") == 1 and said.endswith("loaded: ")
+
+
+def test_a_cache_folder_made_read_only_since_its_index_was_built_is_not_read(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """A home read-only in a sandbox or container that sessdex ran in before: the
+    index left in the cache folder is the one the full command no longer opens (it
+    keeps its own below the temporary folder). The quick path read the old one, which
+    it cannot bring up to date there: every `list` took the full path, without the
+    warning the full command says."""
+    from sessdex import indexfile, quick
+
+    state = tmp_path / "state"
+    monkeypatch.setenv("SESSDEX_HOME", str(state))
+    temporary = tmp_path / "tmp"
+    temporary.mkdir(mode=0o755)
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    home = Home.at(tmp_path / "home")
+    write_claude_session(home.path, SID, "/w/b")
+    settled(home.path)
+    assert _run(home, monkeypatch) == [SID]
+    cache = state / "cache"
+    assert list(cache.glob("index-*.sqlite"))  # built where it could be written
+    cache.chmod(0o555)  # now read-only; root writes past a mode, as a mount would not
+    real_access = os.access
+
+    def access(path: object, mode: int, **kwargs: object) -> bool:
+        if mode & os.W_OK and os.fspath(path) == str(cache):  # type: ignore[call-overload]
+            return False
+        return real_access(path, mode, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "access", access)
+    try:
+        monkeypatch.setattr(indexfile, "_kept_said", False)
+        assert _run(home, monkeypatch) == [SID]  # the full command: the kept index
+        kept = temporary / f"sessdex-{os.geteuid()}"
+        assert list(kept.glob("index-*.sqlite"))
+        capsysbinary.readouterr()
+        monkeypatch.setattr(indexfile, "_kept_said", False)  # a new process
+        assert quick.answer("list", ["--json", "--home", str(home.path)])
+        out, err = capsysbinary.readouterr()
+        assert [record["id"] for record in json.loads(out)] == [SID]
+        assert err.decode().count(f"keeping it in {kept}") == 1
+    finally:
+        cache.chmod(0o755)

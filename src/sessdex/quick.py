@@ -247,8 +247,11 @@ def index_path(home: tuple[str, Mapping[str, str]]) -> tuple[str, str | None] | 
     """(the home's index file, the problem with the cache folder where the file is the
     one kept below the temporary folder instead), where the file exists: the one the full
     command would open."""
-    path = os.path.join(cache_folder(), index_name(*home))
-    if os.path.isfile(path):
+    folder = cache_folder()
+    path = os.path.join(folder, index_name(*home))
+    # one left in a cache folder made read-only since (a sandbox, a container) is not
+    # the one the full command opens and brings up to date
+    if os.path.isfile(path) and os.access(folder, os.W_OK | os.X_OK):
         return path, None
     return kept_index(*home)
 

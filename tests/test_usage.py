@@ -801,7 +801,13 @@ def test_explain_takes_a_session_id_as_show_does(mixed: Home, run: object) -> No
     `show` takes it (without its dashes, in backticks) name the row as they name the
     session for `show`; an app that has no such session is no match."""
     codex = "01a1f000-0000-7000-8000-00000000000a"
-    pasted = (codex.replace("-", ""), f"`{codex}`", f"codex:{codex.replace('-', '')}")
+    pasted = (
+        codex.replace("-", ""),
+        f"`{codex}`",
+        f"codex:{codex.replace('-', '')}",
+        '"claude:aaaaaaaa"',  # the app's name inside the quotes, as `show` takes it
+        "(claude:AAAAAAAA).",
+    )
     for given in (f"codex:{codex}", f"CODEX:{codex.upper()}", "AAAAAAAA", *pasted):
         audit = run.invoke(  # type: ignore[attr-defined]
             main,

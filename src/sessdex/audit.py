@@ -262,24 +262,26 @@ def _sessions_named(key: str, rows: dict[str, Row]) -> list[str]:
     """The session rows `key` names as `show` takes an id: a start of it in any case,
     after an app's name and a colon (`codex:019a`) where two apps' ids might share it,
     or, where it starts none, as pasted (`idtext`: without its dashes, in quotes)."""
-    app, colon, rest = key.partition(":")
-    app = app.lower()
-    named = bool(colon) and app in sources.names()
-    start = (rest if named else key).strip().lower()
-    if not start:  # `codex:` or a blank: no id given, not every session (as `show`)
-        return []
-    matching: list[str] = []
-    for form in (start, *idtext.loose_forms(start)):  # as typed, then as pasted
-        start = form.lower()
-        matching = [
-            name
-            for name, row in rows.items()
-            if name.lower().startswith(start) and (not named or app in row.apps)
-        ]
-        if matching:
-            break
-    exact = [name for name in matching if name.lower() == start]
-    return exact if len(exact) == 1 else matching
+    for given in (key, *idtext.loose_forms(key)):  # `"codex:019a"`: the app inside
+        app, colon, rest = given.partition(":")
+        app = app.lower()
+        named = bool(colon) and app in sources.names()
+        start = (rest if named else given).strip().lower()
+        if not start:  # `codex:` or a blank: no id given, not every session (as `show`)
+            if given is key:
+                return []
+            continue
+        for form in (start, *idtext.loose_forms(start)):  # as typed, then as pasted
+            start = form.lower()
+            matching = [
+                name
+                for name, row in rows.items()
+                if name.lower().startswith(start) and (not named or app in row.apps)
+            ]
+            if matching:
+                exact = [name for name in matching if name.lower() == start]
+                return exact if len(exact) == 1 else matching
+    return []
 
 
 def _no_subagent_row(key: str, rows: dict[str, Row]) -> None:

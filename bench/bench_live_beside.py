@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from sessdex.live import LISTING_SECONDS, _newest_beside  # noqa: E402
+from sessdex.live_feeds import LISTING_SECONDS, _newest_beside  # noqa: E402
 
 
 def _median(runs: int, work: Callable[[], object]) -> float:

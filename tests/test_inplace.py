@@ -346,7 +346,7 @@ def test_watch_never_shows_half_of_each_commit(
     """`watch` and `follow` read a store's session whole at each change, with the same
     check as `show`: the app rewriting question and answer together between the two
     gives both of one commit, not the old question beside the new answer."""
-    from sessdex import inplace, live, sources
+    from sessdex import inplace, live_feeds, sources
     from sessdex.diagnostics import Diagnostics
     from sessdex.status import Tracker
 
@@ -354,7 +354,9 @@ def test_watch_never_shows_half_of_each_commit(
     session = api.resolve(home, ONE)
     monkeypatch.setattr(inplace, "BATCH_SECONDS", 60.0)
     commit_at(monkeypatch, 3, lambda: writer.commit(1))
-    feed = live._ReadFeed(session, sources.get(session.app), Diagnostics(), Tracker())
-    got = feed.poll(100.0, live._Seen())
+    feed = live_feeds.ReadFeed(
+        session, sources.get(session.app), Diagnostics(), Tracker()
+    )
+    got = feed.poll(100.0, live_feeds.Seen())
     said = [" ".join((e.text or "").split()[:2]) for e in got if e.text]
     assert said == ["question 1", "answer 1"]

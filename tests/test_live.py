@@ -22,7 +22,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from sessdex import api, live
+from sessdex import api, live, live_feeds
 from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.live import LiveSession, Processes, attach_processes
@@ -167,7 +167,7 @@ def test_codex_follow_finds_a_sub_agent_written_in_a_later_days_folder(
     # A session running past midnight: Codex writes the sub-agents it spawns from then
     # on in the new day's folder (sessions/YYYY/MM/DD), which another session may have
     # made first.
-    monkeypatch.setattr(live, "LISTING_SECONDS", 0.0)
+    monkeypatch.setattr(live_feeds, "LISTING_SECONDS", 0.0)
     session, expected, files = codex_thread
     lead, child = files
     append(lead, b"".join(files[lead]))
@@ -319,7 +319,7 @@ def test_generic_follow_appends(
     session, expected, path, lines = pi_session
     assert not hasattr(get("pi"), "follow")
     if not small:
-        monkeypatch.setattr(live, "FULL_REREAD_MAX", 0)
+        monkeypatch.setattr(live_feeds, "FULL_REREAD_MAX", 0)
     follower = LiveSession(session)
     got: list[Event] = []
     trail = []
@@ -350,7 +350,7 @@ def test_generic_whole_json_store_keeps_only_new_events(tmp_path: Path) -> None:
         {"role": "user", "content": [{"type": "text", "text": "one more thing"}]}
     )
     path.write_bytes(orjson.dumps(thread))
-    time.sleep(live.STORE_SECONDS)
+    time.sleep(live_feeds.STORE_SECONDS)
     new = follower.poll()
     assert [(e.kind, e.text) for e in new] == [("user", "one more thing")]
 
@@ -378,7 +378,7 @@ def test_a_codex_json_document_is_read_whole_not_line_by_line(tmp_path: Path) ->
         }
     )
     path.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
-    time.sleep(live.STORE_SECONDS)
+    time.sleep(live_feeds.STORE_SECONDS)
     new = follower.poll()
     assert [(e.kind, e.text) for e in new] == [("user", "one more thing")]
 
@@ -420,7 +420,7 @@ def test_an_answer_a_database_app_streams_into_its_row_is_shown_once_complete(
             when = 1_796_119_300 + len(shown)  # after the fixture's messages
             values = (message, session.id, role, json.dumps(parts), "m", when, when)
             writer.execute(insert, (*values, None, ""))
-        time.sleep(live.STORE_SECONDS)
+        time.sleep(live_feeds.STORE_SECONDS)
         shown.extend(follower.poll())
 
     def said(text: str) -> dict[str, object]:
@@ -434,7 +434,8 @@ def test_an_answer_a_database_app_streams_into_its_row_is_shown_once_complete(
         write("m-live-1", None, said("Hello, the answer is 42."), finish)
         write("m-live-2", "assistant", said("Anything"))
         write("m-live-2", None, said("Anything else?"))
-        time.sleep(live.STORE_SECONDS)  # the app wrote nothing more: it is complete
+        # the app wrote nothing more: it is complete
+        time.sleep(live_feeds.STORE_SECONDS)
         shown.extend(follower.poll())
     finally:
         writer.close()
@@ -469,8 +470,8 @@ def test_a_last_event_that_differs_at_every_read_is_shown_once_nothing_is_writte
             yield Event("s", 1, "assistant", when, text=f"version {len(reads)}")
 
     session = Session("stub", "s", path=str(document))
-    feed = live._ReadFeed(session, Source(), Diagnostics(), Tracker())  # type: ignore[arg-type]
-    seen = live._Seen()
+    feed = live_feeds.ReadFeed(session, Source(), Diagnostics(), Tracker())  # type: ignore[arg-type]
+    seen = live_feeds.Seen()
     assert [e.text for e in feed.poll(100.0, seen)] == ["go", "version 1"]
     document.write_text('{"more": 1}')  # the app writes: the last event grew
     assert feed.poll(103.0, seen) == []
@@ -494,7 +495,7 @@ def test_a_usage_total_a_database_app_updates_in_place_is_counted_once(
                 " completion_tokens = completion_tokens + 100 WHERE id = ?",
                 (session.id,),
             )
-            time.sleep(live.STORE_SECONDS)
+            time.sleep(live_feeds.STORE_SECONDS)
             follower.poll()
     finally:
         writer.close()
@@ -805,7 +806,7 @@ def test_processes_by_id_then_by_folder(tmp_path: Path) -> None:
         found.program, found.aliases = "claude", ()
         found.tracker = Tracker()
         found.tracker.touch(None, updated)
-        found.feed = live._ReadFeed.__new__(live._ReadFeed)
+        found.feed = live_feeds.ReadFeed.__new__(live_feeds.ReadFeed)
         found.feed.written = 0.0
         found.since = 0.0
         found.pids, found.alive = [], None
@@ -1655,7 +1656,7 @@ def test_watch_json_says_which_tokens_are_counted_from_a_tail_window(
     )
     lines = path.read_bytes().splitlines(keepends=True)
     grown = list(lines)
-    while sum(map(len, grown)) < 2 * live.FULL_REREAD_MAX:
+    while sum(map(len, grown)) < 2 * live_feeds.FULL_REREAD_MAX:
         grown += lines[1:]  # the same turns again
     path.write_bytes(b"".join(grown))
     args = ["watch", "--since", "10000w", "--app", "claude", "--home", str(home.path)]
@@ -1893,8 +1894,8 @@ def test_a_database_read_from_a_snapshot_a_moment_old_is_read_again(
         for s in crush.parse(db, crush.locate(home), Diagnostics())
         if s.id.startswith("8c1f2e3d")
     ]
-    feed = live._ReadFeed(session, get("crush"), Diagnostics(), Tracker())
-    seen = live._Seen()
+    feed = live_feeds.ReadFeed(session, get("crush"), Diagnostics(), Tracker())
+    seen = live_feeds.Seen()
     assert feed.poll(100.0, seen)  # the history
     monkeypatch.setattr(databases, "FRESH_SECONDS", 3600.0)
     parts = json.dumps([{"type": "text", "data": {"text": "Retry added."}}])
@@ -1904,12 +1905,12 @@ def test_a_database_read_from_a_snapshot_a_moment_old_is_read_again(
         (session.id, parts),
     )
     writer.commit()
-    later = 100.0 + live.STORE_SECONDS + 1
+    later = 100.0 + live_feeds.STORE_SECONDS + 1
     assert [e.text for e in feed.poll(later, seen) if e.text == "Retry added."] == []
     monkeypatch.setattr(databases, "FRESH_SECONDS", 0.0)
-    again = feed.poll(later + live.STORE_SECONDS + 1, seen)
+    again = feed.poll(later + live_feeds.STORE_SECONDS + 1, seen)
     # the store's last answer, which may still grow, is shown once read again alike
-    again += feed.poll(later + 2 * (live.STORE_SECONDS + 1), seen)
+    again += feed.poll(later + 2 * (live_feeds.STORE_SECONDS + 1), seen)
     assert [e.text for e in again if e.kind == "assistant"] == ["Retry added."]
     writer.close()
 
@@ -1930,10 +1931,10 @@ def test_a_store_session_is_followed_from_its_recent_history(
         if s.id.startswith("8c1f2e3d")
     ]
     whole = list(get("crush").read(session, Diagnostics()))
-    monkeypatch.setattr(live, "HISTORY_EVENTS", 4)
+    monkeypatch.setattr(live_feeds, "HISTORY_EVENTS", 4)
     tracker = Tracker()
-    feed = live._ReadFeed(session, get("crush"), Diagnostics(), tracker)
-    first = feed.poll(100.0, live._Seen())
+    feed = live_feeds.ReadFeed(session, get("crush"), Diagnostics(), tracker)
+    first = feed.poll(100.0, live_feeds.Seen())
     assert len(whole) > 4 and [e.seq for e in first] == [e.seq for e in whole[-4:]]
     assert tracker.partial  # the tokens it counts are the history's, not the session's
 
@@ -1953,10 +1954,10 @@ def test_a_store_session_longer_than_the_seen_events_is_not_repeated(
         for s in crush.parse(db, crush.locate(home), Diagnostics())
         if s.id.startswith("8c1f2e3d")
     ]
-    monkeypatch.setattr(live, "SEEN_CAP", 4)
-    monkeypatch.setattr(live, "HISTORY_EVENTS", 4)
-    seen = live._Seen(cap=4)
-    feed = live._ReadFeed(session, get("crush"), Diagnostics(), Tracker())
+    monkeypatch.setattr(live_feeds, "SEEN_CAP", 4)
+    monkeypatch.setattr(live_feeds, "HISTORY_EVENTS", 4)
+    seen = live_feeds.Seen(cap=4)
+    feed = live_feeds.ReadFeed(session, get("crush"), Diagnostics(), Tracker())
     assert len(feed._read(seen, 0)) == 4
     assert feed._read(seen, 0) == []  # nothing changed: nothing new
 
@@ -2386,7 +2387,7 @@ def test_a_broken_token_count_in_a_database_adds_nothing_to_the_boards_tokens(
             "UPDATE sessions SET completion_tokens = 99999999999999 WHERE id = ?",
             (session.id,),
         )
-        time.sleep(live.STORE_SECONDS)
+        time.sleep(live_feeds.STORE_SECONDS)
         follower.poll()
     finally:
         writer.close()

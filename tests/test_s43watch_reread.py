@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sessdex import api
-from sessdex.live import LISTING_SECONDS, LiveSession
+from sessdex.live import LiveSession
+from sessdex.live_feeds import LISTING_SECONDS
 from sessdex.sources import Home
 
 from . import test_s40live_gemini_subagent as gemini

@@ -1,0 +1,574 @@
+"""Feeds: where a followed session's new events come from, and which of them are new.
+
+`HookFeed` follows each of a session's files alone through its source's `follow` hook,
+reading only appended lines; `ReadFeed` calls the source's `read` again when the files
+change (from the last offset while a main file only grows) and keeps the events `Seen`
+has not seen. What the events say of a status is `live_session`'s and `status.py`'s job.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import databases, files, reading, sources
+from .diagnostics import FILE_REFUSED, NOT_LINES, Diagnostics, refused, why
+from .follow import Change, Follower, tail_offset
+from .model import Event, Session
+from .sources.base import FollowFile, LineReader, SessionFollow
+from .status import ENDED_AFTER, QUIET_WORKING, Tracker
+
+# History read when a session is first followed: from its main file, and from each
+# sub-agent file that is already there.
+HISTORY_BYTES = 256 * 1024
+CHILD_HISTORY = 64 * 1024
+FULL_REREAD_MAX = 1024 * 1024  # without a follow hook, smaller files are re-read whole
+# a followed file rewritten (an atomic save, a copy back): read again from its start up to
+# this size, keeping only events not seen before; a bigger one from its last window
+REWRITE_REREAD_MAX = 64 * 1024 * 1024
+LISTING_SECONDS = 2.0  # list a session's sub-agent files again this often
+# files beside a main file looked at for a sub-agent's writes (its folder and the folders in
+# it: a sub-agent's transcript beside its lead's, or in a folder named by the session)
+BESIDE_CAP = 2000
+STORE_SECONDS = 2.0  # re-read a database-backed session at most this often
+SEEN_CAP = 50_000  # event identities kept to drop what a re-read repeats
+SKIPS_CAP = 10_000  # unreadable lines remembered to count each once across re-reads
+# kinds an app may write again, grown, in the same row or document (a streamed answer)
+GROWING = frozenset({"assistant", "thinking", "tool_call", "tool_result"})
+BOOKKEEPING = frozenset({"usage", "meta"})  # what an app may note after its last event
+HISTORY_EVENTS = 5_000  # of a store's session read whole, the recent history kept
+# a file's mtime is taken for a write of the app's only when it is later than the moment
+# following began, less this (the file system's clock lags time.time() by a tick or so);
+# an older one may be a copy's (`cp -r`), and the records say when things happened
+MTIME_SLACK = 1.0
+
+
+# --- events seen ----------------------------------------------------------------------
+
+
+class Seen:
+    """The identities of the last SEEN_CAP events, to drop what a re-read repeats."""
+
+    def __init__(self, cap: int = SEEN_CAP) -> None:
+        self.cap = cap
+        self.keys: set[int] = set()
+        self.order: deque[int] = deque()
+
+    @staticmethod
+    def key(event: Event) -> int:
+        return hash(
+            (
+                event.agent_id,
+                event.kind,
+                event.time,
+                event.call_id,
+                event.tool,
+                event.text,
+                event.usage,
+                event.is_error,
+                # a spawn read again once it names its sub-agent is news: it links them
+                event.extra.get("child_id") if event.kind == "subagent" else None,
+            )
+        )
+
+    def add(self, event: Event) -> bool:
+        """Remember `event`; False if it was seen already."""
+        key = self.key(event)
+        if key in self.keys:
+            return False
+        self.keys.add(key)
+        self.order.append(key)
+        if len(self.order) > self.cap:
+            self.keys.discard(self.order.popleft())
+        return True
+
+    def forget(self, event: Event) -> None:
+        """Unsee `event`, one of the last added: a later read may give it again."""
+        key = self.key(event)
+        self.keys.discard(key)
+        for index in range(len(self.order) - 1, max(-1, len(self.order) - 9), -1):
+            if self.order[index] == key:
+                del self.order[index]
+                return
+
+
+# --- feeds: where a session's new events come from --------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """A followed file found changed: its modification time, and whether it grew or gave
+    events not seen before (a file copied or restored over itself gives none)."""
+
+    agent_id: str | None
+    modified: float  # epoch seconds
+    appended: bool
+
+
+@dataclass(slots=True)
+class _File:
+    file: FollowFile
+    follower: Follower
+    reader: LineReader | None = None
+    repeats: bool = False  # rewritten: its events so far were seen once already
+    # how far the file was read before it was rewritten: until the new file is read as
+    # far, it may hold what was shown (a save in place empties the file, then writes it)
+    shown: int = 0
+
+
+class HookFeed:
+    """A source with a `follow` hook: each file followed alone, only appended lines read."""
+
+    def __init__(
+        self,
+        follow: SessionFollow,
+        diagnostics: Diagnostics,
+        tracker: Tracker,
+        app: str = "",
+        told: reading.FromItsLead | None = None,
+    ) -> None:
+        self.follow = follow
+        self.app = app  # whose files: one it may not open is said so
+        self.told = told  # a sub-agent's session: who told it, and its own, their tasks
+        self.diagnostics = diagnostics
+        self.tracker = tracker
+        self.changes: list[Changed] = []
+        self.files: dict[Path, _File] = {}
+        self.children: set[str] = set()
+        self.listed_at = float("-inf")
+        self.started = False
+        self.lead_gone = False
+        self._folders: tuple[int, set[Path]] | None = None
+
+    def _list(self, now: float) -> None:
+        self.listed_at = now
+        try:
+            found = self.follow.files(frozenset(self.children))
+        except OSError as error:
+            self.diagnostics.problem(
+                f"could not list the session's files: {why(error)}"
+            )
+            return
+        for file in found:
+            if file.path in self.files:
+                continue
+            offset = 0
+            if not self.started:  # already there: read only its recent history
+                window = HISTORY_BYTES if file.agent_id is None else CHILD_HISTORY
+                offset = tail_offset(file.path, window)
+                if file.agent_id is None and offset:
+                    self.tracker.partial = True
+            follower = Follower(
+                file.path, offset, diagnostics=self.diagnostics, app=self.app
+            )
+            self.files[file.path] = _File(file, follower)
+            if file.agent_id is not None:
+                self.tracker.link(
+                    file.agent_id, file.call_id, file.agent_type, file.description
+                )
+                self.children.add(file.agent_id)
+        self.started = True
+
+    def poll(self, now: float, seen: Seen) -> list[Event]:
+        open_calls = self.tracker.lead.open_calls
+        blind = (
+            bool(open_calls)
+            and any(
+                child is None and call in open_calls
+                for call, child in self.tracker.spawns.items()
+            )
+            and now - self.last_write() < QUIET_WORKING
+        )
+        if blind or now - self.listed_at >= LISTING_SECONDS:
+            self._list(now)  # a spawn without its child yet: look for the child's file
+        found: list[Event] = []
+        relist = False
+        for entry in list(self.files.values()):
+            change = entry.follower.check()
+            if change is Change.NONE:
+                continue
+            is_lead = entry.file.agent_id is None
+            if change is Change.VANISHED:
+                entry.reader = None
+                self.lead_gone = self.lead_gone or is_lead
+                continue
+            if is_lead:
+                self.lead_gone = False
+            if change is Change.REWRITTEN:
+                entry.reader, entry.repeats = None, True
+                if entry.follower.size > REWRITE_REREAD_MAX:  # what is older was shown
+                    window = HISTORY_BYTES if is_lead else CHILD_HISTORY
+                    entry.follower.skip_to_tail(window)
+            # bytes appended, or events not seen before: written, not copied over it
+            appended = change is Change.GROWN and not entry.repeats
+            for line in entry.follower.lines():
+                if entry.reader is None:
+                    entry.reader = self.follow.reader(entry.file, line.offset)
+                for event in entry.reader(line):
+                    if self.told is not None:
+                        event = self.told(event)
+                    if seen.add(event) or not entry.repeats:
+                        found.append(event)
+                        appended = True
+                    child = event.extra.get("child_id")
+                    if event.kind == "subagent" and isinstance(child, str):
+                        relist = relist or child not in self.children
+                        self.children.add(child)
+            # the rewritten file is read through, as far as before: what is appended from
+            # now on is new, even where it looks like an earlier event (same time, counts)
+            follower = entry.follower
+            entry.repeats = entry.repeats and (
+                follower.pending > 0 or follower.offset < entry.shown
+            )
+            if not entry.repeats:
+                entry.shown = follower.offset
+            modified = follower.mtime_ns / 1e9
+            self.changes.append(Changed(entry.file.agent_id, modified, appended))
+        if relist:
+            self._list(now)
+        return found
+
+    def last_write(self) -> float:
+        return max(
+            (e.follower.mtime_ns / 1e9 for e in self.files.values()), default=0.0
+        )
+
+    def folders(self) -> set[Path]:
+        if self._folders is None or self._folders[0] != len(self.files):
+            found = {e.file.path.parent for e in self.files.values()}
+            lead = next(
+                (e for e in self.files.values() if e.file.agent_id is None), None
+            )
+            if lead is not None:  # where sub-agent files of this session appear
+                found.add(lead.file.path.with_suffix(""))
+                found.add(lead.file.path.with_suffix("") / "subagents")
+            self._folders = (len(self.files), found)
+        return self._folders[1]
+
+    def bytes_read(self) -> int:
+        return sum(e.follower.bytes_read for e in self.files.values())
+
+    def followed(self) -> set[Path]:
+        return set(self.files)
+
+
+class _Skips:
+    """The unreadable lines a session's reads met, each counted once in `diagnostics`: a
+    store or a small file is read whole again at each change. A cut last line
+    ("truncated") is not counted: it is most often a line still being written."""
+
+    def __init__(self, diagnostics: Diagnostics, app: str) -> None:
+        self.diagnostics = diagnostics
+        self.app = app
+        self.counted: set[tuple[str, int, str]] = set()
+
+    def add(self, read: Diagnostics) -> None:
+        for detail in read.details:
+            path, line, reason = detail
+            if reason in NOT_LINES or reason == "truncated" or detail in self.counted:
+                continue
+            if reason == FILE_REFUSED:  # a side file: nothing of it read, no line
+                self.diagnostics.problem(f"{self.app}: {refused(path)}")
+                continue
+            if len(self.counted) >= SKIPS_CAP:
+                return  # bounded: what a huge broken home shows past this goes uncounted
+            self.counted.add(detail)
+            self.diagnostics.skip(path, line, reason)
+
+
+class ReadFeed:
+    """A source without a hook: `read` again when the session's files change.
+
+    A JSON-lines main file that only grows is read from the last complete line on (when it
+    is over FULL_REREAD_MAX; a smaller one is re-read whole, sub-agents included, also when
+    only a file beside it was written while its lead is mid-turn: its sub-agent's); any
+    other store is re-read whole, at most every STORE_SECONDS. Either way only events not
+    seen before are kept.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        source: sources.Source,
+        diagnostics: Diagnostics,
+        tracker: Tracker,
+        told: reading.FromItsLead | None = None,
+    ) -> None:
+        self.session = session
+        self.source = source
+        self.told = told
+        self.diagnostics = diagnostics
+        self.skips = _Skips(diagnostics, session.app)
+        self.tracker = tracker
+        path = session.path or ""
+        self.store = path.split("#", 1)[0]
+        # a row of a store many sessions share: its file's mtime is any session's write
+        self.shared = "#" in path
+        self.appended = not self.shared and path.endswith(".jsonl")
+        self.follower: Follower | None = None
+        if self.appended:
+            start = tail_offset(path, HISTORY_BYTES)
+            if start + HISTORY_BYTES <= FULL_REREAD_MAX:
+                start = 0
+            self.tracker.partial = start > 0
+            # its own lines are counted by the read; a file refused is said from here
+            self.follower = Follower(
+                path, start, diagnostics=Diagnostics(), app=session.app
+            )
+        self.signature: tuple[tuple[int, int, int], ...] | None = None
+        # the store as the last read found it
+        self.read_signature: tuple[tuple[int, int, int], ...] | None = None
+        self.read_at = float("-inf")
+        self.read_before = False
+        self.covered = 0  # events the last whole read of a store's session yielded
+        self.held: Event | None = None  # its last event, shown once read again alike
+        # the usage the last whole read sums (and, of a main file, what it read on since)
+        self.tokens: int | None = None
+        # a database's snapshot serves a one-shot command's whole run; here it must
+        # follow the app's writes
+        databases.keep_fresh(STORE_SECONDS / 2)
+        self.written = 0.0
+        if self.shared and session.updated is not None:
+            self.written = session.updated.timestamp()
+        self.lead_gone = False
+        self.changes: list[Changed] = []
+        self._folders = {Path(self.store).parent} if self.store else set()
+        # when the main file was last read whole (its sub-agents' files with it), and when
+        # the files beside it were last looked at (ns and s since the epoch)
+        self.whole_read_ns = 0
+        self.beside_at = float("-inf")
+
+    def poll(self, now: float, seen: Seen) -> list[Event]:
+        if self.follower is not None:
+            return self._poll_file(seen, now)
+        signature = self._signature()
+        if signature == self.signature or now - self.read_at < STORE_SECONDS:
+            return []
+        # nothing written since the last read: what it held is as complete as it gets
+        # (a source whose last event differs at every read must not be held for ever)
+        settled = signature == self.read_signature
+        self.signature = self.read_signature = signature
+        self.read_at = now
+        self.lead_gone = not signature or signature[0] == (-1, -1, -1)
+        events = self._read(seen, 0, settled=settled)
+        if not self.shared:  # a shared store's mtime is any of its sessions' write
+            self.changes.append(Changed(None, self.written, bool(events)))
+        if self.held is not None or not databases.snapshot_current(self.store):
+            # a snapshot of the database a moment older than its last write served the
+            # read, or its last event may still grow: read again at the next poll,
+            # whether or not the app writes more
+            self.signature = None
+        return events
+
+    def _poll_file(self, seen: Seen, now: float) -> list[Event]:
+        follower = self.follower
+        assert follower is not None
+        before = follower.offset
+        change = follower.check()
+        if change is Change.NONE:
+            # the lead waits in a call while its sub-agent's own file is written
+            return self._read(seen, 0) if self._beside_written(now) else []
+        if change is Change.VANISHED:
+            self.lead_gone = True
+            return []
+        self.lead_gone = False
+        self.written = follower.mtime_ns / 1e9
+        if change is Change.REWRITTEN and follower.size > FULL_REREAD_MAX:
+            follower.skip_to_tail(HISTORY_BYTES)  # what is older was shown already
+        first = None
+        for line in follower.lines():
+            first = line.offset if first is None else first
+        if follower.diagnostics is not None:
+            for problem in follower.diagnostics.problems:
+                self.diagnostics.problem(problem)
+        if first is None:
+            events = []  # only a partial line so far
+        elif follower.size <= FULL_REREAD_MAX:
+            events = self._read(seen, 0)  # its sub-agents' files too
+        elif change is Change.REWRITTEN:
+            events = self._read(seen, first)
+        else:
+            events = self._read(seen, max(first, before))
+        grown = change is Change.GROWN or bool(events)
+        self.changes.append(Changed(None, self.written, grown))
+        return events
+
+    def _beside_written(self, now: float) -> bool:
+        """Whether a file beside the main one was written since the main file was last
+        read whole, while its lead is mid-turn: a sub-agent's transcript, which a whole
+        read takes in (another session's there gives no new event). Looked at every
+        LISTING_SECONDS; never for a main file read from its last line on, nor for a
+        session none of whose agents wrote for ENDED_AFTER (a crash mid-turn, an app that
+        writes no turn end): a board of such sessions would list their folders for ever."""
+        follower = self.follower
+        if (
+            follower is None
+            or follower.size > FULL_REREAD_MAX
+            or self.tracker.lead.turn_ended
+            or now - max(self.tracker.recorded, self.written) >= ENDED_AFTER
+            or now - self.beside_at < LISTING_SECONDS
+        ):
+            return False
+        self.beside_at = now
+        # a file system's clock lags time.time() a little: a write as the read began counts
+        since = self.whole_read_ns - int(MTIME_SLACK * 1e9)
+        return _newest_beside(Path(self.store)) > since
+
+    def _read(self, seen: Seen, offset: int, *, settled: bool = False) -> list[Event]:
+        # one byte early: that line is cut, so every source starts at the next line start
+        start = max(0, offset - 1) if offset else 0
+        if offset == 0:
+            self.whole_read_ns = time.time_ns()
+        scratch = Diagnostics()  # a line being written is not a broken line
+        # new events only; of a first read, the recent history only, as for a file read
+        # from its tail: a store's session of a million events is not held whole
+        kept: deque[Event] = deque(maxlen=None if self.read_before else HISTORY_EVENTS)
+        # a store's session read whole again: what the last read covered, but for its
+        # end (where an update in place lands), is not new, whether or not `seen`, which
+        # keeps SEEN_CAP events, still holds it
+        whole = offset == 0 and self.follower is None
+        skip = max(0, self.covered - SEEN_CAP // 2) if whole else 0
+        count = tokens = 0
+        first = not self.read_before
+        last: Event | None = None
+        try:
+            if whole and reading.whole_store(self.session.path):
+                # re-read after the app committed during the read, as `show` does: never
+                # half of one transaction beside half of the next
+                read = reading.read_session(self.source, self.session, scratch)
+            else:
+                read = self.source.read(self.session, scratch, offset=start)
+            told = self.told
+            for event in read:
+                if told is not None:
+                    event = told(event)
+                count += 1
+                if event.kind not in BOOKKEEPING:
+                    last = event
+                elif event.kind == "usage" and event.usage is not None:
+                    tokens += event.usage.plausible().total  # a broken count adds 0
+                if count > skip and seen.add(event):
+                    if len(kept) == kept.maxlen:
+                        self.tracker.partial = True
+                    kept.append(event)
+        except OSError as error:
+            self.diagnostics.problem(
+                files.stopped_problem(self.session.app, self.session.path, error)
+            )
+            return []
+        self.read_before = True
+        if whole:
+            self.covered, self.tokens = count, tokens
+            if not first:
+                self._hold(kept, last, seen, settled)
+        elif not offset:
+            # a main file read whole: its sum is the session's, and a running total the
+            # app rewrites beside it (a settings file) counts once, not once per read
+            self.tokens = tokens
+        elif self.tokens is not None:  # read on from a line: what it adds
+            self.tokens += sum(
+                e.usage.plausible().total
+                for e in kept
+                if e.kind == "usage" and e.usage is not None
+            )
+        events = list(kept)
+        self.diagnostics.problems.extend(
+            p for p in scratch.problems if p not in self.diagnostics.problems
+        )
+        self.skips.add(scratch)
+        if self.shared:  # this session's own last write: its newest event
+            times = [e.time.timestamp() for e in events if e.time is not None]
+            self.written = max([self.written, *times])
+        return events
+
+    def _hold(
+        self, kept: deque[Event], last: Event | None, seen: Seen, settled: bool
+    ) -> None:
+        """Keep back a store's new last event while it may still grow: an app that
+        streams an answer into its row writes it again and again, and each version
+        would be new. It is shown once a read finds it as the one before did, or finds
+        more after it, or the store was not written since; what the first read found is
+        history, shown as it is."""
+        held, self.held = self.held, None
+        if last is None or last.kind not in GROWING or (settled and held is not None):
+            return
+        if held is not None and Seen.key(held) == Seen.key(last):
+            return  # read twice alike: complete
+        for index in range(len(kept) - 1, -1, -1):  # after it, bookkeeping at most
+            if kept[index] is last:
+                del kept[index]
+                seen.forget(last)
+                self.held = last
+                return
+            if kept[index].kind not in BOOKKEEPING:
+                return
+
+    def _signature(self) -> tuple[tuple[int, int, int], ...]:
+        found = []
+        for name in (self.store, self.store + "-wal"):
+            try:
+                st = os.stat(name)
+            except OSError:
+                found.append((-1, -1, -1))
+                continue
+            found.append((st.st_ino, st.st_size, st.st_mtime_ns))
+            if not self.shared:
+                self.written = max(self.written, st.st_mtime_ns / 1e9)
+        folder = Path(self.store).parent
+        if self.session.id and self.session.id in folder.name:  # a folder per session
+            for entry in _entries(folder):
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                found.append((st.st_ino, st.st_size, st.st_mtime_ns))
+                self.written = max(self.written, st.st_mtime_ns / 1e9)
+        return tuple(found)
+
+    def last_write(self) -> float:
+        return self.written
+
+    def folders(self) -> set[Path]:
+        return self._folders
+
+    def bytes_read(self) -> int:
+        return self.follower.bytes_read if self.follower is not None else 0
+
+    def followed(self) -> set[Path]:
+        return {Path(self.store)} if self.store else set()
+
+
+def _newest_beside(path: Path) -> int:
+    """The newest modification time (ns) of the files in `path`'s folder and in the
+    folders in it, `path` left out; of the first BESIDE_CAP entries, 0 for none."""
+    newest, seen = 0, 0
+    pending = [(path.parent, True)]
+    while pending and seen < BESIDE_CAP:
+        folder, top = pending.pop()
+        try:
+            with os.scandir(folder) as it:
+                for entry in it:
+                    seen += 1
+                    if seen > BESIDE_CAP:
+                        break
+                    if entry.is_dir(follow_symlinks=False):
+                        if top:
+                            pending.append((Path(entry.path), False))
+                    elif entry.path != str(path):
+                        with contextlib.suppress(OSError):
+                            newest = max(newest, entry.stat().st_mtime_ns)
+        except OSError:
+            continue
+    return newest
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            return [entry for entry in it if entry.is_file()]
+    except OSError:
+        return []

@@ -1,0 +1,471 @@
+"""One live session: `LiveSession` reads its new events through a feed (`live_feeds`)
+and tells its status from them (the rules are in `status.py`); `attach_processes` and
+`starting` match the running CLIs (`live_processes`) to the sessions followed, and name
+those with no session yet.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import reading, sources
+from .diagnostics import Diagnostics
+from .live_feeds import MTIME_SLACK, Changed, HookFeed, ReadFeed, Seen
+from .live_processes import (
+    STARTED_AFTER,
+    Processes,
+    Sharing,
+    existed,
+    has_open,
+    opened_by,
+    process_folder,
+)
+from .model import Event, Session
+from .sources.base import Opened
+from .status import QUIET_WORKING, Status, Tracker, decide
+
+log = logging.getLogger(__name__)
+
+# a file's mtime is taken for a write of the app's (see MTIME_SLACK) only while it is at
+# most this much later than the newest record: a file modified long after its newest
+# record was copied (`cp -r`, a restore from a backup) or touched, not written by its app;
+# within it, a clock a little off, or an answer streamed into a line or a row dated when
+# it began
+MTIME_AHEAD = 3600.0
+
+
+# --- one live session ---------------------------------------------------------------------
+
+
+class LiveSession:
+    """A session being followed: its new events, and what they say of its status."""
+
+    modified = 0.0  # the newest of its files' mtimes taken for its app's write
+
+    def __init__(
+        self,
+        session: Session,
+        source: sources.Source | None = None,
+        spawner: str | None = None,
+    ) -> None:
+        """`spawner`: what a sub-agent's session calls the sub-agent that started it (as
+        `show` does); the lead where None."""
+        self.session = session
+        self.source = source or sources.get(session.app)
+        self.diagnostics = Diagnostics()
+        self.tracker = Tracker()
+        self.seen = Seen()
+        self.since = time.time() - MTIME_SLACK  # a file modified later was seen written
+        hook = getattr(self.source, "follow", None)
+        told = None
+        if session.parent_id:  # what it was told, a person did not type
+            told = reading.FromItsLead(spawner or reading.LEAD, reading.called(session))
+        self.feed: HookFeed | ReadFeed
+        # a compressed file is archived: it does not grow, a re-read on change is enough;
+        # a JSON document is rewritten whole, never appended to: read again on change too
+        if callable(hook) and not (session.path or "").endswith((".zst", ".json")):
+            self.feed = HookFeed(
+                hook(session, self.diagnostics),
+                self.diagnostics,
+                self.tracker,
+                app=session.app,
+                told=told,
+            )
+        else:
+            self.feed = ReadFeed(
+                session, self.source, self.diagnostics, self.tracker, told
+            )
+        self.program, self.aliases = _program(self.source, session)
+        self.pids: list[int] = []
+        self.alive: bool | None = None
+
+    def poll(self, now: float | None = None) -> list[Event]:
+        """The events written since the last poll (the recent history, the first time)."""
+        now = time.time() if now is None else now
+        events = self.feed.poll(now, self.seen)
+        events = _by_time(events)
+        for event in events:
+            self.tracker.add(event, now)
+        for changed in self.feed.changes:
+            if self._wrote(changed):
+                self.modified = max(self.modified, changed.modified)
+                if isinstance(self.feed, HookFeed):
+                    self.tracker.touch(changed.agent_id, changed.modified)
+        self.feed.changes.clear()
+        if isinstance(self.feed, ReadFeed) and self.feed.tokens is not None:
+            # a session read whole is counted afresh: a running total an app keeps in a
+            # row or a file and updates in place would be added again at every read
+            self.tracker.tokens = self.feed.tokens
+        return events
+
+    def status(
+        self, now: float | None = None, processes: Processes | None = None
+    ) -> Status:
+        now = time.time() if now is None else now
+        if self.feed.lead_gone:
+            return Status("ended", "its transcript was deleted")
+        spawned = None
+        if processes is not None and self.pids:
+            pids = list(self.pids)
+            spawned = _spawned_checker(processes, pids)
+        # how long the session has been quiet is measured as the board's age column is
+        # (`updated`), from the records: a file's mtime only says that something changed.
+        # It counts once the file is seen to change while followed; before that it may be
+        # a copy's (a home copied with `cp -r` has every file written just now)
+        return decide(self.tracker, now, self.written, self.alive, spawned)
+
+    @property
+    def last_write(self) -> float:
+        """When the session was last written, as its status tells it (`written`): what
+        makes it its folder's newest for a CLI matched by its folder or `--continue`. Not
+        its files' raw modification time: a session of days ago copied (`cp -r`) or
+        touched just now was not written now."""
+        return self.written
+
+    @property
+    def updated(self) -> float:
+        """When the session was last updated as its records say (what `list` shows and
+        `watch --since` chooses by), the files' modification time only where no record
+        is dated: a copied home's files all look written just now."""
+        recorded = self.tracker.recorded
+        if self.session.updated is not None:
+            recorded = max(recorded, self.session.updated.timestamp())
+        return recorded or max(self.feed.last_write(), self.tracker.lead.active)
+
+    @property
+    def written(self) -> float:
+        """When the session was last written, as far as can be told: its records, and its
+        files' modification times once seen to change while followed (not a copy's)."""
+        return max(self.modified, self.updated)
+
+    def _wrote(self, changed: Changed) -> bool:
+        """Whether a file of the session found changed was written by its app: modified
+        since following began (before, it may be a copy's time), and either appended to
+        while followed or not long after the newest record (a file copied or restored
+        over itself, or touched, is not). Where no record is dated, its time is all
+        there is."""
+        if changed.modified < self.since:
+            return False
+        if changed.appended:
+            return True
+        recorded = self.tracker.recorded
+        if self.session.updated is not None:
+            recorded = max(recorded, self.session.updated.timestamp())
+        return not recorded or changed.modified - recorded <= MTIME_AHEAD
+
+    def folders(self) -> set[Path]:
+        return self.feed.folders()
+
+    def files(self) -> set[Path]:
+        return self.feed.followed()
+
+    def bytes_read(self) -> int:
+        return self.feed.bytes_read()
+
+
+def _spawned_checker(
+    processes: Processes, pids: list[int]
+) -> Callable[[float], bool | None]:
+    def spawned(since: float) -> bool | None:
+        answers = [processes.spawned_since(pid, since) for pid in pids]
+        if any(answers):
+            return True
+        return None if None in answers else False
+
+    return spawned
+
+
+def _by_time(events: list[Event]) -> list[Event]:
+    """Events of several files in time order; an event without a time keeps its place."""
+    if len(events) < 2:
+        return events
+    keyed = []
+    last = float("-inf")
+    for index, event in enumerate(events):
+        if event.time is not None:
+            last = event.time.timestamp()
+        keyed.append((last, index, event))
+    keyed.sort(key=lambda item: (item[0], item[1]))
+    return [event for _, _, event in keyed]
+
+
+def _program(
+    source: sources.Source, session: Session
+) -> tuple[str | None, tuple[str, ...]]:
+    """The CLI that writes this session (from its resume plan), if the app has one, and
+    the other names its processes may show."""
+    try:
+        plan = source.resume(session)
+    except Exception as error:  # a plan is a nicety here: its absence is not an error
+        log.debug("no resume plan for %s: %s", session.id, error)
+        return None, ()
+    return (plan.program, plan.process_names) if plan is not None else (None, ())
+
+
+# --- which running CLI is which session's ---------------------------------------------
+
+
+def attach_processes(
+    lives: Sequence[LiveSession],
+    processes: Processes,
+    sharing: Sharing | None = None,
+) -> None:
+    """Set each session's `alive` and `pids` from the processes of its app's CLI.
+
+    A process whose command line names the session is that session's, whatever its start
+    time: its id, read by the source's `process_session` (`--resume <id>`), or where the
+    source has none, found anywhere in it. One that continues its folder's latest session
+    (`--continue`) goes to the most recently written session of that app in that folder
+    of those there when it started (a session begun since is another CLI's). One that
+    names another session, or none, but works in the session's folder (the one it
+    started in, or the one its options name: `codex -C <dir>`) goes there too, unless it
+    started well after that session's last write: then it is a fresh CLI that has written
+    nothing yet, and a crashed session there is not said to be working for hours. One
+    with no session open yet (a picker, a fork) goes only to one written after it started.
+    One given the start of an id (`copilot --resume=7d1c2a4`) is the session's whose id
+    alone starts so, of those on the board and those `sharing` gives.
+    """
+    if not processes.available:
+        for live in lives:
+            live.alive, live.pids = None, []
+        return
+    ids = {live.session.id.encode() for live in lives if live.session.id}
+    by_folder: dict[tuple[str, str], list[tuple[int, LiveSession]]] = {}
+    for live in lives:
+        live.pids = []
+        live.alive = False if live.program else None
+    for program in {live.program for live in lives if live.program}:
+        aliases = {a for live in lives if live.program == program for a in live.aliases}
+        running = processes.running(program, sorted(aliases))
+        if not running:
+            continue
+        mine = [live for live in lives if live.program == program]
+        known: dict[str, list[str]] = {}  # by app: the ids an id's start may be of
+        for live in mine:
+            known.setdefault(live.session.app, []).append(live.session.id)
+        for pid, args in running:
+            said: dict[str, Opened | None] = {}  # by app: what its words say
+            shared: dict[str, Sequence[str]] = {}  # by app: the ids its id's start fits
+            named = [
+                live
+                for live in mine
+                if _names(live, args, said, known[live.session.app], sharing, shared)
+            ]
+            if named:
+                for live in named:
+                    live.pids.append(pid)
+                continue
+            cwd: str | None = None
+            started: float | None = None
+            folders: dict[str, str] = {}  # by app: the folder its words give it
+            continuing: list[LiveSession] = []  # sessions its `--continue` may reopen
+            for live in mine:
+                opened = _opened(live, args, said)
+                vague = opened is None or opened.chosen  # its words hold no sure id
+                if vague and any(session_id in args for session_id in ids):
+                    continue  # it names another session
+                if opened is not None and opened.session_id is not None:
+                    continue  # it has another session open
+                if opened == Opened() and live.session.id.encode() in args:
+                    continue  # a new session, forked from this one
+                if cwd is None:
+                    cwd = processes.cwd(pid)
+                    if cwd is None:
+                        break
+                    started = processes.started(pid)
+                app = live.session.app
+                if app not in folders:
+                    folders[app] = process_folder(live.source, cwd, args)
+                if live.session.cwd != folders[app]:
+                    continue
+                if opened is not None and opened.latest:
+                    continuing.append(live)
+                    continue
+                # nothing known open (a fork, a picker, a title): its session is written
+                # after it started, not one that was written just before
+                late = 0.0 if opened is not None else STARTED_AFTER
+                if started is None or started <= live.written + late:
+                    by_folder.setdefault((program, folders[app]), []).append(
+                        (pid, live)
+                    )
+            for live in continued(continuing, started):
+                live.pids.append(pid)
+    for pairs in by_folder.values():
+        newest = max((live for _, live in pairs), key=lambda live: live.last_write)
+        newest.pids.extend(pid for pid, live in pairs if live is newest)
+    for live in lives:
+        if live.program:
+            live.alive = bool(live.pids)
+
+
+@dataclass(frozen=True, slots=True)
+class Starting:
+    """A running CLI with no session yet: just started, with nothing written, or showing
+    its picker (`--resume` with no id)."""
+
+    app: str
+    pid: int
+    cwd: str  # the folder it works in
+    started: float | None  # epoch seconds
+    choosing: bool  # it shows its picker, or was given a name: the user chooses
+    # the start of an id it was given that no session known here has: no picker shows
+    # (a CLI stops on it, or opens a session sessdex does not read)
+    unknown: str | None = None
+
+    def status(self, now: float) -> Status:
+        since = max(0.0, now - self.started) if self.started is not None else None
+        if self.choosing:
+            return Status("waiting_for_user", f"choosing a session (pid {self.pid})")
+        if self.unknown is not None:
+            kind = "working" if since is not None and since < QUIET_WORKING else "idle"
+            return Status(
+                kind,
+                f"resuming {self.unknown}, which no session here has (pid {self.pid})",
+            )
+        if since is not None and since < QUIET_WORKING:
+            return Status("working", f"starting (pid {self.pid})")
+        return Status("idle", f"nothing written yet (pid {self.pid})")
+
+
+def starting(
+    clis: Sequence[sources.Source],
+    lives: Sequence[LiveSession],
+    processes: Processes,
+    since: float | None = None,
+    sharing: Sharing | None = None,
+) -> list[Starting]:
+    """The running CLIs of `clis` (sources that name their program in `CLI`) that no
+    session in `lives` has (after `attach_processes`) and whose words open none: a plain
+    start, a fork, a picker or a name (never `--resume <id>` or `--continue`), started
+    after `since` (epoch seconds; a CLI older than the board's window may hold a session
+    older than it). A copy run by another copy of the same CLI is its helper. The start
+    of an id that one session alone has, on the board or of those `sharing` gives (an
+    older one), opens that session; one that several share is a picker; one
+    that none has is shown as such (no picker shows for it)."""
+    if not processes.available:
+        return []
+    taken = {pid for live in lives for pid in live.pids}
+    ids = [live.session.id.encode() for live in lives if live.session.id]
+    shared: dict[tuple[str, str], int] = {}
+    found: list[Starting] = []
+    for source in clis:
+        names = getattr(source, "CLI", None)
+        if not isinstance(names, tuple) or not names:
+            continue
+        running = processes.running(names[0], names[1:])
+        pids = {pid for pid, _ in running}
+        for pid, args in running:
+            if pid in taken or processes.parent(pid) in pids:
+                continue
+            if not _runs(args, names):
+                continue  # a program given the name as a word (`vim claude`)
+            opened = opened_by(source, args)
+            if opened is not None and (opened.session_id or opened.latest):
+                continue  # a session it names, or its folder's latest: not a new one
+            if opened != Opened() and any(known in args for known in ids):
+                continue  # it names a session (a fork names the one it copies)
+            if opened is not None and opened.prefix is not None:
+                key = (source.NAME, opened.prefix)
+                if key not in shared:
+                    shared[key] = _starting_so(
+                        source.NAME, opened.prefix, lives, sharing
+                    )
+                if shared[key] == 1:
+                    continue  # the one session whose id starts so, older than the board
+            unknown = (
+                opened.prefix
+                if opened is not None
+                and opened.prefix is not None
+                and shared[(source.NAME, opened.prefix)] == 0
+                else None
+            )
+            cwd = processes.cwd(pid)
+            started = processes.started(pid)
+            if cwd is None or (since is not None and (started or 0.0) < since):
+                continue
+            folder = process_folder(source, cwd, args)
+            choosing = opened is not None and opened.chosen and unknown is None
+            found.append(Starting(source.NAME, pid, folder, started, choosing, unknown))
+    return found
+
+
+def _starting_so(
+    app: str, prefix: str, lives: Sequence[LiveSession], sharing: Sharing | None
+) -> int:
+    """How many sessions of `app` have an id that starts with `prefix`: those on the
+    board, and those `sharing` gives (every one the index holds)."""
+    ids = {
+        live.session.id
+        for live in lives
+        if live.session.app == app and live.session.id.startswith(prefix)
+    }
+    if sharing is not None:
+        ids.update(other for other in sharing(app, prefix) if other.startswith(prefix))
+    return len(ids)
+
+
+# programs that run a CLI's script, named next (`node /usr/bin/claude`)
+_RUNNERS = ("node", "bun", "deno", "python")
+
+
+def _runs(args: bytes, names: Sequence[str]) -> bool:
+    """Whether a command line runs one of `names`: as its first word, or as the first
+    word after a script runner's options."""
+    words = [os.path.basename(w.decode(errors="replace")) for w in args.split(b"\0")]
+    if not words:
+        return False
+    if words[0] in names:
+        return True
+    if not words[0].startswith(_RUNNERS):
+        return False
+    script = next((word for word in words[1:] if not word.startswith("-")), None)
+    return script in names
+
+
+def continued(lives: Iterable[LiveSession], started: float | None) -> list[LiveSession]:
+    """Of the sessions in a folder, the one a CLI that continues its latest (`--continue`)
+    and started at `started` reopened, of each app: the most recently written of those
+    there when it started, or where there was none, the one it began."""
+    chosen: dict[str, LiveSession] = {}
+    order = sorted(
+        lives, key=lambda live: (existed(live.session, started), live.last_write)
+    )
+    for live in order:  # the last of each app wins
+        chosen[live.session.app] = live
+    return list(chosen.values())
+
+
+def _opened(
+    live: LiveSession, args: bytes, said: dict[str, Opened | None]
+) -> Opened | None:
+    """`opened_by` in the words of `live`'s app, asked once per app and process."""
+    app = live.session.app
+    if app not in said:
+        said[app] = opened_by(live.source, args)
+    return said[app]
+
+
+def _names(
+    live: LiveSession,
+    args: bytes,
+    said: dict[str, Opened | None],
+    known: Sequence[str] = (),
+    sharing: Sharing | None = None,
+    shared: dict[str, Sequence[str]] | None = None,
+) -> bool:
+    """`has_open`; the start of an id read against `known` and what `sharing` gives,
+    asked once per process and app (kept in `shared`)."""
+    opened = _opened(live, args, said)
+    ids: Iterable[str] = known
+    if opened is not None and opened.prefix is not None and sharing is not None:
+        app = live.session.app
+        shared = {} if shared is None else shared
+        if app not in shared:
+            shared[app] = sharing(app, opened.prefix)
+        ids = [*known, *shared[app]]
+    return has_open(opened, live.session.id, args, ids)

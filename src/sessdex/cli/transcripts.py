@@ -222,7 +222,8 @@ def _print_tree(root: AgentNode, as_json: bool, as_nl: bool) -> None:
     from ..views.text import terminal_width
 
     # piped, an agent's lines whole (as `list` writes them), not wrapped at 80 columns
-    terminal.console(width=terminal_width()).print(terminal.render_tree(root))
+    width = terminal_width()
+    terminal.console(width=width).print(terminal.render_tree(root, width))
 
 
 @main.command(

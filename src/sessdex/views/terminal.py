@@ -348,16 +348,27 @@ def _block(text: str, indent: str = "") -> list[tuple[str, str]]:
 _DIFF_STYLES = {"add": "green", "del": "red", "hunk": "cyan", "ctx": "dim"}
 
 
-def render_tree(node: AgentNode) -> Tree:
-    tree = Tree(_node_label(node))
-    stack = [(tree, node)]  # not recursive: a chain of nested spawns may be deep
+def render_tree(node: AgentNode, width: int | None = None) -> Tree:
+    """The agents as a tree; with `width`, each description cut to the room its line
+    has (the terminal would wrap it onto a line of its own, without the guides)."""
+    tree = Tree(_node_label(node, width))
+    stack = [(tree, node, 0)]  # not recursive: a chain of nested spawns may be deep
     while stack:
-        branch, parent = stack.pop()
-        stack.extend((branch.add(_node_label(c)), c) for c in parent.children)
+        branch, parent, depth = stack.pop()
+        # each level of the tree indents its labels by a guide of 4 columns
+        room = None if width is None else width - _GUIDE * (depth + 1)
+        stack.extend(
+            (branch.add(_node_label(c, room)), c, depth + 1) for c in parent.children
+        )
     return tree
 
 
-def _node_label(node: AgentNode) -> Text:
+_GUIDE = 4
+_DESCRIPTION = 70  # the most of a description a line shows, however wide
+_SOME_DESCRIPTION = 12  # the least: past this a line wraps rather than say nothing
+
+
+def _node_label(node: AgentNode, room: int | None = None) -> Text:
     colours = {
         "running": "yellow",
         "done": "green",
@@ -372,7 +383,9 @@ def _node_label(node: AgentNode) -> Text:
         label.append(f" {one_line(node.agent_name, 30)}")
     label.append(f" [{node.status}]", style=colours.get(node.status, ""))
     if node.description:
-        label.append(" " + one_line(node.description, 70))
+        fits = _DESCRIPTION if room is None else room - label.cell_len - 1
+        shown = max(min(fits, _DESCRIPTION), _SOME_DESCRIPTION)
+        label.append(" " + one_line(node.description, shown))
     u = node.usage
     calls = "1 tool call" if node.tool_calls == 1 else f"{node.tool_calls} tool calls"
     label.append(

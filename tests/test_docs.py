@@ -108,6 +108,41 @@ def test_every_option_in_the_commands_table_exists() -> None:
                 assert set(values[0].split("|")) <= set(param.type.choices), span
 
 
+def _section(text: str, heading: str) -> str:
+    return text.split(heading, 1)[1].split("\n#", 1)[0]
+
+
+# the options every command (but demo) takes, which the README explains once for all
+_EVERY_COMMANDS = {"--home", "--verbose", "--help"}
+
+
+def test_every_option_a_command_takes_is_in_the_docs() -> None:
+    """A new user reads the commands table (and the page a row points to) to learn what a
+    command takes: `find --since`, `follow --poll` and `doctor --app` were missing."""
+    table = README.split("## Commands", 1)[1].split("\n#", 1)[0]
+    rows = {
+        r.split()[2].strip("`"): r
+        for r in table.splitlines()
+        if r.startswith("| `sessdex ")
+    }
+    pages = {  # where a command's options are told beyond its row
+        "resume": _section(README, "### What resume checks first"),
+        "usage": (ROOT / "docs" / "usage.md").read_text(),
+    }
+    assert "Every command but `demo` takes `--home DIR`" in README
+    assert "(`--verbose`, `sessdex doctor`)" in README
+    missing = []
+    for name, command in main.commands.items():
+        text = rows[name] + pages.get(name, "")
+        for param in command.params:
+            names = [o for o in (*param.opts, *param.secondary_opts) if o[:1] == "-"]
+            if not names or set(names) & _EVERY_COMMANDS:
+                continue
+            if not any(re.search(rf"[`\[]{o}[ `=\]]", text) for o in names):
+                missing.append(f"{name} {names[-1]}")
+    assert not missing, f"the docs never name: {', '.join(missing)}"
+
+
 _DOCS = (
     "README.md",
     "docs/usage.md",

@@ -143,6 +143,30 @@ def test_every_option_a_command_takes_is_in_the_docs() -> None:
     assert not missing, f"the docs never name: {', '.join(missing)}"
 
 
+def test_the_json_fields_a_help_names_are_the_ones_printed(
+    tmp_path: Path, run: CliRunner
+) -> None:
+    """`resume --help` lists the `--json` object's keys and `watch --help` the `--nl`
+    objects'; the lists are exactly what comes out."""
+    home = shutil.copytree(DATA / "claude" / "home", tmp_path / "home")
+    lead = "82d9f90c"
+    printed = {
+        ("resume", "--json"): [_json(run, home, "resume", lead, "--json")],
+        ("watch", "--nl"): _json(
+            run, home, "watch", "--nl", "--duration", "0", "--since", "100000d"
+        ),
+    }
+    listed = {}
+    for name, command in main.commands.items():
+        for param in command.params:
+            text = getattr(param, "help", None) or ""
+            for fields in re.findall(r"\(((?:[a-z_]+, )+[a-z_]+)\)", text):
+                listed[(name, param.opts[-1])] = set(fields.split(", "))
+    assert set(listed) == set(printed)
+    for key, objects in printed.items():
+        assert objects and all(set(o) == listed[key] for o in objects), key
+
+
 _DOCS = (
     "README.md",
     "docs/usage.md",
@@ -181,6 +205,26 @@ def test_the_docs_example_commands_parse(doc: str) -> None:
             name, *args = shlex.split(line)[1:]
             with main.make_context("sessdex", [name]) as parent:
                 main.commands[name].make_context(name, args, parent=parent)
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives a page's headings."""
+    headings = re.findall(r"^#+ (.+)$", page.read_text(), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+
+
+@pytest.mark.parametrize("doc", (*_DOCS, "docs/conformance.md"))
+def test_the_docs_links_lead_somewhere(doc: str) -> None:
+    """A link to a file or a heading (`docs/live.md`, `#how-find-matches`) finds it."""
+    page = ROOT / doc
+    for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+        if target.startswith(("http://", "https://")):
+            continue
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        assert linked.exists(), f"{doc}: {target}"
+        if anchor:
+            assert anchor in _anchors(linked), f"{doc}: {target}"
 
 
 def _keys(value: object) -> set[str]:

@@ -153,10 +153,15 @@ def usage_command(
     from ..views.text import columns_asked
 
     out = terminal.console()
+    asked = columns_asked()
     if not out.is_terminal:
         # a pipe gets whole numbers and names, not folds, unless $COLUMNS says a width
-        out.width = columns_asked() or max(out.width, 160)
-    view.table(report, result.rows, result.total, out.width, str(home.path)).print(out)
+        out.width = asked or max(out.width, 160)
+    roomy = out.is_terminal or asked is not None  # a title may take the width given
+    table = view.table(
+        report, result.rows, result.total, out.width, str(home.path), roomy
+    )
+    table.print(out)
     # apart from the table: a caption would be padded with spaces to the table's width
     if own := view.own_cost_note(result.total):
         out.print(own, style="table.caption", markup=False, soft_wrap=True)

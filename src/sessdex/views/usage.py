@@ -60,6 +60,9 @@ SHORT = {
     "Cache read": "Cache r",
     "Reasoning": "Reason",
 }
+# a session's title in its row at most, on a terminal wide enough
+TITLE_MAX = 120
+
 _STEPS = (
     # (zero columns go, short headers, models shown, counts: "each", "cache", "total")
     (False, False, True, "each"),
@@ -77,9 +80,11 @@ def table(
     total: Row,
     width: int | None = None,
     home: str | None = None,
+    roomy: bool = True,
 ) -> Layout:
     """One line per row (sub-agents indented under their session), then the total; a
-    folder under `home` as `list` shows it, `~/code/shop`.
+    folder under `home` as `list` shows it, `~/code/shop`; a session's title takes the
+    room `width` leaves where `roomy` (a terminal's width, not a pipe's default).
 
     Fitted to `width` where it is given: columns give way as `_STEPS` says; then the key
     is cut (never a session's short id); then counts are written short (`1.2M`), and
@@ -98,9 +103,9 @@ def table(
             lines.append((sub, f"  └ {one_line(agent, 40)}", "dim", False))
     lines.append((total, "Total", "bold", False))
     key_header = HEADERS.get(kind, "Key")
-    key_width = max(cell_width(header) for header in [key_header, *(label for _, label, _, _ in lines)])  # fmt: skip
-    if kind == "session":
-        key_width = min(key_width, 48)
+    whole = max(cell_width(header) for header in [key_header, *(label for _, label, _, _ in lines)])  # fmt: skip
+    # what the columns give way for; a session's title takes more only where there is room
+    key_width = min(whole, 48) if kind == "session" else whole
     least = min(key_width, id_width if kind == "session" else 12)
     columns: list[tuple[str, list[str], int]] = []
     made: dict[tuple[object, ...], tuple[list[str], int]] = {}  # cells, for every step
@@ -108,6 +113,8 @@ def table(
     for step in _STEPS:
         columns = _columns(kind, lines, total, made, *step)
         if width is None or width - _width(columns) >= key_width:
+            if width is not None and roomy:
+                key_width = min(whole, width - _width(columns))
             break
     else:
         assert width is not None
@@ -223,7 +230,7 @@ def _label(kind: str, row: Row, id_width: int, home: str | None = None) -> str:
     (`--explain` takes either), a long one without its start."""
     title = row.about.get("title") if kind == "session" else None
     if title:
-        return f"{one_line(row.key, 80)[:id_width]}  {one_line(title, 60)}"
+        return f"{one_line(row.key, 80)[:id_width]}  {one_line(title, TITLE_MAX)}"
     if kind == "project":  # a folder's end names the project: its start goes
         return left_cut(one_line(short_path(row.key, home) if home else row.key), 80)
     return one_line(row.key, 80)

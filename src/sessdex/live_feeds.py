@@ -8,7 +8,6 @@ has not seen. What the events say of a status is `live_session`'s and `status.py
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections import deque
@@ -18,6 +17,7 @@ from pathlib import Path
 from . import databases, files, reading, sources
 from .diagnostics import FILE_REFUSED, NOT_LINES, Diagnostics, refused, why
 from .follow import Change, Follower, tail_offset
+from .live_beside import Beside
 from .model import Event, Session
 from .sources.base import FollowFile, LineReader, SessionFollow
 from .status import ENDED_AFTER, QUIET_WORKING, Tracker
@@ -31,9 +31,6 @@ FULL_REREAD_MAX = 1024 * 1024  # without a follow hook, smaller files are re-rea
 # this size, keeping only events not seen before; a bigger one from its last window
 REWRITE_REREAD_MAX = 64 * 1024 * 1024
 LISTING_SECONDS = 2.0  # list a session's sub-agent files again this often
-# files beside a main file looked at for a sub-agent's writes (its folder and the folders in
-# it: a sub-agent's transcript beside its lead's, or in a folder named by the session)
-BESIDE_CAP = 2000
 STORE_SECONDS = 2.0  # re-read a database-backed session at most this often
 SEEN_CAP = 50_000  # event identities kept to drop what a re-read repeats
 SKIPS_CAP = 10_000  # unreadable lines remembered to count each once across re-reads
@@ -341,6 +338,7 @@ class ReadFeed:
         # the files beside it were last looked at (ns and s since the epoch)
         self.whole_read_ns = 0
         self.beside_at = float("-inf")
+        self.beside: Beside | None = None
 
     def poll(self, now: float, seen: Seen) -> list[Event]:
         if self.follower is not None:
@@ -416,13 +414,18 @@ class ReadFeed:
         self.beside_at = now
         # a file system's clock lags time.time() a little: a write as the read began counts
         since = self.whole_read_ns - int(MTIME_SLACK * 1e9)
-        return _newest_beside(Path(self.store)) > since
+        if self.beside is None:
+            self.beside = Beside(Path(self.store))
+        return self.beside.newest() > since
 
     def _read(self, seen: Seen, offset: int, *, settled: bool = False) -> list[Event]:
         # one byte early: that line is cut, so every source starts at the next line start
         start = max(0, offset - 1) if offset else 0
         if offset == 0:
             self.whole_read_ns = time.time_ns()
+            if self.follower is not None and self.beside is None:
+                self.beside = Beside(Path(self.store))
+                self.beside.remember()  # what is there now is read: a name after it is new
         scratch = Diagnostics()  # a line being written is not a broken line
         # new events only; of a first read, the recent history only, as for a file read
         # from its tail: a store's session of a million events is not held whole
@@ -540,30 +543,6 @@ class ReadFeed:
 
     def followed(self) -> set[Path]:
         return {Path(self.store)} if self.store else set()
-
-
-def _newest_beside(path: Path) -> int:
-    """The newest modification time (ns) of the files in `path`'s folder and in the
-    folders in it, `path` left out; of the first BESIDE_CAP entries, 0 for none."""
-    newest, seen = 0, 0
-    pending = [(path.parent, True)]
-    while pending and seen < BESIDE_CAP:
-        folder, top = pending.pop()
-        try:
-            with os.scandir(folder) as it:
-                for entry in it:
-                    seen += 1
-                    if seen > BESIDE_CAP:
-                        break
-                    if entry.is_dir(follow_symlinks=False):
-                        if top:
-                            pending.append((Path(entry.path), False))
-                    elif entry.path != str(path):
-                        with contextlib.suppress(OSError):
-                            newest = max(newest, entry.stat().st_mtime_ns)
-        except OSError:
-            continue
-    return newest
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:

@@ -85,7 +85,11 @@ Reading (`_claude_read`, `_claude_stream`):
   files, and 1.0 side-chain lines get their `agentId`, or "sidechain".
 
 Resume: `claude --resume <id>` in the session's folder, with `--model` and `--effort`;
-a recorded permission mode only when it is at least as strict as the default.
+a recorded permission mode only when it is at least as strict as the default. The id is the
+file's name, which Claude Code looks the transcript up by (a copy under another UUID name
+resumes, under that name: 2.1.332, real run); a transcript renamed to no UUID and away from
+its lines' `sessionId` (`backup.jsonl`) gets no command, since `--resume backup` would search
+titles, but `resume_refusal`: the name to give it back.
 """
 
 from __future__ import annotations
@@ -161,6 +165,7 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # never shell wor
 _UUID = re.compile(
     r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
 )  # a session id
+_RECORDED_ID = re.compile(rb'"sessionId"\s*:\s*"([^"\\]{1,128})"')  # a line's own
 TITLES = b'Title"'  # the end of both title keys: one search while neither is known
 EFFORT_SINCE = (2, 1, 212)  # the first Claude Code that writes `effort`
 SIDECAR = "custom-title.json"  # `/rename`'s name, in the session's folder (2.1.3xx)
@@ -998,7 +1003,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 
     A sub-agent has no resume of its own: None (its parent is the session to reopen).
     """
-    if session.parent_id is not None:
+    if session.parent_id is not None or _renamed_from(session) is not None:
         return None
     argv = [PROGRAM, "--resume", session.id]
     notes: list[str] = []
@@ -1028,6 +1033,56 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         notes=tuple(notes),
         withheld=tuple(withheld),
     )
+
+
+def resume_refusal(session: Session) -> str | None:
+    """Why a renamed transcript gets no `claude --resume <its name>`, and the way back."""
+    recorded = _renamed_from(session)
+    if recorded is None or session.path is None:
+        return None
+    name = os.path.basename(session.path)
+    folder = os.path.dirname(session.path)
+    told = (
+        f"{name} holds session {recorded} under another name (renamed or copied): Claude "
+        f"Code finds a session by its file name, {recorded}.jsonl, and reads `claude "
+        f"--resume {session.id}` as a search for a session titled so, which opens its "
+        "picker or another conversation."
+    )
+    if os.path.exists(os.path.join(folder, f"{recorded}.jsonl")):
+        return (
+            f"{told} `claude --resume {recorded}` opens the {recorded}.jsonl beside it, "
+            f"not this copy; to resume this one, rename it in {folder} to a new UUID "
+            "(from `uuidgen`) followed by .jsonl (sessdex never renames an app's files)."
+        )
+    return (
+        f"{told} Rename it back to {recorded}.jsonl in {folder} to resume it (sessdex "
+        "never renames an app's files)."
+    )
+
+
+def _renamed_from(session: Session) -> str | None:
+    """The `sessionId` a transcript's lines carry, where its file was renamed from it.
+
+    Claude Code names each transcript `<session id>.jsonl` and finds it by that name; any
+    other `--resume` value is a title to search for (2.1.x). A file under another UUID
+    (a copy) resumes by that name, so only a name that is no UUID is asked about: never
+    a real transcript left as Claude Code wrote it, and not a file whose lines agree."""
+    if session.path is None or session.parent_id is not None:
+        return None
+    stem, extension = os.path.splitext(os.path.basename(session.path))
+    if extension != ".jsonl" or _UUID.fullmatch(stem):
+        return None
+    try:  # the newest lines: a 1.0 resume's copied opening lines keep the old id
+        _, ending = files.tail_bytes(session.path, HEAD_PROBE)
+    except OSError:
+        return None
+    found: list[bytes] = _RECORDED_ID.findall(ending) or _RECORDED_ID.findall(
+        files.read_start(session.path, HEAD_PROBE) or b""
+    )
+    recorded = found[-1].decode("utf-8", "replace") if found else None
+    if recorded is None or recorded == stem or not _SESSION_ID.fullmatch(recorded):
+        return None
+    return recorded
 
 
 def process_session(args: Sequence[str]) -> Opened | None:

@@ -34,7 +34,6 @@ import orjson
 
 from . import freshness, indexrows, selection
 from .diagnostics import MAX_DETAILS, Diagnostics
-from .errors import IndexBusy
 from .indexdb import (
     connect,
     copy_of,
@@ -48,7 +47,7 @@ from .indexdb import (
 from .indexparse import FUTURE_SLACK, owner_file, parse_one, parse_stream
 from .indexrows import Parsed
 from .indexscan import Job, Notes, RefreshReport, scan_all
-from .indexschema import held_elsewhere
+from .indexschema import begin_write
 from .model import Session
 from .sources import Home, Source
 from .views.records import session_from_state
@@ -675,12 +674,7 @@ class Index:
         meta: Sequence[tuple[str, bytes]],
     ) -> None:
         db = self.db
-        try:
-            db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as error:
-            if held_elsewhere(error):
-                raise IndexBusy(str(self.path)) from error
-            raise  # a full disk, ...: its own message
+        begin_write(db, self.path)
         try:
             db.executemany(
                 "DELETE FROM usage_files WHERE path = ?", [(p,) for p in gone]

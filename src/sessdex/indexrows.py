@@ -16,9 +16,8 @@ import orjson
 
 from . import freshness, pathnames, selection
 from .diagnostics import Diagnostics
-from .errors import IndexBusy
 from .indexscan import Notes
-from .indexschema import held_elsewhere
+from .indexschema import begin_write
 from .model import Session
 from .views.records import (
     merge_states,
@@ -125,12 +124,7 @@ def write(
     With `pack`, the touched apps' signatures (and those of `also`) are packed anew;
     without, they are dropped, and the quick path reads the rows until a later write
     packs them: a big refresh packs once, not once per batch."""
-    try:
-        db.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as error:
-        if held_elsewhere(error):
-            raise IndexBusy(str(path)) from error
-        raise  # a full disk, ...: its own message
+    begin_write(db, path)
     try:
         affected: set[tuple[str, str]] = set()
         touched = {app for app, _, _, _, _ in parsed} | set(notes or {})

@@ -137,6 +137,17 @@ def held_elsewhere(error: sqlite3.OperationalError) -> bool:
     return "locked" in str(error) or "busy" in str(error)
 
 
+def begin_write(db: sqlite3.Connection, path: Path) -> None:
+    """Start a write transaction on the index at `path`: IndexBusy where another sessdex
+    holds it; any other failure (a full disk, ...) raised with its own message."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if held_elsewhere(error):
+            raise IndexBusy(str(path)) from error
+        raise
+
+
 def migrate(db: sqlite3.Connection, path: Path) -> None:
     """Bring the index to this build's schema. One it cannot bring there (a schema
     version above this build's, or tables that are not what its version says: a file
@@ -149,12 +160,7 @@ def migrate(db: sqlite3.Connection, path: Path) -> None:
         )
     if version == len(MIGRATIONS):
         return
-    try:
-        db.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as error:
-        if held_elsewhere(error):
-            raise IndexBusy(str(path)) from error
-        raise  # a full disk, ...: its own message
+    begin_write(db, path)
     try:
         version = db.execute("PRAGMA user_version").fetchone()[
             0

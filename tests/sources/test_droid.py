@@ -406,3 +406,25 @@ def test_an_auto_routed_session_names_the_model_the_router_picked(
     assert found["n"].model == "auto"  # nothing routed yet: the setting as it is
     usage = [e.usage for e in events(found["r"]) if e.kind == "usage"]
     assert usage == [Usage(10, 2, 0, 0, 0, "claude-opus-5")]
+
+
+def test_real_forks_name_their_origin_and_count_only_their_own_spending() -> None:
+    """droid 0.215.0's `exec --fork <id>` and TUI `--fork <id>` (PROVENANCE.md): the new
+    file copies the origin's messages under a `session_start` naming it in `parent`; its
+    settings count only what the fork itself spent."""
+    found = sessions(Home.at(DATA / "forks" / "home"))
+    origin = "39579c81-100b-48d2-b293-cbaecd2805b9"
+    assert origin in found and "forked_from_id" not in found[origin].extra
+    spent = sum((e.usage for e in events(found[origin]) if e.usage), start=Usage())
+    for fork in (
+        "36f57c79-0879-4631-b6ca-7aedd345ae3a",
+        "6ecca826-bdaf-4c07-98c6-4454f0230166",
+    ):
+        session = found[fork]
+        assert session.extra["forked_from_id"] == origin
+        assert session.parent_id is None  # the user's own session, not a sub-agent
+        got = events(session)
+        first = next(e.text for e in got if e.kind == "user")
+        assert first is not None and first.startswith("SCENARIO=basic")  # copied, shown
+        own = sum((e.usage for e in got if e.usage), start=Usage())
+        assert own.input_tokens == 2000 and own.input_tokens < spent.input_tokens

@@ -13,8 +13,9 @@ user message's leading `<system-reminder>` blocks are not the user's words: they
 dropped from titles and user events, and a message marked `visibility: llm_only` (the
 context droid injects at a session's start, real in 0.213) or `user_only` (a notice) is a
 `meta` event, never the user's words nor the title. A `document` block is named. A
-`session_start` naming a `parent` (`/fork`) is a session of its own,
-`extra["forked_from_id"]`. Usage: droid logs no per-response usage that we
+`session_start` naming a `parent` (`/fork`; 0.215's `droid --fork <id>` and `droid exec
+--fork <id>` write it, with `forkedAtMessageId`) is a session of its own, `extra["forked_from_id"]`: it
+copies the origin's messages (shown), while its `tokenUsage` counts only its own calls. Usage: droid logs no per-response usage that we
 have seen, so `read` emits one `usage` event with the session totals of `tokenUsage`
 (`extra["session_total"]`; its `thinkingTokens` added to the output, which every public
 reader of it takes them to be apart from: ccusage's droid app, no word of Factory's), unless messages carry their own `usage` (then one per
@@ -61,7 +62,7 @@ CHECKED_WITH = (
     "public synthetic samples (droid 0.81-era session store) and reader projects, "
     "the injected-context shape as third-party readers quote a real 0.213 run; "
     "and real sessions of droid 0.215.0 (conformance suite: exec, TUI resume, a Task "
-    "sub-agent; BYOK model, airgap mode); resume flag `--resume <id>` also in Factory's "
+    "sub-agent, `exec --fork` and TUI `--fork`; BYOK model, airgap mode); resume flag `--resume <id>` also in Factory's "
     "CLI reference of 2026-09"
 )
 NEWEST_CHECKED = "0.215.0"  # doctor names versions past it

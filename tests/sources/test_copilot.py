@@ -494,3 +494,64 @@ def test_a_pasted_text_in_a_small_history_document_is_its_note(tmp_path: Path) -
     said = [e.text for e in found if e.kind == "assistant"]
     assert said[-1] == f"[text, {files.human_bytes(len(big))}]"
     assert all(len(e.text or "") < 10_000 for e in found)
+
+
+FORKS = DATA / "forks" / "home"  # a real `/fork` of copilot 1.0.102 (PROVENANCE.md)
+FORK_ORIGIN = "73e1708c-4b03-42d3-8fab-cf6207709959"
+FORK = "02ac738d-fb22-4110-a760-c94707259c53"
+
+
+def test_a_fork_names_its_origin_and_bills_only_its_own_calls() -> None:
+    found = sessions(Home.at(FORKS))
+    fork, origin = found[FORK], found[FORK_ORIGIN]
+    assert fork.extra.get("forked_from_id") == FORK_ORIGIN
+    assert "forked_from_id" not in origin.extra  # it names the fork, but is none
+    got = events(fork)
+    # the copied turn is shown, as the fork's model saw it, after a note naming its origin ...
+    notes = [e for e in got if e.extra.get("forked_from")]
+    assert [e.extra["forked_from"] for e in notes] == [FORK_ORIGIN]
+    prompts = [e.text for e in got if e.kind == "user"]
+    assert notes[0].seq < next(e.seq for e in got if e.kind == "user")
+    assert prompts[0] is not None and prompts[0].startswith("SCENARIO=basic")
+    # ... but its two calls were paid in the origin: only the fork's own two count
+    assert total(got) == total(events(origin))
+    assert total(got).input_tokens == 2000
+
+
+def test_a_fork_of_a_fork_names_the_fork_it_was_copied_from(tmp_path: Path) -> None:
+    """Its copy holds the first fork's own notice (naming the origin): not its origin."""
+    home = tmp_path / "home"
+    shutil.copytree(FORKS, home)
+    state = home / ".copilot" / "session-state"
+    first = [
+        json.loads(line)
+        for line in (state / FORK / "events.jsonl").read_text().splitlines()
+    ]
+    second = "5e1f0c2a-0000-4000-8000-000000000002"
+    start = {
+        **first[0],
+        "timestamp": "2026-12-05T05:00:00.000Z",
+        "data": {**first[0]["data"], "sessionId": second},
+    }
+    start["data"]["startTime"] = start["timestamp"]
+    notice = {
+        "type": "session.info",
+        "id": "0e5a1a4e-0000-4000-8000-000000000003",
+        "timestamp": "2026-12-05T05:00:00.001Z",
+        "parentId": first[-1]["id"],
+        "data": {
+            "infoType": "fork",
+            "message": f'Forked from "a" ({FORK}) as "a (fork)" ({second}).',
+        },
+    }
+    (state / second).mkdir()
+    (state / second / "events.jsonl").write_text(  # compact, as Copilot writes it
+        "".join(
+            json.dumps(r, separators=(",", ":")) + "\n"
+            for r in [start, *first[1:], notice]
+        )
+    )
+    found = sessions(Home.at(home))
+    assert found[second].extra.get("forked_from_id") == FORK
+    assert found[FORK].extra.get("forked_from_id") == FORK_ORIGIN
+    assert total(events(found[second])) == Usage()  # it made no call of its own

@@ -14,6 +14,14 @@ conversation events, and `workspace.yaml` (title; parsed line-wise, no YAML depe
 Sub-agents are not listed as sessions (they have no file of their own); their events come
 with `agent_id`.
 
+Forks (`/fork` in the TUI, 1.0.102; no headless form): a new `session-state/<uuid>/` whose
+log opens with its own `session.start` (dated now), then the origin's events copied verbatim
+(their ids and older times kept), then a `session.info` `infoType: fork` whose message names
+the origin and the fork by id (the origin gets one naming only the fork). An event dated
+before the first `session.start` marks a fork when listing; that notice gives
+`extra["forked_from_id"]`. The copies are shown, after a `meta` note naming the origin, and bill nothing again: their usage is
+left to the origin (an event dated before the fork began, as pi's are).
+
 Usage: builds from 1.0.102 write one `session.usage_record` per model call (the `usage` of
 `assistant.usage`, de-duplicated by `apiCallId`): one usage event each. Older builds wrote
 token totals only in `session.shutdown.modelMetrics` (cumulative since the session began,
@@ -57,6 +65,7 @@ from ._values import (
     as_dict,
     as_int,
     as_str,
+    copied_note,
     epoch_or_iso_time,
     line_start,
     one_line,
@@ -71,7 +80,7 @@ NAME = "copilot"
 TITLE = "GitHub Copilot CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "copilot 1.0.11 - 1.0.102; resume checked against 1.0.102's --help; "
+    "copilot 1.0.11 - 1.0.102; resume checked against 1.0.102's --help, `/fork` in its TUI; "
     "history-session-state/ of builds before 0.0.342 from third-party readers (synthetic)"
 )
 NEWEST_CHECKED = "1.0.102"  # doctor names versions past it
@@ -86,6 +95,11 @@ _ID_START = re.compile(r"[0-9a-f][0-9a-f-]{6,35}")
 
 
 _EVENTS = "events.jsonl"
+# `/fork` writes a `session.info` (`infoType: fork`) into both sessions, naming their ids
+_INFO_TYPE = b'"infoType"'
+_NAMED_ID = re.compile(
+    r"\(([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\)"
+)
 # `user.message.source` values that are the user (or another agent prompting a sub-agent)
 _TYPED_SOURCES = frozenset({"", "user"})
 _WORKSPACE = "workspace.yaml"
@@ -210,6 +224,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     fields: dict[str, object] = {}
     first_prompt: str | None = None
     updated: datetime | None = None
+    copies = False  # an event dated before the session began: a fork's copied history
     for line, counted in lines:
         # a torn last line is one the app is still writing: noted, not counted as broken
         record = files.parse_json(
@@ -225,6 +240,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             not isinstance(record.get("agentId"), str)
             and "parentToolCallId" not in data
         )
+        created = fields.get("created")
+        if stamp and isinstance(created, datetime) and stamp < created:
+            copies = True
         if kind == "session.start":
             fields.setdefault("id", as_str(data.get("sessionId")))
             fields.setdefault(
@@ -254,6 +272,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             first_prompt = one_line(as_str(data.get("content")), limit=None)
     repository = as_str(fields.get("repository"))
     session_id = as_str(fields.get("id")) or (path.stem if legacy else path.parent.name)
+    extra: dict[str, JSONValue] = {"repository": repository} if repository else {}
+    if copies and (origin := _fork_origin(path, session_id, size, diagnostics)):
+        extra["forked_from_id"] = origin
     # The title lives in workspace.yaml (`name`, else an older build's `summary`); only
     # the flat legacy files have none. The first prompt stands in where it names nothing.
     named_elsewhere = not legacy and (path.parent / _WORKSPACE).exists()
@@ -284,9 +305,30 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             cli_version=as_str(fields.get("cli_version")),
             bytes=size,
             precedence=1,
-            extra={"repository": repository} if repository else {},
+            extra=extra,
         ),
     ]
+
+
+def _fork_origin(
+    path: Path, session_id: str, size: int, diagnostics: Diagnostics
+) -> str | None:
+    """The session `/fork` copied this one from. Its notice, after the copied events,
+    names both ("Forked from "…" (<origin>) as "…" (<this>)"); the origin's own notice
+    names only the fork, and a fork of a fork also holds its origin's copied notice,
+    which does not name this session: the oldest notice naming this one and another."""
+    origin = None
+    for line in files.lines_with(path, _INFO_TYPE, 0, size, diagnostics=diagnostics):
+        record = files.parse_json(line) or {}
+        data = as_dict(record.get("data"))
+        if record.get("type") != "session.info" or data.get("infoType") != "fork":
+            continue
+        message = as_str(data.get("message")) or ""
+        named = _NAMED_ID.findall(message)
+        others = [found for found in named if found != session_id]
+        if session_id in named and others:
+            origin = others[0]  # found newest first: the last one kept is the oldest
+    return origin
 
 
 def _parse_workspace(path: Path) -> list[Session]:
@@ -358,6 +400,20 @@ class _Reader:
         self.billed: set[str] = set()  # apiCallIds already counted
         self.records_since_shutdown = 0
         self.totals: dict[str, Usage] = {}
+        # a fork's events dated before it was made are copies: its origin paid for them
+        self.forked_at = (
+            session.created.timestamp()
+            if session.extra.get("forked_from_id") and session.created
+            else None
+        )
+        self.copy_told = False  # the note opening the copied events was given
+
+    def paid_here(self, record: Mapping[str, object]) -> bool:
+        """Whether what the event billed counts in this session (not a fork's copy)."""
+        if self.forked_at is None:
+            return True
+        when = epoch_or_iso_time(record.get("timestamp"))
+        return when is None or when.timestamp() >= self.forked_at
 
     _HANDLERS = frozenset(
         {
@@ -412,6 +468,16 @@ class _Reader:
 
     def translate(self, kind: str, record: Mapping[str, object]) -> Iterator[Event]:
         data = as_dict(record.get("data"))
+        if not self.copy_told and not self.paid_here(record):
+            self.copy_told = True
+            origin = as_str(self.session.extra.get("forked_from_id")) or "?"
+            yield self.event(
+                "meta",
+                record,
+                agent_id=None,
+                text=copied_note(origin),
+                extra={"forked_from": origin},
+            )
         agent = self.agent(record)
         if kind in ("session.start", "session.resume"):
             context = as_dict(data.get("context"))
@@ -487,7 +553,7 @@ class _Reader:
             spent = as_dict(data.get("compactionTokensUsed"))
             compaction_call = as_str(data.get("requestId"))
             billed = compaction_call is not None and compaction_call in self.billed
-            if spent and self.billed and not billed:
+            if spent and self.billed and not billed and self.paid_here(record):
                 if compaction_call:
                     self.billed.add(compaction_call)
                 self.records_since_shutdown += 1
@@ -531,6 +597,8 @@ class _Reader:
                 self.billed.add(call)
             if provider_call := as_str(usage_data.get("providerCallId")):
                 self.billed.add(provider_call)  # what a compaction names as requestId
+            if not self.paid_here(record):
+                return
             self.records_since_shutdown += 1
             yield self.event(
                 "usage",
@@ -675,7 +743,11 @@ class _Reader:
         self, record: Mapping[str, object], data: Mapping[str, object]
     ) -> Iterator[Event]:
         totals = _shutdown_totals(data)
-        if self.records_since_shutdown == 0 and self.offset == 0:
+        if (
+            self.records_since_shutdown == 0
+            and self.offset == 0
+            and self.paid_here(record)
+        ):
             for model, total in totals.items():
                 before = self.totals.get(model, Usage())
                 delta = _minus(total, before)

@@ -1586,3 +1586,18 @@ def test_an_archived_rollout_cut_short_in_its_first_block_is_said_not_lost_unsai
     [report] = api.doctor(Home.at(home), ["codex"])
     assert report.diagnostics.skipped == {"unreadable": 1}
     assert (str(archived), 0, "unreadable") in report.diagnostics.details
+
+
+def test_a_side_chat_names_its_thread_and_its_boundary_is_not_the_users_words() -> None:
+    """`/side` in the 0.171 TUI (PROVENANCE.md): an attached thread forked from the one
+    open, whose rollout opens with Codex's boundary note, written as a user message."""
+    found = discover(Home.at(DATA / "side" / "home"))
+    owner = "01a24473-21eb-74f1-ac58-b1ea8bdda299"
+    side = found["01a24473-4a2c-7621-8c72-b0f44fb747e7"]
+    assert side.extra.get("forked_from_id") == owner and side.parent_id is None
+    got = events(side)
+    said = [e.text or "" for e in got if e.kind == "user"]
+    assert said == [
+        "SCENARIO=resume Please run the greeting command once more after resuming."
+    ]
+    assert usage_total(got).input_tokens == 2000  # its own two calls, not the owner's

@@ -44,6 +44,7 @@ HARNESS_MARKERS = (
     "<realtime_conversation>",
     "<INSTRUCTIONS>",
     "<user_action>",  # /review's findings, recorded as a user message
+    "Side conversation boundary.",  # what `/side` (an attached thread) is told first
 )
 # Response item types that the bare (pre-envelope) era wrote as whole lines.
 BARE_ITEM_TYPES = frozenset(

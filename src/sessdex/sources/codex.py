@@ -24,7 +24,10 @@ Several fragments describe one thread; their precedence gives the merge: `thread
 for the title, and the rollout > the db row for every other field. A `threads.source` (or
 `session_meta.source`) that is a JSON object marks a sub-agent: `parent_id` comes from it or
 from `thread_spawn_edges`. Forks keep `parent_id` empty (they are the user's own threads)
-and name their origin in `extra["forked_from_id"]`.
+and name their origin in `extra["forked_from_id"]`. So does a `/side` chat (0.171's TUI: an
+attached thread, `session_meta.attached_thread`, the db's `attached_thread_parent_id` and
+`thread_source: tui_side_chat`), whose rollout copies nothing of its owner and opens with
+Codex's "Side conversation boundary." note: harness text, not the user's words.
 
 Reading: `event_msg` `user_message` (or paginated `item_completed` `UserMessage`) is the
 human's prompt, and the `response_item` user message carrying the same text is its echo;

@@ -215,13 +215,16 @@ def _anchors(page: Path) -> set[str]:
 
 @pytest.mark.parametrize("doc", (*_DOCS, "docs/conformance.md"))
 def test_the_docs_links_lead_somewhere(doc: str) -> None:
-    """A link to a file or a heading (`docs/live.md`, `#how-find-matches`) finds it."""
+    """A link to a file or a heading (`docs/live.md`, `#how-find-matches`) finds it, in
+    the repository: a file beside a checkout is not there for a reader of the project's
+    page (nor in a clone made anywhere else)."""
     page = ROOT / doc
     for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
         if target.startswith(("http://", "https://")):
             continue
         path, _, anchor = target.partition("#")
         linked = (page.parent / path).resolve() if path else page
+        assert linked.is_relative_to(ROOT.resolve()), f"{doc}: {target} leaves the repo"
         assert linked.exists(), f"{doc}: {target}"
         if anchor:
             assert anchor in _anchors(linked), f"{doc}: {target}"

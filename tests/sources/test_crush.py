@@ -566,3 +566,21 @@ def test_doctor_says_so_when_the_registry_names_no_project_it_can_read(
     )
     [report] = api.doctor(Home.at(HOME), ["crush"])
     assert report.notes == ()
+
+
+def test_doctor_says_so_when_a_registry_entry_names_no_project(tmp_path: Path) -> None:
+    # an entry retyped to a string (or one with neither a path nor a data folder) was
+    # passed over: that project's sessions went missing, and no word said why
+    from sessdex import api
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    registry_file = home / ".local" / "share" / "crush" / "projects.json"
+    document = json.loads(registry_file.read_text())
+    document["projects"][0] = "shop"
+    registry_file.write_text(json.dumps(document))
+    [report] = api.doctor(Home.at(home), ["crush"])
+    assert report.notes == (
+        f"{registry_file}: 1 project entry names no folder sessdex can read; that "
+        "project's sessions are missing unless another agent recorded its folder",
+    )

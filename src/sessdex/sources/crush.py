@@ -151,6 +151,11 @@ def scan(location: Location) -> Iterator[Path]:
 
 
 def _projects(location: Location) -> list[_Project]:
+    return _registry(location)[0]
+
+
+def _registry(location: Location) -> tuple[list[_Project], int]:
+    """The projects `projects.json` names, and how many of its entries name none."""
     registry = files.read_json_file(
         location.root / "projects.json", limit=16 * 1024 * 1024
     )
@@ -158,6 +163,7 @@ def _projects(location: Location) -> list[_Project]:
     if not isinstance(listed, list):  # torn, or not the shape Crush writes
         listed = _salvaged(location.root / "projects.json")
     projects = []
+    unread = 0
     for item in listed if isinstance(listed, list) else []:
         item = item if isinstance(item, dict) else {}
         path, data_dir = item.get("path"), item.get("data_dir")
@@ -166,6 +172,7 @@ def _projects(location: Location) -> list[_Project]:
             # reads a torn registry): the project is the folder that holds it
             path = str(as_written(data_dir).parent) if data_dir else None
         if not isinstance(path, str) or not path:
+            unread += 1
             continue
         data_dir = (
             data_dir
@@ -180,7 +187,7 @@ def _projects(location: Location) -> list[_Project]:
             else _relocated(data_dir, location.root)
         )
         projects.append(_Project(path, data_dir, found, found_data))
-    return projects
+    return projects, unread
 
 
 def _salvaged(registry: Path) -> list[dict[str, str]] | None:
@@ -219,12 +226,23 @@ def _registry_torn(location: Location) -> bool:
 def doctor_notes(location: Location) -> list[str]:
     """A registry that names no project sessdex can read: every registered project's
     sessions are missing, and no database is read to say so (`parse` says it of each)."""
-    if not _registry_torn(location) or _projects(location):
-        return []
-    return [
-        f"{location.root / 'projects.json'} does not parse as Crush writes it and names "
-        "no project; only projects other agents recorded were looked at"
-    ]
+    projects, unread = _registry(location)
+    if _registry_torn(location) and not projects:
+        return [
+            f"{location.root / 'projects.json'} does not parse as Crush writes it and "
+            "names no project; only projects other agents recorded were looked at"
+        ]
+    if unread:  # an entry retyped or emptied: its project is read nowhere else
+        entries, whose = (
+            ("1 project entry names", "that project's")
+            if unread == 1
+            else (f"{unread} project entries name", "those projects'")
+        )
+        return [
+            f"{location.root / 'projects.json'}: {entries} no folder sessdex can read; "
+            f"{whose} sessions are missing unless another agent recorded its folder"
+        ]
+    return []
 
 
 def _relocated(recorded: str, registry: Path) -> Path:

@@ -584,3 +584,17 @@ def test_doctor_says_so_when_a_registry_entry_names_no_project(tmp_path: Path) -
         f"{registry_file}: 1 project entry names no folder sessdex can read; that "
         "project's sessions are missing unless another agent recorded its folder",
     )
+
+
+def test_a_registry_folder_that_is_not_utf8_falls_back_to_the_projects_own(
+    tmp_path: Path,
+) -> None:
+    # a byte in `data_dir` that is not UTF-8 made it a folder that is nowhere: the
+    # project's sessions went missing unsaid, though its `path` still names its folder
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    registry_file = home / ".local" / "share" / "crush" / "projects.json"
+    data = registry_file.read_bytes()
+    at = data.rindex(b'.crush"')
+    registry_file.write_bytes(data[:at] + b"\xff" + data[at + 1 :])
+    assert set(sessions(home)) == set(sessions(HOME))

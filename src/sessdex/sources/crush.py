@@ -166,7 +166,11 @@ def _registry(location: Location) -> tuple[list[_Project], int]:
     unread = 0
     for item in listed if isinstance(listed, list) else []:
         item = item if isinstance(item, dict) else {}
-        path, data_dir = item.get("path"), item.get("data_dir")
+        # a folder whose bytes were not UTF-8 (read as U+FFFD) names no folder there is
+        path, data_dir = (
+            None if isinstance(value, str) and "\ufffd" in value else value
+            for value in (item.get("path"), item.get("data_dir"))
+        )
         if (not isinstance(path, str) or not path) and isinstance(data_dir, str):
             # an entry whose `path` went missing still names its data (as `_salvaged`
             # reads a torn registry): the project is the folder that holds it

@@ -623,7 +623,7 @@ def _merge(context: Context, lead: Stream) -> Iterator[Event]:
         for agent in agents:
             child = context.children[agent]
             if child.first is None and child.path is not None:
-                child.first = _first_time(child.path)
+                child.first = _opening(child.path)[0]
             first = child.first
             heapq.heappush(heap, (max(first or floor, floor), next(tick), None, agent))
 
@@ -678,21 +678,6 @@ def _opening(path: Path) -> tuple[float | None, int | None]:
         if first is not None and asked:
             break
     return first, task
-
-
-def _first_time(path: Path) -> float | None:
-    """The first timestamp in a file's first lines, as a merge key."""
-    try:
-        head = files.head_lines(path, 8)
-    except OSError:
-        return None
-    for line in head:
-        if b'"timestamp"' in line.data:
-            record = rec.load(line.data, line.complete, line.number, None, "")
-            stamp = rec.moment(record.get("timestamp")) if record else None
-            if stamp is not None:
-                return stamp.timestamp()
-    return None
 
 
 def _next_line(path: Path, offset: int) -> int:

@@ -387,3 +387,62 @@ def test_a_fallback_notice_in_the_answer_is_not_the_models_text(tmp_path: Path) 
     ]
     assert ("meta", "Switched to claude-haiku-4-5") in said
     assert [t for k, t in said if k == "assistant"] == ["The docs are fine."]
+
+
+def test_a_fork_in_the_1x_session_table_bills_only_its_own_calls(
+    tmp_path: Path,
+) -> None:
+    """anomalyco/opencode's packages/core/src/session/sql.ts (@02ce4a33) keeps the fork
+    link in the `session` table itself (`fork_session_id`, `fork_message_id`) beside
+    `session_message` rows, with no `session_v2`: a fork's copies are still billed to
+    its source only, and a spawn naming no child finds it among the `session` rows."""
+    folder = tmp_path / "home" / ".local/share/opencode"
+    folder.mkdir(parents=True)
+    shutil.copy(DB, folder / "opencode.db")
+    db = sqlite3.connect(folder / "opencode.db")
+    db.execute("ALTER TABLE session ADD COLUMN fork_session_id text")
+    db.execute("ALTER TABLE session ADD COLUMN fork_message_id text")
+    (project,) = db.execute("SELECT project_id FROM session LIMIT 1").fetchone()
+    for session_id, title, fork, parent in (
+        (NATIVE, "run the tests", None, None),
+        (CHILD, "Check the docs (@general subagent)", None, NATIVE),
+        (FORK, "run the tests (fork #1)", NATIVE, None),
+    ):
+        db.execute(
+            "INSERT INTO session (id, project_id, parent_id, fork_session_id, slug, "
+            "directory, title, version, agent, model, time_created, time_updated) "
+            "VALUES (?, ?, ?, ?, 'slug', '/work/proj', ?, '1.19.0', 'build', ?, ?, ?)",
+            (
+                session_id,
+                project,
+                parent,
+                fork,
+                title,
+                json.dumps(MODEL),
+                T0,
+                T0 + 9000,
+            ),
+        )
+    add_rows(db, NATIVE, NATIVE_ROWS[:3])
+    add_rows(db, CHILD, CHILD_ROWS)
+    copies = [
+        (f"msg_evt_{n}", kind, data)
+        for n, (_, kind, data) in enumerate(NATIVE_ROWS[:3])
+    ]
+    add_rows(db, FORK, copies)
+    add_rows(db, FORK, [
+        ("msg_fu", "user", {"time": {"created": T0 + 5000}, "text": "after the fork"}),
+        ("msg_fa", "assistant", assistant(T0 + 5100, [{"type": "text", "text": "ok"}],
+                                          finish="stop", tokens=tokens(50, 2))),
+    ])  # fmt: skip
+    db.commit()
+    found = sessions(tmp_path / "home")
+    assert found[FORK].extra["forked_from_id"] == NATIVE
+    events, diagnostics = read(found[FORK])
+    assert not diagnostics.problems
+    said = [e.text for e in events if e.kind == "user" and e.agent_id is None]
+    assert said == ["run the tests", "after the fork"]
+    billed = [e.usage.input_tokens for e in events if e.usage and e.agent_id is None]
+    assert billed == [50]  # the copied calls are billed to the session they came from
+    [spawn] = [e for e in read(found[NATIVE])[0] if e.kind == "subagent"]
+    assert spawn.extra["child_id"] == CHILD

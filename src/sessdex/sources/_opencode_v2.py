@@ -18,6 +18,9 @@ the 1.x tables, which a 1.x build may go on writing: a session in both is read f
 merged by time, a copy (same id, or same kind at the same millisecond) once. A fork copies
 its source's rows under new ids: they are shown, and their responses are billed to the
 source only. `input` excludes cached tokens and `output` excludes reasoning, as in 1.x.
+Later schemas in anomalyco/opencode (packages/core/src/session/sql.ts @02ce4a33) have no
+`session_v2`: the `session` table itself takes `fork_session_id` / `fork_message_id` beside
+the `session_message` rows, so the fork link and the children are sought in both tables.
 
 Checked against opencode 2.0.15's schema and rows as a public third-party reader's tests
 quote them (no real 2.x database seen here): Medium-Low confidence.
@@ -131,13 +134,7 @@ def history(
 ) -> Iterator[Event]:
     """The session's events: its 2.x rows, merged by time with the messages the 1.x
     tables hold (`legacy_rows`: created ms, id and role of each; `legacy_message` reads one)."""
-    fork = None
-    if "fork_session_id" in databases.table_columns(connection, SESSION_TABLE):
-        row = connection.execute(
-            f"SELECT fork_session_id FROM {SESSION_TABLE} WHERE id = ?", (session_id,)
-        ).fetchone()
-        fork = as_str(row[0]) if row else None
-    copied = _billed_calls(connection, fork)
+    copied = _billed_calls(connection, _fork_source(connection, session_id))
     known_ids = {row_id for _, row_id, _ in legacy_rows[:_IDS_CAP]}
     known_times = {(created, role) for created, _, role in legacy_rows[:_IDS_CAP]}
     spawned = _Spawned(connection, session_id)
@@ -161,6 +158,27 @@ def history(
         legacy = next(waiting, None)
 
 
+def _session_tables(connection: sqlite3.Connection, *needed: str) -> list[str]:
+    """The session tables holding these columns: 2.x's `session_v2`, and `session`, which
+    took the same columns in later 1.x schemas (`fork_session_id` beside `parent_id`)."""
+    return [
+        table
+        for table in (SESSION_TABLE, "session")
+        if set(needed) <= databases.table_columns(connection, table)
+    ]
+
+
+def _fork_source(connection: sqlite3.Connection, session_id: str) -> str | None:
+    """The session a fork copied its rows from, from the first session row naming one."""
+    for table in _session_tables(connection, "id", "fork_session_id"):
+        row = connection.execute(
+            f"SELECT fork_session_id FROM {table} WHERE id = ?", (session_id,)
+        ).fetchone()
+        if row and (source := as_str(row[0])):
+            return source
+    return None
+
+
 def _role(kind: str) -> str:
     return kind if kind in ("user", "assistant") else ""
 
@@ -175,19 +193,18 @@ class _Spawned:
 
     def claim(self, named: str | None) -> str | None:
         if self.waiting is None:
-            columns = databases.table_columns(self.connection, SESSION_TABLE)
-            self.waiting = (
-                [
-                    row[0]
-                    for row in self.connection.execute(
-                        f"SELECT id FROM {SESSION_TABLE} WHERE parent_id = ? ORDER BY time_created, id LIMIT 10000",
+            found: set[tuple[int, str]] = set()
+            for table in _session_tables(self.connection, "parent_id", "time_created"):
+                found.update(
+                    (created if isinstance(created, int) else 0, child)
+                    for child, created in self.connection.execute(
+                        f"SELECT id, time_created FROM {table} WHERE parent_id = ? LIMIT 10000",
                         (self.session_id,),
                     )
-                    if isinstance(row[0], str)
-                ]
-                if {"parent_id", "time_created"} <= columns
-                else []
-            )
+                    if isinstance(child, str)
+                )
+            # a child in both tables (an upgraded 1.x one) is waited for once
+            self.waiting = list(dict.fromkeys(child for _, child in sorted(found)))
         if named is not None:
             if named in self.waiting:
                 self.waiting.remove(named)

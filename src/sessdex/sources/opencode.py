@@ -81,6 +81,8 @@ CHECKED_WITH = (
     "early 0.x per-project JSON store (from sst/opencode's app.ts, session/index.ts and "
     "storage.ts of mid-2025; synthetic sample); "
     "2.0.15 tables and rows as a public reader's tests quote them (no real 2.x file seen); "
+    "the `session` table's fork columns beside `session_message` from anomalyco/opencode's "
+    "packages/core/src/session/sql.ts @02ce4a33 (source only); "
     "resume checked against 1.18.33's --help and anomalyco/opencode's tui/thread.ts "
     "@01d247b9 (`--session`, `--model provider/model`, no variant flag)"
 )

@@ -446,3 +446,23 @@ def test_a_fork_in_the_1x_session_table_bills_only_its_own_calls(
     assert billed == [50]  # the copied calls are billed to the session they came from
     [spawn] = [e for e in read(found[NATIVE])[0] if e.kind == "subagent"]
     assert spawn.extra["child_id"] == CHILD
+
+
+def test_a_compaction_keeps_the_cost_opencode_recorded(tmp_path: Path) -> None:
+    """A completed compaction row carries its request's `model`, `cost` and `tokens`
+    (anomalyco/opencode packages/schema/src/session-message.ts @0ceb3dd5): its usage keeps
+    the provider and cost, as an assistant row's does, for a model no price list knows."""
+    home = tmp_path / "home"
+    db = database_v2(home / ".local/share/opencode")
+    add_rows(db, NATIVE, [
+        ("msg_c2", "compaction", {"time": {"created": T0 + 2000}, "status": "completed",
+                                  "reason": "auto", "summary": "short", "recent": "",
+                                  "model": {"id": "in-house-9", "providerID": "acme"},
+                                  "cost": 0.0125, "tokens": tokens(300, 60)}),
+    ])  # fmt: skip
+    db.commit()
+    events, _ = read(sessions(home)[NATIVE])
+    [usage] = [
+        e for e in events if e.usage is not None and e.usage.model == "in-house-9"
+    ]
+    assert usage.extra == {"provider": "acme", "cost_usd": 0.0125}

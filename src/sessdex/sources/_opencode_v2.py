@@ -6,7 +6,8 @@ for a fork); its history is `session_message` rows ordered by `seq`, each a `typ
 `data` JSON: `user {text, files}`, `assistant {agent, model {id, providerID}, content
 [text | reasoning | tool {id, name, state {status, input, content[], structured, result,
 error}}], finish, error, tokens, time {created, completed}}`, `synthetic`, `system`,
-`skill`, `shell {command, status, exit, output}`, `compaction {status, summary, tokens, error}`,
+`skill`, `shell {command, status, exit, output}`, `compaction {status, reason, summary,
+recent, model, cost, tokens, error}` (its request billed like an answer),
 `idle {outcome}`, `agent-switched`, `model-switched`, `location-switched`. An assistant
 row is rewritten in place while it streams (a tool `streaming` its input has no result
 yet); a revert deletes rows. The `subagent` tool (input `{agent, description, prompt,
@@ -425,10 +426,13 @@ def _compaction(
         yield reader.event("compaction", time, agent, text=as_str(data.get("summary")))
     tokens = data.get("tokens")
     if isinstance(tokens, dict) and _call_key(data) not in copied:
-        model = as_str(as_dict(data.get("model")).get("id"))
-        usage = usage_of(tokens, model)
+        model = as_dict(data.get("model"))
+        usage = usage_of(tokens, as_str(model.get("id")))
         if usage is not None:
-            yield reader.event("usage", time, agent, usage=usage)
+            # a compaction request is billed like an answer: keep whom it went to and
+            # the cost OpenCode recorded
+            extra = billing(model.get("providerID"), data.get("cost"))
+            yield reader.event("usage", time, agent, usage=usage, extra=extra)
 
 
 def _billed_calls(connection: sqlite3.Connection, source: str | None) -> set[bytes]:

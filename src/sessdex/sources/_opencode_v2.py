@@ -24,7 +24,9 @@ Later schemas in anomalyco/opencode (packages/core/src/session/sql.ts @02ce4a33)
 the `session_message` rows, so the fork link and the children are sought in both tables.
 
 Checked against opencode 2.0.15's schema and rows as a public third-party reader's tests
-quote them (no real 2.x database seen here): Medium-Low confidence.
+quote them (no real 2.x database seen here): Medium-Low confidence. The row types and
+fields above match anomalyco/opencode's packages/schema/src/session-message.ts @0ceb3dd5
+(source only; it adds `retry`, `rawFinish` and `native` to assistant rows, not read).
 """
 
 from __future__ import annotations

@@ -161,6 +161,53 @@ def test_a_readers_draft_is_the_frozen_event_and_usage_it_says() -> None:
     assert dataclasses.asdict(made)["usage"]["output_tokens"] == 2
 
 
+def test_an_emitters_events_are_those_event_makes_numbered_in_order() -> None:
+    """`Emitter` (most readers' one maker of events) gives, numbered from 0, the very
+    events `Event(...)` makes of the same fields, the ones left out at their defaults,
+    each with an `extra` of its own; a time it is told is a guess only where there is one."""
+    from sessdex.sources._values import Emitter
+
+    when = datetime(2026, 1, 2, tzinfo=UTC)
+    used = Usage(1, 2)
+    emit = Emitter("s1")
+    made = [
+        emit("user", when, text="hi"),
+        emit(
+            "tool_call",
+            when,
+            estimated=True,
+            agent_id="a1",
+            tool="Bash",
+            call_id="c1",
+            extra={"input": {"k": 1}},
+        ),
+        emit("tool_result", None, estimated=True, call_id="c1", is_error=True),
+        emit("usage", usage=used),
+        emit("meta"),
+    ]
+    assert made == [
+        Event("s1", 0, "user", when, text="hi"),
+        Event(
+            "s1",
+            1,
+            "tool_call",
+            when,
+            True,
+            "a1",
+            None,
+            "Bash",
+            "c1",
+            extra={"input": {"k": 1}},
+        ),
+        Event("s1", 2, "tool_result", None, call_id="c1", is_error=True),
+        Event("s1", 3, "usage", usage=used),
+        Event("s1", 4, "meta"),
+    ]
+    assert all(type(event) is Event for event in made)
+    # a reader filling its own event's extra fills no other's
+    assert made[3].extra is not made[4].extra
+
+
 @pytest.mark.parametrize(
     "value",
     [

@@ -25,6 +25,7 @@ from ._values import (
     iso_time,
     items,
     json_value,
+    new_usage,
     number,
     obj,
     plain,
@@ -250,12 +251,13 @@ def usage(message: dict[str, object], model_type: str = "gemini") -> Usage | Non
     if message.get("type") != model_type or not isinstance(tokens, dict):
         return None
     cached, thoughts = number(tokens, "cached"), number(tokens, "thoughts")
-    return Usage(
-        input_tokens=max(0, number(tokens, "input") - cached) + number(tokens, "tool"),
-        output_tokens=number(tokens, "output") + thoughts,
-        cache_read_tokens=cached,
-        reasoning_tokens=thoughts,
-        model=text_of(message, "model"),
+    return new_usage(
+        max(0, number(tokens, "input") - cached) + number(tokens, "tool"),
+        number(tokens, "output") + thoughts,
+        cached,
+        0,
+        thoughts,
+        text_of(message, "model"),
     )
 
 

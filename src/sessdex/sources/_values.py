@@ -454,14 +454,22 @@ class Emitter:
             noted = _noted(extra["input"])
             if noted is not extra["input"]:
                 fields["extra"] = {**extra, "input": noted}
-        event = Event(
+        # made as `draft` makes one, each field as the frozen dataclass's __init__ sets it
+        # (at several times the cost: most readers make every event here)
+        event = draft(
             self.session_id,
-            self.seq,
             kind,
             time,
-            time_estimated=estimated and time is not None,
-            **fields,
+            estimated and time is not None,
+            fields.get("agent_id"),
+            fields.get("text"),
+            fields.get("tool"),
+            fields.get("call_id"),
+            fields.get("is_error", False),
+            fields.get("usage"),
+            fields.get("extra", {}),
         )
+        renumber(event, self.seq)
         self.seq += 1
         return event
 

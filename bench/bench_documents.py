@@ -10,6 +10,13 @@ each in its own process, against `orjson.loads` of the whole file in the same ru
 (c) CPU time over a chat laid out as Gemini CLI and Qwen Code write it (JSON.stringify
     indented, messages under "messages"), against reading its bytes and one parse.
 
+(d) CPU time of `show --tail 50` (the api's `transcript(tail=50)`) over (c)'s chat, in one
+    process: now, with events made as before (the frozen dataclass's __init__ in
+    `Emitter`), and decoding its messages alone. A document's tail still translates every
+    message: each event's `seq` counts from the session's start, and how many events a
+    message gives hangs on those before it (a tool result given once, by call id; a
+    sub-agent's chat read in place), so only the decoding is a floor the translating adds to.
+
 In (a) and (c) the walk before elements were found by how they are parted (the scanner
 alone, a few bytes at a time) is measured too, in the same run: the gain is its ratio.
 Figures are medians of --runs runs. Usage:
@@ -30,11 +37,12 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import PYTHON, Report, median
+from _common import PYTHON, Report, environment, median
 
 PIECES_RATIO = 1.5  # the piece reader may cost this many whole parses, not more
 GAIN_RATIO = 0.6  # and at most this share of the scanner's walk alone
 RSS_RATIO = 0.25  # and must hold at most this share of what a whole parse holds
+EMIT_RATIO = 0.97  # a tail's read, its events made as now, vs as before
 
 MEASURE = r"""
 import resource, sys, time
@@ -56,6 +64,59 @@ else:
     count = sum(1 for _ in jsonstream.file_items(path, key, Diagnostics(), "bench"))
 cpu = time.process_time() - started
 print(cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, count)
+"""
+
+
+TAIL = r"""
+import statistics, sys, time
+from pathlib import Path
+from sessdex import files, jsonstream
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event
+from sessdex.resolving import resolve
+from sessdex.sources import Home
+from sessdex.sources._values import Emitter, _noted, plain
+from sessdex.transcripts import transcript
+
+home, path, runs = Home.at(Path(sys.argv[1])), sys.argv[2], int(sys.argv[3])
+now = Emitter.__call__
+
+
+def before(self, kind, time=None, *, estimated=False, **fields):  # as it was
+    text = fields.get("text")
+    if text is not None and text.startswith(files.ELIDED_PREFIX):
+        fields["text"] = plain(text)
+    extra = fields.get("extra")
+    if extra and "input" in extra:
+        noted = _noted(extra["input"])
+        if noted is not extra["input"]:
+            fields["extra"] = {**extra, "input": noted}
+    event = Event(self.session_id, self.seq, kind, time,
+                  time_estimated=estimated and time is not None, **fields)
+    self.seq += 1
+    return event
+
+
+def tail():
+    return [(e.seq, e.kind) for e in transcript(home, "5a1e9c3b", tail=50).events]
+
+
+def decode():
+    return sum(1 for _ in jsonstream.file_items(path, "messages", Diagnostics(), "b"))
+
+
+resolve(home, "5a1e9c3b")  # the index made, as a warm `show` finds it
+times = {"now": [], "before": [], "decode": []}
+shown = {}
+for _ in range(runs):
+    for how, call in (("now", now), ("before", before), ("decode", None)):
+        Emitter.__call__ = call or now
+        started = time.process_time()
+        shown[how] = tail() if call else decode()
+        times[how].append(time.process_time() - started)
+Emitter.__call__ = now
+assert shown["now"] == shown["before"], "the tails differ"
+print(*(statistics.median(times[how]) for how in ("now", "before", "decode")))
 """
 
 
@@ -214,7 +275,30 @@ def main() -> int:
         report.note(f"  reading its bytes:  {read_cpu:.2f} s CPU")
         report.note(f"  orjson.loads whole: {whole_cpu:.2f} s CPU")
         against_the_scanner(report, chat, args.runs, "messages", whole_cpu)
+        tail_of_a_chat(report, chat, args.runs)
     return report.summary()
+
+
+def tail_of_a_chat(report: Report, chat: Path, runs: int) -> None:
+    """(d): the chat's last 50 events, now and with events made as before."""
+    home = chat.parent / "home"
+    chats = home / ".gemini" / "tmp" / "proj" / "chats"
+    chats.mkdir(parents=True)
+    placed = chats / "session-2025-11-02T10-15-5a1e9c3b.json"
+    chat.rename(placed)
+    argv = [PYTHON, "-c", TAIL, str(home), str(placed), str(runs)]
+    env = environment(chat.parent / "state")
+    done = subprocess.run(argv, capture_output=True, text=True, check=True, env=env)
+    now, before, decode = (float(x) for x in done.stdout.split())
+    report.note("(d) show --tail 50 of (c)'s chat, in one process")
+    report.note(f"  decoding its messages alone: {decode:.2f} s CPU")
+    report.note(f"  events made as before:       {before:.2f} s CPU")
+    report.note(f"  now:                         {now:.2f} s CPU")
+    report.check(
+        f"tail now <= {EMIT_RATIO:g}x as before",
+        now <= EMIT_RATIO * before,
+        f"{now / before:.2f}x",
+    )
 
 
 if __name__ == "__main__":

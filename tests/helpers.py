@@ -6,11 +6,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -281,3 +283,65 @@ def deadline(seconds: int, label: str) -> Iterator[None]:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+CLAUDE_DATA = (
+    Path(__file__).parent / "data" / "claude" / "home" / ".claude" / "projects"
+)
+SUBAGENT_RUN = "82d9f90c-3f87-46b4-b09c-58027a5e630c"  # the real 2.1.197 `-n` run
+SPAWNER = "a199d630441234c05"  # its sub-agent
+NESTED = "a5e5e5e5e5e5e5e5e"
+NESTED_TASK = "SCENARIO=child You are a nested sub-agent. Run `echo hello-from-nested`."
+
+
+def _write_lines(path: Path, lines: list[dict[str, object]]) -> None:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def nested_claude_run(home: Path, meta: str = "kept") -> Path:
+    """The real 2.1.197 sub-agent run (its lead's path returned) with a nested sub-agent
+    added: the sub-agent's Bash call becomes an Agent call whose result names `NESTED`,
+    and `NESTED`'s file is the sub-agent's own lines, renamed, opening with that call's
+    prompt and timed between the call and its result. `meta`: `NESTED`'s `.meta.json`
+    "kept", "missing" or "cut" (its first 40 bytes)."""
+    real = CLAUDE_DATA / "-home-alex-code-shop-api"
+    project = home / ".claude" / "projects" / real.name
+    folder = project / SUBAGENT_RUN / "subagents"
+    shutil.copytree(real / SUBAGENT_RUN, project / SUBAGENT_RUN)
+    shutil.copy(real / f"{SUBAGENT_RUN}.jsonl", project)
+    spawner = folder / f"agent-{SPAWNER}.jsonl"
+    child: list[Any] = [json.loads(line) for line in spawner.read_text().splitlines()]
+    lines = json.loads(json.dumps(child))
+    spec = {"prompt": NESTED_TASK, "description": "Nested greeting"}
+    spec["subagent_type"] = "general-purpose"
+    lines[2]["message"]["content"] = [
+        {"type": "tool_use", "id": "toolu_nested", "name": "Agent", "input": spec}
+    ]
+    said = [{"type": "text", "text": "hello-from-nested"}]
+    lines[3]["message"]["content"] = [
+        {"tool_use_id": "toolu_nested", "type": "tool_result", "content": said}
+    ]
+    lines[3]["toolUseResult"] = {
+        "status": "completed", "prompt": NESTED_TASK, "agentId": NESTED,
+        "agentType": "general-purpose", "content": said,
+    }  # fmt: skip
+    _write_lines(spawner, lines)
+    for n, line in enumerate(child):
+        line["agentId"] = NESTED
+        line["timestamp"] = f"2026-11-30T08:10:11.{450 + 8 * n}Z"
+        for key in ("uuid", "parentUuid"):
+            if line.get(key):
+                line[key] = line[key][:-4] + "e5e5"
+        if "requestId" in line:
+            line["requestId"] += "e5"
+            line["message"]["id"] += "e5"
+    child[0]["message"]["content"] = NESTED_TASK
+    _write_lines(folder / f"agent-{NESTED}.jsonl", child)
+    if meta != "missing":
+        told = {"agentType": "general-purpose", "description": "Nested greeting"}
+        told |= {"toolUseId": "toolu_nested", "spawnDepth": 2, "parentAgentId": SPAWNER}
+        text = json.dumps(told)
+        (folder / f"agent-{NESTED}.meta.json").write_text(
+            text if meta == "kept" else text[:40]
+        )
+    return project / f"{SUBAGENT_RUN}.jsonl"

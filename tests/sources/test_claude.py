@@ -13,6 +13,7 @@ from sessdex import api, files
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, claude
+from tests.helpers import NESTED, SPAWNER, nested_claude_run
 
 DATA = Path(__file__).parent.parent / "data" / "claude"
 PROJECTS = DATA / "home" / ".claude" / "projects"
@@ -846,6 +847,34 @@ def test_a_nested_sub_agent_whose_meta_file_is_lost_sits_under_its_spawner(
         (None, "a1c1c1c1c1c1c1c1c"),
         ("a1c1c1c1c1c1c1c1c", "a2d2d2d2d2d2d2d2d"),
     ]
+
+
+@pytest.mark.parametrize("meta", ["missing", "cut"])
+def test_a_nested_sub_agent_whose_meta_file_is_lost_is_listed_under_its_spawner(
+    tmp_path: Path, meta: str
+) -> None:
+    """`list --all`, `find` and `usage` take a sub-agent's parent from its index row:
+    without its meta file, a nested sub-agent of the real 2.1.197 run was listed under
+    the lead while `tree` put it under its spawner. Its spawner's file holds the call
+    whose prompt it opens with; the row names the spawner, type and description."""
+    from sessdex.tree import build_tree
+
+    def rows(home: Path) -> dict[str, tuple[str | None, str | None, str | None]]:
+        found = api.list_sessions(
+            Home.at(home), apps=["claude"], include_subagents=True
+        )
+        return {s.id: (s.parent_id, s.agent_type, s.title) for s in found.sessions()}
+
+    nested_claude_run(tmp_path / "kept")
+    lead = nested_claude_run(tmp_path / "lost", meta)
+    assert rows(tmp_path / "lost") == rows(tmp_path / "kept")
+    assert rows(tmp_path / "lost")[NESTED] == (
+        SPAWNER,
+        "general-purpose",
+        "Nested greeting",
+    )
+    [child] = build_tree(SUBAGENT_RUN, events(lead)).children
+    assert [(child.id, [n.id for n in child.children])] == [(SPAWNER, [NESTED])]
 
 
 def test_parallel_sub_agents_without_meta_or_result_match_their_call_by_prompt(

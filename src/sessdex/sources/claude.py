@@ -15,7 +15,9 @@ read, else (a 1.x file) a summary another transcript of the project opens with n
 of those lines (1.0 wrote a conversation's summary at the head of the next one; indexed
 once that file exists: an older transcript is re-read when it changes), else the first
 typed prompt, else the first slash command; a sub-agent's description (`.meta.json`)
-comes first. A custom or AI title line over the line cap (a pasted text as a name) gives
+comes first. A sub-agent whose `.meta.json` is lost is listed under the sibling whose
+call its first line's prompt is, or whose result names it (`_claude_spawns`: the
+siblings' heads and tails, as `tree` links it), else under its session. A custom or AI title line over the line cap (a pasted text as a name) gives
 the start of its title from its first bytes (`files.OPENING`), the rest never held. Both
 ends are searched key by key rather than split into lines: a line is parsed only when it
 holds the key of a field that can still change.
@@ -108,7 +110,7 @@ from .. import files, folders
 from ..bytesearch import find, rfind
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
-from . import _claude_read
+from . import _claude_read, _claude_spawns
 from . import _claude_records as rec
 from ._claude_usage import usage_records  # noqa: F401 - `sessdex usage` hook
 from ._values import type_tag
@@ -476,10 +478,18 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             agent_type = rec.string(meta.get("agentType"))
             parent_id = rec.string(meta.get("parentAgentId")) or parent_id
             title = rec.string(meta.get("description")) or title
+        metaless = in_folder and not isinstance(meta, dict)
+        task = _task_prompt(head, load) if title is None or metaless else None
+        if metaless:
+            # its meta file is lost: a sibling's call may have spawned it (as `tree` links)
+            spawn = _claude_spawns.spawner(name, session_id, task, found.created)
+            if spawn is not None:
+                parent_id, agent_type = spawn.agent, spawn.agent_type
+                title = spawn.description or title
         if parent_id is None or parent_id == session_id:
             return []  # a side file we cannot place: its parent reads it
         if title is None:  # a sub-agent's task prompt is its title
-            title = _task_prompt(head, load)
+            title = task
     return [
         Session(
             app=NAME,

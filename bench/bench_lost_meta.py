@@ -1,0 +1,152 @@
+"""Listing Claude Code sub-agents whose meta files are lost, as a cold index build does.
+
+Such a sub-agent's row names the sibling whose call it opens with, read from the
+siblings' heads and tails. A home of --leads sessions, each with --spawners sub-agents
+that each spawn --nested sub-agents (every file --lines lines of tool calls), is parsed
+file by file in this process, each run with nothing kept: (a) every meta file kept;
+(b0) the nested ones' meta files removed, the sibling look-up switched off (what sessdex
+did before it); (b) the same with the look-up. Target: (b) at most 2 x (b0): one more
+head and tail read of each file in a folder holding such a sub-agent. Medians of --runs.
+
+    .venv/bin/python bench/bench_lost_meta.py [--leads 20] [--spawners 10] [--nested 4] [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import ms
+
+RATIO = 2.0
+PROJECT = "-home-dev-bench"
+
+
+def line(
+    agent: str | None, n: int, kind: str, content: object, start: int
+) -> dict[str, object]:
+    record: dict[str, object] = {
+        "parentUuid": None if n == 0 else f"{agent}-{n - 1}",
+        "isSidechain": agent is not None,
+        "cwd": "/home/dev/bench",
+        "sessionId": "s",
+        "version": "2.1.197",
+        "gitBranch": "main",
+        "timestamp": f"2026-11-30T08:{(start + n) // 60 % 60:02d}:{(start + n) % 60:02d}Z",
+        "uuid": f"{agent}-{n}",
+        "type": kind,
+        "message": {"role": kind, "content": content},
+    }
+    if agent is not None:
+        record["agentId"] = agent
+    if kind == "assistant":
+        record["message"] |= {"id": f"m-{agent}-{n}", "model": "claude-sonnet-4-5"}  # type: ignore[operator]
+    return record
+
+
+def transcript(
+    agent: str | None, task: str, spawns: list[str], lines: int, start: int
+) -> str:
+    """A lead (start 0), spawner (60) or nested sub-agent (120): each after its call."""
+    out = [line(agent, 0, "user", task, start)]
+    for n in range(1, lines):
+        if n - 1 < len(spawns):
+            spec = {"prompt": spawns[n - 1], "description": "d", "subagent_type": "x"}
+            block = {"type": "tool_use", "id": f"c{n}", "name": "Agent", "input": spec}
+        else:
+            block = {"type": "tool_use", "id": f"b{n}", "name": "Bash", "input": {}}
+            block["input"] = {"command": "echo " + "x" * 400}
+        out.append(line(agent, n, "assistant", [block], start))
+    return "".join(json.dumps(record) + "\n" for record in out)
+
+
+def build(home: Path, args: argparse.Namespace, keep: bool) -> None:
+    project = home / ".claude" / "projects" / PROJECT
+    for lead in range(args.leads):
+        session = f"00000000-0000-4000-8000-{lead:012d}"
+        folder = project / session / "subagents"
+        folder.mkdir(parents=True)
+        tasks = [f"Task {lead}.{s}" for s in range(args.spawners)]
+        (project / f"{session}.jsonl").write_text(
+            transcript(None, "go", tasks, args.lines, 0)
+        )
+        for s, task in enumerate(tasks):
+            spawner = f"a{lead:04d}{s:04d}0000"
+            nested = [f"{task} part {k}" for k in range(args.nested)]
+            write = folder / f"agent-{spawner}.jsonl"
+            write.write_text(transcript(spawner, task, nested, args.lines, 60))
+            meta = {"agentType": "x", "description": "d", "toolUseId": f"c{s + 1}"}
+            (folder / f"agent-{spawner}.meta.json").write_text(json.dumps(meta))
+            for k, asked in enumerate(nested):
+                child = f"a{lead:04d}{s:04d}{k + 1:04d}"
+                (folder / f"agent-{child}.jsonl").write_text(
+                    transcript(child, asked, [], args.lines, 120)
+                )
+                if keep:
+                    told = meta | {"toolUseId": f"c{k + 1}", "parentAgentId": spawner}
+                    (folder / f"agent-{child}.meta.json").write_text(json.dumps(told))
+
+
+def parsed(home: Path, look_up: bool) -> tuple[float, int]:
+    """(seconds, rows under a sub-agent) of parsing every transcript, nothing kept."""
+    from sessdex.diagnostics import Diagnostics
+    from sessdex.sources import Home, _claude_spawns, claude
+
+    location = claude.locate(Home.at(home))
+    paths = [Path(name) for name in claude.scan(location)]
+    _claude_spawns._kept.clear()
+    spawner = _claude_spawns.spawner
+    if not look_up:
+        _claude_spawns.spawner = lambda *_: None  # type: ignore[assignment]
+    try:
+        start = time.perf_counter()
+        rows = [s for p in paths for s in claude.parse(p, location, Diagnostics())]
+        seconds = time.perf_counter() - start
+    finally:
+        _claude_spawns.spawner = spawner
+    return seconds, sum(1 for row in rows if (row.parent_id or "")[:1] == "a")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--leads", type=int, default=20)
+    parser.add_argument("--spawners", type=int, default=10)
+    parser.add_argument("--nested", type=int, default=4)
+    parser.add_argument("--lines", type=int, default=40)
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    timed: dict[str, list[float]] = {"a": [], "b0": [], "b": []}
+    under: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="sessdex-bench-meta-") as temp:
+        kept, lost = Path(temp) / "kept", Path(temp) / "lost"
+        build(kept, args, keep=True)
+        build(lost, args, keep=False)
+        for _ in range(args.runs):  # interleaved: a busy machine slows all three alike
+            for name, home, look_up in (("a", kept, True), ("b0", lost, False)):
+                seconds, under[name] = parsed(home, look_up)
+                timed[name].append(seconds)
+            seconds, under["b"] = parsed(lost, True)
+            timed["b"].append(seconds)
+    a, b0, b = (statistics.median(timed[name]) for name in ("a", "b0", "b"))
+    files = args.leads * (1 + args.spawners * (1 + args.nested))
+    lost_files = args.leads * args.spawners * args.nested
+    print(
+        f"{files} transcripts parsed, {lost_files} without their meta file in (b0), (b):"
+    )
+    print(f"(a)  every meta file kept:  {ms(a)}, {under['a']} under a sub-agent")
+    print(f"(b0) lost, no look-up:      {ms(b0)}, {under['b0']} under a sub-agent")
+    print(f"(b)  lost, with look-up:    {ms(b)}, {under['b']} under a sub-agent")
+    print(f"ratio (b)/(b0) {b / b0:.2f} (target <= {RATIO}); (b)/(a) {b / a:.2f}")
+    return 0 if b / b0 <= RATIO and under["b"] == under["a"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,170 @@
+"""The sibling sub-agent that spawned a sub-agent file whose `.meta.json` is lost, for its
+listing: found in the siblings' heads and tails only, as listing reads any transcript.
+
+A nested sub-agent's file names neither its spawner nor its call; its first user line is
+the call's prompt, and the spawner's file holds that call and later its result naming the
+child. A spawner waits on its child, so while the child writes, the call sits in the
+spawner's tail; a call in the middle of a long spawner is not seen (the lead stays).
+What a folder's files hold is kept: a file is read again only when a child finds no
+spawner in what is kept, and then only if it changed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from .. import files, folders
+from . import _claude_records as rec
+
+_KEPT = 8  # folders whose files' spawns are kept, for their other files without meta
+
+
+@dataclass(frozen=True, slots=True)
+class Spawn:
+    """A Task/Agent call a sub-agent made: its prompt, what it asked for, and when."""
+
+    agent: str  # the spawning sub-agent
+    task: str
+    agent_type: str | None
+    description: str | None
+    time: datetime | None
+
+
+@dataclass(slots=True)
+class _Folder:
+    """What a folder's agent files hold: by file name, its (size, mtime, spawns, agent
+    ids its results name); and those spawns by prompt, those results by child."""
+
+    files: dict[str, tuple[int, int, tuple[Spawn, ...], frozenset[str]]] = field(
+        default_factory=dict
+    )
+    by_task: dict[str, list[Spawn]] = field(default_factory=dict)
+    by_result: dict[str, list[str]] = field(default_factory=dict)
+
+
+_kept: dict[str, _Folder] = {}
+
+
+def spawner(
+    path: str, agent: str, task: str | None, since: datetime | None
+) -> Spawn | None:
+    """The one sibling's call that started `agent` (whose file is `path`): its result
+    names `agent`, else its prompt is `task` and it came at or before `since`. None where
+    no sibling, or more than one, has such a call (the lead may have made it)."""
+    folder, own = os.path.split(path)
+    kept = _kept.get(folder)
+    if kept is not None and (found := _match(kept, own, agent, task, since)):
+        return found
+    if kept is None and len(_kept) >= _KEPT:
+        _kept.clear()
+    kept = _kept[folder] = _read(folder, kept)
+    return _match(kept, own, agent, task, since)
+
+
+def _match(
+    kept: _Folder, own: str, agent: str, task: str | None, since: datetime | None
+) -> Spawn | None:
+    named = [name for name in kept.by_result.get(agent, ()) if name != own]
+    if named:
+        if len(set(named)) > 1:
+            return None
+        spawner = named[0][len("agent-") : -len(".jsonl")]
+        calls = kept.by_task.get(task, ()) if task else ()
+        return next(
+            (spawn for spawn in calls if spawn.agent == spawner),
+            Spawn(spawner, task or "", None, None, None),
+        )
+    asked = [
+        spawn
+        for spawn in (kept.by_task.get(task, ()) if task else ())
+        if f"agent-{spawn.agent}.jsonl" != own
+        and (since is None or spawn.time is None or spawn.time <= since)
+    ]
+    return asked[0] if len({spawn.agent for spawn in asked}) == 1 else None
+
+
+def _read(folder: str, old: _Folder | None) -> _Folder:
+    """The folder's agent files, each read again only if its size or mtime changed."""
+    kept = _Folder()
+    for entry in folders.listing(folder):
+        name = entry.name
+        if not (name.startswith("agent-") and name.endswith(".jsonl")):
+            continue
+        try:
+            stat = entry.stat()
+        except OSError:
+            continue
+        known = old.files.get(name) if old is not None else None
+        if known is None or known[:2] != (stat.st_size, stat.st_mtime_ns):
+            agent = name[len("agent-") : -len(".jsonl")]
+            spawns, results = _scan(entry.path, agent, stat.st_size)
+            known = (stat.st_size, stat.st_mtime_ns, spawns, results)
+        kept.files[name] = known
+        for spawn in known[2]:
+            kept.by_task.setdefault(spawn.task, []).append(spawn)
+        for child in known[3]:
+            kept.by_result.setdefault(child, []).append(name)
+    return kept
+
+
+_MARKS = (b'"Agent"', b'"Task"', b'"toolUseResult"')
+
+
+def _lines(path: str, size: int) -> Iterator[tuple[bytes, bool]]:
+    """The head's and tail's lines that may hold a spawn or its result: found by a byte
+    search of each block, so the other lines are never split out nor parsed."""
+    blocks: list[tuple[bytes, bool]] = []  # (data, whether its first piece is whole)
+    if size > files.TAIL_BYTES:  # the tail is not the whole file: its head too
+        blocks.extend((line.data + b"\n", True) for line in files.head_lines(path))
+    start, data = files.tail_bytes(path)
+    blocks.append((data, start == 0))
+    for data, whole in blocks:
+        for mark in _MARKS:  # a line with two marks is given twice: `_scan` keeps one
+            hit = data.find(mark)
+            while hit >= 0:
+                begin = data.rfind(b"\n", 0, hit) + 1
+                end = data.find(b"\n", hit)
+                stop = end if end >= 0 else len(data)
+                if begin > 0 or whole:  # not the tail's cut first piece
+                    yield data[begin:stop], end >= 0
+                hit = data.find(mark, stop)
+
+
+def _scan(path: str, agent: str, size: int) -> tuple[tuple[Spawn, ...], frozenset[str]]:
+    """The spawns and the agent ids spawn results name in a file's head and tail."""
+    spawns: dict[str, Spawn] = {}  # by call id: head and tail may share lines
+    results: set[str] = set()
+    try:
+        for data, complete in _lines(path, size):
+            record = rec.load(data, complete, 0, None, path)
+            if record is None:
+                continue
+            outcome = record.get("toolUseResult")
+            if isinstance(outcome, dict) and (
+                child := rec.string(outcome.get("agentId"))
+            ):
+                results.add(child)
+            message = record.get("message")
+            content = message.get("content") if isinstance(message, dict) else None
+            if record.get("type") != "assistant" or not isinstance(content, list):
+                continue
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                call, task = rec.spawn(block)
+                spec = block.get("input")
+                if call is None or not task or not isinstance(spec, dict):
+                    continue
+                spawns[call] = Spawn(
+                    agent,
+                    task,
+                    rec.string(spec.get("subagent_type")),
+                    rec.string(spec.get("description")),
+                    rec.moment(record.get("timestamp")),
+                )
+    except OSError:
+        pass  # gone or unreadable: it names no child
+    return tuple(spawns.values()), frozenset(results)

@@ -30,7 +30,7 @@ from sessdex.model import Event, Session
 from sessdex.sources import Home, get
 from sessdex.status import Status, Tracker, decide
 
-from .helpers import write_claude_session
+from .helpers import NESTED, SPAWNER, nested_claude_run, write_claude_session
 
 DATA = Path(__file__).parent / "data"
 CODEX_PARENT = "01a22b81-666a-7993-963b-4b7cc4e806e9"
@@ -1397,6 +1397,36 @@ def test_claude_follow_with_a_writer_thread(claude_task) -> None:
         and spawns[0].call_id == spawns[1].call_id
         and spawns[0].extra["child_id"] is None
     )
+
+
+@pytest.mark.parametrize("meta", ["kept", "missing"])
+def test_watch_links_a_nested_sub_agent_whose_meta_file_is_lost(
+    tmp_path: Path, meta: str
+) -> None:
+    """The real 2.1.197 run with a nested sub-agent, written line by line as it ran:
+    without the nested one's `.meta.json`, its spawner's call names it once its file
+    opens with the call's prompt, as `show` links it (it was announced by the lead)."""
+    lead = nested_claude_run(tmp_path / "home", meta)
+    session = api.resolve(Home.at(tmp_path / "home"), lead.stem)
+    shown = list(get("claude").read(session, Diagnostics()))
+    folder = lead.with_suffix("") / "subagents"
+    written = empty([lead, *sorted(folder.glob("*.jsonl"))])
+    follower = LiveSession(session)
+    got: list[Event] = []
+    for n, (path, line) in enumerate(timeline(written)):
+        append(path, line)
+        got += follower.poll(T + 3.0 * n)  # its sub-agent files listed at each poll
+
+    def spawns(found: list[Event]) -> list[tuple[str | None, str | None, object]]:
+        """Each spawn once, as it was said last (naming its child once its file came)."""
+        said = {(e.agent_id, e.call_id): e for e in found if e.kind == "subagent"}
+        return [(*key, e.extra["child_id"]) for key, e in said.items()]
+
+    assert spawns(got) == spawns(shown)
+    assert spawns(shown)[-1] == (SPAWNER, "toolu_nested", NESTED)
+    assert shape(got)[NESTED] == shape(shown)[NESTED]
+    # watched once it has all been written: its history links it the same
+    assert spawns(LiveSession(session).poll(T)) == spawns(shown)
 
 
 def test_follow_labels_a_sub_agent_whose_file_came_after_its_spawn(

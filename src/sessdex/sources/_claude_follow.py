@@ -11,7 +11,9 @@ interruption ("[Request interrupted by user…]") is marked `extra["interrupted"
 
 A spawn read before its child's file appears names no child; when the file comes, naming
 that call, the child's first events are preceded by the spawn again, its `child_id` now
-known (the views label the child by it, as `show` does, and print that spawn once).
+known (the views label the child by it, as `show` does, and print that spawn once). A
+child whose meta file is lost (a nested sub-agent's) is linked the same way to the
+earliest spawn still without a child whose prompt is its first user line.
 """
 
 from __future__ import annotations
@@ -59,6 +61,10 @@ class Follow:
         # spawn is to be said again, naming them, before their first events
         self.unlinked: dict[str, Event] = {}
         self.linking: dict[str, str] = {}
+        # the prompts (`task_key`) of spawn calls read, until their spawn is said; and of
+        # the unlinked ones: a child no meta file links opens with one of them
+        self.asking: dict[str, int] = {}
+        self.asked: dict[str, int] = {}
 
     def files(self, children: Collection[str]) -> list[FollowFile]:
         if self.path is None or not self.path.name.endswith(".jsonl"):
@@ -168,23 +174,40 @@ class Follow:
         name = str(file.path)
         # a sub-agent followed as a session of its own is the lead of what is shown
         own = self.session.id if file.path == self.path else None
+        # a child nothing links yet: its first user line may be an unlinked call's prompt
+        opening = child if child is not None and child.call_id is None else None
 
         def read(line: files.Line) -> Iterator[Event]:
+            nonlocal opening
             record = rec.load(line.data, line.complete, line.number, diagnostics, name)
             if record is None:
                 return
+            if opening is not None and record.get("type") == "user":
+                self._link_by_task(opening, rec.message_text(record))
+                opening = None
             for event in stream.feed(line, record):
                 if event.kind == "user" and (event.text or "").startswith(_INTERRUPTED):
                     event = replace(event, extra={**event.extra, "interrupted": True})
                 if own is not None and event.agent_id == own:
                     event = replace(event, agent_id=None)
+                if event.kind == "tool_call" and event.tool in rec.SPAWN_TOOLS:
+                    spec = event.extra.get("input")
+                    task = spec.get("prompt") if isinstance(spec, dict) else None
+                    if isinstance(task, str) and event.call_id is not None:
+                        self.asking[event.call_id] = rec.task_key(task)
                 if event.kind == "subagent" and event.call_id is not None:
+                    asked = self.asking.pop(event.call_id, None)
                     if event.extra.get("child_id") is None:
                         self.unlinked[event.call_id] = event
+                        if asked is not None:
+                            self.asked[event.call_id] = asked
                     else:
                         self.unlinked.pop(event.call_id, None)
+                        self.asked.pop(event.call_id, None)
                 call = self.linking.pop(agent, None) if agent is not None else None
                 spawn = self.unlinked.pop(call, None) if call is not None else None
+                if call is not None:
+                    self.asked.pop(call, None)
                 if spawn is not None:  # its spawn, now naming it
                     yield replace(
                         spawn,
@@ -194,3 +217,18 @@ class Follow:
                 yield event
 
         return read
+
+    def _link_by_task(self, child: Child, task: str | None) -> None:
+        """Link a child no meta file names to the earliest spawn still unlinked whose
+        prompt it opens with (a nested sub-agent whose meta is lost: its spawner's call
+        is read, and said without a child, before its file appears)."""
+        if not task:
+            return
+        wanted, agent = rec.task_key(task), child.agent_id
+        for call, spawn in self.unlinked.items():
+            if self.asked.get(call) == wanted and spawn.agent_id != agent:
+                child.call_id, child.parent_agent = call, spawn.agent_id
+                self.context.by_call[call] = agent
+                self.context.announced.add(agent)
+                self.linking[agent] = call
+                return

@@ -503,3 +503,33 @@ def test_a_turn_the_user_cancelled_is_an_interruption_not_a_failure() -> None:
         "waiting_for_user",
         "turn ended 1 m ago",
     )
+
+
+REAL_CODE = DATA / "real-code" / "home"  # a kimi-code 2.1.0 run (PROVENANCE.md)
+REAL_CODE_LEAD = "6701cc78-5e70-4edf-ae07-2cf66679335e"
+
+
+def test_a_real_kimi_code_2_1_session_has_no_unrecognised_records() -> None:
+    """kimi-code 2.1.0 also writes each agent's messages and turns a second time
+    (`agent.message.appended`, `agent.turn.started`, `.ended`): `show -v` and `doctor
+    --deep` called them record types sessdex does not know, on every session."""
+    diagnostics = Diagnostics()
+    lead = sessions(Home.at(REAL_CODE))[REAL_CODE_LEAD]
+    got = events(lead, diagnostics)
+    assert dict(diagnostics.unknown) == {}
+    assert (lead.title, lead.cwd, lead.model) == (
+        "SCENARIO=subagent Please delegate the greeting command to a sub-agent and report back.",
+        "/home/dev/code/shop-api",
+        "mock",
+    )
+    said = [(e.agent_id, e.text) for e in got if e.kind == "assistant"]
+    assert said == [
+        (
+            "agent-0",
+            "Sub-agent report: the greeting command printed hello-from-subagent.",
+        ),
+        (None, "The sub-agent reported back: hello-from-subagent."),
+    ]
+    # four model responses, each billed once (the copies carry their usage again)
+    billed = reduce(Usage.__add__, (e.usage for e in got if e.usage), Usage())
+    assert (billed.input_tokens, billed.output_tokens) == (4000, 100)

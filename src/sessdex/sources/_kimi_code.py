@@ -38,11 +38,15 @@ records are in its own wire only, so sub-agents add without overlap. A forked se
 billed in the source, not again here.
 
 Ignored on purpose (`_IGNORED`): tool lists, request traces, approvals, token counting of
-the context window, task, cron, goal and plugin bookkeeping. `session_index.jsonl` at the
+the context window, task, cron, goal and plugin bookkeeping, and 2.x's second copy of each
+agent's messages and turns (`agent.message.appended`, `agent.turn.started`, `.ended`: what
+`turn.prompt`, the `context.*` records and `turn.ended` already hold, usage included). `session_index.jsonl` at the
 root (an index of the session folders) is not needed: the folders are listed.
 
 Checked against kimi-code 0.3x captures (jazzyalex/agent-sessions fixtures, wire 1.4), the
-durable records of @moonshot-ai/kimi-code 2.1.0's bundle (wire 1.5, no real file) and
+durable records of @moonshot-ai/kimi-code 2.1.0's bundle (wire 1.5) and a real 2.1.0 run
+(prompt mode against the conformance suite's mock model: a turn, `--session` resume, an
+`Agent` sub-agent; tests/data/kimi/real-code) and
 MoonshotAI/kimi-code @d723cc47 (0.38, MIT): `apps/kimi-code/src/utils/paths.ts`,
 `cli/commands.ts`, `packages/agent-core-v2/docs/wire-manifest.d.ts` (wire 1.5),
 `session/sessionMetadata/`, `session/usage/usageAgentModel.ts`, `agent/usage/usageOps.ts`,
@@ -142,6 +146,12 @@ _IGNORED = frozenset(
         "staleGuard.cleared",
         "file_history.checkpoint",
         "file_history.tracked",
+        # 2.x's second copy of each agent's messages and turns (`turn.prompt`, the
+        # `context.*` records and `turn.ended` hold them; its `meta.usage` repeats the
+        # `usage.record` of the same response)
+        "agent.message.appended",
+        "agent.turn.started",
+        "agent.turn.ended",
         # a sub-agent's run as its parent saw it (2.x); `subagent.spawned`, `.failed` and
         # `.cancelled` are read. The `usage` of `.completed` repeats the child's own
         # `usage.record`s, which are billed from its wire.

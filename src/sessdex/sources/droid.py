@@ -19,7 +19,9 @@ copies the origin's messages (shown), while its `tokenUsage` counts only its own
 have seen, so `read` emits one `usage` event with the session totals of `tokenUsage`
 (`extra["session_total"]`; its `thinkingTokens` added to the output, which every public
 reader of it takes them to be apart from: ccusage's droid app, no word of Factory's), unless messages carry their own `usage` (then one per
-message, and the total is not added). A `session_start` naming `callingSessionId` is a
+message, and the total is not added). `tokenUsage` is the session's own (0.215 and 0.225);
+`inclusiveTokenUsage` adds its sub-agents', which are read from their own files, so it is
+not read: a lead would bill them twice. A `session_start` naming `callingSessionId` is a
 sub-agent the Task tool ran: listed under that session, titled by the line after droid's
 "# Task Tool Invocation" header, and read into it after the call (`callingToolUseId`) that
 ran it, its events tagged with its id (those no call names come at the end). Only the
@@ -63,9 +65,10 @@ CHECKED_WITH = (
     "the injected-context shape as third-party readers quote a real 0.213 run; "
     "and real sessions of droid 0.215.0 (conformance suite: exec, TUI resume, a Task "
     "sub-agent, `exec --fork` and TUI `--fork`; BYOK model, airgap mode); resume flag `--resume <id>` also in Factory's "
-    "CLI reference of 2026-09"
+    "CLI reference of 2026-09; droid 0.225.2 (its @factory/cli-linux-x64 binary run by "
+    "the same suite: exec, TUI resume, a Task sub-agent; the same records)"
 )
-NEWEST_CHECKED = "0.215.0"  # doctor names versions past it
+NEWEST_CHECKED = "0.225.2"  # doctor names versions past it
 ENV_VARS = ("FACTORY_HOME_OVERRIDE", "HOME")
 
 SETTINGS_CAP = 4 * 1024 * 1024

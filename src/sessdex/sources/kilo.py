@@ -40,7 +40,8 @@ CHECKED_WITH = (
     "a public synthetic ui_messages.json sample; layout assumed from Roo Code, which it forked; "
     "sub-task links and the CLI 0.x global state from kilocode-legacy 5.10.4's source; "
     "kilo.db from the Kilo CLI 7.7.7 (real runs: OpenCode's 1.x tables, sub-agents, resume "
-    "checked against its --help); "
+    "checked against its --help) and 7.7.9 (its @kilocode/cli-linux-x64 binary through the "
+    "same suite: the same tables and migrations); "
     "channel database names from Kilo-Org/kilocode's storage/database.ts (after CLI 7.1.2)"
 )
 ENV_VARS = ("XDG_CONFIG_HOME", *EDITOR_VARIABLES, "XDG_DATA_HOME", "KILO_DB")

@@ -533,3 +533,35 @@ def test_a_real_kimi_code_2_1_session_has_no_unrecognised_records() -> None:
     # four model responses, each billed once (the copies carry their usage again)
     billed = reduce(Usage.__add__, (e.usage for e in got if e.usage), Usage())
     assert (billed.input_tokens, billed.output_tokens) == (4000, 100)
+
+
+def test_a_fork_kimi_code_just_made_is_listed_as_new(tmp_path: Path) -> None:
+    """`kimi fork` (2.1.0) writes the new session's `createdAt` as the time of the fork
+    but copies its source's `updatedAt`: `list` put a fork made a moment ago among the
+    old sessions, last active minutes before it existed."""
+    home = tmp_path / "home"
+    shutil.copytree(REAL_CODE, home)
+    source = next(home.glob(f".kimi-code/sessions/*/session_{REAL_CODE_LEAD}"))
+    fork_id = "59cc7712-cb1a-4912-a1a7-203f1cb1d772"
+    fork = source.parent / f"session_{fork_id}"
+    (fork / "agents" / "main").mkdir(parents=True)
+    state = json.loads((source / "state.json").read_text())
+    forked_at = state["updatedAt"] + 5 * 60 * 1000
+    # the fields a real 2.1.0 fork wrote, its source's times and agents kept
+    state.update(id=f"session_{fork_id}", forkedFrom=f"session_{REAL_CODE_LEAD}",
+                 title=f"Fork: session_{REAL_CODE_LEAD}", titleKind="replaceable",
+                 createdAt=forked_at)  # fmt: skip
+    del state["agents"]["agent-0"]
+    state["agents"]["main"]["homedir"] = str(fork / "agents" / "main")
+    (fork / "state.json").write_text(json.dumps(state))
+    wire = (source / "agents" / "main" / "wire.jsonl").read_text()
+    forked = {"type": "forked", "agentId": "main", "time": forked_at - 25}
+    (fork / "agents" / "main" / "wire.jsonl").write_text(
+        wire + json.dumps(forked) + "\n"
+    )
+    found = sessions(Home.at(home))
+    made = found[fork_id]
+    assert made.extra["forked_from_id"] == REAL_CODE_LEAD
+    assert made.created is not None and made.updated is not None
+    assert made.updated >= made.created
+    assert made.updated > found[REAL_CODE_LEAD].updated

@@ -35,7 +35,8 @@ all 25 step ends equal their records), so `step.end` usage is never counted and 
 records are in its own wire only, so sub-agents add without overlap. A forked session
 (`forkedFrom` in `state.json`) holds verbatim copies of its source's wires, each closed by a
 `forked` record: they are shown, but the records dated before the fork's `createdAt` were
-billed in the source, not again here.
+billed in the source, not again here. `kimi fork` (2.1.0) also copies its source's `updatedAt`, older
+than the fork's own `createdAt`: a fork is last active no earlier than it was made.
 
 Ignored on purpose (`_IGNORED`): tool lists, request traces, approvals, token counting of
 the context window, task, cron, goal and plugin bookkeeping, and 2.x's second copy of each
@@ -271,14 +272,18 @@ def _parse_state(path: Path) -> list[Session]:
     elif isinstance(imported, str) and imported:
         extra["imported_from"] = imported  # the Kimi CLI session it was migrated from
     own = session_id(path.parent.name)
+    created = epoch_or_iso_time(state.get("createdAt"))
+    updated = epoch_or_iso_time(state.get("updatedAt"))
+    if created is not None and updated is not None and updated < created:
+        updated = created  # `kimi fork` (2.1.0) keeps its source's `updatedAt`
     found = [
         Session(
             app="kimi",
             id=own,
             cwd=text_of(state, "cwd") or text_of(state, "workDir"),
             title=one_line(state.get("title"), limit=None),
-            created=epoch_or_iso_time(state.get("createdAt")),
-            updated=epoch_or_iso_time(state.get("updatedAt")),
+            created=created,
+            updated=updated,
             precedence=2,
             listed=False,  # listed through its wire: a state without one was never used
             extra=extra,

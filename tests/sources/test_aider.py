@@ -607,3 +607,121 @@ def test_resume_restores_the_log_the_session_is_in_not_the_one_aider_would_pick(
         assert plan.argv == (
             "aider", "--restore-chat-history", "--chat-history-file", path
         )  # fmt: skip
+
+
+# --- bytes that are not UTF-8 ------------------------------------------------------------
+
+
+def _cli(*args: str) -> tuple[str, str]:
+    """(stdout, stderr) of a sessdex command that succeeded."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout, result.stderr
+
+
+def _raw_home(tmp_path: Path, data: bytes) -> tuple[Path, Path]:
+    """A home with aider's caches folder and a chat log of these bytes."""
+    home = tmp_path / "home"
+    (home / ".aider").mkdir(parents=True)
+    path = home / aider.HISTORY
+    path.write_bytes(data)
+    return home, path
+
+
+_RUN_ONE = b"\n# aider chat started at 2026-11-20 10:00:00\n\n#### first  \n\nfine\n"
+_RUN_TWO = b"\n#### second  \n\nalso fine\n"
+
+
+def test_a_line_that_is_not_utf8_is_shown_with_replacements_and_counted(
+    tmp_path: Path,
+) -> None:
+    """A reply holding a Latin-1 byte (aider run with `--encoding latin-1`, or a flipped
+    byte): the text is shown with U+FFFD, and the line is counted and named, never
+    its content, by --verbose and doctor."""
+    home, path = _raw_home(
+        tmp_path,
+        b"\n# aider chat started at 2026-11-20 10:00:00\n\n#### r\xe9sum\xe9 please  \n\n"
+        b"caf\xe9 au lait\n",
+    )
+    out, _ = _cli("list", "--json", "--home", str(home))
+    [row] = orjson.loads(out)
+    assert row["title"] == "r\ufffdsum\ufffd please"
+    out, err = _cli("show", row["id"], "--json", "--verbose", "--home", str(home))
+    said = [e["text"] for e in orjson.loads(out) if e["kind"] == "assistant"]
+    assert said == ["caf\ufffd au lait"]
+    assert f"{path}:4: not UTF-8" in err and f"{path}:6: not UTF-8" in err
+    assert "caf" not in err
+    out, _ = _cli("doctor", "--app", "aider", "--json", "--home", str(home))
+    [report] = orjson.loads(out)
+    assert report["skipped_lines"] == {"not UTF-8": 2}
+
+
+@pytest.mark.parametrize(
+    ("header", "started"),
+    [  # inside the time: not guessed at
+        (b"# aider chat started at 2026-11-20 11:\xc3(\xff00:00", None),
+        # where its space was: the time aider wrote still ends the line
+        (
+            b"# aider chat started at\xff 2026-11-20 11:00:00\r",
+            datetime(2026, 11, 20, 11, tzinfo=UTC),
+        ),
+    ],
+)
+def test_a_run_start_damaged_after_its_words_still_starts_a_run(
+    tmp_path: Path, header: bytes, started: datetime | None
+) -> None:
+    """Aider writes `# aider chat started at <time>` in ASCII (io.py): a line that still
+    opens with those words is a run's start."""
+    home, path = _raw_home(tmp_path, _RUN_ONE + b"\n" + header + b"\n" + _RUN_TWO)
+    location = aider.locate(Home.at(home))
+    diagnostics = Diagnostics()
+    first, second = aider.parse(path, location, diagnostics)
+    assert (first.title, second.title) == ("first", "second")
+    assert first.created is not None and second.created == started
+    assert diagnostics.skipped == {"not UTF-8": 1}  # once, not also as a bad time
+    got = events(second)
+    assert [(e.kind, e.text) for e in got] == [
+        ("user", "second"),
+        ("assistant", "also fine"),
+    ]
+
+
+def test_a_run_start_damaged_in_its_words_is_said_not_guessed(
+    tmp_path: Path,
+) -> None:
+    """A run's start whose words are damaged cannot be told from a reply's line: the two
+    runs read as one, and doctor says that this line may have been a run's start."""
+    home, path = _raw_home(
+        tmp_path,
+        _RUN_ONE
+        + b"\n# aider chat st\xc3(\xffarted at 2026-11-20 11:00:00\n"
+        + _RUN_TWO,
+    )
+    out, _ = _cli("list", "--json", "--home", str(home))
+    assert len(orjson.loads(out)) == 1
+    out, _ = _cli("doctor", "--app", "aider", "--json", "--home", str(home))
+    [report] = orjson.loads(out)
+    [(reason, count)] = report["skipped_lines"].items()
+    assert count == 1 and reason.startswith("not UTF-8")
+    assert "run" in reason and "one" in reason
+    out, err = _cli("doctor", "--app", "aider", "-v", "--home", str(home))
+    assert f"{path}:8: {reason}" in out + err
+
+
+def test_a_log_cut_inside_a_character_is_unfinished_not_damaged(
+    tmp_path: Path,
+) -> None:
+    """A log whose last line stops inside a UTF-8 character was cut, as a JSON-lines
+    file's unfinished last line is: noted, not counted as an unreadable line."""
+    home, path = _raw_home(tmp_path, _RUN_ONE + b"\xc3\xa9t\xc3")
+    diagnostics = Diagnostics()
+    [session] = aider.parse(path, aider.locate(Home.at(home)), diagnostics)
+    assert diagnostics.skipped_total == 0 and diagnostics.unfinished == {str(path): 4}
+    diagnostics = Diagnostics()
+    said = [e.text for e in aider.read(session, diagnostics) if e.kind == "assistant"]
+    assert said == ["fine\n\u00e9t\ufffd"]
+    assert diagnostics.skipped_total == 0

@@ -23,8 +23,10 @@ figures rounded by aider (`1.2k`; whole, with commas, in 0.46 to 0.51, and `N pr
 tokens, N completion tokens` for an unstreamed reply before 0.46), cache reads and
 writes taken out of "sent".
 Model replies and quoted output cannot be told apart when a reply itself contains
-`> ` or `#### ` lines; we read such lines as aider's markup. `.aider.input.history`
-and `--llm-history-file` logs are not read.
+`> ` or `#### ` lines; we read such lines as aider's markup. A line that is not UTF-8
+(aider run with `--encoding latin-1`, or damage) is read with U+FFFD and counted; a
+run's first line damaged so starts a run only while aider's words before its time are
+whole. `.aider.input.history` and `--llm-history-file` logs are not read.
 
 `AIDER_CHAT_HISTORY_FILE` (aider reads every option from `AIDER_*` variables): an
 absolute path is the one file to read (its sessions have no known cwd); a relative
@@ -72,8 +74,19 @@ IN_PROJECTS = (HISTORY, ".aider.input.history")
 GIT_ROOT_DEPTH = 8  # parents climbed from a recorded folder to its git root
 HEAD_LINES = 200  # lines of a section read for its title, model and version
 
+# Aider opens each run with `\n# aider chat started at %Y-%m-%d %H:%M:%S\n\n` (io.py),
+# ASCII in UTF-8 and in the one-byte encodings --encoding may name: a byte that is not
+# UTF-8 on such a line is damage
 _HEADER = b"# aider chat started at "
+_HEADER_WORDS = _HEADER.rstrip()
 _TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+_TIME_SIZE = len("2025-10-20 21:49:17")
+# What --verbose and doctor say of a line that is not UTF-8 (it is read with U+FFFD);
+# one whose run-start words are damaged too starts no run: it is said, not guessed at
+_NOT_UTF8 = "not UTF-8"
+_DAMAGED_START = "not UTF-8, maybe a run's first line: two runs may read as one"
+_CUT = "unexpected end of data"  # UTF-8's decoder, of a character cut at the end
+_START_TIME = re.compile(rb"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*$")
 # Since 0.52 counts are rounded (`12k`); 0.46 to 0.51 printed them whole with commas
 # (`12,345`), and until 0.49 the cost was per `request`, not per `message`.
 _TOKENS = re.compile(
@@ -248,9 +261,14 @@ def read(
                     break
                 if begin > start and line.offset == begin and offset > start:
                     continue  # the partial line at a --tail offset
-                if line.offset > start and line.data.startswith(_HEADER):
+                data = line.data
+                if line.offset > start and _starts_run(data):
                     break
-                yield from reader.feed(line.data.decode("utf-8", "replace"))
+                if not data.isascii():
+                    _note_damage(line, session.path, diagnostics)
+                if line.offset == start:
+                    continue  # the run's first line: its time is the session's
+                yield from reader.feed(data.decode("utf-8", "replace"))
     except FileNotFoundError:
         diagnostics.problem(f"aider: {session.path} vanished")
         return
@@ -303,11 +321,11 @@ class _Section:
         "titles", "version",
     )  # fmt: skip
 
-    def __init__(self, offset: int, line: int, header: str) -> None:
+    def __init__(self, offset: int, line: int, data: bytes) -> None:
         self.offset = offset
         self.line = line  # the header's line number in the file
-        self.header = header
-        self.started = _header_time(header)
+        self.header = data.decode("utf-8", "replace").strip()
+        self.started = _header_time(data)
         self.title: str | None = None
         self.titles: list[str] = []
         self.model: str | None = None
@@ -321,16 +339,18 @@ def _sections(path: Path, diagnostics: Diagnostics) -> list[_Section]:
     current: _Section | None = None
     seen = 0
     pending: list[str] = []
+    name = str(path)
     with files.open_regular(path) as stream:
         for line in files.iter_lines(stream):
             data = line.data
-            if data.startswith(_HEADER):
+            # most lines are ASCII: one C call each, and a decode for the rest
+            damaged = not data.isascii() and _note_damage(line, name, diagnostics)
+            if data.startswith(_HEADER) or (damaged and _starts_run(data)):
                 if current is not None:
                     _finish(current, pending)
-                header = data.decode("utf-8", "replace").strip()
-                current = _Section(line.offset, line.number, header)
-                if current.started is None:
-                    diagnostics.skip(str(path), line.number, "bad value")
+                current = _Section(line.offset, line.number, data)
+                if current.started is None and not damaged:
+                    diagnostics.skip(name, line.number, "bad value")
                 sections.append(current)
                 seen, pending = 0, []
                 continue
@@ -371,8 +391,51 @@ def _strip_markup(data: bytes) -> str:
     return data.decode("utf-8", "replace").rstrip()
 
 
-def _header_time(header: str) -> datetime | None:
-    text = header[len(_HEADER) :].strip()
+def _starts_run(data: bytes) -> bool:
+    """Whether a line opens a run: aider's words, with what follows them intact, or
+    damaged by bytes that are not UTF-8 (an ASCII line aider wrote, made so)."""
+    if data.startswith(_HEADER):
+        return True
+    return data.startswith(_HEADER_WORDS) and _undecodable(data) is not None
+
+
+def _undecodable(data: bytes) -> UnicodeDecodeError | None:
+    """Why `data` is not UTF-8, or None when it is."""
+    if data.isascii():
+        return None
+    try:
+        data.decode()
+    except UnicodeDecodeError as error:
+        return error
+    return None
+
+
+def _note_damage(line: files.Line, path: str, diagnostics: Diagnostics) -> bool:
+    """Count a line that is not UTF-8 (True), or note a last line cut inside a
+    character as unfinished (a log cut off, as a JSON-lines file's last line is)."""
+    error = _undecodable(line.data)
+    if error is None:
+        return False
+    if not line.complete and error.end == len(line.data) and error.reason == _CUT:
+        diagnostics.unfinished_line(path, line.end - line.offset)
+        return False
+    reason = _NOT_UTF8
+    if not _starts_run(line.data) and (
+        len(line.data) <= 2 * len(_HEADER) + _TIME_SIZE
+        and (_START_TIME.search(line.data) or b"aider chat" in line.data)
+    ):
+        reason = _DAMAGED_START
+    diagnostics.skip(path, line.number, reason)
+    return True
+
+
+def _header_time(data: bytes) -> datetime | None:
+    """The run's start: what follows aider's words, or, on a line damaged by bytes that
+    are not UTF-8, its last 19 bytes where they are a time (damage there would show)."""
+    if _undecodable(data) is not None:
+        text = data.rstrip()[-_TIME_SIZE:].decode("utf-8", "replace")
+    else:
+        text = data[len(_HEADER) :].decode().strip()
     try:
         return datetime.strptime(text, _TIME_FORMAT).astimezone(UTC)
     # a local 9999-12-31 west of UTC, 0001-01-01 east of it, is no UTC time: the run keeps
@@ -432,8 +495,6 @@ class _Reader:
         self.model = session.model
 
     def feed(self, text: str) -> Iterator[Event]:
-        if text.startswith("# aider chat started at "):
-            return
         if text.startswith("#### "):
             kind, body = "user", text[5:].rstrip()
         elif text.startswith("> ") or text == ">":

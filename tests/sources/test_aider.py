@@ -725,3 +725,29 @@ def test_a_log_cut_inside_a_character_is_unfinished_not_damaged(
     said = [e.text for e in aider.read(session, diagnostics) if e.kind == "assistant"]
     assert said == ["fine\n\u00e9t\ufffd"]
     assert diagnostics.skipped_total == 0
+
+
+@pytest.mark.parametrize(
+    ("header", "runs", "reason"),
+    [  # a crash's zero bytes over the line, after aider's words and inside them
+        (b"# aider chat started at 2026-11-20 11:0\x000:00", 2, "NUL bytes"),
+        (b"# aider ch\x00at started at 2026-11-20 11:00:00", 1, "NUL bytes, maybe"),
+    ],
+)
+def test_a_run_start_holding_nul_bytes_is_damage_said_as_such(
+    tmp_path: Path, header: bytes, runs: int, reason: str
+) -> None:
+    """Aider never writes a NUL byte; one in its run's first line is damage, told as a
+    byte that is not UTF-8 is: the run starts while aider's words are whole, and
+    otherwise doctor says two runs may read as one."""
+    home, path = _raw_home(tmp_path, _RUN_ONE + b"\n" + header + b"\n" + _RUN_TWO)
+    diagnostics = Diagnostics()
+    found = aider.parse(path, aider.locate(Home.at(home)), diagnostics)
+    assert len(found) == runs and found[-1].title == (
+        "second" if runs == 2 else "first"
+    )
+    [(line, said)] = [(line, why) for _, line, why in diagnostics.details]
+    assert line == 8 and said.startswith(reason)
+    out, _ = _cli("doctor", "--app", "aider", "--json", "--home", str(home))
+    [report] = orjson.loads(out)
+    assert list(report["skipped_lines"]) == [said]

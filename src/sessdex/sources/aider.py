@@ -24,9 +24,10 @@ tokens, N completion tokens` for an unstreamed reply before 0.46), cache reads a
 writes taken out of "sent".
 Model replies and quoted output cannot be told apart when a reply itself contains
 `> ` or `#### ` lines; we read such lines as aider's markup. A line that is not UTF-8
-(aider run with `--encoding latin-1`, or damage) is read with U+FFFD and counted; a
-run's first line damaged so starts a run only while aider's words before its time are
-whole. `.aider.input.history` and `--llm-history-file` logs are not read.
+(aider run with `--encoding latin-1`, or damage) is read with U+FFFD and counted, as is
+one holding NUL bytes; a run's first line damaged so starts a run only while aider's
+words before its time are whole. `.aider.input.history` and `--llm-history-file` logs
+are not read.
 
 `AIDER_CHAT_HISTORY_FILE` (aider reads every option from `AIDER_*` variables): an
 absolute path is the one file to read (its sessions have no known cwd); a relative
@@ -76,15 +77,16 @@ HEAD_LINES = 200  # lines of a section read for its title, model and version
 
 # Aider opens each run with `\n# aider chat started at %Y-%m-%d %H:%M:%S\n\n` (io.py),
 # ASCII in UTF-8 and in the one-byte encodings --encoding may name: a byte that is not
-# UTF-8 on such a line is damage
+# UTF-8 on such a line is damage, as is a NUL byte anywhere (a crash's zeros)
 _HEADER = b"# aider chat started at "
 _HEADER_WORDS = _HEADER.rstrip()
 _TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 _TIME_SIZE = len("2025-10-20 21:49:17")
-# What --verbose and doctor say of a line that is not UTF-8 (it is read with U+FFFD);
-# one whose run-start words are damaged too starts no run: it is said, not guessed at
+# What --verbose and doctor say of a damaged line (it is read: U+FFFD for what is not
+# UTF-8); one whose run-start words are damaged starts no run: said, not guessed at
 _NOT_UTF8 = "not UTF-8"
-_DAMAGED_START = "not UTF-8, maybe a run's first line: two runs may read as one"
+_NUL = "NUL bytes"
+_MAYBE_START = ", maybe a run's first line: two runs may read as one"
 _CUT = "unexpected end of data"  # UTF-8's decoder, of a character cut at the end
 _START_TIME = re.compile(rb"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*$")
 # Since 0.52 counts are rounded (`12k`); 0.46 to 0.51 printed them whole with commas
@@ -264,7 +266,7 @@ def read(
                 data = line.data
                 if line.offset > start and _starts_run(data):
                     break
-                if not data.isascii():
+                if not data.isascii() or 0 in data:
                     _note_damage(line, session.path, diagnostics)
                 if line.offset == start:
                     continue  # the run's first line: its time is the session's
@@ -343,8 +345,10 @@ def _sections(path: Path, diagnostics: Diagnostics) -> list[_Section]:
     with files.open_regular(path) as stream:
         for line in files.iter_lines(stream):
             data = line.data
-            # most lines are ASCII: one C call each, and a decode for the rest
-            damaged = not data.isascii() and _note_damage(line, name, diagnostics)
+            # two C calls a line, and a decode of the few that are not ASCII
+            damaged = (not data.isascii() or 0 in data) and _note_damage(
+                line, name, diagnostics
+            )
             if data.startswith(_HEADER) or (damaged and _starts_run(data)):
                 if current is not None:
                     _finish(current, pending)
@@ -393,10 +397,10 @@ def _strip_markup(data: bytes) -> str:
 
 def _starts_run(data: bytes) -> bool:
     """Whether a line opens a run: aider's words, with what follows them intact, or
-    damaged by bytes that are not UTF-8 (an ASCII line aider wrote, made so)."""
+    damaged (`_damage`: an ASCII line aider wrote, made so)."""
     if data.startswith(_HEADER):
         return True
-    return data.startswith(_HEADER_WORDS) and _undecodable(data) is not None
+    return data.startswith(_HEADER_WORDS) and _damage(data) is not None
 
 
 def _undecodable(data: bytes) -> UnicodeDecodeError | None:
@@ -410,29 +414,40 @@ def _undecodable(data: bytes) -> UnicodeDecodeError | None:
     return None
 
 
+def _damage(data: bytes) -> str | None:
+    """What is wrong with a line aider would not have written so, or None."""
+    if _undecodable(data) is not None:
+        return _NOT_UTF8
+    return _NUL if 0 in data else None
+
+
 def _note_damage(line: files.Line, path: str, diagnostics: Diagnostics) -> bool:
-    """Count a line that is not UTF-8 (True), or note a last line cut inside a
-    character as unfinished (a log cut off, as a JSON-lines file's last line is)."""
-    error = _undecodable(line.data)
+    """Count a damaged line (True), or note a last line cut inside a character as
+    unfinished (a log cut off, as a JSON-lines file's last line is)."""
+    data = line.data
+    error = _undecodable(data)
     if error is None:
-        return False
-    if not line.complete and error.end == len(line.data) and error.reason == _CUT:
+        if 0 not in data:
+            return False
+        reason = _NUL
+    elif not line.complete and error.end == len(data) and error.reason == _CUT:
         diagnostics.unfinished_line(path, line.end - line.offset)
         return False
-    reason = _NOT_UTF8
-    if not _starts_run(line.data) and (
-        len(line.data) <= 2 * len(_HEADER) + _TIME_SIZE
-        and (_START_TIME.search(line.data) or b"aider chat" in line.data)
+    else:
+        reason = _NOT_UTF8
+    if not _starts_run(data) and (
+        len(data) <= 2 * len(_HEADER) + _TIME_SIZE
+        and (_START_TIME.search(data) or b"aider chat" in data)
     ):
-        reason = _DAMAGED_START
+        reason += _MAYBE_START
     diagnostics.skip(path, line.number, reason)
     return True
 
 
 def _header_time(data: bytes) -> datetime | None:
-    """The run's start: what follows aider's words, or, on a line damaged by bytes that
-    are not UTF-8, its last 19 bytes where they are a time (damage there would show)."""
-    if _undecodable(data) is not None:
+    """The run's start: what follows aider's words, or, on a damaged line, its last 19
+    bytes where they are a time (damage there would show)."""
+    if _damage(data) is not None:
         text = data.rstrip()[-_TIME_SIZE:].decode("utf-8", "replace")
     else:
         text = data[len(_HEADER) :].decode().strip()

@@ -5,6 +5,21 @@ from __future__ import annotations
 
 import unicodedata
 
+# What draws nothing and is no joiner (the joiners of scripts and emoji are text), as a
+# regular expression's character class: the zero-width space, the word joiner and the
+# invisible operators, a BOM, the Mongolian vowel separator, Unicode's own line and
+# paragraph separators; the deprecated format controls, the interlinear annotation
+# marks, the shorthand and musical format controls; the tag characters, which spell
+# ASCII no terminal shows but a model reads (text hidden in what is pasted into an
+# agent), and the variation selectors' supplement, which can carry bytes the same way.
+# Shown, each makes two texts look the same, or hides text: `views.text` drops them,
+# `shells` writes them out as escapes.
+INVISIBLE = (
+    "\u180e\u200b\u2028\u2029\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f"
+    "\U000e0100-\U000e01ef"
+)
+
 
 def char_cells(char: str) -> int:
     """A wide character (CJK, most emoji) two columns, a combining mark or zero-width

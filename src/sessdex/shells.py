@@ -14,6 +14,7 @@ import shlex
 import sys
 from collections.abc import Mapping, Sequence
 
+from .cells import INVISIBLE
 from .errors import BadValue, NotQuotable
 
 # POSIX: any POSIX sh, dash (Debian's and Ubuntu's /bin/sh) too, which reads no $'…';
@@ -39,10 +40,10 @@ _NAMES = {
 # control and bidi characters: printing them raw could drive the terminal or reorder
 # what the reader sees (views/text strips the same set from transcript text)
 _CONTROLS = r"\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-# what draws nothing (a zero-width space, a word joiner, a BOM, a line separator; the
-# joiners of scripts and emoji are text): printed raw, a folder or id holding one looks
-# like another, and the line pasted would not be the one the reader saw
-_INVISIBLE = r"\u180e\u200b\u2028\u2029\u2060-\u2064\ufeff"
+# what draws nothing (a zero-width space, a word joiner, a BOM, a line separator, a tag
+# character; the joiners of scripts and emoji are text): printed raw, a folder or id
+# holding one looks like another, and the line pasted would not be the one the reader saw
+_INVISIBLE = INVISIBLE
 _UNPRINTABLE = re.compile(f"[{_CONTROLS}{_INVISIBLE}]")
 _UNPRINTABLE_RUN = re.compile(f"[{_CONTROLS}{_INVISIBLE}]+")
 # cmd.exe has no way to write a character as an escape, but takes an invisible one as
@@ -211,8 +212,10 @@ def _fish_word(text: str) -> str:
             out.append(_FISH_NAMED[char])
         elif ord(char) < 0x80:
             out.append(f"\\x{ord(char):02x}")
-        else:  # each of them is in the BMP
+        elif ord(char) <= 0xFFFF:
             out.append(f"\\u{ord(char):04x}")
+        else:  # a tag character: fish's \U takes up to 8 digits
+            out.append(f"\\U{ord(char):08x}")
     if quoted or not out:
         out.append("'" + "".join(quoted) + "'")
     return "".join(out)
@@ -266,7 +269,9 @@ def _powershell_string(text: str) -> str:
         return "'" + "".join(c * 2 if c in _PS_SINGLE else c for c in text) + "'"
     out = []
     for char in text:
-        if _UNPRINTABLE.match(char):
+        if _UNPRINTABLE.match(char) and ord(char) > 0xFFFF:  # past what [char] holds
+            out.append(f"$([char]::ConvertFromUtf32(0x{ord(char):x}))")
+        elif _UNPRINTABLE.match(char):
             out.append(f"$([char]0x{ord(char):x})")
         elif char in "$`" or char in _PS_DOUBLE:
             out.append("`" + char)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
 from .. import pathnames
+from ..cells import INVISIBLE
 from ..cells import char_cells as _char_cells
 
 if TYPE_CHECKING:  # the quick listing imports this module: no model import at run time
@@ -35,12 +36,11 @@ _ESCAPES = re.compile(
 )
 _CONTROLS = re.compile(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-    # and what draws nothing but is no joiner: the zero-width space, the word joiner
-    # and invisible operators, a BOM, the Mongolian vowel separator, Unicode's own
-    # line and paragraph separators. Shown, each makes two texts look the same, takes
-    # a column where a terminal draws none (or `?` on an ASCII console), so a
-    # table's columns slip; `clean` drops them (a line separator breaks the line)
-    r"\u180e\u200b\u2028\u2029\u2060-\u2064\ufeff]"
+    # and what draws nothing but is no joiner (`cells.INVISIBLE`). Shown, each makes
+    # two texts look the same or hides text, takes a column where a terminal draws
+    # none (or `?` on an ASCII console), so a table's columns slip; `clean` drops them
+    # (a line separator breaks the line)
+    f"{INVISIBLE}]"
 )
 _LINE_SEPARATORS = re.compile("[\u2028\u2029]")
 _SPACES = re.compile(r"\s+")
@@ -67,7 +67,9 @@ def clean(text: str | None, *, keep_newlines: bool = True) -> str:
 
 def _escaped(match: re.Match[str]) -> str:
     code = ord(match[0])
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"  # a tag character
 
 
 def flat(text: str | None) -> str:

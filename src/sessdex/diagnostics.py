@@ -69,20 +69,29 @@ def refused(path: str | os.PathLike[str]) -> str:
     return f"could not open {os.fspath(path)} ({FILE_REFUSED})"
 
 
+def written_out(name: str) -> str:
+    """`name` with each character that is not printable written out as its code point
+    (`\\x1b`, `\\u202e`, `\\U000e0069`): a file's name as it is, that acts on nothing."""
+    if name.isprintable():
+        return name
+    return "".join(
+        char
+        if char.isprintable()
+        else f"\\x{ord(char):02x}"
+        if ord(char) < 0x100
+        else f"\\u{ord(char):04x}"
+        if ord(char) <= 0xFFFF
+        else f"\\U{ord(char):08x}"
+        for char in name
+    )
+
+
 def detail(path: str, line: int, reason: str) -> str:
     """One detail as --verbose and `doctor -v` name it, `<path>:<line>: <reason>`; a file
     sessdex was not let open (no line of it read) in the words `refused` gives. A
     control character in a file's name (an escape, a newline) is written out (`\\x1b`),
     so that the name shown is the file's, and a terminal acts on none of it."""
-    if not path.isprintable():
-        path = "".join(
-            char
-            if char.isprintable()
-            else f"\\x{ord(char):02x}"
-            if ord(char) < 0x100
-            else f"\\u{ord(char):04x}"
-            for char in path
-        )
+    path = written_out(path)
     return refused(path) if reason == FILE_REFUSED else f"{path}:{line}: {reason}"
 
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import freshness
-from .diagnostics import FOLDER_UNREADABLE, NAME_NOT_UTF8
+from .diagnostics import FOLDER_UNREADABLE, NAME_NOT_UTF8, written_out
 
 # (path, why) of what listings refused since `take_passed_over`: `NAME_NOT_UTF8`, or what
 # the entry is instead of a folder or regular file (see `plain_kind`, `_followed`)
@@ -57,8 +57,9 @@ def as_named(path: str) -> str:
 
 
 def shown(path: str | os.PathLike[str]) -> str:
-    """`path` with the bytes that are not UTF-8 written out (`caf\\xe9`), to name it."""
-    return os.fsencode(path).decode(errors="backslashreplace")
+    """`path` with the bytes that are not UTF-8 written out (`caf\\xe9`), to name it, and
+    its control characters too (`\\x1b`): a warning cleaned of them named another file."""
+    return written_out(os.fsencode(path).decode(errors="backslashreplace"))
 
 
 def nameable(entry: os.DirEntry[str]) -> bool:

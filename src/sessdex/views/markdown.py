@@ -64,6 +64,15 @@ _LITERAL = re.compile(_ACTIVE.pattern + r"|\*|(?<!_)(?:(?<![^\W_])_+|_+(?!\w))")
 # Also one in a list item or a quote (`- ## User`, `> ## User`: a heading there too).
 _CONTAINERS = r"(?:[ \t]*+(?:>|(?:[-+*]|\d{1,9}[.)])(?=[ \t])))+[ \t]*+"
 _HEADING = re.compile(rf"^({_CONTAINERS}| {{0,3}})(#{{1,6}})(?=[ \t]|$)", re.MULTILINE)
+# What opens the export's own lines, at a line's start in a transcript's text (in a
+# quote too): the label of a reply or an error (`**Assistant:**`, `> **Error:**`), the
+# item of a tool call or a spawn (`- 🔧`, `- 🤖`). Escaped, a user's words read as
+# theirs, not as a reply the assistant gave or a call it made. Code indented 4 columns
+# or more is left as written.
+_MARKS = re.compile(
+    r"^((?: {0,3}>[ ]?)* {0,3})(?:(\*\*)(?=Assistant|Error)|([-+*])(?=[ \t]+[🔧🤖]))",
+    re.MULTILINE,
+)
 # A `>` or a list marker and the blank after it (see `_opens_code`)
 _GAP = re.compile(r"(>|[-+*]|\d{1,9}[.)])( *)")
 # A line of `=` or `-` under a line of text makes that text a heading (setext: `User`
@@ -156,10 +165,19 @@ def _inline(line: str, *, literal: bool = False) -> str:
     return "".join(out)
 
 
+def _unmarked(found: re.Match[str]) -> str:
+    """A mark `_MARKS` found, escaped: `\\*\\*Assistant`, `\\- 🔧`."""
+    if found[2]:
+        return found[1] + "\\*\\*"
+    return found[1] + "\\" + found[3]
+
+
 def _headed_down(prose: str, items: _Items | None = None) -> str:
     """`prose` with each heading two levels lower (at most 6), and no line underlined
     into a heading (shown as written). `items`: the list items the text above left open
     (a fenced block between prose keeps them), where a text has a heading deep in one."""
+    if "**" in prose or "🔧" in prose or "🤖" in prose:
+        prose = _MARKS.sub(_unmarked, prose)
     if "=" in prose or "-" in prose:
         prose = _UNDERLINE.sub(_not_underlined, prose)
     if "#" not in prose and items is None:

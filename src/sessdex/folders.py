@@ -229,9 +229,24 @@ def is_dir(path: str | Path) -> bool:
 
 
 def is_file(path: str | Path) -> bool:
-    """`os.path.isfile`, noted for the index like `is_dir`."""
+    """`os.path.isfile`, noted for the index like `is_dir`. A pipe, socket, device, or a
+    broken or looping link in the file's place is noted for `take_passed_over`, as a
+    listing notes one: a file an app names (its database, a session's log) hides that
+    session as surely as one in a listed folder."""
     freshness.note_probe(path)
-    return os.path.isfile(path)
+    try:
+        mode = os.stat(path).st_mode
+    except ValueError:  # a NUL in a path an app recorded: no file is named so
+        return False
+    except OSError as error:
+        if error.errno == errno.ELOOP or os.path.islink(path):
+            _PASSED_OVER.append((shown(path), _odd_kind(os.fspath(path))))
+        return False
+    if stat.S_ISREG(mode):
+        return True
+    if not stat.S_ISDIR(mode):  # a folder in a file's place holds no session unsaid
+        _PASSED_OVER.append((shown(path), _odd_kind(os.fspath(path))))
+    return False
 
 
 def exists(path: str | Path) -> bool:

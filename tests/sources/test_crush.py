@@ -598,3 +598,31 @@ def test_a_registry_folder_that_is_not_utf8_falls_back_to_the_projects_own(
     at = data.rindex(b'.crush"')
     registry_file.write_bytes(data[:at] + b"\xff" + data[at + 1 :])
     assert set(sessions(home)) == set(sessions(HOME))
+
+
+@pytest.mark.parametrize(
+    ("damage", "kind"),
+    [("pipe", "pipe"), ("loop", "link that loops"), ("broken", "broken link")],
+)
+def test_doctor_counts_a_project_database_that_is_no_file(
+    tmp_path: Path, damage: str, kind: str
+) -> None:
+    # a pipe or a dead link where the registry says crush.db is: that project's sessions
+    # went missing, and doctor, which counts such things in a listed folder, said nothing
+    import os
+
+    from sessdex import api
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    db = home / SHOP_DB.relative_to(HOME)
+    db.unlink()
+    if damage == "pipe":
+        os.mkfifo(db)
+    else:
+        db.symlink_to(db.name if damage == "loop" else tmp_path / "gone.db")
+    assert MAIN not in sessions(home)
+    [report] = api.doctor(Home.at(home), ["crush"])
+    assert report.diagnostics.passed_over == {kind: 1}
+    [report] = api.doctor(Home.at(HOME), ["crush"])
+    assert not report.diagnostics.passed_over

@@ -565,3 +565,17 @@ def test_a_fork_kimi_code_just_made_is_listed_as_new(tmp_path: Path) -> None:
     assert made.created is not None and made.updated is not None
     assert made.updated >= made.created
     assert made.updated > found[REAL_CODE_LEAD].updated
+
+
+def test_doctor_counts_a_main_wire_that_is_a_pipe(tmp_path: Path) -> None:
+    # the session's wire.jsonl is looked up by name, not listed: a pipe there lost the
+    # session with no word in doctor, which counts a pipe among listed files
+    import os
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    wire = home / WORKSPACE / f"session_{SMALL}" / "agents" / "main" / "wire.jsonl"
+    wire.unlink()
+    os.mkfifo(wire)
+    [report] = api.doctor(Home.at(home), ["kimi"])
+    assert report.diagnostics.passed_over == {"pipe": 1}

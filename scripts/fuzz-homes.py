@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Run many mutants of every fixture home through the CLI's commands (the long run of
-tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [home ...]`.
+tests/test_fuzz_homes.py): `scripts/fuzz-homes.py --cases 200 [--first 1000] [--tree] [home ...]`.
 
 Each case is drawn from its home's name and number, so a failure printed here is
 reproduced by naming that home and case again. Prints each failure, then a count.
@@ -25,6 +25,12 @@ def main() -> int:
     parser.add_argument("homes", nargs="*", help="home names (default: all)")
     parser.add_argument("--cases", type=int, default=50, help="mutants per home")
     parser.add_argument("--first", type=int, default=0, help="number of the first")
+    parser.add_argument(
+        "--tree",
+        action="store_true",
+        help="damage the folder tree, not a file's content (a pipe, a broken or looping "
+        "link, a name that is not UTF-8)",
+    )
     args = parser.parse_args()
     every = fuzzing.homes()
     names = args.homes or sorted(every)
@@ -37,7 +43,9 @@ def main() -> int:
             for case in range(args.first, args.first + args.cases):
                 # a case stuck where no signal reaches Python (a C loop) says where
                 faulthandler.dump_traceback_later(300, exit=True)
-                failures = fuzzing.run_case(name, every[name], case, folder)
+                failures = fuzzing.run_case(
+                    name, every[name], case, folder, tree=args.tree
+                )
                 ran += 1
                 failed += bool(failures)
                 for failure in failures:

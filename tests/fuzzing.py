@@ -4,9 +4,12 @@ A mutant is a copy of one app's home with one file damaged the way drifting form
 failing disks damage them: a value of another type, a key gone or renamed, a record type
 never seen, a time in another format, a value nested past any parser's depth, a cut or
 stray byte, CRLF, a BOM, an empty file, a directory in a file's place, a SQLite column or
-table gone or of another type, a row of NULLs. `check` runs the commands a user runs over
-it, in this process, and says what went wrong: a traceback, or the words sessdex says of
-its own bugs (each then run again with SESSDEX_DEBUG=1, to show where it was raised).
+table gone or of another type, a row of NULLs. Or, drawn apart (`tree=True`, so content
+cases keep their numbers), one file's place damaged (`TREE_WAYS`): a pipe, a broken or
+looping link in it, a name that is not UTF-8, a looping link beside it. `check` runs the
+commands a user runs over it, in this process, and says what went wrong: a traceback, or
+the words sessdex says of its own bugs (each then run again with SESSDEX_DEBUG=1, to show
+where it was raised).
 Used by tests/test_fuzz_homes.py (a few mutants per home) and scripts/fuzz-homes.py (many).
 """
 
@@ -335,6 +338,33 @@ def _mutate_bytes(
     raise ValueError(way)
 
 
+TREE_WAYS = ("pipe", "link loop", "broken link", "odd name", "loop beside")
+
+
+def mutate_tree(path: Path, way: str) -> Mutant:
+    """Damage `path`'s place in its folder one `way`, leaving its bytes alone."""
+    if way == "odd name":  # a name a copy from another system wrote in Latin-1
+        name = os.fsencode(path.name)
+        odd = path.with_name(os.fsdecode(name[:1] + b"\xff" + name[1:]))
+        path.rename(odd)
+        # an app that looks the file up by name no longer finds it either: as deleted
+        return Mutant(path, f"renamed to {odd.name!r}", gone=True)
+    if way == "loop beside":
+        (path.parent / "zz-loop").symlink_to(".")
+        return Mutant(path, "a link to its own folder beside it", keeps=True)
+    path.unlink()
+    if way == "pipe":  # opening it waits for a writer: it is passed over, and counted
+        os.mkfifo(path)
+        return Mutant(path, "a pipe in its place")
+    if way == "link loop":
+        path.symlink_to(path.name)
+        return Mutant(path, "a link to itself in its place")
+    if way == "broken link":  # a dotfiles link whose target moved
+        path.symlink_to(path.with_name(path.name + ".moved"))
+        return Mutant(path, "a link to a file that is gone in its place")
+    raise ValueError(way)
+
+
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -427,8 +457,9 @@ def _change_table(
     raise ValueError(way)
 
 
-def draw_mutant(home: Path, draw: random.Random) -> Mutant:
-    """Change one file of `home` one way, both drawn; tries until one applies."""
+def draw_mutant(home: Path, draw: random.Random, *, tree: bool = False) -> Mutant:
+    """Change one file of `home` one way, both drawn; tries until one applies. With
+    `tree`, one of `TREE_WAYS` instead."""
     # not a database's -wal or -shm: SQLite itself reads a damaged one as none (the
     # app loses those rows too), and nothing sessdex reads can tell
     candidates = sorted(
@@ -436,6 +467,8 @@ def draw_mutant(home: Path, draw: random.Random) -> Mutant:
         for p in home.rglob("*")
         if p.is_file() and not p.is_symlink() and not p.name.endswith(("-wal", "-shm"))
     )
+    if tree:
+        return mutate_tree(draw.choice(candidates), draw.choice(TREE_WAYS))
     ways = VALUE_WAYS + BYTE_WAYS + SQL_WAYS
     for _ in range(200):
         path = draw.choice(candidates)
@@ -571,10 +604,13 @@ def copy_home(original: Path, home: Path) -> None:
                 os.chmod(entry, 0o755 if os.path.isdir(entry) else 0o644)
 
 
-def run_case(name: str, original: Path, case: int, work: Path) -> list[str]:
-    """Mutant `case` of home `name`: the failures found, each naming the case. Every
-    case is copied to the same folder, as some apps' ids are made from their paths."""
-    draw = random.Random(f"{name}-fuzz-{case}")
+def run_case(
+    name: str, original: Path, case: int, work: Path, *, tree: bool = False
+) -> list[str]:
+    """Mutant `case` of home `name` (of its tree, with `tree`): the failures found, each
+    naming the case. Every case is copied to the same folder, as some apps' ids are
+    made from their paths."""
+    draw = random.Random(f"{name}-{'tree' if tree else 'fuzz'}-{case}")
     home = work / "home"
     listed_file = work / "listed.json"
     if not listed_file.exists():
@@ -584,9 +620,9 @@ def run_case(name: str, original: Path, case: int, work: Path) -> list[str]:
         listed_file.write_text(json.dumps(before.listed))
     listed_before: dict[str, str] = json.loads(listed_file.read_text())
     copy_home(original, home)
-    mutant = draw_mutant(home, draw)
+    mutant = draw_mutant(home, draw, tree=tree)
     changed = str(mutant.path)
-    label = f"{name} case {case}: {mutant.path.relative_to(home)}: {mutant.what}"
+    label = f"{name} {'tree ' if tree else ''}case {case}: {mutant.path.relative_to(home)}: {mutant.what}"
     state = work / f"state-{case}"
     outcome = check(home, state)
     failures = [f"{label}: {failure}" for failure in outcome.failures]

@@ -7,7 +7,7 @@ and runs list, show --json, tree, export md, usage daily, watch --once and docto
 over it. None may end in a traceback or say "a sessdex bug"; a file that still holds its
 sessions still lists them; and a session gone is never gone unsaid (doctor counts what was
 skipped). A failure names its home and case: `scripts/fuzz-homes.py NAME --first N
---cases 1` runs that case again, and more cases than these.
+--cases 1` (with `--tree` for a tree case) runs that case again, and more cases than these.
 """
 
 from __future__ import annotations
@@ -48,3 +48,18 @@ def test_every_way_of_damage_applies_to_some_home(tmp_path: Path) -> None:
                     applied.add(way)
                     break
     assert applied == set(fuzzing.VALUE_WAYS + fuzzing.BYTE_WAYS + fuzzing.SQL_WAYS)
+
+
+TREE_CASES_PER_HOME = 3  # every way applies to any file: a few cases reach most
+
+
+@pytest.mark.parametrize("name", sorted(HOMES))
+def test_a_file_gone_odd_in_its_folder_is_never_a_hang_and_never_unsaid(
+    name: str, tmp_path: Path
+) -> None:
+    # a pipe (opening one waits for a writer), a link that loops or leads nowhere, a name
+    # that is not UTF-8: what a listing passes over, and a file looked up by name too
+    failures: list[str] = []
+    for case in range(TREE_CASES_PER_HOME):
+        failures += fuzzing.run_case(name, HOMES[name], case, tmp_path, tree=True)
+    assert not failures, "\n".join(failures)

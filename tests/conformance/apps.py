@@ -45,14 +45,17 @@ class Context:
 
 @dataclass
 class Step:
-    name: str  # basic, resume, subagent, tui (and edit, for aider)
-    argv: list[str]  # "{basic}" is replaced by the basic step's session id
+    name: str  # basic, resume, subagent, tui (and edit, for aider; fork)
+    # "{basic}" in an argument (and in the title) becomes the basic step's session id
+    argv: list[str]
     title: str | None = None  # the title this step's session must end up with
     interactive: bool = False
     tui_exit: str = "/exit"
     tui_after: list[str] = field(
         default_factory=list
     )  # slash commands typed before exiting
+    # False for a step that asks the model nothing (a fork copies a session on disk)
+    asks_model: bool = True
 
 
 @dataclass
@@ -63,15 +66,17 @@ class Recipe:
     steps: Callable[[Context], list[Step]]
     session_file: str  # regex over paths relative to HOME; group 1 is the id, else a JSON key below
     session_key: str | None = None
+    # What the CLI puts before the id sessdex lists (kimi-code's `session_<uuid>`)
+    id_prefix: str = ""
     # A regex over a headless step's stderr whose group 1 is the session id, for a CLI whose
     # stdout names none and whose resume writes no new file (kimi's resume hint)
     stderr_id: str | None = None
     records_branch: bool = True
     records_model: bool = True
     records_cli_version: bool = True
-    subagents: str = (
-        "linked"  # linked: own session with parent_id; inline: inside the parent; none
-    )
+    # linked: own session with parent_id; agent: an agent of the parent's session, whose
+    # events `show` nests under its spawn; inline: inside the parent; none
+    subagents: str = "linked"
     subagent_note: str = ""
     help_subcommands: tuple[str, ...] = ()
     # False where the CLI reopens no single session, so a resume command cannot name one
@@ -91,6 +96,9 @@ class Recipe:
     # Live phases (`tool`, `subagent`, `answered`) that `watch` cannot tell from what the
     # CLI writes, and why (docs/live.md): the live check skips them, saying so.
     live_unknown: dict[str, str] = field(default_factory=dict)
+    # The CLI records the usage of every model response (the mock's USAGE on each): sessdex's
+    # totals must then be exactly what the mock served, each response counted once.
+    records_every_response: bool = False
 
 
 def _write(path: Path, text: str) -> None:
@@ -925,6 +933,7 @@ RECIPES: dict[str, Recipe] = {
             stderr_id=rf"To resume this session: kimi -r ({UUID})",
             records_model=False,  # kimi-cli writes no model name into a main session
             weight=2,
+            records_every_response=True,  # one StatusUpdate per model call
         ),
         Recipe(
             "aider",

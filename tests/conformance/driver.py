@@ -383,7 +383,7 @@ class TargetRun:
                 "problem": reason,
             }
         basic = known[0] if known else ""
-        argv = [basic if a == "{basic}" else a for a in step.argv]
+        argv = [a.replace("{basic}", basic) for a in step.argv]
         if (
             step.name == "basic"
             and self.recipe.same_minute_resume
@@ -408,6 +408,8 @@ class TargetRun:
         deleted = sorted(set(before) - set(after))
         requests = self.mock.requests()[first_request:]
         stdout_id = apps.session_id_from_stdout(stdout) or self._stderr_id(stem)
+        if stdout_id:
+            stdout_id = stdout_id.removeprefix(self.recipe.id_prefix)
         file_ids = [
             i
             for i in apps.session_id_from_files(self.recipe, self.home, new)
@@ -431,7 +433,7 @@ class TargetRun:
         served_final = any(r.get("action") == "final" for r in agent)
         # What the recipe expects of the CLI but it no longer does: a change to look at.
         notes = []
-        title = step.title
+        title = step.title.replace("{basic}", basic) if step.title else None
         if title == mockllm.TITLE and not any(
             r.get("kind") in ("title", "json") for r in requests
         ):
@@ -445,7 +447,7 @@ class TargetRun:
             )
         if not problem and rc != 0:
             problem = f"exited {rc}"
-        if not problem and not served_final:
+        if not problem and step.asks_model and not served_final:
             problem = f"the mock never served the final answer of scenario {scenario!r}"
         if (
             not problem

@@ -289,6 +289,9 @@ def test_subagents_linked_to_their_parent(run: dict[str, Any]) -> None:
         if r["parent_id"] and r["parent_id"] not in ids
     ]
     assert not orphans, f"sub-agent sessions whose parent is not listed: {orphans}"
+    if recipe(run).subagents == "agent":
+        _subagent_nested_in_its_lead(run)
+        return
     if recipe(run).subagents != "linked":
         pytest.skip(recipe(run).subagent_note)
     parent = good_step(run, "subagent")
@@ -304,6 +307,70 @@ def test_subagents_linked_to_their_parent(run: dict[str, Any]) -> None:
         assert same_path(child["cwd"], run["repo"]), (
             f"sub-agent {child['id']}: folder {child['cwd']!r}"
         )
+
+
+def _subagent_nested_in_its_lead(run: dict[str, Any]) -> None:
+    """A sub-agent kept as an agent of its lead's session: `show --subagents tree` puts its
+    own shell call's result under the spawn that started it."""
+    parent = good_step(run, "subagent")
+    assert parent["child_served"], (
+        "the CLI never started the sub-agent (no SCENARIO=child request)"
+    )
+    events = sessdex_json(
+        run, "show", parent["session_id"], "--subagents", "tree", "--detail", "full"
+    )
+    spawns = [e for e in events if e["kind"] == "subagent"]
+    assert spawns, f"session {parent['session_id']} shows no sub-agent spawn"
+    child = (spawns[0].get("extra") or {}).get("child_id")
+    assert child, f"the spawn names no sub-agent: {spawns[0]}"
+    mine = [e for e in events if e.get("agent_id") == child]
+    said = " ".join(str(e.get("text") or "") for e in mine)
+    assert "hello-from-subagent" in said, (
+        f"sub-agent {child}'s own events ({len(mine)}) lack its shell call's output"
+    )
+    first = events.index(spawns[0])
+    assert all(events.index(e) > first for e in mine), (
+        f"sub-agent {child}'s events are not under its spawn"
+    )
+
+
+def test_fork_names_its_source(run: dict[str, Any]) -> None:
+    """A session the CLI forked from the basic one is listed as that session's fork."""
+    basic, fork = good_step(run, "basic"), good_step(run, "fork")
+    records = {r["id"]: r for r in listed(run, "--all")}
+    assert fork["session_id"] in records, (
+        f"the fork {fork['session_id']} is not listed ({sorted(records)})"
+    )
+    assert records[fork["session_id"]]["forked_from"] == basic["session_id"], (
+        f"fork {fork['session_id']}: forked_from "
+        f"{records[fork['session_id']]['forked_from']!r}, not {basic['session_id']!r}"
+    )
+
+
+def test_tokens_counted_once(run: dict[str, Any]) -> None:
+    """Every response the mock served is counted once: not twice through a resume, a
+    sub-agent's copy in its lead or a fork's copy of its source, and none left out."""
+    if not recipe(run).records_every_response:
+        pytest.skip(
+            f"{run['target']}: not every response's usage is known to be in its files"
+        )
+    served = [
+        r for r in run.get("requests", []) if r.get("api") and r.get("status") == 200
+    ]
+    rows = sessdex_json(run, "usage", "app", "--app", run["app"])
+    counted = {
+        key: sum(int(row[key]) for row in rows)
+        for key in ("responses", "input_tokens", "output_tokens")
+    }
+    wanted = {
+        "responses": len(served),
+        "input_tokens": len(served) * mockllm.USAGE[0],
+        "output_tokens": len(served) * mockllm.USAGE[1],
+    }
+    assert counted == wanted, (
+        f"{run['target']} {run['version']}: sessdex usage counted {counted}; "
+        f"the mock served {len(served)} responses of {mockllm.USAGE} tokens"
+    )
 
 
 def test_doctor_reports_nothing_unread(run: dict[str, Any]) -> None:

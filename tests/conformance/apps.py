@@ -45,7 +45,7 @@ class Context:
 
 @dataclass
 class Step:
-    name: str  # basic, resume, subagent, tui (and edit, for aider; fork)
+    name: str  # basic, resume, subagent, tui (and edit, for aider; fork, for kimi-code)
     # "{basic}" in an argument (and in the title) becomes the basic step's session id
     argv: list[str]
     title: str | None = None  # the title this step's session must end up with
@@ -595,6 +595,60 @@ def kimi_steps(ctx: Context) -> list[Step]:
     ]
 
 
+# --- Kimi Code 2.x (the `kimi` Kimi CLI 1.52 installs; a different program) ---------------
+
+
+def kimi_code_env(ctx: Context) -> dict[str, str]:
+    return {
+        "KIMI_CODE_HOME": str(ctx.home / ".kimi-code"),
+        "KIMI_CODE_NO_AUTO_UPDATE": "1",
+        "KIMI_DISABLE_TELEMETRY": "1",
+    }
+
+
+def kimi_code_setup(ctx: Context) -> None:
+    _write(
+        ctx.home / ".kimi-code" / "config.toml",
+        f"""default_model = "mock"
+telemetry = false
+
+[providers.mock]
+type = "openai"
+base_url = "{ctx.base_url}/v1"
+api_key = "{API_KEY}"
+
+[models.mock]
+provider = "mock"
+model = "mock-model"
+max_context_size = 131072
+""",
+    )
+
+
+def kimi_code_steps(ctx: Context) -> list[Step]:
+    # Prompt mode runs tools without asking (the session's permission mode is `auto`).
+    tail = ["--output-format", "stream-json"]
+    return [
+        Step("basic", ["kimi", "-p", PROMPTS["basic"], *tail], title=PROMPTS["basic"]),
+        Step(
+            "resume",
+            ["kimi", "--session", "session_{basic}", "-p", PROMPTS["resume"], *tail],
+        ),
+        Step(
+            "subagent",
+            ["kimi", "-p", PROMPTS["subagent"], *tail],
+            title=PROMPTS["subagent"],
+        ),
+        # `kimi fork` copies the session's folder on disk; the model is not asked
+        Step(
+            "fork",
+            ["kimi", "fork", "session_{basic}", "--yes"],
+            title="Fork: session_{basic}",
+            asks_model=False,
+        ),
+    ]
+
+
 # --- Aider --------------------------------------------------------------------------------
 
 
@@ -934,6 +988,19 @@ RECIPES: dict[str, Recipe] = {
             records_model=False,  # kimi-cli writes no model name into a main session
             weight=2,
             records_every_response=True,  # one StatusUpdate per model call
+        ),
+        Recipe(
+            "kimi-code",
+            kimi_code_env,
+            kimi_code_setup,
+            kimi_code_steps,
+            rf"^\.kimi-code/sessions/[^/]+/session_({UUID})/state\.json$",
+            id_prefix="session_",
+            records_branch=False,
+            records_cli_version=False,
+            recorded_model="mock",  # the alias in config.toml, not the API's model name
+            subagents="agent",
+            records_every_response=True,
         ),
         Recipe(
             "aider",

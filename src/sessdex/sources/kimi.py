@@ -64,8 +64,8 @@ TITLE = "Kimi Code / Kimi CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "Kimi Code 0.3x real captures (wire 1.4), the kimi-code 0.38 source and 2.1.0's "
-    "bundle (wire 1.5), and a real kimi-code 2.1.0 run (a turn, `--session` resume, a "
-    "sub-agent); "
+    "bundle (wire 1.5), and the real kimi-code 2.1.0 in the conformance suite (a turn, "
+    "`--session` resume, an `Agent` sub-agent, `kimi fork`); "
     "kimi-cli 1.49 source (wire protocol 1.x) and kimi-cli 1.51 (wire protocol 1.10, real "
     "runs in the conformance suite: sub-agent, resume and /title included)"
     "; kimi-cli resume flags from 1.51's --help and 1.49's source (`--session`, `--plan`, "

@@ -1601,3 +1601,54 @@ def test_a_side_chat_names_its_thread_and_its_boundary_is_not_the_users_words() 
         "SCENARIO=resume Please run the greeting command once more after resuming."
     ]
     assert usage_total(got).input_tokens == 2000  # its own two calls, not the owner's
+
+
+def test_a_side_chat_with_nothing_asked_is_not_titled_as_its_owner() -> None:
+    """`/side`, then back without a question (0.171's TUI, PROVENANCE.md): Codex keeps the
+    attached thread and names it as the thread it came from, in session_index.jsonl and
+    threads.name. Listed so, it read as that thread twice, and its resume opened the
+    empty side chat instead."""
+    found = discover(Home.at(DATA / "side-empty" / "home"))
+    owner = found["01a244dd-f061-75f3-9f23-6249bbf3b147"]
+    side = found["01a244de-1597-7fd0-9627-9fd6e5e372e4"]
+    assert owner.title == "SCENARIO=basic (interactive) Please run the greeting shell…"
+    assert side.title == codex.EMPTY_SIDE_CHAT_TITLE
+    assert side.extra.get("forked_from_id") == owner.id
+
+
+def test_a_side_chat_is_titled_by_its_own_question_not_a_name_it_inherited(
+    tmp_path: Path,
+) -> None:
+    """A side chat cannot be renamed: the names Codex gives it are its owner's, copied
+    when it opens, until one made from its question replaces it (which a thread titled
+    without a model may never get). Its question is its title."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "side" / "home", home)
+    owner = "01a24473-21eb-74f1-ac58-b1ea8bdda299"
+    side = "01a24473-4a2c-7621-8c72-b0f44fb747e7"
+    inherited = "SCENARIO=basic (interactive) Please run the greeting shell…"
+    index = home / ".codex" / "session_index.jsonl"
+    index.write_text(
+        "".join(
+            json.dumps({"id": i, "thread_name": inherited, "updated_at": t}) + "\n"
+            for i, t in (
+                (owner, "2026-12-05T04:25:31Z"),
+                (side, "2026-12-05T04:25:36Z"),
+            )
+        )
+    )
+    with contextlib.closing(sqlite3.connect(home / ".codex" / "state_5.sqlite")) as db:
+        db.execute(
+            "CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT, title TEXT,"
+            " name TEXT, attached_thread_parent_id TEXT)"
+        )
+        db.execute(
+            "INSERT INTO threads VALUES (?, '', ?, ?, ?)",
+            (side, "", inherited, owner),
+        )
+        db.commit()
+    found = discover(Home.at(home))
+    assert found[owner].title == inherited
+    assert found[side].title == (
+        "SCENARIO=resume Please run the greeting command once more after resuming."
+    )

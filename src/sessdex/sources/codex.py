@@ -27,7 +27,9 @@ from `thread_spawn_edges`. Forks keep `parent_id` empty (they are the user's own
 and name their origin in `extra["forked_from_id"]`. So does a `/side` chat (0.171's TUI: an
 attached thread, `session_meta.attached_thread`, the db's `attached_thread_parent_id` and
 `thread_source: tui_side_chat`), whose rollout copies nothing of its owner and opens with
-Codex's "Side conversation boundary." note: harness text, not the user's words.
+Codex's "Side conversation boundary." note: harness text, not the user's words. A side chat
+cannot be renamed, and Codex names it first after its owner: its own question titles it,
+above any name, and one with no question says so, not its owner's title.
 
 Reading: `event_msg` `user_message` (or paginated `item_completed` `UserMessage`) is the
 human's prompt, and the `response_item` user message carrying the same text is its echo;
@@ -133,6 +135,9 @@ PROGRAM = "codex"
 INSTALL_HINT = "npm install -g @openai/codex"
 
 # Which fragment wins a field when several files describe one thread (higher wins).
+# A side chat cannot be renamed: each name Codex gives it is automatic, the first one its
+# owner's, copied as it opens, so its own question titles it above them all.
+_PRECEDENCE_SIDE_TITLE = 45
 _PRECEDENCE_NAME = 40  # threads.name: the user's or the TUI's title
 _PRECEDENCE_INDEX = 30  # session_index.jsonl thread_name, thread_name_updated events
 _PRECEDENCE_DB_TITLE = 25  # threads.title: only the first prompt
@@ -413,6 +418,16 @@ def _parse_rollout(
                 listed=False,
             ),
         ]
+    if meta.get("attached_thread") is True:  # a `/side` chat
+        sessions.append(
+            Session(
+                app=NAME,
+                id=thread_id,
+                title=scan.prompt or scan.echo_prompt or EMPTY_SIDE_CHAT_TITLE,
+                precedence=_PRECEDENCE_SIDE_TITLE,
+                listed=False,
+            )
+        )
     if scan.thread_name:
         sessions.append(
             Session(
@@ -427,6 +442,7 @@ def _parse_rollout(
 
 
 TIMER_TITLE = "(timer configured)"  # what Codex lists such a thread as
+EMPTY_SIDE_CHAT_TITLE = "(side chat, nothing asked)"
 
 
 def _timer_fragment(base: str) -> list[Session]:

@@ -1652,3 +1652,17 @@ def test_a_side_chat_is_titled_by_its_own_question_not_a_name_it_inherited(
     assert found[side].title == (
         "SCENARIO=resume Please run the greeting command once more after resuming."
     )
+
+
+def test_a_side_chat_resumes_on_its_own_as_codex_reopens_it() -> None:
+    """Codex 0.171 hides side chats from its picker, yet `codex resume <side id>` opens
+    one (as a thread forked from its owner) and `codex exec resume <side id>` grows its
+    own rollout (both tried against the conformance mock): `resume` gives that command,
+    not the owner's, and no sub-agent's note."""
+    side = discover(Home.at(DATA / "side" / "home"))[
+        "01a24473-4a2c-7621-8c72-b0f44fb747e7"
+    ]
+    plan = codex.resume(side)
+    assert plan is not None
+    assert plan.argv[:3] == ("codex", "resume", side.id)
+    assert not [note for note in plan.notes if "sub-agent" in note]

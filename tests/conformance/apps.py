@@ -29,6 +29,7 @@ PROMPTS = {
     "subagent": f"SCENARIO=subagent SLOW={LIVE_SLOW} Please delegate the greeting command to a sub-agent and report back.",
     "tui": "SCENARIO=basic (interactive) Please run the greeting shell command and tell me what it printed.",
     "edit": "SCENARIO=edit Please make checkout return 'done'.",
+    "side": "SCENARIO=resume (side chat) Please run the greeting command once more.",
 }
 NAMED_TITLE = "Sub-agent smoke test"  # what a step sets with the CLI's own title flag
 RENAMED_TITLE = "Checkout retry smoke"  # what a TUI step sets with /rename
@@ -53,7 +54,10 @@ class Step:
     tui_exit: str = "/exit"
     tui_after: list[str] = field(
         default_factory=list
-    )  # slash commands typed before exiting
+    )  # slash commands typed before exiting; "<C-/>" presses that key (a tmux key name)
+    # tui_after opens a side chat (Codex's /side) and asks it PROMPTS["side"]: a session of
+    # its own, made from this step's, which the step's new files hold beside it
+    side_chat: bool = False
     # False for a step that asks the model nothing (a fork copies a session on disk)
     asks_model: bool = True
 
@@ -233,14 +237,17 @@ def codex_steps(ctx: Context) -> list[Step]:
                 PROMPTS["subagent"],
             ],
         ),
-        # The TUI names the thread, then /rename names it again: the last name wins.
+        # The TUI names the thread, then /rename names it again: the last name wins. Then
+        # /side opens a side chat, which Codex first names after the thread, and asks it.
         Step(
             "tui",
             ["codex", "--disable", "daemon_auto_start"],
             title=RENAMED_TITLE,
             interactive=True,
             tui_exit="/quit",
-            tui_after=[f"/rename {RENAMED_TITLE}"],
+            # /quit is refused in the side chat and Ctrl+C archives it: Ctrl+/ goes back
+            tui_after=[f"/rename {RENAMED_TITLE}", "/side", PROMPTS["side"], "<C-/>"],
+            side_chat=True,
         ),
     ]
 

@@ -463,6 +463,7 @@ class TargetRun:
             "name": step.name,
             "argv": argv,
             "interactive": step.interactive,
+            "side_chat": step.side_chat,
             "rc": rc,
             "started": started,
             "ended": ended,
@@ -730,6 +731,10 @@ class TargetRun:
         # the turn is over and the TUI still open: it waits for the user
         self._probe("answered")
         for command in step.tui_after:
+            if command.startswith("<") and command.endswith(">"):  # a key: <C-c>
+                self._tmux("send-keys", "-t", "tui", command[1:-1])
+                time.sleep(2)
+                continue
             self._type(command)
             self._wait_quiet(3, 30)
         self._type(step.tui_exit)

@@ -144,7 +144,15 @@ def main_sessions(run: dict[str, Any]) -> dict[str, dict[str, Any]]:
         # A CLI that forks on resume makes a session too (test_cli_ran_every_step says so).
         if s["ok"] and s["name"] == "resume":
             expected.update((i, s) for i in s.get("file_session_ids", []))
+        expected.update((i, s) for i in side_chats(s))
     return expected
+
+
+def side_chats(made: dict[str, Any]) -> list[str]:
+    """The side chats a step opened beside its own session (`Step.side_chat`)."""
+    if not (made["ok"] and made.get("side_chat")):
+        return []
+    return [i for i in made.get("file_session_ids", []) if i != made["session_id"]]
 
 
 def listed(run: dict[str, Any], *extra: str) -> list[dict[str, Any]]:
@@ -371,6 +379,29 @@ def test_tokens_counted_once(run: dict[str, Any]) -> None:
         f"{run['target']} {run['version']}: sessdex usage counted {counted}; "
         f"the mock served {len(served)} responses of {mockllm.USAGE} tokens"
     )
+
+
+def test_side_chats_listed_as_forks_of_their_thread(run: dict[str, Any]) -> None:
+    """A side chat (Codex's /side) is the user's own: listed without --all, naming the
+    thread it came from, titled by its question (Codex names it after that thread first)."""
+    made = [(s, i) for s in run["steps"] for i in side_chats(s)]
+    if not made:
+        pytest.skip(f"{run['target']}: no step opened a side chat")
+    by_id = {r["id"]: r for r in listed(run)}
+    problems = []
+    for s, side_id in made:
+        record = by_id.get(side_id)
+        if record is None:
+            problems.append(f"side chat {side_id} of {s['session_id']} is not listed")
+            continue
+        if record["forked_from"] != s["session_id"] or record["parent_id"]:
+            problems.append(
+                f"side chat {side_id}: forked_from {record['forked_from']!r}, parent_id "
+                f"{record['parent_id']!r}; it came from {s['session_id']}"
+            )
+        if record["title"] != apps.PROMPTS["side"]:
+            problems.append(f"side chat {side_id}: title {record['title']!r}")
+    assert not problems, "\n".join(problems)
 
 
 def test_doctor_reports_nothing_unread(run: dict[str, Any]) -> None:

@@ -490,7 +490,9 @@ class Outcome:
 
     failures: list[str] = field(default_factory=list)
     listed: dict[str, str] = field(default_factory=dict)  # id -> its file
-    counted: bool = False  # doctor counted something skipped, unknown or failed
+    counted: bool = (
+        False  # doctor counted something skipped, damaged, unknown or failed
+    )
 
 
 # what sessdex says of a failure it did not expect: its type's name ("TypeError: ..."),
@@ -573,6 +575,7 @@ def check(home: Path, state: Path, *, sessions: int = 2, seconds: int = 60) -> O
             for app in json.loads(doctor) if doctor else []:
                 said = (
                     app.get("skipped_lines"),
+                    app.get("damaged_lines"),
                     app.get("unknown_record_types"),
                     app.get("problems"),
                     app.get("passed_over"),

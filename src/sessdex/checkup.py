@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,8 @@ from .diagnostics import (
     NOT_LINES,
     UNDATED,
     Diagnostics,
+    damaged_lines,
+    is_damage,
     undated,
     unreadable_lines,
 )
@@ -187,6 +190,14 @@ class AppReport:
             "skipped_at": [
                 {"file": path, "line": line, "reason": reason}
                 for path, line, reason in self.diagnostics.details
+                if not is_damage(reason)
+            ],
+            # lines read and shown with damage (bytes not UTF-8 shown as U+FFFD)
+            "damaged_lines": dict(self.diagnostics.damaged),
+            "damaged_at": [
+                {"file": path, "line": line, "reason": reason}
+                for path, line, reason in self.diagnostics.details
+                if is_damage(reason)
             ],
             "unknown_record_types": dict(self.diagnostics.unknown),
             "problems": list(self.diagnostics.problems),
@@ -381,6 +392,26 @@ def undated_summary(report: RefreshReport) -> str | None:
     return f"{said}; see {hints.see_each()}"
 
 
+def damaged_summary(report: RefreshReport) -> str | None:
+    """One warning line for the lines this refresh read with damage (bytes that are not
+    UTF-8, shown as U+FFFD), or None: read and shown, not unreadable lines."""
+    damaged: Counter[str] = Counter()
+    files: dict[str, set[str]] = {}
+    for app, diagnostics in report.diagnostics.items():
+        damaged.update(diagnostics.damaged)
+        for path, _, reason in diagnostics.details:
+            if is_damage(reason):
+                files.setdefault(app, set()).add(path)
+    if not damaged:
+        return None
+    where = ", ".join(
+        f"{len(paths)} {app} file{'s' if len(paths) != 1 else ''}"
+        for app, paths in sorted(files.items())
+    )
+    where = f" in {where}" if where else ""  # past MAX_DETAILS no file is named
+    return f"{damaged_lines(damaged)}{where}; see {hints.see_each()} or {hints.named('doctor')}"
+
+
 def skipped_summary(report: RefreshReport) -> str | None:
     """One warning line for what this refresh could not read, or None (the files it
     was not let open are `refused_summaries`)."""
@@ -399,6 +430,7 @@ def skipped_summary(report: RefreshReport) -> str | None:
                 and reason not in diagnostics.passed_over
                 and reason != FILE_REFUSED
                 and reason not in UNDATED
+                and not is_damage(reason)
             ):
                 files.setdefault(app, set()).add(path)
     if not lines:

@@ -36,6 +36,18 @@ NOT_LINES = frozenset({NAME_NOT_UTF8, FOLDER_UNREADABLE, VANISHED})
 FUTURE = "dated in the future"
 BEFORE_1970 = "dated before 1970"
 UNDATED = frozenset({FUTURE, BEFORE_1970})
+# a line read with damage (`Diagnostics.damage`): its text is shown, with U+FFFD for
+# bytes that are not UTF-8 (a writer that copied raw bytes), or with NUL bytes (a crash's
+# zeros). Counted apart from skipped lines: nothing of it was lost but those bytes. A
+# reader may add words after these (why the damage matters there)
+NOT_UTF8 = "not UTF-8 (shown as \ufffd)"
+NUL_BYTES = "NUL bytes"
+DAMAGE = (NOT_UTF8, NUL_BYTES)
+
+
+def is_damage(reason: str) -> bool:
+    """Whether a detail's `reason` names a line read with damage, not one skipped."""
+    return reason.startswith(DAMAGE)
 
 
 def why(error: BaseException, path: str | os.PathLike[str] | None = None) -> str:
@@ -118,6 +130,18 @@ def unreadable_lines(count: int) -> str:
     return f"skipped {count} unreadable line{'s' if count != 1 else ''}"
 
 
+def damaged_lines(damaged: Counter[str]) -> str:
+    """`read 1 line with bytes that are not UTF-8 (shown as �)`: what every warning
+    says of the lines read with damage (`Diagnostics.damaged`), by what damaged them."""
+    count = sum(damaged.values())
+    lines = f"{count} line{'s' if count != 1 else ''}"
+    if all(reason.startswith(NOT_UTF8) for reason in damaged):
+        return f"read {lines} with bytes that are not UTF-8 (shown as \ufffd)"
+    if all(reason.startswith(NUL_BYTES) for reason in damaged):
+        return f"read {lines} holding NUL bytes"
+    return f"read {lines} with damage (bytes not UTF-8, shown as \ufffd, or NUL bytes)"
+
+
 def unfinished_line(size: int) -> str:
     """What --verbose and `doctor` say of a file whose last line is unfinished."""
     return (
@@ -162,6 +186,8 @@ class Diagnostics:
     # still being written (or one a crash cut off), no damage, so in neither `skipped`
     # nor `details`: said by --verbose and `doctor`, never counted as unreadable
     unfinished: dict[str, int] = field(default_factory=dict)
+    # reason -> lines read with damage (`damage`): shown, not skipped; named in `details`
+    damaged: Counter[str] = field(default_factory=Counter)
 
     def __reduce__(self) -> tuple[object, ...]:
         # Index workers send one per file: as plain values, pickling and unpickling cost a
@@ -174,6 +200,7 @@ class Diagnostics:
             or self.problems
             or self.passed_over
             or self.unfinished
+            or self.damaged
         ):
             return (Diagnostics, ())
         return (
@@ -186,12 +213,20 @@ class Diagnostics:
                 self.problems,
                 dict(self.passed_over),
                 self.unfinished,
+                dict(self.damaged),
             ),
         )
 
     def skip(self, path: str, line: int, reason: str) -> None:
         if reason not in NOT_LINES:
             self.skipped[reason] += 1
+        if len(self.details) < MAX_DETAILS:
+            self.details.append((path, line, reason))
+
+    def damage(self, path: str, line: int, reason: str) -> None:
+        """A line read with damage (`reason` one of `DAMAGE`, maybe with words after it):
+        shown, so counted apart from the lines skipped, and named as they are."""
+        self.damaged[reason] += 1
         if len(self.details) < MAX_DETAILS:
             self.details.append((path, line, reason))
 
@@ -277,6 +312,7 @@ class Diagnostics:
             (self.skipped, other.skipped),
             (self.unknown, other.unknown),
             (self.versions, other.versions),
+            (self.damaged, other.damaged),
         ):
             for key, count in theirs.items():
                 mine[key] += count
@@ -299,17 +335,20 @@ class Diagnostics:
             if d[2] not in NOT_LINES and d[2] not in other.passed_over
         ]
         seen = set(self.details)
-        if len(lines) != other.skipped_total or not seen.intersection(lines):
+        counted = other.skipped_total + other.damaged_total
+        if len(lines) != counted or not seen.intersection(lines):
             self.update(other)
             return
+        met = [d[2] for d in lines if d in seen]
         trimmed = Diagnostics(
-            skipped=other.skipped - Counter(d[2] for d in lines if d in seen),
+            skipped=other.skipped - Counter(r for r in met if not is_damage(r)),
             unknown=other.unknown,
             versions=other.versions,
             details=[d for d in other.details if d not in seen],
             problems=other.problems,
             passed_over=other.passed_over,
             unfinished=other.unfinished,
+            damaged=other.damaged - Counter(r for r in met if is_damage(r)),
         )
         self.update(trimmed)
 
@@ -318,13 +357,19 @@ class Diagnostics:
         return sum(self.skipped.values())
 
     @property
+    def damaged_total(self) -> int:
+        """Lines read with damage: shown, in no skipped count."""
+        return sum(self.damaged.values())
+
+    @property
     def undated_total(self) -> int:
         """What was kept without an odd time: in `skipped_total`, but no unreadable line."""
         return sum(self.skipped[reason] for reason in UNDATED)
 
     def to_json(self) -> dict[str, dict[str, int]]:
         """The counts, and (under "unfinished", when there is one) the size in bytes of
-        each file's unfinished last line ({path: 41})."""
+        each file's unfinished last line ({path: 41}); "damaged" when a line was read
+        with damage (an index written before it was counted has no such key)."""
         value: dict[str, dict[str, int]] = {
             "skipped": dict(self.skipped),
             "unknown": dict(self.unknown),
@@ -332,6 +377,8 @@ class Diagnostics:
         }
         if self.unfinished:
             value["unfinished"] = dict(self.unfinished)
+        if self.damaged:
+            value["damaged"] = dict(self.damaged)
         return value
 
     @classmethod
@@ -340,6 +387,7 @@ class Diagnostics:
             skipped=Counter(value.get("skipped", {})),
             unknown=Counter(value.get("unknown", {})),
             versions=Counter(value.get("versions", {})),
+            damaged=Counter(value.get("damaged", {})),
         )
         for path, size in value.get("unfinished", {}).items():
             found.unfinished_line(path, size)
@@ -354,6 +402,7 @@ def _restored(
     problems: list[str],
     passed_over: dict[str, int],
     unfinished: dict[str, int],
+    damaged: dict[str, int],
 ) -> Diagnostics:
     return Diagnostics(
         Counter(skipped),
@@ -363,6 +412,7 @@ def _restored(
         problems,
         Counter(passed_over),
         unfinished,
+        Counter(damaged),
     )
 
 

@@ -162,6 +162,7 @@ def write(
                 or diagnostics.unknown
                 or diagnostics.problems
                 or diagnostics.unfinished
+                or diagnostics.damaged
             ):
                 blob = orjson.dumps(
                     {

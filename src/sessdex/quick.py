@@ -678,7 +678,9 @@ def _bring_up_to_date(
         index.close()
     if not tab and (
         report.failures
-        or any(d.problems or d.skipped for d in report.diagnostics.values())
+        or any(
+            d.problems or d.skipped or d.damaged for d in report.diagnostics.values()
+        )
     ):  # warned as the full command's refresh warns (rare: loads click only then)
         from .cli._common import report_skipped
 

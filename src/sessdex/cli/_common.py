@@ -16,7 +16,9 @@ from ..diagnostics import (
     FILE_REFUSED,
     UNDATED,
     Diagnostics,
+    damaged_lines,
     detail,
+    is_damage,
     undated,
     unfinished_line,
     unreadable_lines,
@@ -555,6 +557,9 @@ def report_skipped(
     odd = api.undated_summary(report)
     if odd:
         err(f"warning: {odd}")
+    damaged = api.damaged_summary(report)
+    if damaged:
+        err(f"warning: {damaged}")
     if verbose:
         said: set[tuple[str, str, int, str]] = set()
         for app, diagnostics in sorted(report.diagnostics.items()):
@@ -572,12 +577,20 @@ def report_skipped(
         for heading, details in (
             (
                 "skipped when these files were read (unchanged since):",
-                [detail for detail in earlier if detail[3] not in UNDATED],
+                [
+                    detail
+                    for detail in earlier
+                    if detail[3] not in UNDATED and not is_damage(detail[3])
+                ],
             ),
             (
                 "listed without an odd time when these files were read (unchanged "
                 "since):",
                 [detail for detail in earlier if detail[3] in UNDATED],
+            ),
+            (
+                "shown with damage when these files were read (unchanged since):",
+                [detail for detail in earlier if is_damage(detail[3])],
             ),
         ):
             if details:
@@ -716,7 +729,19 @@ def report_diagnostics(
             )
     if named:
         for path, line, reason in diagnostics.details:
-            if reason not in UNDATED and reason != FILE_REFUSED:
+            if (
+                reason not in UNDATED
+                and reason != FILE_REFUSED
+                and not is_damage(reason)
+            ):
+                err(f"  {detail(path, line, reason)}")
+    # lines read and shown with damage (bytes not UTF-8 as U+FFFD): nothing skipped
+    if diagnostics.damaged:
+        said = damaged_lines(diagnostics.damaged)
+        err(f"warning: {said}" + (":" if named else "; see --verbose"))
+    if named:
+        for path, line, reason in diagnostics.details:
+            if is_damage(reason):
                 err(f"  {detail(path, line, reason)}")
     # responses `usage` counted in its `(no time)` row (the only odd times said here):
     # counted, not skipped

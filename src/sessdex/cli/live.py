@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import api
-from ..diagnostics import Diagnostics, unreadable_lines
+from ..diagnostics import Diagnostics, damaged_lines, unreadable_lines
 from ..hints import named
 from ..model import Event, Session
 from . import main
@@ -104,6 +104,9 @@ class _Unreadable:
             err(
                 f"warning: {unreadable_lines(skipped)}; see {named('doctor', '--deep')}"
             )
+        if self.diagnostics.damaged:  # read and shown, with U+FFFD: said apart
+            said = damaged_lines(self.diagnostics.damaged)
+            err(f"warning: {said}; see {named('doctor', '--deep')}")
 
 
 @main.command(

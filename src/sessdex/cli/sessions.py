@@ -551,6 +551,14 @@ def doctor_command(
                 )
                 + " (-v names the files and lines)" * (not verbose)
             )
+        if r.diagnostics.damaged:  # read and shown: no line of them was lost
+            say(
+                "  damaged     "
+                + ", ".join(
+                    f"{n} {why}" for why, n in sorted(r.diagnostics.damaged.items())
+                )
+                + " (-v names the files and lines)" * (not verbose)
+            )
         if r.diagnostics.unknown:
             say(
                 "  unknown     "
@@ -677,6 +685,7 @@ def _nothing_to_say(report: api.AppReport) -> bool:
         or report.versions
         or report.notes
         or d.skipped
+        or d.damaged
         or d.unknown
         or d.passed_over
         or d.problems

@@ -640,8 +640,9 @@ def test_a_line_that_is_not_utf8_is_shown_with_replacements_and_counted(
     tmp_path: Path,
 ) -> None:
     """A reply holding a Latin-1 byte (aider run with `--encoding latin-1`, or a flipped
-    byte): the text is shown with U+FFFD, and the line is counted and named, never
-    its content, by --verbose and doctor."""
+    byte): the text is shown with U+FFFD, and the line is counted as read with damage
+    (not as skipped: it is shown) and named, never its content, by --verbose and
+    doctor."""
     home, path = _raw_home(
         tmp_path,
         b"\n# aider chat started at 2026-11-20 10:00:00\n\n#### r\xe9sum\xe9 please  \n\n"
@@ -655,9 +656,16 @@ def test_a_line_that_is_not_utf8_is_shown_with_replacements_and_counted(
     assert said == ["caf\ufffd au lait"]
     assert f"{path}:4: not UTF-8" in err and f"{path}:6: not UTF-8" in err
     assert "caf" not in err
+    assert "read 2 lines with bytes that are not UTF-8 (shown as \ufffd)" in err
+    assert "skipped" not in err and "unreadable" not in err
     out, _ = _cli("doctor", "--app", "aider", "--json", "--home", str(home))
     [report] = orjson.loads(out)
-    assert report["skipped_lines"] == {"not UTF-8": 2}
+    assert report["skipped_lines"] == {} and report["skipped_at"] == []
+    assert report["damaged_lines"] == {"not UTF-8 (shown as \ufffd)": 2}
+    assert [(at["file"], at["line"]) for at in report["damaged_at"]] == [
+        (str(path), 4),
+        (str(path), 6),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -682,7 +690,9 @@ def test_a_run_start_damaged_after_its_words_still_starts_a_run(
     first, second = aider.parse(path, location, diagnostics)
     assert (first.title, second.title) == ("first", "second")
     assert first.created is not None and second.created == started
-    assert diagnostics.skipped == {"not UTF-8": 1}  # once, not also as a bad time
+    # once, not also as a bad time; read, not skipped
+    assert diagnostics.skipped == {}
+    assert diagnostics.damaged == {"not UTF-8 (shown as \ufffd)": 1}
     got = events(second)
     assert [(e.kind, e.text) for e in got] == [
         ("user", "second"),
@@ -705,7 +715,7 @@ def test_a_run_start_damaged_in_its_words_is_said_not_guessed(
     assert len(orjson.loads(out)) == 1
     out, _ = _cli("doctor", "--app", "aider", "--json", "--home", str(home))
     [report] = orjson.loads(out)
-    [(reason, count)] = report["skipped_lines"].items()
+    [(reason, count)] = report["damaged_lines"].items()
     assert count == 1 and reason.startswith("not UTF-8")
     assert "run" in reason and "one" in reason
     out, err = _cli("doctor", "--app", "aider", "-v", "--home", str(home))
@@ -721,10 +731,11 @@ def test_a_log_cut_inside_a_character_is_unfinished_not_damaged(
     diagnostics = Diagnostics()
     [session] = aider.parse(path, aider.locate(Home.at(home)), diagnostics)
     assert diagnostics.skipped_total == 0 and diagnostics.unfinished == {str(path): 4}
+    assert diagnostics.damaged_total == 0
     diagnostics = Diagnostics()
     said = [e.text for e in aider.read(session, diagnostics) if e.kind == "assistant"]
     assert said == ["fine\n\u00e9t\ufffd"]
-    assert diagnostics.skipped_total == 0
+    assert diagnostics.skipped_total == 0 and diagnostics.damaged_total == 0
 
 
 @pytest.mark.parametrize(
@@ -750,4 +761,4 @@ def test_a_run_start_holding_nul_bytes_is_damage_said_as_such(
     assert line == 8 and said.startswith(reason)
     out, _ = _cli("doctor", "--app", "aider", "--json", "--home", str(home))
     [report] = orjson.loads(out)
-    assert list(report["skipped_lines"]) == [said]
+    assert list(report["damaged_lines"]) == [said] and not report["skipped_lines"]

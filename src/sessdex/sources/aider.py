@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Unpack
 
 from .. import files, folders
-from ..diagnostics import Diagnostics, read_failed
+from ..diagnostics import NOT_UTF8, NUL_BYTES, Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from ._project_folders import recorded_folders
 from ._values import Emitter, EventFields
@@ -84,8 +84,7 @@ _TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 _TIME_SIZE = len("2025-10-20 21:49:17")
 # What --verbose and doctor say of a damaged line (it is read: U+FFFD for what is not
 # UTF-8); one whose run-start words are damaged starts no run: said, not guessed at
-_NOT_UTF8 = "not UTF-8"
-_NUL = "NUL bytes"
+# (diagnostics.NOT_UTF8 and NUL_BYTES, counted as read with damage, not as skipped)
 _MAYBE_START = ", maybe a run's first line: two runs may read as one"
 _CUT = "unexpected end of data"  # UTF-8's decoder, of a character cut at the end
 _START_TIME = re.compile(rb"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*$")
@@ -417,8 +416,8 @@ def _undecodable(data: bytes) -> UnicodeDecodeError | None:
 def _damage(data: bytes) -> str | None:
     """What is wrong with a line aider would not have written so, or None."""
     if _undecodable(data) is not None:
-        return _NOT_UTF8
-    return _NUL if 0 in data else None
+        return NOT_UTF8
+    return NUL_BYTES if 0 in data else None
 
 
 def _note_damage(line: files.Line, path: str, diagnostics: Diagnostics) -> bool:
@@ -429,18 +428,18 @@ def _note_damage(line: files.Line, path: str, diagnostics: Diagnostics) -> bool:
     if error is None:
         if 0 not in data:
             return False
-        reason = _NUL
+        reason = NUL_BYTES
     elif not line.complete and error.end == len(data) and error.reason == _CUT:
         diagnostics.unfinished_line(path, line.end - line.offset)
         return False
     else:
-        reason = _NOT_UTF8
+        reason = NOT_UTF8
     if not _starts_run(data) and (
         len(data) <= 2 * len(_HEADER) + _TIME_SIZE
         and (_START_TIME.search(data) or b"aider chat" in data)
     ):
         reason += _MAYBE_START
-    diagnostics.skip(path, line.number, reason)
+    diagnostics.damage(path, line.number, reason)  # read and shown, not skipped
     return True
 
 

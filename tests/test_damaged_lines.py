@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import json
 import pickle
+import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
+from tests.helpers import write_claude_session
 
+DATA = Path(__file__).parent / "data"
+CODEX_ID = "01a22b81-6e0b-7650-ac72-188ccaa967c5"
+CODEX_ROLLOUT = (
+    ".codex/sessions/2026/11/30/rollout-2026-11-30T08-10-32-" + CODEX_ID + ".jsonl"
+)
 NOT_UTF8 = "not UTF-8 (shown as \ufffd)"  # the reason --verbose and doctor give
 SAID = "read 1 line with bytes that are not UTF-8 (shown as \ufffd)"
 
@@ -21,6 +28,77 @@ def invoke(*args: str) -> tuple[str, str]:
     result = CliRunner().invoke(main, list(args), catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     return result.stdout, result.stderr
+
+
+def claude_with_a_latin1_byte(tmp_path: Path) -> tuple[Path, Path, str]:
+    """(home, transcript, id): a Claude Code transcript whose reply holds a raw 0xff
+    byte inside its string (a writer that copied bytes), on line 2."""
+    home = tmp_path / "home"
+    sid = "dddddddd-0000-4000-8000-0000000000ff"
+    path = write_claude_session(home, sid, "/w/latin")
+    data = path.read_bytes()
+    assert data.count(b'"text": "hi"') == 1
+    path.write_bytes(data.replace(b'"text": "hi"', b'"text": "h\xffi"'))
+    return home, path, sid
+
+
+def test_show_says_a_line_read_over_bytes_not_utf8_and_where(tmp_path: Path) -> None:
+    """The reply is shown with U+FFFD, and the warning says so in its own words: not
+    "skipped ... unreadable", since nothing was skipped. --verbose names file:line."""
+    home, path, sid = claude_with_a_latin1_byte(tmp_path)
+    out, err = invoke("show", sid, "--json", "--home", str(home))
+    said = [e["text"] for e in json.loads(out) if e["kind"] == "assistant"]
+    assert said == ["h\ufffdi"]
+    assert f"warning: {SAID}; see --verbose" in err
+    assert "skipped" not in err and "unreadable" not in err
+    _, err = invoke("show", sid, "--verbose", "--home", str(home))
+    assert f"warning: {SAID}:" in err
+    assert f"  {path}:2: {NOT_UTF8}" in err
+
+
+def test_a_clean_transcript_says_nothing_of_damage(tmp_path: Path) -> None:
+    """A lone surrogate escape (a cut emoji) is valid JSON an app wrote: shown as U+FFFD
+    too, but no damage to the file, so no warning; nor does a clean line give one."""
+    home = tmp_path / "home"
+    sid = "dddddddd-0000-4000-8000-0000000000fe"
+    path = write_claude_session(home, sid, "/w/clean")
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b'"text": "hi"', b'"text": "h\\ud83di"'))
+    out, err = invoke("show", sid, "--json", "--verbose", "--home", str(home))
+    said = [e["text"] for e in json.loads(out) if e["kind"] == "assistant"]
+    assert said == ["h\ufffdi"]
+    assert "UTF-8" not in err and "warning" not in err
+
+
+def test_doctor_deep_counts_and_names_the_damaged_line(tmp_path: Path) -> None:
+    home, path, _ = claude_with_a_latin1_byte(tmp_path)
+    out, _ = invoke(
+        "doctor", "--deep", "--app", "claude", "--json", "--home", str(home)
+    )
+    [report] = json.loads(out)
+    assert report["skipped_lines"] == {} and report["skipped_at"] == []
+    assert report["damaged_lines"] == {NOT_UTF8: 1}
+    assert report["damaged_at"] == [{"file": str(path), "line": 2, "reason": NOT_UTF8}]
+    out, _ = invoke("doctor", "--deep", "--app", "claude", "--home", str(home))
+    assert f"damaged     1 {NOT_UTF8} (-v names the files and lines)" in out
+    out, _ = invoke("doctor", "--deep", "-v", "--app", "claude", "--home", str(home))
+    assert f"{path}:2: {NOT_UTF8}" in out
+
+
+def test_a_json_lines_reader_counts_the_line_it_repaired(tmp_path: Path) -> None:
+    """The shared JSON-lines reader (`files.parse_json`): a Codex rollout whose prompt
+    holds a byte that is not UTF-8."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "codex" / "home", home)
+    rollout = home / CODEX_ROLLOUT
+    data = rollout.read_bytes()
+    assert data.count(b"SCENARIO=basic (interactive)") == 2  # on lines 8 and 9
+    rollout.write_bytes(data.replace(b"SCENARIO=basic", b"SCENARIO=b\xe4sic", 1))
+    out, err = invoke("show", CODEX_ID, "--json", "--verbose", "--home", str(home))
+    said = [e["text"] or "" for e in json.loads(out) if e["kind"] == "user"]
+    assert any(text.startswith("SCENARIO=b\ufffdsic") for text in said)
+    assert f"{SAID}:" in err and f"{rollout}:8: {NOT_UTF8}" in err
+    assert "unreadable" not in err
 
 
 def test_the_diagnostics_of_damage_travel_and_keep(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ import orjson
 
 from . import folders, freshness
 from .bytesearch import find_first_of
-from .diagnostics import Diagnostics, refused, why
+from .diagnostics import NOT_UTF8, Diagnostics, refused, why
 
 HEAD_LINES = 80  # lines read from the start of a transcript for listing
 LINE_CAP = 256 * 1024  # listing: a longer line is skipped unread
@@ -845,18 +845,35 @@ def loads(data: bytes) -> object:
         return orjson.loads(fixed)
 
 
+def loads_repaired(data: bytes) -> tuple[object, bool]:
+    """`loads` of a line orjson refused, and whether it held bytes that are not UTF-8
+    (read as U+FFFD: a reader counts the line as damaged). Raises orjson.JSONDecodeError
+    when even the repaired line is no JSON."""
+    fixed, not_utf8 = _repair(data)
+    if fixed is None:
+        return orjson.loads(data), False  # raises, as it did for the caller
+    return orjson.loads(fixed), not_utf8
+
+
 def repaired(data: bytes) -> bytes | None:
     """`data` without a leading byte order mark, with bytes that are not UTF-8 and
     escapes of lone surrogates replaced by U+FFFD; None when there was none of these to
     repair. For decoders that refused a line, to try it once more."""
+    return _repair(data)[0]
+
+
+def _repair(data: bytes) -> tuple[bytes | None, bool]:
+    """`repaired(data)`, and whether bytes that are not UTF-8 were replaced."""
     fixed = data[len(BOM) :] if data.startswith(BOM) else data
+    not_utf8 = False
     try:
         fixed.decode()
     except UnicodeDecodeError:
         fixed = fixed.decode(errors="replace").encode()
+        not_utf8 = True
     if b"\\u" in fixed:
         fixed = _SURROGATE_ESCAPE.sub(_paired_only, fixed)
-    return None if fixed == data else fixed
+    return (None if fixed == data else fixed), not_utf8
 
 
 # An app in JavaScript that cuts a text in the middle of an emoji (`slice(0, 80)`) writes
@@ -879,19 +896,25 @@ def parse_json(
 ) -> dict[str, object] | None:
     """The JSON object on `line`, or None (counted: "not JSON", "not an object"). An
     unterminated line that does not parse is a file's last, maybe still being written:
-    noted as unfinished (`Diagnostics.unfinished_line`), not counted."""
+    noted as unfinished (`Diagnostics.unfinished_line`), not counted. One read over
+    bytes that are not UTF-8 is counted as damaged (`Diagnostics.damage`)."""
     data = line.data
     if not data.strip():
         return None
     try:
-        value = loads(data)
+        value = orjson.loads(data)
     except orjson.JSONDecodeError:
-        if diagnostics is not None:
-            if line.complete:
-                diagnostics.skip(path, line.number, "not JSON")
-            else:
-                diagnostics.unfinished_line(path, line.end - line.offset)
-        return None
+        try:
+            value, damaged = loads_repaired(data)
+        except orjson.JSONDecodeError:
+            if diagnostics is not None:
+                if line.complete:
+                    diagnostics.skip(path, line.number, "not JSON")
+                else:
+                    diagnostics.unfinished_line(path, line.end - line.offset)
+            return None
+        if damaged and diagnostics is not None and isinstance(value, dict):
+            diagnostics.damage(path, line.number, NOT_UTF8)
     if not isinstance(value, dict):
         if diagnostics is not None:
             diagnostics.skip(path, line.number, "not an object")

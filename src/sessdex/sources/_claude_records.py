@@ -20,7 +20,7 @@ from typing import BinaryIO
 import orjson
 
 from .. import files
-from ..diagnostics import Diagnostics, read_failed
+from ..diagnostics import NOT_UTF8, Diagnostics, read_failed
 from ..model import JSONValue, Usage
 from ._values import new_usage, type_tag
 
@@ -165,31 +165,33 @@ IGNORED_SYSTEM = frozenset(
 _UNREADABLE = object()
 
 
-def _leniently(data: bytes) -> object:
-    """A line orjson refused: `files.loads` reads a lone surrogate escape (a cut emoji) as
-    U+FFFD, as every other app's reader does, and takes a byte order mark and bytes that
-    are not UTF-8; `json`, a line nested deeper than orjson goes. `_UNREADABLE` when
-    neither can (too deep for both, no JSON)."""
+def _leniently(data: bytes) -> tuple[object, bool]:
+    """A line orjson refused, and whether it held bytes that are not UTF-8: `files`
+    reads a lone surrogate escape (a cut emoji) as U+FFFD, as every other app's reader
+    does, and takes a byte order mark and bytes that are not UTF-8 (shown as U+FFFD);
+    `json`, a line nested deeper than orjson goes. `_UNREADABLE` when neither can (too
+    deep for both, no JSON)."""
     try:
-        return files.loads(data)
+        return files.loads_repaired(data)
     except orjson.JSONDecodeError:
         pass
     try:
-        return json.loads(data)
+        return json.loads(data), False
     except (ValueError, RecursionError):
-        return _UNREADABLE
+        return _UNREADABLE, False
 
 
 def load(
     data: bytes, complete: bool, number: int, diagnostics: Diagnostics | None, path: str
 ) -> dict[str, object] | None:
-    """The object on a line, or None (counted); `_leniently` for what orjson refuses."""
+    """The object on a line, or None (counted); `_leniently` for what orjson refuses (a
+    line read over bytes that are not UTF-8 counted as damaged)."""
     if not data.strip():
         return None
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
-        value = _leniently(data)
+        value, damaged = _leniently(data)
         if value is _UNREADABLE:  # too deep for json, or no JSON
             if diagnostics is None:
                 pass
@@ -198,6 +200,8 @@ def load(
             else:  # a last line the app may still be writing: no damage
                 diagnostics.unfinished_line(path, len(data))
             return None
+        if damaged and diagnostics is not None and isinstance(value, dict):
+            diagnostics.damage(path, number, NOT_UTF8)
     if not isinstance(value, dict):
         if diagnostics is not None:
             diagnostics.skip(path, number, "not an object")

@@ -126,7 +126,7 @@ def _sessions_held(path: Path) -> tuple[int, int]:
     if not path.is_file():
         return 0, 0
     try:
-        uri = f"file:{quote(os.fspath(path))}?mode=ro"
+        uri = f"file:{quote(os.fsencode(path))}?mode=ro"
         with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
             total, nested = db.execute(
                 "SELECT count(*), count(parent_id) FROM sessions"

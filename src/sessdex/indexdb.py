@@ -195,7 +195,7 @@ def copy_of(path: Path, target: str, why: str) -> sqlite3.Connection:
     # what the WAL holds: those files are read again, as changed ones are
     for options in ("mode=ro", "immutable=1"):
         try:
-            uri = f"file:{quote(os.fspath(path))}?{options}"
+            uri = f"file:{quote(os.fsencode(path))}?{options}"
             with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
                 db.backup(copy)
             migrate(copy, path)

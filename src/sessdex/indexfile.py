@@ -206,7 +206,7 @@ def set_aside_if_damaged(path: str, error: BaseException) -> bool:
     ):
         return False
     # mode=rw: an index another sessdex set aside already is not created again here
-    uri = f"file:{quote(path)}?mode=rw"
+    uri = f"file:{quote(os.fsencode(path))}?mode=rw"
     try:
         with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
             if db.execute("PRAGMA quick_check(1)").fetchone()[0] == "ok":

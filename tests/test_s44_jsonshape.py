@@ -1,0 +1,60 @@
+"""What scripts read from sessdex when its own cache folder's name is not UTF-8 (a home
+named in Latin-1 on an old system): sessions from apps' WAL databases are still listed,
+and `doctor --own --json` is one object, not a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.conftest import DATA
+from tests.helpers import write_claude_session
+
+
+@pytest.fixture()
+def latin1_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """SESSDEX_HOME in a folder whose name holds a Latin-1 byte (`café`)."""
+    state = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9"))
+    monkeypatch.setenv("SESSDEX_HOME", str(state))
+    return state
+
+
+def _json(*args: str) -> object:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    assert "warning" not in result.stderr, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.usefixtures("latin1_cache")
+def test_a_wal_database_is_listed_from_a_cache_folder_named_in_latin1(
+    tmp_path: Path,
+) -> None:
+    home = shutil.copytree(DATA / "opencode" / "home", tmp_path / "home")
+    db = next(home.rglob("opencode.db"))
+    expected = _json("list", "--json", "--home", str(home))
+    with sqlite3.connect(db) as writer:  # the app holds it open in WAL mode
+        writer.execute("PRAGMA journal_mode = WAL")
+        writer.execute("PRAGMA wal_autocheckpoint = 0")
+        writer.execute("UPDATE session SET title = title")
+        assert db.with_name("opencode.db-wal").exists()
+        listed = _json("list", "--json", "--home", str(home))
+    assert expected and listed == expected
+
+
+def test_doctor_own_json_counts_an_index_in_a_cache_folder_named_in_latin1(
+    tmp_path: Path, latin1_cache: Path
+) -> None:
+    home = tmp_path / "home"
+    write_claude_session(home, "dddddddd-0000-4000-8000-000000000001", "/w/shop")
+    _json("list", "--json", "--home", str(home))  # builds the index
+    own = _json("doctor", "--own", "--json", "--home", str(home))
+    assert isinstance(own, dict) and own["index_sessions"] == 1
+    assert "café" not in own["cache_folder"]  # the byte shows as U+FFFD, no surrogate

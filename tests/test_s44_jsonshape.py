@@ -9,6 +9,7 @@ import os
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -26,7 +27,7 @@ def latin1_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return state
 
 
-def _json(*args: str) -> object:
+def _json(*args: str) -> Any:
     result = CliRunner().invoke(main, list(args), catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     assert "warning" not in result.stderr, result.stderr
@@ -58,3 +59,20 @@ def test_doctor_own_json_counts_an_index_in_a_cache_folder_named_in_latin1(
     own = _json("doctor", "--own", "--json", "--home", str(home))
     assert isinstance(own, dict) and own["index_sessions"] == 1
     assert "café" not in own["cache_folder"]  # the byte shows as U+FFFD, no surrogate
+
+
+@pytest.mark.parametrize(
+    ("command", "option"), [("usage", "--explain"), ("doctor", "--own")]
+)
+def test_the_json_help_names_the_option_that_prints_one_object(
+    tmp_path: Path, command: str, option: str
+) -> None:
+    """`usage --explain KEY --json` and `doctor --own --json` print one object, not the
+    array the other forms print: a script author reading `--help` learns it there."""
+    home = shutil.copytree(DATA / "claude" / "home", tmp_path / "home")
+    rows = _json("usage", "--json", "--home", str(home))
+    key = [rows[-1]["key"]] if command == "usage" else []
+    assert isinstance(_json(command, option, *key, "--json", "--home", str(home)), dict)
+    params = {p.name: p for p in main.commands[command].params}
+    json_help = " ".join(getattr(params["as_json"], "help", "").split())
+    assert option in json_help and "object" in json_help, json_help

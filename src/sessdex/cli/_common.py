@@ -178,7 +178,15 @@ def verbose_option(f: F) -> F:
 
 def output_options(f: F) -> F:
     """--json, --nl and --verbose, shared by every list-like command."""
+    return _output_options(f, "One JSON array.")
 
+
+def output_options_or_object(option: str) -> Callable[[F], F]:
+    """`output_options` for a command that `option` makes print one object instead."""
+    return lambda f: _output_options(f, f"One JSON array (with {option}: one object).")
+
+
+def _output_options(f: F, json_help: str) -> F:
     @functools.wraps(f)
     def lines_win(*args: Any, as_json: bool, as_nl: bool, **kwargs: Any) -> Any:
         return f(*args, as_json=json_array(as_json, as_nl), as_nl=as_nl, **kwargs)
@@ -187,9 +195,7 @@ def output_options(f: F) -> F:
     wrapped = click.option(
         "--nl", "as_nl", is_flag=True, help="One JSON object per line."
     )(wrapped)
-    wrapped = click.option("--json", "as_json", is_flag=True, help="One JSON array.")(
-        wrapped
-    )
+    wrapped = click.option("--json", "as_json", is_flag=True, help=json_help)(wrapped)
     return cast(F, wrapped)
 
 

@@ -23,6 +23,7 @@ from ._common import (
     filter_options,
     home_option,
     output_options,
+    output_options_or_object,
     print_rows,
     progress_bar,
     report_skipped,
@@ -455,7 +456,7 @@ def _run_instead(program: str, argv: list[str], shown: bool = True) -> None:
     help="Show only sessdex's own files (where its index and snapshots are, what they "
     "weigh, how many sessions the index holds), as they are: no app is read.",
 )
-@output_options
+@output_options_or_object("--own")
 @home_option
 @fail_nicely
 def doctor_command(

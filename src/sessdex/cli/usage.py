@@ -19,7 +19,7 @@ from ._common import (
     fail_nicely,
     home_option,
     not_blank,
-    output_options,
+    output_options_or_object,
     progress_bar,
     report_diagnostics,
     resolve_home,
@@ -71,7 +71,7 @@ from ._common import (
     "-n",
     help="With --explain: list at most N responses and N dropped lines (default 1000); the rest are counted and summed.",
 )
-@output_options
+@output_options_or_object("--explain")
 @home_option
 @fail_nicely
 def usage_command(

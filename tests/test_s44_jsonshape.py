@@ -27,10 +27,10 @@ def latin1_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return state
 
 
-def _json(*args: str) -> Any:
+def _json(*args: str, warned: bool = False) -> Any:
     result = CliRunner().invoke(main, list(args), catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
-    assert "warning" not in result.stderr, result.stderr
+    assert ("warning" in result.stderr) == warned, result.stderr
     return json.loads(result.stdout)
 
 
@@ -76,3 +76,35 @@ def test_the_json_help_names_the_option_that_prints_one_object(
     params = {p.name: p for p in main.commands[command].params}
     json_help = " ".join(getattr(params["as_json"], "help", "").split())
     assert option in json_help and "object" in json_help, json_help
+
+
+def _dated_response(uuid: str, stamp: str) -> str:
+    message = {"id": uuid, "role": "assistant", "model": "claude-sonnet-4-5"}
+    message |= {"content": [{"type": "text", "text": "ok"}]}
+    message["usage"] = {"input_tokens": 5, "output_tokens": 5}
+    line = {
+        "type": "assistant",
+        "cwd": "/w/z",
+        "sessionId": "eeeeeeee-0000-4000-8000-0",
+    }
+    line |= {"timestamp": stamp, "uuid": uuid, "requestId": uuid, "message": message}
+    return json.dumps(line)
+
+
+def test_usage_explain_json_of_responses_dated_past_what_a_date_can_hold(
+    tmp_path: Path,
+) -> None:
+    """A response stamped in the year 1 east of UTC, or 9999-12-31 west of it, lies
+    outside what a date holds once in UTC: `--explain --json` printed half its object,
+    then a traceback. Its time is null, as the table says `(no time)`."""
+    folder = tmp_path / "home" / ".claude" / "projects" / "-w-z"
+    folder.mkdir(parents=True)
+    stamps = ["0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00"]
+    lines = [_dated_response(f"m{n}", s) for n, s in enumerate(stamps)]
+    (folder / "eeeeeeee-0000-4000-8000-0.jsonl").write_text("\n".join(lines) + "\n")
+    home = str(tmp_path / "home")
+    audit = _json(
+        "usage", "--explain", "(no time)", "--json", "--home", home, warned=True
+    )
+    assert [r["time"] for r in audit["counted"]] == [None, None]
+    assert audit["row"]["responses"] == 2

@@ -334,9 +334,14 @@ def _explain_lines(
 
 
 def _iso(time: float | None) -> str | None:
+    """`time` in UTC, or None where no date holds it (the year 1 east of UTC), as
+    `_when` writes `(no time)` for the table."""
     from .records import iso
 
-    return iso(datetime.fromtimestamp(time, UTC)) if time is not None else None
+    try:
+        return iso(datetime.fromtimestamp(time, UTC)) if time is not None else None
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def explain_record(explained: Explained) -> dict[str, object]:

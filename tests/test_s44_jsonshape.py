@@ -108,3 +108,45 @@ def test_usage_explain_json_of_responses_dated_past_what_a_date_can_hold(
     )
     assert [r["time"] for r in audit["counted"]] == [None, None]
     assert audit["row"]["responses"] == 2
+
+
+def _shared_id_home(tmp_path: Path) -> str:
+    """Roo Code's fixture home and one of its tasks copied into Kilo Code, as Kilo's
+    import does: two sessions, one id."""
+    home = shutil.copytree(DATA / "roo" / "home", tmp_path / "home")
+    storage = home / ".config" / "Code" / "User" / "globalStorage"
+    task = storage / "rooveterinaryinc.roo-cline" / "tasks" / SHARED
+    shutil.copytree(task, storage / "kilocode.kilo-code" / "tasks" / SHARED)
+    return str(home)
+
+
+SHARED = "2b9d4c1e-7f00-4a53-9d7e-1c2f3a4b5c6d"
+
+
+@pytest.mark.parametrize("app", ["roo", "kilo"])
+def test_usage_explain_of_an_id_two_apps_share_audits_the_named_apps_row(
+    tmp_path: Path, app: str
+) -> None:
+    """`usage session --explain roo:ID --json` is Roo's row and Roo's responses only;
+    it was the other app's row, with both apps' responses listed under it."""
+    home = _shared_id_home(tmp_path)
+    rows = _json("usage", "session", "--json", "--home", home)
+    row = next(r for r in rows if r["key"] == SHARED and r["apps"] == [app])
+    del row["title"], row["cwd"]  # not in --explain's row
+    for key in (f"{app}:{SHARED}", f"{app}:{SHARED[:8]}"):
+        audit = _json("usage", "session", "--explain", key, "--json", "--home", home)
+        assert audit["row"] == row
+        assert {c["app"] for c in audit["counted"]} == {app}
+        assert len(audit["counted"]) == row["responses"]
+
+
+def test_usage_explain_of_an_id_two_apps_share_asks_for_the_app(
+    tmp_path: Path,
+) -> None:
+    """Without its app, such an id is ambiguous, as `show` says it is (exit 1)."""
+    home = _shared_id_home(tmp_path)
+    for key in (SHARED, SHARED[:8]):
+        args = ["usage", "session", "--explain", key, "--json", "--home", home]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1 and result.stdout == ""
+        assert "kilo:" in result.stderr or "roo:" in result.stderr

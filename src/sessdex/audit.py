@@ -325,18 +325,33 @@ def explain(
     collected buckets the filters keep, if already picked out)."""
     if kept is None:
         kept = keep(collected.buckets, filters)
+    # an id two apps share (a task Kilo copied from Roo) is two rows, one per app
+    given = key
+    if kind == "session":
+        kept, apps = _one_app(kept, key, apps)
     rows: dict[str, Row] = {}
     # the rows `key` may name, not every row; all of them only to say none is named so
-    for r in report(_maybe_named(kind, kept, key, filters.tz, home), kind, filters.tz):
+    every = list(
+        report(_maybe_named(kind, kept, key, filters.tz, home), kind, filters.tz)
+    )
+    for r in every:
         rows.setdefault(r.key, r)
     try:
         key = _row_key(kind, key, rows, home)
     except SessdexError:  # said as the whole report says it (the rows there are)
         rows = {}
     if not rows:
-        for r in report(kept, kind, filters.tz):
+        every = list(report(kept, kind, filters.tz))
+        for r in every:
             rows.setdefault(r.key, r)
         key = _row_key(kind, key, rows, home)
+    if len(shared := [r for r in every if r.key == key]) > 1:  # an id, several apps
+        describe_sessions(home, shared)
+        about = [
+            (min(r.apps, default="?"), key, str(r.about.get("title") or ""))
+            for r in shared
+        ]
+        raise AmbiguousId(given, about)
     del kept
     reader = _Reader(home, kind, key, filters, limit, collected.lifted)
     selected = sources.all_sources(apps)
@@ -367,6 +382,17 @@ def explain(
         dict(sorted(tally.rules.items())),
         limit,
     )
+
+
+def _one_app(
+    kept: list[tuple[str, Bucket]], key: str, apps: Sequence[str]
+) -> tuple[list[tuple[str, Bucket]], Sequence[str]]:
+    """The buckets and apps of the one app a session `key` names (`roo:2b9d`), if any."""
+    app, colon, _ = key.partition(":")
+    app = app.lower()
+    if not colon or app not in sources.names():
+        return kept, apps
+    return [b for b in kept if b[0] == app], [a for a in apps or [app] if a == app]
 
 
 def _maybe_named(

@@ -118,3 +118,21 @@ def test_a_report_made_to_explain_still_gives_every_row_when_asked(
         assert result.explained is not None and result.explained.row.key == first
         assert [r.record() for r in result.rows] == [r.record() for r in plain.rows]
         assert result.total.record() == plain.total.record()
+
+
+def test_a_sessions_explained_row_names_its_title_and_folder_as_json_does(
+    tmp_path: Path,
+) -> None:
+    """`usage session --explain ID --json` gives `row` as `usage session --json` gives it:
+    with the session's title and folder (they were left out, though docs/usage.md says
+    the row is the one --json prints)."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "usage" / "realcli", home)
+    listed = CliRunner().invoke(
+        main, ["usage", "session", "--home", str(home), "--json"]
+    )
+    row = orjson.loads(listed.output)[0]
+    assert row["title"] and row["cwd"]
+    code, out = explained(home, "session", row["key"], "--json")
+    assert code == 0, out
+    assert orjson.loads(out)["row"] == row

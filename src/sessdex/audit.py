@@ -353,6 +353,8 @@ def explain(
         ]
         raise AmbiguousId(given, about)
     del kept
+    if kind == "session" and home is not None and not rows[key].about:
+        describe_sessions(home, [rows[key]])  # its title and folder, as --json gives
     reader = _Reader(home, kind, key, filters, limit, collected.lifted)
     selected = sources.all_sources(apps)
     if progress is not None:

@@ -6,9 +6,12 @@ that each spawn --nested sub-agents (every file --lines lines of tool calls), is
 file by file in this process, each run with nothing kept: (a) every meta file kept;
 (b0) the nested ones' meta files removed, the sibling look-up switched off (what sessdex
 did before it); (b) the same with the look-up. Target: (b) at most 2 x (b0): one more
-head and tail read of each file in a folder holding such a sub-agent. Medians of --runs.
+head and tail read of each file in a folder holding such a sub-agent. Then (c0), (c):
+one session of --flat sub-agents, all without meta files, all the lead's, without and
+with the look-up: (c) at most 2 x (c0) too (it once listed the folder again per file).
+Medians of --runs.
 
-    .venv/bin/python bench/bench_lost_meta.py [--leads 20] [--spawners 10] [--nested 4] [--runs 7]
+    .venv/bin/python bench/bench_lost_meta.py [--leads 20] [--spawners 10] [--nested 4] [--flat 1000] [--runs 7]
 """
 
 from __future__ import annotations
@@ -95,6 +98,22 @@ def build(home: Path, args: argparse.Namespace, keep: bool) -> None:
                     (folder / f"agent-{child}.meta.json").write_text(json.dumps(told))
 
 
+def build_flat(home: Path, count: int, lines: int) -> None:
+    """One session whose `count` sub-agents, the lead's, have no meta files."""
+    project = home / ".claude" / "projects" / PROJECT
+    session = "00000000-0000-4000-8000-000000000000"
+    folder = project / session / "subagents"
+    folder.mkdir(parents=True)
+    tasks = [f"Task {k}" for k in range(count)]
+    (project / f"{session}.jsonl").write_text(
+        transcript(None, "go", tasks[:30], lines, 0)
+    )
+    for k, task in enumerate(tasks):
+        child = f"a{k:016d}"
+        text = transcript(child, task, [], lines, 120)
+        (folder / f"agent-{child}.jsonl").write_text(text)
+
+
 def parsed(home: Path, look_up: bool) -> tuple[float, int]:
     """(seconds, rows under a sub-agent) of parsing every transcript, nothing kept."""
     from sessdex.diagnostics import Diagnostics
@@ -121,20 +140,25 @@ def main() -> int:
     parser.add_argument("--spawners", type=int, default=10)
     parser.add_argument("--nested", type=int, default=4)
     parser.add_argument("--lines", type=int, default=40)
+    parser.add_argument("--flat", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    timed: dict[str, list[float]] = {"a": [], "b0": [], "b": []}
+    timed: dict[str, list[float]] = {"a": [], "b0": [], "b": [], "c0": [], "c": []}
     under: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="sessdex-bench-meta-") as temp:
         kept, lost = Path(temp) / "kept", Path(temp) / "lost"
         build(kept, args, keep=True)
         build(lost, args, keep=False)
+        flat = Path(temp) / "flat"
+        build_flat(flat, args.flat, args.lines)
         for _ in range(args.runs):  # interleaved: a busy machine slows all three alike
             for name, home, look_up in (("a", kept, True), ("b0", lost, False)):
                 seconds, under[name] = parsed(home, look_up)
                 timed[name].append(seconds)
             seconds, under["b"] = parsed(lost, True)
             timed["b"].append(seconds)
+            for name, look_up in (("c0", False), ("c", True)):
+                timed[name].append(parsed(flat, look_up)[0])
     a, b0, b = (statistics.median(timed[name]) for name in ("a", "b0", "b"))
     files = args.leads * (1 + args.spawners * (1 + args.nested))
     lost_files = args.leads * args.spawners * args.nested
@@ -145,7 +169,12 @@ def main() -> int:
     print(f"(b0) lost, no look-up:      {ms(b0)}, {under['b0']} under a sub-agent")
     print(f"(b)  lost, with look-up:    {ms(b)}, {under['b']} under a sub-agent")
     print(f"ratio (b)/(b0) {b / b0:.2f} (target <= {RATIO}); (b)/(a) {b / a:.2f}")
-    return 0 if b / b0 <= RATIO and under["b"] == under["a"] else 1
+    c0, c = (statistics.median(timed[name]) for name in ("c0", "c"))
+    print(f"(c0) {args.flat} of the lead's, lost, no look-up: {ms(c0)}")
+    print(f"(c)  the same with look-up:  {ms(c)}")
+    print(f"ratio (c)/(c0) {c / c0:.2f} (target <= {RATIO})")
+    good = b / b0 <= RATIO and c / c0 <= RATIO
+    return 0 if good and under["b"] == under["a"] else 1
 
 
 if __name__ == "__main__":

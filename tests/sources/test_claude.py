@@ -877,6 +877,48 @@ def test_a_nested_sub_agent_whose_meta_file_is_lost_is_listed_under_its_spawner(
     assert [(child.id, [n.id for n in child.children])] == [(SPAWNER, [NESTED])]
 
 
+def test_sub_agents_without_meta_in_one_folder_have_their_siblings_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session whose sub-agents all lost their meta files, each spawned by the lead:
+    listing them listed and stat'ed the whole folder again for each one (a cold `list`
+    of a folder of 1,000 took seconds, of thousands minutes). Read once, each is under
+    the lead; one written after that read is still placed under its spawner."""
+    from sessdex import folders
+    from sessdex.sources import _claude_spawns
+
+    lead = write(tmp_path / "p" / "s.jsonl", [prompt(1, "go"), reply(2, "ok")])
+    folder = lead.with_suffix("") / "subagents"
+    for n in range(30):
+        asked = prompt(3, f"Job {n}.", isSidechain=True, agentId=f"a{n}")
+        write(folder / f"agent-a{n}.jsonl", [asked, reply(4, "done", agentId=f"a{n}")])
+    listings: list[str] = []
+    listing = folders.listing
+
+    def counted(path: str) -> object:
+        listings.append(str(path))
+        return listing(path)
+
+    monkeypatch.setattr(folders, "listing", counted)
+    monkeypatch.setattr(_claude_spawns, "_kept", {})
+    location = claude.locate(Home.at(tmp_path))
+    parse = lambda path: claude.parse(path, location, Diagnostics())  # noqa: E731
+    rows = [s for path in sorted(folder.glob("*.jsonl")) for s in parse(path)]
+    assert {row.parent_id for row in rows} == {"s"}
+    assert listings.count(str(folder)) == 1
+    # a spawner and its child written since: the child is not the lead's
+    call = {"type": "tool_use", "id": "toolu_9", "name": "Agent",
+            "input": {"prompt": "Nested job.", "subagent_type": "x"}}  # fmt: skip
+    spawn = reply(5, "", agentId="a0")
+    spawn["message"]["content"] = [call]  # type: ignore[index]
+    asked = prompt(3, "Job 0.", isSidechain=True, agentId="a0")
+    write(folder / "agent-a0.jsonl", [asked, spawn])
+    nested = prompt(6, "Nested job.", isSidechain=True, agentId="b1")
+    write(folder / "agent-b1.jsonl", [nested, reply(7, "done", agentId="b1")])
+    [row] = parse(folder / "agent-b1.jsonl")
+    assert (row.parent_id, row.agent_type) == ("a0", "x")
+
+
 def test_parallel_sub_agents_without_meta_or_result_match_their_call_by_prompt(
     tmp_path: Path,
 ) -> None:

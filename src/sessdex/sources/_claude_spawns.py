@@ -5,8 +5,9 @@ A nested sub-agent's file names neither its spawner nor its call; its first user
 the call's prompt, and the spawner's file holds that call and later its result naming the
 child. A spawner waits on its child, so while the child writes, the call sits in the
 spawner's tail; a call in the middle of a long spawner is not seen (the lead stays).
-What a folder's files hold is kept: a file is read again only when a child finds no
-spawner in what is kept, and then only if it changed.
+What a folder's files hold is kept: a file is read again only when a child written
+since the folder was read finds no spawner in what is kept, and then only if it changed
+(a spawner's call comes before its child's file: one listed then was already seen).
 """
 
 from __future__ import annotations
@@ -56,12 +57,26 @@ def spawner(
     no sibling, or more than one, has such a call (the lead may have made it)."""
     folder, own = os.path.split(path)
     kept = _kept.get(folder)
-    if kept is not None and (found := _match(kept, own, agent, task, since)):
-        return found
-    if kept is None and len(_kept) >= _KEPT:
+    if kept is not None:
+        found = _match(kept, own, agent, task, since)
+        if found is not None or not _written_since(kept, own, path):
+            return found  # else each of a folder's many lead-spawned files lists it
+    elif len(_kept) >= _KEPT:
         _kept.clear()
     kept = _kept[folder] = _read(folder, kept)
     return _match(kept, own, agent, task, since)
+
+
+def _written_since(kept: _Folder, own: str, path: str) -> bool:
+    """Whether the file `own` was not listed when `kept` was read, or has changed since."""
+    known = kept.files.get(own)
+    if known is None:
+        return True
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return False
+    return known[:2] != (stat.st_size, stat.st_mtime_ns)
 
 
 def _match(

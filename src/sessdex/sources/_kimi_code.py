@@ -33,16 +33,18 @@ compaction), and its own usage totals are the sum of those records. A loop step'
 all 25 step ends equal their records), so `step.end` usage is never counted and every
 `usage.record` is. `inputOther` already excludes cache reads and writes. Each agent's
 records are in its own wire only, so sub-agents add without overlap. A forked session
-(`forkedFrom` in `state.json`) holds verbatim copies of its source's wires, each closed by a
-`forked` record: they are shown, but the records dated before the fork's `createdAt` were
-billed in the source, not again here. `kimi fork` (2.1.0) also copies its source's `updatedAt`, older
-than the fork's own `createdAt`: a fork is last active no earlier than it was made.
+(`forkedFrom` in `state.json`) holds verbatim copies of its source's wires, each closed by
+a `forked` record: they are shown, but the records dated before the fork's `createdAt`
+were billed in the source, not again here. `kimi fork` (2.1.0) also copies its source's
+`updatedAt`, older than the fork's own `createdAt`: a fork is last active no earlier than
+it was made.
 
 Ignored on purpose (`_IGNORED`): tool lists, request traces, approvals, token counting of
 the context window, task, cron, goal and plugin bookkeeping, and 2.x's second copy of each
 agent's messages and turns (`agent.message.appended`, `agent.turn.started`, `.ended`: what
-`turn.prompt`, the `context.*` records and `turn.ended` already hold, usage included). `session_index.jsonl` at the
-root (an index of the session folders) is not needed: the folders are listed.
+`turn.prompt`, the `context.*` records and `turn.ended` already hold, usage included).
+`session_index.jsonl` at the root (an index of the session folders) is not needed: the
+folders are listed.
 
 Checked against kimi-code 0.3x captures (jazzyalex/agent-sessions fixtures, wire 1.4), the
 durable records of @moonshot-ai/kimi-code 2.1.0's bundle (wire 1.5) and a real 2.1.0 run

@@ -15,12 +15,13 @@ read, else (a 1.x file) a summary another transcript of the project opens with n
 of those lines (1.0 wrote a conversation's summary at the head of the next one; indexed
 once that file exists: an older transcript is re-read when it changes), else the first
 typed prompt, else the first slash command; a sub-agent's description (`.meta.json`)
-comes first. A sub-agent whose `.meta.json` is lost is listed under the sibling whose
-call its first line's prompt is, or whose result names it (`_claude_spawns`: the
-siblings' heads and tails, as `tree` links it), else under its session. A custom or AI title line over the line cap (a pasted text as a name) gives
-the start of its title from its first bytes (`files.OPENING`), the rest never held. Both
-ends are searched key by key rather than split into lines: a line is parsed only when it
-holds the key of a field that can still change.
+comes first. A sub-agent whose `.meta.json` is lost is listed under the sibling whose call
+its first line's prompt is, or whose result names it (`_claude_spawns`: the siblings'
+heads and tails, as `tree` links it), else under its session. A custom or AI title line
+over the line cap (a pasted text as a name) gives the start of its title from its first
+bytes (`files.OPENING`), the rest never held. Both ends are searched key by key rather
+than split into lines: a line is parsed only when it holds the key of a field that can
+still change.
 `effort` is not waited for in a session whose newest version predates it (2.1.212).
 
 Reading (`_claude_read`, `_claude_stream`):

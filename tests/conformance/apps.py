@@ -103,6 +103,12 @@ class Recipe:
     # The CLI records the usage of every model response (the mock's USAGE on each): sessdex's
     # totals must then be exactly what the mock served, each response counted once.
     records_every_response: bool = False
+    # The CLI keeps running token totals per session, not each response's: its sessions'
+    # tokens must add up to what the mock served, though the responses cannot be counted.
+    records_session_totals: bool = False
+    # The mock's kinds of request (title, summary, json) the CLI makes but keeps no usage of
+    # in its sessions: left out of what the mock served before the totals are compared.
+    unrecorded_kinds: tuple[str, ...] = ()
 
 
 def _write(path: Path, text: str) -> None:

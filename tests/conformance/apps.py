@@ -868,6 +868,9 @@ RECIPES: dict[str, Recipe] = {
             claude_setup,
             claude_steps,
             rf"^\.claude/projects/[^/]+/({UUID})\.jsonl$",
+            records_every_response=True,  # message.usage on each assistant record
+            # the TUI's title request (a JSON schema, no tools) is in no session file
+            unrecorded_kinds=("json",),
         ),
         Recipe(
             "codex",
@@ -876,6 +879,10 @@ RECIPES: dict[str, Recipe] = {
             codex_steps,
             rf"^\.codex/sessions/.+/rollout-[^/]*?({UUID})\.jsonl$",
             help_subcommands=("resume",),
+            # Not records_every_response: at the start of each TUI turn (its own and the /side
+            # chat's) 0.171 sends a second request, carrying only the apply_patch tool, whose
+            # usage no rollout holds (nor state_5.sqlite's tokens_used); every other response
+            # is one token_count, counted once.
         ),
         Recipe(
             "gemini",
@@ -893,6 +900,9 @@ RECIPES: dict[str, Recipe] = {
             # CLI deletes both. Real data loss, but the CLI's, so the suite keeps to one minute.
             same_minute_resume=True,
             weight=2,
+            records_every_response=True,  # a `tokens` object on each gemini message
+            # its side requests to flash-lite (the JSON routing ones, the summary) are in no chat
+            unrecorded_kinds=("json", "summary"),
         ),
         Recipe(
             "vibe",
@@ -903,6 +913,9 @@ RECIPES: dict[str, Recipe] = {
             records_branch=False,  # meta.json git_branch is null in 3.x
             records_cli_version=False,
             weight=4,
+            # Not records_every_response: Vibe keeps running totals per session (tokenUsage),
+            # not each response's usage; after a sub-agent ran, 3.0.3's lead held the tokens of
+            # 2 of its 3 responses (its envelope and journal alike); no file has the title's.
         ),
         Recipe(
             "vibe-legacy",
@@ -912,6 +925,8 @@ RECIPES: dict[str, Recipe] = {
             r"^\.vibe/logs/session/session_[^/]+/meta\.json$",
             session_key="session_id",
             records_cli_version=False,
+            records_session_totals=True,  # meta.json `stats`, one summed response per folder
+            unrecorded_kinds=("title",),  # the title request is in no session's stats
             live_unknown={
                 "tool": "the legacy harness writes a session's files only once its turn has ended",
                 "subagent": "the legacy harness writes a session's files only once its turn has ended",
@@ -926,6 +941,9 @@ RECIPES: dict[str, Recipe] = {
             r"^$",  # one SQLite database; ids come from stdout
             records_branch=False,
             weight=3,
+            records_every_response=True,  # tokens on each assistant message
+            # the title request is no message of the session
+            unrecorded_kinds=("title",),
         ),
         Recipe(
             "kilo",
@@ -935,6 +953,7 @@ RECIPES: dict[str, Recipe] = {
             r"^$",  # one SQLite database; ids come from stdout
             records_branch=False,
             weight=3,
+            records_every_response=True,  # tokens on each assistant message
         ),
         Recipe(
             "qwen",
@@ -943,6 +962,10 @@ RECIPES: dict[str, Recipe] = {
             qwen_steps,
             rf"^\.qwen/projects/[^/]+/chats/({UUID})\.jsonl$",
             weight=3,
+            # Not records_every_response: after an interactive turn the TUI asks the model for a
+            # follow-up suggestion (the history, its tools and a schema, so the mock cannot tell
+            # it from the turn's own request) whose usage only ~/.qwen/usage_record.jsonl's
+            # per-run totals hold, not the chat file; every other response is in the chat.
         ),
         Recipe(
             "copilot",
@@ -952,6 +975,7 @@ RECIPES: dict[str, Recipe] = {
             rf"^\.copilot/session-state/({UUID})/events\.jsonl$",
             subagents="inline",
             subagent_note="Copilot CLI keeps a sub-agent's events inside the parent's events.jsonl (agentId)",
+            records_every_response=True,  # a session.usage_record event per model call
         ),
         Recipe(
             "cline",
@@ -961,6 +985,7 @@ RECIPES: dict[str, Recipe] = {
             r"^\.cline/data/sessions/([^/]+)/\1\.json$",
             subagents="inline",
             subagent_note="Cline writes a sub-agent's messages beside its lead's; sessdex reads them inside the lead, as Cline's history shows them",
+            records_every_response=True,  # an api_req_started message per model call
         ),
         Recipe(
             "droid",
@@ -971,6 +996,7 @@ RECIPES: dict[str, Recipe] = {
             records_branch=False,
             records_cli_version=False,  # session_start's `version` is the format's (2)
             recorded_model=DROID_MODEL,  # its id for the custom model, not the API's
+            records_session_totals=True,  # settings.json `tokenUsage`, no usage per message
             # Not the CLI's records: `droid exec` 0.215 here ends the mock's `echo … && sleep 8`
             # with SIGKILL right after the echo (with a `timeout` too), so nothing is slow
             live_unknown={
@@ -988,6 +1014,7 @@ RECIPES: dict[str, Recipe] = {
             records_cli_version=False,
             subagents="none",
             subagent_note="pi has no sub-agent feature",
+            records_every_response=True,  # usage on each assistant message
         ),
         Recipe(
             "kimi",
@@ -1028,6 +1055,8 @@ RECIPES: dict[str, Recipe] = {
             resume_names_session=False,
             repo_log=".aider.chat.history.md",
             log_session_ids=aider_session_ids,
+            # Not records_every_response: aider streams without asking for usage, so the log's
+            # "Tokens: 795 sent, 10 received" is its own tokeniser's count, not the mock's.
         ),
     )
 }

@@ -41,6 +41,7 @@ BUILTIN: tuple[str, ...] = (
 OVERRIDES: frozenset[str] = frozenset(
     {
         "AIDER_CHAT_HISTORY_FILE",
+        "AIDER_ENCODING",
         "CLAUDE_CONFIG_DIR",
         "CLINE_DATA_DIR",
         "CLINE_DIR",

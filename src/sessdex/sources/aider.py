@@ -23,8 +23,15 @@ figures rounded by aider (`1.2k`; whole, with commas, in 0.46 to 0.51, and `N pr
 tokens, N completion tokens` for an unstreamed reply before 0.46), cache reads and
 writes taken out of "sent".
 Model replies and quoted output cannot be told apart when a reply itself contains
-`> ` or `#### ` lines; we read such lines as aider's markup. A line that is not UTF-8
-(aider run with `--encoding latin-1`, or damage) is read with U+FFFD and counted, as is
+`> ` or `#### ` lines; we read such lines as aider's markup. Aider writes the log in its
+`--encoding` (io.py, 0.86.2: `errors="ignore"`, so what the encoding cannot hold is
+dropped): where aider would take it from AIDER_ENCODING or the `encoding:` of an
+`.aider.conf.yml` (the repository's, else the home's), the log reads in it, a line past
+ASCII that is valid UTF-8 still as UTF-8 (runs from before the setting). A name Python
+has no codec for reads as UTF-8, and doctor says so; an encoding in which aider's
+markup is not ASCII bytes (UTF-16, EBCDIC) is not read, and said, rather than its runs
+guessed at. A line neither reads (or UTF-8 alone, where no encoding is set: aider run
+with `--encoding` on the command line, or damage) is read with U+FFFD and counted, as is
 one holding NUL bytes; a run's first line damaged so starts a run only while aider's
 words before its time are whole. `.aider.input.history` and `--llm-history-file` logs
 are not read.
@@ -50,8 +57,9 @@ from pathlib import Path
 from typing import Unpack
 
 from .. import files, folders
-from ..diagnostics import NOT_UTF8, NUL_BYTES, Diagnostics, read_failed
+from ..diagnostics import NUL_BYTES, Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ._aider_text import NOT_ASCII, UNKNOWN, UTF8, Text, text_in
 from ._project_folders import recorded_folders
 from ._values import Emitter, EventFields
 from .base import Home, Location
@@ -66,7 +74,7 @@ CHECKED_WITH = (
     " aider 0.86.2's --help and args.py"
 )
 NEWEST_CHECKED = "0.86.2"  # doctor names versions past it
-ENV_VARS = ("AIDER_CHAT_HISTORY_FILE",)
+ENV_VARS = ("AIDER_CHAT_HISTORY_FILE", "AIDER_ENCODING")
 
 HISTORY = ".aider.chat.history.md"
 # what aider writes into a repository: its chat log (listed only where an agent recorded
@@ -86,7 +94,8 @@ _TIME_SIZE = len("2025-10-20 21:49:17")
 # UTF-8); one whose run-start words are damaged starts no run: said, not guessed at
 # (diagnostics.NOT_UTF8 and NUL_BYTES, counted as read with damage, not as skipped)
 _MAYBE_START = ", maybe a run's first line: two runs may read as one"
-_CUT = "unexpected end of data"  # UTF-8's decoder, of a character cut at the end
+# the decoders' words for a character cut at the end (UTF-8's, the CJK codecs')
+_CUT = ("unexpected end of data", "incomplete multibyte sequence")
 _START_TIME = re.compile(rb"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*$")
 # Since 0.52 counts are rounded (`12k`); 0.46 to 0.51 printed them whole with commas
 # (`12,345`), and until 0.49 the cost was per `request`, not per `message`.
@@ -119,11 +128,17 @@ log = logging.getLogger(__name__)
 def locate(home: Home) -> Location:
     """`~/.aider` (aider's own caches folder) marks an aider user; repositories hold the logs."""
     value = home.environ.get("AIDER_CHAT_HISTORY_FILE")
+    encoding = home.environ.get("AIDER_ENCODING")
+    settings = (f"{_ENCODING_VARIABLE}={encoding}",) if encoding else ()
     if value and os.path.isabs(os.path.expanduser(value)):
         path = Path(value).expanduser()
-        return Location(path.parent, override=f"AIDER_CHAT_HISTORY_FILE={value}")
+        return Location(
+            path.parent,
+            override=f"AIDER_CHAT_HISTORY_FILE={value}",
+            settings=settings,
+        )
     override = f"AIDER_CHAT_HISTORY_FILE={value}" if value else None
-    return Location(home.path / ".aider", override=override)
+    return Location(home.path / ".aider", override=override, settings=settings)
 
 
 def scan(location: Location) -> Iterator[Path]:
@@ -154,6 +169,10 @@ def scan(location: Location) -> Iterator[Path]:
 _CONFIG_HISTORY = re.compile(
     rb"^chat-history-file:[ \t]*[\"']?([^\"'\r\n#]+?)[\"']?[ \t]*(?:#.*)?$", re.M
 )
+_CONFIG_ENCODING = re.compile(
+    rb"^encoding:[ \t]*[\"']?([^\"'\r\n#]+?)[\"']?[ \t]*(?:#.*)?$", re.M
+)
+_ENCODING_VARIABLE = "AIDER_ENCODING"
 
 
 def _folder_of(path: Path, location: Location) -> Path:
@@ -170,20 +189,91 @@ def _folder_of(path: Path, location: Location) -> Path:
 def _configured_history(folder: Path) -> str | None:
     """The `chat-history-file` an `.aider.conf.yml` in the folder names (aider reads it
     from the home, the git root and the working folder), if any."""
+    return _configured(folder, _CONFIG_HISTORY)
+
+
+def _configured(folder: Path, setting: re.Pattern[bytes]) -> str | None:
     data = files.read_small(folder / ".aider.conf.yml", 256 * 1024)
-    found = _CONFIG_HISTORY.search(data) if data else None
+    found = setting.search(data) if data else None
     if found is None:
         return None
     value = found.group(1).decode("utf-8", "replace").strip()
     return value or None
 
 
+def _encoding_said(location: Location, cwd: Path | None) -> tuple[str, str] | None:
+    """(the encoding aider was told, where) for a log of `cwd`'s: AIDER_ENCODING (aider
+    takes a variable over its config files), else the `encoding:` of the folder's
+    `.aider.conf.yml`, else the home's. A log of no known folder (an absolute
+    AIDER_CHAT_HISTORY_FILE, whose folder is not the home's): the variable only."""
+    for said in location.settings:
+        name, _, value = said.partition("=")
+        if name == _ENCODING_VARIABLE:
+            return value, said
+    if cwd is None:
+        return None
+    for folder in (cwd, location.root.parent):
+        configured = _configured(folder, _CONFIG_ENCODING)
+        if configured:
+            return configured, str(folder / ".aider.conf.yml")
+    return None
+
+
+def _cwd(path: Path, location: Location) -> Path | None:
+    """The folder aider wrote the log in, where known."""
+    return None if _single_file(location) == path else _folder_of(path, location)
+
+
+def _text_of(
+    location: Location, cwd: Path | None
+) -> tuple[Text | str, tuple[str, str] | None]:
+    """How a log of `cwd`'s reads (a `Text`, or why not as aider wrote it: `text_in`),
+    and what said its encoding."""
+    said = _encoding_said(location, cwd)
+    return (UTF8 if said is None else text_in(said[0])), said
+
+
+def doctor_notes(location: Location) -> list[str]:
+    """Each log read in an encoding other than UTF-8, and each whose encoding is not
+    one Python knows (read as UTF-8) or not built on ASCII (not read)."""
+    notes = []
+    for path in scan(location):
+        text, said = _text_of(location, _cwd(path, location))
+        if said is None or text is UTF8:
+            continue
+        value, where = said
+        if text == UNKNOWN:
+            notes.append(
+                f"{path}: {where} names the encoding {value!r}, which Python has no "
+                "codec for: read as UTF-8, the lines that are not counted as damage"
+            )
+        elif text == NOT_ASCII:
+            notes.append(f"{path}: {_not_read(value, where)}")
+        elif isinstance(text, Text):
+            notes.append(f"{path}: read as {value} ({where})")
+    return notes
+
+
+def _not_read(value: str, where: str) -> str:
+    return (
+        f"written in {value} ({where}), not read: aider's words that start a run are "
+        "not ASCII bytes in it, and where its runs start is not guessed"
+    )
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     """One session per "chat started" section of the file."""
+    folder = _cwd(path, location)
+    text, said = _text_of(location, folder)
+    if not isinstance(text, Text):
+        if text == NOT_ASCII and said is not None:
+            diagnostics.problem(f"aider: {path} is {_not_read(*said)}")
+            return []
+        text = UTF8  # an encoding Python does not know: as before it was set (doctor)
     try:
         size = path.stat().st_size
         mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
-        sections = _sections(path, diagnostics)
+        sections = _sections(path, diagnostics, text)
     except FileNotFoundError:
         diagnostics.problem(f"aider: {path} vanished while it was read")
         return []
@@ -192,7 +282,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return []
     if not sections:
         return []
-    cwd = None if _single_file(location) == path else str(_folder_of(path, location))
+    cwd = None if folder is None else str(folder)
     first_header = sections[0].header
     sessions = []
     for index, section in enumerate(sections):
@@ -204,6 +294,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             "end": end,
             "time_zone": "local",
         }
+        if text.name is not None:
+            extra["encoding"] = text.name  # for `read`
         sessions.append(
             Session(
                 app=NAME,
@@ -243,6 +335,10 @@ def read(
     stop = end if isinstance(end, int) else None
     begin = max(start, offset)
     reader = _Reader(session)
+    encoding = session.extra.get("encoding")
+    text = text_in(encoding) if isinstance(encoding, str) else UTF8
+    if not isinstance(text, Text):
+        text = UTF8  # listed by another build of sessdex
     try:
         with files.open_regular(session.path) as stream:
             stream.seek(begin)
@@ -263,13 +359,13 @@ def read(
                 if begin > start and line.offset == begin and offset > start:
                     continue  # the partial line at a --tail offset
                 data = line.data
-                if line.offset > start and _starts_run(data):
+                if line.offset > start and _starts_run(data, text):
                     break
                 if not data.isascii() or 0 in data:
-                    _note_damage(line, session.path, diagnostics)
+                    _note_damage(line, session.path, diagnostics, text)
                 if line.offset == start:
                     continue  # the run's first line: its time is the session's
-                yield from reader.feed(data.decode("utf-8", "replace"))
+                yield from reader.feed(text.decode(data))
     except FileNotFoundError:
         diagnostics.problem(f"aider: {session.path} vanished")
         return
@@ -322,11 +418,12 @@ class _Section:
         "titles", "version",
     )  # fmt: skip
 
-    def __init__(self, offset: int, line: int, data: bytes) -> None:
+    def __init__(self, offset: int, line: int, data: bytes, text: Text) -> None:
         self.offset = offset
         self.line = line  # the header's line number in the file
+        # as UTF-8 in any encoding: a part of the ids, which a setting must not change
         self.header = data.decode("utf-8", "replace").strip()
-        self.started = _header_time(data)
+        self.started = _header_time(data, text)
         self.title: str | None = None
         self.titles: list[str] = []
         self.model: str | None = None
@@ -335,7 +432,7 @@ class _Section:
         self.version: str | None = None
 
 
-def _sections(path: Path, diagnostics: Diagnostics) -> list[_Section]:
+def _sections(path: Path, diagnostics: Diagnostics, text: Text) -> list[_Section]:
     sections: list[_Section] = []
     current: _Section | None = None
     seen = 0
@@ -346,12 +443,12 @@ def _sections(path: Path, diagnostics: Diagnostics) -> list[_Section]:
             data = line.data
             # two C calls a line, and a decode of the few that are not ASCII
             damaged = (not data.isascii() or 0 in data) and _note_damage(
-                line, name, diagnostics
+                line, name, diagnostics, text
             )
-            if data.startswith(_HEADER) or (damaged and _starts_run(data)):
+            if data.startswith(_HEADER) or (damaged and _starts_run(data, text)):
                 if current is not None:
                     _finish(current, pending)
-                current = _Section(line.offset, line.number, data)
+                current = _Section(line.offset, line.number, data, text)
                 if current.started is None and not damaged:
                     diagnostics.skip(name, line.number, "bad value")
                 sections.append(current)
@@ -361,20 +458,20 @@ def _sections(path: Path, diagnostics: Diagnostics) -> list[_Section]:
                 continue
             seen += 1
             if data.startswith(b"#### "):
-                pending.append(_strip_markup(data[5:]))
+                pending.append(text.decode(data[5:]).rstrip())
                 continue
             if pending:
                 current.titles.append(" ".join(p for p in pending if p))
                 pending = []
             if data.startswith(b"> "):
-                text = _strip_markup(data[2:])
-                model = _MODEL.match(text)
+                said = text.decode(data[2:]).rstrip()
+                model = _MODEL.match(said)
                 if model and current.model is None:
                     current.model = model.group(1)
-                    effort, thinking = _EFFORT.search(text), _THINKING.search(text)
+                    effort, thinking = _EFFORT.search(said), _THINKING.search(said)
                     current.effort = effort.group(1) if effort else None
                     current.thinking = thinking.group(1) if thinking else None
-                version = _VERSION.match(text)
+                version = _VERSION.match(said)
                 if version and current.version is None:
                     current.version = version.group(1)
     if current is not None:
@@ -390,51 +487,38 @@ def _finish(section: _Section, pending: list[str]) -> None:
     section.title = chosen.strip() if chosen else None
 
 
-def _strip_markup(data: bytes) -> str:
-    return data.decode("utf-8", "replace").rstrip()
-
-
-def _starts_run(data: bytes) -> bool:
+def _starts_run(data: bytes, text: Text) -> bool:
     """Whether a line opens a run: aider's words, with what follows them intact, or
     damaged (`_damage`: an ASCII line aider wrote, made so)."""
     if data.startswith(_HEADER):
         return True
-    return data.startswith(_HEADER_WORDS) and _damage(data) is not None
+    return data.startswith(_HEADER_WORDS) and _damage(data, text) is not None
 
 
-def _undecodable(data: bytes) -> UnicodeDecodeError | None:
-    """Why `data` is not UTF-8, or None when it is."""
-    if data.isascii():
-        return None
-    try:
-        data.decode()
-    except UnicodeDecodeError as error:
-        return error
-    return None
-
-
-def _damage(data: bytes) -> str | None:
+def _damage(data: bytes, text: Text) -> str | None:
     """What is wrong with a line aider would not have written so, or None."""
-    if _undecodable(data) is not None:
-        return NOT_UTF8
+    if text.error(data) is not None:
+        return text.damage
     return NUL_BYTES if 0 in data else None
 
 
-def _note_damage(line: files.Line, path: str, diagnostics: Diagnostics) -> bool:
+def _note_damage(
+    line: files.Line, path: str, diagnostics: Diagnostics, text: Text
+) -> bool:
     """Count a damaged line (True), or note a last line cut inside a character as
     unfinished (a log cut off, as a JSON-lines file's last line is)."""
     data = line.data
-    error = _undecodable(data)
+    error = text.error(data)
     if error is None:
         if 0 not in data:
             return False
         reason = NUL_BYTES
-    elif not line.complete and error.end == len(data) and error.reason == _CUT:
+    elif not line.complete and error.end == len(data) and error.reason in _CUT:
         diagnostics.unfinished_line(path, line.end - line.offset)
         return False
     else:
-        reason = NOT_UTF8
-    if not _starts_run(data) and (
+        reason = text.damage
+    if not _starts_run(data, text) and (
         len(data) <= 2 * len(_HEADER) + _TIME_SIZE
         and (_START_TIME.search(data) or b"aider chat" in data)
     ):
@@ -443,15 +527,15 @@ def _note_damage(line: files.Line, path: str, diagnostics: Diagnostics) -> bool:
     return True
 
 
-def _header_time(data: bytes) -> datetime | None:
+def _header_time(data: bytes, text: Text) -> datetime | None:
     """The run's start: what follows aider's words, or, on a damaged line, its last 19
     bytes where they are a time (damage there would show)."""
-    if _damage(data) is not None:
-        text = data.rstrip()[-_TIME_SIZE:].decode("utf-8", "replace")
+    if _damage(data, text) is not None:
+        said = data.rstrip()[-_TIME_SIZE:].decode("utf-8", "replace")
     else:
-        text = data[len(_HEADER) :].decode().strip()
+        said = text.decode(data[len(_HEADER) :]).strip()
     try:
-        return datetime.strptime(text, _TIME_FORMAT).astimezone(UTC)
+        return datetime.strptime(said, _TIME_FORMAT).astimezone(UTC)
     # a local 9999-12-31 west of UTC, 0001-01-01 east of it, is no UTC time: the run keeps
     # no start, the file's other runs are read
     except (ValueError, OverflowError, OSError):

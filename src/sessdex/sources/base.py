@@ -84,6 +84,9 @@ class Location:
     owned: tuple[Path, ...] | None = None
     # for doctor: an override that is set but was not followed, and why
     notes: tuple[str, ...] = ()
+    # the app's variables that change how its files read, not where they are
+    # (`NAME=value`, as `override`): for the source's own `parse`
+    settings: tuple[str, ...] = ()
 
     @property
     def exists(self) -> bool:

@@ -277,3 +277,23 @@ def test_a_broken_history_item_is_counted_not_passed_over_in_silence(
         roo.parse(path, location, diagnostics)
     assert diagnostics.skipped == {"not JSON": 1}
     assert diagnostics.details[0][0] == str(item)
+
+
+def test_list_types_a_sub_task_by_its_mode_as_tree_does() -> None:
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    def run(*argv: str) -> object:
+        result = CliRunner().invoke(main, [*argv, "--home", str(DATA / "home")])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    rows = run("list", "--all", "--json")
+    assert isinstance(rows, list)
+    listed = {row["id"]: row for row in rows}
+    tree = run("tree", PARENT, "--json")
+    assert isinstance(tree, dict)
+    [node] = tree["children"]
+    assert listed[CHILD]["agent_type"] == node["agent_type"] == "code"
+    assert listed[PARENT]["agent_type"] is None  # the user's own task has no type

@@ -343,6 +343,7 @@ class TaskStore:
         elif _SUBTASK_SEEN in head or _SUBTASK_SEEN in tail:
             delegated = [c for c in _subtask_ids(folder) if c != folder.name]
             extra["delegated"] = list(delegated)  # `children`, from a history, wins
+        parent = stripped(item.get("parentTaskId"))
         own = Session(
             app=self.app,
             id=folder.name,
@@ -353,7 +354,10 @@ class TaskStore:
             updated=ms_time(int(stamps[-1])) if stamps else None,
             model=model,
             bytes=size,
-            parent_id=stripped(item.get("parentTaskId")),
+            parent_id=parent,
+            # a sub-task's type is the mode its `newTask` call started it in, which its
+            # history item keeps (the spawn `tree` reads names the same)
+            agent_type=(stripped(item.get("mode")) or mode) if parent else None,
             extra=extra,
         )
         # sub-tasks whose own files do not name their parent: this one does

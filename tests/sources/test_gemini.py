@@ -752,3 +752,34 @@ def test_a_legacy_chat_cut_short_is_listed_and_read_to_its_cut(
     assert len(texts(found, "user")) == min(kept, 1)
     assert total(found) == total(wanted)
     assert diagnostics.skipped == {"truncated": 1}
+
+
+def test_list_types_a_sub_agent_by_the_call_that_spawned_it_as_tree_does(
+    tmp_path: Path,
+) -> None:
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    chats = home / ".gemini/tmp/shop-api/chats"
+    lead = next(chats.glob(f"session-*-{DELEGATING[:8]}.jsonl"))
+    # the call lies in the middle of a long chat, which listing reads only the ends of
+    lines = lead.read_bytes().splitlines(keepends=True)
+    pad = b'{"$set":{"lastUpdated":"2026-11-30T08:11:57.000Z"}}\n'
+    lead.write_bytes(lines[0] + pad * 20_000 + b"".join(lines[1:]) + pad * 20_000)
+
+    def run(*argv: str) -> object:
+        result = CliRunner().invoke(main, [*argv, "--home", str(home)])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    rows = run("list", "--all", "--json")
+    assert isinstance(rows, list)
+    listed = {row["id"]: row for row in rows}
+    tree = run("tree", DELEGATING, "--json")
+    assert isinstance(tree, dict)
+    [node] = tree["children"]
+    assert listed[CHILD]["agent_type"] == node["agent_type"] == "generalist"
+    assert listed[DELEGATING]["agent_type"] is None

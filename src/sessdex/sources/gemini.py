@@ -72,6 +72,7 @@ from . import _json_chat as json_chat
 from . import _prompt_log as prompt_log
 from ._values import (
     Emitter,
+    dicts,
     iso_time,
     items,
     line_start,
@@ -263,10 +264,11 @@ def _parse_jsonl(
     cwd = _project_cwd(
         project, header.get("projectHash"), location.root, listing.tool_paths
     )
+    session_id = str(header["sessionId"])
     return [
         Session(
             app=NAME,
-            id=str(header["sessionId"]),
+            id=session_id,
             path=name,
             cwd=cwd or (directories[0] if subagent and directories else None),
             # a sub-agent's `summary` is its final answer, not a title: its task says more
@@ -280,7 +282,34 @@ def _parse_jsonl(
             parent_id=parent_id if subagent else None,
             precedence=1,
             extra={"project": project.name, "kind": text_of(header, "kind") or "main"},
-        )
+        ),
+        *_typed_children(path, session_id, size),
+    ]
+
+
+def _typed_children(path: Path, session_id: str, size: int) -> list[Session]:
+    """The type of each sub-agent this chat spawned, as fragments of the sub-agents'
+    sessions: a sub-agent's own file does not say it, the spawning call does
+    (`agentId`, `args.agent_name`). The call may lie mid-chat, so the whole file is
+    searched for it (a byte search, as for the summary), only where the chat has a
+    folder of sub-agents; past MIDDLE_CAP it is not, and the type stays unknown."""
+    if not (_chats_dir(path) / session_id).is_dir():
+        return []
+    types: dict[str, str] = {}
+    for line in files.lines_with(path, b'"agentId"', 0, size):
+        record = files.parse_json(line)
+        for call in dicts(record, "toolCalls"):
+            child = text_of(call, "agentId")
+            if child is None or child in types:
+                continue  # newest first: a call written again keeps its last word
+            kind = text_of(obj(call, "args"), "agent_name") or text_of(
+                obj(call, "resultDisplay"), "agentName"
+            )
+            if kind is not None:
+                types[child] = kind
+    return [
+        Session(app=NAME, id=child, agent_type=kind, precedence=-1, listed=False)
+        for child, kind in types.items()
     ]
 
 

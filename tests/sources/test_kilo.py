@@ -343,3 +343,33 @@ def test_a_session_kilo_run_left_untitled_is_named_by_its_first_prompt() -> None
     )
     # a title the CLI wrote stays, placeholder-like words and all
     assert found["ses_dca3c4fdfffeLJ9Gzp3KxVSonW"].title == "Sub-agent smoke test"
+
+
+def test_list_and_watch_say_a_kilo_session_was_last_active_at_its_last_answer() -> None:
+    """The Kilo CLI 7.7.7 stamps a session's row when its last answer starts, not when it
+    ends: `list` took that stamp, half a second (a long answer's length) before the
+    answer's end that `watch` reads from the messages."""
+    import json
+
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    def run(*argv: str) -> list[dict[str, object]]:
+        result = CliRunner().invoke(
+            main, [*argv, "--app", "kilo", "--home", str(DATA / "home")]
+        )
+        assert result.exit_code == 0, result.output
+        rows = json.loads(result.stdout)
+        assert isinstance(rows, list)
+        return rows
+
+    listed = {r["id"]: r["updated"] for r in run("list", "--all", "--json")}
+    watched = {
+        r["id"]: r["updated"]
+        for r in run("watch", "--once", "--json", "--since", "3000w", "--poll")
+    }
+    for lead in ("ses_dca3d578cffeM0KZq5E7M6Frvc", "ses_dca3c4fdfffeLJ9Gzp3KxVSonW"):
+        assert listed[lead] == watched[lead]
+    # the resumed session's last answer ended at 07:58:56.989 (its row says 56.433)
+    assert listed["ses_dca3d578cffeM0KZq5E7M6Frvc"] >= "2026-12-02T07:58:56.989Z"

@@ -224,6 +224,13 @@ def parse_database(
         for session_id, row in rows.items():
             if row.get("table") == "session" and _is_placeholder(row.get("title")):
                 row["title"] = _first_prompt(connection, session_id) or row["title"]
+        answered = _last_written(
+            connection, [i for i, row in rows.items() if row.get("table") == "session"]
+        )
+        for session_id, stamp in answered.items():
+            stamped = rows[session_id].get("time_updated")
+            if not isinstance(stamped, int | float) or stamp > stamped:
+                rows[session_id]["time_updated"] = stamp
     except sqlite3.Error as error:
         diagnostics.problem(read_failed(app, path, error))
         return []
@@ -274,6 +281,38 @@ def parse_database(
             )
         )
     return sessions
+
+
+def _last_written(
+    connection: sqlite3.Connection, session_ids: list[str]
+) -> dict[str, int | float]:
+    """When each session's newest message row was last written. The Kilo CLI (7.7) stamps
+    a session's row when its last answer starts and the answer's own row when it ends, so
+    the session's `time_updated` is early by that answer's length; OpenCode stamps both
+    at the end. One seek per session through OpenCode's index on (session_id,
+    time_created); where a database has no such index, none (a scan per session)."""
+    columns = databases.table_columns(connection, "message")
+    if not session_ids or not {"session_id", "time_created", "time_updated"} <= columns:
+        return {}
+    indexed = False
+    for index in connection.execute("PRAGMA index_list(message)").fetchall():
+        keys = connection.execute(
+            f"PRAGMA index_info({databases.quote_identifier(str(index[1]))})"
+        ).fetchall()
+        order = [key[2] for key in sorted(keys)]
+        indexed = indexed or order[:2] == ["session_id", "time_created"]
+    if not indexed:
+        return {}
+    wanted = set(session_ids)
+    query = (
+        "SELECT s.id, (SELECT m.time_updated FROM message m WHERE m.session_id = s.id"
+        " ORDER BY m.time_created DESC LIMIT 1) FROM session s"
+    )
+    return {
+        session_id: stamp
+        for session_id, stamp in connection.execute(query)
+        if session_id in wanted and isinstance(stamp, int | float)
+    }
 
 
 def _is_placeholder(title: object) -> bool:

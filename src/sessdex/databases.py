@@ -812,6 +812,20 @@ def table_columns(connection: sqlite3.Connection, table: str) -> set[str]:
     return {row[1] for row in rows}
 
 
+def indexed(connection: sqlite3.Connection, table: str, *columns: str) -> bool:
+    """Whether an index of `table` starts with `columns`, in that order: a look-up by
+    them is then a seek, not a scan of the table."""
+    for index in connection.execute(
+        f"PRAGMA index_list({quote_identifier(table)})"
+    ).fetchall():
+        keys = connection.execute(
+            f"PRAGMA index_info({quote_identifier(str(index[1]))})"
+        ).fetchall()
+        if tuple(key[2] for key in sorted(keys))[: len(columns)] == columns:
+            return True
+    return False
+
+
 def quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 

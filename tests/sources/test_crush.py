@@ -626,3 +626,29 @@ def test_doctor_counts_a_project_database_that_is_no_file(
     assert report.diagnostics.passed_over == {kind: 1}
     [report] = api.doctor(Home.at(HOME), ["crush"])
     assert not report.diagnostics.passed_over
+
+
+def test_list_and_watch_say_a_session_was_last_active_at_its_last_message() -> None:
+    """Go OpenCode (and Crush) leave a session row's `updated_at` as it was when a turn
+    is cancelled: the cancelled answer's row holds the later time, which `watch` reads.
+    `list` took the session row's, 10 s earlier."""
+    from click.testing import CliRunner
+
+    from sessdex.cli import main
+
+    def run(*argv: str) -> dict[str, object]:
+        result = CliRunner().invoke(
+            main, [*argv, "--app", "crush", "--home", str(HOME)]
+        )
+        assert result.exit_code == 0, result.output
+        rows = json.loads(result.stdout)
+        assert isinstance(rows, list)
+        return {row["id"]: row["updated"] for row in rows}
+
+    listed = run("list", "--all", "--json")
+    watched = run("watch", "--once", "--json", "--since", "3000w", "--poll")
+    cancelled = "997456c3-8270-45c4-ae95-ac4c9b7a26fb"
+    assert listed[cancelled] == watched[cancelled] == "2025-05-28T12:48:25.775Z"
+    for session_id, updated in watched.items():
+        if session_id is not None:
+            assert listed[session_id] == updated, session_id

@@ -290,6 +290,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             f"SELECT {', '.join(columns)} FROM sessions WHERE id IS NULL OR id NOT LIKE 'title-%' ORDER BY created_at, id"
         ).fetchall()
         models = _last_models(connection)
+        written = _last_written(connection)
         spawned_by = _spawning_tools(
             connection, [r[0] for r in rows if isinstance(r[0], str) and "$$" in r[0]]
         )
@@ -324,7 +325,10 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 cwd=project.path if project else str(path.parent.parent),
                 title=one_line(row.get("title"), limit=None),
                 created=db_time(row.get("created_at"), digit_text=True),
-                updated=db_time(row.get("updated_at"), digit_text=True),
+                updated=_later(
+                    db_time(row.get("updated_at"), digit_text=True),
+                    db_time(written.get(session_id), digit_text=True),
+                ),
                 model=model,
                 parent_id=parent if isinstance(parent, str) and parent else None,
                 agent_type=(spawned_by.get(session_id) or "agent")
@@ -334,6 +338,30 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             )
         )
     return sessions
+
+
+def _last_written(connection: sqlite3.Connection) -> dict[str, object]:
+    """When each session's newest message row was last written. A cancelled turn (and a
+    Crush turn's last answer) updates its message's `updated_at`, not the session's.
+    One seek a session through the index on `session_id`, to the row written last;
+    where no such index is there, none (a scan per session)."""
+    columns = databases.table_columns(connection, "messages")
+    if not {"session_id", "updated_at"} <= columns or not databases.indexed(
+        connection, "messages", "session_id"
+    ):
+        return {}
+    try:
+        rows = connection.execute(
+            "SELECT s.id, (SELECT m.updated_at FROM messages m WHERE m.rowid ="
+            " (SELECT max(rowid) FROM messages WHERE session_id = s.id)) FROM sessions s"
+        ).fetchall()
+    except sqlite3.OperationalError:  # a table without rowid: its keys order nothing
+        return {}
+    return {session_id: stamp for session_id, stamp in rows if stamp is not None}
+
+
+def _later(first: datetime | None, second: datetime | None) -> datetime | None:
+    return max(first, second) if first and second else first or second
 
 
 def _last_models(

@@ -294,14 +294,7 @@ def _last_written(
     columns = databases.table_columns(connection, "message")
     if not session_ids or not {"session_id", "time_created", "time_updated"} <= columns:
         return {}
-    indexed = False
-    for index in connection.execute("PRAGMA index_list(message)").fetchall():
-        keys = connection.execute(
-            f"PRAGMA index_info({databases.quote_identifier(str(index[1]))})"
-        ).fetchall()
-        order = [key[2] for key in sorted(keys)]
-        indexed = indexed or order[:2] == ["session_id", "time_created"]
-    if not indexed:
+    if not databases.indexed(connection, "message", "session_id", "time_created"):
         return {}
     wanted = set(session_ids)
     query = (

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 from tests.conftest import merged_home
+from tests.helpers import write_claude_session
 
 
 def doctor(*args: str, env: dict[str, str] | None = None) -> tuple[str, str]:
@@ -108,3 +109,20 @@ def test_doctor_fits_the_width_in_columns_where_names_are_wide(tmp_path: Path) -
 
     # only a word with no space to break at (a long path) may pass the width
     assert [line for line in long if " " in line[14:].strip()] == []
+
+
+def test_doctor_deep_counts_a_line_its_listing_also_met_once(tmp_path: Path) -> None:
+    """A broken line the listing reads (a Claude Code reply it looks at for the model)
+    is met again by `--deep`'s read of the whole file: one line, said once, where doctor
+    said `2 not JSON` and named the same file:line twice."""
+    home = tmp_path / "home"
+    path = write_claude_session(home, "dddddddd-0000-4000-8000-0000000000fd", "/w/x")
+    data = path.read_bytes()
+    assert data.count(b'"text": "hi"') == 1  # on line 2, the reply
+    path.write_bytes(data.replace(b'"text": "hi"', b'"text": hi"'))
+    args = ("--deep", "--app", "claude", "--home", str(home), "--json")
+    (claude,) = json.loads(doctor(*args)[0])
+    assert claude["skipped_lines"] == {"not JSON": 1}
+    assert claude["skipped_at"] == [
+        {"file": str(path), "line": 2, "reason": "not JSON"}
+    ]

@@ -261,7 +261,11 @@ def doctor(
             sorted(versions.items(), key=lambda item: version_order(item[0]))
         )
         if deep is not None:
-            deep(source, diagnostics)
+            # a line the listing met (a broken head line) is met again by the read:
+            # counted once
+            read = Diagnostics()
+            deep(source, read)
+            diagnostics.update_unseen(read)
         reports.append(
             AppReport(
                 app=source.NAME,

@@ -3,6 +3,7 @@ counted apart from the lines skipped, named by --verbose and doctor, kept by the
 
 from __future__ import annotations
 
+import io
 import json
 import pickle
 import shutil
@@ -148,3 +149,39 @@ def test_a_warm_listing_still_names_the_damaged_lines(tmp_path: Path) -> None:
     assert "shown with damage when these files were read (unchanged since):" in err
     assert f"  aider: {log}:4: {NOT_UTF8}" in err
     assert "skipped" not in err
+
+
+def test_a_big_json_document_read_in_pieces_counts_its_damage() -> None:
+    """A chat kept as one big JSON document (read one message at a time): a message
+    over bytes not UTF-8 is shown as U+FFFD and counted under its number, as a
+    JSON-lines transcript's line is; so is another member of the document."""
+    from sessdex.jsonstream import array_items, object_members
+
+    document = (
+        b'{"title":"t\xe9","messages":[{"text":"a"},{"text":"b\xff"},{"text":"c"}]}'
+    )
+    diagnostics = Diagnostics()
+    items = array_items(io.BytesIO(document), "messages", diagnostics=diagnostics, path="c.json", chunk=8)  # fmt: skip
+    assert list(items) == [{"text": "a"}, {"text": "b\ufffd"}, {"text": "c"}]
+    assert diagnostics.damaged == {NOT_UTF8: 1} and diagnostics.skipped_total == 0
+    assert diagnostics.details == [("c.json", 2, NOT_UTF8)]
+    diagnostics = Diagnostics()
+    members = object_members(io.BytesIO(document), diagnostics=diagnostics, path="c.json", skip=frozenset({"messages"}))  # fmt: skip
+    assert members == {"title": "t\ufffd"}
+    assert diagnostics.details == [("c.json", 0, NOT_UTF8)]
+
+
+def test_opencode_s_json_tree_says_a_part_read_over_bytes_not_utf8(
+    tmp_path: Path,
+) -> None:
+    """OpenCode's early JSON tree keeps each part as its own file: a prompt holding a
+    byte not UTF-8 is shown as U+FFFD and said, where it was repaired without a word."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "opencode" / "home", home)
+    [part] = home.rglob("prt_75d0e3f40002Qa1Bc2De3Fg4Hi.json")
+    part.write_bytes(part.read_bytes().replace(b"Rename", b"R\xe9name"))
+    sid = "ses_8a2f1c0d9ffeVbQm3kXw2LrT7n"
+    out, err = invoke("show", sid, "--json", "-v", "--home", str(home))
+    said = [e["text"] or "" for e in json.loads(out) if e["kind"] == "user"]
+    assert said[0].startswith("R\ufffdname loadConfig")
+    assert f"warning: {SAID}:" in err and f"  {part}:1: {NOT_UTF8}" in err

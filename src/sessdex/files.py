@@ -849,7 +849,7 @@ def loads_repaired(data: bytes) -> tuple[object, bool]:
     """`loads` of a line orjson refused, and whether it held bytes that are not UTF-8
     (read as U+FFFD: a reader counts the line as damaged). Raises orjson.JSONDecodeError
     when even the repaired line is no JSON."""
-    fixed, not_utf8 = _repair(data)
+    fixed, not_utf8 = repair(data)
     if fixed is None:
         return orjson.loads(data), False  # raises, as it did for the caller
     return orjson.loads(fixed), not_utf8
@@ -859,11 +859,12 @@ def repaired(data: bytes) -> bytes | None:
     """`data` without a leading byte order mark, with bytes that are not UTF-8 and
     escapes of lone surrogates replaced by U+FFFD; None when there was none of these to
     repair. For decoders that refused a line, to try it once more."""
-    return _repair(data)[0]
+    return repair(data)[0]
 
 
-def _repair(data: bytes) -> tuple[bytes | None, bool]:
-    """`repaired(data)`, and whether bytes that are not UTF-8 were replaced."""
+def repair(data: bytes) -> tuple[bytes | None, bool]:
+    """`repaired(data)`, and whether bytes that are not UTF-8 were replaced (the line
+    is then read with damage: a reader counts it, `Diagnostics.damage`)."""
     fixed = data[len(BOM) :] if data.startswith(BOM) else data
     not_utf8 = False
     try:
@@ -1029,7 +1030,7 @@ def read_json_compacted(
     up to READ_LINE_CAP (or with `full`); past it streamed through `Compactor`, its long
     strings elided as a transcript line's are. None if missing, refused (counted so),
     broken (counted "not JSON") or still too long without its long strings (counted
-    "too long")."""
+    "too long"); one read over bytes that are not UTF-8 is counted as damaged."""
     freshness.note_read(path)
     try:
         with open_binary(path) as stream:
@@ -1051,11 +1052,20 @@ def read_json_compacted(
     except OSError:
         return None
     try:
-        return loads(data)
+        value: object = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        return value
+    try:  # only what orjson refused: a byte order mark, bytes that are not UTF-8
+        value, damaged = loads_repaired(data)
     except orjson.JSONDecodeError:
         if diagnostics is not None:
             diagnostics.skip(os.fspath(path), 1, "not JSON")
         return None
+    if damaged and diagnostics is not None:
+        diagnostics.damage(os.fspath(path), 1, NOT_UTF8)
+    return value
 
 
 def read_json_counted(

@@ -22,7 +22,7 @@ import orjson
 
 from . import files
 from .bytesearch import find, find_first_of
-from .diagnostics import Diagnostics, read_failed
+from .diagnostics import NOT_UTF8, Diagnostics, read_failed
 
 _SPACE = b" \t\r\n"
 # A run of bytes inside a container that holds no bracket outside a string: strings are
@@ -124,7 +124,7 @@ def array_items(
                 diagnostics.skip(path, number, "too long")
         else:
             try:
-                value = files.loads(element)
+                value = _loads(element, diagnostics, path, number)
             except orjson.JSONDecodeError:
                 if diagnostics is not None:
                     diagnostics.skip(path, number, "not JSON")
@@ -241,10 +241,25 @@ def _read_members(
                 diagnostics.skip(path, 0, "too long")
         elif wanted:
             try:
-                members[str(name)] = files.loads(value or b"")
+                members[str(name)] = _loads(value or b"", diagnostics, path, 0)
             except orjson.JSONDecodeError:
                 if diagnostics is not None:
                     diagnostics.skip(path, 0, "not JSON")
+
+
+def _loads(
+    data: bytes, diagnostics: Diagnostics | None, path: str, number: int
+) -> object:
+    """`files.loads`, counting a value read over bytes that are not UTF-8 (shown as
+    U+FFFD) as damaged under `number`: only once orjson refused it, so a clean value
+    costs nothing more. Raises orjson.JSONDecodeError."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        value, damaged = files.loads_repaired(data)
+    if damaged and diagnostics is not None:
+        diagnostics.damage(path, number, NOT_UTF8)
+    return value
 
 
 def _find_member(scanner: _Scanner, key: bytes) -> bool:

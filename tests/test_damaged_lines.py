@@ -151,6 +151,66 @@ def test_a_warm_listing_still_names_the_damaged_lines(tmp_path: Path) -> None:
     assert "skipped" not in err
 
 
+def codex_with_a_latin1_model(tmp_path: Path, padding: int) -> tuple[Path, Path]:
+    """(home, rollout): the Codex fixture whose turn_context (line 6, or 6 + `padding`
+    past lines of reasoning put before it) names its model over a byte not UTF-8."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "codex" / "home", home)
+    rollout = home / CODEX_ROLLOUT
+    lines = rollout.read_bytes().splitlines(keepends=True)
+    assert b'"turn_context"' in lines[5] and b'"model":"gpt-5.5",' in lines[5]
+    lines[5] = lines[5].replace(b'"model":"gpt-5.5",', b'"model":"gpt-5\xe9.5",')
+    said = b'{"timestamp":"2026-11-30T08:10:40.473Z","type":"event_msg","payload":{"type":"agent_reasoning","text":"hm"}}\n'
+    rollout.write_bytes(b"".join(lines[:5] + [said] * padding + lines[5:]))
+    return home, rollout
+
+
+def test_usage_says_a_line_it_read_over_bytes_not_utf8(tmp_path: Path) -> None:
+    """`usage` read the turn's model over a byte that is not UTF-8 and said nothing (it
+    dropped the line, and counted its tokens under the model before). Named by its line,
+    counted apart from skipped lines, past the head the listing reads."""
+    home, rollout = codex_with_a_latin1_model(tmp_path, padding=100)
+    _, err = invoke("list", "--home", str(home))
+    assert "UTF-8" not in err  # the listing reads only the head: 80 lines
+    args = ("usage", "session", "--app", "codex", "--json", "-v", "--home", str(home))
+    out, err = invoke(*args)
+    assert f"warning: {SAID}:" in err and f"  {rollout}:106: {NOT_UTF8}" in err
+    assert "skipped" not in err
+    [row] = [row for row in json.loads(out) if row["key"] == CODEX_ID]
+    assert row["models"] == ["gpt-5\ufffd.5"]
+
+
+def test_usage_says_once_a_line_its_listing_met_too(tmp_path: Path) -> None:
+    """The listing reads the head, where this turn_context is, and `usage` reads it
+    again: one line, named once."""
+    home, rollout = codex_with_a_latin1_model(tmp_path, padding=0)
+    _, err = invoke("usage", "--json", "-v", "--home", str(home))
+    assert f"warning: {SAID}:" in err
+    assert err.count(f"{rollout}:6: {NOT_UTF8}") == 1
+
+
+def test_claude_usage_counts_the_line_it_read_over_bytes_not_utf8(
+    tmp_path: Path,
+) -> None:
+    """Claude Code's usage scan, on a reply whose model holds a byte not UTF-8: read
+    (its tokens kept), counted as damage under its line, numbered though the scan
+    counts no lines unless asked to explain."""
+    from sessdex.sources import _claude_usage
+
+    path = write_claude_session(
+        tmp_path, "dddddddd-0000-4000-8000-0000000000fc", "/w/m", prompt="p\n" * 3
+    )
+    data = path.read_bytes()
+    path.write_bytes(
+        b"\n" * 4 + data.replace(b'"claude-sonnet-4-5"', b'"claude-sonnet-4-5\xff"')
+    )
+    diagnostics = Diagnostics()
+    scan = _claude_usage.usage_records(path, diagnostics)
+    assert [r.usage.model for r in scan.records] == ["claude-sonnet-4-5\ufffd"]
+    assert diagnostics.damaged == {NOT_UTF8: 1} and diagnostics.skipped_total == 0
+    assert diagnostics.details == [(str(path), 6, NOT_UTF8)]
+
+
 def test_a_big_json_document_read_in_pieces_counts_its_damage() -> None:
     """A chat kept as one big JSON document (read one message at a time): a message
     over bytes not UTF-8 is shown as U+FFFD and counted under its number, as a

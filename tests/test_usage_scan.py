@@ -156,3 +156,26 @@ def test_a_big_file_is_read_holding_about_two_chunks_not_four(
         tracemalloc.stop()
     assert found == 80
     assert peak < 2.5 * _usage_scan.CHUNK
+
+
+@pytest.mark.parametrize("chunk", [16, 64, 1 << 20])
+def test_a_line_named_unnumbered_has_the_number_a_numbered_read_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """`usage` numbers no lines unless it explains; a line it must name (read with
+    damage) is numbered then: the same number a numbered read gives, for lines alike,
+    a line in a later chunk, one over the long-line limit and an unfinished last one."""
+    monkeypatch.setattr(_usage_scan, "CHUNK", chunk)
+    monkeypatch.setattr(_usage_scan, "LINE_LIMIT", 48)
+    alike = b'{"usage":{"t":"\xff"}}'
+    lines = [b"{}", alike, b'{"usage":{}}', b"", alike, b"{}" * 9, alike]
+    lines += [b'{"usage":{"t":"\xff","p":"' + b"x" * 80 + b'"}}', b'{"usage":{"\xff"']
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    numbered = [
+        n for n, data, _ in MarkedLines(path, (b'"usage":{',)) if b"\xff" in data
+    ]
+    assert numbered == [2, 5, 7, 8, 9]
+    marked = MarkedLines(path, (b'"usage":{',), numbered=False)
+    named = [marked.number(n, data) for n, data, _ in marked if b"\xff" in data]
+    assert named == numbered

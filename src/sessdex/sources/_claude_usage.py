@@ -35,7 +35,7 @@ import msgspec
 import orjson
 
 from .. import files
-from ..diagnostics import Diagnostics
+from ..diagnostics import NOT_UTF8, Diagnostics
 from ..idtable import HashSet
 from ..model import JSONValue, Usage
 from ._claude_records import ADVISOR, recorded_cost
@@ -129,14 +129,19 @@ def _epoch(stamp: str | None) -> float | None:
         return None
 
 
-def _loose(data: bytes) -> _Line | None:
-    """A line the strict types refuse (a float count, a stray type): convert leniently."""
+def _loose(data: bytes) -> tuple[_Line | None, bool]:
+    """A line the strict types refuse (a float count, a stray type, bytes that are not
+    UTF-8): converted leniently, and whether it was read over such bytes (as U+FFFD)."""
+    damaged = False
     try:
-        value = files.loads(data)
+        value = orjson.loads(data)
     except orjson.JSONDecodeError:
-        return None
+        try:
+            value, damaged = files.loads_repaired(data)
+        except orjson.JSONDecodeError:
+            return None, False
     if not isinstance(value, dict):
-        return None
+        return None, False
     try:
         line = msgspec.convert(
             {
@@ -148,10 +153,10 @@ def _loose(data: bytes) -> _Line | None:
             strict=False,
         )
     except msgspec.ValidationError:
-        return None
+        return None, damaged  # read, if to no use
     if "costUSD" in value:
         line.costUSD = msgspec.Raw(orjson.dumps(value["costUSD"]))
-    return line
+    return line, damaged
 
 
 _RAW = ("data", "costUSD")  # `_Line`'s fields left undecoded
@@ -181,8 +186,10 @@ class _Scan:
         state: dict[str, JSONValue] | None,
         fold: Callable[[UsageRecord], None] | None = None,
         drop: Callable[[DroppedLine], None] | None = None,
+        damaged: Callable[[int, bytes], None] | None = None,
     ) -> None:
         self.path = path
+        self.damaged = damaged  # takes a line read over bytes not UTF-8 (number, bytes)
         self.stem = path.name.removesuffix(".jsonl")
         self.explain = explain or drop is not None
         self.records: deque[UsageRecord] = deque()  # in order; the oldest may be folded
@@ -217,7 +224,10 @@ class _Scan:
         try:
             line = _decode_line(data)
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-            decoded = _loose(data)  # RecursionError: nested too deep for msgspec
+            # RecursionError: nested too deep for msgspec
+            decoded, not_utf8 = _loose(data)
+            if not_utf8 and self.damaged is not None:
+                self.damaged(number, data)
             if decoded is None:
                 return
             line = decoded
@@ -560,7 +570,12 @@ def usage_records(
     line = state.get("line", 1) if state and offset else 1
     explain = explain or drop is not None
     lines = MarkedLines(path, (MARKER,), offset=offset, line=int(line) if isinstance(line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
-    scan = _Scan(path, explain, state if offset else None, fold, drop)
+    name = os.fspath(path)
+
+    def damaged(number: int, data: bytes) -> None:
+        diagnostics.damage(name, lines.number(number, data), NOT_UTF8)
+
+    scan = _Scan(path, explain, state if offset else None, fold, drop, damaged)
     try:
         for number, data, complete in lines:
             scan.line(number, data, complete)

@@ -30,7 +30,7 @@ from pathlib import Path
 import msgspec
 
 from .. import files, folders
-from ..diagnostics import Diagnostics
+from ..diagnostics import NOT_UTF8, Diagnostics
 from ..model import JSONValue, Usage
 from ._usage_scan import MarkedLines
 from ._values import as_int
@@ -186,9 +186,11 @@ class _Scan:
         explain: bool,
         fold: Callable[[UsageRecord], None] | None,
         drop: Callable[[DroppedLine], None] | None = None,
+        damaged: Callable[[int, bytes], None] | None = None,
     ) -> None:
         self.path = path
         self.explain = explain or drop is not None
+        self.damaged = damaged  # takes a line read over bytes not UTF-8 (number, bytes)
         self.state: dict[str, JSONValue] = dict(state or {})
         self.records: list[UsageRecord] = []
         # no later line changes a record: each is folded as it is read, none is kept
@@ -206,20 +208,17 @@ class _Scan:
         except RecursionError:  # nested too deep for msgspec: passed over
             return
         except (msgspec.ValidationError, msgspec.DecodeError):
-            fixed = files.repaired(data)  # a byte order mark, bytes that are not UTF-8
-            if fixed is None:
+            repaired = self._repaired(number, data, data, _decode_line)
+            if not isinstance(repaired, _Line):
                 return
-            try:
-                line = _decode_line(fixed)
-            except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-                return
+            line = repaired
         kind = line.type
         state = self.state
         if kind == "session_meta":
             try:
                 meta = msgspec.json.decode(line.payload) if len(line.payload) else {}
             except msgspec.DecodeError:
-                return
+                meta = self._repaired(number, data, line.payload, msgspec.json.decode)
             if not isinstance(meta, dict):
                 return
             if "own" not in state:
@@ -240,7 +239,10 @@ class _Scan:
         try:
             payload = _decode_payload(line.payload)
         except (msgspec.ValidationError, msgspec.DecodeError):
-            return
+            repaired = self._repaired(number, data, line.payload, _decode_payload)
+            if not isinstance(repaired, _Payload):
+                return
+            payload = repaired
         if kind == "turn_context":
             if payload.model:
                 state["model"] = payload.model
@@ -253,6 +255,28 @@ class _Scan:
         if payload.type != "token_count" or payload.info is None:
             return
         self.token_count(number, line, payload.info)
+
+    def _repaired(
+        self,
+        number: int,
+        line: bytes,
+        data: bytes | msgspec.Raw,
+        decode: Callable[[bytes], object],
+    ) -> object:
+        """What `decode` makes of `data` (the line or its part) where it refused it, once
+        repaired (a byte order mark, bytes that are not UTF-8: the line then counted as
+        damaged), or None. A payload kept raw is checked only when decoded: its damage
+        is met there."""
+        fixed, not_utf8 = files.repair(bytes(data))
+        if fixed is None:
+            return None
+        try:
+            value = decode(fixed)
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            return None
+        if not_utf8 and self.damaged is not None:
+            self.damaged(number, line)
+        return value
 
     def _replayed(self, line: _Line, time: float | None) -> bool:
         state = self.state
@@ -357,7 +381,12 @@ def usage_records(
     start_line = carried.get("line", 1) if carried else 1
     explain = explain or drop is not None
     lines = MarkedLines(path, MARKERS, offset=offset, line=start_line if isinstance(start_line, int) else 1, diagnostics=diagnostics, numbered=explain)  # fmt: skip
-    scan = _Scan(path, carried, explain, fold, drop)
+    name = os.fspath(path)
+
+    def damaged(number: int, data: bytes) -> None:
+        diagnostics.damage(name, lines.number(number, data), NOT_UTF8)
+
+    scan = _Scan(path, carried, explain, fold, drop, damaged)
     if (
         not offset
     ):  # from the start, the first cumulative total is measured from nothing

@@ -27,7 +27,9 @@ class MarkedLines:
 
     After the loop, `offset` is the end of the last newline-terminated line and `line` the
     number of the line that starts there: where the next read should begin. With
-    `numbered=False` lines are not counted (their number stays `line`).
+    `numbered=False` lines are not counted (their number stays `line`; `number()` counts
+    them for the line just given, when it must be named: rare, so nothing is noted per
+    line to find it, only per chunk).
     """
 
     def __init__(
@@ -48,6 +50,13 @@ class MarkedLines:
         self.numbered = (
             numbered  # counting lines costs a pass over the bytes: only to explain
         )
+        # for `number`: the chunk whose lines `_hits` gives (its offset, their starts in
+        # it, how many `number` went past), else where the long or last line starts
+        self.chunk = b""
+        self.chunk_at = self.at = offset
+        self.starts: list[int] = []
+        self.passed = 0
+        self.counted = (0, 1)  # a line start, and that line's number
 
     def __iter__(self) -> Iterator[tuple[int, bytes, bool]]:
         name = os.fspath(self.path)
@@ -66,6 +75,7 @@ class MarkedLines:
                         long.feed(chunk)
                         continue
                     long.feed(chunk[:nl])
+                    self.chunk, self.at = b"", self.offset
                     yield from self._long(long, name, complete=True)
                     self.offset += long.length + 1
                     if self.numbered:
@@ -76,6 +86,7 @@ class MarkedLines:
                 end = data.rfind(b"\n") + 1  # complete lines are data[:end]
                 if end:
                     yield from self._hits(data, end)
+                    self.chunk = b""  # not held beside the next chunk
                     if self.numbered:
                         self.line += data.count(b"\n", 0, end)
                     self.offset += end
@@ -85,10 +96,54 @@ class MarkedLines:
                     long = _LongLine(self.markers)
                     long.feed(carry)
                     carry = b""
+            self.chunk, self.at = b"", self.offset
             if long is not None:  # the file ends inside it: read again from its start
                 yield from self._long(long, name, complete=False)
             elif carry and self._marked(carry):
                 yield self.line, carry, False
+
+    def number(self, given: int, data: bytes) -> int:
+        """The number of the line last given (`given` and `data`, as given): where lines
+        are not numbered, counted now from the file's start (or from the last line
+        counted so). 0 where the file cannot be read again."""
+        if self.numbered:
+            return given
+        at = self._start(data)
+        if at is None:
+            return 0
+        start, line = self.counted
+        if at < start:
+            start, line = 0, 1
+        try:
+            with files.open_binary(os.fspath(self.path)) as stream:
+                stream.seek(start)
+                while start < at:
+                    chunk = stream.read(min(CHUNK, at - start))
+                    if not chunk:
+                        return 0
+                    line += chunk.count(b"\n")
+                    start += len(chunk)
+        except OSError:
+            return 0
+        self.counted = (start, line)
+        return line
+
+    def _start(self, data: bytes) -> int | None:
+        """Where the line last given starts in the file: in a chunk, the first start
+        past those found before that holds `data` whole (a line alike given earlier was
+        found then, as lines are given in order)."""
+        chunk = self.chunk
+        if not chunk:
+            return self.at
+        starts = self.starts
+        for index in range(self.passed, len(starts)):
+            start = starts[index]
+            if chunk.startswith(data, start) and chunk.find(
+                b"\n", start
+            ) == start + len(data):
+                self.passed = index + 1
+                return self.chunk_at + start
+        return None
 
     def _long(
         self, long: _LongLine, name: str, *, complete: bool
@@ -115,7 +170,9 @@ class MarkedLines:
                 position = data.find(marker, stop + 1, end)
         counted_to = 0
         line = self.line
-        for start in sorted(starts):
+        self.chunk, self.chunk_at, self.passed = data, self.offset, 0
+        self.starts = sorted(starts)
+        for start in self.starts:
             if self.numbered:
                 line += data.count(b"\n", counted_to, start)
                 counted_to = start

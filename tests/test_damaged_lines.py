@@ -151,6 +151,17 @@ def test_a_warm_listing_still_names_the_damaged_lines(tmp_path: Path) -> None:
     assert "skipped" not in err
 
 
+def test_list_says_the_damage_its_listing_read(tmp_path: Path) -> None:
+    """Claude Code's listing reads the reply (for its model) over the same bytes `show`
+    reads: plain `list` and `doctor` say it too, where they said nothing."""
+    home, path, _ = claude_with_a_latin1_byte(tmp_path)
+    _, err = invoke("list", "--home", str(home))
+    assert f"warning: {SAID} in 1 claude file; see --verbose" in err
+    out, _ = invoke("doctor", "--app", "claude", "--json", "--home", str(home))
+    [report] = json.loads(out)
+    assert report["damaged_at"] == [{"file": str(path), "line": 2, "reason": NOT_UTF8}]
+
+
 def codex_with_a_latin1_model(tmp_path: Path, padding: int) -> tuple[Path, Path]:
     """(home, rollout): the Codex fixture whose turn_context (line 6, or 6 + `padding`
     past lines of reasoning put before it) names its model over a byte not UTF-8."""

@@ -107,6 +107,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+import orjson
+
 from .. import files, folders
 from ..bytesearch import find, rfind
 from ..diagnostics import Diagnostics
@@ -426,9 +428,15 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         offset = block.offset(begin)
         if offset in loaded:  # head and tail may share lines: parse and count once
             return loaded[offset]
-        record = rec.load(data, complete, 0, None, name)
-        if record is None:  # count it, under its number (found only now: rare)
-            rec.load(data, complete, block.number(begin), diagnostics, name)
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            value = None
+        if isinstance(value, dict):
+            record: dict[str, object] | None = value
+        else:  # read leniently and counted (damaged, skipped) under its number, found
+            # only now: rare
+            record = rec.load(data, complete, block.number(begin), diagnostics, name)
         loaded[offset] = record
         return record
 

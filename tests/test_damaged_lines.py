@@ -256,3 +256,49 @@ def test_opencode_s_json_tree_says_a_part_read_over_bytes_not_utf8(
     said = [e["text"] or "" for e in json.loads(out) if e["kind"] == "user"]
     assert said[0].startswith("R\ufffdname loadConfig")
     assert f"warning: {SAID}:" in err and f"  {part}:1: {NOT_UTF8}" in err
+
+
+def test_a_big_transcript_s_tail_line_both_reads_met_is_one_line(
+    tmp_path: Path,
+) -> None:
+    """Past the bytes a listing reads from a transcript's end, it cannot number the
+    reply it reads there for the model (line 0); `doctor --deep` reads the file whole and
+    numbers it. One line, named by its number, where doctor said 2."""
+    from tests.helpers import claude_line
+
+    home = tmp_path / "home"
+    sid = "dddddddd-0000-4000-8000-0000000000aa"
+    path = write_claude_session(home, sid, "/w/big")
+    opening = path.read_bytes().splitlines(keepends=True)
+    asked = {"role": "user", "content": "x" * 1000}
+    said = [
+        json.dumps(claude_line(sid, "/w/big", type="user", uuid=f"p{n}", message=asked))
+        for n in range(700)
+    ]  # 700 kB: more than the listing reads from either end
+    reply = opening[1].replace(b'"msg_1"', b'"msg_2"').replace(b'"req_1"', b'"req_2"')
+    reply = reply.replace(b'"claude-sonnet-4-5"', b'"claude-sonnet-4-5\xff"')
+    path.write_bytes(b"".join(opening) + "\n".join(said).encode() + b"\n" + reply)
+    args = ("--deep", "--app", "claude", "--json", "--home", str(home))
+    [report] = json.loads(invoke("doctor", *args)[0])
+    assert report["damaged_at"] == [
+        {"file": str(path), "line": 703, "reason": NOT_UTF8}
+    ]
+    assert report["damaged_lines"] == {NOT_UTF8: 1}
+    _, err = invoke("usage", "-v", "--home", str(home))
+    assert f"warning: {SAID}:" in err and err.count(f"{path}:703: {NOT_UTF8}") == 1
+
+
+def test_an_unnumbered_damaged_line_is_the_numbered_one_of_the_same_file() -> None:
+    """Either way round: a listing's line 0 (not numbered) and a read's line 703 of the
+    same file and reason are one line, named by its number; another file's stays."""
+    read = Diagnostics()
+    read.damage("a.jsonl", 703, NOT_UTF8)
+    listed = Diagnostics()
+    listed.damage("a.jsonl", 0, NOT_UTF8)
+    listed.damage("b.jsonl", 0, NOT_UTF8)
+    read.update_unseen(listed)
+    assert read.damaged_total == 2
+    assert read.details == [("a.jsonl", 703, NOT_UTF8), ("b.jsonl", 0, NOT_UTF8)]
+    listed.update_unseen(read)
+    assert listed.damaged_total == 2
+    assert listed.details == [("a.jsonl", 703, NOT_UTF8), ("b.jsonl", 0, NOT_UTF8)]

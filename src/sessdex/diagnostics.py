@@ -335,22 +335,53 @@ class Diagnostics:
             if d[2] not in NOT_LINES and d[2] not in other.passed_over
         ]
         seen = set(self.details)
+        loose = self._unnumbered(lines, seen)
         counted = other.skipped_total + other.damaged_total
-        if len(lines) != counted or not seen.intersection(lines):
+        met = [d[2] for d in lines if d in seen] + [d[2] for d in loose]
+        if len(lines) != counted or not met:
             self.update(other)
             return
-        met = [d[2] for d in lines if d in seen]
+        details = [d for d in other.details if d not in seen]
+        for detail in loose:
+            details.remove(detail)
+            if detail[1]:  # named here by its number, not as line 0
+                self.details[self.details.index((detail[0], 0, detail[2]))] = detail
         trimmed = Diagnostics(
             skipped=other.skipped - Counter(r for r in met if not is_damage(r)),
             unknown=other.unknown,
             versions=other.versions,
-            details=[d for d in other.details if d not in seen],
+            details=details,
             problems=other.problems,
             passed_over=other.passed_over,
             unfinished=other.unfinished,
             damaged=other.damaged - Counter(r for r in met if is_damage(r)),
         )
         self.update(trimmed)
+
+    def _unnumbered(
+        self, lines: list[tuple[str, int, str]], seen: set[tuple[str, int, str]]
+    ) -> list[tuple[str, int, str]]:
+        """Of `lines`, the damaged ones this one named under another number, where one
+        side could not number it (line 0: a listing that read a big file's tail): the
+        same line, as whatever reads a file whole meets each damaged line the listing
+        met. Each line here stands for one there."""
+        numbered: Counter[tuple[str, str]] = Counter()
+        unnumbered: Counter[tuple[str, str]] = Counter()
+        for path, line, reason in self.details:
+            if is_damage(reason):
+                (numbered if line else unnumbered)[(path, reason)] += 1
+        if not numbered and not unnumbered:
+            return []
+        found = []
+        for detail in lines:
+            path, line, reason = detail
+            if detail in seen or not is_damage(reason):
+                continue
+            pool = unnumbered if line else numbered
+            if pool[(path, reason)] > 0:
+                pool[(path, reason)] -= 1
+                found.append(detail)
+        return found
 
     @property
     def skipped_total(self) -> int:

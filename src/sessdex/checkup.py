@@ -408,12 +408,17 @@ def damaged_summary(report: RefreshReport) -> str | None:
                 files.setdefault(app, set()).add(path)
     if not damaged:
         return None
-    where = ", ".join(
+    where = _files_per_app(files)
+    where = f" in {where}" if where else ""  # past MAX_DETAILS no file is named
+    return f"{damaged_lines(damaged)}{where}; see {hints.see_each()} or {hints.named('doctor')}"
+
+
+def _files_per_app(files: dict[str, set[str]]) -> str:
+    """`2 claude files, 1 codex file`: where a warning's lines are."""
+    return ", ".join(
         f"{len(paths)} {app} file{'s' if len(paths) != 1 else ''}"
         for app, paths in sorted(files.items())
     )
-    where = f" in {where}" if where else ""  # past MAX_DETAILS no file is named
-    return f"{damaged_lines(damaged)}{where}; see {hints.see_each()} or {hints.named('doctor')}"
 
 
 def skipped_summary(report: RefreshReport) -> str | None:
@@ -439,10 +444,7 @@ def skipped_summary(report: RefreshReport) -> str | None:
                 files.setdefault(app, set()).add(path)
     if not lines:
         return None
-    where = ", ".join(
-        f"{len(paths)} {app} file{'s' if len(paths) != 1 else ''}"
-        for app, paths in sorted(files.items())
-    )
+    where = _files_per_app(files)
     see = hints.see_each()
     return f"{unreadable_lines(lines)} in {where}; see {see} or {hints.named('doctor')}"
 

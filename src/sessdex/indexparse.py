@@ -54,8 +54,8 @@ def parse_one(job: Job) -> Parsed:
     read in place is read again even when nothing looked wrong (the read may have seen
     half a transaction); the last time from a copy of one committed state."""
     app, location, name, signature = job
-    if owner_file(app, name) is not None:  # read with its owner, never on its own
-        return app, name, signature, [], Diagnostics()
+    if owner_file(app, name) is not None and not _companions_parsed(app):
+        return app, name, signature, [], Diagnostics()  # read with its owner only
     moves = 0  # reads the app committed during
     for attempt in range(REREADS + 1):
         copied = moves > 1 or (moves > 0 and attempt == REREADS)
@@ -188,6 +188,13 @@ def owner_file(app: str, name: str) -> str | None:
         get(app), "companion_of", None
     )
     return owner_of(name) if owner_of is not None else None
+
+
+def _companions_parsed(app: str) -> bool:
+    """Whether the source's companions hold sessions of their own too (see base.py)."""
+    from .sources import get
+
+    return getattr(get(app), "COMPANIONS_PARSED", False) is True
 
 
 def parse_as_is(

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import reduce
 from pathlib import Path
 
 from sessdex import api
 from sessdex.diagnostics import Diagnostics
+from sessdex.index import Index
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, kimi
 
@@ -579,3 +581,97 @@ def test_doctor_counts_a_main_wire_that_is_a_pipe(tmp_path: Path) -> None:
     os.mkfifo(wire)
     [report] = api.doctor(Home.at(home), ["kimi"])
     assert report.diagnostics.passed_over == {"pipe": 1}
+
+
+def _wire_end(wire: Path) -> datetime:
+    """The time of the wire's last record."""
+    last = json.loads(wire.read_text().splitlines()[-1])
+    return datetime.fromtimestamp(last["time"] / 1000, UTC)
+
+
+def _listed(home: Path, session_id: str) -> datetime | None:
+    [found] = [
+        s
+        for s in api.list_sessions(Home.at(home), apps=["kimi"]).sessions()
+        if s.id == session_id
+    ]
+    return found.updated
+
+
+def test_kimi_code_is_last_active_when_its_wire_last_wrote(tmp_path: Path) -> None:
+    """kimi-code writes `state.json`'s `updatedAt` as the prompt is sent; the answer goes
+    on in the wire (here 1.5 minutes more): `list` said the session was last active at the
+    prompt, while `watch` said the end of the answer."""
+    folder = DATA / "home" / WORKSPACE / f"session_{TOOLS}"
+    state = json.loads((folder / "state.json").read_text())
+    ended = _wire_end(folder / "agents" / "main" / "wire.jsonl")
+    assert ended > datetime.fromisoformat(state["updatedAt"])
+    assert sessions(Home.at(DATA / "home"))[TOOLS].updated == ended
+    assert _listed(DATA / "home", TOOLS) == ended
+
+
+def test_kimi_code_is_last_active_when_it_was_renamed_after_its_last_turn(
+    tmp_path: Path,
+) -> None:
+    """A rename writes only `state.json`: its `updatedAt`, later than the wire's end,
+    is when the session was last active."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    state_path = home / WORKSPACE / f"session_{TOOLS}" / "state.json"
+    state = json.loads(state_path.read_text())
+    state.update(title="Grep for Kimi", updatedAt="2026-08-03T10:00:00.000Z")
+    state_path.write_text(json.dumps(state))
+    renamed = datetime(2026, 8, 3, 10, tzinfo=UTC)
+    assert sessions(Home.at(home))[TOOLS].updated == renamed
+    assert _listed(home, TOOLS) == renamed
+
+
+def test_the_index_keeps_a_kimi_code_sessions_last_activity_as_either_file_changes(
+    tmp_path: Path,
+) -> None:
+    """The index re-reads only the files that changed: the wire growing (the answer
+    written) and `state.json` alone rewritten (a rename) each move `updated` on, through
+    a refresh and through the re-read of one file that a warm `list` does."""
+    home = tmp_path / "home"
+    shutil.copytree(REAL_CODE, home)
+    folder = next(home.glob(f".kimi-code/sessions/*/session_{REAL_CODE_LEAD}"))
+    wire = folder / "agents" / "main" / "wire.jsonl"
+    state_path = folder / "state.json"
+    state = json.loads(state_path.read_text())
+    assert _listed(home, REAL_CODE_LEAD) == _wire_end(wire)
+
+    def answered(at: int, long: bool = False) -> None:  # the answer's next part
+        part = {"type": "text", "text": f"More at {at}." + " and more" * long * 5000}
+        event = {"type": "content.part", "part": part}
+        record = {"type": "context.append_loop_event", "event": event, "time": at}
+        with wire.open("a") as out:
+            out.write(json.dumps(record) + "\n")
+
+    def renamed(at: int) -> None:  # a longer name each time: the file's size changes
+        state.update(
+            title="Renamed" + " again" * ((at - start) // 100_000), updatedAt=at
+        )
+        state_path.write_text(json.dumps(state))
+
+    def moment(at: int) -> datetime:
+        return datetime.fromtimestamp(at / 1000, UTC)
+
+    start = state["updatedAt"]
+    answered(start + 90_000)
+    assert _listed(home, REAL_CODE_LEAD) == moment(start + 90_000)
+    renamed(start + 200_000)
+    assert _listed(home, REAL_CODE_LEAD) == moment(start + 200_000)
+    # a warm `list` re-reads just the file that changed (Index.refresh_file)
+    index = Index(Home.at(home))
+    try:
+        for change, path, at in (
+            (answered, wire, start + 300_000),
+            (renamed, state_path, start + 400_000),
+            (lambda at: answered(at, long=True), wire, start + 500_000),
+        ):
+            change(at)
+            assert index.refresh_file(kimi, str(path))
+            [row] = [r for r in index.rows(apps=["kimi"]) if r.id == REAL_CODE_LEAD]
+            assert row.session().updated == moment(at)
+    finally:
+        index.close()

@@ -10,7 +10,10 @@ are `ses_<old uuid>/`). Each has `state.json` (`title`, `isCustomTitle`/`titleKi
 
 What we read: the main agent's wire for listing (first user prompt, last model alias and
 thinking effort, last permission mode, first and last times) and `state.json` (title, cwd,
-times, archived) as a fragment of higher precedence. `read` translates the main wire:
+times, archived) as a fragment of higher precedence. Its `updatedAt` is written as a prompt
+is sent (and by a rename), while the answer goes on in the wire: a session was last active
+at the later of it and the main wire's last record, which the state's listing reads (the
+wire is its `companion_of`: the index reads the state again when the wire changes). `read` translates the main wire:
 `turn.prompt`/`turn.steer` of origin user (other origins are meta, a sub-agent's brief is
 its user input), `context.append_loop_event` (`content.part` text and think, `tool.call`
 and `tool.result` by `toolCallId`, `step.end` for turn ends and failed steps),
@@ -60,6 +63,7 @@ MoonshotAI/kimi-code @d723cc47 (0.38, MIT): `apps/kimi-code/src/utils/paths.ts`,
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -166,6 +170,7 @@ _IGNORED = frozenset(
 _TYPED = frozenset({"user", "skill_activation", "plugin_command", "shell_command"})
 _SPAWNED = re.compile(r"^agent_id: (\S+)", re.MULTILINE)
 _TIME = re.compile(rb'"time":\s*(\d+)')
+_LAST_BYTES = 16 * 1024  # what `state.json`'s listing reads of the wire: its last lines
 _TAIL_KEYS = (
     b'"config.update"',
     b'"profile.bind"',
@@ -184,6 +189,18 @@ def owns(path: Path) -> bool:
     if path.name == WIRE:
         return path.parent.parent.name == "agents"
     return path.name == STATE and path.parent.name.startswith((_SESSION_PREFIX, "ses_"))
+
+
+def companion_of(path: str) -> str | None:
+    """The `state.json` whose listing a session's main wire changes: its parse reads the
+    wire's last time, so the index reads it again when the wire grows, appears or goes.
+    (The wire is listed on its own too.)"""
+    agent, base = os.path.split(path)
+    agents, name = os.path.split(agent)
+    folder, parent = os.path.split(agents)
+    if base != WIRE or name != MAIN or parent != "agents":
+        return None
+    return os.path.join(folder, STATE)
 
 
 def session_id(folder: str) -> str:
@@ -278,6 +295,12 @@ def _parse_state(path: Path) -> list[Session]:
     updated = epoch_or_iso_time(state.get("updatedAt"))
     if created is not None and updated is not None and updated < created:
         updated = created  # `kimi fork` (2.1.0) keeps its source's `updatedAt`
+    # `updatedAt` is written as a prompt is sent, the answer goes on in the wire: the
+    # later of the two (a rename writes only this file). The index reads this file again
+    # when the wire changes (`companion_of`).
+    ended = _last_time(path.parent / "agents" / MAIN / WIRE)
+    if ended is not None and (updated is None or ended > updated):
+        updated = ended
     found = [
         Session(
             app="kimi",
@@ -925,6 +948,23 @@ def _children(folder: Path) -> tuple[dict[str, str | None], dict[str, str]]:
         ):
             found[entry.name] = None
     return found, forked
+
+
+def _last_time(wire: Path) -> datetime | None:
+    """The time of the wire's last complete record (None without a wire): from its last
+    few kilobytes, else from as much as its listing reads (a long last record)."""
+    for nbytes in (_LAST_BYTES, files.TAIL_BYTES):
+        try:
+            tail = files.tail_lines(wire, nbytes)
+        except OSError:
+            return None
+        summary = _Summary()
+        for line in tail:
+            if line.complete:
+                summary.stamp(line.data)
+        if summary.updated is not None:
+            return summary.updated
+    return None
 
 
 def _first_time(path: Path) -> datetime | None:

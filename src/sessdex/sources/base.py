@@ -190,7 +190,9 @@ class Source(Protocol):
 # level, `companion_of(path) -> str | None`: the file whose sessions it speaks of, None for
 # any other. The index keeps the companion's signature but never parses it on its own:
 # when it changes, appears or goes, the index parses its owner again. `parse` of a
-# companion returns nothing.
+# companion returns nothing. A source whose companions hold sessions of their own too
+# (a file another file's listing reads a little of) sets `COMPANIONS_PARSED = True`:
+# the index parses each companion as any file, and its owner again when it changes.
 
 
 # --- why a session cannot be resumed (optional) -------------------------------------------

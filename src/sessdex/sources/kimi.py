@@ -164,6 +164,15 @@ def scan(location: Location) -> Iterator[Path]:
             yield from _kimi_code.scan(root)
 
 
+def companion_of(path: str) -> str | None:
+    """Kimi Code's `state.json` of a session whose main wire this is (see `_kimi_code`)."""
+    return _kimi_code.companion_of(path)
+
+
+# a main wire is listed on its own, and changes its `state.json`'s listing too
+COMPANIONS_PARSED = True
+
+
 def _cli_root(path: Path, location: Location) -> Path:
     """The Kimi CLI folder `path` is in: the one whose `kimi.json` names its work dir."""
     for root in (location.root, *location.also):

@@ -158,7 +158,7 @@ def _pieces(text: str) -> Iterator[tuple[int, int, int]]:
 
 
 def _graphemes(text: str) -> list[tuple[int, int, int]] | None:
-    """Rich's graphemes of `text`; None from a Rich before 14, which counts a character
+    """Rich's graphemes of `text`; None from a Rich before 14.3, which counts a character
     at a time (as we then do)."""
     try:
         from rich.cells import split_graphemes

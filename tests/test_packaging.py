@@ -1,13 +1,15 @@
-"""sessdex as a user gets it: the wheel built from this checkout, installed with its
-dependencies into a fresh virtualenv outside the checkout (the editable install every other
-test runs from reads src/ itself, and would hide a data file the wheel left out, a dependency
-never declared or an import of tests/)."""
+"""sessdex as a user gets it: the wheel built from this checkout, installed into a fresh
+virtualenv outside the checkout (the editable install every other test runs from reads src/
+itself, and would hide a data file the wheel left out, a dependency never declared or an
+import of tests/), with the newest dependencies and with the oldest pyproject.toml allows."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import sessdex
 
 ROOT = Path(__file__).parent.parent
 PACKAGE = ROOT / "src" / "sessdex"
+QUIET = ["-q", "--disable-pip-version-check"]
 
 
 def _user_home() -> str:
@@ -26,6 +29,12 @@ def _user_home() -> str:
     except ImportError:  # Windows: pip keeps them under %APPDATA% and %LOCALAPPDATA%
         return os.environ.get("HOME", "")
     return pwd.getpwuid(os.getuid()).pw_dir
+
+
+def _env(**changes: str) -> dict[str, str]:
+    """No PYTHONPATH: what runs is what the wheel installed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    return {**env, **changes}
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> str:
@@ -38,17 +47,41 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> str:
     return done.stdout
 
 
-@pytest.mark.slow
-def test_the_wheel_installed_outside_the_checkout_runs_the_demo(tmp_path: Path) -> None:
-    # no PYTHONPATH: what runs is what the wheel installed; sessdex keeps the empty home and
-    # state folder the fixtures gave it, and pip the real home's config and cache
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    pip_env = {**env, "HOME": _user_home()}
-    quiet = ["-q", "--disable-pip-version-check"]
-    build = ["wheel", *quiet, "--no-deps", "-w", "dist", str(ROOT)]
-    _run([sys.executable, "-m", "pip", *build], tmp_path, pip_env)
-    [wheel] = (tmp_path / "dist").glob("sessdex-*.whl")
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    build = ["wheel", *QUIET, "--no-deps", "-w", str(out), str(ROOT)]
+    _run([sys.executable, "-m", "pip", *build], out, _env(HOME=_user_home()))
+    [built] = out.glob("sessdex-*.whl")
+    return built
 
+
+def _venv(folder: Path) -> Path:
+    """A fresh virtualenv's bin folder."""
+    _run([sys.executable, "-m", "venv", "venv"], folder, _env())
+    return folder / "venv" / ("Scripts" if os.name == "nt" else "bin")
+
+
+def _pip(bin_dir: Path, *args: str) -> None:
+    argv = [str(bin_dir / "python"), "-m", "pip", "install", *QUIET, *args]
+    _run(argv, bin_dir, _env(HOME=_user_home()))
+
+
+def _floors() -> list[str]:
+    """Each dependency pinned to the oldest version pyproject.toml allows."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pins = []
+    for requirement in project["dependencies"]:
+        match = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", requirement)
+        assert match, f"{requirement}: not name>=version"
+        pins.append(f"{match[1]}=={match[2]}")
+    return pins
+
+
+@pytest.mark.slow
+def test_the_wheel_installed_outside_the_checkout_runs_the_demo(
+    wheel: Path, tmp_path: Path
+) -> None:
     # every file of the package, data included (price catalogue, demo home, py.typed)
     packed = set(zipfile.ZipFile(wheel).namelist())
     mine = {
@@ -58,10 +91,11 @@ def test_the_wheel_installed_outside_the_checkout_runs_the_demo(tmp_path: Path) 
     }
     assert mine - packed == set()
 
-    _run([sys.executable, "-m", "venv", "venv"], tmp_path, env)
-    bin_dir = tmp_path / "venv" / ("Scripts" if os.name == "nt" else "bin")
+    bin_dir = _venv(tmp_path)
+    _pip(bin_dir, str(wheel))  # with the newest dependencies, from PyPI
     python = str(bin_dir / "python")
-    _run([python, "-m", "pip", "install", *quiet, str(wheel)], tmp_path, pip_env)
+    # sessdex keeps the empty home and state folder the fixtures gave it
+    env = _env()
     code = "import sessdex; print(sessdex.__file__)"
     where = Path(_run([python, "-c", code], tmp_path, env).strip())
     assert where.is_relative_to(tmp_path / "venv")  # not this checkout's src/
@@ -77,3 +111,25 @@ def test_the_wheel_installed_outside_the_checkout_runs_the_demo(tmp_path: Path) 
     usage = _run([python, "-m", "sessdex", "usage", "--home", home], tmp_path, env)
     [total] = [line for line in usage.splitlines() if "Total" in line]
     assert "$" in total and "prices: genai-prices" in usage
+
+
+@pytest.mark.slow
+def test_the_oldest_dependencies_allowed_run_the_demo_and_resume_a_big_file(
+    wheel: Path, tmp_path: Path
+) -> None:
+    """msgspec before 0.18.6 decodes no memoryview, and before 0.20 gives one the length
+    of the whole message: a big Claude transcript that only grew was surveyed again from
+    its first line on every run, the survey kept for it refused."""
+    bin_dir = _venv(tmp_path)
+    _pip(bin_dir, "--no-deps", str(wheel))
+    _pip(bin_dir, *_floors(), "pytest")
+    demo = _run([str(bin_dir / "sessdex"), "demo"], tmp_path, _env())
+    assert "Retry checkout payments with backoff" in demo
+    # the survey cache's own tests, on the wheel (the checkout's root holds no sessdex)
+    tests = [
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/sources/test_claude_survey_cache.py",
+    ]
+    _run([str(bin_dir / "python"), "-m", "pytest", *tests], ROOT, _env())

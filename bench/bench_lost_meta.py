@@ -9,7 +9,12 @@ did before it); (b) the same with the look-up. Target: (b) at most 2 x (b0): one
 head and tail read of each file in a folder holding such a sub-agent. Then (c0), (c):
 one session of --flat sub-agents, all without meta files, all the lead's, without and
 with the look-up: (c) at most 2 x (c0) too (it once listed the folder again per file).
-Medians of --runs.
+(d0), (d), (d1): a warm listing's one changed file, a sub-agent still writing without
+its meta file, in a folder of --flat finished ones last written the day before, parsed
+as a new process does (nothing kept): without the look-up, with it (only siblings
+written since an hour before it started are read), and with every sibling read (what
+sessdex did before); beside (s), a stat of every file in the folder, as the warm
+listing's scan does anyway: (d) - (d0) at most 2 x (s). Medians of --runs.
 
     .venv/bin/python bench/bench_lost_meta.py [--leads 20] [--spawners 10] [--nested 4] [--flat 1000] [--runs 7]
 """
@@ -23,6 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -114,6 +120,56 @@ def build_flat(home: Path, count: int, lines: int) -> None:
         (folder / f"agent-{child}.jsonl").write_text(text)
 
 
+def build_live(home: Path, count: int, lines: int) -> Path:
+    """(c)'s folder, its files last written the day before, and a spawner and its child
+    written now, the child without a meta file: the child's path."""
+    build_flat(home, count, lines)
+    [folder] = home.glob(".claude/projects/*/*/subagents")
+    day_before = datetime(2026, 11, 29, tzinfo=UTC).timestamp()
+    for path in folder.iterdir():
+        os.utime(path, (day_before, day_before))
+    spawner, child = "s" + "0" * 16, "l" + "0" * 16
+    text = transcript(spawner, "Task live", ["Live part"], lines, 60)
+    (folder / f"agent-{spawner}.jsonl").write_text(text)
+    meta = {"agentType": "x", "description": "d", "toolUseId": "c1"}
+    (folder / f"agent-{spawner}.meta.json").write_text(json.dumps(meta))
+    live = folder / f"agent-{child}.jsonl"
+    live.write_text(transcript(child, "Live part", [], lines, 120))
+    return live
+
+
+def parsed_live(home: Path, live: Path, mode: str, repeat: int = 20) -> float:
+    """Seconds to parse `live` as a new process does, `repeat` times: mode "off" (no
+    look-up), "recent" (as now) or "all" (every sibling read, as before)."""
+    from sessdex.diagnostics import Diagnostics
+    from sessdex.sources import Home, _claude_spawns, claude
+
+    location = claude.locate(Home.at(home))
+    spawner, slack = _claude_spawns.spawner, _claude_spawns._SLACK_NS
+    if mode == "off":
+        _claude_spawns.spawner = lambda *_: None  # type: ignore[assignment]
+    elif mode == "all":
+        _claude_spawns._SLACK_NS = 1 << 80
+    try:
+        start = time.perf_counter()
+        for _ in range(repeat):
+            _claude_spawns._kept.clear()
+            [row] = claude.parse(live, location, Diagnostics())
+            assert mode == "off" or row.parent_id == "s" + "0" * 16  # its spawner
+        return (time.perf_counter() - start) / repeat
+    finally:
+        _claude_spawns.spawner, _claude_spawns._SLACK_NS = spawner, slack
+
+
+def stat_all(folder: Path, repeat: int = 20) -> float:
+    """Seconds to stat every file in `folder`, as a warm listing's scan does."""
+    start = time.perf_counter()
+    for _ in range(repeat):
+        for entry in os.scandir(folder):
+            entry.stat()
+    return (time.perf_counter() - start) / repeat
+
+
 def parsed(home: Path, look_up: bool) -> tuple[float, int]:
     """(seconds, rows under a sub-agent) of parsing every transcript, nothing kept."""
     from sessdex.diagnostics import Diagnostics
@@ -143,7 +199,9 @@ def main() -> int:
     parser.add_argument("--flat", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    timed: dict[str, list[float]] = {"a": [], "b0": [], "b": [], "c0": [], "c": []}
+    timed: dict[str, list[float]] = {
+        name: [] for name in ("a", "b0", "b", "c0", "c", "d0", "d", "d1", "s")
+    }
     under: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="sessdex-bench-meta-") as temp:
         kept, lost = Path(temp) / "kept", Path(temp) / "lost"
@@ -151,6 +209,8 @@ def main() -> int:
         build(lost, args, keep=False)
         flat = Path(temp) / "flat"
         build_flat(flat, args.flat, args.lines)
+        live_home = Path(temp) / "live"
+        live = build_live(live_home, args.flat, args.lines)
         for _ in range(args.runs):  # interleaved: a busy machine slows all three alike
             for name, home, look_up in (("a", kept, True), ("b0", lost, False)):
                 seconds, under[name] = parsed(home, look_up)
@@ -159,6 +219,9 @@ def main() -> int:
             timed["b"].append(seconds)
             for name, look_up in (("c0", False), ("c", True)):
                 timed[name].append(parsed(flat, look_up)[0])
+            for name, mode in (("d0", "off"), ("d", "recent"), ("d1", "all")):
+                timed[name].append(parsed_live(live_home, live, mode))
+            timed["s"].append(stat_all(live.parent))
     a, b0, b = (statistics.median(timed[name]) for name in ("a", "b0", "b"))
     files = args.leads * (1 + args.spawners * (1 + args.nested))
     lost_files = args.leads * args.spawners * args.nested
@@ -173,7 +236,15 @@ def main() -> int:
     print(f"(c0) {args.flat} of the lead's, lost, no look-up: {ms(c0)}")
     print(f"(c)  the same with look-up:  {ms(c)}")
     print(f"ratio (c)/(c0) {c / c0:.2f} (target <= {RATIO})")
-    good = b / b0 <= RATIO and c / c0 <= RATIO
+    d0, d, d1 = (statistics.median(timed[name]) for name in ("d0", "d", "d1"))
+    s = statistics.median(timed["s"])
+    print(f"(d0) one live sub-agent, lost, no look-up: {d0 * 1000:.2f} ms")
+    print(f"(d)  the same, siblings written lately:   {d * 1000:.2f} ms")
+    print(f"(d1) the same, every sibling read:         {d1 * 1000:.2f} ms")
+    print(f"(s)  a stat of the folder's {args.flat + 2} files:  {s * 1000:.2f} ms")
+    added, before = (d - d0) / s, (d1 - d0) / s
+    print(f"ratio ((d)-(d0))/(s) {added:.2f} (target <= {RATIO}); before {before:.2f}")
+    good = b / b0 <= RATIO and c / c0 <= RATIO and added <= RATIO
     return 0 if good and under["b"] == under["a"] else 1
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -1792,3 +1793,48 @@ def test_usage_passes_over_a_line_nested_past_the_decoders_depth(
     others = [r.usage for r in claude.usage_records(path, Diagnostics()).records]
     assert len(counted) > 1 and others  # the deep line's response alone is passed over
     assert all(usage in counted for usage in others)
+
+
+def test_a_live_sub_agent_without_meta_reads_only_siblings_written_since_its_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warm `list` reparses the one sub-agent still writing; without its meta file it
+    looked for its spawner in every sibling's head and tail, each run anew (a folder of
+    2,000 finished sub-agents tripled the run). A spawner's call is written just before
+    its child starts, and its result after: a sibling last written long before the
+    child started holds neither, and is not read."""
+    from sessdex.sources import _claude_spawns
+
+    lead = write(tmp_path / "p" / "s.jsonl", [prompt(1, "go"), reply(2, "ok")])
+    folder = lead.with_suffix("") / "subagents"
+    old = datetime(2026, 11, 1, tzinfo=UTC).timestamp()
+    for n in range(40):
+        asked = prompt(3, f"Job {n}.", isSidechain=True, agentId=f"a{n}")
+        done = write(folder / f"agent-a{n}.jsonl", [asked, reply(4, "done")])
+        os.utime(done, (old, old))
+    call = {"type": "tool_use", "id": "toolu_9", "name": "Agent",
+            "input": {"prompt": "Nested job.", "subagent_type": "x"}}  # fmt: skip
+    spawn = reply(5, "", agentId="s1")
+    spawn["message"]["content"] = [call]  # type: ignore[index]
+    asked = prompt(3, "Job s.", isSidechain=True, agentId="s1")
+    write(folder / "agent-s1.jsonl", [asked, spawn])
+    nested = prompt(6, "Nested job.", isSidechain=True, agentId="b1")
+    write(folder / "agent-b1.jsonl", [nested])
+    scanned: list[str] = []
+    scan = _claude_spawns._scan
+
+    def counted(path: str, agent: str, size: int) -> object:
+        scanned.append(os.path.basename(path))
+        return scan(path, agent, size)
+
+    monkeypatch.setattr(_claude_spawns, "_scan", counted)
+    monkeypatch.setattr(_claude_spawns, "_kept", {})  # a new process: nothing kept
+    location = claude.locate(Home.at(tmp_path))
+    [row] = claude.parse(folder / "agent-b1.jsonl", location, Diagnostics())
+    assert (row.parent_id, row.agent_type) == ("s1", "x")
+    assert sorted(scanned) == ["agent-b1.jsonl", "agent-s1.jsonl"]
+    # one of the old ones, listed in the same process, still finds its spawner's call
+    # (none here: it is the lead's) and every sibling is then read, once
+    [first] = claude.parse(folder / "agent-a0.jsonl", location, Diagnostics())
+    assert first.parent_id == "s"
+    assert len(scanned) == 42

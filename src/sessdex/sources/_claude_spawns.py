@@ -8,11 +8,15 @@ spawner's tail; a call in the middle of a long spawner is not seen (the lead sta
 What a folder's files hold is kept: a file is read again only when a child written
 since the folder was read finds no spawner in what is kept, and then only if it changed
 (a spawner's call comes before its child's file: one listed then was already seen).
+A spawner writes its call just before its child starts and its result after: a sibling
+last written well before the child started holds neither and is not read, so that a
+warm listing of the one sub-agent still writing reads the few siblings written lately.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,6 +25,9 @@ from .. import files, folders
 from . import _claude_records as rec
 
 _KEPT = 8  # folders whose files' spawns are kept, for their other files without meta
+# how long before a child's first record its spawner may have been last written: the
+# call comes moments before, but the app's clock and the file system's may disagree
+_SLACK_NS = 3600 * 1_000_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +51,7 @@ class _Folder:
     )
     by_task: dict[str, list[Spawn]] = field(default_factory=dict)
     by_result: dict[str, list[str]] = field(default_factory=dict)
+    oldest: int = 0  # files last written before this (ns) were not read (0: all were)
 
 
 _kept: dict[str, _Folder] = {}
@@ -56,15 +64,29 @@ def spawner(
     names `agent`, else its prompt is `task` and it came at or before `since`. None where
     no sibling, or more than one, has such a call (the lead may have made it)."""
     folder, own = os.path.split(path)
+    oldest = _oldest(since)
     kept = _kept.get(folder)
-    if kept is not None:
-        found = _match(kept, own, agent, task, since)
+    if kept is not None and kept.oldest <= oldest:
+        found = _match(kept, own, agent, task, since, oldest)
         if found is not None or not _written_since(kept, own, path):
             return found  # else each of a folder's many lead-spawned files lists it
+        oldest = kept.oldest
+    elif kept is not None:
+        oldest = (
+            0  # an older child: the whole folder, so that it is listed twice at most
+        )
     elif len(_kept) >= _KEPT:
         _kept.clear()
-    kept = _kept[folder] = _read(folder, kept)
-    return _match(kept, own, agent, task, since)
+    kept = _kept[folder] = _read(folder, kept, oldest)
+    return _match(kept, own, agent, task, since, oldest)
+
+
+def _oldest(since: datetime | None) -> int:
+    """The last write (ns) before which a sibling cannot hold a call made at `since`."""
+    if since is None:
+        return 0
+    stamp = min(int(since.timestamp() * 1_000_000_000), time.time_ns())  # odd clocks
+    return max(0, stamp - _SLACK_NS)
 
 
 def _written_since(kept: _Folder, own: str, path: str) -> bool:
@@ -80,9 +102,20 @@ def _written_since(kept: _Folder, own: str, path: str) -> bool:
 
 
 def _match(
-    kept: _Folder, own: str, agent: str, task: str | None, since: datetime | None
+    kept: _Folder,
+    own: str,
+    agent: str,
+    task: str | None,
+    since: datetime | None,
+    oldest: int,
 ) -> Spawn | None:
-    named = [name for name in kept.by_result.get(agent, ()) if name != own]
+    """The spawner among files last written at or after `oldest`, whatever else is
+    kept: which siblings a child can see does not depend on the order of listing."""
+
+    def seen(name: str) -> bool:
+        return name != own and kept.files[name][1] >= oldest
+
+    named = [name for name in kept.by_result.get(agent, ()) if seen(name)]
     if named:
         if len(set(named)) > 1:
             return None
@@ -95,15 +128,16 @@ def _match(
     asked = [
         spawn
         for spawn in (kept.by_task.get(task, ()) if task else ())
-        if f"agent-{spawn.agent}.jsonl" != own
+        if seen(f"agent-{spawn.agent}.jsonl")
         and (since is None or spawn.time is None or spawn.time <= since)
     ]
     return asked[0] if len({spawn.agent for spawn in asked}) == 1 else None
 
 
-def _read(folder: str, old: _Folder | None) -> _Folder:
-    """The folder's agent files, each read again only if its size or mtime changed."""
-    kept = _Folder()
+def _read(folder: str, old: _Folder | None, oldest: int) -> _Folder:
+    """The folder's agent files last written at or after `oldest`, each read again only
+    if its size or mtime changed."""
+    kept = _Folder(oldest=oldest)
     for entry in folders.listing(folder):
         name = entry.name
         if not (name.startswith("agent-") and name.endswith(".jsonl")):
@@ -111,6 +145,8 @@ def _read(folder: str, old: _Folder | None) -> _Folder:
         try:
             stat = entry.stat()
         except OSError:
+            continue
+        if stat.st_mtime_ns < oldest:
             continue
         known = old.files.get(name) if old is not None else None
         if known is None or known[:2] != (stat.st_size, stat.st_mtime_ns):

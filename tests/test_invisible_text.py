@@ -132,3 +132,46 @@ def test_a_name_with_an_ideographic_variation_selector_shows_whole(
         code, out, err = invoke(*command, "--home", str(home))
         assert code == 0, err
         assert out.count(name) == (1 if command == ["list"] else 2), command
+
+
+SCOTLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+WALES = "\U0001f3f4\U000e0067\U000e0062\U000e0077\U000e006c\U000e0073\U000e007f"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["list"],
+        ["show", SESSION],
+        ["export", SESSION],
+        ["export", SESSION, "-f", "html"],
+    ],
+)
+def test_the_flags_spelled_in_tag_characters_show_whole(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """Scotland's and Wales' flags are a black flag and tag characters: with the tags
+    dropped, both showed as the same black flag. Other tag characters still go."""
+    home = tmp_path / "home"
+    said = f"Kit for {SCOTLAND} and {WALES}{ODD}"
+    write_claude_session(home, SESSION, "/work/shop", title=said, prompt=said)
+    code, out, err = invoke(*command, "--home", str(home))
+    assert code == 0, err
+    assert f"Kit for {SCOTLAND} and {WALES}" in out
+    assert not DRAWS_NOTHING.search(out.replace(SCOTLAND, "").replace(WALES, ""))
+
+
+@pytest.mark.parametrize("graphemes", [True, False])
+def test_a_flag_spelled_in_tag_characters_takes_two_columns(
+    monkeypatch: pytest.MonkeyPatch, graphemes: bool
+) -> None:
+    """Counted a column a tag, a title holding one pushed its row's later columns seven
+    to the right; with Rich before 14.3 too, which measures a character at a time."""
+    from sessdex.views import text
+
+    if not graphemes:
+        monkeypatch.setattr(text, "_graphemes", lambda _text: None)
+    assert text.cells(f"a{SCOTLAND}b") == 4
+    assert text.pad(f"{WALES}x", 6) == f"{WALES}x   "
+    assert text.cut(f"ab{WALES}cd", 5) == f"ab{WALES}…"
+    assert text.cut(f"ab{WALES}cd", 4) == "ab…"  # never half a flag

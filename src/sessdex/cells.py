@@ -12,7 +12,8 @@ import unicodedata
 # marks, the shorthand and musical format controls; and the tag characters, which spell
 # ASCII no terminal shows but a model reads (text hidden in what is pasted into an
 # agent). Shown, each makes two texts look the same, or hides text: `views.text` drops
-# them, `shells` writes them out as escapes. Variation selectors, the supplement's too,
+# them (but for the tags of England's, Scotland's and Wales' flags), `shells` writes
+# them out as escapes. Variation selectors, the supplement's too,
 # are text: a mark that picks its character's glyph (an emoji's, a CJK name's `葛󠄀`).
 INVISIBLE = (
     "\u180e\u200b\u2028\u2029\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb"
@@ -29,6 +30,7 @@ def char_cells(char: str) -> int:
         unicodedata.combining(char)
         or unicodedata.category(char) in ("Mn", "Me")
         or char in "\u200b\u200c\u200d\ufeff"
+        or "\U000e0000" <= char <= "\U000e007f"  # tags: a flag's letters, else dropped
     ):
         return 0
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1

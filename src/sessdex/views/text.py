@@ -42,6 +42,16 @@ _CONTROLS = re.compile(
     # (a line separator breaks the line)
     f"{INVISIBLE}]"
 )
+# England's, Scotland's and Wales' flags: a black flag, tag characters spelling gbeng,
+# gbsct or gbwls, and the cancel tag, drawn as one emoji of two columns. The only tag
+# sequences Unicode recommends, so kept whole; any other tag character goes.
+_FLAGS = (
+    "\U0001f3f4\U000e0067\U000e0062"
+    "(?:\U000e0065\U000e006e\U000e0067|\U000e0073\U000e0063\U000e0074"
+    "|\U000e0077\U000e006c\U000e0073)\U000e007f"
+)
+_FLAG_OR_CONTROL = re.compile(f"({_FLAGS})|{_CONTROLS.pattern}")
+_CANCEL_TAG = "\U000e007f"  # ends each flag: text without it holds none
 _LINE_SEPARATORS = re.compile("[\u2028\u2029]")
 _SPACES = re.compile(r"\s+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -58,14 +68,23 @@ def clean(text: str | None, *, keep_newlines: bool = True) -> str:
     if text.isprintable() or text.replace("\n", " ").replace("\t", " ").isprintable():
         pass  # the common case, checked in C: nothing to remove (escapes are unprintable)
     else:
-        text = _ESCAPES.sub("", text)
-        text = _CONTROLS.sub("", _LINE_SEPARATORS.sub("\n", text))
+        text = _LINE_SEPARATORS.sub("\n", _ESCAPES.sub("", text))
+        if _CANCEL_TAG in text:
+            text = _FLAG_OR_CONTROL.sub(_flag_or_nothing, text)
+        else:
+            text = _CONTROLS.sub("", text)
     if not keep_newlines:
         text = _SPACES.sub(" ", text).strip()
     return text
 
 
+def _flag_or_nothing(match: re.Match[str]) -> str:
+    return match[1] or ""
+
+
 def _escaped(match: re.Match[str]) -> str:
+    if match.lastindex:  # a flag (`_FLAG_OR_CONTROL`'s group)
+        return match[0]
     code = ord(match[0])
     if code < 0x100:
         return f"\\x{code:02x}"
@@ -91,7 +110,8 @@ def visible(text: str | None, *, keep_newlines: bool = True) -> str:
         text.isprintable() or text.replace("\n", " ").replace("\t", " ").isprintable()
     ):
         # what `clean` removes (tab and newline stay), written out instead
-        text = _CONTROLS.sub(_escaped, text.replace("\r\n", "\n"))
+        pattern = _FLAG_OR_CONTROL if _CANCEL_TAG in text else _CONTROLS
+        text = pattern.sub(_escaped, text.replace("\r\n", "\n"))
     return _SPACES.sub(" ", text).strip() if not keep_newlines else text
 
 
@@ -138,8 +158,9 @@ def cells(text: str) -> int:
 
 
 # what makes characters one emoji of two columns, where each alone counts its own: a
-# zero-width joiner (👨‍👩‍👧), the emoji variation selector (1️⃣, ❤️), a skin tone (👍🏽)
-_JOINED = re.compile("[\u200d\ufe0f\U0001f3fb-\U0001f3ff]")
+# zero-width joiner (👨‍👩‍👧), the emoji variation selector (1️⃣, ❤️), a skin tone (👍🏽),
+# the cancel tag that ends a subdivision flag (`_FLAGS`)
+_JOINED = re.compile("[\u200d\ufe0f\U0001f3fb-\U0001f3ff\U000e007f]")
 
 
 def _pieces(text: str) -> Iterator[tuple[int, int, int]]:

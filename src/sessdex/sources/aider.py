@@ -245,7 +245,7 @@ def doctor_notes(location: Location) -> list[str]:
         if text == UNKNOWN:
             notes.append(
                 f"{path}: {where} names the encoding {value!r}, which Python has no "
-                "codec for: read as UTF-8, the lines that are not counted as damage"
+                "codec for: read as UTF-8, each line that is not UTF-8 counted as damage"
             )
         elif text == NOT_ASCII:
             notes.append(f"{path}: {_not_read(value, where)}")

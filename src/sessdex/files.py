@@ -996,23 +996,39 @@ def read_json_file(
     limit: int = 64 * 1024 * 1024,
     *,
     comments: bool = False,
+    diagnostics: Diagnostics | None = None,
 ) -> object | None:
     """A whole small JSON document (meta files, indexes); None if missing, too big or broken.
 
     With `comments`, `//` and `/* */` comments outside strings are allowed, as in the
-    settings files apps read with strip-json-comments."""
+    settings files apps read with strip-json-comments. With `diagnostics`, one read over
+    bytes that are not UTF-8 is counted as damaged (line 1, as `read_json_compacted`),
+    once however often the same reader reads it."""
     data = read_small(path, limit)
     if data is None:
         return None
     try:
-        value = loads(data)
+        value: object = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        return value
+    try:  # only what orjson refused: a byte order mark, bytes that are not UTF-8
+        value, damaged = loads_repaired(data)
     except orjson.JSONDecodeError:
         if not comments:
             return None
         try:
-            value = loads(_JSON_COMMENT.sub(lambda m: m.group(1) or b"", data))
+            stripped = _JSON_COMMENT.sub(lambda m: m.group(1) or b"", data)
+            value, damaged = loads_repaired(stripped)
         except orjson.JSONDecodeError:
             return None
+    if damaged and diagnostics is not None:
+        name = os.fspath(path)
+        # one reader may read a document twice (a listing's model, then its folder,
+        # from the same message file): it is one damaged document
+        if (name, 1, NOT_UTF8) not in diagnostics.details:
+            diagnostics.damage(name, 1, NOT_UTF8)
     return value
 
 
@@ -1089,7 +1105,7 @@ def read_json_counted(
         if diagnostics is not None:
             diagnostics.skip(os.fspath(path), 1, "too long")
         return None
-    value = read_json_file(path, limit=limit)
+    value = read_json_file(path, limit=limit, diagnostics=diagnostics)
     if value is None and size and diagnostics is not None:
         name = os.fspath(path)
         if refuses_reading(name):  # another user's file: nothing of it was read

@@ -513,7 +513,9 @@ def _find_children(
         agent = _agent_file(entry.name)
         if agent is None or agent == session_id:
             continue
-        meta = files.read_json_file(folder / f"agent-{agent}.meta.json")
+        meta = files.read_json_file(
+            folder / f"agent-{agent}.meta.json", diagnostics=context.diagnostics
+        )
         meta = meta if isinstance(meta, dict) else {}
         parent = rec.string(meta.get("parentAgentId"))
         if nested and parent != session_id:
@@ -529,7 +531,9 @@ def _find_children(
     for agent, agent_path, run in () if nested else workflow_agents(folder):
         if agent == session_id or agent in context.children:
             continue
-        meta = files.read_json_file(run / f"agent-{agent}.meta.json")
+        meta = files.read_json_file(
+            run / f"agent-{agent}.meta.json", diagnostics=context.diagnostics
+        )
         meta = meta if isinstance(meta, dict) else {}
         context.children[agent] = Child(
             agent,

@@ -134,7 +134,7 @@ def _load(path: Path, diagnostics: Diagnostics) -> _Document | None:
         return None
     if size > _WHOLE:
         return _load_in_pieces(path, diagnostics)
-    document = files.read_json_file(path, limit=_WHOLE)
+    document = files.read_json_file(path, limit=_WHOLE, diagnostics=diagnostics)
     refused = files.refused_problem(NAME, path) if document is None else None
     if refused:  # another user's: unread
         diagnostics.problem(refused)

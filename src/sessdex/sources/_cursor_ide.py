@@ -223,7 +223,9 @@ def parse_workspace(path: Path, app: str, diagnostics: Diagnostics) -> list[Sess
     them to the global store (`composer.composerData` `allComposers`): their folder (from
     `workspace.json`), branch and title, fill-ins only, as the global store lists them;
     and the tabs of the old Chat panel (`_cursor_chat`), listed in that folder."""
-    description = files.read_json_file(path.parent / "workspace.json", limit=1 << 20)
+    description = files.read_json_file(
+        path.parent / "workspace.json", limit=1 << 20, diagnostics=diagnostics
+    )
     folder = local_path(text_of(description, "folder")) if description else None
 
     def fill_ins(store: _Store) -> list[Session]:

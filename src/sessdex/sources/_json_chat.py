@@ -91,7 +91,7 @@ def listing(
         ):  # untitled: its first prompt, from its head
             found = _head_messages(path)
     else:
-        document = files.read_json_file(path, limit=LIST_LIMIT)
+        document = files.read_json_file(path, limit=LIST_LIMIT, diagnostics=diagnostics)
         found = dicts(document, "messages")
         if document is None and size:  # broken: what can be read, a member at a time
             pieces = _in_pieces(path, diagnostics, app)
@@ -260,7 +260,7 @@ def read(
         top = ends(path) or {}
         session_id = text_of(top, "sessionId") or first_id(path)
         return session_id, _streamed(path, diagnostics, app, types, None)
-    document = files.read_json_file(path, limit=READ_LIMIT)
+    document = files.read_json_file(path, limit=READ_LIMIT, diagnostics=diagnostics)
     if document is None and size:
         # broken: a message at a time, so that a chat cut short (a write stopped half
         # way) keeps the messages before its cut, and says where it stopped

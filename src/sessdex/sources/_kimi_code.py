@@ -230,7 +230,7 @@ def scan(root: Path) -> Iterator[Path]:
 
 def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
     if path.name == STATE:
-        return _parse_state(path)
+        return _parse_state(path, diagnostics)
     try:
         size = path.stat().st_size
         head = files.head_lines(path, diagnostics=diagnostics)
@@ -278,8 +278,8 @@ def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
     ]
 
 
-def _parse_state(path: Path) -> list[Session]:
-    state = files.read_json_file(path, limit=4 * 1024 * 1024)
+def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    state = files.read_json_file(path, limit=4 * 1024 * 1024, diagnostics=diagnostics)
     if not isinstance(state, dict):
         return []
     extra: dict[str, JSONValue] = {"archived": state.get("archived") is True}

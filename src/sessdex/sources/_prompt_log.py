@@ -37,7 +37,7 @@ def entries(
 
         found = file_items(path, None, diagnostics, app)
     else:
-        document = files.read_json_file(path, limit=WHOLE)
+        document = files.read_json_file(path, limit=WHOLE, diagnostics=diagnostics)
         if not isinstance(document, list):
             if path.exists():
                 reason = "not JSON" if document is None else "bad value"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TypeAlias
 
 from .. import files, folders
+from ..diagnostics import Diagnostics
 from ..model import Usage
 from ._values import as_str, iso_time
 
@@ -52,9 +53,13 @@ def sanitized(value: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", value)
 
 
-def meta_of(folder: Path, agent: str) -> dict[str, object]:
+def meta_of(
+    folder: Path, agent: str, diagnostics: Diagnostics | None = None
+) -> dict[str, object]:
     """The `agent-<id>.meta.json` beside a transcript; empty when missing or broken."""
-    value = files.read_json_file(folder / f"agent-{agent}.meta.json", META_LIMIT)
+    value = files.read_json_file(
+        folder / f"agent-{agent}.meta.json", META_LIMIT, diagnostics=diagnostics
+    )
     return value if isinstance(value, dict) else {}
 
 
@@ -143,13 +148,15 @@ class Family:
         self.billed: list[tuple[str, datetime | None, UsageKey]] = []
 
     @classmethod
-    def beside(cls, folder: Path, owner: str | None, *, full: bool) -> Family | None:
+    def beside(
+        cls, folder: Path, owner: str | None, diagnostics: Diagnostics, *, full: bool
+    ) -> Family | None:
         children: dict[str, Child] = {}
         for entry in folders.entries(folder):
             agent = agent_of(entry.name)
             if agent is None or agent == owner or not entry.is_file():
                 continue
-            meta = meta_of(folder, agent)
+            meta = meta_of(folder, agent, diagnostics)
             kind = agent_type(meta)
             children[agent] = Child(
                 agent,

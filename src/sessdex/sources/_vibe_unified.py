@@ -136,7 +136,11 @@ def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
         return None
     store = Store(folder, current, manifest)
     projection_path = store.part("projection_state")
-    projection = files.read_json_file(projection_path) if projection_path else None
+    projection = (
+        files.read_json_file(projection_path, diagnostics=diagnostics)
+        if projection_path
+        else None
+    )
     if isinstance(projection, dict):
         store.projection = projection
     else:
@@ -178,12 +182,12 @@ def parse(path: Path, diagnostics: Diagnostics) -> list[Session]:
     return _list_journal(path, diagnostics)
 
 
-def _pinned_model(store: Store) -> str | None:
+def _pinned_model(store: Store, diagnostics: Diagnostics) -> str | None:
     """The model alias pinned to a session (`session_metadata.active_model` of its
     runtime state), if any."""
     runtime_path = store.part("runtime_state")
     runtime = (
-        files.read_json_file(runtime_path, limit=RUNTIME_LIMIT)
+        files.read_json_file(runtime_path, limit=RUNTIME_LIMIT, diagnostics=diagnostics)
         if runtime_path
         else None
     )
@@ -197,7 +201,7 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
     session = obj(store.snapshot, "session")
     runtime_path = store.part("runtime_state")
     runtime = (
-        files.read_json_file(runtime_path, limit=RUNTIME_LIMIT)
+        files.read_json_file(runtime_path, limit=RUNTIME_LIMIT, diagnostics=diagnostics)
         if runtime_path
         else None
     )
@@ -240,7 +244,7 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
 
 
 def _list_meta(path: Path, diagnostics: Diagnostics) -> list[Session]:
-    meta = files.read_json_file(path, limit=RUNTIME_LIMIT)
+    meta = files.read_json_file(path, limit=RUNTIME_LIMIT, diagnostics=diagnostics)
     if not isinstance(meta, dict):
         diagnostics.skip(str(path), 1, "not JSON")
         return []
@@ -381,7 +385,7 @@ def _base_entries(
             entries = file_items(chunk, None, diagnostics, APP)
             yield from (entry for entry in entries if isinstance(entry, dict))
             continue
-        data = files.read_json_file(chunk, limit=CHUNK_CAP)
+        data = files.read_json_file(chunk, limit=CHUNK_CAP, diagnostics=diagnostics)
         if not isinstance(data, list):
             diagnostics.problem(
                 files.refused_problem("vibe", chunk)
@@ -413,7 +417,7 @@ def read_store(
     if (
         depth
     ):  # a sub-agent may run on a model of its own (Vibe 3.0.3's declared routes)
-        model = _pinned_model(store) or model
+        model = _pinned_model(store, diagnostics) or model
     overlay = _Overlay()
     segment = store.segment
     if segment is not None and segment.is_file():

@@ -400,7 +400,9 @@ class _Translator:
         size = file_size(path)
         messages: object = None
         if size <= WHOLE_CAP:
-            messages = files.read_json_file(path, limit=WHOLE_CAP)
+            messages = files.read_json_file(
+                path, limit=WHOLE_CAP, diagnostics=self.diagnostics
+            )
         if messages is None and size:
             # too big to parse at once, or broken: a message at a time, so that a file
             # cut short keeps the messages before its cut (and says where it stopped)

@@ -474,7 +474,7 @@ def _load(
         return None
     if size > WHOLE_CAP:
         return _load_in_pieces(path, diagnostics)
-    value = files.read_json_file(path, limit=WHOLE_CAP)
+    value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
     refused = files.refused_problem(NAME, path) if value is None else None
     if refused:  # another user's: unread
         diagnostics.problem(refused)

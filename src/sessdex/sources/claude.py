@@ -445,7 +445,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     meta: object = None
     if agent:  # the .meta.json beside it (string work: pathlib is slow per call)
         meta_name = os.path.join(os.path.dirname(name), stem + ".meta.json")
-        meta = files.read_json_file(meta_name, 1024 * 1024)
+        meta = files.read_json_file(meta_name, 1024 * 1024, diagnostics=diagnostics)
     # a sub-agent's description is its title: then no title record can matter
     titled = isinstance(meta, dict) and rec.string(meta.get("description")) is not None
     late = _Listing()  # what the tail says
@@ -461,7 +461,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return []
     title = (
         late.custom_title
-        or (None if agent else _renamed(name))
+        or (None if agent else _renamed(name, diagnostics))
         or found.custom_title
         or late.ai_title
         or found.ai_title
@@ -656,12 +656,14 @@ def _skip_lines(data: bytes, position: int, lines: int) -> tuple[int, int]:
     return position, 0
 
 
-def _renamed(name: str) -> str | None:
+def _renamed(name: str, diagnostics: Diagnostics) -> str | None:
     """The name `/rename` keeps beside the transcript (2.1.3xx: `<id>/custom-title.json`,
     `{"customTitle": …}`), which Claude Code's list takes when the tail holds none: the
     title record may sit mid-file, or its append may have failed."""
     stem, _ = os.path.splitext(name)
-    sidecar = files.read_json_file(os.path.join(stem, SIDECAR), 64 * 1024)
+    sidecar = files.read_json_file(
+        os.path.join(stem, SIDECAR), 64 * 1024, diagnostics=diagnostics
+    )
     return rec.string(sidecar.get("customTitle")) if isinstance(sidecar, dict) else None
 
 

@@ -144,7 +144,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if path.name == "store.db":
         return _parse_store(path, diagnostics)
     if path.name == "meta.json":
-        return _parse_chat_meta(path)
+        return _parse_chat_meta(path, diagnostics)
     if path.suffix == ".txt":
         return _parse_text(path, location)
     try:
@@ -295,8 +295,8 @@ def _store_talk(
     return None
 
 
-def _parse_chat_meta(path: Path) -> list[Session]:
-    meta = files.read_json_file(path, limit=1024 * 1024)
+def _parse_chat_meta(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    meta = files.read_json_file(path, limit=1024 * 1024, diagnostics=diagnostics)
     if not isinstance(meta, dict):
         return []
     return [

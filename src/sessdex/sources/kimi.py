@@ -229,9 +229,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if _kimi_code.owns(path):
         return _kimi_code.parse(path, diagnostics)
     if path.name == _STATE:
-        return _parse_state(path)
+        return _parse_state(path, diagnostics)
     if path.name == _LEGACY_METADATA:
-        return _parse_legacy_metadata(path)
+        return _parse_legacy_metadata(path, diagnostics)
     try:
         stat = path.stat()
     except FileNotFoundError:
@@ -297,8 +297,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     ]
 
 
-def _parse_state(path: Path) -> list[Session]:
-    state = files.read_json_file(path, limit=4 * 1024 * 1024)
+def _parse_state(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    state = files.read_json_file(path, limit=4 * 1024 * 1024, diagnostics=diagnostics)
     if not isinstance(state, dict):
         return []
     approval = as_dict(state.get("approval"))
@@ -360,9 +360,9 @@ def _a_sub_agents_task(folder: Path, title: str) -> bool:
     return False
 
 
-def _parse_legacy_metadata(path: Path) -> list[Session]:
+def _parse_legacy_metadata(path: Path, diagnostics: Diagnostics) -> list[Session]:
     """Kimi CLI before 1.29 kept the title and the archived flag in `metadata.json`."""
-    metadata = files.read_json_file(path, limit=1024 * 1024)
+    metadata = files.read_json_file(path, limit=1024 * 1024, diagnostics=diagnostics)
     if not isinstance(metadata, dict):
         return []
     title = one_line(as_str(metadata.get("title")), limit=None)

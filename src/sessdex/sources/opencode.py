@@ -368,7 +368,7 @@ def _session_rows(
 
 
 def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
-    value = files.read_json_file(path, limit=4 * 1024 * 1024)
+    value = files.read_json_file(path, limit=4 * 1024 * 1024, diagnostics=diagnostics)
     if not isinstance(value, dict):
         diagnostics.skip(str(path), 1, "not JSON" if path.exists() else "vanished")
         return []
@@ -380,7 +380,7 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
     assert isinstance(times, dict)
     project_store = _project_store(path)
     messages = (project_store or path.parents[2]) / "message" / session_id
-    model, provider = _last_model(messages)
+    model, provider = _last_model(messages, diagnostics)
     version = as_str(value.get("version"))
     if version:
         diagnostics.versions[version] += 1
@@ -391,11 +391,11 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
     parts = path.parents[2] / "part"
     if project_store is not None:
         extra["store"] = "json-project"
-        cwd = cwd or _message_cwd(messages)
+        cwd = cwd or _message_cwd(messages, diagnostics)
         parts = project_store / "part" / session_id
     title = value.get("title")
     if _is_placeholder(title):
-        title = _json_first_prompt(messages, parts) or title
+        title = _json_first_prompt(messages, parts, diagnostics) or title
     return [
         Session(
             app=NAME,
@@ -416,7 +416,9 @@ def _parse_json_session(path: Path, diagnostics: Diagnostics) -> list[Session]:
     ]
 
 
-def _json_first_prompt(messages: Path, parts: Path) -> str | None:
+def _json_first_prompt(
+    messages: Path, parts: Path, diagnostics: Diagnostics
+) -> str | None:
     """What the session's first user message was typed with, from the JSON files: its
     message files in `messages`, each message's parts in `parts/<message id>/`."""
     for entry in folders.entries(messages)[:4]:
@@ -425,7 +427,9 @@ def _json_first_prompt(messages: Path, parts: Path) -> str | None:
             continue
         message_id = as_str(info.get("id")) or entry.name.removesuffix(".json")
         for part_entry in folders.entries(parts / message_id)[:8]:
-            part = files.read_json_file(part_entry.path, limit=1024 * 1024)
+            part = files.read_json_file(
+                part_entry.path, limit=1024 * 1024, diagnostics=diagnostics
+            )
             part = part if isinstance(part, dict) else {}
             text = as_str(part.get("text"))
             if part.get("type") == "text" and not part.get("synthetic") and text:
@@ -442,21 +446,27 @@ def _project_store(path: Path) -> Path | None:
     return parents[1] if parents[2].name == "storage" else None
 
 
-def _message_cwd(folder: Path) -> str | None:
+def _message_cwd(folder: Path, diagnostics: Diagnostics) -> str | None:
     """Where an early 0.x session ran: its session file has no `directory`, but each
     assistant message has `path.cwd`; the first few messages are enough."""
     for entry in folders.entries(folder)[:_CWD_MESSAGES]:
-        info = files.read_json_file(entry.path, limit=1024 * 1024)
+        info = files.read_json_file(
+            entry.path, limit=1024 * 1024, diagnostics=diagnostics
+        )
         where = info.get("path") if isinstance(info, dict) else None
         if isinstance(where, dict) and (cwd := as_str(where.get("cwd"))):
             return cwd
     return None
 
 
-def _last_model(folder: Path) -> tuple[str | None, str | None]:
+def _last_model(
+    folder: Path, diagnostics: Diagnostics
+) -> tuple[str | None, str | None]:
     """The model of a session's newest message file (message ids sort by time)."""
     for entry in reversed(folders.entries(folder)):
-        info = files.read_json_file(entry.path, limit=1024 * 1024)
+        info = files.read_json_file(
+            entry.path, limit=1024 * 1024, diagnostics=diagnostics
+        )
         if isinstance(info, dict):
             model = info.get("model") if isinstance(info.get("model"), dict) else {}
             assert isinstance(model, dict)

@@ -356,7 +356,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         or info.get("prompt_model")
     )
     if child is not None:  # listed under its parent (a nested one under its spawner)
-        meta = sub.meta_of(path.parent, child)
+        meta = sub.meta_of(path.parent, child, diagnostics)
         session_id, parent_id = child, sub.parent_of(meta, path.parent.name)
         if parent_id == child:
             return []
@@ -481,7 +481,7 @@ def read(
             if owner is not None
             else sub.project_of(path) / sub.SUBAGENTS / sub.sanitized(session.id)
         )
-        family = sub.Family.beside(folder, owner, full=full)
+        family = sub.Family.beside(folder, owner, diagnostics, full=full)
     reader = _Reader(session.id, diagnostics, family=family, owner=owner)
     branches = _Rewinds.of(path, diagnostics) if not offset else _Rewinds([])
     try:

@@ -202,8 +202,10 @@ class _Meta:
     child_ids: dict[str, str] = field(default_factory=dict)
 
 
-def _meta(folder: Path) -> _Meta | None:
-    document = files.read_json_file(folder / "meta.json", limit=META_LIMIT)
+def _meta(folder: Path, diagnostics: Diagnostics | None = None) -> _Meta | None:
+    document = files.read_json_file(
+        folder / "meta.json", limit=META_LIMIT, diagnostics=diagnostics
+    )
     return _meta_of(document, folder)
 
 
@@ -460,7 +462,7 @@ def _first_prompt(folder: Path) -> str | None:
 
 def _parse_legacy(path: Path, root: Path, diagnostics: Diagnostics) -> list[Session]:
     folder = path.parent
-    meta = _meta(folder)
+    meta = _meta(folder, diagnostics)
     subagent = folder.parent.name == "agents"
     if meta is None and not files.refused_problem(NAME, path):
         meta = _damaged_subagent(folder) if subagent else _damaged_meta(folder)
@@ -765,7 +767,7 @@ def _call_events(
         return
     relative = meta.children.get(call_id or "")
     folder = meta.folder / relative if relative else (spare.pop(0) if spare else None)
-    child = _meta(folder) if folder is not None else None
+    child = _meta(folder, diagnostics) if folder is not None else None
     agent_type = text_of(arguments, "agent") or (child.agent if child else None)
     named = meta.child_ids.get(call_id or "") if relative else None
     if child is None and named and folder is not None:  # meta.json lists it
@@ -855,7 +857,7 @@ def _read_legacy(
         chained = chained[-1:]
     before: _Meta | None = None
     for position, folder in enumerate(chained):
-        meta = _meta(folder)
+        meta = _meta(folder, diagnostics)
         refused = files.refused_problem(NAME, folder / "meta.json")
         if meta is None and not refused:
             meta = _damaged_meta(folder)

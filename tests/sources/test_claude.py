@@ -1862,3 +1862,55 @@ def test_list_types_a_2_0_sub_agent_beside_its_lead_as_tree_does() -> None:
     [node] = tree["children"]
     assert listed["b0b0b0b0"]["agent_type"] == node["agent_type"] == "Explore"
     assert listed["b0b0b0b0"]["parent_id"] == "22222222-2222-4222-8222-222222222222"
+
+
+def test_a_sub_agent_without_meta_has_one_spawner_whatever_was_listed_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two sub-agents asked for the same job, one a month before the other: the child
+    started just after the recent call is placed under that caller when listed alone.
+    Listed after a younger sibling without meta (a warm `list` of a busy folder), the
+    whole folder was read for it and the month-old call counted too: two callers, so
+    the child went under the lead instead, as a later `list` could not explain."""
+    from sessdex.sources import _claude_spawns
+
+    def stamp(path: Path, when: str) -> None:
+        moment = datetime.fromisoformat(when).timestamp()
+        os.utime(path, (moment, moment))
+
+    def spawning(agent: str, n: int, **fields: object) -> dict[str, object]:
+        call = {"type": "tool_use", "id": f"toolu_{agent}", "name": "Agent",
+                "input": {"prompt": "Nested job.", "subagent_type": agent}}  # fmt: skip
+        spawn = reply(n, "", isSidechain=True, agentId=agent, **fields)
+        spawn["message"]["content"] = [call]  # type: ignore[index]
+        return spawn
+
+    lead = write(tmp_path / "p" / "s.jsonl", [prompt(1, "go"), reply(2, "ok")])
+    folder = lead.with_suffix("") / "subagents"
+    month_ago = "2026-10-24T12:00:00+00:00"
+    asked = prompt(1, "Job 1.", isSidechain=True, agentId="s1", timestamp=month_ago)
+    old = write(
+        folder / "agent-s1.jsonl", [asked, spawning("s1", 2, timestamp=month_ago)]
+    )
+    stamp(old, month_ago)
+    asked = prompt(3, "Job 2.", isSidechain=True, agentId="s2")
+    stamp(
+        write(folder / "agent-s2.jsonl", [asked, spawning("s2", 5)]),
+        "2026-11-24T12:00:10+00:00",
+    )
+    nested = prompt(6, "Nested job.", isSidechain=True, agentId="b1")
+    stamp(write(folder / "agent-b1.jsonl", [nested]), "2026-11-24T12:00:07+00:00")
+    later = "2026-11-30T12:00:00+00:00"
+    asked = prompt(1, "Other job.", isSidechain=True, agentId="y1", timestamp=later)
+    stamp(write(folder / "agent-y1.jsonl", [asked]), later)
+    location = claude.locate(Home.at(tmp_path))
+
+    def parent(name: str) -> str | None:
+        [row] = claude.parse(folder / f"agent-{name}.jsonl", location, Diagnostics())
+        return row.parent_id
+
+    monkeypatch.setattr(_claude_spawns, "_kept", {})  # a new process: nothing kept
+    alone = parent("b1")
+    monkeypatch.setattr(_claude_spawns, "_kept", {})
+    assert parent("y1") == "s"
+    assert (alone, parent("b1")) == ("s2", "s2")

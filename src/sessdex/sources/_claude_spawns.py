@@ -65,21 +65,19 @@ def spawner(
     names `agent`, else its prompt is `task` and it came at or before `since`. None where
     no sibling, or more than one, has such a call (the lead may have made it)."""
     folder, own = os.path.split(path)
-    oldest = _oldest(since)
+    oldest = read_from = _oldest(since)
     kept = _kept.get(folder)
     if kept is not None and kept.oldest <= oldest:
         found = _match(kept, own, agent, task, since, oldest)
         if found is not None or not _written_since(kept, own, path):
             return found  # else each of a folder's many lead-spawned files lists it
-        oldest = kept.oldest
+        read_from = kept.oldest
     elif kept is not None:
-        oldest = (
-            0  # an older child: the whole folder, so that it is listed twice at most
-        )
+        read_from = 0  # an older child: the whole folder, so it is listed twice at most
     elif len(_kept) >= _KEPT:
         _kept.clear()
-    kept = _kept[folder] = _read(folder, kept, oldest)
-    return _match(kept, own, agent, task, since, oldest)
+    kept = _kept[folder] = _read(folder, kept, read_from)
+    return _match(kept, own, agent, task, since, oldest)  # what it alone would see
 
 
 def _oldest(since: datetime | None) -> int:

@@ -186,3 +186,14 @@ def test_read_json_file_counts_what_it_repaired(tmp_path: Path) -> None:
     assert clean.damaged == {NOT_UTF8: 1} and clean.details == [
         (str(path), 1, NOT_UTF8)
     ]
+
+
+def test_follow_says_a_damaged_chat_was_shown_not_skipped(tmp_path: Path) -> None:
+    """`follow` reads a chat kept as one JSON document again at each change: its line
+    read over bytes that are not UTF-8 was shown, with U+FFFD, yet the warning as it
+    ended said `skipped 1 unreadable line`, where `show` and `replay` say it was read."""
+    home = damaged(tmp_path, "gemini", GEMINI_CHAT, b'"content": "Run the', b'"content": "R\xfcn the')  # fmt: skip
+    sid = "5a1e9c3b-7d2e-4f10-9a3b-0c1d2e3f4a5b"
+    out, err = invoke("follow", sid, "--duration", "0", "--home", str(home))
+    assert "R\ufffdn the test suite" in out
+    assert f"warning: {SAID};" in err and "unreadable" not in err

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import databases, files, reading, sources
-from .diagnostics import FILE_REFUSED, NOT_LINES, Diagnostics, refused, why
+from .diagnostics import (
+    FILE_REFUSED,
+    NOT_LINES,
+    Diagnostics,
+    is_damage,
+    refused,
+    why,
+)
 from .follow import Change, Follower, tail_offset
 from .live_beside import Beside
 from .model import Event, Session
@@ -254,9 +261,9 @@ class HookFeed:
 
 
 class _Skips:
-    """The unreadable lines a session's reads met, each counted once in `diagnostics`: a
-    store or a small file is read whole again at each change. A cut last line
-    ("truncated") is not counted: it is most often a line still being written."""
+    """The lines a session's reads could not read, or read with damage, each counted once
+    in `diagnostics`: a store or a small file is read whole again at each change. A cut
+    last line ("truncated") is not counted: it is most often a line still being written."""
 
     def __init__(self, diagnostics: Diagnostics, app: str) -> None:
         self.diagnostics = diagnostics
@@ -274,7 +281,10 @@ class _Skips:
             if len(self.counted) >= SKIPS_CAP:
                 return  # bounded: what a huge broken home shows past this goes uncounted
             self.counted.add(detail)
-            self.diagnostics.skip(path, line, reason)
+            if is_damage(reason):  # read and shown, with U+FFFD: no line skipped
+                self.diagnostics.damage(path, line, reason)
+            else:
+                self.diagnostics.skip(path, line, reason)
 
 
 class ReadFeed:

@@ -951,8 +951,9 @@ def _children(folder: Path) -> tuple[dict[str, str | None], dict[str, str]]:
 
 
 def _last_time(wire: Path) -> datetime | None:
-    """The time of the wire's last complete record (None without a wire): from its last
-    few kilobytes, else from as much as its listing reads (a long last record)."""
+    """The latest time among the wire's last complete records (None without a wire):
+    from its last few kilobytes, else from as much as its listing reads (a long last
+    record). The latest, not the last line's: a wire's lines are not always in time order."""
     for nbytes in (_LAST_BYTES, files.TAIL_BYTES):
         try:
             tail = files.tail_lines(wire, nbytes)

@@ -33,7 +33,8 @@ markup is not ASCII bytes (UTF-16, EBCDIC) is not read, and said, rather than it
 guessed at. A line neither reads (or UTF-8 alone, where no encoding is set: aider run
 with `--encoding` on the command line, or damage) is read with U+FFFD and counted, as is
 one holding NUL bytes; a run's first line damaged so starts a run only while aider's
-words before its time are whole. `.aider.input.history` and `--llm-history-file` logs
+words before its time are whole. The index reads a log again when the log changes, not
+when the setting does: a log listed before it changed keeps its old reading until then. `.aider.input.history` and `--llm-history-file` logs
 are not read.
 
 `AIDER_CHAT_HISTORY_FILE` (aider reads every option from `AIDER_*` variables): an

@@ -14,10 +14,7 @@ its meta file, in a folder of --flat finished ones last written the day before, 
 as a new process does (nothing kept): without the look-up, with it (only siblings
 written since an hour before it started are read), and with every sibling read (what
 sessdex did before); beside (s), a stat of every file in the folder, as the warm
-listing's scan does anyway: (d) - (d0) at most 2 x (s). (e0), (e): --leads Claude Code 2.0
-sessions, each with --flat / 100 sub-agents beside it (`agent-<id>.jsonl`, no meta file,
-typed from the lead's Task call read in its head and tail), listed without and with that
-look-up: (e) at most 1.5 x (e0). Medians of --runs.
+listing's scan does anyway: (d) - (d0) at most 2 x (s). Medians of --runs.
 
     .venv/bin/python bench/bench_lost_meta.py [--leads 20] [--spawners 10] [--nested 4] [--flat 1000] [--runs 7]
 """
@@ -164,43 +161,6 @@ def parsed_live(home: Path, live: Path, mode: str, repeat: int = 20) -> float:
         _claude_spawns.spawner, _claude_spawns._SLACK_NS = spawner, slack
 
 
-def build_v20(home: Path, leads: int, children: int, lines: int) -> None:
-    """Claude Code 2.0's layout: each sub-agent's file beside its lead, no meta file."""
-    project = home / ".claude" / "projects" / PROJECT
-    project.mkdir(parents=True)
-    for lead in range(leads):
-        session = f"20000000-0000-4000-8000-{lead:012d}"
-        tasks = [f"Task {lead}.{k}" for k in range(children)]
-        text = transcript(None, "go", tasks, max(lines, children + 1), 0)
-        own = f'"sessionId": "{session}"'
-        (project / f"{session}.jsonl").write_text(text.replace('"sessionId": "s"', own))
-        for k, task in enumerate(tasks):
-            child = f"b{lead:04d}{k:012d}"
-            text = transcript(child, task, [], lines, 120)
-            text = text.replace('"sessionId": "s"', own)
-            (project / f"agent-{child}.jsonl").write_text(text)
-
-
-def parsed_v20(home: Path, look_up: bool) -> tuple[float, int]:
-    """(seconds, typed sub-agents) of parsing every transcript, nothing kept."""
-    from sessdex.diagnostics import Diagnostics
-    from sessdex.sources import Home, _claude_spawns, claude
-
-    location = claude.locate(Home.at(home))
-    paths = [Path(name) for name in claude.scan(location)]
-    _claude_spawns._leads.clear()
-    lead_spawn = _claude_spawns.lead_spawn
-    if not look_up:
-        _claude_spawns.lead_spawn = lambda *_: None  # type: ignore[assignment]
-    try:
-        start = time.perf_counter()
-        rows = [s for p in paths for s in claude.parse(p, location, Diagnostics())]
-        seconds = time.perf_counter() - start
-    finally:
-        _claude_spawns.lead_spawn = lead_spawn
-    return seconds, sum(1 for row in rows if row.agent_type == "x")
-
-
 def stat_all(folder: Path, repeat: int = 20) -> float:
     """Seconds to stat every file in `folder`, as a warm listing's scan does."""
     start = time.perf_counter()
@@ -240,8 +200,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
     timed: dict[str, list[float]] = {
-        name: []
-        for name in ("a", "b0", "b", "c0", "c", "d0", "d", "d1", "s", "e0", "e")
+        name: [] for name in ("a", "b0", "b", "c0", "c", "d0", "d", "d1", "s")
     }
     under: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="sessdex-bench-meta-") as temp:
@@ -252,8 +211,6 @@ def main() -> int:
         build_flat(flat, args.flat, args.lines)
         live_home = Path(temp) / "live"
         live = build_live(live_home, args.flat, args.lines)
-        v20 = Path(temp) / "v20"
-        build_v20(v20, args.leads, max(1, args.flat // 100), args.lines)
         for _ in range(args.runs):  # interleaved: a busy machine slows all three alike
             for name, home, look_up in (("a", kept, True), ("b0", lost, False)):
                 seconds, under[name] = parsed(home, look_up)
@@ -265,9 +222,6 @@ def main() -> int:
             for name, mode in (("d0", "off"), ("d", "recent"), ("d1", "all")):
                 timed[name].append(parsed_live(live_home, live, mode))
             timed["s"].append(stat_all(live.parent))
-            for name, look_up in (("e0", False), ("e", True)):
-                seconds, under[name] = parsed_v20(v20, look_up)
-                timed[name].append(seconds)
     a, b0, b = (statistics.median(timed[name]) for name in ("a", "b0", "b"))
     files = args.leads * (1 + args.spawners * (1 + args.nested))
     lost_files = args.leads * args.spawners * args.nested
@@ -290,15 +244,7 @@ def main() -> int:
     print(f"(s)  a stat of the folder's {args.flat + 2} files:  {s * 1000:.2f} ms")
     added, before = (d - d0) / s, (d1 - d0) / s
     print(f"ratio ((d)-(d0))/(s) {added:.2f} (target <= {RATIO}); before {before:.2f}")
-    e0, e = (statistics.median(timed[name]) for name in ("e0", "e"))
-    children = args.leads * max(1, args.flat // 100)
-    print(
-        f"(e0) {args.leads} 2.0 leads, {children} sub-agents beside them, untyped: {ms(e0)}"
-    )
-    print(f"(e)  the same, typed from the leads' calls: {ms(e)}, {under['e']} typed")
-    print(f"ratio (e)/(e0) {e / e0:.2f} (target <= 1.5)")
     good = b / b0 <= RATIO and c / c0 <= RATIO and added <= RATIO
-    good = good and e / e0 <= 1.5 and under["e"] == children
     return 0 if good and under["b"] == under["a"] else 1
 
 

@@ -1840,30 +1840,6 @@ def test_a_live_sub_agent_without_meta_reads_only_siblings_written_since_its_cal
     assert len(scanned) == 42
 
 
-def test_list_types_a_2_0_sub_agent_beside_its_lead_as_tree_does() -> None:
-    import json
-
-    from click.testing import CliRunner
-
-    from sessdex.cli import main
-
-    home = str(SYNTHETIC.parents[2])
-
-    def run(*argv: str) -> object:
-        result = CliRunner().invoke(main, [*argv, "--home", home])
-        assert result.exit_code == 0, result.output
-        return json.loads(result.stdout)
-
-    rows = run("list", "--all", "--json", "--app", "claude")
-    assert isinstance(rows, list)
-    listed = {row["id"]: row for row in rows}
-    tree = run("tree", "22222222", "--json")
-    assert isinstance(tree, dict)
-    [node] = tree["children"]
-    assert listed["b0b0b0b0"]["agent_type"] == node["agent_type"] == "Explore"
-    assert listed["b0b0b0b0"]["parent_id"] == "22222222-2222-4222-8222-222222222222"
-
-
 def test_a_sub_agent_without_meta_has_one_spawner_whatever_was_listed_before_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

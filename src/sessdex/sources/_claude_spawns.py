@@ -39,7 +39,6 @@ class Spawn:
     agent_type: str | None
     description: str | None
     time: datetime | None
-    call: str | None = None  # the call's id, which its result names
 
 
 @dataclass(slots=True)
@@ -47,7 +46,7 @@ class _Folder:
     """What a folder's agent files hold: by file name, its (size, mtime, spawns, agent
     ids its results name); and those spawns by prompt, those results by child."""
 
-    files: dict[str, tuple[int, int, tuple[Spawn, ...], dict[str, str]]] = field(
+    files: dict[str, tuple[int, int, tuple[Spawn, ...], frozenset[str]]] = field(
         default_factory=dict
     )
     by_task: dict[str, list[Spawn]] = field(default_factory=dict)
@@ -183,11 +182,10 @@ def _lines(path: str, size: int) -> Iterator[tuple[bytes, bool]]:
                 hit = data.find(mark, stop)
 
 
-def _scan(path: str, agent: str, size: int) -> tuple[tuple[Spawn, ...], dict[str, str]]:
-    """The spawns in a file's head and tail, and the agent ids spawn results name there
-    (with the call id each result answers, "" where it names none)."""
+def _scan(path: str, agent: str, size: int) -> tuple[tuple[Spawn, ...], frozenset[str]]:
+    """The spawns and the agent ids spawn results name in a file's head and tail."""
     spawns: dict[str, Spawn] = {}  # by call id: head and tail may share lines
-    results: dict[str, str] = {}
+    results: set[str] = set()
     try:
         for data, complete in _lines(path, size):
             record = rec.load(data, complete, 0, None, path)
@@ -197,16 +195,7 @@ def _scan(path: str, agent: str, size: int) -> tuple[tuple[Spawn, ...], dict[str
             if isinstance(outcome, dict) and (
                 child := rec.string(outcome.get("agentId"))
             ):
-                answered = [
-                    rec.string(block.get("tool_use_id"))
-                    for block in rec.blocks(record)
-                    if block.get("type") == "tool_result"
-                ]
-                results[child] = (
-                    next((c for c in answered if c), None)
-                    or rec.string(record.get("sourceToolUseID"))
-                    or ""
-                )
+                results.add(child)
             message = record.get("message")
             content = message.get("content") if isinstance(message, dict) else None
             if record.get("type") != "assistant" or not isinstance(content, list):
@@ -224,44 +213,7 @@ def _scan(path: str, agent: str, size: int) -> tuple[tuple[Spawn, ...], dict[str
                     rec.string(spec.get("subagent_type")),
                     rec.string(spec.get("description")),
                     rec.moment(record.get("timestamp")),
-                    call,
                 )
     except OSError:
         pass  # gone or unreadable: it names no child
-    return tuple(spawns.values()), results
-
-
-# 2.0 leads whose head and tail were searched, by path: (size, mtime, spawns, results)
-_leads: dict[str, tuple[int, int, tuple[Spawn, ...], dict[str, str]]] = {}
-
-
-def lead_spawn(
-    lead: str, agent: str, task: str | None, since: datetime | None
-) -> Spawn | None:
-    """The lead's call that started `agent`, a 2.0 sub-agent beside it (no meta file): the
-    call its result (`toolUseResult.agentId`) answers, else the calls whose prompt is
-    `task`, made at or before `since`, where they agree on a type. In the lead's head and
-    tail only, kept while the lead is unchanged: its other sub-agents look there too."""
-    try:
-        stat = os.stat(lead)
-    except OSError:
-        return None
-    known = _leads.get(lead)
-    if known is None or known[:2] != (stat.st_size, stat.st_mtime_ns):
-        spawns, results = _scan(lead, "", stat.st_size)
-        if len(_leads) >= _KEPT:
-            _leads.clear()
-        known = _leads[lead] = (stat.st_size, stat.st_mtime_ns, spawns, results)
-    spawns, results = known[2], known[3]
-    if call := results.get(agent):
-        answered = next((spawn for spawn in spawns if spawn.call == call), None)
-        if answered is not None:
-            return answered
-    asked = [
-        spawn
-        for spawn in spawns
-        if task
-        and spawn.task == task
-        and (since is None or spawn.time is None or spawn.time <= since)
-    ]
-    return asked[0] if len({spawn.agent_type for spawn in asked}) == 1 else None
+    return tuple(spawns.values()), frozenset(results)

@@ -497,12 +497,6 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 title = spawn.description or title
         if parent_id is None or parent_id == session_id:
             return []  # a side file we cannot place: its parent reads it
-        if not in_folder and agent_type is None and "/" not in parent_id:
-            # 2.0: no meta file; the lead beside it holds the call (as `tree` links it)
-            lead = os.path.join(os.path.dirname(name), parent_id + ".jsonl")
-            task = task or _task_prompt(head, load)
-            spawn = _claude_spawns.lead_spawn(lead, session_id, task, found.created)
-            agent_type = spawn.agent_type if spawn is not None else None
         if title is None:  # a sub-agent's task prompt is its title
             title = task
     return [

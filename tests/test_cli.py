@@ -2287,6 +2287,7 @@ def test_on_windows_the_pager_is_named_as_cmd_exe_reads_it(
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setattr(pager.shutil, "which", {"less": less, more: more}.get)
     monkeypatch.delenv("PAGER", raising=False)
+    monkeypatch.delenv("TERM", raising=False)  # Windows sets none; a dumb one: no pager
     assert pager.pager_command() == f'"{less}"'
     monkeypatch.setenv("PAGER", more)
     assert pager.pager_command() == more

@@ -121,12 +121,13 @@ def _sessions_held(path: Path) -> tuple[int, int]:
     """(sessions, of them sub-agents') the index at `path` holds; (0, 0) for none yet.
     Read only: `doctor --own` builds nothing."""
     import sqlite3
-    from urllib.parse import quote
+
+    from .indexfile import sqlite_uri
 
     if not path.is_file():
         return 0, 0
     try:
-        uri = f"file:{quote(os.fsencode(path))}?mode=ro"
+        uri = sqlite_uri(path, "mode=ro")
         with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
             total, nested = db.execute(
                 "SELECT count(*), count(parent_id) FROM sessions"

@@ -43,9 +43,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
-from urllib.parse import quote
 
 from . import files, inplace
+from .indexfile import sqlite_uri
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostics
@@ -78,12 +78,6 @@ def open_sqlite(path: str | os.PathLike[str]) -> sqlite3.Connection:
 _lenient_text = functools.partial(str, encoding="utf-8", errors="replace")
 
 
-def _uri(path: str) -> str:
-    """A `file:` URI of `path` by its bytes: a folder named in another encoding (Latin-1)
-    is text Python cannot encode as UTF-8, which `quote` would refuse."""
-    return "file:" + quote(os.fsencode(path))
-
-
 def _connect(name: str) -> sqlite3.Connection:
     wal = name + "-wal"
     _refuse_special(name)
@@ -92,28 +86,28 @@ def _connect(name: str) -> sqlite3.Connection:
         # read again after the app committed during the read in place: a copy, one state
         copy = reading.copies.get(name) or _committed_copy(name)
         reading.copies[name] = copy
-        return sqlite3.connect(_uri(copy), uri=True, check_same_thread=False)
+        return sqlite3.connect(sqlite_uri(copy), uri=True, check_same_thread=False)
     if inplace.hot_journal(name):
         # a rollback-journal write in progress: the file holds pages not committed yet,
         # which `immutable=1` would read. A copy of both, opened as a database (in the
         # cache), is rolled back by SQLite to what was committed.
-        uri = _uri(_committed_copy(name))
+        uri = sqlite_uri(_committed_copy(name))
         return sqlite3.connect(uri, uri=True, check_same_thread=False)
     if os.path.exists(wal):
         # even an empty WAL: the app has the database open, and its next commit and
         # checkpoint would rewrite pages under a read in place (half a transaction seen).
         # Read-only: closing it never checkpoints the WAL into the copied database, which
         # the next snapshot reuses while the app's own database file has not changed
-        uri = _uri(_snapshot(name)) + "?mode=ro"
+        uri = sqlite_uri(_snapshot(name), "mode=ro")
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
     else:
         _drop_snapshot(name)  # the app closed its WAL: its snapshot serves no read now
         if reading is not None and not reading.open_in_place(name):
-            uri = _uri(_committed_copy(name))  # a write began meanwhile
+            uri = sqlite_uri(_committed_copy(name))  # a write began meanwhile
             return sqlite3.connect(uri, uri=True, check_same_thread=False)
         # mode=ro: else SQLite opens it read-write, and creates an empty database file in
         # the app's folder when the app removed it since it was listed
-        uri = _uri(os.path.abspath(name)) + "?mode=ro&immutable=1"
+        uri = sqlite_uri(os.path.abspath(name), "mode=ro&immutable=1")
         try:
             connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
         except sqlite3.OperationalError as error:
@@ -562,7 +556,7 @@ def _keeper(copy: str) -> sqlite3.Connection | None:
     """A connection that stays open on the snapshot (see `_Taken.keeper`)."""
     try:
         keeper = sqlite3.connect(
-            _uri(copy) + "?mode=ro", uri=True, check_same_thread=False
+            sqlite_uri(copy, "mode=ro"), uri=True, check_same_thread=False
         )
         keeper.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.Error:

@@ -187,15 +187,13 @@ def new_stand_in(target: str) -> sqlite3.Connection:
 def copy_of(path: Path, target: str, why: str) -> sqlite3.Connection:
     """A stand-in holding what the index at `path` holds, as far as it can be read
     without writing a byte (an index it cannot read: an empty one), with the warning."""
-    from urllib.parse import quote
-
     warn_not_updated(path, why)
     copy = new_stand_in(target)
     # mode=ro needs the WAL's shared memory; immutable=1 does not, and misses only
     # what the WAL holds: those files are read again, as changed ones are
     for options in ("mode=ro", "immutable=1"):
         try:
-            uri = f"file:{quote(os.fsencode(path))}?{options}"
+            uri = indexfile.sqlite_uri(path, options)
             with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
                 db.backup(copy)
             migrate(copy, path)

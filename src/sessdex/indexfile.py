@@ -193,20 +193,28 @@ def code_stamp() -> str:
     return _STAMP
 
 
+def sqlite_uri(path: str | os.PathLike[str], options: str = "") -> str:
+    """The `file:` URI SQLite opens `path` by, `options` after its `?`: the path's bytes
+    quoted, as a folder named in another encoding (Latin-1) is text `quote` refuses."""
+    from urllib.parse import quote
+
+    uri = "file:" + quote(os.fsencode(path))
+    return f"{uri}?{options}" if options else uri
+
+
 def set_aside_if_damaged(path: str, error: BaseException) -> bool:
     """Whether `error`, raised by a query of the index at `path`, came from damage there
     (a bad sector, a copy cut short): a check of the whole file tells. Opening reads only
     the header and the schema, so damage deeper in shows only when a query reaches it.
     A damaged index is set aside (`set_aside`); busy, locked or full is no damage."""
     import sqlite3
-    from urllib.parse import quote
 
     if not isinstance(error, sqlite3.DatabaseError) or isinstance(
         error, sqlite3.OperationalError
     ):
         return False
     # mode=rw: an index another sessdex set aside already is not created again here
-    uri = f"file:{quote(os.fsencode(path))}?mode=rw"
+    uri = sqlite_uri(path, "mode=rw")
     try:
         with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
             if db.execute("PRAGMA quick_check(1)").fetchone()[0] == "ok":

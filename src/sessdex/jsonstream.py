@@ -253,10 +253,7 @@ def _loads(
     """`files.loads`, counting a value read over bytes that are not UTF-8 (shown as
     U+FFFD) as damaged under `number`: only once orjson refused it, so a clean value
     costs nothing more. Raises orjson.JSONDecodeError."""
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        value, damaged = files.loads_repaired(data)
+    value, damaged = files.loads_checked(data)
     if damaged and diagnostics is not None:
         diagnostics.damage(path, number, NOT_UTF8)
     return value

@@ -40,12 +40,10 @@ _NAMES = {
 # control and bidi characters: printing them raw could drive the terminal or reorder
 # what the reader sees (views/text strips the same set from transcript text)
 _CONTROLS = r"\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-# what draws nothing (a zero-width space, a word joiner, a BOM, a line separator, a tag
-# character; the joiners of scripts and emoji are text): printed raw, a folder or id
-# holding one looks like another, and the line pasted would not be the one the reader saw
-_INVISIBLE = INVISIBLE
-_UNPRINTABLE = re.compile(f"[{_CONTROLS}{_INVISIBLE}]")
-_UNPRINTABLE_RUN = re.compile(f"[{_CONTROLS}{_INVISIBLE}]+")
+# and what draws nothing (`cells.INVISIBLE`): printed raw, a folder or id holding one
+# looks like another, and the line pasted would not be the one the reader saw
+_UNPRINTABLE = re.compile(f"[{_CONTROLS}{INVISIBLE}]")
+_UNPRINTABLE_RUN = re.compile(f"[{_CONTROLS}{INVISIBLE}]+")
 # cmd.exe has no way to write a character as an escape, but takes an invisible one as
 # the text it is (inside the quotes every such word gets, it acts on none of them):
 # written raw, the word still passes exactly, where refusing it would leave a cmd user

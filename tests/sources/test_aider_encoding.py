@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -14,15 +12,7 @@ from sessdex.diagnostics import Diagnostics
 from sessdex.model import Session
 from sessdex.sources import Home, aider
 from tests.helpers import write_claude_session
-
-
-@pytest.fixture(autouse=True)
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+from tests.sources.test_aider import utc  # noqa: F401  (autouse: aider's local times in UTC)
 
 
 def _cli(*args: str) -> tuple[str, str]:

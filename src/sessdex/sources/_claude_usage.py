@@ -132,14 +132,10 @@ def _epoch(stamp: str | None) -> float | None:
 def _loose(data: bytes) -> tuple[_Line | None, bool]:
     """A line the strict types refuse (a float count, a stray type, bytes that are not
     UTF-8): converted leniently, and whether it was read over such bytes (as U+FFFD)."""
-    damaged = False
     try:
-        value = orjson.loads(data)
+        value, damaged = files.loads_checked(data)
     except orjson.JSONDecodeError:
-        try:
-            value, damaged = files.loads_repaired(data)
-        except orjson.JSONDecodeError:
-            return None, False
+        return None, False
     if not isinstance(value, dict):
         return None, False
     try:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 from .. import pathnames
 from ..cells import INVISIBLE
 from ..cells import char_cells as _char_cells
+from ..diagnostics import written_out
 
 if TYPE_CHECKING:  # the quick listing imports this module: no model import at run time
     from ..model import Event
@@ -83,12 +84,8 @@ def _flag_or_nothing(match: re.Match[str]) -> str:
 
 
 def _escaped(match: re.Match[str]) -> str:
-    if match.lastindex:  # a flag (`_FLAG_OR_CONTROL`'s group)
-        return match[0]
-    code = ord(match[0])
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"  # a tag character
+    # a flag (`_FLAG_OR_CONTROL`'s group) as it is; else its code point (none prints)
+    return match[0] if match.lastindex else written_out(match[0])
 
 
 def flat(text: str | None) -> str:

@@ -33,6 +33,7 @@ BUILTIN: tuple[str, ...] = (
     "crush",
     "goose",
     "qwen",
+    "zed",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -53,6 +54,7 @@ OVERRIDES: frozenset[str] = frozenset(
         "CRUSH_GLOBAL_DATA",
         "CURSOR_CONFIG_DIR",
         "FACTORY_HOME_OVERRIDE",
+        "FLATPAK_XDG_DATA_HOME",
         "GEMINI_CLI_HOME",
         "GOOSE_PATH_ROOT",
         "HOME",
@@ -71,6 +73,7 @@ OVERRIDES: frozenset[str] = frozenset(
         "XDG_CONFIG_HOME",
         "XDG_DATA_HOME",
         "XDG_STATE_HOME",
+        "ZED_STATELESS",
     }
 )
 
@@ -97,6 +100,7 @@ TITLES: dict[str, str] = {
     "crush": "Crush",
     "goose": "Goose",
     "qwen": "Qwen Code",
+    "zed": "Zed Agent Panel",
 }
 
 

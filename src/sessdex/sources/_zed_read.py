@@ -1,0 +1,539 @@
+"""Zed's serialized agent threads, translated into events (see zed.py for the format).
+
+A thread is one row of `threads.db`: `data` holds the thread as serde JSON, zstd-compressed
+(`data_type` "zstd") or not ("json"). The JSON is read through SQLite's blob IO and, where
+compressed, a streaming zstd reader: a thread up to `files.READ_LINE_CAP` decompressed is
+parsed whole, a longer one (a pasted image) has its long strings elided as a transcript's
+are (`files.compacted`), so no thread costs more memory than that.
+
+Two shapes: `DbThread` (version "0.3.0", the agent since Zed's ACP rewrite: messages
+`{"User": …}`, `{"Agent": …}` and `"Resume"`), and the first agent's `SerializedThread`
+("0.2.0", "0.1.0", or no version: messages with `role`, `segments`, `tool_uses`,
+`tool_results`). Anything else in them is counted (`Diagnostics.unknown_type`), never raised.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime
+from pathlib import PurePath
+
+import orjson
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue, Usage
+from ._values import Emitter, as_str, blob, json_copy, one_line, shown_arguments
+
+CURRENT = "0.3.0"  # DbThread::VERSION
+LEGACY = ("0.2.0", "0.1.0")  # SerializedThread and SerializedThreadV0_1_0
+MAX_DEPTH = 4  # Zed's MAX_SUBAGENT_DEPTH: deeper links are a loop, not read
+_TOKENS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+def decoded(
+    connection: sqlite3.Connection, rowid: int, *, compressed: bool, full: bool
+) -> bytes | None:
+    """A row's thread JSON, decompressed as it is read; long strings elided past the cap
+    (None: too long even so). Raises OSError (`files.CorruptData`) or zstd's error for
+    data that does not decompress."""
+    try:
+        stream: object = connection.blobopen("threads", "data", rowid, readonly=True)
+    except sqlite3.Error:  # NULL or a number: nothing to decompress
+        return None
+    with stream:  # type: ignore[attr-defined]
+        source = stream
+        if compressed:
+            import zstandard
+
+            source = zstandard.ZstdDecompressor().stream_reader(
+                stream, read_size=files.CHUNK
+            )
+        read: Callable[[int], bytes] = source.read  # type: ignore[attr-defined]
+        pieces = iter(lambda: read(files.CHUNK), b"")
+        buffer = bytearray()
+        for piece in pieces:
+            buffer += piece
+            if not full and len(buffer) > files.READ_LINE_CAP:
+                return files.compacted(itertools.chain((bytes(buffer),), pieces))
+        if compressed and not buffer and len(stream):  # type: ignore[arg-type]
+            # a frame cut inside its first block, or not zstd: the reader gives nothing
+            raise files.CorruptData("corrupt zstd data")
+        return bytes(buffer)
+
+
+def load(
+    connection: sqlite3.Connection,
+    thread_id: str,
+    diagnostics: Diagnostics,
+    where: str,
+    *,
+    full: bool = False,
+) -> dict[str, object] | None:
+    """The thread's JSON object; None, counted in `diagnostics` at `where`, for a row that
+    is gone, of a data type Zed does not write, damaged or cut short."""
+    import zstandard
+
+    row = connection.execute(
+        "SELECT rowid, data_type FROM threads WHERE id = ? LIMIT 1", (thread_id,)
+    ).fetchone()
+    if row is None:
+        diagnostics.skip(where, 0, "vanished")
+        return None
+    rowid, data_type = row
+    if data_type not in ("json", "zstd"):
+        diagnostics.unknown_type(f"data_type {one_line(data_type, limit=40)}")
+        diagnostics.skip(where, 0, "bad value")
+        return None
+    try:
+        data = decoded(connection, rowid, compressed=data_type == "zstd", full=full)
+    except (OSError, zstandard.ZstdError):
+        diagnostics.skip(where, 0, "unreadable")
+        return None
+    if data is None:
+        diagnostics.skip(where, 0, "too long")
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        diagnostics.skip(where, 0, "truncated" if _cut(data) else "not JSON")
+        return None
+    if not isinstance(value, dict):
+        diagnostics.skip(where, 0, "not an object")
+        return None
+    return value
+
+
+def _cut(data: bytes) -> bool:
+    """Whether JSON text ends before its outermost value closes (a torn write)."""
+    stripped = data.rstrip()
+    return bool(stripped) and stripped[:1] in (b"{", b"[") and stripped[-1:] not in (b"}", b"]")  # fmt: skip
+
+
+def is_current(thread: Mapping[str, object], diagnostics: Diagnostics) -> bool:
+    """Whether the thread is a `DbThread` (else the first agent's `SerializedThread`):
+    by its version, as Zed decides, and, for a version Zed does not know, by its
+    messages' shape (counted as an unknown version)."""
+    version = thread.get("version")
+    if version == CURRENT:
+        return True
+    if version is None or version in LEGACY:
+        return False
+    diagnostics.unknown_type(f"thread version {one_line(version, limit=40)}")
+    messages = thread.get("messages")
+    first = messages[0] if isinstance(messages, list) and messages else None
+    return not (isinstance(first, dict) and "role" in first)
+
+
+def folder_of(thread: Mapping[str, object]) -> tuple[str | None, str | None]:
+    """(folder, branch) of the thread's first worktree when it started
+    (`initial_project_snapshot`), where Zed saved one."""
+    snapshot = thread.get("initial_project_snapshot")
+    trees = snapshot.get("worktree_snapshots") if isinstance(snapshot, dict) else None
+    first = trees[0] if isinstance(trees, list) and trees else None
+    if not isinstance(first, dict):
+        return None, None
+    state = first.get("git_state")
+    branch = state.get("current_branch") if isinstance(state, dict) else None
+    return as_str(first.get("worktree_path")), as_str(branch)
+
+
+def _tokens(value: object, model: str | None) -> Usage | None:
+    """A `language_model::TokenUsage` (zero fields left out, as Zed writes it) as a
+    Usage; None where it holds no tokens. Zed's input excludes cache reads and writes."""
+    if not isinstance(value, dict):
+        return None
+    counts = []
+    for key in _TOKENS:
+        number = value.get(key, 0)
+        counts.append(number if isinstance(number, int) and not isinstance(number, bool) and number > 0 else 0)  # fmt: skip
+    if not any(counts):
+        return None
+    return Usage(
+        input_tokens=counts[0],
+        output_tokens=counts[1],
+        cache_read_tokens=counts[2],
+        cache_write_tokens=counts[3],
+        model=model,
+    )
+
+
+def result_text(content: object, diagnostics: Diagnostics) -> str:
+    """A tool result's content as text: a string, `{"Text": …}` (any case, or Anthropic's
+    `{"type": "text", "text": …}`), an image (`{"Image": …}` or its fields), or a list of
+    them (Zed since 2026 keeps a list)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(result_text(item, diagnostics) for item in content)
+    if isinstance(content, dict):
+        lowered = {str(key).lower(): item for key, item in content.items()}
+        text = lowered.get("text")
+        if isinstance(text, str):
+            return text
+        image = lowered.get("image", content)
+        if isinstance(image, dict) and "source" in image:
+            return blob("image", image.get("source"))
+    diagnostics.unknown_type("tool result content")
+    return ""
+
+
+def _mention(uri: object, diagnostics: Diagnostics) -> tuple[str, str | None]:
+    """(what the prompt shows, the path or address) of an @-mention's `MentionUri`."""
+    kind, fields = _variant(uri)
+    fields = fields if isinstance(fields, dict) else {}
+    path = as_str(fields.get("abs_path")) or as_str(fields.get("path"))
+    name = as_str(fields.get("name"))
+    if kind in ("File", "Directory", "Selection") and path:
+        return PurePath(path).name or path, path
+    if kind in ("Symbol", "Thread", "TextThread", "Rule") and name:
+        return name, path
+    if kind == "Fetch":
+        url = as_str(fields.get("url"))
+        return url or "fetch", url
+    if kind in ("PastedImage", "Diagnostics", "TerminalSelection"):
+        return {"PastedImage": "image", "Diagnostics": "diagnostics"}.get(kind, "terminal selection"), None  # fmt: skip
+    diagnostics.unknown_type(f"mention {one_line(kind, limit=40) or '?'}")
+    return "mention", path
+
+
+def _variant(value: object) -> tuple[str | None, object]:
+    """serde's external tagging: `"Unit"` or `{"Variant": fields}`."""
+    if isinstance(value, str):
+        return value, None
+    if isinstance(value, dict) and len(value) == 1:
+        [(key, fields)] = value.items()
+        return str(key), fields
+    return None, value
+
+
+class Reader:
+    """Translates one thread, and the sub-agent threads it spawned, into events."""
+
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        session_id: str,
+        database: str,
+        diagnostics: Diagnostics,
+        *,
+        full: bool = False,
+        updated: datetime | None = None,
+    ) -> None:
+        self.connection = connection
+        self.database = database
+        self.diagnostics = diagnostics
+        self.full = full
+        self.updated = updated
+        self.emit = Emitter(session_id)
+        self.read_threads: set[str] = set()
+
+    def thread(
+        self, thread_id: str, agent_id: str | None = None, depth: int = 0
+    ) -> Iterator[Event]:
+        """The events of one thread (`agent_id` None for the session read), then of the
+        sub-agents it spawned that none of its results named."""
+        self.read_threads.add(thread_id)
+        where = f"{self.database}#threads/{thread_id}"
+        value = load(self.connection, thread_id, self.diagnostics, where, full=self.full)
+        if value is None:
+            return
+        children = [
+            str(row[0])
+            for row in self.connection.execute(
+                "SELECT id FROM threads WHERE parent_id = ? ORDER BY created_at, id",
+                (thread_id,),
+            )
+            if isinstance(row[0], str)
+        ] if depth < MAX_DEPTH else []  # fmt: skip
+        turn = _Turn(self, value, agent_id, children, depth)
+        if is_current(value, self.diagnostics):
+            yield from turn.current()
+        else:
+            yield from turn.legacy()
+        for child in children:
+            if child not in self.read_threads:  # spawned, but no result names it
+                yield from self.subagent(child, None, None, agent_id, depth)
+
+    def subagent(
+        self,
+        child: str,
+        call_id: str | None,
+        label: str | None,
+        agent_id: str | None,
+        depth: int,
+    ) -> Iterator[Event]:
+        title = self.connection.execute(
+            "SELECT summary FROM threads WHERE id = ?", (child,)
+        ).fetchone()
+        yield self.emit(
+            "subagent",
+            agent_id=agent_id,
+            call_id=call_id,
+            text=label or (one_line(title[0], limit=None) if title else None),
+            extra={"child_id": child},
+        )
+        yield from self.thread(child, child, depth + 1)
+
+
+class _Turn:
+    """The walk through one thread's messages."""
+
+    def __init__(
+        self,
+        reader: Reader,
+        thread: dict[str, object],
+        agent_id: str | None,
+        children: list[str],
+        depth: int,
+    ) -> None:
+        self.reader = reader
+        self.thread = thread
+        self.agent_id = agent_id
+        self.children = children
+        self.depth = depth
+        self.diagnostics = reader.diagnostics
+        model = thread.get("model")
+        model = model if isinstance(model, dict) else {}
+        self.model = as_str(model.get("model"))
+        self.provider = as_str(model.get("provider"))
+        self.from_agent = agent_id is not None or isinstance(
+            thread.get("subagent_context"), dict
+        )
+        cumulative = _tokens(thread.get("cumulative_token_usage"), self.model)
+        self.cumulative = cumulative
+        self.labels: dict[str, str] = {}  # spawn_agent call id: its label
+        self.tools: dict[str, str] = {}  # call id: tool name (legacy results have none)
+        self.open_calls: set[str] = set()
+
+    def say(self, kind: EventKind, **fields: object) -> Event:
+        return self.reader.emit(kind, agent_id=self.agent_id, **fields)  # type: ignore[arg-type]
+
+    def usage(self, usage: Usage | None, scope: str) -> Iterator[Event]:
+        if usage is None:
+            return
+        extra: dict[str, JSONValue] = {"scope": scope}
+        if scope == "session":
+            extra["summed"] = True
+        if self.provider:
+            extra["provider"] = self.provider
+        yield self.reader.emit(
+            "usage",
+            self.reader.updated,
+            estimated=True,
+            agent_id=self.agent_id,
+            usage=usage,
+            extra=extra,
+        )
+
+    def ended(self, last: bool = False) -> Iterator[Event]:
+        if not self.open_calls:
+            time = self.reader.updated if last else None
+            yield self.reader.emit(
+                "turn_end", time, estimated=True, agent_id=self.agent_id
+            )
+
+    # --- DbThread 0.3.0 -------------------------------------------------------------
+
+    def current(self) -> Iterator[Event]:
+        per_turn = self.thread.get("request_token_usage")
+        per_turn = per_turn if isinstance(per_turn, dict) and self.cumulative is None else {}
+        messages = self.thread.get("messages")
+        user: str | None = None  # the turn's UserMessageId
+        answered = False
+        for message in messages if isinstance(messages, list) else []:
+            kind, fields = _variant(message)
+            if kind == "User" and isinstance(fields, dict):
+                if answered:
+                    yield from self.usage(_tokens(per_turn.get(user or ""), self.model), "turn")
+                    yield from self.ended()
+                user, answered = as_str(fields.get("id")), False
+                yield from self.user(fields.get("content"))
+            elif kind == "Agent" and isinstance(fields, dict):
+                answered = True
+                yield from self.agent(fields)
+            elif kind == "Resume":  # Zed asked the model to go on, after a tool-use limit
+                yield self.say(
+                    "meta",
+                    text="Zed asked the model to continue where it left off",
+                    extra={"resumed": True},
+                )
+            else:
+                self.diagnostics.unknown_type(f"message {one_line(kind, limit=40) or type(message).__name__}")  # fmt: skip
+        if answered:
+            yield from self.usage(_tokens(per_turn.get(user or ""), self.model), "turn")
+            yield from self.ended(last=True)
+        yield from self.usage(self.cumulative, "session")
+
+    def user(self, content: object) -> Iterator[Event]:
+        parts: list[str] = []
+        mentions: list[JSONValue] = []
+        for item in content if isinstance(content, list) else []:
+            kind, fields = _variant(item)
+            if kind == "Text" and isinstance(fields, str):
+                parts.append(fields)
+            elif kind == "Mention" and isinstance(fields, dict):
+                shown, where = _mention(fields.get("uri"), self.diagnostics)
+                parts.append(f"@{shown}")
+                if where:
+                    mentions.append(where)
+            elif kind == "Image":
+                parts.append(blob("image", fields.get("source") if isinstance(fields, dict) else None))  # fmt: skip
+            else:
+                self.diagnostics.unknown_type(f"user content {one_line(kind, limit=40) or '?'}")  # fmt: skip
+        text = "".join(parts)
+        if not text.strip():
+            return
+        extra: dict[str, JSONValue] = {}
+        if mentions:
+            extra["mentions"] = mentions
+        if self.from_agent:
+            extra["from_agent"] = "the lead"
+        yield self.say("user", text=text, extra=extra)
+
+    def agent(self, fields: dict[str, object]) -> Iterator[Event]:
+        content = fields.get("content")
+        for item in content if isinstance(content, list) else []:
+            kind, value = _variant(item)
+            if kind == "Text" and isinstance(value, str):
+                if value.strip():
+                    yield self.say("assistant", text=value)
+            elif kind == "Thinking" and isinstance(value, dict):
+                text = as_str(value.get("text"))
+                if text:
+                    yield self.say("thinking", text=text)
+            elif kind == "RedactedThinking":
+                yield self.say("thinking", text="[redacted thinking]", extra={"redacted": True})
+            elif kind == "ToolUse" and isinstance(value, dict):
+                yield self.call(value.get("id"), value.get("name"), value.get("input"), value.get("raw_input"))  # fmt: skip
+            else:
+                self.diagnostics.unknown_type(f"agent content {one_line(kind, limit=40) or '?'}")  # fmt: skip
+        results = fields.get("tool_results")
+        if isinstance(results, dict):
+            for result in results.values():
+                if isinstance(result, dict):
+                    yield from self.result(result)
+        elif results is not None:
+            self.diagnostics.unknown_type("tool_results")
+
+    def call(self, call_id: object, name: object, arguments: object, raw: object) -> Event:
+        call = as_str(call_id)
+        tool = as_str(name)
+        if arguments is None and isinstance(raw, str):  # the model's input, not parsed yet
+            arguments = raw
+        shown = shown_arguments(arguments)
+        if call:
+            self.open_calls.add(call)
+            self.tools[call] = tool or ""
+            if tool == "spawn_agent" and isinstance(arguments, dict):
+                self.labels[call] = as_str(arguments.get("label")) or ""
+        extra: dict[str, JSONValue] = {"input": shown}
+        return self.say("tool_call", tool=tool, call_id=call, extra=extra)
+
+    def result(self, result: dict[str, object]) -> Iterator[Event]:
+        call = as_str(result.get("tool_use_id"))
+        if call:
+            self.open_calls.discard(call)
+        output = result.get("output")
+        child = self.spawned(output, result.get("content"))
+        if child is not None:
+            yield from self.reader.subagent(child, call, self.labels.get(call or "") or None, self.agent_id, self.depth)  # fmt: skip
+        extra: dict[str, JSONValue] = {}
+        if output is not None and child is None and not isinstance(output, str):
+            extra["output"] = json_copy(output)
+        yield self.say(
+            "tool_result",
+            tool=as_str(result.get("tool_name")) or self.tools.get(call or "") or None,
+            call_id=call,
+            text=result_text(result.get("content"), self.diagnostics),
+            is_error=result.get("is_error") is True,
+            extra=extra,
+        )
+
+    def spawned(self, output: object, content: object) -> str | None:
+        """The sub-agent thread a result names (`spawn_agent`'s `{session_id, output}`),
+        if it is one of this thread's children not read yet."""
+        named = output.get("session_id") if isinstance(output, dict) else None
+        if named is None and isinstance(content, str | list):
+            text = content if isinstance(content, str) else ""
+            if isinstance(content, list) and content and isinstance(content[0], dict):
+                text = as_str(content[0].get("Text")) or ""
+            if text.startswith("{") and '"session_id"' in text:
+                try:
+                    parsed = orjson.loads(text)
+                except orjson.JSONDecodeError:
+                    parsed = None
+                named = parsed.get("session_id") if isinstance(parsed, dict) else None
+        if isinstance(named, str) and named in self.children and named not in self.reader.read_threads:  # fmt: skip
+            return named
+        return None
+
+    # --- SerializedThread 0.2.0, 0.1.0 and before ------------------------------------
+
+    def legacy(self) -> Iterator[Event]:
+        requests = self.thread.get("request_token_usage")
+        requests = requests if isinstance(requests, list) and self.cumulative is None else []
+        turn_usage: Usage | None = None
+        answered = False
+        messages = self.thread.get("messages")
+        for index, message in enumerate(messages if isinstance(messages, list) else []):
+            if not isinstance(message, dict):
+                self.diagnostics.unknown_type(f"message {type(message).__name__}")
+                continue
+            role = message.get("role")
+            segments = message.get("segments")
+            if segments is None and isinstance(message.get("text"), str):  # unversioned
+                segments = [{"type": "text", "text": message["text"]}]
+            if role == "user":
+                texts = [s.get("text") for s in segments if isinstance(s, dict)] if isinstance(segments, list) else []  # fmt: skip
+                text = "".join(t for t in texts if isinstance(t, str))
+                if text.strip():
+                    if answered:
+                        yield from self.usage(turn_usage, "turn")
+                        yield from self.ended()
+                        turn_usage, answered = None, False
+                    hidden = message.get("is_hidden") is True
+                    yield self.say("meta" if hidden else "user", text=text,
+                                   extra={"hidden": True} if hidden else {})  # fmt: skip
+            elif role == "assistant":
+                answered = True
+                yield from self.segments(segments)
+                if index < len(requests):
+                    turn_usage = _tokens(requests[index], self.model) or turn_usage
+            elif role != "system":  # Zed drops system messages too
+                self.diagnostics.unknown_type(f"role {one_line(role, limit=40) or '?'}")
+                continue
+            uses = message.get("tool_uses")
+            for use in uses if isinstance(uses, list) else []:
+                if isinstance(use, dict):
+                    yield self.call(use.get("id"), use.get("name"), use.get("input"), None)
+            results = message.get("tool_results")
+            for result in results if isinstance(results, list) else []:
+                if isinstance(result, dict):  # 0.1.0 keeps them on the next user message
+                    yield from self.result(result)
+        if answered:
+            yield from self.usage(turn_usage, "turn")
+            yield from self.ended(last=True)
+        yield from self.usage(self.cumulative, "session")
+
+    def segments(self, segments: object) -> Iterator[Event]:
+        for segment in segments if isinstance(segments, list) else []:
+            kind = segment.get("type") if isinstance(segment, dict) else None
+            text = as_str(segment.get("text")) if isinstance(segment, dict) else None
+            if kind == "text":
+                if text and text.strip():
+                    yield self.say("assistant", text=text)
+            elif kind == "thinking":
+                if text:
+                    yield self.say("thinking", text=text)
+            elif kind == "RedactedThinking":
+                yield self.say("thinking", text="[redacted thinking]", extra={"redacted": True})
+            else:
+                self.diagnostics.unknown_type(f"segment {one_line(kind, limit=40) or '?'}")

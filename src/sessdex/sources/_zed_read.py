@@ -19,6 +19,7 @@ import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from pathlib import PurePath
+from typing import Any
 
 import orjson
 
@@ -45,25 +46,28 @@ def decoded(
     (None: too long even so). Raises OSError (`files.CorruptData`) or zstd's error for
     data that does not decompress."""
     try:
-        stream: object = connection.blobopen("threads", "data", rowid, readonly=True)
+        stream = connection.blobopen("threads", "data", rowid, readonly=True)
     except sqlite3.Error:  # NULL or a number: nothing to decompress
         return None
-    with stream:  # type: ignore[attr-defined]
-        source = stream
+    with stream:
+        read: Callable[[int], bytes] = stream.read
         if compressed:
             import zstandard
 
-            source = zstandard.ZstdDecompressor().stream_reader(
-                stream, read_size=files.CHUNK
+            # sqlite3.Blob reads as a file does: all the stream reader asks of it
+            source: Any = stream
+            read = (
+                zstandard.ZstdDecompressor()
+                .stream_reader(source, read_size=files.CHUNK)
+                .read
             )
-        read: Callable[[int], bytes] = source.read  # type: ignore[attr-defined]
         pieces = iter(lambda: read(files.CHUNK), b"")
         buffer = bytearray()
         for piece in pieces:
             buffer += piece
             if not full and len(buffer) > files.READ_LINE_CAP:
                 return files.compacted(itertools.chain((bytes(buffer),), pieces))
-        if compressed and not buffer and len(stream):  # type: ignore[arg-type]
+        if compressed and not buffer and len(stream):
             # a frame cut inside its first block, or not zstd: the reader gives nothing
             raise files.CorruptData("corrupt zstd data")
         return bytes(buffer)
@@ -168,7 +172,7 @@ def _tokens(value: object, model: str | None) -> Usage | None:
 def result_text(content: object, diagnostics: Diagnostics) -> str:
     """A tool result's content as text: a string, `{"Text": …}` (any case, or Anthropic's
     `{"type": "text", "text": …}`), an image (`{"Image": …}` or its fields), or a list of
-    them (Zed since 2026 keeps a list)."""
+    them (newer Zed keeps a list)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -242,7 +246,9 @@ class Reader:
         sub-agents it spawned that none of its results named."""
         self.read_threads.add(thread_id)
         where = f"{self.database}#threads/{thread_id}"
-        value = load(self.connection, thread_id, self.diagnostics, where, full=self.full)
+        value = load(
+            self.connection, thread_id, self.diagnostics, where, full=self.full
+        )
         if value is None:
             return
         children = [
@@ -344,7 +350,9 @@ class _Turn:
 
     def current(self) -> Iterator[Event]:
         per_turn = self.thread.get("request_token_usage")
-        per_turn = per_turn if isinstance(per_turn, dict) and self.cumulative is None else {}
+        per_turn = (
+            per_turn if isinstance(per_turn, dict) and self.cumulative is None else {}
+        )
         messages = self.thread.get("messages")
         user: str | None = None  # the turn's UserMessageId
         answered = False
@@ -352,14 +360,18 @@ class _Turn:
             kind, fields = _variant(message)
             if kind == "User" and isinstance(fields, dict):
                 if answered:
-                    yield from self.usage(_tokens(per_turn.get(user or ""), self.model), "turn")
+                    yield from self.usage(
+                        _tokens(per_turn.get(user or ""), self.model), "turn"
+                    )
                     yield from self.ended()
                 user, answered = as_str(fields.get("id")), False
                 yield from self.user(fields.get("content"))
             elif kind == "Agent" and isinstance(fields, dict):
                 answered = True
                 yield from self.agent(fields)
-            elif kind == "Resume":  # Zed asked the model to go on, after a tool-use limit
+            elif (
+                kind == "Resume"
+            ):  # Zed asked the model to go on, after a tool-use limit
                 yield self.say(
                     "meta",
                     text="Zed asked the model to continue where it left off",
@@ -410,7 +422,9 @@ class _Turn:
                 if text:
                     yield self.say("thinking", text=text)
             elif kind == "RedactedThinking":
-                yield self.say("thinking", text="[redacted thinking]", extra={"redacted": True})
+                yield self.say(
+                    "thinking", text="[redacted thinking]", extra={"redacted": True}
+                )
             elif kind == "ToolUse" and isinstance(value, dict):
                 yield self.call(value.get("id"), value.get("name"), value.get("input"), value.get("raw_input"))  # fmt: skip
             else:
@@ -423,10 +437,14 @@ class _Turn:
         elif results is not None:
             self.diagnostics.unknown_type("tool_results")
 
-    def call(self, call_id: object, name: object, arguments: object, raw: object) -> Event:
+    def call(
+        self, call_id: object, name: object, arguments: object, raw: object
+    ) -> Event:
         call = as_str(call_id)
         tool = as_str(name)
-        if arguments is None and isinstance(raw, str):  # the model's input, not parsed yet
+        if arguments is None and isinstance(
+            raw, str
+        ):  # the model's input, not parsed yet
             arguments = raw
         shown = shown_arguments(arguments)
         if call:
@@ -479,7 +497,9 @@ class _Turn:
 
     def legacy(self) -> Iterator[Event]:
         requests = self.thread.get("request_token_usage")
-        requests = requests if isinstance(requests, list) and self.cumulative is None else []
+        requests = (
+            requests if isinstance(requests, list) and self.cumulative is None else []
+        )
         turn_usage: Usage | None = None
         answered = False
         messages = self.thread.get("messages")
@@ -513,10 +533,14 @@ class _Turn:
             uses = message.get("tool_uses")
             for use in uses if isinstance(uses, list) else []:
                 if isinstance(use, dict):
-                    yield self.call(use.get("id"), use.get("name"), use.get("input"), None)
+                    yield self.call(
+                        use.get("id"), use.get("name"), use.get("input"), None
+                    )
             results = message.get("tool_results")
             for result in results if isinstance(results, list) else []:
-                if isinstance(result, dict):  # 0.1.0 keeps them on the next user message
+                if isinstance(
+                    result, dict
+                ):  # 0.1.0 keeps them on the next user message
                     yield from self.result(result)
         if answered:
             yield from self.usage(turn_usage, "turn")
@@ -534,6 +558,10 @@ class _Turn:
                 if text:
                     yield self.say("thinking", text=text)
             elif kind == "RedactedThinking":
-                yield self.say("thinking", text="[redacted thinking]", extra={"redacted": True})
+                yield self.say(
+                    "thinking", text="[redacted thinking]", extra={"redacted": True}
+                )
             else:
-                self.diagnostics.unknown_type(f"segment {one_line(kind, limit=40) or '?'}")
+                self.diagnostics.unknown_type(
+                    f"segment {one_line(kind, limit=40) or '?'}"
+                )

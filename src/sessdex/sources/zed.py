@@ -22,7 +22,7 @@ decompressing the row (bounded, and cached by the index with the rest of the lis
 What a thread holds, and how it reads, is in `_zed_read.py`. Zed keeps no time per
 message: events carry none but the thread's last write (`updated_at`), given to its usage
 and last turn end as an estimate. Usage: Zed's `cumulative_token_usage` (a running sum of
-every request, kept by the first agent and by Zed since 2026) is one `usage` event for the
+every request, kept by the first agent and by newer releases of the current one) is one `usage` event for the
 thread (`extra["scope"] = "session"`); a thread without it has, per prompt, the usage of
 the last request of that turn (`request_token_usage`, which Zed overwrites per request, so
 a turn of several requests counts less than it spent: a floor). Sub-agent threads
@@ -74,12 +74,13 @@ _COLUMNS = ("id", "summary", "updated_at", "created_at", "data_type", "parent_id
 def locate(home: Home) -> Location:
     flatpak = home.env_dir("FLATPAK_XDG_DATA_HOME")
     xdg = home.env_dir("XDG_DATA_HOME")
+    override: str | None
     if flatpak is not None:
         root, override = flatpak / "zed", f"FLATPAK_XDG_DATA_HOME={flatpak}"
     else:
         root = home.xdg("data") / "zed"
         override = f"XDG_DATA_HOME={xdg}" if xdg else None
-    notes = ()
+    notes: tuple[str, ...] = ()
     if home.environ.get("ZED_STATELESS"):
         notes = (
             "ZED_STATELESS is set: a Zed started with it keeps its threads in memory "
@@ -247,9 +248,7 @@ def resume_refusal(session: Session) -> str | None:
             "this is a sub-agent's thread; Zed shows it inside its lead thread's "
             f"spawn_agent call: reopen that thread ({session.app}:{session.parent_id})."
         )
-    where = (
-        f"open {one_line(session.cwd)} in Zed, then" if session.cwd else "in Zed,"
-    )
+    where = f"open {one_line(session.cwd)} in Zed, then" if session.cwd else "in Zed,"
     return (
         "Zed has no command to reopen an agent thread from the command line; "
         f"{where} pick {which} in the Agent Panel's thread history."

@@ -40,7 +40,9 @@ def pack(value: dict[str, object], kind: str) -> bytes:
     return zstandard.ZstdCompressor(level=3).compress(text) if kind == "zstd" else text
 
 
-def tool_use(call_id: str, name: str, arguments: dict[str, object]) -> dict[str, object]:
+def tool_use(
+    call_id: str, name: str, arguments: dict[str, object]
+) -> dict[str, object]:
     raw = json.dumps(arguments, separators=(",", ":"))
     return {"ToolUse": {"id": call_id, "name": name, "raw_input": raw, "input": arguments,
                         "is_input_complete": True}}  # fmt: skip
@@ -48,7 +50,7 @@ def tool_use(call_id: str, name: str, arguments: dict[str, object]) -> dict[str,
 
 def lead_thread() -> dict[str, object]:
     """0.3.0, the current shape: tool calls, thinking, a sub-agent, per-turn and
-    cumulative usage; tool results' `content` a list (Zed since 2026)."""
+    cumulative usage; tool results' `content` a list (newer Zed)."""
     return {
         "title": "Add retry to checkout",
         "messages": [
@@ -225,7 +227,9 @@ def first_thread() -> dict[str, object]:
     }  # fmt: skip
 
 
-def write(path: Path, rows: list[tuple[object, ...]], schema: tuple[str, ...] = SCHEMA) -> None:
+def write(
+    path: Path, rows: list[tuple[object, ...]], schema: tuple[str, ...] = SCHEMA
+) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.unlink(missing_ok=True)
     db = sqlite3.connect(path)

@@ -148,6 +148,10 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ("top", ".vibe/logs/session/session_20261202_100000_0b0b0b0b/meta.json"),
     ],
     "crush": [("top", "code/noora/.crush/crush.db")],
+    "zed": [
+        ("top", "Library/Application Support/Zed/threads/threads.db"),
+        ("top", ".var/app/dev.zed.Zed/data/zed/threads/threads.db"),
+    ],
     "aider": [],  # its repositories come from other agents' lists: see below
     "qwen": [
         ("top", f".qwen/projects/-home-alex-code-shop-api/chats/{ID}.jsonl"),

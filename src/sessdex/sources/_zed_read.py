@@ -272,19 +272,27 @@ class Reader:
         self,
         child: str,
         call_id: str | None,
-        label: str | None,
+        spawn: tuple[str, str] | None,
         agent_id: str | None,
         depth: int,
     ) -> Iterator[Event]:
-        title = self.connection.execute(
-            "SELECT summary FROM threads WHERE id = ?", (child,)
-        ).fetchone()
+        """A `subagent` event (`spawn`: the call's label and message), then the child's
+        thread by its own id."""
+        label, message = spawn or ("", "")
+        if not label:
+            title = self.connection.execute(
+                "SELECT summary FROM threads WHERE id = ?", (child,)
+            ).fetchone()
+            label = (one_line(title[0], limit=None) if title else None) or ""
+        extra: dict[str, JSONValue] = {"child_id": child}
+        if label:
+            extra["agent_name"] = label
         yield self.emit(
             "subagent",
             agent_id=agent_id,
             call_id=call_id,
-            text=label or (one_line(title[0], limit=None) if title else None),
-            extra={"child_id": child},
+            text=one_line(message, limit=None) or label or None,
+            extra=extra,
         )
         yield from self.thread(child, child, depth + 1)
 
@@ -315,7 +323,7 @@ class _Turn:
         )
         cumulative = _tokens(thread.get("cumulative_token_usage"), self.model)
         self.cumulative = cumulative
-        self.labels: dict[str, str] = {}  # spawn_agent call id: its label
+        self.spawns: dict[str, tuple[str, str]] = {}  # spawn_agent call: label, message
         self.tools: dict[str, str] = {}  # call id: tool name (legacy results have none)
         self.open_calls: set[str] = set()
 
@@ -451,7 +459,8 @@ class _Turn:
             self.open_calls.add(call)
             self.tools[call] = tool or ""
             if tool == "spawn_agent" and isinstance(arguments, dict):
-                self.labels[call] = as_str(arguments.get("label")) or ""
+                label, message = arguments.get("label"), arguments.get("message")
+                self.spawns[call] = (as_str(label) or "", as_str(message) or "")
         extra: dict[str, JSONValue] = {"input": shown}
         return self.say("tool_call", tool=tool, call_id=call, extra=extra)
 
@@ -462,15 +471,19 @@ class _Turn:
         output = result.get("output")
         child = self.spawned(output, result.get("content"))
         if child is not None:
-            yield from self.reader.subagent(child, call, self.labels.get(call or "") or None, self.agent_id, self.depth)  # fmt: skip
+            yield from self.reader.subagent(child, call, self.spawns.get(call or ""), self.agent_id, self.depth)  # fmt: skip
         extra: dict[str, JSONValue] = {}
         if output is not None and child is None and not isinstance(output, str):
             extra["output"] = json_copy(output)
+        text = result_text(result.get("content"), self.diagnostics)
+        if isinstance(output, dict) and "session_id" in output:  # spawn_agent's
+            said = output.get("output", output.get("error"))
+            text = said if isinstance(said, str) else text
         yield self.say(
             "tool_result",
             tool=as_str(result.get("tool_name")) or self.tools.get(call or "") or None,
             call_id=call,
-            text=result_text(result.get("content"), self.diagnostics),
+            text=text,
             is_error=result.get("is_error") is True,
             extra=extra,
         )

@@ -1,0 +1,335 @@
+"""Zed quirks: one threads.db (WAL while Zed runs), zstd or JSON rows, the current and the
+first agent's thread shapes, sub-agent threads read inside their lead, usage from Zed's
+counters, no command to resume a thread."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+import zstandard
+from click.testing import CliRunner
+
+from sessdex import files, usage
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, merge
+from sessdex.sources import Home, zed
+
+DATA = Path(__file__).parent.parent / "data" / "zed"
+HOME = DATA / "home"
+THREADS = Path(".local/share/zed/threads")
+LEAD = "8c1f4e2a-6b3d-4c5e-9f70-1a2b3c4d5e6f"
+CHILD = "5d2e7a90-3c4b-4d6e-8f1a-2b3c4d5e6f70"
+LEGACY = "2f9a8b7c-1d2e-4f3a-8b4c-5d6e7f8a9b0c"
+OLDEST = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+FIRST = "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918"
+
+
+def sessions(
+    home: Path = HOME,
+    diagnostics: Diagnostics | None = None,
+    environ: dict[str, str] | None = None,
+) -> dict[str, Session]:
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    location = zed.locate(Home(home, environ) if environ is not None else Home.at(home))
+    fragments: dict[str, list[Session]] = {}
+    for path in zed.scan(location):
+        for session in zed.parse(path, location, diagnostics):
+            fragments.setdefault(session.id, []).append(session)
+    return {key: merge(parts) for key, parts in fragments.items()}
+
+
+def events(session: Session) -> list[Event]:
+    diagnostics = Diagnostics()
+    found = list(zed.read(session, diagnostics))
+    assert not diagnostics.skipped_total and not diagnostics.unknown
+    assert not diagnostics.problems
+    return found
+
+
+def copy(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    return home
+
+
+def test_threads_are_listed_with_their_title_folder_and_times() -> None:
+    found = sessions()
+    lead = found[LEAD]
+    assert lead.title == "Add retry to checkout"
+    # two folders: the first opened (folder_paths_order "1,0"), not the first sorted
+    assert lead.cwd == "/home/alex/code/shop-api"
+    assert lead.extra["folders"] == [
+        "/home/alex/code/shop-api",
+        "/home/alex/code/lib-retry",
+    ]
+    assert (
+        lead.created is not None
+        and lead.created.isoformat() == "2026-12-01T11:00:00+00:00"
+    )
+    assert (
+        lead.updated is not None
+        and lead.updated.isoformat() == "2026-12-01T11:05:30.250000+00:00"
+    )
+    assert (found[CHILD].parent_id, found[CHILD].agent_type) == (LEAD, "subagent")
+    # rows from before the folder columns: the folder (and branch) the thread started in
+    assert (found[LEGACY].cwd, found[LEGACY].branch) == ("/home/alex/code/blog", "main")
+    assert (
+        found[FIRST].cwd == "/home/alex/code/shop-api" and found[FIRST].created is None
+    )
+    assert found[OLDEST].cwd is None  # the first shape kept no project snapshot
+
+
+def test_the_lead_thread_reads_in_order_with_its_sub_agent_inside() -> None:
+    found = events(sessions()[LEAD])
+    kinds = [(e.kind, e.agent_id is not None) for e in found]
+    assert [k for k, child in kinds if not child] == [
+        "user", "thinking", "assistant", "tool_call", "tool_result",
+        "tool_call", "tool_call", "subagent", "tool_result", "tool_result",
+        "thinking", "assistant", "turn_end",
+        "user", "tool_call", "tool_result", "meta", "assistant", "turn_end", "usage",
+    ]  # fmt: skip
+    user = found[0]
+    assert (
+        user.text
+        == "Add a retry to the checkout call in @checkout.py and find who calls it."
+    )
+    assert user.extra["mentions"] == ["/home/alex/code/shop-api/src/checkout.py"]
+    calls = {e.call_id: e for e in found if e.kind == "tool_call"}
+    results = {e.call_id: e for e in found if e.kind == "tool_result"}
+    assert (
+        set(calls)
+        == set(results)
+        == {"toolu_01", "toolu_02", "toolu_03", "toolu_04", "toolu_11"}
+    )
+    assert calls["toolu_04"].tool == "terminal" and calls["toolu_04"].extra["input"] == {"command": "pytest -q", "cd": "shop-api"}  # fmt: skip
+    assert results["toolu_03"].is_error and not results["toolu_01"].is_error
+    # the sub-agent's events come between its spawn and the spawn's result, by its own id
+    spawn = next(e for e in found if e.kind == "subagent")
+    assert (spawn.call_id, spawn.extra["child_id"]) == ("toolu_02", CHILD)
+    assert spawn.text == "List every caller of checkout()."  # the task it was given
+    assert spawn.extra["agent_name"] == "Find callers of checkout"  # the call's label
+    # the result is the sub-agent's last answer, as Zed hands it to the model
+    assert results["toolu_02"].text == "Two callers: api/views.py and jobs/nightly.py."
+    inside = [e for e in found if e.agent_id == CHILD]
+    assert spawn.seq < inside[0].seq and inside[-1].seq < results["toolu_02"].seq
+    assert inside[0].kind == "user" and inside[0].extra["from_agent"] == "the lead"
+    assert [e.kind for e in inside] == ["user", "tool_call", "tool_result", "assistant", "usage", "turn_end"]  # fmt: skip
+    redacted = [e for e in found if e.kind == "thinking" and e.extra.get("redacted")]
+    assert [e.text for e in redacted] == ["[redacted thinking]"]
+
+
+def test_legacy_threads_read_as_zed_upgrades_them() -> None:
+    found = sessions()
+    legacy = events(found[LEGACY])
+    assert [e.kind for e in legacy] == ["user", "thinking", "assistant", "tool_call", "tool_result", "assistant", "turn_end", "usage"]  # fmt: skip
+    call, result = legacy[3], legacy[4]
+    assert (call.tool, call.call_id, result.call_id, result.tool) == ("read_file", "toolu_21", "toolu_21", "read_file")  # fmt: skip
+    # 0.1.0: the tool's result rode on the next user message, which is no prompt
+    first = events(found[FIRST])
+    assert [e.kind for e in first] == ["user", "assistant", "tool_call", "tool_result", "assistant", "turn_end", "usage"]  # fmt: skip
+    assert first[3].text == "0001_init.sql\n0002_orders.sql"
+    oldest = events(found[OLDEST])
+    assert [(e.kind, e.text) for e in oldest[:2]] == [
+        ("user", "Rename load_cfg to load_config everywhere."),
+        ("assistant", "Renamed in 3 files."),
+    ]
+
+
+def test_usage_totals_are_zeds_counters_hand_checked() -> None:
+    lead = [e for e in events(sessions()[LEAD]) if e.kind == "usage"]
+    # the lead's running sum (one event), the sub-agent's one turn (no running sum: a floor)
+    assert [(e.agent_id, e.extra["scope"]) for e in lead] == [(CHILD, "turn"), (None, "session")]  # fmt: skip
+    child, total = lead[0].usage, lead[1].usage
+    assert child is not None and total is not None
+    assert (total.input_tokens, total.output_tokens, total.cache_read_tokens, total.cache_write_tokens) == (3200, 910, 12000, 1500)  # fmt: skip
+    assert (total.model, lead[1].extra["provider"]) == (
+        "claude-sonnet-4-5",
+        "anthropic",
+    )
+    assert (child.input_tokens, child.output_tokens, child.model) == (
+        700,
+        90,
+        "claude-haiku-4-5",
+    )
+    assert (
+        lead[1].time is not None and lead[1].time_estimated
+    )  # the thread's last write
+    result = usage.run(Home.at(HOME), "model", apps=("zed",), filters=usage.Filters())
+    by_model = {
+        row.key: (row.input_tokens, row.output_tokens, row.cache_read_tokens)
+        for row in result.rows
+    }
+    # the sub-agent counts once, inside its lead; legacy threads by their cumulative sums
+    assert by_model["claude-sonnet-4-5"] == (3200, 910, 12000)
+    assert by_model["claude-haiku-4-5"] == (700, 90, 0)
+    assert by_model["claude-3-7-sonnet-latest"] == (2400, 350, 0)
+
+
+def test_resume_gives_no_command_and_says_how_to_reopen_the_thread(
+    tmp_path: Path,
+) -> None:
+    found = sessions()
+    assert all(zed.resume(s) is None for s in found.values())
+    said = zed.resume_refusal(found[LEAD])
+    assert said is not None
+    assert "no command" in said and "Agent Panel" in said
+    assert "/home/alex/code/shop-api" in said and '"Add retry to checkout"' in said
+    child = zed.resume_refusal(found[CHILD])
+    assert child is not None and f"zed:{LEAD}" in child
+    result = CliRunner().invoke(
+        main, ["resume", LEAD[:8], "--home", str(copy(tmp_path))]
+    )
+    assert result.exit_code == 1
+    assert "Agent Panel" in result.stderr
+    assert "zed " not in result.stdout  # no command to run is printed
+
+
+def test_newest_rows_in_the_wal_are_listed_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    home = copy(tmp_path)
+    folder = home / THREADS
+    writer = sqlite3.connect(folder / "threads.db")
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        thread = {"title": "Only in the WAL", "messages": [{"User": {"id": "u", "content": [{"Text": "hello"}]}}],
+                  "updated_at": "2026-12-02T08:00:05+00:00", "version": "0.3.0"}  # fmt: skip
+        data = zstandard.ZstdCompressor(level=3).compress(json.dumps(thread).encode())
+        writer.execute(
+            "INSERT INTO threads (id, summary, updated_at, data_type, data, folder_paths, "
+            "folder_paths_order, created_at) VALUES ('wal-1', 'Only in the WAL', "
+            "'2026-12-02T08:00:05+00:00', 'zstd', ?, '/home/alex/code/new', '0', "
+            "'2026-12-02T08:00:00+00:00')",
+            (data,),
+        )
+        writer.commit()
+        assert (folder / "threads.db-wal").stat().st_size > 0
+        before = {
+            p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()
+        }
+        found = sessions(home)
+        assert found["wal-1"].title == "Only in the WAL"
+        assert found["wal-1"].cwd == "/home/alex/code/new"
+        assert [e.text for e in events(found["wal-1"])] == ["hello"]
+        assert LEAD in found
+        after = {
+            p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()
+        }
+        assert after == before
+    finally:
+        writer.close()
+
+
+def test_damaged_rows_are_counted_never_raised() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(DATA / "malformed" / "home", diagnostics)
+    # every row is listed from its columns, whatever its data holds
+    assert {"bad-zstd", "cut-json", "cut-frame", "not-object", "odd-kinds", "lz4-data", "42", "orphan"} <= set(found)  # fmt: skip
+    assert found["orphan"].parent_id is None  # its lead is gone: listed on its own
+    for session in found.values():
+        list(zed.read(session, diagnostics))
+    reasons = {
+        path.rpartition("/")[2]: reason for path, _, reason in diagnostics.details
+    }
+    assert reasons == {
+        "bad-zstd": "unreadable",
+        "cut-json": "truncated",
+        "cut-frame": "unreadable",
+        "not-object": "not an object",
+        "lz4-data": "bad value",
+    }
+    assert diagnostics.unknown == {
+        "thread version 0.4.0": 1,
+        "user content Video": 1,
+        "agent content Diagram": 1,
+        "tool_results": 1,
+        "message Compaction": 1,
+        "message int": 1,
+        "data_type lz4": 1,
+    }
+    assert not diagnostics.problems
+
+
+def test_a_huge_pasted_image_is_elided_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "READ_LINE_CAP", 4096)
+    home = copy(tmp_path)
+    image = base64.b64encode(bytes(range(256)) * 1200).decode()  # ~400 KB of base64
+    thread = {"title": "A screenshot", "version": "0.3.0", "updated_at": "2026-12-03T09:00:00+00:00",
+              "messages": [{"User": {"id": "u", "content": [{"Text": "What is wrong here? "},
+                                                             {"Image": {"source": image}}]}},
+                           {"Agent": {"content": [{"Text": "The button overlaps."}], "tool_results": {}}}]}  # fmt: skip
+    db = sqlite3.connect(home / THREADS / "threads.db")
+    db.execute(
+        "INSERT INTO threads (id, summary, updated_at, data_type, data) VALUES "
+        "('img', 'A screenshot', '2026-12-03T09:00:00+00:00', 'zstd', ?)",
+        (zstandard.ZstdCompressor(level=3).compress(json.dumps(thread).encode()),),
+    )
+    db.commit()
+    db.close()
+    session = sessions(home)["img"]
+    found = events(session)
+    assert (
+        found[0].text
+        == f"What is wrong here? [image, {files.human_bytes(len(image) * 3 // 4)}]"
+    )
+    assert found[1].text == "The button overlaps."
+
+
+def test_an_old_database_without_the_added_columns_lists(tmp_path: Path) -> None:
+    folder = tmp_path / "home" / THREADS
+    folder.mkdir(parents=True)
+    db = sqlite3.connect(folder / "threads.db")
+    db.execute("CREATE TABLE threads (id TEXT PRIMARY KEY, summary TEXT NOT NULL, "
+               "updated_at TEXT NOT NULL, data_type TEXT NOT NULL, data BLOB NOT NULL)")  # fmt: skip
+    source = sqlite3.connect(HOME / THREADS / "threads.db")
+    rows = source.execute(f"SELECT id, summary, updated_at, data_type, data FROM threads WHERE id = '{LEGACY}'").fetchall()  # fmt: skip
+    source.close()
+    db.executemany("INSERT INTO threads VALUES (?, ?, ?, ?, ?)", rows)
+    db.commit()
+    db.close()
+    found = sessions(tmp_path / "home")
+    assert list(found) == [LEGACY] and found[LEGACY].cwd == "/home/alex/code/blog"
+    assert found[LEGACY].created is None
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "Library/Application Support/Zed",  # macOS
+        "AppData/Local/Zed",  # Windows (%LOCALAPPDATA%)
+        ".var/app/dev.zed.Zed/data/zed",  # the Flatpak's, seen from outside
+    ],
+)
+def test_each_platforms_data_folder_is_found(where: str, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME / ".local/share/zed", home / where)
+    assert LEAD in sessions(home)
+
+
+def test_flatpaks_variable_wins_and_zed_stateless_is_noted(tmp_path: Path) -> None:
+    environ = {
+        "FLATPAK_XDG_DATA_HOME": str(HOME / ".local/share"),
+        "ZED_STATELESS": "1",
+    }
+    location = zed.locate(Home(tmp_path, environ))
+    assert location.override == f"FLATPAK_XDG_DATA_HOME={HOME / '.local/share'}"
+    assert location.notes and "ZED_STATELESS" in location.notes[0]
+    assert LEAD in sessions(tmp_path, environ=environ)
+
+
+def test_doctor_says_when_zeds_folder_holds_no_threads(tmp_path: Path) -> None:
+    (tmp_path / ".local/share/zed/db").mkdir(parents=True)
+    location = zed.locate(Home.at(tmp_path))
+    assert location.exists and list(zed.scan(location)) == []
+    [note] = zed.doctor_notes(location)
+    assert "threads/threads.db" in note and "--user-data-dir" in note
+    assert zed.doctor_notes(zed.locate(Home.at(HOME))) == []

@@ -333,3 +333,22 @@ def test_doctor_says_when_zeds_folder_holds_no_threads(tmp_path: Path) -> None:
     [note] = zed.doctor_notes(location)
     assert "threads/threads.db" in note and "--user-data-dir" in note
     assert zed.doctor_notes(zed.locate(Home.at(HOME))) == []
+
+
+def test_a_field_a_newer_zed_adds_is_counted(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    thread = {"title": "Newer", "version": "0.3.0", "updated_at": "2026-12-04T09:00:00Z",
+              "messages": [{"User": {"id": "u", "content": [{"Text": "hi"}]}}],
+              "worktree_branch": "feature"}  # fmt: skip
+    db = sqlite3.connect(home / THREADS / "threads.db")
+    db.execute(
+        "INSERT INTO threads (id, summary, updated_at, data_type, data) VALUES "
+        "('newer', 'Newer', '2026-12-04T09:00:00Z', 'json', ?)",
+        (json.dumps(thread).encode(),),
+    )
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    found = list(zed.read(sessions(home)["newer"], diagnostics))
+    assert [e.text for e in found] == ["hi"]
+    assert diagnostics.unknown == {"thread field worktree_branch": 1}

@@ -31,6 +31,20 @@ from ._values import Emitter, as_str, blob, json_copy, one_line, shown_arguments
 CURRENT = "0.3.0"  # DbThread::VERSION
 LEGACY = ("0.2.0", "0.1.0")  # SerializedThread and SerializedThreadV0_1_0
 MAX_DEPTH = 4  # Zed's MAX_SUBAGENT_DEPTH: deeper links are a loop, not read
+# the fields Zed's source writes (db.rs `DbThread` with its `version`; legacy_thread.rs
+# `SerializedThread`, with the `exceeded_window_error` of early releases): any other is
+# counted, so that `doctor` shows a newer Zed's additions
+CURRENT_FIELDS = frozenset({
+    "title", "messages", "updated_at", "detailed_summary", "initial_project_snapshot",
+    "cumulative_token_usage", "request_token_usage", "model", "profile", "imported",
+    "subagent_context", "speed", "thinking_enabled", "thinking_effort", "draft_prompt",
+    "ui_scroll_position", "sandboxed_terminal_temp_dir", "version",
+})  # fmt: skip
+LEGACY_FIELDS = frozenset({
+    "version", "summary", "updated_at", "messages", "initial_project_snapshot",
+    "cumulative_token_usage", "request_token_usage", "detailed_summary_state", "model",
+    "completion_mode", "tool_use_limit_reached", "profile", "exceeded_window_error",
+})  # fmt: skip
 _TOKENS = (
     "input_tokens",
     "output_tokens",
@@ -260,7 +274,11 @@ class Reader:
             if isinstance(row[0], str)
         ] if depth < MAX_DEPTH else []  # fmt: skip
         turn = _Turn(self, value, agent_id, children, depth)
-        if is_current(value, self.diagnostics):
+        current = is_current(value, self.diagnostics)
+        known = CURRENT_FIELDS if current else LEGACY_FIELDS
+        for field in value.keys() - known:
+            self.diagnostics.unknown_type(f"thread field {one_line(field, limit=40)}")
+        if current:
             yield from turn.current()
         else:
             yield from turn.legacy()

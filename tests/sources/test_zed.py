@@ -8,6 +8,7 @@ import base64
 import json
 import shutil
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -352,3 +353,33 @@ def test_a_field_a_newer_zed_adds_is_counted(tmp_path: Path) -> None:
     found = list(zed.read(sessions(home)["newer"], diagnostics))
     assert [e.text for e in found] == ["hi"]
     assert diagnostics.unknown == {"thread field worktree_branch": 1}
+
+
+def test_watch_tells_a_thread_mid_turn_from_one_whose_turn_ended(
+    tmp_path: Path,
+) -> None:
+    """Zed writes no time per message and no turn end: the row's `updated_at` dates the
+    thread, an open tool call means working, an answer with none a turn that ended."""
+    home = copy(tmp_path)
+    now = datetime.now(UTC).isoformat()
+    thread = {"title": "Mid turn", "version": "0.3.0", "updated_at": now,
+              "messages": [{"User": {"id": "u", "content": [{"Text": "run it"}]}},
+                           {"Agent": {"content": [{"ToolUse": {"id": "t1", "name": "terminal", "raw_input": "{}",
+                                                               "input": {"command": "make"}, "is_input_complete": True}}],
+                                      "tool_results": {}}}]}  # fmt: skip
+    db = sqlite3.connect(home / THREADS / "threads.db")
+    db.execute("UPDATE threads SET updated_at = ? WHERE id = ?", (now, LEAD))
+    db.execute(
+        "INSERT INTO threads (id, summary, updated_at, data_type, data) VALUES "
+        "('mid', 'Mid turn', ?, 'zstd', ?)",
+        (now, zstandard.ZstdCompressor(level=3).compress(json.dumps(thread).encode())),
+    )
+    db.commit()
+    db.close()
+    result = CliRunner().invoke(
+        main, ["watch", "--json", "--app", "zed", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    status = {row["id"]: row["status"] for row in json.loads(result.stdout)}
+    assert status["mid"] == "working"
+    assert status[LEAD] == "waiting_for_user"

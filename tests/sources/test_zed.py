@@ -383,3 +383,17 @@ def test_watch_tells_a_thread_mid_turn_from_one_whose_turn_ended(
     status = {row["id"]: row["status"] for row in json.loads(result.stdout)}
     assert status["mid"] == "working"
     assert status[LEAD] == "waiting_for_user"
+
+
+def test_a_row_whose_data_is_a_number_is_counted(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / THREADS / "threads.db")
+    db.execute(
+        "INSERT INTO threads (id, summary, updated_at, data_type, data) VALUES "
+        "('number', 'A number', '2026-12-04T09:00:00Z', 'zstd', 7)"
+    )
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    assert list(zed.read(sessions(home)["number"], diagnostics)) == []
+    assert [reason for _, _, reason in diagnostics.details] == ["unreadable"]

@@ -14,6 +14,7 @@ Two shapes: `DbThread` (version "0.3.0", the agent since Zed's ACP rewrite: mess
 
 from __future__ import annotations
 
+import io
 import itertools
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
@@ -58,21 +59,17 @@ def decoded(
 ) -> bytes | None:
     """A row's thread JSON, decompressed as it is read; long strings elided past the cap
     (None: too long even so). Raises OSError (`files.CorruptData`) or zstd's error for
-    data that does not decompress."""
-    try:
-        stream = connection.blobopen("threads", "data", rowid, readonly=True)
-    except sqlite3.Error:  # NULL or a number: nothing to decompress
-        return None
+    data that does not decompress, or a row with no data."""
+    stream, size = _opened(connection, rowid)
     with stream:
         read: Callable[[int], bytes] = stream.read
         if compressed:
             import zstandard
 
             # sqlite3.Blob reads as a file does: all the stream reader asks of it
-            source: Any = stream
             read = (
                 zstandard.ZstdDecompressor()
-                .stream_reader(source, read_size=files.CHUNK)
+                .stream_reader(stream, read_size=files.CHUNK)
                 .read
             )
         pieces = iter(lambda: read(files.CHUNK), b"")
@@ -81,10 +78,28 @@ def decoded(
             buffer += piece
             if not full and len(buffer) > files.READ_LINE_CAP:
                 return files.compacted(itertools.chain((bytes(buffer),), pieces))
-        if compressed and not buffer and len(stream):
+        if compressed and not buffer and size:
             # a frame cut inside its first block, or not zstd: the reader gives nothing
             raise files.CorruptData("corrupt zstd data")
         return bytes(buffer)
+
+
+def _opened(connection: sqlite3.Connection, rowid: int) -> tuple[Any, int]:
+    """(a file-like reader of the row's `data`, its size): SQLite's blob IO, which never
+    loads a huge value whole; a value it cannot open (not text nor blob: a damaged row)
+    is read the plain way."""
+    try:
+        blob = connection.blobopen("threads", "data", rowid, readonly=True)
+    except sqlite3.Error:
+        row = connection.execute(
+            "SELECT data FROM threads WHERE rowid = ?", (rowid,)
+        ).fetchone()
+        value = row[0] if row else None
+        if not isinstance(value, bytes | str):
+            raise files.CorruptData("no thread data") from None
+        data = value.encode() if isinstance(value, str) else value
+        return io.BytesIO(data), len(data)
+    return blob, len(blob)
 
 
 def load(
@@ -216,6 +231,8 @@ def _mention(uri: object, diagnostics: Diagnostics) -> tuple[str, str | None]:
     if kind == "Fetch":
         url = as_str(fields.get("url"))
         return url or "fetch", url
+    if kind == "Selection":  # of a buffer with no file
+        return "selection", None
     if kind in ("PastedImage", "Diagnostics", "TerminalSelection"):
         return {"PastedImage": "image", "Diagnostics": "diagnostics"}.get(kind, "terminal selection"), None  # fmt: skip
     diagnostics.unknown_type(f"mention {one_line(kind, limit=40) or '?'}")

@@ -101,6 +101,10 @@ def test_the_lead_thread_reads_in_order_with_its_sub_agent_inside() -> None:
         == "Add a retry to the checkout call in @checkout.py and find who calls it."
     )
     assert user.extra["mentions"] == ["/home/alex/code/shop-api/src/checkout.py"]
+    second = next(
+        e for e in found if e.kind == "user" and e is not user and e.agent_id is None
+    )
+    assert second.text == "Thanks, run the tests; mind @diff against main"
     calls = {e.call_id: e for e in found if e.kind == "tool_call"}
     results = {e.call_id: e for e in found if e.kind == "tool_result"}
     assert (

@@ -231,6 +231,11 @@ def _mention(uri: object, diagnostics: Diagnostics) -> tuple[str, str | None]:
     if kind == "Fetch":
         url = as_str(fields.get("url"))
         return url or "fetch", url
+    if kind == "GitDiff":  # the branch's diff against a base
+        return f"diff against {as_str(fields.get('base_ref')) or '?'}", None
+    if kind == "MergeConflict":
+        conflicted = as_str(fields.get("file_path"))
+        return PurePath(conflicted).name if conflicted else "merge conflict", conflicted
     if kind == "Selection":  # of a buffer with no file
         return "selection", None
     if kind in ("PastedImage", "Diagnostics", "TerminalSelection"):

@@ -87,7 +87,8 @@ def lead_thread() -> dict[str, object]:
                 {"RedactedThinking": "ZW5jcnlwdGVk"},
                 {"Text": "Added a retry with backoff; callers are api/views.py and jobs/nightly.py."},
             ], "tool_results": {}, "reasoning_details": None}},
-            {"User": {"id": "u-2", "content": [{"Text": "Thanks, run the tests."}]}},
+            {"User": {"id": "u-2", "content": [{"Text": "Thanks, run the tests; mind "},
+                                               {"Mention": {"uri": {"GitDiff": {"base_ref": "main"}}, "content": "diff --git a/x b/x"}}]}},
             {"Agent": {"content": [
                 tool_use("toolu_04", "terminal", {"command": "pytest -q", "cd": "shop-api"}),
             ], "tool_results": {"toolu_04": {

@@ -401,3 +401,15 @@ def test_a_row_whose_data_is_a_number_is_counted(tmp_path: Path) -> None:
     diagnostics = Diagnostics()
     assert list(zed.read(sessions(home)["number"], diagnostics)) == []
     assert [reason for _, _, reason in diagnostics.details] == ["unreadable"]
+
+
+def test_a_folderless_row_over_the_peek_size_lists_without_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row from before `folder_paths` is decompressed for its folder only while small:
+    a huge one lists at once, without a folder, and its read still shows it whole."""
+    monkeypatch.setattr(zed, "PEEK_BYTES", 200)
+    found = sessions()
+    assert found[FIRST].cwd is None and found[LEGACY].cwd is None  # over 200 bytes
+    assert found[LEAD].cwd == "/home/alex/code/shop-api"  # from its column, as ever
+    assert [e.kind for e in events(found[FIRST])][:2] == ["user", "assistant"]

@@ -17,7 +17,8 @@ The `threads` table (`crates/agent/src/db.rs`): `id` (the ACP session id, a UUID
 one a line) with `folder_paths_order` (the order they were opened in, comma-separated
 indices). Listing reads only these columns; a row without `folder_paths` (written before
 that column) has its folder from the thread's `initial_project_snapshot`, which takes
-decompressing the row (bounded, and cached by the index with the rest of the listing).
+decompressing the row (rows up to `PEEK_BYTES` stored; cached by the index with the rest
+of the listing).
 
 What a thread holds, and how it reads, is in `_zed_read.py`. Zed keeps no time per
 message: events carry none but the thread's last write (`updated_at`), given to its usage
@@ -67,6 +68,10 @@ WINDOWS_DATA = ("AppData", "Local", "Zed")
 FLATPAK_DATA = (".var", "app", "dev.zed.Zed", "data", "zed")
 THREADS = ("threads", "threads.db")
 
+# a row without `folder_paths` is decompressed for its folder when listed only up to this
+# size in the database: a bigger one (pasted images) is listed without a folder, which its
+# read still shows
+PEEK_BYTES = 8 * 1024 * 1024
 _COLUMNS = ("id", "summary", "updated_at", "created_at", "data_type", "parent_id",
             "folder_paths", "folder_paths_order")  # fmt: skip
 
@@ -172,8 +177,10 @@ def _session(
         extra["data_type"] = row["data_type"]  # type: ignore[assignment]
     if len(opened) > 1:
         extra["folders"] = list(opened)
-    if cwd is None:  # a row from before `folder_paths`: the thread's first worktree
-        thread = load(connection, thread_id, Diagnostics(), str(path))  # read() counts
+    if cwd is None and _stored_size(connection, row.get("rowid")) <= PEEK_BYTES:
+        # a row from before `folder_paths`: the thread's first worktree (its damage is
+        # counted when it is read, not here)
+        thread = load(connection, thread_id, Diagnostics(), str(path))
         if thread is not None:
             cwd, branch = folder_of(thread)
     parent = as_str(row.get("parent_id"))
@@ -191,6 +198,18 @@ def _session(
         agent_type="subagent" if parent else None,
         extra=extra,
     )
+
+
+def _stored_size(connection: sqlite3.Connection, rowid: object) -> int:
+    """The bytes a row's `data` takes in the database (compressed), found without
+    reading them; 0 where SQLite's blob IO cannot open it."""
+    if not isinstance(rowid, int):
+        return 0
+    try:
+        with connection.blobopen("threads", "data", rowid, readonly=True) as blob:
+            return len(blob)
+    except sqlite3.Error:
+        return 0
 
 
 def _folders(paths: object, order: object) -> tuple[str | None, tuple[str, ...]]:

@@ -413,3 +413,33 @@ def test_a_folderless_row_over_the_peek_size_lists_without_its_folder(
     assert found[FIRST].cwd is None and found[LEGACY].cwd is None  # over 200 bytes
     assert found[LEAD].cwd == "/home/alex/code/shop-api"  # from its column, as ever
     assert [e.kind for e in events(found[FIRST])][:2] == ["user", "assistant"]
+
+
+def test_a_running_sum_that_missed_turns_gives_way_to_the_turns(tmp_path: Path) -> None:
+    """A first-agent thread Zed upgraded keeps its old running sum; turns added before
+    Zed kept the sum only have their per-prompt figures: the larger count is taken."""
+    home = copy(tmp_path)
+    thread = {"title": "Upgraded", "version": "0.3.0", "updated_at": "2026-12-04T09:00:00Z",
+              "messages": [{"User": {"id": "a", "content": [{"Text": "one"}]}},
+                           {"Agent": {"content": [{"Text": "1"}], "tool_results": {}}},
+                           {"User": {"id": "b", "content": [{"Text": "two"}]}},
+                           {"Agent": {"content": [{"Text": "2"}], "tool_results": {}}}],
+              "cumulative_token_usage": {"input_tokens": 100, "output_tokens": 10},
+              "request_token_usage": {"a": {"input_tokens": 100, "output_tokens": 10},
+                                      "b": {"input_tokens": 400, "output_tokens": 40}},
+              "model": {"provider": "zed.dev", "model": "claude-sonnet-4-5"}}  # fmt: skip
+    db = sqlite3.connect(home / THREADS / "threads.db")
+    db.execute(
+        "INSERT INTO threads (id, summary, updated_at, data_type, data) VALUES "
+        "('upgraded', 'Upgraded', '2026-12-04T09:00:00Z', 'json', ?)",
+        (json.dumps(thread).encode(),),
+    )
+    db.commit()
+    db.close()
+    found = [e for e in events(sessions(home)["upgraded"]) if e.kind == "usage"]
+    assert [
+        (e.extra["scope"], e.usage.input_tokens if e.usage else 0) for e in found
+    ] == [
+        ("turn", 100),
+        ("turn", 400),
+    ]

@@ -198,6 +198,17 @@ def _tokens(value: object, model: str | None) -> Usage | None:
     )
 
 
+def _total(usage: Usage | None) -> int:
+    if usage is None:
+        return 0
+    return (
+        usage.input_tokens
+        + usage.output_tokens
+        + usage.cache_read_tokens
+        + usage.cache_write_tokens
+    )
+
+
 def result_text(content: object, diagnostics: Diagnostics) -> str:
     """A tool result's content as text: a string, `{"Text": …}` (any case, or Anthropic's
     `{"type": "text", "text": …}`), an image (`{"Image": …}` or its fields), or a list of
@@ -398,9 +409,16 @@ class _Turn:
 
     def current(self) -> Iterator[Event]:
         per_turn = self.thread.get("request_token_usage")
-        per_turn = (
-            per_turn if isinstance(per_turn, dict) and self.cumulative is None else {}
-        )
+        per_turn = per_turn if isinstance(per_turn, dict) else {}
+        turns = [_tokens(value, self.model) for value in per_turn.values()]
+        if self.cumulative is not None and _total(self.cumulative) >= sum(
+            _total(turn) for turn in turns if turn is not None
+        ):
+            per_turn = {}  # the running sum holds every request of every turn
+        else:
+            # no running sum, or one that missed turns (a first-agent thread Zed
+            # upgraded, then continued before it kept the sum): the turns, a floor
+            self.cumulative = None
         messages = self.thread.get("messages")
         user: str | None = None  # the turn's UserMessageId
         answered = False

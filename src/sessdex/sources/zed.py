@@ -24,7 +24,8 @@ What a thread holds, and how it reads, is in `_zed_read.py`. Zed keeps no time p
 message: events carry none but the thread's last write (`updated_at`), given to its usage
 and last turn end as an estimate. Usage: Zed's `cumulative_token_usage` (a running sum of
 every request, kept by the first agent and by newer releases of the current one) is one `usage` event for the
-thread (`extra["scope"] = "session"`); a thread without it has, per prompt, the usage of
+thread (`extra["scope"] = "session"`); a thread without it (or whose sum is below its
+turns', a first-agent thread continued before Zed kept one) has, per prompt, the usage of
 the last request of that turn (`request_token_usage`, which Zed overwrites per request, so
 a turn of several requests counts less than it spent: a floor). Sub-agent threads
 (`spawn_agent`, `parent_id`) are read inside their lead, where the call's result names

@@ -443,3 +443,22 @@ def test_a_running_sum_that_missed_turns_gives_way_to_the_turns(tmp_path: Path) 
         ("turn", 100),
         ("turn", 400),
     ]
+
+
+def test_an_imported_shared_thread_says_so(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    thread = {"title": "\U0001f517 Shared fix", "version": "0.3.0", "updated_at": "2026-12-04T09:00:00Z",
+              "imported": True, "messages": [{"User": {"id": "a", "content": [{"Text": "one"}]}}]}  # fmt: skip
+    db = sqlite3.connect(home / THREADS / "threads.db")
+    db.execute(
+        "INSERT INTO threads (id, summary, updated_at, data_type, data) VALUES "
+        "('shared', ?, '2026-12-04T09:00:00Z', 'json', ?)",
+        (thread["title"], json.dumps(thread).encode()),
+    )
+    db.commit()
+    db.close()
+    found = events(sessions(home)["shared"])
+    assert [(e.kind, e.extra.get("imported")) for e in found] == [
+        ("meta", True),
+        ("user", None),
+    ]

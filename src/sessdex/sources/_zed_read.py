@@ -311,6 +311,13 @@ class Reader:
         known = CURRENT_FIELDS if current else LEGACY_FIELDS
         for field in value.keys() - known:
             self.diagnostics.unknown_type(f"thread field {one_line(field, limit=40)}")
+        if value.get("imported") is True:  # a thread someone shared, opened from a link
+            yield self.emit(
+                "meta",
+                agent_id=agent_id,
+                text="a shared thread, imported into Zed: its turns ran elsewhere",
+                extra={"imported": True},
+            )
         if current:
             yield from turn.current()
         else:

@@ -2664,7 +2664,7 @@ def test_doctor_lists_versions_by_number_and_apps_with_sessions_first(
     tmp_path: Path,
 ) -> None:
     home = tmp_path / "home"
-    for app in ("qwen", "codex"):  # qwen comes last in the registry, codex second
+    for app in ("qwen", "codex"):  # qwen comes late in the registry, codex second
         shutil.copytree(Path(__file__).parent / "data" / app / "home", home, dirs_exist_ok=True)  # fmt: skip
     rollouts = sorted((home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
     latest = [p for p in rollouts if '"cli_version":"0.171.0"' in p.read_text()]

@@ -164,6 +164,7 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ),
         ("top", f".qwen/tmp/{'0b' * 32}/chats/session-2025-10-21T08-00-0b0b0b0b.json"),
     ],
+    "continue": [("top", f".continue/sessions/{ID}.json")],
 }
 CASES = [
     pytest.param(app, kind, relative, id=f"{app}-{index}-{kind}")

@@ -34,6 +34,7 @@ BUILTIN: tuple[str, ...] = (
     "goose",
     "qwen",
     "zed",
+    "continue",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -50,6 +51,7 @@ OVERRIDES: frozenset[str] = frozenset(
         "CODING_AGENT_DIR",
         "CODEX_HOME",
         "CODEX_SQLITE_HOME",
+        "CONTINUE_GLOBAL_DIR",
         "COPILOT_HOME",
         "CRUSH_GLOBAL_DATA",
         "CURSOR_CONFIG_DIR",
@@ -101,7 +103,11 @@ TITLES: dict[str, str] = {
     "goose": "Goose",
     "qwen": "Qwen Code",
     "zed": "Zed Agent Panel",
+    "continue": "Continue (cn CLI and IDE extensions)",
 }
+
+# An app whose name is no module name (a Python keyword): its module's.
+MODULES: dict[str, str] = {"continue": "continue_"}
 
 
 def __getattr__(name: str) -> object:
@@ -123,7 +129,7 @@ def get(name: str) -> Source:
         from ..errors import UnknownApp
 
         raise UnknownApp(name, BUILTIN)
-    module: Source = importlib.import_module(f"{__name__}.{name}")
+    module: Source = importlib.import_module(f"{__name__}.{MODULES.get(name, name)}")
     return module
 
 

@@ -1,0 +1,644 @@
+"""Continue (continue.dev): the VS Code and JetBrains extension and its `cn` CLI.
+
+Both keep a chat as one JSON document, `~/.continue/sessions/<session id>.json`
+(`$CONTINUE_GLOBAL_DIR` instead of `~/.continue`, on every OS), rewritten whole with
+JSON.stringify(session, null, 2) on every change: `{sessionId, title, workspaceDirectory,
+history[], mode?, chatModelTitle?, usage?}` in that order. A history item is `{message,
+contextItems, editorState?, toolCallStates?, reasoning?, promptLogs?, conversationSummary?}`;
+its message is `{role: user|assistant|thinking|tool|system, content (text or parts),
+toolCalls?, toolCallId?, usage?}`. `sessions/sessions.json` lists `{sessionId, title,
+dateCreated (epoch ms, as text), workspaceDirectory, messageCount}` per session: the only
+time Continue keeps, read as the session's creation. There is no time per message (but an
+extension's `reasoning.startAt`): a session is last active when its file was last written.
+
+The CLI keeps a tool's output in its call's `toolCallStates[].output` only; the extension
+also writes a `tool` message with it (shown once, from the message). The CLI writes each
+response's usage on its assistant message in OpenAI's words (`prompt_tokens`,
+`completion_tokens`, `model`; Continue's Anthropic adapter adds `cache_read_tokens` and
+`cache_write_tokens`, its prompt count then without them; OpenAI's `cached_tokens` is inside
+it) and the session's running totals in `usage`. `cn --fork <id>` copies a session's
+history into a new one whose totals start at zero: its copied responses count in the
+session they came from (the first ones, as far as the history's sum passes its totals).
+The extension titles a chat, keeps the chat model's title (`chatModelTitle`), the mode and
+a `file://` URI for the folder; the CLI titles only interactive chats ("Untitled Session"
+otherwise: the first prompt titles those here).
+
+Resume: `cn --resume` reopens only the newest session file, whichever it is; `cn --fork
+<id>` reopens any by copying it into a new session. The extension's chats reopen from its
+History view. `auth.json`, `.env` and `config.yaml` beside the sessions are never opened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from io import BytesIO
+from pathlib import Path
+
+import orjson
+
+from .. import files, folders, shells
+from ..diagnostics import Diagnostics
+from ..errors import NotQuotable
+from ..hints import named
+from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    local_path,
+    ms_time,
+    one_line,
+    shown_arguments,
+    shown_text,
+    stat_size,
+    stripped,
+    type_tag,
+)
+from .base import Home, Location
+
+NAME = "continue"
+TITLE = "Continue (cn CLI and IDE extensions)"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
+CHECKED_WITH = (
+    "the real cn 1.5.47 (npm @continuedev/cli) run headless against a mock model: a turn "
+    "with a Bash call, `--resume`, `--fork <id>`; resume flags from its --help; the "
+    "extension's chats from continuedev/continue @d0a3c0b626b5 (core/util/history.ts, "
+    "core/index.d.ts, gui/src/redux), never a real extension capture (Medium)"
+)
+NEWEST_CHECKED = "1.5.47"
+ENV_VARS = ("CONTINUE_GLOBAL_DIR",)
+
+INDEX = "sessions.json"
+WHOLE_CAP = (
+    files.WHOLE_JSON_CAP
+)  # a bigger session is listed from its ends, read in pieces
+_ENDS = 256 * 1024  # bytes read at either end of a session too big to list whole
+# the titles Continue gives a chat it has not titled (the CLI's, the extension's)
+_UNTITLED = frozenset({"Untitled Session", "New Session"})
+_HISTORY = frozenset({"history"})
+_ROLES = frozenset({"user", "assistant", "thinking", "tool", "system"})
+_OPEN = frozenset({"generating", "generated", "calling"})  # a call not over yet
+
+# A top-level member as JSON.stringify(session, null, 2) writes it: at the start of a line,
+# two spaces in (a string's own newlines are escaped, so only structure starts a line).
+_TOP_MEMBER = re.compile(
+    rb'^  "(sessionId|title|workspaceDirectory|mode|chatModelTitle)": ("(?:[^"\\\n]|\\.)*")',
+    re.MULTILINE,
+)
+# a response's model, in an assistant message's usage (history, item, message, usage)
+_USAGE_MODEL = re.compile(rb'^ {10}"model": ("(?:[^"\\\n]|\\.)*")', re.MULTILINE)
+
+
+def locate(home: Home) -> Location:
+    """`$CONTINUE_GLOBAL_DIR`, else `~/.continue` (paths.ts: the same on every OS)."""
+    given = home.env_dir("CONTINUE_GLOBAL_DIR")
+    if given is not None:
+        return Location(given, override=f"CONTINUE_GLOBAL_DIR={given}")
+    return Location(home.path / ".continue")
+
+
+def scan(location: Location) -> Iterator[str]:
+    """The session files and `sessions.json` in `sessions/`; nothing else is listed."""
+    if not location.exists:
+        return
+    for entry in folders.entries(location.root / "sessions", location.root):
+        if entry.name.endswith(".json") and entry.is_file():
+            yield entry.path
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == INDEX:
+        return _parse_index(path, diagnostics)
+    size = stat_size(path)
+    if size is None:
+        refused = files.refused_problem(NAME, path)
+        if refused:
+            diagnostics.problem(refused)
+        return []
+    if size > WHOLE_CAP:
+        facts = _ends(path) or _in_pieces(path, diagnostics)
+    else:
+        value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
+        if value is not None and not isinstance(value, dict):
+            diagnostics.skip(str(path), 1, "not an object")
+            return []
+        facts = _whole(value) if value is not None else _in_pieces(path, diagnostics)
+    if facts is None:
+        return []
+    session_id = as_str(facts.top.get("sessionId")) or path.stem
+    title = stripped(facts.top.get("title"))
+    if title in _UNTITLED:
+        title = None
+    model = facts.model or stripped(facts.top.get("chatModelTitle"))
+    extra: dict[str, JSONValue] = {"origin": _origin(facts.top)}
+    mode = as_str(facts.top.get("mode"))
+    if mode:
+        extra["mode"] = mode
+    folder = as_str(facts.top.get("workspaceDirectory"))
+    cwd = local_path(folder)
+    if folder and cwd is None:  # a remote workspace (`vscode-remote://…`)
+        extra["workspace"] = folder
+    return [
+        Session(
+            app=NAME,
+            id=session_id,
+            path=str(path),
+            cwd=cwd,
+            title=one_line(title) or one_line(facts.prompt),
+            updated=_written(path),
+            model=model,
+            permission_mode=mode if mode == "plan" else None,
+            bytes=size,
+            extra=extra,
+        )
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What a listing takes from one session file."""
+
+    top: dict[str, object]  # the members other than `history`
+    prompt: str | None = None  # the first typed prompt
+    model: str | None = None  # the last response's
+
+
+def _whole(value: dict[str, object]) -> _Facts:
+    """A session small enough to parse at once."""
+    prompt = model = None
+    for item in as_list(value.get("history")):
+        message = as_dict(as_dict(item).get("message"))
+        prompt = prompt or (
+            _text(message.get("content")) if message.get("role") == "user" else None
+        )
+        model = stripped(as_dict(message.get("usage")).get("model")) or model
+    top = {k: v for k, v in value.items() if k != "history"}
+    return _Facts(top, prompt, model)
+
+
+def _ends(path: Path) -> _Facts | None:
+    """A session too big to parse: its members from its first and last bytes, its first
+    prompt from its head, its model from the last response in its tail (the history
+    between is left unread); None where it is not laid out as Continue writes it."""
+    try:
+        with files.open_regular(path) as stream:
+            head = stream.read(_ENDS)
+            stream.seek(max(len(head), stream.seek(0, 2) - _ENDS))
+            tail = stream.read(_ENDS)
+    except OSError:
+        return None
+    if not head.startswith(b"{\n"):
+        return None
+    top: dict[str, object] = {}
+    for block in (head, tail):
+        for match in _TOP_MEMBER.finditer(block):
+            top[match.group(1).decode()] = _loads(match.group(2))
+    if not isinstance(top.get("sessionId"), str):
+        return None
+    models = [_loads(m.group(1)) for m in _USAGE_MODEL.finditer(tail)]
+    model = next((m for m in reversed(models) if isinstance(m, str) and m), None)
+    return _Facts(top, _head_prompt(head), model)
+
+
+def _head_prompt(head: bytes) -> str | None:
+    """The first typed prompt among the history items the head holds whole."""
+    from ..jsonstream import NotThisShape, array_items
+
+    try:
+        for item in array_items(BytesIO(head), "history"):
+            message = as_dict(as_dict(item).get("message"))
+            if message.get("role") == "user":
+                return _text(message.get("content"))
+    except NotThisShape:  # the head ends inside an item: the prompt is further on
+        pass
+    return None
+
+
+def _in_pieces(path: Path, diagnostics: Diagnostics) -> _Facts | None:
+    """A session that does not parse whole (cut short by a write stopped half way, or
+    a copy taken during one): the members read before its cut; None (counted) where
+    none names it."""
+    from ..jsonstream import file_members
+
+    top = file_members(path, _HISTORY, diagnostics, NAME, cut=True)
+    if top is None:
+        if not files.refuses_reading(str(path)):
+            diagnostics.skip(str(path), 1, "not JSON")
+        return None
+    prompt = None
+    for item in _history(path, diagnostics, counted=False):
+        message = as_dict(item.get("message"))
+        if message.get("role") == "user":
+            prompt = _text(message.get("content"))
+            break
+    return _Facts(top, prompt)
+
+
+def _parse_index(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    """`sessions.json`: each session's creation time (and title), filling in what its
+    own file does not say; a session it lists without a file is not listed."""
+    value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
+    if value is None and stat_size(path):
+        diagnostics.skip(str(path), 1, "not JSON")
+    if not isinstance(value, list):
+        if value is not None:
+            diagnostics.skip(str(path), 1, "not an object")
+        return []
+    found: list[Session] = []
+    for entry in value:
+        entry = as_dict(entry)
+        session_id = as_str(entry.get("sessionId"))
+        if session_id is None:
+            continue  # the extension's format before sessionId: Continue skips it too
+        title = stripped(entry.get("title"))
+        created = entry.get("dateCreated")
+        if isinstance(created, str) and created.isdigit():
+            created = int(created)
+        found.append(
+            Session(
+                app=NAME,
+                id=session_id,
+                title=None if title in _UNTITLED else one_line(title),
+                created=ms_time(created),
+                precedence=-1,
+                listed=False,
+            )
+        )
+    return found
+
+
+def _origin(top: dict[str, object]) -> str:
+    """Which program wrote the session: the extension writes the chat model's title and
+    the mode (and a URI for the folder); the CLI writes neither."""
+    folder = as_str(top.get("workspaceDirectory")) or ""
+    if "chatModelTitle" in top or "mode" in top or "://" in folder:
+        return "ide"
+    return "cli"
+
+
+def _written(path: Path) -> datetime | None:
+    """When the session was last written: Continue rewrites the file whole on every
+    change and keeps no time of its own."""
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except (OSError, OverflowError, ValueError):
+        return None
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if session.path is None:
+        return
+    path = Path(session.path)
+    size = stat_size(path)
+    if size is None:
+        diagnostics.problem(
+            files.refused_problem(NAME, path) or f"{NAME}: {path} vanished"
+        )
+        return
+    top: dict[str, object] | None = None
+    if size <= WHOLE_CAP:
+        value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
+        if isinstance(value, dict):
+            top = value
+        elif value is not None:
+            diagnostics.skip(str(path), 1, "not an object")
+            return
+    if top is not None:
+        items: list[dict[str, object]] = []
+        for item in as_list(top.get("history")):
+            if isinstance(item, dict):
+                items.append(item)
+            else:
+                diagnostics.skip(str(path), 0, "not an object")
+        copied = _copied(items, as_dict(top.get("usage")))
+        yield from _Reader(session, diagnostics, copied).items(iter(items))
+        return
+    # too big to parse whole, or broken: one history item at a time
+    from ..jsonstream import file_members
+
+    members = file_members(path, _HISTORY, diagnostics, NAME, cut=True) or {}
+    totals = as_dict(members.get("usage"))
+    copied = (
+        _copied(_history(path, Diagnostics(), counted=False), totals) if totals else 0
+    )
+    reader = _Reader(session, diagnostics, copied)
+    yield from reader.items(_history(path, diagnostics))
+
+
+def _history(
+    path: Path, diagnostics: Diagnostics, *, counted: bool = True
+) -> Iterator[dict[str, object]]:
+    """The session's history items read one at a time (a cut counted and said)."""
+    from ..jsonstream import file_items
+
+    for item in file_items(path, "history", diagnostics, NAME):
+        if isinstance(item, dict):
+            yield item
+        elif counted:
+            diagnostics.skip(str(path), 0, "not an object")
+
+
+def _copied(
+    items: Iterator[dict[str, object]] | list[dict[str, object]],
+    totals: dict[str, object],
+) -> int:
+    """How many of the first responses a fork copied from its source: `cn --fork` starts
+    the new session's totals at zero, so the history's responses add up to more than
+    they; the first ones, as far as the excess goes, are the copies."""
+    if not totals:
+        return 0
+    billed = [
+        _tokens(as_dict(as_dict(item.get("message")).get("usage")))
+        for item in items
+        if as_dict(item.get("message")).get("role") == "assistant"
+    ]
+    prompt = sum(p for p, _ in billed) - as_int(totals.get("promptTokens"))
+    completion = sum(c for _, c in billed) - as_int(totals.get("completionTokens"))
+    if prompt <= 0 or completion < 0:
+        return 0
+    count = 0
+    for given, made in billed:
+        if given > prompt or made > completion:
+            break
+        prompt, completion, count = prompt - given, completion - made, count + 1
+    return count
+
+
+def _tokens(usage: dict[str, object]) -> tuple[int, int]:
+    """(prompt, completion) tokens of a response, as the session's totals count them."""
+    return (
+        as_int(usage.get("prompt_tokens", usage.get("promptTokens"))),
+        as_int(usage.get("completion_tokens", usage.get("completionTokens"))),
+    )
+
+
+class _Reader:
+    """Translates history items into events; a call's output waits for the item that
+    follows it, which may be the extension's `tool` message with the same output."""
+
+    def __init__(self, session: Session, diagnostics: Diagnostics, copied: int) -> None:
+        self.event = Emitter(session.id)
+        self.diagnostics = diagnostics
+        self.copied = copied  # responses at the start billed in another session
+        self.responses = 0
+        self.model = session.model
+        # no time per response: usage is dated, as a guess, by the file's last write
+        self.when = session.updated
+        self.path = session.path or ""
+        self.pending: dict[str, dict[str, object]] = {}  # call id -> its toolCallState
+        self.tools: dict[str, str | None] = {}  # call id -> tool name
+
+    def items(self, items: Iterator[dict[str, object]]) -> Iterator[Event]:
+        for item in items:
+            message = as_dict(item.get("message"))
+            role = type_tag(message.get("role"))
+            if role != "tool":
+                yield from self.flush()
+            if role not in _ROLES:
+                self.diagnostics.unknown_type(f"message:{role}")
+                continue
+            yield from self.item(item, message, str(role))
+        yield from self.flush()
+
+    def item(
+        self, item: dict[str, object], message: dict[str, object], role: str
+    ) -> Iterator[Event]:
+        event = self.event
+        reasoning = as_dict(item.get("reasoning"))
+        time = ms_time(reasoning.get("startAt"))
+        summary = shown_text(item.get("conversationSummary"), keep_empty=False)
+        if summary is not None:
+            yield event("compaction", time, text=summary)
+            return
+        if role == "user":
+            extra: dict[str, JSONValue] = {}
+            context = [
+                name
+                for raw in as_list(item.get("contextItems"))
+                if (name := stripped(as_dict(raw).get("name")))
+            ]
+            if context:
+                extra["context"] = list(context)
+            yield event("user", text=_text(message.get("content")) or "", extra=extra)
+        elif role == "thinking":
+            text = _text(message.get("content")) or stripped(
+                message.get("redactedThinking")
+            )
+            if text:
+                yield event("thinking", time, text=text)
+        elif role == "tool":
+            call_id = as_str(message.get("toolCallId"))
+            state = self.pending.pop(call_id, {}) if call_id else {}
+            yield event(
+                "tool_result",
+                text=_text(message.get("content")) or "",
+                tool=self.tools.get(call_id or ""),
+                call_id=call_id,
+                is_error=state.get("status") in ("errored", "canceled"),
+            )
+        elif role == "assistant":
+            yield from self.assistant(item, message, time)
+        # a system message (the CLI drops them before saving) says nothing of the chat
+
+    def assistant(
+        self, item: dict[str, object], message: dict[str, object], time: datetime | None
+    ) -> Iterator[Event]:
+        event = self.event
+        reasoning = stripped(as_dict(item.get("reasoning")).get("text"))
+        if reasoning:
+            yield event("thinking", time, text=reasoning)
+        text = _text(message.get("content"))
+        if text:
+            yield event("assistant", text=text)
+        states = {
+            as_str(state.get("toolCallId")): state
+            for state in (as_dict(raw) for raw in as_list(item.get("toolCallStates")))
+        }
+        calls = as_list(message.get("toolCalls")) or [
+            state.get("toolCall") for state in states.values()
+        ]
+        for raw in calls:
+            call = as_dict(raw)
+            function = as_dict(call.get("function"))
+            call_id = as_str(call.get("id"))
+            tool = as_str(function.get("name"))
+            if call_id is None and tool is None:
+                self.diagnostics.skip(self.path, 0, "bad value")
+                continue
+            arguments = function.get("arguments")
+            state = states.get(call_id, {})
+            if arguments in (None, "") and "parsedArgs" in state:
+                arguments = state["parsedArgs"]
+            yield event(
+                "tool_call",
+                tool=tool,
+                call_id=call_id,
+                extra={"input": shown_arguments(arguments or {})},
+            )
+            if call_id:
+                self.tools[call_id] = tool
+                if state:
+                    self.pending[call_id] = state
+        usage = as_dict(message.get("usage"))
+        if usage:
+            self.responses += 1
+            counted = _usage(usage, self.model)
+            self.model = counted.model
+            if self.responses > self.copied and counted.total:
+                yield event(
+                    "usage", time or self.when, estimated=time is None, usage=counted
+                )
+        if not calls and text:  # an answer that asks for no tool ends the turn
+            yield event("turn_end")
+
+    def flush(self) -> Iterator[Event]:
+        """The outputs of the calls no `tool` message answered, from their states."""
+        for call_id, state in self.pending.items():
+            status = as_str(state.get("status"))
+            if status in _OPEN:
+                continue  # still running, or waiting for the user's approval
+            output = "\n".join(
+                text
+                for raw in as_list(state.get("output"))
+                if (text := shown_text(as_dict(raw).get("content"))) is not None
+            )
+            failed = status in ("errored", "canceled")
+            yield self.event(
+                "tool_result",
+                text=output or (status if failed else ""),
+                tool=self.tools.get(call_id),
+                call_id=call_id,
+                is_error=failed,
+            )
+        self.pending.clear()
+
+
+def _usage(usage: dict[str, object], model: str | None) -> Usage:
+    """One response's usage, input without cache reads and writes: Continue's Anthropic
+    adapter writes them apart (`cache_read_tokens`), OpenAI's `cached_tokens` is inside
+    the prompt count."""
+    prompt, completion = _tokens(usage)
+    details = as_dict(
+        usage.get("prompt_tokens_details", usage.get("promptTokensDetails"))
+    )
+    output = as_dict(
+        usage.get("completion_tokens_details", usage.get("completionTokensDetails"))
+    )
+    if "cache_read_tokens" in details or "cache_write_tokens" in details:
+        read = as_int(details.get("cache_read_tokens"))
+        written = as_int(details.get("cache_write_tokens"))
+        given = prompt
+    elif "cachedTokens" in details or "cacheWriteTokens" in details:
+        read = as_int(details.get("cachedTokens"))
+        written = as_int(details.get("cacheWriteTokens"))
+        given = prompt
+    else:
+        read, written = as_int(details.get("cached_tokens")), 0
+        given = max(prompt - read, 0)
+    reasoning = as_int(output.get("reasoning_tokens", output.get("reasoningTokens")))
+    counted = Usage(
+        input_tokens=given,
+        output_tokens=completion,
+        cache_read_tokens=read,
+        cache_write_tokens=written,
+        reasoning_tokens=reasoning,
+        model=stripped(usage.get("model")) or model,
+    )
+    return counted.plausible()
+
+
+def _text(content: object) -> str | None:
+    """A message's text: a string, or its text parts (an image as a note)."""
+    if isinstance(content, str):
+        return shown_text(content, keep_empty=False)
+    parts: list[str] = []
+    for raw in as_list(content):
+        part = as_dict(raw)
+        if part.get("type") == "text":
+            text = shown_text(part.get("text"), keep_empty=False)
+            if text:
+                parts.append(text)
+        elif part.get("type") == "imageUrl":
+            parts.append("[image]")
+    return "\n".join(parts) or None
+
+
+def _loads(data: bytes) -> object:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+
+
+# --- resume ------------------------------------------------------------------------------
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`cn --resume` in the session's folder where its file is the newest (cn reopens
+    only that one), else `cn --fork <id>`: a new session with a copy of its history.
+    Never `--auto`; `--readonly` for a chat kept in plan mode."""
+    if resume_refusal(session) is not None or not session.cwd or not session.path:
+        return None
+    argv = ["cn"]
+    notes: list[str] = []
+    if _newest(Path(session.path)):
+        argv.append("--resume")
+    else:
+        argv += ["--fork", session.id]
+        notes.append(
+            "cn reopens only its newest session (--resume); --fork opens a copy of "
+            "this one as a new session"
+        )
+    if session.permission_mode == "plan":
+        argv.append("--readonly")
+    return ResumePlan(
+        argv=tuple(argv),
+        cwd=session.cwd,
+        program="cn",
+        install_hint="npm install -g @continuedev/cli",
+        notes=tuple(notes),
+    )
+
+
+def resume_refusal(session: Session) -> str | None:
+    """Why a chat of the IDE extension has no command-line resume."""
+    if session.extra.get("origin") != "ide":
+        return None
+    fork = ""
+    with contextlib.suppress(NotQuotable):  # no line that shell could take: not said
+        fork = f"; `{shells.run(('cn', '--fork', session.id))}` would copy it into a new cn session"
+    return (
+        "this chat was written by Continue's VS Code or JetBrains extension, which "
+        f"reopens it from its History view{fork}. {named('show')} reads it."
+    )
+
+
+def _newest(path: Path) -> bool:
+    """Whether `path` is the session file `cn --resume` opens: the newest one written in
+    its folder (`sessions.json` aside)."""
+    try:
+        mine = path.stat().st_mtime_ns
+        with os.scandir(path.parent) as entries:
+            for entry in entries:
+                if (
+                    entry.name.endswith(".json")
+                    and entry.name not in (INDEX, path.name)
+                    and entry.is_file()
+                    and entry.stat().st_mtime_ns > mine
+                ):
+                    return False
+    except OSError:
+        return False
+    return True

@@ -104,6 +104,9 @@ CREDENTIAL_FILES = (
     ".pi/agent/auth.json",
     ".factory/auth.json",
     ".local/share/amp/secrets.json",
+    ".continue/auth.json",  # cn's login; its API keys sit in the two below
+    ".continue/.env",
+    ".continue/config.yaml",
 )
 
 
@@ -123,6 +126,11 @@ def test_the_agents_credential_files_are_never_opened(tmp_path: Path) -> None:
     (project / "0000aaaa-0000-4000-8000-000000000000.jsonl").symlink_to(
         home / ".codex" / "auth.json"
     )
+    (
+        home / ".continue" / "sessions" / "0000aaaa-0000-4000-8000-000000000000.json"
+    ).symlink_to(
+        home / ".continue" / "auth.json"
+    )  # named as a Continue chat, beside them
     day = home / ".codex" / "sessions" / "2026" / "01" / "01"
     day.mkdir(parents=True, exist_ok=True)
     rollout = "rollout-2026-01-01T00-00-00-0000aaaa-0000-7000-8000-000000000000.jsonl"

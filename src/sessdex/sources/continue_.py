@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from io import BytesIO
@@ -61,7 +61,7 @@ from ._values import (
     stripped,
     type_tag,
 )
-from .base import Home, Location
+from .base import Home, Location, Opened
 
 NAME = "continue"
 TITLE = "Continue (cn CLI and IDE extensions)"
@@ -74,6 +74,7 @@ CHECKED_WITH = (
 )
 NEWEST_CHECKED = "1.5.47"
 ENV_VARS = ("CONTINUE_GLOBAL_DIR",)
+CLI = ("cn",)
 
 INDEX = "sessions.json"
 WHOLE_CAP = (
@@ -623,6 +624,20 @@ def resume_refusal(session: Session) -> str | None:
         "this chat was written by Continue's VS Code or JetBrains extension, which "
         f"reopens it from its History view{fork}. {named('show')} reads it."
     )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `cn` has open, read back from the words `resume` writes: `--fork
+    <id>` a new session (a copy, its id not known yet), `--resume` the newest session
+    (cn's newest anywhere; its folder's, as the live status asks)."""
+    resumed = False
+    for word in args[1:]:
+        if word == "--":
+            break
+        if word == "--fork" or word.startswith("--fork="):
+            return Opened()
+        resumed = resumed or word == "--resume"
+    return Opened(latest=True) if resumed else None
 
 
 def _newest(path: Path) -> bool:

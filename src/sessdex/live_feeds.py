@@ -63,9 +63,13 @@ class Seen:
         self.order: deque[int] = deque()
 
     @staticmethod
-    def key(event: Event) -> int:
+    def key(event: Event, positional: bool = False) -> int:
+        """The event's identity. `positional` (a store read whole again, its events
+        numbered from its start each time): an undated event is also told by its place,
+        so that two alike (each turn's end of an app that keeps no times) are two."""
         return hash(
             (
+                event.seq if positional and event.time is None else None,
                 event.agent_id,
                 event.kind,
                 event.time,
@@ -79,9 +83,9 @@ class Seen:
             )
         )
 
-    def add(self, event: Event) -> bool:
+    def add(self, event: Event, positional: bool = False) -> bool:
         """Remember `event`; False if it was seen already."""
-        key = self.key(event)
+        key = self.key(event, positional)
         if key in self.keys:
             return False
         self.keys.add(key)
@@ -90,9 +94,9 @@ class Seen:
             self.keys.discard(self.order.popleft())
         return True
 
-    def forget(self, event: Event) -> None:
+    def forget(self, event: Event, positional: bool = False) -> None:
         """Unsee `event`, one of the last added: a later read may give it again."""
-        key = self.key(event)
+        key = self.key(event, positional)
         self.keys.discard(key)
         for index in range(len(self.order) - 1, max(-1, len(self.order) - 9), -1):
             if self.order[index] == key:
@@ -464,7 +468,7 @@ class ReadFeed:
                     last = event
                 elif event.kind == "usage" and event.usage is not None:
                     tokens += event.usage.plausible().total  # a broken count adds 0
-                if count > skip and seen.add(event):
+                if count > skip and seen.add(event, whole):
                     if len(kept) == kept.maxlen:
                         self.tracker.partial = True
                     kept.append(event)
@@ -509,12 +513,12 @@ class ReadFeed:
         held, self.held = self.held, None
         if last is None or last.kind not in GROWING or (settled and held is not None):
             return
-        if held is not None and Seen.key(held) == Seen.key(last):
+        if held is not None and Seen.key(held, True) == Seen.key(last, True):
             return  # read twice alike: complete
         for index in range(len(kept) - 1, -1, -1):  # after it, bookkeeping at most
             if kept[index] is last:
                 del kept[index]
-                seen.forget(last)
+                seen.forget(last, True)
                 self.held = last
                 return
             if kept[index].kind not in BOOKKEEPING:

@@ -315,3 +315,18 @@ def test_the_override_and_the_default_folder(tmp_path: Path) -> None:
     assert location.override == f"CONTINUE_GLOBAL_DIR={tmp_path / 'elsewhere'}"
     assert continue_.locate(Home.at(tmp_path)).root == tmp_path / ".continue"
     assert list(continue_.scan(location)) == []
+
+
+def test_watch_sees_the_last_of_two_alike_turn_ends(tmp_path: Path) -> None:
+    """Continue dates nothing: BASIC's two turns end in two alike turn_end events, the
+    second of which `watch` once took for a repeat, leaving the chat 'answering'."""
+    home = copy_home(tmp_path)
+    for name in os.listdir(home / SESSIONS):
+        if name != f"{BASIC}.json":
+            (home / SESSIONS / name).unlink()
+    os.utime(home / SESSIONS / f"{BASIC}.json")  # written just now
+    result = CliRunner().invoke(main, ["watch", "--json", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    (board,) = json.loads(result.stdout)
+    assert board["id"] == BASIC and board["tokens"] == 4100
+    assert board["status"] != "working" and "turn" in board["reason"], board

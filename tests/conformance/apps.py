@@ -853,6 +853,37 @@ def droid_steps(ctx: Context) -> list[Step]:
     ]
 
 
+# --- Continue (cn) ------------------------------------------------------------------------
+
+
+def continue_env(ctx: Context) -> dict[str, str]:
+    # no metrics, and no self-update of the TUI (which would ask the npm registry)
+    return {"CONTINUE_METRICS_ENABLED": "0", "CONTINUE_CLI_AUTO_UPDATED": "1"}
+
+
+def continue_setup(ctx: Context) -> None:
+    # a local config with one OpenAI-compatible model: no Continue login, no hub
+    _write(
+        ctx.home / ".continue" / "config.yaml",
+        "name: Mock assistant\nversion: 0.0.1\nschema: v1\nmodels:\n"
+        "  - name: Mock Model\n    provider: openai\n    model: mock-model\n"
+        f"    apiBase: {ctx.base_url}/v1\n    apiKey: {API_KEY}\n"
+        "    roles: [chat, edit, apply, summarize]\n    capabilities: [tool_use]\n",
+    )
+
+
+def continue_steps(ctx: Context) -> list[Step]:
+    head = ["cn", "--config", str(ctx.home / ".continue" / "config.yaml")]
+    return [
+        # headless runs run tools without asking and are not titled
+        Step("basic", [*head, "-p", PROMPTS["basic"]]),
+        # `--resume` takes no id: the newest session, which basic's is here
+        Step("resume", [*head, "-p", "--resume", PROMPTS["resume"]]),
+        # the TUI asks before a Bash call unless --auto; it titles the session
+        Step("tui", [*head, "--auto"], title=mockllm.TITLE, interactive=True),
+    ]
+
+
 def _nothing(ctx: Context) -> None:
     return None
 
@@ -1041,6 +1072,28 @@ RECIPES: dict[str, Recipe] = {
             recorded_model="mock",  # the alias in config.toml, not the API's model name
             subagents="agent",
             records_every_response=True,
+        ),
+        Recipe(
+            "continue",
+            continue_env,
+            continue_setup,
+            continue_steps,
+            rf"^\.continue/sessions/({UUID})\.json$",
+            records_branch=False,
+            records_cli_version=False,
+            subagents="none",
+            # cn's beta Subagent tool (--beta-subagent-tool) runs the sub-agent's chat in
+            # memory (extensions/cli/src/subagent/executor.ts): only its answer, as the
+            # tool's output in the lead's history, is written
+            subagent_note="cn keeps a sub-agent's chat in memory; only its answer reaches the lead's file",
+            # `cn --resume` reopens the newest session and names none; the others resume
+            # with `cn --fork <id>`
+            resume_names_session=False,
+            records_every_response=True,  # usage on each assistant message
+            unrecorded_kinds=("title",),  # the TUI's title request is in no file
+            live_unknown={
+                "tool": "cn -p writes its session file only once the turn's tools have run",
+            },
         ),
         Recipe(
             "aider",

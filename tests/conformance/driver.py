@@ -420,8 +420,9 @@ class TargetRun:
                 i for i in self.recipe.log_session_ids(log, log_start) if i not in known
             ]
         session_id = stdout_id or (file_ids[0] if file_ids else None)
-        if session_id is None and step.interactive and step.name == "resume":
-            # A TUI prints no id: the session file it grew names it.
+        if session_id is None and step.name == "resume":
+            # A TUI, or a CLI whose resume takes no id (`cn -p --resume`), prints no id:
+            # the session file it grew names it.
             grown = apps.session_id_from_files(self.recipe, self.home, changed)
             session_id = basic if basic in grown else next(iter(grown), None)
         scenario = "basic" if step.name == "tui" else step.name

@@ -67,8 +67,10 @@ NAME = "continue"
 TITLE = "Continue (cn CLI and IDE extensions)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "the real cn 1.5.47 (npm @continuedev/cli) run headless against a mock model: a turn "
-    "with a Bash call, `--resume`, `--fork <id>`; resume flags from its --help; the "
+    "the real cn 1.5.47 (npm @continuedev/cli) against a mock model, in the conformance "
+    "suite and by hand: a headless turn with a Bash call, `-p --resume`, `--fork <id>`, the "
+    "TUI (its title, a call waiting for approval, a refused call, /title); resume flags "
+    "from its --help; the "
     "extension's chats from continuedev/continue @d0a3c0b626b5 (core/util/history.ts, "
     "core/index.d.ts, gui/src/redux), never a real extension capture (Medium)"
 )

@@ -330,3 +330,18 @@ def test_watch_sees_the_last_of_two_alike_turn_ends(tmp_path: Path) -> None:
     (board,) = json.loads(result.stdout)
     assert board["id"] == BASIC and board["tokens"] == 4100
     assert board["status"] != "working" and "turn" in board["reason"], board
+
+
+def test_running_totals_count_where_no_response_carries_usage(tmp_path: Path) -> None:
+    """A chat whose messages hold no usage of their own (as cn before per-message usage may
+    have written) is billed its session totals, once, marked as a sum."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{BASIC}.json"
+    chat = json.loads(path.read_text())
+    for item in chat["history"]:
+        item["message"].pop("usage", None)
+    path.write_text(json.dumps(chat, indent=2))
+    got = events(sessions(home)[BASIC])
+    (usage,) = [e for e in got if e.kind == "usage"]
+    assert usage.usage == Usage(4000, 100, model=None)
+    assert dict(usage.extra) == {"summed": True} and usage.time_estimated

@@ -16,7 +16,8 @@ also writes a `tool` message with it (shown once, from the message). The CLI wri
 response's usage on its assistant message in OpenAI's words (`prompt_tokens`,
 `completion_tokens`, `model`; Continue's Anthropic adapter adds `cache_read_tokens` and
 `cache_write_tokens`, its prompt count then without them; OpenAI's `cached_tokens` is inside
-it) and the session's running totals in `usage`. `cn --fork <id>` copies a session's
+it) and the session's running totals in `usage` (counted, as one sum, only in a chat none
+of whose responses carries its own). `cn --fork <id>` copies a session's
 history into a new one whose totals start at zero: its copied responses count in the
 session they came from (the first ones, as far as the history's sum passes its totals).
 The extension titles a chat, keeps the chat model's title (`chatModelTitle`), the mode and
@@ -325,8 +326,9 @@ def read(
                 items.append(item)
             else:
                 diagnostics.skip(str(path), 0, "not an object")
-        copied = _copied(items, as_dict(top.get("usage")))
-        yield from _Reader(session, diagnostics, copied).items(iter(items))
+        totals = as_dict(top.get("usage"))
+        copied = _copied(items, totals)
+        yield from _Reader(session, diagnostics, copied, totals).items(iter(items))
         return
     # too big to parse whole, or broken: one history item at a time
     from ..jsonstream import file_members
@@ -336,7 +338,7 @@ def read(
     copied = (
         _copied(_history(path, Diagnostics(), counted=False), totals) if totals else 0
     )
-    reader = _Reader(session, diagnostics, copied)
+    reader = _Reader(session, diagnostics, copied, totals)
     yield from reader.items(_history(path, diagnostics))
 
 
@@ -391,11 +393,19 @@ class _Reader:
     """Translates history items into events; a call's output waits for the item that
     follows it, which may be the extension's `tool` message with the same output."""
 
-    def __init__(self, session: Session, diagnostics: Diagnostics, copied: int) -> None:
+    def __init__(
+        self,
+        session: Session,
+        diagnostics: Diagnostics,
+        copied: int,
+        totals: dict[str, object],
+    ) -> None:
         self.event = Emitter(session.id)
         self.diagnostics = diagnostics
         self.copied = copied  # responses at the start billed in another session
         self.responses = 0
+        self.totals = totals  # the session's running totals
+        self.billed = False  # a response's own usage was given
         self.model = session.model
         # no time per response: usage is dated, as a guess, by the file's last write
         self.when = session.updated
@@ -414,6 +424,7 @@ class _Reader:
                 continue
             yield from self.item(item, message, str(role))
         yield from self.flush()
+        yield from self.summed()
 
     def item(
         self, item: dict[str, object], message: dict[str, object], role: str
@@ -499,12 +510,28 @@ class _Reader:
             self.responses += 1
             counted = _usage(usage, self.model)
             self.model = counted.model
+            self.billed = True
             if self.responses > self.copied and counted.total:
                 yield event(
                     "usage", time or self.when, estimated=time is None, usage=counted
                 )
         if not calls and text:  # an answer that asks for no tool ends the turn
             yield event("turn_end")
+
+    def summed(self) -> Iterator[Event]:
+        """A session whose responses carry no usage of their own: its running totals,
+        as one usage event that adds them up."""
+        if self.billed or not self.totals:
+            return
+        counted = _usage(self.totals, self.model)
+        if counted.total:
+            yield self.event(
+                "usage",
+                self.when,
+                estimated=True,
+                usage=counted,
+                extra={"summed": True},
+            )
 
     def flush(self) -> Iterator[Event]:
         """The outputs of the calls no `tool` message answered, from their states."""

@@ -225,9 +225,9 @@ def test_resume_print_quotes_an_odd_id_and_folder(tmp_path: Path) -> None:
     chat.update(sessionId="x;touch y", workspaceDirectory=str(work))
     folder = home / SESSIONS
     folder.mkdir(parents=True)
-    (folder / "odd.json").write_text(json.dumps(chat, indent=2))
+    (folder / "x;touch y.json").write_text(json.dumps(chat, indent=2))
     (folder / "newer.json").write_text(json.dumps({**chat, "sessionId": "newer"}))
-    os.utime(folder / "odd.json", (1_796_400_000, 1_796_400_000))
+    os.utime(folder / "x;touch y.json", (1_796_400_000, 1_796_400_000))
     result = CliRunner().invoke(
         main, ["resume", "--print", "x;touch", "--home", str(home)]
     )
@@ -345,3 +345,14 @@ def test_running_totals_count_where_no_response_carries_usage(tmp_path: Path) ->
     (usage,) = [e for e in got if e.kind == "usage"]
     assert usage.usage == Usage(4000, 100, model=None)
     assert dict(usage.extra) == {"summed": True} and usage.time_estimated
+
+
+def test_a_chat_is_known_by_its_file_name(tmp_path: Path) -> None:
+    """Continue opens a chat by its file's name (and sets its sessionId from it): a copy
+    saved under another name is that other session, as `cn --fork <name>` would open it."""
+    home = copy_home(tmp_path)
+    shutil.copy(home / SESSIONS / f"{DENIED}.json", home / SESSIONS / "copy.json")
+    found = sessions(home)
+    assert found["copy"].title == found[DENIED].title == "Denied greeting"
+    plan = continue_.resume(found["copy"])
+    assert plan is not None and plan.argv[-1] in ("copy", "--resume")

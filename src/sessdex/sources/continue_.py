@@ -136,7 +136,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         facts = _whole(value) if value is not None else _in_pieces(path, diagnostics)
     if facts is None:
         return []
-    session_id = as_str(facts.top.get("sessionId")) or path.stem
+    # the file's name is the id Continue opens it by (history.ts `load` sets sessionId
+    # from it; `cn --fork <id>` looks for `<id>.json`), whatever the document says
+    session_id = path.stem
     title = stripped(facts.top.get("title"))
     if title in _UNTITLED:
         title = None

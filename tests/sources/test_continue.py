@@ -356,3 +356,10 @@ def test_a_chat_is_known_by_its_file_name(tmp_path: Path) -> None:
     assert found["copy"].title == found[DENIED].title == "Denied greeting"
     plan = continue_.resume(found["copy"])
     assert plan is not None and plan.argv[-1] in ("copy", "--resume")
+
+
+def test_a_relative_override_is_said_not_followed(tmp_path: Path) -> None:
+    location = continue_.locate(Home(tmp_path, {"CONTINUE_GLOBAL_DIR": "state/cn"}))
+    assert location.root == tmp_path / ".continue" and location.override is None
+    (note,) = location.notes
+    assert note.startswith("CONTINUE_GLOBAL_DIR=state/cn is not followed")

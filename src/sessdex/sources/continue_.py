@@ -1,4 +1,4 @@
-"""Continue (continue.dev): the VS Code and JetBrains extension and its `cn` CLI.
+"""Continue (continue.dev): the VS Code and JetBrains extensions and the `cn` CLI.
 
 Both keep a chat as one JSON document, `~/.continue/sessions/<session id>.json`
 (`$CONTINUE_GLOBAL_DIR` instead of `~/.continue`, on every OS), rewritten whole with
@@ -80,9 +80,8 @@ ENV_VARS = ("CONTINUE_GLOBAL_DIR",)
 CLI = ("cn",)
 
 INDEX = "sessions.json"
-WHOLE_CAP = (
-    files.WHOLE_JSON_CAP
-)  # a bigger session is listed from its ends, read in pieces
+# a bigger session is listed from its ends, read in pieces
+WHOLE_CAP = files.WHOLE_JSON_CAP
 _ENDS = 256 * 1024  # bytes read at either end of a session too big to list whole
 # the titles Continue gives a chat it has not titled (the CLI's, the extension's)
 _UNTITLED = frozenset({"Untitled Session", "New Session"})
@@ -101,11 +100,19 @@ _USAGE_MODEL = re.compile(rb'^ {10}"model": ("(?:[^"\\\n]|\\.)*")', re.MULTILINE
 
 
 def locate(home: Home) -> Location:
-    """`$CONTINUE_GLOBAL_DIR`, else `~/.continue` (paths.ts: the same on every OS)."""
+    """`$CONTINUE_GLOBAL_DIR`, else `~/.continue` (paths.ts: the same on every OS). A
+    relative folder is not followed: Continue resolves it against the folder each run
+    starts in."""
     given = home.env_dir("CONTINUE_GLOBAL_DIR")
-    if given is not None:
+    if given is not None and given.is_absolute():
         return Location(given, override=f"CONTINUE_GLOBAL_DIR={given}")
-    return Location(home.path / ".continue")
+    notes: tuple[str, ...] = ()
+    if given is not None:
+        notes = (
+            f"CONTINUE_GLOBAL_DIR={given} is not followed: Continue resolves a relative "
+            "folder against the folder each run starts in, which sessdex cannot know",
+        )
+    return Location(home.path / ".continue", notes=notes)
 
 
 def scan(location: Location) -> Iterator[str]:

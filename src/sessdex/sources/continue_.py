@@ -373,11 +373,7 @@ def _copied(
     they; the first ones, as far as the excess goes, are the copies."""
     if not totals:
         return 0
-    billed = [
-        _tokens(as_dict(as_dict(item.get("message")).get("usage")))
-        for item in items
-        if as_dict(item.get("message")).get("role") == "assistant"
-    ]
+    billed = [_tokens(usage) for item in items if (usage := _billed(item))]
     prompt = sum(p for p, _ in billed) - as_int(totals.get("promptTokens"))
     completion = sum(c for _, c in billed) - as_int(totals.get("completionTokens"))
     if prompt <= 0 or completion < 0:
@@ -388,6 +384,17 @@ def _copied(
             break
         prompt, completion, count = prompt - given, completion - made, count + 1
     return count
+
+
+def _billed(item: dict[str, object]) -> dict[str, object]:
+    """The usage of a response the reader bills ({} for any other item)."""
+    message = as_dict(item.get("message"))
+    if (
+        message.get("role") != "assistant"
+        or item.get("conversationSummary") is not None
+    ):
+        return {}
+    return as_dict(message.get("usage"))
 
 
 def _tokens(usage: dict[str, object]) -> tuple[int, int]:
@@ -514,7 +521,7 @@ class _Reader:
                 self.tools[call_id] = tool
                 if state:
                     self.pending[call_id] = state
-        usage = as_dict(message.get("usage"))
+        usage = _billed(item)
         if usage:
             self.responses += 1
             counted = _usage(usage, self.model)

@@ -363,3 +363,19 @@ def test_a_relative_override_is_said_not_followed(tmp_path: Path) -> None:
     assert location.root == tmp_path / ".continue" and location.override is None
     (note,) = location.notes
     assert note.startswith("CONTINUE_GLOBAL_DIR=state/cn is not followed")
+
+
+def test_a_big_extension_chat_is_still_the_extensions(tmp_path: Path) -> None:
+    """Listed from its ends, a chat whose chatModelTitle is null is the extension's."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{IDE}.json"
+    chat = json.loads(path.read_text())
+    chat["chatModelTitle"] = None
+    chat["workspaceDirectory"] = "/home/dev/code/ledger"  # a path, not a URI
+    del chat["mode"]
+    chat["history"][3]["message"]["content"] = "y" * (continue_.WHOLE_CAP + 10)
+    path.write_text(json.dumps(chat, indent=2))
+    location = continue_.locate(Home.at(home))
+    (listed,) = continue_.parse(path, location, Diagnostics())
+    assert listed.extra["origin"] == "ide" and continue_.resume(listed) is None
+    assert listed.title == "Explain the retry loop"

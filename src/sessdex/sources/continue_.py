@@ -92,7 +92,7 @@ _OPEN = frozenset({"generating", "generated", "calling"})  # a call not over yet
 # A top-level member as JSON.stringify(session, null, 2) writes it: at the start of a line,
 # two spaces in (a string's own newlines are escaped, so only structure starts a line).
 _TOP_MEMBER = re.compile(
-    rb'^  "(sessionId|title|workspaceDirectory|mode|chatModelTitle)": ("(?:[^"\\\n]|\\.)*")',
+    rb'^  "(sessionId|title|workspaceDirectory|mode|chatModelTitle)": ("(?:[^"\\\n]|\\.)*"|null)',
     re.MULTILINE,
 )
 # a response's model, in an assistant message's usage (history, item, message, usage)

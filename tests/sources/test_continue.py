@@ -379,3 +379,25 @@ def test_a_big_extension_chat_is_still_the_extensions(tmp_path: Path) -> None:
     (listed,) = continue_.parse(path, location, Diagnostics())
     assert listed.extra["origin"] == "ide" and continue_.resume(listed) is None
     assert listed.title == "Explain the retry loop"
+
+
+def test_a_big_sessions_json_is_read_a_piece_at_a_time(tmp_path: Path) -> None:
+    home = copy_home(tmp_path)
+    index = home / SESSIONS / "sessions.json"
+    entries = json.loads(index.read_text())
+    filler = [
+        {
+            "sessionId": f"gone-{n}",
+            "title": "x" * 200,
+            "dateCreated": "1",
+            "messageCount": 1,
+        }
+        for n in range(continue_.WHOLE_CAP // 200)
+    ]
+    index.write_text(json.dumps(filler + entries, indent=2))
+    assert index.stat().st_size > continue_.WHOLE_CAP
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert found[BASIC].created is not None
+    assert found[BASIC].created.isoformat() == "2026-12-05T10:27:25.402000+00:00"
+    assert "gone-1" not in found and diagnostics.skipped_total == 0

@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from io import BytesIO
@@ -257,15 +257,24 @@ def _in_pieces(path: Path, diagnostics: Diagnostics) -> _Facts | None:
 def _parse_index(path: Path, diagnostics: Diagnostics) -> list[Session]:
     """`sessions.json`: each session's creation time (and title), filling in what its
     own file does not say; a session it lists without a file is not listed."""
-    value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
-    if value is None and stat_size(path):
-        diagnostics.skip(str(path), 1, "not JSON")
-    if not isinstance(value, list):
-        if value is not None:
-            diagnostics.skip(str(path), 1, "not an object")
-        return []
+    entries: Iterable[object]
+    if (
+        stat_size(path) or 0
+    ) > WHOLE_CAP:  # tens of thousands of chats: a piece at a time
+        from ..jsonstream import file_items
+
+        entries = file_items(path, None, diagnostics, NAME)
+    else:
+        value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
+        if value is None and stat_size(path):
+            diagnostics.skip(str(path), 1, "not JSON")
+        if not isinstance(value, list):
+            if value is not None:
+                diagnostics.skip(str(path), 1, "not an object")
+            return []
+        entries = value
     found: list[Session] = []
-    for entry in value:
+    for entry in entries:
         entry = as_dict(entry)
         session_id = as_str(entry.get("sessionId"))
         if session_id is None:

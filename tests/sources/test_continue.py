@@ -401,3 +401,26 @@ def test_a_big_sessions_json_is_read_a_piece_at_a_time(tmp_path: Path) -> None:
     assert found[BASIC].created is not None
     assert found[BASIC].created.isoformat() == "2026-12-05T10:27:25.402000+00:00"
     assert "gone-1" not in found and diagnostics.skipped_total == 0
+
+
+def test_a_windows_cli_chat_keeps_its_folder(tmp_path: Path) -> None:
+    """cn on Windows writes process.cwd(), `C:\\Users\\…`: a folder, not a URI of the
+    scheme `c:`; the extension's URIs of a drive or of a share are folders too."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{DENIED}.json"
+    chat = json.loads(path.read_text())
+    chat["workspaceDirectory"] = "C:\\Users\\alex\\code\\shop-api"
+    path.write_text(json.dumps(chat, indent=2))
+    found = sessions(home)[DENIED]
+    assert found.cwd == "C:\\Users\\alex\\code\\shop-api"
+    assert found.extra == {"origin": "cli"}  # no remote `workspace`
+    plan = continue_.resume(found)
+    assert plan is not None and plan.cwd == "C:\\Users\\alex\\code\\shop-api"
+    for uri, folder in (
+        ("file:///c%3A/Users/alex/ledger", "c:/Users/alex/ledger"),  # VS Code
+        ("file:///C:/Users/alex/ledger", "C:/Users/alex/ledger"),  # JetBrains
+        ("file://wsl.localhost/Ubuntu/home/alex", "//wsl.localhost/Ubuntu/home/alex"),
+    ):
+        chat["workspaceDirectory"] = uri
+        path.write_text(json.dumps(chat, indent=2))
+        assert sessions(home)[DENIED].cwd == folder, uri

@@ -272,15 +272,20 @@ def db_time(value: object, *, digit_text: bool = False) -> datetime | None:
 
 
 def local_path(uri: str | None) -> str | None:
-    """The folder a `file://` URI names, percent-decoded (`file:///c%3A/x` is `c:/x`); a
-    bare path as it is; None for another scheme (a remote workspace)."""
+    """The folder a `file://` URI names, percent-decoded (`file:///c%3A/x` is `c:/x`, a
+    host's `file://server/share` is `//server/share`); a bare path as it is (a Windows one,
+    `C:\\x`, included); None for another scheme (a remote workspace)."""
     if not uri:
         return None
+    if re.match(r"^[A-Za-z]:[/\\]", uri):  # not the scheme `c:` but a Windows drive
+        return uri
     parsed = urlparse(uri)
     if parsed.scheme == "file":
         path = unquote(parsed.path)
         if re.match(r"^/[A-Za-z]:[/\\]", path):  # a Windows drive
             path = path[1:]
+        elif parsed.netloc and parsed.netloc.lower() != "localhost":  # a UNC share
+            path = f"//{unquote(parsed.netloc)}{path}"
         return path or None
     return None if parsed.scheme else uri
 

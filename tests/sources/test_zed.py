@@ -255,7 +255,7 @@ def test_damaged_rows_are_counted_never_raised() -> None:
         "user content Video": 1,
         "agent content Diagram": 1,
         "tool_results": 1,
-        "message Compaction": 1,
+        "compaction summary": 1,  # Zed's variant is `Summary`
         "message int": 1,
         "data_type lz4": 1,
     }
@@ -462,3 +462,39 @@ def test_an_imported_shared_thread_says_so(tmp_path: Path) -> None:
         ("meta", True),
         ("user", None),
     ]
+
+
+def test_a_compacted_thread_shows_its_summary_in_place(tmp_path: Path) -> None:
+    """Zed compacts a long thread into `Message::Compaction(CompactionInfo)`: a summary it
+    wrote, or the provider's own compacted items (no text); a `Skill` mention names it."""
+    home = copy(tmp_path)
+    thread = {"title": "Long", "version": "0.3.0", "updated_at": "2026-12-04T09:00:00Z",
+              "messages": [{"User": {"id": "a", "content": [{"Text": "one"}]}},
+                           {"Agent": {"content": [{"Text": "1"}], "tool_results": {}}},
+                           {"Compaction": {"Summary": "We fixed the retry loop."}},
+                           {"Compaction": {"ProviderNative": {"provider": "anthropic",
+                                                              "items": [{"type": "compaction"}]}}},
+                           {"User": {"id": "b", "content": [
+                               {"Text": "use "},
+                               {"Mention": {"uri": {"Skill": {"name": "pdf", "source": "user"}},
+                                            "content": "…"}}]}},
+                           {"Agent": {"content": [{"Text": "2"}], "tool_results": {}}}]}  # fmt: skip
+    db = sqlite3.connect(home / THREADS / "threads.db")
+    db.execute(
+        "INSERT INTO threads (id, summary, updated_at, data_type, data) VALUES "
+        "('long', 'Long', '2026-12-04T09:00:00Z', 'json', ?)",
+        (json.dumps(thread).encode(),),
+    )
+    db.commit()
+    db.close()
+    found = events(sessions(home)["long"])  # nothing unknown, nothing skipped
+    assert [(e.kind, e.text) for e in found if e.kind != "turn_end"] == [
+        ("user", "one"),
+        ("assistant", "1"),
+        ("compaction", "We fixed the retry loop."),
+        ("compaction", None),
+        ("user", "use @pdf"),
+        ("assistant", "2"),
+    ]
+    native = [e for e in found if e.kind == "compaction"][1]
+    assert native.extra == {"provider": "anthropic"}

@@ -7,7 +7,8 @@ parsed whole, a longer one (a pasted image) has its long strings elided as a tra
 are (`files.compacted`), so no thread costs more memory than that.
 
 Two shapes: `DbThread` (version "0.3.0", the agent since Zed's ACP rewrite: messages
-`{"User": …}`, `{"Agent": …}` and `"Resume"`), and the first agent's `SerializedThread`
+`{"User": …}`, `{"Agent": …}`, `"Resume"` and, since Zed compacts a long thread,
+`{"Compaction": {"Summary": …}}`), and the first agent's `SerializedThread`
 ("0.2.0", "0.1.0", or no version: messages with `role`, `segments`, `tool_uses`,
 `tool_results`). Anything else in them is counted (`Diagnostics.unknown_type`), never raised.
 """
@@ -237,7 +238,7 @@ def _mention(uri: object, diagnostics: Diagnostics) -> tuple[str, str | None]:
     name = as_str(fields.get("name"))
     if kind in ("File", "Directory", "Selection") and path:
         return PurePath(path).name or path, path
-    if kind in ("Symbol", "Thread", "TextThread", "Rule") and name:
+    if kind in ("Symbol", "Thread", "TextThread", "Rule", "Skill") and name:
         return name, path
     if kind == "Fetch":
         url = as_str(fields.get("url"))
@@ -450,12 +451,31 @@ class _Turn:
                     text="Zed asked the model to continue where it left off",
                     extra={"resumed": True},
                 )
+            elif kind == "Compaction":  # the history before it, summed up
+                yield self.compaction(fields)
             else:
                 self.diagnostics.unknown_type(f"message {one_line(kind, limit=40) or type(message).__name__}")  # fmt: skip
         if answered:
             yield from self.usage(_tokens(per_turn.get(user or ""), self.model), "turn")
             yield from self.ended(last=True)
         yield from self.usage(self.cumulative, "session")
+
+    def compaction(self, info: object) -> Event:
+        """Zed's `CompactionInfo`: `{"Summary": text}`, or the provider's own compacted
+        items (`{"ProviderNative": {provider, items}}`), which hold no text to show."""
+        kind, fields = _variant(info)
+        if kind == "Summary" and isinstance(fields, str):
+            return self.say("compaction", text=fields)
+        extra: dict[str, JSONValue] = {}
+        if kind == "ProviderNative" and isinstance(fields, dict):
+            provider = as_str(fields.get("provider"))
+            if provider:
+                extra["provider"] = provider
+        else:
+            self.diagnostics.unknown_type(
+                f"compaction {one_line(kind, limit=40) or '?'}"
+            )
+        return self.say("compaction", extra=extra)
 
     def user(self, content: object) -> Iterator[Event]:
         parts: list[str] = []

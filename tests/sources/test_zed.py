@@ -498,3 +498,24 @@ def test_a_compacted_thread_shows_its_summary_in_place(tmp_path: Path) -> None:
     ]
     native = [e for e in found if e.kind == "compaction"][1]
     assert native.extra == {"provider": "anthropic"}
+
+
+def test_folders_are_in_the_order_opened_whatever_their_names(tmp_path: Path) -> None:
+    """`PathList` keeps its paths sorted as Rust orders paths, by component: `/x/app/sub`
+    before `/x/app.v2`, which a string sorts the other way round."""
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / THREADS / "threads.db")
+    for thread_id, order in (("sub-first", "0,1"), ("v2-first", "1,0")):
+        db.execute(
+            "INSERT INTO threads (id, summary, updated_at, data_type, data, folder_paths,"
+            " folder_paths_order) VALUES (?, 'Two folders', '2026-12-04T09:00:00Z',"
+            " 'json', '{}', ?, ?)",
+            (thread_id, "/x/app/sub\n/x/app.v2", order),
+        )
+    db.commit()
+    db.close()
+    found = sessions(home)
+    assert found["sub-first"].cwd == "/x/app/sub"
+    assert found["sub-first"].extra["folders"] == ["/x/app/sub", "/x/app.v2"]
+    assert found["v2-first"].cwd == "/x/app.v2"
+    assert found["v2-first"].extra["folders"] == ["/x/app.v2", "/x/app/sub"]

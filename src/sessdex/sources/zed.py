@@ -40,6 +40,7 @@ read here.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -221,10 +222,20 @@ def _folders(paths: object, order: object) -> tuple[str | None, tuple[str, ...]]
         return None, ()
     listed = paths.split("\n")
     indices = [int(i) for i in str(order or "").split(",") if i.strip().isdigit()]
-    if listed != sorted(listed) or sorted(indices) != list(range(len(listed))):
-        listed, indices = sorted(listed), list(range(len(listed)))
+    if listed != sorted(listed, key=_components) or sorted(indices) != list(
+        range(len(listed))
+    ):
+        listed, indices = sorted(listed, key=_components), list(range(len(listed)))
     opened = tuple(path for _, path in sorted(zip(indices, listed, strict=True)))
     return (opened[0] or None) if opened else None, opened
+
+
+def _components(path: str) -> tuple[bool, list[str]]:
+    """A path as Rust's `Path` orders it (PathList keeps its paths in that order): by
+    its components, so `/x/app/sub` comes before `/x/app.v2`, which a string does not."""
+    return not path.startswith(("/", "\\")), [
+        part for part in re.split(r"[/\\]", path) if part not in ("", ".")
+    ]
 
 
 def read(

@@ -424,3 +424,17 @@ def test_a_windows_cli_chat_keeps_its_folder(tmp_path: Path) -> None:
         chat["workspaceDirectory"] = uri
         path.write_text(json.dumps(chat, indent=2))
         assert sessions(home)[DENIED].cwd == folder, uri
+
+
+def test_odd_entries_of_sessions_json_are_counted(tmp_path: Path) -> None:
+    """An entry that is no object, or whose sessionId is no text, is counted; one of the
+    extension's format before sessionId (`session_id`) is passed over, as Continue does."""
+    home = copy_home(tmp_path)
+    index = home / SESSIONS / "sessions.json"
+    entries = json.loads(index.read_text())
+    entries += [7, "x", None, {"sessionId": 7}, {"session_id": "old", "title": "Old"}]
+    index.write_text(json.dumps(entries, indent=2))
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert set(found) == {*CLI_SESSIONS, IDE}
+    assert diagnostics.skipped == {"not an object": 3, "bad value": 1}

@@ -275,9 +275,13 @@ def _parse_index(path: Path, diagnostics: Diagnostics) -> list[Session]:
         entries = value
     found: list[Session] = []
     for entry in entries:
-        entry = as_dict(entry)
+        if not isinstance(entry, dict):
+            diagnostics.skip(str(path), 0, "not an object")
+            continue
         session_id = as_str(entry.get("sessionId"))
         if session_id is None:
+            if "sessionId" in entry:  # there, but not text
+                diagnostics.skip(str(path), 0, "bad value")
             continue  # the extension's format before sessionId: Continue skips it too
         title = stripped(entry.get("title"))
         created = entry.get("dateCreated")

@@ -438,3 +438,24 @@ def test_odd_entries_of_sessions_json_are_counted(tmp_path: Path) -> None:
     found = sessions(home, diagnostics)
     assert set(found) == {*CLI_SESSIONS, IDE}
     assert diagnostics.skipped == {"not an object": 3, "bad value": 1}
+
+
+def test_the_extensions_summary_keeps_the_response_it_sits_on(tmp_path: Path) -> None:
+    """The extension's "compact conversation" sets conversationSummary on the response it
+    was asked at (core/util/conversationCompaction.ts): that response's text, call and
+    usage are still shown and counted, the compaction after them. The CLI's compaction
+    is an item of its own whose message is the summary: shown once, as the compaction."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{IDE}.json"
+    chat = json.loads(path.read_text())
+    chat["history"][4]["conversationSummary"] = "Retries stop at MAX_TRIES."
+    del chat["history"][8]  # the CLI-shaped compaction item
+    path.write_text(json.dumps(chat, indent=2))
+    got = events(sessions(home)[IDE])
+    assert [(e.kind, e.text) for e in got][7:11] == [
+        ("assistant", "It stops because the loop runs MAX_TRIES (3) times."),
+        ("usage", None),
+        ("turn_end", None),
+        ("compaction", "Retries stop at MAX_TRIES."),
+    ]
+    assert len([e for e in got if e.usage]) == 3  # its usage still counted

@@ -12,7 +12,10 @@ time Continue keeps, read as the session's creation. There is no time per messag
 extension's `reasoning.startAt`): a session is last active when its file was last written.
 
 The CLI keeps a tool's output in its call's `toolCallStates[].output` only; the extension
-also writes a `tool` message with it (shown once, from the message). The CLI writes each
+also writes a `tool` message with it (shown once, from the message). A `conversationSummary`
+sums up the history up to its item: the CLI's compaction is an item of its own, the summary
+as an assistant message; the extension's "compact" sets it on the response it was asked at,
+whose text, calls and usage stay that response's (conversationCompaction.ts). The CLI writes each
 response's usage on its assistant message in OpenAI's words (`prompt_tokens`,
 `completion_tokens`, `model`; Continue's Anthropic adapter adds `cache_read_tokens` and
 `cache_write_tokens`, its prompt count then without them; OpenAI's `cached_tokens` is inside
@@ -402,12 +405,18 @@ def _copied(
 def _billed(item: dict[str, object]) -> dict[str, object]:
     """The usage of a response the reader bills ({} for any other item)."""
     message = as_dict(item.get("message"))
-    if (
-        message.get("role") != "assistant"
-        or item.get("conversationSummary") is not None
-    ):
+    if message.get("role") != "assistant" or _summary_only(item):
         return {}
     return as_dict(message.get("usage"))
+
+
+def _summary_only(item: dict[str, object]) -> bool:
+    """Whether the item is the CLI's compaction, an assistant message that is the summary
+    itself; the extension keeps its summary on the response it compacted at, whose
+    message, calls and usage stay the response's own."""
+    summary = item.get("conversationSummary")
+    message = as_dict(item.get("message"))
+    return isinstance(summary, str) and message.get("content") == summary
 
 
 def _tokens(usage: dict[str, object]) -> tuple[int, int]:
@@ -462,9 +471,21 @@ class _Reader:
         reasoning = as_dict(item.get("reasoning"))
         time = ms_time(reasoning.get("startAt"))
         summary = shown_text(item.get("conversationSummary"), keep_empty=False)
-        if summary is not None:
+        if summary is not None and _summary_only(item):
             yield event("compaction", time, text=summary)
             return
+        yield from self.message(item, message, role, time)
+        if summary is not None:  # the history up to this item, summed up after it
+            yield event("compaction", time, text=summary)
+
+    def message(
+        self,
+        item: dict[str, object],
+        message: dict[str, object],
+        role: str,
+        time: datetime | None,
+    ) -> Iterator[Event]:
+        event = self.event
         if role == "user":
             extra: dict[str, JSONValue] = {}
             context = [

@@ -340,6 +340,19 @@ def test_doctor_says_when_zeds_folder_holds_no_threads(tmp_path: Path) -> None:
     assert zed.doctor_notes(zed.locate(Home.at(HOME))) == []
 
 
+def test_doctors_advice_for_a_user_data_dir_finds_its_threads(tmp_path: Path) -> None:
+    """`zed --user-data-dir <dir>` keeps its threads in `<dir>/threads/threads.db`, not
+    below a home: `--home <dir>` finds none; XDG_DATA_HOME above a <dir> named zed does."""
+    (tmp_path / "home/.local/share/zed/db").mkdir(parents=True)
+    [note] = zed.doctor_notes(zed.locate(Home.at(tmp_path / "home")))
+    assert "<dir>/threads/threads.db" in note and "--home" not in note
+    custom = tmp_path / "elsewhere" / "zed"
+    shutil.copytree(HOME / THREADS, custom / "threads")
+    assert sessions(custom) == {}  # read as a home: nothing there
+    found = sessions(tmp_path / "home", environ={"XDG_DATA_HOME": str(custom.parent)})
+    assert LEAD in found
+
+
 def test_a_field_a_newer_zed_adds_is_counted(tmp_path: Path) -> None:
     home = copy(tmp_path)
     thread = {"title": "Newer", "version": "0.3.0", "updated_at": "2026-12-04T09:00:00Z",

@@ -122,8 +122,9 @@ def doctor_notes(location: Location) -> list[str]:
     if there and not any(folders.is_file(f.joinpath(*THREADS)) for f in there):
         return [
             f"{there[0]} holds no threads/threads.db: the Agent Panel has saved no "
-            "thread yet, or Zed runs with --user-data-dir (read that folder with "
-            "--home, or set XDG_DATA_HOME to the folder above its zed/)"
+            "thread yet, or Zed runs with --user-data-dir <dir>, which keeps them in "
+            "<dir>/threads/threads.db (sessdex reads that only for a <dir> named zed, "
+            "with XDG_DATA_HOME set to the folder above it)"
         ]
     return []
 

@@ -532,3 +532,23 @@ def test_folders_are_in_the_order_opened_whatever_their_names(tmp_path: Path) ->
     assert found["sub-first"].extra["folders"] == ["/x/app/sub", "/x/app.v2"]
     assert found["v2-first"].cwd == "/x/app.v2"
     assert found["v2-first"].extra["folders"] == ["/x/app.v2", "/x/app/sub"]
+
+
+def test_a_loop_of_leads_is_listed_not_hidden(tmp_path: Path) -> None:
+    """A damaged `parent_id` that leads back to the thread (its own id, or a sub-agent of
+    its sub-agent) would list it as a sub-agent only: it is listed on its own instead."""
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / THREADS / "threads.db")
+    for thread_id, parent in (("self", "self"), ("a", "b"), ("b", "a"), ("c", "a")):
+        db.execute(
+            "INSERT INTO threads (id, summary, updated_at, data_type, data, parent_id)"
+            " VALUES (?, ?, '2026-12-04T09:00:00Z', 'json', '{}', ?)",
+            (thread_id, thread_id, parent),
+        )
+    db.commit()
+    db.close()
+    found = sessions(home)
+    assert found["self"].parent_id is None
+    assert found["a"].parent_id is None and found["b"].parent_id is None
+    assert found["c"].parent_id == "a"  # under a, which is listed
+    assert found[CHILD].parent_id == LEAD  # a real sub-agent, as ever

@@ -74,6 +74,7 @@ THREADS = ("threads", "threads.db")
 # size in the database: a bigger one (pasted images) is listed without a folder, which its
 # read still shows
 PEEK_BYTES = 8 * 1024 * 1024
+_CHAIN_STEPS = 64  # leads followed up from a thread to find a loop back to it
 _COLUMNS = ("id", "summary", "updated_at", "created_at", "data_type", "parent_id",
             "folder_paths", "folder_paths_order")  # fmt: skip
 
@@ -149,11 +150,11 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 f"SELECT rowid, {', '.join(columns)} FROM threads ORDER BY rowid"
             )
         ]
-        ids = {row["id"] for row in rows if isinstance(row.get("id"), str)}
+        leads = _leads(rows)
         return [
             session
             for row in rows
-            if (session := _session(connection, path, row, ids, diagnostics))
+            if (session := _session(connection, path, row, leads, diagnostics))
         ]
     except sqlite3.Error as error:
         diagnostics.problem(read_failed(NAME, path, error))
@@ -166,7 +167,7 @@ def _session(
     connection: sqlite3.Connection,
     path: Path,
     row: dict[str, object],
-    ids: set[object],
+    leads: dict[str, str | None],
     diagnostics: Diagnostics,
 ) -> Session | None:
     thread_id = as_str(row.get("id"))
@@ -197,10 +198,33 @@ def _session(
         created=db_time(row.get("created_at")),
         updated=db_time(row.get("updated_at")),
         # a sub-agent whose lead is gone is listed, and counted, on its own
-        parent_id=parent if parent in ids else None,
+        parent_id=leads.get(thread_id),
         agent_type="subagent" if parent else None,
         extra=extra,
     )
+
+
+def _leads(rows: list[dict[str, object]]) -> dict[str, str | None]:
+    """Each thread's lead where that row is there; None for a lead that is gone, and for
+    a thread whose chain of leads comes back to it (a damaged row: listed as a sub-agent
+    of its own sub-agent, no thread of that loop would be listed)."""
+    parents = {
+        thread_id: as_str(row.get("parent_id"))
+        for row in rows
+        if (thread_id := as_str(row.get("id"))) is not None
+    }
+    leads: dict[str, str | None] = {}
+    for thread_id, parent in parents.items():
+        seen = {thread_id}
+        above = parent
+        # a few steps up: Zed nests sub-agents a few deep, and a long chain costs time
+        while above is not None and above in parents and above not in seen:
+            if len(seen) > _CHAIN_STEPS:
+                break
+            seen.add(above)
+            above = parents[above]
+        leads[thread_id] = parent if parent in parents and above != thread_id else None
+    return leads
 
 
 def _stored_size(connection: sqlite3.Connection, rowid: object) -> int:

@@ -8,7 +8,9 @@ are (`files.compacted`), so no thread costs more memory than that.
 
 Two shapes: `DbThread` (version "0.3.0", the agent since Zed's ACP rewrite: messages
 `{"User": …}`, `{"Agent": …}`, `"Resume"` and, since Zed compacts a long thread,
-`{"Compaction": {"Summary": …}}`), and the first agent's `SerializedThread`
+`{"Compaction": {"Summary": …}}` or `{"Compaction": {"ProviderNative": …}}`: not yet in
+db.rs @0642ec7e, seen in the thread.rs of later Zed forks and in a third-party reader of
+Zed's threads, no real row), and the first agent's `SerializedThread`
 ("0.2.0", "0.1.0", or no version: messages with `role`, `segments`, `tool_uses`,
 `tool_results`). Anything else in them is counted (`Diagnostics.unknown_type`), never raised.
 """

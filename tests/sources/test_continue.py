@@ -419,7 +419,10 @@ def test_a_windows_cli_chat_keeps_its_folder(tmp_path: Path) -> None:
     for uri, folder in (
         ("file:///c%3A/Users/alex/ledger", "c:/Users/alex/ledger"),  # VS Code
         ("file:///C:/Users/alex/ledger", "C:/Users/alex/ledger"),  # JetBrains
-        ("file://wsl.localhost/Ubuntu/home/alex", "//wsl.localhost/Ubuntu/home/alex"),
+        (
+            "file://wsl.localhost/Ubuntu/home/alex",
+            "\\\\wsl.localhost\\Ubuntu\\home\\alex",
+        ),
     ):
         chat["workspaceDirectory"] = uri
         path.write_text(json.dumps(chat, indent=2))

@@ -272,9 +272,10 @@ def db_time(value: object, *, digit_text: bool = False) -> datetime | None:
 
 
 def local_path(uri: str | None) -> str | None:
-    """The folder a `file://` URI names, percent-decoded (`file:///c%3A/x` is `c:/x`, a
-    host's `file://server/share` is `//server/share`); a bare path as it is (a Windows one,
-    `C:\\x`, included); None for another scheme (a remote workspace)."""
+    """The folder a `file://` URI names, percent-decoded (`file:///c%3A/x` is `c:/x`; a
+    host's `file://server/share`, a UNC share, is `\\\\server\\share` as Windows names
+    it); a bare path as it is (a Windows one, `C:\\x`, included); None for another scheme
+    (a remote workspace)."""
     if not uri:
         return None
     if re.match(r"^[A-Za-z]:[/\\]", uri):  # not the scheme `c:` but a Windows drive
@@ -285,7 +286,7 @@ def local_path(uri: str | None) -> str | None:
         if re.match(r"^/[A-Za-z]:[/\\]", path):  # a Windows drive
             path = path[1:]
         elif parsed.netloc and parsed.netloc.lower() != "localhost":  # a UNC share
-            path = f"//{unquote(parsed.netloc)}{path}"
+            path = f"\\\\{unquote(parsed.netloc)}{path}".replace("/", "\\")
         return path or None
     return None if parsed.scheme else uri
 

@@ -35,6 +35,7 @@ BUILTIN: tuple[str, ...] = (
     "qwen",
     "zed",
     "continue",
+    "kiro",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -104,6 +105,7 @@ TITLES: dict[str, str] = {
     "qwen": "Qwen Code",
     "zed": "Zed Agent Panel",
     "continue": "Continue (cn CLI and IDE extensions)",
+    "kiro": "Kiro CLI / Amazon Q Developer CLI",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

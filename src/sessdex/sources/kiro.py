@@ -1,0 +1,394 @@
+"""Kiro CLI (`kiro-cli chat`) and the Amazon Q Developer CLI it replaced (`q chat`).
+
+Both keep their chats in one SQLite database, `data.sqlite3`, under `dirs::data_local_dir()`
+(`$XDG_DATA_HOME`, default `~/.local/share`, on Linux; `~/Library/Application Support` on
+macOS; `%LOCALAPPDATA%` on Windows): in `amazon-q/` for Q (aws/amazon-q-developer-cli
+`crates/chat-cli/src/util/paths.rs` `database_path_static`, 1.19.7), in `kiro-cli/` for
+Kiro (the same file on the repository's `sync-prod-from-main` branch, 2.2.1). No variable
+of the app's moves it. The database is opened through `databases.open_sqlite` only (it
+also holds the app's login in `auth_kv`, which is never queried).
+
+Two tables, one per era (`database/sqlite_migrations/`): `conversations (key, value)` (007,
+Q 1.10+), one conversation per folder, `key` the folder's path and `value` the serde JSON
+of `ConversationState`, replaced as the chat goes on; and `conversations_v2 (key,
+conversation_id, value, created_at, updated_at)` (008, Kiro CLI, 2025-12), several per
+folder, times in epoch milliseconds. 008 copies the old rows into the new table, dated by
+the migration, and leaves the old table behind: a database that has `conversations_v2` is
+read from it alone. What a conversation holds is in `_kiro_read.py`: prompts (with a time
+since 2025-08), responses, tool calls and their results, the `/compact` summary; a
+response is dated by its request's end (since 2025-07), and no token count is kept.
+
+Resume: Q reopens a folder's one conversation (`q chat --resume` there). Kiro reopens the
+folder's newest (`kiro-cli chat --resume`) or, since April 2026 (#1829), any by its id
+(`kiro-cli chat --resume-id <id>`); never `--trust-all-tools`. The Kiro CLI's newer agent
+(`crates/chat-cli-v2`) keeps its sessions as files in `~/.kiro/sessions/cli/`: not read
+here yet. A chat saved with `/save` (a JSON file wherever the user said) is not looked for.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+
+import orjson
+
+from .. import databases, folders, programs
+from ..diagnostics import Diagnostics, read_failed
+from ..model import Event, JSONValue, ResumePlan, Session
+from ._kiro_read import Reader, summary
+from ._values import as_str, ms_time, one_line
+from .base import Home, Location, Opened
+
+NAME = "kiro"
+TITLE = "Kiro CLI / Amazon Q Developer CLI"
+SCAN_NOTED = True  # locate reads only the environment; scan only probes
+CHECKED_WITH = (
+    "the CLIs' source, no real capture (Low/Medium confidence): "
+    "aws/amazon-q-developer-cli @15cc8f3c (Q 1.19.7: conversations table) and its "
+    "sync-prod-from-main branch @7bc6d258 (Kiro CLI 2.2.1: conversations_v2); "
+    "synthetic database"
+)
+ENV_VARS = ("XDG_DATA_HOME",)
+CLI = ("kiro-cli", "kiro-cli-chat", "q", "qchat")
+
+KIRO = "kiro-cli"  # the data folder's name, and the command
+AMAZON_Q = "amazon-q"
+DATABASE = "data.sqlite3"
+MACOS_DATA = ("Library", "Application Support")
+WINDOWS_DATA = ("AppData", "Local")
+V2 = "conversations_v2"
+V1 = "conversations"
+
+
+def locate(home: Home) -> Location:
+    xdg = home.env_dir("XDG_DATA_HOME")
+    data = home.xdg("data")
+    also = [data / AMAZON_Q]
+    for parts in (MACOS_DATA, WINDOWS_DATA):
+        base = home.path.joinpath(*parts)
+        also += [base / KIRO, base / AMAZON_Q]
+    return Location(
+        data / KIRO,
+        override=f"XDG_DATA_HOME={xdg}" if xdg else None,
+        also=tuple(also),
+    )
+
+
+def _data_folders(location: Location) -> list[Path]:
+    seen: list[Path] = []
+    for folder in (location.root, *location.also):
+        if folder not in seen:
+            seen.append(folder)
+    return seen
+
+
+def scan(location: Location) -> Iterator[Path]:
+    if not location.exists:
+        return
+    for folder in _data_folders(location):
+        database = folder / DATABASE
+        if folders.is_file(database):
+            yield database
+
+
+def doctor_notes(location: Location) -> list[str]:
+    """Where a data folder is there but holds no database."""
+    there = [f for f in _data_folders(location) if folders.is_dir(f)]
+    if there and not any(folders.is_file(f / DATABASE) for f in there):
+        return [
+            f"{there[0]} holds no {DATABASE}: the CLI has saved no chat there yet "
+            "(the Kiro CLI's newer agent keeps its sessions in ~/.kiro/sessions/cli, "
+            "not read by sessdex yet)"
+        ]
+    return []
+
+
+def _cli(path: Path) -> str:
+    """The command of the app whose data folder holds `path`."""
+    return "q" if path.parent.name == AMAZON_Q else KIRO
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    try:
+        connection = databases.open_sqlite(path)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
+        return []
+    try:
+        v2 = databases.table_columns(connection, V2)
+        if {"key", "conversation_id", "value"} <= v2:
+            return _listed_v2(connection, path, v2, diagnostics)
+        if {"key", "value"} <= databases.table_columns(connection, V1):
+            return _listed_v1(connection, path, diagnostics)
+        if not databases.table_columns(connection, "migrations"):
+            diagnostics.problem(
+                f"{NAME}: {path} has no conversations table; not a Kiro or Q CLI "
+                "database we know"
+            )
+        return []  # a CLI that has not saved a chat yet (before migration 007)
+    except sqlite3.Error as error:
+        diagnostics.problem(read_failed(NAME, path, error))
+        return []
+    finally:
+        connection.close()
+
+
+def _load(
+    connection: sqlite3.Connection,
+    table: str,
+    rowid: int,
+    where: str,
+    diagnostics: Diagnostics,
+    *,
+    full: bool = False,
+) -> dict[str, object] | None:
+    """A row's conversation JSON, its huge strings elided past `files.READ_LINE_CAP`;
+    None, counted at `where`, for one that is damaged or not an object."""
+    data = databases.bounded_value(
+        connection,
+        table,
+        "value",
+        rowid,
+        full=full,
+        diagnostics=diagnostics,
+        where=where,
+    )
+    if data is None:
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        diagnostics.skip(where, 0, "truncated" if _cut(data) else "not JSON")
+        return None
+    if not isinstance(value, dict):
+        diagnostics.skip(where, 0, "not an object")
+        return None
+    return value
+
+
+def _cut(data: bytes | str) -> bool:
+    """Whether JSON text ends before its outermost object closes (a torn write)."""
+    stripped = (data.encode() if isinstance(data, str) else data).strip()
+    return stripped[:1] == b"{" and stripped[-1:] != b"}"
+
+
+def _listed_v2(
+    connection: sqlite3.Connection,
+    path: Path,
+    columns: set[str],
+    diagnostics: Diagnostics,
+) -> list[Session]:
+    times = [c if c in columns else "NULL" for c in ("created_at", "updated_at")]
+    rows = connection.execute(
+        f"SELECT rowid, key, conversation_id, {times[0]}, {times[1]} FROM {V2} "
+        "ORDER BY rowid"
+    ).fetchall()
+    newest: dict[str, tuple[int, str]] = {}  # folder: (updated_at, id) of its newest
+    for _, key, conversation_id, _, updated in rows:
+        if isinstance(key, str) and isinstance(conversation_id, str):
+            mark = (updated if isinstance(updated, int) else 0, conversation_id)
+            newest[key] = max(newest.get(key, mark), mark)
+    sessions = []
+    for rowid, key, conversation_id, created, updated in rows:
+        where = f"{path}#{V2}/{one_line(conversation_id, limit=80)}"
+        if not isinstance(conversation_id, str) or not conversation_id:
+            diagnostics.skip(where, 0, "bad value")
+            continue
+        # listed, damaged or not: the row's own columns say enough (its read counts it)
+        value = _load(connection, V2, rowid, where, Diagnostics())
+        found = summary(value) if value is not None else None
+        extra: dict[str, JSONValue] = {
+            "store": "sqlite",
+            "table": V2,
+            "cli": _cli(path),
+        }
+        cwd = key if isinstance(key, str) and key else None
+        if cwd and newest.get(cwd, (0, ""))[1] == conversation_id:
+            extra["newest"] = True
+        first = found.first if found else None
+        row_created = ms_time(created)
+        sessions.append(
+            Session(
+                app=NAME,
+                id=conversation_id,
+                path=f"{path}#{V2}/{conversation_id}",
+                cwd=cwd,
+                title=found.title if found else None,
+                # a row 008 copied is dated by the migration: its first prompt is older
+                created=_earliest(row_created, first),
+                updated=ms_time(updated) or (found.last if found else None),
+                model=found.model if found else None,
+                extra=extra,
+            )
+        )
+    return sessions
+
+
+def _earliest(*moments: datetime | None) -> datetime | None:
+    known = [m for m in moments if m is not None]
+    return min(known) if known else None
+
+
+def _listed_v1(
+    connection: sqlite3.Connection, path: Path, diagnostics: Diagnostics
+) -> list[Session]:
+    sessions = []
+    for rowid, key in connection.execute(
+        f"SELECT rowid, key FROM {V1} ORDER BY rowid"
+    ).fetchall():
+        where = f"{path}#{V1}/{one_line(key, limit=200)}"
+        value = _load(connection, V1, rowid, where, diagnostics)
+        found = summary(value) if value is not None else None
+        if found is None or not found.conversation_id:
+            if value is not None:
+                diagnostics.skip(where, 0, "bad value")  # no conversation id
+            continue
+        extra: dict[str, JSONValue] = {
+            "store": "sqlite",
+            "table": V1,
+            "cli": _cli(path),
+        }
+        cwd = key if isinstance(key, str) and key else None
+        extra["newest"] = True  # the folder's one conversation
+        sessions.append(
+            Session(
+                app=NAME,
+                id=found.conversation_id,
+                path=f"{path}#{V1}/{found.conversation_id}",
+                cwd=cwd,
+                title=found.title,
+                # the table keeps no time: the first prompt's and the last response's
+                created=found.first,
+                updated=found.last,
+                model=found.model,
+                extra=extra,
+            )
+        )
+    return sessions
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if not session.path or f"#{V1}" not in session.path:
+        return
+    database, _, rest = session.path.rpartition(f"#{V1}")
+    table = V2 if rest.startswith("_v2/") else V1
+    conversation_id = rest.partition("/")[2]
+    try:
+        connection = databases.open_sqlite(database)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
+        return
+    try:
+        where = f"{database}#{table}/{conversation_id}"
+        if table == V2:
+            row = connection.execute(
+                f"SELECT rowid FROM {V2} WHERE conversation_id = ? LIMIT 1",
+                (conversation_id,),
+            ).fetchone()
+        else:  # the folder's row, if it still holds this conversation
+            row = connection.execute(
+                f"SELECT rowid FROM {V1} WHERE key = ? LIMIT 1", (session.cwd or "",)
+            ).fetchone()
+        if row is None:
+            diagnostics.skip(where, 0, "vanished")
+            return
+        value = _load(connection, table, row[0], where, diagnostics, full=full)
+        if value is None:
+            return
+        if as_str(value.get("conversation_id")) not in (None, conversation_id):
+            diagnostics.skip(where, 0, "vanished")  # the folder has a new one since
+            return
+        reader = Reader(session.id, where, diagnostics, updated=session.updated)
+        yield from reader.conversation(value)
+    except sqlite3.Error as error:
+        diagnostics.problem(read_failed(NAME, database, error))
+    finally:
+        connection.close()
+
+
+# --- resume ------------------------------------------------------------------------------
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """In the conversation's folder: `q chat --resume` (Q's one conversation there),
+    `kiro-cli chat --resume` (the folder's newest), else `kiro-cli chat --resume-id <id>`.
+    Never `--trust-all-tools`: the CLI's own approval rules apply."""
+    if resume_refusal(session) is not None or not session.cwd:
+        return None
+    cli = "q" if session.extra.get("cli") == "q" else KIRO
+    notes: list[str] = []
+    if session.extra.get("newest") is True:
+        argv: tuple[str, ...] = (cli, "chat", "--resume")
+    else:
+        argv = (cli, "chat", "--resume-id", session.id)
+        notes.append(
+            "--resume-id came with Kiro CLI releases of April 2026; an older one "
+            "reopens it through `kiro-cli chat --resume-picker` in this folder"
+        )
+    if cli == "q":
+        hint = "the Amazon Q Developer CLI is no longer updated: its successor is the Kiro CLI (https://kiro.dev/cli)"  # fmt: skip
+    else:
+        hint = "install the Kiro CLI: https://kiro.dev/cli"
+    return ResumePlan(
+        argv=argv,
+        cwd=session.cwd,
+        program=cli,
+        install_hint=hint,
+        notes=tuple(notes),
+        process_names=("qchat",) if cli == "q" else ("kiro-cli-chat",),
+    )
+
+
+def resume_refusal(session: Session) -> str | None:
+    """Why a conversation has no resume command: its folder is not known (a key the CLI
+    could not write as text), or it is a Q conversation the folder has since replaced."""
+    if not session.cwd:
+        return (
+            "the CLI reopens a conversation from its folder, and this one's folder is "
+            "not recorded."
+        )
+    if session.extra.get("table") == V1 and session.extra.get("newest") is not True:
+        return "the folder's conversation has been replaced since it was listed."
+    return None
+
+
+def resume_program(plan: ResumePlan) -> tuple[ResumePlan, str | None]:
+    """The `q` on PATH where it is Amazon's: a compiled program, or a launcher that names
+    its chat (`qchat`) or Amazon Q. `q` is also other tools' name (harelba/q, SQL on CSV
+    files, a Python script), which is never given `chat --resume`."""
+    found = shutil.which(plan.program)
+    if found is None or plan.program != "q":
+        return plan, found
+    judged = programs.wrapped(found) or found
+    if programs.is_launcher(judged) and not programs.launcher_names(
+        judged, ("qchat", "amazon-q", "amazonq", "kiro-cli")
+    ):
+        return plan, None
+    return plan, found
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `kiro-cli chat` or `q chat` has open, from the words `resume`
+    writes: `--resume-id <id>` that conversation, `--resume`/`-r` the folder's newest,
+    `--resume-picker` one the user picks."""
+    index = 1
+    while index < len(args):
+        word = args[index]
+        index += 1
+        if word == "--":
+            break
+        name, equals, value = word.partition("=")
+        if name == "--resume-id":
+            if not equals and index < len(args):
+                value = args[index]
+            return Opened(value) if value else Opened(chosen=True)
+        if word == "--resume-picker":
+            return Opened(chosen=True)
+        if word in ("--resume", "-r"):
+            return Opened(latest=True)
+    return None

@@ -1,0 +1,387 @@
+"""Kiro CLI / Amazon Q Developer CLI quirks: one data.sqlite3 per CLI (`kiro-cli/`,
+`amazon-q/`), the Kiro CLI's `conversations_v2` beside the one-per-folder table 008 left
+behind, serde's externally tagged messages, a resume per era, damage counted."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex import files
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, ResumePlan, Session, merge
+from sessdex.sources import Home, kiro
+
+DATA = Path(__file__).parent.parent / "data" / "kiro"
+HOME = DATA / "home"
+KIRO_DB = Path(".local/share/kiro-cli/data.sqlite3")
+Q_DB = Path(".local/share/amazon-q/data.sqlite3")
+SHOP = "/home/alex/code/shop-api"
+NEWEST = "3f6b2c1e-8d4a-4e7b-9c2f-5a1d0e9b7c63"
+OLDER = "9a0c4e2d-1b3f-4a5c-8d7e-6f1a2b3c4d5e"
+MIGRATED = "c2d4e6f8-0a1b-4c3d-8e5f-7a9b1c3d5e7f"
+Q_SHOP = "5e7a9c1b-3d5f-4b7a-9c1e-3f5a7b9d1e3f"
+Q_BLOG = "1b3d5f7a-9c1e-4a3c-8e5a-7c9e1a3c5e7a"
+
+
+def sessions(
+    home: Path = HOME,
+    diagnostics: Diagnostics | None = None,
+    environ: dict[str, str] | None = None,
+) -> dict[str, Session]:
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    location = kiro.locate(
+        Home(home, environ) if environ is not None else Home.at(home)
+    )
+    fragments: dict[str, list[Session]] = {}
+    for path in kiro.scan(location):
+        for session in kiro.parse(path, location, diagnostics):
+            fragments.setdefault(session.id, []).append(session)
+    return {key: merge(parts) for key, parts in fragments.items()}
+
+
+def events(session: Session) -> list[Event]:
+    diagnostics = Diagnostics()
+    found = list(kiro.read(session, diagnostics))
+    assert not diagnostics.skipped_total and not diagnostics.unknown
+    assert not diagnostics.problems
+    return found
+
+
+def copy(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    return home
+
+
+def conversation(conversation_id: str, prompt: str, answer: str) -> str:
+    """A `ConversationState` of one prompt and one answer, as serde_json writes it."""
+    user = {"additional_context": "", "env_context": {"env_state": None},
+            "content": {"Prompt": {"prompt": prompt}},
+            "timestamp": "2026-12-02T08:00:00+00:00", "images": None}  # fmt: skip
+    return json.dumps({
+        "conversation_id": conversation_id, "next_message": None,
+        "history": [{"user": user, "assistant": {"Response": {"message_id": "m", "content": answer}},
+                     "request_metadata": None}],
+        "valid_history_range": [0, 1], "transcript": [], "tools": {}, "context_manager": None,
+        "context_message_length": None, "latest_summary": None, "file_line_tracker": {},
+        "checkpoint_manager": None, "mcp_enabled": True,
+    })  # fmt: skip
+
+
+def add(
+    home: Path, folder: str, conversation_id: str, value: str, updated: int
+) -> None:
+    db = sqlite3.connect(home / KIRO_DB)
+    db.execute(
+        "INSERT INTO conversations_v2 VALUES (?, ?, ?, ?, ?)",
+        (folder, conversation_id, value, updated - 1000, updated),
+    )
+    db.commit()
+    db.close()
+
+
+def test_chats_are_listed_with_their_title_folder_times_and_model() -> None:
+    found = sessions()
+    # the `conversations` table 008 left in Kiro's database is not listed again
+    assert sorted(found) == sorted([NEWEST, OLDER, MIGRATED, Q_SHOP, Q_BLOG])
+    newest = found[NEWEST]
+    assert (newest.title, newest.cwd, newest.model) == (
+        "Why does checkout time out under load?", SHOP, "claude-sonnet-4.5",
+    )  # fmt: skip
+    assert newest.created is not None and newest.updated is not None
+    assert newest.updated.isoformat() == "2025-11-30T09:00:10.500000+00:00"
+    # a row 008 copied is dated by the migration; its prompt has no time of its own
+    assert found[MIGRATED].created == found[MIGRATED].updated
+    # Q's table keeps no time: the prompts' and responses', where Q wrote them
+    assert found[Q_SHOP].created is not None
+    assert found[Q_SHOP].created.isoformat() == "2025-10-02T21:00:00+00:00"
+    assert found[Q_BLOG].created is None and found[Q_BLOG].updated is None
+    assert found[Q_BLOG].model == "CLAUDE_3_7_SONNET_20250219_V1_0"
+
+
+def test_a_turn_reads_in_order_with_each_call_paired_to_its_result() -> None:
+    found = events(sessions()[NEWEST])
+    assert [(e.kind, e.tool) for e in found] == [
+        ("user", None), ("assistant", None), ("tool_call", "fs_read"),
+        ("tool_call", "execute_bash"), ("tool_result", "fs_read"),
+        ("tool_result", "execute_bash"), ("assistant", None), ("turn_end", None),
+    ]  # fmt: skip
+    calls = {e.call_id: e for e in found if e.kind == "tool_call"}
+    results = {e.call_id: e for e in found if e.kind == "tool_result"}
+    assert calls.keys() == results.keys() == {"tooluse_a1", "tooluse_a2"}
+    assert calls["tooluse_a2"].extra["input"] == {
+        "command": "grep -rn timeout src/", "summary": "find timeouts",
+    }  # fmt: skip
+    assert not results["tooluse_a1"].is_error and results["tooluse_a2"].is_error
+    assert results["tooluse_a2"].text == "grep: src/legacy: Permission denied"
+    assert found[0].time is not None
+    assert found[0].time.isoformat() == "2025-11-30T09:00:00.125000+00:00"
+    assert found[-2].extra["model"] == "claude-sonnet-4.5"
+
+
+def test_a_compacted_chat_starts_with_its_summary_and_a_cancelled_call_is_interrupted() -> (
+    None
+):
+    found = events(sessions()[OLDER])
+    assert [e.kind for e in found] == [
+        "compaction", "user", "tool_call", "tool_result", "user", "assistant", "turn_end",
+    ]  # fmt: skip
+    assert found[0].text is not None and found[0].text.startswith("The user asked")
+    cancelled = found[3]
+    assert cancelled.is_error and cancelled.extra.get("interrupted") is True
+    assert cancelled.tool == "fs_write" and cancelled.call_id == "tooluse_b1"
+    assert found[4].text == "Put it in tests/unit instead."
+
+
+def test_q_history_kept_as_pairs_reads_as_the_newer_shape() -> None:
+    found = events(sessions()[Q_BLOG])
+    assert [(e.kind, e.text) for e in found] == [
+        ("user", "Why is the blog build slow?"),
+        ("assistant", "Image resizing runs on every build."),
+        ("turn_end", None),
+    ]
+    assert all(e.time is None for e in found)
+
+
+def test_resume_is_exact_and_never_trusts_all_tools() -> None:
+    found = sessions()
+    for keep in (False, True):
+        newest = kiro.resume(found[NEWEST], keep_permissions=keep)
+        older = kiro.resume(found[OLDER], keep_permissions=keep)
+        q = kiro.resume(found[Q_SHOP], keep_permissions=keep)
+        assert newest == ResumePlan(
+            argv=("kiro-cli", "chat", "--resume"), cwd=SHOP, program="kiro-cli",
+            install_hint=newest.install_hint if newest else "",
+            process_names=("kiro-cli-chat",),
+        )  # fmt: skip
+        assert older is not None
+        assert older.argv == ("kiro-cli", "chat", "--resume-id", OLDER)
+        assert older.cwd == SHOP and "--resume-picker" in older.notes[0]
+        assert q is not None and q.argv == ("q", "chat", "--resume") and q.cwd == SHOP
+        for plan in (newest, older, q):
+            assert plan is not None
+            assert not {"--trust-all-tools", "-a", "--trust-tools"} & set(plan.argv)
+    assert kiro.resume_refusal(found[NEWEST]) is None
+
+
+def test_resume_print_quotes_an_odd_id_and_folder(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    work = tmp_path / "my repo"
+    work.mkdir()
+    add(
+        home,
+        str(work),
+        "x;touch y",
+        conversation("x;touch y", "odd", "ok"),
+        1764900001000,
+    )
+    add(home, str(work), "newer", conversation("newer", "new", "ok"), 1764900002000)
+    result = CliRunner().invoke(
+        main, ["resume", "--print", "x;touch", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        result.stdout.strip() == f"cd '{work}' && kiro-cli chat --resume-id 'x;touch y'"
+    )
+
+
+def test_process_session_reads_back_what_resume_writes() -> None:
+    opened = kiro.process_session
+    assert opened(["kiro-cli", "chat", "--resume"]) == kiro.Opened(latest=True)
+    assert opened(["qchat", "chat", "-r"]) == kiro.Opened(latest=True)
+    assert opened(["kiro-cli", "chat", "--resume-id", OLDER]) == kiro.Opened(OLDER)
+    assert opened(["kiro-cli", "chat", f"--resume-id={OLDER}"]) == kiro.Opened(OLDER)
+    assert opened(["kiro-cli", "chat", "--resume-picker"]) == kiro.Opened(chosen=True)
+    assert opened(["kiro-cli", "chat", "hello"]) is None
+
+
+def test_a_q_that_is_another_program_is_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`q` is also harelba/q (SQL over CSV files), a Python script."""
+    script = tmp_path / "q"
+    script.write_text("#!/usr/bin/python3\nfrom qtextasdata import run\nrun()\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    plan = kiro.resume(sessions()[Q_SHOP])
+    assert plan is not None
+    assert kiro.resume_program(plan) == (plan, None)
+    script.write_text('#!/bin/sh\nexec /opt/amazon-q/bin/qchat "$@"\n')
+    assert kiro.resume_program(plan) == (plan, str(script))
+
+
+def test_damaged_rows_are_counted_never_raised() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(DATA / "malformed" / "home", diagnostics)
+    # Kiro's rows list from their columns, whatever their value holds; Q's need the value
+    assert {s for s in found if s.startswith("0f0f0f0f")} == {
+        f"0f0f0f0f-0000-4000-8000-00000000000{n}" for n in (1, 2, 3)
+    }
+    for session in found.values():
+        list(kiro.read(session, diagnostics))
+    reasons = sorted((path.rpartition("/")[2], reason) for path, _, reason in diagnostics.details)  # fmt: skip
+    assert reasons == [
+        ("0f0f0f0f-0000-4000-8000-000000000001", "truncated"),
+        ("0f0f0f0f-0000-4000-8000-000000000002", "not JSON"),
+        ("blog", "bad value"),  # a Q row with no conversation id
+        ("history", "bad value"),  # an entry that is no entry
+        ("shop-api", "truncated"),  # `{not json`: an object never closed
+    ]
+    assert diagnostics.unknown == {
+        "user content Shout": 1,
+        "assistant message Mumble": 1,
+    }
+    assert not diagnostics.problems
+
+
+def test_newest_rows_in_the_wal_are_listed_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    home = copy(tmp_path)
+    folder = (home / KIRO_DB).parent
+    writer = sqlite3.connect(home / KIRO_DB)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute(
+            "INSERT INTO conversations_v2 VALUES (?, 'wal-1', ?, 1764900000000, 1764900005000)",
+            ("/home/alex/code/new", conversation("wal-1", "Only in the WAL", "yes")),
+        )
+        writer.commit()
+        assert (folder / "data.sqlite3-wal").stat().st_size > 0
+        before = {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()}  # fmt: skip
+        found = sessions(home)
+        assert found["wal-1"].title == "Only in the WAL"
+        assert [e.text for e in events(found["wal-1"])] == [
+            "Only in the WAL",
+            "yes",
+            None,
+        ]
+        assert NEWEST in found
+        after = {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()}  # fmt: skip
+        assert after == before
+    finally:
+        writer.close()
+
+
+def test_a_huge_tool_result_is_elided_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "READ_LINE_CAP", 4096)
+    home = copy(tmp_path)
+    value = json.loads(conversation("huge", "Dump the log", "Here it is."))
+    output = "x" * 400_000
+    value["history"].insert(0, {
+        "user": value["history"][0]["user"],
+        "assistant": {"ToolUse": {"message_id": "m0", "content": "", "tool_uses": [
+            {"id": "t1", "name": "execute_bash", "orig_name": "execute_bash",
+             "args": {"command": "cat big.log"}, "orig_args": {}}]}},
+        "request_metadata": None,
+    })  # fmt: skip
+    value["history"][1]["user"] = {**value["history"][1]["user"], "content": {
+        "ToolUseResults": {"tool_use_results": [
+            {"tool_use_id": "t1", "content": [{"Text": output}], "status": "Success"}]}}}  # fmt: skip
+    add(home, SHOP, "huge", json.dumps(value), 1764900009000)
+    session = sessions(home)["huge"]
+    assert session.title == "Dump the log"
+    found = events(session)
+    result = next(e for e in found if e.kind == "tool_result")
+    assert result.call_id == "t1" and result.tool == "execute_bash"
+    assert result.text == f"[text, {files.human_bytes(len(output))}]"
+    full = list(kiro.read(session, Diagnostics(), full=True))
+    assert next(e for e in full if e.kind == "tool_result").text == output
+
+
+def test_a_kiro_database_before_008_lists_its_one_chat_per_folder(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    database = home / KIRO_DB
+    database.parent.mkdir(parents=True)
+    db = sqlite3.connect(database)
+    db.execute("CREATE TABLE conversations (key TEXT PRIMARY KEY, value TEXT)")
+    db.execute("INSERT INTO conversations VALUES (?, ?)", (SHOP, conversation("early", "hi", "hello")))  # fmt: skip
+    db.commit()
+    db.close()
+    found = sessions(home)
+    assert list(found) == ["early"]
+    plan = kiro.resume(found["early"])
+    assert plan is not None and plan.argv == ("kiro-cli", "chat", "--resume")
+    assert [e.kind for e in events(found["early"])] == ["user", "assistant", "turn_end"]
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "Library/Application Support/kiro-cli",
+        "Library/Application Support/amazon-q",
+        "AppData/Local/kiro-cli",
+        "AppData/Local/amazon-q",
+    ],
+)
+def test_each_platforms_data_folder_is_found(where: str, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / where).mkdir(parents=True)
+    shutil.copy(HOME / KIRO_DB, home / where / "data.sqlite3")
+    assert NEWEST in sessions(home)
+
+
+def test_xdg_data_home_moves_both_folders(tmp_path: Path) -> None:
+    environ = {"XDG_DATA_HOME": str(HOME / ".local/share")}
+    location = kiro.locate(Home(tmp_path / "nobody", environ))
+    assert location.override == f"XDG_DATA_HOME={HOME / '.local/share'}"
+    assert set(sessions(tmp_path / "nobody", environ=environ)) == {
+        NEWEST, OLDER, MIGRATED, Q_SHOP, Q_BLOG,
+    }  # fmt: skip
+
+
+def test_doctor_says_when_the_data_folder_holds_no_database(tmp_path: Path) -> None:
+    (tmp_path / ".local/share/kiro-cli").mkdir(parents=True)
+    location = kiro.locate(Home.at(tmp_path))
+    [note] = kiro.doctor_notes(location)
+    assert "holds no data.sqlite3" in note and "~/.kiro/sessions/cli" in note
+    assert kiro.doctor_notes(kiro.locate(Home.at(HOME))) == []
+
+
+def test_a_field_a_newer_cli_adds_is_counted(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    value = json.loads(conversation("new", "hi", "hello"))
+    value["plan_mode"] = {"on": True}
+    add(home, SHOP, "new", json.dumps(value), 1764900009000)
+    diagnostics = Diagnostics()
+    found = list(kiro.read(sessions(home)["new"], diagnostics))
+    assert [e.kind for e in found] == ["user", "assistant", "turn_end"]
+    assert diagnostics.unknown == {"conversation field plan_mode": 1}
+
+
+def test_the_login_table_is_never_read(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / KIRO_DB)
+    db.execute(
+        "INSERT INTO auth_kv VALUES ('codewhisperer:odic:token', 'secret-token')"
+    )
+    db.commit()
+    db.close()
+    statements: list[str] = []
+    opened = kiro.databases.open_sqlite
+
+    def traced(path: str | os.PathLike[str]) -> sqlite3.Connection:
+        connection = opened(path)
+        connection.set_trace_callback(statements.append)
+        return connection
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kiro.databases, "open_sqlite", traced)
+        for session in sessions(home).values():
+            list(kiro.read(session, Diagnostics()))
+    assert statements and not any("auth" in sql for sql in statements)
+    assert os.path.exists(home / KIRO_DB)

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from sessdex.cli import main
 from tests.conftest import merged_home
 
-DB_SUFFIXES = (".sqlite", ".db", ".vscdb")
+DB_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".vscdb")
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:

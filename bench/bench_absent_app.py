@@ -37,7 +37,9 @@ def emptied_database(app: str, home: Path) -> Path | None:
     """The app's fixture database copied into `home` at its place, every table emptied;
     None where its fixtures hold no SQLite database."""
     fixture = FIXTURES / app / "home"
-    for path in sorted(fixture.rglob("*.db")):
+    for path in sorted(
+        p for p in fixture.rglob("*") if p.suffix in (".db", ".sqlite3")
+    ):
         target = home / path.relative_to(fixture)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, target)

@@ -385,3 +385,14 @@ def test_the_login_table_is_never_read(tmp_path: Path) -> None:
             list(kiro.read(session, Diagnostics()))
     assert statements and not any("auth" in sql for sql in statements)
     assert os.path.exists(home / KIRO_DB)
+
+
+def test_a_chat_in_both_databases_is_the_kiro_clis(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    mac = home / "Library/Application Support/kiro-cli/data.sqlite3"
+    mac.parent.mkdir(parents=True)
+    (home / KIRO_DB).rename(mac)  # scanned after Q's folder
+    shutil.copy(mac, home / Q_DB)  # as if Q's folder held Kiro's rows
+    found = sessions(home)
+    assert found[NEWEST].path == f"{mac}#conversations_v2/{NEWEST}"
+    assert found[NEWEST].extra["cli"] == "kiro-cli"

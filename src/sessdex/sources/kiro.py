@@ -111,6 +111,12 @@ def _cli(path: Path) -> str:
     return "q" if path.parent.name == AMAZON_Q else KIRO
 
 
+def _precedence(path: Path) -> int:
+    """A chat found in both CLIs' databases (a Q database copied into Kiro's folder) is
+    the Kiro CLI's: its copy is the one that goes on."""
+    return 0 if path.parent.name == AMAZON_Q else 1
+
+
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     try:
         connection = databases.open_sqlite(path)
@@ -221,6 +227,7 @@ def _listed_v2(
                 created=_earliest(row_created, first),
                 updated=ms_time(updated) or (found.last if found else None),
                 model=found.model if found else None,
+                precedence=_precedence(path),
                 extra=extra,
             )
         )
@@ -264,6 +271,7 @@ def _listed_v1(
                 created=found.first,
                 updated=found.last,
                 model=found.model,
+                precedence=_precedence(path),
                 extra=extra,
             )
         )

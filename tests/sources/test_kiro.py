@@ -396,3 +396,12 @@ def test_a_chat_in_both_databases_is_the_kiro_clis(tmp_path: Path) -> None:
     found = sessions(home)
     assert found[NEWEST].path == f"{mac}#conversations_v2/{NEWEST}"
     assert found[NEWEST].extra["cli"] == "kiro-cli"
+
+
+def test_a_chat_without_a_folder_is_refused_with_a_reason(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    add(home, "", "nowhere", conversation("nowhere", "hi", "hello"), 1764900009000)
+    session = sessions(home)["nowhere"]
+    assert session.cwd is None and kiro.resume(session) is None
+    refusal = kiro.resume_refusal(session)
+    assert refusal is not None and "folder is not recorded" in refusal

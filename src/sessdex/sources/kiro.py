@@ -353,15 +353,12 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 
 
 def resume_refusal(session: Session) -> str | None:
-    """Why a conversation has no resume command: its folder is not known (a key the CLI
-    could not write as text), or it is a Q conversation the folder has since replaced."""
+    """Why a conversation has no resume command: its folder is not known."""
     if not session.cwd:
         return (
             "the CLI reopens a conversation from its folder, and this one's folder is "
             "not recorded."
         )
-    if session.extra.get("table") == V1 and session.extra.get("newest") is not True:
-        return "the folder's conversation has been replaced since it was listed."
     return None
 
 

@@ -21,7 +21,8 @@ response is dated by its request's end (since 2025-07), and no token count is ke
 Resume: Q reopens a folder's one conversation (`q chat --resume` there). Kiro reopens the
 folder's newest (`kiro-cli chat --resume`) or, since April 2026 (#1829), any by its id
 (`kiro-cli chat --resume-id <id>`); never `--trust-all-tools`. The Kiro CLI's newer agent
-(`crates/chat-cli-v2`) keeps its sessions as files in `~/.kiro/sessions/cli/`: not read
+(`crates/chat-cli-v2`) keeps its sessions as files in `~/.kiro/sessions/cli/`, and copies a
+chat of this database there when it reopens one (`v1_export`): those files are not read
 here yet. A chat saved with `/save` (a JSON file wherever the user said) is not looked for.
 """
 
@@ -338,10 +339,12 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
             "--resume-id came with Kiro CLI releases of April 2026; an older one "
             "reopens it through `kiro-cli chat --resume-picker` in this folder"
         )
-    if cli == "q":
-        hint = "the Amazon Q Developer CLI is no longer updated: its successor is the Kiro CLI (https://kiro.dev/cli)"  # fmt: skip
-    else:
-        hint = "install the Kiro CLI: https://kiro.dev/cli"
+    hint = (
+        "install the Amazon Q Developer CLI (`brew install --cask amazon-q` on macOS); "
+        "it is no longer updated, and its successor is the Kiro CLI"
+        if cli == "q"
+        else "curl -fsSL https://cli.kiro.dev/install | bash"
+    )
     return ResumePlan(
         argv=argv,
         cwd=session.cwd,

@@ -84,14 +84,27 @@ def prompt_of(user: dict[str, object]) -> str | None:
     return None
 
 
-def model_of(conversation: dict[str, object]) -> str | None:
+def model_of(
+    conversation: dict[str, object],
+    pairs: list[tuple[dict[str, object], dict[str, object], dict[str, object]]],
+) -> str | None:
     """The model of the conversation's last response, else the one chosen with `/model`."""
-    for _, _, metadata in reversed(entries(conversation)):
+    for _, _, metadata in reversed(pairs):
         model = as_str(metadata.get("model_id"))
         if model:
             return model
     info = as_dict(conversation.get("model_info"))
     return as_str(info.get("model_id")) or as_str(conversation.get("model"))
+
+
+def _times(user: dict[str, object], metadata: dict[str, object]) -> list[datetime]:
+    """The times one history entry holds: its prompt's, its request's start and end."""
+    moments = (
+        db_time(user.get("timestamp")),
+        ms_time(metadata.get("request_start_timestamp_ms")),
+        ms_time(metadata.get("stream_end_timestamp_ms")),
+    )
+    return [moment for moment in moments if moment is not None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,28 +120,23 @@ class Summary:
 
 
 def summary(conversation: dict[str, object]) -> Summary:
+    """The listing's fields; times from the first and the last entry only (the history
+    is in the order it was said), so a long chat costs no parse of every time in it."""
     pairs = entries(conversation)
-    title = None
-    times: list[datetime] = []
-    for user, _, metadata in pairs:
-        if title is None:
-            title = one_line(prompt_of(user))
-        for moment in (
-            db_time(user.get("timestamp")),
-            ms_time(metadata.get("request_start_timestamp_ms")),
-            ms_time(metadata.get("stream_end_timestamp_ms")),
-        ):
-            if moment is not None:
-                times.append(moment)
+    title = next(
+        (one_line(text) for user, _, _ in pairs if (text := prompt_of(user))), None
+    )
     if title is None:  # compacted away: the summary's first line
         summarised = as_list(conversation.get("latest_summary"))
         title = one_line(summarised[0]) if summarised else None
+    first = _times(*pairs[0][::2]) if pairs else []
+    last = _times(*pairs[-1][::2]) if pairs else []
     return Summary(
         conversation_id=as_str(conversation.get("conversation_id")),
         title=title,
-        first=min(times) if times else None,
-        last=max(times) if times else None,
-        model=model_of(conversation),
+        first=min(first) if first else None,
+        last=max(last) if last else None,
+        model=model_of(conversation, pairs),
         entries=len(pairs),
     )
 

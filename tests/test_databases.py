@@ -323,3 +323,19 @@ def test_a_snapshot_folder_sudo_left_does_not_hide_the_database(
     finally:
         blocked.chmod(0o755)
         writer.close()
+
+
+@pytest.mark.usefixtures("fresh_stand_ins")
+def test_a_copy_of_a_database_is_readable_by_its_user_only(tmp_path: Path) -> None:
+    """An app's database may hold its login (a table of tokens in a 0600 file): the
+    folder its copies go to lets no one else in, one made before this rule included."""
+    path, writer = wal_database(tmp_path / "store.db")
+    try:
+        folder = databases._folder_of(str(path))
+        folder.mkdir(parents=True)
+        folder.chmod(0o755)  # as an older sessdex made it
+        assert rows_of(path) == ["p0", "new"]
+        assert any(folder.iterdir())  # the copy is in it
+        assert folder.stat().st_mode & 0o777 == 0o700
+    finally:
+        writer.close()

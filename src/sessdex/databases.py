@@ -172,10 +172,22 @@ def _snapshot_folder(name: str, kind: str = "") -> Path:
 
 def _mark(folder: Path, name: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
+    _keep_private(folder)
     source_file = folder / SOURCE_FILE  # which database this is a copy of (pruning)
     if _read_text(source_file) != os.path.abspath(name):
         source_file.write_text(os.path.abspath(name), encoding="utf-8")
     os.utime(folder)  # last used now: snapshots unused for a while are pruned
+
+
+def _keep_private(folder: Path) -> None:
+    """Take group and others' access off a database's copy folder: an app's database
+    may hold its login beside its sessions (a table of tokens in a 0600 file), and a
+    copy must not be readable where the original is not. Only bits are taken off, never
+    added (a folder left read-only stays so)."""
+    with contextlib.suppress(OSError):  # not ours: the stand-in then serves
+        mode = stat.S_IMODE(folder.stat().st_mode)
+        if mode & 0o077:
+            folder.chmod(mode & 0o700)
 
 
 def _stand_in_for(folder: Path, error: OSError) -> Path:

@@ -53,7 +53,9 @@ CHECKED_WITH = (
     "synthetic database"
 )
 ENV_VARS = ("XDG_DATA_HOME",)
-CLI = ("kiro-cli", "kiro-cli-chat", "q", "qchat")
+# `q` is left out: other tools go by that name (harelba/q), and `q chat` runs its chat as
+# a child, `qchat chat …` (crates/q_cli/src/cli/mod.rs before 09aa3cbad)
+CLI = ("kiro-cli", "kiro-cli-chat", "qchat")
 
 KIRO = "kiro-cli"  # the data folder's name, and the command
 AMAZON_Q = "amazon-q"

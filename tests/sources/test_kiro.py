@@ -1,6 +1,7 @@
 """Kiro CLI / Amazon Q Developer CLI quirks: one data.sqlite3 per CLI (`kiro-cli/`,
 `amazon-q/`), the Kiro CLI's `conversations_v2` beside the one-per-folder table 008 left
-behind, serde's externally tagged messages, a resume per era, damage counted."""
+behind, serde's externally tagged messages, a resume per era, damage counted; and the 2.x
+agent's session files in `~/.kiro/sessions/cli`, where a chat it reopened goes on."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ OLDER = "9a0c4e2d-1b3f-4a5c-8d7e-6f1a2b3c4d5e"
 MIGRATED = "c2d4e6f8-0a1b-4c3d-8e5f-7a9b1c3d5e7f"
 Q_SHOP = "5e7a9c1b-3d5f-4b7a-9c1e-3f5a7b9d1e3f"
 Q_BLOG = "1b3d5f7a-9c1e-4a3c-8e5a-7c9e1a3c5e7a"
+NATIVE = "4c8e2a6f-7b1d-4e3a-9f5c-2d8b6a4e1c7f"  # begun in the 2.x agent's files
+COMPAT = "compat-metering"  # the CLI's own test fixture, copied
+BLOG = "/home/alex/code/blog"
+CLI_SESSIONS = Path(".kiro/sessions/cli")
 
 
 def sessions(
@@ -46,6 +51,17 @@ def sessions(
         for session in kiro.parse(path, location, diagnostics):
             fragments.setdefault(session.id, []).append(session)
     return {key: merge(parts) for key, parts in fragments.items()}
+
+
+def rows(home: Path = HOME) -> dict[str, Session]:
+    """The sessions the databases alone list (the rows a session file may have replaced)."""
+    location = kiro.locate(Home.at(home))
+    found: dict[str, Session] = {}
+    for path in kiro.scan(location):
+        if str(path).endswith(".sqlite3"):
+            for session in kiro.parse(Path(path), location, Diagnostics()):
+                found[session.id] = session
+    return found
 
 
 def events(session: Session) -> list[Event]:
@@ -91,8 +107,9 @@ def add(
 
 def test_chats_are_listed_with_their_title_folder_times_and_model() -> None:
     found = sessions()
-    # the `conversations` table 008 left in Kiro's database is not listed again
-    assert sorted(found) == sorted([NEWEST, OLDER, MIGRATED, Q_SHOP, Q_BLOG])
+    # the `conversations` table 008 left in Kiro's database is not listed again, and
+    # OLDER, which the 2.x agent exported to its files, is listed once
+    assert sorted(found) == sorted([NEWEST, OLDER, MIGRATED, Q_SHOP, Q_BLOG, NATIVE, COMPAT])  # fmt: skip
     newest = found[NEWEST]
     assert (newest.title, newest.cwd, newest.model) == (
         "Why does checkout time out under load?", SHOP, "claude-sonnet-4.5",
@@ -131,7 +148,7 @@ def test_a_turn_reads_in_order_with_each_call_paired_to_its_result() -> None:
 def test_a_compacted_chat_starts_with_its_summary_and_a_cancelled_call_is_interrupted() -> (
     None
 ):
-    found = events(sessions()[OLDER])
+    found = events(rows()[OLDER])
     assert [e.kind for e in found] == [
         "compaction", "user", "tool_call", "tool_result", "user", "assistant", "turn_end",
     ]  # fmt: skip
@@ -156,7 +173,7 @@ def test_resume_is_exact_and_never_trusts_all_tools() -> None:
     found = sessions()
     for keep in (False, True):
         newest = kiro.resume(found[NEWEST], keep_permissions=keep)
-        older = kiro.resume(found[OLDER], keep_permissions=keep)
+        older = kiro.resume(rows()[OLDER], keep_permissions=keep)
         q = kiro.resume(found[Q_SHOP], keep_permissions=keep)
         assert newest == ResumePlan(
             argv=("kiro-cli", "chat", "--resume"), cwd=SHOP, program="kiro-cli",
@@ -224,7 +241,7 @@ def test_damaged_rows_are_counted_never_raised() -> None:
     found = sessions(DATA / "malformed" / "home", diagnostics)
     # Kiro's rows list from their columns, whatever their value holds; Q's need the value
     assert {s for s in found if s.startswith("0f0f0f0f")} == {
-        f"0f0f0f0f-0000-4000-8000-00000000000{n}" for n in (1, 2, 3)
+        f"0f0f0f0f-0000-4000-8000-00000000000{n}" for n in ("1", "2", "3", "a", "b")
     }
     for session in found.values():
         list(kiro.read(session, diagnostics))
@@ -232,6 +249,8 @@ def test_damaged_rows_are_counted_never_raised() -> None:
     assert reasons == [
         ("0f0f0f0f-0000-4000-8000-000000000001", "truncated"),
         ("0f0f0f0f-0000-4000-8000-000000000002", "not JSON"),
+        ("0f0f0f0f-0000-4000-8000-00000000000a.jsonl", "not JSON"),  # `{not json`
+        ("0f0f0f0f-0000-4000-8000-00000000000b.json", "not JSON"),  # torn metadata
         ("blog", "bad value"),  # a Q row with no conversation id
         ("history", "bad value"),  # an entry that is no entry
         ("shop-api", "truncated"),  # `{not json`: an object never closed
@@ -239,7 +258,18 @@ def test_damaged_rows_are_counted_never_raised() -> None:
     assert diagnostics.unknown == {
         "user content Shout": 1,
         "assistant message Mumble": 1,
+        "log entry Prompt@v9": 1,  # a log version this reader does not know
+        "log entry Hologram@v1": 1,
+        "content block hologram": 1,
     }
+    # the session file's last line, cut mid-write, is unfinished, not damage
+    assert list(diagnostics.unfinished) == [
+        str(DATA / "malformed/home" / CLI_SESSIONS / "0f0f0f0f-0000-4000-8000-00000000000a.jsonl")
+    ]  # fmt: skip
+    # metadata that is not JSON: listed from its log, with no folder to resume in
+    torn = found["0f0f0f0f-0000-4000-8000-00000000000b"]
+    assert torn.title == "Add an RSS feed to the blog" and torn.cwd is None
+    assert kiro.resume(torn) is None and kiro.resume_refusal(torn)
     assert not diagnostics.problems
 
 
@@ -348,8 +378,13 @@ def test_doctor_says_when_the_data_folder_holds_no_database(tmp_path: Path) -> N
     (tmp_path / ".local/share/kiro-cli").mkdir(parents=True)
     location = kiro.locate(Home.at(tmp_path))
     [note] = kiro.doctor_notes(location)
-    assert "holds no data.sqlite3" in note and "~/.kiro/sessions/cli" in note
+    assert "holds no data.sqlite3" in note
+    assert str(tmp_path / CLI_SESSIONS) + " no session file" in note
     assert kiro.doctor_notes(kiro.locate(Home.at(HOME))) == []
+    # the 2.x agent keeps its chats in files alone: nothing is missing
+    (tmp_path / CLI_SESSIONS).mkdir(parents=True)
+    shutil.copy(HOME / CLI_SESSIONS / f"{NATIVE}.jsonl", tmp_path / CLI_SESSIONS)
+    assert kiro.doctor_notes(kiro.locate(Home.at(tmp_path))) == []
 
 
 def test_a_field_a_newer_cli_adds_is_counted(tmp_path: Path) -> None:
@@ -405,3 +440,153 @@ def test_a_chat_without_a_folder_is_refused_with_a_reason(tmp_path: Path) -> Non
     assert session.cwd is None and kiro.resume(session) is None
     refusal = kiro.resume_refusal(session)
     assert refusal is not None and "folder is not recorded" in refusal
+
+
+# --- the 2.x agent's session files ------------------------------------------------------
+
+
+def test_a_chat_the_new_agent_reopened_is_listed_once_as_its_session_file() -> None:
+    found = sessions()
+    older = found[OLDER]
+    assert older.path == str(HOME / CLI_SESSIONS / f"{OLDER}.jsonl")
+    assert older.extra["store"] == "files" and older.extra["exported_from_v1"] is True
+    # the file goes on where the row stopped: its model, its last turn's time
+    assert (older.title, older.cwd, older.model) == (
+        "Now write the test for the retry.", SHOP, "claude-sonnet-4.5",
+    )  # fmt: skip
+    assert older.updated is not None and older.created is not None
+    assert older.updated.isoformat() == "2025-12-06T08:01:10.500000+00:00"
+    # dated by its first prompt, not by the export
+    assert older.created.isoformat() == "2025-11-28T09:00:00+00:00"
+    assert [e.text for e in events(older) if e.kind == "user"] == [
+        "Now write the test for the retry.", "Put it in tests/unit instead.",
+        "Run the tests.",
+    ]  # fmt: skip
+    # a chat never exported is still the database's
+    assert found[NEWEST].path == f"{HOME / KIRO_DB}#conversations_v2/{NEWEST}"
+
+
+def test_a_session_file_is_listed_from_its_metadata() -> None:
+    native = sessions()[NATIVE]
+    assert (native.title, native.cwd, native.model) == (
+        "Add an RSS feed to the blog", BLOG, "claude-opus-4.5",
+    )  # fmt: skip
+    assert native.created is not None and native.updated is not None
+    assert native.created.isoformat() == "2025-12-07T15:30:00+00:00"
+    assert native.updated.isoformat() == "2025-12-07T15:42:05+00:00"
+    assert native.extra["agent"] == "blog-writer"
+    # no title kept: the first prompt's
+    compat = sessions()[COMPAT]
+    assert (compat.title, compat.cwd, compat.model) == ("hello", "/test/project", None)
+
+
+def test_a_session_file_reads_in_order_with_each_call_paired_to_its_result() -> None:
+    found = events(sessions()[NATIVE])
+    assert [(e.kind, e.tool) for e in found] == [
+        ("user", None), ("assistant", None), ("tool_call", "fs_read"),
+        ("tool_result", "fs_read"), ("assistant", None), ("turn_end", None),
+        ("compaction", None), ("user", None), ("meta", None), ("meta", None),
+        ("user", None), ("assistant", None), ("turn_end", None), ("meta", None),
+    ]  # fmt: skip
+    assert found[0].text == "Add an RSS feed to the blog\n[1 image]"
+    assert found[0].time is not None
+    assert found[0].time.isoformat() == "2025-12-07T15:30:00+00:00"
+    assert found[2].call_id == found[3].call_id == "tooluse_d1"
+    assert found[2].extra["input"] == {"operations": [{"mode": "Line", "path": "config.toml"}]}  # fmt: skip
+    assert found[3].text == 'title = "Alex\'s blog"\n' and not found[3].is_error
+    assert found[6].text == "We added an RSS feed (feed.xml) to the blog."
+    assert [e.extra for e in found if e.kind == "meta"] == [
+        {"cancelled": True}, {"reset_to": 4}, {"cleared": True},
+    ]  # fmt: skip
+    assert [e.seq for e in found] == list(range(len(found)))
+    exported = events(sessions()[OLDER])
+    thinking, call, result = exported[7:10]
+    assert (
+        thinking.kind == "thinking"
+        and thinking.text == "Run pytest on the unit folder."
+    )
+    assert (call.kind, call.tool, result.kind, result.tool) == (
+        "tool_call", "execute_bash", "tool_result", "execute_bash",
+    )  # fmt: skip
+    assert result.text == '{"exit_status":"0","stdout":"14 passed","stderr":""}'
+    cancelled = exported[2]
+    assert cancelled.kind == "tool_result" and cancelled.is_error
+
+
+def test_a_session_file_resumes_by_its_id_in_its_folder(tmp_path: Path) -> None:
+    found = sessions()
+    for keep in (False, True):
+        plan = kiro.resume(found[OLDER], keep_permissions=keep)
+        assert plan == ResumePlan(
+            argv=("kiro-cli", "chat", "--resume-id", OLDER), cwd=SHOP,
+            program="kiro-cli", install_hint=plan.install_hint if plan else "",
+            process_names=("kiro-cli-chat",),
+        )  # fmt: skip
+    home = copy(tmp_path)
+    work = tmp_path / "it's here"
+    work.mkdir()
+    meta_file = home / CLI_SESSIONS / f"{NATIVE}.json"
+    meta = json.loads(meta_file.read_text())
+    meta["cwd"] = str(work)
+    meta_file.write_text(json.dumps(meta))
+    result = CliRunner().invoke(
+        main, ["resume", "--print", NATIVE[:8], "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    quoted = str(work).replace("'", "'\"'\"'")
+    assert (
+        result.stdout.strip() == f"cd '{quoted}' && kiro-cli chat --resume-id {NATIVE}"
+    )
+
+
+def test_the_lock_is_never_read_nor_touched(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    lock = home / CLI_SESSIONS / f"{NATIVE}.lock"
+    lock.chmod(0)  # were it opened, the read would fail
+    before = (
+        sorted(p.name for p in (home / CLI_SESSIONS).iterdir()),
+        lock.stat().st_mtime,
+    )
+    location = kiro.locate(Home.at(home))
+    assert not [p for p in kiro.scan(location) if str(p).endswith(".lock")]
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    list(kiro.read(found[NATIVE], diagnostics))
+    assert not diagnostics.problems and not diagnostics.details
+    after = (
+        sorted(p.name for p in (home / CLI_SESSIONS).iterdir()),
+        lock.stat().st_mtime,
+    )
+    assert before == after
+
+
+def test_a_growing_session_file_reads_on_from_an_offset(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    log = home / CLI_SESSIONS / f"{NATIVE}.jsonl"
+    size = log.stat().st_size
+    with log.open("a") as stream:
+        stream.write(json.dumps({"version": "v1", "kind": "Prompt", "data": {
+            "message_id": "n-9", "content": [{"kind": "text", "data": "One more thing"}],
+            "meta": {"timestamp": 1765122300}}}) + "\n")  # fmt: skip
+    session = sessions(home)[NATIVE]
+    new = list(kiro.read(session, Diagnostics(), offset=size))
+    assert [(e.kind, e.text) for e in new] == [("user", "One more thing")]
+    assert session.updated is not None
+    assert session.updated.isoformat() == "2025-12-07T15:45:00+00:00"
+
+
+def test_a_huge_line_in_a_session_file_is_bounded(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    log = home / CLI_SESSIONS / f"{NATIVE}.jsonl"
+    output = "x" * (files.READ_LINE_CAP + 1_000_000)
+    with log.open("a") as stream:
+        stream.write(json.dumps({"version": "v1", "kind": "ToolResults", "data": {
+            "message_id": "n-10", "results": {}, "content": [{"kind": "toolResult", "data": {
+                "toolUseId": "tooluse_z", "status": "success",
+                "content": [{"kind": "text", "data": output}]}}]}}) + "\n")  # fmt: skip
+    session = sessions(home)[NATIVE]
+    assert session.title == "Add an RSS feed to the blog"
+    diagnostics = Diagnostics()
+    [result] = [e for e in kiro.read(session, diagnostics) if e.call_id == "tooluse_z"]
+    assert result.text == f"[text, {files.human_bytes(len(output))}]"
+    assert not diagnostics.skipped_total

@@ -20,10 +20,15 @@ response is dated by its request's end (since 2025-07), and no token count is ke
 
 Resume: Q reopens a folder's one conversation (`q chat --resume` there). Kiro reopens the
 folder's newest (`kiro-cli chat --resume`) or, since April 2026 (#1829), any by its id
-(`kiro-cli chat --resume-id <id>`); never `--trust-all-tools`. The Kiro CLI's newer agent
-(`crates/chat-cli-v2`) keeps its sessions as files in `~/.kiro/sessions/cli/`, and copies a
-chat of this database there when it reopens one (`v1_export`): those files are not read
-here yet. A chat saved with `/save` (a JSON file wherever the user said) is not looked for.
+(`kiro-cli chat --resume-id <id>`); never `--trust-all-tools`.
+
+The Kiro CLI's newer agent (`crates/chat-cli-v2`) keeps its sessions as files in
+`~/.kiro/sessions/cli/` (`_kiro_sessions.py`), and copies a chat of this database there,
+under the same id, when it reopens one (`v1_export`): the chat goes on in the files and the
+row goes stale, so the file session is listed (a higher precedence, merged by id) and read,
+and a row never exported stays listed from the database. A file session reopens with
+`kiro-cli chat --resume-id <id>` in its folder. A chat saved with `/save` (a JSON file
+wherever the user said) is not looked for.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import orjson
 from .. import databases, folders, programs
 from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, JSONValue, ResumePlan, Session
+from . import _kiro_sessions
 from ._kiro_read import Reader, summary
 from ._values import as_str, ms_time, one_line
 from .base import Home, Location, Opened
@@ -49,10 +55,13 @@ SCAN_NOTED = True  # locate reads only the environment; scan only probes
 CHECKED_WITH = (
     "the CLIs' source, no real capture (Low/Medium confidence): "
     "aws/amazon-q-developer-cli @15cc8f3c (Q 1.19.7: conversations table) and its "
-    "sync-prod-from-main branch @7bc6d258 (Kiro CLI 2.2.1: conversations_v2); "
-    "synthetic database"
+    "sync-prod-from-main branch @7bc6d258 (Kiro CLI 2.2.1: conversations_v2, and the "
+    "~/.kiro/sessions/cli files of its crates/chat-cli-v2 agent); synthetic database, "
+    "session files after the source's own test fixture"
 )
-ENV_VARS = ("XDG_DATA_HOME",)
+# KIRO_TEST_SESSIONS_DIR: named "for testing" in the CLI's source, but honoured by every
+# build (util/paths.rs `sessions_dir`), so followed here as the CLI would
+ENV_VARS = ("XDG_DATA_HOME", "KIRO_TEST_SESSIONS_DIR")
 # `q` is left out: other tools go by that name (harelba/q), and `q chat` runs its chat as
 # a child, `qchat chat …` (crates/q_cli/src/cli/mod.rs before 09aa3cbad)
 CLI = ("kiro-cli", "kiro-cli-chat", "qchat")
@@ -62,6 +71,8 @@ AMAZON_Q = "amazon-q"
 DATABASE = "data.sqlite3"
 MACOS_DATA = ("Library", "Application Support")
 WINDOWS_DATA = ("AppData", "Local")
+SESSIONS = (".kiro", "sessions", "cli")  # the 2.x agent's session files, under the home
+SESSIONS_VAR = "KIRO_TEST_SESSIONS_DIR"
 V2 = "conversations_v2"
 V1 = "conversations"
 
@@ -73,38 +84,69 @@ def locate(home: Home) -> Location:
     for parts in (MACOS_DATA, WINDOWS_DATA):
         base = home.path.joinpath(*parts)
         also += [base / KIRO, base / AMAZON_Q]
+    # the session files' folder, last: under the home on every system, whatever XDG says
+    moved = home.env_dir(SESSIONS_VAR)
+    also.append(moved or home.path.joinpath(*SESSIONS))
+    said = [f"XDG_DATA_HOME={xdg}"] if xdg else []
+    if moved:
+        said.append(f"{SESSIONS_VAR}={moved}")
     return Location(
         data / KIRO,
-        override=f"XDG_DATA_HOME={xdg}" if xdg else None,
+        override=", ".join(said) or None,
         also=tuple(also),
     )
 
 
+def _sessions_folder(location: Location) -> Path:
+    return location.also[-1]
+
+
 def _data_folders(location: Location) -> list[Path]:
     seen: list[Path] = []
+    sessions = _sessions_folder(location)
     for folder in (location.root, *location.also):
-        if folder not in seen:
+        if folder not in seen and folder != sessions:
             seen.append(folder)
     return seen
 
 
-def scan(location: Location) -> Iterator[Path]:
+def scan(location: Location) -> Iterator[Path | str]:
     if not location.exists:
         return
     for folder in _data_folders(location):
         database = folder / DATABASE
         if folders.is_file(database):
             yield database
+    sessions = _sessions_folder(location)
+    if not folders.is_dir(sessions):
+        return
+    for entry in folders.entries(sessions):
+        # `<id>.jsonl` is the session, `<id>.json` its metadata (a companion); the
+        # `.lock` and the CLI's `.json.tmp` are left alone
+        if (
+            entry.name.endswith((_kiro_sessions.LOG, _kiro_sessions.META))
+            and entry.is_file()
+        ):
+            yield entry.path
+
+
+def companion_of(path: str) -> str | None:
+    """The `<id>.jsonl` whose metadata `<id>.json` is (`scan` gives no other `.json`)."""
+    if path.endswith(_kiro_sessions.META):
+        return path[: -len(_kiro_sessions.META)] + _kiro_sessions.LOG
+    return None
 
 
 def doctor_notes(location: Location) -> list[str]:
-    """Where a data folder is there but holds no database."""
+    """Where a data folder is there but holds no database, and no session file is."""
     there = [f for f in _data_folders(location) if folders.is_dir(f)]
     if there and not any(folders.is_file(f / DATABASE) for f in there):
+        sessions = _sessions_folder(location)
+        if folders.entries(sessions):
+            return []  # the 2.x agent keeps its sessions in files: read from there
         return [
-            f"{there[0]} holds no {DATABASE}: the CLI has saved no chat there yet "
-            "(the Kiro CLI's newer agent keeps its sessions in ~/.kiro/sessions/cli, "
-            "not read by sessdex yet)"
+            f"{there[0]} holds no {DATABASE} and {sessions} no session file: the CLI "
+            "has saved no chat yet"
         ]
     return []
 
@@ -121,6 +163,11 @@ def _precedence(path: Path) -> int:
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    name = str(path)
+    if name.endswith(_kiro_sessions.LOG):
+        return _kiro_sessions.listed(Path(path), diagnostics)
+    if name.endswith(_kiro_sessions.META):
+        return []  # metadata: listed with its log
     try:
         connection = databases.open_sqlite(path)
     except (OSError, sqlite3.Error) as error:
@@ -284,6 +331,10 @@ def _listed_v1(
 def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
 ) -> Iterator[Event]:
+    if session.path and session.path.endswith(_kiro_sessions.LOG):
+        log = _kiro_sessions.LogReader(session.id, diagnostics)
+        yield from log.read(session.path, full=full, offset=offset)
+        return
     if not session.path or f"#{V1}" not in session.path:
         return
     database, _, rest = session.path.rpartition(f"#{V1}")
@@ -333,8 +384,10 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         return None
     cli = "q" if session.extra.get("cli") == "q" else KIRO
     notes: list[str] = []
-    if session.extra.get("newest") is True:
-        argv: tuple[str, ...] = (cli, "chat", "--resume")
+    if session.extra.get("store") == "files":  # the 2.x agent's own session
+        argv: tuple[str, ...] = (cli, "chat", "--resume-id", session.id)
+    elif session.extra.get("newest") is True:
+        argv = (cli, "chat", "--resume")
     else:
         argv = (cli, "chat", "--resume-id", session.id)
         notes.append(

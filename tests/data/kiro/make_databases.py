@@ -211,8 +211,176 @@ def amazon_q(home: Path, *, broken: bool = False) -> None:
     db.close()
 
 
+# --- the Kiro CLI 2.x agent's session files (crates/chat-cli-v2/src/agent/session) ------
+
+NATIVE = "4c8e2a6f-7b1d-4e3a-9f5c-2d8b6a4e1c7f"  # blog, a session the 2.x agent began
+CLI_SESSIONS = ".kiro/sessions/cli"
+
+
+def block(kind: str, data: object) -> dict[str, object]:
+    return {"kind": kind, "data": data}
+
+
+def entry(kind: str, data: object = None) -> dict[str, object]:
+    value: dict[str, object] = {"version": "v1", "kind": kind}
+    if data is not None:
+        value["data"] = data
+    return value
+
+
+def said(message: str, text_: str, at: int | None = None, context: str = "") -> dict[str, object]:  # fmt: skip
+    data: dict[str, object] = {"message_id": message, "content": [block("text", text_)]}
+    if at is not None or context:
+        meta: dict[str, object] = {"timestamp": at}
+        if context:
+            meta["additionalContext"] = context
+        data["meta"] = meta
+    return entry("Prompt", data)
+
+
+def use(call: str, name: str, args: dict[str, object]) -> dict[str, object]:
+    return block("toolUse", {"toolUseId": call, "name": name, "input": args})
+
+
+def result(call: str, content: list[dict[str, object]], status: str) -> dict[str, object]:  # fmt: skip
+    return block(
+        "toolResult", {"toolUseId": call, "content": content, "status": status}
+    )
+
+
+def session_state(conversation_id: str, model: str | None, agent: str | None,
+                  turns: list[tuple[str, int, int]]) -> dict[str, object]:  # fmt: skip
+    return {
+        "version": "v1",
+        "conversation_metadata": {
+            "user_turn_metadatas": [
+                {"loop_id": {"agent_id": {"name": agent or "kiro_default", "parent_id": None, "rand": "q7x2m"}, "rand": 9182},
+                 "result": None, "message_ids": [None], "total_request_count": 1, "number_of_cycles": 1,
+                 "builtin_tool_uses": 1, "turn_duration": None, "end_reason": "UserTurnEnd",
+                 "end_timestamp": end, "input_token_count": tokens_in, "output_token_count": tokens_out,
+                 "context_usage_percentage": 4.5, "metering_usage": []}
+                for end, tokens_in, tokens_out in turns
+            ],
+            "user_turn_start_request": None, "last_request": None,
+        },
+        "rts_model_state": {
+            "conversation_id": conversation_id,
+            "model_info": {"model_name": model, "model_id": model, "context_window_tokens": 200000} if model else None,
+            "context_usage_percentage": None,
+        },
+        "permissions": {"filesystem": {"allowed_read_paths": [], "allowed_write_paths": [],
+                                       "denied_read_paths": [], "denied_write_paths": []},
+                        "trusted_tools": [], "denied_tools": []},
+        "agent_name": agent,
+    }  # fmt: skip
+
+
+def exported() -> tuple[dict[str, object], list[dict[str, object]]]:
+    """OLDER as `v1_export` writes it when the 2.x agent reopens it (same id, the
+    `/compact` summary in the first prompt's context), then two more turns there."""
+    summary = older()["latest_summary"][0]  # type: ignore[index]
+    meta = {
+        "session_id": OLDER, "cwd": SHOP,
+        "created_at": "2025-12-06T08:00:00.250000Z", "updated_at": "2025-12-06T08:01:10.500000Z",
+        "title": "Now write the test for the retry.", "exported_from_v1": True,
+        "session_state": session_state(OLDER, "claude-sonnet-4.5", None,
+                                       [("2025-12-06T08:01:10.400000Z", 5120, 96)]),
+    }  # fmt: skip
+    log = [
+        said("e-1", "Now write the test for the retry.", 1764320400,
+             f"--- CONTEXT ENTRY BEGIN ---\nSUMMARY CONTENT:\n{summary}\n--- CONTEXT ENTRY END ---"),
+        entry("AssistantMessage", {"message_id": "m-3", "content": [
+            use("tooluse_b1", "fs_write", {"command": "create", "path": "tests/test_retry.py", "file_text": "def test_retry(): ..."})]}),
+        entry("ToolResults", {"message_id": "e-2", "content": [
+            result("tooluse_b1", [block("text", "Tool use was cancelled by the user")], "error"),
+            block("text", "Put it in tests/unit instead.")], "results": {}}),
+        entry("AssistantMessage", {"message_id": "m-4", "content": [block("text", "Done: tests/unit/test_retry.py.")]}),
+        # the chat goes on in the files
+        said("p-5", "Run the tests.", 1765008000),
+        entry("AssistantMessage", {"message_id": "m-5", "content": [
+            block("thinking", {"text": "Run pytest on the unit folder.", "signature": None}),
+            use("tooluse_c1", "execute_bash", {"command": "pytest -q tests/unit"})]}),
+        entry("ToolResults", {"message_id": "p-6", "content": [
+            result("tooluse_c1", [block("json", {"exit_status": "0", "stdout": "14 passed", "stderr": ""})], "success")],
+            "results": {}}),
+        entry("AssistantMessage", {"message_id": "m-6", "content": [block("text", "All 14 tests pass.")]}),
+    ]  # fmt: skip
+    return meta, log
+
+
+def native() -> tuple[dict[str, object], list[dict[str, object]]]:
+    """A session begun in 2.x: an image, a compaction, a cancelled prompt, a rewind."""
+    meta = {
+        "session_id": NATIVE, "cwd": BLOG,
+        "created_at": "2025-12-07T15:30:00.125000Z", "updated_at": "2025-12-07T15:42:05Z",
+        "title": "Add an RSS feed to the blog",
+        "session_state": session_state(NATIVE, "claude-opus-4.5", "blog-writer",
+                                       [("2025-12-07T15:30:09Z", 4100, 210), ("2025-12-07T15:42:04Z", 2300, 40)]),
+    }  # fmt: skip
+    log = [
+        {**said("n-1", "Add an RSS feed to the blog", 1765121400),
+         "data": {"message_id": "n-1", "content": [block("text", "Add an RSS feed to the blog"),
+                  block("image", {"format": "png", "source": {"kind": "bytes", "data": [137, 80, 78, 71]}})],
+                  "meta": {"timestamp": 1765121400}}},
+        entry("AssistantMessage", {"message_id": "a-1", "content": [
+            block("text", "I'll look at the site config first."),
+            use("tooluse_d1", "fs_read", {"operations": [{"mode": "Line", "path": "config.toml"}]})]}),
+        entry("ToolResults", {"message_id": "n-2", "content": [
+            result("tooluse_d1", [block("text", "title = \"Alex's blog\"\n")], "success")], "results": {}}),
+        entry("AssistantMessage", {"message_id": "a-2", "content": [block("text", "Added feed.xml and a <link> in the head.")]}),
+        entry("Compaction", {"summary": "We added an RSS feed (feed.xml) to the blog.", "strategy": {"messages_to_exclude": 0},
+                             "messages_snapshot": [{"id": "n-1", "role": "user", "content": [block("text", "Add an RSS feed to the blog")]}]}),
+        said("n-3", "Also an Atom feed?", 1765122000),
+        entry("CancelledPrompt"),
+        entry("ResetTo", {"target_index": 4}),
+        said("n-4", "Thanks, that's all.", 1765122120),
+        entry("AssistantMessage", {"message_id": "a-3", "content": [block("text", "You're welcome.")]}),
+        entry("Clear"),
+    ]  # fmt: skip
+    return meta, log
+
+
+def write_session(home: Path, session_id: str, meta: object, log: list[str]) -> None:
+    folder = home / CLI_SESSIONS
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{session_id}.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")  # fmt: skip
+    (folder / f"{session_id}.jsonl").write_text("".join(line + "\n" for line in log))
+
+
+def sessions(home: Path, *, broken: bool = False) -> None:
+    """The 2.x session files; `compat-metering.*` are copied, not built (see PROVENANCE)."""
+    if broken:
+        good = [text(line) for line in native()[1][:4]]
+        log = [
+            good[0],
+            "{not json",
+            text({"version": "v9", "kind": "Prompt", "data": {}}),
+            text(entry("Hologram", {"message_id": "x"})),
+            text(
+                entry(
+                    "AssistantMessage",
+                    {"message_id": "x-1", "content": [block("hologram", {})]},
+                )
+            ),
+            good[1],
+        ]
+        write_session(home, "0f0f0f0f-0000-4000-8000-00000000000a", native()[0] | {"session_id": "0f0f0f0f-0000-4000-8000-00000000000a"}, log)  # fmt: skip
+        path = home / CLI_SESSIONS / "0f0f0f0f-0000-4000-8000-00000000000a.jsonl"
+        path.write_text(path.read_text() + good[2][:40])  # a torn last line
+        # metadata that is not JSON: listed from the log alone
+        write_session(home, "0f0f0f0f-0000-4000-8000-00000000000b", {}, good[:2])
+        (home / CLI_SESSIONS / "0f0f0f0f-0000-4000-8000-00000000000b.json").write_text('{"session_id": "0f0f')  # fmt: skip
+        return
+    for session_id, (meta, log) in ((OLDER, exported()), (NATIVE, native())):
+        write_session(home, session_id, meta, [text(line) for line in log])
+    # the CLI has NATIVE open: its lock, which sessdex never reads nor touches
+    (home / CLI_SESSIONS / f"{NATIVE}.lock").write_text('{"pid":4242,"started_at":"2025-12-07T15:29:59.900000Z"}')  # fmt: skip
+
+
 if __name__ == "__main__":
     kiro(HERE / "home")
     amazon_q(HERE / "home")
     kiro(HERE / "malformed/home", broken=True)
     amazon_q(HERE / "malformed/home", broken=True)
+    sessions(HERE / "home")
+    sessions(HERE / "malformed/home", broken=True)

@@ -1,0 +1,294 @@
+"""The Kiro CLI 2.x agent's session files (`crates/chat-cli-v2`), listed and read.
+
+`~/.kiro/sessions/cli/` (`util/paths.rs` `sessions_dir`: `dirs::home_dir()/.kiro/sessions/cli`
+on every system; only a test variable of the CLI moves it) holds, per session,
+`<id>.json`, `<id>.jsonl` and, while a CLI has it open, `<id>.lock` (`agent/session/mod.rs`
+@7bc6d258, 2.2.1).
+
+`<id>.json` is `SessionData`, rewritten whole (temp file, rename) at each turn's end:
+`{session_id, cwd, created_at, updated_at, title?, exported_from_v1?, imported_from?,
+session_state: {version: "v1", conversation_metadata: {user_turn_metadatas: [{…,
+end_timestamp, input_token_count, output_token_count}]}, rts_model_state:
+{conversation_id, model_info?: {model_id, model_name?}}, permissions, agent_name?}}`.
+
+`<id>.jsonl` is the append-only log, one `LogEntry` a line, serde-tagged `{"version": "v1",
+"kind": K, "data": …}`: `Prompt {message_id, content, meta?: {timestamp (epoch seconds),
+additionalContext}}`, `AssistantMessage {message_id, content}`, `ToolResults {message_id,
+content, results}`, `Compaction {summary, strategy, messages_snapshot}`, `ResetTo
+{target_index}`, `CancelledPrompt`, `Clear`. A content block is `{"kind": "text" |
+"toolUse" | "toolResult" | "image" | "thinking", "data": …}` (`toolUse` `{toolUseId, name,
+input}`, `toolResult` `{toolUseId, content: [{kind: text|json|image, data}], status:
+"success"|"error"}`, `thinking` `{text, signature, redactedContent}`). Only a prompt is
+dated; the log keeps no token count (the `.json`'s turn metadata does).
+
+When the CLI reopens a chat of its database it first writes it here under the same id,
+with `exported_from_v1: true` (`crates/chat-cli/src/cli/chat/v1_export`): the chat goes on
+in these files, and the database row is left as it was.
+
+The `.lock` (`{pid, started_at}`) is never read, created or touched: the live status finds
+the CLI's process on its own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import orjson
+
+from .. import files
+from ..diagnostics import Diagnostics
+from ..model import Event, JSONValue, Session
+from ._values import (
+    Emitter,
+    as_dict,
+    as_list,
+    as_str,
+    epoch_time,
+    iso_time,
+    one_line,
+    shown_arguments,
+    shown_json,
+    shown_text,
+    stat_size,
+)
+
+NAME = "kiro"
+LOG = ".jsonl"
+META = ".json"
+KINDS = frozenset({
+    "Prompt", "AssistantMessage", "ToolResults", "Compaction", "ResetTo",
+    "CancelledPrompt", "Clear",
+})  # fmt: skip
+# above the database's rows (0 and 1): the file is where an exported chat goes on
+PRECEDENCE = 5
+
+
+def meta_path(log: str | Path) -> Path:
+    return Path(os.fspath(log)[: -len(LOG)] + META)
+
+
+def _entry(record: dict[str, object]) -> tuple[str | None, dict[str, object]]:
+    """A log line's kind and data; None for a version this reader does not know."""
+    if record.get("version") != "v1":
+        return None, {}
+    return as_str(record.get("kind")), as_dict(record.get("data"))
+
+
+def _texts(content: object) -> list[str]:
+    return [
+        text
+        for block in as_list(content)
+        if as_dict(block).get("kind") == "text"
+        and isinstance(text := as_dict(block).get("data"), str)
+    ]
+
+
+def _prompt_time(data: dict[str, object]) -> datetime | None:
+    return epoch_time(as_dict(data.get("meta")).get("timestamp"))
+
+
+def _model(state: dict[str, object]) -> str | None:
+    info = as_dict(as_dict(state.get("rts_model_state")).get("model_info"))
+    return as_str(info.get("model_id")) or as_str(info.get("id"))
+
+
+def listed(log: Path, diagnostics: Diagnostics) -> list[Session]:
+    """The session of one `<id>.jsonl`: its `.json` (read bounded, huge strings elided)
+    and the log's first and last lines (for a title and the prompts' times)."""
+    session_id = log.name[: -len(LOG)]
+    meta = files.read_json_compacted(meta_path(log), diagnostics=diagnostics)
+    data = as_dict(meta)
+    if meta is not None and not data:
+        diagnostics.skip(os.fspath(meta_path(log)), 1, "not an object")
+    head = files.head_lines(log, 20, diagnostics=diagnostics)
+    tail = files.tail_lines(log)
+    files.note_unfinished_last(tail, diagnostics, os.fspath(log))
+    if not head and not data:
+        return []  # an empty session the CLI deletes on exit
+    title = as_str(data.get("title"))
+    first: datetime | None = None
+    for line in head:
+        kind, entry = _entry(files.parse_json(line) or {})
+        if kind == "Prompt":
+            first = first or _prompt_time(entry)
+            texts = _texts(entry.get("content"))
+            if title is None and texts:
+                title = one_line(texts[0])
+        elif kind == "Compaction" and title is None:
+            for message in as_list(entry.get("messages_snapshot")):
+                if as_dict(message).get("role") == "user":
+                    texts = _texts(as_dict(message).get("content"))
+                    title = one_line(texts[0]) if texts else None
+                    break
+    last: datetime | None = None
+    for line in reversed(tail):
+        kind, entry = _entry(files.parse_json(line) or {})
+        if kind == "Prompt" and (last := _prompt_time(entry)):
+            break
+    state = as_dict(data.get("session_state"))
+    created = iso_time(data.get("created_at"))
+    updated = iso_time(data.get("updated_at"))
+    # an exported chat is dated by its export: its prompts are older
+    created = min((t for t in (created, first) if t), default=None)
+    updated = max((t for t in (updated, last) if t), default=None)
+    extra: dict[str, JSONValue] = {"store": "files", "cli": "kiro-cli", "newest": False}
+    if data.get("exported_from_v1") is True:
+        extra["exported_from_v1"] = True
+    agent = as_str(state.get("agent_name"))
+    if agent:
+        extra["agent"] = agent
+    imported = as_str(data.get("imported_from"))
+    if imported:
+        extra["imported_from"] = imported
+    if meta is None:
+        extra["no_metadata"] = True
+    return [
+        Session(
+            app=NAME,
+            id=as_str(data.get("session_id")) or session_id,
+            path=os.fspath(log),
+            cwd=as_str(data.get("cwd")) or None,
+            title=title,
+            created=created,
+            updated=updated,
+            model=_model(state),
+            bytes=stat_size(log),
+            precedence=PRECEDENCE,
+            extra=extra,
+        )
+    ]
+
+
+class LogReader:
+    """Translates the lines of one `<id>.jsonl` into events."""
+
+    def __init__(self, session_id: str, diagnostics: Diagnostics) -> None:
+        self.diagnostics = diagnostics
+        self.emit = Emitter(session_id)
+        self.tools: dict[str, str] = {}  # call id: tool name
+
+    def read(
+        self, path: str, *, full: bool = False, offset: int = 0
+    ) -> Iterator[Event]:
+        for _, record in files.iter_records(
+            path, self.diagnostics, offset=offset, full=full
+        ):
+            kind, data = _entry(record)
+            if kind not in KINDS:
+                version = as_str(record.get("version"))
+                self.diagnostics.unknown_type(
+                    f"log entry {one_line(kind or record.get('kind'), limit=40) or '?'}",
+                    version,
+                )
+                continue
+            yield from self.entry(kind or "", data)
+
+    def entry(self, kind: str, data: dict[str, object]) -> Iterator[Event]:
+        if kind == "Prompt":
+            yield from self.blocks(data, "user", _prompt_time(data))
+        elif kind == "AssistantMessage":
+            yield from self.blocks(data, "assistant", None)
+        elif kind == "ToolResults":
+            yield from self.blocks(data, "user", None)
+        elif kind == "Compaction":
+            yield self.emit(
+                "compaction",
+                text=shown_text(data.get("summary")) or "",
+                extra={"summary": True, "strategy": shown_json(data.get("strategy"))},
+            )
+        elif kind == "ResetTo":
+            target = data.get("target_index")
+            yield self.emit(
+                "meta",
+                text=f"rewound to log entry {target}",
+                extra={"reset_to": target if isinstance(target, int) else None},
+            )
+        elif kind == "CancelledPrompt":
+            yield self.emit("meta", text="prompt cancelled", extra={"cancelled": True})
+        elif kind == "Clear":
+            yield self.emit("meta", text="conversation cleared (/clear)",
+                            extra={"cleared": True})  # fmt: skip
+
+    def blocks(
+        self, data: dict[str, object], role: str, time: datetime | None
+    ) -> Iterator[Event]:
+        """One message's blocks in their order; a user's text (and its images' count)
+        after its tool results, as one event."""
+        message_id = as_str(data.get("message_id"))
+        extra: dict[str, JSONValue] = {"message_id": message_id} if message_id else {}
+        images = 0
+        called = False
+        texts: list[str] = []
+        for raw in as_list(data.get("content")):
+            block = as_dict(raw)
+            kind, value = block.get("kind"), block.get("data")
+            if kind == "text" and isinstance(value, str):
+                if role == "user":
+                    texts.append(value)
+                elif text := shown_text(value.strip(), keep_empty=False):
+                    yield self.emit("assistant", time, text=text, extra=extra)
+            elif kind == "image":
+                images += 1
+            elif kind == "thinking":
+                text = shown_text(as_dict(value).get("text"), keep_empty=False)
+                if text:
+                    yield self.emit("thinking", time, text=text)
+            elif kind == "toolUse":
+                use = as_dict(value)
+                call_id = as_str(use.get("toolUseId"))
+                tool = as_str(use.get("name")) or "?"
+                if call_id:
+                    self.tools[call_id] = tool
+                called = True
+                yield self.emit(
+                    "tool_call",
+                    time,
+                    tool=tool,
+                    call_id=call_id,
+                    extra={"input": shown_arguments(use.get("input", {}))},
+                )
+            elif kind == "toolResult":
+                yield self.result(as_dict(value), time)
+            else:
+                self.diagnostics.unknown_type(
+                    f"content block {one_line(kind, limit=40) or '?'}"
+                )
+        text = "\n".join(texts).strip()
+        if images:
+            text += f"\n[{images} image{'s' if images > 1 else ''}]"
+        if text.strip():
+            yield self.emit("user", time, text=shown_text(text.strip()) or "",
+                            extra=extra)  # fmt: skip
+        if role == "assistant" and not called:
+            yield self.emit("turn_end")
+
+    def result(self, value: dict[str, object], time: datetime | None) -> Event:
+        call_id = as_str(value.get("toolUseId"))
+        parts = []
+        for raw in as_list(value.get("content")):
+            block = as_dict(raw)
+            kind, data = block.get("kind"), block.get("data")
+            if kind == "text" and isinstance(data, str):
+                parts.append(data)
+            elif kind == "json":
+                parts.append(orjson.dumps(shown_json(data)).decode())
+            elif kind == "image":
+                parts.append("[image]")
+            else:
+                self.diagnostics.unknown_type("tool result block")
+        status = value.get("status")
+        if status not in ("success", "error"):
+            self.diagnostics.unknown_type(
+                f"tool status {one_line(status, limit=40) or '?'}"
+            )
+        return self.emit(
+            "tool_result",
+            time,
+            text="\n".join(parts),
+            tool=self.tools.get(call_id or ""),
+            call_id=call_id,
+            is_error=status == "error",
+        )

@@ -177,8 +177,16 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         v2 = databases.table_columns(connection, V2)
         if {"key", "conversation_id", "value"} <= v2:
             return _listed_v2(connection, path, v2, diagnostics)
-        if {"key", "value"} <= databases.table_columns(connection, V1):
+        v1 = databases.table_columns(connection, V1)
+        if {"key", "value"} <= v1:
             return _listed_v1(connection, path, diagnostics)
+        for table, columns in ((V2, v2), (V1, v1)):
+            if columns:  # there, but not as the CLI makes it: its chats go unlisted
+                diagnostics.problem(
+                    f"{NAME}: {path} has a {table} table without the columns the CLI "
+                    f"writes ({', '.join(sorted(columns))}); its chats are not listed"
+                )
+                return []
         if not databases.table_columns(connection, "migrations"):
             diagnostics.problem(
                 f"{NAME}: {path} has no conversations table; not a Kiro or Q CLI "

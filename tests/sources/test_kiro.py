@@ -485,8 +485,9 @@ def test_a_session_file_reads_in_order_with_each_call_paired_to_its_result() -> 
     assert [(e.kind, e.tool) for e in found] == [
         ("user", None), ("assistant", None), ("tool_call", "fs_read"),
         ("tool_result", "fs_read"), ("assistant", None), ("turn_end", None),
-        ("compaction", None), ("user", None), ("meta", None), ("meta", None),
-        ("user", None), ("assistant", None), ("turn_end", None), ("meta", None),
+        ("usage", None), ("compaction", None), ("user", None), ("meta", None),
+        ("meta", None), ("user", None), ("assistant", None), ("turn_end", None),
+        ("usage", None), ("meta", None),
     ]  # fmt: skip
     assert found[0].text == "Add an RSS feed to the blog\n[1 image]"
     assert found[0].time is not None
@@ -494,7 +495,14 @@ def test_a_session_file_reads_in_order_with_each_call_paired_to_its_result() -> 
     assert found[2].call_id == found[3].call_id == "tooluse_d1"
     assert found[2].extra["input"] == {"operations": [{"mode": "Line", "path": "config.toml"}]}  # fmt: skip
     assert found[3].text == 'title = "Alex\'s blog"\n' and not found[3].is_error
-    assert found[6].text == "We added an RSS feed (feed.xml) to the blog."
+    assert found[7].text == "We added an RSS feed (feed.xml) to the blog."
+    # a turn's tokens and end, from the metadata's turns, after the message that ends it
+    usage = [e for e in found if e.kind == "usage"]
+    assert [(e.usage.input_tokens, e.usage.output_tokens, e.usage.model) for e in usage if e.usage] == [
+        (4100, 210, "claude-opus-4.5"), (2300, 40, "claude-opus-4.5"),
+    ]  # fmt: skip
+    assert found[5].time is not None and found[5].time == usage[0].time
+    assert found[5].time.isoformat() == "2025-12-07T15:30:09+00:00"
     assert [e.extra for e in found if e.kind == "meta"] == [
         {"cancelled": True}, {"reset_to": 4}, {"cleared": True},
     ]  # fmt: skip

@@ -19,7 +19,9 @@ content, results}`, `Compaction {summary, strategy, messages_snapshot}`, `ResetT
 "toolUse" | "toolResult" | "image" | "thinking", "data": …}` (`toolUse` `{toolUseId, name,
 input}`, `toolResult` `{toolUseId, content: [{kind: text|json|image, data}], status:
 "success"|"error"}`, `thinking` `{text, signature, redactedContent}`). Only a prompt is
-dated; the log keeps no token count (the `.json`'s turn metadata does).
+dated, and the log keeps no token count: a turn's counts and end time are in the `.json`'s
+`user_turn_metadatas`, whose `message_ids` (each request's prompt and response, in order)
+name the log's messages; a turn is told after the message its last id names.
 
 When the CLI reopens a chat of its database it first writes it here under the same id,
 with `exported_from_v1: true` (`crates/chat-cli/src/cli/chat/v1_export`): the chat goes on
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -40,14 +43,16 @@ import orjson
 
 from .. import files
 from ..diagnostics import Diagnostics
-from ..model import Event, JSONValue, Session
+from ..model import Event, JSONValue, Session, Usage
 from ._values import (
     Emitter,
     as_dict,
+    as_int,
     as_list,
     as_str,
     epoch_time,
     iso_time,
+    new_usage,
     one_line,
     shown_arguments,
     shown_json,
@@ -162,13 +167,48 @@ def listed(log: Path, diagnostics: Diagnostics) -> list[Session]:
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One user turn's metadata: when it ended, what it cost."""
+
+    end: datetime | None
+    usage: Usage | None
+
+
+def turns(log: str) -> dict[str, Turn]:
+    """The `.json`'s turns by the id of their last message (damage was counted when the
+    session was listed)."""
+    data = as_dict(files.read_json_compacted(meta_path(log)))
+    state = as_dict(data.get("session_state"))
+    model = _model(state)
+    metadata = as_dict(state.get("conversation_metadata"))
+    found: dict[str, Turn] = {}
+    for raw in as_list(metadata.get("user_turn_metadatas")):
+        turn = as_dict(raw)
+        ids = [i for i in as_list(turn.get("message_ids")) if isinstance(i, str)]
+        if not ids:
+            continue
+        tokens_in = as_int(turn.get("input_token_count"))
+        tokens_out = as_int(turn.get("output_token_count"))
+        found[ids[-1]] = Turn(
+            iso_time(turn.get("end_timestamp")),
+            new_usage(tokens_in, tokens_out, 0, 0, 0, model)
+            if tokens_in or tokens_out
+            else None,
+        )
+    return found
+
+
 class LogReader:
     """Translates the lines of one `<id>.jsonl` into events."""
 
-    def __init__(self, session_id: str, diagnostics: Diagnostics) -> None:
+    def __init__(
+        self, session_id: str, diagnostics: Diagnostics, turns: dict[str, Turn]
+    ) -> None:
         self.diagnostics = diagnostics
         self.emit = Emitter(session_id)
         self.tools: dict[str, str] = {}  # call id: tool name
+        self.turns = turns
 
     def read(
         self, path: str, *, full: bool = False, offset: int = 0
@@ -190,7 +230,10 @@ class LogReader:
         if kind == "Prompt":
             yield from self.blocks(data, "user", _prompt_time(data))
         elif kind == "AssistantMessage":
-            yield from self.blocks(data, "assistant", None)
+            turn = self.turns.get(as_str(data.get("message_id")) or "")
+            yield from self.blocks(data, "assistant", None, turn.end if turn else None)
+            if turn is not None and turn.usage is not None:
+                yield self.emit("usage", turn.end, usage=turn.usage)
         elif kind == "ToolResults":
             yield from self.blocks(data, "user", None)
         elif kind == "Compaction":
@@ -213,7 +256,11 @@ class LogReader:
                             extra={"cleared": True})  # fmt: skip
 
     def blocks(
-        self, data: dict[str, object], role: str, time: datetime | None
+        self,
+        data: dict[str, object],
+        role: str,
+        time: datetime | None,
+        end: datetime | None = None,
     ) -> Iterator[Event]:
         """One message's blocks in their order; a user's text (and its images' count)
         after its tool results, as one event."""
@@ -263,7 +310,7 @@ class LogReader:
             yield self.emit("user", time, text=shown_text(text.strip()) or "",
                             extra=extra)  # fmt: skip
         if role == "assistant" and not called:
-            yield self.emit("turn_end")
+            yield self.emit("turn_end", end)
 
     def result(self, value: dict[str, object], time: datetime | None) -> Event:
         call_id = as_str(value.get("toolUseId"))

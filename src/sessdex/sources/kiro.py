@@ -340,7 +340,8 @@ def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
 ) -> Iterator[Event]:
     if session.path and session.path.endswith(_kiro_sessions.LOG):
-        log = _kiro_sessions.LogReader(session.id, diagnostics)
+        turns = _kiro_sessions.turns(session.path)
+        log = _kiro_sessions.LogReader(session.id, diagnostics, turns)
         yield from log.read(session.path, full=full, offset=offset)
         return
     if not session.path or f"#{V1}" not in session.path:

@@ -249,17 +249,17 @@ def result(call: str, content: list[dict[str, object]], status: str) -> dict[str
 
 
 def session_state(conversation_id: str, model: str | None, agent: str | None,
-                  turns: list[tuple[str, int, int]]) -> dict[str, object]:  # fmt: skip
+                  turns: list[tuple[str, int, int, list[str]]]) -> dict[str, object]:  # fmt: skip
     return {
         "version": "v1",
         "conversation_metadata": {
             "user_turn_metadatas": [
                 {"loop_id": {"agent_id": {"name": agent or "kiro_default", "parent_id": None, "rand": "q7x2m"}, "rand": 9182},
-                 "result": None, "message_ids": [None], "total_request_count": 1, "number_of_cycles": 1,
+                 "result": None, "message_ids": ids, "total_request_count": 1, "number_of_cycles": 1,
                  "builtin_tool_uses": 1, "turn_duration": None, "end_reason": "UserTurnEnd",
                  "end_timestamp": end, "input_token_count": tokens_in, "output_token_count": tokens_out,
                  "context_usage_percentage": 4.5, "metering_usage": []}
-                for end, tokens_in, tokens_out in turns
+                for end, tokens_in, tokens_out, ids in turns
             ],
             "user_turn_start_request": None, "last_request": None,
         },
@@ -284,7 +284,7 @@ def exported() -> tuple[dict[str, object], list[dict[str, object]]]:
         "created_at": "2025-12-06T08:00:00.250000Z", "updated_at": "2025-12-06T08:01:10.500000Z",
         "title": "Now write the test for the retry.", "exported_from_v1": True,
         "session_state": session_state(OLDER, "claude-sonnet-4.5", None,
-                                       [("2025-12-06T08:01:10.400000Z", 5120, 96)]),
+                                       [("2025-12-06T08:01:10.400000Z", 5120, 96, ["p-5", "m-5", "p-6", "m-6"])]),
     }  # fmt: skip
     log = [
         said("e-1", "Now write the test for the retry.", 1764320400,
@@ -315,7 +315,8 @@ def native() -> tuple[dict[str, object], list[dict[str, object]]]:
         "created_at": "2025-12-07T15:30:00.125000Z", "updated_at": "2025-12-07T15:42:05Z",
         "title": "Add an RSS feed to the blog",
         "session_state": session_state(NATIVE, "claude-opus-4.5", "blog-writer",
-                                       [("2025-12-07T15:30:09Z", 4100, 210), ("2025-12-07T15:42:04Z", 2300, 40)]),
+                                       [("2025-12-07T15:30:09Z", 4100, 210, ["n-1", "a-1", "n-2", "a-2"]),
+                                        ("2025-12-07T15:42:04Z", 2300, 40, ["n-4", "a-3"])]),
     }  # fmt: skip
     log = [
         {**said("n-1", "Add an RSS feed to the blog", 1765121400),

@@ -450,6 +450,7 @@ def test_a_chat_the_new_agent_reopened_is_listed_once_as_its_session_file() -> N
     older = found[OLDER]
     assert older.path == str(HOME / CLI_SESSIONS / f"{OLDER}.jsonl")
     assert older.extra["store"] == "files" and older.extra["exported_from_v1"] is True
+    assert older.extra["table"] is None and older.extra["newest"] is False
     # the file goes on where the row stopped: its model, its last turn's time
     assert (older.title, older.cwd, older.model) == (
         "Now write the test for the retry.", SHOP, "claude-sonnet-4.5",
@@ -598,3 +599,16 @@ def test_a_huge_line_in_a_session_file_is_bounded(tmp_path: Path) -> None:
     [result] = [e for e in kiro.read(session, diagnostics) if e.call_id == "tooluse_z"]
     assert result.text == f"[text, {files.human_bytes(len(output))}]"
     assert not diagnostics.skipped_total
+
+
+def test_a_table_without_the_columns_the_cli_writes_is_said(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / Q_DB)
+    db.execute("ALTER TABLE conversations RENAME COLUMN key TO folder")
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert Q_SHOP not in found and Q_BLOG not in found
+    [problem] = diagnostics.problems
+    assert "conversations table without the columns the CLI writes" in problem

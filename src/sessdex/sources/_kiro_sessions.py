@@ -139,7 +139,13 @@ def listed(log: Path, diagnostics: Diagnostics) -> list[Session]:
     # an exported chat is dated by its export: its prompts are older
     created = min((t for t in (created, first) if t), default=None)
     updated = max((t for t in (updated, last) if t), default=None)
-    extra: dict[str, JSONValue] = {"store": "files", "cli": "kiro-cli", "newest": False}
+    # `table` and `newest` cleared: a row this session was exported from is merged in
+    extra: dict[str, JSONValue] = {
+        "store": "files",
+        "table": None,
+        "cli": "kiro-cli",
+        "newest": False,
+    }
     if data.get("exported_from_v1") is True:
         extra["exported_from_v1"] = True
     agent = as_str(state.get("agent_name"))

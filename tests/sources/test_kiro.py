@@ -178,8 +178,10 @@ def test_resume_is_exact_and_never_trusts_all_tools() -> None:
         assert newest == ResumePlan(
             argv=("kiro-cli", "chat", "--resume"), cwd=SHOP, program="kiro-cli",
             install_hint=newest.install_hint if newest else "",
-            process_names=("kiro-cli-chat",),
+            process_names=("kiro-cli-chat",), notes=newest.notes if newest else (),
         )  # fmt: skip
+        # 2.x's --resume picks the newest of rows and files alike (session_manager.rs)
+        assert newest is not None and f"--resume-id {NEWEST}" in newest.notes[0]
         assert older is not None
         assert older.argv == ("kiro-cli", "chat", "--resume-id", OLDER)
         assert older.cwd == SHOP and "--resume-picker" in older.notes[0]

@@ -26,8 +26,11 @@ The Kiro CLI's newer agent (`crates/chat-cli-v2`) keeps its sessions as files in
 `~/.kiro/sessions/cli/` (`_kiro_sessions.py`), and copies a chat of this database there,
 under the same id, when it reopens one (`v1_export`): the chat goes on in the files and the
 row goes stale, so the file session is listed (a higher precedence, merged by id) and read,
-and a row never exported stays listed from the database. A file session reopens with
-`kiro-cli chat --resume-id <id>` in its folder. A chat saved with `/save` (a JSON file
+and a row never exported stays listed from the database, as the CLI lists them itself
+(`agent/acp/session_manager.rs` `ListSessions`: the files' sessions, then the rows whose id
+no file has, newest first). A file session reopens with `kiro-cli chat --resume-id <id>` in
+its folder; the 2.x `--resume` takes the newest of that merged list (`packages/tui`), so a
+row that is the newest of the rows only is told so in a note. A chat saved with `/save` (a JSON file
 wherever the user said) is not looked for.
 """
 
@@ -397,6 +400,12 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         argv: tuple[str, ...] = (cli, "chat", "--resume-id", session.id)
     elif session.extra.get("newest") is True:
         argv = (cli, "chat", "--resume")
+        if cli == KIRO:  # newest among the rows: the 2.x CLI weighs its files too
+            notes.append(
+                "Kiro CLI 2.x opens the folder's newest chat, its session files' "
+                f"included: where one is newer, `kiro-cli chat --resume-id {session.id}` "
+                "opens this one"
+            )
     else:
         argv = (cli, "chat", "--resume-id", session.id)
         notes.append(

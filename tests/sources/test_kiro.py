@@ -614,3 +614,17 @@ def test_a_table_without_the_columns_the_cli_writes_is_said(tmp_path: Path) -> N
     assert Q_SHOP not in found and Q_BLOG not in found
     [problem] = diagnostics.problems
     assert "conversations table without the columns the CLI writes" in problem
+
+
+def test_a_kiro_1x_answer_shows_its_reasoning_before_its_text(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    value = json.loads(conversation("thought", "Why 42?", "Because."))
+    value["history"][0]["assistant"]["Response"]["thinking"] = {
+        "text": "The user asks about 42.", "signature": "sig", "redacted_content": [],
+    }  # fmt: skip
+    add(home, SHOP, "thought", json.dumps(value), 1764900009000)
+    found = events(sessions(home)["thought"])
+    assert [(e.kind, e.text) for e in found if e.kind in ("thinking", "assistant")] == [
+        ("thinking", "The user asks about 42."),
+        ("assistant", "Because."),
+    ]

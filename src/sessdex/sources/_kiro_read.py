@@ -10,7 +10,8 @@ Q 1.13, 2025-07; before, a `[user, assistant]` pair). serde tags its enums exter
 user message's `content` is `{"Prompt": {prompt}}`, `{"ToolUseResults":
 {tool_use_results}}` or `{"CancelledToolUses": {prompt, tool_use_results}}`, with an RFC 3339
 `timestamp` (since 2025-08); an assistant message is `{"Response": {message_id, content}}` or
-`{"ToolUse": {message_id, content, tool_uses}}`; a result's `content` is a list of `{"Text":
+`{"ToolUse": {message_id, content, tool_uses}}`, each with the model's reasoning in
+`thinking: {text, signature, redacted_content}` since Kiro CLI 1.x; a result's `content` is a list of `{"Text":
 …}` or `{"Json": …}` and its `status` "Success" or "Error". `request_metadata` dates a
 response (`request_start_timestamp_ms`, `stream_end_timestamp_ms`) and names its
 `model_id`; no token count is kept. `latest_summary` is `[summary, request_metadata]`, the
@@ -262,6 +263,12 @@ class Reader:
         request_id = as_str(metadata.get("request_id"))
         if request_id:
             extra["request_id"] = request_id
+        # Kiro CLI 1.x keeps the model's reasoning beside its answer (absent in Q)
+        thinking = shown_text(
+            as_dict(fields.get("thinking")).get("text"), keep_empty=False
+        )
+        if thinking:
+            yield self.emit("thinking", time, text=thinking)
         content = shown_text(fields.get("content"), keep_empty=False)
         if content:
             yield self.emit("assistant", time, text=content, extra=extra)

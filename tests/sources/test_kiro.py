@@ -628,3 +628,34 @@ def test_a_kiro_1x_answer_shows_its_reasoning_before_its_text(tmp_path: Path) ->
         ("thinking", "The user asks about 42."),
         ("assistant", "Because."),
     ]
+
+
+def test_a_chat_too_big_to_parse_whole_is_listed_and_read_an_entry_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an image the agent read is kept as a JSON array of numbers, which no eliding of
+    # strings shortens: the chat was dropped from the listing, and could not be read
+    monkeypatch.setattr(files, "READ_LINE_CAP", 4096)
+    monkeypatch.setattr(files, "WHOLE_JSON_CAP", 4096)
+    monkeypatch.setattr(files, "COMPACT_CAP", 16384)
+    home = copy(tmp_path)
+    value = json.loads(conversation("big", "Look at the screenshot", "A button."))
+    pasted = {**value["history"][0]["user"], "images": [
+        {"format": "Png", "source": {"Bytes": list(range(256)) * 100}}]}  # fmt: skip
+    later = json.loads(conversation("big", "And the header?", "It is blue."))
+    value["history"] = [{**value["history"][0], "user": pasted}, later["history"][0]]
+    db = sqlite3.connect(home / Q_DB)
+    db.execute(
+        "INSERT INTO conversations VALUES (?, ?)", ("/tmp/big", json.dumps(value))
+    )
+    db.commit()
+    db.close()
+    session = sessions(home)["big"]
+    assert session.cwd == "/tmp/big" and session.title == "And the header?"
+    diagnostics = Diagnostics()
+    found = list(kiro.read(session, diagnostics))
+    assert [(e.kind, e.text) for e in found if e.kind in ("user", "assistant")] == [
+        ("user", "And the header?"),
+        ("assistant", "It is blue."),
+    ]
+    assert [reason for _, _, reason in diagnostics.details] == ["too long"]

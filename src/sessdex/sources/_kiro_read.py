@@ -20,7 +20,7 @@ text `/compact` replaced the earlier history with. Anything else is counted, nev
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -59,10 +59,22 @@ def variant(value: object) -> tuple[str | None, dict[str, object]]:
     return None, {}
 
 
-def entries(conversation: dict[str, object]) -> list[tuple[dict[str, object], dict[str, object], dict[str, object]]]:  # fmt: skip
+@dataclass(frozen=True, slots=True)
+class StreamedHistory:
+    """The history of a conversation too big to parse whole: its entries, read one at a
+    time each time it is iterated (kiro.py reads such a row so)."""
+
+    read: Callable[[], Iterator[object]]
+
+
+Entry = tuple[dict[str, object], dict[str, object], dict[str, object]]
+
+
+def entries(conversation: dict[str, object]) -> Iterator[Entry]:
     """The history as (user, assistant, request_metadata), whichever of its two shapes."""
-    pairs = []
-    for entry in as_list(conversation.get("history")):
+    history = conversation.get("history")
+    raw = history.read() if isinstance(history, StreamedHistory) else as_list(history)
+    for entry in raw:
         if isinstance(entry, dict):
             user, assistant = (
                 as_dict(entry.get("user")),
@@ -73,8 +85,7 @@ def entries(conversation: dict[str, object]) -> list[tuple[dict[str, object], di
             user, assistant, metadata = as_dict(entry[0]), as_dict(entry[1]), {}
         else:
             user, assistant, metadata = {}, {}, {}
-        pairs.append((user, assistant, metadata))
-    return pairs
+        yield user, assistant, metadata
 
 
 def prompt_of(user: dict[str, object]) -> str | None:
@@ -85,15 +96,11 @@ def prompt_of(user: dict[str, object]) -> str | None:
     return None
 
 
-def model_of(
-    conversation: dict[str, object],
-    pairs: list[tuple[dict[str, object], dict[str, object], dict[str, object]]],
-) -> str | None:
-    """The model of the conversation's last response, else the one chosen with `/model`."""
-    for _, _, metadata in reversed(pairs):
-        model = as_str(metadata.get("model_id"))
-        if model:
-            return model
+def model_of(conversation: dict[str, object], last: str | None) -> str | None:
+    """The model of the conversation's last response (`last`), else the one chosen with
+    `/model`."""
+    if last:
+        return last
     info = as_dict(conversation.get("model_info"))
     return as_str(info.get("model_id")) or as_str(conversation.get("model"))
 
@@ -121,24 +128,34 @@ class Summary:
 
 
 def summary(conversation: dict[str, object]) -> Summary:
-    """The listing's fields; times from the first and the last entry only (the history
-    is in the order it was said), so a long chat costs no parse of every time in it."""
-    pairs = entries(conversation)
-    title = next(
-        (one_line(text) for user, _, _ in pairs if (text := prompt_of(user))), None
-    )
+    """The listing's fields, in one pass over the history that holds no more than one
+    entry; times from the first and the last entry only (the history is in the order it
+    was said), so a long chat costs no parse of every time in it."""
+    title: str | None = None
+    model: str | None = None
+    first: Entry | None = None
+    last: Entry | None = None
+    count = 0
+    for entry in entries(conversation):
+        count += 1
+        first = first or entry
+        last = entry
+        user, _, metadata = entry
+        if title is None and (text := prompt_of(user)):
+            title = one_line(text)
+        model = as_str(metadata.get("model_id")) or model
     if title is None:  # compacted away: the summary's first line
         summarised = as_list(conversation.get("latest_summary"))
         title = one_line(summarised[0]) if summarised else None
-    first = _times(*pairs[0][::2]) if pairs else []
-    last = _times(*pairs[-1][::2]) if pairs else []
+    start = _times(first[0], first[2]) if first else []
+    end = _times(last[0], last[2]) if last else []
     return Summary(
         conversation_id=as_str(conversation.get("conversation_id")),
         title=title,
-        first=min(first) if first else None,
-        last=max(last) if last else None,
-        model=model_of(conversation, pairs),
-        entries=len(pairs),
+        first=min(start) if start else None,
+        last=max(end) if end else None,
+        model=model_of(conversation, model),
+        entries=count,
     )
 
 
@@ -186,13 +203,22 @@ class Reader:
         summarised = value.get("latest_summary")
         if summarised is not None:
             yield from self.compaction(summarised)
-        pairs = entries(value)
-        for index, (user, assistant, metadata) in enumerate(pairs):
-            if not user and not assistant:
-                self.diagnostics.skip(f"{self.where}/history", index, "bad value")
-                continue
-            yield from self.user(user)
-            yield from self.assistant(assistant, metadata, last=index == len(pairs) - 1)
+        # one entry ahead, so that the last is known without holding the history
+        ahead: tuple[int, Entry] | None = None
+        for numbered in enumerate(entries(value)):
+            if ahead is not None:
+                yield from self.entry(*ahead, last=False)
+            ahead = numbered
+        if ahead is not None:
+            yield from self.entry(*ahead, last=True)
+
+    def entry(self, index: int, entry: Entry, *, last: bool) -> Iterator[Event]:
+        user, assistant, metadata = entry
+        if not user and not assistant:
+            self.diagnostics.skip(f"{self.where}/history", index, "bad value")
+            return
+        yield from self.user(user)
+        yield from self.assistant(assistant, metadata, last=last)
 
     def compaction(self, value: object) -> Iterator[Event]:
         parts = as_list(value)

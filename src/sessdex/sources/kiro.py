@@ -41,14 +41,15 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import BinaryIO, cast
 
 import orjson
 
-from .. import databases, folders, programs
+from .. import databases, files, folders, jsonstream, programs
 from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _kiro_sessions
-from ._kiro_read import Reader, summary
+from ._kiro_read import Reader, StreamedHistory, summary
 from ._values import as_str, ms_time, one_line
 from .base import Home, Location, Opened
 
@@ -213,7 +214,12 @@ def _load(
     full: bool = False,
 ) -> dict[str, object] | None:
     """A row's conversation JSON, its huge strings elided past `files.READ_LINE_CAP`;
-    None, counted at `where`, for one that is damaged or not an object."""
+    None, counted at `where`, for one that is damaged or not an object. One bigger than
+    `files.WHOLE_JSON_CAP` is read in pieces (`_streamed`)."""
+    if not full:
+        streamed = _streamed(connection, table, rowid, where, diagnostics)
+        if streamed is not None:
+            return streamed
     data = databases.bounded_value(
         connection,
         table,
@@ -234,6 +240,59 @@ def _load(
         diagnostics.skip(where, 0, "not an object")
         return None
     return value
+
+
+# the members of a conversation passed over unread when it is read in pieces: its history
+# is read apart, an entry at a time, and the rest is never shown
+_UNREAD = frozenset({
+    "history", "transcript", "tools", "context_manager", "file_line_tracker",
+    "checkpoint_manager", "next_message", "tangent_state", "user_turn_metadata",
+    "mcp_registry_cache", "mcp_server_versions",
+})  # fmt: skip
+
+
+def _streamed(
+    connection: sqlite3.Connection,
+    table: str,
+    rowid: int,
+    where: str,
+    diagnostics: Diagnostics,
+) -> dict[str, object] | None:
+    """A conversation too big to parse whole (a chat where the agent read an image keeps
+    its bytes as a JSON array of numbers, which no eliding of strings shortens): its
+    top-level members, and its history read one entry at a time when iterated, an entry
+    still too long counted and passed over. None where the row is not that big, or not
+    UTF-8 text SQLite's blob IO can read (the plain way reads it then)."""
+    try:
+        with connection.blobopen(table, "value", rowid, readonly=True) as blob:
+            if len(blob) <= files.WHOLE_JSON_CAP or b"\x00" in blob.read(64):
+                return None
+            blob.seek(0)
+            members = jsonstream.object_members(
+                cast(BinaryIO, blob), _UNREAD, diagnostics=diagnostics, path=where
+            )
+    except sqlite3.Error:
+        return None
+    except jsonstream.CutShort as cut:
+        diagnostics.skip(where, 0, "truncated")
+        members = cut.members
+    except jsonstream.NotThisShape:
+        diagnostics.skip(where, 0, "not JSON")
+        return None
+
+    def history() -> Iterator[object]:
+        try:
+            with connection.blobopen(table, "value", rowid, readonly=True) as blob:
+                yield from jsonstream.array_items(
+                    cast(BinaryIO, blob), "history", diagnostics=diagnostics, path=where
+                )
+        except jsonstream.CutShort:
+            pass  # counted with the members: the cut ends them too
+        except jsonstream.NotThisShape:
+            diagnostics.skip(where, 0, "not JSON")
+
+    members["history"] = StreamedHistory(history)
+    return members
 
 
 def _cut(data: bytes | str) -> bool:

@@ -659,3 +659,50 @@ def test_a_chat_too_big_to_parse_whole_is_listed_and_read_an_entry_at_a_time(
         ("assistant", "It is blue."),
     ]
     assert [reason for _, _, reason in diagnostics.details] == ["too long"]
+
+
+def test_a_cancelled_turns_tokens_are_counted_before_the_next_prompt(
+    tmp_path: Path,
+) -> None:
+    # a turn cancelled mid-request names a response the log never got (and its
+    # "interrupted" answer gets an id no turn names): its tokens were never counted
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+
+    def line(kind: str, message_id: str, content: list[dict[str, object]]) -> str:
+        data = {"message_id": message_id, "content": content}
+        return json.dumps({"version": "v1", "kind": kind, "data": data})
+
+    def said(text: str) -> list[dict[str, object]]:
+        return [{"kind": "text", "data": text}]
+
+    def turn(ids: list[str], tokens: int) -> dict[str, object]:
+        return {"message_ids": ids, "end_timestamp": "2026-01-02T10:00:00Z",
+                "input_token_count": tokens, "output_token_count": 1}  # fmt: skip
+
+    use = [
+        {"kind": "toolUse", "data": {"toolUseId": "t1", "name": "shell", "input": {}}}
+    ]
+    result = [{"kind": "toolResult", "data": {"toolUseId": "t1", "status": "error",
+               "content": [{"kind": "text", "data": "cancelled"}]}}]  # fmt: skip
+    (folder / "s1.jsonl").write_text("\n".join([
+        line("Prompt", "p1", said("Run it")), line("AssistantMessage", "a1", use),
+        line("ToolResults", "r1", result), line("AssistantMessage", "x9", said("Interrupted")),
+        line("Prompt", "p2", said("Again")), line("AssistantMessage", "a2", said("Done")),
+        line("Prompt", "p3", said("Once more")),
+        json.dumps({"version": "v1", "kind": "CancelledPrompt"}),
+    ]) + "\n")  # fmt: skip
+    (folder / "s1.json").write_text(json.dumps({
+        "session_id": "s1", "cwd": "/tmp", "created_at": "2026-01-02T09:00:00Z",
+        "updated_at": "2026-01-02T10:00:00Z", "session_state": {"version": "v1",
+        "conversation_metadata": {"user_turn_metadatas": [
+            turn(["p1", "a1", "r1", "never"], 100), turn(["p2", "a2"], 50),
+            turn(["p3", None], 7)]}, "rts_model_state": {"conversation_id": "s1"}}}))  # fmt: skip
+    session = sessions(tmp_path, environ={"KIRO_TEST_SESSIONS_DIR": str(folder)})["s1"]
+    found = events(session)
+    told = [(e.kind, e.usage.input_tokens if e.usage else e.text) for e in found
+            if e.kind in ("user", "usage")]  # fmt: skip
+    assert told == [
+        ("user", "Run it"), ("usage", 100), ("user", "Again"), ("usage", 50),
+        ("user", "Once more"), ("usage", 7),
+    ]  # fmt: skip

@@ -21,7 +21,8 @@ input}`, `toolResult` `{toolUseId, content: [{kind: text|json|image, data}], sta
 "success"|"error"}`, `thinking` `{text, signature, redactedContent}`). Only a prompt is
 dated, and the log keeps no token count: a turn's counts and end time are in the `.json`'s
 `user_turn_metadatas`, whose `message_ids` (each request's prompt and response, in order)
-name the log's messages; a turn is told after the message its last id names.
+name the log's messages; a turn is told after the message its last id names, or, where the
+log has no such message (a turn cancelled mid-request), before the next prompt.
 
 When the CLI reopens a chat of its database it first writes it here under the same id,
 with `exported_from_v1: true` (`crates/chat-cli/src/cli/chat/v1_export`): the chat goes on
@@ -175,33 +176,39 @@ def listed(log: Path, diagnostics: Diagnostics) -> list[Session]:
 
 @dataclass(frozen=True, slots=True)
 class Turn:
-    """One user turn's metadata: when it ended, what it cost."""
+    """One user turn's metadata: when it ended, what it cost, the message that ends it."""
 
     end: datetime | None
     usage: Usage | None
+    number: int = 0  # its place among the turns
+    last: str = ""  # the id of its last message
 
 
 def turns(log: str) -> dict[str, Turn]:
-    """The `.json`'s turns by the id of their last message (damage was counted when the
-    session was listed)."""
+    """The `.json`'s turns by the id of each of their messages (damage was counted when
+    the session was listed)."""
     data = as_dict(files.read_json_compacted(meta_path(log)))
     state = as_dict(data.get("session_state"))
     model = _model(state)
     metadata = as_dict(state.get("conversation_metadata"))
     found: dict[str, Turn] = {}
-    for raw in as_list(metadata.get("user_turn_metadatas")):
+    for number, raw in enumerate(as_list(metadata.get("user_turn_metadatas"))):
         turn = as_dict(raw)
         ids = [i for i in as_list(turn.get("message_ids")) if isinstance(i, str)]
         if not ids:
             continue
         tokens_in = as_int(turn.get("input_token_count"))
         tokens_out = as_int(turn.get("output_token_count"))
-        found[ids[-1]] = Turn(
+        told = Turn(
             iso_time(turn.get("end_timestamp")),
             new_usage(tokens_in, tokens_out, 0, 0, 0, model)
             if tokens_in or tokens_out
             else None,
+            number,
+            ids[-1],
         )
+        for message_id in ids:
+            found.setdefault(message_id, told)
     return found
 
 
@@ -215,6 +222,11 @@ class LogReader:
         self.emit = Emitter(session_id)
         self.tools: dict[str, str] = {}  # call id: tool name
         self.turns = turns
+        # a turn whose messages were met but not the one that ends it: a turn cancelled
+        # mid-request names a response the log never got, and is told before the next
+        # prompt (or at the log's end) instead
+        self.pending: Turn | None = None
+        self.told: set[int] = set()
 
     def read(
         self, path: str, *, full: bool = False, offset: int = 0
@@ -230,16 +242,38 @@ class LogReader:
                     version,
                 )
                 continue
+            turn = self.turns.get(as_str(data.get("message_id")) or "")
+            if (
+                kind == "Prompt"
+                and self.pending is not None
+                and self.pending is not turn
+            ):
+                yield from self.usage(self.pending)
+            if turn is not None and turn.number not in self.told:
+                self.pending = turn
             yield from self.entry(kind or "", data)
+        if self.pending is not None:
+            yield from self.usage(self.pending)
+
+    def usage(self, turn: Turn) -> Iterator[Event]:
+        """A turn's tokens, once."""
+        self.pending = None
+        if turn.number in self.told:
+            return
+        self.told.add(turn.number)
+        if turn.usage is not None:
+            yield self.emit("usage", turn.end, usage=turn.usage)
 
     def entry(self, kind: str, data: dict[str, object]) -> Iterator[Event]:
         if kind == "Prompt":
             yield from self.blocks(data, "user", _prompt_time(data))
         elif kind == "AssistantMessage":
-            turn = self.turns.get(as_str(data.get("message_id")) or "")
-            yield from self.blocks(data, "assistant", None, turn.end if turn else None)
-            if turn is not None and turn.usage is not None:
-                yield self.emit("usage", turn.end, usage=turn.usage)
+            message_id = as_str(data.get("message_id")) or ""
+            turn = self.turns.get(message_id)
+            ends = turn if turn is not None and turn.last == message_id else None
+            yield from self.blocks(data, "assistant", None, ends.end if ends else None)
+            if ends is not None:
+                yield from self.usage(ends)
         elif kind == "ToolResults":
             yield from self.blocks(data, "user", None)
         elif kind == "Compaction":

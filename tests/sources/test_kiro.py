@@ -706,3 +706,11 @@ def test_a_cancelled_turns_tokens_are_counted_before_the_next_prompt(
         ("user", "Run it"), ("usage", 100), ("user", "Again"), ("usage", 50),
         ("user", "Once more"), ("usage", 7),
     ]  # fmt: skip
+
+
+def test_a_chat_whose_id_holds_the_tables_name_is_read(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    odd = "x#conversations_v2/y"
+    add(home, SHOP, odd, conversation(odd, "An odd id", "Read anyway."), 1764900009000)
+    found = events(sessions(home)[odd])
+    assert [e.text for e in found if e.kind == "assistant"] == ["Read anyway."]

@@ -406,11 +406,13 @@ def read(
         log = _kiro_sessions.LogReader(session.id, diagnostics, turns)
         yield from log.read(session.path, full=full, offset=offset)
         return
-    if not session.path or f"#{V1}" not in session.path:
+    # `<database>#<table>/<id>`: split where the database's name ends, as the id (any
+    # text the row holds) may itself hold `#conversations`
+    head, marker, rest = (session.path or "").partition(f"{DATABASE}#")
+    table, _, conversation_id = rest.partition("/")
+    if not marker or table not in (V1, V2):
         return
-    database, _, rest = session.path.rpartition(f"#{V1}")
-    table = V2 if rest.startswith("_v2/") else V1
-    conversation_id = rest.partition("/")[2]
+    database = head + DATABASE
     try:
         connection = databases.open_sqlite(database)
     except (OSError, sqlite3.Error) as error:

@@ -511,7 +511,13 @@ def test_a_session_file_reads_in_order_with_each_call_paired_to_its_result() -> 
     ]  # fmt: skip
     assert [e.seq for e in found] == list(range(len(found)))
     exported = events(sessions()[OLDER])
-    thinking, call, result = exported[7:10]
+    # the /compact summary v1_export put in the first prompt's context comes first
+    summary = exported[0]
+    assert (summary.kind, summary.text) == (
+        "compaction",
+        "The user asked to add retries to the payment client; we agreed on two.",
+    )
+    thinking, call, result = exported[8:11]
     assert (
         thinking.kind == "thinking"
         and thinking.text == "Run pytest on the unit folder."
@@ -520,7 +526,7 @@ def test_a_session_file_reads_in_order_with_each_call_paired_to_its_result() -> 
         "tool_call", "execute_bash", "tool_result", "execute_bash",
     )  # fmt: skip
     assert result.text == '{"exit_status":"0","stdout":"14 passed","stderr":""}'
-    cancelled = exported[2]
+    cancelled = exported[3]
     assert cancelled.kind == "tool_result" and cancelled.is_error
 
 

@@ -25,8 +25,9 @@ name the log's messages; a turn is told after the message its last id names, or,
 log has no such message (a turn cancelled mid-request), before the next prompt.
 
 When the CLI reopens a chat of its database it first writes it here under the same id,
-with `exported_from_v1: true` (`crates/chat-cli/src/cli/chat/v1_export`): the chat goes on
-in these files, and the database row is left as it was.
+with `exported_from_v1: true` (`crates/chat-cli/src/cli/chat/v1_export`), its `/compact`
+summary in its first prompt's `meta.additionalContext` (shown as the compaction): the chat
+goes on in these files, and the database row is left as it was.
 
 The `.lock` (`{pid, started_at}`) is never read, created or touched: the live status finds
 the CLI's process on its own.
@@ -90,6 +91,25 @@ def _texts(content: object) -> list[str]:
         if as_dict(block).get("kind") == "text"
         and isinstance(text := as_dict(block).get("data"), str)
     ]
+
+
+# how `v1_export` hands a database chat's `/compact` summary on: in its first prompt's
+# `additionalContext`, between the 1.x CLI's context-entry markers
+_SUMMARY_START = "--- CONTEXT ENTRY BEGIN ---\n"
+_SUMMARY_TEXT = "SUMMARY CONTENT:\n"
+_SUMMARY_END = "\n--- CONTEXT ENTRY END ---"
+
+
+def _exported_summary(data: dict[str, object]) -> str | None:
+    """The `/compact` summary an exported chat's first prompt carries, if it does."""
+    context = as_str(as_dict(data.get("meta")).get("additionalContext")) or ""
+    if not context.startswith(_SUMMARY_START):
+        return None
+    start = context.find(_SUMMARY_TEXT)
+    end = context.find(_SUMMARY_END)
+    if start < 0 or end < start:
+        return None
+    return context[start + len(_SUMMARY_TEXT) : end].strip() or None
 
 
 def _prompt_time(data: dict[str, object]) -> datetime | None:
@@ -266,6 +286,10 @@ class LogReader:
 
     def entry(self, kind: str, data: dict[str, object]) -> Iterator[Event]:
         if kind == "Prompt":
+            summary = _exported_summary(data)
+            if summary is not None:
+                yield self.emit("compaction", text=shown_text(summary) or "",
+                                extra={"summary": True})  # fmt: skip
             yield from self.blocks(data, "user", _prompt_time(data))
         elif kind == "AssistantMessage":
             message_id = as_str(data.get("message_id")) or ""

@@ -720,3 +720,14 @@ def test_a_chat_whose_id_holds_the_tables_name_is_read(tmp_path: Path) -> None:
     add(home, SHOP, odd, conversation(odd, "An odd id", "Read anyway."), 1764900009000)
     found = events(sessions(home)[odd])
     assert [e.text for e in found if e.kind == "assistant"] == ["Read anyway."]
+
+
+def test_a_session_files_title_is_one_line_like_every_title(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    meta = home / CLI_SESSIONS / f"{OLDER}.json"
+    data = json.loads(meta.read_text())
+    data["title"] = "First line\nsecond line " + "y" * 300
+    meta.write_text(json.dumps(data))
+    title = sessions(home)[OLDER].title
+    assert title is not None and "\n" not in title and len(title) == 200
+    assert title.startswith("First line second line y")

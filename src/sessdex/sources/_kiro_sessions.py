@@ -134,7 +134,9 @@ def listed(log: Path, diagnostics: Diagnostics) -> list[Session]:
     files.note_unfinished_last(tail, diagnostics, os.fspath(log))
     if not head and not data:
         return []  # an empty session the CLI deletes on exit
-    title = as_str(data.get("title"))
+    title = one_line(
+        data.get("title")
+    )  # the CLI makes it one line; a hand-edited one may not be
     first: datetime | None = None
     for line in head:
         kind, entry = _entry(files.parse_json(line) or {})

@@ -112,6 +112,13 @@ def number(value: object, key: str) -> int:
     return as_int(_get(value, key), floats=False)
 
 
+def cut_short(data: bytes | str) -> bool:
+    """Whether JSON text ends before its outermost object or array closes (a torn write:
+    "truncated", not "not JSON")."""
+    stripped = (data.encode() if isinstance(data, str) else data).rstrip()
+    return stripped[:1] in (b"{", b"[") and stripped[-1:] not in (b"}", b"]")
+
+
 def one_line(value: object, limit: int | None = TITLE_CHARS) -> str | None:
     """Whitespace collapsed to single spaces, cut at `limit` characters with "…"; None if blank."""
     line = " ".join(value.split()) if isinstance(value, str) else ""

@@ -30,7 +30,15 @@ import orjson
 from .. import files
 from ..diagnostics import Diagnostics
 from ..model import Event, EventKind, JSONValue, Usage
-from ._values import Emitter, as_str, blob, json_copy, one_line, shown_arguments
+from ._values import (
+    Emitter,
+    as_str,
+    blob,
+    cut_short,
+    json_copy,
+    one_line,
+    shown_arguments,
+)
 
 CURRENT = "0.3.0"  # DbThread::VERSION
 LEGACY = ("0.2.0", "0.1.0")  # SerializedThread and SerializedThreadV0_1_0
@@ -139,18 +147,12 @@ def load(
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
-        diagnostics.skip(where, 0, "truncated" if _cut(data) else "not JSON")
+        diagnostics.skip(where, 0, "truncated" if cut_short(data) else "not JSON")
         return None
     if not isinstance(value, dict):
         diagnostics.skip(where, 0, "not an object")
         return None
     return value
-
-
-def _cut(data: bytes) -> bool:
-    """Whether JSON text ends before its outermost value closes (a torn write)."""
-    stripped = data.rstrip()
-    return bool(stripped) and stripped[:1] in (b"{", b"[") and stripped[-1:] not in (b"}", b"]")  # fmt: skip
 
 
 def is_current(thread: Mapping[str, object], diagnostics: Diagnostics) -> bool:

@@ -50,7 +50,7 @@ from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _kiro_sessions
 from ._kiro_read import Reader, StreamedHistory, summary
-from ._values import as_str, ms_time, one_line
+from ._values import as_str, cut_short, ms_time, one_line
 from .base import Home, Location, Opened
 
 NAME = "kiro"
@@ -234,7 +234,7 @@ def _load(
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
-        diagnostics.skip(where, 0, "truncated" if _cut(data) else "not JSON")
+        diagnostics.skip(where, 0, "truncated" if cut_short(data) else "not JSON")
         return None
     if not isinstance(value, dict):
         diagnostics.skip(where, 0, "not an object")
@@ -293,12 +293,6 @@ def _streamed(
 
     members["history"] = StreamedHistory(history)
     return members
-
-
-def _cut(data: bytes | str) -> bool:
-    """Whether JSON text ends before its outermost object closes (a torn write)."""
-    stripped = (data.encode() if isinstance(data, str) else data).strip()
-    return stripped[:1] == b"{" and stripped[-1:] != b"}"
 
 
 def _listed_v2(

@@ -731,3 +731,23 @@ def test_a_session_files_title_is_one_line_like_every_title(tmp_path: Path) -> N
     title = sessions(home)[OLDER].title
     assert title is not None and "\n" not in title and len(title) == 200
     assert title.startswith("First line second line y")
+
+
+def test_a_chat_reopened_in_another_folder_is_its_newer_row(tmp_path: Path) -> None:
+    # the table's key is (folder, id): `--resume-id` in another folder saves a second
+    # row there and leaves the first as it was
+    home = copy(tmp_path)
+    chat = "dddddddd-0000-4000-8000-000000000000"
+    first = conversation(chat, "Start here", "First answer.")
+    later = json.loads(first)
+    later["history"] += json.loads(conversation(chat, "Go on", "Second answer."))[
+        "history"
+    ]
+    add(home, "/work/a", chat, first, 1764900001000)
+    add(home, "/work/b", chat, json.dumps(later), 1764900009000)
+    session = sessions(home)[chat]
+    assert session.cwd == "/work/b" and session.updated is not None
+    assert session.updated.isoformat() == "2025-12-05T02:00:09+00:00"
+    assert [e.text for e in events(session) if e.kind == "assistant"] == [
+        "First answer.", "Second answer.",
+    ]  # fmt: skip

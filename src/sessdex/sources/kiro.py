@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO, cast
@@ -311,12 +311,15 @@ def _listed_v2(
         if isinstance(key, str) and isinstance(conversation_id, str):
             mark = (updated if isinstance(updated, int) else 0, conversation_id)
             newest[key] = max(newest.get(key, mark), mark)
+    latest = _latest_rows((rowid, cid, updated) for rowid, _, cid, _, updated in rows)
     sessions = []
     for rowid, key, conversation_id, created, updated in rows:
         where = f"{path}#{V2}/{one_line(conversation_id, limit=80)}"
         if not isinstance(conversation_id, str) or not conversation_id:
             diagnostics.skip(where, 0, "bad value")
             continue
+        if latest.get(conversation_id) != rowid:
+            continue  # an older copy, left in the folder the chat was reopened from
         # listed, damaged or not: the row's own columns say enough (its read counts it)
         value = _load(connection, V2, rowid, where, Diagnostics())
         found = summary(value) if value is not None else None
@@ -346,6 +349,18 @@ def _listed_v2(
             )
         )
     return sessions
+
+
+def _latest_rows(rows: Iterable[tuple[int, object, object]]) -> dict[str, int]:
+    """Each conversation's row: the one updated last. The table's key is (folder, id), so a
+    chat reopened by its id in another folder is saved there as a second row, the first
+    left as it was; the CLI goes on in the newer."""
+    latest: dict[str, tuple[int, int]] = {}
+    for rowid, conversation_id, updated in rows:
+        if isinstance(conversation_id, str):
+            mark = (updated if isinstance(updated, int) else 0, rowid)
+            latest[conversation_id] = max(latest.get(conversation_id, mark), mark)
+    return {conversation_id: mark[1] for conversation_id, mark in latest.items()}
 
 
 def _earliest(*moments: datetime | None) -> datetime | None:
@@ -415,10 +430,14 @@ def read(
     try:
         where = f"{database}#{table}/{conversation_id}"
         if table == V2:
-            row = connection.execute(
-                f"SELECT rowid FROM {V2} WHERE conversation_id = ? LIMIT 1",
+            updated = "updated_at" if "updated_at" in databases.table_columns(connection, V2) else "NULL"  # fmt: skip
+            copies = connection.execute(
+                f"SELECT rowid, conversation_id, {updated} FROM {V2} "
+                "WHERE conversation_id = ?",
                 (conversation_id,),
-            ).fetchone()
+            ).fetchall()
+            found = _latest_rows(copies).get(conversation_id)
+            row = (found,) if found is not None else None
         else:  # the folder's row, if it still holds this conversation
             row = connection.execute(
                 f"SELECT rowid FROM {V1} WHERE key = ? LIMIT 1", (session.cwd or "",)

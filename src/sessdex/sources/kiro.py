@@ -430,7 +430,8 @@ def read(
     try:
         where = f"{database}#{table}/{conversation_id}"
         if table == V2:
-            updated = "updated_at" if "updated_at" in databases.table_columns(connection, V2) else "NULL"  # fmt: skip
+            columns = databases.table_columns(connection, V2)
+            updated = "updated_at" if "updated_at" in columns else "NULL"
             copies = connection.execute(
                 f"SELECT rowid, conversation_id, {updated} FROM {V2} "
                 "WHERE conversation_id = ?",

@@ -11,9 +11,9 @@ user message's `content` is `{"Prompt": {prompt}}`, `{"ToolUseResults":
 {tool_use_results}}` or `{"CancelledToolUses": {prompt, tool_use_results}}`, with an RFC 3339
 `timestamp` (since 2025-08); an assistant message is `{"Response": {message_id, content}}` or
 `{"ToolUse": {message_id, content, tool_uses}}`, each with the model's reasoning in
-`thinking: {text, signature, redacted_content}` since Kiro CLI 1.x; a result's `content` is a list of `{"Text":
-…}` or `{"Json": …}` and its `status` "Success" or "Error". `request_metadata` dates a
-response (`request_start_timestamp_ms`, `stream_end_timestamp_ms`) and names its
+`thinking: {text, signature, redacted_content}` in the Kiro CLI 1.x; a result's `content`
+is a list of `{"Text": …}` or `{"Json": …}` and its `status` "Success" or "Error".
+`request_metadata` dates a response (`request_start_timestamp_ms`, `stream_end_timestamp_ms`) and names its
 `model_id`; no token count is kept. `latest_summary` is `[summary, request_metadata]`, the
 text `/compact` replaced the earlier history with. Anything else is counted, never raised.
 """

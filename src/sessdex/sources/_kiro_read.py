@@ -13,8 +13,8 @@ user message's `content` is `{"Prompt": {prompt}}`, `{"ToolUseResults":
 `{"ToolUse": {message_id, content, tool_uses}}`, each with the model's reasoning in
 `thinking: {text, signature, redacted_content}` in the Kiro CLI 1.x; a result's `content`
 is a list of `{"Text": …}` or `{"Json": …}` and its `status` "Success" or "Error".
-`request_metadata` dates a response (`request_start_timestamp_ms`, `stream_end_timestamp_ms`) and names its
-`model_id`; no token count is kept. `latest_summary` is `[summary, request_metadata]`, the
+`request_metadata` dates a response (`request_start_timestamp_ms`,
+`stream_end_timestamp_ms`) and names its `model_id`; no token count is kept. `latest_summary` is `[summary, request_metadata]`, the
 text `/compact` replaced the earlier history with. Anything else is counted, never raised.
 """
 

@@ -967,3 +967,65 @@ def test_iter_lines_follows_the_line_rules_for_any_lengths_and_reads(
             assert diagnostics.skipped == (
                 {"too long": len(skipped)} if skipped else {}
             ), trial
+
+
+def test_a_long_array_of_numbers_is_elided_and_the_rest_of_the_line_kept(
+    tmp_path: Path,
+) -> None:
+    """An image some apps keep as its bytes, `[137,80,…]`, makes a line too long even
+    with its strings elided: the array becomes one marker and the typed text stays."""
+    pixels = [(n * 37) % 256 for n in range(1_500_000)]
+    record = {
+        "kind": "Prompt",
+        "content": [
+            {"kind": "text", "data": "what is in this picture?"},
+            {"kind": "image", "data": {"format": "png", "bytes": pixels}},
+            {"kind": "text", "data": "and here"},
+        ],
+        "small": [1, 2.5, -3e2],
+    }
+    path = write_lines(tmp_path / "a.jsonl", [orjson.dumps(record), b'{"after":1}'])
+    diagnostics = Diagnostics()
+    got = list(files.iter_records(path, diagnostics=diagnostics))
+    assert diagnostics.skipped == {}
+    line, value = got[0]
+    assert line.compacted
+    content = value["content"]
+    assert content[0]["data"] == "what is in this picture?"
+    assert content[2]["data"] == "and here"
+    (marker,) = content[1]["data"]["bytes"]
+    assert files.elided(marker) == (len(orjson.dumps(pixels)) - 2, "numbers")
+    assert value["small"] == [1, 2.5, -3e2]
+    assert got[1][1] == {"after": 1}
+
+
+def test_compactor_elides_long_arrays_of_numbers_wherever_feeds_split() -> None:
+    """Arrays of numbers short and long, nested, followed by other items in the same
+    array, or by strings: the JSON stays valid, short ones whole, long ones a marker."""
+    rng = random.Random(11)
+    long_numbers = [rng.randrange(-1000, 1000) for _ in range(files.KEEP_STRING // 2)]
+    values = {
+        "short": [1, 2, 3],
+        "long": long_numbers,
+        "mixed": [*long_numbers, "text after", {"k": [4, 5]}],
+        "nested": [[*long_numbers], [6, 7]],
+        "floats": [n / 7 for n in range(files.KEEP_STRING // 4)],
+        "empty": [],
+        "after": "tail",
+    }
+    data = orjson.dumps(values, option=orjson.OPT_INDENT_2)
+    for _ in range(20):
+        compactor = files.Compactor()
+        cuts = sorted(rng.sample(range(1, len(data)), 40))
+        for start, end in zip([0, *cuts], [*cuts, len(data)], strict=True):
+            compactor.feed(data[start:end])
+        got = orjson.loads(bytes(compactor.out))
+        assert got["short"] == [1, 2, 3]
+        assert got["empty"] == []
+        assert got["after"] == "tail"
+        assert [files.elided(item)[1] for item in got["long"]] == ["numbers"]  # type: ignore[index]
+        assert files.elided(got["mixed"][0])[1] == "numbers"  # type: ignore[index]
+        assert got["mixed"][1:] == ["text after", {"k": [4, 5]}]
+        assert files.elided(got["nested"][0][0])[1] == "numbers"  # type: ignore[index]
+        assert got["nested"][1] == [6, 7]
+        assert len(got["floats"]) == 1

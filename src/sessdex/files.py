@@ -240,9 +240,21 @@ class _Decompressed(io.RawIOBase):
 
 
 class Compactor:
-    """Streams one over-long JSON line, replacing strings longer than KEEP_STRING with markers."""
+    """Streams one over-long JSON line, replacing strings longer than KEEP_STRING with
+    markers, and so an array of numbers longer than that (an image some apps keep as its
+    bytes, `[137,80,78,…]`): it becomes an array of one marker string."""
 
-    __slots__ = ("escape", "in_string", "keep", "out", "overflow", "string_length")
+    __slots__ = (
+        "dropped",
+        "dropped_comma",
+        "escape",
+        "in_string",
+        "keep",
+        "numbers_at",
+        "out",
+        "overflow",
+        "string_length",
+    )
 
     def __init__(self) -> None:
         self.out = bytearray()
@@ -251,18 +263,31 @@ class Compactor:
         self.string_length = 0
         self.keep = bytearray()
         self.overflow = False
+        # where, in `out`, an array holding only numbers so far begins (-1: none); its
+        # text, once past KEEP_STRING, is dropped (counted) until the array ends
+        self.numbers_at = -1
+        self.dropped = -1  # bytes of numbers dropped (-1: not dropping)
+        self.dropped_comma = False  # what was dropped ended with a comma
 
     def feed(self, data: bytes) -> None:
         if self.overflow:
             return
         i, n = 0, len(data)
+        bracket = data.find(b"[")  # the next `[` at or after i (a string's, maybe)
+        numbers = self.numbers_at >= 0 or self.dropped >= 0
         while i < n:
             if not self.in_string:
                 q = data.find(b'"', i)
+                end = n if q < 0 else q + 1
+                if 0 <= bracket < i:
+                    bracket = data.find(b"[", i)
+                if numbers or 0 <= bracket < end:
+                    self._plain(data[i:end])
+                    numbers = self.numbers_at >= 0 or self.dropped >= 0
+                else:
+                    self.out += data[i:end]  # no array of numbers starts or goes on
                 if q < 0:
-                    self.out += data[i:]
                     break
-                self.out += data[i : q + 1]
                 self.in_string, self.string_length, self.keep = True, 0, bytearray()
                 i = q + 1
                 continue
@@ -310,6 +335,36 @@ class Compactor:
             self.overflow = True
             self.out = bytearray()
 
+    def _plain(self, data: bytes) -> None:
+        """Bytes outside strings (up to a string's opening quote): kept, but for a long
+        array of numbers, which becomes `["<marker>"]` when it ends."""
+        if self.dropped >= 0:
+            match = _NUMBERS.match(data)  # always matches, "" at least
+            end = match.end() if match else 0
+            self.dropped += end
+            if tail := data[:end].rstrip():
+                self.dropped_comma = tail.endswith(b",")
+            if end == len(data):
+                return
+            self.out += b'"' + _ELIDED_JSON + str(self.dropped).encode() + b':numbers"'
+            if data[end] != 0x5D and self.dropped_comma:  # `]`: the array ends
+                self.out += b","  # more items follow (a string, an object)
+            self.dropped = -1
+            data = data[end:]
+        start = len(self.out)
+        self.out += data
+        if self.numbers_at < 0 or not _NUMBERS.fullmatch(data):
+            # the last `[` followed only by numbers, if any: no earlier one can be
+            bracket = data.rfind(b"[")
+            numbers = bracket >= 0 and _NUMBERS.fullmatch(data, bracket + 1)
+            self.numbers_at = start + bracket + 1 if numbers else -1
+        if self.numbers_at >= 0 and len(self.out) - self.numbers_at > KEEP_STRING:
+            run = self.out[self.numbers_at :]
+            self.dropped = len(run)
+            self.dropped_comma = bytes(run).rstrip().endswith(b",")
+            del self.out[self.numbers_at :]
+            self.numbers_at = -1
+
     def _take(self, data: bytes, start: int, end: int) -> None:
         """data[start:end] is more of the string: counted, and kept while short (no slice
         of a long one is made: it may be most of a 16 MB chunk)."""
@@ -317,6 +372,10 @@ class Compactor:
         room = KEEP_STRING + 1 - len(self.keep)
         if room > 0:
             self.keep += data[start : min(end, start + room)]
+
+
+# what an array of numbers holds between its brackets: digits, signs, exponents, commas
+_NUMBERS = re.compile(rb"[0-9,.eE+\- \t\r\n]*")
 
 
 def _backslashes_before(data: bytes, start: int, end: int) -> int:

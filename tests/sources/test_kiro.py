@@ -751,3 +751,22 @@ def test_a_chat_reopened_in_another_folder_is_its_newer_row(tmp_path: Path) -> N
     assert [e.text for e in events(session) if e.kind == "assistant"] == [
         "First answer.", "Second answer.",
     ]  # fmt: skip
+
+
+def test_a_prompt_with_a_big_image_keeps_its_text(tmp_path: Path) -> None:
+    # the CLI keeps an image as its bytes, a JSON array of numbers: a 1.5 MB one made
+    # the line too long even with its strings elided, and the typed text was lost
+    home = copy(tmp_path)
+    log = home / CLI_SESSIONS / f"{NATIVE}.jsonl"
+    pixels = [(n * 7) % 256 for n in range(1_500_000)]
+    with log.open("a") as stream:
+        stream.write(json.dumps({"version": "v1", "kind": "Prompt", "data": {
+            "id": "n-big", "role": "user", "content": [
+                {"kind": "text", "data": "What is wrong in this screenshot?"},
+                {"kind": "image", "data": {"format": "png", "source": {"bytes": pixels}}}],
+            "meta": {"timestamp": 1764900900}}}) + "\n")  # fmt: skip
+    diagnostics = Diagnostics()
+    found = list(kiro.read(sessions(home)[NATIVE], diagnostics))
+    assert found[-1].kind == "user"
+    assert found[-1].text == "What is wrong in this screenshot?\n[1 image]"
+    assert not diagnostics.skipped_total

@@ -29,6 +29,18 @@ with `exported_from_v1: true` (`crates/chat-cli/src/cli/chat/v1_export`), its `/
 summary in its first prompt's `meta.additionalContext` (shown as the compaction): the chat
 goes on in these files, and the database row is left as it was.
 
+A sub-agent writes a pair of its own here: every ACP session the agent starts, the
+sub-agents (`is_subagent`) included, opens a `SessionDb` (`agent/acp/acp_agent.rs`), and
+`session_manager.rs` starts one for each stage of the `subagent` crew tool (`agent_crew`,
+`use_subagent`), each `session_management` `spawn_session` and each session the TUI spawns
+(`_session/spawn`), under a new UUID, its first prompt the task (its name and role go in
+its system prompt, unwritten). `SessionData` has no parent field: the lead is known only to
+the CLI's memory (`OrchestratedSession.parent_session`), and the CLI's own list
+(`list_sessions`) shows such a session among the others. On disk only a `spawn_session`
+result in the lead's log names the child (`{"session_id", "name", "status": "spawned"}`); a
+crew's result names its stages, not their ids. So sessdex lists each as a session of its
+own; nothing links it to its lead yet.
+
 The `.lock` (`{pid, started_at}`) is never read, created or touched: the live status finds
 the CLI's process on its own.
 """

@@ -770,3 +770,97 @@ def test_a_prompt_with_a_big_image_keeps_its_text(tmp_path: Path) -> None:
     assert found[-1].kind == "user"
     assert found[-1].text == "What is wrong in this screenshot?\n[1 image]"
     assert not diagnostics.skipped_total
+
+
+def _generator() -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "kiro_make_databases", DATA / "make_databases.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _team(tmp_path: Path) -> tuple[Path, object]:
+    """A lead that spawned two sessions: one with its files beside the lead's, one whose
+    files are gone (the generator's `team`, as the 2.2.1 CLI writes them)."""
+    make = _generator()
+    home = tmp_path / "home"
+    make.write_team(home)  # type: ignore[attr-defined]
+    return home, make
+
+
+def _cli(home: Path, *args: str) -> str:
+    result = CliRunner().invoke(main, [*args, "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_a_spawned_session_is_listed_under_its_lead_not_on_its_own(
+    tmp_path: Path,
+) -> None:
+    home, make = _team(tmp_path)
+    lead, child = make.LEAD, make.CHILD  # type: ignore[attr-defined]
+    shown = {r["id"] for r in json.loads(_cli(home, "list", "--json"))}
+    assert lead in shown and child not in shown
+    every = {r["id"]: r for r in json.loads(_cli(home, "list", "--json", "--all"))}
+    assert every[child]["parent_id"] == lead
+    assert every[child]["agent_type"] == "reviewer"
+    assert make.GONE not in every  # type: ignore[attr-defined]  # no files: not listed
+    # listing found the link by searching the lead's bytes, never reading it whole
+    found = sessions(home)
+    assert found[child].parent_id == lead and found[child].listed
+    assert found[lead].parent_id is None
+
+
+def test_tree_shows_a_spawned_session_with_its_type_name_and_task(
+    tmp_path: Path,
+) -> None:
+    home, make = _team(tmp_path)
+    out = _cli(home, "tree", make.LEAD[:8])  # type: ignore[attr-defined]
+    assert "reviewer" in out and "timeouts" in out
+    assert "Review checkout.py for missing timeouts" in out
+    assert make.CHILD[:8] in out  # type: ignore[attr-defined]
+
+
+def test_show_reads_a_spawned_sessions_events_inline(tmp_path: Path) -> None:
+    home, make = _team(tmp_path)
+    lead, child = make.LEAD, make.CHILD  # type: ignore[attr-defined]
+    diagnostics = Diagnostics()
+    found = list(kiro.read(sessions(home)[lead], diagnostics))
+    spawns = [e for e in found if e.kind == "subagent"]
+    assert [(e.call_id, e.extra["child_id"], e.extra["agent_type"],
+             e.extra["agent_name"]) for e in spawns] == [
+        ("ts1", child, "reviewer", "timeouts"),
+        ("ts2", make.GONE, "reviewer", "retries"),  # type: ignore[attr-defined]
+    ]  # fmt: skip
+    assert spawns[0].text == make.TASK  # type: ignore[attr-defined]
+    results = [e for e in found if e.kind == "tool_result"]
+    assert all(e.extra.get("launched") for e in results)  # it only started them
+    own = [(e.kind, e.text) for e in found if e.agent_id == child]
+    assert (
+        "assistant",
+        "checkout() posts with a 2 s timeout; refund() has none.",
+    ) in own
+    assert ("user", make.TASK) in own  # type: ignore[attr-defined]
+    assert any(e.kind == "usage" and e.agent_id == child for e in found)
+    assert [e.seq for e in found] == list(range(len(found)))
+    # the one whose files are gone is said to be missing, as other apps' are
+    assert any(make.GONE in p for p in diagnostics.problems)  # type: ignore[attr-defined]
+    shown = json.loads(_cli(home, "show", lead[:8], "--json"))
+    events_ = shown["events"] if isinstance(shown, dict) else shown
+    assert any(e.get("agent_id") == child for e in events_)
+
+
+def test_a_spawned_session_read_on_its_own_was_told_by_its_lead(
+    tmp_path: Path,
+) -> None:
+    home, make = _team(tmp_path)
+    child = sessions(home)[make.CHILD]  # type: ignore[attr-defined]
+    out = _cli(home, "show", child.id[:8], "--json")
+    assert "reviewer" in out or "lead" in out
+    plan = kiro.resume(child)
+    assert plan is not None and child.id in " ".join(plan.argv)

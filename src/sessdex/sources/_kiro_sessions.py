@@ -37,9 +37,15 @@ sub-agents (`is_subagent`) included, opens a `SessionDb` (`agent/acp/acp_agent.r
 its system prompt, unwritten). `SessionData` has no parent field: the lead is known only to
 the CLI's memory (`OrchestratedSession.parent_session`), and the CLI's own list
 (`list_sessions`) shows such a session among the others. On disk only a `spawn_session`
-result in the lead's log names the child (`{"session_id", "name", "status": "spawned"}`); a
-crew's result names its stages, not their ids. So sessdex lists each as a session of its
-own; nothing links it to its lead yet.
+result in the lead's log names the child: the text of a `session_management` tool result,
+`{"session_id", "name", "status": "spawned", "next_step"}` (`acp/session_tool_handler.rs`),
+its call's input `{"command": "spawn_session", "agent_name", "task", "name"?, "role"?, …}`
+(`agent/tools/session.rs`). Listing finds those results by searching the lead's log for
+their bytes (`files.lines_with`, bounded) and gives each child its lead (`parent_id`), agent
+(`agent_type`), name and task, so it is listed under its lead; reading the lead gives a
+`subagent` event at each result and reads the child's log there, under its id (a child
+whose files are gone is said missing). A crew's result names its stages, not their ids,
+and a TUI spawn leaves no trace: those stay sessions of their own.
 
 The `.lock` (`{pid, started_at}`) is never read, created or touched: the live status finds
 the CLI's process on its own.
@@ -49,14 +55,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 import orjson
 
 from .. import files
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, JSONValue, Session, Usage
 from ._values import (
     Emitter,
@@ -191,10 +197,12 @@ def listed(log: Path, diagnostics: Diagnostics) -> list[Session]:
         extra["imported_from"] = imported
     if meta is None:
         extra["no_metadata"] = True
+    lead = as_str(data.get("session_id")) or session_id
     return [
+        *_children(log, lead, diagnostics),
         Session(
             app=NAME,
-            id=as_str(data.get("session_id")) or session_id,
+            id=lead,
             path=os.fspath(log),
             cwd=as_str(data.get("cwd")) or None,
             title=title,
@@ -204,7 +212,121 @@ def listed(log: Path, diagnostics: Diagnostics) -> list[Session]:
             bytes=stat_size(log),
             precedence=PRECEDENCE,
             extra=extra,
+        ),
+    ]
+
+
+# a `spawn_session` result: its JSON is the text of a tool result, so its quotes are
+# escaped in the log's line (`serde_json` with `preserve_order`: no spaces)
+_SPAWNED = b'\\"status\\":\\"spawned\\"'
+_SPAWN_CALL = b'"spawn_session"'
+_CHILDREN_CAP = 256  # spawns taken from one lead's log, at most
+
+
+@dataclass(frozen=True, slots=True)
+class Spawn:
+    """A `spawn_session` call and the child its result names."""
+
+    call_id: str
+    child: str
+    name: str | None
+    agent: str | None  # the agent config it runs (`agent_name`)
+    task: str | None
+    role: str | None
+
+
+def spawned(value: dict[str, object]) -> str | None:
+    """The child a tool result names, where it is a `spawn_session` result."""
+    if value.get("status") != "success":
+        return None
+    for raw in as_list(value.get("content")):
+        block = as_dict(raw)
+        if block.get("kind") != "text" or not isinstance(block.get("data"), str):
+            continue
+        text = str(block["data"])
+        if '"spawned"' not in text:
+            continue
+        try:
+            said = as_dict(orjson.loads(text))
+        except orjson.JSONDecodeError:
+            continue
+        child = as_str(said.get("session_id"))
+        if said.get("status") == "spawned" and child:
+            return child
+    return None
+
+
+def spawn_call(use: dict[str, object]) -> dict[str, object] | None:
+    """A `spawn_session` call's input, or None for any other call."""
+    args = as_dict(use.get("input"))
+    return args if args.get("command") == "spawn_session" else None
+
+
+def spawns(log: Path, diagnostics: Diagnostics) -> list[Spawn]:
+    """The children a lead's log names, found by searching its bytes for the results'
+    marker (never parsing the whole log), each with what its call asked."""
+    size = stat_size(log) or 0
+    children: dict[str, str] = {}  # call id: the child its result names
+    for line in files.lines_with(log, _SPAWNED, 0, size, diagnostics=diagnostics):
+        kind, data = _entry(files.parse_json(line) or {})
+        if kind != "ToolResults":
+            continue
+        for raw in as_list(data.get("content")):
+            value = as_dict(as_dict(raw).get("data"))
+            call_id = as_str(value.get("toolUseId"))
+            child = spawned(value) if as_dict(raw).get("kind") == "toolResult" else None
+            if call_id and child and len(children) < _CHILDREN_CAP:
+                children.setdefault(call_id, child)
+    if not children:
+        return []
+    calls: dict[str, dict[str, object]] = {}
+    for line in files.lines_with(log, _SPAWN_CALL, 0, size):
+        kind, data = _entry(files.parse_json(line) or {})
+        if kind != "AssistantMessage":
+            continue
+        for raw in as_list(data.get("content")):
+            use = as_dict(as_dict(raw).get("data"))
+            call_id = as_str(use.get("toolUseId"))
+            args = spawn_call(use) if as_dict(raw).get("kind") == "toolUse" else None
+            if call_id in children and args is not None:
+                calls[call_id] = args
+    return [
+        Spawn(
+            call_id,
+            child,
+            as_str(args.get("name")),
+            as_str(args.get("agent_name")),
+            as_str(args.get("task")),
+            as_str(args.get("role")),
         )
+        for call_id, child in children.items()
+        for args in (calls.get(call_id, {}),)
+    ]
+
+
+def _children(log: Path, lead: str, diagnostics: Diagnostics) -> list[Session]:
+    """What the lead's log says of the sessions it spawned: their lead, their agent and
+    name. Not listed by itself: a child whose files are gone is not listed."""
+    return [
+        Session(
+            app=NAME,
+            id=spawn.child,
+            parent_id=lead,
+            agent_type=spawn.agent,
+            precedence=PRECEDENCE,
+            listed=False,
+            extra={
+                key: value
+                for key, value in (
+                    ("agent_name", spawn.name),
+                    ("description", one_line(spawn.task)),
+                    ("role", spawn.role),
+                )
+                if value
+            },
+        )
+        for spawn in spawns(log, diagnostics)
+        if spawn.child != lead
     ]
 
 
@@ -250,11 +372,25 @@ class LogReader:
     """Translates the lines of one `<id>.jsonl` into events."""
 
     def __init__(
-        self, session_id: str, diagnostics: Diagnostics, turns: dict[str, Turn]
+        self,
+        session_id: str,
+        diagnostics: Diagnostics,
+        turns: dict[str, Turn],
+        *,
+        folder: Path | None = None,
+        agent: str | None = None,
+        emit: Emitter | None = None,
+        seen: set[str] | None = None,
     ) -> None:
         self.diagnostics = diagnostics
-        self.emit = Emitter(session_id)
+        self.emit = emit or Emitter(session_id)
         self.tools: dict[str, str] = {}  # call id: tool name
+        # where the sessions it spawns keep their files (None: not read inline), the
+        # spawned session this reader reads (None: the lead), the children read so far
+        self.folder = folder
+        self.agent = agent
+        self.seen = seen if seen is not None else {session_id}
+        self.spawns: dict[str, dict[str, object]] = {}  # call id: spawn_session input
         self.turns = turns
         # a turn whose messages were met but not the one that ends it: a turn cancelled
         # mid-request names a response the log never got, and is told before the next
@@ -285,9 +421,16 @@ class LogReader:
                 yield from self.usage(self.pending)
             if turn is not None and turn.number not in self.told:
                 self.pending = turn
-            yield from self.entry(kind or "", data)
+            yield from self.own(self.entry(kind or "", data))
         if self.pending is not None:
-            yield from self.usage(self.pending)
+            yield from self.own(self.usage(self.pending))
+
+    def own(self, events: Iterator[Event]) -> Iterator[Event]:
+        """A spawned session's events under its id (its own children's keep theirs)."""
+        for event in events:
+            if self.agent is not None and event.agent_id is None:
+                event = replace(event, agent_id=self.agent)
+            yield event
 
     def usage(self, turn: Turn) -> Iterator[Event]:
         """A turn's tokens, once."""
@@ -367,6 +510,9 @@ class LogReader:
                 tool = as_str(use.get("name")) or "?"
                 if call_id:
                     self.tools[call_id] = tool
+                    args = spawn_call(use)
+                    if args is not None and len(self.spawns) < _CHILDREN_CAP:
+                        self.spawns[call_id] = args
                 called = True
                 yield self.emit(
                     "tool_call",
@@ -377,6 +523,7 @@ class LogReader:
                 )
             elif kind == "toolResult":
                 yield self.result(as_dict(value), time)
+                yield from self.child(as_dict(value), time)
             else:
                 self.diagnostics.unknown_type(
                     f"content block {one_line(kind, limit=40) or '?'}"
@@ -416,4 +563,47 @@ class LogReader:
             tool=self.tools.get(call_id or ""),
             call_id=call_id,
             is_error=status == "error",
+            # a spawned session runs on: its result says only that it started
+            extra={"launched": True} if spawned(value) else {},
         )
+
+    def child(self, value: dict[str, object], time: datetime | None) -> Iterator[Event]:
+        """The session a `spawn_session` result names: its spawn, then its own log's
+        events under its id (once per read, however often a log names it)."""
+        child = spawned(value)
+        call_id = as_str(value.get("toolUseId"))
+        if child is None or child in self.seen or len(self.seen) > _CHILDREN_CAP:
+            return
+        self.seen.add(child)
+        args = self.spawns.get(call_id or "", {})
+        yield self.emit(
+            "subagent",
+            time,
+            agent_id=self.agent,
+            call_id=call_id,
+            text=shown_text(args.get("task")),
+            extra={
+                "child_id": child,
+                "agent_type": as_str(args.get("agent_name")),
+                "agent_name": as_str(args.get("name")),
+            },
+        )
+        if self.folder is None:
+            return
+        log = self.folder / f"{child}{LOG}"
+        if not log.is_file():
+            self.diagnostics.child_missing(NAME, child)
+            return
+        reader = LogReader(
+            child,
+            self.diagnostics,
+            turns(os.fspath(log)),
+            folder=self.folder,
+            agent=child,
+            emit=self.emit,
+            seen=self.seen,
+        )
+        try:
+            yield from reader.read(os.fspath(log))
+        except OSError as error:
+            self.diagnostics.problem(read_failed(NAME, os.fspath(log), error))

@@ -412,7 +412,9 @@ def read(
 ) -> Iterator[Event]:
     if session.path and session.path.endswith(_kiro_sessions.LOG):
         turns = _kiro_sessions.turns(session.path)
-        log = _kiro_sessions.LogReader(session.id, diagnostics, turns)
+        log = _kiro_sessions.LogReader(
+            session.id, diagnostics, turns, folder=Path(session.path).parent
+        )
         yield from log.read(session.path, full=full, offset=offset)
         return
     # `<database>#<table>/<id>`: split where the database's name ends, as the id (any

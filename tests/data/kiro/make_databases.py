@@ -341,6 +341,61 @@ def native() -> tuple[dict[str, object], list[dict[str, object]]]:
     return meta, log
 
 
+LEAD = "7d1e3a5c-2b4f-4c6e-8a0b-1c3e5a7b9d0f"  # a session that spawns two
+CHILD = "e5a7c9e1-3b5d-4f7a-9c1e-3a5c7e9b1d3f"  # a spawned session, its files beside
+GONE = "0b2d4f6a-8c0e-4a2c-9e4a-6c8e0a2c4e6a"  # a spawned session whose files are gone
+TASK = "Review checkout.py for missing timeouts and report each one."
+
+
+def spawn(call: str, child: str, name: str, task: str) -> list[dict[str, object]]:
+    """A `session_management` `spawn_session` call and its result, as the lead's log
+    keeps them (`session_tool_handler.rs`: the JSON, key order kept, as the result's text)."""
+    reply = {"session_id": child, "name": name, "status": "spawned",
+             "next_step": "Tell the user what you started. Results arrive in your inbox automatically."}  # fmt: skip
+    return [
+        entry("AssistantMessage", {"message_id": f"m-{call}", "content": [
+            use(call, "session_management", {"command": "spawn_session", "agent_name": "reviewer",
+                                             "task": task, "name": name, "role": "Checks for missing timeouts"})]}),
+        entry("ToolResults", {"message_id": f"r-{call}", "content": [
+            result(call, [block("text", json.dumps(reply, separators=(",", ":")))], "success")],
+            "results": {}}),
+    ]  # fmt: skip
+
+
+def team() -> dict[str, tuple[dict[str, object], list[dict[str, object]]]]:
+    """A lead in the shop that spawns a reviewer (its own file pair beside the lead's, no
+    parent field, its first prompt the task) and a second one whose files are gone."""
+    lead_meta = {
+        "session_id": LEAD, "cwd": SHOP,
+        "created_at": "2025-12-08T10:00:00Z", "updated_at": "2025-12-08T10:03:00Z",
+        "title": "Review the shop for missing timeouts",
+        "session_state": session_state(LEAD, "claude-sonnet-4.5", None,
+                                       [("2025-12-08T10:03:00Z", 3000, 120, ["l-1", "m-ts1", "r-ts1", "m-ts2", "r-ts2", "l-2"])]),
+    }  # fmt: skip
+    lead_log = [
+        said("l-1", "Review the shop for missing timeouts", 1765188000),
+        *spawn("ts1", CHILD, "timeouts", TASK),
+        *spawn("ts2", GONE, "retries", "Look for retries without backoff."),
+        entry("AssistantMessage", {"message_id": "l-2", "content": [block("text", "Two reviewers are on it.")]}),
+    ]  # fmt: skip
+    child_meta = {
+        "session_id": CHILD, "cwd": SHOP,
+        "created_at": "2025-12-08T10:00:05Z", "updated_at": "2025-12-08T10:01:00Z",
+        "session_state": session_state(CHILD, "claude-sonnet-4.5", "reviewer",
+                                       [("2025-12-08T10:01:00Z", 1800, 60, ["c-1", "c-2"])]),
+    }  # fmt: skip
+    child_log = [
+        said("c-1", TASK, 1765188005),
+        entry("AssistantMessage", {"message_id": "c-2", "content": [block("text", "checkout() posts with a 2 s timeout; refund() has none.")]}),
+    ]  # fmt: skip
+    return {LEAD: (lead_meta, lead_log), CHILD: (child_meta, child_log)}
+
+
+def write_team(home: Path) -> None:
+    for session_id, (meta, log) in team().items():
+        write_session(home, session_id, meta, [text(line) for line in log])
+
+
 def write_session(home: Path, session_id: str, meta: object, log: list[str]) -> None:
     folder = home / CLI_SESSIONS
     folder.mkdir(parents=True, exist_ok=True)

@@ -45,7 +45,11 @@ their bytes (`files.lines_with`, bounded) and gives each child its lead (`parent
 (`agent_type`), name and task, so it is listed under its lead; reading the lead gives a
 `subagent` event at each result and reads the child's log there, under its id (a child
 whose files are gone is said missing). A crew's result names its stages, not their ids,
-and a TUI spawn leaves no trace: those stay sessions of their own.
+and a TUI spawn leaves no trace: those stay sessions of their own. Matching a crew stage by
+its task would be a guess: its call's input holds each stage's `prompt_template` (the task
+is it with `{task}` filled in), but a stage that waits on others is told its task with their
+results appended (`session_manager.rs`), the log dates only prompts, and two crews given
+the same task in one folder at once cannot be told apart.
 
 The `.lock` (`{pid, started_at}`) is never read, created or touched: the live status finds
 the CLI's process on its own.

@@ -864,3 +864,31 @@ def test_a_spawned_session_read_on_its_own_was_told_by_its_lead(
     assert "reviewer" in out or "lead" in out
     plan = kiro.resume(child)
     assert plan is not None and child.id in " ".join(plan.argv)
+
+
+def test_a_spawn_in_the_middle_of_a_long_lead_is_found_when_listing(
+    tmp_path: Path,
+) -> None:
+    home, make = _team(tmp_path)
+    log = home / CLI_SESSIONS / f"{make.LEAD}.jsonl"  # type: ignore[attr-defined]
+    lines = log.read_text().splitlines(keepends=True)
+    filler = [
+        json.dumps(make.said(f"f-{n}", "more " * 400, 1765188001))  # type: ignore[attr-defined]
+        + "\n"
+        for n in range(300)
+    ]
+    log.write_text("".join([*filler[:40], *lines, *filler[40:]]))
+    assert log.stat().st_size > files.TAIL_BYTES
+    read: list[str] = []
+    original = files.iter_records
+
+    def traced(path: object, *args: object, **kwargs: object) -> object:
+        read.append(str(path))
+        return original(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    import unittest.mock
+
+    with unittest.mock.patch.object(files, "iter_records", traced):
+        found = sessions(home)
+    assert not read  # listing never parses a log whole
+    assert found[make.CHILD].parent_id == make.LEAD  # type: ignore[attr-defined]

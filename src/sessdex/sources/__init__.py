@@ -64,6 +64,7 @@ OVERRIDES: frozenset[str] = frozenset(
         "KILO_DB",
         "KIMI_CODE_HOME",
         "KIMI_SHARE_DIR",
+        "KIRO_TEST_SESSIONS_DIR",
         "OPENCODE_DB",
         "PI_CODING_AGENT_DIR",
         "PI_CODING_AGENT_SESSION_DIR",

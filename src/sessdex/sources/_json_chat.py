@@ -205,23 +205,39 @@ def ends(path: Path) -> dict[str, object] | None:
     """The top-level members of a chat too big to parse, from its first and last bytes
     (the messages between are left unread); None if it is not laid out as these apps
     write it."""
+    blocks = end_bytes(path)
+    if blocks is None:
+        return None
+    found = top_members(blocks, _TOP_MEMBER)
+    return found if isinstance(found.get("sessionId"), str) else None
+
+
+def end_bytes(path: Path, size: int = _ENDS) -> tuple[bytes, bytes] | None:
+    """The first and last `size` bytes of a chat written with JSON.stringify(chat, null,
+    2); None if unreadable or not laid out so."""
     try:
         with files.open_regular(path) as stream:
-            head = stream.read(_ENDS)
-            stream.seek(max(len(head), stream.seek(0, 2) - _ENDS))
-            tail = stream.read(_ENDS)
+            head = stream.read(size)
+            stream.seek(max(len(head), stream.seek(0, 2) - size))
+            tail = stream.read(size)
     except OSError:
         return None
-    if not head.startswith(b"{\n"):
-        return None
+    return (head, tail) if head.startswith(b"{\n") else None
+
+
+def top_members(
+    blocks: Iterable[bytes], pattern: re.Pattern[bytes]
+) -> dict[str, object]:
+    """The members `pattern` (name, JSON value) finds in `blocks`, a later one winning;
+    a value that does not decode is passed over."""
     found: dict[str, object] = {}
-    for block in (head, tail):
-        for match in _TOP_MEMBER.finditer(block):
+    for block in blocks:
+        for match in pattern.finditer(block):
             try:
                 found[match.group(1).decode()] = orjson.loads(match.group(2))
             except orjson.JSONDecodeError:
                 continue
-    return found if isinstance(found.get("sessionId"), str) else None
+    return found
 
 
 def first_id(path: str | os.PathLike[str]) -> str | None:

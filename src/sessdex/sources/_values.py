@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlparse
 import orjson
 
 from .. import files
+from ..diagnostics import Diagnostics
 from ..files import line_start as line_start  # where the sources have long found it
 from ..model import Event, EventKind, Extra, JSONValue, Usage
 
@@ -117,6 +118,22 @@ def cut_short(data: bytes | str) -> bool:
     "truncated", not "not JSON")."""
     stripped = (data.encode() if isinstance(data, str) else data).rstrip()
     return stripped[:1] in (b"{", b"[") and stripped[-1:] not in (b"}", b"]")
+
+
+def loaded_object(
+    data: bytes | str, where: str, diagnostics: Diagnostics
+) -> dict[str, object] | None:
+    """The JSON object `data` holds (a database value); None, counted at `where` as
+    "truncated", "not JSON" or "not an object", where it holds none."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        diagnostics.skip(where, 0, "truncated" if cut_short(data) else "not JSON")
+        return None
+    if not isinstance(value, dict):
+        diagnostics.skip(where, 0, "not an object")
+        return None
+    return value
 
 
 def one_line(value: object, limit: int | None = TITLE_CHARS) -> str | None:

@@ -34,8 +34,8 @@ from ._values import (
     Emitter,
     as_str,
     blob,
-    cut_short,
     json_copy,
+    loaded_object,
     one_line,
     shown_arguments,
 )
@@ -144,15 +144,7 @@ def load(
     if data is None:
         diagnostics.skip(where, 0, "too long")
         return None
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        diagnostics.skip(where, 0, "truncated" if cut_short(data) else "not JSON")
-        return None
-    if not isinstance(value, dict):
-        diagnostics.skip(where, 0, "not an object")
-        return None
-    return value
+    return loaded_object(data, where, diagnostics)
 
 
 def is_current(thread: Mapping[str, object], diagnostics: Diagnostics) -> bool:

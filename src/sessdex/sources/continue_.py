@@ -203,19 +203,13 @@ def _ends(path: Path) -> _Facts | None:
     """A session too big to parse: its members from its first and last bytes, its first
     prompt from its head, its model from the last response in its tail (the history
     between is left unread); None where it is not laid out as Continue writes it."""
-    try:
-        with files.open_regular(path) as stream:
-            head = stream.read(_ENDS)
-            stream.seek(max(len(head), stream.seek(0, 2) - _ENDS))
-            tail = stream.read(_ENDS)
-    except OSError:
+    from . import _json_chat  # what other apps' one-document chats are listed by
+
+    blocks = _json_chat.end_bytes(path, _ENDS)
+    if blocks is None:
         return None
-    if not head.startswith(b"{\n"):
-        return None
-    top: dict[str, object] = {}
-    for block in (head, tail):
-        for match in _TOP_MEMBER.finditer(block):
-            top[match.group(1).decode()] = _loads(match.group(2))
+    head, tail = blocks
+    top = _json_chat.top_members(blocks, _TOP_MEMBER)
     if not isinstance(top.get("sessionId"), str):
         return None
     models = [_loads(m.group(1)) for m in _USAGE_MODEL.finditer(tail)]

@@ -43,14 +43,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO, cast
 
-import orjson
-
 from .. import databases, files, folders, jsonstream, programs
 from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import _kiro_sessions
 from ._kiro_read import Reader, StreamedHistory, summary
-from ._values import as_str, cut_short, ms_time, one_line
+from ._values import as_str, loaded_object, ms_time, one_line
 from .base import Home, Location, Opened
 
 NAME = "kiro"
@@ -231,15 +229,7 @@ def _load(
     )
     if data is None:
         return None
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        diagnostics.skip(where, 0, "truncated" if cut_short(data) else "not JSON")
-        return None
-    if not isinstance(value, dict):
-        diagnostics.skip(where, 0, "not an object")
-        return None
-    return value
+    return loaded_object(data, where, diagnostics)
 
 
 # the members of a conversation passed over unread when it is read in pieces: its history

@@ -1834,10 +1834,11 @@ def test_a_live_sub_agent_without_meta_reads_only_siblings_written_since_its_cal
     assert (row.parent_id, row.agent_type) == ("s1", "x")
     assert sorted(scanned) == ["agent-b1.jsonl", "agent-s1.jsonl"]
     # one of the old ones, listed in the same process, still finds its spawner's call
-    # (none here: it is the lead's) and every sibling is then read, once
+    # (none here: it is the lead's) and every sibling is then read, once, and the
+    # lead's ends, once, for its call
     [first] = claude.parse(folder / "agent-a0.jsonl", location, Diagnostics())
     assert first.parent_id == "s"
-    assert len(scanned) == 42
+    assert len(scanned) == 43 and scanned.count("s.jsonl") == 1
 
 
 def test_a_sub_agent_without_meta_has_one_spawner_whatever_was_listed_before_it(

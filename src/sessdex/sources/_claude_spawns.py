@@ -79,6 +79,30 @@ def spawner(
     return _match(kept, own, agent, task, since, oldest)  # what it alone would see
 
 
+_leads: dict[str, tuple[int, int, tuple[Spawn, ...], frozenset[str]]] = {}
+
+
+def by_lead(lead: str, agent: str, task: str | None) -> Spawn | None:
+    """The lead's call that started `agent` (a file beside the lead, 2.0, or one whose
+    `.meta.json` is lost that no sibling spawned): the one call in the lead's head and
+    tail whose prompt is `task`, while none other there asks the same. A call in the
+    middle of a long lead is not seen. What a lead's ends hold is kept while it is
+    unchanged: its many sub-agents' files read it once."""
+    try:
+        stat = os.stat(lead)
+    except (OSError, ValueError):
+        return None
+    known = _leads.get(lead)
+    if known is None or known[:2] != (stat.st_size, stat.st_mtime_ns):
+        if len(_leads) >= _KEPT:
+            _leads.clear()
+        name = os.path.basename(lead)[: -len(".jsonl")]
+        spawns, results = _scan(lead, name, stat.st_size)
+        known = _leads[lead] = (stat.st_size, stat.st_mtime_ns, spawns, results)
+    asked = [spawn for spawn in known[2] if task and spawn.task == task]
+    return asked[0] if len(asked) == 1 else None
+
+
 def _oldest(since: datetime | None) -> int:
     """The last write (ns) before which a sibling cannot hold a call made at `since`."""
     if since is None:

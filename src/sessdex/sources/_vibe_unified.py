@@ -9,7 +9,8 @@ journal segment `journal/<snapshot_sequence + 1>.jsonl` holds what happened sinc
 `session_relocated` ones (a move to another folder: new metadata, and a delta). Older
 segments were folded into the snapshot already and are never replayed. Sub-agents are sibling
 folders `unified/child-<hex>/` with no meta.json; their envelope names the parent, and the
-parent's spawn effect names the child. Checksums are not verified: we read, we do not restore.
+parent's spawn effect names the child and its type (listed from the lead's newest journal
+and transcript chunks, `SPAWN_SEARCH` bytes at most). Checksums are not verified: we read, we do not restore.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ SMALL_DOC = 1024 * 1024  # CURRENT, manifest, envelope
 RUNTIME_LIMIT = 16 * 1024 * 1024  # runtime-state.json grows with every action: bounded
 CHUNK_CAP = 64 * 1024 * 1024  # a bigger transcript chunk is read one entry at a time
 SUBAGENT_DEPTH = 4
+# bytes of a lead's newest transcript searched, at listing, for the spawn of a sub-agent
+SPAWN_SEARCH = 4 * 1024 * 1024
 # Journal records that carry no transcript: engine bookkeeping for crash recovery.
 JOURNAL_IGNORED = frozenset(
     {
@@ -213,6 +216,11 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
         "subagent" if store.folder.name.startswith("child-") else "root"
     )
     alias = text_of(metadata, "active_model")
+    spawned = (
+        spawn_type(store.folder.parent, parent, store.session_id)
+        if parent and kind == "subagent" and _NAME.match(parent)
+        else None
+    )
     size = sum(
         file_size(part) for part in [*(store.chunk_paths() or []), store.segment]
     )
@@ -231,6 +239,7 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
             bytes=size,
             # a fork (identity kind "fork", depth 0) is the user's own session
             parent_id=parent if kind != "fork" else None,
+            agent_type=spawned,
             precedence=1,  # above a legacy folder of the same id that Vibe 3 imported
             extra={
                 "engine": "unified",
@@ -241,6 +250,72 @@ def _list_current(path: Path, diagnostics: Diagnostics) -> list[Session]:
             },
         )
     ]
+
+
+def spawn_type(unified: Path, lead: str, child: str) -> str | None:
+    """The agent type the lead's spawn of `child` names (what its tree shows): its own
+    files do not say it. Searched for in the lead's live journal segment's tail, then in
+    its transcript chunks from the newest back, `SPAWN_SEARCH` bytes at most (a child
+    spawned long before in a long lead stays untyped); a chunk is parsed only when its
+    bytes name the child."""
+    store = load(unified / lead, Diagnostics())
+    if store is None:
+        return None
+    needle = b'"childSessionId":"' + child.encode() + b'"'
+    try:
+        lines = files.tail_lines(store.segment) if store.segment else []
+    except OSError:
+        lines = []  # none yet, or gone: the chunks may hold it
+    if lines:
+        for line in reversed(lines):
+            if needle in line.data:
+                found = _spawn_in(files.parse_json(line), child)
+                if found is not None:
+                    return found
+    budget = SPAWN_SEARCH
+    for chunk in reversed(store.chunk_paths() or []):
+        size = file_size(chunk)
+        budget -= size
+        if budget < 0:
+            break
+        data = files.read_small(chunk, size + 1)
+        if data is None or needle not in data:
+            continue
+        try:
+            found = _spawn_in(files.loads(data), child)
+        except orjson.JSONDecodeError:
+            continue  # a broken chunk: `read` says so
+        if found is not None:
+            return found
+    return None
+
+
+def _spawn_in(value: object, child: str) -> str | None:
+    """The agent type of the spawn effect of `child` within a chunk's list of entries or a
+    journal record (its delta's entries), as `_Translator._effect` reads one."""
+    stack, seen = [value], 0
+    while stack and seen < 10_000:  # a record's few levels, never a walk without end
+        item = stack.pop()
+        seen += 1
+        if isinstance(item, list):
+            stack.extend(item)
+            continue
+        if not isinstance(item, dict):
+            continue
+        detail = item.get("detail")
+        if isinstance(detail, dict) and detail.get("kind") == "subagent":
+            annotation = obj(
+                obj(obj(obj(item, "state"), "output"), "_meta"), "mistral.vibe.subagent"
+            )
+            named = text_of(detail, "childSessionId") or text_of(
+                annotation, "childSessionId"
+            )
+            if named == child:
+                agent = text_of(obj(detail, "input"), "agent")
+                return agent or text_of(annotation, "agentType")
+            continue
+        stack.extend(v for v in item.values() if isinstance(v, dict | list))
+    return None
 
 
 def _list_meta(path: Path, diagnostics: Diagnostics) -> list[Session]:

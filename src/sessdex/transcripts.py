@@ -209,10 +209,16 @@ def agent_tree(
     settle(root, _last_written(found.session.path), datetime.now(UTC))
     if diagnostics is not None:
         diagnostics.update(found.diagnostics)
-    if found.session.parent_id and (root.agent_type == "lead" or root.status != "done"):
-        # what its own file cannot say: read the lead's line (only then: it may be big)
+    unsure = root.agent_type == "lead" or root.status != "done"
+    if found.session.parent_id and (unsure or root.description is None):
+        # what its own file cannot say (its type, its end, the task its lead gave it, which
+        # only the spawn carries): read the lead's line (only then: it may be big)
         seen = _as_its_lead_sees_it(home, found.session)
-        root = seen if seen is not None else root
+        if seen is not None and unsure:
+            root = seen
+        elif seen is not None:
+            root.description = seen.description
+            root.agent_name = root.agent_name or seen.agent_name
     if found.session.parent_id and root.agent_type == "lead":
         root.agent_type = None  # no file says its type (its lead's is gone): no lead
     return found.session, root

@@ -240,6 +240,81 @@ def top_members(
     return found
 
 
+# where a message of a chat laid out by JSON.stringify(chat, null, 2) starts: an object at
+# indent 4 (a string's newlines are escaped, and what a message holds sits deeper); and where
+# the messages array closes
+_MESSAGE_START = b"\n    {\n"
+_MESSAGES_OPEN = b'\n  "messages": ['
+_MESSAGES_CLOSE = b"\n    }\n  ]"
+_BACK = 1024 * 1024  # bytes searched for message starts at a time, from the end back
+
+
+def last_messages(path: Path, count: int) -> list[dict[str, object]] | None:
+    """The chat's last `count` messages, found from its end (the bytes before them never
+    read), in order; None where the whole read serves: the chat holds no more than
+    `count`, is not laid out as JSON.stringify(chat, null, 2) writes it, changed while it
+    was read, or one of them is past READ_LIMIT (which the whole read parts, eliding)."""
+    try:
+        with files.open_regular(path) as stream:
+            before = os.fstat(stream.fileno())
+            found = _last_messages(stream, before.st_size, count)
+            after = os.fstat(stream.fileno())
+    except OSError:
+        return None
+    if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns):
+        return None  # rewritten meanwhile: its pieces may be of two versions
+    return found
+
+
+def _last_messages(
+    stream: BinaryIO, size: int, count: int
+) -> list[dict[str, object]] | None:
+    head = stream.read(_ENDS)
+    opened = head.find(_MESSAGES_OPEN) if head.startswith(b"{\n") else -1
+    if opened < 0:
+        return None
+    first = opened + len(_MESSAGES_OPEN)  # the first message's start, if any
+    stream.seek(max(first, size - _ENDS))
+    tail_at = stream.tell()
+    tail = stream.read()
+    closed = tail.rfind(_MESSAGES_CLOSE)
+    if closed < 0 or _MESSAGE_START in tail[closed:]:
+        return None  # not this layout, or an object after the messages
+    end = tail_at + closed + len(b"\n    }")  # the last message's end
+    starts: list[int] = []
+    stop = end
+    while stop > first and len(starts) < count:
+        begin = max(first, stop - _BACK)
+        stream.seek(begin)
+        block = stream.read(stop - begin + len(_MESSAGE_START) - 1)
+        at = len(block)
+        while len(starts) < count:
+            at = block.rfind(_MESSAGE_START, 0, at)
+            if at < 0 or begin + at >= stop:
+                break
+            starts.append(begin + at)
+        stop = begin
+    if len(starts) < count or (starts[-1] == first and count > 0):
+        return None  # no message before them: the whole read is as cheap
+    starts.reverse()
+    bounds = list(zip(starts, [*starts[1:], end], strict=True))
+    if any(stop - begin > READ_LIMIT for begin, stop in bounds):
+        return None
+    stream.seek(starts[0])
+    data = stream.read(end - starts[0])
+    found: list[dict[str, object]] = []
+    for begin, stop in bounds:
+        piece = data[begin - starts[0] : stop - starts[0]].rstrip().rstrip(b",")
+        try:
+            message = orjson.loads(piece)
+        except orjson.JSONDecodeError:
+            return None
+        if not isinstance(message, dict):
+            return None
+        found.append(message)
+    return found
+
+
 def first_id(path: str | os.PathLike[str]) -> str | None:
     """The session id a chat names first, from its first bytes; None where it does not
     start with one (not written so, unreadable, gone)."""

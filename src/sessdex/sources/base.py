@@ -343,7 +343,8 @@ def opened_by_flags(
 
 # --- reading only a session's last rows (optional) ----------------------------------------
 #
-# A source whose sessions are rows of a database (one message a row) may define, at module
+# A source whose sessions are rows of a database (one message a row), or messages of one JSON
+# document its `read` parses whole (which it can find from the document's end), may define, at module
 # level, `read_last(session, diagnostics, rows, *, full=False) -> Iterator[Event]`: the lead
 # agent's events of only the session's last `rows` messages, in the order `read` gives them,
 # each as `read` gives it but for its `seq` (counted from the first of those rows); no

@@ -14,6 +14,7 @@ Sub-agents get their own file, `chats/<parent session id>/<child id>.jsonl` (`ki
 and the spawning tool call carries `agentId`. Before ~0.40 a session was one JSON document
 (`session-*.json`, `{sessionId, projectHash, startTime, lastUpdated, messages, summary}`),
 rewritten whole; a resume converts it to `.jsonl` beside it, so both can exist (`.jsonl` wins).
+`show --tail` finds such a chat's last messages from its end (`read_last`).
 
 The project folder is a short name mapped to its path in `projects.json` (and by a
 `.project_root` marker inside it); older folders (before 0.29, and never renamed for a project
@@ -81,7 +82,7 @@ from ._values import (
     text_of,
     type_tag,
 )
-from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
+from .base import Home, Location, Opened, ResumeFlags, WholeRead, opened_by_flags
 
 NAME = "gemini"
 TITLE = "Gemini CLI"
@@ -593,6 +594,48 @@ def read(
     yield from _read_chat(
         Path(session.path), None, Emitter(session.id), diagnostics, full, offset, 0
     )
+
+
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """`read` of only the last `rows` messages of a chat kept as one JSON document (see
+    base.py), found from its end (`json_chat.last_messages`); the message before them is
+    translated too, unshown, for the call ids it answered (a result is given once). A
+    chat with a folder of sub-agent chats is read whole: which of them no call named is
+    known only at its end."""
+    path = Path(session.path or "")
+    if path.suffix != ".json" or prompt_log.log_of(session) is not None:
+        raise WholeRead("a JSONL chat is read from its end; a prompt log whole")
+    session_id = json_chat.first_id(path)
+    if session_id and any(True for _ in folders.entries(_chats_dir(path) / session_id)):
+        raise WholeRead("its sub-agents' chats are read with it")
+    found = json_chat.last_messages(path, rows + 1)
+    if found is None:
+        raise WholeRead("not laid out to be read from its end, or no longer than that")
+    chat = messages.Chat(None, session_id)
+    if (
+        session_id
+    ):  # a spawn's chat, missing (the folder is empty), is said as `read` does
+        chat.read_child = partial(
+            _child_chat,
+            _chats_dir(path) / session_id,
+            Emitter(""),
+            diagnostics,
+            full,
+            0,
+        )
+    emit = Emitter(session.id)
+    for index, message in enumerate(found):
+        if type_tag(message.get("type")) not in messages.MESSAGE_TYPES:
+            diagnostics.unknown_type(f"message:{message.get('type')}")
+            continue
+        item = messages.Item("message", message)
+        if index == 0:  # the message before the last rows, unshown: what it answered
+            for _ in messages.item_events(item, chat, Emitter(session.id)):
+                pass
+            continue
+        yield from messages.item_events(item, chat, emit)
 
 
 def _read_chat(

@@ -50,3 +50,19 @@ def test_a_sub_agents_row_has_the_type_its_leads_tree_shows(
     assert row["agent_type"] == shown
     # a script filtering sub-agents by type finds it
     assert child in [r["id"] for r in rows if r.get("agent_type") == shown]
+
+
+def test_a_vibe_sub_agent_whose_leads_transcript_is_broken_is_listed_untyped(
+    run: CliRunner, tmp_path: Path
+) -> None:
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "vibe" / "home", home)
+    unified = home / ".vibe" / "logs" / "session" / "unified"
+    for chunk in unified.glob(f"{CASES[0][1]}*/chunks/*.json"):
+        chunk.write_bytes(b"[{not json")
+    rows = _json(run, "list", "--all", "--app", "vibe", "--home", str(home))
+    assert isinstance(rows, list)
+    row = next(r for r in rows if r["id"] == CASES[0][2])
+    assert row["parent_id"].startswith(CASES[0][1]) and row["agent_type"] is None

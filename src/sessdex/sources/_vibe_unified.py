@@ -113,8 +113,11 @@ class Store:
         ]
 
 
-def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
-    """CURRENT, its manifest and the projection envelope (without the chunked transcript)."""
+def load(
+    folder: Path, diagnostics: Diagnostics, *, envelope: bool = True
+) -> Store | None:
+    """CURRENT, its manifest and (unless not wanted) the projection envelope (without the
+    chunked transcript)."""
     current_path = folder / "CURRENT"
     current = files.read_json_file(current_path, limit=SMALL_DOC)
     if not isinstance(current, dict):
@@ -138,6 +141,8 @@ def load(folder: Path, diagnostics: Diagnostics) -> Store | None:
         )
         return None
     store = Store(folder, current, manifest)
+    if not envelope:
+        return store
     projection_path = store.part("projection_state")
     projection = (
         files.read_json_file(projection_path, diagnostics=diagnostics)
@@ -258,7 +263,7 @@ def spawn_type(unified: Path, lead: str, child: str) -> str | None:
     its transcript chunks from the newest back, `SPAWN_SEARCH` bytes at most (a child
     spawned long before in a long lead stays untyped); a chunk is parsed only when its
     bytes name the child."""
-    store = load(unified / lead, Diagnostics())
+    store = load(unified / lead, Diagnostics(), envelope=False)
     if store is None:
         return None
     needle = b'"childSessionId":"' + child.encode() + b'"'

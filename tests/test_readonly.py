@@ -107,6 +107,8 @@ CREDENTIAL_FILES = (
     ".continue/auth.json",  # cn's login; its API keys sit in the two below
     ".continue/.env",
     ".continue/config.yaml",
+    ".augment/session.json",  # Auggie's login
+    ".augment/oauth-state.json",
 )
 
 

@@ -124,11 +124,11 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
 
 def _credential(name: str) -> bool:
     """Whether `name`, or the file a link there leads to, is an agent's login file."""
-    if folders.is_credential(os.path.basename(name)):
+    if folders.is_credential_path(name):
         return True
     if not os.path.islink(name):
         return False
-    return folders.is_credential(os.path.basename(os.path.realpath(name)))
+    return folders.is_credential_path(os.path.realpath(name))
 
 
 def refuses_reading(path: str) -> bool:

@@ -120,7 +120,10 @@ def listing(directory: str | Path, root: Path | None = None) -> list[os.DirEntry
                 (
                     e
                     for e in it
-                    if not is_credential(e.name) and nameable(e) and plain_kind(e)
+                    if not is_credential(e.name)
+                    and not (e.name.lower() in _PLACED and is_credential_path(e.path))
+                    and nameable(e)
+                    and plain_kind(e)
                 ),
                 key=lambda e: e.name,
             )
@@ -152,6 +155,26 @@ CREDENTIALS = frozenset(
 )
 
 
+# Login files whose name alone is too common to refuse everywhere: known by the folder
+# that holds them (Auggie's, `~/.augment/session.json` and `oauth-state.json`).
+CREDENTIALS_IN = frozenset(
+    {(".augment", "session.json"), (".augment", "oauth-state.json")}
+)
+_PLACED = frozenset(name for _, name in CREDENTIALS_IN)
+
+
+def is_credential_path(path: str | os.PathLike[str]) -> bool:
+    """Whether the file at `path` is an agent's login file: by its name (`is_credential`),
+    or by its name and the folder that holds it (`CREDENTIALS_IN`), in any case."""
+    path = os.fspath(path)
+    name = os.path.basename(path).lower()
+    if name in CREDENTIALS:
+        return True
+    if name not in _PLACED:
+        return False
+    return (os.path.basename(os.path.dirname(path)).lower(), name) in CREDENTIALS_IN
+
+
 def is_credential(name: str) -> bool:
     """Whether a file name is one of `CREDENTIALS` in any case: on a case-insensitive
     disk (macOS's, Windows') `AUTH.JSON` opens `auth.json`, and a link resolves to the
@@ -166,7 +189,7 @@ def _followed(entry: os.DirEntry[str], root: Path | None) -> bool:
     target = resolved(entry.path)
     if target is None:
         return _passed_over(entry, LOOPING_LINK)
-    if is_credential(target.name):
+    if is_credential_path(target):
         return False  # never named, not even as passed over
     holder = resolved(os.path.dirname(entry.path))
     if holder is not None and holder.is_relative_to(target):

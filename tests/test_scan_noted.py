@@ -165,6 +165,7 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ("top", f".qwen/tmp/{'0b' * 32}/chats/session-2025-10-21T08-00-0b0b0b0b.json"),
     ],
     "continue": [("top", f".continue/sessions/{ID}.json")],
+    "auggie": [("top", f".augment/sessions/{ID}.json")],
     "kiro": [
         ("top", "Library/Application Support/kiro-cli/data.sqlite3"),
         ("top", "AppData/Local/amazon-q/data.sqlite3"),

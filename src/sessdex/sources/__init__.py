@@ -36,6 +36,7 @@ BUILTIN: tuple[str, ...] = (
     "zed",
     "continue",
     "kiro",
+    "auggie",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -107,6 +108,7 @@ TITLES: dict[str, str] = {
     "zed": "Zed Agent Panel",
     "continue": "Continue (cn CLI and IDE extensions)",
     "kiro": "Kiro CLI / Amazon Q Developer CLI",
+    "auggie": "Augment Auggie CLI",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

@@ -1,0 +1,605 @@
+"""Augment Code's CLI, Auggie (`auggie`, npm `@augmentcode/auggie`).
+
+Auggie keeps a session as one JSON document, `~/.augment/sessions/<session id>.json` (the
+cache folder is `--augment-cache-dir <dir>` for one run; no variable moves it, and the home
+is Node's `os.homedir()`, `$HOME`), rewritten whole on every save with
+JSON.stringify(session, null, 2) (a `<id>.json.<ms>.tmp` renamed over it). Its members, in
+that order: `sessionId`, `created`, `modified` (ISO times), `chatHistory[]`, `agentState
+{userGuidelines, workspaceGuidelines, modelId, userEmail, agentPersonaId}`, then as set
+`rootTaskUuid`, `workspaceId`, `remoteCreatedAt`, `title`, `customTitle` (one the user
+gave), `terminalId`, `subAgentCreditsUsed`, `subAgentCostUsd`, `summarizations[]`,
+`subAgents[]`, `poseidonAgentId`, `parentConversationId` (a sub-agent's own session, or a
+fork), `isCloudAgent`, `queue`. `<id>-backup<N>.json` beside them are copies Auggie keeps of
+a session (same id): never listed.
+
+A chat item is `{exchange, completed, sequenceId, finishedAt, changedFiles…,
+isHistorySummary, historySummaryVersion, source}`; its exchange `{request_message,
+response_text, request_id, request_nodes, response_nodes, model_id?}`; `completed` false is
+an exchange the user interrupted (what it had so far is kept). Nodes are typed by
+number. Request nodes: 0 text (`text_node.content`), 1 a tool's output (`tool_result_node
+{tool_use_id, content, is_error, content_nodes?}`, answering the calls of the exchange
+before), 2 an image, 4 the IDE state (`ide_state_node.workspace_folders[0]
+.repository_root`/`folder_root`: the session's folder, as Auggie's own listing takes it
+from the first exchange that has one), 8 a file, 10 a compaction (`history_summary_node
+.summary_text`). Response nodes as saved: 0 a piece of the answer's text (the whole is
+`response_text`), 5 a call (`tool_use {tool_use_id, tool_name, input_json,
+started_at_ms?}`), 8 thinking (`thinking.content` or `.summary`), 9 credits billed
+(`billing_metadata`), 10 token usage (`token_usage {input_tokens, output_tokens,
+cache_read_input_tokens, cache_creation_input_tokens}`, input without the cache, as
+Anthropic counts it); each may carry `timestamp_ms`. Other node types are counted.
+
+The login (`~/.augment/session.json`, `oauth-state.json`) is beside `sessions/` and never
+opened: only `sessions/` is listed.
+
+Resume: `auggie --resume <id>` (`-r`; a start of an id will do) in the session's folder; it
+brings back the session's model itself. `-c/--continue` opens the newest one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from io import BytesIO
+from pathlib import Path
+from typing import Unpack
+
+import orjson
+
+from .. import files, folders
+from ..diagnostics import Diagnostics
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    EventFields,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    iso_time,
+    ms_time,
+    one_line,
+    shown_arguments,
+    shown_text,
+    stat_size,
+    stripped,
+)
+from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
+
+NAME = "auggie"
+TITLE = "Augment Auggie CLI"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
+CHECKED_WITH = (
+    "the @augmentcode/auggie 0.36.0 bundle (npm), read for its session store, node "
+    "types and options; synthetic fixtures made to match, never a real capture (Low)"
+)
+ENV_VARS = ("HOME",)
+CLI = ("auggie",)
+RESUME_FLAGS = ResumeFlags(resume=("-r", "--resume"), latest=("-c", "--continue"))
+
+WHOLE_CAP = files.WHOLE_JSON_CAP  # a bigger session is listed from its ends
+_ENDS = 256 * 1024  # bytes read at either end of a session too big to list whole
+_HISTORY = frozenset({"chatHistory"})
+_BACKUP = re.compile(r".+-backup\d+\.json")
+_ID_START = re.compile(
+    r"[A-Za-z0-9_-]{4,}"
+)  # what `--resume` takes as a start of an id
+
+# A top-level member as JSON.stringify(session, null, 2) writes it: two spaces in at the
+# start of a line (a string's own newlines are escaped, so only structure starts a line).
+_TOP_MEMBER = re.compile(
+    rb'^  "(sessionId|created|modified|title|customTitle|workspaceId|parentConversationId)"'
+    rb': ("(?:[^"\\\n]|\\.)*")',
+    re.MULTILINE,
+)
+# agentState's model (its members four spaces in; a chat item's are six and more)
+_STATE_MODEL = re.compile(rb'^    "modelId": ("(?:[^"\\\n]|\\.)*")', re.MULTILINE)
+# an exchange's model: top, chatHistory, item, exchange, member
+_EXCHANGE_MODEL = re.compile(rb'^ {8}"model_id": ("(?:[^"\\\n]|\\.)*")', re.MULTILINE)
+
+# node types (numbers in the file)
+_TEXT, _TOOL_RESULT, _IMAGE, _IDE_STATE, _FILE, _SUMMARY = 0, 1, 2, 4, 8, 10
+_ANSWER, _MAIN_TEXT, _TOOL_USE, _THINKING, _BILLING, _TOKENS = 0, 2, 5, 8, 9, 10
+
+
+def locate(home: Home) -> Location:
+    """`$HOME/.augment` (Node's `os.homedir()`); `--augment-cache-dir` is per run."""
+    value = home.env_dir("HOME")
+    if value is not None and value != home.path:
+        return Location(value / ".augment", override=f"HOME={home.environ['HOME']}")
+    return Location(home.path / ".augment")
+
+
+def scan(location: Location) -> Iterator[str]:
+    """The session files in `sessions/`, its backups aside."""
+    if not location.exists:
+        return
+    for entry in folders.entries(location.root / "sessions", location.root):
+        name = entry.name
+        if name.endswith(".json") and not _BACKUP.fullmatch(name) and entry.is_file():
+            yield entry.path
+
+
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What a listing takes from one session file."""
+
+    top: dict[str, object]  # the members other than `chatHistory`
+    prompt: str | None = None  # the first typed prompt
+    folder: str | None = None  # the workspace the first IDE state names
+    model: str | None = None  # the last exchange's
+    exchanges: int | None = None  # how many chat items (a whole read only)
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    size = stat_size(path)
+    if size is None:
+        refused = files.refused_problem(NAME, path)
+        if refused:
+            diagnostics.problem(refused)
+        return []
+    facts: _Facts | None
+    if size > WHOLE_CAP:
+        facts = _ends(path) or _in_pieces(path, diagnostics)
+    else:
+        value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
+        if value is not None and not isinstance(value, dict):
+            diagnostics.skip(str(path), 1, "not an object")
+            return []
+        facts = _whole(value) if value is not None else _in_pieces(path, diagnostics)
+    if facts is None:
+        return []
+    top = facts.top
+    if as_str(top.get("sessionId")) is None:
+        diagnostics.skip(str(path), 1, "bad value")
+        return []
+    title = stripped(top.get("customTitle")) or stripped(top.get("title"))
+    model = facts.model or stripped(as_dict(top.get("agentState")).get("modelId"))
+    extra: dict[str, JSONValue] = {}
+    if facts.exchanges is not None:
+        extra["exchanges"] = facts.exchanges
+    return [
+        Session(
+            app=NAME,
+            # the file's name is the id Auggie opens it by (`<id>.json`)
+            id=path.stem,
+            path=str(path),
+            cwd=facts.folder,
+            title=one_line(title) or one_line(facts.prompt),
+            created=iso_time(top.get("created")),
+            updated=iso_time(top.get("modified")),
+            model=model,
+            parent_id=as_str(top.get("parentConversationId")),
+            bytes=size,
+            extra=extra,
+        )
+    ]
+
+
+def _whole(value: dict[str, object]) -> _Facts:
+    """A session small enough to parse at once."""
+    history = as_list(value.get("chatHistory"))
+    prompt, folder = _first_prompt_and_folder(history)
+    model = None
+    for item in history:
+        model = (
+            stripped(as_dict(as_dict(item).get("exchange")).get("model_id")) or model
+        )
+    top = {k: v for k, v in value.items() if k != "chatHistory"}
+    return _Facts(top, prompt, folder, model, len(history))
+
+
+def _first_prompt_and_folder(items: Iterable[object]) -> tuple[str | None, str | None]:
+    prompt = folder = None
+    for item in items:
+        entry = as_dict(item)
+        exchange = as_dict(entry.get("exchange"))
+        nodes = [as_dict(node) for node in as_list(exchange.get("request_nodes"))]
+        if prompt is None and not entry.get("isHistorySummary"):
+            prompt = _typed(exchange, nodes)
+        if folder is None:
+            folder = _workspace(nodes)
+        if prompt is not None and folder is not None:
+            break
+    return prompt, folder
+
+
+def _typed(exchange: dict[str, object], nodes: list[dict[str, object]]) -> str | None:
+    """What the user typed: the request's text nodes, else its `request_message`."""
+    texts = [
+        text
+        for node in nodes
+        if node.get("type") == _TEXT
+        and (
+            text := shown_text(
+                as_dict(node.get("text_node")).get("content"), keep_empty=False
+            )
+        )
+    ]
+    return "\n".join(texts) or shown_text(
+        exchange.get("request_message"), keep_empty=False
+    )
+
+
+def _workspace(nodes: list[dict[str, object]]) -> str | None:
+    for node in nodes:
+        if node.get("type") == _IDE_STATE:
+            state = as_dict(node.get("ide_state_node"))
+            first = as_dict(next(iter(as_list(state.get("workspace_folders"))), None))
+            found = as_str(first.get("repository_root")) or as_str(
+                first.get("folder_root")
+            )
+            if found:
+                return found
+    return None
+
+
+def _ends(path: Path) -> _Facts | None:
+    """A session too big to parse: its members from its first and last bytes, its first
+    prompt and folder from the chat items its head holds whole, its model from the last
+    exchange in its tail; None where it is not laid out as Auggie writes it."""
+    from . import _json_chat
+
+    blocks = _json_chat.end_bytes(path, _ENDS)
+    if blocks is None:
+        return None
+    head, tail = blocks
+    top = _json_chat.top_members(blocks, _TOP_MEMBER)
+    if not isinstance(top.get("sessionId"), str):
+        return None
+    model = _last_string(_EXCHANGE_MODEL, tail)
+    state_model = _last_string(_STATE_MODEL, tail)
+    if state_model:
+        top["agentState"] = {"modelId": state_model}
+    prompt, folder = _first_prompt_and_folder(_head_items(head))
+    return _Facts(top, prompt, folder, model)
+
+
+def _last_string(pattern: re.Pattern[bytes], block: bytes) -> str | None:
+    for match in reversed(list(pattern.finditer(block))):
+        try:
+            value = orjson.loads(match.group(1))
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _head_items(head: bytes) -> Iterator[object]:
+    """The chat items the head holds whole."""
+    from ..jsonstream import NotThisShape, array_items
+
+    try:
+        yield from array_items(BytesIO(head), "chatHistory")
+    except NotThisShape:  # the head ends inside an item
+        return
+
+
+def _in_pieces(path: Path, diagnostics: Diagnostics) -> _Facts | None:
+    """A session that does not parse whole (cut short by a write stopped half way, or
+    a copy taken during one): the members read before its cut; None (counted) where
+    none names it."""
+    from ..jsonstream import file_items, file_members
+
+    top = file_members(path, _HISTORY, diagnostics, NAME, cut=True)
+    if top is None:
+        if not files.refuses_reading(str(path)):
+            diagnostics.skip(str(path), 1, "not JSON")
+        return None
+    quiet = Diagnostics()  # reading the session counts what is wrong in it
+    prompt, folder = _first_prompt_and_folder(
+        file_items(path, "chatHistory", quiet, NAME)
+    )
+    return _Facts(top, prompt, folder)
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if session.path is None:
+        return
+    path = Path(session.path)
+    size = stat_size(path)
+    if size is None:
+        diagnostics.problem(
+            files.refused_problem(NAME, path) or f"{NAME}: {path} vanished"
+        )
+        return
+    reader = _Reader(session, diagnostics)
+    if size <= WHOLE_CAP:
+        value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
+        if isinstance(value, dict):
+            for raw in as_list(value.get("subAgents")):
+                started_by = as_str(as_dict(raw).get("tool_call_request_id")) or ""
+                reader.subagents.setdefault(started_by, []).append(raw)
+            yield from reader.items(as_list(value.get("chatHistory")))
+            for left in reader.subagents.values():  # started by no exchange kept
+                for raw in left:
+                    yield from reader.subagent(raw)
+            return
+        if value is not None:
+            diagnostics.skip(str(path), 1, "not an object")
+            return
+    # too big to parse whole, or broken: one chat item at a time
+    from ..jsonstream import file_items
+
+    yield from reader.items(file_items(path, "chatHistory", diagnostics, NAME))
+
+
+class _Reader:
+    """Translates chat items into events; a call's output comes in the next exchange's
+    request nodes, paired by its `tool_use_id`."""
+
+    def __init__(self, session: Session, diagnostics: Diagnostics) -> None:
+        self.event = Emitter(session.id)
+        self.diagnostics = diagnostics
+        self.path = session.path or ""
+        self.model = session.model
+        self.tools: dict[str, str | None] = {}  # call id -> tool name
+        self.done: dict[str, datetime] = {}  # call id -> when the call completed
+        self.agent: str | None = None  # the embedded sub-agent being read
+        # embedded sub-agents by the request id of the exchange that started them
+        self.subagents: dict[str, list[object]] = {}
+
+    def items(self, items: Iterable[object]) -> Iterator[Event]:
+        for raw in items:
+            if not isinstance(raw, dict):
+                self.diagnostics.skip(self.path, 0, "not an object")
+                continue
+            yield from self.item(raw)
+            started_by = as_str(as_dict(raw.get("exchange")).get("request_id"))
+            if started_by and self.agent is None:
+                for child in self.subagents.pop(started_by, []):
+                    yield from self.subagent(child)
+
+    def subagent(self, raw: object) -> Iterator[Event]:
+        """A sub-agent's run that Auggie keeps inside its parent (`subAgents[]`)."""
+        entry = as_dict(raw)
+        if not entry:
+            self.diagnostics.skip(self.path, 0, "not an object")
+            return
+        name = stripped(entry.get("name")) or "sub-agent"
+        extra: dict[str, JSONValue] = {"agent_name": name}
+        model = stripped(entry.get("model"))
+        if model:
+            extra["model"] = model
+        yield self.event(
+            "subagent",
+            iso_time(entry.get("finishedAt")),
+            estimated=True,
+            text=name,
+            call_id=as_str(entry.get("tool_call_request_id")),
+            extra=extra,
+        )
+        self.agent = name
+        try:
+            yield from self.items(as_list(entry.get("chatHistory")))
+        finally:
+            self.agent = None
+
+    def emit(
+        self,
+        kind: EventKind,
+        time: datetime | None,
+        *,
+        estimated: bool = False,
+        **fields: Unpack[EventFields],
+    ) -> Event:
+        """The next event, the embedded sub-agent's while one is read."""
+        if self.agent is not None:
+            fields["agent_id"] = self.agent
+        return self.event(kind, time, estimated=estimated, **fields)
+
+    def item(self, item: dict[str, object]) -> Iterator[Event]:
+        exchange = as_dict(item.get("exchange"))
+        finished = iso_time(item.get("finishedAt"))
+        requests = [as_dict(node) for node in as_list(exchange.get("request_nodes"))]
+        responses = [as_dict(node) for node in as_list(exchange.get("response_nodes"))]
+        started = _first_time(responses) or finished
+        summary = _summary(requests)
+        if item.get("isHistorySummary") or summary is not None:
+            yield self.emit(
+                "compaction", started, estimated=True, text=summary or "(summary)"
+            )
+            return
+        yield from self.request(exchange, requests, started)
+        yield from self.response(exchange, responses, finished)
+        if item.get("completed") is False:
+            yield self.emit(
+                "meta",
+                finished,
+                estimated=True,
+                text="interrupted",
+                extra={"interrupted": True},
+            )
+
+    def request(
+        self,
+        exchange: dict[str, object],
+        nodes: list[dict[str, object]],
+        time: datetime | None,
+    ) -> Iterator[Event]:
+        images = 0
+        for node in nodes:
+            kind = node.get("type")
+            if kind == _TOOL_RESULT:
+                result = as_dict(node.get("tool_result_node"))
+                call_id = as_str(result.get("tool_use_id"))
+                done = self.done.pop(call_id or "", None)
+                yield self.emit(
+                    "tool_result",
+                    done or time,
+                    estimated=done is None,
+                    text=_result_text(result),
+                    tool=self.tools.get(call_id or ""),
+                    call_id=call_id,
+                    is_error=result.get("is_error") is True,
+                )
+            elif kind == _IMAGE:
+                images += 1
+            elif kind not in (_TEXT, _IDE_STATE, _FILE):
+                self.diagnostics.unknown_type(f"request_node:{kind}")
+        typed = _typed(exchange, nodes)
+        text = "\n".join(([typed] if typed else []) + ["[image]"] * images)
+        if text:
+            yield self.emit("user", time, estimated=True, text=text)
+
+    def response(
+        self,
+        exchange: dict[str, object],
+        nodes: list[dict[str, object]],
+        finished: datetime | None,
+    ) -> Iterator[Event]:
+        pieces: list[str] = []
+        thoughts: list[str] = []
+        calls: list[dict[str, object]] = []
+        usages: list[tuple[dict[str, object], datetime | None]] = []
+        answered = thought_at = None
+        for node in nodes:
+            kind = node.get("type")
+            when = ms_time(node.get("timestamp_ms"))
+            if kind == _ANSWER:
+                piece = as_str(node.get("content"))
+                if piece:
+                    pieces.append(piece)
+                    answered = answered or when
+            elif kind == _THINKING:
+                thinking = as_dict(node.get("thinking"))
+                thought = stripped(thinking.get("content")) or stripped(
+                    thinking.get("summary")
+                )
+                if thought:
+                    thoughts.append(thought)
+                    thought_at = thought_at or when
+            elif kind == _TOOL_USE:
+                calls.append(node)
+            elif kind == _TOKENS:
+                usages.append((as_dict(node.get("token_usage")), when))
+            elif kind not in (_MAIN_TEXT, _BILLING):
+                self.diagnostics.unknown_type(f"response_node:{kind}")
+        model = stripped(exchange.get("model_id")) or self.model
+        self.model = model
+        if thoughts:
+            yield self.emit(
+                "thinking",
+                thought_at or finished,
+                estimated=thought_at is None,
+                text="\n".join(thoughts),
+            )
+        text = shown_text(exchange.get("response_text"), keep_empty=False)
+        text = text or shown_text("".join(pieces), keep_empty=False)
+        if text:
+            yield self.emit(
+                "assistant", answered or finished, estimated=answered is None, text=text
+            )
+        for node in calls:
+            use = as_dict(node.get("tool_use"))
+            call_id = as_str(use.get("tool_use_id"))
+            tool = as_str(use.get("tool_name"))
+            if call_id is None and tool is None:
+                self.diagnostics.skip(self.path, 0, "bad value")
+                continue
+            when = ms_time(use.get("started_at_ms")) or ms_time(
+                node.get("timestamp_ms")
+            )
+            yield self.emit(
+                "tool_call",
+                when or finished,
+                estimated=when is None,
+                tool=tool,
+                call_id=call_id,
+                extra={"input": shown_arguments(use.get("input_json") or {})},
+            )
+            if call_id:
+                self.tools[call_id] = tool
+                completed = ms_time(use.get("completed_at_ms"))
+                if completed is not None:
+                    self.done[call_id] = completed
+        for usage, when in usages:
+            counted = _usage(usage, model)
+            if counted.total:
+                yield self.emit(
+                    "usage", when or finished, estimated=when is None, usage=counted
+                )
+        if not calls and text:  # an answer that asks for no tool ends the turn
+            yield self.emit("turn_end", finished, estimated=True)
+
+
+def _first_time(nodes: list[dict[str, object]]) -> datetime | None:
+    for node in nodes:
+        when = ms_time(node.get("timestamp_ms"))
+        if when is not None:
+            return when
+    return None
+
+
+def _summary(nodes: list[dict[str, object]]) -> str | None:
+    """A compaction's summary, from the exchange that carries it."""
+    for node in nodes:
+        if node.get("type") == _SUMMARY:
+            summary = as_dict(node.get("history_summary_node"))
+            return shown_text(summary.get("summary_text"), keep_empty=False) or (
+                shown_text(as_dict(node.get("text_node")).get("content"))
+            )
+    return None
+
+
+def _result_text(result: dict[str, object]) -> str:
+    """A tool's output: its text, or its content nodes (1 text, 2 an image)."""
+    text = shown_text(result.get("content"), keep_empty=False)
+    if text:
+        return text
+    parts: list[str] = []
+    for raw in as_list(result.get("content_nodes")):
+        node = as_dict(raw)
+        if node.get("type") == 1:
+            part = shown_text(node.get("text_content"), keep_empty=False)
+            if part:
+                parts.append(part)
+        elif node.get("type") == 2:
+            parts.append("[image]")
+    return "\n".join(parts)
+
+
+def _usage(usage: dict[str, object], model: str | None) -> Usage:
+    """One response's tokens; input without the cache, as Anthropic counts it (Auggie's
+    own totals add the three)."""
+    return Usage(
+        input_tokens=as_int(usage.get("input_tokens")),
+        output_tokens=as_int(usage.get("output_tokens")),
+        cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
+        cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
+        model=model,
+    ).plausible()
+
+
+# --- resume ------------------------------------------------------------------------------
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`auggie --resume <id>` in the session's folder: Auggie restores the session's
+    model itself. No approval flag: Auggie keeps none in the session."""
+    if not session.cwd:
+        return None
+    return ResumePlan(
+        argv=("auggie", "--resume", session.id),
+        cwd=session.cwd,
+        program="auggie",
+        install_hint="npm install -g @augmentcode/auggie",
+    )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `auggie` has open, read back from the words `resume` writes:
+    `--resume <id>` (`-r`; or a start of one) that session, `--continue` (`-c`) the
+    newest, a bare `--resume` a picker."""
+    return opened_by_flags(args, RESUME_FLAGS, is_prefix=_is_id_start)
+
+
+def _is_id_start(word: str) -> bool:
+    return _ID_START.fullmatch(word) is not None

@@ -1,0 +1,240 @@
+"""Auggie quirks: one JSON session per file with numbered node types, a call's output in
+the next exchange, compactions, sub-agents kept inside their parent or as sessions of their
+own, backups beside the sessions, the login beside them never opened."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex import files, jsonstream
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage
+from sessdex.sources import Home, auggie
+
+DATA = Path(__file__).parent.parent / "data" / "auggie"
+SESSIONS = Path(".augment") / "sessions"
+MAIN = "5a3e1c2b-7d4f-4a6b-9c8d-1e2f3a4b5c6d"  # a call, its output, a sub-agent inside
+COMPACTED = (
+    "9b8a7c6d-5e4f-4321-8a9b-0c1d2e3f4a5b"  # a compaction, an unfinished exchange
+)
+CHILD = "c0ffee00-1111-4222-8333-444455556666"  # a sub-agent's own session
+
+
+def sessions(home: Path, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
+    location = auggie.locate(Home.at(home))
+    found: dict[str, Session] = {}
+    for path in auggie.scan(location):
+        for session in auggie.parse(Path(path), location, diagnostics or Diagnostics()):
+            assert session.id not in found
+            found[session.id] = session
+    return found
+
+
+def events(session: Session, diagnostics: Diagnostics | None = None) -> list[Event]:
+    return list(auggie.read(session, diagnostics or Diagnostics()))
+
+
+def copy_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    return home
+
+
+def test_titles_folders_and_lineage_as_a_user_sees_them() -> None:
+    found = sessions(DATA / "home")
+    # the backup Auggie keeps beside a session is not a second session
+    assert sorted(found) == sorted([MAIN, COMPACTED, CHILD])
+    assert found[MAIN].title == "Find the failing test"  # Auggie's title
+    assert found[COMPACTED].title == "Retry fix (continued)"  # the user's own wins
+    assert found[CHILD].title == "List the retry tests."  # untitled: its first prompt
+    assert found[CHILD].parent_id == MAIN
+    # the folder the first IDE state names; the model the last exchange ran on
+    assert found[COMPACTED].cwd == "/home/alex/code/ledger"
+    assert found[COMPACTED].model == "gpt-5"
+    assert found[MAIN].model == "claude-sonnet-4-5"
+
+
+def test_a_turn_reads_in_order_with_each_call_paired_to_its_output() -> None:
+    got = events(sessions(DATA / "home")[MAIN])
+    main_agent = [(e.kind, e.tool) for e in got if e.agent_id is None]
+    assert main_agent == [
+        ("user", None),
+        ("thinking", None),
+        ("assistant", None),
+        ("tool_call", "launch-process"),
+        ("usage", None),
+        ("subagent", None),
+        ("tool_result", "launch-process"),
+        ("assistant", None),
+        ("usage", None),
+        ("turn_end", None),
+    ]
+    call = next(e for e in got if e.kind == "tool_call")
+    result = next(e for e in got if e.kind == "tool_result")
+    assert call.call_id == result.call_id == "toolu_01"
+    assert call.extra["input"] == {"command": "pytest -q", "wait": True}
+    assert result.text == "1 failed, 41 passed" and not result.is_error
+    # the answer is the exchange's whole text, not its streamed pieces
+    first = next(e.text for e in got if e.kind == "assistant")
+    assert first == "I'll run the test suite."
+    # the sub-agent kept inside its parent reads right after the exchange that ran it
+    spawned = [e for e in got if e.agent_id == "explore"]
+    assert [e.kind for e in spawned] == ["user", "assistant", "turn_end"]
+    assert got.index(spawned[0]) == got.index(call) + 3
+
+
+def test_usage_keeps_cache_reads_and_writes_apart() -> None:
+    got = events(sessions(DATA / "home")[MAIN])
+    total = sum((e.usage for e in got if e.usage), Usage())
+    assert (total.input_tokens, total.output_tokens) == (32, 65)
+    assert (total.cache_read_tokens, total.cache_write_tokens) == (6500, 500)
+    assert total.model == "claude-sonnet-4-5"
+
+
+def test_a_compaction_and_an_unfinished_exchange() -> None:
+    got = events(sessions(DATA / "home")[COMPACTED])
+    assert [e.kind for e in got] == ["compaction", "user", "meta"]
+    assert got[0].text == "We fixed the retry count in checkout/retry.py."
+    assert got[1].text == "What does this screenshot show?\n[image]"
+    assert got[2].extra == {"interrupted": True} and got[2].text == "interrupted"
+
+
+def test_resume_is_exact_and_adds_no_approval_flag() -> None:
+    found = sessions(DATA / "home")
+    for keep in (False, True):
+        plan = auggie.resume(found[MAIN], keep_permissions=keep)
+        assert plan is not None
+        assert plan.argv == ("auggie", "--resume", MAIN)
+        assert plan.cwd == "/home/alex/code/shop-api" and plan.program == "auggie"
+    assert auggie.resume(Session("auggie", "x")) is None  # no folder known
+
+
+def test_resume_print_quotes_an_odd_id_and_folder(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    work = tmp_path / "my repo"
+    work.mkdir()
+    value = json.loads((DATA / "home" / SESSIONS / f"{CHILD}.json").read_text())
+    value["sessionId"] = "x;touch y"
+    node = value["chatHistory"][0]["exchange"]["request_nodes"][1]
+    node["ide_state_node"]["workspace_folders"] = [{"repository_root": str(work)}]
+    (home / SESSIONS).mkdir(parents=True)
+    (home / SESSIONS / "x;touch y.json").write_text(json.dumps(value, indent=2))
+    result = CliRunner().invoke(
+        main, ["resume", "--print", "x;touch", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == f"cd '{work}' && auggie --resume 'x;touch y'"
+
+
+def test_process_session_reads_back_what_resume_writes() -> None:
+    opened = auggie.process_session(["node", "/usr/bin/auggie", "--resume", MAIN])
+    assert opened == auggie.Opened(session_id=MAIN)
+    assert auggie.process_session(["auggie", "-c"]) == auggie.Opened(latest=True)
+    assert auggie.process_session(["auggie", "--resume"]) == auggie.Opened(chosen=True)
+    assert auggie.process_session(["auggie", "fix it"]) is None
+
+
+def test_damaged_files_are_counted_never_raised() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(DATA / "malformed" / "home", diagnostics)
+    for session in found.values():
+        events(session, diagnostics)
+    reasons = {(Path(path).name, reason) for path, _, reason in diagnostics.details}
+    assert ("11111111-1111-4111-8111-111111111111.json", "truncated") in reasons
+    assert ("22222222-2222-4222-8222-222222222222.json", "not an object") in reasons
+    assert ("33333333-3333-4333-8333-333333333333.json", "not JSON") in reasons
+    assert ("44444444-4444-4444-8444-444444444444.json", "not an object") in reasons
+    assert diagnostics.unknown == {"request_node:77": 1, "response_node:42": 1}
+    # a session cut short mid-write is still listed from what came before the cut
+    assert "11111111-1111-4111-8111-111111111111" in found
+
+
+def test_a_big_session_is_listed_from_its_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past WHOLE_CAP a listing reads 256 KiB at each end, never the history between;
+    a read goes through it one chat item at a time."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{MAIN}.json"
+    value = json.loads(path.read_text())
+    node = value["chatHistory"][1]["exchange"]["request_nodes"][0]
+    node["tool_result_node"]["content"] = "x" * (auggie.WHOLE_CAP + 1024)
+    path.write_text(json.dumps(value, indent=2))
+    assert path.stat().st_size > auggie.WHOLE_CAP
+
+    def whole(*args: object, **kwargs: object) -> object:
+        raise AssertionError("a big session was parsed whole")
+
+    monkeypatch.setattr(files, "read_json_file", whole)
+    monkeypatch.setattr(jsonstream, "file_members", whole)
+    monkeypatch.setattr(jsonstream, "file_items", whole)
+    location = auggie.locate(Home.at(home))
+    (listed,) = auggie.parse(path, location, Diagnostics())
+    assert (listed.title, listed.cwd) == (
+        "Find the failing test",
+        "/home/alex/code/shop-api",
+    )
+    assert listed.model == "claude-sonnet-4-5"
+    assert listed.updated is not None and listed.updated.isoformat().startswith(
+        "2026-12-05T10:05:12"
+    )
+    monkeypatch.undo()
+    diagnostics = Diagnostics()
+    got = events(listed, diagnostics)
+    result = next(e for e in got if e.kind == "tool_result")
+    assert result.text == f"[text, {files.human_bytes(auggie.WHOLE_CAP + 1024)}]"
+    assert [e.kind for e in got].count("usage") == 2
+    assert diagnostics.skipped_total == 0
+
+
+def test_the_home_override_and_the_default_folder(tmp_path: Path) -> None:
+    home = Home(tmp_path, {"HOME": str(tmp_path / "elsewhere")})
+    location = auggie.locate(home)
+    assert location.root == tmp_path / "elsewhere" / ".augment"
+    assert location.override == f"HOME={tmp_path / 'elsewhere'}"
+    assert auggie.locate(Home.at(tmp_path)).root == tmp_path / ".augment"
+    assert list(auggie.scan(location)) == []
+
+
+def test_the_login_beside_the_sessions_is_never_opened(tmp_path: Path) -> None:
+    """`~/.augment/session.json` holds Auggie's login: listing, showing and resuming
+    every session (one a link named like a session, to the login) never opens it."""
+    home = copy_home(tmp_path)
+    secret = home / ".augment" / "session.json"
+    secret.write_text('{"accessToken": "secret"}')
+    link = home / SESSIONS / "0000aaaa-0000-4000-8000-000000000000.json"
+    link.symlink_to(secret)
+    opened: list[str] = []
+    watching = [True]
+
+    def audit(event: str, args: tuple[object, ...]) -> None:
+        if (
+            watching[0]
+            and event == "open"
+            and isinstance(args[0], str | bytes | os.PathLike)
+        ):
+            opened.append(os.path.realpath(os.fsdecode(args[0])))  # type: ignore[arg-type]
+
+    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
+    try:
+        runner = CliRunner()
+        for args in (("list", "--all", "--json"), ("doctor", "--json")):
+            result = runner.invoke(
+                main, [*args, "--app", "auggie", "--home", str(home)]
+            )
+            assert result.exit_code == 0, result.output
+        for session_id in (MAIN, COMPACTED, CHILD):
+            runner.invoke(main, ["show", session_id, "--json", "--home", str(home)])
+            runner.invoke(main, ["resume", session_id, "--print", "--home", str(home)])
+    finally:
+        watching[0] = False
+    assert any(MAIN in path for path in opened), "the audit hook saw the run's reads"
+    assert os.path.realpath(secret) not in opened

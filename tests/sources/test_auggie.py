@@ -26,6 +26,7 @@ COMPACTED = (
     "9b8a7c6d-5e4f-4321-8a9b-0c1d2e3f4a5b"  # a compaction, an unfinished exchange
 )
 CHILD = "c0ffee00-1111-4222-8333-444455556666"  # a sub-agent's own session
+OLDER = "5e8a8a99-0000-4000-8000-000000000001"  # January 2026's shape: null fields
 
 
 def sessions(home: Path, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
@@ -51,7 +52,7 @@ def copy_home(tmp_path: Path) -> Path:
 def test_titles_folders_and_lineage_as_a_user_sees_them() -> None:
     found = sessions(DATA / "home")
     # the backup Auggie keeps beside a session is not a second session
-    assert sorted(found) == sorted([MAIN, COMPACTED, CHILD])
+    assert sorted(found) == sorted([MAIN, COMPACTED, CHILD, OLDER])
     assert found[MAIN].title == "Find the failing test"  # Auggie's title
     assert found[COMPACTED].title == "Retry fix (continued)"  # the user's own wins
     assert found[CHILD].title == "List the retry tests."  # untitled: its first prompt
@@ -89,6 +90,22 @@ def test_a_turn_reads_in_order_with_each_call_paired_to_its_output() -> None:
     spawned = [e for e in got if e.agent_id == "explore"]
     assert [e.kind for e in spawned] == ["user", "assistant", "turn_end"]
     assert got.index(spawned[0]) == got.index(call) + 3
+
+
+def test_an_older_session_with_null_fields_and_a_blank_answer() -> None:
+    """Auggie wrote every node field, the unused ones null, and "\n" as the answer of an
+    exchange that only calls tools: no blank answer is shown, the thinking's summary is."""
+    got = events(sessions(DATA / "home")[OLDER])
+    assert [e.kind for e in got] == [
+        "user",
+        "thinking",
+        "tool_call",
+        "tool_result",
+        "assistant",
+        "turn_end",
+    ]
+    assert got[1].text == "The user wants the TODO file."
+    assert got[3].call_id == got[2].call_id and got[3].tool == "view"
 
 
 def test_usage_keeps_cache_reads_and_writes_apart() -> None:

@@ -491,8 +491,8 @@ class _Reader:
                 estimated=thought_at is None,
                 text="\n".join(thoughts),
             )
-        text = shown_text(exchange.get("response_text"), keep_empty=False)
-        text = text or shown_text("".join(pieces), keep_empty=False)
+        # the whole answer; a blank one (Auggie writes "\n" before its calls) is none
+        text = _said(exchange.get("response_text")) or _said("".join(pieces))
         if text:
             yield self.emit(
                 "assistant", answered or finished, estimated=answered is None, text=text
@@ -528,6 +528,11 @@ class _Reader:
                 )
         if not calls and text:  # an answer that asks for no tool ends the turn
             yield self.emit("turn_end", finished, estimated=True)
+
+
+def _said(value: object) -> str | None:
+    """Text with something in it, as `shown_text` shows it; None for blank text."""
+    return shown_text(value) if stripped(value) else None
 
 
 def _first_time(nodes: list[dict[str, object]]) -> datetime | None:

@@ -13,6 +13,7 @@ HERE = Path(__file__).parent
 MAIN = "5a3e1c2b-7d4f-4a6b-9c8d-1e2f3a4b5c6d"
 COMPACTED = "9b8a7c6d-5e4f-4321-8a9b-0c1d2e3f4a5b"
 CHILD = "c0ffee00-1111-4222-8333-444455556666"
+OLDER = "5e8a8a99-0000-4000-8000-000000000001"
 WORKSPACE = "/home/alex/code/shop-api"
 
 
@@ -26,6 +27,23 @@ def ide_state(folder: str = WORKSPACE) -> dict[str, object]:
             "current_terminal": {"terminal_id": 0, "current_working_directory": folder},
         },
     }
+
+
+def node(node_id: int, kind: int, **fields: object) -> dict[str, object]:
+    """A response node with every field, those it does not use null, as a real session
+    quoted in a public transcript (Auggie of January 2026) shows them."""
+    value: dict[str, object] = {
+        "id": node_id,
+        "type": kind,
+        "content": "",
+        "tool_use": None,
+        "thinking": None,
+        "billing_metadata": None,
+        "metadata": {"openai_id": None, "google_ts": None, "provider": None},
+        "token_usage": None,
+    }
+    value.update(fields)
+    return value
 
 
 def text(content: str, node_id: int = 0) -> dict[str, object]:
@@ -280,6 +298,94 @@ def child_session() -> dict[str, object]:
     )
 
 
+def older_session() -> dict[str, object]:
+    """As Auggie wrote a session in January 2026 (the shape a real one quoted in a
+    public transcript has): every node field written, the unused ones null; a thinking
+    summary with its encrypted content; a blank answer before the calls; no
+    `isHistorySummary`; a Windows folder."""
+    folder = "d:\\work\\NewTabPage"
+    state = ide_state(folder)
+    first = {
+        "request_message": "see todo",
+        "response_text": "\n",
+        "request_id": "b88e33f0-0000-4000-8000-000000000001",
+        "request_nodes": [text("see todo", 1), state],
+        "response_nodes": [
+            node(
+                0,
+                8,
+                thinking={
+                    "summary": "The user wants the TODO file.",
+                    "encrypted_content": "EsECCkgI",
+                    "content": None,
+                    "openai_responses_api_item_id": None,
+                },
+                metadata={
+                    "openai_id": None,
+                    "google_ts": None,
+                    "provider": "anthropic",
+                },
+            ),
+            node(
+                1,
+                5,
+                tool_use={
+                    "tool_use_id": "toolu_vrtx_01",
+                    "tool_name": "view",
+                    "input_json": json.dumps({"path": ".", "type": "directory"}),
+                    "is_partial": False,
+                },
+            ),
+            node(2, 0),
+        ],
+    }
+    second = {
+        "request_message": "",
+        "response_text": "The TODO asks for performance fixes.",
+        "request_id": "29b607a9-0000-4000-8000-000000000002",
+        "request_nodes": [
+            {**state, "id": 1},
+            {
+                "id": 1,
+                "type": 1,
+                "tool_result_node": {
+                    "tool_use_id": "toolu_vrtx_01",
+                    "content": "./TODO.txt\n./README.md\n",
+                    "is_error": False,
+                },
+            },
+        ],
+        "response_nodes": [node(0, 0, content="The TODO asks for performance fixes.")],
+    }
+    entries = []
+    for sequence, (exchange, finished) in enumerate(
+        [(first, "2026-01-16T11:46:31.453Z"), (second, "2026-01-16T11:47:16.000Z")], 1
+    ):
+        entries.append(
+            {
+                "exchange": exchange,
+                "completed": True,
+                "sequenceId": sequence,
+                "finishedAt": finished,
+                "changedFiles": [],
+                "changedFilesSkipped": [],
+                "changedFilesSkippedCount": 0,
+            }
+        )
+    return {
+        "sessionId": OLDER,
+        "created": "2026-01-16T11:46:37.488Z",
+        "modified": "2026-01-16T11:47:16.997Z",
+        "chatHistory": entries,
+        "agentState": {
+            "userGuidelines": "",
+            "workspaceGuidelines": "",
+            "agentMemories": "",
+            "modelId": "claude-opus-4-5",
+        },
+    }
+
+
 def write(path: Path, value: object) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value, indent=2, ensure_ascii=False))
@@ -293,6 +399,7 @@ def main() -> None:
     )  # Auggie's copy: not listed
     write(sessions / f"{COMPACTED}.json", compacted_session())
     write(sessions / f"{CHILD}.json", child_session())
+    write(sessions / f"{OLDER}.json", older_session())
     # the login beside the sessions: never opened
     write(HERE / "home" / ".augment" / "session.json", {"accessToken": "dummy"})
 

@@ -87,6 +87,11 @@ def test_a_turn_reads_in_order_with_each_call_paired_to_its_output() -> None:
     first = next(e.text for e in got if e.kind == "assistant")
     assert first == "I'll run the test suite."
     # the sub-agent kept inside its parent reads right after the exchange that ran it
+    spawn = next(e for e in got if e.kind == "subagent")
+    assert (spawn.text, spawn.extra["agent_name"]) == (
+        "Find the retry code.",
+        "explore",
+    )
     spawned = [e for e in got if e.agent_id == "explore"]
     assert [e.kind for e in spawned] == ["user", "assistant", "turn_end"]
     assert got.index(spawned[0]) == got.index(call) + 3

@@ -71,8 +71,10 @@ NAME = "auggie"
 TITLE = "Augment Auggie CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
-    "the @augmentcode/auggie 0.36.0 bundle (npm), read for its session store, node "
-    "types and options; synthetic fixtures made to match, never a real capture (Low)"
+    "the @augmentcode/auggie 0.36.0 bundle (npm), read for its session store and node "
+    "types, and its --help (run offline in a scratch home, never logged in); synthetic "
+    "fixtures made to match, one in the shape of a real January 2026 session quoted in "
+    "a public transcript; never a real capture (Low)"
 )
 ENV_VARS = ("HOME",)
 CLI = ("auggie",)
@@ -368,17 +370,19 @@ class _Reader:
         model = stripped(entry.get("model"))
         if model:
             extra["model"] = model
+        history = as_list(entry.get("chatHistory"))
+        task, _ = _first_prompt_and_folder(history)  # what the lead asked of it
         yield self.event(
             "subagent",
             iso_time(entry.get("finishedAt")),
             estimated=True,
-            text=name,
+            text=task or name,
             call_id=as_str(entry.get("tool_call_request_id")),
             extra=extra,
         )
         self.agent = name
         try:
-            yield from self.items(as_list(entry.get("chatHistory")))
+            yield from self.items(history)
         finally:
             self.agent = None
 

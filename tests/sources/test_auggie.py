@@ -56,7 +56,9 @@ def test_titles_folders_and_lineage_as_a_user_sees_them() -> None:
     assert found[MAIN].title == "Find the failing test"  # Auggie's title
     assert found[COMPACTED].title == "Retry fix (continued)"  # the user's own wins
     assert found[CHILD].title == "List the retry tests."  # untitled: its first prompt
-    assert found[CHILD].parent_id == MAIN
+    # a session Auggie marks as a sub-agent's: nothing in its lead names it, so it is a
+    # session of its own (its lead's read could not bring its events), its lead named
+    assert found[CHILD].parent_id is None and found[CHILD].extra["lead_id"] == MAIN
     # the folder the first IDE state names; the model the last exchange ran on
     assert found[COMPACTED].cwd == "/home/alex/code/ledger"
     assert found[COMPACTED].model == "gpt-5"
@@ -119,6 +121,42 @@ def test_usage_keeps_cache_reads_and_writes_apart() -> None:
     assert (total.input_tokens, total.output_tokens) == (32, 65)
     assert (total.cache_read_tokens, total.cache_write_tokens) == (6500, 500)
     assert total.model == "claude-sonnet-4-5"
+
+
+def test_usage_counts_a_session_marked_as_a_sub_agents(tmp_path: Path) -> None:
+    """`sessdex usage` counts every session's tokens once, the one Auggie marks with its
+    lead's id (`parentConversationId`) included."""
+    result = CliRunner().invoke(
+        main,
+        ["usage", "--json", "--app", "auggie", "--home", str(DATA / "home")],
+        env={"SESSDEX_HOME": str(tmp_path / "sessdex")},
+    )
+    assert result.exit_code == 0, result.output
+    (day,) = json.loads(result.stdout)
+    assert (day["input_tokens"], day["output_tokens"]) == (12 + 20 + 7, 40 + 25 + 5)
+    assert day["responses"] == 3
+
+
+def test_a_forks_copied_responses_count_in_their_source_only(tmp_path: Path) -> None:
+    """`/fork` copies the history into a new session titled "<title> (fork)", created
+    after the copied exchanges finished: only the fork's own responses are billed there."""
+    home = copy_home(tmp_path)
+    value = json.loads((home / SESSIONS / f"{MAIN}.json").read_text())
+    fork = "f0f0f0f0-0000-4000-8000-000000000001"
+    value.update(sessionId=fork, created="2026-12-05T11:00:00.000Z")
+    value["title"] = "Find the failing test (fork)"
+    del value["subAgents"]
+    own = json.loads(json.dumps(value["chatHistory"][1]))
+    own["finishedAt"] = "2026-12-05T11:01:00.000Z"
+    own["exchange"]["request_id"] = "req-own"
+    value["chatHistory"].append(own)
+    (home / SESSIONS / f"{fork}.json").write_text(json.dumps(value, indent=2))
+    found = sessions(home)
+    billed = [e.usage for e in events(found[fork]) if e.usage]
+    assert [(u.input_tokens, u.output_tokens) for u in billed] == [(20, 25)]
+    assert [e.kind for e in events(found[fork])].count("assistant") == 3  # all shown
+    source = [e.usage for e in events(found[MAIN]) if e.usage]
+    assert len(source) == 2
 
 
 def test_a_compaction_and_an_unfinished_exchange() -> None:

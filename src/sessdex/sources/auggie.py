@@ -8,8 +8,18 @@ that order: `sessionId`, `created`, `modified` (ISO times), `chatHistory[]`, `ag
 {userGuidelines, workspaceGuidelines, modelId, userEmail, agentPersonaId}`, then as set
 `rootTaskUuid`, `workspaceId`, `remoteCreatedAt`, `title`, `customTitle` (one the user
 gave), `terminalId`, `subAgentCreditsUsed`, `subAgentCostUsd`, `summarizations[]`,
-`subAgents[]`, `poseidonAgentId`, `parentConversationId` (a sub-agent's own session, or a
-fork), `isCloudAgent`, `queue`. `<id>-backup<N>.json` beside them are copies Auggie keeps of
+`subAgents[]`, `poseidonAgentId`, `parentConversationId`, `isCloudAgent`, `queue`.
+`customTitle` is the title Auggie generates from the first prompt, or the one the user gave;
+`title` a fork's ("<title> (fork)"): Auggie shows `customTitle || title`.
+
+Sub-agents: a run the lead started is kept, behind a flag of Augment's service
+(`cliRecordSummarizationsAndSubagents`), in the lead's `subAgents[]` (`{name, model,
+finishedAt, chatHistory, tool_call_request_id}`, the last the request id of the exchange
+that started it): shown inline after that exchange. Auggie's own listing also takes a
+session with `parentConversationId` for a sub-agent's; nothing in its lead names it, so it
+is listed as a session of its own, its lead named (`extra["lead_id"]`). A `/fork` copies the
+history into a new session (its `title` marked "(fork)", nothing naming its source): the
+copied responses' tokens count in both. `<id>-backup<N>.json` beside them are copies Auggie keeps of
 a session (same id): never listed.
 
 A chat item is `{exchange, completed, sequenceId, finishedAt, changedFiles…,
@@ -83,6 +93,7 @@ RESUME_FLAGS = ResumeFlags(resume=("-r", "--resume"), latest=("-c", "--continue"
 WHOLE_CAP = files.WHOLE_JSON_CAP  # a bigger session is listed from its ends
 _ENDS = 256 * 1024  # bytes read at either end of a session too big to list whole
 _HISTORY = frozenset({"chatHistory"})
+_FORKED = " (fork)"  # how `/fork` ends the title of the copy it makes
 _BACKUP = re.compile(r".+-backup\d+\.json")
 _ID_START = re.compile(
     r"[A-Za-z0-9_-]{4,}"
@@ -161,6 +172,14 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     extra: dict[str, JSONValue] = {}
     if facts.exchanges is not None:
         extra["exchanges"] = facts.exchanges
+    # the lead of a session Auggie marks as a sub-agent's: named, not made its parent,
+    # since nothing in the lead's file names this one, and a lead's read must bring its
+    # sub-agents' events (`show`, `usage`)
+    lead = as_str(top.get("parentConversationId"))
+    if lead:
+        extra["lead_id"] = lead
+    if (stripped(top.get("title")) or "").endswith(_FORKED):
+        extra["fork"] = True  # its copied responses are billed in its source
     return [
         Session(
             app=NAME,
@@ -172,7 +191,6 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             created=iso_time(top.get("created")),
             updated=iso_time(top.get("modified")),
             model=model,
-            parent_id=as_str(top.get("parentConversationId")),
             bytes=size,
             extra=extra,
         )
@@ -344,6 +362,8 @@ class _Reader:
         self.model = session.model
         self.tools: dict[str, str | None] = {}  # call id -> tool name
         self.done: dict[str, datetime] = {}  # call id -> when the call completed
+        # a fork: the exchanges finished before it was made are copies of its source's
+        self.forked = session.created if session.extra.get("fork") is True else None
         self.agent: str | None = None  # the embedded sub-agent being read
         # embedded sub-agents by the request id of the exchange that started them
         self.subagents: dict[str, list[object]] = {}
@@ -524,7 +544,10 @@ class _Reader:
                 completed = ms_time(use.get("completed_at_ms"))
                 if completed is not None:
                     self.done[call_id] = completed
-        for usage, when in usages:
+        copied = (
+            self.forked is not None and finished is not None and finished < self.forked
+        )
+        for usage, when in usages if not copied else ():
             counted = _usage(usage, model)
             if counted.total:
                 yield self.emit(

@@ -286,7 +286,8 @@ def child_session() -> dict[str, object]:
                     "request_id": "req-c1",
                     "request_nodes": [text("List the retry tests."), ide_state()],
                     "response_nodes": [
-                        {"id": 1, "type": 0, "content": "There are three."}
+                        {"id": 1, "type": 0, "content": "There are three."},
+                        usage(7, 5),
                     ],
                 },
                 1,

@@ -475,6 +475,29 @@ def test_entries_skip_links_above_the_root_and_follow_links_elsewhere(
     assert folders.entries(tmp_path / "missing") == []
 
 
+def test_a_login_known_by_its_folder_is_never_listed_nor_opened(tmp_path: Path) -> None:
+    """Auggie's login is `~/.augment/session.json`: that name in that folder (in any
+    case, or through a link) is never listed nor opened; a `session.json` elsewhere is
+    any file."""
+    login = tmp_path / ".augment" / "session.json"
+    login.parent.mkdir()
+    login.write_text('{"accessToken": "secret"}')
+    (tmp_path / ".augment" / "oauth-state.json").write_text("{}")
+    (tmp_path / ".augment" / "settings.json").write_text("{}")
+    other = tmp_path / "project" / "session.json"
+    other.parent.mkdir()
+    other.write_text("{}")
+    (other.parent / "s.json").symlink_to(login)
+    assert [e.name for e in folders.entries(login.parent)] == ["settings.json"]
+    assert [e.name for e in folders.entries(other.parent)] == ["session.json"]
+    for path in (login, other.parent / "s.json"):
+        with pytest.raises(OSError):
+            files.open_regular(path)
+    with files.open_regular(other) as stream:
+        assert stream.read() == b"{}"
+    assert folders.is_credential_path(tmp_path / ".Augment" / "Session.JSON")
+
+
 def test_a_link_to_a_folder_that_holds_it_is_not_walked_again(tmp_path: Path) -> None:
     """`projects/loop -> .` (or to any folder above the link, inside the root) would list
     the same transcripts again at every depth, up to the system's link limit."""

@@ -272,7 +272,7 @@ def test_resume_says_no_cursor_command_reopens_a_chat_tab(tmp_path: Path) -> Non
     )
     assert result.exit_code == 1
     assert "a tab of the Cursor IDE's old Chat panel" in result.stderr
-    assert f"'sessdex show --home {tmp_path}' prints it" in result.stderr
+    assert f"'sessdex show cursor:{TAB} --home {tmp_path}' prints it" in result.stderr
 
 
 def test_a_huge_chat_value_is_elided_when_listing_and_shown_whole_with_full(

@@ -110,7 +110,7 @@ def refusal(session: Session, program: str) -> str | None:
         return None
     return (
         f"only this session's prompts are left (the prompt log); {program} --resume needs "
-        f"its chat file, which was never written or was deleted: {named('show')} shows them."
+        f"its chat file, which was never written or was deleted: {named('show', f'{session.app}:{session.id}')} shows them."
     )
 
 

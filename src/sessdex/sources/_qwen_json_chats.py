@@ -276,10 +276,10 @@ def _ends(message: dict[str, object], following: dict[str, object] | None) -> bo
     )
 
 
-def refusal() -> str:
+def refusal(session: Session) -> str:
     """Why `resume` gives no command for a 0.1.x chat file."""
     return (
         "Qwen Code 0.1.x kept this session as one JSON file (tmp/<hash>/chats/session-*.json), "
         "and no Qwen release reopens it: 0.1.x had no --resume, and 0.5 and later resume only "
-        f"the chats under projects/. {named('show')} shows it."
+        f"the chats under projects/. {named('show', f'{session.app}:{session.id}')} shows it."
     )

@@ -1010,7 +1010,7 @@ def resume_refusal(session: Session) -> str | None:
         return None
     return (
         "this session was saved by the TypeScript codex-cli (2025), whose one-document "
-        f"files today's 'codex resume' cannot open; {named('show')} reads it."
+        f"files today's 'codex resume' cannot open; {named('show', f'{session.app}:{session.id}')} reads it."
     )
 
 

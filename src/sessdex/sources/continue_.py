@@ -695,7 +695,7 @@ def resume_refusal(session: Session) -> str | None:
         fork = f"; `{shells.run(('cn', '--fork', session.id))}` would copy it into a new cn session"
     return (
         "this chat was written by Continue's VS Code or JetBrains extension, which "
-        f"reopens it from its History view{fork}. {named('show')} reads it."
+        f"reopens it from its History view{fork}. {named('show', f'{session.app}:{session.id}')} reads it."
     )
 
 

@@ -613,7 +613,7 @@ def resume_refusal(session: Session) -> str | None:
     return (
         "this is a tab of the Cursor IDE's old Chat panel: no Cursor command reopens one "
         "(the CLI resumes only its own chats, and today's IDE keeps chats elsewhere); "
-        f"{named('show')} prints it."
+        f"{named('show', f'{session.app}:{session.id}')} prints it."
     )
 
 

@@ -443,11 +443,11 @@ def resume_refusal(session: Session) -> str | None:
         return (
             "this session was saved by Goose 0.x (the Python goose-ai, which resumed it "
             "with 'goose session resume <name>'); today's Goose reads neither "
-            f"~/.config/goose/sessions nor that format. {named('show')} reads it."
+            f"~/.config/goose/sessions nor that format. {named('show', f'{session.app}:{session.id}')} reads it."
         )
     return (
         "this session was saved in ~/.config/goose/sessions by Goose 1.0.5 or older; "
-        f"Goose has not looked there since 1.0.6. {named('show')} reads it."
+        f"Goose has not looked there since 1.0.6. {named('show', f'{session.app}:{session.id}')} reads it."
     )
 
 

@@ -842,7 +842,7 @@ def resume_refusal(session: Session) -> str | None:
     return (
         "this session was saved in ~/.local/share/kimi by kimi-cli 0.32 or 0.33; kimi "
         "has looked for sessions only in ~/.kimi since 0.34, so `kimi --session` cannot "
-        f"open it there. {named('show')} reads it."
+        f"open it there. {named('show', f'{session.app}:{session.id}')} reads it."
     )
 
 

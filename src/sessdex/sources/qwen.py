@@ -407,7 +407,7 @@ def resume_refusal(session: Session) -> str | None:
     """Why `resume` gives no command for a session only the prompt log or a 0.1.x chat
     holds."""
     if session.path and json_chats.is_chat(Path(session.path)):
-        return json_chats.refusal()
+        return json_chats.refusal(session)
     return prompt_log.refusal(session, "qwen")
 
 

@@ -76,12 +76,15 @@ def where() -> str:
 
 def line(*words: str) -> str:
     """`sessdex WORDS` as a line to type in the user's shell, each word quoted for it,
-    with the running command's `--home`. Raises NotQuotable for a word that shell
-    cannot be given."""
+    with the running command's `--home` (before a `--`, past which it would be a word).
+    Raises NotQuotable for a word that shell cannot be given."""
     from .shells import word
 
     home = _HOME.get()
-    argv = [*words, "--home", home] if home is not None else list(words)
+    argv = list(words)
+    if home is not None:
+        at = argv.index("--") if "--" in argv else len(argv)
+        argv[at:at] = ["--home", home]
     return " ".join(["sessdex", *map(word, argv)])
 
 

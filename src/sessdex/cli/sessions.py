@@ -33,7 +33,26 @@ from ._common import (
 )
 
 
-@main.command("list", context_settings=CONTEXT)
+class _TakesNoWords(click.Command):
+    """`list` given words (`sessdex list checkout`, as other tools list with a filter):
+    the usage error names the `find` line that looks for them, not click's bare
+    "unexpected extra argument"."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.allow_extra_args = True  # kept in ctx.args, said below
+        rest = super().parse_args(ctx, args)
+        if ctx.args and not ctx.resilient_parsing:
+            dashed = any(word.startswith("-") for word in ctx.args)
+            words = ("--", *ctx.args) if dashed else ctx.args
+            raise click.UsageError(
+                f"{ctx.command_path} takes no words; "
+                f"{hints.named('find', *words)} finds the sessions they name.",
+                ctx,
+            )
+        return rest
+
+
+@main.command("list", cls=_TakesNoWords, context_settings=CONTEXT)
 @filter_options
 @output_options
 @home_option

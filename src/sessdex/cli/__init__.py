@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from .. import __version__
-from ..hints import on_command_line, reading_home
+from ..hints import named, on_command_line, reading_home
 from ..launch import warnings_said
 from ._common import CONTEXT
 
@@ -62,6 +62,34 @@ class _Commands(click.Group):
             meant = _MEANT.get(name.lower()) or next(iter(close), None)
             hint = f" Did you mean '{meant}'?" if meant else ""
         raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)  # the parser takes words off the list it is given
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            moved = self._after_the_command(ctx, error.option_name, given)
+            if moved is None:
+                raise
+            raise click.UsageError(
+                f"{error.option_name} goes after the command: {named(*moved)}.",
+                ctx,
+            ) from None
+
+    def _after_the_command(
+        self, ctx: click.Context, option: str, args: list[str]
+    ) -> list[str] | None:
+        """`sessdex --home DIR list` (as `git -C DIR log` is typed) as it is meant,
+        `sessdex list --home DIR`, where a command takes that option; else None."""
+        at = next((i for i, arg in enumerate(args) if self.get_command(ctx, arg)), None)
+        if not at or not option.startswith("-"):
+            return None
+        command = self.get_command(ctx, args[at])
+        assert command is not None
+        taken = {name for p in command.params for name in p.opts}
+        if option.split("=", 1)[0] not in taken:
+            return None
+        return [args[at], *args[:at], *args[at + 1 :]]
 
 
 @click.group(cls=_Commands, context_settings=CONTEXT)

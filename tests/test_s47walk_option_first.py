@@ -1,0 +1,30 @@
+"""`sessdex --home DIR list` (an option before the command, as `git -C DIR log` takes
+one) is a usage error that gives the line as meant, `sessdex list --home DIR`, instead of
+"No such option '--home'. Did you mean '--help'?"."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+
+
+def test_an_option_of_the_command_given_before_it_names_the_line_as_meant() -> None:
+    result = CliRunner().invoke(
+        main, ["--home", "/tmp/a b", "show", "3f2b", "--json"], prog_name="sessdex"
+    )
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert (
+        "--home goes after the command: \"sessdex show --home '/tmp/a b' 3f2b --json\""
+        in result.stderr
+    )
+    assert "Did you mean '--help'" not in result.stderr
+
+
+def test_an_option_the_command_does_not_take_is_click_s_error() -> None:
+    result = CliRunner().invoke(main, ["--home", "/tmp", "demo"], prog_name="sessdex")
+    assert result.exit_code == 2
+    assert "No such option '--home'" in result.stderr
+    bogus = CliRunner().invoke(main, ["--bogus", "list"], prog_name="sessdex")
+    assert bogus.exit_code == 2 and "No such option '--bogus'" in bogus.stderr

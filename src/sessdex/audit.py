@@ -224,8 +224,21 @@ def _row_key(
             )
         raise SessdexError(
             f"no {kind} row is keyed {key!r}. Rows: {known}{', …' if len(rows) > 8 else ''}"
+            f"{_of_another_kind(key, kind, rows)}"
         )
     return key
+
+
+def _of_another_kind(key: str, kind: str, rows: dict[str, Row]) -> str:
+    """Where `key` names a model or an app these rows counted (`--explain gpt-5` on the
+    daily rows), the command that explains that model's or app's row; else nothing."""
+    models = {model for row in rows.values() for model in row.models}
+    apps = {app for row in rows.values() for app in row.apps}
+    if kind != "model" and (key in models or plain_name(key) in models):
+        return f"; {named('usage', 'model', '--explain', key)} explains a model's row."
+    if kind != "app" and key.strip().lower() in apps:
+        return f"; {named('usage', 'app', '--explain', key)} explains an app's row."
+    return ""
 
 
 def _folder_named(key: str, rows: dict[str, Row], home: str) -> str:

@@ -1,0 +1,33 @@
+"""`usage --explain claude-sonnet-4-5` on the daily rows (the default kind) names the
+command that explains that model's row, as it does an app's name: the error listed the
+days alone, and the way out (`usage model --explain …`) was left to be guessed."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from tests.conftest import DATA
+
+DEMO = DATA.parent.parent / "src/sessdex/demo/home"
+
+
+def explain(*args: str) -> str:
+    result = CliRunner().invoke(main, ["usage", *args, "--home", str(DEMO)])
+    assert result.exit_code == 1 and result.stdout == ""
+    return result.stderr
+
+
+def test_a_model_given_to_the_daily_rows_names_the_model_row_command() -> None:
+    said = explain("--explain", "claude-sonnet-4-5")
+    assert "no daily row is keyed 'claude-sonnet-4-5'" in said
+    assert f"'sessdex usage model --explain claude-sonnet-4-5 --home {DEMO}'" in said
+
+
+def test_an_app_given_to_the_model_rows_names_the_app_row_command() -> None:
+    said = explain("model", "--explain", "codex")
+    assert f"'sessdex usage app --explain codex --home {DEMO}'" in said
+
+
+def test_a_key_of_no_row_names_none() -> None:
+    assert "--explain" not in explain("--explain", "nope")

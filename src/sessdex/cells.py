@@ -34,3 +34,22 @@ def char_cells(char: str) -> int:
     ):
         return 0
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def written_out(name: str) -> str:
+    """`name` with each character that is not printable written out as its code point
+    (`\\x1b`, `\\u202e`, `\\U000e0069`): a file's name as it is, that acts on nothing.
+    Here, not in `diagnostics` (which loads `logging` and `dataclasses`), so that the
+    warm listing's table does without them."""
+    if name.isprintable():
+        return name
+    return "".join(
+        char
+        if char.isprintable()
+        else f"\\x{ord(char):02x}"
+        if ord(char) < 0x100
+        else f"\\u{ord(char):04x}"
+        if ord(char) <= 0xFFFF
+        else f"\\U{ord(char):08x}"
+        for char in name
+    )

@@ -13,6 +13,8 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .cells import written_out
+
 log = logging.getLogger(__name__)
 
 MAX_DETAILS = 200  # per run: enough for --verbose, bounded for a huge broken home
@@ -79,23 +81,6 @@ def refused(path: str | os.PathLike[str]) -> str:
     """What every command says of a file the system will not let sessdex open (another
     user's): `could not open <path> (permission denied)`; nothing of it was read."""
     return f"could not open {os.fspath(path)} ({FILE_REFUSED})"
-
-
-def written_out(name: str) -> str:
-    """`name` with each character that is not printable written out as its code point
-    (`\\x1b`, `\\u202e`, `\\U000e0069`): a file's name as it is, that acts on nothing."""
-    if name.isprintable():
-        return name
-    return "".join(
-        char
-        if char.isprintable()
-        else f"\\x{ord(char):02x}"
-        if ord(char) < 0x100
-        else f"\\u{ord(char):04x}"
-        if ord(char) <= 0xFFFF
-        else f"\\U{ord(char):08x}"
-        for char in name
-    )
 
 
 def detail(path: str, line: int, reason: str) -> str:

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import freshness
-from .diagnostics import FOLDER_UNREADABLE, NAME_NOT_UTF8, written_out
+from .cells import written_out
+from .diagnostics import FOLDER_UNREADABLE, NAME_NOT_UTF8
 
 # (path, why) of what listings refused since `take_passed_over`: `NAME_NOT_UTF8`, or what
 # the entry is instead of a folder or regular file (see `plain_kind`, `_followed`)

@@ -15,9 +15,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
 from .. import pathnames
-from ..cells import INVISIBLE
+from ..cells import INVISIBLE, written_out
 from ..cells import char_cells as _char_cells
-from ..diagnostics import written_out
 
 if TYPE_CHECKING:  # the quick listing imports this module: no model import at run time
     from ..model import Event

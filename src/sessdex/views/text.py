@@ -12,13 +12,16 @@ import os
 import re
 from collections.abc import Container, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, TextIO
 
 from .. import pathnames
 from ..cells import INVISIBLE, written_out
 from ..cells import char_cells as _char_cells
 
-if TYPE_CHECKING:  # the quick listing imports this module: no model import at run time
+# the quick listing imports this module: no model import at run time, nor `typing`'s
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
+
     from ..model import Event
 
 # ESC-introduced sequences (CSI, OSC, DCS, …) first, so their parameters go too; then any

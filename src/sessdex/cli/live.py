@@ -327,6 +327,7 @@ def _nothing_recent(home: Home, since: str, apps: Sequence[str]) -> str:
 @count_option(
     "--lines",
     "-n",
+    "--tail",  # as `show --tail N` takes it
     "history",
     default=10,
     show_default=True,

@@ -74,9 +74,22 @@ def session_id_argument(f: F) -> F:
             raise click.BadParameter(told)
         return value
 
-    return click.argument("session_id", shell_complete=session_ids, callback=not_empty)(
-        f
-    )
+    return click.argument(
+        "session_id", cls=_SessionId, shell_complete=session_ids, callback=not_empty
+    )(f)
+
+
+class _SessionId(click.Argument):
+    """A SESSION_ID left out says where ids are found, as an empty one does: click's
+    bare "Missing argument 'SESSION_ID'." gave no way on."""
+
+    def process_value(self, ctx: click.Context, value: Any) -> Any:
+        try:
+            return super().process_value(ctx, value)
+        except click.MissingParameter:
+            raise click.MissingParameter(
+                f"Give an id, or the start of one ({hints.named('list')}).", ctx, self
+            ) from None
 
 
 def not_blank(

@@ -170,6 +170,27 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ("top", "Library/Application Support/kiro-cli/data.sqlite3"),
         ("top", "AppData/Local/amazon-q/data.sqlite3"),
     ],
+    "vscode": [
+        (
+            "top",
+            ".config/Code/User/workspaceStorage/5d1e0c8b2a4f6e8d0c2b4a6f8e0d2c4b"
+            f"/chatSessions/{ID}.jsonl",
+        ),
+        (
+            "top",
+            f".config/Code/User/workspaceStorage/{'0b' * 16}/chatSessions/{ID}.json",
+        ),
+        ("top", f".config/Code/User/globalStorage/emptyWindowChatSessions/{ID}.json"),
+        ("top", f".config/Code/User/globalStorage/transferredChatSessions/{ID}.json"),
+        (
+            "top",
+            f".vscode-server/data/User/workspaceStorage/{'0b' * 16}/chatSessions/{ID}.json",
+        ),
+        (
+            "top",
+            f"Library/Application Support/Code - Insiders/User/globalStorage/emptyWindowChatSessions/{ID}.json",
+        ),
+    ],
 }
 CASES = [
     pytest.param(app, kind, relative, id=f"{app}-{index}-{kind}")

@@ -37,6 +37,7 @@ BUILTIN: tuple[str, ...] = (
     "continue",
     "kiro",
     "auggie",
+    "vscode",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -72,6 +73,7 @@ OVERRIDES: frozenset[str] = frozenset(
         "QWEN_HOME",
         "QWEN_RUNTIME_DIR",
         "VIBE_HOME",
+        "VSCODE_AGENT_FOLDER",
         "VSCODE_APPDATA",
         "VSCODE_PORTABLE",
         "XDG_CACHE_HOME",
@@ -109,6 +111,7 @@ TITLES: dict[str, str] = {
     "continue": "Continue (cn CLI and IDE extensions)",
     "kiro": "Kiro CLI / Amazon Q Developer CLI",
     "auggie": "Augment Auggie CLI",
+    "vscode": "VS Code Chat (Copilot)",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

@@ -1,0 +1,234 @@
+"""VS Code's built-in Chat (GitHub Copilot Chat, agent mode): chats VS Code itself keeps.
+
+The chat service (`ChatSessionStore`, src/vs/workbench/contrib/chat/common/model/ in
+microsoft/vscode) writes one file per chat, named by its session id, in
+`<user data>/User/workspaceStorage/<workspace id>/chatSessions/` for a window with a
+folder or workspace, and in `User/globalStorage/emptyWindowChatSessions/` for one without
+(before that, `workspaceStorage/no-workspace/chatSessions/`, still read by VS Code where
+the new folder has no copy). Before 1.109 a chat is `<id>.json`, `ISerializableChatData`
+v3 rewritten whole; since, `<id>.jsonl`, an operation log (see `_vscode_chat`), which VS Code
+reads in preference to a `.json` of the same id it left behind: so does sessdex.
+`workspaceStorage/<id>/workspace.json` names the window's `folder` (a URI) or `workspace`
+(a `.code-workspace` file's URI: the folder it is in is the chat's). A remote folder
+(`vscode-remote://…`) has no local path: it is kept in `extra["workspace"]`.
+`globalStorage/transferredChatSessions/` holds a chat handed to another window for five
+minutes: listed only where no other file has its id. A chat with no request (a chat
+view opened and left empty) is not listed.
+
+User data folders: Code, Code - Insiders, Code - OSS, VSCodium (and its Insiders) in
+`~/.config` (`$XDG_CONFIG_HOME`), `~/Library/Application Support` and `AppData/Roaming`;
+`$VSCODE_APPDATA/<product>` and `$VSCODE_PORTABLE/user-data` before them; VS Code Server's
+`~/.vscode-server/data` (`$VSCODE_AGENT_FOLDER/data` where that is set; and Insiders',
+VSCodium's, OpenVSCode's, code-server's and the Flatpaks') on a remote host. Forks (Cursor, Windsurf, …) keep their own chats elsewhere
+and are read by their own readers, or not at all: their folders are not looked in.
+
+The title is the chat's `customTitle`, else its first prompt: the title VS Code's index
+(`chat.ChatSessionStore.index` in the workspace's state.vscdb) shows is one of those too,
+so that database is not opened. Usage is read where Copilot Chat keeps a response's
+`promptTokens`/`outputTokens` in its result's metadata; most files keep none. VS Code has
+no command to reopen a given chat: `resume` says to open the folder and pick the chat in
+the Chat view's history.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from .. import files, folders, shells
+from ..diagnostics import Diagnostics
+from ..errors import NotQuotable
+from ..model import Event, JSONValue, ResumePlan, Session
+from . import _vscode_chat as chat
+from ._values import as_dict, as_str, local_path, ms_time, one_line, stat_size
+from ._vscode_tasks import config_bases
+from .base import Home, Location
+
+NAME = "vscode"
+TITLE = "VS Code Chat (Copilot)"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
+CHECKED_WITH = (
+    "VS Code's source, no real capture (Low/Medium confidence): microsoft/vscode "
+    "src/vs/workbench/contrib/chat/common/model/chatSessionStore.ts and "
+    "objectMutationLog.ts @047238f9, chatSessionOperationLog.ts @03d43368, "
+    "chatProgressTypes/chatToolInvocation.ts @06419c3c (the 1.109+ .jsonl log and the "
+    "older .json v3), builtinTools/runSubagentTool.ts @31759a52; synthetic files"
+)
+ENV_VARS = (
+    "VSCODE_APPDATA",
+    "VSCODE_PORTABLE",
+    "XDG_CONFIG_HOME",
+    "VSCODE_AGENT_FOLDER",
+)
+
+EDITORS = ("Code", "Code - Insiders", "Code - OSS", "VSCodium", "VSCodium - Insiders")
+# a server install keeps the same User/ tree under the home
+SERVER_DIRS = (
+    ".vscode-server/data",
+    ".vscode-server-insiders/data",
+    ".vscode-remote/data",
+    ".vscodium-server/data",
+    ".vscodium-server-insiders/data",
+    ".openvscode-server/data",
+    ".local/share/code-server",
+    ".var/app/com.visualstudio.code/config/Code",
+    ".var/app/com.vscodium.codium/config/VSCodium",
+)
+CHATS = "chatSessions"
+EMPTY_WINDOW = ("globalStorage", "emptyWindowChatSessions")
+TRANSFERRED = ("globalStorage", "transferredChatSessions")
+OLD_EMPTY_WINDOW = "no-workspace"
+_WORKSPACE_CAP = 64 * 1024
+
+
+def locate(home: Home) -> Location:
+    users = [base / editor for base in config_bases(home) for editor in EDITORS]
+    portable = home.env_dir("VSCODE_PORTABLE")
+    if portable is not None:
+        users.insert(0, portable / "user-data")
+    agent = home.env_dir("VSCODE_AGENT_FOLDER")  # where VS Code Server was put instead
+    if agent is not None:
+        users.append(agent / "data")
+    users += [home.path / server for server in SERVER_DIRS]
+    users = list(dict.fromkeys(users))
+    said = [
+        f"{name}={home.environ[name]}"
+        for name in ENV_VARS
+        if home.env_dir(name) is not None
+    ]
+    return Location(
+        users[0],
+        override=", ".join(said) or None,
+        also=tuple(users[1:]),
+        owned=tuple(users),
+    )
+
+
+def _users(location: Location) -> list[Path]:
+    return list(dict.fromkeys((location.root, *location.also)))
+
+
+def scan(location: Location) -> Iterator[Path]:
+    if not location.exists:
+        return
+    for user in _users(location):
+        base = user / "User"
+        if not folders.is_dir(base):
+            continue
+        seen: set[str] = set()
+        yield from _chats(base.joinpath(*EMPTY_WINDOW), seen, user)
+        storage = base / "workspaceStorage"
+        for entry in folders.entries(storage, user):
+            folder = Path(entry.path) / CHATS
+            if folders.is_dir(folder):
+                # the old empty-window folder: only what VS Code did not copy on
+                yield from _chats(folder, seen, user, entry.name == OLD_EMPTY_WINDOW)
+        yield from _chats(base.joinpath(*TRANSFERRED), seen, user, True)
+
+
+def _chats(
+    folder: Path, seen: set[str], root: Path, only_new: bool = False
+) -> Iterator[Path]:
+    found = [
+        e for e in folders.entries(folder, root) if e.name.endswith((".json", ".jsonl"))
+    ]
+    names = {e.name for e in found}
+    for entry in found:
+        stem, _, suffix = entry.name.rpartition(".")
+        if suffix == "json" and f"{stem}.jsonl" in names:
+            continue  # VS Code reads the log, not the file it wrote before
+        if not stem or (only_new and stem in seen) or not entry.is_file():
+            continue
+        seen.add(stem)
+        yield Path(entry.path)
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    state = chat.load(path, diagnostics)
+    if state is None:
+        return []
+    requests = chat.requests(state)
+    if not requests:
+        return []
+    session_id = path.name.rpartition(".")[0]
+    extra: dict[str, JSONValue] = {"store": path.name.rpartition(".")[2]}
+    cwd, workspace = _folder(path)
+    if workspace:
+        extra["workspace"] = workspace
+    where = as_str(state.get("initialLocation"))
+    if where:
+        extra["location"] = where
+    title = one_line(state.get("customTitle")) or one_line(chat.prompt(requests[0]))
+    times = [ms_time(r.get("timestamp")) for r in requests] + [
+        chat.ended(r) for r in requests
+    ]
+    created = ms_time(state.get("creationDate")) or next((t for t in times if t), None)
+    updated = max(
+        [t for t in (*times, ms_time(state.get("lastMessageDate"))) if t is not None],
+        default=created,
+    )
+    model = next((m for r in reversed(requests) if (m := chat.model_name(r))), None)
+    return [
+        Session(
+            app=NAME,
+            id=session_id,
+            path=str(path),
+            cwd=cwd,
+            title=title,
+            created=created,
+            updated=updated,
+            model=model,
+            bytes=stat_size(path),
+            extra=extra,
+        )
+    ]
+
+
+def _folder(path: Path) -> tuple[str | None, str | None]:
+    """(the local folder, the remote workspace's URI) of a chat kept for a workspace."""
+    if path.parent.name != CHATS:
+        return None, None
+    data = files.read_json_file(path.parent.parent / "workspace.json", _WORKSPACE_CAP)
+    found = as_dict(data)
+    folder = as_str(found.get("folder"))
+    if folder:
+        local = local_path(folder)
+        return (local, None) if local else (None, folder)
+    workspace = as_str(found.get("workspace"))
+    if workspace:
+        local = local_path(workspace)
+        if local:
+            return os.path.dirname(local.rstrip("/\\")) or None, None
+        return None, workspace
+    return None, None
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if not session.path:
+        return
+    state = chat.load(Path(session.path), diagnostics, full=full)
+    if state is not None:
+        yield from chat.Translator(session.id, diagnostics).events(state)
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """None: VS Code opens a chat only from its Chat view (see `resume_refusal`)."""
+    return None
+
+
+def resume_refusal(session: Session) -> str | None:
+    """How to reopen a chat in VS Code, which has no command for it."""
+    title = one_line(session.title) if session.title else None
+    which = f'"{title}"' if title else "it"
+    where = "open VS Code (an empty window for a chat without a folder), then"
+    if session.cwd:
+        with contextlib.suppress(NotQuotable):  # no line that shell could take
+            where = f"run `{shells.run(('code', session.cwd))}`, then"
+    return (
+        "VS Code has no command to reopen a chat from the command line; "
+        f"{where} pick {which} in the Chat view's history."
+    )

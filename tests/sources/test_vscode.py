@@ -1,0 +1,300 @@
+"""VS Code Chat quirks: `.json` chats and the `.jsonl` operation log that replays to one,
+the folder from `workspace.json`, the log preferred to a stale `.json`, empty-window chats
+and their old copies, tool calls kept more than once, edits, sub-agents inside their lead,
+errors, usage where Copilot keeps it, and no command to reopen a chat."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tracemalloc
+from pathlib import Path
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, merge
+from sessdex.sources import Home, vscode
+from sessdex.sources import _vscode_chat as chat
+
+DATA = Path(__file__).parent.parent / "data" / "vscode"
+HOME = DATA / "home"
+USER = Path(".config/Code/User")
+SHOP = USER / "workspaceStorage/5d1e0c8b2a4f6e8d0c2b4a6f8e0d2c4b/chatSessions"
+AGENT = "3f1c9a52-7d4e-4b6a-9c21-5e8f7a6b4d30"
+LOGGED = "8a2d4c6e-1b3f-4a5c-9d7e-2f4a6c8e0b13"
+ASKED = "c5e7a9b1-3d5f-4b7d-8e9a-1c3e5a7b9d24"
+REMOTE = "e1f3a5c7-9b1d-4f3a-8c5e-7a9b1d3f5e46"
+EMPTY_WINDOW = "6b8d0f2a-4c6e-4a8c-9e0b-3d5f7a9c1e57"
+UNUSED = "0f2e4d6c-8b0a-4c2e-9d4f-6b8a0c2e4f79"
+T0 = 1_795_000_000_000
+
+
+def sessions(
+    home: Path = HOME, diagnostics: Diagnostics | None = None
+) -> dict[str, Session]:
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    location = vscode.locate(Home.at(home))
+    fragments: dict[str, list[Session]] = {}
+    for path in vscode.scan(location):
+        for session in vscode.parse(Path(path), location, diagnostics):
+            fragments.setdefault(session.id, []).append(session)
+    return {key: merge(parts) for key, parts in fragments.items()}
+
+
+def events(session: Session) -> list[Event]:
+    diagnostics = Diagnostics()
+    found = list(vscode.read(session, diagnostics))
+    assert not diagnostics.skipped_total and not diagnostics.unknown
+    return found
+
+
+def log(path: Path, entries: list[object]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+
+
+def state(session_id: str, *requests: object) -> dict[str, object]:
+    return {"version": 3, "sessionId": session_id, "creationDate": T0,
+            "requests": list(requests)}  # fmt: skip
+
+
+def asked(text: str, *parts: object, **rest: object) -> dict[str, object]:
+    return {"requestId": "request_1", "timestamp": T0, "message": {"text": text},
+            "response": list(parts), **rest}  # fmt: skip
+
+
+def test_each_chat_is_listed_once_from_the_file_vscode_reads() -> None:
+    found = sessions()
+    assert sorted(found) == sorted(
+        [
+            AGENT,
+            LOGGED,
+            ASKED,
+            REMOTE,
+            EMPTY_WINDOW,
+            "9d1f3b5d-7f9b-4d1f-8b3d-5f7b9d1f3b68",
+        ]
+    )
+    # the log, not the .json 1.108 left beside it
+    assert found[LOGGED].path and found[LOGGED].path.endswith(f"{LOGGED}.jsonl")
+    assert found[LOGGED].extra["store"] == "jsonl"
+    # the empty-window chat from its new folder, not its old no-workspace copy
+    assert (
+        found[EMPTY_WINDOW].path
+        and "emptyWindowChatSessions" in found[EMPTY_WINDOW].path
+    )
+    # a chat view left empty is no chat; Cursor's folders are the cursor reader's
+    assert UNUSED not in found
+    assert not any("Cursor" in (s.path or "") for s in found.values())
+
+
+def test_titles_folders_times_and_models() -> None:
+    found = sessions()
+    agent, logged, asked_ = found[AGENT], found[LOGGED], found[ASKED]
+    assert agent.title == "Fix the checkout retry loop"  # customTitle
+    assert logged.title == "Who calls retry()"  # set by a later line of the log
+    assert asked_.title == "What does the mono workspace build with?"  # first prompt
+    assert agent.cwd == "/home/alex/code/shop-api"  # workspace.json's folder
+    assert asked_.cwd == "/home/alex/code/mono"  # the .code-workspace file's folder
+    remote = found[REMOTE]
+    assert remote.cwd is None
+    assert remote.extra["workspace"] == "vscode-remote://ssh-remote%2Bbuildbox/srv/app"
+    assert found[EMPTY_WINDOW].cwd is None
+    assert agent.model == "gpt-4.1"  # the last request's, without Copilot's prefix
+    assert agent.updated and agent.updated.isoformat() == "2026-11-18T11:08:44+00:00"
+
+
+def test_the_log_is_replayed_set_push_cut_and_delete() -> None:
+    value = chat.load(HOME / SHOP / f"{LOGGED}.jsonl", Diagnostics())
+    assert value is not None
+    first, second = chat.requests(value)
+    # pushed, cut back to one part (`i`), pushed again
+    kinds = [p.get("kind") if isinstance(p, dict) else None for p in first["response"]]  # type: ignore[union-attr]
+    assert kinds[1:3] == ["toolInvocationSerialized", "toolInvocationSerialized"]
+    assert len(first["response"]) == 4  # type: ignore[arg-type]
+    assert second["response"] == [
+        {"value": "Renaming now...", "supportThemeIcons": False, "supportHtml": False}
+    ]  # a part set in place
+    assert "inputText" not in value["inputState"]  # type: ignore[operator]  # deleted
+
+
+def test_a_mutation_that_leads_nowhere_is_counted_not_applied(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    log(path, [
+        {"kind": 1, "k": ["customTitle"], "v": "before any state"},
+        {"kind": 0, "v": state("x", asked("hi"))},
+        {"kind": 1, "k": ["requests", 3, "result"], "v": {}},
+        {"kind": 2, "k": ["requests", 0, "response"], "v": [{"value": "hello"}], "i": -1},
+        {"kind": 1, "k": ["customTitle"], "v": "kept"},
+        {"kind": 7, "k": []},
+    ])  # fmt: skip
+    diagnostics = Diagnostics()
+    value = chat.load(path, diagnostics)
+    assert value is not None and value["customTitle"] == "kept"
+    assert chat.requests(value)[0]["response"] == []
+    assert diagnostics.skipped["bad value"] == 3
+    assert diagnostics.unknown["log entry 7"] == 1
+
+
+def test_a_fresh_initial_line_replaces_the_state(tmp_path: Path) -> None:
+    """VS Code compacts a long log by writing the whole state again."""
+    path = tmp_path / "x.jsonl"
+    log(path, [
+        {"kind": 0, "v": state("x", asked("old"))},
+        {"kind": 0, "v": state("x", asked("new"))},
+        {"kind": 2, "k": ["requests", 0, "response"], "v": [{"value": "answer"}]},
+    ])  # fmt: skip
+    value = chat.load(path, Diagnostics())
+    assert value is not None
+    assert [chat.prompt(r) for r in chat.requests(value)] == ["new"]
+
+
+def test_tool_calls_pair_with_their_results_once_each() -> None:
+    found = events(sessions()[AGENT])
+    calls = [e for e in found if e.kind == "tool_call"]
+    results = [e for e in found if e.kind == "tool_result"]
+    assert [c.call_id for c in calls] == [r.call_id for r in results]
+    assert len({c.call_id for c in calls}) == len(calls)  # the read kept twice: once
+    by_id = {c.call_id: c for c in calls}
+    # Copilot's arguments, tied by the call id
+    assert by_id["call_run_1"].extra["input"]["command"] == "pytest -q"  # type: ignore[index,call-overload]
+    assert by_id["call_edit_1"].extra["input"]["oldString"] == "    pass\n"  # type: ignore[index,call-overload]
+    # VS Code's own record of the input, where Copilot's is not there
+    assert by_id["call_read_1"].extra["input"] == {
+        "filePath": "/home/alex/code/shop-api/checkout.py"
+    }
+    outcome = {r.call_id: (r.text, r.is_error) for r in results}
+    assert outcome["call_run_1"] == ("1 failed, 4 passed", True)  # exit code 1
+    assert outcome["call_read_1"] == ("def checkout(cart):", False)
+    assert outcome["call_edit_1"] == ("The file was edited.", False)
+
+
+def test_an_edit_group_is_a_call_the_views_can_show() -> None:
+    found = events(sessions()[AGENT])
+    edit = next(e for e in found if e.kind == "tool_call" and e.tool == "textEditGroup")
+    assert edit.extra["input"] == {
+        "path": "/home/alex/code/shop-api/checkout.py",
+        "newText": "    time.sleep(2 ** attempt)\n",
+    }
+    assert any(e.kind == "tool_result" and e.call_id == edit.call_id for e in found)
+
+
+def test_markdown_pieces_thinking_usage_and_turns() -> None:
+    found = events(sessions()[AGENT])
+    said = [e.text for e in found if e.kind == "assistant"]
+    assert said[1] == (
+        "The loop never sleeps between tries: "
+        "`/home/alex/code/shop-api/checkout.py` needs a backoff."
+    )
+    assert [e.text for e in found if e.kind == "thinking"] == [
+        "The test output will say which case fails."
+    ]
+    usage = [e.usage for e in found if e.kind == "usage"]
+    assert len(usage) == 1 and usage[0] is not None
+    assert (usage[0].input_tokens, usage[0].output_tokens) == (18250, 640)
+    assert usage[0].model == "claude-sonnet-4"
+    assert [e.kind for e in found].count("turn_end") == 2
+    assert [e.extra for e in found if e.kind == "meta"] == [{"model": "gpt-4.1"}]
+    # a chat whose results keep no token counts has no usage: none is made up
+    assert not [e for e in events(sessions()[ASKED]) if e.kind == "usage"]
+
+
+def test_a_sub_agent_runs_inside_its_lead() -> None:
+    found = events(sessions()[LOGGED])
+    spawn = next(e for e in found if e.kind == "subagent")
+    assert spawn.call_id == "call_sub_1" and spawn.extra["child_id"] == "call_sub_1"
+    assert spawn.extra["agent_name"] == "Explore"
+    inner = [e for e in found if e.agent_id == "call_sub_1"]
+    assert [e.kind for e in inner] == ["tool_call", "tool_result"]
+    assert inner[0].tool == "copilot_findTextInFiles"
+    # the runSubagent call's result comes after the sub-agent's own calls
+    result = next(
+        e for e in found if e.kind == "tool_result" and e.call_id == "call_sub_1"
+    )
+    assert result.seq > inner[-1].seq
+    assert result.text == "pay.py and ship.py call retry()."
+    assert [e.seq for e in found] == list(range(len(found)))
+
+
+def test_an_error_result_is_an_error_event() -> None:
+    found = events(sessions()[LOGGED])
+    errors = [e for e in found if e.kind == "error"]
+    assert [e.text for e in errors] == ["Sorry, you have exceeded your rate limit."]
+    assert errors[0].extra == {"code": "rate_limited"}
+
+
+def test_a_response_still_going_has_no_turn_end(tmp_path: Path) -> None:
+    folder = tmp_path / SHOP
+    log(folder / "a.jsonl", [
+        {"kind": 0, "v": state("a", asked("go", {"value": "working"},
+                                          modelState={"value": 0}))},
+    ])  # fmt: skip
+    found = events(sessions(tmp_path)["a"])
+    assert [e.kind for e in found] == ["user", "assistant"]
+
+
+def test_a_transferred_chat_is_listed_only_where_no_other_file_has_it(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    moved = home / USER / "globalStorage/transferredChatSessions"
+    moved.mkdir(parents=True)
+    shutil.copy(home / SHOP / f"{AGENT}.json", moved / f"{AGENT}.json")
+    (moved / "only-here.json").write_text(
+        json.dumps(state("only-here", asked("moved")))
+    )
+    found = sessions(home)
+    assert found[AGENT].path and "transferredChatSessions" not in found[AGENT].path
+    assert found["only-here"].title == "moved"
+
+
+def test_a_huge_line_is_read_within_bounds(tmp_path: Path) -> None:
+    folder = tmp_path / SHOP
+    big = "x" * (24 * 1024 * 1024)
+    log(folder / "big.jsonl", [
+        {"kind": 0, "v": state("big", asked("paste this"))},
+        {"kind": 2, "k": ["requests", 0, "response"], "v": [{"value": big}]},
+    ])  # fmt: skip
+    del big
+    (session,) = sessions(tmp_path).values()
+    tracemalloc.start()
+    try:
+        found = events(session)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    answer = next(e for e in found if e.kind == "assistant")
+    assert answer.text and len(answer.text) < 100  # a note of its size, not the text
+    assert peak < 16 * 1024 * 1024
+
+
+def test_unknown_parts_and_entries_are_counted_for_doctor() -> None:
+    diagnostics = Diagnostics()
+    for session in sessions(DATA / "malformed" / "home", diagnostics).values():
+        list(vscode.read(session, diagnostics))
+    assert diagnostics.unknown["response part brandNewPart"] >= 1
+    assert diagnostics.unknown["log entry 9"] >= 1
+    assert diagnostics.skipped["not JSON"] >= 1
+    assert diagnostics.skipped["bad value"] >= 1
+
+
+def test_resume_says_how_to_reopen_the_chat_in_vs_code() -> None:
+    found = sessions()
+    session = found[AGENT]
+    assert vscode.resume(session) is None
+    said = vscode.resume_refusal(session)
+    assert said is not None
+    assert "code /home/alex/code/shop-api" in said
+    assert '"Fix the checkout retry loop"' in said and "Chat view" in said
+    spaced = Session(app="vscode", id="x", cwd="/home/alex/my code", title="t")
+    assert "code '/home/alex/my code'" in (vscode.resume_refusal(spaced) or "")
+    alone = vscode.resume_refusal(found[EMPTY_WINDOW])
+    assert alone is not None and "empty window" in alone
+
+
+def test_the_override_and_the_server_folder() -> None:
+    environ = {"VSCODE_AGENT_FOLDER": str(HOME / ".vscode-server")}
+    location = vscode.locate(Home(Path("/nonexistent"), environ))
+    assert location.override == f"VSCODE_AGENT_FOLDER={HOME / '.vscode-server'}"
+    found = [Path(p).name for p in vscode.scan(location)]
+    assert found == ["9d1f3b5d-7f9b-4d1f-8b3d-5f7b9d1f3b68.json"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import tracemalloc
 from pathlib import Path
 
@@ -92,7 +93,9 @@ def test_titles_folders_times_and_models() -> None:
     agent, logged, asked_ = found[AGENT], found[LOGGED], found[ASKED]
     assert agent.title == "Fix the checkout retry loop"  # customTitle
     assert logged.title == "Who calls retry()"  # set by a later line of the log
-    assert asked_.title == "What does the mono workspace build with?"  # first prompt
+    # renamed in VS Code's index (state.vscdb), not in the chat file
+    assert asked_.title == "Which build tool does mono use"
+    assert found[REMOTE].title == "Where are the logs on this box?"  # first prompt
     assert agent.cwd == "/home/alex/code/shop-api"  # workspace.json's folder
     assert asked_.cwd == "/home/alex/code/mono"  # the .code-workspace file's folder
     remote = found[REMOTE]
@@ -101,6 +104,35 @@ def test_titles_folders_times_and_models() -> None:
     assert found[EMPTY_WINDOW].cwd is None
     assert agent.model == "gpt-4.1"  # the last request's, without Copilot's prefix
     assert agent.updated and agent.updated.isoformat() == "2026-11-18T11:08:44+00:00"
+
+
+def test_a_title_vscode_holds_in_its_wal_is_read_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    database = home / USER / "globalStorage" / "state.vscdb"
+    writer = sqlite3.connect(database)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute(
+            "CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)"
+        )
+        index = {"version": 1, "entries": {EMPTY_WINDOW: {"title": "Rebase notes"}}}
+        writer.execute(
+            "INSERT INTO ItemTable VALUES (?, ?)",
+            ("chat.ChatSessionStore.index", json.dumps(index)),
+        )
+        writer.commit()
+        wal = Path(f"{database}-wal")
+        assert wal.stat().st_size > 0  # VS Code holds it open: nothing checkpointed
+        before = {p: p.read_bytes() for p in database.parent.iterdir() if p.is_file()}
+        assert sessions(home)[EMPTY_WINDOW].title == "Rebase notes"
+        after = {p: p.read_bytes() for p in database.parent.iterdir() if p.is_file()}
+        assert after == before
+    finally:
+        writer.close()
 
 
 def test_the_log_is_replayed_set_push_cut_and_delete() -> None:

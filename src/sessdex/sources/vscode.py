@@ -22,9 +22,12 @@ User data folders: Code, Code - Insiders, Code - OSS, VSCodium (and its Insiders
 VSCodium's, OpenVSCode's, code-server's and the Flatpaks') on a remote host. Forks (Cursor, Windsurf, …) keep their own chats elsewhere
 and are read by their own readers, or not at all: their folders are not looked in.
 
-The title is the chat's `customTitle`, else its first prompt: the title VS Code's index
-(`chat.ChatSessionStore.index` in the workspace's state.vscdb) shows is one of those too,
-so that database is not opened. Usage is read where Copilot Chat keeps a response's
+The title is the chat's `customTitle`, else the title VS Code's index keeps for it
+(`chat.ChatSessionStore.index` in ItemTable of the workspace's state.vscdb, the user data's
+`globalStorage/state.vscdb` for an empty window; read through a snapshot while VS Code
+holds its WAL): a chat renamed from the history list while it was not open has its new
+title there only; else its first prompt. A rename alone changes no chat file: the listing
+shows it once the chat is written again. Usage is read where Copilot Chat keeps a response's
 `promptTokens`/`outputTokens` in its result's metadata; most files keep none. VS Code has
 no command to reopen a given chat: `resume` says to open the folder and pick the chat in
 the Chat view's history.
@@ -34,10 +37,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from .. import files, folders, shells
+from .. import databases, files, folders, shells
 from ..diagnostics import Diagnostics
 from ..errors import NotQuotable
 from ..model import Event, JSONValue, ResumePlan, Session
@@ -81,6 +85,10 @@ EMPTY_WINDOW = ("globalStorage", "emptyWindowChatSessions")
 TRANSFERRED = ("globalStorage", "transferredChatSessions")
 OLD_EMPTY_WINDOW = "no-workspace"
 _WORKSPACE_CAP = 64 * 1024
+_STATE = "state.vscdb"
+INDEX_KEY = "chat.ChatSessionStore.index"  # ChatSessionStore's, in ItemTable
+_INDEX_CAP = 16 * 1024 * 1024  # VS Code keeps 400 chats' entries: a few hundred KB
+_INDEXES: dict[str, tuple[tuple[tuple[int, int], ...], dict[str, object]]] = {}
 
 
 def locate(home: Home) -> Location:
@@ -160,7 +168,11 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     where = as_str(state.get("initialLocation"))
     if where:
         extra["location"] = where
-    title = one_line(state.get("customTitle")) or one_line(chat.prompt(requests[0]))
+    title = (
+        one_line(state.get("customTitle"))
+        or one_line(_indexed_title(path, session_id))
+        or one_line(chat.prompt(requests[0]))
+    )
     times = [ms_time(r.get("timestamp")) for r in requests] + [
         chat.ended(r) for r in requests
     ]
@@ -184,6 +196,70 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             extra=extra,
         )
     ]
+
+
+def _indexed_title(path: Path, session_id: str) -> str | None:
+    """The title VS Code's index keeps for the chat: a chat renamed from the history list
+    while it was not open has its new title there only. The index is in the workspace's
+    state.vscdb (the user data's `globalStorage/state.vscdb` for an empty window's)."""
+    if path.parent.name not in (CHATS, EMPTY_WINDOW[1]):
+        return None  # a transferred chat: no index keeps it
+    entry = as_dict(_index(path.parent.parent / _STATE).get(session_id))
+    return as_str(entry.get("title"))
+
+
+def _index(database: Path) -> dict[str, object]:
+    """The index's entries by session id; empty where there is no index. Kept for the
+    last few databases read: a workspace's chats are listed one after another."""
+    try:
+        stamps = tuple(
+            (st.st_mtime_ns, st.st_size)
+            for name in (database, Path(f"{database}-wal"))
+            if (st := _stat(name)) is not None
+        )
+    except OSError:
+        return {}
+    if not stamps:
+        return {}
+    key = os.fspath(database)
+    held = _INDEXES.get(key)
+    if held is not None and held[0] == stamps:
+        return held[1]
+    entries: dict[str, object] = {}
+    try:
+        connection = databases.open_sqlite(database)
+    except (OSError, sqlite3.Error):
+        return {}
+    try:
+        row = connection.execute(
+            "SELECT rowid FROM ItemTable WHERE key = ?", (INDEX_KEY,)
+        ).fetchone()
+        value = (
+            databases.bounded_value(connection, "ItemTable", "value", row[0])
+            if row
+            else None
+        )
+        if value is not None and len(value) <= _INDEX_CAP:
+            entries = as_dict(as_dict(files.loads(_bytes(value))).get("entries"))
+    except (sqlite3.Error, ValueError):
+        entries = {}
+    finally:
+        connection.close()
+    if len(_INDEXES) >= 8:
+        _INDEXES.pop(next(iter(_INDEXES)))
+    _INDEXES[key] = (stamps, entries)
+    return entries
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        return None
+
+
+def _bytes(value: bytes | str) -> bytes:
+    return value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
 
 
 def _folder(path: Path) -> tuple[str | None, str | None]:

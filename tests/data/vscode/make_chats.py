@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -318,6 +319,25 @@ def remote_chat() -> list[dict[str, object]]:
     return [{"kind": 0, "v": state}]
 
 
+def state_db(path: Path, entries: dict[str, dict[str, object]]) -> None:
+    """A workspace's state.vscdb (VS Code's storage: `ItemTable`) holding the chat index
+    ChatSessionStore keeps (`chat.ChatSessionStore.index`, `{version: 1, entries}`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path)
+    connection.execute(
+        "CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)"
+    )
+    index = json.dumps({"version": 1, "entries": entries})
+    connection.execute(
+        "INSERT INTO ItemTable VALUES (?, ?)", ("chat.ChatSessionStore.index", index)
+    )
+    connection.execute(
+        "INSERT INTO ItemTable VALUES (?, ?)", ("workbench.panel.chat", "{}")
+    )
+    connection.commit()
+    connection.close()
+
+
 def write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -345,6 +365,13 @@ def build_home(home: Path) -> None:
     write(mono / "workspace.json",
           json.dumps({"workspace": "file:///home/alex/code/mono/mono.code-workspace"}))  # fmt: skip
     write(mono / "chatSessions" / f"{ASKED}.json", flat(asked_chat()))
+    # renamed from the history list while it was not open: the new title is the index's
+    state_db(mono / "state.vscdb", {ASKED: {
+        "sessionId": ASKED, "title": "Which build tool does mono use", "lastMessageDate": T0 + 3_600_000,
+        "timing": {"created": T0 + 3_590_000, "lastRequestStarted": T0 + 3_600_000,
+                   "lastRequestEnded": T0 + 3_602_500},
+        "initialLocation": "panel", "isEmpty": False, "lastResponseState": 1,
+    }})  # fmt: skip
     remote = user / "workspaceStorage" / HASH_REMOTE
     write(remote / "workspace.json",
           json.dumps({"folder": "vscode-remote://ssh-remote%2Bbuildbox/srv/app"}))  # fmt: skip

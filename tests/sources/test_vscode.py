@@ -330,3 +330,20 @@ def test_the_override_and_the_server_folder() -> None:
     assert location.override == f"VSCODE_AGENT_FOLDER={HOME / '.vscode-server'}"
     found = [Path(p).name for p in vscode.scan(location)]
     assert found == ["9d1f3b5d-7f9b-4d1f-8b3d-5f7b9d1f3b68.json"]
+
+
+def test_pieces_of_one_thought_are_one_thinking_event(tmp_path: Path) -> None:
+    folder = tmp_path / SHOP
+    log(folder / "t.jsonl", [
+        {"kind": 0, "v": state("t", asked(
+            "think",
+            {"kind": "thinking", "value": "The cache ", "id": "th-1"},
+            {"kind": "thinking", "value": "is stale.", "id": "th-1"},
+            {"kind": "thinking", "value": "Another thought.", "id": "th-2"},
+            {"value": "Clearing it."},
+        ))},
+    ])  # fmt: skip
+    found = events(sessions(tmp_path)["t"])
+    assert [e.text for e in found if e.kind == "thinking"] == [
+        "The cache is stale.\n\nAnother thought."
+    ]

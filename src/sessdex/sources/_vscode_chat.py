@@ -333,6 +333,7 @@ class _Response:
         self.time = time
         self.text: list[str] = []
         self.thinking: list[str] = []
+        self.thought_id: object = None  # the id of the last thinking part
         self.calls: dict[str, dict[str, object]] = {}
         self.spawns: set[str] = set()
         for part in parts:
@@ -371,8 +372,20 @@ class _Response:
             if kind == "thinking":
                 yield from self._said()
                 value = as_dict(part).get("value")
-                pieces = value if isinstance(value, list) else [value]
-                self.thinking += [p for p in pieces if isinstance(p, str) and p]
+                pieces = [p for p in (value if isinstance(value, list) else [value])
+                          if isinstance(p, str) and p]  # fmt: skip
+                same = as_dict(part).get("id")
+                if (
+                    pieces
+                    and same is not None
+                    and same == self.thought_id
+                    and self.thinking
+                ):
+                    # pieces of one thought, streamed: one text
+                    self.thinking[-1] += "".join(pieces)
+                else:
+                    self.thinking += pieces
+                self.thought_id = same
                 continue
             yield from self._said()
             yield from self._thought()
@@ -425,6 +438,7 @@ class _Response:
     def _thought(self) -> Iterator[Event]:
         text = "\n\n".join(self.thinking)
         self.thinking = []
+        self.thought_id = None
         if text.strip():
             yield self._emit("thinking", text=text)
 

@@ -347,3 +347,23 @@ def test_pieces_of_one_thought_are_one_thinking_event(tmp_path: Path) -> None:
     assert [e.text for e in found if e.kind == "thinking"] == [
         "The cache is stale.\n\nAnother thought."
     ]
+
+
+def test_a_chat_of_the_first_stores_reads_too(tmp_path: Path) -> None:
+    """Before version 3 a prompt could be a bare string, and a response one markdown
+    string; VS Code's reader revives both."""
+    folder = tmp_path / SHOP
+    folder.mkdir(parents=True)
+    old = {"version": 1, "sessionId": "v1", "creationDate": T0, "requests": [
+        {"requestId": "r1", "timestamp": T0, "message": "what is this repo?",
+         "response": "A shop backend.", "isCanceled": True},
+    ]}  # fmt: skip
+    (folder / "v1.json").write_text(json.dumps(old))
+    found = sessions(tmp_path)
+    assert found["v1"].title == "what is this repo?"
+    read = events(found["v1"])
+    assert [(e.kind, e.text) for e in read][:2] == [
+        ("user", "what is this repo?"),
+        ("assistant", "A shop backend."),
+    ]
+    assert read[-1].kind == "turn_end" and read[-1].extra == {"reason": "cancelled"}

@@ -277,7 +277,10 @@ class Translator:
             yield emit("user", start, text=text, extra=extra)
         result = as_dict(request.get("result"))
         metadata = as_dict(result.get("metadata"))
-        parts = [p for p in as_list(request.get("response")) if p is not None]
+        response = request.get("response")
+        # the first stores kept a response as one markdown string
+        parts = [response] if isinstance(response, str) else as_list(response)
+        parts = [p for p in parts if p is not None]
         prefix = f"{as_str(request.get('requestId')) or number}:"
         yield from _Response(self, parts, metadata, start, prefix).events()
         end = ended(request) or start

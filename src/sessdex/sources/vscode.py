@@ -1,4 +1,4 @@
-"""VS Code's built-in Chat (GitHub Copilot Chat, agent mode): chats VS Code itself keeps.
+"""VS Code's built-in Chat (GitHub Copilot Chat: ask, edit and agent mode): its chats.
 
 The chat service (`ChatSessionStore`, src/vs/workbench/contrib/chat/common/model/ in
 microsoft/vscode) writes one file per chat, named by its session id, in
@@ -19,8 +19,9 @@ User data folders: Code, Code - Insiders, Code - OSS, VSCodium (and its Insiders
 `~/.config` (`$XDG_CONFIG_HOME`), `~/Library/Application Support` and `AppData/Roaming`;
 `$VSCODE_APPDATA/<product>` and `$VSCODE_PORTABLE/user-data` before them; VS Code Server's
 `~/.vscode-server/data` (`$VSCODE_AGENT_FOLDER/data` where that is set; and Insiders',
-VSCodium's, OpenVSCode's, code-server's and the Flatpaks') on a remote host. Forks (Cursor, Windsurf, …) keep their own chats elsewhere
-and are read by their own readers, or not at all: their folders are not looked in.
+VSCodium's, OpenVSCode's, code-server's and the Flatpaks') on a remote host. Forks
+(Cursor, Windsurf, …) are not looked in: their agents keep their own stores (Cursor's is
+the cursor reader's), and a chat listed from both would be listed twice.
 
 The title is the chat's `customTitle`, else the title VS Code's index keeps for it
 (`chat.ChatSessionStore.index` in ItemTable of the workspace's state.vscdb, the user data's

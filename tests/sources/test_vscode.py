@@ -367,3 +367,33 @@ def test_a_chat_of_the_first_stores_reads_too(tmp_path: Path) -> None:
         ("assistant", "A shop backend."),
     ]
     assert read[-1].kind == "turn_end" and read[-1].extra == {"reason": "cancelled"}
+
+
+def test_copilots_arguments_and_results_reach_calls_under_their_suffixed_ids(
+    tmp_path: Path,
+) -> None:
+    """Copilot Chat keeps a call as `<the model's id>__vscode-<n>` in its rounds and its
+    results (toolCallingLoop.createInternalToolCallId), while VS Code names the call's
+    part by the model's id alone (the chat stream's id): the two are one call."""
+    folder = tmp_path / SHOP
+    edit = {"kind": "toolInvocationSerialized", "toolCallId": "toolu_01Edit",
+            "toolId": "copilot_replaceString", "isComplete": True,
+            "invocationMessage": {"value": "Editing a.py"}}  # fmt: skip
+    arguments = {"filePath": "/w/a.py", "oldString": "x = 1\n", "newString": "x = 2\n"}
+    metadata = {
+        "toolCallRounds": [{"id": "round-1", "response": "", "toolInputRetry": 0,
+                            "toolCalls": [{"name": "replace_string_in_file",
+                                           "id": "toolu_01Edit__vscode-7",
+                                           "arguments": json.dumps(arguments)}]}],
+        "toolCallResults": {"toolu_01Edit__vscode-7": {
+            "$mid": 20, "content": [{"$mid": 21, "value": "Edited a.py."}]}},
+    }  # fmt: skip
+    log(folder / "s.jsonl", [
+        {"kind": 0, "v": state("s", asked("fix a.py", edit,
+                                          result={"metadata": metadata}))},
+    ])  # fmt: skip
+    found = events(sessions(tmp_path)["s"])
+    call = next(e for e in found if e.kind == "tool_call")
+    assert call.extra["input"] == arguments
+    result = next(e for e in found if e.kind == "tool_result")
+    assert result.call_id == call.call_id and result.text == "Edited a.py."

@@ -58,6 +58,9 @@ EDIT = "textEditGroup"
 _OPEN = (0, 4)
 _CANCELLED = 2
 _VENDOR = "copilot/"  # VS Code names a Copilot model `copilot/<model>`
+# Copilot Chat's own id of a call: the model's id and this suffix with a number; VS Code
+# names the call's part by the model's id alone
+_SUFFIX = "__vscode-"
 
 
 def load(
@@ -347,7 +350,7 @@ class _Response:
                     if as_dict(part.get("toolSpecificData")).get("kind") == "subagent":
                         self.spawns.add(call_id)
         self.arguments = _arguments(metadata)
-        self.outputs = as_dict(metadata.get("toolCallResults"))
+        self.outputs = _by_call(as_dict(metadata.get("toolCallResults")))
 
     def _emit(self, kind: str, **fields: object) -> Event:
         return self.chat.emit(kind, self.time, estimated=True, **fields)  # type: ignore[arg-type]
@@ -520,9 +523,23 @@ def _reference(value: object) -> str | None:
     return f"`{shown}`" if shown else None
 
 
+def _call_id(value: str) -> str:
+    """The id VS Code gives the part of a call Copilot Chat keeps as `<id>__vscode-<n>`."""
+    return value.split(_SUFFIX, 1)[0] or value
+
+
+def _by_call(kept: dict[str, object]) -> dict[str, object]:
+    """Copilot Chat's values by its own call ids, by the ids of VS Code's parts (the first
+    of a model's id used twice)."""
+    found: dict[str, object] = {}
+    for key, value in kept.items():
+        found.setdefault(_call_id(key), value)
+    return found
+
+
 def _arguments(metadata: dict[str, object]) -> dict[str, JSONValue]:
     """A call's input as Copilot Chat kept it (`toolCallRounds[].toolCalls[]`: `id`,
-    `name`, `arguments` as JSON text), by call id."""
+    `name`, `arguments` as JSON text), by the id of VS Code's part of the call."""
     found: dict[str, JSONValue] = {}
     for round_ in as_list(metadata.get("toolCallRounds")):
         for call in as_list(as_dict(round_).get("toolCalls")):
@@ -530,7 +547,7 @@ def _arguments(metadata: dict[str, object]) -> dict[str, JSONValue]:
             call_id = as_str(call.get("id"))
             arguments = call.get("arguments")
             if call_id and arguments is not None:
-                found[call_id] = _json_or_text(arguments)
+                found.setdefault(_call_id(call_id), _json_or_text(arguments))
     return found
 
 

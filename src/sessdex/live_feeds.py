@@ -65,11 +65,15 @@ class Seen:
     @staticmethod
     def key(event: Event, positional: bool = False) -> int:
         """The event's identity. `positional` (a store read whole again, its events
-        numbered from its start each time): an undated event is also told by its place,
-        so that two alike (each turn's end of an app that keeps no times) are two."""
+        numbered from its start each time): an undated event, or one whose time is a
+        guess, is also told by its place, so that two alike (each turn's end of an app
+        that keeps no times, two "Let me look." of one response dated by its request)
+        are two."""
         return hash(
             (
-                event.seq if positional and event.time is None else None,
+                event.seq
+                if positional and (event.time is None or event.time_estimated)
+                else None,
                 event.agent_id,
                 event.kind,
                 event.time,
@@ -319,7 +323,12 @@ class ReadFeed:
         self.store = path.split("#", 1)[0]
         # a row of a store many sessions share: its file's mtime is any session's write
         self.shared = "#" in path
-        self.appended = not self.shared and path.endswith(".jsonl")
+        # a log replayed whole (its lines change what earlier ones wrote) is a store here
+        self.appended = (
+            not self.shared
+            and path.endswith(".jsonl")
+            and getattr(source, "REPLAYED_LOGS", False) is not True
+        )
         self.follower: Follower | None = None
         if self.appended:
             start = tail_offset(path, HISTORY_BYTES)

@@ -397,3 +397,60 @@ def test_copilots_arguments_and_results_reach_calls_under_their_suffixed_ids(
     assert call.extra["input"] == arguments
     result = next(e for e in found if e.kind == "tool_result")
     assert result.call_id == call.call_id and result.text == "Edited a.py."
+
+
+def test_an_answer_growing_in_the_log_is_shown_once_in_the_live_view(
+    tmp_path: Path,
+) -> None:
+    """The log's lines change what earlier ones wrote: VS Code sets a response's text
+    again as it streams. Each re-read found the answer grown, a new event: `follow`
+    printed "Hel", then the whole answer."""
+    from sessdex.live import LiveSession
+    from sessdex.live_feeds import STORE_SECONDS
+
+    path = tmp_path / SHOP / "g.jsonl"
+    log(path, [{"kind": 0, "v": state("g", asked("go", modelState={"value": 0}))}])
+    follower = LiveSession(sessions(tmp_path)["g"])
+    now = 100.0
+    shown = follower.poll(now)
+
+    def write(entry: dict[str, object]) -> None:
+        nonlocal now
+        with path.open("a", encoding="utf-8") as file:
+            file.write(json.dumps(entry) + "\n")
+        now += STORE_SECONDS + 1
+        shown.extend(follower.poll(now))
+
+    answer = ["requests", 0, "response", 0, "value"]
+    write({"kind": 2, "k": ["requests", 0, "response"], "v": [{"value": "Hel"}]})
+    write({"kind": 1, "k": answer, "v": "Hello, the answer"})
+    write({"kind": 1, "k": answer, "v": "Hello, the answer is 42."})
+    write({"kind": 1, "k": ["requests", 0, "modelState"],
+           "v": {"value": 1, "completedAt": T0 + 5_000}})  # fmt: skip
+    now += STORE_SECONDS + 1
+    shown.extend(follower.poll(now))  # nothing written since
+    said = [e.text for e in shown if e.kind == "assistant"]
+    assert said == ["Hello, the answer is 42."]
+    assert [e.kind for e in shown] == ["user", "assistant", "turn_end"]
+
+
+def test_two_alike_answers_of_one_response_are_both_in_the_live_view(
+    tmp_path: Path,
+) -> None:
+    """A response's parts keep no time of their own: each event has the request's, a
+    guess. Two alike (a "Let me look." before each of two calls) are two events, as
+    `show` has them; the live view kept the first only."""
+    from sessdex.live import LiveSession
+
+    def call(call_id: str) -> dict[str, object]:
+        return {"kind": "toolInvocationSerialized", "toolCallId": call_id,
+                "toolId": "copilot_readFile", "isComplete": True}  # fmt: skip
+
+    parts = [{"value": "Let me look."}, call("c1"), {"value": "Let me look."},
+             call("c2"), {"value": "Done."}]  # fmt: skip
+    log(tmp_path / SHOP / "a.jsonl", [{"kind": 0, "v": state("a", asked("go", *parts))}])
+    session = sessions(tmp_path)["a"]
+    shown = LiveSession(session).poll(100.0)
+    assert [e.text for e in shown if e.kind == "assistant"] == [
+        e.text for e in events(session) if e.kind == "assistant"
+    ] == ["Let me look.", "Let me look.", "Done."]

@@ -129,6 +129,9 @@ class Source(Protocol):
     # Optional: IN_PROJECTS = (".app.history.md", …), the names of the files the
     # app writes into the user's projects (where no folder of its own says they are its):
     # no export may replace or be one, found by the index or not.
+    # Optional: REPLAYED_LOGS = True, its `.jsonl` files are logs whose lines change what
+    # earlier ones wrote (replayed whole to one state): the live view reads such a file
+    # again whole as it does a store, never from a line on.
 
     def locate(self, home: Home) -> Location:
         """Where this app keeps its files for `home` (which may not exist)."""

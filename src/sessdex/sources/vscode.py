@@ -54,6 +54,7 @@ from .base import Home, Location
 NAME = "vscode"
 TITLE = "VS Code Chat (Copilot)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
+REPLAYED_LOGS = True  # a .jsonl chat's lines set what earlier ones wrote: read it whole
 CHECKED_WITH = (
     "VS Code's source, no real capture (Low/Medium confidence): microsoft/vscode "
     "src/vs/workbench/contrib/chat/common/model/chatSessionStore.ts and "

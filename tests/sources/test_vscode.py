@@ -454,3 +454,33 @@ def test_two_alike_answers_of_one_response_are_both_in_the_live_view(
     assert [e.text for e in shown if e.kind == "assistant"] == [
         e.text for e in events(session) if e.kind == "assistant"
     ] == ["Let me look.", "Let me look.", "Done."]
+
+
+def test_a_call_still_running_has_no_result_yet(tmp_path: Path) -> None:
+    """VS Code writes a running call's part as it writes a finished one (`toJSON`:
+    `isComplete` true), without its result: in a response still open, such a call has
+    no result yet. It was given one (its "Running ..." message), and once the call ended
+    the live view showed a second result for it."""
+    from sessdex.live import LiveSession
+    from sessdex.live_feeds import STORE_SECONDS
+
+    running = {"kind": "toolInvocationSerialized", "toolCallId": "c1",
+               "toolId": "run_in_terminal", "isComplete": True,
+               "invocationMessage": {"value": "Running `make`"}}  # fmt: skip
+    path = tmp_path / SHOP / "r.jsonl"
+    log(path, [{"kind": 0, "v": state("r", asked("build it", running,
+                                                  modelState={"value": 0}))}])  # fmt: skip
+    session = sessions(tmp_path)["r"]
+    assert [e.kind for e in events(session)] == ["user", "tool_call"]
+    follower = LiveSession(session)
+    shown = follower.poll(100.0)
+    done = {**running, "isComplete": True,
+            "resultDetails": {"input": "make", "output": [{"value": "built"}]}}  # fmt: skip
+    with path.open("a", encoding="utf-8") as file:
+        file.write(json.dumps({"kind": 1, "k": ["requests", 0, "response", 0],
+                               "v": done}) + "\n")  # fmt: skip
+        file.write(json.dumps({"kind": 1, "k": ["requests", 0, "modelState"],
+                               "v": {"value": 1}}) + "\n")  # fmt: skip
+    for step in (1, 2):
+        shown += follower.poll(100.0 + step * (STORE_SECONDS + 1))
+    assert [e.text for e in shown if e.kind == "tool_result"] == ["built"]

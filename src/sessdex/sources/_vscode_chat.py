@@ -285,7 +285,10 @@ class Translator:
         parts = [response] if isinstance(response, str) else as_list(response)
         parts = [p for p in parts if p is not None]
         prefix = f"{as_str(request.get('requestId')) or number}:"
-        yield from _Response(self, parts, metadata, start, prefix).events()
+        state = as_dict(request.get("modelState")).get("value")
+        reply = _Response(self, parts, metadata, start, prefix)
+        reply.open = state in _OPEN
+        yield from reply.events()
         end = ended(request) or start
         error = as_dict(result.get("errorDetails"))
         message = markdown(error.get("message"))
@@ -296,7 +299,6 @@ class Translator:
         if usage is not None:
             yield emit("usage", end, usage=usage)
         reason: dict[str, JSONValue] = {}
-        state = as_dict(request.get("modelState")).get("value")
         if state in _OPEN:
             return  # the response goes on, or waits for the user (a log written mid-turn)
         if request.get("isCanceled") is True or state == _CANCELLED:
@@ -349,6 +351,7 @@ class _Response:
                     self.calls[call_id] = {**self.calls.get(call_id, {}), **part}
                     if as_dict(part.get("toolSpecificData")).get("kind") == "subagent":
                         self.spawns.add(call_id)
+        self.open = False  # the response goes on: a call without its result still runs
         self.arguments = _arguments(metadata)
         self.outputs = _by_call(as_dict(metadata.get("toolCallResults")))
 
@@ -404,7 +407,11 @@ class _Response:
                 call = self.calls.get(call_id or "", as_dict(part))
                 key = call_id or f"{self.prefix}part-{index}"
                 yield from self._call(call, key)
-                if call_id in self.spawns and last.get(call_id, -1) > index:
+                if call.get("isComplete") is False or (
+                    self.open and not self._finished(call, key)
+                ):
+                    pass  # still running: no result yet
+                elif call_id in self.spawns and last.get(call_id, -1) > index:
                     held.append(
                         (key, call)
                     )  # its result once its sub-agent's calls are out
@@ -474,6 +481,19 @@ class _Response:
                 spawn["agent_name"] = name
             yield self._emit("subagent", agent_id=agent_id, call_id=call_id,
                              text=one_line(data.get("description"), limit=None), extra=spawn)  # fmt: skip
+
+    def _finished(self, call: dict[str, object], call_id: str) -> bool:
+        """Whether the call's part holds its result: VS Code writes a running call's
+        part as a finished one's (`isComplete` true), less its result."""
+        data = as_dict(call.get("toolSpecificData"))
+        return (
+            call.get("resultDetails") is not None
+            or call.get("resultError") is not None
+            or call_id in self.outputs
+            or data.get("terminalCommandOutput") is not None
+            or as_dict(data.get("terminalCommandState")).get("exitCode") is not None
+            or (data.get("kind") == "subagent" and data.get("result") is not None)
+        )
 
     def _result(self, call: dict[str, object], call_id: str) -> Event:
         agent = as_str(call.get("subAgentInvocationId"))

@@ -11,6 +11,8 @@ import sqlite3
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
 from sessdex.sources import Home, vscode
@@ -484,3 +486,47 @@ def test_a_call_still_running_has_no_result_yet(tmp_path: Path) -> None:
     for step in (1, 2):
         shown += follower.poll(100.0 + step * (STORE_SECONDS + 1))
     assert [e.text for e in shown if e.kind == "tool_result"] == ["built"]
+
+
+def _outputs_log(path: Path, count: int) -> None:
+    """A chat whose log pushes `count` calls, each with 1 MB of output: lines under the
+    length past which a line's long strings are elided, together far over it."""
+    log(path, [{"kind": 0, "v": state(path.stem, asked("read the logs"))}])
+    with path.open("a", encoding="utf-8") as file:
+        for number in range(count):
+            part = {"kind": "toolInvocationSerialized", "toolCallId": f"c{number}",
+                    "toolId": "copilot_readFile", "isComplete": True,
+                    "resultDetails": {"output": [{"value": f"{number} " + "x" * (1 << 20)}]}}  # fmt: skip
+            entry = {"kind": 2, "k": ["requests", 0, "response"], "v": [part]}
+            file.write(json.dumps(entry) + "\n")
+
+
+def test_a_log_of_many_big_lines_is_listed_and_read_in_bounded_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each line is short enough to be read whole, but the state they make holds them
+    all: listing took memory as large as the log (256 MB for a 219 MB one)."""
+    path = tmp_path / SHOP / "big.jsonl"
+    _outputs_log(path, 40)
+    location = vscode.locate(Home.at(tmp_path))
+    tracemalloc.start()
+    try:
+        (session,) = vscode.parse(path, location, Diagnostics())
+        _, listing = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert session.title == "read the logs"
+    assert listing < 24 * 1024 * 1024  # reading its lines alone: 18 MB at the peak
+    monkeypatch.setattr(chat, "WHOLE_BUDGET", 8 * 1024 * 1024)
+    tracemalloc.start()
+    try:
+        results = [
+            (e.text or "")[:3]
+            for e in vscode.read(session, Diagnostics())
+            if e.kind == "tool_result"
+        ]
+        _, reading = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(results) == 40 and results[0] == "0 x"  # the first ones whole
+    assert reading < 32 * 1024 * 1024

@@ -15,7 +15,8 @@ value"), as is a mutation before any state.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -40,6 +41,17 @@ from ._values import (
 # a key path longer than this is no path VS Code writes (a chat's deepest is a few levels)
 _DEPTH = 32
 _DELETE = object()
+# a log's lines are read whole until they come to this much (a read), or from the first
+# (a listing); past it, a line over files.LINE_CAP has its long strings elided, as an
+# over-long line's are: the state holds what every line set, and a log is up to 1024
+# entries long before VS Code writes it again whole
+WHOLE_BUDGET = 64 * 1024 * 1024
+# a line a listing passes over unparsed: what a request's response or result became (the
+# bulk of a log; `kind`, then `k`, as ObjectMutationLog writes an entry)
+_NOT_LISTED = re.compile(
+    rb'\{\s*"kind"\s*:\s*[123]\s*,\s*"k"\s*:\s*\[\s*"requests"\s*,\s*\d+\s*,'
+    rb'\s*"(?:response|result)"'
+)
 # response parts that say nothing a reader of the chat needs (progress, UI state, links
 # already in the text); every other unknown kind is counted for doctor
 IGNORED = frozenset(
@@ -64,12 +76,15 @@ _SUFFIX = "__vscode-"
 
 
 def load(
-    path: Path, diagnostics: Diagnostics, *, full: bool = False
+    path: Path, diagnostics: Diagnostics, *, full: bool = False, listing: bool = False
 ) -> dict[str, object] | None:
-    """The chat's state now; None (counted) where the file holds none."""
+    """The chat's state now; None (counted) where the file holds none. For a `listing`,
+    a log's long strings are elided from its first long line on."""
     name = os.fspath(path)
     if name.endswith(".jsonl"):
-        return _replayed(path, diagnostics, full)
+        if listing:
+            return _replayed(path, diagnostics, full, 0, _listed_over)
+        return _replayed(path, diagnostics, full, WHOLE_BUDGET)
     value = files.read_json_compacted(path, full=full, diagnostics=diagnostics)
     if value is None:
         return None
@@ -79,13 +94,33 @@ def load(
     return value
 
 
+def _listed_over(data: bytes) -> bool:
+    return _NOT_LISTED.match(data, 0, 160) is not None
+
+
 def _replayed(
-    path: Path, diagnostics: Diagnostics, full: bool
+    path: Path,
+    diagnostics: Diagnostics,
+    full: bool,
+    budget: int,
+    unread: Callable[[bytes], bool] | None = None,
 ) -> dict[str, object] | None:
     name = os.fspath(path)
     state: dict[str, object] | None = None
+    spent = 0  # bytes of the lines read whole
     try:
-        for line, entry in files.iter_records(path, diagnostics, full=full):
+        for line, record in files.iter_records(
+            path, diagnostics, full=full, unread=unread
+        ):
+            entry: dict[str, object] | None = record
+            size = len(line.data)
+            if not full and size > files.LINE_CAP:
+                spent += size
+                if spent > budget:
+                    entry = _compacted(line, diagnostics, name)
+                    if entry is None:
+                        continue
+            assert entry is not None
             kind = entry.get("kind")
             if kind == 0:
                 value = entry.get("v")
@@ -117,6 +152,19 @@ def _replayed(
     except OSError:
         return state
     return state
+
+
+def _compacted(
+    line: files.Line, diagnostics: Diagnostics, name: str
+) -> dict[str, object] | None:
+    """The entry of a line read whole, read again with its long strings elided; None
+    (counted "too long") where it is longer than a line may be even so."""
+    data = files.compacted((line.data,))
+    value = files.loads(data) if data is not None else None
+    if not isinstance(value, dict):
+        diagnostics.skip(name, line.number, "too long")
+        return None
+    return value
 
 
 def _is_path(keys: object) -> bool:

@@ -156,7 +156,7 @@ def _chats(
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
-    state = chat.load(path, diagnostics)
+    state = chat.load(path, diagnostics, listing=True)
     if state is None:
         return []
     requests = chat.requests(state)

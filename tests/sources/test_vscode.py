@@ -530,3 +530,26 @@ def test_a_log_of_many_big_lines_is_listed_and_read_in_bounded_memory(
         tracemalloc.stop()
     assert len(results) == 40 and results[0] == "0 x"  # the first ones whole
     assert reading < 32 * 1024 * 1024
+
+
+def test_copilots_conversation_summary_is_a_compaction(tmp_path: Path) -> None:
+    """Copilot Chat summarizes a conversation grown past its model's window and keeps
+    the summary in the turn's metadata (`summaries`, `summary` before them): the
+    history the model sees from then on."""
+    summary = {"toolCallRoundId": "round-2", "text": "The user wants retries.",
+               "source": "foreground", "usage": {"prompt_tokens": 9000,
+                                                 "completion_tokens": 300}}  # fmt: skip
+    older = {"toolCallRoundId": "round-1", "text": "Earlier: the user asked."}
+    log(tmp_path / SHOP / "c.jsonl", [{"kind": 0, "v": state(
+        "c",
+        asked("go on", {"value": "Done."},
+              result={"metadata": {"summaries": [summary]}}),
+        {**asked("and?", {"value": "More."},
+                 result={"metadata": {"summary": older}}), "requestId": "r2"},
+    )}])  # fmt: skip
+    found = events(sessions(tmp_path)["c"])
+    compactions = [e for e in found if e.kind == "compaction"]
+    assert [e.text for e in compactions] == [
+        "The user wants retries.",
+        "Earlier: the user asked.",
+    ]

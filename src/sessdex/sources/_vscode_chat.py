@@ -338,6 +338,8 @@ class Translator:
         reply.open = state in _OPEN
         yield from reply.events()
         end = ended(request) or start
+        for summary in _summaries(metadata):
+            yield emit("compaction", end, estimated=True, text=summary)
         error = as_dict(result.get("errorDetails"))
         message = markdown(error.get("message"))
         if message:
@@ -352,6 +354,19 @@ class Translator:
         if request.get("isCanceled") is True or state == _CANCELLED:
             reason = {"reason": "cancelled"}
         yield emit("turn_end", end, estimated=end is start, extra=reason)
+
+
+def _summaries(metadata: dict[str, object]) -> list[str]:
+    """The texts of the conversation's summaries Copilot Chat made in the turn (it
+    summarizes a history grown past the model's window): `summaries`, `summary` before
+    them, else a round's own `summary`."""
+    kept = metadata.get("summaries")
+    found = as_list(kept) if kept is not None else [metadata.get("summary")]
+    texts = [t for s in found if (t := as_str(as_dict(s).get("text")))]
+    if texts:
+        return texts
+    rounds = as_list(metadata.get("toolCallRounds"))
+    return [t for r in rounds if (t := as_str(as_dict(r).get("summary")))]
 
 
 def _usage(metadata: dict[str, object], model: str | None) -> Usage | None:

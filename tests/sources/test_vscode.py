@@ -553,3 +553,22 @@ def test_copilots_conversation_summary_is_a_compaction(tmp_path: Path) -> None:
         "The user wants retries.",
         "Earlier: the user asked.",
     ]
+
+
+def test_copilots_multi_edit_and_patch_inputs_show_as_diffs() -> None:
+    """Copilot Chat's multi_replace_string_in_file keeps its edits under `replacements`,
+    and apply_patch its patch as `input` beside an `explanation`: the views showed both
+    as plain arguments."""
+    from sessdex.views.diffs import input_diff
+
+    multi = {"explanation": "Rename", "replacements": [
+        {"filePath": "/w/a.py", "oldString": "old_name()\n", "newString": "new_name()\n"},
+        {"filePath": "/w/b.py", "oldString": "x = 1\n", "newString": "x = 2\n"},
+    ]}  # fmt: skip
+    assert [line for line in input_diff(multi) if line[:1] in "+-"] == [
+        "-old_name()", "+new_name()", "-x = 1", "+x = 2",
+    ]  # fmt: skip
+    patch = "*** Begin Patch\n*** Update File: /w/a.py\n@@\n-a\n+b\n*** End Patch\n"
+    assert input_diff({"input": patch, "explanation": "Fix a"})[-3:] == [
+        "-a", "+b", "*** End Patch",
+    ]  # fmt: skip

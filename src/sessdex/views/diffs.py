@@ -13,7 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 # Arguments that hold a text before and after an edit, whatever the app calls them; a
-# list of such pairs under "edits" (several edits in one call) is read the same way.
+# list of such pairs under "edits" or "replacements" (several edits in one call) is read
+# the same way.
 _EDIT_PAIRS = (
     ("old_string", "new_string"),
     ("oldString", "newString"),
@@ -21,6 +22,8 @@ _EDIT_PAIRS = (
     ("old_text", "new_text"),
     ("oldText", "newText"),
 )
+# where a list of such pairs is (Copilot Chat's multi_replace_string_in_file: `replacements`)
+_EDIT_LISTS = ("edits", "replacements")
 _EDITS_SHOWN = 100  # edits of one call shown as a diff; past that, the rest as they are
 _DIFF_LINES = (
     20_000  # lines before and after, past which an edit is not matched line by line
@@ -97,16 +100,17 @@ def _hunks(before: list[str], after: list[str], context: int = 2) -> list[str]:
 def _edits(value: Mapping[str, object]) -> tuple[list[tuple[str, str]], set[str]]:
     """The (before, after) texts of a tool input's edits, and the keys that held them."""
     pairs, keys = _pairs(value)
-    edits = value.get("edits")
-    if (
-        isinstance(edits, list)
-        and 0 < len(edits) <= _EDITS_SHOWN
-        and all(isinstance(edit, Mapping) for edit in edits)
-    ):
-        found = [pair for edit in edits for pair in _pairs(edit)[0]]
-        if found:
-            pairs.extend(found)
-            keys.add("edits")
+    for name in _EDIT_LISTS:
+        edits = value.get(name)
+        if (
+            isinstance(edits, list)
+            and 0 < len(edits) <= _EDITS_SHOWN
+            and all(isinstance(edit, Mapping) for edit in edits)
+        ):
+            found = [pair for edit in edits for pair in _pairs(edit)[0]]
+            if found:
+                pairs.extend(found)
+                keys.add(name)
     return pairs, keys
 
 
@@ -134,7 +138,7 @@ _PATCH_STARTS = ("*** Begin Patch", "diff --git ", "--- ")
 
 def patch_text(value: object) -> str | None:
     """The patch a tool was given as its whole input, else None: an `apply_patch` tool's
-    input (plain, or as its one argument), or a shell call of it (`["apply_patch",
+    input (plain, as its one argument, or as `input`), or a shell call of it (`["apply_patch",
     patch]`, `apply_patch <<'EOF'` … `EOF`)."""
     if isinstance(value, Mapping):
         command = value.get("command", value.get("cmd"))
@@ -146,6 +150,8 @@ def patch_text(value: object) -> str | None:
             value = command[1]
         elif isinstance(command, str):
             value = command
+        elif isinstance(value.get("input"), str):  # beside an `explanation` (Copilot)
+            value = value["input"]
         elif len(value) == 1:
             (value,) = value.values()
     if not isinstance(value, str):

@@ -572,3 +572,18 @@ def test_copilots_multi_edit_and_patch_inputs_show_as_diffs() -> None:
     assert input_diff({"input": patch, "explanation": "Fix a"})[-3:] == [
         "-a", "+b", "*** End Patch",
     ]  # fmt: skip
+
+
+def test_values_of_the_wrong_type_are_passed_over(tmp_path: Path) -> None:
+    """A part's `kind` that is a list, an elapsed time past any date: the listing
+    raised OverflowError and the read TypeError."""
+    request = asked("go", {"kind": ["markdownContent"], "value": "odd"},
+                    {"value": "Fine."},
+                    result={"timings": {"totalElapsed": 1e308}})  # fmt: skip
+    log(tmp_path / SHOP / "w.jsonl", [{"kind": 0, "v": state("w", request)}])
+    diagnostics = Diagnostics()
+    session = sessions(tmp_path, diagnostics)["w"]
+    assert session.updated is not None
+    found = list(vscode.read(session, diagnostics))
+    assert [e.text for e in found if e.kind == "assistant"] == ["Fine."]
+    assert diagnostics.unknown["response part without kind"] == 1

@@ -289,7 +289,10 @@ def ended(request: dict[str, object]) -> datetime | None:
     start = ms_time(request.get("timestamp"))
     elapsed = as_dict(as_dict(request.get("result")).get("timings")).get("totalElapsed")
     if start is not None and isinstance(elapsed, int | float) and elapsed >= 0:
-        return start + timedelta(milliseconds=elapsed)
+        try:
+            return start + timedelta(milliseconds=elapsed)
+        except (OverflowError, ValueError):  # past any date
+            return None
     return None
 
 
@@ -408,7 +411,7 @@ class _Response:
         self.calls: dict[str, dict[str, object]] = {}
         self.spawns: set[str] = set()
         for part in parts:
-            if isinstance(part, dict) and part.get("kind") in TOOL:
+            if isinstance(part, dict) and as_str(part.get("kind")) in TOOL:
                 call_id = as_str(part.get("toolCallId"))
                 if call_id:
                     self.calls[call_id] = {**self.calls.get(call_id, {}), **part}

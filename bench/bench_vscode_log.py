@@ -86,8 +86,10 @@ def main() -> None:
         size = path.stat().st_size
         base, _ = child(path, "bytes")
         took, rss = child(path, "parse")
-    print(f"log {size / 2**20:.0f} MB: listed in {took:.2f} s ({took / base:.1f} x reading"
-          f" its bytes, {base:.2f} s), peak RSS {rss / 2**20:.0f} MB")
+    print(
+        f"log {size / 2**20:.0f} MB: listed in {took:.2f} s ({took / base:.1f} x reading"
+        f" its bytes, {base:.2f} s), peak RSS {rss / 2**20:.0f} MB"
+    )
 
 
 if __name__ == "__main__":

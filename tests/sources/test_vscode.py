@@ -450,12 +450,16 @@ def test_two_alike_answers_of_one_response_are_both_in_the_live_view(
 
     parts = [{"value": "Let me look."}, call("c1"), {"value": "Let me look."},
              call("c2"), {"value": "Done."}]  # fmt: skip
-    log(tmp_path / SHOP / "a.jsonl", [{"kind": 0, "v": state("a", asked("go", *parts))}])
+    log(
+        tmp_path / SHOP / "a.jsonl", [{"kind": 0, "v": state("a", asked("go", *parts))}]
+    )
     session = sessions(tmp_path)["a"]
     shown = LiveSession(session).poll(100.0)
-    assert [e.text for e in shown if e.kind == "assistant"] == [
-        e.text for e in events(session) if e.kind == "assistant"
-    ] == ["Let me look.", "Let me look.", "Done."]
+    assert (
+        [e.text for e in shown if e.kind == "assistant"]
+        == [e.text for e in events(session) if e.kind == "assistant"]
+        == ["Let me look.", "Let me look.", "Done."]
+    )
 
 
 def test_a_call_still_running_has_no_result_yet(tmp_path: Path) -> None:

@@ -6,10 +6,16 @@ A `.json` chat is `ISerializableChatData` (chatModel.ts), read whole up to
 `ObjectMutationLog` writes (objectMutationLog.ts): one entry a line, `{kind: 0, v}` the whole
 state, then `{kind: 1, k, v}` sets the value at key path `k`, `{kind: 2, k, v?, i?}` cuts the
 array at `k` to `i` items (when given) and appends `v`, `{kind: 3, k}` deletes; VS Code writes
-a fresh `kind: 0` line when it compacts the log. Each line is read as a transcript line is
-(a long one has its long strings elided), and applied to the one state in memory: what the
-chat holds now, never its history. An entry whose path leads nowhere is counted ("bad
-value"), as is a mutation before any state.
+the log again whole, as one `kind: 0` line, once it holds over 1024 entries
+(chatSessionOperationLog.ts). A markdown part is kept as its MarkdownString (`{value}`, no
+`kind`). Each line is read as a transcript line is (a long one has its long strings
+elided), and applied to the one state in memory: what the chat holds now, never its
+history. Past WHOLE_BUDGET bytes of long lines, a long line's strings are elided too; a
+listing passes over the lines that set a response or a result, and elides from the first
+long line. An entry whose path leads nowhere is counted ("bad value"), as is a mutation
+before any state. A state still longer than a line may be once its long strings are
+elided (a long chat of short texts, 4 MB of them) is counted "too long": such a chat is
+not listed.
 """
 
 from __future__ import annotations
@@ -373,8 +379,9 @@ def _summaries(metadata: dict[str, object]) -> list[str]:
 
 
 def _usage(metadata: dict[str, object], model: str | None) -> Usage | None:
-    """Copilot Chat's counts for a response where its metadata keeps them (newer builds:
-    `promptTokens`, `outputTokens`); None where it keeps none."""
+    """Copilot Chat's counts for a response where its metadata keeps them
+    (`promptTokens`, `outputTokens`: Anthropic models only, the turn's last model call's);
+    None where it keeps none."""
     prompt_tokens = metadata.get("promptTokens")
     output_tokens = metadata.get("outputTokens")
     if not isinstance(prompt_tokens, int | float) and not isinstance(

@@ -28,10 +28,23 @@ The title is the chat's `customTitle`, else the title VS Code's index keeps for 
 `globalStorage/state.vscdb` for an empty window; read through a snapshot while VS Code
 holds its WAL): a chat renamed from the history list while it was not open has its new
 title there only; else its first prompt. A rename alone changes no chat file: the listing
-shows it once the chat is written again. Usage is read where Copilot Chat keeps a response's
-`promptTokens`/`outputTokens` in its result's metadata; most files keep none. VS Code has
-no command to reopen a given chat: `resume` says to open the folder and pick the chat in
-the Chat view's history.
+shows it once the chat is written again. VS Code has no command to reopen a given chat:
+`resume` says to open the folder and pick the chat in the Chat view's history.
+
+What a request's `result.metadata` holds is Copilot Chat's (microsoft/vscode-copilot-chat,
+`IResultMetadata`), read from its source: `toolCallRounds` (`id`, `response`,
+`toolInputRetry`, `toolCalls[{name, arguments as JSON text, id}]`, `thinking?`, `summary?`)
+and `toolCallResults` (by call id, `{content: [{value}]}`), a call's id there being the
+model's with `__vscode-<n>` after it, where VS Code names the call's part by the model's
+id alone; `summaries` (`summary` before them): the conversation summarized, a compaction;
+`promptTokens`/`outputTokens` for Anthropic models only, the counts of the turn's last model
+call (a turn of several rounds used more): read as the turn's usage, the only counts kept.
+Tools' arguments keep Copilot's names (`run_in_terminal` `command`, `replace_string_in_file`
+`filePath`/`oldString`/`newString`, `multi_replace_string_in_file` `replacements`,
+`create_file` `filePath`/`content`, `apply_patch` `input`, `read_file` `filePath`). A
+running call's part is written as a finished one's (`isComplete` true) less its result. No
+real chat file was seen: the layout of a chat kept before VS Code 1.109 and what other
+extensions' participants write stay read from the source alone.
 """
 
 from __future__ import annotations
@@ -56,11 +69,17 @@ TITLE = "VS Code Chat (Copilot)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 REPLAYED_LOGS = True  # a .jsonl chat's lines set what earlier ones wrote: read it whole
 CHECKED_WITH = (
-    "VS Code's source, no real capture (Low/Medium confidence): microsoft/vscode "
-    "src/vs/workbench/contrib/chat/common/model/chatSessionStore.ts and "
-    "objectMutationLog.ts @047238f9, chatSessionOperationLog.ts @03d43368, "
-    "chatProgressTypes/chatToolInvocation.ts @06419c3c (the 1.109+ .jsonl log and the "
-    "older .json v3), builtinTools/runSubagentTool.ts @31759a52; synthetic files"
+    "VS Code's and Copilot Chat's source, no real capture (Medium confidence): "
+    "microsoft/vscode src/vs/workbench/contrib/chat/common/model/chatSessionStore.ts and "
+    "objectMutationLog.ts @047238f9, chatSessionOperationLog.ts @03d43368 (the 1.109+ "
+    ".jsonl log, rewritten whole past 1024 entries, and the older .json v3), "
+    "chatProgressTypes/chatToolInvocation.ts @06419c3c (toJSON), "
+    "languageModelToolsService.ts (a part's toolCallId), "
+    "builtinTools/runSubagentTool.ts @31759a52; microsoft/vscode-copilot-chat @31acd00a: "
+    "prompt/common/conversation.ts and intents.ts (IResultMetadata, IToolCallRound), "
+    "intents/node/toolCallingLoop.ts (call ids, token counts), "
+    "prompt/node/defaultIntentRequestHandler.ts, tools/common/toolNames.ts and the "
+    "tools' parameters; synthetic files"
 )
 ENV_VARS = (
     "VSCODE_APPDATA",

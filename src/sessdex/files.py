@@ -240,9 +240,9 @@ class _Decompressed(io.RawIOBase):
 
 
 class Compactor:
-    """Streams one over-long JSON line, replacing strings longer than KEEP_STRING with
-    markers, and so an array of numbers longer than that (an image some apps keep as its
-    bytes, `[137,80,78,…]`): it becomes an array of one marker string."""
+    """Streams one over-long JSON line, replacing strings longer than KEEP_STRING (or
+    `limit`) with markers, and so an array of numbers longer than that (an image some apps
+    keep as its bytes, `[137,80,78,…]`): it becomes an array of one marker string."""
 
     __slots__ = (
         "dropped",
@@ -250,13 +250,15 @@ class Compactor:
         "escape",
         "in_string",
         "keep",
+        "limit",
         "numbers_at",
         "out",
         "overflow",
         "string_length",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = KEEP_STRING) -> None:
+        self.limit = limit
         self.out = bytearray()
         self.in_string = False
         self.escape = False
@@ -296,7 +298,7 @@ class Compactor:
                 self.escape = False
                 i += 1
                 continue
-            if len(self.keep) > KEEP_STRING:
+            if len(self.keep) > self.limit:
                 # nothing more is kept: only the string's end matters, the first quote
                 # no odd run of backslashes escapes (a text's many \n need no stop)
                 j = data.find(b'"', i)
@@ -320,7 +322,7 @@ class Compactor:
                     self.escape = True
                     i = j + 1
                     continue
-            if self.string_length <= KEEP_STRING:
+            if self.string_length <= self.limit:
                 self.out += self.keep
             else:
                 hint = bytes(self.keep[:48]).split(b"\\")[0]
@@ -358,7 +360,7 @@ class Compactor:
             bracket = data.rfind(b"[")
             numbers = bracket >= 0 and _NUMBERS.fullmatch(data, bracket + 1)
             self.numbers_at = start + bracket + 1 if numbers else -1
-        if self.numbers_at >= 0 and len(self.out) - self.numbers_at > KEEP_STRING:
+        if self.numbers_at >= 0 and len(self.out) - self.numbers_at > self.limit:
             run = self.out[self.numbers_at :]
             self.dropped = len(run)
             self.dropped_comma = bytes(run).rstrip().endswith(b",")
@@ -369,7 +371,7 @@ class Compactor:
         """data[start:end] is more of the string: counted, and kept while short (no slice
         of a long one is made: it may be most of a 16 MB chunk)."""
         self.string_length += end - start
-        room = KEEP_STRING + 1 - len(self.keep)
+        room = self.limit + 1 - len(self.keep)
         if room > 0:
             self.keep += data[start : min(end, start + room)]
 
@@ -386,10 +388,10 @@ def _backslashes_before(data: bytes, start: int, end: int) -> int:
     return end - at
 
 
-def compacted(pieces: Iterable[bytes]) -> bytes | None:
-    """One JSON value read in pieces, its long strings elided (`Compactor`); None if it
-    is longer than COMPACT_CAP even so (reading stops there)."""
-    compactor = Compactor()
+def compacted(pieces: Iterable[bytes], limit: int = KEEP_STRING) -> bytes | None:
+    """One JSON value read in pieces, its strings longer than `limit` elided
+    (`Compactor`); None if it is longer than COMPACT_CAP even so (reading stops there)."""
+    compactor = Compactor(limit)
     for piece in pieces:
         compactor.feed(piece)
         if compactor.overflow:

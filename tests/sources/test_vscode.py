@@ -591,3 +591,27 @@ def test_values_of_the_wrong_type_are_passed_over(tmp_path: Path) -> None:
     found = list(vscode.read(session, diagnostics))
     assert [e.text for e in found if e.kind == "assistant"] == ["Fine."]
     assert diagnostics.unknown["response part without kind"] == 1
+
+
+def test_a_long_chat_of_short_texts_is_listed_and_read(tmp_path: Path) -> None:
+    """A chat whose state (a `.json` chat, a log's first line) is still longer than a
+    line may be once its long strings are elided (many requests of texts each under
+    64 KB: a few agent turns' tool results) was counted "too long" and not listed."""
+    requests = [
+        {**asked(f"question {n}", {"value": f"answer {n} " + "word " * 400}),
+         "requestId": f"r{n}", "timestamp": T0 + n}
+        for n in range(2500)
+    ]  # fmt: skip
+    folder = tmp_path / SHOP
+    log(folder / "a.jsonl", [{"kind": 0, "v": state("a", *requests)},
+                             {"kind": 1, "k": ["customTitle"], "v": "Many"}])  # fmt: skip
+    folder.joinpath("b.json").write_text(json.dumps(state("b", *requests)))
+    assert folder.joinpath("b.json").stat().st_size > 4 * 1024 * 1024
+    diagnostics = Diagnostics()
+    found = sessions(tmp_path, diagnostics)
+    assert found["a"].title == "Many" and found["b"].title == "question 0"
+    for session in found.values():
+        read = list(vscode.read(session, diagnostics))
+        prompts = [e.text for e in read if e.kind == "user"]
+        assert len(prompts) == 2500 and prompts[-1] == "question 2499"
+    assert not diagnostics.skipped_total

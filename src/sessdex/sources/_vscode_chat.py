@@ -13,9 +13,9 @@ elided), and applied to the one state in memory: what the chat holds now, never 
 history. Past WHOLE_BUDGET bytes of long lines, a long line's strings are elided too; a
 listing passes over the lines that set a response or a result, and elides from the first
 long line. An entry whose path leads nowhere is counted ("bad value"), as is a mutation
-before any state. A state still longer than a line may be once its long strings are
-elided (a long chat of short texts, 4 MB of them) is counted "too long": such a chat is
-not listed.
+before any state. A state (a `.json` chat, a log's first line) still longer than a line
+may be once its long strings are elided (a long chat of short texts) is read again with
+shorter ones elided (_LIMITS); counted "too long", and not listed, only past the last.
 """
 
 from __future__ import annotations
@@ -25,11 +25,12 @@ import re
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
 from .. import files
-from ..diagnostics import Diagnostics
+from ..diagnostics import NOT_UTF8, Diagnostics
 from ..model import Event, JSONValue, Usage
 from ._values import (
     Emitter,
@@ -52,6 +53,11 @@ _DELETE = object()
 # over-long line's are: the state holds what every line set, and a log is up to 1024
 # entries long before VS Code writes it again whole
 WHOLE_BUDGET = 64 * 1024 * 1024
+# a state (a `.json` chat, a log's first line) still longer than a line may be once its
+# strings past KEEP_STRING are elided is read again keeping only shorter ones: a long chat
+# of short texts (a few agent turns' tool results) is listed and shown, its longer texts
+# as notes of their size
+_LIMITS = (files.KEEP_STRING, 4096, 256)
 # a line a listing passes over unparsed: what a request's response or result became (the
 # bulk of a log; `kind`, then `k`, as ObjectMutationLog writes an entry)
 _NOT_LISTED = re.compile(
@@ -91,7 +97,11 @@ def load(
         if listing:
             return _replayed(path, diagnostics, full, 0, _listed_over)
         return _replayed(path, diagnostics, full, WHOLE_BUDGET)
-    value = files.read_json_compacted(path, full=full, diagnostics=diagnostics)
+    value = (
+        _big_state(path, None, diagnostics)
+        if not full and _size(path) > files.READ_LINE_CAP
+        else files.read_json_compacted(path, full=full, diagnostics=diagnostics)
+    )
     if value is None:
         return None
     if not isinstance(value, dict):
@@ -114,9 +124,23 @@ def _replayed(
     name = os.fspath(path)
     state: dict[str, object] | None = None
     spent = 0  # bytes of the lines read whole
+    start = number = 0
     try:
+        end = None if full else _long_first_line(path)
+        if end is not None:  # a state too long to read as a line is
+            first = as_dict(_big_state(path, end, diagnostics))
+            if first.get("kind") == 0 and isinstance(first.get("v"), dict):
+                state = first["v"]  # type: ignore[assignment]
+            elif first:
+                diagnostics.skip(name, 1, "bad value")
+            start, number = end + 1, 1
         for line, record in files.iter_records(
-            path, diagnostics, full=full, unread=unread
+            path,
+            diagnostics,
+            full=full,
+            unread=unread,
+            offset=start,
+            first_number=number + 1,
         ):
             entry: dict[str, object] | None = record
             size = len(line.data)
@@ -158,6 +182,68 @@ def _replayed(
     except OSError:
         return state
     return state
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _long_first_line(path: Path) -> int | None:
+    """Where the log's first line ends when it is longer than files.READ_LINE_CAP (the
+    offset of its newline, or the file's end); else None."""
+    with files.open_binary(path) as stream:
+        data = stream.read(files.READ_LINE_CAP + 1)
+        if len(data) <= files.READ_LINE_CAP or b"\n" in data:
+            return None
+        at = len(data)
+        while chunk := stream.read(files.CHUNK):
+            newline = chunk.find(b"\n")
+            if newline >= 0:
+                return at + newline
+            at += len(chunk)
+        return at
+
+
+def _big_state(path: Path, end: int | None, diagnostics: Diagnostics) -> object:
+    """The JSON value of the file's first `end` bytes (all of it where None), its long
+    strings elided: kept up to the first of _LIMITS that makes it short enough; None
+    (counted "too long", or "not JSON") where none does."""
+    name = os.fspath(path)
+    for limit in _LIMITS:
+        try:
+            with files.open_binary(path) as stream:
+                data = files.compacted(_pieces(stream, end), limit)
+        except PermissionError:  # another user's file: said so
+            diagnostics.refused(name)
+            return None
+        except OSError:  # gone since
+            return None
+        if data is None:
+            continue
+        try:
+            value, damaged = files.loads_checked(data)
+        except orjson.JSONDecodeError:
+            diagnostics.skip(name, 1, "not JSON")
+            return None
+        if damaged:
+            diagnostics.damage(name, 1, NOT_UTF8)
+        return value
+    diagnostics.skip(name, 1, "too long")
+    return None
+
+
+def _pieces(stream: BinaryIO, end: int | None) -> Iterator[bytes]:
+    left = end
+    while left is None or left > 0:
+        chunk = stream.read(files.CHUNK if left is None else min(files.CHUNK, left))
+        if not chunk:
+            return
+        if left is not None:
+            left -= len(chunk)
+        yield chunk
 
 
 def _compacted(

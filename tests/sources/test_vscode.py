@@ -615,3 +615,17 @@ def test_a_long_chat_of_short_texts_is_listed_and_read(tmp_path: Path) -> None:
         prompts = [e.text for e in read if e.kind == "user"]
         assert len(prompts) == 2500 and prompts[-1] == "question 2499"
     assert not diagnostics.skipped_total
+
+
+def test_a_version_2_chat_is_titled_by_its_computed_title(tmp_path: Path) -> None:
+    """VS Code takes a version 2 chat's `computedTitle` as its title (the v3 field
+    `customTitle` did not exist), and a chat of the editing session's old location as
+    the Chat view's (normalizeSerializableChatData)."""
+    folder = tmp_path / SHOP
+    folder.mkdir(parents=True)
+    old = {**state("v2", asked("first prompt")), "version": 2,
+           "computedTitle": "Retry loop", "initialLocation": "editing-session"}  # fmt: skip
+    (folder / "v2.json").write_text(json.dumps(old))
+    found = sessions(tmp_path)["v2"]
+    assert found.title == "Retry loop"
+    assert found.extra["location"] == "panel"

@@ -188,9 +188,12 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         extra["workspace"] = workspace
     where = as_str(state.get("initialLocation"))
     if where:
-        extra["location"] = where
+        # the editing session's old location is the Chat view's (ChatAgentLocation.Chat)
+        extra["location"] = "panel" if where == "editing-session" else where
+    # a version 2 chat's `computedTitle` is its title (normalizeSerializableChatData)
+    own = state.get("computedTitle" if state.get("version") == 2 else "customTitle")
     title = (
-        one_line(state.get("customTitle"))
+        one_line(own)
         or one_line(_indexed_title(path, session_id))
         or one_line(chat.prompt(requests[0]))
     )

@@ -298,3 +298,103 @@ def test_the_login_beside_the_sessions_is_never_opened(tmp_path: Path) -> None:
         watching[0] = False
     assert any(MAIN in path for path in opened), "the audit hook saw the run's reads"
     assert os.path.realpath(secret) not in opened
+
+
+def _session(
+    home: Path, session_id: str, history: list[object], **more: object
+) -> Path:
+    """A session as Auggie 0.36.0 writes it (JSON.stringify(session, null, 2))."""
+    value: dict[str, object] = {
+        "sessionId": session_id,
+        "created": "2026-12-05T09:00:00.000Z",
+        "modified": "2026-12-05T10:00:00.000Z",
+        "chatHistory": history,
+        "agentState": {"userGuidelines": "", "modelId": "claude-sonnet-4-5"},
+        **more,
+    }
+    path = home / SESSIONS / f"{session_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, indent=2))
+    return path
+
+
+def _exchange(
+    request_id: str,
+    finished: str,
+    request: list[object],
+    response: list[object],
+    text: str = "",
+    **more: object,
+) -> dict[str, object]:
+    return {
+        "exchange": {
+            "request_message": "",
+            "response_text": text,
+            "request_id": request_id,
+            "request_nodes": request,
+            "response_nodes": response,
+        },
+        "completed": True,
+        "sequenceId": 1,
+        "finishedAt": finished,
+        "source": "local",
+        **more,
+    }
+
+
+def _tokens(given: int, made: int, at: int) -> dict[str, object]:
+    usage = {"input_tokens": given, "output_tokens": made}
+    return {"id": 9, "type": 10, "token_usage": usage, "timestamp_ms": at}
+
+
+def _call(call_id: str, at: int, **times: int) -> dict[str, object]:
+    use = {"tool_use_id": call_id, "tool_name": "view", "input_json": '{"path": "a"}'}
+    return {"id": 1, "type": 5, "tool_use": {**use, **times}, "timestamp_ms": at}
+
+
+def _result(call_id: str, output: str) -> dict[str, object]:
+    result = {"tool_use_id": call_id, "content": output, "is_error": False}
+    return {"id": 1, "type": 1, "tool_result_node": result}
+
+
+AT = 1_764_925_200_000  # 2025-12-05T09:00:00Z in ms
+
+
+def test_a_compaction_keeps_the_exchange_that_carries_it(tmp_path: Path) -> None:
+    """Auggie 0.36.0 adds its summary as one more request node (type 10) of the exchange
+    under way, whose prompt, tool output, answer and tokens are as any other's."""
+    summary = {"summary_text": "We fixed the retry.", "summarization_request_id": "s1"}
+    history = [
+        _exchange(
+            "r1", "2025-12-05T09:00:05Z", [text_node("Look at a")], [_call("c1", AT)]
+        ),
+        _exchange(
+            "r2",
+            "2025-12-05T09:00:09Z",
+            [
+                _result("c1", "a's text"),
+                {"id": 2, "type": 10, "history_summary_node": summary},
+            ],
+            [{"id": 1, "type": 0, "content": "a is fine."}, _tokens(50, 7, AT + 8000)],
+            text="a is fine.",
+        ),
+    ]
+    home = tmp_path / "home"
+    _session(home, "s-compact", history)
+    got = events(sessions(home)["s-compact"])
+    assert [e.kind for e in got] == [
+        "user",
+        "tool_call",
+        "compaction",
+        "tool_result",
+        "assistant",
+        "usage",
+        "turn_end",
+    ]
+    assert got[2].text == "We fixed the retry." and got[3].text == "a's text"
+    assert got[3].call_id == "c1" and got[3].tool == "view"
+    assert got[5].usage is not None and got[5].usage.output_tokens == 7
+
+
+def text_node(content: str) -> dict[str, object]:
+    return {"id": 0, "type": 0, "text_node": {"content": content}}

@@ -430,7 +430,10 @@ class _Reader:
             yield self.emit(
                 "compaction", started, estimated=True, text=summary or "(summary)"
             )
-            return
+        if item.get("isHistorySummary"):
+            return  # an item that is the summary alone, never sent as an exchange
+        # 0.36.0 adds its summary as one more request node of the exchange under way,
+        # whose prompt or tool output, answer and tokens are as any other's
         yield from self.request(exchange, requests, started)
         yield from self.response(exchange, responses, finished)
         if item.get("completed") is False:
@@ -466,7 +469,7 @@ class _Reader:
                 )
             elif kind == _IMAGE:
                 images += 1
-            elif kind not in (_TEXT, _IDE_STATE, _FILE):
+            elif kind not in (_TEXT, _IDE_STATE, _FILE, _SUMMARY):
                 self.diagnostics.unknown_type(f"request_node:{kind}")
         typed = _typed(exchange, nodes)
         text = "\n".join(([typed] if typed else []) + ["[image]"] * images)

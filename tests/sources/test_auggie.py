@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -398,3 +399,48 @@ def test_a_compaction_keeps_the_exchange_that_carries_it(tmp_path: Path) -> None
 
 def text_node(content: str) -> dict[str, object]:
     return {"id": 0, "type": 0, "text_node": {"content": content}}
+
+
+def test_watch_gives_each_event_once_as_auggie_rewrites_the_session(
+    tmp_path: Path,
+) -> None:
+    """Auggie saves after each exchange (tmp file, renamed over the session), before the
+    exchange's calls run; it stamps a call's start and end on the call's node as it runs
+    it, so the next save shows the same call with more times. A followed session gives
+    that call once, and its output and answer as they come."""
+    from sessdex import api
+    from sessdex.live import LiveSession
+
+    home = tmp_path / "home"
+    now = datetime.now(UTC).timestamp()
+    at = int(now * 1000) - 20_000
+    prompt = _exchange(
+        "r1", _iso(at + 2000), [text_node("Look at a")], [_call("c1", at + 1000)]
+    )
+    path = _session(home, "s-live", [prompt])
+    live = LiveSession(api.resolve(Home.at(home), "s-live"))
+    first = live.poll(now=now)
+    assert [e.kind for e in first] == ["user", "tool_call"]
+    # the call ran: its node now says when; its output and the answer follow
+    prompt["exchange"]["response_nodes"] = [  # type: ignore[index]
+        _call("c1", at + 1000, started_at_ms=at + 2500, completed_at_ms=at + 4000)
+    ]
+    answer = _exchange(
+        "r2",
+        _iso(at + 6000),
+        [_result("c1", "a's text")],
+        [{"id": 1, "type": 0, "content": "a is fine.", "timestamp_ms": at + 5000}],
+        text="a is fine.",
+    )
+    tmp = path.with_name(f"{path.name}.{at}.tmp")
+    value = json.loads(path.read_text())
+    value["chatHistory"] = [prompt, answer]
+    tmp.write_text(json.dumps(value, indent=2))
+    os.replace(tmp, path)
+    later = live.poll(now=now + 5)
+    assert [e.kind for e in later] == ["tool_result", "assistant", "turn_end"]
+    assert live.poll(now=now + 10) == []
+
+
+def _iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat().replace("+00:00", "Z")

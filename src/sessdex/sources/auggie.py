@@ -531,8 +531,11 @@ class _Reader:
             if call_id is None and tool is None:
                 self.diagnostics.skip(self.path, 0, "bad value")
                 continue
-            when = ms_time(use.get("started_at_ms")) or ms_time(
-                node.get("timestamp_ms")
+            # when the model asked for it: Auggie saves the exchange before it runs its
+            # calls, and stamps `started_at_ms` on the node later (a live view that took
+            # that time would give the call again)
+            when = ms_time(node.get("timestamp_ms")) or ms_time(
+                use.get("started_at_ms")
             )
             yield self.emit(
                 "tool_call",

@@ -444,3 +444,44 @@ def test_watch_gives_each_event_once_as_auggie_rewrites_the_session(
 
 def _iso(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat().replace("+00:00", "Z")
+
+
+def test_a_summarys_own_tokens_are_counted(tmp_path: Path) -> None:
+    """Behind a flag of Augment's service, Auggie keeps what each summary cost in
+    `summarizations[]` (no exchange holds it): billed beside the compaction it made,
+    under the model that wrote it."""
+    summary = {"summary_text": "We fixed the retry.", "summarization_request_id": "s1"}
+    history = [
+        _exchange(
+            "r2",
+            "2025-12-05T09:00:09Z",
+            [
+                text_node("go on"),
+                {"id": 2, "type": 10, "history_summary_node": summary},
+            ],
+            [{"id": 1, "type": 0, "content": "Done."}, _tokens(50, 7, AT + 8000)],
+            text="Done.",
+        ),
+    ]
+    made = {
+        "request_id": "s1",
+        "model": "claude-haiku-4-5",
+        "finishedAt": "2025-12-05T09:00:03.000Z",
+        "input_tokens": 9000,
+        "output_tokens": 400,
+        "cache_read_input_tokens": 100,
+        "cache_creation_input_tokens": 0,
+        "credits_consumed": 12.5,
+    }
+    other = {**made, "request_id": "s0", "input_tokens": 10, "output_tokens": 1}
+    home = tmp_path / "home"
+    _session(home, "s-summed", history, summarizations=[made, other])
+    got = events(sessions(home)["s-summed"])
+    assert [e.kind for e in got][:2] == ["compaction", "usage"]
+    billed = [e.usage for e in got if e.usage is not None]
+    assert [(u.input_tokens, u.output_tokens, u.model) for u in billed] == [
+        (9000, 400, "claude-haiku-4-5"),
+        (50, 7, "claude-sonnet-4-5"),
+        (10, 1, "claude-haiku-4-5"),  # its compaction is no longer kept: at the end
+    ]
+    assert billed[0].cache_read_tokens == 100

@@ -334,13 +334,9 @@ def read(
     if size <= WHOLE_CAP:
         value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
         if isinstance(value, dict):
-            for raw in as_list(value.get("subAgents")):
-                started_by = as_str(as_dict(raw).get("tool_call_request_id")) or ""
-                reader.subagents.setdefault(started_by, []).append(raw)
+            reader.keep(value)
             yield from reader.items(as_list(value.get("chatHistory")))
-            for left in reader.subagents.values():  # started by no exchange kept
-                for raw in left:
-                    yield from reader.subagent(raw)
+            yield from reader.left()
             return
         if value is not None:
             diagnostics.skip(str(path), 1, "not an object")
@@ -367,6 +363,43 @@ class _Reader:
         self.agent: str | None = None  # the embedded sub-agent being read
         # embedded sub-agents by the request id of the exchange that started them
         self.subagents: dict[str, list[object]] = {}
+        # what each summary cost, by the request id its summary node names
+        self.summaries: dict[str, list[object]] = {}
+
+    def keep(self, top: dict[str, object]) -> None:
+        """The session's sub-agents and summaries' costs, to give where they belong."""
+        for raw in as_list(top.get("subAgents")):
+            started_by = as_str(as_dict(raw).get("tool_call_request_id")) or ""
+            self.subagents.setdefault(started_by, []).append(raw)
+        for raw in as_list(top.get("summarizations")):
+            made_by = as_str(as_dict(raw).get("request_id")) or ""
+            self.summaries.setdefault(made_by, []).append(raw)
+
+    def left(self) -> Iterator[Event]:
+        """What no exchange kept names: sub-agents, then summaries' costs."""
+        for runs in self.subagents.values():
+            for raw in runs:
+                yield from self.subagent(raw)
+        self.subagents.clear()
+        for costs in self.summaries.values():
+            for raw in costs:
+                yield from self.summarized(raw)
+        self.summaries.clear()
+
+    def summarized(self, raw: object) -> Iterator[Event]:
+        """The tokens one summary cost (`summarizations[]`): billed by no exchange."""
+        entry = as_dict(raw)
+        if not entry:
+            self.diagnostics.skip(self.path, 0, "not an object")
+            return
+        counted = _usage(entry, stripped(entry.get("model")) or self.model)
+        if counted.total:
+            yield self.emit(
+                "usage",
+                iso_time(entry.get("finishedAt")),
+                estimated=True,
+                usage=counted,
+            )
 
     def items(self, items: Iterable[object]) -> Iterator[Event]:
         for raw in items:
@@ -425,11 +458,14 @@ class _Reader:
         requests = [as_dict(node) for node in as_list(exchange.get("request_nodes"))]
         responses = [as_dict(node) for node in as_list(exchange.get("response_nodes"))]
         started = _first_time(responses) or finished
-        summary = _summary(requests)
+        summary, made_by = _summary(requests)
         if item.get("isHistorySummary") or summary is not None:
             yield self.emit(
                 "compaction", started, estimated=True, text=summary or "(summary)"
             )
+            if self.agent is None:
+                for raw in self.summaries.pop(made_by or "", []) if made_by else ():
+                    yield from self.summarized(raw)
         if item.get("isHistorySummary"):
             return  # an item that is the summary alone, never sent as an exchange
         # 0.36.0 adds its summary as one more request node of the exchange under way,
@@ -576,15 +612,17 @@ def _first_time(nodes: list[dict[str, object]]) -> datetime | None:
     return None
 
 
-def _summary(nodes: list[dict[str, object]]) -> str | None:
-    """A compaction's summary, from the exchange that carries it."""
+def _summary(nodes: list[dict[str, object]]) -> tuple[str | None, str | None]:
+    """A compaction's summary, from the exchange that carries it, and the request id
+    of the call that wrote it."""
     for node in nodes:
         if node.get("type") == _SUMMARY:
             summary = as_dict(node.get("history_summary_node"))
-            return shown_text(summary.get("summary_text"), keep_empty=False) or (
+            text = shown_text(summary.get("summary_text"), keep_empty=False) or (
                 shown_text(as_dict(node.get("text_node")).get("content"))
             )
-    return None
+            return text, as_str(summary.get("summarization_request_id"))
+    return None, None
 
 
 def _result_text(result: dict[str, object]) -> str:

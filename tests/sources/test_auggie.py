@@ -485,3 +485,21 @@ def test_a_summarys_own_tokens_are_counted(tmp_path: Path) -> None:
         (10, 1, "claude-haiku-4-5"),  # its compaction is no longer kept: at the end
     ]
     assert billed[0].cache_read_tokens == 100
+
+
+def test_a_big_sessions_sub_agents_are_read_where_they_ran(tmp_path: Path) -> None:
+    """Past WHOLE_CAP the history is read one item at a time: the sub-agents and the
+    summaries' costs kept after it (`subAgents[]`, `summarizations[]`) are read too, a
+    sub-agent where the exchange that ran it is, as in a smaller session."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{MAIN}.json"
+    small = events(sessions(home)[MAIN])
+    value = json.loads(path.read_text())
+    node = value["chatHistory"][1]["exchange"]["request_nodes"][0]
+    node["tool_result_node"]["content"] = "x" * (auggie.WHOLE_CAP + 1024)
+    path.write_text(json.dumps(value, indent=2))
+    diagnostics = Diagnostics()
+    got = events(sessions(home)[MAIN], diagnostics)
+    assert [(e.kind, e.agent_id) for e in got] == [(e.kind, e.agent_id) for e in small]
+    assert any(e.kind == "subagent" for e in got)
+    assert diagnostics.skipped_total == 0

@@ -341,10 +341,43 @@ def read(
         if value is not None:
             diagnostics.skip(str(path), 1, "not an object")
             return
-    # too big to parse whole, or broken: one chat item at a time
+    # too big to parse whole, or broken: one chat item at a time; the sub-agents and
+    # summaries' costs kept after the history taken from the file's end first, so that
+    # a sub-agent is given where it ran
     from ..jsonstream import file_items
 
+    reader.keep(_after_history(path))
     yield from reader.items(file_items(path, "chatHistory", diagnostics, NAME))
+    yield from reader.left()
+
+
+# a top-level member's start as JSON.stringify(session, null, 2) writes it (a newline in a
+# string is escaped, so only structure starts a line)
+_MEMBER_START = re.compile(rb'\n  "([A-Za-z]+)": ')
+
+
+def _after_history(path: Path) -> dict[str, object]:
+    """`subAgents` and `summarizations` of a session too big to parse whole, from its
+    last READ_LINE_CAP bytes (where Auggie writes them, after the history): one that
+    starts before them, or does not decode, is left out."""
+    try:
+        _, block = files.tail_bytes(path, files.READ_LINE_CAP)
+    except OSError:
+        return {}
+    starts = list(_MEMBER_START.finditer(block))
+    found: dict[str, object] = {}
+    for index, match in enumerate(starts):
+        name = match.group(1).decode()
+        if name not in ("subAgents", "summarizations"):
+            continue
+        end = starts[index + 1].start() if index + 1 < len(starts) else None
+        value = block[match.end() : end].rstrip()
+        value = value.removesuffix(b"}").rstrip() if end is None else value
+        try:
+            found[name] = orjson.loads(value.removesuffix(b","))
+        except orjson.JSONDecodeError:
+            continue
+    return found
 
 
 class _Reader:

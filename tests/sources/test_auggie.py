@@ -503,3 +503,33 @@ def test_a_big_sessions_sub_agents_are_read_where_they_ran(tmp_path: Path) -> No
     assert [(e.kind, e.agent_id) for e in got] == [(e.kind, e.agent_id) for e in small]
     assert any(e.kind == "subagent" for e in got)
     assert diagnostics.skipped_total == 0
+
+
+def test_an_item_read_as_auggies_own_tools_read_it(tmp_path: Path) -> None:
+    """Auggie's own readers take a history item that is a bare exchange (no `exchange`
+    member), an exchange's tokens kept on it (`token_usage`, as one fetched from
+    Augment's service may carry them) where no node holds them, and a thinking node's
+    text in `content`."""
+    bare = {
+        "request_message": "What is in a?",
+        "response_text": "A list.",
+        "request_id": "r1",
+        "request_nodes": [text_node("What is in a?")],
+        "response_nodes": [
+            {"id": 1, "type": 8, "content": "Read a first.", "timestamp_ms": AT},
+            {"id": 2, "type": 0, "content": "A list.", "timestamp_ms": AT + 900},
+        ],
+        "token_usage": {"input_tokens": 30, "output_tokens": 4},
+    }
+    home = tmp_path / "home"
+    _session(home, "s-bare", [bare])
+    got = events(sessions(home)["s-bare"])
+    assert [(e.kind, e.text) for e in got if e.kind != "usage"] == [
+        ("user", "What is in a?"),
+        ("thinking", "Read a first."),
+        ("assistant", "A list."),
+        ("turn_end", None),
+    ]
+    (billed,) = [e.usage for e in got if e.usage is not None]
+    assert (billed.input_tokens, billed.output_tokens) == (30, 4)
+    assert sessions(home)["s-bare"].title == "What is in a?"

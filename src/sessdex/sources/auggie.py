@@ -203,18 +203,27 @@ def _whole(value: dict[str, object]) -> _Facts:
     prompt, folder = _first_prompt_and_folder(history)
     model = None
     for item in history:
-        model = (
-            stripped(as_dict(as_dict(item).get("exchange")).get("model_id")) or model
-        )
+        model = stripped(_exchange(as_dict(item)).get("model_id")) or model
     top = {k: v for k, v in value.items() if k != "chatHistory"}
     return _Facts(top, prompt, folder, model, len(history))
+
+
+def _exchange(item: dict[str, object]) -> dict[str, object]:
+    """A history item's exchange: its `exchange`, or the item itself where it is a bare
+    exchange (Auggie's own session viewer reads either)."""
+    exchange = item.get("exchange")
+    if isinstance(exchange, dict):
+        return exchange
+    if "request_message" in item or "response_text" in item:
+        return item
+    return {}
 
 
 def _first_prompt_and_folder(items: Iterable[object]) -> tuple[str | None, str | None]:
     prompt = folder = None
     for item in items:
         entry = as_dict(item)
-        exchange = as_dict(entry.get("exchange"))
+        exchange = _exchange(entry)
         nodes = [as_dict(node) for node in as_list(exchange.get("request_nodes"))]
         if prompt is None and not entry.get("isHistorySummary"):
             prompt = _typed(exchange, nodes)
@@ -440,7 +449,7 @@ class _Reader:
                 self.diagnostics.skip(self.path, 0, "not an object")
                 continue
             yield from self.item(raw)
-            started_by = as_str(as_dict(raw.get("exchange")).get("request_id"))
+            started_by = as_str(_exchange(raw).get("request_id"))
             if started_by and self.agent is None:
                 for child in self.subagents.pop(started_by, []):
                     yield from self.subagent(child)
@@ -486,7 +495,7 @@ class _Reader:
         return self.event(kind, time, estimated=estimated, **fields)
 
     def item(self, item: dict[str, object]) -> Iterator[Event]:
-        exchange = as_dict(item.get("exchange"))
+        exchange = _exchange(item)
         finished = iso_time(item.get("finishedAt"))
         requests = [as_dict(node) for node in as_list(exchange.get("request_nodes"))]
         responses = [as_dict(node) for node in as_list(exchange.get("response_nodes"))]
@@ -566,8 +575,10 @@ class _Reader:
                     answered = answered or when
             elif kind == _THINKING:
                 thinking = as_dict(node.get("thinking"))
-                thought = stripped(thinking.get("content")) or stripped(
-                    thinking.get("summary")
+                thought = (
+                    stripped(thinking.get("content"))
+                    or stripped(thinking.get("summary"))
+                    or stripped(node.get("content"))
                 )
                 if thought:
                     thoughts.append(thought)
@@ -578,6 +589,9 @@ class _Reader:
                 usages.append((as_dict(node.get("token_usage")), when))
             elif kind not in (_MAIN_TEXT, _BILLING):
                 self.diagnostics.unknown_type(f"response_node:{kind}")
+        if not usages and isinstance(exchange.get("token_usage"), dict):
+            # an exchange that keeps its tokens on itself (one from Augment's service)
+            usages.append((as_dict(exchange.get("token_usage")), None))
         model = stripped(exchange.get("model_id")) or self.model
         self.model = model
         if thoughts:

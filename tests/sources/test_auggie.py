@@ -533,3 +533,22 @@ def test_an_item_read_as_auggies_own_tools_read_it(tmp_path: Path) -> None:
     (billed,) = [e.usage for e in got if e.usage is not None]
     assert (billed.input_tokens, billed.output_tokens) == (30, 4)
     assert sessions(home)["s-bare"].title == "What is in a?"
+
+
+def test_a_big_session_with_long_sub_agents_keeps_its_title(tmp_path: Path) -> None:
+    """Auggie writes the title and the model (agentState) before `subAgents[]` and
+    `summarizations[]`: when those are longer than the end a listing reads first, it reads
+    further back (4 MiB at most) for them rather than list the session untitled."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{MAIN}.json"
+    value = json.loads(path.read_text())
+    node = value["chatHistory"][1]["exchange"]["request_nodes"][0]
+    node["tool_result_node"]["content"] = "x" * (auggie.WHOLE_CAP + 1024)
+    run = value["subAgents"][0]["chatHistory"][0]["exchange"]
+    run["response_text"] = "y" * (600 * 1024)
+    value["customTitle"] = "Hunt the flaky test"
+    value["subAgents"] = value.pop("subAgents")  # after it, as Auggie orders them
+    path.write_text(json.dumps(value, indent=2))
+    location = auggie.locate(Home.at(home))
+    (listed,) = auggie.parse(path, location, Diagnostics())
+    assert (listed.title, listed.model) == ("Hunt the flaky test", "claude-sonnet-4-5")

@@ -106,6 +106,7 @@ _TOP_MEMBER = re.compile(
     rb': ("(?:[^"\\\n]|\\.)*")',
     re.MULTILINE,
 )
+_STATE = b'\n  "agentState": '  # the member Auggie writes right after the history
 # agentState's model (its members four spaces in; a chat item's are six and more)
 _STATE_MODEL = re.compile(rb'^    "modelId": ("(?:[^"\\\n]|\\.)*")', re.MULTILINE)
 # an exchange's model: top, chatHistory, item, exchange, member
@@ -274,6 +275,14 @@ def _ends(path: Path) -> _Facts | None:
     if blocks is None:
         return None
     head, tail = blocks
+    if _STATE not in tail:
+        # the members after the history (long sub-agents' runs) fill the end read: the
+        # title and model, written before them, are further back (4 MiB at most)
+        try:
+            tail = files.tail_bytes(path, files.READ_LINE_CAP)[1]
+        except OSError:
+            return None
+        blocks = (head, tail)
     top = _json_chat.top_members(blocks, _TOP_MEMBER)
     if not isinstance(top.get("sessionId"), str):
         return None

@@ -552,3 +552,21 @@ def test_a_big_session_with_long_sub_agents_keeps_its_title(tmp_path: Path) -> N
     location = auggie.locate(Home.at(home))
     (listed,) = auggie.parse(path, location, Diagnostics())
     assert (listed.title, listed.model) == ("Hunt the flaky test", "claude-sonnet-4-5")
+
+
+def test_resume_never_passes_an_id_auggie_would_read_as_an_option(
+    tmp_path: Path,
+) -> None:
+    """`auggie --resume -p` is print mode, not the session `-p`: a session whose name
+    starts with a dash (or holds a path separator, which Auggie refuses) is not resumed."""
+    home = tmp_path / "home"
+    folder = {"repository_root": "/home/alex/code/shop-api"}
+    state = {"id": 1, "type": 4, "ide_state_node": {"workspace_folders": [folder]}}
+    history = [_exchange("r1", "2025-12-05T09:00:05Z", [text_node("hi"), state], [])]
+    _session(home, "-p", history)
+    _session(home, "fine", history)
+    found = sessions(home)
+    assert found["fine"].cwd == "/home/alex/code/shop-api"
+    assert auggie.resume(found["fine"]) is not None
+    assert auggie.resume(found["-p"]) is None
+    assert auggie.resume(Session("auggie", "a\\b", cwd="/tmp")) is None

@@ -715,8 +715,9 @@ def _usage(usage: dict[str, object], model: str | None) -> Usage:
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`auggie --resume <id>` in the session's folder: Auggie restores the session's
-    model itself. No approval flag: Auggie keeps none in the session."""
-    if not session.cwd:
+    model itself. No approval flag: Auggie keeps none in the session. None for an id
+    Auggie would read as an option (`-p`) or refuses (a path separator in it)."""
+    if not session.cwd or session.id.startswith("-") or re.search(r"[/\\]", session.id):
         return None
     return ResumePlan(
         argv=("auggie", "--resume", session.id),

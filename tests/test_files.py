@@ -498,6 +498,22 @@ def test_a_login_known_by_its_folder_is_never_listed_nor_opened(tmp_path: Path) 
     assert folders.is_credential_path(tmp_path / ".Augment" / "Session.JSON")
 
 
+def test_a_login_known_by_its_folder_is_refused_through_a_linked_folder(
+    tmp_path: Path,
+) -> None:
+    """A folder linked to `~/.augment` under another name (`~/alias`) holds the same
+    login: `alias/session.json` is neither listed nor opened."""
+    login = tmp_path / ".augment" / "session.json"
+    login.parent.mkdir()
+    login.write_text('{"accessToken": "secret"}')
+    (tmp_path / ".augment" / "settings.json").write_text("{}")
+    alias = tmp_path / "alias"
+    alias.symlink_to(login.parent)
+    assert [e.name for e in folders.entries(alias)] == ["settings.json"]
+    with pytest.raises(OSError):
+        files.open_regular(alias / "session.json")
+
+
 def test_a_link_to_a_folder_that_holds_it_is_not_walked_again(tmp_path: Path) -> None:
     """`projects/loop -> .` (or to any folder above the link, inside the root) would list
     the same transcripts again at every depth, up to the system's link limit."""

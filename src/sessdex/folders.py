@@ -166,14 +166,19 @@ _PLACED = frozenset(name for _, name in CREDENTIALS_IN)
 
 def is_credential_path(path: str | os.PathLike[str]) -> bool:
     """Whether the file at `path` is an agent's login file: by its name (`is_credential`),
-    or by its name and the folder that holds it (`CREDENTIALS_IN`), in any case."""
+    or by its name and the folder that holds it (`CREDENTIALS_IN`), in any case, that
+    folder reached through a link too (resolved only for the few names placed so)."""
     path = os.fspath(path)
     name = os.path.basename(path).lower()
     if name in CREDENTIALS:
         return True
     if name not in _PLACED:
         return False
-    return (os.path.basename(os.path.dirname(path)).lower(), name) in CREDENTIALS_IN
+    if (os.path.basename(os.path.dirname(path)).lower(), name) in CREDENTIALS_IN:
+        return True
+    # through a linked folder (`~/alias -> ~/.augment`): the folder it leads to
+    held_in = os.path.basename(os.path.dirname(os.path.realpath(path))).lower()
+    return (held_in, name) in CREDENTIALS_IN
 
 
 def is_credential(name: str) -> bool:

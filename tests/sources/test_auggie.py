@@ -570,3 +570,24 @@ def test_resume_never_passes_an_id_auggie_would_read_as_an_option(
     assert auggie.resume(found["fine"]) is not None
     assert auggie.resume(found["-p"]) is None
     assert auggie.resume(Session("auggie", "a\\b", cwd="/tmp")) is None
+
+
+def test_an_attached_file_is_named_in_the_prompt(tmp_path: Path) -> None:
+    """A file the user attached (a PDF) is a request node of type 8 holding the file
+    itself (`file_node {file_data, media_type, file_name}`): the prompt names it."""
+    attached = {
+        "id": 2,
+        "type": 8,
+        "file_node": {
+            "file_data": "JVBERi0=",
+            "media_type": "application/pdf",
+            "file_name": "spec.pdf",
+        },
+    }
+    history = [
+        _exchange("r1", "2025-12-05T09:00:05Z", [text_node("Sum it up"), attached], [])
+    ]
+    home = tmp_path / "home"
+    _session(home, "s-file", history)
+    (prompt,) = events(sessions(home)["s-file"])
+    assert prompt.text == "Sum it up\n[file spec.pdf]"

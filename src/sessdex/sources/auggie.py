@@ -539,6 +539,7 @@ class _Reader:
         time: datetime | None,
     ) -> Iterator[Event]:
         images = 0
+        attached: list[str] = []
         for node in nodes:
             kind = node.get("type")
             if kind == _TOOL_RESULT:
@@ -556,10 +557,13 @@ class _Reader:
                 )
             elif kind == _IMAGE:
                 images += 1
-            elif kind not in (_TEXT, _IDE_STATE, _FILE, _SUMMARY):
+            elif kind == _FILE:  # an attachment (a PDF), the file itself inside
+                name = one_line(as_dict(node.get("file_node")).get("file_name"))
+                attached.append(f"[file {name}]" if name else "[file]")
+            elif kind not in (_TEXT, _IDE_STATE, _SUMMARY):
                 self.diagnostics.unknown_type(f"request_node:{kind}")
         typed = _typed(exchange, nodes)
-        text = "\n".join(([typed] if typed else []) + ["[image]"] * images)
+        text = "\n".join(([typed] if typed else []) + ["[image]"] * images + attached)
         if text:
             yield self.emit("user", time, estimated=True, text=text)
 

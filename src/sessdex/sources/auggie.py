@@ -1,48 +1,66 @@
 """Augment Code's CLI, Auggie (`auggie`, npm `@augmentcode/auggie`).
 
-Auggie keeps a session as one JSON document, `~/.augment/sessions/<session id>.json` (the
-cache folder is `--augment-cache-dir <dir>` for one run; no variable moves it, and the home
-is Node's `os.homedir()`, `$HOME`), rewritten whole on every save with
-JSON.stringify(session, null, 2) (a `<id>.json.<ms>.tmp` renamed over it). Its members, in
-that order: `sessionId`, `created`, `modified` (ISO times), `chatHistory[]`, `agentState
+What the 0.36.0 bundle confirms (read for its session store; no real capture was made):
+a session is one JSON document, `<cache>/sessions/<session id>.json`, the cache folder
+`--augment-cache-dir <dir>` for one run, else `~/.augment` (Node's `os.homedir()`, `$HOME`;
+no variable moves it). Every save rewrites it whole, JSON.stringify(session, null, 2) to a
+`<id>.json.<ms>.tmp` renamed over it: after each exchange is committed (before its calls
+run), when a turn ends, is interrupted or fails, and on exit. Its members, in that order:
+`sessionId`, `created`, `modified` (ISO times), `chatHistory[]`, `agentState
 {userGuidelines, workspaceGuidelines, modelId, userEmail, agentPersonaId}`, then as set
-`rootTaskUuid`, `workspaceId`, `remoteCreatedAt`, `title`, `customTitle` (one the user
-gave), `terminalId`, `subAgentCreditsUsed`, `subAgentCostUsd`, `summarizations[]`,
-`subAgents[]`, `poseidonAgentId`, `parentConversationId`, `isCloudAgent`, `queue`.
-`customTitle` is the title Auggie generates from the first prompt, or the one the user gave;
-`title` a fork's ("<title> (fork)"): Auggie shows `customTitle || title`.
+`rootTaskUuid`, `workspaceId`, `remoteCreatedAt`, `title`, `customTitle`, `terminalId`,
+`subAgentCreditsUsed`, `subAgentCostUsd`, `summarizations[]`, `subAgents[]`,
+`poseidonAgentId`, `parentConversationId`, `isCloudAgent`, `queue`. Auggie shows
+`customTitle` (its own from the first prompt, or the user's; a guess which) else `title`;
+`/fork` sets the copy's `title` to "<title> (fork)" and copies the items with their
+`finishedAt`, nothing naming its source: the copied responses are billed in the source
+only. `<id>-backup<N>.json` beside them are copies Auggie keeps of a session (same id):
+never listed.
 
 Sub-agents: a run the lead started is kept, behind a flag of Augment's service
 (`cliRecordSummarizationsAndSubagents`), in the lead's `subAgents[]` (`{name, model,
-finishedAt, chatHistory, tool_call_request_id}`, the last the request id of the exchange
-that started it): shown inline after that exchange. Auggie's own listing also takes a
+finishedAt, chatHistory, tool_call_request_id}`, the last the request id of the lead's
+exchange that started it): shown inline after that exchange. Behind the same flag,
+`summarizations[]` keeps what each summary cost (`{request_id, model, finishedAt,
+input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens,
+cost_usd, credits_consumed}`): billed beside its compaction. Auggie's own listing takes a
 session with `parentConversationId` for a sub-agent's; nothing in its lead names it, so it
-is listed as a session of its own, its lead named (`extra["lead_id"]`). A `/fork` copies the
-history into a new session (its `title` marked "(fork)", nothing naming its source): the
-copied responses' tokens count in both. `<id>-backup<N>.json` beside them are copies Auggie keeps of
-a session (same id): never listed.
+is listed as a session of its own, its lead named (`extra["lead_id"]`).
 
-A chat item is `{exchange, completed, sequenceId, finishedAt, changedFiles…,
-isHistorySummary, historySummaryVersion, source}`; its exchange `{request_message,
-response_text, request_id, request_nodes, response_nodes, model_id?}`; `completed` false is
-an exchange the user interrupted (what it had so far is kept). Nodes are typed by
-number. Request nodes: 0 text (`text_node.content`), 1 a tool's output (`tool_result_node
-{tool_use_id, content, is_error, content_nodes?}`, answering the calls of the exchange
-before), 2 an image, 4 the IDE state (`ide_state_node.workspace_folders[0]
-.repository_root`/`folder_root`: the session's folder, as Auggie's own listing takes it
-from the first exchange that has one), 8 a file, 10 a compaction (`history_summary_node
-.summary_text`). Response nodes as saved: 0 a piece of the answer's text (the whole is
-`response_text`), 5 a call (`tool_use {tool_use_id, tool_name, input_json,
-started_at_ms?}`), 8 thinking (`thinking.content` or `.summary`), 9 credits billed
-(`billing_metadata`), 10 token usage (`token_usage {input_tokens, output_tokens,
-cache_read_input_tokens, cache_creation_input_tokens}`, input without the cache, as
-Anthropic counts it); each may carry `timestamp_ms`. Other node types are counted.
+A chat item is `{exchange, completed, sequenceId, finishedAt, changedFiles…, source}`
+(`isHistorySummary`, `historySummaryVersion` once restored; 0.36.0 never marks one a
+summary); its exchange `{request_message, response_text, request_id, request_nodes,
+response_nodes, model_id?}`; `completed` false is an exchange the user interrupted (what it
+had so far is kept). Nodes are typed by number. Request nodes: 0 text (`text_node.content`;
+Auggie's own preambles, ask mode's, are text too), 1 a tool's output (`tool_result_node
+{tool_use_id, content, is_error, request_id, duration_ms, start_time_ms, content_nodes?}`,
+answering the calls of the exchange before), 2 an image, 4 the IDE state
+(`ide_state_node.workspace_folders[0].repository_root`/`folder_root`: the session's folder,
+as Auggie's own listing takes it from the first exchange that has one), 8 an attached file
+(`file_node {file_data, media_type, file_name}`), 10 a compaction (`history_summary_node
+{summary_text, summarization_request_id}`), added to the exchange under way, which goes
+on as any other. Response nodes as saved (0, 5, 8, 9, 10 only): 0 a piece of the answer's
+text (the whole is `response_text`), 5 a call (`tool_use {tool_use_id, tool_name,
+input_json}`, its `started_at_ms`/`completed_at_ms` stamped while it runs, so after the
+save that first shows it: its time is the node's), 8 thinking (`thinking {content,
+summary, encrypted_content}`), 9 credits billed (`billing_metadata`), 10 token usage
+(`token_usage {input_tokens, output_tokens, cache_read_input_tokens,
+cache_creation_input_tokens, …}`, input without the cache: Auggie's own totals add the
+three); each carries `timestamp_ms`. Other node types are counted.
+
+Guesses, from Auggie's own readers rather than its writers: an item that is a bare exchange,
+an exchange's tokens kept on it (`token_usage`, one fetched from Augment's service), a
+thinking node's text in its `content`.
 
 The login (`~/.augment/session.json`, `oauth-state.json`) is beside `sessions/` and never
 opened: only `sessions/` is listed.
 
-Resume: `auggie --resume <id>` (`-r`; a start of an id will do) in the session's folder; it
-brings back the session's model itself. `-c/--continue` opens the newest one.
+Resume: `auggie --resume <id>` (`-r`; an exact id, else a start of one that names one
+session) in the session's folder: Auggie takes the folder it runs in for the workspace (and
+warns where the session's `workspaceId` differs), brings back `agentState.modelId` itself,
+and takes its tool permissions from its settings and `--permission` rules (none added
+here; whether it asks before every tool by default is not checked).
+`-c/--continue` opens this terminal's last session in the workspace, else its newest.
 """
 
 from __future__ import annotations

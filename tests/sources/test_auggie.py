@@ -591,3 +591,50 @@ def test_an_attached_file_is_named_in_the_prompt(tmp_path: Path) -> None:
     _session(home, "s-file", history)
     (prompt,) = events(sessions(home)["s-file"])
     assert prompt.text == "Sum it up\n[file spec.pdf]"
+
+
+def test_a_prompt_is_the_users_words_without_the_mode_auggie_wrapped_it_in(
+    tmp_path: Path,
+) -> None:
+    """Auggie saves a prompt typed in ask mode, plan mode or /btw inside its own
+    instructions ("# For this specific question, follow these ask mode guidelines: …
+    User message:"), and puts "# Ask mode is now disabled …" before the next one: the
+    prompt shown, and the title taken from it, are what the user typed."""
+    asked = (
+        "# For this specific question, follow these ask mode guidelines:\n"
+        "- Focus on providing clear, accurate information\n- Do NOT make any changes"
+        "\n\nUser message:\nWhere is the retry set?"
+    )
+    after = "# Ask mode is now disabled\n- You can now make changes to files\n\nUser message:\n"
+    plan = (
+        "# Plan Mode Instructions\n\nYou are in PLAN MODE.\n- Keep the user informed"
+        "\n\n User's planning request: Make retries configurable"
+    )
+    feedback = (
+        "# Plan Iteration Instructions\n\nYou are in PLAN MODE.\n\n"
+        "User's feedback on the plan:\n\nThe current plan file is at: /tmp/plan.md\n\n"
+        "Drop step 3"
+    )
+    history = [
+        _exchange("r1", "2025-12-05T09:00:01Z", [text_node(asked)], [], text="In a."),
+        _exchange(
+            "r2",
+            "2025-12-05T09:00:02Z",
+            [text_node(after), text_node("Fix it")],
+            [],
+            text="Done.",
+        ),
+        _exchange("r3", "2025-12-05T09:00:03Z", [text_node(plan)], [], text="Plan."),
+        _exchange("r4", "2025-12-05T09:00:04Z", [text_node(feedback)], [], text="Ok."),
+    ]
+    home = tmp_path / "home"
+    _session(home, "s-modes", history)
+    listed = sessions(home)["s-modes"]
+    assert listed.title == "Where is the retry set?"
+    prompts = [e.text for e in events(listed) if e.kind == "user"]
+    assert prompts == [
+        "Where is the retry set?",
+        "Fix it",
+        "Make retries configurable",
+        "Drop step 3",
+    ]

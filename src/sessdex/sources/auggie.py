@@ -254,7 +254,8 @@ def _first_prompt_and_folder(items: Iterable[object]) -> tuple[str | None, str |
 
 
 def _typed(exchange: dict[str, object], nodes: list[dict[str, object]]) -> str | None:
-    """What the user typed: the request's text nodes, else its `request_message`."""
+    """What the user typed: the request's text nodes, else its `request_message`, out of
+    the instructions Auggie wraps a prompt of a mode in."""
     texts = [
         text
         for node in nodes
@@ -265,9 +266,38 @@ def _typed(exchange: dict[str, object], nodes: list[dict[str, object]]) -> str |
             )
         )
     ]
-    return "\n".join(texts) or shown_text(
+    typed = "\n".join(texts) or shown_text(
         exchange.get("request_message"), keep_empty=False
     )
+    return _unwrapped(typed) if typed else None
+
+
+# How Auggie wraps a prompt (ask mode, /btw, plan mode, its plan's feedback; the next prompt
+# after ask mode): its instructions' first words, and the words that end them. A prompt
+# may be wrapped twice (ask mode inside plan mode).
+_WRAPPERS = (
+    ("# For this specific question, follow these ", "\n\nUser message:\n"),
+    ("# Ask mode is now disabled\n", "\n\nUser message:\n"),
+    ("# Plan Mode Instructions\n", "\n\n User's planning request: "),
+    ("# Plan Iteration Instructions\n", "\n\nUser's feedback on the plan:\n"),
+)
+_PLAN_FILE = re.compile(r"\s*The current plan file is at: [^\n]*\n\n")
+
+
+def _unwrapped(text: str) -> str | None:
+    """`text` without the instructions Auggie put around it; None if nothing is left."""
+    for _ in range(len(_WRAPPERS)):
+        for start, end in _WRAPPERS:
+            if text.startswith(start) and end in text:
+                text = text.split(end, 1)[1]
+                plan_file = _PLAN_FILE.match(text)
+                if plan_file and start.startswith("# Plan Iteration"):
+                    text = text[plan_file.end() :]
+                text = text.lstrip()
+                break
+        else:
+            break
+    return text or None
 
 
 def _workspace(nodes: list[dict[str, object]]) -> str | None:

@@ -32,7 +32,8 @@ A chat item is `{exchange, completed, sequenceId, finishedAt, changedFiles…, s
 summary); its exchange `{request_message, response_text, request_id, request_nodes,
 response_nodes, model_id?}`; `completed` false is an exchange the user interrupted (what it
 had so far is kept). Nodes are typed by number. Request nodes: 0 text (`text_node.content`;
-Auggie's own preambles, ask mode's, are text too), 1 a tool's output (`tool_result_node
+a prompt of ask mode, /btw or plan mode is saved inside Auggie's instructions for it,
+taken out here), 1 a tool's output (`tool_result_node
 {tool_use_id, content, is_error, request_id, duration_ms, start_time_ms, content_nodes?}`,
 answering the calls of the exchange before), 2 an image, 4 the IDE state
 (`ide_state_node.workspace_folders[0].repository_root`/`folder_root`: the session's folder,

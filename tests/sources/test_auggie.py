@@ -638,3 +638,24 @@ def test_a_prompt_is_the_users_words_without_the_mode_auggie_wrapped_it_in(
         "Make retries configurable",
         "Drop step 3",
     ]
+
+
+def test_a_sub_agent_run_is_told_by_the_call_that_started_it(tmp_path: Path) -> None:
+    """Auggie's sub-agents are tools named `sub-agent-<name>`: the run kept in
+    `subAgents[]` is the spawn of the call of that name in the exchange that started it,
+    so its output reads as the sub-agent's answer, not a call of its own."""
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{MAIN}.json"
+    value = json.loads(path.read_text())
+    nodes = value["chatHistory"][0]["exchange"]["response_nodes"]
+    spawn = {
+        "tool_use_id": "toolu_sa",
+        "tool_name": "sub-agent-explore",
+        "input_json": '{"instruction": "Find the retry code."}',
+    }
+    nodes.append({"id": 7, "type": 5, "tool_use": spawn, "timestamp_ms": AT})
+    path.write_text(json.dumps(value, indent=2))
+    got = events(sessions(home)[MAIN])
+    (started,) = [e for e in got if e.kind == "subagent"]
+    assert started.call_id == "toolu_sa"
+    assert started.extra["agent_name"] == "explore"

@@ -507,18 +507,32 @@ class _Reader:
                 self.diagnostics.skip(self.path, 0, "not an object")
                 continue
             yield from self.item(raw)
-            started_by = as_str(_exchange(raw).get("request_id"))
+            exchange = _exchange(raw)
+            started_by = as_str(exchange.get("request_id"))
             if started_by and self.agent is None:
+                calls = _calls(exchange)
                 for child in self.subagents.pop(started_by, []):
-                    yield from self.subagent(child)
+                    yield from self.subagent(child, calls)
 
-    def subagent(self, raw: object) -> Iterator[Event]:
-        """A sub-agent's run that Auggie keeps inside its parent (`subAgents[]`)."""
+    def subagent(
+        self, raw: object, calls: list[tuple[str, str | None]] | None = None
+    ) -> Iterator[Event]:
+        """A sub-agent's run that Auggie keeps inside its parent (`subAgents[]`), the
+        spawn told by the call that started it: among `calls` (id, tool) of the exchange
+        that did, the first left of the tool `sub-agent-<name>` (a guess: the bundle
+        names its sub-agent tools so, and keeps the run by the exchange alone)."""
         entry = as_dict(raw)
         if not entry:
             self.diagnostics.skip(self.path, 0, "not an object")
             return
         name = stripped(entry.get("name")) or "sub-agent"
+        call_id = None
+        pending = calls if calls is not None else []
+        for index, (called, tool) in enumerate(pending):
+            if tool == f"sub-agent-{name}":
+                call_id = called
+                del pending[index]  # a second run of the same agent: the next call
+                break
         extra: dict[str, JSONValue] = {"agent_name": name}
         model = stripped(entry.get("model"))
         if model:
@@ -530,7 +544,7 @@ class _Reader:
             iso_time(entry.get("finishedAt")),
             estimated=True,
             text=task or name,
-            call_id=as_str(entry.get("tool_call_request_id")),
+            call_id=call_id,
             extra=extra,
         )
         self.agent = name
@@ -706,6 +720,19 @@ class _Reader:
                 )
         if not calls and text:  # an answer that asks for no tool ends the turn
             yield self.emit("turn_end", finished, estimated=True)
+
+
+def _calls(exchange: dict[str, object]) -> list[tuple[str, str | None]]:
+    """The calls an exchange asked for: (id, tool)."""
+    found = []
+    for raw in as_list(exchange.get("response_nodes")):
+        node = as_dict(raw)
+        if node.get("type") == _TOOL_USE:
+            use = as_dict(node.get("tool_use"))
+            call_id = as_str(use.get("tool_use_id"))
+            if call_id:
+                found.append((call_id, as_str(use.get("tool_name"))))
+    return found
 
 
 def _said(value: object) -> str | None:

@@ -659,3 +659,20 @@ def test_a_sub_agent_run_is_told_by_the_call_that_started_it(tmp_path: Path) -> 
     (started,) = [e for e in got if e.kind == "subagent"]
     assert started.call_id == "toolu_sa"
     assert started.extra["agent_name"] == "explore"
+
+
+def test_process_session_reads_the_session_subcommand() -> None:
+    """`auggie session resume <id>` (or `sessions`, its alias) and `auggie session
+    continue` reopen a session as `--resume <id>` and `--continue` do."""
+    opened = auggie.process_session(["auggie", "session", "resume", MAIN])
+    assert opened == auggie.Opened(session_id=MAIN)
+    assert auggie.process_session(
+        ["node", "/usr/bin/auggie", "--model", "gpt-5", "sessions", "resume", "5a3e"]
+    ) == auggie.Opened(chosen=True, prefix="5a3e")
+    assert auggie.process_session(["auggie", "session", "resume"]) == auggie.Opened(
+        chosen=True
+    )
+    assert auggie.process_session(["auggie", "session", "continue"]) == auggie.Opened(
+        latest=True
+    )
+    assert auggie.process_session(["auggie", "session", "list"]) is None

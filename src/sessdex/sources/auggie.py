@@ -810,8 +810,38 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
 def process_session(args: Sequence[str]) -> Opened | None:
     """What a running `auggie` has open, read back from the words `resume` writes:
     `--resume <id>` (`-r`; or a start of one) that session, `--continue` (`-c`) the
-    newest, a bare `--resume` a picker."""
+    newest, a bare `--resume` a picker; `auggie session resume [<id>]` and `auggie session
+    continue` (`sessions` its alias) as those flags."""
+    for index in range(1, len(args) - 1):
+        if args[index] in ("session", "sessions") and args[index - 1] not in _VALUED:
+            command, rest = args[index + 1], list(args[index + 2 : index + 3])
+            if command == "resume":
+                flags = ["--resume", *[word for word in rest if word[:1] != "-"]]
+                return opened_by_flags(
+                    [args[0], *flags], RESUME_FLAGS, is_prefix=_is_id_start
+                )
+            if command == "continue":
+                return Opened(latest=True)
+            return None  # another of its subcommands (list, share, delete…)
     return opened_by_flags(args, RESUME_FLAGS, is_prefix=_is_id_start)
+
+
+# options that take the next word as their value (as the bundle's own argv scan lists them)
+_VALUED = frozenset(
+    {
+        "--log-file",
+        "--log-level",
+        "--augment-cache-dir",
+        "--workspace-root",
+        "--session-name",
+        "--workspace",
+        "-w",
+        "-m",
+        "--message",
+        "--instruction-file",
+        "--model",
+    }
+)
 
 
 def _is_id_start(word: str) -> bool:

@@ -478,6 +478,7 @@ def test_a_summarys_own_tokens_are_counted(tmp_path: Path) -> None:
     _session(home, "s-summed", history, summarizations=[made, other])
     got = events(sessions(home)["s-summed"])
     assert [e.kind for e in got][:2] == ["compaction", "usage"]
+    assert not got[1].time_estimated  # when the summary was made, as Auggie wrote it
     billed = [e.usage for e in got if e.usage is not None]
     assert [(u.input_tokens, u.output_tokens, u.model) for u in billed] == [
         (9000, 400, "claude-haiku-4-5"),

@@ -494,12 +494,8 @@ class _Reader:
             return
         counted = _usage(entry, stripped(entry.get("model")) or self.model)
         if counted.total:
-            yield self.emit(
-                "usage",
-                iso_time(entry.get("finishedAt")),
-                estimated=True,
-                usage=counted,
-            )
+            when = iso_time(entry.get("finishedAt"))  # when the summary was made
+            yield self.emit("usage", when, estimated=when is None, usage=counted)
 
     def items(self, items: Iterable[object]) -> Iterator[Event]:
         for raw in items:

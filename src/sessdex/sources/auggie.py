@@ -20,7 +20,9 @@ never listed.
 Sub-agents: a run the lead started is kept, behind a flag of Augment's service
 (`cliRecordSummarizationsAndSubagents`), in the lead's `subAgents[]` (`{name, model,
 finishedAt, chatHistory, tool_call_request_id}`, the last the request id of the lead's
-exchange that started it): shown inline after that exchange. Behind the same flag,
+exchange that started it): shown inline after that exchange, the spawn of the call of
+its tool there (`sub-agent-<name>`, as the bundle names sub-agent tools; which call is a
+guess where one exchange ran the same agent twice). Behind the same flag,
 `summarizations[]` keeps what each summary cost (`{request_id, model, finishedAt,
 input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens,
 cost_usd, credits_consumed}`): billed beside its compaction. Auggie's own listing takes a
@@ -61,7 +63,8 @@ session) in the session's folder: Auggie takes the folder it runs in for the wor
 warns where the session's `workspaceId` differs), brings back `agentState.modelId` itself,
 and takes its tool permissions from its settings and `--permission` rules (none added
 here; whether it asks before every tool by default is not checked).
-`-c/--continue` opens this terminal's last session in the workspace, else its newest.
+`-c/--continue` opens this terminal's last session in the workspace, else its newest;
+`auggie session resume [<id>]` and `auggie session continue` do as those flags.
 """
 
 from __future__ import annotations

@@ -629,3 +629,19 @@ def test_a_version_2_chat_is_titled_by_its_computed_title(tmp_path: Path) -> Non
     found = sessions(tmp_path)["v2"]
     assert found.title == "Retry loop"
     assert found.extra["location"] == "panel"
+
+
+def test_a_chat_without_its_requests_is_counted_an_empty_one_is_not(
+    tmp_path: Path,
+) -> None:
+    """Every chat VS Code writes has `requests`, empty until the first prompt: one that
+    lacks it is damaged, and doctor says so rather than the chat vanishing unsaid."""
+    chats = tmp_path / USER / "globalStorage/emptyWindowChatSessions"
+    chats.mkdir(parents=True)
+    damaged = state("d", asked("hi"))
+    damaged["requestz"] = damaged.pop("requests")
+    (chats / "d.json").write_text(json.dumps(damaged), encoding="utf-8")
+    (chats / "e.json").write_text(json.dumps(state("e")), encoding="utf-8")
+    diagnostics = Diagnostics()
+    assert sessions(tmp_path, diagnostics) == {}
+    assert diagnostics.skipped == {"no requests": 1}

@@ -178,6 +178,10 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     state = chat.load(path, diagnostics, listing=True)
     if state is None:
         return []
+    if not isinstance(state.get("requests"), list):
+        # every chat VS Code writes has the list, empty or not: this one is damaged
+        diagnostics.skip(str(path), 1, "no requests")
+        return []
     requests = chat.requests(state)
     if not requests:
         return []

@@ -38,6 +38,7 @@ BUILTIN: tuple[str, ...] = (
     "kiro",
     "auggie",
     "vscode",
+    "warp",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -112,6 +113,7 @@ TITLES: dict[str, str] = {
     "kiro": "Kiro CLI / Amazon Q Developer CLI",
     "auggie": "Augment Auggie CLI",
     "vscode": "VS Code Chat (Copilot)",
+    "warp": "Warp (Agent Mode)",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

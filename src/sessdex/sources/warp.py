@@ -1,0 +1,784 @@
+"""Warp terminal's AI / Agent Mode conversations, from its SQLite database `warp.sqlite`.
+
+Where: macOS `~/Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application
+Support/dev.warp.Warp-Stable/warp.sqlite` (and `-Preview`, `-Dev`); Linux
+`$XDG_STATE_HOME/warp-terminal/warp.sqlite` (default `~/.local/state`; the preview channel's
+`warp-terminal-preview`: a guess from the channel naming, Low); Windows
+`%LOCALAPPDATA%\\warp\\Warp\\data\\warp.sqlite` (and `warp.preview`, `warp.beta`), seen here
+below the home. The database is in WAL mode while Warp runs: it is read only through
+`databases.open_sqlite` (a private snapshot), never in place.
+
+Sources (read, never copied):
+- warpdotdev/warp `crates/persistence/src/schema.rs` @4416d70d8d9aed0add0961f3cfbbf70af9aa359b
+  (Warp's own Diesel schema; confirmed, High): `ai_queries` (`id`, `exchange_id`,
+  `conversation_id`, `start_ts`, `input`, `working_directory`, `output_status`, `model_id`,
+  `planning_model_id`, `coding_model_id`), `agent_conversations` (`id`, `conversation_id`,
+  `conversation_data`, `last_modified_at`, `summary`), `agent_tasks` (`conversation_id`,
+  `task_id`, `task` binary, `last_modified_at`) and `blocks` (`stylized_command`,
+  `stylized_output` binary, `pwd`, `exit_code`, `start_ts`, `completed_ts`, `ai_metadata`).
+- warpdotdev/warp-proto-apis `apis/multi_agent/v1/task.proto` @00f791620e0c4016e33f298176f7cf785b1026ad
+  (High for the field numbers read here): `agent_tasks.task` is a `warp.multi_agent.v1.Task`
+  (id 1, description 2, messages 5); a `Message` has its timestamp at 14 and one of
+  user_query 2 (query 1), agent_output 3 (text 1), tool_call 4 (tool_call_id 1, the tool's
+  oneof from 2: run_shell_command 2 with command 1), tool_call_result 5, agent_reasoning 15
+  (reasoning 1), summarization 16, model_used 25 (model_id 1). `ToolCallResult`'s own field
+  numbers were not in the text read: its id at 1 and a shell result at 2
+  (`RunShellCommandResult`: output 1, exit_code 2, command_finished 5 {output 1,
+  exit_code 2}) are a guess (Low); a command's output is taken from its `blocks` row first.
+- The `summary` column's JSON (`initial_query`, `title`, `initial_working_directory`,
+  `is_unlisted_auto_code_diff`): Warp's `AgentConversationSummary` and a third-party reader
+  of it found in the public code index without a repository name (Medium).
+- `conversation_data` JSON: `conversation_usage_metadata` {`credits_spent`,
+  `context_window_usage`, `token_usage`: [{`model_id`, `warp_tokens`, `byok_tokens`}]},
+  `parent_conversation_id`, `agent_name`: two third-party schema notes and a test fixture
+  (langcost's Warp adapter) in the same index, and Warp's `AgentConversationData` (Medium).
+  Those tokens are one total per model, with no input/output split: they are shown in a
+  `meta` event, never as a `usage` (which would need a split sessdex would invent).
+- `input` (`[{"Query": {"text", "context": [...]}}]`, only the first exchange's holding the
+  text; later ones `[]`), `output_status` (a JSON string, `"Completed"`, `"Failed"`,
+  `"Cancelled"`) and `ai_metadata` (`conversation_id`, `action_id` or
+  `requested_command_action_id`): third-party notes and readers only (Medium/Low).
+
+Listing reads `ai_queries`' small columns grouped by conversation, each conversation's first
+`input` (bounded) and `agent_conversations`' `summary`: no `conversation_data` and no task is
+parsed. A conversation Warp marks as only an automatic code-diff suggestion is not listed.
+
+Security: warp.sqlite also keeps MCP servers' environment variables (API keys), the user's
+identity and Warp Drive objects. Only the four tables named above are ever queried, by name.
+
+Warp has no command line to reopen a conversation: `resume` gives none and says how to get
+back to it in Warp.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import orjson
+
+from .. import databases, folders
+from ..diagnostics import Diagnostics, read_failed
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session
+from . import _protobuf as pb
+from ._values import (
+    Emitter,
+    EventFields,
+    as_dict,
+    as_list,
+    as_str,
+    db_time,
+    one_line,
+    plain,
+)
+from .base import Home, Location
+
+NAME = "warp"
+TITLE = "Warp (Agent Mode)"
+SCAN_NOTED = True  # locate reads only the environment; scan only probes
+CHECKED_WITH = (
+    "Warp's schema.rs (warpdotdev/warp @4416d70d) and task.proto (warpdotdev/warp-proto-apis "
+    "@00f79162); JSON shapes from third-party notes; synthetic DB, no real capture (Low/Medium)"
+)
+ENV_VARS = ("XDG_STATE_HOME",)
+
+DB_NAME = "warp.sqlite"
+MACOS_GROUP = ("Library", "Group Containers", "2BBY89MBSN.dev.warp", "Library",
+               "Application Support")  # fmt: skip
+MACOS_CHANNELS = ("dev.warp.Warp-Stable", "dev.warp.Warp-Preview", "dev.warp.Warp-Dev")
+LINUX_CHANNELS = ("warp-terminal", "warp-terminal-preview")
+WINDOWS_CHANNELS = ("warp", "warp.preview", "warp.beta")  # %LOCALAPPDATA%\<x>\Warp\data
+# the only tables ever queried (tests/sources/test_warp.py checks it)
+TABLES = ("ai_queries", "agent_conversations", "agent_tasks", "blocks")
+TASK_CAP = 64 * 1024 * 1024  # a task blob bigger than this is counted, not decoded
+OUTPUT_CAP = 1024 * 1024  # a command's output is shown up to this, then cut
+_MODELS = 64  # models a conversation's usage names, at most
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+# ToolCall's oneof (task.proto): the tool each field number names
+_TOOLS = {2: "run_shell_command", 3: "search_codebase", 4: "server", 5: "read_files",
+          6: "apply_file_diffs", 7: "suggest_plan", 8: "suggest_create_plan", 9: "grep",
+          10: "file_glob", 11: "read_mcp_resource", 12: "call_mcp_tool",
+          13: "write_to_long_running_shell_command", 14: "suggest_new_conversation",
+          15: "file_glob_v2", 16: "suggest_prompt", 17: "open_code_review",
+          18: "init_project", 19: "subagent", 20: "read_documents", 21: "edit_documents",
+          22: "create_documents", 23: "read_shell_command_output", 24: "use_computer",
+          25: "insert_review_comments", 26: "read_skill", 27: "request_computer_use",
+          28: "fetch_conversation", 29: "start_agent", 30: "send_message_to_agent",
+          31: "transfer_shell_command_control_to_user"}  # fmt: skip
+# Message's oneof fields read as nothing to show (bookkeeping, server events, todos, …)
+_QUIET = {6, 9, 10, 17, 18, 21, 22, 24, 26}
+
+
+def locate(home: Home) -> Location:
+    xdg = home.env_dir("XDG_STATE_HOME")
+    root = home.xdg("state") / LINUX_CHANNELS[0]
+    also = [home.xdg("state") / name for name in LINUX_CHANNELS[1:]]
+    also += [home.path.joinpath(*MACOS_GROUP, name) for name in MACOS_CHANNELS]
+    also += [
+        home.path.joinpath("AppData", "Local", name, "Warp", "data")
+        for name in WINDOWS_CHANNELS
+    ]
+    return Location(
+        root, override=f"XDG_STATE_HOME={xdg}" if xdg else None, also=tuple(also)
+    )
+
+
+def scan(location: Location) -> Iterator[Path]:
+    if not location.exists:
+        return
+    for folder in (location.root, *location.also):
+        database = folder / DB_NAME
+        if folders.is_file(database):
+            yield database
+
+
+# --- listing ------------------------------------------------------------------------
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    try:
+        connection = databases.open_sqlite(path)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
+        return []
+    try:
+        return _sessions(connection, path, diagnostics)
+    except sqlite3.Error as error:
+        diagnostics.problem(read_failed(NAME, path, error))
+        return []
+    finally:
+        connection.close()
+
+
+@dataclass(slots=True)
+class _Listed:
+    created: object = None
+    updated: object = None
+    first_id: object = None
+    cwd: object = None
+    model: object = None
+    exchanges: int = 0
+    modified: object = None
+    summary: dict[str, object] = field(default_factory=dict)
+
+
+def _sessions(
+    connection: sqlite3.Connection, path: Path, diagnostics: Diagnostics
+) -> list[Session]:
+    queries = databases.table_columns(connection, "ai_queries")
+    conversations = databases.table_columns(connection, "agent_conversations")
+    if "conversation_id" not in queries | conversations:
+        diagnostics.problem(
+            f"{NAME}: {path} has no ai_queries or agent_conversations table we know"
+        )
+        return []
+    listed: dict[str, _Listed] = {}
+    if {"id", "conversation_id"} <= queries:
+        start = "start_ts" if "start_ts" in queries else "NULL"
+        folder = "working_directory" if "working_directory" in queries else "NULL"
+        model = "model_id" if "model_id" in queries else "NULL"
+        # a bare column beside min()/max() comes from that row (SQLite's rule)
+        for row in connection.execute(
+            f"SELECT conversation_id, min(id), {folder}, count(*) FROM ai_queries "
+            "GROUP BY conversation_id"
+        ):
+            entry = listed.setdefault(row[0], _Listed()) if _id(row[0]) else None
+            if entry is not None:
+                entry.first_id, entry.cwd, entry.exchanges = row[1], row[2], row[3]
+        for row in connection.execute(
+            f"SELECT conversation_id, max(id), {model} FROM ai_queries "
+            "GROUP BY conversation_id"
+        ):
+            if _id(row[0]):
+                listed[row[0]].model = row[2]
+        for row in connection.execute(
+            f"SELECT conversation_id, min({start}), max({start}) FROM ai_queries "
+            "GROUP BY conversation_id"
+        ):
+            if _id(row[0]):
+                listed[row[0]].created, listed[row[0]].updated = row[1], row[2]
+    if "conversation_id" in conversations:
+        modified = "last_modified_at" if "last_modified_at" in conversations else "NULL"
+        summary = "summary IS NOT NULL" if "summary" in conversations else "0"
+        for conversation_id, stamp, rowid, has_summary in connection.execute(
+            f"SELECT conversation_id, {modified}, rowid, {summary} FROM agent_conversations"
+        ):
+            if not _id(conversation_id):
+                diagnostics.skip(f"{path}#agent_conversations", 0, "bad value")
+                continue
+            entry = listed.setdefault(conversation_id, _Listed())
+            entry.modified = stamp
+            if has_summary:
+                entry.summary = _json_object(
+                    databases.bounded_value(
+                        connection, "agent_conversations", "summary", rowid
+                    )
+                )
+    sessions = []
+    for conversation_id, entry in listed.items():
+        if entry.summary.get("is_unlisted_auto_code_diff") is True:
+            continue
+        title = as_str(entry.summary.get("title")) or as_str(
+            entry.summary.get("initial_query")
+        )
+        if not title and isinstance(entry.first_id, int):
+            title = _query_text(
+                databases.bounded_value(
+                    connection, "ai_queries", "input", entry.first_id
+                )
+            )
+        cwd = as_str(entry.cwd) or as_str(
+            entry.summary.get("initial_working_directory")
+        )
+        created = db_time(entry.created)
+        updated = _later(
+            _later(db_time(entry.updated), db_time(entry.modified)), created
+        )
+        extra: dict[str, JSONValue] = {"store": "sqlite"}
+        if entry.exchanges:
+            extra["exchanges"] = entry.exchanges
+        sessions.append(
+            Session(
+                app=NAME,
+                id=conversation_id,
+                path=f"{path}#conversations/{conversation_id}",
+                cwd=cwd,
+                title=one_line(title, limit=None),
+                created=created or updated,
+                updated=updated or created,
+                model=as_str(entry.model) or None,
+                extra=extra,
+            )
+        )
+    return sessions
+
+
+def _id(value: object) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+def _later(first: datetime | None, second: datetime | None) -> datetime | None:
+    return max(first, second) if first and second else first or second
+
+
+def _json(value: object) -> object:
+    if not isinstance(value, str | bytes) or not value:
+        return None
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _json_object(value: object) -> dict[str, object]:
+    return as_dict(_json(value))
+
+
+def _query_text(value: object) -> str | None:
+    """The user's text in an `ai_queries.input` list (`[{"Query": {"text": …}}]`)."""
+    parsed = _json(value)
+    texts = [
+        text
+        for item in (parsed if isinstance(parsed, list) else [])
+        if (text := as_str(as_dict(as_dict(item).get("Query")).get("text")))
+    ]
+    return "\n".join(texts) or None
+
+
+# --- reading ------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Item:
+    """One thing that happened in a conversation, before it is an event."""
+
+    time: datetime | None
+    kind: EventKind
+    fields: EventFields
+    order: int = 0
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if not session.path or "#conversations/" not in session.path:
+        return
+    database, _, conversation_id = session.path.rpartition("#conversations/")
+    try:
+        connection = databases.open_sqlite(database)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
+        return
+    try:
+        reader = _Reader(connection, database, conversation_id, diagnostics, full)
+        emit = Emitter(session.id)
+        for item in reader.items():
+            yield emit(item.kind, item.time, **item.fields)
+    except sqlite3.Error as error:
+        diagnostics.problem(read_failed(NAME, database, error))
+    finally:
+        connection.close()
+
+
+class _Reader:
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        database: str,
+        conversation_id: str,
+        diagnostics: Diagnostics,
+        full: bool,
+    ) -> None:
+        self.connection = connection
+        self.database = database
+        self.id = conversation_id
+        self.diagnostics = diagnostics
+        self.full = full
+
+    def items(self) -> Iterator[_Item]:
+        exchanges = self.exchanges()
+        found = [*self.task_messages(), *self.blocks()]
+        for order, item in enumerate(found):
+            item.order = order
+        # each exchange's window runs from its start to the next one's
+        starts = [start for start, *_ in exchanges]
+        windows: list[list[_Item]] = [[] for _ in range(max(len(exchanges), 1))]
+        for item in found:
+            windows[_window(starts, item.time)].append(item)
+        called: set[str] = set()
+        answered: set[str] = set()
+        for index, window in enumerate(windows):
+            window.sort(
+                key=lambda item: (item.time is None, item.time or 0, item.order)
+            )
+            start, text, status, model = (
+                exchanges[index] if exchanges else (None, None, None, None)
+            )
+            if text:  # the exchange's own text: the task's copy of it is left out
+                yield _Item(start, "user", {"text": text})
+            for item in window:
+                if item.kind == "user" and text:
+                    continue
+                call_id = item.fields.get("call_id")
+                if item.kind == "tool_call" and call_id:
+                    if call_id in called:
+                        continue
+                    called.add(call_id)
+                if item.kind == "tool_result" and call_id:
+                    if call_id in answered:
+                        continue
+                    answered.add(call_id)
+                    if call_id not in called:  # a block the tasks name no call for
+                        called.add(call_id)
+                        yield _Item(
+                            item.time,
+                            "tool_call",
+                            {
+                                "tool": "run_shell_command",
+                                "call_id": call_id,
+                                "extra": {
+                                    "input": {"command": item.fields.get("tool") or ""}
+                                },
+                            },
+                        )
+                    item.fields["tool"] = "run_shell_command"
+                yield item
+            if exchanges:
+                yield from self.status(start, status, model, window)
+        yield from self.usage()
+
+    # ai_queries -------------------------------------------------------------------
+
+    def exchanges(
+        self,
+    ) -> list[tuple[datetime | None, str | None, str | None, str | None]]:
+        columns = databases.table_columns(self.connection, "ai_queries")
+        if not {"id", "conversation_id"} <= columns:
+            return []
+        wanted = ("start_ts", "output_status", "model_id")
+        chosen = ", ".join(c if c in columns else "NULL" for c in wanted)
+        order = "start_ts, id" if "start_ts" in columns else "id"
+        rows = self.connection.execute(
+            f"SELECT id, {chosen} FROM ai_queries WHERE conversation_id = ? "
+            f"ORDER BY {order}",
+            (self.id,),
+        ).fetchall()
+        found = []
+        for rowid, start, status, model in rows:
+            text = None
+            if "input" in columns and isinstance(rowid, int):
+                value = databases.bounded_value(
+                    self.connection, "ai_queries", "input", rowid, full=self.full,
+                    diagnostics=self.diagnostics,
+                    where=f"{self.database}#ai_queries/{rowid}",
+                )  # fmt: skip
+                parsed = _json(value)
+                if value and not isinstance(parsed, list):
+                    self.diagnostics.skip(
+                        f"{self.database}#ai_queries/{rowid}", 0, "not JSON"
+                    )
+                text = _query_text(value)
+            found.append((db_time(start), text, _status(status), as_str(model)))
+        return found
+
+    def status(
+        self,
+        time: datetime | None,
+        status: str | None,
+        model: str | None,
+        window: list[_Item],
+    ) -> Iterator[_Item]:
+        end = next(
+            (item.time for item in reversed(window) if item.time is not None), time
+        )
+        extra: dict[str, JSONValue] = {"reason": status or "unknown"}
+        if model:
+            extra["model"] = model
+        if status == "Completed":
+            yield _Item(end, "turn_end", {"extra": extra})
+        elif status in ("Cancelled", "Canceled"):
+            yield _Item(end, "meta", {"text": "cancelled", "extra": extra})
+            yield _Item(end, "turn_end", {"extra": {**extra, "interrupted": True}})
+        elif status == "Failed":
+            yield _Item(end, "error", {"text": "the request failed", "extra": extra})
+        elif status:  # a state Warp writes that sessdex does not know
+            self.diagnostics.unknown_type(f"output_status:{status}")
+
+    # agent_tasks ------------------------------------------------------------------
+
+    def task_messages(self) -> Iterator[_Item]:
+        columns = databases.table_columns(self.connection, "agent_tasks")
+        if not {"conversation_id", "task"} <= columns:
+            return
+        rowids = [
+            row[0]
+            for row in self.connection.execute(
+                "SELECT rowid FROM agent_tasks WHERE conversation_id = ? ORDER BY rowid",
+                (self.id,),
+            )
+        ]
+        for rowid in rowids:
+            where = f"{self.database}#agent_tasks/{rowid}"
+            data = self.task_blob(rowid, where)
+            if data is None:
+                continue
+            try:
+                task = pb.fields(data)
+            except ValueError:
+                self.diagnostics.skip(where, 0, "truncated")
+                continue
+            for number, wire, value in task:
+                if number == 5 and wire == 2 and isinstance(value, bytes):
+                    yield from self.message(value, where)
+
+    def task_blob(self, rowid: int, where: str) -> bytes | None:
+        try:
+            with self.connection.blobopen(
+                "agent_tasks", "task", rowid, readonly=True
+            ) as blob:
+                if len(blob) > TASK_CAP:
+                    self.diagnostics.skip(where, 0, "too long")
+                    return None
+                return blob.read()
+        except sqlite3.Error:  # NULL, a number or text: no task Warp writes
+            self.diagnostics.skip(where, 0, "bad value")
+            return None
+
+    def message(self, data: bytes, where: str) -> Iterator[_Item]:
+        try:
+            parts = pb.fields(data)
+        except ValueError:
+            self.diagnostics.skip(where, 0, "truncated")
+            return
+        time = pb.timestamp(pb.first(parts, 14, 2))
+        for number, wire, value in parts:
+            if (
+                wire != 2
+                or not isinstance(value, bytes)
+                or number in (1, 7, 8, 11, 13, 14)
+            ):
+                continue
+            try:
+                body = pb.fields(value)
+            except ValueError:
+                self.diagnostics.skip(where, 0, "truncated")
+                return
+            if number == 2:
+                text = _text(body, 1)
+                if text:
+                    yield _Item(time, "user", {"text": text})
+            elif number == 3:
+                text = _text(body, 1)
+                if text:
+                    yield _Item(time, "assistant", {"text": text})
+            elif number == 15:
+                text = _text(body, 1)
+                if text:
+                    yield _Item(time, "thinking", {"text": text})
+            elif number == 4:
+                yield self.tool_call(body, time)
+            elif number == 5:
+                yield from self.tool_result(body, time)
+            elif number == 16:
+                summary = pb.first(body, 1, 2)
+                text = (
+                    _text(pb.fields(summary), 1) if isinstance(summary, bytes) else None
+                )
+                yield _Item(
+                    time, "compaction", {"text": text or "conversation summarized"}
+                )
+            elif number == 25:
+                model = _text(body, 1)
+                if model:
+                    yield _Item(
+                        time,
+                        "meta",
+                        {"text": f"model {model}", "extra": {"model": model}},
+                    )
+            elif number not in _QUIET:
+                self.diagnostics.unknown_type(f"task message field {number}")
+
+    def tool_call(self, body: list[pb.Field], time: datetime | None) -> _Item:
+        call_id = _text(body, 1)
+        tool, arguments = "tool", {}
+        for number, wire, value in body:
+            if number != 1 and wire == 2 and isinstance(value, bytes):
+                tool = _TOOLS.get(number, f"tool_{number}")
+                if number == 2:  # run_shell_command: its command
+                    try:
+                        arguments = {"command": _text(pb.fields(value), 1) or ""}
+                    except ValueError:
+                        arguments = {}
+                break
+        if tool.startswith("tool_"):
+            self.diagnostics.unknown_type(f"tool call field {tool[5:]}")
+        return _Item(
+            time,
+            "tool_call",
+            {"tool": tool, "call_id": call_id, "extra": {"input": dict(arguments)}},
+        )
+
+    def tool_result(
+        self, body: list[pb.Field], time: datetime | None
+    ) -> Iterator[_Item]:
+        """A result the task kept (field numbers a guess, see the docstring): a shell
+        command's output and exit code where they are where `RunShellCommandResult` has
+        them, else only that the call returned."""
+        call_id = _text(body, 1)
+        shell = pb.first(body, 2, 2)
+        output: str | None = None
+        exit_code: int | None = None
+        if isinstance(shell, bytes):
+            try:
+                result = pb.fields(shell)
+                finished = pb.first(result, 5, 2)
+                inner = pb.fields(finished) if isinstance(finished, bytes) else result
+                output = _text(inner, 1)
+                code = pb.first(inner, 2, 0)
+                exit_code = _int32(code) if isinstance(code, int) else None
+            except ValueError:
+                output = None
+        yield _Item(
+            time,
+            "tool_result",
+            {
+                "call_id": call_id,
+                "text": _cut(output),
+                "is_error": exit_code not in (None, 0),
+            },
+        )
+
+    # blocks -----------------------------------------------------------------------
+
+    def blocks(self) -> Iterator[_Item]:
+        columns = databases.table_columns(self.connection, "blocks")
+        if "ai_metadata" not in columns:
+            return
+        wanted = ("start_ts", "completed_ts", "exit_code")
+        chosen = ", ".join(c if c in columns else "NULL" for c in wanted)
+        order = "start_ts, rowid" if "start_ts" in columns else "rowid"
+        rows = self.connection.execute(
+            f"SELECT rowid, ai_metadata, {chosen} FROM blocks "
+            f"WHERE instr(ai_metadata, ?) > 0 ORDER BY {order}",
+            (self.id,),
+        ).fetchall()
+        for rowid, metadata, start, completed, exit_code in rows:
+            where = f"{self.database}#blocks/{rowid}"
+            meta = _json(metadata)
+            if not isinstance(meta, dict):
+                self.diagnostics.skip(where, 0, "not JSON")
+                continue
+            if meta.get("conversation_id") != self.id:
+                continue  # the id is elsewhere in the metadata: another conversation's
+            call_id = as_str(meta.get("action_id")) or as_str(
+                meta.get("requested_command_action_id")
+            )
+            command = _terminal_text(self.cell("stylized_command", rowid, columns))
+            output = _terminal_text(self.cell("stylized_output", rowid, columns))
+            code = exit_code if isinstance(exit_code, int) else None
+            ended = db_time(completed)
+            began = db_time(start) or ended
+            extra: dict[str, JSONValue] = {}
+            if code is not None:
+                extra["exit_code"] = code
+            # the command rides in `tool` until `items` makes its call (then replaced)
+            yield _Item(
+                began,
+                "tool_result",
+                {
+                    "call_id": call_id or f"block-{rowid}",
+                    "tool": command,
+                    "text": _cut(output),
+                    "is_error": code not in (None, 0),
+                    "extra": extra,
+                },
+            )
+
+    def cell(self, column: str, rowid: int, columns: set[str]) -> bytes | None:
+        """A block's command or output, at most OUTPUT_CAP bytes of it."""
+        if column not in columns:
+            return None
+        try:
+            with self.connection.blobopen(
+                "blocks", column, rowid, readonly=True
+            ) as blob:
+                return blob.read(OUTPUT_CAP + 1)
+        except sqlite3.Error:
+            return None
+
+    # agent_conversations ----------------------------------------------------------
+
+    def usage(self) -> Iterator[_Item]:
+        columns = databases.table_columns(self.connection, "agent_conversations")
+        if not {"conversation_id", "conversation_data"} <= columns:
+            return
+        modified = "last_modified_at" if "last_modified_at" in columns else "NULL"
+        row = self.connection.execute(
+            f"SELECT rowid, {modified} FROM agent_conversations WHERE conversation_id = ?",
+            (self.id,),
+        ).fetchone()
+        if row is None:
+            return
+        where = f"{self.database}#agent_conversations/{row[0]}"
+        value = databases.bounded_value(
+            self.connection, "agent_conversations", "conversation_data", row[0],
+            diagnostics=self.diagnostics, where=where,
+        )  # fmt: skip
+        data = _json(value)
+        if value and not isinstance(data, dict):
+            self.diagnostics.skip(where, 0, "not JSON")
+            return
+        metadata = as_dict(as_dict(data).get("conversation_usage_metadata"))
+        counted: list[JSONValue] = []
+        said: list[str] = []
+        for entry in as_list(metadata.get("token_usage"))[:_MODELS]:
+            entry = as_dict(entry)
+            model = as_str(entry.get("model_id")) or ""
+            tokens: dict[str, JSONValue] = {"model": model}
+            for key in ("warp_tokens", "byok_tokens"):
+                count = entry.get(key)
+                if isinstance(count, int) and not isinstance(count, bool):
+                    tokens[key] = count
+            if len(tokens) > 1:
+                counted.append(tokens)
+                told = ", ".join(
+                    f"{v} {k.replace('_', ' ')}"
+                    for k, v in tokens.items()
+                    if k != "model"
+                )
+                said.append(f"{model or 'a model'}: {told}")
+        credits = metadata.get("credits_spent")
+        paid = isinstance(credits, int | float) and not isinstance(credits, bool)
+        if not counted and not paid:
+            return
+        extra: dict[str, JSONValue] = {"token_usage": counted, "scope": "session"}
+        if paid and isinstance(credits, int | float):
+            said.append(f"{credits} credits spent")
+            extra["credits_spent"] = credits
+        yield _Item(
+            db_time(row[1]),
+            "meta",
+            {
+                "text": "Warp's count (no input/output split): " + "; ".join(said),
+                "extra": extra,
+            },
+        )
+
+
+def _window(starts: list[datetime | None], time: datetime | None) -> int:
+    """Which exchange's window a time falls in: the last that started at or before it
+    (the first for what came earlier, the last for what has no time)."""
+    if not starts:
+        return 0
+    if time is None:
+        return len(starts) - 1
+    found = 0
+    for index, start in enumerate(starts):
+        if start is not None and start <= time:
+            found = index
+    return found
+
+
+def _status(value: object) -> str | None:
+    """`output_status` as Warp writes it: a JSON string (`"Completed"`), or an object
+    whose one key names the state."""
+    parsed = _json(value) if isinstance(value, str) and value[:1] in '"{' else value
+    if isinstance(parsed, dict) and len(parsed) == 1:
+        parsed = next(iter(parsed))
+    return as_str(parsed) or None
+
+
+def _text(parts: list[pb.Field], number: int) -> str | None:
+    value = pb.first(parts, number, 2)
+    if not isinstance(value, bytes):
+        return None
+    return value.decode("utf-8", "replace") or None
+
+
+def _int32(value: int) -> int:
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value & 0x80000000 else value
+
+
+def _terminal_text(value: bytes | None) -> str | None:
+    if not value:
+        return None
+    cut = len(value) > OUTPUT_CAP
+    text = _ANSI.sub("", value[:OUTPUT_CAP].decode("utf-8", "replace"))
+    return text + "\n[… cut]" if cut else text
+
+
+def _cut(text: str | None) -> str | None:
+    if text is None:
+        return None
+    if len(text) > OUTPUT_CAP:
+        return text[:OUTPUT_CAP] + "\n[… cut]"
+    return plain(text)
+
+
+# --- resume -------------------------------------------------------------------------
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """None: Warp reopens a conversation only from its own window (`resume_refusal`)."""
+    return None
+
+
+def resume_refusal(session: Session) -> str | None:
+    """How to get back to a conversation in Warp, which has no command for it."""
+    title = one_line(session.title) if session.title else None
+    which = f'"{title}"' if title else "it"
+    where = (
+        f"open a Warp tab in {one_line(session.cwd)}, then"
+        if session.cwd
+        else "in Warp,"
+    )
+    return (
+        "Warp has no command to reopen an Agent Mode conversation from the command "
+        f"line; {where} pick {which} in Warp's conversation list (the agent "
+        "conversations panel, or the command palette's conversation search)."
+    )

@@ -190,6 +190,14 @@ ADDED: dict[str, list[tuple[str, str]]] = {
             "top",
             f"Library/Application Support/Code - Insiders/User/globalStorage/emptyWindowChatSessions/{ID}.json",
         ),
+    "warp": [
+        (
+            "top",
+            "Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application Support"
+            "/dev.warp.Warp-Stable/warp.sqlite",
+        ),
+        ("top", ".local/state/warp-terminal-preview/warp.sqlite"),
+        ("top", "AppData/Local/warp/Warp/data/warp.sqlite"),
     ],
 }
 CASES = [

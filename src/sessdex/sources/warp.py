@@ -176,6 +176,12 @@ def _sessions(
             f"{NAME}: {path} has no ai_queries or agent_conversations table we know"
         )
         return []
+    for table, columns, lost in (
+        ("ai_queries", queries, "conversations with no summary row are missing"),
+        ("agent_conversations", conversations, "conversations with no query row are missing"),
+    ):  # fmt: skip
+        if "conversation_id" not in columns:  # a table Warp has: damage, said
+            diagnostics.problem(f"{NAME}: {path} has no {table} table we know; {lost}")
     listed: dict[str, _Listed] = {}
     if {"id", "conversation_id"} <= queries:
         start = "start_ts" if "start_ts" in queries else "NULL"

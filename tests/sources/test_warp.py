@@ -1,0 +1,253 @@
+"""Warp quirks: one warp.sqlite (WAL while Warp runs) that also holds secrets, queries in
+`ai_queries`, titles in `agent_conversations.summary`, answers and tool calls in
+`agent_tasks` protobuf, the commands the agent ran in `blocks`, no command to resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, merge
+from sessdex.sources import Home, warp
+
+DATA = Path(__file__).parent.parent / "data" / "warp"
+HOME = DATA / "home"
+DB = Path(".local/state/warp-terminal/warp.sqlite")
+SHOP = "e05f25f4-4e57-411a-b126-f4c9ebca6781"
+BLOG = "7a1c9e20-3b4d-4f5e-8a6b-1c2d3e4f5a6b"
+LEGACY = "3c2b1a09-8f7e-4d6c-9b5a-0a1b2c3d4e5f"
+DIFF = "9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+SECRETS = ("mcp_environment_variables", "current_user_information")
+FAKE_KEY = "sk-FAKE-warp-fixture-key-never-read"
+
+
+def sessions(
+    home: Path = HOME, diagnostics: Diagnostics | None = None
+) -> dict[str, Session]:
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    location = warp.locate(Home.at(home))
+    fragments: dict[str, list[Session]] = {}
+    for path in warp.scan(location):
+        for session in warp.parse(path, location, diagnostics):
+            fragments.setdefault(session.id, []).append(session)
+    return {key: merge(parts) for key, parts in fragments.items()}
+
+
+def events(session: Session) -> list[Event]:
+    diagnostics = Diagnostics()
+    found = list(warp.read(session, diagnostics))
+    assert not diagnostics.skipped_total and not diagnostics.unknown
+    assert not diagnostics.problems
+    return found
+
+
+def copy(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    return home
+
+
+def test_titles_come_from_the_summary_else_the_first_query() -> None:
+    found = sessions()
+    assert found[SHOP].title == "Fix failing checkout tests"  # summary's title
+    assert found[BLOG].title == "List the drafts"  # no summary: the first query
+    assert found[LEGACY].title == "Rename the config loader"  # empty title: its query
+    assert found[LEGACY].cwd == "/home/alex/code/tools"  # summary's folder
+    assert found[SHOP].extra["exchanges"] == 2
+
+
+def test_an_automatic_code_diff_conversation_is_not_listed() -> None:
+    assert DIFF not in sessions()  # Warp hides it from its own list too
+
+
+def test_a_conversation_reads_in_order_with_answers_calls_and_turn_ends() -> None:
+    found = events(sessions()[SHOP])
+    assert [(e.kind, e.text) for e in found if e.kind != "tool_result"][:6] == [
+        ("user", "Why do the checkout tests fail?"),
+        ("thinking", "Run the tests first."),
+        ("assistant", "Let me run the test suite."),
+        ("tool_call", None),
+        ("assistant", "The discount is applied twice."),
+        ("turn_end", None),
+    ]
+    kinds = [e.kind for e in found]
+    # the second exchange: its query from the task (ai_queries keeps only the first's),
+    # then its call, answer and the failure Warp recorded for it
+    second = kinds[kinds.index("turn_end") + 1 :]
+    assert second == ["user", "tool_call", "tool_result", "assistant", "error", "meta"]
+    assert found[kinds.index("turn_end") + 1].text == "Then fix it and run them again."
+    times = [e.time for e in found if e.time is not None]
+    assert times == sorted(times)
+
+
+def test_a_command_the_agent_ran_pairs_with_its_block() -> None:
+    found = events(sessions()[SHOP])
+    calls = [e for e in found if e.kind == "tool_call"]
+    results = [e for e in found if e.kind == "tool_result"]
+    assert [c.call_id for c in calls] == ["toolu_01", "toolu_02"]
+    assert [r.call_id for r in results] == ["toolu_01", "toolu_02"]
+    assert calls[0].extra["input"] == {"command": "pytest -q tests/test_checkout.py"}
+    # the block's output, its terminal colours gone; its exit code makes the error
+    assert results[0].text == "F.\n1 failed, 1 passed" and results[0].is_error
+    assert results[1].text == "..\n2 passed" and not results[1].is_error
+    assert all("ls" != (e.extra.get("input") or {}).get("command") for e in calls)
+
+
+def test_without_tasks_the_blocks_are_the_calls_and_a_cancel_is_an_interruption() -> (
+    None
+):
+    found = events(sessions()[BLOG])
+    assert [e.kind for e in found] == [
+        "user", "tool_call", "tool_result", "turn_end", "meta", "turn_end",
+    ]  # fmt: skip
+    assert found[1].extra["input"] == {"command": "ls drafts"}
+    assert found[1].call_id == found[2].call_id == "toolu_03"
+    assert found[-1].extra.get("interrupted") is True
+
+
+def test_warps_token_count_is_said_never_made_into_input_and_output() -> None:
+    found = events(sessions()[SHOP])
+    assert not [e for e in found if e.kind == "usage"]
+    meta = found[-1]
+    assert meta.kind == "meta" and meta.extra["credits_spent"] == 12.5
+    assert meta.extra["token_usage"] == [
+        {"model": "claude 4.5 sonnet", "warp_tokens": 42000, "byok_tokens": 0}
+    ]
+
+
+def test_the_secret_tables_are_never_read(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    statements: list[str] = []
+    opened = warp.databases.open_sqlite
+
+    def traced(path: str | os.PathLike[str]) -> sqlite3.Connection:
+        connection = opened(path)
+        connection.set_trace_callback(statements.append)
+        return connection
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(warp.databases, "open_sqlite", traced)
+        for session in sessions(home).values():
+            list(warp.read(session, Diagnostics()))
+    assert statements
+    assert not any(table in sql for sql in statements for table in SECRETS)
+    assert not any(
+        re.search(r"select\s+\*|sqlite_master", sql, re.I) for sql in statements
+    )
+    read = {
+        m
+        for sql in statements
+        for m in re.findall(r"\b(?:from|join)\s+(\w+)", sql, re.I)
+    }
+    assert read <= set(warp.TABLES), read
+    # the fake key is there to be found, by this test only
+    db = sqlite3.connect(home / DB)
+    assert (
+        FAKE_KEY
+        in db.execute(
+            "SELECT environment_variables FROM mcp_environment_variables"
+        ).fetchone()[0]
+    )
+    db.close()
+
+
+def test_listing_parses_no_task_and_no_conversation_data(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    statements: list[str] = []
+    opened = warp.databases.open_sqlite
+
+    def traced(path: str | os.PathLike[str]) -> sqlite3.Connection:
+        connection = opened(path)
+        connection.set_trace_callback(statements.append)
+        return connection
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(warp.databases, "open_sqlite", traced)
+        sessions(home)
+    assert statements
+    assert not any("agent_tasks" in sql or "blocks" in sql for sql in statements)
+    assert not any("conversation_data" in sql for sql in statements)
+
+
+def test_newest_rows_in_the_wal_are_listed_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    home = copy(tmp_path)
+    folder = (home / DB).parent
+    writer = sqlite3.connect(home / DB)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute(
+            "INSERT INTO ai_queries (exchange_id, conversation_id, start_ts, input, "
+            "working_directory, output_status, model_id) VALUES ('w1', 'wal-1', "
+            "'2026-12-02 08:00:00', ?, '/home/alex/code/new', '\"Completed\"', 'm')",
+            (json.dumps([{"Query": {"text": "Only in the WAL", "context": []}}]),),
+        )
+        writer.commit()
+        assert (folder / "warp.sqlite-wal").stat().st_size > 0
+        before = {
+            p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()
+        }
+        found = sessions(home)
+        assert found["wal-1"].title == "Only in the WAL"
+        assert found["wal-1"].cwd == "/home/alex/code/new"
+        assert [e.kind for e in events(found["wal-1"])] == ["user", "turn_end"]
+        assert SHOP in found
+        after = {
+            p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()
+        }
+        assert after == before
+    finally:
+        writer.close()
+
+
+def test_resume_gives_no_command_and_says_how_to_get_back(tmp_path: Path) -> None:
+    found = sessions()
+    assert all(warp.resume(s) is None for s in found.values())
+    said = warp.resume_refusal(found[SHOP])
+    assert said is not None
+    assert "no command" in said and "conversation list" in said
+    assert "/home/alex/code/shop-api" in said and '"Fix failing checkout tests"' in said
+    result = CliRunner().invoke(
+        main, ["resume", SHOP[:8], "--home", str(copy(tmp_path))]
+    )
+    assert result.exit_code == 1
+    assert "conversation list" in result.stderr
+    assert "warp " not in result.stdout
+
+
+def test_unknown_and_damaged_shapes_are_counted_for_doctor() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(DATA / "malformed" / "home", diagnostics)
+    for session in found.values():
+        list(warp.read(session, diagnostics))
+    assert diagnostics.unknown["output_status:Exploded"] == 1
+    assert diagnostics.unknown["task message field 99"] == 1
+    reasons = {
+        (path.rsplit("#", 1)[-1], reason) for path, _, reason in diagnostics.details
+    }
+    assert ("agent_tasks/1", "truncated") in reasons
+    assert ("blocks/1", "not JSON") in reasons
+    assert ("ai_queries/1", "not JSON") in reasons
+
+
+def test_a_missing_table_is_said(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / DB)
+    db.execute("DROP TABLE ai_queries")
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert SHOP in found and BLOG not in found
+    assert any("ai_queries" in problem for problem in diagnostics.problems)

@@ -183,30 +183,24 @@ def _sessions(
         if "conversation_id" not in columns:  # a table Warp has: damage, said
             diagnostics.problem(f"{NAME}: {path} has no {table} table we know; {lost}")
     listed: dict[str, _Listed] = {}
-    if {"id", "conversation_id"} <= queries:
+    if "conversation_id" in queries:
         start = "start_ts" if "start_ts" in queries else "NULL"
-        folder = "working_directory" if "working_directory" in queries else "NULL"
-        model = "model_id" if "model_id" in queries else "NULL"
-        # a bare column beside min()/max() comes from that row (SQLite's rule)
+        folder = "f.working_directory" if "working_directory" in queries else "NULL"
+        model = "l.model_id" if "model_id" in queries else "NULL"
+        # one pass over the conversation index, then the first and last rows by rowid
+        # (`id` is Warp's INTEGER PRIMARY KEY: the rowid)
         for row in connection.execute(
-            f"SELECT conversation_id, min(id), {folder}, count(*) FROM ai_queries "
-            "GROUP BY conversation_id"
+            f"SELECT g.conversation_id, g.first, g.n, g.created, g.updated, {folder}, "
+            f"{model} FROM (SELECT conversation_id, min(rowid) AS first, max(rowid) "
+            f"AS last, count(*) AS n, min({start}) AS created, max({start}) AS updated "
+            "FROM ai_queries GROUP BY conversation_id) g "
+            "JOIN ai_queries f ON f.rowid = g.first JOIN ai_queries l ON l.rowid = g.last"
         ):
-            entry = listed.setdefault(row[0], _Listed()) if _id(row[0]) else None
-            if entry is not None:
-                entry.first_id, entry.cwd, entry.exchanges = row[1], row[2], row[3]
-        for row in connection.execute(
-            f"SELECT conversation_id, max(id), {model} FROM ai_queries "
-            "GROUP BY conversation_id"
-        ):
-            if _id(row[0]):
-                listed[row[0]].model = row[2]
-        for row in connection.execute(
-            f"SELECT conversation_id, min({start}), max({start}) FROM ai_queries "
-            "GROUP BY conversation_id"
-        ):
-            if _id(row[0]):
-                listed[row[0]].created, listed[row[0]].updated = row[1], row[2]
+            if not _id(row[0]):
+                continue
+            entry = listed.setdefault(row[0], _Listed())
+            entry.first_id, entry.exchanges, entry.created, entry.updated = row[1:5]
+            entry.cwd, entry.model = row[5], row[6]
     if "conversation_id" in conversations:
         modified = "last_modified_at" if "last_modified_at" in conversations else "NULL"
         summary = "summary IS NOT NULL" if "summary" in conversations else "0"

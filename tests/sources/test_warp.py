@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
 import shutil
 import sqlite3
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from click.testing import CliRunner
@@ -251,3 +253,81 @@ def test_a_missing_table_is_said(tmp_path: Path) -> None:
     found = sessions(home, diagnostics)
     assert SHOP in found and BLOG not in found
     assert any("ai_queries" in problem for problem in diagnostics.problems)
+
+
+def add_task(home: Path, conversation: str, blob: bytes) -> None:
+    db = sqlite3.connect(home / DB)
+    db.execute(
+        "INSERT INTO agent_tasks (conversation_id, task_id, task) VALUES (?, 'big', ?)",
+        (conversation, blob),
+    )
+    db.commit()
+    db.close()
+
+
+def generator() -> ModuleType:
+    """The fixture generator, for its small protobuf writer."""
+    spec = importlib.util.spec_from_file_location(
+        "make_warp_db", DATA / "make_warp_db.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def answer_task(task_id: str, text: bytes) -> bytes:
+    made = generator()
+    answer: bytes = made.message(3, made.field(1, text), 0, "m")
+    return bytes(made.task(task_id, "a task", answer))
+
+
+def test_a_huge_answer_is_its_note_unless_read_in_full(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    answer = b"x" * (5 * 1024 * 1024)
+    add_task(home, BLOG, answer_task("big", answer))
+    session = sessions(home)[BLOG]
+    shown = [e.text for e in warp.read(session, Diagnostics()) if e.kind == "assistant"]
+    assert shown == ["[text, 5.0 MB]"]
+    whole = [
+        e.text
+        for e in warp.read(session, Diagnostics(), full=True)
+        if e.kind == "assistant"
+    ]
+    assert whole == [answer.decode()]
+
+
+def test_tasks_past_the_reading_budget_are_counted_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = copy(tmp_path)
+    for n in range(3):
+        add_task(home, BLOG, answer_task(f"t{n}", b"a" * 4000))
+    monkeypatch.setattr(warp, "TASKS_BUDGET", 9000)
+    diagnostics = Diagnostics()
+    found = list(warp.read(sessions(home)[BLOG], diagnostics))
+    assert len([e for e in found if e.kind == "assistant"]) == 2
+    assert [reason for _, _, reason in diagnostics.details] == ["too long"]
+
+
+def test_a_query_row_without_a_conversation_is_counted(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / DB)
+    db.execute("PRAGMA writable_schema = 0")
+    db.execute(
+        "CREATE TABLE q2 AS SELECT * FROM ai_queries"
+    )  # the fixture's NOT NULL would refuse a NULL id: a table without it
+    db.execute("DROP TABLE ai_queries")
+    db.execute("ALTER TABLE q2 RENAME TO ai_queries")
+    db.execute(
+        "INSERT INTO ai_queries (id, exchange_id, conversation_id, start_ts, input, "
+        "output_status) VALUES (99, 'x', NULL, '2025-01-01 00:00:00', '[]', '')"
+    )
+    db.commit()
+    db.close()
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert SHOP in found
+    assert [
+        (path.rsplit("#", 1)[-1], reason) for path, _, reason in diagnostics.details
+    ] == [("ai_queries", "bad value")]

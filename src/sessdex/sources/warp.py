@@ -61,7 +61,7 @@ from pathlib import Path
 
 import orjson
 
-from .. import databases, folders
+from .. import databases, files, folders
 from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session
 from . import _protobuf as pb
@@ -95,6 +95,9 @@ WINDOWS_CHANNELS = ("warp", "warp.preview", "warp.beta")  # %LOCALAPPDATA%\<x>\W
 # the only tables ever queried (tests/sources/test_warp.py checks it)
 TABLES = ("ai_queries", "agent_conversations", "agent_tasks", "blocks")
 TASK_CAP = 64 * 1024 * 1024  # a task blob bigger than this is counted, not decoded
+# a conversation's tasks are held while its events are put in order: past this many bytes
+# of them, the rest are counted ("too long"), not read
+TASKS_BUDGET = 256 * 1024 * 1024
 OUTPUT_CAP = 1024 * 1024  # a command's output is shown up to this, then cut
 _MODELS = 64  # models a conversation's usage names, at most
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
@@ -196,7 +199,8 @@ def _sessions(
             "FROM ai_queries GROUP BY conversation_id) g "
             "JOIN ai_queries f ON f.rowid = g.first JOIN ai_queries l ON l.rowid = g.last"
         ):
-            if not _id(row[0]):
+            if not _id(row[0]):  # a row no conversation can be read by
+                diagnostics.skip(f"{path}#ai_queries", 0, "bad value")
                 continue
             entry = listed.setdefault(row[0], _Listed())
             entry.first_id, entry.exchanges, entry.created, entry.updated = row[1:5]
@@ -461,11 +465,13 @@ class _Reader:
                 (self.id,),
             )
         ]
+        held = 0
         for rowid in rowids:
             where = f"{self.database}#agent_tasks/{rowid}"
-            data = self.task_blob(rowid, where)
+            data = self.task_blob(rowid, where, TASKS_BUDGET - held)
             if data is None:
                 continue
+            held += len(data)
             try:
                 task = pb.fields(data)
             except ValueError:
@@ -475,12 +481,12 @@ class _Reader:
                 if number == 5 and wire == 2 and isinstance(value, bytes):
                     yield from self.message(value, where)
 
-    def task_blob(self, rowid: int, where: str) -> bytes | None:
+    def task_blob(self, rowid: int, where: str, room: int) -> bytes | None:
         try:
             with self.connection.blobopen(
                 "agent_tasks", "task", rowid, readonly=True
             ) as blob:
-                if len(blob) > TASK_CAP:
+                if len(blob) > min(TASK_CAP, room):
                     self.diagnostics.skip(where, 0, "too long")
                     return None
                 return blob.read()
@@ -508,15 +514,15 @@ class _Reader:
                 self.diagnostics.skip(where, 0, "truncated")
                 return
             if number == 2:
-                text = _text(body, 1)
+                text = _text(body, 1, self.full)
                 if text:
                     yield _Item(time, "user", {"text": text})
             elif number == 3:
-                text = _text(body, 1)
+                text = _text(body, 1, self.full)
                 if text:
                     yield _Item(time, "assistant", {"text": text})
             elif number == 15:
-                text = _text(body, 1)
+                text = _text(body, 1, self.full)
                 if text:
                     yield _Item(time, "thinking", {"text": text})
             elif number == 4:
@@ -732,10 +738,15 @@ def _status(value: object) -> str | None:
     return as_str(parsed) or None
 
 
-def _text(parts: list[pb.Field], number: int) -> str | None:
+def _text(parts: list[pb.Field], number: int, full: bool = True) -> str | None:
+    """A string field; one over `files.READ_LINE_CAP` is its elision marker (shown as
+    "[text, 5.0 MB]") unless the session is read in full."""
     value = pb.first(parts, number, 2)
     if not isinstance(value, bytes):
         return None
+    if not full and len(value) > files.READ_LINE_CAP:
+        head = value[:80].decode("utf-8", "replace")
+        return f"{files.ELIDED_PREFIX}{len(value)}:{head}"
     return value.decode("utf-8", "replace") or None
 
 

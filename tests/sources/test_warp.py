@@ -331,3 +331,21 @@ def test_a_query_row_without_a_conversation_is_counted(tmp_path: Path) -> None:
     assert [
         (path.rsplit("#", 1)[-1], reason) for path, _, reason in diagnostics.details
     ] == [("ai_queries", "bad value")]
+
+
+def test_exchanges_go_by_their_time_whatever_its_text_form(tmp_path: Path) -> None:
+    # "2025-12-01 10:01:00" sorts before "2025-12-01T10:00:00Z" as text, not as a time
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / DB)
+    db.execute(
+        "UPDATE ai_queries SET start_ts = '2025-12-01T10:00:00Z' WHERE exchange_id = 'x1'"
+    )
+    db.commit()
+    db.close()
+    found = events(sessions(home)[SHOP])
+    assert (
+        found[0].kind == "user" and found[0].text == "Why do the checkout tests fail?"
+    )
+    assert [e.kind for e in found].count("turn_end") == 1
+    times = [e.time for e in found if e.time is not None]
+    assert times == sorted(times)

@@ -56,7 +56,7 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
@@ -99,6 +99,7 @@ TASK_CAP = 64 * 1024 * 1024  # a task blob bigger than this is counted, not deco
 # of them, the rest are counted ("too long"), not read
 TASKS_BUDGET = 256 * 1024 * 1024
 OUTPUT_CAP = 1024 * 1024  # a command's output is shown up to this, then cut
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MODELS = 64  # models a conversation's usage names, at most
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 # ToolCall's oneof (task.proto): the tool each field number names
@@ -401,14 +402,15 @@ class _Reader:
         self,
     ) -> list[tuple[datetime | None, str | None, str | None, str | None]]:
         columns = databases.table_columns(self.connection, "ai_queries")
-        if not {"id", "conversation_id"} <= columns:
+        if "conversation_id" not in columns:
             return []
         wanted = ("start_ts", "output_status", "model_id")
         chosen = ", ".join(c if c in columns else "NULL" for c in wanted)
-        order = "start_ts, id" if "start_ts" in columns else "id"
+        # in the order written, then by time as a time (not as text: a change of form
+        # would reorder them), what has none last
         rows = self.connection.execute(
-            f"SELECT id, {chosen} FROM ai_queries WHERE conversation_id = ? "
-            f"ORDER BY {order}",
+            f"SELECT rowid, {chosen} FROM ai_queries WHERE conversation_id = ? "
+            "ORDER BY rowid",
             (self.id,),
         ).fetchall()
         found = []
@@ -427,6 +429,7 @@ class _Reader:
                     )
                 text = _query_text(value)
             found.append((db_time(start), text, _status(status), as_str(model)))
+        found.sort(key=lambda exchange: (exchange[0] is None, exchange[0] or _EPOCH))
         return found
 
     def status(

@@ -43,6 +43,18 @@ Listing reads `ai_queries`' small columns grouped by conversation, each conversa
 `input` (bounded) and `agent_conversations`' `summary`: no `conversation_data` and no task is
 parsed. A conversation Warp marks as only an automatic code-diff suggestion is not listed.
 
+Reading a conversation finds its command blocks by `instr(ai_metadata, id)` over `blocks`
+(no index there): about 0.1 s for 50,000 blocks of 20 KB output (a 1.1 GB database, warm
+cache). Its events are put in order by exchange: each `ai_queries` row opens a window that
+runs to the next one's start, and the task messages and blocks that fall in it follow its
+query, sorted by time; the row's `output_status` closes it.
+
+Not read: a sub-agent's link to its lead (`conversation_data.parent_conversation_id`: each
+conversation is listed on its own), the todo lists, review comments, web searches and
+other bookkeeping messages of a task (`_QUIET`), and the results of tools other than shell
+commands (their output shapes are not decoded: the result says only that the call
+returned).
+
 Security: warp.sqlite also keeps MCP servers' environment variables (API keys), the user's
 identity and Warp Drive objects. Only the four tables named above are ever queried, by name.
 

@@ -190,6 +190,7 @@ ADDED: dict[str, list[tuple[str, str]]] = {
             "top",
             f"Library/Application Support/Code - Insiders/User/globalStorage/emptyWindowChatSessions/{ID}.json",
         ),
+    ],
     "warp": [
         (
             "top",

@@ -1068,3 +1068,31 @@ def test_compactor_elides_long_arrays_of_numbers_wherever_feeds_split() -> None:
         assert files.elided(got["nested"][0][0])[1] == "numbers"  # type: ignore[index]
         assert got["nested"][1] == [6, 7]
         assert len(got["floats"]) == 1
+
+
+def test_the_check_for_another_users_file_never_opens_a_credential(
+    tmp_path: Path,
+) -> None:
+    """`refuses_reading` tries to open a file to learn whether the system refuses it: never
+    an agent's credential file, nor a link to one named like a session's file."""
+    import sys
+
+    secret = tmp_path / ".codex" / "auth.json"
+    secret.parent.mkdir()
+    secret.write_text('{"token": "secret"}')
+    link = tmp_path / "base_state.json"
+    link.symlink_to(secret)
+    opened: list[str] = []
+    watching = [True]
+
+    def audit(event: str, args: tuple[object, ...]) -> None:
+        if watching[0] and event == "open" and isinstance(args[0], str):
+            opened.append(os.path.realpath(args[0]))
+
+    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
+    try:
+        assert files.refuses_reading(str(link)) is False
+        assert files.refuses_reading(str(secret)) is False
+    finally:
+        watching[0] = False
+    assert os.path.realpath(secret) not in opened

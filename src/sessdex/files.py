@@ -133,7 +133,10 @@ def _credential(name: str) -> bool:
 
 def refuses_reading(path: str) -> bool:
     """Whether the system refuses to open the file at `path` for reading (its mode, its
-    owner): False for a folder, a missing file, or one that opens."""
+    owner): False for a folder, a missing file, or one that opens, and for an agent's
+    credential file (or a link to one), which is never opened, not even to try."""
+    if _credential(path):
+        return False
     try:
         if stat.S_ISDIR(os.stat(path).st_mode):
             return False  # Windows refuses to open any folder so

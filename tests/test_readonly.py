@@ -109,6 +109,9 @@ CREDENTIAL_FILES = (
     ".continue/config.yaml",
     ".augment/session.json",  # Auggie's login
     ".augment/oauth-state.json",
+    ".openhands/agent_settings.json",  # the OpenHands CLI's LLM key
+    ".openhands/mcp.json",  # its MCP servers' environment
+    ".openhands/cloud/api_key.txt",  # its cloud key
 )
 
 

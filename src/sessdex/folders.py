@@ -157,9 +157,17 @@ CREDENTIALS = frozenset(
 
 
 # Login files whose name alone is too common to refuse everywhere: known by the folder
-# that holds them (Auggie's, `~/.augment/session.json` and `oauth-state.json`).
+# that holds them (Auggie's, `~/.augment/session.json` and `oauth-state.json`; the
+# OpenHands CLI's LLM key in `~/.openhands/agent_settings.json`, its MCP servers'
+# environment in `mcp.json`, its cloud key in `~/.openhands/cloud/api_key.txt`).
 CREDENTIALS_IN = frozenset(
-    {(".augment", "session.json"), (".augment", "oauth-state.json")}
+    {
+        (".augment", "session.json"),
+        (".augment", "oauth-state.json"),
+        (".openhands", "agent_settings.json"),
+        (".openhands", "mcp.json"),
+        ("cloud", "api_key.txt"),
+    }
 )
 _PLACED = frozenset(name for _, name in CREDENTIALS_IN)
 

@@ -39,6 +39,7 @@ BUILTIN: tuple[str, ...] = (
     "auggie",
     "vscode",
     "warp",
+    "openhands",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -69,6 +70,8 @@ OVERRIDES: frozenset[str] = frozenset(
         "KIMI_SHARE_DIR",
         "KIRO_TEST_SESSIONS_DIR",
         "OPENCODE_DB",
+        "OPENHANDS_CONVERSATIONS_DIR",
+        "OPENHANDS_PERSISTENCE_DIR",
         "PI_CODING_AGENT_DIR",
         "PI_CODING_AGENT_SESSION_DIR",
         "QWEN_HOME",
@@ -114,6 +117,7 @@ TITLES: dict[str, str] = {
     "auggie": "Augment Auggie CLI",
     "vscode": "VS Code Chat (Copilot)",
     "warp": "Warp (Agent Mode)",
+    "openhands": "OpenHands CLI",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

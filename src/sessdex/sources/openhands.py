@@ -1,0 +1,385 @@
+"""OpenHands CLI (OpenHands/OpenHands-CLI 1.x on the agent SDK): a folder per conversation.
+
+The CLI keeps conversations in `~/.openhands/conversations/<id>/` (`$OPENHANDS_CONVERSATIONS_DIR`
+moves that folder; else `$OPENHANDS_PERSISTENCE_DIR/conversations`: openhands_cli/locations.py).
+The id is the conversation UUID as 32 hex digits without dashes (the SDK's
+`get_persistence_dir` appends `conversation_id.hex`). A folder holds `base_state.json`
+(the SDK's `ConversationState` without events, rewritten whole: `agent.llm.model`,
+`workspace.working_dir`, `execution_status`, `stats.usage_to_metrics`) and `events/`, one
+file per event, `event-<index, 5 digits or more>-<event id>.json` (the SDK's first weeks
+wrote `event-<index>.json`), and a `.eventlog.lock`. Each event is the pydantic model
+dumped with its class name in `kind`: `MessageEvent`, `ActionEvent`, `ObservationEvent`,
+`UserRejectObservation`, `AgentErrorEvent`, `ConversationErrorEvent`, `PauseEvent`,
+`InterruptEvent`, `Condensation`, `CondensationSummaryEvent`, `SystemPromptEvent`,
+`ConversationStateUpdateEvent`, … Times are `datetime.now().isoformat()`: local, naive.
+
+Listing reads `base_state.json` and the events folder's names, then opens only the first
+`_HEAD_FILES` event files (the created time; the title: OpenHands keeps none, its own list
+shows the first user message, as we do) and the last `_TAIL_FILES` (the updated time):
+a conversation of thousands of events costs the same. Reading goes through the event files
+in index order. An `ActionEvent`'s `action` (its `kind` dropped) is the tool call's
+`input` (the file editor's `old_str`/`new_str` show as a diff); its `thought`,
+`reasoning_content` and `thinking_blocks` come before it. The SDK writes no usage on its
+events: `base_state.json` keeps each LLM's accumulated totals (`usage_to_metrics`, per usage
+id), given as one summed `usage` event per LLM dated at the last event, its time marked
+estimated. litellm's `prompt_tokens` count the cache reads and writes in, so they are taken
+out of `input`. A reply in a `MessageEvent` from the agent, or the `finish` tool's
+observation, ends a turn. `SystemPromptEvent`, `ConversationStateUpdateEvent` (but for a
+changed model: a `meta` event), `CondensationRequest`, `TokenEvent` and hook logs are known
+and skipped; other kinds are counted for doctor.
+
+Never opened: `agent_settings.json` (the LLM's API key), `cli_config.json`, `mcp.json`,
+`cloud/api_key.txt` and whatever else sits beside `conversations/`. OpenHands 0.x's own CLI
+(`~/.openhands/sessions/<sid>/events/<n>.json`, the V0 server's layout) is not read.
+Resume: `openhands --resume <id>` in the conversation's working folder (the CLI takes its
+workspace from where it runs: openhands_cli/setup.py); it has no model option, and
+`--always-approve`/`--llm-approve` are never added.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+from .. import files, folders
+from ..diagnostics import Diagnostics
+from ..model import Event, JSONValue, ResumePlan, Session
+from ._values import (
+    Emitter,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    iso_time,
+    json_copy,
+    new_usage,
+    one_line,
+    shown_arguments,
+    shown_text,
+    stripped,
+)
+from .base import Home, Location
+
+NAME = "openhands"
+TITLE = "OpenHands CLI"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
+CHECKED_WITH = (
+    "from source only: OpenHands/OpenHands-CLI @6b3838ce (locations.py, setup.py, "
+    "conversations/store/local.py, argparsers/util.py) and OpenHands/software-agent-sdk "
+    "@611629e6 (conversation/persistence_const.py, event_store.py, state.py, event/*); "
+    "synthetic samples made by tests/data/openhands/make_fixtures.py; no real file seen"
+)
+ENV_VARS = ("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR")
+CLI = ("openhands",)
+INSTALL_HINT = "uv tool install openhands --python 3.12"
+
+BASE_STATE = "base_state.json"
+EVENTS = "events"
+_EVENT_NAME = re.compile(r"event-(\d{5,})(?:-[0-9a-fA-F-]{8,})?\.json")
+_BASE_CAP = 32 * 1024 * 1024  # base_state.json keeps one line of metrics per response
+_EVENT_CAP = 4 * 1024 * 1024  # a listing skips an event file bigger than this
+_HEAD_FILES = 20  # event files a listing opens from the start, for the title
+_TAIL_FILES = 5  # and from the end, for the last time
+_SKIPPED = frozenset(
+    {
+        "SystemPromptEvent",
+        "ConversationStateUpdateEvent",
+        "CondensationRequest",
+        "TokenEvent",
+        "LLMCompletionLogEvent",
+        "HookExecutionEvent",
+        "StreamingDeltaEvent",
+    }
+)
+
+
+def locate(home: Home) -> Location:
+    """`$OPENHANDS_CONVERSATIONS_DIR`, else `conversations/` in `$OPENHANDS_PERSISTENCE_DIR`
+    or `~/.openhands`: the folder beside it holds the CLI's settings and keys."""
+    persistence = home.env_dir("OPENHANDS_PERSISTENCE_DIR") or home.path / ".openhands"
+    root = persistence / "conversations"
+    said: str | None = None
+    for variable in ("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR"):
+        value = home.env_dir(variable)
+        if value is not None:
+            said = f"{variable}={home.environ[variable]}"
+            root = value if variable == "OPENHANDS_CONVERSATIONS_DIR" else root
+            break
+    return Location(root, said, keeps=(persistence,))
+
+
+def scan(location: Location) -> Iterator[str]:
+    """Each conversation's `base_state.json`: the events are read with it."""
+    for entry in folders.entries(location.root, location.root):
+        if entry.is_dir():
+            state = os.path.join(entry.path, BASE_STATE)
+            if folders.is_file(state):
+                yield state
+
+
+def event_files(folder: Path) -> list[str]:
+    """The conversation's event files in index order (a listing, nothing opened)."""
+    found: list[tuple[int, str, str]] = []
+    for entry in folders.listing(folder / EVENTS):
+        match = _EVENT_NAME.fullmatch(entry.name)
+        if match is not None and entry.is_file():
+            found.append((int(match.group(1)), entry.name, entry.path))
+    found.sort()
+    return [path for _, _, path in found]
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    state = as_dict(files.read_json_counted(path, _BASE_CAP, diagnostics))
+    if not state:
+        return []
+    names = event_files(path.parent)
+    head = names[:_HEAD_FILES]
+    tail = names[max(len(head), len(names) - _TAIL_FILES) :]
+    created = updated = None
+    title = None
+    for name in head:
+        record = as_dict(files.read_json_file(name, _EVENT_CAP))
+        moment = _time(record)
+        created = created or moment
+        updated = moment or updated
+        if title is None and _is_user_message(record):
+            title = one_line(_content_text(as_dict(record.get("llm_message"))))
+    for name in reversed(tail):
+        moment = _time(as_dict(files.read_json_file(name, _EVENT_CAP)))
+        if moment is not None:
+            updated = moment
+            break
+    agent = as_dict(state.get("agent"))
+    extra: dict[str, JSONValue] = {}
+    status = as_str(state.get("execution_status"))
+    if status:
+        extra["status"] = status
+    try:
+        size = sum(os.stat(name).st_size for name in names) + path.stat().st_size
+    except OSError:
+        size = None
+    return [
+        Session(
+            app=NAME,
+            id=path.parent.name,
+            path=str(path),
+            cwd=stripped(as_dict(state.get("workspace")).get("working_dir")),
+            title=title,
+            created=created,
+            updated=updated or created,
+            model=stripped(as_dict(agent.get("llm")).get("model")),
+            bytes=size,
+            extra=extra,
+        )
+    ]
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if session.path is None:
+        return
+    state_path = Path(session.path)
+    emit = Emitter(session.id)
+    finishes: set[str] = set()
+    model = session.model
+    last: datetime | None = None
+    for name in event_files(state_path.parent):
+        record = as_dict(
+            files.read_json_compacted(name, full=full, diagnostics=diagnostics)
+        )
+        if not record:
+            continue
+        moment = _time(record) or last
+        last = moment
+        kind = as_str(record.get("kind")) or "?"
+        if kind == "MessageEvent":
+            yield from _message(record, moment, emit)
+        elif kind == "ActionEvent":
+            yield from _action(record, moment, emit, finishes)
+        elif kind in ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent"):
+            yield from _observation(kind, record, moment, emit, finishes)
+        elif kind == "ConversationErrorEvent":
+            text = " ".join(
+                filter(None, (as_str(record.get("code")), as_str(record.get("detail"))))
+            )
+            yield emit("error", moment, text=text or "conversation error")
+        elif kind in ("PauseEvent", "InterruptEvent"):
+            words = "paused" if kind == "PauseEvent" else "interrupted"
+            yield emit("meta", moment, text=f"the user {words} the agent",
+                       extra={"interrupted": True})  # fmt: skip
+        elif kind in ("Condensation", "CondensationSummaryEvent"):
+            summary = shown_text(record.get("summary"), keep_empty=False)
+            extra: dict[str, JSONValue] = {}
+            forgotten = as_list(record.get("forgotten_event_ids"))
+            if forgotten:
+                extra["forgotten"] = len(forgotten)
+            yield emit("compaction", moment, text=summary, extra=extra)
+        elif kind == "ConversationStateUpdateEvent":
+            changed = _model_change(record, model)
+            if changed is not None:
+                model = changed
+                yield emit("meta", moment, text=f"model: {changed}",
+                           extra={"model": changed})  # fmt: skip
+        elif kind not in _SKIPPED:
+            diagnostics.unknown_type(kind)
+    yield from _usage(state_path, last, emit, diagnostics)
+
+
+def _message(
+    record: dict[str, object], moment: datetime | None, emit: Emitter
+) -> Iterator[Event]:
+    message = as_dict(record.get("llm_message"))
+    text = _content_text(message)
+    if record.get("source") == "user":
+        if text:
+            yield emit("user", moment, text=text)
+        return
+    yield from _thinking(message, moment, emit)
+    if text:
+        yield emit("assistant", moment, text=text)
+    yield emit("turn_end", moment)
+
+
+def _action(
+    record: dict[str, object],
+    moment: datetime | None,
+    emit: Emitter,
+    finishes: set[str],
+) -> Iterator[Event]:
+    yield from _thinking(record, moment, emit)
+    thought = _texts(record.get("thought"))
+    if thought:
+        yield emit("assistant", moment, text=thought)
+    action = as_dict(record.get("action"))
+    call = as_dict(record.get("tool_call"))
+    tool = as_str(record.get("tool_name")) or as_str(call.get("name")) or "?"
+    call_id = as_str(record.get("tool_call_id")) or as_str(call.get("id"))
+    if action:
+        arguments = json_copy({k: v for k, v in action.items() if k != "kind"})
+    else:
+        arguments = shown_arguments(call.get("arguments") or {})
+    if action.get("kind") == "FinishAction" and call_id:
+        finishes.add(call_id)
+    yield emit("tool_call", moment, tool=tool, call_id=call_id,
+               extra={"input": arguments})  # fmt: skip
+
+
+def _observation(
+    kind: str,
+    record: dict[str, object],
+    moment: datetime | None,
+    emit: Emitter,
+    finishes: set[str],
+) -> Iterator[Event]:
+    call_id = as_str(record.get("tool_call_id"))
+    tool = as_str(record.get("tool_name"))
+    extra: dict[str, JSONValue] = {}
+    if kind == "AgentErrorEvent":
+        text, error = as_str(record.get("error")) or "", True
+    elif kind == "UserRejectObservation":
+        reason = as_str(record.get("rejection_reason")) or ""
+        text, error = f"rejected: {reason}".rstrip(": "), True
+        extra["rejected"] = True
+    else:
+        observation = as_dict(record.get("observation"))
+        text = _texts(observation.get("content"))
+        error = observation.get("is_error") is True
+    yield emit("tool_result", moment, tool=tool, call_id=call_id, text=text,
+               is_error=error, extra=extra)  # fmt: skip
+    if call_id in finishes:
+        yield emit("turn_end", moment, extra={"reason": "finish"})
+
+
+def _thinking(
+    record: dict[str, object], moment: datetime | None, emit: Emitter
+) -> Iterator[Event]:
+    reasoning = shown_text(record.get("reasoning_content"), keep_empty=False)
+    if reasoning and reasoning.strip():
+        yield emit("thinking", moment, text=reasoning)
+    for block in as_list(record.get("thinking_blocks")):
+        thought = shown_text(as_dict(block).get("thinking"), keep_empty=False)
+        if thought and thought.strip() and thought != reasoning:
+            yield emit("thinking", moment, text=thought)
+
+
+def _usage(
+    state_path: Path, last: datetime | None, emit: Emitter, diagnostics: Diagnostics
+) -> Iterator[Event]:
+    """One summed usage event per LLM the conversation used, from base_state.json's totals."""
+    state = as_dict(
+        files.read_json_file(state_path, _BASE_CAP, diagnostics=diagnostics)
+    )
+    metrics = as_dict(as_dict(state.get("stats")).get("usage_to_metrics"))
+    for usage_id, value in metrics.items():
+        item = as_dict(value)
+        tokens = as_dict(item.get("accumulated_token_usage"))
+        prompt = as_int(tokens.get("prompt_tokens"))
+        read_ = as_int(tokens.get("cache_read_tokens"))
+        write = as_int(tokens.get("cache_write_tokens"))
+        output = as_int(tokens.get("completion_tokens"))
+        if not (prompt or output or read_ or write):
+            continue
+        usage = new_usage(
+            max(prompt - read_ - write, 0),
+            output,
+            read_,
+            write,
+            as_int(tokens.get("reasoning_tokens")),
+            stripped(item.get("model_name")) or stripped(tokens.get("model")),
+        )
+        extra: dict[str, JSONValue] = {"summed": True, "usage_id": str(usage_id)}
+        cost = item.get("accumulated_cost")
+        if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
+            extra["cost_usd"] = float(cost)
+        yield emit("usage", last, estimated=True, usage=usage, extra=extra)
+
+
+def _model_change(record: dict[str, object], model: str | None) -> str | None:
+    if record.get("key") != "agent":
+        return None
+    changed = stripped(as_dict(as_dict(record.get("value")).get("llm")).get("model"))
+    return changed if changed and changed != model else None
+
+
+def _is_user_message(record: dict[str, object]) -> bool:
+    return record.get("kind") == "MessageEvent" and record.get("source") == "user"
+
+
+def _time(record: dict[str, object]) -> datetime | None:
+    return iso_time(record.get("timestamp"), naive="local")
+
+
+def _content_text(message: dict[str, object]) -> str:
+    return _texts(message.get("content"))
+
+
+def _texts(content: object) -> str:
+    """The text items of a content list, joined; an image is named, not shown."""
+    parts: list[str] = []
+    for item in as_list(content):
+        block = as_dict(item)
+        if block.get("type") == "image":
+            parts.append("[image]")
+            continue
+        text = shown_text(block.get("text"))
+        if text:
+            parts.append(text)
+    return "\n".join(parts)
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`openhands --resume <id>` in the conversation's working folder: the CLI takes its
+    workspace from the folder it runs in. No model option exists; the approval flags
+    (`--always-approve`, `--llm-approve`) are never added, so it asks as it does by default."""
+    if not session.cwd or not session.id:
+        return None
+    return ResumePlan(
+        argv=("openhands", "--resume", session.id),
+        cwd=session.cwd,
+        program="openhands",
+        install_hint=INSTALL_HINT,
+    )

@@ -1,0 +1,296 @@
+"""OpenHands CLI: a folder per conversation, base_state.json and one file per event."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex import files
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage
+from sessdex.sources import Home, openhands
+
+DATA = Path(__file__).parent.parent / "data" / "openhands"
+CONVERSATIONS = Path(".openhands") / "conversations"
+FINISHED = "5f0c3e2a9b8d4c7ea1f2b3c4d5e6f708"
+PAUSED = "0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f50"
+
+
+def sessions(home: Path, diagnostics: Diagnostics | None = None) -> dict[str, Session]:
+    location = openhands.locate(Home.at(home))
+    found: dict[str, Session] = {}
+    for path in openhands.scan(location):
+        for session in openhands.parse(
+            Path(path), location, diagnostics or Diagnostics()
+        ):
+            found[session.id] = session
+    return found
+
+
+def events(session: Session, diagnostics: Diagnostics | None = None) -> list[Event]:
+    return list(openhands.read(session, diagnostics or Diagnostics()))
+
+
+def copy_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    return home
+
+
+def test_listing_shows_first_prompt_folder_model_status_and_times() -> None:
+    found = sessions(DATA / "home")
+    assert sorted(found) == sorted([FINISHED, PAUSED])
+    done = found[FINISHED]
+    assert done.title == "Add a /health endpoint to the API"  # its first user message
+    assert done.cwd == "/home/alex/code/shop-api"
+    assert done.model == "anthropic/claude-sonnet-4-5-20250929"
+    assert done.extra["status"] == "finished"
+    # local times as the SDK wrote them (the first event, a system prompt; the last)
+    assert done.created == datetime.fromisoformat("2026-10-02T08:52:01").astimezone()
+    assert done.updated == datetime.fromisoformat("2026-10-02T08:52:12").astimezone()
+    paused = found[PAUSED]  # the SDK's first file names: event-00000.json
+    assert paused.title == "Why does the build fail?"
+    assert paused.extra["status"] == "paused"
+    assert paused.updated == datetime.fromisoformat("2026-10-02T08:52:35").astimezone()
+
+
+def test_a_turn_reads_in_order_with_each_call_paired_and_the_edit_kept() -> None:
+    found = events(sessions(DATA / "home")[FINISHED])
+    kinds = [e.kind for e in found]
+    assert kinds == [
+        "user",
+        "thinking",  # reasoning_content; the same thinking block is not repeated
+        "assistant",  # the action's thought
+        "tool_call",
+        "tool_result",
+        "tool_call",
+        "tool_result",
+        "meta",  # the model changed
+        "tool_call",
+        "tool_result",
+        "turn_end",  # the finish tool's observation
+        "usage",
+    ]
+    calls = {e.call_id: e for e in found if e.kind == "tool_call"}
+    results = {e.call_id: e for e in found if e.kind == "tool_result"}
+    assert sorted(calls) == sorted(results) == ["toolu_01", "toolu_02", "toolu_03"]
+    edit = calls["toolu_02"]
+    assert edit.tool == "file_editor"
+    assert isinstance(edit.extra["input"], dict)
+    assert edit.extra["input"]["old_str"] == "app = Flask(__name__)\n"
+    assert "kind" not in edit.extra["input"]  # the SDK's class tag is no argument
+    assert results["toolu_01"].text == "app.py\nrequirements.txt"
+    meta = next(e for e in found if e.kind == "meta")
+    assert meta.extra["model"] == "anthropic/claude-opus-4-1"
+    assert [e.seq for e in found] == list(range(len(found)))
+
+
+def test_the_file_editors_pair_shows_as_a_diff() -> None:
+    from sessdex.views import diffs
+
+    edit = next(
+        e
+        for e in events(sessions(DATA / "home")[FINISHED])
+        if e.kind == "tool_call" and e.tool == "file_editor"
+    )
+    lines = diffs.input_diff(edit.extra["input"])
+    assert "+@app.get('/health')" in lines
+    assert diffs.change_counts(edit.extra["input"]) == (4, 0)
+
+
+def test_usage_is_the_accumulated_total_marked_estimated_never_invented() -> None:
+    found = events(sessions(DATA / "home")[FINISHED])
+    usage = [e for e in found if e.kind == "usage"]
+    assert len(usage) == 1  # the condenser's LLM used nothing: no event for it
+    event = usage[0]
+    # litellm's prompt_tokens hold the cache reads and writes: taken out of input
+    assert event.usage == Usage(
+        2000, 800, 9000, 1000, 100, "anthropic/claude-sonnet-4-5-20250929"
+    )
+    assert event.extra["summed"] is True and event.extra["cost_usd"] == 0.0123
+    assert event.time_estimated and event.time == found[-2].time
+    # a conversation whose base_state holds no metrics has no usage event
+    assert not [e for e in events(sessions(DATA / "home")[PAUSED]) if e.kind == "usage"]
+
+
+def test_errors_rejections_compaction_and_pause() -> None:
+    found = events(sessions(DATA / "home")[PAUSED])
+    assert [e.kind for e in found] == [
+        "user",
+        "thinking",
+        "assistant",
+        "turn_end",  # a reply without a tool call ends the turn
+        "compaction",
+        "user",
+        "tool_result",  # AgentErrorEvent
+        "tool_result",  # UserRejectObservation
+        "meta",  # PauseEvent
+    ]
+    assert found[4].text == "The user asked why the build fails."
+    assert found[6].is_error and found[6].text == "Tool 'terminal' timed out"
+    assert found[7].is_error and found[7].extra["rejected"] is True
+    assert found[8].extra["interrupted"] is True
+
+
+def test_unknown_event_kinds_are_counted_for_doctor(tmp_path: Path) -> None:
+    home = copy_home(tmp_path)
+    folder = home / CONVERSATIONS / PAUSED / "events"
+    (folder / "event-00007.json").write_text(
+        json.dumps({"kind": "FutureEvent", "timestamp": "2026-10-02T08:53:00"})
+    )
+    diagnostics = Diagnostics()
+    found = events(sessions(home)[PAUSED], diagnostics)
+    assert diagnostics.unknown == {"FutureEvent": 1}
+    assert found[-1].kind == "meta"  # nothing made of it
+
+
+def test_events_follow_the_index_not_the_name(tmp_path: Path) -> None:
+    """event-100000 (past five digits, as the SDK writes past 99,999) comes last."""
+    home = copy_home(tmp_path)
+    folder = home / CONVERSATIONS / PAUSED / "events"
+    record = {
+        "kind": "MessageEvent",
+        "source": "user",
+        "timestamp": "2026-10-02T09:00:00",
+        "llm_message": {"role": "user", "content": [{"type": "text", "text": "last"}]},
+    }
+    (folder / "event-100000.json").write_text(json.dumps(record))
+    found = events(sessions(home)[PAUSED])
+    assert found[-1].kind == "user" and found[-1].text == "last"
+
+
+def test_a_listing_opens_a_bounded_number_of_event_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / CONVERSATIONS / FINISHED
+    (folder / "events").mkdir(parents=True)
+    shutil.copy(DATA / "home" / CONVERSATIONS / FINISHED / "base_state.json", folder)
+    for index in range(5000):
+        record = {
+            "kind": "MessageEvent",
+            "source": "user" if index == 3 else "agent",
+            "timestamp": f"2026-10-02T{8 + index // 3600:02d}:{index // 60 % 60:02d}:{index % 60:02d}",
+            "llm_message": {"content": [{"type": "text", "text": f"message {index}"}]},
+        }
+        name = f"event-{index:05d}-{index:08x}-0000-4000-8000-000000000000.json"
+        (folder / "events" / name).write_text(json.dumps(record))
+    opened: list[str] = []
+    real = files.read_small
+
+    def counted(path: str | os.PathLike[str], limit: int) -> bytes | None:
+        opened.append(os.fspath(path))
+        return real(path, limit)
+
+    monkeypatch.setattr(files, "read_small", counted)
+    session = sessions(tmp_path)[FINISHED]
+    assert session.title == "message 3"
+    assert session.updated == datetime.fromisoformat("2026-10-02T09:23:19").astimezone()
+    assert len(opened) <= 1 + openhands._HEAD_FILES + openhands._TAIL_FILES
+
+
+def test_resume_is_exact_quoted_and_never_approves_on_its_own(tmp_path: Path) -> None:
+    session = sessions(DATA / "home")[FINISHED]
+    plan = openhands.resume(session)
+    assert plan is not None
+    assert plan.argv == ("openhands", "--resume", FINISHED)
+    assert plan.cwd == "/home/alex/code/shop-api"
+    plan = openhands.resume(session, keep_permissions=True)
+    assert plan is not None
+    assert not {"--always-approve", "--yolo", "--llm-approve"} & set(plan.argv)
+    result = CliRunner().invoke(
+        main, ["resume", FINISHED, "--print", "--home", str(DATA / "home")]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"openhands --resume {FINISHED}" in result.stdout
+    odd = Session(app="openhands", id="a b'c", cwd="/tmp/it's here")
+    odd_plan = openhands.resume(odd)
+    assert odd_plan is not None and odd_plan.argv[-1] == "a b'c"
+    assert shlex.split(shlex.join(odd_plan.argv))[-1] == "a b'c"
+
+
+def test_the_settings_and_keys_beside_the_conversations_are_never_opened(
+    tmp_path: Path,
+) -> None:
+    """`agent_settings.json` holds the LLM's API key, `cloud/api_key.txt` the cloud's:
+    listing, showing, resuming and counting usage never opens them, nor a link named
+    like a conversation's files that leads to one."""
+    home = copy_home(tmp_path)
+    root = home / ".openhands"
+    secrets = [
+        os.path.realpath(root / name)
+        for name in ("agent_settings.json", "mcp.json", "cloud/api_key.txt")
+    ]
+    linked = home / CONVERSATIONS / ("1" * 32)
+    (linked / "events").mkdir(parents=True)
+    (linked / "base_state.json").symlink_to(root / "agent_settings.json")
+    (linked / "events" / "event-00000-00000000-0000.json").symlink_to(
+        root / "cloud" / "api_key.txt"
+    )
+    (home / CONVERSATIONS / PAUSED / "events" / "event-00009.json").symlink_to(
+        root / "agent_settings.json"
+    )
+    opened: list[str] = []
+    watching = [True]
+
+    def audit(event: str, args: tuple[object, ...]) -> None:
+        if (
+            watching[0]
+            and event == "open"
+            and isinstance(args[0], str | bytes | os.PathLike)
+        ):
+            opened.append(os.path.realpath(os.fsdecode(args[0])))  # type: ignore[arg-type]
+
+    sys.addaudithook(audit)  # (hooks stay for the process: `watching` turns it off)
+    try:
+        runner = CliRunner()
+        for args in (
+            ("list", "--all", "--json"),
+            ("doctor", "--json"),
+            ("usage", "--json"),
+        ):
+            result = runner.invoke(
+                main, [*args, "--app", "openhands", "--home", str(home)]
+            )
+            assert result.exit_code == 0, result.output
+        for session_id in (FINISHED, PAUSED):
+            runner.invoke(main, ["show", session_id, "--json", "--home", str(home)])
+            runner.invoke(main, ["resume", session_id, "--print", "--home", str(home)])
+    finally:
+        watching[0] = False
+    assert any(FINISHED in path for path in opened), (
+        "the audit hook saw the run's reads"
+    )
+    assert not set(opened) & set(secrets), set(opened) & set(secrets)
+
+
+def test_the_environment_moves_the_conversations(tmp_path: Path) -> None:
+    home = Home(tmp_path, {"OPENHANDS_PERSISTENCE_DIR": str(tmp_path / "oh")})
+    location = openhands.locate(home)
+    assert location.root == tmp_path / "oh" / "conversations"
+    assert location.override == f"OPENHANDS_PERSISTENCE_DIR={tmp_path / 'oh'}"
+    both = Home(
+        tmp_path,
+        {
+            "OPENHANDS_PERSISTENCE_DIR": str(tmp_path / "oh"),
+            "OPENHANDS_CONVERSATIONS_DIR": str(tmp_path / "elsewhere"),
+        },
+    )
+    assert openhands.locate(both).root == tmp_path / "elsewhere"
+    assert openhands.locate(Home.at(tmp_path)).root == tmp_path / CONVERSATIONS
+
+
+def test_damaged_files_are_counted_never_raised() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(DATA / "malformed" / "home", diagnostics)
+    for session in found.values():
+        list(openhands.read(session, diagnostics))
+    assert diagnostics.skipped_total > 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import sys
 from datetime import datetime
@@ -211,10 +210,11 @@ def test_resume_is_exact_quoted_and_never_approves_on_its_own(tmp_path: Path) ->
     )
     assert result.exit_code == 0, result.output
     assert f"openhands --resume {FINISHED}" in result.stdout
-    odd = Session(app="openhands", id="a b'c", cwd="/tmp/it's here")
+    odd = Session(app="openhands", id=FINISHED, cwd="/tmp/it's here; rm -rf x")
     odd_plan = openhands.resume(odd)
-    assert odd_plan is not None and odd_plan.argv[-1] == "a b'c"
-    assert shlex.split(shlex.join(odd_plan.argv))[-1] == "a b'c"
+    assert odd_plan is not None and odd_plan.cwd == "/tmp/it's here; rm -rf x"
+    # an id the CLI cannot take (not a UUID: `uuid.UUID(id)` fails) is not offered
+    assert openhands.resume(Session(app="openhands", id="a b'c", cwd="/x")) is None
 
 
 def test_the_settings_and_keys_beside_the_conversations_are_never_opened(
@@ -294,3 +294,91 @@ def test_damaged_files_are_counted_never_raised() -> None:
     for session in found.values():
         list(openhands.read(session, diagnostics))
     assert diagnostics.skipped_total > 0
+
+
+def test_a_huge_observation_is_elided_not_held(tmp_path: Path) -> None:
+    home = copy_home(tmp_path)
+    events_dir = home / CONVERSATIONS / PAUSED / "events"
+    record = {
+        "kind": "ObservationEvent",
+        "timestamp": "2026-10-02T08:53:00",
+        "source": "environment",
+        "tool_name": "terminal",
+        "tool_call_id": "call_big",
+        "observation": {
+            "kind": "TerminalObservation",
+            "content": [{"type": "text", "text": "x" * (6 * 1024 * 1024)}],
+            "is_error": False,
+        },
+    }
+    (events_dir / "event-00007.json").write_text(json.dumps(record))
+    found = events(sessions(home)[PAUSED])
+    result = next(e for e in found if e.call_id == "call_big")
+    assert result.text is not None and len(result.text) < 100
+    assert "MB" in result.text
+
+
+def test_an_event_file_deleted_mid_read_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = copy_home(tmp_path)
+    session = sessions(home)[PAUSED]
+    listed = openhands.event_files
+    folder = home / CONVERSATIONS / PAUSED
+
+    def then_gone(where: Path) -> list[str]:
+        names = listed(where)
+        os.remove(names[1])  # the agent's answer, gone between listing and reading
+        return names
+
+    monkeypatch.setattr(openhands, "event_files", then_gone)
+    found = events(session)
+    assert [e.kind for e in found][:2] == ["user", "compaction"]
+    assert (folder / "base_state.json").exists()
+
+
+def test_odd_values_in_events_are_read_as_far_as_they_go(tmp_path: Path) -> None:
+    home = copy_home(tmp_path)
+    events_dir = home / CONVERSATIONS / PAUSED / "events"
+    odd = [
+        # content as a plain string, a time as a number, no source
+        {"kind": "MessageEvent", "source": "user", "timestamp": 1790931121,
+         "llm_message": {"role": "user", "content": "plain words"}},
+        {"kind": "ActionEvent", "source": "agent", "thought": "not a list",
+         "action": ["not", "a", "dict"], "tool_name": 7, "tool_call_id": 8,
+         "tool_call": {"id": "call_odd", "name": "terminal", "arguments": "{\"command\": \"ls\"}"}},
+        {"kind": "ObservationEvent", "tool_call_id": "call_odd",
+         "observation": {"content": [None, 5, {"type": "text", "text": "ok"}], "is_error": "yes"}},
+        {"kind": "MessageEvent", "source": "agent", "llm_message": None},
+        {"kind": "Condensation", "forgotten_event_ids": "abc", "summary": 12},
+        {"kind": None},
+    ]  # fmt: skip
+    for index, record in enumerate(odd, start=7):
+        (events_dir / f"event-{index:05d}.json").write_text(json.dumps(record))
+    diagnostics = Diagnostics()
+    found = events(sessions(home)[PAUSED], diagnostics)[9:]
+    assert found[0].kind == "user" and found[0].text == "plain words"
+    assert found[1].kind == "assistant" and found[1].text == "not a list"
+    call = found[2]
+    assert call.kind == "tool_call" and call.call_id == "call_odd"
+    assert call.tool == "terminal" and call.extra["input"] == {"command": "ls"}
+    assert found[3].kind == "tool_result" and found[3].text == "ok"
+    assert not found[3].is_error  # only true is an error
+    assert [e.kind for e in found[4:]] == ["turn_end", "compaction"]
+    assert found[5].text is None and "forgotten" not in found[5].extra
+    assert diagnostics.unknown == {"?": 1}
+
+
+def test_resume_refuses_an_id_the_cli_would_read_as_an_option() -> None:
+    odd = Session(app="openhands", id="-h", cwd="/home/alex/code/mono")
+    assert openhands.resume(odd) is None
+
+
+def test_process_session_reads_back_what_resume_writes() -> None:
+    opened = openhands.process_session
+    assert opened(["openhands", "--resume", FINISHED]) == openhands.Opened(FINISHED)
+    dashed = f"{FINISHED[:8]}-{FINISHED[8:12]}-{FINISHED[12:16]}-{FINISHED[16:20]}-{FINISHED[20:]}"
+    assert opened(["openhands", f"--resume={dashed}"]) == openhands.Opened(FINISHED)
+    assert opened(["openhands", "--resume", "--last"]) == openhands.Opened(latest=True)
+    assert opened(["openhands", "--resume"]) == openhands.Opened(chosen=True)
+    assert opened(["openhands", "-t", "fix it"]) is None

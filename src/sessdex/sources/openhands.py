@@ -28,6 +28,13 @@ observation, ends a turn. `SystemPromptEvent`, `ConversationStateUpdateEvent` (b
 changed model: a `meta` event), `CondensationRequest`, `TokenEvent` and hook logs are known
 and skipped; other kinds are counted for doctor.
 
+The listing and the live view watch `base_state.json`: the SDK rewrites it (whole, in
+place) at every field change, since July 2026 (`leaf_event_id`, software-agent-sdk
+657553455) at every event it appends; an older SDK's new event file shows at its next
+status or stats change. A read that meets it half-written lists nothing until the next
+write. Events are read in file order, every branch of the SDK's event tree (`parent_id`)
+with them: a branch the conversation moved away from is not told apart.
+
 Never opened: `agent_settings.json` (the LLM's API key), `cli_config.json`, `mcp.json`,
 `cloud/api_key.txt` and whatever else sits beside `conversations/`. OpenHands 0.x's own CLI
 (`~/.openhands/sessions/<sid>/events/<n>.json`, the V0 server's layout) is not read.
@@ -40,7 +47,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+import uuid
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -61,7 +69,7 @@ from ._values import (
     shown_text,
     stripped,
 )
-from .base import Home, Location
+from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
 
 NAME = "openhands"
 TITLE = "OpenHands CLI"
@@ -78,6 +86,9 @@ INSTALL_HINT = "uv tool install openhands --python 3.12"
 
 BASE_STATE = "base_state.json"
 EVENTS = "events"
+_HEX_ID = re.compile(r"[0-9a-f]{32}")
+# how a running CLI names what it opens (openhands_cli/argparsers/util.py, entrypoint.py)
+RESUME_FLAGS = ResumeFlags(resume=("--resume",))
 _EVENT_NAME = re.compile(r"event-(\d{5,})(?:-[0-9a-fA-F-]{8,})?\.json")
 _BASE_CAP = 32 * 1024 * 1024  # base_state.json keeps one line of metrics per response
 _EVENT_CAP = 4 * 1024 * 1024  # a listing skips an event file bigger than this
@@ -358,7 +369,10 @@ def _content_text(message: dict[str, object]) -> str:
 
 
 def _texts(content: object) -> str:
-    """The text items of a content list, joined; an image is named, not shown."""
+    """The text items of a content list, joined; an image is named, not shown. Plain text
+    (not a list, as the SDK writes it) is taken as it is, rather than lost."""
+    if isinstance(content, str):
+        return shown_text(content) or ""
     parts: list[str] = []
     for item in as_list(content):
         block = as_dict(item)
@@ -375,11 +389,34 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     """`openhands --resume <id>` in the conversation's working folder: the CLI takes its
     workspace from the folder it runs in. No model option exists; the approval flags
     (`--always-approve`, `--llm-approve`) are never added, so it asks as it does by default."""
-    if not session.cwd or not session.id:
-        return None
+    if not session.cwd or _HEX_ID.fullmatch(session.id) is None:
+        return (
+            None  # the CLI resumes a UUID only (`uuid.UUID(id).hex` names the folder)
+        )
     return ResumePlan(
         argv=("openhands", "--resume", session.id),
         cwd=session.cwd,
         program="openhands",
         install_hint=INSTALL_HINT,
     )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `openhands` has open: `--resume <id>` (a UUID, dashed or not: the
+    folder is its hex), `--resume --last` its latest, a bare `--resume` a list to pick from."""
+    if "--last" in args[1:] and any(
+        word == "--resume" or word.startswith("--resume=") for word in args[1:]
+    ):
+        return Opened(latest=True)
+    opened = opened_by_flags(args, RESUME_FLAGS, _is_conversation_id)
+    if opened is not None and opened.session_id is not None:
+        return Opened(uuid.UUID(opened.session_id).hex)
+    return opened
+
+
+def _is_conversation_id(word: str) -> bool:
+    try:
+        uuid.UUID(word)
+    except ValueError:
+        return False
+    return True

@@ -382,3 +382,28 @@ def test_process_session_reads_back_what_resume_writes() -> None:
     assert opened(["openhands", "--resume", "--last"]) == openhands.Opened(latest=True)
     assert opened(["openhands", "--resume"]) == openhands.Opened(chosen=True)
     assert opened(["openhands", "-t", "fix it"]) is None
+
+
+def test_a_state_caught_half_written_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK rewrites base_state.json in place at every event: a listing that meets it
+    truncated (the CLI mid-write) reads it once more rather than losing the session."""
+    home = copy_home(tmp_path)
+    state = home / CONVERSATIONS / FINISHED / "base_state.json"
+    real = files.read_small
+    caught = [True]
+
+    def mid_write(path: str | os.PathLike[str], limit: int) -> bytes | None:
+        data = real(path, limit)
+        if caught[0] and os.fspath(path) == str(state) and data:
+            caught[0] = False
+            return data[: len(data) // 2]
+        return data
+
+    monkeypatch.setattr(files, "read_small", mid_write)
+    diagnostics = Diagnostics()
+    found = sessions(home, diagnostics)
+    assert not caught[0]
+    assert found[FINISHED].model == "anthropic/claude-sonnet-4-5-20250929"
+    assert diagnostics.skipped_total == 0

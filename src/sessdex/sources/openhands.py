@@ -143,7 +143,7 @@ def event_files(folder: Path) -> list[str]:
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
-    state = as_dict(files.read_json_counted(path, _BASE_CAP, diagnostics))
+    state = _state(path, diagnostics)
     if not state:
         return []
     names = event_files(path.parent)
@@ -321,9 +321,7 @@ def _usage(
     state_path: Path, last: datetime | None, emit: Emitter, diagnostics: Diagnostics
 ) -> Iterator[Event]:
     """One summed usage event per LLM the conversation used, from base_state.json's totals."""
-    state = as_dict(
-        files.read_json_file(state_path, _BASE_CAP, diagnostics=diagnostics)
-    )
+    state = _state(state_path, diagnostics)
     metrics = as_dict(as_dict(state.get("stats")).get("usage_to_metrics"))
     for usage_id, value in metrics.items():
         item = as_dict(value)
@@ -347,6 +345,16 @@ def _usage(
         if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
             extra["cost_usd"] = float(cost)
         yield emit("usage", last, estimated=True, usage=usage, extra=extra)
+
+
+def _state(path: Path, diagnostics: Diagnostics) -> dict[str, object]:
+    """base_state.json: read once more where the first read found no JSON object, as the
+    SDK rewrites it in place (truncated, then written) at every event; a second failure
+    is counted."""
+    first = files.read_json_counted(path, _BASE_CAP, Diagnostics())
+    if isinstance(first, dict):
+        return first
+    return as_dict(files.read_json_counted(path, _BASE_CAP, diagnostics))
 
 
 def _model_change(record: dict[str, object], model: str | None) -> str | None:

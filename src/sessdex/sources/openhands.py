@@ -26,7 +26,9 @@ estimated. litellm's `prompt_tokens` count the cache reads and writes in, so the
 out of `input`. A reply in a `MessageEvent` from the agent, or the `finish` tool's
 observation, ends a turn. `SystemPromptEvent`, `ConversationStateUpdateEvent` (but for a
 changed model: a `meta` event), `CondensationRequest`, `TokenEvent` and hook logs are known
-and skipped; other kinds are counted for doctor.
+and skipped (`TokenEvent` holds token ids, not counts); other kinds (`ACPToolCallEvent`, an
+external agent's call) are counted for doctor. A tool output the SDK cut short keeps its
+whole text in `observations/<id>.txt` beside `events/`, which is not read.
 
 The listing and the live view watch `base_state.json`: the SDK rewrites it (whole, in
 place) at every field change, since July 2026 (`leaf_event_id`, software-agent-sdk

@@ -28,7 +28,7 @@ observation, ends a turn. `SystemPromptEvent`, `ConversationStateUpdateEvent` (b
 changed model: a `meta` event), `CondensationRequest`, `TokenEvent` and hook logs are known
 and skipped (`TokenEvent` holds token ids, not counts); other kinds (`ACPToolCallEvent`, an
 external agent's call) are counted for doctor. A tool output the SDK cut short keeps its
-whole text in `observations/<id>.txt` beside `events/`, which is not read.
+whole text in a file of `observations/` beside `events/` (state.py), which is not read.
 
 The listing and the live view watch `base_state.json`: the SDK rewrites it (whole, in
 place) at every field change, since July 2026 (`leaf_event_id`, software-agent-sdk

@@ -569,8 +569,15 @@ class ReadFeed:
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    """A session folder's files, and its folders: a folder's mtime changes when a file
+    is added to it (an app that writes each event as a file of its own, OpenHands' SDK,
+    may leave every other file alone meanwhile)."""
     try:
         with os.scandir(folder) as it:
-            return [entry for entry in it if entry.is_file()]
+            return [
+                entry
+                for entry in it
+                if entry.is_file() or entry.is_dir(follow_symlinks=False)
+            ]
     except OSError:
         return []

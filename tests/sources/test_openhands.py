@@ -407,3 +407,31 @@ def test_a_state_caught_half_written_is_read_again(
     assert not caught[0]
     assert found[FINISHED].model == "anthropic/claude-sonnet-4-5-20250929"
     assert diagnostics.skipped_total == 0
+
+
+def test_live_sees_a_new_event_file_while_base_state_is_unchanged(
+    tmp_path: Path,
+) -> None:
+    """An SDK before July 2026 rewrote base_state.json only when a field changed (the
+    status: at a run's start and end), never for an event: the live view saw a running
+    conversation's events only once its run ended. A file added to `events/` counts."""
+    from sessdex import live_feeds
+    from sessdex.status import Tracker
+
+    home = copy_home(tmp_path)
+    session = sessions(home)[PAUSED]
+    feed = live_feeds.ReadFeed(session, openhands, Diagnostics(), Tracker())  # type: ignore[arg-type]
+    seen = live_feeds.Seen()
+    assert feed.poll(100.0, seen)  # its history
+    assert feed.poll(103.0, seen) == []  # nothing new
+    record = {
+        "kind": "MessageEvent",
+        "source": "user",
+        "timestamp": "2026-10-02T09:00:00",
+        "llm_message": {"role": "user", "content": [{"type": "text", "text": "more"}]},
+    }
+    folder = home / CONVERSATIONS / PAUSED / "events"
+    (folder / "event-00007.json").write_text(json.dumps(record))
+    os.utime(folder, ns=(10**18, 10**18))  # a later mtime, whatever the clock's grain
+    new = feed.poll(106.0, seen) + feed.poll(109.0, seen)
+    assert [e.text for e in new if e.kind == "user"] == ["more"]

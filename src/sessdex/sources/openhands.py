@@ -30,11 +30,11 @@ and skipped (`TokenEvent` holds token ids, not counts); other kinds (`ACPToolCal
 external agent's call) are counted for doctor. A tool output the SDK cut short keeps its
 whole text in a file of `observations/` beside `events/` (state.py), which is not read.
 
-The listing and the live view watch `base_state.json`: the SDK rewrites it (whole, in
-place) at every field change, since July 2026 (`leaf_event_id`, software-agent-sdk
-657553455) at every event it appends; an older SDK's new event file shows at its next
-status or stats change. A read that meets it half-written lists nothing until the next
-write. Events are read in file order, every branch of the SDK's event tree (`parent_id`)
+The listing watches `base_state.json`: the SDK rewrites it (whole, in place) at every
+field change, since July 2026 (`leaf_event_id`, software-agent-sdk 657553455) at every event
+it appends; an older SDK's listing is brought up to date at its next status change (a
+run's start or end). The live view also watches the `events/` folder, whose mtime each new
+event file changes. A read that meets `base_state.json` half-written reads it once more. Events are read in file order, every branch of the SDK's event tree (`parent_id`)
 with them: a branch the conversation moved away from is not told apart.
 
 Never opened: `agent_settings.json` (the LLM's API key), `cli_config.json`, `mcp.json`,

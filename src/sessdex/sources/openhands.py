@@ -78,7 +78,8 @@ TITLE = "OpenHands CLI"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 CHECKED_WITH = (
     "from source only: OpenHands/OpenHands-CLI @6b3838ce (locations.py, setup.py, "
-    "conversations/store/local.py, argparsers/util.py) and OpenHands/software-agent-sdk "
+    "conversations/store/local.py, argparsers/util.py, entrypoint.py, tui/textual_app.py, "
+    "stores/agent_store.py: usage ids agent and condenser) and OpenHands/software-agent-sdk "
     "@611629e6 (conversation/persistence_const.py, event_store.py, state.py, event/*); "
     "synthetic samples made by tests/data/openhands/make_fixtures.py; no real file seen"
 )

@@ -260,8 +260,8 @@ class Compactor:
         "string_length",
     )
 
-    def __init__(self, limit: int = KEEP_STRING) -> None:
-        self.limit = limit
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = KEEP_STRING if limit is None else limit  # read now: tests lower it
         self.out = bytearray()
         self.in_string = False
         self.escape = False
@@ -391,9 +391,9 @@ def _backslashes_before(data: bytes, start: int, end: int) -> int:
     return end - at
 
 
-def compacted(pieces: Iterable[bytes], limit: int = KEEP_STRING) -> bytes | None:
+def compacted(pieces: Iterable[bytes], limit: int | None = None) -> bytes | None:
     """One JSON value read in pieces, its strings longer than `limit` elided
-    (`Compactor`); None if it is longer than COMPACT_CAP even so (reading stops there)."""
+    (`Compactor`; KEEP_STRING unless said); None if it is longer than COMPACT_CAP even so (reading stops there)."""
     compactor = Compactor(limit)
     for piece in pieces:
         compactor.feed(piece)

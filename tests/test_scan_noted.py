@@ -200,6 +200,9 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ),
         ("top", ".local/state/warp-terminal-preview/warp.sqlite"),
         ("top", "AppData/Local/warp/Warp/data/warp.sqlite"),
+        ("top", "AppData/Local/warp/WarpDev/data/warp.sqlite"),
+        ("top", "Library/Application Support/dev.warp.Warp-Stable/warp.sqlite"),
+        ("top", ".local/state/warp-terminal/tui/warp.sqlite"),
     ],
 }
 CASES = [

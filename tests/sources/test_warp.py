@@ -349,3 +349,34 @@ def test_exchanges_go_by_their_time_whatever_its_text_form(tmp_path: Path) -> No
     assert [e.kind for e in found].count("turn_end") == 1
     times = [e.time for e in found if e.time is not None]
     assert times == sorted(times)
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        # Linux: $XDG_STATE_HOME/<package name> (warp_core paths_tests.rs: warp-terminal,
+        # warp-terminal-dev, warp-oss), the TUI's database in its `tui` folder
+        ".local/state/warp-terminal-dev/warp.sqlite",
+        ".local/state/warp-terminal-local/warp.sqlite",
+        ".local/state/warp-oss/warp.sqlite",
+        ".local/state/warp-terminal/tui/warp.sqlite",
+        # Windows: %LOCALAPPDATA%\warp\<app name>\data (ProjectDirs: warp\WarpDev)
+        "AppData/Local/warp/WarpPreview/data/warp.sqlite",
+        "AppData/Local/warp/WarpDev/data/warp.sqlite",
+        "AppData/Local/warp/WarpOss/data/warp.sqlite",
+        # macOS: the group container, else Application Support/<bundle id>
+        "Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application Support/"
+        "dev.warp.Warp-Local/warp.sqlite",
+        "Library/Application Support/dev.warp.Warp-Stable/warp.sqlite",
+        "Library/Application Support/dev.warp.WarpOss/tui/warp.sqlite",
+    ],
+)
+def test_every_channel_and_front_end_database_is_found(
+    tmp_path: Path, relative: str
+) -> None:
+    home = tmp_path / "home"
+    (home / relative).parent.mkdir(parents=True)
+    shutil.copyfile(HOME / DB, home / relative)
+    location = warp.locate(Home.at(home))
+    assert list(warp.scan(location)) == [home / relative]
+    assert SHOP in sessions(home)

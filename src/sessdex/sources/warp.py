@@ -1,12 +1,17 @@
 """Warp terminal's AI / Agent Mode conversations, from its SQLite database `warp.sqlite`.
 
-Where: macOS `~/Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application
-Support/dev.warp.Warp-Stable/warp.sqlite` (and `-Preview`, `-Dev`); Linux
-`$XDG_STATE_HOME/warp-terminal/warp.sqlite` (default `~/.local/state`; the preview channel's
-`warp-terminal-preview`: a guess from the channel naming, Low); Windows
-`%LOCALAPPDATA%\\warp\\Warp\\data\\warp.sqlite` (and `warp.preview`, `warp.beta`), seen here
-below the home. The database is in WAL mode while Warp runs: it is read only through
-`databases.open_sqlite` (a private snapshot), never in place.
+Where (warpdotdev/warp @19548aec6285e82b1a4cde526e7ec7e04513c248: `crates/warp_core/src/
+paths.rs` `secure_state_dir`/`state_dir`/`tui_state_dir`, its `paths_tests.rs`, and the bundle
+ids in `app/Cargo.toml`; confirmed, High): macOS `~/Library/Group Containers/2BBY89MBSN.dev.warp/
+Library/Application Support/<bundle id>/warp.sqlite`, or `~/Library/Application Support/
+<bundle id>/` where the group container cannot be used (bundle ids `dev.warp.Warp-Stable`,
+`-Preview`, `-Dev`, `-Local`, `dev.warp.WarpOss`); Linux `$XDG_STATE_HOME/<package>/`
+(default `~/.local/state`; `warp-terminal`, `warp-terminal-preview`, `-dev`, `-local`,
+`warp-oss`); Windows `%LOCALAPPDATA%\\warp\\<app>\\data\\` (`Warp`, `WarpPreview`, `WarpDev`,
+`WarpLocal`, `WarpOss`), seen here below the home. The terminal front end (`warp-tui`) keeps
+its own database in a `tui/` folder of the same place. (Development data profiles, which add
+`-<profile>` to these names, are not looked for.) The database is in WAL mode while Warp
+runs: it is read only through `databases.open_sqlite` (a private snapshot), never in place.
 
 Sources (read, never copied):
 - warpdotdev/warp `crates/persistence/src/schema.rs` @4416d70d8d9aed0add0961f3cfbbf70af9aa359b
@@ -99,11 +104,18 @@ CHECKED_WITH = (
 ENV_VARS = ("XDG_STATE_HOME",)
 
 DB_NAME = "warp.sqlite"
+# the data folder of each channel (stable, preview, dev, local, the open-source build):
+# warp_core's paths.rs, its tests and app/Cargo.toml's bundle ids (see the docstring)
 MACOS_GROUP = ("Library", "Group Containers", "2BBY89MBSN.dev.warp", "Library",
                "Application Support")  # fmt: skip
-MACOS_CHANNELS = ("dev.warp.Warp-Stable", "dev.warp.Warp-Preview", "dev.warp.Warp-Dev")
-LINUX_CHANNELS = ("warp-terminal", "warp-terminal-preview")
-WINDOWS_CHANNELS = ("warp", "warp.preview", "warp.beta")  # %LOCALAPPDATA%\<x>\Warp\data
+MACOS_FALLBACK = ("Library", "Application Support")  # no group container
+MACOS_CHANNELS = ("dev.warp.Warp-Stable", "dev.warp.Warp-Preview", "dev.warp.Warp-Dev",
+                  "dev.warp.Warp-Local", "dev.warp.WarpOss")  # fmt: skip
+LINUX_CHANNELS = ("warp-terminal", "warp-terminal-preview", "warp-terminal-dev",
+                  "warp-terminal-local", "warp-oss")  # fmt: skip
+WINDOWS_CHANNELS = ("Warp", "WarpPreview", "WarpDev", "WarpLocal", "WarpOss")
+WINDOWS_DATA = ("AppData", "Local", "warp")  # %LOCALAPPDATA%\warp\<app name>\data
+TUI = "tui"  # the terminal front end's own database, in a folder of the same place
 # the only tables ever queried (tests/sources/test_warp.py checks it)
 TABLES = ("ai_queries", "agent_conversations", "agent_tasks", "blocks")
 TASK_CAP = 64 * 1024 * 1024  # a task blob bigger than this is counted, not decoded
@@ -133,10 +145,10 @@ def locate(home: Home) -> Location:
     xdg = home.env_dir("XDG_STATE_HOME")
     root = home.xdg("state") / LINUX_CHANNELS[0]
     also = [home.xdg("state") / name for name in LINUX_CHANNELS[1:]]
-    also += [home.path.joinpath(*MACOS_GROUP, name) for name in MACOS_CHANNELS]
+    for base in (MACOS_GROUP, MACOS_FALLBACK):
+        also += [home.path.joinpath(*base, name) for name in MACOS_CHANNELS]
     also += [
-        home.path.joinpath("AppData", "Local", name, "Warp", "data")
-        for name in WINDOWS_CHANNELS
+        home.path.joinpath(*WINDOWS_DATA, name, "data") for name in WINDOWS_CHANNELS
     ]
     return Location(
         root, override=f"XDG_STATE_HOME={xdg}" if xdg else None, also=tuple(also)
@@ -147,9 +159,11 @@ def scan(location: Location) -> Iterator[Path]:
     if not location.exists:
         return
     for folder in (location.root, *location.also):
-        database = folder / DB_NAME
-        if folders.is_file(database):
-            yield database
+        if not folders.is_dir(folder):
+            continue
+        for database in (folder / DB_NAME, folder / TUI / DB_NAME):
+            if folders.is_file(database):
+                yield database
 
 
 # --- listing ------------------------------------------------------------------------

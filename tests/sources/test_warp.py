@@ -162,7 +162,7 @@ def test_the_secret_tables_are_never_read(tmp_path: Path) -> None:
     db.close()
 
 
-def test_listing_parses_no_task_and_no_conversation_data(tmp_path: Path) -> None:
+def test_listing_reads_no_task_and_no_block(tmp_path: Path) -> None:
     home = copy(tmp_path)
     statements: list[str] = []
     opened = warp.databases.open_sqlite
@@ -177,7 +177,6 @@ def test_listing_parses_no_task_and_no_conversation_data(tmp_path: Path) -> None
         sessions(home)
     assert statements
     assert not any("agent_tasks" in sql or "blocks" in sql for sql in statements)
-    assert not any("conversation_data" in sql for sql in statements)
 
 
 def test_newest_rows_in_the_wal_are_listed_and_nothing_is_written(
@@ -380,3 +379,40 @@ def test_every_channel_and_front_end_database_is_found(
     location = warp.locate(Home.at(home))
     assert list(warp.scan(location)) == [home / relative]
     assert SHOP in sessions(home)
+
+
+CHILD = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
+
+
+def add_conversation(home: Path, conversation: str, data: dict[str, object]) -> None:
+    db = sqlite3.connect(home / DB)
+    db.execute(
+        "INSERT INTO agent_conversations (conversation_id, conversation_data, "
+        "last_modified_at, summary) VALUES (?, ?, '2025-12-01 10:02:00', ?)",
+        (conversation, json.dumps(data), json.dumps({"title": "Run the linters"})),
+    )
+    db.commit()
+    db.close()
+
+
+def test_a_sub_agent_conversation_is_listed_under_its_lead(tmp_path: Path) -> None:
+    # Warp's AgentConversationData: `parent_conversation_id`, the lead's own local id
+    # (persistence/src/model.rs), and the name the orchestrator gave it
+    home = copy(tmp_path)
+    add_conversation(
+        home,
+        CHILD,
+        {"server_conversation_token": "t", "parent_conversation_id": SHOP,
+         "agent_name": "linter", "parent_agent_id": "run-1"},
+    )  # fmt: skip
+    add_conversation(
+        home,
+        "0e0e0e0e-0000-4000-8000-000000000001",
+        {"parent_conversation_id": "1f1f1f1f-0000-4000-8000-000000000009"},
+    )  # its lead is not in the database: listed on its own
+    found = sessions(home)
+    assert found[CHILD].parent_id == SHOP
+    assert found[CHILD].extra.get("agent_name") == "linter"
+    assert found[CHILD].title == "Run the linters"
+    assert found["0e0e0e0e-0000-4000-8000-000000000001"].parent_id is None
+    assert found[SHOP].parent_id is None

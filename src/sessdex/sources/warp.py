@@ -45,8 +45,14 @@ Sources (read, never copied):
   `requested_command_action_id`): third-party notes and readers only (Medium/Low).
 
 Listing reads `ai_queries`' small columns grouped by conversation, each conversation's first
-`input` (bounded) and `agent_conversations`' `summary`: no `conversation_data` and no task is
-parsed. A conversation Warp marks as only an automatic code-diff suggestion is not listed.
+`input` (bounded), and `agent_conversations`' `summary` and `conversation_data` (bounded; Warp
+keeps at most 200 conversations, `MAX_PERSISTED_CONVERSATION_COUNT` in `app/src/persistence/
+agent.rs`): no task and no block is read. A conversation Warp marks as only an automatic
+code-diff suggestion is not listed. A sub-agent (Warp's orchestration: a conversation whose
+`conversation_data.parent_conversation_id` is its lead's own local conversation id, as
+`AIConversation::write_updated_conversation_state` writes it; confirmed, High) is listed
+under its lead (`parent_id`) with the name the lead gave it (`agent_name`), where the lead
+is in the same database; else on its own.
 
 Reading a conversation finds its command blocks by `instr(ai_metadata, id)` over `blocks`
 (no index there): about 0.1 s for 50,000 blocks of 20 KB output (a 1.1 GB database, warm
@@ -54,8 +60,7 @@ cache). Its events are put in order by exchange: each `ai_queries` row opens a w
 runs to the next one's start, and the task messages and blocks that fall in it follow its
 query, sorted by time; the row's `output_status` closes it.
 
-Not read: a sub-agent's link to its lead (`conversation_data.parent_conversation_id`: each
-conversation is listed on its own), the todo lists, review comments, web searches and
+Not read: the todo lists, review comments, web searches and
 other bookkeeping messages of a task (`_QUIET`), and the results of tools other than shell
 commands (their output shapes are not decoded: the result says only that the call
 returned).
@@ -194,6 +199,8 @@ class _Listed:
     exchanges: int = 0
     modified: object = None
     summary: dict[str, object] = field(default_factory=dict)
+    parent: str | None = None
+    agent_name: str | None = None
 
 
 def _sessions(
@@ -235,6 +242,7 @@ def _sessions(
     if "conversation_id" in conversations:
         modified = "last_modified_at" if "last_modified_at" in conversations else "NULL"
         summary = "summary IS NOT NULL" if "summary" in conversations else "0"
+        data = "conversation_data" in conversations
         for conversation_id, stamp, rowid, has_summary in connection.execute(
             f"SELECT conversation_id, {modified}, rowid, {summary} FROM agent_conversations"
         ):
@@ -249,6 +257,14 @@ def _sessions(
                         connection, "agent_conversations", "summary", rowid
                     )
                 )
+            if data:  # a sub-agent's lead and name (Warp keeps 200 conversations)
+                tied = _json_object(
+                    databases.bounded_value(
+                        connection, "agent_conversations", "conversation_data", rowid
+                    )
+                )
+                entry.parent = as_str(tied.get("parent_conversation_id")) or None
+                entry.agent_name = as_str(tied.get("agent_name")) or None
     sessions = []
     for conversation_id, entry in listed.items():
         if entry.summary.get("is_unlisted_auto_code_diff") is True:
@@ -272,6 +288,10 @@ def _sessions(
         extra: dict[str, JSONValue] = {"store": "sqlite"}
         if entry.exchanges:
             extra["exchanges"] = entry.exchanges
+        # a sub-agent goes under its lead where the lead is in the same database
+        parent = entry.parent if entry.parent in listed else None
+        if parent and entry.agent_name:
+            extra["agent_name"] = entry.agent_name
         sessions.append(
             Session(
                 app=NAME,
@@ -282,6 +302,7 @@ def _sessions(
                 created=created or updated,
                 updated=updated or created,
                 model=as_str(entry.model) or None,
+                parent_id=parent if parent != conversation_id else None,
                 extra=extra,
             )
         )

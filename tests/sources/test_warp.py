@@ -416,3 +416,57 @@ def test_a_sub_agent_conversation_is_listed_under_its_lead(tmp_path: Path) -> No
     assert found[CHILD].title == "Run the linters"
     assert found["0e0e0e0e-0000-4000-8000-000000000001"].parent_id is None
     assert found[SHOP].parent_id is None
+
+
+def set_usage(home: Path, usage: dict[str, object]) -> None:
+    db = sqlite3.connect(home / DB)
+    db.execute(
+        "UPDATE agent_conversations SET conversation_data = ? WHERE conversation_id = ?",
+        (json.dumps({"conversation_usage_metadata": usage}), SHOP),
+    )
+    db.commit()
+    db.close()
+
+
+def test_warps_charged_usage_is_the_sessions_input_and_output(tmp_path: Path) -> None:
+    # ConversationUsageMetadata.total_charged_usage (persistence/src/model.rs): the whole
+    # conversation's tokens by kind, cache apart, and what was charged, in cents
+    home = copy(tmp_path)
+    set_usage(
+        home,
+        {"credits_spent": 10.0, "platform_credits_spent": 2.5,
+         "token_usage": [{"model_id": "claude-4-5-sonnet", "warp_tokens": 42000}],
+         "total_charged_usage": {
+             "input_cost_in_cents": 9.0, "output_cost_in_cents": 3.0,
+             "input_cache_read_cost_in_cents": 0.5, "input_cache_write_cost_in_cents": 0.5,
+             "platform_cost_in_cents": 1.0, "input_tokens": 30000, "output_tokens": 2000,
+             "input_cache_read_tokens": 9000, "input_cache_write_tokens": 1000,
+             "web_search_count": 0, "web_search_cost_in_cents": 0.0}},
+    )  # fmt: skip
+    found = events(sessions(home)[SHOP])
+    usage = [e for e in found if e.kind == "usage"]
+    assert len(usage) == 1 and usage[0].usage is not None
+    counted = usage[0].usage
+    assert (counted.input_tokens, counted.output_tokens) == (30000, 2000)
+    assert (counted.cache_read_tokens, counted.cache_write_tokens) == (9000, 1000)
+    assert counted.model == "claude-4-5-sonnet"
+    assert usage[0].extra["scope"] == "session" and usage[0].extra["summed"] is True
+    assert usage[0].extra["cost_usd"] == pytest.approx(0.14)
+    meta = [e for e in found if e.kind == "meta" and "credits_spent" in e.extra]
+    assert meta[0].extra["credits_spent"] == 12.5  # Warp shows both kinds summed
+
+
+def test_older_and_custom_endpoint_token_counts_are_said(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    set_usage(
+        home,
+        {"token_usage": [{"model_id": "a", "total_tokens": 500},  # before warp_tokens
+                         {"model_id": "b", "custom_endpoint_tokens": 70}]},
+    )  # fmt: skip
+    found = events(sessions(home)[SHOP])
+    assert not [e for e in found if e.kind == "usage"]
+    meta = [e for e in found if e.kind == "meta" and "token_usage" in e.extra]
+    assert meta[0].extra["token_usage"] == [
+        {"model": "a", "warp_tokens": 500},
+        {"model": "b", "custom_endpoint_tokens": 70},
+    ]

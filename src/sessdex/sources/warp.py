@@ -33,12 +33,17 @@ Sources (read, never copied):
 - The `summary` column's JSON (`initial_query`, `title`, `initial_working_directory`,
   `is_unlisted_auto_code_diff`): Warp's `AgentConversationSummary` and a third-party reader
   of it found in the public code index without a repository name (Medium).
-- `conversation_data` JSON: `conversation_usage_metadata` {`credits_spent`,
-  `context_window_usage`, `token_usage`: [{`model_id`, `warp_tokens`, `byok_tokens`}]},
-  `parent_conversation_id`, `agent_name`: two third-party schema notes and a test fixture
-  (langcost's Warp adapter) in the same index, and Warp's `AgentConversationData` (Medium).
-  Those tokens are one total per model, with no input/output split: they are shown in a
-  `meta` event, never as a `usage` (which would need a split sessdex would invent).
+- `conversation_data` JSON: Warp's `AgentConversationData` and `ConversationUsageMetadata`
+  (warpdotdev/warp `crates/persistence/src/model.rs` @19548aec; confirmed, High):
+  `parent_conversation_id`, `agent_name`, and `conversation_usage_metadata` {`credits_spent`,
+  `platform_credits_spent`, `token_usage`: [{`model_id`, `warp_tokens` (once `total_tokens`),
+  `byok_tokens`, `custom_endpoint_tokens`}], `total_charged_usage`: {`input_tokens`,
+  `output_tokens`, `input_cache_read_tokens`, `input_cache_write_tokens`, and their costs in
+  cents}}. `token_usage` is one total per model with no input/output split: shown in a
+  `meta` event. `total_charged_usage` (the whole conversation, summed by Warp from the
+  server's `RequestCharges`; absent where the server sent none) is the one `usage` event.
+  Whether its `input_tokens` leaves the cache out is read from Warp summing the four as its
+  total (`ChargedUsageTotals::total_tokens`), not from a capture (Medium).
 - `input` (`[{"Query": {"text", "context": [...]}}]`, only the first exchange's holding the
   text; later ones `[]`), `output_status` (a JSON string, `"Completed"`, `"Failed"`,
   `"Cancelled"`) and `ai_metadata` (`conversation_id`, `action_id` or
@@ -85,12 +90,13 @@ import orjson
 
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics, read_failed
-from ..model import Event, EventKind, JSONValue, ResumePlan, Session
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from . import _protobuf as pb
 from ._values import (
     Emitter,
     EventFields,
     as_dict,
+    as_int,
     as_list,
     as_str,
     db_time,
@@ -130,6 +136,16 @@ TASKS_BUDGET = 256 * 1024 * 1024
 OUTPUT_CAP = 1024 * 1024  # a command's output is shown up to this, then cut
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MODELS = 64  # models a conversation's usage names, at most
+# ModelTokenUsage's counts (`total_tokens`: what older Warp wrote for `warp_tokens`)
+_TOKEN_KEYS = (
+    ("warp_tokens", ("warp_tokens", "total_tokens")),
+    ("byok_tokens", ("byok_tokens",)),
+    ("custom_endpoint_tokens", ("custom_endpoint_tokens",)),
+)
+# ChargedUsageTotals' costs, in US cents (its `total_cost_in_cents`)
+_COST_KEYS = ("input_cost_in_cents", "output_cost_in_cents", "input_cache_read_cost_in_cents",
+              "input_cache_write_cost_in_cents", "platform_cost_in_cents",
+              "web_search_cost_in_cents")  # fmt: skip
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 # ToolCall's oneof (task.proto): the tool each field number names
 _TOOLS = {2: "run_shell_command", 3: "search_codebase", 4: "server", 5: "read_files",
@@ -729,40 +745,84 @@ class _Reader:
             self.diagnostics.skip(where, 0, "not JSON")
             return
         metadata = as_dict(as_dict(data).get("conversation_usage_metadata"))
+        time = db_time(row[1])
         counted: list[JSONValue] = []
         said: list[str] = []
+        models: set[str] = set()
         for entry in as_list(metadata.get("token_usage"))[:_MODELS]:
             entry = as_dict(entry)
             model = as_str(entry.get("model_id")) or ""
             tokens: dict[str, JSONValue] = {"model": model}
-            for key in ("warp_tokens", "byok_tokens"):
-                count = entry.get(key)
-                if isinstance(count, int) and not isinstance(count, bool):
+            for key, names in _TOKEN_KEYS:
+                count = next((entry[n] for n in names if _number(entry.get(n))), None)
+                if isinstance(count, int):
                     tokens[key] = count
             if len(tokens) > 1:
                 counted.append(tokens)
+                models.add(model)
                 told = ", ".join(
                     f"{v} {k.replace('_', ' ')}"
                     for k, v in tokens.items()
                     if k != "model"
                 )
                 said.append(f"{model or 'a model'}: {told}")
-        credits = metadata.get("credits_spent")
-        paid = isinstance(credits, int | float) and not isinstance(credits, bool)
+        # the credits Warp shows: its own and the platform's (`AIConversation::credits_spent`)
+        spent = [metadata.get(k) for k in ("credits_spent", "platform_credits_spent")]
+        paid = [value for value in spent if _number(value)]
+        charged = self.charged(
+            as_dict(metadata.get("total_charged_usage")),
+            next(iter(models)) if len(models) == 1 and "" not in models else None,
+            time,
+        )
+        if charged is not None:
+            yield charged
         if not counted and not paid:
             return
         extra: dict[str, JSONValue] = {"token_usage": counted, "scope": "session"}
-        if paid and isinstance(credits, int | float):
-            said.append(f"{credits} credits spent")
+        if paid:
+            credits = sum(value for value in paid if isinstance(value, int | float))
+            said.append(f"{credits:g} credits spent")
             extra["credits_spent"] = credits
+        split = "" if charged is not None else " (no input/output split)"
         yield _Item(
-            db_time(row[1]),
+            time,
             "meta",
-            {
-                "text": "Warp's count (no input/output split): " + "; ".join(said),
-                "extra": extra,
-            },
+            {"text": f"Warp's count{split}: " + "; ".join(said), "extra": extra},
         )
+
+    def charged(
+        self, totals: dict[str, object], model: str | None, time: datetime | None
+    ) -> _Item | None:
+        """The conversation's charged usage, where Warp kept it (`total_charged_usage`,
+        summed by Warp over every request, model and category): one `usage` event."""
+        usage = Usage(
+            input_tokens=as_int(totals.get("input_tokens"), floats=False),
+            output_tokens=as_int(totals.get("output_tokens"), floats=False),
+            cache_read_tokens=as_int(
+                totals.get("input_cache_read_tokens"), floats=False
+            ),
+            cache_write_tokens=as_int(
+                totals.get("input_cache_write_tokens"), floats=False
+            ),
+            model=model,
+        ).plausible()
+        if not usage.total:
+            return None
+        extra: dict[str, JSONValue] = {"scope": "session", "summed": True}
+        cents = [totals.get(key) for key in _COST_KEYS]
+        cost = sum(c for c in cents if isinstance(c, int | float) and _number(c))
+        if 0 < cost < 10**9:
+            extra["cost_usd"] = round(cost / 100, 6)
+        return _Item(time, "usage", {"usage": usage, "extra": extra})
+
+
+def _number(value: object) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and value == value
+        and abs(value) < 10**15
+    )
 
 
 def _window(starts: list[datetime | None], time: datetime | None) -> int:

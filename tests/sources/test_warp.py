@@ -20,6 +20,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
 from sessdex.sources import Home, warp
+from sessdex.views.diffs import change_counts
 
 DATA = Path(__file__).parent.parent / "data" / "warp"
 HOME = DATA / "home"
@@ -470,3 +471,65 @@ def test_older_and_custom_endpoint_token_counts_are_said(tmp_path: Path) -> None
         {"model": "a", "warp_tokens": 500},
         {"model": "b", "custom_endpoint_tokens": 70},
     ]
+
+
+def tools_task() -> bytes:
+    """Calls of several tools and their results, as task.proto numbers them."""
+    m = generator()
+    f = m.field
+
+    def call(n: int, call_id: str, tool: int, body: bytes) -> bytes:
+        return bytes(m.message(4, f(1, call_id) + f(tool, body), n, f"c{n}"))
+
+    def done(n: int, call_id: str, result: int, body: bytes) -> bytes:
+        return bytes(m.message(5, f(1, call_id) + f(result, body), n, f"r{n}"))
+
+    grep = f(1, f(1, f(1, "src/app.py") + f(2, f(1, 3)) + f(2, f(1, 7))))
+    mcp = f(1, f(1, f(1, f(1, "42 open issues"))))
+    missing = f(2, f(1, "no such file: nope.py"))
+    diff = f(1, "fix") + f(2, f(1, "src/app.py") + f(2, "a = 1") + f(3, "a = 2"))
+    messages = [
+        call(100, "g1", 9, f(1, "TODO") + f(2, "src")),
+        done(101, "g1", 9, grep),
+        call(102, "m1", 12, f(1, "list_issues")),
+        done(103, "m1", 16, mcp),
+        call(104, "r1", 5, f(1, f(1, "nope.py"))),
+        done(105, "r1", 5, missing),
+        call(106, "d1", 6, diff),
+        done(107, "d1", 6, f(1, f(2, f(1, f(1, "src/app.py"))))),
+        call(108, "s1", 2, f(1, "rm -rf /")),
+        done(109, "s1", 2, f(3, "rm -rf /") + f(6, f(1, b""))),
+        call(110, "s2", 2, f(1, "make")),
+        done(111, "s2", 14, b""),
+        call(112, "o1", 23, f(1, "cmd-1")),
+        done(113, "o1", 27, f(1, "make") + f(3, f(1, "built") + f(3, "cmd-1"))),
+    ]
+    return bytes(m.task("tools", "tools", *messages))
+
+
+def test_each_tools_call_and_result_read_from_the_proto(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    add_task(home, BLOG, tools_task())
+    found = events(sessions(home)[BLOG])
+    calls = {e.call_id: e for e in found if e.kind == "tool_call"}
+    results = {e.call_id: e for e in found if e.kind == "tool_result"}
+    assert calls["g1"].tool == "grep"
+    assert calls["g1"].extra["input"] == {"queries": ["TODO"], "path": "src"}
+    assert results["g1"].text == "src/app.py: 3, 7" and not results["g1"].is_error
+    assert results["g1"].tool == "grep"
+    assert calls["m1"].extra["input"] == {"name": "list_issues"}
+    assert results["m1"].text == "42 open issues"
+    assert calls["r1"].extra["input"] == {"files": [{"name": "nope.py"}]}
+    assert results["r1"].text == "no such file: nope.py" and results["r1"].is_error
+    assert calls["d1"].extra["input"]["diffs"] == [
+        {"file_path": "src/app.py", "search": "a = 1", "replace": "a = 2"}
+    ]
+    assert change_counts(calls["d1"].extra["input"]) == (1, 1)  # shown as a diff
+    assert results["d1"].text == "updated src/app.py"
+    assert results["s1"].text == "permission denied" and results["s1"].is_error
+    assert results["s2"].text == "cancelled" and results["s2"].is_error
+    assert (
+        results["s2"].tool == "run_shell_command"
+    )  # the call's tool, not the result's
+    assert results["o1"].text == "built" and not results["o1"].is_error
+    assert results["o1"].extra["exit_code"] == 0

@@ -26,10 +26,11 @@ Sources (read, never copied):
   (id 1, description 2, messages 5); a `Message` has its timestamp at 14 and one of
   user_query 2 (query 1), agent_output 3 (text 1), tool_call 4 (tool_call_id 1, the tool's
   oneof from 2: run_shell_command 2 with command 1), tool_call_result 5, agent_reasoning 15
-  (reasoning 1), summarization 16, model_used 25 (model_id 1). `ToolCallResult`'s own field
-  numbers were not in the text read: its id at 1 and a shell result at 2
-  (`RunShellCommandResult`: output 1, exit_code 2, command_finished 5 {output 1,
-  exit_code 2}) are a guess (Low); a command's output is taken from its `blocks` row first.
+  (reasoning 1), summarization 16, model_used 25 (model_id 1). The tools' arguments and
+  `ToolCallResult` (id 1, each tool's result at its own number from 2, `cancel` 14; a shell
+  command's `RunShellCommandResult`: command 3, command_finished 5 {output 1, exit_code 2},
+  permission_denied 6) are read by `_warp_tools` from the same file (confirmed, High); a
+  command's output is taken from its `blocks` row first (the terminal's, as the user saw it).
 - The `summary` column's JSON (`initial_query`, `title`, `initial_working_directory`,
   `is_unlisted_auto_code_diff`): Warp's `AgentConversationSummary` and a third-party reader
   of it found in the public code index without a repository name (Medium).
@@ -65,10 +66,9 @@ cache). Its events are put in order by exchange: each `ai_queries` row opens a w
 runs to the next one's start, and the task messages and blocks that fall in it follow its
 query, sorted by time; the row's `output_status` closes it.
 
-Not read: the todo lists, review comments, web searches and
-other bookkeeping messages of a task (`_QUIET`), and the results of tools other than shell
-commands (their output shapes are not decoded: the result says only that the call
-returned).
+Not read: the todo lists, review comments, web searches and other bookkeeping messages of a
+task (`_QUIET`), and what a tool's result holds past its text (`_warp_tools`: the contents of
+files read, images).
 
 Security: warp.sqlite also keeps MCP servers' environment variables (API keys), the user's
 identity and Warp Drive objects. Only the four tables named above are ever queried, by name.
@@ -92,6 +92,7 @@ from .. import databases, files, folders
 from ..diagnostics import Diagnostics, read_failed
 from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
 from . import _protobuf as pb
+from . import _warp_tools as tools
 from ._values import (
     Emitter,
     EventFields,
@@ -147,17 +148,6 @@ _COST_KEYS = ("input_cost_in_cents", "output_cost_in_cents", "input_cache_read_c
               "input_cache_write_cost_in_cents", "platform_cost_in_cents",
               "web_search_cost_in_cents")  # fmt: skip
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
-# ToolCall's oneof (task.proto): the tool each field number names
-_TOOLS = {2: "run_shell_command", 3: "search_codebase", 4: "server", 5: "read_files",
-          6: "apply_file_diffs", 7: "suggest_plan", 8: "suggest_create_plan", 9: "grep",
-          10: "file_glob", 11: "read_mcp_resource", 12: "call_mcp_tool",
-          13: "write_to_long_running_shell_command", 14: "suggest_new_conversation",
-          15: "file_glob_v2", 16: "suggest_prompt", 17: "open_code_review",
-          18: "init_project", 19: "subagent", 20: "read_documents", 21: "edit_documents",
-          22: "create_documents", 23: "read_shell_command_output", 24: "use_computer",
-          25: "insert_review_comments", 26: "read_skill", 27: "request_computer_use",
-          28: "fetch_conversation", 29: "start_agent", 30: "send_message_to_agent",
-          31: "transfer_shell_command_control_to_user"}  # fmt: skip
 # Message's oneof fields read as nothing to show (bookkeeping, server events, todos, …)
 _QUIET = {6, 9, 10, 17, 18, 21, 22, 24, 26}
 
@@ -368,6 +358,7 @@ class _Item:
     kind: EventKind
     fields: EventFields
     order: int = 0
+    block: bool = False  # a command block of the terminal (its command in `tool`)
 
 
 def read(
@@ -417,7 +408,7 @@ class _Reader:
         windows: list[list[_Item]] = [[] for _ in range(max(len(exchanges), 1))]
         for item in found:
             windows[_window(starts, item.time)].append(item)
-        called: set[str] = set()
+        called: dict[str, str | None] = {}  # call id: its tool
         answered: set[str] = set()
         for index, window in enumerate(windows):
             window.sort(
@@ -435,13 +426,13 @@ class _Reader:
                 if item.kind == "tool_call" and call_id:
                     if call_id in called:
                         continue
-                    called.add(call_id)
+                    called[call_id] = item.fields.get("tool")
                 if item.kind == "tool_result" and call_id:
                     if call_id in answered:
                         continue
                     answered.add(call_id)
-                    if call_id not in called:  # a block the tasks name no call for
-                        called.add(call_id)
+                    if item.block and call_id not in called:  # no call names this block
+                        called[call_id] = "run_shell_command"
                         yield _Item(
                             item.time,
                             "tool_call",
@@ -453,7 +444,8 @@ class _Reader:
                                 },
                             },
                         )
-                    item.fields["tool"] = "run_shell_command"
+                    tool = called.get(call_id) or item.fields.get("tool")
+                    item.fields["tool"] = "run_shell_command" if item.block else tool
                 yield item
             if exchanges:
                 yield from self.status(start, status, model, window)
@@ -594,7 +586,7 @@ class _Reader:
             elif number == 4:
                 yield self.tool_call(body, time)
             elif number == 5:
-                yield from self.tool_result(body, time)
+                yield from self.tool_result(body, time, where)
             elif number == 16:
                 summary = pb.first(body, 1, 2)
                 text = (
@@ -619,48 +611,41 @@ class _Reader:
         tool, arguments = "tool", {}
         for number, wire, value in body:
             if number != 1 and wire == 2 and isinstance(value, bytes):
-                tool = _TOOLS.get(number, f"tool_{number}")
-                if number == 2:  # run_shell_command: its command
-                    try:
-                        arguments = {"command": _text(pb.fields(value), 1) or ""}
-                    except ValueError:
-                        arguments = {}
+                tool = tools.TOOLS.get(number, f"tool_{number}")
+                arguments = tools.call_input(number, value)
                 break
         if tool.startswith("tool_"):
             self.diagnostics.unknown_type(f"tool call field {tool[5:]}")
         return _Item(
             time,
             "tool_call",
-            {"tool": tool, "call_id": call_id, "extra": {"input": dict(arguments)}},
+            {"tool": tool, "call_id": call_id, "extra": {"input": arguments}},
         )
 
     def tool_result(
-        self, body: list[pb.Field], time: datetime | None
+        self, body: list[pb.Field], time: datetime | None, where: str
     ) -> Iterator[_Item]:
-        """A result the task kept (field numbers a guess, see the docstring): a shell
-        command's output and exit code where they are where `RunShellCommandResult` has
-        them, else only that the call returned."""
+        """A result the task kept: its text as `_warp_tools.result` reads it."""
         call_id = _text(body, 1)
-        shell = pb.first(body, 2, 2)
-        output: str | None = None
-        exit_code: int | None = None
-        if isinstance(shell, bytes):
-            try:
-                result = pb.fields(shell)
-                finished = pb.first(result, 5, 2)
-                inner = pb.fields(finished) if isinstance(finished, bytes) else result
-                output = _text(inner, 1)
-                code = pb.first(inner, 2, 0)
-                exit_code = _int32(code) if isinstance(code, int) else None
-            except ValueError:
-                output = None
+        try:
+            found = tools.result(body)
+        except ValueError:
+            self.diagnostics.skip(where, 0, "truncated")
+            found = tools.Result()
+        if found.tool and found.tool.startswith("tool_"):
+            self.diagnostics.unknown_type(f"tool result field {found.tool[5:]}")
+        extra: dict[str, JSONValue] = {}
+        if found.exit_code is not None:
+            extra["exit_code"] = found.exit_code
         yield _Item(
             time,
             "tool_result",
             {
                 "call_id": call_id,
-                "text": _cut(output),
-                "is_error": exit_code not in (None, 0),
+                "tool": found.tool,
+                "text": _cut(found.text),
+                "is_error": found.is_error,
+                "extra": extra,
             },
         )
 
@@ -708,6 +693,7 @@ class _Reader:
                     "is_error": code not in (None, 0),
                     "extra": extra,
                 },
+                block=True,
             )
 
     def cell(self, column: str, rowid: int, columns: set[str]) -> bytes | None:

@@ -21,9 +21,10 @@ _EDIT_PAIRS = (
     ("old_str", "new_str"),
     ("old_text", "new_text"),
     ("oldText", "newText"),
+    ("search", "replace"),  # Warp's apply_file_diffs, a list of them under `diffs`
 )
 # where a list of such pairs is (Copilot Chat's multi_replace_string_in_file: `replacements`)
-_EDIT_LISTS = ("edits", "replacements")
+_EDIT_LISTS = ("edits", "replacements", "diffs")
 _EDITS_SHOWN = 100  # edits of one call shown as a diff; past that, the rest as they are
 _DIFF_LINES = (
     20_000  # lines before and after, past which an edit is not matched line by line

@@ -533,3 +533,54 @@ def test_each_tools_call_and_result_read_from_the_proto(tmp_path: Path) -> None:
     )  # the call's tool, not the result's
     assert results["o1"].text == "built" and not results["o1"].is_error
     assert results["o1"].extra["exit_code"] == 0
+
+
+def test_searches_skills_agents_messages_and_a_pending_request_are_known(
+    tmp_path: Path,
+) -> None:
+    m = generator()
+    f = m.field
+    search = f(1, f(2, f(1, "sqlite wal") + f(2, f(1, "https://sqlite.org/wal.html"))))
+    fetched = f(1, f(2, f(1, f(1, "https://example.com") + f(3, 1))))
+    skill = f(2, f(1, "Review this branch"))  # InvokeSkill.user_query
+    received = f(1, f(2, "agent-7") + f(4, "done") + f(5, "All 12 tests pass."))
+    messages = [
+        bytes(m.message(19, search, 200, "w1")),
+        bytes(m.message(20, fetched, 201, "w2")),
+        bytes(m.message(23, skill, 202, "k1")),
+        bytes(m.message(16, f(3, b""), 203, "s1")),  # a tool result's summary
+        bytes(m.message(24, received, 204, "a1")),
+    ]
+    home = copy(tmp_path)
+    add_task(home, BLOG, bytes(m.task("more", "more", *messages)))
+    db = sqlite3.connect(home / DB)
+    db.execute(
+        "UPDATE ai_queries SET output_status = '\"Pending\"' WHERE exchange_id = 'y2'"
+    )
+    db.commit()
+    db.close()
+    found = events(sessions(home)[BLOG])  # nothing unknown, nothing skipped
+    searched = [e for e in found if e.tool == "web_search"]
+    assert searched[0].kind == "tool_call"
+    assert searched[0].extra["input"] == {"query": "sqlite wal"}
+    assert searched[1].kind == "tool_result"
+    assert searched[1].text == "https://sqlite.org/wal.html"
+    fetches = [e for e in found if e.tool == "web_fetch"]
+    assert fetches[1].text == "https://example.com"
+    users = [e for e in found if e.kind == "user"]
+    assert users[-2].text == "Review this branch"
+    assert users[-1].text == "done\nAll 12 tests pass."
+    assert users[-1].extra["from_agent"] == "agent-7"
+    assert not [e for e in found if e.kind == "compaction"]
+    assert [e.kind for e in found][-1] != "turn_end"  # still pending: no end
+
+
+def test_a_summary_that_does_not_decode_is_still_a_compaction(tmp_path: Path) -> None:
+    m = generator()
+    torn = m.message(16, m.field(1, b"\x0a\xff\xff"), 5, "s")  # a length past its end
+    home = copy(tmp_path)
+    add_task(home, BLOG, bytes(m.task("torn", "torn", torn)))
+    found = events(sessions(home)[BLOG])
+    assert [e.text for e in found if e.kind == "compaction"] == [
+        "conversation summarized"
+    ]

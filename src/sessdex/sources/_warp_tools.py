@@ -165,17 +165,17 @@ def _result(number: int, parts: list[pb.Field]) -> Result:
 def _paths(parts: list[pb.Field], done: list[pb.Field]) -> Sequence[str | None]:
     """The files a search or a read returned (`FileContent.file_path`; a read's
     `any_files_success` too, binary or text)."""
-    found = [_str(pb.fields(entry), 1) for entry in _each(done, 1)]
-    for entry in _each(_sub(parts, 3), 1):
+    found = [_str(pb.fields(entry), 1) for entry in each(done, 1)]
+    for entry in each(_sub(parts, 3), 1):
         either = pb.fields(entry)
         found.append(_str(_sub(either, 5) or _sub(either, 6), 1))
     return found
 
 
 def _changed(parts: list[pb.Field], done: list[pb.Field]) -> Sequence[str | None]:
-    updated = [_str(pb.fields(entry), 1) for entry in _each(done, 1)]
-    updated += [_str(_sub(pb.fields(entry), 1), 1) for entry in _each(done, 2)]
-    deleted = [_str(pb.fields(entry), 1) for entry in _each(done, 3)]
+    updated = [_str(pb.fields(entry), 1) for entry in each(done, 1)]
+    updated += [_str(_sub(pb.fields(entry), 1), 1) for entry in each(done, 2)]
+    deleted = [_str(pb.fields(entry), 1) for entry in each(done, 3)]
     return [f"updated {p}" for p in updated if p] + [
         f"deleted {p}" for p in deleted if p
     ]
@@ -184,9 +184,9 @@ def _changed(parts: list[pb.Field], done: list[pb.Field]) -> Sequence[str | None
 def _matches(parts: list[pb.Field], done: list[pb.Field]) -> Sequence[str | None]:
     """A grep's files, each with its matching line numbers."""
     found: list[str | None] = []
-    for entry in _each(done, 1)[:_LISTED]:
+    for entry in each(done, 1)[:_LISTED]:
         matched = pb.fields(entry)
-        lines = [pb.first(pb.fields(line), 1, 0) for line in _each(matched, 2)]
+        lines = [pb.first(pb.fields(line), 1, 0) for line in each(matched, 2)]
         numbers = ", ".join(str(n) for n in lines[:_LISTED] if isinstance(n, int))
         path = _str(matched, 1) or "?"
         found.append(f"{path}: {numbers}" if numbers else path)
@@ -194,14 +194,14 @@ def _matches(parts: list[pb.Field], done: list[pb.Field]) -> Sequence[str | None
 
 
 def _globbed(parts: list[pb.Field], done: list[pb.Field]) -> Sequence[str | None]:
-    found = [_str(pb.fields(entry), 1) for entry in _each(done, 1)[:_LISTED]]
+    found = [_str(pb.fields(entry), 1) for entry in each(done, 1)[:_LISTED]]
     return [*found, _str(done, 2)]  # and its warnings
 
 
 def _resources(parts: list[pb.Field], done: list[pb.Field]) -> Sequence[str | None]:
     """An MCP resource's contents: its text, or a word for binary data."""
     found: list[str | None] = []
-    for entry in _each(done, 1)[:_LISTED]:
+    for entry in each(done, 1)[:_LISTED]:
         text = _sub(pb.fields(entry), 2)
         found.append(_str(text, 1) if text else "[binary]")
     return found
@@ -210,7 +210,7 @@ def _resources(parts: list[pb.Field], done: list[pb.Field]) -> Sequence[str | No
 def _mcp(parts: list[pb.Field], done: list[pb.Field]) -> Sequence[str | None]:
     """An MCP tool's results: text, or a word for an image or a resource."""
     found: list[str | None] = []
-    for entry in _each(done, 1)[:_LISTED]:
+    for entry in each(done, 1)[:_LISTED]:
         kind = pb.fields(entry)
         text = _sub(kind, 1)
         image = pb.first(kind, 2, 2) is not None
@@ -257,14 +257,15 @@ def _read(parts: list[pb.Field], spec: _Spec) -> dict[str, JSONValue]:
             value = pb.first(parts, number, 0)
             if isinstance(value, int):
                 found[name] = value
-        elif kind == "S" and (strings := _each(parts, number)):
+        elif kind == "S" and (strings := each(parts, number)):
             found[name] = [v.decode("utf-8", "replace") for v in strings[:_LISTED]]
-        elif isinstance(kind, tuple) and (entries := _each(parts, number)):
+        elif isinstance(kind, tuple) and (entries := each(parts, number)):
             found[name] = [_read(pb.fields(v), kind) for v in entries[:_LISTED]]
     return found
 
 
-def _each(parts: list[pb.Field], number: int) -> list[bytes]:
+def each(parts: list[pb.Field], number: int) -> list[bytes]:
+    """The values of a repeated message or string field."""
     return [v for n, w, v in parts if n == number and w == 2 and isinstance(v, bytes)]
 
 
@@ -286,3 +287,32 @@ def _lines(texts: Iterable[str | None]) -> str | None:
 def _int32(value: int) -> int:
     value &= 0xFFFFFFFF
     return value - (1 << 32) if value & 0x80000000 else value
+
+
+def web(
+    number: int, body: list[pb.Field]
+) -> tuple[str, dict[str, JSONValue], Result | None]:
+    """A `WebSearch` (19) or `WebFetch` (20) message as a call and, once it ended, its
+    result: (tool, input, result or None while it runs). Their `Status` is at 1: searching
+    or fetching 1 (the query, the urls), success 2 (the pages), error 3."""
+    status = _sub(body, 1)
+    going, success = _sub(status, 1), _sub(status, 2)
+    failed = pb.first(status, 3, 2) is not None
+    if number == 19:
+        query = _str(success, 1) or _str(going, 1)
+        pages = each(success, 2)
+        arguments: dict[str, JSONValue] = {"query": query} if query else {}
+        tool = "web_search"
+    else:
+        pages = each(success, 1)
+        urls = [_str(pb.fields(page), 1) for page in pages] or [
+            u.decode("utf-8", "replace") for u in each(going, 1)
+        ]
+        arguments = {"urls": [u for u in urls[:_LISTED] if u]}
+        tool = "web_fetch"
+    if failed:
+        return tool, arguments, Result(tool, "failed", is_error=True)
+    if not success and not pages:
+        return tool, arguments, None
+    shown = _lines(_str(pb.fields(page), 1) for page in pages[:_LISTED])
+    return tool, arguments, Result(tool, shown)

@@ -46,9 +46,15 @@ Sources (read, never copied):
   Whether its `input_tokens` leaves the cache out is read from Warp summing the four as its
   total (`ChargedUsageTotals::total_tokens`), not from a capture (Medium).
 - `input` (`[{"Query": {"text", "context": [...]}}]`, only the first exchange's holding the
-  text; later ones `[]`), `output_status` (a JSON string, `"Completed"`, `"Failed"`,
-  `"Cancelled"`) and `ai_metadata` (`conversation_id`, `action_id` or
-  `requested_command_action_id`): third-party notes and readers only (Medium/Low).
+  text; later ones `[]`), `output_status` (a JSON string: `"Pending"`, `"Completed"`,
+  `"Failed"`, `"Cancelled"`) and `ai_metadata` (`conversation_id`,
+  `requested_command_action_id`, once `action_id`, `subagent_task_id`): Warp's
+  `PersistedAIInput`/`NewAIQuery` (`app/src/persistence/block_list.rs`) and
+  `SerializedAIMetadata` (`app/src/terminal/model/block/serialized_block.rs`) @19548aec
+  (confirmed, High). Warp upserts an `ai_queries` row per exchange as it streams (by
+  `exchange_id`, keeping its rowid) and keeps the newest 10,000; it rewrites a
+  conversation's `agent_conversations` row and every task row in one transaction each time
+  the conversation changes (`upsert_agent_conversation`, deleting tasks a rewind dropped).
 
 Listing reads `ai_queries`' small columns grouped by conversation, each conversation's first
 `input` (bounded), and `agent_conversations`' `summary` and `conversation_data` (bounded; Warp
@@ -66,8 +72,13 @@ cache). Its events are put in order by exchange: each `ai_queries` row opens a w
 runs to the next one's start, and the task messages and blocks that fall in it follow its
 query, sorted by time; the row's `output_status` closes it.
 
-Not read: the todo lists, review comments, web searches and other bookkeeping messages of a
-task (`_QUIET`), and what a tool's result holds past its text (`_warp_tools`: the contents of
+Also read from a task: web searches and fetches (19, 20: a call and its pages), a skill
+invoked with the user's query (23: the query), messages other agents sent (24: a user event
+`from_agent` its sender's id). An `output_status` of `"Pending"` (Warp's
+`AIQueryHistoryOutputStatus`: still streaming, or Warp quit first) closes nothing.
+
+Not read: the todo lists, review comments, system queries and other bookkeeping messages of a
+task (`_QUIET`), a tool result's summary (16's `tool_call_result_summary`), and what a tool's result holds past its text (`_warp_tools`: the contents of
 files read, images).
 
 Security: warp.sqlite also keeps MCP servers' environment variables (API keys), the user's
@@ -149,7 +160,7 @@ _COST_KEYS = ("input_cost_in_cents", "output_cost_in_cents", "input_cache_read_c
               "web_search_cost_in_cents")  # fmt: skip
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 # Message's oneof fields read as nothing to show (bookkeeping, server events, todos, …)
-_QUIET = {6, 9, 10, 17, 18, 21, 22, 24, 26}
+_QUIET = {6, 9, 10, 17, 18, 21, 22, 26}
 
 
 def locate(home: Home) -> Location:
@@ -507,6 +518,8 @@ class _Reader:
             yield _Item(end, "turn_end", {"extra": {**extra, "interrupted": True}})
         elif status == "Failed":
             yield _Item(end, "error", {"text": "the request failed", "extra": extra})
+        elif status == "Pending":  # still streaming, or Warp quit before it ended
+            return
         elif status:  # a state Warp writes that sessdex does not know
             self.diagnostics.unknown_type(f"output_status:{status}")
 
@@ -587,14 +600,33 @@ class _Reader:
                 yield self.tool_call(body, time)
             elif number == 5:
                 yield from self.tool_result(body, time, where)
-            elif number == 16:
+            elif number == 16:  # a conversation's summary (1), or a tool result's (3)
                 summary = pb.first(body, 1, 2)
-                text = (
-                    _text(pb.fields(summary), 1) if isinstance(summary, bytes) else None
-                )
-                yield _Item(
-                    time, "compaction", {"text": text or "conversation summarized"}
-                )
+                if isinstance(summary, bytes):
+                    text = _text(_fields(summary), 1)
+                    yield _Item(
+                        time, "compaction", {"text": text or "conversation summarized"}
+                    )
+            elif number in (19, 20):  # a web search or fetch: its call and result
+                yield from self.web(number, body, time, _text(parts, 1))
+            elif number == 23:  # a skill invoked, with the user's query
+                query = _fields(pb.first(body, 2, 2))
+                text = _text(query, 1, self.full)
+                if text:
+                    yield _Item(time, "user", {"text": text})
+            elif number == 24:  # messages other agents sent this one
+                for received in tools.each(body, 1):
+                    said = _fields(received)
+                    text = "\n".join(
+                        t for t in (_text(said, 4), _text(said, 5, self.full)) if t
+                    )
+                    sender = _text(said, 2) or "another agent"
+                    if text:
+                        yield _Item(
+                            time,
+                            "user",
+                            {"text": text, "extra": {"from_agent": sender}},
+                        )
             elif number == 25:
                 model = _text(body, 1)
                 if model:
@@ -605,6 +637,28 @@ class _Reader:
                     )
             elif number not in _QUIET:
                 self.diagnostics.unknown_type(f"task message field {number}")
+
+    def web(
+        self,
+        number: int,
+        body: list[pb.Field],
+        time: datetime | None,
+        message_id: str | None,
+    ) -> Iterator[_Item]:
+        tool, arguments, result = tools.web(number, body)
+        call_id = f"{tool}-{message_id}" if message_id else None
+        yield _Item(
+            time,
+            "tool_call",
+            {"tool": tool, "call_id": call_id, "extra": {"input": arguments}},
+        )
+        if result is not None:
+            yield _Item(
+                time,
+                "tool_result",
+                {"tool": tool, "call_id": call_id, "text": _cut(result.text),
+                 "is_error": result.is_error},
+            )  # fmt: skip
 
     def tool_call(self, body: list[pb.Field], time: datetime | None) -> _Item:
         call_id = _text(body, 1)
@@ -846,9 +900,14 @@ def _text(parts: list[pb.Field], number: int, full: bool = True) -> str | None:
     return value.decode("utf-8", "replace") or None
 
 
-def _int32(value: int) -> int:
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value & 0x80000000 else value
+def _fields(value: object) -> list[pb.Field]:
+    """A nested message's fields: [] where there is none, or it does not decode."""
+    if not isinstance(value, bytes):
+        return []
+    try:
+        return pb.fields(value)
+    except ValueError:
+        return []
 
 
 def _terminal_text(value: bytes | None) -> str | None:

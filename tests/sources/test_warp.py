@@ -584,3 +584,65 @@ def test_a_summary_that_does_not_decode_is_still_a_compaction(tmp_path: Path) ->
     assert [e.text for e in found if e.kind == "compaction"] == [
         "conversation summarized"
     ]
+
+
+def test_a_task_bigger_than_the_cap_is_read_message_by_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a long conversation's root task holds every message: past the cap it was lost whole
+    m = generator()
+    answers = [
+        m.message(3, m.field(1, f"answer {n} " + "x" * 3000), n, f"m{n}")
+        for n in range(4)
+    ]
+    huge = m.message(3, m.field(1, "y" * 9000), 9, "huge")
+    home = copy(tmp_path)
+    add_task(home, BLOG, bytes(m.task("long", "long", *answers, huge)))
+    monkeypatch.setattr(warp, "TASK_CAP", 5000)  # one message's cap now
+    read: list[int] = []
+    opened = warp.databases.open_sqlite
+
+    class Blob:  # a blob that notes how much each read took
+        def __init__(self, blob: sqlite3.Blob) -> None:
+            self.blob = blob
+
+        def __enter__(self) -> Blob:
+            return self
+
+        def __exit__(self, *_: object) -> None:
+            self.blob.close()
+
+        def __len__(self) -> int:
+            return len(self.blob)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.blob, name)
+
+        def read(self, length: int = -1) -> bytes:
+            data = self.blob.read(length)
+            read.append(len(data))
+            return data
+
+    class Connection:
+        def __init__(self, connection: sqlite3.Connection) -> None:
+            self.connection = connection
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.connection, name)
+
+        def blobopen(self, *args: object, **kwargs: object) -> Blob:
+            return Blob(self.connection.blobopen(*args, **kwargs))  # type: ignore[arg-type]
+
+    monkeypatch.setattr(
+        warp.databases, "open_sqlite", lambda path: Connection(opened(path))
+    )
+    diagnostics = Diagnostics()
+    found = list(warp.read(sessions(home)[BLOG], diagnostics))
+    shown = [e.text or "" for e in found if e.kind == "assistant"]
+    assert [text.split(" ")[:2] for text in shown] == [
+        ["answer", "0"], ["answer", "1"], ["answer", "2"], ["answer", "3"]
+    ]  # fmt: skip
+    assert [reason for _, _, reason in diagnostics.details] == [
+        "too long"
+    ]  # the huge one
+    assert max(read) <= 5000  # never the whole task

@@ -44,6 +44,11 @@ def fields(data: bytes) -> list[Field]:
     return found
 
 
+def varint(data: bytes, position: int) -> tuple[int, int]:
+    """The varint at `position` and the position after it; ValueError if it is cut."""
+    return _varint(data, position)
+
+
 def _varint(data: bytes, position: int) -> tuple[int, int]:
     result = shift = 0
     for _ in range(10):

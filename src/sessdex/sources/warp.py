@@ -66,7 +66,11 @@ code-diff suggestion is not listed. A sub-agent (Warp's orchestration: a convers
 under its lead (`parent_id`) with the name the lead gave it (`agent_name`), where the lead
 is in the same database; else on its own.
 
-Reading a conversation finds its command blocks by `instr(ai_metadata, id)` over `blocks`
+Reading a conversation reads each task through SQLite's blob IO, message by message (a
+task holds its whole conversation, tool results with the files they read included): a
+message over `TASK_CAP` is counted, not decoded, and past `TASKS_BUDGET` bytes of messages
+the rest are counted ("too long"), as the events are held to be put in order. It finds
+its command blocks by `instr(ai_metadata, id)` over `blocks`
 (no index there): about 0.1 s for 50,000 blocks of 20 KB output (a 1.1 GB database, warm
 cache). Its events are put in order by exchange: each `ai_queries` row opens a window that
 runs to the next one's start, and the task messages and blocks that fall in it follow its
@@ -141,7 +145,9 @@ WINDOWS_DATA = ("AppData", "Local", "warp")  # %LOCALAPPDATA%\warp\<app name>\da
 TUI = "tui"  # the terminal front end's own database, in a folder of the same place
 # the only tables ever queried (tests/sources/test_warp.py checks it)
 TABLES = ("ai_queries", "agent_conversations", "agent_tasks", "blocks")
-TASK_CAP = 64 * 1024 * 1024  # a task blob bigger than this is counted, not decoded
+# a task is read message by message (it holds the whole conversation): one message bigger
+# than this (a tool result of a huge file) is counted, not decoded
+TASK_CAP = 64 * 1024 * 1024
 # a conversation's tasks are held while its events are put in order: past this many bytes
 # of them, the rest are counted ("too long"), not read
 TASKS_BUDGET = 256 * 1024 * 1024
@@ -408,6 +414,7 @@ class _Reader:
         self.id = conversation_id
         self.diagnostics = diagnostics
         self.full = full
+        self.held = 0  # bytes of task messages read
 
     def items(self) -> Iterator[_Item]:
         exchanges = self.exchanges()
@@ -536,34 +543,56 @@ class _Reader:
                 (self.id,),
             )
         ]
-        held = 0
+        self.held = 0
         for rowid in rowids:
             where = f"{self.database}#agent_tasks/{rowid}"
-            data = self.task_blob(rowid, where, TASKS_BUDGET - held)
-            if data is None:
-                continue
-            held += len(data)
             try:
-                task = pb.fields(data)
+                with self.connection.blobopen(
+                    "agent_tasks", "task", rowid, readonly=True
+                ) as blob:
+                    messages = list(self.task_spans(blob, where))
+                    for start, length in messages:
+                        blob.seek(start)
+                        yield from self.message(blob.read(length), where)
+            except sqlite3.Error:  # NULL or a number: no task Warp writes
+                self.diagnostics.skip(where, 0, "bad value")
+
+    def task_spans(self, blob: sqlite3.Blob, where: str) -> Iterator[tuple[int, int]]:
+        """Where each of a task's messages (field 5) is in its blob, read by their
+        headers only: a task holds its whole conversation, and can be any size. A message
+        over TASK_CAP, or past the conversation's TASKS_BUDGET, is counted ("too long")."""
+        size, position = len(blob), 0
+        while position < size:
+            blob.seek(position)
+            head = blob.read(min(20, size - position))  # a key and a length: 2 varints
+            try:
+                key, used = pb.varint(head, 0)
+                number, wire = key >> 3, key & 7
+                if wire == 2:
+                    length, used = pb.varint(head, used)
+                elif wire == 0:
+                    length, used = 0, pb.varint(head, used)[1]
+                elif wire in (1, 5):
+                    length = 8 if wire == 1 else 4
+                else:
+                    raise ValueError(f"wire type {wire}")
             except ValueError:
                 self.diagnostics.skip(where, 0, "truncated")
+                return
+            start = position + used
+            if number == 0 or start + length > size:
+                self.diagnostics.skip(where, 0, "truncated")
+                return
+            position = start + length
+            if number != 5 or wire != 2:
                 continue
-            for number, wire, value in task:
-                if number == 5 and wire == 2 and isinstance(value, bytes):
-                    yield from self.message(value, where)
-
-    def task_blob(self, rowid: int, where: str, room: int) -> bytes | None:
-        try:
-            with self.connection.blobopen(
-                "agent_tasks", "task", rowid, readonly=True
-            ) as blob:
-                if len(blob) > min(TASK_CAP, room):
-                    self.diagnostics.skip(where, 0, "too long")
-                    return None
-                return blob.read()
-        except sqlite3.Error:  # NULL, a number or text: no task Warp writes
-            self.diagnostics.skip(where, 0, "bad value")
-            return None
+            if length > TASK_CAP or self.held + length > TASKS_BUDGET:
+                self.diagnostics.skip(where, 0, "too long")
+                if self.held + length > TASKS_BUDGET:
+                    return  # the conversation's budget is spent: the rest of this task
+                continue
+            self.held += length
+            yield start, length
 
     def message(self, data: bytes, where: str) -> Iterator[_Item]:
         try:

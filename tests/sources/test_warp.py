@@ -646,3 +646,22 @@ def test_a_task_bigger_than_the_cap_is_read_message_by_message(
         "too long"
     ]  # the huge one
     assert max(read) <= 5000  # never the whole task
+
+
+def test_a_blocks_terminal_sequences_are_taken_out_whole(tmp_path: Path) -> None:
+    # the terminal's own bytes: a charset switch (ESC ( B, which `tput sgr0` writes), keypad
+    # modes, a device control string, C1 introducers: none leaves a remnant in the text
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / DB)
+    db.execute(
+        "UPDATE blocks SET stylized_output = ? WHERE block_id = 'b3'",
+        (
+            b"one.md\x1b(B\x1b[m\x1b=\n\x1bP1$r0m\x1b\\two.md\x1b>"
+            b"\x1b]8;;https://x\x1b\\three\x1b]8;;\x1b\\\xc2\x9b1m!",
+        ),
+    )
+    db.commit()
+    db.close()
+    found = events(sessions(home)[BLOG])
+    result = next(e for e in found if e.kind == "tool_result")
+    assert result.text == "one.md\ntwo.mdthree!"

@@ -164,7 +164,14 @@ _TOKEN_KEYS = (
 _COST_KEYS = ("input_cost_in_cents", "output_cost_in_cents", "input_cache_read_cost_in_cents",
               "input_cache_write_cost_in_cents", "platform_cost_in_cents",
               "web_search_cost_in_cents")  # fmt: skip
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+# the terminal's sequences in a block's bytes (ECMA-48): CSI (ESC [ or C1 0x9b), OSC and
+# the other strings (DCS, SOS, PM, APC: to BEL or ST), and the two- and three-byte escapes
+# (a charset switch `ESC ( B`, keypad modes `ESC =`, `ESC >`)
+_ANSI = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b[\]PX^_]|[\x90\x9d\x98\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]"
+)
 # Message's oneof fields read as nothing to show (bookkeeping, server events, todos, …)
 _QUIET = {6, 9, 10, 17, 18, 21, 22, 26}
 

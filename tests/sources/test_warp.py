@@ -127,8 +127,36 @@ def test_warps_token_count_is_said_never_made_into_input_and_output() -> None:
     ]
 
 
-def test_the_secret_tables_are_never_read(tmp_path: Path) -> None:
-    home = copy(tmp_path)
+def older(home: Path) -> Path:
+    """The fixture as an older Warp left it: no `summary`, no model ids, blocks with no
+    times, and a sub-agent: each query the reader makes of it takes another form."""
+    db = sqlite3.connect(home / DB)
+    for table, column in (("agent_conversations", "summary"), ("ai_queries", "model_id"),
+                          ("blocks", "start_ts"), ("blocks", "completed_ts")):  # fmt: skip
+        db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    db.execute(
+        "INSERT INTO agent_conversations (conversation_id, conversation_data) VALUES "
+        "('child', ?)",
+        (json.dumps({"parent_conversation_id": SHOP}),),
+    )
+    db.commit()
+    db.close()
+    return home
+
+
+@pytest.mark.parametrize("kind", ["fixture", "malformed", "older", "tools"])
+def test_the_secret_tables_are_never_read(tmp_path: Path, kind: str) -> None:
+    # every path the reader takes (listing, reading in part and in full, damaged rows,
+    # an older schema, every kind of task message) queries only its own tables
+    if kind == "malformed":
+        home = tmp_path / "home"
+        shutil.copytree(DATA / "malformed" / "home", home)
+    else:
+        home = copy(tmp_path)
+    if kind == "older":
+        older(home)
+    if kind == "tools":
+        add_task(home, BLOG, tools_task())
     statements: list[str] = []
     opened = warp.databases.open_sqlite
 
@@ -141,6 +169,7 @@ def test_the_secret_tables_are_never_read(tmp_path: Path) -> None:
         patch.setattr(warp.databases, "open_sqlite", traced)
         for session in sessions(home).values():
             list(warp.read(session, Diagnostics()))
+            list(warp.read(session, Diagnostics(), full=True))
     assert statements
     assert not any(table in sql for sql in statements for table in SECRETS)
     assert not any(
@@ -152,6 +181,8 @@ def test_the_secret_tables_are_never_read(tmp_path: Path) -> None:
         for m in re.findall(r"\b(?:from|join)\s+(\w+)", sql, re.I)
     }
     assert read <= set(warp.TABLES), read
+    if kind == "older":
+        assert "summary" not in " ".join(statements)
     # the fake key is there to be found, by this test only
     db = sqlite3.connect(home / DB)
     assert (

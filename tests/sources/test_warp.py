@@ -696,3 +696,46 @@ def test_a_blocks_terminal_sequences_are_taken_out_whole(tmp_path: Path) -> None
     found = events(sessions(home)[BLOG])
     result = next(e for e in found if e.kind == "tool_result")
     assert result.text == "one.md\ntwo.mdthree!"
+
+
+def test_a_sub_task_is_a_sub_agent_of_its_conversation(tmp_path: Path) -> None:
+    # a `subagent` tool call names the sub-task (Task.id) whose messages Warp interleaves
+    # there (app/src/ai/agent/linearization.rs); the sub-task's parent is its dependency
+    m = generator()
+    f = m.field
+    spawn = f(1, "call-sub") + f(19, f(1, "sub-1") + f(2, "{}") + f(4, b""))
+    lead = m.task(
+        "lead", "lead",
+        m.message(4, spawn, 300, "s1"),
+        m.message(5, f(1, "call-sub") + f(23, f(1, "found three drafts")), 320, "s2"),
+        m.message(3, f(1, "The researcher found three drafts."), 321, "s3"),
+    )  # fmt: skip
+    sub = (
+        f(1, "sub-1") + f(2, "Find the drafts") + f(3, f(1, "lead"))
+        + m.message(2, f(1, "Find the drafts in this repository."), 305, "x0")
+        + m.message(3, f(1, "Three drafts in drafts/."), 310, "x1")
+    )  # fmt: skip
+    home = copy(tmp_path)
+    add_task(home, BLOG, bytes(lead))
+    db = sqlite3.connect(home / DB)
+    db.execute(
+        "INSERT INTO agent_tasks (conversation_id, task_id, task) VALUES (?, 'sub-1', ?)",
+        (BLOG, bytes(sub)),
+    )
+    db.commit()
+    db.close()
+    found = events(sessions(home)[BLOG])
+    spawned = [e for e in found if e.kind == "subagent"]
+    assert len(spawned) == 1 and spawned[0].call_id == "call-sub"
+    assert spawned[0].extra["child_id"] == "sub-1"
+    assert spawned[0].extra["agent_type"] == "research"
+    handed = next(e for e in found if e.text == "Find the drafts in this repository.")
+    assert handed.kind == "user" and handed.agent_id == "sub-1"
+    assert handed.extra["from_agent"] == "the lead"  # not the person's own words
+    said = {e.text: e.agent_id for e in found if e.kind == "assistant"}
+    assert said["Three drafts in drafts/."] == "sub-1"
+    assert said["The researcher found three drafts."] is None
+    result = next(
+        e for e in found if e.call_id == "call-sub" and e.kind == "tool_result"
+    )
+    assert result.text == "found three drafts" and result.tool == "subagent"

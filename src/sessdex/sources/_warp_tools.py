@@ -129,6 +129,8 @@ def _result(number: int, parts: list[pb.Field]) -> Result:
         return _shell(parts, snapshot=2, finished=3, error=4)
     if number == 14:
         return Result(text="cancelled", is_error=True)
+    if number == 23:  # SubagentResult: its payload, a string
+        return Result(text=_str(parts, 1))
     failed = {29: 3, 31: 3}.get(number, 2)  # where the Error is
     error = pb.first(parts, failed, 2)
     if isinstance(error, bytes) and number not in (7, 18, 20):
@@ -140,8 +142,6 @@ def _result(number: int, parts: list[pb.Field]) -> Result:
         return Result(text=_lines(listed(parts, done)[:_LISTED]))
     if number == 10:
         return Result(text=_str(done, 1))
-    if number == 23:
-        return Result(text=_str(parts, 1))
     if number == 30:  # the skill read: its path
         return Result(text=_str(_sub(done, 1), 1))
     if number == 32:

@@ -76,6 +76,13 @@ cache). Its events are put in order by exchange: each `ai_queries` row opens a w
 runs to the next one's start, and the task messages and blocks that fall in it follow its
 query, sorted by time; the row's `output_status` closes it.
 
+A conversation's sub-tasks are its in-conversation sub-agents: a `subagent` tool call (19:
+`task_id` 1, its kind in the metadata oneof from 3) names a task whose `dependencies`
+(3: `parent_task_id` 1) point back, and Warp interleaves that task's messages at the call
+(`app/src/ai/agent/linearization.rs` @19548aec; confirmed, High). The call gives a
+`subagent` event (`child_id` the task's id), and the sub-task's events carry it as their
+`agent_id`; its user queries are the lead's (`from_agent`).
+
 Also read from a task: web searches and fetches (19, 20: a call and its pages), a skill
 invoked with the user's query (23: the query), messages other agents sent (24: a user event
 `from_agent` its sender's id). An `output_status` of `"Pending"` (Warp's
@@ -152,6 +159,10 @@ TASK_CAP = 64 * 1024 * 1024
 # of them, the rest are counted ("too long"), not read
 TASKS_BUDGET = 256 * 1024 * 1024
 OUTPUT_CAP = 1024 * 1024  # a command's output is shown up to this, then cut
+_HEAD = 4096  # a task's id or dependencies longer than this is not read
+# Subagent's metadata oneof (task.proto): the kind of sub-agent each field number names
+_SUBAGENTS = {3: "cli", 4: "research", 5: "advice", 6: "computer_use", 7: "summarization",
+              8: "conversation_search", 9: "warp_documentation_search"}  # fmt: skip
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MODELS = 64  # models a conversation's usage names, at most
 # ModelTokenUsage's counts (`total_tokens`: what older Warp wrote for `warp_tokens`)
@@ -445,7 +456,7 @@ class _Reader:
             if text:  # the exchange's own text: the task's copy of it is left out
                 yield _Item(start, "user", {"text": text})
             for item in window:
-                if item.kind == "user" and text:
+                if item.kind == "user" and text and not item.fields.get("agent_id"):
                     continue
                 call_id = item.fields.get("call_id")
                 if item.kind == "tool_call" and call_id:
@@ -557,17 +568,39 @@ class _Reader:
                 with self.connection.blobopen(
                     "agent_tasks", "task", rowid, readonly=True
                 ) as blob:
-                    messages = list(self.task_spans(blob, where))
-                    for start, length in messages:
-                        blob.seek(start)
-                        yield from self.message(blob.read(length), where)
+                    spans = list(self.task_spans(blob, where))
+                    heads: dict[int, bytes] = {}
+                    for number, start, length in spans:
+                        if number != 5:  # the task's id (1), its dependencies (3)
+                            blob.seek(start)
+                            heads.setdefault(number, blob.read(length))
+                    # a sub-task (its parent's id in its dependencies): a sub-agent's
+                    agent = (
+                        heads[1].decode("utf-8", "replace") or None
+                        if 1 in heads and _text(_fields(heads.get(3)), 1)
+                        else None
+                    )
+                    for number, start, length in spans:
+                        if number == 5:
+                            blob.seek(start)
+                            for item in self.message(blob.read(length), where):
+                                item.fields["agent_id"] = agent
+                                if agent and item.kind == "user":  # the lead's task
+                                    item.fields["extra"] = {
+                                        "from_agent": "the lead",
+                                        **item.fields.get("extra", {}),
+                                    }
+                                yield item
             except sqlite3.Error:  # NULL or a number: no task Warp writes
                 self.diagnostics.skip(where, 0, "bad value")
 
-    def task_spans(self, blob: sqlite3.Blob, where: str) -> Iterator[tuple[int, int]]:
-        """Where each of a task's messages (field 5) is in its blob, read by their
-        headers only: a task holds its whole conversation, and can be any size. A message
-        over TASK_CAP, or past the conversation's TASKS_BUDGET, is counted ("too long")."""
+    def task_spans(
+        self, blob: sqlite3.Blob, where: str
+    ) -> Iterator[tuple[int, int, int]]:
+        """Where each of a task's messages (field 5), and its id (1) and dependencies (3),
+        are in its blob, as (field, start, length), found by their headers only: a task
+        holds its whole conversation, and can be any size. A message over TASK_CAP, or past
+        the conversation's TASKS_BUDGET, is counted ("too long")."""
         size, position = len(blob), 0
         while position < size:
             blob.seek(position)
@@ -591,6 +624,8 @@ class _Reader:
                 self.diagnostics.skip(where, 0, "truncated")
                 return
             position = start + length
+            if number in (1, 3) and wire == 2 and length <= _HEAD:
+                yield number, start, length
             if number != 5 or wire != 2:
                 continue
             if length > TASK_CAP or self.held + length > TASKS_BUDGET:
@@ -599,7 +634,7 @@ class _Reader:
                     return  # the conversation's budget is spent: the rest of this task
                 continue
             self.held += length
-            yield start, length
+            yield number, start, length
 
     def message(self, data: bytes, where: str) -> Iterator[_Item]:
         try:
@@ -633,7 +668,10 @@ class _Reader:
                 if text:
                     yield _Item(time, "thinking", {"text": text})
             elif number == 4:
-                yield self.tool_call(body, time)
+                call = self.tool_call(body, time)
+                yield call
+                if call.fields.get("tool") == "subagent":
+                    yield from self.spawn(body, call)
             elif number == 5:
                 yield from self.tool_result(body, time, where)
             elif number == 16:  # a conversation's summary (1), or a tool result's (3)
@@ -695,6 +733,21 @@ class _Reader:
                 {"tool": tool, "call_id": call_id, "text": _cut(result.text),
                  "is_error": result.is_error},
             )  # fmt: skip
+
+    def spawn(self, body: list[pb.Field], call: _Item) -> Iterator[_Item]:
+        """A `subagent` call's sub-task, run as a sub-agent of this conversation: its
+        messages are the task named `task_id` (Warp interleaves them at this call)."""
+        spec = _fields(pb.first(body, 19, 2))
+        child = _text(spec, 1)
+        if not child:
+            return
+        kind = next((_SUBAGENTS[n] for n, _, _ in spec if n in _SUBAGENTS), None)
+        yield _Item(
+            call.time,
+            "subagent",
+            {"call_id": call.fields.get("call_id"),
+             "extra": {"child_id": child, "agent_type": kind}},
+        )  # fmt: skip
 
     def tool_call(self, body: list[pb.Field], time: datetime | None) -> _Item:
         call_id = _text(body, 1)

@@ -739,3 +739,20 @@ def test_a_sub_task_is_a_sub_agent_of_its_conversation(tmp_path: Path) -> None:
         e for e in found if e.call_id == "call-sub" and e.kind == "tool_result"
     )
     assert result.text == "found three drafts" and result.tool == "subagent"
+
+
+def test_a_command_a_sub_task_ran_is_the_sub_agents(tmp_path: Path) -> None:
+    # SerializedAIMetadata's `subagent_task_id` (serialized_block.rs)
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / DB)
+    db.execute(
+        "UPDATE blocks SET ai_metadata = ? WHERE block_id = 'b3'",
+        (json.dumps({"requested_command_action_id": "toolu_03",
+                     "conversation_id": BLOG, "subagent_task_id": "sub-9"}),),
+    )  # fmt: skip
+    db.commit()
+    db.close()
+    found = events(sessions(home)[BLOG])
+    ran = [e for e in found if e.call_id == "toolu_03"]
+    assert [e.kind for e in ran] == ["tool_call", "tool_result"]
+    assert {e.agent_id for e in ran} == {"sub-9"}

@@ -45,8 +45,9 @@ Sources (read, never copied):
   server's `RequestCharges`; absent where the server sent none) is the one `usage` event.
   Whether its `input_tokens` leaves the cache out is read from Warp summing the four as its
   total (`ChargedUsageTotals::total_tokens`), not from a capture (Medium).
-- `input` (`[{"Query": {"text", "context": [...]}}]`, only the first exchange's holding the
-  text; later ones `[]`), `output_status` (a JSON string: `"Pending"`, `"Completed"`,
+- `input` (`[{"Query": {"text", "context", "referenced_attachments"}}]`: Warp writes a row
+  only for an exchange with a query, the user's or a prompt it suggested, never for one that
+  only carries tool results), `output_status` (a JSON string: `"Pending"`, `"Completed"`,
   `"Failed"`, `"Cancelled"`) and `ai_metadata` (`conversation_id`,
   `requested_command_action_id`, once `action_id`, `subagent_task_id`): Warp's
   `PersistedAIInput`/`NewAIQuery` (`app/src/persistence/block_list.rs`) and
@@ -65,6 +66,11 @@ code-diff suggestion is not listed. A sub-agent (Warp's orchestration: a convers
 `AIConversation::write_updated_conversation_state` writes it; confirmed, High) is listed
 under its lead (`parent_id`) with the name the lead gave it (`agent_name`), where the lead
 is in the same database; else on its own.
+
+Warp keeps a terminal pane's newest 100 blocks, and drops them with the pane
+(`MAX_TERMINAL_BLOCKS_TO_PERSIST_PER_SESSION`, `delete_blocks` in block_list.rs): an older
+conversation's commands come from its task's results only. A block a sub-task ran names it
+(`subagent_task_id`): its events are that sub-agent's.
 
 Reading a conversation reads each task through SQLite's blob IO, message by message (a
 task holds its whole conversation, tool results with the files they read included): a
@@ -474,6 +480,7 @@ class _Reader:
                             "tool_call",
                             {
                                 "tool": "run_shell_command",
+                                "agent_id": item.fields.get("agent_id"),
                                 "call_id": call_id,
                                 "extra": {
                                     "input": {"command": item.fields.get("tool") or ""}
@@ -831,6 +838,7 @@ class _Reader:
                 "tool_result",
                 {
                     "call_id": call_id or f"block-{rowid}",
+                    "agent_id": as_str(meta.get("subagent_task_id")) or None,
                     "tool": command,
                     "text": _cut(output),
                     "is_error": code not in (None, 0),

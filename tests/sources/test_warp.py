@@ -83,8 +83,8 @@ def test_a_conversation_reads_in_order_with_answers_calls_and_turn_ends() -> Non
         ("turn_end", None),
     ]
     kinds = [e.kind for e in found]
-    # the second exchange: its query from the task (ai_queries keeps only the first's),
-    # then its call, answer and the failure Warp recorded for it
+    # the second exchange: its query (its own row's; the task's copy left out), then its
+    # call, answer and the failure Warp recorded for it
     second = kinds[kinds.index("turn_end") + 1 :]
     assert second == ["user", "tool_call", "tool_result", "assistant", "error", "meta"]
     assert found[kinds.index("turn_end") + 1].text == "Then fix it and run them again."
@@ -110,8 +110,9 @@ def test_without_tasks_the_blocks_are_the_calls_and_a_cancel_is_an_interruption(
 ):
     found = events(sessions()[BLOG])
     assert [e.kind for e in found] == [
-        "user", "tool_call", "tool_result", "turn_end", "meta", "turn_end",
+        "user", "tool_call", "tool_result", "turn_end", "user", "meta", "turn_end",
     ]  # fmt: skip
+    assert found[4].text == "Open the first one"
     assert found[1].extra["input"] == {"command": "ls drafts"}
     assert found[1].call_id == found[2].call_id == "toolu_03"
     assert found[-1].extra.get("interrupted") is True

@@ -461,8 +461,17 @@ class _Reader:
             )
             if text:  # the exchange's own text: the task's copy of it is left out
                 yield _Item(start, "user", {"text": text})
+            # (a skill's query, another agent's message in the same window are kept)
             for item in window:
-                if item.kind == "user" and text and not item.fields.get("agent_id"):
+                said = item.fields.get("text")
+                if (
+                    item.kind == "user"
+                    and text
+                    and not item.fields.get("agent_id")
+                    and isinstance(said, str)
+                    and said.strip() == text.strip()
+                ):
+                    text = None  # the task's copy of the exchange's query: left out once
                     continue
                 call_id = item.fields.get("call_id")
                 if item.kind == "tool_call" and call_id:

@@ -141,7 +141,8 @@ def fill(db: sqlite3.Connection) -> None:
             "claude-4-5-sonnet",
         ),
     )
-    db.execute(q, ("x2", SHOP, ts(60), "[]", shop, '"Failed"', "claude-4-5-sonnet"))
+    db.execute(q, ("x2", SHOP, ts(60), query("Then fix it and run them again.", shop),
+                   shop, '"Failed"', "claude-4-5-sonnet"))  # fmt: skip
     db.execute(
         "INSERT INTO agent_conversations (conversation_id, conversation_data, last_modified_at, summary) VALUES (?, ?, ?, ?)",
         (
@@ -202,7 +203,8 @@ def fill(db: sqlite3.Connection) -> None:
         ),
     )
     db.execute(
-        q, ("y2", BLOG, "2025-06-10 09:16:00", "[]", blog, '"Cancelled"', "gpt-5")
+        q, ("y2", BLOG, "2025-06-10 09:16:00", query("Open the first one", blog), blog,
+            '"Cancelled"', "gpt-5")
     )
     db.execute(b, (b"ls drafts", b"one.md\ntwo.md", blog, 0, "2025-06-10 09:15:05", "2025-06-10 09:15:06", "b3",
                    json.dumps({"action_id": "toolu_03", "conversation_id": BLOG})))  # fmt: skip

@@ -31,9 +31,9 @@ Sources (read, never copied):
   command's `RunShellCommandResult`: command 3, command_finished 5 {output 1, exit_code 2},
   permission_denied 6) are read by `_warp_tools` from the same file (confirmed, High); a
   command's output is taken from its `blocks` row first (the terminal's, as the user saw it).
-- The `summary` column's JSON (`initial_query`, `title`, `initial_working_directory`,
-  `is_unlisted_auto_code_diff`): Warp's `AgentConversationSummary` and a third-party reader
-  of it found in the public code index without a repository name (Medium).
+- The `summary` column's JSON (`initial_query`, `title`: the root task's description, else
+  the query; `initial_working_directory`, `is_unlisted_auto_code_diff`): Warp's
+  `AgentConversationSummary` in `crates/persistence/src/model.rs` @19548aec (confirmed, High).
 - `conversation_data` JSON: Warp's `AgentConversationData` and `ConversationUsageMetadata`
   (warpdotdev/warp `crates/persistence/src/model.rs` @19548aec; confirmed, High):
   `parent_conversation_id`, `agent_name`, and `conversation_usage_metadata` {`credits_spent`,
@@ -95,14 +95,20 @@ invoked with the user's query (23: the query), messages other agents sent (24: a
 `AIQueryHistoryOutputStatus`: still streaming, or Warp quit first) closes nothing.
 
 Not read: the todo lists, review comments, system queries and other bookkeeping messages of a
-task (`_QUIET`), a tool result's summary (16's `tool_call_result_summary`), and what a tool's result holds past its text (`_warp_tools`: the contents of
-files read, images).
+task (`_QUIET`), a tool result's summary (16's `tool_call_result_summary`), and what a
+tool's result holds past its text (`_warp_tools`: the contents of files read, images).
+
+Still a guess (no real database seen; every shape above is from Warp's code): that
+`total_charged_usage.input_tokens` leaves cache reads out (Medium); that a sub-task's user
+queries come from its lead (Medium); the order of a task's messages against an exchange's
+`start_ts`, which the client stamps while the server stamps the messages (Medium).
 
 Security: warp.sqlite also keeps MCP servers' environment variables (API keys), the user's
 identity and Warp Drive objects. Only the four tables named above are ever queried, by name.
 
-Warp has no command line to reopen a conversation: `resume` gives none and says how to get
-back to it in Warp.
+Warp has no command line to reopen a conversation (its `warp://conversation/<token>` link
+opens the server's copy in a viewer, not the local conversation): `resume` gives none and
+says how to get back to it in Warp.
 """
 
 from __future__ import annotations
@@ -138,8 +144,9 @@ NAME = "warp"
 TITLE = "Warp (Agent Mode)"
 SCAN_NOTED = True  # locate reads only the environment; scan only probes
 CHECKED_WITH = (
-    "Warp's schema.rs (warpdotdev/warp @4416d70d) and task.proto (warpdotdev/warp-proto-apis "
-    "@00f79162); JSON shapes from third-party notes; synthetic DB, no real capture (Low/Medium)"
+    "Warp's own code (warpdotdev/warp @19548aec: schema.rs, persistence model and writers, "
+    "paths.rs) and task.proto (warpdotdev/warp-proto-apis @00f79162); synthetic DB, no real "
+    "capture (High for shapes, Medium for usage's cache split)"
 )
 ENV_VARS = ("XDG_STATE_HOME",)
 
@@ -471,7 +478,9 @@ class _Reader:
                     and isinstance(said, str)
                     and said.strip() == text.strip()
                 ):
-                    text = None  # the task's copy of the exchange's query: left out once
+                    text = (
+                        None  # the task's copy of the exchange's query: left out once
+                    )
                     continue
                 call_id = item.fields.get("call_id")
                 if item.kind == "tool_call" and call_id:

@@ -757,3 +757,21 @@ def test_a_command_a_sub_task_ran_is_the_sub_agents(tmp_path: Path) -> None:
     ran = [e for e in found if e.call_id == "toolu_03"]
     assert [e.kind for e in ran] == ["tool_call", "tool_result"]
     assert {e.agent_id for e in ran} == {"sub-9"}
+
+
+def test_conversations_that_name_each_other_as_lead_are_listed_as_leads(
+    tmp_path: Path,
+) -> None:
+    # a loop of leads (a damaged row) would hide every conversation in it from `list`;
+    # Warp's own eviction takes a loop's members as roots (`select_conversations_to_evict`)
+    home = copy(tmp_path)
+    first, second = (
+        "a0a0a0a0-0000-4000-8000-000000000001",
+        "b0b0b0b0-0000-4000-8000-000000000002",
+    )
+    add_conversation(home, first, {"parent_conversation_id": second})
+    add_conversation(home, second, {"parent_conversation_id": first})
+    add_conversation(home, CHILD, {"parent_conversation_id": first})  # below the loop
+    found = sessions(home)
+    assert found[first].parent_id is None and found[second].parent_id is None
+    assert found[CHILD].parent_id == first

@@ -342,8 +342,11 @@ def _sessions(
         extra: dict[str, JSONValue] = {"store": "sqlite"}
         if entry.exchanges:
             extra["exchanges"] = entry.exchanges
-        # a sub-agent goes under its lead where the lead is in the same database
+        # a sub-agent goes under its lead where the lead is in the same database, and no
+        # loop of leads comes back to it (each in a loop is a lead, as Warp's eviction has it)
         parent = entry.parent if entry.parent in listed else None
+        if parent and _in_a_loop(conversation_id, listed):
+            parent = None
         if parent and entry.agent_name:
             extra["agent_name"] = entry.agent_name
         sessions.append(
@@ -356,11 +359,23 @@ def _sessions(
                 created=created or updated,
                 updated=updated or created,
                 model=as_str(entry.model) or None,
-                parent_id=parent if parent != conversation_id else None,
+                parent_id=parent,
                 extra=extra,
             )
         )
     return sessions
+
+
+def _in_a_loop(conversation_id: str, listed: dict[str, _Listed]) -> bool:
+    """Whether the conversation's chain of leads comes back round to it."""
+    seen: set[str] = set()
+    lead = listed[conversation_id].parent
+    while lead is not None and lead in listed and lead not in seen:
+        if lead == conversation_id:
+            return True
+        seen.add(lead)
+        lead = listed[lead].parent
+    return False
 
 
 def _id(value: object) -> bool:

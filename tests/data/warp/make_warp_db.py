@@ -203,8 +203,16 @@ def fill(db: sqlite3.Connection) -> None:
         ),
     )
     db.execute(
-        q, ("y2", BLOG, "2025-06-10 09:16:00", query("Open the first one", blog), blog,
-            '"Cancelled"', "gpt-5")
+        q,
+        (
+            "y2",
+            BLOG,
+            "2025-06-10 09:16:00",
+            query("Open the first one", blog),
+            blog,
+            '"Cancelled"',
+            "gpt-5",
+        ),
     )
     db.execute(b, (b"ls drafts", b"one.md\ntwo.md", blog, 0, "2025-06-10 09:15:05", "2025-06-10 09:15:06", "b3",
                    json.dumps({"action_id": "toolu_03", "conversation_id": BLOG})))  # fmt: skip

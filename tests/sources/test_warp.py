@@ -775,3 +775,40 @@ def test_conversations_that_name_each_other_as_lead_are_listed_as_leads(
     found = sessions(home)
     assert found[first].parent_id is None and found[second].parent_id is None
     assert found[CHILD].parent_id == first
+
+
+def test_messages_with_no_time_follow_their_query(tmp_path: Path) -> None:
+    # a task whose messages carry no timestamp (Message.timestamp left out): each answer
+    # stays after the query the task puts it after, not all after the last query
+    m = generator()
+    f = m.field
+
+    def bare(kind: int, text: str, ident: str) -> bytes:
+        return bytes(f(5, f(1, ident) + f(kind, f(1, text))))
+
+    home = copy(tmp_path)
+    conversation = "c0c0c0c0-0000-4000-8000-000000000003"
+    db = sqlite3.connect(home / DB)
+    for exchange, start, text in (("q1", "2025-07-01 10:00:00", "First?"),
+                                  ("q2", "2025-07-01 10:05:00", "Second?")):  # fmt: skip
+        db.execute(
+            "INSERT INTO ai_queries (exchange_id, conversation_id, start_ts, input, "
+            "working_directory, output_status, model_id) VALUES (?, ?, ?, ?, '/w', "
+            "'\"Completed\"', 'm')",
+            (exchange, conversation, start, m.query(text, "/w")),
+        )
+    task = m.task(
+        "t", "t", bare(2, "First?", "a"), bare(3, "One.", "b"),
+        bare(2, "Second?", "c"), bare(3, "Two.", "d"),
+    )  # fmt: skip
+    db.execute(
+        "INSERT INTO agent_tasks (conversation_id, task_id, task) VALUES (?, 't', ?)",
+        (conversation, bytes(task)),
+    )
+    db.commit()
+    db.close()
+    found = events(sessions(home)[conversation])
+    assert [(e.kind, e.text) for e in found] == [
+        ("user", "First?"), ("assistant", "One."), ("turn_end", None),
+        ("user", "Second?"), ("assistant", "Two."), ("turn_end", None),
+    ]  # fmt: skip

@@ -9,8 +9,8 @@ Library/Application Support/<bundle id>/warp.sqlite`, or `~/Library/Application 
 (default `~/.local/state`; `warp-terminal`, `warp-terminal-preview`, `-dev`, `-local`,
 `warp-oss`); Windows `%LOCALAPPDATA%\\warp\\<app>\\data\\` (`Warp`, `WarpPreview`, `WarpDev`,
 `WarpLocal`, `WarpOss`), seen here below the home. The terminal front end (`warp-tui`) keeps
-its own database in a `tui/` folder of the same place. (Development data profiles, which add
-`-<profile>` to these names, are not looked for.) The database is in WAL mode while Warp
+its own database in a `tui/` folder of the same place. (The data profiles of Warp's debug builds,
+`WARP_DATA_PROFILE`, which add `-<profile>` to these names, are not looked for.) The database is in WAL mode while Warp
 runs: it is read only through `databases.open_sqlite` (a private snapshot), never in place.
 
 Sources (read, never copied):
@@ -80,7 +80,9 @@ its command blocks by `instr(ai_metadata, id)` over `blocks`
 (no index there): about 0.1 s for 50,000 blocks of 20 KB output (a 1.1 GB database, warm
 cache). Its events are put in order by exchange: each `ai_queries` row opens a window that
 runs to the next one's start, and the task messages and blocks that fall in it follow its
-query, sorted by time; the row's `output_status` closes it.
+query, sorted by time; the row's `output_status` closes it. A message with no timestamp
+stays in the window of what its task put before it (a query with none opens the exchange
+whose query it is).
 
 A conversation's sub-tasks are its in-conversation sub-agents: a `subagent` tool call (19:
 `task_id` 1, its kind in the metadata oneof from 3) names a task whose `dependencies`
@@ -470,8 +472,18 @@ class _Reader:
         # each exchange's window runs from its start to the next one's
         starts = [start for start, *_ in exchanges]
         windows: list[list[_Item]] = [[] for _ in range(max(len(exchanges), 1))]
+        texts = [text for _, text, *_ in exchanges]
+        current = 0  # for what has no time: the window of what came before it
         for item in found:
-            windows[_window(starts, item.time)].append(item)
+            said = item.fields.get("text")
+            if item.time is not None:
+                current = _window(starts, item.time)
+            elif item.kind == "user" and not item.fields.get("agent_id"):
+                # a query with no time opens the exchange that holds it, if one does
+                current = next(
+                    (n for n in range(current, len(texts)) if texts[n] == said), current
+                )
+            windows[current].append(item)
         called: dict[str, str | None] = {}  # call id: its tool
         answered: set[str] = set()
         for index, window in enumerate(windows):

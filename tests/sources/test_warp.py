@@ -730,6 +730,7 @@ def test_a_sub_task_is_a_sub_agent_of_its_conversation(tmp_path: Path) -> None:
     assert len(spawned) == 1 and spawned[0].call_id == "call-sub"
     assert spawned[0].extra["child_id"] == "sub-1"
     assert spawned[0].extra["agent_type"] == "research"
+    assert spawned[0].text == "Find the drafts"  # the sub-task's description
     handed = next(e for e in found if e.text == "Find the drafts in this repository.")
     assert handed.kind == "user" and handed.agent_id == "sub-1"
     assert handed.extra["from_agent"] == "the lead"  # not the person's own words

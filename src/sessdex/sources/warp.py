@@ -463,12 +463,16 @@ class _Reader:
         self.diagnostics = diagnostics
         self.full = full
         self.held = 0  # bytes of task messages read
+        self.described: dict[str, str] = {}  # a sub-task's description, by its id
 
     def items(self) -> Iterator[_Item]:
         exchanges = self.exchanges()
         found = [*self.task_messages(), *self.blocks()]
         for order, item in enumerate(found):
             item.order = order
+            if item.kind == "subagent":  # its sub-task's description, read by now
+                child = as_dict(item.fields.get("extra")).get("child_id")
+                item.fields["text"] = self.described.get(str(child))
         # each exchange's window runs from its start to the next one's
         starts = [start for start, *_ in exchanges]
         windows: list[list[_Item]] = [[] for _ in range(max(len(exchanges), 1))]
@@ -623,7 +627,7 @@ class _Reader:
                     spans = list(self.task_spans(blob, where))
                     heads: dict[int, bytes] = {}
                     for number, start, length in spans:
-                        if number != 5:  # the task's id (1), its dependencies (3)
+                        if number != 5:  # its id (1), description (2), dependencies (3)
                             blob.seek(start)
                             heads.setdefault(number, blob.read(length))
                     # a sub-task (its parent's id in its dependencies): a sub-agent's
@@ -632,6 +636,8 @@ class _Reader:
                         if 1 in heads and _text(_fields(heads.get(3)), 1)
                         else None
                     )
+                    if agent and heads.get(2):  # what the lead's spawn is said to do
+                        self.described[agent] = heads[2].decode("utf-8", "replace")
                     for number, start, length in spans:
                         if number == 5:
                             blob.seek(start)
@@ -676,7 +682,7 @@ class _Reader:
                 self.diagnostics.skip(where, 0, "truncated")
                 return
             position = start + length
-            if number in (1, 3) and wire == 2 and length <= _HEAD:
+            if number in (1, 2, 3) and wire == 2 and length <= _HEAD:
                 yield number, start, length
             if number != 5 or wire != 2:
                 continue

@@ -509,9 +509,8 @@ class _Reader:
                     and isinstance(said, str)
                     and said.strip() == text.strip()
                 ):
-                    text = (
-                        None  # the task's copy of the exchange's query: left out once
-                    )
+                    # the task's copy of the exchange's query: left out, once
+                    text = None
                     continue
                 call_id = item.fields.get("call_id")
                 if item.kind == "tool_call" and call_id:

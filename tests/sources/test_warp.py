@@ -813,3 +813,26 @@ def test_messages_with_no_time_follow_their_query(tmp_path: Path) -> None:
         ("user", "First?"), ("assistant", "One."), ("turn_end", None),
         ("user", "Second?"), ("assistant", "Two."), ("turn_end", None),
     ]  # fmt: skip
+
+
+def test_a_block_no_agent_action_asked_for_is_the_users_command(tmp_path: Path) -> None:
+    # SerializedAIMetadata: `requested_command_action_id` is left out for a block of the
+    # conversation that no agent action asked for: the user ran it
+    home = copy(tmp_path)
+    db = sqlite3.connect(home / DB)
+    db.execute(
+        "INSERT INTO blocks (stylized_command, stylized_output, exit_code, start_ts, "
+        "completed_ts, block_id, ai_metadata) VALUES (?, ?, 0, ?, ?, 'b9', ?)",
+        (b"git status", b"clean", "2025-06-10 09:15:30", "2025-06-10 09:15:31",
+         json.dumps({"conversation_id": BLOG, "requested_command_action_id": None})),
+    )  # fmt: skip
+    db.commit()
+    db.close()
+    found = events(sessions(home)[BLOG])
+    ran = [e for e in found if e.kind in ("tool_call", "tool_result")]
+    assert [(e.kind, e.tool) for e in ran] == [
+        ("tool_call", "run_shell_command"), ("tool_result", "run_shell_command"),
+        ("tool_call", "user_command"), ("tool_result", "user_command"),
+    ]  # fmt: skip
+    assert ran[2].extra["input"] == {"command": "git status"}
+    assert ran[3].text == "clean"

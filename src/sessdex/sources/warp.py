@@ -70,7 +70,9 @@ is in the same database; else on its own.
 Warp keeps a terminal pane's newest 100 blocks, and drops them with the pane
 (`MAX_TERMINAL_BLOCKS_TO_PERSIST_PER_SESSION`, `delete_blocks` in block_list.rs): an older
 conversation's commands come from its task's results only. A block a sub-task ran names it
-(`subagent_task_id`): its events are that sub-agent's.
+(`subagent_task_id`): its events are that sub-agent's. A block of the conversation that no
+agent action asked for (no `requested_command_action_id`) is the user's own command, shown
+as a `user_command` call.
 
 Reading a conversation reads each task through SQLite's blob IO, message by message (a
 task holds its whole conversation, tool results with the files they read included): a
@@ -423,7 +425,9 @@ class _Item:
     kind: EventKind
     fields: EventFields
     order: int = 0
-    block: bool = False  # a command block of the terminal (its command in `tool`)
+    # a command block of the terminal (its command in `tool`): the tool it shows as, the
+    # agent's `run_shell_command` or, where no agent action asked for it, `user_command`
+    block: str | None = None
 
 
 def read(
@@ -522,12 +526,12 @@ class _Reader:
                         continue
                     answered.add(call_id)
                     if item.block and call_id not in called:  # no call names this block
-                        called[call_id] = "run_shell_command"
+                        called[call_id] = item.block
                         yield _Item(
                             item.time,
                             "tool_call",
                             {
-                                "tool": "run_shell_command",
+                                "tool": item.block,
                                 "agent_id": item.fields.get("agent_id"),
                                 "call_id": call_id,
                                 "extra": {
@@ -536,7 +540,7 @@ class _Reader:
                             },
                         )
                     tool = called.get(call_id) or item.fields.get("tool")
-                    item.fields["tool"] = "run_shell_command" if item.block else tool
+                    item.fields["tool"] = item.block or tool
                 yield item
             if exchanges:
                 yield from self.status(start, status, model, window)
@@ -894,7 +898,7 @@ class _Reader:
                     "is_error": code not in (None, 0),
                     "extra": extra,
                 },
-                block=True,
+                block="run_shell_command" if call_id else "user_command",
             )
 
     def cell(self, column: str, rowid: int, columns: set[str]) -> bytes | None:

@@ -104,7 +104,8 @@ tool's result holds past its text (`_warp_tools`: the contents of files read, im
 
 Still a guess (no real database seen; every shape above is from Warp's code): that
 `total_charged_usage.input_tokens` leaves cache reads out (Medium); that a sub-task's user
-queries come from its lead (Medium); the order of a task's messages against an exchange's
+queries come from its lead (Medium); that a lead's charged usage leaves out its sub-agent
+conversations', each counting on its own (Medium); the order of a task's messages against an exchange's
 `start_ts`, which the client stamps while the server stamps the messages (Medium).
 
 Security: warp.sqlite also keeps MCP servers' environment variables (API keys), the user's

@@ -535,6 +535,7 @@ def tools_task() -> bytes:
         done(111, "s2", 14, b""),
         call(112, "o1", 23, f(1, "cmd-1")),
         done(113, "o1", 27, f(1, "make") + f(3, f(1, "built") + f(3, "cmd-1"))),
+        call(114, "a1", 29, f(1, "linter") + f(2, "Run the linters.")),  # start_agent
     ]
     return bytes(m.task("tools", "tools", *messages))
 
@@ -836,3 +837,33 @@ def test_a_block_no_agent_action_asked_for_is_the_users_command(tmp_path: Path) 
     ]  # fmt: skip
     assert ran[2].extra["input"] == {"command": "git status"}
     assert ran[3].text == "clean"
+
+
+def test_a_lead_starting_an_agent_spawns_its_listed_conversation(
+    tmp_path: Path,
+) -> None:
+    # StartAgent {name, prompt} (task.proto); the child conversation Warp makes keeps the
+    # name as its `agent_name` and the lead as its `parent_conversation_id`
+    m = generator()
+    f = m.field
+    start = f(1, "call-start") + f(29, f(1, "linter") + f(2, "Run the linters."))
+    lead = m.task(
+        "lead", "lead",
+        m.message(4, start, 300, "s1"),
+        m.message(5, f(1, "call-start") + f(33, f(1, f(1, "run-77"))), 301, "s2"),
+    )  # fmt: skip
+    home = copy(tmp_path)
+    add_task(home, SHOP, bytes(lead))
+    add_conversation(
+        home, CHILD, {"parent_conversation_id": SHOP, "agent_name": "linter"}
+    )
+    found = events(sessions(home)[SHOP])
+    spawned = [e for e in found if e.kind == "subagent"]
+    assert len(spawned) == 1 and spawned[0].call_id == "call-start"
+    assert spawned[0].extra["child_id"] == CHILD
+    assert spawned[0].extra["agent_name"] == "linter"
+    assert spawned[0].text == "Run the linters."
+    result = next(
+        e for e in found if e.kind == "tool_result" and e.call_id == "call-start"
+    )
+    assert result.extra.get("launched") is True  # it started; it ends on its own

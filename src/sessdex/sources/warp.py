@@ -70,7 +70,12 @@ is in the same database; else on its own.
 Warp keeps a terminal pane's newest 100 blocks, and drops them with the pane
 (`MAX_TERMINAL_BLOCKS_TO_PERSIST_PER_SESSION`, `delete_blocks` in block_list.rs): an older
 conversation's commands come from its task's results only. A block a sub-task ran names it
-(`subagent_task_id`): its events are that sub-agent's. A block of the conversation that no
+(`subagent_task_id`): its events are that sub-agent's.
+
+A lead's `start_agent` call (29: name 1, prompt 2) gives a `subagent` event whose `child_id`
+is the conversation it started: the one whose `parent_conversation_id` is this one and whose
+`agent_name` is that name (the match by name is a guess, Medium); its result says the agent
+was `launched` (it runs on in its own conversation, listed under this one). A block of the conversation that no
 agent action asked for (no `requested_command_action_id`) is the user's own command, shown
 as a `user_command` call.
 
@@ -469,15 +474,16 @@ class _Reader:
         self.full = full
         self.held = 0  # bytes of task messages read
         self.described: dict[str, str] = {}  # a sub-task's description, by its id
+        self.started: dict[str, str] | None = None  # agents this one started, by name
 
     def items(self) -> Iterator[_Item]:
         exchanges = self.exchanges()
         found = [*self.task_messages(), *self.blocks()]
         for order, item in enumerate(found):
             item.order = order
-            if item.kind == "subagent":  # its sub-task's description, read by now
-                child = as_dict(item.fields.get("extra")).get("child_id")
-                item.fields["text"] = self.described.get(str(child))
+            child = as_dict(item.fields.get("extra")).get("child_id")
+            if item.kind == "subagent" and str(child) in self.described:
+                item.fields["text"] = self.described[str(child)]  # its sub-task's
         # each exchange's window runs from its start to the next one's
         starts = [start for start, *_ in exchanges]
         windows: list[list[_Item]] = [[] for _ in range(max(len(exchanges), 1))]
@@ -734,6 +740,8 @@ class _Reader:
                 yield call
                 if call.fields.get("tool") == "subagent":
                     yield from self.spawn(body, call)
+                elif call.fields.get("tool") == "start_agent":
+                    yield from self.start(call)
             elif number == 5:
                 yield from self.tool_result(body, time, where)
             elif number == 16:  # a conversation's summary (1), or a tool result's (3)
@@ -811,6 +819,51 @@ class _Reader:
              "extra": {"child_id": child, "agent_type": kind}},
         )  # fmt: skip
 
+    def start(self, call: _Item) -> Iterator[_Item]:
+        """A `start_agent` call: the lead starts an agent in a conversation of its own,
+        which keeps the name given here as its `agent_name` (matched by it, a guess)."""
+        arguments = as_dict(as_dict(call.fields.get("extra")).get("input"))
+        name = as_str(arguments.get("name"))
+        extra: dict[str, JSONValue] = {
+            "child_id": self.children().get(name) if name else None,
+            "agent_type": None,
+        }
+        if name:
+            extra["agent_name"] = name
+        yield _Item(
+            call.time,
+            "subagent",
+            {"call_id": call.fields.get("call_id"),
+             "text": as_str(arguments.get("prompt")) or None, "extra": extra},
+        )  # fmt: skip
+
+    def children(self) -> dict[str, str]:
+        """The agents this conversation started, by name: conversations whose
+        `parent_conversation_id` is this one (read once, when a call asks)."""
+        if self.started is not None:
+            return self.started
+        self.started = {}
+        columns = databases.table_columns(self.connection, "agent_conversations")
+        if not {"conversation_id", "conversation_data"} <= columns:
+            return self.started
+        rows = self.connection.execute(
+            "SELECT rowid, conversation_id FROM agent_conversations"
+        ).fetchall()
+        for rowid, conversation_id in rows:
+            data = _json_object(
+                databases.bounded_value(
+                    self.connection, "agent_conversations", "conversation_data", rowid
+                )
+            )
+            name = as_str(data.get("agent_name"))
+            if (
+                data.get("parent_conversation_id") == self.id
+                and name
+                and _id(conversation_id)
+            ):
+                self.started.setdefault(name, conversation_id)
+        return self.started
+
     def tool_call(self, body: list[pb.Field], time: datetime | None) -> _Item:
         call_id = _text(body, 1)
         tool, arguments = "tool", {}
@@ -842,6 +895,8 @@ class _Reader:
         extra: dict[str, JSONValue] = {}
         if found.exit_code is not None:
             extra["exit_code"] = found.exit_code
+        if found.tool == "start_agent" and not found.is_error:
+            extra["launched"] = True  # the agent runs on, in its own conversation
         yield _Item(
             time,
             "tool_result",

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
-from sessdex.sources import Home, warp
+from sessdex.sources import Home, _warp_read, warp
 from sessdex.views.diffs import change_counts
 
 DATA = Path(__file__).parent.parent / "data" / "warp"
@@ -335,7 +335,7 @@ def test_tasks_past_the_reading_budget_are_counted_not_held(
     home = copy(tmp_path)
     for n in range(3):
         add_task(home, BLOG, answer_task(f"t{n}", b"a" * 4000))
-    monkeypatch.setattr(warp, "TASKS_BUDGET", 9000)
+    monkeypatch.setattr(_warp_read, "TASKS_BUDGET", 9000)
     diagnostics = Diagnostics()
     found = list(warp.read(sessions(home)[BLOG], diagnostics))
     assert len([e for e in found if e.kind == "assistant"]) == 2
@@ -631,7 +631,7 @@ def test_a_task_bigger_than_the_cap_is_read_message_by_message(
     huge = m.message(3, m.field(1, "y" * 9000), 9, "huge")
     home = copy(tmp_path)
     add_task(home, BLOG, bytes(m.task("long", "long", *answers, huge)))
-    monkeypatch.setattr(warp, "TASK_CAP", 5000)  # one message's cap now
+    monkeypatch.setattr(_warp_read, "TASK_CAP", 5000)  # one message's cap now
     read: list[int] = []
     opened = warp.databases.open_sqlite
 

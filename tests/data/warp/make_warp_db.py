@@ -260,7 +260,6 @@ def fill_malformed(db: sqlite3.Connection) -> None:
 
 
 if __name__ == "__main__":
-    build(HERE / "home/.local/state/warp-terminal/warp.sqlite", malformed=False)
-    build(
-        HERE / "malformed/home/.local/state/warp-terminal/warp.sqlite", malformed=True
-    )
+    STATE = ".local/state/warp-terminal/warp.sqlite"  # below each fixture home
+    build(HERE / "home" / STATE, malformed=False)
+    build(HERE / "malformed" / "home" / STATE, malformed=True)

@@ -435,3 +435,62 @@ def test_live_sees_a_new_event_file_while_base_state_is_unchanged(
     os.utime(folder, ns=(10**18, 10**18))  # a later mtime, whatever the clock's grain
     new = feed.poll(106.0, seen) + feed.poll(109.0, seen)
     assert [e.text for e in new if e.kind == "user"] == ["more"]
+
+
+def _token_usage(
+    response_id: str, prompt: int, output: int, read: int, write: int
+) -> dict[str, object]:
+    return {
+        "model": "anthropic/claude-sonnet-4-5-20250929", "prompt_tokens": prompt,
+        "completion_tokens": output, "cache_read_tokens": read, "cache_write_tokens": write,
+        "reasoning_tokens": 0, "context_window": 200000, "per_turn_token": prompt + output,
+        "response_id": response_id,
+    }  # fmt: skip
+
+
+def test_usage_is_given_per_response_at_the_event_that_names_it(tmp_path: Path) -> None:
+    """base_state.json keeps every response's usage (`token_usages`, keyed by the
+    `response_id` the ActionEvent/MessageEvent/Condensation carries as `llm_response_id`):
+    one dated usage event per response, and what no event names (a title's call) once,
+    summed at the end; the total is the accumulated one, nothing counted twice."""
+    home = copy_home(tmp_path)
+    path = home / CONVERSATIONS / FINISHED / "base_state.json"
+    state = json.loads(path.read_text())
+    agent = state["stats"]["usage_to_metrics"]["agent"]
+    agent["token_usages"] = [
+        _token_usage("resp-2", 5000, 300, 4000, 500),
+        _token_usage("resp-4", 4000, 250, 3000, 500),
+        _token_usage("resp-elsewhere", 1000, 50, 0, 0),
+        # two files' worth of one response id: counted once each, at the same event
+        _token_usage("resp-8", 1000, 100, 1000, 0),
+        _token_usage("resp-8", 1000, 100, 1000, 0),
+    ]
+    agent["accumulated_token_usage"].update(
+        prompt_tokens=12000, completion_tokens=800, cache_read_tokens=9000,
+        cache_write_tokens=1000, reasoning_tokens=100,
+    )  # fmt: skip
+    path.write_text(json.dumps(state))
+    found = events(sessions(home)[FINISHED])
+    usage = [e for e in found if e.kind == "usage"]
+    calls = {e.call_id: e for e in found if e.kind == "tool_call"}
+    assert [u.time for u in usage[:3]] == [
+        calls["toolu_01"].time,
+        calls["toolu_02"].time,
+        calls["toolu_03"].time,
+    ]
+    assert [u.time_estimated for u in usage[:3]] == [False, False, False]
+    assert usage[0].usage == Usage(
+        500, 300, 4000, 500, 0, "anthropic/claude-sonnet-4-5-20250929"
+    )
+    assert usage[2].usage is not None and usage[2].usage.cache_read_tokens == 2000
+    # each comes right after the call it paid for
+    assert found[found.index(calls["toolu_01"]) + 1] is usage[0]
+    rest = usage[3]
+    assert rest.extra["summed"] is True and rest.time_estimated
+    assert rest.usage == Usage(
+        1000, 50, 0, 0, 100, "anthropic/claude-sonnet-4-5-20250929"
+    )
+    total = sum((u.usage for u in usage if u.usage), Usage())
+    assert (total.input_tokens, total.output_tokens, total.cache_read_tokens,
+            total.cache_write_tokens) == (2000, 800, 9000, 1000)  # fmt: skip
+    assert len(usage) == 4

@@ -20,10 +20,16 @@ a conversation of thousands of events costs the same. Reading goes through the e
 in index order. An `ActionEvent`'s `action` (its `kind` dropped) is the tool call's
 `input` (the file editor's `old_str`/`new_str` show as a diff); its `thought`,
 `reasoning_content` and `thinking_blocks` come before it. The SDK writes no usage on its
-events: `base_state.json` keeps each LLM's accumulated totals (`usage_to_metrics`, per usage
-id), given as one summed `usage` event per LLM dated at the last event, its time marked
-estimated. litellm's `prompt_tokens` count the cache reads and writes in, so they are taken
-out of `input`. A reply in a `MessageEvent` from the agent, or the `finish` tool's
+events: `base_state.json` keeps, per LLM (`stats.usage_to_metrics[<usage id>]`, a `Metrics`
+persisted whole), each response's usage in `token_usages` (`response_id`, the id an
+`ActionEvent`, `MessageEvent` or `Condensation` carries as `llm_response_id`; the calls of one
+response share it) and the sum in `accumulated_token_usage` (llm/utils/metrics.py,
+conversation_stats.py). Each response's usage is given, dated, after the first event that
+names it; what the total holds beyond them (responses no event names, as a title's; all of
+it where the list is missing) is one summed `usage` event per LLM dated at the last event,
+its time marked estimated, with the cost OpenHands recorded (`costs` names no response).
+litellm's `prompt_tokens` count the cache reads in (the SDK's metrics.py says so; the writes
+too, a guess from litellm's Anthropic usage), so they are taken out of `input`. A reply in a `MessageEvent` from the agent, or the `finish` tool's
 observation, ends a turn. `SystemPromptEvent`, `ConversationStateUpdateEvent` (but for a
 changed model: a `meta` event), `CondensationRequest`, `TokenEvent` and hook logs are known
 and skipped (`TokenEvent` holds token ids, not counts); other kinds (`ACPToolCallEvent`, an
@@ -56,7 +62,7 @@ from pathlib import Path
 
 from .. import files, folders
 from ..diagnostics import Diagnostics
-from ..model import Event, JSONValue, ResumePlan, Session
+from ..model import Event, JSONValue, ResumePlan, Session, Usage
 from ._values import (
     Emitter,
     as_dict,
@@ -201,6 +207,9 @@ def read(
     finishes: set[str] = set()
     model = session.model
     last: datetime | None = None
+    llms = _metrics(state_path, diagnostics)
+    paid = _by_response(llms)
+    given: set[str] = set()
     for name in event_files(state_path.parent):
         record = as_dict(
             files.read_json_compacted(name, full=full, diagnostics=diagnostics)
@@ -210,10 +219,17 @@ def read(
         moment = _time(record) or last
         last = moment
         kind = as_str(record.get("kind")) or "?"
+        response = as_str(record.get("llm_response_id"))
+        if response in paid and response not in given:
+            given.add(response)
+            bill = [emit("usage", moment, usage=usage) for usage in paid[response]]
+        else:
+            bill = []
         if kind == "MessageEvent":
-            yield from _message(record, moment, emit)
+            yield from _message(record, moment, emit, bill)
         elif kind == "ActionEvent":
             yield from _action(record, moment, emit, finishes)
+            yield from bill
         elif kind in ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent"):
             yield from _observation(kind, record, moment, emit, finishes)
         elif kind == "ConversationErrorEvent":
@@ -232,6 +248,7 @@ def read(
             if forgotten:
                 extra["forgotten"] = len(forgotten)
             yield emit("compaction", moment, text=summary, extra=extra)
+            yield from bill
         elif kind == "ConversationStateUpdateEvent":
             changed = _model_change(record, model)
             if changed is not None:
@@ -240,21 +257,26 @@ def read(
                            extra={"model": changed})  # fmt: skip
         elif kind not in _SKIPPED:
             diagnostics.unknown_type(kind)
-    yield from _usage(state_path, last, emit, diagnostics)
+    yield from _rest(llms, given, last, emit)
 
 
 def _message(
-    record: dict[str, object], moment: datetime | None, emit: Emitter
+    record: dict[str, object],
+    moment: datetime | None,
+    emit: Emitter,
+    bill: list[Event],
 ) -> Iterator[Event]:
     message = as_dict(record.get("llm_message"))
     text = _content_text(message)
     if record.get("source") == "user":
         if text:
             yield emit("user", moment, text=text)
+        yield from bill
         return
     yield from _thinking(message, moment, emit)
     if text:
         yield emit("assistant", moment, text=text)
+    yield from bill
     yield emit("turn_end", moment)
 
 
@@ -320,34 +342,112 @@ def _thinking(
             yield emit("thinking", moment, text=thought)
 
 
-def _usage(
-    state_path: Path, last: datetime | None, emit: Emitter, diagnostics: Diagnostics
-) -> Iterator[Event]:
-    """One summed usage event per LLM the conversation used, from base_state.json's totals."""
+_Tokens = tuple[
+    int, int, int, int, int
+]  # prompt, output, cache read, cache write, reasoning
+_NONE: _Tokens = (0, 0, 0, 0, 0)
+
+
+class _Llm:
+    """One LLM's metrics in base_state.json (`usage_to_metrics[<usage id>]`)."""
+
+    __slots__ = ("cost", "model", "responses", "total", "usage_id")
+
+    def __init__(self, usage_id: str, item: dict[str, object]) -> None:
+        self.usage_id = usage_id
+        total = as_dict(item.get("accumulated_token_usage"))
+        self.model = stripped(item.get("model_name")) or stripped(total.get("model"))
+        self.total = _tokens(total)
+        cost = item.get("accumulated_cost")
+        self.cost: float | None = None
+        if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
+            self.cost = float(cost)
+        # each response's usage, in order: (response id, tokens, model)
+        self.responses: list[tuple[str, _Tokens, str | None]] = []
+        for entry in as_list(item.get("token_usages")):
+            usage = as_dict(entry)
+            response = as_str(usage.get("response_id"))
+            tokens = _tokens(usage)
+            if response and tokens != _NONE:
+                model = stripped(usage.get("model")) or self.model
+                self.responses.append((response, tokens, model))
+
+
+def _metrics(state_path: Path, diagnostics: Diagnostics) -> list[_Llm]:
     state = _state(state_path, diagnostics)
     metrics = as_dict(as_dict(state.get("stats")).get("usage_to_metrics"))
-    for usage_id, value in metrics.items():
-        item = as_dict(value)
-        tokens = as_dict(item.get("accumulated_token_usage"))
-        prompt = as_int(tokens.get("prompt_tokens"))
-        read_ = as_int(tokens.get("cache_read_tokens"))
-        write = as_int(tokens.get("cache_write_tokens"))
-        output = as_int(tokens.get("completion_tokens"))
-        if not (prompt or output or read_ or write):
+    return [_Llm(str(key), as_dict(value)) for key, value in metrics.items()]
+
+
+def _by_response(llms: list[_Llm]) -> dict[str, list[Usage]]:
+    """Each response id's usage (one per LLM that answered it), as the events name them."""
+    paid: dict[str, dict[str, _Tokens]] = {}
+    models: dict[tuple[str, str], str | None] = {}
+    for llm in llms:
+        for response, tokens, model in llm.responses:
+            known = paid.setdefault(response, {}).get(llm.usage_id, _NONE)
+            paid[response][llm.usage_id] = _plus(known, tokens)
+            models[response, llm.usage_id] = model
+    return {
+        response: [_usage(t, models[response, key]) for key, t in per_llm.items()]
+        for response, per_llm in paid.items()
+    }
+
+
+def _rest(
+    llms: list[_Llm], given: set[str], last: datetime | None, emit: Emitter
+) -> Iterator[Event]:
+    """Per LLM, what its total holds beyond the responses given at their events (the
+    responses no event names: a title's or a check's; every one where the SDK kept no
+    list): one summed usage event dated at the last event, its time marked estimated. It
+    carries the LLM's recorded cost, which no response is given (`costs` names none)."""
+    for llm in llms:
+        spent = _NONE
+        for response, tokens, _model in llm.responses:
+            if response in given:
+                spent = _plus(spent, tokens)
+        rest = _minus(llm.total, spent)
+        if rest == _NONE and llm.cost is None:
             continue
-        usage = new_usage(
-            max(prompt - read_ - write, 0),
-            output,
-            read_,
-            write,
-            as_int(tokens.get("reasoning_tokens")),
-            stripped(item.get("model_name")) or stripped(tokens.get("model")),
-        )
-        extra: dict[str, JSONValue] = {"summed": True, "usage_id": str(usage_id)}
-        cost = item.get("accumulated_cost")
-        if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
-            extra["cost_usd"] = float(cost)
+        extra: dict[str, JSONValue] = {"summed": True, "usage_id": llm.usage_id}
+        if llm.cost is not None:
+            extra["cost_usd"] = llm.cost
+        usage = _usage(rest, llm.model)
         yield emit("usage", last, estimated=True, usage=usage, extra=extra)
+
+
+def _tokens(usage: dict[str, object]) -> _Tokens:
+    return (
+        as_int(usage.get("prompt_tokens")),
+        as_int(usage.get("completion_tokens")),
+        as_int(usage.get("cache_read_tokens")),
+        as_int(usage.get("cache_write_tokens")),
+        as_int(usage.get("reasoning_tokens")),
+    )
+
+
+def _plus(a: _Tokens, b: _Tokens) -> _Tokens:
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4])
+
+
+def _minus(a: _Tokens, b: _Tokens) -> _Tokens:
+    """What `a` holds beyond `b`, never below 0 (a total the SDK restored short)."""
+    return (
+        max(a[0] - b[0], 0),
+        max(a[1] - b[1], 0),
+        max(a[2] - b[2], 0),
+        max(a[3] - b[3], 0),
+        max(a[4] - b[4], 0),
+    )
+
+
+def _usage(tokens: _Tokens, model: str | None) -> Usage:
+    """litellm's `prompt_tokens` count the cache reads (and, as taken here, the writes) in:
+    they are taken out of input."""
+    prompt, output, read_, write, reasoning = tokens
+    cached = read_ + write
+    fresh = max(prompt - cached, 0)
+    return new_usage(fresh, output, read_, write, reasoning, model)
 
 
 def _state(path: Path, diagnostics: Diagnostics) -> dict[str, object]:

@@ -494,3 +494,20 @@ def test_usage_is_given_per_response_at_the_event_that_names_it(tmp_path: Path) 
     assert (total.input_tokens, total.output_tokens, total.cache_read_tokens,
             total.cache_write_tokens) == (2000, 800, 9000, 1000)  # fmt: skip
     assert len(usage) == 4
+
+
+def test_cache_reads_beyond_the_prompt_are_counted_beside_it(tmp_path: Path) -> None:
+    """An ACP agent's usage counts its cache reads apart from `prompt_tokens` (the SDK's
+    metrics.py says so): input is not taken to 0 where the reads exceed the prompt."""
+    home = copy_home(tmp_path)
+    path = home / CONVERSATIONS / FINISHED / "base_state.json"
+    state = json.loads(path.read_text())
+    state["stats"]["usage_to_metrics"]["agent"]["accumulated_token_usage"].update(
+        prompt_tokens=300, completion_tokens=800, cache_read_tokens=9000,
+        cache_write_tokens=1000, reasoning_tokens=0,
+    )  # fmt: skip
+    path.write_text(json.dumps(state))
+    usage = [e for e in events(sessions(home)[FINISHED]) if e.kind == "usage"]
+    assert usage[0].usage is not None
+    assert usage[0].usage.input_tokens == 300
+    assert usage[0].usage.cache_read_tokens == 9000

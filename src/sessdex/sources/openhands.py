@@ -29,7 +29,8 @@ names it; what the total holds beyond them (responses no event names, as a title
 it where the list is missing) is one summed `usage` event per LLM dated at the last event,
 its time marked estimated, with the cost OpenHands recorded (`costs` names no response).
 litellm's `prompt_tokens` count the cache reads in (the SDK's metrics.py says so; the writes
-too, a guess from litellm's Anthropic usage), so they are taken out of `input`. A reply in a `MessageEvent` from the agent, or the `finish` tool's
+too, a guess from litellm's Anthropic usage), so they are taken out of `input`; where they
+exceed it they were counted beside it (an ACP agent's, as metrics.py says) and stay apart. A reply in a `MessageEvent` from the agent, or the `finish` tool's
 observation, ends a turn. `SystemPromptEvent`, `ConversationStateUpdateEvent` (but for a
 changed model: a `meta` event), `CondensationRequest`, `TokenEvent` and hook logs are known
 and skipped (`TokenEvent` holds token ids, not counts); other kinds (`ACPToolCallEvent`, an
@@ -443,10 +444,12 @@ def _minus(a: _Tokens, b: _Tokens) -> _Tokens:
 
 def _usage(tokens: _Tokens, model: str | None) -> Usage:
     """litellm's `prompt_tokens` count the cache reads (and, as taken here, the writes) in:
-    they are taken out of input."""
+    they are taken out of input. Where the reads and writes exceed the prompt, they were
+    counted beside it (an ACP agent's usage: the SDK's metrics.py `cache_hit_rate` takes
+    them so): input is the whole prompt, not 0."""
     prompt, output, read_, write, reasoning = tokens
     cached = read_ + write
-    fresh = max(prompt - cached, 0)
+    fresh = prompt - cached if cached <= prompt else prompt
     return new_usage(fresh, output, read_, write, reasoning, model)
 
 

@@ -511,3 +511,25 @@ def test_cache_reads_beyond_the_prompt_are_counted_beside_it(tmp_path: Path) -> 
     assert usage[0].usage is not None
     assert usage[0].usage.input_tokens == 300
     assert usage[0].usage.cache_read_tokens == 9000
+
+
+def test_a_command_that_exits_non_zero_is_a_failed_result(tmp_path: Path) -> None:
+    """The terminal tool sets `is_error` only where it could not run the command; a
+    command that ran and failed says so by its `exit_code` (-1: still running, a soft
+    timeout), as other apps' failed commands show."""
+    home = copy_home(tmp_path)
+    events_dir = home / CONVERSATIONS / PAUSED / "events"
+    for index, code in enumerate((2, -1, 0), start=7):
+        observation = {"kind": "TerminalObservation", "command": "make",
+                       "content": [{"type": "text", "text": f"exit {code}"}],
+                       "is_error": False, "exit_code": code, "timeout": False}  # fmt: skip
+        record = {"kind": "ObservationEvent", "source": "environment",
+                  "timestamp": "2026-10-02T08:53:00", "tool_name": "terminal",
+                  "tool_call_id": f"call_{index}", "observation": observation}  # fmt: skip
+        (events_dir / f"event-{index:05d}.json").write_text(json.dumps(record))
+    found = [e for e in events(sessions(home)[PAUSED]) if e.kind == "tool_result"]
+    assert [(e.text, e.is_error) for e in found[-3:]] == [
+        ("exit 2", True),
+        ("exit -1", False),
+        ("exit 0", False),
+    ]

@@ -19,7 +19,8 @@ shows the first user message, as we do) and the last `_TAIL_FILES` (the updated 
 a conversation of thousands of events costs the same. Reading goes through the event files
 in index order. An `ActionEvent`'s `action` (its `kind` dropped) is the tool call's
 `input` (the file editor's `old_str`/`new_str` show as a diff); its `thought`,
-`reasoning_content` and `thinking_blocks` come before it. The SDK writes no usage on its
+`reasoning_content` and `thinking_blocks` come before it. An observation is an error
+where it says `is_error` or, the terminal's, its `exit_code` is above 0 (-1: still running). The SDK writes no usage on its
 events: `base_state.json` keeps, per LLM (`stats.usage_to_metrics[<usage id>]`, a `Metrics`
 persisted whole), each response's usage in `token_usages` (`response_id`, the id an
 `ActionEvent`, `MessageEvent` or `Condensation` carries as `llm_response_id`; the calls of one
@@ -324,7 +325,11 @@ def _observation(
     else:
         observation = as_dict(record.get("observation"))
         text = _texts(observation.get("content"))
-        error = observation.get("is_error") is True
+        # the terminal's `is_error` says it could not run the command; a command that
+        # ran and failed says so by its exit code (-1: still running, a soft timeout)
+        code = observation.get("exit_code")
+        failed = isinstance(code, int) and not isinstance(code, bool) and code > 0
+        error = observation.get("is_error") is True or failed
     yield emit("tool_result", moment, tool=tool, call_id=call_id, text=text,
                is_error=error, extra=extra)  # fmt: skip
     if call_id in finishes:

@@ -451,8 +451,9 @@ def _token_usage(
 def test_usage_is_given_per_response_at_the_event_that_names_it(tmp_path: Path) -> None:
     """base_state.json keeps every response's usage (`token_usages`, keyed by the
     `response_id` the ActionEvent/MessageEvent/Condensation carries as `llm_response_id`):
-    one dated usage event per response, and what no event names (a title's call) once,
-    summed at the end; the total is the accumulated one, nothing counted twice."""
+    one dated usage event per response; one no event names (a title's call) in its place
+    in the list, its time a guess; what the total holds beyond the list once, summed at
+    the end. The total is the accumulated one, nothing counted twice."""
     home = copy_home(tmp_path)
     path = home / CONVERSATIONS / FINISHED / "base_state.json"
     state = json.loads(path.read_text())
@@ -461,7 +462,7 @@ def test_usage_is_given_per_response_at_the_event_that_names_it(tmp_path: Path) 
         _token_usage("resp-2", 5000, 300, 4000, 500),
         _token_usage("resp-4", 4000, 250, 3000, 500),
         _token_usage("resp-elsewhere", 1000, 50, 0, 0),
-        # two files' worth of one response id: counted once each, at the same event
+        # one response id listed twice: both, at its event
         _token_usage("resp-8", 1000, 100, 1000, 0),
         _token_usage("resp-8", 1000, 100, 1000, 0),
     ]
@@ -473,27 +474,26 @@ def test_usage_is_given_per_response_at_the_event_that_names_it(tmp_path: Path) 
     found = events(sessions(home)[FINISHED])
     usage = [e for e in found if e.kind == "usage"]
     calls = {e.call_id: e for e in found if e.kind == "tool_call"}
-    assert [u.time for u in usage[:3]] == [
-        calls["toolu_01"].time,
-        calls["toolu_02"].time,
-        calls["toolu_03"].time,
+    model = "anthropic/claude-sonnet-4-5-20250929"
+    assert [(u.time, u.time_estimated) for u in usage[:4]] == [
+        (calls["toolu_01"].time, False),
+        (calls["toolu_02"].time, False),
+        (calls["toolu_03"].time, True),  # resp-elsewhere, before the next one named
+        (calls["toolu_03"].time, False),
     ]
-    assert [u.time_estimated for u in usage[:3]] == [False, False, False]
-    assert usage[0].usage == Usage(
-        500, 300, 4000, 500, 0, "anthropic/claude-sonnet-4-5-20250929"
-    )
-    assert usage[2].usage is not None and usage[2].usage.cache_read_tokens == 2000
+    assert usage[0].usage == Usage(500, 300, 4000, 500, 0, model)
+    assert usage[2].usage == Usage(1000, 50, 0, 0, 0, model)
+    assert usage[3].usage == Usage(0, 200, 2000, 0, 0, model)
     # each comes right after the call it paid for
     assert found[found.index(calls["toolu_01"]) + 1] is usage[0]
-    rest = usage[3]
+    rest = usage[4]
     assert rest.extra["summed"] is True and rest.time_estimated
-    assert rest.usage == Usage(
-        1000, 50, 0, 0, 100, "anthropic/claude-sonnet-4-5-20250929"
-    )
+    assert rest.usage == Usage(0, 0, 0, 0, 100, model)
+    assert rest.extra["cost_usd"] == 0.0123
     total = sum((u.usage for u in usage if u.usage), Usage())
     assert (total.input_tokens, total.output_tokens, total.cache_read_tokens,
             total.cache_write_tokens) == (2000, 800, 9000, 1000)  # fmt: skip
-    assert len(usage) == 4
+    assert len(usage) == 5
 
 
 def test_cache_reads_beyond_the_prompt_are_counted_beside_it(tmp_path: Path) -> None:
@@ -533,3 +533,143 @@ def test_a_command_that_exits_non_zero_is_a_failed_result(tmp_path: Path) -> Non
         ("exit -1", False),
         ("exit 0", False),
     ]
+
+
+def _long_conversation(home: Path, steps: int) -> Path:
+    """A conversation of `steps` model responses: mostly one call and its result, some
+    of two parallel calls (one response id), a condensation every 40 steps (the
+    condenser's own usage), a response no event names every 7, and a model change."""
+    folder = home / CONVERSATIONS / ("c" * 32)
+    (folder / "events").mkdir(parents=True)
+    records: list[dict[str, object]] = []
+    agent_usages: list[dict[str, object]] = []
+    condenser_usages: list[dict[str, object]] = []
+
+    def add(kind: str, **fields: object) -> None:
+        second = len(records)
+        records.append({"kind": kind, "id": f"{second:08x}-0000-4000-8000-000000000000",
+                        "timestamp": f"2026-10-02T{8 + second // 3600:02d}:"
+                                     f"{second // 60 % 60:02d}:{second % 60:02d}",
+                        "source": "agent", **fields})  # fmt: skip
+
+    add("MessageEvent", source="user",
+        llm_message={"role": "user", "content": [{"type": "text", "text": "go"}]})  # fmt: skip
+    for step in range(steps):
+        if step % 7 == 3:
+            agent_usages.append(_token_usage(f"lost-{step}", 10, 1, 0, 0))
+        response = f"resp-{step}"
+        agent_usages.append(_token_usage(response, 100 + step, 10, 50, 0))
+        calls = 2 if step % 5 == 0 else 1
+        for call in range(calls):
+            add("ActionEvent", thought=[], action={"kind": "TerminalAction", "command": "ls"},
+                tool_name="terminal", tool_call_id=f"call-{step}-{call}",
+                tool_call={"id": f"call-{step}-{call}", "name": "terminal", "arguments": "{}"},
+                llm_response_id=response)  # fmt: skip
+        for call in range(calls):
+            add("ObservationEvent", tool_name="terminal", tool_call_id=f"call-{step}-{call}",
+                observation={"kind": "TerminalObservation", "exit_code": 0,
+                             "content": [{"type": "text", "text": f"out {step}"}]})  # fmt: skip
+        if step % 40 == 39:
+            condenser_usages.append(_token_usage(f"cond-{step}", 500, 40, 0, 0))
+            add("Condensation", forgotten_event_ids=["x"], summary=f"summary {step}",
+                llm_response_id=f"cond-{step}")  # fmt: skip
+        if step == steps // 2:
+            add("ConversationStateUpdateEvent", key="agent",
+                value={"llm": {"model": "openai/gpt-5"}})  # fmt: skip
+    add("MessageEvent", llm_message={"role": "assistant",
+        "content": [{"type": "text", "text": "done"}]}, llm_response_id="resp-final")  # fmt: skip
+    agent_usages.append(_token_usage("resp-final", 1, 1, 0, 0))
+    agent_usages.append(_token_usage("lost-final", 5, 5, 0, 0))
+
+    def total(usages: list[dict[str, object]]) -> dict[str, object]:
+        keys = ("prompt_tokens", "completion_tokens", "cache_read_tokens",
+                "cache_write_tokens", "reasoning_tokens")  # fmt: skip
+        return {k: sum(int(u[k]) for u in usages) + 3 for k in keys}  # type: ignore[call-overload]
+
+    metrics = {
+        "agent": {"model_name": "anthropic/claude-sonnet-4-5", "accumulated_cost": 1.5,
+                  "accumulated_token_usage": total(agent_usages), "token_usages": agent_usages},
+        "condenser": {"model_name": "openai/gpt-5-mini",
+                      "accumulated_token_usage": total(condenser_usages),
+                      "token_usages": condenser_usages},
+    }  # fmt: skip
+    state = {"id": "c" * 32, "execution_status": "finished",
+             "agent": {"llm": {"model": "anthropic/claude-sonnet-4-5"}},
+             "workspace": {"working_dir": "/w"}, "stats": {"usage_to_metrics": metrics}}  # fmt: skip
+    (folder / "base_state.json").write_text(json.dumps(state))
+    for index, record in enumerate(records):
+        (folder / "events" / f"event-{index:05d}-{record['id']}.json").write_text(
+            json.dumps(record)
+        )
+    return folder
+
+
+def _shown(found: list[Event]) -> list[tuple[object, ...]]:
+    return [
+        (e.kind, e.time, e.time_estimated, e.text, e.tool, e.call_id, e.is_error,
+         e.usage, e.extra)
+        for e in found
+    ]  # fmt: skip
+
+
+def test_read_last_gives_the_end_of_the_whole_read_from_the_last_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`show --tail` reads a long conversation's last event files only: the events, the
+    usage placed by the responses before them and the closing totals are those of the
+    whole read's end."""
+    home = tmp_path / "home"
+    folder = _long_conversation(home, 200)
+    session = sessions(home)["c" * 32]
+    whole = events(session)
+    files_count = len(list((folder / "events").iterdir()))
+    opened: list[str] = []
+    real = files.read_json_compacted
+
+    def counted(path: object, *args: object, **kwargs: object) -> object:
+        opened.append(str(path))
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    for rows in (1, 2, 3, 4, 9, 10, 11, 40, 121, 160):
+        opened.clear()
+        monkeypatch.setattr(files, "read_json_compacted", counted)
+        tail = list(openhands.read_last(session, Diagnostics(), rows))
+        monkeypatch.setattr(files, "read_json_compacted", real)
+        assert _shown(tail) == _shown(whole[len(whole) - len(tail) :]), rows
+        assert len(opened) <= 2 * rows + openhands._BACK_MIN
+    # read whole: a window of no more files than there are, one holding the model
+    # change (the model before it is not known), one whose condenser's last usage is
+    # further back than it looks
+    for rows in (files_count, files_count - 5):
+        with pytest.raises(openhands.WholeRead):
+            list(openhands.read_last(session, Diagnostics(), rows))
+    monkeypatch.setattr(openhands, "_BACK_MIN", 8)
+    with pytest.raises(openhands.WholeRead):
+        list(openhands.read_last(session, Diagnostics(), 2))
+    tail = list(openhands.read_last(session, Diagnostics(), 1))
+    assert _shown(tail) == _shown(whole[len(whole) - len(tail) :])
+
+
+def test_show_tail_of_a_long_conversation_opens_its_last_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    folder = _long_conversation(home, 200)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    opened: list[str] = []
+    real = files.read_json_compacted
+
+    def counted(path: object, *args: object, **kwargs: object) -> object:
+        opened.append(str(path))
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(files, "read_json_compacted", counted)
+    result = CliRunner().invoke(
+        main, ["show", "openhands:cccc", "--home", str(home), "--tail", "6", "--nl"]
+    )
+    assert result.exit_code == 0, result.output
+    shown = [json.loads(line) for line in result.output.splitlines() if line.strip()]
+    kinds = ["assistant", "usage", "turn_end", "usage", "usage", "usage"]
+    assert [e["kind"] for e in shown] == kinds
+    assert shown[0]["text"] == "done"
+    assert len(opened) < len(list((folder / "events").iterdir())) // 2

@@ -1,55 +1,65 @@
 """OpenHands CLI (OpenHands/OpenHands-CLI 1.x on the agent SDK): a folder per conversation.
 
-The CLI keeps conversations in `~/.openhands/conversations/<id>/` (`$OPENHANDS_CONVERSATIONS_DIR`
-moves that folder; else `$OPENHANDS_PERSISTENCE_DIR/conversations`: openhands_cli/locations.py).
-The id is the conversation UUID as 32 hex digits without dashes (the SDK's
-`get_persistence_dir` appends `conversation_id.hex`). A folder holds `base_state.json`
-(the SDK's `ConversationState` without events, rewritten whole: `agent.llm.model`,
-`workspace.working_dir`, `execution_status`, `stats.usage_to_metrics`) and `events/`, one
-file per event, `event-<index, 5 digits or more>-<event id>.json` (the SDK's first weeks
-wrote `event-<index>.json`), and a `.eventlog.lock`. Each event is the pydantic model
-dumped with its class name in `kind`: `MessageEvent`, `ActionEvent`, `ObservationEvent`,
+The CLI keeps conversations in `~/.openhands/conversations/<id>/`
+(`$OPENHANDS_CONVERSATIONS_DIR` moves that folder; else
+`$OPENHANDS_PERSISTENCE_DIR/conversations`: openhands_cli/locations.py). The id is the
+conversation UUID as 32 hex digits without dashes (the SDK's `get_persistence_dir` appends
+`conversation_id.hex`). A folder holds `base_state.json` (the SDK's `ConversationState`
+without events, rewritten whole: `agent.llm.model`, `workspace.working_dir`,
+`execution_status`, `stats.usage_to_metrics`) and `events/`, one file per event,
+`event-<index, 5 digits or more>-<event id>.json` (the SDK's first weeks wrote
+`event-<index>.json`), and a `.eventlog.lock`. Each event is the pydantic model dumped with
+its class name in `kind`: `MessageEvent`, `ActionEvent`, `ObservationEvent`,
 `UserRejectObservation`, `AgentErrorEvent`, `ConversationErrorEvent`, `PauseEvent`,
 `InterruptEvent`, `Condensation`, `CondensationSummaryEvent`, `SystemPromptEvent`,
 `ConversationStateUpdateEvent`, … Times are `datetime.now().isoformat()`: local, naive.
 
 Listing reads `base_state.json` and the events folder's names, then opens only the first
 `_HEAD_FILES` event files (the created time; the title: OpenHands keeps none, its own list
-shows the first user message, as we do) and the last `_TAIL_FILES` (the updated time):
-a conversation of thousands of events costs the same. Reading goes through the event files
-in index order. An `ActionEvent`'s `action` (its `kind` dropped) is the tool call's
-`input` (the file editor's `old_str`/`new_str` show as a diff); its `thought`,
-`reasoning_content` and `thinking_blocks` come before it. An observation is an error
-where it says `is_error` or, the terminal's, its `exit_code` is above 0 (-1: still running). The SDK writes no usage on its
-events: `base_state.json` keeps, per LLM (`stats.usage_to_metrics[<usage id>]`, a `Metrics`
-persisted whole), each response's usage in `token_usages` (`response_id`, the id an
-`ActionEvent`, `MessageEvent` or `Condensation` carries as `llm_response_id`; the calls of one
-response share it) and the sum in `accumulated_token_usage` (llm/utils/metrics.py,
-conversation_stats.py). Each response's usage is given, dated, after the first event that
-names it; what the total holds beyond them (responses no event names, as a title's; all of
-it where the list is missing) is one summed `usage` event per LLM dated at the last event,
-its time marked estimated, with the cost OpenHands recorded (`costs` names no response).
-litellm's `prompt_tokens` count the cache reads in (the SDK's metrics.py says so; the writes
-too, a guess from litellm's Anthropic usage), so they are taken out of `input`; where they
-exceed it they were counted beside it (an ACP agent's, as metrics.py says) and stay apart. A reply in a `MessageEvent` from the agent, or the `finish` tool's
-observation, ends a turn. `SystemPromptEvent`, `ConversationStateUpdateEvent` (but for a
-changed model: a `meta` event), `CondensationRequest`, `TokenEvent` and hook logs are known
-and skipped (`TokenEvent` holds token ids, not counts); other kinds (`ACPToolCallEvent`, an
-external agent's call) are counted for doctor. A tool output the SDK cut short keeps its
-whole text in a file of `observations/` beside `events/` (state.py), which is not read.
+shows the first user message, as we do) and the last `_TAIL_FILES` (the updated time): a
+conversation of thousands of events costs the same. Reading goes through the event files in
+index order. An `ActionEvent`'s `action` (its `kind` dropped) is the tool call's `input`
+(the file editor's `old_str`/`new_str` show as a diff); its `thought`, `reasoning_content`
+and `thinking_blocks` come before it. An observation is an error where it says `is_error`
+or, the terminal's, its `exit_code` is above 0 (-1: still running). The SDK writes no usage
+on its events: `base_state.json` keeps, per LLM (`stats.usage_to_metrics[<usage id>]`, a
+`Metrics` persisted whole), each response's usage in `token_usages` (`response_id`, the id
+an `ActionEvent`, `MessageEvent` or `Condensation` carries as `llm_response_id`; the calls
+of one response share it) and the sum in `accumulated_token_usage` (llm/utils/metrics.py,
+conversation_stats.py). The list is in the order the responses came, as the events are (a
+guess from the SDK's code, not seen in a real file). Each response's usage is given, dated,
+after the first event that names it; a response no event names (a retry's, a title's) just
+before the next one named, its time marked estimated; at the end those after the last one
+named and what the total holds beyond the list (all of it where the SDK kept none), one
+summed `usage` event per LLM dated at the last event, its time marked estimated, with the
+cost OpenHands recorded (`costs` names no response). litellm's `prompt_tokens` count the
+cache reads in (the SDK's metrics.py says so; the writes too, a guess from litellm's
+Anthropic usage), so they are taken out of `input`; where they exceed it they were counted
+beside it (an ACP agent's, as metrics.py says) and stay apart. A reply in a `MessageEvent`
+from the agent, or the `finish` tool's observation (`FinishObservation`), ends a turn.
+`SystemPromptEvent`, `ConversationStateUpdateEvent` (but for a changed model: a `meta`
+event), `CondensationRequest`, `TokenEvent` and hook logs are known and skipped
+(`TokenEvent` holds token ids, not counts); other kinds (`ACPToolCallEvent`, an external
+agent's call) are counted for doctor. A tool output the SDK cut short keeps its whole text
+in a file of `observations/` beside `events/` (state.py), which is not read.
 
-The listing watches `base_state.json`: the SDK rewrites it (whole, in place) at every
-field change, since July 2026 (`leaf_event_id`, software-agent-sdk 657553455) at every event
-it appends; an older SDK's listing is brought up to date at its next status change (a
-run's start or end). The live view also watches the `events/` folder, whose mtime each new
-event file changes. A read that meets `base_state.json` half-written reads it once more. Events are read in file order, every branch of the SDK's event tree (`parent_id`)
-with them: a branch the conversation moved away from is not told apart.
+The listing watches `base_state.json`: the SDK rewrites it (whole, in place) at every field
+change, since July 2026 (`leaf_event_id`, software-agent-sdk 657553455) at every event it
+appends; an older SDK's listing is brought up to date at its next status change (a run's
+start or end). The live view also watches the `events/` folder, whose mtime each new event
+file changes. A read that meets `base_state.json` half-written reads it once more. `show
+--tail` reads only the last event files (`read_last`), and before them as few as place the
+usage (the nearest event naming each LLM's responses); a window that changes the model, or
+whose usage's place is further back than `_BACK_MIN` files, is read whole (50,000 event
+files: `--tail 50` in 0.6 s instead of 6.5 s). Events are read in file order, every branch
+of the SDK's event tree (`parent_id`) with them: a branch the conversation moved away from
+is not told apart.
 
 Never opened: `agent_settings.json` (the LLM's API key), `cli_config.json`, `mcp.json`,
 `cloud/api_key.txt` and whatever else sits beside `conversations/`. OpenHands 0.x's own CLI
-(`~/.openhands/sessions/<sid>/events/<n>.json`, the V0 server's layout) is not read.
-Resume: `openhands --resume <id>` in the conversation's working folder (the CLI takes its
-workspace from where it runs: openhands_cli/setup.py); it has no model option, and
+(`~/.openhands/sessions/<sid>/events/<n>.json`, the V0 server's layout) is not read. Resume:
+`openhands --resume <id>` in the conversation's working folder (the CLI takes its workspace
+from where it runs: openhands_cli/setup.py); it has no model option, and
 `--always-approve`/`--llm-approve` are never added.
 """
 
@@ -79,7 +89,7 @@ from ._values import (
     shown_text,
     stripped,
 )
-from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
+from .base import Home, Location, Opened, ResumeFlags, WholeRead, opened_by_flags
 
 NAME = "openhands"
 TITLE = "OpenHands CLI"
@@ -105,6 +115,11 @@ _BASE_CAP = 32 * 1024 * 1024  # base_state.json keeps one line of metrics per re
 _EVENT_CAP = 4 * 1024 * 1024  # a listing skips an event file bigger than this
 _HEAD_FILES = 20  # event files a listing opens from the start, for the title
 _TAIL_FILES = 5  # and from the end, for the last time
+# read_last looks back at most this many files, or this many times the rows asked for
+_BACK_MIN, _BACK_FILES = 512, 4
+_BILLED = frozenset(
+    {"MessageEvent", "ActionEvent", "Condensation", "CondensationSummaryEvent"}
+)
 _SKIPPED = frozenset(
     {
         "SystemPromptEvent",
@@ -205,14 +220,69 @@ def read(
     if session.path is None:
         return
     state_path = Path(session.path)
+    bills = _Bills(_metrics(state_path, diagnostics))
+    names = event_files(state_path.parent)
+    yield from _events(session, names, bills, None, diagnostics, full)
+
+
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """`read` of only the last `rows` event files (see base.py), for `show --tail`: what
+    the whole read carries into them is found in as few files before them as say it (the
+    usage list's place, from the nearest events naming each LLM's responses; the time of
+    the nearest dated event), at most `_BACK_MIN` files or `_BACK_FILES` times `rows`; past that, or where
+    the rows change the model (the model before them is not known), the whole is read."""
+    if session.path is None:
+        raise WholeRead("no conversation")
+    state_path = Path(session.path)
+    names = event_files(state_path.parent)
+    start = len(names) - rows
+    if start <= 0:
+        raise WholeRead("no more event files than asked for")
+    window = names[start:]
+    first_time: datetime | None = None
+    for index, name in enumerate(window):
+        record = as_dict(files.read_json_compacted(name, full=False))
+        if index == 0:
+            first_time = _time(record)
+        if record.get("kind") == "ConversationStateUpdateEvent" and _model_change(
+            record, None
+        ):
+            raise WholeRead("the model changes in the rows: the one before is unknown")
+    bills = _Bills(_metrics(state_path, diagnostics))
+    wanted = {n for n, llm in enumerate(bills.llms) if llm.responses}
+    before: datetime | None = None
+    timed = first_time is not None
+    back = max(_BACK_MIN, _BACK_FILES * rows)
+    for name in reversed(names[max(start - back, 0) : start]):
+        if not wanted and timed:
+            break
+        record = as_dict(files.read_json_compacted(name, full=False))
+        if not timed and _time(record) is not None:
+            before, timed = _time(record), True
+        for number, past in bills.named(as_str(record.get("llm_response_id"))):
+            if number in wanted:
+                bills.given[number] = past
+                wanted.discard(number)
+    if (wanted or not timed) and start > back:
+        raise WholeRead("what the rows carry over is further back")
+    yield from _events(session, window, bills, before, diagnostics, full)
+
+
+def _events(
+    session: Session,
+    names: list[str],
+    bills: _Bills,
+    last: datetime | None,
+    diagnostics: Diagnostics,
+    full: bool,
+) -> Iterator[Event]:
+    """The events of the event files `names`, usage placed by `bills`; `last`: the time
+    of the nearest dated event before them."""
     emit = Emitter(session.id)
-    finishes: set[str] = set()
     model = session.model
-    last: datetime | None = None
-    llms = _metrics(state_path, diagnostics)
-    paid = _by_response(llms)
-    given: set[str] = set()
-    for name in event_files(state_path.parent):
+    for name in names:
         record = as_dict(
             files.read_json_compacted(name, full=full, diagnostics=diagnostics)
         )
@@ -221,19 +291,14 @@ def read(
         moment = _time(record) or last
         last = moment
         kind = as_str(record.get("kind")) or "?"
-        response = as_str(record.get("llm_response_id"))
-        if response in paid and response not in given:
-            given.add(response)
-            bill = [emit("usage", moment, usage=usage) for usage in paid[response]]
-        else:
-            bill = []
+        bill = bills.at(as_str(record.get("llm_response_id")), moment, emit)
         if kind == "MessageEvent":
             yield from _message(record, moment, emit, bill)
         elif kind == "ActionEvent":
-            yield from _action(record, moment, emit, finishes)
+            yield from _action(record, moment, emit)
             yield from bill
         elif kind in ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent"):
-            yield from _observation(kind, record, moment, emit, finishes)
+            yield from _observation(kind, record, moment, emit)
         elif kind == "ConversationErrorEvent":
             text = " ".join(
                 filter(None, (as_str(record.get("code")), as_str(record.get("detail"))))
@@ -259,7 +324,9 @@ def read(
                            extra={"model": changed})  # fmt: skip
         elif kind not in _SKIPPED:
             diagnostics.unknown_type(kind)
-    yield from _rest(llms, given, last, emit)
+        if kind not in _BILLED:
+            yield from bill  # a response another kind names: its usage still counts
+    yield from bills.rest(last, emit)
 
 
 def _message(
@@ -283,10 +350,7 @@ def _message(
 
 
 def _action(
-    record: dict[str, object],
-    moment: datetime | None,
-    emit: Emitter,
-    finishes: set[str],
+    record: dict[str, object], moment: datetime | None, emit: Emitter
 ) -> Iterator[Event]:
     yield from _thinking(record, moment, emit)
     thought = _texts(record.get("thought"))
@@ -300,18 +364,12 @@ def _action(
         arguments = json_copy({k: v for k, v in action.items() if k != "kind"})
     else:
         arguments = shown_arguments(call.get("arguments") or {})
-    if action.get("kind") == "FinishAction" and call_id:
-        finishes.add(call_id)
     yield emit("tool_call", moment, tool=tool, call_id=call_id,
                extra={"input": arguments})  # fmt: skip
 
 
 def _observation(
-    kind: str,
-    record: dict[str, object],
-    moment: datetime | None,
-    emit: Emitter,
-    finishes: set[str],
+    kind: str, record: dict[str, object], moment: datetime | None, emit: Emitter
 ) -> Iterator[Event]:
     call_id = as_str(record.get("tool_call_id"))
     tool = as_str(record.get("tool_name"))
@@ -332,7 +390,11 @@ def _observation(
         error = observation.get("is_error") is True or failed
     yield emit("tool_result", moment, tool=tool, call_id=call_id, text=text,
                is_error=error, extra=extra)  # fmt: skip
-    if call_id in finishes:
+    # the finish tool's own result (builtins/finish.py), known without its call
+    if kind == "ObservationEvent" and (
+        as_dict(record.get("observation")).get("kind") == "FinishObservation"
+        or tool == "finish"
+    ):
         yield emit("turn_end", moment, extra={"reason": "finish"})
 
 
@@ -385,41 +447,72 @@ def _metrics(state_path: Path, diagnostics: Diagnostics) -> list[_Llm]:
     return [_Llm(str(key), as_dict(value)) for key, value in metrics.items()]
 
 
-def _by_response(llms: list[_Llm]) -> dict[str, list[Usage]]:
-    """Each response id's usage (one per LLM that answered it), as the events name them."""
-    paid: dict[str, dict[str, _Tokens]] = {}
-    models: dict[tuple[str, str], str | None] = {}
-    for llm in llms:
-        for response, tokens, model in llm.responses:
-            known = paid.setdefault(response, {}).get(llm.usage_id, _NONE)
-            paid[response][llm.usage_id] = _plus(known, tokens)
-            models[response, llm.usage_id] = model
-    return {
-        response: [_usage(t, models[response, key]) for key, t in per_llm.items()]
-        for response, per_llm in paid.items()
-    }
+class _Bills:
+    """The usage events of the responses `token_usages` lists, given in the list's order
+    (the order the responses came in, as the events did): a response at the first event
+    naming it (`llm_response_id`); the responses before it that no event named (a retry's,
+    a title's) just before it, their times marked estimated; at the end, those after the
+    last one named and what the total holds beyond the list (where the SDK kept none:
+    all of it), with the LLM's recorded cost (`costs` names no response)."""
 
+    def __init__(self, llms: list[_Llm]) -> None:
+        self.llms = llms
+        # per LLM: the list index of the responses given so far (read_last sets it)
+        self.given = [0] * len(llms)
+        # per LLM: response id -> the indexes it holds (an id listed twice: both)
+        self.where: list[dict[str, list[int]]] = []
+        for llm in llms:
+            where: dict[str, list[int]] = {}
+            for index, (response, _tokens, _model) in enumerate(llm.responses):
+                where.setdefault(response, []).append(index)
+            self.where.append(where)
 
-def _rest(
-    llms: list[_Llm], given: set[str], last: datetime | None, emit: Emitter
-) -> Iterator[Event]:
-    """Per LLM, what its total holds beyond the responses given at their events (the
-    responses no event names: a title's or a check's; every one where the SDK kept no
-    list): one summed usage event dated at the last event, its time marked estimated. It
-    carries the LLM's recorded cost, which no response is given (`costs` names none)."""
-    for llm in llms:
-        spent = _NONE
-        for response, tokens, _model in llm.responses:
-            if response in given:
-                spent = _plus(spent, tokens)
-        rest = _minus(llm.total, spent)
-        if rest == _NONE and llm.cost is None:
-            continue
-        extra: dict[str, JSONValue] = {"summed": True, "usage_id": llm.usage_id}
-        if llm.cost is not None:
-            extra["cost_usd"] = llm.cost
-        usage = _usage(rest, llm.model)
-        yield emit("usage", last, estimated=True, usage=usage, extra=extra)
+    def named(self, response: str | None) -> list[tuple[int, int]]:
+        """(LLM, index past the response's last entry) of each LLM that lists it."""
+        if not response:
+            return []
+        return [
+            (number, where[response][-1] + 1)
+            for number, where in enumerate(self.where)
+            if response in where
+        ]
+
+    def at(
+        self, response: str | None, moment: datetime | None, emit: Emitter
+    ) -> list[Event]:
+        bill: list[Event] = []
+        for number, past in self.named(response):
+            if past <= self.given[number]:
+                continue  # given at an earlier event of the response (parallel calls)
+            llm = self.llms[number]
+            tokens, named_model = _NONE, llm.model
+            for index in range(self.given[number], past):
+                entry, counts, model = llm.responses[index]
+                if entry != response:
+                    usage = _usage(counts, model)
+                    bill.append(emit("usage", moment, estimated=True, usage=usage))
+                else:
+                    tokens, named_model = _plus(tokens, counts), model
+            bill.append(emit("usage", moment, usage=_usage(tokens, named_model)))
+            self.given[number] = past
+        return bill
+
+    def rest(self, last: datetime | None, emit: Emitter) -> Iterator[Event]:
+        for number, llm in enumerate(self.llms):
+            listed = _NONE
+            for index, (_response, tokens, model) in enumerate(llm.responses):
+                listed = _plus(listed, tokens)
+                if index >= self.given[number]:
+                    usage = _usage(tokens, model)
+                    yield emit("usage", last, estimated=True, usage=usage)
+            rest = _minus(llm.total, listed)
+            if rest == _NONE and llm.cost is None:
+                continue
+            extra: dict[str, JSONValue] = {"summed": True, "usage_id": llm.usage_id}
+            if llm.cost is not None:
+                extra["cost_usd"] = llm.cost
+            usage = _usage(rest, llm.model)
+            yield emit("usage", last, estimated=True, usage=usage, extra=extra)
 
 
 def _tokens(usage: dict[str, object]) -> _Tokens:

@@ -57,10 +57,24 @@ is not told apart.
 
 Never opened: `agent_settings.json` (the LLM's API key), `cli_config.json`, `mcp.json`,
 `cloud/api_key.txt` and whatever else sits beside `conversations/`. OpenHands 0.x's own CLI
-(`~/.openhands/sessions/<sid>/events/<n>.json`, the V0 server's layout) is not read. Resume:
-`openhands --resume <id>` in the conversation's working folder (the CLI takes its workspace
-from where it runs: openhands_cli/setup.py); it has no model option, and
-`--always-approve`/`--llm-approve` are never added.
+(`~/.openhands/sessions/<sid>/events/<n>.json`, the V0 server's layout) is not read.
+
+Resume: `openhands --resume <id>` in the conversation's working folder (the CLI takes its
+workspace from `$OPENHANDS_WORK_DIR` or where it runs: locations.py, setup.py; it parses
+the id with `uuid.UUID`, dashed or not: tui/textual_app.py); it has no model option, asks
+before each action by default (`always-ask`), and `--always-approve` (`--yolo`) or
+`--llm-approve` are never added; `--headless` approves everything, so it is never given.
+
+Confirmed by the source (@611629e6 unless said): the folder and its env vars, the file
+names, `base_state.json`'s fields, `token_usages` kept per response with its `response_id`
+(the full `Metrics` is persisted; only a websocket update uses the snapshot without the
+lists), the events' fields, naive local times (`datetime.now().isoformat()`), files
+written in place, not atomically (io/local.py: a read can meet the newest event file
+empty; it is counted as unreadable for that read), ACP agents counting cache reads beside
+the prompt (metrics.py), the terminal's `exit_code` (tools/terminal/definition.py).
+Guesses: litellm's `prompt_tokens` holding the cache writes too; the list order matching
+the events'; that the CLI (whose agent is the SDK's `Agent`, not `ACPAgent`) writes no
+`ACPToolCallEvent`; no real conversation was seen.
 """
 
 from __future__ import annotations
@@ -98,7 +112,9 @@ CHECKED_WITH = (
     "from source only: OpenHands/OpenHands-CLI @6b3838ce (locations.py, setup.py, "
     "conversations/store/local.py, argparsers/util.py, entrypoint.py, tui/textual_app.py, "
     "stores/agent_store.py: usage ids agent and condenser) and OpenHands/software-agent-sdk "
-    "@611629e6 (conversation/persistence_const.py, event_store.py, state.py, event/*); "
+    "@611629e6 (conversation/persistence_const.py, event_store.py, state.py, "
+    "conversation_stats.py, event/*, llm/utils/metrics.py, llm/utils/telemetry.py, "
+    "io/local.py, agent/acp_agent.py, tools/terminal/definition.py); "
     "synthetic samples made by tests/data/openhands/make_fixtures.py; no real file seen"
 )
 ENV_VARS = ("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR")

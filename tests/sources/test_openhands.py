@@ -673,3 +673,34 @@ def test_show_tail_of_a_long_conversation_opens_its_last_files(
     assert [e["kind"] for e in shown] == kinds
     assert shown[0]["text"] == "done"
     assert len(opened) < len(list((folder / "events").iterdir())) // 2
+
+
+def test_odd_usage_values_in_base_state_are_passed_over(tmp_path: Path) -> None:
+    """A hostile or damaged base_state.json: lists that are not lists, entries that are
+    not objects, ids that are not text, counts below 0 or not numbers never raise nor
+    take a total below 0."""
+    home = copy_home(tmp_path)
+    path = home / CONVERSATIONS / FINISHED / "base_state.json"
+    state = json.loads(path.read_text())
+    metrics = state["stats"]["usage_to_metrics"]
+    metrics["agent"]["token_usages"] = [
+        "text", None, 7, {"response_id": 5, "prompt_tokens": 10},
+        {"response_id": "resp-2", "prompt_tokens": -500, "completion_tokens": "9",
+         "cache_read_tokens": -1, "reasoning_tokens": True},
+    ]  # fmt: skip
+    metrics["condenser"]["token_usages"] = {"resp-4": {"prompt_tokens": 1}}
+    metrics["odd"] = ["not", "an", "object"]
+    metrics[""] = {
+        "accumulated_token_usage": {"prompt_tokens": -3, "completion_tokens": 2}
+    }
+    path.write_text(json.dumps(state))
+    diagnostics = Diagnostics()
+    usage = [
+        e for e in events(sessions(home)[FINISHED], diagnostics) if e.kind == "usage"
+    ]
+    for event in usage:
+        assert event.usage is not None
+        counts = (event.usage.input_tokens, event.usage.output_tokens,
+                  event.usage.cache_read_tokens, event.usage.cache_write_tokens,
+                  event.usage.reasoning_tokens)  # fmt: skip
+        assert min(counts) >= 0, counts

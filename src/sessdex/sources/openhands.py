@@ -532,12 +532,14 @@ class _Bills:
 
 
 def _tokens(usage: dict[str, object]) -> _Tokens:
+    """The counts of a `TokenUsage`; one below 0 (the SDK's model refuses them: a
+    damaged or hostile file) is 0."""
     return (
-        as_int(usage.get("prompt_tokens")),
-        as_int(usage.get("completion_tokens")),
-        as_int(usage.get("cache_read_tokens")),
-        as_int(usage.get("cache_write_tokens")),
-        as_int(usage.get("reasoning_tokens")),
+        max(as_int(usage.get("prompt_tokens")), 0),
+        max(as_int(usage.get("completion_tokens")), 0),
+        max(as_int(usage.get("cache_read_tokens")), 0),
+        max(as_int(usage.get("cache_write_tokens")), 0),
+        max(as_int(usage.get("reasoning_tokens")), 0),
     )
 
 

@@ -57,7 +57,11 @@ is not told apart.
 
 Never opened: `agent_settings.json` (the LLM's API key), `cli_config.json`, `mcp.json`,
 `cloud/api_key.txt` and whatever else sits beside `conversations/`. OpenHands 0.x's own CLI
-(`~/.openhands/sessions/<sid>/events/<n>.json`, the V0 server's layout) is not read.
+(`~/.openhands/sessions/<sid>/events/<n>.json`, the V0 server's layout) is not read. Nor
+are sub-agents: the delegate tool's keep their own conversation folders in
+`<conversation>/subagents/<id>/`, the task tool's (the CLI's default) too, deleted when the
+task closes (openhands-tools delegate/impl.py, task/manager.py); their events and tokens
+are not shown nor counted with their lead (a gap: no such folder has been seen).
 
 Resume: `openhands --resume <id>` in the conversation's working folder (the CLI takes its
 workspace from `$OPENHANDS_WORK_DIR` or where it runs: locations.py, setup.py; it parses

@@ -704,3 +704,25 @@ def test_odd_usage_values_in_base_state_are_passed_over(tmp_path: Path) -> None:
                   event.usage.cache_read_tokens, event.usage.cache_write_tokens,
                   event.usage.reasoning_tokens)  # fmt: skip
         assert min(counts) >= 0, counts
+
+
+def test_show_tail_text_is_that_of_the_whole_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    _long_conversation(home, 120)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    runner = CliRunner()
+
+    def show(*args: str) -> str:
+        where = ["--home", str(home), "--no-pager"]
+        result = runner.invoke(main, ["show", "openhands:cccc", *args, *where])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    tails = [show("--tail", count) for count in ("1", "7", "40")]
+    tails.append(show("--tail", "30", "--detail", "full"))
+    monkeypatch.delattr(openhands, "read_last")
+    assert tails == [show("--tail", count) for count in ("1", "7", "40")] + [
+        show("--tail", "30", "--detail", "full")
+    ]

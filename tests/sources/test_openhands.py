@@ -726,3 +726,29 @@ def test_show_tail_text_is_that_of_the_whole_read(
     assert tails == [show("--tail", count) for count in ("1", "7", "40")] + [
         show("--tail", "30", "--detail", "full")
     ]
+
+
+def test_a_message_the_sdk_sends_the_model_is_no_answer(tmp_path: Path) -> None:
+    """The SDK's own words to the model (a nudge when it is stuck or gave nothing, a
+    stop hook's feedback) are MessageEvents from the environment in the user's role: an
+    input the app injected, not an answer that ends a turn; a prompt another agent sent
+    (`sender`, a sub-agent's task) is named as from it."""
+    home = copy_home(tmp_path)
+    events_dir = home / CONVERSATIONS / PAUSED / "events"
+    nudge = {"kind": "MessageEvent", "source": "environment",
+             "timestamp": "2026-10-02T08:53:00",
+             "llm_message": {"role": "user", "content": [
+                 {"type": "text", "text": "Please use a tool to proceed with the task."}]}}  # fmt: skip
+    handed = {"kind": "MessageEvent", "source": "user", "sender": "lead-agent",
+              "timestamp": "2026-10-02T08:53:01",
+              "llm_message": {"role": "user", "content": [
+                  {"type": "text", "text": "Check the tests."}]}}  # fmt: skip
+    (events_dir / "event-00007.json").write_text(json.dumps(nudge))
+    (events_dir / "event-00008.json").write_text(json.dumps(handed))
+    found = events(sessions(home)[PAUSED])[-2:]
+    assert [(e.kind, e.text) for e in found] == [
+        ("user", "Please use a tool to proceed with the task."),
+        ("user", "Check the tests."),
+    ]
+    assert found[0].extra.get("injected") is True
+    assert found[1].extra.get("from_agent") == "lead-agent"

@@ -35,10 +35,12 @@ summed `usage` event per LLM dated at the last event, its time marked estimated,
 cost OpenHands recorded (`costs` names no response). litellm's `prompt_tokens` count the
 cache reads in (the SDK's metrics.py says so; the writes too, a guess from litellm's
 Anthropic usage), so they are taken out of `input`; where they exceed it they were counted
-beside it (an ACP agent's, as metrics.py says) and stay apart. A reply in a `MessageEvent`
-from the agent, or the `finish` tool's observation (`FinishObservation`), ends a turn.
-`SystemPromptEvent`, `ConversationStateUpdateEvent` (but for a changed model: a `meta`
-event), `CondensationRequest`, `TokenEvent` and hook logs are known and skipped
+beside it (an ACP agent's, as metrics.py says) and stay apart. A `MessageEvent` from the
+environment (the SDK's nudge to a stuck model, a stop hook's feedback) is input the app
+injected; one from the user with a `sender` came from another agent. A reply in a
+`MessageEvent` from the agent, or the `finish` tool's observation (`FinishObservation`),
+ends a turn. `SystemPromptEvent`, `ConversationStateUpdateEvent` (but for a changed model: a
+`meta` event), `CondensationRequest`, `TokenEvent` and hook logs are known and skipped
 (`TokenEvent` holds token ids, not counts); other kinds (`ACPToolCallEvent`, an external
 agent's call) are counted for doctor. A tool output the SDK cut short keeps its whole text
 in a file of `observations/` beside `events/` (state.py), which is not read.
@@ -57,28 +59,28 @@ is not told apart.
 
 Never opened: `agent_settings.json` (the LLM's API key), `cli_config.json`, `mcp.json`,
 `cloud/api_key.txt` and whatever else sits beside `conversations/`. OpenHands 0.x's own CLI
-(`~/.openhands/sessions/<sid>/events/<n>.json`, the V0 server's layout) is not read. Nor
-are sub-agents: the delegate tool's keep their own conversation folders in
+(`~/.openhands/sessions/<sid>/events/<n>.json`, the V0 server's layout) is not read. Nor are
+sub-agents: the delegate tool's keep their own conversation folders in
 `<conversation>/subagents/<id>/`, the task tool's (the CLI's default) too, deleted when the
-task closes (openhands-tools delegate/impl.py, task/manager.py); their events and tokens
-are not shown nor counted with their lead (a gap: no such folder has been seen).
+task closes (openhands-tools delegate/impl.py, task/manager.py); their events and tokens are
+not shown nor counted with their lead (a gap: no such folder has been seen).
 
 Resume: `openhands --resume <id>` in the conversation's working folder (the CLI takes its
-workspace from `$OPENHANDS_WORK_DIR` or where it runs: locations.py, setup.py; it parses
-the id with `uuid.UUID`, dashed or not: tui/textual_app.py); it has no model option, asks
-before each action by default (`always-ask`), and `--always-approve` (`--yolo`) or
-`--llm-approve` are never added; `--headless` approves everything, so it is never given.
+workspace from `$OPENHANDS_WORK_DIR` or where it runs: locations.py, setup.py; it parses the
+id with `uuid.UUID`, dashed or not: tui/textual_app.py); it has no model option, asks before
+each action by default (`always-ask`), and `--always-approve` (`--yolo`) or `--llm-approve`
+are never added; `--headless` approves everything, so it is never given.
 
 Confirmed by the source (@611629e6 unless said): the folder and its env vars, the file
 names, `base_state.json`'s fields, `token_usages` kept per response with its `response_id`
 (the full `Metrics` is persisted; only a websocket update uses the snapshot without the
-lists), the events' fields, naive local times (`datetime.now().isoformat()`), files
-written in place, not atomically (io/local.py: a read can meet the newest event file
-empty; it is counted as unreadable for that read), ACP agents counting cache reads beside
-the prompt (metrics.py), the terminal's `exit_code` (tools/terminal/definition.py).
-Guesses: litellm's `prompt_tokens` holding the cache writes too; the list order matching
-the events'; that the CLI (whose agent is the SDK's `Agent`, not `ACPAgent`) writes no
-`ACPToolCallEvent`; no real conversation was seen.
+lists), the events' fields, naive local times (`datetime.now().isoformat()`), files written
+in place, not atomically (io/local.py: a read can meet the newest event file empty; it is
+counted as unreadable for that read), ACP agents counting cache reads beside the prompt
+(metrics.py), the terminal's `exit_code` (tools/terminal/definition.py). Guesses: litellm's
+`prompt_tokens` holding the cache writes too; the list order matching the events'; that the
+CLI (whose agent is the SDK's `Agent`, not `ACPAgent`) writes no `ACPToolCallEvent`; no real
+conversation was seen.
 """
 
 from __future__ import annotations
@@ -357,9 +359,18 @@ def _message(
 ) -> Iterator[Event]:
     message = as_dict(record.get("llm_message"))
     text = _content_text(message)
-    if record.get("source") == "user":
+    source = record.get("source")
+    if source in ("user", "environment"):
+        # the environment's: the SDK's own words to the model (a nudge, a stop hook's
+        # feedback: agent.py, local_conversation.py), in the user's role
+        extra: dict[str, JSONValue] = {}
+        sender = stripped(record.get("sender"))
+        if source == "environment":
+            extra["injected"] = True
+        elif sender:
+            extra["from_agent"] = sender  # a task another agent handed down
         if text:
-            yield emit("user", moment, text=text)
+            yield emit("user", moment, text=text, extra=extra)
         yield from bill
         return
     yield from _thinking(message, moment, emit)

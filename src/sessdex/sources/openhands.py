@@ -49,8 +49,8 @@ The listing watches `base_state.json`: the SDK rewrites it (whole, in place) at 
 change, since July 2026 (`leaf_event_id`, software-agent-sdk 657553455) at every event it
 appends; an older SDK's listing is brought up to date at its next status change (a run's
 start or end). The live view also watches the `events/` folder, whose mtime each new event
-file changes. A read that meets `base_state.json` half-written reads it once more. `show
---tail` reads only the last event files (`read_last`), and before them as few as place the
+file changes. A read that meets `base_state.json` half-written reads it once more.
+`show --tail` reads only the last event files (`read_last`), and before them as few as place the
 usage (the nearest event naming each LLM's responses); a window that changes the model, or
 whose usage's place is further back than `_BACK_MIN` files, is read whole (50,000 event
 files: `--tail 50` in 0.6 s instead of 6.5 s). Events are read in file order, every branch

@@ -62,8 +62,11 @@ Never opened: `agent_settings.json` (the LLM's API key), `cli_config.json`, `mcp
 (`~/.openhands/sessions/<sid>/events/<n>.json`, the V0 server's layout) is not read. Nor are
 sub-agents: the delegate tool's keep their own conversation folders in
 `<conversation>/subagents/<id>/`, the task tool's (the CLI's default) too, deleted when the
-task closes (openhands-tools delegate/impl.py, task/manager.py); their events and tokens are
-not shown nor counted with their lead (a gap: no such folder has been seen).
+task closes (openhands-tools delegate/impl.py, task/manager.py); their events are not shown
+(a gap: no such folder has been seen). Their tokens count with the lead: the SDK copies each
+one's metrics into the lead's `usage_to_metrics` as `task:<id>` or `delegate:<id>`, whose
+responses no event of the lead names (given at the end, their times a guess); a reader of
+those folders must not count them twice.
 
 Resume: `openhands --resume <id>` in the conversation's working folder (the CLI takes its
 workspace from `$OPENHANDS_WORK_DIR` or where it runs: locations.py, setup.py; it parses the

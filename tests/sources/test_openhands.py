@@ -752,3 +752,34 @@ def test_a_message_the_sdk_sends_the_model_is_no_answer(tmp_path: Path) -> None:
     ]
     assert found[0].extra.get("injected") is True
     assert found[1].extra.get("from_agent") == "lead-agent"
+
+
+def test_a_sub_agents_copied_metrics_bill_the_model_it_used(tmp_path: Path) -> None:
+    """The task tool copies a sub-agent's metrics into the lead's as `task:<id>`,
+    combined into a `Metrics()` named "default" (task/manager.py, conversation_stats.py):
+    its responses and its recorded cost go to the model its responses name, not to a
+    model called "default" (unpriced, whose recorded cost would come on top of the
+    responses' price)."""
+    home = copy_home(tmp_path)
+    path = home / CONVERSATIONS / FINISHED / "base_state.json"
+    state = json.loads(path.read_text())
+    state["stats"]["usage_to_metrics"]["task:t1"] = {
+        "model_name": "default",
+        "accumulated_cost": 0.5,
+        "accumulated_token_usage": {
+            "model": "default", "prompt_tokens": 300, "completion_tokens": 30,
+            "cache_read_tokens": 0, "cache_write_tokens": 0, "reasoning_tokens": 0,
+        },
+        "token_usages": [
+            _token_usage("sub-1", 100, 10, 0, 0),
+            _token_usage("sub-2", 200, 20, 0, 0),
+        ],
+    }  # fmt: skip
+    path.write_text(json.dumps(state))
+    usage = [e for e in events(sessions(home)[FINISHED]) if e.kind == "usage"]
+    task = usage[-3:]
+    assert [u.usage.model if u.usage else None for u in task] == [
+        "anthropic/claude-sonnet-4-5-20250929"
+    ] * 3
+    assert task[-1].extra["usage_id"] == "task:t1"
+    assert task[-1].extra["cost_usd"] == 0.5

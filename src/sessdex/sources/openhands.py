@@ -458,7 +458,7 @@ class _Llm:
     def __init__(self, usage_id: str, item: dict[str, object]) -> None:
         self.usage_id = usage_id
         total = as_dict(item.get("accumulated_token_usage"))
-        self.model = stripped(item.get("model_name")) or stripped(total.get("model"))
+        self.model = _named(item.get("model_name")) or _named(total.get("model"))
         self.total = _tokens(total)
         cost = item.get("accumulated_cost")
         self.cost: float | None = None
@@ -471,8 +471,18 @@ class _Llm:
             response = as_str(usage.get("response_id"))
             tokens = _tokens(usage)
             if response and tokens != _NONE:
-                model = stripped(usage.get("model")) or self.model
+                model = _named(usage.get("model")) or self.model
                 self.responses.append((response, tokens, model))
+        if self.model is None and self.responses:
+            # a sub-agent's metrics the SDK combined into a `Metrics()` ("default"):
+            # billed to the model its responses name
+            self.model = self.responses[-1][2]
+
+
+def _named(value: object) -> str | None:
+    """A model name, but for the SDK's placeholder of metrics no LLM made ("default")."""
+    name = stripped(value)
+    return None if name == "default" else name
 
 
 def _metrics(state_path: Path, diagnostics: Diagnostics) -> list[_Llm]:

@@ -70,14 +70,17 @@ def test_a_turn_reads_in_order_with_each_call_paired_and_the_edit_kept() -> None
         "thinking",  # reasoning_content; the same thinking block is not repeated
         "assistant",  # the action's thought
         "tool_call",
+        "usage",  # the response's tokens, from base_state.json's token_usages
         "tool_result",
         "tool_call",
+        "usage",
         "tool_result",
         "meta",  # the model changed
         "tool_call",
+        "usage",
         "tool_result",
         "turn_end",  # the finish tool's observation
-        "usage",
+        "usage",  # the recorded cost, on what the total holds beyond the list (none)
     ]
     calls = {e.call_id: e for e in found if e.kind == "tool_call"}
     results = {e.call_id: e for e in found if e.kind == "tool_result"}
@@ -106,8 +109,17 @@ def test_the_file_editors_pair_shows_as_a_diff() -> None:
     assert diffs.change_counts(edit.extra["input"]) == (4, 0)
 
 
-def test_usage_is_the_accumulated_total_marked_estimated_never_invented() -> None:
-    found = events(sessions(DATA / "home")[FINISHED])
+def test_usage_is_the_accumulated_total_marked_estimated_never_invented(
+    tmp_path: Path,
+) -> None:
+    """Where base_state.json keeps no per-response list, its LLM's total is one summed
+    event dated at the last event, its time a guess."""
+    home = copy_home(tmp_path)
+    path = home / CONVERSATIONS / FINISHED / "base_state.json"
+    state = json.loads(path.read_text())
+    del state["stats"]["usage_to_metrics"]["agent"]["token_usages"]
+    path.write_text(json.dumps(state))
+    found = events(sessions(home)[FINISHED])
     usage = [e for e in found if e.kind == "usage"]
     assert len(usage) == 1  # the condenser's LLM used nothing: no event for it
     event = usage[0]
@@ -119,6 +131,16 @@ def test_usage_is_the_accumulated_total_marked_estimated_never_invented() -> Non
     assert event.time_estimated and event.time == found[-2].time
     # a conversation whose base_state holds no metrics has no usage event
     assert not [e for e in events(sessions(DATA / "home")[PAUSED]) if e.kind == "usage"]
+
+
+def test_the_fixtures_responses_sum_to_the_total() -> None:
+    found = events(sessions(DATA / "home")[FINISHED])
+    usage = [e for e in found if e.kind == "usage"]
+    assert [e.time_estimated for e in usage] == [False, False, False, True]
+    total = sum((e.usage for e in usage if e.usage), Usage())
+    assert (total.input_tokens, total.output_tokens, total.cache_read_tokens,
+            total.cache_write_tokens, total.reasoning_tokens) == (2000, 800, 9000, 1000, 100)  # fmt: skip
+    assert usage[-1].extra == {"summed": True, "usage_id": "agent", "cost_usd": 0.0123}
 
 
 def test_errors_rejections_compaction_and_pause() -> None:
@@ -502,10 +524,12 @@ def test_cache_reads_beyond_the_prompt_are_counted_beside_it(tmp_path: Path) -> 
     home = copy_home(tmp_path)
     path = home / CONVERSATIONS / FINISHED / "base_state.json"
     state = json.loads(path.read_text())
-    state["stats"]["usage_to_metrics"]["agent"]["accumulated_token_usage"].update(
+    agent = state["stats"]["usage_to_metrics"]["agent"]
+    agent["accumulated_token_usage"].update(
         prompt_tokens=300, completion_tokens=800, cache_read_tokens=9000,
         cache_write_tokens=1000, reasoning_tokens=0,
     )  # fmt: skip
+    agent["token_usages"] = []
     path.write_text(json.dumps(state))
     usage = [e for e in events(sessions(home)[FINISHED]) if e.kind == "usage"]
     assert usage[0].usage is not None
@@ -622,6 +646,7 @@ def test_read_last_gives_the_end_of_the_whole_read_from_the_last_files(
     folder = _long_conversation(home, 200)
     session = sessions(home)["c" * 32]
     whole = events(session)
+    assert [e.seq for e in whole] == list(range(len(whole)))  # usage numbered in place
     files_count = len(list((folder / "events").iterdir()))
     opened: list[str] = []
     real = files.read_json_compacted
@@ -635,6 +660,7 @@ def test_read_last_gives_the_end_of_the_whole_read_from_the_last_files(
         monkeypatch.setattr(files, "read_json_compacted", counted)
         tail = list(openhands.read_last(session, Diagnostics(), rows))
         monkeypatch.setattr(files, "read_json_compacted", real)
+        assert [e.seq for e in tail] == list(range(len(tail)))
         assert _shown(tail) == _shown(whole[len(whole) - len(tail) :]), rows
         assert len(opened) <= 2 * rows + openhands._BACK_MIN
     # read whole: a window of no more files than there are, one holding the model

@@ -358,7 +358,7 @@ def _message(
     record: dict[str, object],
     moment: datetime | None,
     emit: Emitter,
-    bill: list[Event],
+    bill: Iterator[Event],
 ) -> Iterator[Event]:
     message = as_dict(record.get("llm_message"))
     text = _content_text(message)
@@ -523,8 +523,14 @@ class _Bills:
 
     def at(
         self, response: str | None, moment: datetime | None, emit: Emitter
-    ) -> list[Event]:
-        bill: list[Event] = []
+    ) -> Iterator[Event]:
+        """The usage events of the first event naming `response`: made as they are
+        given, after that event's own (numbered after them)."""
+        bill = self._due(response)
+        return (emit("usage", moment, estimated=guess, usage=u) for u, guess in bill)
+
+    def _due(self, response: str | None) -> list[tuple[Usage, bool]]:
+        bill: list[tuple[Usage, bool]] = []
         for number, past in self.named(response):
             if past <= self.given[number]:
                 continue  # given at an earlier event of the response (parallel calls)
@@ -533,11 +539,10 @@ class _Bills:
             for index in range(self.given[number], past):
                 entry, counts, model = llm.responses[index]
                 if entry != response:
-                    usage = _usage(counts, model)
-                    bill.append(emit("usage", moment, estimated=True, usage=usage))
+                    bill.append((_usage(counts, model), True))
                 else:
                     tokens, named_model = _plus(tokens, counts), model
-            bill.append(emit("usage", moment, usage=_usage(tokens, named_model)))
+            bill.append((_usage(tokens, named_model), False))
             self.given[number] = past
         return bill
 

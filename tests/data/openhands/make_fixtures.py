@@ -125,6 +125,17 @@ def write(
         (folder / "events" / name).write_text(json.dumps(record))
 
 
+def usage(
+    response: str, prompt: int, output: int, read: int, write: int, reasoning: int
+) -> dict[str, object]:
+    return {
+        "model": "anthropic/claude-sonnet-4-5-20250929", "prompt_tokens": prompt,
+        "completion_tokens": output, "cache_read_tokens": read, "cache_write_tokens": write,
+        "reasoning_tokens": reasoning, "context_window": 200000,
+        "per_turn_token": prompt + output, "response_id": response,
+    }  # fmt: skip
+
+
 def finished() -> None:
     edit = {
         "kind": "FileEditorAction", "command": "str_replace", "path": "/home/alex/code/shop-api/app.py",
@@ -158,7 +169,13 @@ def finished() -> None:
                 "reasoning_tokens": 100, "context_window": 200000, "per_turn_token": 4000,
                 "response_id": "",
             },
-            "costs": [], "response_latencies": [], "token_usages": [],
+            "costs": [], "response_latencies": [],
+            # one per response, keyed by the id its events carry (llm_response_id)
+            "token_usages": [
+                usage("resp-2", 5000, 300, 4000, 500, 0),
+                usage("resp-4", 4000, 250, 3000, 500, 0),
+                usage("resp-8", 3000, 250, 2000, 0, 100),
+            ],
         },
         "condenser": {
             "model_name": "openai/gpt-5-mini", "accumulated_cost": 0.0,

@@ -50,12 +50,12 @@ change, since July 2026 (`leaf_event_id`, software-agent-sdk 657553455) at every
 appends; an older SDK's listing is brought up to date at its next status change (a run's
 start or end). The live view also watches the `events/` folder, whose mtime each new event
 file changes. A read that meets `base_state.json` half-written reads it once more.
-`show --tail` reads only the last event files (`read_last`), and before them as few as place the
-usage (the nearest event naming each LLM's responses); a window that changes the model, or
-whose usage's place is further back than `_BACK_MIN` files, is read whole (50,000 event
-files: `--tail 50` in 0.6 s instead of 6.5 s). Events are read in file order, every branch
-of the SDK's event tree (`parent_id`) with them: a branch the conversation moved away from
-is not told apart.
+`show --tail` reads only the last event files (`read_last`), and before them as few as place
+the usage (the nearest event naming each LLM's responses); a window that changes the model,
+or whose usage's place is further back than `_BACK_MIN` files, is read whole (50,000 event
+files: `--tail 50 --nl` in 0.6 s instead of 5.3 s). Events are read in file order, every
+branch of the SDK's event tree (`parent_id`) with them: a branch the conversation moved away
+from is not told apart.
 
 Never opened: `agent_settings.json` (the LLM's API key), `cli_config.json`, `mcp.json`,
 `cloud/api_key.txt` and whatever else sits beside `conversations/`. OpenHands 0.x's own CLI

@@ -604,6 +604,7 @@ def _long_conversation(home: Path, steps: int) -> Path:
         "content": [{"type": "text", "text": "done"}]}, llm_response_id="resp-final")  # fmt: skip
     agent_usages.append(_token_usage("resp-final", 1, 1, 0, 0))
     agent_usages.append(_token_usage("lost-final", 5, 5, 0, 0))
+    task_usages = [_token_usage(f"sub-{n}", 40, 4, 0, 0) for n in range(3)]
 
     def total(usages: list[dict[str, object]]) -> dict[str, object]:
         keys = ("prompt_tokens", "completion_tokens", "cache_read_tokens",
@@ -616,6 +617,10 @@ def _long_conversation(home: Path, steps: int) -> Path:
         "condenser": {"model_name": "openai/gpt-5-mini",
                       "accumulated_token_usage": total(condenser_usages),
                       "token_usages": condenser_usages},
+        # a sub-agent's metrics the task tool copied in: its events are its own
+        "task:t1": {"model_name": "default", "accumulated_cost": 0.2,
+                    "accumulated_token_usage": total(task_usages),
+                    "token_usages": task_usages},
     }  # fmt: skip
     state = {"id": "c" * 32, "execution_status": "finished",
              "agent": {"llm": {"model": "anthropic/claude-sonnet-4-5"}},
@@ -672,8 +677,13 @@ def test_read_last_gives_the_end_of_the_whole_read_from_the_last_files(
     monkeypatch.setattr(openhands, "_BACK_MIN", 8)
     with pytest.raises(openhands.WholeRead):
         list(openhands.read_last(session, Diagnostics(), 2))
+    # a sub-agent's copied metrics (task:t1), which no event of the lead names, are
+    # no reason to look further back
     tail = list(openhands.read_last(session, Diagnostics(), 1))
     assert _shown(tail) == _shown(whole[len(whole) - len(tail) :])
+    assert [e.extra.get("usage_id") for e in tail if e.extra.get("summed")] == [
+        "agent", "condenser", "task:t1"
+    ]  # fmt: skip
 
 
 def test_show_tail_of_a_long_conversation_opens_its_last_files(
@@ -691,11 +701,11 @@ def test_show_tail_of_a_long_conversation_opens_its_last_files(
 
     monkeypatch.setattr(files, "read_json_compacted", counted)
     result = CliRunner().invoke(
-        main, ["show", "openhands:cccc", "--home", str(home), "--tail", "6", "--nl"]
+        main, ["show", "openhands:cccc", "--home", str(home), "--tail", "10", "--nl"]
     )
     assert result.exit_code == 0, result.output
     shown = [json.loads(line) for line in result.output.splitlines() if line.strip()]
-    kinds = ["assistant", "usage", "turn_end", "usage", "usage", "usage"]
+    kinds = ["assistant", "usage", "turn_end", *["usage"] * 7]
     assert [e["kind"] for e in shown] == kinds
     assert shown[0]["text"] == "done"
     assert len(opened) < len(list((folder / "events").iterdir())) // 2

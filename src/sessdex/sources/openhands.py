@@ -51,11 +51,12 @@ appends; an older SDK's listing is brought up to date at its next status change 
 start or end). The live view also watches the `events/` folder, whose mtime each new event
 file changes. A read that meets `base_state.json` half-written reads it once more.
 `show --tail` reads only the last event files (`read_last`), and before them as few as place
-the usage (the nearest event naming each LLM's responses); a window that changes the model,
-or whose usage's place is further back than `_BACK_MIN` files, is read whole (50,000 event
-files: `--tail 50 --nl` in 0.6 s instead of 5.3 s). Events are read in file order, every
-branch of the SDK's event tree (`parent_id`) with them: a branch the conversation moved away
-from is not told apart.
+the usage (the nearest event naming each LLM's responses, but for a sub-agent's copied
+metrics, which only its own events name); a window that changes the model, or whose usage's
+place is further back than `_BACK_MIN` files, is read whole (50,000 event files:
+`--tail 50 --nl` in 0.6 s instead of 5.3 s). Events are read in file order, every branch of
+the SDK's event tree (`parent_id`) with them: a branch the conversation moved away from is
+not told apart.
 
 Never opened: `agent_settings.json` (the LLM's API key), `cli_config.json`, `mcp.json`,
 `cloud/api_key.txt` and whatever else sits beside `conversations/`. OpenHands 0.x's own CLI
@@ -276,7 +277,7 @@ def read_last(
         ):
             raise WholeRead("the model changes in the rows: the one before is unknown")
     bills = _Bills(_metrics(state_path, diagnostics))
-    wanted = {n for n, llm in enumerate(bills.llms) if llm.responses}
+    wanted = {n for n, llm in enumerate(bills.llms) if llm.responses and llm.led}
     before: datetime | None = None
     timed = first_time is not None
     back = max(_BACK_MIN, _BACK_FILES * rows)
@@ -453,10 +454,13 @@ _NONE: _Tokens = (0, 0, 0, 0, 0)
 class _Llm:
     """One LLM's metrics in base_state.json (`usage_to_metrics[<usage id>]`)."""
 
-    __slots__ = ("cost", "model", "responses", "total", "usage_id")
+    __slots__ = ("cost", "led", "model", "responses", "total", "usage_id")
 
     def __init__(self, usage_id: str, item: dict[str, object]) -> None:
         self.usage_id = usage_id
+        # a sub-agent's metrics the task or delegate tool copied in (task/manager.py,
+        # delegate/impl.py): its responses are named by the sub-agent's events only
+        self.led = not usage_id.startswith(("task:", "delegate:"))
         total = as_dict(item.get("accumulated_token_usage"))
         self.model = _named(item.get("model_name")) or _named(total.get("model"))
         self.total = _tokens(total)
@@ -518,7 +522,7 @@ class _Bills:
         return [
             (number, where[response][-1] + 1)
             for number, where in enumerate(self.where)
-            if response in where
+            if response in where and self.llms[number].led
         ]
 
     def at(

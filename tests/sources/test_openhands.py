@@ -394,6 +394,11 @@ def test_odd_values_in_events_are_read_as_far_as_they_go(tmp_path: Path) -> None
 def test_resume_refuses_an_id_the_cli_would_read_as_an_option() -> None:
     odd = Session(app="openhands", id="-h", cwd="/home/alex/code/mono")
     assert openhands.resume(odd) is None
+    # what `uuid.UUID(id)` takes, the CLI takes: the folder's hex digits, or dashed
+    dashed = "7d1c2a4e-5b6f-4a3d-9e8c-1f2a3b4c5d6e"
+    for id_ in (dashed.replace("-", ""), dashed):
+        plan = openhands.resume(Session(app="openhands", id=id_, cwd="/w"))
+        assert plan is not None and plan.argv == ("openhands", "--resume", id_)
 
 
 def test_process_session_reads_back_what_resume_writes() -> None:

@@ -133,7 +133,10 @@ INSTALL_HINT = "uv tool install openhands --python 3.12"
 
 BASE_STATE = "base_state.json"
 EVENTS = "events"
-_HEX_ID = re.compile(r"[0-9a-f]{32}")
+# an id the CLI's `uuid.UUID(id)` takes: the folder's 32 hex digits, or dashed
+_UUID = re.compile(
+    r"[0-9a-fA-F]{32}|[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
+)
 # how a running CLI names what it opens (openhands_cli/argparsers/util.py, entrypoint.py)
 RESUME_FLAGS = ResumeFlags(resume=("--resume",))
 _EVENT_NAME = re.compile(r"event-(\d{5,})(?:-[0-9a-fA-F-]{8,})?\.json")
@@ -656,7 +659,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     """`openhands --resume <id>` in the conversation's working folder: the CLI takes its
     workspace from the folder it runs in. No model option exists; the approval flags
     (`--always-approve`, `--llm-approve`) are never added, so it asks as it does by default."""
-    if not session.cwd or _HEX_ID.fullmatch(session.id) is None:
+    if not session.cwd or _UUID.fullmatch(session.id) is None:
         return (
             None  # the CLI resumes a UUID only (`uuid.UUID(id).hex` names the folder)
         )

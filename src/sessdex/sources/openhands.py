@@ -17,7 +17,11 @@ its class name in `kind`: `MessageEvent`, `ActionEvent`, `ObservationEvent`,
 Listing reads `base_state.json` and the events folder's names, then opens only the first
 `_HEAD_FILES` event files (the created time; the title: OpenHands keeps none, its own list
 shows the first user message, as we do) and the last `_TAIL_FILES` (the updated time): a
-conversation of thousands of events costs the same. Reading goes through the event files in
+conversation of thousands of events costs the same. Its `bytes` is `base_state.json`'s size
+(the file `path` names, which grows with the usage list), not the events': a stat of each
+event file cost 0.17 s a listing at 50,000 files, paid at every `list` while a conversation
+runs (the index parses it again at each event); the index's change detection stats
+`base_state.json` alone, and nothing else uses the figure. Reading goes through the event files in
 index order. An `ActionEvent`'s `action` (its `kind` dropped) is the tool call's `input`
 (the file editor's `old_str`/`new_str` show as a diff); its `thought`, `reasoning_content`
 and `thinking_blocks` come before it. An observation is an error where it says `is_error`
@@ -224,7 +228,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     if status:
         extra["status"] = status
     try:
-        size = sum(os.stat(name).st_size for name in names) + path.stat().st_size
+        size = path.stat().st_size  # not the event files': see the docstring
     except OSError:
         size = None
     return [

@@ -19,6 +19,7 @@ from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage, merge
 from sessdex.sources import Home, _json_chat, qwen
+from sessdex.sources.base import WholeRead
 
 DATA = Path(__file__).parent.parent / "data" / "qwen"
 HOME = DATA / "home"
@@ -465,3 +466,114 @@ def test_two_sessions_whose_ids_start_alike_are_listed_and_shown_apart(
     assert "second task" in result.stdout and "first task" not in result.stdout
     cleared.unlink()  # the index lists the session it was a file of again
     assert listed()[first] == ("first task", size)
+
+
+TAILED = "7c2d4e6f-1111-4222-8333-444455556666"
+
+
+def long_chat(home: Path, count: int) -> Path:
+    """A 0.1.x chat of `count` messages: prompts (some two in a row, some with Qwen's
+    <system-reminder> note), replies with text, thoughts and tokens, replies that only
+    called tools (no text: no turn end), and a message of a type 0.1.x never wrote."""
+    found: list[dict[str, object]] = []
+    for n in range(count):
+        stamp = f"2025-10-2{n // 36000 % 10}T{n // 3600 % 10 + 10}:{n // 60 % 60:02}:{n % 60:02}.000Z"
+        if n % 11 == 10:
+            found.append({"id": f"m{n}", "timestamp": stamp, "type": "info",
+                          "content": f"note {n}"})  # fmt: skip
+        elif n % 3 == 0 or n % 7 == 1:
+            text = f'prompt {n} "quoted"\n    {{ brace'
+            if n % 6 == 0:
+                text = f"<system-reminder>\nctx {n}\n</system-reminder>\n{text}"
+            found.append(prompt(n, text, stamp))
+        else:
+            found.append({"id": f"m{n}", "timestamp": stamp, "type": "qwen",
+                          "content": "" if n % 5 == 0 else f"answer {n}",
+                          "thoughts": [{"subject": "Plan", "description": f"t{n}",
+                                        "timestamp": stamp}] if n % 4 == 2 else [],
+                          "tokens": {"input": 100 + n, "output": 5, "cached": 50,
+                                     "thoughts": 2, "tool": 0, "total": 157 + n}
+                          if n % 2 else None,
+                          "model": "qwen3-coder-plus"})  # fmt: skip
+    chats = home / ".qwen" / "tmp" / ("ab" * 32) / "chats"
+    chats.mkdir(parents=True, exist_ok=True)
+    return write_chat(chats, TAILED, "2025-10-20T10-00", found)
+
+
+def shown(events: list[Event]) -> list[tuple[object, ...]]:
+    """What a view shows of each event: all but its number."""
+    return [
+        (e.kind, e.time, e.text, e.tool, e.call_id, e.is_error, e.usage, e.extra)
+        for e in events
+    ]
+
+
+@pytest.mark.parametrize("count", [1, 2, 7, 30, 200, 2000])
+def test_a_one_file_chats_tail_shows_what_its_whole_read_ends_with(
+    tmp_path: Path, count: int
+) -> None:
+    from sessdex.transcripts import transcript
+
+    long_chat(tmp_path, 600)
+    home = Home.at(tmp_path)
+    whole = list(transcript(home, TAILED[:8]).events)
+    found = transcript(home, TAILED[:8], tail=count)
+    assert shown(list(found.events)) == shown(whole[-count:])
+    assert found.seq_relative == (count < 300)  # read from its end, not whole
+
+
+def test_a_one_file_chats_tail_translates_only_its_last_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sessdex.sources import _gemini_messages
+    from sessdex.transcripts import transcript
+
+    long_chat(tmp_path, 3000)
+    translated: list[object] = []
+    events = _gemini_messages.item_events
+
+    def counted(item: object, *args: object) -> object:
+        translated.append(item)
+        return events(item, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_gemini_messages, "item_events", counted)
+    found = transcript(Home.at(tmp_path), TAILED[:8], tail=20)
+    assert len(list(found.events)) == 20
+    assert len(translated) < 200  # of 3,000
+
+
+def test_a_session_of_several_chat_files_is_read_whole_for_its_tail(
+    tmp_path: Path,
+) -> None:
+    """Its files are merged by the times each held up to a message: the end of one file
+    cannot say where its messages fall among the others'."""
+    from sessdex.transcripts import transcript
+
+    path = long_chat(tmp_path, 600)
+    write_chat(path.parent, TAILED, "2025-10-20T10-05",
+               [prompt(9000, "a sub-agent's task", "2025-10-20T10:05:30.000Z")])  # fmt: skip
+    home = Home.at(tmp_path)
+    whole = list(transcript(home, TAILED[:8]).events)
+    assert any("continued in chat file" in (e.text or "") for e in whole)
+    found = transcript(home, TAILED[:8], tail=30)
+    assert shown(list(found.events)) == shown(whole[-30:])
+    assert not found.seq_relative
+
+
+def test_a_one_file_chats_last_rows_are_the_end_of_its_whole_read(
+    tmp_path: Path,
+) -> None:
+    """Whatever message the rows start at (a prompt after a reply that ended its turn, a
+    reply after one that only called tools, a note of an unknown type), their events
+    are the whole read's last ones, the turn's end before a prompt included."""
+    long_chat(tmp_path, 120)
+    session = sessions(tmp_path)[TAILED]
+    whole = shown(list(qwen.read(session, Diagnostics())))
+    for rows in [*range(1, 40), 60, 118]:
+        try:
+            last = shown(list(qwen.read_last(session, Diagnostics(), rows)))
+        except WholeRead:  # only where the message before the rows is the unknown one
+            assert (120 - rows - 1) % 11 == 10, rows
+            continue
+        assert last == whole[-len(last) :], rows
+        assert len(last) >= rows - rows // 11 - 1

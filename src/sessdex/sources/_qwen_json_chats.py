@@ -20,6 +20,13 @@ before a prompt's text (`_gemini_messages`). Qwen wrote no turn end: a reply wit
 its turn when a prompt comes next, in its file and in time, or nothing does. Usage: each
 `qwen` message's `tokens`, as Gemini's are counted; a response that only called tools kept
 none (the next one's replaced them before they were written).
+
+`show --tail` of a session of one file (the common case) reads only its last messages, found
+from the file's end as Gemini's are (`last_events`; a 64 MB chat: 5.6 ms of CPU instead of
+1.5 s). A session of several files is read whole: a message's place in the merged order is
+the latest time its file held up to it (so every earlier message of the file counts), and
+whether a file is entered for the first time (`continued in`) or again (`back in`) depends
+on the whole merge; neither the newest file nor any file's end says them.
 """
 
 from __future__ import annotations
@@ -40,7 +47,8 @@ from ..model import Event, JSONValue, Session
 from . import _gemini_messages as messages
 from . import _json_chat as json_chat
 from . import _qwen_folders as folders_of
-from ._values import Emitter, iso_time
+from ._values import Emitter, iso_time, type_tag
+from .base import WholeRead
 
 APP = "qwen"
 TYPES = ("user", "qwen")  # all that 0.1.x's writer was ever asked to record
@@ -235,6 +243,51 @@ def events(session: Session, diagnostics: Diagnostics) -> Iterator[Event]:
             yield emit("meta", when, text=text, extra={"chat_file": name})
         yield from messages.item_events(messages.Item("message", message), chat, emit)
         ends_turn, replied = ends, when
+    if ends_turn:
+        yield emit("turn_end", replied)
+
+
+def last_events(
+    session: Session, diagnostics: Diagnostics, rows: int
+) -> Iterator[Event]:
+    """`events` of only the last `rows` messages of a session kept in one chat file (see
+    base.py's `read_last`), found from the file's end (`json_chat.last_messages`): the
+    message before them is translated too, unshown, for whether a reply ended its turn
+    and for the call ids it answered. A session of several files is read whole: where its
+    last messages fall in the merged order depends on each file's earlier times (a message
+    is placed by the latest time its file held up to it) and on which files were entered
+    before (`continued in` or `back in`), none of which a file's end says."""
+    path = Path(session.path or "")
+    group = files_of(path) or [path]
+    if len(group) > 1:
+        raise WholeRead("its chat files are merged by time from their starts")
+    if json_chat.first_id(path) != session.id:
+        raise WholeRead("another session's file, or none")  # the whole read says it
+    found = json_chat.last_messages(path, rows + 1)
+    if found is None:
+        raise WholeRead("not laid out to be read from its end, or no longer than that")
+    known: list[dict[str, object]] = []
+    for index, message in enumerate(found):
+        if type_tag(message.get("type")) in TYPES:
+            known.append(message)
+        elif index == 0:  # the message before the rows is to be one `events` gives
+            raise WholeRead("the message before the rows is of an unknown type")
+        else:
+            diagnostics.unknown_type(f"message:{message.get('type')}")
+    chat = messages.Chat(None, session.id, model_type="qwen", turn_ends=False)
+    unshown = Emitter(session.id)
+    for _ in messages.item_events(messages.Item("message", known[0]), chat, unshown):
+        pass
+    emit = Emitter(session.id)
+    ends_turn = _ends(known[0], known[1] if len(known) > 1 else None)
+    replied = iso_time(known[0].get("timestamp"), naive="local")
+    for number, message in enumerate(known[1:], start=1):
+        when = iso_time(message.get("timestamp"), naive="local")
+        if ends_turn and message.get("type") == "user":
+            yield emit("turn_end", replied)
+        yield from messages.item_events(messages.Item("message", message), chat, emit)
+        following = known[number + 1] if number + 1 < len(known) else None
+        ends_turn, replied = _ends(message, following), when
     if ends_turn:
         yield emit("turn_end", replied)
 

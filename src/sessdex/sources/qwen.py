@@ -95,7 +95,7 @@ from ._values import (
     plain,
     type_tag,
 )
-from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
+from .base import Home, Location, Opened, ResumeFlags, WholeRead, opened_by_flags
 
 NAME = "qwen"
 TITLE = "Qwen Code"
@@ -459,6 +459,18 @@ def _head_and_tail(path: Path, size: int) -> list[files.Line]:
     head = files.head_lines(path)
     boundary = head[-1].offset if head else -1
     return head + [line for line in files.tail_lines(path) if line.offset > boundary]
+
+
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """`read` of only the last `rows` messages of a 0.1.x chat kept in one JSON file (see
+    base.py, `_qwen_json_chats.last_events`); a session of several chat files, a prompt
+    log's, and a JSONL chat (read from its end by offset) are read whole here."""
+    path = Path(session.path or "")
+    if not json_chats.is_chat(path) or prompt_log.log_of(session) is not None:
+        raise WholeRead("a JSONL chat is read from its end; a prompt log whole")
+    yield from json_chats.last_events(session, diagnostics, rows)
 
 
 def read(

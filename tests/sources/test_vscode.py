@@ -645,3 +645,53 @@ def test_a_chat_without_its_requests_is_counted_an_empty_one_is_not(
     diagnostics = Diagnostics()
     assert sessions(tmp_path, diagnostics) == {}
     assert diagnostics.skipped == {"no requests": 1}
+
+
+def test_calls_whose_parts_vscode_named_by_its_own_ids_get_copilots_inputs(
+    tmp_path: Path,
+) -> None:
+    """Real chats of VS Code 1.105 to 1.109 (Copilot Chat 0.3x) name a call's part by a
+    UUID of VS Code's own, not by the model's id Copilot keeps in its rounds: the parts
+    pair with the rounds' calls in order, leaving out a tool's internal part (an edit
+    tool's `vscode_editFile_internal`) that no round asked for."""
+    folder = tmp_path / SHOP
+    read = {"kind": "toolInvocationSerialized", "isComplete": True,
+            "toolCallId": "0b6f1a2e-5c3d-4e7f-9a8b-1c2d3e4f5a6b",
+            "toolId": "copilot_readFile",
+            "pastTenseMessage": {"value": "Read [](file:///w/notes.txt)"}}  # fmt: skip
+    insert = {"kind": "toolInvocationSerialized", "isComplete": True,
+              "presentation": "hidden", "invocationMessage": "",
+              "toolCallId": "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a",
+              "toolId": "copilot_insertEdit"}  # fmt: skip
+    internal = {"kind": "toolInvocationSerialized", "isComplete": True,
+                "presentation": "hidden", "invocationMessage": "",
+                "toolCallId": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                "toolId": "vscode_editFile_internal"}  # fmt: skip
+    reading = {"filePath": "/w/notes.txt", "startLine": 1, "endLine": 9}
+    inserting = {"filePath": "/w/notes.txt", "code": "tea\n...existing code...\n"}
+    metadata = {
+        "toolCallRounds": [
+            {"id": "r1", "response": "", "toolInputRetry": 0,
+             "toolCalls": [{"name": "read_file", "id": "call_Rd__vscode-41",
+                            "arguments": json.dumps(reading)}]},
+            {"id": "r2", "response": "", "toolInputRetry": 0,
+             "toolCalls": [{"name": "insert_edit_into_file", "id": "call_Ins__vscode-42",
+                            "arguments": json.dumps(inserting)}]},
+        ],
+        "toolCallResults": {
+            "call_Rd__vscode-41": {"content": [{"value": "milk\nbread\n"}]},
+            "call_Ins__vscode-42": {"content": [{"value": "Edited notes.txt"}]},
+        },
+    }  # fmt: skip
+    log(folder / "s.jsonl", [
+        {"kind": 0, "v": state("s", asked("add tea", read, insert, internal,
+                                          result={"metadata": metadata}))},
+    ])  # fmt: skip
+    found = events(sessions(tmp_path)["s"])
+    calls = [e for e in found if e.kind == "tool_call"]
+    results = {e.call_id: e.text for e in found if e.kind == "tool_result"}
+    assert [c.extra.get("input") for c in calls] == [reading, inserting, None]
+    assert [results[c.call_id] for c in calls[:2]] == [
+        "milk\nbread\n",
+        "Edited notes.txt",
+    ]

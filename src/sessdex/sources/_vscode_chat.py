@@ -513,6 +513,7 @@ class _Response:
         self.open = False  # the response goes on: a call without its result still runs
         self.arguments = _arguments(metadata)
         self.outputs = _by_call(as_dict(metadata.get("toolCallResults")))
+        self.model_ids = _paired(parts, metadata)
 
     def _emit(self, kind: str, **fields: object) -> Event:
         return self.chat.emit(kind, self.time, estimated=True, **fields)  # type: ignore[arg-type]
@@ -619,7 +620,7 @@ class _Response:
         agent = as_str(call.get("subAgentInvocationId"))
         agent_id = agent if agent in self.spawns else None
         extra: dict[str, JSONValue] = {}
-        given = self.arguments.get(call_id)
+        given = self.arguments.get(self.model_ids.get(call_id, call_id))
         value = given if given is not None else _input(call)
         if value is not None:
             extra["input"] = value
@@ -648,7 +649,7 @@ class _Response:
         return (
             call.get("resultDetails") is not None
             or call.get("resultError") is not None
-            or call_id in self.outputs
+            or self.model_ids.get(call_id, call_id) in self.outputs
             or data.get("terminalCommandOutput") is not None
             or as_dict(data.get("terminalCommandState")).get("exitCode") is not None
             or (data.get("kind") == "subagent" and data.get("result") is not None)
@@ -656,7 +657,8 @@ class _Response:
 
     def _result(self, call: dict[str, object], call_id: str) -> Event:
         agent = as_str(call.get("subAgentInvocationId"))
-        output, failed = _output(call, self.outputs.get(call_id))
+        kept = self.outputs.get(self.model_ids.get(call_id, call_id))
+        output, failed = _output(call, kept)
         return self._emit("tool_result", agent_id=agent if agent in self.spawns else None,
                           call_id=call_id, text=output, is_error=failed)  # fmt: skip
 
@@ -714,6 +716,39 @@ def _by_call(kept: dict[str, object]) -> dict[str, object]:
     for key, value in kept.items():
         found.setdefault(_call_id(key), value)
     return found
+
+
+def _paired(parts: list[object], metadata: dict[str, object]) -> dict[str, str]:
+    """The model's id of each call whose part VS Code named by an id of its own (a UUID:
+    VS Code 1.105 to 1.109 at least), by the part's id: the parts that name no call of the
+    rounds pair with the rounds' calls no part names, in order, where there are as many
+    of each. A sub-agent's part (its calls are in no round of this request) and a tool's
+    own `*_internal` part (an edit tool's `vscode_editFile_internal`) are left out."""
+    called = [
+        _call_id(call_id)
+        for round_ in as_list(metadata.get("toolCallRounds"))
+        for call in as_list(as_dict(round_).get("toolCalls"))
+        if (call_id := as_str(as_dict(call).get("id")))
+    ]
+    named = set(called)
+    own: list[str] = []
+    for part in parts:
+        part = as_dict(part)
+        call_id = as_str(part.get("toolCallId"))
+        if (
+            as_str(part.get("kind")) in TOOL
+            and call_id
+            and call_id not in named
+            and call_id not in own
+            and not part.get("subAgentInvocationId")
+            and not (as_str(part.get("toolId")) or "").endswith("_internal")
+        ):
+            own.append(call_id)
+    seen = {as_str(as_dict(p).get("toolCallId")) for p in parts}
+    unnamed = [c for c in called if c not in seen]
+    if not own or len(own) != len(unnamed):
+        return {}
+    return dict(zip(own, unnamed, strict=True))
 
 
 def _arguments(metadata: dict[str, object]) -> dict[str, JSONValue]:

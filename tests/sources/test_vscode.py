@@ -695,3 +695,42 @@ def test_calls_whose_parts_vscode_named_by_its_own_ids_get_copilots_inputs(
         "milk\nbread\n",
         "Edited notes.txt",
     ]
+
+
+def test_a_result_copilot_kept_as_a_rendered_prompt_tree_is_its_text(
+    tmp_path: Path,
+) -> None:
+    """Copilot Chat keeps a built-in tool's result as the prompt-tsx tree it rendered for
+    the model (`{"node": {children: [...]}}`, text in the leaves, real chats of 2025 and
+    2026): the result is the leaves' text, a leaf marked `lineBreakBefore` on a line of
+    its own."""
+    folder = tmp_path / SHOP
+    search = {"kind": "toolInvocationSerialized", "toolCallId": "toolu_01Grep",
+              "toolId": "copilot_findTextInFiles", "isComplete": True,
+              "pastTenseMessage": {"value": "Searched text for `tea`"}}  # fmt: skip
+    leaf = {"type": 2, "priority": 5, "lineBreakBefore": False}
+    tree = {"node": {"type": 1, "ctor": 2, "ctorName": "Xy", "props": {}, "children": [
+        {**leaf, "text": "2 matches", "lineBreakBefore": True},
+        {"type": 1, "ctor": 2, "ctorName": "", "props": {}, "children": [
+            {**leaf, "text": "<match path=\"/w/a.txt\" line=3>\n", "lineBreakBefore": True},
+            {**leaf, "text": "green tea", "lineBreakBefore": True},
+            {**leaf, "text": "\n"},
+            {**leaf, "text": "</match>"},
+        ]},
+    ]}}  # fmt: skip
+    metadata = {
+        "toolCallRounds": [{"id": "r1", "response": "", "toolInputRetry": 0,
+                            "toolCalls": [{"name": "grep_search", "id": "toolu_01Grep",
+                                           "arguments": "{\"query\": \"tea\"}"}]}],
+        "toolCallResults": {"toolu_01Grep": {"$mid": 20, "content": [
+            {"$mid": 23, "value": tree}]}},
+    }  # fmt: skip
+    log(folder / "s.jsonl", [
+        {"kind": 0, "v": state("s", asked("find tea", search,
+                                          result={"metadata": metadata}))},
+    ])  # fmt: skip
+    found = events(sessions(tmp_path)["s"])
+    result = next(e for e in found if e.kind == "tool_result")
+    assert (
+        result.text == '2 matches\n<match path="/w/a.txt" line=3>\ngreen tea\n</match>'
+    )

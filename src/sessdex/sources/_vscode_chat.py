@@ -811,6 +811,33 @@ def _input(call: dict[str, object]) -> JSONValue | None:
     return None
 
 
+def _rendered(value: object) -> str | None:
+    """A result's text: a string, or the prompt-tsx tree Copilot Chat rendered for the
+    model (`{"node": ...}`, elements `type` 1 with `children`, text leaves `type` 2), its
+    leaves' text in order, one marked `lineBreakBefore` starting a line."""
+    if isinstance(value, str):
+        return value
+    root = as_dict(value).get("node")
+    if root is None:
+        return None
+    out: list[str] = []
+    stack: list[object] = [root]
+    while stack:  # depth first, no recursion: the tree is the file's
+        node = as_dict(stack.pop())
+        text = node.get("text")
+        if isinstance(text, str):
+            if (
+                node.get("lineBreakBefore") is True
+                and out
+                and not out[-1].endswith("\n")
+            ):
+                out.append("\n")
+            if text:
+                out.append(text)
+        stack.extend(reversed(as_list(node.get("children"))))
+    return "".join(out) or None
+
+
 def _output(call: dict[str, object], kept: object) -> tuple[str | None, bool]:
     """The call's result as text, and whether it failed."""
     data = as_dict(call.get("toolSpecificData"))
@@ -855,7 +882,7 @@ def _output(call: dict[str, object], kept: object) -> tuple[str | None, bool]:
     content = [
         text
         for item in as_list(as_dict(kept).get("content"))
-        if (text := as_str(as_dict(item).get("value")))
+        if (text := _rendered(as_dict(item).get("value")))
     ]
     if content:
         return "\n".join(content), failed

@@ -734,3 +734,31 @@ def test_a_result_copilot_kept_as_a_rendered_prompt_tree_is_its_text(
     assert (
         result.text == '2 matches\n<match path="/w/a.txt" line=3>\ngreen tea\n</match>'
     )
+
+
+def test_the_empty_code_fence_around_an_edits_code_block_is_not_an_answer(
+    tmp_path: Path,
+) -> None:
+    """Copilot writes an edit as a code block whose content is the edited file's (a fence,
+    VS Code's `codeblockUri`, a fence; the edit group before or after the closing one):
+    the bare fences are no part of the answer, and leave no code block open after it."""
+    folder = tmp_path / SHOP
+    fence = {"value": "\n````\n", "supportThemeIcons": False}
+    uri = {"$mid": 1, "fsPath": "/w/a.txt", "path": "/w/a.txt", "scheme": "file"}
+    edit = {"kind": "textEditGroup", "uri": uri, "done": True,
+            "edits": [[{"text": "tea", "range": {"startLineNumber": 1}}]]}  # fmt: skip
+    block = [fence, {"kind": "undoStop", "id": "u1"},
+             {"kind": "codeblockUri", "uri": uri, "isEdit": True}]  # fmt: skip
+    for name, parts in (("s", [*block, fence, edit]), ("t", [*block, edit, fence])):
+        log(folder / f"{name}.jsonl", [
+            {"kind": 0, "v": state(name, asked(
+                "add tea", {"value": "Adding it."}, *parts,
+                {"value": "Done: the list has tea."},
+            ))},
+        ])  # fmt: skip
+    found = sessions(tmp_path)
+    for name in ("s", "t"):
+        read = events(found[name])
+        said = [e.text for e in read if e.kind == "assistant"]
+        assert said == ["Adding it.", "Done: the list has tea."]
+        assert [e.tool for e in read if e.kind == "tool_call"] == ["textEditGroup"]

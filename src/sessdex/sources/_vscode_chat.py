@@ -81,6 +81,8 @@ EDIT = "textEditGroup"
 # NeedsInput 4; `modelState.value` since 1.109, `isCanceled` before
 _OPEN = (0, 4)
 _CANCELLED = 2
+_IN_BLOCK = ("undoStop", EDIT)  # between an edit's code block's fences
+_FENCE = re.compile(r"(`{3,}|~{3,})[\w+-]*")  # a code fence alone, as Copilot writes it
 _VENDOR = "copilot/"  # VS Code names a Copilot model `copilot/<model>`
 # Copilot Chat's own id of a call: the model's id and this suffix with a number; VS Code
 # names the call's part by the model's id alone
@@ -523,7 +525,10 @@ class _Response:
         # sub-agents' calls, their results said once the sub-agent's own calls are out
         held: list[tuple[str, dict[str, object]]] = []
         last = _last_of_each(self.parts, self.spawns)
+        fences = _bare_fences(self.parts)
         for index, part in enumerate(self.parts):
+            if index in fences:
+                continue
             text = (
                 markdown(part)
                 if not isinstance(part, dict) or "kind" not in part
@@ -682,6 +687,33 @@ class _Response:
         )
         yield self._emit("tool_result", call_id=call_id,
                          text=f"edited {where}" if where else "edited")  # fmt: skip
+
+
+def _bare_fences(parts: list[object]) -> set[int]:
+    """Where the markdown pieces that only open and close the code block of an edit are
+    (a fence, `codeblockUri`, a fence: VS Code fills the block with the edited file)."""
+    found: set[int] = set()
+    for index, part in enumerate(parts):
+        if as_str(as_dict(part).get("kind")) != "codeblockUri":
+            continue
+        before = _beside(parts, index, -1)
+        after = _beside(parts, index, 1)
+        if before is not None and after is not None:
+            found.update((before, after))
+    return found
+
+
+def _beside(parts: list[object], index: int, step: int) -> int | None:
+    """The bare fence next to a part, past undo stops and the edit group, if one is
+    there."""
+    index += step
+    while 0 <= index < len(parts) and as_dict(parts[index]).get("kind") in _IN_BLOCK:
+        index += step
+    if not 0 <= index < len(parts):
+        return None
+    part = parts[index]
+    text = markdown(part) if "kind" not in as_dict(part) else None
+    return index if text is not None and _FENCE.fullmatch(text.strip()) else None
 
 
 def _last_of_each(parts: list[object], spawns: set[str]) -> dict[str, int]:

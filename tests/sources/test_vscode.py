@@ -762,3 +762,24 @@ def test_the_empty_code_fence_around_an_edits_code_block_is_not_an_answer(
         said = [e.text for e in read if e.kind == "assistant"]
         assert said == ["Adding it.", "Done: the list has tea."]
         assert [e.tool for e in read if e.kind == "tool_call"] == ["textEditGroup"]
+
+
+def test_the_counts_vscode_keeps_on_the_request_are_the_turns_usage(
+    tmp_path: Path,
+) -> None:
+    """VS Code of 2026 keeps a request's own `promptTokens` and `completionTokens` beside
+    its `modelId` (a real chat exported in September 2026, an OpenAI model whose result
+    metadata has no counts): read as the turn's usage where Copilot's metadata has none."""
+    folder = tmp_path / SHOP
+    log(folder / "s.jsonl", [
+        {"kind": 0, "v": state("s", asked(
+            "sum the column", {"value": "It sums to 12."},
+            modelId="copilot/gpt-5-mini", promptTokens=9100, completionTokens=240,
+            copilotCredits=0.4, result={"metadata": {"resolvedModel": "gpt-5-mini"}},
+        ))},
+    ])  # fmt: skip
+    found = events(sessions(tmp_path)["s"])
+    usage = [e.usage for e in found if e.kind == "usage"]
+    assert len(usage) == 1 and usage[0] is not None
+    assert (usage[0].input_tokens, usage[0].output_tokens) == (9100, 240)
+    assert usage[0].model == "gpt-5-mini"

@@ -442,7 +442,11 @@ class Translator:
         if message:
             yield emit("error", end, text=message,
                        extra={"code": code} if (code := as_str(error.get("code"))) else {})  # fmt: skip
-        usage = _usage(metadata, model)
+        usage = _usage(metadata, model) or _usage(
+            {"promptTokens": request.get("promptTokens"),
+             "outputTokens": request.get("completionTokens")},
+            model,
+        )  # fmt: skip
         if usage is not None:
             yield emit("usage", end, usage=usage)
         reason: dict[str, JSONValue] = {}
@@ -468,8 +472,9 @@ def _summaries(metadata: dict[str, object]) -> list[str]:
 
 def _usage(metadata: dict[str, object], model: str | None) -> Usage | None:
     """Copilot Chat's counts for a response where its metadata keeps them
-    (`promptTokens`, `outputTokens`: Anthropic models only, the turn's last model call's);
-    None where it keeps none."""
+    (`promptTokens`, `outputTokens`: Anthropic models only, the turn's last model call's;
+    the caller falls back to the request's own `promptTokens`/`completionTokens`, which
+    VS Code keeps in 2026 whatever the model); None where it keeps none."""
     prompt_tokens = metadata.get("promptTokens")
     output_tokens = metadata.get("outputTokens")
     if not isinstance(prompt_tokens, int | float) and not isinstance(

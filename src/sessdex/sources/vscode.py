@@ -37,9 +37,11 @@ What a request's `result.metadata` holds is Copilot Chat's (microsoft/vscode-cop
 and `toolCallResults` (by call id, `{content: [{value}]}`), a call's id there being the
 model's with `__vscode-<n>` after it, where VS Code names the call's part by the model's
 id alone (the source) or by a UUID of its own (real chats of 1.105 to 1.109: those parts
-pair with the rounds' calls in order); `summaries` (`summary` before them): the conversation summarized, a compaction;
-`promptTokens`/`outputTokens` for Anthropic models only, the counts of the turn's last model
-call (a turn of several rounds used more): read as the turn's usage, the only counts kept.
+pair with the rounds' calls in order); `summaries` (`summary` before them): the
+conversation summarized, a compaction; `promptTokens`/`outputTokens` for Anthropic models
+only, the counts of the turn's last model call (a turn of several rounds used more): read
+as the turn's usage, else the request's own `promptTokens`/`completionTokens` (VS Code
+keeps them in 2026, whatever the model).
 Tools' arguments keep Copilot's names (`run_in_terminal` `command`, `replace_string_in_file`
 `filePath`/`oldString`/`newString`, `multi_replace_string_in_file` `replacements`,
 `create_file` `filePath`/`content`, `apply_patch` `input`, `read_file` `filePath`). A

@@ -783,3 +783,29 @@ def test_the_counts_vscode_keeps_on_the_request_are_the_turns_usage(
     assert len(usage) == 1 and usage[0] is not None
     assert (usage[0].input_tokens, usage[0].output_tokens) == (9100, 240)
     assert usage[0].model == "gpt-5-mini"
+
+
+def test_a_request_on_auto_is_the_model_auto_picked(tmp_path: Path) -> None:
+    """A request on the model picker's Auto is `copilot/auto`; the model Auto picked is in
+    an `autoModeResolution` part (`resolved: {id, name}`, a real export of 2026) and in
+    Copilot's `resolvedModel`: that is the turn's model, and the part is no unknown."""
+    folder = tmp_path / SHOP
+    pick = {
+        "kind": "autoModeResolution",
+        "resolved": {"id": "gpt-9-nano", "name": "Nano"},
+    }
+    log(folder / "s.jsonl", [
+        {"kind": 0, "v": state(
+            "s",
+            asked("first", pick, {"value": "One."}, modelId="copilot/auto",
+                  promptTokens=100, completionTokens=10),
+            {**asked("second", {"value": "Two."}, modelId="copilot/auto",
+                     promptTokens=200, completionTokens=20,
+                     result={"metadata": {"resolvedModel": "gpt-9-mini"}}),
+             "requestId": "request_2"},
+        )},
+    ])  # fmt: skip
+    session = sessions(tmp_path)["s"]
+    assert session.model == "gpt-9-mini"
+    found = events(session)
+    assert [e.usage.model for e in found if e.usage] == ["gpt-9-nano", "gpt-9-mini"]

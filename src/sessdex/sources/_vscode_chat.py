@@ -73,6 +73,7 @@ IGNORED = frozenset(
         "codeCitation", "references", "usedContext", "contentReference", "extensions",
         "treeData", "multiDiffData", "notebookEditGroup", "workspaceEdit", "command",
         "pullRequest", "disabledClaudeHooks", "hook", "markdownVuln", "editedFileEvents",
+        "autoModeResolution",
     }
 )  # fmt: skip
 TOOL = frozenset({"toolInvocationSerialized", "toolInvocation"})
@@ -83,7 +84,8 @@ _OPEN = (0, 4)
 _CANCELLED = 2
 _IN_BLOCK = ("undoStop", EDIT)  # between an edit's code block's fences
 _FENCE = re.compile(r"(`{3,}|~{3,})[\w+-]*")  # a code fence alone, as Copilot writes it
-_VENDOR = "copilot/"  # VS Code names a Copilot model `copilot/<model>`
+_VENDOR = "copilot/"
+_AUTO = "auto"  # the model picker's Auto: the model it picked is kept apart  # VS Code names a Copilot model `copilot/<model>`
 # Copilot Chat's own id of a call: the model's id and this suffix with a number; VS Code
 # names the call's part by the model's id alone
 _SUFFIX = "__vscode-"
@@ -368,10 +370,26 @@ def prompt(request: dict[str, object]) -> str | None:
 
 
 def model_name(request: dict[str, object]) -> str | None:
+    """The request's model, without Copilot's `copilot/`; on the picker's Auto
+    (`copilot/auto`), the model Auto picked where it is kept: Copilot's `resolvedModel`,
+    else VS Code's `autoModeResolution` part (`resolved.id`)."""
     model = stripped(request.get("modelId"))
     if model and model.startswith(_VENDOR):
         model = model[len(_VENDOR) :] or None
+    if model == _AUTO:
+        metadata = as_dict(as_dict(request.get("result")).get("metadata"))
+        return stripped(metadata.get("resolvedModel")) or _picked(request) or model
     return model
+
+
+def _picked(request: dict[str, object]) -> str | None:
+    response = request.get("response")
+    for part in response if isinstance(response, list) else []:
+        part = as_dict(part)
+        if part.get("kind") == "autoModeResolution":
+            resolved = as_dict(part.get("resolved"))
+            return stripped(resolved.get("id")) or stripped(part.get("resolvedModel"))
+    return None
 
 
 def ended(request: dict[str, object]) -> datetime | None:

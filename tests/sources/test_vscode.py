@@ -809,3 +809,60 @@ def test_a_request_on_auto_is_the_model_auto_picked(tmp_path: Path) -> None:
     assert session.model == "gpt-9-mini"
     found = events(session)
     assert [e.usage.model for e in found if e.usage] == ["gpt-9-nano", "gpt-9-mini"]
+
+
+REAL = DATA / "real" / "home"  # real chats of VS Code, October 2025 and February 2026
+
+
+def test_real_chats_list_and_read_as_vscode_shows_them() -> None:
+    """Two chats VS Code wrote (see PROVENANCE.md): a `.json` of October 2025 (Copilot
+    Chat, Claude Sonnet 4: a replace-string edit, a text search) and a `.jsonl` log of
+    February 2026 (Copilot Chat 0.37.1, GPT-4o: a file read, an insert edit and its
+    internal part, a second request pushed)."""
+    found = sessions(REAL)
+    old = found["331fed7f-cfd6-409c-8502-06a56322b636"]
+    log_ = found["7de89a80-6d93-43e7-be0a-0a9afe980198"]
+    assert (old.title, old.model) == (
+        "Assistance with TypeScript project tasks",
+        "claude-sonnet-4",
+    )
+    assert (log_.title, log_.model) == ("Adding a joke to jokes.csv file", "gpt-4o")
+    assert old.cwd == log_.cwd == "/Users/svarlamov/projects/testing-git"
+    assert old.created is not None and old.created.isoformat().startswith(
+        "2025-10-07T13:50"
+    )
+    assert log_.updated is not None and log_.updated.isoformat().startswith(
+        "2026-02-08T20:43"
+    )
+    read = events(old)
+    assert [e.text for e in read if e.kind == "user"] == [
+        "What can you help me with?",
+        "Change Bonjour World to hello world",
+        "Search for any other mentions of Bonjour",
+    ]
+    calls = [e for e in read if e.kind == "tool_call"]
+    assert [c.tool for c in calls] == [
+        "copilot_replaceString", "textEditGroup", "copilot_findTextInFiles"
+    ]  # fmt: skip
+    replace = calls[0].extra["input"]
+    assert isinstance(replace, dict) and "hello world" in str(replace["newString"])
+    assert calls[2].extra["input"] == {"query": "Bonjour", "isRegexp": False}
+    results = {e.call_id: e.text or "" for e in read if e.kind == "tool_result"}
+    assert results[calls[0].call_id].startswith(
+        "The following files were successfully edited:"
+    )
+    assert not any((e.text or "").strip().startswith("```") and len((e.text or "").strip()) <= 4
+                   for e in read if e.kind == "assistant")  # fmt: skip
+    read = events(log_)
+    calls = [e for e in read if e.kind == "tool_call"]
+    assert [c.tool for c in calls] == [
+        "copilot_readFile", "copilot_insertEdit", "vscode_editFile_internal", "textEditGroup"
+    ]  # fmt: skip
+    assert calls[0].extra["input"] == {
+        "filePath": "/Users/svarlamov/projects/testing-git/jokes.csv",
+        "startLine": 1, "endLine": 20,
+    }  # fmt: skip
+    results = {e.call_id: e.text or "" for e in read if e.kind == "tool_result"}
+    assert "1,Why do programmers prefer dark mode?" in results[calls[0].call_id]
+    assert [e.kind for e in read].count("turn_end") == 2
+    assert not [e for e in read if e.kind == "usage"]  # neither file keeps a count

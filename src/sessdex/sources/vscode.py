@@ -45,9 +45,12 @@ keeps them in 2026, whatever the model).
 Tools' arguments keep Copilot's names (`run_in_terminal` `command`, `replace_string_in_file`
 `filePath`/`oldString`/`newString`, `multi_replace_string_in_file` `replacements`,
 `create_file` `filePath`/`content`, `apply_patch` `input`, `read_file` `filePath`). A
-running call's part is written as a finished one's (`isComplete` true) less its result. No
-real chat file was seen: the layout of a chat kept before VS Code 1.109 and what other
-extensions' participants write stay read from the source alone.
+running call's part is written as a finished one's (`isComplete` true) less its result.
+Checked against real chats too: a `.json` of October 2025 and a `.jsonl` of February 2026
+(tests/data/vscode/real), and the shapes of an exported chat of September 2026 (request
+counts, Auto's pick): what other extensions' participants write stays read from the source
+alone. An exported chat (Chat: Export Chat…) is no chat of the store and is not listed; one
+imported again is stored as any other chat.
 """
 
 from __future__ import annotations
@@ -72,7 +75,8 @@ TITLE = "VS Code Chat (Copilot)"
 SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
 REPLAYED_LOGS = True  # a .jsonl chat's lines set what earlier ones wrote: read it whole
 CHECKED_WITH = (
-    "VS Code's and Copilot Chat's source, no real capture (Medium confidence): "
+    "VS Code's and Copilot Chat's source, and real chats of 2025-10 (.json) and 2026-02 "
+    "(.jsonl, Copilot Chat 0.37.1) from git-ai-project/git-ai's fixtures (Medium confidence): "
     "microsoft/vscode src/vs/workbench/contrib/chat/common/model/chatSessionStore.ts and "
     "objectMutationLog.ts @047238f9, chatSessionOperationLog.ts @03d43368 (the 1.109+ "
     ".jsonl log, rewritten whole past 1024 entries, and the older .json v3), "
@@ -82,7 +86,7 @@ CHECKED_WITH = (
     "prompt/common/conversation.ts and intents.ts (IResultMetadata, IToolCallRound), "
     "intents/node/toolCallingLoop.ts (call ids, token counts), "
     "prompt/node/defaultIntentRequestHandler.ts, tools/common/toolNames.ts and the "
-    "tools' parameters; synthetic files"
+    "tools' parameters; synthetic files beside the real ones"
 )
 ENV_VARS = (
     "VSCODE_APPDATA",

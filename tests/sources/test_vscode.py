@@ -702,8 +702,8 @@ def test_a_result_copilot_kept_as_a_rendered_prompt_tree_is_its_text(
 ) -> None:
     """Copilot Chat keeps a built-in tool's result as the prompt-tsx tree it rendered for
     the model (`{"node": {children: [...]}}`, text in the leaves, real chats of 2025 and
-    2026): the result is the leaves' text, a leaf marked `lineBreakBefore` on a line of
-    its own."""
+    2026): the result is its text as VS Code makes it (a line break before each leaf
+    marked `lineBreakBefore`, an image as `<image>`)."""
     folder = tmp_path / SHOP
     search = {"kind": "toolInvocationSerialized", "toolCallId": "toolu_01Grep",
               "toolId": "copilot_findTextInFiles", "isComplete": True,
@@ -717,6 +717,7 @@ def test_a_result_copilot_kept_as_a_rendered_prompt_tree_is_its_text(
             {**leaf, "text": "\n"},
             {**leaf, "text": "</match>"},
         ]},
+        {"type": 1, "ctor": 3, "children": []},
     ]}}  # fmt: skip
     metadata = {
         "toolCallRounds": [{"id": "r1", "response": "", "toolInputRetry": 0,
@@ -731,8 +732,8 @@ def test_a_result_copilot_kept_as_a_rendered_prompt_tree_is_its_text(
     ])  # fmt: skip
     found = events(sessions(tmp_path)["s"])
     result = next(e for e in found if e.kind == "tool_result")
-    assert (
-        result.text == '2 matches\n<match path="/w/a.txt" line=3>\ngreen tea\n</match>'
+    assert result.text == (
+        '2 matches\n<match path="/w/a.txt" line=3>\n\ngreen tea\n</match><image>'
     )
 
 

@@ -868,8 +868,11 @@ def _input(call: dict[str, object]) -> JSONValue | None:
 
 def _rendered(value: object) -> str | None:
     """A result's text: a string, or the prompt-tsx tree Copilot Chat rendered for the
-    model (`{"node": ...}`, elements `type` 1 with `children`, text leaves `type` 2), its
-    leaves' text in order, one marked `lineBreakBefore` starting a line."""
+    model (`{"node": ...}`), as VS Code itself makes it text (`stringifyPromptNodeJSON`,
+    chat/common/tools/promptTsxTypes.ts): a text leaf (`type` 2) as its `text`, a line
+    break before it where `lineBreakBefore`; an image (`ctor` 3) as `<image>`; the
+    children of any other element (`ctor` 1 or 2) in order. The one line break it starts
+    with is left out."""
     if isinstance(value, str):
         return value
     root = as_dict(value).get("node")
@@ -879,18 +882,17 @@ def _rendered(value: object) -> str | None:
     stack: list[object] = [root]
     while stack:  # depth first, no recursion: the tree is the file's
         node = as_dict(stack.pop())
-        text = node.get("text")
-        if isinstance(text, str):
-            if (
-                node.get("lineBreakBefore") is True
-                and out
-                and not out[-1].endswith("\n")
-            ):
+        if node.get("type") == 2:
+            if node.get("lineBreakBefore") is True:
                 out.append("\n")
-            if text:
+            if isinstance(text := node.get("text"), str):
                 out.append(text)
-        stack.extend(reversed(as_list(node.get("children"))))
-    return "".join(out) or None
+        elif node.get("ctor") == 3:
+            out.append("<image>")
+        elif node.get("ctor") in (1, 2):
+            stack.extend(reversed(as_list(node.get("children"))))
+    text = "".join(out).removeprefix("\n")
+    return text or None
 
 
 def _output(call: dict[str, object], kept: object) -> tuple[str | None, bool]:

@@ -867,3 +867,32 @@ def test_real_chats_list_and_read_as_vscode_shows_them() -> None:
     assert "1,Why do programmers prefer dark mode?" in results[calls[0].call_id]
     assert [e.kind for e in read].count("turn_end") == 2
     assert not [e for e in read if e.kind == "usage"]  # neither file keeps a count
+
+
+def test_a_searchs_result_is_what_the_model_read_not_only_the_files_it_found(
+    tmp_path: Path,
+) -> None:
+    """A text search's part keeps the files it found (`resultDetails`, a list of
+    locations: what VS Code's view shows), Copilot the matches the model read: the result
+    is the latter where it is kept (a real chat of October 2025)."""
+    folder = tmp_path / SHOP
+    where = {"uri": {"$mid": 1, "fsPath": "/w/a.txt", "path": "/w/a.txt", "scheme": "file"},
+             "range": {"startLineNumber": 3, "startColumn": 1}}  # fmt: skip
+    search = {"kind": "toolInvocationSerialized", "toolCallId": "toolu_01Find",
+              "toolId": "copilot_findTextInFiles", "isComplete": True,
+              "resultDetails": [where],
+              "pastTenseMessage": {"value": "Searched text for `tea`, 1 result"}}  # fmt: skip
+    metadata = {
+        "toolCallRounds": [{"id": "r1", "response": "", "toolInputRetry": 0,
+                            "toolCalls": [{"name": "grep_search", "id": "toolu_01Find",
+                                           "arguments": "{\"query\": \"tea\"}"}]}],
+        "toolCallResults": {"toolu_01Find": {"content": [
+            {"value": "1 match\n<match path=\"/w/a.txt\" line=3>\ngreen tea\n</match>"}]}},
+    }  # fmt: skip
+    log(folder / "s.jsonl", [
+        {"kind": 0, "v": state("s", asked("find tea", search,
+                                          result={"metadata": metadata}))},
+    ])  # fmt: skip
+    found = events(sessions(tmp_path)["s"])
+    result = next(e for e in found if e.kind == "tool_result")
+    assert result.text is not None and "green tea" in result.text

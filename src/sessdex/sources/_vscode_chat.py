@@ -912,6 +912,11 @@ def _output(call: dict[str, object], kept: object) -> tuple[str | None, bool]:
             return text, failed or error is not None
     if data.get("kind") == "subagent" and as_str(data.get("result")):
         return as_str(data.get("result")), error is not None
+    content = [
+        text
+        for item in as_list(as_dict(kept).get("content"))
+        if (text := _rendered(as_dict(item).get("value")))
+    ]
     details = call.get("resultDetails")
     if isinstance(details, dict):
         failed = failed or details.get("isError") is True
@@ -926,7 +931,7 @@ def _output(call: dict[str, object], kept: object) -> tuple[str | None, bool]:
                 pieces.append(f"[{as_str(item.get('mimeType')) or 'data'}]")
         if pieces:
             return "\n".join(pieces), failed or error is not None
-    elif isinstance(details, list):  # the files a search found
+    elif isinstance(details, list) and not content:  # the files a search found
         paths = [
             p
             for uri in details
@@ -936,12 +941,7 @@ def _output(call: dict[str, object], kept: object) -> tuple[str | None, bool]:
             return "\n".join(paths), error is not None
     if error:
         return error, True
-    content = [
-        text
-        for item in as_list(as_dict(kept).get("content"))
-        if (text := _rendered(as_dict(item).get("value")))
-    ]
-    if content:
+    if content:  # what the model read: a search's matches, not only its files
         return "\n".join(content), failed
     said = markdown(call.get("pastTenseMessage")) or markdown(
         call.get("invocationMessage")

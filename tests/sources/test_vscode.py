@@ -690,7 +690,7 @@ def test_calls_whose_parts_vscode_named_by_its_own_ids_get_copilots_inputs(
     found = events(sessions(tmp_path)["s"])
     calls = [e for e in found if e.kind == "tool_call"]
     results = {e.call_id: e.text for e in found if e.kind == "tool_result"}
-    assert [c.extra.get("input") for c in calls] == [reading, inserting, None]
+    assert [c.extra.get("input") for c in calls] == [reading, inserting]
     assert [results[c.call_id] for c in calls[:2]] == [
         "milk\nbread\n",
         "Edited notes.txt",
@@ -857,7 +857,7 @@ def test_real_chats_list_and_read_as_vscode_shows_them() -> None:
     read = events(log_)
     calls = [e for e in read if e.kind == "tool_call"]
     assert [c.tool for c in calls] == [
-        "copilot_readFile", "copilot_insertEdit", "vscode_editFile_internal", "textEditGroup"
+        "copilot_readFile", "copilot_insertEdit", "textEditGroup"
     ]  # fmt: skip
     assert calls[0].extra["input"] == {
         "filePath": "/Users/svarlamov/projects/testing-git/jokes.csv",
@@ -896,3 +896,20 @@ def test_a_searchs_result_is_what_the_model_read_not_only_the_files_it_found(
     found = events(sessions(tmp_path)["s"])
     result = next(e for e in found if e.kind == "tool_result")
     assert result.text is not None and "green tea" in result.text
+
+
+def test_a_tools_hidden_internal_part_is_not_a_call_of_its_own(tmp_path: Path) -> None:
+    """An edit tool runs VS Code's `vscode_editFile_internal` and VS Code keeps that as a
+    hidden part (`presentation` "hidden", no input, no result; a real chat of February
+    2026): the model never called it and VS Code shows nothing for it."""
+    folder = tmp_path / SHOP
+    internal = {"kind": "toolInvocationSerialized", "isComplete": True,
+                "presentation": "hidden", "invocationMessage": "",
+                "toolCallId": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9",
+                "toolId": "vscode_editFile_internal"}  # fmt: skip
+    log(folder / "s.jsonl", [
+        {"kind": 0, "v": state("s", asked("add tea", {"value": "Adding."}, internal,
+                                          {"value": " Done."}))},
+    ])  # fmt: skip
+    found = events(sessions(tmp_path)["s"])
+    assert [e.kind for e in found if e.kind.startswith("tool")] == []

@@ -588,7 +588,7 @@ class _Response:
             yield from self._thought()
             if kind in TOOL:
                 call_id = as_str(as_dict(part).get("toolCallId"))
-                if call_id and call_id in done:
+                if (call_id and call_id in done) or _hidden_internal(as_dict(part)):
                     continue
                 if call_id:
                     done.add(call_id)
@@ -710,6 +710,14 @@ class _Response:
         )
         yield self._emit("tool_result", call_id=call_id,
                          text=f"edited {where}" if where else "edited")  # fmt: skip
+
+
+def _hidden_internal(part: dict[str, object]) -> bool:
+    """A part VS Code keeps of a tool's own internal step (`vscode_editFile_internal`,
+    run by an edit tool), hidden in its view: no call the model made."""
+    return part.get("presentation") == "hidden" and (
+        as_str(part.get("toolId")) or ""
+    ).endswith("_internal")
 
 
 def _bare_fences(parts: list[object]) -> set[int]:

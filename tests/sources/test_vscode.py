@@ -828,7 +828,7 @@ def test_real_chats_list_and_read_as_vscode_shows_them() -> None:
         "claude-sonnet-4",
     )
     assert (log_.title, log_.model) == ("Adding a joke to jokes.csv file", "gpt-4o")
-    assert old.cwd == log_.cwd == "/Users/svarlamov/projects/testing-git"
+    assert old.cwd == log_.cwd == "/Users/alex/projects/testing-git"
     assert old.created is not None and old.created.isoformat().startswith(
         "2025-10-07T13:50"
     )
@@ -860,7 +860,7 @@ def test_real_chats_list_and_read_as_vscode_shows_them() -> None:
         "copilot_readFile", "copilot_insertEdit", "textEditGroup"
     ]  # fmt: skip
     assert calls[0].extra["input"] == {
-        "filePath": "/Users/svarlamov/projects/testing-git/jokes.csv",
+        "filePath": "/Users/alex/projects/testing-git/jokes.csv",
         "startLine": 1, "endLine": 20,
     }  # fmt: skip
     results = {e.call_id: e.text or "" for e in read if e.kind == "tool_result"}

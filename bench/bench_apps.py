@@ -11,6 +11,7 @@ import argparse
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from _common import (
@@ -25,6 +26,7 @@ from _common import (
 )
 
 from sessdex import sources
+from sessdex.freshness import RACY_NS
 from sessdex.sources import Home
 
 
@@ -47,6 +49,10 @@ def main() -> int:
                 top = top.parent
             root.mkdir(parents=True)
             created.append(top)
+    if created:
+        # a folder changed within RACY_NS of a listing is not trusted and is listed again
+        # next time: wait that out, as a user's empty folders are old by the time they list
+        time.sleep(RACY_NS / 1e9 + 0.5)
     try:
         with tempfile.TemporaryDirectory() as state:
             env = environment(Path(state))

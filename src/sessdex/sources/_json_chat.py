@@ -28,7 +28,15 @@ from .. import files
 from ..diagnostics import Diagnostics
 from . import _gemini_messages as messages
 from . import _hashed_folders as hashed
-from ._values import dicts, file_size, iso_time, one_line, text_of, type_tag
+from ._values import (
+    dicts,
+    file_size,
+    iso_time,
+    one_line,
+    stat_size,
+    text_of,
+    type_tag,
+)
 
 LIST_LIMIT = 16 * 1024 * 1024  # a bigger chat is listed from its ends
 READ_LIMIT = files.WHOLE_JSON_CAP  # ...and read one message at a time past this
@@ -331,6 +339,30 @@ def first_id(path: str | os.PathLike[str]) -> str | None:
     except orjson.JSONDecodeError:
         return None
     return value if isinstance(value, str) and value else None
+
+
+def small_document(
+    path: Path, app: str, cap: int, diagnostics: Diagnostics
+) -> tuple[bool, dict[str, object] | None]:
+    """How a read of a chat kept as one JSON document starts: (False, None) where the file
+    is gone or refused (said), or holds no object (counted): nothing to read; (True, the
+    document) where it is at most `cap` bytes and parses; (True, None) where it is to be
+    read in pieces: too big to parse whole, or broken (what precedes the break is kept)."""
+    size = stat_size(path)
+    if size is None:
+        diagnostics.problem(
+            files.refused_problem(app, path) or f"{app}: {path} vanished"
+        )
+        return False, None
+    if size > cap:
+        return True, None
+    value = files.read_json_file(path, limit=cap, diagnostics=diagnostics)
+    if isinstance(value, dict):
+        return True, value
+    if value is not None:
+        diagnostics.skip(str(path), 1, "not an object")
+        return False, None
+    return True, None
 
 
 def read(

@@ -393,24 +393,18 @@ def read(
 ) -> Iterator[Event]:
     if session.path is None:
         return
+    from . import _json_chat
+
     path = Path(session.path)
-    size = stat_size(path)
-    if size is None:
-        diagnostics.problem(
-            files.refused_problem(NAME, path) or f"{NAME}: {path} vanished"
-        )
+    readable, value = _json_chat.small_document(path, NAME, WHOLE_CAP, diagnostics)
+    if not readable:
         return
     reader = _Reader(session, diagnostics)
-    if size <= WHOLE_CAP:
-        value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
-        if isinstance(value, dict):
-            reader.keep(value)
-            yield from reader.items(as_list(value.get("chatHistory")))
-            yield from reader.left()
-            return
-        if value is not None:
-            diagnostics.skip(str(path), 1, "not an object")
-            return
+    if value is not None:
+        reader.keep(value)
+        yield from reader.items(as_list(value.get("chatHistory")))
+        yield from reader.left()
+        return
     # too big to parse whole, or broken: one chat item at a time; the sub-agents and
     # summaries' costs kept after the history taken from the file's end first, so that
     # a sub-agent is given where it ran

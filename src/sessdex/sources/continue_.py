@@ -323,21 +323,12 @@ def read(
 ) -> Iterator[Event]:
     if session.path is None:
         return
+    from . import _json_chat
+
     path = Path(session.path)
-    size = stat_size(path)
-    if size is None:
-        diagnostics.problem(
-            files.refused_problem(NAME, path) or f"{NAME}: {path} vanished"
-        )
+    readable, top = _json_chat.small_document(path, NAME, WHOLE_CAP, diagnostics)
+    if not readable:
         return
-    top: dict[str, object] | None = None
-    if size <= WHOLE_CAP:
-        value = files.read_json_file(path, limit=WHOLE_CAP, diagnostics=diagnostics)
-        if isinstance(value, dict):
-            top = value
-        elif value is not None:
-            diagnostics.skip(str(path), 1, "not an object")
-            return
     if top is not None:
         items: list[dict[str, object]] = []
         for item in as_list(top.get("history")):

@@ -21,6 +21,7 @@ from ..model import Event, JSONValue, Usage
 from ._values import (
     Emitter,
     blob,
+    copied_note,
     dicts,
     iso_time,
     items,
@@ -36,6 +37,9 @@ MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
 _CONTEXT = "<session_context>"
 _HOOK_CONTEXT = "<hook_context>"
 _CANCELLED = "Request cancelled."  # the info message a turn the user stopped ends with
+# what `gemini --session-file <file>` writes first into the chat it copies the file into
+_IMPORT_ID = re.compile(r"import-[0-9]{1,20}")
+_IMPORTED = "Imported session from "
 # Qwen Code put its notes to the model (sub-agents on offer, plan mode) before the text of
 # a new prompt, in the same string.
 _REMINDERS = re.compile(
@@ -70,6 +74,11 @@ class Chat:
     calls: set[str] = field(default_factory=set)
     results: set[str] = field(default_factory=set)
     children: set[str] = field(default_factory=set)
+    # an imported chat (`--session-file`): the file it names, the session this home holds
+    # that the copies came from, and the ids of the copies (billed there, not here)
+    imported_from: str | None = None
+    copied_from: str | None = None
+    copied: frozenset[str] = frozenset()
 
 
 def item_events(item: Item, chat: Chat, emit: Emitter) -> Iterator[Event]:
@@ -84,6 +93,8 @@ def item_events(item: Item, chat: Chat, emit: Emitter) -> Iterator[Event]:
             extra={"rewound": len(item.dropped)},
         )
         for dropped in item.dropped:  # gone from the chat, but billed
+            if text_of(dropped, "id") in chat.copied:
+                continue  # billed where it was copied from
             if (billed := usage(dropped, chat.model_type)) is not None:
                 yield say(
                     "usage",
@@ -123,6 +134,15 @@ def item_events(item: Item, chat: Chat, emit: Emitter) -> Iterator[Event]:
                 yield say("user", time=when, text=text)
     elif message.get("type") == chat.model_type:
         yield from _model_events(message, when, chat, emit)
+    elif chat.imported_from is not None and imported_from(message) is not None:
+        noted: dict[str, JSONValue] = {"imported_from": chat.imported_from}
+        if chat.copied_from is not None:  # the copies follow, billed there
+            noted["forked_from"] = chat.copied_from
+            text = copied_note(chat.copied_from)
+        else:  # the only record of them left here: billed here
+            noted["level"] = "info"
+            text = content_text(message.get("content")) or ""
+        yield say("meta", time=when, text=text, extra=noted)
     elif message.get("type") == "error":
         yield say(
             "error",
@@ -179,7 +199,8 @@ def _model_events(
                 call_id=call_id or None,
                 extra={"input": json_value(call.get("args"))},
             )
-    if (billed := usage(message, chat.model_type)) is not None:
+    billed = usage(message, chat.model_type)
+    if billed is not None and text_of(message, "id") not in chat.copied:
         yield say("usage", time=when, usage=billed)
     for call in tool_calls:
         call_id, done = (
@@ -227,6 +248,21 @@ def _model_events(
         # (a response with no text is one whose tool calls are not written yet: Gemini
         # records them once they have run, in a second write of the same message)
         yield say("turn_end", time=when)
+
+
+def imported_from(message: dict[str, object]) -> str | None:
+    """The file named by the note `gemini --session-file <file>` writes first into the new
+    chat it copies that file's user and model messages into (their ids, times and tokens
+    kept: 0.61's resolveSessionId); None for any other message."""
+    content = message.get("content")
+    if (
+        message.get("type") != "info"
+        or not _IMPORT_ID.fullmatch(text_of(message, "id") or "")
+        or not isinstance(content, str)
+        or not content.startswith(_IMPORTED)
+    ):
+        return None
+    return content.removeprefix(_IMPORTED) or None
 
 
 def _synthetic(message: dict[str, object]) -> bool:

@@ -15,6 +15,13 @@ and the spawning tool call carries `agentId`. Before ~0.40 a session was one JSO
 (`session-*.json`, `{sessionId, projectHash, startTime, lastUpdated, messages, summary}`),
 rewritten whole; a resume converts it to `.jsonl` beside it, so both can exist (`.jsonl` wins).
 `show --tail` finds such a chat's last messages from its end (`read_last`).
+`gemini --session-file <file>` (since 0.43: a chat or an `/export-session` file) imports into a
+new chat, `session-<epoch ms>-<id8>.jsonl`: the header (new id, the source's summary), an
+`info` note `import-<ms>` "Imported session from <file>", then the source's user and model
+messages with their ids, times and tokens; nothing else names the source. When this home
+still holds it (the chat `<file>` names, or a chat beside the import holding the first copied
+model message's id, `_import_source`), the note becomes a copy note naming it
+(`extra["forked_from"]`, `extra["imported_from"]`) and the copies are billed there, not here.
 
 The project folder is a short name mapped to its path in `projects.json` (and by a
 `.project_root` marker inside it); older folders (before 0.29, and never renamed for a project
@@ -64,6 +71,8 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import BinaryIO
 
+import orjson
+
 from .. import files, folders
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
@@ -79,6 +88,7 @@ from ._values import (
     line_start,
     obj,
     one_line,
+    stat_size,
     text_of,
     type_tag,
 )
@@ -91,6 +101,8 @@ CHECKED_WITH = (
     "gemini 0.61.0 (JSONL chats); pre-0.40 one-file JSON chats from public samples"
     "; sha256-named project folders before 0.29 and trustedFolders.json from gemini-cli's source"
     "; resume checked against 0.61.0's --help"
+    "; --session-file imports from 0.61.0's resolveSessionId and a real run; 0.61.0 is"
+    " still the newest release (npm, 2026-12-05)"
 )
 ENV_VARS = ("GEMINI_CLI_HOME",)
 # its program, as `resume` runs it: `watch` shows a copy running with no session yet
@@ -108,6 +120,11 @@ RESUME_FLAGS = ResumeFlags(
     bare_latest=True,
 )
 _TAIL_KEYS = (b'"summary"', b'"model"', b'"lastUpdated"', b'"timestamp"')
+# where an imported chat's copies are looked for in the chats beside it
+SOURCE_FILES = 200
+SOURCE_BYTES = 512 * 1024 * 1024
+# `--session-file` names the chat it imports into by the epoch milliseconds, not the minute
+_IMPORTED_NAME = re.compile(r"session-[0-9]{10,}-")
 
 
 # --- where -----------------------------------------------------------------------------
@@ -404,6 +421,12 @@ class _Timeline:
         self.slots: list[_Slot] = []
         self.where: dict[str, int] = {}
         self.session_id: str | None = None
+        self.imported_from: str | None = None  # the file `--session-file` named
+        self.imported: list[str] = []  # the ids of the messages that import copied
+        # the first copied model message's (random) id: a user message's may be a hash of
+        # its text, the same in every chat (the `<session_context>` preamble's)
+        self.probe: str | None = None
+        self._importing = False
 
     def _reindex(self) -> None:
         self.where = {
@@ -416,6 +439,7 @@ class _Timeline:
         self, line: files.Line, record: dict[str, object], diagnostics: Diagnostics
     ) -> None:
         message_id = text_of(record, "id")
+        self._importing = self._importing and bool(message_id)
         if "$rewindTo" in record:
             self._rewind(record["$rewindTo"])
         elif "$set" in record:
@@ -424,6 +448,13 @@ class _Timeline:
         elif message_id and type_tag(record.get("type")) not in messages.MESSAGE_TYPES:
             diagnostics.unknown_type(f"message:{record.get('type')}")
         elif message_id:
+            if self._importing:
+                self.imported.append(message_id)
+                if self.probe is None and record.get("type") == "gemini":
+                    self.probe = message_id
+            elif not self.slots and self.imported_from is None:
+                self.imported_from = messages.imported_from(record)
+                self._importing = self.imported_from is not None
             ref = (line.offset, line.end, -1)
             if message_id in self.where:
                 self.slots[
@@ -651,6 +682,7 @@ def _read_chat(
         diagnostics.problem(f"gemini: {path} vanished before it could be read")
         return
     found: Iterable[messages.Item]
+    timeline: _Timeline | None = None
     if path.suffix == ".json":
         # one JSON document the app rewrites whole (read one message at a time when big)
         session_id, listed = json_chat.read(
@@ -666,6 +698,10 @@ def _read_chat(
         found = timeline.resolve(path, full)
         session_id = timeline.session_id
     chat = messages.Chat(agent, session_id)
+    if timeline is not None and timeline.imported_from is not None:
+        chat.imported_from = timeline.imported_from
+        chat.copied_from = _import_source(path, timeline.imported_from, timeline.probe)
+        chat.copied = frozenset(timeline.imported if chat.copied_from else ())
     if session_id and depth < SUBAGENT_DEPTH:
         chat.read_child = partial(
             _child_chat, _chats_dir(path) / session_id, emit, diagnostics, full, depth
@@ -686,6 +722,58 @@ def _read_chat(
                 yield from _read_chat(
                     Path(child.path), child_id, emit, diagnostics, full, 0, depth + 1
                 )
+
+
+def _import_source(path: Path, named: str, probe: str | None) -> str | None:
+    """The session whose messages an imported chat (`gemini --session-file <file>`) copied,
+    where this home still holds it: the chat `<file>` names when it is one of this home's,
+    else one of the chats beside the import (an exported file is imported in its project,
+    mostly) holding the id of the first model message copied (`probe`), searched newest
+    first, at most SOURCE_FILES of them and SOURCE_BYTES in all. Other imports (named by epoch milliseconds) hold copies,
+    not originals. None when no such chat is left: the copies are billed in the import."""
+    if probe is None:
+        return None  # no model message copied: nothing billed
+    chats, needle = _chats_dir(path), orjson.dumps(probe)
+    marker = re.compile(rb'"id"\s*:\s*' + re.escape(needle))
+    # the name comes from the file: one with a NUL or a lone surrogate names no file
+    plain = named.isprintable()
+    candidates = (
+        [Path(named)] if plain and _in_chats(Path(named), chats.parent.parent) else []
+    )
+    candidates += [
+        Path(e.path)
+        for e in reversed(folders.entries(chats))
+        if e.name.startswith("session-") and e.name.endswith((".json", ".jsonl"))
+    ]
+    budget, tried = SOURCE_BYTES, {path}
+    for candidate in candidates[:SOURCE_FILES]:
+        size = stat_size(candidate)
+        if candidate in tried or _IMPORTED_NAME.match(candidate.name) or size is None:
+            continue
+        tried.add(candidate)
+        budget -= size
+        if budget < 0:
+            break
+        try:
+            found = any(
+                marker.search(line.data)
+                for line in files.lines_with(candidate, needle, 0, size)
+            )
+        except OSError:
+            continue
+        if found and (source := json_chat.first_id(candidate)) is not None:
+            return source
+    return None
+
+
+def _in_chats(path: Path, tmp: Path) -> bool:
+    """Whether `path` is a chat file of this home: tmp/<project>/chats/session-*."""
+    return (
+        path.is_absolute()
+        and path.parent.name == "chats"
+        and path.parent.parent.parent == tmp
+        and path.name.startswith("session-")
+    )
 
 
 def _child_chat(

@@ -14,6 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessdex.cli import main
@@ -98,3 +99,20 @@ def test_a_note_naming_no_file_is_no_source(tmp_path: Path, run: CliRunner) -> N
         assert copy.startswith(
             f"· started from a copy of {SOURCE}'s"
         )  # found beside it
+
+
+@pytest.mark.parametrize("relative", [False, True])
+def test_an_exported_file_leads_to_its_session_in_another_project(
+    tmp_path: Path, run: CliRunner, relative: bool
+) -> None:
+    # `/export-session <file>` writes the session (its id first) as indented JSON; it is
+    # imported here in another project, from where gemini ran or by an absolute path
+    project = tmp_path / "code" / "webapp"
+    project.mkdir(parents=True)
+    exported = {"sessionId": SOURCE, "projectHash": "…", "messages": []}
+    (project / "my-session.json").write_text(json.dumps(exported, indent=2))
+    named = "my-session.json" if relative else str(project / "my-session.json")
+    home = _home(tmp_path, project="webapp", named=named)
+    (home / ".gemini" / "tmp" / "webapp" / ".project_root").write_text(str(project))
+    assert _show(run, home, COPY).startswith(f"· started from a copy of {SOURCE}'s")
+    assert COPY not in _billed(run, home)

@@ -19,9 +19,10 @@ rewritten whole; a resume converts it to `.jsonl` beside it, so both can exist (
 new chat, `session-<epoch ms>-<id8>.jsonl`: the header (new id, the source's summary), an
 `info` note `import-<ms>` "Imported session from <file>", then the source's user and model
 messages with their ids, times and tokens; nothing else names the source. When this home
-still holds it (the chat `<file>` names, or a chat beside the import holding the first copied
-model message's id, `_import_source`), the note becomes a copy note naming it
-(`extra["forked_from"]`, `extra["imported_from"]`) and the copies are billed there, not here.
+still holds it (the chat `<file>` names, the chat of the session an exported `<file>` starts
+with, or a chat beside the import, holding the first copied model message's id:
+`_import_source`), the note becomes a copy note naming it (`extra["forked_from"]`,
+`extra["imported_from"]`) and the copies are billed there, not here.
 
 The project folder is a short name mapped to its path in `projects.json` (and by a
 `.project_root` marker inside it); older folders (before 0.29, and never renamed for a project
@@ -726,27 +727,16 @@ def _read_chat(
 
 def _import_source(path: Path, named: str, probe: str | None) -> str | None:
     """The session whose messages an imported chat (`gemini --session-file <file>`) copied,
-    where this home still holds it: the chat `<file>` names when it is one of this home's,
-    else one of the chats beside the import (an exported file is imported in its project,
-    mostly) holding the id of the first model message copied (`probe`), searched newest
-    first, at most SOURCE_FILES of them and SOURCE_BYTES in all. Other imports (named by epoch milliseconds) hold copies,
-    not originals. None when no such chat is left: the copies are billed in the import."""
+    where this home still holds it: the first of `_import_candidates` holding the id of
+    the first model message copied (`probe`), at most SOURCE_FILES of them searched and
+    SOURCE_BYTES in all. Other imports (named by epoch milliseconds) hold copies, not
+    originals. None when no such chat is left: the copies are billed in the import."""
     if probe is None:
         return None  # no model message copied: nothing billed
-    chats, needle = _chats_dir(path), orjson.dumps(probe)
+    needle = orjson.dumps(probe)
     marker = re.compile(rb'"id"\s*:\s*' + re.escape(needle))
-    # the name comes from the file: one with a NUL or a lone surrogate names no file
-    plain = named.isprintable()
-    candidates = (
-        [Path(named)] if plain and _in_chats(Path(named), chats.parent.parent) else []
-    )
-    candidates += [
-        Path(e.path)
-        for e in reversed(folders.entries(chats))
-        if e.name.startswith("session-") and e.name.endswith((".json", ".jsonl"))
-    ]
     budget, tried = SOURCE_BYTES, {path}
-    for candidate in candidates[:SOURCE_FILES]:
+    for candidate in _import_candidates(path, named)[:SOURCE_FILES]:
         size = stat_size(candidate)
         if candidate in tried or _IMPORTED_NAME.match(candidate.name) or size is None:
             continue
@@ -764,6 +754,35 @@ def _import_source(path: Path, named: str, probe: str | None) -> str | None:
         if found and (source := json_chat.first_id(candidate)) is not None:
             return source
     return None
+
+
+def _import_candidates(path: Path, named: str) -> list[Path]:
+    """Where an import's source may be, likeliest first: the chat `<file>` names when it is
+    one of this home's; when it is a file `/export-session` wrote (a relative name is the
+    project's), the chats of every project named after the session id it starts with
+    (`session-<minute>-<id8>`); then the chats beside the import, newest first (an
+    exported file is mostly imported in its project)."""
+    chats = _chats_dir(path)
+    tmp, found = chats.parent.parent, []
+    # the name comes from the file: one with a NUL or a lone surrogate names no file
+    if named.isprintable():
+        cwd = _project_cwd(chats.parent, None, tmp.parent)
+        file = Path(cwd or "/", named) if cwd or Path(named).is_absolute() else None
+        if file is not None and _in_chats(file, tmp):
+            found.append(file)
+        elif file is not None and (exported := json_chat.first_id(file)) is not None:
+            ending = (f"-{exported[:8]}.jsonl", f"-{exported[:8]}.json")
+            for project in folders.entries(tmp, tmp.parent):
+                for entry in folders.entries(Path(project.path) / "chats", tmp.parent):
+                    if entry.name.startswith("session-") and entry.name.endswith(
+                        ending
+                    ):
+                        found.append(Path(entry.path))
+    return found + [
+        Path(e.path)
+        for e in reversed(folders.entries(chats))
+        if e.name.startswith("session-") and e.name.endswith((".json", ".jsonl"))
+    ]
 
 
 def _in_chats(path: Path, tmp: Path) -> bool:

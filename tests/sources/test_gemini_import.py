@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from sessdex.cli import main
 
-DATA = Path(__file__).parent / "data" / "gemini"
+DATA = Path(__file__).parent.parent / "data" / "gemini"
 IMPORT = DATA / "imported" / "session-1796487537618-67410c7a.jsonl"
 SHOP = Path(".gemini") / "tmp" / "shop-api" / "chats"
 SOURCE = "91700103-d86c-4b78-a644-1859e018e21c"

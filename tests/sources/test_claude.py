@@ -1891,3 +1891,53 @@ def test_a_sub_agent_without_meta_has_one_spawner_whatever_was_listed_before_it(
     monkeypatch.setattr(_claude_spawns, "_kept", {})
     assert parent("y1") == "s"
     assert (alone, parent("b1")) == ("s2", "s2")
+
+
+def test_what_2_1_332_writes_of_repl_scripts_fallbacks_and_cut_tool_results(
+    tmp_path: Path,
+) -> None:
+    """Shapes from the 2.1.332 program's writers: a REPL script's `host-row`, the
+    attachments in its own set of context for the model, the plan's `file_snapshot` are
+    passed over without a word (no "unknown record type" in doctor); a model that fell
+    back (`model_fallback`, `model_consent_fallback`) is a meta event naming both models,
+    and tool outputs cut for the model (`tool_results_cut`) a compaction."""
+    opus, sonnet = "claude-opus-4-5", "claude-sonnet-4-5"
+    lines = [
+        prompt(1, "Refactor the parser"),
+        {"type": "host-row", "sessionId": "s", "timestamp": "2026-11-24T12:00:02.000Z",
+         "ranByToolUseId": "toolu_1"},
+        record("attachment", 3, attachment={"type": "at_mention_reference", "filename": "/a.py"}),
+        record("attachment", 4, attachment={"type": "prompt_as_file", "promptUuid": "u1",
+               "path": "/tmp/p.txt", "characters": 40000}),
+        record("attachment", 5, attachment={"type": "session_cron_carry", "tasks": []}),
+        record("attachment", 6, attachment={"type": "elapsed_time_reminder"}),
+        record("system", 7, subtype="file_snapshot", content="File snapshot", level="info",
+               isMeta=True, snapshotFiles=[{"key": "plan", "path": "/p.md", "content": "x"}]),
+        record("system", 8, subtype="model_fallback", content="Opus is overloaded",
+               level="warning", trigger="overloaded", originalModel=opus,
+               fallbackModel=sonnet, isMeta=False),
+        reply(9, "Done."),
+        record("attachment", 10, attachment={"type": "tool_results_cut",
+               "callIds": ["toolu_1", "toolu_2"], "standIn": "[cut]",
+               "roughTokens": 12000, "cause": "return_after_idle"}),
+        record("system", 11, subtype="model_consent_fallback", content="Switched",
+               level="warning", choice="consent", originalModel=opus,
+               fallbackModel=sonnet, persistedAsDefault=False, isMeta=False),
+    ]  # fmt: skip
+    diagnostics = Diagnostics()
+    found = events(write(tmp_path / "s.jsonl", lines), diagnostics)
+    assert not diagnostics.unknown, diagnostics.unknown
+    fell = [e for e in found if e.kind == "meta" and "fell back" in (e.text or "")]
+    assert [(e.text, e.extra["model"]) for e in fell] == [
+        (f"model fell back from {opus} to {sonnet}", sonnet)
+    ] * 2
+    [cut] = [e for e in found if e.kind == "compaction"]
+    assert (cut.extra["reason"], cut.extra["calls"], cut.extra["tokens_saved"]) == (
+        "tool_results_cut",
+        2,
+        12000,
+    )
+    assert [e.text for e in found if e.kind in ("user", "assistant")] == [
+        "Refactor the parser",
+        "Done.",
+    ]

@@ -90,6 +90,9 @@ IGNORED_TYPES = frozenset(
         "hybrid-organization",
         "tools-used",
         "repl-mode",
+        # a REPL script's record of the tool calls it ran (`ranByToolUseId`, 2.1.332's
+        # writer); the calls themselves are the `isVirtual` lines beside it
+        "host-row",
     }
 )
 # Context the harness attaches for the model: said by neither the user nor the model.
@@ -143,6 +146,18 @@ IGNORED_ATTACHMENTS = frozenset(
         "language", "proactivity", "poll_events", "dir_sync_notice",
         "teammate_shutdown_batch", "secondary_reminder", "secondary_reminder_sent",
         "tool_hosts_notice", "tool_host_result_lines", "cowork_memory_context",
+        # the rest of 2.1.332's own set of attachments that are context for the model (those
+        # a resume may drop), and the scheduled tasks a session carries over
+        "at_mention_reference", "skill_mention", "account_memory_recall", "thread_state",
+        "widget_context_hint", "prefix_delta", "goals", "linked_plugin_tools_note",
+        "claude_app_notice", "agent_ask_notice", "tool_hosts_correction", "withheld_memory",
+        "first_week", "artifact_opening_prefetch", "coordinator_context",
+        "context_sections", "project_doc_reads", "message_pdf_reads",
+        "whole_texts_withdrawn", "prompt_render_point", "advisor_stripped",
+        "tool_offer_record", "projects_thread_ask", "unknown_command_fallback",
+        "elapsed_time_reminder", "output_limit_note", "progress_reminder_sent",
+        "prompt_as_file", "repl_mcp_needs_auth", "repl_mcp_servers", "advisor_tool",
+        "session_cron_carry",
     }
 )  # fmt: skip
 # Hook bookkeeping and session starts; a local command's effect shows on later lines.
@@ -158,6 +173,7 @@ IGNORED_SYSTEM = frozenset(
         "permission_retry",
         "bridge_status",
         "cloud_session_status",  # a cloud session's state (2.1.289's builders)
+        "file_snapshot",  # the plan file's text kept for a resume (2.1.332), `isMeta`
     }
 )
 

@@ -862,7 +862,14 @@ class Stream:
                 or "the API refused the request"
             )
             yield self._event("error", agent, text=f"refusal: {said}")
-        elif subtype == "model_refusal_fallback":
+        elif subtype in ("model_refusal_fallback", "model_fallback"):
+            # a refusal, or (2.1.332) an overloaded or retired model, moved the turn on
+            old = rec.string(record.get("originalModel"))
+            yield from self._fallback(
+                agent, old, rec.string(record.get("fallbackModel"))
+            )
+        elif subtype == "model_consent_fallback":
+            # 2.1.332: the model needs usage credits, and the session switched instead
             old = rec.string(record.get("originalModel"))
             yield from self._fallback(
                 agent, old, rec.string(record.get("fallbackModel"))
@@ -943,6 +950,20 @@ class Stream:
                 text=f"stopped: the limit of {turns} turns was reached"
                 if isinstance(turns, int)
                 else "stopped: the turn limit was reached",
+            )
+        elif kind == "tool_results_cut":
+            # 2.1.332: old tool outputs replaced by a stand-in for the model (after the
+            # user was away, or a tool withdrew them), as a microcompaction clears them
+            calls, rough = attachment.get("callIds"), attachment.get("roughTokens")
+            yield self._event(
+                "compaction",
+                agent,
+                extra={
+                    "reason": "tool_results_cut",
+                    "trigger": rec.string(attachment.get("cause")),
+                    "calls": len(calls) if isinstance(calls, list) else None,
+                    "tokens_saved": rough if isinstance(rough, int) and rough else None,
+                },
             )
         elif kind == "goal_status":
             met = attachment.get("met")

@@ -55,7 +55,10 @@ Reading (`_claude_read`, `_claude_stream`):
 - Harness text on `isMeta` user lines (a slash command's expansion), and a background task's
   `<task-notification>` (an `origin.kind` or queued `commandMode` that is not a person), is a
   `user` event with `extra["injected"]`; a prompt queued while the agent was busy, one with
-  `extra["queued"]`. A `microcompact_boundary` (old tool outputs cleared) is a compaction.
+  `extra["queued"]`. A `microcompact_boundary` (old tool outputs cleared) is a compaction,
+  as is a `tool_results_cut` attachment (2.1.33x: outputs replaced by a stand-in for the
+  model after time away, `extra["reason"]`). A `model_fallback` or `model_consent_fallback`
+  line (2.1.33x) is a `meta` event naming both models, as `model_refusal_fallback` is.
   A lead's user line with `entrypoint: "sdk-cli"` (`claude -p`, print mode; the TUI writes
   `"cli"`, the Agent SDKs `"sdk-ts"`/`"sdk-py"`, whose hosts may be chat windows) is a
   `user` event with `extra["headless"]`: no one types, and its process runs until its
@@ -126,7 +129,8 @@ TITLE = "Claude Code"
 CHECKED_WITH = (
     "Claude Code 1.0.98 to 2.1.197 and 2.1.332 (real files), record catalogue up to 2.1.220, "
     "2.1.289-2.1.292 record types from third-party readers of real files, "
-    "2.1.332's /rename sidecar and its tables of transcript entry types from its program "
+    "2.1.332's /rename sidecar, its tables of transcript entry types, its set of context "
+    "attachments, its host-row, fallback and cut-tool-results writers from its program "
     "text, advisor usage iterations from "
     "Anthropic's API documentation"
     "; resume checked against 2.1.197's and 2.1.332's --help"

@@ -114,7 +114,8 @@ def _priced(catalogue: Catalogue, record: UsageRecord) -> tuple[float | None, fl
     The one rule: an app's cost that stands for tokens too rough to price
     (`app_cost_usd`) is the cost; else the catalogue's price; else, where the catalogue
     has none, the cost the app recorded (`recorded_cost_usd`) if it is above 0 (apps
-    write 0 when they do not know a price: never taken as free)."""
+    write 0 when they do not know a price: never taken as free). The catalogue's price is
+    times the record's `price_factor` (what the provider bills on top of it)."""
     if record.app_cost_usd is not None:
         return record.app_cost_usd, record.app_cost_usd
     cost = catalogue.cost(
@@ -127,6 +128,8 @@ def _priced(catalogue: Catalogue, record: UsageRecord) -> tuple[float | None, fl
     )
     if cost is None and record.recorded_cost_usd:
         return record.recorded_cost_usd, record.recorded_cost_usd
+    if cost is not None and record.price_factor != 1.0:
+        cost *= record.price_factor
     return cost, 0.0
 
 
@@ -136,7 +139,7 @@ def _cost(catalogue: Catalogue, record: UsageRecord) -> float | None:
 
 def _version(catalogue: Catalogue) -> str:
     """What a cached sum depends on besides its file: the prices, and the bucket's shape."""
-    return f"{catalogue.version}+own+provider"
+    return f"{catalogue.version}+own+provider+factor"
 
 
 # --- reading one file (in a worker process or here) ------------------------------------------

@@ -1941,3 +1941,58 @@ def test_what_2_1_332_writes_of_repl_scripts_fallbacks_and_cut_tool_results(
         "Refactor the parser",
         "Done.",
     ]
+
+
+def test_a_response_run_on_us_only_inference_costs_a_tenth_more(
+    tmp_path: Path,
+) -> None:
+    """Anthropic bills US-only inference (`usage.inference_geo: "us"`, Claude 4.6 and later)
+    1.1 times every rate, and Claude Code 2.1.239+ counts it so in its cost; `usage` does
+    too, the advisor's calls of such a response included, and still after a read that
+    carries on from where the last one stopped."""
+    from sessdex import usage
+
+    def response(n: int, geo: str | None) -> dict[str, object]:
+        tokens: dict[str, object] = {
+            "input_tokens": 1000, "output_tokens": 400, "cache_read_input_tokens": 5000,
+            "cache_creation_input_tokens": 2000, "service_tier": "standard",
+            "iterations": [{"type": "message", "input_tokens": 1000, "output_tokens": 400},
+                           {"type": "advisor_message", "model": "claude-opus-4-6",
+                            "input_tokens": 3000, "output_tokens": 200}],
+        }  # fmt: skip
+        if geo is not None:
+            tokens["inference_geo"] = geo
+        return record("assistant", n, requestId=f"req_{n}", message={
+            "id": f"msg_{n}", "role": "assistant", "model": "claude-opus-4-6",
+            "content": [{"type": "text", "text": "Done."}], "stop_reason": "end_turn",
+            "usage": tokens}, version="2.1.332")  # fmt: skip
+
+    def cost(name: str, geo: str | None) -> float:
+        home = tmp_path / name
+        write(home / ".claude" / "projects" / "-home-dev-app" / f"{name}.jsonl",
+              [prompt(1, "go"), response(2, geo)])  # fmt: skip
+        found = usage.collect(Home.at(home), ["claude"]).buckets
+        [day] = [row.record() for row in usage.report(found, "daily")]
+        assert day["responses"] == 2  # the response and its advisor's calls
+        return float(day["cost_usd"])  # type: ignore[arg-type]
+
+    worldwide = cost("global", "global")
+    assert cost("unsaid", None) == pytest.approx(worldwide)
+    assert cost("us", "us") == pytest.approx(1.1 * worldwide)
+    # the file grows: a read that carries on from where the last one stopped (as `usage`
+    # does with a big transcript) keeps the factor of a response it dates again
+    path = write(tmp_path / "s.jsonl", [prompt(1, "go"), response(2, "us")])
+    first = claude.usage_records(path, Diagnostics())
+    with path.open("ab") as more:  # the response's next block, then a worldwide one
+        for line in (response(2, "us") | {"uuid": "u2b"}, response(4, None)):
+            more.write(json.dumps(line).encode() + b"\n")
+    then = claude.usage_records(
+        path, Diagnostics(), offset=first.offset, state=first.state
+    )
+    assert [(r.key, r.price_factor) for r in first.records] == [
+        ("msg_2:req_2", 1.1), ("msg_2:req_2+advisor:claude-opus-4-6", 1.1)
+    ]  # fmt: skip
+    assert sorted((r.key, r.price_factor) for r in then.records) == [
+        ("msg_2:req_2", 1.1), ("msg_2:req_2+advisor:claude-opus-4-6", 1.1),
+        ("msg_4:req_4", 1.0), ("msg_4:req_4+advisor:claude-opus-4-6", 1.0),
+    ]  # fmt: skip

@@ -14,6 +14,8 @@ needed. The rules are those of the reader (`_claude_stream`) and of ccusage:
 - The advisor's calls (`usage.iterations` of type `advisor_message`) are left out of the
   top-level counts by the API: each advisor model's make one more record, keyed
   `<key>+advisor:<model>`, merged across copies as the response is.
+- A response that ran on US-only inference (`usage.inference_geo: "us"`) is billed 1.1 times
+  the catalogue's price (`UsageRecord.price_factor`), its advisor's calls too.
 - Agent-progress lines (2.0) nest a sub-agent's response under `data.message`, its agent
   in `data.agentId`; they share its ids, so they merge with the sub-agent file's own lines.
 Across files the same keys merge again (resumed sessions copied their history); `usage`
@@ -51,6 +53,9 @@ OPEN_KEYS = 16  # responses near the end of a file whose copies may still be app
 # Responses kept whole behind the newest: the copies of a streamed response come together, so
 # older ones go to `fold`. A copy that comes later anyway makes the read start again (unfolded).
 WINDOW = 4096
+# Anthropic bills a response that ran on US-only inference (`usage.inference_geo: "us"`,
+# Claude 4.6 and later) 1.1 times every rate, as Claude Code 2.1.239+ prices it too
+US_ONLY = 1.1
 
 
 class _CacheCreation(msgspec.Struct):
@@ -74,6 +79,7 @@ class _Tokens(msgspec.Struct):
     cache_creation: _CacheCreation | None = None
     speed: str | None = None
     iterations: list[_Iteration] | None = None
+    inference_geo: str | None = None
 
 
 class _Message(msgspec.Struct):
@@ -294,6 +300,7 @@ class _Scan:
             one_hour,
             number,
             _cost(line.costUSD),
+            price_factor=US_ONLY if tokens.inference_geo == "us" else 1.0,
         )
         fork = line.forkedFrom
         record.copied = bool(
@@ -315,6 +322,7 @@ class _Scan:
                     None,
                     0,
                     number,
+                    price_factor=record.price_factor,  # it ran where the response did
                 ),
                 number,
                 complete,
@@ -408,6 +416,7 @@ class _Scan:
             kept.sidechain = new.sidechain
             kept.cache_write_1h = new.cache_write_1h
             kept.speed = new.speed
+            kept.price_factor = new.price_factor
             kept.app_cost_usd = new.app_cost_usd
             kept.session_id = new.session_id
             kept.agent_id = new.agent_id
@@ -502,7 +511,7 @@ def _snapshot(record: UsageRecord) -> UsageRecord:
     return UsageRecord(
         record.time, record.usage, record.session_id, record.agent_id, record.cwd, record.key,
         record.alias, record.sidechain, record.speed, record.cache_write_1h, record.line,
-        record.app_cost_usd, copied=record.copied,
+        record.app_cost_usd, copied=record.copied, price_factor=record.price_factor,
     )  # fmt: skip
 
 
@@ -512,12 +521,17 @@ def _record_state(record: UsageRecord) -> JSONValue:
         record.time, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens,
         u.model, record.session_id, record.agent_id, record.cwd, record.key, record.alias,
         record.sidechain, record.speed, record.cache_write_1h, record.line, record.app_cost_usd,
+        record.price_factor,
     ]  # fmt: skip
 
 
 def _record_from_state(item: JSONValue) -> UsageRecord | None:
-    if not isinstance(item, list) or len(item) != 16:
+    if not isinstance(item, list) or len(item) not in (16, 17):
         return None
+    factor = item[16] if len(item) == 17 else 1.0  # a state kept before the factor: 1
+    if isinstance(factor, bool) or not isinstance(factor, int | float):
+        factor = 1.0
+    item = item[:16]
     (
         t,
         i,
@@ -546,6 +560,7 @@ def _record_from_state(item: JSONValue) -> UsageRecord | None:
         agent if isinstance(agent, str) else None, cwd if isinstance(cwd, str) else None,
         key if isinstance(key, str) else None, alias if isinstance(alias, str) else None,
         bool(side), speed if isinstance(speed, str) else None, hour, line, recorded_cost(cost),
+        price_factor=float(factor),
     )  # fmt: skip
 
 

@@ -454,6 +454,8 @@ class UsageRecord:
     )
     # a copy another session made of this response (a fork's): loses to the original
     copied: bool = False
+    # what the provider bills over the catalogue's price (1.1: Anthropic's US-only inference)
+    price_factor: float = 1.0
 
 
 class FoldedTooSoon(Exception):

@@ -1906,6 +1906,7 @@ def test_what_2_1_332_writes_of_repl_scripts_fallbacks_and_cut_tool_results(
         prompt(1, "Refactor the parser"),
         {"type": "host-row", "sessionId": "s", "timestamp": "2026-11-24T12:00:02.000Z",
          "ranByToolUseId": "toolu_1"},
+        {"type": "data-flow-handover", "v": 1, "sessionId": "s"},
         record("attachment", 3, attachment={"type": "at_mention_reference", "filename": "/a.py"}),
         record("attachment", 4, attachment={"type": "prompt_as_file", "promptUuid": "u1",
                "path": "/tmp/p.txt", "characters": 40000}),

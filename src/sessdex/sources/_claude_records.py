@@ -93,6 +93,9 @@ IGNORED_TYPES = frozenset(
         # a REPL script's record of the tool calls it ran (`ranByToolUseId`, 2.1.332's
         # writer); the calls themselves are the `isVirtual` lines beside it
         "host-row",
+        # data-flow bookkeeping 2.1.332 strips with the rest before a remote resume; no
+        # writer of it in that build
+        "data-flow-handover",
     }
 )
 # Context the harness attaches for the model: said by neither the user nor the model.

@@ -1990,6 +1990,12 @@ def test_a_response_run_on_us_only_inference_costs_a_tenth_more(
     then = claude.usage_records(
         path, Diagnostics(), offset=first.offset, state=first.state
     )
+    explained = claude.usage_records(path, Diagnostics(), explain=True).records
+    notes = {r.key: r.note for r in explained}
+    assert notes["msg_2:req_2"].endswith(
+        ", run on US-only inference: 1.1 times the price"
+    )
+    assert "US-only" not in notes["msg_4:req_4"]
     assert [(r.key, r.price_factor) for r in first.records] == [
         ("msg_2:req_2", 1.1), ("msg_2:req_2+advisor:claude-opus-4-6", 1.1)
     ]  # fmt: skip

@@ -460,6 +460,8 @@ class _Scan:
         copies = self.copies.pop(key, [])
         counted = self.token_line.pop(key, record.line)
         priced = "" if record.app_cost_usd is None else ", its costUSD as the price"
+        if record.price_factor == US_ONLY and record.app_cost_usd is None:
+            priced += ", run on US-only inference: 1.1 times the price"
         if len(copies) < 2:
             record.note = f"one line ({record.key})" if record.key else record.note
             record.note += priced

@@ -167,6 +167,7 @@ ADDED: dict[str, list[tuple[str, str]]] = {
     "continue": [("top", f".continue/sessions/{ID}.json")],
     "auggie": [("top", f".augment/sessions/{ID}.json")],
     "openhands": [("top", f".openhands/conversations/{'0b' * 16}/base_state.json")],
+    "forge": [("top", "forge/.forge.db")],  # the legacy folder, beside the fixture's .forge
     "kiro": [
         ("top", "Library/Application Support/kiro-cli/data.sqlite3"),
         ("top", "AppData/Local/amazon-q/data.sqlite3"),

@@ -40,6 +40,7 @@ BUILTIN: tuple[str, ...] = (
     "vscode",
     "warp",
     "openhands",
+    "forge",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -62,6 +63,7 @@ OVERRIDES: frozenset[str] = frozenset(
         "CURSOR_CONFIG_DIR",
         "FACTORY_HOME_OVERRIDE",
         "FLATPAK_XDG_DATA_HOME",
+        "FORGE_CONFIG",
         "GEMINI_CLI_HOME",
         "GOOSE_PATH_ROOT",
         "HOME",
@@ -118,6 +120,7 @@ TITLES: dict[str, str] = {
     "vscode": "VS Code Chat (Copilot)",
     "warp": "Warp (Agent Mode)",
     "openhands": "OpenHands CLI",
+    "forge": "Forge Code",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

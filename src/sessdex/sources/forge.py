@@ -1,0 +1,582 @@
+"""Forge Code (antinomyhq/forge), the `forge` terminal agent: conversations in one SQLite database.
+
+Forge keeps every conversation in `.forge.db` (SQLite, diesel, WAL) in its base folder
+(`ConfigReader::base_path` in `crates/forge_config/src/reader.rs`): `$FORGE_CONFIG` when set,
+else `~/forge` where that legacy folder exists, else `~/.forge`; the same on every OS (the
+`dirs` home). The database is read through `databases.open_sqlite` (a snapshot in sessdex's
+cache), never opened in place. Beside it sit `.credentials.json` (provider keys: never
+opened, `folders.CREDENTIALS` refuses it), `.config.json`, `.forge.toml`, `.mcp.json` and
+`.forge_history` (the prompt history), none of which is read.
+
+One table, `conversations` (migrations in `crates/forge_repo/src/database/migrations`):
+`conversation_id` (a UUID), `title`, `workspace_id` (a hash of the folder forge ran in:
+Rust's `DefaultHasher` over the `PathBuf`, not reversible, so not used), `context` (the
+conversation as serde JSON, `ContextRecord` in `crates/forge_repo/src/conversation/
+conversation_record.rs`; NULL until a message is written: such rows are not listed, as
+forge lists none), `created_at`/`updated_at` (diesel `Timestamp`, UTC text) and `metrics`
+(files changed, not read). The folder is the `<current_working_directory>` of the system
+message forge writes at a conversation's start (`templates/forge-partial-system-info.md`);
+the model the one the first prompt names. Listing reads only the columns and the head of
+each `context` through SQLite's blob IO (`HEAD_BYTES`), and streams each context once for
+the sub-agent conversations its results name (below).
+
+What a context holds and how it reads is in `read`: each message `{"text": …}` (a role of
+System, User or Assistant; `raw_content` the prompt as typed, `reasoning_details`,
+`tool_calls`, `model`), `{"tool": …}` (a tool's result: `output.values` of `text`, `image`,
+`aI`, `empty`, and the legacy `markdown`, `fileDiff`, `pair`) or `{"image": …}`, wrapped
+since 2025-10 as `{"message": …, "usage": …}` where the response's usage is kept (prompt,
+completion, total and cached tokens, each `{"actual": n}` or `{"approx": n}`, and a `cost`).
+Forge keeps no time per message: events carry none but the row's `updated_at`, given to
+the usage and last turn end as an estimate. A compaction replaces messages by one user
+message rendered from `forge-partial-summary-frame.md`, carrying the summed usage of what it
+replaced: it reads as a `compaction` event and that usage. Sub-agents (the agent and task
+tools) run in conversations of their own (`initiator` "agent", titled by their task); the
+spawning call's result holds an `aI` value naming the child's `conversation_id`: the child
+is read inline after that call, with its own id as `agent_id`, and listed as a sub-agent of
+the conversation whose result names it.
+
+`resume` gives `forge --conversation-id <id>` in the conversation's folder (`cli.rs`: "resumes
+or continues an existing conversation"); forge has no approval flag to keep or drop.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+from .. import databases, files, folders
+from ..diagnostics import Diagnostics, read_failed
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session
+from ._values import (
+    Emitter,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    blob,
+    db_time,
+    loaded_object,
+    new_usage,
+    one_line,
+    shown_arguments,
+)
+from .base import Home, Location, Opened, ResumeFlags, is_uuid, opened_by_flags
+
+NAME = "forge"
+TITLE = "Forge Code"
+SCAN_NOTED = True  # locate reads only the environment; scan only probes
+CHECKED_WITH = (
+    "forge's source, no real capture (Low): antinomyhq/forge @54cecac1 (v2.9.9+15, "
+    "2026-04-12): the conversations table of its diesel migrations 2025-09-12 to "
+    "2026-02-16, ContextRecord of crates/forge_repo/src/conversation/conversation_record.rs, "
+    "--conversation-id of crates/forge_main/src/cli.rs; synthetic DB"
+)
+ENV_VARS = ("FORGE_CONFIG",)
+
+INSTALL_HINT = "npm install -g forgecode  (or: curl -fsSL https://forgecode.dev/cli | sh)"
+DATABASE = ".forge.db"
+HEAD_BYTES = 256 * 1024  # of each context read when listing: its system messages and first prompt
+MAX_DEPTH = 4  # sub-agents read inside sub-agents: deeper is a loop, not read
+_COLUMNS = ("conversation_id", "title", "workspace_id", "created_at", "updated_at")
+_CONTEXT_FIELDS = frozenset({
+    "conversation_id", "initiator", "messages", "tools", "tool_choice", "max_tokens",
+    "temperature", "top_p", "top_k", "reasoning", "stream",
+})  # fmt: skip
+_CWD = re.compile(rb"<current_working_directory>(.{1,4096}?)</current_working_directory>")
+_MODEL = re.compile(rb'"model":"((?:[^"\\]|\\.){1,200})"')
+_INITIATOR = re.compile(rb'^\{(?:"conversation_id":"[^"]*",)?"initiator":"((?:[^"\\]|\\.){0,80})"')
+_CHILD = re.compile(rb'"conversation_id":"([0-9a-fA-F-]{36})"')
+_RAW = re.compile(rb'"raw_content":\{"Text":"((?:[^"\\]|\\.){1,2000})"')
+_WRAPPED = re.compile(rb'"role":"User","content":"<task>((?:[^"\\<]|\\.){1,2000})</task>')
+_TASK = re.compile(r"^\s*<task>(.*?)</task>", re.DOTALL)
+SUMMARY_FRAME = "Use the following summary frames as the authoritative reference"
+
+
+def locate(home: Home) -> Location:
+    given = home.env_dir("FORGE_CONFIG")
+    if given is not None:
+        return Location(given, override=f"FORGE_CONFIG={given}")
+    # forge prefers the legacy ~/forge where it exists: both are looked in
+    return Location(home.path / ".forge", also=(home.path / "forge",))
+
+
+def scan(location: Location) -> Iterator[Path]:
+    if not location.exists:
+        return
+    for folder in (location.root, *location.also):
+        database = folder / DATABASE
+        if folders.is_file(database):
+            yield database
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    try:
+        connection = databases.open_sqlite(path)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
+        return []
+    try:
+        available = databases.table_columns(connection, "conversations")
+        if not {"conversation_id", "context"} <= available:
+            diagnostics.problem(
+                f"{NAME}: {path} has no conversations table; not a Forge database we know"
+            )
+            return []
+        columns = [c for c in _COLUMNS if c in available]
+        rows = [
+            dict(zip(("rowid", *columns), values, strict=True))
+            for values in connection.execute(
+                f"SELECT rowid, {', '.join(columns)} FROM conversations "
+                "WHERE context IS NOT NULL ORDER BY rowid"
+            )
+        ]
+        ids = {i for row in rows if (i := as_str(row.get("conversation_id")))}
+        parents: dict[str, str] = {}
+        sessions = []
+        for row in rows:
+            session = _session(connection, path, row, diagnostics)
+            if session is None:
+                continue
+            sessions.append(session)
+            for child in _children(connection, row["rowid"], session.id, ids):
+                parents.setdefault(child, session.id)
+        return [
+            _with_parent(session, parents, session.extra.get("initiator") == "agent")
+            for session in sessions
+        ]
+    except sqlite3.Error as error:
+        diagnostics.problem(read_failed(NAME, path, error))
+        return []
+    finally:
+        connection.close()
+
+
+def _with_parent(session: Session, parents: dict[str, str], agent: bool) -> Session:
+    parent = parents.get(session.id)
+    seen = {session.id}
+    above = parent
+    while above is not None and above not in seen and len(seen) <= MAX_DEPTH * 4:
+        seen.add(above)
+        above = parents.get(above)
+    if parent is None or above == session.id:  # a loop of damaged rows: listed on its own
+        return session if not agent else _replace(session, None, "subagent")
+    return _replace(session, parent, "subagent")
+
+
+def _replace(session: Session, parent: str | None, agent_type: str) -> Session:
+    return replace(session, parent_id=parent, agent_type=agent_type)
+
+
+def _head(connection: sqlite3.Connection, rowid: object, size: int) -> bytes:
+    """The first `size` bytes of a row's `context`, read without loading the rest."""
+    if not isinstance(rowid, int):
+        return b""
+    try:
+        with connection.blobopen("conversations", "context", rowid, readonly=True) as b:
+            return b.read(size)
+    except sqlite3.Error:
+        value = databases.bounded_value(connection, "conversations", "context", rowid)
+        data = value.encode() if isinstance(value, str) else (value or b"")
+        return data[:size]
+
+
+def _children(
+    connection: sqlite3.Connection, rowid: object, own: str, ids: set[str]
+) -> list[str]:
+    """The conversations a row's context names (the `aI` values of its agent results),
+    found by streaming the context through blob IO a piece at a time."""
+    if not isinstance(rowid, int):
+        return []
+    found: list[str] = []
+    try:
+        with connection.blobopen("conversations", "context", rowid, readonly=True) as b:
+            tail = b""
+            while piece := b.read(files.CHUNK):
+                data = tail + piece
+                for match in _CHILD.finditer(data):
+                    child = match.group(1).decode()
+                    if child != own and child in ids and child not in found:
+                        found.append(child)
+                tail = data[-64:]
+    except sqlite3.Error:
+        return []
+    return found
+
+
+def _session(
+    connection: sqlite3.Connection,
+    path: Path,
+    row: dict[str, object],
+    diagnostics: Diagnostics,
+) -> Session | None:
+    conversation_id = as_str(row.get("conversation_id"))
+    if conversation_id is None:
+        diagnostics.skip(f"{path}#conversations", 0, "bad value")
+        return None
+    head = _head(connection, row.get("rowid"), HEAD_BYTES)
+    cwd = model = None
+    if found := _CWD.search(head):
+        cwd = _unescaped(found.group(1))
+    if found := _MODEL.search(head):
+        model = _unescaped(found.group(1))
+    extra: dict[str, JSONValue] = {"store": "sqlite"}
+    if (found := _INITIATOR.search(head)) and (initiator := _unescaped(found.group(1))):
+        extra["initiator"] = initiator
+    if isinstance(row.get("workspace_id"), int):
+        extra["workspace_id"] = row["workspace_id"]  # type: ignore[assignment]
+    title = one_line(row.get("title"), limit=None) or _first_prompt(head)
+    return Session(
+        app=NAME,
+        id=conversation_id,
+        path=f"{path}#conversations/{conversation_id}",
+        cwd=cwd,
+        title=title,
+        created=db_time(row.get("created_at")),
+        updated=db_time(row.get("updated_at")) or db_time(row.get("created_at")),
+        model=model,
+        extra=extra,
+    )
+
+
+def _unescaped(data: bytes) -> str | None:
+    """A JSON string's inside, as text; None where it is not one."""
+    import orjson
+
+    try:
+        value = orjson.loads(b'"' + data + b'"')
+    except orjson.JSONDecodeError:
+        return None
+    return one_line(value, limit=None) if isinstance(value, str) else None
+
+
+def _first_prompt(head: bytes) -> str | None:
+    """The first prompt as typed (`raw_content`), else the `<task>` forge wrapped it in."""
+    found = _RAW.search(head) or _WRAPPED.search(head)
+    return _unescaped(found.group(1)) if found else None
+
+
+# --- reading a conversation ---------------------------------------------------------------
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if not session.path or "#conversations/" not in session.path:
+        return
+    database, _, conversation_id = session.path.rpartition("#conversations/")
+    try:
+        connection = databases.open_sqlite(database)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
+        return
+    try:
+        reader = _Reader(connection, session, database, diagnostics, full)
+        yield from reader.conversation(conversation_id, None, 0)
+    except sqlite3.Error as error:
+        diagnostics.problem(read_failed(NAME, database, error))
+    finally:
+        connection.close()
+
+
+class _Reader:
+    """Translates one conversation, and the sub-agent conversations it names, into events."""
+
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        session: Session,
+        database: str,
+        diagnostics: Diagnostics,
+        full: bool,
+    ) -> None:
+        self.connection = connection
+        self.database = database
+        self.diagnostics = diagnostics
+        self.full = full
+        self.emit = Emitter(session.id)
+        self.read: set[str] = set()
+
+    def load(self, conversation_id: str) -> tuple[dict[str, object], datetime | None] | None:
+        where = f"{self.database}#conversations/{conversation_id}"
+        row = self.connection.execute(
+            "SELECT rowid, updated_at, created_at FROM conversations "
+            "WHERE conversation_id = ? LIMIT 1",
+            (conversation_id,),
+        ).fetchone()
+        if row is None:
+            self.diagnostics.skip(where, 0, "vanished")
+            return None
+        value = databases.bounded_value(
+            self.connection,
+            "conversations",
+            "context",
+            row[0],
+            full=self.full,
+            diagnostics=self.diagnostics,
+            where=where,
+        )
+        if value is None:
+            return None
+        context = loaded_object(value, where, self.diagnostics)
+        if context is None:
+            return None
+        return context, db_time(row[1]) or db_time(row[2])
+
+    def conversation(
+        self, conversation_id: str, agent_id: str | None, depth: int
+    ) -> Iterator[Event]:
+        self.read.add(conversation_id)
+        loaded = self.load(conversation_id)
+        if loaded is None:
+            return
+        context, updated = loaded
+        for key in context.keys() - _CONTEXT_FIELDS:
+            self.diagnostics.unknown_type(f"context field {one_line(key, limit=40)}")
+        walk = _Walk(self, agent_id, depth, updated, context.get("initiator") == "agent")
+        yield from walk.messages(as_list(context.get("messages")))
+
+
+class _Walk:
+    """The walk through one conversation's messages."""
+
+    def __init__(
+        self,
+        reader: _Reader,
+        agent_id: str | None,
+        depth: int,
+        updated: datetime | None,
+        from_agent: bool,
+    ) -> None:
+        self.reader = reader
+        self.agent_id = agent_id
+        self.depth = depth
+        self.updated = updated
+        self.from_agent = from_agent or agent_id is not None
+        self.diagnostics = reader.diagnostics
+        self.model: str | None = None
+        self.open_calls: dict[str, str] = {}  # call id: tool name
+        self.tasks: dict[str, str] = {}  # a spawning call's id: its first task
+
+    def say(self, kind: EventKind, **fields: object) -> Event:
+        return self.reader.emit(kind, agent_id=self.agent_id, **fields)  # type: ignore[arg-type]
+
+    def messages(self, entries: list[object]) -> Iterator[Event]:
+        for index, entry in enumerate(entries):
+            entry = as_dict(entry)
+            message = as_dict(entry.get("message")) if "message" in entry else entry
+            if len(message) != 1:
+                self.diagnostics.unknown_type("message without one kind")
+                continue
+            [(kind, value)] = message.items()
+            if kind == "text":
+                yield from self.text(as_dict(value), index == len(entries) - 1)
+            elif kind == "tool":
+                yield from self.result(as_dict(value))
+            elif kind == "image":
+                image = as_dict(value)
+                yield self.say("user", text=blob(as_str(image.get("mime_type")), None))
+            else:
+                self.diagnostics.unknown_type(f"message {one_line(kind, limit=40)}")
+                continue
+            yield from self.usage(entry.get("usage"))
+
+    def text(self, message: dict[str, object], last: bool) -> Iterator[Event]:
+        role = message.get("role")
+        content = as_str(message.get("content")) or ""
+        model = as_str(message.get("model"))
+        if model and model != self.model:
+            if self.model is not None:
+                yield self.say("meta", text=f"model: {model}", extra={"model": model})
+            self.model = model
+        if role == "System":
+            return
+        if role == "User":
+            yield from self.user(message, content)
+        elif role == "Assistant":
+            yield from self.assistant(message, content, last)
+        else:
+            self.diagnostics.unknown_type(f"role {one_line(role, limit=40)}")
+
+    def user(self, message: dict[str, object], content: str) -> Iterator[Event]:
+        raw = as_dict(message.get("raw_content"))
+        if content.startswith(SUMMARY_FRAME) and not raw:
+            yield self.say("compaction", text=content)
+            return
+        if message.get("droppable") is True:  # an attachment forge drops at compaction
+            yield self.say("meta", text=one_line(content, limit=200), extra={"attachment": True})
+            return
+        text = as_str(raw.get("Text"))
+        if text is None and isinstance(raw.get("Command"), dict):
+            command = as_dict(raw["Command"])
+            name = as_str(command.get("name")) or ""
+            words = [w for w in as_list(command.get("parameters")) if isinstance(w, str)]
+            text = " ".join([f"/{name}", *words]) if name else None
+        if text is None:
+            found = _TASK.match(content)
+            text = found.group(1).strip() if found else content
+        extra: dict[str, JSONValue] = {"from_agent": "the lead"} if self.from_agent else {}
+        yield self.say("user", text=text, extra=extra)
+
+    def assistant(self, message: dict[str, object], content: str, last: bool) -> Iterator[Event]:
+        for detail in as_list(message.get("reasoning_details")):
+            thought = as_str(as_dict(detail).get("text"))
+            if thought:
+                yield self.say("thinking", text=thought)
+        if content.strip():
+            yield self.say("assistant", text=content)
+        calls = as_list(message.get("tool_calls"))
+        for call in calls:
+            call = as_dict(call)
+            name = as_str(call.get("name")) or "tool"
+            call_id = as_str(call.get("call_id"))
+            arguments = call.get("arguments")
+            shown = shown_arguments(arguments)
+            if call_id:
+                self.open_calls[call_id] = name
+                tasks = as_list(as_dict(arguments).get("tasks"))
+                if tasks and isinstance(tasks[0], str):
+                    self.tasks[call_id] = tasks[0]
+            yield self.say(
+                "tool_call",
+                tool=name,
+                call_id=call_id,
+                text=arguments if isinstance(arguments, str) else None,
+                extra={"input": shown},
+            )
+        if not calls:
+            time = self.updated if last else None
+            yield self.reader.emit(
+                "turn_end", time, estimated=True, agent_id=self.agent_id
+            )
+
+    def result(self, result: dict[str, object]) -> Iterator[Event]:
+        call_id = as_str(result.get("call_id"))
+        name = as_str(result.get("name")) or (self.open_calls.get(call_id or "") or None)
+        if call_id:
+            self.open_calls.pop(call_id, None)
+        output = as_dict(result.get("output"))
+        texts: list[str] = []
+        children: list[str] = []
+        for value in as_list(output.get("values")):
+            texts.extend(self.value(value, children, 0))
+        for child in children:
+            yield from self.subagent(child, call_id, name)
+        yield self.say(
+            "tool_result",
+            tool=name,
+            call_id=call_id,
+            text="\n".join(texts),
+            is_error=output.get("is_error") is True,
+        )
+
+    def value(self, value: object, children: list[str], depth: int) -> list[str]:
+        if value == "empty":
+            return []
+        if not isinstance(value, dict) or len(value) != 1 or depth > 4:
+            self.diagnostics.unknown_type("tool value")
+            return []
+        [(kind, inner)] = value.items()
+        if kind in ("text", "markdown"):
+            return [inner] if isinstance(inner, str) else []
+        if kind == "aI":
+            ai = as_dict(inner)
+            child = as_str(ai.get("conversation_id"))
+            if child and is_uuid(child):
+                children.append(child)
+            text = as_str(ai.get("value"))
+            return [text] if text else []
+        if kind == "image":
+            return [blob(as_str(as_dict(inner).get("mime_type")), as_dict(inner).get("url"))]
+        if kind == "fileDiff":
+            return [f"[File diff: {as_str(as_dict(inner).get('path')) or '?'}]"]
+        if kind == "pair":
+            pair = as_list(inner)
+            return self.value(pair[0], children, depth + 1) if pair else []
+        self.diagnostics.unknown_type(f"tool value {one_line(kind, limit=40)}")
+        return []
+
+    def subagent(self, child: str, call_id: str | None, tool: str | None) -> Iterator[Event]:
+        title = self.reader.connection.execute(
+            "SELECT title FROM conversations WHERE conversation_id = ?", (child,)
+        ).fetchone()
+        label = one_line(title[0], limit=None) if title else None
+        extra: dict[str, JSONValue] = {"child_id": child}
+        if tool:
+            extra["agent_type"] = tool
+        if label:
+            extra["agent_name"] = label
+        task = self.tasks.get(call_id or "")
+        yield self.say(
+            "subagent", call_id=call_id, text=one_line(task, limit=None) or label, extra=extra
+        )
+        if child in self.reader.read or self.depth >= MAX_DEPTH:
+            return
+        yield from self.reader.conversation(child, child, self.depth + 1)
+
+    def usage(self, value: object) -> Iterator[Event]:
+        if not isinstance(value, dict):
+            return
+        prompt = _tokens(value.get("prompt_tokens"))
+        completion = _tokens(value.get("completion_tokens"))
+        cached = _tokens(value.get("cached_tokens"))
+        if not (prompt or completion or cached):
+            return
+        extra: dict[str, JSONValue] = {}
+        cost = value.get("cost")
+        if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
+            extra["cost_usd"] = float(cost)
+        usage = new_usage(max(prompt - cached, 0), completion, min(cached, prompt or cached), 0, 0, self.model)
+        yield self.reader.emit(
+            "usage", self.updated, estimated=True, agent_id=self.agent_id, usage=usage, extra=extra
+        )
+
+
+def _tokens(value: object) -> int:
+    """A `TokenCount` (`{"actual": n}` or `{"approx": n}`, either capitalised) as a number."""
+    count = as_dict(value)
+    for key in ("actual", "approx", "Actual", "Approx"):
+        if key in count:
+            return max(as_int(count[key]), 0)
+    return 0
+
+
+# --- reopening -----------------------------------------------------------------------------
+
+_FLAGS = ResumeFlags(resume=("--conversation-id", "--cid"))
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`forge --conversation-id <id>` in the conversation's folder; None for an id that is
+    not a UUID (forge would refuse it, and it could read as an option)."""
+    if not is_uuid(session.id):
+        return None
+    notes: list[str] = []
+    if session.parent_id or session.extra.get("initiator") == "agent":
+        notes.append("a sub-agent's conversation: it reopens on its own, not inside its lead")
+    if session.model:
+        notes.append(
+            f"model {session.model!r} not passed: forge keeps its model in its config; "
+            "pick it with forge's /model"
+        )
+    return ResumePlan(
+        argv=("forge", "--conversation-id", session.id),
+        cwd=session.cwd or ".",
+        program="forge",
+        install_hint=INSTALL_HINT,
+        notes=tuple(notes),
+    )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running forge has open: `--conversation-id <id>` (or `--cid`), or
+    `forge conversation resume <id>` (`session` is its alias)."""
+    words = list(args)
+    for index, word in enumerate(words[:-2]):
+        if word in ("conversation", "session") and words[index + 1] == "resume":
+            target = words[index + 2]
+            return Opened(target) if is_uuid(target) else Opened(chosen=True)
+    return opened_by_flags(words, _FLAGS)

@@ -10,15 +10,17 @@ opened, `folders.CREDENTIALS` refuses it), `.config.json`, `.forge.toml`, `.mcp.
 
 One table, `conversations` (migrations in `crates/forge_repo/src/database/migrations`):
 `conversation_id` (a UUID), `title`, `workspace_id` (a hash of the folder forge ran in:
-Rust's `DefaultHasher` over the `PathBuf`, not reversible, so not used), `context` (the
+Rust's `DefaultHasher` over the `PathBuf`, not reversible: it only groups rows by folder), `context` (the
 conversation as serde JSON, `ContextRecord` in `crates/forge_repo/src/conversation/
 conversation_record.rs`; NULL until a message is written: such rows are not listed, as
-forge lists none), `created_at`/`updated_at` (diesel `Timestamp`, UTC text) and `metrics`
+forge lists none, and doctor counts them), `created_at`/`updated_at` (diesel `Timestamp`, UTC text) and `metrics`
 (files changed, not read). The folder is the `<current_working_directory>` of the system
 message forge writes at a conversation's start (`templates/forge-partial-system-info.md`);
 the model the one the first prompt names. Listing reads only the columns and the head of
-each `context` through SQLite's blob IO (`HEAD_BYTES`), and streams each context once for
-the sub-agent conversations its results name (below).
+each `context` through SQLite's blob IO (`HEAD_BYTES`); where a folder (`workspace_id`)
+holds a sub-agent's conversation, it streams that folder's contexts once, a piece at a
+time, for the sub-agent conversations their results name (below). A context is one JSON
+document: `show --tail` reads it whole and keeps its end.
 
 What a context holds and how it reads is in `read`: each message `{"text": …}` (a role of
 System, User or Assistant; `raw_content` the prompt as typed, `reasoning_details`,
@@ -77,22 +79,33 @@ CHECKED_WITH = (
 )
 ENV_VARS = ("FORGE_CONFIG",)
 
-INSTALL_HINT = "npm install -g forgecode  (or: curl -fsSL https://forgecode.dev/cli | sh)"
+INSTALL_HINT = (
+    "npm install -g forgecode  (or: curl -fsSL https://forgecode.dev/cli | sh)"
+)
 DATABASE = ".forge.db"
-HEAD_BYTES = 256 * 1024  # of each context read when listing: its system messages and first prompt
+HEAD_BYTES = (
+    256 * 1024
+)  # of each context read when listing: its system messages and first prompt
 MAX_DEPTH = 4  # sub-agents read inside sub-agents: deeper is a loop, not read
 _COLUMNS = ("conversation_id", "title", "workspace_id", "created_at", "updated_at")
 _CONTEXT_FIELDS = frozenset({
     "conversation_id", "initiator", "messages", "tools", "tool_choice", "max_tokens",
     "temperature", "top_p", "top_k", "reasoning", "stream",
 })  # fmt: skip
-_CWD = re.compile(rb"<current_working_directory>(.{1,4096}?)</current_working_directory>")
+_CWD = re.compile(
+    rb"<current_working_directory>(.{1,4096}?)</current_working_directory>"
+)
 _MODEL = re.compile(rb'"model":"((?:[^"\\]|\\.){1,200})"')
-_INITIATOR = re.compile(rb'^\{(?:"conversation_id":"[^"]*",)?"initiator":"((?:[^"\\]|\\.){0,80})"')
+_INITIATOR = re.compile(
+    rb'^\{(?:"conversation_id":"[^"]*",)?"initiator":"((?:[^"\\]|\\.){0,80})"'
+)
 _CHILD = re.compile(rb'"conversation_id":"([0-9a-fA-F-]{36})"')
 _RAW = re.compile(rb'"raw_content":\{"Text":"((?:[^"\\]|\\.){1,2000})"')
-_WRAPPED = re.compile(rb'"role":"User","content":"<task>((?:[^"\\<]|\\.){1,2000})</task>')
+_WRAPPED = re.compile(
+    rb'"role":"User","content":"<task>((?:[^"\\<]|\\.){1,2000})</task>'
+)
 _TASK = re.compile(r"^\s*<task>(.*?)</task>", re.DOTALL)
+UNWRITTEN = "no messages (never written; forge lists none)"
 SUMMARY_FRAME = "Use the following summary frames as the authoritative reference"
 
 
@@ -134,19 +147,30 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 "WHERE context IS NOT NULL ORDER BY rowid"
             )
         ]
-        ids = {i for row in rows if (i := as_str(row.get("conversation_id")))}
+        # a conversation forge started but never wrote a message to: forge lists none,
+        # nor does sessdex, but doctor counts them (a row whose context was lost is one)
+        for (unwritten,) in connection.execute(
+            "SELECT conversation_id FROM conversations WHERE context IS NULL"
+        ):
+            where = f"{path}#conversations/{one_line(unwritten, limit=60)}"
+            diagnostics.skip(where, 0, UNWRITTEN)
+        sessions = [
+            (row, session)
+            for row in rows
+            if (session := _session(connection, path, row, diagnostics)) is not None
+        ]
+        # a sub-agent's lead runs in the same folder (so has its workspace_id): only the
+        # rows of a workspace that holds a sub-agent are streamed for the ids they name
+        children = {s.id for _, s in sessions if s.extra.get("initiator") == "agent"}
+        spaces = {row.get("workspace_id") for row, s in sessions if s.id in children}
         parents: dict[str, str] = {}
-        sessions = []
-        for row in rows:
-            session = _session(connection, path, row, diagnostics)
-            if session is None:
-                continue
-            sessions.append(session)
-            for child in _children(connection, row["rowid"], session.id, ids):
-                parents.setdefault(child, session.id)
+        for row, session in sessions:
+            if children and row.get("workspace_id") in spaces:
+                for child in _children(connection, row["rowid"], session.id, children):
+                    parents.setdefault(child, session.id)
         return [
-            _with_parent(session, parents, session.extra.get("initiator") == "agent")
-            for session in sessions
+            _with_parent(session, parents, session.id in children)
+            for _, session in sessions
         ]
     except sqlite3.Error as error:
         diagnostics.problem(read_failed(NAME, path, error))
@@ -162,7 +186,9 @@ def _with_parent(session: Session, parents: dict[str, str], agent: bool) -> Sess
     while above is not None and above not in seen and len(seen) <= MAX_DEPTH * 4:
         seen.add(above)
         above = parents.get(above)
-    if parent is None or above == session.id:  # a loop of damaged rows: listed on its own
+    if (
+        parent is None or above == session.id
+    ):  # a loop of damaged rows: listed on its own
         return session if not agent else _replace(session, None, "subagent")
     return _replace(session, parent, "subagent")
 
@@ -298,13 +324,16 @@ class _Reader:
         self.diagnostics = diagnostics
         self.full = full
         self.emit = Emitter(session.id)
+        # the one time given to the usage and last turn end of every agent read: the
+        # session's last write (a sub-agent's own, earlier, would sort its end before its
+        # start where the live view orders events by time)
+        self.updated = session.updated
         self.read: set[str] = set()
 
-    def load(self, conversation_id: str) -> tuple[dict[str, object], datetime | None] | None:
+    def load(self, conversation_id: str) -> dict[str, object] | None:
         where = f"{self.database}#conversations/{conversation_id}"
         row = self.connection.execute(
-            "SELECT rowid, updated_at, created_at FROM conversations "
-            "WHERE conversation_id = ? LIMIT 1",
+            "SELECT rowid FROM conversations WHERE conversation_id = ? LIMIT 1",
             (conversation_id,),
         ).fetchone()
         if row is None:
@@ -321,22 +350,20 @@ class _Reader:
         )
         if value is None:
             return None
-        context = loaded_object(value, where, self.diagnostics)
-        if context is None:
-            return None
-        return context, db_time(row[1]) or db_time(row[2])
+        return loaded_object(value, where, self.diagnostics)
 
     def conversation(
         self, conversation_id: str, agent_id: str | None, depth: int
     ) -> Iterator[Event]:
         self.read.add(conversation_id)
-        loaded = self.load(conversation_id)
-        if loaded is None:
+        context = self.load(conversation_id)
+        if context is None:
             return
-        context, updated = loaded
         for key in context.keys() - _CONTEXT_FIELDS:
             self.diagnostics.unknown_type(f"context field {one_line(key, limit=40)}")
-        walk = _Walk(self, agent_id, depth, updated, context.get("initiator") == "agent")
+        walk = _Walk(
+            self, agent_id, depth, self.updated, context.get("initiator") == "agent"
+        )
         yield from walk.messages(as_list(context.get("messages")))
 
 
@@ -407,21 +434,29 @@ class _Walk:
             yield self.say("compaction", text=content)
             return
         if message.get("droppable") is True:  # an attachment forge drops at compaction
-            yield self.say("meta", text=one_line(content, limit=200), extra={"attachment": True})
+            yield self.say(
+                "meta", text=one_line(content, limit=200), extra={"attachment": True}
+            )
             return
         text = as_str(raw.get("Text"))
         if text is None and isinstance(raw.get("Command"), dict):
             command = as_dict(raw["Command"])
             name = as_str(command.get("name")) or ""
-            words = [w for w in as_list(command.get("parameters")) if isinstance(w, str)]
+            words = [
+                w for w in as_list(command.get("parameters")) if isinstance(w, str)
+            ]
             text = " ".join([f"/{name}", *words]) if name else None
         if text is None:
             found = _TASK.match(content)
             text = found.group(1).strip() if found else content
-        extra: dict[str, JSONValue] = {"from_agent": "the lead"} if self.from_agent else {}
+        extra: dict[str, JSONValue] = (
+            {"from_agent": "the lead"} if self.from_agent else {}
+        )
         yield self.say("user", text=text, extra=extra)
 
-    def assistant(self, message: dict[str, object], content: str, last: bool) -> Iterator[Event]:
+    def assistant(
+        self, message: dict[str, object], content: str, last: bool
+    ) -> Iterator[Event]:
         for detail in as_list(message.get("reasoning_details")):
             thought = as_str(as_dict(detail).get("text"))
             if thought:
@@ -455,7 +490,9 @@ class _Walk:
 
     def result(self, result: dict[str, object]) -> Iterator[Event]:
         call_id = as_str(result.get("call_id"))
-        name = as_str(result.get("name")) or (self.open_calls.get(call_id or "") or None)
+        name = as_str(result.get("name")) or (
+            self.open_calls.get(call_id or "") or None
+        )
         if call_id:
             self.open_calls.pop(call_id, None)
         output = as_dict(result.get("output"))
@@ -490,7 +527,9 @@ class _Walk:
             text = as_str(ai.get("value"))
             return [text] if text else []
         if kind == "image":
-            return [blob(as_str(as_dict(inner).get("mime_type")), as_dict(inner).get("url"))]
+            return [
+                blob(as_str(as_dict(inner).get("mime_type")), as_dict(inner).get("url"))
+            ]
         if kind == "fileDiff":
             return [f"[File diff: {as_str(as_dict(inner).get('path')) or '?'}]"]
         if kind == "pair":
@@ -499,7 +538,9 @@ class _Walk:
         self.diagnostics.unknown_type(f"tool value {one_line(kind, limit=40)}")
         return []
 
-    def subagent(self, child: str, call_id: str | None, tool: str | None) -> Iterator[Event]:
+    def subagent(
+        self, child: str, call_id: str | None, tool: str | None
+    ) -> Iterator[Event]:
         title = self.reader.connection.execute(
             "SELECT title FROM conversations WHERE conversation_id = ?", (child,)
         ).fetchone()
@@ -511,7 +552,10 @@ class _Walk:
             extra["agent_name"] = label
         task = self.tasks.get(call_id or "")
         yield self.say(
-            "subagent", call_id=call_id, text=one_line(task, limit=None) or label, extra=extra
+            "subagent",
+            call_id=call_id,
+            text=one_line(task, limit=None) or label,
+            extra=extra,
         )
         if child in self.reader.read or self.depth >= MAX_DEPTH:
             return
@@ -529,9 +573,21 @@ class _Walk:
         cost = value.get("cost")
         if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
             extra["cost_usd"] = float(cost)
-        usage = new_usage(max(prompt - cached, 0), completion, min(cached, prompt or cached), 0, 0, self.model)
+        usage = new_usage(
+            max(prompt - cached, 0),
+            completion,
+            min(cached, prompt or cached),
+            0,
+            0,
+            self.model,
+        )
         yield self.reader.emit(
-            "usage", self.updated, estimated=True, agent_id=self.agent_id, usage=usage, extra=extra
+            "usage",
+            self.updated,
+            estimated=True,
+            agent_id=self.agent_id,
+            usage=usage,
+            extra=extra,
         )
 
 
@@ -556,7 +612,9 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         return None
     notes: list[str] = []
     if session.parent_id or session.extra.get("initiator") == "agent":
-        notes.append("a sub-agent's conversation: it reopens on its own, not inside its lead")
+        notes.append(
+            "a sub-agent's conversation: it reopens on its own, not inside its lead"
+        )
     if session.model:
         notes.append(
             f"model {session.model!r} not passed: forge keeps its model in its config; "

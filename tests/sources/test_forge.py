@@ -1,0 +1,324 @@
+"""Forge Code quirks: one .forge.db (WAL while forge runs) in ~/.forge, the legacy ~/forge or
+$FORGE_CONFIG; each conversation's context one JSON document in a row; sub-agents are
+conversations of their own, read inside the lead whose agent result names them; usage kept
+per response; resume with --conversation-id in the conversation's folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessdex import files, usage
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, merge
+from sessdex.sources import Home, forge
+
+DATA = Path(__file__).parent.parent / "data" / "forge"
+HOME = DATA / "home"
+LEAD = "3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c"
+CHILD = "7c6b5a49-3827-4165-9f4e-3d2c1b0a9f8e"
+OLD = "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
+EMPTY = "0f1e2d3c-4b5a-4968-8776-655443322110"
+
+
+def sessions(
+    home: Path = HOME,
+    diagnostics: Diagnostics | None = None,
+    environ: dict[str, str] | None = None,
+) -> dict[str, Session]:
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    location = forge.locate(
+        Home(home, environ) if environ is not None else Home.at(home)
+    )
+    fragments: dict[str, list[Session]] = {}
+    for path in forge.scan(location):
+        for session in forge.parse(path, location, diagnostics):
+            fragments.setdefault(session.id, []).append(session)
+    return {key: merge(parts) for key, parts in fragments.items()}
+
+
+def events(session: Session) -> list[Event]:
+    diagnostics = Diagnostics()
+    found = list(forge.read(session, diagnostics))
+    assert not diagnostics.skipped_total and not diagnostics.unknown
+    assert not diagnostics.problems
+    return found
+
+
+def copy(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    return home
+
+
+def add_row(home: Path, conversation_id: str, title: str | None, context: object,
+            updated: str = "2026-12-02 08:00:05") -> None:  # fmt: skip
+    db = sqlite3.connect(home / ".forge" / ".forge.db")
+    db.execute(
+        "INSERT INTO conversations (conversation_id, title, workspace_id, context, "
+        "created_at, updated_at) VALUES (?, ?, 1, ?, '2026-12-02 08:00:00', ?)",
+        (conversation_id, title, json.dumps(context), updated),
+    )
+    db.commit()
+    db.close()
+
+
+def test_conversations_are_listed_with_folder_model_and_sub_agent_lead() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(diagnostics=diagnostics)
+    # a row with no context yet (a conversation forge created but never wrote) is not
+    # listed, as forge lists none, but doctor counts it
+    assert set(found) == {LEAD, CHILD, OLD}
+    assert [(p.rpartition("/")[2], r) for p, _, r in diagnostics.details] == [(EMPTY, forge.UNWRITTEN)]  # fmt: skip
+    lead, child, old = found[LEAD], found[CHILD], found[OLD]
+    assert (lead.cwd, lead.model, lead.parent_id) == ("/home/alex/code/shop-api", "claude-sonnet-4-5-20250929", None)  # fmt: skip
+    assert (child.parent_id, child.agent_type, child.title) == (LEAD, "subagent", "Find every caller of checkout()")  # fmt: skip
+    # no title column: the first prompt, out of the <task> forge wraps it in
+    assert (old.title, old.cwd, old.model) == ("Why is the blog build slow?", "/home/alex/code/blog", "gpt-5")  # fmt: skip
+    assert lead.created == datetime(2026, 12, 1, 11, 0, 0, 250000, tzinfo=UTC)
+
+
+def test_the_lead_reads_in_order_with_its_sub_agent_inside() -> None:
+    found = events(sessions()[LEAD])
+    shown = [(e.kind, e.agent_id, e.tool or e.call_id) for e in found]
+    assert shown == [
+        ("user", None, None),
+        ("thinking", None, None),
+        ("assistant", None, None),
+        ("tool_call", None, "read"),
+        ("tool_call", None, "sage"),
+        ("usage", None, None),
+        ("tool_result", None, "read"),
+        ("subagent", None, "toolu_02"),
+        ("user", CHILD, None),
+        ("assistant", CHILD, None),
+        ("turn_end", CHILD, None),
+        ("usage", CHILD, None),
+        ("tool_result", None, "sage"),
+        ("tool_call", None, "patch"),
+        ("usage", None, None),
+        ("tool_result", None, "patch"),
+        ("assistant", None, None),
+        ("turn_end", None, None),
+        ("usage", None, None),
+    ]
+    assert (
+        found[0].text == "Add retry to checkout"
+    )  # the prompt as typed, not the <task> wrapper
+    spawn = found[7]
+    assert spawn.extra == {"child_id": CHILD, "agent_type": "sage", "agent_name": "Find every caller of checkout()"}  # fmt: skip
+    assert found[8].extra["from_agent"] == "the lead"
+    patch = found[13]
+    assert patch.extra["input"]["old_string"] == "return pay(cart)"
+    assert found[15].is_error and found[15].call_id == "toolu_03"
+    assert (
+        found[-2].time is not None and found[-2].time_estimated
+    )  # the row's updated_at
+
+
+def test_usage_is_per_response_with_cache_reads_apart_hand_checked() -> None:
+    found = [e for e in events(sessions()[LEAD]) if e.kind == "usage"]
+    tokens = [(u.input_tokens, u.output_tokens, u.cache_read_tokens, u.model) for e in found if (u := e.usage)]  # fmt: skip
+    # prompt_tokens counts the cached ones: input is what was not read from the cache
+    assert tokens == [
+        (200, 80, 1000, "claude-sonnet-4-5-20250929"),
+        (900, 30, 0, "claude-haiku-4-5"),
+        (200, 60, 2200, "claude-sonnet-4-5-20250929"),
+        (200, 40, 2400, "claude-sonnet-4-5-20250929"),
+    ]
+    assert [e.extra.get("cost_usd") for e in found] == [0.0042, None, 0.0031, 0.002]
+    result = usage.run(Home.at(HOME), "model", apps=("forge",), filters=usage.Filters())
+    by_model = {
+        row.key: (row.input_tokens, row.output_tokens, row.cache_read_tokens)
+        for row in result.rows
+    }
+    # the sub-agent counts once, inside its lead
+    assert by_model["claude-sonnet-4-5-20250929"] == (600, 180, 5600)
+    assert by_model["claude-haiku-4-5"] == (900, 30, 0)
+
+
+def test_an_old_unwrapped_context_with_compaction_and_legacy_values_reads() -> None:
+    found = events(sessions()[OLD])
+    assert [e.kind for e in found] == [
+        "compaction", "user", "meta", "user", "tool_call", "tool_result", "user",
+        "assistant", "turn_end",
+    ]  # fmt: skip
+    assert found[0].text is not None and "## Summary" in found[0].text
+    assert found[2].extra == {"attachment": True}
+    assert found[3].text == "[image/png]"
+    assert found[4].extra["input"] == {"command": "make build"}
+    # markdown, the first of a pair, a file diff's note; `empty` adds nothing
+    assert found[5].text == "built in 94s\nimages: 80s\n[File diff: Makefile]"
+    assert found[6].text == "/compact"
+
+
+def test_resume_is_forge_conversation_id_in_the_folder(tmp_path: Path) -> None:
+    found = sessions()
+    plan = forge.resume(found[LEAD])
+    assert plan is not None
+    assert plan.argv == ("forge", "--conversation-id", LEAD)
+    assert plan.cwd == "/home/alex/code/shop-api"
+    child = forge.resume(found[CHILD])
+    assert child is not None and any("sub-agent" in note for note in child.notes)
+    odd = Session(app="forge", id="--help", cwd="/tmp")
+    assert forge.resume(odd) is None
+    result = CliRunner().invoke(
+        main, ["resume", LEAD[:8], "--print", "--home", str(copy(tmp_path))]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"forge --conversation-id {LEAD}" in result.stdout
+
+
+def test_a_running_forge_names_its_conversation() -> None:
+    assert forge.process_session(["forge", "--conversation-id", LEAD]) is not None
+    opened = forge.process_session(["forge", "--cid", LEAD])
+    assert opened is not None and opened.session_id == LEAD
+    resumed = forge.process_session(["forge", "conversation", "resume", LEAD])
+    assert resumed is not None and resumed.session_id == LEAD
+    assert forge.process_session(["forge", "-p", "hello"]) is None
+
+
+def test_newest_rows_in_the_wal_are_listed_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    home = copy(tmp_path)
+    folder = home / ".forge"
+    (folder / ".credentials.json").write_text('{"api_key": "secret"}')
+    writer = sqlite3.connect(folder / ".forge.db")
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        context = {"conversation_id": "x", "messages": [
+            {"message": {"text": {"role": "System", "content": "<current_working_directory>/home/alex/code/new</current_working_directory>"}}},
+            {"message": {"text": {"role": "User", "content": "<task>hello</task>", "raw_content": {"Text": "hello"}}}},
+        ]}  # fmt: skip
+        wal = "11111111-2222-4333-8444-555555555555"
+        writer.execute(
+            "INSERT INTO conversations (conversation_id, title, workspace_id, context, "
+            "created_at, updated_at) VALUES (?, 'Only in the WAL', 1, ?, "
+            "'2026-12-02 08:00:00', '2026-12-02 08:00:05')",
+            (wal, json.dumps(context)),
+        )
+        writer.commit()
+        assert (folder / ".forge.db-wal").stat().st_size > 0
+        before = {
+            p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()
+        }
+        found = sessions(home)
+        assert (found[wal].title, found[wal].cwd) == (
+            "Only in the WAL",
+            "/home/alex/code/new",
+        )
+        assert [e.text for e in events(found[wal])] == ["hello"]
+        after = {
+            p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()
+        }
+        assert after == before
+    finally:
+        writer.close()
+
+
+def test_forge_config_the_legacy_folder_and_the_default(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "forge").mkdir(parents=True)
+    shutil.copy(HOME / ".forge" / ".forge.db", home / "forge" / ".forge.db")
+    assert set(sessions(home)) == {LEAD, CHILD, OLD}  # ~/forge, forge's legacy folder
+    elsewhere = tmp_path / "cfg"
+    shutil.copytree(HOME / ".forge", elsewhere)
+    found = sessions(tmp_path / "nobody", environ={"FORGE_CONFIG": str(elsewhere)})
+    assert set(found) == {LEAD, CHILD, OLD}
+    location = forge.locate(Home(tmp_path, {"FORGE_CONFIG": str(elsewhere)}))
+    assert location.override == f"FORGE_CONFIG={elsewhere}"
+
+
+def test_damaged_rows_are_counted_never_raised() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(DATA / "malformed" / "home", diagnostics)
+    assert len(found) == 6  # every row is listed from its columns, whatever its context
+    for session in found.values():
+        list(forge.read(session, diagnostics))
+    reasons = sorted(reason for _, _, reason in diagnostics.details)
+    assert reasons == ["not an object", "truncated", "truncated"]
+    assert diagnostics.unknown == {
+        "message without one kind": 3,
+        "context field future_field": 1,
+        "role None": 1,
+        "role Robot": 1,
+        "message video": 1,
+        "tool value blob": 1,
+        "tool value": 1,
+    }
+    assert not diagnostics.problems
+
+
+def test_a_huge_tool_output_is_elided_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "READ_LINE_CAP", 4096)
+    home = copy(tmp_path)
+    huge = "x" * 400_000
+    big = "22222222-3333-4444-8555-666666666666"
+    add_row(home, big, "Big output", {"messages": [
+        {"message": {"text": {"role": "User", "content": "<task>cat it</task>", "raw_content": {"Text": "cat it"}}}},
+        {"message": {"text": {"role": "Assistant", "content": "", "tool_calls": [{"name": "shell", "call_id": "c1", "arguments": {"command": "cat big"}}]}}},
+        {"message": {"tool": {"name": "shell", "call_id": "c1", "output": {"is_error": False, "values": [{"text": huge}]}}}},
+    ]})  # fmt: skip
+    found = events(sessions(home)[big])
+    result = found[-1]
+    assert result.kind == "tool_result" and result.text is not None
+    # the output is elided to a note of its size; the answer around it still reads
+    assert result.text == f"[text, {files.human_bytes(len(huge))}]"
+
+
+def test_a_sub_agent_loop_is_listed_and_read_once(tmp_path: Path) -> None:
+    home = copy(tmp_path)
+    a, b = (
+        "aaaaaaaa-0000-4000-8000-000000000001",
+        "aaaaaaaa-0000-4000-8000-000000000002",
+    )
+
+    def names(other: str) -> dict[str, object]:
+        return {"initiator": "agent", "messages": [
+            {"message": {"text": {"role": "Assistant", "content": "", "tool_calls": [{"name": "sage", "call_id": "c", "arguments": {}}]}}},
+            {"message": {"tool": {"name": "sage", "call_id": "c", "output": {"is_error": False, "values": [{"aI": {"value": "done", "conversation_id": other}}]}}}},
+        ]}  # fmt: skip
+
+    add_row(home, a, "A", names(b))
+    add_row(home, b, "B", names(a))
+    found = sessions(home)
+    assert (
+        found[a].parent_id is None and found[b].parent_id is None
+    )  # a loop: each on its own
+    kinds = [e.kind for e in events(found[a])]
+    assert kinds.count("subagent") == 2  # a names b, b names a: a is not read again
+
+
+def test_watch_tells_a_call_running_from_a_turn_that_ended(tmp_path: Path) -> None:
+    """Forge writes no time per message: the row's `updated_at` dates its usage and last
+    turn end; a sub-agent that finished inside the lead is not still working."""
+    home = copy(tmp_path)
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    mid = "99999999-2222-4333-8444-555555555555"
+    add_row(home, mid, "Mid", {"messages": [
+        {"message": {"text": {"role": "User", "content": "<task>run</task>", "raw_content": {"Text": "run"}}}},
+        {"message": {"text": {"role": "Assistant", "content": "", "tool_calls": [{"name": "shell", "call_id": "c1", "arguments": {"command": "make"}}]}}},
+    ]}, updated=now)  # fmt: skip
+    db = sqlite3.connect(home / ".forge" / ".forge.db")
+    db.execute("UPDATE conversations SET updated_at = ? WHERE conversation_id = ?", (now, LEAD))  # fmt: skip
+    db.commit()
+    db.close()
+    result = CliRunner().invoke(
+        main, ["watch", "--json", "--app", "forge", "--home", str(home)]
+    )
+    assert result.exit_code == 0, result.output
+    rows = {row["id"]: row for row in json.loads(result.stdout)}
+    assert (rows[mid]["status"], rows[mid]["reason"]) == ("working", "tool shell running 0 s")  # fmt: skip
+    assert rows[LEAD]["status"] == "waiting_for_user"
+    assert "sub-agent" not in rows[LEAD]["reason"]

@@ -152,7 +152,7 @@ def test_an_old_unwrapped_context_with_compaction_and_legacy_values_reads() -> N
     ]  # fmt: skip
     assert found[0].text is not None and "## Summary" in found[0].text
     assert found[2].extra == {"attachment": True}
-    assert found[3].text == "[image/png]"
+    assert found[3].text == "[image/png, 9 B]"  # its size, never its data
     assert found[4].extra["input"] == {"command": "make build"}
     # markdown, the first of a pair, a file diff's note; `empty` adds nothing
     assert found[5].text == "built in 94s\nimages: 80s\n[File diff: Makefile]"
@@ -322,3 +322,35 @@ def test_watch_tells_a_call_running_from_a_turn_that_ended(tmp_path: Path) -> No
     assert (rows[mid]["status"], rows[mid]["reason"]) == ("working", "tool shell running 0 s")  # fmt: skip
     assert rows[LEAD]["status"] == "waiting_for_user"
     assert "sub-agent" not in rows[LEAD]["reason"]
+
+
+def test_a_document_and_a_messages_own_timestamp_are_taken(tmp_path: Path) -> None:
+    """Neither is in forge's main branch as read (a PDF `document` is in its pending pdf
+    branch; a per-message `timestamp` is what a third-party reader expects): where a row
+    holds them, they show, and nothing is counted as unknown."""
+    home = copy(tmp_path)
+    dated = "33333333-4444-4555-8666-777777777777"
+    pdf = "JVBERi0xLjcK" * 100
+    add_row(home, dated, "A report", {"messages": [
+        {"message": {"text": {"role": "User", "content": "<task>read it</task>", "raw_content": {"Text": "read it"}, "timestamp": "2026-12-02T08:00:01Z"}}},
+        {"message": {"document": {"data": pdf, "mime_type": "application/pdf", "filename": "q3.pdf"}}},
+        {"message": {"text": {"role": "Assistant", "content": "Revenue grew.", "timestamp": "2026-12-02T08:00:09Z"}},
+         "usage": {"prompt_tokens": {"approx": 50}, "completion_tokens": {"actual": 5}, "total_tokens": {"actual": 55}, "cached_tokens": {"actual": 0}}},
+    ]})  # fmt: skip
+    found = events(sessions(home)[dated])
+    assert [(e.kind, e.time, e.time_estimated) for e in found] == [
+        ("user", datetime(2026, 12, 2, 8, 0, 1, tzinfo=UTC), False),
+        ("user", None, False),
+        ("assistant", datetime(2026, 12, 2, 8, 0, 9, tzinfo=UTC), False),
+        ("turn_end", datetime(2026, 12, 2, 8, 0, 9, tzinfo=UTC), False),
+        ("usage", datetime(2026, 12, 2, 8, 0, 9, tzinfo=UTC), False),
+    ]
+    assert (
+        found[1].text
+        == f"[application/pdf, {files.human_bytes(len(pdf) * 3 // 4)}] q3.pdf"
+    )
+    usage_event = found[-1].usage
+    assert usage_event is not None and (
+        usage_event.input_tokens,
+        usage_event.output_tokens,
+    ) == (50, 5)

@@ -25,11 +25,14 @@ document: `show --tail` reads it whole and keeps its end.
 What a context holds and how it reads is in `read`: each message `{"text": …}` (a role of
 System, User or Assistant; `raw_content` the prompt as typed, `reasoning_details`,
 `tool_calls`, `model`), `{"tool": …}` (a tool's result: `output.values` of `text`, `image`,
-`aI`, `empty`, and the legacy `markdown`, `fileDiff`, `pair`) or `{"image": …}`, wrapped
+`aI`, `empty`, and the legacy `markdown`, `fileDiff`, `pair`) or `{"image": …}` (and
+`document`, a PDF, in forge's pending pdf branch, #2399: shown as a note), wrapped
 since 2025-10 as `{"message": …, "usage": …}` where the response's usage is kept (prompt,
 completion, total and cached tokens, each `{"actual": n}` or `{"approx": n}`, and a `cost`).
 Forge keeps no time per message: events carry none but the row's `updated_at`, given to
-the usage and last turn end as an estimate. A compaction replaces messages by one user
+the usage and last turn end as an estimate (a message's own `timestamp`, which a
+third-party reader expects of later releases but no source seen here writes, is taken
+where there is one). A compaction replaces messages by one user
 message rendered from `forge-partial-summary-frame.md`, carrying the summed usage of what it
 replaced: it reads as a `compaction` event and that usage. Sub-agents (the agent and task
 tools) run in conversations of their own (`initiator` "agent", titled by their task); the
@@ -387,9 +390,19 @@ class _Walk:
         self.model: str | None = None
         self.open_calls: dict[str, str] = {}  # call id: tool name
         self.tasks: dict[str, str] = {}  # a spawning call's id: its first task
+        self.when: datetime | None = (
+            None  # the message's own `timestamp`, where it has one
+        )
 
     def say(self, kind: EventKind, **fields: object) -> Event:
-        return self.reader.emit(kind, agent_id=self.agent_id, **fields)  # type: ignore[arg-type]
+        return self.reader.emit(kind, self.when, agent_id=self.agent_id, **fields)  # type: ignore[arg-type]
+
+    def estimate(self, last: bool = True) -> tuple[datetime | None, bool]:
+        """(the time, whether it is a guess) of a usage or turn end: the message's own, else
+        the session's last write (for a turn end, only the last one's)."""
+        if self.when is not None:
+            return self.when, False
+        return (self.updated if last else None), True
 
     def messages(self, entries: list[object]) -> Iterator[Event]:
         for index, entry in enumerate(entries):
@@ -399,13 +412,13 @@ class _Walk:
                 self.diagnostics.unknown_type("message without one kind")
                 continue
             [(kind, value)] = message.items()
+            self.when = db_time(as_dict(value).get("timestamp"))
             if kind == "text":
                 yield from self.text(as_dict(value), index == len(entries) - 1)
             elif kind == "tool":
                 yield from self.result(as_dict(value))
-            elif kind == "image":
-                image = as_dict(value)
-                yield self.say("user", text=blob(as_str(image.get("mime_type")), None))
+            elif kind in ("image", "document"):
+                yield self.say("user", text=_attached(kind, as_dict(value)))
             else:
                 self.diagnostics.unknown_type(f"message {one_line(kind, limit=40)}")
                 continue
@@ -483,9 +496,9 @@ class _Walk:
                 extra={"input": shown},
             )
         if not calls:
-            time = self.updated if last else None
+            time, estimated = self.estimate(last)
             yield self.reader.emit(
-                "turn_end", time, estimated=True, agent_id=self.agent_id
+                "turn_end", time, estimated=estimated, agent_id=self.agent_id
             )
 
     def result(self, result: dict[str, object]) -> Iterator[Event]:
@@ -526,10 +539,8 @@ class _Walk:
                 children.append(child)
             text = as_str(ai.get("value"))
             return [text] if text else []
-        if kind == "image":
-            return [
-                blob(as_str(as_dict(inner).get("mime_type")), as_dict(inner).get("url"))
-            ]
+        if kind in ("image", "document"):
+            return [_attached(kind, as_dict(inner))]
         if kind == "fileDiff":
             return [f"[File diff: {as_str(as_dict(inner).get('path')) or '?'}]"]
         if kind == "pair":
@@ -581,14 +592,26 @@ class _Walk:
             0,
             self.model,
         )
+        time, estimated = self.estimate()
         yield self.reader.emit(
             "usage",
-            self.updated,
-            estimated=True,
+            time,
+            estimated=estimated,
             agent_id=self.agent_id,
             usage=usage,
             extra=extra,
         )
+
+
+def _attached(kind: str, value: dict[str, object]) -> str:
+    """A note for an image (`url`, a data URL) or a document (`data`, base64, and its
+    `filename`), never the data itself."""
+    data = value.get("url") if kind == "image" else value.get("data")
+    if isinstance(data, str) and data.startswith("data:"):
+        data = data.partition(",")[2]
+    note = blob(as_str(value.get("mime_type")) or kind, data)
+    name = one_line(value.get("filename"), limit=None)
+    return f"{note} {name}" if name else note
 
 
 def _tokens(value: object) -> int:

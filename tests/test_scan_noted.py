@@ -167,7 +167,8 @@ ADDED: dict[str, list[tuple[str, str]]] = {
     "continue": [("top", f".continue/sessions/{ID}.json")],
     "auggie": [("top", f".augment/sessions/{ID}.json")],
     "openhands": [("top", f".openhands/conversations/{'0b' * 16}/base_state.json")],
-    "forge": [("top", "forge/.forge.db")],  # the legacy folder, beside the fixture's .forge
+    # forge's legacy folder, beside the fixture's .forge
+    "forge": [("top", "forge/.forge.db")],
     "kiro": [
         ("top", "Library/Application Support/kiro-cli/data.sqlite3"),
         ("top", "AppData/Local/amazon-q/data.sqlite3"),

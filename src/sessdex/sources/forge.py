@@ -640,8 +640,8 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         )
     if session.model:
         notes.append(
-            f"model {session.model!r} not passed: forge keeps its model in its config; "
-            "pick it with forge's /model"
+            f"model {session.model!r} not passed: forge takes no model flag and uses "
+            "the one its config names"
         )
     return ResumePlan(
         argv=("forge", "--conversation-id", session.id),

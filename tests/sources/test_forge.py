@@ -354,3 +354,46 @@ def test_a_document_and_a_messages_own_timestamp_are_taken(tmp_path: Path) -> No
         usage_event.input_tokens,
         usage_event.output_tokens,
     ) == (50, 5)
+
+
+def _spawn_lead(
+    task_args: dict[str, object], values: list[object]
+) -> dict[str, object]:
+    return {"messages": [
+        {"message": {"text": {"role": "User", "content": "<task>split it</task>", "raw_content": {"Text": "split it"}, "model": "gpt-5"}}},
+        {"message": {"text": {"role": "Assistant", "content": "", "tool_calls": [{"name": "task", "call_id": "t1", "arguments": task_args}]}},
+         "usage": {"prompt_tokens": {"actual": 100}, "completion_tokens": {"actual": 10}, "total_tokens": {"actual": 110}, "cached_tokens": {"actual": 0}}},
+        {"message": {"tool": {"name": "task", "call_id": "t1", "output": {"is_error": False, "values": values}}}},
+    ]}  # fmt: skip
+
+
+def _child_context(task: str, initiator: bool) -> dict[str, object]:
+    context: dict[str, object] = {"messages": [
+        {"message": {"text": {"role": "User", "content": f"<task>{task}</task>", "raw_content": {"Text": task}, "model": "gpt-5"}}},
+        {"message": {"text": {"role": "Assistant", "content": f"did {task}"}},
+         "usage": {"prompt_tokens": {"actual": 40}, "completion_tokens": {"actual": 4}, "total_tokens": {"actual": 44}, "cached_tokens": {"actual": 0}}},
+    ]}  # fmt: skip
+    return {"initiator": "agent", **context} if initiator else context
+
+
+def test_each_task_of_one_call_labels_its_own_sub_agent(tmp_path: Path) -> None:
+    """The task tool runs every task of its `tasks` list in a conversation of its own and
+    returns one `aI` value per task, in order: each spawn is labelled by its own task."""
+    home = copy(tmp_path)
+    lead, one, two = (
+        "bbbbbbbb-0000-4000-8000-000000000001",
+        "bbbbbbbb-0000-4000-8000-000000000002",
+        "bbbbbbbb-0000-4000-8000-000000000003",
+    )
+    add_row(home, one, "Count the tests", _child_context("Count the tests", True))
+    add_row(home, two, "List the routes", _child_context("List the routes", True))
+    add_row(home, lead, "Split", _spawn_lead(
+        {"tasks": ["Count the tests", "List the routes"], "agent_id": "sage"},
+        [{"aI": {"value": "done 1", "conversation_id": one}},
+         {"aI": {"value": "done 2", "conversation_id": two}}],
+    ))  # fmt: skip
+    spawns = [e for e in events(sessions(home)[lead]) if e.kind == "subagent"]
+    assert [(e.text, e.extra["child_id"]) for e in spawns] == [
+        ("Count the tests", one),
+        ("List the routes", two),
+    ]

@@ -389,7 +389,8 @@ class _Walk:
         self.diagnostics = reader.diagnostics
         self.model: str | None = None
         self.open_calls: dict[str, str] = {}  # call id: tool name
-        self.tasks: dict[str, str] = {}  # a spawning call's id: its first task
+        self.tasks: dict[str, list[str]] = {}  # a spawning call's id: its tasks
+        self.spawned = 0  # the aI values seen so far in the result read
         self.when: datetime | None = (
             None  # the message's own `timestamp`, where it has one
         )
@@ -486,8 +487,7 @@ class _Walk:
             if call_id:
                 self.open_calls[call_id] = name
                 tasks = as_list(as_dict(arguments).get("tasks"))
-                if tasks and isinstance(tasks[0], str):
-                    self.tasks[call_id] = tasks[0]
+                self.tasks[call_id] = [t if isinstance(t, str) else "" for t in tasks]
             yield self.say(
                 "tool_call",
                 tool=name,
@@ -510,11 +510,16 @@ class _Walk:
             self.open_calls.pop(call_id, None)
         output = as_dict(result.get("output"))
         texts: list[str] = []
-        children: list[str] = []
+        children: list[tuple[int, str]] = []  # (its place among the aI values, its id)
+        self.spawned = 0
         for value in as_list(output.get("values")):
             texts.extend(self.value(value, children, 0))
-        for child in children:
-            yield from self.subagent(child, call_id, name)
+        # forge runs each of the call's `tasks` in a conversation of its own and returns
+        # their `aI` values in the same order: the n-th names the n-th task's
+        tasks = self.tasks.get(call_id or "", [])
+        for place, child in children:
+            task = tasks[place] if place < len(tasks) else None
+            yield from self.subagent(child, call_id, name, task)
         yield self.say(
             "tool_result",
             tool=name,
@@ -523,7 +528,9 @@ class _Walk:
             is_error=output.get("is_error") is True,
         )
 
-    def value(self, value: object, children: list[str], depth: int) -> list[str]:
+    def value(
+        self, value: object, children: list[tuple[int, str]], depth: int
+    ) -> list[str]:
         if value == "empty":
             return []
         if not isinstance(value, dict) or len(value) != 1 or depth > 4:
@@ -535,8 +542,10 @@ class _Walk:
         if kind == "aI":
             ai = as_dict(inner)
             child = as_str(ai.get("conversation_id"))
+            place = self.spawned
+            self.spawned += 1
             if child and is_uuid(child):
-                children.append(child)
+                children.append((place, child))
             text = as_str(ai.get("value"))
             return [text] if text else []
         if kind in ("image", "document"):
@@ -550,7 +559,7 @@ class _Walk:
         return []
 
     def subagent(
-        self, child: str, call_id: str | None, tool: str | None
+        self, child: str, call_id: str | None, tool: str | None, task: str | None
     ) -> Iterator[Event]:
         title = self.reader.connection.execute(
             "SELECT title FROM conversations WHERE conversation_id = ?", (child,)
@@ -561,7 +570,6 @@ class _Walk:
             extra["agent_type"] = tool
         if label:
             extra["agent_name"] = label
-        task = self.tasks.get(call_id or "")
         yield self.say(
             "subagent",
             call_id=call_id,

@@ -64,7 +64,7 @@ def add_row(home: Path, conversation_id: str, title: str | None, context: object
     db.execute(
         "INSERT INTO conversations (conversation_id, title, workspace_id, context, "
         "created_at, updated_at) VALUES (?, ?, 1, ?, '2026-12-02 08:00:00', ?)",
-        (conversation_id, title, json.dumps(context), updated),
+        (conversation_id, title, json.dumps(context, separators=(",", ":")), updated),
     )
     db.commit()
     db.close()
@@ -204,7 +204,7 @@ def test_newest_rows_in_the_wal_are_listed_and_nothing_is_written(
             "INSERT INTO conversations (conversation_id, title, workspace_id, context, "
             "created_at, updated_at) VALUES (?, 'Only in the WAL', 1, ?, "
             "'2026-12-02 08:00:00', '2026-12-02 08:00:05')",
-            (wal, json.dumps(context)),
+            (wal, json.dumps(context, separators=(",", ":"))),
         )
         writer.commit()
         assert (folder / ".forge.db-wal").stat().st_size > 0
@@ -397,3 +397,31 @@ def test_each_task_of_one_call_labels_its_own_sub_agent(tmp_path: Path) -> None:
         ("Count the tests", one),
         ("List the routes", two),
     ]
+
+
+def test_a_sub_agent_without_initiator_is_listed_under_its_lead_and_counted_once(
+    tmp_path: Path,
+) -> None:
+    """forge 1.11 to 2.5.1 (Dec 2025 to Apr 2026) named a sub-agent's conversation in its
+    lead's `aI` value but wrote no `initiator` into it (that came with 2.5.2): it is still
+    the lead's sub-agent, and its usage counts once, inside the lead."""
+    home = tmp_path / "home"
+    (home / ".forge").mkdir(parents=True)
+    shutil.copy(HOME / ".forge" / ".forge.db", home / ".forge" / ".forge.db")
+    db = sqlite3.connect(home / ".forge" / ".forge.db")
+    db.execute("DELETE FROM conversations")
+    db.commit()
+    db.close()
+    lead, child = (
+        "cccccccc-0000-4000-8000-000000000001",
+        "cccccccc-0000-4000-8000-000000000002",
+    )
+    add_row(home, child, "Count the tests", _child_context("Count the tests", False))
+    add_row(home, lead, "Split", _spawn_lead(
+        {"tasks": ["Count the tests"], "agent_id": "sage"},
+        [{"aI": {"value": "done", "conversation_id": child}}],
+    ))  # fmt: skip
+    found = sessions(home)
+    assert (found[child].parent_id, found[child].agent_type) == (lead, "subagent")
+    result = usage.run(Home.at(home), "model", apps=("forge",), filters=usage.Filters())
+    assert [(r.input_tokens, r.output_tokens) for r in result.rows] == [(140, 14)]

@@ -18,8 +18,8 @@ forge lists none, and doctor counts them), `created_at`/`updated_at` (diesel `Ti
 message forge writes at a conversation's start (`templates/forge-partial-system-info.md`);
 the model the one the first prompt names. Listing reads only the columns and the head of
 each `context` through SQLite's blob IO (`HEAD_BYTES`); where a folder (`workspace_id`)
-holds a sub-agent's conversation, it streams that folder's contexts once, a piece at a
-time, for the sub-agent conversations their results name (below). A context is one JSON
+holds what may be a sub-agent's conversation (below), it streams that folder's contexts
+once, a piece at a time, for the sub-agent conversations their results name. A context is one JSON
 document: `show --tail` reads it whole and keeps its end.
 
 What a context holds and how it reads is in `read`: each message `{"text": …}` (a role of
@@ -35,10 +35,13 @@ third-party reader expects of later releases but no source seen here writes, is 
 where there is one). A compaction replaces messages by one user
 message rendered from `forge-partial-summary-frame.md`, carrying the summed usage of what it
 replaced: it reads as a `compaction` event and that usage. Sub-agents (the agent and task
-tools) run in conversations of their own (`initiator` "agent", titled by their task); the
-spawning call's result holds an `aI` value naming the child's `conversation_id`: the child
-is read inline after that call, with its own id as `agent_id`, and listed as a sub-agent of
-the conversation whose result names it.
+tools) run in conversations of their own, one per task of the call's `tasks`, each titled
+by its task (`agent_executor.rs`; `initiator` "agent" marks them only since 2.5.2, Apr 2026:
+before, a row titled by its first prompt as typed is the one mark); since 1.11 (Dec 2025)
+the spawning call's result holds one `aI` value per task, in order, naming the child's
+`conversation_id`: the child is read inline after that call, labelled by its task, with its
+own id as `agent_id`, and listed as a sub-agent of the conversation whose result names it
+(so its usage counts once, in the lead). Before 1.11 nothing names them: they list alone.
 
 `resume` gives `forge --conversation-id <id>` in the conversation's folder (`cli.rs`: "resumes
 or continues an existing conversation"); forge has no approval flag to keep or drop.
@@ -157,14 +160,20 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         ):
             where = f"{path}#conversations/{one_line(unwritten, limit=60)}"
             diagnostics.skip(where, 0, UNWRITTEN)
-        sessions = [
-            (row, session)
-            for row in rows
-            if (session := _session(connection, path, row, diagnostics)) is not None
-        ]
+        sessions: list[tuple[dict[str, object], Session]] = []
+        agents: set[str] = set()  # forge 2.5.2 on marks a sub-agent's context
+        children: set[str] = set()  # conversations that may be a sub-agent's
+        for row in rows:
+            if (read := _session(connection, path, row, diagnostics)) is not None:
+                session, titled_by_task = read
+                sessions.append((row, session))
+                if session.extra.get("initiator") == "agent":
+                    agents.add(session.id)
+                if titled_by_task or session.id in agents:
+                    children.add(session.id)
         # a sub-agent's lead runs in the same folder (so has its workspace_id): only the
-        # rows of a workspace that holds a sub-agent are streamed for the ids they name
-        children = {s.id for _, s in sessions if s.extra.get("initiator") == "agent"}
+        # rows of a workspace that holds a possible sub-agent are streamed for the ids
+        # their agent results name
         spaces = {row.get("workspace_id") for row, s in sessions if s.id in children}
         parents: dict[str, str] = {}
         for row, session in sessions:
@@ -172,7 +181,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 for child in _children(connection, row["rowid"], session.id, children):
                     parents.setdefault(child, session.id)
         return [
-            _with_parent(session, parents, session.id in children)
+            _with_parent(session, parents, session.id in agents)
             for _, session in sessions
         ]
     except sqlite3.Error as error:
@@ -241,7 +250,9 @@ def _session(
     path: Path,
     row: dict[str, object],
     diagnostics: Diagnostics,
-) -> Session | None:
+) -> tuple[Session, bool] | None:
+    """The row's session, and whether its title is its first prompt as typed (forge titles a
+    sub-agent's conversation by its task: before 2.5.2 nothing else marks one)."""
     conversation_id = as_str(row.get("conversation_id"))
     if conversation_id is None:
         diagnostics.skip(f"{path}#conversations", 0, "bad value")
@@ -258,7 +269,7 @@ def _session(
     if isinstance(row.get("workspace_id"), int):
         extra["workspace_id"] = row["workspace_id"]  # type: ignore[assignment]
     title = one_line(row.get("title"), limit=None) or _first_prompt(head)
-    return Session(
+    session = Session(
         app=NAME,
         id=conversation_id,
         path=f"{path}#conversations/{conversation_id}",
@@ -269,6 +280,17 @@ def _session(
         model=model,
         extra=extra,
     )
+    return session, _titled_by_prompt(head, row.get("title"))
+
+
+def _titled_by_prompt(head: bytes, title: object) -> bool:
+    """Whether the first prompt as typed (`raw_content`) is the row's `title`, exactly."""
+    if not isinstance(title, str) or not title.strip():
+        return False
+    import orjson
+
+    typed = b'"raw_content":{"Text":' + orjson.dumps(title) + b"}"
+    return typed in head
 
 
 def _unescaped(data: bytes) -> str | None:

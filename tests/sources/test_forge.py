@@ -425,3 +425,23 @@ def test_a_sub_agent_without_initiator_is_listed_under_its_lead_and_counted_once
     assert (found[child].parent_id, found[child].agent_type) == (lead, "subagent")
     result = usage.run(Home.at(home), "model", apps=("forge",), filters=usage.Filters())
     assert [(r.input_tokens, r.output_tokens) for r in result.rows] == [(140, 14)]
+
+
+def test_a_compaction_before_forge_1_4_reads_as_one(tmp_path: Path) -> None:
+    """Before 1.4 (Nov 2025) forge's summary frame began "Use the following summary as the
+    authoritative reference" (no "frames"): it is a compaction, not a prompt."""
+    home = copy(tmp_path)
+    old = "dddddddd-0000-4000-8000-000000000001"
+    summary = (
+        "Use the following summary as the authoritative reference for all coding "
+        "suggestions and decisions. Do not re-explain or revisit it unless I ask.\n\n"
+        "## Summary\n\nThe build was slow.\n\nProceed with implementation based on this context."
+    )
+    add_row(home, old, "Old", {"messages": [
+        {"text": {"role": "User", "content": "<task>why slow</task>", "raw_content": {"Text": "why slow"}}},
+        {"text": {"role": "User", "content": summary}},
+        {"text": {"role": "Assistant", "content": "Images."}},
+    ]})  # fmt: skip
+    assert [e.kind for e in events(sessions(home)[old])] == [
+        "user", "compaction", "assistant", "turn_end",
+    ]  # fmt: skip

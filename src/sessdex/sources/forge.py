@@ -33,8 +33,10 @@ Forge keeps no time per message: events carry none but the row's `updated_at`, g
 the usage and last turn end as an estimate (a message's own `timestamp`, which a
 third-party reader expects of later releases but no source seen here writes, is taken
 where there is one). A compaction replaces messages by one user
-message rendered from `forge-partial-summary-frame.md`, carrying the summed usage of what it
-replaced: it reads as a `compaction` event and that usage. Sub-agents (the agent and task
+message rendered from `forge-partial-summary-frame.md` ("Use the following summary frames
+as the authoritative reference…"; "summary as" before 1.4, Nov 2025, when a model wrote the
+summary), carrying since 1.11 the summed usage of what it replaced: it reads as a
+`compaction` event and that usage. Sub-agents (the agent and task
 tools) run in conversations of their own, one per task of the call's `tasks`, each titled
 by its task (`agent_executor.rs`; `initiator` "agent" marks them only since 2.5.2, Apr 2026:
 before, a row titled by its first prompt as typed is the one mark); since 1.11 (Dec 2025)
@@ -112,7 +114,10 @@ _WRAPPED = re.compile(
 )
 _TASK = re.compile(r"^\s*<task>(.*?)</task>", re.DOTALL)
 UNWRITTEN = "no messages (never written; forge lists none)"
-SUMMARY_FRAME = "Use the following summary frames as the authoritative reference"
+# the opening of forge-partial-summary-frame.md: "summary frames" since 1.4 (Nov 2025)
+SUMMARY_FRAME = re.compile(
+    r"Use the following summary (?:frames )?as the authoritative reference"
+)
 
 
 def locate(home: Home) -> Location:
@@ -466,7 +471,7 @@ class _Walk:
 
     def user(self, message: dict[str, object], content: str) -> Iterator[Event]:
         raw = as_dict(message.get("raw_content"))
-        if content.startswith(SUMMARY_FRAME) and not raw:
+        if not raw and SUMMARY_FRAME.match(content):
             yield self.say("compaction", text=content)
             return
         if message.get("droppable") is True:  # an attachment forge drops at compaction

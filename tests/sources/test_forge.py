@@ -445,3 +445,28 @@ def test_a_compaction_before_forge_1_4_reads_as_one(tmp_path: Path) -> None:
     assert [e.kind for e in events(sessions(home)[old])] == [
         "user", "compaction", "assistant", "turn_end",
     ]  # fmt: skip
+
+
+def test_the_last_response_usage_of_a_context_before_forge_1_11_counts(
+    tmp_path: Path,
+) -> None:
+    """Before 1.11 (Dec 2025) forge kept no usage per message, only the context's `usage`:
+    the last response's, overwritten by each. That one response counts (not unknown)."""
+    home = copy(tmp_path)
+    old = "eeeeeeee-0000-4000-8000-000000000001"
+    add_row(home, old, "Old", {
+        "conversation_id": old,
+        "messages": [
+            {"text": {"role": "User", "content": "<task>hi</task>", "raw_content": {"Text": "hi"}, "model": "gpt-5"}},
+            {"text": {"role": "Assistant", "content": "Hello."}},
+        ],
+        "usage": {"prompt_tokens": {"Actual": 500}, "completion_tokens": {"Actual": 20},
+                  "total_tokens": {"Actual": 520}, "cached_tokens": {"Actual": 300}, "cost": None},
+        "stream": True,
+    })  # fmt: skip
+    found = events(sessions(home)[old])
+    used = [e for e in found if e.kind == "usage"]
+    assert len(used) == 1 and used[0].usage is not None
+    assert (used[0].usage.input_tokens, used[0].usage.output_tokens,
+            used[0].usage.cache_read_tokens, used[0].usage.model) == (200, 20, 300, "gpt-5")  # fmt: skip
+    assert used[0].time_estimated

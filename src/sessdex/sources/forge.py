@@ -27,8 +27,12 @@ System, User or Assistant; `raw_content` the prompt as typed, `reasoning_details
 `tool_calls`, `model`), `{"tool": …}` (a tool's result: `output.values` of `text`, `image`,
 `aI`, `empty`, and the legacy `markdown`, `fileDiff`, `pair`) or `{"image": …}` (and
 `document`, a PDF, in forge's pending pdf branch, #2399: shown as a note), wrapped
-since 2025-10 as `{"message": …, "usage": …}` where the response's usage is kept (prompt,
-completion, total and cached tokens, each `{"actual": n}` or `{"approx": n}`, and a `cost`).
+since 1.11 (2025-12-11) as `{"message": …, "usage": …}` where the response's usage is kept
+(prompt tokens, cached ones included, completion, total and cached tokens, each
+`{"actual": n}` or `{"approx": n}`, and a `cost`). Before 1.11 the context was forge's
+domain `Context` serialized: bare messages and a `usage` of the context's own, the last
+response's (each response overwrote it, `orch.rs`; counts `{"Actual": n}`): that one
+response is the only usage such a conversation shows.
 Forge keeps no time per message: events carry none but the row's `updated_at`, given to
 the usage and last turn end as an estimate (a message's own `timestamp`, which a
 third-party reader expects of later releases but no source seen here writes, is taken
@@ -99,6 +103,7 @@ _COLUMNS = ("conversation_id", "title", "workspace_id", "created_at", "updated_a
 _CONTEXT_FIELDS = frozenset({
     "conversation_id", "initiator", "messages", "tools", "tool_choice", "max_tokens",
     "temperature", "top_p", "top_k", "reasoning", "stream",
+    "usage",  # before 1.11: the last response's usage (the domain Context serialized)
 })  # fmt: skip
 _CWD = re.compile(
     rb"<current_working_directory>(.{1,4096}?)</current_working_directory>"
@@ -395,6 +400,10 @@ class _Reader:
             self, agent_id, depth, self.updated, context.get("initiator") == "agent"
         )
         yield from walk.messages(as_list(context.get("messages")))
+        # forge before 1.11 kept no usage per message: the context's own `usage` is the
+        # last response's (each response overwrote it), the one response still known
+        walk.when = None
+        yield from walk.usage(context.get("usage"))
 
 
 class _Walk:

@@ -470,3 +470,21 @@ def test_the_last_response_usage_of_a_context_before_forge_1_11_counts(
     assert (used[0].usage.input_tokens, used[0].usage.output_tokens,
             used[0].usage.cache_read_tokens, used[0].usage.model) == (200, 20, 300, "gpt-5")  # fmt: skip
     assert used[0].time_estimated
+
+
+def test_a_follow_up_prompt_before_forge_1_1_shows_as_typed(tmp_path: Path) -> None:
+    """Before 1.1 (Oct 2025) forge kept no `raw_content`: the first prompt is wrapped in
+    `<task>`, each later one in `<feedback>` (forge.md's user_prompt, `<{{event.name}}>`),
+    both followed by a `<system_date>`: the prompt shows without either."""
+    home = copy(tmp_path)
+    old = "ffffffff-0000-4000-8000-000000000001"
+    add_row(home, old, None, {"messages": [
+        {"text": {"role": "User", "content": "<task>why slow</task>\n<system_date>2025-10-02</system_date>", "model": "gpt-5"}},
+        {"text": {"role": "Assistant", "content": "Images."}},
+        {"text": {"role": "User", "content": "<feedback>shrink them</feedback>\n<system_date>2025-10-03</system_date>", "model": "gpt-5"}},
+        {"text": {"role": "Assistant", "content": "Done."}},
+    ]})  # fmt: skip
+    found = sessions(home)[old]
+    assert found.title == "why slow"
+    prompts = [e.text for e in events(found) if e.kind == "user"]
+    assert prompts == ["why slow", "shrink them"]

@@ -23,7 +23,8 @@ once, a piece at a time, for the sub-agent conversations their results name. A c
 document: `show --tail` reads it whole and keeps its end.
 
 What a context holds and how it reads is in `read`: each message `{"text": …}` (a role of
-System, User or Assistant; `raw_content` the prompt as typed, `reasoning_details`,
+System, User or Assistant; `raw_content` the prompt as typed, since 1.1, Oct 2025: before,
+the prompt is read out of the `<task>` or `<feedback>` forge wrapped it in; `reasoning_details`,
 `tool_calls`, `model`), `{"tool": …}` (a tool's result: `output.values` of `text`, `image`,
 `aI`, `empty`, and the legacy `markdown`, `fileDiff`, `pair`) or `{"image": …}` (and
 `document`, a PDF, in forge's pending pdf branch, #2399: shown as a note), wrapped
@@ -117,7 +118,8 @@ _RAW = re.compile(rb'"raw_content":\{"Text":"((?:[^"\\]|\\.){1,2000})"')
 _WRAPPED = re.compile(
     rb'"role":"User","content":"<task>((?:[^"\\<]|\\.){1,2000})</task>'
 )
-_TASK = re.compile(r"^\s*<task>(.*?)</task>", re.DOTALL)
+# forge.md's user_prompt: `<{{event.name}}>` is "task" for the first prompt, "feedback" after
+_TASK = re.compile(r"^\s*<(task|feedback)>(.*?)</\1>", re.DOTALL)
 UNWRITTEN = "no messages (never written; forge lists none)"
 # the opening of forge-partial-summary-frame.md: "summary frames" since 1.4 (Nov 2025)
 SUMMARY_FRAME = re.compile(
@@ -498,7 +500,7 @@ class _Walk:
             text = " ".join([f"/{name}", *words]) if name else None
         if text is None:
             found = _TASK.match(content)
-            text = found.group(1).strip() if found else content
+            text = found.group(2).strip() if found else content
         extra: dict[str, JSONValue] = (
             {"from_agent": "the lead"} if self.from_agent else {}
         )

@@ -4,7 +4,8 @@ Writes `home/.forge/.forge.db` and its `malformed/` twin, synthetic, shaped as F
 source writes them (see PROVENANCE.md): the `conversations` table of the diesel migrations
 in `crates/forge_repo/src/database/migrations` (with `metrics`), each row's `context` a
 `ContextRecord` serialized by serde_json (compact, in the struct's field order), messages
-wrapped as `{"message": …, "usage": …}` (current) or bare (before 2025-10).
+wrapped as `{"message": …, "usage": …}` (1.11 on) or bare (before). As forge does, only
+user messages name the model (`ContextMessage::assistant` leaves it out).
 """
 
 from __future__ import annotations
@@ -104,7 +105,6 @@ def lead() -> dict[str, object]:
                             "arguments": {"tasks": ["Find every caller of checkout()"]},
                         },
                     ],
-                    "model": SONNET,
                     "reasoning_details": [
                         {
                             "text": "The user wants retries; read the file first.",
@@ -165,7 +165,6 @@ def lead() -> dict[str, object]:
                             },
                         }
                     ],
-                    "model": SONNET,
                 }
             },
             usage(2400, 60, 2200, 0.0031),
@@ -187,7 +186,6 @@ def lead() -> dict[str, object]:
                 "text": {
                     "role": "Assistant",
                     "content": "Checkout now retries payment up to three times.",
-                    "model": SONNET,
                 }
             },
             usage(2600, 40, 2400, 0.0020),
@@ -210,13 +208,12 @@ def lead() -> dict[str, object]:
 
 def child() -> dict[str, object]:
     messages = [wrap(m) for m in system(SHOP)] + [
-        wrap(user("Find every caller of checkout()", None)),
+        wrap(user("Find every caller of checkout()", "claude-haiku-4-5")),
         wrap(
             {
                 "text": {
                     "role": "Assistant",
                     "content": "Two callers: api.py and cli.py",
-                    "model": "claude-haiku-4-5",
                 }
             },
             usage(900, 30, 0),
@@ -308,7 +305,6 @@ def old() -> dict[str, object]:
                 "text": {
                     "role": "Assistant",
                     "content": "The image step takes most of the time.",
-                    "model": "gpt-5",
                 }
             },
         ],

@@ -8,47 +8,51 @@ cache), never opened in place. Beside it sit `.credentials.json` (provider keys:
 opened, `folders.CREDENTIALS` refuses it), `.config.json`, `.forge.toml`, `.mcp.json` and
 `.forge_history` (the prompt history), none of which is read.
 
-One table, `conversations` (migrations in `crates/forge_repo/src/database/migrations`):
-`conversation_id` (a UUID), `title`, `workspace_id` (a hash of the folder forge ran in:
-Rust's `DefaultHasher` over the `PathBuf`, not reversible: it only groups rows by folder), `context` (the
-conversation as serde JSON, `ContextRecord` in `crates/forge_repo/src/conversation/
-conversation_record.rs`; NULL until a message is written: such rows are not listed, as
-forge lists none, and doctor counts them), `created_at`/`updated_at` (diesel `Timestamp`, UTC text) and `metrics`
-(files changed, not read). The folder is the `<current_working_directory>` of the system
-message forge writes at a conversation's start (`templates/forge-partial-system-info.md`);
-the model the one the first prompt names. Listing reads only the columns and the head of
-each `context` through SQLite's blob IO (`HEAD_BYTES`); where a folder (`workspace_id`)
-holds what may be a sub-agent's conversation (below), it streams that folder's contexts
-once, a piece at a time, for the sub-agent conversations their results name. A context is one JSON
-document: `show --tail` reads it whole and keeps its end.
+One table, `conversations` (migrations in `crates/forge_repo/src/database/migrations`,
+since 0.117, Sep 2025): `conversation_id` (a UUID), `title`, `workspace_id` (a hash of the
+folder forge ran in: Rust's `DefaultHasher` over the `PathBuf`, not reversible: it only
+groups rows by folder), `context` (the conversation as serde JSON, `ContextRecord` in
+`crates/forge_repo/src/conversation/conversation_record.rs`; NULL until a message is
+written: such rows are not listed, as forge lists none, and doctor counts them),
+`created_at`/`updated_at` (diesel `Timestamp`, UTC text) and `metrics` (files changed, not
+read). The folder is the `<current_working_directory>` of the system message forge writes
+at a conversation's start (`templates/forge-partial-system-info.md`); the model the one the
+first prompt names (only user messages name one: `ContextMessage::assistant` leaves it
+out). Listing reads only the columns and the head of each `context` through SQLite's blob
+IO (`HEAD_BYTES`); where a folder (`workspace_id`) holds what may be a sub-agent's
+conversation (below), it streams that folder's contexts once, a piece at a time, for the
+sub-agent conversations their results name. A context is one JSON document: `show --tail`
+reads it whole and keeps its end.
 
 What a context holds and how it reads is in `read`: each message `{"text": …}` (a role of
 System, User or Assistant; `raw_content` the prompt as typed, since 1.1, Oct 2025: before,
-the prompt is read out of the `<task>` or `<feedback>` forge wrapped it in; `reasoning_details`,
-`tool_calls`, `model`), `{"tool": …}` (a tool's result: `output.values` of `text`, `image`,
-`aI`, `empty`, and the legacy `markdown`, `fileDiff`, `pair`) or `{"image": …}` (and
-`document`, a PDF, in forge's pending pdf branch, #2399: shown as a note), wrapped
-since 1.11 (2025-12-11) as `{"message": …, "usage": …}` where the response's usage is kept
-(prompt tokens, cached ones included, completion, total and cached tokens, each
-`{"actual": n}` or `{"approx": n}`, and a `cost`). Before 1.11 the context was forge's
+the prompt is read out of the `<task>` or `<feedback>` forge wrapped it in;
+`reasoning_details`, `tool_calls`, `model`), `{"tool": …}` (a tool's result: `output.values`
+of `text`, `image`, `aI`, `empty`, and the legacy `markdown`, `fileDiff`, `pair`) or
+`{"image": …}` (and `document`, a PDF, in forge's pending pdf branch, #2399: shown as a
+note), wrapped since 1.11 (2025-12-11) as `{"message": …, "usage": …}` where the response's
+usage is kept (prompt tokens, cached ones included, completion, total and cached tokens,
+each `{"actual": n}` or `{"approx": n}`, and a `cost`). Before 1.11 the context was forge's
 domain `Context` serialized: bare messages and a `usage` of the context's own, the last
 response's (each response overwrote it, `orch.rs`; counts `{"Actual": n}`): that one
-response is the only usage such a conversation shows.
-Forge keeps no time per message: events carry none but the row's `updated_at`, given to
-the usage and last turn end as an estimate (a message's own `timestamp`, which a
-third-party reader expects of later releases but no source seen here writes, is taken
-where there is one). A compaction replaces messages by one user
-message rendered from `forge-partial-summary-frame.md` ("Use the following summary frames
-as the authoritative reference…"; "summary as" before 1.4, Nov 2025, when a model wrote the
-summary), carrying since 1.11 the summed usage of what it replaced: it reads as a
-`compaction` event and that usage. Sub-agents (the agent and task
-tools) run in conversations of their own, one per task of the call's `tasks`, each titled
-by its task (`agent_executor.rs`; `initiator` "agent" marks them only since 2.5.2, Apr 2026:
-before, a row titled by its first prompt as typed is the one mark); since 1.11 (Dec 2025)
-the spawning call's result holds one `aI` value per task, in order, naming the child's
-`conversation_id`: the child is read inline after that call, labelled by its task, with its
-own id as `agent_id`, and listed as a sub-agent of the conversation whose result names it
-(so its usage counts once, in the lead). Before 1.11 nothing names them: they list alone.
+response is the only usage such a conversation shows. Forge keeps no time per message:
+events carry none but the row's `updated_at`, given to the usage and last turn end as an
+estimate (no ref of forge's repository up to 2026-04-13, any branch, writes a time into a
+message or the context; a message's own `timestamp`, should a later release write one, is
+taken where there is one).
+
+A compaction replaces messages by one user message rendered from
+`forge-partial-summary-frame.md` ("Use the following summary frames as the authoritative
+reference…"; "summary as" before 1.4, Nov 2025, when a model wrote the summary), carrying
+since 1.11 the summed usage of what it replaced: it reads as a `compaction` event and that
+usage. Sub-agents (the agent and task tools) run in conversations of their own, one per
+task of the call's `tasks`, each titled by its task (`agent_executor.rs`; `initiator`
+"agent" marks them only since 2.5.2, Apr 2026: before, a row titled by its first prompt as
+typed is the one mark); since 1.11 (Dec 2025) the spawning call's result holds one `aI`
+value per task, in order, naming the child's `conversation_id`: the child is read inline
+after that call, labelled by its task, with its own id as `agent_id`, and listed as a
+sub-agent of the conversation whose result names it (so its usage counts once, in the
+lead). Before 1.11 nothing names them: they list alone.
 
 `resume` gives `forge --conversation-id <id>` in the conversation's folder (`cli.rs`: "resumes
 or continues an existing conversation"); forge has no approval flag to keep or drop.

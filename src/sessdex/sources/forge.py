@@ -92,7 +92,9 @@ CHECKED_WITH = (
     "forge's source, no real capture (Low): antinomyhq/forge @54cecac1 (v2.9.9+15, "
     "2026-04-12): the conversations table of its diesel migrations 2025-09-12 to "
     "2026-02-16, ContextRecord of crates/forge_repo/src/conversation/conversation_record.rs, "
-    "--conversation-id of crates/forge_main/src/cli.rs; synthetic DB"
+    "--conversation-id of crates/forge_main/src/cli.rs; older shapes from its history "
+    "(0.117 to 2.5.2: the domain Context before 1.11, <feedback> before 1.1, the summary "
+    "frame before 1.4, no initiator before 2.5.2); synthetic DB"
 )
 ENV_VARS = ("FORGE_CONFIG",)
 

@@ -488,3 +488,80 @@ def test_a_follow_up_prompt_before_forge_1_1_shows_as_typed(tmp_path: Path) -> N
     assert found.title == "why slow"
     prompts = [e.text for e in events(found) if e.kind == "user"]
     assert prompts == ["why slow", "shrink them"]
+
+
+def test_a_sub_agent_resumed_by_session_id_shows_each_task_after_its_own_call(
+    tmp_path: Path,
+) -> None:
+    """The task tool's `session_id` (forge 2.7 on) runs a new task in a sub-agent's own
+    conversation again, and the result names it again: each call shows the part of that
+    conversation its own task began, not the whole of it at the first call."""
+    home = copy(tmp_path)
+    lead, child = (
+        "abababab-0000-4000-8000-000000000001",
+        "abababab-0000-4000-8000-000000000002",
+    )
+
+    def used(n: int) -> dict[str, object]:
+        return {"prompt_tokens": {"actual": n}, "completion_tokens": {"actual": 1}, "total_tokens": {"actual": n + 1}, "cached_tokens": {"actual": 0}}  # fmt: skip
+
+    def call(call_id: str, args: dict[str, object]) -> list[dict[str, object]]:
+        return [
+            {"message": {"text": {"role": "Assistant", "content": "", "tool_calls": [{"name": "task", "call_id": call_id, "arguments": args}]}}, "usage": used(10)},
+            {"message": {"tool": {"name": "task", "call_id": call_id, "output": {"is_error": False, "values": [{"aI": {"value": "ok", "conversation_id": child}}]}}}},
+        ]  # fmt: skip
+
+    add_row(home, child, "Find the bug", {"initiator": "agent", "messages": [
+        {"message": {"text": {"role": "User", "content": "<task>Find the bug</task>", "raw_content": {"Text": "Find the bug"}, "model": "gpt-5"}}},
+        {"message": {"text": {"role": "Assistant", "content": "It is in a.py"}}, "usage": used(100)},
+        {"message": {"text": {"role": "User", "content": "<feedback>Now fix it</feedback>", "raw_content": {"Text": "Now fix it"}, "model": "gpt-5"}}},
+        {"message": {"text": {"role": "Assistant", "content": "Fixed"}}, "usage": used(200)},
+    ]})  # fmt: skip
+    add_row(home, lead, "Bug", {"messages": [
+        {"message": {"text": {"role": "User", "content": "<task>bug</task>", "raw_content": {"Text": "bug"}, "model": "gpt-5"}}},
+        *call("t1", {"tasks": ["Find the bug"], "agent_id": "sage"}),
+        *call("t2", {"tasks": ["Now fix it"], "agent_id": "sage", "session_id": child}),
+        {"message": {"text": {"role": "Assistant", "content": "Done"}}, "usage": used(30)},
+    ]})  # fmt: skip
+    shown = [
+        (e.kind, e.call_id or e.text or (e.usage.input_tokens if e.usage else None))
+        for e in events(sessions(home)[lead])
+        if e.agent_id == child or e.kind in ("subagent", "tool_result")
+    ]
+    assert shown == [
+        ("subagent", "t1"),
+        ("user", "Find the bug"),
+        ("assistant", "It is in a.py"),
+        ("turn_end", None),
+        ("usage", 100),
+        ("tool_result", "t1"),
+        ("subagent", "t2"),
+        ("user", "Now fix it"),
+        ("assistant", "Fixed"),
+        ("turn_end", None),
+        ("usage", 200),
+        ("tool_result", "t2"),
+    ]
+
+
+def test_a_sub_agent_named_once_shows_whole_even_when_continued(tmp_path: Path) -> None:
+    """A sub-agent's conversation someone went on with (`forge --conversation-id`) after
+    its one call holds later prompts no call of the lead gave: shown inline all the same,
+    and its usage counted, in the lead."""
+    home = copy(tmp_path)
+    lead, child = (
+        "acacacac-0000-4000-8000-000000000001",
+        "acacacac-0000-4000-8000-000000000002",
+    )
+    add_row(home, child, "Find the bug", {"initiator": "agent", "messages": [
+        {"message": {"text": {"role": "User", "content": "<task>Find the bug</task>", "raw_content": {"Text": "Find the bug"}, "model": "gpt-5"}}},
+        {"message": {"text": {"role": "Assistant", "content": "In a.py"}}, "usage": {"prompt_tokens": {"actual": 100}, "completion_tokens": {"actual": 1}, "total_tokens": {"actual": 101}, "cached_tokens": {"actual": 0}}},
+        {"message": {"text": {"role": "User", "content": "<feedback>and b.py?</feedback>", "raw_content": {"Text": "and b.py?"}, "model": "gpt-5"}}},
+        {"message": {"text": {"role": "Assistant", "content": "Clean"}}, "usage": {"prompt_tokens": {"actual": 200}, "completion_tokens": {"actual": 1}, "total_tokens": {"actual": 201}, "cached_tokens": {"actual": 0}}},
+    ]})  # fmt: skip
+    add_row(home, lead, "Bug", _spawn_lead(
+        {"tasks": ["Find the bug"], "agent_id": "sage"},
+        [{"aI": {"value": "In a.py", "conversation_id": child}}],
+    ))  # fmt: skip
+    inside = [e.text for e in events(sessions(home)[lead]) if e.agent_id == child]
+    assert [t for t in inside if t] == ["Find the bug", "In a.py", "and b.py?", "Clean"]

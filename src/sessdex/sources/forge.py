@@ -52,7 +52,10 @@ typed is the one mark); since 1.11 (Dec 2025) the spawning call's result holds o
 value per task, in order, naming the child's `conversation_id`: the child is read inline
 after that call, labelled by its task, with its own id as `agent_id`, and listed as a
 sub-agent of the conversation whose result names it (so its usage counts once, in the
-lead). Before 1.11 nothing names them: they list alone.
+lead). A call given the task tool's `session_id` (2.8 on) runs a new task in that same
+conversation, and its result names it again: each naming shows the conversation from its
+task up to the next (a prompt with `raw_content`), the last to its end. Before 1.11
+nothing names them: they list alone.
 
 `resume` gives `forge --conversation-id <id>` in the conversation's folder (`cli.rs`: "resumes
 or continues an existing conversation"); forge has no approval flag to keep or drop.
@@ -62,6 +65,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -371,7 +375,12 @@ class _Reader:
         # session's last write (a sub-agent's own, earlier, would sort its end before its
         # start where the live view orders events by time)
         self.updated = session.updated
-        self.read: set[str] = set()
+        self.open: set[str] = set()  # the conversations being read: a loop stops there
+        # how far each sub-agent conversation read inline has been shown: a task run in it
+        # again (the task tool's `session_id`) shows from there, after its own call
+        self.shown: dict[str, int] = {}
+        # how many results still to be read name each sub-agent: the last shows it to its end
+        self.named: Counter[str] = Counter()
 
     def load(self, conversation_id: str) -> dict[str, object] | None:
         where = f"{self.database}#conversations/{conversation_id}"
@@ -398,20 +407,72 @@ class _Reader:
     def conversation(
         self, conversation_id: str, agent_id: str | None, depth: int
     ) -> Iterator[Event]:
-        self.read.add(conversation_id)
+        """The conversation whole; a sub-agent's (`agent_id` set) from where its last
+        inline read stopped to before the next task it was given."""
+        if conversation_id in self.open:
+            return
+        start = self.shown.get(conversation_id, 0)
+        if start < 0:  # shown to its end
+            return
         context = self.load(conversation_id)
         if context is None:
             return
-        for key in context.keys() - _CONTEXT_FIELDS:
-            self.diagnostics.unknown_type(f"context field {one_line(key, limit=40)}")
+        if not start:
+            for key in context.keys() - _CONTEXT_FIELDS:
+                self.diagnostics.unknown_type(
+                    f"context field {one_line(key, limit=40)}"
+                )
+        entries = as_list(context.get("messages"))
+        if not start:
+            self.named.update(_named(entries))
+        self.named[conversation_id] -= 1
+        stop = len(entries)
+        if agent_id is not None and self.named[conversation_id] > 0:
+            stop = _next_task(entries, start)
+        self.shown[conversation_id] = stop if stop < len(entries) else -1
         walk = _Walk(
             self, agent_id, depth, self.updated, context.get("initiator") == "agent"
         )
-        yield from walk.messages(as_list(context.get("messages")))
-        # forge before 1.11 kept no usage per message: the context's own `usage` is the
-        # last response's (each response overwrote it), the one response still known
-        walk.when = None
-        yield from walk.usage(context.get("usage"))
+        self.open.add(conversation_id)
+        try:
+            yield from walk.messages(entries, start, stop)
+            if stop == len(entries):
+                # forge before 1.11 kept no usage per message: the context's own `usage`
+                # is the last response's (each response overwrote it), the one still known
+                walk.when = None
+                yield from walk.usage(context.get("usage"))
+        finally:
+            self.open.discard(conversation_id)
+
+
+def _named(entries: list[object]) -> Counter[str]:
+    """How many times the results among `entries` name each conversation (`aI` values)."""
+    named: Counter[str] = Counter()
+    for entry in entries:
+        entry = as_dict(entry)
+        message = as_dict(entry.get("message")) if "message" in entry else entry
+        output = as_dict(as_dict(message.get("tool")).get("output"))
+        for value in as_list(output.get("values")):
+            child = as_str(as_dict(as_dict(value).get("aI")).get("conversation_id"))
+            if child:
+                named[child] += 1
+    return named
+
+
+def _next_task(entries: list[object], start: int) -> int:
+    """Where the task after the first one from `start` begins: a prompt as typed (a user
+    message with `raw_content`, as forge writes every task it is given since 1.1), else
+    the end."""
+    seen = False
+    for index in range(start, len(entries)):
+        entry = as_dict(entries[index])
+        message = as_dict(entry.get("message")) if "message" in entry else entry
+        text = as_dict(message.get("text"))
+        if text.get("role") == "User" and isinstance(text.get("raw_content"), dict):
+            if seen:
+                return index
+            seen = True
+    return len(entries)
 
 
 class _Walk:
@@ -449,9 +510,9 @@ class _Walk:
             return self.when, False
         return (self.updated if last else None), True
 
-    def messages(self, entries: list[object]) -> Iterator[Event]:
-        for index, entry in enumerate(entries):
-            entry = as_dict(entry)
+    def messages(self, entries: list[object], start: int, stop: int) -> Iterator[Event]:
+        for index in range(start, stop):
+            entry = as_dict(entries[index])
             message = as_dict(entry.get("message")) if "message" in entry else entry
             if len(message) != 1:
                 self.diagnostics.unknown_type("message without one kind")
@@ -620,7 +681,7 @@ class _Walk:
             text=one_line(task, limit=None) or label,
             extra=extra,
         )
-        if child in self.reader.read or self.depth >= MAX_DEPTH:
+        if self.depth >= MAX_DEPTH:
             return
         yield from self.reader.conversation(child, child, self.depth + 1)
 

@@ -112,6 +112,8 @@ CREDENTIAL_FILES = (
     ".openhands/agent_settings.json",  # the OpenHands CLI's LLM key
     ".openhands/mcp.json",  # its MCP servers' environment
     ".openhands/cloud/api_key.txt",  # its cloud key
+    ".config/gptme/config.toml",  # gptme's API keys ([env])
+    ".config/gptme/config.local.toml",
 )
 
 

@@ -159,7 +159,8 @@ CREDENTIALS = frozenset(
 # Login files whose name alone is too common to refuse everywhere: known by the folder
 # that holds them (Auggie's, `~/.augment/session.json` and `oauth-state.json`; the
 # OpenHands CLI's LLM key in `~/.openhands/agent_settings.json`, its MCP servers'
-# environment in `mcp.json`, its cloud key in `~/.openhands/cloud/api_key.txt`).
+# environment in `mcp.json`, its cloud key in `~/.openhands/cloud/api_key.txt`; gptme's
+# API keys in `~/.config/gptme/config.toml` and `config.local.toml`).
 CREDENTIALS_IN = frozenset(
     {
         (".augment", "session.json"),
@@ -167,6 +168,8 @@ CREDENTIALS_IN = frozenset(
         (".openhands", "agent_settings.json"),
         (".openhands", "mcp.json"),
         ("cloud", "api_key.txt"),
+        ("gptme", "config.toml"),
+        ("gptme", "config.local.toml"),
     }
 )
 _PLACED = frozenset(name for _, name in CREDENTIALS_IN)

@@ -41,6 +41,7 @@ BUILTIN: tuple[str, ...] = (
     "warp",
     "openhands",
     "forge",
+    "gptme",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -66,6 +67,7 @@ OVERRIDES: frozenset[str] = frozenset(
         "FORGE_CONFIG",
         "GEMINI_CLI_HOME",
         "GOOSE_PATH_ROOT",
+        "GPTME_LOGS_HOME",
         "HOME",
         "KILO_DB",
         "KIMI_CODE_HOME",
@@ -121,6 +123,7 @@ TITLES: dict[str, str] = {
     "warp": "Warp (Agent Mode)",
     "openhands": "OpenHands CLI",
     "forge": "Forge Code",
+    "gptme": "gptme",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

@@ -1,0 +1,608 @@
+"""gptme: one folder per conversation under `~/.local/share/gptme/logs/<name>/`.
+
+gptme (github.com/gptme/gptme, read at v0.33.0, commit d27f98d3 of 2026-08-22:
+`dirs.py`, `message.py`, `logmanager/manager.py`, `logmanager/conversations.py`,
+`config/chat.py`, `tools/base.py`, `llm/openai_responses.py`, `cli/main.py`) keeps each
+conversation in a folder named after it (`2026-12-01-happy-blue-fish`, or the
+`--name` the user gave) in its logs folder: `$GPTME_LOGS_HOME`, else
+`$XDG_DATA_HOME/gptme/logs`, else `~/.local/share/gptme/logs` where that folder
+exists, else platformdirs' data folder (`~/Library/Application Support/gptme/logs` on
+macOS; Windows' `%LOCALAPPDATA%` is not looked at). In it:
+
+- `conversation.jsonl`: the main branch, one message a line: `role` (`user`,
+  `assistant`, `system`), `content` (text), `timestamp` (ISO, local time without an
+  offset), and only where set `files` (attached paths), `pinned`, `hide`, `call_id`
+  (a native tool call's result) and `metadata` (`model`, `cost` in USD, `usage` with
+  `input_tokens` (without the cache), `output_tokens`, `cache_read_tokens`,
+  `cache_creation_tokens`; before 0.30 the token counts sat beside `model`). gptme
+  writes the whole file again at every message (`Log.write_jsonl`): it grows, but an
+  undo or edit shortens it.
+- `config.toml`: `[chat]` holds `name` (the title gptme generates or the user set),
+  `model`, `workspace` (written with `~`) and more; `[env]` may hold the conversation's
+  environment variables (keys among them): only the `[chat]` table is parsed.
+- `branches/<name>.jsonl` (copies of the main branch and `/fork`-less branches),
+  `views/compacted-NNN.jsonl` (what auto-compaction sent the model; the main file
+  keeps every message), `events.jsonl`, `.lock`, `workspace` (a link): not read.
+
+Tool calls live in the assistant's text, in the format the conversation used:
+markdown code blocks whose language is a tool's (```` ```shell ````, ```` ```save
+path ````), `<tool-use><shell>…</shell></tool-use>` (xml), or lines
+`@shell(call_id): {json}` (native tool calling). A native call's result is the
+system message carrying its `call_id`; a markdown or xml call's results are the system
+messages after it, paired in order (the ids are made up: `md-<offset>-<n>`). Other
+system messages (the system prompt, context, hook notes) are `meta`, a long one
+shortened unless `full`. Thinking is the text in `<think>`/`<thinking>` tags (the
+signature gptme keeps in it is dropped). "Interrupted by user" ends a turn as an
+interruption, "Execution declined by user" is the result of the call it refused.
+An answer with no tool call ends the turn.
+
+Sub-agents (the `subagent` tool) write `subagent-<agent id>` conversations beside the
+others: listed as sessions of their own, their lead not known (nothing links them).
+Resume: `gptme --name <name>` in the conversation's workspace (gptme's own exit hint;
+no `-y`/`--no-confirm` added). The user's `~/.config/gptme/config.toml` and
+`config.local.toml` (API keys) and `oauth/` are never opened.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tomllib
+from collections import deque
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from .. import files, folders
+from ..diagnostics import Diagnostics
+from ..model import Event, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    as_int,
+    as_list,
+    first_line,
+    iso_time,
+    json_value,
+    stripped,
+)
+from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
+
+NAME = "gptme"
+TITLE = "gptme"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
+CHECKED_WITH = (
+    "gptme 0.33.0's source (gptme/gptme@d27f98d3, 2026-08-22): message.py, "
+    "logmanager/, config/chat.py, tools/base.py; synthetic fixtures, no real capture"
+)
+ENV_VARS = ("GPTME_LOGS_HOME", "XDG_DATA_HOME")
+CLI = ("gptme",)
+INSTALL_HINT = "pipx install gptme"
+RESUME_FLAGS = ResumeFlags(resume=("--name",), latest=("-r", "--resume"))
+
+CONVERSATION = "conversation.jsonl"
+CONFIG = "config.toml"
+_CONFIG_CAP = 256 * 1024
+_SHOWN = 200  # characters of a long system message a `meta` event quotes
+_INTERRUPTED = "Interrupted by user"
+_DECLINED = "Execution declined by user"
+_INTERRUPT_SUFFIX = "^C Interrupted"
+# the languages of code blocks gptme runs as tools (each tool's `block_types`)
+_TOOL_LANGS = frozenset(
+    {
+        "append",
+        "choice",
+        "clarify",
+        "complete",
+        "elicit",
+        "form",
+        "gh",
+        "hashline_edit",
+        "ipython",
+        "mcp",
+        "morph",
+        "patch",
+        "patch_anchored",
+        "patch_many",
+        "progress",
+        "py",
+        "read",
+        "restart",
+        "save",
+        "shell",
+        "tmux",
+        "todo",
+        "vent",
+        "view_anchored",
+    }
+)
+# the parameters a markdown block's words and body fill, in order (each tool's own)
+_PARAMETERS = {
+    "shell": ("command",),
+    "ipython": ("code",),
+    "py": ("code",),
+    "save": ("path", "content"),
+    "append": ("path", "content"),
+    "patch": ("path", "patch"),
+    "read": ("path",),
+}
+_THINK = re.compile(r"<(think|thinking)>(.*?)(?:</\1>|\Z)", re.DOTALL)
+_SIGNATURE = re.compile(r"<!-- think-sig: .*? -->", re.DOTALL)
+_FENCE = re.compile(r"^(`{3,})(.*)$")
+_XML_CALL = re.compile(
+    r"<tool-use>\s*<([\w.-]+)((?:\s+[\w-]+=(?:\"[^\"]*\"|'[^']*'))*)\s*>\n?(.*?)\n?</\1>\s*</tool-use>",
+    re.DOTALL,
+)
+_XML_ARGS = re.compile(r"args=(?:\"([^\"]*)\"|'([^']*)')")
+_NATIVE_CALL = re.compile(r"^@([\w.]+)\(([\w\-:.]+)\):[ \t]*(?={)", re.MULTILINE)
+
+
+def locate(home: Home) -> Location:
+    """`$GPTME_LOGS_HOME`, else `$XDG_DATA_HOME/gptme/logs` (~/.local/share by default;
+    on macOS, platformdirs' `~/Library/Application Support/gptme/logs` too)."""
+    settings = home.xdg("config") / "gptme"
+    override = home.env_dir("GPTME_LOGS_HOME")
+    if override is not None:
+        return Location(
+            override,
+            override=f"GPTME_LOGS_HOME={home.environ['GPTME_LOGS_HOME']}",
+            keeps=(settings,),
+            settings=(f"HOME={home.path}",),
+        )
+    data = home.environ.get("XDG_DATA_HOME")
+    also: tuple[Path, ...] = ()
+    if sys.platform == "darwin" and not data:
+        also = (home.path / "Library" / "Application Support" / "gptme" / "logs",)
+    return Location(
+        home.xdg("data") / "gptme" / "logs",
+        override=f"XDG_DATA_HOME={data}" if data else None,
+        also=also,
+        keeps=(settings,),
+        settings=(f"HOME={home.path}",),  # what `~` in a workspace stands for
+    )
+
+
+def scan(location: Location) -> Iterator[str]:
+    """Each conversation folder's `conversation.jsonl`, and its `config.toml` (a
+    companion: the title, workspace and model its listing takes)."""
+    for root in (location.root, *location.also):
+        for entry in folders.entries(root, location.root):
+            if not entry.is_dir():
+                continue
+            folder = entry.path
+            conversation = os.path.join(folder, CONVERSATION)
+            if folders.is_file(conversation):
+                yield conversation
+                config = os.path.join(folder, CONFIG)
+                if folders.is_file(config):
+                    yield config
+
+
+def companion_of(path: str) -> str | None:
+    """The conversation whose listing a folder's `config.toml` changes."""
+    folder, name = os.path.split(path)
+    return os.path.join(folder, CONVERSATION) if name == CONFIG else None
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name != CONVERSATION:
+        return []  # a companion: read with its conversation
+    name = str(path)
+    try:
+        size = path.stat().st_size
+        head = files.head_lines(path, diagnostics=diagnostics)
+        tail = files.tail_lines(path)
+    except FileNotFoundError:
+        diagnostics.problem(f"gptme: {name} vanished while it was read")
+        return []
+    chat = _chat_config(path.parent / CONFIG, diagnostics)
+    created: datetime | None = None
+    prompt: str | None = None
+    model: str | None = None
+    for line in head:
+        record = files.parse_json(line, diagnostics, name)
+        if record is None:
+            continue
+        created = created or _time(record)
+        if prompt is None and record.get("role") == "user" and not record.get("hide"):
+            prompt = stripped(record.get("content"))
+    updated: datetime | None = None
+    for line in reversed(tail):
+        record = files.parse_json(line)
+        if record is None:
+            continue
+        updated = updated or _time(record)
+        if model is None:
+            model = stripped(_metadata(record).get("model"))
+        if updated is not None and model is not None:
+            break
+    folder = path.parent.name
+    extra: dict[str, JSONValue] = {}
+    if folder.startswith("subagent-"):
+        extra["subagent"] = True
+    return [
+        Session(
+            app=NAME,
+            id=folder,
+            path=name,
+            cwd=_workspace(chat.get("workspace"), location),
+            title=first_line(stripped(chat.get("name")) or prompt),
+            created=created,
+            updated=updated or created,
+            model=stripped(chat.get("model")) or model,
+            bytes=size,
+            agent_type="subagent" if folder.startswith("subagent-") else None,
+            extra=extra,
+        )
+    ]
+
+
+def _chat_config(path: Path, diagnostics: Diagnostics) -> dict[str, object]:
+    """The `[chat]` table of a conversation's config.toml; nothing else of the file
+    (its `[env]` may hold keys) is parsed."""
+    data = files.read_small(path, _CONFIG_CAP)
+    if data is None:
+        return {}
+    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    kept: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        header = line.strip()
+        if header.startswith("["):
+            inside = header.replace(" ", "") == "[chat]"
+            continue
+        if inside:
+            kept.append(line)
+    try:
+        table = tomllib.loads("\n".join(kept))
+    except tomllib.TOMLDecodeError:
+        diagnostics.problem(f"gptme: {path}: its [chat] table is not TOML")
+        return {}
+    return table
+
+
+def _workspace(value: object, location: Location) -> str | None:
+    """The workspace as config.toml names it (gptme writes a folder in the home as
+    `~/…`: the home read, a copied one's own)."""
+    text = stripped(value)
+    if text is None or text == "@log":
+        return None
+    if text == "~" or text.startswith("~/"):
+        home = _home_of(location)
+        return str(home / text[2:]) if home is not None else None
+    return text
+
+
+def _home_of(location: Location) -> Path | None:
+    for setting in location.settings:
+        name, _, value = setting.partition("=")
+        if name == "HOME" and value:
+            return Path(value)
+    return None
+
+
+def _time(record: dict[str, object]) -> datetime | None:
+    return iso_time(record.get("timestamp"), naive="local")
+
+
+def _metadata(record: dict[str, object]) -> dict[str, object]:
+    value = record.get("metadata")
+    return value if isinstance(value, dict) else {}
+
+
+# --- reading --------------------------------------------------------------------------
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    if session.path is None:
+        return
+    event = Emitter(session.id)
+    pending: deque[tuple[str, str | None]] = (
+        deque()
+    )  # markdown/xml calls awaiting results
+    try:
+        for line, record in files.iter_records(
+            session.path, diagnostics, offset=offset, full=full
+        ):
+            if offset and line.offset == offset:
+                continue  # the partial line at a --tail offset
+            time = _time(record)
+            role = record.get("role")
+            content = record.get("content")
+            text = content if isinstance(content, str) else None
+            if content is not None and text is None:
+                diagnostics.skip(session.path, line.number, "bad value")
+                continue
+            if role == "user":
+                pending.clear()
+                yield from _user(record, text, time, event, full)
+            elif role == "assistant":
+                pending.clear()
+                yield from _assistant(
+                    record, text or "", time, line.offset, event, pending
+                )
+            elif role == "system":
+                yield _system(record, text or "", time, event, pending, full)
+            else:
+                diagnostics.unknown_type(
+                    f"role {role}" if isinstance(role, str) else "role"
+                )
+    except FileNotFoundError:
+        diagnostics.problem(f"gptme: {session.path} vanished")
+
+
+def _user(
+    record: dict[str, object],
+    text: str | None,
+    time: datetime | None,
+    event: Emitter,
+    full: bool,
+) -> Iterator[Event]:
+    if record.get("hide") is True:  # context gptme added for the model, not typed
+        yield _meta(text or "", time, event, full, {"hidden": True})
+        return
+    attached = [f for f in as_list(record.get("files")) if isinstance(f, str)]
+    words = (text or "").strip()
+    if attached:
+        named = ", ".join(os.path.basename(f) or f for f in attached)
+        words = f"{words}\n[attached: {named}]".strip()
+    extra: dict[str, JSONValue] = {"files": list(attached)} if attached else {}
+    yield event("user", time, text=words, extra=extra)
+
+
+def _assistant(
+    record: dict[str, object],
+    content: str,
+    time: datetime | None,
+    offset: int,
+    event: Emitter,
+    pending: deque[tuple[str, str | None]],
+) -> Iterator[Event]:
+    thoughts: list[str] = []
+
+    def thought(match: re.Match[str]) -> str:
+        thoughts.append(_SIGNATURE.sub("", match.group(2)).strip())
+        return ""
+
+    rest = _THINK.sub(thought, content)
+    for text in thoughts:
+        if text:
+            yield event("thinking", time, text=text)
+    calls, said = _calls(rest, offset)
+    interrupted = said.rstrip().endswith(_INTERRUPT_SUFFIX)
+    if said.strip():
+        extra: dict[str, JSONValue] = {"interrupted": True} if interrupted else {}
+        yield event("assistant", time, text=said.strip(), extra=extra)
+    for call_id, tool, arguments, native in calls:
+        yield event(
+            "tool_call", time, tool=tool, call_id=call_id, extra={"input": arguments}
+        )
+        if not native:
+            pending.append((call_id, tool))
+    usage = _usage(_metadata(record))
+    if usage is not None:
+        cost = _metadata(record).get("cost")
+        extra = {"cost_usd": cost} if isinstance(cost, int | float) and cost > 0 else {}
+        yield event("usage", time, usage=usage, extra=extra)
+    if not calls and not interrupted:
+        yield event("turn_end", time)
+
+
+def _calls(
+    content: str, offset: int
+) -> tuple[list[tuple[str, str, JSONValue, bool]], str]:
+    """The tool calls in an answer (id, tool, input, whether native) and its text
+    without them."""
+    found: list[tuple[int, str, str, JSONValue, bool]] = []
+    kept: list[str] = []
+    lines = content.split("\n")
+    index = 0
+    position = 0
+    while index < len(lines):
+        line = lines[index]
+        fence = _FENCE.match(line)
+        lang = fence.group(2).strip() if fence else ""
+        if fence and lang.split(" ")[0] in _TOOL_LANGS:
+            end = _block_end(lines, index)
+            body = "\n".join(lines[index + 1 : end])
+            tool, _, args = lang.partition(" ")
+            found.append((position, "", tool, _arguments(tool, args, body), False))
+            index = end + 1
+        else:
+            kept.append(line)
+            index += 1
+        position += 1
+    text = "\n".join(kept)
+    for match in _XML_CALL.finditer(text):
+        given = _XML_ARGS.search(match.group(2))
+        args = (given.group(1) or given.group(2) or "") if given else ""
+        tool = match.group(1)
+        found.append(
+            (
+                position + match.start(),
+                "",
+                tool,
+                _arguments(tool, args, match.group(3)),
+                False,
+            )
+        )
+    text = _XML_CALL.sub("", text)
+    cut: list[tuple[int, int]] = []
+    for match in _NATIVE_CALL.finditer(text):
+        close = _json_end(text, match.end())
+        if close is None:
+            continue
+        value, _ = files.loads_repaired(text[match.end() : close].encode())
+        found.append(
+            (
+                position + len(text) + match.start(),
+                match.group(2),
+                match.group(1),
+                json_value(value)
+                if isinstance(value, dict)
+                else text[match.end() : close],
+                True,
+            )
+        )
+        cut.append((match.start(), close))
+    for start, stop in reversed(cut):
+        text = text[:start] + text[stop:]
+    found.sort(key=lambda call: call[0])
+    calls = [
+        (call_id or f"md-{offset}-{n}", tool, arguments, native)
+        for n, (_, call_id, tool, arguments, native) in enumerate(found)
+    ]
+    return calls, text
+
+
+def _arguments(tool: str, args: str, body: str) -> dict[str, JSONValue]:
+    """A block's words and body under the tool's own parameter names (`save path`:
+    `path`, then `content`); `args` and `content` for a tool not known here."""
+    names = _PARAMETERS.get(tool)
+    args = args.strip()
+    if names is None:
+        return {"args": args, "content": body} if args else {"content": body}
+    if len(names) == 1:  # `read path`, or the body alone
+        return {names[0]: args or body.strip()} if tool == "read" else {names[0]: body}
+    return {names[0]: args, names[1]: body} if args else {names[1]: body}
+
+
+def _block_end(lines: list[str], start: int) -> int:
+    """The line that closes the code block opened at `start` (gptme nests blocks: a
+    fence with a language opens one, a bare fence closes one); the last line if none."""
+    depth = 1
+    for index in range(start + 1, len(lines)):
+        fence = _FENCE.match(lines[index].strip())
+        if fence is None:
+            continue
+        if fence.group(2).strip():
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return index
+    return len(lines)
+
+
+def _json_end(text: str, start: int) -> int | None:
+    """Where the JSON object at `start` ends (its closing brace + 1), strings minded."""
+    depth = 0
+    quoted = escaped = False
+    for index in range(start, len(text)):
+        char = text[index]
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return None
+
+
+def _usage(metadata: dict[str, object]) -> Usage | None:
+    """A response's tokens: `usage` (0.30 on), or the counts beside `model` before."""
+    counts = metadata.get("usage")
+    source = counts if isinstance(counts, dict) else metadata
+    usage = Usage(
+        input_tokens=max(0, as_int(source.get("input_tokens"))),
+        output_tokens=max(0, as_int(source.get("output_tokens"))),
+        cache_read_tokens=max(0, as_int(source.get("cache_read_tokens"))),
+        cache_write_tokens=max(0, as_int(source.get("cache_creation_tokens"))),
+        model=stripped(metadata.get("model")),
+    )
+    return usage if usage.total else None
+
+
+def _system(
+    record: dict[str, object],
+    text: str,
+    time: datetime | None,
+    event: Emitter,
+    pending: deque[tuple[str, str | None]],
+    full: bool,
+) -> Event:
+    if text == _INTERRUPTED:
+        pending.clear()
+        return event("turn_end", time, text=text, extra={"interrupted": True})
+    call_id = stripped(record.get("call_id"))
+    tool = stripped(_metadata(record).get("tool"))
+    if call_id is None and pending and record.get("hide") is not True:
+        call_id, tool = pending.popleft()
+    elif call_id is not None:
+        for waiting in list(pending):
+            if waiting[0] == call_id:
+                pending.remove(waiting)
+    if call_id is None:
+        return _meta(
+            text, time, event, full, {"pinned": True} if record.get("pinned") else {}
+        )
+    declined = text == _DECLINED
+    failed = declined or text.startswith(
+        ("Error executing tool", "Error during execution")
+    )
+    extra: dict[str, JSONValue] = {"declined": True} if declined else {}
+    return event(
+        "tool_result",
+        time,
+        tool=tool,
+        call_id=call_id,
+        text=text,
+        is_error=failed,
+        extra=extra,
+    )
+
+
+def _meta(
+    text: str,
+    time: datetime | None,
+    event: Emitter,
+    full: bool,
+    extra: dict[str, JSONValue],
+) -> Event:
+    """A message the model read that nobody typed (the system prompt, context gptme
+    added): shortened past a few lines unless `full`."""
+    if len(text) > _SHOWN * 2 and not full:
+        start = " ".join(text[: _SHOWN * 2].split())[:_SHOWN]
+        extra = {**extra, "characters": len(text)}
+        text = f"context gptme gave the model ({len(text):,} characters): {start}…"
+    return event("meta", time, text=text or None, extra=extra)
+
+
+# --- resuming -------------------------------------------------------------------------
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`gptme --name <name>` (the hint gptme prints on exit) in the conversation's
+    workspace; no `--no-confirm` is added. None for a name gptme would read otherwise
+    (`random` starts a new one; one starting with `-`)."""
+    if not session.cwd or session.id == "random" or session.id.startswith("-"):
+        return None
+    notes: tuple[str, ...] = ()
+    if session.agent_type == "subagent":
+        notes = ("a sub-agent's conversation: it reopens on its own, not in its lead",)
+    return ResumePlan(
+        argv=("gptme", "--name", session.id),
+        cwd=session.cwd,
+        program="gptme",
+        install_hint=INSTALL_HINT,
+        notes=notes,
+    )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `gptme` has open: `--name <name>` that conversation (a new one if
+    none has the name), `-r`/`--resume` alone its latest."""
+    return opened_by_flags(
+        args, RESUME_FLAGS, lambda word: bool(word) and word != "random"
+    )

@@ -1,0 +1,214 @@
+"""gptme quirks: tool calls inside the answer's text in three formats, results paired by
+order or by call id, the [chat] table of config.toml only, `~` workspaces, resume."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, merge
+from sessdex.sources import Home, gptme
+
+DATA = Path(__file__).parent.parent / "data" / "gptme"
+LOGS = ".local/share/gptme/logs"
+
+
+def sessions(home: Home) -> dict[str, Session]:
+    location = gptme.locate(home)
+    parts: dict[str, list[Session]] = {}
+    for path in gptme.scan(location):
+        for session in gptme.parse(Path(path), location, Diagnostics()):
+            parts.setdefault(session.id, []).append(session)
+    return {key: merge(value) for key, value in parts.items()}
+
+
+def events(session: Session, *, full: bool = False) -> list[Event]:
+    return list(gptme.read(session, Diagnostics(), full=full))
+
+
+def conversation(
+    home: Path, name: str, lines: list[dict[str, object]], config: str = ""
+) -> None:
+    folder = home / LOGS / name
+    folder.mkdir(parents=True)
+    (folder / "conversation.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8"
+    )
+    if config:
+        (folder / "config.toml").write_text(config, encoding="utf-8")
+
+
+def test_markdown_calls_pair_with_the_system_messages_after_them() -> None:
+    found = sessions(Home.at(DATA / "home"))["2026-11-30-happy-blue-fish"]
+    got = events(found)
+    calls = [e for e in got if e.kind == "tool_call"]
+    results = [e for e in got if e.kind == "tool_result"]
+    assert [(c.tool, c.extra["input"]) for c in calls] == [
+        ("shell", {"command": "ls src/routes"}),
+        (
+            "save",
+            {
+                "path": "src/routes/health.py",
+                "content": "from flask import Blueprint\n\nbp = Blueprint('health', __name__)",
+            },
+        ),
+    ]
+    assert [r.call_id for r in results] == [c.call_id for c in calls]
+    assert results[1].text == "Saved to src/routes/health.py"
+    # the code block is the call, not part of what the model said
+    said = [e.text for e in got if e.kind == "assistant"]
+    assert said[0] == "Let me look at the routes first."
+    thinking = [e.text for e in got if e.kind == "thinking"]
+    assert thinking == [
+        "The app is a Flask app; look at the routes first."
+    ]  # no signature
+
+
+def test_usage_new_and_flat_metadata_and_the_recorded_cost() -> None:
+    found = sessions(Home.at(DATA / "home"))["2026-11-30-happy-blue-fish"]
+    usage = [e for e in events(found) if e.kind == "usage"]
+    assert [
+        (
+            u.usage.input_tokens,
+            u.usage.output_tokens,
+            u.usage.cache_read_tokens,
+            u.usage.cache_write_tokens,
+        )
+        for u in usage
+        if u.usage
+    ] == [(1200, 80, 3000, 500), (1400, 120, 3500, 0), (300, 20, 0, 0)]
+    assert all(
+        u.usage and u.usage.model == "anthropic/claude-sonnet-4-6" for u in usage
+    )
+    assert usage[0].extra["cost_usd"] == 0.0042
+
+
+def test_the_system_prompt_is_meta_shortened_unless_full() -> None:
+    found = sessions(Home.at(DATA / "home"))["2026-11-30-happy-blue-fish"]
+    first = events(found)[0]
+    assert first.kind == "meta" and first.text and len(first.text) < 300
+    assert events(found, full=True)[0].text.startswith("You are gptme v0.33.0")  # type: ignore[union-attr]
+
+
+def test_native_calls_pair_by_call_id_and_declines_and_interrupts() -> None:
+    found = sessions(Home.at(DATA / "home"))["2026-12-02-brave-red-owl"]
+    got = events(found)
+    kinds = [(e.kind, e.call_id) for e in got if e.kind in ("tool_call", "tool_result")]
+    assert kinds[:2] == [("tool_call", "call_7Qx1"), ("tool_result", "call_7Qx1")]
+    call = next(e for e in got if e.call_id == "call_7Qx1")
+    assert call.extra["input"] == {"command": "make build"}
+    assert "@shell" not in (next(e for e in got if e.kind == "assistant").text or "")
+    xml_call, declined = kinds[2], next(e for e in got if e.extra.get("declined"))
+    assert xml_call[0] == "tool_call" and declined.call_id == xml_call[1]
+    assert declined.is_error
+    user = next(e for e in got if e.kind == "user")
+    assert user.text == "Why does the build fail?\n[attached: build.log]"
+    assert got[-1].kind == "turn_end" and got[-1].extra["interrupted"] is True
+
+
+def test_title_from_config_name_else_first_prompt_and_env_never_parsed(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    conversation(
+        home,
+        "named",
+        [{"role": "user", "content": "hello", "timestamp": "2026-12-01T10:00:00"}],
+        '[chat]\nname = "A name"\nworkspace = "~/code/app"\n\n[env]\nKEY = broken = toml\n',
+    )
+    conversation(
+        home,
+        "unnamed",
+        [
+            {
+                "role": "user",
+                "content": "first words\nsecond",
+                "timestamp": "2026-12-01T10:00:00",
+            }
+        ],
+    )
+    found = sessions(Home.at(home))
+    assert found["named"].title == "A name"
+    # `~` is the home the logs are in; the [env] table (broken here) is never parsed
+    assert found["named"].cwd == str(home / "code" / "app")
+    assert found["unnamed"].title == "first words"
+    assert found["unnamed"].cwd is None
+
+
+def test_the_users_settings_with_keys_are_refused() -> None:
+    from sessdex import folders
+
+    assert folders.is_credential_path(
+        DATA / "home" / ".config" / "gptme" / "config.toml"
+    )
+    assert folders.is_credential_path(
+        DATA / "home" / ".config" / "gptme" / "config.local.toml"
+    )
+    assert not folders.is_credential_path(
+        DATA / "home" / LOGS / "2026-12-02-brave-red-owl" / "config.toml"
+    )
+
+
+def test_the_logs_home_override_and_branch_copies_are_not_listed(
+    tmp_path: Path,
+) -> None:
+    logs = tmp_path / "elsewhere"
+    shutil.copytree(DATA / "home" / LOGS, logs)
+    home = Home(tmp_path / "home", {"GPTME_LOGS_HOME": str(logs)})
+    found = sessions(home)
+    assert sorted(found) == [
+        "2026-11-30-happy-blue-fish",
+        "2026-12-02-brave-red-owl",
+        "subagent-impl",
+    ]
+
+
+def test_resume_by_name_in_the_workspace() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    plan = gptme.resume(found["2026-12-02-brave-red-owl"])
+    assert plan is not None
+    assert plan.argv == ("gptme", "--name", "2026-12-02-brave-red-owl")
+    assert plan.cwd == "/home/alex/code/mono"
+    assert not any(
+        word in plan.argv for word in ("-y", "--no-confirm", "--non-interactive")
+    )
+    sub = gptme.resume(found["subagent-impl"])
+    assert sub is not None and sub.notes
+
+
+@pytest.mark.parametrize("name", ["random", "-x"])
+def test_no_resume_for_a_name_gptme_reads_otherwise(name: str) -> None:
+    assert gptme.resume(Session(app="gptme", id=name, cwd="/tmp")) is None
+
+
+def test_process_session_reads_the_name() -> None:
+    opened = gptme.process_session(["gptme", "--name", "2026-12-02-brave-red-owl"])
+    assert opened is not None and opened.session_id == "2026-12-02-brave-red-owl"
+    latest = gptme.process_session(["gptme", "-r"])
+    assert latest is not None and latest.latest
+
+
+def test_tail_offset_reads_from_a_line_start() -> None:
+    found = sessions(Home.at(DATA / "home"))["2026-12-02-brave-red-owl"]
+    assert found.path
+    size = Path(found.path).stat().st_size
+    tail = list(gptme.read(found, Diagnostics(), offset=size - 200))
+    assert tail and tail[-1].extra.get("interrupted") is True
+
+
+def test_malformed_lines_are_counted_not_raised() -> None:
+    diagnostics = Diagnostics()
+    home = Home.at(DATA / "malformed" / "home")
+    location = gptme.locate(home)
+    found = []
+    for path in gptme.scan(location):
+        found += gptme.parse(Path(path), location, diagnostics)
+    for session in found:
+        list(gptme.read(session, diagnostics))
+    assert diagnostics.skipped_total >= 3  # not JSON, a list, content 42, the cut line
+    assert diagnostics.unknown["role tool"] == 1
+    assert any("[chat] table" in problem for problem in diagnostics.problems)

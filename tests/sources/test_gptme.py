@@ -56,6 +56,7 @@ def test_markdown_calls_pair_with_the_system_messages_after_them() -> None:
                 "content": "from flask import Blueprint\n\nbp = Blueprint('health', __name__)",
             },
         ),
+        ("ipython", {"code": 'subagent("impl", "Write the unit tests for health.py")'}),
     ]
     assert [r.call_id for r in results] == [c.call_id for c in calls]
     assert results[1].text == "Saved to src/routes/health.py"
@@ -66,6 +67,20 @@ def test_markdown_calls_pair_with_the_system_messages_after_them() -> None:
     assert thinking == [
         "The app is a Flask app; look at the routes first."
     ]  # no signature
+
+
+def test_a_subagent_call_names_the_conversation_it_starts() -> None:
+    found = sessions(Home.at(DATA / "home"))
+    lead = events(found["2026-11-30-happy-blue-fish"])
+    spawn = next(e for e in lead if e.kind == "subagent")
+    call = next(e for e in lead if e.kind == "tool_call" and e.tool == "ipython")
+    assert spawn.call_id == call.call_id
+    assert spawn.extra["child_id"] == "subagent-impl" and "subagent-impl" in found
+    native = gptme._spawned(
+        "subagent", {"agent_id": "review", "prompt": "Review it", "profile": "verifier"}
+    )
+    assert native == ("subagent-review", "Review it", "verifier")
+    assert gptme._spawned("subagent", {"agent_id": "../x"}) is None
 
 
 def test_usage_new_and_flat_metadata_and_the_recorded_cost() -> None:
@@ -80,7 +95,7 @@ def test_usage_new_and_flat_metadata_and_the_recorded_cost() -> None:
         )
         for u in usage
         if u.usage
-    ] == [(1200, 80, 3000, 500), (1400, 120, 3500, 0), (300, 20, 0, 0)]
+    ] == [(1200, 80, 3000, 500), (1400, 120, 3500, 0), (200, 30, 0, 0), (300, 20, 0, 0)]
     assert all(
         u.usage and u.usage.model == "anthropic/claude-sonnet-4-6" for u in usage
     )

@@ -37,7 +37,10 @@ interruption, "Execution declined by user" is the result of the call it refused.
 An answer with no tool call ends the turn.
 
 Sub-agents (the `subagent` tool) write `subagent-<agent id>` conversations beside the
-others: listed as sessions of their own, their lead not known (nothing links them).
+others: listed as sessions of their own (the child names no lead, and gptme reuses the
+folder when an agent id comes again); a lead's `subagent` call (native, or in an ipython
+block) gives a `subagent` event naming that conversation, whose events are not read into
+the lead's (they would count twice).
 Resume: `gptme --name <name>` in the conversation's workspace (gptme's own exit hint;
 no `-y`/`--no-confirm` added). The user's `~/.config/gptme/config.toml` and
 `config.local.toml` (API keys) and `oauth/` are never opened.
@@ -126,6 +129,7 @@ _PARAMETERS = {
     "patch": ("path", "patch"),
     "read": ("path",),
 }
+_SUBAGENT_CALL = re.compile(r"\bsubagent\(\s*(?:agent_id\s*=\s*)?[\"']([^\"'\n]+)[\"']")
 _THINK = re.compile(r"<(think|thinking)>(.*?)(?:</\1>|\Z)", re.DOTALL)
 _SIGNATURE = re.compile(r"<!-- think-sig: .*? -->", re.DOTALL)
 _FENCE = re.compile(r"^(`{3,})(.*)$")
@@ -381,6 +385,16 @@ def _assistant(
         )
         if not native:
             pending.append((call_id, tool))
+        spawned = _spawned(tool, arguments)
+        if spawned is not None:
+            child, task, kind = spawned
+            yield event(
+                "subagent",
+                time,
+                call_id=call_id,
+                text=task,
+                extra={"child_id": child, "agent_type": kind},
+            )
     usage = _usage(_metadata(record))
     if usage is not None:
         cost = _metadata(record).get("cost")
@@ -388,6 +402,27 @@ def _assistant(
         yield event("usage", time, usage=usage, extra=extra)
     if not calls and not interrupted:
         yield event("turn_end", time)
+
+
+def _spawned(tool: str, arguments: JSONValue) -> tuple[str, str | None, str] | None:
+    """The conversation a `subagent` call starts (`subagent-<agent_id>`, its task, its
+    profile or role), called natively or from ipython; None for any other call."""
+    if not isinstance(arguments, dict):
+        return None
+    if tool == "subagent":
+        agent = stripped(arguments.get("agent_id"))
+        task = stripped(arguments.get("prompt"))
+        kind = stripped(arguments.get("profile")) or stripped(arguments.get("role"))
+    elif tool in ("ipython", "py") and isinstance(code := arguments.get("code"), str):
+        found = _SUBAGENT_CALL.search(code)
+        agent, task, kind = (
+            (found.group(1), None, None) if found else (None, None, None)
+        )
+    else:
+        return None
+    if agent is None or "/" in agent or "\\" in agent or agent.startswith("."):
+        return None
+    return f"subagent-{agent}", task, kind or "subagent"
 
 
 def _calls(

@@ -78,6 +78,21 @@ def markdown_conversation(home: Path) -> None:
         line("system", "Saved to src/routes/health.py", "2026-11-30T10:00:16.000000"),
         line(
             "assistant",
+            "A sub-agent writes the tests.\n\n```ipython\n"
+            'subagent("impl", "Write the unit tests for health.py")\n```',
+            "2026-11-30T10:04:58.000000",
+            metadata={
+                "model": "anthropic/claude-sonnet-4-6",
+                "usage": {"input_tokens": 200, "output_tokens": 30},
+            },
+        ),
+        line(
+            "system",
+            "Executed code block.\n\n```result\nStarted subagent 'impl'\n```",
+            "2026-11-30T10:04:59.000000",
+        ),
+        line(
+            "assistant",
             "Done: `src/routes/health.py` serves /health.",
             "2026-11-30T10:00:20.000000",
             metadata={

@@ -227,3 +227,37 @@ def test_malformed_lines_are_counted_not_raised() -> None:
     assert diagnostics.skipped_total >= 3  # not JSON, a list, content 42, the cut line
     assert diagnostics.unknown["role tool"] == 1
     assert any("[chat] table" in problem for problem in diagnostics.problems)
+
+
+def test_a_huge_message_is_elided_and_an_unclosed_call_ends_the_search(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    huge = "x" * (6 * 1024 * 1024)
+    conversation(
+        home,
+        "big",
+        [
+            {"role": "user", "content": "dump it", "timestamp": "2026-12-01T10:00:00"},
+            {"role": "system", "content": huge, "timestamp": "2026-12-01T10:00:01"},
+            {
+                "role": "assistant",
+                "content": '@shell(c1): {"command": "ls"\n@shell(c2): {"command": "pwd"}',
+                "timestamp": "2026-12-01T10:00:02",
+            },
+            {
+                "role": "assistant",
+                "content": "done",
+                "timestamp": "2026-12-01T10:00:03",
+            },
+        ],
+    )
+    found = sessions(Home.at(home))["big"]
+    assert found.title == "dump it"
+    assert found.updated is not None and found.updated.second == 3  # from the tail
+    got = events(found)
+    meta = next(e for e in got if e.kind == "meta")
+    assert meta.text and len(meta.text) < 1000
+    # gptme stops at a call whose JSON never closes: no call is made up from the rest
+    assert [e.kind for e in got if e.kind == "tool_call"] == []
+    assert got[-1].kind == "turn_end"

@@ -468,7 +468,7 @@ def _calls(
     for match in _NATIVE_CALL.finditer(text):
         close = _json_end(text, match.end())
         if close is None:
-            continue
+            break  # cut short (gptme stops there too): no later call can close
         value, _ = files.loads_repaired(text[match.end() : close].encode())
         found.append(
             (

@@ -170,6 +170,9 @@ ADDED: dict[str, list[tuple[str, str]]] = {
     # forge's legacy folder, beside the fixture's .forge
     "forge": [("top", "forge/.forge.db")],
     "gptme": [("top", ".local/share/gptme/logs/2026-12-05-new-talk/conversation.jsonl")],
+    "gptme": [
+        ("top", ".local/share/gptme/logs/2026-12-05-new-talk/conversation.jsonl")
+    ],
     "kiro": [
         ("top", "Library/Application Support/kiro-cli/data.sqlite3"),
         ("top", "AppData/Local/amazon-q/data.sqlite3"),

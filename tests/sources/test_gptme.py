@@ -83,6 +83,13 @@ def test_a_subagent_call_names_the_conversation_it_starts() -> None:
     assert gptme._spawned("subagent", {"agent_id": "../x"}) is None
 
 
+def test_auto_compaction_note_is_a_compaction() -> None:
+    found = sessions(Home.at(DATA / "home"))["2026-11-30-happy-blue-fish"]
+    compactions = [e for e in events(found) if e.kind == "compaction"]
+    assert len(compactions) == 1
+    assert compactions[0].text and "compacted-001" in compactions[0].text
+
+
 def test_usage_new_and_flat_metadata_and_the_recorded_cost() -> None:
     found = sessions(Home.at(DATA / "home"))["2026-11-30-happy-blue-fish"]
     usage = [e for e in events(found) if e.kind == "usage"]

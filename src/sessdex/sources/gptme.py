@@ -21,8 +21,7 @@ macOS; Windows' `%LOCALAPPDATA%` is not looked at). In it:
   `model`, `workspace` (written with `~`) and more; `[env]` may hold the conversation's
   environment variables (keys among them): only the `[chat]` table is parsed.
 - `branches/<name>.jsonl` (copies of the main branch and `/fork`-less branches),
-  `views/compacted-NNN.jsonl` (what auto-compaction sent the model; the main file
-  keeps every message), `events.jsonl`, `.lock`, `workspace` (a link): not read.
+  `views/compacted-NNN.jsonl` (what the model reads after an auto-compaction), `events.jsonl`, `.lock`, `workspace` (a link): not read.
 
 Tool calls live in the assistant's text, in the format the conversation used:
 markdown code blocks whose language is a tool's (```` ```shell ````, ```` ```save
@@ -32,7 +31,9 @@ system message carrying its `call_id`; a markdown or xml call's results are the 
 messages after it, paired in order (the ids are made up: `md-<offset>-<n>`). Other
 system messages (the system prompt, context, hook notes) are `meta`, a long one
 shortened unless `full`. Thinking is the text in `<think>`/`<thinking>` tags (the
-signature gptme keeps in it is dropped). "Interrupted by user" ends a turn as an
+signature gptme keeps in it is dropped). Auto-compaction's note ("🔄 Auto-compacted
+conversation to view branch", "✅ LLM-powered resume completed") is a `compaction`
+(the main log keeps every message; the view is not read). "Interrupted by user" ends a turn as an
 interruption, "Execution declined by user" is the result of the call it refused.
 An answer with no tool call ends the turn.
 
@@ -90,6 +91,9 @@ _SHOWN = 200  # characters of a long system message a `meta` event quotes
 _INTERRUPTED = "Interrupted by user"
 _DECLINED = "Execution declined by user"
 _INTERRUPT_SUFFIX = "^C Interrupted"
+# the notes auto-compaction leaves in the main log (`tools/autocompact/`): rule-based, or
+# an LLM's resume of the conversation
+_COMPACTED = ("🔄 Auto-compacted conversation", "✅ LLM-powered resume completed")
 # the languages of code blocks gptme runs as tools (each tool's `block_types`)
 _TOOL_LANGS = frozenset(
     {
@@ -570,6 +574,8 @@ def _system(
     if text == _INTERRUPTED:
         pending.clear()
         return event("turn_end", time, text=text, extra={"interrupted": True})
+    if text.startswith(_COMPACTED):  # what the model reads now is a view: this says so
+        return event("compaction", time, text=text)
     call_id = stripped(record.get("call_id"))
     tool = stripped(_metadata(record).get("tool"))
     if call_id is None and pending and record.get("hide") is not True:

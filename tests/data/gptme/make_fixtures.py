@@ -92,6 +92,14 @@ def markdown_conversation(home: Path) -> None:
             "2026-11-30T10:04:59.000000",
         ),
         line(
+            "system",
+            "🔄 Auto-compacted conversation to view branch:\n• Messages: 9 → 5\n"
+            "• Tokens: 12,000 → 4,100 (65.8% reduction)\n"
+            "• View: compacted-001 (master branch preserved with full history)",
+            "2026-11-30T10:05:10.000000",
+            hide=True,
+        ),
+        line(
             "assistant",
             "Done: `src/routes/health.py` serves /health.",
             "2026-11-30T10:00:20.000000",

@@ -171,7 +171,9 @@ ADDED: dict[str, list[tuple[str, str]]] = {
     "forge": [("top", "forge/.forge.db")],
     "gptme": [("top", ".local/share/gptme/logs/2026-12-05-new-talk/conversation.jsonl")],
     "gptme": [
-        ("top", ".local/share/gptme/logs/2026-12-05-new-talk/conversation.jsonl")
+        ("top", ".local/share/gptme/logs/2026-12-05-new-talk/conversation.jsonl"),
+        ("top", "Library/Application Support/gptme/logs/new-talk/conversation.jsonl"),
+        ("top", "AppData/Local/gptme/gptme/logs/new-talk/conversation.jsonl"),
     ],
     "kiro": [
         ("top", "Library/Application Support/kiro-cli/data.sqlite3"),

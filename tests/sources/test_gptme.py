@@ -189,6 +189,18 @@ def test_the_logs_home_override_and_branch_copies_are_not_listed(
     ]
 
 
+def test_the_macos_and_windows_data_folders_are_read(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    for logs in (
+        "Library/Application Support/gptme/logs",
+        "AppData/Local/gptme/gptme/logs",
+    ):
+        shutil.copytree(
+            DATA / "home" / LOGS / "subagent-impl", home / logs / logs.split("/")[0]
+        )
+    assert sorted(sessions(Home.at(home))) == ["AppData", "Library"]
+
+
 def test_resume_by_name_in_the_workspace() -> None:
     found = sessions(Home.at(DATA / "home"))
     plan = gptme.resume(found["2026-12-02-brave-red-owl"])

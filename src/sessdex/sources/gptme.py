@@ -7,7 +7,7 @@ conversation in a folder named after it (`2026-12-01-happy-blue-fish`, or the
 `--name` the user gave) in its logs folder: `$GPTME_LOGS_HOME`, else
 `$XDG_DATA_HOME/gptme/logs`, else `~/.local/share/gptme/logs` where that folder
 exists, else platformdirs' data folder (`~/Library/Application Support/gptme/logs` on
-macOS; Windows' `%LOCALAPPDATA%` is not looked at). In it:
+macOS, `%LOCALAPPDATA%\\gptme\\gptme\\logs` on Windows, read below the home). In it:
 
 - `conversation.jsonl`: the main branch, one message a line: `role` (`user`,
   `assistant`, `system`), `content` (text), `timestamp` (ISO, local time without an
@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import tomllib
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -142,12 +141,18 @@ _XML_CALL = re.compile(
     re.DOTALL,
 )
 _XML_ARGS = re.compile(r"args=(?:\"([^\"]*)\"|'([^']*)')")
+# platformdirs' `user_data_dir("gptme")` on macOS and Windows (`%LOCALAPPDATA%`, below the
+# home by default), with gptme's `logs`
+_PLATFORM_LOGS = (
+    ("Library", "Application Support", "gptme", "logs"),
+    ("AppData", "Local", "gptme", "gptme", "logs"),
+)
 _NATIVE_CALL = re.compile(r"^@([\w.]+)\(([\w\-:.]+)\):[ \t]*(?={)", re.MULTILINE)
 
 
 def locate(home: Home) -> Location:
     """`$GPTME_LOGS_HOME`, else `$XDG_DATA_HOME/gptme/logs` (~/.local/share by default;
-    on macOS, platformdirs' `~/Library/Application Support/gptme/logs` too)."""
+    platformdirs' macOS and Windows folders too)."""
     settings = home.xdg("config") / "gptme"
     override = home.env_dir("GPTME_LOGS_HOME")
     if override is not None:
@@ -158,9 +163,8 @@ def locate(home: Home) -> Location:
             settings=(f"HOME={home.path}",),
         )
     data = home.environ.get("XDG_DATA_HOME")
-    also: tuple[Path, ...] = ()
-    if sys.platform == "darwin" and not data:
-        also = (home.path / "Library" / "Application Support" / "gptme" / "logs",)
+    # platformdirs' data folders, which gptme uses where `~/.local/share/gptme` is not
+    also = () if data else tuple(home.path.joinpath(*p) for p in _PLATFORM_LOGS)
     return Location(
         home.xdg("data") / "gptme" / "logs",
         override=f"XDG_DATA_HOME={data}" if data else None,

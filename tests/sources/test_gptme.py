@@ -280,3 +280,29 @@ def test_a_huge_message_is_elided_and_an_unclosed_call_ends_the_search(
     # gptme stops at a call whose JSON never closes: no call is made up from the rest
     assert [e.kind for e in got if e.kind == "tool_call"] == []
     assert got[-1].kind == "turn_end"
+
+
+def test_a_block_never_closed_or_inside_an_example_is_not_a_call(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    conversation(
+        home,
+        "blocks",
+        [
+            {
+                "role": "assistant",
+                "content": "In a README:\n\n```markdown\nRun:\n```shell\nrm -rf build\n```\n```\n",
+                "timestamp": "2026-12-01T10:00:00",
+            },
+            {
+                "role": "assistant",
+                "content": "Running\n```shell\nmake te... ^C Interrupted",
+                "timestamp": "2026-12-01T10:00:05",
+            },
+        ],
+    )
+    got = events(sessions(Home.at(home))["blocks"])
+    assert [e.kind for e in got if e.kind == "tool_call"] == []
+    assert "rm -rf build" in (got[0].text or "")
+    assert got[-1].extra.get("interrupted") is True

@@ -229,9 +229,6 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         if updated is not None and model is not None:
             break
     folder = path.parent.name
-    extra: dict[str, JSONValue] = {}
-    if folder.startswith("subagent-"):
-        extra["subagent"] = True
     return [
         Session(
             app=NAME,
@@ -244,7 +241,6 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             model=stripped(chat.get("model")) or model,
             bytes=size,
             agent_type="subagent" if folder.startswith("subagent-") else None,
-            extra=extra,
         )
     ]
 
@@ -311,9 +307,8 @@ def read(
     if session.path is None:
         return
     event = Emitter(session.id)
-    pending: deque[tuple[str, str | None]] = (
-        deque()
-    )  # markdown/xml calls awaiting results
+    # the markdown and xml calls of the last answer still awaiting their results
+    pending: deque[tuple[str, str | None]] = deque()
     try:
         for line, record in files.iter_records(
             session.path, diagnostics, offset=offset, full=full
@@ -442,21 +437,24 @@ def _calls(
     kept: list[str] = []
     lines = content.split("\n")
     index = 0
-    position = 0
     while index < len(lines):
-        line = lines[index]
-        fence = _FENCE.match(line)
-        lang = fence.group(2).strip() if fence else ""
-        if fence and lang.split(" ")[0] in _TOOL_LANGS:
-            end = _block_end(lines, index)
-            body = "\n".join(lines[index + 1 : end])
-            tool, _, args = lang.partition(" ")
-            found.append((position, "", tool, _arguments(tool, args, body), False))
-            index = end + 1
-        else:
-            kept.append(line)
+        fence = _FENCE.match(lines[index])
+        if fence is None:
+            kept.append(lines[index])
             index += 1
-        position += 1
+            continue
+        end = _block_end(lines, index)
+        if end is None:  # never closed (cut by an interrupt): gptme runs none of it
+            kept.extend(lines[index:])
+            break
+        tool, _, args = fence.group(2).strip().partition(" ")
+        if tool in _TOOL_LANGS:
+            body = "\n".join(lines[index + 1 : end])
+            found.append((index, "", tool, _arguments(tool, args, body), False))
+        else:  # an example, output: text, and no call inside it is run
+            kept.extend(lines[index : end + 1])
+        index = end + 1
+    position = len(lines)
     text = "\n".join(kept)
     for match in _XML_CALL.finditer(text):
         given = _XML_ARGS.search(match.group(2))
@@ -512,9 +510,9 @@ def _arguments(tool: str, args: str, body: str) -> dict[str, JSONValue]:
     return {names[0]: args, names[1]: body} if args else {names[1]: body}
 
 
-def _block_end(lines: list[str], start: int) -> int:
+def _block_end(lines: list[str], start: int) -> int | None:
     """The line that closes the code block opened at `start` (gptme nests blocks: a
-    fence with a language opens one, a bare fence closes one); the last line if none."""
+    fence with a language opens one, a bare fence closes one); None if none does."""
     depth = 1
     for index in range(start + 1, len(lines)):
         fence = _FENCE.match(lines[index].strip())
@@ -526,7 +524,7 @@ def _block_end(lines: list[str], start: int) -> int:
             depth -= 1
             if depth == 0:
                 return index
-    return len(lines)
+    return None
 
 
 def _json_end(text: str, start: int) -> int | None:

@@ -14,7 +14,7 @@ macOS, `%LOCALAPPDATA%\\gptme\\gptme\\logs` on Windows, read below the home). In
   offset), and only where set `files` (attached paths), `pinned`, `hide`, `call_id`
   (a native tool call's result) and `metadata` (`model`, `cost` in USD, `usage` with
   `input_tokens` (without the cache), `output_tokens`, `cache_read_tokens`,
-  `cache_creation_tokens`; before 0.30 the token counts sat beside `model`). gptme
+  `cache_creation_tokens`; before 0.31.1, March 2026, the counts sat beside `model`). gptme
   writes the whole file again at every message (`Log.write_jsonl`): it grows, but an
   undo or edit shortens it.
 - `config.toml`: `[chat]` holds `name` (the title gptme generates or the user set),
@@ -552,7 +552,7 @@ def _json_end(text: str, start: int) -> int | None:
 
 
 def _usage(metadata: dict[str, object]) -> Usage | None:
-    """A response's tokens: `usage` (0.30 on), or the counts beside `model` before."""
+    """A response's tokens: `usage` (0.31.1 on), or the counts beside `model` before."""
     counts = metadata.get("usage")
     source = counts if isinstance(counts, dict) else metadata
     usage = Usage(

@@ -306,3 +306,40 @@ def test_a_block_never_closed_or_inside_an_example_is_not_a_call(
     assert [e.kind for e in got if e.kind == "tool_call"] == []
     assert "rm -rf build" in (got[0].text or "")
     assert got[-1].extra.get("interrupted") is True
+
+
+def test_a_native_call_written_as_a_python_dict_is_read_not_raised(
+    tmp_path: Path,
+) -> None:
+    # gptme's non-streaming Anthropic path writes `@tool(id): {block.input}`, Python's
+    # repr of the arguments (single quotes, True/None), which gptme reads with
+    # json_repair; arguments neither JSON nor Python stay as their text
+    home = tmp_path / "home"
+    conversation(
+        home,
+        "repr",
+        [
+            {
+                "role": "assistant",
+                "content": "Looking.\n@shell(toolu_01): {'command': 'ls -a', 'quiet': True}"
+                "\n@save(toolu_02): {not: [json}",
+                "timestamp": "2026-12-01T10:00:00",
+            },
+            {
+                "role": "system",
+                "content": "two files",
+                "call_id": "toolu_01",
+                "timestamp": "2026-12-01T10:00:01",
+            },
+        ],
+    )
+    got = events(sessions(Home.at(home))["repr"])
+    calls = [e for e in got if e.kind == "tool_call"]
+    assert [(c.tool, c.call_id) for c in calls] == [
+        ("shell", "toolu_01"),
+        ("save", "toolu_02"),
+    ]
+    assert calls[0].extra["input"] == {"command": "ls -a", "quiet": True}
+    assert calls[1].extra["input"] == "{not: [json}"
+    result = next(e for e in got if e.kind == "tool_result")
+    assert result.call_id == "toolu_01"

@@ -49,6 +49,7 @@ no `-y`/`--no-confirm` added). The user's `~/.config/gptme/config.toml` and
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import tomllib
@@ -56,6 +57,8 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
+
+import orjson
 
 from .. import files, folders
 from ..diagnostics import Diagnostics
@@ -66,7 +69,7 @@ from ._values import (
     as_list,
     first_line,
     iso_time,
-    json_value,
+    json_copy,
     stripped,
 )
 from .base import Home, Location, Opened, ResumeFlags, opened_by_flags
@@ -86,6 +89,7 @@ RESUME_FLAGS = ResumeFlags(resume=("--name",), latest=("-r", "--resume"))
 CONVERSATION = "conversation.jsonl"
 CONFIG = "config.toml"
 _CONFIG_CAP = 256 * 1024
+_REPR_CAP = 256 * 1024  # a Python repr of arguments read back, at most
 _SHOWN = 200  # characters of a long system message a `meta` event quotes
 _INTERRUPTED = "Interrupted by user"
 _DECLINED = "Execution declined by user"
@@ -475,15 +479,12 @@ def _calls(
         close = _json_end(text, match.end())
         if close is None:
             break  # cut short (gptme stops there too): no later call can close
-        value, _ = files.loads_repaired(text[match.end() : close].encode())
         found.append(
             (
                 position + len(text) + match.start(),
                 match.group(2),
                 match.group(1),
-                json_value(value)
-                if isinstance(value, dict)
-                else text[match.end() : close],
+                _native_arguments(text[match.end() : close]),
                 True,
             )
         )
@@ -496,6 +497,22 @@ def _calls(
         for n, (_, call_id, tool, arguments, native) in enumerate(found)
     ]
     return calls, text
+
+
+def _native_arguments(raw: str) -> JSONValue:
+    """A native call's arguments: JSON as the API streamed them, or Python's repr of
+    them (gptme's non-streaming Anthropic path writes `{block.input}`, read back with
+    json_repair); the text itself when it is neither."""
+    try:
+        value, _ = files.loads_checked(raw.encode())
+    except orjson.JSONDecodeError:
+        value = None
+        if len(raw) <= _REPR_CAP:
+            try:
+                value = ast.literal_eval(raw)  # literals only: nothing is run
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                value = None
+    return json_copy(value) if isinstance(value, dict) else raw
 
 
 def _arguments(tool: str, args: str, body: str) -> dict[str, JSONValue]:

@@ -173,6 +173,10 @@ CREDENTIALS_IN = frozenset(
     }
 )
 _PLACED = frozenset(name for _, name in CREDENTIALS_IN)
+# A placed name that is no login file where the file beside it says what its folder is:
+# a gptme conversation's own `config.toml` sits beside its `conversation.jsonl` (a
+# conversation may be named `gptme`: `logs/gptme/`); gptme's settings folder holds none.
+_UNLESS_BESIDE = {("gptme", "config.toml"): "conversation.jsonl"}
 
 
 def is_credential_path(path: str | os.PathLike[str]) -> bool:
@@ -185,11 +189,21 @@ def is_credential_path(path: str | os.PathLike[str]) -> bool:
         return True
     if name not in _PLACED:
         return False
-    if (os.path.basename(os.path.dirname(path)).lower(), name) in CREDENTIALS_IN:
+    if _placed(path, name):
         return True
     # through a linked folder (`~/alias -> ~/.augment`): the folder it leads to
-    held_in = os.path.basename(os.path.dirname(os.path.realpath(path))).lower()
-    return (held_in, name) in CREDENTIALS_IN
+    return _placed(os.path.realpath(path), name)
+
+
+def _placed(path: str, name: str) -> bool:
+    """Whether `path` is in the folder `CREDENTIALS_IN` places `name` in, and no file
+    beside it (`_UNLESS_BESIDE`) says the folder is something else."""
+    folder = os.path.dirname(path)
+    key = (os.path.basename(folder).lower(), name)
+    if key not in CREDENTIALS_IN:
+        return False
+    beside = _UNLESS_BESIDE.get(key)
+    return beside is None or not os.path.isfile(os.path.join(folder, beside))
 
 
 def is_credential(name: str) -> bool:

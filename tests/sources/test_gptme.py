@@ -343,3 +343,32 @@ def test_a_native_call_written_as_a_python_dict_is_read_not_raised(
     assert calls[1].extra["input"] == "{not: [json}"
     result = next(e for e in got if e.kind == "tool_result")
     assert result.call_id == "toolu_01"
+
+
+def test_a_conversation_named_gptme_keeps_its_title_and_workspace(
+    tmp_path: Path,
+) -> None:
+    # `gptme --name gptme` keeps its settings in logs/gptme/config.toml: a conversation's,
+    # beside its conversation.jsonl, not the user's ~/.config/gptme/config.toml
+    from sessdex import folders
+
+    home = tmp_path / "home"
+    conversation(
+        home,
+        "gptme",
+        [{"role": "user", "content": "hi", "timestamp": "2026-12-01T10:00:00"}],
+        '[chat]\nname = "Named gptme"\nworkspace = "/srv/app"\n',
+    )
+    (home / ".config" / "gptme").mkdir(parents=True)
+    settings = home / ".config" / "gptme" / "config.toml"
+    settings.write_text('[env]\nOPENAI_API_KEY = "sk-dummy"\n', encoding="utf-8")
+    found = sessions(Home.at(home))["gptme"]
+    assert (found.title, found.cwd) == ("Named gptme", "/srv/app")
+    plan = gptme.resume(found)
+    assert plan is not None and plan.argv == ("gptme", "--name", "gptme")
+    assert folders.is_credential_path(settings)
+    # a link named like a conversation's settings, leading to the user's, is refused
+    (home / LOGS / "linked").mkdir()
+    (home / LOGS / "linked" / "conversation.jsonl").write_text("", encoding="utf-8")
+    (home / LOGS / "linked" / "config.toml").symlink_to(settings)
+    assert folders.is_credential_path(home / LOGS / "linked" / "config.toml")

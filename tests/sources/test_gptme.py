@@ -75,11 +75,22 @@ def test_a_subagent_call_names_the_conversation_it_starts() -> None:
     spawn = next(e for e in lead if e.kind == "subagent")
     call = next(e for e in lead if e.kind == "tool_call" and e.tool == "ipython")
     assert spawn.call_id == call.call_id
-    assert spawn.extra["child_id"] == "subagent-impl" and "subagent-impl" in found
+    # an executor writes `subagent-<id>-<4 random characters>`, not `subagent-<id>`
+    child = "subagent-impl-k3x9"
+    assert spawn.extra["child_id"] == child and child in found
+    assert spawn.extra["agent_name"] == "impl"
+    # subagent() returns at once: its result launches the child, the hook's note ends it
+    result = next(
+        e for e in lead if e.kind == "tool_result" and e.call_id == call.call_id
+    )
+    assert result.extra.get("launched") is True
+    ended = next(e for e in lead if e.extra.get("subagent_status"))
+    assert ended.kind == "meta" and ended.extra["subagent_status"] == "done"
+    assert (ended.call_id, ended.extra["child_id"]) == (call.call_id, child)
     native = gptme._spawned(
         "subagent", {"agent_id": "review", "prompt": "Review it", "profile": "verifier"}
     )
-    assert native == ("subagent-review", "Review it", "verifier")
+    assert native == ("review", "Review it", "verifier")
     assert gptme._spawned("subagent", {"agent_id": "../x"}) is None
 
 
@@ -185,7 +196,7 @@ def test_the_logs_home_override_and_branch_copies_are_not_listed(
     assert sorted(found) == [
         "2026-11-30-happy-blue-fish",
         "2026-12-02-brave-red-owl",
-        "subagent-impl",
+        "subagent-impl-k3x9",
     ]
 
 
@@ -196,7 +207,8 @@ def test_the_macos_and_windows_data_folders_are_read(tmp_path: Path) -> None:
         "AppData/Local/gptme/gptme/logs",
     ):
         shutil.copytree(
-            DATA / "home" / LOGS / "subagent-impl", home / logs / logs.split("/")[0]
+            DATA / "home" / LOGS / "subagent-impl-k3x9",
+            home / logs / logs.split("/")[0],
         )
     assert sorted(sessions(Home.at(home))) == ["AppData", "Library"]
 
@@ -210,7 +222,7 @@ def test_resume_by_name_in_the_workspace() -> None:
     assert not any(
         word in plan.argv for word in ("-y", "--no-confirm", "--non-interactive")
     )
-    sub = gptme.resume(found["subagent-impl"])
+    sub = gptme.resume(found["subagent-impl-k3x9"])
     assert sub is not None and sub.notes
 
 
@@ -372,3 +384,57 @@ def test_a_conversation_named_gptme_keeps_its_title_and_workspace(
     (home / LOGS / "linked" / "conversation.jsonl").write_text("", encoding="utf-8")
     (home / LOGS / "linked" / "config.toml").symlink_to(settings)
     assert folders.is_credential_path(home / LOGS / "linked" / "config.toml")
+
+
+def test_a_spawn_names_the_child_started_after_it_and_a_failure_ends_it(
+    tmp_path: Path,
+) -> None:
+    # the same agent id in an older conversation and in a later one: the child is the
+    # first `subagent-<id>-xxxx` that began at or after the call
+    home = tmp_path / "home"
+    for name, start in (
+        ("subagent-fix-old1", "2026-11-01T09:00:00"),
+        ("subagent-fix-b7q2", "2026-12-01T10:00:03"),
+        ("subagent-fix-late", "2026-12-01T11:00:00"),
+        ("subagent-fixer-a1b2", "2026-12-01T10:00:02"),
+    ):
+        conversation(
+            home, name, [{"role": "user", "content": "fix it", "timestamp": start}]
+        )
+    conversation(
+        home,
+        "lead",
+        [
+            {
+                "role": "assistant",
+                "content": '@subagent(toolu_9): {"agent_id": "fix", "prompt": "Fix it"}',
+                "timestamp": "2026-12-01T10:00:01",
+            },
+            {
+                "role": "system",
+                "content": "Started",
+                "call_id": "toolu_9",
+                "timestamp": "2026-12-01T10:00:02",
+            },
+            {
+                "role": "system",
+                "content": "❌ Subagent 'fix' failed: no tests",
+                "timestamp": "2026-12-01T10:09:00",
+            },
+        ],
+    )
+    got = events(sessions(Home.at(home))["lead"])
+    spawn = next(e for e in got if e.kind == "subagent")
+    assert spawn.extra["child_id"] == "subagent-fix-b7q2"
+    assert spawn.text == "Fix it"
+    ended = next(e for e in got if e.extra.get("subagent_status"))
+    assert ended.extra["subagent_status"] == "failed"
+    assert ended.extra["child_id"] == "subagent-fix-b7q2"
+    assert ended.call_id == "toolu_9"
+
+    from sessdex.tree import build_tree
+
+    tree = build_tree("lead", got)
+    assert [(c.id, c.status) for c in tree.children] == [
+        ("subagent-fix-b7q2", "failed")
+    ]

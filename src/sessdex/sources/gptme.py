@@ -37,11 +37,16 @@ conversation to view branch", "✅ LLM-powered resume completed") is a `compacti
 interruption, "Execution declined by user" is the result of the call it refused.
 An answer with no tool call ends the turn.
 
-Sub-agents (the `subagent` tool) write `subagent-<agent id>` conversations beside the
-others: listed as sessions of their own (the child names no lead, and gptme reuses the
-folder when an agent id comes again); a lead's `subagent` call (native, or in an ipython
-block) gives a `subagent` event naming that conversation, whose events are not read into
-the lead's (they would count twice).
+Sub-agents (the `subagent` tool, `tools/subagent/`) write conversations beside the
+others: an executor `subagent-<agent id>-<4 random characters>`, a planner
+`subagent-<agent id>` (reused when the id comes again); listed as sessions of their own
+(nothing in a child names its lead). A lead's `subagent` call (native, or in an ipython
+block) gives a `subagent` event naming the conversation of that agent id that began
+first at or after the call (the logs folder listed once a read), whose events are not
+read into the lead's (they would count twice). `subagent()` returns at once: the call's
+result says `launched`, and the completion hook's note to the lead ("✅ Subagent 'x'
+completed: …", "❌ … failed", "⏱️ … timed out") is a `meta` event with
+`subagent_status`.
 Resume: `gptme --name <name>` in the conversation's workspace (gptme's own exit hint;
 no `-y`/`--no-confirm` added). The user's `~/.config/gptme/config.toml` and
 `config.local.toml` (API keys) and `oauth/` are never opened.
@@ -136,6 +141,13 @@ _PARAMETERS = {
     "patch": ("path", "patch"),
     "read": ("path",),
 }
+# the completion hook's note to the lead (`tools/subagent/hooks.py`): done, failed, or
+# timed out
+_SUBAGENT_END = re.compile(
+    r"(✅|❌|⏱️) Subagent '([^'\n]+)' (?:completed|failed|timed out):"
+)
+# an executor's conversation: `subagent-<agent id>-<4 random letters or digits>`
+_SUFFIX = re.compile(r"[a-z0-9]{4}")
 _SUBAGENT_CALL = re.compile(r"\bsubagent\(\s*(?:agent_id\s*=\s*)?[\"']([^\"'\n]+)[\"']")
 _THINK = re.compile(r"<(think|thinking)>(.*?)(?:</\1>|\Z)", re.DOTALL)
 _SIGNATURE = re.compile(r"<!-- think-sig: .*? -->", re.DOTALL)
@@ -313,6 +325,7 @@ def read(
     event = Emitter(session.id)
     # the markdown and xml calls of the last answer still awaiting their results
     pending: deque[tuple[str, str | None]] = deque()
+    spawns = _Spawns(Path(session.path).parent.parent)
     try:
         for line, record in files.iter_records(
             session.path, diagnostics, offset=offset, full=full
@@ -332,10 +345,10 @@ def read(
             elif role == "assistant":
                 pending.clear()
                 yield from _assistant(
-                    record, text or "", time, line.offset, event, pending
+                    record, text or "", time, line.offset, event, pending, spawns
                 )
             elif role == "system":
-                yield _system(record, text or "", time, event, pending, full)
+                yield _system(record, text or "", time, event, pending, full, spawns)
             else:
                 diagnostics.unknown_type(
                     f"role {role}" if isinstance(role, str) else "role"
@@ -370,6 +383,7 @@ def _assistant(
     offset: int,
     event: Emitter,
     pending: deque[tuple[str, str | None]],
+    spawns: _Spawns,
 ) -> Iterator[Event]:
     thoughts: list[str] = []
 
@@ -394,13 +408,15 @@ def _assistant(
             pending.append((call_id, tool))
         spawned = _spawned(tool, arguments)
         if spawned is not None:
-            child, task, kind = spawned
+            agent, task, kind = spawned
+            child = spawns.spawned(call_id, agent, time)
+            named: dict[str, JSONValue] = {"child_id": child} if child else {}
             yield event(
                 "subagent",
                 time,
                 call_id=call_id,
                 text=task,
-                extra={"child_id": child, "agent_type": kind},
+                extra={**named, "agent_type": kind, "agent_name": agent},
             )
     usage = _usage(_metadata(record))
     if usage is not None:
@@ -412,8 +428,8 @@ def _assistant(
 
 
 def _spawned(tool: str, arguments: JSONValue) -> tuple[str, str | None, str] | None:
-    """The conversation a `subagent` call starts (`subagent-<agent_id>`, its task, its
-    profile or role), called natively or from ipython; None for any other call."""
+    """The agent id a `subagent` call starts, its task and its profile or role, called
+    natively or from ipython; None for any other call."""
     if not isinstance(arguments, dict):
         return None
     if tool == "subagent":
@@ -429,7 +445,70 @@ def _spawned(tool: str, arguments: JSONValue) -> tuple[str, str | None, str] | N
         return None
     if agent is None or "/" in agent or "\\" in agent or agent.startswith("."):
         return None
-    return f"subagent-{agent}", task, kind or "subagent"
+    return agent, task, kind or "subagent"
+
+
+class _Spawns:
+    """The sub-agents a lead started: the calls that started them, and the conversation
+    each one writes (found beside the lead's, once)."""
+
+    def __init__(self, logs: Path) -> None:
+        self.logs = logs
+        self.calls: set[str] = set()
+        self.agents: dict[str, tuple[str, str | None]] = {}
+        self._names: list[str] | None = None
+
+    def spawned(self, call_id: str, agent: str, time: datetime | None) -> str | None:
+        """Note a spawn; the conversation it writes, if there is one yet."""
+        child = self._child(agent, time)
+        self.calls.add(call_id)
+        self.agents[agent] = (call_id, child)
+        return child
+
+    def of(self, agent: str) -> tuple[str | None, str | None]:
+        """The call that started `agent` last, and its conversation."""
+        return self.agents.get(agent, (None, None))
+
+    def _child(self, agent: str, time: datetime | None) -> str | None:
+        """The conversation a spawn at `time` writes: `subagent-<id>-<xxxx>` (an
+        executor's; the `subagent-<id>` of a planner, reused), the first one started at
+        or after the call (an agent id comes again, in this conversation or another)."""
+        if self._names is None:
+            self._names = [
+                entry.name
+                for entry in folders.listing(self.logs)
+                if entry.name.startswith("subagent-")
+            ]
+        stem = f"subagent-{agent}"
+        best: tuple[datetime, str] | None = None
+        for name in self._names:
+            if name != stem and not (
+                name.startswith(stem + "-") and _SUFFIX.fullmatch(name[len(stem) + 1 :])
+            ):
+                continue
+            started = self._started(self.logs / name / CONVERSATION, time)
+            if started is None and time is None:
+                return name
+            if started is not None and (best is None or started < best[0]):
+                best = (started, name)
+        return best[1] if best else None
+
+    @staticmethod
+    def _started(path: Path, after: datetime | None) -> datetime | None:
+        """When the conversation at `path` began, if not before `after` (nor last
+        written before it)."""
+        try:
+            if after is not None and path.stat().st_mtime < after.timestamp() - 1:
+                return None
+            head = files.head_lines(path, 4)
+        except OSError:
+            return None
+        for line in head:
+            record = files.parse_json(line)
+            started = _time(record) if record is not None else None
+            if started is not None:
+                return started if after is None or started >= after else None
+        return None
 
 
 def _calls(
@@ -589,12 +668,22 @@ def _system(
     event: Emitter,
     pending: deque[tuple[str, str | None]],
     full: bool,
+    spawns: _Spawns,
 ) -> Event:
     if text == _INTERRUPTED:
         pending.clear()
         return event("turn_end", time, text=text, extra={"interrupted": True})
     if text.startswith(_COMPACTED):  # what the model reads now is a view: this says so
         return event("compaction", time, text=text)
+    ended = _SUBAGENT_END.match(text) if record.get("call_id") is None else None
+    if ended is not None:  # the completion hook's note of a sub-agent's end
+        spawn_call, child = spawns.of(ended.group(2))
+        noted: dict[str, JSONValue] = {
+            "subagent_status": "done" if ended.group(1) == "✅" else "failed"
+        }
+        if child:
+            noted["child_id"] = child
+        return event("meta", time, call_id=spawn_call, text=text, extra=noted)
     call_id = stripped(record.get("call_id"))
     tool = stripped(_metadata(record).get("tool"))
     if call_id is None and pending and record.get("hide") is not True:
@@ -612,6 +701,8 @@ def _system(
         ("Error executing tool", "Error during execution")
     )
     extra: dict[str, JSONValue] = {"declined": True} if declined else {}
+    if call_id in spawns.calls and not failed:
+        extra["launched"] = True  # subagent() returns at once; the hook notes its end
     return event(
         "tool_result",
         time,

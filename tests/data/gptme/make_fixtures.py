@@ -99,10 +99,16 @@ def markdown_conversation(home: Path) -> None:
             "2026-11-30T10:05:10.000000",
             hide=True,
         ),
+        # the completion hook's note (`tools/subagent/hooks.py`), once the child is done
+        line(
+            "system",
+            "✅ Subagent 'impl' completed: tests/test_health.py tests /health.",
+            "2026-11-30T10:05:30.000000",
+        ),
         line(
             "assistant",
             "Done: `src/routes/health.py` serves /health.",
-            "2026-11-30T10:00:20.000000",
+            "2026-11-30T10:06:20.000000",
             metadata={
                 "model": "anthropic/claude-sonnet-4-6",
                 "usage": {"input_tokens": 300, "output_tokens": 20},
@@ -186,11 +192,18 @@ def native_conversation(home: Path) -> None:
 
 
 def subagent_conversation(home: Path) -> None:
-    folder = home / LOGS / "subagent-impl"
+    # an executor's folder: `subagent-<agent id>-<4 random characters>`
+    # (`tools/subagent/api.py`), its instructions before the task
+    folder = home / LOGS / "subagent-impl-k3x9"
     write(
         folder,
         "conversation.jsonl",
         [
+            line(
+                "system",
+                "When you have finished the task, use the `complete` tool.",
+                "2026-11-30T10:04:59.500000",
+            ),
             line("user", "Write the unit tests for health.py", "2026-11-30T10:05:00"),
             line(
                 "assistant",

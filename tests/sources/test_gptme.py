@@ -226,7 +226,7 @@ def test_resume_by_name_in_the_workspace() -> None:
     assert sub is not None and sub.notes
 
 
-@pytest.mark.parametrize("name", ["random", "-x"])
+@pytest.mark.parametrize("name", ["random", "-x", "v1..v2", " padded", "tab\there"])
 def test_no_resume_for_a_name_gptme_reads_otherwise(name: str) -> None:
     assert gptme.resume(Session(app="gptme", id=name, cwd="/tmp")) is None
 

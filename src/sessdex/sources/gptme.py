@@ -736,8 +736,9 @@ def _meta(
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
     """`gptme --name <name>` (the hint gptme prints on exit) in the conversation's
     workspace; no `--no-confirm` is added. None for a name gptme would read otherwise
-    (`random` starts a new one; one starting with `-`)."""
-    if not session.cwd or session.id == "random" or session.id.startswith("-"):
+    (`random` starts a new one; one starting with `-`) or refuses
+    (`util/conversation_ids.py`: `..`, a slash, a control character, space at an end)."""
+    if not session.cwd or not _resumable(session.id):
         return None
     notes: tuple[str, ...] = ()
     if session.agent_type == "subagent":
@@ -748,6 +749,20 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         program="gptme",
         install_hint=INSTALL_HINT,
         notes=notes,
+    )
+
+
+def _resumable(name: str) -> bool:
+    """Whether `gptme --name <name>` reopens the conversation `name`."""
+    return not (
+        name in ("random", "", ".")
+        or name.startswith("-")
+        or name != name.strip()
+        or ".." in name
+        or "/" in name
+        or "\\" in name
+        or not name.isprintable()
+        or len(name.encode("utf-8", "surrogateescape")) > 255
     )
 
 

@@ -438,3 +438,21 @@ def test_a_spawn_names_the_child_started_after_it_and_a_failure_ends_it(
     assert [(c.id, c.status) for c in tree.children] == [
         ("subagent-fix-b7q2", "failed")
     ]
+
+
+@pytest.mark.parametrize(
+    ("written", "rest"), [("~\\code\\app", "\\code\\app"), ("~2/code", "2/code")]
+)
+def test_a_workspace_gptme_wrote_with_a_tilde_is_the_home_and_the_rest(
+    tmp_path: Path, written: str, rest: str
+) -> None:
+    # gptme replaces the home's path at the start of any path by `~` (on Windows `~\\…`;
+    # `/home/alex2/…` under the home `/home/alex` becomes `~2/…`)
+    home = tmp_path / "home"
+    conversation(
+        home,
+        "tilde",
+        [{"role": "user", "content": "hi", "timestamp": "2026-12-01T10:00:00"}],
+        f"[chat]\nworkspace = {json.dumps(written)}\n",
+    )
+    assert sessions(Home.at(home))["tilde"].cwd == str(home) + rest

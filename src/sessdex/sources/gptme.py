@@ -286,14 +286,15 @@ def _chat_config(path: Path, diagnostics: Diagnostics) -> dict[str, object]:
 
 
 def _workspace(value: object, location: Location) -> str | None:
-    """The workspace as config.toml names it (gptme writes a folder in the home as
-    `~/…`: the home read, a copied one's own)."""
+    """The workspace as config.toml names it: gptme writes a path that starts with the
+    home's as `~` and the rest (`util.path_with_tilde`: `~/code`, `~\\code` on Windows,
+    `~2/code` for `/home/alex2/code` under `/home/alex`), here the home read's."""
     text = stripped(value)
     if text is None or text == "@log":
         return None
-    if text == "~" or text.startswith("~/"):
+    if text.startswith("~"):
         home = _home_of(location)
-        return str(home / text[2:]) if home is not None else None
+        return str(home) + text[1:] if home is not None else None
     return text
 
 

@@ -456,3 +456,15 @@ def test_a_workspace_gptme_wrote_with_a_tilde_is_the_home_and_the_rest(
         f"[chat]\nworkspace = {json.dumps(written)}\n",
     )
     assert sessions(Home.at(home))["tilde"].cwd == str(home) + rest
+
+
+def test_a_conversation_without_times_is_dated_by_its_file(tmp_path: Path) -> None:
+    # early gptme wrote no timestamp; gptme itself dates such messages by the file
+    import os
+    from datetime import UTC, datetime
+
+    home = tmp_path / "home"
+    conversation(home, "old", [{"role": "user", "content": "old question"}])
+    os.utime(home / LOGS / "old" / "conversation.jsonl", (1700000000, 1700000000))
+    found = sessions(Home.at(home))["old"]
+    assert found.created == found.updated == datetime.fromtimestamp(1700000000, UTC)

@@ -60,7 +60,7 @@ import re
 import tomllib
 from collections import deque
 from collections.abc import Iterator, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
@@ -217,7 +217,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
         return []  # a companion: read with its conversation
     name = str(path)
     try:
-        size = path.stat().st_size
+        stat = path.stat()
+        size = stat.st_size
         head = files.head_lines(path, diagnostics=diagnostics)
         tail = files.tail_lines(path)
     except FileNotFoundError:
@@ -244,6 +245,9 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             model = stripped(_metadata(record).get("model"))
         if updated is not None and model is not None:
             break
+    if created is None and updated is None and size:
+        # messages of an early gptme carry no time: the file's, as gptme itself takes
+        created = updated = datetime.fromtimestamp(stat.st_mtime, UTC)
     folder = path.parent.name
     return [
         Session(

@@ -468,3 +468,25 @@ def test_a_conversation_without_times_is_dated_by_its_file(tmp_path: Path) -> No
     os.utime(home / LOGS / "old" / "conversation.jsonl", (1700000000, 1700000000))
     found = sessions(Home.at(home))["old"]
     assert found.created == found.updated == datetime.fromtimestamp(1700000000, UTC)
+
+
+def test_a_native_call_in_an_example_block_is_not_a_call(tmp_path: Path) -> None:
+    # gptme passes over `@tool(id): {…}` inside a fenced block (`_codeblock_char_ranges`)
+    home = tmp_path / "home"
+    example = '@shell(ex1): {"command": "rm -rf /"}'
+    conversation(
+        home,
+        "example",
+        [
+            {
+                "role": "assistant",
+                "content": f"A native call looks like:\n\n```text\n{example}\n```\n"
+                '@shell(call_2): {"command": "ls"}',
+                "timestamp": "2026-12-01T10:00:00",
+            }
+        ],
+    )
+    got = events(sessions(Home.at(home))["example"])
+    assert [e.call_id for e in got if e.kind == "tool_call"] == ["call_2"]
+    said = next(e for e in got if e.kind == "assistant")
+    assert example in (said.text or "")

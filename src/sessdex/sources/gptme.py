@@ -55,6 +55,7 @@ no `-y`/`--no-confirm` added). The user's `~/.config/gptme/config.toml` and
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import re
 import tomllib
@@ -152,6 +153,7 @@ _SUBAGENT_CALL = re.compile(r"\bsubagent\(\s*(?:agent_id\s*=\s*)?[\"']([^\"'\n]+
 _THINK = re.compile(r"<(think|thinking)>(.*?)(?:</\1>|\Z)", re.DOTALL)
 _SIGNATURE = re.compile(r"<!-- think-sig: .*? -->", re.DOTALL)
 _FENCE = re.compile(r"^(`{3,})(.*)$")
+_FENCE_AT = re.compile(r"^(`{3,})(.*)$", re.MULTILINE)
 _XML_CALL = re.compile(
     r"<tool-use>\s*<([\w.-]+)((?:\s+[\w-]+=(?:\"[^\"]*\"|'[^']*'))*)\s*>\n?(.*?)\n?</\1>\s*</tool-use>",
     re.DOTALL,
@@ -559,10 +561,17 @@ def _calls(
         )
     text = _XML_CALL.sub("", text)
     cut: list[tuple[int, int]] = []
+    fenced = _fenced(text)
+    starts = [start for start, _ in fenced]
+    after = 0
     for match in _NATIVE_CALL.finditer(text):
+        block = bisect.bisect_right(starts, match.start()) - 1
+        if match.start() < after or (block >= 0 and match.start() < fenced[block][1]):
+            continue  # inside the last call's JSON, or in a code block (an example)
         close = _json_end(text, match.end())
         if close is None:
             break  # cut short (gptme stops there too): no later call can close
+        after = close
         found.append(
             (
                 position + len(text) + match.start(),
@@ -626,6 +635,33 @@ def _block_end(lines: list[str], start: int) -> int | None:
             if depth == 0:
                 return index
     return None
+
+
+def _fenced(text: str) -> list[tuple[int, int]]:
+    """The spans of the code blocks in `text`, in order, as gptme finds them to pass over
+    native calls in them (`_codeblock_char_ranges`): a fence opens one that the next bare
+    fence of as many backticks closes; an opening fence never closed is passed by."""
+    fences = [
+        (match.start(), len(match.group(1)), not match.group(2).strip(), match.end())
+        for match in _FENCE_AT.finditer(text)
+    ]
+    bare: dict[int, list[int]] = {}
+    for index, (_, width, plain, _) in enumerate(fences):
+        if plain:
+            bare.setdefault(width, []).append(index)
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(fences):
+        start, width, _, _ = fences[index]
+        closers = bare.get(width, [])
+        at = bisect.bisect_right(closers, index)
+        if at == len(closers):
+            index += 1
+            continue
+        close = closers[at]
+        spans.append((start, fences[close][3]))
+        index = close + 1
+    return spans
 
 
 def _json_end(text: str, start: int) -> int | None:

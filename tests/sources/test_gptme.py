@@ -490,3 +490,28 @@ def test_a_native_call_in_an_example_block_is_not_a_call(tmp_path: Path) -> None
     assert [e.call_id for e in got if e.kind == "tool_call"] == ["call_2"]
     said = next(e for e in got if e.kind == "assistant")
     assert example in (said.text or "")
+
+
+def test_an_xml_call_is_read_unescaped(tmp_path: Path) -> None:
+    # gptme's `_to_xml` escapes the body and the args (`&lt;`, `&amp;`, `&quot;`), and its
+    # parsers read the elements' text
+    home = tmp_path / "home"
+    conversation(
+        home,
+        "xml",
+        [
+            {
+                "role": "assistant",
+                "content": "<tool-use>\n<shell>\nmake &amp;&amp; grep -c &quot;&lt;div&quot; out\n"
+                '</shell>\n</tool-use>\n<tool-use>\n<save args="a&amp;b.txt">\nx\n</save>\n'
+                "</tool-use>",
+                "timestamp": "2026-12-01T10:00:00",
+            }
+        ],
+    )
+    got = events(sessions(Home.at(home))["xml"])
+    calls = [e.extra["input"] for e in got if e.kind == "tool_call"]
+    assert calls == [
+        {"command": 'make && grep -c "<div" out'},
+        {"path": "a&b.txt", "content": "x"},
+    ]

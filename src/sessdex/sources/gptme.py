@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import html
 import os
 import re
 import tomllib
@@ -550,12 +551,15 @@ def _calls(
         given = _XML_ARGS.search(match.group(2))
         args = (given.group(1) or given.group(2) or "") if given else ""
         tool = match.group(1)
+        # gptme escapes what it writes (`_to_xml`: quoteattr, xml_escape) and reads the
+        # text of the elements: `&lt;` is `<`
+        body = html.unescape(match.group(3))
         found.append(
             (
                 position + match.start(),
                 "",
                 tool,
-                _arguments(tool, args, match.group(3)),
+                _arguments(tool, html.unescape(args), body),
                 False,
             )
         )

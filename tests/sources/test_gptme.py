@@ -515,3 +515,28 @@ def test_an_xml_call_is_read_unescaped(tmp_path: Path) -> None:
         {"command": 'make && grep -c "<div" out'},
         {"path": "a&b.txt", "content": "x"},
     ]
+
+
+@pytest.mark.parametrize("lang", ["todowrite", "youtube"])
+def test_the_blocks_of_tools_an_older_gptme_ran_are_calls(
+    tmp_path: Path, lang: str
+) -> None:
+    # gptme 0.20 to 0.31 ran ```youtube and 0.30-0.31 ```todoread/```todowrite blocks
+    home = tmp_path / "home"
+    conversation(
+        home,
+        "older",
+        [
+            {
+                "role": "assistant",
+                "content": f"```{lang}\nadd 'write tests'\n```",
+                "timestamp": "2026-01-01T10:00:00",
+            },
+            {"role": "system", "content": "done", "timestamp": "2026-01-01T10:00:01"},
+        ],
+    )
+    got = events(sessions(Home.at(home))["older"])
+    assert [(e.kind, e.tool) for e in got if e.kind.startswith("tool")] == [
+        ("tool_call", lang),
+        ("tool_result", lang),
+    ]

@@ -104,7 +104,8 @@ _INTERRUPT_SUFFIX = "^C Interrupted"
 # the notes auto-compaction leaves in the main log (`tools/autocompact/`): rule-based, or
 # an LLM's resume of the conversation
 _COMPACTED = ("🔄 Auto-compacted conversation", "✅ LLM-powered resume completed")
-# the languages of code blocks gptme runs as tools (each tool's `block_types`)
+# the languages of code blocks gptme runs as tools (each tool's `block_types`; `youtube`,
+# `todoread` and `todowrite` those of 0.20 to 0.31)
 _TOOL_LANGS = frozenset(
     {
         "append",
@@ -129,8 +130,11 @@ _TOOL_LANGS = frozenset(
         "shell",
         "tmux",
         "todo",
+        "todoread",
+        "todowrite",
         "vent",
         "view_anchored",
+        "youtube",
     }
 )
 # the parameters a markdown block's words and body fill, in order (each tool's own)

@@ -90,8 +90,11 @@ def test_a_subagent_call_names_the_conversation_it_starts() -> None:
     native = gptme._spawned(
         "subagent", {"agent_id": "review", "prompt": "Review it", "profile": "verifier"}
     )
-    assert native == ("review", "Review it", "verifier")
-    assert gptme._spawned("subagent", {"agent_id": "../x"}) is None
+    assert native == [("review", "Review it", "verifier")]
+    assert gptme._spawned("subagent", {"agent_id": "../x"}) == []
+    # an orchestrator's block that starts several
+    code = 'for a in ("x",):\n    pass\nsubagent("one", "A")\nsubagent(agent_id="two", prompt="B")'
+    assert [s[0] for s in gptme._spawned("ipython", {"code": code})] == ["one", "two"]
 
 
 def test_auto_compaction_note_is_a_compaction() -> None:

@@ -418,9 +418,7 @@ def _assistant(
         )
         if not native:
             pending.append((call_id, tool))
-        spawned = _spawned(tool, arguments)
-        if spawned is not None:
-            agent, task, kind = spawned
+        for agent, task, kind in _spawned(tool, arguments):
             child = spawns.spawned(call_id, agent, time)
             named: dict[str, JSONValue] = {"child_id": child} if child else {}
             yield event(
@@ -439,25 +437,25 @@ def _assistant(
         yield event("turn_end", time)
 
 
-def _spawned(tool: str, arguments: JSONValue) -> tuple[str, str | None, str] | None:
-    """The agent id a `subagent` call starts, its task and its profile or role, called
-    natively or from ipython; None for any other call."""
+def _spawned(tool: str, arguments: JSONValue) -> list[tuple[str, str | None, str]]:
+    """The agent ids a call starts, each with its task and its profile or role: a native
+    `subagent` call's, or each `subagent(...)` of an ipython block's code."""
     if not isinstance(arguments, dict):
-        return None
+        return []
     if tool == "subagent":
         agent = stripped(arguments.get("agent_id"))
         task = stripped(arguments.get("prompt"))
         kind = stripped(arguments.get("profile")) or stripped(arguments.get("role"))
+        found = [(agent, task, kind or "subagent")] if agent else []
     elif tool in ("ipython", "py") and isinstance(code := arguments.get("code"), str):
-        found = _SUBAGENT_CALL.search(code)
-        agent, task, kind = (
-            (found.group(1), None, None) if found else (None, None, None)
-        )
+        found = [(m.group(1), None, "subagent") for m in _SUBAGENT_CALL.finditer(code)]
     else:
-        return None
-    if agent is None or "/" in agent or "\\" in agent or agent.startswith("."):
-        return None
-    return agent, task, kind or "subagent"
+        return []
+    return [
+        spawn
+        for spawn in found
+        if not ("/" in spawn[0] or "\\" in spawn[0] or spawn[0].startswith("."))
+    ]
 
 
 class _Spawns:

@@ -10,8 +10,10 @@ exists, else platformdirs' data folder (`~/Library/Application Support/gptme/log
 macOS, `%LOCALAPPDATA%\\gptme\\gptme\\logs` on Windows, read below the home). In it:
 
 - `conversation.jsonl`: the main branch, one message a line: `role` (`user`,
-  `assistant`, `system`), `content` (text), `timestamp` (ISO, local time without an
-  offset), and only where set `files` (attached paths), `pinned`, `hide`, `call_id`
+  `assistant`, `system`), `content` (text), `timestamp` (ISO: the CLI's local time
+  without an offset, read as this machine's local time; one the server took from a
+  client may carry its offset; none in early logs, then the file's time, as gptme takes
+  it), and only where set `files` (attached paths), `pinned`, `hide`, `call_id`
   (a native tool call's result) and `metadata` (`model`, `cost` in USD, `usage` with
   `input_tokens` (without the cache), `output_tokens`, `cache_read_tokens`,
   `cache_creation_tokens`; before 0.31.1, March 2026, the counts sat beside `model`). gptme
@@ -26,7 +28,11 @@ macOS, `%LOCALAPPDATA%\\gptme\\gptme\\logs` on Windows, read below the home). In
 Tool calls live in the assistant's text, in the format the conversation used:
 markdown code blocks whose language is a tool's (```` ```shell ````, ```` ```save
 path ````), `<tool-use><shell>…</shell></tool-use>` (xml), or lines
-`@shell(call_id): {json}` (native tool calling). A native call's result is the
+`@shell(call_id): {json}` (native tool calling; Python's repr of the arguments where
+gptme's non-streaming Anthropic path wrote them; one inside a code block is an example,
+passed over as gptme does). The xml body and args are read unescaped (`&lt;` is `<`),
+as gptme's parsers read them. Every format is looked for whatever the conversation's
+`tool_format` (a resume may change it). A native call's result is the
 system message carrying its `call_id`; a markdown or xml call's results are the system
 messages after it, paired in order (the ids are made up: `md-<offset>-<n>`). Other
 system messages (the system prompt, context, hook notes) are `meta`, a long one
@@ -48,8 +54,10 @@ result says `launched`, and the completion hook's note to the lead ("✅ Subagen
 completed: …", "❌ … failed", "⏱️ … timed out") is a `meta` event with
 `subagent_status`.
 Resume: `gptme --name <name>` in the conversation's workspace (gptme's own exit hint;
-no `-y`/`--no-confirm` added). The user's `~/.config/gptme/config.toml` and
-`config.local.toml` (API keys) and `oauth/` are never opened.
+no `-y`/`--no-confirm` added; none for a name `--name` refuses). The user's
+`~/.config/gptme/config.toml` and `config.local.toml` (API keys) and `oauth/` are never
+opened (`folders.CREDENTIALS_IN`; a `config.toml` beside a `conversation.jsonl` is a
+conversation's, so one named `gptme` keeps its own).
 """
 
 from __future__ import annotations

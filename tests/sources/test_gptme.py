@@ -543,3 +543,38 @@ def test_the_blocks_of_tools_an_older_gptme_ran_are_calls(
         ("tool_call", lang),
         ("tool_result", lang),
     ]
+
+
+def test_a_native_call_cut_short_or_never_run_is_answered_as_failed(
+    tmp_path: Path,
+) -> None:
+    # gptme answers the interrupted native call and the ones after it (`execute_msg`)
+    home = tmp_path / "home"
+    conversation(
+        home,
+        "cut",
+        [
+            {
+                "role": "assistant",
+                "content": '@shell(c1): {"command": "sleep 100"}\n'
+                '@shell(c2): {"command": "ls"}',
+                "timestamp": "2026-12-01T10:00:00",
+            },
+            {
+                "role": "system",
+                "content": "Interrupted by user",
+                "call_id": "c1",
+                "timestamp": "2026-12-01T10:00:09",
+            },
+            {
+                "role": "system",
+                "content": "Tool 'shell' was not executed (interrupted).",
+                "call_id": "c2",
+                "timestamp": "2026-12-01T10:00:09",
+            },
+        ],
+    )
+    got = events(sessions(Home.at(home))["cut"])
+    results = [(e.call_id, e.is_error) for e in got if e.kind == "tool_result"]
+    assert results == [("c1", True), ("c2", True)]
+    assert any(e.kind == "turn_end" and e.extra.get("interrupted") for e in got)

@@ -109,6 +109,10 @@ _SHOWN = 200  # characters of a long system message a `meta` event quotes
 _INTERRUPTED = "Interrupted by user"
 _DECLINED = "Execution declined by user"
 _INTERRUPT_SUFFIX = "^C Interrupted"
+# what gptme answers a native call it never ran (`tools/__init__.py`: `execute_msg`)
+_NOT_RUN = re.compile(
+    r"Tool '[^'\n]*' (?:was not executed|is not available for execution)"
+)
 # the notes auto-compaction leaves in the main log (`tools/autocompact/`): rule-based, or
 # an LLM's resume of the conversation
 _COMPACTED = ("🔄 Auto-compacted conversation", "✅ LLM-powered resume completed")
@@ -368,7 +372,9 @@ def read(
                     record, text or "", time, line.offset, event, pending, spawns
                 )
             elif role == "system":
-                yield _system(record, text or "", time, event, pending, full, spawns)
+                yield from _system(
+                    record, text or "", time, event, pending, full, spawns
+                )
             else:
                 diagnostics.unknown_type(
                     f"role {role}" if isinstance(role, str) else "role"
@@ -724,12 +730,27 @@ def _system(
     pending: deque[tuple[str, str | None]],
     full: bool,
     spawns: _Spawns,
-) -> Event:
+) -> Iterator[Event]:
     if text == _INTERRUPTED:
         pending.clear()
-        return event("turn_end", time, text=text, extra={"interrupted": True})
+        call_id = stripped(record.get("call_id"))
+        if (
+            call_id is not None
+        ):  # a native call cut short: its result, then the turn's end
+            yield event(
+                "tool_result",
+                time,
+                tool=stripped(_metadata(record).get("tool")),
+                call_id=call_id,
+                text=text,
+                is_error=True,
+                extra={"interrupted": True},
+            )
+        yield event("turn_end", time, text=text, extra={"interrupted": True})
+        return
     if text.startswith(_COMPACTED):  # what the model reads now is a view: this says so
-        return event("compaction", time, text=text)
+        yield event("compaction", time, text=text)
+        return
     ended = _SUBAGENT_END.match(text) if record.get("call_id") is None else None
     if ended is not None:  # the completion hook's note of a sub-agent's end
         spawn_call, child = spawns.of(ended.group(2))
@@ -738,7 +759,8 @@ def _system(
         }
         if child:
             noted["child_id"] = child
-        return event("meta", time, call_id=spawn_call, text=text, extra=noted)
+        yield event("meta", time, call_id=spawn_call, text=text, extra=noted)
+        return
     call_id = stripped(record.get("call_id"))
     tool = stripped(_metadata(record).get("tool"))
     if call_id is None and pending and record.get("hide") is not True:
@@ -748,17 +770,20 @@ def _system(
             if waiting[0] == call_id:
                 pending.remove(waiting)
     if call_id is None:
-        return _meta(
+        yield _meta(
             text, time, event, full, {"pinned": True} if record.get("pinned") else {}
         )
+        return
     declined = text == _DECLINED
-    failed = declined or text.startswith(
-        ("Error executing tool", "Error during execution")
+    failed = (
+        declined
+        or text.startswith(("Error executing tool", "Error during execution"))
+        or _NOT_RUN.match(text) is not None
     )
     extra: dict[str, JSONValue] = {"declined": True} if declined else {}
     if call_id in spawns.calls and not failed:
         extra["launched"] = True  # subagent() returns at once; the hook notes its end
-    return event(
+    yield event(
         "tool_result",
         time,
         tool=tool,

@@ -578,3 +578,61 @@ def test_a_native_call_cut_short_or_never_run_is_answered_as_failed(
     results = [(e.call_id, e.is_error) for e in got if e.kind == "tool_result"]
     assert results == [("c1", True), ("c2", True)]
     assert any(e.kind == "turn_end" and e.extra.get("interrupted") for e in got)
+
+
+def test_a_forks_copied_responses_are_billed_to_its_source_only(
+    tmp_path: Path,
+) -> None:
+    # `/fork <name>` copies the folder (its own message last) and goes on in the copy;
+    # `gptme-util chats fork` writes `<source>-fork-<UTC time>`: every copied message
+    # keeps its usage, which is the source's
+    home = tmp_path / "home"
+
+    def answer(when: str, tokens: int) -> dict[str, object]:
+        return {
+            "role": "assistant",
+            "content": "ok",
+            "timestamp": when,
+            "metadata": {"model": "m", "usage": {"input_tokens": tokens}},
+        }
+
+    asked = {"role": "user", "content": "go", "timestamp": "2026-12-01T10:00:00"}
+    fork = {
+        "role": "user",
+        "content": "/fork try-2",
+        "timestamp": "2026-12-01T10:01:00",
+    }
+    source = [asked, answer("2026-12-01T10:00:05", 100), fork]
+    conversation(home, "try-1", source)
+    conversation(home, "try-2", [*source, answer("2026-12-01T10:02:00", 7)])
+    conversation(
+        home,
+        "try-1-fork-20261201-100200",
+        [asked, answer("2026-12-01T10:00:05", 100), answer("2099-01-01T00:00:00", 3)],
+    )
+    # a conversation that says /fork with its own name but whose source is gone
+    conversation(
+        home,
+        "lone",
+        [fork | {"content": "/fork lone"}, answer("2026-12-01T10:01:30", 5)],
+    )
+    found = sessions(Home.at(home))
+
+    def billed(name: str) -> list[int]:
+        return [
+            e.usage.input_tokens
+            for e in events(found[name])
+            if e.kind == "usage" and e.usage is not None
+        ]
+
+    assert billed("try-1") == [100]
+    assert billed("try-2") == [7]
+    assert billed("try-1-fork-20261201-100200") == [3]
+    assert billed("lone") == [5]
+    note = events(found["try-2"])[0]
+    assert note.kind == "meta" and note.extra["forked_from"] == "try-1"
+    # shown whole all the same
+    assert [e.text for e in events(found["try-2"]) if e.kind == "user"] == [
+        "go",
+        "/fork try-2",
+    ]

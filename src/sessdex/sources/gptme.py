@@ -53,6 +53,13 @@ read into the lead's (they would count twice). `subagent()` returns at once: the
 result says `launched`, and the completion hook's note to the lead ("✅ Subagent 'x'
 completed: …", "❌ … failed", "⏱️ … timed out") is a `meta` event with
 `subagent_status`.
+Forks copy messages with their usage and cost: `/fork <name>` copies the folder (the
+command's own user message last) and goes on in the copy; `gptme-util chats fork` writes
+a copy named `<source>-fork-<UTC time>` unless told a name. Where the source is still
+beside it (the conversation holding the same `/fork <name>` line, written since; the
+folder the name gives), the copied responses are billed there only: the fork's read opens
+with a `meta` note (`extra["forked_from"]`) and gives no `usage` for them (a copy given
+another name by `chats fork` is not recognised: billed twice).
 Resume: `gptme --name <name>` in the conversation's workspace (gptme's own exit hint;
 no `-y`/`--no-confirm` added; none for a name `--name` refuses). The user's
 `~/.config/gptme/config.toml` and `config.local.toml` (API keys) and `oauth/` are never
@@ -65,11 +72,13 @@ from __future__ import annotations
 import ast
 import bisect
 import html
+import json
 import os
 import re
 import tomllib
 from collections import deque
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -164,6 +173,8 @@ _PARAMETERS = {
 _SUBAGENT_END = re.compile(
     r"(✅|❌|⏱️) Subagent '([^'\n]+)' (?:completed|failed|timed out):"
 )
+# `gptme-util chats fork`'s name for a copy it makes, unless told one
+_FORK_NAME = re.compile(r"(.+)-fork-(\d{8}-\d{6})")
 # an executor's conversation: `subagent-<agent id>-<4 random letters or digits>`
 _SUFFIX = re.compile(r"[a-z0-9]{4}")
 _SUBAGENT_CALL = re.compile(r"\bsubagent\(\s*(?:agent_id\s*=\s*)?[\"']([^\"'\n]+)[\"']")
@@ -351,12 +362,22 @@ def read(
     pending: deque[tuple[str, str | None]] = deque()
     spawns = _Spawns(Path(session.path).parent.parent)
     try:
+        copy = _copy_of(Path(session.path))
+        if copy is not None and not offset:
+            yield event(
+                "meta",
+                None,
+                text=f"forked from {copy.source}: the responses copied from it are "
+                "billed there",
+                extra={"forked_from": copy.source},
+            )
         for line, record in files.iter_records(
             session.path, diagnostics, offset=offset, full=full
         ):
             if offset and line.offset == offset:
                 continue  # the partial line at a --tail offset
             time = _time(record)
+            billed = copy is None or not copy.holds(line.offset, time)
             role = record.get("role")
             content = record.get("content")
             text = content if isinstance(content, str) else None
@@ -369,7 +390,14 @@ def read(
             elif role == "assistant":
                 pending.clear()
                 yield from _assistant(
-                    record, text or "", time, line.offset, event, pending, spawns
+                    record,
+                    text or "",
+                    time,
+                    line.offset,
+                    event,
+                    pending,
+                    spawns,
+                    billed,
                 )
             elif role == "system":
                 yield from _system(
@@ -410,6 +438,7 @@ def _assistant(
     event: Emitter,
     pending: deque[tuple[str, str | None]],
     spawns: _Spawns,
+    billed: bool = True,
 ) -> Iterator[Event]:
     thoughts: list[str] = []
 
@@ -442,7 +471,7 @@ def _assistant(
                 text=task,
                 extra={**named, "agent_type": kind, "agent_name": agent},
             )
-    usage = _usage(_metadata(record))
+    usage = _usage(_metadata(record)) if billed else None
     if usage is not None:
         cost = _metadata(record).get("cost")
         extra = {"cost_usd": cost} if isinstance(cost, int | float) and cost > 0 else {}
@@ -470,6 +499,84 @@ def _spawned(tool: str, arguments: JSONValue) -> list[tuple[str, str | None, str
         for spawn in found
         if not ("/" in spawn[0] or "\\" in spawn[0] or spawn[0].startswith("."))
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Copy:
+    """What a fork copied from its source, still beside it: the lines up to `until`
+    (in-chat `/fork`), or the messages dated up to `before` (`gptme-util chats fork`)."""
+
+    source: str
+    until: int | None = None
+    before: datetime | None = None
+
+    def holds(self, offset: int, time: datetime | None) -> bool:
+        if self.until is not None:
+            return offset <= self.until
+        return self.before is not None and time is not None and time <= self.before
+
+
+def _copy_of(path: Path) -> _Copy | None:
+    """Where the conversation at `path` is a fork whose source is still beside it: gptme
+    copies every message, usage and cost included, so the copied ones are the source's.
+    `/fork <name>` copies the folder, the command's own message last; `gptme-util chats
+    fork` names a copy `<source>-fork-<UTC time>` unless told a name."""
+    folder = path.parent
+    named = _FORK_NAME.fullmatch(folder.name)
+    if named is not None and folders.is_file(
+        os.path.join(folder.parent, named.group(1), CONVERSATION)
+    ):
+        when = datetime.strptime(named.group(2), "%Y%m%d-%H%M%S").replace(tzinfo=UTC)
+        return _Copy(named.group(1), before=when)
+    command = json.dumps(f"/fork {folder.name}")
+    at = _find(path, f'{{"role": "user", "content": {command}, '.encode())
+    if at is None:
+        return None
+    try:
+        with files.open_binary(path) as stream:
+            stream.seek(at)
+            line = stream.readline(64 * 1024)
+    except OSError:
+        return None
+    try:
+        record = files.loads(line)
+    except orjson.JSONDecodeError:
+        record = None
+    forked = _time(record) if isinstance(record, dict) else None
+    for entry in folders.listing(folder.parent):
+        if entry.name == folder.name or not entry.is_dir():
+            continue
+        source = os.path.join(entry.path, CONVERSATION)
+        try:
+            stat = os.stat(source)
+        except OSError:
+            continue
+        if stat.st_size < len(line) or (
+            forked is not None and stat.st_mtime < forked.timestamp() - 2
+        ):
+            continue  # last written before the fork: not its source
+        if _find(Path(source), line) is not None:
+            return _Copy(entry.name, until=at)
+    return None
+
+
+def _find(path: Path, needle: bytes) -> int | None:
+    """Where `needle` first is in the file at `path` (read a chunk at a time)."""
+    kept = b""
+    position = 0  # the file offset of `kept`'s first byte
+    try:
+        with files.open_binary(path) as stream:
+            while chunk := stream.read(files.CHUNK):
+                block = kept + chunk
+                found = block.find(needle)
+                if found >= 0:
+                    return position + found
+                keep = min(len(block), len(needle) - 1)
+                position += len(block) - keep
+                kept = block[len(block) - keep :] if keep else b""
+    except OSError:
+        return None
+    return None
 
 
 class _Spawns:

@@ -362,7 +362,9 @@ def read(
     pending: deque[tuple[str, str | None]] = deque()
     spawns = _Spawns(Path(session.path).parent.parent)
     try:
-        copy = _copy_of(Path(session.path))
+        # (a read from an offset, a live follow's, comes after the copied lines: the
+        # file is not searched again at each)
+        copy = _copy_of(Path(session.path), search=not offset)
         if copy is not None and not offset:
             yield event(
                 "meta",
@@ -516,7 +518,7 @@ class _Copy:
         return self.before is not None and time is not None and time <= self.before
 
 
-def _copy_of(path: Path) -> _Copy | None:
+def _copy_of(path: Path, *, search: bool = True) -> _Copy | None:
     """Where the conversation at `path` is a fork whose source is still beside it: gptme
     copies every message, usage and cost included, so the copied ones are the source's.
     `/fork <name>` copies the folder, the command's own message last; `gptme-util chats
@@ -528,6 +530,8 @@ def _copy_of(path: Path) -> _Copy | None:
     ):
         when = datetime.strptime(named.group(2), "%Y%m%d-%H%M%S").replace(tzinfo=UTC)
         return _Copy(named.group(1), before=when)
+    if not search:
+        return None
     command = json.dumps(f"/fork {folder.name}")
     at = _find(path, f'{{"role": "user", "content": {command}, '.encode())
     if at is None:

@@ -636,3 +636,23 @@ def test_a_forks_copied_responses_are_billed_to_its_source_only(
         "go",
         "/fork try-2",
     ]
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "Library/Application Support/gptme/config.toml",  # macOS: settings with keys
+        "AppData/Local/gptme/gptme/config.toml",  # Windows
+        ".local/share/gptme/history",  # the prompt history beside the logs
+    ],
+)
+def test_no_export_goes_into_gptmes_settings_or_data(
+    tmp_path: Path, target: str
+) -> None:
+    from sessdex.errors import SessdexError
+    from sessdex.exports import refuse_agent_folder
+
+    home = tmp_path / "home"
+    (home / target).parent.mkdir(parents=True)
+    with pytest.raises(SessdexError):
+        refuse_agent_folder(Home.at(home), str(home / target))

@@ -199,13 +199,19 @@ _NATIVE_CALL = re.compile(r"^@([\w.]+)\(([\w\-:.]+)\):[ \t]*(?={)", re.MULTILINE
 def locate(home: Home) -> Location:
     """`$GPTME_LOGS_HOME`, else `$XDG_DATA_HOME/gptme/logs` (~/.local/share by default;
     platformdirs' macOS and Windows folders too)."""
-    settings = home.xdg("config") / "gptme"
+    # its settings (API keys in config.toml) and, beside its logs, its prompt history and
+    # state; on macOS and Windows platformdirs gives settings and data one folder
+    keeps = (
+        home.xdg("config") / "gptme",
+        home.xdg("data") / "gptme",
+        *(home.path.joinpath(*p[:-1]) for p in _PLATFORM_LOGS),
+    )
     override = home.env_dir("GPTME_LOGS_HOME")
     if override is not None:
         return Location(
             override,
             override=f"GPTME_LOGS_HOME={home.environ['GPTME_LOGS_HOME']}",
-            keeps=(settings,),
+            keeps=keeps,
             settings=(f"HOME={home.path}",),
         )
     data = home.environ.get("XDG_DATA_HOME")
@@ -215,7 +221,7 @@ def locate(home: Home) -> Location:
         home.xdg("data") / "gptme" / "logs",
         override=f"XDG_DATA_HOME={data}" if data else None,
         also=also,
-        keeps=(settings,),
+        keeps=keeps,
         settings=(f"HOME={home.path}",),  # what `~` in a workspace stands for
     )
 

@@ -169,7 +169,6 @@ ADDED: dict[str, list[tuple[str, str]]] = {
     "openhands": [("top", f".openhands/conversations/{'0b' * 16}/base_state.json")],
     # forge's legacy folder, beside the fixture's .forge
     "forge": [("top", "forge/.forge.db")],
-    "gptme": [("top", ".local/share/gptme/logs/2026-12-05-new-talk/conversation.jsonl")],
     "gptme": [
         ("top", ".local/share/gptme/logs/2026-12-05-new-talk/conversation.jsonl"),
         ("top", "Library/Application Support/gptme/logs/new-talk/conversation.jsonl"),

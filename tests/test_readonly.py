@@ -114,6 +114,9 @@ CREDENTIAL_FILES = (
     ".openhands/cloud/api_key.txt",  # its cloud key
     ".config/gptme/config.toml",  # gptme's API keys ([env])
     ".config/gptme/config.local.toml",
+    ".openclaw/openclaw.json",  # OpenClaw's gateway token and API keys
+    ".openclaw/agents/main/agent/auth-profiles.json",  # its per-agent keys
+    ".openclaw/credentials/oauth.json",  # its OAuth logins
 )
 
 

@@ -152,6 +152,7 @@ CREDENTIALS = frozenset(
         "mcp-oauth-tokens.json",
         "secrets.json",
         "secrets.yaml",
+        "auth-profiles.json",  # OpenClaw's per-agent API keys and OAuth tokens
     }
 )
 
@@ -161,6 +162,9 @@ CREDENTIALS = frozenset(
 # OpenHands CLI's LLM key in `~/.openhands/agent_settings.json`, its MCP servers'
 # environment in `mcp.json`, its cloud key in `~/.openhands/cloud/api_key.txt`; gptme's
 # API keys in `~/.config/gptme/config.toml` and `config.local.toml`).
+# environment in `mcp.json`, its cloud key in `~/.openhands/cloud/api_key.txt`; OpenClaw's
+# gateway token and API keys in `~/.openclaw/openclaw.json`, Clawdbot's in `clawdbot.json`,
+# its OAuth logins in `credentials/oauth.json`).
 CREDENTIALS_IN = frozenset(
     {
         (".augment", "session.json"),
@@ -170,6 +174,9 @@ CREDENTIALS_IN = frozenset(
         ("cloud", "api_key.txt"),
         ("gptme", "config.toml"),
         ("gptme", "config.local.toml"),
+        (".openclaw", "openclaw.json"),
+        (".clawdbot", "clawdbot.json"),
+        ("credentials", "oauth.json"),
     }
 )
 _PLACED = frozenset(name for _, name in CREDENTIALS_IN)

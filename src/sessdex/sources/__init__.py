@@ -42,6 +42,7 @@ BUILTIN: tuple[str, ...] = (
     "openhands",
     "forge",
     "gptme",
+    "openclaw",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -52,6 +53,7 @@ OVERRIDES: frozenset[str] = frozenset(
         "AIDER_CHAT_HISTORY_FILE",
         "AIDER_ENCODING",
         "CLAUDE_CONFIG_DIR",
+        "CLAWDBOT_STATE_DIR",
         "CLINE_DATA_DIR",
         "CLINE_DIR",
         "CLINE_SESSION_DATA_DIR",
@@ -73,6 +75,8 @@ OVERRIDES: frozenset[str] = frozenset(
         "KIMI_CODE_HOME",
         "KIMI_SHARE_DIR",
         "KIRO_TEST_SESSIONS_DIR",
+        "OPENCLAW_HOME",
+        "OPENCLAW_STATE_DIR",
         "OPENCODE_DB",
         "OPENHANDS_CONVERSATIONS_DIR",
         "OPENHANDS_PERSISTENCE_DIR",
@@ -124,6 +128,7 @@ TITLES: dict[str, str] = {
     "openhands": "OpenHands CLI",
     "forge": "Forge Code",
     "gptme": "gptme",
+    "openclaw": "OpenClaw",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

@@ -1,0 +1,213 @@
+"""OpenClaw (openclaw/openclaw, formerly Clawdbot and Moltbot): pi transcripts per agent,
+and a store naming each one's session key, under `~/.openclaw/agents/<agentId>/sessions/`.
+
+Where: the state folder is `$OPENCLAW_STATE_DIR` (before the rename `CLAWDBOT_STATE_DIR`),
+else `.openclaw` in `$OPENCLAW_HOME` or the home folder; an older install's `.clawdbot`,
+`.moldbot` or `.moltbot` is read too (OpenClaw uses one of them while `.openclaw` is
+missing: src/config/paths.ts). The same on macOS, Linux and Windows.
+
+What it writes (src/config/sessions/paths.ts, artifacts.ts, types.ts): one transcript per
+session id, `<sessionId>.jsonl` (a Telegram topic's `<sessionId>-topic-<threadId>.jsonl`),
+written by pi-mono's coding-agent SessionManager: pi's format 3, read here by `pi`'s own
+reader (header with `cwd`, the workspace; entries in a tree; `model_change`,
+`thinking_level_change`, messages with `usage`, `compaction`). Beside them `sessions.json`
+maps each session key (`agent:main:main`, a channel's `agent:main:telegram:group:…`, a
+sub-agent's `agent:main:subagent:<uuid>`) to its entry: `sessionId`, `sessionFile`,
+`updatedAt`, `label`/`displayName`/`subject`, `channel`, `spawnedBy` or `parentSessionKey`
+(the key that spawned it), token counts. `/new` and `/reset` give the key a new session id and
+archive the old transcript as `<sessionId>.jsonl.reset.<time>`: listed, as the user's own past
+conversation (no key reaches it any more: no resume).
+
+What we read: each transcript as pi's (`pi.parse`, `pi.read`), its id the file's name (the
+id OpenClaw names it by); `sessions.json` member by member (`jsonstream`: it holds skill
+prompts and reports, it can be large), as fill-in fragments: the title a label gives, the
+session key, the channel, and a sub-agent's parent (`spawnedBy` resolved through the same
+store). Left alone: `.jsonl.deleted.<time>` (a session the user deleted), checkpoint copies
+taken before compaction (`<id>.checkpoint.<uuid>.jsonl`), `.trajectory.jsonl` runtime traces,
+`sessions.json.bak.*`. Never opened: `openclaw.json` (gateway tokens, API keys),
+`credentials/`, each agent's `agent/auth-profiles.json` and `auth.json`.
+
+Resume: `openclaw tui --session <key>` opens the key's session in the terminal UI, through
+the gateway (which must be running); the key, not the session id, is what OpenClaw resumes
+by, so a reset archive has none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from .. import folders, jsonstream
+from ..diagnostics import Diagnostics
+from ..model import Event, JSONValue, ResumePlan, Session
+from . import pi
+from ._values import as_str, one_line
+from .base import Home, Location
+
+NAME = "openclaw"
+TITLE = "OpenClaw"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists
+CHECKED_WITH = (
+    "openclaw/openclaw's source (src/config/paths.ts @009f1606, "
+    "src/config/sessions/paths.ts @00358f66, artifacts.ts @08495516, types.ts @005a4316; "
+    "docs/cli/tui.md); transcripts in pi's session format 3; synthetic fixtures, no real "
+    "capture"
+)
+ENV_VARS = ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR", "OPENCLAW_HOME")
+
+_LEGACY = (".clawdbot", ".moldbot", ".moltbot")
+_STORE = "sessions.json"
+# `<id>.jsonl.reset.2026-12-01T09-00-00.000Z`: the transcript a reset archived
+_RESET = re.compile(
+    r"(.+)\.jsonl\.reset\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z"
+)
+_CHECKPOINT = re.compile(
+    r".+\.checkpoint\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl",
+    re.IGNORECASE,
+)
+_ARCHIVED = re.compile(
+    r".+\.(?:deleted|reset|bak)\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z"
+)
+
+
+def locate(home: Home) -> Location:
+    """`$OPENCLAW_STATE_DIR`, else `~/.openclaw` (and the older names' folders beside it)."""
+    for variable in ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR"):
+        override = home.env_dir(variable)
+        if override is not None:
+            return Location(override, f"{variable}={override}")
+    base = home.env_dir("OPENCLAW_HOME")
+    said = f"OPENCLAW_HOME={base}" if base is not None else None
+    folder = base if base is not None else home.path
+    return Location(
+        folder / ".openclaw", said, also=tuple(folder / name for name in _LEGACY)
+    )
+
+
+def _is_transcript(name: str) -> bool:
+    """A session's own transcript (artifacts.ts's isPrimarySessionTranscriptFileName)."""
+    return (
+        name.endswith(".jsonl")
+        and not name.endswith(".trajectory.jsonl")
+        and _CHECKPOINT.fullmatch(name) is None
+        and _ARCHIVED.fullmatch(name) is None
+    )
+
+
+def scan(location: Location) -> Iterator[Path]:
+    if not location.exists:
+        return
+    for state in (location.root, *location.also):
+        for agent in folders.entries(state / "agents", state):
+            if not agent.is_dir():
+                continue
+            listed = folders.entries(Path(agent.path) / "sessions", state)
+            names = {entry.name for entry in listed}
+            for entry in listed:
+                name = entry.name
+                if not entry.is_file():
+                    continue
+                if name == _STORE or _is_transcript(name):
+                    yield Path(entry.path)
+                elif (reset := _RESET.fullmatch(name)) and (
+                    f"{reset.group(1)}.jsonl" not in names
+                ):
+                    yield Path(entry.path)
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    if path.name == _STORE:
+        return _store(path, diagnostics)
+    reset = _RESET.fullmatch(path.name)
+    own_id = reset.group(1) if reset else path.name.removesuffix(".jsonl")
+    agent = path.parent.parent.name
+    found = []
+    for session in pi.parse(path, location, diagnostics):
+        extra: dict[str, JSONValue] = {**session.extra, "agent_id": agent}
+        if reset:
+            extra["archived"] = "reset"
+        found.append(dataclasses.replace(session, app=NAME, id=own_id, extra=extra))
+    return found
+
+
+def _store(path: Path, diagnostics: Diagnostics) -> list[Session]:
+    """Fill-in fragments from `sessions.json`: one per key whose entry names a session."""
+    members = jsonstream.file_members(path, frozenset(), diagnostics, NAME, cut=True)
+    if not members:
+        return []
+    ids: dict[str, str] = {}  # session key -> the id its transcript goes by
+    for key, value in members.items():
+        if isinstance(value, dict) and (own := _own_id(value)):
+            ids[key] = own
+    fragments = []
+    for key, own in ids.items():
+        entry = members[key]
+        assert isinstance(entry, dict)
+        spawner = as_str(entry.get("spawnedBy")) or as_str(
+            entry.get("parentSessionKey")
+        )
+        parent = ids.get(spawner) if spawner else None
+        extra: dict[str, JSONValue] = {"session_key": key}
+        if spawner:
+            extra["spawned_by"] = spawner
+        if channel := as_str(entry.get("channel")) or as_str(entry.get("lastChannel")):
+            extra["channel"] = channel
+        title = next(
+            (
+                shown
+                for field in ("label", "subject", "displayName")
+                if (shown := one_line(entry.get(field), limit=None))
+            ),
+            None,
+        )
+        sub_agent = spawner is not None or ":subagent:" in key
+        fragments.append(
+            Session(
+                app=NAME,
+                id=own,
+                title=title,
+                parent_id=parent if parent != own else None,
+                agent_type="subagent" if sub_agent else None,
+                precedence=1,  # a label the user gave beats the first prompt
+                listed=False,  # listed through its transcript
+                extra=extra,
+            )
+        )
+    return fragments
+
+
+def _own_id(entry: Mapping[str, object]) -> str | None:
+    """The id an entry's transcript goes by: its `sessionFile`'s name (a topic's
+    `<id>-topic-<thread>`), else its `sessionId`."""
+    session_file = as_str(entry.get("sessionFile"))
+    if session_file:
+        name = session_file.replace("\\", "/").rpartition("/")[2]
+        if name.endswith(".jsonl") and _is_transcript(name):
+            return name.removesuffix(".jsonl")
+    return as_str(entry.get("sessionId"))
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    """pi's reader: OpenClaw's transcripts are pi's session files."""
+    yield from pi.read(session, diagnostics, full=full, offset=offset)
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`openclaw tui --session <key>`: the key the session store maps to this session
+    (a reset archive's key maps to a newer one: none)."""
+    key = session.extra.get("session_key")
+    if not isinstance(key, str) or not key or session.extra.get("archived"):
+        return None
+    if not session.cwd:
+        return None
+    return ResumePlan(
+        argv=("openclaw", "tui", "--session", key),
+        cwd=session.cwd,
+        program="openclaw",
+        install_hint="npm install -g openclaw",
+        notes=("the TUI talks to the OpenClaw gateway: start it (`openclaw gateway`)",),
+    )

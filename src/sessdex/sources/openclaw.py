@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from .. import folders, jsonstream
+from .. import files, folders, jsonstream
 from ..diagnostics import Diagnostics
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import pi
@@ -106,15 +106,17 @@ def scan(location: Location) -> Iterator[Path]:
             listed = folders.entries(Path(agent.path) / "sessions", state)
             names = {entry.name for entry in listed}
             for entry in listed:
-                name = entry.name
-                if not entry.is_file():
-                    continue
-                if name == _STORE or _is_transcript(name):
+                if entry.is_file() and _is_listed(entry.name, names):
                     yield Path(entry.path)
-                elif (reset := _RESET.fullmatch(name)) and (
-                    f"{reset.group(1)}.jsonl" not in names
-                ):
-                    yield Path(entry.path)
+
+
+def _is_listed(name: str, names: set[str]) -> bool:
+    """The store, a transcript, or a reset's archive whose session has no transcript of
+    its own beside it."""
+    if name == _STORE or _is_transcript(name):
+        return True
+    reset = _RESET.fullmatch(name)
+    return reset is not None and f"{reset.group(1)}.jsonl" not in names
 
 
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
@@ -192,8 +194,69 @@ def _own_id(entry: Mapping[str, object]) -> str | None:
 def read(
     session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
 ) -> Iterator[Event]:
-    """pi's reader: OpenClaw's transcripts are pi's session files."""
-    yield from pi.read(session, diagnostics, full=full, offset=offset)
+    """pi's reader: OpenClaw's transcripts are pi's session files. A `sessions_spawn`
+    call's result (`{"status": "accepted", "childSessionKey": …}`: the child runs in the
+    background) adds a `subagent` event before it, naming the child's session through the
+    store beside the transcript; the result is marked `launched`."""
+    spawns: dict[str, Mapping[str, object]] = {}  # call id -> the spawn's arguments
+    children: dict[str, str] | None = None  # session key -> id, read at the first spawn
+    added = 0
+    for event in pi.read(session, diagnostics, full=full, offset=offset):
+        if added:
+            event = dataclasses.replace(event, seq=event.seq + added)
+        if event.kind == "tool_call" and event.tool == _SPAWN and event.call_id:
+            given = event.extra.get("input")
+            if len(spawns) < 10_000:
+                spawns[event.call_id] = given if isinstance(given, dict) else {}
+        elif event.kind == "tool_result" and event.call_id in spawns:
+            key = _child_key(event.text)
+            if key is not None and not event.is_error:
+                if children is None:
+                    children = _keys(session)
+                spawn = spawns.pop(event.call_id or "")
+                yield dataclasses.replace(
+                    event,
+                    kind="subagent",
+                    text=one_line(spawn.get("task"), limit=None) or None,
+                    is_error=False,
+                    extra={
+                        "child_id": children.get(key),
+                        "agent_type": "subagent",
+                        "agent_name": as_str(spawn.get("label")),
+                        "session_key": key,
+                    },
+                )
+                added += 1
+                event = dataclasses.replace(
+                    event, seq=event.seq + 1, extra={**event.extra, "launched": True}
+                )
+        yield event
+
+
+_SPAWN = "sessions_spawn"
+
+
+def _child_key(text: str | None) -> str | None:
+    """The `childSessionKey` a spawn's result names (a small JSON object)."""
+    if not text or len(text) > 100_000 or "childSessionKey" not in text:
+        return None
+    try:
+        value = files.loads(text.strip().encode())
+    except ValueError:
+        return None
+    return as_str(value.get("childSessionKey")) if isinstance(value, dict) else None
+
+
+def _keys(session: Session) -> dict[str, str]:
+    """Session key -> id, from the store beside the session's transcript (what it
+    cannot read was said when the store was listed)."""
+    found: dict[str, str] = {}
+    if session.path:
+        for fragment in _store(Path(session.path).parent / _STORE, Diagnostics()):
+            key = fragment.extra.get("session_key")
+            if isinstance(key, str):
+                found[key] = fragment.id
+    return found
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

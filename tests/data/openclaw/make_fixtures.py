@@ -25,6 +25,7 @@ GROUP = "4d1c2b3a-0000-4aaa-8bbb-000000000002"
 CHILD = "4d1c2b3a-0000-4aaa-8bbb-000000000003"
 OLD = "4d1c2b3a-0000-4aaa-8bbb-000000000004"
 LEGACY = "4d1c2b3a-0000-4aaa-8bbb-000000000005"
+CHILD_KEY = "agent:main:subagent:7c9e6679-7425-40de-944b-e07fc1f90ae7"
 GONE = "4d1c2b3a-0000-4aaa-8bbb-000000000009"  # in the store, its transcript deleted
 CHECKPOINT = "9e8d7c6b-5a49-4838-a726-150493827160"
 ZERO = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
@@ -161,7 +162,8 @@ def main_session() -> Transcript:
         "toolUse",
         (30, 20, 2100),
     )
-    t.result(15, "toolu_spawn_1", "sessions_spawn", '{"status":"accepted"}', False)
+    accepted = {"status": "accepted", "runId": "run-7c9e", "childSessionKey": CHILD_KEY}
+    t.result(15, "toolu_spawn_1", "sessions_spawn", json.dumps(accepted), False)
     t.entry(
         "compaction",
         20,
@@ -267,7 +269,7 @@ def store() -> dict[str, object]:
             "chatType": "group",
             "subject": "Family chat",
         },
-        "agent:main:subagent:7c9e6679-7425-40de-944b-e07fc1f90ae7": {
+        CHILD_KEY: {
             "sessionId": CHILD,
             "updatedAt": 1796115306000,
             "spawnedBy": "agent:main:main",

@@ -1,0 +1,223 @@
+"""OpenClaw: pi transcripts per agent under ~/.openclaw/agents/<id>/sessions/, and
+sessions.json naming each one's session key."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessdex.cli import main
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, merge
+from sessdex.sources import Home, openclaw
+
+DATA = Path(__file__).parent.parent / "data" / "openclaw"
+SESSIONS = Path(".openclaw") / "agents" / "main" / "sessions"
+MAIN = "4d1c2b3a-0000-4aaa-8bbb-000000000001"
+GROUP = "4d1c2b3a-0000-4aaa-8bbb-000000000002"
+CHILD = "4d1c2b3a-0000-4aaa-8bbb-000000000003"
+OLD = "4d1c2b3a-0000-4aaa-8bbb-000000000004"
+LEGACY = "4d1c2b3a-0000-4aaa-8bbb-000000000005"
+
+
+def sessions(
+    home: Path | Home, diagnostics: Diagnostics | None = None
+) -> dict[str, Session]:
+    location = openclaw.locate(home if isinstance(home, Home) else Home.at(home))
+    fragments: dict[str, list[Session]] = {}
+    for path in openclaw.scan(location):
+        for session in openclaw.parse(
+            Path(path), location, diagnostics or Diagnostics()
+        ):
+            fragments.setdefault(session.id, []).append(session)
+    merged = {key: merge(parts) for key, parts in fragments.items()}
+    return {key: s for key, s in merged.items() if s.listed}
+
+
+def events(session: Session, diagnostics: Diagnostics | None = None) -> list[Event]:
+    return list(openclaw.read(session, diagnostics or Diagnostics()))
+
+
+def copy_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "home", home)
+    return home
+
+
+def test_the_store_names_keys_titles_and_a_sub_agents_parent() -> None:
+    found = sessions(DATA / "home")
+    assert found[MAIN].extra["session_key"] == "agent:main:main"
+    assert found[MAIN].title == "Check why the nightly backup job failed"  # no label
+    group = found[GROUP]
+    assert group.title == "Family chat"  # the group's subject, not the routing name
+    assert group.extra["channel"] == "telegram"
+    child = found[CHILD]
+    assert child.title == "backup audit"  # the label the spawn gave
+    assert child.parent_id == MAIN  # spawnedBy agent:main:main, through the store
+    assert child.agent_type == "subagent"
+
+
+def test_checkpoint_copies_traces_and_sessions_without_transcript_are_not_listed() -> (
+    None
+):
+    found = sessions(DATA / "home")
+    # the store's cron entry has no transcript; the checkpoint copy repeats MAIN's
+    # entries and the trajectory trace is no conversation
+    assert sorted(found) == [MAIN, GROUP, CHILD, OLD, LEGACY]
+    assert found[MAIN].path and found[MAIN].path.endswith(f"{MAIN}.jsonl")
+
+
+def test_a_reset_archive_is_listed_without_resume() -> None:
+    old = sessions(DATA / "home")[OLD]
+    assert old.extra["archived"] == "reset"
+    assert old.title == "Remind me what port the gateway uses"
+    assert openclaw.resume(old) is None
+
+
+def test_a_reset_archive_beside_its_own_transcript_is_not_listed_twice(
+    tmp_path: Path,
+) -> None:
+    home = copy_home(tmp_path)
+    folder = home / SESSIONS
+    shutil.copy(
+        folder / f"{MAIN}.jsonl",
+        folder / f"{MAIN}.jsonl.reset.2026-12-02T10-00-00.000Z",
+    )
+    found = sessions(home)
+    assert found[MAIN].path == str(folder / f"{MAIN}.jsonl")
+    assert "archived" not in found[MAIN].extra
+
+
+def test_resume_opens_the_tui_on_the_session_key() -> None:
+    found = sessions(DATA / "home")
+    plan = openclaw.resume(found[GROUP])
+    assert plan is not None
+    assert plan.argv == (
+        "openclaw",
+        "tui",
+        "--session",
+        "agent:main:telegram:group:-1001234",
+    )
+    assert plan.cwd == "/home/alex/.openclaw/workspace"
+    assert "--deliver" not in plan.argv  # never sends the replies out to the channel
+    assert openclaw.resume(found[LEGACY]) is None  # no store entry: no key
+
+
+def test_a_turn_reads_as_pi_with_thinking_calls_paired_compaction_and_cost() -> None:
+    found = events(sessions(DATA / "home")[MAIN])
+    assert [e.kind for e in found] == [
+        "meta",  # model
+        "meta",  # thinking level
+        "user",
+        "thinking",
+        "assistant",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "tool_call",
+        "usage",
+        "subagent",  # the spawn's result names the child's session key
+        "tool_result",
+        "compaction",
+        "user",
+        "assistant",
+        "usage",
+        "turn_end",
+    ]
+    calls = {e.call_id: e for e in found if e.kind == "tool_call"}
+    results = {e.call_id: e for e in found if e.kind == "tool_result"}
+    assert set(calls) == set(results) == {"toolu_exec_1", "toolu_spawn_1"}
+    assert calls["toolu_exec_1"].extra["input"] == {
+        "command": "tail -n 5 /var/log/backup.log"
+    }
+    usage = [e for e in found if e.kind == "usage"]
+    assert usage[0].usage is not None and usage[0].usage.cache_read_tokens == 2000
+    assert usage[0].extra["cost_usd"] == 0.0042
+    compaction = next(e for e in found if e.kind == "compaction")
+    assert compaction.extra["tokens_before"] == 48000
+    assert all(e.session_id == MAIN for e in found)
+    assert [e.seq for e in found] == list(range(len(found)))
+
+
+def test_a_spawn_names_its_child_through_the_store() -> None:
+    found = events(sessions(DATA / "home")[MAIN])
+    spawn = next(e for e in found if e.kind == "subagent")
+    assert spawn.call_id == "toolu_spawn_1"
+    assert spawn.text == "Audit /mnt/backup for old archives"
+    assert spawn.extra["child_id"] == CHILD
+    assert spawn.extra["agent_name"] == "backup audit"
+    result = next(
+        e for e in found if e.kind == "tool_result" and e.call_id == spawn.call_id
+    )
+    assert result.extra["launched"] is True  # the child runs in the background
+
+
+def test_an_older_install_and_the_state_dir_override(tmp_path: Path) -> None:
+    found = sessions(DATA / "home")
+    assert found[LEGACY].cwd == "/home/alex/clawd"  # ~/.clawdbot, from Clawdbot days
+    state = DATA / "home" / ".openclaw"
+    moved = Home(tmp_path, {"OPENCLAW_STATE_DIR": str(state)})
+    location = openclaw.locate(moved)
+    assert location.root == state
+    assert location.override == f"OPENCLAW_STATE_DIR={state}"
+    # the override is the one state folder: no older install is looked for
+    assert sorted(sessions(moved)) == [MAIN, GROUP, CHILD, OLD]
+    older = Home(tmp_path, {"CLAWDBOT_STATE_DIR": str(state)})
+    assert openclaw.locate(older).override == f"CLAWDBOT_STATE_DIR={state}"
+
+
+def test_the_credential_files_beside_the_sessions_are_never_listed() -> None:
+    location = openclaw.locate(Home.at(DATA / "home"))
+    names = {Path(p).name for p in openclaw.scan(location)}
+    assert not names & {"openclaw.json", "auth-profiles.json", "oauth.json"}
+    assert (DATA / "home" / ".openclaw" / "agents" / "main" / "agent").is_dir()
+
+
+def test_a_broken_store_keeps_what_it_can_and_never_raises() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(DATA / "malformed" / "home", diagnostics)
+    # the store's entries of the wrong types are passed over; the cut is said
+    assert sorted(found) == [MAIN]
+    assert found[MAIN].extra["session_key"] == "agent:main:main"
+    assert found[MAIN].title == "Check why the nightly backup job failed"  # no label
+    assert any("cut short" in problem for problem in diagnostics.problems)
+    for session in found.values():
+        events(session, diagnostics)
+    assert diagnostics.unknown["openclaw_future"] == 1
+
+
+def test_a_huge_line_is_read_bounded(tmp_path: Path) -> None:
+    home = copy_home(tmp_path)
+    path = home / SESSIONS / f"{CHILD}.jsonl"
+    huge = {
+        "type": "message",
+        "id": "huge",
+        "parentId": None,
+        "timestamp": "2026-12-01T09:15:09.000Z",
+        "message": {
+            "role": "user",
+            "content": [{"type": "text", "text": "y" * 9_000_000}],
+        },
+    }
+    with path.open("a") as stream:
+        stream.write(json.dumps(huge) + "\n")
+    child = sessions(home)[CHILD]
+    found = events(child)
+    assert found[-1].kind == "user"
+    assert found[-1].text is not None and len(found[-1].text) < 9_000_000
+
+
+def test_the_cli_lists_and_shows_a_sub_agents_tree(tmp_path: Path) -> None:
+    home = copy_home(tmp_path)
+    runner = CliRunner()
+    listed = runner.invoke(
+        main, ["list", "--json", "--app", "openclaw", "--home", str(home)]
+    )
+    assert listed.exit_code == 0, listed.output
+    assert {row["id"] for row in json.loads(listed.output)} >= {MAIN, GROUP, OLD}
+    tree = runner.invoke(main, ["tree", MAIN, "--json", "--home", str(home)])
+    assert tree.exit_code == 0, tree.output
+    assert CHILD in tree.output

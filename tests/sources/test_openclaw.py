@@ -75,6 +75,8 @@ def test_a_reset_archive_is_listed_without_resume() -> None:
     assert old.extra["archived"] == "reset"
     assert old.title == "Remind me what port the gateway uses"
     assert openclaw.resume(old) is None
+    refusal = openclaw.resume_refusal(old)
+    assert refusal is not None and "reset" in refusal and "show" in refusal
 
 
 def test_a_reset_archive_beside_its_own_transcript_is_not_listed_twice(
@@ -104,6 +106,8 @@ def test_resume_opens_the_tui_on_the_session_key() -> None:
     assert plan.cwd == "/home/alex/.openclaw/workspace"
     assert "--deliver" not in plan.argv  # never sends the replies out to the channel
     assert openclaw.resume(found[LEGACY]) is None  # no store entry: no key
+    assert "no session key" in (openclaw.resume_refusal(found[LEGACY]) or "")
+    assert openclaw.resume_refusal(found[GROUP]) is None
 
 
 def test_a_turn_reads_as_pi_with_thinking_calls_paired_compaction_and_cost() -> None:

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from .. import files, folders, jsonstream
 from ..diagnostics import Diagnostics
+from ..hints import named
 from ..model import Event, JSONValue, ResumePlan, Session
 from . import pi
 from ._values import as_str, one_line
@@ -257,6 +258,24 @@ def _keys(session: Session) -> dict[str, str]:
             if isinstance(key, str):
                 found[key] = fragment.id
     return found
+
+
+def resume_refusal(session: Session) -> str | None:
+    """Why a session gets no `openclaw tui --session <key>`: a reset archived it (its key
+    opens the newer session), or no store entry names it."""
+    if session.extra.get("archived") == "reset":
+        return (
+            "a reset (/new or /reset) archived this conversation: its session key opens "
+            "the newer session now, and OpenClaw reopens no archive; "
+            f"{named('show', f'{session.app}:{session.id}')} reads it."
+        )
+    if not session.extra.get("session_key"):
+        return (
+            "no session key in OpenClaw's sessions.json names this session (an older "
+            "install's, or one whose entry was removed): `openclaw tui --session <key>` "
+            "cannot reach it."
+        )
+    return None
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:

@@ -225,3 +225,15 @@ def test_the_cli_lists_and_shows_a_sub_agents_tree(tmp_path: Path) -> None:
     tree = runner.invoke(main, ["tree", MAIN, "--json", "--home", str(home)])
     assert tree.exit_code == 0, tree.output
     assert CHILD in tree.output
+
+
+def test_a_delivery_mirror_names_no_model_and_bills_nothing() -> None:
+    """OpenClaw copies a reply it sent to a channel into the transcript as an assistant
+    message of its own (provider `openclaw`, model `delivery-mirror`)."""
+    group = sessions(DATA / "home")[GROUP]
+    assert group.model == "gpt-5.1"  # not the mirror's "model"
+    assert group.extra["provider"] == "openai"
+    found = events(group)
+    assert [e.usage.model for e in found if e.usage is not None] == ["gpt-5.1"]
+    assert [e.kind for e in found][-2:] == ["assistant", "turn_end"]  # the copy, shown
+    assert [e.seq for e in found] == list(range(len(found)))

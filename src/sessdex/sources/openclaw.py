@@ -59,6 +59,12 @@ CHECKED_WITH = (
 ENV_VARS = ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR", "OPENCLAW_HOME")
 
 _LEGACY = (".clawdbot", ".moldbot", ".moltbot")
+# assistant messages OpenClaw writes itself (provider `openclaw`): a copy of what was sent
+# to a channel (`delivery-mirror`), text the gateway put in (`gateway-injected`); no model
+# wrote them, they bill nothing and name no model of the session
+_SYNTHETIC = frozenset(
+    {("openclaw", "delivery-mirror"), ("openclaw", "gateway-injected")}
+)
 _STORE = "sessions.json"
 # `<id>.jsonl.reset.2026-12-01T09-00-00.000Z`: the transcript a reset archived
 _RESET = re.compile(
@@ -127,7 +133,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     own_id = reset.group(1) if reset else path.name.removesuffix(".jsonl")
     agent = path.parent.parent.name
     found = []
-    for session in pi.parse(path, location, diagnostics):
+    for session in pi.parse(path, location, diagnostics, synthetic=_SYNTHETIC):
         extra: dict[str, JSONValue] = {**session.extra, "agent_id": agent}
         if reset:
             extra["archived"] = "reset"
@@ -203,6 +209,9 @@ def read(
     children: dict[str, str] | None = None  # session key -> id, read at the first spawn
     added = 0
     for event in pi.read(session, diagnostics, full=full, offset=offset):
+        if event.kind == "usage" and _is_synthetic(event):
+            added -= 1  # the zero usage of a message no model wrote: not shown
+            continue
         if added:
             event = dataclasses.replace(event, seq=event.seq + added)
         if event.kind == "tool_call" and event.tool == _SPAWN and event.call_id:
@@ -235,6 +244,16 @@ def read(
 
 
 _SPAWN = "sessions_spawn"
+
+
+def _is_synthetic(event: Event) -> bool:
+    """A usage event of a message OpenClaw wrote itself, counting nothing."""
+    usage = event.usage
+    return (
+        usage is not None
+        and not usage.total
+        and (as_str(event.extra.get("provider")) or "", usage.model or "") in _SYNTHETIC
+    )
 
 
 def _child_key(text: str | None) -> str | None:

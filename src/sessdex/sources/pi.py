@@ -157,7 +157,16 @@ def scan(location: Location) -> Iterator[Path]:
                         yield Path(inner.path)
 
 
-def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+def parse(
+    path: Path,
+    location: Location,
+    diagnostics: Diagnostics,
+    *,
+    synthetic: frozenset[tuple[str, str]] = frozenset(),
+) -> list[Session]:
+    """The session a file holds, from its head and tail. `synthetic` names the
+    (provider, model) pairs of assistant messages a harness wrote itself (OpenClaw's
+    delivery mirrors): no model answered them, so they name no model of the session."""
     try:
         size = path.stat().st_size
         head = files.head_lines(path, diagnostics=diagnostics)
@@ -177,7 +186,7 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             "session format", str(version) if isinstance(version, int) else None
         )
         return []
-    state = _Summary()
+    state = _Summary(synthetic)
     last_head = head[-1].end
     for line in head[1:]:
         record = files.parse_json(line, diagnostics, str(path))
@@ -274,7 +283,8 @@ def _parse_v4(
 class _Summary:
     """What listing needs from the entries it sees; the last word wins."""
 
-    def __init__(self) -> None:
+    def __init__(self, synthetic: frozenset[tuple[str, str]] = frozenset()) -> None:
+        self.synthetic = synthetic  # (provider, model) of messages no model wrote
         self.model: str | None = None
         self.provider: str | None = None
         self.effort: str | None = None
@@ -296,9 +306,15 @@ class _Summary:
         elif kind == "message":
             message = as_dict(record.get("message"))
             role = message.get("role")
+            model, provider = (
+                as_str(message.get("model")),
+                as_str(message.get("provider")),
+            )
+            if role == "assistant" and (provider or "", model or "") in self.synthetic:
+                return
             if role == "assistant":
-                self.model = as_str(message.get("model")) or self.model
-                self.provider = as_str(message.get("provider")) or self.provider
+                self.model = model or self.model
+                self.provider = provider or self.provider
                 # pi 1.x names the level each response ran at (message-types.md)
                 self.effort = as_str(message.get("thinkingLevel")) or self.effort
             elif role == "user" and self.first_prompt is None:

@@ -208,6 +208,27 @@ def group_session() -> Transcript:
         content="delivered to telegram",
         display=False,
     )
+    # what OpenClaw itself wrote: a copy of a reply sent to the channel
+    t.entry(
+        "message",
+        12,
+        message={
+            "role": "assistant",
+            "content": [{"type": "text", "text": "Pasta, by the shopping list."}],
+            "api": "openclaw-transcript",
+            "provider": "openclaw",
+            "model": "delivery-mirror",
+            "usage": {
+                "input": 0,
+                "output": 0,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "totalTokens": 0,
+                "cost": ZERO,
+            },
+            "stopReason": "stop",
+        },
+    )
     return t
 
 

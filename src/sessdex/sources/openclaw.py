@@ -27,9 +27,14 @@ taken before compaction (`<id>.checkpoint.<uuid>.jsonl`), `.trajectory.jsonl` ru
 `sessions.json.bak.*`. Never opened: `openclaw.json` (gateway tokens, API keys),
 `credentials/`, each agent's `agent/auth-profiles.json` and `auth.json`.
 
-Resume: `openclaw tui --session <key>` opens the key's session in the terminal UI, through
-the gateway (which must be running); the key, not the session id, is what OpenClaw resumes
-by, so a reset archive has none.
+Resume: `openclaw tui --session <key>` (src/cli/tui-cli.ts) opens the key's session in the
+terminal UI, through the gateway (which must be running); the key, not the session id, is
+what OpenClaw resumes by, so a reset archive has none. `--deliver` (send the replies out to
+the channel) is never added.
+
+OpenClaw writes assistant messages of its own into transcripts (provider `openclaw`:
+`delivery-mirror`, a copy of what was sent to a channel; `gateway-injected`): shown, but
+they name no model of the session and bill nothing.
 """
 
 from __future__ import annotations
@@ -53,8 +58,8 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists
 CHECKED_WITH = (
     "openclaw/openclaw's source (src/config/paths.ts @009f1606, "
     "src/config/sessions/paths.ts @00358f66, artifacts.ts @08495516, types.ts @005a4316; "
-    "docs/cli/tui.md); transcripts in pi's session format 3; synthetic fixtures, no real "
-    "capture"
+    "src/cli/tui-cli.ts @1dce5197); transcripts in pi's session format 3; synthetic "
+    "fixtures, no real capture"
 )
 ENV_VARS = ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR", "OPENCLAW_HOME")
 

@@ -237,3 +237,9 @@ def test_a_delivery_mirror_names_no_model_and_bills_nothing() -> None:
     assert [e.usage.model for e in found if e.usage is not None] == ["gpt-5.1"]
     assert [e.kind for e in found][-2:] == ["assistant", "turn_end"]  # the copy, shown
     assert [e.seq for e in found] == list(range(len(found)))
+
+
+def test_a_prompt_error_note_is_an_error_event() -> None:
+    found = events(sessions(DATA / "home")[LEGACY])
+    errors = [e for e in found if e.kind == "error"]
+    assert [e.text for e in errors] == ["error: overloaded_error"]

@@ -34,7 +34,9 @@ the channel) is never added.
 
 OpenClaw writes assistant messages of its own into transcripts (provider `openclaw`:
 `delivery-mirror`, a copy of what was sent to a channel; `gateway-injected`): shown, but
-they name no model of the session and bill nothing.
+they name no model of the session and bill nothing. A `custom` entry
+`openclaw:prompt-error` (a prompt that failed: `data.error`) is an error event; its other
+`custom` entries (`model-snapshot`, `openclaw:bootstrap-context:*`) are state, passed over.
 """
 
 from __future__ import annotations
@@ -213,7 +215,9 @@ def read(
     spawns: dict[str, Mapping[str, object]] = {}  # call id -> the spawn's arguments
     children: dict[str, str] | None = None  # session key -> id, read at the first spawn
     added = 0
-    for event in pi.read(session, diagnostics, full=full, offset=offset):
+    for event in pi.read(
+        session, diagnostics, full=full, offset=offset, custom_errors=_ERRORS
+    ):
         if event.kind == "usage" and _is_synthetic(event):
             added -= 1  # the zero usage of a message no model wrote: not shown
             continue
@@ -249,6 +253,8 @@ def read(
 
 
 _SPAWN = "sessions_spawn"
+# a `custom` entry OpenClaw writes when a prompt failed (`data.error`: why)
+_ERRORS = frozenset({"openclaw:prompt-error"})
 
 
 def _is_synthetic(event: Event) -> bool:

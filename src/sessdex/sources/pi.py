@@ -332,8 +332,17 @@ class _Summary:
 
 
 def read(
-    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+    session: Session,
+    diagnostics: Diagnostics,
+    *,
+    full: bool = False,
+    offset: int = 0,
+    custom_errors: frozenset[str] = frozenset(),
 ) -> Iterator[Event]:
+    """The events of the file's active branch. `custom_errors` names the `customType`s of
+    `custom` entries a harness writes when a prompt failed (OpenClaw's
+    `openclaw:prompt-error`, its `data.error` saying why): error events; other `custom`
+    entries are extension state, passed over."""
     if not session.path:
         return
     path = Path(session.path)
@@ -361,6 +370,9 @@ def read(
                 continue
             if not isinstance(kind, str):
                 diagnostics.unknown_type("<no type>")
+                continue
+            if kind == "custom" and record.get("customType") in custom_errors:
+                yield from reader.failed(record)
                 continue
             if kind in _IGNORED:
                 continue
@@ -563,6 +575,13 @@ class _Reader:
         if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
             extra["cost_usd"] = float(cost)
         return extra
+
+    def failed(self, record: Mapping[str, object]) -> Iterator[Event]:
+        """A harness's note that a prompt failed: an error event, but for an abort (the
+        aborted assistant message that comes with it says so)."""
+        why = shown_text(as_dict(record.get("data")).get("error"))
+        if why is None or why.strip() != "aborted":
+            yield self.event("error", record, text=f"error: {why}" if why else "error")
 
     def billed_elsewhere(
         self, kind: str, record: Mapping[str, object]

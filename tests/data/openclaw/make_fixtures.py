@@ -259,6 +259,16 @@ def old_session() -> Transcript:
 def legacy_session() -> Transcript:
     t = Transcript(LEGACY, 40, cwd="/home/alex/clawd")
     t.user(1, "Hello from the Clawdbot days")
+    t.entry(
+        "custom",
+        2,
+        customType="openclaw:prompt-error",
+        data={
+            "timestamp": 1796117762000,
+            "provider": "anthropic",
+            "error": "overloaded_error",
+        },
+    )
     t.assistant(3, [{"type": "text", "text": "Hi!"}], "aborted", (5, 1, 0))
     return t
 

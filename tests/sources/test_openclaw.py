@@ -21,6 +21,7 @@ GROUP = "4d1c2b3a-0000-4aaa-8bbb-000000000002"
 CHILD = "4d1c2b3a-0000-4aaa-8bbb-000000000003"
 OLD = "4d1c2b3a-0000-4aaa-8bbb-000000000004"
 LEGACY = "4d1c2b3a-0000-4aaa-8bbb-000000000005"
+CODER = "4d1c2b3a-0000-4aaa-8bbb-000000000006"
 
 
 def sessions(
@@ -66,7 +67,7 @@ def test_checkpoint_copies_traces_and_sessions_without_transcript_are_not_listed
     found = sessions(DATA / "home")
     # the store's cron entry has no transcript; the checkpoint copy repeats MAIN's
     # entries and the trajectory trace is no conversation
-    assert sorted(found) == [MAIN, GROUP, CHILD, OLD, LEGACY]
+    assert sorted(found) == [MAIN, GROUP, CHILD, OLD, LEGACY, CODER]
     assert found[MAIN].path and found[MAIN].path.endswith(f"{MAIN}.jsonl")
 
 
@@ -168,7 +169,7 @@ def test_an_older_install_and_the_state_dir_override(tmp_path: Path) -> None:
     assert location.root == state
     assert location.override == f"OPENCLAW_STATE_DIR={state}"
     # the override is the one state folder: no older install is looked for
-    assert sorted(sessions(moved)) == [MAIN, GROUP, CHILD, OLD]
+    assert sorted(sessions(moved)) == [MAIN, GROUP, CHILD, OLD, CODER]
     older = Home(tmp_path, {"CLAWDBOT_STATE_DIR": str(state)})
     assert openclaw.locate(older).override == f"CLAWDBOT_STATE_DIR={state}"
 
@@ -243,3 +244,11 @@ def test_a_prompt_error_note_is_an_error_event() -> None:
     found = events(sessions(DATA / "home")[LEGACY])
     errors = [e for e in found if e.kind == "error"]
     assert [e.text for e in errors] == ["error: overloaded_error"]
+
+
+def test_a_sub_agent_spawned_under_another_agent_finds_its_lead() -> None:
+    """`sessions_spawn` may start the child under another agent (its `agentId`): the
+    child's entry is in that agent's store, its `spawnedBy` a key of the lead's."""
+    coder = sessions(DATA / "home")[CODER]
+    assert coder.parent_id == MAIN
+    assert coder.extra["agent_id"] == "coder"

@@ -150,13 +150,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
 
 def _store(path: Path, diagnostics: Diagnostics) -> list[Session]:
     """Fill-in fragments from `sessions.json`: one per key whose entry names a session."""
-    members = jsonstream.file_members(path, frozenset(), diagnostics, NAME, cut=True)
-    if not members:
-        return []
-    ids: dict[str, str] = {}  # session key -> the id its transcript goes by
-    for key, value in members.items():
-        if isinstance(value, dict) and (own := _own_id(value)):
-            ids[key] = own
+    members, ids = _read_store(path, diagnostics)
+    stores = _Stores(path.parent, ids)
     fragments = []
     for key, own in ids.items():
         entry = members[key]
@@ -164,7 +159,7 @@ def _store(path: Path, diagnostics: Diagnostics) -> list[Session]:
         spawner = as_str(entry.get("spawnedBy")) or as_str(
             entry.get("parentSessionKey")
         )
-        parent = ids.get(spawner) if spawner else None
+        parent = stores.id_of(spawner) if spawner else None
         extra: dict[str, JSONValue] = {"session_key": key}
         if spawner:
             extra["spawned_by"] = spawner
@@ -194,6 +189,51 @@ def _store(path: Path, diagnostics: Diagnostics) -> list[Session]:
     return fragments
 
 
+def _read_store(
+    path: Path, diagnostics: Diagnostics
+) -> tuple[dict[str, object], dict[str, str]]:
+    """A store's members, and the id each key's transcript goes by."""
+    members = jsonstream.file_members(path, frozenset(), diagnostics, NAME, cut=True)
+    ids: dict[str, str] = {}
+    for key, value in (members or {}).items():
+        if isinstance(value, dict) and (own := _own_id(value)):
+            ids[key] = own
+    return members or {}, ids
+
+
+# an agent id as OpenClaw normalizes it (routing/session-key.ts): a folder name, never a path
+_AGENT = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+
+
+class _Stores:
+    """Session key -> id through the stores of one install: a key names its agent
+    (`agent:<agentId>:…`), whose `sessions.json` holds it; each store read once (a
+    sub-agent may be spawned under another agent than its lead's)."""
+
+    def __init__(self, sessions: Path, own: dict[str, str] | None = None) -> None:
+        self.sessions = sessions  # .../agents/<agentId>/sessions
+        self.read: dict[str, dict[str, str]] = {}
+        if own is not None:
+            self.read[sessions.parent.name] = own
+
+    def id_of(self, key: str) -> str | None:
+        parts = key.split(":")
+        agent = (
+            parts[1].lower()
+            if len(parts) >= 3 and parts[0] == "agent"
+            else self.sessions.parent.name
+        )
+        if agent not in self.read:
+            if len(self.read) >= 64 or not (
+                agent == self.sessions.parent.name or _AGENT.fullmatch(agent)
+            ):
+                return None
+            store = self.sessions.parent.parent / agent / "sessions" / _STORE
+            # what a store cannot give was said when it was listed itself
+            self.read[agent] = _read_store(store, Diagnostics())[1]
+        return self.read[agent].get(key)
+
+
 def _own_id(entry: Mapping[str, object]) -> str | None:
     """The id an entry's transcript goes by: its `sessionFile`'s name (a topic's
     `<id>-topic-<thread>`), else its `sessionId`."""
@@ -213,7 +253,7 @@ def read(
     background) adds a `subagent` event before it, naming the child's session through the
     store beside the transcript; the result is marked `launched`."""
     spawns: dict[str, Mapping[str, object]] = {}  # call id -> the spawn's arguments
-    children: dict[str, str] | None = None  # session key -> id, read at the first spawn
+    children: _Stores | None = None  # session key -> id, read at the first spawn
     added = 0
     for event in pi.read(
         session, diagnostics, full=full, offset=offset, custom_errors=_ERRORS
@@ -231,7 +271,7 @@ def read(
             key = _child_key(event.text)
             if key is not None and not event.is_error:
                 if children is None:
-                    children = _keys(session)
+                    children = _Stores(Path(session.path or "").parent)
                 spawn = spawns.pop(event.call_id or "")
                 yield dataclasses.replace(
                     event,
@@ -239,7 +279,7 @@ def read(
                     text=one_line(spawn.get("task"), limit=None) or None,
                     is_error=False,
                     extra={
-                        "child_id": children.get(key),
+                        "child_id": children.id_of(key),
                         "agent_type": "subagent",
                         "agent_name": as_str(spawn.get("label")),
                         "session_key": key,
@@ -276,18 +316,6 @@ def _child_key(text: str | None) -> str | None:
     except ValueError:
         return None
     return as_str(value.get("childSessionKey")) if isinstance(value, dict) else None
-
-
-def _keys(session: Session) -> dict[str, str]:
-    """Session key -> id, from the store beside the session's transcript (what it
-    cannot read was said when the store was listed)."""
-    found: dict[str, str] = {}
-    if session.path:
-        for fragment in _store(Path(session.path).parent / _STORE, Diagnostics()):
-            key = fragment.extra.get("session_key")
-            if isinstance(key, str):
-                found[key] = fragment.id
-    return found
 
 
 def resume_refusal(session: Session) -> str | None:

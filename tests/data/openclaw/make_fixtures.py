@@ -26,6 +26,7 @@ CHILD = "4d1c2b3a-0000-4aaa-8bbb-000000000003"
 OLD = "4d1c2b3a-0000-4aaa-8bbb-000000000004"
 LEGACY = "4d1c2b3a-0000-4aaa-8bbb-000000000005"
 CHILD_KEY = "agent:main:subagent:7c9e6679-7425-40de-944b-e07fc1f90ae7"
+CODER = "4d1c2b3a-0000-4aaa-8bbb-000000000006"  # spawned under another agent
 GONE = "4d1c2b3a-0000-4aaa-8bbb-000000000009"  # in the store, its transcript deleted
 CHECKPOINT = "9e8d7c6b-5a49-4838-a726-150493827160"
 ZERO = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
@@ -273,6 +274,18 @@ def legacy_session() -> Transcript:
     return t
 
 
+def coder_session() -> Transcript:
+    t = Transcript(CODER, 16, cwd="/home/alex/.openclaw/workspace-coder")
+    t.user(1, "Write a script that prunes /mnt/backup")
+    t.assistant(
+        5,
+        [{"type": "text", "text": "prune.sh keeps the last 90 days."}],
+        "stop",
+        (40, 30, 0),
+    )
+    return t
+
+
 def store() -> dict[str, object]:
     return {
         "agent:main:main": {
@@ -335,6 +348,17 @@ def write_home() -> None:
     (agent / "auth-profiles.json").write_text('{"profiles": {}}\n')
     (state / "credentials").mkdir()
     (state / "credentials" / "oauth.json").write_text("{}\n")
+    coder = state / "agents" / "coder" / "sessions"
+    coder_session().write(coder / f"{CODER}.jsonl")
+    coder_store = {
+        "agent:coder:subagent:0c5e1f4d-93b8-4e57-a0f5-2d6c8b9e7a41": {
+            "sessionId": CODER,
+            "updatedAt": 1796115365000,
+            "spawnedBy": "agent:main:main",
+            "spawnDepth": 1,
+        }
+    }
+    (coder / "sessions.json").write_text(json.dumps(coder_store, indent=2) + "\n")
     legacy = HOME / ".clawdbot" / "agents" / "main" / "sessions"
     legacy_session().write(legacy / f"{LEGACY}.jsonl")
 

@@ -61,12 +61,15 @@ def test_the_store_names_keys_titles_and_a_sub_agents_parent() -> None:
     assert child.agent_type == "subagent"
 
 
-def test_checkpoint_copies_traces_and_sessions_without_transcript_are_not_listed() -> (
+def test_checkpoints_traces_relay_logs_and_sessions_without_transcript_are_not_listed() -> (
     None
 ):
-    found = sessions(DATA / "home")
+    diagnostics = Diagnostics()
+    found = sessions(DATA / "home", diagnostics)
     # the store's cron entry has no transcript; the checkpoint copy repeats MAIN's
-    # entries and the trajectory trace is no conversation
+    # entries; the trajectory trace and an ACP child's relay log are no conversation
+    # (and no unknown session format)
+    assert not diagnostics.unknown, diagnostics.unknown
     assert sorted(found) == [MAIN, GROUP, CHILD, OLD, LEGACY, CODER]
     assert found[MAIN].path and found[MAIN].path.endswith(f"{MAIN}.jsonl")
 

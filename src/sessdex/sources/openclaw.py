@@ -24,6 +24,7 @@ prompts and reports, it can be large), as fill-in fragments: the title a label g
 session key, the channel, and a sub-agent's parent (`spawnedBy` resolved through the same
 store). Left alone: `.jsonl.deleted.<time>` (a session the user deleted), checkpoint copies
 taken before compaction (`<id>.checkpoint.<uuid>.jsonl`), `.trajectory.jsonl` runtime traces,
+`.acp-stream.jsonl` relay logs of an ACP child (an external harness's progress),
 `sessions.json.bak.*`. Never opened: `openclaw.json` (gateway tokens, API keys),
 `credentials/`, each agent's `agent/auth-profiles.json` and `auth.json`.
 
@@ -104,7 +105,7 @@ def _is_transcript(name: str) -> bool:
     """A session's own transcript (artifacts.ts's isPrimarySessionTranscriptFileName)."""
     return (
         name.endswith(".jsonl")
-        and not name.endswith(".trajectory.jsonl")
+        and not name.endswith((".trajectory.jsonl", ".acp-stream.jsonl"))
         and _CHECKPOINT.fullmatch(name) is None
         and _ARCHIVED.fullmatch(name) is None
     )

@@ -338,6 +338,9 @@ def write_home() -> None:
     copy.lines = copy.lines[:8]
     copy.write(sessions / f"{MAIN}.checkpoint.{CHECKPOINT}.jsonl")
     (sessions / f"{MAIN}.trajectory.jsonl").write_text('{"type":"trace","step":1}\n')
+    (sessions / f"{MAIN}.acp-stream.jsonl").write_text(
+        '{"kind":"progress","text":"…"}\n'
+    )
     (sessions / "sessions.json").write_text(json.dumps(store(), indent=2) + "\n")
     # what sits beside the sessions and must never be opened
     (state / "openclaw.json").write_text(

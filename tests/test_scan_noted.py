@@ -179,6 +179,7 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ("top", ".openclaw/agents/work/sessions/sessions.json"),
         ("top", f".clawdbot/agents/main/sessions/{ID}.jsonl"),
         ("top", f".moltbot/agents/main/sessions/{ID}.jsonl"),
+        ("top", f".openclaw-dev/agents/main/sessions/{ID}.jsonl"),
     ],
     "kiro": [
         ("top", "Library/Application Support/kiro-cli/data.sqlite3"),

@@ -255,3 +255,22 @@ def test_a_sub_agent_spawned_under_another_agent_finds_its_lead() -> None:
     coder = sessions(DATA / "home")[CODER]
     assert coder.parent_id == MAIN
     assert coder.extra["agent_id"] == "coder"
+
+
+def test_a_profiles_sessions_resume_in_that_profile(tmp_path: Path) -> None:
+    """`openclaw --dev` keeps its state in ~/.openclaw-dev (read by default), another
+    `--profile <name>` in ~/.openclaw-<name> (read where OPENCLAW_STATE_DIR names it):
+    its sessions reopen through the same profile, whose gateway serves them."""
+    home = copy_home(tmp_path)
+    shutil.move(home / ".openclaw", home / ".openclaw-dev")
+    found = sessions(home)
+    assert MAIN in found
+    plan = openclaw.resume(found[MAIN])
+    assert plan is not None
+    assert plan.argv == ("openclaw", "--dev", "tui", "--session", "agent:main:main")
+    shutil.move(home / ".openclaw-dev", home / ".openclaw-work")
+    assert MAIN not in sessions(home)
+    moved = Home(home, {"OPENCLAW_STATE_DIR": str(home / ".openclaw-work")})
+    plan = openclaw.resume(sessions(moved)[MAIN])
+    assert plan is not None
+    assert plan.argv[:4] == ("openclaw", "--profile", "work", "tui")

@@ -4,7 +4,9 @@ and a store naming each one's session key, under `~/.openclaw/agents/<agentId>/s
 Where: the state folder is `$OPENCLAW_STATE_DIR` (before the rename `CLAWDBOT_STATE_DIR`),
 else `.openclaw` in `$OPENCLAW_HOME` or the home folder; an older install's `.clawdbot`,
 `.moldbot` or `.moltbot` is read too (OpenClaw uses one of them while `.openclaw` is
-missing: src/config/paths.ts). The same on macOS, Linux and Windows.
+missing: src/config/paths.ts), and so is `.openclaw-dev`, the state of `openclaw --dev`
+(`--profile <name>` keeps its own in `.openclaw-<name>`, read where OPENCLAW_STATE_DIR
+names it; resume then names the profile). The same on macOS, Linux and Windows.
 
 What it writes (src/config/sessions/paths.ts, artifacts.ts, types.ts): one transcript per
 session id, `<sessionId>.jsonl` (a Telegram topic's `<sessionId>-topic-<threadId>.jsonl`),
@@ -67,6 +69,10 @@ CHECKED_WITH = (
 ENV_VARS = ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR", "OPENCLAW_HOME")
 
 _LEGACY = (".clawdbot", ".moldbot", ".moltbot")
+# `openclaw --profile <name>` keeps its state in `~/.openclaw-<name>` (`--dev`: the `dev`
+# profile); only `dev`'s is looked for, another where OPENCLAW_STATE_DIR names it
+_DEV = ".openclaw-dev"
+_PROFILE = re.compile(r"\.openclaw-([A-Za-z0-9_-]+)")
 # assistant messages OpenClaw writes itself (provider `openclaw`): a copy of what was sent
 # to a channel (`delivery-mirror`), text the gateway put in (`gateway-injected`); no model
 # wrote them, they bill nothing and name no model of the session
@@ -97,7 +103,9 @@ def locate(home: Home) -> Location:
     said = f"OPENCLAW_HOME={base}" if base is not None else None
     folder = base if base is not None else home.path
     return Location(
-        folder / ".openclaw", said, also=tuple(folder / name for name in _LEGACY)
+        folder / ".openclaw",
+        said,
+        also=tuple(folder / name for name in (*_LEGACY, _DEV)),
     )
 
 
@@ -345,8 +353,14 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
         return None
     if not session.cwd:
         return None
+    # a profile's state folder: the same profile opens it (`--dev` is `--profile dev`)
+    state = Path(session.path or "").parent.parent.parent.parent.name
+    profile = found.group(1) if (found := _PROFILE.fullmatch(state)) else None
+    chosen = (
+        ("--dev",) if profile == "dev" else ("--profile", profile) if profile else ()
+    )
     return ResumePlan(
-        argv=("openclaw", "tui", "--session", key),
+        argv=("openclaw", *chosen, "tui", "--session", key),
         cwd=session.cwd,
         program="openclaw",
         install_hint="npm install -g openclaw",

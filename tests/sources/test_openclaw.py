@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
+
+import pytest
 
 from click.testing import CliRunner
 
+from sessdex import databases
 from sessdex.cli import main
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, merge
@@ -134,7 +138,10 @@ def test_a_turn_reads_as_pi_with_thinking_calls_paired_compaction_and_cost() -> 
         "assistant",
         "usage",
         "turn_end",
+        "meta",  # the store's entry says the child's run is done
     ]
+    assert found[-1].extra["subagent_status"] == "done"
+    assert found[-1].extra["child_id"] == CHILD
     calls = {e.call_id: e for e in found if e.kind == "tool_call"}
     results = {e.call_id: e for e in found if e.kind == "tool_result"}
     assert set(calls) == set(results) == {"toolu_exec_1", "toolu_spawn_1"}
@@ -274,3 +281,93 @@ def test_a_profiles_sessions_resume_in_that_profile(tmp_path: Path) -> None:
     plan = openclaw.resume(sessions(moved)[MAIN])
     assert plan is not None
     assert plan.argv[:4] == ("openclaw", "--profile", "work", "tui")
+
+
+# --- OpenClaw 2026.8 and later: the agent database ----------------------------------
+
+SQLITE = DATA / "sqlite" / "home"
+DB_LEAD = "5e2d3c4b-0000-4aaa-8bbb-000000000001"
+DB_BEFORE = "5e2d3c4b-0000-4aaa-8bbb-000000000002"
+DB_CHILD = "5e2d3c4b-0000-4aaa-8bbb-000000000003"
+DATABASE = Path(".openclaw") / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
+
+
+def test_the_agent_database_of_2026_8_lists_each_session_window() -> None:
+    found = sessions(SQLITE)
+    # the import archive's JSONL is not listed again: its rows are in the database
+    assert set(found) == {DB_LEAD, DB_BEFORE, DB_CHILD}
+    lead = found[DB_LEAD]
+    assert lead.title == "NAS disk audit"  # the name given mid-session (session_info)
+    assert lead.cwd == "/home/alex/.openclaw/workspace"
+    assert lead.model == "claude-opus-5-5"
+    assert lead.extra["session_key"] == "agent:main:main"
+    assert lead.created is not None and lead.created.isoformat().startswith(
+        "2026-12-01T09:30:00"
+    )
+    assert lead.updated is not None and lead.updated > lead.created
+    assert lead.bytes and lead.bytes > 2000  # the compressed entry's size counted whole
+    child = found[DB_CHILD]
+    assert child.title == "du"  # the node's label
+    assert child.parent_id == DB_LEAD  # spawned_by agent:main:main, through its node
+    assert child.agent_type == "subagent"
+    assert child.extra["run_status"] == "failed"
+    before = found[DB_BEFORE]
+    assert "session_key" not in before.extra  # the key moved on to DB_LEAD
+    assert before.extra["archived"] == "reset"  # what its successor's window says
+    assert before.title == "What was the gateway port again?"
+
+
+def test_a_transcript_in_the_database_reads_as_pi_compressed_entries_too() -> None:
+    found = events(sessions(SQLITE)[DB_LEAD])
+    texts = [e.text or "" for e in found if e.kind == "assistant"]
+    assert texts and texts[-1].startswith("The biggest folders are: photos, ")
+    usage = [e.usage for e in found if e.kind == "usage" and e.usage]
+    assert [u.output_tokens for u in usage] == [40, 900]  # the zstd entry's too
+    spawn = next(e for e in found if e.kind == "subagent")
+    assert spawn.extra["child_id"] == DB_CHILD
+    end = found[-1]  # its node says how the child's run ended
+    assert end.kind == "meta" and end.extra["subagent_status"] == "failed"
+    assert [e.seq for e in found] == list(range(len(found)))
+
+
+def test_a_database_session_resumes_by_its_key_and_an_older_window_not_at_all() -> None:
+    found = sessions(SQLITE)
+    plan = openclaw.resume(found[DB_LEAD])
+    assert plan is not None
+    assert plan.argv == ("openclaw", "tui", "--session", "agent:main:main")
+    assert openclaw.resume(found[DB_BEFORE]) is None
+    assert "reset" in (openclaw.resume_refusal(found[DB_BEFORE]) or "")
+
+
+def test_a_damaged_compressed_entry_is_counted_never_raised(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(SQLITE, home)
+    connection = sqlite3.connect(home / DATABASE)
+    connection.execute(
+        "UPDATE transcript_events SET event_zstd = X'28b52ffd00ff' "
+        "WHERE event_zstd IS NOT NULL"
+    )
+    connection.commit()
+    connection.close()
+    diagnostics = Diagnostics()
+    found = events(sessions(home)[DB_LEAD], diagnostics)
+    assert [e.output_tokens for e in (x.usage for x in found) if e] == [40]
+    assert diagnostics.skipped["unreadable"] == 1
+
+
+def test_the_credentials_in_the_agent_database_are_never_queried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[str] = []
+    opened = databases.open_sqlite
+
+    def traced(path: object) -> sqlite3.Connection:
+        connection = opened(path)  # type: ignore[arg-type]
+        connection.set_trace_callback(asked.append)
+        return connection
+
+    monkeypatch.setattr(databases, "open_sqlite", traced)
+    for session in sessions(SQLITE).values():
+        events(session)
+    assert any("transcript_events" in sql for sql in asked)
+    assert not any("auth_profile" in sql for sql in asked)

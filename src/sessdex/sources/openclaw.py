@@ -28,7 +28,18 @@ store). Left alone: `.jsonl.deleted.<time>` (a session the user deleted), checkp
 taken before compaction (`<id>.checkpoint.<uuid>.jsonl`), `.trajectory.jsonl` runtime traces,
 `.acp-stream.jsonl` relay logs of an ACP child (an external harness's progress),
 `sessions.json.bak.*`. Never opened: `openclaw.json` (gateway tokens, API keys),
-`credentials/`, each agent's `agent/auth-profiles.json` and `auth.json`.
+`credentials/`, each agent's `agent/auth-profiles.json` and `auth.json`; the agent database
+also keeps the auth profiles (`auth_profile_store`), a table never queried.
+
+From 2026.8 the sessions and transcripts live in each agent's database,
+`agents/<agentId>/agent/openclaw-agent.sqlite` (`_openclaw_db`: a session per window of
+`session_windows`, its entries pi's in `transcript_events`, some zstd-compressed; the key's
+row in `session_nodes` gives what `sessions.json` gave); `openclaw doctor --fix` imports the
+`.jsonl` files and moves them to `session-sqlite-import-archive/` (not read again). Both
+layouts are read: an install upgraded without the import keeps its files.
+
+A sub-agent's end: its store entry's (or node's) `status` (`done`, `failed`, `killed`,
+`timeout`) is a `meta` event after its lead's last (`subagent_status`), which `tree` shows.
 
 Resume: `openclaw tui --session <key>` (src/cli/tui-cli.ts) opens the key's session in the
 terminal UI, through the gateway (which must be running); the key, not the session id, is
@@ -46,14 +57,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sqlite3
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from .. import files, folders, jsonstream
-from ..diagnostics import Diagnostics
+from .. import databases, files, folders, jsonstream
+from ..diagnostics import Diagnostics, read_failed
 from ..hints import named
 from ..model import Event, JSONValue, ResumePlan, Session
-from . import pi
+from . import _openclaw_db, pi
 from ._values import as_str, one_line
 from .base import Home, Location
 
@@ -63,8 +75,9 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists
 CHECKED_WITH = (
     "openclaw/openclaw's source (src/config/paths.ts @009f1606, "
     "src/config/sessions/paths.ts @00358f66, artifacts.ts @08495516, types.ts @005a4316; "
-    "src/cli/tui-cli.ts @1dce5197); transcripts in pi's session format 3; synthetic "
-    "fixtures, no real capture"
+    "src/cli/tui-cli.ts @1dce5197); the 2026.9.6 npm package's agent database "
+    "(src/state/openclaw-agent-schema.sql, openclaw-agent-db.paths.ts); transcripts in "
+    "pi's session format 3; synthetic fixtures, no real capture"
 )
 ENV_VARS = ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR", "OPENCLAW_HOME")
 
@@ -109,6 +122,14 @@ def locate(home: Home) -> Location:
     )
 
 
+def _state_folder(where: str) -> str:
+    """The name of the state folder a transcript (or the database) is under:
+    `<state>/agents/<agentId>/sessions/<id>.jsonl`, `<state>/agents/<agentId>/agent/
+    openclaw-agent.sqlite#transcript_events/<id>`."""
+    path = Path(where.partition(_openclaw_db.WHERE)[0])
+    return path.parent.parent.parent.parent.name
+
+
 def _is_transcript(name: str) -> bool:
     """A session's own transcript (artifacts.ts's isPrimarySessionTranscriptFileName)."""
     return (
@@ -126,6 +147,9 @@ def scan(location: Location) -> Iterator[Path]:
         for agent in folders.entries(state / "agents", state):
             if not agent.is_dir():
                 continue
+            for entry in folders.entries(Path(agent.path) / "agent", state):
+                if entry.name == _openclaw_db.DATABASE and entry.is_file():
+                    yield Path(entry.path)  # 2026.8 on: the transcripts are in it
             listed = folders.entries(Path(agent.path) / "sessions", state)
             names = {entry.name for entry in listed}
             for entry in listed:
@@ -145,6 +169,8 @@ def _is_listed(name: str, names: set[str]) -> bool:
 def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
     if path.name == _STORE:
         return _store(path, diagnostics)
+    if path.name == _openclaw_db.DATABASE:
+        return _openclaw_db.sessions(path, NAME, diagnostics, _SYNTHETIC)
     reset = _RESET.fullmatch(path.name)
     own_id = reset.group(1) if reset else path.name.removesuffix(".jsonl")
     agent = path.parent.parent.name
@@ -222,8 +248,13 @@ class _Stores:
     def __init__(self, sessions: Path, own: dict[str, str] | None = None) -> None:
         self.sessions = sessions  # .../agents/<agentId>/sessions
         self.read: dict[str, dict[str, str]] = {}
+        self.status: dict[str, str] = {}  # key -> its run's status, where it has one
         if own is not None:
             self.read[sessions.parent.name] = own
+
+    def status_of(self, key: str) -> str | None:
+        self.id_of(key)  # its store read
+        return self.status.get(key)
 
     def id_of(self, key: str) -> str | None:
         parts = key.split(":")
@@ -239,7 +270,11 @@ class _Stores:
                 return None
             store = self.sessions.parent.parent / agent / "sessions" / _STORE
             # what a store cannot give was said when it was listed itself
-            self.read[agent] = _read_store(store, Diagnostics())[1]
+            members, self.read[agent] = _read_store(store, Diagnostics())
+            for known in self.read[agent]:
+                entry = members[known]
+                if isinstance(entry, dict) and (status := as_str(entry.get("status"))):
+                    self.status[known] = status
         return self.read[agent].get(key)
 
 
@@ -262,11 +297,11 @@ def read(
     background) adds a `subagent` event before it, naming the child's session through the
     store beside the transcript; the result is marked `launched`."""
     spawns: dict[str, Mapping[str, object]] = {}  # call id -> the spawn's arguments
-    children: _Stores | None = None  # session key -> id, read at the first spawn
+    children = _Children(session)  # session key -> id and end, read at the first spawn
+    launched: list[Event] = []  # the spawns, to say the end of each the store knows
     added = 0
-    for event in pi.read(
-        session, diagnostics, full=full, offset=offset, custom_errors=_ERRORS
-    ):
+    last: Event | None = None
+    for event in _events(session, diagnostics, full=full, offset=offset):
         if event.kind == "usage" and _is_synthetic(event):
             added -= 1  # the zero usage of a message no model wrote: not shown
             continue
@@ -279,10 +314,8 @@ def read(
         elif event.kind == "tool_result" and event.call_id in spawns:
             key = _child_key(event.text)
             if key is not None and not event.is_error:
-                if children is None:
-                    children = _Stores(Path(session.path or "").parent)
                 spawn = spawns.pop(event.call_id or "")
-                yield dataclasses.replace(
+                spawned = dataclasses.replace(
                     event,
                     kind="subagent",
                     text=one_line(spawn.get("task"), limit=None) or None,
@@ -294,11 +327,128 @@ def read(
                         "session_key": key,
                     },
                 )
+                yield spawned
+                if len(launched) < 10_000:
+                    launched.append(spawned)
                 added += 1
                 event = dataclasses.replace(
                     event, seq=event.seq + 1, extra={**event.extra, "launched": True}
                 )
+        last = event
         yield event
+    if last is not None and not offset:
+        yield from _ends(launched, children, last)
+
+
+def _ends(launched: list[Event], children: _Children, last: Event) -> Iterator[Event]:
+    """How each spawned child's run ended, as its store entry (or database row) says
+    (`status`: `done`, `failed`, `killed`, `timeout`; `running` says nothing): a `meta`
+    event after the lead's last, which `tree` takes as the child's end."""
+    seq = last.seq
+    for spawn in launched:
+        key = as_str(spawn.extra.get("session_key")) or ""
+        status = children.status_of(key)
+        if status not in _ENDED:
+            continue
+        seq += 1
+        name = as_str(spawn.extra.get("agent_name")) or key
+        yield dataclasses.replace(
+            last,
+            seq=seq,
+            kind="meta",
+            text=f"sub-agent {name}: {status}",
+            tool=None,
+            call_id=spawn.call_id,
+            is_error=False,
+            usage=None,
+            extra={
+                "child_id": spawn.extra.get("child_id"),
+                "subagent_status": "done" if status == "done" else "failed",
+                "run_status": status,
+            },
+        )
+
+
+# a run's end as OpenClaw records it (SessionEntry.status, session_nodes.status)
+_ENDED = frozenset({"done", "failed", "killed", "timeout"})
+
+
+class _Children:
+    """A lead's spawned children: each key's session id and run status, through the
+    stores (or the database) its transcript is kept beside, read at the first ask."""
+
+    def __init__(self, session: Session) -> None:
+        where = session.path or ""
+        self.database = (
+            Path(where.rpartition(_openclaw_db.WHERE)[0])
+            if _openclaw_db.WHERE in where
+            else None
+        )
+        self.stores = _Stores(Path(where).parent) if self.database is None else None
+        self.nodes: dict[str, dict[str, str | None]] | None = None
+        self.others: _openclaw_db.Others | None = None
+
+    def _nodes(self) -> dict[str, dict[str, str | None]]:
+        if self.nodes is None:
+            self.nodes = {}
+            assert self.database is not None
+            try:
+                connection = databases.open_sqlite(self.database)
+            except (OSError, sqlite3.Error):
+                return self.nodes
+            try:
+                self.nodes = _openclaw_db.keys_of(connection)
+            except sqlite3.Error:
+                pass
+            finally:
+                connection.close()
+        return self.nodes
+
+    def id_of(self, key: str) -> str | None:
+        if self.stores is not None:
+            return self.stores.id_of(key)
+        node = self._nodes().get(key)
+        if node is not None:
+            return node["current"]
+        if self.others is None and self.database is not None:
+            self.others = _openclaw_db.Others(self.database)
+        return self.others.id_of(key) if self.others else None
+
+    def status_of(self, key: str) -> str | None:
+        if self.stores is not None:
+            return self.stores.status_of(key)
+        node = self._nodes().get(key)
+        return node["status"] if node is not None else None
+
+
+def _events(
+    session: Session, diagnostics: Diagnostics, *, full: bool, offset: int
+) -> Iterator[Event]:
+    """pi's events of a transcript file, or of a transcript in the agent's database."""
+    where = session.path or ""
+    if _openclaw_db.WHERE not in where:
+        yield from pi.read(
+            session, diagnostics, full=full, offset=offset, custom_errors=_ERRORS
+        )
+        return
+    database, _, session_id = where.rpartition(_openclaw_db.WHERE)
+    try:
+        connection = databases.open_sqlite(database)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(read_failed(NAME, database, error, "cannot open"))
+        return
+    try:
+        branch = _openclaw_db.branch(connection, session_id)
+        records = _openclaw_db.records(
+            connection, session_id, diagnostics, Path(database), full=full
+        )
+        yield from pi.read_entries(
+            session, records, branch, diagnostics, custom_errors=_ERRORS
+        )
+    except sqlite3.Error as error:
+        diagnostics.problem(read_failed(NAME, database, error))
+    finally:
+        connection.close()
 
 
 _SPAWN = "sessions_spawn"
@@ -330,11 +480,15 @@ def _child_key(text: str | None) -> str | None:
 def resume_refusal(session: Session) -> str | None:
     """Why a session gets no `openclaw tui --session <key>`: a reset archived it (its key
     opens the newer session), or no store entry names it."""
-    if session.extra.get("archived") == "reset":
+    if archived := session.extra.get("archived"):
+        how = (
+            "a reset (/new or /reset) archived this conversation"
+            if archived == "reset"
+            else f"OpenClaw moved this conversation's key on to a newer session ({archived})"
+        )
         return (
-            "a reset (/new or /reset) archived this conversation: its session key opens "
-            "the newer session now, and OpenClaw reopens no archive; "
-            f"{named('show', f'{session.app}:{session.id}')} reads it."
+            f"{how}: its session key opens the newer session now, and OpenClaw reopens "
+            f"no archive; {named('show', f'{session.app}:{session.id}')} reads it."
         )
     if not session.extra.get("session_key"):
         return (
@@ -354,7 +508,7 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     if not session.cwd:
         return None
     # a profile's state folder: the same profile opens it (`--dev` is `--profile dev`)
-    state = Path(session.path or "").parent.parent.parent.parent.name
+    state = _state_folder(session.path or "")
     profile = found.group(1) if (found := _PROFILE.fullmatch(state)) else None
     chosen = (
         ("--dev",) if profile == "dev" else ("--profile", profile) if profile else ()

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Unpack
@@ -186,7 +186,7 @@ def parse(
             "session format", str(version) if isinstance(version, int) else None
         )
         return []
-    state = _Summary(synthetic)
+    state = Summary(synthetic)
     last_head = head[-1].end
     for line in head[1:]:
         record = files.parse_json(line, diagnostics, str(path))
@@ -245,7 +245,7 @@ def _parse_v4(
 ) -> Session:
     """A format 4 file (pi-agent-core's change log, `_pi_v4`): its header, and what its
     first and last records say."""
-    state = _Summary()
+    state = Summary()
     last_head = head[-1].end
     for line in [*head[1:], *(t for t in tail if t.offset >= last_head)]:
         if not line.complete or (record := files.parse_json(line)) is None:
@@ -280,7 +280,7 @@ def _parse_v4(
     )
 
 
-class _Summary:
+class Summary:
     """What listing needs from the entries it sees; the last word wins."""
 
     def __init__(self, synthetic: frozenset[tuple[str, str]] = frozenset()) -> None:
@@ -350,38 +350,56 @@ def read(
         yield from _read_v4(session, path, diagnostics, full, offset)
         return
     try:
-        branch = _active_branch(path)
-        start = line_start(path, offset)
-        reader = _Reader(session, diagnostics)
-        for _line, record in files.iter_records(
-            path, diagnostics, offset=start, full=full
-        ):
-            entry_id = record.get("id")
-            kind = type_tag(record.get("type"))
-            if kind == "session":
-                continue
-            if (
-                branch is not None
-                and isinstance(entry_id, str)
-                and entry_id not in branch
-            ):
-                if isinstance(kind, str):
-                    yield from reader.billed_elsewhere(kind, record)
-                continue
-            if not isinstance(kind, str):
-                diagnostics.unknown_type("<no type>")
-                continue
-            if kind == "custom" and record.get("customType") in custom_errors:
-                yield from reader.failed(record)
-                continue
-            if kind in _IGNORED:
-                continue
-            if not reader.handles(kind, record):
-                diagnostics.unknown_type(_kind_name(kind, record))
-                continue
-            yield from reader.translate(kind, record)
+        records = (
+            record
+            for _line, record in files.iter_records(
+                path, diagnostics, offset=line_start(path, offset), full=full
+            )
+        )
+        yield from read_entries(
+            session,
+            records,
+            _active_branch(path),
+            diagnostics,
+            custom_errors=custom_errors,
+        )
     except FileNotFoundError:
         diagnostics.problem(f"{path}: vanished while reading")
+
+
+def read_entries(
+    session: Session,
+    records: Iterable[Mapping[str, object]],
+    branch: set[str] | None,
+    diagnostics: Diagnostics,
+    *,
+    custom_errors: frozenset[str] = frozenset(),
+) -> Iterator[Event]:
+    """The events of format 3 entries, wherever they are kept (a file's lines, or the rows
+    of a harness's database: OpenClaw's): those off the active `branch` (None: no tree)
+    only bill."""
+    reader = _Reader(session, diagnostics)
+    for record in records:
+        entry_id = record.get("id")
+        kind = type_tag(record.get("type"))
+        if kind == "session":
+            continue
+        if branch is not None and isinstance(entry_id, str) and entry_id not in branch:
+            if isinstance(kind, str):
+                yield from reader.billed_elsewhere(kind, record)
+            continue
+        if not isinstance(kind, str):
+            diagnostics.unknown_type("<no type>")
+            continue
+        if kind == "custom" and record.get("customType") in custom_errors:
+            yield from reader.failed(record)
+            continue
+        if kind in _IGNORED:
+            continue
+        if not reader.handles(kind, record):
+            diagnostics.unknown_type(_kind_name(kind, record))
+            continue
+        yield from reader.translate(kind, record)
 
 
 def _read_v4(
@@ -476,6 +494,12 @@ def _active_branch(path: Path) -> set[str] | None:
                 entry_id, parent = record["id"], as_str(record.get("parentId"))
             parents[entry_id] = parent
             last = entry_id
+    return branch_of(parents, last)
+
+
+def branch_of(parents: Mapping[str, str | None], last: str | None) -> set[str] | None:
+    """The ids on the chain from `last`, the newest entry, to the root (`parents`: each
+    entry's parent); None where no entry has an id (a v1 file, no tree)."""
     if last is None:
         return None
     chain: set[str] = set()

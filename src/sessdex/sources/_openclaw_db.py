@@ -1,0 +1,417 @@
+"""OpenClaw's per-agent database (2026.8 and later): its sessions and their transcripts.
+
+Where: `<state>/agents/<agentId>/agent/openclaw-agent.sqlite` (src/state/
+openclaw-agent-db.paths.ts). From 2026.8 the transcripts live there, not in
+`sessions/<id>.jsonl`: `openclaw doctor --fix` imports each `.jsonl` into it and moves the
+file to `<agentId>/session-sqlite-import-archive/` (not read: its rows are in the database).
+The database also holds the agent's auth profiles (`auth_profile_store`): only the session
+tables named here are ever queried.
+
+What it holds (src/state/openclaw-agent-schema.sql):
+- `session_nodes`: one row per session key (what `sessions.json` was): `current_session_id`,
+  `entry_json` (the old store entry: `subject`, `channel`, ...), and promoted columns
+  `label`, `display_name`, `spawned_by`, `parent_session_key`, `status` (`running`, `done`,
+  `failed`, `killed`, `timeout`: how a sub-agent's run ended), `archived_at`;
+- `session_windows`: one row per session id (a transcript generation) with its
+  `session_key`, `reason` (`initial`, `reset`, `rollover`, `compaction`, `fork`, ...),
+  `created_at`/`updated_at` (epoch ms), `channel`, `model`; a key's older windows are
+  what a reset (or rollover) left: no key opens them any more;
+- `transcript_events`: the transcript, one pi format 3 entry per row (`seq` orders them;
+  the first is the `session` header), as `event_json` text, or, from 1 KiB up where Node
+  has zstd, as `event_zstd` (a zstd frame of `event_utf8_bytes` bytes, at most 4 MiB);
+- `transcript_event_identities`: each entry's `event_id`/`parent_id` (the tree, indexed),
+  and its `event_type`.
+A window's cold archive (`session_transcript_cold_archives`, its rows moved to a file or a
+blob) is not read: such a session lists with what its window row says.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from .. import databases, files
+from ..diagnostics import Diagnostics, read_failed
+from ..model import JSONValue, Session
+from . import pi
+from ._values import as_str, epoch_or_iso_time, ms_time, one_line
+
+DATABASE = "openclaw-agent.sqlite"
+WHERE = "#transcript_events/"
+_MAX_EVENT = 4 * 1024 * 1024  # OpenClaw's bound on one entry, stored or decompressed
+_ENDS = 24  # entries read at each end of a transcript to list it
+_WINDOW_COLUMNS = ("status", "channel", "model", "previous_session_id", "reason")
+_NODE_COLUMNS = (
+    "label",
+    "display_name",
+    "spawned_by",
+    "parent_session_key",
+    "status",
+    "archived_at",
+)
+
+
+def sessions(
+    path: Path,
+    app: str,
+    diagnostics: Diagnostics,
+    synthetic: frozenset[tuple[str, str]],
+) -> list[Session]:
+    """The sessions (windows) of one agent database; none where it keeps no transcripts
+    (an agent database of before 2026.8)."""
+    try:
+        connection = databases.open_sqlite(path)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(read_failed(app, path, error, "cannot open"))
+        return []
+    try:
+        return _sessions(connection, path, app, diagnostics, synthetic)
+    except sqlite3.Error as error:
+        diagnostics.problem(read_failed(app, path, error))
+        return []
+    finally:
+        connection.close()
+
+
+def _select(connection: sqlite3.Connection, table: str, wanted: tuple[str, ...]) -> str:
+    """`wanted`'s columns, NULL for those this schema lacks."""
+    have = databases.table_columns(connection, table)
+    return ", ".join(name if name in have else "NULL" for name in wanted)
+
+
+def _sessions(
+    connection: sqlite3.Connection,
+    path: Path,
+    app: str,
+    diagnostics: Diagnostics,
+    synthetic: frozenset[tuple[str, str]],
+) -> list[Session]:
+    windows = databases.table_columns(connection, "session_windows")
+    if not {"session_id", "session_key"} <= windows or not {
+        "session_id",
+        "seq",
+        "event_json",
+    } <= databases.table_columns(connection, "transcript_events"):
+        return []
+    nodes = keys_of(connection)
+    found = []
+    rows = connection.execute(
+        "SELECT session_id, session_key, created_at, updated_at, "
+        f"{_select(connection, 'session_windows', _WINDOW_COLUMNS)} FROM session_windows"
+    ).fetchall()
+    identities = _has_identities(connection)
+    others = Others(path)
+    # a window's successor (`previous_session_id` names it) says why it was left:
+    # its `reason` (`reset`, `rollover`, `compaction`, ...)
+    left = {row[7]: row[8] for row in rows if isinstance(row[7], str)}
+    for session_id, key, created_at, updated_at, status, channel, model, _, _ in rows:
+        if not isinstance(session_id, str) or not session_id:
+            diagnostics.skip(f"{path}#session_windows", 0, "bad value")
+            continue
+        node = nodes.get(key) if isinstance(key, str) else None
+        current = node is not None and node["current"] == session_id
+        head = _events(connection, session_id, "ASC", diagnostics, path)
+        header = head[0] if head and head[0].get("type") == "session" else {}
+        state = pi.Summary(synthetic)
+        for record in head[1:] if header else head:
+            state.take(record)
+        if identities:
+            for record in _named(connection, session_id, diagnostics, path):
+                state.take(record)
+        tail = _events(connection, session_id, "DESC", diagnostics, path)
+        for record in reversed(tail):  # a short one's are the head's again: no harm
+            if record.get("type") != "session":
+                state.take(record)
+        extra: dict[str, JSONValue] = {
+            "agent_id": path.parent.parent.name,
+            "format_version": v if isinstance(v := header.get("version"), int) else 3,
+        }
+        if state.provider:
+            extra["provider"] = state.provider
+        if isinstance(channel, str) and channel:
+            extra["channel"] = channel
+        title = None
+        parent = None
+        spawner = None
+        if node is not None and current:
+            extra["session_key"] = str(key)
+            title = node["title"]
+            spawner = node["spawner"]
+            if node["status"]:
+                extra["run_status"] = node["status"]
+            if node["archived"]:
+                extra["archived_at"] = node["archived"]
+        elif isinstance(status, str) and status:
+            extra["run_status"] = status
+        if not current:
+            # a reset or rollover moved the key on: no key opens this one
+            extra["archived"] = as_str(left.get(session_id)) or "reset"
+        if spawner:
+            extra["spawned_by"] = spawner
+            owner = nodes.get(spawner) if spawner in nodes else None
+            parent = owner["current"] if owner else others.id_of(spawner)
+        created = epoch_or_iso_time(header.get("timestamp")) or ms_time(created_at)
+        updated = max(
+            (t for t in (state.updated, ms_time(updated_at), created) if t),
+            default=None,
+        )
+        sub_agent = spawner is not None or ":subagent:" in str(key or "")
+        found.append(
+            Session(
+                app=app,
+                id=session_id,
+                path=f"{path}{WHERE}{session_id}",
+                cwd=as_str(header.get("cwd")),
+                title=title or state.name or state.first_prompt,
+                created=created,
+                updated=updated,
+                model=state.model or as_str(model),
+                effort=state.effort,
+                bytes=_size(connection, session_id),
+                parent_id=parent if parent != session_id else None,
+                agent_type="subagent" if sub_agent else None,
+                extra=extra,
+            )
+        )
+    return found
+
+
+def keys_of(connection: sqlite3.Connection) -> dict[str, dict[str, str | None]]:
+    """Each session key's node: its current session id, title, spawner, status."""
+    columns = databases.table_columns(connection, "session_nodes")
+    if not {"session_key", "current_session_id"} <= columns:
+        return {}
+    subject = (
+        "CASE WHEN json_valid(entry_json) THEN json_extract(entry_json, '$.subject') END"
+        if "entry_json" in columns
+        else "NULL"
+    )
+    found: dict[str, dict[str, str | None]] = {}
+    for key, current, subject_text, *rest in connection.execute(
+        f"SELECT session_key, current_session_id, {subject}, "
+        f"{_select(connection, 'session_nodes', _NODE_COLUMNS)} FROM session_nodes"
+    ):
+        label, display, spawned_by, parent_key, status, archived = rest
+        if not isinstance(key, str) or not isinstance(current, str):
+            continue
+        title = next(
+            (
+                shown
+                for value in (label, subject_text, display)
+                if (shown := one_line(value, limit=None))
+            ),
+            None,
+        )
+        found[key] = {
+            "current": current,
+            "title": title,
+            "spawner": as_str(spawned_by) or as_str(parent_key),
+            "status": as_str(status),
+            "archived": (t.isoformat() if (t := ms_time(archived)) else None),
+        }
+    return found
+
+
+class Others:
+    """Session key -> current id through the other agents' databases (a sub-agent may
+    be spawned under another agent than its lead's); each read once, 64 at most."""
+
+    def __init__(self, database: Path) -> None:
+        self.agents = database.parent.parent.parent  # .../agents
+        self.own = database.parent.parent.name
+        self.read: dict[str, dict[str, str]] = {}
+
+    def id_of(self, key: str) -> str | None:
+        parts = key.split(":")
+        if len(parts) < 3 or parts[0] != "agent":
+            return None
+        agent = parts[1].lower()
+        if agent == self.own or not pi_agent(agent):
+            return None
+        if agent not in self.read:
+            if len(self.read) >= 64:
+                return None
+            self.read[agent] = {}
+            target = self.agents / agent / "agent" / DATABASE
+            if target.is_file():
+                try:
+                    connection = databases.open_sqlite(target)
+                except (OSError, sqlite3.Error):
+                    return None
+                try:
+                    self.read[agent] = {
+                        k: v["current"] or "" for k, v in keys_of(connection).items()
+                    }
+                except sqlite3.Error:
+                    pass
+                finally:
+                    connection.close()
+        return self.read[agent].get(key)
+
+
+def pi_agent(agent: str) -> bool:
+    """An agent id as OpenClaw normalizes it: a folder name, never a path."""
+    return (
+        0 < len(agent) <= 64
+        and agent[0].isalnum()
+        and all(c.isascii() and (c.isalnum() or c in "_-") for c in agent)
+        and agent == agent.lower()
+    )
+
+
+def _has_identities(connection: sqlite3.Connection) -> bool:
+    return {"session_id", "event_id", "parent_id", "seq", "event_type"} <= (
+        databases.table_columns(connection, "transcript_event_identities")
+    )
+
+
+def _size(connection: sqlite3.Connection, session_id: str) -> int | None:
+    if "event_utf8_bytes" not in databases.table_columns(
+        connection, "transcript_events"
+    ):
+        return None
+    row = connection.execute(
+        "SELECT sum(event_utf8_bytes) FROM transcript_events WHERE session_id = ?",
+        (session_id,),
+    ).fetchone()
+    return row[0] if row and isinstance(row[0], int) else None
+
+
+def _compressed(connection: sqlite3.Connection) -> bool:
+    return {"event_zstd", "event_utf8_bytes"} <= databases.table_columns(
+        connection, "transcript_events"
+    )
+
+
+def _rows_sql(connection: sqlite3.Connection) -> str:
+    zstd = "event_zstd, event_utf8_bytes" if _compressed(connection) else "NULL, NULL"
+    return (
+        f"SELECT rowid, event_json IS NULL, {zstd} FROM transcript_events "
+        "WHERE session_id = ?"
+    )
+
+
+def _events(
+    connection: sqlite3.Connection,
+    session_id: str,
+    order: str,
+    diagnostics: Diagnostics,
+    path: Path,
+) -> list[dict[str, object]]:
+    """The first (or last) entries of a transcript, in the order asked."""
+    rows = connection.execute(
+        f"{_rows_sql(connection)} ORDER BY seq {order} LIMIT {_ENDS}", (session_id,)
+    ).fetchall()
+    found = []
+    for row in rows:
+        record = _decoded(connection, row, diagnostics, path)
+        if record is not None:
+            found.append(record)
+    return found
+
+
+def _named(
+    connection: sqlite3.Connection,
+    session_id: str,
+    diagnostics: Diagnostics,
+    path: Path,
+) -> list[dict[str, object]]:
+    """The newest `session_info` entry (a name given mid-session), through the index."""
+    rows = connection.execute(
+        _rows_sql(connection).replace(
+            "WHERE session_id = ?",
+            "WHERE session_id = ? AND seq = (SELECT seq FROM "
+            "transcript_event_identities WHERE session_id = ? AND "
+            "event_type = 'session_info' ORDER BY seq DESC LIMIT 1)",
+        ),
+        (session_id, session_id),
+    ).fetchall()
+    found = [_decoded(connection, row, diagnostics, path) for row in rows]
+    return [record for record in found if record is not None]
+
+
+def _decoded(
+    connection: sqlite3.Connection,
+    row: tuple[object, ...],
+    diagnostics: Diagnostics,
+    path: Path,
+    *,
+    full: bool = False,
+) -> dict[str, object] | None:
+    """One row's entry: its JSON text (a huge one's long strings elided, unless `full`),
+    or its zstd frame decompressed (never past the size OpenClaw recorded, 4 MiB)."""
+    rowid, compressed, frame, size = row
+    where = f"{path}#transcript_events/{rowid}"
+    if compressed:
+        if not isinstance(frame, bytes) or not isinstance(size, int):
+            diagnostics.skip(where, 0, "bad value")
+            return None
+        if not 0 < size <= _MAX_EVENT or len(frame) > _MAX_EVENT:
+            diagnostics.skip(where, 0, "too long")
+            return None
+        import zstandard
+
+        try:
+            data: bytes | str | None = zstandard.ZstdDecompressor().decompress(
+                frame, max_output_size=size
+            )
+        except zstandard.ZstdError:
+            diagnostics.skip(where, 0, "unreadable")
+            return None
+    else:
+        if not isinstance(rowid, int):
+            return None
+        data = databases.bounded_value(
+            connection,
+            "transcript_events",
+            "event_json",
+            rowid,
+            full=full,
+            diagnostics=diagnostics,
+            where=where,
+        )
+    if data is None:
+        return None
+    try:
+        record = files.loads(data.encode() if isinstance(data, str) else data)
+    except ValueError:
+        diagnostics.skip(where, 0, "not JSON")
+        return None
+    if not isinstance(record, dict):
+        diagnostics.skip(where, 0, "not an object")
+        return None
+    return record
+
+
+def branch(connection: sqlite3.Connection, session_id: str) -> set[str] | None:
+    """The ids on the transcript's active branch, through its identity rows."""
+    if not _has_identities(connection):
+        return None
+    parents: dict[str, str | None] = {}
+    last = None
+    for event_id, parent in connection.execute(
+        "SELECT event_id, parent_id FROM transcript_event_identities "
+        "WHERE session_id = ? ORDER BY seq",
+        (session_id,),
+    ):
+        if isinstance(event_id, str):
+            parents[event_id] = parent if isinstance(parent, str) else None
+            last = event_id
+    return pi.branch_of(parents, last)
+
+
+def records(
+    connection: sqlite3.Connection,
+    session_id: str,
+    diagnostics: Diagnostics,
+    path: Path,
+    *,
+    full: bool = False,
+) -> Iterator[Mapping[str, object]]:
+    """A transcript's entries in order."""
+    cursor = connection.execute(f"{_rows_sql(connection)} ORDER BY seq", (session_id,))
+    for row in cursor:
+        record = _decoded(connection, row, diagnostics, path, full=full)
+        if record is not None:
+            yield record

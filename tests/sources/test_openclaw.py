@@ -318,13 +318,17 @@ def test_the_agent_database_of_2026_8_lists_each_session_window() -> None:
 
 
 def test_a_transcript_in_the_database_reads_as_pi_compressed_entries_too() -> None:
-    found = events(sessions(SQLITE)[DB_LEAD])
+    diagnostics = Diagnostics()
+    found = events(sessions(SQLITE)[DB_LEAD], diagnostics)
+    assert not diagnostics.unknown
     texts = [e.text or "" for e in found if e.kind == "assistant"]
     assert texts and texts[-1].startswith("The biggest folders are: photos, ")
     usage = [e.usage for e in found if e.kind == "usage" and e.usage]
     assert [u.output_tokens for u in usage] == [40, 900]  # the zstd entry's too
     spawn = next(e for e in found if e.kind == "subagent")
     assert spawn.extra["child_id"] == DB_CHILD
+    reset = next(e for e in found if e.extra.get("reset"))  # not an unknown type
+    assert reset.kind == "meta" and reset.text == "reset (new)"
     end = found[-1]  # its node says how the child's run ended
     assert end.kind == "meta" and end.extra["subagent_status"] == "failed"
     assert [e.seq for e in found] == list(range(len(found)))

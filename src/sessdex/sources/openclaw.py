@@ -51,6 +51,8 @@ OpenClaw writes assistant messages of its own into transcripts (provider `opencl
 they name no model of the session and bill nothing. A `custom` entry
 `openclaw:prompt-error` (a prompt that failed: `data.error`) is an error event; its other
 `custom` entries (`model-snapshot`, `openclaw:bootstrap-context:*`) are state, passed over.
+A `reset` entry (2026.9: a `/new` or `/reset` kept as a boundary inside the transcript,
+`reason` `new`, `reset`, `idle`, `daily`, `cron-stale`) is a `meta` event.
 """
 
 from __future__ import annotations
@@ -428,7 +430,12 @@ def _events(
     where = session.path or ""
     if _openclaw_db.WHERE not in where:
         yield from pi.read(
-            session, diagnostics, full=full, offset=offset, custom_errors=_ERRORS
+            session,
+            diagnostics,
+            full=full,
+            offset=offset,
+            custom_errors=_ERRORS,
+            resets=True,
         )
         return
     database, _, session_id = where.rpartition(_openclaw_db.WHERE)
@@ -443,7 +450,7 @@ def _events(
             connection, session_id, diagnostics, Path(database), full=full
         )
         yield from pi.read_entries(
-            session, records, branch, diagnostics, custom_errors=_ERRORS
+            session, records, branch, diagnostics, custom_errors=_ERRORS, resets=True
         )
     except sqlite3.Error as error:
         diagnostics.problem(read_failed(NAME, database, error))

@@ -338,6 +338,7 @@ def read(
     full: bool = False,
     offset: int = 0,
     custom_errors: frozenset[str] = frozenset(),
+    resets: bool = False,
 ) -> Iterator[Event]:
     """The events of the file's active branch. `custom_errors` names the `customType`s of
     `custom` entries a harness writes when a prompt failed (OpenClaw's
@@ -362,6 +363,7 @@ def read(
             _active_branch(path),
             diagnostics,
             custom_errors=custom_errors,
+            resets=resets,
         )
     except FileNotFoundError:
         diagnostics.problem(f"{path}: vanished while reading")
@@ -374,10 +376,13 @@ def read_entries(
     diagnostics: Diagnostics,
     *,
     custom_errors: frozenset[str] = frozenset(),
+    resets: bool = False,
 ) -> Iterator[Event]:
     """The events of format 3 entries, wherever they are kept (a file's lines, or the rows
     of a harness's database: OpenClaw's): those off the active `branch` (None: no tree)
-    only bill."""
+    only bill. With `resets`, a `reset` entry (OpenClaw's boundary of a `/new` or `/reset`
+    kept in the same transcript: `reason` `new`, `reset`, `idle`, `daily`, `cron-stale`)
+    is a `meta` event."""
     reader = _Reader(session, diagnostics)
     for record in records:
         entry_id = record.get("id")
@@ -393,6 +398,11 @@ def read_entries(
             continue
         if kind == "custom" and record.get("customType") in custom_errors:
             yield from reader.failed(record)
+            continue
+        if kind == "reset" and resets:
+            why = one_line(record.get("reason"), limit=None)
+            text = f"reset ({why})" if why else "reset"
+            yield reader.event("meta", record, text=text, extra={"reset": why})
             continue
         if kind in _IGNORED:
             continue

@@ -118,7 +118,9 @@ class Transcript:
             message={"role": "user", "content": [{"type": "text", "text": text}]},
         )
 
-    def assistant(self, content: list[dict[str, object]], cost: dict[str, object]) -> str:
+    def assistant(
+        self, content: list[dict[str, object]], cost: dict[str, object]
+    ) -> str:
         stop = "toolUse" if any(b["type"] == "toolCall" for b in content) else "stop"
         return self.add(
             "message",
@@ -172,6 +174,9 @@ def lead() -> Transcript:
         usage(1500, 900, 1200),
     )
     t.add("session_info", name="NAS disk audit")
+    # `/new` in 2026.9: a boundary in the same transcript, not a new window
+    t.add("reset", reason="new")
+    t.user("Now check the backups")
     return t
 
 

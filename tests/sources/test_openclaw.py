@@ -9,7 +9,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from click.testing import CliRunner
 
 from sessdex import databases

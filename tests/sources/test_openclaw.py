@@ -288,13 +288,14 @@ SQLITE = DATA / "sqlite" / "home"
 DB_LEAD = "5e2d3c4b-0000-4aaa-8bbb-000000000001"
 DB_BEFORE = "5e2d3c4b-0000-4aaa-8bbb-000000000002"
 DB_CHILD = "5e2d3c4b-0000-4aaa-8bbb-000000000003"
+DB_ARCHIVED = "5e2d3c4b-0000-4aaa-8bbb-000000000004"
 DATABASE = Path(".openclaw") / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
 
 
 def test_the_agent_database_of_2026_8_lists_each_session_window() -> None:
     found = sessions(SQLITE)
     # the import archive's JSONL is not listed again: its rows are in the database
-    assert set(found) == {DB_LEAD, DB_BEFORE, DB_CHILD}
+    assert set(found) == {DB_LEAD, DB_BEFORE, DB_CHILD, DB_ARCHIVED}
     lead = found[DB_LEAD]
     assert lead.title == "NAS disk audit"  # the name given mid-session (session_info)
     assert lead.cwd == "/home/alex/.openclaw/workspace"
@@ -374,3 +375,14 @@ def test_the_credentials_in_the_agent_database_are_never_queried(
         events(session)
     assert any("transcript_events" in sql for sql in asked)
     assert not any("auth_profile" in sql for sql in asked)
+
+
+def test_a_reset_archive_2026_9_compressed_with_a_generation_is_listed_and_read() -> (
+    None
+):
+    archived = sessions(SQLITE)[DB_ARCHIVED]  # <id>.jsonl.reset.<time>.<generation>.zst
+    assert archived.title == "Which disks are in the NAS?"
+    assert archived.extra["archived"] == "reset"
+    assert openclaw.resume(archived) is None
+    texts = [e.text for e in events(archived) if e.kind == "assistant"]
+    assert texts == ["Four 8 TB drives."]

@@ -17,7 +17,8 @@ maps each session key (`agent:main:main`, a channel's `agent:main:telegram:group
 sub-agent's `agent:main:subagent:<uuid>`) to its entry: `sessionId`, `sessionFile`,
 `updatedAt`, `label`/`displayName`/`subject`, `channel`, `spawnedBy` or `parentSessionKey`
 (the key that spawned it), token counts. `/new` and `/reset` give the key a new session id and
-archive the old transcript as `<sessionId>.jsonl.reset.<time>`: listed, as the user's own past
+archive the old transcript as `<sessionId>.jsonl.reset.<time>` (2026.9: maybe
+`.<generation>` after it, and `.zst`, zstd-compressed, read as such): listed, as the user's own past
 conversation (no key reaches it any more: no resume).
 
 What we read: each transcript as pi's (`pi.parse`, `pi.read`), its id the file's name (the
@@ -95,17 +96,15 @@ _SYNTHETIC = frozenset(
     {("openclaw", "delivery-mirror"), ("openclaw", "gateway-injected")}
 )
 _STORE = "sessions.json"
-# `<id>.jsonl.reset.2026-12-01T09-00-00.000Z`: the transcript a reset archived
-_RESET = re.compile(
-    r"(.+)\.jsonl\.reset\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z"
-)
+# `<id>.jsonl.reset.2026-12-01T09-00-00.000Z`: the transcript a reset archived; from
+# 2026.9 (artifacts.ts) maybe with a generation (32 hex digits) and zstd-compressed (`.zst`)
+_STAMP = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z(?:\.[0-9a-f]{32})?(?:\.zst)?"
+_RESET = re.compile(rf"(.+)\.jsonl\.reset\.{_STAMP}")
 _CHECKPOINT = re.compile(
     r".+\.checkpoint\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl",
     re.IGNORECASE,
 )
-_ARCHIVED = re.compile(
-    r".+\.(?:deleted|reset|bak)\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z"
-)
+_ARCHIVED = re.compile(rf".+\.(?:deleted|reset|bak)\.{_STAMP}")
 
 
 def locate(home: Home) -> Location:

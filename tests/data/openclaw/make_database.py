@@ -29,6 +29,7 @@ WORKSPACE = "/home/alex/.openclaw/workspace"
 LEAD = "5e2d3c4b-0000-4aaa-8bbb-000000000001"  # agent:main:main now
 BEFORE = "5e2d3c4b-0000-4aaa-8bbb-000000000002"  # agent:main:main before a /reset
 CHILD = "5e2d3c4b-0000-4aaa-8bbb-000000000003"  # a sub-agent, its run failed
+ARCHIVED = "5e2d3c4b-0000-4aaa-8bbb-000000000004"  # a reset's zstd archive file
 CHILD_KEY = "agent:main:subagent:1f0e9d8c-7b6a-4958-8776-655443322110"
 MS = 1_796_115_600_000  # 2026-12-01T09:00:00Z
 
@@ -265,6 +266,15 @@ def main() -> None:
                     "timestamp": stamp(10, 0), "cwd": WORKSPACE}) + "\n"
     )  # fmt: skip
     (AGENT / "sessions").mkdir()
+    # a reset's archive as 2026.9 publishes it: a generation, zstd-compressed
+    old = Transcript(ARCHIVED, 5)
+    old.user("Which disks are in the NAS?")
+    old.assistant([{"type": "text", "text": "Four 8 TB drives."}], usage(200, 6))
+    text = "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in old.entries)
+    name = f"{ARCHIVED}.jsonl.reset.2026-12-01T09-06-00.000Z.{'ab' * 16}.zst"
+    (AGENT / "sessions" / name).write_bytes(
+        zstandard.ZstdCompressor().compress(text.encode())
+    )
 
 
 if __name__ == "__main__":

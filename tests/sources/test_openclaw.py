@@ -386,3 +386,19 @@ def test_a_reset_archive_2026_9_compressed_with_a_generation_is_listed_and_read(
     assert openclaw.resume(archived) is None
     texts = [e.text for e in events(archived) if e.kind == "assistant"]
     assert texts == ["Four 8 TB drives."]
+
+
+def test_a_compressed_entry_over_openclaws_bound_is_never_loaded(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(SQLITE, home)
+    connection = sqlite3.connect(home / DATABASE)
+    connection.execute(  # 5 MiB: over the 4 MiB OpenClaw stores, never decompressed
+        "UPDATE transcript_events SET event_zstd = zeroblob(5242880) "
+        "WHERE event_zstd IS NOT NULL"
+    )
+    connection.commit()
+    connection.close()
+    diagnostics = Diagnostics()
+    found = events(sessions(home)[DB_LEAD], diagnostics)
+    assert [e.output_tokens for e in (x.usage for x in found) if e] == [40]
+    assert diagnostics.skipped["too long"] == 1

@@ -285,7 +285,13 @@ def _compressed(connection: sqlite3.Connection) -> bool:
 
 
 def _rows_sql(connection: sqlite3.Connection) -> str:
-    zstd = "event_zstd, event_utf8_bytes" if _compressed(connection) else "NULL, NULL"
+    # a frame over OpenClaw's bound is never loaded (length() of a blob reads no data)
+    zstd = (
+        f"CASE WHEN length(event_zstd) <= {_MAX_EVENT} THEN event_zstd END, "
+        "event_utf8_bytes"
+        if _compressed(connection)
+        else "NULL, NULL"
+    )
     return (
         f"SELECT rowid, event_json IS NULL, {zstd} FROM transcript_events "
         "WHERE session_id = ?"
@@ -344,11 +350,11 @@ def _decoded(
     rowid, compressed, frame, size = row
     where = f"{path}#transcript_events/{rowid}"
     if compressed:
+        if frame is None or (isinstance(size, int) and not 0 < size <= _MAX_EVENT):
+            diagnostics.skip(where, 0, "too long")
+            return None
         if not isinstance(frame, bytes) or not isinstance(size, int):
             diagnostics.skip(where, 0, "bad value")
-            return None
-        if not 0 < size <= _MAX_EVENT or len(frame) > _MAX_EVENT:
-            diagnostics.skip(where, 0, "too long")
             return None
         import zstandard
 

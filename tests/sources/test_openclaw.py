@@ -402,3 +402,25 @@ def test_a_compressed_entry_over_openclaws_bound_is_never_loaded(tmp_path: Path)
     found = events(sessions(home)[DB_LEAD], diagnostics)
     assert [e.output_tokens for e in (x.usage for x in found) if e] == [40]
     assert diagnostics.skipped["too long"] == 1
+
+
+def test_an_agent_database_without_the_tables_we_know_is_said_not_passed_over(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(SQLITE, home)
+    connection = sqlite3.connect(home / DATABASE)
+    connection.execute("DROP TABLE transcript_events")
+    connection.commit()
+    connection.close()
+    diagnostics = Diagnostics()
+    assert DB_LEAD not in sessions(home, diagnostics)
+    assert any("transcript_events" in problem for problem in diagnostics.problems)
+    # an agent database of before 2026.8 keeps no sessions: nothing to say
+    connection = sqlite3.connect(home / DATABASE)
+    connection.execute("DROP TABLE session_windows")
+    connection.commit()
+    connection.close()
+    quiet = Diagnostics()
+    assert DB_LEAD not in sessions(home, quiet)
+    assert not quiet.problems

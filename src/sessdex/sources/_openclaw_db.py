@@ -88,11 +88,22 @@ def _sessions(
     synthetic: frozenset[tuple[str, str]],
 ) -> list[Session]:
     windows = databases.table_columns(connection, "session_windows")
-    if not {"session_id", "session_key"} <= windows or not {
-        "session_id",
-        "seq",
-        "event_json",
-    } <= databases.table_columns(connection, "transcript_events"):
+    events = databases.table_columns(connection, "transcript_events")
+    if not windows and not events:
+        return []  # an agent database of before 2026.8: no sessions in it
+    if (
+        not {"session_id", "session_key"} <= windows
+        or not {
+            "session_id",
+            "seq",
+            "event_json",
+        }
+        <= events
+    ):
+        diagnostics.problem(
+            f"{app}: {path} has no session_windows and transcript_events tables we "
+            "know; its sessions are not read"
+        )
         return []
     nodes = keys_of(connection)
     found = []

@@ -388,7 +388,9 @@ def test_a_reset_archive_2026_9_compressed_with_a_generation_is_listed_and_read(
     assert texts == ["Four 8 TB drives."]
 
 
-def test_a_compressed_entry_over_openclaws_bound_is_never_loaded(tmp_path: Path) -> None:
+def test_a_compressed_entry_over_openclaws_bound_is_never_loaded(
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "home"
     shutil.copytree(SQLITE, home)
     connection = sqlite3.connect(home / DATABASE)
@@ -424,3 +426,26 @@ def test_an_agent_database_without_the_tables_we_know_is_said_not_passed_over(
     quiet = Diagnostics()
     assert DB_LEAD not in sessions(home, quiet)
     assert not quiet.problems
+
+
+def test_a_transcript_moved_to_cold_storage_is_said_in_doctor(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(SQLITE, home)
+    connection = sqlite3.connect(home / DATABASE)
+    connection.execute(
+        "CREATE TABLE session_transcript_cold_archives (session_id TEXT NOT NULL "
+        "PRIMARY KEY, generation TEXT NOT NULL, archive_name TEXT NOT NULL, "
+        "storage TEXT NOT NULL)"
+    )
+    connection.execute(
+        "INSERT INTO session_transcript_cold_archives VALUES (?, 'g1', ?, 'file')",
+        (DB_BEFORE, "0" * 64 + ".jsonl.zst"),
+    )
+    connection.execute(
+        "DELETE FROM transcript_events WHERE session_id = ?", (DB_BEFORE,)
+    )
+    connection.commit()
+    connection.close()
+    diagnostics = Diagnostics()
+    assert DB_BEFORE in sessions(home, diagnostics)  # its window still lists it
+    assert any("cold storage" in problem for problem in diagnostics.problems)

@@ -21,8 +21,9 @@ What it holds (src/state/openclaw-agent-schema.sql):
   has zstd, as `event_zstd` (a zstd frame of `event_utf8_bytes` bytes, at most 4 MiB);
 - `transcript_event_identities`: each entry's `event_id`/`parent_id` (the tree, indexed),
   and its `event_type`.
-A window's cold archive (`session_transcript_cold_archives`, its rows moved to a file or a
-blob) is not read: such a session lists with what its window row says.
+A window's cold archive (opt-in `coldStorage.enabled`: `session_transcript_cold_archives`,
+its rows moved to `sessions/cold/<sha256>.jsonl.zst`, wrapped records, or a blob) is not
+read: such a session lists with what its window row says, and `doctor` says so.
 """
 
 from __future__ import annotations
@@ -116,6 +117,8 @@ def _sessions(
     # a window's successor (`previous_session_id` names it) says why it was left:
     # its `reason` (`reset`, `rollover`, `compaction`, ...)
     left = {row[7]: row[8] for row in rows if isinstance(row[7], str)}
+    cold = _cold(connection)
+    unread = 0
     for session_id, key, created_at, updated_at, status, channel, model, _, _ in rows:
         if not isinstance(session_id, str) or not session_id:
             diagnostics.skip(f"{path}#session_windows", 0, "bad value")
@@ -123,6 +126,8 @@ def _sessions(
         node = nodes.get(key) if isinstance(key, str) else None
         current = node is not None and node["current"] == session_id
         head = _events(connection, session_id, "ASC", diagnostics, path)
+        if not head and session_id in cold:
+            unread += 1  # moved to cold storage: listed with what its rows say
         header = head[0] if head and head[0].get("type") == "session" else {}
         state = pi.Summary(synthetic)
         for record in head[1:] if header else head:
@@ -184,6 +189,12 @@ def _sessions(
                 agent_type="subagent" if sub_agent else None,
                 extra=extra,
             )
+        )
+    if unread:
+        diagnostics.problem(
+            f"{app}: {path}: {unread} session(s) whose transcript OpenClaw moved to its "
+            "cold storage (session_transcript_cold_archives) are listed without their "
+            "entries"
         )
     return found
 
@@ -269,6 +280,22 @@ def pi_agent(agent: str) -> bool:
         and all(c.isascii() and (c.isalnum() or c in "_-") for c in agent)
         and agent == agent.lower()
     )
+
+
+def _cold(connection: sqlite3.Connection) -> set[str]:
+    """The windows whose transcript rows OpenClaw moved to cold storage (opt-in:
+    `coldStorage.enabled`; a `sessions/cold/<sha256>.jsonl.zst` file or a blob)."""
+    if "session_id" not in databases.table_columns(
+        connection, "session_transcript_cold_archives"
+    ):
+        return set()
+    return {
+        row[0]
+        for row in connection.execute(
+            "SELECT session_id FROM session_transcript_cold_archives"
+        )
+        if isinstance(row[0], str)
+    }
 
 
 def _has_identities(connection: sqlite3.Connection) -> bool:

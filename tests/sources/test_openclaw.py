@@ -25,6 +25,8 @@ CHILD = "4d1c2b3a-0000-4aaa-8bbb-000000000003"
 OLD = "4d1c2b3a-0000-4aaa-8bbb-000000000004"
 LEGACY = "4d1c2b3a-0000-4aaa-8bbb-000000000005"
 CODER = "4d1c2b3a-0000-4aaa-8bbb-000000000006"
+# the `ops` agent's database (OpenClaw 2026.8+): make_database.py
+OPS = [f"5e2d3c4b-0000-4aaa-8bbb-00000000000{n}" for n in (1, 2, 3)]
 
 
 def sessions(
@@ -73,7 +75,7 @@ def test_checkpoints_traces_relay_logs_and_sessions_without_transcript_are_not_l
     # entries; the trajectory trace and an ACP child's relay log are no conversation
     # (and no unknown session format)
     assert not diagnostics.unknown, diagnostics.unknown
-    assert sorted(found) == [MAIN, GROUP, CHILD, OLD, LEGACY, CODER]
+    assert sorted(found) == sorted([MAIN, GROUP, CHILD, OLD, LEGACY, CODER, *OPS])
     assert found[MAIN].path and found[MAIN].path.endswith(f"{MAIN}.jsonl")
 
 
@@ -178,7 +180,7 @@ def test_an_older_install_and_the_state_dir_override(tmp_path: Path) -> None:
     assert location.root == state
     assert location.override == f"OPENCLAW_STATE_DIR={state}"
     # the override is the one state folder: no older install is looked for
-    assert sorted(sessions(moved)) == [MAIN, GROUP, CHILD, OLD, CODER]
+    assert sorted(sessions(moved)) == sorted([MAIN, GROUP, CHILD, OLD, CODER, *OPS])
     older = Home(tmp_path, {"CLAWDBOT_STATE_DIR": str(state)})
     assert openclaw.locate(older).override == f"CLAWDBOT_STATE_DIR={state}"
 
@@ -188,6 +190,7 @@ def test_the_credential_files_beside_the_sessions_are_never_listed() -> None:
     names = {Path(p).name for p in openclaw.scan(location)}
     assert not names & {"openclaw.json", "auth-profiles.json", "oauth.json"}
     assert (DATA / "home" / ".openclaw" / "agents" / "main" / "agent").is_dir()
+    assert "openclaw-agent.sqlite" in names  # the `ops` agent's sessions, from 2026.8
 
 
 def test_a_broken_store_keeps_what_it_can_and_never_raises() -> None:

@@ -195,12 +195,17 @@ def child() -> Transcript:
     return t
 
 
-def write(database: Path) -> None:
+def write(database: Path, agent: str = "main") -> None:
+    """The database of agent `agent` (its keys `agent:<agent>:…`)."""
+
+    def key_of(key: str | None) -> str | None:
+        return key.replace("agent:main:", f"agent:{agent}:") if key else key
+
     connection = sqlite3.connect(database)
     connection.executescript(SCHEMA)
     connection.execute(
-        "INSERT INTO schema_meta VALUES ('primary', 'agent', 19, 'main', '2026.9.6', ?, ?)",
-        (MS, MS),
+        "INSERT INTO schema_meta VALUES ('primary', 'agent', 19, ?, '2026.9.6', ?, ?)",
+        (agent, MS, MS),
     )
     connection.execute(
         "INSERT INTO auth_profile_store VALUES ('default', ?, ?)",
@@ -215,7 +220,16 @@ def write(database: Path) -> None:
         connection.execute(
             "INSERT INTO session_nodes (session_key, current_session_id, entry_json, "
             "updated_at, status, created_at, spawned_by, label) VALUES (?,?,?,?,?,?,?,?)",
-            (key, current, json.dumps(entry), MS, status, MS, spawned_by, label),
+            (
+                key_of(key),
+                current,
+                json.dumps(entry).replace("agent:main:", f"agent:{agent}:"),
+                MS,
+                status,
+                MS,
+                key_of(spawned_by),
+                label,
+            ),
         )
     windows = [
         (before(), "agent:main:main", None, "initial", None),
@@ -229,12 +243,14 @@ def write(database: Path) -> None:
             "INSERT INTO session_windows (session_id, session_key, previous_session_id, "
             "reason, created_at, updated_at, status, channel, model_provider, model) "
             "VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (transcript.id, key, previous, reason, first,
+            (transcript.id, key_of(key), previous, reason, first,
              first + transcript.second * 1000, status, "webchat", "anthropic",
              "claude-opus-5-5"),
         )  # fmt: skip
         for seq, entry in enumerate(transcript.entries):
-            text = json.dumps(entry, separators=(",", ":"))
+            text = json.dumps(entry, separators=(",", ":")).replace(
+                "agent:main:", f"agent:{agent}:"
+            )
             data = text.encode()
             packed = compressor.compress(data) if len(data) >= 1024 else None
             connection.execute(
@@ -258,6 +274,11 @@ def main() -> None:
     shutil.rmtree(HOME, ignore_errors=True)
     (AGENT / "agent").mkdir(parents=True)
     write(AGENT / "agent" / "openclaw-agent.sqlite")
+    # the main fixture home's `ops` agent runs 2026.9 (the main agent's files are older)
+    ops = HERE / "home" / ".openclaw" / "agents" / "ops" / "agent"
+    shutil.rmtree(ops.parent, ignore_errors=True)
+    ops.mkdir(parents=True)
+    write(ops / "openclaw-agent.sqlite", "ops")
     # what the import moved aside: its rows are in the database, never listed again
     archive = AGENT / "session-sqlite-import-archive"
     archive.mkdir()

@@ -98,7 +98,9 @@ _SYNTHETIC = frozenset(
 _STORE = "sessions.json"
 # `<id>.jsonl.reset.2026-12-01T09-00-00.000Z`: the transcript a reset archived; from
 # 2026.9 (artifacts.ts) maybe with a generation (32 hex digits) and zstd-compressed (`.zst`)
-_STAMP = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z(?:\.[0-9a-f]{32})?(?:\.zst)?"
+_STAMP = (
+    r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z(?:\.[0-9a-f]{32})?(?:\.zst)?"
+)
 _RESET = re.compile(rf"(.+)\.jsonl\.reset\.{_STAMP}")
 _CHECKPOINT = re.compile(
     r".+\.checkpoint\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl",

@@ -452,3 +452,13 @@ def test_a_transcript_moved_to_cold_storage_is_said_in_doctor(tmp_path: Path) ->
     diagnostics = Diagnostics()
     assert DB_BEFORE in sessions(home, diagnostics)  # its window still lists it
     assert any("cold storage" in problem for problem in diagnostics.problems)
+
+
+def test_a_dev_profiles_database_session_resumes_through_that_profile(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(SQLITE / ".openclaw", home / ".openclaw-dev")
+    plan = openclaw.resume(sessions(home)[DB_LEAD])
+    assert plan is not None
+    assert plan.argv == ("openclaw", "--dev", "tui", "--session", "agent:main:main")

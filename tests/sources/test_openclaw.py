@@ -462,3 +462,89 @@ def test_a_dev_profiles_database_session_resumes_through_that_profile(
     plan = openclaw.resume(sessions(home)[DB_LEAD])
     assert plan is not None
     assert plan.argv == ("openclaw", "--dev", "tui", "--session", "agent:main:main")
+
+
+def _leaf_home(tmp_path: Path) -> Path:
+    """A transcript whose last entry moves the visible leaf back (a rewind)."""
+    home = tmp_path / "home"
+    folder = home / SESSIONS
+    folder.mkdir(parents=True)
+    stamp = "2026-12-01T10:00:0{}.000Z"
+
+    def message(n: int, parent: str | None, role: str, text: str) -> dict[str, object]:
+        body: dict[str, object] = {
+            "role": role,
+            "content": [{"type": "text", "text": text}],
+        }
+        if role == "assistant":
+            body.update(
+                provider="anthropic", model="claude-opus-5-5", stopReason="stop"
+            )
+        return {"type": "message", "id": f"e{n}", "parentId": parent,
+                "timestamp": stamp.format(n), "message": body}  # fmt: skip
+
+    lines: list[dict[str, object]] = [
+        {
+            "type": "session",
+            "version": 3,
+            "id": "rw",
+            "timestamp": stamp.format(0),
+            "cwd": "/w",
+        },
+        message(1, None, "user", "first question"),
+        message(2, "e1", "assistant", "first answer"),
+        message(3, "e2", "user", "second question"),
+        message(4, "e3", "assistant", "second answer"),
+        {
+            "type": "leaf",
+            "id": "l5",
+            "parentId": "e4",
+            "targetId": "e2",
+            "timestamp": stamp.format(5),
+        },
+    ]
+    text = "".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines)
+    (folder / "rw.jsonl").write_text(text)
+    return home
+
+
+def test_a_rewound_leaf_hides_the_abandoned_turn_and_is_no_unknown_type(
+    tmp_path: Path,
+) -> None:
+    diagnostics = Diagnostics()
+    found = events(sessions(_leaf_home(tmp_path))["rw"], diagnostics)
+    assert [e.text for e in found if e.kind in ("user", "assistant")] == [
+        "first question",
+        "first answer",
+    ]
+    assert not diagnostics.unknown
+
+
+def test_a_rewound_leaf_in_the_database_hides_the_abandoned_turn(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(SQLITE, home)
+    leaf = {"type": "leaf", "id": "l9", "parentId": "00010008", "targetId": "00010003",
+            "timestamp": "2026-12-01T09:30:09.000Z"}  # fmt: skip
+    connection = sqlite3.connect(home / DATABASE)
+    connection.execute(
+        "INSERT INTO transcript_events (session_id, seq, event_json, created_at, "
+        "event_utf8_bytes) VALUES (?, 99, ?, 0, 10)",
+        (DB_LEAD, json.dumps(leaf)),
+    )
+    connection.execute(
+        "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, "
+        "parent_id, created_at) VALUES (?, 'l9', 99, 'leaf', '00010008', 0)",
+        (DB_LEAD,),
+    )
+    connection.commit()
+    connection.close()
+    diagnostics = Diagnostics()
+    found = events(sessions(home)[DB_LEAD], diagnostics)
+    assert [e.text for e in found if e.kind == "user"] == [
+        "Audit the disk usage on the NAS"
+    ]
+    assert not any(e.kind == "assistant" for e in found)  # the answer: off the branch
+    assert [u.output_tokens for u in (e.usage for e in found) if u] == [40, 900]
+    assert not diagnostics.unknown

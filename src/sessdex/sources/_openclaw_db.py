@@ -434,15 +434,24 @@ def branch(connection: sqlite3.Connection, session_id: str) -> set[str] | None:
         return None
     parents: dict[str, str | None] = {}
     last = None
-    for event_id, parent in connection.execute(
-        "SELECT event_id, parent_id FROM transcript_event_identities "
+    kind = seq = None
+    for event_id, parent, kind_now, seq_now in connection.execute(
+        "SELECT event_id, parent_id, event_type, seq FROM transcript_event_identities "
         "WHERE session_id = ? ORDER BY seq",
         (session_id,),
     ):
         if isinstance(event_id, str):
             parents[event_id] = parent if isinstance(parent, str) else None
-            last = event_id
-    return pi.branch_of(parents, last)
+            last, kind, seq = event_id, kind_now, seq_now
+    moved: str | bool | None = False
+    if kind == "leaf":  # a rewind moved the visible leaf: its `targetId` says where
+        row = connection.execute(
+            f"{_rows_sql(connection)} AND seq = ?", (session_id, seq)
+        ).fetchone()
+        record = _decoded(connection, row, Diagnostics(), Path()) if row else None
+        target = record.get("targetId") if record else False
+        moved = target if isinstance(target, str) or target is None else False
+    return pi.branch_of(parents, last, moved)
 
 
 def records(

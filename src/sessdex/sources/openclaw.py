@@ -54,6 +54,10 @@ they name no model of the session and bill nothing. A `custom` entry
 `custom` entries (`model-snapshot`, `openclaw:bootstrap-context:*`) are state, passed over.
 A `reset` entry (2026.9: a `/new` or `/reset` kept as a boundary inside the transcript,
 `reason` `new`, `reset`, `idle`, `daily`, `cron-stale`) is a `meta` event.
+A `leaf` entry (2026.9, session-entry-navigation.ts: `targetId` moves the visible leaf,
+a rewind) is navigation: where it is the newest entry, the active branch runs from its
+target. Its finer rules (entries appended on the "side" cursor, logical parents after a
+reset) are not followed: a later entry's `parentId` is taken as it is.
 """
 
 from __future__ import annotations

@@ -95,6 +95,8 @@ _PROJECT = re.compile(r"--.*--", re.DOTALL)
 _THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 _IGNORED = frozenset({"custom", "label", "active_tools_change"})
 _IDS = re.compile(rb'"id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")')
+# a harness's move of the visible leaf (OpenClaw 2026.9)
+_LEAF = re.compile(rb'"type"\s*:\s*"leaf"')
 _TAIL_KEYS = (
     b'"model_change"',
     b'"thinking_level_change"',
@@ -399,6 +401,8 @@ def read_entries(
         if kind == "custom" and record.get("customType") in custom_errors:
             yield from reader.failed(record)
             continue
+        if kind == "leaf" and resets:
+            continue  # a move of the visible leaf: navigation, said by the branch
         if kind == "reset" and resets:
             why = one_line(record.get("reason"), limit=None)
             text = f"reset ({why})" if why else "reset"
@@ -476,6 +480,7 @@ def _active_branch(path: Path) -> set[str] | None:
     """Ids on the chain from the last entry to the root; None for a file with no tree (v1)."""
     parents: dict[str, str | None] = {}
     last: str | None = None
+    moved: str | bool | None = False  # the last entry's leaf move, where it is one
     with files.open_binary(path) as stream:
         for line in files.iter_lines(
             stream, cap=files.READ_LINE_CAP, oversize="compact"
@@ -504,16 +509,36 @@ def _active_branch(path: Path) -> set[str] | None:
                 entry_id, parent = record["id"], as_str(record.get("parentId"))
             parents[entry_id] = parent
             last = entry_id
-    return branch_of(parents, last)
+            moved = _leaf_target(line.data) if _LEAF.search(line.data[:200]) else False
+    return branch_of(parents, last, moved)
 
 
-def branch_of(parents: Mapping[str, str | None], last: str | None) -> set[str] | None:
+def _leaf_target(data: bytes) -> str | bool | None:
+    """Where a `leaf` control moves the visible leaf: its `targetId` (None: to the root);
+    False where the line is no such control."""
+    try:
+        record = files.loads(data)
+    except orjson.JSONDecodeError:
+        return False
+    if not isinstance(record, dict) or record.get("type") != "leaf":
+        return False
+    target = record.get("targetId")
+    return target if isinstance(target, str) or target is None else False
+
+
+def branch_of(
+    parents: Mapping[str, str | None],
+    last: str | None,
+    moved: str | bool | None = False,
+) -> set[str] | None:
     """The ids on the chain from `last`, the newest entry, to the root (`parents`: each
-    entry's parent); None where no entry has an id (a v1 file, no tree)."""
+    entry's parent); None where no entry has an id (a v1 file, no tree). Where the newest
+    entry is a `leaf` control (OpenClaw: a rewind moved the visible leaf), the chain runs
+    from the entry it names (`moved`; None: the root, an empty branch)."""
     if last is None:
         return None
     chain: set[str] = set()
-    node: str | None = last
+    node: str | None = last if isinstance(moved, bool) else moved
     while node is not None and node not in chain:
         chain.add(node)
         node = parents.get(node)

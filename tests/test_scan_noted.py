@@ -173,6 +173,7 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ("top", ".local/share/gptme/logs/2026-12-05-new-talk/conversation.jsonl"),
         ("top", "Library/Application Support/gptme/logs/new-talk/conversation.jsonl"),
         ("top", "AppData/Local/gptme/gptme/logs/new-talk/conversation.jsonl"),
+    ],
     "openclaw": [
         ("top", f".openclaw/agents/main/sessions/{ID}.jsonl"),
         ("top", f".openclaw/agents/work/sessions/{ID}.jsonl"),

@@ -43,6 +43,7 @@ BUILTIN: tuple[str, ...] = (
     "forge",
     "gptme",
     "openclaw",
+    "hermes",
 )
 
 # Every variable a built-in source's `locate` reads (their ENV_VARS, and the XDG folders
@@ -70,6 +71,7 @@ OVERRIDES: frozenset[str] = frozenset(
         "GEMINI_CLI_HOME",
         "GOOSE_PATH_ROOT",
         "GPTME_LOGS_HOME",
+        "HERMES_HOME",
         "HOME",
         "KILO_DB",
         "KIMI_CODE_HOME",
@@ -129,6 +131,7 @@ TITLES: dict[str, str] = {
     "forge": "Forge Code",
     "gptme": "gptme",
     "openclaw": "OpenClaw",
+    "hermes": "Hermes Agent",
 }
 
 # An app whose name is no module name (a Python keyword): its module's.

@@ -1,0 +1,712 @@
+"""Hermes Agent (NousResearch/hermes-agent): every session of a home in one SQLite database.
+
+Hermes keeps its state in its home: `$HERMES_HOME`, else `~/.hermes` (Windows:
+`%LOCALAPPDATA%\\hermes`); each named profile is a home of its own under
+`<home>/profiles/<name>/`. Its `state.db` (SQLite, WAL: opened through
+`databases.open_sqlite`, never written) holds the CLI's sessions and the messaging
+gateway's (`source`: cli, telegram, discord, ..., tool) in `sessions` rows (`id`,
+`source`, `model`, `model_config` JSON, `parent_session_id`, `started_at` / `ended_at` /
+`last_activity_at` in unix seconds, `end_reason`, `message_count`, token counters,
+`estimated_cost_usd` / `actual_cost_usd`, `cwd`, `git_branch`, `title`) and `messages`
+rows in OpenAI's chat shape (`role` user / assistant / tool / system, `content`,
+`tool_calls` JSON `[{id, function: {name, arguments}}]`, `tool_call_id`, `tool_name`,
+`reasoning`, `finish_reason`, `timestamp`, and since schema v2x `active` / `compacted` /
+`_compressed_summary` / `display_kind`). Columns missing from older databases are
+tolerated; the FTS tables, `system_prompts`, the gateway's routing and lock tables are
+never read.
+
+A compression ends a session (`end_reason` 'compression') and goes on in a child row whose
+`parent_session_id` names it, its first message the summary (`_compressed_summary`): each
+link is listed on its own, the child saying which session it continues
+(`extra["continues"]`), and a `compaction` event opens it. A `/branch` or a reset child
+(`model_config._branched_from` / `_reset_from`) is listed the same way. Any other child is
+a `delegate_task` sub-agent: it is listed under its lead (`parent_id`, agent type
+`subagent`) and read with it, after the call that started it. Rows a rewind dropped
+(`active` 0 and not `compacted`) are not shown.
+
+Usage: per model from `session_model_usage` (schema v2x, with its task: the main loop,
+compression, titles) where it has rows, else one `usage` event of the session's counters
+(`extra["scope"] = "session"`); Hermes' own cost (actual, else estimated) is the one
+`usage` shows. The home's `.env` (API keys), `auth.json` (logins) and `config.yaml` sit
+beside the database and are never opened. The JSON session logs some releases wrote to
+`<home>/sessions/` copy what the database holds and are not read.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Unpack
+
+import orjson
+
+from .. import databases, files, folders
+from ..diagnostics import Diagnostics, read_failed
+from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ._values import (
+    Emitter,
+    EventFields,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    db_time,
+    json_copy,
+    one_line,
+    shown_text,
+)
+from .base import Home, Location, WholeRead
+
+NAME = "hermes"
+TITLE = "Hermes Agent"
+SCAN_NOTED = True  # locate reads only the environment; scan only lists and probes
+CHECKED_WITH = (
+    "hermes-agent state.db schema v30 (hermes_state_common.py SCHEMA_SQL at "
+    "NousResearch/hermes-agent@00704d08, 2026-11; synthetic DB from a generator that "
+    "follows it); home from hermes_constants.py; resume flags from the CLI docs "
+    "(`hermes --resume <id>`, not run)"
+)
+ENV_VARS = ("HERMES_HOME",)
+
+INSTALL_HINT = "pip install hermes-agent  (or: curl -fsSL https://hermes-agent.nousresearch.com/install.sh | bash)"
+
+DB_NAME = "state.db"
+WINDOWS_HOME = ("AppData", "Local", "hermes")
+_PROFILES = "profiles"
+_TEXT_CAP = 256 * 1024  # a message's text shown: the head of a longer one, and a note
+_SESSION_COLUMNS = ("id", "source", "model", "model_config", "parent_session_id",
+                    "started_at", "ended_at", "end_reason", "message_count", "cwd",
+                    "git_branch", "title", "last_activity_at", "billing_provider",
+                    "input_tokens", "output_tokens", "cache_read_tokens",
+                    "cache_write_tokens", "reasoning_tokens", "estimated_cost_usd",
+                    "actual_cost_usd")  # fmt: skip
+_MESSAGE_COLUMNS = ("role", "tool_call_id", "tool_calls", "tool_name", "timestamp",
+                    "finish_reason", "reasoning", "reasoning_content",
+                    "_compressed_summary", "display_kind")  # fmt: skip
+_CONTINUATIONS = (
+    "_branched_from",
+    "_reset_from",
+)  # markers of a child that is no sub-agent
+_DELEGATE_TOOLS = frozenset({"delegate_task"})
+_DEPTH = 4  # sub-agents read inside sub-agents, at most
+
+
+def locate(home: Home) -> Location:
+    value = home.env_dir("HERMES_HOME")
+    if value is not None:
+        return Location(value, override=f"HERMES_HOME={value}")
+    root = home.path / ".hermes"
+    windows = home.path.joinpath(*WINDOWS_HOME)
+    if not folders.is_dir(root) and folders.is_dir(windows):
+        root = windows
+    return Location(root)
+
+
+def scan(location: Location) -> Iterator[Path]:
+    """The home's `state.db`, then each named profile's."""
+    if not location.exists:
+        return
+    if folders.is_file(location.root / DB_NAME):
+        yield location.root / DB_NAME
+    for entry in folders.entries(location.root / _PROFILES):
+        db = Path(entry.path) / DB_NAME
+        if not entry.name.startswith(".") and folders.is_file(db):
+            yield db
+
+
+def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Session]:
+    try:
+        connection = databases.open_sqlite(path)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(read_failed(NAME, path, error, "cannot open"))
+        return []
+    try:
+        available = databases.table_columns(connection, "sessions")
+        if "id" not in available:
+            diagnostics.problem(
+                f"{NAME}: {path} has no sessions table; not a Hermes database we know"
+            )
+            return []
+        columns = [c for c in _SESSION_COLUMNS if c in available]
+        order = "started_at, id" if "started_at" in available else "id"
+        rows = connection.execute(
+            f"SELECT {', '.join(columns)} FROM sessions ORDER BY {order}"
+        ).fetchall()
+        last_written = _last_written(connection)
+        prompts = _first_prompts(
+            connection, [dict(zip(columns, r, strict=True)) for r in rows]
+        )
+    except sqlite3.Error as error:
+        diagnostics.problem(read_failed(NAME, path, error))
+        return []
+    finally:
+        connection.close()
+    infos = {str(r[0]): dict(zip(columns, r, strict=True)) for r in rows if r[0]}
+    sessions = []
+    for info in (dict(zip(columns, r, strict=True)) for r in rows):
+        session_id = info.get("id")
+        if not isinstance(session_id, str) or not session_id:
+            diagnostics.skip(f"{path}#sessions", 0, "bad value")
+            continue
+        kind, parent = _lineage(info, infos)
+        extra: dict[str, JSONValue] = {}
+        for key in ("source", "message_count", "end_reason", "billing_provider"):
+            value = info.get(key)
+            if (
+                isinstance(value, str | int)
+                and not isinstance(value, bool)
+                and value != ""
+            ):
+                extra[key] = value
+        if kind is not None and kind != "subagent" and parent:
+            extra["continues" if kind == "compression" else kind] = parent
+        sessions.append(
+            Session(
+                app=NAME,
+                id=session_id,
+                path=f"{path}#sessions/{session_id}",
+                cwd=as_str(info.get("cwd")) or None,
+                branch=as_str(info.get("git_branch")) or None,
+                title=one_line(info.get("title")) or one_line(prompts.get(session_id)),
+                created=db_time(info.get("started_at")),
+                updated=_latest(
+                    db_time(info.get("ended_at")),
+                    db_time(info.get("last_activity_at")),
+                    db_time(last_written.get(session_id)),
+                )
+                or db_time(info.get("started_at")),
+                model=as_str(info.get("model")) or None,
+                parent_id=parent if kind == "subagent" else None,
+                agent_type="subagent" if kind == "subagent" else None,
+                extra=extra,
+            )
+        )
+    return sessions
+
+
+def _lineage(
+    info: dict[str, object], infos: dict[str, dict[str, object]]
+) -> tuple[str | None, str | None]:
+    """What kind of child a session is ("compression", "branched_from", "reset_from",
+    "subagent"), and its parent's id; (None, None) for a root."""
+    parent = as_str(info.get("parent_session_id"))
+    if not parent:
+        return None, None
+    config = _json_dict(info.get("model_config"))
+    for marker in _CONTINUATIONS:
+        if config.get(marker) is not None:
+            return marker.strip("_"), parent
+    above = infos.get(parent, {})
+    if (
+        above.get("end_reason") == "compression"
+        and config.get("_delegate_from") is None
+    ):
+        return "compression", parent
+    return "subagent", parent
+
+
+def _json_dict(value: object) -> dict[str, object]:
+    if not isinstance(value, str | bytes) or not value:
+        return {}
+    try:
+        return as_dict(orjson.loads(value))
+    except orjson.JSONDecodeError:
+        return {}
+
+
+def _latest(*times: datetime | None) -> datetime | None:
+    known = [t for t in times if t is not None]
+    return max(known) if known else None
+
+
+def _last_written(connection: sqlite3.Connection) -> dict[str, object]:
+    """Each session's newest message time, one index seek a session (Hermes indexes
+    `messages(session_id, timestamp)`); none where that index is missing."""
+    columns = databases.table_columns(connection, "messages")
+    if not {"session_id", "timestamp"} <= columns or not databases.indexed(
+        connection, "messages", "session_id"
+    ):
+        return {}
+    rows = connection.execute(
+        "SELECT s.id, (SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id)"
+        " FROM sessions s"
+    ).fetchall()
+    return {session_id: stamp for session_id, stamp in rows if stamp is not None}
+
+
+def _first_prompts(
+    connection: sqlite3.Connection, infos: list[dict[str, object]]
+) -> dict[str, str]:
+    """The head of the first user message of each untitled session (Hermes' own preview)."""
+    columns = databases.table_columns(connection, "messages")
+    if not {"session_id", "role", "content"} <= columns:
+        return {}
+    order = "timestamp, id" if {"timestamp", "id"} <= columns else "rowid"
+    found = {}
+    for info in infos[:10_000]:
+        session_id = info.get("id")
+        if info.get("title") or not isinstance(session_id, str):
+            continue
+        row = connection.execute(
+            "SELECT substr(content, 1, 400) FROM messages WHERE session_id = ? AND role = 'user'"
+            f" AND content IS NOT NULL ORDER BY {order} LIMIT 1",
+            (session_id,),
+        ).fetchone()
+        if row and isinstance(row[0], str) and row[0].strip():
+            found[session_id] = row[0]
+    return found
+
+
+# --- reading ------------------------------------------------------------------------
+
+
+def read(
+    session: Session, diagnostics: Diagnostics, *, full: bool = False, offset: int = 0
+) -> Iterator[Event]:
+    yield from _read(session, diagnostics, full, None)
+
+
+def read_last(
+    session: Session, diagnostics: Diagnostics, rows: int, *, full: bool = False
+) -> Iterator[Event]:
+    """`read` of only the session's last `rows` messages (see base.py), newest found
+    through the `(session_id, id)` index: no sub-agent is read inside them."""
+    yield from _read(session, diagnostics, full, rows)
+
+
+def _read(
+    session: Session, diagnostics: Diagnostics, full: bool, last: int | None
+) -> Iterator[Event]:
+    if not session.path or "#sessions/" not in session.path:
+        return
+    db = session.path.split("#sessions/")[0]
+    try:
+        connection = databases.open_sqlite(db)
+    except (OSError, sqlite3.Error) as error:
+        diagnostics.problem(read_failed(NAME, db, error, "cannot open"))
+        return
+    reader = _Reader(session.id, diagnostics, connection, db, full, last)
+    try:
+        yield from reader.session(session.id, None, 0)
+    except sqlite3.Error as error:
+        diagnostics.problem(read_failed(NAME, db, error))
+    finally:
+        connection.close()
+
+
+class _Reader:
+    def __init__(
+        self,
+        session_id: str,
+        diagnostics: Diagnostics,
+        connection: sqlite3.Connection,
+        db: str,
+        full: bool,
+        last: int | None,
+    ) -> None:
+        self.session_id = session_id
+        self.diagnostics = diagnostics
+        self.connection = connection
+        self.db = db
+        self.full = full
+        self.last = last
+        self.emit = Emitter(session_id)
+        self.message_columns = databases.table_columns(connection, "messages")
+        self.session_columns = databases.table_columns(connection, "sessions")
+
+    def event(
+        self,
+        kind: EventKind,
+        time: datetime | None,
+        agent: str | None,
+        **fields: Unpack[EventFields],
+    ) -> Event:
+        fields["agent_id"] = agent
+        return self.emit(kind, time, **fields)
+
+    def session(
+        self, session_id: str, agent: str | None, depth: int
+    ) -> Iterator[Event]:
+        wanted = [c for c in _SESSION_COLUMNS if c in self.session_columns]
+        row = self.connection.execute(
+            f"SELECT {', '.join(wanted)} FROM sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        info = dict(zip(wanted, row, strict=True)) if row else {}
+        continues = self._continues(info)
+        if continues and self.last is None:
+            yield self.event(
+                "meta",
+                db_time(info.get("started_at")),
+                agent,
+                text=f"continues session {continues}",
+                extra={"continues": continues},
+            )
+        children = (
+            self._children(session_id) if depth < _DEPTH and self.last is None else []
+        )
+        last_time: datetime | None = None
+        for message in self._messages(session_id):
+            time = db_time(message.get("timestamp")) or last_time
+            last_time = time or last_time
+            yield from self.message(message, time, agent, children, depth)
+        for child_id, _ in children:  # spawned by no call seen: after the lead's turns
+            yield self.event(
+                "subagent",
+                None,
+                agent,
+                extra={"child_id": child_id, "agent_type": "subagent"},
+            )
+            yield from self.session(child_id, child_id, depth + 1)
+        children.clear()
+        yield from self.usage(session_id, info, agent, last_time)
+        ended = db_time(info.get("ended_at"))
+        reason = as_str(info.get("end_reason"))
+        if ended is not None and agent is None and self.last is None:
+            yield self.event(
+                "meta",
+                ended,
+                agent,
+                text=f"session ended ({reason})" if reason else "session ended",
+                extra={"exited": True, "reason": reason}
+                if reason
+                else {"exited": True},
+            )
+
+    def _continues(self, info: dict[str, object]) -> str | None:
+        parent = as_str(info.get("parent_session_id"))
+        if not parent:
+            return None
+        config = _json_dict(info.get("model_config"))
+        if any(config.get(m) is not None for m in _CONTINUATIONS):
+            return parent
+        if "end_reason" not in self.session_columns:
+            return None
+        above = self.connection.execute(
+            "SELECT end_reason FROM sessions WHERE id = ?", (parent,)
+        ).fetchone()
+        compressed = above is not None and above[0] == "compression"
+        return parent if compressed and config.get("_delegate_from") is None else None
+
+    def _children(self, session_id: str) -> list[tuple[str, datetime | None]]:
+        """The session's sub-agent children, oldest first (each taken by the first
+        `delegate_task` call made before it started)."""
+        if "parent_session_id" not in self.session_columns:
+            return []
+        wanted = [c for c in _SESSION_COLUMNS if c in self.session_columns]
+        rows = self.connection.execute(
+            f"SELECT {', '.join(wanted)} FROM sessions WHERE parent_session_id = ? AND id != ?",
+            (session_id, session_id),
+        ).fetchall()
+        infos = {}
+        parent_row = self.connection.execute(
+            f"SELECT {', '.join(wanted)} FROM sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        if parent_row:
+            infos[session_id] = dict(zip(wanted, parent_row, strict=True))
+        children = []
+        for row in rows:
+            info = dict(zip(wanted, row, strict=True))
+            kind, _ = _lineage(info, infos)
+            if kind == "subagent" and isinstance(info.get("id"), str):
+                children.append((str(info["id"]), db_time(info.get("started_at"))))
+        children.sort(key=lambda c: (c[1] is None, c[1] or datetime.min, c[0]))
+        return children
+
+    def _messages(self, session_id: str) -> Iterator[dict[str, object]]:
+        if not {"session_id", "role"} <= self.message_columns:
+            self.diagnostics.problem(f"{NAME}: {self.db} has no messages table we know")
+            return
+        optional = [
+            c if c in self.message_columns else "NULL" for c in _MESSAGE_COLUMNS
+        ]
+        shown = ""
+        if {"active", "compacted"} <= self.message_columns:
+            shown = " AND (active = 1 OR compacted = 1)"  # a rewind's dropped rows: not shown
+        order = "timestamp, rowid" if "timestamp" in self.message_columns else "rowid"
+        query = f"SELECT rowid, {', '.join(optional)} FROM messages WHERE session_id = ?{shown}"
+        names = ("rowid", *_MESSAGE_COLUMNS)
+        if self.last is None:
+            cursor = self.connection.execute(f"{query} ORDER BY {order}", (session_id,))
+            for row in cursor:
+                yield dict(zip(names, row, strict=True))
+            return
+        backwards = order.replace(",", " DESC,") + " DESC"
+        newest = self.connection.execute(
+            f"{query} ORDER BY {backwards} LIMIT ?", (session_id, self.last + 1)
+        ).fetchall()
+        if len(newest) <= self.last:
+            raise WholeRead("no more messages than asked for")
+        for row in reversed(newest[: self.last]):
+            yield dict(zip(names, row, strict=True))
+
+    def text(self, rowid: object, column: str) -> str | None:
+        """A message's text column, its head only where it is huge (read through blob
+        IO, which never loads the value whole)."""
+        if column not in self.message_columns or not isinstance(rowid, int):
+            return None
+        try:
+            blob = self.connection.blobopen("messages", column, rowid, readonly=True)
+        except sqlite3.Error:  # NULL, a number: read the plain way
+            row = self.connection.execute(
+                f"SELECT {databases.quote_identifier(column)} FROM messages WHERE rowid = ?",
+                (rowid,),
+            ).fetchone()
+            value = row[0] if row else None
+            return value if isinstance(value, str) else None
+        with blob:
+            size = len(blob)
+            if self.full or size <= _TEXT_CAP:
+                return blob.read().decode("utf-8", "replace")
+            head = blob.read(_TEXT_CAP).decode("utf-8", "ignore")
+            return f"{head}\n[… {files.human_bytes(size - _TEXT_CAP)} more not shown]"
+
+    def message(
+        self,
+        message: dict[str, object],
+        time: datetime | None,
+        agent: str | None,
+        children: list[tuple[str, datetime | None]],
+        depth: int,
+    ) -> Iterator[Event]:
+        role = message.get("role")
+        rowid = message.get("rowid")
+        if message.get("_compressed_summary"):
+            text = shown_text(self.text(rowid, "content"), keep_empty=False)
+            yield self.event("compaction", time, agent, text=text)
+            return
+        if role == "user":
+            text = shown_text(self.text(rowid, "content"), keep_empty=False)
+            if text is None:
+                return
+            if message.get("display_kind") == "hidden":  # Hermes' own scaffolding
+                yield self.event(
+                    "meta", time, agent, text=text, extra={"injected": True}
+                )
+            else:
+                yield self.event("user", time, agent, text=text)
+        elif role == "assistant":
+            thinking = as_str(message.get("reasoning")) or as_str(
+                message.get("reasoning_content")
+            )
+            if thinking and thinking.strip():
+                yield self.event("thinking", time, agent, text=thinking)
+            text = shown_text(self.text(rowid, "content"), keep_empty=False)
+            if text:
+                yield self.event("assistant", time, agent, text=text)
+            yield from self.calls(message, time, agent, children, depth)
+            reason = as_str(message.get("finish_reason"))
+            if reason and reason != "tool_calls":
+                yield self.event("turn_end", time, agent, extra={"reason": reason})
+        elif role == "tool":
+            yield self.event(
+                "tool_result",
+                time,
+                agent,
+                call_id=as_str(message.get("tool_call_id")),
+                tool=as_str(message.get("tool_name")),
+                text=shown_text(self.text(rowid, "content"), keep_empty=False),
+            )
+        elif role == "system":
+            text = shown_text(self.text(rowid, "content"), keep_empty=False)
+            if text:
+                yield self.event(
+                    "meta", time, agent, text=text, extra={"role": "system"}
+                )
+        else:
+            self.diagnostics.unknown_type(
+                f"role:{role}" if isinstance(role, str) else "role"
+            )
+
+    def calls(
+        self,
+        message: dict[str, object],
+        time: datetime | None,
+        agent: str | None,
+        children: list[tuple[str, datetime | None]],
+        depth: int,
+    ) -> Iterator[Event]:
+        raw = message.get("tool_calls")
+        if not raw:
+            return
+        try:
+            calls = orjson.loads(raw) if isinstance(raw, str | bytes) else None
+        except orjson.JSONDecodeError:
+            self.diagnostics.skip(
+                f"{self.db}#messages/{message.get('rowid')}", 0, "not JSON"
+            )
+            return
+        if not isinstance(calls, list):
+            self.diagnostics.skip(
+                f"{self.db}#messages/{message.get('rowid')}", 0, "bad value"
+            )
+            return
+        for call in calls:
+            function = as_dict(call).get("function")
+            if not isinstance(function, dict) or not as_str(function.get("name")):
+                self.diagnostics.skip(
+                    f"{self.db}#messages/{message.get('rowid')}", 0, "bad value"
+                )
+                continue
+            name = as_str(function.get("name"))
+            call_id = as_str(as_dict(call).get("id"))
+            arguments = _arguments(function.get("arguments"))
+            yield self.event(
+                "tool_call",
+                time,
+                agent,
+                tool=name,
+                call_id=call_id,
+                text=arguments if isinstance(arguments, str) else None,
+                extra={"input": arguments},
+            )
+            if name not in _DELEGATE_TOOLS or not children:
+                continue
+            goal = (
+                as_dict(arguments).get("goal") if isinstance(arguments, dict) else None
+            )
+            # a batch delegation starts several children: those started before the next call
+            spawned = [
+                c for c in children if time is None or c[1] is None or c[1] >= time
+            ]
+            if not spawned:
+                continue
+            for task in _tasks(arguments) or [None]:
+                if not spawned:
+                    break
+                child = spawned.pop(0)
+                children.remove(child)
+                child_id = child[0]
+                said = task if isinstance(task, str) else goal
+                yield self.event(
+                    "subagent",
+                    time,
+                    agent,
+                    call_id=call_id,
+                    text=said if isinstance(said, str) else None,
+                    extra={"child_id": child_id, "agent_type": "subagent"},
+                )
+                yield from self.session(child_id, child_id, depth + 1)
+
+    def usage(
+        self,
+        session_id: str,
+        info: dict[str, object],
+        agent: str | None,
+        last_time: datetime | None,
+    ) -> Iterator[Event]:
+        when = (
+            db_time(info.get("ended_at"))
+            or db_time(info.get("last_activity_at"))
+            or last_time
+        )
+        provider = as_str(info.get("billing_provider"))
+        rows = self._model_usage(session_id)
+        if rows:
+            for row in rows:
+                usage = Usage(
+                    input_tokens=as_int(row.get("input_tokens")),
+                    output_tokens=as_int(row.get("output_tokens")),
+                    cache_read_tokens=as_int(row.get("cache_read_tokens")),
+                    cache_write_tokens=as_int(row.get("cache_write_tokens")),
+                    reasoning_tokens=as_int(row.get("reasoning_tokens")),
+                    model=as_str(row.get("model")) or None,
+                )
+                if not usage.total:
+                    continue
+                extra: dict[str, JSONValue] = {"scope": "session", "summed": True}
+                task = as_str(row.get("task"))
+                if task:
+                    extra["task"] = task
+                used = as_str(row.get("billing_provider")) or provider
+                if used:
+                    extra["provider"] = used
+                _cost(extra, row.get("actual_cost_usd"), row.get("estimated_cost_usd"))
+                yield self.event(
+                    "usage",
+                    db_time(row.get("last_seen")) or when,
+                    agent,
+                    usage=usage,
+                    extra=extra,
+                )
+            return
+        usage = Usage(
+            input_tokens=as_int(info.get("input_tokens")),
+            output_tokens=as_int(info.get("output_tokens")),
+            cache_read_tokens=as_int(info.get("cache_read_tokens")),
+            cache_write_tokens=as_int(info.get("cache_write_tokens")),
+            reasoning_tokens=as_int(info.get("reasoning_tokens")),
+            model=as_str(info.get("model")) or None,
+        )
+        if not usage.total:
+            return
+        extra = {"scope": "session", "summed": True}
+        if provider:
+            extra["provider"] = provider
+        _cost(extra, info.get("actual_cost_usd"), info.get("estimated_cost_usd"))
+        yield self.event("usage", when, agent, usage=usage, extra=extra)
+
+    def _model_usage(self, session_id: str) -> list[dict[str, object]]:
+        columns = databases.table_columns(self.connection, "session_model_usage")
+        wanted = ("model", "billing_provider", "task", "input_tokens", "output_tokens",
+                  "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
+                  "estimated_cost_usd", "actual_cost_usd", "last_seen")  # fmt: skip
+        if not {"session_id", "model"} <= columns:
+            return []
+        chosen = [c if c in columns else "NULL" for c in wanted]
+        order = "first_seen, rowid" if "first_seen" in columns else "rowid"
+        rows = self.connection.execute(
+            f"SELECT {', '.join(chosen)} FROM session_model_usage WHERE session_id = ? ORDER BY {order}",
+            (session_id,),
+        ).fetchall()
+        return [dict(zip(wanted, row, strict=True)) for row in rows]
+
+
+def _cost(extra: dict[str, JSONValue], actual: object, estimated: object) -> None:
+    """Hermes' own cost of the tokens: what the provider billed, else its estimate."""
+    for value in (actual, estimated):
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            extra["app_cost_usd"] = float(value)
+            return
+
+
+def _arguments(raw: object) -> JSONValue:
+    if not isinstance(raw, str) or not raw:
+        return json_copy(raw)
+    try:
+        parsed: JSONValue = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return raw
+    return parsed
+
+
+def _tasks(arguments: JSONValue) -> list[object]:
+    """The goals of a batch `delegate_task` call (`tasks: [{goal}]`), one a child."""
+    if not isinstance(arguments, dict):
+        return []
+    return [as_dict(task).get("goal") for task in as_list(arguments.get("tasks"))]
+
+
+def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
+    """`hermes --resume <id>` in the session's folder.
+
+    Hermes' `--yolo` (run every command without asking) loosens the default and is never
+    added. A gateway session (Telegram, Discord, ...) reopens in the terminal with its
+    history; a compressed session's older link reopens the chain Hermes continues.
+    """
+    notes: list[str] = []
+    if session.parent_id:
+        notes.append(
+            "a sub-agent session: it reopens on its own, not inside its parent"
+        )
+    source = session.extra.get("source")
+    if isinstance(source, str) and source not in ("cli", "tui"):
+        notes.append(f"a {source} gateway session: it reopens in the terminal")
+    return ResumePlan(
+        argv=("hermes", "--resume", session.id),
+        cwd=session.cwd or ".",
+        program="hermes",
+        install_hint=INSTALL_HINT,
+        notes=tuple(notes),
+    )

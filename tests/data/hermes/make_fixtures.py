@@ -1,0 +1,263 @@
+"""Writes the synthetic Hermes Agent fixtures: the fake home's `.hermes/state.db` (and a
+profile's), and the malformed home's. Run from anywhere: `python tests/data/hermes/make_fixtures.py`.
+
+The tables follow hermes-agent's own schema (hermes_state_common.py SCHEMA_SQL, schema
+v30), cut to the columns sessdex reads and a few it must pass over; the profile's database
+is an older one, without the v2x columns (`active`, `compacted`, `display_kind`,
+`session_model_usage`). Nothing here is copied from a real session.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+HERE = Path(__file__).parent
+T0 = 1796119200.0  # 2026-12-01T10:00:00Z
+
+SESSIONS = """
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, session_key TEXT,
+    model TEXT, model_config TEXT, system_prompt TEXT, parent_session_id TEXT,
+    started_at REAL NOT NULL, ended_at REAL, end_reason TEXT,
+    message_count INTEGER DEFAULT 0, tool_call_count INTEGER DEFAULT 0,
+    input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0,
+    cache_read_tokens INTEGER DEFAULT 0, cache_write_tokens INTEGER DEFAULT 0,
+    reasoning_tokens INTEGER DEFAULT 0, cwd TEXT, git_branch TEXT, git_repo_root TEXT,
+    billing_provider TEXT, estimated_cost_usd REAL, actual_cost_usd REAL,
+    title TEXT, title_source TEXT, last_activity_at REAL, api_call_count INTEGER DEFAULT 0
+);
+"""
+MESSAGES_V30 = """
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id),
+    role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT,
+    timestamp REAL NOT NULL, token_count INTEGER, finish_reason TEXT, reasoning TEXT,
+    reasoning_content TEXT, _compressed_summary INTEGER NOT NULL DEFAULT 0,
+    active INTEGER NOT NULL DEFAULT 1, compacted INTEGER NOT NULL DEFAULT 0,
+    display_kind TEXT
+);
+CREATE INDEX idx_messages_session ON messages(session_id, timestamp);
+CREATE INDEX idx_messages_session_id ON messages(session_id, id);
+CREATE TABLE session_model_usage (
+    session_id TEXT NOT NULL, model TEXT NOT NULL, billing_provider TEXT NOT NULL DEFAULT '',
+    task TEXT NOT NULL DEFAULT '', api_call_count INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_read_tokens INTEGER NOT NULL DEFAULT 0, cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+    reasoning_tokens INTEGER NOT NULL DEFAULT 0, estimated_cost_usd REAL NOT NULL DEFAULT 0,
+    actual_cost_usd REAL NOT NULL DEFAULT 0, first_seen REAL, last_seen REAL,
+    PRIMARY KEY (session_id, model, billing_provider, task)
+);
+CREATE TABLE state_meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE VIRTUAL TABLE messages_fts USING fts5(content);
+"""
+MESSAGES_OLD = """
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id),
+    role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT,
+    timestamp REAL NOT NULL, token_count INTEGER, finish_reason TEXT, reasoning TEXT
+);
+CREATE INDEX idx_messages_session ON messages(session_id, timestamp);
+"""
+
+LEAD = "20261201_100000_a1b2c3"
+CHILD = "20261201_100130_d4e5f6"  # delegate_task's sub-agent
+NEXT = "20261201_101500_0a0b0c"  # the compression's continuation
+GATEWAY = "20261202_080000_77aa88"
+PROFILED = "20261120_153000_5c5d5e"
+
+
+def call(call_id: str, name: str, arguments: dict[str, object]) -> dict[str, object]:
+    return {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}  # fmt: skip
+
+
+def session(db: sqlite3.Connection, **row: object) -> None:
+    keys = ", ".join(row)
+    db.execute(f"INSERT INTO sessions ({keys}) VALUES ({', '.join('?' * len(row))})",
+               tuple(row.values()))  # fmt: skip
+
+
+def message(
+    db: sqlite3.Connection, session_id: str, at: float, role: str, **row: object
+) -> None:
+    row = {"session_id": session_id, "timestamp": T0 + at, "role": role, **row}
+    for key in ("tool_calls",):
+        if key in row and not isinstance(row[key], str):
+            row[key] = json.dumps(row[key])
+    keys = ", ".join(row)
+    db.execute(f"INSERT INTO messages ({keys}) VALUES ({', '.join('?' * len(row))})",
+               tuple(row.values()))  # fmt: skip
+
+
+def fresh(path: Path, schema: str) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    db = sqlite3.connect(path)
+    db.executescript(SESSIONS + schema)
+    return db
+
+
+def main_home() -> None:
+    home = HERE / "home" / ".hermes"
+    db = fresh(home / "state.db", MESSAGES_V30)
+    session(db, id=LEAD, source="cli", model="anthropic/claude-sonnet-4.5",
+            model_config=json.dumps({"max_iterations": 90}), started_at=T0,
+            ended_at=T0 + 899, end_reason="compression", message_count=9,
+            input_tokens=5200, output_tokens=900, cache_read_tokens=12000,
+            cache_write_tokens=800, reasoning_tokens=150, cwd="/home/alex/code/shop-api",
+            git_branch="retry-checkout", billing_provider="openrouter",
+            estimated_cost_usd=0.0812, title="Add retry to checkout", title_source="llm",
+            last_activity_at=T0 + 899)  # fmt: skip
+    message(
+        db, LEAD, 1, "user", content="Add a retry with backoff to the checkout client"
+    )
+    message(db, LEAD, 5, "assistant", content="Let me look at the client first.",
+            reasoning="The client lives in shop/checkout.py; read it.",
+            tool_calls=[call("call_read_1", "read_file", {"path": "shop/checkout.py"})],
+            finish_reason="tool_calls")  # fmt: skip
+    message(db, LEAD, 6, "tool", content="def checkout(cart):\n    return post('/pay', cart)\n",
+            tool_call_id="call_read_1", tool_name="read_file")  # fmt: skip
+    message(db, LEAD, 60, "assistant", content=None,
+            tool_calls=[call("call_deleg_1", "delegate_task",
+                             {"goal": "Find every caller of checkout()", "toolsets": ["terminal"]})],
+            finish_reason="tool_calls")  # fmt: skip
+    message(db, LEAD, 200, "tool", content=json.dumps({"results": [{"status": "completed",
+            "summary": "2 callers: cart.py, api.py"}]}), tool_call_id="call_deleg_1",
+            tool_name="delegate_task")  # fmt: skip
+    message(db, LEAD, 210, "assistant", content=None,
+            tool_calls=[call("call_patch_1", "patch", {"path": "shop/checkout.py",
+                             "old_string": "return post('/pay', cart)",
+                             "new_string": "return with_retry(post, '/pay', cart)"})],
+            finish_reason="tool_calls")  # fmt: skip
+    message(db, LEAD, 211, "tool", content='{"success": true}', tool_call_id="call_patch_1",
+            tool_name="patch")  # fmt: skip
+    message(db, LEAD, 230, "assistant", content="Checkout now retries three times.",
+            finish_reason="stop")  # fmt: skip
+    # a turn the user rewound: Hermes keeps the row inactive, never shown
+    message(db, LEAD, 240, "user", content="no, undo that", active=0)
+    message(db, LEAD, 250, "user", content="[System note: context was compacted]",
+            display_kind="hidden")  # fmt: skip
+
+    session(db, id=CHILD, source="tool", model="anthropic/claude-haiku-4.5",
+            model_config=json.dumps({"_delegate_from": LEAD}), parent_session_id=LEAD,
+            started_at=T0 + 90, ended_at=T0 + 190, end_reason="completed", message_count=4,
+            input_tokens=1500, output_tokens=220, cwd="/home/alex/code/shop-api",
+            git_branch="retry-checkout", billing_provider="openrouter",
+            estimated_cost_usd=0.0031)  # fmt: skip
+    message(db, CHILD, 90, "user", content="Find every caller of checkout()")
+    message(db, CHILD, 95, "assistant", content=None,
+            tool_calls=[call("call_grep_1", "terminal", {"command": "grep -rn 'checkout(' shop"})],
+            finish_reason="tool_calls")  # fmt: skip
+    message(db, CHILD, 97, "tool", content="shop/cart.py:12\nshop/api.py:40\n",
+            tool_call_id="call_grep_1", tool_name="terminal")  # fmt: skip
+    message(
+        db,
+        CHILD,
+        180,
+        "assistant",
+        content="2 callers: cart.py, api.py",
+        finish_reason="stop",
+    )
+
+    session(db, id=NEXT, source="cli", model="anthropic/claude-sonnet-4.5",
+            model_config=json.dumps({"max_iterations": 90}), parent_session_id=LEAD,
+            started_at=T0 + 900, message_count=3, input_tokens=2100, output_tokens=300,
+            cwd="/home/alex/code/shop-api", git_branch="retry-checkout",
+            billing_provider="openrouter", title="Add retry to checkout #2",
+            last_activity_at=T0 + 960)  # fmt: skip
+    message(
+        db,
+        NEXT,
+        900,
+        "user",
+        _compressed_summary=1,
+        content="[CONTEXT COMPACTION] Earlier turns: the checkout client now retries.",
+    )
+    message(db, NEXT, 930, "user", content="Now add a test for it")
+    message(db, NEXT, 960, "assistant", content="Added tests/test_checkout.py.",
+            reasoning_content="One test for the retry, one for giving up.",
+            finish_reason="stop")  # fmt: skip
+    for model, task, tokens, cost, seen in (
+        ("anthropic/claude-sonnet-4.5", "", (2000, 280, 9000, 0, 40), 0.0401, 960),
+        ("google/gemini-2.5-flash", "compression", (100, 20, 0, 0, 0), 0.0002, 900),
+    ):
+        db.execute(
+            "INSERT INTO session_model_usage (session_id, model, billing_provider, task,"
+            " input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,"
+            " reasoning_tokens, estimated_cost_usd, first_seen, last_seen)"
+            " VALUES (?, ?, 'openrouter', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (NEXT, model, task, *tokens, cost, T0 + seen, T0 + seen),
+        )
+
+    session(db, id=GATEWAY, source="telegram", user_id="4242", model="hermes-4-405b",
+            started_at=T0 + 86400 - 7200, message_count=2, input_tokens=300, output_tokens=40,
+            billing_provider="nous", last_activity_at=T0 + 86400 - 7100)  # fmt: skip
+    message(db, GATEWAY, 86400 - 7200, "user", content="What's on my calendar\ntoday?")
+    message(db, GATEWAY, 86400 - 7100, "assistant", content="Two meetings: 10:00 and 14:30.",
+            finish_reason="stop")  # fmt: skip
+    db.commit()
+    db.close()
+    # what sits beside the database: never opened (placeholders, no real keys)
+    (home / ".env").write_text("OPENROUTER_API_KEY=placeholder-not-a-key\n")
+    (home / "auth.json").write_text('{"providers": {}}\n')
+    (home / "config.yaml").write_text(
+        "model:\n  default: anthropic/claude-sonnet-4.5\n"
+    )
+
+    profile = fresh(home / "profiles" / "work" / "state.db", MESSAGES_OLD)
+    session(profile, id=PROFILED, source="cli", model="gpt-5", started_at=T0 - 11 * 86400 - 1800,
+            ended_at=T0 - 11 * 86400, end_reason="user_exit", message_count=2,
+            input_tokens=800, output_tokens=120, cwd="/home/alex/work/infra",
+            title="Terraform plan review")  # fmt: skip
+    message(
+        profile,
+        PROFILED,
+        -11 * 86400 - 1800,
+        "user",
+        content="Review this terraform plan",
+    )
+    message(profile, PROFILED, -11 * 86400 - 1700, "assistant", content="It replaces one bucket.",
+            finish_reason="stop")  # fmt: skip
+    profile.commit()
+    profile.close()
+
+
+def malformed_home() -> None:
+    home = HERE / "malformed" / "home" / ".hermes"
+    db = fresh(home / "state.db", MESSAGES_V30)
+    session(db, id="20261203_090000_badbad", source="cli", model=7, started_at="yesterday",
+            cwd=None, title=None)  # fmt: skip
+    message(db, "20261203_090000_badbad", 0, "user", content=None)
+    message(
+        db,
+        "20261203_090000_badbad",
+        1,
+        "assistant",
+        content="calling",
+        tool_calls='[{"id": "call_1", "function": {"name": "terminal", "argum',
+    )
+    message(
+        db, "20261203_090000_badbad", 2, "assistant", tool_calls='{"not": "a list"}'
+    )
+    message(db, "20261203_090000_badbad", 3, "critic", content="an unknown role")
+    message(db, "20261203_090000_badbad", 4, "tool", content="x" * (300 * 1024),
+            tool_call_id="call_1")  # fmt: skip
+    message(db, "20261203_090000_badbad", 5, "assistant",
+            tool_calls=[{"function": "not an object"}, 5, {"id": "c2", "function": {"name": "x",
+                         "arguments": "{not json"}}])  # fmt: skip
+    # a row with no id, and one whose parent is gone
+    db.execute("INSERT INTO sessions (id, source, started_at) VALUES (NULL, 'cli', 0)")
+    session(db, id="20261203_091000_orphan", source="cli", parent_session_id="gone",
+            started_at=T0, model_config="{torn")  # fmt: skip
+    db.commit()
+    db.close()
+    broken = home / "profiles" / "torn" / "state.db"
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_bytes(b"SQLite format 3\x00" + b"\x00" * 40)  # a header, then nothing
+
+
+if __name__ == "__main__":
+    main_home()
+    malformed_home()

@@ -117,6 +117,8 @@ CREDENTIAL_FILES = (
     ".openclaw/openclaw.json",  # OpenClaw's gateway token and API keys
     ".openclaw/agents/main/agent/auth-profiles.json",  # its per-agent keys
     ".openclaw/credentials/oauth.json",  # its OAuth logins
+    ".hermes/.env",  # Hermes Agent's API keys
+    ".hermes/auth.json",  # its logins
 )
 
 

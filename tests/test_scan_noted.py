@@ -182,6 +182,7 @@ ADDED: dict[str, list[tuple[str, str]]] = {
         ("top", f".moltbot/agents/main/sessions/{ID}.jsonl"),
         ("top", f".openclaw-dev/agents/main/sessions/{ID}.jsonl"),
     ],
+    "hermes": [("top", ".hermes/profiles/personal/state.db")],
     "kiro": [
         ("top", "Library/Application Support/kiro-cli/data.sqlite3"),
         ("top", "AppData/Local/amazon-q/data.sqlite3"),

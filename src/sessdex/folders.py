@@ -165,6 +165,8 @@ CREDENTIALS = frozenset(
 # environment in `mcp.json`, its cloud key in `~/.openhands/cloud/api_key.txt`; OpenClaw's
 # gateway token and API keys in `~/.openclaw/openclaw.json`, Clawdbot's in `clawdbot.json`,
 # its OAuth logins in `credentials/oauth.json`).
+# environment in `mcp.json`, its cloud key in `~/.openhands/cloud/api_key.txt`; Hermes
+# Agent's API keys in `~/.hermes/.env`).
 CREDENTIALS_IN = frozenset(
     {
         (".augment", "session.json"),
@@ -177,6 +179,7 @@ CREDENTIALS_IN = frozenset(
         (".openclaw", "openclaw.json"),
         (".clawdbot", "clawdbot.json"),
         ("credentials", "oauth.json"),
+        (".hermes", ".env"),
     }
 )
 _PLACED = frozenset(name for _, name in CREDENTIALS_IN)

@@ -45,7 +45,7 @@ def _sessions(home: Home, app: str) -> list[Session]:
     return [api.resolve(home, row.session().id) for row in listing.rows]
 
 
-@pytest.mark.parametrize("app", ["opencode", "crush", "openhands"])
+@pytest.mark.parametrize("app", ["opencode", "crush", "openhands", "hermes"])
 def test_each_fixture_sessions_last_rows_end_its_whole_read(app: str) -> None:
     """Every database session of the fixture home, read from each of its last rows: the
     events are those the whole read ends with, but for their numbers."""

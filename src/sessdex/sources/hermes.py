@@ -343,9 +343,11 @@ class _Reader:
                 text=f"continues session {continues}",
                 extra={"continues": continues},
             )
-        children = (
-            self._children(session_id) if depth < _DEPTH and self.last is None else []
-        )
+        children = self._children(session_id) if depth < _DEPTH else []
+        if (
+            children and self.last is not None
+        ):  # where each one is read needs every call
+            raise WholeRead("a session with sub-agents is read whole")
         last_time: datetime | None = None
         for message in self._messages(session_id):
             time = db_time(message.get("timestamp")) or last_time
@@ -363,7 +365,7 @@ class _Reader:
         yield from self.usage(session_id, info, agent, last_time)
         ended = db_time(info.get("ended_at"))
         reason = as_str(info.get("end_reason"))
-        if ended is not None and agent is None and self.last is None:
+        if ended is not None and agent is None:
             yield self.event(
                 "meta",
                 ended,

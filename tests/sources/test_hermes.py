@@ -1,0 +1,217 @@
+"""Hermes Agent quirks: one state.db per home and profile, delegate_task sub-agents,
+compression chains, rewound rows, per-model usage with Hermes' own cost."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sessdex.diagnostics import Diagnostics
+from sessdex.model import Event, Session, Usage
+from sessdex.sources import Home, hermes
+
+HOME = Path(__file__).parent.parent / "data" / "hermes" / "home"
+MALFORMED = Path(__file__).parent.parent / "data" / "hermes" / "malformed" / "home"
+LEAD = "20261201_100000_a1b2c3"
+CHILD = "20261201_100130_d4e5f6"
+NEXT = "20261201_101500_0a0b0c"
+GATEWAY = "20261202_080000_77aa88"
+PROFILED = "20261120_153000_5c5d5e"
+
+
+def sessions(
+    home: Path = HOME, diagnostics: Diagnostics | None = None
+) -> dict[str, Session]:
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    location = hermes.locate(Home.at(home))
+    return {
+        session.id: session
+        for path in hermes.scan(location)
+        for session in hermes.parse(path, location, diagnostics)
+    }
+
+
+def events(session_id: str, home: Path = HOME) -> list[Event]:
+    diagnostics = Diagnostics()
+    found = list(hermes.read(sessions(home)[session_id], diagnostics))
+    assert not diagnostics.skipped_total and not diagnostics.unknown
+    assert not diagnostics.problems
+    return found
+
+
+def test_the_home_and_each_profile_are_listed_with_their_gateway() -> None:
+    found = sessions()
+    assert set(found) == {LEAD, CHILD, NEXT, GATEWAY, PROFILED}
+    assert found[PROFILED].path and "/profiles/work/state.db#" in found[PROFILED].path
+    # an untitled gateway session is titled by its first prompt, on one line
+    assert found[GATEWAY].title == "What's on my calendar today?"
+    assert found[GATEWAY].extra["source"] == "telegram"
+    assert found[LEAD].extra["message_count"] == 9
+
+
+def test_a_compression_continuation_is_a_session_of_its_own_naming_its_predecessor() -> (
+    None
+):
+    found = sessions()
+    assert found[NEXT].parent_id is None
+    assert found[NEXT].extra["continues"] == LEAD
+    read = events(NEXT)
+    assert read[0].kind == "meta" and read[0].extra["continues"] == LEAD
+    assert read[1].kind == "compaction" and "CONTEXT COMPACTION" in (read[1].text or "")
+    assert [e.kind for e in read[2:6]] == ["user", "thinking", "assistant", "turn_end"]
+    # the session that was compressed says it ended so
+    ended = events(LEAD)[-1]
+    assert ended.kind == "meta" and ended.extra == {
+        "exited": True,
+        "reason": "compression",
+    }
+
+
+def test_a_delegate_task_sub_agent_is_listed_under_its_lead_and_read_after_its_call() -> (
+    None
+):
+    child = sessions()[CHILD]
+    assert child.parent_id == LEAD and child.agent_type == "subagent"
+    read = events(LEAD)
+    spawn = next(e for e in read if e.kind == "subagent")
+    assert spawn.extra["child_id"] == CHILD and spawn.call_id == "call_deleg_1"
+    assert spawn.text == "Find every caller of checkout()"
+    after = read[read.index(spawn) + 1 :]
+    inside = [e for e in after if e.agent_id == CHILD]
+    assert [e.kind for e in inside[:4]] == [
+        "user",
+        "tool_call",
+        "tool_result",
+        "assistant",
+    ]
+    # the lead's result of the delegation comes after the child's events
+    result = next(e for e in after if e.kind == "tool_result" and e.agent_id is None)
+    assert result.call_id == "call_deleg_1" and read.index(result) > read.index(
+        inside[-1]
+    )
+
+
+def test_tool_calls_pair_with_their_results_and_keep_hermes_argument_names() -> None:
+    read = events(LEAD)
+    calls = {e.call_id: e for e in read if e.kind == "tool_call" and e.agent_id is None}
+    results = {
+        e.call_id: e for e in read if e.kind == "tool_result" and e.agent_id is None
+    }
+    assert set(calls) == set(results) == {"call_read_1", "call_deleg_1", "call_patch_1"}
+    patch = calls["call_patch_1"]
+    assert patch.tool == "patch"
+    assert patch.extra["input"] == {
+        "path": "shop/checkout.py",
+        "old_string": "return post('/pay', cart)",
+        "new_string": "return with_retry(post, '/pay', cart)",
+    }
+    assert results["call_read_1"].tool == "read_file"
+    thinking = next(e for e in read if e.kind == "thinking")
+    assert thinking.text == "The client lives in shop/checkout.py; read it."
+
+
+def test_a_rewound_row_is_not_shown_and_hidden_scaffolding_is_injected_input() -> None:
+    read = events(LEAD)
+    assert not any("undo that" in (e.text or "") for e in read)
+    hidden = [e for e in read if e.extra.get("injected")]
+    assert len(hidden) == 1 and hidden[0].kind == "meta"
+    assert not any(e.kind == "user" and "System note" in (e.text or "") for e in read)
+
+
+def test_usage_is_per_model_and_task_with_hermes_cost_else_the_session_counters() -> (
+    None
+):
+    rows = [e for e in events(NEXT) if e.kind == "usage"]
+    assert [
+        (e.usage.model if e.usage else None, e.extra.get("task")) for e in rows
+    ] == [
+        ("google/gemini-2.5-flash", "compression"),
+        ("anthropic/claude-sonnet-4.5", None),
+    ]
+    assert rows[1].usage == Usage(2000, 280, 9000, 0, 40, "anthropic/claude-sonnet-4.5")
+    assert rows[1].extra["app_cost_usd"] == pytest.approx(0.0401)
+    # no per-model rows: the session's counters, once
+    lead = [e for e in events(LEAD) if e.kind == "usage" and e.agent_id is None]
+    assert len(lead) == 1 and lead[0].usage == Usage(
+        5200, 900, 12000, 800, 150, "anthropic/claude-sonnet-4.5"
+    )
+    assert lead[0].extra["app_cost_usd"] == pytest.approx(0.0812)
+    # an older database (the profile's) without session_model_usage reads the same way
+    old = [e for e in events(PROFILED) if e.kind == "usage"]
+    assert len(old) == 1 and old[0].usage == Usage(800, 120, 0, 0, 0, "gpt-5")
+
+
+def test_resume_reopens_the_session_by_id_in_its_folder_without_yolo() -> None:
+    found = sessions()
+    plan = hermes.resume(found[LEAD])
+    assert plan is not None
+    assert plan.argv == ("hermes", "--resume", LEAD)
+    assert plan.cwd == "/home/alex/code/shop-api"
+    assert "--yolo" not in plan.argv
+    child = hermes.resume(found[CHILD])
+    assert child is not None and any("sub-agent" in note for note in child.notes)
+    gateway = hermes.resume(found[GATEWAY])
+    assert gateway is not None and gateway.cwd == "."
+    assert any("telegram" in note for note in gateway.notes)
+
+
+def test_hermes_home_moves_it_and_a_windows_home_is_found(tmp_path: Path) -> None:
+    moved = Home(tmp_path / "nobody", {"HERMES_HOME": str(HOME / ".hermes")})
+    location = hermes.locate(moved)
+    assert location.override == f"HERMES_HOME={HOME / '.hermes'}"
+    assert len(list(hermes.scan(location))) == 2
+    windows = tmp_path / "win"
+    shutil.copytree(HOME / ".hermes", windows / "AppData" / "Local" / "hermes")
+    assert GATEWAY in sessions(windows)
+
+
+def test_newest_rows_in_the_wal_are_listed_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    data = home / ".hermes"
+    data.mkdir(parents=True)
+    shutil.copy(HOME / ".hermes" / "state.db", data / "state.db")
+    writer = sqlite3.connect(data / "state.db")
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute(
+            "INSERT INTO sessions (id, source, started_at, title) "
+            "VALUES ('20261204_120000_aaaaaa', 'cli', 1796385600, 'Only in the WAL')"
+        )
+        writer.commit()
+        before = {
+            p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in data.iterdir()
+        }
+        found = sessions(home)
+        assert found["20261204_120000_aaaaaa"].title == "Only in the WAL"
+        after = {
+            p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in data.iterdir()
+        }
+        assert after == before
+    finally:
+        writer.close()
+
+
+def test_malformed_rows_are_counted_and_a_huge_result_shows_its_head() -> None:
+    diagnostics = Diagnostics()
+    found = sessions(MALFORMED, diagnostics)
+    assert any("profiles/torn/state.db" in p for p in diagnostics.problems)
+    assert "bad value" in {reason for _, _, reason in diagnostics.details}
+    read = list(hermes.read(found["20261203_090000_badbad"], diagnostics))
+    assert diagnostics.unknown["role:critic"] == 1
+    reasons = [reason for _, _, reason in diagnostics.details]
+    assert "not JSON" in reasons
+    huge = next(e for e in read if e.kind == "tool_result")
+    assert huge.text is not None and len(huge.text) < 300 * 1024
+    assert "more not shown" in huge.text
+    whole = list(hermes.read(found["20261203_090000_badbad"], Diagnostics(), full=True))
+    assert (
+        len(next(e for e in whole if e.kind == "tool_result").text or "") == 300 * 1024
+    )
+    # a torn model_config and a parent that is gone: a sub-agent of a lead not listed
+    assert found["20261203_091000_orphan"].parent_id == "gone"

@@ -20,6 +20,7 @@ OLD = "7d1c2a4e-5b6f-4a3d-9e8c-1f2a3b4c5d6e"  # the session the CLI was reopened
 OTHER = "0b9e8d7c-6a5f-4e3d-8c2b-1a0f9e8d7c6b"  # a session that is not on the board
 CODEX_OLD = "01a22b81-666a-7993-963b-4b7cc4e806e9"
 OPENCODE_OLD = "ses_4f1c9a2b7e3dXq8ZkLmN0pR5sT"
+HERMES_OLD = "20261201_100000_a1b2c3"
 OPENCODE_OTHER = "ses_4f1c9a2b7e3eAb1CdEfGhIjKlM"
 BOOT = 1000.0
 HOUR = 3600.0
@@ -109,6 +110,8 @@ REOPENED = [
     ("vibe", OLD, ["python3", "/home/dev/.local/bin/vibe", "-c"]),
     ("vibe", OLD, ["vibe", "--resume", OLD, "--agent", "plan"]),
     ("opencode", OPENCODE_OLD, ["opencode", "-s", OPENCODE_OLD]),
+    ("hermes", HERMES_OLD, ["python3", "/home/dev/.local/bin/hermes", "-c"]),
+    ("hermes", HERMES_OLD, ["hermes", "--resume", HERMES_OLD, "--tui"]),
 ]
 
 

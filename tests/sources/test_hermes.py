@@ -12,6 +12,7 @@ import pytest
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, hermes
+from sessdex.sources.base import Opened
 
 HOME = Path(__file__).parent.parent / "data" / "hermes" / "home"
 MALFORMED = Path(__file__).parent.parent / "data" / "hermes" / "malformed" / "home"
@@ -153,9 +154,28 @@ def test_resume_reopens_the_session_by_id_in_its_folder_without_yolo() -> None:
     assert "--yolo" not in plan.argv
     child = hermes.resume(found[CHILD])
     assert child is not None and any("sub-agent" in note for note in child.notes)
+    assert not any("gateway" in note for note in child.notes)
     gateway = hermes.resume(found[GATEWAY])
     assert gateway is not None and gateway.cwd == "."
     assert any("telegram" in note for note in gateway.notes)
+
+
+def test_a_profiles_session_reopens_in_that_profile() -> None:
+    plan = hermes.resume(sessions()[PROFILED])
+    assert plan is not None
+    assert plan.argv == ("hermes", "--profile", "work", "--resume", PROFILED)
+    assert plan.cwd == "/home/alex/work/infra"
+
+
+def test_a_running_hermes_says_which_session_it_has_open() -> None:
+    assert hermes.process_session(["hermes", "--resume", LEAD]) == Opened(LEAD)
+    assert hermes.process_session(["hermes", "-r", LEAD, "--tui"]) == Opened(LEAD)
+    assert hermes.process_session(["hermes", "--resume", "latest"]) == Opened(
+        latest=True
+    )
+    assert hermes.process_session(["hermes", "-c"]) == Opened(latest=True)
+    assert hermes.process_session(["hermes", "-c", "my project"]) == Opened(chosen=True)
+    assert hermes.process_session(["hermes"]) is None
 
 
 def test_hermes_home_moves_it_and_a_windows_home_is_found(tmp_path: Path) -> None:

@@ -34,8 +34,9 @@ beside the database and are never opened. The JSON session logs some releases wr
 
 from __future__ import annotations
 
+import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Unpack
@@ -57,7 +58,15 @@ from ._values import (
     one_line,
     shown_text,
 )
-from .base import Home, Location, WholeRead
+from .base import (
+    Home,
+    Location,
+    Opened,
+    ResumeFlags,
+    WholeRead,
+    is_uuid,
+    opened_by_flags,
+)
 
 NAME = "hermes"
 TITLE = "Hermes Agent"
@@ -66,9 +75,18 @@ CHECKED_WITH = (
     "hermes-agent state.db schema v30 (hermes_state_common.py SCHEMA_SQL at "
     "NousResearch/hermes-agent@00704d08, 2026-11; synthetic DB from a generator that "
     "follows it); home from hermes_constants.py; resume flags from the CLI docs "
-    "(`hermes --resume <id>`, not run)"
+    "(hermes_cli/_parser.py: `--resume`/`-r`, `-c`, `--profile`; not run)"
 )
 ENV_VARS = ("HERMES_HOME",)
+
+CLI = ("hermes",)
+# `hermes --resume <id or title>`, `--resume latest`, `-c [name]` (hermes_cli/_parser.py)
+RESUME_FLAGS = ResumeFlags(
+    resume=("-r", "--resume", "-c", "--continue"),
+    latest_values=("latest",),
+    bare_latest=True,
+)
+_SESSION_ID = re.compile(r"\d{8}_\d{6}_[0-9a-f]{4,32}")
 
 INSTALL_HINT = "pip install hermes-agent  (or: curl -fsSL https://hermes-agent.nousresearch.com/install.sh | bash)"
 
@@ -90,6 +108,8 @@ _CONTINUATIONS = (
     "_reset_from",
 )  # markers of a child that is no sub-agent
 _DELEGATE_TOOLS = frozenset({"delegate_task"})
+# the `source` of a session not begun on a messaging platform
+_LOCAL_SOURCES = frozenset({"cli", "tui", "subagent", "tool", "cron", "acp", "api"})
 _DEPTH = 4  # sub-agents read inside sub-agents, at most
 
 
@@ -160,6 +180,8 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
                 and value != ""
             ):
                 extra[key] = value
+        if path.parent.parent.name == _PROFILES:  # `hermes --profile <name>` opens it
+            extra["profile"] = path.parent.name
         if kind is not None and kind != "subagent" and parent:
             extra["continues" if kind == "compression" else kind] = parent
         sessions.append(
@@ -691,24 +713,40 @@ def _tasks(arguments: JSONValue) -> list[object]:
 
 
 def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | None:
-    """`hermes --resume <id>` in the session's folder.
+    """`hermes --resume <id>` in the session's folder (`hermes --profile <name> --resume
+    <id>` for a profile's session).
 
     Hermes' `--yolo` (run every command without asking) loosens the default and is never
     added. A gateway session (Telegram, Discord, ...) reopens in the terminal with its
-    history; a compressed session's older link reopens the chain Hermes continues.
+    history. Hermes itself changes into the folder a session recorded.
     """
     notes: list[str] = []
+    profile = session.extra.get("profile")
+    argv: tuple[str, ...] = ("hermes", "--resume", session.id)
+    if isinstance(profile, str) and profile:
+        argv = ("hermes", "--profile", profile, "--resume", session.id)
     if session.parent_id:
         notes.append(
             "a sub-agent session: it reopens on its own, not inside its parent"
         )
     source = session.extra.get("source")
-    if isinstance(source, str) and source not in ("cli", "tui"):
+    if isinstance(source, str) and source not in _LOCAL_SOURCES:
         notes.append(f"a {source} gateway session: it reopens in the terminal")
     return ResumePlan(
-        argv=("hermes", "--resume", session.id),
+        argv=argv,
         cwd=session.cwd or ".",
         program="hermes",
         install_hint=INSTALL_HINT,
         notes=tuple(notes),
     )
+
+
+def process_session(args: Sequence[str]) -> Opened | None:
+    """What a running `hermes` has open, read back from the words `resume` writes:
+    `--resume <id>` (`-r`) that session; `--resume latest` or a bare `-c` the folder's
+    latest; a title or a `-c <name>`, one chosen by name."""
+    return opened_by_flags(args, RESUME_FLAGS, _is_session_id)
+
+
+def _is_session_id(word: str) -> bool:
+    return _SESSION_ID.fullmatch(word) is not None or is_uuid(word)

@@ -140,7 +140,7 @@ def main_home() -> None:
     message(db, LEAD, 250, "user", content="[System note: context was compacted]",
             display_kind="hidden")  # fmt: skip
 
-    session(db, id=CHILD, source="tool", model="anthropic/claude-haiku-4.5",
+    session(db, id=CHILD, source="subagent", model="anthropic/claude-haiku-4.5",
             model_config=json.dumps({"_delegate_from": LEAD}), parent_session_id=LEAD,
             started_at=T0 + 90, ended_at=T0 + 190, end_reason="completed", message_count=4,
             input_tokens=1500, output_tokens=220, cwd="/home/alex/code/shop-api",

@@ -82,12 +82,11 @@ def test_a_delegate_task_sub_agent_is_listed_under_its_lead_and_read_after_its_c
     assert spawn.text == "Find every caller of checkout()"
     after = read[read.index(spawn) + 1 :]
     inside = [e for e in after if e.agent_id == CHILD]
-    assert [e.kind for e in inside[:4]] == [
-        "user",
-        "tool_call",
-        "tool_result",
-        "assistant",
-    ]
+    assert [e.kind for e in inside] == ["user", "tool_call", "tool_result", "tool_call",
+                                        "tool_result", "assistant", "turn_end", "usage"]  # fmt: skip
+    failed = [e for e in inside if e.kind == "tool_result" and e.is_error]
+    assert [e.call_id for e in failed] == ["call_read_2"]  # its JSON says `error`
+    assert not any(e.is_error for e in read if e.agent_id is None)
     # the lead's result of the delegation comes after the child's events
     result = next(e for e in after if e.kind == "tool_result" and e.agent_id is None)
     assert result.call_id == "call_deleg_1" and read.index(result) > read.index(

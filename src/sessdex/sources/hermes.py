@@ -28,8 +28,12 @@ Usage: per model from `session_model_usage` (schema v2x, with its task: the main
 compression, titles) where it has rows, else one `usage` event of the session's counters
 (`extra["scope"] = "session"`); Hermes' own cost (actual, else estimated) is the one
 `usage` shows. The home's `.env` (API keys), `auth.json` (logins) and `config.yaml` sit
-beside the database and are never opened. The JSON session logs some releases wrote to
-`<home>/sessions/` copy what the database holds and are not read.
+beside the database and are never opened. Hermes' input count leaves out cache reads and
+writes (`agent/usage_pricing.py` CanonicalUsage), as sessdex's does. What else
+`<home>/sessions/` and `<home>/logs/` hold (the gateway's routing, JSON logs of some
+releases) is not read: the database is what `hermes sessions` and `--resume` read.
+A tool result Hermes would paint as failed (a JSON object with an `error`, or a failed
+`status`) is a failed result.
 """
 
 from __future__ import annotations
@@ -524,13 +528,15 @@ class _Reader:
             if reason and reason != "tool_calls":
                 yield self.event("turn_end", time, agent, extra={"reason": reason})
         elif role == "tool":
+            text = shown_text(self.text(rowid, "content"), keep_empty=False)
             yield self.event(
                 "tool_result",
                 time,
                 agent,
                 call_id=as_str(message.get("tool_call_id")),
                 tool=as_str(message.get("tool_name")),
-                text=shown_text(self.text(rowid, "content"), keep_empty=False),
+                text=text,
+                is_error=_failed(text),
             )
         elif role == "system":
             text = shown_text(self.text(rowid, "content"), keep_empty=False)
@@ -693,6 +699,24 @@ def _cost(extra: dict[str, JSONValue], actual: object, estimated: object) -> Non
         if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
             extra["app_cost_usd"] = float(value)
             return
+
+
+def _failed(text: str | None) -> bool:
+    """Whether a tool's result says it failed, as Hermes' own display judges one: a JSON
+    object with a truthy `error`, or a `status` of error / failed / timeout."""
+    if not text or not text.lstrip().startswith("{") or len(text) > _TEXT_CAP:
+        return False
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    if not isinstance(value, dict):
+        return False
+    status = value.get("status")
+    return bool(value.get("error")) or (
+        isinstance(status, str)
+        and status.strip().lower() in ("error", "failed", "failure", "timeout")
+    )
 
 
 def _arguments(raw: object) -> JSONValue:

@@ -152,6 +152,11 @@ def main_home() -> None:
             finish_reason="tool_calls")  # fmt: skip
     message(db, CHILD, 97, "tool", content="shop/cart.py:12\nshop/api.py:40\n",
             tool_call_id="call_grep_1", tool_name="terminal")  # fmt: skip
+    message(db, CHILD, 100, "assistant", content=None,
+            tool_calls=[call("call_read_2", "read_file", {"path": "shop/gone.py"})],
+            finish_reason="tool_calls")  # fmt: skip
+    message(db, CHILD, 101, "tool", content='{"error": "File not found: shop/gone.py"}',
+            tool_call_id="call_read_2", tool_name="read_file")  # fmt: skip
     message(
         db,
         CHILD,

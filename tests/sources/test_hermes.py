@@ -234,3 +234,51 @@ def test_malformed_rows_are_counted_and_a_huge_result_shows_its_head() -> None:
     )
     # a torn model_config and a parent that is gone: a sub-agent of a lead not listed
     assert found["20261203_091000_orphan"].parent_id == "gone"
+
+
+def copied(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(HOME, home)
+    return home
+
+
+def test_multimodal_content_shows_its_text_and_marks_its_images(tmp_path: Path) -> None:
+    said = [e.text for e in events(GATEWAY) if e.kind == "user"]
+    assert said[-1] == "And this receipt?\n[image]"
+    home = copied(tmp_path)
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute(
+            "INSERT INTO sessions (id, source, started_at) VALUES ('20261204_090000_cafe01', 'discord', 1796374800)"
+        )
+        db.execute(
+            "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', ?, 1796374801)",
+            (
+                "20261204_090000_cafe01",
+                '\x00json:[{"type": "image_url", "image_url": {"url": "data:image/png;base64,'
+                + "A" * 5000
+                + '"}}, {"type": "text", "text": "What is in this photo?"}]',
+            ),
+        )
+    db.close()
+    # titled by the text part, though the head read for the title cuts the JSON
+    assert sessions(home)["20261204_090000_cafe01"].title == "What is in this photo?"
+
+
+def test_a_delegate_call_written_after_its_child_ran_still_spawns_it(
+    tmp_path: Path,
+) -> None:
+    """Hermes may write a turn's rows when the turn ends: the call's time can come after
+    its child's start; the child is still read at the call, not after the lead's turns."""
+    home = copied(tmp_path)
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute(  # the call and its result, both written as the turn ended
+            "UPDATE messages SET timestamp = 1796119395 WHERE session_id = ? "
+            "AND timestamp BETWEEN 1796119260 AND 1796119400",
+            (LEAD,),
+        )
+    db.close()
+    read = events(LEAD, home)
+    spawn = next(e for e in read if e.kind == "subagent")
+    assert spawn.call_id == "call_deleg_1" and spawn.extra["child_id"] == CHILD
+    call = next(e for e in read if e.call_id == "call_deleg_1")
+    assert read.index(spawn) == read.index(call) + 1

@@ -98,6 +98,8 @@ DB_NAME = "state.db"
 WINDOWS_HOME = ("AppData", "Local", "hermes")
 _PROFILES = "profiles"
 _TEXT_CAP = 256 * 1024  # a message's text shown: the head of a longer one, and a note
+_CONTENT_JSON = "\x00json:"  # before the JSON of a message's multimodal parts
+_PARTS_HEAD = 64 * 1024  # of multimodal parts read for a title, at most
 _SESSION_COLUMNS = ("id", "source", "model", "model_config", "parent_session_id",
                     "started_at", "ended_at", "end_reason", "message_count", "cwd",
                     "git_branch", "title", "last_activity_at", "billing_provider",
@@ -265,24 +267,62 @@ def _last_written(connection: sqlite3.Connection) -> dict[str, object]:
 def _first_prompts(
     connection: sqlite3.Connection, infos: list[dict[str, object]]
 ) -> dict[str, str]:
-    """The head of the first user message of each untitled session (Hermes' own preview)."""
+    """The head of the first user message of each untitled session, as Hermes' own preview
+    takes it: not a compaction's summary, nor scaffolding Hermes hides."""
     columns = databases.table_columns(connection, "messages")
     if not {"session_id", "role", "content"} <= columns:
         return {}
     order = "timestamp, id" if {"timestamp", "id"} <= columns else "rowid"
+    skip = "".join(
+        clause
+        for column, clause in (
+            ("_compressed_summary", " AND NOT _compressed_summary"),
+            ("display_kind", " AND coalesce(display_kind, '') != 'hidden'"),
+            ("active", " AND active = 1"),
+        )
+        if column in columns
+    )
     found = {}
     for info in infos[:10_000]:
         session_id = info.get("id")
         if info.get("title") or not isinstance(session_id, str):
             continue
-        row = connection.execute(
-            "SELECT substr(content, 1, 400) FROM messages WHERE session_id = ? AND role = 'user'"
-            f" AND content IS NOT NULL ORDER BY {order} LIMIT 1",
-            (session_id,),
-        ).fetchone()
-        if row and isinstance(row[0], str) and row[0].strip():
-            found[session_id] = row[0]
+        # in bytes: a multimodal message starts with a NUL, where SQL's text ends; its
+        # text part may follow an image's data, so more of it is read
+        text = None
+        for size in (2000, _PARTS_HEAD):
+            row = connection.execute(
+                "SELECT substr(CAST(content AS BLOB), 1, ?) FROM messages WHERE session_id = ?"
+                f" AND role = 'user' AND content IS NOT NULL{skip} ORDER BY {order} LIMIT 1",
+                (size, session_id),
+            ).fetchone()
+            head = row[0] if row else None
+            if not isinstance(head, bytes):
+                break
+            text = _prompt_text(head.decode("utf-8", "ignore"))
+            if text or not head.startswith(_CONTENT_JSON.encode()) or len(head) < size:
+                break
+        if text:
+            found[session_id] = text
     return found
+
+
+_TEXT_PART = re.compile(r'"text"\s*:\s*("(?:\\.|[^"\\])*")')
+
+
+def _prompt_text(head: str) -> str | None:
+    """A prompt's text from its head: as it is, or the first text part of multimodal
+    content (whose JSON the head may cut)."""
+    if not head.startswith(_CONTENT_JSON):
+        return head if head.strip() else None
+    match = _TEXT_PART.search(head)
+    if match is None:
+        return None
+    try:
+        text = orjson.loads(match.group(1))
+    except orjson.JSONDecodeError:
+        return None
+    return text if isinstance(text, str) and text.strip() else None
 
 
 # --- reading ------------------------------------------------------------------------
@@ -490,6 +530,29 @@ class _Reader:
             head = blob.read(_TEXT_CAP).decode("utf-8", "ignore")
             return f"{head}\n[… {files.human_bytes(size - _TEXT_CAP)} more not shown]"
 
+    def content(self, rowid: object) -> str | None:
+        """A message's `content` as text: Hermes keeps multimodal parts as JSON behind a
+        NUL sentinel (`\\x00json:`), shown as their text with each image or file marked."""
+        text = self.text(rowid, "content")
+        if text is None or not text.startswith(_CONTENT_JSON):
+            return shown_text(text, keep_empty=False)
+        try:
+            parts = orjson.loads(text[len(_CONTENT_JSON) :])
+        except orjson.JSONDecodeError:  # cut at the cap, or torn
+            return "[structured content]"
+        shown = []
+        for part in parts if isinstance(parts, list) else [parts]:
+            item = as_dict(part)
+            kind = as_str(item.get("type")) or "part"
+            said = item.get("text")
+            if isinstance(said, str):
+                shown.append(said)
+            elif kind in ("image_url", "image", "input_image"):
+                shown.append("[image]")
+            else:
+                shown.append(f"[{kind}]")
+        return shown_text("\n".join(shown), keep_empty=False)
+
     def message(
         self,
         message: dict[str, object],
@@ -501,11 +564,11 @@ class _Reader:
         role = message.get("role")
         rowid = message.get("rowid")
         if message.get("_compressed_summary"):
-            text = shown_text(self.text(rowid, "content"), keep_empty=False)
+            text = self.content(rowid)
             yield self.event("compaction", time, agent, text=text)
             return
         if role == "user":
-            text = shown_text(self.text(rowid, "content"), keep_empty=False)
+            text = self.content(rowid)
             if text is None:
                 return
             if message.get("display_kind") == "hidden":  # Hermes' own scaffolding
@@ -520,7 +583,7 @@ class _Reader:
             )
             if thinking and thinking.strip():
                 yield self.event("thinking", time, agent, text=thinking)
-            text = shown_text(self.text(rowid, "content"), keep_empty=False)
+            text = self.content(rowid)
             if text:
                 yield self.event("assistant", time, agent, text=text)
             yield from self.calls(message, time, agent, children, depth)
@@ -528,7 +591,7 @@ class _Reader:
             if reason and reason != "tool_calls":
                 yield self.event("turn_end", time, agent, extra={"reason": reason})
         elif role == "tool":
-            text = shown_text(self.text(rowid, "content"), keep_empty=False)
+            text = self.content(rowid)
             yield self.event(
                 "tool_result",
                 time,
@@ -539,7 +602,7 @@ class _Reader:
                 is_error=_failed(text),
             )
         elif role == "system":
-            text = shown_text(self.text(rowid, "content"), keep_empty=False)
+            text = self.content(rowid)
             if text:
                 yield self.event(
                     "meta", time, agent, text=text, extra={"role": "system"}
@@ -596,18 +659,13 @@ class _Reader:
             goal = (
                 as_dict(arguments).get("goal") if isinstance(arguments, dict) else None
             )
-            # a batch delegation starts several children: those started before the next call
-            spawned = [
-                c for c in children if time is None or c[1] is None or c[1] >= time
-            ]
-            if not spawned:
-                continue
+            # each call takes the next children in the order they started, one for each
+            # task of a batch: the rows name no call, and a message's time may be when
+            # Hermes wrote it (after its children ran), not when it was made
             for task in _tasks(arguments) or [None]:
-                if not spawned:
+                if not children:
                     break
-                child = spawned.pop(0)
-                children.remove(child)
-                child_id = child[0]
+                child_id = children.pop(0)[0]
                 said = task if isinstance(task, str) else goal
                 yield self.event(
                     "subagent",

@@ -202,6 +202,12 @@ def main_home() -> None:
     message(db, GATEWAY, 86400 - 7200, "user", content="What's on my calendar\ntoday?")
     message(db, GATEWAY, 86400 - 7100, "assistant", content="Two meetings: 10:00 and 14:30.",
             finish_reason="stop")  # fmt: skip
+    # a photo with its caption: Hermes keeps multimodal parts as JSON behind a NUL
+    parts = [{"type": "text", "text": "And this receipt?"},
+             {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]  # fmt: skip
+    message(db, GATEWAY, 86400 - 7000, "user", content="\x00json:" + json.dumps(parts))
+    message(db, GATEWAY, 86400 - 6990, "assistant", content="A taxi receipt: 23.40 EUR.",
+            finish_reason="stop")  # fmt: skip
     db.commit()
     db.close()
     # what sits beside the database: never opened (placeholders, no real keys)

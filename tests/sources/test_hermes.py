@@ -244,7 +244,7 @@ def copied(tmp_path: Path) -> Path:
 
 def test_multimodal_content_shows_its_text_and_marks_its_images(tmp_path: Path) -> None:
     said = [e.text for e in events(GATEWAY) if e.kind == "user"]
-    assert said[-1] == "And this receipt?\n[image]"
+    assert "And this receipt?\n[image]" in said
     home = copied(tmp_path)
     with sqlite3.connect(home / ".hermes" / "state.db") as db:
         db.execute(
@@ -282,3 +282,19 @@ def test_a_delegate_call_written_after_its_child_ran_still_spawns_it(
     assert spawn.call_id == "call_deleg_1" and spawn.extra["child_id"] == CHILD
     call = next(e for e in read if e.call_id == "call_deleg_1")
     assert read.index(spawn) == read.index(call) + 1
+
+
+def test_an_in_place_compaction_shows_each_row_once_and_its_summary() -> None:
+    """Hermes keeps the rows a compaction folded (`compacted`) and writes the ones it
+    keeps again with the same display identity: each is shown once, where it came first,
+    whether the session is read whole or from its end."""
+    read = events(GATEWAY)
+    said = [e.text for e in read if e.kind in ("user", "assistant")]
+    assert said.count("And this receipt?\n[image]") == 1
+    assert said.count("A taxi receipt: 23.40 EUR.") == 1
+    kinds = [e.kind for e in read]
+    assert kinds.index("compaction") == 6 and said[-1] == "Filed under travel."
+    last = list(hermes.read_last(sessions()[GATEWAY], Diagnostics(), 6))
+    assert [(e.kind, e.text) for e in last] == [
+        (e.kind, e.text) for e in read[-len(last) :]
+    ]

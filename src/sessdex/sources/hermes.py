@@ -22,7 +22,10 @@ link is listed on its own, the child saying which session it continues
 (`model_config._branched_from` / `_reset_from`) is listed the same way. Any other child is
 a `delegate_task` sub-agent: it is listed under its lead (`parent_id`, agent type
 `subagent`) and read with it, after the call that started it. Rows a rewind dropped
-(`active` 0 and not `compacted`) are not shown.
+(`active` 0 and not `compacted`) are not shown. A compaction inside a session keeps the rows
+it folded (`compacted`) and writes the summary and the rows it keeps after it, each copy
+with its original's `display_identity`: as in Hermes' own view, each is shown once, where
+it came first.
 
 Usage: per model from `session_model_usage` (schema v2x, with its task: the main loop,
 compression, titles) where it has rows, else one `usage` event of the session's counters
@@ -108,7 +111,7 @@ _SESSION_COLUMNS = ("id", "source", "model", "model_config", "parent_session_id"
                     "actual_cost_usd")  # fmt: skip
 _MESSAGE_COLUMNS = ("role", "tool_call_id", "tool_calls", "tool_name", "timestamp",
                     "finish_reason", "reasoning", "reasoning_content",
-                    "_compressed_summary", "display_kind")  # fmt: skip
+                    "_compressed_summary", "display_kind", "display_identity")  # fmt: skip
 _CONTINUATIONS = (
     "_branched_from",
     "_reset_from",
@@ -230,6 +233,7 @@ def _lineage(
     if (
         above.get("end_reason") == "compression"
         and config.get("_delegate_from") is None
+        and info.get("source") != "tool"  # a tool's own session: no continuation
     ):
         return "compression", parent
     return "subagent", parent
@@ -278,7 +282,7 @@ def _first_prompts(
         for column, clause in (
             ("_compressed_summary", " AND NOT _compressed_summary"),
             ("display_kind", " AND coalesce(display_kind, '') != 'hidden'"),
-            ("active", " AND active = 1"),
+            ("compacted", " AND (active = 1 OR compacted = 1)"),  # not a rewound one
         )
         if column in columns
     )
@@ -443,19 +447,17 @@ class _Reader:
             )
 
     def _continues(self, info: dict[str, object]) -> str | None:
+        """The session this one continues (a compression's, a branch's or a reset's)."""
         parent = as_str(info.get("parent_session_id"))
         if not parent:
             return None
-        config = _json_dict(info.get("model_config"))
-        if any(config.get(m) is not None for m in _CONTINUATIONS):
-            return parent
-        if "end_reason" not in self.session_columns:
-            return None
-        above = self.connection.execute(
-            "SELECT end_reason FROM sessions WHERE id = ?", (parent,)
+        wanted = [c for c in _SESSION_COLUMNS if c in self.session_columns]
+        row = self.connection.execute(
+            f"SELECT {', '.join(wanted)} FROM sessions WHERE id = ?", (parent,)
         ).fetchone()
-        compressed = above is not None and above[0] == "compression"
-        return parent if compressed and config.get("_delegate_from") is None else None
+        above = {parent: dict(zip(wanted, row, strict=True))} if row else {}
+        kind, _ = _lineage(info, above)
+        return parent if kind not in (None, "subagent") else None
 
     def _children(self, session_id: str) -> list[tuple[str, datetime | None]]:
         """The session's sub-agent children, oldest first (each taken by the first
@@ -496,9 +498,15 @@ class _Reader:
         query = f"SELECT rowid, {', '.join(optional)} FROM messages WHERE session_id = ?{shown}"
         names = ("rowid", *_MESSAGE_COLUMNS)
         if self.last is None:
+            seen: set[object] = set()
             cursor = self.connection.execute(f"{query} ORDER BY {order}", (session_id,))
             for row in cursor:
-                yield dict(zip(names, row, strict=True))
+                message = dict(zip(names, row, strict=True))
+                identity = message.get("display_identity")
+                if identity is not None and identity in seen:
+                    continue  # a copy a compaction kept of a row shown already
+                seen.add(identity)
+                yield message
             return
         backwards = order.replace(",", " DESC,") + " DESC"
         newest = self.connection.execute(
@@ -507,7 +515,30 @@ class _Reader:
         if len(newest) <= self.last:
             raise WholeRead("no more messages than asked for")
         for row in reversed(newest[: self.last]):
-            yield dict(zip(names, row, strict=True))
+            message = dict(zip(names, row, strict=True))
+            if not self._copied(session_id, message, shown, order):
+                yield message
+
+    def _copied(
+        self, session_id: str, message: dict[str, object], shown: str, order: str
+    ) -> bool:
+        """Whether a row is the copy of an earlier one (its `display_identity`): an
+        in-place compaction keeps the old rows for display and writes the ones it kept
+        again; Hermes shows each once, where it came first."""
+        identity = message.get("display_identity")
+        if identity is None:
+            return False
+        stamp, rowid = message.get("timestamp"), message.get("rowid")
+        before = "(timestamp < ? OR (timestamp = ? AND rowid < ?))"
+        arguments: tuple[object, ...] = (stamp, stamp, rowid)
+        if order == "rowid":
+            before, arguments = "rowid < ?", (rowid,)
+        row = self.connection.execute(
+            f"SELECT 1 FROM messages WHERE session_id = ? AND display_identity = ?{shown}"
+            f" AND {before} LIMIT 1",
+            (session_id, identity, *arguments),
+        ).fetchone()
+        return row is not None
 
     def text(self, rowid: object, column: str) -> str | None:
         """A message's text column, its head only where it is huge (read through blob

@@ -36,7 +36,7 @@ CREATE TABLE messages (
     timestamp REAL NOT NULL, token_count INTEGER, finish_reason TEXT, reasoning TEXT,
     reasoning_content TEXT, _compressed_summary INTEGER NOT NULL DEFAULT 0,
     active INTEGER NOT NULL DEFAULT 1, compacted INTEGER NOT NULL DEFAULT 0,
-    display_kind TEXT
+    display_kind TEXT, display_identity BLOB
 );
 CREATE INDEX idx_messages_session ON messages(session_id, timestamp);
 CREATE INDEX idx_messages_session_id ON messages(session_id, id);
@@ -207,6 +207,31 @@ def main_home() -> None:
              {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]  # fmt: skip
     message(db, GATEWAY, 86400 - 7000, "user", content="\x00json:" + json.dumps(parts))
     message(db, GATEWAY, 86400 - 6990, "assistant", content="A taxi receipt: 23.40 EUR.",
+            finish_reason="stop")  # fmt: skip
+    # an in-place compaction (Hermes' archive_and_compact): every shown row is kept for
+    # display (`compacted`), then the summary and the rows it keeps are written again,
+    # each copy with its original's display identity
+    db.execute("UPDATE messages SET display_identity = CAST(id AS BLOB) WHERE session_id = ?",
+               (GATEWAY,))  # fmt: skip
+    db.execute("UPDATE messages SET active = 0, compacted = 1 WHERE session_id = ? AND active = 1",
+               (GATEWAY,))  # fmt: skip
+    message(
+        db,
+        GATEWAY,
+        86400 - 6900,
+        "user",
+        _compressed_summary=1,
+        content="[CONTEXT COMPACTION] The user asked about their calendar and a receipt.",
+    )
+    db.execute(
+        "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name,"
+        " timestamp, finish_reason, display_identity) SELECT session_id, role, content,"
+        " tool_call_id, tool_calls, tool_name, timestamp, finish_reason, display_identity"
+        " FROM messages WHERE session_id = ? AND compacted = 1 AND timestamp >= ? ORDER BY id",
+        (GATEWAY, T0 + 86400 - 7000),
+    )
+    message(db, GATEWAY, 86400 - 6800, "user", content="Thanks, file it under travel")
+    message(db, GATEWAY, 86400 - 6790, "assistant", content="Filed under travel.",
             finish_reason="stop")  # fmt: skip
     db.commit()
     db.close()

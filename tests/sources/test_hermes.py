@@ -3,6 +3,7 @@ compression chains, rewound rows, per-model usage with Hermes' own cost."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -50,6 +51,9 @@ def test_the_home_and_each_profile_are_listed_with_their_gateway() -> None:
     # an untitled gateway session is titled by its first prompt, on one line
     assert found[GATEWAY].title == "What's on my calendar today?"
     assert found[GATEWAY].extra["source"] == "telegram"
+    # archived in Hermes (left out of its own list), listed here and said so
+    assert found[GATEWAY].extra["archived"] is True
+    assert "archived" not in found[LEAD].extra
     assert found[LEAD].extra["message_count"] == 9
 
 
@@ -298,3 +302,31 @@ def test_an_in_place_compaction_shows_each_row_once_and_its_summary() -> None:
     assert [(e.kind, e.text) for e in last] == [
         (e.kind, e.text) for e in read[-len(last) :]
     ]
+
+
+def test_a_huge_call_and_reasoning_are_read_bounded(tmp_path: Path) -> None:
+    """A write_file call with 6 MB of text and long reasoning: the call is shown with its
+    long string elided, the reasoning by its head, and nothing is counted as broken."""
+    home = copied(tmp_path)
+    arguments = json.dumps({"path": "big.txt", "content": "y" * (6 * 1024 * 1024)})
+    calls = json.dumps([{"id": "call_big", "type": "function",
+                         "function": {"name": "write_file", "arguments": arguments}}])  # fmt: skip
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute(
+            "INSERT INTO messages (session_id, role, content, tool_calls, reasoning, timestamp)"
+            " VALUES (?, 'assistant', NULL, ?, ?, 1796120400)",
+            (NEXT, calls, "z" * (1024 * 1024)),
+        )
+    db.close()
+    diagnostics = Diagnostics()
+    read = list(hermes.read(sessions(home)[NEXT], diagnostics))
+    call = next(e for e in read if e.call_id == "call_big")
+    # the arguments are one long JSON string in the row: elided whole, with its size
+    shown = call.extra["input"]
+    assert isinstance(shown, str) and len(shown) < 1024 and "MB" in shown, shown
+    thinking = [e for e in read if e.kind == "thinking"][-1]
+    assert thinking.text is not None and len(thinking.text) < 300 * 1024
+    assert not diagnostics.skipped_total
+    whole = list(hermes.read(sessions(home)[NEXT], Diagnostics(), full=True))
+    whole_call = next(e for e in whole if e.call_id == "call_big")
+    assert len(whole_call.extra["input"]["content"]) == 6 * 1024 * 1024  # type: ignore[index,call-overload,arg-type]

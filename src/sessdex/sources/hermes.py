@@ -108,10 +108,11 @@ _SESSION_COLUMNS = ("id", "source", "model", "model_config", "parent_session_id"
                     "git_branch", "title", "last_activity_at", "billing_provider",
                     "input_tokens", "output_tokens", "cache_read_tokens",
                     "cache_write_tokens", "reasoning_tokens", "estimated_cost_usd",
-                    "actual_cost_usd")  # fmt: skip
+                    "actual_cost_usd", "archived", "hidden")  # fmt: skip
 _MESSAGE_COLUMNS = ("role", "tool_call_id", "tool_calls", "tool_name", "timestamp",
                     "finish_reason", "reasoning", "reasoning_content",
                     "_compressed_summary", "display_kind", "display_identity")  # fmt: skip
+_LARGE = frozenset({"tool_calls", "reasoning", "reasoning_content"})
 _CONTINUATIONS = (
     "_branched_from",
     "_reset_from",
@@ -181,6 +182,12 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             continue
         kind, parent = _lineage(info, infos)
         extra: dict[str, JSONValue] = {}
+        for key in (
+            "archived",
+            "hidden",
+        ):  # kept out of Hermes' own list; still resumable
+            if info.get(key):
+                extra[key] = True
         for key in ("source", "message_count", "end_reason", "billing_provider"):
             value = info.get(key)
             if (
@@ -488,8 +495,13 @@ class _Reader:
         if not {"session_id", "role"} <= self.message_columns:
             self.diagnostics.problem(f"{NAME}: {self.db} has no messages table we know")
             return
+        # the columns that may be huge (a written file's text among a call's arguments,
+        # long reasoning) only say whether they are there: each is read by itself, bounded
         optional = [
-            c if c in self.message_columns else "NULL" for c in _MESSAGE_COLUMNS
+            (f"{c} IS NOT NULL AND {c} != ''" if c in _LARGE else c)
+            if c in self.message_columns
+            else "NULL"
+            for c in _MESSAGE_COLUMNS
         ]
         shown = ""
         if {"active", "compacted"} <= self.message_columns:
@@ -609,8 +621,13 @@ class _Reader:
             else:
                 yield self.event("user", time, agent, text=text)
         elif role == "assistant":
-            thinking = as_str(message.get("reasoning")) or as_str(
-                message.get("reasoning_content")
+            thinking = next(
+                (
+                    self.text(rowid, column)
+                    for column in ("reasoning", "reasoning_content")
+                    if message.get(column)
+                ),
+                None,
             )
             if thinking and thinking.strip():
                 yield self.event("thinking", time, agent, text=thinking)
@@ -651,27 +668,28 @@ class _Reader:
         children: list[tuple[str, datetime | None]],
         depth: int,
     ) -> Iterator[Event]:
-        raw = message.get("tool_calls")
-        if not raw:
+        rowid = message.get("rowid")
+        if not message.get("tool_calls") or not isinstance(rowid, int):
+            return
+        where = f"{self.db}#messages/{rowid}"
+        raw = databases.bounded_value(
+            self.connection, "messages", "tool_calls", rowid, full=self.full,
+            diagnostics=self.diagnostics, where=where,
+        )  # fmt: skip
+        if raw is None:  # too long even with its long strings elided: counted so
             return
         try:
             calls = orjson.loads(raw) if isinstance(raw, str | bytes) else None
         except orjson.JSONDecodeError:
-            self.diagnostics.skip(
-                f"{self.db}#messages/{message.get('rowid')}", 0, "not JSON"
-            )
+            self.diagnostics.skip(where, 0, "not JSON")
             return
         if not isinstance(calls, list):
-            self.diagnostics.skip(
-                f"{self.db}#messages/{message.get('rowid')}", 0, "bad value"
-            )
+            self.diagnostics.skip(where, 0, "bad value")
             return
         for call in calls:
             function = as_dict(call).get("function")
             if not isinstance(function, dict) or not as_str(function.get("name")):
-                self.diagnostics.skip(
-                    f"{self.db}#messages/{message.get('rowid')}", 0, "bad value"
-                )
+                self.diagnostics.skip(where, 0, "bad value")
                 continue
             name = as_str(function.get("name"))
             call_id = as_str(as_dict(call).get("id"))

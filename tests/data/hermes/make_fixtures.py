@@ -26,7 +26,8 @@ CREATE TABLE sessions (
     cache_read_tokens INTEGER DEFAULT 0, cache_write_tokens INTEGER DEFAULT 0,
     reasoning_tokens INTEGER DEFAULT 0, cwd TEXT, git_branch TEXT, git_repo_root TEXT,
     billing_provider TEXT, estimated_cost_usd REAL, actual_cost_usd REAL,
-    title TEXT, title_source TEXT, last_activity_at REAL, api_call_count INTEGER DEFAULT 0
+    title TEXT, title_source TEXT, last_activity_at REAL, api_call_count INTEGER DEFAULT 0,
+    archived INTEGER NOT NULL DEFAULT 0, hidden INTEGER NOT NULL DEFAULT 0
 );
 """
 MESSAGES_V30 = """
@@ -198,7 +199,7 @@ def main_home() -> None:
 
     session(db, id=GATEWAY, source="telegram", user_id="4242", model="hermes-4-405b",
             started_at=T0 + 86400 - 7200, message_count=2, input_tokens=300, output_tokens=40,
-            billing_provider="nous", last_activity_at=T0 + 86400 - 7100)  # fmt: skip
+            billing_provider="nous", last_activity_at=T0 + 86400 - 7100, archived=1)  # fmt: skip
     message(db, GATEWAY, 86400 - 7200, "user", content="What's on my calendar\ntoday?")
     message(db, GATEWAY, 86400 - 7100, "assistant", content="Two meetings: 10:00 and 14:30.",
             finish_reason="stop")  # fmt: skip

@@ -11,9 +11,10 @@ gateway's (`source`: cli, telegram, discord, ..., tool) in `sessions` rows (`id`
 rows in OpenAI's chat shape (`role` user / assistant / tool / system, `content`,
 `tool_calls` JSON `[{id, function: {name, arguments}}]`, `tool_call_id`, `tool_name`,
 `reasoning`, `finish_reason`, `timestamp`, and since schema v2x `active` / `compacted` /
-`_compressed_summary` / `display_kind`). Columns missing from older databases are
-tolerated; the FTS tables, `system_prompts`, the gateway's routing and lock tables are
-never read.
+`_compressed_summary` / `display_kind` / `display_identity`; multimodal `content` is
+`\\x00json:` and the JSON of its parts, shown as their text with pictures marked).
+Columns missing from older databases are tolerated; the FTS tables, `system_prompts`, the
+gateway's routing and lock tables are never read.
 
 A compression ends a session (`end_reason` 'compression') and goes on in a child row whose
 `parent_session_id` names it, its first message the summary (`_compressed_summary`): each
@@ -21,11 +22,12 @@ link is listed on its own, the child saying which session it continues
 (`extra["continues"]`), and a `compaction` event opens it. A `/branch` or a reset child
 (`model_config._branched_from` / `_reset_from`) is listed the same way. Any other child is
 a `delegate_task` sub-agent: it is listed under its lead (`parent_id`, agent type
-`subagent`) and read with it, after the call that started it. Rows a rewind dropped
-(`active` 0 and not `compacted`) are not shown. A compaction inside a session keeps the rows
-it folded (`compacted`) and writes the summary and the rows it keeps after it, each copy
-with its original's `display_identity`: as in Hermes' own view, each is shown once, where
-it came first.
+`subagent`) and read with it, after the call that started it (no row names its call: the
+calls take the children in the order they started, one for each task of a batch). Rows a
+rewind dropped (`active` 0 and not `compacted`) are not shown. A compaction inside a
+session keeps the rows it folded (`compacted`) and writes the summary and the rows it keeps
+after it, each copy with its original's `display_identity`: as in Hermes' own view, each
+is shown once, where it came first.
 
 Usage: per model from `session_model_usage` (schema v2x, with its task: the main loop,
 compression, titles) where it has rows, else one `usage` event of the session's counters
@@ -95,7 +97,10 @@ RESUME_FLAGS = ResumeFlags(
 )
 _SESSION_ID = re.compile(r"\d{8}_\d{6}_[0-9a-f]{4,32}")
 
-INSTALL_HINT = "pip install hermes-agent  (or: curl -fsSL https://hermes-agent.nousresearch.com/install.sh | bash)"
+INSTALL_HINT = (  # the README's installer (Windows: scripts/install.ps1)
+    "curl -fsSL https://raw.githubusercontent.com/NousResearch/hermes-agent/main/scripts/"
+    "install.sh | bash"
+)
 
 DB_NAME = "state.db"
 WINDOWS_HOME = ("AppData", "Local", "hermes")
@@ -421,9 +426,7 @@ class _Reader:
                 extra={"continues": continues},
             )
         children = self._children(session_id) if depth < _DEPTH else []
-        if (
-            children and self.last is not None
-        ):  # where each one is read needs every call
+        if children and self.last is not None:  # each is read at its call: all calls
             raise WholeRead("a session with sub-agents is read whole")
         last_time: datetime | None = None
         for message in self._messages(session_id):
@@ -467,8 +470,8 @@ class _Reader:
         return parent if kind not in (None, "subagent") else None
 
     def _children(self, session_id: str) -> list[tuple[str, datetime | None]]:
-        """The session's sub-agent children, oldest first (each taken by the first
-        `delegate_task` call made before it started)."""
+        """The session's sub-agent children, oldest first: its `delegate_task` calls
+        take them in that order, one for each task."""
         if "parent_session_id" not in self.session_columns:
             return []
         wanted = [c for c in _SESSION_COLUMNS if c in self.session_columns]
@@ -794,7 +797,8 @@ class _Reader:
         chosen = [c if c in columns else "NULL" for c in wanted]
         order = "first_seen, rowid" if "first_seen" in columns else "rowid"
         rows = self.connection.execute(
-            f"SELECT {', '.join(chosen)} FROM session_model_usage WHERE session_id = ? ORDER BY {order}",
+            f"SELECT {', '.join(chosen)} FROM session_model_usage WHERE session_id = ?"
+            f" ORDER BY {order}",
             (session_id,),
         ).fetchall()
         return [dict(zip(wanted, row, strict=True)) for row in rows]

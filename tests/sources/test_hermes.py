@@ -289,15 +289,20 @@ def test_a_delegate_call_written_after_its_child_ran_still_spawns_it(
 
 
 def test_an_in_place_compaction_shows_each_row_once_and_its_summary() -> None:
-    """Hermes keeps the rows a compaction folded (`compacted`) and writes the ones it
-    keeps again with the same display identity: each is shown once, where it came first,
-    whether the session is read whole or from its end."""
+    """Hermes keeps the rows a compaction folded (`compacted`), flags the originals of
+    the tail it keeps as rewound and writes the summary, then that tail, again: shown in
+    the order Hermes wrote them (by id, not by their older times), each row once, whether
+    the session is read whole or from its end; the gateway's `session_meta` row is no
+    message and no unknown record."""
     read = events(GATEWAY)
     said = [e.text for e in read if e.kind in ("user", "assistant")]
     assert said.count("And this receipt?\n[image]") == 1
     assert said.count("A taxi receipt: 23.40 EUR.") == 1
     kinds = [e.kind for e in read]
-    assert kinds.index("compaction") == 6 and said[-1] == "Filed under travel."
+    assert kinds[:4] == ["user", "assistant", "turn_end", "compaction"]
+    after = [e.text for e in read[4:] if e.kind in ("user", "assistant")]
+    assert after[:2] == ["And this receipt?\n[image]", "A taxi receipt: 23.40 EUR."]
+    assert said[-1] == "Filed under travel."
     last = list(hermes.read_last(sessions()[GATEWAY], Diagnostics(), 6))
     assert [(e.kind, e.text) for e in last] == [
         (e.kind, e.text) for e in read[-len(last) :]

@@ -12,7 +12,10 @@ rows in OpenAI's chat shape (`role` user / assistant / tool / system, `content`,
 `tool_calls` JSON `[{id, function: {name, arguments}}]`, `tool_call_id`, `tool_name`,
 `reasoning`, `finish_reason`, `timestamp`, and since schema v2x `active` / `compacted` /
 `_compressed_summary` / `display_kind` / `display_identity`; multimodal `content` is
-`\\x00json:` and the JSON of its parts, shown as their text with pictures marked).
+`\\x00json:` and the JSON of its parts, shown as their text with pictures marked;
+the gateway's first row, role `session_meta`, holds its tools and is not shown). Messages
+are read in the order Hermes wrote them (by id, as its own views do: a timestamp may go
+back, and a compaction dates its summary after the rows it keeps).
 Columns missing from older databases are tolerated; the FTS tables, `system_prompts`, the
 gateway's routing and lock tables are never read.
 
@@ -26,8 +29,8 @@ a `delegate_task` sub-agent: it is listed under its lead (`parent_id`, agent typ
 calls take the children in the order they started, one for each task of a batch). Rows a
 rewind dropped (`active` 0 and not `compacted`) are not shown. A compaction inside a
 session keeps the rows it folded (`compacted`) and writes the summary and the rows it keeps
-after it, each copy with its original's `display_identity`: as in Hermes' own view, each
-is shown once, where it came first.
+after it, each copy with its original's `display_identity` (the originals of the kept
+tail flagged as rewound): as in Hermes' own view, each is shown once, where it came first.
 
 Usage: per model from `session_model_usage` (schema v2x, with its task: the main loop,
 compression, titles) where it has rows, else one `usage` event of the session's counters
@@ -509,7 +512,10 @@ class _Reader:
         shown = ""
         if {"active", "compacted"} <= self.message_columns:
             shown = " AND (active = 1 OR compacted = 1)"  # a rewind's dropped rows: not shown
-        order = "timestamp, rowid" if "timestamp" in self.message_columns else "rowid"
+        # in the order Hermes wrote them, as its own views read them (by id: a message's
+        # timestamp may go back, and a compaction's summary is dated after the rows it
+        # keeps, which are written again after it)
+        order = "rowid"
         query = f"SELECT rowid, {', '.join(optional)} FROM messages WHERE session_id = ?{shown}"
         names = ("rowid", *_MESSAGE_COLUMNS)
         if self.last is None:
@@ -523,7 +529,7 @@ class _Reader:
                 seen.add(identity)
                 yield message
             return
-        backwards = order.replace(",", " DESC,") + " DESC"
+        backwards = "rowid DESC"
         newest = self.connection.execute(
             f"{query} ORDER BY {backwards} LIMIT ?", (session_id, self.last + 1)
         ).fetchall()
@@ -531,27 +537,20 @@ class _Reader:
             raise WholeRead("no more messages than asked for")
         for row in reversed(newest[: self.last]):
             message = dict(zip(names, row, strict=True))
-            if not self._copied(session_id, message, shown, order):
+            if not self._copied(session_id, message, shown):
                 yield message
 
-    def _copied(
-        self, session_id: str, message: dict[str, object], shown: str, order: str
-    ) -> bool:
+    def _copied(self, session_id: str, message: dict[str, object], shown: str) -> bool:
         """Whether a row is the copy of an earlier one (its `display_identity`): an
         in-place compaction keeps the old rows for display and writes the ones it kept
         again; Hermes shows each once, where it came first."""
         identity = message.get("display_identity")
         if identity is None:
             return False
-        stamp, rowid = message.get("timestamp"), message.get("rowid")
-        before = "(timestamp < ? OR (timestamp = ? AND rowid < ?))"
-        arguments: tuple[object, ...] = (stamp, stamp, rowid)
-        if order == "rowid":
-            before, arguments = "rowid < ?", (rowid,)
         row = self.connection.execute(
             f"SELECT 1 FROM messages WHERE session_id = ? AND display_identity = ?{shown}"
-            f" AND {before} LIMIT 1",
-            (session_id, identity, *arguments),
+            " AND rowid < ? LIMIT 1",
+            (session_id, identity, message.get("rowid")),
         ).fetchone()
         return row is not None
 
@@ -658,6 +657,8 @@ class _Reader:
                 yield self.event(
                     "meta", time, agent, text=text, extra={"role": "system"}
                 )
+        elif role == "session_meta":
+            return  # the gateway's first row (its tools, model, platform): never shown
         else:
             self.diagnostics.unknown_type(
                 f"role:{role}" if isinstance(role, str) else "role"

@@ -200,6 +200,8 @@ def main_home() -> None:
     session(db, id=GATEWAY, source="telegram", user_id="4242", model="hermes-4-405b",
             started_at=T0 + 86400 - 7200, message_count=2, input_tokens=300, output_tokens=40,
             billing_provider="nous", last_activity_at=T0 + 86400 - 7100, archived=1)  # fmt: skip
+    # the gateway's first row of a session: its tools, model and platform (never shown)
+    message(db, GATEWAY, 86400 - 7200, "session_meta", content=None)
     message(db, GATEWAY, 86400 - 7200, "user", content="What's on my calendar\ntoday?")
     message(db, GATEWAY, 86400 - 7100, "assistant", content="Two meetings: 10:00 and 14:30.",
             finish_reason="stop")  # fmt: skip
@@ -209,13 +211,17 @@ def main_home() -> None:
     message(db, GATEWAY, 86400 - 7000, "user", content="\x00json:" + json.dumps(parts))
     message(db, GATEWAY, 86400 - 6990, "assistant", content="A taxi receipt: 23.40 EUR.",
             finish_reason="stop")  # fmt: skip
-    # an in-place compaction (Hermes' archive_and_compact): every shown row is kept for
-    # display (`compacted`), then the summary and the rows it keeps are written again,
-    # each copy with its original's display identity
+    # an in-place compaction (Hermes' archive_and_compact with a kept tail): the rows it
+    # folds stay for display (`compacted`), the originals of the tail it keeps are flagged
+    # as rewound (both 0), and the summary (dated when it was made) then the tail (with
+    # its original times and display identities) are written again after them
     db.execute("UPDATE messages SET display_identity = CAST(id AS BLOB) WHERE session_id = ?",
                (GATEWAY,))  # fmt: skip
-    db.execute("UPDATE messages SET active = 0, compacted = 1 WHERE session_id = ? AND active = 1",
-               (GATEWAY,))  # fmt: skip
+    tail = T0 + 86400 - 7000
+    db.execute("UPDATE messages SET active = 0, compacted = 1 WHERE session_id = ?"
+               " AND active = 1 AND timestamp < ?", (GATEWAY, tail))  # fmt: skip
+    db.execute("UPDATE messages SET active = 0, compacted = 0 WHERE session_id = ?"
+               " AND active = 1 AND timestamp >= ?", (GATEWAY, tail))  # fmt: skip
     message(
         db,
         GATEWAY,
@@ -228,8 +234,9 @@ def main_home() -> None:
         "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name,"
         " timestamp, finish_reason, display_identity) SELECT session_id, role, content,"
         " tool_call_id, tool_calls, tool_name, timestamp, finish_reason, display_identity"
-        " FROM messages WHERE session_id = ? AND compacted = 1 AND timestamp >= ? ORDER BY id",
-        (GATEWAY, T0 + 86400 - 7000),
+        " FROM messages WHERE session_id = ? AND active = 0 AND compacted = 0"
+        " AND timestamp >= ? ORDER BY id",
+        (GATEWAY, tail),
     )
     message(db, GATEWAY, 86400 - 6800, "user", content="Thanks, file it under travel")
     message(db, GATEWAY, 86400 - 6790, "assistant", content="Filed under travel.",

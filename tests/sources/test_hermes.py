@@ -24,16 +24,21 @@ GATEWAY = "20261202_080000_77aa88"
 PROFILED = "20261120_153000_5c5d5e"
 
 
+def parsed(home: Path = HOME, diagnostics: Diagnostics | None = None) -> list[Session]:
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    location = hermes.locate(Home.at(home))
+    return [
+        session
+        for path in hermes.scan(location)
+        for session in hermes.parse(path, location, diagnostics)
+    ]
+
+
 def sessions(
     home: Path = HOME, diagnostics: Diagnostics | None = None
 ) -> dict[str, Session]:
-    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-    location = hermes.locate(Home.at(home))
-    return {
-        session.id: session
-        for path in hermes.scan(location)
-        for session in hermes.parse(path, location, diagnostics)
-    }
+    """The listed sessions, by id."""
+    return {s.id: s for s in parsed(home, diagnostics) if s.listed}
 
 
 def events(session_id: str, home: Path = HOME) -> list[Event]:
@@ -46,29 +51,57 @@ def events(session_id: str, home: Path = HOME) -> list[Event]:
 
 def test_the_home_and_each_profile_are_listed_with_their_gateway() -> None:
     found = sessions()
-    assert set(found) == {LEAD, CHILD, NEXT, GATEWAY, PROFILED}
+    assert set(found) == {CHILD, NEXT, GATEWAY, PROFILED}
     assert found[PROFILED].path and "/profiles/work/state.db#" in found[PROFILED].path
     # an untitled gateway session is titled by its first prompt, on one line
     assert found[GATEWAY].title == "What's on my calendar today?"
     assert found[GATEWAY].extra["source"] == "telegram"
     # archived in Hermes (left out of its own list), listed here and said so
     assert found[GATEWAY].extra["archived"] is True
-    assert "archived" not in found[LEAD].extra
-    assert found[LEAD].extra["message_count"] == 9
+    assert "archived" not in found[NEXT].extra
+    assert found[NEXT].extra["message_count"] == 9 + 3  # both links of its chain
 
 
-def test_a_compression_continuation_is_a_session_of_its_own_naming_its_predecessor() -> (
-    None
-):
+def test_a_compression_chain_is_one_session_under_its_newest_link() -> None:
+    """Hermes ends a session at a compression and goes on in a child row; its own list
+    shows the chain once, under the newest link's id, and `hermes --resume` of any link
+    opens that one: listed and read so, the older link's id leading to it."""
     found = sessions()
-    assert found[NEXT].parent_id is None
-    assert found[NEXT].extra["continues"] == LEAD
+    chain = found[NEXT]
+    assert chain.parent_id is None and "continues" not in chain.extra
+    assert chain.extra["chain"] == [LEAD, NEXT]
+    assert chain.created is not None
+    assert chain.created.isoformat() == "2026-12-01T10:00:00+00:00"  # the first link's
+    assert chain.title == "Add retry to checkout #2"
+    older = [s for s in parsed() if s.id == LEAD]
+    assert [(s.listed, s.extra) for s in older] == [(False, {"superseded_by": NEXT})]
     read = events(NEXT)
-    assert read[0].kind == "meta" and read[0].extra["continues"] == LEAD
-    assert read[1].kind == "compaction" and "CONTEXT COMPACTION" in (read[1].text or "")
-    assert [e.kind for e in read[2:6]] == ["user", "thinking", "assistant", "turn_end"]
-    # the session that was compressed says it ended so
-    ended = events(LEAD)[-1]
+    assert read[0].kind == "user" and read[0].text == (
+        "Add a retry with backoff to the checkout client"
+    )
+    lead = read[: [e.kind for e in read].index("compaction")]
+    assert not any(e.extra.get("exited") for e in lead)  # a link's end is no exit
+    assert any(e.kind == "subagent" for e in lead)
+    at = [e.kind for e in read].index("compaction")
+    assert "CONTEXT COMPACTION" in (read[at].text or "")
+    assert [e.kind for e in read[at + 1 : at + 5]] == [
+        "user", "thinking", "assistant", "turn_end",
+    ]  # fmt: skip
+    plan = hermes.resume(chain)
+    assert plan is not None and plan.argv == ("hermes", "--resume", NEXT)
+
+
+def test_a_compressed_session_whose_continuation_is_gone_ends_so(
+    tmp_path: Path,
+) -> None:
+    home = copied(tmp_path)
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute("DELETE FROM messages WHERE session_id = ?", (NEXT,))
+        db.execute("DELETE FROM sessions WHERE id = ?", (NEXT,))
+    db.close()
+    found = sessions(home)
+    assert "chain" not in found[LEAD].extra and found[CHILD].parent_id == LEAD
+    ended = events(LEAD, home)[-1]
     assert ended.kind == "meta" and ended.extra == {
         "exited": True,
         "reason": "compression",
@@ -79,8 +112,8 @@ def test_a_delegate_task_sub_agent_is_listed_under_its_lead_and_read_after_its_c
     None
 ):
     child = sessions()[CHILD]
-    assert child.parent_id == LEAD and child.agent_type == "subagent"
-    read = events(LEAD)
+    assert child.parent_id == NEXT and child.agent_type == "subagent"  # its chain's id
+    read = events(NEXT)
     spawn = next(e for e in read if e.kind == "subagent")
     assert spawn.extra["child_id"] == CHILD and spawn.call_id == "call_deleg_1"
     assert spawn.text == "Find every caller of checkout()"
@@ -99,7 +132,7 @@ def test_a_delegate_task_sub_agent_is_listed_under_its_lead_and_read_after_its_c
 
 
 def test_tool_calls_pair_with_their_results_and_keep_hermes_argument_names() -> None:
-    read = events(LEAD)
+    read = events(NEXT)
     calls = {e.call_id: e for e in read if e.kind == "tool_call" and e.agent_id is None}
     results = {
         e.call_id: e for e in read if e.kind == "tool_result" and e.agent_id is None
@@ -118,7 +151,7 @@ def test_tool_calls_pair_with_their_results_and_keep_hermes_argument_names() -> 
 
 
 def test_a_rewound_row_is_not_shown_and_hidden_scaffolding_is_injected_input() -> None:
-    read = events(LEAD)
+    read = events(NEXT)
     assert not any("undo that" in (e.text or "") for e in read)
     hidden = [e for e in read if e.extra.get("injected")]
     assert len(hidden) == 1 and hidden[0].kind == "meta"
@@ -128,21 +161,21 @@ def test_a_rewound_row_is_not_shown_and_hidden_scaffolding_is_injected_input() -
 def test_usage_is_per_model_and_task_with_hermes_cost_else_the_session_counters() -> (
     None
 ):
-    rows = [e for e in events(NEXT) if e.kind == "usage"]
+    # each link of the chain: its first (no per-model rows) by its counters, once
+    rows = [e for e in events(NEXT) if e.kind == "usage" and e.agent_id is None]
     assert [
         (e.usage.model if e.usage else None, e.extra.get("task")) for e in rows
     ] == [
+        ("anthropic/claude-sonnet-4.5", None),
         ("google/gemini-2.5-flash", "compression"),
         ("anthropic/claude-sonnet-4.5", None),
     ]
-    assert rows[1].usage == Usage(2000, 280, 9000, 0, 40, "anthropic/claude-sonnet-4.5")
-    assert rows[1].extra["app_cost_usd"] == pytest.approx(0.0401)
-    # no per-model rows: the session's counters, once
-    lead = [e for e in events(LEAD) if e.kind == "usage" and e.agent_id is None]
-    assert len(lead) == 1 and lead[0].usage == Usage(
+    assert rows[0].usage == Usage(
         5200, 900, 12000, 800, 150, "anthropic/claude-sonnet-4.5"
     )
-    assert lead[0].extra["app_cost_usd"] == pytest.approx(0.0812)
+    assert rows[0].extra["app_cost_usd"] == pytest.approx(0.0812)
+    assert rows[2].usage == Usage(2000, 280, 9000, 0, 40, "anthropic/claude-sonnet-4.5")
+    assert rows[2].extra["app_cost_usd"] == pytest.approx(0.0401)
     # an older database (the profile's) without session_model_usage reads the same way
     old = [e for e in events(PROFILED) if e.kind == "usage"]
     assert len(old) == 1 and old[0].usage == Usage(800, 120, 0, 0, 0, "gpt-5")
@@ -150,9 +183,9 @@ def test_usage_is_per_model_and_task_with_hermes_cost_else_the_session_counters(
 
 def test_resume_reopens_the_session_by_id_in_its_folder_without_yolo() -> None:
     found = sessions()
-    plan = hermes.resume(found[LEAD])
+    plan = hermes.resume(found[NEXT])
     assert plan is not None
-    assert plan.argv == ("hermes", "--resume", LEAD)
+    assert plan.argv == ("hermes", "--resume", NEXT)
     assert plan.cwd == "/home/alex/code/shop-api"
     assert "--yolo" not in plan.argv
     child = hermes.resume(found[CHILD])
@@ -281,7 +314,7 @@ def test_a_delegate_call_written_after_its_child_ran_still_spawns_it(
             (LEAD,),
         )
     db.close()
-    read = events(LEAD, home)
+    read = events(NEXT, home)
     spawn = next(e for e in read if e.kind == "subagent")
     assert spawn.call_id == "call_deleg_1" and spawn.extra["child_id"] == CHILD
     call = next(e for e in read if e.call_id == "call_deleg_1")
@@ -335,3 +368,41 @@ def test_a_huge_call_and_reasoning_are_read_bounded(tmp_path: Path) -> None:
     whole = list(hermes.read(sessions(home)[NEXT], Diagnostics(), full=True))
     whole_call = next(e for e in whole if e.call_id == "call_big")
     assert len(whole_call.extra["input"]["content"]) == 6 * 1024 * 1024  # type: ignore[index,call-overload,arg-type]
+
+
+def test_a_chain_goes_on_in_the_continuation_hermes_resumes(tmp_path: Path) -> None:
+    """Three links, and a second continuation of the first one: the chain follows the
+    later started continuation at each link, as `hermes --resume` does; the other is a
+    session of its own that says which it continues."""
+    home = copied(tmp_path)
+    third, stray = "20261201_103000_0d0d0d", "20261201_101400_0e0e0e"
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute(
+            "UPDATE sessions SET ended_at = 1796121000, end_reason = 'compression'"
+            " WHERE id = ?",
+            (NEXT,),
+        )
+        for child, parent, start in (
+            (third, NEXT, 1796121000),
+            (stray, LEAD, 1796120040),
+        ):
+            db.execute(
+                "INSERT INTO sessions (id, source, parent_session_id, started_at)"
+                " VALUES (?, 'cli', ?, ?)",
+                (child, parent, start),
+            )
+            db.execute(
+                "INSERT INTO messages (session_id, role, content, timestamp,"
+                " _compressed_summary) VALUES (?, 'user', 'summary', ?, 1)",
+                (child, start),
+            )
+    db.close()
+    found = sessions(home)
+    assert set(found) == {CHILD, third, stray, GATEWAY, PROFILED}
+    assert found[third].extra["chain"] == [LEAD, NEXT, third]
+    assert found[third].title == "Add retry to checkout #2"  # the newest titled link's
+    assert found[stray].extra["continues"] == LEAD and "chain" not in found[stray].extra
+    assert found[CHILD].parent_id == third
+    kinds = [e.kind for e in events(third, home)]
+    assert kinds.count("compaction") == 2
+    assert not any(e.extra.get("exited") for e in events(third, home))

@@ -20,13 +20,21 @@ Columns missing from older databases are tolerated; the FTS tables, `system_prom
 gateway's routing and lock tables are never read.
 
 A compression ends a session (`end_reason` 'compression') and goes on in a child row whose
-`parent_session_id` names it, its first message the summary (`_compressed_summary`): each
-link is listed on its own, the child saying which session it continues
-(`extra["continues"]`), and a `compaction` event opens it. A `/branch` or a reset child
-(`model_config._branched_from` / `_reset_from`) is listed the same way. Any other child is
-a `delegate_task` sub-agent: it is listed under its lead (`parent_id`, agent type
-`subagent`) and read with it, after the call that started it (no row names its call: the
-calls take the children in the order they started, one for each task of a batch). Rows a
+`parent_session_id` names it, its first message the summary (`_compressed_summary`). As
+Hermes' own list shows such a chain once, under its newest link (`_project_compression_tips`)
+and `hermes --resume` of any link opens that one (`resolve_resume_session_id`), the chain is
+one session here: the newest link's id, title, folder and model, the first link's start,
+`extra["chain"]` its links, read one after the other (a `compaction` event opens each
+continuation; a link's end is no exit); each older link's id leads to it
+(`superseded_by`). Where a session was compressed twice, the chain goes on in the later
+started continuation, as Hermes resumes it; the other is listed as a session that
+continues it (`extra["continues"]`). A `/branch` or a reset child
+(`model_config._branched_from` / `_reset_from`) is listed as a session of its own that
+names where it came from. Any other child is a `delegate_task` sub-agent
+(`_delegate_from`, source `subagent`, `tool` or the gateway's): it is listed under its
+lead's session (`parent_id`, agent type `subagent`) and read with the link that started
+it, after its call (no row names its call: the calls take the children in the order they
+started, one for each task of a batch). Rows a
 rewind dropped (`active` 0 and not `compacted`) are not shown. A compaction inside a
 session keeps the rows it folded (`compacted`) and writes the summary and the rows it keeps
 after it, each copy with its original's `display_identity` (the originals of the kept
@@ -49,7 +57,8 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator, Sequence
-from datetime import datetime
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Unpack
 
@@ -57,7 +66,15 @@ import orjson
 
 from .. import databases, files, folders
 from ..diagnostics import Diagnostics, read_failed
-from ..model import Event, EventKind, JSONValue, ResumePlan, Session, Usage
+from ..model import (
+    Event,
+    EventKind,
+    JSONValue,
+    ResumePlan,
+    Session,
+    Usage,
+    superseded,
+)
 from ._values import (
     Emitter,
     EventFields,
@@ -182,13 +199,14 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
     finally:
         connection.close()
     infos = {str(r[0]): dict(zip(columns, r, strict=True)) for r in rows if r[0]}
-    sessions = []
+    own: dict[str, Session] = {}
+    lineage: dict[str, tuple[str | None, str | None]] = {}
     for info in (dict(zip(columns, r, strict=True)) for r in rows):
         session_id = info.get("id")
         if not isinstance(session_id, str) or not session_id:
             diagnostics.skip(f"{path}#sessions", 0, "bad value")
             continue
-        kind, parent = _lineage(info, infos)
+        kind, parent = lineage[session_id] = _lineage(info, infos)
         extra: dict[str, JSONValue] = {}
         for key in (
             "archived",
@@ -208,28 +226,110 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             extra["profile"] = path.parent.name
         if kind is not None and kind != "subagent" and parent:
             extra["continues" if kind == "compression" else kind] = parent
-        sessions.append(
-            Session(
-                app=NAME,
-                id=session_id,
-                path=f"{path}#sessions/{session_id}",
-                cwd=as_str(info.get("cwd")) or None,
-                branch=as_str(info.get("git_branch")) or None,
-                title=one_line(info.get("title")) or one_line(prompts.get(session_id)),
-                created=db_time(info.get("started_at")),
-                updated=_latest(
-                    db_time(info.get("ended_at")),
-                    db_time(info.get("last_activity_at")),
-                    db_time(last_written.get(session_id)),
-                )
-                or db_time(info.get("started_at")),
-                model=as_str(info.get("model")) or None,
-                parent_id=parent if kind == "subagent" else None,
-                agent_type="subagent" if kind == "subagent" else None,
-                extra=extra,
+        own[session_id] = Session(
+            app=NAME,
+            id=session_id,
+            path=f"{path}#sessions/{session_id}",
+            cwd=as_str(info.get("cwd")) or None,
+            branch=as_str(info.get("git_branch")) or None,
+            title=one_line(info.get("title")) or None,  # else its first prompt, below
+            created=db_time(info.get("started_at")),
+            updated=_latest(
+                db_time(info.get("ended_at")),
+                db_time(info.get("last_activity_at")),
+                db_time(last_written.get(session_id)),
             )
+            or db_time(info.get("started_at")),
+            model=as_str(info.get("model")) or None,
+            parent_id=parent if kind == "subagent" else None,
+            agent_type="subagent" if kind == "subagent" else None,
+            extra=extra,
         )
-    return sessions
+    return _chained(own, lineage, prompts)
+
+
+def _chained(
+    own: dict[str, Session],
+    lineage: dict[str, tuple[str | None, str | None]],
+    prompts: dict[str, str],
+) -> list[Session]:
+    """Each compression chain as one session, as Hermes lists and resumes it: under its
+    newest link's id (what `hermes --resume` of any link opens), from its first link's
+    start, read link after link (`extra["chain"]`); the older links' ids lead to it."""
+    chains = _chains(own, lineage)
+    listed_as = {link: chain[-1] for chain in chains.values() for link in chain}
+    found: list[Session] = []
+    for session_id, session in own.items():
+        chain = chains.get(session_id)
+        if session_id in listed_as and chain is None:
+            continue  # a later link of a chain: listed with its first
+        if chain is not None and len(chain) > 1:
+            session = _whole_chain([own[link] for link in chain])
+            found.extend(superseded(NAME, link, chain[-1]) for link in chain[:-1])
+        if session.title is None:  # untitled: its first prompt, as Hermes' preview
+            session = replace(session, title=one_line(prompts.get(session_id)) or None)
+        kind, parent = lineage[session_id]
+        if kind == "subagent" and parent in listed_as:  # spawned by an older link
+            session = replace(session, parent_id=listed_as[parent])
+        found.append(session)
+    return found
+
+
+def _chains(
+    own: dict[str, Session], lineage: dict[str, tuple[str | None, str | None]]
+) -> dict[str, list[str]]:
+    """The links of each compression chain (two or more sessions), by its first link:
+    each goes on in the continuation Hermes resumes (the latest started)."""
+    following: dict[str, str] = {}
+    for session_id, (kind, parent) in lineage.items():
+        if kind != "compression" or parent not in own:
+            continue
+        other = following.get(parent)
+        if other is None or _started(own[session_id]) >= _started(own[other]):
+            following[parent] = session_id
+    chains: dict[str, list[str]] = {}
+    for first in own:
+        kind, parent = lineage[first]
+        if kind == "compression" and parent in own and following.get(parent) == first:
+            continue  # inside a chain
+        chain, link = [first], first
+        while (link := following.get(link, "")) and link not in chain:
+            chain.append(link)
+        if len(chain) > 1:
+            chains[first] = chain
+    return chains
+
+
+def _started(session: Session) -> tuple[datetime, str]:
+    return (session.created or datetime.min.replace(tzinfo=UTC), session.id)
+
+
+def _whole_chain(links: list[Session]) -> Session:
+    first, tip = links[0], links[-1]
+    extra = dict(tip.extra)
+    extra.pop("continues", None)
+    for key in ("branched_from", "reset_from"):  # how the first link began
+        if key in first.extra:
+            extra[key] = first.extra[key]
+    counts = [
+        c for link in links if isinstance(c := link.extra.get("message_count"), int)
+    ]
+    if counts:
+        extra["message_count"] = sum(counts)
+    for key in ("archived", "hidden"):
+        if any(link.extra.get(key) for link in links):
+            extra[key] = True
+    extra["chain"] = [link.id for link in links]
+    return replace(
+        tip,
+        cwd=tip.cwd or first.cwd,
+        branch=tip.branch or first.branch,
+        title=next((link.title for link in reversed(links) if link.title), None),
+        created=first.created or tip.created,
+        updated=_latest(*(link.updated for link in links)),
+        model=tip.model or first.model,
+        extra=extra,
+    )
 
 
 def _lineage(
@@ -373,8 +473,18 @@ def _read(
         diagnostics.problem(read_failed(NAME, db, error, "cannot open"))
         return
     reader = _Reader(session.id, diagnostics, connection, db, full, last)
+    chain = [
+        link for link in as_list(session.extra.get("chain")) if isinstance(link, str)
+    ]
+    links = chain[-1:] if last is not None else chain  # the tail: in the newest link
     try:
-        yield from reader.session(session.id, None, 0)
+        if len(links) > 1:
+            for n, link in enumerate(links):
+                yield from reader.session(
+                    link, None, 0, linked=(n > 0, n < len(links) - 1)
+                )
+        else:
+            yield from reader.session(session.id, None, 0)
     except sqlite3.Error as error:
         diagnostics.problem(read_failed(NAME, db, error))
     finally:
@@ -412,14 +522,21 @@ class _Reader:
         return self.emit(kind, time, **fields)
 
     def session(
-        self, session_id: str, agent: str | None, depth: int
+        self,
+        session_id: str,
+        agent: str | None,
+        depth: int,
+        linked: tuple[bool, bool] = (False, False),
     ) -> Iterator[Event]:
+        """One session's events; `linked`: whether a compression chain read whole has a
+        link before this one (its summary opens this one) and after it (this one's end
+        is no exit)."""
         wanted = [c for c in _SESSION_COLUMNS if c in self.session_columns]
         row = self.connection.execute(
             f"SELECT {', '.join(wanted)} FROM sessions WHERE id = ?", (session_id,)
         ).fetchone()
         info = dict(zip(wanted, row, strict=True)) if row else {}
-        continues = self._continues(info)
+        continues = None if linked[0] else self._continues(info)
         if continues and self.last is None:
             yield self.event(
                 "meta",
@@ -448,7 +565,7 @@ class _Reader:
         yield from self.usage(session_id, info, agent, last_time)
         ended = db_time(info.get("ended_at"))
         reason = as_str(info.get("end_reason"))
-        if ended is not None and agent is None:
+        if ended is not None and agent is None and not linked[1]:
             yield self.event(
                 "meta",
                 ended,

@@ -406,3 +406,60 @@ def test_a_chain_goes_on_in_the_continuation_hermes_resumes(tmp_path: Path) -> N
     kinds = [e.kind for e in events(third, home)]
     assert kinds.count("compaction") == 2
     assert not any(e.extra.get("exited") for e in events(third, home))
+
+
+def test_a_branch_compressed_goes_on_and_older_branches_and_resets_are_no_sub_agents(
+    tmp_path: Path,
+) -> None:
+    """A compression's continuation inherits its parent's `model_config`, a `/branch`
+    marker naming the branch's own origin among it: still the branch's continuation.
+    A database older than the markers tells a branch by its parent's 'branched' end, and
+    a gateway reset by its parent's reset end and their shared chat key: sessions of the
+    user's own, not sub-agents hidden under their parents."""
+    home = copied(tmp_path)
+    branch, onward = "20261203_100000_0b0b0b", "20261203_103000_0c0c0c"
+    legacy, reset = "20261203_110000_1a1a1a", "20261203_120000_2a2a2a"
+    marker = json.dumps({"_branched_from": NEXT})
+    rows = [
+        # id, parent, model_config, start, end, end reason, chat key
+        (branch, NEXT, marker, 1796292000, 1796293800, "compression", None),
+        (onward, branch, marker, 1796293800, None, None, None),
+        (legacy, GATEWAY, None, 1796295600, None, None, None),
+        (reset, GATEWAY, None, 1796299200, None, None, "agent:main:telegram:dm:4242"),
+    ]
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        for id_, parent, config, start, end, reason, key in rows:
+            db.execute(
+                "INSERT INTO sessions (id, source, parent_session_id, model_config,"
+                " started_at, ended_at, end_reason, session_key)"
+                " VALUES (?, 'cli', ?, ?, ?, ?, ?, ?)",
+                (id_, parent, config, start, end, reason, key),
+            )
+            db.execute(
+                "INSERT INTO messages (session_id, role, content, timestamp)"
+                " VALUES (?, 'user', 'go on', ?)",
+                (id_, start + 1),
+            )
+        db.execute(
+            "UPDATE sessions SET ended_at = 1796295000, end_reason = 'branched',"
+            " session_key = 'agent:main:telegram:dm:4242' WHERE id = ?",
+            (GATEWAY,),
+        )
+    db.close()
+    found = sessions(home)
+    assert found[onward].extra["chain"] == [branch, onward]
+    assert (
+        found[onward].extra["branched_from"] == NEXT and found[onward].parent_id is None
+    )
+    assert branch not in found
+    assert found[legacy].parent_id is None
+    assert found[legacy].extra["branched_from"] == GATEWAY
+    # the reset's parent ended 'branched' here: set it to a reset end instead
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute("UPDATE sessions SET end_reason = 'idle' WHERE id = ?", (GATEWAY,))
+    db.close()
+    again = sessions(home)
+    assert (
+        again[reset].parent_id is None and again[reset].extra["reset_from"] == GATEWAY
+    )
+    assert again[legacy].parent_id == GATEWAY  # no chat key of its own: a sub-agent

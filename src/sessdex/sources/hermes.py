@@ -28,9 +28,12 @@ one session here: the newest link's id, title, folder and model, the first link'
 continuation; a link's end is no exit); each older link's id leads to it
 (`superseded_by`). Where a session was compressed twice, the chain goes on in the later
 started continuation, as Hermes resumes it; the other is listed as a session that
-continues it (`extra["continues"]`). A `/branch` or a reset child
-(`model_config._branched_from` / `_reset_from`) is listed as a session of its own that
-names where it came from. Any other child is a `delegate_task` sub-agent
+continues it (`extra["continues"]`). A continuation inherits its parent's `model_config`,
+markers too: only a marker that names the parent makes a child no continuation, as in
+Hermes. A `/branch` or a reset child (`model_config._branched_from` / `_reset_from`; in a
+database older than the markers, a child started after its parent ended 'branched', or
+sharing the gateway chat key of a parent that ended at a reset) is listed as a session of
+its own that names where it came from. Any other child is a `delegate_task` sub-agent
 (`_delegate_from`, source `subagent`, `tool` or the gateway's): it is listed under its
 lead's session (`parent_id`, agent type `subagent`) and read with the link that started
 it, after its call (no row names its call: the calls take the children in the order they
@@ -128,8 +131,8 @@ _PROFILES = "profiles"
 _TEXT_CAP = 256 * 1024  # a message's text shown: the head of a longer one, and a note
 _CONTENT_JSON = "\x00json:"  # before the JSON of a message's multimodal parts
 _PARTS_HEAD = 64 * 1024  # of multimodal parts read for a title, at most
-_SESSION_COLUMNS = ("id", "source", "model", "model_config", "parent_session_id",
-                    "started_at", "ended_at", "end_reason", "message_count", "cwd",
+_SESSION_COLUMNS = ("id", "source", "session_key", "model", "model_config",
+                    "parent_session_id", "started_at", "ended_at", "end_reason", "message_count", "cwd",
                     "git_branch", "title", "last_activity_at", "billing_provider",
                     "input_tokens", "output_tokens", "cache_read_tokens",
                     "cache_write_tokens", "reasoning_tokens", "estimated_cost_usd",
@@ -138,6 +141,12 @@ _MESSAGE_COLUMNS = ("role", "tool_call_id", "tool_calls", "tool_name", "timestam
                     "finish_reason", "reasoning", "reasoning_content",
                     "_compressed_summary", "display_kind", "display_identity")  # fmt: skip
 _LARGE = frozenset({"tool_calls", "reasoning", "reasoning_content"})
+# how a session ended where the child that shares its gateway chat key is a new
+# conversation (a reset), in databases older than the `_reset_from` marker
+_RESET_END_REASONS = frozenset(
+    {"session_reset", "session_switch", "idle", "daily", "suspended",
+     "resume_pending_expired"}
+)  # fmt: skip
 _CONTINUATIONS = (
     "_branched_from",
     "_reset_from",
@@ -336,21 +345,41 @@ def _lineage(
     info: dict[str, object], infos: dict[str, dict[str, object]]
 ) -> tuple[str | None, str | None]:
     """What kind of child a session is ("compression", "branched_from", "reset_from",
-    "subagent"), and its parent's id; (None, None) for a root."""
+    "subagent"), and its parent's id; (None, None) for a root. As Hermes judges it
+    (hermes_state_common.py): a child of a session that ended by compression continues
+    it unless a marker names that parent (a continuation inherits its parent's
+    `model_config`, markers and all) or it is a tool's own session; then a marker, else,
+    in databases older than the markers, a branch or reset told by how its parent
+    ended."""
     parent = as_str(info.get("parent_session_id"))
     if not parent:
         return None, None
     config = _json_dict(info.get("model_config"))
-    for marker in _CONTINUATIONS:
-        if config.get(marker) is not None:
-            return marker.strip("_"), parent
     above = infos.get(parent, {})
     if (
         above.get("end_reason") == "compression"
-        and config.get("_delegate_from") is None
+        and all(config.get(m) != parent for m in (*_CONTINUATIONS, "_delegate_from"))
         and info.get("source") != "tool"  # a tool's own session: no continuation
     ):
         return "compression", parent
+    for marker in _CONTINUATIONS:
+        if config.get(marker) is not None:
+            return marker.strip("_"), parent
+    started, ended = info.get("started_at"), above.get("ended_at")
+    if (
+        above.get("end_reason") == "branched"
+        and isinstance(started, int | float)
+        and isinstance(ended, int | float)
+        and started >= ended
+    ):
+        return "branched_from", parent
+    key = info.get("session_key")
+    if (
+        above.get("end_reason") in _RESET_END_REASONS
+        and key
+        and key == above.get("session_key")
+    ):
+        return "reset_from", parent
     return "subagent", parent
 
 

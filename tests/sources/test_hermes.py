@@ -463,3 +463,28 @@ def test_a_branch_compressed_goes_on_and_older_branches_and_resets_are_no_sub_ag
         again[reset].parent_id is None and again[reset].extra["reset_from"] == GATEWAY
     )
     assert again[legacy].parent_id == GATEWAY  # no chat key of its own: a sub-agent
+
+
+def test_input_hermes_wrote_as_a_user_row_is_no_prompt(tmp_path: Path) -> None:
+    """A gateway's self-injected notification and a background delegate's result come
+    as user rows with their `display_kind`: Hermes' input, not the user's; a `steer`
+    row (typed while a turn ran) is the user's."""
+    home = copied(tmp_path)
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        for at, kind, text in (
+            (1796205000, "internal_notification", "Reminder: stand-up in 5 minutes"),
+            (1796205001, "async_delegation_complete", "Background task done: 3 files"),
+            (1796205002, "steer", "[OUT-OF-BAND USER MESSAGE]\nchange course"),
+        ):
+            db.execute(
+                "INSERT INTO messages (session_id, role, content, display_kind,"
+                " timestamp) VALUES (?, 'user', ?, ?, ?)",
+                (GATEWAY, text, kind, at),
+            )
+    db.close()
+    read = events(GATEWAY, home)
+    said = [e.text for e in read if e.kind == "user"]
+    assert "[OUT-OF-BAND USER MESSAGE]\nchange course" in said
+    assert not any("Reminder" in (t or "") or "Background" in (t or "") for t in said)
+    injected = [e.extra.get("display_kind") for e in read if e.extra.get("injected")]
+    assert injected == ["internal_notification", "async_delegation_complete"]

@@ -51,6 +51,9 @@ beside the database and are never opened. Hermes' input count leaves out cache r
 writes (`agent/usage_pricing.py` CanonicalUsage), as sessdex's does. What else
 `<home>/sessions/` and `<home>/logs/` hold (the gateway's routing, JSON logs of some
 releases) is not read: the database is what `hermes sessions` and `--resume` read.
+A user row Hermes wrote itself (`display_kind` hidden scaffolding, a gateway's
+`internal_notification`, a background delegate's `async_delegation_complete`) is injected
+input (`meta`), not a prompt; a `steer` row is the user's.
 A tool result Hermes would paint as failed (a JSON object with an `error`, or a failed
 `status`) is a failed result.
 """
@@ -141,6 +144,12 @@ _MESSAGE_COLUMNS = ("role", "tool_call_id", "tool_calls", "tool_name", "timestam
                     "finish_reason", "reasoning", "reasoning_content",
                     "_compressed_summary", "display_kind", "display_identity")  # fmt: skip
 _LARGE = frozenset({"tool_calls", "reasoning", "reasoning_content"})
+# a user row's `display_kind` where Hermes wrote it, not the user: scaffolding the model
+# sees but no view paints, a self-injected gateway notification, and a background
+# delegate's result delivered between turns (a `steer` row is the user's own)
+_INJECTED_KINDS = frozenset(
+    {"hidden", "internal_notification", "async_delegation_complete"}
+)
 # how a session ended where the child that shares its gateway chat key is a new
 # conversation (a reset), in databases older than the `_reset_from` marker
 _RESET_END_REASONS = frozenset(
@@ -762,10 +771,12 @@ class _Reader:
             text = self.content(rowid)
             if text is None:
                 return
-            if message.get("display_kind") == "hidden":  # Hermes' own scaffolding
-                yield self.event(
-                    "meta", time, agent, text=text, extra={"injected": True}
-                )
+            kind = message.get("display_kind")
+            if kind in _INJECTED_KINDS:  # Hermes' own input, not the user's typing
+                extra: dict[str, JSONValue] = {"injected": True}
+                if kind != "hidden":
+                    extra["display_kind"] = str(kind)
+                yield self.event("meta", time, agent, text=text, extra=extra)
             else:
                 yield self.event("user", time, agent, text=text)
         elif role == "assistant":

@@ -488,3 +488,53 @@ def test_input_hermes_wrote_as_a_user_row_is_no_prompt(tmp_path: Path) -> None:
     assert not any("Reminder" in (t or "") or "Background" in (t or "") for t in said)
     injected = [e.extra.get("display_kind") for e in read if e.extra.get("injected")]
     assert injected == ["internal_notification", "async_delegation_complete"]
+
+
+def test_a_gateway_sessions_main_loop_counts_beside_its_auxiliary_rows(
+    tmp_path: Path,
+) -> None:
+    """The gateway sets a session's counters whole (its agent's running totals), so its
+    main loop has no per-model row; a title's or a compression's call has a row of its
+    own, not in the counters. Both count: the counters not split by a row, then the rows."""
+    home = copied(tmp_path)
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute(
+            "UPDATE sessions SET estimated_cost_usd = 0.002 WHERE id = ?", (GATEWAY,)
+        )
+        db.execute(
+            "INSERT INTO session_model_usage (session_id, model, billing_provider, task,"
+            " input_tokens, output_tokens, estimated_cost_usd, last_seen)"
+            " VALUES (?, 'google/gemini-2.5-flash', 'openrouter', 'title_generation',"
+            " 60, 8, 0.0001, 1796198500)",
+            (GATEWAY,),
+        )
+    db.close()
+    rows = [e for e in events(GATEWAY, home) if e.kind == "usage"]
+    assert [(e.usage, e.extra.get("task")) for e in rows] == [
+        (Usage(60, 8, 0, 0, 0, "google/gemini-2.5-flash"), "title_generation"),
+        (Usage(300, 40, 0, 0, 0, "hermes-4-405b"), None),
+    ]
+    assert rows[1].extra["app_cost_usd"] == pytest.approx(0.002)
+    assert "unrouted" not in rows[1].extra
+    # a CLI session whose rows split its counters whole: no more than its rows
+    assert [e.extra.get("unrouted") for e in events(NEXT) if e.kind == "usage"] == [
+        None, None, None, None,
+    ]  # fmt: skip
+
+
+def test_counters_beyond_their_rows_count_once_more(tmp_path: Path) -> None:
+    """Rows that began mid-session (a database migrated while it was open) split only
+    part of the counters: the rest counts once, with the rest of Hermes' cost."""
+    home = copied(tmp_path)
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute(
+            "UPDATE sessions SET input_tokens = input_tokens + 500,"
+            " estimated_cost_usd = estimated_cost_usd + 0.01 WHERE id = ?",
+            (NEXT,),
+        )
+    db.close()
+    rows = [e for e in events(NEXT, home) if e.kind == "usage" and e.agent_id is None]
+    rest = rows[-1]
+    assert rest.extra["unrouted"] is True
+    assert rest.usage == Usage(500, 0, 0, 0, 0, "anthropic/claude-sonnet-4.5")
+    assert rest.extra["app_cost_usd"] == pytest.approx(0.01)

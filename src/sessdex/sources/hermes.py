@@ -44,9 +44,13 @@ after it, each copy with its original's `display_identity` (the originals of the
 tail flagged as rewound): as in Hermes' own view, each is shown once, where it came first.
 
 Usage: per model from `session_model_usage` (schema v2x, with its task: the main loop,
-compression, titles) where it has rows, else one `usage` event of the session's counters
-(`extra["scope"] = "session"`); Hermes' own cost (actual, else estimated) is the one
-`usage` shows. The home's `.env` (API keys), `auth.json` (logins) and `config.yaml` sit
+compression, titles, vision), then one `usage` event of what the session's counters hold
+beyond its main-loop rows (`extra["scope"] = "session"`, `unrouted` where rows split part of
+them). The counters hold the main loop only: an auxiliary call writes its row alone
+(`record_auxiliary_usage`), and the gateway sets the counters whole with no main-loop row
+(`update_token_counts(absolute=True)`), so a gateway session's tokens are its counters plus
+its auxiliary rows. Hermes' own cost (actual, else estimated) is the one `usage` shows.
+The home's `.env` (API keys), `auth.json` (logins) and `config.yaml` sit
 beside the database and are never opened. Hermes' input count leaves out cache reads and
 writes (`agent/usage_pricing.py` CanonicalUsage), as sessdex's does. What else
 `<home>/sessions/` and `<home>/logs/` hold (the gateway's routing, JSON logs of some
@@ -900,50 +904,54 @@ class _Reader:
             or last_time
         )
         provider = as_str(info.get("billing_provider"))
-        rows = self._model_usage(session_id)
-        if rows:
-            for row in rows:
-                usage = Usage(
-                    input_tokens=as_int(row.get("input_tokens")),
-                    output_tokens=as_int(row.get("output_tokens")),
-                    cache_read_tokens=as_int(row.get("cache_read_tokens")),
-                    cache_write_tokens=as_int(row.get("cache_write_tokens")),
-                    reasoning_tokens=as_int(row.get("reasoning_tokens")),
-                    model=as_str(row.get("model")) or None,
-                )
-                if not usage.total:
-                    continue
-                extra: dict[str, JSONValue] = {"scope": "session", "summed": True}
-                task = as_str(row.get("task"))
-                if task:
-                    extra["task"] = task
-                used = as_str(row.get("billing_provider")) or provider
-                if used:
-                    extra["provider"] = used
-                _cost(extra, row.get("actual_cost_usd"), row.get("estimated_cost_usd"))
-                yield self.event(
-                    "usage",
-                    db_time(row.get("last_seen")) or when,
-                    agent,
-                    usage=usage,
-                    extra=extra,
-                )
-            return
-        usage = Usage(
-            input_tokens=as_int(info.get("input_tokens")),
-            output_tokens=as_int(info.get("output_tokens")),
-            cache_read_tokens=as_int(info.get("cache_read_tokens")),
-            cache_write_tokens=as_int(info.get("cache_write_tokens")),
-            reasoning_tokens=as_int(info.get("reasoning_tokens")),
-            model=as_str(info.get("model")) or None,
-        )
-        if not usage.total:
+        routed: list[Usage] = []  # the main loop's rows: the session's counters split
+        routed_cost = 0.0
+        for row in self._model_usage(session_id):
+            usage = _usage_of(row)
+            if not usage.total:
+                continue
+            extra: dict[str, JSONValue] = {"scope": "session", "summed": True}
+            task = as_str(row.get("task"))
+            if task:
+                extra["task"] = task
+            used = as_str(row.get("billing_provider")) or provider
+            if used:
+                extra["provider"] = used
+            _cost(extra, row.get("actual_cost_usd"), row.get("estimated_cost_usd"))
+            if not task:
+                routed.append(usage)
+                cost = extra.get("app_cost_usd")
+                routed_cost += cost if isinstance(cost, float) else 0.0
+            yield self.event(
+                "usage",
+                db_time(row.get("last_seen")) or when,
+                agent,
+                usage=usage,
+                extra=extra,
+            )
+        # the session's counters hold the main loop only (an auxiliary call, a title's or
+        # a compression's, has its row alone); where the gateway set them whole, or rows
+        # began mid-session, no row splits part of them: that part, once, as Hermes'
+        # Insights reconciles it
+        counters = _usage_of(info)
+        left = [
+            max(0, getattr(counters, name) - sum(getattr(u, name) for u in routed))
+            for name in _COUNTERS
+        ]
+        rest = Usage(left[0], left[1], left[2], left[3], left[4], counters.model)
+        if not rest.total:
             return
         extra = {"scope": "session", "summed": True}
+        if routed:
+            extra["unrouted"] = True
         if provider:
             extra["provider"] = provider
-        _cost(extra, info.get("actual_cost_usd"), info.get("estimated_cost_usd"))
-        yield self.event("usage", when, agent, usage=usage, extra=extra)
+        whole: dict[str, JSONValue] = {}
+        _cost(whole, info.get("actual_cost_usd"), info.get("estimated_cost_usd"))
+        cost = whole.get("app_cost_usd")
+        if isinstance(cost, float) and cost - routed_cost > 1e-9:
+            extra["app_cost_usd"] = cost - routed_cost
+        yield self.event("usage", when, agent, usage=rest, extra=extra)
 
     def _model_usage(self, session_id: str) -> list[dict[str, object]]:
         columns = databases.table_columns(self.connection, "session_model_usage")
@@ -960,6 +968,22 @@ class _Reader:
             (session_id,),
         ).fetchall()
         return [dict(zip(wanted, row, strict=True)) for row in rows]
+
+
+_COUNTERS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+             "reasoning_tokens")  # fmt: skip
+
+
+def _usage_of(row: dict[str, object]) -> Usage:
+    """A `sessions` or `session_model_usage` row's token counters."""
+    return Usage(
+        input_tokens=as_int(row.get("input_tokens")),
+        output_tokens=as_int(row.get("output_tokens")),
+        cache_read_tokens=as_int(row.get("cache_read_tokens")),
+        cache_write_tokens=as_int(row.get("cache_write_tokens")),
+        reasoning_tokens=as_int(row.get("reasoning_tokens")),
+        model=as_str(row.get("model")) or None,
+    )
 
 
 def _cost(extra: dict[str, JSONValue], actual: object, estimated: object) -> None:

@@ -169,7 +169,8 @@ def main_home() -> None:
 
     session(db, id=NEXT, source="cli", model="anthropic/claude-sonnet-4.5",
             model_config=json.dumps({"max_iterations": 90}), parent_session_id=LEAD,
-            started_at=T0 + 900, message_count=3, input_tokens=2100, output_tokens=300,
+            started_at=T0 + 900, message_count=3, input_tokens=2000, output_tokens=280,
+            cache_read_tokens=9000, reasoning_tokens=40, estimated_cost_usd=0.0401,
             cwd="/home/alex/code/shop-api", git_branch="retry-checkout",
             billing_provider="openrouter", title="Add retry to checkout #2",
             last_activity_at=T0 + 960)  # fmt: skip
@@ -185,6 +186,8 @@ def main_home() -> None:
     message(db, NEXT, 960, "assistant", content="Added tests/test_checkout.py.",
             reasoning_content="One test for the retry, one for giving up.",
             finish_reason="stop")  # fmt: skip
+    # the main loop's calls count in the session's counters and in a row of their model;
+    # an auxiliary call (the compression's summary) in its row alone
     for model, task, tokens, cost, seen in (
         ("anthropic/claude-sonnet-4.5", "", (2000, 280, 9000, 0, 40), 0.0401, 960),
         ("google/gemini-2.5-flash", "compression", (100, 20, 0, 0, 0), 0.0002, 900),

@@ -538,3 +538,47 @@ def test_counters_beyond_their_rows_count_once_more(tmp_path: Path) -> None:
     assert rest.extra["unrouted"] is True
     assert rest.usage == Usage(500, 0, 0, 0, 0, "anthropic/claude-sonnet-4.5")
     assert rest.extra["app_cost_usd"] == pytest.approx(0.01)
+
+
+def test_a_summary_is_a_compaction_by_its_opening_and_keeps_the_turn_it_carries(
+    tmp_path: Path,
+) -> None:
+    """A database without the `_compressed_summary` flag (the profile's older one): a
+    summary is told by how Hermes opens it, as its own preview tells it; a summary that
+    carries the user's next turn after its end line shows that turn as the prompt."""
+    home = copied(tmp_path)
+    legacy, carrier = "20261110_090000_3a3a3a", "20261110_100000_4b4b4b"
+    end = (
+        "--- END OF CONTEXT SUMMARY — respond to the message below, "
+        "not the summary above ---"
+    )
+    with sqlite3.connect(home / ".hermes" / "profiles" / "work" / "state.db") as db:
+        for session_id, start, rows in (
+            (legacy, 1795856400, ["[CONTEXT SUMMARY]: the plan was reviewed", "Apply it"]),
+            (carrier, 1795860000, [f"[CONTEXT COMPACTION] The plan was applied.\n{end}\n"
+                                   "Now tag the release"]),
+        ):  # fmt: skip
+            db.execute(
+                "INSERT INTO sessions (id, source, started_at) VALUES (?, 'cli', ?)",
+                (session_id, start),
+            )
+            for n, text in enumerate(rows):
+                db.execute(
+                    "INSERT INTO messages (session_id, role, content, timestamp)"
+                    " VALUES (?, 'user', ?, ?)",
+                    (session_id, text, start + n),
+                )
+    db.close()
+    found = sessions(home)
+    assert found[legacy].title == "Apply it"
+    assert found[carrier].title == "Now tag the release"
+    read = events(legacy, home)
+    assert [(e.kind, e.text) for e in read[:2]] == [
+        ("compaction", "[CONTEXT SUMMARY]: the plan was reviewed"),
+        ("user", "Apply it"),
+    ]
+    read = events(carrier, home)
+    assert [(e.kind, e.text) for e in read[:2]] == [
+        ("compaction", "[CONTEXT COMPACTION] The plan was applied."),
+        ("user", "Now tag the release"),
+    ]

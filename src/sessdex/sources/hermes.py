@@ -55,6 +55,9 @@ beside the database and are never opened. Hermes' input count leaves out cache r
 writes (`agent/usage_pricing.py` CanonicalUsage), as sessdex's does. What else
 `<home>/sessions/` and `<home>/logs/` hold (the gateway's routing, JSON logs of some
 releases) is not read: the database is what `hermes sessions` and `--resume` read.
+A summary is told by its flag, else (a database without it) by how Hermes opens one
+(`[CONTEXT COMPACTION`, `[CONTEXT SUMMARY]:`), as its own preview tells it; a user's turn
+after a summary's end line (`--- END OF CONTEXT SUMMARY`) is a prompt of its own.
 A user row Hermes wrote itself (`display_kind` hidden scaffolding, a gateway's
 `internal_notification`, a background delegate's `async_delegation_complete`) is injected
 input (`meta`), not a prompt; a `steer` row is the user's.
@@ -443,6 +446,12 @@ def _first_prompts(
         )
         if column in columns
     )
+    # nor a summary of a database without the flag, unless a user's turn follows it
+    skip += "".join(
+        f" AND NOT (ltrim(content) LIKE '{prefix}%'"
+        f" AND instr(content, '{_SUMMARY_END}') = 0)"
+        for prefix in _SUMMARY_PREFIXES
+    )
     found = {}
     for info in infos[:10_000]:
         session_id = info.get("id")
@@ -474,6 +483,8 @@ _TEXT_PART = re.compile(r'"text"\s*:\s*("(?:\\.|[^"\\])*")')
 def _prompt_text(head: str) -> str | None:
     """A prompt's text from its head: as it is, or the first text part of multimodal
     content (whose JSON the head may cut)."""
+    if _is_summary(head):  # the user's turn after it, where the head holds it
+        return _split_summary(head)[1]
     if not head.startswith(_CONTENT_JSON):
         return head if head.strip() else None
     match = _TEXT_PART.search(head)
@@ -767,12 +778,14 @@ class _Reader:
     ) -> Iterator[Event]:
         role = message.get("role")
         rowid = message.get("rowid")
-        if message.get("_compressed_summary"):
+        if message.get("_compressed_summary") or role == "user":
             text = self.content(rowid)
-            yield self.event("compaction", time, agent, text=text)
-            return
-        if role == "user":
-            text = self.content(rowid)
+            if message.get("_compressed_summary") or _is_summary(text):
+                summary, said = _split_summary(text or "")
+                yield self.event("compaction", time, agent, text=summary)
+                if said is None:  # the user's turn Hermes put after the summary
+                    return
+                text = said
             if text is None:
                 return
             kind = message.get("display_kind")
@@ -968,6 +981,28 @@ class _Reader:
             (session_id,),
         ).fetchall()
         return [dict(zip(wanted, row, strict=True)) for row in rows]
+
+
+# how a compaction's summary opens (agent/context_compressor.py SUMMARY_PREFIX, and the
+# older ones), and the line it may end with before the user's turn it carries
+_SUMMARY_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
+_SUMMARY_END = "--- END OF CONTEXT SUMMARY"
+
+
+def _is_summary(text: str | None) -> bool:
+    """A summary Hermes wrote as a user row, in a database without the
+    `_compressed_summary` flag (its own preview tells it by its opening too)."""
+    return text is not None and text.lstrip().startswith(_SUMMARY_PREFIXES)
+
+
+def _split_summary(text: str) -> tuple[str | None, str | None]:
+    """A summary row's summary, and the user's turn after its end line, if any."""
+    at = text.find(_SUMMARY_END)
+    if at < 0:
+        return text or None, None
+    end = text.find("\n", at)
+    said = text[end + 1 :].strip() if end >= 0 else ""
+    return text[:at].rstrip() or None, said or None
 
 
 _COUNTERS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",

@@ -119,6 +119,8 @@ CREDENTIAL_FILES = (
     ".openclaw/credentials/oauth.json",  # its OAuth logins
     ".hermes/.env",  # Hermes Agent's API keys
     ".hermes/auth.json",  # its logins
+    ".hermes/profiles/work/.env",  # a profile's own
+    ".hermes/profiles/work/auth.json",
 )
 
 

@@ -582,3 +582,49 @@ def test_a_summary_is_a_compaction_by_its_opening_and_keeps_the_turn_it_carries(
         ("compaction", "[CONTEXT COMPACTION] The plan was applied."),
         ("user", "Now tag the release"),
     ]
+
+
+def test_a_sub_agent_compressed_is_one_sub_agent_read_at_its_call(
+    tmp_path: Path,
+) -> None:
+    """A delegate child that ran long enough to be compressed goes on in a continuation
+    that inherits its `_delegate_from` marker: one sub-agent, listed under the lead's
+    chain and read whole at the call that spawned it, under its newest link's id."""
+    home = copied(tmp_path)
+    onward = "20261201_100230_d7e8f9"
+    with sqlite3.connect(home / ".hermes" / "state.db") as db:
+        db.execute(
+            "UPDATE sessions SET end_reason = 'compression' WHERE id = ?", (CHILD,)
+        )
+        db.execute(
+            "INSERT INTO sessions (id, source, parent_session_id, model_config,"
+            " started_at, ended_at, end_reason) VALUES (?, 'subagent', ?, ?,"
+            " 1796119350, 1796119395, 'completed')",
+            (onward, CHILD, json.dumps({"_delegate_from": LEAD})),
+        )
+        for n, (role, text) in enumerate(
+            (("user", "[CONTEXT COMPACTION] Two callers found so far."),
+             ("assistant", "No third caller.")),
+        ):  # fmt: skip
+            db.execute(
+                "INSERT INTO messages (session_id, role, content, timestamp,"
+                " _compressed_summary) VALUES (?, ?, ?, ?, ?)",
+                (onward, role, text, 1796119351 + n, int(role == "user")),
+            )
+    db.close()
+    found = sessions(home)
+    assert CHILD not in found
+    assert found[onward].parent_id == NEXT and found[onward].agent_type == "subagent"
+    assert found[onward].extra["chain"] == [CHILD, onward]
+    read = events(NEXT, home)
+    spawn = next(e for e in read if e.kind == "subagent")
+    assert spawn.extra["child_id"] == onward and spawn.call_id == "call_deleg_1"
+    inside = [e for e in read if e.agent_id == onward]
+    kinds = [e.kind for e in inside]
+    assert kinds[0] == "user" and kinds[-2:] == ["compaction", "assistant"]
+    assert inside[-1].text == "No third caller."
+    assert not any(e.extra.get("exited") for e in inside)
+    result = next(
+        e for e in read if e.kind == "tool_result" and e.call_id == "call_deleg_1"
+    )
+    assert read.index(result) > read.index(inside[-1])

@@ -35,8 +35,8 @@ database older than the markers, a child started after its parent ended 'branche
 sharing the gateway chat key of a parent that ended at a reset) is listed as a session of
 its own that names where it came from. Any other child is a `delegate_task` sub-agent
 (`_delegate_from`, source `subagent`, `tool` or the gateway's): it is listed under its
-lead's session (`parent_id`, agent type `subagent`) and read with the link that started
-it, after its call (no row names its call: the calls take the children in the order they
+lead's session (`parent_id`, agent type `subagent`; a compressed one as its chain) and read
+with the link that started it, after its call (no row names its call: the calls take the children in the order they
 started, one for each task of a batch). Rows a
 rewind dropped (`active` 0 and not `compacted`) are not shown. A compaction inside a
 session keeps the rows it folded (`compacted`) and writes the summary and the rows it keeps
@@ -325,6 +325,11 @@ def _chains(
     return chains
 
 
+def _started_at(info: dict[str, object]) -> float:
+    started = info.get("started_at")
+    return float(started) if isinstance(started, int | float) else 0.0
+
+
 def _started(session: Session) -> tuple[datetime, str]:
     return (session.created or datetime.min.replace(tzinfo=UTC), session.id)
 
@@ -347,6 +352,8 @@ def _whole_chain(links: list[Session]) -> Session:
     extra["chain"] = [link.id for link in links]
     return replace(
         tip,
+        parent_id=first.parent_id,  # a sub-agent's chain is listed under its lead
+        agent_type=first.agent_type,
         cwd=tip.cwd or first.cwd,
         branch=tip.branch or first.branch,
         title=next((link.title for link in reversed(links) if link.title), None),
@@ -607,13 +614,14 @@ class _Reader:
             last_time = time or last_time
             yield from self.message(message, time, agent, children, depth)
         for child_id, _ in children:  # spawned by no call seen: after the lead's turns
+            links = self._links(child_id)
             yield self.event(
                 "subagent",
                 None,
                 agent,
-                extra={"child_id": child_id, "agent_type": "subagent"},
+                extra={"child_id": links[-1], "agent_type": "subagent"},
             )
-            yield from self.session(child_id, child_id, depth + 1)
+            yield from self.sub_agent(links, depth + 1)
         children.clear()
         yield from self.usage(session_id, info, agent, last_time)
         ended = db_time(info.get("ended_at"))
@@ -642,9 +650,8 @@ class _Reader:
         kind, _ = _lineage(info, above)
         return parent if kind not in (None, "subagent") else None
 
-    def _children(self, session_id: str) -> list[tuple[str, datetime | None]]:
-        """The session's sub-agent children, oldest first: its `delegate_task` calls
-        take them in that order, one for each task."""
+    def _kin(self, session_id: str) -> list[tuple[str | None, dict[str, object]]]:
+        """The session's child rows, each with what kind of child it is (`_lineage`)."""
         if "parent_session_id" not in self.session_columns:
             return []
         wanted = [c for c in _SESSION_COLUMNS if c in self.session_columns]
@@ -658,14 +665,45 @@ class _Reader:
         ).fetchone()
         if parent_row:
             infos[session_id] = dict(zip(wanted, parent_row, strict=True))
-        children = []
+        found = []
         for row in rows:
             info = dict(zip(wanted, row, strict=True))
-            kind, _ = _lineage(info, infos)
-            if kind == "subagent" and isinstance(info.get("id"), str):
-                children.append((str(info["id"]), db_time(info.get("started_at"))))
+            if isinstance(info.get("id"), str):
+                found.append((_lineage(info, infos)[0], info))
+        return found
+
+    def _children(self, session_id: str) -> list[tuple[str, datetime | None]]:
+        """The session's sub-agent children, oldest first: its `delegate_task` calls
+        take them in that order, one for each task."""
+        children = [
+            (str(info["id"]), db_time(info.get("started_at")))
+            for kind, info in self._kin(session_id)
+            if kind == "subagent"
+        ]
         children.sort(key=lambda c: (c[1] is None, c[1] or datetime.min, c[0]))
         return children
+
+    def _links(self, session_id: str) -> list[str]:
+        """A sub-agent's compression chain from its first link: each goes on in its
+        latest started continuation, as `_chains` follows them when listing."""
+        links = [session_id]
+        while len(links) < 64:
+            following = [
+                (_started_at(info), str(info["id"]))
+                for kind, info in self._kin(links[-1])
+                if kind == "compression"
+            ]
+            if not following or max(following)[1] in links:
+                break
+            links.append(max(following)[1])
+        return links
+
+    def sub_agent(self, links: list[str], depth: int) -> Iterator[Event]:
+        """A sub-agent's events, each link of its compression chain (`_links`), under
+        the id it is listed by (its newest link's)."""
+        for n, link in enumerate(links):
+            linked = (n > 0, n < len(links) - 1)
+            yield from self.session(link, links[-1], depth, linked=linked)
 
     def _messages(self, session_id: str) -> Iterator[dict[str, object]]:
         if not {"session_id", "role"} <= self.message_columns:
@@ -892,7 +930,7 @@ class _Reader:
             for task in _tasks(arguments) or [None]:
                 if not children:
                     break
-                child_id = children.pop(0)[0]
+                links = self._links(children.pop(0)[0])
                 said = task if isinstance(task, str) else goal
                 yield self.event(
                     "subagent",
@@ -900,9 +938,9 @@ class _Reader:
                     agent,
                     call_id=call_id,
                     text=said if isinstance(said, str) else None,
-                    extra={"child_id": child_id, "agent_type": "subagent"},
+                    extra={"child_id": links[-1], "agent_type": "subagent"},
                 )
-                yield from self.session(child_id, child_id, depth + 1)
+                yield from self.sub_agent(links, depth + 1)
 
     def usage(
         self,

@@ -13,7 +13,7 @@ import pytest
 from sessdex.diagnostics import Diagnostics
 from sessdex.model import Event, Session, Usage
 from sessdex.sources import Home, hermes
-from sessdex.sources.base import Opened
+from sessdex.sources.base import Opened, WholeRead
 
 HOME = Path(__file__).parent.parent / "data" / "hermes" / "home"
 MALFORMED = Path(__file__).parent.parent / "data" / "hermes" / "malformed" / "home"
@@ -22,6 +22,8 @@ CHILD = "20261201_100130_d4e5f6"
 NEXT = "20261201_101500_0a0b0c"
 GATEWAY = "20261202_080000_77aa88"
 PROFILED = "20261120_153000_5c5d5e"
+OLD_CHAT = "20260405_101500_5e5e5e"
+OLD_CRON = "cron_0a1b2c3d4e5f_20260407_020001"
 
 
 def parsed(home: Path = HOME, diagnostics: Diagnostics | None = None) -> list[Session]:
@@ -51,7 +53,7 @@ def events(session_id: str, home: Path = HOME) -> list[Event]:
 
 def test_the_home_and_each_profile_are_listed_with_their_gateway() -> None:
     found = sessions()
-    assert set(found) == {CHILD, NEXT, GATEWAY, PROFILED}
+    assert set(found) == {CHILD, NEXT, GATEWAY, PROFILED, OLD_CHAT, OLD_CRON}
     assert found[PROFILED].path and "/profiles/work/state.db#" in found[PROFILED].path
     # an untitled gateway session is titled by its first prompt, on one line
     assert found[GATEWAY].title == "What's on my calendar today?"
@@ -398,7 +400,7 @@ def test_a_chain_goes_on_in_the_continuation_hermes_resumes(tmp_path: Path) -> N
             )
     db.close()
     found = sessions(home)
-    assert set(found) == {CHILD, third, stray, GATEWAY, PROFILED}
+    assert set(found) == {CHILD, third, stray, GATEWAY, PROFILED, OLD_CHAT, OLD_CRON}
     assert found[third].extra["chain"] == [LEAD, NEXT, third]
     assert found[third].title == "Add retry to checkout #2"  # the newest titled link's
     assert found[stray].extra["continues"] == LEAD and "chain" not in found[stray].extra
@@ -628,3 +630,42 @@ def test_a_sub_agent_compressed_is_one_sub_agent_read_at_its_call(
         e for e in read if e.kind == "tool_result" and e.call_id == "call_deleg_1"
     )
     assert read.index(result) > read.index(inside[-1])
+
+
+def test_an_older_releases_chat_is_read_from_its_transcript_or_its_log() -> None:
+    """Older releases wrote a gateway chat to `sessions/<id>.jsonl` first (its database
+    row holding no message) and each session's JSON log to `sessions/session_<id>.json`:
+    such a session is titled and read from them; the routing index and debug dumps
+    beside them are no sessions."""
+    found = sessions()
+    assert found[OLD_CHAT].title == "Remind me what the plan for Friday was"
+    read = events(OLD_CHAT)
+    assert [e.kind for e in read[:7]] == [
+        "user", "thinking", "tool_call", "tool_result", "assistant", "turn_end", "usage",
+    ]  # fmt: skip
+    call, result = read[2], read[3]
+    assert call.tool == "search_files" and call.extra["input"] == {"pattern": "friday"}
+    assert result.call_id == call.call_id == "call_n1"
+    assert read[0].time is not None and read[0].time.isoformat().startswith(
+        "2026-04-05"
+    )
+    cron = events(OLD_CRON)
+    assert [(e.kind, e.text) for e in cron[:2]] == [
+        ("user", "Summarise today's calendar"),
+        ("assistant", "Nothing booked today."),
+    ]
+    # from its end: a session read from a file of its own is read whole
+    with pytest.raises(WholeRead):
+        list(hermes.read_last(found[OLD_CHAT], Diagnostics(), 2))
+
+
+def test_the_database_wins_over_a_shorter_transcript(tmp_path: Path) -> None:
+    """Current releases write `sessions/<id>.jsonl` only with what the database refused:
+    where the database holds more, it is what is shown."""
+    home = copied(tmp_path)
+    (home / ".hermes" / "sessions" / f"{GATEWAY}.jsonl").write_text(
+        json.dumps({"role": "user", "content": "diverted", "timestamp": 1796205000.0})
+        + "\n"
+    )
+    said = [e.text for e in events(GATEWAY, home) if e.kind == "user"]
+    assert "diverted" not in said and said[0] == "What's on my calendar\ntoday?"

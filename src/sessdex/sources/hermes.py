@@ -52,9 +52,17 @@ them). The counters hold the main loop only: an auxiliary call writes its row al
 its auxiliary rows. Hermes' own cost (actual, else estimated) is the one `usage` shows.
 The home's `.env` (API keys), `auth.json` (logins) and `config.yaml` sit
 beside the database and are never opened. Hermes' input count leaves out cache reads and
-writes (`agent/usage_pricing.py` CanonicalUsage), as sessdex's does. What else
-`<home>/sessions/` and `<home>/logs/` hold (the gateway's routing, JSON logs of some
-releases) is not read: the database is what `hermes sessions` and `--resume` read.
+writes (`agent/usage_pricing.py` CanonicalUsage), as sessdex's does. Sessions are
+listed from the database (what `hermes sessions` and `--resume` read), but a session's
+messages come from a file of its own in `<home>/sessions/` where that holds more of it:
+older releases (seen in a real home of 2026-04 to 07, schema v6) wrote a gateway chat to
+`<id>.jsonl` first, one OpenAI-shaped message a line with an ISO `timestamp` (the
+database row keeping few messages or none), and every session's JSON log to
+`session_<id>.json` (its `messages`, no times; read where the database holds none);
+current ones write `<id>.jsonl` only with what a refusing database could not take
+(`divert_session_transcript_jsonl`), and the database, holding more, wins. Such a session
+is titled by the first prompt there and read whole. The gateway's routing index
+(`sessions.json`), its request dumps and `<home>/logs/` are not read.
 A summary is told by its flag, else (a database without it) by how Hermes opens one
 (`[CONTEXT COMPACTION`, `[CONTEXT SUMMARY]:`), as its own preview tells it; a user's turn
 after a summary's end line (`--- END OF CONTEXT SUMMARY`) is a prompt of its own.
@@ -67,9 +75,10 @@ A tool result Hermes would paint as failed (a JSON object with an `error`, or a 
 
 from __future__ import annotations
 
+import itertools
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,7 +86,7 @@ from typing import Unpack
 
 import orjson
 
-from .. import databases, files, folders
+from .. import databases, files, folders, jsonstream
 from ..diagnostics import Diagnostics, read_failed
 from ..model import (
     Event,
@@ -270,7 +279,39 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             agent_type="subagent" if kind == "subagent" else None,
             extra=extra,
         )
+    for session_id, session in own.items():  # a chat only a file of its own holds
+        if session.title is None and session_id not in prompts:
+            said = _file_prompt(path.parent / _TRANSCRIPTS, session_id)
+            if said:
+                prompts[session_id] = said
     return _chained(own, lineage, prompts)
+
+
+def _file_prompt(folder: Path, session_id: str) -> str | None:
+    """The first prompt of a session's JSONL transcript or JSON log (older releases),
+    among its first records."""
+    if not _SAFE_ID.fullmatch(session_id) or ".." in session_id:
+        return None
+    jsonl, log = folder / f"{session_id}.jsonl", folder / f"session_{session_id}.json"
+    quiet = Diagnostics()  # read again, and counted, when the session is shown
+    records: Iterator[object]
+    if folders.is_file(jsonl):
+        records = (record for _, record in files.iter_records(jsonl, quiet))
+    elif folders.is_file(log):
+        records = jsonstream.file_items(log, "messages", quiet, NAME)
+    else:
+        return None
+    for record in itertools.islice(records, 50):
+        item = as_dict(record)
+        content = item.get("content")
+        if item.get("role") != "user" or not isinstance(content, str):
+            continue
+        if item.get("_compressed_summary") or item.get("display_kind") == "hidden":
+            continue
+        said = _split_summary(content)[1] if _is_summary(content) else content
+        if said and said.strip():
+            return said[:2000]
+    return None
 
 
 def _chained(
@@ -609,7 +650,13 @@ class _Reader:
         if children and self.last is not None:  # each is read at its call: all calls
             raise WholeRead("a session with sub-agents is read whole")
         last_time: datetime | None = None
-        for message in self._messages(session_id):
+        transcript = self._transcript(session_id)
+        if transcript is not None and self.last is not None:
+            raise WholeRead("a session read from a file of its own is read whole")
+        messages = (
+            transcript() if transcript is not None else self._messages(session_id)
+        )
+        for message in messages:
             time = db_time(message.get("timestamp")) or last_time
             last_time = time or last_time
             yield from self.message(message, time, agent, children, depth)
@@ -705,6 +752,57 @@ class _Reader:
             linked = (n > 0, n < len(links) - 1)
             yield from self.session(link, links[-1], depth, linked=linked)
 
+    def _transcript(
+        self, session_id: str
+    ) -> Callable[[], Iterator[dict[str, object]]] | None:
+        """The session's messages from a file of its own where that holds more of it
+        than the database: `<home>/sessions/<id>.jsonl`, where older releases' gateway
+        wrote its chats first (and some rows or none to the database) and current ones
+        divert what the database refused; else, for a session the database holds no
+        message of, the JSON log older releases kept of each session
+        (`sessions/session_<id>.json`, its `messages`)."""
+        if not _SAFE_ID.fullmatch(session_id) or ".." in session_id:
+            return None
+        folder = Path(self.db).parent / _TRANSCRIPTS
+        jsonl, log = (
+            folder / f"{session_id}.jsonl",
+            folder / f"session_{session_id}.json",
+        )
+        if not folders.is_file(jsonl) and not folders.is_file(log):
+            return None
+        rows = 0
+        if {"session_id", "role"} <= self.message_columns:
+            shown = ""
+            if {"active", "compacted"} <= self.message_columns:
+                shown = " AND (active = 1 OR compacted = 1)"
+            row = self.connection.execute(
+                f"SELECT count(*) FROM messages WHERE session_id = ?{shown}",
+                (session_id,),
+            ).fetchone()
+            rows = int(row[0]) if row else 0
+        try:
+            if folders.is_file(jsonl) and _line_count(jsonl) > rows:
+                return lambda: self._jsonl_messages(jsonl)
+        except OSError:
+            return None
+        if not rows and folders.is_file(log):
+            return lambda: self._log_messages(log)
+        return None
+
+    def _jsonl_messages(self, path: Path) -> Iterator[dict[str, object]]:
+        """A transcript's lines as message rows (what `message` reads of a row)."""
+        for line, record in files.iter_records(path, self.diagnostics, full=self.full):
+            yield _row_of(record, f"{path}:{line.number}")
+
+    def _log_messages(self, path: Path) -> Iterator[dict[str, object]]:
+        """A session log's `messages` as message rows (they keep no time)."""
+        items = jsonstream.file_items(path, "messages", self.diagnostics, NAME)
+        for number, item in enumerate(items, 1):
+            if isinstance(item, dict):
+                yield _row_of(item, f"{path}#messages/{number}")
+            else:
+                self.diagnostics.skip(str(path), number, "bad value")
+
     def _messages(self, session_id: str) -> Iterator[dict[str, object]]:
         if not {"session_id", "role"} <= self.message_columns:
             self.diagnostics.problem(f"{NAME}: {self.db} has no messages table we know")
@@ -765,6 +863,16 @@ class _Reader:
     def text(self, rowid: object, column: str) -> str | None:
         """A message's text column, its head only where it is huge (read through blob
         IO, which never loads the value whole)."""
+        if isinstance(rowid, _Record):
+            value = rowid.record.get(column)
+            if column == "content" and isinstance(value, list | dict):
+                return _CONTENT_JSON + orjson.dumps(value).decode()
+            if not isinstance(value, str):
+                return None
+            if self.full or len(value) <= _TEXT_CAP:
+                return value
+            rest = len(value.encode()) - _TEXT_CAP
+            return f"{value[:_TEXT_CAP]}\n[… {files.human_bytes(rest)} more not shown]"
         if column not in self.message_columns or not isinstance(rowid, int):
             return None
         try:
@@ -885,19 +993,24 @@ class _Reader:
         depth: int,
     ) -> Iterator[Event]:
         rowid = message.get("rowid")
-        if not message.get("tool_calls") or not isinstance(rowid, int):
+        if not message.get("tool_calls"):
             return
-        where = f"{self.db}#messages/{rowid}"
-        raw = databases.bounded_value(
-            self.connection, "messages", "tool_calls", rowid, full=self.full,
-            diagnostics=self.diagnostics, where=where,
-        )  # fmt: skip
-        if raw is None:  # too long even with its long strings elided: counted so
-            return
-        try:
-            calls = orjson.loads(raw) if isinstance(raw, str | bytes) else None
-        except orjson.JSONDecodeError:
-            self.diagnostics.skip(where, 0, "not JSON")
+        if isinstance(rowid, _Record):
+            where, calls = rowid.where, rowid.record.get("tool_calls")
+        elif isinstance(rowid, int):
+            where = f"{self.db}#messages/{rowid}"
+            raw = databases.bounded_value(
+                self.connection, "messages", "tool_calls", rowid, full=self.full,
+                diagnostics=self.diagnostics, where=where,
+            )  # fmt: skip
+            if raw is None:  # too long even with its long strings elided: counted so
+                return
+            try:
+                calls = orjson.loads(raw) if isinstance(raw, str | bytes) else None
+            except orjson.JSONDecodeError:
+                self.diagnostics.skip(where, 0, "not JSON")
+                return
+        else:
             return
         if not isinstance(calls, list):
             self.diagnostics.skip(where, 0, "bad value")
@@ -1041,6 +1154,48 @@ def _split_summary(text: str) -> tuple[str | None, str | None]:
     end = text.find("\n", at)
     said = text[end + 1 :].strip() if end >= 0 else ""
     return text[:at].rstrip() or None, said or None
+
+
+_TRANSCRIPTS = "sessions"  # <home>/sessions/<id>.jsonl
+_SAFE_ID = re.compile(r"[\w.-]+")
+
+
+def _row_of(record: dict[str, object], where: str) -> dict[str, object]:
+    """A message of a transcript or log, as the row `_Reader.message` reads."""
+    return {
+        "rowid": _Record(record, where),
+        "role": record.get("role"),
+        "tool_call_id": record.get("tool_call_id"),
+        "tool_calls": bool(record.get("tool_calls")),
+        "tool_name": record.get("tool_name"),
+        "timestamp": record.get("timestamp"),
+        "finish_reason": record.get("finish_reason"),
+        "reasoning": bool(record.get("reasoning")),
+        "reasoning_content": bool(record.get("reasoning_content")),
+        "_compressed_summary": record.get("_compressed_summary"),
+        "display_kind": record.get("display_kind"),
+        "display_identity": None,
+    }
+
+
+class _Record:
+    """A transcript line read as a message row: its JSON, and where it came from."""
+
+    __slots__ = ("record", "where")
+
+    def __init__(self, record: dict[str, object], where: str) -> None:
+        self.record = record
+        self.where = where
+
+
+def _line_count(path: Path) -> int:
+    """Lines in a file (a last one without its newline too), read in bounded chunks."""
+    count, last = 0, b"\n"
+    with files.open_binary(path) as stream:
+        while chunk := stream.read(1 << 20):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count + (last != b"\n")
 
 
 _COUNTERS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",

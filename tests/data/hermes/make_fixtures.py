@@ -67,6 +67,10 @@ CHILD = "20261201_100130_d4e5f6"  # delegate_task's sub-agent
 NEXT = "20261201_101500_0a0b0c"  # the compression's continuation
 GATEWAY = "20261202_080000_77aa88"
 PROFILED = "20261120_153000_5c5d5e"
+OLD_CHAT = (
+    "20260405_101500_5e5e5e"  # an older gateway's: its chat in sessions/<id>.jsonl
+)
+OLD_CRON = "cron_0a1b2c3d4e5f_20260407_020001"  # an older release's: in its JSON log
 
 
 def call(call_id: str, name: str, arguments: dict[str, object]) -> dict[str, object]:
@@ -244,6 +248,45 @@ def main_home() -> None:
     message(db, GATEWAY, 86400 - 6800, "user", content="Thanks, file it under travel")
     message(db, GATEWAY, 86400 - 6790, "assistant", content="Filed under travel.",
             finish_reason="stop")  # fmt: skip
+    # older releases: the gateway wrote its chats to sessions/<id>.jsonl first (the
+    # database got its row, and few messages or none), and each session's JSON log went
+    # to sessions/session_<id>.json
+    session(db, id=OLD_CHAT, source="telegram", user_id="4242", model="minimax/minimax-m2",
+            started_at=1775384100.0, ended_at=1775428800.0, end_reason="session_reset",
+            message_count=0, input_tokens=1200, output_tokens=300)  # fmt: skip
+    session(db, id=OLD_CRON, source="cron", model="minimax/minimax-m2", started_at=1775527201.0,
+            ended_at=1775527230.0, end_reason="cron_complete")  # fmt: skip
+    transcript = [
+        {"role": "user", "content": "Remind me what the plan for Friday was",
+         "timestamp": "2026-04-05T10:15:20.125000"},
+        {"role": "assistant", "content": "", "reasoning": "Search the notes first.",
+         "finish_reason": "tool_calls", "timestamp": "2026-04-05T10:15:20.125000",
+         "tool_calls": [{"id": "call_n1", "call_id": "call_n1", "response_item_id": "fc_1",
+                         "type": "function", "function": {"name": "search_files",
+                         "arguments": json.dumps({"pattern": "friday"})}}]},
+        {"role": "tool", "content": "notes/week.md:3: Friday - ship the beta",
+         "tool_call_id": "call_n1", "timestamp": "2026-04-05T10:15:20.125000"},
+        {"role": "assistant", "content": "Friday: ship the beta.", "finish_reason": "stop",
+         "timestamp": "2026-04-05T10:15:20.125000"},
+    ]  # fmt: skip
+    sessions_dir = home / "sessions"
+    sessions_dir.mkdir(exist_ok=True)
+    (sessions_dir / f"{OLD_CHAT}.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in transcript)
+    )
+    log = {"session_id": OLD_CRON, "model": "minimax/minimax-m2", "platform": "cron",
+           "session_start": "2026-04-07T02:00:01.424418",
+           "last_updated": "2026-04-07T02:00:30.100000",
+           "system_prompt": "You are Hermes.", "tools": [], "message_count": 2,
+           "messages": [{"role": "user", "content": "Summarise today's calendar"},
+                        {"role": "assistant", "content": "Nothing booked today.",
+                         "finish_reason": "stop"}]}  # fmt: skip
+    (sessions_dir / f"session_{OLD_CRON}.json").write_text(json.dumps(log))
+    # the gateway's routing index and a debug dump: not sessions
+    (sessions_dir / "sessions.json").write_text('{"agent:main:telegram:dm:4242": {}}')
+    (sessions_dir / f"request_dump_{OLD_CHAT}_20260405_193000_000001.json").write_text(
+        "{}"
+    )
     db.commit()
     db.close()
     # what sits beside the database: never opened (placeholders, no real keys)

@@ -125,8 +125,10 @@ SCAN_NOTED = True  # locate reads only the environment; scan only lists and prob
 CHECKED_WITH = (
     "hermes-agent state.db schema v30 (hermes_state_common.py SCHEMA_SQL at "
     "NousResearch/hermes-agent@00704d08, 2026-11; synthetic DB from a generator that "
-    "follows it); home from hermes_constants.py; resume flags from the CLI docs "
-    "(hermes_cli/_parser.py: `--resume`/`-r`, `-c`, `--profile`; not run)"
+    "follows it); a real home's schema-v6 state.db and sessions/ files of 2026-04 to "
+    "07 (a public backup, read, not copied); home from hermes_constants.py; resume "
+    "flags from the CLI docs (hermes_cli/_parser.py: `--resume`/`-r`, `-c`, `--profile`; "
+    "not run)"
 )
 ENV_VARS = ("HERMES_HOME",)
 

@@ -56,7 +56,7 @@ writes (`agent/usage_pricing.py` CanonicalUsage), as sessdex's does. Sessions ar
 listed from the database (what `hermes sessions` and `--resume` read), but a session's
 messages come from a file of its own in `<home>/sessions/` where that holds more of it:
 older releases (seen in a real home of 2026-04 to 07, schema v6) wrote a gateway chat to
-`<id>.jsonl` first, one OpenAI-shaped message a line with an ISO `timestamp` (the
+`<id>.jsonl` first, one OpenAI-shaped message a line with an ISO `timestamp` in local time (the
 database row keeping few messages or none), and every session's JSON log to
 `session_<id>.json` (its `messages`, no times; read where the database holds none);
 current ones write `<id>.jsonl` only with what a refusing database could not take
@@ -105,6 +105,7 @@ from ._values import (
     as_list,
     as_str,
     db_time,
+    iso_time,
     json_copy,
     one_line,
     shown_text,
@@ -1164,13 +1165,17 @@ _SAFE_ID = re.compile(r"[\w.-]+")
 
 def _row_of(record: dict[str, object], where: str) -> dict[str, object]:
     """A message of a transcript or log, as the row `_Reader.message` reads."""
+    stamp = record.get("timestamp")
+    if isinstance(stamp, str):  # older releases: the machine's local time, no offset
+        moment = iso_time(stamp, naive="local")
+        stamp = moment.timestamp() if moment else None
     return {
         "rowid": _Record(record, where),
         "role": record.get("role"),
         "tool_call_id": record.get("tool_call_id"),
         "tool_calls": bool(record.get("tool_calls")),
         "tool_name": record.get("tool_name"),
-        "timestamp": record.get("timestamp"),
+        "timestamp": stamp,
         "finish_reason": record.get("finish_reason"),
         "reasoning": bool(record.get("reasoning")),
         "reasoning_content": bool(record.get("reasoning_content")),

@@ -19,58 +19,59 @@ back, and a compaction dates its summary after the rows it keeps).
 Columns missing from older databases are tolerated; the FTS tables, `system_prompts`, the
 gateway's routing and lock tables are never read.
 
-A compression ends a session (`end_reason` 'compression') and goes on in a child row whose
-`parent_session_id` names it, its first message the summary (`_compressed_summary`). As
-Hermes' own list shows such a chain once, under its newest link (`_project_compression_tips`)
-and `hermes --resume` of any link opens that one (`resolve_resume_session_id`), the chain is
-one session here: the newest link's id, title, folder and model, the first link's start,
-`extra["chain"]` its links, read one after the other (a `compaction` event opens each
-continuation; a link's end is no exit); each older link's id leads to it
-(`superseded_by`). Where a session was compressed twice, the chain goes on in the later
-started continuation, as Hermes resumes it; the other is listed as a session that
-continues it (`extra["continues"]`). A continuation inherits its parent's `model_config`,
-markers too: only a marker that names the parent makes a child no continuation, as in
-Hermes. A `/branch` or a reset child (`model_config._branched_from` / `_reset_from`; in a
-database older than the markers, a child started after its parent ended 'branched', or
-sharing the gateway chat key of a parent that ended at a reset) is listed as a session of
-its own that names where it came from. Any other child is a `delegate_task` sub-agent
-(`_delegate_from`, source `subagent`, `tool` or the gateway's): it is listed under its
-lead's session (`parent_id`, agent type `subagent`; a compressed one as its chain) and read
-with the link that started it, after its call (no row names its call: the calls take the children in the order they
-started, one for each task of a batch). Rows a
-rewind dropped (`active` 0 and not `compacted`) are not shown. A compaction inside a
-session keeps the rows it folded (`compacted`) and writes the summary and the rows it keeps
-after it, each copy with its original's `display_identity` (the originals of the kept
-tail flagged as rewound): as in Hermes' own view, each is shown once, where it came first.
+A compression ends a session (`end_reason` 'compression') and goes on in a child row
+whose `parent_session_id` names it, its first message the summary (`_compressed_summary`).
+As Hermes' own list shows such a chain once, under its newest link
+(`_project_compression_tips`), and `hermes --resume` of any link opens that one
+(`resolve_resume_session_id`), the chain is one session here: the newest link's id,
+title, folder and model, the first link's start, `extra["chain"]` its links, read one
+after the other (a `compaction` event opens each continuation; a link's end is no exit);
+each older link's id leads to it (`superseded_by`). Where a session was compressed twice,
+the chain goes on in the later started continuation, as Hermes resumes it; the other is
+listed as a session that continues it (`extra["continues"]`). A continuation inherits its
+parent's `model_config`, markers too: only a marker that names the parent makes a child
+no continuation, as in Hermes. A `/branch` or a reset child (`model_config._branched_from`
+/ `_reset_from`; in a database older than the markers, a child started after its parent
+ended 'branched', or sharing the gateway chat key of a parent that ended at a reset) is
+listed as a session of its own that names where it came from. Any other child is a
+`delegate_task` sub-agent (`_delegate_from`, source `subagent`, `tool` or the gateway's):
+listed under its lead's session (`parent_id`, agent type `subagent`; a compressed one as
+its chain) and read with the link that started it, after its call (no row names its
+call: the calls take the children in the order they started, one for each task of a
+batch). Rows a rewind dropped (`active` 0 and not `compacted`) are not shown. A
+compaction inside a session keeps the rows it folded (`compacted`) and writes the summary
+and the rows it keeps after it, each copy with its original's `display_identity` (the
+originals of the kept tail flagged as rewound): as in Hermes' own view, each is shown
+once, where it came first. A summary is told by its flag, else (a database without it)
+by how Hermes opens one (`[CONTEXT COMPACTION`, `[CONTEXT SUMMARY]:`), as its own preview
+tells it; a user's turn after a summary's end line (`--- END OF CONTEXT SUMMARY`) is a
+prompt of its own. A user row Hermes wrote itself (`display_kind` hidden scaffolding, a
+gateway's `internal_notification`, a background delegate's `async_delegation_complete`)
+is injected input (`meta`), not a prompt; a `steer` row is the user's. A tool result
+Hermes would paint as failed (a JSON object with an `error`, or a failed `status`) is a
+failed result.
+
+Sessions are listed from the database (what `hermes sessions` and `--resume` read), but
+a session's messages come from a file of its own in `<home>/sessions/` where that holds
+more of it: older releases (seen in a real home of 2026-04 to 07, schema v6) wrote a
+gateway chat to `<id>.jsonl` first, one OpenAI-shaped message a line with an ISO
+`timestamp` in local time (the database row keeping few messages or none), and every
+session's JSON log to `session_<id>.json` (its `messages`, no times; read where the
+database holds none); current ones write `<id>.jsonl` only with what a refusing database
+could not take (`divert_session_transcript_jsonl`), and the database, holding more, wins.
+Such a session is titled by the first prompt there and read whole. The gateway's routing
+index (`sessions.json`), its request dumps and `<home>/logs/` are not read.
 
 Usage: per model from `session_model_usage` (schema v2x, with its task: the main loop,
 compression, titles, vision), then one `usage` event of what the session's counters hold
-beyond its main-loop rows (`extra["scope"] = "session"`, `unrouted` where rows split part of
-them). The counters hold the main loop only: an auxiliary call writes its row alone
+beyond its main-loop rows (`extra["scope"] = "session"`, `unrouted` where rows split part
+of them). The counters hold the main loop only: an auxiliary call writes its row alone
 (`record_auxiliary_usage`), and the gateway sets the counters whole with no main-loop row
-(`update_token_counts(absolute=True)`), so a gateway session's tokens are its counters plus
-its auxiliary rows. Hermes' own cost (actual, else estimated) is the one `usage` shows.
-The home's `.env` (API keys), `auth.json` (logins) and `config.yaml` sit
-beside the database and are never opened. Hermes' input count leaves out cache reads and
-writes (`agent/usage_pricing.py` CanonicalUsage), as sessdex's does. Sessions are
-listed from the database (what `hermes sessions` and `--resume` read), but a session's
-messages come from a file of its own in `<home>/sessions/` where that holds more of it:
-older releases (seen in a real home of 2026-04 to 07, schema v6) wrote a gateway chat to
-`<id>.jsonl` first, one OpenAI-shaped message a line with an ISO `timestamp` in local time (the
-database row keeping few messages or none), and every session's JSON log to
-`session_<id>.json` (its `messages`, no times; read where the database holds none);
-current ones write `<id>.jsonl` only with what a refusing database could not take
-(`divert_session_transcript_jsonl`), and the database, holding more, wins. Such a session
-is titled by the first prompt there and read whole. The gateway's routing index
-(`sessions.json`), its request dumps and `<home>/logs/` are not read.
-A summary is told by its flag, else (a database without it) by how Hermes opens one
-(`[CONTEXT COMPACTION`, `[CONTEXT SUMMARY]:`), as its own preview tells it; a user's turn
-after a summary's end line (`--- END OF CONTEXT SUMMARY`) is a prompt of its own.
-A user row Hermes wrote itself (`display_kind` hidden scaffolding, a gateway's
-`internal_notification`, a background delegate's `async_delegation_complete`) is injected
-input (`meta`), not a prompt; a `steer` row is the user's.
-A tool result Hermes would paint as failed (a JSON object with an `error`, or a failed
-`status`) is a failed result.
+(`update_token_counts(absolute=True)`), so a gateway session's tokens are its counters
+plus its auxiliary rows. Hermes' own cost (actual, else estimated) is the one `usage`
+shows. Hermes' input count leaves out cache reads and writes (`agent/usage_pricing.py`
+CanonicalUsage), as sessdex's does. The home's `.env` (API keys), `auth.json` (logins)
+and `config.yaml` sit beside the database and are never opened.
 """
 
 from __future__ import annotations
@@ -154,8 +155,9 @@ _TEXT_CAP = 256 * 1024  # a message's text shown: the head of a longer one, and 
 _CONTENT_JSON = "\x00json:"  # before the JSON of a message's multimodal parts
 _PARTS_HEAD = 64 * 1024  # of multimodal parts read for a title, at most
 _SESSION_COLUMNS = ("id", "source", "session_key", "model", "model_config",
-                    "parent_session_id", "started_at", "ended_at", "end_reason", "message_count", "cwd",
-                    "git_branch", "title", "last_activity_at", "billing_provider",
+                    "parent_session_id", "started_at", "ended_at", "end_reason",
+                    "message_count", "cwd", "git_branch", "title", "last_activity_at",
+                    "billing_provider",
                     "input_tokens", "output_tokens", "cache_read_tokens",
                     "cache_write_tokens", "reasoning_tokens", "estimated_cost_usd",
                     "actual_cost_usd", "archived", "hidden")  # fmt: skip

@@ -25,6 +25,9 @@ GATEWAY = "20261202_080000_77aa88"
 PROFILED = "20261120_153000_5c5d5e"
 OLD_CHAT = "20260405_101500_5e5e5e"
 OLD_CRON = "cron_0a1b2c3d4e5f_20260407_020001"
+ONLY_JSONL = "20260310_083000_7a7a7a"
+ONLY_LOG = "20260311_090000_8b8b8b"
+FILES = {OLD_CHAT, OLD_CRON, ONLY_JSONL, ONLY_LOG}
 
 
 def parsed(home: Path = HOME, diagnostics: Diagnostics | None = None) -> list[Session]:
@@ -54,7 +57,7 @@ def events(session_id: str, home: Path = HOME) -> list[Event]:
 
 def test_the_home_and_each_profile_are_listed_with_their_gateway() -> None:
     found = sessions()
-    assert set(found) == {CHILD, NEXT, GATEWAY, PROFILED, OLD_CHAT, OLD_CRON}
+    assert set(found) == {CHILD, NEXT, GATEWAY, PROFILED} | FILES
     assert found[PROFILED].path and "/profiles/work/state.db#" in found[PROFILED].path
     # an untitled gateway session is titled by its first prompt, on one line
     assert found[GATEWAY].title == "What's on my calendar today?"
@@ -401,7 +404,7 @@ def test_a_chain_goes_on_in_the_continuation_hermes_resumes(tmp_path: Path) -> N
             )
     db.close()
     found = sessions(home)
-    assert set(found) == {CHILD, third, stray, GATEWAY, PROFILED, OLD_CHAT, OLD_CRON}
+    assert set(found) == {CHILD, third, stray, GATEWAY, PROFILED} | FILES
     assert found[third].extra["chain"] == [LEAD, NEXT, third]
     assert found[third].title == "Add retry to checkout #2"  # the newest titled link's
     assert found[stray].extra["continues"] == LEAD and "chain" not in found[stray].extra
@@ -669,3 +672,27 @@ def test_the_database_wins_over_a_shorter_transcript(tmp_path: Path) -> None:
     )
     said = [e.text for e in events(GATEWAY, home) if e.kind == "user"]
     assert "diverted" not in said and said[0] == "What's on my calendar\ntoday?"
+
+
+def test_a_session_only_a_file_of_its_own_holds_is_listed_and_read() -> None:
+    """A database Hermes set aside as damaged and began again holds no row of what came
+    before: a transcript or a JSON log in `sessions/` is then the session, listed with
+    what its file says (times, model, platform) and read from it."""
+    found = sessions()
+    chat = found[ONLY_JSONL]
+    assert chat.extra["file"] == f"{ONLY_JSONL}.jsonl"
+    assert chat.extra["source"] == "discord" and chat.model == "minimax/minimax-m2"
+    assert [(e.kind, e.text) for e in events(ONLY_JSONL)] == [
+        ("user", "Which PRs are waiting on me?"),
+        ("assistant", "Two: #41 and #44."),
+        ("turn_end", None),
+    ]
+    log = found[ONLY_LOG]
+    assert log.extra["source"] == "cli" and log.title == "Rename the build script"
+    assert log.created == datetime(2026, 3, 11, 9, 0).astimezone(UTC)  # local time
+    assert log.updated == datetime(2026, 3, 11, 9, 5).astimezone(UTC)
+    assert [e.kind for e in events(ONLY_LOG)] == ["user", "assistant", "turn_end"]
+    plan = hermes.resume(log)
+    assert plan is not None and any("no row of it" in note for note in plan.notes)
+    # the routing index and a request dump are no sessions
+    assert not any(s.startswith(("request_dump", "sessions")) for s in found)

@@ -59,8 +59,12 @@ gateway chat to `<id>.jsonl` first, one OpenAI-shaped message a line with an ISO
 session's JSON log to `session_<id>.json` (its `messages`, no times; read where the
 database holds none); current ones write `<id>.jsonl` only with what a refusing database
 could not take (`divert_session_transcript_jsonl`), and the database, holding more, wins.
-Such a session is titled by the first prompt there and read whole. The gateway's routing
-index (`sessions.json`), its request dumps and `<home>/logs/` are not read.
+Such a session is titled by the first prompt there and read whole. A session only such a
+file holds (a database Hermes set aside as damaged and began again keeps no row of what
+came before) is listed from it too (`extra["file"]`; its times, model and platform from
+the JSONL's lines and `session_meta`, or the log's header), its resume said uncertain.
+The gateway's routing index (`sessions.json`), its request dumps and `<home>/logs/` are
+not read.
 
 Usage: per model from `session_model_usage` (schema v2x, with its task: the main loop,
 compression, titles, vision), then one `usage` event of what the session's counters hold
@@ -76,6 +80,7 @@ and `config.yaml` sit beside the database and are never opened.
 
 from __future__ import annotations
 
+import io
 import itertools
 import re
 import sqlite3
@@ -289,7 +294,120 @@ def parse(path: Path, location: Location, diagnostics: Diagnostics) -> list[Sess
             said = _file_prompt(path.parent / _TRANSCRIPTS, session_id)
             if said:
                 prompts[session_id] = said
-    return _chained(own, lineage, prompts)
+    found = _chained(own, lineage, prompts)
+    return found + _file_sessions(path, set(own))
+
+
+def _file_sessions(db: Path, known: set[str]) -> list[Session]:
+    """Sessions only a file of their own in `<home>/sessions/` holds: an older release's
+    JSONL transcript or JSON log whose session the database has no row of (a database
+    Hermes set aside as damaged and began again holds none of what came before)."""
+    folder = db.parent / _TRANSCRIPTS
+    ids: dict[str, Path] = {}
+    for entry in folders.entries(folder):
+        name = entry.name
+        if name.endswith(".jsonl"):
+            session_id = name[: -len(".jsonl")]
+        elif name.startswith("session_") and name.endswith(".json"):
+            session_id = name[len("session_") : -len(".json")]
+        else:
+            continue  # the routing index (sessions.json), request dumps
+        if (
+            session_id in known
+            or not _SAFE_ID.fullmatch(session_id)
+            or ".." in session_id
+        ):
+            continue
+        if session_id not in ids or name.endswith(".jsonl"):  # the JSONL has times
+            ids[session_id] = Path(entry.path)
+    sessions = []
+    for session_id, file in ids.items():
+        created, updated, model, source = None, None, None, None
+        log = folder / f"session_{session_id}.json"
+        if folders.is_file(log):
+            created, updated, model, source = _log_head(log)
+        if file.suffix == ".jsonl":  # its times, else the log's
+            started, ended, named, platform = _jsonl_span(file)
+            created, updated = started or created, ended or updated
+            model, source = named or model, platform or source
+        extra: dict[str, JSONValue] = {"file": file.name}
+        if source:
+            extra["source"] = source
+        if db.parent.parent.name == _PROFILES:
+            extra["profile"] = db.parent.name
+        sessions.append(
+            Session(
+                app=NAME,
+                id=session_id,
+                path=f"{db}#sessions/{session_id}",
+                title=one_line(_file_prompt(folder, session_id)),
+                created=created,
+                updated=updated or created,
+                model=model,
+                extra=extra,
+            )
+        )
+    return sessions
+
+
+_HEAD = 64 * 1024  # of a JSON log read for its header (its model, platform and times)
+
+
+def _log_head(
+    path: Path,
+) -> tuple[datetime | None, datetime | None, str | None, str | None]:
+    """A JSON log's start and last update (local times), model and platform, from the
+    members before its prompt and messages."""
+    head = files.read_start(path, _HEAD)
+    if not head:
+        return None, None, None, None
+    try:
+        members = jsonstream.object_members(
+            io.BytesIO(head), frozenset({"system_prompt", "tools", "messages"})
+        )
+    except jsonstream.CutShort as cut:
+        members = cut.members
+    except jsonstream.NotThisShape:
+        return None, None, None, None
+    return (
+        iso_time(members.get("session_start"), naive="local"),
+        iso_time(members.get("last_updated"), naive="local"),
+        as_str(members.get("model")) or None,
+        as_str(members.get("platform")) or None,
+    )
+
+
+def _jsonl_span(
+    path: Path,
+) -> tuple[datetime | None, datetime | None, str | None, str | None]:
+    """A JSONL transcript's first and last message times, and the model and platform of
+    its `session_meta` line where it opens with one."""
+    first: dict[str, object] = {}
+    for _, record in files.iter_records(path, Diagnostics()):
+        first = record
+        break
+    last = [
+        record
+        for record in (
+            files.parse_json(line, None, str(path)) for line in files.tail_lines(path)
+        )
+        if isinstance(record, dict)
+    ]
+    meta = first if first.get("role") == "session_meta" else {}
+    return (
+        _stamp(first.get("timestamp")),
+        _stamp(last[-1].get("timestamp")) if last else None,
+        as_str(meta.get("model")) or None,
+        as_str(meta.get("platform")) or None,
+    )
+
+
+def _stamp(value: object) -> datetime | None:
+    """A transcript line's time: epoch seconds, or ISO text in local time (older
+    releases wrote the machine's, with no offset)."""
+    if isinstance(value, str):
+        return iso_time(value, naive="local")
+    return db_time(value)
 
 
 def _file_prompt(folder: Path, session_id: str) -> str | None:
@@ -1167,10 +1285,8 @@ _SAFE_ID = re.compile(r"[\w.-]+")
 
 def _row_of(record: dict[str, object], where: str) -> dict[str, object]:
     """A message of a transcript or log, as the row `_Reader.message` reads."""
-    stamp = record.get("timestamp")
-    if isinstance(stamp, str):  # older releases: the machine's local time, no offset
-        moment = iso_time(stamp, naive="local")
-        stamp = moment.timestamp() if moment else None
+    moment = _stamp(record.get("timestamp"))
+    stamp = moment.timestamp() if moment else None
     return {
         "rowid": _Record(record, where),
         "role": record.get("role"),
@@ -1282,6 +1398,11 @@ def resume(session: Session, *, keep_permissions: bool = False) -> ResumePlan | 
     if session.parent_id:
         notes.append(
             "a sub-agent session: it reopens on its own, not inside its parent"
+        )
+    if session.extra.get("file"):
+        notes.append(
+            "kept only in a file of an older release: Hermes' database has no row of it,"
+            " and `hermes --resume` may not find it"
         )
     source = session.extra.get("source")
     if isinstance(source, str) and source not in _LOCAL_SOURCES:

@@ -71,6 +71,8 @@ OLD_CHAT = (
     "20260405_101500_5e5e5e"  # an older gateway's: its chat in sessions/<id>.jsonl
 )
 OLD_CRON = "cron_0a1b2c3d4e5f_20260407_020001"  # an older release's: in its JSON log
+ONLY_JSONL = "20260310_083000_7a7a7a"  # no database row: a transcript alone
+ONLY_LOG = "20260311_090000_8b8b8b"  # no database row: a JSON log alone
 
 
 def call(call_id: str, name: str, arguments: dict[str, object]) -> dict[str, object]:
@@ -282,6 +284,27 @@ def main_home() -> None:
                         {"role": "assistant", "content": "Nothing booked today.",
                          "finish_reason": "stop"}]}  # fmt: skip
     (sessions_dir / f"session_{OLD_CRON}.json").write_text(json.dumps(log))
+    # sessions the database has no row of (one Hermes set aside as damaged and began
+    # again): a transcript opening with the gateway's session_meta line, and a log
+    only = [
+        {"role": "session_meta", "model": "minimax/minimax-m2", "platform": "discord",
+         "tools": [], "timestamp": 1773131400.0},
+        {"role": "user", "content": "Which PRs are waiting on me?", "timestamp": 1773131401.0},
+        {"role": "assistant", "content": "Two: #41 and #44.", "finish_reason": "stop",
+         "timestamp": 1773131460.5},
+    ]  # fmt: skip
+    (sessions_dir / f"{ONLY_JSONL}.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in only)
+    )
+    log = {"session_id": ONLY_LOG, "model": "minimax/minimax-m2", "platform": "cli",
+           "session_start": "2026-03-11T09:00:00.000000",
+           "last_updated": "2026-03-11T09:05:00.000000",
+           "system_prompt": "You are Hermes.", "tools": [{"name": "terminal"}],
+           "message_count": 2,
+           "messages": [{"role": "user", "content": "Rename the build script"},
+                        {"role": "assistant", "content": "Renamed it to build.sh.",
+                         "finish_reason": "stop"}]}  # fmt: skip
+    (sessions_dir / f"session_{ONLY_LOG}.json").write_text(json.dumps(log))
     # the gateway's routing index and a debug dump: not sessions
     (sessions_dir / "sessions.json").write_text('{"agent:main:telegram:dm:4242": {}}')
     (sessions_dir / f"request_dump_{OLD_CHAT}_20260405_193000_000001.json").write_text(

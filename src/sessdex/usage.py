@@ -115,7 +115,8 @@ def _priced(catalogue: Catalogue, record: UsageRecord) -> tuple[float | None, fl
     (`app_cost_usd`) is the cost; else the catalogue's price; else, where the catalogue
     has none, the cost the app recorded (`recorded_cost_usd`) if it is above 0 (apps
     write 0 when they do not know a price: never taken as free). The catalogue's price is
-    times the record's `price_factor` (what the provider bills on top of it)."""
+    times the record's `price_factor` (what the provider bills on top of it), plus its
+    `fee_usd` (what the provider bills per call beside the tokens: web searches)."""
     if record.app_cost_usd is not None:
         return record.app_cost_usd, record.app_cost_usd
     cost = catalogue.cost(
@@ -130,6 +131,8 @@ def _priced(catalogue: Catalogue, record: UsageRecord) -> tuple[float | None, fl
         return record.recorded_cost_usd, record.recorded_cost_usd
     if cost is not None and record.price_factor != 1.0:
         cost *= record.price_factor
+    if cost is not None and record.fee_usd:
+        cost += record.fee_usd
     return cost, 0.0
 
 
@@ -139,7 +142,7 @@ def _cost(catalogue: Catalogue, record: UsageRecord) -> float | None:
 
 def _version(catalogue: Catalogue) -> str:
     """What a cached sum depends on besides its file: the prices, and the bucket's shape."""
-    return f"{catalogue.version}+own+provider+factor"
+    return f"{catalogue.version}+own+provider+factor+fee"
 
 
 # --- reading one file (in a worker process or here) ------------------------------------------

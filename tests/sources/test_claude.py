@@ -2003,3 +2003,60 @@ def test_a_response_run_on_us_only_inference_costs_a_tenth_more(
         ("msg_2:req_2", 1.1), ("msg_2:req_2+advisor:claude-opus-4-6", 1.1),
         ("msg_4:req_4", 1.0), ("msg_4:req_4+advisor:claude-opus-4-6", 1.0),
     ]  # fmt: skip
+
+
+def test_web_searches_are_billed_a_cent_each_once_per_response(tmp_path: Path) -> None:
+    """Anthropic bills each web search $0.01 beside its tokens, and Claude Code 2.1.332
+    counts `usage.server_tool_use.web_search_requests` so in its cost (not times the
+    US-only factor; web fetches cost only their tokens). A response written as several
+    lines, each repeating the count, pays for its searches once; `--explain` says so, and a
+    read that carries on from where the last one stopped keeps them."""
+    from sessdex import usage
+
+    def response(
+        n: int, searches: int, block: str = "a", **more: object
+    ) -> dict[str, object]:
+        tokens: dict[str, object] = {
+            "input_tokens": 1000, "output_tokens": 400, "cache_read_input_tokens": 5000,
+            "cache_creation_input_tokens": 2000, "service_tier": "standard",
+            "server_tool_use": {"web_search_requests": searches, "web_fetch_requests": 2},
+        } | more  # fmt: skip
+        return record("assistant", n, uuid=f"u{n}{block}", requestId=f"req_{n}", message={
+            "id": f"msg_{n}", "role": "assistant", "model": "claude-sonnet-4-6",
+            "content": [{"type": "text", "text": "Found it."}], "stop_reason": "end_turn",
+            "usage": tokens}, version="2.1.332")  # fmt: skip
+
+    def cost(name: str, lines: list[dict[str, object]]) -> float:
+        home = tmp_path / name
+        write(home / ".claude" / "projects" / "-home-dev-app" / f"{name}.jsonl",
+              [prompt(1, "look it up"), *lines])  # fmt: skip
+        found = usage.collect(Home.at(home), ["claude"]).buckets
+        [day] = [row.record() for row in usage.report(found, "daily")]
+        return float(day["cost_usd"])  # type: ignore[arg-type]
+
+    tokens_only = cost("none", [response(2, 0)])
+    # three lines of one response (text, tool use, text), each with its count of 3
+    three = [response(2, 3, block) for block in "abc"]
+    assert cost("searched", three) == pytest.approx(tokens_only + 0.03)
+    us = cost("us", [response(2, 3, inference_geo="us")])
+    assert us == pytest.approx(1.1 * tokens_only + 0.03)
+    path = write(tmp_path / "s.jsonl", [prompt(1, "go"), response(2, 3)])
+    notes = {r.key: r.note for r in claude.usage_records(path, Diagnostics(), explain=True).records}  # fmt: skip
+    assert (
+        notes["msg_2:req_2"] == "one line (msg_2:req_2), 3 web searches at $0.01 each"
+    )
+    first = claude.usage_records(path, Diagnostics())
+    with path.open(
+        "ab"
+    ) as more:  # the response's next block, then one without searches
+        for line in (response(2, 3, "b"), response(4, 0)):
+            more.write(json.dumps(line).encode() + b"\n")
+    then = claude.usage_records(
+        path, Diagnostics(), offset=first.offset, state=first.state
+    )
+    assert sorted((r.key, r.fee_usd) for r in then.records) == [
+        ("msg_2:req_2", pytest.approx(0.03)), ("msg_4:req_4", 0.0)
+    ]  # fmt: skip
+    assert [r.replaces.fee_usd for r in then.records if r.replaces] == [
+        pytest.approx(0.03)
+    ]  # the response counted before is taken back whole, its searches with it

@@ -16,6 +16,10 @@ needed. The rules are those of the reader (`_claude_stream`) and of ccusage:
   `<key>+advisor:<model>`, merged across copies as the response is.
 - A response that ran on US-only inference (`usage.inference_geo: "us"`) is billed 1.1 times
   the catalogue's price (`UsageRecord.price_factor`), its advisor's calls too.
+- Web searches (`usage.server_tool_use.web_search_requests`) are billed $0.01 each beside the
+  tokens (`UsageRecord.fee_usd`), not times that factor, as Claude Code counts them; a
+  response's copies repeat the count, which counts once (the largest). Web fetches
+  (`web_fetch_requests`) cost only their tokens.
 - Agent-progress lines (2.0) nest a sub-agent's response under `data.message`, its agent
   in `data.agentId`; they share its ids, so they merge with the sub-agent file's own lines.
 Across files the same keys merge again (resumed sessions copied their history); `usage`
@@ -56,6 +60,9 @@ WINDOW = 4096
 # Anthropic bills a response that ran on US-only inference (`usage.inference_geo: "us"`,
 # Claude 4.6 and later) 1.1 times every rate, as Claude Code 2.1.239+ prices it too
 US_ONLY = 1.1
+# Anthropic bills each web search $10 per 1,000 beside its tokens (Claude Code 2.1.332's
+# cost: `web_search_requests` times its price list's 0.01, for every model)
+WEB_SEARCH_USD = 0.01
 
 
 class _CacheCreation(msgspec.Struct):
@@ -71,6 +78,10 @@ class _Iteration(msgspec.Struct):
     cache_read_input_tokens: int | None = None
 
 
+class _ServerTools(msgspec.Struct):
+    web_search_requests: int | None = None
+
+
 class _Tokens(msgspec.Struct):
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -80,6 +91,7 @@ class _Tokens(msgspec.Struct):
     speed: str | None = None
     iterations: list[_Iteration] | None = None
     inference_geo: str | None = None
+    server_tool_use: _ServerTools | None = None
 
 
 class _Message(msgspec.Struct):
@@ -301,6 +313,7 @@ class _Scan:
             number,
             _cost(line.costUSD),
             price_factor=US_ONLY if tokens.inference_geo == "us" else 1.0,
+            fee_usd=_searches(tokens) * WEB_SEARCH_USD,
         )
         fork = line.forkedFrom
         record.copied = bool(
@@ -417,6 +430,8 @@ class _Scan:
             kept.cache_write_1h = new.cache_write_1h
             kept.speed = new.speed
             kept.price_factor = new.price_factor
+            if not same_response:
+                kept.fee_usd = new.fee_usd
             kept.app_cost_usd = new.app_cost_usd
             kept.session_id = new.session_id
             kept.agent_id = new.agent_id
@@ -432,6 +447,8 @@ class _Scan:
         ):
             kept.time, kept.line = new.time, number
         if same_response:
+            # every copy repeats the response's searches: counted once, the most said
+            kept.fee_usd = max(kept.fee_usd, new.fee_usd)
             self._remember(kept, number, new.usage)
         if previous is not None and kept.key is not None:
             # a response begun before `offset`: count the update, not a second response
@@ -462,6 +479,11 @@ class _Scan:
         priced = "" if record.app_cost_usd is None else ", its costUSD as the price"
         if record.price_factor == US_ONLY and record.app_cost_usd is None:
             priced += ", run on US-only inference: 1.1 times the price"
+        if record.fee_usd and record.app_cost_usd is None:
+            searches = round(record.fee_usd / WEB_SEARCH_USD)
+            priced += (
+                f", {searches} web search{'es' if searches != 1 else ''} at $0.01 each"
+            )
         if len(copies) < 2:
             record.note = f"one line ({record.key})" if record.key else record.note
             record.note += priced
@@ -504,6 +526,12 @@ def _advisors(
     return list(by_model.items())
 
 
+def _searches(tokens: _Tokens) -> int:
+    """The web searches a response ran (`usage.server_tool_use.web_search_requests`)."""
+    tools = tokens.server_tool_use
+    return _int(tools.web_search_requests) if tools is not None else 0
+
+
 def _head(key: str) -> str:
     """A key's part before its first colon: the message id, for every key it may merge with."""
     return key.partition(":")[0]
@@ -514,6 +542,7 @@ def _snapshot(record: UsageRecord) -> UsageRecord:
         record.time, record.usage, record.session_id, record.agent_id, record.cwd, record.key,
         record.alias, record.sidechain, record.speed, record.cache_write_1h, record.line,
         record.app_cost_usd, copied=record.copied, price_factor=record.price_factor,
+        fee_usd=record.fee_usd,
     )  # fmt: skip
 
 
@@ -523,16 +552,19 @@ def _record_state(record: UsageRecord) -> JSONValue:
         record.time, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens,
         u.model, record.session_id, record.agent_id, record.cwd, record.key, record.alias,
         record.sidechain, record.speed, record.cache_write_1h, record.line, record.app_cost_usd,
-        record.price_factor,
+        record.price_factor, record.fee_usd,
     ]  # fmt: skip
 
 
 def _record_from_state(item: JSONValue) -> UsageRecord | None:
-    if not isinstance(item, list) or len(item) not in (16, 17):
+    if not isinstance(item, list) or len(item) not in (16, 17, 18):
         return None
-    factor = item[16] if len(item) == 17 else 1.0  # a state kept before the factor: 1
+    # a state kept before the factor: 1; before the fee (web searches): none
+    factor, fee = (item[16:] + [1.0, 0.0][len(item) - 16 :])[:2]
     if isinstance(factor, bool) or not isinstance(factor, int | float):
         factor = 1.0
+    if isinstance(fee, bool) or not isinstance(fee, int | float) or not fee > 0:
+        fee = 0.0
     item = item[:16]
     (
         t,
@@ -562,7 +594,7 @@ def _record_from_state(item: JSONValue) -> UsageRecord | None:
         agent if isinstance(agent, str) else None, cwd if isinstance(cwd, str) else None,
         key if isinstance(key, str) else None, alias if isinstance(alias, str) else None,
         bool(side), speed if isinstance(speed, str) else None, hour, line, recorded_cost(cost),
-        price_factor=float(factor),
+        price_factor=float(factor), fee_usd=float(fee),
     )  # fmt: skip
 
 

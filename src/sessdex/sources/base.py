@@ -456,6 +456,9 @@ class UsageRecord:
     copied: bool = False
     # what the provider bills over the catalogue's price (1.1: Anthropic's US-only inference)
     price_factor: float = 1.0
+    # USD billed per call beside the tokens, not times `price_factor` (Anthropic's web
+    # searches, $0.01 each); added to a catalogue's price only
+    fee_usd: float = 0.0
 
 
 class FoldedTooSoon(Exception):

@@ -39,7 +39,8 @@ Reading (`_claude_read`, `_claude_stream`):
   price of each response on its line (`costUSD`): `usage` takes that figure
   (`extra["app_cost_usd"]`) instead of the catalogue's, as ccusage's default mode does.
   `sessdex usage` prices a response that ran on US-only inference (`inference_geo: "us"`)
-  at 1.1 times the catalogue's price, as Anthropic bills it (`_claude_usage`).
+  at 1.1 times the catalogue's price, as Anthropic bills it, and adds $0.01 for each web
+  search (`server_tool_use.web_search_requests`, once per response) (`_claude_usage`).
 - Branches: a rewind writes a new prompt whose parent is an older line, and the file keeps
   the abandoned continuation. We follow the chain that ends at the last line and leave out
   a branch only when it starts with a typed prompt that a later typed prompt replaced

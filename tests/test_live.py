@@ -2519,3 +2519,33 @@ def test_a_headless_run_is_never_taken_to_wait_for_an_approval() -> None:
         "waiting_on_subagent",
         "sub-agent Explore working 19 s",
     )
+
+
+def test_a_claude_observer_is_never_a_sub_agent_the_lead_waits_on() -> None:
+    """Claude Code's observers (2.1.33x, `isObserver` in the meta) run in the background
+    beside the agent they watch, for as long as it runs; Claude Code lists them apart from
+    its agents at work and a headless run does not wait on them. So a session whose only
+    busy sub-agent is an observer is not waiting on a sub-agent."""
+
+    def session(observer: bool, headless: bool) -> Tracker:
+        spawn = {"child_id": "w", "agent_type": "reviewer"}
+        return tracked(
+            event("user", T, text="go", extra={"headless": True} if headless else {}),
+            event("subagent", T + 1, extra=spawn | ({"observer": True} if observer else {})),
+            event("thinking", T + 2, text="hmm"),
+            event("tool_call", T + 3, agent="w", tool="Read", call_id="w1"),
+        )  # fmt: skip
+
+    assert decide(session(False, False), T + 4, T + 3, True).status == (
+        "waiting_on_subagent"
+    )
+    assert decide(session(True, False), T + 4, T + 3, True).status == "working"
+    ended = session(True, True)
+    ended.add(event("turn_end", T + 4), T + 4)
+    assert decide(ended, T + 300, T + 4, True).status == "waiting_for_user"
+    # as `watch` links it from its meta file, before any spawn event names it
+    linked = tracked(event("user", T, text="go", extra={"headless": True}))
+    linked.link("w", None, "reviewer", observer=True)
+    linked.add(event("tool_call", T + 3, agent="w", tool="Read", call_id="w1"), T + 3)
+    linked.add(event("turn_end", T + 4), T + 4)
+    assert decide(linked, T + 300, T + 4, True).status == "waiting_for_user"

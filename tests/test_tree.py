@@ -763,3 +763,56 @@ def _lead_events() -> tuple[list[Event], Callable[..., None]]:
         )
 
     return events, add
+
+
+def test_a_claude_observer_is_marked_apart_from_the_sub_agents(tmp_path: Path) -> None:
+    """Claude Code (2.1.33x) starts an observer beside an agent whose definition names one:
+    a background agent fed that agent's activity, its meta saying `isObserver: true`, that
+    its own agents view leaves out. `tree` and `show` still list it, and its tokens (real
+    requests), but as an observer, not as work the lead gave out."""
+    home = tmp_path / "home"
+    shutil.copytree(DATA / "claude" / "home", home)
+    lead = (
+        home
+        / ".claude/projects/-home-alex-code-shop-api/82d9f90c-3f87-46b4-b09c-58027a5e630c"
+    )
+    folder = lead / "subagents"
+    child = (folder / "agent-a199d630441234c05.jsonl").read_text()
+    watcher = child.replace("a199d630441234c05", "a0b5e7e0b5e7e0b5e")
+    watcher = watcher.replace("msg_mock", "msg_obsv").replace(
+        "toolu_mock", "toolu_obsv"
+    )
+    (folder / "agent-a0b5e7e0b5e7e0b5e.jsonl").write_text(watcher)
+    (folder / "agent-a0b5e7e0b5e7e0b5e.meta.json").write_text(
+        json.dumps({"agentType": "reviewer", "description": "Review as it goes",
+                    "isObserver": True, "observerTaskId": "a0b5e7e0b5e7e0b5e"})
+    )  # fmt: skip
+    root = tree("claude", "82d9f90c", home)
+    kids = {c["id"]: c for c in root["children"]}  # type: ignore[attr-defined]
+    assert {k: (c["agent_type"], c["observer"]) for k, c in kids.items()} == {
+        "a199d630441234c05": ("general-purpose", False),
+        "a0b5e7e0b5e7e0b5e": ("reviewer", True),
+    }
+    assert kids["a0b5e7e0b5e7e0b5e"]["usage"]["output_tokens"] == 60  # still counted
+    shown = CliRunner().invoke(main, ["tree", "82d9f90c", "--home", str(home)])
+    [line] = [x for x in shown.output.splitlines() if "reviewer" in x]
+    assert "reviewer (observer) [" in line, shown.output
+    assert "observer" not in "".join(
+        x for x in shown.output.splitlines() if "general-purpose" in x
+    )
+    shown = CliRunner().invoke(main, ["show", "82d9f90c", "--home", str(home)])
+    assert "Started observer reviewer" in shown.output, shown.output
+    assert "Spawned sub-agent general-purpose" in shown.output
+    # `watch` follows its file as an observer's, which the session never waits on
+    from sessdex.diagnostics import Diagnostics
+    from sessdex.model import Session
+    from sessdex.sources import claude
+
+    session = Session(
+        "claude", "82d9f90c-3f87-46b4-b09c-58027a5e630c", str(lead) + ".jsonl"
+    )
+    followed = claude.follow(session, Diagnostics())
+    files = followed.files(set())  # type: ignore[attr-defined]
+    assert {(f.agent_id, f.observer) for f in files} == {
+        (None, False), ("a199d630441234c05", False), ("a0b5e7e0b5e7e0b5e", True)
+    }  # fmt: skip

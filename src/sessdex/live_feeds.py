@@ -180,8 +180,9 @@ class HookFeed:
             self.files[file.path] = _File(file, follower)
             if file.agent_id is not None:
                 self.tracker.link(
-                    file.agent_id, file.call_id, file.agent_type, file.description
-                )
+                    file.agent_id, file.call_id, file.agent_type, file.description,
+                    observer=file.observer,
+                )  # fmt: skip
                 self.children.add(file.agent_id)
         self.started = True
 

@@ -206,7 +206,9 @@ class Event:
     - compaction: `text` is the summary when the app keeps one.
     - subagent: a spawn. `call_id` of the spawning tool call, `text` the description,
       `extra["child_id"]` the child session id, `extra["agent_type"]`, and
-      `extra["agent_name"]` where the app names its sub-agents (a task name). A live
+      `extra["agent_name"]` where the app names its sub-agents (a task name);
+      `extra["observer"]` True for an agent the app starts beside another to watch it
+      (Claude Code's observers), not one given work. A live
       follow that read the spawn before the child's file appeared gives it again, the
       same `call_id`, once the file names the child: the views print it once.
     - error: `text` says what failed (API error, crash, aborted turn).

@@ -9,7 +9,9 @@ what the rules need, and `decide` applies them. The rules, in order:
    one of its sub-agents is still being written; a spawn that returned ends its sub-agent.
    Mid-turn with no open call, a sub-agent announced with no spawning call (its app writes
    the call only once it has run) that is still being written counts the same, while the
-   lead was written recently or its CLI runs.
+   lead was written recently or its CLI runs. An observer (`extra["observer"]` on its
+   spawn, `FollowFile.observer`: an agent the app runs beside another to watch it) is never
+   waited on, here or under rule 4, as its app does not wait on it.
 3. waiting_for_user — the app recorded that it asks the user to approve a call
    (`extra["asks"] == "approval"`, on the call or on a meta event) or to answer a
    question (`"answer"`), and nothing followed; idle once it waited IDLE_AFTER.
@@ -103,6 +105,9 @@ class Agent:
     # (what waits, since): an approval request or a question the app recorded
     asking: tuple[str, float] | None = None
     deferred: float | None = None  # since when the model's answer is deferred
+    # runs beside another agent to watch it (Claude Code's observers): never waited on,
+    # as the app itself does not wait on it (nor lists it among the agents at work)
+    observer: bool = False
 
 
 @dataclass(slots=True)
@@ -142,9 +147,12 @@ class Tracker:
         call_id: str | None,
         agent_type: str | None = None,
         description: str | None = None,
+        *,
+        observer: bool = False,
     ) -> None:
         """A sub-agent the files name (its spawning call, when known)."""
         child = self.agent(child_id)
+        child.observer = child.observer or observer
         child.agent_type = child.agent_type or agent_type
         child.description = child.description or description
         if call_id is not None and self.spawns.get(call_id) is None:
@@ -247,6 +255,7 @@ class Tracker:
                     str(agent_name) if agent_name else None
                 )
                 child.description = child.description or event.text
+                child.observer = child.observer or event.extra.get("observer") is True
                 child.active = max(child.active, when)
 
 
@@ -435,7 +444,7 @@ def _working_children(tracker: Tracker, now: float, alive: bool | None) -> list[
     found: list[Agent] = []
     unlinked = 0
     for agent_id, agent in tracker.agents.items():
-        if agent_id is None or agent.turn_ended:
+        if agent_id is None or agent.turn_ended or agent.observer:
             continue
         if agent.phase == "error" and now - agent.active >= WRITING:
             continue
@@ -461,6 +470,7 @@ def _unfinished(tracker: Tracker, now: float) -> list[Agent]:
         for agent_id, agent in tracker.agents.items()
         if agent_id is not None
         and not agent.turn_ended
+        and not agent.observer
         and not (agent.phase == "error" and now - agent.active >= WRITING)
     ]
 

@@ -33,6 +33,9 @@ class AgentNode:
     started: datetime | None = None
     ended: datetime | None = None
     call_id: str | None = None
+    # a background agent the app runs beside another to watch it (Claude Code's
+    # observers), not one the lead gave work to
+    observer: bool = False
     children: list[AgentNode] = field(default_factory=list)
 
     @property
@@ -57,6 +60,7 @@ class AgentNode:
             "started": iso(self.started),
             "ended": iso(self.ended),
             "duration_seconds": self.duration_seconds,
+            "observer": self.observer,
         }
 
     def record(self) -> dict[str, JSONValue]:
@@ -165,6 +169,7 @@ def build_tree(
             name = event.extra.get("agent_name")
             child.agent_name = str(name) if name is not None else child.agent_name
             child.description = event.text or child.description
+            child.observer = child.observer or event.extra.get("observer") is True
             child.call_id = event.call_id
             if node not in parents.get(id(child), ()):
                 attach(node, child)

@@ -147,6 +147,7 @@ class Follow:
             call_id=call,
             agent_type=rec.string(info.get("agentType")),
             description=rec.string(info.get("description")),
+            observer=info.get("isObserver") is True,
         )
         self.known[path] = file
         self.context.children[agent] = Child(
@@ -157,6 +158,7 @@ class Follow:
             call,
             # the session followed is a sub-agent: its children are its lead's
             None if nested else rec.string(info.get("parentAgentId")),
+            observer=file.observer,
         )
         if call is not None:
             # its spawning call announces it (or did already, before its file was known)

@@ -527,6 +527,7 @@ def _find_children(
             rec.string(meta.get("description")),
             rec.string(meta.get("toolUseId")) or call_of.get(agent),
             None if nested else parent,
+            observer=meta.get("isObserver") is True,
         )
     for agent, agent_path, run in () if nested else workflow_agents(folder):
         if agent == session_id or agent in context.children:

@@ -60,6 +60,9 @@ class Child:
     parent_agent: str | None = None
     first: float | None = None  # its first timestamp, for a file nothing links to
     task: int | None = None  # its first user line's `task_key`, for the same
+    # an observer (`isObserver` in its meta, 2.1.33x): a background agent Claude Code
+    # starts beside one it watches, fed that one's activity; its agents view leaves it out
+    observer: bool = False
 
 
 @dataclass(slots=True)
@@ -300,6 +303,7 @@ class Stream:
             extra={
                 "child_id": agent,
                 "agent_type": child.agent_type if child else None,
+                **({"observer": True} if child and child.observer else {}),
             },
         )
 
@@ -761,6 +765,8 @@ class Stream:
         if child_id:
             self.context.announced.add(child_id)
         extra: dict[str, JSONValue] = {"child_id": child_id, "agent_type": agent_type}
+        if child is not None and child.observer:
+            extra["observer"] = True
         if named := rec.string(spec.get("name")):  # an agent-team teammate's name
             extra["agent_name"] = named
         yield self._event(

@@ -380,6 +380,9 @@ class FollowFile:
     call_id: str | None = None  # the tool call that spawned this sub-agent, when known
     agent_type: str | None = None
     description: str | None = None
+    # an agent the app runs beside another to watch it (Claude Code's observers): the
+    # session never waits on it
+    observer: bool = False
 
 
 # Translates one complete line of a followed file into events (it parses the line itself).

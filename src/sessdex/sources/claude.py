@@ -54,7 +54,10 @@ Reading (`_claude_read`, `_claude_stream`):
   depth) merged by time. 1.0 side chains are matched to their call by prompt, and so is a
   file that no meta file or result in the lead's file links (a nested sub-agent whose
   `.meta.json` is lost): its first user line is the call's prompt. Children nothing
-  links to are announced by a `subagent` event without a call id.
+  links to are announced by a `subagent` event without a call id. An observer (2.1.33x:
+  `isObserver` in its meta; a background agent started beside one whose definition names
+  it, fed that agent's activity, left out of Claude Code's agents view) is announced so with
+  `extra["observer"]`; its requests are billed as any agent's.
 - Harness text on `isMeta` user lines (a slash command's expansion), and a background task's
   `<task-notification>` (an `origin.kind` or queued `commandMode` that is not a person), is a
   `user` event with `extra["injected"]`; a prompt queued while the agent was busy, one with

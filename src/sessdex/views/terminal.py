@@ -268,7 +268,11 @@ def _render(
         if event.text and detail == "full":
             out.append("\n" + clean(event.text), style="dim")
     elif kind == "subagent":
-        out.append("Spawned sub-agent ", style="magenta")
+        # an observer (Claude Code's): started beside an agent to watch it, not given work
+        observer = event.extra.get("observer") is True
+        out.append(
+            "Started observer " if observer else "Spawned sub-agent ", style="magenta"
+        )
         out.append(spawned or spawn_name(event) or "agent", style="bold magenta")
         if event.text:
             out.append(" — " + one_line(event.text, 100))
@@ -381,6 +385,8 @@ def _node_label(node: AgentNode, room: int | None = None) -> Text:
     )
     if node.agent_type and node.agent_name and node.agent_name != node.agent_type:
         label.append(f" {one_line(node.agent_name, 30)}")
+    if node.observer:  # watches another agent: not work the lead gave out
+        label.append(" (observer)", style="dim")
     label.append(f" [{node.status}]", style=colours.get(node.status, ""))
     if node.description:
         fits = _DESCRIPTION if room is None else room - label.cell_len - 1
